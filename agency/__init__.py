@@ -1,0 +1,1 @@
+"""mcbot agency: pure-Python cognition, planning and execution (no bot/, no javascript)."""

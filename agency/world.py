@@ -1,0 +1,191 @@
+"""What agency code knows of the world: snapshots, block regions, stimulus events,
+action handles, and the `Body` protocol through which it sees and acts.
+
+These models are the JSON contract between the JS helpers in node/bridge.js and Python.
+JSON keys keep the bridge's camelCase; nothing here imports bot/ or javascript.
+"""
+
+from __future__ import annotations
+
+from enum import Enum
+from typing import Any, Literal, Protocol, runtime_checkable
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+GameMode = Literal["survival", "creative", "adventure", "spectator"]
+
+
+class Vec3(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    x: float
+    y: float
+    z: float
+
+    def distance_to(self, other: "Vec3") -> float:
+        return ((self.x - other.x) ** 2 + (self.y - other.y) ** 2 + (self.z - other.z) ** 2) ** 0.5
+
+
+class InventoryItem(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    name: str
+    count: int = Field(ge=0)
+
+
+class EntityInfo(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    name: str
+    type: str
+    hostile: bool
+    distance: float = Field(ge=0)
+    position: Vec3
+
+
+class WorldSnapshot(BaseModel):
+    """One reading of the bot's vitals and surroundings, taken in one bridge call."""
+
+    model_config = ConfigDict(frozen=True)
+
+    health: float = Field(ge=0, le=20)
+    food: int = Field(ge=0, le=20)
+    saturation: float | None = Field(default=None, ge=0)
+    gameMode: GameMode
+    dimension: str
+    timeOfDay: int = Field(ge=0, lt=24000)
+    isDay: bool
+    position: Vec3
+    inventory: list[InventoryItem] = Field(default_factory=list)
+    entities: list[EntityInfo] = Field(default_factory=list)
+    hostiles: int = Field(ge=0)
+    ts: int = Field(ge=0, description="milliseconds since the epoch when the snapshot was taken")
+
+    def count_of(self, item_name: str) -> int:
+        return sum(i.count for i in self.inventory if i.name == item_name)
+
+    def count_matching(self, suffix: str) -> int:
+        """Items whose name ends with suffix (e.g. '_log' counts every kind of log)."""
+        return sum(i.count for i in self.inventory if i.name.endswith(suffix))
+
+
+class BlockRegion(BaseModel):
+    """A box of blocks read in one call: palette of names + one index per block.
+
+    `data` is ordered y-major, then z, then x: index = (y * size.z + z) * size.x + x,
+    with x, y, z relative to `origin`. A palette entry of None marks an unloaded block.
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    origin: tuple[int, int, int]
+    size: tuple[int, int, int]
+    palette: list[str | None]
+    data: list[int]
+
+    @model_validator(mode="after")
+    def _check_shape(self) -> "BlockRegion":
+        sx, sy, sz = self.size
+        if min(self.size) < 0:
+            raise ValueError(f"region size must be non-negative, got {self.size}")
+        if len(self.data) != sx * sy * sz:
+            raise ValueError(f"region data has {len(self.data)} entries, size {self.size} needs {sx * sy * sz}")
+        if self.data and max(self.data) >= len(self.palette):
+            raise ValueError("region data indexes past the end of the palette")
+        return self
+
+    def contains(self, x: int, y: int, z: int) -> bool:
+        ox, oy, oz = self.origin
+        sx, sy, sz = self.size
+        return ox <= x < ox + sx and oy <= y < oy + sy and oz <= z < oz + sz
+
+    def block_at(self, x: int, y: int, z: int) -> str | None:
+        """Block name at absolute world coordinates; None outside the region or unloaded."""
+        if not self.contains(x, y, z):
+            return None
+        ox, oy, oz = self.origin
+        sx, _, sz = self.size
+        i = ((y - oy) * sz + (z - oz)) * sx + (x - ox)
+        return self.palette[self.data[i]]
+
+    def count(self, name: str) -> int:
+        if name not in self.palette:
+            return 0
+        idx = {i for i, n in enumerate(self.palette) if n == name}
+        return sum(1 for d in self.data if d in idx)
+
+
+class EventType(str, Enum):
+    health = "health"
+    death = "death"
+    spawn = "spawn"
+    kicked = "kicked"
+    end = "end"
+    error = "error"
+    chat = "chat"
+    entity_appear = "entity_appear"
+    entity_hurt = "entity_hurt"
+    action_done = "action_done"
+    ready = "ready"
+    reconnecting = "reconnecting"
+    events_dropped = "events_dropped"
+
+
+class BodyEvent(BaseModel):
+    """A stimulus event from the body's event queue (drained in one call)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    type: EventType
+    ts: int
+    data: dict[str, Any] = Field(default_factory=dict)
+
+
+class ActionState(str, Enum):
+    running = "running"
+    done = "done"
+    failed = "failed"
+    cancelled = "cancelled"
+    timeout = "timeout"
+
+    @property
+    def terminal(self) -> bool:
+        return self is not ActionState.running
+
+
+class ActionStatus(BaseModel):
+    """State of a long action started in JS and polled from Python."""
+
+    model_config = ConfigDict(frozen=True)
+
+    id: str
+    kind: str
+    state: ActionState
+    startedAt: int
+    endedAt: int | None = None
+    result: Any = None
+    error: str | None = None
+
+
+class BodyError(RuntimeError):
+    """The body could not do what was asked (not connected, bad arguments, bridge gone)."""
+
+
+@runtime_checkable
+class Body(Protocol):
+    """How agency code sees and acts. Implemented by bot.body.MineflayerBody on a live bot
+    and by agency.replay.ReplayBody from a recorded session."""
+
+    def snapshot(self) -> WorldSnapshot: ...
+
+    def region(self, origin: tuple[int, int, int], size: tuple[int, int, int]) -> BlockRegion: ...
+
+    def events(self) -> list[BodyEvent]: ...
+
+    def start_action(self, kind: str, args: dict[str, Any]) -> ActionStatus: ...
+
+    def poll_action(self, action_id: str) -> ActionStatus: ...
+
+    def cancel_action(self, action_id: str) -> ActionStatus: ...
+
+    def chat(self, message: str) -> None: ...

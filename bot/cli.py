@@ -1,0 +1,212 @@
+"""`mcbot` command line. Exit codes: 0 ok, 1 failure, 3 initialization failure (server
+unreachable, node missing, bridge dead at start), 4 invalid arguments or config,
+5 schema validation failure."""
+
+from __future__ import annotations
+
+import argparse
+import signal
+import sys
+import time
+from pathlib import Path
+from typing import Any, Callable, NoReturn
+
+from loguru import logger
+
+EXIT_OK, EXIT_FAILURE, EXIT_INIT, EXIT_INVALID, EXIT_SCHEMA = 0, 1, 3, 4, 5
+
+
+class _ArgParser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:  # invalid arguments exit 4, not argparse's 2
+        self.print_usage(sys.stderr)
+        print(f"mcbot: error: {message}", file=sys.stderr)
+        raise SystemExit(EXIT_INVALID)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = _ArgParser(prog="mcbot", description="A daemon that lives in a Minecraft world through a Mineflayer bot.")
+    p.add_argument("--config", metavar="PATH", help="config file (highest-priority layer)")
+    p.add_argument("--log-level", metavar="LEVEL", help="override logging.level")
+    sub = p.add_subparsers(dest="command", required=True, parser_class=_ArgParser)
+
+    run = sub.add_parser("run", help="run the bot (starts the embedded world when configured)")
+    run.add_argument("--host")
+    run.add_argument("--port", type=int)
+
+    srv = sub.add_parser("server", help="run the embedded flying-squid world in the foreground")
+    srv.add_argument("--port", type=int)
+    srv.add_argument("--version")
+
+    snap = sub.add_parser("snapshot", help="connect, print one WorldSnapshot as JSON, exit")
+    snap.add_argument("--host")
+    snap.add_argument("--port", type=int)
+    snap.add_argument("--version")
+
+    rec = sub.add_parser("record", help="record a live session to JSONL for replay tests")
+    rec.add_argument("--minutes", type=float, required=True)
+    rec.add_argument("--out", required=True, metavar="FILE.jsonl")
+    rec.add_argument("--host")
+    rec.add_argument("--port", type=int)
+
+    cfg = sub.add_parser("config", help="inspect configuration")
+    cfg_sub = cfg.add_subparsers(dest="config_command", required=True, parser_class=_ArgParser)
+    cfg_sub.add_parser("show", help="print the merged config and where each value came from")
+
+    bench = sub.add_parser("bench", help="benchmarks that print side-by-side ratios")
+    bench_sub = bench.add_subparsers(dest="bench_command", required=True, parser_class=_ArgParser)
+    bb = bench_sub.add_parser("bridge", help="bridge helpers vs per-property reads (starts an embedded world)")
+    bb.add_argument("--json", action="store_true", help="print one JSON object")
+    bb.add_argument("--rounds", type=int, default=200)
+    return p
+
+
+def _install_signal_handlers() -> None:
+    def stop(signum: int, _frame: Any) -> None:
+        raise SystemExit(128 + signum if signum != signal.SIGTERM else EXIT_OK)
+
+    signal.signal(signal.SIGTERM, stop)
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    from bot.config import ConfigError, load_config  # noqa: PLC0415 - keep --help fast
+
+    try:
+        loaded = load_config(explicit=args.config)
+    except ConfigError as e:
+        print(f"mcbot: invalid config: {e}", file=sys.stderr)
+        return EXIT_INVALID
+    cfg = loaded.config
+    from bot.logs import setup_logging  # noqa: PLC0415
+
+    log_file = None if args.command in ("config",) else cfg.logging.file
+    setup_logging(args.log_level or cfg.logging.level, log_file, cfg.logging.rotation, cfg.logging.retention)
+    _install_signal_handlers()
+    handler: Callable[[Any, Any, Any], int] = COMMANDS[args.command]
+    try:
+        return handler(args, cfg, loaded)
+    except KeyboardInterrupt:
+        logger.info("interrupted")
+        return EXIT_OK
+    except InitFailure as e:
+        print(f"mcbot: {e}", file=sys.stderr)
+        return EXIT_INIT
+
+
+class InitFailure(RuntimeError):
+    pass
+
+
+def _init_errors() -> tuple[type[BaseException], ...]:
+    from bot.body import VersionUnsupported  # noqa: PLC0415
+    from bot.bridge import BridgeDead, BridgeInitError  # noqa: PLC0415
+    from bot.ping import ServerUnreachable  # noqa: PLC0415
+    from bot.server import ServerStartError  # noqa: PLC0415
+
+    return (ServerUnreachable, BridgeInitError, BridgeDead, ServerStartError, VersionUnsupported)
+
+
+def _session(cfg: Any, args: Any, embedded: bool):  # noqa: ANN202
+    from bot.session import live_session  # noqa: PLC0415
+
+    return live_session(
+        cfg,
+        embedded=embedded,
+        host=getattr(args, "host", None),
+        port=getattr(args, "port", None),
+        version=getattr(args, "version", None),
+    )
+
+
+def _wants_embedded(cfg: Any, args: Any) -> bool:
+    return cfg.server.use_embedded and not getattr(args, "host", None)
+
+
+def _guard_init(fn: Callable[..., int]) -> Callable[..., int]:
+    def wrapped(*a: Any) -> int:
+        from bot.body import VersionUnsupported  # noqa: PLC0415
+
+        try:
+            return fn(*a)
+        except VersionUnsupported as e:
+            print(f"mcbot: {e}", file=sys.stderr)
+            return EXIT_INVALID if e.explicit else EXIT_INIT
+        except _init_errors() as e:
+            raise InitFailure(str(e)) from None
+
+    return wrapped
+
+
+@_guard_init
+def cmd_snapshot(args: Any, cfg: Any, _loaded: Any) -> int:
+    # Never starts a server: it reads the world the bot is asked to join.
+    with _session(cfg, args, embedded=False) as s:
+        print(s.body.snapshot().model_dump_json())
+    return EXIT_OK
+
+
+@_guard_init
+def cmd_run(args: Any, cfg: Any, _loaded: Any) -> int:
+    from bot.runner import run_forever  # noqa: PLC0415
+
+    with _session(cfg, args, embedded=_wants_embedded(cfg, args)) as s:
+        return run_forever(s)
+
+
+@_guard_init
+def cmd_server(args: Any, cfg: Any, _loaded: Any) -> int:
+    from bot.server import EmbeddedServer, settings_from_config  # noqa: PLC0415
+
+    server = EmbeddedServer(settings_from_config(cfg.server, port=args.port, version=args.version), cfg.bridge.node_bin)
+    server.start()
+    print(f"embedded world on 127.0.0.1:{server.port} (Ctrl-C to stop)", file=sys.stderr)
+    try:
+        while server.running:
+            time.sleep(0.5)
+        return EXIT_FAILURE
+    finally:
+        server.stop()
+
+
+@_guard_init
+def cmd_record(args: Any, cfg: Any, loaded: Any) -> int:
+    from bot.recorder import Recorder  # noqa: PLC0415
+
+    if args.minutes <= 0:
+        print("mcbot: --minutes must be positive", file=sys.stderr)
+        return EXIT_INVALID
+    out = Path(args.out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    with _session(cfg, args, embedded=_wants_embedded(cfg, args)) as s, out.open("w", encoding="utf-8") as f:
+        rec = Recorder(s.body, f, config=cfg.model_dump(mode="json"))
+        rec.run(args.minutes * 60)
+        logger.info("recorded {} lines to {}", rec.lines, out)
+    return EXIT_OK
+
+
+def cmd_config(args: Any, _cfg: Any, loaded: Any) -> int:
+    from bot.config import render_config_show  # noqa: PLC0415
+
+    print(render_config_show(loaded))
+    return EXIT_OK
+
+
+@_guard_init
+def cmd_bench(args: Any, cfg: Any, _loaded: Any) -> int:
+    from bot.bench import bench_bridge  # noqa: PLC0415
+
+    return bench_bridge(cfg, as_json=args.json, rounds=args.rounds)
+
+
+COMMANDS: dict[str, Callable[[Any, Any, Any], int]] = {
+    "run": cmd_run,
+    "server": cmd_server,
+    "snapshot": cmd_snapshot,
+    "record": cmd_record,
+    "config": cmd_config,
+    "bench": cmd_bench,
+}
+
+
+if __name__ == "__main__":
+    sys.exit(main())

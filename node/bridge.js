@@ -1,0 +1,43 @@
+// The single entry file Python requires (by absolute path) through JSPyBridge.
+// Every helper does its bulk work in ONE bridge call and returns a JSON string, so
+// Python never loops over JS objects. Bots are addressed by id: Python holds no proxies.
+'use strict'
+
+const { installCrashGuard, exitWithParent } = require('./lib/guard')
+installCrashGuard('bridge')
+exitWithParent()
+// node's stdout is the Python process's stdout (JSPyBridge inherits it): keep it clean for
+// `mcbot snapshot`'s JSON. Console output goes to stderr, which Python routes to its log.
+for (const k of ['log', 'info', 'warn', 'debug']) console[k] = (...a) => console.error(...a)
+process.stdout.write = process.stderr.write.bind(process.stderr)
+
+const bots = require('./lib/bots')
+const { snapshot } = require('./lib/snapshot')
+const { region } = require('./lib/region')
+const { Vec3 } = require('vec3')
+const actions = require('./lib/actions/index')
+const versions = require('./lib/versions')
+
+const json = (fn) => (...args) => JSON.stringify(fn(...args))
+
+module.exports = {
+  ping: () => 'pong',
+  createBot: (optionsJson) => bots.createBot(JSON.parse(optionsJson)),
+  status: json((id) => bots.status(id)),
+  quit: (id) => bots.quit(id),
+  quitAll: () => bots.quitAll(),
+  drainEvents: json((id, max) => bots.drainEvents(id, max)),
+  chat: (id, message) => { bots.get(id).chat(message); return true },
+  snapshot: json((id, hostileRadius) => snapshot(bots.get(id), hostileRadius)),
+  region: json((id, boxJson) => region(bots.get(id), JSON.parse(boxJson))),
+  // Properties read one by one, for the benchmark's side-by-side comparison only.
+  botProxy: (id) => bots.get(id),
+  vec3: (x, y, z) => new Vec3(x, y, z),
+  startAction: json((id, kind, argsJson, timeoutMs) =>
+    actions.start(bots.get(id), kind, JSON.parse(argsJson || '{}'), timeoutMs)),
+  pollAction: json((actionId) => actions.poll(actionId)),
+  cancelAction: json((actionId) => actions.cancel(actionId)),
+  actionKinds: json(() => actions.kinds()),
+  checkVersion: json((protocol, name) => versions.check(protocol, name)),
+  memory: json(() => process.memoryUsage())
+}

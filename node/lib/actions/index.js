@@ -1,0 +1,76 @@
+'use strict'
+// Long actions: started with a handle at once, polled or read from the event queue,
+// cancellable, each with its own JS-side timeout. Python never awaits a long promise.
+const { withTimeout } = require('../guard')
+
+const KINDS = {
+  move_to: require('./move_to'),
+  dig: require('./dig'),
+  place: require('./place'),
+  collect: require('./collect')
+}
+
+const MAX_KEPT = 500
+const actions = new Map() // id -> { status, bot, kind }
+let nextId = 1
+
+function register (name, impl) { KINDS[name] = impl }
+
+function kinds () { return Object.keys(KINDS) }
+
+function start (bot, kind, args, timeoutMs) {
+  const impl = KINDS[kind]
+  if (!impl) throw new Error(`unknown action kind '${kind}' (known: ${kinds().join(', ')})`)
+  const id = `a${nextId++}`
+  const status = { id, kind, state: 'running', startedAt: Date.now(), endedAt: null, result: null, error: null }
+  const rec = { status, bot, impl, cancelled: false }
+  actions.set(id, rec)
+  prune()
+  const ms = timeoutMs || impl.defaultTimeoutMs || 30000
+  withTimeout(Promise.resolve().then(() => impl.run(bot, args, rec)), ms, `${kind}`)
+    .then((result) => finish(rec, rec.cancelled ? 'cancelled' : 'done', result, null))
+    .catch((err) => {
+      const message = String(err && err.message || err)
+      const timedOut = /timed out after/.test(message)
+      if (timedOut) stopQuietly(rec)
+      finish(rec, rec.cancelled ? 'cancelled' : (timedOut ? 'timeout' : 'failed'), null, message)
+    })
+  return { ...status }
+}
+
+function finish (rec, state, result, error) {
+  if (rec.status.state !== 'running') return
+  Object.assign(rec.status, { state, result: result === undefined ? null : result, error, endedAt: Date.now() })
+  try { rec.bot.emit('mcbot_action_done', { ...rec.status }) } catch (e) { /* bot gone */ }
+}
+
+function poll (id) {
+  const rec = actions.get(id)
+  if (!rec) throw new Error(`no action with id ${id}`)
+  return { ...rec.status }
+}
+
+function cancel (id) {
+  const rec = actions.get(id)
+  if (!rec) throw new Error(`no action with id ${id}`)
+  if (rec.status.state === 'running') {
+    rec.cancelled = true
+    stopQuietly(rec)
+    finish(rec, 'cancelled', null, 'cancelled')
+  }
+  return { ...rec.status }
+}
+
+function stopQuietly (rec) {
+  try { if (rec.impl.stop) rec.impl.stop(rec.bot, rec) } catch (e) { /* best effort */ }
+}
+
+function prune () {
+  if (actions.size <= MAX_KEPT) return
+  for (const [id, rec] of actions) {
+    if (rec.status.state !== 'running') actions.delete(id)
+    if (actions.size <= MAX_KEPT) break
+  }
+}
+
+module.exports = { start, poll, cancel, kinds, register }

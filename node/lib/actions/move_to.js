@@ -1,0 +1,45 @@
+'use strict'
+// pathfinder's goto has no overall timeout and may loop on 'stuck': drive it with setGoal,
+// a progress check and the caller's deadline, then stop (bridge-notes.md).
+const { goals, Movements } = require('mineflayer-pathfinder')
+
+const STALL_MS = 8000
+
+function run (bot, args, rec) {
+  const { x, y, z } = args
+  const range = args.range ?? 1
+  if (![x, y, z].every(Number.isFinite)) throw new Error('move_to needs numeric x, y, z')
+  const movements = new Movements(bot)
+  movements.canDig = args.canDig ?? false
+  bot.pathfinder.setMovements(movements)
+  const goal = new goals.GoalNear(x, y, z, range)
+  bot.pathfinder.setGoal(goal)
+  return new Promise((resolve, reject) => {
+    let best = Infinity
+    let lastProgress = Date.now()
+    const timer = setInterval(() => {
+      if (rec.cancelled) { clearInterval(timer); return resolve(null) }
+      const p = bot.entity.position
+      const d = p.distanceTo({ x, y, z })
+      if (goal.isEnd(p.floored())) {
+        clearInterval(timer)
+        bot.pathfinder.setGoal(null)
+        return resolve({ position: { x: p.x, y: p.y, z: p.z }, distance: d })
+      }
+      if (d < best - 0.5) { best = d; lastProgress = Date.now() }
+      if (Date.now() - lastProgress > STALL_MS) {
+        clearInterval(timer)
+        bot.pathfinder.setGoal(null)
+        reject(new Error(`no progress toward ${x},${y},${z} for ${STALL_MS} ms (distance ${d.toFixed(1)})`))
+      }
+    }, 250)
+    rec.cleanup = () => clearInterval(timer)
+  })
+}
+
+function stop (bot, rec) {
+  if (rec.cleanup) rec.cleanup()
+  bot.pathfinder.setGoal(null)
+}
+
+module.exports = { run, stop, defaultTimeoutMs: 60000 }

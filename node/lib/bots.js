@@ -1,0 +1,145 @@
+'use strict'
+// Bot registry and event queue. Python addresses bots by id and drains each bot's event
+// queue in one call, so no Python On() handler is ever registered (traps 2 and 6).
+
+const mineflayer = require('mineflayer')
+const { pathfinder } = require('mineflayer-pathfinder')
+const collectBlock = require('mineflayer-collectblock').plugin
+const { isHostile } = require('./entities')
+
+const MAX_QUEUE = 2000
+const bots = new Map() // id -> { bot, state, queue, dropped, error, endReason }
+let nextId = 1
+
+function get (id) {
+  const rec = bots.get(id)
+  if (!rec) throw new Error(`no bot with id ${id}`)
+  if (rec.state === 'ended') throw new Error(`bot ${id} has disconnected (${rec.endReason || 'ended'})`)
+  return rec.bot
+}
+
+function push (rec, type, data) {
+  if (rec.queue.length >= MAX_QUEUE) {
+    rec.queue.shift()
+    rec.dropped++
+  }
+  rec.queue.push({ type, ts: Date.now(), data: data || {} })
+}
+
+function createBot (opts) {
+  const id = String(nextId++)
+  const bot = mineflayer.createBot({
+    host: opts.host,
+    port: opts.port,
+    username: opts.username,
+    version: opts.version,
+    auth: opts.auth || 'offline',
+    profilesFolder: opts.profilesFolder || undefined,
+    hideErrors: true,
+    checkTimeoutInterval: opts.checkTimeoutMs || 30000
+  })
+  const rec = { id, bot, state: 'connecting', queue: [], dropped: 0, error: null, endReason: null, spawnedAt: null }
+  bots.set(id, rec)
+  bot.loadPlugin(pathfinder)
+  bot.loadPlugin(collectBlock)
+  attach(rec, opts.hostileRadius || 16)
+  return id
+}
+
+function attach (rec, hostileRadius) {
+  const bot = rec.bot
+  bot.on('spawn', () => {
+    push(rec, 'spawn', {})
+    if (rec.state === 'connecting') {
+      rec.state = 'spawned'
+      // Ready = spawned + health known + nearby chunks loaded (bot.blockAt is null before).
+      waitReady(rec).catch((err) => { rec.error = String(err && err.message || err) })
+    }
+  })
+  bot.on('health', () => push(rec, 'health', { health: bot.health, food: bot.food, saturation: bot.foodSaturation ?? null }))
+  bot.on('death', () => push(rec, 'death', { position: pos(bot.entity && bot.entity.position) }))
+  bot.on('kicked', (reason) => push(rec, 'kicked', { reason: typeof reason === 'string' ? reason : JSON.stringify(reason) }))
+  bot.on('error', (err) => {
+    rec.error = String(err && err.message || err)
+    push(rec, 'error', { message: rec.error, code: err && err.code })
+  })
+  bot.on('end', (reason) => {
+    rec.state = 'ended'
+    rec.endReason = String(reason || 'ended')
+    push(rec, 'end', { reason: rec.endReason })
+    bot.removeAllListeners() // detach before Python builds a new bot (bridge-notes)
+  })
+  bot.on('mcbot_action_done', (s) => push(rec, 'action_done', s))
+  bot.on('chat', (username, message) => push(rec, 'chat', { username, message }))
+  bot.on('entitySpawn', (e) => {
+    if (!bot.entity || e === bot.entity) return
+    push(rec, 'entity_appear', describe(bot, e))
+  })
+  bot.on('entityHurt', (e) => {
+    const self = bot.entity && e.id === bot.entity.id
+    push(rec, 'entity_hurt', { self, ...(self ? { health: bot.health } : describe(bot, e)) })
+  })
+}
+
+async function waitReady (rec) {
+  const bot = rec.bot
+  const deadline = Date.now() + 20000
+  while (bot.health === undefined && Date.now() < deadline && rec.state !== 'ended') {
+    await new Promise((resolve) => setTimeout(resolve, 50))
+  }
+  const chunksLoaded = bot.waitForChunksToLoad()
+  await Promise.race([chunksLoaded, new Promise((resolve) => setTimeout(resolve, Math.max(0, deadline - Date.now())))])
+  if (rec.state === 'spawned') {
+    rec.state = 'ready'
+    rec.spawnedAt = Date.now()
+    push(rec, 'ready', { position: pos(bot.entity.position), healthKnown: bot.health !== undefined })
+  }
+}
+
+function status (id) {
+  const rec = bots.get(id)
+  if (!rec) return { id, state: 'unknown', error: `no bot with id ${id}` }
+  return { id, state: rec.state, error: rec.error, endReason: rec.endReason, queued: rec.queue.length, version: rec.bot.version || null }
+}
+
+function drainEvents (id, max) {
+  const rec = bots.get(id)
+  if (!rec) return []
+  const n = Math.min(rec.queue.length, max || MAX_QUEUE)
+  const out = rec.queue.splice(0, n)
+  if (rec.dropped) {
+    out.push({ type: 'events_dropped', ts: Date.now(), data: { count: rec.dropped } })
+    rec.dropped = 0
+  }
+  return out
+}
+
+function quit (id) {
+  const rec = bots.get(id)
+  if (!rec) return false
+  try { if (rec.state !== 'ended') rec.bot.quit('mcbot shutdown') } catch (e) { /* already gone */ }
+  bots.delete(id)
+  return true
+}
+
+function quitAll () {
+  for (const id of [...bots.keys()]) quit(id)
+  return true
+}
+
+function pos (p) {
+  return p ? { x: p.x, y: p.y, z: p.z } : null
+}
+
+function describe (bot, e) {
+  const me = bot.entity && bot.entity.position
+  return {
+    name: e.name || e.username || e.type,
+    type: e.type,
+    hostile: isHostile(e),
+    distance: me && e.position ? me.distanceTo(e.position) : null,
+    position: pos(e.position)
+  }
+}
+
+module.exports = { createBot, get, status, drainEvents, quit, quitAll }

@@ -1,0 +1,49 @@
+'use strict'
+// One WorldSnapshot (agency/world.py) in one call: vitals, inventory, nearby entities.
+const { isHostile } = require('./entities')
+
+const MAX_ENTITIES = 100
+const ENTITY_RADIUS = 48
+
+function snapshot (bot, hostileRadius) {
+  if (bot.health === undefined || !bot.entity) throw new Error('bot not ready: no health or entity yet')
+  const me = bot.entity.position
+  const radius = hostileRadius || 16
+  const entities = []
+  let hostiles = 0
+  for (const e of Object.values(bot.entities)) {
+    if (e === bot.entity || !e.position || e.isValid === false) continue
+    const distance = me.distanceTo(e.position)
+    if (distance > ENTITY_RADIUS) continue
+    const hostile = isHostile(e)
+    if (hostile && distance <= radius) hostiles++
+    entities.push({
+      name: e.name || e.username || String(e.type),
+      type: String(e.type),
+      hostile,
+      distance,
+      position: { x: e.position.x, y: e.position.y, z: e.position.z }
+    })
+  }
+  entities.sort((a, b) => a.distance - b.distance)
+  const counts = new Map()
+  for (const item of bot.inventory.items()) counts.set(item.name, (counts.get(item.name) || 0) + Number(item.count))
+  const time = bot.time || {}
+  const timeOfDay = ((Number(time.timeOfDay) % 24000) + 24000) % 24000
+  return {
+    health: bot.health,
+    food: bot.food,
+    saturation: bot.foodSaturation ?? null,
+    gameMode: bot.game.gameMode,
+    dimension: String(bot.game.dimension || 'overworld').replace(/^minecraft:/, ''),
+    timeOfDay: Number.isFinite(timeOfDay) ? timeOfDay : 0,
+    isDay: Boolean(time.isDay),
+    position: { x: me.x, y: me.y, z: me.z },
+    inventory: [...counts].map(([name, count]) => ({ name, count })),
+    entities: entities.slice(0, MAX_ENTITIES),
+    hostiles,
+    ts: Date.now()
+  }
+}
+
+module.exports = { snapshot }

@@ -1,0 +1,84 @@
+#!/usr/bin/env python3
+"""Record the replay fixtures in tests/fixtures/ from the embedded world.
+
+    .venv/bin/python scripts/record_fixtures.py [--out tests/fixtures]
+
+Each fixture is a short scripted session: the script issues op commands while the
+Recorder writes snapshots, events and regions (format: agency/replay.py).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Callable
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from bot.bridge import Bridge  # noqa: E402
+from bot.body import ConnectionSettings, MineflayerBody  # noqa: E402
+from bot.logs import setup_logging  # noqa: E402
+from bot.recorder import Recorder  # noqa: E402
+from bot.server import EmbeddedServer, EmbeddedServerSettings, free_port  # noqa: E402
+
+USER = "mcbot"
+
+
+def day_to_dusk(rec: Recorder, elapsed: float, state: dict) -> None:
+    """Morning, then the clock jumps towards dusk and night in steps."""
+    steps = [(0.0, 1000), (3.0, 9000), (6.0, 11000), (9.0, 12000), (12.0, 13000), (15.0, 14000)]
+    for at, ticks in steps:
+        if elapsed >= at and at not in state:
+            state[at] = True
+            rec.record_chat(f"/time set {ticks}")
+
+
+def taking_damage(rec: Recorder, elapsed: float, state: dict) -> None:
+    """A calm start, then three hits and a hungry stomach."""
+    steps = [(3.0, f"/mcbot damage {USER} 3"), (6.0, f"/mcbot damage {USER} 4"),
+             (9.0, f"/mcbot food {USER} 12"), (12.0, f"/mcbot damage {USER} 6")]
+    for at, cmd in steps:
+        if elapsed >= at and at not in state:
+            state[at] = True
+            rec.record_chat(cmd)
+
+
+FIXTURES: dict[str, tuple[float, Callable[[Recorder, float, dict], None]]] = {
+    "day_to_dusk": (18.0, day_to_dusk),
+    "taking_damage": (15.0, taking_damage),
+}
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--out", default="tests/fixtures")
+    args = ap.parse_args()
+    setup_logging("INFO")
+    out_dir = Path(args.out)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    server = EmbeddedServer(EmbeddedServerSettings(port=free_port(), hostiles=False, seed=42))
+    server.start()
+    bridge = Bridge()
+    bridge.start()
+    try:
+        for name, (seconds, script) in FIXTURES.items():
+            body = MineflayerBody(bridge, ConnectionSettings(port=server.port, username=USER))
+            body.connect()
+            body.chat(f"/mcbot health {USER} 20")
+            body.chat(f"/mcbot food {USER} 20")
+            body.events()
+            state: dict = {}
+            with (out_dir / f"{name}.jsonl").open("w", encoding="utf-8") as f:
+                rec = Recorder(body, f, config={"fixture": name, "seed": 42, "hostiles": False})
+                rec.run(seconds, snapshot_every_s=1.0, region_every_s=6.0, on_tick=lambda r, e: script(r, e, state))
+            print(f"{name}: {rec.lines} lines", file=sys.stderr)
+            body.close()
+    finally:
+        bridge.shutdown()
+        server.stop()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

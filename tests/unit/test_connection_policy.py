@@ -1,0 +1,51 @@
+import random
+import socket
+import threading
+
+import pytest
+
+from bot.body import Backoff
+from bot.ping import ServerUnreachable, ping
+from bot.server import free_port
+
+
+def test_backoff_doubles_from_5s_to_a_60s_cap_with_jitter():
+    b = Backoff(5.0, 60.0, rng=random.Random(7))
+    delays = [b.next_delay() for _ in range(8)]
+    bases = [5, 10, 20, 40, 60, 60, 60, 60]
+    for d, base in zip(delays, bases):
+        assert base <= d <= min(60.0, base * 1.25)
+    assert delays[-1] <= 60.0
+
+
+def test_backoff_never_goes_below_minimum_and_resets():
+    b = Backoff(5.0, 60.0, rng=random.Random(1))
+    for _ in range(5):
+        b.next_delay()
+    b.reset()
+    assert 5.0 <= b.next_delay() <= 6.25
+
+
+def test_ping_refused_port_is_server_unreachable_with_address():
+    port = free_port()
+    with pytest.raises(ServerUnreachable, match=f"127.0.0.1:{port}"):
+        ping("127.0.0.1", port, timeout_s=2)
+
+
+def test_ping_garbage_reply_is_server_unreachable():
+    srv = socket.socket()
+    srv.bind(("127.0.0.1", 0))
+    srv.listen(1)
+    port = srv.getsockname()[1]
+
+    def answer():
+        conn, _ = srv.accept()
+        conn.recv(1024)
+        conn.sendall(b"\x05\x00\x03abc")  # status packet whose body is not JSON
+        conn.close()
+
+    t = threading.Thread(target=answer, daemon=True)
+    t.start()
+    with pytest.raises(ServerUnreachable, match="malformed|closed"):
+        ping("127.0.0.1", port, timeout_s=2)
+    srv.close()
