@@ -74,7 +74,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         loaded = load_config(explicit=args.config)
     except ConfigError as e:
-        print(f"mcbot: invalid config: {e}", file=sys.stderr)
+        print(f"mcbot: {e}", file=sys.stderr)
         return EXIT_INVALID
     cfg = loaded.config
     from bot.logs import setup_logging  # noqa: PLC0415
