@@ -10,6 +10,7 @@ Recorder writes snapshots, events and regions (format: agency/replay.py).
 from __future__ import annotations
 
 import argparse
+import time
 import sys
 from pathlib import Path
 from typing import Callable
@@ -67,6 +68,8 @@ def main() -> int:
             body.connect()
             body.chat(f"/mcbot health {USER} 20")
             body.chat(f"/mcbot food {USER} 20")
+            body.chat("/time set 1000")
+            time.sleep(1.0)  # let the resets land before recording starts
             body.events()
             state: dict = {}
             with (out_dir / f"{name}.jsonl").open("w", encoding="utf-8") as f:

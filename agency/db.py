@@ -1,0 +1,72 @@
+"""The agency's SQLite file: one connection per store, WAL, and an ordered migrations list.
+
+Durable agency state (tasks now; goal bindings, checkpoints, thoughts later) lives in one
+file. A new table is a new entry appended to MIGRATIONS, applied once and recorded in
+PRAGMA user_version, so opening an older file upgrades it in place. Never edit an entry
+that has shipped: append a new one.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+TASK_STATUSES = ("pending", "pending_planning", "active", "completed", "failed", "paused", "unplannable")
+_STATUS_LIST = ", ".join(f"'{s}'" for s in TASK_STATUSES)
+
+# (version, description, SQL). Versions are 1..N in order.
+MIGRATIONS: list[tuple[int, str, str]] = [
+    (
+        1,
+        "tasks",
+        f"""
+        CREATE TABLE tasks (
+            id         TEXT PRIMARY KEY,
+            status     TEXT NOT NULL CHECK (status IN ({_STATUS_LIST})),
+            -- contract 1.3: '' is never a goal key, enforced here as the last layer
+            goal_key   TEXT CHECK (goal_key IS NULL OR goal_key <> ''),
+            progress   REAL NOT NULL CHECK (progress >= 0 AND progress <= 1),
+            created_at INTEGER NOT NULL,
+            updated_at INTEGER NOT NULL,
+            data       TEXT NOT NULL  -- the whole task as camelCase JSON; columns above mirror it for queries
+        );
+        CREATE INDEX idx_tasks_goal_key_status ON tasks (goal_key, status) WHERE goal_key IS NOT NULL;
+        CREATE INDEX idx_tasks_status ON tasks (status);
+        """,
+    ),
+]
+
+
+def schema_version(conn: sqlite3.Connection) -> int:
+    return int(conn.execute("PRAGMA user_version").fetchone()[0])
+
+
+def migrate(conn: sqlite3.Connection) -> int:
+    """Apply pending migrations, each in its own transaction. Returns the new version."""
+    for version, _desc, sql in MIGRATIONS:
+        if version <= schema_version(conn):
+            continue
+        try:
+            # isolation_level=None, so executescript adds no implicit COMMIT of its own.
+            conn.executescript(f"BEGIN IMMEDIATE;\n{sql}\nPRAGMA user_version = {int(version)};\nCOMMIT;")
+        except BaseException:
+            if conn.in_transaction:
+                conn.execute("ROLLBACK")
+            raise
+    return schema_version(conn)
+
+
+def open_database(path: str | Path) -> sqlite3.Connection:
+    """Open (creating if needed) and migrate. Autocommit mode: stores open explicit
+    BEGIN IMMEDIATE transactions so check-then-insert is atomic across processes."""
+    if str(path) != ":memory:":
+        Path(path).parent.mkdir(parents=True, exist_ok=True)
+    conn = sqlite3.connect(str(path), check_same_thread=False, isolation_level=None)
+    conn.row_factory = sqlite3.Row
+    conn.execute("PRAGMA journal_mode = WAL")
+    # NORMAL under WAL survives a killed process; only a power cut can lose the last commit.
+    conn.execute("PRAGMA synchronous = NORMAL")
+    conn.execute("PRAGMA busy_timeout = 5000")
+    conn.execute("PRAGMA foreign_keys = ON")
+    migrate(conn)
+    return conn

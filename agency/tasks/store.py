@@ -1,0 +1,260 @@
+"""Task store: the TaskStore protocol and its SQLite implementation (contract 1).
+
+add_task rebuilds metadata from scratch (projection allowlist); origin is stamped once by
+finalize_new_task and never patched; goalKey '' never reaches a row (projection, model
+validator, and a CHECK constraint); status changes follow TRANSITIONS. The protocol is
+small on purpose so a server database can stand in for SQLite later.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import threading
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any, Iterable, Iterator, Mapping, Protocol
+
+from loguru import logger
+
+from agency.clock import Clock, system_clock_ms
+from agency.db import open_database
+from agency.tasks.models import (
+    TRANSITIONS,
+    IllegalTransitionError,
+    InvalidProgressError,
+    NewTask,
+    Task,
+    TaskMetadata,
+    TaskNotFoundError,
+    TaskOrigin,
+    TaskStatus,
+)
+from agency.tasks.projection import project_incoming_metadata
+
+# Store-owned keys a metadata patch may not touch (origin: contract 1.2).
+_PATCH_PROTECTED = ("origin", "createdAt", "updatedAt")
+
+SQL_BY_GOAL_KEY = "SELECT data FROM tasks WHERE goal_key = ? ORDER BY created_at, rowid"
+SQL_BY_GOAL_KEY_STATUS = "SELECT data FROM tasks WHERE goal_key = ? AND status IN ({marks}) ORDER BY created_at, rowid"
+SQL_BY_STATUS = "SELECT data FROM tasks WHERE status IN ({marks}) ORDER BY created_at, rowid"
+
+
+def _env_dev_mode() -> bool:
+    return os.environ.get("MCBOT_ENV", "development") != "production"
+
+
+def _env_strict_finalize() -> bool:
+    return os.environ.get("MCBOT_PLANNING_STRICT_FINALIZE") == "1"
+
+
+class TaskStore(Protocol):
+    def add_task(
+        self, draft: NewTask | Mapping[str, Any], *, origin: TaskOrigin | None = None, allow_unfinalized: bool = False
+    ) -> Task: ...
+
+    def finalize_new_task(self, task_id: str, origin: TaskOrigin) -> Task: ...
+
+    def get_task(self, task_id: str) -> Task | None: ...
+
+    def update_task_metadata(self, task_id: str, patch: Mapping[str, Any]) -> Task: ...
+
+    def set_status(self, task_id: str, status: TaskStatus | str) -> Task: ...
+
+    def set_progress(self, task_id: str, progress: float) -> Task: ...
+
+    def find_by_goal_key(self, goal_key: str, statuses: Iterable[TaskStatus] | None = None) -> list[Task]: ...
+
+    def list_by_status(self, *statuses: TaskStatus) -> list[Task]: ...
+
+    def close(self) -> None: ...
+
+
+class SqliteTaskStore:
+    def __init__(
+        self,
+        path: str | Path,
+        *,
+        clock: Clock = system_clock_ms,
+        dev_mode: bool | None = None,
+        strict_finalize: bool | None = None,
+    ) -> None:
+        self._conn = open_database(path)
+        self._clock = clock
+        self._dev_mode = _env_dev_mode() if dev_mode is None else dev_mode
+        self._strict_finalize = _env_strict_finalize() if strict_finalize is None else strict_finalize
+        self._warned_dropped_keys: set[str] = set()  # once per key per store session
+        self._lock = threading.Lock()
+
+    # -- plumbing -------------------------------------------------------------
+
+    @contextmanager
+    def _tx(self) -> Iterator[sqlite3.Connection]:
+        with self._lock:
+            self._conn.execute("BEGIN IMMEDIATE")
+            try:
+                yield self._conn
+            except BaseException:
+                self._conn.execute("ROLLBACK")
+                raise
+            self._conn.execute("COMMIT")
+
+    def _warn_dropped(self, key: str) -> None:
+        if self._dev_mode and key not in self._warned_dropped_keys:
+            self._warned_dropped_keys.add(key)
+            logger.warning("[TaskStore] dropped metadata key '{}' (not in PROPAGATED_META_KEYS)", key)
+
+    @staticmethod
+    def _row_values(task: Task) -> tuple[Any, ...]:
+        m = task.metadata
+        data = task.model_dump_json(exclude_none=True)
+        return (task.status.value, m.goalKey, task.progress, m.createdAt, m.updatedAt, data)
+
+    def _load(self, conn: sqlite3.Connection, task_id: str) -> Task:
+        row = conn.execute("SELECT data FROM tasks WHERE id = ?", (task_id,)).fetchone()
+        if row is None:
+            raise TaskNotFoundError(task_id)
+        return Task.model_validate_json(row["data"])
+
+    def _save(self, conn: sqlite3.Connection, task: Task) -> None:
+        conn.execute(
+            "UPDATE tasks SET status = ?, goal_key = ?, progress = ?, created_at = ?, updated_at = ?, data = ? "
+            "WHERE id = ?",
+            (*self._row_values(task), task.id),
+        )
+
+    def _query(self, sql: str, params: Iterable[Any]) -> list[Task]:
+        with self._lock:
+            rows = self._conn.execute(sql, tuple(params)).fetchall()
+        return [Task.model_validate_json(r["data"]) for r in rows]
+
+    def _stamp(self, origin: TaskOrigin | Mapping[str, Any]) -> TaskOrigin:
+        o = TaskOrigin.model_validate(origin)
+        return o if o.stampedAt is not None else o.model_copy(update={"stampedAt": self._clock()})
+
+    # -- the protocol -----------------------------------------------------------
+
+    def add_task(
+        self,
+        draft: NewTask | Mapping[str, Any],
+        *,
+        origin: TaskOrigin | Mapping[str, Any] | None = None,
+        allow_unfinalized: bool = False,
+    ) -> Task:
+        """Store a new task. Metadata is rebuilt: caller keys survive only if allowlisted.
+        Passing origin finalizes the task in the same transaction."""
+        new = NewTask.model_validate(draft)
+        incoming = new.metadata
+        now = self._clock()
+        tags = incoming.get("tags")
+        category = incoming.get("category")
+        solver = incoming.get("solver")
+        metadata = TaskMetadata(
+            createdAt=now,
+            updatedAt=now,
+            retryCount=0,
+            maxRetries=3,
+            childTaskIds=[],
+            tags=[t for t in tags if isinstance(t, str)] if isinstance(tags, list) else [],
+            category=category if isinstance(category, str) and category else new.type,
+            solver=dict(solver) if isinstance(solver, Mapping) else {},
+            **project_incoming_metadata(incoming, on_dropped=self._warn_dropped),
+        )
+        if origin is not None:
+            metadata = metadata.model_copy(update={"origin": self._stamp(origin)})
+        task = Task(
+            title=new.title,
+            type=new.type,
+            description=new.description,
+            priority=new.priority,
+            urgency=new.urgency,
+            source=new.source,
+            parameters=new.parameters,
+            metadata=metadata,
+        )
+        if self._strict_finalize and task.metadata.origin is None and not allow_unfinalized:
+            logger.warning(
+                "[TaskStore] strict finalize: task {} stored without origin "
+                "(call finalize_new_task or pass allow_unfinalized=True)",
+                task.id,
+            )
+        with self._tx() as conn:
+            conn.execute(
+                "INSERT INTO tasks (status, goal_key, progress, created_at, updated_at, data, id) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?)",
+                (*self._row_values(task), task.id),
+            )
+        return task
+
+    def finalize_new_task(self, task_id: str, origin: TaskOrigin | Mapping[str, Any]) -> Task:
+        """Stamp origin once. A task that already has one keeps it (immutable)."""
+        with self._tx() as conn:
+            task = self._load(conn, task_id)
+            if task.metadata.origin is not None:
+                logger.debug("[TaskStore] task {} already finalized; origin is immutable", task_id)
+                return task
+            meta = task.metadata.model_copy(update={"origin": self._stamp(origin), "updatedAt": self._clock()})
+            task = task.model_copy(update={"metadata": meta})
+            self._save(conn, task)
+            return task
+
+    def get_task(self, task_id: str) -> Task | None:
+        with self._lock:
+            try:
+                return self._load(self._conn, task_id)
+            except TaskNotFoundError:
+                return None
+
+    def update_task_metadata(self, task_id: str, patch: Mapping[str, Any]) -> Task:
+        clean = {k: v for k, v in patch.items() if k not in _PATCH_PROTECTED}
+        if "origin" in patch:
+            logger.debug("[TaskStore] ignored origin in metadata patch for task {}", task_id)
+        if "goalKey" in clean and not clean["goalKey"]:
+            del clean["goalKey"]  # '' or None never replaces a key
+        for key in [k for k in clean if k not in TaskMetadata.model_fields]:
+            self._warn_dropped(key)
+            del clean[key]
+        with self._tx() as conn:
+            task = self._load(conn, task_id)
+            merged = {**task.metadata.model_dump(), **clean, "updatedAt": self._clock()}
+            task = task.model_copy(update={"metadata": TaskMetadata.model_validate(merged)})
+            self._save(conn, task)
+            return task
+
+    def set_status(self, task_id: str, status: TaskStatus | str) -> Task:
+        to = TaskStatus(status)
+        with self._tx() as conn:
+            task = self._load(conn, task_id)
+            if to not in TRANSITIONS[task.status]:
+                raise IllegalTransitionError(task_id, task.status, to)
+            meta = task.metadata.model_copy(update={"updatedAt": self._clock()})
+            task = task.model_copy(update={"status": to, "metadata": meta})
+            self._save(conn, task)
+            return task
+
+    def set_progress(self, task_id: str, progress: float) -> Task:
+        if isinstance(progress, bool) or not isinstance(progress, (int, float)) or not 0 <= progress <= 1:  # NaN fails
+            raise InvalidProgressError(task_id, progress)
+        with self._tx() as conn:
+            task = self._load(conn, task_id)
+            meta = task.metadata.model_copy(update={"updatedAt": self._clock()})
+            task = task.model_copy(update={"progress": float(progress), "metadata": meta})
+            self._save(conn, task)
+            return task
+
+    def find_by_goal_key(self, goal_key: str, statuses: Iterable[TaskStatus] | None = None) -> list[Task]:
+        if not goal_key:
+            return []
+        if statuses is None:
+            return self._query(SQL_BY_GOAL_KEY, [goal_key])
+        values = sorted(TaskStatus(s).value for s in statuses)
+        sql = SQL_BY_GOAL_KEY_STATUS.format(marks=", ".join("?" * len(values)))
+        return self._query(sql, [goal_key, *values])
+
+    def list_by_status(self, *statuses: TaskStatus) -> list[Task]:
+        values = sorted(TaskStatus(s).value for s in statuses) or [s.value for s in TaskStatus]
+        return self._query(SQL_BY_STATUS.format(marks=", ".join("?" * len(values))), values)
+
+    def close(self) -> None:
+        with self._lock:
+            self._conn.close()

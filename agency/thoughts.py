@@ -1,0 +1,122 @@
+"""Thoughts: the model, novelty markers, convertEligible rules (contract 4.2, 4.3) and
+the builder that turns one LLM reply into a thought.
+
+Field names are camelCase because thoughts are served as JSON unchanged
+(`jq '.thoughts[].convertEligible'`), the same convention as agency/world.py.
+"""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from agency.counters import AgencyCounters
+from agency.goal_tag import ExtractedGoal, canonical_goal_key
+from agency.intent import IntentParse
+from agency.sanitizer import sanitize
+
+Novelty = Literal["high", "medium", "low"]
+GoalSource = Literal["llm", "drive-tick"]
+# Why a thought exists; novelty follows from it (4.2).
+ThoughtOrigin = Literal["llm", "heartbeat", "drive-tick", "content_dedup", "signature_dedup"]
+
+NOVELTY_BY_ORIGIN: dict[str, Novelty] = {
+    "llm": "high",  # fresh LLM call
+    "drive-tick": "high",
+    "heartbeat": "medium",  # heartbeat-escape LLM call
+    "content_dedup": "low",
+    "signature_dedup": "low",
+}
+
+
+class ThoughtMetadata(BaseModel):
+    # extra="allow": later issues hang grounding results etc. here without a migration.
+    model_config = ConfigDict(extra="allow")
+
+    extractedGoal: ExtractedGoal | None = None
+    extractedGoalSource: GoalSource | None = None
+    extractedIntent: str | None = None
+    intentParse: IntentParse | None = None
+    goalKey: str | None = None
+    fallback: bool | None = None
+    goalFailReason: str | None = None
+    grounding: dict[str, Any] | None = None
+
+    @field_validator("goalKey", mode="before")
+    @classmethod
+    def _empty_goal_key_is_absent(cls, v: Any) -> Any:
+        return v or None  # contract 1.3: '' never stands for a key
+
+
+class Thought(BaseModel):
+    id: str = Field(default_factory=lambda: f"thought-{uuid.uuid4()}")
+    type: str = "reflection"
+    content: str
+    timestamp: int = Field(ge=0, description="epoch ms")
+    processed: bool = False
+    convertEligible: bool | None = None
+    novelty: Novelty | None = None
+    cognitiveSystem: str | None = None
+    tags: list[str] = Field(default_factory=list)
+    metadata: ThoughtMetadata = Field(default_factory=ThoughtMetadata)
+
+
+def novelty_for(origin: ThoughtOrigin) -> Novelty:
+    return NOVELTY_BY_ORIGIN[origin]
+
+
+def is_convert_eligible(
+    *,
+    novelty: Novelty | None,
+    drive_tick: bool = False,
+    extracted_goal: ExtractedGoal | None = None,
+    extracted_intent: str | None = None,
+) -> bool:
+    """Contract 4.3: true only for a drive tick, an LLM reply with an extracted goal, or a
+    present non-'none' intent; a low-novelty (dedup fallback) thought is never eligible
+    (4.1). The converter still requires an extracted goal before making a task."""
+    if novelty == "low":
+        return False
+    return drive_tick or extracted_goal is not None or (extracted_intent not in (None, "none"))
+
+
+def build_llm_thought(
+    raw: str,
+    *,
+    now_ms: int,
+    origin: Literal["llm", "heartbeat"] = "llm",
+    counters: AgencyCounters | None = None,
+    thought_type: str = "reflection",
+    cognitive_system: str = "llm",
+) -> Thought:
+    """Sanitize one LLM reply into a thought. Counts goalTags and intentExtractions; the
+    caller counts llmCalls where it actually calls the model."""
+    result = sanitize(raw)
+    novelty = novelty_for(origin)
+    goal = result.goal
+    if counters is not None:
+        if goal is not None:
+            counters.increment("goalTags")
+        if result.intent not in (None, "none"):
+            counters.increment("intentExtractions")
+    meta = ThoughtMetadata(
+        extractedGoal=goal,
+        extractedGoalSource="llm" if goal else None,
+        extractedIntent=result.intent,
+        intentParse=result.intent_parse,
+        goalKey=canonical_goal_key(goal.action, goal.target) if goal else None,
+        goalFailReason=result.goal_fail_reason if result.goal_fail_reason != "no_tag" else None,
+    )
+    return Thought(
+        type=thought_type,
+        content=result.text,
+        timestamp=now_ms,
+        novelty=novelty,
+        cognitiveSystem=cognitive_system,
+        convertEligible=is_convert_eligible(
+            novelty=novelty, extracted_goal=goal, extracted_intent=result.intent
+        ),
+        metadata=meta,
+    )

@@ -1,0 +1,120 @@
+"""Thought-to-task converter: eligibility (4.1, 4.3), goalKey layers (1.3), idempotency (3.2),
+per-thought outcomes."""
+
+from __future__ import annotations
+
+from agency.converter import convert_thought, convert_thoughts
+from agency.drive_tick import DriveTickState, evaluate_drive_tick
+from agency.goal_tag import ExtractedGoal
+from agency.tasks.models import TaskStatus
+from agency.thought_recorder import ThoughtRecorder
+from agency.thoughts import Thought, ThoughtMetadata, build_llm_thought
+
+GOAL = ExtractedGoal(action="collect", target="oak_log", amount=8)
+
+
+def _eligible(now, goal=GOAL, **meta):
+    return Thought(content="I need wood.", timestamp=now, novelty="high", convertEligible=True,
+                   metadata=ThoughtMetadata(extractedGoal=goal, extractedGoalSource="llm", **meta))
+
+
+def test_converts_eligible_thought_with_goal_into_task(store, clock):
+    th = _eligible(clock())
+    out = convert_thought(th, store, clock())
+    assert out.status == "converted"
+    task = store.get_task(out.task_id)
+    assert (task.type, task.status, task.source) == ("collect", TaskStatus.pending, "thought")
+    assert task.metadata.goalKey == "collect:oak_log"
+    assert task.metadata.sourceThoughtId == th.id
+    assert task.metadata.convertEligible is True
+    assert task.metadata.origin.kind == "thought" and task.metadata.origin.sourceId == th.id
+    assert task.parameters == {"target": "oak_log", "amount": 8}
+
+
+def test_convertEligible_false_thoughts_are_never_converted(store, clock):
+    for flag in (False, None):
+        th = _eligible(clock()).model_copy(update={"convertEligible": flag})
+        out = convert_thought(th, store, clock())
+        assert (out.status, out.reason) == ("skipped", "not_convert_eligible")
+    assert store.list_by_status() == []
+
+
+def test_low_novelty_content_dedup_thought_is_never_converted(store, clock, counters):
+    rec = ThoughtRecorder(counters, clock)
+    rec.record(build_llm_thought("Need wood [GOAL: get oak_log 8]", now_ms=clock()))
+    dup = rec.record(build_llm_thought("Need wood [GOAL: get oak_log 8]", now_ms=clock()))
+    assert dup.broadcast is not None and dup.broadcast.novelty == "low"  # task-worthy: still broadcast
+    assert convert_thought(dup.broadcast, store, clock()).reason == "not_convert_eligible"
+    assert store.list_by_status() == []
+
+
+def test_thought_without_extracted_goal_is_skipped(store, clock):
+    th = build_llm_thought("I will explore.\nINTENT: explore", now_ms=clock())
+    assert th.convertEligible is True  # intent alone is eligible (4.3) ...
+    out = convert_thought(th, store, clock())
+    assert (out.status, out.reason) == ("skipped", "no_extracted_goal")  # ... but makes no task
+
+
+def test_converter_callsite_empty_canonical_goal_key_is_absent_not_empty(store, clock):
+    th = _eligible(clock(), goal=ExtractedGoal(action="collect", target="", amount=1))
+    out = convert_thought(th, store, clock())
+    assert (out.status, out.reason) == ("skipped", "no_goal_key")
+    assert store.list_by_status() == []
+
+
+def test_converter_thought_path_empty_goalKey_falls_back_to_canonical(store, clock):
+    raw = _eligible(clock()).model_dump()
+    raw["metadata"]["goalKey"] = ""
+    out = convert_thought(raw, store, clock())
+    assert out.status == "converted"
+    assert store.get_task(out.task_id).metadata.goalKey == "collect:oak_log"
+
+
+def test_converter_skips_duplicate_goal_per_idempotency(store, clock):
+    first = convert_thought(_eligible(clock()), store, clock())
+    clock.advance(60_000)
+    second = convert_thought(_eligible(clock()), store, clock())
+    assert (second.status, second.reason, second.task_id) == ("skipped", "duplicate_goal", first.task_id)
+
+
+def test_converter_stuck_timeout_allows_new_task(store, clock):
+    convert_thought(_eligible(clock()), store, clock())
+    clock.advance(300_000)
+    assert convert_thought(_eligible(clock()), store, clock()).status == "converted"
+    assert len(store.find_by_goal_key("collect:oak_log")) == 2
+
+
+def test_already_processed_thought_is_skipped(store, clock):
+    th = _eligible(clock()).model_copy(update={"processed": True})
+    assert convert_thought(th, store, clock()).reason == "already_processed"
+
+
+def test_converter_returns_an_outcome_for_every_thought_and_never_raises(store, clock):
+    class BrokenStore:
+        def find_by_goal_key(self, *a, **k):
+            raise RuntimeError("db gone")
+
+    batch = [_eligible(clock()), {"id": "bad-1", "content": None}, 42, _eligible(clock())]
+    result = convert_thoughts(batch, store, clock())
+    assert [o.status for o in result.outcomes] == ["converted", "error", "error", "skipped"]
+    assert result.outcomes[1].thought_id == "bad-1"
+    assert result.log_line() == "[Thought-to-task] ack batch size=4 fetched=4 converted=1 skipped=1 errors=2"
+    broken = convert_thought(_eligible(clock()), BrokenStore(), clock())  # type: ignore[arg-type]
+    assert broken.status == "error" and "db gone" in broken.error
+
+
+def test_drive_tick_thought_converts_into_drive_tick_task(store, clock, make_snapshot):
+    fired = evaluate_drive_tick(make_snapshot({}), clock(), DriveTickState(), store)
+    out = convert_thought(fired.thought, store, clock())
+    task = store.get_task(out.task_id)
+    assert (task.source, task.metadata.origin.kind, task.metadata.extractedGoalSource) == ("drive-tick", "drive-tick", "drive-tick")
+    assert task.metadata.goalKey == "collect:oak_log"
+
+
+def test_no_task_in_store_has_convertEligible_false(store, clock):
+    thoughts = [_eligible(clock(), goal=ExtractedGoal(action="craft", target=f"item_{i}")) for i in range(3)]
+    thoughts += [_eligible(clock()).model_copy(update={"convertEligible": False, "novelty": "low"})]
+    convert_thoughts(thoughts, store, clock())
+    tasks = store.list_by_status()
+    assert len(tasks) == 3
+    assert all(t.metadata.convertEligible is True for t in tasks)

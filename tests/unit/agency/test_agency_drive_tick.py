@@ -1,0 +1,213 @@
+"""Contract 3: drive tick gates, idempotency with stuck timeout, selection, output shape."""
+
+from __future__ import annotations
+
+import pytest
+
+from agency.drive_tick import (
+    DRIVE_TICK_INTERVAL_MS,
+    DriveSkipReason,
+    DriveTickConfig,
+    DriveTickFired,
+    DriveTickSkipped,
+    DriveTickState,
+    evaluate_drive_tick,
+    select_drive,
+)
+from agency.goal_tag import build_goal_tag_v1
+from agency.sanitizer import sanitize
+from agency.tasks.models import TaskOrigin
+
+READY = {"oak_log": 20, "crafting_table": 1, "wooden_pickaxe": 1}  # selects the default drive
+
+
+def _tick(snapshot, now, state=None, tasks=(), **kw):
+    return evaluate_drive_tick(snapshot, now, state or DriveTickState(), tasks, **kw)
+
+
+def _goal(sel):
+    return (sel.action, sel.target, sel.amount)
+
+
+# -- 3.1 safety gates -------------------------------------------------------------------
+
+@pytest.mark.parametrize("mode", ["creative", "spectator"])
+def test_drive_tick_never_fires_in_creative_or_spectator(make_snapshot, clock, counters, mode):
+    state = DriveTickState()
+    for _ in range(5):
+        r = _tick(make_snapshot(READY, gameMode=mode), clock(), state, counters=counters)
+        assert isinstance(r, DriveTickSkipped) and r.reason is DriveSkipReason.unsafe_game_mode
+        clock.advance(DRIVE_TICK_INTERVAL_MS)
+    assert counters.driveTicks == 0
+
+
+@pytest.mark.parametrize("mode", ["survival", "adventure"])
+def test_drive_tick_fires_in_survival_and_adventure(make_snapshot, clock, mode):
+    assert isinstance(_tick(make_snapshot(READY, gameMode=mode), clock()), DriveTickFired)
+
+
+@pytest.mark.parametrize(("field", "reason"), [("health", DriveSkipReason.low_health), ("food", DriveSkipReason.low_food)])
+def test_vital_gate_boundary_15_blocks_16_fires(make_snapshot, clock, field, reason):
+    r15 = _tick(make_snapshot(READY, **{field: 15}), clock())
+    assert isinstance(r15, DriveTickSkipped) and r15.reason is reason
+    assert isinstance(_tick(make_snapshot(READY, **{field: 16}), clock()), DriveTickFired)
+
+
+def test_fractional_health_below_16_blocks(make_snapshot, clock):
+    assert _tick(make_snapshot(READY, health=15.5), clock()).reason is DriveSkipReason.low_health
+
+
+def test_hostiles_gate_any_hostile_blocks(make_snapshot, clock):
+    r = _tick(make_snapshot(READY, hostiles=1), clock())
+    assert isinstance(r, DriveTickSkipped) and r.reason is DriveSkipReason.hostiles_present
+    assert isinstance(_tick(make_snapshot(READY, hostiles=0), clock()), DriveTickFired)
+
+
+def test_interval_gate_boundary_is_180s_fixed(make_snapshot, clock):
+    assert DriveTickConfig().interval_ms == DRIVE_TICK_INTERVAL_MS == 180_000
+    state = DriveTickState()
+    snap = make_snapshot(READY)
+    assert isinstance(_tick(snap, clock(), state), DriveTickFired)
+    first = clock()
+    r = _tick(snap, first + 179_999, state)
+    assert isinstance(r, DriveTickSkipped) and r.reason is DriveSkipReason.interval_not_elapsed
+    assert isinstance(_tick(snap, first + 180_000, state), DriveTickFired)
+    assert state.last_fired_ms == first + 180_000
+
+
+def test_skipped_tick_changes_no_state_and_no_counter(make_snapshot, clock, counters):
+    state = DriveTickState(last_fired_ms=None)
+    _tick(make_snapshot(READY, health=10), clock(), state, counters=counters)
+    assert state.last_fired_ms is None and counters.driveTicks == 0
+    assert isinstance(_tick(make_snapshot(READY), clock(), state, counters=counters), DriveTickFired)
+
+
+def test_driveTicks_counter_increments_when_tick_fires(make_snapshot, clock, counters):
+    state = DriveTickState()
+    for _ in range(3):
+        assert isinstance(_tick(make_snapshot(READY), clock(), state, counters=counters), DriveTickFired)
+        clock.advance(DRIVE_TICK_INTERVAL_MS)
+    assert counters.driveTicks == 3
+
+
+def test_disabled_drive_ticks_never_fire(make_snapshot, clock):
+    r = _tick(make_snapshot(READY), clock(), config=DriveTickConfig(enabled=False))
+    assert r.reason is DriveSkipReason.disabled
+
+
+# -- 3.2 idempotency -------------------------------------------------------------------------
+
+def _explore_task(store, status="pending", progress=0.0):
+    t = store.add_task({"title": "Explore", "type": "explore", "metadata": {"goalKey": "explore:nearby"}},
+                       origin=TaskOrigin(kind="drive-tick"))
+    if status != "pending":
+        store.set_status(t.id, status)
+    if progress:
+        store.set_progress(t.id, progress)
+    return t
+
+
+def test_drive_tick_suppressed_by_pending_same_goalKey_under_5_minutes(make_snapshot, clock, store):
+    t = _explore_task(store)
+    r = _tick(make_snapshot(READY), clock() + 299_999, tasks=store)
+    assert isinstance(r, DriveTickSkipped) and r.reason is DriveSkipReason.duplicate_goal
+    assert r.blocking_task_id == t.id
+
+
+def test_stuck_timeout_pending_5_minutes_with_zero_progress_does_not_suppress(make_snapshot, clock, store):
+    _explore_task(store)
+    r = _tick(make_snapshot(READY), clock() + 300_000, tasks=store)
+    assert isinstance(r, DriveTickFired)
+    assert r.thought.metadata.goalKey == "explore:nearby"
+
+
+def test_pending_task_with_progress_suppresses_past_stuck_timeout(make_snapshot, clock, store):
+    _explore_task(store, progress=0.1)
+    r = _tick(make_snapshot(READY), clock() + 3_600_000, tasks=store)
+    assert r.reason is DriveSkipReason.duplicate_goal
+
+
+def test_active_task_same_goalKey_suppresses(make_snapshot, clock, store):
+    _explore_task(store, status="active")
+    assert _tick(make_snapshot(READY), clock() + 3_600_000, tasks=store).reason is DriveSkipReason.duplicate_goal
+
+
+@pytest.mark.parametrize("status", ["completed", "failed"])
+def test_terminal_task_same_goalKey_does_not_suppress(make_snapshot, clock, store, status):
+    t = _explore_task(store, status="active")
+    store.set_status(t.id, status)
+    assert isinstance(_tick(make_snapshot(READY), clock(), tasks=store), DriveTickFired)
+
+
+def test_task_with_other_goalKey_does_not_suppress(make_snapshot, clock, store):
+    store.add_task({"title": "Logs", "type": "collect", "metadata": {"goalKey": "collect:oak_log"}},
+                   origin=TaskOrigin(kind="drive-tick"))
+    assert isinstance(_tick(make_snapshot(READY), clock(), tasks=store), DriveTickFired)
+
+
+def test_idempotency_accepts_a_plain_task_list(make_snapshot, clock, store):
+    t = _explore_task(store)
+    assert _tick(make_snapshot(READY), clock(), tasks=[t]).reason is DriveSkipReason.duplicate_goal
+
+
+# -- 3.3 selection priority -----------------------------------------------------------------
+
+def test_rule1_empty_inventory_collects_oak_logs(make_snapshot):
+    assert _goal(select_drive(make_snapshot({}), None)) == ("collect", "oak_log", 8)
+
+
+def test_rule1_no_logs_collects_oak_logs_even_at_night(make_snapshot):
+    snap = make_snapshot({"dirt": 64, "crafting_table": 1}, timeOfDay=12_000)
+    assert _goal(select_drive(snap, None)) == ("collect", "oak_log", 8)
+
+
+def test_any_log_kind_counts_as_logs(make_snapshot):
+    assert _goal(select_drive(make_snapshot({"birch_log": 3}), None)) == ("craft", "crafting_table", 1)
+
+
+@pytest.mark.parametrize(("tod", "is_day", "shelter"), [(11_000, True, None), (12_999, True, False), (18_000, False, None)])
+def test_rule2_night_approaching_without_shelter_builds_basic_shelter(make_snapshot, tod, is_day, shelter):
+    snap = make_snapshot(READY, timeOfDay=tod, isDay=is_day)
+    assert _goal(select_drive(snap, shelter)) == ("build", "basic_shelter", 1)
+
+
+@pytest.mark.parametrize(("tod", "is_day", "shelter"), [(10_999, True, None), (11_500, True, True), (23_500, True, None)])
+def test_rule2_not_applied_by_day_or_with_shelter(make_snapshot, tod, is_day, shelter):
+    snap = make_snapshot(READY, timeOfDay=tod, isDay=is_day)
+    assert _goal(select_drive(snap, shelter)) == ("explore", "nearby", 1)
+
+
+def test_rule3_logs_without_crafting_table_crafts_table(make_snapshot):
+    assert _goal(select_drive(make_snapshot({"oak_log": 20}), None)) == ("craft", "crafting_table", 1)
+
+
+def test_rule4_crafting_table_without_pickaxe_crafts_wooden_pickaxe(make_snapshot):
+    snap = make_snapshot({"oak_log": 20, "crafting_table": 1})
+    assert _goal(select_drive(snap, None)) == ("craft", "wooden_pickaxe", 1)
+
+
+def test_rule5_low_log_stock_below_16_collects_more(make_snapshot):
+    low = make_snapshot({"oak_log": 15, "crafting_table": 1, "stone_pickaxe": 1})
+    enough = make_snapshot({"oak_log": 16, "crafting_table": 1, "stone_pickaxe": 1})
+    assert _goal(select_drive(low, None)) == ("collect", "oak_log", 8)
+    assert _goal(select_drive(enough, None)) == ("explore", "nearby", 1)
+
+
+def test_rule6_default_explores_nearby(make_snapshot):
+    assert _goal(select_drive(make_snapshot(READY), True)) == ("explore", "nearby", 1)
+
+
+# -- 3.4 output shape --------------------------------------------------------------------------
+
+def test_drive_tick_output_shape(make_snapshot, clock):
+    r = _tick(make_snapshot({"oak_log": 20}), clock())
+    assert isinstance(r, DriveTickFired)
+    t = r.thought
+    assert t.cognitiveSystem == "drive-tick"
+    assert t.metadata.extractedGoalSource == "drive-tick"
+    assert t.metadata.extractedGoal == sanitize(build_goal_tag_v1("craft", "crafting_table", 1)).goal
+    assert t.metadata.goalKey == "craft:crafting_table"
+    assert (t.novelty, t.convertEligible, t.processed) == ("high", True, False)
+    assert t.tags == ["drive-tick", "autonomous", "crafting"]
+    assert "[GOAL" not in t.content and t.content
+    assert t.timestamp == clock()
