@@ -1,0 +1,182 @@
+// Op commands for tests and soaks (everybody is op in the embedded world). One base command,
+// `/mcbot <sub> ...`; every reply starts with "mcbot: " (errors: "mcbot: error: ...").
+//   /mcbot damage <player> <amount>              deal damage (invulnerability ignored)
+//   /mcbot health <player> <hp>                  set health (1-20)
+//   /mcbot food <player> <food> [saturation]     set food (0-20) and saturation
+//   /mcbot time <ticks>                          set the time of day (13000 = night)
+//   /mcbot spawn <mob> <count> [player] [dist]   spawn mobs around a player (default: you, 5 blocks)
+//   /mcbot fill <x1> <y1> <z1> <x2> <y2> <z2> <block>[props]   fill a box (max 32768 blocks)
+//   /mcbot setblock <x> <y> <z> <block>[props]   set one block
+//   /mcbot tp <player> <x> <y> <z>               teleport
+//   /mcbot killall [mob]                         remove spawned mobs (all kinds, or one)
+//   /mcbot info [player]                         JSON: time, mob count, player vitals
+// Coordinates accept ~ and ~N relative to the issuing player. <player> accepts a name or @s/@p.
+'use strict'
+
+const { Vec3 } = require('vec3')
+const { parseBlockSpec, chatReply } = require('./_common')
+
+const USAGE = 'damage|health|food|time|spawn|fill|setblock|tp|killall|info'
+
+module.exports.server = function (serv) {
+  const { registry } = serv
+
+  function playerArg (name, ctx) {
+    if (!name) {
+      if (ctx.player) return ctx.player
+      throw new Error('player required from the console')
+    }
+    const found = serv.getPlayer(name) || (name.startsWith('@') ? serv.getPlayers(name, ctx.player)[0] : null)
+    if (!found) throw new Error(`no player ${name}`)
+    return found
+  }
+  function num (s, what) {
+    const n = Number(s)
+    if (s === undefined || !Number.isFinite(n)) throw new Error(`${what} must be a number`)
+    return n
+  }
+  function coords (args, ctx) {
+    const base = ctx.player ? ctx.player.position : null
+    return args.map((s, i) => {
+      const axis = ['x', 'y', 'z'][i]
+      if (s === undefined) throw new Error('missing coordinate')
+      if (s.startsWith('~')) {
+        if (!base) throw new Error('~ needs a player')
+        return Math.floor(base[axis]) + (s.length > 1 ? num(s.slice(1), axis) : 0)
+      }
+      return num(s, axis)
+    })
+  }
+
+  async function setBlocks (world, positions, id) {
+    const viewers = serv.players.filter(p => p.world === world)
+    for (const pos of positions) {
+      await world.setBlockStateId(pos, id)
+      for (const p of viewers) p._client.write('block_change', { location: pos, type: id })
+    }
+  }
+
+  function groundNear (world, x, y, z) {
+    for (let dy = 8; dy >= -8; dy--) {
+      const below = world.sync.getBlockStateId(new Vec3(x, y + dy - 1, z))
+      const at = world.sync.getBlockStateId(new Vec3(x, y + dy, z))
+      const head = world.sync.getBlockStateId(new Vec3(x, y + dy + 1, z))
+      if (below && registry.blocksByStateId[below]?.boundingBox === 'block' && !at && !head) return y + dy
+    }
+    return y
+  }
+
+  const subs = {
+    damage ([who, amount], ctx) {
+      const p = playerArg(who, ctx)
+      const dealt = p.mcbotDamage(num(amount, 'amount'), { cause: 'command', bypassInvulnerability: true })
+      return `damaged ${p.username} by ${dealt}, health ${p.health}`
+    },
+    health ([who, hp], ctx) {
+      const p = playerArg(who, ctx)
+      p.updateHealth(Math.max(1, Math.min(20, num(hp, 'hp'))))
+      return `${p.username} health ${p.health}`
+    },
+    food ([who, food, sat], ctx) {
+      const p = playerArg(who, ctx)
+      p.food = Math.max(0, Math.min(20, Math.round(num(food, 'food'))))
+      p.foodSaturation = sat === undefined ? Math.min(p.foodSaturation ?? 0, p.food) : Math.max(0, Math.min(p.food, num(sat, 'saturation')))
+      p.foodExhaustion = 0
+      p.mcbotSendVitals()
+      return `${p.username} food ${p.food} saturation ${p.foodSaturation}`
+    },
+    time ([t]) {
+      serv.setTime(Math.max(0, Math.floor(num(t, 'time'))) % 24000)
+      return `time ${serv.time}`
+    },
+    spawn ([name, count, who, dist], ctx) {
+      const data = registry.entitiesByName[(name || '').replace(/^minecraft:/, '')]
+      if (!data) throw new Error(`unknown mob ${name}`)
+      const n = Math.max(1, Math.min(50, Math.floor(num(count ?? '1', 'count'))))
+      const p = playerArg(who, ctx)
+      const d = dist === undefined ? 5 : num(dist, 'distance')
+      const ids = []
+      for (let i = 0; i < n; i++) {
+        const a = Math.random() * Math.PI * 2
+        const x = Math.floor(p.position.x + Math.cos(a) * d)
+        const z = Math.floor(p.position.z + Math.sin(a) * d)
+        const y = groundNear(p.world, x, Math.floor(p.position.y), z)
+        ids.push(serv.mcbotSpawnMob(data.name, p.world, new Vec3(x + 0.5, y, z + 0.5)).id)
+      }
+      return `spawned ${n} ${data.name} near ${p.username}: ${ids.join(',')}`
+    },
+    async fill (args, ctx) {
+      const [x1, y1, z1] = coords(args.slice(0, 3), ctx)
+      const [x2, y2, z2] = coords(args.slice(3, 6), ctx)
+      const id = parseBlockSpec(registry, args[6] || '')
+      const vol = (Math.abs(x2 - x1) + 1) * (Math.abs(y2 - y1) + 1) * (Math.abs(z2 - z1) + 1)
+      if (vol > 32768) throw new Error(`${vol} blocks is more than 32768`)
+      const positions = []
+      for (let x = Math.min(x1, x2); x <= Math.max(x1, x2); x++) {
+        for (let y = Math.min(y1, y2); y <= Math.max(y1, y2); y++) {
+          for (let z = Math.min(z1, z2); z <= Math.max(z1, z2); z++) positions.push(new Vec3(x, y, z))
+        }
+      }
+      await setBlocks(ctx.player ? ctx.player.world : serv.overworld, positions, id)
+      return `filled ${vol} blocks with ${args[6]}`
+    },
+    async setblock (args, ctx) {
+      const [x, y, z] = coords(args.slice(0, 3), ctx)
+      const id = parseBlockSpec(registry, args[3] || '')
+      await setBlocks(ctx.player ? ctx.player.world : serv.overworld, [new Vec3(x, y, z)], id)
+      return `set ${x} ${y} ${z} to ${args[3]}`
+    },
+    async tp ([who, ...xyz], ctx) {
+      const p = playerArg(who, ctx)
+      const [x, y, z] = coords(xyz, { player: ctx.player || p })
+      const dest = new Vec3(x, y, z)
+      // whole numbers mean block centres, like vanilla
+      if (!xyz[0].includes('.')) dest.x += 0.5
+      if (!xyz[2].includes('.')) dest.z += 0.5
+      await p.teleport(dest)
+      return `teleported ${p.username} to ${dest.x} ${dest.y} ${dest.z}`
+    },
+    killall ([name]) {
+      let n = 0
+      for (const mob of [...(serv.mcbotMobs || [])]) {
+        if (!name || mob.name === name) { serv.mcbotRemoveMob(mob); n++ }
+      }
+      for (const e of Object.values(serv.entities)) {
+        if (e.type === 'mob' && !e.ai && (!name || e.name === name)) { serv.destroyEntity(e); n++ }
+      }
+      return `removed ${n} mobs`
+    },
+    info ([who], ctx) {
+      const players = who ? [playerArg(who, ctx)] : serv.players
+      return JSON.stringify({
+        time: serv.time,
+        mobs: [...(serv.mcbotMobs || [])].filter(m => !m.ai.dead).length,
+        players: players.map(p => ({
+          name: p.username,
+          health: p.health,
+          food: p.food,
+          saturation: p.foodSaturation,
+          gameMode: p.gameMode,
+          pos: [p.position.x, p.position.y, p.position.z].map(v => Math.round(v * 100) / 100)
+        }))
+      })
+    }
+  }
+
+  serv.commands.add({
+    base: 'mcbot',
+    info: 'mcbot test and soak commands',
+    usage: `/mcbot <${USAGE}> ...`,
+    op: true,
+    parse (str) { return str.trim() ? str.trim().split(/\s+/) : false },
+    async action ([sub, ...args], ctx) {
+      const fn = subs[sub]
+      if (!fn) { chatReply(serv, ctx, `error: unknown subcommand ${sub}; use ${USAGE}`); return }
+      try {
+        chatReply(serv, ctx, await fn(args, ctx))
+      } catch (err) {
+        chatReply(serv, ctx, `error: ${err.message}`)
+      }
+    }
+  })
+}

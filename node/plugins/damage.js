@@ -1,0 +1,123 @@
+// Player damage, death and fall damage, per vanilla:
+// - creative and spectator players take no damage; 10 ticks of invulnerability after a hit
+//   (a stronger hit in that window deals only the difference);
+// - a hit costs 0.1 exhaustion, shows the hurt status (entity status 2) and knocks back;
+// - at 0 hp the player dies: update_health 0 (mineflayer's 'death'), status 3 to others, the
+//   inventory is dropped where they died (keepInventory false) and a death message is sent;
+// - fall damage = ceil(fallDistance - 3), from the positions and onGround flags the client
+//   reports (the server trusts client movement, like flying-squid does).
+'use strict'
+
+const { Vec3 } = require('vec3')
+const { dropItem } = require('./_common')
+
+const DEATH_TEXT = {
+  fall: '%s fell from a high place',
+  starve: '%s starved to death',
+  mob: '%s was slain by %m',
+  player: '%s was slain by %m',
+  command: '%s died'
+}
+
+module.exports.player = function (player, serv) {
+  let lastHurtAt = 0
+  let lastHurtAmount = 0
+
+  player.mcbotDamage = (amount, { cause = 'command', attacker = null, knockbackFrom = null, bypassInvulnerability = false } = {}) => {
+    if (player.mcbotDead || player.health <= 0 || amount <= 0) return 0
+    if (player.gameMode === 1 || player.gameMode === 3) return 0
+    const now = Date.now()
+    let dealt = amount
+    if (!bypassInvulnerability && now - lastHurtAt < 500) {
+      if (amount <= lastHurtAmount) return 0
+      dealt = amount - lastHurtAmount
+      lastHurtAmount = amount
+    } else {
+      lastHurtAt = now
+      lastHurtAmount = amount
+    }
+    player.health = Math.max(0, player.health - dealt)
+    player.mcbotExhaust?.(0.1)
+    const status = { entityId: player.id, entityStatus: 2 }
+    player._client.write('entity_status', status)
+    player._writeOthersNearby('entity_status', status)
+    if (knockbackFrom) knockback(knockbackFrom)
+    if (player.health <= 0) die(cause, attacker)
+    else player.mcbotSendVitals()
+    return dealt
+  }
+
+  // vanilla knockback(0.4): horizontal push away from the source and a 0.4 hop.
+  function knockback (from) {
+    const dx = player.position.x - from.x
+    const dz = player.position.z - from.z
+    const d = Math.hypot(dx, dz) || 1
+    const v = { x: dx / d * 0.4, y: 0.4, z: dz / d * 0.4 }
+    player._client.write('entity_velocity', {
+      entityId: player.id,
+      velocityX: Math.round(v.x * 8000),
+      velocityY: Math.round(v.y * 8000),
+      velocityZ: Math.round(v.z * 8000)
+    })
+  }
+
+  function die (cause, attacker) {
+    player.mcbotDead = true
+    player.health = 0
+    player.mcbotCloseWindow?.()
+    player.mcbotSendVitals()
+    player._writeOthersNearby('entity_status', { entityId: player.id, entityStatus: 3 })
+    const at = player.position.clone()
+    for (let s = 0; s < player.inventory.slots.length; s++) {
+      const it = player.inventory.slots[s]
+      if (!it) continue
+      dropItem(serv, player.world, at.offset(0, 1, 0), it.type, it.count,
+        new Vec3(Math.random() * 4 - 2, 3, Math.random() * 4 - 2))
+      player.inventory.updateSlot(s, null)
+    }
+    const who = attacker ? (attacker.username || attacker.mcbotDisplayName || attacker.name || 'something') : ''
+    const text = (DEATH_TEXT[cause] || DEATH_TEXT.command).replace('%s', player.username).replace('%m', who)
+    serv.broadcast(text)
+    serv.info(`[mcbot] ${text}`)
+    player.emit('mcbotDeath', { cause, attacker })
+  }
+
+  // flying-squid's callers (/kill, player-vs-player hits) go through the same rules.
+  player.takeDamage = ({ damage = 1, velocity } = {}) => {
+    const from = velocity ? player.position.minus(velocity) : null
+    return player.mcbotDamage(damage, { cause: 'player', knockbackFrom: from })
+  }
+  player.updateHealth = (health) => {
+    player.health = Math.max(0, Math.min(20, health))
+    if (player.health > 0) player.mcbotDead = false
+    player.mcbotSendVitals ? player.mcbotSendVitals() : player._client.write('update_health', { health: player.health, food: player.food, foodSaturation: player.foodSaturation ?? 5 })
+  }
+
+  // --- fall damage --------------------------------------------------------------------------
+  player.fallDistance = 0
+  let lastY = null
+  function onMove (y, onGround) {
+    if (lastY === null || player.mcbotDead) { lastY = y; return }
+    const dy = y - lastY
+    lastY = y
+    // A jump of more than 10 blocks in one packet is a teleport or respawn, not a fall.
+    if (Math.abs(dy) > 10) { player.fallDistance = 0; return }
+    if (onGround) {
+      if (player.fallDistance > 3) {
+        const dmg = Math.ceil(player.fallDistance - 3)
+        player.mcbotDamage(dmg, { cause: 'fall', bypassInvulnerability: true })
+      }
+      player.fallDistance = 0
+    } else if (dy < 0) player.fallDistance -= dy
+  }
+  player._client.on('position', (p) => onMove(p.y, p.onGround))
+  player._client.on('position_look', (p) => onMove(p.y, p.onGround))
+  player._client.on('flying', (p) => { if (p.onGround && lastY !== null) onMove(lastY, true) })
+  // Server-side teleports (/tp, respawn) reset the fall.
+  const sendSelfPosition = player.sendSelfPosition
+  player.sendSelfPosition = (pos) => {
+    player.fallDistance = 0
+    lastY = null
+    return sendSelfPosition(pos)
+  }
+}

@@ -1,0 +1,237 @@
+// Hostile mob bodies and brains (zombie family). flying-squid's mobs only fall; these walk.
+// Per tick: gravity (0.08, drag 0.98), steering toward the target at 0.115 blocks/tick
+// (~2.3 m/s, vanilla zombie chase speed), a 0.42 jump when a one-block step is ahead, and
+// axis-by-axis collision against full blocks and closed doors (no passing through walls).
+// Targets: the nearest survival/adventure player within 35 blocks, acquired only with line of
+// sight (vanilla mustSee), forgotten after 5 s unseen. Melee: reach^2 = (2*0.6)^2 + 0.6,
+// needs line of sight, one hit per 20 ticks, damage by difficulty (zombie 2.5/3/4.5).
+// Player hits deal the held weapon's vanilla damage with 0.4 knockback; death plays status 3,
+// drops loot (rotten_flesh 0-2) and removes the body after 20 ticks.
+'use strict'
+
+const { Vec3 } = require('vec3')
+const crypto = require('crypto')
+const { isSolidState, dropItem, randInt } = require('./_common')
+
+const KINDS = {
+  zombie: { health: 20, damage: [2.5, 3, 4.5], speed: 0.115, burns: true, loot: [['rotten_flesh', 0, 2]] },
+  husk: { health: 20, damage: [2.5, 3, 4.5], speed: 0.115, burns: false, loot: [['rotten_flesh', 0, 2]] },
+  zombie_villager: { health: 20, damage: [2.5, 3, 4.5], speed: 0.115, burns: true, loot: [['rotten_flesh', 0, 2]] },
+  // Passive bodies: gravity, knockback and loot, no brain (they stand still).
+  cow: { passive: true, health: 10, loot: [['beef', 1, 3], ['leather', 0, 2]] },
+  pig: { passive: true, health: 10, loot: [['porkchop', 1, 3]] },
+  chicken: { passive: true, health: 4, loot: [['chicken', 1, 1], ['feather', 0, 2]] },
+  sheep: { passive: true, health: 8, loot: [['mutton', 1, 2], ['white_wool', 1, 1]] }
+}
+const INERT = { passive: true, health: 10, loot: [] }
+const WIDTH = 0.6
+const HEIGHT = 1.95
+const WEAPON = {
+  wooden_sword: 4, stone_sword: 5, iron_sword: 6, golden_sword: 4, diamond_sword: 7, netherite_sword: 8,
+  wooden_axe: 7, stone_axe: 9, iron_axe: 9, golden_axe: 7, diamond_axe: 9, netherite_axe: 10,
+  wooden_pickaxe: 2, stone_pickaxe: 3, iron_pickaxe: 4, golden_pickaxe: 2, diamond_pickaxe: 5, netherite_pickaxe: 6,
+  wooden_shovel: 2.5, stone_shovel: 3.5, iron_shovel: 4.5, golden_shovel: 2.5, diamond_shovel: 5.5, netherite_shovel: 6.5,
+  trident: 9
+}
+
+module.exports.KINDS = KINDS
+
+module.exports.server = function (serv) {
+  const { registry } = serv
+  const mobs = new Set()
+  serv.mcbotMobs = mobs
+
+  const solidAt = (world, x, y, z) => {
+    const id = world.sync.getBlockStateId(new Vec3(Math.floor(x), Math.floor(y), Math.floor(z)))
+    return id ? isSolidState(registry, id) : false
+  }
+  // Does a mob-sized box with its feet at p overlap a solid block?
+  function collides (world, p) {
+    const h = WIDTH / 2 - 0.001
+    for (let y = Math.floor(p.y); y <= Math.floor(p.y + HEIGHT - 0.001); y++) {
+      for (const [dx, dz] of [[-h, -h], [h, -h], [-h, h], [h, h]]) {
+        if (solidAt(world, p.x + dx, y, p.z + dz)) return true
+      }
+    }
+    return false
+  }
+  serv.mcbotLineOfSight = (world, from, to) => {
+    const d = to.minus(from)
+    const n = Math.ceil(d.norm() / 0.25)
+    for (let i = 1; i < n; i++) {
+      const p = from.plus(d.scaled(i / n))
+      if (solidAt(world, p.x, p.y, p.z)) return false
+    }
+    return true
+  }
+  const eyes = (e) => e.position.offset(0, e.type === 'player' ? 1.62 : 1.74, 0)
+  const canSee = (mob, player) => serv.mcbotLineOfSight(mob.world, eyes(mob), eyes(player))
+  const targetable = (p) => !p.mcbotDead && p.health > 0 && (p.gameMode === 0 || p.gameMode === 2) && p._client
+
+  serv.mcbotSpawnMob = (name, world, position) => {
+    const kind = KINDS[name] || INERT
+    const data = registry.entitiesByName[name]
+    if (!data) throw new Error(`unknown entity ${name}`)
+    const mob = serv.initEntity('mob', data.id, world, position.clone())
+    mob.uuid = crypto.randomUUID()
+    mob.name = name
+    mob.mcbotDisplayName = data.displayName
+    mob.velocity = new Vec3(0, 0, 0) // no .size: flying-squid's own physics leaves it alone
+    mob.yaw = 0; mob.pitch = 0; mob.headPitch = 0
+    mob.health = kind.health
+    mob.metadata = []
+    mob.ai = { kind, vy: 0, kx: 0, kz: 0, onGround: false, cooldown: 0, target: null, unseen: 0, hurtAt: 0, dead: false, burning: false, fall: 0, tick: 0 }
+    mob.takeDamage = (opts) => hurt(mob, opts)
+    mob.updateAndSpawn()
+    mobs.add(mob)
+    return mob
+  }
+
+  function hurt (mob, { damage = 1, attacker = null, knockbackFrom = null, fire = false } = {}) {
+    const ai = mob.ai
+    if (ai.dead) return
+    const now = Date.now()
+    if (!fire && now - ai.hurtAt < 500) return
+    ai.hurtAt = now
+    mob.health -= damage
+    const status = { entityId: mob.id, entityStatus: 2 }
+    mob._writeOthersNearby('entity_status', status)
+    const from = knockbackFrom || (attacker && attacker.position)
+    if (from) {
+      const dx = mob.position.x - from.x
+      const dz = mob.position.z - from.z
+      const d = Math.hypot(dx, dz) || 1
+      ai.kx = dx / d * 0.4; ai.kz = dz / d * 0.4
+      if (ai.onGround) ai.vy = 0.4
+    }
+    if (!ai.kind.passive && attacker && attacker.type === 'player' && targetable(attacker)) { ai.target = attacker; ai.unseen = 0 }
+    if (mob.health <= 0) die(mob, attacker)
+  }
+
+  function die (mob, attacker) {
+    mob.ai.dead = true
+    mob._writeOthersNearby('entity_status', { entityId: mob.id, entityStatus: 3 })
+    for (const [item, lo, hi] of mob.ai.kind.loot) {
+      const n = randInt(lo, hi)
+      if (n > 0) dropItem(serv, mob.world, mob.position.offset(0, 0.5, 0), registry.itemsByName[item].id, n)
+    }
+    if (attacker && attacker.type === 'player') attacker.emit('mcbotKilled', mob)
+    setTimeout(() => remove(mob), 1000)
+  }
+
+  function remove (mob) {
+    if (!mobs.has(mob)) return
+    mobs.delete(mob)
+    serv.destroyEntity(mob)
+  }
+  serv.mcbotRemoveMob = remove
+
+  // Player melee: flying-squid's 'attack' behaviour carries no attacker and a fixed 1 damage.
+  serv.on('newPlayer', (player) => {
+    player.on('attack', (data) => {
+      const held = player.inventory.slots[36 + player.heldItemSlot]
+      const name = held ? registry.items[held.type]?.name : null
+      data.damage = WEAPON[name] ?? 1
+      data.attacker = player
+      data.knockbackFrom = player.position
+    })
+  })
+
+  function nearestTarget (mob) {
+    let best = null
+    let bestD = 35
+    for (const p of serv.players) {
+      if (p.world !== mob.world || !targetable(p)) continue
+      const d = p.position.distanceTo(mob.position)
+      if (d < bestD && canSee(mob, p)) { best = p; bestD = d }
+    }
+    return best
+  }
+
+  function think (mob) {
+    const ai = mob.ai
+    if (ai.kind.passive) return null
+    if (ai.target && (!targetable(ai.target) || ai.target.world !== mob.world ||
+        ai.target.position.distanceTo(mob.position) > 35 || !serv.players.includes(ai.target))) ai.target = null
+    if (!ai.target && ai.tick % 10 === 0) ai.target = nearestTarget(mob)
+    if (ai.target) {
+      if (canSee(mob, ai.target)) ai.unseen = 0
+      else if (++ai.unseen > 100) ai.target = null
+    }
+    if (ai.cooldown > 0) ai.cooldown--
+    const t = ai.target
+    if (!t) return null
+    const reach2 = (WIDTH * 2) ** 2 + 0.6
+    const dist2 = mob.position.distanceSquared(t.position)
+    if (dist2 <= reach2 && ai.cooldown === 0 && canSee(mob, t)) {
+      ai.cooldown = 20
+      mob._writeOthersNearby('animation', { entityId: mob.id, animation: 0 }) // arm swing
+      const dmg = ai.kind.damage[Math.max(0, Math.min(2, serv.difficulty - 1))]
+      if (serv.difficulty > 0) t.mcbotDamage(dmg, { cause: 'mob', attacker: mob, knockbackFrom: mob.position })
+    }
+    const dx = t.position.x - mob.position.x
+    const dz = t.position.z - mob.position.z
+    const d = Math.hypot(dx, dz)
+    if (d < 0.6) return { x: 0, z: 0, yaw: Math.atan2(-dx, dz) }
+    return { x: dx / d * ai.kind.speed, z: dz / d * ai.kind.speed, yaw: Math.atan2(-dx, dz) }
+  }
+
+  function step (mob) {
+    const ai = mob.ai
+    ai.tick++
+    const want = ai.dead ? null : think(mob)
+    const world = mob.world
+    const p = mob.position.clone()
+    let mx = (want ? want.x : 0) + ai.kx
+    let mz = (want ? want.z : 0) + ai.kz
+    ai.kx *= 0.6; ai.kz *= 0.6
+    if (Math.abs(ai.kx) < 0.003) ai.kx = 0
+    if (Math.abs(ai.kz) < 0.003) ai.kz = 0
+    let blocked = false
+    for (const axis of ['x', 'z']) {
+      const delta = axis === 'x' ? mx : mz
+      if (delta === 0) continue
+      const q = p.clone(); q[axis] += delta
+      if (!collides(world, q)) p[axis] = q[axis]
+      else { blocked = true; if (axis === 'x') mx = 0; else mz = 0 }
+    }
+    // Step up: blocked on the ground, and the same move one block higher is free.
+    if (blocked && ai.onGround && want) {
+      const up = p.offset(want.x, 1.01, want.z)
+      if (!collides(world, up) && !collides(world, p.offset(0, 1.01, 0))) ai.vy = 0.42
+    }
+    ai.vy = (ai.vy - 0.08) * 0.98
+    const q = p.offset(0, ai.vy, 0)
+    if (!collides(world, q)) {
+      p.y = q.y; ai.onGround = false
+      if (ai.vy < 0) ai.fall -= ai.vy
+    } else {
+      if (ai.vy < 0) {
+        p.y = Math.floor(q.y) + 1
+        if (collides(world, p)) p.y = mob.position.y
+        ai.onGround = true
+        if (ai.fall > 3) hurt(mob, { damage: Math.ceil(ai.fall - 3), fire: true })
+        ai.fall = 0
+      }
+      ai.vy = 0
+    }
+    if (p.y < -64) { remove(mob); return }
+    if (want) {
+      const yawByte = Math.round((want.yaw * 180 / Math.PI) * 256 / 360) & 0xff
+      const signed = yawByte > 127 ? yawByte - 256 : yawByte
+      if (signed !== mob.yaw && ai.tick % 4 === 0) {
+        mob.yaw = signed
+        mob._writeOthersNearby('entity_look', { entityId: mob.id, yaw: signed, pitch: 0, onGround: ai.onGround })
+        mob._writeOthersNearby('entity_head_rotation', { entityId: mob.id, headYaw: signed })
+      }
+    }
+    if (!p.equals(mob.position) || mob.onGround !== ai.onGround) mob.sendPosition(p, ai.onGround)
+  }
+
+  serv.on('tick', () => {
+    for (const mob of mobs) {
+      try { step(mob) } catch (err) { serv.err(`mob ${mob.id}: ${err.stack}`); remove(mob) }
+    }
+  })
+  serv.mcbotHurtMob = hurt
+}

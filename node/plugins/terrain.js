@@ -1,0 +1,193 @@
+// Terrain: rolling grass plains over dirt and stone, coal and iron ore blobs, oak trees.
+// Everything is a pure function of (seed, x, z), so chunks can be generated in any order and
+// a tree's canopy that crosses a chunk border comes out identical on both sides.
+// module.exports is the flying-squid generator (world.js requires it by path); .server
+// places the spawn point in the open with trees 8-20 blocks away.
+'use strict'
+
+const { Vec3 } = require('vec3')
+const { stateId } = require('./_common')
+
+const BASE_Y = 64
+const CELL = 5 // one tree candidate per 5x5 cell keeps trunks apart
+
+function hash (seed, x, z, salt) {
+  let h = (seed ^ Math.imul(x, 0x27d4eb2d) ^ Math.imul(z, 0x165667b1) ^ Math.imul(salt, 0x9e3779b9)) | 0
+  h = Math.imul(h ^ (h >>> 15), 0x85ebca6b)
+  h = Math.imul(h ^ (h >>> 13), 0xc2b2ae35)
+  return ((h ^ (h >>> 16)) >>> 0) / 4294967296
+}
+
+function valueNoise (seed, x, z, scale, salt) {
+  const fx = x / scale
+  const fz = z / scale
+  const x0 = Math.floor(fx)
+  const z0 = Math.floor(fz)
+  const sx = smooth(fx - x0)
+  const sz = smooth(fz - z0)
+  const a = hash(seed, x0, z0, salt)
+  const b = hash(seed, x0 + 1, z0, salt)
+  const c = hash(seed, x0, z0 + 1, salt)
+  const d = hash(seed, x0 + 1, z0 + 1, salt)
+  return lerp(lerp(a, b, sx), lerp(c, d, sx), sz)
+}
+const smooth = (t) => t * t * (3 - 2 * t)
+const lerp = (a, b, t) => a + (b - a) * t
+
+function makeTerrain (seed, treeDensity) {
+  const heightAt = (x, z) => BASE_Y + Math.round(
+    (valueNoise(seed, x, z, 48, 1) - 0.5) * 10 + (valueNoise(seed, x, z, 16, 2) - 0.5) * 3)
+  const pTree = Math.min(0.95, Math.max(0, treeDensity) * CELL * CELL)
+
+  // The tree of a cell, or null: trunk position, trunk height 4-6, canopy shape seed.
+  function treeInCell (cx, cz) {
+    if (hash(seed, cx, cz, 3) >= pTree) return null
+    const x = cx * CELL + 1 + Math.floor(hash(seed, cx, cz, 4) * (CELL - 2))
+    const z = cz * CELL + 1 + Math.floor(hash(seed, cx, cz, 5) * (CELL - 2))
+    const height = 4 + Math.floor(hash(seed, cx, cz, 6) * 3)
+    return { x, z, y: heightAt(x, z) + 1, height }
+  }
+
+  function treesNear (x0, z0, x1, z1) {
+    const out = []
+    for (let cx = Math.floor(x0 / CELL); cx <= Math.floor(x1 / CELL); cx++) {
+      for (let cz = Math.floor(z0 / CELL); cz <= Math.floor(z1 / CELL); cz++) {
+        const t = treeInCell(cx, cz)
+        if (t && t.x >= x0 && t.x <= x1 && t.z >= z0 && t.z <= z1) out.push(t)
+      }
+    }
+    return out
+  }
+
+  return { heightAt, treeInCell, treesNear }
+}
+
+function generation (options) {
+  const { registry } = options
+  const Chunk = require('prismarine-chunk')(registry)
+  const cfg = options.mcbot || {}
+  const seed = options.seed | 0
+  const terrain = makeTerrain(seed, cfg.treeDensity ?? 0.015)
+  const S = {
+    bedrock: stateId(registry, 'bedrock'),
+    stone: stateId(registry, 'stone'),
+    dirt: stateId(registry, 'dirt'),
+    grass: stateId(registry, 'grass_block', { snowy: 'false' }),
+    log: stateId(registry, 'oak_log', { axis: 'y' }),
+    leaves: stateId(registry, 'oak_leaves', { distance: '1', persistent: 'false' }),
+    coal: stateId(registry, 'coal_ore'),
+    iron: stateId(registry, 'iron_ore')
+  }
+  const plains = registry.biomesByName.plains.id
+
+  return function generateChunk (chunkX, chunkZ) {
+    const chunk = new Chunk({ minY: -64, worldHeight: 384 })
+    const p = new Vec3(0, 0, 0)
+    const bx = chunkX * 16
+    const bz = chunkZ * 16
+    const heights = []
+    for (let x = 0; x < 16; x++) {
+      for (let z = 0; z < 16; z++) {
+        const h = terrain.heightAt(bx + x, bz + z)
+        heights[x * 16 + z] = h
+        p.x = x; p.z = z
+        p.y = 0; chunk.setBlockStateId(p, S.bedrock)
+        for (p.y = 1; p.y < h - 3; p.y++) chunk.setBlockStateId(p, S.stone)
+        for (; p.y < h; p.y++) chunk.setBlockStateId(p, S.dirt)
+        p.y = h; chunk.setBlockStateId(p, S.grass)
+        for (p.y = h + 1; p.y < 256; p.y++) chunk.setSkyLight(p, 15)
+      }
+    }
+    for (let x = 0; x < 16; x += 4) {
+      for (let z = 0; z < 16; z += 4) {
+        for (let y = 0; y < 256; y += 4) { p.x = x; p.y = y; p.z = z; chunk.setBiome(p, plains) }
+      }
+    }
+    placeOres(chunk, p, chunkX, chunkZ, heights)
+    for (const t of terrain.treesNear(bx - 2, bz - 2, bx + 17, bz + 17)) placeTree(chunk, p, t, bx, bz)
+    return chunk
+  }
+
+  // Blobs of 3-8 ore blocks, kept inside the chunk; coal near the surface, iron deeper.
+  function placeOres (chunk, p, chunkX, chunkZ, heights) {
+    const veins = [{ id: S.coal, n: 12, maxY: 72, size: 8 }, { id: S.iron, n: 6, maxY: 56, size: 5 }]
+    let salt = 100
+    for (const v of veins) {
+      for (let i = 0; i < v.n; i++) {
+        const r = (k) => hash(seed, chunkX, chunkZ, salt++ * 7 + k)
+        let x = 1 + Math.floor(r(0) * 14)
+        let z = 1 + Math.floor(r(1) * 14)
+        let y = 5 + Math.floor(r(2) * (v.maxY - 5))
+        const size = 3 + Math.floor(r(3) * (v.size - 2))
+        for (let k = 0; k < size; k++) {
+          if (y < heights[x * 16 + z] - 4) {
+            p.x = x; p.y = y; p.z = z
+            if (chunk.getBlockStateId(p) === S.stone) chunk.setBlockStateId(p, v.id)
+          }
+          const d = Math.floor(r(10 + k) * 6)
+          if (d === 0 && x < 15) x++
+          else if (d === 1 && x > 0) x--
+          else if (d === 2 && z < 15) z++
+          else if (d === 3 && z > 0) z--
+          else if (d === 4) y++
+          else y--
+        }
+      }
+    }
+  }
+
+  // Vanilla-shaped oak: trunk, two wide leaf layers (radius 2), two narrow ones (radius 1),
+  // corners randomly trimmed.
+  function placeTree (chunk, p, t, bx, bz) {
+    const top = t.y + t.height - 1
+    const set = (x, y, z, id, onlyAir) => {
+      const lx = x - bx
+      const lz = z - bz
+      if (lx < 0 || lx > 15 || lz < 0 || lz > 15) return
+      p.x = lx; p.y = y; p.z = lz
+      if (onlyAir && chunk.getBlockStateId(p) !== 0) return
+      chunk.setBlockStateId(p, id)
+    }
+    for (let y = top - 2; y <= top + 1; y++) {
+      const r = y <= top - 1 ? 2 : 1
+      for (let dx = -r; dx <= r; dx++) {
+        for (let dz = -r; dz <= r; dz++) {
+          const corner = Math.abs(dx) === r && Math.abs(dz) === r
+          if (corner && (y === top + 1 || hash(seed, t.x + dx, t.z + dz, 50 + y) < 0.5)) continue
+          set(t.x + dx, y, t.z + dz, S.leaves, true)
+        }
+      }
+    }
+    for (let y = t.y; y <= top; y++) set(t.x, y, t.z, S.log, false)
+    set(t.x, t.y - 1, t.z, S.dirt, false) // vanilla turns the grass under a trunk to dirt
+  }
+}
+
+module.exports = generation
+module.exports.makeTerrain = makeTerrain
+
+// Spawn in the open (no trunk within 3 blocks) with at least 2 trees 8-20 blocks away.
+module.exports.server = function (serv, cfg, genOptions) {
+  let spawn = null
+  function findSpawn () {
+    const seed = genOptions.seed | 0
+    const terrain = makeTerrain(seed, cfg.treeDensity ?? 0.015)
+    let best = null
+    for (let r = 0; r <= 96 && !spawn; r += 2) {
+      for (let i = -r; i <= r && !spawn; i += 2) {
+        for (const [x, z] of [[i, -r], [i, r], [-r, i], [r, i]]) {
+          const trees = terrain.treesNear(x - 20, z - 20, x + 20, z + 20)
+            .map(t => Math.hypot(t.x - x, t.z - z))
+          if (trees.some(d => d < 4)) continue
+          const near = trees.filter(d => d >= 8 && d <= 20).length
+          if (near >= 2) { spawn = new Vec3(x + 0.5, terrain.heightAt(x, z) + 1, z + 0.5); break }
+          if (near >= 1 && !best) best = new Vec3(x + 0.5, terrain.heightAt(x, z) + 1, z + 0.5)
+        }
+      }
+    }
+    spawn = spawn || best || new Vec3(0.5, terrain.heightAt(0, 0) + 1, 0.5)
+    serv.info(`[mcbot] spawn point ${spawn} (seed ${seed})`)
+    return spawn
+  }
+  serv.getSpawnPoint = async () => (spawn || findSpawn()).clone()
+}

@@ -1,0 +1,148 @@
+#!/usr/bin/env node
+// mcbot embedded world: a flying-squid server plus our survival plugins (node/plugins/).
+//
+// Usage: node node/server.js --port 25565 --version 1.18.2 [--config '<json>']
+//   config keys (all optional): worldFolder (string | null = in-memory), seed (int),
+//   treeDensity (0..1, trees per surface column, default 0.015), hostiles (bool, default true),
+//   hostileCap (int, default 12), hungerRate (float, 1.0 = vanilla), dayLengthScale
+//   (float, daylight cycle speed multiplier, 1.0 = vanilla), viewDistance (chunks, default 6).
+//
+// Contract with the Python launcher:
+//   - binds 127.0.0.1, offline mode, survival, difficulty normal, everybody-op;
+//   - prints exactly one `MCBOT_SERVER_READY port=<P> version=<V>` line on stdout once listening;
+//   - exits 0 when stdin closes or on SIGTERM/SIGINT (never outlives its parent);
+//   - a failure to listen (EADDRINUSE...) exits 2 with one `MCBOT_SERVER_FAILED <reason>` line
+//     on stderr; other errors are logged and kept non-fatal.
+//   - stdin lines are console commands (e.g. `mcbot time 13000`), replies go to the log.
+//
+// Op commands (chat, usable by any player since everybody-op; see plugins/commands.js):
+//   /mcbot damage <player> <amount>          /mcbot food <player> <food> [saturation]
+//   /mcbot health <player> <hp>              /mcbot time <ticks>      (also /time set <n>)
+//   /mcbot spawn <mob> <count> [player] [distance]
+//   /mcbot fill <x1> <y1> <z1> <x2> <y2> <z2> <block>[props]   /mcbot setblock <x> <y> <z> <block>[props]
+//   /mcbot tp <player> <x> <y> <z>           /mcbot killall [mob]     /mcbot info [player]
+//   Coordinates accept ~ relative to the issuing player; replies start with "mcbot:".
+'use strict'
+
+const path = require('path')
+
+// --- crash guard first: nothing a plugin or a client does may kill the world ---------------
+let ready = false
+function logErr (kind, err) {
+  console.error(`[server] ${kind} (kept alive): ${err && err.stack ? err.stack : err}`)
+}
+function fatal (reason) {
+  process.stderr.write(`MCBOT_SERVER_FAILED ${String(reason).replace(/\s+/g, ' ')}\n`)
+  process.exit(2)
+}
+process.on('uncaughtException', (err) => {
+  if (!ready && err && (err.code === 'EADDRINUSE' || err.code === 'EACCES')) fatal(`${err.code} ${err.message}`)
+  logErr('uncaughtException', err)
+})
+process.on('unhandledRejection', (err) => logErr('unhandledRejection', err))
+// flying-squid's errorHandler plugin calls process.exit on any uncaught error; it stands down
+// when it believes it runs under mocha.
+globalThis.isMocha = true
+
+// --- never outlive the parent ---------------------------------------------------------------
+process.on('SIGTERM', () => process.exit(0))
+process.on('SIGINT', () => process.exit(0))
+process.stdin.on('end', () => process.exit(0))
+process.stdin.on('close', () => process.exit(0))
+
+// flying-squid's log plugin opens a readline prompt on stdout ('> '), which would glue itself
+// to our READY line. Keep the readline on stdin (console commands) but give it no output.
+const readline = require('readline')
+const createInterface = readline.createInterface
+readline.createInterface = (opts) => createInterface({ ...opts, output: undefined, terminal: false })
+if (!process.stdout.isTTY) require('colors').disable()
+if (!process.stdout.isTTY) readline.cursorTo = (stream, x, y, cb) => { if (typeof cb === 'function') cb(); return true }
+
+// --- arguments ------------------------------------------------------------------------------
+function parseArgs (argv) {
+  const args = { port: 25565, version: '1.18.2', config: {} }
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]
+    const next = () => {
+      if (i + 1 >= argv.length) fatal(`missing value for ${a}`)
+      return argv[++i]
+    }
+    if (a === '--port') args.port = parseInt(next(), 10)
+    else if (a === '--version') args.version = next()
+    else if (a === '--config') {
+      try { args.config = JSON.parse(next()) || {} } catch (e) { fatal(`invalid --config JSON: ${e.message}`) }
+    } else fatal(`unknown argument ${a}`)
+  }
+  if (!Number.isInteger(args.port) || args.port < 0 || args.port > 65535) fatal(`invalid --port ${args.port}`)
+  return args
+}
+
+const args = parseArgs(process.argv.slice(2))
+const cfg = {
+  worldFolder: null,
+  seed: Math.floor(Math.random() * 2147483647),
+  treeDensity: 0.015,
+  hostiles: true,
+  hostileCap: 12,
+  hungerRate: 1.0,
+  dayLengthScale: 1.0,
+  viewDistance: 6,
+  ...args.config
+}
+cfg.version = args.version
+
+const PLUGINS = ['fixes', 'drops', 'windows', 'crafting', 'hunger', 'damage', 'doors', 'mobs', 'spawning', 'daylight', 'commands']
+  .map((name) => ({ name, ...require(path.join(__dirname, 'plugins', name + '.js')) }))
+const terrain = require('./plugins/terrain.js')
+
+const mcServer = require('flying-squid')
+// world.js replaces a falsy seed with a random one and a saved world's level.dat seed wins;
+// it writes the seed in use back into this object, which terrain.js reads.
+const genOptions = { seed: (cfg.seed | 0) || 1, mcbot: cfg }
+let serv
+try {
+  serv = mcServer.createMCServer({
+    motd: 'mcbot embedded world',
+    port: args.port,
+    host: '127.0.0.1',
+    'online-mode': false,
+    version: args.version,
+    gameMode: 0,
+    difficulty: 2,
+    'everybody-op': true,
+    'max-players': 20,
+    'max-entities': 5000,
+    'view-distance': cfg.viewDistance,
+    kickTimeout: 30000,
+    logging: false,
+    plugins: {},
+    modpe: false,
+    'player-list-text': { header: { text: 'mcbot' }, footer: { text: 'embedded world' } },
+    // flying-squid writes player data to `${worldFolder}/playerdata` unless it is undefined.
+    worldFolder: cfg.worldFolder || undefined,
+    generation: { name: path.join(__dirname, 'plugins', 'terrain.js'), options: genOptions }
+  })
+} catch (err) {
+  fatal(err.message)
+}
+
+serv.on('error', (err) => {
+  if (!ready && err && (err.code === 'EADDRINUSE' || err.code === 'EACCES')) fatal(`${err.code} ${err.message}`)
+  logErr('server error', err)
+})
+
+terrain.server(serv, cfg, genOptions)
+for (const p of PLUGINS) p.server?.(serv, cfg)
+serv.on('newPlayer', (player) => {
+  for (const p of PLUGINS) {
+    try { p.player?.(player, serv, cfg) } catch (err) { logErr(`plugin ${p.name} player hook`, err) }
+  }
+})
+
+// 'ready' = listening and every built-in plugin (world included) initialised.
+serv.on('ready', () => {
+  const port = serv._server.socketServer.address().port
+  cfg.seed = genOptions.seed
+  ready = true
+  process.stdout.write(`MCBOT_SERVER_READY port=${port} version=${args.version}\n`)
+})

@@ -1,0 +1,25 @@
+const { startServer, connectBot, command, sleep } = require('./helpers')
+;(async () => {
+  const s = await startServer({ seed: 7, hostiles: false })
+  const bot = await connectBot(s.port, 'crafter')
+  const reg = bot.registry
+  const origWrite = bot._client.write.bind(bot._client)
+  bot._client.write = (name, params) => { if (name === 'window_click') console.log('>>', JSON.stringify({ ...params, changedSlots: params.changedSlots.map(c => `${c.location}:${c.item.present ? c.item.itemId + 'x' + c.item.itemCount : '-'}`), cursorItem: params.cursorItem.present ? params.cursorItem.itemId + 'x' + params.cursorItem.itemCount : '-' })); return origWrite(name, params) }
+  bot._client.on('set_slot', p => console.log('<< set_slot', p.windowId, p.stateId, p.slot, p.item.present ? p.item.itemId + 'x' + p.item.itemCount : '-'))
+  bot._client.on('window_items', p => console.log('<< window_items', p.windowId, p.stateId))
+  await command(bot, '/give crafter oak_log 3')
+  await sleep(300)
+  const count = (n) => bot.inventory.count(reg.itemsByName[n].id)
+  await bot.craft(bot.recipesFor(reg.itemsByName.oak_planks.id, null, 1, null)[0], 3, null)
+  console.log('planks', count('oak_planks'), JSON.stringify(bot.inventory.items().map(i => i.slot + ':' + i.name + 'x' + i.count)))
+  await bot.craft(bot.recipesFor(reg.itemsByName.stick.id, null, 1, null)[0], 1, null)
+  console.log('sticks', count('oak_planks'), JSON.stringify(bot.inventory.items().map(i => i.slot + ':' + i.name + 'x' + i.count)))
+  console.log('before', count('oak_planks'))
+  const r = bot.recipesFor(reg.itemsByName.crafting_table.id, null, 1, null)[0]
+  await bot.craft(r, 1, null)
+  console.log('after', count('oak_planks'), count('crafting_table'))
+  await sleep(500)
+  console.log('later', count('oak_planks'), count('crafting_table'))
+  console.log(await command(bot, '/mcbot info'))
+  bot.quit(); await s.stop(); process.exit(0)
+})().catch(e => { console.error(e); process.exit(1) })

@@ -1,0 +1,95 @@
+// Shared test helpers: start server.js on a free port, connect mineflayer bots, bounded waits.
+'use strict'
+
+const { spawn } = require('child_process')
+const path = require('path')
+const mineflayer = require('mineflayer')
+
+const SERVER = path.join(__dirname, '..', 'server.js')
+
+function withTimeout (promise, ms, what) {
+  let timer
+  const timeout = new Promise((resolve, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what} timed out after ${ms} ms`)), ms)
+  })
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer))
+}
+
+const sleep = (ms) => new Promise(resolve => setTimeout(resolve, ms))
+
+// Resolves { port, proc, log, stop } once the READY line is printed.
+function startServer (config = {}, { version = '1.18.2', timeout = 20000 } = {}) {
+  const proc = spawn(process.execPath, [SERVER, '--port', '0', '--version', version, '--config', JSON.stringify(config)], {
+    stdio: ['pipe', 'pipe', 'pipe']
+  })
+  const log = []
+  const ready = new Promise((resolve, reject) => {
+    let buf = ''
+    proc.stdout.on('data', (d) => {
+      buf += d
+      let i
+      while ((i = buf.indexOf('\n')) >= 0) {
+        const line = buf.slice(0, i)
+        buf = buf.slice(i + 1)
+        log.push(line)
+        if (process.env.MCBOT_TEST_VERBOSE) console.log('[server]', line)
+        const m = /^MCBOT_SERVER_READY port=(\d+) version=(\S+)$/.exec(line)
+        if (m) resolve(parseInt(m[1], 10))
+      }
+    })
+    proc.stderr.on('data', (d) => { log.push(String(d)); if (process.env.MCBOT_TEST_VERBOSE) process.stderr.write(d) })
+    proc.on('exit', (code) => reject(new Error(`server exited ${code}: ${log.slice(-5).join('\n')}`)))
+  })
+  return withTimeout(ready, timeout, 'server start').then((port) => ({
+    port,
+    proc,
+    log,
+    stop: () => new Promise((resolve) => {
+      if (proc.exitCode !== null) return resolve(proc.exitCode)
+      proc.on('exit', (code) => resolve(code))
+      proc.stdin.end() // the contract: closing stdin stops the server
+      setTimeout(() => proc.kill('SIGKILL'), 5000).unref()
+    })
+  }))
+}
+
+async function connectBot (port, username, { plugins = [], timeout = 20000 } = {}) {
+  const bot = mineflayer.createBot({ host: '127.0.0.1', port, username, version: '1.18.2', auth: 'offline', hideErrors: true })
+  for (const p of plugins) bot.loadPlugin(p)
+  await withTimeout(new Promise((resolve, reject) => {
+    bot.once('spawn', resolve)
+    bot.once('error', reject)
+    bot.once('kicked', (r) => reject(new Error('kicked: ' + r)))
+  }), timeout, `${username} spawn`)
+  await waitFor(() => bot.health !== undefined && bot.entity && bot.entity.position, 10000, 'health packet')
+  // wait for the ground under the bot to be loaded
+  await waitFor(() => bot.blockAt(bot.entity.position.offset(0, -1, 0)), 10000, 'chunks under the bot')
+  return bot
+}
+
+async function waitFor (predicate, ms, what = 'condition', every = 50) {
+  const deadline = Date.now() + ms
+  for (;;) {
+    let v
+    try { v = await predicate() } catch (e) { v = false }
+    if (v) return v
+    if (Date.now() > deadline) throw new Error(`${what} not met within ${ms} ms`)
+    await sleep(every)
+  }
+}
+
+// Send an op command and resolve with the "mcbot: ..." (or other) reply line.
+function command (bot, cmd, { match = /^mcbot: /, timeout = 5000 } = {}) {
+  const reply = new Promise((resolve) => {
+    const onMsg = (msg) => {
+      const text = msg.toString()
+      if (match.test(text)) { bot.removeListener('message', onMsg); resolve(text) }
+    }
+    bot.on('message', onMsg)
+    setTimeout(() => bot.removeListener('message', onMsg), timeout + 100).unref()
+  })
+  bot.chat(cmd)
+  return withTimeout(reply, timeout, `reply to ${cmd}`)
+}
+
+module.exports = { startServer, connectBot, waitFor, command, withTimeout, sleep }

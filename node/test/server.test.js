@@ -1,0 +1,96 @@
+// server.js contract: READY line, op commands, /give counts, /time, respawn, stdin exit.
+'use strict'
+
+const test = require('node:test')
+const assert = require('node:assert')
+const { spawn } = require('child_process')
+const path = require('path')
+const { startServer, connectBot, waitFor, command, withTimeout } = require('./helpers')
+
+test('server contract', { timeout: 90000 }, async (t) => {
+  const server = await startServer({ seed: 7, hostiles: false })
+  const bot = await connectBot(server.port, 'contract')
+  t.after(async () => { bot.quit(); await server.stop() })
+
+  await t.test('ready line printed exactly once', () => {
+    assert.strictEqual(server.log.filter(l => l.startsWith('MCBOT_SERVER_READY')).length, 1)
+  })
+
+  await t.test('spawn is survival, on the ground, with vitals', () => {
+    assert.strictEqual(bot.game.gameMode, 'survival')
+    assert.strictEqual(bot.health, 20)
+    assert.strictEqual(bot.food, 20)
+    assert.strictEqual(typeof bot.foodSaturation, 'number')
+    const below = bot.blockAt(bot.entity.position.offset(0, -1, 0))
+    assert.strictEqual(below.name, 'grass_block')
+  })
+
+  await t.test('/give stores numeric counts that add up on later gives', async () => {
+    await command(bot, '/give contract dirt 5', { match: /gave 5 dirt/ })
+    await waitFor(() => bot.inventory.count(bot.registry.itemsByName.dirt.id) === 5, 3000, '5 dirt')
+    await command(bot, '/give contract dirt 3', { match: /gave 3 dirt/ })
+    await waitFor(() => bot.inventory.count(bot.registry.itemsByName.dirt.id) === 8, 3000, '8 dirt')
+    const stack = bot.inventory.items().find(i => i.name === 'dirt')
+    assert.strictEqual(typeof stack.count, 'number')
+  })
+
+  await t.test('/time set and /mcbot time', async () => {
+    await command(bot, '/time set 13000', { match: /Time was changed/ })
+    await waitFor(() => bot.time.timeOfDay >= 13000 && bot.time.timeOfDay < 13100, 3000, 'night time')
+    await command(bot, '/mcbot time 1000')
+    await waitFor(() => bot.time.timeOfDay >= 1000 && bot.time.timeOfDay < 1100, 3000, 'day time')
+  })
+
+  await t.test('/mcbot food and damage', async () => {
+    await command(bot, '/mcbot food contract 7 2')
+    await waitFor(() => bot.food === 7 && bot.foodSaturation === 2, 3000, 'food 7')
+    await command(bot, '/mcbot damage contract 4')
+    await waitFor(() => bot.health === 16, 3000, 'health 16')
+    await command(bot, '/mcbot health contract 20')
+    await command(bot, '/mcbot food contract 20 5')
+  })
+
+  await t.test('/mcbot setblock, fill, info, tp', async () => {
+    const p = bot.entity.position.floored()
+    await command(bot, `/mcbot setblock ${p.x + 2} ${p.y} ${p.z} stone`)
+    await waitFor(() => bot.blockAt(p.offset(2, 0, 0))?.name === 'stone', 3000, 'stone placed')
+    const r = await command(bot, `/mcbot fill ~3 ~ ~3 ~4 ~1 ~4 oak_planks`)
+    assert.match(r, /filled 8 blocks/)
+    await waitFor(() => bot.blockAt(p.offset(4, 1, 4))?.name === 'oak_planks', 3000, 'planks filled')
+    const info = JSON.parse((await command(bot, '/mcbot info contract')).slice('mcbot: '.length))
+    assert.strictEqual(info.players[0].name, 'contract')
+    const err = await command(bot, '/mcbot fill 0 0 0 100 100 100 stone')
+    assert.match(err, /error/)
+  })
+
+  await t.test('a killed bot respawns at spawn with full vitals', async () => {
+    const died = new Promise(resolve => bot.once('death', resolve))
+    await command(bot, '/mcbot damage contract 30')
+    await withTimeout(died, 5000, 'death')
+    await withTimeout(new Promise(resolve => bot.once('respawn', resolve)), 5000, 'respawn')
+    await waitFor(() => bot.health === 20 && bot.food === 20, 5000, 'full vitals')
+    await waitFor(() => bot.blockAt(bot.entity.position.offset(0, -1, 0)), 10000, 'chunks after respawn')
+    assert.strictEqual(bot.inventory.items().length, 0, 'inventory dropped on death')
+  })
+
+  await t.test('spawned mobs are removed from bot.entities when killed', async () => {
+    const r = await command(bot, '/mcbot spawn cow 1 contract 3')
+    const id = parseInt(r.split(': ').pop(), 10)
+    await waitFor(() => bot.entities[id], 3000, 'cow visible')
+    await command(bot, '/kill @e[type=cow]', { match: /.*/, timeout: 2000 }).catch(() => {})
+    await waitFor(() => !bot.entities[id], 5000, 'cow removed')
+  })
+})
+
+test('server exits when stdin closes and fails clearly on a busy port', { timeout: 30000 }, async () => {
+  const a = await startServer({})
+  const code = await new Promise((resolve) => {
+    const proc = spawn(process.execPath, [path.join(__dirname, '..', 'server.js'), '--port', String(a.port)], { stdio: ['pipe', 'pipe', 'pipe'] })
+    let err = ''
+    proc.stderr.on('data', d => { err += d })
+    proc.on('exit', (c) => resolve({ c, err }))
+  })
+  assert.notStrictEqual(code.c, 0)
+  assert.match(code.err, /MCBOT_SERVER_FAILED EADDRINUSE/)
+  assert.strictEqual(await a.stop(), 0)
+})
