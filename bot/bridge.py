@@ -16,6 +16,7 @@ import asyncio
 import concurrent.futures
 import json
 import os
+import queue
 import threading
 import time
 from pathlib import Path
@@ -43,6 +44,37 @@ class BridgeInitError(RuntimeError):
     """The node side could not be started (node missing, deps not installed, ...)."""
 
 
+class _Worker:
+    """One daemon thread running submitted calls in order. Unlike ThreadPoolExecutor's
+    workers it is not joined at interpreter exit, so a call stuck on a dead node can never
+    hold the process open."""
+
+    def __init__(self, name: str) -> None:
+        self._queue: queue.SimpleQueue[tuple[concurrent.futures.Future[Any], Callable[[], Any]] | None] = (
+            queue.SimpleQueue()
+        )
+        self.thread = threading.Thread(target=self._loop, name=name, daemon=True)
+        self.thread.start()
+
+    def _loop(self) -> None:
+        while (item := self._queue.get()) is not None:
+            future, func = item
+            if not future.set_running_or_notify_cancel():
+                continue
+            try:
+                future.set_result(func())
+            except BaseException as e:  # noqa: BLE001 - handed to the caller
+                future.set_exception(e)
+
+    def submit(self, func: Callable[[], Any]) -> concurrent.futures.Future[Any]:
+        future: concurrent.futures.Future[Any] = concurrent.futures.Future()
+        self._queue.put((future, func))
+        return future
+
+    def shutdown(self) -> None:
+        self._queue.put(None)
+
+
 class Bridge:
     _instance_lock = threading.Lock()
     _live_instance: "Bridge | None" = None  # JSPyBridge is process-global: one at a time
@@ -58,7 +90,7 @@ class Bridge:
         self.call_margin_s = call_margin_s
         self.dead_check_interval_s = dead_check_interval_s
         self.on_dead = on_dead
-        self._executor: concurrent.futures.ThreadPoolExecutor | None = None
+        self._executor: _Worker | None = None
         self._thread: threading.Thread | None = None
         self._mod: Any = None
         self._dead_reason: str | None = None
@@ -80,7 +112,7 @@ class Bridge:
             raise BridgeInitError(f"node dependencies are not installed: run `npm ci` in {NODE_DIR}")
         os.environ["NODE_PM"] = "false"  # never let JSPyBridge npm-install anything
         os.environ["NODE_BIN"] = self.node_bin
-        self._executor = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="jsbridge")
+        self._executor = _Worker("jsbridge")
         self._dead_reason = None
         self._stopping.clear()
         try:
@@ -99,9 +131,12 @@ class Bridge:
     def _start_on_thread(self) -> None:
         self._thread = threading.current_thread()
         import javascript  # noqa: PLC0415 - importing it spawns node: only ever on this thread
-        from javascript import config, connection  # noqa: PLC0415
+        from javascript import config, connection, events, proxy  # noqa: PLC0415
 
-        connection.print = _route_node_output  # node's stray output goes to the log, not stdout
+        # JSPyBridge prints node's stray output and its own complaints to stdout: send them
+        # to the log instead (stdout carries `mcbot snapshot`'s JSON).
+        for module in (connection, proxy, events):
+            module.print = _route_node_output
         if config.event_loop is None:  # after a rebuild the module must be re-initialised
             javascript.init()
         self._mod = javascript.require(str(ENTRY))
@@ -115,11 +150,11 @@ class Bridge:
             return
         if self.alive:
             try:
-                self.call("quitAll", timeout_ms=5_000)
+                self.call("quitAll", timeout_ms=2_000)
             except Exception as e:  # noqa: BLE001 - shutting down regardless
                 logger.debug("quitAll at shutdown failed: {}", e)
         self._kill_node()
-        self._executor.shutdown(wait=False, cancel_futures=True)
+        self._executor.shutdown()
         self._executor = None
         self._mod = None
         with Bridge._instance_lock:
@@ -133,7 +168,7 @@ class Bridge:
         self._stopping.set()
         self._kill_node()
         if self._executor is not None:
-            self._executor.shutdown(wait=False, cancel_futures=True)
+            self._executor.shutdown()
             self._executor = None
         self._mod = None
         self.start(timeout_s=timeout_s)

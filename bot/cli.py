@@ -64,7 +64,12 @@ def _install_signal_handlers() -> None:
     def stop(signum: int, _frame: Any) -> None:
         raise SystemExit(128 + signum if signum != signal.SIGTERM else EXIT_OK)
 
+    def interrupt(_signum: int, _frame: Any) -> None:
+        raise KeyboardInterrupt
+
     signal.signal(signal.SIGTERM, stop)
+    # Installed explicitly: a process started in the background inherits SIGINT ignored.
+    signal.signal(signal.SIGINT, interrupt)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -6,6 +6,9 @@
 const { installCrashGuard, exitWithParent } = require('./lib/guard')
 installCrashGuard('bridge')
 exitWithParent()
+// A terminal's Ctrl-C reaches the whole process group: let Python shut the bot down in
+// order (it quits every bot, then ends us) instead of dying under it.
+process.on('SIGINT', () => {})
 // node's stdout is the Python process's stdout (JSPyBridge inherits it): keep it clean for
 // `mcbot snapshot`'s JSON. Console output goes to stderr, which Python routes to its log.
 for (const k of ['log', 'info', 'warn', 'debug']) console[k] = (...a) => console.error(...a)
