@@ -99,3 +99,17 @@ def test_node_exits_on_sigterm_and_sigint_of_python():
         p.send_signal(sig)
         p.wait(timeout=20)
         wait_until(lambda: _gone(node_pid), 10, f"node to exit after {sig.name}")
+
+
+def test_snapshot_with_a_version_mineflayer_does_not_support_exits_4(embedded_server):
+    r = subprocess.run(MCBOT + ["snapshot", "--port", str(embedded_server.port), "--version", "1.5.2"],
+                       capture_output=True, text=True, cwd=ROOT, env=_env(), timeout=60)
+    assert r.returncode == 4, r.stderr
+    assert "1.5.2" in r.stderr and "supported" in r.stderr and r.stdout == ""
+
+
+def test_invalid_config_from_env_exits_4_naming_the_field():
+    r = subprocess.run(MCBOT + ["snapshot"], capture_output=True, text=True, cwd=ROOT,
+                       env={**_env(), "MCBOT_SERVER__PORT": "99999"}, timeout=60)
+    assert r.returncode == 4
+    assert "server.port" in r.stderr
