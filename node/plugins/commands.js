@@ -5,6 +5,7 @@
 //   /mcbot food <player> <food> [saturation]     set food (0-20) and saturation
 //   /mcbot time <ticks>                          set the time of day (13000 = night)
 //   /mcbot spawn <mob> <count> [player] [dist]   spawn mobs around a player (default: you, 5 blocks)
+//   /mcbot summon <mob> <x> <y> <z>              spawn one mob at an exact place
 //   /mcbot fill <x1> <y1> <z1> <x2> <y2> <z2> <block>[props]   fill a box (max 32768 blocks)
 //   /mcbot setblock <x> <y> <z> <block>[props]   set one block
 //   /mcbot tp <player> <x> <y> <z>               teleport
@@ -16,7 +17,7 @@
 const { Vec3 } = require('vec3')
 const { parseBlockSpec, chatReply } = require('./_common')
 
-const USAGE = 'damage|health|food|time|spawn|fill|setblock|tp|killall|info'
+const USAGE = 'damage|health|food|time|spawn|summon|fill|setblock|tp|killall|info'
 
 module.exports.server = function (serv) {
   const { registry } = serv
@@ -105,6 +106,14 @@ module.exports.server = function (serv) {
       }
       return `spawned ${n} ${data.name} near ${p.username}: ${ids.join(',')}`
     },
+    summon ([name, ...xyz], ctx) {
+      const data = registry.entitiesByName[(name || '').replace(/^minecraft:/, '')]
+      if (!data) throw new Error(`unknown mob ${name}`)
+      const [x, y, z] = coords(xyz, ctx)
+      const pos = new Vec3(x + (xyz[0].includes('.') ? 0 : 0.5), y, z + (xyz[2].includes('.') ? 0 : 0.5))
+      const mob = serv.mcbotSpawnMob(data.name, ctx.player ? ctx.player.world : serv.overworld, pos)
+      return `summoned ${data.name} at ${pos.x} ${pos.y} ${pos.z}: ${mob.id}`
+    },
     async fill (args, ctx) {
       const [x1, y1, z1] = coords(args.slice(0, 3), ctx)
       const [x2, y2, z2] = coords(args.slice(3, 6), ctx)
@@ -134,6 +143,9 @@ module.exports.server = function (serv) {
       if (!xyz[0].includes('.')) dest.x += 0.5
       if (!xyz[2].includes('.')) dest.z += 0.5
       await p.teleport(dest)
+      // flying-squid only streams chunks as a player walks: a far teleport would leave the
+      // client standing in unloaded chunks (frozen by its physics) for good.
+      p.worldSendRestOfChunks().catch(() => {})
       return `teleported ${p.username} to ${dest.x} ${dest.y} ${dest.z}`
     },
     killall ([name]) {

@@ -7,7 +7,8 @@ const KINDS = {
   move_to: require('./move_to'),
   dig: require('./dig'),
   place: require('./place'),
-  collect: require('./collect')
+  collect: require('./collect'),
+  activate: require('./activate')
 }
 
 const MAX_KEPT = 500

@@ -1,0 +1,110 @@
+"""The embedded survival world, seen by a real bot through the real bridge."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from agency.world import ActionState, EventType
+from tests.conftest import make_body, wait_until
+
+
+def _feet(body):
+    p = body.snapshot().position
+    return int(math.floor(p.x)), int(math.floor(p.y)), int(math.floor(p.z))
+
+
+def _teleport(body, name, x, y, z):
+    body.chat(f"/mcbot tp {name} {x} {y} {z}")
+    wait_until(lambda: abs(body.snapshot().position.x - (x + 0.5)) < 1.5 and abs(body.snapshot().position.z - (z + 0.5)) < 1.5,
+               10, f"{name} teleported")
+    # the chunks there must be loaded before the world around can be read
+    wait_until(lambda: body.region((x, y - 1, z), (1, 1, 1)).block_at(x, y - 1, z) is not None, 10, "chunks loaded")
+
+
+def _pad(body, name, x, y, z, r=10):
+    """A flat stone pad with clear air above it, centred on x, z (floor at y - 1), built
+    before the bot is teleported onto it (fill works on unloaded chunks too)."""
+    body.chat(f"/mcbot fill {x - r} {y - 1} {z - r} {x + r} {y - 1} {z + r} stone")
+    body.chat(f"/mcbot fill {x - r} {y} {z - r} {x + r} {y + 4} {z + r} air")
+    _teleport(body, name, x, y, z)
+    wait_until(lambda: body.region((x, y - 1, z), (1, 1, 1)).block_at(x, y - 1, z) == "stone", 10, "pad under the bot")
+
+
+@pytest.fixture(scope="module")
+def arena_bots(bridge, embedded_server):
+    open_bot = make_body(bridge, embedded_server.port, "open_bot")
+    hut_bot = make_body(bridge, embedded_server.port, "hut_bot")
+    yield open_bot, hut_bot
+    open_bot.chat("/mcbot killall zombie")
+    open_bot.chat("/time set 1000")
+    open_bot.close()
+    hut_bot.close()
+
+
+def test_at_night_a_zombie_hurts_a_bot_in_the_open_but_not_one_in_a_closed_hut(arena_bots):
+    open_bot, hut_bot = arena_bots
+    y = 70
+    ox, oz, hx, hz = 300, 300, 400, 300  # far from spawn and from each other
+    _pad(open_bot, "open_bot", ox, y, oz)
+    _pad(hut_bot, "hut_bot", hx, y, hz)
+    # a closed 3x3 hut: planks walls and roof, an oak door shut on the north side
+    hut_bot.chat(f"/mcbot fill {hx - 2} {y} {hz - 2} {hx + 2} {y + 3} {hz + 2} oak_planks")
+    hut_bot.chat(f"/mcbot fill {hx - 1} {y} {hz - 1} {hx + 1} {y + 2} {hz + 1} air")
+    hut_bot.chat(f"/mcbot setblock {hx} {y} {hz - 2} oak_door[facing=south,half=lower,open=false]")
+    hut_bot.chat(f"/mcbot setblock {hx} {y + 1} {hz - 2} oak_door[facing=south,half=upper,open=false]")
+    wait_until(lambda: hut_bot.region((hx, y + 3, hz), (1, 1, 1)).block_at(hx, y + 3, hz) == "oak_planks", 10, "roof")
+    hut_bot.chat("/mcbot health hut_bot 20")
+    open_bot.chat("/mcbot health open_bot 20")
+    wait_until(lambda: hut_bot.snapshot().health == 20 and open_bot.snapshot().health == 20, 10, "full health")
+    open_bot.chat("/time set 14000")
+    wait_until(lambda: not open_bot.snapshot().isDay, 10, "night")
+    open_bot.events(), hut_bot.events()
+    open_bot.chat("/mcbot spawn zombie 1 open_bot 8")
+    hut_bot.chat("/mcbot spawn zombie 1 hut_bot 6")
+    wait_until(lambda: open_bot.snapshot().hostiles >= 1, 10, "the zombie near the open bot")
+    wait_until(lambda: open_bot.snapshot().health < 20, 30, "the zombie to hit the bot in the open")
+    hut_events = hut_bot.events()
+    assert not [e for e in hut_events if e.type is EventType.health and e.data["health"] < 20]
+    assert hut_bot.snapshot().health == 20
+    assert hut_bot.snapshot().hostiles >= 1  # the zombie is there, outside
+
+
+def test_a_10_block_drop_deals_7_damage(bridge, embedded_server):
+    faller = make_body(bridge, embedded_server.port, "faller")
+    try:
+        x, y, z = 500, 70, 300
+        _pad(faller, "faller", x, y, z, r=2)
+        faller.chat("/mcbot health faller 20")
+        wait_until(lambda: faller.snapshot().health == 20, 5, "full health")
+        faller.events()
+        faller.chat(f"/mcbot tp faller {x} {y + 10} {z}")
+        seen = []
+
+        def landed_hurt():
+            seen.extend(e for e in faller.events() if e.type is EventType.health)
+            return [e for e in seen if e.data["health"] < 20]
+
+        hurt = wait_until(landed_hurt, 15, "fall damage")
+        assert hurt[0].data["health"] == 13  # vanilla: 10 blocks - 3 = 7
+    finally:
+        faller.close()
+
+
+def test_a_placed_door_has_both_halves_and_toggles_open(live_body):
+    x, y, z = _feet(live_body)
+    dx, dz = x + 3, z + 3
+    live_body.chat(f"/mcbot fill {dx - 1} {y - 1} {dz - 1} {dx + 1} {y - 1} {dz + 1} stone")
+    live_body.chat(f"/mcbot fill {dx - 1} {y} {dz - 1} {dx + 1} {y + 2} {dz + 1} air")
+    live_body.chat("/give mcbot_test oak_door 1")
+    wait_until(lambda: live_body.snapshot().count_of("oak_door") >= 1, 10, "a door in the inventory")
+    st = live_body.wait_action(live_body.start_action("place", {"x": dx, "y": y, "z": dz, "block": "oak_door"}).id, max_s=20)
+    assert st.state is ActionState.done, st.error
+    region = live_body.region((dx, y, dz), (1, 2, 1))
+    assert region.block_at(dx, y, dz) == "oak_door" and region.block_at(dx, y + 1, dz) == "oak_door"
+    first = live_body.wait_action(live_body.start_action("activate", {"x": dx, "y": y, "z": dz}).id, max_s=10)
+    assert first.state is ActionState.done, first.error
+    second = live_body.wait_action(live_body.start_action("activate", {"x": dx, "y": y, "z": dz}).id, max_s=10)
+    opened = [first.result["properties"]["open"], second.result["properties"]["open"]]
+    assert opened in ([True, False], ["true", "false"])
