@@ -34,6 +34,26 @@ MIGRATIONS: list[tuple[int, str, str]] = [
         CREATE INDEX idx_tasks_status ON tasks (status);
         """,
     ),
+    (
+        2,
+        "thoughts (cognitive stream)",
+        """
+        CREATE TABLE thoughts (
+            seq              INTEGER PRIMARY KEY AUTOINCREMENT,  -- publish order, never reused
+            id               TEXT NOT NULL UNIQUE,
+            ts               INTEGER NOT NULL,
+            -- SC-B3: a row is born unprocessed; only ack flips it, stamping who and when
+            processed        INTEGER NOT NULL DEFAULT 0 CHECK (processed IN (0, 1)),
+            convert_eligible INTEGER NOT NULL DEFAULT 0 CHECK (convert_eligible IN (0, 1)),
+            processed_by     TEXT,
+            processed_at     INTEGER,
+            data             TEXT NOT NULL,  -- the thought as camelCase JSON
+            CHECK (processed = 0 OR (processed_by IS NOT NULL AND processed_at IS NOT NULL))
+        );
+        CREATE INDEX idx_thoughts_actionable ON thoughts (seq) WHERE processed = 0 AND convert_eligible = 1;
+        CREATE INDEX idx_thoughts_prune ON thoughts (processed, convert_eligible, seq);
+        """,
+    ),
 ]
 
 

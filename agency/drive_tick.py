@@ -139,6 +139,9 @@ def _build_thought(sel: DriveSelection, now_ms: int) -> Thought:
             extractedGoal=parsed.goal,
             extractedGoalSource="drive-tick",
             goalKey=canonical_goal_key(sel.action, sel.target),
+            # The goal was chosen from this snapshot, so it is grounded by construction;
+            # the stream requires the record of every convertEligible thought (KA-A8).
+            grounding={"pass": True, "reason": "derived_from_snapshot", "detail": sel.rule, "source": "drive-tick"},
         ),
     )
 

@@ -132,8 +132,11 @@ def create_app(ctx: ApiContext, *, token: str | None = None, max_body_bytes: int
         return JSONResponse(payload, status_code=404 if result.acked == 0 and result.unknown else 200)
 
     @app.post("/thoughts", status_code=201)
-    async def post_thought(body: ThoughtBody) -> dict[str, Any]:
-        return _dump(ctx.inject_thought(body.model_dump(exclude_none=True)))
+    async def post_thought(body: ThoughtBody) -> Any:
+        try:
+            return _dump(ctx.inject_thought(body.model_dump(exclude_none=True)))
+        except ValueError as e:  # the injection rules refused the body: nothing stored
+            return JSONResponse({"error": "bad_request", "detail": str(e)}, status_code=400)
 
     @app.get("/thoughts")
     async def list_thoughts(limit: int = Query(20, ge=1, le=500)) -> dict[str, Any]:

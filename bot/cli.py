@@ -152,10 +152,11 @@ def cmd_snapshot(args: Any, cfg: Any, _loaded: Any) -> int:
 
 @_guard_init
 def cmd_run(args: Any, cfg: Any, _loaded: Any) -> int:
-    from bot.runner import run_forever  # noqa: PLC0415
+    import asyncio  # noqa: PLC0415
 
-    with _session(cfg, args, embedded=_wants_embedded(cfg, args)) as s:
-        return run_forever(s)
+    from bot.daemon import run_daemon  # noqa: PLC0415
+
+    return asyncio.run(run_daemon(cfg, host=args.host, port=args.port))
 
 
 @_guard_init

@@ -42,6 +42,8 @@ class ConfigError(Exception):
     exit_code = 4
 
 
+from bot.config_sections import ApiConfig, DriveTickSection, JobsConfig, KeepAliveSection, StreamSection  # noqa: E402
+
 # --------------------------------------------------------------------------- schema
 
 
@@ -116,6 +118,11 @@ class McbotConfig(_Section):
     bridge: BridgeConfig = Field(default_factory=BridgeConfig)
     logging: LoggingConfig = Field(default_factory=LoggingConfig)
     storage: StorageConfig = Field(default_factory=StorageConfig)
+    api: ApiConfig = Field(default_factory=ApiConfig)
+    jobs: JobsConfig = Field(default_factory=JobsConfig)
+    drive_tick: DriveTickSection = Field(default_factory=DriveTickSection)
+    keepalive: KeepAliveSection = Field(default_factory=KeepAliveSection)
+    stream: StreamSection = Field(default_factory=StreamSection)
 
 
 # --------------------------------------------------------------------------- loading

@@ -30,3 +30,5 @@ def setup_logging(level: str = "INFO", file: str | None = None, rotation: str = 
         std = logging.getLogger(name)
         std.handlers = [_InterceptHandler()]
         std.propagate = False
+    # APScheduler logs every job run at INFO: only its warnings (missed runs) matter.
+    logging.getLogger("apscheduler").setLevel(logging.WARNING)

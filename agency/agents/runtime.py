@@ -1,0 +1,153 @@
+"""AgentRuntime: how a task {action, target, amount} becomes a workflow run.
+
+1. A run already stored for the task id (and not completed) is resumed with the workflow
+   definition and agent it started with, from its last checkpoint (a new process works).
+2. Otherwise agents are ranked by select_agents; the best-ranked one that owns a workflow
+   for the action runs it (`standard` when none does).
+3. The workflow is the profile's static steps (templated with ${task.*}) or built by its
+   generator from the task and the current inventory.
+Delegation steps come back here: the target agent runs its own workflow for the delegated
+task, with the chain extended (depth and cycles already checked by the step).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from dataclasses import dataclass
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from agency.agents.abilities import InjectionResult, inject_abilities
+from agency.agents.planning import GENERATORS, WorkflowPlanError
+from agency.agents.profile import AgentProfile
+from agency.agents.registry import STANDARD_AGENT, AgentRegistry
+from agency.agents.selection import AgentSelection, select_agents
+from agency.tools.base import StopFlag, ToolContext
+from agency.tools.registry import ToolRegistry
+from agency.workflows.checkpoints import CheckpointStore
+from agency.workflows.delegation import DelegationChain
+from agency.workflows.engine import WorkflowEngine
+from agency.workflows.models import StepError, WorkflowDef, WorkflowRunResult
+from agency.workflows.prompts import PromptRunner
+from agency.workflows.steps import DelegationRequest, StepExecutor
+
+NO_WORKFLOW = "NO_WORKFLOW"
+AGENT_UNAVAILABLE = "AGENT_UNAVAILABLE"
+
+
+class TaskSpec(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    action: str = Field(min_length=1)
+    target: str = ""
+    amount: int = Field(default=1, ge=1)
+    id: str | None = None
+
+    def text(self) -> str:
+        return " ".join(p for p in (self.action, self.target, str(self.amount)) if p)
+
+    def as_context(self) -> dict[str, Any]:
+        return {"action": self.action.lower(), "target": self.target, "amount": self.amount, "id": self.id}
+
+
+@dataclass
+class RunHandle:
+    """A running task: ask it to stop, then await where it stopped (result().stop)."""
+
+    task: asyncio.Task
+    stop_flag: StopFlag
+
+    def stop(self, reason: str = "stop requested") -> None:
+        self.stop_flag.set(reason)
+
+    async def result(self) -> WorkflowRunResult:
+        return await self.task
+
+
+class AgentRuntime:
+    def __init__(
+        self,
+        agents: AgentRegistry,
+        tools: ToolRegistry,
+        tool_context: ToolContext,
+        *,
+        checkpoints: CheckpointStore | None = None,
+        prompt_runner: PromptRunner | None = None,
+        stop_grace_s: float = 5.0,
+    ) -> None:
+        self.agents = agents
+        self.tools = tools
+        self.checkpoints = checkpoints
+        executor = StepExecutor(tools, tool_context, prompt_runner=prompt_runner, inject=self.inject, delegate=self.delegate)
+        self.engine = WorkflowEngine(executor, checkpoints, stop_grace_s=stop_grace_s)
+        self.tool_context = tool_context
+
+    # ---- choosing ----------------------------------------------------------------------
+    def select(self, task: TaskSpec) -> list[AgentSelection]:
+        return select_agents(task.text(), self.agents.list(), {"action": task.action.lower()})
+
+    def choose_agent(self, task: TaskSpec) -> AgentProfile:
+        for sel in self.select(task):
+            profile = self.agents.require(sel.agentId)
+            if profile.owns(task.action):
+                return profile
+        return self.agents.ensure_standard()
+
+    def workflow_for(self, profile: AgentProfile, task: TaskSpec) -> WorkflowDef:
+        spec = profile.workflows.get(task.action.lower())
+        if spec is None:
+            raise WorkflowPlanError(NO_WORKFLOW, f"agent '{profile.id}' has no workflow for '{task.action}'")
+        if spec.generator:
+            inventory: dict[str, int] = {}
+            for it in self.tool_context.body.snapshot().inventory:
+                inventory[it.name] = inventory.get(it.name, 0) + it.count
+            return GENERATORS[spec.generator](profile.id, task.as_context(), inventory)
+        return spec.static(f"{profile.id}-{task.action.lower()}")
+
+    # ---- running -----------------------------------------------------------------------
+    async def run_task(self, task: TaskSpec, *, stop: StopFlag | None = None, agent_id: str | None = None) -> WorkflowRunResult:
+        stop = stop or StopFlag()
+        if task.id and self.checkpoints is not None:
+            rec = self.checkpoints.latest_run_for_task(task.id)
+            if rec is not None and rec.status != "completed":  # resume, same steps, same agent
+                chain = DelegationChain((rec.agentId,), self.agents.require(rec.agentId).maxDelegationDepth)
+                return await self.engine.run(rec.workflow, run_id=rec.runId, agent_id=rec.agentId,
+                                             task=rec.context.get("task"), task_id=task.id, chain=chain, stop=stop)
+        profile = self.agents.require(agent_id) if agent_id else self.choose_agent(task)
+        run_id = task.id or f"run-{uuid.uuid4().hex[:12]}"
+        try:
+            workflow = self.workflow_for(profile, task)
+        except WorkflowPlanError as e:
+            return _refused(run_id, profile.id, e.code, str(e))
+        return await self.engine.run(workflow, run_id=run_id, agent_id=profile.id, task=task.as_context(),
+                                     task_id=task.id, chain=DelegationChain((profile.id,), profile.maxDelegationDepth), stop=stop)
+
+    def start_task(self, task: TaskSpec, **kw: Any) -> RunHandle:
+        flag = StopFlag()
+        return RunHandle(asyncio.ensure_future(self.run_task(task, stop=flag, **kw)), flag)
+
+    async def delegate(self, req: DelegationRequest) -> WorkflowRunResult:
+        run_id = f"{req.parent_run_id}/{req.step_id}"
+        profile = self.agents.get(req.target)
+        if profile is None or not profile.enabled:
+            return _refused(run_id, req.target, AGENT_UNAVAILABLE, f"agent '{req.target}' is not registered or disabled")
+        task = TaskSpec(action=str(req.task.get("action", "")) or "noop", target=str(req.task.get("target", "")),
+                        amount=int(req.task.get("amount") or 1))
+        try:
+            workflow = self.workflow_for(profile, task)
+        except WorkflowPlanError as e:
+            return _refused(run_id, profile.id, e.code, str(e))
+        return await self.engine.run(workflow, run_id=run_id, agent_id=profile.id, task=task.as_context(),
+                                     chain=req.chain, stop=req.stop)
+
+    def inject(self, agent_id: str, task_text: str, base_system: str) -> InjectionResult:
+        profile = self.agents.get(agent_id) or self.agents.ensure_standard()
+        return inject_abilities(self.agents.abilities, profile.coreAbilities, profile.abilities or None, task_text,
+                                base_system, profile.abilityTokenBudget)
+
+
+def _refused(run_id: str, agent_id: str, code: str, message: str) -> WorkflowRunResult:
+    return WorkflowRunResult(runId=run_id, workflowId="none", agentId=agent_id or STANDARD_AGENT, status="failed",
+                             errors=[StepError(code=code, message=message)])

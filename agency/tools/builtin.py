@@ -1,0 +1,16 @@
+"""The standard tool set, registered in one place (switch one off with set_enabled)."""
+
+from __future__ import annotations
+
+from typing import Mapping
+
+from agency.tools import building, crafting, gathering, movement, queries
+from agency.tools.registry import ToolRegistry
+
+
+def default_tool_registry(queue_limits: Mapping[str, int] | None = None) -> ToolRegistry:
+    reg = ToolRegistry(queue_limits)
+    for module in (queries, movement, gathering, crafting, building):
+        for tool in module.TOOLS:
+            reg.register(tool)
+    return reg

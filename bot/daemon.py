@@ -1,0 +1,199 @@
+"""`mcbot run` as a daemon: a fixed lifecycle and one owner for agency state.
+
+    signal handlers -> initialize -> start -> run -> stop -> shutdown
+
+Everything mutable in agency/ is touched only from the asyncio event loop (scheduler jobs,
+HTTP handlers); bridge calls run on the bridge's own thread and are awaited. A state
+machine refuses calls made in the wrong state with a clear error.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import signal
+import time
+from enum import Enum
+from pathlib import Path
+from typing import Any
+
+from loguru import logger
+
+from bot.body import MineflayerBody
+from bot.bridge import Bridge
+from bot.scheduler import JobSpec, Scheduler
+from bot.server import EmbeddedServer, settings_from_config
+from bot.session import connection_settings
+
+SHUTDOWN_BUDGET_S = 10.0
+
+
+class DaemonState(str, Enum):
+    created = "created"
+    initialized = "initialized"
+    running = "running"
+    stopping = "stopping"
+    stopped = "stopped"
+
+
+class DaemonStateError(RuntimeError):
+    pass
+
+
+class Daemon:
+    def __init__(self, cfg: Any, *, host: str | None = None, port: int | None = None) -> None:
+        self.cfg = cfg
+        self.host = host
+        self.port = port
+        self.state = DaemonState.created
+        self.server: EmbeddedServer | None = None
+        self.bridge: Bridge | None = None
+        self.body: MineflayerBody | None = None
+        self.scheduler = Scheduler()
+        self.agency: Any = None  # bot.wiring.Agency: stores and loops, built in initialize
+        self._stop = asyncio.Event()
+        self._api_server: Any = None
+        self._api_task: asyncio.Task[Any] | None = None
+        self.started_at = time.time()
+
+    def _require(self, *states: DaemonState) -> None:
+        if self.state not in states:
+            wanted = " or ".join(s.value for s in states)
+            raise DaemonStateError(f"daemon is {self.state.value}; this needs {wanted}")
+
+    # ---- lifecycle -------------------------------------------------------------------
+    def install_signal_handlers(self) -> None:
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGTERM, signal.SIGINT):
+            loop.add_signal_handler(sig, self.request_stop, sig.name)
+
+    def request_stop(self, why: str = "requested") -> None:
+        if not self._stop.is_set():
+            logger.info("stopping ({})", why)
+        self._stop.set()
+
+    async def initialize(self) -> None:
+        """Stores first (nothing acknowledged may be lost), then world, bridge, bot."""
+        self._require(DaemonState.created)
+        from bot.wiring import build_agency  # noqa: PLC0415
+
+        cfg = self.cfg
+        Path(cfg.storage.db_path).parent.mkdir(parents=True, exist_ok=True)
+        self.agency = build_agency(cfg)
+        embedded = cfg.server.use_embedded and not self.host
+        if embedded:
+            self.server = EmbeddedServer(settings_from_config(cfg.server, port=self.port), cfg.bridge.node_bin)
+            await asyncio.to_thread(self.server.start)
+        self.bridge = Bridge(
+            node_bin=cfg.bridge.node_bin,
+            call_margin_s=cfg.bridge.call_margin_s,
+            dead_check_interval_s=cfg.bridge.dead_check_interval_s,
+        )
+        await asyncio.to_thread(self.bridge.start)
+        settings = connection_settings(cfg, host=None if embedded else self.host, port=self.port)
+        self.body = MineflayerBody(self.bridge, settings)
+        await asyncio.to_thread(self.body.connect)
+        self.agency.attach_body(self.body)
+        self.state = DaemonState.initialized
+
+    async def start(self) -> None:
+        self._require(DaemonState.initialized)
+        for spec in self.agency.jobs(self):
+            self.scheduler.add(spec)
+        self.scheduler.start()
+        if self.cfg.api.enabled:
+            await self._start_api()
+        self.state = DaemonState.running
+        logger.info("daemon running: {} jobs, API {}", len(self.scheduler.jobs), self.api_url or "off")
+
+    async def run(self) -> None:
+        self._require(DaemonState.running)
+        await self._stop.wait()
+
+    async def stop(self) -> None:
+        if self.state in (DaemonState.stopping, DaemonState.stopped):
+            return
+        self.state = DaemonState.stopping
+        self.scheduler.shutdown()
+        if self._api_server is not None:
+            self._api_server.should_exit = True
+            if self._api_task is not None:
+                try:
+                    await asyncio.wait_for(self._api_task, timeout=3)
+                except (asyncio.TimeoutError, asyncio.CancelledError):
+                    self._api_task.cancel()
+
+    async def shutdown(self) -> None:
+        """Release everything in reverse order; safe after a failed initialize."""
+        await self.stop()
+        if self.agency is not None:
+            await self.agency.on_shutdown()
+        if self.body is not None:
+            await asyncio.to_thread(self.body.close)
+        if self.bridge is not None:
+            await asyncio.to_thread(self.bridge.shutdown)
+        if self.server is not None:
+            await asyncio.to_thread(self.server.stop)
+        if self.agency is not None:
+            self.agency.close()
+        self.state = DaemonState.stopped
+        logger.info("daemon stopped")
+
+    # ---- HTTP API ----------------------------------------------------------------------
+    @property
+    def api_url(self) -> str | None:
+        if self._api_server is None:
+            return None
+        return f"http://{self.cfg.api.host}:{self.cfg.api.port}"
+
+    async def _start_api(self) -> None:
+        import uvicorn  # noqa: PLC0415
+
+        from bot.api import create_app  # noqa: PLC0415
+
+        app = create_app(self.agency.api_context(self), token=self.cfg.api.token or None,
+                         max_body_bytes=self.cfg.api.max_body_bytes)
+        config = uvicorn.Config(app, host=self.cfg.api.host, port=self.cfg.api.port, log_config=None,
+                                access_log=False, lifespan="off")
+        self._api_server = uvicorn.Server(config)
+        self._api_server.install_signal_handlers = lambda: None  # the daemon owns signals
+        self._api_task = asyncio.create_task(self._api_server.serve(), name="http-api")
+        while not self._api_server.started:
+            if self._api_task.done():
+                exc = self._api_task.exception()
+                raise RuntimeError(f"HTTP API failed to start on {self.cfg.api.host}:{self.cfg.api.port}: {exc}")
+            await asyncio.sleep(0.02)
+
+    # ---- health ------------------------------------------------------------------------
+    def health(self) -> dict[str, Any]:
+        bot_connected = bool(self.body and self.body.connected)
+        bridge_alive = bool(self.bridge and self.bridge.alive)
+        scheduler_running = self.scheduler.running
+        return {
+            "ok": bot_connected and bridge_alive and scheduler_running,
+            "botConnected": bot_connected,
+            "bridgeAlive": bridge_alive,
+            "schedulerRunning": scheduler_running,
+            "state": self.state.value,
+            "uptimeS": round(time.time() - self.started_at, 1),
+        }
+
+    def job_spec(self, name: str, func: Any, interval_s: float, timeout_s: float = 30.0) -> JobSpec:
+        return JobSpec(name, func, interval_s, enabled=name not in self.cfg.jobs.disabled, timeout_s=timeout_s)
+
+
+async def run_daemon(cfg: Any, host: str | None = None, port: int | None = None) -> int:
+    """The whole lifecycle; returns the process exit code."""
+    daemon = Daemon(cfg, host=host, port=port)
+    daemon.install_signal_handlers()
+    try:
+        await daemon.initialize()
+        await daemon.start()
+        await daemon.run()
+        return 0
+    finally:
+        try:
+            await asyncio.wait_for(daemon.shutdown(), timeout=SHUTDOWN_BUDGET_S)
+        except asyncio.TimeoutError:
+            logger.error("shutdown took longer than {} s; forcing", SHUTDOWN_BUDGET_S)
+            if daemon.server is not None:
+                daemon.server.stop(timeout_s=1)

@@ -1,0 +1,45 @@
+"""Prometheus text exposition for /metrics: agency counters, job runs and errors, bridge
+call latency, stream and task sizes."""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+def _line(out: list[str], name: str, value: float, labels: dict[str, str] | None = None) -> None:
+    lab = ""
+    if labels:
+        lab = "{" + ",".join(f'{k}="{v}"' for k, v in labels.items()) + "}"
+    out.append(f"{name}{lab} {value}")
+
+
+def render_metrics(agency: Any, daemon: Any) -> str:
+    out: list[str] = []
+    out.append("# HELP mcbot_agency_counter Agency counters (monotonic within a session).")
+    out.append("# TYPE mcbot_agency_counter counter")
+    for name, value in agency.counters.snapshot().items():
+        if name != "startedAtMs":
+            _line(out, "mcbot_agency_counter", value, {"name": name})
+    out.append("# TYPE mcbot_job_runs_total counter")
+    out.append("# TYPE mcbot_job_errors_total counter")
+    out.append("# TYPE mcbot_job_seconds_total counter")
+    for name, spec in daemon.scheduler.jobs.items():
+        _line(out, "mcbot_job_runs_total", spec.stats.runs, {"job": name})
+        _line(out, "mcbot_job_errors_total", spec.stats.errors, {"job": name})
+        _line(out, "mcbot_job_seconds_total", round(spec.stats.total_s, 6), {"job": name})
+    bridge = daemon.bridge
+    out.append("# HELP mcbot_bridge_calls_total Calls through the JS bridge.")
+    out.append("# TYPE mcbot_bridge_calls_total counter")
+    _line(out, "mcbot_bridge_calls_total", bridge.calls if bridge else 0)
+    out.append("# TYPE mcbot_bridge_call_seconds_total counter")
+    _line(out, "mcbot_bridge_call_seconds_total", round(bridge.call_seconds, 6) if bridge else 0)
+    out.append("# TYPE mcbot_bridge_alive gauge")
+    _line(out, "mcbot_bridge_alive", int(bool(bridge and bridge.alive)))
+    out.append("# TYPE mcbot_bot_connected gauge")
+    _line(out, "mcbot_bot_connected", int(bool(daemon.body and daemon.body.connected)))
+    out.append("# TYPE mcbot_stream_thoughts gauge")
+    _line(out, "mcbot_stream_thoughts", agency.stream.count())
+    out.append("# TYPE mcbot_tasks gauge")
+    for status, n in agency.task_counts().items():
+        _line(out, "mcbot_tasks", n, {"status": status})
+    return "\n".join(out) + "\n"

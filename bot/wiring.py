@@ -1,0 +1,181 @@
+"""Assembles the pure agency pieces for the daemon: stores, perception, keep-alive, drive
+ticks, planning; and the scheduled jobs and HTTP context that drive them. Every method
+here runs on the daemon's event loop (the one owner of agency state); bridge calls are
+awaited on the bridge's thread."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from typing import Any
+
+from loguru import logger
+
+from agency.clock import Clock, system_clock_ms
+from agency.counters import AgencyCounters
+from agency.dev_injection import apply_dev_injection
+from agency.grounding import FrameFacts, check_goal
+from agency.drive_tick import DriveTickConfig, DriveTickFired, DriveTickState, evaluate_drive_tick
+from agency.keepalive import KeepAlive, KeepAliveConfig
+from agency.perception import Perception, Stimulus
+from agency.planning import IdleReporter, PlanningConsumer
+from agency.stream import CognitiveStream
+from agency.tasks.models import TaskStatus
+from agency.tasks.store import SqliteTaskStore
+from agency.world import BodyEvent, WorldSnapshot
+from bot.api import ApiContext
+from bot.body import MineflayerBody
+from bot.metrics import render_metrics
+
+
+# Grounding with no snapshot yet: nothing is known, so a named item or entity cannot ground.
+_EMPTY = WorldSnapshot(health=20, food=20, gameMode="survival", dimension="overworld", timeOfDay=0, isDay=True,
+                       position={"x": 0, "y": 0, "z": 0}, hostiles=0, ts=0)
+
+
+class Agency:
+    def __init__(self, cfg: Any, clock: Clock = system_clock_ms) -> None:
+        self.cfg = cfg
+        self.clock = clock
+        db = cfg.storage.db_path
+        self.counters = AgencyCounters(clock)
+        self.tasks = SqliteTaskStore(db, clock=clock)
+        self.stream = CognitiveStream(db, clock=clock, max_thoughts=cfg.stream.max_thoughts)
+        self.perception = Perception(clock, publish=self.stream.publish)
+        self.keepalive = KeepAlive(
+            stream=self.stream,
+            perception=self.perception,
+            clock=clock,
+            generator=None,  # an LLM-backed generator plugs in here; none = frames only (I-2)
+            config=KeepAliveConfig(min_interval_ms=cfg.keepalive.min_interval_ms, profile=cfg.keepalive.profile),
+            counters=self.counters,
+        )
+        self.planning = PlanningConsumer(self.stream, self.tasks, clock, stuck_timeout_ms=cfg.drive_tick.stuck_timeout_ms)
+        self.idle = IdleReporter(self.tasks, clock)
+        self.drive_state = DriveTickState()
+        self.drive_config = DriveTickConfig(
+            enabled=cfg.drive_tick.enabled,
+            interval_ms=cfg.drive_tick.interval_ms,
+            stuck_timeout_ms=cfg.drive_tick.stuck_timeout_ms,
+        )
+        self.body: MineflayerBody | None = None
+        self.last_snapshot: WorldSnapshot | None = None
+        self._events: list[BodyEvent] = []
+        self._stimuli: list[Stimulus] = []
+
+    def attach_body(self, body: MineflayerBody) -> None:
+        self.body = body
+
+    # ---- jobs --------------------------------------------------------------------------
+    async def job_body(self) -> None:
+        """Keep the bot connected (reconnect, rebuild a dead bridge); collect its events."""
+        assert self.body is not None
+        if await asyncio.to_thread(self.body.maintain):
+            self._events.extend(await asyncio.to_thread(self.body.events))
+
+    async def job_perception(self) -> None:
+        assert self.body is not None
+        if not self.body.connected:
+            return
+        snap = await asyncio.to_thread(self.body.snapshot)
+        events, self._events = self._events, []
+        update = self.perception.observe(snap, events)
+        self._stimuli.extend(update.stimuli)
+        self.last_snapshot = snap
+
+    async def job_keepalive(self) -> None:
+        if self.last_snapshot is None:
+            return
+        stimuli, self._stimuli = self._stimuli, []
+        self.keepalive.tick(self.last_snapshot, stimuli)
+
+    async def job_drive_tick(self) -> None:
+        if self.last_snapshot is None:
+            return
+        result = evaluate_drive_tick(
+            self.last_snapshot,
+            self.clock(),
+            self.drive_state,
+            self.tasks,
+            shelter_nearby=None,  # unknown until the shelter verifier exists: counts as none
+            config=self.drive_config,
+            counters=self.counters,
+        )
+        if isinstance(result, DriveTickFired):
+            stored = self.stream.publish(result.thought)
+            logger.info("[DriveTick] fired goal={} rule={} thought={}", stored.metadata.goalKey, result.selection.rule, stored.id)
+
+    async def job_planning(self) -> None:
+        self.planning.poll_once()
+
+    async def job_executor(self) -> None:
+        self.idle.check()  # the executor proper claims tasks here (living-loop issue)
+
+    async def job_counters_log(self) -> None:
+        logger.info(self.counters.format_agency_log_line())
+
+    async def job_stream_prune(self) -> None:
+        self.stream.prune()
+
+    def jobs(self, daemon: Any) -> list[Any]:
+        j = self.cfg.jobs
+        return [
+            daemon.job_spec("body", self.job_body, j.body_s, timeout_s=90),
+            daemon.job_spec("perception", self.job_perception, j.perception_s),
+            daemon.job_spec("keepalive", self.job_keepalive, j.keepalive_s),
+            daemon.job_spec("drive_tick", self.job_drive_tick, j.drive_tick_s),
+            daemon.job_spec("planning", self.job_planning, j.planning_s),
+            daemon.job_spec("executor", self.job_executor, j.executor_s),
+            daemon.job_spec("counters_log", self.job_counters_log, j.counters_log_s),
+            daemon.job_spec("stream_prune", self.job_stream_prune, j.stream_prune_s),
+        ]
+
+    # ---- HTTP --------------------------------------------------------------------------
+    def api_context(self, daemon: Any) -> ApiContext:
+        async def snapshot() -> WorldSnapshot:
+            if self.body is None or not self.body.connected:
+                raise RuntimeError("bot is not connected")
+            return await asyncio.to_thread(self.body.snapshot)
+
+        async def poke() -> dict[str, Any]:
+            if self.body is None or not self.body.connected:
+                return {"status": "unavailable", "detail": "bot is not connected"}
+            snap = await asyncio.to_thread(self.body.snapshot)
+            self.last_snapshot = snap
+            outcome = self.keepalive.poke(snap)
+            return {"status": outcome.status, "bypass": outcome.bypass, "thoughtId": getattr(outcome.thought, "id", None)}
+
+        def inject(body: dict[str, Any]) -> Any:
+            snap = self.last_snapshot
+
+            def ground(goal: Any, thought_id: str) -> Any:
+                facts = FrameFacts.from_snapshot(snap) if snap is not None else FrameFacts.from_snapshot(_EMPTY)
+                return check_goal(goal, facts, scenario_id=thought_id)
+
+            thought = apply_dev_injection(body, os.environ, now_ms=self.clock(), ground=ground)
+            return self.stream.publish(thought)
+
+        return ApiContext(
+            stream=self.stream,
+            tasks=self.tasks,
+            counters=self.counters,
+            snapshot=snapshot,
+            poke_keepalive=poke,
+            health=daemon.health,
+            metrics=lambda: render_metrics(self, daemon),
+            inject_thought=inject,
+        )
+
+    def task_counts(self) -> dict[str, int]:
+        return {s.value: len(self.tasks.list_by_status(s)) for s in TaskStatus}
+
+    async def on_shutdown(self) -> None:
+        """Hook for in-flight work to reach a safe stop before the body goes away."""
+
+    def close(self) -> None:
+        self.stream.close()
+        self.tasks.close()
+
+
+def build_agency(cfg: Any) -> Agency:
+    return Agency(cfg)

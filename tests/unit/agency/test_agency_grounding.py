@@ -1,0 +1,124 @@
+"""Grounding (PA-D1): goals and claims that name absent entities, items or places fail."""
+
+from __future__ import annotations
+
+import pytest
+
+from agency.goal_tag import ExtractedGoal
+from agency.grounding import FrameFacts, check, check_goal, check_text
+from agency.world import BlockRegion, EntityInfo, Vec3
+
+FACTS = FrameFacts(
+    inventory=frozenset({"oak_log", "bread"}),
+    entities=frozenset({"cow", "zombie"}),
+    blocks=frozenset({"oak_log", "stone", "grass_block", "coal_ore"}),
+    locations=frozenset({"home"}),
+    hostiles=1,
+)
+
+
+def g(action, target):
+    return ExtractedGoal(action=action, target=target, amount=1)
+
+
+def msgs(logs):
+    return [m for _, m in logs]
+
+
+@pytest.mark.parametrize(
+    "action, target",
+    [
+        ("collect", "oak_log"), ("collect", "wood"), ("gather", "trees"), ("mine", "stone"),
+        ("mine", "cobblestone"), ("mine", "coal"), ("find", "cow"), ("attack", "zombie"), ("attack", "zombies"),
+        ("flee", "zombie"), ("flee", "hostiles"), ("eat", "bread"), ("eat", "food"), ("place", "oak_log"),
+        ("craft", "crafting_table"), ("craft", "wooden_pickaxe"), ("smelt", "iron_ingot"),
+        ("build", "basic_shelter"), ("explore", "nearby"), ("explore", "the_unknown"),
+        ("navigate", "north"), ("navigate", "home"), ("navigate", "stone"), ("sleep", "night"),
+    ],
+)
+def test_PA_D1_grounded_goals_pass(action, target, logs):
+    r = check_goal(g(action, target), FACTS, scenario_id="s1")
+    assert r.passed and r.reason is None, r
+    assert not any(m.startswith("[Grounding] fail") for m in msgs(logs))
+
+
+@pytest.mark.parametrize(
+    "action, target, reason",
+    [
+        ("collect", "diamond", "missing_item"),
+        ("mine", "iron_ore", "missing_item"),
+        ("collect", "birch_log", "missing_item"),
+        ("find", "skeleton", "missing_entity"),
+        ("collect", "pigs", "missing_entity"),
+        ("attack", "creeper", "missing_entity"),
+        ("flee", "creeper", "missing_entity"),
+        ("eat", "apple", "missing_item"),
+        ("place", "torch", "missing_item"),
+        ("craft", "flux_capacitor", "missing_item"),
+        ("build", "castle", "missing_item"),
+        ("navigate", "village", "missing_location"),
+        ("navigate", "base", "missing_location"),
+    ],
+)
+def test_PA_D1_fabricated_goal_fails_with_reason_and_log(action, target, reason, logs):
+    r = check_goal(g(action, target), FACTS, scenario_id="thought-42")
+    assert (r.passed, r.reason) == (False, reason)
+    assert r.detail
+    assert msgs(logs) == [f"[Grounding] fail scenario=thought-42 reason={reason}"]
+
+
+def test_flee_generic_threat_needs_a_hostile():
+    calm = FrameFacts(entities=frozenset({"cow"}), hostiles=0)
+    assert check_goal(g("flee", "danger"), calm, scenario_id="x").reason == "missing_entity"
+
+
+@pytest.mark.parametrize(
+    "text, reason",
+    [
+        ("I see a creeper by the trees.", "missing_entity"),
+        ("Three skeletons are nearby.", "missing_entity"),
+        ("I have an iron pickaxe in my inventory.", "missing_item"),
+        ("I'm holding a torch.", "missing_item"),
+    ],
+)
+def test_PA_D1_fabricated_text_claims_fail(text, reason, logs):
+    r = check_text(text, FACTS, scenario_id="scn-7")
+    assert (r.passed, r.reason) == (False, reason)
+    assert f"[Grounding] fail scenario=scn-7 reason={reason}" in msgs(logs)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "A cow and a zombie are close. It is daytime.",
+        "There are no skeletons around.",
+        "I don't have a torch.",
+        "I have bread and some oak logs.",
+        "I have cooked chicken? No, I do not.",
+        "The light is fading.",
+        "",
+    ],
+)
+def test_PA_D1_true_or_negated_text_passes(text):
+    assert check_text(text, FACTS, scenario_id="x").passed
+
+
+def test_check_runs_goal_then_text():
+    r = check(FACTS, scenario_id="x", goal=g("collect", "oak_log"), text="I see a creeper.")
+    assert (r.passed, r.reason) == (False, "missing_entity")
+    r = check(FACTS, scenario_id="x", goal=g("collect", "diamond"), text="I see a creeper.")
+    assert r.reason == "missing_item"
+    assert check(FACTS, scenario_id="x").passed
+    assert check(FACTS, scenario_id="x").as_record() == {"pass": True, "reason": None, "detail": "grounded"}
+
+
+def test_frame_facts_from_snapshot_and_region(make_snapshot):
+    snap = make_snapshot(
+        {"oak_log": 2, "stick": 0},
+        entities=[EntityInfo(name="cow", type="mob", hostile=False, distance=4, position=Vec3(x=1, y=64, z=1))],
+    )
+    region = BlockRegion(origin=(0, 0, 0), size=(2, 1, 1), palette=["air", "birch_log"], data=[0, 1])
+    facts = FrameFacts.from_snapshot(snap, region=region, locations=["home"])
+    assert facts.inventory == {"oak_log"} and facts.entities == {"cow"}
+    assert facts.blocks == {"birch_log"} and facts.locations == {"home"}
+    assert check_goal(g("collect", "birch_log"), facts, scenario_id="x").passed
