@@ -14,7 +14,7 @@ from typing import Any, Awaitable, Callable
 from fastapi import FastAPI, Query, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, PlainTextResponse
-from pydantic import BaseModel, ConfigDict, Field, StrictStr
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictStr
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 
@@ -43,7 +43,7 @@ class ThoughtBody(BaseModel):
     model_config = ConfigDict(extra="allow")
     content: StrictStr = Field(min_length=1, max_length=4000)
     type: StrictStr = "external"
-    convertEligible: bool | None = None
+    convertEligible: StrictBool | None = None
 
 
 class BodyLimit:
@@ -128,8 +128,15 @@ def create_app(ctx: ApiContext, *, token: str | None = None, max_body_bytes: int
     @app.post("/api/cognitive-stream/ack")
     async def ack(body: AckBody) -> Any:
         result = ctx.stream.ack(body.thoughtIds, processed_by="api")
-        payload = {"acked": result.acked, "requested": result.requested, "unknown": list(result.unknown)}
-        return JSONResponse(payload, status_code=404 if result.acked == 0 and result.unknown else 200)
+        payload = {
+            "acked": len(result.acked),
+            "requested": len(result.requested),
+            "ackedIds": result.acked,
+            "alreadyProcessed": result.already_processed,
+            "unknown": result.unknown,
+        }
+        nothing_known = result.unknown and len(result.unknown) == len(result.requested)
+        return JSONResponse(payload, status_code=404 if nothing_known else 200)
 
     @app.post("/thoughts", status_code=201)
     async def post_thought(body: ThoughtBody) -> Any:
