@@ -52,6 +52,10 @@ def build_parser() -> argparse.ArgumentParser:
     cfg_sub = cfg.add_subparsers(dest="config_command", required=True, parser_class=_ArgParser)
     cfg_sub.add_parser("show", help="print the merged config and where each value came from")
 
+    from bot.agents_cli import add_agents_commands  # noqa: PLC0415
+
+    add_agents_commands(sub)
+
     bench = sub.add_parser("bench", help="benchmarks that print side-by-side ratios")
     bench_sub = bench.add_subparsers(dest="bench_command", required=True, parser_class=_ArgParser)
     bb = bench_sub.add_parser("bridge", help="bridge helpers vs per-property reads (starts an embedded world)")
@@ -204,6 +208,12 @@ def cmd_bench(args: Any, cfg: Any, _loaded: Any) -> int:
     return bench_bridge(cfg, as_json=args.json, rounds=args.rounds)
 
 
+def _agents(args: Any, cfg: Any, loaded: Any) -> int:
+    from bot.agents_cli import cmd_agents  # noqa: PLC0415
+
+    return cmd_agents(args, cfg, loaded)
+
+
 COMMANDS: dict[str, Callable[[Any, Any, Any], int]] = {
     "run": cmd_run,
     "server": cmd_server,
@@ -211,6 +221,7 @@ COMMANDS: dict[str, Callable[[Any, Any, Any], int]] = {
     "record": cmd_record,
     "config": cmd_config,
     "bench": cmd_bench,
+    "agents": _agents,
 }
 
 

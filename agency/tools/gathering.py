@@ -75,12 +75,16 @@ async def collect_block(ctx: ToolContext, p: CollectBlockInput) -> dict[str, Any
             continue
         name = hits[0]["name"]
         kinds.append(name)
-        await run_action(ctx, "collect", {"block": name, "count": goal - have, "maxDistance": p.radius, "item": drop_of(name)})
+        try:
+            await run_action(ctx, "collect", {"block": name, "count": goal - have, "maxDistance": p.radius, "item": drop_of(name)})
+            why = None
+        except ToolFailure as e:  # e.g. an unreachable treetop: what counts is what we now hold
+            why = e.message
         now = _held(ctx, item)
         futile = futile + 1 if now <= have else 0
         have = now
         if futile >= MAX_FUTILE:
-            raise ToolFailure(PRECONDITION_FAILED, f"collecting {name} made no progress {MAX_FUTILE} times",
+            raise ToolFailure(PRECONDITION_FAILED, f"collecting {name} made no progress {MAX_FUTILE} times (last: {why})",
                               details={"have": have, "goal": goal})
     return {"block": p.block, "item": item, "gained": have - start, "have": have, "kinds": sorted(set(kinds))}
 

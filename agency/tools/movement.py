@@ -12,7 +12,7 @@ from pydantic import Field
 from agency.tools.actions import run_action
 from agency.tools.base import BODY_QUEUE, Tool, ToolContext, ToolFailure, ToolInput
 from agency.tools.results import PRECONDITION_FAILED
-from agency.tools.spatial import block_pos, chunk_of, read_around, surface_y
+from agency.tools.spatial import block_pos, chunk_of, surface_y
 
 SEEN_KEY = "seenChunks"
 

@@ -64,7 +64,12 @@ def test_at_night_a_zombie_hurts_a_bot_in_the_open_but_not_one_in_a_closed_hut(a
     open_bot.chat("/mcbot spawn zombie 1 open_bot 8")
     hut_bot.chat("/mcbot spawn zombie 1 hut_bot 6")
     wait_until(lambda: open_bot.snapshot().hostiles >= 1, 10, "the zombie near the open bot")
-    wait_until(lambda: open_bot.snapshot().health < 20, 30, "the zombie to hit the bot in the open")
+    try:
+        wait_until(lambda: open_bot.snapshot().health < 20, 45, "the zombie to hit the bot in the open")
+    except AssertionError:
+        open_bot.chat("/mcbot info")  # server-side view of mobs and players, for the report
+        info = wait_until(lambda: [e.data for e in open_bot.events() if e.type is EventType.chat], 5, "info")
+        raise AssertionError(f"no hit; bot {open_bot.snapshot().model_dump_json()}; server {info}") from None
     hut_events = hut_bot.events()
     assert not [e for e in hut_events if e.type is EventType.health and e.data["health"] < 20]
     assert hut_bot.snapshot().health == 20

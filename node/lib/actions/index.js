@@ -8,7 +8,10 @@ const KINDS = {
   dig: require('./dig'),
   place: require('./place'),
   collect: require('./collect'),
-  activate: require('./activate')
+  activate: require('./activate'),
+  craft: require('./craft'),
+  equip: require('./equip'),
+  consume: require('./consume')
 }
 
 const MAX_KEPT = 500

@@ -1,0 +1,34 @@
+'use strict'
+// Craft one recipe `times` times. The recipe variant comes from minecraft-data through
+// bot.recipesFor (so any wood kind works); Python plans which intermediates to craft.
+// args: { item, times, table?: {x,y,z} }  (table: a placed crafting_table within reach)
+const { Vec3 } = require('vec3')
+
+async function run (bot, args, rec) {
+  const def = bot.registry.itemsByName[args.item]
+  if (!def) throw new Error(`unknown item '${args.item}'`)
+  const times = Math.max(1, args.times || 1)
+  let table = null
+  if (args.table) {
+    table = bot.blockAt(new Vec3(args.table.x, args.table.y, args.table.z))
+    if (!table || table.name !== 'crafting_table') throw new Error(`no crafting_table at ${args.table.x},${args.table.y},${args.table.z}`)
+  }
+  const recipes = bot.recipesFor(def.id, null, 1, table)
+  if (recipes.length === 0) {
+    const needsTable = bot.recipesAll(def.id, null, true).length > 0 && bot.recipesAll(def.id, null, null).length === 0
+    throw new Error(`no ${args.item} recipe craftable with the current inventory${needsTable && !table ? ' (needs a crafting table)' : ''}`)
+  }
+  const before = count(bot, args.item)
+  await bot.craft(recipes[0], times, table)
+  if (rec.cancelled) return null
+  return { item: args.item, times, gained: count(bot, args.item) - before }
+}
+
+function count (bot, name) {
+  return bot.inventory.items().filter((i) => i.name === name).reduce((n, i) => n + Number(i.count), 0)
+}
+
+// bot.craft cannot be interrupted half-way; closing the window ends it.
+function stop (bot) { if (bot.currentWindow) bot.closeWindow(bot.currentWindow) }
+
+module.exports = { run, stop, defaultTimeoutMs: 30000 }

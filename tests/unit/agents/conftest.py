@@ -1,0 +1,129 @@
+"""Fixtures for agent, workflow and tool tests: fake time, a fake block world, a tool
+registry with scripted tools that log what they do, and engines/runtimes over them."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Any, Callable
+
+import pytest
+from loguru import logger
+from pydantic import Field
+
+from agency.tools.base import Tool, ToolContext, ToolFailure, ToolInput
+from agency.tools.registry import ToolRegistry
+from agency.workflows.checkpoints import SqliteCheckpointStore
+from agency.workflows.engine import WorkflowEngine
+from agency.workflows.steps import StepExecutor
+from tests.unit.agents.fakes import FakeBody, FakeTime
+
+
+@pytest.fixture
+def ftime() -> FakeTime:
+    return FakeTime()
+
+
+@pytest.fixture
+def body(ftime: FakeTime) -> FakeBody:
+    return FakeBody(ftime.clock)
+
+
+@pytest.fixture
+def ctx(body: FakeBody, ftime: FakeTime) -> ToolContext:
+    return ToolContext(body=body, clock=ftime.clock, sleep=ftime.sleep, poll_interval_s=0.1)
+
+
+@pytest.fixture
+def logs() -> Any:
+    records: list[tuple[str, str]] = []
+    sink = logger.add(lambda m: records.append((m.record["level"].name, m.record["message"])), level="DEBUG")
+    yield records
+    logger.remove(sink)
+
+
+@pytest.fixture
+def db_path(tmp_path: Path) -> Path:
+    return tmp_path / "agency.db"
+
+
+@pytest.fixture
+def store(db_path: Path, ftime: FakeTime) -> Any:
+    s = SqliteCheckpointStore(db_path, clock=ftime.clock)
+    yield s
+    s.close()
+
+
+class Probe:
+    """Scripted tools that record start/end order, concurrency and calls."""
+
+    def __init__(self) -> None:
+        self.events: list[str] = []
+        self.active = 0
+        self.peak = 0
+        self.fail_once: set[str] = set()
+        self.fail_always: set[str] = set()
+        self.calls: dict[str, int] = {}
+
+
+class WorkInput(ToolInput):
+    name: str
+    ticks: int = Field(default=1, ge=0)
+    value: Any = None
+
+
+def probe_tools(probe: Probe) -> list[Tool]:
+    async def work(ctx: ToolContext, p: WorkInput) -> dict[str, Any]:
+        probe.calls[p.name] = probe.calls.get(p.name, 0) + 1
+        probe.events.append(f"start:{p.name}")
+        probe.active += 1
+        probe.peak = max(probe.peak, probe.active)
+        try:
+            for _ in range(p.ticks):
+                await ctx.pause(0.1)
+            if p.name in probe.fail_always or p.name in probe.fail_once:
+                probe.fail_once.discard(p.name)
+                raise ToolFailure("BOOM", f"{p.name} failed")
+            ctx.memory.setdefault("done", []).append(p.name)
+            return {"name": p.name, "value": p.value}
+        finally:
+            probe.active -= 1
+            probe.events.append(f"end:{p.name}")
+
+    async def undo(ctx: ToolContext, p: WorkInput) -> dict[str, Any]:
+        probe.events.append(f"undo:{p.name}")
+        return {"undone": p.name}
+
+    def compensate(p: WorkInput, out: dict[str, Any]) -> dict[str, Any]:
+        return {"tool": "undo", "args": {"name": p.name}}
+
+    return [
+        Tool("work", "scripted work", WorkInput, work, timeout_s=30, compensate=compensate),
+        Tool("body_work", "scripted work on the body queue", WorkInput, work, timeout_s=30, queue="body"),
+        Tool("undo", "scripted compensation", WorkInput, undo, timeout_s=5),
+    ]
+
+
+@pytest.fixture
+def probe() -> Probe:
+    return Probe()
+
+
+@pytest.fixture
+def tools(probe: Probe) -> ToolRegistry:
+    reg = ToolRegistry()
+    for t in probe_tools(probe):
+        reg.register(t)
+    return reg
+
+
+@pytest.fixture
+def make_engine(tools: ToolRegistry, ctx: ToolContext) -> Callable[..., WorkflowEngine]:
+    def make(store: Any = None, **kw: Any) -> WorkflowEngine:
+        return WorkflowEngine(StepExecutor(tools, ctx, **kw), store)
+
+    return make
+
+
+def run(coro: Any) -> Any:
+    return asyncio.run(coro)

@@ -1,0 +1,177 @@
+"""Test doubles for agent/tool tests: a tiny block world implementing the Body protocol
+(not a Mineflayer mock: it keeps blocks, an inventory and long actions that finish after
+a number of polls), fake async time, and small scripted tools."""
+
+from __future__ import annotations
+
+import asyncio
+from collections import Counter
+from typing import Any
+
+from agency.clock import FrozenClock
+from agency.tools.recipes import matches, recipe_for
+from agency.world import ActionState, ActionStatus, BlockRegion, BodyError, BodyEvent, InventoryItem, Vec3, WorldSnapshot
+
+GROUND_Y = 64  # feet level; y < 64 is dirt
+
+
+class FakeTime:
+    """An injected clock plus an async sleep that moves it (and yields once)."""
+
+    def __init__(self) -> None:
+        self.clock = FrozenClock(1_700_000_000_000)
+        self.slept = 0.0
+
+    async def sleep(self, seconds: float) -> None:
+        self.slept += seconds
+        self.clock.advance(int(seconds * 1000))
+        await asyncio.sleep(0)
+
+
+class FakeBody:
+    def __init__(self, clock: FrozenClock, inventory: dict[str, int] | None = None, polls_to_finish: int = 1) -> None:
+        self.clock = clock
+        self.blocks: dict[tuple[int, int, int], str] = {}
+        self.inventory: Counter[str] = Counter(inventory or {})
+        self.position = Vec3(x=0.5, y=GROUND_Y, z=0.5)
+        self.polls_to_finish = polls_to_finish
+        self.hang: set[str] = set()  # action kinds that never finish by themselves
+        self.fail: dict[str, str] = {}  # kind -> error message
+        self.started: list[tuple[str, dict[str, Any]]] = []
+        self.cancelled: list[str] = []
+        self.said: list[str] = []
+        self._actions: dict[str, dict[str, Any]] = {}
+        self.running_now = 0
+        self.peak_running = 0
+
+    # ---- world ---------------------------------------------------------------------
+    def block(self, x: int, y: int, z: int) -> str:
+        return self.blocks.get((x, y, z), "dirt" if y < GROUND_Y else "air")
+
+    def add_tree(self, x: int, z: int, height: int = 4, wood: str = "oak") -> None:
+        for dy in range(height):
+            self.blocks[(x, GROUND_Y + dy, z)] = f"{wood}_log"
+
+    # ---- Body protocol -------------------------------------------------------------
+    def snapshot(self) -> WorldSnapshot:
+        return WorldSnapshot(
+            health=20, food=20, gameMode="survival", dimension="overworld", timeOfDay=1000, isDay=True,
+            position=self.position, inventory=[InventoryItem(name=n, count=c) for n, c in sorted(self.inventory.items()) if c > 0],
+            hostiles=0, ts=self.clock(),
+        )
+
+    def region(self, origin: tuple[int, int, int], size: tuple[int, int, int]) -> BlockRegion:
+        palette: list[str | None] = []
+        index: dict[str, int] = {}
+        data = []
+        ox, oy, oz = origin
+        for y in range(size[1]):
+            for z in range(size[2]):
+                for x in range(size[0]):
+                    name = self.block(ox + x, oy + y, oz + z)
+                    if name not in index:
+                        index[name] = len(palette)
+                        palette.append(name)
+                    data.append(index[name])
+        return BlockRegion(origin=origin, size=size, palette=palette, data=data)
+
+    def events(self) -> list[BodyEvent]:
+        return []
+
+    def chat(self, message: str) -> None:
+        self.said.append(message)
+
+    def start_action(self, kind: str, args: dict[str, Any]) -> ActionStatus:
+        aid = f"a{len(self.started) + 1}"
+        self.started.append((kind, dict(args)))
+        st = ActionStatus(id=aid, kind=kind, state=ActionState.running, startedAt=self.clock())
+        self._actions[aid] = {"status": st, "args": dict(args), "polls": 0}
+        self.running_now += 1
+        self.peak_running = max(self.peak_running, self.running_now)
+        return st
+
+    def _end(self, aid: str, state: ActionState, result: Any = None, error: str | None = None) -> ActionStatus:
+        rec = self._actions[aid]
+        if rec["status"].state is ActionState.running:
+            self.running_now -= 1
+            rec["status"] = rec["status"].model_copy(update={"state": state, "result": result, "error": error, "endedAt": self.clock()})
+        return rec["status"]
+
+    def poll_action(self, action_id: str) -> ActionStatus:
+        if action_id not in self._actions:
+            raise BodyError(f"no action with id {action_id}")
+        rec = self._actions[action_id]
+        st: ActionStatus = rec["status"]
+        if st.state.terminal or st.kind in self.hang:
+            return st
+        rec["polls"] += 1
+        if rec["polls"] < self.polls_to_finish:
+            return st
+        if st.kind in self.fail:
+            return self._end(action_id, ActionState.failed, error=self.fail[st.kind])
+        try:
+            result = getattr(self, f"_do_{st.kind}")(rec["args"])
+        except BodyError as e:
+            return self._end(action_id, ActionState.failed, error=str(e))
+        return self._end(action_id, ActionState.done, result=result)
+
+    def cancel_action(self, action_id: str) -> ActionStatus:
+        self.cancelled.append(action_id)
+        return self._end(action_id, ActionState.cancelled, error="cancelled")
+
+    # ---- action effects ------------------------------------------------------------
+    def _do_move_to(self, a: dict[str, Any]) -> dict[str, Any]:
+        self.position = Vec3(x=a["x"], y=a["y"], z=a["z"])
+        return {"position": {"x": a["x"], "y": a["y"], "z": a["z"]}}
+
+    def _do_collect(self, a: dict[str, Any]) -> dict[str, Any]:
+        spots = sorted(p for p, n in self.blocks.items() if n == a["block"])[: a.get("count", 1)]
+        for p in spots:
+            del self.blocks[p]
+            self.inventory[a.get("item", a["block"])] += 1
+        return {"collected": len(spots)}
+
+    def _do_dig(self, a: dict[str, Any]) -> dict[str, Any]:
+        pos = (a["x"], a["y"], a["z"])
+        name = self.block(*pos)
+        if name == "air":
+            raise BodyError(f"nothing to dig at {pos}")
+        self.blocks[pos] = "air"
+        self.inventory[name] += 1
+        return {"dug": name}
+
+    def _do_place(self, a: dict[str, Any]) -> dict[str, Any]:
+        pos = (a["x"], a["y"], a["z"])
+        if self.inventory[a["block"]] < 1:
+            raise BodyError(f"no {a['block']} in inventory")
+        if self.block(*pos) != "air":
+            raise BodyError(f"{pos} is occupied")
+        self.inventory[a["block"]] -= 1
+        self.blocks[pos] = a["block"]
+        return {"placed": a["block"]}
+
+    def _do_craft(self, a: dict[str, Any]) -> dict[str, Any]:
+        rec = recipe_for(a["item"])
+        if rec is None:
+            raise BodyError(f"unknown item {a['item']}")
+        if rec.needs_table:
+            t = a.get("table")
+            if not t or self.block(t["x"], t["y"], t["z"]) != "crafting_table":
+                raise BodyError("needs a crafting table")
+        times = a.get("times", 1)
+        for ing, n in rec.ingredients:
+            need = n * times
+            for name in [k for k in self.inventory if matches(ing, k)]:
+                used = min(need, self.inventory[name])
+                self.inventory[name] -= used
+                need -= used
+            if need:
+                raise BodyError(f"missing {need} {ing}")
+        self.inventory[a["item"]] += rec.makes * times
+        return {"item": a["item"], "times": times}
+
+    def _do_equip(self, a: dict[str, Any]) -> dict[str, Any]:
+        return {"equipped": a["item"]}
+
+    def _do_consume(self, a: dict[str, Any]) -> dict[str, Any]:
+        return {"ate": a.get("item") or "bread"}

@@ -1,0 +1,52 @@
+"""`craft wooden_pickaxe 1` handled by the shipped crafter profile on a fake block world:
+from an empty inventory near trees it ends with a pickaxe, and a run crashed after its
+third step resumes in a new process without redoing the completed steps."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from agency.agents import AgentRuntime, TaskSpec, load_default_registry
+from agency.tools import ToolContext, default_tool_registry
+from agency.workflows import SqliteCheckpointStore
+from tests.unit.agents.conftest import run
+from tests.unit.agents.fakes import FakeBody
+
+ROOT = Path(__file__).resolve().parents[3]
+EXPECTED_STEPS = ["gather-log", "craft-planks", "craft-crafting-table", "place-crafting-table", "craft-stick", "craft-wooden-pickaxe"]
+
+
+def test_crafter_makes_a_wooden_pickaxe_from_nothing(ctx: ToolContext, body: FakeBody, store: SqliteCheckpointStore) -> None:
+    body.add_tree(4, 2, height=5)
+    rt = AgentRuntime(load_default_registry(), default_tool_registry(), ctx, checkpoints=store)
+    task = TaskSpec(action="craft", target="wooden_pickaxe", amount=1, id="task-pick")
+    assert rt.select(task)[0].agentId == "crafter"
+    res = run(rt.run_task(task))
+    assert res.ok, res.errors
+    assert res.agentId == "crafter" and [s.stepId for s in res.steps] == EXPECTED_STEPS
+    assert body.inventory["wooden_pickaxe"] == 1
+    assert [c.completedStepId for c in store.history("task-pick")] == EXPECTED_STEPS
+    assert list(body.blocks.values()).count("crafting_table") == 1
+
+
+def test_crafter_resumes_in_a_new_process_after_a_crash(tmp_path: Path) -> None:
+    db, world = tmp_path / "agency.db", tmp_path / "world.json"
+    tree = {f"4,{64 + dy},2": "oak_log" for dy in range(5)}
+    world.write_text(json.dumps({"inventory": {}, "blocks": tree}))
+    cmd = [sys.executable, "-m", "tests.unit.agents.craft_proc", str(db), str(world), "task-crash"]
+
+    first = subprocess.run([*cmd, "3"], cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert first.returncode == 3, first.stderr  # crashed right after the third checkpoint
+    assert json.loads(world.read_text())["inventory"] == {"oak_planks": 8, "crafting_table": 1}
+
+    second = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert second.returncode == 0, second.stderr
+    out = json.loads(second.stdout.strip().splitlines()[-1])
+    assert out["status"] == "completed" and out["agentId"] == "crafter" and out["resumedFrom"] == 2
+    assert out["steps"][:3] == [[s, "restored"] for s in EXPECTED_STEPS[:3]]
+    # only the last three steps ran in the new process: no collecting, two crafts, one placement
+    assert out["calls"] == {"place_block": 1, "craft": 2}
+    assert out["inventory"].get("wooden_pickaxe") == 1
