@@ -54,6 +54,73 @@ MIGRATIONS: list[tuple[int, str, str]] = [
         CREATE INDEX idx_thoughts_prune ON thoughts (processed, convert_eligible, seq);
         """,
     ),
+    (
+        3,
+        "goal keys (goal binding uniqueness) and goals",
+        # goal-binding protocol C: at most one non-terminal task per (goalType, goalKey),
+        # aliases included. Triggers derive goal_keys from every task write, so the unique
+        # partial index rejects a duplicate inside the writer's own transaction, whichever
+        # process or code path wrote the task.
+        """
+        CREATE TABLE goal_keys (
+            task_id   TEXT NOT NULL,
+            goal_type TEXT NOT NULL,
+            key       TEXT NOT NULL,
+            is_alias  INTEGER NOT NULL CHECK (is_alias IN (0, 1)),
+            terminal  INTEGER NOT NULL CHECK (terminal IN (0, 1)),
+            PRIMARY KEY (task_id, key)
+        );
+        CREATE UNIQUE INDEX ux_goal_keys_live ON goal_keys (goal_type, key) WHERE terminal = 0;
+        CREATE INDEX idx_goal_keys_type ON goal_keys (goal_type, terminal);
+
+        CREATE TRIGGER trg_goal_keys_insert AFTER INSERT ON tasks
+        WHEN json_extract(NEW.data, '$.metadata.goalBinding') IS NOT NULL
+        BEGIN
+            SELECT RAISE(ABORT, 'goalBinding needs goalType and goalKey')
+            WHERE json_extract(NEW.data, '$.metadata.goalBinding.goalType') IS NULL
+               OR json_extract(NEW.data, '$.metadata.goalBinding.goalKey') IS NULL;
+            INSERT INTO goal_keys (task_id, goal_type, key, is_alias, terminal)
+            SELECT NEW.id, json_extract(NEW.data, '$.metadata.goalBinding.goalType'), k, MIN(a),
+                   NEW.status IN ('completed', 'failed')
+            FROM (SELECT json_extract(NEW.data, '$.metadata.goalBinding.goalKey') AS k, 0 AS a
+                  UNION ALL
+                  SELECT value, 1 FROM json_each(NEW.data, '$.metadata.goalBinding.goalKeyAliases'))
+            WHERE k IS NOT NULL GROUP BY k;
+        END;
+
+        CREATE TRIGGER trg_goal_keys_update AFTER UPDATE OF status, data ON tasks
+        BEGIN
+            DELETE FROM goal_keys WHERE task_id = OLD.id;
+            SELECT RAISE(ABORT, 'goalBinding needs goalType and goalKey')
+            WHERE json_extract(NEW.data, '$.metadata.goalBinding') IS NOT NULL
+              AND (json_extract(NEW.data, '$.metadata.goalBinding.goalType') IS NULL
+                   OR json_extract(NEW.data, '$.metadata.goalBinding.goalKey') IS NULL);
+            INSERT INTO goal_keys (task_id, goal_type, key, is_alias, terminal)
+            SELECT NEW.id, json_extract(NEW.data, '$.metadata.goalBinding.goalType'), k, MIN(a),
+                   NEW.status IN ('completed', 'failed')
+            FROM (SELECT json_extract(NEW.data, '$.metadata.goalBinding.goalKey') AS k, 0 AS a
+                  UNION ALL
+                  SELECT value, 1 FROM json_each(NEW.data, '$.metadata.goalBinding.goalKeyAliases'))
+            WHERE k IS NOT NULL AND json_extract(NEW.data, '$.metadata.goalBinding') IS NOT NULL
+            GROUP BY k;
+        END;
+
+        CREATE TRIGGER trg_goal_keys_delete AFTER DELETE ON tasks
+        BEGIN
+            DELETE FROM goal_keys WHERE task_id = OLD.id;
+        END;
+
+        -- Goal side of the binding: strategic intent; status is derived from the bound
+        -- task by the synchronization reducer (agency/goals/sync.py), never set freely.
+        CREATE TABLE goals (
+            id         TEXT PRIMARY KEY,
+            type       TEXT NOT NULL,
+            status     TEXT NOT NULL CHECK (status IN ('PENDING', 'ACTIVE', 'COMPLETED', 'FAILED', 'SUSPENDED')),
+            updated_at INTEGER NOT NULL,
+            data       TEXT NOT NULL  -- the goal as camelCase JSON
+        );
+        """,
+    ),
 ]
 
 

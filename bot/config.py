@@ -42,7 +42,15 @@ class ConfigError(Exception):
     exit_code = 4
 
 
-from bot.config_sections import ApiConfig, DriveTickSection, JobsConfig, KeepAliveSection, StreamSection  # noqa: E402
+from bot.config_sections import (  # noqa: E402
+    ApiConfig,
+    DriveTickSection,
+    JobsConfig,
+    KeepAliveSection,
+    ReflexesSection,
+    StreamSection,
+)
+from bot.config_llm import LlmSection  # noqa: E402
 
 # --------------------------------------------------------------------------- schema
 
@@ -123,6 +131,8 @@ class McbotConfig(_Section):
     drive_tick: DriveTickSection = Field(default_factory=DriveTickSection)
     keepalive: KeepAliveSection = Field(default_factory=KeepAliveSection)
     stream: StreamSection = Field(default_factory=StreamSection)
+    reflexes: ReflexesSection = Field(default_factory=ReflexesSection)
+    llm: LlmSection = Field(default_factory=LlmSection)
 
 
 # --------------------------------------------------------------------------- loading

@@ -65,3 +65,9 @@ class KeepAliveSection(_Section):
 
 class StreamSection(_Section):
     max_thoughts: int = Field(5000, ge=100)
+
+
+class ReflexesSection(_Section):
+    enabled: bool = True
+    eat_below_food: int = Field(14, ge=0, le=20)  # eat at or below this food level, if food is held
+    fight_within: float = Field(4.0, gt=0)  # fight a hostile this close (blocks)

@@ -15,6 +15,12 @@ from agency.clock import Clock, system_clock_ms
 from agency.counters import AgencyCounters
 from agency.dev_injection import apply_dev_injection
 from agency.grounding import FrameFacts, check_goal
+from agency.agents import AgentRuntime, load_default_registry
+from agency.executor import Executor
+from agency.reflexes import ReflexConfig, Reflexes
+from agency.stalls import stalled_tasks
+from agency.tools import ToolContext, default_tool_registry
+from agency.workflows import SqliteCheckpointStore
 from agency.drive_tick import DriveTickConfig, DriveTickFired, DriveTickState, evaluate_drive_tick
 from agency.keepalive import KeepAlive, KeepAliveConfig
 from agency.perception import Perception, Stimulus
@@ -58,20 +64,43 @@ class Agency:
             interval_ms=cfg.drive_tick.interval_ms,
             stuck_timeout_ms=cfg.drive_tick.stuck_timeout_ms,
         )
+        self.checkpoints = SqliteCheckpointStore(db, clock=clock)
+        self.tools = default_tool_registry()
+        self.executor: Executor | None = None  # built once the body exists (tools act on it)
+        self.reflexes: Reflexes | None = None
         self.body: MineflayerBody | None = None
+        self._was_connected = True
         self.last_snapshot: WorldSnapshot | None = None
         self._events: list[BodyEvent] = []
         self._stimuli: list[Stimulus] = []
 
     def attach_body(self, body: MineflayerBody) -> None:
         self.body = body
+        ctx = ToolContext(body=body, clock=self.clock, poll_interval_s=0.2)
+        runtime = AgentRuntime(load_default_registry(), self.tools, ctx, checkpoints=self.checkpoints)
+        self.executor = Executor(self.tasks, runtime, self.clock)
+        r = self.cfg.reflexes
+        self.reflexes = Reflexes(self.tools, ctx, self.executor,
+                                 ReflexConfig(enabled=r.enabled, eat_below_food=r.eat_below_food, fight_within=r.fight_within))
 
     # ---- jobs --------------------------------------------------------------------------
     async def job_body(self) -> None:
-        """Keep the bot connected (reconnect, rebuild a dead bridge); collect its events."""
-        assert self.body is not None
-        if await asyncio.to_thread(self.body.maintain):
-            self._events.extend(await asyncio.to_thread(self.body.events))
+        """Keep the bot connected (reconnect, rebuild a dead bridge); collect its events.
+        A disconnect pauses the running task ('disconnected'); reconnecting gives it back."""
+        assert self.body is not None and self.executor is not None
+        if not self.body.connected and self.executor.current is not None:
+            await self.executor.preempt("disconnected")
+        connected = await asyncio.to_thread(self.body.maintain)
+        if connected:
+            events = await asyncio.to_thread(self.body.events)
+            self._events.extend(events)
+            if self.reflexes is not None:
+                self.reflexes.record_events(events)
+            if not self.body.connected and self.executor.current is not None:
+                await self.executor.preempt("disconnected")  # the drained events held an `end`
+        if connected and not self._was_connected:
+            self.executor.resume_paused("disconnected")
+        self._was_connected = connected and self.body.connected
 
     async def job_perception(self) -> None:
         assert self.body is not None
@@ -109,7 +138,16 @@ class Agency:
         self.planning.poll_once()
 
     async def job_executor(self) -> None:
-        self.idle.check()  # the executor proper claims tasks here (living-loop issue)
+        assert self.executor is not None and self.body is not None
+        outcome = await self.executor.tick(can_work=self.body.connected)
+        if outcome == "idle":
+            self.idle.check()
+
+    async def job_reflexes(self) -> None:
+        if self.reflexes is None or self.body is None or not self.body.connected:
+            return
+        snap = await asyncio.to_thread(self.body.snapshot)
+        await self.reflexes.tick(snap)
 
     async def job_counters_log(self) -> None:
         logger.info(self.counters.format_agency_log_line())
@@ -126,6 +164,7 @@ class Agency:
             daemon.job_spec("drive_tick", self.job_drive_tick, j.drive_tick_s),
             daemon.job_spec("planning", self.job_planning, j.planning_s),
             daemon.job_spec("executor", self.job_executor, j.executor_s),
+            daemon.job_spec("reflexes", self.job_reflexes, j.reflexes_s, timeout_s=60),
             daemon.job_spec("counters_log", self.job_counters_log, j.counters_log_s),
             daemon.job_spec("stream_prune", self.job_stream_prune, j.stream_prune_s),
         ]
@@ -164,15 +203,52 @@ class Agency:
             health=daemon.health,
             metrics=lambda: render_metrics(self, daemon),
             inject_thought=inject,
+            stalled=self.stalled,
+            task_command=self.task_command,
         )
+
+    def stalled(self) -> list[dict[str, Any]]:
+        last_tick = self.executor.stats.last_tick_ms if self.executor else None
+        return stalled_tasks(self.tasks.list_by_status(*TaskStatus), self.clock(), last_tick,
+                             self.cfg.drive_tick.stuck_timeout_ms)
+
+    async def task_command(self, task_id: str, command: str) -> Any:
+        """pause (manual_pause: only an explicit resume lifts it), resume, cancel."""
+        task = self.tasks.get_task(task_id)
+        running = self.executor is not None and self.executor.current is not None \
+            and self.executor.current.task_id == task_id
+        if command == "pause":
+            if running:
+                await self.executor.preempt("manual_pause")
+            elif task.status in (TaskStatus.pending, TaskStatus.pending_planning, TaskStatus.active):
+                self.tasks.update_task_metadata(task_id, {"blockedReason": "manual_pause"})
+                self.tasks.set_status(task_id, TaskStatus.paused)
+            else:
+                raise ValueError(f"task {task_id} is {task.status.value}; only pending or active tasks pause")
+        elif command == "resume":
+            if task.status is not TaskStatus.paused:
+                raise ValueError(f"task {task_id} is {task.status.value}; only paused tasks resume")
+            self.tasks.update_task_metadata(task_id, {"blockedReason": None})
+            self.tasks.set_status(task_id, TaskStatus.pending)
+        else:  # cancel
+            if task.status.terminal:
+                raise ValueError(f"task {task_id} is already {task.status.value}")
+            if running:
+                await self.executor.preempt("cancelled")
+            self.tasks.set_status(task_id, TaskStatus.failed)
+        return self.tasks.get_task(task_id)
 
     def task_counts(self) -> dict[str, int]:
         return {s.value: len(self.tasks.list_by_status(s)) for s in TaskStatus}
 
     async def on_shutdown(self) -> None:
-        """Hook for in-flight work to reach a safe stop before the body goes away."""
+        """In-flight work reaches a safe stop before the body goes away; the task stays
+        active and resumes from its checkpoint on the next start."""
+        if self.executor is not None:
+            await self.executor.shutdown()
 
     def close(self) -> None:
+        self.checkpoints.close()
         self.stream.close()
         self.tasks.close()
 

@@ -13,7 +13,7 @@ import sqlite3
 import threading
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Iterable, Iterator, Mapping, Protocol
+from typing import Any, Callable, Iterable, Iterator, Mapping, Protocol
 
 from loguru import logger
 
@@ -59,7 +59,9 @@ class TaskStore(Protocol):
 
     def update_task_metadata(self, task_id: str, patch: Mapping[str, Any]) -> Task: ...
 
-    def set_status(self, task_id: str, status: TaskStatus | str) -> Task: ...
+    def set_status(
+        self, task_id: str, status: TaskStatus | str, *, metadata_patch: Mapping[str, Any] | None = None
+    ) -> Task: ...
 
     def set_progress(self, task_id: str, progress: float) -> Task: ...
 
@@ -78,6 +80,7 @@ class SqliteTaskStore:
         clock: Clock = system_clock_ms,
         dev_mode: bool | None = None,
         strict_finalize: bool | None = None,
+        invariant_check: Callable[[Task], None] | None = None,
     ) -> None:
         self._conn = open_database(path)
         self._clock = clock
@@ -85,6 +88,9 @@ class SqliteTaskStore:
         self._strict_finalize = _env_strict_finalize() if strict_finalize is None else strict_finalize
         self._warned_dropped_keys: set[str] = set()  # once per key per store session
         self._lock = threading.Lock()
+        # Dev mode only: raises on an illegal task state, which rolls the write back
+        # (goal binding's field-ownership check is installed here by the daemon/tests).
+        self._invariant_check = invariant_check if self._dev_mode else None
 
     # -- plumbing -------------------------------------------------------------
 
@@ -117,6 +123,8 @@ class SqliteTaskStore:
         return Task.model_validate_json(row["data"])
 
     def _save(self, conn: sqlite3.Connection, task: Task) -> None:
+        if self._invariant_check is not None:
+            self._invariant_check(task)
         conn.execute(
             "UPDATE tasks SET status = ?, goal_key = ?, progress = ?, created_at = ?, updated_at = ?, data = ? "
             "WHERE id = ?",
@@ -178,6 +186,8 @@ class SqliteTaskStore:
                 "(call finalize_new_task or pass allow_unfinalized=True)",
                 task.id,
             )
+        if self._invariant_check is not None:
+            self._invariant_check(task)
         with self._tx() as conn:
             conn.execute(
                 "INSERT INTO tasks (status, goal_key, progress, created_at, updated_at, data, id) "
@@ -205,7 +215,7 @@ class SqliteTaskStore:
             except TaskNotFoundError:
                 return None
 
-    def update_task_metadata(self, task_id: str, patch: Mapping[str, Any]) -> Task:
+    def _clean_patch(self, task_id: str, patch: Mapping[str, Any]) -> dict[str, Any]:
         clean = {k: v for k, v in patch.items() if k not in _PATCH_PROTECTED}
         if "origin" in patch:
             logger.debug("[TaskStore] ignored origin in metadata patch for task {}", task_id)
@@ -214,21 +224,31 @@ class SqliteTaskStore:
         for key in [k for k in clean if k not in TaskMetadata.model_fields]:
             self._warn_dropped(key)
             del clean[key]
+        return clean
+
+    def _patched_metadata(self, task: Task, clean: Mapping[str, Any]) -> TaskMetadata:
+        return TaskMetadata.model_validate({**task.metadata.model_dump(), **clean, "updatedAt": self._clock()})
+
+    def update_task_metadata(self, task_id: str, patch: Mapping[str, Any]) -> Task:
+        clean = self._clean_patch(task_id, patch)
         with self._tx() as conn:
             task = self._load(conn, task_id)
-            merged = {**task.metadata.model_dump(), **clean, "updatedAt": self._clock()}
-            task = task.model_copy(update={"metadata": TaskMetadata.model_validate(merged)})
+            task = task.model_copy(update={"metadata": self._patched_metadata(task, clean)})
             self._save(conn, task)
             return task
 
-    def set_status(self, task_id: str, status: TaskStatus | str) -> Task:
+    def set_status(
+        self, task_id: str, status: TaskStatus | str, *, metadata_patch: Mapping[str, Any] | None = None
+    ) -> Task:
+        """Change status; metadata_patch (same rules as update_task_metadata) lands in the
+        same transaction, so status and the fields mirroring it never disagree on disk."""
         to = TaskStatus(status)
+        clean = self._clean_patch(task_id, metadata_patch or {})
         with self._tx() as conn:
             task = self._load(conn, task_id)
             if to not in TRANSITIONS[task.status]:
                 raise IllegalTransitionError(task_id, task.status, to)
-            meta = task.metadata.model_copy(update={"updatedAt": self._clock()})
-            task = task.model_copy(update={"status": to, "metadata": meta})
+            task = task.model_copy(update={"status": to, "metadata": self._patched_metadata(task, clean)})
             self._save(conn, task)
             return task
 

@@ -9,6 +9,7 @@ const KINDS = {
   place: require('./place'),
   collect: require('./collect'),
   activate: require('./activate'),
+  attack: require('./attack'),
   craft: require('./craft'),
   equip: require('./equip'),
   consume: require('./consume')

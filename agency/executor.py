@@ -1,0 +1,227 @@
+"""The executor: claims one pending task at a time, runs it as an agent's workflow, reports
+progress into the task, and ends it completed / failed / unplannable with a reason.
+
+It is ticked by the daemon (one owner, the event loop). A running workflow is a handle;
+`preempt()` brings it to a safe stop and pauses the task with a reason, `resume_paused()`
+puts such tasks back in the queue; an `active` task found on a tick with no run in flight
+(the daemon was killed mid-task) is resumed from its last checkpoint.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from loguru import logger
+
+from agency.agents.runtime import AgentRuntime, RunHandle, TaskSpec
+from agency.clock import Clock
+from agency.tasks.models import Task, TaskStatus
+from agency.tasks.store import SqliteTaskStore
+from agency.workflows.models import WorkflowRunResult
+
+SAFE_STOP_BUDGET_S = 5.0  # a preemption waits this long for the workflow's safe stop
+
+
+@dataclass
+class _Running:
+    task_id: str
+    handle: RunHandle
+    started_ms: int
+    agent_id: str
+
+
+@dataclass
+class ExecutorStats:
+    claimed: int = 0
+    completed: int = 0
+    failed: int = 0
+    unplannable: int = 0
+    paused: int = 0
+    resumed: int = 0
+    last_tick_ms: int | None = None
+    events: list[dict[str, Any]] = field(default_factory=list)  # recent lifecycle events
+
+
+class Executor:
+    def __init__(
+        self,
+        tasks: SqliteTaskStore,
+        runtime: AgentRuntime,
+        clock: Clock,
+        *,
+        plannable: Callable[[Task], str | None] | None = None,
+        on_lifecycle: Callable[[str, Task], None] | None = None,
+    ) -> None:
+        self.tasks = tasks
+        self.runtime = runtime
+        self.clock = clock
+        self.plannable = plannable or self._has_workflow
+        self.on_lifecycle = on_lifecycle
+        self.current: _Running | None = None
+        self.stats = ExecutorStats()
+
+    # ---- routing -----------------------------------------------------------------------
+    def _has_workflow(self, task: Task) -> str | None:
+        """None when some agent can carry the task out, else why not."""
+        spec = _spec(task)
+        profile = self.runtime.choose_agent(spec)
+        if profile.owns(spec.action) and spec.action.lower() in profile.workflows:
+            return None
+        return f"no agent has a workflow for action '{task.type}'"
+
+    # ---- the tick ----------------------------------------------------------------------
+    async def tick(self, *, can_work: bool = True) -> str:
+        """One step: finish a run that ended, else (if the bot can work) claim the next task.
+        Returns what happened, for logs and tests."""
+        self.stats.last_tick_ms = self.clock()
+        if self.current is not None:
+            if not self.current.handle.task.done():
+                self._report_progress(self.current.task_id)
+                return "running"
+            result = await self.current.handle.result()
+            self._finish(self.current, result)
+            self.current = None
+            return f"finished:{result.status}"
+        if not can_work:
+            return "waiting"
+        task = self._next_task()
+        if task is None:
+            return "idle"
+        return self._start(task)
+
+    def _next_task(self) -> Task | None:
+        # An active task with no run in flight was interrupted (crash, restart): resume it first.
+        active = self.tasks.list_by_status(TaskStatus.active)
+        if active:
+            return active[0]
+        pending = self.tasks.list_by_status(TaskStatus.pending)
+        if not pending:
+            return None
+        return sorted(pending, key=lambda t: (-t.priority, t.metadata.createdAt))[0]
+
+    def _start(self, task: Task) -> str:
+        why_not = self.plannable(task)
+        if why_not:
+            if task.status is not TaskStatus.unplannable:
+                self.tasks.update_task_metadata(task.id, {"blockedReason": why_not})
+                self.tasks.set_status(task.id, TaskStatus.unplannable)
+                self.stats.unplannable += 1
+                logger.warning("[Executor] unplannable task={} goalKey={} reason={}", task.id, task.metadata.goalKey, why_not)
+                self._lifecycle("unplannable", task.id)
+            return "unplannable"
+        resumed = task.status is TaskStatus.active
+        if not resumed:
+            self.tasks.set_status(task.id, TaskStatus.active)
+            self.stats.claimed += 1
+        agent = self.runtime.choose_agent(_spec(task)).id
+        logger.info(
+            "[Executor] {} task={} goalKey={} agent={} ({} -> active)",
+            "resumed" if resumed else "claimed", task.id, task.metadata.goalKey, agent,
+            "active" if resumed else task.status.value,
+        )
+        handle = self.runtime.start_task(_spec(task))
+        self.current = _Running(task.id, handle, self.clock(), agent)
+        self._lifecycle("resumed" if resumed else "claimed", task.id)
+        return "resumed" if resumed else "claimed"
+
+    def _report_progress(self, task_id: str) -> None:
+        store = self.runtime.checkpoints
+        if store is None:
+            return
+        rec = store.latest_run_for_task(task_id)
+        if rec is None or not rec.workflow.steps:
+            return
+        latest = store.latest(rec.runId)
+        done = 0 if latest is None else latest.stepIndex + 1
+        progress = min(0.99, done / len(rec.workflow.steps))  # 1.0 only when completed
+        task = self.tasks.get_task(task_id)
+        if task is not None and progress > task.progress:
+            self.tasks.set_progress(task_id, progress)
+
+    def _finish(self, run: _Running, result: WorkflowRunResult) -> None:
+        task = self.tasks.get_task(run.task_id)
+        if task is None or task.status is not TaskStatus.active:
+            return  # paused or cancelled meanwhile: preempt/cancel already recorded it
+        solver = {"agentId": result.agentId, "runId": result.runId, "status": result.status}
+        if result.status == "completed":
+            self.tasks.update_task_metadata(task.id, {"solver": solver})
+            self.tasks.set_progress(task.id, 1.0)
+            self.tasks.set_status(task.id, TaskStatus.completed)
+            self.stats.completed += 1
+            logger.info("[Executor] completed task={} goalKey={}", task.id, task.metadata.goalKey)
+            self._lifecycle("completed", task.id)
+        elif result.status == "stopped":
+            # stopped without a preemption record (e.g. shutdown): leave it active to resume
+            logger.info("[Executor] run stopped task={} (will resume from checkpoint)", task.id)
+        else:
+            reason = "; ".join(f"{e.code}: {e.message}" for e in result.errors) or "workflow failed"
+            solver["failureReason"] = reason
+            self.tasks.update_task_metadata(task.id, {"solver": solver})
+            self.tasks.set_status(task.id, TaskStatus.failed)
+            self.stats.failed += 1
+            logger.warning("[Executor] failed task={} goalKey={} reason={}", task.id, task.metadata.goalKey, reason)
+            self._lifecycle("failed", task.id)
+
+    # ---- preemption --------------------------------------------------------------------
+    async def preempt(self, reason: str) -> str | None:
+        """Bring the running workflow to a safe stop and pause its task with `reason`.
+        Returns the paused task id (None when nothing was running)."""
+        run = self.current
+        if run is None:
+            return None
+        run.handle.stop(reason)
+        try:
+            await asyncio.wait_for(asyncio.shield(run.handle.task), timeout=SAFE_STOP_BUDGET_S)
+        except (asyncio.TimeoutError, asyncio.CancelledError):
+            logger.warning("[Executor] safe stop of task={} exceeded {} s", run.task_id, SAFE_STOP_BUDGET_S)
+        except Exception as e:  # noqa: BLE001 - the run's own failure; the pause still happens
+            logger.warning("[Executor] run of task={} ended with {} while stopping", run.task_id, e)
+        self.current = None
+        task = self.tasks.get_task(run.task_id)
+        if task is not None and task.status is TaskStatus.active:
+            self.tasks.update_task_metadata(task.id, {"blockedReason": reason, "nextEligibleAt": None})
+            self.tasks.set_status(task.id, TaskStatus.paused)
+            self.stats.paused += 1
+            logger.info("[Executor] paused task={} reason={}", task.id, reason)
+            self._lifecycle("paused", task.id)
+        return run.task_id
+
+    def resume_paused(self, reason: str) -> list[str]:
+        """Put tasks paused for `reason` back in the queue (paused -> pending)."""
+        out = []
+        for task in self.tasks.list_by_status(TaskStatus.paused):
+            if task.metadata.blockedReason != reason:
+                continue
+            self.tasks.update_task_metadata(task.id, {"blockedReason": None})
+            self.tasks.set_status(task.id, TaskStatus.pending)
+            self.stats.resumed += 1
+            logger.info("[Executor] resumed task={} after {}", task.id, reason)
+            self._lifecycle("resumed", task.id)
+            out.append(task.id)
+        return out
+
+    async def shutdown(self) -> None:
+        """Safe-stop a running workflow; its task stays active and resumes on next start."""
+        run = self.current
+        if run is None:
+            return
+        run.handle.stop("shutdown")
+        try:
+            await asyncio.wait_for(asyncio.shield(run.handle.task), timeout=SAFE_STOP_BUDGET_S)
+        except Exception:  # noqa: BLE001 - shutting down regardless
+            run.handle.task.cancel()
+        self.current = None
+
+    def _lifecycle(self, kind: str, task_id: str) -> None:
+        self.stats.events = (self.stats.events + [{"event": kind, "taskId": task_id, "ts": self.clock()}])[-100:]
+        if self.on_lifecycle is not None:
+            task = self.tasks.get_task(task_id)
+            if task is not None:
+                self.on_lifecycle(kind, task)
+
+
+def _spec(task: Task) -> TaskSpec:
+    params = task.parameters or {}
+    return TaskSpec(action=task.type, target=str(params.get("target", "")), amount=int(params.get("amount") or 1), id=task.id)

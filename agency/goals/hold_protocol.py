@@ -1,0 +1,112 @@
+"""Hold protocol (protocol E): preempt a building task within 3 steps / 5 s, always leave a
+hold witness, and plan a conservative resume when the witness is unverified.
+
+SafeStopper is the seam to the workflow engine's safe stop (agency/workflows, adapted
+later): it must itself honour max_steps/timeout_s (a JS-side timeout, never a Python
+thread kill). The protocol still measures the stop on the injected clock and treats an
+overrun, an exception or a stop away from a checkpoint as unverified.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable, Protocol
+
+from agency.goals.lifecycle import GoalLifecycle
+from agency.goals.models import HOLD_PREEMPTED, GoalBinding, HoldWitness
+from agency.tasks.models import Task
+
+MAX_SAFE_STOP_STEPS = 3
+SAFE_STOP_TIMEOUT_S = 5.0
+
+
+@dataclass(frozen=True)
+class SafeStopResult:
+    at_checkpoint: bool  # stopped on a checkpoint boundary (checkpoint written)
+    last_step_id: str | None
+    module_cursor: int | None
+    completed: bool  # the stop finished inside its budget; False = timed out
+    steps_used: int = 0
+    checkpoint: dict[str, Any] | None = None
+
+
+class SafeStopper(Protocol):
+    def safe_stop(
+        self, max_steps: int = MAX_SAFE_STOP_STEPS, timeout_s: float = SAFE_STOP_TIMEOUT_S
+    ) -> SafeStopResult: ...
+
+
+@dataclass
+class HoldOutcome:
+    task: Task
+    witness: HoldWitness
+    elapsed_ms: int
+    stop: SafeStopResult | None  # None: the safe stop raised
+
+
+def preempt(
+    lifecycle: GoalLifecycle,
+    task_id: str,
+    stopper: SafeStopper,
+    *,
+    reason: str = HOLD_PREEMPTED,
+) -> HoldOutcome:
+    """Signal + safe stop, then hold (active -> paused, Goal -> SUSPENDED via the reducer).
+    The minimum witness {lastStepId, moduleCursor, verified} is written whatever happens."""
+    task, _binding = lifecycle.load(task_id)
+    started = lifecycle.clock()
+    try:
+        stop: SafeStopResult | None = stopper.safe_stop(max_steps=MAX_SAFE_STOP_STEPS, timeout_s=SAFE_STOP_TIMEOUT_S)
+    except Exception:  # noqa: BLE001 - an emergency hold must still be written
+        stop = None
+    elapsed = lifecycle.clock() - started
+    within_budget = (
+        stop is not None
+        and stop.completed
+        and stop.steps_used <= MAX_SAFE_STOP_STEPS
+        and elapsed <= SAFE_STOP_TIMEOUT_S * 1000
+    )
+    verified = bool(within_budget and stop is not None and stop.at_checkpoint)
+    build = task.metadata.build or {}
+    cursor = stop.module_cursor if stop is not None and stop.module_cursor is not None else build.get("moduleCursor")
+    witness = HoldWitness(
+        lastStepId=stop.last_step_id if stop is not None else build.get("lastStepId"),
+        moduleCursor=cursor,
+        verified=verified,
+    )
+    if verified:
+        hints = [f"resume_from_module:{cursor}"]
+    else:
+        hints = ["conservative_rescan"] + ([f"verify_module:{cursor - 1}"] if cursor else [])
+        if stop is None:
+            hints.append("safe_stop_failed")
+        elif not within_budget:
+            hints.append("safe_stop_timeout")
+    held = lifecycle.hold(task_id, reason, resume_hints=hints, witness=witness)
+    return HoldOutcome(task=held, witness=witness, elapsed_ms=elapsed, stop=stop)
+
+
+@dataclass(frozen=True)
+class ResumePlan:
+    conservative: bool  # unverified hold: rescan module witnesses, trust nothing in flight
+    start_module: int  # where building continues if every check below passes
+    verify_first: list[int] = field(default_factory=list)  # modules to re-verify before continuing
+
+
+def plan_resume(binding: GoalBinding, *, module_cursor: int | None = None) -> ResumePlan:
+    """From the hold witness (or the one kept after resume). A verified witness resumes at
+    its cursor; an unverified one must re-verify module N-1 before continuing at N."""
+    witness = binding.hold.holdWitness if binding.hold is not None else binding.lastHoldWitness
+    cursor = witness.moduleCursor if witness is not None and witness.moduleCursor is not None else module_cursor or 0
+    if witness is None or witness.verified:
+        return ResumePlan(conservative=False, start_module=cursor)
+    return ResumePlan(conservative=True, start_module=cursor, verify_first=[cursor - 1] if cursor > 0 else [])
+
+
+def resume_module(plan: ResumePlan, verify_module: Callable[[int], bool]) -> int:
+    """Run the plan's checks: the first module that fails is where building restarts
+    (repair); all passing -> plan.start_module."""
+    for module in plan.verify_first:
+        if not verify_module(module):
+            return module
+    return plan.start_module

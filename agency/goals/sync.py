@@ -1,0 +1,106 @@
+"""Task -> Goal synchronization (protocol "source of truth contract").
+
+The task is canonical for execution state; a goal's status is a deterministic function of
+its bound task's transition, computed by `reduce_goal_status` and written by
+`GoalSync.on_task_transition`. Nothing else writes goal status, so the goal side never
+keeps competing state. Goals live in the `goals` table (migration 3) of the same file.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+from enum import Enum
+from pathlib import Path
+
+from pydantic import BaseModel
+
+from agency.clock import Clock, system_clock_ms
+from agency.db import open_database
+from agency.goals.models import GoalBinding, read_binding
+from agency.tasks.models import Task, TaskStatus
+
+
+class GoalStatus(str, Enum):
+    PENDING = "PENDING"
+    ACTIVE = "ACTIVE"
+    COMPLETED = "COMPLETED"
+    FAILED = "FAILED"
+    SUSPENDED = "SUSPENDED"
+
+
+class Goal(BaseModel):
+    """Strategic intent. Goal owns type/priority; status is derived from the task."""
+
+    id: str
+    type: str
+    status: GoalStatus = GoalStatus.PENDING
+    priority: float = 0.5
+    suspendedReason: str | None = None
+    goalInstanceId: str | None = None  # the bound task's instance, once one exists
+    updatedAt: int = 0
+
+
+def reduce_goal_status(
+    current: GoalStatus, from_status: TaskStatus | None, to_status: TaskStatus, binding: GoalBinding | None
+) -> GoalStatus:
+    """The reducer table. Completed counts only with the verifier's stability window met;
+    pending_planning and unplannable are solver trouble, so the goal stays ACTIVE."""
+    s = TaskStatus
+    if to_status is s.paused:
+        return GoalStatus.SUSPENDED
+    if to_status is s.failed:
+        return GoalStatus.FAILED
+    if to_status is s.completed:
+        verified = binding is not None and binding.completion.consecutivePasses >= 2 and bool(
+            binding.completion.lastResult and binding.completion.lastResult.done
+        )
+        return GoalStatus.COMPLETED if verified else current
+    if to_status in (s.pending, s.active, s.pending_planning, s.unplannable):
+        # paused -> pending is reactivation; completed -> active is a regression re-open.
+        return GoalStatus.ACTIVE
+    return current
+
+
+class GoalSync:
+    """Goal store + the reducer applied on every task transition of a goal-bound task."""
+
+    def __init__(self, path: str | Path, *, clock: Clock = system_clock_ms) -> None:
+        self._conn = open_database(path)
+        self._clock = clock
+        self._lock = threading.Lock()
+
+    def upsert(self, goal: Goal) -> Goal:
+        goal = goal.model_copy(update={"updatedAt": self._clock()})
+        with self._lock:
+            self._conn.execute(
+                "INSERT INTO goals (id, type, status, updated_at, data) VALUES (?, ?, ?, ?, ?) "
+                "ON CONFLICT(id) DO UPDATE SET type = excluded.type, status = excluded.status, "
+                "updated_at = excluded.updated_at, data = excluded.data",
+                (goal.id, goal.type, goal.status.value, goal.updatedAt, goal.model_dump_json()),
+            )
+        return goal
+
+    def get(self, goal_id: str) -> Goal | None:
+        with self._lock:
+            row = self._conn.execute("SELECT data FROM goals WHERE id = ?", (goal_id,)).fetchone()
+        return None if row is None else Goal.model_validate_json(row["data"])
+
+    def on_task_transition(self, from_status: TaskStatus | None, task: Task) -> Goal | None:
+        """Apply the reducer for task's new status. Tasks without a goalId are skipped; a
+        goal seen for the first time is created from the binding."""
+        binding = read_binding(task)
+        if binding is None or binding.goalId is None:
+            return None
+        goal = self.get(binding.goalId) or Goal(id=binding.goalId, type=binding.goalType)
+        status = reduce_goal_status(goal.status, from_status, task.status, binding)
+        reason = binding.hold.reason if status is GoalStatus.SUSPENDED and binding.hold is not None else None
+        update = {"status": status, "suspendedReason": reason, "goalInstanceId": binding.goalInstanceId}
+        return self.upsert(goal.model_copy(update=update))
+
+    def close(self) -> None:
+        with self._lock:
+            try:
+                self._conn.close()
+            except sqlite3.Error:  # closing twice is harmless
+                pass

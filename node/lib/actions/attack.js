@@ -1,0 +1,50 @@
+'use strict'
+// Fight the nearest hostile (or a given entity id) within reach: equip the best weapon
+// held, close in with pathfinder, hit on the attack cooldown until it is gone.
+const { goals } = require('mineflayer-pathfinder')
+const { isHostile } = require('../entities')
+
+const WEAPONS = ['netherite_sword', 'diamond_sword', 'iron_sword', 'stone_sword', 'golden_sword', 'wooden_sword',
+  'netherite_axe', 'diamond_axe', 'iron_axe', 'stone_axe', 'golden_axe', 'wooden_axe']
+const REACH = 3.0
+const HIT_EVERY_MS = 650 // a sword's attack cooldown, roughly
+
+function pickTarget (bot, args) {
+  if (args.entityId !== undefined) return bot.entities[args.entityId] || null
+  const radius = args.radius || 8
+  let best = null
+  for (const e of Object.values(bot.entities)) {
+    if (e === bot.entity || !e.position || e.isValid === false || !isHostile(e)) continue
+    const d = e.position.distanceTo(bot.entity.position)
+    if (d <= radius && (!best || d < best.d)) best = { e, d }
+  }
+  return best ? best.e : null
+}
+
+async function run (bot, args, rec) {
+  const target = pickTarget(bot, args)
+  if (!target) throw new Error('no hostile within reach to attack')
+  const weapon = WEAPONS.map((n) => bot.inventory.items().find((i) => i.name === n)).find(Boolean)
+  if (weapon) await bot.equip(weapon, 'hand')
+  let hits = 0
+  while (!rec.cancelled) {
+    const e = bot.entities[target.id]
+    if (!e || e.isValid === false) break
+    const d = e.position.distanceTo(bot.entity.position)
+    if (d > REACH) {
+      bot.pathfinder.setGoal(new goals.GoalFollow(e, 1.5), true)
+    } else {
+      bot.pathfinder.setGoal(null)
+      await bot.lookAt(e.position.offset(0, e.height ? e.height * 0.8 : 1.4, 0), true)
+      bot.attack(e)
+      hits++
+    }
+    await new Promise((resolve) => setTimeout(resolve, HIT_EVERY_MS))
+  }
+  bot.pathfinder.setGoal(null)
+  return { target: target.name, targetId: target.id, hits, weapon: weapon ? weapon.name : null, gone: !bot.entities[target.id] }
+}
+
+function stop (bot) { bot.pathfinder.setGoal(null) }
+
+module.exports = { run, stop, defaultTimeoutMs: 20000 }

@@ -1,0 +1,226 @@
+"""Executor, stall taxonomy and reflexes on the real task store and agent runtime over a
+fake block world (no node). Time is a FrozenClock advanced by a fake async sleep."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import pytest
+from loguru import logger
+
+from agency.agents import AgentRuntime, load_default_registry
+from agency.executor import Executor
+from agency.reflexes import ReflexConfig, Reflexes
+from agency.stalls import classify_stall
+from agency.tasks.models import NewTask, TaskStatus
+from agency.tasks.store import SqliteTaskStore
+from agency.tools import ToolContext, default_tool_registry
+from agency.workflows import SqliteCheckpointStore
+from agency.world import EntityInfo, Vec3
+from tests.unit.agents.fakes import FakeBody, FakeTime
+
+
+class ArenaBody(FakeBody):
+    """The fake world plus a fightable zombie."""
+
+    def __init__(self, clock: Any, **kw: Any) -> None:
+        super().__init__(clock, **kw)
+        self.zombie_at: float | None = None
+
+    def snapshot(self):
+        snap = super().snapshot()
+        if self.zombie_at is None:
+            return snap
+        z = EntityInfo(name="zombie", type="hostile", hostile=True, distance=self.zombie_at,
+                       position=Vec3(x=self.zombie_at, y=64, z=0))
+        return snap.model_copy(update={"entities": [z], "hostiles": 1})
+
+    def _do_attack(self, a: dict[str, Any]) -> dict[str, Any]:
+        self.zombie_at = None
+        return {"target": "zombie", "hits": 3, "gone": True}
+
+
+@pytest.fixture
+def env(tmp_path):
+    ftime = FakeTime()
+    body = ArenaBody(ftime.clock, polls_to_finish=2)
+    for x in range(3, 8):
+        body.add_tree(x, 3)
+    tasks = SqliteTaskStore(tmp_path / "t.db", clock=ftime.clock, dev_mode=False, strict_finalize=False)
+    tools = default_tool_registry()
+    ctx = ToolContext(body=body, clock=ftime.clock, sleep=ftime.sleep, poll_interval_s=0.1)
+    runtime = AgentRuntime(load_default_registry(), tools, ctx, checkpoints=SqliteCheckpointStore(tmp_path / "t.db"))
+    ex = Executor(tasks, runtime, ftime.clock)
+    yield {"ftime": ftime, "body": body, "tasks": tasks, "tools": tools, "ctx": ctx, "ex": ex}
+    tasks.close()
+
+
+def _add(tasks, action, target, amount=1, goal_key=True):
+    meta = {"goalKey": f"{action}:{target}"} if goal_key else {}
+    t = tasks.add_task(NewTask(title=f"{action} {target} {amount}", type=action, source="drive-tick",
+                               parameters={"target": target, "amount": amount}, metadata=meta), allow_unfinalized=True)
+    return t.id
+
+
+async def _drive(ex, ftime, until, max_ticks=400):
+    for _ in range(max_ticks):
+        out = await ex.tick()
+        if until(out):
+            return out
+        await ftime.sleep(0.1)
+    raise AssertionError("executor did not reach the expected state")
+
+
+def _captured():
+    lines: list[str] = []
+    sink = logger.add(lambda m: lines.append(m.record["message"]), level="INFO")
+    return lines, sink
+
+
+def test_executor_claims_a_pending_task_and_completes_it_in_the_world(env):
+    ex, tasks, body = env["ex"], env["tasks"], env["body"]
+    tid = _add(tasks, "collect", "oak_log", 3)
+    lines, sink = _captured()
+    try:
+        asyncio.run(_drive(ex, env["ftime"], lambda o: o.startswith("finished")))
+    finally:
+        logger.remove(sink)
+    task = tasks.get_task(tid)
+    assert task.status is TaskStatus.completed and task.progress == 1.0
+    assert body.inventory["oak_log"] >= 3
+    assert any(f"[Executor] claimed task={tid} goalKey=collect:oak_log" in line and "pending -> active" in line for line in lines)
+    assert task.metadata.solver["agentId"] == "gatherer"
+
+
+def test_executor_reports_progress_while_the_workflow_runs(env):
+    ex, tasks, ftime = env["ex"], env["tasks"], env["ftime"]
+    env["body"].polls_to_finish = 30  # long actions: the run spans many ticks
+    tid = _add(tasks, "craft", "wooden_pickaxe")
+    seen: list[float] = []
+
+    async def go():
+        for _ in range(3000):
+            out = await ex.tick()
+            seen.append(tasks.get_task(tid).progress)
+            if out.startswith("finished"):
+                return
+            await ftime.sleep(0.1)
+
+    asyncio.run(go())
+    mid = [p for p in seen if 0 < p < 1]
+    assert mid and mid == sorted(mid)  # progress rose step by step before completion
+    assert tasks.get_task(tid).status is TaskStatus.completed
+
+
+def test_executor_fails_a_task_with_the_reason(env):
+    ex, tasks = env["ex"], env["tasks"]
+    env["body"].fail["collect"] = "no path to the tree"
+    tid = _add(tasks, "collect", "oak_log", 2)
+    asyncio.run(_drive(ex, env["ftime"], lambda o: o.startswith("finished")))
+    task = tasks.get_task(tid)
+    assert task.status is TaskStatus.failed
+    assert "no path to the tree" in task.metadata.solver["failureReason"]
+
+
+def test_a_task_type_with_no_workflow_becomes_unplannable_never_stuck_pending(env):
+    ex, tasks = env["ex"], env["tasks"]
+    tid = _add(tasks, "dance", "floor")
+    assert asyncio.run(ex.tick()) == "unplannable"
+    task = tasks.get_task(tid)
+    assert task.status is TaskStatus.unplannable and "dance" in task.metadata.blockedReason
+    assert classify_stall(task, env["ftime"].clock(), ex.stats.last_tick_ms) == "unplannable"
+
+
+def test_an_active_task_with_no_run_in_flight_resumes_from_its_checkpoint(env, tmp_path):
+    ex, tasks, ftime = env["ex"], env["tasks"], env["ftime"]
+    env["body"].polls_to_finish = 30
+    tid = _add(tasks, "craft", "wooden_pickaxe")
+
+    async def until_two_steps():
+        for _ in range(3000):
+            await ex.tick()
+            rec = ex.runtime.checkpoints.latest_run_for_task(tid)
+            if rec and len(ex.runtime.checkpoints.history(rec.runId)) >= 2:
+                ex.current = None  # the process dies mid-task: asyncio.run drops the run on exit
+                return
+            await ftime.sleep(0.1)
+
+    asyncio.run(until_two_steps())
+    assert tasks.get_task(tid).status is TaskStatus.active
+    old = ex.runtime  # a new runtime and executor over the same files, as after a restart
+    tools = default_tool_registry()
+    runtime = AgentRuntime(load_default_registry(), tools, env["ctx"],
+                           checkpoints=SqliteCheckpointStore(tmp_path / "t.db"))
+    assert old.checkpoints.latest_run_for_task(tid) is not None
+    fresh = Executor(tasks, runtime, ftime.clock)
+
+    async def restart():
+        assert await fresh.tick() == "resumed"
+        await _drive(fresh, ftime, lambda o: o.startswith("finished"), max_ticks=5000)
+
+    asyncio.run(restart())
+    assert tasks.get_task(tid).status is TaskStatus.completed
+    assert tools.call_counts.get("collect_block", 0) == 0  # the completed gathering step was not redone
+    assert tools.call_counts["craft"] >= 1
+
+
+def test_preempt_pauses_with_reason_and_resume_puts_the_task_back(env):
+    ex, tasks, ftime = env["ex"], env["tasks"], env["ftime"]
+    env["body"].polls_to_finish = 30
+    tid = _add(tasks, "craft", "wooden_pickaxe")
+
+    async def go():
+        assert await ex.tick() == "claimed"
+        await ftime.sleep(0.5)
+        paused = await ex.preempt("disconnected")
+        assert paused == tid
+        assert tasks.get_task(tid).status is TaskStatus.paused
+        assert tasks.get_task(tid).metadata.blockedReason == "disconnected"
+        assert classify_stall(tasks.get_task(tid), ftime.clock(), ex.stats.last_tick_ms) == "blocked_reason"
+        assert ex.resume_paused("disconnected") == [tid]
+        assert tasks.get_task(tid).status is TaskStatus.pending
+        await _drive(ex, ftime, lambda o: o.startswith("finished"), max_ticks=5000)
+
+    asyncio.run(go())
+    assert tasks.get_task(tid).status is TaskStatus.completed
+
+
+def test_reflex_preemption_pauses_the_task_fights_then_resumes_it(env):
+    ex, tasks, ftime, body = env["ex"], env["tasks"], env["ftime"], env["body"]
+    body.polls_to_finish = 30
+    tid = _add(tasks, "craft", "wooden_pickaxe")
+    reflexes = Reflexes(env["tools"], env["ctx"], ex, ReflexConfig())
+
+    async def go():
+        assert await ex.tick() == "claimed"
+        await ftime.sleep(0.5)
+        body.zombie_at = 2.0
+        assert await reflexes.tick(body.snapshot()) == "fight"
+        assert reflexes.stats.preemptions == 1 and reflexes.stats.fought == 1
+        assert body.zombie_at is None
+        assert tasks.get_task(tid).status is TaskStatus.pending  # paused, then given back
+        assert reflexes.stats.log[-1] == {"reflex": "fight", "pausedTask": tid}
+        await _drive(ex, ftime, lambda o: o.startswith("finished"), max_ticks=5000)
+
+    asyncio.run(go())
+    assert tasks.get_task(tid).status is TaskStatus.completed
+
+
+def test_reflex_eats_when_food_is_low_and_food_is_held(env):
+    body = env["body"]
+    body.inventory["bread"] = 2
+    reflexes = Reflexes(env["tools"], env["ctx"], env["ex"], ReflexConfig(eat_below_food=14))
+    snap = body.snapshot().model_copy(update={"food": 10})
+    assert reflexes.choose(snap) == "eat"
+    assert reflexes.choose(snap.model_copy(update={"food": 15})) is None
+    assert reflexes.choose(snap.model_copy(update={"inventory": []})) is None
+
+
+@pytest.mark.parametrize("mode", ["creative", "spectator"])
+def test_no_reflex_attacks_in_creative_or_spectator(env, mode):
+    body = env["body"]
+    body.zombie_at = 1.5
+    reflexes = Reflexes(env["tools"], env["ctx"], env["ex"])
+    assert reflexes.choose(body.snapshot()) == "fight"
+    assert reflexes.choose(body.snapshot().model_copy(update={"gameMode": mode})) is None
