@@ -18,7 +18,7 @@
 // Op commands (chat, usable by any player since everybody-op; see plugins/commands.js):
 //   /mcbot damage <player> <amount>          /mcbot food <player> <food> [saturation]
 //   /mcbot health <player> <hp>              /mcbot time <ticks>      (also /time set <n>)
-//   /mcbot spawn <mob> <count> [player] [distance]
+//   /mcbot spawn <mob> <count> [player] [distance]   /mcbot summon <mob> <x> <y> <z>
 //   /mcbot fill <x1> <y1> <z1> <x2> <y2> <z2> <block>[props]   /mcbot setblock <x> <y> <z> <block>[props]
 //   /mcbot tp <player> <x> <y> <z>           /mcbot killall [mob]     /mcbot info [player]
 //   Coordinates accept ~ relative to the issuing player; replies start with "mcbot:".
@@ -45,10 +45,28 @@ process.on('unhandledRejection', (err) => logErr('unhandledRejection', err))
 globalThis.isMocha = true
 
 // --- never outlive the parent ---------------------------------------------------------------
-process.on('SIGTERM', () => process.exit(0))
-process.on('SIGINT', () => process.exit(0))
-process.stdin.on('end', () => process.exit(0))
-process.stdin.on('close', () => process.exit(0))
+// A saved world flushes its pending chunks first (bounded: 3 s), an in-memory one just exits.
+let stopping = false
+function shutdown () {
+  if (stopping) return
+  stopping = true
+  const world = serv && cfg.worldFolder && serv.overworld
+  if (!world || !world.saveNow) process.exit(0)
+  const saves = [world.saveNow(), ...serv.players.map(p => p.save?.())]
+  Promise.race([Promise.allSettled(saves), new Promise(resolve => setTimeout(resolve, 3000))])
+    .finally(() => process.exit(0))
+}
+// flying-squid's exit-hook (registered late, from a dynamic import) would exit(143) on a
+// signal before a saved world is flushed: only our handler may own the signals.
+process.on('newListener', (event, listener) => {
+  if ((event === 'SIGTERM' || event === 'SIGINT') && listener !== shutdown) {
+    setImmediate(() => process.removeListener(event, listener))
+  }
+})
+process.on('SIGTERM', shutdown)
+process.on('SIGINT', shutdown)
+process.stdin.on('end', shutdown)
+process.stdin.on('close', shutdown)
 
 // flying-squid's log plugin opens a readline prompt on stdout ('> '), which would glue itself
 // to our READY line. Keep the readline on stdin (console commands) but give it no output.
@@ -144,5 +162,6 @@ serv.on('ready', () => {
   const port = serv._server.socketServer.address().port
   cfg.seed = genOptions.seed
   ready = true
+
   process.stdout.write(`MCBOT_SERVER_READY port=${port} version=${args.version}\n`)
 })

@@ -53,11 +53,10 @@ module.exports.player = function (player, serv) {
     const dz = player.position.z - from.z
     const d = Math.hypot(dx, dz) || 1
     const v = { x: dx / d * 0.4, y: 0.4, z: dz / d * 0.4 }
+    const scaled = { x: Math.round(v.x * 8000), y: Math.round(v.y * 8000), z: Math.round(v.z * 8000) }
+    // field names differ between protocol versions; send both forms like flying-squid does
     player._client.write('entity_velocity', {
-      entityId: player.id,
-      velocityX: Math.round(v.x * 8000),
-      velocityY: Math.round(v.y * 8000),
-      velocityZ: Math.round(v.z * 8000)
+      entityId: player.id, velocity: scaled, velocityX: scaled.x, velocityY: scaled.y, velocityZ: scaled.z
     })
   }
 
@@ -83,10 +82,8 @@ module.exports.player = function (player, serv) {
   }
 
   // flying-squid's callers (/kill, player-vs-player hits) go through the same rules.
-  player.takeDamage = ({ damage = 1, velocity } = {}) => {
-    const from = velocity ? player.position.minus(velocity) : null
-    return player.mcbotDamage(damage, { cause: 'player', knockbackFrom: from })
-  }
+  player.takeDamage = ({ damage = 1, attacker = null, knockbackFrom = null } = {}) =>
+    player.mcbotDamage(damage, { cause: attacker ? 'player' : 'command', attacker, knockbackFrom })
   player.updateHealth = (health) => {
     player.health = Math.max(0, Math.min(20, health))
     if (player.health > 0) player.mcbotDead = false

@@ -72,7 +72,7 @@ module.exports.player = function (player, serv) {
       .filter(([item, n]) => registry.itemsByName[item] && n > 0)
       .map(([item, n]) => ({
         ...base,
-        blockDropVelocity: new Vec3(Math.random() * 2 - 1, 2, Math.random() * 2 - 1),
+        blockDropVelocity: new Vec3(Math.random() * 0.8 - 0.4, 1.5, Math.random() * 0.8 - 0.4), // stay in the dug column
         blockDropId: registry.itemsByName[item].id,
         blockDropCount: n
       }))

@@ -126,12 +126,8 @@ module.exports.player = function (player, serv) {
     const left = serv.mcbotGive(player, entity.itemId, entity.itemCount || 1)
     const taken = (entity.itemCount || 1) - left
     if (taken <= 0) return
+    // the item's nearby players include the collector
     entity._writeOthersNearby('collect', {
-      collectedEntityId: entity.id,
-      collectorEntityId: player.id,
-      pickupItemCount: taken
-    })
-    player._client.write('collect', {
       collectedEntityId: entity.id,
       collectorEntityId: player.id,
       pickupItemCount: taken

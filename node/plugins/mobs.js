@@ -66,7 +66,7 @@ module.exports.server = function (serv) {
   }
   const eyes = (e) => e.position.offset(0, e.type === 'player' ? 1.62 : 1.74, 0)
   const canSee = (mob, player) => serv.mcbotLineOfSight(mob.world, eyes(mob), eyes(player))
-  const targetable = (p) => !p.mcbotDead && p.health > 0 && (p.gameMode === 0 || p.gameMode === 2) && p._client
+  const targetable = (p) => !p.mcbotDead && !p.disconnected && p.health > 0 && (p.gameMode === 0 || p.gameMode === 2)
 
   serv.mcbotSpawnMob = (name, world, position) => {
     const kind = KINDS[name] || INERT
@@ -200,7 +200,6 @@ module.exports.server = function (serv) {
       const up = p.offset(want.x, 1.01, want.z)
       if (!collides(world, up) && !collides(world, p.offset(0, 1.01, 0))) ai.vy = 0.42
     }
-    ai.vy = (ai.vy - 0.08) * 0.98
     const q = p.offset(0, ai.vy, 0)
     if (!collides(world, q)) {
       p.y = q.y; ai.onGround = false
@@ -215,6 +214,7 @@ module.exports.server = function (serv) {
       }
       ai.vy = 0
     }
+    ai.vy = (ai.vy - 0.08) * 0.98 // vanilla order: move, then gravity and drag
     if (p.y < -64) { remove(mob); return }
     if (want) {
       const yawByte = Math.round((want.yaw * 180 / Math.PI) * 256 / 360) & 0xff

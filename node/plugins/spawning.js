@@ -1,5 +1,5 @@
 // Natural hostile life cycle: zombies spawn at night on the surface 24-40 blocks from
-// survival players, up to cfg.hostileCap, only where block light is 0 (no torch nearby);
+// non-spectator players, up to cfg.hostileCap, only where block light is 0 (no torch nearby);
 // zombies under open sky burn in daylight (1 hp/s, on fire); mobs with no player within 128
 // blocks despawn at once, beyond 32 blocks at random (1/800 per tick, as vanilla).
 'use strict'
@@ -98,7 +98,7 @@ module.exports.server = function (serv, cfg) {
     if (!cfg.hostiles || !isNight(serv.time) || serv.difficulty === 0) return
     let alive = 0
     for (const mob of mobs) if (!mob.ai.dead) alive++
-    const players = serv.players.filter(p => (p.gameMode === 0 || p.gameMode === 2) && !p.mcbotDead && p.world === serv.overworld)
+    const players = serv.players.filter(p => p.gameMode !== 3 && !p.mcbotDead && p.world === serv.overworld) // vanilla: spectators spawn nothing
     for (const p of players) {
       if (alive >= cap) break
       if (trySpawnNear(p)) alive++

@@ -5,7 +5,9 @@ const test = require('node:test')
 const assert = require('node:assert')
 const { spawn } = require('child_process')
 const path = require('path')
-const { startServer, connectBot, waitFor, command, withTimeout } = require('./helpers')
+const fs = require('fs')
+const os = require('os')
+const { startServer, connectBot, waitFor, command, withTimeout, sleep } = require('./helpers')
 
 test('server contract', { timeout: 90000 }, async (t) => {
   const server = await startServer({ seed: 7, hostiles: false })
@@ -93,4 +95,47 @@ test('server exits when stdin closes and fails clearly on a busy port', { timeou
   assert.notStrictEqual(code.c, 0)
   assert.match(code.err, /MCBOT_SERVER_FAILED EADDRINUSE/)
   assert.strictEqual(await a.stop(), 0)
+})
+
+test('a worldFolder world keeps blocks, inventory and seed across a SIGTERM restart', { timeout: 60000 }, async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mcbot-world-'))
+  try {
+    let s = await startServer({ worldFolder: dir, seed: 77, hostiles: false })
+    let bot = await connectBot(s.port, 'keeper')
+    const p = bot.entity.position.floored()
+    await command(bot, `/mcbot setblock ${p.x + 2} ${p.y} ${p.z} gold_block`)
+    await command(bot, '/give keeper bread 3', { match: /gave 3 bread/ })
+    await sleep(300)
+    bot.quit()
+    await sleep(500)
+    s.proc.kill('SIGTERM')
+    assert.strictEqual(await new Promise(resolve => s.proc.on('exit', resolve)), 0)
+    s = await startServer({ worldFolder: dir, hostiles: false })
+    bot = await connectBot(s.port, 'keeper')
+    try {
+      await waitFor(() => bot.blockAt(p.offset(2, 0, 0)), 5000, 'chunk loaded')
+      assert.strictEqual(bot.blockAt(p.offset(2, 0, 0)).name, 'gold_block')
+      assert.deepStrictEqual(bot.inventory.items().map(i => `${i.name}x${i.count}`), ['breadx3'])
+      assert.ok(s.log.some(l => /World seed: 77/.test(l)), 'seed read back from level.dat')
+    } finally {
+      bot.quit()
+      await s.stop()
+    }
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true })
+  }
+})
+
+test('dayLengthScale speeds up the daylight cycle', { timeout: 30000 }, async () => {
+  const s = await startServer({ dayLengthScale: 100, hostiles: false })
+  const bot = await connectBot(s.port, 'clock')
+  try {
+    const t0 = bot.time.timeOfDay
+    await sleep(2500)
+    const advanced = (bot.time.timeOfDay - t0 + 24000) % 24000
+    assert.ok(advanced >= 3000 && advanced <= 7000, `advanced ${advanced} in 2.5 s at 100x`)
+  } finally {
+    bot.quit()
+    await s.stop()
+  }
 })

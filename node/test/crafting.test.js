@@ -1,0 +1,87 @@
+// Crafting beyond the happy path: more recipes through bot.craft, shift-click on the result,
+// mirrored shapes, and closing a table with items still in its grid.
+'use strict'
+
+const test = require('node:test')
+const assert = require('node:assert')
+const { Vec3 } = require('vec3')
+const { startServer, connectBot, waitFor, command, withTimeout, sleep } = require('./helpers')
+
+test('crafting', { timeout: 90000 }, async (t) => {
+  const server = await startServer({ seed: 3, hostiles: false })
+  const bot = await connectBot(server.port, 'smith')
+  t.after(async () => { bot.quit(); await server.stop() })
+  const reg = bot.registry
+  const id = (n) => reg.itemsByName[n].id
+  const count = (n) => bot.inventory.count(id(n))
+  const give = async (item, n) => {
+    const before = count(item)
+    await command(bot, `/give smith ${item} ${n}`, { match: new RegExp(`gave ${n} ${item}`) })
+    await waitFor(() => count(item) === before + n, 3000, `${n} ${item}`)
+  }
+  const p = bot.entity.position.floored()
+  await command(bot, `/mcbot setblock ${p.x + 1} ${p.y} ${p.z} crafting_table`)
+  await waitFor(() => bot.blockAt(p.offset(1, 0, 0))?.name === 'crafting_table', 3000, 'table')
+  const table = bot.blockAt(p.offset(1, 0, 0))
+
+  await t.test('bot.craft: torch (coal + stick), oak_door, chest, stone_pickaxe', async () => {
+    await give('coal', 1)
+    await give('stick', 3)
+    await give('oak_planks', 14)
+    await give('cobblestone', 3)
+    const craft = async (name, n, useTable) => {
+      const r = bot.recipesFor(id(name), null, 1, useTable ? table : null)[0]
+      assert.ok(r, `recipe for ${name}`)
+      await withTimeout(bot.craft(r, n, useTable ? table : null), 20000, `craft ${name}`)
+    }
+    await craft('torch', 1, false)
+    assert.strictEqual(count('torch'), 4)
+    assert.strictEqual(count('coal'), 0)
+    await craft('oak_door', 1, true)
+    assert.strictEqual(count('oak_door'), 3)
+    await craft('chest', 1, true)
+    assert.strictEqual(count('chest'), 1)
+    await craft('stone_pickaxe', 1, true)
+    assert.strictEqual(count('stone_pickaxe'), 1)
+    assert.strictEqual(count('oak_planks'), 0)
+    assert.strictEqual(count('stick'), 0)
+    await bot._syncWindow(bot.inventory)
+    assert.strictEqual(count('torch'), 4, 'client and server agree after a full resync')
+  })
+
+  await t.test('shift-click on the result crafts as many as the grid allows', async () => {
+    await give('oak_log', 5)
+    const logSlot = bot.inventory.findInventoryItem(id('oak_log')).slot
+    await bot.clickWindow(logSlot, 0, 0) // pick up all 5 logs
+    await bot.clickWindow(1, 0, 0) // put them in the grid
+    await waitFor(() => bot.inventory.slots[0]?.name === 'oak_planks', 3000, 'result shown')
+    await bot.clickWindow(0, 0, 1) // shift-click the result
+    await bot._syncWindow(bot.inventory)
+    assert.strictEqual(count('oak_planks'), 20)
+    assert.strictEqual(bot.inventory.slots[1], null, 'grid used up')
+    assert.strictEqual(bot.inventory.slots[0], null, 'no result left')
+  })
+
+  await t.test('mirrored shapes match (axe blade on either side)', async () => {
+    await give('stick', 2)
+    bot.activateBlock(table)
+    const [win] = await withTimeout(new Promise(resolve => bot.once('windowOpen', (...a) => resolve(a))), 5000, 'table opens')
+    // mirrored axe: planks in the top-right 2 and middle-right, sticks in the middle column
+    const put = async (slot, item) => {
+      const src = win.findInventoryItem(id(item))
+      await bot.clickWindow(src.slot, 0, 0)
+      await bot.clickWindow(slot, 1, 0)
+      await bot.putSelectedItemRange(win.inventoryStart, win.inventoryEnd, win, null)
+    }
+    await put(2, 'oak_planks'); await put(3, 'oak_planks'); await put(6, 'oak_planks')
+    await put(5, 'stick'); await put(8, 'stick')
+    await waitFor(() => win.slots[0]?.name === 'wooden_axe', 3000, 'mirrored axe recognised')
+    // close with the grid full: everything comes back
+    bot.closeWindow(win)
+    await sleep(500)
+    await bot._syncWindow(bot.inventory)
+    assert.strictEqual(count('oak_planks'), 20)
+    assert.strictEqual(count('stick'), 2)
+    assert.strictEqual(count('wooden_axe'), 0)
+  })
+})

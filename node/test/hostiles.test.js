@@ -1,0 +1,135 @@
+// Night zombies: one hunts a bot in the open; another cannot reach a bot in a closed hut.
+// Then the hunter is killed by the bot (knockback, death, removal) and a zombie burns at dawn.
+'use strict'
+
+const test = require('node:test')
+const assert = require('node:assert')
+const { startServer, connectBot, waitFor, command, sleep } = require('./helpers')
+
+test('zombies at night: hunting over a step, a safe hut, killing, burning', { timeout: 120000 }, async (t) => {
+  const server = await startServer({ seed: 5, hostiles: false })
+  const open = await connectBot(server.port, 'open')
+  const hut = await connectBot(server.port, 'hut')
+  t.after(async () => { open.quit(); hut.quit(); await server.stop() })
+
+  // Two flat stone pads 80 blocks apart, one with a closed 3x3 planks hut and an oak door.
+  const a = open.entity.position.floored()
+  const h = a.offset(80, 0, 0)
+  await command(open, `/mcbot fill ${a.x - 10} ${a.y - 1} ${a.z - 10} ${a.x + 10} ${a.y - 1} ${a.z + 10} stone`)
+  await command(open, `/mcbot fill ${a.x - 10} ${a.y} ${a.z - 10} ${a.x + 10} ${a.y + 4} ${a.z + 10} air`)
+  // a one-block-high ring at distance 4: the hunter has to step up and over it
+  await command(open, `/mcbot fill ${a.x - 4} ${a.y} ${a.z - 4} ${a.x + 4} ${a.y} ${a.z + 4} cobblestone`)
+  await command(open, `/mcbot fill ${a.x - 3} ${a.y} ${a.z - 3} ${a.x + 3} ${a.y} ${a.z + 3} air`)
+  await command(hut, `/mcbot fill ${h.x - 10} ${h.y - 1} ${h.z - 10} ${h.x + 10} ${h.y - 1} ${h.z + 10} stone`)
+  await command(hut, `/mcbot fill ${h.x - 10} ${h.y} ${h.z - 10} ${h.x + 10} ${h.y + 4} ${h.z + 10} air`)
+  await command(hut, `/mcbot fill ${h.x - 2} ${h.y} ${h.z - 2} ${h.x + 2} ${h.y + 2} ${h.z + 2} oak_planks`)
+  await command(hut, `/mcbot fill ${h.x - 1} ${h.y} ${h.z - 1} ${h.x + 1} ${h.y + 1} ${h.z + 1} air`)
+  await command(hut, `/mcbot setblock ${h.x} ${h.y} ${h.z - 2} oak_door[facing=south,half=lower,open=false]`)
+  await command(hut, `/mcbot setblock ${h.x} ${h.y + 1} ${h.z - 2} oak_door[facing=south,half=upper,open=false]`)
+  await command(hut, `/mcbot tp hut ${h.x} ${h.y} ${h.z}`)
+  await waitFor(() => hut.entity.onGround && Math.abs(hut.entity.position.y - h.y) < 0.1, 10000, 'hut bot inside')
+  await command(hut, '/mcbot health hut 20')
+  await waitFor(() => hut.health === 20, 3000, 'hut bot healthy')
+  await command(open, '/mcbot time 13000')
+  await waitFor(() => open.time.timeOfDay >= 13000 && open.time.timeOfDay < 14000, 3000, 'night')
+
+  let zombie
+  await t.test('a zombie approaches a bot in the open and hits it (3 on normal)', async () => {
+    const hutHealth = []
+    hut.on('health', () => hutHealth.push(hut.health))
+    const r1 = await command(open, '/mcbot spawn zombie 1 open 8')
+    const r2 = await command(hut, '/mcbot spawn zombie 1 hut 6')
+    zombie = parseInt(r1.split(': ').pop(), 10)
+    const hutZombie = parseInt(r2.split(': ').pop(), 10)
+    await waitFor(() => open.entities[zombie], 3000, 'zombie visible')
+    const start = open.entities[zombie].position.distanceTo(open.entity.position)
+    await waitFor(() => open.health < 20, 15000, 'bot in the open hit')
+    assert.strictEqual(open.health, 17)
+    assert.ok(start > 5, `zombie started ${start.toFixed(1)} blocks away`)
+    // the hut bot: same time window, no damage, zombie still outside
+    assert.deepStrictEqual(hutHealth.filter(v => v < 20), [])
+    assert.strictEqual(hut.health, 20)
+    const hz = hut.entities[hutZombie]
+    assert.ok(hz, 'hut zombie exists')
+    const inside = Math.abs(hz.position.x - (h.x + 0.5)) < 1.5 && Math.abs(hz.position.z - (h.z + 0.5)) < 1.5
+    assert.ok(!inside, 'hut zombie stayed outside')
+  })
+
+  await t.test('the bot kills the zombie; the body is removed', async () => {
+    await command(open, '/give open diamond_sword 1', { match: /gave 1/ })
+    await waitFor(() => open.inventory.items().some(i => i.name === 'diamond_sword'), 3000, 'sword')
+    await open.equip(open.registry.itemsByName.diamond_sword.id, 'hand')
+    let dead = false
+    open.on('entityDead', (e) => { if (e.id === zombie) dead = true })
+    for (let i = 0; i < 10 && !dead; i++) {
+      const e = open.entities[zombie]
+      if (e) open.attack(e)
+      await sleep(600)
+    }
+    assert.ok(dead, 'zombie died (20 hp, sword 7)')
+    await waitFor(() => !open.entities[zombie], 3000, 'body removed')
+  })
+
+  await t.test('at dawn a zombie in the open burns', async () => {
+    const r = await command(open, '/mcbot spawn zombie 1 open 12')
+    const id = parseInt(r.split(': ').pop(), 10)
+    await waitFor(() => open.entities[id], 3000, 'zombie visible')
+    let hurt = 0
+    open.on('entityHurt', (e) => { if (e.id === id) hurt++ })
+    await command(open, '/mcbot time 1000')
+    await waitFor(() => hurt >= 2, 5000, 'burning damage')
+    await command(open, '/mcbot killall')
+  })
+})
+
+test('a closed door stops a zombie that is already hunting', { timeout: 60000 }, async (t) => {
+  const server = await startServer({ seed: 5, hostiles: false })
+  const bot = await connectBot(server.port, 'doorbot')
+  t.after(async () => { bot.quit(); await server.stop() })
+  const h = bot.entity.position.floored()
+  const door = (open) => Promise.all([
+    command(bot, `/mcbot setblock ${h.x} ${h.y} ${h.z - 2} oak_door[facing=south,half=lower,open=${open}]`),
+    command(bot, `/mcbot setblock ${h.x} ${h.y + 1} ${h.z - 2} oak_door[facing=south,half=upper,open=${open}]`)
+  ])
+  await command(bot, `/mcbot fill ${h.x - 10} ${h.y - 1} ${h.z - 14} ${h.x + 10} ${h.y - 1} ${h.z + 10} stone`)
+  await command(bot, `/mcbot fill ${h.x - 10} ${h.y} ${h.z - 14} ${h.x + 10} ${h.y + 4} ${h.z + 10} air`)
+  await command(bot, `/mcbot fill ${h.x - 2} ${h.y} ${h.z - 2} ${h.x + 2} ${h.y + 2} ${h.z + 2} oak_planks`)
+  await command(bot, `/mcbot fill ${h.x - 1} ${h.y} ${h.z - 1} ${h.x + 1} ${h.y + 1} ${h.z + 1} air`)
+  await door(true)
+  await command(bot, `/mcbot tp doorbot ${h.x} ${h.y} ${h.z}`)
+  await waitFor(() => bot.entity.onGround && Math.abs(bot.entity.position.y - h.y) < 0.1, 5000, 'inside')
+  await command(bot, '/mcbot time 14000')
+
+  // the zombie sees the bot through the open doorway, then the door shuts in its face
+  await command(bot, `/mcbot summon zombie ${h.x} ${h.y} ${h.z - 7}`)
+  await sleep(1200)
+  await door(false)
+  const hits = []
+  bot.on('health', () => { if (bot.health < 20) hits.push(bot.health) })
+  await sleep(5000)
+  assert.deepStrictEqual(hits, [], 'no damage through a closed door')
+  const z = bot.nearestEntity(e => e.name === 'zombie')
+  assert.ok(z && z.position.z < h.z - 2, `zombie held outside (z=${z && z.position.z.toFixed(2)})`)
+  assert.ok(z.position.z > h.z - 6, 'zombie did walk up to the door')
+  // open again: the same zombie walks in and hits
+  await door(true)
+  await waitFor(() => bot.health < 20, 15000, 'hit once the door opens')
+})
+
+test('zombies spawn naturally at night, 24-40 blocks away, up to the cap', { timeout: 60000 }, async (t) => {
+  const server = await startServer({ seed: 11, hostiles: true, hostileCap: 3 })
+  const bot = await connectBot(server.port, 'watcher')
+  t.after(async () => { bot.quit(); await server.stop() })
+  await command(bot, '/gamemode creative watcher', { match: /game mode/i })
+  const seen = new Map()
+  const flat = (p) => Math.hypot(p.x - bot.entity.position.x, p.z - bot.entity.position.z)
+  bot.on('entitySpawn', (e) => { if (e.name === 'zombie') seen.set(e.id, flat(e.position)) })
+  const alive = () => Object.values(bot.entities).filter(e => e.name === 'zombie').length
+  await sleep(2000)
+  assert.strictEqual(seen.size, 0, 'none by day')
+  await command(bot, '/mcbot time 14000')
+  await waitFor(() => alive() >= 3, 20000, '3 zombies')
+  // far zombies may despawn at random (vanilla) and be replaced, but never more than the cap
+  for (let i = 0; i < 15; i++) { assert.ok(alive() <= 3, 'cap respected'); await sleep(200) }
+  for (const d of seen.values()) assert.ok(d >= 23 && d <= 41, `spawned ${d.toFixed(1)} blocks away`)
+})
