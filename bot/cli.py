@@ -52,9 +52,11 @@ def build_parser() -> argparse.ArgumentParser:
     cfg_sub = cfg.add_subparsers(dest="config_command", required=True, parser_class=_ArgParser)
     cfg_sub.add_parser("show", help="print the merged config and where each value came from")
 
+    from bot.agent_cli import add_agent_commands  # noqa: PLC0415
     from bot.agents_cli import add_agents_commands  # noqa: PLC0415
 
     add_agents_commands(sub)
+    add_agent_commands(sub)
 
     bench = sub.add_parser("bench", help="benchmarks that print side-by-side ratios")
     bench_sub = bench.add_subparsers(dest="bench_command", required=True, parser_class=_ArgParser)
@@ -214,6 +216,12 @@ def _agents(args: Any, cfg: Any, loaded: Any) -> int:
     return cmd_agents(args, cfg, loaded)
 
 
+def _agent(args: Any, cfg: Any, loaded: Any) -> int:
+    from bot.agent_cli import cmd_agent  # noqa: PLC0415
+
+    return cmd_agent(args, cfg, loaded)
+
+
 COMMANDS: dict[str, Callable[[Any, Any, Any], int]] = {
     "run": cmd_run,
     "server": cmd_server,
@@ -222,6 +230,7 @@ COMMANDS: dict[str, Callable[[Any, Any, Any], int]] = {
     "config": cmd_config,
     "bench": cmd_bench,
     "agents": _agents,
+    "agent": _agent,
 }
 
 

@@ -113,3 +113,62 @@ def test_a_placed_door_has_both_halves_and_toggles_open(live_body):
     second = live_body.wait_action(live_body.start_action("activate", {"x": dx, "y": y, "z": dz}).id, max_s=10)
     opened = [first.result["properties"]["open"], second.result["properties"]["open"]]
     assert opened in ([True, False], ["true", "false"])
+
+
+def _act(body, kind, timeout_s=120, **args):
+    st = body.wait_action(body.start_action(kind, args).id, max_s=timeout_s)
+    assert st.state is ActionState.done, f"{kind} {args}: {st.state.value} {st.error}"
+    return st.result
+
+
+def test_wood_to_table_to_pickaxe_to_stone_through_the_bridge(bridge, embedded_server):
+    bot = make_body(bridge, embedded_server.port, "lumberjack")
+    try:
+        got = _act(bot, "collect", block="oak_log", count=3, maxDistance=32)
+        assert got["gained"] >= 3 and bot.snapshot().count_of("oak_log") >= 3
+        _act(bot, "craft", item="oak_planks", times=3)  # 2x2 grid
+        _act(bot, "craft", item="stick", times=1)
+        _act(bot, "craft", item="crafting_table", times=1)
+        snap = bot.snapshot()
+        assert snap.count_of("oak_planks") >= 5 and snap.count_of("stick") >= 4 and snap.count_of("crafting_table") == 1
+        x, y, z = _feet(bot)
+        bot.chat(f"/mcbot fill {x + 1} {y} {z - 1} {x + 2} {y + 1} {z + 1} air")
+        bot.chat(f"/mcbot setblock {x + 2} {y - 1} {z} stone")
+        wait_until(lambda: bot.region((x + 2, y, z), (1, 1, 1)).block_at(x + 2, y, z) == "air", 10, "room for the table")
+        _act(bot, "place", x=x + 2, y=y, z=z, block="crafting_table")
+        assert bot.region((x + 2, y, z), (1, 1, 1)).block_at(x + 2, y, z) == "crafting_table"
+        _act(bot, "craft", item="wooden_pickaxe", times=1, table={"x": x + 2, "y": y, "z": z})
+        assert bot.snapshot().count_of("wooden_pickaxe") == 1
+        # stone under the bot's feet: digging it drops the bot onto the cobblestone it yields
+        bot.chat(f"/mcbot setblock {x} {y - 1} {z} stone")
+        wait_until(lambda: bot.region((x, y - 1, z), (1, 1, 1)).block_at(x, y - 1, z) == "stone", 10, "stone below")
+        _act(bot, "dig", x=x, y=y - 1, z=z)
+        wait_until(lambda: bot.snapshot().count_of("cobblestone") >= 1, 10, "cobblestone picked up")
+    finally:
+        bot.close()
+
+
+def test_food_drops_with_activity_and_bread_restores_breads_value(bridge):
+    from bot.server import EmbeddedServer, EmbeddedServerSettings, free_port
+
+    server = EmbeddedServer(EmbeddedServerSettings(port=free_port(), hostiles=False, hunger_rate=40.0))
+    server.start()
+    try:
+        bot = make_body(bridge, server.port, "eater")
+        x, y, z = _feet(bot)
+        _pad(bot, "eater", x, y + 20, z, r=8)
+        start = bot.snapshot().food
+        for i in range(6):  # walk back and forth across the pad
+            _act(bot, "move_to", timeout_s=30, x=x + (5 if i % 2 == 0 else -5), y=y + 20, z=z, range=1)
+            if bot.snapshot().food < start:
+                break
+        assert bot.snapshot().food < start
+        bot.chat("/mcbot food eater 10 0")
+        bot.chat("/give eater bread 1")
+        wait_until(lambda: bot.snapshot().count_of("bread") == 1 and bot.snapshot().food == 10, 10, "bread, food 10")
+        ate = _act(bot, "consume", timeout_s=15, item="bread")
+        assert ate["ate"] == "bread"
+        wait_until(lambda: bot.snapshot().food == 15, 5, "food 10 + bread's 5")
+        bot.close()
+    finally:
+        server.stop()

@@ -1,0 +1,128 @@
+"""Contract 7 for [llm]: layered loading, deep merge, ${VAR} expansion, protected keys,
+validation; and the bot/config_llm.py mirror staying identical to LlmSettings."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from pydantic import BaseModel, ValidationError
+
+from agency.llm.settings import LlmSettings
+from bot.config import ConfigError, load_config
+from bot.config_llm import LlmSection
+
+RICH: dict[str, Any] = {
+    "max_turns": 4, "temperature": 0.7, "repeat_penalty": 1.1, "reasoning_effort": "low",
+    "tool_transport": "xml-final",
+    "targets": [{"provider": "ollama", "model": "qwen3:8b", "base_url": "http://127.0.0.1:11434",
+                 "overrides": {"temperature": 0.1, "context_window": 8192}},
+                {"provider": "openai", "model": "gpt-4o-mini", "api_key": "sk"}],
+    "provider_overrides": {"ollama": {"top_p": 0.5}},
+    "queues": {"web": {"concurrent": 2}},
+    "mcp_servers": {"files": {"command": "npx", "args": ["-y", "srv"], "env": {"A": "${B}"}, "queue": "web"}},
+    "budgets": {"calls_per_hour": 10},
+}
+
+
+def _shape(model: type[BaseModel]) -> dict[str, Any]:
+    out = {}
+    for name, f in model.model_fields.items():
+        out[name] = (str(f.annotation).replace("bot.config_llm.", "").replace("agency.llm.settings.", ""),
+                     repr(f.default), [repr(m) for m in f.metadata])
+    return out
+
+
+def test_mirror_schema_is_identical() -> None:
+    assert LlmSection().model_dump() == LlmSettings().model_dump()
+    assert LlmSection.model_validate(RICH).model_dump() == LlmSettings.model_validate(RICH).model_dump()
+    names = {"LlmSection": "LlmSettings", "LlmTarget": "TargetConfig", "LlmOverrides": "Overrides",
+             "LlmQueue": "QueueConfig", "LlmMcpServer": "McpServerConfig", "LlmBudgets": "BudgetConfig"}
+
+    def norm(shape: dict[str, Any]) -> str:
+        text = repr(shape)
+        for a, b in names.items():
+            text = text.replace(a, b)
+        return text
+
+    import agency.llm.settings as s
+    import bot.config_llm as c
+
+    for bot_name, agency_name in names.items():
+        assert norm(_shape(getattr(c, bot_name))) == norm(_shape(getattr(s, agency_name))), bot_name
+
+
+@pytest.mark.parametrize("bad", [{"max_turns": 0}, {"targets": [{"provider": "gemini", "model": "x"}]},
+                                 {"temperature": 3}, {"surprise": 1}, {"tool_transport": "json"}])
+def test_both_reject_the_same_invalid_values(bad: dict[str, Any]) -> None:
+    with pytest.raises(ValidationError):
+        LlmSection.model_validate(bad)
+    with pytest.raises(ValidationError):
+        LlmSettings.model_validate(bad)
+
+
+def _write(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+
+
+def _load(tmp: Path, environ: dict[str, str] | None = None):  # noqa: ANN202
+    return load_config(explicit=None, cwd=tmp / "cwd", home=tmp / "home", etc_dir=tmp / "etc",
+                       project_dir=tmp / "project", environ=environ or {})
+
+
+def test_layers_deep_merge_llm_tables(tmp_path: Path) -> None:
+    _write(tmp_path / "project" / "mcbot.toml", """
+[llm]
+max_turns = 5
+[[llm.targets]]
+provider = "ollama"
+model = "qwen3:8b"
+[llm.queues.web]
+concurrent = 2
+""")
+    _write(tmp_path / "cwd" / "mcbot.toml", """
+[llm]
+temperature = 0.6
+[llm.queues.slow]
+concurrent = 1
+""")
+    cfg = _load(tmp_path).config.llm
+    assert cfg.max_turns == 5 and cfg.temperature == 0.6
+    assert set(cfg.queues) == {"web", "slow"}  # tables deep-merge
+    settings = LlmSettings.model_validate(cfg.model_dump())
+    assert settings.targets[0].url == "http://127.0.0.1:11434"
+    assert settings.effective_queues() == {"web": 2, "slow": 1, "default": 1}
+
+
+def test_api_key_placeholder_expands_from_layer_dotenv_then_environ(tmp_path: Path) -> None:
+    _write(tmp_path / "cwd" / "mcbot.toml", """
+[[llm.targets]]
+provider = "openai"
+model = "gpt-4o-mini"
+api_key = "${OPENAI_API_KEY}"
+[llm.mcp_servers.files]
+command = "srv"
+env = { TOKEN = "${CHILD_TOKEN}" }
+""")
+    _write(tmp_path / "cwd" / ".env", "OPENAI_API_KEY=from-dotenv\n")
+    cfg = _load(tmp_path, {"OPENAI_API_KEY": "from-env"}).config.llm
+    assert cfg.targets[0].api_key == "from-dotenv"
+    assert cfg.mcp_servers["files"].env == {"TOKEN": "${CHILD_TOKEN}"}  # protected: passed verbatim
+
+
+def test_missing_variable_is_an_error_naming_the_layer(tmp_path: Path) -> None:
+    _write(tmp_path / "cwd" / "mcbot.toml", '[[llm.targets]]\nprovider = "openai"\nmodel = "m"\napi_key = "${NOPE}"\n')
+    with pytest.raises(ConfigError, match=r"mcbot.toml.*NOPE"):
+        _load(tmp_path)
+
+
+def test_invalid_llm_value_names_the_field(tmp_path: Path) -> None:
+    _write(tmp_path / "cwd" / "mcbot.toml", "[llm]\nmax_retries = 0\n")
+    with pytest.raises(ConfigError, match="llm.max_retries"):
+        _load(tmp_path)
+
+
+def test_absent_targets_means_not_configured() -> None:
+    assert not LlmSettings.model_validate(LlmSection().model_dump()).configured

@@ -1,0 +1,112 @@
+"""Contract 11: XML transport modes, nonce, slots across turns, NONCE-FINAL, substring
+detection, unclosed final tag by stopReason, System Notice messages, source: xml."""
+
+from __future__ import annotations
+
+import pytest
+
+from agency.llm.testing import Received, ScriptedLLM, call, text
+from agency.llm.xml_transport import XmlTransport
+
+from tests.unit.llm.conftest import llm_entries, make_settings, run, spec, tool_entries
+
+
+def tag(slot: str, tool: str, payload: str = "{}", close: bool = True) -> str:
+    end = f"</ai-agent-{{NONCE}}-{slot}>" if close else ""
+    return f'<ai-agent-{{NONCE}}-{slot} tool="{tool}">{payload}{end}'
+
+
+def final_tag(body: str, fmt: str = "markdown", close: bool = True) -> str:
+    end = "</ai-agent-{NONCE}-FINAL>" if close else ""
+    return f'Sure.\n<ai-agent-{{NONCE}}-FINAL tool="agent__final_report" format="{fmt}">{body}{end}'
+
+
+def test_xml_mode_full_session(llm: ScriptedLLM) -> None:
+    look = spec("look", output="3 oak logs")
+    llm.add(text("Checking. " + tag("0001", "bot__look", '{"r": 1}')),
+            text(tag("0002", "bot__look")),
+            text(final_tag("You have 3 oak logs.")))
+    r = run("logs?", make_settings(llm, tool_transport="xml"), tools=[look], nonce="abcd1234")
+    assert r.success and r.finalReport["content"] == "You have 3 oak logs."
+    assert look.seen == [{"r": 1}, {}]
+    first, second, third = llm.requests
+    assert "tools" not in first.body  # xml mode withholds native tool definitions
+    assert first.body["messages"][-1]["role"] == "user" and "Session nonce: abcd1234" in first.text
+    assert all(q.nonce == "abcd1234" for q in llm.requests)  # fixed across turns
+    notices = [m["content"] for m in second.messages if m["content"].startswith("System Notice")]
+    assert notices[0].startswith("System Notice: tool response for abcd1234-0001 (bot__look)")
+    assert "3 oak logs" in notices[0]
+    assert "from abcd1234-0002 upward" in second.messages[-1]["content"]  # slots continue across turns
+    assert "from abcd1234-0003 upward" in third.messages[-1]["content"]
+    assert [(e["command"], e["source"]) for e in tool_entries(r)] == [
+        ("bot__look", "xml"), ("bot__look", "xml"), ("agent__final_report_xml", "xml")]
+    # XML-NEXT is ephemeral: never stored in the conversation
+    assert not any("Session nonce" in m["content"] for m in r.conversation)
+
+
+def test_system_prompt_has_no_tool_text_in_xml_modes(llm: ScriptedLLM) -> None:
+    llm.add(text(final_tag("ok")))
+    r = run("x", make_settings(llm, tool_transport="xml"), tools=[spec("look")], system_prompt="SYS")
+    assert r.conversation[0]["content"] == "SYS"
+
+
+def test_used_slot_and_foreign_nonce_are_ignored(llm: ScriptedLLM) -> None:
+    look = spec("look")
+    llm.add(text(tag("0001", "bot__look")),
+            text(tag("0001", "bot__look") + '<ai-agent-ffffffff-0002 tool="bot__look">{}</ai-agent-ffffffff-0002>'),
+            text(final_tag("ok")))
+    r = run("x", make_settings(llm, tool_transport="xml"), tools=[look])
+    assert len(look.seen) == 1  # reused slot and mismatched nonce never ran
+    assert r.success and len(llm_entries(r)) == 3
+
+
+def test_xml_final_keeps_native_tools_but_final_report_is_xml(llm: ScriptedLLM) -> None:
+    def check(req: Received) -> None:
+        assert req.tool_names == ["bot__look"]
+        assert req.body["tool_choice"] == "auto"
+
+    llm.add(call("bot__look", expect=check), text(final_tag("done")))
+    r = run("x", make_settings(llm, tool_transport="xml-final"), tools=[spec("look")])
+    assert r.success and r.finalReport["content"] == "done"
+    assert [e["source"] for e in tool_entries(r)] == ["native", "xml"]
+    assert "FINAL" in llm.requests[0].messages[-1]["content"]  # XML-NEXT advertises the final slot
+
+
+@pytest.mark.parametrize("stop,accepted", [("stop", True), ("end_turn", True), ("eos", True),
+                                           ("length", False), ("max_tokens", False), ("mystery", True)])
+def test_unclosed_final_tag_by_stop_reason(llm: ScriptedLLM, stop: str, accepted: bool) -> None:
+    llm.add(text(final_tag("partial answer", close=False), stop_reason=stop), text(final_tag("full answer")))
+    r = run("x", make_settings(llm, tool_transport="xml"))
+    assert r.success
+    assert r.finalReport["content"] == ("partial answer" if accepted else "full answer")
+    assert len(llm.requests) == (1 if accepted else 2)
+
+
+def test_unclosed_tool_tag_is_never_executed(llm: ScriptedLLM) -> None:
+    look = spec("look")
+    llm.add(text(tag("0001", "bot__look", close=False)), text(final_tag("ok")))
+    run("x", make_settings(llm, tool_transport="xml"), tools=[look])
+    assert look.seen == []
+
+
+def test_forced_final_turn_advertises_only_final_slot(llm: ScriptedLLM) -> None:
+    llm.add(text(final_tag("ok")))
+    run("x", make_settings(llm, tool_transport="xml", max_turns=1), tools=[spec("look")])
+    next_msg = [m["content"] for m in llm.requests[0].messages if "Session nonce" in m["content"]][0]
+    assert "bot__look" not in next_msg and "FINAL" in next_msg
+
+
+def test_json_final_report_via_xml_validates_payload(llm: ScriptedLLM) -> None:
+    schema = {"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"]}
+    llm.add(text(final_tag('{"n": 4}', fmt="json")))
+    r = run("x", make_settings(llm, tool_transport="xml"), expected_format="json", output_schema=schema)
+    assert r.finalReport["content_json"] == {"n": 4} and r.finalReport["status"] == "success"
+
+
+def test_last_final_tag_wins_and_parser_is_substring_based() -> None:
+    x = XmlTransport("xml", nonce="00aa11bb")
+    content = ('noise <ai-agent-00aa11bb-FINAL tool="agent__final_report" format="text">one</ai-agent-00aa11bb-FINAL>'
+               ' <ai-agent-00aa11bb-FINAL tool="agent__final_report" format="text">two</ai-agent-00aa11bb-FINAL>')
+    assert x.parse(content, "stop", allow_tools=True).final_payload == "two"
+    x.commit([])
+    assert x.slot(x.next_slot) == "00aa11bb-0001"
