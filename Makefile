@@ -8,7 +8,7 @@ BIN    := $(VENV)/bin
 PY_STAMP   := $(VENV)/.mcbot-installed
 NODE_STAMP := node/node_modules/.mcbot-installed
 
-.PHONY: install run test test-unit test-integration server bench clean
+.PHONY: install run test test-unit test-integration test-node soak-fast server bench clean
 
 install: $(PY_STAMP) $(NODE_STAMP)
 
@@ -32,12 +32,20 @@ server: install
 
 test: install
 	$(BIN)/pytest
+	cd node && node --test test/
+	scripts/soak.sh 3 --fast
 
 test-unit: install
 	$(BIN)/pytest -m "not integration"
 
 test-integration: install
 	$(BIN)/pytest -m integration
+
+test-node: install
+	cd node && node --test test/
+
+soak-fast: install
+	scripts/soak.sh 3 --fast
 
 bench: install
 	$(BIN)/mcbot bench bridge

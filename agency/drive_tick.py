@@ -180,4 +180,6 @@ def evaluate_drive_tick(
     state.last_fired_ms = now_ms
     if counters is not None:
         counters.increment("driveTicks")
+        # Its goal came out of a [GOAL: ...] tag through the sanitizer, like an LLM's.
+        counters.increment("goalTags")
     return DriveTickFired(thought=thought, selection=sel)

@@ -74,6 +74,7 @@ class ServerConfig(_Section):
     hostile_cap: int = Field(8, ge=0)
     hunger_rate: float = Field(1.0, ge=0)
     day_length_scale: float = Field(1.0, gt=0)
+    game_mode: Literal["survival", "creative", "adventure", "spectator"] = "survival"  # new players (embedded)
 
     @property
     def use_embedded(self) -> bool:

@@ -36,7 +36,8 @@ class EmbeddedServerSettings:
     hostiles: bool = True
     hostile_cap: int = 8
     hunger_rate: float = 1.0
-    day_length_scale: float = 1.0
+    day_length_scale: float = 1.0  # multiplier on day LENGTH (0.1 = days ten times shorter)
+    game_mode: str = "survival"
     extra: dict[str, Any] = field(default_factory=dict)
 
     def to_json(self) -> str:
@@ -48,7 +49,9 @@ class EmbeddedServerSettings:
                 "hostiles": self.hostiles,
                 "hostileCap": self.hostile_cap,
                 "hungerRate": self.hunger_rate,
-                "dayLengthScale": self.day_length_scale,
+                # the server's dayLengthScale is a clock SPEED multiplier: the inverse
+                "dayLengthScale": 1.0 / self.day_length_scale,
+                "gameMode": self.game_mode,
                 **self.extra,
             }
         )
@@ -159,4 +162,5 @@ def settings_from_config(server_cfg: Any, port: int | None = None, version: str 
         hostile_cap=server_cfg.hostile_cap,
         hunger_rate=server_cfg.hunger_rate,
         day_length_scale=server_cfg.day_length_scale,
+        game_mode=server_cfg.game_mode,
     )

@@ -5,7 +5,8 @@
 //   config keys (all optional): worldFolder (string | null = in-memory), seed (int),
 //   treeDensity (0..1, trees per surface column, default 0.015), hostiles (bool, default true),
 //   hostileCap (int, default 12), hungerRate (float, 1.0 = vanilla), dayLengthScale
-//   (float, daylight cycle speed multiplier, 1.0 = vanilla), viewDistance (chunks, default 6).
+//   (float, daylight cycle speed multiplier, 1.0 = vanilla), viewDistance (chunks, default 6),
+//   gameMode (survival | creative | adventure | spectator: the mode new players get).
 //
 // Contract with the Python launcher:
 //   - binds 127.0.0.1, offline mode, survival, difficulty normal, everybody-op;
@@ -108,6 +109,7 @@ const cfg = {
   ...args.config
 }
 cfg.version = args.version
+const GAME_MODES = { survival: 0, creative: 1, adventure: 2, spectator: 3 }
 
 const PLUGINS = ['fixes', 'drops', 'windows', 'crafting', 'hunger', 'damage', 'doors', 'mobs', 'spawning', 'daylight', 'commands']
   .map((name) => ({ name, ...require(path.join(__dirname, 'plugins', name + '.js')) }))
@@ -125,7 +127,7 @@ try {
     host: '127.0.0.1',
     'online-mode': false,
     version: args.version,
-    gameMode: 0,
+    gameMode: GAME_MODES[cfg.gameMode || 'survival'] ?? 0, // a new player's mode
     difficulty: 2,
     'everybody-op': true,
     'max-players': 20,
