@@ -10,7 +10,7 @@ const collectBlock = require('mineflayer-collectblock').plugin
 const { Vec3 } = require('vec3')
 const { startServer, connectBot, waitFor, command, withTimeout } = require('./helpers')
 
-test('wood to pickaxe to stone', { timeout: 180000 }, async (t) => {
+test('wood to pickaxe to stone', { timeout: 240000 }, async (t) => {
   const server = await startServer({ seed: 12345, hostiles: false })
   const bot = await connectBot(server.port, 'lumberjack', { plugins: [pathfinder, collectBlock] })
   t.after(async () => { bot.quit(); await server.stop() })
@@ -43,7 +43,7 @@ test('wood to pickaxe to stone', { timeout: 180000 }, async (t) => {
       .map(p => bot.blockAt(p))
     assert.strictEqual(targets.length, 3)
     const t0 = Date.now()
-    await withTimeout(bot.collectBlock.collect(targets, { ignoreNoPath: false }), 90000, 'collect logs')
+    await withTimeout(bot.collectBlock.collect(targets, { ignoreNoPath: false }), 150000, 'collect logs') // slow on a loaded 2-core machine
     console.log(`# collected 3 logs in ${Date.now() - t0} ms`)
     await waitFor(() => count('oak_log') >= 3, 5000, '3 logs in inventory')
   })
