@@ -55,8 +55,11 @@ def build_parser() -> argparse.ArgumentParser:
     from bot.agent_cli import add_agent_commands  # noqa: PLC0415
     from bot.agents_cli import add_agents_commands  # noqa: PLC0415
 
+    from bot.eval_cli import add_eval_commands  # noqa: PLC0415
+
     add_agents_commands(sub)
     add_agent_commands(sub)
+    add_eval_commands(sub)
 
     bench = sub.add_parser("bench", help="benchmarks that print side-by-side ratios")
     bench_sub = bench.add_subparsers(dest="bench_command", required=True, parser_class=_ArgParser)
@@ -222,6 +225,12 @@ def _agent(args: Any, cfg: Any, loaded: Any) -> int:
     return cmd_agent(args, cfg, loaded)
 
 
+def _eval(args: Any, cfg: Any, loaded: Any) -> int:
+    from bot.eval_cli import cmd_eval  # noqa: PLC0415
+
+    return cmd_eval(args, cfg, loaded)
+
+
 COMMANDS: dict[str, Callable[[Any, Any, Any], int]] = {
     "run": cmd_run,
     "server": cmd_server,
@@ -231,6 +240,7 @@ COMMANDS: dict[str, Callable[[Any, Any, Any], int]] = {
     "bench": cmd_bench,
     "agents": _agents,
     "agent": _agent,
+    "eval": _eval,
 }
 
 
