@@ -9,7 +9,7 @@ skipped with a reason, or error) so planning can ack each one; a bad thought is 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Iterable, Literal, Mapping
+from typing import Any, Callable, Iterable, Literal, Mapping
 
 from loguru import logger
 
@@ -19,7 +19,9 @@ from agency.tasks.models import NewTask, TaskOrigin
 from agency.tasks.store import TaskStore
 from agency.thoughts import Thought
 
-SkipReason = Literal["already_processed", "not_convert_eligible", "no_extracted_goal", "no_goal_key", "duplicate_goal"]
+SkipReason = Literal[
+    "already_processed", "not_convert_eligible", "no_extracted_goal", "no_goal_key", "duplicate_goal", "already_satisfied"
+]
 
 
 @dataclass(frozen=True)
@@ -50,6 +52,11 @@ class ConversionBatch:
         )
 
 
+# Goal-bound intents (e.g. `build basic_shelter`) go through the goal resolver instead of
+# add_task (specs README point 2); the router returns None for goals it does not own.
+GoalRouter = Callable[[Thought, str], "ConversionOutcome | None"]
+
+
 def _goal_key(thought: Thought) -> str | None:
     goal = thought.metadata.extractedGoal
     # '' is absent at both layers (contract 1.3): the thought path, then the callsite.
@@ -68,6 +75,7 @@ def convert_thought(
     now_ms: int,
     *,
     stuck_timeout_ms: int = STUCK_PENDING_TIMEOUT_MS,
+    router: GoalRouter | None = None,
 ) -> ConversionOutcome:
     thought_id = raw.get("id") if isinstance(raw, Mapping) else getattr(raw, "id", None)
     thought_id = thought_id if isinstance(thought_id, str) else None
@@ -83,6 +91,9 @@ def convert_thought(
         goal_key = _goal_key(thought)
         if goal_key is None:
             return ConversionOutcome(thought.id, "skipped", "no_goal_key")
+        routed = router(thought, goal_key) if router is not None else None
+        if routed is not None:
+            return routed
         blocking = find_blocking_task(store, goal_key, now_ms, stuck_timeout_ms)
         if blocking is not None:
             return ConversionOutcome(thought.id, "skipped", "duplicate_goal", task_id=blocking.id)
@@ -118,7 +129,10 @@ def convert_thoughts(
     now_ms: int,
     *,
     stuck_timeout_ms: int = STUCK_PENDING_TIMEOUT_MS,
+    router: GoalRouter | None = None,
 ) -> ConversionBatch:
     """Convert a polled batch in order; duplicates within the batch see earlier conversions
     because each conversion is committed before the next lookup."""
-    return ConversionBatch([convert_thought(t, store, now_ms, stuck_timeout_ms=stuck_timeout_ms) for t in thoughts])
+    return ConversionBatch(
+        [convert_thought(t, store, now_ms, stuck_timeout_ms=stuck_timeout_ms, router=router) for t in thoughts]
+    )

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import asyncio
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any, Callable, Protocol
 
 from loguru import logger
 
@@ -19,9 +19,24 @@ from agency.agents.runtime import AgentRuntime, RunHandle, TaskSpec
 from agency.clock import Clock
 from agency.tasks.models import Task, TaskStatus
 from agency.tasks.store import SqliteTaskStore
-from agency.workflows.models import WorkflowRunResult
+from agency.workflows.models import StopReport, WorkflowRunResult
 
 SAFE_STOP_BUDGET_S = 5.0  # a preemption waits this long for the workflow's safe stop
+
+
+class GoalHooks(Protocol):
+    """Goal-bound tasks (metadata.goalBinding) change status through the goal lifecycle,
+    never by a plain set_status: completion needs the verifier, a pause needs a hold."""
+
+    def owns(self, task: Task) -> bool: ...
+
+    async def complete(self, task: Task, result: WorkflowRunResult) -> str: ...
+
+    def hold(self, task: Task, reason: str, stop: StopReport | None, timed_out: bool) -> Task: ...
+
+    def release(self, task: Task) -> Task: ...
+
+    def before_start(self, task: Task) -> bool: ...
 
 
 @dataclass
@@ -53,12 +68,14 @@ class Executor:
         *,
         plannable: Callable[[Task], str | None] | None = None,
         on_lifecycle: Callable[[str, Task], None] | None = None,
+        goals: GoalHooks | None = None,
     ) -> None:
         self.tasks = tasks
         self.runtime = runtime
         self.clock = clock
         self.plannable = plannable or self._has_workflow
         self.on_lifecycle = on_lifecycle
+        self.goals = goals
         self.current: _Running | None = None
         self.stats = ExecutorStats()
 
@@ -81,7 +98,7 @@ class Executor:
                 self._report_progress(self.current.task_id)
                 return "running"
             result = await self.current.handle.result()
-            self._finish(self.current, result)
+            await self._finish(self.current, result)
             self.current = None
             return f"finished:{result.status}"
         if not can_work:
@@ -115,13 +132,15 @@ class Executor:
         if not resumed:
             self.tasks.set_status(task.id, TaskStatus.active)
             self.stats.claimed += 1
+        # After an unverified hold the goal side rescans the site; True = start afresh.
+        fresh = self.goals.before_start(task) if self.goals is not None and self.goals.owns(task) else False
         agent = self.runtime.choose_agent(_spec(task)).id
         logger.info(
             "[Executor] {} task={} goalKey={} agent={} ({} -> active)",
             "resumed" if resumed else "claimed", task.id, task.metadata.goalKey, agent,
             "active" if resumed else task.status.value,
         )
-        handle = self.runtime.start_task(_spec(task))
+        handle = self.runtime.start_task(_spec(task), fresh=True) if fresh else self.runtime.start_task(_spec(task))
         self.current = _Running(task.id, handle, self.clock(), agent)
         self._lifecycle("resumed" if resumed else "claimed", task.id)
         return "resumed" if resumed else "claimed"
@@ -140,12 +159,22 @@ class Executor:
         if task is not None and progress > task.progress:
             self.tasks.set_progress(task_id, progress)
 
-    def _finish(self, run: _Running, result: WorkflowRunResult) -> None:
+    async def _finish(self, run: _Running, result: WorkflowRunResult) -> None:
         task = self.tasks.get_task(run.task_id)
         if task is None or task.status is not TaskStatus.active:
             return  # paused or cancelled meanwhile: preempt/cancel already recorded it
         solver = {"agentId": result.agentId, "runId": result.runId, "status": result.status}
-        if result.status == "completed":
+        if result.status == "completed" and self.goals is not None and self.goals.owns(task):
+            self.tasks.update_task_metadata(task.id, {"solver": solver})
+            outcome = await self.goals.complete(task, result)  # verifier passes twice, or not done
+            if outcome == "completed":
+                self.tasks.set_progress(task.id, 1.0)
+                self.stats.completed += 1
+            elif outcome == "failed":
+                self.stats.failed += 1
+            logger.info("[Executor] goal-bound task={} workflow done -> {}", task.id, outcome)
+            self._lifecycle(outcome, task.id)
+        elif result.status == "completed":
             self.tasks.update_task_metadata(task.id, {"solver": solver})
             self.tasks.set_progress(task.id, 1.0)
             self.tasks.set_status(task.id, TaskStatus.completed)
@@ -180,7 +209,13 @@ class Executor:
             logger.warning("[Executor] run of task={} ended with {} while stopping", run.task_id, e)
         self.current = None
         task = self.tasks.get_task(run.task_id)
-        if task is not None and task.status is TaskStatus.active:
+        if task is not None and task.status is TaskStatus.active and self.goals is not None and self.goals.owns(task):
+            stop, timed_out = _stop_report(run), not run.handle.task.done()
+            self.goals.hold(task, reason, stop, timed_out)  # hold protocol: holdWitness + Goal SUSPENDED
+            self.stats.paused += 1
+            logger.info("[Executor] held task={} reason={}", task.id, reason)
+            self._lifecycle("paused", task.id)
+        elif task is not None and task.status is TaskStatus.active:
             self.tasks.update_task_metadata(task.id, {"blockedReason": reason, "nextEligibleAt": None})
             self.tasks.set_status(task.id, TaskStatus.paused)
             self.stats.paused += 1
@@ -194,8 +229,11 @@ class Executor:
         for task in self.tasks.list_by_status(TaskStatus.paused):
             if task.metadata.blockedReason != reason:
                 continue
-            self.tasks.update_task_metadata(task.id, {"blockedReason": None})
-            self.tasks.set_status(task.id, TaskStatus.pending)
+            if self.goals is not None and self.goals.owns(task):
+                self.goals.release(task)  # hold cleared with its mirrors, witness kept for the resume
+            else:
+                self.tasks.update_task_metadata(task.id, {"blockedReason": None})
+                self.tasks.set_status(task.id, TaskStatus.pending)
             self.stats.resumed += 1
             logger.info("[Executor] resumed task={} after {}", task.id, reason)
             self._lifecycle("resumed", task.id)
@@ -220,6 +258,14 @@ class Executor:
             task = self.tasks.get_task(task_id)
             if task is not None:
                 self.on_lifecycle(kind, task)
+
+
+def _stop_report(run: _Running) -> StopReport | None:
+    """Where the stopped workflow ended (None if it did not end within the budget)."""
+    t = run.handle.task
+    if not t.done() or t.cancelled() or t.exception() is not None:
+        return None
+    return t.result().stop
 
 
 def _spec(task: Task) -> TaskSpec:

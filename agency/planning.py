@@ -18,7 +18,7 @@ from typing import Protocol, Sequence
 from loguru import logger
 
 from agency.clock import Clock
-from agency.converter import ConversionBatch, ConversionOutcome, convert_thoughts
+from agency.converter import ConversionBatch, ConversionOutcome, GoalRouter, convert_thoughts
 from agency.stream import AckResult, ActionableFeed, CognitiveStream
 from agency.tasks.idempotency import STUCK_PENDING_TIMEOUT_MS
 from agency.tasks.models import TaskStatus
@@ -51,8 +51,10 @@ class PlanningConsumer:
         batch_limit: int = DEFAULT_BATCH_LIMIT,
         processed_by: str = PROCESSED_BY,
         stuck_timeout_ms: int = STUCK_PENDING_TIMEOUT_MS,
+        router: GoalRouter | None = None,
     ) -> None:
         self._stream = stream
+        self.router = router  # goal-bound intents -> the goal resolver (set by the daemon)
         self._store = store
         self._clock = clock
         self._limit = batch_limit
@@ -72,7 +74,8 @@ class PlanningConsumer:
 
     def _convert(self, feed: ActionableFeed) -> ConversionBatch:
         try:
-            return convert_thoughts(feed.thoughts, self._store, self._clock(), stuck_timeout_ms=self._stuck_timeout_ms)
+            return convert_thoughts(feed.thoughts, self._store, self._clock(), stuck_timeout_ms=self._stuck_timeout_ms,
+                                    router=self.router)
         except Exception as exc:  # noqa: BLE001 - the converter should never raise; if it does, ack as errors
             logger.warning("[Thought-to-task] batch failed {}: {}", type(exc).__name__, exc)
             err = f"{type(exc).__name__}: {exc}"

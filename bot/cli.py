@@ -66,6 +66,8 @@ def build_parser() -> argparse.ArgumentParser:
     bb = bench_sub.add_parser("bridge", help="bridge helpers vs per-property reads (starts an embedded world)")
     bb.add_argument("--json", action="store_true", help="print one JSON object")
     bb.add_argument("--rounds", type=int, default=200)
+    from bot.bench_verifier import add_verifier_bench  # noqa: PLC0415
+    add_verifier_bench(bench_sub)
     return p
 
 
@@ -209,8 +211,10 @@ def cmd_config(args: Any, _cfg: Any, loaded: Any) -> int:
 @_guard_init
 def cmd_bench(args: Any, cfg: Any, _loaded: Any) -> int:
     from bot.bench import bench_bridge  # noqa: PLC0415
+    from bot.bench_verifier import bench_verifier  # noqa: PLC0415
 
-    return bench_bridge(cfg, as_json=args.json, rounds=args.rounds)
+    bench = bench_verifier if args.bench_command == "verifier" else bench_bridge
+    return bench(cfg, as_json=args.json, rounds=args.rounds)
 
 
 def _agents(args: Any, cfg: Any, loaded: Any) -> int:

@@ -21,8 +21,10 @@ from agency.reflexes import ReflexConfig, Reflexes
 from agency.stalls import stalled_tasks
 from agency.tools import ToolContext, default_tool_registry
 from agency.workflows import SqliteCheckpointStore
+from agency.goals import assert_task_state
 from agency.drive_tick import DriveTickConfig, DriveTickFired, DriveTickState, evaluate_drive_tick
 from agency.keepalive import KeepAlive, KeepAliveConfig
+from agency.llm_thoughts import build_thought_generator
 from agency.perception import Perception, Stimulus
 from agency.planning import IdleReporter, PlanningConsumer
 from agency.stream import CognitiveStream
@@ -31,6 +33,7 @@ from agency.tasks.store import SqliteTaskStore
 from agency.world import BodyEvent, WorldSnapshot
 from bot.api import ApiContext
 from bot.body import MineflayerBody
+from bot.goals_wiring import GoalWiring
 from bot.metrics import render_metrics
 
 
@@ -45,19 +48,22 @@ class Agency:
         self.clock = clock
         db = cfg.storage.db_path
         self.counters = AgencyCounters(clock)
-        self.tasks = SqliteTaskStore(db, clock=clock)
+        # §G field ownership asserted on every write in development (off when MCBOT_ENV=production).
+        self.tasks = SqliteTaskStore(db, clock=clock, invariant_check=assert_task_state)
         self.stream = CognitiveStream(db, clock=clock, max_thoughts=cfg.stream.max_thoughts)
         self.perception = Perception(clock, publish=self.stream.publish)
         self.keepalive = KeepAlive(
             stream=self.stream,
             perception=self.perception,
             clock=clock,
-            generator=None,  # an LLM-backed generator plugs in here; none = frames only (I-2)
+            generator=build_thought_generator(cfg.llm, clock),  # None without [[llm.targets]]: frames only (I-2)
             config=KeepAliveConfig(min_interval_ms=cfg.keepalive.min_interval_ms, profile=cfg.keepalive.profile),
             counters=self.counters,
         )
         self.planning = PlanningConsumer(self.stream, self.tasks, clock, stuck_timeout_ms=cfg.drive_tick.stuck_timeout_ms)
         self.idle = IdleReporter(self.tasks, clock)
+        self.goals = GoalWiring(cfg, self.tasks, clock, last_snapshot=lambda: self.last_snapshot)
+        self.planning.router = self.goals.router  # `build basic_shelter` -> the goal resolver
         self.drive_state = DriveTickState()
         self.drive_config = DriveTickConfig(
             enabled=cfg.drive_tick.enabled,
@@ -76,9 +82,12 @@ class Agency:
 
     def attach_body(self, body: MineflayerBody) -> None:
         self.body = body
-        ctx = ToolContext(body=body, clock=self.clock, poll_interval_s=0.2)
-        runtime = AgentRuntime(load_default_registry(), self.tools, ctx, checkpoints=self.checkpoints)
-        self.executor = Executor(self.tasks, runtime, self.clock)
+        self.goals.body = body
+        ctx = ToolContext(body=body, clock=self.clock, poll_interval_s=0.2, hooks={"shelter": self.goals.hooks})
+        runtime = AgentRuntime(load_default_registry(), self.tools, ctx, checkpoints=self.checkpoints,
+                               plan_facts=self.goals.hooks.plan_facts)
+        self.executor = Executor(self.tasks, runtime, self.clock, on_lifecycle=self.goals.on_task_event,
+                                 goals=self.goals.hooks)
         r = self.cfg.reflexes
         self.reflexes = Reflexes(self.tools, ctx, self.executor,
                                  ReflexConfig(enabled=r.enabled, eat_below_food=r.eat_below_food, fight_within=r.fight_within))
@@ -116,7 +125,8 @@ class Agency:
         if self.last_snapshot is None:
             return
         stimuli, self._stimuli = self._stimuli, []
-        self.keepalive.tick(self.last_snapshot, stimuli)
+        # Off the loop: with an LLM generator a tick waits on an HTTP call.
+        await asyncio.to_thread(self.keepalive.tick, self.last_snapshot, stimuli)
 
     async def job_drive_tick(self) -> None:
         if self.last_snapshot is None:
@@ -126,7 +136,7 @@ class Agency:
             self.clock(),
             self.drive_state,
             self.tasks,
-            shelter_nearby=None,  # unknown until the shelter verifier exists: counts as none
+            shelter_nearby=self.goals.shelter_nearby(self.last_snapshot),  # a verified shelter within 32 m
             config=self.drive_config,
             counters=self.counters,
         )
@@ -167,6 +177,8 @@ class Agency:
             daemon.job_spec("reflexes", self.job_reflexes, j.reflexes_s, timeout_s=60),
             daemon.job_spec("counters_log", self.job_counters_log, j.counters_log_s),
             daemon.job_spec("stream_prune", self.job_stream_prune, j.stream_prune_s),
+            daemon.job_spec("goals", self.goals.job_goals, j.executor_s),
+            daemon.job_spec("review", self.goals.job_review, j.review_s),
         ]
 
     # ---- HTTP --------------------------------------------------------------------------
@@ -181,7 +193,7 @@ class Agency:
                 return {"status": "unavailable", "detail": "bot is not connected"}
             snap = await asyncio.to_thread(self.body.snapshot)
             self.last_snapshot = snap
-            outcome = self.keepalive.poke(snap)
+            outcome = await asyncio.to_thread(self.keepalive.poke, snap)  # may wait on the LLM
             return {"status": outcome.status, "bypass": outcome.bypass, "thoughtId": getattr(outcome.thought, "id", None)}
 
         def inject(body: dict[str, Any]) -> Any:
@@ -215,6 +227,8 @@ class Agency:
     async def task_command(self, task_id: str, command: str) -> Any:
         """pause (manual_pause: only an explicit resume lifts it), resume, cancel."""
         task = self.tasks.get_task(task_id)
+        if task.metadata.goalBinding is not None:  # holds, the manual_pause wall, goal sync
+            return await self.goals.task_command(task, command, self.executor)
         running = self.executor is not None and self.executor.current is not None \
             and self.executor.current.task_id == task_id
         if command == "pause":
@@ -249,6 +263,7 @@ class Agency:
 
     def close(self) -> None:
         self.checkpoints.close()
+        self.goals.close()
         self.stream.close()
         self.tasks.close()
 

@@ -48,12 +48,14 @@ globalThis.isMocha = true
 // --- never outlive the parent ---------------------------------------------------------------
 // A saved world flushes its pending chunks first (bounded: 3 s), an in-memory one just exits.
 let stopping = false
+const pendingPlayerSaves = new Set()
 function shutdown () {
   if (stopping) return
   stopping = true
   const world = serv && cfg.worldFolder && serv.overworld
   if (!world || !world.saveNow) process.exit(0)
-  const saves = [world.saveNow(), ...serv.players.map(p => p.save?.())]
+  // players who logged out a moment ago may still be writing their data: wait for them too
+  const saves = [world.saveNow(), ...serv.players.map(p => p.save?.()), ...pendingPlayerSaves]
   Promise.race([Promise.allSettled(saves), new Promise(resolve => setTimeout(resolve, 3000))])
     .finally(() => process.exit(0))
 }
@@ -154,6 +156,17 @@ serv.on('error', (err) => {
 terrain.server(serv, cfg, genOptions)
 for (const p of PLUGINS) p.server?.(serv, cfg)
 serv.on('newPlayer', (player) => {
+  // Track in-flight saves (logout saves are not awaited by flying-squid) so a shutdown right
+  // after a player leaves does not exit before its inventory is on disk.
+  const save = player.save
+  if (save) {
+    player.save = (...a) => {
+      const pr = Promise.resolve(save.apply(player, a))
+      pendingPlayerSaves.add(pr)
+      pr.finally(() => pendingPlayerSaves.delete(pr)).catch(() => {})
+      return pr
+    }
+  }
   for (const p of PLUGINS) {
     try { p.player?.(player, serv, cfg) } catch (err) { logErr(`plugin ${p.name} player hook`, err) }
   }

@@ -15,7 +15,7 @@ from agency.tools.recipes import CRAFTABLE, available, plan_craft, recipe_for
 from agency.workflows.models import StepDef, WorkflowDef
 
 # Raw material -> the block that yields it.
-SOURCE_BLOCK = {"log": "log", "cobblestone": "stone", "coal": "coal_ore"}
+SOURCE_BLOCK = {"log": "log", "oak_log": "oak_log", "cobblestone": "stone", "coal": "coal_ore"}
 
 
 class WorkflowPlanError(ValueError):
@@ -66,5 +66,3 @@ def _take(sim: dict[str, int], generic: str, qty: int) -> None:
         if not qty:
             return
 
-
-GENERATORS = {"craft_plan": craft_plan}

@@ -18,7 +18,7 @@ from agency.workflows.delegation import DEFAULT_MAX_DEPTH
 from agency.workflows.models import ParallelConfig, StepDef, WorkflowDef
 
 AGENT_ID_PATTERN = r"^[a-z0-9]+(-[a-z0-9]+)*$"
-GENERATORS = ("craft_plan",)
+GENERATORS = ("craft_plan", "build_plan")
 
 
 class ProfileValidationError(ValueError):
@@ -33,7 +33,7 @@ class WorkflowSpec(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     description: str = ""
-    generator: Literal["craft_plan"] | None = None
+    generator: Literal["craft_plan", "build_plan"] | None = None
     steps: list[StepDef] = Field(default_factory=list)
     parallel: ParallelConfig | None = None
 

@@ -15,12 +15,13 @@ from __future__ import annotations
 import asyncio
 import uuid
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Callable
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from agency.agents.abilities import InjectionResult, inject_abilities
-from agency.agents.planning import GENERATORS, WorkflowPlanError
+from agency.agents.generators import GENERATORS
+from agency.agents.planning import WorkflowPlanError
 from agency.agents.profile import AgentProfile
 from agency.agents.registry import STANDARD_AGENT, AgentRegistry
 from agency.agents.selection import AgentSelection, select_agents
@@ -76,8 +77,12 @@ class AgentRuntime:
         checkpoints: CheckpointStore | None = None,
         prompt_runner: PromptRunner | None = None,
         stop_grace_s: float = 5.0,
+        plan_facts: Callable[[TaskSpec], dict[str, Any]] | None = None,
     ) -> None:
         self.agents = agents
+        # What a generator may know beyond task and inventory (e.g. the blocks still
+        # missing at an anchored build site); handed to it as task["facts"].
+        self.plan_facts = plan_facts
         self.tools = tools
         self.checkpoints = checkpoints
         executor = StepExecutor(tools, tool_context, prompt_runner=prompt_runner, inject=self.inject, delegate=self.delegate)
@@ -103,13 +108,20 @@ class AgentRuntime:
             inventory: dict[str, int] = {}
             for it in self.tool_context.body.snapshot().inventory:
                 inventory[it.name] = inventory.get(it.name, 0) + it.count
-            return GENERATORS[spec.generator](profile.id, task.as_context(), inventory)
+            context = task.as_context()
+            if self.plan_facts is not None:
+                context["facts"] = self.plan_facts(task) or {}
+            return GENERATORS[spec.generator](profile.id, context, inventory)
         return spec.static(f"{profile.id}-{task.action.lower()}")
 
     # ---- running -----------------------------------------------------------------------
-    async def run_task(self, task: TaskSpec, *, stop: StopFlag | None = None, agent_id: str | None = None) -> WorkflowRunResult:
+    async def run_task(
+        self, task: TaskSpec, *, stop: StopFlag | None = None, agent_id: str | None = None, fresh: bool = False
+    ) -> WorkflowRunResult:
+        """fresh=True never resumes the task's stored run (e.g. a rescan found its
+        checkpointed work gone from the world): a new run of a newly planned workflow."""
         stop = stop or StopFlag()
-        if task.id and self.checkpoints is not None:
+        if task.id and self.checkpoints is not None and not fresh:
             rec = self.checkpoints.latest_run_for_task(task.id)
             if rec is not None and rec.status != "completed":  # resume, same steps, same agent
                 chain = DelegationChain((rec.agentId,), self.agents.require(rec.agentId).maxDelegationDepth)
@@ -117,6 +129,10 @@ class AgentRuntime:
                                              task=rec.context.get("task"), task_id=task.id, chain=chain, stop=stop)
         profile = self.agents.require(agent_id) if agent_id else self.choose_agent(task)
         run_id = task.id or f"run-{uuid.uuid4().hex[:12]}"
+        if task.id and self.checkpoints is not None and self.checkpoints.latest_run_for_task(task.id) is not None:
+            # The task ran to completion before and is back (a re-opened goal's repair): a
+            # fresh run, since the old one would resume at its end and do nothing.
+            run_id = f"{task.id}~{uuid.uuid4().hex[:8]}"
         try:
             workflow = self.workflow_for(profile, task)
         except WorkflowPlanError as e:

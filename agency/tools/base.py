@@ -86,6 +86,9 @@ class ToolContext:
     memory: dict[str, Any] = field(default_factory=dict)
     rng: random.Random = field(default_factory=lambda: random.Random(0))
     deadline_ms: int | None = None
+    # Services a tool may use when present (e.g. "shelter": the goal store's side of a
+    # build). Not checkpointed; tools must work without them.
+    hooks: Mapping[str, Any] = field(default_factory=dict)
 
     def for_call(self, timeout_s: float) -> "ToolContext":
         return replace(self, deadline_ms=self.clock() + int(timeout_s * 1000))

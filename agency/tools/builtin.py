@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from typing import Mapping
 
-from agency.tools import building, combat, crafting, gathering, movement, queries
+from agency.tools import building, combat, crafting, gathering, movement, queries, shelter
 from agency.tools.registry import ToolRegistry
 
 
 def default_tool_registry(queue_limits: Mapping[str, int] | None = None) -> ToolRegistry:
     reg = ToolRegistry(queue_limits)
-    for module in (queries, movement, gathering, crafting, building, combat):
+    for module in (queries, movement, gathering, crafting, building, combat, shelter):
         for tool in module.TOOLS:
             reg.register(tool)
     return reg

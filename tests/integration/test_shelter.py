@@ -1,0 +1,145 @@
+"""Goal binding against the real world: at dusk a drive tick asks for a shelter, the goal
+resolver creates the goal-bound task, the builder builds it block by block through the
+bridge, and the executor completes it only after verify_shelter_v0 passed twice on real
+region reads. Then an op command knocks a wall block out: the review re-read sees the
+drift, the goal re-opens as a repair, and the repaired shelter verifies again.
+
+The daemon's Agency runs in-process on the session's server and bridge; its jobs are
+called directly so the test decides the order (drive tick, planning, executor ticks).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+
+import pytest
+
+from agency.goals import read_binding
+from agency.goals.site_check import read_site, verify_region
+from agency.goals.sync import GoalStatus
+from agency.tasks.models import TaskStatus
+from bot.config import McbotConfig
+from bot.wiring import Agency
+from tests.conftest import make_body, wait_until
+
+NAME = "shelter_bot"
+X, Y, Z = -420, 70, 640  # far from spawn and from the other tests' pads
+GIVE = {"oak_planks": 80, "oak_door": 1, "torch": 1, "oak_log": 1}  # a log: drive rule 1 wants some
+
+
+def _pad(body, x, y, z, r=10):
+    body.chat(f"/mcbot fill {x - r} {y - 1} {z - r} {x + r} {y - 1} {z + r} stone")
+    body.chat(f"/mcbot fill {x - r} {y} {z - r} {x + r} {y + 5} {z + r} air")
+    body.chat(f"/mcbot tp {NAME} {x} {y} {z}")
+    wait_until(lambda: abs(body.snapshot().position.x - (x + 0.5)) < 1.5, 10, "teleported onto the pad")
+    wait_until(lambda: body.region((x, y - 1, z), (1, 1, 1)).block_at(x, y - 1, z) == "stone", 15, "pad loaded")
+
+
+@pytest.fixture(scope="module")
+def world(bridge, embedded_server, tmp_path_factory):
+    body = make_body(bridge, embedded_server.port, NAME)
+    cfg = McbotConfig.model_validate({
+        "storage": {"db_path": str(tmp_path_factory.mktemp("shelter") / "agency.db")},
+        "drive_tick": {"interval_ms": 1000},
+    })
+    agency = Agency(cfg)
+    agency.attach_body(body)
+    try:
+        _pad(body, X, Y, Z)
+        for item, n in GIVE.items():
+            body.chat(f"/give {NAME} {item} {n}")
+        wait_until(lambda: all(body.snapshot().count_of(i) >= n for i, n in GIVE.items()), 15, "materials given")
+        body.chat(f"/mcbot health {NAME} 20")
+        body.chat(f"/mcbot food {NAME} 20")
+        yield agency, body
+    finally:
+        body.chat("/time set 1000")
+        agency.close()
+        body.close()
+
+
+async def _run_until(agency, pred, timeout_s, what):
+    deadline = time.monotonic() + timeout_s
+    while not pred():
+        if time.monotonic() > deadline:
+            t = agency.executor.current
+            raise AssertionError(f"timed out after {timeout_s} s waiting for {what} (running: {t and t.task_id}); "
+                                 f"events: {agency.goals.events[-5:]}")
+        await agency.job_executor()
+        await agency.goals.job_goals()
+        await asyncio.sleep(0.2)
+
+
+def _status(agency, task_id):
+    return agency.tasks.get_task(task_id).status
+
+
+def test_at_dusk_the_bot_builds_a_shelter_that_verifies_twice_then_the_task_completes(world):
+    agency, body = world
+    body.chat("/time set 11500")
+    wait_until(lambda: 11_000 <= body.snapshot().timeOfDay < 13_000, 10, "dusk")
+
+    async def go():
+        await agency.job_perception()
+        assert agency.goals.shelter_nearby(agency.last_snapshot) is False
+        await agency.job_drive_tick()
+        poll = agency.planning.poll_once()
+        assert poll.converted == 1, poll.batch.outcomes
+        task_id = poll.batch.outcomes[0].task_id
+        task = agency.tasks.get_task(task_id)
+        assert task.type == "build" and task.metadata.goalKey == "build:basic_shelter"
+        assert read_binding(task).goalKey.startswith("build_shelter:A:")  # provisional until a site is chosen
+        await _run_until(agency, lambda: _status(agency, task_id) is TaskStatus.completed, 120, "the shelter task")
+        return task_id
+
+    task_id = asyncio.run(go())
+    task = agency.tasks.get_task(task_id)
+    binding = read_binding(task)
+    assert binding.completion.consecutivePasses >= 2 and binding.completion.lastResult.done
+    assert binding.goalKey.startswith("build_shelter:B:") and binding.goalKeyAliases[-1].startswith("build_shelter:A:")
+    assert task.metadata.build["moduleCursor"] == task.metadata.build["totalModules"] == 6
+    assert task.progress == 1.0
+    # the real blocks, read again now: still a shelter; the goal row agrees with the task
+    site = binding.anchors.siteSignature
+    assert verify_region(read_site(body, site), site, task.metadata.build).done
+    assert agency.goals.sync.get(binding.goalId).status is GoalStatus.COMPLETED
+    passes = [e for e in agency.goals.events if e["event"] == "goal_completed" and e["taskId"] == task_id]
+    assert len(passes) == 1
+    # a verified shelter within reach: the next dusk drive tick does not ask for another
+    asyncio.run(agency.job_perception())
+    assert agency.goals.shelter_nearby(agency.last_snapshot) is True
+
+
+def test_a_wall_block_removed_by_an_op_command_reopens_the_goal_as_a_repair_and_it_verifies_again(world):
+    agency, body = world
+    done = [t for t in agency.tasks.list_by_status(TaskStatus.completed) if t.metadata.goalBinding]
+    assert done, "the build test runs first"
+    task_id = done[0].id
+    binding = read_binding(done[0])
+    x0, y0, z0 = binding.anchors.siteSignature.refCorner
+    hole = (x0, y0 + 1, z0 + 1)  # a wall block on the west side, head height
+    asyncio.run(agency.goals.job_review())  # first read after completion: nothing changed
+    assert _status(agency, task_id) is TaskStatus.completed
+    body.chat(f"/mcbot setblock {hole[0]} {hole[1]} {hole[2]} air")
+    wait_until(lambda: body.region(hole, (1, 1, 1)).block_at(*hole) == "air", 10, "the wall block gone")
+
+    async def go():
+        drifted = await agency.goals.job_review()
+        assert drifted == [task_id]
+        reopened = agency.tasks.get_task(task_id)
+        assert reopened.status is TaskStatus.active
+        b = read_binding(reopened)
+        assert b.reopened.reason == "regression_detected" and "not_enclosed" in b.reopened.blockers
+        assert b.completion.consecutivePasses == 0
+        await _run_until(agency, lambda: _status(agency, task_id) is TaskStatus.completed, 60, "the repair")
+
+    asyncio.run(go())
+    assert body.region(hole, (1, 1, 1)).block_at(*hole) == "oak_planks"
+    task = agency.tasks.get_task(task_id)
+    b = read_binding(task)
+    assert b.completion.consecutivePasses >= 2 and b.completion.lastResult.done and b.reopened is None
+    runs = agency.checkpoints.conn.execute("SELECT run_id FROM workflow_runs WHERE task_id = ?", (task_id,)).fetchall()
+    assert len(runs) == 2  # the repair was a fresh run that placed only what was missing
+    events = [e["event"] for e in agency.goals.events if e["taskId"] == task_id]
+    assert events.count("goal_reopened") == 1 and events.count("goal_completed") == 2
