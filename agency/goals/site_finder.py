@@ -17,7 +17,7 @@ from agency.goals.models import FACING_VECTORS, Facing, Pos
 from agency.goals.shelter_blueprint import SIZE, WALL_HEIGHT
 from agency.world import BlockRegion
 
-SCAN_RADIUS = 10  # blocks around the bot, horizontally
+SCAN_RADIUS = 16  # blocks around the bot, horizontally (hilly, wooded ground needs room)
 SCAN_DOWN = 3  # ground may sit up to 2 below the bot's feet...
 SCAN_UP = 5  # ...or 2 above, with the roof layer still inside the read
 MAX_STEP = 2  # |ground - feet| considered

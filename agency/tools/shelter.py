@@ -19,7 +19,7 @@ from pydantic import Field
 
 from agency.goals.shelter_blueprint import ShelterBlueprint, basic_shelter
 from agency.goals.site_check import stands
-from agency.goals.site_finder import REPLACEABLE, choose_site, ring_cells, scan_box
+from agency.goals.site_finder import REPLACEABLE, SCAN_RADIUS, choose_site, ring_cells, scan_box
 from agency.tools.actions import run_action
 from agency.tools.base import BODY_QUEUE, Tool, ToolContext, ToolFailure, ToolInput
 from agency.tools.movement import walk
@@ -72,7 +72,7 @@ async def shelter_site(ctx: ToolContext, p: ShelterSiteInput) -> dict[str, Any]:
     feet = block_pos(ctx.body.snapshot().position)
     choice = choose_site(ctx.body.region(*scan_box(feet)), feet)
     if choice is None:
-        raise ToolFailure(PRECONDITION_FAILED, "no flat 7x7 spot with 4 clear layers within 10 blocks of the bot")
+        raise ToolFailure(PRECONDITION_FAILED, f"no flat 7x7 spot with 4 clear layers within {SCAN_RADIUS} blocks of the bot")
     bp = blueprint_for(p, choice.origin, choice.facing)
     materials = {"wallBlock": p.wallBlock, "doorBlock": p.doorBlock, "lightBlock": p.lightBlock}
     if hooks is not None and p.taskId:
