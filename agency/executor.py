@@ -77,6 +77,7 @@ class Executor:
         self.on_lifecycle = on_lifecycle
         self.goals = goals
         self.current: _Running | None = None
+        self._replanned: set[str] = set()  # tasks already given one fresh plan after a resume
         self.stats = ExecutorStats()
 
     # ---- routing -----------------------------------------------------------------------
@@ -97,9 +98,11 @@ class Executor:
             if not self.current.handle.task.done():
                 self._report_progress(self.current.task_id)
                 return "running"
-            result = await self.current.handle.result()
-            await self._finish(self.current, result)
-            self.current = None
+            run, self.current = self.current, None
+            result = await run.handle.result()
+            if self._replan(run, result):
+                return "replanned"
+            await self._finish(run, result)
             return f"finished:{result.status}"
         if not can_work:
             return "waiting"
@@ -144,6 +147,24 @@ class Executor:
         self.current = _Running(task.id, handle, self.clock(), agent)
         self._lifecycle("resumed" if resumed else "claimed", task.id)
         return "resumed" if resumed else "claimed"
+
+    def _replan(self, run: _Running, result: WorkflowRunResult) -> bool:
+        """A run resumed from a checkpoint can find the world no longer as the checkpoint
+        says (a crash lost the last item pickup, a block changed): when it fails on a
+        precondition, plan once more from the current state instead of failing the task."""
+        if result.status != "failed" or result.resumedFrom is None or run.task_id in self._replanned:
+            return False
+        if not any(e.code == "PRECONDITION_FAILED" for e in result.errors):
+            return False
+        task = self.tasks.get_task(run.task_id)
+        if task is None or task.status is not TaskStatus.active:
+            return False
+        self._replanned.add(run.task_id)
+        why = "; ".join(e.message for e in result.errors)
+        logger.warning("[Executor] resumed run of task={} no longer fits the world ({}); replanning", task.id, why)
+        handle = self.runtime.start_task(_spec(task), fresh=True)
+        self.current = _Running(task.id, handle, self.clock(), run.agent_id)
+        return True
 
     def _report_progress(self, task_id: str) -> None:
         store = self.runtime.checkpoints

@@ -224,3 +224,38 @@ def test_no_reflex_attacks_in_creative_or_spectator(env, mode):
     reflexes = Reflexes(env["tools"], env["ctx"], env["ex"])
     assert reflexes.choose(body.snapshot()) == "fight"
     assert reflexes.choose(body.snapshot().model_copy(update={"gameMode": mode})) is None
+
+
+def test_a_resumed_run_that_no_longer_fits_the_world_is_replanned_once(env, tmp_path):
+    ex, tasks, ftime, body = env["ex"], env["tasks"], env["ftime"], env["body"]
+    body.polls_to_finish = 30
+    tid = _add(tasks, "craft", "wooden_pickaxe")
+
+    async def until_first_checkpoint():
+        for _ in range(3000):
+            await ex.tick()
+            rec = ex.runtime.checkpoints.latest_run_for_task(tid)
+            if rec and len(ex.runtime.checkpoints.history(rec.runId)) >= 1:
+                ex.current = None  # the process dies mid-task
+                return
+            await ftime.sleep(0.1)
+
+    asyncio.run(until_first_checkpoint())
+    body.inventory["oak_log"] = 0  # the crash lost what the checkpoint says was gathered
+    tools = default_tool_registry()
+    runtime = AgentRuntime(load_default_registry(), tools, env["ctx"], checkpoints=SqliteCheckpointStore(tmp_path / "t.db"))
+    fresh = Executor(tasks, runtime, ftime.clock)
+    outcomes = []
+
+    async def restart():
+        for _ in range(6000):
+            out = await fresh.tick()
+            outcomes.append(out)
+            if out.startswith("finished"):
+                return
+            await ftime.sleep(0.1)
+
+    asyncio.run(restart())
+    assert outcomes[0] == "resumed" and "replanned" in outcomes
+    assert tasks.get_task(tid).status is TaskStatus.completed
+    assert tools.call_counts["collect_block"] >= 1  # the fresh plan gathered again
