@@ -9,7 +9,10 @@ that has shipped: append a new one.
 from __future__ import annotations
 
 import sqlite3
+import threading
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Iterator
 
 TASK_STATUSES = ("pending", "pending_planning", "active", "completed", "failed", "paused", "unplannable")
 _STATUS_LIST = ", ".join(f"'{s}'" for s in TASK_STATUSES)
@@ -157,3 +160,17 @@ def open_database(path: str | Path) -> sqlite3.Connection:
     conn.execute("PRAGMA foreign_keys = ON")
     migrate(conn)
     return conn
+
+
+@contextmanager
+def immediate_tx(conn: sqlite3.Connection, lock: threading.Lock) -> Iterator[sqlite3.Connection]:
+    """One write transaction taken up front (BEGIN IMMEDIATE), so concurrent writers -
+    threads here or other processes on the file - serialise instead of failing mid-way."""
+    with lock:
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            yield conn
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+        conn.execute("COMMIT")

@@ -20,15 +20,14 @@ from __future__ import annotations
 
 import sqlite3
 import threading
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable, Iterator, Mapping
+from typing import Any, ContextManager, Iterable, Iterator, Mapping
 
 from loguru import logger
 
 from agency.clock import Clock, system_clock_ms
-from agency.db import open_database
+from agency.db import immediate_tx, open_database
 from agency.thoughts import Thought
 
 DEFAULT_MAX_THOUGHTS = 5_000
@@ -123,16 +122,8 @@ class CognitiveStream:
 
     # -- plumbing ---------------------------------------------------------------
 
-    @contextmanager
-    def _tx(self) -> Iterator[sqlite3.Connection]:
-        with self._lock:
-            self._conn.execute("BEGIN IMMEDIATE")
-            try:
-                yield self._conn
-            except BaseException:
-                self._conn.execute("ROLLBACK")
-                raise
-            self._conn.execute("COMMIT")
+    def _tx(self) -> ContextManager[sqlite3.Connection]:
+        return immediate_tx(self._conn, self._lock)
 
     def _read(self, sql: str, params: Iterable[Any] = ()) -> list[sqlite3.Row]:
         with self._lock:

@@ -11,14 +11,13 @@ from __future__ import annotations
 import os
 import sqlite3
 import threading
-from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Callable, Iterable, Iterator, Mapping, Protocol
+from typing import Any, ContextManager, Callable, Iterable, Iterator, Mapping, Protocol
 
 from loguru import logger
 
 from agency.clock import Clock, system_clock_ms
-from agency.db import open_database
+from agency.db import immediate_tx, open_database
 from agency.tasks.models import (
     TRANSITIONS,
     IllegalTransitionError,
@@ -94,16 +93,8 @@ class SqliteTaskStore:
 
     # -- plumbing -------------------------------------------------------------
 
-    @contextmanager
-    def _tx(self) -> Iterator[sqlite3.Connection]:
-        with self._lock:
-            self._conn.execute("BEGIN IMMEDIATE")
-            try:
-                yield self._conn
-            except BaseException:
-                self._conn.execute("ROLLBACK")
-                raise
-            self._conn.execute("COMMIT")
+    def _tx(self) -> ContextManager[sqlite3.Connection]:
+        return immediate_tx(self._conn, self._lock)
 
     def _warn_dropped(self, key: str) -> None:
         if self._dev_mode and key not in self._warned_dropped_keys:
