@@ -1,8 +1,9 @@
 """`build_plan`: the builder's generated workflow for `build <target> <amount>`.
 
 `build basic_shelter 1` becomes: pick and anchor a site (one region read), get what the
-inventory lacks (delegated to the crafter: a door, planks from logs, a torch when coal is
-held), then one checkpointed step per blueprint module (walls x3, roof, door, light), so a
+inventory lacks (delegated to the crafter: a door, planks from logs - a few spare to fill
+holes in the ground -, a torch when coal is held), clear and level the site, then one
+checkpointed step per blueprint module (walls x3, roof, door, light), so a
 stopped build resumes at the next module and a re-run skips what stands. Completion is
 NOT a step: the executor completes a goal-bound build only when verify_shelter_v0 passes
 twice. Any other target keeps the old 2-high pillar.
@@ -29,6 +30,7 @@ LIGHT = "torch"
 DOOR_PLANKS = 6  # oak_door recipe (3 doors)
 TABLE_PLANKS = 4  # a crafting table, when none is held
 TORCH_PLANKS = 2  # one stick's worth
+FILL_PLANKS = 4  # spare, to fill holes when levelling (earthwork.MAX_FILLS) if no dirt is dug
 
 
 def _full_need(wall: str) -> Counter[str]:
@@ -55,7 +57,7 @@ def shelter_plan(agent_id: str, task: Mapping[str, Any], inventory: Mapping[str,
     need = Counter(facts["needed"]) if "needed" in facts else _full_need(wall)
     have = Counter(inventory)
     materials = {"taskId": "${task.id}", "wallBlock": wall, "doorBlock": door, "lightBlock": LIGHT}
-    steps = [StepDef(id="site", tool="shelter_site", description="choose a flat site and anchor the goal",
+    steps = [StepDef(id="site", tool="shelter_site", description="choose a site (least earthwork nearby) and anchor the goal",
                      args=materials)]
     planks_used = 0
     if need[door] > have[door]:
@@ -67,7 +69,8 @@ def shelter_plan(agent_id: str, task: Mapping[str, Any], inventory: Mapping[str,
     if need[LIGHT] > have[LIGHT] and light:
         steps.append(_craft("get-torch", LIGHT, 1, "craft a torch"))
         planks_used += 0 if have["stick"] else TORCH_PLANKS
-    short = need[wall] - have[wall] + (planks_used if wall == DEFAULT_WALL else 0)
+    spare = FILL_PLANKS if "needed" not in facts else 0  # a repair builds on a levelled site
+    short = need[wall] - have[wall] + (planks_used + spare if wall == DEFAULT_WALL else 0)
     if short > 0:
         if not wall.endswith("_planks"):
             raise WorkflowPlanError("NO_MATERIALS", f"the shelter needs {short} more {wall}")
@@ -75,6 +78,8 @@ def shelter_plan(agent_id: str, task: Mapping[str, Any], inventory: Mapping[str,
     site = {"taskId": "${task.id}", "origin": "${steps.site.origin}", "facing": "${steps.site.facing}",
             "wallBlock": "${steps.site.wallBlock}", "doorBlock": "${steps.site.doorBlock}",
             "lightBlock": "${steps.site.lightBlock}"}
+    steps.append(StepDef(id="prepare", tool="prepare_shelter_site", description="clear and level the site",
+                         args=site))
     for module in basic_shelter((0, 0, 0)).modules:
         if module.name == "light" and not light:
             continue  # "a torch if possible": without torch or coal the hut is dark but covered

@@ -2,6 +2,8 @@
 
 `shelter_site` reads one region around the bot and picks a flat site (or returns the site
 the goal is already anchored to, so a resumed or repair run builds in the same place).
+`prepare_shelter_site` does the site's earthwork (digs natural blocks in the way, fills
+1-deep holes in the floor), re-reading the site first so a re-run only does what is left.
 `build_shelter_module` builds one module of agency.goals.shelter_blueprint like
 build_blueprint does (one region read, skip what already stands, so a re-run repairs),
 but places every block from the ring around the footprint: the bot never walls itself in.
@@ -17,6 +19,7 @@ from typing import Any, Literal, Protocol
 
 from pydantic import Field
 
+from agency.goals.earthwork import MAX_COST, Work, site_columns, site_work, work_box
 from agency.goals.shelter_blueprint import ShelterBlueprint, basic_shelter
 from agency.goals.site_check import stands
 from agency.goals.site_finder import REPLACEABLE, SCAN_RADIUS, choose_site, ring_cells, scan_box
@@ -25,6 +28,7 @@ from agency.tools.base import BODY_QUEUE, Tool, ToolContext, ToolFailure, ToolIn
 from agency.tools.movement import walk
 from agency.tools.results import PRECONDITION_FAILED
 from agency.tools.spatial import block_pos
+from agency.world import BlockRegion
 
 HOOKS_KEY = "shelter"
 EYE_HEIGHT = 1.62
@@ -49,9 +53,12 @@ class ShelterSiteInput(_Materials):
     pass
 
 
-class ShelterModuleInput(_Materials):
+class ShelterPrepareInput(_Materials):
     origin: tuple[int, int, int]
     facing: Literal["north", "south", "east", "west"]
+
+
+class ShelterModuleInput(ShelterPrepareInput):
     module: str = Field(min_length=1)
 
 
@@ -72,13 +79,15 @@ async def shelter_site(ctx: ToolContext, p: ShelterSiteInput) -> dict[str, Any]:
     feet = block_pos(ctx.body.snapshot().position)
     choice = choose_site(ctx.body.region(*scan_box(feet)), feet)
     if choice is None:
-        raise ToolFailure(PRECONDITION_FAILED, f"no flat 7x7 spot with 4 clear layers within {SCAN_RADIUS} blocks of the bot")
+        raise ToolFailure(PRECONDITION_FAILED, f"no 7x7 spot within {SCAN_RADIUS} blocks of the bot can be cleared "
+                          f"and levelled with under {MAX_COST:g} units of earthwork")
     bp = blueprint_for(p, choice.origin, choice.facing)
     materials = {"wallBlock": p.wallBlock, "doorBlock": p.doorBlock, "lightBlock": p.lightBlock}
     if hooks is not None and p.taskId:
         hooks.anchor(p.taskId, bp, materials)
     return {"origin": list(choice.origin), "facing": choice.facing, "modules": [m.name for m in bp.modules],
-            "anchored": bool(hooks and p.taskId), "reused": False, **materials}
+            "anchored": bool(hooks and p.taskId), "reused": False, "digs": len(choice.work.digs),
+            "fills": len(choice.work.fills), "earthwork": choice.work.cost, **materials}
 
 
 def _reach(stand: tuple[float, float, float], target: tuple[int, int, int]) -> bool:
@@ -122,6 +131,98 @@ def _build_order(placements: list[tuple[int, int, int, str]], origin: tuple[int,
     return sorted(placements, key=key)
 
 
+FILLERS = ("dirt", "coarse_dirt", "cobblestone", "stone", "andesite", "diorite", "granite")
+PREPARE_PASSES = 3  # re-read and redo: sand or gravel may slide into a dug cell
+
+
+def _built(region: BlockRegion, bp: ShelterBlueprint) -> set[tuple[int, int, int]]:
+    """Cells already holding what the blueprint puts there: never dug as 'in the way'."""
+    out = {pos for pos, want in bp.expected_blocks().items() if region.block_at(*pos) == want}
+    out |= {(x, y, z) for m in bp.modules for x, y, z, want in m.placements if stands(m.name, want, region.block_at(x, y, z))}
+    return out
+
+
+def _site_work(ctx: ToolContext, p: ShelterPrepareInput) -> Work:
+    region = ctx.body.region(*work_box(p.origin))
+    bp = blueprint_for(p, p.origin, p.facing)
+    doorway = {bp.site.entrance, (bp.site.entrance[0], bp.site.entrance[1] + 1, bp.site.entrance[2])}
+    w = site_work(region, p.origin, keep=_built(region, bp), clear=doorway)
+    if isinstance(w, str):
+        raise ToolFailure(PRECONDITION_FAILED, f"the site at {p.origin} can no longer be built on: {w}")
+    return w
+
+
+def _filler(ctx: ToolContext, p: ShelterPrepareInput) -> str | None:
+    """Dirt or stone if held (digging the site yields dirt), else wall blocks the blueprint
+    will not need (the builder brings a few spare planks for this)."""
+    snap = ctx.body.snapshot()
+    for item in FILLERS:
+        if snap.count_of(item) > 0:
+            return item
+    spare = snap.count_of(p.wallBlock) - blueprint_for(p, p.origin, p.facing).materials()[p.wallBlock]
+    return p.wallBlock if spare > 0 else None
+
+
+def _eye(ctx: ToolContext) -> tuple[tuple[float, float, float], tuple[int, int, int]]:
+    pos = ctx.body.snapshot().position
+    return (pos.x, pos.y, pos.z), block_pos(pos)
+
+
+async def _dig_all(ctx: ToolContext, origin: tuple[int, int, int], digs: list[tuple[int, int, int]]) -> int:
+    """Dig what is in reach, highest first (a canopy before the trunk under it); when
+    nothing is, walk towards the nearest remaining column."""
+    todo, dug = list(digs), 0
+    while todo:
+        ctx.check()
+        stand, feet = _eye(ctx)
+        reachable = [t for t in todo if _reach(stand, t)]
+        if not reachable:
+            x, _, z = min(todo, key=lambda t: math.dist((t[0], t[2]), (feet[0], feet[2])))
+            await walk(ctx, x + 0.5, origin[1], z + 0.5, 2)
+            stand, _ = _eye(ctx)
+            reachable = [t for t in todo if _reach(stand, t)] or [min(todo, key=lambda t: math.dist(t, feet))]
+        target = max(reachable, key=lambda t: (t[1], -math.dist(t, feet)))
+        todo.remove(target)
+        if ctx.body.region(target, (1, 1, 1)).block_at(*target) in REPLACEABLE:
+            continue  # gone already (a re-run, or it was never solid)
+        await run_action(ctx, "dig", {"x": target[0], "y": target[1], "z": target[2]})
+        dug += 1
+    return dug
+
+
+async def _fill_all(ctx: ToolContext, p: ShelterPrepareInput, fills: list[tuple[int, int, int]]) -> int:
+    """Fill each hole from a site cell that is not a hole (never the bot's own cell)."""
+    holes = {(x, z) for x, _, z in fills}
+    cells = [(x, p.origin[1], z) for x, z, _ in site_columns(p.origin) if (x, z) not in holes]
+    for target in fills:
+        ctx.check()
+        block = _filler(ctx, p)
+        if block is None:
+            raise ToolFailure(PRECONDITION_FAILED, f"{len(fills)} holes to fill at the site and nothing to fill them with "
+                              f"(no dirt, no stone, no spare {p.wallBlock})")
+        stand, feet = _eye(ctx)
+        if (feet[0], feet[2]) in holes or not _reach(stand, target):
+            spot = min(cells, key=lambda c: (not _reach((c[0] + 0.5, c[1], c[2] + 0.5), target), math.dist(c, feet)))
+            await walk(ctx, spot[0] + 0.5, spot[1], spot[2] + 0.5, 0)
+        await run_action(ctx, "place", {"block": block, "x": target[0], "y": target[1], "z": target[2]})
+    return len(fills)
+
+
+async def prepare_shelter_site(ctx: ToolContext, p: ShelterPrepareInput) -> dict[str, Any]:
+    dug = filled = 0
+    for _ in range(PREPARE_PASSES):
+        work = _site_work(ctx, p)
+        if work.empty:
+            return {"origin": list(p.origin), "dug": dug, "filled": filled}
+        dug += await _dig_all(ctx, p.origin, list(work.digs))
+        filled += await _fill_all(ctx, p, list(work.fills))
+    left = _site_work(ctx, p)
+    if not left.empty:
+        raise ToolFailure(PRECONDITION_FAILED, f"the site at {p.origin} is still not level after {PREPARE_PASSES} passes: "
+                          f"{len(left.digs)} blocks in the way, {len(left.fills)} holes")
+    return {"origin": list(p.origin), "dug": dug, "filled": filled}
+
+
 async def build_shelter_module(ctx: ToolContext, p: ShelterModuleInput) -> dict[str, Any]:
     bp = blueprint_for(p, p.origin, p.facing)
     names = [m.name for m in bp.modules]
@@ -157,6 +258,8 @@ async def build_shelter_module(ctx: ToolContext, p: ShelterModuleInput) -> dict[
 TOOLS = [
     Tool("shelter_site", "Choose (or recall) a flat site for a basic shelter near the bot and anchor the goal there.",
          ShelterSiteInput, shelter_site, timeout_s=30, queue=BODY_QUEUE),
+    Tool("prepare_shelter_site", "Clear and level a chosen shelter site: dig natural blocks in the way, fill small holes.",
+         ShelterPrepareInput, prepare_shelter_site, timeout_s=600, queue=BODY_QUEUE),
     Tool("build_shelter_module", "Build one module of a basic shelter, skipping blocks that already stand.",
          ShelterModuleInput, build_shelter_module, timeout_s=300, queue=BODY_QUEUE),
 ]

@@ -160,3 +160,33 @@ def test_collect_block_counts_what_it_holds_after_a_failed_collect(ctx: ToolCont
     res = run(reg.execute("collect_block", {"block": "log", "count": 3, "ensure": True}, ctx))
     assert res.success, res.error
     assert res.output["have"] == 3 and body.inventory["oak_log"] == 3
+
+
+def test_prepare_shelter_site_digs_what_is_in_the_way_fills_holes_then_a_rerun_does_nothing(ctx: ToolContext, body: FakeBody) -> None:
+    from agency.goals.earthwork import site_work, work_box
+
+    origin = (3, GROUND_Y, 3)  # footprint x,z 3..7; the door faces north: doorway (5, 64..65, 3)
+    body.blocks[(5, GROUND_Y, 5)] = "dirt"  # a bump in the middle of the floor
+    body.add_tree(4, 6, height=4)  # a trunk inside, up through the roof layer
+    body.blocks[(6, GROUND_Y - 1, 4)] = "air"  # a 1-deep hole in the floor
+    body.blocks[(5, GROUND_Y, 3)] = "dirt"  # dirt in the doorway: a wall cell may keep it, a doorway may not
+    body.blocks[(3, GROUND_Y + 1, 7)] = "dirt"  # in a wall: solid enough, kept
+    reg = default_tool_registry()
+    args = {"origin": list(origin), "facing": "north"}
+    res = run(reg.execute("prepare_shelter_site", args, ctx))
+    assert res.success, res.error
+    assert res.output["dug"] == 5 and res.output["filled"] == 1  # bump, 3 logs below the roof layer, doorway
+    assert body.block(4, GROUND_Y + 3, 6) == "oak_log"  # the roof layer keeps its log
+    assert body.block(3, GROUND_Y + 1, 7) == "dirt" and body.block(5, GROUND_Y, 3) == "air"
+    assert body.block(6, GROUND_Y - 1, 4) == "dirt"  # filled with the dirt it dug
+    assert site_work(body.region(*work_box(origin)), origin, keep={(3, GROUND_Y + 1, 7), (4, GROUND_Y + 3, 6)}).empty
+    before = len(body.started)
+    again = run(reg.execute("prepare_shelter_site", args, ctx))
+    assert again.success and again.output["dug"] == again.output["filled"] == 0 and len(body.started) == before
+
+
+def test_prepare_shelter_site_refuses_a_site_someone_built_on(ctx: ToolContext, body: FakeBody) -> None:
+    body.blocks[(5, GROUND_Y, 5)] = "chest"
+    res = run(default_tool_registry().execute("prepare_shelter_site", {"origin": [3, GROUND_Y, 3], "facing": "north"}, ctx))
+    assert res.success is False and res.error.code == PRECONDITION_FAILED
+    assert "chest" in res.error.message and not any(kind == "dig" for kind, _ in body.started)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from agency.agents.build_plan import build_plan
 from agency.goals.models import Bounds
+from agency.goals.earthwork import MAX_COST, MAX_FILLS, site_work
 from agency.goals.site_finder import choose_site, scan_box
 from agency.goals.testing import region_from_blocks
 
@@ -25,24 +26,77 @@ def test_on_flat_ground_the_site_is_next_to_the_bot_never_over_it_with_the_door_
     assert door_side[choice.facing]
 
 
-def test_a_tree_or_a_hole_pushes_the_site_elsewhere_and_no_flat_ground_means_no_site():
-    clutter = {(x, 64, z): "oak_log" for x in range(-10, 11) for z in range(-10, 11) if (x + z) % 4 == 0}
-    assert choose_site(_region(clutter), FEET) is None
-    clear_east = {p: n for p, n in clutter.items() if p[0] < 2}
+def _apply(blocks, work, filler="dirt"):
+    """The world after the earthwork: digs become air, fills become filler."""
+    out = dict(blocks)
+    out.update({p: "air" for p in work.digs})
+    out.update({p: filler for p in work.fills})
+    return out
+
+
+def test_on_flat_ground_the_chosen_site_needs_no_earthwork():
+    assert choose_site(_region(), FEET).work.empty
+
+
+def test_a_players_blocks_push_the_site_elsewhere_and_none_anywhere_means_no_site():
+    planks = {(x, 64, z): "oak_planks" for x in range(-16, 17) for z in range(-16, 17) if (x + z) % 4 == 0}
+    assert choose_site(_region(planks), FEET) is None  # somebody's floor everywhere: never torn down
+    clear_east = {p: n for p, n in planks.items() if p[0] < 2}
     choice = choose_site(_region(clear_east), FEET)
-    assert choice is not None and choice.origin[0] >= 3  # footprint + ring fit only in the clear part
+    assert choice is not None and choice.origin[0] >= 3 and choice.work.empty  # footprint + ring in the clear part
+
+
+def test_in_a_wood_the_site_is_cleared_by_digging_trunks_and_leaves_only():
+    # a trunk every 3 blocks with a leaf layer over everything at head height + 1: no clear spot at all
+    wood = {(x, y, z): "oak_log" for x in range(-16, 17, 3) for z in range(-16, 17, 3) for y in (64, 65, 66)}
+    wood.update({(x, 67, z): "oak_leaves" for x in range(-16, 17) for z in range(-16, 17)})
+    region = _region(wood)
+    choice = choose_site(region, FEET)
+    assert choice is not None and choice.work.digs and not choice.work.fills
+    assert choice.work.cost <= MAX_COST
+    assert {region.block_at(*p) for p in choice.work.digs} <= {"oak_log", "oak_leaves"}
+    # after the digs the same spot is ready: nothing left in the way
+    assert site_work(_region(_apply(wood, choice.work)), choice.origin).empty
+
+
+def test_on_uneven_ground_bumps_are_dug_and_one_deep_holes_filled_then_the_site_is_level():
+    ground = {}
+    for x in range(-16, 17):
+        for z in range(-16, 17):
+            if (x * 7 + z * 3) % 5 == 0:
+                ground[(x, 64, z)] = "dirt"  # a bump at feet level
+            elif (x * 3 + z * 7) % 11 == 0:
+                ground[(x, 63, z)] = "air"  # a 1-deep hole
+    region = _region(ground)
+    choice = choose_site(region, FEET)
+    assert choice is not None and choice.work.digs and choice.work.fills
+    assert len(choice.work.fills) <= MAX_FILLS
+    assert all(p[1] == choice.origin[1] - 1 for p in choice.work.fills)
+    assert site_work(_region(_apply(ground, choice.work)), choice.origin).empty
+
+
+def test_earthwork_refuses_deep_holes_water_and_built_blocks_with_a_reason():
+    origin = (2, 64, 2)
+    assert "deeper than 1" in site_work(_region({(4, 63, 4): "air", (4, 62, 4): "air"}), origin)
+    assert "water" in site_work(_region({(4, 64, 4): "water"}), origin)
+    assert "crafting_table" in site_work(_region({(1, 64, 1): "crafting_table"}), origin)  # on the ring
+    # a flower in the ring is fine to stand in; in the footprint it is tapped away
+    assert site_work(_region({(1, 64, 1): "poppy"}), origin).empty
+    assert site_work(_region({(3, 64, 3): "poppy"}), origin).digs == ((3, 64, 3),)
+    # a resumed build: the shelter's own walls are kept, not dug as obstacles
+    assert site_work(_region({(2, 64, 2): "oak_planks"}), origin, keep={(2, 64, 2)}).empty
 
 
 def test_build_plan_delegates_only_missing_materials_and_a_repair_brings_only_what_is_gone():
     ids = lambda wf: [s.id for s in wf.steps]  # noqa: E731
     task = {"action": "build", "target": "basic_shelter", "amount": 1, "id": "t"}
     full = build_plan("builder", task, {"oak_planks": 80, "oak_door": 1, "torch": 1})
-    assert ids(full) == ["site", "module-walls-layer-1", "module-walls-layer-2", "module-walls-layer-3",
+    assert ids(full) == ["site", "prepare", "module-walls-layer-1", "module-walls-layer-2", "module-walls-layer-3",
                          "module-roof", "module-door", "module-light"]
     empty = build_plan("builder", task, {})
     assert ids(empty)[:3] == ["site", "get-door", "get-walls"] and "module-light" not in ids(empty)  # no coal
     walls = next(s for s in empty.steps if s.id == "get-walls")
-    assert walls.agent == "crafter" and walls.task == {"action": "craft", "target": "oak_planks", "amount": 71 + 10}
+    assert walls.agent == "crafter" and walls.task == {"action": "craft", "target": "oak_planks", "amount": 71 + 10 + 4}  # + spare planks to fill holes
     coal = build_plan("builder", task, {"coal": 1})
     assert "get-torch" in ids(coal) and "module-light" in ids(coal)
     repair = build_plan("builder", {**task, "facts": {"needed": {"oak_planks": 1}, "wallBlock": "oak_planks"}}, {})
