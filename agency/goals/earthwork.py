@@ -29,6 +29,10 @@ LIQUIDS = frozenset({"water", "lava", "bubble_column"})
 SOIL = frozenset({"dirt", "grass_block", "coarse_dirt", "podzol", "rooted_dirt", "mycelium", "moss_block",
                   "sand", "red_sand", "gravel", "clay", "snow_block"})
 ROCK = frozenset({"stone", "andesite", "diorite", "granite", "tuff", "coal_ore", "iron_ore", "copper_ore"})
+# What a path to the site may be dug through (move_to digOnly): trees only. Never soil: a
+# pathfinder digging down would hole the site's floor.
+PATH_DIGGABLE = tuple(f"{wood}_{part}" for wood in ("oak", "birch", "spruce", "jungle", "acacia", "dark_oak")
+                      for part in ("leaves", "log"))
 LEAF_COST, SOIL_COST, LOG_COST, ROCK_COST, PLANT_COST, FILL_COST = 1.0, 1.0, 2.0, 4.0, 0.5, 3.0
 MAX_COST = 48.0  # more than this and the site is not worth it (a couple of minutes' work)
 MAX_FILLS = 4  # fills need material: dirt dug on site, else the planks the builder brings spare

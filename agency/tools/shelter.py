@@ -17,16 +17,17 @@ import math
 from dataclasses import replace
 from typing import Any, Literal, Protocol
 
+from loguru import logger
 from pydantic import Field
 
-from agency.goals.earthwork import MAX_COST, Work, site_columns, site_work, work_box
+from agency.goals.earthwork import MAX_COST, PATH_DIGGABLE, Work, site_columns, site_work, work_box
 from agency.goals.shelter_blueprint import ShelterBlueprint, basic_shelter
 from agency.goals.site_check import stands
 from agency.goals.site_finder import REPLACEABLE, SCAN_RADIUS, choose_site, ring_cells, scan_box
 from agency.tools.actions import run_action
 from agency.tools.base import BODY_QUEUE, Tool, ToolContext, ToolFailure, ToolInput
 from agency.tools.movement import walk
-from agency.tools.results import PRECONDITION_FAILED
+from agency.tools.results import EXECUTION_ERROR, PRECONDITION_FAILED
 from agency.tools.spatial import block_pos
 from agency.world import BlockRegion
 
@@ -95,6 +96,18 @@ def _reach(stand: tuple[float, float, float], target: tuple[int, int, int]) -> b
     return math.dist(eye, (target[0] + 0.5, target[1] + 0.5, target[2] + 0.5)) <= PLACE_REACH
 
 
+async def walk_site(ctx: ToolContext, x: float, y: float, z: float, rng: float) -> None:
+    """Walk to a spot at the site; if the path is blocked (a bot coming back out of the
+    canopy, a leaf wall round a clearing), try again digging through leaves and logs only."""
+    try:
+        await walk(ctx, x, y, z, rng)
+    except ToolFailure as e:
+        if e.code != EXECUTION_ERROR:
+            raise
+        logger.info(f"[Builder] path to {x:.1f},{y:.1f},{z:.1f} blocked ({e.message}); retrying, digging through trees only")
+        await run_action(ctx, "move_to", {"x": x, "y": y, "z": z, "range": rng, "digOnly": list(PATH_DIGGABLE)})
+
+
 async def _approach(ctx: ToolContext, origin: tuple[int, int, int], target: tuple[int, int, int],
                     upcoming: list[tuple[int, int, int]]) -> None:
     """Stay put if the target is within reach from outside the footprint; else walk to the
@@ -114,7 +127,7 @@ async def _approach(ctx: ToolContext, origin: tuple[int, int, int], target: tupl
         return (-covered, math.dist(c, feet))
 
     spot = min(cells, key=score)
-    await walk(ctx, spot[0] + 0.5, spot[1], spot[2] + 0.5, 0)
+    await walk_site(ctx, spot[0] + 0.5, spot[1], spot[2] + 0.5, 0)
 
 
 def _build_order(placements: list[tuple[int, int, int, str]], origin: tuple[int, int, int],
@@ -178,7 +191,7 @@ async def _dig_all(ctx: ToolContext, origin: tuple[int, int, int], digs: list[tu
         reachable = [t for t in todo if _reach(stand, t)]
         if not reachable:
             x, _, z = min(todo, key=lambda t: math.dist((t[0], t[2]), (feet[0], feet[2])))
-            await walk(ctx, x + 0.5, origin[1], z + 0.5, 2)
+            await walk_site(ctx, x + 0.5, origin[1], z + 0.5, 2)
             stand, _ = _eye(ctx)
             reachable = [t for t in todo if _reach(stand, t)] or [min(todo, key=lambda t: math.dist(t, feet))]
         target = max(reachable, key=lambda t: (t[1], -math.dist(t, feet)))
@@ -203,7 +216,7 @@ async def _fill_all(ctx: ToolContext, p: ShelterPrepareInput, fills: list[tuple[
         stand, feet = _eye(ctx)
         if (feet[0], feet[2]) in holes or not _reach(stand, target):
             spot = min(cells, key=lambda c: (not _reach((c[0] + 0.5, c[1], c[2] + 0.5), target), math.dist(c, feet)))
-            await walk(ctx, spot[0] + 0.5, spot[1], spot[2] + 0.5, 0)
+            await walk_site(ctx, spot[0] + 0.5, spot[1], spot[2] + 0.5, 0)
         await run_action(ctx, "place", {"block": block, "x": target[0], "y": target[1], "z": target[2]})
     return len(fills)
 

@@ -143,3 +143,29 @@ def test_a_wall_block_removed_by_an_op_command_reopens_the_goal_as_a_repair_and_
     assert len(runs) == 2  # the repair was a fresh run that placed only what was missing
     events = [e["event"] for e in agency.goals.events if e["taskId"] == task_id]
     assert events.count("goal_reopened") == 1 and events.count("goal_completed") == 2
+
+
+def test_a_blocked_path_to_the_site_is_dug_through_leaves_but_never_through_planks(world):
+    from agency.goals.earthwork import PATH_DIGGABLE
+
+    _agency, body = world
+    x, z = X + 40, Z  # a fresh pad, away from the shelter
+    _pad(body, x, Y, z)
+
+    def boxed_in(block):
+        body.chat(f"/mcbot fill {x - 1} {Y} {z - 1} {x + 1} {Y + 1} {z + 1} {block}")
+        body.chat(f"/mcbot fill {x} {Y} {z} {x} {Y + 1} {z} air")
+        wait_until(lambda: body.region((x + 1, Y, z), (1, 1, 1)).block_at(x + 1, Y, z) == block, 10, f"a {block} box")
+
+    walk = {"x": x + 5.5, "y": Y, "z": z + 0.5, "range": 0.5, "digOnly": list(PATH_DIGGABLE)}
+    boxed_in("oak_leaves")
+    st = body.wait_action(body.start_action("move_to", walk).id, max_s=40)
+    assert st.state.value == "done", st.error
+    assert abs(body.snapshot().position.x - (x + 5.5)) < 1.0
+    boxed_in("oak_planks")
+    body.chat(f"/mcbot tp {NAME} {x} {Y} {z}")
+    wait_until(lambda: abs(body.snapshot().position.x - (x + 0.5)) < 0.6, 10, "back in the box")
+    st = body.wait_action(body.start_action("move_to", walk).id, max_s=40)
+    assert st.state.value == "failed" and "no progress" in (st.error or "")
+    box = body.region((x - 1, Y, z - 1), (3, 2, 3))
+    assert box.count("oak_planks") == 16  # not one plank dug

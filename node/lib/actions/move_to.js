@@ -11,6 +11,13 @@ function run (bot, args, rec) {
   if (![x, y, z].every(Number.isFinite)) throw new Error('move_to needs numeric x, y, z')
   const movements = new Movements(bot)
   movements.canDig = args.canDig ?? false
+  if (Array.isArray(args.digOnly) && args.digOnly.length) {
+    // Dig through these block names only (natural ground, logs, leaves): a path may cut
+    // through a bush, never through what somebody built.
+    const allowed = new Set(args.digOnly)
+    movements.canDig = true
+    for (const b of bot.registry.blocksArray) if (!allowed.has(b.name)) movements.blocksCantBreak.add(b.id)
+  }
   bot.pathfinder.setMovements(movements)
   const goal = new goals.GoalNear(x, y, z, range)
   bot.pathfinder.setGoal(goal)
