@@ -56,6 +56,7 @@ class ExecutorStats:
     paused: int = 0
     resumed: int = 0
     last_tick_ms: int | None = None
+    last_busy_ms: int | None = None  # last tick with a run in flight: pending tasks were queued until then
     events: list[dict[str, Any]] = field(default_factory=list)  # recent lifecycle events
 
 
@@ -95,6 +96,7 @@ class Executor:
         Returns what happened, for logs and tests."""
         self.stats.last_tick_ms = self.clock()
         if self.current is not None:
+            self.stats.last_busy_ms = self.stats.last_tick_ms
             if not self.current.handle.task.done():
                 self._report_progress(self.current.task_id)
                 return "running"

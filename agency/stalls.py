@@ -14,8 +14,13 @@ STALL_CLASSES = ("unplannable", "blocked_reason", "executor_unavailable", "goalK
 
 
 def classify_stall(task: Task, now_ms: int, executor_last_tick_ms: int | None,
-                   stuck_timeout_ms: int = STUCK_PENDING_TIMEOUT_MS) -> str | None:
-    """The stall class of a task, or None when it is terminal or moving normally."""
+                   stuck_timeout_ms: int = STUCK_PENDING_TIMEOUT_MS, executor_busy_ms: int | None = None) -> str | None:
+    """The stall class of a task, or None when it is terminal or moving normally.
+
+    `stuck_pending` is "the executor sees the task but does not claim it": a task queued
+    while the executor carries out another one (the bot has one body) is waiting its turn,
+    so its clock starts when the executor was last busy (`executor_busy_ms`), not at
+    creation. A long shelter build does not make the tasks behind it stalls."""
     if task.status.terminal:
         return None
     if task.status is TaskStatus.unplannable:
@@ -29,16 +34,17 @@ def classify_stall(task: Task, now_ms: int, executor_last_tick_ms: int | None,
         return "goalKey_missing"
     if task.metadata.convertEligible is False:
         return "convertEligible_gate"
-    if waiting and task.progress == 0 and now_ms - task.metadata.createdAt >= stuck_timeout_ms:
+    queued_since = max(task.metadata.createdAt, executor_busy_ms or 0)
+    if waiting and task.progress == 0 and now_ms - queued_since >= stuck_timeout_ms:
         return "stuck_pending"
     return None
 
 
 def stalled_tasks(tasks: list[Task], now_ms: int, executor_last_tick_ms: int | None,
-                  stuck_timeout_ms: int = STUCK_PENDING_TIMEOUT_MS) -> list[dict[str, Any]]:
+                  stuck_timeout_ms: int = STUCK_PENDING_TIMEOUT_MS, executor_busy_ms: int | None = None) -> list[dict[str, Any]]:
     out = []
     for t in tasks:
-        cls = classify_stall(t, now_ms, executor_last_tick_ms, stuck_timeout_ms)
+        cls = classify_stall(t, now_ms, executor_last_tick_ms, stuck_timeout_ms, executor_busy_ms)
         if cls is not None:
             out.append({"stallClass": cls, **t.model_dump(mode="json", exclude_none=True)})
     return out

@@ -220,9 +220,9 @@ class Agency:
         )
 
     def stalled(self) -> list[dict[str, Any]]:
-        last_tick = self.executor.stats.last_tick_ms if self.executor else None
-        return stalled_tasks(self.tasks.list_by_status(*TaskStatus), self.clock(), last_tick,
-                             self.cfg.drive_tick.stuck_timeout_ms)
+        stats = self.executor.stats if self.executor else None
+        return stalled_tasks(self.tasks.list_by_status(*TaskStatus), self.clock(), stats and stats.last_tick_ms,
+                             self.cfg.drive_tick.stuck_timeout_ms, stats and stats.last_busy_ms)
 
     async def task_command(self, task_id: str, command: str) -> Any:
         """pause (manual_pause: only an explicit resume lifts it), resume, cancel."""

@@ -98,16 +98,19 @@ def test_executor_reports_progress_while_the_workflow_runs(env):
     env["body"].polls_to_finish = 30  # long actions: the run spans many ticks
     tid = _add(tasks, "craft", "wooden_pickaxe")
     seen: list[float] = []
+    busy: list[bool] = []
 
     async def go():
         for _ in range(3000):
             out = await ex.tick()
             seen.append(tasks.get_task(tid).progress)
+            busy.append(ex.stats.last_busy_ms == ftime.clock())
             if out.startswith("finished"):
                 return
             await ftime.sleep(0.1)
 
     asyncio.run(go())
+    assert busy[0] is False and all(busy[1:])  # claimed on the first tick; busy (queue clock held) from then on
     mid = [p for p in seen if 0 < p < 1]
     assert mid and mid == sorted(mid)  # progress rose step by step before completion
     assert tasks.get_task(tid).status is TaskStatus.completed

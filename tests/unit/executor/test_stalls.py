@@ -59,3 +59,17 @@ def test_terminal_and_moving_tasks_are_not_stalled(tmp_path):
     store.set_status(t.id, TaskStatus.completed)
     assert classify_stall(store.get_task(t.id), clock() + 10**9, None) is None
     store.close()
+
+
+def test_a_task_queued_behind_a_running_one_is_waiting_not_stuck_until_the_executor_is_free_that_long(tmp_path):
+    store, clock = _store(tmp_path)
+    now = clock()
+    t = _add(store, goalKey="craft:crafting_table")
+    # ten minutes pending, but the executor was busy with a shelter build until a moment ago
+    later = now + 600_000
+    assert classify_stall(t, later, later, executor_busy_ms=later - 1_000) is None
+    assert classify_stall(t, later + 298_999, later + 298_999, executor_busy_ms=later - 1_000) is None
+    assert classify_stall(t, later + 299_000, later + 299_000, executor_busy_ms=later - 1_000) == "stuck_pending"
+    # an executor that never ran anything: the clock starts at creation, as before
+    assert classify_stall(t, now + 300_000, now + 300_000, executor_busy_ms=None) == "stuck_pending"
+    store.close()
