@@ -1,5 +1,6 @@
 """The soak: run the daemon for MINUTES, sample its HTTP API, judge contract 7.2's eight
-criteria and classify every non-terminal task by 7.3. Used by scripts/soak.sh.
+criteria, classify every non-terminal task by 7.3 and count shelters built and verified at
+night (informational). Used by scripts/soak.sh.
 
     scripts/soak.sh MINUTES [--server embedded|HOST:PORT] [--creative] [--fast]
 
@@ -93,14 +94,34 @@ def sample(base: str, t0: float) -> dict[str, Any]:
         "counters": get("/api/agency/counters") or {},
         "health": snap.get("health"),
         "gameMode": snap.get("gameMode"),
-        "tasks": [
-            {"id": t["id"], "status": t["status"], "progress": t.get("progress", 0), "source": t.get("source"),
-             "goalKey": t.get("metadata", {}).get("goalKey"), "createdAt": t.get("metadata", {}).get("createdAt"),
-             "convertEligible": t.get("metadata", {}).get("convertEligible"), "solver": t.get("metadata", {}).get("solver")}
-            for t in tasks
-        ],
+        # the world clock, so the report can tell shelters finished at night (absent when disconnected)
+        "timeOfDay": snap.get("timeOfDay"),
+        "isDay": snap.get("isDay"),
+        "tasks": [_task(t) for t in tasks],
         "stalled": [{"id": s["id"], "stallClass": s["stallClass"]} for s in stalled],
     }
+
+
+def _task(t: dict[str, Any]) -> dict[str, Any]:
+    meta = t.get("metadata") or {}
+    solver = meta.get("solver") or {}
+    out = {"id": t["id"], "status": t["status"], "progress": t.get("progress", 0), "source": t.get("source"),
+           "goalKey": meta.get("goalKey"), "createdAt": meta.get("createdAt"),
+           "convertEligible": meta.get("convertEligible"), "solver": meta.get("solver"),
+           "failureReason": solver.get("failureReason")}
+    if meta.get("goalBinding"):
+        out["goal"] = _goal(meta["goalBinding"])
+    return out
+
+
+def _goal(b: dict[str, Any]) -> dict[str, Any]:
+    """A compact view of a goalBinding (agency.goals.models): the API dumps with
+    exclude_none, so any field may be missing."""
+    completion = b.get("completion") or {}
+    last = completion.get("lastResult") or {}
+    return {"goalType": b.get("goalType"), "consecutivePasses": completion.get("consecutivePasses") or 0,
+            "lastVerifiedAt": completion.get("lastVerifiedAt"), "done": last.get("done"),
+            "blockers": last.get("blockers") or [], "anchored": bool((b.get("anchors") or {}).get("siteSignature"))}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -147,6 +168,11 @@ def main(argv: list[str] | None = None) -> int:
                        "scale": {"mode": "fast", **FAST} if args.fast else {"mode": "real"}, "samples": samples})
         for c in report["criteria"]:
             say(f"[Soak] {'PASS' if c['pass'] else 'FAIL'} {c['id']} {c['name']}: {c['detail']}")
+        sh = report["shelters"]
+        say(f"[Soak] shelters built={sh['built']} verified={sh['verified']} at_night={sh['atNight']} "
+            f"failed={sh['failed']}")
+        if sh["failed"]:
+            say(f"[Soak] shelter failures: {'; '.join(sh['failureReasons'])}")
         say(f"[Soak] stall classes: {json.dumps(report['stallClasses'])}")
         say(f"[Soak] {'PASS' if report['pass'] else 'FAIL'} overall")
     report_path = out / f"soak-{stamp}-report.json"

@@ -1,5 +1,6 @@
 """Judging a soak from its API samples: the eight acceptance criteria of contract 7.2, the
-stall classes of 7.3, and a chart of counters and task states over time."""
+stall classes of 7.3, an informational count of shelters built and verified at night, and a
+chart of counters and task states over time."""
 
 from __future__ import annotations
 
@@ -9,6 +10,8 @@ from typing import Any
 
 TERMINAL = ("completed", "failed")
 STARTED = ("active", "completed", "failed", "paused")
+DUSK = (11000, 13000)  # agency.drive_tick's "night approaching" window
+MAX_FAILURE_REASONS = 5
 
 
 def _last(samples: list[dict[str, Any]]) -> dict[str, Any]:
@@ -28,6 +31,53 @@ def _duplicates(sample: dict[str, Any]) -> list[str]:
             live.setdefault(t["goalKey"], []).append(t)
     return [k for k, ts in live.items()
             if len([t for t in ts if t["status"] == "active" or t["progress"] > 0]) > 1]
+
+
+def _is_night_or_dusk(sample: dict[str, Any]) -> bool:
+    """Night per the snapshot (isDay False) or dusk (11000 <= timeOfDay < 13000, the drive
+    tick's "night approaching"): drive ticks ask for a shelter from dusk on, so a shelter
+    finished then is the one meant for the night. Samples without a clock count as day."""
+    tod = sample.get("timeOfDay")
+    return sample.get("isDay") is False or (tod is not None and DUSK[0] <= tod < DUSK[1])
+
+
+def _is_shelter(task: dict[str, Any]) -> bool:
+    goal = task.get("goal")
+    return goal is not None and ((task.get("goalKey") or "").startswith("build:")
+                                 or (goal.get("goalType") or "").startswith("build_shelter"))
+
+
+def shelters(samples: list[dict[str, Any]]) -> dict[str, Any]:
+    """Goal-bound shelter tasks: built (completed), verified (completed, >= 2 consecutive
+    verifier passes and done at the last view), at night (verified and first seen completed
+    in a night or dusk sample), failed with reasons. Informational, not a 7.2 criterion."""
+    tasks = {t["id"]: t for s in samples for t in s["tasks"]}  # latest view of each task
+    first_done: dict[str, dict[str, Any]] = {}  # id -> sample in which it was first seen completed
+    for s in samples:
+        for t in s["tasks"]:
+            if t["status"] == "completed":
+                first_done.setdefault(t["id"], s)
+    items, reasons = [], []
+    for t in filter(_is_shelter, tasks.values()):
+        goal, done_at = t["goal"], first_done.get(t["id"])
+        verified = t["status"] == "completed" and (goal.get("consecutivePasses") or 0) >= 2 and goal.get("done") is True
+        items.append({"id": t["id"], "status": t["status"], "passes": goal.get("consecutivePasses") or 0,
+                      "verified": verified, "atNight": verified and done_at is not None and _is_night_or_dusk(done_at),
+                      "firstCompletedAt": done_at["t"] if done_at else None,
+                      "timeOfDay": done_at.get("timeOfDay") if done_at else None})
+        if t["status"] == "failed":
+            reason = t.get("failureReason") or (t.get("solver") or {}).get("failureReason") or "unknown"
+            if reason not in reasons:
+                reasons.append(reason)
+    return {
+        "built": sum(i["status"] == "completed" for i in items),
+        "verified": sum(i["verified"] for i in items),
+        "atNight": sum(i["atNight"] for i in items),
+        "failed": sum(i["status"] == "failed" for i in items),
+        "failureReasons": reasons[:MAX_FAILURE_REASONS],
+        "nightSamples": sum(_is_night_or_dusk(s) for s in samples),
+        "items": items,
+    }
 
 
 def evaluate(samples: list[dict[str, Any]], *, creative: bool, daemon_alive_until_end: bool) -> dict[str, Any]:
@@ -80,6 +130,7 @@ def evaluate(samples: list[dict[str, Any]], *, creative: bool, daemon_alive_unti
         "nonTerminal": [{"id": t["id"], "status": t["status"], "goalKey": t["goalKey"]}
                         for t in last["tasks"] if t["status"] not in TERMINAL],
         "final": {"counters": c, "tasks": Counter(t["status"] for t in tasks.values())},
+        "shelters": shelters(samples),  # informational: does not change "pass"
     }
 
 
@@ -97,6 +148,23 @@ def write_chart(samples: list[dict[str, Any]], path: Path) -> None:
     top.legend(loc="upper left", fontsize=8)
     for status in ("pending", "active", "completed", "failed", "paused", "unplannable"):
         bottom.plot(ts, [sum(t["status"] == status for t in s["tasks"]) for s in samples], label=status)
+    # night shading (isDay False) over each run of consecutive night samples, up to the next sample
+    i = 0
+    while i < len(samples):
+        if samples[i].get("isDay") is False:
+            j = i
+            while j + 1 < len(samples) and samples[j + 1].get("isDay") is False:
+                j += 1
+            end = ts[min(j + 1, len(ts) - 1)]
+            for ax in (top, bottom):
+                ax.axvspan(ts[i], end, color="grey", alpha=0.15, lw=0)
+            i = j + 1
+        else:
+            i += 1
+    marks = [item["firstCompletedAt"] / 60 for item in shelters(samples)["items"]
+             if item["verified"] and item["firstCompletedAt"] is not None]
+    for n, x in enumerate(marks):
+        bottom.axvline(x, ls="--", color="green", lw=1, label="shelter verified" if n == 0 else None)
     bottom.set_ylabel("tasks")
     bottom.set_xlabel("minutes")
     bottom.legend(loc="upper left", fontsize=8)

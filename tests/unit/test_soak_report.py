@@ -55,3 +55,52 @@ def test_creative_run_fails_when_drive_ticks_fired():
 def test_a_wedged_bot_fails_alive():
     r = evaluate([_s(0, ok=False), _s(30, ok=False)], creative=False, daemon_alive_until_end=True)
     assert not _by_id(r)["alive"]["pass"]
+
+
+def _shelter(i, status, passes=2, done=True, reason=None):
+    t = _task(i, status, key=f"build:basic_shelter@{i}")  # one key each: no duplicate live goalKey
+    t["failureReason"] = reason
+    t["goal"] = {"goalType": "build_shelter", "consecutivePasses": passes, "lastVerifiedAt": 1, "done": done,
+                 "blockers": [], "anchored": True}
+    return t
+
+
+def _clock(sample, tod):
+    return {**sample, "timeOfDay": tod, "isDay": not 13_000 <= tod < 23_000}
+
+
+def test_shelters_count_verified_at_night_day_unverified_and_failed():
+    samples = [
+        _clock(_s(0, tasks=[_shelter("day", "active"), _shelter("night", "active")]), 6000),
+        _clock(_s(30, tasks=[_shelter("day", "completed"), _shelter("night", "active"),
+                             _shelter("once", "completed", passes=1)]), 6500),
+        _clock(_s(60, tasks=[_shelter("night", "completed"),
+                             _shelter("bad", "failed", passes=0, done=None, reason="no wood")]), 14000),
+        _clock(_s(90, tasks=[_shelter("bad2", "failed", passes=0, done=None, reason="no wood")]), 15000),
+    ]
+    r = evaluate(samples, creative=False, daemon_alive_until_end=True)
+    sh = r["shelters"]
+    assert (sh["built"], sh["verified"], sh["atNight"], sh["failed"]) == (3, 2, 1, 2)
+    assert sh["failureReasons"] == ["no wood"] and sh["nightSamples"] == 2
+    items = {i["id"]: i for i in sh["items"]}
+    assert items["night"]["firstCompletedAt"] == 60 and items["night"]["timeOfDay"] == 14000
+    assert items["day"]["verified"] and not items["day"]["atNight"]
+    assert not items["once"]["verified"] and items["once"]["passes"] == 1
+    assert r["pass"], r["criteria"]  # informational: shelters never change the verdict
+
+
+def test_a_shelter_finished_at_dusk_counts_at_night():
+    sh = evaluate([_clock(_s(0, tasks=[_shelter("a", "completed")]), 11_500)], creative=False,
+                  daemon_alive_until_end=True)["shelters"]
+    assert sh["atNight"] == 1 and sh["nightSamples"] == 1
+
+
+def test_old_samples_without_clock_or_goal_fields_do_not_crash():
+    r = evaluate([_s(0, tasks=[_task("a", "completed", key="build:basic_shelter")])], creative=False,
+                 daemon_alive_until_end=True)
+    assert r["shelters"] == {"built": 0, "verified": 0, "atNight": 0, "failed": 0, "failureReasons": [],
+                             "nightSamples": 0, "items": []}
+    old = _shelter("b", "completed")
+    del old["failureReason"]
+    sh = evaluate([_s(0, tasks=[old])], creative=False, daemon_alive_until_end=True)["shelters"]
+    assert (sh["verified"], sh["atNight"], sh["items"][0]["timeOfDay"]) == (1, 0, None)
