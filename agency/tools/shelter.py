@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import replace
-from typing import Any, Literal, Protocol
+from typing import Any, Callable, Literal, Protocol
 
 from loguru import logger
 from pydantic import Field
@@ -96,16 +96,25 @@ def _reach(stand: tuple[float, float, float], target: tuple[int, int, int]) -> b
     return math.dist(eye, (target[0] + 0.5, target[1] + 0.5, target[2] + 0.5)) <= PLACE_REACH
 
 
-async def walk_site(ctx: ToolContext, x: float, y: float, z: float, rng: float) -> None:
-    """Walk to a spot at the site; if the path is blocked (a bot coming back out of the
-    canopy, a leaf wall round a clearing), try again digging through leaves and logs only."""
+async def walk_site(ctx: ToolContext, x: float, y: float, z: float, rng: float,
+                    good_enough: Callable[[], bool] = lambda: False) -> None:
+    """Walk to a spot at the site. If the path is blocked (a bot coming back out of the
+    canopy, a leaf wall round a clearing), try again digging through leaves and logs only;
+    a walk that fails where the bot can already do its job (`good_enough`) is no failure."""
     try:
         await walk(ctx, x, y, z, rng)
+        return
     except ToolFailure as e:
         if e.code != EXECUTION_ERROR:
             raise
+        if good_enough():
+            return
         logger.info(f"[Builder] path to {x:.1f},{y:.1f},{z:.1f} blocked ({e.message}); retrying, digging through trees only")
+    try:
         await run_action(ctx, "move_to", {"x": x, "y": y, "z": z, "range": rng, "digOnly": list(PATH_DIGGABLE)})
+    except ToolFailure as e:
+        if e.code != EXECUTION_ERROR or not good_enough():
+            raise
 
 
 async def _approach(ctx: ToolContext, origin: tuple[int, int, int], target: tuple[int, int, int],
@@ -127,7 +136,13 @@ async def _approach(ctx: ToolContext, origin: tuple[int, int, int], target: tupl
         return (-covered, math.dist(c, feet))
 
     spot = min(cells, key=score)
-    await walk_site(ctx, spot[0] + 0.5, spot[1], spot[2] + 0.5, 0)
+
+    def placeable_from_here() -> bool:
+        p = ctx.body.snapshot().position
+        f = block_pos(p)
+        return not (x0 <= f[0] < x0 + 5 and z0 <= f[2] < z0 + 5) and _reach((p.x, p.y, p.z), target)
+
+    await walk_site(ctx, spot[0] + 0.5, spot[1], spot[2] + 0.5, 0, placeable_from_here)
 
 
 def _build_order(placements: list[tuple[int, int, int, str]], origin: tuple[int, int, int],
@@ -191,7 +206,8 @@ async def _dig_all(ctx: ToolContext, origin: tuple[int, int, int], digs: list[tu
         reachable = [t for t in todo if _reach(stand, t)]
         if not reachable:
             x, _, z = min(todo, key=lambda t: math.dist((t[0], t[2]), (feet[0], feet[2])))
-            await walk_site(ctx, x + 0.5, origin[1], z + 0.5, 2)
+            await walk_site(ctx, x + 0.5, origin[1], z + 0.5, 2,
+                            lambda: any(_reach(_eye(ctx)[0], t) for t in todo))
             stand, _ = _eye(ctx)
             reachable = [t for t in todo if _reach(stand, t)] or [min(todo, key=lambda t: math.dist(t, feet))]
         target = max(reachable, key=lambda t: (t[1], -math.dist(t, feet)))
@@ -201,6 +217,11 @@ async def _dig_all(ctx: ToolContext, origin: tuple[int, int, int], digs: list[tu
         await run_action(ctx, "dig", {"x": target[0], "y": target[1], "z": target[2]})
         dug += 1
     return dug
+
+
+def _fill_spot_ok(ctx: ToolContext, holes: set[tuple[int, int]], target: tuple[int, int, int]) -> bool:
+    stand, feet = _eye(ctx)
+    return (feet[0], feet[2]) not in holes and _reach(stand, target)
 
 
 async def _fill_all(ctx: ToolContext, p: ShelterPrepareInput, fills: list[tuple[int, int, int]]) -> int:
@@ -213,10 +234,10 @@ async def _fill_all(ctx: ToolContext, p: ShelterPrepareInput, fills: list[tuple[
         if block is None:
             raise ToolFailure(PRECONDITION_FAILED, f"{len(fills)} holes to fill at the site and nothing to fill them with "
                               f"(no dirt, no stone, no spare {p.wallBlock})")
-        stand, feet = _eye(ctx)
-        if (feet[0], feet[2]) in holes or not _reach(stand, target):
+        if not _fill_spot_ok(ctx, holes, target):
+            feet = _eye(ctx)[1]
             spot = min(cells, key=lambda c: (not _reach((c[0] + 0.5, c[1], c[2] + 0.5), target), math.dist(c, feet)))
-            await walk_site(ctx, spot[0] + 0.5, spot[1], spot[2] + 0.5, 0)
+            await walk_site(ctx, spot[0] + 0.5, spot[1], spot[2] + 0.5, 0, lambda: _fill_spot_ok(ctx, holes, target))
         await run_action(ctx, "place", {"block": block, "x": target[0], "y": target[1], "z": target[2]})
     return len(fills)
 

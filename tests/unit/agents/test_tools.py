@@ -190,3 +190,15 @@ def test_prepare_shelter_site_refuses_a_site_someone_built_on(ctx: ToolContext, 
     res = run(default_tool_registry().execute("prepare_shelter_site", {"origin": [3, GROUND_Y, 3], "facing": "north"}, ctx))
     assert res.success is False and res.error.code == PRECONDITION_FAILED
     assert "chest" in res.error.message and not any(kind == "dig" for kind, _ in body.started)
+
+
+def test_a_blocked_walk_to_the_site_is_retried_digging_through_trees_only(ctx: ToolContext, body: FakeBody) -> None:
+    from agency.goals.earthwork import PATH_DIGGABLE
+
+    body.blocks[(20, GROUND_Y, 20)] = "dirt"  # a bump at a site far out of reach
+    body.fail["move_to"] = "no progress toward the site for 8000 ms"
+    res = run(default_tool_registry().execute("prepare_shelter_site", {"origin": [18, GROUND_Y, 18], "facing": "north"}, ctx))
+    assert res.success is False and "no progress" in res.error.message
+    walks = [args for kind, args in body.started if kind == "move_to"]
+    assert len(walks) == 2 and "digOnly" not in walks[0]
+    assert set(walks[1]["digOnly"]) == set(PATH_DIGGABLE) and all(n.endswith(("_log", "_leaves")) for n in PATH_DIGGABLE)
