@@ -2,7 +2,8 @@
 
 Real ground is rarely flat for 7x7 blocks, and the embedded world's woods put a trunk or a
 canopy over most spots. So a site is judged by the work it needs, not by whether it is
-already perfect: the 5x5 footprint must be clear for the 4 layers of walls + roof, and the
+already perfect: the 5x5 footprint must be clear for its 4 layers (walls + roof) - except
+that a natural solid block where a wall or the roof goes may stay as part of it - and the
 1-block ring around it (where the builder stands) clear for 2 layers, all over solid
 ground at one floor level. A column may need natural blocks dug (a dirt bump, a trunk,
 leaves) or a 1-deep hole in the floor filled. Anything else there - a plank, a torch, a
@@ -14,6 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Collection
 from dataclasses import dataclass
+from typing import Literal
 
 from agency.goals.blocks import AIRS, is_door, is_passable, is_solid
 from agency.goals.models import Pos
@@ -70,16 +72,16 @@ def dig_cost(name: str) -> float | None:
     return None
 
 
-RingKind = str  # "ring" (the builder stands there), "wall" (footprint perimeter), "inside"
+ColumnKind = Literal["ring", "wall", "inside"]  # where the builder stands / footprint perimeter / interior
 
 
-def _clear(name: str, kind: RingKind) -> bool:
+def _clear(name: str, kind: ColumnKind) -> bool:
     if kind != "ring":
         return name in REPLACEABLE  # a block will be placed there, or must be walkable air
     return is_passable(name) and not is_door(name) and name not in LIQUIDS
 
 
-def _shell(name: str, kind: RingKind, dy: int) -> bool:
+def _shell(name: str, kind: ColumnKind, dy: int) -> bool:
     """A natural solid block where the hut's shell goes (a wall cell, or the roof layer) can
     stay: the verifier asks for a closed wall and roof, not planks, and the module tool
     skips any solid block there. (The door cell is judged again, with the blueprint, by
@@ -88,10 +90,10 @@ def _shell(name: str, kind: RingKind, dy: int) -> bool:
     return shell and is_solid(name) and dig_cost(name) is not None  # leaves too: mobs neither pass nor spawn on them
 
 
-def column_work(region: BlockRegion, x: int, z: int, y0: int, kind: RingKind,
+def column_work(region: BlockRegion, x: int, z: int, y0: int, kind: ColumnKind,
                 keep: Collection[Pos] = (), clear: Collection[Pos] = ()) -> Work | str:
-    """The work making column x,z usable at floor level y0 (footprint: 4 clear layers;
-    ring: 2 standable layers; both: solid ground below), or why it cannot be. `keep`:
+    """The work making column x,z usable at floor level y0 (footprint: 4 layers clear or
+    shell; ring: 2 standable layers; both: solid ground below), or why it cannot be. `keep`:
     cells already holding what the shelter puts there (a resumed or repaired build);
     `clear`: shell cells that must be emptied anyway (the doorway)."""
     digs: list[Pos] = []
@@ -125,14 +127,14 @@ def column_work(region: BlockRegion, x: int, z: int, y0: int, kind: RingKind,
     return Work(tuple(digs), ((x, y0 - 1, z),), cost + FILL_COST)
 
 
-def column_kind(origin: Pos, x: int, z: int) -> RingKind:
+def column_kind(origin: Pos, x: int, z: int) -> ColumnKind:
     x0, _, z0 = origin
     if not (x0 <= x < x0 + SIZE and z0 <= z < z0 + SIZE):
         return "ring"
     return "wall" if x in (x0, x0 + SIZE - 1) or z in (z0, z0 + SIZE - 1) else "inside"
 
 
-def site_columns(origin: Pos) -> list[tuple[int, int, RingKind]]:
+def site_columns(origin: Pos) -> list[tuple[int, int, ColumnKind]]:
     """(x, z, kind) for the footprint and the ring around it."""
     x0, _, z0 = origin
     return [(x, z, column_kind(origin, x, z))

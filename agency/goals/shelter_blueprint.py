@@ -93,7 +93,7 @@ def basic_shelter(
     light_block: str = "torch",
 ) -> ShelterBlueprint:
     """Modules: [floor,] walls_layer_1..3, roof, door, light. floor_block=None leaves the
-    ground as the floor (the builder picks a flat, solid site)."""
+    ground as the floor (the builder levels the site first: agency.goals.earthwork)."""
     if facing not in FACING_VECTORS:
         raise ValueError(f"facing must be one of {sorted(FACING_VECTORS)}, got {facing!r}")
     x0, y0, z0 = origin

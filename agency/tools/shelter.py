@@ -1,6 +1,6 @@
 """Shelter tools for the builder: pick and anchor a site, then build one blueprint module.
 
-`shelter_site` reads one region around the bot and picks a flat site (or returns the site
+`shelter_site` reads one region around the bot and picks the site needing the least earthwork (or returns the site
 the goal is already anchored to, so a resumed or repair run builds in the same place).
 `prepare_shelter_site` does the site's earthwork (digs natural blocks in the way, fills
 1-deep holes in the floor), re-reading the site first so a re-run only does what is left.
@@ -290,7 +290,7 @@ async def build_shelter_module(ctx: ToolContext, p: ShelterModuleInput) -> dict[
 
 
 TOOLS = [
-    Tool("shelter_site", "Choose (or recall) a flat site for a basic shelter near the bot and anchor the goal there.",
+    Tool("shelter_site", "Choose (or recall) a site for a basic shelter near the bot (least earthwork) and anchor the goal there.",
          ShelterSiteInput, shelter_site, timeout_s=30, queue=BODY_QUEUE),
     Tool("prepare_shelter_site", "Clear and level a chosen shelter site: dig natural blocks in the way, fill small holes.",
          ShelterPrepareInput, prepare_shelter_site, timeout_s=600, queue=BODY_QUEUE),
