@@ -1,7 +1,8 @@
 """Shelter tools for the builder: pick and anchor a site, then build one blueprint module.
 
-`shelter_site` reads one region around the bot and picks the site needing the least earthwork (or returns the site
-the goal is already anchored to, so a resumed or repair run builds in the same place).
+`shelter_site` reads one region around the bot and picks the site needing the least
+earthwork (or returns the site the goal is already anchored to, so a resumed or repair run
+builds in the same place).
 `prepare_shelter_site` does the site's earthwork (digs natural blocks in the way, fills
 1-deep holes in the floor), re-reading the site first so a re-run only does what is left.
 `build_shelter_module` builds one module of agency.goals.shelter_blueprint like
