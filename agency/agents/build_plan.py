@@ -1,9 +1,10 @@
 """`build_plan`: the builder's generated workflow for `build <target> <amount>`.
 
-`build basic_shelter 1` becomes: pick and anchor a site (one region read), get what the
-inventory lacks (delegated to the crafter: a door, planks from logs - a few spare to fill
-holes in the ground -, a torch when coal is held), clear and level the site, then one
-checkpointed step per blueprint module (walls x3, roof, door, light), so a
+`build basic_shelter 1` becomes: get what the inventory lacks (delegated to the crafter: a
+door, planks from logs - a few spare to fill holes in the ground -, a torch when coal is
+held), then pick and anchor a site (one region read) where the bot stands once it has
+everything - so a crafting table the crafter placed is never on the site -, clear and
+level it, then one checkpointed step per blueprint module (walls x3, roof, door, light), so a
 stopped build resumes at the next module and a re-run skips what stands. Completion is
 NOT a step: the executor completes a goal-bound build only when verify_shelter_v0 passes
 twice. Any other target keeps the old 2-high pillar.
@@ -57,8 +58,7 @@ def shelter_plan(agent_id: str, task: Mapping[str, Any], inventory: Mapping[str,
     need = Counter(facts["needed"]) if "needed" in facts else _full_need(wall)
     have = Counter(inventory)
     materials = {"taskId": "${task.id}", "wallBlock": wall, "doorBlock": door, "lightBlock": LIGHT}
-    steps = [StepDef(id="site", tool="shelter_site", description="choose a site (least earthwork nearby) and anchor the goal",
-                     args=materials)]
+    steps: list[StepDef] = []
     planks_used = 0
     if need[door] > have[door]:
         if door != DOOR:
@@ -75,6 +75,8 @@ def shelter_plan(agent_id: str, task: Mapping[str, Any], inventory: Mapping[str,
         if not wall.endswith("_planks"):
             raise WorkflowPlanError("NO_MATERIALS", f"the shelter needs {short} more {wall}")
         steps.append(_craft("get-walls", wall, short, f"have {short} more {wall} for the walls and roof"))
+    steps.append(StepDef(id="site", tool="shelter_site", description="choose a site (least earthwork nearby) and anchor the goal",
+                         args=materials))
     site = {"taskId": "${task.id}", "origin": "${steps.site.origin}", "facing": "${steps.site.facing}",
             "wallBlock": "${steps.site.wallBlock}", "doorBlock": "${steps.site.doorBlock}",
             "lightBlock": "${steps.site.lightBlock}"}

@@ -14,6 +14,8 @@ from typing import Any, Mapping
 from agency.tools.recipes import CRAFTABLE, available, plan_craft, recipe_for
 from agency.workflows.models import StepDef, WorkflowDef
 
+GATHER_BATCH = 6  # per collect step: a big order (a shelter's 18 logs) is several checkpointed steps,
+# each well inside collect_block's time limit, so a stop loses at most one batch
 # Raw material -> the block that yields it.
 SOURCE_BLOCK = {"log": "log", "oak_log": "oak_log", "cobblestone": "stone", "coal": "coal_ore"}
 
@@ -35,9 +37,11 @@ def craft_plan(agent_id: str, task: Mapping[str, Any], inventory: Mapping[str, i
     for raw, short in sorted(plan.missing.items()):
         if raw not in SOURCE_BLOCK:
             raise WorkflowPlanError("NO_SOURCE", f"'{raw}' is needed for {item} and the bot cannot gather it yet")
-        total = available(sim, raw) + short
-        steps.append(StepDef(id=f"gather-{raw}", tool="collect_block", description=f"have {total} {raw}",
-                             args={"block": SOURCE_BLOCK[raw], "count": total, "ensure": True}))
+        held = available(sim, raw)
+        for batch, got in enumerate(range(GATHER_BATCH, short + GATHER_BATCH, GATHER_BATCH), start=1):
+            total = held + min(got, short)
+            steps.append(StepDef(id=f"gather-{raw}" + (f"-{batch}" if batch > 1 else ""), tool="collect_block",
+                                 description=f"have {total} {raw}", args={"block": SOURCE_BLOCK[raw], "count": total, "ensure": True}))
         sim[raw] = sim.get(raw, 0) + short
     for st in plan.steps:
         if st.place_table:

@@ -21,6 +21,7 @@ from typing import Any, Callable, Literal, Protocol
 from loguru import logger
 from pydantic import Field
 
+from agency.goals.blocks import is_solid
 from agency.goals.earthwork import MAX_COST, PATH_DIGGABLE, Work, site_columns, site_work, work_box
 from agency.goals.shelter_blueprint import ShelterBlueprint, basic_shelter
 from agency.goals.site_check import stands
@@ -72,13 +73,28 @@ def blueprint_for(p: _Materials, origin: tuple[int, int, int], facing: str) -> S
     return basic_shelter(origin, facing, wall_block=p.wallBlock, door_block=p.doorBlock, light_block=p.lightBlock)  # type: ignore[arg-type]
 
 
+GROUND_SEARCH = 8
+
+
+def _ground_feet(ctx: ToolContext, feet: tuple[int, int, int]) -> tuple[int, int, int]:
+    """Feet level on the ground below the bot: a bot that just cut a treetop stands in the
+    canopy, and the site search looks for floors within 2 blocks of the feet."""
+    x, y, z = feet
+    column = ctx.body.region((x, y - GROUND_SEARCH, z), (1, GROUND_SEARCH, 1))
+    for below in range(y - 1, y - GROUND_SEARCH - 1, -1):
+        name = column.block_at(x, below, z)
+        if is_solid(name) and not name.endswith(("_leaves", "_log")):  # type: ignore[union-attr]
+            return (x, below + 1, z)
+    return feet
+
+
 async def shelter_site(ctx: ToolContext, p: ShelterSiteInput) -> dict[str, Any]:
     hooks = _hooks(ctx)
     if hooks is not None and p.taskId:
         known = hooks.anchored_site(p.taskId)
         if known is not None:  # anchored once, for good: resume and repair build here
             return {**known, "anchored": True, "reused": True}
-    feet = block_pos(ctx.body.snapshot().position)
+    feet = _ground_feet(ctx, block_pos(ctx.body.snapshot().position))
     choice = choose_site(ctx.body.region(*scan_box(feet)), feet)
     if choice is None:
         raise ToolFailure(PRECONDITION_FAILED, f"no 7x7 spot within {SCAN_RADIUS} blocks of the bot can be cleared "

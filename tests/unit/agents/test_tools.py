@@ -202,3 +202,15 @@ def test_a_blocked_walk_to_the_site_is_retried_digging_through_trees_only(ctx: T
     walks = [args for kind, args in body.started if kind == "move_to"]
     assert len(walks) == 2 and "digOnly" not in walks[0]
     assert set(walks[1]["digOnly"]) == set(PATH_DIGGABLE) and all(n.endswith(("_log", "_leaves")) for n in PATH_DIGGABLE)
+
+
+def test_shelter_site_searches_from_the_ground_under_a_bot_standing_in_the_canopy(ctx: ToolContext, body: FakeBody) -> None:
+    from tests.unit.agents.fakes import Vec3
+
+    for y in range(GROUND_Y, GROUND_Y + 4):
+        body.blocks[(0, y, 0)] = "oak_log"  # a trunk under the bot, whose top it just cut
+    body.blocks[(0, GROUND_Y + 4, 0)] = "oak_leaves"
+    body.position = Vec3(x=0.5, y=GROUND_Y + 5, z=0.5)
+    res = run(default_tool_registry().execute("shelter_site", {}, ctx))
+    assert res.success, res.error
+    assert res.output["origin"][1] == GROUND_Y  # the floor is the ground, not the treetop

@@ -94,7 +94,8 @@ def test_build_plan_delegates_only_missing_materials_and_a_repair_brings_only_wh
     assert ids(full) == ["site", "prepare", "module-walls-layer-1", "module-walls-layer-2", "module-walls-layer-3",
                          "module-roof", "module-door", "module-light"]
     empty = build_plan("builder", task, {})
-    assert ids(empty)[:3] == ["site", "get-door", "get-walls"] and "module-light" not in ids(empty)  # no coal
+    # materials first: the site is chosen where the bot stands with everything in hand
+    assert ids(empty)[:4] == ["get-door", "get-walls", "site", "prepare"] and "module-light" not in ids(empty)  # no coal
     walls = next(s for s in empty.steps if s.id == "get-walls")
     assert walls.agent == "crafter" and walls.task == {"action": "craft", "target": "oak_planks", "amount": 71 + 10 + 4}  # + spare planks to fill holes
     coal = build_plan("builder", task, {"coal": 1})
