@@ -84,4 +84,19 @@ test('crafting', { timeout: 90000 }, async (t) => {
     assert.strictEqual(count('stick'), 2)
     assert.strictEqual(count('wooden_axe'), 0)
   })
+
+  await t.test('the craft action first puts back what an interrupted craft left in the 2x2 grid', async () => {
+    const craftAction = require('../lib/actions/craft')
+    await give('oak_log', 3)
+    const logSlot = bot.inventory.findInventoryItem(id('oak_log')).slot
+    await bot.clickWindow(logSlot, 0, 0) // pick up the logs
+    await bot.clickWindow(2, 1, 0) // leave one in the grid, as a craft cut short would
+    await bot.putSelectedItemRange(bot.inventory.inventoryStart, bot.inventory.inventoryEnd, bot.inventory, null)
+    await waitFor(() => bot.inventory.slots[2]?.name === 'oak_log', 3000, 'a log left in the grid')
+    const before = count('oak_planks')
+    const out = await withTimeout(craftAction.run(bot, { item: 'oak_planks', times: 3 }, {}), 20000, 'craft action')
+    assert.strictEqual(out.gained, 12)
+    assert.strictEqual(count('oak_planks'), before + 12)
+    assert.strictEqual(bot.inventory.slots[2], null, 'grid empty again')
+  })
 })

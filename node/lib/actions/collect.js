@@ -4,6 +4,7 @@
 // one unreachable block is skipped rather than failing the whole action.
 
 const SPARE_TARGETS = 6 // candidates beyond `count`, for the ones that cannot be reached
+const PER_BLOCK_MS = 45000 // collectblock has no time limit of its own: one stuck treetop must not eat the action
 
 async function run (bot, args, rec) {
   const name = args.block
@@ -24,11 +25,18 @@ async function run (bot, args, rec) {
     if (rec.cancelled || countItems(bot, item) - before >= count) break
     const block = bot.blockAt(p)
     if (!block || block.type !== def.id) continue
+    let timer = null
     try {
-      await bot.collectBlock.collect(block, { ignoreNoPath: true })
+      const late = new Promise((resolve, reject) => {
+        timer = setTimeout(() => reject(new Error(`gave up on ${name} at ${p} after ${PER_BLOCK_MS} ms`)), PER_BLOCK_MS)
+      })
+      await Promise.race([bot.collectBlock.collect(block, { ignoreNoPath: true }), late])
       collected++
     } catch (err) {
       errors.push(String(err && err.message || err))
+      if (String(err && err.message).startsWith('gave up')) await bot.collectBlock.cancelTask().catch(() => {})
+    } finally {
+      clearTimeout(timer)
     }
   }
   const gained = countItems(bot, item) - before

@@ -18,10 +18,22 @@ async function run (bot, args, rec) {
     const needsTable = bot.recipesAll(def.id, null, true).length > 0 && bot.recipesAll(def.id, null, null).length === 0
     throw new Error(`no ${args.item} recipe craftable with the current inventory${needsTable && !table ? ' (needs a crafting table)' : ''}`)
   }
+  await tidyInventoryWindow(bot)
   const before = count(bot, args.item)
   await bot.craft(recipes[0], times, table)
   if (rec.cancelled) return null
-  return { item: args.item, times, gained: count(bot, args.item) - before }
+  const gained = count(bot, args.item) - before
+  if (gained <= 0) throw new Error(`crafted ${times}x ${args.item} but gained none`)
+  return { item: args.item, times, gained }
+}
+
+// An interrupted craft can leave ingredients in the inventory's 2x2 grid (slots 1-4, which
+// bot.inventory.items() does not list) or on the cursor; the next craft then clicks into a
+// grid that is not empty and makes nothing. Put them back first.
+async function tidyInventoryWindow (bot) {
+  const inv = bot.inventory
+  if (inv.selectedItem) await bot.putSelectedItemRange(inv.inventoryStart, inv.inventoryEnd, inv, null)
+  for (let slot = 1; slot <= 4; slot++) if (inv.slots[slot]) await bot.putAway(slot)
 }
 
 function count (bot, name) {
