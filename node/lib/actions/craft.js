@@ -20,9 +20,17 @@ async function run (bot, args, rec) {
   }
   await tidyInventoryWindow(bot)
   const before = count(bot, args.item)
-  await bot.craft(recipes[0], times, table)
-  if (rec.cancelled) return null
-  const gained = count(bot, args.item) - before
+  let gained = 0
+  for (let attempt = 1; attempt <= 2 && gained <= 0; attempt++) {
+    if (attempt > 1) await tidyInventoryWindow(bot)
+    await bot.craft(recipes[0], times, table)
+    if (rec.cancelled) return null
+    gained = count(bot, args.item) - before
+    if (gained <= 0) { // the client's model may be stale (a click the server ignored): ask for the truth
+      await bot._syncWindow(bot.inventory)
+      gained = count(bot, args.item) - before
+    }
+  }
   if (gained <= 0) throw new Error(`crafted ${times}x ${args.item} but gained none`)
   return { item: args.item, times, gained }
 }
@@ -32,6 +40,7 @@ async function run (bot, args, rec) {
 // grid that is not empty and makes nothing. Put them back first.
 async function tidyInventoryWindow (bot) {
   const inv = bot.inventory
+  await bot._syncWindow(inv) // start from the server's view of the inventory, not a stale one
   if (inv.selectedItem) await bot.putSelectedItemRange(inv.inventoryStart, inv.inventoryEnd, inv, null)
   for (let slot = 1; slot <= 4; slot++) if (inv.slots[slot]) await bot.putAway(slot)
 }
