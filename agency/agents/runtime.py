@@ -151,6 +151,12 @@ class AgentRuntime:
             return _refused(run_id, req.target, AGENT_UNAVAILABLE, f"agent '{req.target}' is not registered or disabled")
         task = TaskSpec(action=str(req.task.get("action", "")) or "noop", target=str(req.task.get("target", "")),
                         amount=int(req.task.get("amount") or 1))
+        stored = self.checkpoints.get_run(run_id) if self.checkpoints is not None else None
+        if stored is not None and stored.agentId == profile.id:
+            # A resumed parent resumes its child with the steps the child started with: a
+            # generator re-run now would plan from today's inventory (fewer logs to gather).
+            return await self.engine.run(stored.workflow, run_id=run_id, agent_id=profile.id,
+                                         task=stored.context.get("task") or task.as_context(), chain=req.chain, stop=req.stop)
         try:
             workflow = self.workflow_for(profile, task)
         except WorkflowPlanError as e:

@@ -50,3 +50,25 @@ def test_crafter_resumes_in_a_new_process_after_a_crash(tmp_path: Path) -> None:
     # only the last three steps ran in the new process: no collecting, two crafts, one placement
     assert out["calls"] == {"place_block": 1, "craft": 2}
     assert out["inventory"].get("wooden_pickaxe") == 1
+
+
+def test_a_resumed_build_resumes_its_delegated_craft_with_the_steps_it_started_with(ctx: ToolContext, body: FakeBody,
+                                                                                     store: SqliteCheckpointStore) -> None:
+    body.inventory.update({"oak_door": 1, "torch": 1})
+    body.add_tree(12, 12, height=6)  # one tree: the first batch of logs, then nothing
+    rt = AgentRuntime(load_default_registry(), default_tool_registry(), ctx, checkpoints=store)
+    task = TaskSpec(action="build", target="basic_shelter", amount=1, id="task-hut")
+    first = run(rt.run_task(task))
+    assert not first.ok and "oak_log" in first.errors[0].message
+    child = "task-hut/get-walls"
+    assert [c.completedStepId for c in store.history(child)] == ["gather-oak_log"]
+    # more trees, and logs in hand: planned afresh, the craft would now gather less
+    bx, bz = int(body.position.x), int(body.position.z)  # where exploring left the bot
+    for dx in (3, 5, 7, 9):
+        body.add_tree(bx + dx, bz + 3, height=6)
+    body.inventory["oak_log"] += 2
+    again = run(rt.run_task(task))
+    assert again.ok, again.errors
+    steps = [c.completedStepId for c in store.history(child)]
+    assert steps[:2] == ["gather-oak_log", "gather-oak_log-2"]  # resumed after its first batch, same steps
+    assert steps[-1] == "craft-oak-planks" and body.inventory["oak_door"] == 0  # and the hut got its door
