@@ -265,7 +265,13 @@ module.exports.player = function (player, serv) {
   player._client.removeAllListeners('window_click')
   player._client.on('window_click', (packet) => {
     try {
-      const m = menu.id === packet.windowId ? menu : null
+      let m = menu.id === packet.windowId ? menu : null
+      if (!m && packet.windowId === invMenu.id && menu !== invMenu) {
+        // The client clicks its own inventory, so it has no table open, whatever we missed
+        // (a close for an older window id): close ours, or every inventory click is dropped.
+        closeMenu(menu)
+        m = invMenu
+      }
       if (!m) return // a click for a window we already closed
       const before = []
       for (let i = 0; i < m.size; i++) before.push(snap(m.get(i)))

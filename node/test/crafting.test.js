@@ -99,4 +99,17 @@ test('crafting', { timeout: 90000 }, async (t) => {
     assert.strictEqual(count('oak_planks'), before + 12)
     assert.strictEqual(bot.inventory.slots[2], null, 'grid empty again')
   })
+
+  await t.test('an inventory click while the server still thinks a table is open closes it: crafting works', async () => {
+    const craftAction = require('../lib/actions/craft')
+    await give('oak_log', 2)
+    bot.activateBlock(table)
+    const [win] = await withTimeout(new Promise(resolve => bot.once('windowOpen', (...a) => resolve(a))), 5000, 'table opens')
+    assert.ok(win)
+    bot.currentWindow = null // the client forgets the table without telling the server (a lost close)
+    const before = count('oak_planks')
+    const out = await withTimeout(craftAction.run(bot, { item: 'oak_planks', times: 2 }, {}), 20000, 'craft action')
+    assert.strictEqual(out.gained, 8)
+    assert.strictEqual(count('oak_planks'), before + 8)
+  })
 })
