@@ -30,6 +30,11 @@ def _pad(body, name, x, y, z, r=10):
     body.chat(f"/mcbot fill {x - r} {y} {z - r} {x + r} {y + 4} {z + r} air")
     _teleport(body, name, x, y, z)
     wait_until(lambda: body.region((x, y - 1, z), (1, 1, 1)).block_at(x, y - 1, z) == "stone", 10, "pad under the bot")
+    # On a loaded machine the chunks can reach the bot before the fill does, and it falls to
+    # the terrain under the pad: put it back on top once the pad is there.
+    if body.snapshot().position.y < y - 0.5:
+        _teleport(body, name, x, y, z)
+    wait_until(lambda: abs(body.snapshot().position.y - y) < 0.5, 10, f"{name} standing on the pad")
 
 
 @pytest.fixture(scope="module")
