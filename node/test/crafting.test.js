@@ -112,4 +112,17 @@ test('crafting', { timeout: 90000 }, async (t) => {
     assert.strictEqual(out.gained, 8)
     assert.strictEqual(count('oak_planks'), before + 8)
   })
+
+  await t.test('a table window left open on the client does not swallow a 2x2 craft', async () => {
+    const craftAction = require('../lib/actions/craft')
+    await give('oak_log', 2)
+    bot.activateBlock(table)
+    await withTimeout(new Promise(resolve => bot.once('windowOpen', resolve)), 5000, 'table opens')
+    assert.ok(bot.currentWindow) // never closed, as after a lost close or a second open
+    const before = count('oak_planks')
+    const out = await withTimeout(craftAction.run(bot, { item: 'oak_planks', times: 2 }, {}), 25000, 'craft action')
+    assert.strictEqual(out.gained, 8)
+    assert.strictEqual(count('oak_planks'), before + 8)
+    assert.strictEqual(bot.currentWindow, null)
+  })
 })

@@ -18,6 +18,10 @@ async function run (bot, args, rec) {
     const needsTable = bot.recipesAll(def.id, null, true).length > 0 && bot.recipesAll(def.id, null, null).length === 0
     throw new Error(`no ${args.item} recipe craftable with the current inventory${needsTable && !table ? ' (needs a crafting table)' : ''}`)
   }
+  // A window still open on the client (a table whose close was lost, or opened twice) takes
+  // the clicks mineflayer means for the inventory grid and the craft waits forever for a slot
+  // update that never comes: close it first.
+  if (bot.currentWindow) bot.closeWindow(bot.currentWindow)
   await tidyInventoryWindow(bot)
   const before = count(bot, args.item)
   let gained = 0
