@@ -15,10 +15,16 @@ def _feet(body):
     return int(math.floor(p.x)), int(math.floor(p.y)), int(math.floor(p.z))
 
 
-def _teleport(body, name, x, y, z):
-    body.chat(f"/mcbot tp {name} {x} {y} {z}")
-    wait_until(lambda: abs(body.snapshot().position.x - (x + 0.5)) < 1.5 and abs(body.snapshot().position.z - (z + 0.5)) < 1.5,
-               10, f"{name} teleported")
+def _teleport(body, name, x, y, z, attempts=3):
+    there = lambda: abs(body.snapshot().position.x - (x + 0.5)) < 1.5 and abs(body.snapshot().position.z - (z + 0.5)) < 1.5  # noqa: E731
+    for attempt in range(attempts):  # on a loaded machine a tp far away can be slow: ask again
+        body.chat(f"/mcbot tp {name} {x} {y} {z}")
+        try:
+            wait_until(there, 10, f"{name} teleported")
+            break
+        except AssertionError:
+            if attempt == attempts - 1:
+                raise
     # the chunks there must be loaded before the world around can be read
     wait_until(lambda: body.region((x, y - 1, z), (1, 1, 1)).block_at(x, y - 1, z) is not None, 10, "chunks loaded")
 
