@@ -88,10 +88,12 @@ def night_approaching(snapshot: WorldSnapshot) -> bool:
     return DUSK_START <= snapshot.timeOfDay < NIGHT_START or not snapshot.isDay
 
 
-def select_drive(snapshot: WorldSnapshot, shelter_nearby: bool | None) -> DriveSelection:
-    """Contract 3.3, first match wins. shelter_nearby None means unknown = no shelter."""
+def select_drive(snapshot: WorldSnapshot, shelter_nearby: bool | None, table_nearby: bool | None = None) -> DriveSelection:
+    """Contract 3.3, first match wins. shelter_nearby None means unknown = no shelter.
+    A crafting table placed within reach counts as had (table_nearby): crafts place the
+    table they need, and judging by the inventory alone crafted a new one after each."""
     logs = snapshot.count_matching("_log")
-    has_table = snapshot.count_of("crafting_table") > 0
+    has_table = snapshot.count_of("crafting_table") > 0 or table_nearby is True
     has_pickaxe = snapshot.count_matching("_pickaxe") > 0
     if not snapshot.inventory or logs == 0:
         return DriveSelection("collect", "oak_log", 8, "no_logs", "I have no logs; I should gather some wood.")
@@ -153,6 +155,7 @@ def evaluate_drive_tick(
     existing_tasks: TaskLookup | Iterable[Task],
     *,
     shelter_nearby: bool | None = None,
+    table_nearby: bool | None = None,
     config: DriveTickConfig = DriveTickConfig(),
     counters: AgencyCounters | None = None,
 ) -> DriveTickResult:
@@ -167,7 +170,7 @@ def evaluate_drive_tick(
         return DriveTickSkipped(
             DriveSkipReason.interval_not_elapsed, f"{now_ms - state.last_fired_ms}ms < {config.interval_ms}ms"
         )
-    sel = select_drive(snapshot, shelter_nearby)
+    sel = select_drive(snapshot, shelter_nearby, table_nearby)
     goal_key = canonical_goal_key(sel.action, sel.target)
     blocking = find_blocking_task(existing_tasks, goal_key, now_ms, config.stuck_timeout_ms)
     if blocking is not None:

@@ -20,6 +20,7 @@ from agency.executor import Executor
 from agency.reflexes import ReflexConfig, Reflexes
 from agency.stalls import stalled_tasks
 from agency.tools import ToolContext, default_tool_registry
+from agency.tools.crafting import nearby_table
 from agency.workflows import SqliteCheckpointStore
 from agency.goals import assert_task_state
 from agency.drive_tick import DriveTickConfig, DriveTickFired, DriveTickState, evaluate_drive_tick
@@ -74,6 +75,7 @@ class Agency:
         self.tools = default_tool_registry()
         self.executor: Executor | None = None  # built once the body exists (tools act on it)
         self.reflexes: Reflexes | None = None
+        self.tool_ctx: ToolContext | None = None
         self.body: MineflayerBody | None = None
         self._was_connected = True
         self.last_snapshot: WorldSnapshot | None = None
@@ -84,6 +86,7 @@ class Agency:
         self.body = body
         self.goals.body = body
         ctx = ToolContext(body=body, clock=self.clock, poll_interval_s=0.2, hooks={"shelter": self.goals.hooks})
+        self.tool_ctx = ctx
         runtime = AgentRuntime(load_default_registry(), self.tools, ctx, checkpoints=self.checkpoints,
                                plan_facts=self.goals.hooks.plan_facts)
         self.executor = Executor(self.tasks, runtime, self.clock, on_lifecycle=self.goals.on_task_event,
@@ -131,18 +134,33 @@ class Agency:
     async def job_drive_tick(self) -> None:
         if self.last_snapshot is None:
             return
+        now = self.clock()
         result = evaluate_drive_tick(
             self.last_snapshot,
-            self.clock(),
+            now,
             self.drive_state,
             self.tasks,
             shelter_nearby=self.goals.shelter_nearby(self.last_snapshot),  # a verified shelter within 32 m
+            table_nearby=await self._table_nearby(self.last_snapshot, now),
             config=self.drive_config,
             counters=self.counters,
         )
         if isinstance(result, DriveTickFired):
             stored = self.stream.publish(result.thought)
             logger.info("[DriveTick] fired goal={} rule={} thought={}", stored.metadata.goalKey, result.selection.rule, stored.id)
+
+    async def _table_nearby(self, snap: WorldSnapshot, now_ms: int) -> bool | None:
+        """Is a placed crafting table in the crafter's reach? Read only when a drive tick is
+        due and no table is held (one small region read); None = not looked."""
+        last = self.drive_state.last_fired_ms
+        due = last is None or now_ms - last >= self.drive_config.interval_ms
+        if not due or snap.count_of("crafting_table") or self.tool_ctx is None or self.body is None or not self.body.connected:
+            return None
+        try:
+            return await asyncio.to_thread(lambda: nearby_table(self.tool_ctx) is not None)
+        except Exception as e:  # a failed read must not stop the drive tick: judge by the inventory
+            logger.warning("[DriveTick] crafting table search failed: {}", e)
+            return None
 
     async def job_planning(self) -> None:
         self.planning.poll_once()

@@ -41,7 +41,8 @@ def held(ctx: ToolContext) -> dict[str, int]:
     return inv
 
 
-def _nearby_table(ctx: ToolContext) -> dict[str, Any] | None:
+def nearby_table(ctx: ToolContext) -> dict[str, Any] | None:
+    """A placed crafting table the crafter would use (within TABLE_SEARCH_RADIUS), or None."""
     hits = find_blocks_now(ctx, FindBlocksInput(block="crafting_table", radius=TABLE_SEARCH_RADIUS, count=1, vertical=4))
     return hits["blocks"][0] if hits["blocks"] else None
 
@@ -54,7 +55,7 @@ async def craft(ctx: ToolContext, p: CraftInput) -> dict[str, Any]:
     need = max(0, p.count - start) if p.ensure else p.count
     if need == 0:
         return {"item": p.item, "crafted": 0, "have": start, "steps": [], "placedTable": None}
-    table = _nearby_table(ctx)
+    table = nearby_table(ctx)
     plan = plan_craft(p.item, need, inv, table_nearby=table is not None)
     if plan.missing:
         raise ToolFailure(PRECONDITION_FAILED, f"missing materials for {need} {p.item}: {plan.missing}",

@@ -169,3 +169,24 @@ def test_a_blocked_path_to_the_site_is_dug_through_leaves_but_never_through_plan
     assert st.state.value == "failed" and "no progress" in (st.error or "")
     box = body.region((x - 1, Y, z - 1), (3, 2, 3))
     assert box.count("oak_planks") == 16  # not one plank dug
+
+
+def test_a_crafting_table_placed_in_reach_counts_for_the_drive_tick(world):
+    """Crafts place the table they need; the drive tick must see it there, or it crafts a
+    new table after every such craft (rule 3 judged by the inventory alone)."""
+    from agency.drive_tick import select_drive
+
+    agency, body = world
+    x, z = X - 40, Z  # a fresh pad, away from the shelter and the other pad
+    _pad(body, x, Y, z)
+    snap = body.snapshot()
+    assert snap.count_of("crafting_table") == 0 and snap.count_matching("_log") > 0  # the fixture's inventory
+    agency.drive_state.last_fired_ms = None  # a drive tick is due
+    nearby = asyncio.run(agency._table_nearby(snap, agency.clock()))
+    assert nearby is False
+    assert select_drive(snap, True, nearby).rule == "no_crafting_table"
+    body.chat(f"/mcbot setblock {x + 3} {Y} {z} crafting_table")
+    wait_until(lambda: body.region((x + 3, Y, z), (1, 1, 1)).block_at(x + 3, Y, z) == "crafting_table", 10, "table placed")
+    nearby = asyncio.run(agency._table_nearby(snap, agency.clock()))
+    assert nearby is True
+    assert select_drive(snap, True, nearby).rule != "no_crafting_table"

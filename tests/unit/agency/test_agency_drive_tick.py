@@ -181,6 +181,18 @@ def test_rule3_logs_without_crafting_table_crafts_table(make_snapshot):
     assert _goal(select_drive(make_snapshot({"oak_log": 20}), None)) == ("craft", "crafting_table", 1)
 
 
+@pytest.mark.parametrize("table_nearby", [None, False])
+def test_rule3_unknown_or_absent_placed_table_still_crafts_table(make_snapshot, table_nearby):
+    assert _goal(select_drive(make_snapshot({"oak_log": 20}), None, table_nearby)) == ("craft", "crafting_table", 1)
+
+
+def test_rule3_a_placed_table_within_reach_counts_as_having_one(make_snapshot):
+    # crafts place the table they need; judging by the inventory alone made a new one after each
+    assert _goal(select_drive(make_snapshot({"oak_log": 20}), None, True)) == ("craft", "wooden_pickaxe", 1)
+    fired = _tick(make_snapshot({"oak_log": 20}), 1_000, table_nearby=True)
+    assert isinstance(fired, DriveTickFired) and fired.selection.rule == "no_pickaxe"
+
+
 def test_rule4_crafting_table_without_pickaxe_crafts_wooden_pickaxe(make_snapshot):
     snap = make_snapshot({"oak_log": 20, "crafting_table": 1})
     assert _goal(select_drive(snap, None)) == ("craft", "wooden_pickaxe", 1)
