@@ -57,6 +57,7 @@ class DriveSkipReason(str, Enum):
     hostiles_present = "hostiles_present"
     interval_not_elapsed = "interval_not_elapsed"
     duplicate_goal = "duplicate_goal"
+    sheltering = "sheltering"  # the bot spends the night in its shelter: no new work outside
 
 
 @dataclass(frozen=True)
@@ -156,6 +157,7 @@ def evaluate_drive_tick(
     *,
     shelter_nearby: bool | None = None,
     table_nearby: bool | None = None,
+    sheltering: bool = False,
     config: DriveTickConfig = DriveTickConfig(),
     counters: AgencyCounters | None = None,
 ) -> DriveTickResult:
@@ -166,6 +168,8 @@ def evaluate_drive_tick(
     unsafe = _safety_gate(snapshot)
     if unsafe is not None:
         return unsafe
+    if sheltering:
+        return DriveTickSkipped(DriveSkipReason.sheltering, "in the shelter until morning")
     if state.last_fired_ms is not None and now_ms - state.last_fired_ms < config.interval_ms:
         return DriveTickSkipped(
             DriveSkipReason.interval_not_elapsed, f"{now_ms - state.last_fired_ms}ms < {config.interval_ms}ms"

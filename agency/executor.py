@@ -91,8 +91,10 @@ class Executor:
         return f"no agent has a workflow for action '{task.type}'"
 
     # ---- the tick ----------------------------------------------------------------------
-    async def tick(self, *, can_work: bool = True) -> str:
+    async def tick(self, *, can_work: bool = True, held: bool = False) -> str:
         """One step: finish a run that ended, else (if the bot can work) claim the next task.
+        `held`: the bot's one body is busy with something else (a night in a shelter), so
+        nothing is claimed and queued tasks are waiting their turn, not stuck.
         Returns what happened, for logs and tests."""
         self.stats.last_tick_ms = self.clock()
         if self.current is not None:
@@ -106,6 +108,9 @@ class Executor:
                 return "replanned"
             await self._finish(run, result)
             return f"finished:{result.status}"
+        if held:
+            self.stats.last_busy_ms = self.stats.last_tick_ms
+            return "held"
         if not can_work:
             return "waiting"
         task = self._next_task()

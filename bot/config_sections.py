@@ -71,3 +71,4 @@ class ReflexesSection(_Section):
     enabled: bool = True
     eat_below_food: int = Field(14, ge=0, le=20)  # eat at or below this food level, if food is held
     fight_within: float = Field(4.0, gt=0)  # fight a hostile this close (blocks)
+    shelter_at_night: bool = True  # dusk to morning in a verified shelter within 32 m, tasks held

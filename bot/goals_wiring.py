@@ -16,7 +16,7 @@ from agency.clock import Clock
 from agency.goals import ActivationBudget, ActivationReactor, GoalKeyIndex, GoalLifecycle, GoalSync
 from agency.goals.fields import release_patch
 from agency.goals.identity import PROVISIONAL_SCOPE_M
-from agency.goals.models import BUILD_SHELTER, HOLD_UNSAFE, GoalBinding, read_binding
+from agency.goals.models import BUILD_SHELTER, HOLD_UNSAFE, GoalBinding, SiteSignature, read_binding
 from agency.goals.router import ShelterGoalRouter
 from agency.goals.run_hooks import GoalRunHooks
 from agency.goals.site_check import read_site, region_digest, verify_region
@@ -98,13 +98,20 @@ class GoalWiring:
         within the provisional scope (32 m) of the bot. None before the first snapshot."""
         if snap is None:
             return None
+        return self.nearest_verified_shelter(snap) is not None
+
+    def nearest_verified_shelter(self, snap: WorldSnapshot) -> SiteSignature | None:
+        """The site of the nearest verified shelter within 32 m (the night-shelter reflex)."""
         pos = (snap.position.x, snap.position.y, snap.position.z)
+        best: tuple[float, SiteSignature] | None = None
         for _task, b in self.finished_shelters():
             site, last = b.anchors.siteSignature, b.completion.lastResult
-            if site is not None and last is not None and last.done and \
-                    site.footprintBounds.distance_to(pos) <= PROVISIONAL_SCOPE_M:
-                return True
-        return False
+            if site is None or last is None or not last.done:
+                continue
+            d = site.footprintBounds.distance_to(pos)
+            if d <= PROVISIONAL_SCOPE_M and (best is None or d < best[0]):
+                best = (d, site)
+        return best[1] if best else None
 
     def on_task_event(self, kind: str, task: Task) -> None:
         """The executor's lifecycle events: keep goals in step with plain transitions, and

@@ -93,7 +93,9 @@ class Agency:
                                  goals=self.goals.hooks)
         r = self.cfg.reflexes
         self.reflexes = Reflexes(self.tools, ctx, self.executor,
-                                 ReflexConfig(enabled=r.enabled, eat_below_food=r.eat_below_food, fight_within=r.fight_within))
+                                 ReflexConfig(enabled=r.enabled, eat_below_food=r.eat_below_food, fight_within=r.fight_within,
+                                              shelter_at_night=r.shelter_at_night),
+                                 shelter_lookup=self.goals.nearest_verified_shelter, clock=self.clock)
 
     # ---- jobs --------------------------------------------------------------------------
     async def job_body(self) -> None:
@@ -142,12 +144,17 @@ class Agency:
             self.tasks,
             shelter_nearby=self.goals.shelter_nearby(self.last_snapshot),  # a verified shelter within 32 m
             table_nearby=await self._table_nearby(self.last_snapshot, now),
+            sheltering=self._sheltering,
             config=self.drive_config,
             counters=self.counters,
         )
         if isinstance(result, DriveTickFired):
             stored = self.stream.publish(result.thought)
             logger.info("[DriveTick] fired goal={} rule={} thought={}", stored.metadata.goalKey, result.selection.rule, stored.id)
+
+    @property
+    def _sheltering(self) -> bool:
+        return self.reflexes is not None and self.reflexes.holding_tasks
 
     async def _table_nearby(self, snap: WorldSnapshot, now_ms: int) -> bool | None:
         """Is a placed crafting table in the crafter's reach? Read only when a drive tick is
@@ -167,7 +174,7 @@ class Agency:
 
     async def job_executor(self) -> None:
         assert self.executor is not None and self.body is not None
-        outcome = await self.executor.tick(can_work=self.body.connected)
+        outcome = await self.executor.tick(can_work=self.body.connected, held=self._sheltering)
         if outcome == "idle":
             self.idle.check()
 

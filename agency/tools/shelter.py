@@ -29,6 +29,7 @@ from agency.goals.site_finder import REPLACEABLE, SCAN_RADIUS, choose_site, ring
 from agency.tools.actions import run_action
 from agency.tools.base import BODY_QUEUE, Tool, ToolContext, ToolFailure, ToolInput
 from agency.tools.movement import walk
+from agency.tools.shelter_door import doorway_cells
 from agency.tools.results import EXECUTION_ERROR, PRECONDITION_FAILED
 from agency.tools.spatial import block_pos
 from agency.world import BlockRegion
@@ -274,6 +275,16 @@ async def prepare_shelter_site(ctx: ToolContext, p: ShelterPrepareInput) -> dict
     return {"origin": list(p.origin), "dug": dug, "filled": filled}
 
 
+async def _face_the_doorway(ctx: ToolContext, bp: ShelterBlueprint) -> None:
+    """A door faces the way its placer looks. Placed from the cell in front of the doorway,
+    looking in, it closes across the doorway; placed from a diagonal ring cell it could
+    stand along the doorway, and then the open door blocked the way in."""
+    assert bp.site.entrance is not None
+    outside, _inside = doorway_cells(bp.site.entrance, bp.site.facing)
+    await walk_site(ctx, outside[0] + 0.5, outside[1], outside[2] + 0.5, 0)
+    await run_action(ctx, "step", {"x": outside[0], "y": outside[1], "z": outside[2]})  # the middle: look straight in
+
+
 async def build_shelter_module(ctx: ToolContext, p: ShelterModuleInput) -> dict[str, Any]:
     bp = blueprint_for(p, p.origin, p.facing)
     names = [m.name for m in bp.modules]
@@ -293,6 +304,8 @@ async def build_shelter_module(ctx: ToolContext, p: ShelterModuleInput) -> dict[
             raise ToolFailure(PRECONDITION_FAILED, f"{p.module}: {x},{y},{z} is taken by {here}, {block} cannot go there")
         else:
             todo.append((x, y, z, block))
+    if p.module == "door" and todo:
+        await _face_the_doorway(ctx, bp)
     # A placement takes ~0.1-0.3 s: poll it finely, or each one waits out a whole interval.
     fast = replace(ctx, poll_interval_s=min(ctx.poll_interval_s, PLACE_POLL_S))
     for i, (x, y, z, block) in enumerate(todo):

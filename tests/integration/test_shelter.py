@@ -190,3 +190,47 @@ def test_a_crafting_table_placed_in_reach_counts_for_the_drive_tick(world):
     nearby = asyncio.run(agency._table_nearby(snap, agency.clock()))
     assert nearby is True
     assert select_drive(snap, True, nearby).rule != "no_crafting_table"
+
+
+def _door_closed(body, door) -> bool:
+    """Ask the door to be closed; `used` False means it already was."""
+    st = body.wait_action(body.start_action("activate", {"x": door[0], "y": door[1], "z": door[2],
+                                                         "ensure": {"open": False}}).id, max_s=10)
+    assert st.state.value == "done", st.error
+    return st.result["used"] is False and st.result["properties"]["open"] in (False, "false")
+
+
+def test_at_night_the_bot_spends_the_night_in_its_shelter_and_comes_out_in_the_morning(world):
+    from agency.tools.shelter_door import doorway_cells, in_hut
+
+    agency, body = world
+    site = agency.goals.nearest_verified_shelter(body.snapshot().model_copy(
+        update={"position": body.snapshot().position.model_copy(update={"x": X + 2, "z": Z + 2})}))
+    assert site is not None and site.entrance is not None  # built and verified by the tests above
+    outside, _inside = doorway_cells(site.entrance, site.facing)
+    dx, dz = outside[0] - site.entrance[0], outside[2] - site.entrance[2]
+    start = (outside[0] + 4 * dx, outside[1], outside[2] + 4 * dz)  # 5 blocks in front of the door
+    body.chat(f"/mcbot tp {NAME} {start[0]} {start[1]} {start[2]}")
+    wait_until(lambda: abs(body.snapshot().position.x - (start[0] + 0.5)) < 1.5
+               and abs(body.snapshot().position.z - (start[2] + 0.5)) < 1.5, 10, "in front of the shelter")
+    body.chat("/time set 12500")
+    wait_until(lambda: body.snapshot().timeOfDay >= 12500, 10, "dusk")
+
+    async def night():
+        assert await agency.reflexes.tick(body.snapshot()) == "shelter"
+        assert agency.reflexes.holding_tasks
+        assert await agency.executor.tick(held=agency._sheltering) == "held"
+
+    asyncio.run(night())
+    assert in_hut(site, body.snapshot().position), body.snapshot().position
+    assert _door_closed(body, site.entrance)
+    # the hut still verifies with the bot inside and the door shut
+    assert verify_region(read_site(body, site), site, None).done
+
+    body.chat("/time set 1000")
+    wait_until(lambda: body.snapshot().timeOfDay < 2000, 10, "morning")
+    assert asyncio.run(agency.reflexes.tick(body.snapshot())) == "leave_shelter"
+    assert not agency.reflexes.holding_tasks
+    pos = body.snapshot().position
+    assert not in_hut(site, pos) and (int(pos.x // 1), int(pos.z // 1)) == (outside[0], outside[2])
+    assert _door_closed(body, site.entrance)

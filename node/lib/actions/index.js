@@ -5,6 +5,7 @@ const { withTimeout } = require('../guard')
 
 const KINDS = {
   move_to: require('./move_to'),
+  step: require('./step'),
   dig: require('./dig'),
   place: require('./place'),
   collect: require('./collect'),

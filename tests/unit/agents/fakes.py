@@ -124,6 +124,10 @@ class FakeBody:
         self.position = Vec3(x=a["x"], y=a["y"], z=a["z"])
         return {"position": {"x": a["x"], "y": a["y"], "z": a["z"]}}
 
+    def _do_step(self, a: dict[str, Any]) -> dict[str, Any]:  # a straight walk to a cell's middle
+        self.position = Vec3(x=int(a["x"]) + 0.5, y=a["y"], z=int(a["z"]) + 0.5)
+        return {"position": {"x": self.position.x, "y": a["y"], "z": self.position.z}}
+
     def _do_collect(self, a: dict[str, Any]) -> dict[str, Any]:
         spots = sorted(p for p, n in self.blocks.items() if n == a["block"])[: a.get("count", 1)]
         for p in spots:
