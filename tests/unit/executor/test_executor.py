@@ -13,12 +13,12 @@ from agency.agents import AgentRuntime, load_default_registry
 from agency.executor import Executor
 from agency.reflexes import ReflexConfig, Reflexes
 from agency.stalls import classify_stall
-from agency.tasks.models import NewTask, TaskStatus
-from agency.tasks.store import SqliteTaskStore
-from agency.tools import ToolContext, default_tool_registry
+from agency.tasks.models import TaskStatus
+from agency.tools import default_tool_registry
 from agency.workflows import SqliteCheckpointStore
 from agency.world import EntityInfo, Vec3
 from tests.unit.agents.fakes import FakeBody, FakeTime
+from tests.unit.executor.world import add_task, executor_env
 
 
 class ArenaBody(FakeBody):
@@ -47,20 +47,12 @@ def env(tmp_path):
     body = ArenaBody(ftime.clock, polls_to_finish=2)
     for x in range(3, 8):
         body.add_tree(x, 3)
-    tasks = SqliteTaskStore(tmp_path / "t.db", clock=ftime.clock, dev_mode=False, strict_finalize=False)
-    tools = default_tool_registry()
-    ctx = ToolContext(body=body, clock=ftime.clock, sleep=ftime.sleep, poll_interval_s=0.1)
-    runtime = AgentRuntime(load_default_registry(), tools, ctx, checkpoints=SqliteCheckpointStore(tmp_path / "t.db"))
-    ex = Executor(tasks, runtime, ftime.clock)
-    yield {"ftime": ftime, "body": body, "tasks": tasks, "tools": tools, "ctx": ctx, "ex": ex}
-    tasks.close()
+    e = executor_env(tmp_path, ftime, body)
+    yield e
+    e["tasks"].close()
 
 
-def _add(tasks, action, target, amount=1, goal_key=True):
-    meta = {"goalKey": f"{action}:{target}"} if goal_key else {}
-    t = tasks.add_task(NewTask(title=f"{action} {target} {amount}", type=action, source="drive-tick",
-                               parameters={"target": target, "amount": amount}, metadata=meta), allow_unfinalized=True)
-    return t.id
+_add = add_task
 
 
 async def _drive(ex, ftime, until, max_ticks=400):

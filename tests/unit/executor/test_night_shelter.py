@@ -9,19 +9,15 @@ from typing import Any
 
 import pytest
 
-from agency.agents import AgentRuntime, load_default_registry
 from agency.drive_tick import DriveSkipReason, DriveTickSkipped, DriveTickState, evaluate_drive_tick
-from agency.executor import Executor
 from agency.goals.shelter_blueprint import basic_shelter
 from agency.reflexes import SHELTERING, ReflexConfig, Reflexes
 from agency.stalls import classify_stall
-from agency.tasks.models import NewTask, TaskStatus
-from agency.tasks.store import SqliteTaskStore
-from agency.tools import ToolContext, default_tool_registry
-from agency.tools.shelter_door import doorway_cells, in_hut
-from agency.workflows import SqliteCheckpointStore
+from agency.tasks.models import TaskStatus
+from agency.tools.shelter_door import in_hut
 from agency.world import BodyError, EntityInfo, Vec3
 from tests.unit.agents.fakes import GROUND_Y, FakeBody, FakeTime
+from tests.unit.executor.world import add_task, executor_env
 
 SITE = basic_shelter((10, GROUND_Y, 10), "south").site  # door at (12, 64, 14), outside (12, 64, 15)
 DOOR = SITE.entrance
@@ -75,21 +71,16 @@ def env(tmp_path):
     body.position = Vec3(x=12.5, y=GROUND_Y, z=20.5)  # 6 blocks in front of the door
     for x in range(18, 23):
         body.add_tree(x, 22)
-    tasks = SqliteTaskStore(tmp_path / "t.db", clock=ftime.clock, dev_mode=False, strict_finalize=False)
-    tools = default_tool_registry()
-    ctx = ToolContext(body=body, clock=ftime.clock, sleep=ftime.sleep, poll_interval_s=0.1)
-    runtime = AgentRuntime(load_default_registry(), tools, ctx, checkpoints=SqliteCheckpointStore(tmp_path / "t.db"))
-    ex = Executor(tasks, runtime, ftime.clock)
+    e = executor_env(tmp_path, ftime, body)
     shelters = {"site": SITE}
-    reflexes = Reflexes(tools, ctx, ex, ReflexConfig(), shelter_lookup=lambda snap: shelters["site"], clock=ftime.clock)
-    yield {"ftime": ftime, "body": body, "tasks": tasks, "ex": ex, "reflexes": reflexes, "shelters": shelters}
-    tasks.close()
+    e["reflexes"] = Reflexes(e["tools"], e["ctx"], e["ex"], ReflexConfig(), shelter_lookup=lambda snap: shelters["site"],
+                             clock=ftime.clock)
+    e["shelters"] = shelters
+    yield e
+    e["tasks"].close()
 
 
-def _add(tasks, action, target, amount=1):
-    return tasks.add_task(NewTask(title=f"{action} {target} {amount}", type=action, source="drive-tick",
-                                  parameters={"target": target, "amount": amount},
-                                  metadata={"goalKey": f"{action}:{target}"}), allow_unfinalized=True).id
+_add = add_task
 
 
 def test_no_shelter_reflex_by_day_without_a_shelter_or_in_creative(env):

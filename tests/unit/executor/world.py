@@ -1,0 +1,32 @@
+"""The executor on the real task store and agent runtime over a fake body (shared by the
+executor and reflex tests)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from agency.agents import AgentRuntime, load_default_registry
+from agency.executor import Executor
+from agency.tasks.models import NewTask
+from agency.tasks.store import SqliteTaskStore
+from agency.tools import ToolContext, default_tool_registry
+from agency.workflows import SqliteCheckpointStore
+from tests.unit.agents.fakes import FakeBody, FakeTime
+
+
+def executor_env(tmp_path: Path, ftime: FakeTime, body: FakeBody) -> dict[str, Any]:
+    """ftime, body, tasks, tools, ctx and ex; close env["tasks"] when done."""
+    tasks = SqliteTaskStore(tmp_path / "t.db", clock=ftime.clock, dev_mode=False, strict_finalize=False)
+    tools = default_tool_registry()
+    ctx = ToolContext(body=body, clock=ftime.clock, sleep=ftime.sleep, poll_interval_s=0.1)
+    runtime = AgentRuntime(load_default_registry(), tools, ctx, checkpoints=SqliteCheckpointStore(tmp_path / "t.db"))
+    ex = Executor(tasks, runtime, ftime.clock)
+    return {"ftime": ftime, "body": body, "tasks": tasks, "tools": tools, "ctx": ctx, "ex": ex}
+
+
+def add_task(tasks: SqliteTaskStore, action: str, target: str, amount: int = 1, goal_key: bool = True) -> str:
+    meta = {"goalKey": f"{action}:{target}"} if goal_key else {}
+    t = tasks.add_task(NewTask(title=f"{action} {target} {amount}", type=action, source="drive-tick",
+                               parameters={"target": target, "amount": amount}, metadata=meta), allow_unfinalized=True)
+    return t.id
