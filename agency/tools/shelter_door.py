@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
+from loguru import logger
+
 from agency.goals.models import FACING_VECTORS, SiteSignature
 from agency.goals.shelter_blueprint import SIZE
 from agency.tools.actions import run_action
@@ -21,6 +23,7 @@ from agency.tools.spatial import block_pos
 from agency.world import Vec3
 
 Cell = tuple[int, int, int]
+CROSSING_ATTEMPTS = 2
 
 
 class DoorwayInput(ToolInput):
@@ -67,15 +70,31 @@ async def _step(ctx: ToolContext, cell: Cell) -> None:
 
 
 async def _pass(ctx: ToolContext, door: Cell, start: Cell, end: Cell) -> dict[str, Any]:
-    feet = _feet(ctx)
-    if feet[0::2] != end[0::2]:
-        if feet[0::2] != start[0::2]:
-            await run_action(ctx, "move_to", {"x": start[0], "y": start[1], "z": start[2], "range": 0})
-        await _step(ctx, start)  # the middle of the cell: a straight line through the doorway
-        await _set_door(ctx, door, True)
-        await _step(ctx, end)
+    if _feet(ctx)[0::2] != start[0::2] and _feet(ctx)[0::2] != end[0::2]:
+        await run_action(ctx, "move_to", {"x": start[0], "y": start[1], "z": start[2], "range": 0})
+    for attempt in range(CROSSING_ATTEMPTS):
+        if _feet(ctx)[0::2] == end[0::2]:
+            break
+        try:
+            await _step(ctx, start)  # the middle of the cell: a straight line through the doorway
+            await _set_door(ctx, door, True)
+            await _step(ctx, end)
+        except ToolFailure as e:
+            # seen once in a soak: blocked in a freshly opened doorway, through on the next try
+            if e.code != EXECUTION_ERROR or attempt == CROSSING_ATTEMPTS - 1:
+                await _close_quietly(ctx, door)
+                raise
+            logger.info(f"[Shelter] doorway at {list(door)}: {e.message}; trying again")
     await _set_door(ctx, door, False)
     return {"at": list(_feet(ctx)), "door": list(door), "doorOpen": False}
+
+
+async def _close_quietly(ctx: ToolContext, door: Cell) -> None:
+    """A failed crossing must not leave the shelter's door open."""
+    try:
+        await _set_door(ctx, door, False)
+    except ToolFailure as e:
+        logger.warning(f"[Shelter] could not close the door at {list(door)}: {e.message}")
 
 
 def _in_hut_now(ctx: ToolContext, p: DoorwayInput) -> bool:

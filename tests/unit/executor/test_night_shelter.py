@@ -32,6 +32,7 @@ class NightBody(FakeBody):
         self.door_open = False
         self.zombie_at: float | None = None
         self.blocks[DOOR] = "oak_door"
+        self.blocked_crossings = 0  # the next n walks through the doorway are blocked
 
     def snapshot(self):
         snap = super().snapshot()
@@ -60,6 +61,9 @@ class NightBody(FakeBody):
         crossing = (int(self.position.z // 1) - DOOR[2]) * (tz - DOOR[2]) < 0  # through the door wall
         if crossing and not (self.door_open and through_open_door):
             raise BodyError("no progress: the door is in the way")
+        if crossing and self.blocked_crossings:
+            self.blocked_crossings -= 1
+            raise BodyError("blocked 1.80 blocks from the cell")
         self.position = Vec3(x=tx + 0.5, y=ty, z=tz + 0.5)
         return {"position": {"x": tx, "y": ty, "z": tz}}
 
@@ -186,3 +190,14 @@ def test_tasks_held_for_a_night_before_a_restart_are_given_back(env):
                      clock=ftime.clock)
     asyncio.run(fresh.tick(body.snapshot()))
     assert tasks.get_task(running).status is TaskStatus.pending
+
+
+@pytest.mark.parametrize(("blocked", "gets_in"), [(1, True), (5, False)])
+def test_a_blocked_doorway_is_tried_once_more_and_never_left_open(env, blocked, gets_in):
+    body, reflexes = env["body"], env["reflexes"]
+    body.blocked_crossings = blocked
+    body.time_of_day = 14_000
+    assert asyncio.run(reflexes.tick(body.snapshot())) == "shelter"
+    assert reflexes.holding_tasks is gets_in
+    assert in_hut(SITE, body.position) is gets_in
+    assert body.door_open is False
