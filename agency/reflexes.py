@@ -64,11 +64,14 @@ class Reflexes:
         self._shelter_retry_at = 0
         self._site: SiteSignature | None = None  # the shelter choose() picked
         self._started = False
+        self._acting = False
 
     @property
     def holding_tasks(self) -> bool:
-        """True while the bot spends the night in a shelter: the executor claims nothing."""
-        return self.sheltered is not None
+        """True while a reflex has the body or the bot spends the night in a shelter: the
+        executor claims nothing (else it claimed the next task while the bot walked to its
+        shelter, and the two fought over the body) and drive ticks skip."""
+        return self.sheltered is not None or self._acting
 
     def choose(self, snap: WorldSnapshot) -> str | None:
         """Which reflex this snapshot calls for (None = none), for tests and logs."""
@@ -109,9 +112,17 @@ class Reflexes:
         reflex = self.choose(snap)
         if reflex is None:
             return None
+        self._acting = True
+        try:
+            await self._act(reflex, snap)
+        finally:
+            self._acting = False
+        return reflex
+
+    async def _act(self, reflex: str, snap: WorldSnapshot) -> None:
         if reflex in ("shelter", "leave_shelter"):
             await self._shelter(reflex)
-            return reflex
+            return
         paused = await self.executor.preempt(PREEMPTED)
         if paused:
             self.stats.preemptions += 1
@@ -129,7 +140,6 @@ class Reflexes:
             if paused:
                 self.executor.resume_paused(PREEMPTED)
         self.stats.log = (self.stats.log + [{"reflex": reflex, "pausedTask": paused}])[-50:]
-        return reflex
 
     async def _shelter(self, reflex: str) -> None:
         if reflex == "leave_shelter":

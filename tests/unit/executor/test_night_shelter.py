@@ -201,3 +201,28 @@ def test_a_blocked_doorway_is_tried_once_more_and_never_left_open(env, blocked, 
     assert reflexes.holding_tasks is gets_in
     assert in_hut(SITE, body.position) is gets_in
     assert body.door_open is False
+
+
+def test_the_executor_claims_nothing_while_the_bot_walks_to_its_shelter(env):
+    """A soak caught the executor claiming the next task while the bot walked in, the two
+    then fought over the body and the bot walked out again."""
+    body, tasks, ex, reflexes, ftime = env["body"], env["tasks"], env["ex"], env["reflexes"], env["ftime"]
+    body.polls_to_finish = 5  # the walk in spans many executor ticks
+    running = _add(tasks, "craft", "wooden_pickaxe")
+    queued = _add(tasks, "collect", "oak_log", 3)
+    outcomes: list[str] = []
+
+    async def go():
+        assert await ex.tick() == "claimed"
+        body.time_of_day = 12_000
+        walk_in = asyncio.ensure_future(reflexes.tick(body.snapshot()))
+        while not walk_in.done():
+            outcomes.append(await ex.tick(held=reflexes.holding_tasks))
+            await ftime.sleep(0.1)
+        assert walk_in.result() == "shelter"
+
+    asyncio.run(go())
+    assert len(outcomes) > 5 and "claimed" not in outcomes
+    assert tasks.get_task(queued).status is TaskStatus.pending
+    assert tasks.get_task(running).status is TaskStatus.paused
+    assert in_hut(SITE, body.position)
