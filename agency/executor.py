@@ -93,8 +93,8 @@ class Executor:
     # ---- the tick ----------------------------------------------------------------------
     async def tick(self, *, can_work: bool = True, held: bool = False) -> str:
         """One step: finish a run that ended, else (if the bot can work) claim the next task.
-        `held`: the bot's one body is busy with something else (a night in a shelter), so
-        nothing is claimed and queued tasks are waiting their turn, not stuck.
+        `held`: the bot's one body is busy with something else (a reflex acting, a night in a
+        shelter), so nothing is claimed and queued tasks are waiting their turn, not stuck.
         Returns what happened, for logs and tests."""
         self.stats.last_tick_ms = self.clock()
         if self.current is not None:

@@ -144,7 +144,7 @@ class Agency:
             self.tasks,
             shelter_nearby=self.goals.shelter_nearby(self.last_snapshot),  # a verified shelter within 32 m
             table_nearby=await self._table_nearby(self.last_snapshot, now),
-            sheltering=self._sheltering,
+            sheltering=self._held_by_reflexes,
             config=self.drive_config,
             counters=self.counters,
         )
@@ -153,7 +153,7 @@ class Agency:
             logger.info("[DriveTick] fired goal={} rule={} thought={}", stored.metadata.goalKey, result.selection.rule, stored.id)
 
     @property
-    def _sheltering(self) -> bool:
+    def _held_by_reflexes(self) -> bool:
         return self.reflexes is not None and self.reflexes.holding_tasks
 
     async def _table_nearby(self, snap: WorldSnapshot, now_ms: int) -> bool | None:
@@ -174,7 +174,7 @@ class Agency:
 
     async def job_executor(self) -> None:
         assert self.executor is not None and self.body is not None
-        outcome = await self.executor.tick(can_work=self.body.connected, held=self._sheltering)
+        outcome = await self.executor.tick(can_work=self.body.connected, held=self._held_by_reflexes)
         if outcome == "idle":
             self.idle.check()
 

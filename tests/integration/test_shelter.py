@@ -219,7 +219,7 @@ def test_at_night_the_bot_spends_the_night_in_its_shelter_and_comes_out_in_the_m
     async def night():
         assert await agency.reflexes.tick(body.snapshot()) == "shelter"
         assert agency.reflexes.holding_tasks
-        assert await agency.executor.tick(held=agency._sheltering) == "held"
+        assert await agency.executor.tick(held=agency._held_by_reflexes) == "held"
 
     asyncio.run(night())
     assert in_hut(site, body.snapshot().position), body.snapshot().position
