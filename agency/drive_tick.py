@@ -48,6 +48,9 @@ class DriveTickState:
 
     last_fired_ms: int | None = None
 
+    def due(self, now_ms: int, interval_ms: int) -> bool:
+        return self.last_fired_ms is None or now_ms - self.last_fired_ms >= interval_ms
+
 
 class DriveSkipReason(str, Enum):
     disabled = "disabled"
@@ -170,7 +173,8 @@ def evaluate_drive_tick(
         return unsafe
     if sheltering:
         return DriveTickSkipped(DriveSkipReason.sheltering, "in the shelter until morning")
-    if state.last_fired_ms is not None and now_ms - state.last_fired_ms < config.interval_ms:
+    if not state.due(now_ms, config.interval_ms):
+        assert state.last_fired_ms is not None
         return DriveTickSkipped(
             DriveSkipReason.interval_not_elapsed, f"{now_ms - state.last_fired_ms}ms < {config.interval_ms}ms"
         )

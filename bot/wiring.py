@@ -159,8 +159,7 @@ class Agency:
     async def _table_nearby(self, snap: WorldSnapshot, now_ms: int) -> bool | None:
         """Is a placed crafting table in the crafter's reach? Read only when a drive tick is
         due and no table is held (one small region read); None = not looked."""
-        last = self.drive_state.last_fired_ms
-        due = last is None or now_ms - last >= self.drive_config.interval_ms
+        due = self.drive_state.due(now_ms, self.drive_config.interval_ms)
         if not due or snap.count_of("crafting_table") or self.tool_ctx is None or self.body is None or not self.body.connected:
             return None
         try:

@@ -70,7 +70,7 @@ async def _step(ctx: ToolContext, cell: Cell) -> None:
 
 
 async def _pass(ctx: ToolContext, door: Cell, start: Cell, end: Cell) -> dict[str, Any]:
-    if _feet(ctx)[0::2] != start[0::2] and _feet(ctx)[0::2] != end[0::2]:
+    if _feet(ctx)[0::2] not in (start[0::2], end[0::2]):
         await run_action(ctx, "move_to", {"x": start[0], "y": start[1], "z": start[2], "range": 0})
     for attempt in range(CROSSING_ATTEMPTS):
         if _feet(ctx)[0::2] == end[0::2]:
