@@ -1,16 +1,27 @@
 # Two set-up commands do everything on a fresh machine: `make run` and `make test`.
-# Each installs what is missing (Python venv + deps from pyproject.toml, node deps with
-# `npm ci` from node/package-lock.json) and then does its job.
+# Each installs what is missing (Node >= 22: the machine's, else the pinned one from
+# toolchain/package-lock.json into .toolchain/; the Python venv + deps from pyproject.toml;
+# node deps with `npm ci` from node/package-lock.json) and then does its job.
 
 PYTHON ?= python3
+comma := ,
 VENV   := .venv
 BIN    := $(VENV)/bin
 PY_STAMP   := $(VENV)/.mcbot-installed
+NODE_RUNTIME := .toolchain/.installed
 NODE_STAMP := node/node_modules/.mcbot-installed
+# Every Minecraft version we claim, each run by make test (the default embedded one first).
+MC_VERSIONS := 1.21.4 1.18.2
+
+# The pinned node and npm (when installed) come first for every recipe and what it starts.
+export PATH := $(CURDIR)/.toolchain/bin:$(PATH)
 
 .PHONY: install run test test-unit test-integration test-node soak-fast server bench clean
 
 install: $(PY_STAMP) $(NODE_STAMP)
+
+$(NODE_RUNTIME): toolchain/package-lock.json scripts/install_node.py
+	$(PYTHON) scripts/install_node.py
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -20,7 +31,7 @@ $(PY_STAMP): pyproject.toml | $(BIN)/python
 	$(BIN)/pip install --quiet -e '.[test]'
 	touch $@
 
-$(NODE_STAMP): node/package.json node/package-lock.json
+$(NODE_STAMP): node/package.json node/package-lock.json $(NODE_RUNTIME)
 	cd node && npm ci --no-audit --no-fund
 	touch $@
 
@@ -39,8 +50,8 @@ NODE_CI_TESTS := $(filter-out test/survival.test.js,$(patsubst node/%,%,$(wildca
 test: install
 	$(BIN)/pytest
 	@echo "node/test/survival.test.js: not run here (flaky collectblock pathing; see Makefile, make test-node runs it)"
-	cd node && node --test $(NODE_CI_TESTS)
-	scripts/soak.sh 3 --fast
+	set -e; for v in $(MC_VERSIONS); do echo "node tests at $$v"; (cd node && MCBOT_MC_VERSION=$$v node --test $(NODE_CI_TESTS)); done
+	set -e; for v in $(MC_VERSIONS); do scripts/soak.sh 3 --fast --version $$v; done
 
 test-unit: install
 	$(BIN)/pytest -m "not integration"
@@ -49,13 +60,13 @@ test-integration: install
 	$(BIN)/pytest -m integration
 
 test-node: install
-	cd node && node --test test/
+	set -e; for v in $(MC_VERSIONS); do (cd node && MCBOT_MC_VERSION=$$v node --test test/); done
 
 soak-fast: install
-	scripts/soak.sh 3 --fast
+	set -e; for v in $(MC_VERSIONS); do scripts/soak.sh 3 --fast --version $$v; done
 
 bench: install
-	$(BIN)/mcbot bench bridge
+	$(BIN)/mcbot bench bridge --versions $(subst $(eval) ,$(comma),$(MC_VERSIONS))
 
 clean:
-	rm -rf $(VENV) node/node_modules .pytest_cache
+	rm -rf $(VENV) node/node_modules .pytest_cache .toolchain

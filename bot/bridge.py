@@ -24,6 +24,8 @@ from typing import Any, Callable
 
 from loguru import logger
 
+from bot.node_runtime import NodeRuntimeError, resolve_node_bin
+
 NODE_DIR = Path(__file__).resolve().parents[1] / "node"
 ENTRY = NODE_DIR / "bridge.js"
 
@@ -81,7 +83,7 @@ class Bridge:
 
     def __init__(
         self,
-        node_bin: str = "node",
+        node_bin: str = "auto",
         call_margin_s: float = 5.0,
         dead_check_interval_s: float = 1.0,
         on_dead: Callable[[str], None] | None = None,
@@ -110,8 +112,12 @@ class Bridge:
             raise BridgeInitError(f"{ENTRY} is missing")
         if not (NODE_DIR / "node_modules" / "mineflayer").exists():
             raise BridgeInitError(f"node dependencies are not installed: run `npm ci` in {NODE_DIR}")
+        try:
+            node_bin = resolve_node_bin(self.node_bin)
+        except NodeRuntimeError as e:
+            raise BridgeInitError(str(e)) from None
         os.environ["NODE_PM"] = "false"  # never let JSPyBridge npm-install anything
-        os.environ["NODE_BIN"] = self.node_bin
+        os.environ["NODE_BIN"] = node_bin
         self._executor = _Worker("jsbridge")
         self._dead_reason = None
         self._stopping.clear()
@@ -120,7 +126,7 @@ class Bridge:
         except concurrent.futures.TimeoutError as e:
             raise BridgeInitError(f"node side did not start within {timeout_s:.0f} s") from e
         except FileNotFoundError as e:
-            raise BridgeInitError(f"node executable not found ({self.node_bin}): {e}") from e
+            raise BridgeInitError(f"node executable not found ({node_bin}): {e}") from e
         except Exception as e:  # noqa: BLE001 - any start failure is an init failure
             raise BridgeInitError(f"node side failed to start: {e}") from e
         self.generation += 1

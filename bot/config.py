@@ -66,7 +66,7 @@ class ServerConfig(_Section):
     port: int = Field(25565, ge=1, le=65535)
     version: str = Field("auto", pattern=r"^(auto|\d+\.\d+(\.\d+)?)$")  # auto = server list ping
     embedded: bool | None = None  # None = decided by host, see use_embedded
-    embedded_version: str = Field("1.18.2", pattern=_MC_VERSION)
+    embedded_version: Literal["1.21.4", "1.18.2"] = "1.21.4"
     world_folder: str = ""  # "" = in-memory world
     seed: int = 1337
     tree_density: float = Field(0.04, ge=0, le=1)
@@ -100,7 +100,7 @@ class BotConfig(_Section):
 
 
 class BridgeConfig(_Section):
-    node_bin: str = Field("node", min_length=1)
+    node_bin: str = Field("auto", min_length=1)  # "auto": .toolchain/'s pinned Node 22, else PATH
     call_margin_s: float = Field(5.0, ge=0)  # Python-side timeout = JS timeout + this
     dead_check_interval_s: float = Field(1.0, gt=0)
 

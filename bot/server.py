@@ -17,6 +17,7 @@ from typing import Any
 from loguru import logger
 
 from bot.bridge import NODE_DIR
+from bot.node_runtime import NodeRuntimeError, resolve_node_bin
 
 READY_PREFIX = "MCBOT_SERVER_READY"
 SERVER_JS = NODE_DIR / "server.js"
@@ -29,7 +30,7 @@ class ServerStartError(RuntimeError):
 @dataclass
 class EmbeddedServerSettings:
     port: int = 25565
-    version: str = "1.18.2"
+    version: str = "1.21.4"
     world_folder: str = ""
     seed: int = 1337
     tree_density: float = 0.04
@@ -58,7 +59,7 @@ class EmbeddedServerSettings:
 
 
 class EmbeddedServer:
-    def __init__(self, settings: EmbeddedServerSettings, node_bin: str = "node") -> None:
+    def __init__(self, settings: EmbeddedServerSettings, node_bin: str = "auto") -> None:
         self.settings = settings
         self.node_bin = node_bin
         self.proc: subprocess.Popen[str] | None = None
@@ -73,7 +74,11 @@ class EmbeddedServer:
         if not SERVER_JS.exists():
             raise ServerStartError(f"{SERVER_JS} is missing")
         s = self.settings
-        cmd = [self.node_bin, str(SERVER_JS), "--port", str(s.port), "--version", s.version, "--config", s.to_json()]
+        try:
+            node_bin = resolve_node_bin(self.node_bin)
+        except NodeRuntimeError as e:
+            raise ServerStartError(str(e)) from None
+        cmd = [node_bin, str(SERVER_JS), "--port", str(s.port), "--version", s.version, "--config", s.to_json()]
         try:
             self.proc = subprocess.Popen(
                 cmd,
@@ -85,7 +90,7 @@ class EmbeddedServer:
                 cwd=str(NODE_DIR),
             )
         except FileNotFoundError as e:
-            raise ServerStartError(f"node executable not found ({self.node_bin}): {e}") from None
+            raise ServerStartError(f"node executable not found ({node_bin}): {e}") from None
         ready = threading.Event()
         self._reader = threading.Thread(target=self._read, args=(ready,), name="embedded-server-log", daemon=True)
         self._reader.start()

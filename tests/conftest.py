@@ -1,9 +1,13 @@
-"""Shared fixtures. Integration tests share ONE embedded server and ONE bridge per test
-session (JSPyBridge is process-global, and server start-up is the slow part)."""
+"""Shared fixtures. Integration tests share ONE embedded server per Minecraft version and ONE
+bridge per test session (JSPyBridge is process-global, and server start-up is the slow part).
+
+The version matrix: every test that uses the embedded world runs once per version of
+`--mc-version` (repeatable or comma-separated), else of the environment variable
+MCBOT_TEST_MC_VERSIONS, else of MC_VERSIONS below. Tests are grouped by version, so one
+server per version is up at a time."""
 
 from __future__ import annotations
 
-import shutil
 import time
 from pathlib import Path
 from typing import Callable, Iterator
@@ -12,6 +16,31 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = ROOT / "tests" / "fixtures"
+# Every version we claim: the default embedded version first.
+MC_VERSIONS = ("1.21.4", "1.18.2")
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption("--mc-version", action="append", default=[], metavar="VERSION",
+                     help="Minecraft version(s) of the embedded world for integration tests "
+                          f"(repeatable or comma-separated; default {','.join(MC_VERSIONS)} "
+                          "or $MCBOT_TEST_MC_VERSIONS)")
+
+
+def mc_versions(config: pytest.Config) -> list[str]:
+    import os
+
+    raw = ",".join(config.getoption("--mc-version")) or os.environ.get("MCBOT_TEST_MC_VERSIONS", "")
+    versions = [v.strip() for v in raw.split(",") if v.strip()] or list(MC_VERSIONS)
+    unknown = [v for v in versions if v not in MC_VERSIONS]
+    if unknown:
+        raise pytest.UsageError(f"--mc-version {unknown}: the embedded world serves {list(MC_VERSIONS)}")
+    return versions
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    if "mc_version" in metafunc.fixturenames:
+        metafunc.parametrize("mc_version", mc_versions(metafunc.config), scope="session")
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
@@ -34,15 +63,19 @@ def wait_until(pred: Callable[[], object], timeout_s: float, what: str, poll_s: 
 
 @pytest.fixture(scope="session")
 def node_available() -> None:
-    if shutil.which("node") is None:
-        pytest.fail("node is not installed: integration tests need it (make test installs node deps)")
+    from bot.node_runtime import NodeRuntimeError, resolve_node_bin
+
+    try:
+        resolve_node_bin()
+    except NodeRuntimeError as e:
+        pytest.fail(f"integration tests need Node >= 22: {e}")
 
 
 @pytest.fixture(scope="session")
-def embedded_server(node_available: None) -> Iterator["object"]:
+def embedded_server(node_available: None, mc_version: str) -> Iterator["object"]:
     from bot.server import EmbeddedServer, EmbeddedServerSettings, free_port
 
-    server = EmbeddedServer(EmbeddedServerSettings(port=free_port(), hostiles=False))
+    server = EmbeddedServer(EmbeddedServerSettings(port=free_port(), version=mc_version, hostiles=False))
     server.start()
     yield server
     server.stop()
