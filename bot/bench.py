@@ -1,10 +1,15 @@
 """`mcbot bench bridge`: the one-call helpers against the naive way, side by side in one run
-on the embedded world. Speed goals are judged here (ratios), never by timed test asserts."""
+on the embedded world. Speed goals are judged here (ratios), never by timed test asserts.
+With `--versions 1.21.4,1.18.2` each version is measured in its own child process (one
+JSPyBridge per process) and the figures are printed in one table, a column per version."""
 
 from __future__ import annotations
 
 import json
+import os
 import statistics
+import subprocess
+import sys
 import time
 from typing import Any, Callable
 
@@ -61,7 +66,9 @@ def _per_property_snapshot(bot: Any) -> dict[str, Any]:
     return state
 
 
-def bench_bridge(cfg: Any, as_json: bool = False, rounds: int = 200) -> int:
+def bench_bridge(cfg: Any, as_json: bool = False, rounds: int = 200, versions: str | None = None) -> int:
+    if versions:
+        return _bench_versions([v.strip() for v in versions.split(",") if v.strip()], as_json, rounds)
     port = free_port()
     server = EmbeddedServer(settings_from_config(cfg.server, port=port), node_bin=cfg.bridge.node_bin)
     server.start()
@@ -152,3 +159,41 @@ def _print_table(r: dict[str, Any]) -> None:
     print(f"  -> helper is {r['region_speedup']}x faster (target p50 <= {TARGETS['region_p50_ms']} ms)")
     print(f"RSS: python {r['python_rss_mb']} MB, node (bridge) {r['node_rss_mb']} MB, server {r['server_rss_mb']} MB")
     print("targets met" if r["targets_met"] else "TARGETS NOT MET")
+
+
+ROWS = (  # (label, key, format) of the side-by-side table
+    ("snapshot helper p50 ms", "snapshot_p50_ms", ".3f"),
+    ("snapshot per property p50 ms", "snapshot_per_property_p50_ms", ".3f"),
+    ("snapshot speedup x", "snapshot_speedup", ".1f"),
+    ("region 32x32x16 helper p50 ms", "region_p50_ms", ".3f"),
+    ("region block by block ms", "region_per_block_ms", ".1f"),
+    ("region speedup x", "region_speedup", ".1f"),
+    ("entities seen", "entities_seen", "d"),
+    ("RSS python MB", "python_rss_mb", ".1f"),
+    ("RSS node (bridge) MB", "node_rss_mb", ".1f"),
+    ("RSS server MB", "server_rss_mb", ".1f"),
+)
+
+
+def _bench_versions(versions: list[str], as_json: bool, rounds: int) -> int:
+    results: dict[str, Any] = {}
+    for v in versions:
+        print(f"bench: measuring the embedded world at {v} ...", file=sys.stderr, flush=True)
+        env = {**os.environ, "MCBOT_SERVER__EMBEDDED_VERSION": v}
+        proc = subprocess.run([sys.executable, "-m", "bot", "bench", "bridge", "--json", "--rounds", str(rounds)],
+                              env=env, capture_output=True, text=True, timeout=900)
+        lines = proc.stdout.strip().splitlines()
+        if proc.returncode != 0 or not lines:
+            print(f"bench: {v} failed (exit {proc.returncode}): {proc.stderr.strip()[-500:]}", file=sys.stderr)
+            return proc.returncode or 1
+        results[v] = json.loads(lines[-1])
+    if as_json:
+        print(json.dumps({"versions": results}))
+        return 0
+    print("bridge benchmark, side by side" + f" (targets: snapshot p50 <= {TARGETS['snapshot_p50_ms']} ms and "
+          f">= {TARGETS['snapshot_speedup']:.0f}x, region p50 <= {TARGETS['region_p50_ms']} ms)")
+    print(f"{'':32}" + "".join(f"{v:>12}" for v in versions))
+    for label, key, fmt in ROWS:
+        print(f"{label:32}" + "".join(f"{results[v][key]:>12{fmt}}" for v in versions))
+    print(f"{'targets met':32}" + "".join(f"{'yes' if results[v]['targets_met'] else 'NO':>12}" for v in versions))
+    return 0

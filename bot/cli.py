@@ -66,6 +66,8 @@ def build_parser() -> argparse.ArgumentParser:
     bb = bench_sub.add_parser("bridge", help="bridge helpers vs per-property reads (starts an embedded world)")
     bb.add_argument("--json", action="store_true", help="print one JSON object")
     bb.add_argument("--rounds", type=int, default=200)
+    bb.add_argument("--versions", metavar="V1,V2",
+                    help="embedded versions to measure side by side, e.g. 1.21.4,1.18.2 (default: server.embedded_version)")
     from bot.bench_verifier import add_verifier_bench  # noqa: PLC0415
     add_verifier_bench(bench_sub)
     return p
@@ -213,8 +215,9 @@ def cmd_bench(args: Any, cfg: Any, _loaded: Any) -> int:
     from bot.bench import bench_bridge  # noqa: PLC0415
     from bot.bench_verifier import bench_verifier  # noqa: PLC0415
 
-    bench = bench_verifier if args.bench_command == "verifier" else bench_bridge
-    return bench(cfg, as_json=args.json, rounds=args.rounds)
+    if args.bench_command == "verifier":
+        return bench_verifier(cfg, as_json=args.json, rounds=args.rounds)
+    return bench_bridge(cfg, as_json=args.json, rounds=args.rounds, versions=args.versions)
 
 
 def _agents(args: Any, cfg: Any, loaded: Any) -> int:

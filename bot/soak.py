@@ -2,11 +2,12 @@
 criteria, classify every non-terminal task by 7.3 and count shelters built and verified at
 night (informational). Used by scripts/soak.sh.
 
-    scripts/soak.sh MINUTES [--server embedded|HOST:PORT] [--creative] [--fast]
+    scripts/soak.sh MINUTES [--server embedded|HOST:PORT] [--version 1.21.4|1.18.2] [--creative] [--fast]
 
 Writes soak-results/soak-<ts>.log (samples and verdicts), soak-results/soak-<ts>-report.json
 and soak-results/soak-<ts>.png, and copies the last two to soak-results/report.json and
-chart.png. Exits 0 on PASS, 1 on FAIL, 3 when the daemon cannot start.
+chart.png. The log and the report name the server's version (asked by a list ping).
+Exits 0 on PASS, 1 on FAIL, 3 when the daemon cannot start.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from typing import Any
 
 import httpx
 
+from bot.ping import ServerUnreachable, ping
 from bot.server import free_port
 from bot.soak_report import evaluate, write_chart
 
@@ -50,10 +52,15 @@ def parse(argv: list[str]) -> argparse.Namespace:
     ap = argparse.ArgumentParser(prog="soak.sh")
     ap.add_argument("minutes", type=float)
     ap.add_argument("--server", default="embedded", help="embedded (default) or HOST:PORT")
+    ap.add_argument("--version", choices=("1.21.4", "1.18.2"),
+                    help="Minecraft version of the embedded world (default: server.embedded_version)")
     ap.add_argument("--creative", action="store_true", help="play in creative mode (checks criterion 8)")
     ap.add_argument("--fast", action="store_true", help="scaled intervals for CI")
     ap.add_argument("--out", default="soak-results")
-    return ap.parse_args(argv)
+    args = ap.parse_args(argv)
+    if args.version and args.server != "embedded":
+        ap.error("--version chooses the embedded world's version; your server speaks its own")
+    return args
 
 
 def daemon_env(args: argparse.Namespace, db: Path, api_port: int) -> dict[str, str]:
@@ -66,6 +73,8 @@ def daemon_env(args: argparse.Namespace, db: Path, api_port: int) -> dict[str, s
     if args.server == "embedded":
         env["MCBOT_SERVER__PORT"] = str(free_port())
         env["MCBOT_SERVER__HOST"] = ""
+        if args.version:
+            env["MCBOT_SERVER__EMBEDDED_VERSION"] = args.version
     else:
         host, _, port = args.server.rpartition(":")
         env["MCBOT_SERVER__HOST"], env["MCBOT_SERVER__PORT"] = host, port
@@ -151,6 +160,8 @@ def main(argv: list[str] | None = None) -> int:
             if not _wait_up(proc, base, 90):
                 say("[Soak] FAIL daemon did not become healthy within 90 s")
                 return 3
+            server_version = _server_version(env)
+            say(f"[Soak] server {args.server} speaks {server_version}")
             deadline = t0 + args.minutes * 60
             while time.monotonic() < deadline and proc.poll() is None:
                 s = sample(base, t0)
@@ -164,7 +175,8 @@ def main(argv: list[str] | None = None) -> int:
             _stop(proc)
             daemon_log.close()
         report = evaluate(samples, creative=args.creative, daemon_alive_until_end=proc.returncode in (0, None))
-        report.update({"minutes": args.minutes, "server": args.server, "creative": args.creative,
+        report.update({"minutes": args.minutes, "server": args.server, "serverVersion": server_version,
+                       "creative": args.creative,
                        "scale": {"mode": "fast", **FAST} if args.fast else {"mode": "real"}, "samples": samples})
         for c in report["criteria"]:
             say(f"[Soak] {'PASS' if c['pass'] else 'FAIL'} {c['id']} {c['name']}: {c['detail']}")
@@ -189,6 +201,16 @@ def _by_status(tasks: list[dict[str, Any]]) -> dict[str, int]:
     for t in tasks:
         out[t["status"]] = out.get(t["status"], 0) + 1
     return out
+
+
+def _server_version(env: dict[str, str]) -> str:
+    """The version the soaked server announces (list ping), e.g. "1.21.4 (protocol 769)"."""
+    host = env.get("MCBOT_SERVER__HOST") or "127.0.0.1"
+    try:
+        info = ping(host, int(env["MCBOT_SERVER__PORT"]))
+    except ServerUnreachable as e:
+        return f"unknown ({e})"
+    return f"{info.version_name} (protocol {info.protocol})"
 
 
 def _wait_up(proc: subprocess.Popen, base: str, timeout_s: float) -> bool:
