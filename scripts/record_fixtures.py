@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """Record the replay fixtures in tests/fixtures/ from the embedded world.
 
-    .venv/bin/python scripts/record_fixtures.py [--out tests/fixtures]
+    .venv/bin/python scripts/record_fixtures.py --version 1.21.4|1.18.2 [--out tests/fixtures]
+
+writes tests/fixtures/<version>/<name>.jsonl: the replay tests run on every version's set.
 
 Each fixture is a short scripted session: the script issues op commands while the
 Recorder writes snapshots, events and regions (format: agency/replay.py).
@@ -53,12 +55,13 @@ FIXTURES: dict[str, tuple[float, Callable[[Recorder, float, dict], None]]] = {
 
 def main() -> int:
     ap = argparse.ArgumentParser()
+    ap.add_argument("--version", choices=("1.21.4", "1.18.2"), required=True)
     ap.add_argument("--out", default="tests/fixtures")
     args = ap.parse_args()
     setup_logging("INFO")
-    out_dir = Path(args.out)
+    out_dir = Path(args.out) / args.version
     out_dir.mkdir(parents=True, exist_ok=True)
-    server = EmbeddedServer(EmbeddedServerSettings(port=free_port(), hostiles=False, seed=42))
+    server = EmbeddedServer(EmbeddedServerSettings(port=free_port(), version=args.version, hostiles=False, seed=42))
     server.start()
     bridge = Bridge()
     bridge.start()

@@ -38,6 +38,16 @@ def mc_versions(config: pytest.Config) -> list[str]:
     return versions
 
 
+@pytest.fixture(params=MC_VERSIONS)
+def replay_version(request: pytest.FixtureRequest) -> str:
+    """Replay tests run on every version's recorded set (tests/fixtures/<version>/)."""
+    return str(request.param)
+
+
+def replay_fixture(version: str, name: str) -> Path:
+    return FIXTURES / version / f"{name}.jsonl"
+
+
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     if "mc_version" in metafunc.fixturenames:
         metafunc.parametrize("mc_version", mc_versions(metafunc.config), scope="session")

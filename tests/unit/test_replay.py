@@ -88,3 +88,12 @@ def test_replay_requires_header(tmp_path):
     p = _write(tmp_path, [{"kind": "snapshot", "t": 0, "data": SNAP}])
     with pytest.raises(ReplayFormatError, match="rec.jsonl:1"):
         Recording(p)
+
+
+def test_each_versions_fixture_set_was_recorded_at_that_version(replay_version):
+    from tests.conftest import replay_fixture
+
+    for name in ("day_to_dusk", "taking_damage"):
+        rec = Recording(replay_fixture(replay_version, name))
+        assert rec.header.versions["minecraft"] == replay_version
+        assert rec.duration_ms > 10_000

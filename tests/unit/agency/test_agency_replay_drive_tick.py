@@ -2,18 +2,16 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from agency.drive_tick import DriveSkipReason, DriveTickConfig, DriveTickFired, DriveTickSkipped, DriveTickState, evaluate_drive_tick
 from agency.replay import Recording, ReplayBody
+from tests.conftest import replay_fixture
 
-FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
 STEP_MS = 500
 
 
-def _decisions(name: str, interval_ms: int = 1_000):
+def _decisions(version: str, name: str, interval_ms: int = 1_000):
     """Evaluate a tick every STEP_MS of recorded time: (t, result) pairs."""
-    rec = Recording(FIXTURES / f"{name}.jsonl")
+    rec = Recording(replay_fixture(version, name))
     now = {"t": 0}
     body = ReplayBody(rec, clock=lambda: now["t"])
     state = DriveTickState()
@@ -26,16 +24,16 @@ def _decisions(name: str, interval_ms: int = 1_000):
     return out
 
 
-def test_replay_day_to_dusk_switches_from_collecting_logs_to_shelter_at_dusk():
-    fired = [(snap, r) for _, snap, r in _decisions("day_to_dusk") if isinstance(r, DriveTickFired)]
+def test_replay_day_to_dusk_switches_from_collecting_logs_to_shelter_at_dusk(replay_version):
+    fired = [(snap, r) for _, snap, r in _decisions(replay_version, "day_to_dusk") if isinstance(r, DriveTickFired)]
     goals = [(snap.timeOfDay, r.thought.metadata.goalKey) for snap, r in fired]
     # Empty inventory: rule 1 (collect logs) wins by day AND at dusk, since it comes first.
     assert goals and all(key == "collect:oak_log" for _, key in goals)
     assert any(t < 11_000 for t, _ in goals) and any(t >= 13_000 for t, _ in goals)
 
 
-def test_replay_day_to_dusk_with_logs_in_hand_asks_for_shelter_once_dusk_comes():
-    rec = Recording(FIXTURES / "day_to_dusk.jsonl")
+def test_replay_day_to_dusk_with_logs_in_hand_asks_for_shelter_once_dusk_comes(replay_version):
+    rec = Recording(replay_fixture(replay_version, "day_to_dusk"))
     now = {"t": 0}
     body = ReplayBody(rec, clock=lambda: now["t"])
     keys = []
@@ -52,8 +50,8 @@ def test_replay_day_to_dusk_with_logs_in_hand_asks_for_shelter_once_dusk_comes()
     assert dusk == {"build:basic_shelter"}
 
 
-def test_replay_taking_damage_gates_drive_ticks_while_health_or_food_is_low():
-    results = _decisions("taking_damage")
+def test_replay_taking_damage_gates_drive_ticks_while_health_or_food_is_low(replay_version):
+    results = _decisions(replay_version, "taking_damage")
     for _, snap, r in results:
         if snap.health < 16:
             assert isinstance(r, DriveTickSkipped) and r.reason is DriveSkipReason.low_health

@@ -9,15 +9,14 @@ from pathlib import Path
 
 from agency.eval.fixture import load_fixture_suite
 from agency.eval.progress import Progress
+from tests.conftest import replay_fixture
 from tests.unit.eval.conftest import lines, run_cli, scenario, write_suite
 
-FIXTURES = Path(__file__).resolve().parents[3] / "tests" / "fixtures"
 
-
-def test_from_fixture_builds_frames_from_recorded_snapshots(logs):
-    suite = load_fixture_suite(FIXTURES / "taking_damage.jsonl")
-    assert lines(logs, "[Eval] suite_loaded")[0].startswith(
-        f"[Eval] suite_loaded path={FIXTURES / 'taking_damage.jsonl'} line_count=")
+def test_from_fixture_builds_frames_from_recorded_snapshots(logs, replay_version):
+    path = replay_fixture(replay_version, "taking_damage")
+    suite = load_fixture_suite(path)
+    assert lines(logs, "[Eval] suite_loaded")[0].startswith(f"[Eval] suite_loaded path={path} line_count=")
     assert suite.name == "fixture-taking_damage" and suite.scenarios
     assert suite.scenarios[0].previous is None and suite.scenarios[1].previous == suite.scenarios[0].snapshot
     hurt = [s for s in suite.scenarios if {st.kind for st in s.stimuli} & {"damage", "health_drop"}]
@@ -25,8 +24,8 @@ def test_from_fixture_builds_frames_from_recorded_snapshots(logs):
     assert len({s.id for s in suite.scenarios}) == len(suite.scenarios)
 
 
-def test_from_fixture_runs_end_to_end(llm, logs, tmp_path):
-    code = run_cli(llm, ["--from-fixture", str(FIXTURES / "day_to_dusk.jsonl"), "--profile", "rich",
+def test_from_fixture_runs_end_to_end(llm, logs, tmp_path, replay_version):
+    code = run_cli(llm, ["--from-fixture", str(replay_fixture(replay_version, "day_to_dusk")), "--profile", "rich",
                          "--mode", "end_to_end", "--run-id", "fx", "--out-dir", str(tmp_path / "out")])
     summary = json.loads((tmp_path / "out" / "fixture-day_to_dusk" / "rich" / "fx" / "summary.json").read_text())
     assert code == 0 and summary["metrics"]["scenarios"] == len(lines(logs, "[Eval] scenario_run")) > 0
