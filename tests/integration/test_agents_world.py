@@ -41,9 +41,10 @@ def _proc(port, db, task_id, user, crash_after=None):
     return r.returncode, json.loads(lines[-1])
 
 
-def test_interrupted_after_the_third_step_the_workflow_resumes_in_a_new_process(tmp_path):
+def test_interrupted_after_the_third_step_the_workflow_resumes_in_a_new_process(tmp_path, mc_version):
     # A world folder keeps the player's inventory across the crash, as a real server does.
-    server = EmbeddedServer(EmbeddedServerSettings(port=free_port(), hostiles=False, world_folder=str(tmp_path / "world")))
+    server = EmbeddedServer(EmbeddedServerSettings(port=free_port(), version=mc_version, hostiles=False,
+                                                   world_folder=str(tmp_path / "world")))
     server.start()
     try:
         db = tmp_path / "checkpoints.db"

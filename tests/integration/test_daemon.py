@@ -15,10 +15,11 @@ from bot.server import free_port
 from tests.conftest import ROOT, wait_until
 
 
-def test_mcbot_run_serves_healthz_snapshot_metrics_and_stops_cleanly_on_sigterm(tmp_path):
+def test_mcbot_run_serves_healthz_snapshot_metrics_and_stops_cleanly_on_sigterm(tmp_path, mc_version):
     api_port = free_port()
     env = {
         **os.environ,
+        "MCBOT_SERVER__EMBEDDED_VERSION": mc_version,
         "MCBOT_SERVER__PORT": str(free_port()),
         "MCBOT_API__PORT": str(api_port),
         "MCBOT_STORAGE__DB_PATH": str(tmp_path / "daemon.db"),

@@ -17,9 +17,10 @@ from bot.server import EmbeddedServer, EmbeddedServerSettings, free_port
 from tests.conftest import ROOT, wait_until
 
 
-def _daemon(tmp_path: Path, api_port: int, **env_over: str) -> subprocess.Popen:
+def _daemon(tmp_path: Path, api_port: int, mc_version: str, **env_over: str) -> subprocess.Popen:
     env = {
         **os.environ,
+        "MCBOT_SERVER__EMBEDDED_VERSION": mc_version,
         "MCBOT_ENV": "development",  # lets the test POST a convertible goal thought
         "MCBOT_API__PORT": str(api_port),
         "MCBOT_STORAGE__DB_PATH": str(tmp_path / "daemon.db"),
@@ -85,10 +86,10 @@ def _all_gone(pids: list[int]) -> bool:
     return not any(psutil.pid_exists(p) and psutil.Process(p).status() != psutil.STATUS_ZOMBIE for p in pids)
 
 
-def test_daemon_sigkilled_mid_task_resumes_the_task_from_its_checkpoint_on_restart(tmp_path):
+def test_daemon_sigkilled_mid_task_resumes_the_task_from_its_checkpoint_on_restart(tmp_path, mc_version):
     api = free_port()
     world = {"MCBOT_SERVER__PORT": str(free_port()), "MCBOT_SERVER__WORLD_FOLDER": str(tmp_path / "world")}
-    p = _daemon(tmp_path, api, **world)
+    p = _daemon(tmp_path, api, mc_version, **world)
     try:
         _wait_healthy(p, api)
         _post_goal(api, "craft wooden_pickaxe 1")
@@ -109,7 +110,7 @@ def test_daemon_sigkilled_mid_task_resumes_the_task_from_its_checkpoint_on_resta
     finally:
         if p.poll() is None:
             p.kill()
-    p2 = _daemon(tmp_path, api, **world)
+    p2 = _daemon(tmp_path, api, mc_version, **world)
     try:
         _wait_healthy(p2, api)
         after_restart = _task(api, "craft:wooden_pickaxe")
@@ -126,11 +127,12 @@ def test_daemon_sigkilled_mid_task_resumes_the_task_from_its_checkpoint_on_resta
         p2.wait(timeout=20)
 
 
-def test_server_restart_mid_task_pauses_the_task_then_resumes_it(tmp_path):
-    server = EmbeddedServer(EmbeddedServerSettings(port=free_port(), hostiles=False, world_folder=str(tmp_path / "w")))
+def test_server_restart_mid_task_pauses_the_task_then_resumes_it(tmp_path, mc_version):
+    server = EmbeddedServer(EmbeddedServerSettings(port=free_port(), version=mc_version, hostiles=False,
+                                                   world_folder=str(tmp_path / "w")))
     server.start()
     api = free_port()
-    p = _daemon(tmp_path, api, MCBOT_SERVER__HOST="127.0.0.1", MCBOT_SERVER__PORT=str(server.port))
+    p = _daemon(tmp_path, api, mc_version, MCBOT_SERVER__HOST="127.0.0.1", MCBOT_SERVER__PORT=str(server.port))
     try:
         _wait_healthy(p, api)
         _post_goal(api, "craft wooden_pickaxe 1")

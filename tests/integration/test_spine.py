@@ -70,11 +70,11 @@ def test_op_damage_arrives_as_a_health_event(live_body):
     wait_until(lambda: live_body.snapshot().health == 20, 10, "health restored")
 
 
-def test_bot_reconnects_by_itself_after_server_restart(bridge):
+def test_bot_reconnects_by_itself_after_server_restart(bridge, mc_version):
     from bot.server import EmbeddedServer, EmbeddedServerSettings, free_port
     from tests.conftest import make_body
 
-    server = EmbeddedServer(EmbeddedServerSettings(port=free_port(), hostiles=False))
+    server = EmbeddedServer(EmbeddedServerSettings(port=free_port(), version=mc_version, hostiles=False))
     server.start()
     try:
         body = make_body(bridge, server.port, "mcbot_restart", reconnect_min_s=1.0, reconnect_max_s=2.0)
