@@ -43,6 +43,7 @@ function createBot (opts) {
   bot.loadPlugin(pathfinder)
   bot.loadPlugin(collectBlock)
   attach(rec, opts.hostileRadius || 16)
+  require('./chat_guard').install(bot, opts, (type, data) => push(rec, type, data)) // secure-chat refusals
   return id
 }
 
