@@ -19,6 +19,7 @@ from loguru import logger
 from agency.world import ActionStatus, BlockRegion, BodyError, BodyEvent, EventType, WorldSnapshot
 from bot.bridge import Bridge, BridgeDead, BridgeError
 from bot.ping import PingResult, ServerUnreachable, ping
+from bot.realities import note_body_event, version_verdict, warn_known_issues
 
 
 class VersionUnsupported(RuntimeError):
@@ -88,29 +89,18 @@ class MineflayerBody:
         """Ping the server (fast exit 3 if nothing answers) and settle the version."""
         s = self.settings
         info: PingResult = ping(s.host, s.port)
-        explicit = s.version != "auto"
-        check = self.bridge.call_json("checkVersion", info.protocol, s.version if explicit else info.version_name)
-        if explicit:
-            if s.version not in check["supported"]:
-                raise VersionUnsupported(
-                    f"configured version {s.version} is not one mineflayer supports "
-                    f"(supported: {', '.join(check['supported'])})",
-                    explicit=True,
-                )
-            return s.version
-        if not check["ok"]:
-            raise VersionUnsupported(
-                f"server at {s.host}:{s.port} speaks {info.version_name} (protocol {info.protocol}), "
-                f"which this mineflayer does not support (supported: {', '.join(check['supported'])}); "
-                "set server.version explicitly if the server accepts an older client",
-                explicit=False,
-            )
-        return check["version"]
+        pinned = s.version if s.version != "auto" else None
+        check = self.bridge.call_json("checkVersion", info.protocol, pinned or info.version_name)
+        verdict = version_verdict(s.host, s.port, info.version_name, info.protocol, check, pinned)
+        if not verdict.ok:  # names the server's version, the supported range and the fix
+            raise VersionUnsupported(verdict.message, explicit=verdict.explicit)
+        return str(verdict.version)
 
     def connect(self) -> None:
         """Connect and wait until spawned with health known and chunks loaded."""
         s = self.settings
         self.version = self.resolve_version()
+        warn_known_issues(self.version)  # known mineflayer movement bugs of this version
         options = {
             "host": s.host,
             "port": s.port,
@@ -223,6 +213,8 @@ class MineflayerBody:
                 logger.warning("bot disconnected: {}", ev.data.get("reason"))
                 self.connected = False
                 self._reconnect_at = None
+            elif note_body_event(ev):  # chat refused by the server: logged once, as an error
+                pass
             elif ev.type in (EventType.kicked, EventType.error):
                 logger.warning("bot {}: {}", ev.type.value, ev.data)
             out.append(ev)

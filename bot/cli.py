@@ -48,6 +48,13 @@ def build_parser() -> argparse.ArgumentParser:
     rec.add_argument("--host")
     rec.add_argument("--port", type=int)
 
+    doc = sub.add_parser("doctor", help="check that the bot can live on a server; prints one table of findings")
+    doc.add_argument("--host")
+    doc.add_argument("--port", type=int)
+    doc.add_argument("--version", help="pin the version the bot speaks (default: server.version)")
+    doc.add_argument("--command", dest="check_commands", action="append", default=[], metavar="CMD",
+                     help="a command the bot must be allowed to run, e.g. \"/time query daytime\" (repeatable)")
+
     cfg = sub.add_parser("config", help="inspect configuration")
     cfg_sub = cfg.add_subparsers(dest="config_command", required=True, parser_class=_ArgParser)
     cfg_sub.add_parser("show", help="print the merged config and where each value came from")
@@ -203,6 +210,12 @@ def cmd_record(args: Any, cfg: Any, loaded: Any) -> int:
     return EXIT_OK
 
 
+def cmd_doctor(args: Any, cfg: Any, _loaded: Any) -> int:
+    from bot.doctor import doctor  # noqa: PLC0415
+
+    return doctor(cfg, host=args.host, port=args.port, version=args.version, commands=args.check_commands)
+
+
 def cmd_config(args: Any, _cfg: Any, loaded: Any) -> int:
     from bot.config import render_config_show  # noqa: PLC0415
 
@@ -244,6 +257,7 @@ COMMANDS: dict[str, Callable[[Any, Any, Any], int]] = {
     "snapshot": cmd_snapshot,
     "record": cmd_record,
     "config": cmd_config,
+    "doctor": cmd_doctor,
     "bench": cmd_bench,
     "agents": _agents,
     "agent": _agent,

@@ -12,8 +12,8 @@
 // per server: a bot that rejoins after a kick for it never chats into that kick again.
 // Commands go through (only those whose arguments are signed chat are refused).
 //
-// Also kept for `mcbot doctor`: the server's secure-chat flag and the last system messages
-// (command replies), read with facts(bot).
+// Also kept for `mcbot doctor`: the server's secure-chat flag and the last messages (command
+// replies), read with facts(bot).
 
 const FIX = 'set enforce-secure-profile=false in the server\'s server.properties and restart it, ' +
   'or join with bot.auth = "microsoft" (a signed-in account signs its chat)'
@@ -107,10 +107,12 @@ function install (bot, opts, push) {
   if (refusedServers.has(server)) refuse(refusedServers.get(server), 'remembered')
 
   bot.on('message', (msg, position) => {
-    if (position !== 'system') return // 'chat' is players talking; 'game_info' the action bar
+    if (position === 'game_info') return // the action bar
     const text = english(msg.toString())
-    state.system.push({ seq: ++state.seq, text, ts: Date.now() })
+    // Before 1.19 some servers (flying-squid) send command replies in the 'chat' position.
+    state.system.push({ seq: ++state.seq, text, position, ts: Date.now() })
     if (state.system.length > SYSTEM_LOG_MAX) state.system.shift()
+    if (position !== 'system') return // 'chat' is players talking: never a refusal
     const reason = refusalIn(msg)
     if (reason) refuse(reason, 'system_message')
   })
@@ -134,8 +136,8 @@ function install (bot, opts, push) {
   else bot.once('inject_allowed', wrap)
 }
 
-// What the doctor reads: the refusal (if any), the server's secure-chat flag, and system
-// messages after `sinceSeq`.
+// What the doctor reads: the refusal (if any), the server's secure-chat flag, and the messages
+// (system and chat positions) after `sinceSeq`.
 function facts (bot, sinceSeq) {
   const state = bot.mcbotChatGuard
   const features = (bot._client && bot._client.serverFeatures) || {}
