@@ -69,6 +69,10 @@ class Doctor:
                 self.add(check, "skip", why)
         return self.findings
 
+    def _current(self) -> str:
+        done = {f.check for f in self.findings}
+        return next((c for c in CHECKS if c not in done), CHECKS[-1])
+
     # ---- the checks, in order ---------------------------------------------------------------
     def run(self) -> list[Finding]:
         s = self.settings
@@ -97,8 +101,10 @@ class Doctor:
             if self.check_chat(bridge, body):
                 self.check_commands(bridge, body)
         except (BridgeInitError, BridgeDead) as e:
-            self.add("version" if not any(f.check == "version" for f in self.findings) else "login", "FAIL",
-                     f"node side failed: {e}", "run `make install` (node and node/node_modules), then retry")
+            self.add(self._current(), "FAIL", f"node side failed: {e}",
+                     "run `make install` (node and node/node_modules), then retry")
+        except (BridgeError, BodyError) as e:  # the bot lost its footing mid-check (e.g. kicked)
+            self.add(self._current(), "FAIL", str(e), "read the server's log around this time")
         finally:
             if body is not None:
                 body.close()
@@ -187,9 +193,15 @@ class Doctor:
                 if ev.type is EventType.error and ev.data.get("code") == "chat_refused":
                     refused = ev.data.get("reason")
                 if ev.type is EventType.kicked:
-                    what_fix = explain_kick(_plain(ev.data.get("reason")))
-                    self.add("chat", "FAIL", f"kicked after chatting: {_plain(ev.data.get('reason'))}",
-                             what_fix[1] if what_fix else "read the server's log")
+                    reason = _plain(ev.data.get("reason"))
+                    what_fix = explain_kick(reason)
+                    if what_fix and what_fix[1] == SECURE_PROFILE_FIX:  # once: the rejoined bot never chats again
+                        self.add("chat", "warn", f"kicked for chatting: {reason} (an offline-mode bot on a server that "
+                                                 "enforces secure profiles; the bot rejoins and lives without chat)",
+                                 SECURE_PROFILE_FIX)
+                    else:
+                        self.add("chat", "FAIL", f"kicked after chatting: {reason}",
+                                 what_fix[1] if what_fix else "read the server's log")
                     return False
             self.sleep(0.1)
         if refused is not None:

@@ -1,0 +1,147 @@
+"""The doctor's checks on fake bodies: what a Paper server can answer that the embedded world
+never does (refused chat, a kick at login, a denied command), with an injected clock."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from agency.world import BodyEvent
+from bot.config import McbotConfig
+from bot.doctor import Doctor
+from bot.ping import ServerUnreachable
+from bot.realities import SECURE_PROFILE_FIX
+
+REFUSAL = "Chat disabled due to missing profile public key. Please try reconnecting."
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.t = 0.0
+
+    def __call__(self) -> float:
+        return self.t
+
+    def sleep(self, s: float) -> None:
+        self.t += s
+
+
+class FakeBody:
+    """Events arrive one batch per events() call; chat lines are recorded."""
+
+    def __init__(self, batches: list[list[dict[str, Any]]] | None = None, connect_error: str | None = None) -> None:
+        self.batches = batches or []
+        self.sent: list[str] = []
+        self.bot_id = "1"
+        self.connect_error = connect_error
+
+    def events(self) -> list[BodyEvent]:
+        return [BodyEvent.model_validate({"ts": 1, **e}) for e in (self.batches.pop(0) if self.batches else [])]
+
+    def chat(self, line: str) -> None:
+        self.sent.append(line)
+
+    def connect(self) -> None:
+        if self.connect_error:
+            raise ServerUnreachable(self.connect_error)
+
+
+class FakeBridge:
+    def __init__(self, facts: dict[str, Any] | None = None, replies: list[dict[str, Any]] | None = None) -> None:
+        self.facts = {"refused": False, "reason": None, "enforcesSecureChat": False, "seq": 0, "system": [], **(facts or {})}
+        self.replies = replies or []
+        self.polls = 0
+
+    def call_json(self, fn: str, _id: str, since: int) -> dict[str, Any]:
+        assert fn == "chatFacts"
+        self.polls += 1
+        # command replies show up from the second poll on
+        system = [m for m in self.replies if m["seq"] > since] if self.polls > 1 else []
+        return {**self.facts, "system": system}
+
+
+@pytest.fixture
+def doctor() -> Doctor:
+    clock = Clock()
+    return Doctor(McbotConfig(), host="mc.example.org", port=25565, commands=["time query daytime"],
+                  clock=clock, sleep=clock.sleep)
+
+
+def _row(d: Doctor, check: str) -> tuple[str, str, str]:
+    f = next(f for f in d.findings if f.check == check)
+    return f.result, f.finding, f.fix
+
+
+def test_chat_that_comes_back_is_ok(doctor):
+    body = FakeBody()
+    body.batches = [[], []]
+    bridge = FakeBridge()
+    # the echo arrives on the second drain after sending
+    original_chat = body.chat
+
+    def chat(line: str) -> None:
+        original_chat(line)
+        body.batches = [[], [{"type": "chat", "data": {"username": "mcbot", "message": line}}]]
+
+    body.chat = chat  # type: ignore[method-assign]
+    assert doctor.check_chat(bridge, body)  # type: ignore[arg-type]
+    result, finding, _ = _row(doctor, "chat")
+    assert result == "ok" and body.sent[0] in finding
+
+
+def test_refused_chat_is_a_warning_with_the_secure_profile_fix_and_the_bot_lives_on(doctor):
+    refusal = {"type": "error", "data": {"code": "chat_refused", "reason": REFUSAL, "server": "mc.example.org:25565"}}
+    body = FakeBody(batches=[[], [refusal]])
+    assert doctor.check_chat(FakeBridge(), body)  # type: ignore[arg-type]
+    result, finding, fix = _row(doctor, "chat")
+    assert result == "warn" and REFUSAL in finding and fix == SECURE_PROFILE_FIX
+    assert "enforce-secure-profile=false" in fix and "microsoft" in fix
+
+
+def test_a_refusal_already_known_sends_nothing(doctor):
+    body = FakeBody()
+    assert doctor.check_chat(FakeBridge({"refused": True, "reason": REFUSAL}), body)  # type: ignore[arg-type]
+    assert body.sent == [] and _row(doctor, "chat")[0] == "warn"
+
+
+def test_a_kick_for_unsigned_chat_is_a_warning_and_ends_the_checks(doctor):
+    kick = {"type": "kicked", "data": {"reason": '{"translate":"multiplayer.disconnect.unsigned_chat"}'}}
+    assert not doctor.check_chat(FakeBridge(), FakeBody(batches=[[], [kick]]))  # type: ignore[arg-type]
+    result, finding, fix = _row(doctor, "chat")
+    assert result == "warn" and "unsigned_chat" in finding and fix == SECURE_PROFILE_FIX
+
+
+def test_silence_after_chat_is_a_warning_that_mentions_the_secure_chat_flag(doctor):
+    assert doctor.check_chat(FakeBridge({"enforcesSecureChat": True}), FakeBody())  # type: ignore[arg-type]
+    result, finding, fix = _row(doctor, "chat")
+    assert result == "warn" and "enforces secure chat" in finding and "enforce-secure-profile=false" in fix
+    assert doctor.clock() >= doctor.wait_s  # it waited the whole bounded time, on the injected clock
+
+
+def test_a_kick_at_login_names_the_reason_and_its_fix(doctor):
+    body = FakeBody(batches=[[{"type": "kicked", "data": {"reason": '{"translate":"multiplayer.disconnect.not_whitelisted"}'}}]],
+                    connect_error="disconnected while joining mc.example.org:25565: socketClosed")
+    assert not doctor.check_login(body)  # type: ignore[arg-type]
+    result, finding, fix = _row(doctor, "login")
+    assert result == "FAIL" and "not_whitelisted" in finding and "/whitelist add" in fix
+
+
+@pytest.mark.parametrize("reply,result", [
+    ("Unknown or incomplete command, see below for error", "FAIL"),
+    ("I'm sorry, but you do not have permission to perform this command.", "FAIL"),
+    ("The time is 1234", "ok"),
+])
+def test_command_permission_from_the_servers_reply(doctor, reply, result):
+    bridge = FakeBridge(replies=[{"seq": 1, "text": reply, "position": "system"}])
+    doctor.check_commands(bridge, FakeBody())  # type: ignore[arg-type]
+    got, finding, fix = _row(doctor, "commands")
+    assert got == result and "/time query daytime" in finding and reply in finding
+    assert ("/op mcbot" in fix) is (result == "FAIL")
+
+
+def test_a_player_talking_is_not_a_command_reply(doctor):
+    bridge = FakeBridge(replies=[{"seq": 1, "text": "<Steve> hi all", "position": "chat"}])
+    doctor.check_commands(bridge, FakeBody())  # type: ignore[arg-type]
+    assert _row(doctor, "commands")[0] == "warn"  # no reply within the wait
+
