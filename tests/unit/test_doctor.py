@@ -145,3 +145,15 @@ def test_a_player_talking_is_not_a_command_reply(doctor):
     doctor.check_commands(bridge, FakeBody())  # type: ignore[arg-type]
     assert _row(doctor, "commands")[0] == "warn"  # no reply within the wait
 
+
+
+def test_chat_sent_back_reformatted_by_a_chat_plugin_counts(doctor):
+    body = FakeBody()
+
+    class PluginBridge(FakeBridge):
+        def call_json(self, fn: str, _id: str, since: int) -> dict[str, Any]:
+            system = [{"seq": 3, "text": f"[Member] mcbot \u00bb {body.sent[-1]}", "position": "system"}] if body.sent else []
+            return {**self.facts, "seq": 2, "system": [m for m in system if m["seq"] > since]}
+
+    assert doctor.check_chat(PluginBridge(), body)  # type: ignore[arg-type]
+    assert _row(doctor, "chat")[0] == "ok"
