@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // mcbot embedded world: a flying-squid server plus our survival plugins (node/plugins/).
 //
-// Usage: node node/server.js --port 25565 --version 1.18.2 [--config '<json>']
+// Usage: node node/server.js --port 25565 --version 1.21.4 [--config '<json>']
 //   config keys (all optional): worldFolder (string | null = in-memory), seed (int),
 //   treeDensity (0..1, trees per surface column, default 0.015), hostiles (bool, default true),
 //   hostileCap (int, default 12), hungerRate (float, 1.0 = vanilla), dayLengthScale
@@ -81,7 +81,7 @@ if (!process.stdout.isTTY) readline.cursorTo = (stream, x, y, cb) => { if (typeo
 
 // --- arguments ------------------------------------------------------------------------------
 function parseArgs (argv) {
-  const args = { port: 25565, version: '1.18.2', config: {} }
+  const args = { port: 25565, version: '1.21.4', config: {} }
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]
     const next = () => {
@@ -113,7 +113,7 @@ const cfg = {
 cfg.version = args.version
 const GAME_MODES = { survival: 0, creative: 1, adventure: 2, spectator: 3 }
 
-const PLUGINS = ['fixes', 'drops', 'windows', 'crafting', 'hunger', 'damage', 'doors', 'mobs', 'spawning', 'daylight', 'commands']
+const PLUGINS = ['protocol', 'fixes', 'drops', 'windows', 'crafting', 'hunger', 'damage', 'doors', 'mobs', 'spawning', 'daylight', 'commands']
   .map((name) => ({ name, ...require(path.join(__dirname, 'plugins', name + '.js')) }))
 const terrain = require('./plugins/terrain.js')
 

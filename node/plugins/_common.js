@@ -2,11 +2,12 @@
 'use strict'
 
 const { Vec3 } = require('vec3')
+const { blockName, itemName } = require('./_names')
 
 // State id for a block name plus property overrides, using minecraft-data's state order
 // (the first property is the most significant digit, as in vanilla's state numbering).
 function stateId (registry, name, props = {}) {
-  const block = registry.blocksByName[name]
+  const block = registry.blocksByName[blockName(registry, name)]
   if (!block) throw new Error(`unknown block ${name}`)
   if (!block.states || block.states.length === 0) return block.defaultState ?? block.minStateId
   let rest = block.defaultState - block.minStateId
@@ -94,4 +95,4 @@ function dropItem (serv, world, position, itemId, count = 1, velocity) {
 
 const randInt = (lo, hi) => lo + Math.floor(Math.random() * (hi - lo + 1))
 
-module.exports = { stateId, stateProps, parseBlockSpec, isSolidState, chatReply, dropItem, randInt, Vec3 }
+module.exports = { stateId, stateProps, parseBlockSpec, isSolidState, chatReply, dropItem, randInt, blockName, itemName, Vec3 }

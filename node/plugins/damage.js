@@ -1,7 +1,8 @@
 // Player damage, death and fall damage, per vanilla:
 // - creative and spectator players take no damage; 10 ticks of invulnerability after a hit
 //   (a stronger hit in that window deals only the difference);
-// - a hit costs 0.1 exhaustion, shows the hurt status (entity status 2) and knocks back;
+// - a hit costs 0.1 exhaustion, shows the hurt effect (protocol.js: damage_event or entity
+//   status 2, by version) to the player and those around, and knocks back;
 // - at 0 hp the player dies: update_health 0 (mineflayer's 'death'), status 3 to others, the
 //   inventory is dropped where they died (keepInventory false) and a death message is sent;
 // - fall damage = ceil(fallDistance - 3), from the positions and onGround flags the client
@@ -38,9 +39,7 @@ module.exports.player = function (player, serv) {
     }
     player.health = Math.max(0, player.health - dealt)
     player.mcbotExhaust?.(0.1)
-    const status = { entityId: player.id, entityStatus: 2 }
-    player._client.write('entity_status', status)
-    player._writeOthersNearby('entity_status', status)
+    serv.mcbotHurtEffect(player, { cause, attacker })
     if (knockbackFrom) knockback(knockbackFrom)
     if (player.health <= 0) die(cause, attacker)
     else player.mcbotSendVitals()

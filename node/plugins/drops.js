@@ -5,11 +5,12 @@
 'use strict'
 
 const { Vec3 } = require('vec3')
+const { blockName, itemName } = require('./_names')
 
 const chance = (p) => Math.random() < p
 const range = (lo, hi) => lo + Math.floor(Math.random() * (hi - lo + 1))
 
-// name -> () => [[item, count], ...]
+// name (either spelling, see _names.js) -> () => [[item, count], ...]
 const TABLE = {
   grass_block: () => [['dirt', 1]],
   dirt_path: () => [['dirt', 1]],
@@ -41,8 +42,23 @@ function leaves (name) {
   return out
 }
 
+// TABLE keyed by the running version's block names; items likewise.
+const resolved = new WeakMap()
+function tableFor (registry) {
+  if (!resolved.has(registry)) {
+    const t = {}
+    for (const [name, roll] of Object.entries(TABLE)) {
+      const n = blockName(registry, name)
+      if (n) t[n] = roll
+    }
+    resolved.set(registry, t)
+  }
+  return resolved.get(registry)
+}
+
 module.exports.player = function (player, serv) {
   const { registry } = serv
+  const table = tableFor(registry)
 
   function fromLoot (name) {
     const loot = registry.blockLoot?.[name]
@@ -59,7 +75,7 @@ module.exports.player = function (player, serv) {
     const held = player.inventory.slots[36 + player.heldItemSlot]
     let items
     if (block.harvestTools && !(held && block.harvestTools[held.type])) items = []
-    else if (TABLE[block.name]) items = TABLE[block.name]()
+    else if (table[block.name]) items = table[block.name]()
     else if (block.name.endsWith('_leaves')) items = leaves(block.name)
     else items = fromLoot(block.name)
     const base = data.drops[0] || {
@@ -69,7 +85,8 @@ module.exports.player = function (player, serv) {
       blockDropDeath: 5 * 60 * 1000
     }
     const drops = items
-      .filter(([item, n]) => registry.itemsByName[item] && n > 0)
+      .map(([item, n]) => [itemName(registry, item), n])
+      .filter(([item, n]) => item && n > 0)
       .map(([item, n]) => ({
         ...base,
         blockDropVelocity: new Vec3(Math.random() * 0.8 - 0.4, 1.5, Math.random() * 0.8 - 0.4), // stay in the dug column

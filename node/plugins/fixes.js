@@ -2,6 +2,7 @@
 'use strict'
 
 const UserError = require('flying-squid').UserError
+const { itemName } = require('./_names')
 
 module.exports.server = function (serv, cfg) {
   const { registry } = serv
@@ -11,7 +12,24 @@ module.exports.server = function (serv, cfg) {
   // provider the column is then regenerated from the seed - every dug or placed block lost.
   serv.on('ready', () => {
     if (!cfg.worldFolder) serv.overworld.unloadColumn = () => {}
+    else serv.overworld.saveNow = saveNow
   })
+
+  // prismarine-world's saveNow clears the whole queue after awaiting the writes, dropping the
+  // chunks changed meanwhile (a block set during a periodic save was lost on restart). Only
+  // what this call writes leaves the queue.
+  async function saveNow () {
+    const batch = [...this.savingQueue.entries()]
+    for (const [key] of batch) this.savingQueue.delete(key)
+    for (const [key, { chunkX, chunkZ }] of batch) {
+      this.finishedSaving = Promise.all([this.finishedSaving, this.storageProvider.save(chunkX, chunkZ, this.columns[key])])
+    }
+    await this.finishedSaving
+    for (const [key, { chunkX, chunkZ }] of this.unloadQueue.entries()) {
+      if (!this.savingQueue.has(key)) this.forceUnloadColumn(key, chunkX, chunkZ)
+    }
+    this.emit('doneSaving')
+  }
 
   // /give stored the count as a string, so a later pickup made "5" + 1 = "51".
   serv.commands.add({
@@ -30,7 +48,7 @@ module.exports.server = function (serv, cfg) {
       return { players, item: args[1].replace(/^minecraft:/, ''), count }
     },
     action ({ players, item, count }, ctx) {
-      const itemData = registry.itemsByName[item]
+      const itemData = registry.itemsByName[itemName(registry, item)]
       if (!itemData) throw new UserError(`Unknown item '${item}'`)
       for (const player of players) {
         const left = player.giveItem(itemData.id, count)
@@ -132,7 +150,10 @@ module.exports.player = function (player, serv) {
       collectorEntityId: player.id,
       pickupItemCount: taken
     })
-    if (left > 0) entity.itemCount = left
-    else entity.destroy()
+    if (left > 0) {
+      entity.itemCount = left
+      const Item = require('prismarine-item')(serv.registry)
+      serv.mcbotUpdateMetadata(entity, { item: new Item(entity.itemId, left) }) // the stack others see
+    } else entity.destroy()
   }
 }

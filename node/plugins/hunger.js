@@ -105,7 +105,8 @@ module.exports.player = function (player, serv, cfg) {
   player._client.on('use_item', ({ hand }) => {
     const slot = hand === 1 ? 45 : 36 + player.heldItemSlot
     const item = player.inventory.slots[slot]
-    const food = item && registry.foods[item.type]
+    // by name: minecraft-data 1.21.4's foods carry stale item ids (bread 855, the item is 886)
+    const food = item && registry.foodsByName[registry.items[item.type]?.name]
     if (!food || player.mcbotDead) return
     if (player.food >= 20 && player.gameMode !== 1 && !ALWAYS_EDIBLE.has(food.name)) return
     eating = { slot, type: item.type, food, ticks: food.name === 'dried_kelp' ? 16 : 32 }

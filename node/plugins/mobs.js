@@ -11,7 +11,7 @@
 
 const { Vec3 } = require('vec3')
 const crypto = require('crypto')
-const { isSolidState, dropItem, randInt } = require('./_common')
+const { isSolidState, dropItem, randInt, itemName } = require('./_common')
 
 const KINDS = {
   zombie: { health: 20, damage: [2.5, 3, 4.5], speed: 0.115, burns: true, loot: [['rotten_flesh', 0, 2]] },
@@ -87,15 +87,14 @@ module.exports.server = function (serv) {
     return mob
   }
 
-  function hurt (mob, { damage = 1, attacker = null, knockbackFrom = null, fire = false } = {}) {
+  function hurt (mob, { damage = 1, attacker = null, knockbackFrom = null, fire = false, cause = null } = {}) {
     const ai = mob.ai
     if (ai.dead) return
     const now = Date.now()
     if (!fire && now - ai.hurtAt < 500) return
     ai.hurtAt = now
     mob.health -= damage
-    const status = { entityId: mob.id, entityStatus: 2 }
-    mob._writeOthersNearby('entity_status', status)
+    serv.mcbotHurtEffect(mob, { cause: cause || (fire ? 'fire' : attacker ? 'player' : 'command'), attacker })
     const from = knockbackFrom || (attacker && attacker.position)
     if (from) {
       const dx = mob.position.x - from.x
@@ -113,7 +112,8 @@ module.exports.server = function (serv) {
     mob._writeOthersNearby('entity_status', { entityId: mob.id, entityStatus: 3 })
     for (const [item, lo, hi] of mob.ai.kind.loot) {
       const n = randInt(lo, hi)
-      if (n > 0) dropItem(serv, mob.world, mob.position.offset(0, 0.5, 0), registry.itemsByName[item].id, n)
+      const name = itemName(registry, item)
+      if (n > 0 && name) dropItem(serv, mob.world, mob.position.offset(0, 0.5, 0), registry.itemsByName[name].id, n)
     }
     if (attacker && attacker.type === 'player') attacker.emit('mcbotKilled', mob)
     setTimeout(() => remove(mob), 1000)
@@ -209,7 +209,7 @@ module.exports.server = function (serv) {
         p.y = Math.floor(q.y) + 1
         if (collides(world, p)) p.y = mob.position.y
         ai.onGround = true
-        if (ai.fall > 3) hurt(mob, { damage: Math.ceil(ai.fall - 3), fire: true })
+        if (ai.fall > 3) hurt(mob, { damage: Math.ceil(ai.fall - 3), fire: true, cause: 'fall' })
         ai.fall = 0
       }
       ai.vy = 0

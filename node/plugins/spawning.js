@@ -91,7 +91,7 @@ module.exports.server = function (serv, cfg) {
       const burning = sun && skyAbove(mob.world, mob.position)
       if (burning !== mob.ai.burning) {
         mob.ai.burning = burning
-        mob.sendMetadata([{ key: 0, type: 0, value: burning ? 0x01 : 0 }])
+        serv.mcbotUpdateMetadata(mob, { shared_flags: burning ? 0x01 : 0 }) // on fire
       }
       if (burning) serv.mcbotHurtMob(mob, { damage: 1, fire: true })
     }

@@ -23,10 +23,16 @@ module.exports.player = function (player, serv) {
   const Item = require('prismarine-item')(registry)
   const inv = player.inventory
   const maxStack = (it) => registry.items[it.type]?.stackSize ?? 64
-  const clone = (it, n) => { const c = new Item(it.type, n ?? it.count, it.metadata, it.nbt); return c }
-  const sameKind = (a, b) => a && b && a.type === b.type && JSON.stringify(a.nbt ?? null) === JSON.stringify(b.nbt ?? null)
+  // 1.20.5+ items carry data components (damage, name...) instead of nbt: both are kept.
+  const clone = (it, n) => {
+    const c = new Item(it.type, n ?? it.count, it.metadata, it.nbt)
+    if (it.components) { c.components = it.components; c.removedComponents = it.removedComponents || [] }
+    return c
+  }
+  const extra = (it) => JSON.stringify([it.nbt ?? null, it.components?.length ? it.components : null, it.removedComponents?.length ? it.removedComponents : null])
+  const sameKind = (a, b) => a && b && a.type === b.type && extra(a) === extra(b)
   const same = (a, b) => (!a && !b) || (sameKind(a, b) && a.count === b.count)
-  const snap = (it) => (it ? { type: it.type, count: it.count, nbt: it.nbt } : null)
+  const snap = (it) => (it ? { type: it.type, count: it.count, nbt: it.nbt, components: it.components, removedComponents: it.removedComponents } : null)
 
   let stateId = 0
   const nextState = () => { stateId = (stateId + 1) & 0x7fff; return stateId }

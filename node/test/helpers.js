@@ -6,6 +6,8 @@ const path = require('path')
 const mineflayer = require('mineflayer')
 
 const SERVER = path.join(__dirname, '..', 'server.js')
+// One Minecraft version per test run, for the server and every bot: MCBOT_MC_VERSION=1.18.2 node --test test/
+const VERSION = process.env.MCBOT_MC_VERSION || '1.21.4'
 
 function withTimeout (promise, ms, what) {
   let timer
@@ -17,8 +19,19 @@ function withTimeout (promise, ms, what) {
 
 const sleep = (ms) => new Promise(resolve => setTimeout(resolve, ms))
 
+// Protocol trouble that must fail a test even when its own assertions pass: a packet the
+// server could not encode or decode, a client kicked or erroring, a packet the client could
+// not parse (mineflayer drops those silently with hideErrors).
+const SERVER_TROUBLE = /MCBOT_PACKET_ERROR|Disconnecting client because error|Chunk size is \d+ but only|PartialReadError|uncaughtException|unhandledRejection/
+const botsByPort = new Map()
+function troubleOf (server) {
+  const lines = server.log.filter(l => SERVER_TROUBLE.test(l)).map(l => 'server: ' + l.split('\n')[0])
+  for (const bot of botsByPort.get(server.port) || []) lines.push(...bot.mcbotTrouble.map(t => `${bot.username}: ${t}`))
+  return lines
+}
+
 // Resolves { port, proc, log, stop } once the READY line is printed.
-function startServer (config = {}, { version = '1.18.2', timeout = 20000 } = {}) {
+function startServer (config = {}, { version = VERSION, timeout = 20000 } = {}) {
   const proc = spawn(process.execPath, [SERVER, '--port', '0', '--version', version, '--config', JSON.stringify(config)], {
     stdio: ['pipe', 'pipe', 'pipe']
   })
@@ -44,17 +57,48 @@ function startServer (config = {}, { version = '1.18.2', timeout = 20000 } = {})
     port,
     proc,
     log,
-    stop: () => new Promise((resolve) => {
-      if (proc.exitCode !== null) return resolve(proc.exitCode)
-      proc.on('exit', (code) => resolve(code))
-      proc.stdin.end() // the contract: closing stdin stops the server
-      setTimeout(() => proc.kill('SIGKILL'), 5000).unref()
-    })
+    // Resolves the exit code; rejects when the run had protocol trouble (see troubleOf).
+    async stop () {
+      const trouble = troubleOf(this)
+      botsByPort.delete(port)
+      const code = await new Promise((resolve) => {
+        if (proc.exitCode !== null) return resolve(proc.exitCode)
+        proc.on('exit', (c) => resolve(c))
+        proc.stdin.end() // the contract: closing stdin stops the server
+        setTimeout(() => proc.kill('SIGKILL'), 5000).unref()
+      })
+      if (trouble.length) throw new Error('protocol trouble:\n' + trouble.join('\n'))
+      return code
+    }
   }))
 }
 
+// Record what goes wrong on the client: 'error', 'kicked', and packets that did not parse
+// whole (checked on the play-state parser, which replaces the login one).
+function watchClient (bot) {
+  bot.mcbotTrouble = []
+  bot.on('error', (e) => bot.mcbotTrouble.push('error ' + (e && e.message)))
+  bot.on('kicked', (r) => bot.mcbotTrouble.push('kicked ' + JSON.stringify(r)))
+  const guard = () => {
+    const d = bot._client.deserializer
+    if (!d || d.mcbotGuarded) return
+    d.mcbotGuarded = true
+    const parse = d.parsePacketBuffer.bind(d)
+    d.parsePacketBuffer = (buffer) => {
+      let packet
+      try { packet = parse(buffer) } catch (e) { bot.mcbotTrouble.push('unparsable packet: ' + e.message.split('\n')[0]); throw e }
+      if (packet.metadata.size !== buffer.length) bot.mcbotTrouble.push(`packet ${packet.data.name} read ${packet.metadata.size} of ${buffer.length} bytes`)
+      return packet
+    }
+  }
+  bot._client.on('state', (state) => { if (state === 'play') guard() })
+}
+
 async function connectBot (port, username, { plugins = [], timeout = 20000 } = {}) {
-  const bot = mineflayer.createBot({ host: '127.0.0.1', port, username, version: '1.18.2', auth: 'offline', hideErrors: true })
+  const bot = mineflayer.createBot({ host: '127.0.0.1', port, username, version: VERSION, auth: 'offline', hideErrors: true })
+  watchClient(bot)
+  if (!botsByPort.has(port)) botsByPort.set(port, [])
+  botsByPort.get(port).push(bot)
   for (const p of plugins) bot.loadPlugin(p)
   await withTimeout(new Promise((resolve, reject) => {
     bot.once('spawn', resolve)
@@ -92,4 +136,4 @@ function command (bot, cmd, { match = /^mcbot: /, timeout = 5000 } = {}) {
   return withTimeout(reply, timeout, `reply to ${cmd}`)
 }
 
-module.exports = { startServer, connectBot, waitFor, command, withTimeout, sleep }
+module.exports = { VERSION, startServer, connectBot, waitFor, command, withTimeout, sleep }

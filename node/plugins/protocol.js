@@ -1,0 +1,248 @@
+// Protocol adapter: flying-squid 1.12 writes packets shaped for ~1.18 and reads them that way.
+// This plugin (loaded first) makes every other plugin behave the same at 1.18.2 and 1.21.4.
+// Each fix is chosen from the running version's packet schema in minecraft-data, never from a
+// version string:
+// - outgoing: login/respawn carry a SpawnInfo (1.20.2+; respawn kicked the client before),
+//   entity_teleport/position gained velocity + flags (1.21.2+), f32 yaw in degrees, window
+//   titles are NBT (1.20.3+), sounds are looked up by name with a float pitch;
+// - entity metadata (flying-squid sends none at 1.20.2+ and put the item stack on the wrong
+//   key before): encoded from vanilla key names (entity.mcbotMeta);
+// - hurt: damage_event where it exists (1.19.4+; entity status 2 means nothing there);
+// - incoming: movement packets carry onGround inside `flags` (1.21.2+), entity_action names;
+// - a packet that still fails to encode is dropped and logged (MCBOT_PACKET_ERROR), instead of
+//   flying-squid kicking the client.
+'use strict'
+
+module.exports.server = function (serv, cfg) {
+  const { registry } = serv
+  const Item = require('prismarine-item')(registry)
+  const toClient = registry.protocol.play.toClient.types
+  const toServer = registry.protocol.play.toServer.types
+  const fieldsOf = (types, name) => (types['packet_' + name]?.[1] || [])
+  const fieldType = (types, name, field) => fieldsOf(types, name).find(f => f.name === field)?.type
+  const has = (name, field) => fieldType(toClient, name, field) !== undefined
+
+  const P = {
+    spawnInfo: has('respawn', 'worldState'),
+    teleportVelocity: has('entity_teleport', 'dx'),
+    positionVelocity: has('position', 'dx'),
+    teleportYawDegrees: fieldType(toClient, 'entity_teleport', 'yaw') === 'f32',
+    nbtWindowTitle: /nbt/i.test(String(fieldType(toClient, 'open_window', 'windowTitle'))),
+    damageEvent: Boolean(toClient.packet_damage_event),
+    soundHolder: has('sound_effect', 'sound'),
+    tickDayTime: has('update_time', 'tickDayTime')
+  }
+  serv.mcbotProtocol = P
+
+  // flying-squid's dig handler reads registry.blockLoot[name].drops and throws on blocks
+  // minecraft-data has no loot for (1.21.4: short_grass...), so the dig never completed.
+  // drops.js decides what actually drops.
+  for (const b of registry.blocksArray) {
+    if (!registry.blockLoot[b.name]) registry.blockLoot[b.name] = { block: b.name, drops: [] }
+  }
+
+  // --- SpawnInfo (login and respawn, 1.20.2+) ----------------------------------------------
+  P.worldState = (player) => ({
+    ...registry.loginPacket.worldState,
+    gamemode: player.gameMode,
+    previousGamemode: player.prevGameMode ?? 255,
+    hashedSeed: serv.hashedSeed,
+    isFlat: false, // our terrain is not a superflat world
+    death: undefined,
+    portalCooldown: 0
+  })
+
+  // --- entity metadata -----------------------------------------------------------------------
+  const metaTypes = metadataTypes(registry)
+  // minecraft-data 1.18.2 has no metadataKeys: the 1.17-1.20 base layout, items add their stack.
+  const BASE_KEYS = ['shared_flags', 'air_supply', 'custom_name', 'custom_name_visible', 'silent', 'no_gravity', 'pose', 'ticks_frozen']
+  const keysOf = (name) => registry.entitiesByName[name]?.metadataKeys || [...BASE_KEYS, ...(name === 'item' ? ['item'] : [])]
+  const META = { shared_flags: 'byte', item: 'item_stack' }
+  P.encodeMetadata = (entity, values) => {
+    // by type id: flying-squid names every spawnObject 'unknown' (its objects table is empty)
+    const keys = keysOf(registry.entities[entity.entityType]?.name || entity.name)
+    const out = []
+    for (const [name, value] of Object.entries(values)) {
+      const key = keys.indexOf(name)
+      const type = metaTypes[META[name]]
+      if (key < 0 || type === undefined) continue
+      out.push({ key, type, value: name === 'item' ? Item.toNotch(value) : value })
+    }
+    return out
+  }
+  // Merge vanilla-named values into entity.mcbotMeta and show them to the players around it.
+  serv.mcbotUpdateMetadata = (entity, values) => {
+    entity.mcbotMeta = { ...entity.mcbotMeta, ...values }
+    const metadata = P.encodeMetadata(entity, values)
+    if (metadata.length) entity._writeOthersNearby('entity_metadata', { entityId: entity.id, metadata })
+  }
+  serv.on('newEntity', (entity) => {
+    entity.mcbotMeta = {}
+    // flying-squid's callers pass 1.18-numbered entries; only the flags byte (sneak, sprint,
+    // on fire) is ever sent by them after spawn.
+    entity.sendMetadata = (data) => {
+      const flags = (data || []).find(e => e.key === 0 && e.type === 0)
+      if (flags) serv.mcbotUpdateMetadata(entity, { shared_flags: flags.value })
+    }
+  })
+
+  // --- hurt ------------------------------------------------------------------------------------
+  const damageTypes = damageTypeIds(registry)
+  const DAMAGE_TYPE = { mob: 'mob_attack', player: 'player_attack', fall: 'fall', starve: 'starve', fire: 'on_fire', command: 'generic' }
+  // The hurt flash and sound: what mineflayer reports as 'entityHurt'. Goes to the victim too.
+  serv.mcbotHurtEffect = (entity, { cause = 'command', attacker = null } = {}) => {
+    if (P.damageEvent) {
+      const source = attacker ? attacker.id + 1 : 0 // 0 = no entity
+      entity._writeNearby('damage_event', {
+        entityId: entity.id,
+        sourceTypeId: damageTypes['minecraft:' + (DAMAGE_TYPE[cause] || 'generic')] ?? 0,
+        sourceCauseId: source,
+        sourceDirectId: source,
+        sourcePosition: undefined
+      })
+    } else {
+      entity._writeNearby('entity_status', { entityId: entity.id, entityStatus: 2 })
+    }
+  }
+
+  // --- sounds: by registry name, absolute position x8, float pitch --------------------------
+  serv.playSound = (sound, world, position, { whitelist, blacklist = [], radius = 32, volume = 1.0, pitch = 1.0, soundCategory = 0 } = {}) => {
+    const known = registry.soundsByName?.[String(sound).replace(/^minecraft:/, '')]
+    if (!known) return // flying-squid's pre-1.9 names ('dig.stone') exist in no current client
+    const players = whitelist ? [].concat(whitelist) : serv.getNearby({ world, position, radius })
+    for (const player of players) {
+      if (blacklist.includes(player)) continue
+      const at = (position || player.position).scaled(8).floored()
+      player._client.write('sound_effect', {
+        ...(P.soundHolder ? { sound: { soundId: known.id } } : { soundId: known.id }),
+        soundCategory,
+        x: at.x,
+        y: at.y,
+        z: at.z,
+        volume,
+        pitch,
+        seed: [0, 0]
+      })
+    }
+  }
+
+  P.entityActions = reverseMapper(fieldType(toServer, 'entity_action', 'actionId'))
+}
+
+module.exports.player = function (player, serv) {
+  const P = serv.mcbotProtocol
+  const { registry } = serv
+  const Item = require('prismarine-item')(registry)
+  const client = player._client
+
+  // --- outgoing --------------------------------------------------------------------------------
+  const byteToDegrees = (b) => (b ?? 0) * 360 / 256
+  const TRANSLATE = {
+    login (p) { return P.spawnInfo ? { ...p, worldState: P.worldState(player) } : p },
+    respawn (p) { return P.spawnInfo ? { worldState: P.worldState(player), copyMetadata: 0 } : p },
+    position (p) {
+      // flying-squid passes its byte-rounded look (-128..127) where the field is degrees
+      const q = { ...p, yaw: p.yaw === player.yaw ? byteToDegrees(p.yaw) : p.yaw, pitch: p.pitch === player.pitch ? byteToDegrees(p.pitch) : p.pitch }
+      if (P.positionVelocity) Object.assign(q, { dx: 0, dy: 0, dz: 0, flags: typeof p.flags === 'object' ? p.flags : {} })
+      return q
+    },
+    entity_teleport (p) {
+      const q = { ...p }
+      if (P.teleportYawDegrees) { q.yaw = byteToDegrees(p.yaw); q.pitch = byteToDegrees(p.pitch) }
+      if (P.teleportVelocity) Object.assign(q, { dx: 0, dy: 0, dz: 0, flags: {} })
+      return q
+    },
+    spawn_entity (p) { return { ...p, headPitch: p.headPitch ?? 0 } },
+    open_window (p) {
+      return P.nbtWindowTitle && typeof p.windowTitle === 'string' ? { ...p, windowTitle: chatToNbt(JSON.parse(p.windowTitle)) } : p
+    },
+    update_time (p) { return P.tickDayTime && p.tickDayTime === undefined ? { ...p, tickDayTime: Boolean(serv.mcbotDaylightCycle) } : p }
+  }
+  const write = client.write.bind(client)
+  client.write = (name, params) => write(name, TRANSLATE[name] ? TRANSLATE[name](params) : params)
+
+  // A packet that cannot be encoded is dropped with a log line; flying-squid kicked for it.
+  const serializer = client.serializer
+  serializer._transform = function (chunk, enc, cb) {
+    let buf
+    try {
+      buf = this.createPacketBuffer(chunk)
+    } catch (err) {
+      serv.err(`MCBOT_PACKET_ERROR dropped ${chunk.name} to ${player.username || '?'}: ${String(err.message).split('\n')[0]}`)
+      return cb()
+    }
+    this.push(buf)
+    return cb()
+  }
+
+  // Entities appear with their metadata (items show their stack: mineflayer's 'itemDrop').
+  player.spawnEntity = (entity) => {
+    client.write(entity.spawnPacketName, entity.getSpawnPacket())
+    const values = { ...entity.mcbotMeta }
+    if (entity.itemId !== undefined) values.item = new Item(entity.itemId, entity.itemCount || 1)
+    const metadata = P.encodeMetadata(entity, values)
+    if (metadata.length) client.write('entity_metadata', { entityId: entity.id, metadata })
+    const equipments = []
+    entity.equipment?.forEach((it, slot) => { if (it) equipments.push({ slot, item: Item.toNotch(it) }) })
+    if (equipments.length) client.write('entity_equipment', { entityId: entity.id, equipments })
+  }
+
+  // --- incoming: normalised before flying-squid's and our listeners see them ------------------
+  const onGround = (p) => {
+    if (p.onGround === undefined && p.flags && typeof p.flags === 'object') p.onGround = Boolean(p.flags.onGround)
+  }
+  for (const name of ['position', 'position_look', 'look', 'flying']) client.prependListener(name, onGround)
+  client.prependListener('entity_action', (p) => {
+    if (typeof p.actionId === 'string' && P.entityActions[p.actionId] !== undefined) p.actionId = P.entityActions[p.actionId]
+  })
+}
+
+// Vanilla serializer names ('byte', 'item_stack') -> the value the metadata `type` field takes:
+// the name itself where the schema maps names (1.19.4+), else the numeric id (1.18).
+function metadataTypes (registry) {
+  const types = registry.protocol.types
+  const mapper = findMapper(types.entityMetadataEntry || types.entityMetadata, (m) => Object.values(m).includes('item_stack'))
+  if (mapper) return Object.fromEntries(Object.values(mapper).map(n => [n, n]))
+  const fields = types.entityMetadataItem?.[1]?.fields || {}
+  const LEGACY = { byte: 'i8', item_stack: 'slot' }
+  const out = {}
+  for (const [name, t] of Object.entries(LEGACY)) {
+    const id = Object.keys(fields).find(k => String(fields[k]).toLowerCase() === t)
+    if (id !== undefined) out[name] = Number(id)
+  }
+  return out
+}
+
+function findMapper (spec, pred) {
+  if (!spec || typeof spec !== 'object') return null
+  if (Array.isArray(spec) && spec[0] === 'mapper' && spec[1]?.mappings && pred(spec[1].mappings)) return spec[1].mappings
+  for (const v of Object.values(spec)) {
+    const m = findMapper(v, pred)
+    if (m) return m
+  }
+  return null
+}
+
+// name -> number for a mapper field (entity_action's 'start_sprinting' -> 3).
+function reverseMapper (spec) {
+  const m = Array.isArray(spec) && spec[0] === 'mapper' ? spec[1].mappings : {}
+  return Object.fromEntries(Object.entries(m).map(([k, v]) => [v, Number(k)]))
+}
+
+// damage_event's sourceTypeId is the index in the damage_type registry sent at login.
+function damageTypeIds (registry) {
+  const codec = registry.loginPacket?.dimensionCodec?.['minecraft:damage_type']
+  const entries = codec?.entries || []
+  return Object.fromEntries(entries.map((e, i) => [e.key, i]))
+}
+
+// JSON chat component -> NBT compound (1.20.3+ sends text components as NBT).
+function chatToNbt (value) {
+  if (typeof value === 'string') return { type: 'string', value }
+  if (typeof value === 'number') return { type: 'int', value }
+  if (typeof value === 'boolean') return { type: 'byte', value: value ? 1 : 0 }
+  if (Array.isArray(value)) return { type: 'list', value: { type: 'compound', value: value.map(v => chatToNbt(typeof v === 'string' ? { text: v } : v).value) } }
+  const out = {}
+  for (const [k, v] of Object.entries(value)) out[k] = chatToNbt(v)
+  return { type: 'compound', name: '', value: out }
+}
