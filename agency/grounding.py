@@ -31,7 +31,9 @@ from typing import Any, Iterable, Literal
 
 from loguru import logger
 
+from agency.blocks import is_air, is_log
 from agency.goal_tag import ExtractedGoal
+from agency.names import with_aliases
 from agency.world import BlockRegion, WorldSnapshot
 
 GroundingReason = Literal["missing_entity", "missing_item", "missing_location"]
@@ -99,13 +101,19 @@ class GroundingResult:
 
 @dataclass(frozen=True)
 class FrameFacts:
-    """What the frame shows: the only state a goal or claim may refer to."""
+    """What the frame shows: the only state a goal or claim may refer to. Names are kept
+    with their other versions' names (agency.names), so 'grass' and 'short_grass' ground
+    each other whichever version the world runs."""
 
     inventory: frozenset[str] = frozenset()
     entities: frozenset[str] = frozenset()
     blocks: frozenset[str] = frozenset()  # visible or known nearby
     locations: frozenset[str] = frozenset()
     hostiles: int = 0
+
+    def __post_init__(self) -> None:
+        for name in ("inventory", "entities", "blocks"):
+            object.__setattr__(self, name, with_aliases(getattr(self, name)))
 
     @classmethod
     def from_snapshot(
@@ -118,7 +126,7 @@ class FrameFacts:
     ) -> "FrameFacts":
         seen = set(blocks)
         if region is not None:
-            seen.update(n for n in region.palette if n and n not in ("air", "cave_air", "void_air"))
+            seen.update(n for n in region.palette if n and not is_air(n))
         return cls(
             inventory=frozenset(i.name for i in snapshot.inventory if i.count > 0),
             entities=frozenset(e.name for e in snapshot.entities),
@@ -146,7 +154,7 @@ def _present(target: str, facts: FrameFacts) -> bool:
     if names & (facts.blocks | facts.inventory | facts.entities):
         return True
     everything = facts.blocks | facts.inventory
-    if target in LOG_WORDS and any(n.endswith("_log") for n in everything):
+    if target in LOG_WORDS and any(is_log(n) for n in everything):
         return True
     return any(BLOCK_DROPS.get(b) in names for b in facts.blocks)
 

@@ -12,6 +12,8 @@ from typing import Any, Literal, Protocol, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from agency.names import same
+
 GameMode = Literal["survival", "creative", "adventure", "spectator"]
 
 
@@ -62,7 +64,8 @@ class WorldSnapshot(BaseModel):
     ts: int = Field(ge=0, description="milliseconds since the epoch when the snapshot was taken")
 
     def count_of(self, item_name: str) -> int:
-        return sum(i.count for i in self.inventory if i.name == item_name)
+        """Items of one kind, named in any version's form ('grass' counts 'short_grass')."""
+        return sum(i.count for i in self.inventory if same(i.name, item_name))
 
     def count_matching(self, suffix: str) -> int:
         """Items whose name ends with suffix (e.g. '_log' counts every kind of log)."""

@@ -17,15 +17,13 @@ from collections.abc import Collection
 from dataclasses import dataclass
 from typing import Literal
 
-from agency.goals.blocks import AIRS, is_door, is_passable, is_solid
+from agency.blocks import is_door, is_leaves, is_liquid, is_passable, is_replaceable, is_solid, tree_blocks
 from agency.goals.models import Pos
 from agency.goals.shelter_blueprint import SIZE, WALL_HEIGHT
+from agency.names import canonical
 from agency.world import BlockRegion
 
 RING = 1
-# What the JS place action may replace (node/lib/actions/place.js REPLACEABLE, minus liquids).
-REPLACEABLE = AIRS | {"grass", "short_grass", "tall_grass", "snow"}
-LIQUIDS = frozenset({"water", "lava", "bubble_column"})
 # Cost units ~ seconds of work by hand: leaves and soil are quick, a log slower, stone
 # without a pickaxe slowest. A fill is a walk + a placement + material.
 SOIL = frozenset({"dirt", "grass_block", "coarse_dirt", "podzol", "rooted_dirt", "mycelium", "moss_block",
@@ -33,8 +31,7 @@ SOIL = frozenset({"dirt", "grass_block", "coarse_dirt", "podzol", "rooted_dirt",
 ROCK = frozenset({"stone", "andesite", "diorite", "granite", "tuff", "coal_ore", "iron_ore", "copper_ore"})
 # What a path to the site may be dug through (move_to digOnly): trees only. Never soil: a
 # pathfinder digging down would hole the site's floor.
-PATH_DIGGABLE = tuple(f"{wood}_{part}" for wood in ("oak", "birch", "spruce", "jungle", "acacia", "dark_oak")
-                      for part in ("leaves", "log"))
+PATH_DIGGABLE = tree_blocks()
 LEAF_COST, SOIL_COST, LOG_COST, ROCK_COST, PLANT_COST, FILL_COST = 1.0, 1.0, 2.0, 4.0, 0.5, 3.0
 MAX_COST = 48.0  # more than this and the site is not worth it (a couple of minutes' work)
 MAX_FILLS = 4  # fills need material: dirt dug on site, else the planks the builder brings spare
@@ -59,7 +56,8 @@ NOTHING = Work()
 
 def dig_cost(name: str) -> float | None:
     """Cost of digging a natural block; None for anything the builder must not remove."""
-    if name.endswith("_leaves"):
+    name = canonical(name)
+    if is_leaves(name):
         return LEAF_COST
     if name.endswith(("_log", "_wood")):
         return LOG_COST
@@ -67,7 +65,7 @@ def dig_cost(name: str) -> float | None:
         return SOIL_COST
     if name in ROCK:
         return ROCK_COST
-    if is_passable(name) and not is_door(name) and name not in LIQUIDS and not name.endswith(("torch", "_sign")):
+    if is_passable(name) and not is_door(name) and not is_liquid(name) and not name.endswith(("torch", "_sign")):
         return PLANT_COST  # flowers, ferns, saplings: not replaceable by a placement, but a tap removes them
     return None
 
@@ -77,8 +75,8 @@ ColumnKind = Literal["ring", "wall", "inside"]  # where the builder stands / foo
 
 def _clear(name: str, kind: ColumnKind) -> bool:
     if kind != "ring":
-        return name in REPLACEABLE  # a block will be placed there, or must be walkable air
-    return is_passable(name) and not is_door(name) and name not in LIQUIDS
+        return is_replaceable(name)  # a block will be placed there, or must be walkable air
+    return is_passable(name) and not is_door(name) and not is_liquid(name)
 
 
 def _shell(name: str, kind: ColumnKind, dy: int) -> bool:
@@ -112,13 +110,13 @@ def column_work(region: BlockRegion, x: int, z: int, y0: int, kind: ColumnKind,
     floor = region.block_at(x, y0 - 1, z)
     if floor is None:
         return f"{x},{y0 - 1},{z} not loaded"
-    if is_solid(floor) and not floor.endswith("_leaves"):
+    if is_solid(floor) and not is_leaves(floor):
         return Work(tuple(digs), (), cost)
     # A hole (or a leaf/plant) in the floor: fill it, if there is ground right below to place on.
     below = region.block_at(x, y0 - 2, z)
-    if not (is_solid(below) and not (below or "").endswith("_leaves")):
+    if not (is_solid(below) and not is_leaves(below)):
         return f"{x},{y0 - 1},{z} is a hole deeper than 1"
-    if floor not in REPLACEABLE:
+    if not is_replaceable(floor):
         c = dig_cost(floor)
         if c is None:
             return f"{x},{y0 - 1},{z} is {floor}"

@@ -12,8 +12,9 @@ import math
 from collections import deque
 from typing import Callable, Iterable, Mapping, Protocol
 
-from agency.goals.blocks import is_door, is_open_for_enclosure, is_passable, is_solid
+from agency.blocks import is_door, is_open_for_enclosure, is_passable, is_solid
 from agency.goals.models import FACING_VECTORS, SITE_MARGIN, Bounds, Pos, SiteSignature, VerificationResult
+from agency.names import canonical
 
 MARGIN = SITE_MARGIN
 ROOF_SCAN = 8  # blocks above each probe
@@ -113,9 +114,10 @@ def _light_at(light: LightSource | None, p: Pos) -> int | None:
 def _station_hits(
     view: _BoundedView, stations: Mapping[str, Iterable[Pos]] | None, match: Callable[[str], bool]
 ) -> list[Pos]:
-    found = [p for p, n in view.seen.items() if n is not None and match(n)]
+    """Where `match` (on canonical names) finds a station in the view or the known stations."""
+    found = [p for p, n in view.seen.items() if n is not None and match(canonical(n))]
     for name, positions in (stations or {}).items():
-        if match(name):
+        if match(canonical(name)):
             found.extend(tuple(p) for p in positions)  # type: ignore[misc]
     return found
 

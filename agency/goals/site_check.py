@@ -12,10 +12,11 @@ import hashlib
 from collections import Counter
 from typing import Any, Mapping
 
-from agency.goals.blocks import is_door, is_solid
+from agency.blocks import is_door, is_solid
 from agency.goals.models import SITE_MARGIN, Bounds, GoalBinding, SiteSignature, VerificationResult
 from agency.goals.shelter_blueprint import ShelterBlueprint, basic_shelter
 from agency.goals.shelter_verifier import verify_shelter_v0
+from agency.names import same
 from agency.tasks.models import Task
 from agency.world import BlockRegion, Body
 
@@ -25,7 +26,7 @@ STRUCTURAL_MODULES = ("walls_layer_", "roof", "floor")
 def stands(module: str, wanted: str, name: str | None) -> bool:
     """Is this placement already built? The same block, a wall torch for a torch, or (walls
     and roof) any solid block: the verifier asks for a closed wall, not a particular wood."""
-    if name == wanted or (wanted == "torch" and name == "wall_torch"):
+    if same(name, wanted) or (same(wanted, "torch") and same(name, "wall_torch")):
         return True
     return module.startswith(STRUCTURAL_MODULES) and is_solid(name) and not is_door(name)
 

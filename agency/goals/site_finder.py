@@ -14,12 +14,12 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from agency.goals.earthwork import MAX_COST, MAX_FILLS, RING, REPLACEABLE, Work, column_work, site_work
+from agency.goals.earthwork import MAX_COST, MAX_FILLS, RING, Work, column_work, site_work
 from agency.goals.models import FACING_VECTORS, Facing, Pos
 from agency.goals.shelter_blueprint import SIZE
 from agency.world import BlockRegion
 
-__all__ = ["REPLACEABLE", "SCAN_RADIUS", "SiteChoice", "choose_site", "ring_cells", "scan_box"]
+__all__ = ["SCAN_RADIUS", "SiteChoice", "choose_site", "ring_cells", "scan_box"]
 
 SCAN_RADIUS = 16  # blocks around the bot, horizontally (hilly, wooded ground needs room)
 SCAN_DOWN = 4  # floors from 2 below the bot's feet (with the ground under a fill)...

@@ -8,6 +8,7 @@ from typing import Any
 
 from pydantic import Field, model_validator
 
+from agency.names import same
 from agency.tools.actions import run_action
 from agency.tools.base import BODY_QUEUE, Tool, ToolContext, ToolFailure, ToolInput
 from agency.tools.gathering import REACH
@@ -84,7 +85,7 @@ async def build_blueprint(ctx: ToolContext, p: BuildBlueprintInput) -> dict[str,
         size = (max(xs) - origin[0] + 1, max(ys) - origin[1] + 1, max(zs) - origin[2] + 1)
         standing = ctx.body.region(origin, size)
         for x, y, z, block in module:
-            if standing.block_at(x, y, z) == block:
+            if same(standing.block_at(x, y, z), block):
                 skipped += 1
                 continue
             await place_at(ctx, block, x, y, z)

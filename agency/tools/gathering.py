@@ -7,6 +7,7 @@ from typing import Any
 
 from pydantic import Field, model_validator
 
+from agency.names import canonical
 from agency.tools.actions import run_action
 from agency.tools.base import BODY_QUEUE, Tool, ToolContext, ToolFailure, ToolInput
 from agency.tools.movement import ExploreInput, explore, walk
@@ -14,7 +15,7 @@ from agency.tools.queries import FindBlocksInput, find_blocks_now
 from agency.tools.recipes import available
 from agency.tools.results import PRECONDITION_FAILED
 
-# What a block drops when it is not itself (no silk touch).
+# What a block drops when it is not itself (no silk touch), by canonical name.
 DROPS = {"stone": "cobblestone", "grass_block": "dirt", "coal_ore": "coal", "deepslate": "cobbled_deepslate",
          "iron_ore": "raw_iron", "deepslate_iron_ore": "raw_iron", "deepslate_coal_ore": "coal"}
 REACH = 4.0
@@ -58,7 +59,7 @@ def _held(ctx: ToolContext, item: str) -> int:
 
 
 async def collect_block(ctx: ToolContext, p: CollectBlockInput) -> dict[str, Any]:
-    drop_of = lambda name: DROPS.get(name, name)  # noqa: E731
+    drop_of = lambda name: DROPS.get(canonical(name), name)  # noqa: E731
     item = drop_of(p.block)
     start = _held(ctx, item)
     goal = p.count if p.ensure else start + p.count

@@ -17,6 +17,9 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Mapping
 
+from agency.blocks import WOODS, is_log
+from agency.names import same
+
 
 @dataclass(frozen=True)
 class Recipe:
@@ -36,19 +39,21 @@ RECIPES: dict[str, Recipe] = {
     "furnace": Recipe(1, (("cobblestone", 8),), True),
     "chest": Recipe(1, (("planks", 8),), True),
 }
-CRAFTABLE = frozenset(RECIPES) | {"oak_planks", "spruce_planks", "birch_planks", "jungle_planks", "acacia_planks", "dark_oak_planks"}
+CRAFTABLE = frozenset(RECIPES) | {f"{wood}_planks" for wood in WOODS}
 
 
 def matches(generic: str, name: str) -> bool:
-    if generic == name:
+    """Is `name` (as the running version names it) an instance of `generic` (a generic
+    word, or any version's name of one thing)?"""
+    if same(generic, name):
         return True
     if generic == "log":
-        return name.endswith("_log") and not name.startswith("stripped_")
+        return is_log(name)
     if generic == "planks":
         return name.endswith("_planks")
     if generic == "coal":
         return name in ("coal", "charcoal")
-    return generic == name
+    return False
 
 
 def available(inventory: Mapping[str, int], generic: str) -> int:

@@ -21,11 +21,12 @@ from typing import Any, Callable, Literal, Protocol
 from loguru import logger
 from pydantic import Field
 
-from agency.goals.blocks import is_solid
+from agency.blocks import is_leaves, is_log, is_replaceable, is_solid
 from agency.goals.earthwork import MAX_COST, PATH_DIGGABLE, Work, site_columns, site_work, work_box
 from agency.goals.shelter_blueprint import ShelterBlueprint, basic_shelter
 from agency.goals.site_check import stands
-from agency.goals.site_finder import REPLACEABLE, SCAN_RADIUS, choose_site, ring_cells, scan_box
+from agency.goals.site_finder import SCAN_RADIUS, choose_site, ring_cells, scan_box
+from agency.names import same
 from agency.tools.actions import run_action
 from agency.tools.base import BODY_QUEUE, Tool, ToolContext, ToolFailure, ToolInput
 from agency.tools.movement import walk
@@ -84,7 +85,7 @@ def _ground_feet(ctx: ToolContext, feet: tuple[int, int, int]) -> tuple[int, int
     column = ctx.body.region((x, y - GROUND_SEARCH, z), (1, GROUND_SEARCH, 1))
     for below in range(y - 1, y - GROUND_SEARCH - 1, -1):
         name = column.block_at(x, below, z)
-        if is_solid(name) and not name.endswith(("_leaves", "_log")):  # type: ignore[union-attr]
+        if is_solid(name) and not is_leaves(name) and not is_log(name):
             return (x, below + 1, z)
     return feet
 
@@ -183,7 +184,7 @@ PREPARE_PASSES = 3  # re-read and redo: sand or gravel may slide into a dug cell
 
 def _built(region: BlockRegion, bp: ShelterBlueprint) -> set[tuple[int, int, int]]:
     """Cells already holding what the blueprint puts there: never dug as 'in the way'."""
-    out = {pos for pos, want in bp.expected_blocks().items() if region.block_at(*pos) == want}
+    out = {pos for pos, want in bp.expected_blocks().items() if same(region.block_at(*pos), want)}
     out |= {(x, y, z) for m in bp.modules for x, y, z, want in m.placements if stands(m.name, want, region.block_at(x, y, z))}
     return out
 
@@ -230,7 +231,7 @@ async def _dig_all(ctx: ToolContext, origin: tuple[int, int, int], digs: list[tu
             reachable = [t for t in todo if _reach(stand, t)] or [min(todo, key=lambda t: math.dist(t, feet))]
         target = max(reachable, key=lambda t: (t[1], -math.dist(t, feet)))
         todo.remove(target)
-        if ctx.body.region(target, (1, 1, 1)).block_at(*target) in REPLACEABLE:
+        if is_replaceable(ctx.body.region(target, (1, 1, 1)).block_at(*target)):
             continue  # gone already (a re-run, or it was never solid)
         await run_action(ctx, "dig", {"x": target[0], "y": target[1], "z": target[2]})
         dug += 1
@@ -300,7 +301,7 @@ async def build_shelter_module(ctx: ToolContext, p: ShelterModuleInput) -> dict[
         here = standing.block_at(x, y, z)
         if stands(p.module, block, here):
             skipped += 1
-        elif here is not None and here not in REPLACEABLE:
+        elif here is not None and not is_replaceable(here):
             raise ToolFailure(PRECONDITION_FAILED, f"{p.module}: {x},{y},{z} is taken by {here}, {block} cannot go there")
         else:
             todo.append((x, y, z, block))

@@ -14,6 +14,7 @@ from typing import Any, Literal
 
 from loguru import logger
 
+from agency.blocks import is_door
 from agency.goals.models import FACING_VECTORS, SiteSignature
 from agency.goals.shelter_blueprint import SIZE
 from agency.tools.actions import run_action
@@ -57,7 +58,7 @@ def _feet(ctx: ToolContext) -> Cell:
 async def _set_door(ctx: ToolContext, door: Cell, open_: bool) -> None:
     out = await run_action(ctx, "activate", {"x": door[0], "y": door[1], "z": door[2], "ensure": {"open": open_}})
     now = str((out.get("properties") or {}).get("open")).lower()
-    if not str(out.get("block", "")).endswith("_door"):
+    if not is_door(out.get("block")):
         raise ToolFailure(EXECUTION_ERROR, f"no door at {list(door)} (found {out.get('block')})")
     if now != str(open_).lower():
         raise ToolFailure(EXECUTION_ERROR, f"the door at {list(door)} did not {'open' if open_ else 'close'} (open={now})")

@@ -6,11 +6,9 @@ from __future__ import annotations
 import math
 from typing import Iterable
 
+from agency.blocks import is_replaceable, is_solid, is_walkable
 from agency.tools.recipes import matches
 from agency.world import Body, BlockRegion, Vec3
-
-AIR = frozenset({"air", "cave_air", "void_air"})
-PASSABLE = AIR | {"grass", "tall_grass", "fern", "snow", "dandelion", "poppy"}
 
 
 def block_pos(p: Vec3) -> tuple[int, int, int]:
@@ -53,7 +51,8 @@ def find_in_region(region: BlockRegion, block: str, origin: Vec3, count: int) ->
 
 
 def free_spot_near(region: BlockRegion, feet: tuple[int, int, int]) -> tuple[int, int, int] | None:
-    """An air block on solid ground next to (not inside) the bot's column, nearest first."""
+    """A cell a block can be placed into (air, or a plant a placement replaces: grass,
+    fern...) on solid ground, next to (not inside) the bot's column, nearest first."""
     fx, fy, fz = feet
     for r in (1, 2):
         for dy in (0, -1, 1):
@@ -62,8 +61,7 @@ def free_spot_near(region: BlockRegion, feet: tuple[int, int, int]) -> tuple[int
                     if max(abs(dx), abs(dz)) != r:
                         continue
                     x, y, z = fx + dx, fy + dy, fz + dz
-                    below = region.block_at(x, y - 1, z)
-                    if region.block_at(x, y, z) in AIR and below is not None and below not in PASSABLE:
+                    if is_replaceable(region.block_at(x, y, z)) and is_solid(region.block_at(x, y - 1, z)):
                         return (x, y, z)
     return None
 
@@ -76,7 +74,7 @@ def surface_y(region: BlockRegion, x: int, z: int, near_y: int) -> int | None:
         below, feet, head = region.block_at(x, y - 1, z), region.block_at(x, y, z), region.block_at(x, y + 1, z)
         if below is None or feet is None or head is None:
             continue
-        if below not in PASSABLE and feet in PASSABLE and head in PASSABLE:
+        if is_solid(below) and is_walkable(feet) and is_walkable(head):
             if best is None or abs(y - near_y) < abs(best - near_y):
                 best = y
     return best

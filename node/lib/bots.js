@@ -5,7 +5,7 @@
 const mineflayer = require('mineflayer')
 const { pathfinder } = require('mineflayer-pathfinder')
 const collectBlock = require('mineflayer-collectblock').plugin
-const { isHostile } = require('./entities')
+const { isHostile } = require('./names')
 
 const MAX_QUEUE = 2000
 const bots = new Map() // id -> { bot, state, queue, dropped, error, endReason }
@@ -137,7 +137,7 @@ function describe (bot, e) {
   return {
     name: e.name || e.username || e.type,
     type: e.type,
-    hostile: isHostile(e),
+    hostile: isHostile(bot, e),
     distance: me && e.position ? me.distanceTo(e.position) : null,
     position: pos(e.position)
   }

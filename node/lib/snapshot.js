@@ -1,6 +1,6 @@
 'use strict'
 // One WorldSnapshot (agency/world.py) in one call: vitals, inventory, nearby entities.
-const { isHostile } = require('./entities')
+const { isHostile } = require('./names')
 
 const MAX_ENTITIES = 100
 const ENTITY_RADIUS = 48
@@ -15,7 +15,7 @@ function snapshot (bot, hostileRadius) {
     if (e === bot.entity || !e.position || e.isValid === false) continue
     const distance = me.distanceTo(e.position)
     if (distance > ENTITY_RADIUS) continue
-    const hostile = isHostile(e)
+    const hostile = isHostile(bot, e)
     if (hostile && distance <= radius) hostiles++
     entities.push({
       name: e.name || e.username || String(e.type),

@@ -1,12 +1,13 @@
 'use strict'
 // Use a block (open/close a door, open a crafting table's window and close it again).
 const { Vec3 } = require('vec3')
+const { names } = require('../names')
 
 async function run (bot, args) {
   const target = new Vec3(args.x, args.y, args.z)
   const block = bot.blockAt(target)
   if (!block) throw new Error(`block at ${target} is not loaded`)
-  if (block.name === 'air') throw new Error(`nothing to use at ${target} (air)`)
+  if (names(bot).airs.has(block.name)) throw new Error(`nothing to use at ${target} (air)`)
   // ensure: {property: value} - use the block only if it is not already so (open a door
   // that may be open already, without shutting it)
   const props0 = block.getProperties ? block.getProperties() : {}

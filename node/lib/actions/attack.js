@@ -2,10 +2,8 @@
 // Fight the nearest hostile (or a given entity id) within reach: equip the best weapon
 // held, close in with pathfinder, hit on the attack cooldown until it is gone.
 const { goals } = require('mineflayer-pathfinder')
-const { isHostile } = require('../entities')
+const { isHostile, names } = require('../names')
 
-const WEAPONS = ['netherite_sword', 'diamond_sword', 'iron_sword', 'stone_sword', 'golden_sword', 'wooden_sword',
-  'netherite_axe', 'diamond_axe', 'iron_axe', 'stone_axe', 'golden_axe', 'wooden_axe']
 const REACH = 3.0
 const HIT_EVERY_MS = 650 // a sword's attack cooldown, roughly
 
@@ -14,7 +12,7 @@ function pickTarget (bot, args) {
   const radius = args.radius || 8
   let best = null
   for (const e of Object.values(bot.entities)) {
-    if (e === bot.entity || !e.position || e.isValid === false || !isHostile(e)) continue
+    if (e === bot.entity || !e.position || e.isValid === false || !isHostile(bot, e)) continue
     const d = e.position.distanceTo(bot.entity.position)
     if (d <= radius && (!best || d < best.d)) best = { e, d }
   }
@@ -24,7 +22,7 @@ function pickTarget (bot, args) {
 async function run (bot, args, rec) {
   const target = pickTarget(bot, args)
   if (!target) throw new Error('no hostile within reach to attack')
-  const weapon = WEAPONS.map((n) => bot.inventory.items().find((i) => i.name === n)).find(Boolean)
+  const weapon = names(bot).weapons.map((n) => bot.inventory.items().find((i) => i.name === n)).find(Boolean)
   if (weapon) await bot.equip(weapon, 'hand')
   let hits = 0
   while (!rec.cancelled) {

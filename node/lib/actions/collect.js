@@ -3,15 +3,17 @@
 // Targets are tried nearest and lowest first (a trunk's base, not a log inside the canopy);
 // one unreachable block is skipped rather than failing the whole action.
 
+const { blockName, itemName } = require('../names')
+
 const SPARE_TARGETS = 6 // candidates beyond `count`, for the ones that cannot be reached
 const PER_BLOCK_MS = 45000 // collectblock has no time limit of its own: one stuck treetop must not eat the action
 
 async function run (bot, args, rec) {
-  const name = args.block
+  const name = blockName(bot.registry, args.block)
+  if (!name) throw new Error(`unknown block '${args.block}' in ${bot.version}`)
   const def = bot.registry.blocksByName[name]
-  if (!def) throw new Error(`unknown block '${name}'`)
   const count = Math.max(1, args.count || 1)
-  const item = args.item || name
+  const item = (args.item && itemName(bot.registry, args.item)) || args.item || name
   const before = countItems(bot, item)
   const maxDistance = args.maxDistance || 32
   const positions = bot.findBlocks({ matching: def.id, maxDistance, count: count + SPARE_TARGETS })

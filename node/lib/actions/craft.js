@@ -3,15 +3,17 @@
 // bot.recipesFor (so any wood kind works); Python plans which intermediates to craft.
 // args: { item, times, table?: {x,y,z} }  (table: a placed crafting_table within reach)
 const { Vec3 } = require('vec3')
+const { names, itemName } = require('../names')
 
 async function run (bot, args, rec) {
-  const def = bot.registry.itemsByName[args.item]
-  if (!def) throw new Error(`unknown item '${args.item}'`)
+  const name = itemName(bot.registry, args.item)
+  if (!name) throw new Error(`unknown item '${args.item}' in ${bot.version}`)
+  const def = bot.registry.itemsByName[name]
   const times = Math.max(1, args.times || 1)
   let table = null
   if (args.table) {
     table = bot.blockAt(new Vec3(args.table.x, args.table.y, args.table.z))
-    if (!table || table.name !== 'crafting_table') throw new Error(`no crafting_table at ${args.table.x},${args.table.y},${args.table.z}`)
+    if (!table || table.name !== names(bot).craftingTable) throw new Error(`no crafting_table at ${args.table.x},${args.table.y},${args.table.z}`)
   }
   const recipes = bot.recipesFor(def.id, null, 1, table)
   if (recipes.length === 0) {
@@ -23,20 +25,20 @@ async function run (bot, args, rec) {
   // update that never comes: close it first.
   if (bot.currentWindow) bot.closeWindow(bot.currentWindow)
   await tidyInventoryWindow(bot)
-  const before = count(bot, args.item)
+  const before = count(bot, name)
   let gained = 0
   for (let attempt = 1; attempt <= 2 && gained <= 0; attempt++) {
     if (attempt > 1) await tidyInventoryWindow(bot)
     await bot.craft(recipes[0], times, table)
     if (rec.cancelled) return null
-    gained = count(bot, args.item) - before
+    gained = count(bot, name) - before
     if (gained <= 0) { // the client's model may be stale (a click the server ignored): ask for the truth
       await bot._syncWindow(bot.inventory)
-      gained = count(bot, args.item) - before
+      gained = count(bot, name) - before
     }
   }
   if (gained <= 0) throw new Error(`crafted ${times}x ${args.item} but gained none`)
-  return { item: args.item, times, gained }
+  return { item: name, times, gained }
 }
 
 // An interrupted craft can leave ingredients in the inventory's 2x2 grid (slots 1-4, which

@@ -1,11 +1,12 @@
 'use strict'
 const { Vec3 } = require('vec3')
+const { names } = require('../names')
 
 async function run (bot, args) {
   const target = new Vec3(args.x, args.y, args.z)
   const block = bot.blockAt(target)
   if (!block) throw new Error(`block at ${target} is not loaded`)
-  if (block.name === 'air' || block.name === 'cave_air') throw new Error(`nothing to dig at ${target} (air)`)
+  if (names(bot).airs.has(block.name)) throw new Error(`nothing to dig at ${target} (air)`)
   if (!bot.canDigBlock(block)) throw new Error(`cannot dig ${block.name} at ${target} (out of reach or undiggable)`)
   if (args.equipBestTool !== false && bot.pathfinder) {
     const tool = bot.pathfinder.bestHarvestTool(block)

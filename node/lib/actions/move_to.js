@@ -2,6 +2,7 @@
 // pathfinder's goto has no overall timeout and may loop on 'stuck': drive it with setGoal,
 // a progress check and the caller's deadline, then stop (bridge-notes.md).
 const { goals, Movements } = require('mineflayer-pathfinder')
+const { blockName } = require('../names')
 
 const STALL_MS = 8000
 
@@ -14,7 +15,8 @@ function run (bot, args, rec) {
   if (Array.isArray(args.digOnly) && args.digOnly.length) {
     // Dig through these block names only (natural ground, logs, leaves): a path may cut
     // through a bush, never through what somebody built.
-    const allowed = new Set(args.digOnly)
+    // (names in any version's form; ones this version does not have are left out)
+    const allowed = new Set(args.digOnly.map((n) => blockName(bot.registry, n)).filter(Boolean))
     movements.canDig = true
     for (const b of bot.registry.blocksArray) if (!allowed.has(b.name)) movements.blocksCantBreak.add(b.id)
   }

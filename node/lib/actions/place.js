@@ -1,16 +1,17 @@
 'use strict'
 // Place an item from the inventory at x,y,z against any solid neighbour.
 const { Vec3 } = require('vec3')
+const { names, itemName } = require('../names')
 
 const FACES = [new Vec3(0, -1, 0), new Vec3(0, 1, 0), new Vec3(1, 0, 0), new Vec3(-1, 0, 0), new Vec3(0, 0, 1), new Vec3(0, 0, -1)]
-const REPLACEABLE = new Set(['air', 'cave_air', 'void_air', 'grass', 'tall_grass', 'water', 'lava', 'snow'])
 
 async function run (bot, args) {
   const target = new Vec3(args.x, args.y, args.z)
   const here = bot.blockAt(target)
   if (!here) throw new Error(`block at ${target} is not loaded`)
-  if (!REPLACEABLE.has(here.name)) throw new Error(`${target} is occupied by ${here.name}`)
-  const item = bot.inventory.items().find((i) => i.name === args.block)
+  if (!names(bot).replaceable.has(here.name)) throw new Error(`${target} is occupied by ${here.name}`)
+  const wanted = itemName(bot.registry, args.block) || args.block
+  const item = bot.inventory.items().find((i) => i.name === wanted)
   if (!item) throw new Error(`no ${args.block} in inventory`)
   let reference = null
   let face = null

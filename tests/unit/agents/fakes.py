@@ -8,6 +8,7 @@ import asyncio
 from collections import Counter
 from typing import Any
 
+from agency.blocks import is_replaceable
 from agency.clock import FrozenClock
 from agency.tools.recipes import matches, recipe_for
 from agency.world import ActionState, ActionStatus, BlockRegion, BodyError, BodyEvent, InventoryItem, Vec3, WorldSnapshot
@@ -148,8 +149,8 @@ class FakeBody:
         pos = (a["x"], a["y"], a["z"])
         if self.inventory[a["block"]] < 1:
             raise BodyError(f"no {a['block']} in inventory")
-        if self.block(*pos) != "air":
-            raise BodyError(f"{pos} is occupied")
+        if not is_replaceable(self.block(*pos)):  # like node/lib/actions/place.js: air or a plant it replaces
+            raise BodyError(f"{pos} is occupied by {self.block(*pos)}")
         self.inventory[a["block"]] -= 1
         self.blocks[pos] = a["block"]
         return {"placed": a["block"]}
