@@ -54,10 +54,17 @@ async def place_at(ctx: ToolContext, block: str, x: int, y: int, z: int) -> dict
 
 
 async def place_near_bot(ctx: ToolContext, block: str) -> dict[str, Any]:
-    feet = block_pos(ctx.body.snapshot().position)
-    spot = free_spot_near(read_around(ctx.body, feet, 2, 2, 2), feet)
+    snap = ctx.body.snapshot()
+    feet = block_pos(snap.position)
+    around = read_around(ctx.body, feet, 2, 2, 2)
+    spot = free_spot_near(around, feet)
     if spot is None:
-        raise ToolFailure(PRECONDITION_FAILED, f"no free spot next to the bot to place {block}")
+        seen = sorted({n for n in around.palette if n is not None})
+        details = {"feet": list(feet), "health": snap.health, "blocksAround": seen}
+        if not seen:  # a bot whose chunks are gone (dead and never respawned) sees nothing at all
+            raise ToolFailure(PRECONDITION_FAILED, f"the blocks around the bot at {list(feet)} are not loaded "
+                              f"(health {snap.health:g}): cannot place {block}", details=details)
+        raise ToolFailure(PRECONDITION_FAILED, f"no free spot next to the bot to place {block}", details=details)
     return await place_at(ctx, block, *spot)
 
 

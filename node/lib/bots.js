@@ -8,6 +8,13 @@ const collectBlock = require('mineflayer-collectblock').plugin
 const { isHostile } = require('./names')
 
 const MAX_QUEUE = 2000
+// mineflayer asks to respawn once, on the health packet that says the bot died. A lost
+// request, or a server that fails half-way (flying-squid at 1.21.4 drops the client's chunks,
+// then cannot encode the respawn packet), leaves the bot dead in an empty world for good:
+// every block read comes back unloaded. Ask again every few seconds; if the bot is still dead
+// after RESPAWN_GIVE_UP_MS, end the connection so Python reconnects (a fresh login spawns).
+const RESPAWN_RETRY_MS = 3000
+const RESPAWN_GIVE_UP_MS = 20000
 const bots = new Map() // id -> { bot, state, queue, dropped, error, endReason }
 let nextId = 1
 
@@ -58,13 +65,17 @@ function attach (rec, hostileRadius) {
     }
   })
   bot.on('health', () => push(rec, 'health', { health: bot.health, food: bot.food, saturation: bot.foodSaturation ?? null }))
-  bot.on('death', () => push(rec, 'death', { position: pos(bot.entity && bot.entity.position) }))
+  bot.on('death', () => {
+    push(rec, 'death', { position: pos(bot.entity && bot.entity.position) })
+    watchRespawn(rec)
+  })
   bot.on('kicked', (reason) => push(rec, 'kicked', { reason: typeof reason === 'string' ? reason : JSON.stringify(reason) }))
   bot.on('error', (err) => {
     rec.error = String(err && err.message || err)
     push(rec, 'error', { message: rec.error, code: err && err.code })
   })
   bot.on('end', (reason) => {
+    clearInterval(rec.respawnTimer)
     rec.state = 'ended'
     rec.endReason = String(reason || 'ended')
     push(rec, 'end', { reason: rec.endReason })
@@ -80,6 +91,23 @@ function attach (rec, hostileRadius) {
     const self = bot.entity && e.id === bot.entity.id
     push(rec, 'entity_hurt', { self, ...(self ? { health: bot.health } : describe(bot, e)) })
   })
+}
+
+function watchRespawn (rec) {
+  const bot = rec.bot
+  const diedAt = Date.now()
+  clearInterval(rec.respawnTimer)
+  rec.respawnTimer = setInterval(() => {
+    if (rec.state === 'ended' || bot.health > 0) return clearInterval(rec.respawnTimer)
+    if (Date.now() - diedAt >= RESPAWN_GIVE_UP_MS) {
+      clearInterval(rec.respawnTimer)
+      rec.error = `still dead ${RESPAWN_GIVE_UP_MS / 1000} s after dying (the server did not respawn the bot): reconnecting`
+      push(rec, 'error', { message: rec.error, code: 'not_respawned' })
+      bot.end(rec.error)
+      return
+    }
+    try { bot.respawn() } catch (e) { /* connection going away: 'end' follows */ }
+  }, RESPAWN_RETRY_MS)
 }
 
 async function waitReady (rec) {

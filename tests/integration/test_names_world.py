@@ -14,7 +14,7 @@ import pytest
 from agency.blocks import is_passable, is_replaceable
 from agency.names import same
 from agency.tools import ToolContext, default_tool_registry
-from agency.world import ActionState
+from agency.world import ActionState, EventType
 from tests.conftest import make_body, wait_until
 
 NAME = "names_bot"
@@ -104,3 +104,29 @@ def test_a_crafting_table_is_placed_next_to_a_bot_standing_in_a_field_of_grass(f
     feet = _feet(field_body)
     assert spot[1] == Y and max(abs(spot[0] - feet[0]), abs(spot[2] - feet[2])) >= 1  # on the ground, not floating
     wait_until(lambda: field_body.region(spot, (1, 1, 1)).block_at(*spot) == "crafting_table", 10, "the table standing")
+
+
+def test_a_killed_bot_comes_back_alive_in_a_loaded_world(field_body):
+    """Whether the server respawns it or not: a bot still dead after a while reconnects
+    (a server that fails to respawn it left it dead with no chunks, and every block read
+    said 'unloaded')."""
+    field_body.chat(f"/mcbot damage {NAME} 100")
+    seen = []
+
+    def died():
+        seen.extend(field_body.events())
+        return any(e.type is EventType.death for e in seen)
+
+    wait_until(died, 10, "the bot to die")
+
+    def alive_in_a_loaded_world():
+        seen.extend(field_body.events())
+        if not field_body.maintain():
+            return False
+        s = field_body.snapshot()
+        if s.health <= 0:
+            return False
+        x, y, z = _feet(field_body)
+        return field_body.region((x, y - 1, z), (1, 1, 1)).block_at(x, y - 1, z) is not None
+
+    wait_until(alive_in_a_loaded_world, 60, "the bot alive again with its chunks loaded")

@@ -135,3 +135,25 @@ def test_place_block_next_to_a_bot_in_a_field_of_grass_replaces_a_plant(fake: tu
     res = asyncio.run(default_tool_registry().execute("place_block", {"block": "crafting_table"}, ctx))
     assert res.success, res.error
     assert res.output["y"] == GROUND_Y and body.block(res.output["x"], GROUND_Y, res.output["z"]) == "crafting_table"
+
+
+def test_place_block_in_an_unloaded_world_says_so_rather_than_no_free_spot(fake: tuple[FakeBody, ToolContext]) -> None:
+    body, ctx = fake
+    body.region = lambda origin, size: BlockRegion(origin=origin, size=size, palette=[None],  # type: ignore[method-assign]
+                                                   data=[0] * (size[0] * size[1] * size[2]))
+    res = asyncio.run(default_tool_registry().execute("place_block", {"block": "crafting_table"}, ctx))
+    assert not res.success and res.error.code == PRECONDITION_FAILED
+    assert "not loaded" in res.error.message and "no free spot" not in res.error.message
+    assert res.error.details["blocksAround"] == () and body.started == []
+
+
+def test_place_block_with_no_room_says_no_free_spot_and_what_is_around(fake: tuple[FakeBody, ToolContext]) -> None:
+    body, ctx = fake
+    for dx in range(-3, 4):
+        for dz in range(-3, 4):
+            for dy in (-1, 0, 1, 2):
+                if (dx, dz) != (0, 0):
+                    body.blocks[(dx, GROUND_Y + dy, dz)] = "stone"  # walled into a 1x1 shaft
+    res = asyncio.run(default_tool_registry().execute("place_block", {"block": "crafting_table"}, ctx))
+    assert not res.success and res.error.message == "no free spot next to the bot to place crafting_table"
+    assert "stone" in res.error.details["blocksAround"]
