@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Iterable
 
+from agency.blocks import is_log
 from agency.counters import AgencyCounters
 from agency.goal_tag import ExtractedGoal, build_goal_tag_v1, canonical_goal_key
 from agency.sanitizer import sanitize
@@ -96,7 +97,7 @@ def select_drive(snapshot: WorldSnapshot, shelter_nearby: bool | None, table_nea
     """Contract 3.3, first match wins. shelter_nearby None means unknown = no shelter.
     A crafting table placed within reach counts as had (table_nearby): crafts place the
     table they need, and judging by the inventory alone crafted a new one after each."""
-    logs = snapshot.count_matching("_log")
+    logs = sum(i.count for i in snapshot.inventory if is_log(i.name))  # what the crafter can make planks of
     has_table = snapshot.count_of("crafting_table") > 0 or table_nearby is True
     has_pickaxe = snapshot.count_matching("_pickaxe") > 0
     if not snapshot.inventory or logs == 0:

@@ -157,3 +157,16 @@ def test_place_block_with_no_room_says_no_free_spot_and_what_is_around(fake: tup
     res = asyncio.run(default_tool_registry().execute("place_block", {"block": "crafting_table"}, ctx))
     assert not res.success and res.error.message == "no free spot next to the bot to place crafting_table"
     assert "stone" in res.error.details["blocksAround"]
+
+
+def test_the_drive_tick_counts_logs_as_the_crafter_does() -> None:
+    from agency.drive_tick import select_drive
+
+    def snap(*items: tuple[str, int]) -> WorldSnapshot:
+        return WorldSnapshot(health=20, food=20, gameMode="survival", dimension="overworld", timeOfDay=1000, isDay=True,
+                             position=Vec3(x=0, y=64, z=0), inventory=[InventoryItem(name=n, count=c) for n, c in items],
+                             hostiles=0, ts=0)
+
+    assert select_drive(snap(("stripped_oak_log", 9)), True).rule == "no_logs"  # no planks from those
+    assert select_drive(snap(("cherry_log", 9)), True).rule == "no_crafting_table"
+    assert available({"stripped_oak_log": 9, "cherry_log": 2}, "log") == 2
