@@ -3,7 +3,10 @@
 // (~2.3 m/s, vanilla zombie chase speed), a 0.42 jump when a one-block step is ahead, and
 // axis-by-axis collision against full blocks and closed doors (no passing through walls).
 // Targets: the nearest survival/adventure player within 35 blocks, acquired only with line of
-// sight (vanilla mustSee), forgotten after 5 s unseen. Melee: reach^2 = (2*0.6)^2 + 0.6,
+// sight (vanilla mustSee), forgotten after 5 s unseen. Without a target a zombie strolls
+// (vanilla RandomStrollGoal): that is how one spawned behind a hill or a tree comes into view;
+// before, it stood still for good and a player out of its sight was never attacked.
+// Melee: reach^2 = (2*0.6)^2 + 0.6,
 // needs line of sight, one hit per 20 ticks, damage by difficulty (zombie 2.5/3/4.5).
 // Player hits deal the held weapon's vanilla damage with 0.4 knockback; death plays status 3,
 // drops loot (rotten_flesh 0-2) and removes the body after 20 ticks.
@@ -80,7 +83,7 @@ module.exports.server = function (serv) {
     mob.yaw = 0; mob.pitch = 0; mob.headPitch = 0
     mob.health = kind.health
     mob.metadata = []
-    mob.ai = { kind, vy: 0, kx: 0, kz: 0, onGround: false, cooldown: 0, target: null, unseen: 0, hurtAt: 0, dead: false, burning: false, fall: 0, tick: 0 }
+    mob.ai = { kind, vy: 0, kx: 0, kz: 0, onGround: false, cooldown: 0, target: null, stroll: null, unseen: 0, hurtAt: 0, dead: false, burning: false, fall: 0, tick: 0 }
     mob.takeDamage = (opts) => hurt(mob, opts)
     mob.updateAndSpawn()
     mobs.add(mob)
@@ -160,7 +163,8 @@ module.exports.server = function (serv) {
     }
     if (ai.cooldown > 0) ai.cooldown--
     const t = ai.target
-    if (!t) return null
+    if (!t) return stroll(mob)
+    ai.stroll = null
     const reach2 = (WIDTH * 2) ** 2 + 0.6
     const dist2 = mob.position.distanceSquared(t.position)
     if (dist2 <= reach2 && ai.cooldown === 0 && canSee(mob, t)) {
@@ -173,6 +177,23 @@ module.exports.server = function (serv) {
     const dz = t.position.z - mob.position.z
     const d = Math.hypot(dx, dz)
     if (d < 0.6) return { x: 0, z: 0, yaw: Math.atan2(-dx, dz) }
+    return { x: dx / d * ai.kind.speed, z: dz / d * ai.kind.speed, yaw: Math.atan2(-dx, dz) }
+  }
+
+  // Now and then (1/120 per tick) walk toward a random spot 3-10 blocks away, for at most 10 s.
+  function stroll (mob) {
+    const ai = mob.ai
+    if (!ai.stroll && Math.random() < 1 / 120) {
+      const a = Math.random() * Math.PI * 2
+      const r = 3 + Math.random() * 7
+      ai.stroll = { x: mob.position.x + Math.cos(a) * r, z: mob.position.z + Math.sin(a) * r, until: ai.tick + 200 }
+    }
+    const s = ai.stroll
+    if (!s) return null
+    const dx = s.x - mob.position.x
+    const dz = s.z - mob.position.z
+    const d = Math.hypot(dx, dz)
+    if (d < 0.5 || ai.tick > s.until) { ai.stroll = null; return null }
     return { x: dx / d * ai.kind.speed, z: dz / d * ai.kind.speed, yaw: Math.atan2(-dx, dz) }
   }
 

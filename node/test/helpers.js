@@ -122,18 +122,24 @@ async function waitFor (predicate, ms, what = 'condition', every = 50) {
   }
 }
 
-// Send an op command and resolve with the "mcbot: ..." (or other) reply line.
+// Send an op command and resolve with the "mcbot: ..." (or other) reply line. One command at a
+// time per bot: replies carry no id, so two in flight could each take the other's reply.
 function command (bot, cmd, { match = /^mcbot: /, timeout = 5000 } = {}) {
-  const reply = new Promise((resolve) => {
-    const onMsg = (msg) => {
-      const text = msg.toString()
-      if (match.test(text)) { bot.removeListener('message', onMsg); resolve(text) }
-    }
-    bot.on('message', onMsg)
-    setTimeout(() => bot.removeListener('message', onMsg), timeout + 100).unref()
-  })
-  bot.chat(cmd)
-  return withTimeout(reply, timeout, `reply to ${cmd}`)
+  const run = () => {
+    const reply = new Promise((resolve) => {
+      const onMsg = (msg) => {
+        const text = msg.toString()
+        if (match.test(text)) { bot.removeListener('message', onMsg); resolve(text) }
+      }
+      bot.on('message', onMsg)
+      setTimeout(() => bot.removeListener('message', onMsg), timeout + 100).unref()
+    })
+    bot.chat(cmd)
+    return withTimeout(reply, timeout, `reply to ${cmd}`)
+  }
+  const result = (bot.mcbotCommands || Promise.resolve()).then(run, run)
+  bot.mcbotCommands = result.catch(() => {})
+  return result
 }
 
 module.exports = { VERSION, startServer, connectBot, waitFor, command, withTimeout, sleep }
