@@ -14,7 +14,7 @@ block I placed?) goes through here, never through a literal of one version:
 
 Names agency sends to the bot (blocks to collect or place, items to craft) may be canonical:
 node/lib/names.js resolves them to the running version's name with the same table
-(node/lib/renames.json, which a unit test holds equal to RENAMES).
+(node/lib/names.json, which a unit test holds equal to RENAMES).
 
 Only names since the flattening (1.13) are covered: before it, blocks were numbers plus
 metadata and the names differ wholesale (pre-1.13 `grass` is the grass BLOCK).
