@@ -138,11 +138,14 @@ module.exports.player = function (player, serv) {
   // --- outgoing --------------------------------------------------------------------------------
   const byteToDegrees = (b) => (b ?? 0) * 360 / 256
   const TRANSLATE = {
-    login (p) { return P.spawnInfo ? { ...p, worldState: P.worldState(player) } : p },
-    respawn (p) { return P.spawnInfo ? { worldState: P.worldState(player), copyMetadata: 0 } : p },
+    login (p) { return P.spawnInfo ? { ...p, worldState: P.worldState(player), enforcesSecureChat: p.enforcesSecureChat ?? false } : p },
+    respawn (p) {
+      if (P.spawnInfo) return { worldState: P.worldState(player), copyMetadata: 0 }
+      return { ...p, previousGamemode: p.previousGamemode ?? p.previousGameMode ?? 255 } // flying-squid misspells it
+    },
     position (p) {
       // flying-squid passes its byte-rounded look (-128..127) where the field is degrees
-      const q = { ...p, yaw: p.yaw === player.yaw ? byteToDegrees(p.yaw) : p.yaw, pitch: p.pitch === player.pitch ? byteToDegrees(p.pitch) : p.pitch }
+      const q = { ...p, yaw: p.yaw === player.yaw ? byteToDegrees(p.yaw) : p.yaw, pitch: p.pitch === player.pitch ? byteToDegrees(p.pitch) : p.pitch, dismountVehicle: p.dismountVehicle ?? false }
       if (P.positionVelocity) Object.assign(q, { dx: 0, dy: 0, dz: 0, flags: typeof p.flags === 'object' ? p.flags : {} })
       return q
     },
@@ -152,7 +155,7 @@ module.exports.player = function (player, serv) {
       if (P.teleportVelocity) Object.assign(q, { dx: 0, dy: 0, dz: 0, flags: {} })
       return q
     },
-    spawn_entity (p) { return { ...p, headPitch: p.headPitch ?? 0 } },
+    spawn_entity (p) { return { ...p, headPitch: p.headPitch ?? 0, objectData: p.objectData ?? 0 } },
     open_window (p) {
       return P.nbtWindowTitle && typeof p.windowTitle === 'string' ? { ...p, windowTitle: chatToNbt(JSON.parse(p.windowTitle)) } : p
     },
