@@ -45,7 +45,8 @@ server: install
 # and then on canopy logs; the same wood-to-stone chain runs through the bridge in
 # tests/integration/test_survival_world.py (with the collect action that skips unreachable
 # logs), so make test runs it only in test-node.
-NODE_CI_TESTS := $(filter-out test/survival.test.js,$(patsubst node/%,%,$(wildcard node/test/*.test.js)))
+NODE_TESTS := $(patsubst node/%,%,$(wildcard node/test/*.test.js))
+NODE_CI_TESTS := $(filter-out test/survival.test.js,$(NODE_TESTS))
 
 test: install
 	$(BIN)/pytest
@@ -60,7 +61,7 @@ test-integration: install
 	$(BIN)/pytest -m integration
 
 test-node: install
-	set -e; for v in $(MC_VERSIONS); do (cd node && MCBOT_MC_VERSION=$$v node --test test/); done
+	set -e; for v in $(MC_VERSIONS); do (cd node && MCBOT_MC_VERSION=$$v node --test $(NODE_TESTS)); done
 
 soak-fast: install
 	set -e; for v in $(MC_VERSIONS); do scripts/soak.sh 3 --fast --version $$v; done
