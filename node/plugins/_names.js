@@ -1,22 +1,13 @@
-// Block and item names that changed between the supported versions, resolved for the running
-// version from minecraft-data. The only place that knows renames: plugins and /mcbot commands
-// may use either spelling (`grass` places short_grass at 1.21.4, `short_grass` grass at 1.18.2).
+// Block and item names that changed between versions, resolved for the running version with
+// the one JS rename table (node/lib/names.js + names.json, shared with the bot side and held
+// equal to agency's by a test): plugins and /mcbot commands may use either spelling
+// (`grass` places short_grass at 1.21.4, `short_grass` grass at 1.18.2).
 'use strict'
 
-const RENAMED = [
-  ['grass', 'short_grass'], // 1.20.3
-  ['scute', 'turtle_scute'] // 1.20.5
-]
+const names = require('../lib/names')
 
-// The spelling of `name` that exists in byName, or null.
-function spell (byName, name) {
-  const n = String(name).replace(/^minecraft:/, '')
-  if (byName[n]) return n
-  const pair = RENAMED.find(p => p.includes(n))
-  return (pair && pair.find(other => byName[other])) || null
-}
-
-const blockName = (registry, name) => spell(registry.blocksByName, name)
-const itemName = (registry, name) => spell(registry.itemsByName, name)
+const bare = (name) => String(name).replace(/^minecraft:/, '')
+const blockName = (registry, name) => names.blockName(registry, bare(name))
+const itemName = (registry, name) => names.itemName(registry, bare(name))
 
 module.exports = { blockName, itemName }
