@@ -107,8 +107,12 @@ module.exports.server = function (serv, cfg) {
 
   // --- sounds: by registry name, absolute position x8, float pitch --------------------------
   serv.playSound = (sound, world, position, { whitelist, blacklist = [], radius = 32, volume = 1.0, pitch = 1.0, soundCategory = 0 } = {}) => {
-    const known = registry.soundsByName?.[String(sound).replace(/^minecraft:/, '')]
-    if (!known) return // flying-squid's pre-1.9 names ('dig.stone') exist in no current client
+    const name = String(sound).replace(/^minecraft:/, '')
+    // flying-squid names its place sounds the pre-1.9 way ('dig.wood'); others it uses have no
+    // current equivalent and are not sent
+    const dig = /^dig\.(\w+)$/.exec(name)
+    const known = registry.soundsByName?.[name] || (dig && registry.soundsByName?.[`block.${dig[1] === 'cloth' ? 'wool' : dig[1]}.place`])
+    if (!known) return
     const players = whitelist ? [].concat(whitelist) : serv.getNearby({ world, position, radius })
     for (const player of players) {
       if (blacklist.includes(player)) continue
