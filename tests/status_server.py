@@ -11,21 +11,13 @@ import threading
 from typing import Any, Iterator
 from contextlib import contextmanager
 
+from bot.ping import _varint
+
 # Status replies shaped like Paper's (its version name carries the brand).
 PAPER_NEWER = {"version": {"name": "Paper 26.9", "protocol": 9999},
                "players": {"max": 20, "online": 1}, "description": {"text": "A Paper server"}}
 PAPER_OLDER = {"version": {"name": "1.7.10", "protocol": 5},
                "players": {"max": 20, "online": 0}, "description": "old"}
-
-
-def _varint(n: int) -> bytes:
-    out = bytearray()
-    while True:
-        b = n & 0x7F
-        n >>= 7
-        out.append(b | (0x80 if n else 0))
-        if not n:
-            return bytes(out)
 
 
 def _packet(payload: bytes) -> bytes:
