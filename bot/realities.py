@@ -23,7 +23,7 @@ from loguru import logger
 from agency.world import BodyEvent, EventType
 
 CHAT_REFUSED = "chat_refused"  # the code of node/lib/chat_guard.js's error event
-# The same words as chat_guard.js's FIX (the JS side puts its own in each event).
+# The same words as chat_guard.js's FIX, which it puts in each event (a unit test holds them equal).
 SECURE_PROFILE_FIX = (
     "set enforce-secure-profile=false in the server's server.properties and restart it, "
     'or join with bot.auth = "microsoft" (a signed-in account signs its chat)'

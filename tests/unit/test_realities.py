@@ -212,3 +212,16 @@ def test_loaded_reach_is_the_nearer_unloaded_side():
     assert _loaded_reach(data, palette, 64) == 0
     data = [0] * 30 + [1] * 70 + [0] * 29
     assert _loaded_reach(data, palette, 64) == 34
+
+
+def test_the_js_chat_guard_names_the_same_fix_as_python():
+    """node/lib/chat_guard.js puts its FIX in every refusal event and error; it must say what
+    realities.SECURE_PROFILE_FIX says (the doctor and the kick explanations use that one)."""
+    import re
+    from pathlib import Path
+
+    js = (Path(__file__).resolve().parents[2] / "node" / "lib" / "chat_guard.js").read_text()
+    decl = re.search(r"const FIX = (.*?)\n\n", js, re.S)
+    assert decl, "const FIX not found in chat_guard.js"
+    parts = re.findall(r"'((?:[^'\\]|\\.)*)'", decl.group(1))
+    assert "".join(p.replace("\\'", "'") for p in parts) == realities.SECURE_PROFILE_FIX
