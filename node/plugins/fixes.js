@@ -106,6 +106,18 @@ module.exports.server = function (serv, cfg) {
 }
 
 module.exports.player = function (player, serv) {
+  // Tab list on join: flying-squid sent the full list to everyone but the joining player, so a
+  // newcomer never learnt who the others were (mineflayer's bot.players[name].entity stayed
+  // unset). Vanilla: the newcomer gets everyone, the others get the newcomer.
+  serv._sendPlayerList = (toPlayer) => {
+    const bitfield = serv.supportFeature('playerInfoActionIsBitfield')
+    const info = (players) => (bitfield
+      ? { action: { add_player: true }, data: players.map(p => ({ uuid: p.uuid, player: { name: p.username, properties: p.profileProperties }, gamemode: p.gameMode, latency: p._client.latency })) }
+      : { action: 'add_player', data: players.map(p => ({ uuid: p.uuid, name: p.username, properties: p.profileProperties, gamemode: p.gameMode, ping: p._client.latency })) })
+    toPlayer._client.write('player_info', info(serv.players))
+    toPlayer._writeOthers('player_info', info([toPlayer]))
+  }
+
   // Respawn: flying-squid compares actionId === 0, current minecraft-data decodes the string
   // 'perform_respawn'. Vanilla puts the player back at the world spawn with full vitals, and
   // the client drops its chunks on respawn, so they are sent again.

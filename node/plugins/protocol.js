@@ -184,7 +184,11 @@ module.exports.player = function (player, serv) {
 
   // Entities appear with their metadata (items show their stack: mineflayer's 'itemDrop').
   player.spawnEntity = (entity) => {
-    client.write(entity.spawnPacketName, entity.getSpawnPacket())
+    const packet = entity.getSpawnPacket()
+    // players have no entityType in flying-squid: from 1.20.2 they spawn through spawn_entity,
+    // where a missing type meant entity 0 (a boat at 1.21.4): other players never saw them
+    if (entity.type === 'player' && packet.type == null) packet.type = registry.entitiesByName.player.id
+    client.write(entity.spawnPacketName, packet)
     const values = { ...entity.mcbotMeta }
     if (entity.itemId !== undefined) values.item = new Item(entity.itemId, entity.itemCount || 1)
     const metadata = P.encodeMetadata(entity, values)

@@ -109,6 +109,35 @@ test('config gameMode is the mode a new player logs in with', { timeout: 30000 }
   }
 })
 
+test('two players see each other, follow a long teleport, and a punch hurts', { timeout: 60000 }, async () => {
+  const s = await startServer({ seed: 5, hostiles: false })
+  const a = await connectBot(s.port, 'alice')
+  const b = await connectBot(s.port, 'bob')
+  try {
+    // from 1.20.2 players spawn through spawn_entity, which needs the player type
+    await waitFor(() => a.players.bob?.entity?.name === 'player', 5000, 'alice sees bob as a player')
+    await waitFor(() => b.players.alice?.entity?.name === 'player', 5000, 'bob sees alice as a player')
+    // a 20-block jump goes out as entity_teleport (1.21.2+ changed its fields: it kicked alice)
+    const start = b.entity.position.clone()
+    await command(b, '/mcbot tp bob ~20 ~ ~')
+    await waitFor(() => b.entity.position.distanceTo(start) > 15, 5000, 'bob moved')
+    await waitFor(() => a.players.bob.entity.position.distanceTo(b.entity.position) < 0.5, 5000, 'alice saw the teleport')
+    const p = a.entity.position.floored()
+    await command(b, `/mcbot tp bob ${p.x + 1} ${p.y} ${p.z}`)
+    await waitFor(() => a.players.bob.entity.position.distanceTo(a.entity.position) < 2, 5000, 'bob next to alice')
+    const hurtBy = []
+    b.on('entityHurt', (e, source) => { if (e === b.entity) hurtBy.push(source ? source.username : null) })
+    a.attack(a.players.bob.entity)
+    await waitFor(() => b.health === 19, 3000, 'bare hand: 1 damage')
+    await waitFor(() => hurtBy.length > 0, 2000, 'bob saw himself hurt')
+    if (b.registry.protocol.play.toClient.types.packet_damage_event) assert.strictEqual(hurtBy[0], 'alice')
+  } finally {
+    a.quit()
+    b.quit()
+    await s.stop()
+  }
+})
+
 test('server exits when stdin closes and fails clearly on a busy port', { timeout: 30000 }, async () => {
   const a = await startServer({})
   const code = await new Promise((resolve) => {
