@@ -8,6 +8,7 @@
 // - entity metadata (flying-squid sends none at 1.20.2+ and put the item stack on the wrong
 //   key before): encoded from vanilla key names (entity.mcbotMeta);
 // - hurt: damage_event where it exists (1.19.4+; entity status 2 means nothing there);
+// - a player leaving: player_remove (1.19.3+), players spawning: spawn_entity needs their type;
 // - incoming: movement packets carry onGround inside `flags` (1.21.2+), entity_action names;
 // - a packet that still fails to encode is dropped and logged (MCBOT_PACKET_ERROR), instead of
 //   flying-squid kicking the client.
@@ -30,7 +31,8 @@ module.exports.server = function (serv, cfg) {
     nbtWindowTitle: /nbt/i.test(String(fieldType(toClient, 'open_window', 'windowTitle'))),
     damageEvent: Boolean(toClient.packet_damage_event),
     soundHolder: has('sound_effect', 'sound'),
-    tickDayTime: has('update_time', 'tickDayTime')
+    tickDayTime: has('update_time', 'tickDayTime'),
+    playerRemove: Boolean(toClient.packet_player_remove)
   }
   serv.mcbotProtocol = P
 
@@ -166,7 +168,11 @@ module.exports.player = function (player, serv) {
     update_time (p) { return P.tickDayTime && p.tickDayTime === undefined ? { ...p, tickDayTime: Boolean(serv.mcbotDaylightCycle) } : p }
   }
   const write = client.write.bind(client)
-  client.write = (name, params) => write(name, TRANSLATE[name] ? TRANSLATE[name](params) : params)
+  client.write = (name, params) => {
+    // 1.19.3+ removes players from the tab list with their own packet (the player left)
+    if (name === 'player_info' && params?.action?.remove_player && P.playerRemove) return write('player_remove', { players: params.data.map(d => d.uuid) })
+    return write(name, TRANSLATE[name] ? TRANSLATE[name](params) : params)
+  }
 
   // A packet that cannot be encoded is dropped with a log line; flying-squid kicked for it.
   const serializer = client.serializer

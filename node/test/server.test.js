@@ -109,7 +109,7 @@ test('config gameMode is the mode a new player logs in with', { timeout: 30000 }
   }
 })
 
-test('two players see each other, follow a long teleport, and a punch hurts', { timeout: 60000 }, async () => {
+test('two players see each other, follow a long teleport, a punch hurts, leaving is seen', { timeout: 60000 }, async () => {
   const s = await startServer({ seed: 5, hostiles: false })
   const a = await connectBot(s.port, 'alice')
   const b = await connectBot(s.port, 'bob')
@@ -131,6 +131,10 @@ test('two players see each other, follow a long teleport, and a punch hurts', { 
     await waitFor(() => b.health === 19, 3000, 'bare hand: 1 damage')
     await waitFor(() => hurtBy.length > 0, 2000, 'bob saw himself hurt')
     if (b.registry.protocol.play.toClient.types.packet_damage_event) assert.strictEqual(hurtBy[0], 'alice')
+    const left = new Promise(resolve => a.on('playerLeft', (p) => { if (p.username === 'bob') resolve() }))
+    b.quit()
+    await withTimeout(left, 5000, 'alice sees bob leave')
+    assert.strictEqual(a.players.bob, undefined)
   } finally {
     a.quit()
     b.quit()
