@@ -66,9 +66,10 @@ def _per_property_snapshot(bot: Any) -> dict[str, Any]:
     return state
 
 
-def bench_bridge(cfg: Any, as_json: bool = False, rounds: int = 200, versions: str | None = None) -> int:
+def bench_bridge(cfg: Any, as_json: bool = False, rounds: int = 200, versions: str | None = None,
+                 config_path: str | None = None) -> int:
     if versions:
-        return _bench_versions([v.strip() for v in versions.split(",") if v.strip()], as_json, rounds)
+        return _bench_versions([v.strip() for v in versions.split(",") if v.strip()], as_json, rounds, config_path)
     port = free_port()
     server = EmbeddedServer(settings_from_config(cfg.server, port=port), node_bin=cfg.bridge.node_bin)
     server.start()
@@ -175,13 +176,19 @@ ROWS = (  # (label, key, format) of the side-by-side table
 )
 
 
-def _bench_versions(versions: list[str], as_json: bool, rounds: int) -> int:
+def _bench_versions(versions: list[str], as_json: bool, rounds: int, config_path: str | None) -> int:
+    """Each version in a child `mcbot bench bridge --json` with the same config."""
     results: dict[str, Any] = {}
+    base = [sys.executable, "-m", "bot", *(["--config", config_path] if config_path else [])]
     for v in versions:
         print(f"bench: measuring the embedded world at {v} ...", file=sys.stderr, flush=True)
         env = {**os.environ, "MCBOT_SERVER__EMBEDDED_VERSION": v}
-        proc = subprocess.run([sys.executable, "-m", "bot", "bench", "bridge", "--json", "--rounds", str(rounds)],
-                              env=env, capture_output=True, text=True, timeout=900)
+        try:
+            proc = subprocess.run([*base, "bench", "bridge", "--json", "--rounds", str(rounds)],
+                                  env=env, capture_output=True, text=True, timeout=900)
+        except subprocess.TimeoutExpired:
+            print(f"bench: {v} did not finish within 900 s", file=sys.stderr)
+            return 1
         lines = proc.stdout.strip().splitlines()
         if proc.returncode != 0 or not lines:
             print(f"bench: {v} failed (exit {proc.returncode}): {proc.stderr.strip()[-500:]}", file=sys.stderr)

@@ -230,7 +230,7 @@ def cmd_bench(args: Any, cfg: Any, _loaded: Any) -> int:
 
     if args.bench_command == "verifier":
         return bench_verifier(cfg, as_json=args.json, rounds=args.rounds)
-    return bench_bridge(cfg, as_json=args.json, rounds=args.rounds, versions=args.versions)
+    return bench_bridge(cfg, as_json=args.json, rounds=args.rounds, versions=args.versions, config_path=args.config)
 
 
 def _agents(args: Any, cfg: Any, loaded: Any) -> int:

@@ -32,7 +32,8 @@ SHIPPED_CONFIG_DIR = Path(__file__).resolve().parents[1] / "config"
 # Values handed verbatim to child processes, which expand them in their own environment.
 PROTECTED_KEYS = ("llm.mcp_servers.*.env", "llm.mcp_servers.*.headers")
 
-_MC_VERSION = r"^\d+\.\d+(\.\d+)?$"
+# The Minecraft versions the embedded world serves, each tested by make test; the default first.
+EMBEDDED_VERSIONS = ("1.21.4", "1.18.2")
 _VAR = re.compile(r"\$(\$?)\{([A-Za-z_][A-Za-z0-9_]*)\}")
 
 
@@ -66,7 +67,7 @@ class ServerConfig(_Section):
     port: int = Field(25565, ge=1, le=65535)
     version: str = Field("auto", pattern=r"^(auto|\d+\.\d+(\.\d+)?)$")  # auto = server list ping
     embedded: bool | None = None  # None = decided by host, see use_embedded
-    embedded_version: Literal["1.21.4", "1.18.2"] = "1.21.4"
+    embedded_version: Literal[EMBEDDED_VERSIONS] = EMBEDDED_VERSIONS[0]  # type: ignore[valid-type]
     world_folder: str = ""  # "" = in-memory world
     seed: int = 1337
     tree_density: float = Field(0.04, ge=0, le=1)

@@ -8,7 +8,6 @@ Node >= 22: an older one is an initialization failure that says how to get a new
 
 from __future__ import annotations
 
-import functools
 import re
 import shutil
 import subprocess
@@ -23,14 +22,21 @@ class NodeRuntimeError(RuntimeError):
     """No usable Node.js: missing, or older than mineflayer supports."""
 
 
-@functools.lru_cache(maxsize=8)
+_versions: dict[str, str] = {}  # only answers are kept: a node that timed out once is asked again
+
+
 def node_version(node_bin: str) -> str | None:
     """`vX.Y.Z` of a node executable, or None when it does not run."""
+    if node_bin in _versions:
+        return _versions[node_bin]
     try:
         out = subprocess.run([node_bin, "--version"], capture_output=True, text=True, timeout=20).stdout.strip()
     except (OSError, subprocess.SubprocessError):
         return None
-    return out if re.match(r"v\d+\.", out) else None
+    if not re.match(r"v\d+\.", out):
+        return None
+    _versions[node_bin] = out
+    return out
 
 
 def resolve_node_bin(setting: str = "auto") -> str:

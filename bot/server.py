@@ -17,6 +17,7 @@ from typing import Any
 from loguru import logger
 
 from bot.bridge import NODE_DIR
+from bot.config import EMBEDDED_VERSIONS
 from bot.node_runtime import NodeRuntimeError, resolve_node_bin
 
 READY_PREFIX = "MCBOT_SERVER_READY"
@@ -30,7 +31,7 @@ class ServerStartError(RuntimeError):
 @dataclass
 class EmbeddedServerSettings:
     port: int = 25565
-    version: str = "1.21.4"
+    version: str = EMBEDDED_VERSIONS[0]
     world_folder: str = ""
     seed: int = 1337
     tree_density: float = 0.04

@@ -26,6 +26,7 @@ from typing import Any
 
 import httpx
 
+from bot.config import EMBEDDED_VERSIONS
 from bot.ping import ServerUnreachable, ping
 from bot.server import free_port
 from bot.soak_report import evaluate, write_chart
@@ -52,7 +53,7 @@ def parse(argv: list[str]) -> argparse.Namespace:
     ap = argparse.ArgumentParser(prog="soak.sh")
     ap.add_argument("minutes", type=float)
     ap.add_argument("--server", default="embedded", help="embedded (default) or HOST:PORT")
-    ap.add_argument("--version", choices=("1.21.4", "1.18.2"),
+    ap.add_argument("--version", choices=EMBEDDED_VERSIONS,
                     help="Minecraft version of the embedded world (default: server.embedded_version)")
     ap.add_argument("--creative", action="store_true", help="play in creative mode (checks criterion 8)")
     ap.add_argument("--fast", action="store_true", help="scaled intervals for CI")

@@ -22,9 +22,7 @@ import hashlib
 import json
 import os
 import platform
-import re
 import shutil
-import subprocess
 import sys
 import tarfile
 import tempfile
@@ -33,9 +31,11 @@ import urllib.request
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+from bot.node_runtime import MIN_MAJOR, node_version  # noqa: E402 - stdlib-only module
+
 LOCKFILE = ROOT / "toolchain" / "package-lock.json"
 PREFIX = ROOT / ".toolchain"
-MIN_MAJOR = 22
 _ARCH = {"x86_64": "x64", "amd64": "x64", "aarch64": "arm64", "arm64": "arm64"}
 
 
@@ -46,12 +46,15 @@ def platform_package() -> str:
 
 def node_major(node: str) -> int | None:
     """The major version of a node executable, or None when it does not run."""
-    try:
-        out = subprocess.run([node, "--version"], capture_output=True, text=True, timeout=20).stdout
-    except (OSError, subprocess.SubprocessError):
-        return None
-    m = re.match(r"v(\d+)\.", out.strip())
-    return int(m.group(1)) if m else None
+    version = node_version(node)
+    return int(version[1:].split(".")[0]) if version else None
+
+
+def system_tool(name: str, prefix: Path) -> str | None:
+    """`name` on PATH outside our own prefix (make puts .toolchain/bin first on PATH)."""
+    dirs = [d for d in os.environ.get("PATH", "").split(os.pathsep)
+            if d and not Path(d).resolve().is_relative_to(prefix.resolve())]
+    return shutil.which(name, path=os.pathsep.join(dirs))
 
 
 def locked(lock: dict, name: str) -> dict:
@@ -106,27 +109,35 @@ def install(lock: dict, prefix: Path) -> str:
     want = f"{node_pkg}@{node_entry['version']} npm@{npm_entry['version']}"
     if stamp.exists() and stamp.read_text().strip() == want and node_major(str(prefix / "bin" / "node")):
         return want
-    shutil.rmtree(prefix, ignore_errors=True)
-    (prefix / "bin").mkdir(parents=True)
-    with tempfile.TemporaryDirectory() as tmp:
+    # Built beside the prefix and moved over it only when complete: a failed fetch keeps what was there.
+    prefix.parent.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(dir=prefix.parent, prefix=".toolchain-new-") as tmp:
+        new = Path(tmp) / "prefix"
+        (new / "bin").mkdir(parents=True)
         for name, entry, dest, only in (
-            (node_pkg, node_entry, prefix / "node", ("bin/", "LICENSE")),
-            ("npm", npm_entry, prefix / "lib" / "node_modules" / "npm", ()),
+            (node_pkg, node_entry, new / "node", ("bin/", "LICENSE")),
+            ("npm", npm_entry, new / "lib" / "node_modules" / "npm", ()),
         ):
             tgz = Path(tmp) / f"{name}.tgz"
             fetch(name, entry, tgz)
             dest.mkdir(parents=True, exist_ok=True)
             unpack(tgz, dest, only)
+        _link_bins(new)
+        if node_major(str(new / "bin" / "node")) != int(node_entry["version"].split(".")[0]):
+            raise SystemExit(f"install_node: the installed {node_pkg} does not run on this machine")
+        (new / ".installed").write_text(want + "\n")
+        shutil.rmtree(prefix, ignore_errors=True)
+        new.rename(prefix)
+    return want
+
+
+def _link_bins(prefix: Path) -> None:
     (prefix / "bin" / "node").symlink_to(Path("..") / "node" / "bin" / "node")
     npm = prefix / "bin" / "npm"
     npm.write_text('#!/bin/sh\n# the pinned npm, run by the pinned node beside it\n'
                    'here=$(cd "$(dirname "$0")" && pwd)\n'
                    'exec "$here/node" "$here/../lib/node_modules/npm/bin/npm-cli.js" "$@"\n')
     npm.chmod(0o755)
-    if node_major(str(prefix / "bin" / "node")) != int(node_entry["version"].split(".")[0]):
-        raise SystemExit(f"install_node: the installed {node_pkg} does not run on this machine")
-    stamp.write_text(want + "\n")
-    return want
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -134,9 +145,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--force", action="store_true", help="install the pinned Node even if the machine's is new enough")
     ap.add_argument("--prefix", type=Path, default=PREFIX)
     args = ap.parse_args(argv)
-    system = shutil.which("node")
+    system = system_tool("node", args.prefix)
     major = node_major(system) if system else None
-    if not args.force and major is not None and major >= MIN_MAJOR and shutil.which("npm"):
+    if not args.force and major is not None and major >= MIN_MAJOR and system_tool("npm", args.prefix):
         shutil.rmtree(args.prefix, ignore_errors=True)  # a stale pinned node would take precedence
         args.prefix.mkdir(parents=True)
         (args.prefix / ".installed").write_text(f"system node v{major} at {system}\n")

@@ -21,6 +21,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bot.bridge import Bridge  # noqa: E402
 from bot.body import ConnectionSettings, MineflayerBody  # noqa: E402
+from bot.config import EMBEDDED_VERSIONS  # noqa: E402
 from bot.logs import setup_logging  # noqa: E402
 from bot.recorder import Recorder  # noqa: E402
 from bot.server import EmbeddedServer, EmbeddedServerSettings, free_port  # noqa: E402
@@ -55,7 +56,7 @@ FIXTURES: dict[str, tuple[float, Callable[[Recorder, float, dict], None]]] = {
 
 def main() -> int:
     ap = argparse.ArgumentParser()
-    ap.add_argument("--version", choices=("1.21.4", "1.18.2"), required=True)
+    ap.add_argument("--version", choices=EMBEDDED_VERSIONS, required=True)
     ap.add_argument("--out", default="tests/fixtures")
     args = ap.parse_args()
     setup_logging("INFO")

