@@ -209,13 +209,12 @@ class MineflayerBody:
             except ValueError as e:
                 logger.warning("dropping malformed body event {}: {}", raw, e)
                 continue
+            handled = note_body_event(ev)  # chat refused by the server: logged once, as an error
             if ev.type is EventType.end:
                 logger.warning("bot disconnected: {}", ev.data.get("reason"))
                 self.connected = False
                 self._reconnect_at = None
-            elif note_body_event(ev):  # chat refused by the server: logged once, as an error
-                pass
-            elif ev.type in (EventType.kicked, EventType.error):
+            elif not handled and ev.type in (EventType.kicked, EventType.error):
                 logger.warning("bot {}: {}", ev.type.value, ev.data)
             out.append(ev)
         return out

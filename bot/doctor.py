@@ -14,17 +14,25 @@ import time
 from dataclasses import dataclass, replace
 from typing import Any, Callable
 
+from agency.blocks import is_air
 from agency.world import BodyError, EventType
 from bot.body import MineflayerBody
 from bot.bridge import Bridge, BridgeDead, BridgeError, BridgeInitError
 from bot.ping import PingResult, ServerUnreachable, ping
-from bot.realities import (SECURE_PROFILE_FIX, explain_kick, command_denied, movement_issues,
-                           version_verdict)
+from bot.realities import (CHAT_REFUSED, SECURE_PROFILE_FIX, _vkey, explain_kick, command_denied,
+                           movement_issues, version_verdict)
 from bot.session import connection_settings
 
 EXIT_OK, EXIT_INIT = 0, 3
 CHECKS = ("server", "version", "movement", "login", "blocks", "chat", "commands")
 PLAYER_LINE = re.compile(r"^<\w{1,16}> ")
+# Lines that are no command's reply though they come as system messages: joins, leaves, deaths.
+NOT_A_REPLY_KEY = re.compile(r"^(multiplayer\.player\.(joined|left)|death\.)")
+NOT_A_REPLY_TEXT = re.compile(
+    r"^\w{1,16} (joined the game|left the game|\(formerly known as \w+\) joined the game|died|was slain by|"
+    r"was shot by|was killed|was blown up by|blew up|fell |drowned|burned to death|went up in flames|"
+    r"tried to swim in lava|suffocated|starved to death|hit the ground|froze to death|withered away|"
+    r"was squashed|was pricked|walked into|experienced kinetic energy|was impaled|was fireballed)")
 REACH_WANTED = 32  # blocks loaded on each side: less and the bot's searches come up short
 
 
@@ -58,6 +66,7 @@ class Doctor:
         self.wait_s = wait_s
         self.clock, self.sleep = clock, sleep
         self.findings: list[Finding] = []
+        self.version: str | None = None  # the version the bot speaks, once checked
 
     def add(self, check: str, result: str, finding: str, fix: str = "-") -> None:
         self.findings.append(Finding(check, result, finding, fix))
@@ -120,6 +129,7 @@ class Doctor:
             self.add("version", "FAIL", verdict.problem, verdict.fix)
             return None
         how = "pinned" if pinned else "from the ping"
+        self.version = verdict.version
         self.add("version", "ok", f"the bot speaks {verdict.version} ({how}); mineflayer {check.get('mineflayer')} "
                                   f"supports {check.get('range')}")
         return verdict.version
@@ -153,7 +163,7 @@ class Doctor:
         x, y, z = math.floor(p.x), math.floor(p.y), math.floor(p.z)
         near = body.region((x - 4, y - 4, z - 4), (9, 9, 9))
         loaded = [near.palette[i] for i in near.data if near.palette[i] is not None]
-        kinds = sorted(set(loaded) - {"air", "cave_air", "void_air"})
+        kinds = sorted({b for b in loaded if not is_air(b)})
         if not loaded:
             self.add("blocks", "FAIL", "no blocks loaded around the bot (9x9x9 read)",
                      "the server sent no chunks: check view-distance in server.properties (>= 4) "
@@ -186,13 +196,12 @@ class Doctor:
                 return True
         started = self.clock()
         while refused is None and self.clock() - started < self.wait_s:
-            # A chat plugin may send the line back reformatted, as a system message: any message holding it counts.
-            heard = any(line in m["text"] for m in bridge.call_json("chatFacts", body.bot_id, facts["seq"])["system"])
+            # Events first: a kick ends the bot, and polling an ended bot may fail.
             for ev in body.events():
                 if ev.type is EventType.chat and ev.data.get("message") == line:
                     self.add("chat", "ok", f'sent "{line}" and saw it come back in {self.clock() - started:.1f} s')
                     return True
-                if ev.type is EventType.error and ev.data.get("code") == "chat_refused":
+                if ev.type is EventType.error and ev.data.get("code") == CHAT_REFUSED:
                     refused = ev.data.get("reason")
                 if ev.type is EventType.kicked:
                     reason = _plain(ev.data.get("reason"))
@@ -205,6 +214,8 @@ class Doctor:
                         self.add("chat", "FAIL", f"kicked after chatting: {reason}",
                                  what_fix[1] if what_fix else "read the server's log")
                     return False
+            # A chat plugin may send the line back reformatted, as a system message: any message holding it counts.
+            heard = any(line in m["text"] for m in bridge.call_json("chatFacts", body.bot_id, facts["seq"])["system"])
             if heard:
                 self.add("chat", "ok", f'sent "{line}" and saw it come back in {self.clock() - started:.1f} s')
                 return True
@@ -226,11 +237,14 @@ class Doctor:
                      'to check one your setup uses: mcbot doctor --command "/time query daytime"')
             return
         for cmd in self.commands:
-            since = bridge.call_json("chatFacts", body.bot_id, 0)["seq"]
+            facts = bridge.call_json("chatFacts", body.bot_id, 0)
+            since = facts["seq"]
             try:
                 body.chat(cmd)
             except BodyError as e:
-                self.add("commands", "FAIL", f"{cmd}: could not send: {e}", SECURE_PROFILE_FIX)
+                refused = facts.get("refused") or "chat refused" in str(e).lower()
+                self.add("commands", "FAIL", f"{cmd}: could not send: {e}", SECURE_PROFILE_FIX if refused else
+                         "read the server's log around this time and check the connection to the server")
                 continue
             reply = self._first_reply(bridge, body, since)
             if reply is None:
@@ -250,12 +264,21 @@ class Doctor:
                 system = bridge.call_json("chatFacts", body.bot_id, since)["system"]
             except BridgeError:
                 return None
-            # A reply: a system message, or (before 1.19) a chat-position line that is no player's.
-            replies = [m for m in system if m.get("position") == "system" or not PLAYER_LINE.match(m["text"])]
+            replies = [m for m in system if self._is_reply(m)]
             if replies:
                 return _short(re.sub(r"[&\u00a7][0-9a-fk-or]", "", str(replies[0]["text"])).strip())
             self.sleep(0.1)
         return None
+
+    def _is_reply(self, m: dict[str, Any]) -> bool:
+        """A command's reply: from 1.19 a system message that is no join, leave or death line;
+        before 1.19 (no system chat) also a chat-position line that is no player's."""
+        text = str(m.get("text") or "")
+        if NOT_A_REPLY_KEY.match(str(m.get("key") or "")) or NOT_A_REPLY_TEXT.match(text):
+            return False
+        if self.version is None or _vkey(self.version) >= (1, 19, 0):
+            return m.get("position") == "system"
+        return m.get("position") == "system" or not PLAYER_LINE.match(text)
 
 
 def _kick_reason(body: MineflayerBody) -> str | None:
@@ -264,7 +287,7 @@ def _kick_reason(body: MineflayerBody) -> str | None:
     except (BridgeError, BridgeDead):
         return None
     for ev in events:
-        if ev.type in (EventType.kicked, EventType.error) and ev.data.get("code") != "chat_refused":
+        if ev.type in (EventType.kicked, EventType.error) and ev.data.get("code") != CHAT_REFUSED:
             return _plain(ev.data.get("reason") or ev.data.get("message"))
     return None
 

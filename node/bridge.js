@@ -42,6 +42,6 @@ module.exports = {
   cancelAction: json((actionId) => actions.cancel(actionId)),
   actionKinds: json(() => actions.kinds()),
   checkVersion: json((protocol, name) => versions.check(protocol, name)),
-  chatFacts: json((id, sinceSeq) => require('./lib/chat_guard').facts(bots.get(id), sinceSeq)),
+  chatFacts: json((id, sinceSeq) => require('./lib/chat_guard').facts(bots.getEvenEnded(id), sinceSeq)),
   memory: json(() => process.memoryUsage())
 }

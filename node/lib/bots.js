@@ -25,6 +25,14 @@ function get (id) {
   return rec.bot
 }
 
+// The bot of a known id even after it ended: for reading what it left behind (the doctor's
+// chat facts right after a kick, when get() already throws).
+function getEvenEnded (id) {
+  const rec = bots.get(id)
+  if (!rec) throw new Error(`no bot with id ${id}`)
+  return rec.bot
+}
+
 function push (rec, type, data) {
   if (rec.queue.length >= MAX_QUEUE) {
     rec.queue.shift()
@@ -171,4 +179,4 @@ function describe (bot, e) {
   }
 }
 
-module.exports = { createBot, get, status, drainEvents, quit, quitAll }
+module.exports = { createBot, get, getEvenEnded, status, drainEvents, quit, quitAll }

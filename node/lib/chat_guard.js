@@ -110,7 +110,9 @@ function install (bot, opts, push) {
     if (position === 'game_info') return // the action bar
     const text = english(msg.toString())
     // Before 1.19 some servers (flying-squid) send command replies in the 'chat' position.
-    state.system.push({ seq: ++state.seq, text, position, ts: Date.now() })
+    // `key`: the translation key (multiplayer.player.joined, death.*), so the doctor can tell
+    // a command's reply from a join, leave or death line.
+    state.system.push({ seq: ++state.seq, text, key: msg.translate || null, position, ts: Date.now() })
     if (state.system.length > SYSTEM_LOG_MAX) state.system.shift()
     if (position !== 'system') return // 'chat' is players talking: never a refusal
     const reason = refusalIn(msg)

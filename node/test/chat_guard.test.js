@@ -11,9 +11,8 @@ const mc = require('minecraft-protocol')
 const nbt = require('prismarine-nbt')
 const bots = require('../lib/bots')
 const guard = require('../lib/chat_guard')
-const { withTimeout, sleep } = require('./helpers')
+const { VERSION, withTimeout, sleep } = require('./helpers')
 
-const VERSION = process.env.MCBOT_MC_VERSION || '1.21.4'
 // The message texts are minecraft-data's en_us strings for these keys (1.19.4 - 1.21.4).
 const MISSING_KEY = 'Chat disabled due to missing profile public key. Please try reconnecting.'
 
@@ -78,7 +77,8 @@ function fakePaper ({ kick = false } = {}) {
       else client.write('chat', { message: refusal, position: 1, sender: '00000000-0000-0000-0000-000000000000' })
     }
     client.on('chat_message', onChat) // 1.19+
-    client.on('chat', onChat) // before 1.19
+    client.on('chat', onChat) // before 1.19 (commands too, as '/...')
+    client.on('chat_command', (p) => seen.push('/' + p.command)) // 1.19+ unsigned commands
   })
   return new Promise((resolve) => server.on('listening', () => resolve({ server, seen, port: server.socketServer.address().port })))
 }
@@ -110,12 +110,13 @@ test('a refused chat is detected once, later chats fail with the reason, the bot
     assert.strictEqual(facts.source, 'system_message')
     assert.strictEqual(facts.enforcesSecureChat, !['1.18.2', '1.19'].includes(VERSION)) // the flag exists from 1.19.1
     assert.ok(facts.system.some((m) => m.text === MISSING_KEY), 'the refusal is in the system log')
+    assert.ok(facts.system.some((m) => m.key === 'chat.disabled.missingProfileKey'), 'with its translation key')
 
     assert.throws(() => bot.chat('again'), (e) => e.message.includes(MISSING_KEY) && e.message.includes('enforce-secure-profile=false'))
     assert.throws(() => bot.chat('/msg Steve hi'), /chat refused/) // signed-argument commands too
     assert.throws(() => bot.whisper('Steve', 'hi'), /chat refused/)
     bot.chat('/time query daytime') // other commands still go through
-    await until(() => seen.length >= 1, 2000, 'the first line to reach the server')
+    await until(() => seen.includes('/time query daytime'), 2000, 'the command to reach the server')
     assert.deepStrictEqual(seen.filter((m) => !m.startsWith('/')), ['hello'], 'refused lines never reached the server')
 
     const errors = bots.drainEvents(id, 100).filter((e) => e.type === 'error')
@@ -138,6 +139,8 @@ test('a kick for unsigned chat is remembered: the rejoining bot never chats into
     const bot = await joined(first)
     bot.chat('hello')
     await until(() => bots.status(first).state === 'ended', 5000, 'the kick')
+    assert.throws(() => bots.get(first), /has disconnected/)
+    assert.strictEqual(guard.facts(bots.getEvenEnded(first)).refused, true, 'an ended bot\'s chat facts stay readable')
     const events = bots.drainEvents(first, 100)
     const refused = events.filter((e) => e.type === 'error' && e.data.code === 'chat_refused')
     assert.strictEqual(refused.length, 1)

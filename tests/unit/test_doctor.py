@@ -7,7 +7,8 @@ from typing import Any
 
 import pytest
 
-from agency.world import BodyEvent
+from agency.world import BodyError, BodyEvent
+from bot.bridge import BridgeError
 from bot.config import McbotConfig
 from bot.doctor import Doctor
 from bot.ping import ServerUnreachable
@@ -28,19 +29,30 @@ class Clock:
 
 
 class FakeBody:
-    """Events arrive one batch per events() call; chat lines are recorded."""
+    """Events arrive one batch per events() call; chat lines are recorded. With `kick_on_chat`
+    the server kicks in answer to a line: the kick is queued and the bot has ended (as mineflayer
+    sends 'end' right after 'kicked'). With `chat_error` every line fails to send."""
 
-    def __init__(self, batches: list[list[dict[str, Any]]] | None = None, connect_error: str | None = None) -> None:
+    def __init__(self, batches: list[list[dict[str, Any]]] | None = None, connect_error: str | None = None,
+                 kick_on_chat: dict[str, Any] | None = None, chat_error: str | None = None) -> None:
         self.batches = batches or []
         self.sent: list[str] = []
         self.bot_id = "1"
         self.connect_error = connect_error
+        self.kick_on_chat = kick_on_chat
+        self.chat_error = chat_error
+        self.ended = False
 
     def events(self) -> list[BodyEvent]:
         return [BodyEvent.model_validate({"ts": 1, **e}) for e in (self.batches.pop(0) if self.batches else [])]
 
     def chat(self, line: str) -> None:
+        if self.chat_error:
+            raise BodyError(self.chat_error)
         self.sent.append(line)
+        if self.kick_on_chat:
+            self.batches.append([self.kick_on_chat, {"type": "end", "data": {"reason": "kicked"}}])
+            self.ended = True
 
     def connect(self) -> None:
         if self.connect_error:
@@ -48,13 +60,20 @@ class FakeBody:
 
 
 class FakeBridge:
-    def __init__(self, facts: dict[str, Any] | None = None, replies: list[dict[str, Any]] | None = None) -> None:
+    """With `raise_after_kick` (a FakeBody), chatFacts raises once that bot has ended, as
+    bots.get(id) did for an ended bot."""
+
+    def __init__(self, facts: dict[str, Any] | None = None, replies: list[dict[str, Any]] | None = None,
+                 raise_after_kick: FakeBody | None = None) -> None:
         self.facts = {"refused": False, "reason": None, "enforcesSecureChat": False, "seq": 0, "system": [], **(facts or {})}
         self.replies = replies or []
         self.polls = 0
+        self.raise_after_kick = raise_after_kick
 
     def call_json(self, fn: str, _id: str, since: int) -> dict[str, Any]:
         assert fn == "chatFacts"
+        if self.raise_after_kick is not None and self.raise_after_kick.ended:
+            raise BridgeError("bot 1 has disconnected (kicked)")
         self.polls += 1
         # command replies show up from the second poll on
         system = [m for m in self.replies if m["seq"] > since] if self.polls > 1 else []
@@ -106,8 +125,10 @@ def test_a_refusal_already_known_sends_nothing(doctor):
 
 
 def test_a_kick_for_unsigned_chat_is_a_warning_and_ends_the_checks(doctor):
+    # The kick ends the bot at once: chatFacts on it then fails, so the kick must be seen first.
     kick = {"type": "kicked", "data": {"reason": '{"translate":"multiplayer.disconnect.unsigned_chat"}'}}
-    assert not doctor.check_chat(FakeBridge(), FakeBody(batches=[[], [kick]]))  # type: ignore[arg-type]
+    body = FakeBody(kick_on_chat=kick)
+    assert not doctor.check_chat(FakeBridge(raise_after_kick=body), body)  # type: ignore[arg-type]
     result, finding, fix = _row(doctor, "chat")
     assert result == "warn" and "unsigned_chat" in finding and fix == SECURE_PROFILE_FIX
 
@@ -144,6 +165,52 @@ def test_a_player_talking_is_not_a_command_reply(doctor):
     bridge = FakeBridge(replies=[{"seq": 1, "text": "<Steve> hi all", "position": "chat"}])
     doctor.check_commands(bridge, FakeBody())  # type: ignore[arg-type]
     assert _row(doctor, "commands")[0] == "warn"  # no reply within the wait
+
+
+NOISE = [  # lines that arrive while a command runs and are not its reply
+    {"seq": 1, "text": "Steve joined the game", "key": "multiplayer.player.joined", "position": "system"},
+    {"seq": 2, "text": "Alex was slain by Zombie", "key": "death.attack.mob", "position": "system"},
+    {"seq": 3, "text": "Bob left the game", "key": None, "position": "system"},  # a plugin's plain text
+    {"seq": 4, "text": "[Server] restart in 5 minutes", "key": None, "position": "chat"},  # a broadcast
+]
+
+
+@pytest.mark.parametrize("version", [None, "1.19.4", "1.21.4"])
+def test_with_system_chat_only_a_system_line_that_is_no_join_leave_or_death_is_the_reply(doctor, version):
+    doctor.version = version
+    bridge = FakeBridge(replies=NOISE + [{"seq": 5, "text": "The time is 1234", "key": None, "position": "system"}])
+    doctor.check_commands(bridge, FakeBody())  # type: ignore[arg-type]
+    assert _row(doctor, "commands")[:2] == ("ok", '/time query daytime: answered "The time is 1234"')
+
+
+def test_with_system_chat_noise_alone_is_no_reply(doctor):
+    doctor.version = "1.21.4"
+    doctor.check_commands(FakeBridge(replies=NOISE), FakeBody())  # type: ignore[arg-type]
+    assert _row(doctor, "commands")[0] == "warn"
+
+
+def test_before_1_19_a_chat_line_that_is_no_players_is_the_reply(doctor):
+    doctor.version = "1.18.2"
+    replies = [{"seq": 1, "text": "<Steve> hi all", "position": "chat"},
+               {"seq": 2, "text": "Steve joined the game", "position": "chat"},
+               {"seq": 3, "text": "mcbot: 1 bot", "position": "chat"}]
+    doctor.check_commands(FakeBridge(replies=replies), FakeBody())  # type: ignore[arg-type]
+    assert _row(doctor, "commands")[:2] == ("ok", '/time query daytime: answered "mcbot: 1 bot"')
+
+
+def test_a_command_that_cannot_be_sent_is_blamed_on_secure_profiles_only_when_chat_was_refused(doctor):
+    doctor.check_commands(FakeBridge(), FakeBody(chat_error="bot 1 has disconnected (socketClosed)"))  # type: ignore[arg-type]
+    result, _, fix = _row(doctor, "commands")
+    assert result == "FAIL" and fix != SECURE_PROFILE_FIX and "server's log" in fix and "connection" in fix
+
+    doctor.findings.clear()
+    doctor.check_commands(FakeBridge({"refused": True, "reason": REFUSAL}),  # type: ignore[arg-type]
+                          FakeBody(chat_error="bot 1 has disconnected"))
+    assert _row(doctor, "commands")[::2] == ("FAIL", SECURE_PROFILE_FIX)
+
+    doctor.findings.clear()
+    doctor.check_commands(FakeBridge(), FakeBody(chat_error=f'chat refused by the server: "{REFUSAL}"'))  # type: ignore[arg-type]
+    assert _row(doctor, "commands")[::2] == ("FAIL", SECURE_PROFILE_FIX)
 
 
 
