@@ -9,8 +9,9 @@ const { isHostile } = require('./names')
 
 const MAX_QUEUE = 2000
 // mineflayer asks to respawn once, on the health packet that says the bot died. A lost
-// request, or a server that fails half-way (flying-squid at 1.21.4 drops the client's chunks,
-// then cannot encode the respawn packet), leaves the bot dead in an empty world for good:
+// request, or a server that fails half-way (as stock flying-squid 1.12 does at 1.21.4: it drops
+// the client's chunks, then cannot encode the respawn packet; our embedded world's
+// plugins/protocol.js fixes that, other servers may not), leaves the bot dead in an empty world for good:
 // every block read comes back unloaded. Ask again every few seconds; if the bot is still dead
 // after RESPAWN_GIVE_UP_MS, end the connection so Python reconnects (a fresh login spawns).
 const RESPAWN_RETRY_MS = 3000
