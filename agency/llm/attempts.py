@@ -13,15 +13,17 @@ from agency.llm.errors import BudgetExceeded, ProviderError
 from agency.llm.final_report import process_final_report, text_fallback
 from agency.llm.messages import LlmRequest, LlmResponse, Message
 from agency.llm.providers import provider_for
-from agency.llm.result import REASON_BUDGET, REASON_CONTEXT, REASON_FATAL
+from agency.llm.result import REASON_BUDGET, REASON_FATAL
 from agency.llm.state import SessionState
 from agency.llm.tokens import estimate_messages
-from agency.llm.tool_phase import handle_tool_calls, record_final_tool
+from agency.llm.tool_phase import handle_tool_calls, record_final_tool, record_progress
 from agency.llm.xml_transport import FINAL_XML_COMMAND, XmlParse
 
 EMPTY_NOTICE = ("System notice: plain text responses without tool calls are ignored. "
                 "Use final_report to provide your answer.")
 XML_EMPTY_NOTICE = "System notice: no valid tag for this session's nonce was found. Use the slots given."
+PROGRESS_ALONE_NOTICE = ("System notice: a progress report alone is not a step. Call a tool in a numbered slot, "
+                         "or write the final report.")
 TRUNCATED_NOTICE = "System notice: your final report was cut off (output limit). Write it again, shorter."
 
 
@@ -36,8 +38,6 @@ async def run_turn(state: SessionState, turn: int) -> None:
         index, target = state.rotation.target_for(attempt)
         final_turn = state.final_turn(turn)
         context = _preflight(state, target, final_turn, retry_notices)
-        if context is None:
-            return
         final_turn = state.final_turn(turn)  # the guard may have forced it
         if state.budget is not None:
             try:
@@ -70,9 +70,12 @@ async def run_turn(state: SessionState, turn: int) -> None:
     logger.warning("turn {} failed: {} attempts exhausted", turn, state.settings.max_retries)
 
 
-def _preflight(state: SessionState, target, final_turn: bool, notices: list[Message]) -> dict[str, int] | None:  # noqa: ANN001
-    """turn_preflight; returns the request's token metrics (expected = ctx + new + schema),
-    or None when even the reduced request would exceed the limit (nothing is sent)."""
+def _preflight(state: SessionState, target, final_turn: bool, notices: list[Message]) -> dict[str, int]:  # noqa: ANN001
+    """turn_preflight; returns the request's token metrics (expected = ctx + new + schema).
+    Over the limit, the session is forced into its final turn and the tool list shrinks to
+    the final report; if even that does not fit, the request goes out best effort (contract
+    2) after the post-shrink warning, and a provider that rejects it is handled like any
+    other provider error."""
     guard = state.guard
     limit = state.settings.context_limit_for(target)
     pair = (target.provider, target.model)
@@ -84,14 +87,11 @@ def _preflight(state: SessionState, target, final_turn: bool, notices: list[Mess
         guard.schema = state.schema_tokens(True)  # recomputed for the reduced tool set
         ephemeral = estimate_messages(state.ephemeral(True) + notices)
         decision = guard.turn_preflight(limit, ephemeral, pair)
-    if decision.ok:
-        return {"ctxTokens": guard.ctx, "newTokens": guard.pending + ephemeral, "schemaTokens": guard.schema,
-                "expectedTokens": decision.projected, "limitTokens": decision.limit}
-    # Post-shrink warning; the request is not sent, so no request ever exceeds the limit.
-    logger.warning("context still over limit after shrinking tools: projected {} > limit {}",
-                   decision.projected, decision.limit)
-    state.fail(REASON_CONTEXT, f"context window exceeded: projected {decision.projected} tokens > limit {decision.limit}")
-    return None
+        if not decision.ok:
+            logger.warning("context still over limit after shrinking tools: projected {} > limit {}; "
+                           "sending best effort", decision.projected, decision.limit)
+    return {"ctxTokens": guard.ctx, "newTokens": guard.pending + ephemeral, "schemaTokens": guard.schema,
+            "expectedTokens": decision.projected, "limitTokens": decision.limit}
 
 
 async def _send(state: SessionState, target, request: LlmRequest, context: dict[str, int]) -> LlmResponse | ProviderError:  # noqa: ANN001, E501
@@ -137,10 +137,12 @@ async def _handle_response(state: SessionState, r: LlmResponse, final_turn: bool
         calls = parsed.calls if xml_mode else r.tool_calls
         state.commit_response(r.usage, sent, Message(role="assistant", content=r.content, reasoning=r.reasoning or None,
                                                      toolCalls=None if xml_mode else calls))
+        if parsed.progress is not None:  # it rides along with the calls it describes
+            record_progress(state, parsed.progress, "xml")
         await handle_tool_calls(state, calls, xml_mode, final_turn)
         return None
     if xml.mode == "xml" and not final_turn:
-        return XML_EMPTY_NOTICE
+        return PROGRESS_ALONE_NOTICE if parsed.progress is not None else XML_EMPTY_NOTICE
     if final_turn:  # contract 5: text on the final turn is the report
         outcome = text_fallback(r.content, state.expected_format, state.output_schema, state.clock())
         if outcome.report is not None:

@@ -9,7 +9,6 @@ from pydantic import BaseModel, Field
 
 # finalReport.metadata.reason values set by the runtime itself.
 REASON_MAX_TURNS = "max_turns_exhausted"
-REASON_CONTEXT = "context_window_exceeded"
 REASON_FATAL = "fatal_provider_error"
 REASON_BUDGET = "budget_exceeded"
 REASON_FINAL_INVALID = "final_report_invalid"

@@ -4,7 +4,7 @@ AgentResult; a model, provider or tool failure never escapes as an exception."""
 from __future__ import annotations
 
 import asyncio
-from typing import Any
+from typing import Any, Callable
 
 import httpx
 from loguru import logger
@@ -44,9 +44,11 @@ async def run_session(
     agent_id: str | None = None,
     txn_id: str | None = None,
     nonce: str | None = None,
+    on_progress: Callable[[str], None] | None = None,
 ) -> AgentResult:
     """One session. `tools` (specs) are wrapped in a ToolBox built from `settings`; pass
-    `toolbox` instead to share queues across sessions. Never raises for model, provider or
+    `toolbox` instead to share queues across sessions. `on_progress` receives the model's
+    progress reports as they arrive (xml transport). Never raises for model, provider or
     tool failures: they end in the result (success false, finalReport, error)."""
     if not settings.configured:
         return _failed(REASON_NOT_CONFIGURED, "LLM not configured: [[llm.targets]] is empty", expected_format, clock)
@@ -66,6 +68,7 @@ async def run_session(
             budget=budget,
             agent_id=agent_id,
             txn_id=txn_id,
+            on_progress=on_progress,
         )
         return await _loop(state, prompt, system_prompt)
     except asyncio.CancelledError:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Callable
 
 from loguru import logger
 
@@ -37,6 +37,7 @@ class SessionState:
     budget: AutonomyBudget | None = None
     agent_id: str | None = None
     txn_id: str | None = None
+    on_progress: Callable[[str], None] | None = None  # live progress reports (XML-NEXT progress slot)
     conversation: list[Message] = field(default_factory=list)
     accounting: list[dict[str, Any]] = field(default_factory=list)
     guard: ContextGuard = field(default_factory=ContextGuard)

@@ -19,6 +19,7 @@ from agency.llm.result import REASON_FINAL_INVALID, REASON_FINAL_SCHEMA
 from agency.llm.state import SessionState
 from agency.llm.tokens import estimate_text
 from agency.llm.toolbox import ToolOutcome, failed
+from agency.llm.xml_transport import PROGRESS_TOOL
 
 OVERFLOW_STUB = failed("context window budget exceeded")
 
@@ -37,6 +38,20 @@ def record_final_tool(state: SessionState, command: str, args: Any, outcome: Rep
     logger.error("agent__final_report failed ({}); payload: {}", outcome.error, payload)
     reason = REASON_FINAL_SCHEMA if outcome.schema_error else REASON_FINAL_INVALID
     state.fail(reason, f"final report rejected: {outcome.error}", outcome.error)
+
+
+def record_progress(state: SessionState, text: str, source: str) -> None:
+    """A progress report: accounted like any tool execution, logged, handed to the caller."""
+    state.accounting.append(tool_entry(
+        server="agent", command=PROGRESS_TOOL, ok=True, latency_ms=0, timestamp=state.clock(), chars_in=len(text),
+        chars_out=0, source=source, agent_id=state.agent_id, txn_id=state.txn_id,
+    ))
+    logger.info("progress: {}", text)
+    if state.on_progress is not None:
+        try:
+            state.on_progress(text)
+        except Exception:  # noqa: BLE001 - a caller's display bug must not end the session
+            logger.exception("progress callback raised")
 
 
 async def handle_tool_calls(state: SessionState, calls: list[ToolCall], xml_mode: bool, final_turn: bool) -> None:

@@ -1,7 +1,9 @@
 """XML tool transport (contract section 11): modes native | xml | xml-final.
 
 A session nonce stays fixed; numbered slots NONCE-0001, NONCE-0002... continue across
-turns; NONCE-FINAL carries the final report. Tags are found by substring search (no XML
+turns; NONCE-FINAL carries the final report; NONCE-PROGRESS (xml mode only, offered beside
+the tool slots) carries a short progress report, which uses no numbered slot and gets no
+response message. Tags are found by substring search (no XML
 parser): `<ai-agent-NONCE-000X tool="...">payload</ai-agent-NONCE-000X>`. The per-turn
 instructions (XML-NEXT) are ephemeral; tool responses return as user messages
 `System Notice: tool response for NONCE-000X (tool)`, which also serve as XML-PAST."""
@@ -21,6 +23,7 @@ from agency.llm.messages import Message, ToolCall, ToolSchema
 
 Mode = Literal["native", "xml", "xml-final"]
 FINAL_XML_COMMAND = "agent__final_report_xml"
+PROGRESS_TOOL = "agent__progress_report"
 COMPLETE_STOPS = frozenset({"stop", "end_turn", "end", "eos"})
 TRUNCATED_STOPS = frozenset({"length", "max_tokens"})
 _ATTR = re.compile(r'([A-Za-z_][\w-]*)="([^"]*)"')
@@ -32,6 +35,7 @@ class XmlParse:
     final_format: str | None = None
     final_payload: str | None = None
     final_truncated: bool = False  # opening final tag, no closing tag, stopReason says cut off
+    progress: str | None = None  # the last progress report of the response
 
     @property
     def has_final(self) -> bool:
@@ -58,6 +62,10 @@ class XmlTransport:
     def final_slot(self) -> str:
         return f"{self.nonce}-FINAL"
 
+    @property
+    def progress_slot(self) -> str:
+        return f"{self.nonce}-PROGRESS"
+
     def slot(self, n: int) -> str:
         return f"{self.nonce}-{n:04d}"
 
@@ -72,6 +80,8 @@ class XmlTransport:
                 lines.append(f'- {t.name}: {t.description}\n  schema: {json.dumps(t.parameters)}\n'
                              f'  <ai-agent-{slot} tool="{t.name}">{{...}}</ai-agent-{slot}>')
             lines.append(f"Use slot numbers from {self.slot(self.next_slot)} upward, each once.")
+            lines.append("Together with tool calls you may say what you are doing (at most 15 words):")
+            lines.append(f'<ai-agent-{self.progress_slot} tool="{PROGRESS_TOOL}">...</ai-agent-{self.progress_slot}>')
         lines.append("When you have the answer, write the final report (raw content, no wrapper):")
         lines.append(f'<ai-agent-{self.final_slot} tool="{FINAL_REPORT_TOOL}" format="{expected_format}">'
                      f"...</ai-agent-{self.final_slot}>")
@@ -95,11 +105,18 @@ class XmlTransport:
             pos = end + len(close) if closed else len(content)
             if slot == self.final_slot and attrs.get("tool") == FINAL_REPORT_TOOL:
                 self._final(out, attrs, payload, closed, stop_reason)
+            elif slot == self.progress_slot and attrs.get("tool") == PROGRESS_TOOL and self._progress_allowed(
+                    allow_tools, closed, payload):
+                out.progress = payload.strip()  # last one wins
             elif allow_tools and self.mode == "xml" and closed and self._usable(slot) and attrs.get("tool"):
                 out.calls.append(ToolCall(id=slot, name=attrs["tool"], arguments=payload.strip()))
             else:
                 logger.debug("ignored XML tag {} (mismatched, used or incomplete)", slot)
         return out
+
+    def _progress_allowed(self, allow_tools: bool, closed: bool, payload: str) -> bool:
+        """xml mode only, and never once no new tools may run (final turns, contract 2)."""
+        return allow_tools and self.mode == "xml" and closed and bool(payload.strip())
 
     def _usable(self, slot: str) -> bool:
         number = slot.rsplit("-", 1)[-1]

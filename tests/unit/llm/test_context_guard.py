@@ -3,15 +3,32 @@ preflight, overflow stub, no new tools after a drop, forced final turn, post-shr
 
 from __future__ import annotations
 
+from contextlib import contextmanager
+from typing import Iterator
+
+from loguru import logger
+
 from agency.llm.context_guard import ContextGuard
 from agency.llm.messages import TokenUsage
 from agency.llm.settings import LlmSettings, TargetConfig
-from agency.llm.testing import ScriptedLLM, call, final
+from agency.llm.testing import ScriptedLLM, call, fail, final
 
 from tests.unit.llm.conftest import llm_entries, make_settings, run, spec, target, tool_entries
 
 STUB = "(tool failed: context window budget exceeded)"
+OPENAI_OVERFLOW = ('{"error": {"message": "This model\'s maximum context length is 1500 tokens. However, your messages '
+                   'resulted in 2100 tokens.", "type": "invalid_request_error", "code": "context_length_exceeded"}}')
 SMALL = {"context_window": 2000, "context_window_buffer_tokens": 100, "max_output_tokens": 400}  # limit 1500
+
+
+@contextmanager
+def capture_warnings() -> Iterator[list[str]]:
+    seen: list[str] = []
+    sink = logger.add(lambda m: seen.append(m.record["message"]), level="WARNING")
+    try:
+        yield seen
+    finally:
+        logger.remove(sink)
 
 
 def _assert_never_over_limit(r) -> None:  # noqa: ANN001
@@ -105,16 +122,33 @@ def test_small_reported_ctx_keeps_all_tools(llm: ScriptedLLM) -> None:
     assert llm.requests[1].tool_names == ["bot__look", "agent__final_report"]
 
 
-def test_post_shrink_overflow_sends_nothing(llm: ScriptedLLM) -> None:
-    r = run("p" * 8000, make_settings(llm, **SMALL))
-    assert llm.requests == []  # no request is ever sent over the limit
-    assert not r.success
-    assert r.finalReport["status"] == "failure" and r.finalReport["metadata"]["reason"] == "context_window_exceeded"
+def test_post_shrink_overflow_proceeds_best_effort_with_warning(llm: ScriptedLLM) -> None:
+    """Guard fired, tools shrunk to the final report, still over: the request goes out anyway
+    (best effort) and the post-shrink warning is logged; the session is not failed unsent."""
+    llm.add(final("short answer"))
+    with capture_warnings() as warnings:
+        r = run("p" * 8000, make_settings(llm, **SMALL), tools=[spec("look")])
+    assert len(llm.requests) == 1
+    assert llm.requests[0].tool_names == ["agent__final_report"]  # shrunk first
+    e = llm_entries(r)[0]
+    assert e["expectedTokens"] > e["limitTokens"]
+    assert any("over limit after shrinking" in w for w in warnings)
+    assert r.success and r.finalReport["content"] == "short answer"
+
+
+def test_best_effort_overflow_rejected_by_provider_ends_in_a_result(llm: ScriptedLLM) -> None:
+    """The provider's own overflow error on a best-effort request is an ordinary provider error:
+    retried on the next target, turns go on, and the session still returns its result."""
+    llm.add(fail(400, OPENAI_OVERFLOW, times=4))
+    r = run("p" * 8000, make_settings(llm, [target(llm, model="a"), target(llm, model="b")], max_turns=2,
+                                      max_retries=2, **SMALL))
+    assert [(e["model"], e["status"]) for e in llm_entries(r)] == [("a", "failed"), ("b", "failed")] * 2
+    assert not r.success and r.finalReport["status"] == "failure"
+    assert r.reason == "max_turns_exhausted"
+    assert "maximum context length" in r.error
 
 
 def test_per_target_limit_is_used_for_each_attempt(llm: ScriptedLLM) -> None:
-    from agency.llm.testing import fail
-
     llm.add(fail(500), final("ok"))
     tight = target(llm, model="tight", overrides={"context_window": 700, "max_output_tokens": 100})
     r = run("x", make_settings(llm, [target(llm, model="roomy"), tight], **SMALL),

@@ -123,3 +123,24 @@ def test_classification_table() -> None:
     assert classify_status(500, "", {}).kind == "model"
     assert retry_after_seconds("Wed, 21 Oct 2015 07:28:00 GMT", now_s=1445412470.0) == 10.0
     assert retry_after_seconds("soon") is None
+
+
+ANTHROPIC_OVERFLOW = ('{"type": "error", "error": {"type": "invalid_request_error", '
+                      '"message": "prompt is too long: 215000 tokens > 200000 maximum"}}')
+OPENAI_OVERFLOW = ('{"error": {"message": "This model\'s maximum context length is 8192 tokens. However, your '
+                   'messages resulted in 9000 tokens.", "type": "invalid_request_error", '
+                   '"code": "context_length_exceeded"}}')
+
+
+@pytest.mark.parametrize("api,body", [("openai", OPENAI_OVERFLOW), ("anthropic", ANTHROPIC_OVERFLOW)])
+def test_provider_context_overflow_is_an_ordinary_provider_error(llm: ScriptedLLM, sleeper: Sleeper, api: str,
+                                                                 body: str) -> None:
+    """A 400 with the provider's context-length message: not fatal, no backoff, next target."""
+    assert classify_status(400, body, {}).kind == "model"
+    llm.add(fail(400, body), final("ok"))
+    r = run("x", make_settings(llm, [target(llm, api, model="small"), target(llm, api, model="large")]),
+            sleep=sleeper)
+    assert r.success
+    assert [(e["model"], e["status"]) for e in llm_entries(r)] == [("small", "failed"), ("large", "ok")]
+    assert "HTTP 400" in llm_entries(r)[0]["error"]
+    assert sleeper.calls == []

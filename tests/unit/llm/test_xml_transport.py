@@ -110,3 +110,70 @@ def test_last_final_tag_wins_and_parser_is_substring_based() -> None:
     assert x.parse(content, "stop", allow_tools=True).final_payload == "two"
     x.commit([])
     assert x.slot(x.next_slot) == "00aa11bb-0001"
+
+
+def progress_tag(body: str) -> str:
+    return f'<ai-agent-{{NONCE}}-PROGRESS tool="agent__progress_report">{body}</ai-agent-{{NONCE}}-PROGRESS>'
+
+
+def _next_message(req: Received) -> str:
+    return [m["content"] for m in req.messages if "Session nonce" in m["content"]][0]
+
+
+def test_xml_next_advertises_progress_slot_only_in_xml_mode_with_tools(llm: ScriptedLLM) -> None:
+    llm.add(text(final_tag("ok"), times=3))
+    run("x", make_settings(llm, tool_transport="xml"), tools=[spec("look")], nonce="abcd1234")
+    run("x", make_settings(llm, tool_transport="xml-final"), tools=[spec("look")], nonce="abcd1234")
+    run("x", make_settings(llm, tool_transport="xml"), nonce="abcd1234")  # no tools: nothing to report on
+    xml, xml_final, no_tools = (_next_message(q) for q in llm.requests)
+    assert '<ai-agent-abcd1234-PROGRESS tool="agent__progress_report">' in xml
+    assert "PROGRESS" not in xml_final  # xml-final: progress follows the native tools transport
+    assert "PROGRESS" not in no_tools
+
+
+def test_progress_tag_is_reported_without_using_a_slot(llm: ScriptedLLM) -> None:
+    look = spec("look")
+    seen: list[str] = []
+    llm.add(text(progress_tag("Looking around first.") + tag("0001", "bot__look")),
+            text(final_tag("done")))
+    r = run("x", make_settings(llm, tool_transport="xml"), tools=[look], nonce="abcd1234", on_progress=seen.append)
+    assert r.success and look.seen == [{}]
+    assert seen == ["Looking around first."]
+    assert [(e["command"], e["source"], e["status"]) for e in tool_entries(r)] == [
+        ("agent__progress_report", "xml", "ok"), ("bot__look", "xml", "ok"), ("agent__final_report_xml", "xml", "ok")]
+    assert "from abcd1234-0002 upward" in _next_message(llm.requests[1])  # PROGRESS took no numbered slot
+    # The progress report gets no tool-response message (only the numbered slot does).
+    notices = [m["content"] for m in r.conversation if m["content"].startswith("System Notice")]
+    assert len(notices) == 1 and "(bot__look)" in notices[0]
+
+
+def test_progress_alone_is_not_a_step_and_is_retried(llm: ScriptedLLM) -> None:
+    seen: list[str] = []
+    llm.add(text(progress_tag("Thinking.")), text(tag("0001", "bot__look")), text(final_tag("ok")))
+    r = run("x", make_settings(llm, tool_transport="xml"), tools=[spec("look")], on_progress=seen.append)
+    assert r.success and seen == []  # a standalone progress report is not used
+    assert "progress report alone" in llm.requests[1].messages[-1]["content"]  # the retry notice
+    assert len(llm_entries(r)) == 3
+
+
+def test_progress_tag_is_ignored_in_xml_final_and_on_forced_final_turns(llm: ScriptedLLM) -> None:
+    seen: list[str] = []
+    llm.add(text(progress_tag("Wrapping up.") + final_tag("ok")))
+    r = run("x", make_settings(llm, tool_transport="xml", max_turns=1), tools=[spec("look")], on_progress=seen.append)
+    assert r.success and seen == []  # final turn: no new tools, progress included
+    assert "PROGRESS" not in _next_message(llm.requests[0])
+    llm.add(call("bot__look"), text(progress_tag("Done looking.") + final_tag("ok")))
+    r = run("x", make_settings(llm, tool_transport="xml-final"), tools=[spec("look")], on_progress=seen.append)
+    assert r.success and seen == []
+    assert "agent__progress_report" not in [e["command"] for e in tool_entries(r)]
+
+
+def test_progress_parse_is_substring_based_and_last_wins() -> None:
+    x = XmlTransport("xml", nonce="00aa11bb")
+    content = ('<ai-agent-00aa11bb-PROGRESS tool="agent__progress_report">one</ai-agent-00aa11bb-PROGRESS>'
+               '<ai-agent-00aa11bb-PROGRESS tool="agent__progress_report"> two </ai-agent-00aa11bb-PROGRESS>'
+               '<ai-agent-ffffffff-PROGRESS tool="agent__progress_report">foreign</ai-agent-ffffffff-PROGRESS>')
+    parsed = x.parse(content, "stop", allow_tools=True)
+    assert parsed.progress == "two" and parsed.calls == [] and not parsed.has_final
+    assert x.parse(content, "stop", allow_tools=False).progress is None
+    assert XmlTransport("xml-final", nonce="00aa11bb").parse(content, "stop", allow_tools=True).progress is None
