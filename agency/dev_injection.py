@@ -1,8 +1,9 @@
 """POST /thoughts body -> thought, with the dev-only convertEligible injection (pipeline
 contract 6.1).
 
-The body's convertEligible is honoured only when MCBOT_ENV is not 'production' (unset
-means production: the bypass must be switched on, never left on by accident). It is the
+The body's convertEligible is honoured only in development (agency.environment: only
+MCBOT_ENV=development; unset means production, so the bypass must be switched on, never
+left on by accident). It is the
 ONLY injectable field: id, processed, novelty, goalKey, extractedGoal, metadata and the
 rest are ignored. A goal can still come from the content's own [GOAL: ...] tag, through
 the same sanitizer as model output. Injection does not get around KA-A8: the stream
@@ -16,12 +17,12 @@ from typing import Any, Callable, Mapping
 
 from loguru import logger
 
+from agency.environment import environment, is_development
 from agency.goal_tag import ExtractedGoal, canonical_goal_key
 from agency.grounding import GroundingResult
 from agency.sanitizer import sanitize
 from agency.thoughts import Thought, ThoughtMetadata
 
-ENV_VAR = "MCBOT_ENV"
 MAX_CONTENT_CHARS = 4_000
 MAX_TYPE_CHARS = 64
 ALLOWED_FIELDS = frozenset({"content", "type", "convertEligible"})
@@ -29,16 +30,6 @@ ALLOWED_FIELDS = frozenset({"content", "type", "convertEligible"})
 
 class InjectionError(ValueError):
     """The body cannot become a thought; str() is the reason for a 400 response."""
-
-
-def environment(env: Mapping[str, str] | str | None) -> str:
-    """The MCBOT_ENV value from a mapping (os.environ) or the value itself; default production."""
-    value = env.get(ENV_VAR) if isinstance(env, Mapping) else env
-    return (value or "production").strip().lower() or "production"
-
-
-def injection_allowed(env: Mapping[str, str] | str | None) -> bool:
-    return environment(env) != "production"
 
 
 def apply_dev_injection(
@@ -69,7 +60,7 @@ def apply_dev_injection(
 
     eligible = False
     if requested is not None:
-        if injection_allowed(env):
+        if is_development(env):
             eligible = requested
             logger.info("[Cognition] dev injection convertEligible={} env={}", str(requested).lower(), environment(env))
         else:

@@ -49,7 +49,7 @@ class Agency:
         self.clock = clock
         db = cfg.storage.db_path
         self.counters = AgencyCounters(clock)
-        # §G field ownership asserted on every write in development (off when MCBOT_ENV=production).
+        # §G field ownership asserted on every write in development (MCBOT_ENV=development; unset is production).
         self.tasks = SqliteTaskStore(db, clock=clock, invariant_check=assert_task_state)
         self.stream = CognitiveStream(db, clock=clock, max_thoughts=cfg.stream.max_thoughts)
         self.perception = Perception(clock, publish=self.stream.publish)

@@ -4,6 +4,11 @@ add_task rebuilds metadata from scratch (projection allowlist); origin is stampe
 finalize_new_task and never patched; goalKey '' never reaches a row (projection, model
 validator, and a CHECK constraint); status changes follow TRANSITIONS. The protocol is
 small on purpose so a server database can stand in for SQLite later.
+
+Development mode (agency.environment: MCBOT_ENV=development; unset is production) warns
+once per dropped metadata key and runs the invariant check on every write.
+MCBOT_PLANNING_STRICT_FINALIZE=1, whatever MCBOT_ENV says, warns when a task is stored
+without origin and without allow_unfinalized (contract 1.2).
 """
 
 from __future__ import annotations
@@ -18,6 +23,7 @@ from loguru import logger
 
 from agency.clock import Clock, system_clock_ms
 from agency.db import immediate_tx, open_database
+from agency.environment import is_development
 from agency.tasks.models import (
     TRANSITIONS,
     IllegalTransitionError,
@@ -37,10 +43,6 @@ _PATCH_PROTECTED = ("origin", "createdAt", "updatedAt")
 SQL_BY_GOAL_KEY = "SELECT data FROM tasks WHERE goal_key = ? ORDER BY created_at, rowid"
 SQL_BY_GOAL_KEY_STATUS = "SELECT data FROM tasks WHERE goal_key = ? AND status IN ({marks}) ORDER BY created_at, rowid"
 SQL_BY_STATUS = "SELECT data FROM tasks WHERE status IN ({marks}) ORDER BY created_at, rowid"
-
-
-def _env_dev_mode() -> bool:
-    return os.environ.get("MCBOT_ENV", "development") != "production"
 
 
 def _env_strict_finalize() -> bool:
@@ -83,7 +85,7 @@ class SqliteTaskStore:
     ) -> None:
         self._conn = open_database(path)
         self._clock = clock
-        self._dev_mode = _env_dev_mode() if dev_mode is None else dev_mode
+        self._dev_mode = is_development() if dev_mode is None else dev_mode
         self._strict_finalize = _env_strict_finalize() if strict_finalize is None else strict_finalize
         self._warned_dropped_keys: set[str] = set()  # once per key per store session
         self._lock = threading.Lock()

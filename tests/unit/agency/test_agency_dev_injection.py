@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from agency.dev_injection import InjectionError, apply_dev_injection, environment, injection_allowed
+from agency.dev_injection import InjectionError, apply_dev_injection
+from agency.environment import environment, is_development
 from agency.grounding import FrameFacts, check_goal
 from agency.stream import CognitiveStream
 
@@ -26,11 +27,14 @@ def stream(tmp_path, clock):
     s.close()
 
 
-def test_environment_defaults_to_production():
+def test_environment_defaults_to_production(monkeypatch):
+    monkeypatch.delenv("MCBOT_ENV", raising=False)
     assert environment({}) == "production" and environment(None) == "production" and environment("") == "production"
     assert environment({"MCBOT_ENV": "Development"}) == "development"
-    assert not injection_allowed({}) and injection_allowed({"MCBOT_ENV": "development"})
-    assert not injection_allowed("production")
+    assert not is_development({}) and is_development({"MCBOT_ENV": "development"})
+    assert not is_development("production") and not is_development("staging")
+    monkeypatch.setenv("MCBOT_ENV", "development")
+    assert is_development()  # no argument: the process environment
 
 
 def test_6_1_production_ignores_convertEligible(clock, logs, stream):

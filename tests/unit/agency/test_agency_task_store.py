@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import os
 import sqlite3
 
 import pytest
@@ -121,16 +122,41 @@ def test_production_mode_drops_keys_without_warning(tmp_path, clock, logs):
     assert "foo" not in t.metadata.model_dump()
 
 
-@pytest.mark.parametrize(("env", "warns"), [("production", False), ("development", True), (None, True)])
-def test_dev_mode_defaults_to_MCBOT_ENV_not_production(tmp_path, clock, logs, monkeypatch, env, warns):
+ENVS = [None, "", "production", "staging", "development", "Development", " development "]
+
+
+def _set_env(monkeypatch, env):
     if env is None:
         monkeypatch.delenv("MCBOT_ENV", raising=False)
     else:
         monkeypatch.setenv("MCBOT_ENV", env)
+
+
+@pytest.mark.parametrize("env", ENVS)
+def test_dev_mode_is_on_only_when_MCBOT_ENV_is_development(tmp_path, clock, logs, monkeypatch, env):
+    """Unset means production (specs README point 7): no dropped-key warnings and no
+    invariant check; MCBOT_ENV=development turns both on."""
+    _set_env(monkeypatch, env)
+    checked: list[str] = []
+    s = SqliteTaskStore(tmp_path / "e.db", clock=clock, invariant_check=lambda t: checked.append(t.id))
+    t = s.add_task(_draft(foo=1))
+    s.close()
+    development = env is not None and env.strip().lower() == "development"
+    assert bool(_warnings(logs)) is development
+    assert checked == ([t.id] if development else [])
+
+
+@pytest.mark.parametrize("env", ENVS)
+def test_the_store_and_dev_injection_read_MCBOT_ENV_the_same_way(tmp_path, clock, logs, monkeypatch, env):
+    from agency.dev_injection import apply_dev_injection
+
+    _set_env(monkeypatch, env)
     s = SqliteTaskStore(tmp_path / "e.db", clock=clock)
     s.add_task(_draft(foo=1))
     s.close()
-    assert bool(_warnings(logs)) is warns
+    store_dev = bool(_warnings(logs))
+    thought = apply_dev_injection({"content": "hi", "convertEligible": True}, os.environ, now_ms=clock())
+    assert thought.convertEligible is store_dev
 
 
 # -- 1.2 origin ------------------------------------------------------------------------
