@@ -4,6 +4,10 @@ No regex runs over model output here: the opener is found with str.find and the 
 ']' must lie within MAX_GOAL_INNER chars of the inner start, so the cost is linear in the
 input whatever the model emits. Parsing fails closed: a tag that does not validate yields
 goal None plus a fail_reason for debugging, never a guessed goal.
+
+Extraction strips only the tag it matched (contract 2.1): later tags stay in the text.
+A goal key is always exactly `action:target`: the one namespace a model writes,
+`minecraft:` (`minecraft:oak_log`), is dropped, and any other colon fails closed.
 """
 
 from __future__ import annotations
@@ -49,7 +53,8 @@ ACTION_NORMALIZE_MAP: dict[str, str] = {
 MAX_GOAL_INNER = 100
 MAX_GOAL_AMOUNT = 10_000
 GOAL_OPENER = "[GOAL:"
-_TARGET_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789_:-")
+NAMESPACE = "minecraft:"  # item ids are namespaced in commands and data; goals use the plain id
+_TARGET_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789_-")
 
 GoalFailReason = Literal["no_tag", "tag_too_long", "malformed", "unknown_action", "no_target", "empty_inner"]
 
@@ -109,80 +114,52 @@ def _parse_inner(inner: str) -> ExtractedGoal | GoalFailReason:
     if not rest:
         return "no_target"
     # Multi-word targets ("oak log") become one id ("oak_log").
-    target = "_".join(rest).replace("-", "_")
+    target = _plain_id("_".join(rest).replace("-", "_"))
+    if not target:
+        return "no_target"
     if not set(target) <= _TARGET_CHARS:
-        return "malformed"
+        return "malformed"  # includes a colon of any namespace but minecraft's
     return ExtractedGoal(action=action, target=target, amount=amount)
 
 
-def strip_goal_tags(text: str) -> str:
-    """Remove every closed goal tag, leaving the rest of the text untouched.
-
-    Works like bracket matching with a stack: text goes to an output buffer and each ']'
-    looks back at most one tag length for an opener. Because removal happens in the
-    buffer, a tag that only forms once an inner tag is gone ('[GO[GOAL: a b]AL: c d]') is
-    removed too, so no closed tag survives this stage. Cost: O(len * MAX_GOAL_INNER).
-    """
-    if "]" not in text or find_goal_opener(text, 0) == -1:
-        return text
-    window = len(GOAL_OPENER) + MAX_GOAL_INNER + 1  # longest closed tag
-    out: list[str] = []  # one entry per character, so truncation is cheap
-    start = 0
-    close = text.find("]")
-    while close != -1:
-        out.extend(text[start : close + 1])
-        start = close + 1
-        tail = "".join(out[-window:])
-        opener = _rfind_opener(tail)
-        if opener != -1:
-            del out[len(out) - (len(tail) - opener) :]
-        close = text.find("]", start)
-    out.extend(text[start:])
-    return "".join(out)
-
-
-def _rfind_opener(s: str) -> int:
-    """Last case-insensitive opener in s, or -1 (slice compares, so Unicode whose upper()
-    changes length cannot shift indexes)."""
-    i = s.rfind("[")
-    while i != -1:
-        if s[i : i + len(GOAL_OPENER)].upper() == GOAL_OPENER:
-            return i
-        i = s.rfind("[", 0, i)
-    return -1
+def _plain_id(name: str) -> str:
+    """'minecraft:oak_log' -> 'oak_log' (also 'minecraft:_oak_log', from 'minecraft: oak_log')."""
+    return name[len(NAMESPACE) :].lstrip("_") if name.startswith(NAMESPACE) else name
 
 
 def extract_goal_tag(text: str) -> GoalTagResult:
-    """Parse the first goal tag; strip closed tags from the text, change nothing else.
+    """Parse the first goal tag and strip that tag from the text, changing nothing else.
 
     First tag wins: only the first opener decides the goal (a later valid tag is not a
-    fallback for a broken first one). Unclosed or over-long tags are left in the text
-    since nothing was matched.
+    fallback for a broken first one) and later tags stay in the text. A closed first tag
+    is stripped even when it does not validate; an unclosed or over-long one matched
+    nothing, so the text comes back unchanged.
     """
     opener = find_goal_opener(text, 0)
     if opener == -1:
         return GoalTagResult(text=text, goal=None, fail_reason="no_tag")
     close = _closing_bracket(text, opener)
     if close == -1:
-        return GoalTagResult(text=strip_goal_tags(text), goal=None, fail_reason="tag_too_long")
+        return GoalTagResult(text=text, goal=None, fail_reason="tag_too_long")
     raw = text[opener : close + 1]
     parsed = _parse_inner(text[opener + len(GOAL_OPENER) : close])
-    stripped = strip_goal_tags(text)
+    stripped = text[:opener] + text[close + 1 :]
     if isinstance(parsed, ExtractedGoal):
         return GoalTagResult(text=stripped, goal=parsed, fail_reason=None, raw=raw)
     return GoalTagResult(text=stripped, goal=None, fail_reason=parsed, raw=raw)
 
 
 def canonical_goal_key(action: str | None, target: str | None) -> str | None:
-    """'action:target', lowercase, spaces and hyphens as underscores. None when either part
-    is empty: an empty key must read as absent, never as '' (contract 1.3)."""
+    """'action:target', lowercase, spaces and hyphens as underscores, a 'minecraft:'
+    namespace dropped. None when either part is empty (an empty key must read as absent,
+    never as '', contract 1.3) or still holds a colon: a key is exactly action:target."""
 
     def part(s: str | None) -> str:
         words = (s or "").strip().lower().replace("-", " ").split()
-        return "_".join(words)
+        return _plain_id("_".join(words))
 
     a, t = part(action), part(target)
-    if not a or not t:
+    if not a or not t or ":" in a or ":" in t:
         return None
     return f"{a}:{t}"
 

@@ -8,7 +8,9 @@ Goal extraction runs before INTENT extraction, both before degeneration truncati
 whitespace normalization, so a tag near the end of a degenerate reply is still seen and
 never left half-cut in the text. No stage adds a newline, and normalization keeps line
 structure (Contract B): multi-line thoughts stay multi-line. One hygiene step follows the
-contract stages, neutralize_leftover_tokens, for adversarial leftovers only.
+contract stages, neutralize_leftover_tokens: a later goal tag stays in the text (only the
+matched tag is stripped, 2.1) but defused, so a stored thought never carries a second
+live goal for a later reader to extract.
 """
 
 from __future__ import annotations
@@ -194,10 +196,11 @@ _LEFTOVER_INTENT = re.compile(r"INTENT:", re.IGNORECASE)
 
 
 def neutralize_leftover_tokens(text: str) -> str:
-    """Last-resort hygiene after the contract stages: whitespace collapsing can shorten an
-    over-long '[GOAL: ...' into a closed tag, and stripping one token can splice another
-    together. Such leftovers are defused by same-length substitution ('[' -> '(', ':' ->
-    ' '), which can never form a new token. A no-op on anything a model normally writes."""
+    """Hygiene after the contract stages. Goal tags after the matched one stay in the text,
+    whitespace collapsing can shorten an over-long '[GOAL: ...' into a closed tag, and
+    stripping one token can splice another together. Such leftovers keep their words but
+    are defused by same-length substitution ('[' -> '(', ':' -> ' '), which can never form
+    a new token. A no-op on a reply with at most one goal tag and its INTENT line."""
     if find_goal_opener(text, 0) != -1:
         chars = list(text)
         i = find_goal_opener(text, 0)

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from agency import goal_tag
 from agency.goal_tag import (
@@ -104,9 +106,52 @@ def test_text_without_closed_tag_is_returned_unchanged():
         assert extract_goal_tag(text).text == text
 
 
-def test_nested_goal_tags_leave_no_closed_tag_behind():
+def test_only_the_matched_tag_is_stripped_later_tags_stay_in_the_text():
+    text = "Table first [GOAL: craft crafting_table 1] then wood [GOAL: collect oak_log 8] ok"
+    r = extract_goal_tag(text)
+    assert r.goal == ExtractedGoal(action="craft", target="crafting_table", amount=1)
+    assert r.text == "Table first  then wood [GOAL: collect oak_log 8] ok"
+
+
+def test_a_broken_first_tag_is_the_matched_one_and_later_tags_stay():
+    r = extract_goal_tag("[GOAL: dance floor] then [GOAL: collect oak_log 8]")
+    assert (r.goal, r.raw) == (None, "[GOAL: dance floor]")
+    assert r.text == " then [GOAL: collect oak_log 8]"
+
+
+def test_an_over_long_first_tag_matches_nothing_so_no_tag_is_stripped():
+    text = "[GOAL: " + "y" * 200 + "] then [GOAL: collect oak_log 8]"
+    r = extract_goal_tag(text)
+    assert (r.goal, r.fail_reason, r.text) == (None, "tag_too_long", text)
+
+
+def test_nested_tags_strip_only_the_inner_matched_tag():
     r = extract_goal_tag("a [GO[GOAL: collect oak_log 1]AL: craft planks 4] b")
-    assert r.text == "a  b"
+    assert r.goal == ExtractedGoal(action="collect", target="oak_log", amount=1)
+    assert r.text == "a [GOAL: craft planks 4] b"
+
+
+@pytest.mark.parametrize("target", ["minecraft:oak_log", "MINECRAFT:Oak_Log", "minecraft:oak log", "minecraft: oak_log"])
+def test_a_namespaced_target_is_normalised_to_its_plain_id(target):
+    r = extract_goal_tag(f"[GOAL: collect {target} 8]")
+    assert r.goal == ExtractedGoal(action="collect", target="oak_log", amount=8)
+    assert canonical_goal_key(r.goal.action, r.goal.target) == "collect:oak_log"
+
+
+@pytest.mark.parametrize("target", ["othermod:oak_log", "a:b:c", "oak_log:", ":oak_log", "minecraft:"])
+def test_a_target_with_any_other_colon_fails_closed(target):
+    r = extract_goal_tag(f"[GOAL: collect {target} 8]")
+    assert r.goal is None and r.fail_reason in ("malformed", "no_target")
+
+
+def test_canonical_goal_key_drops_the_minecraft_namespace():
+    assert canonical_goal_key("collect", "minecraft:oak_log") == "collect:oak_log"
+    assert canonical_goal_key("Craft", "Minecraft:Crafting Table") == "craft:crafting_table"
+
+
+@pytest.mark.parametrize(("action", "target"), [("collect", "othermod:oak_log"), ("collect", "a:b"), ("col:lect", "oak_log")])
+def test_canonical_goal_key_is_never_more_than_action_colon_target(action, target):
+    assert canonical_goal_key(action, target) is None
 
 
 def test_goal_scan_is_linear_by_design_no_regex_on_model_output():
@@ -145,3 +190,12 @@ def test_build_goal_tag_v1_parses_back_through_extractor():
 def test_build_goal_tag_v1_rejects_non_canonical_goals(action, target, amount):
     with pytest.raises(ValueError):
         build_goal_tag_v1(action, target, amount)
+
+
+@settings(deadline=None, max_examples=300, database=None)
+@given(st.text(alphabet="abcdefghijklmnopqrstuvwxyz_:- MINECRAFT", min_size=1, max_size=40))
+def test_every_extracted_goal_has_a_key_of_exactly_action_colon_target(target):
+    r = extract_goal_tag(f"[GOAL: collect {target}]")
+    if r.goal is not None:
+        key = canonical_goal_key(r.goal.action, r.goal.target)
+        assert key is not None and key.count(":") == 1 and key == f"collect:{r.goal.target}"

@@ -37,6 +37,18 @@ def test_done_check_example():
     )
 
 
+def test_a_later_goal_tag_keeps_its_words_in_the_text_but_never_becomes_a_second_goal():
+    r = sanitize("Table first. [GOAL: craft crafting_table 1] Then wood [GOAL: collect oak_log 8]\nINTENT: craft")
+    assert r.goal == ExtractedGoal(action="craft", target="crafting_table", amount=1)
+    assert r.text == "Table first. Then wood (GOAL: collect oak_log 8]"
+    assert sanitize(r.text).goal is None
+
+
+def test_a_namespaced_goal_comes_out_with_the_plain_id():
+    r = sanitize("Wood. [GOAL: collect minecraft:oak_log 8]")
+    assert (r.goal, r.text) == (ExtractedGoal(action="collect", target="oak_log", amount=8), "Wood.")
+
+
 def test_pipeline_runs_stages_in_contract_order(monkeypatch):
     calls: list[str] = []
     for name in CONTRACT_ORDER:
