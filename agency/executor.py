@@ -24,6 +24,17 @@ from agency.workflows.models import StopReport, WorkflowRunResult
 SAFE_STOP_BUDGET_S = 5.0  # a preemption waits this long for the workflow's safe stop
 
 
+@dataclass(frozen=True)
+class SafeStop:
+    """How a preempted run came to rest, as measured here: the goal hold protocol (E)
+    judges it against its 3-step / 5 s budget."""
+
+    report: StopReport | None  # where the workflow stopped; None: it did not end within the wait
+    steps_used: int  # steps in flight when the stop came (each finished or was cut short)
+    elapsed_ms: int  # from the stop signal to the run's end, on the injected clock
+    timed_out: bool  # the run had not ended when the wait gave up
+
+
 class GoalHooks(Protocol):
     """Goal-bound tasks (metadata.goalBinding) change status through the goal lifecycle,
     never by a plain set_status: completion needs the verifier, a pause needs a hold."""
@@ -32,7 +43,7 @@ class GoalHooks(Protocol):
 
     async def complete(self, task: Task, result: WorkflowRunResult) -> str: ...
 
-    def hold(self, task: Task, reason: str, stop: StopReport | None, timed_out: bool) -> Task: ...
+    def hold(self, task: Task, reason: str, stop: SafeStop) -> Task: ...
 
     def release(self, task: Task) -> Task: ...
 
@@ -228,6 +239,7 @@ class Executor:
         run = self.current
         if run is None:
             return None
+        started = self.clock()
         run.handle.stop(reason)
         try:
             await asyncio.wait_for(asyncio.shield(run.handle.task), timeout=SAFE_STOP_BUDGET_S)
@@ -238,8 +250,10 @@ class Executor:
         self.current = None
         task = self.tasks.get_task(run.task_id)
         if task is not None and task.status is TaskStatus.active and self.goals is not None and self.goals.owns(task):
-            stop, timed_out = _stop_report(run), not run.handle.task.done()
-            self.goals.hold(task, reason, stop, timed_out)  # hold protocol: holdWitness + Goal SUSPENDED
+            report = _stop_report(run)
+            stop = SafeStop(report, steps_used=report.stepsAfterStop if report is not None else 0,
+                            elapsed_ms=self.clock() - started, timed_out=not run.handle.task.done())
+            self.goals.hold(task, reason, stop)  # hold protocol: holdWitness + Goal SUSPENDED
             self.stats.paused += 1
             logger.info("[Executor] held task={} reason={}", task.id, reason)
             self._lifecycle("paused", task.id)

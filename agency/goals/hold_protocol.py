@@ -1,10 +1,10 @@
 """Hold protocol (protocol E): preempt a building task within 3 steps / 5 s, always leave a
 hold witness, and plan a conservative resume when the witness is unverified.
 
-SafeStopper is the seam to the workflow engine's safe stop (agency/workflows, adapted
-later): it must itself honour max_steps/timeout_s (a JS-side timeout, never a Python
-thread kill). The protocol still measures the stop on the injected clock and treats an
-overrun, an exception or a stop away from a checkpoint as unverified.
+The running daemon's stop is the executor's (Executor.preempt stops the workflow, waits up
+to 5 s and measures what the stop cost: steps in flight, time on the injected clock); its
+goal hooks hand that to hold_after_stop. preempt() does the same around a SafeStopper.
+An overrun of either budget, an exception or a stop away from a checkpoint is unverified.
 """
 
 from __future__ import annotations
@@ -51,22 +51,31 @@ def preempt(
     *,
     reason: str = HOLD_PREEMPTED,
 ) -> HoldOutcome:
-    """Signal + safe stop, then hold (active -> paused, Goal -> SUSPENDED via the reducer).
-    The minimum witness {lastStepId, moduleCursor, verified} is written whatever happens."""
-    task, _binding = lifecycle.load(task_id)
+    """Signal + safe stop, timed on the lifecycle's clock, then hold_after_stop."""
     started = lifecycle.clock()
     try:
         stop: SafeStopResult | None = stopper.safe_stop(max_steps=MAX_SAFE_STOP_STEPS, timeout_s=SAFE_STOP_TIMEOUT_S)
     except Exception:  # noqa: BLE001 - an emergency hold must still be written
         stop = None
-    elapsed = lifecycle.clock() - started
-    within_budget = (
-        stop is not None
-        and stop.completed
-        and stop.steps_used <= MAX_SAFE_STOP_STEPS
-        and elapsed <= SAFE_STOP_TIMEOUT_S * 1000
-    )
-    verified = bool(within_budget and stop is not None and stop.at_checkpoint)
+    return hold_after_stop(lifecycle, task_id, stop, lifecycle.clock() - started, reason=reason)
+
+
+def hold_after_stop(
+    lifecycle: GoalLifecycle,
+    task_id: str,
+    stop: SafeStopResult | None,
+    elapsed_ms: int,
+    *,
+    reason: str = HOLD_PREEMPTED,
+) -> HoldOutcome:
+    """Judge a safe stop that already happened (None: it failed) against the budget, then
+    hold (active -> paused, Goal -> SUSPENDED via the reducer). The witness is verified only
+    for a stop on a checkpoint boundary within 3 steps and 5 s; the minimum witness
+    {lastStepId, moduleCursor, verified} is written whatever happened."""
+    task, _binding = lifecycle.load(task_id)
+    in_time = stop is not None and stop.completed and elapsed_ms <= SAFE_STOP_TIMEOUT_S * 1000
+    in_steps = stop is not None and stop.steps_used <= MAX_SAFE_STOP_STEPS
+    verified = bool(in_time and in_steps and stop is not None and stop.at_checkpoint)
     build = task.metadata.build or {}
     cursor = stop.module_cursor if stop is not None and stop.module_cursor is not None else build.get("moduleCursor")
     witness = HoldWitness(
@@ -75,15 +84,15 @@ def preempt(
         verified=verified,
     )
     if verified:
-        hints = [f"resume_from_module:{cursor}"]
+        hints = [f"resume_from_module:{cursor}" if cursor is not None else "resume_from_checkpoint"]
     else:
         hints = ["conservative_rescan"] + ([f"verify_module:{cursor - 1}"] if cursor else [])
         if stop is None:
             hints.append("safe_stop_failed")
-        elif not within_budget:
-            hints.append("safe_stop_timeout")
+        else:
+            hints += ([] if in_time else ["safe_stop_timeout"]) + ([] if in_steps else ["safe_stop_step_budget"])
     held = lifecycle.hold(task_id, reason, resume_hints=hints, witness=witness)
-    return HoldOutcome(task=held, witness=witness, elapsed_ms=elapsed, stop=stop)
+    return HoldOutcome(task=held, witness=witness, elapsed_ms=elapsed_ms, stop=stop)
 
 
 @dataclass(frozen=True)

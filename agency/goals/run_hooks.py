@@ -11,8 +11,7 @@ runtime's plan_facts (what a repair must still bring).
 from __future__ import annotations
 
 import asyncio
-from dataclasses import dataclass
-from typing import Any, Awaitable, Callable
+from typing import TYPE_CHECKING, Any, Awaitable, Callable
 
 from loguru import logger
 
@@ -24,24 +23,16 @@ from agency.goals.shelter_blueprint import ShelterBlueprint
 from agency.goals.site_check import blueprint_from, missing_blocks, read_site, stands, verify_task
 from agency.tasks.models import Task, TaskStatus
 from agency.world import BlockRegion, Body
-from agency.workflows.models import StopReport, WorkflowRunResult
+from agency.workflows.models import WorkflowRunResult
+
+if TYPE_CHECKING:  # the executor imports the agents; only its SafeStop record is needed here
+    from agency.executor import SafeStop
 
 SHELTER_TARGETS = frozenset({"basic_shelter", "shelter"})
 STABILITY_S = 1.0  # between the two verification passes: a transient pass must not count
 MAX_REPAIRS = 2  # fresh build runs after a failed verification before the task fails
 Sleep = Callable[[float], Awaitable[None]]
 Verified = Callable[[Task, BlockRegion | None], None]
-
-
-@dataclass(frozen=True)
-class _Recorded:
-    """A SafeStopper whose stop already happened (the executor awaited the workflow's own
-    safe stop); the protocol turns it into the witness and the hold."""
-
-    result: hold_protocol.SafeStopResult
-
-    def safe_stop(self, max_steps: int = 3, timeout_s: float = 5.0) -> hold_protocol.SafeStopResult:
-        return self.result
 
 
 class GoalRunHooks:
@@ -111,16 +102,19 @@ class GoalRunHooks:
         self.store.update_task_metadata(task.id, {"build": build})  # stays active: the next tick re-runs
         return "repairing"
 
-    def hold(self, task: Task, reason: str, stop: StopReport | None, timed_out: bool) -> Task:
+    def hold(self, task: Task, reason: str, stop: SafeStop) -> Task:
+        """The executor already stopped the run and measured the stop; the protocol judges
+        it against the 3-step / 5 s budget and writes the witness and the hold."""
         build = task.metadata.build or {}
+        report = stop.report
         result = hold_protocol.SafeStopResult(
-            at_checkpoint=stop is not None and stop.atCheckpointBoundary,
-            last_step_id=(stop.lastStepId if stop is not None else None) or build.get("lastStepId"),
+            at_checkpoint=report is not None and report.atCheckpointBoundary,
+            last_step_id=(report.lastStepId if report is not None else None) or build.get("lastStepId"),
             module_cursor=build.get("moduleCursor"),
-            completed=stop is not None and not timed_out,
-            steps_used=1,
+            completed=report is not None and not stop.timed_out,
+            steps_used=stop.steps_used,
         )
-        outcome = hold_protocol.preempt(self.lifecycle, task.id, _Recorded(result), reason=reason)
+        outcome = hold_protocol.hold_after_stop(self.lifecycle, task.id, result, stop.elapsed_ms, reason=reason)
         logger.info("[Goals] hold task={} reason={} witness={}", task.id, reason, outcome.witness.model_dump())
         return outcome.task
 

@@ -87,6 +87,7 @@ class _Run:
         self.last_index = -1
         self.running: dict[asyncio.Task, StepDef] = {}
         self.interrupted: str | None = None
+        self.in_flight_at_stop = 0
         if cp is not None:  # INV-CP-002: restore, never recompute
             state.outputs.update(copy.deepcopy(cp.stepOutputs))
             state.context.update(copy.deepcopy(cp.context))
@@ -138,6 +139,7 @@ class _Run:
         """After a stop request, give running steps stop_grace_s (injected clock) to wind
         down through their own poll checks, then cancel them."""
         await self.s.stop.wait()
+        self.in_flight_at_stop = len(self.running)  # no step starts after a stop: these are all it costs
         ctx = self.e.executor.tool_context
         deadline = ctx.clock() + int(self.e.stop_grace_s * 1000)
         while self.running and ctx.clock() < deadline:
@@ -161,7 +163,7 @@ class _Run:
             stop = StopReport(
                 stepIndex=self.last_index, lastStepId=self.order[-1] if self.order else None,
                 atCheckpointBoundary=self.interrupted is None, interruptedStepId=self.interrupted,
-                reason=self.s.stop.reason or "",
+                reason=self.s.stop.reason or "", stepsAfterStop=self.in_flight_at_stop,
             )
         return WorkflowRunResult(
             runId=self.s.run_id, workflowId=self.wf.id, agentId=self.s.agent_id, status=status,  # type: ignore[arg-type]

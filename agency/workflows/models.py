@@ -100,6 +100,7 @@ class StopReport(_Frozen):
     atCheckpointBoundary: bool  # True: nothing was cut short; False: `interruptedStepId` was cancelled
     interruptedStepId: str | None = None
     reason: str = ""
+    stepsAfterStop: int = 0  # steps in flight when the stop came: each finished or was cut short
 
 
 class WorkflowRunResult(_Frozen):

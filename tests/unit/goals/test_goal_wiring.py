@@ -193,13 +193,16 @@ def test_preempting_a_build_mid_module_leaves_an_unverified_witness_and_resume_r
 
 
 def test_a_hold_at_a_checkpoint_boundary_is_verified(env):
+    from agency.executor import SafeStop
     from agency.workflows.models import StopReport
 
     task_id = env.convert(env.shelter_thought()).task_id
     task = env.tasks.set_status(task_id, "active")
-    stop = StopReport(stepIndex=2, lastStepId="module-walls-layer-2", atCheckpointBoundary=True, reason="preempted")
-    held = env.goals.hooks.hold(task, "preempted", stop, timed_out=False)
+    report = StopReport(stepIndex=2, lastStepId="module-walls-layer-2", atCheckpointBoundary=True, reason="preempted",
+                        stepsAfterStop=1)
+    held = env.goals.hooks.hold(task, "preempted", SafeStop(report, steps_used=1, elapsed_ms=800, timed_out=False))
     assert read_binding(held).hold.holdWitness.verified is True
     env.goals.hooks.release(held)
-    again = env.goals.hooks.hold(env.tasks.set_status(task_id, "active"), "disconnected", stop, timed_out=True)
+    overran = SafeStop(None, steps_used=1, elapsed_ms=5000, timed_out=True)
+    again = env.goals.hooks.hold(env.tasks.set_status(task_id, "active"), "disconnected", overran)
     assert read_binding(again).hold.holdWitness.verified is False  # the stop overran its budget
