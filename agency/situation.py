@@ -3,7 +3,8 @@
 The snapshot is reduced to coarse bands (vitals, threat, time of day, chunk, inventory
 buckets). While the banded state repeats, asking the model again would only produce the
 same thought, so the call is suppressed and counted. After heartbeat_ms without a call a
-'heartbeat' escape lets one through (its thought is medium novelty).
+'heartbeat' escape lets one through (its thought is medium novelty). A stimulus perceived
+since the last cycle (a new creature, damage) is news the bands may not show: always fresh.
 """
 
 from __future__ import annotations
@@ -72,9 +73,9 @@ class SituationGate:
         self._last_signature: str | None = None
         self._last_call_ms: int | None = None
 
-    def check(self, snapshot: WorldSnapshot, now_ms: int) -> SituationDecision:
+    def check(self, snapshot: WorldSnapshot, now_ms: int, *, stimulus: bool = False) -> SituationDecision:
         sig = situation_signature(snapshot)
-        if sig != self._last_signature:
+        if stimulus or sig != self._last_signature:
             decision: SituationDecision = "fresh"
         elif self._last_call_ms is not None and now_ms - self._last_call_ms >= self._heartbeat_ms:
             decision = "heartbeat"

@@ -61,6 +61,7 @@ class DriveTickSection(_Section):
 class KeepAliveSection(_Section):
     profile: Literal["minimal", "balanced", "rich"] = "balanced"
     min_interval_ms: int = Field(120_000, ge=0)
+    heartbeat_ms: int = Field(300_000, ge=0)  # while the situation repeats, one model call per heartbeat
 
 
 class StreamSection(_Section):

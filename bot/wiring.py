@@ -24,7 +24,7 @@ from agency.tools.crafting import nearby_table
 from agency.workflows import SqliteCheckpointStore
 from agency.goals import assert_task_state
 from agency.drive_tick import DriveTickConfig, DriveTickFired, DriveTickState, evaluate_drive_tick
-from agency.keepalive import KeepAlive, KeepAliveConfig
+from agency.keepalive import KeepAliveConfig, build_keepalive
 from agency.llm_thoughts import build_thought_generator
 from agency.perception import Perception, Stimulus
 from agency.planning import IdleReporter, PlanningConsumer
@@ -53,12 +53,13 @@ class Agency:
         self.tasks = SqliteTaskStore(db, clock=clock, invariant_check=assert_task_state)
         self.stream = CognitiveStream(db, clock=clock, max_thoughts=cfg.stream.max_thoughts)
         self.perception = Perception(clock, publish=self.stream.publish)
-        self.keepalive = KeepAlive(
+        ka = cfg.keepalive
+        self.keepalive = build_keepalive(  # with situation-signature gate and content dedup (contract 4)
             stream=self.stream,
             perception=self.perception,
             clock=clock,
             generator=build_thought_generator(cfg.llm, clock),  # None without [[llm.targets]]: frames only (I-2)
-            config=KeepAliveConfig(min_interval_ms=cfg.keepalive.min_interval_ms, profile=cfg.keepalive.profile),
+            config=KeepAliveConfig(min_interval_ms=ka.min_interval_ms, profile=ka.profile, heartbeat_ms=ka.heartbeat_ms),
             counters=self.counters,
         )
         self.planning = PlanningConsumer(self.stream, self.tasks, clock, stuck_timeout_ms=cfg.drive_tick.stuck_timeout_ms)
@@ -218,7 +219,8 @@ class Agency:
             snap = await asyncio.to_thread(self.body.snapshot)
             self.last_snapshot = snap
             outcome = await asyncio.to_thread(self.keepalive.poke, snap)  # may wait on the LLM
-            return {"status": outcome.status, "bypass": outcome.bypass, "thoughtId": getattr(outcome.thought, "id", None)}
+            return {"status": outcome.status, "bypass": outcome.bypass, "situation": outcome.situation,
+                    "thoughtId": getattr(outcome.thought, "id", None)}
 
         def inject(body: dict[str, Any]) -> Any:
             snap = self.last_snapshot
