@@ -9,10 +9,18 @@ drive ticks and LLM replies share one goal vocabulary.
 Night approaching (rule 2) means timeOfDay in the dusk window [11000, 13000) or the
 snapshot already reports night (not isDay): a bot without shelter at night still needs
 one, and mineflayer's isDay is false for 13000..22999.
+
+Grounding is a check, not a stamp: the chosen goal is held to the frame the tick fired on
+(the snapshot plus the blocks in sight, agency.grounding.check_drive_goal). A goal the
+frame does not ground (logs to collect but none in sight, a craft with no ingredients or
+sources at hand) becomes `explore nearby` first: exploring claims nothing and is how the
+bot finds what is missing; the next tick chooses again from the new frame.
 """
 
 from __future__ import annotations
 
+import math
+import uuid
 from dataclasses import dataclass
 from enum import Enum
 from typing import Iterable
@@ -20,11 +28,12 @@ from typing import Iterable
 from agency.blocks import is_log
 from agency.counters import AgencyCounters
 from agency.goal_tag import ExtractedGoal, build_goal_tag_v1, canonical_goal_key
+from agency.grounding import FrameFacts, GroundingResult, check_drive_goal
 from agency.sanitizer import sanitize
 from agency.tasks.idempotency import STUCK_PENDING_TIMEOUT_MS, TaskLookup, find_blocking_task
 from agency.tasks.models import Task
 from agency.thoughts import Thought, ThoughtMetadata
-from agency.world import WorldSnapshot
+from agency.world import BlockRegion, WorldSnapshot
 
 DRIVE_TICK_INTERVAL_MS = 180_000  # fixed, no jitter in v1
 SAFE_HEALTH = 16
@@ -32,6 +41,11 @@ SAFE_FOOD = 16
 DUSK_START = 11_000
 NIGHT_START = 13_000
 LOW_LOG_STOCK = 16
+# The blocks "in sight": the box collect_block searches (radius 32, 8 blocks up and down),
+# so a collect goal grounds exactly when the collector would find its block from here.
+SIGHT_RADIUS = 32
+SIGHT_VERTICAL = 8
+EXPLORE_FIRST_LEGS = 2  # legs of the explore workflow (16 blocks each): new ground comes into sight
 
 _CATEGORY = {"collect": "gathering", "build": "building", "craft": "crafting", "explore": "exploration"}
 
@@ -77,6 +91,7 @@ class DriveSelection:
 class DriveTickFired:
     thought: Thought
     selection: DriveSelection
+    ungrounded: DriveSelection | None = None  # the 3.3 choice the frame did not ground, replaced by explore
 
 
 @dataclass(frozen=True)
@@ -115,6 +130,19 @@ def select_drive(snapshot: WorldSnapshot, shelter_nearby: bool | None, table_nea
     return DriveSelection("explore", "nearby", 1, "default", "Things are calm; I will explore nearby.")
 
 
+def sight_box(snapshot: WorldSnapshot) -> tuple[tuple[int, int, int], tuple[int, int, int]]:
+    """(origin, size) of the block region a drive tick grounds on, centred on the bot's block."""
+    x, y, z = (math.floor(c) for c in (snapshot.position.x, snapshot.position.y, snapshot.position.z))
+    r, v = SIGHT_RADIUS, SIGHT_VERTICAL
+    return (x - r, y - v, z - r), (2 * r + 1, 2 * v + 1, 2 * r + 1)
+
+
+def explore_first(ungrounded: DriveSelection, grounding: GroundingResult) -> DriveSelection:
+    why = grounding.detail.split(": ", 1)[-1]
+    return DriveSelection("explore", "nearby", EXPLORE_FIRST_LEGS, "explore_first",
+                          f"I cannot {ungrounded.action} {ungrounded.target} from here ({why}); I will explore first.")
+
+
 def _safety_gate(snapshot: WorldSnapshot) -> DriveTickSkipped | None:
     if snapshot.gameMode in ("creative", "spectator"):
         return DriveTickSkipped(DriveSkipReason.unsafe_game_mode, snapshot.gameMode)
@@ -127,14 +155,15 @@ def _safety_gate(snapshot: WorldSnapshot) -> DriveTickSkipped | None:
     return None
 
 
-def _build_thought(sel: DriveSelection, now_ms: int) -> Thought:
+def _build_thought(sel: DriveSelection, now_ms: int, thought_id: str, grounding: GroundingResult) -> Thought:
     # Round-trip through the sanitizer: the goal on the thought is exactly what an LLM
     # reply carrying the same tag would yield.
     parsed = sanitize(f"{sel.reason}\n{build_goal_tag_v1(sel.action, sel.target, sel.amount)}")
-    expected = ExtractedGoal(action=sel.action, target=sel.target, amount=sel.amount)
+    expected = _goal(sel)
     if parsed.goal != expected:
         raise AssertionError(f"drive goal did not round-trip: {expected} -> {parsed.goal}")
     return Thought(
+        id=thought_id,
         type="drive",
         content=parsed.text,
         timestamp=now_ms,
@@ -146,9 +175,8 @@ def _build_thought(sel: DriveSelection, now_ms: int) -> Thought:
             extractedGoal=parsed.goal,
             extractedGoalSource="drive-tick",
             goalKey=canonical_goal_key(sel.action, sel.target),
-            # The goal was chosen from this snapshot, so it is grounded by construction;
-            # the stream requires the record of every convertEligible thought (KA-A8).
-            grounding={"pass": True, "reason": "derived_from_snapshot", "detail": sel.rule, "source": "drive-tick"},
+            # The stream requires a passing record on every convertEligible thought (KA-A8).
+            grounding=grounding.as_record(),
         ),
     )
 
@@ -162,11 +190,14 @@ def evaluate_drive_tick(
     shelter_nearby: bool | None = None,
     table_nearby: bool | None = None,
     sheltering: bool = False,
+    region: BlockRegion | None = None,
     config: DriveTickConfig = DriveTickConfig(),
     counters: AgencyCounters | None = None,
 ) -> DriveTickResult:
-    """Run the gates, pick a drive, check idempotency. Firing updates state and counts
-    driveTicks; a skip changes nothing, so the next safe moment can fire."""
+    """Run the gates, pick a drive, check idempotency, ground it on the frame (the
+    snapshot plus `region`, the blocks in sight_box; None = not read, nothing in sight),
+    exploring first when it does not ground. Firing updates state and counts driveTicks;
+    a skip changes nothing, so the next safe moment can fire."""
     if not config.enabled:
         return DriveTickSkipped(DriveSkipReason.disabled)
     unsafe = _safety_gate(snapshot)
@@ -180,18 +211,38 @@ def evaluate_drive_tick(
             DriveSkipReason.interval_not_elapsed, f"{now_ms - state.last_fired_ms}ms < {config.interval_ms}ms"
         )
     sel = select_drive(snapshot, shelter_nearby, table_nearby)
-    goal_key = canonical_goal_key(sel.action, sel.target)
-    blocking = find_blocking_task(existing_tasks, goal_key, now_ms, config.stuck_timeout_ms)
-    if blocking is not None:
-        return DriveTickSkipped(
-            DriveSkipReason.duplicate_goal,
-            f"{goal_key} already {blocking.status.value}",
-            blocking_task_id=blocking.id,
-        )
-    thought = _build_thought(sel, now_ms)
+    # A goal already in flight is its task's business: it is not grounded again.
+    blocked = _blocked(existing_tasks, sel, now_ms, config)
+    if blocked is not None:
+        return blocked
+    thought_id = f"thought-{uuid.uuid4()}"  # the scenario id of the grounding log line
+    facts = FrameFacts.from_snapshot(snapshot, region=region, blocks=("crafting_table",) if table_nearby else ())
+    grounding = check_drive_goal(_goal(sel), facts, scenario_id=thought_id)
+    ungrounded = None
+    if not grounding.passed:
+        ungrounded, sel = sel, explore_first(sel, grounding)
+        blocked = _blocked(existing_tasks, sel, now_ms, config)
+        if blocked is not None:
+            return blocked
+        grounding = check_drive_goal(_goal(sel), facts, scenario_id=thought_id)
+    thought = _build_thought(sel, now_ms, thought_id, grounding)
     state.last_fired_ms = now_ms
     if counters is not None:
         counters.increment("driveTicks")
         # Its goal came out of a [GOAL: ...] tag through the sanitizer, like an LLM's.
         counters.increment("goalTags")
-    return DriveTickFired(thought=thought, selection=sel)
+    return DriveTickFired(thought=thought, selection=sel, ungrounded=ungrounded)
+
+
+def _goal(sel: DriveSelection) -> ExtractedGoal:
+    return ExtractedGoal(action=sel.action, target=sel.target, amount=sel.amount)
+
+
+def _blocked(tasks: TaskLookup | Iterable[Task], sel: DriveSelection, now_ms: int,
+             config: DriveTickConfig) -> DriveTickSkipped | None:
+    goal_key = canonical_goal_key(sel.action, sel.target)
+    blocking = find_blocking_task(tasks, goal_key, now_ms, config.stuck_timeout_ms)
+    if blocking is None:
+        return None
+    return DriveTickSkipped(DriveSkipReason.duplicate_goal, f"{goal_key} already {blocking.status.value}",
+                            blocking_task_id=blocking.id)

@@ -17,6 +17,15 @@ A goal grounds when the thing it names is in the frame, by these rules:
   is missing_location.
 - sleep / pause / continue: no world claim, grounded.
 
+A drive tick's goal is held to the frame more strictly (check_drive_goal): the tick chose
+it from this very snapshot, so it must be doable from what the snapshot shows.
+- collect / gather / mine: the block named is in sight (the block region read around the
+  bot, the collector's search box); logs in the inventory do not ground collecting more.
+- craft: every ingredient is held, or its sources are (through the crafter's recipes:
+  planks and sticks from logs, a crafting table from planks), where a raw material in
+  sight counts as a source (cobblestone from stone). Otherwise missing_item naming it.
+- anything else (build, explore): as check_goal.
+
 Text claims are checked heuristically: a sentence that mentions a known creature absent
 from the frame fails missing_entity; a sentence of possession ('I have', 'my inventory',
 'holding', 'carrying') naming a known item absent from the inventory fails missing_item.
@@ -81,6 +90,8 @@ NAMED_PLACES = frozenset(
      "portal", "river", "ocean", "beach", "mountain", "desert", "forest", "farm", "town"}
 )
 GENERIC_THREATS = frozenset({"danger", "hostile", "hostiles", "mob", "mobs", "threat", "enemies", "monsters"})
+
+MAX_RECIPE_DEPTH = 6  # deeper than any recipe chain the crafter knows (pickaxe <- stick <- planks <- log)
 
 _NEGATION = re.compile(r"\b(no|not|none|nothing|never|without|don't|dont|can't|cannot|isn't|aren't|no longer)\b")
 _POSSESSION = re.compile(r"\b(i have|i've got|i got|i'm holding|i am holding|holding|carrying|my inventory|in my)\b")
@@ -204,6 +215,61 @@ def check_goal(goal: ExtractedGoal, facts: FrameFacts, *, scenario_id: str) -> G
             return _fail("missing_location", f"navigate {target}: location not in frame", scenario_id)
         return GroundingResult(True, detail=f"{target}: no location claim")
     return GroundingResult(True, detail=f"{action}: no world claim")
+
+
+def _recipes() -> Any:
+    """The crafter's recipe table, imported on first use: agency.tools imports this module
+    (its threat words), so importing agency.tools at the top would be circular."""
+    from agency.tools import recipes  # noqa: PLC0415
+
+    return recipes
+
+
+def _in_sight(generic: str, facts: FrameFacts) -> bool:
+    """A block in the frame is `generic`, or drops it when mined (stone -> cobblestone)."""
+    matches = _recipes().matches
+    return any(matches(generic, b) or matches(generic, BLOCK_DROPS.get(b, "")) for b in facts.blocks)
+
+
+def _missing_source(item: str, facts: FrameFacts, depth: int = 0) -> str | None:
+    """None when `item` is held, or can be made from what is held or in sight; else the
+    raw material that is missing. A 3x3 recipe also needs a table, placed in sight or made."""
+    if any(_recipes().matches(item, n) for n in facts.inventory):
+        return None
+    recipe = _recipes().recipe_for(item)
+    if recipe is None or depth >= MAX_RECIPE_DEPTH:
+        return None if _in_sight(item, facts) else item
+    return _missing_ingredient(item, facts, depth)
+
+
+def _missing_ingredient(item: str, facts: FrameFacts, depth: int = 0) -> str | None:
+    recipe = _recipes().recipe_for(item)
+    if recipe is None:
+        return item  # the crafter has no recipe: nothing at hand makes it
+    needs = [name for name, _ in recipe.ingredients]
+    if recipe.needs_table and not _in_sight("crafting_table", facts):
+        needs.append("crafting_table")
+    for name in needs:
+        missing = _missing_source(name, facts, depth + 1)
+        if missing is not None:
+            return missing
+    return None
+
+
+def check_drive_goal(goal: ExtractedGoal, facts: FrameFacts, *, scenario_id: str) -> GroundingResult:
+    """Ground a drive tick's goal against the frame it was chosen from (rules in the
+    module docstring); same result and log line as check_goal."""
+    action, target = goal.action, goal.target
+    if action in ("collect", "gather", "mine"):
+        if _in_sight(target, facts):
+            return GroundingResult(True, detail=f"{target} in sight")
+        return _fail("missing_item", f"{action} {target}: none in sight", scenario_id)
+    if action == "craft":
+        missing = _missing_ingredient(target, facts)
+        if missing is None:
+            return GroundingResult(True, detail=f"{target}: ingredients at hand")
+        return _fail("missing_item", f"craft {target}: no {missing} at hand", scenario_id)
+    return check_goal(goal, facts, scenario_id=scenario_id)
 
 
 def _tokens(sentence: str) -> list[str]:

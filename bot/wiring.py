@@ -23,7 +23,7 @@ from agency.tools import ToolContext, default_tool_registry
 from agency.tools.crafting import nearby_table
 from agency.workflows import SqliteCheckpointStore
 from agency.goals import assert_task_state
-from agency.drive_tick import DriveTickConfig, DriveTickFired, DriveTickState, evaluate_drive_tick
+from agency.drive_tick import DriveTickConfig, DriveTickFired, DriveTickState, evaluate_drive_tick, sight_box
 from agency.keepalive import KeepAliveConfig, build_keepalive
 from agency.llm_thoughts import build_thought_generator
 from agency.perception import Perception, Stimulus
@@ -31,7 +31,7 @@ from agency.planning import IdleReporter, PlanningConsumer
 from agency.stream import CognitiveStream
 from agency.tasks.models import TaskStatus
 from agency.tasks.store import SqliteTaskStore
-from agency.world import BodyEvent, WorldSnapshot
+from agency.world import BlockRegion, BodyEvent, WorldSnapshot
 from bot.api import ApiContext
 from bot.body import MineflayerBody
 from bot.goals_wiring import GoalWiring
@@ -146,6 +146,7 @@ class Agency:
             shelter_nearby=self.goals.shelter_nearby(self.last_snapshot),  # a verified shelter within 32 m
             table_nearby=await self._table_nearby(self.last_snapshot, now),
             sheltering=self._held_by_reflexes,
+            region=await self._in_sight(self.last_snapshot, now),  # what the goal is grounded on
             config=self.drive_config,
             counters=self.counters,
         )
@@ -167,6 +168,18 @@ class Agency:
             return await asyncio.to_thread(lambda: nearby_table(self.tool_ctx) is not None)
         except Exception as e:  # a failed read must not stop the drive tick: judge by the inventory
             logger.warning("[DriveTick] crafting table search failed: {}", e)
+            return None
+
+    async def _in_sight(self, snap: WorldSnapshot, now_ms: int) -> BlockRegion | None:
+        """The blocks around the bot a due drive tick grounds its goal on (one region read);
+        None = not read, which grounds nothing in sight."""
+        due = self.drive_state.due(now_ms, self.drive_config.interval_ms)
+        if not due or self.body is None or not self.body.connected:
+            return None
+        try:
+            return await asyncio.to_thread(self.body.region, *sight_box(snap))
+        except Exception as e:  # a failed read must not stop the drive tick: it explores first
+            logger.warning("[DriveTick] reading the blocks in sight failed: {}", e)
             return None
 
     async def job_planning(self) -> None:

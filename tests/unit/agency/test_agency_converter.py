@@ -104,11 +104,11 @@ def test_converter_returns_an_outcome_for_every_thought_and_never_raises(store, 
 
 
 def test_drive_tick_thought_converts_into_drive_tick_task(store, clock, make_snapshot):
-    fired = evaluate_drive_tick(make_snapshot({}), clock(), DriveTickState(), store)
+    fired = evaluate_drive_tick(make_snapshot({"oak_log": 2}), clock(), DriveTickState(), store)
     out = convert_thought(fired.thought, store, clock())
     task = store.get_task(out.task_id)
     assert (task.source, task.metadata.origin.kind, task.metadata.extractedGoalSource) == ("drive-tick", "drive-tick", "drive-tick")
-    assert task.metadata.goalKey == "collect:oak_log"
+    assert task.metadata.goalKey == "craft:crafting_table"
 
 
 def test_no_task_in_store_has_convertEligible_false(store, clock):

@@ -6,6 +6,7 @@ import pytest
 
 from agency.drive_tick import (
     DRIVE_TICK_INTERVAL_MS,
+    EXPLORE_FIRST_LEGS,
     DriveSkipReason,
     DriveTickConfig,
     DriveTickFired,
@@ -13,10 +14,12 @@ from agency.drive_tick import (
     DriveTickState,
     evaluate_drive_tick,
     select_drive,
+    sight_box,
 )
-from agency.goal_tag import build_goal_tag_v1
+from agency.goal_tag import ExtractedGoal, build_goal_tag_v1
 from agency.sanitizer import sanitize
 from agency.tasks.models import TaskOrigin
+from agency.world import BlockRegion
 
 READY = {"oak_log": 20, "crafting_table": 1, "wooden_pickaxe": 1}  # selects the default drive
 
@@ -223,3 +226,96 @@ def test_drive_tick_output_shape(make_snapshot, clock):
     assert t.tags == ["drive-tick", "autonomous", "crafting"]
     assert "[GOAL" not in t.content and t.content
     assert t.timestamp == clock()
+
+
+# -- grounding: computed from the snapshot the tick fired on ----------------------------------
+
+def _sight(*names):
+    """A region read around the bot holding these blocks (one row, plus air)."""
+    palette = ["air", *names]
+    return BlockRegion(origin=(0, 64, 0), size=(len(palette), 1, 1), palette=palette, data=list(range(len(palette))))
+
+
+TREES = _sight("grass_block", "oak_leaves", "oak_log")
+BARE = _sight("grass_block", "dirt", "stone")
+
+
+def test_collect_logs_fires_when_logs_are_in_sight_with_a_computed_grounding(make_snapshot, clock, logs):
+    r = _tick(make_snapshot({}), clock(), region=TREES)
+    assert isinstance(r, DriveTickFired) and r.selection.rule == "no_logs"
+    assert r.thought.metadata.goalKey == "collect:oak_log"
+    assert r.thought.metadata.grounding == {"pass": True, "reason": None, "detail": "oak_log in sight"}
+    assert not [m for _, m in logs if m.startswith("[Grounding]")]
+
+
+@pytest.mark.parametrize(("inventory", "rule"), [({}, "no_logs"), ({"oak_log": 5, "crafting_table": 1, "wooden_pickaxe": 1}, "low_logs")])
+def test_collect_logs_with_none_in_sight_explores_first(make_snapshot, clock, logs, inventory, rule):
+    r = _tick(make_snapshot(inventory), clock(), region=BARE)
+    assert isinstance(r, DriveTickFired)
+    assert r.selection.rule == "explore_first" and r.ungrounded is not None and r.ungrounded.rule == rule
+    t = r.thought
+    assert t.metadata.goalKey == "explore:nearby"
+    assert t.metadata.extractedGoal == ExtractedGoal(action="explore", target="nearby", amount=EXPLORE_FIRST_LEGS)
+    assert t.metadata.grounding == {"pass": True, "reason": None, "detail": "explore: no world claim"}
+    assert t.tags == ["drive-tick", "autonomous", "exploration"] and "oak_log" in t.content
+    # the failed check is logged like any grounding failure, under the published thought's id
+    assert f"[Grounding] fail scenario={t.id} reason=missing_item" in [m for _, m in logs]
+
+
+def test_no_region_read_means_nothing_in_sight(make_snapshot, clock):
+    r = _tick(make_snapshot({}), clock())
+    assert r.thought.metadata.goalKey == "explore:nearby" and r.ungrounded.rule == "no_logs"
+
+
+def test_grounding_follows_the_frame_not_a_constant(make_snapshot, clock):
+    records = {_tick(make_snapshot({}), clock(), region=reg).thought.metadata.grounding["detail"] for reg in (TREES, BARE)}
+    assert records == {"oak_log in sight", "explore: no world claim"}
+
+
+def test_craft_drives_ground_on_the_logs_they_are_made_from(make_snapshot, clock):
+    r = _tick(make_snapshot({"birch_log": 2}), clock(), region=BARE)
+    assert r.thought.metadata.goalKey == "craft:crafting_table"
+    assert r.thought.metadata.grounding == {"pass": True, "reason": None, "detail": "crafting_table: ingredients at hand"}
+
+
+def test_shelter_drive_at_dusk_is_grounded_whatever_is_in_sight(make_snapshot, clock):
+    r = _tick(make_snapshot({"oak_log": 3}, timeOfDay=11_500), clock(), region=BARE, shelter_nearby=False)
+    assert r.thought.metadata.goalKey == "build:basic_shelter" and r.thought.metadata.grounding["pass"] is True
+
+
+def test_explore_first_is_suppressed_while_an_explore_task_is_in_flight(make_snapshot, clock, store, counters):
+    t = _explore_task(store, status="active")
+    r = _tick(make_snapshot({}), clock(), tasks=store, region=BARE, counters=counters)
+    assert isinstance(r, DriveTickSkipped) and r.reason is DriveSkipReason.duplicate_goal
+    assert r.blocking_task_id == t.id and counters.driveTicks == 0
+
+
+def test_an_ungrounded_goal_already_in_flight_is_left_to_its_task(make_snapshot, clock, store, logs):
+    collect = store.add_task({"title": "Logs", "type": "collect", "metadata": {"goalKey": "collect:oak_log"}},
+                             origin=TaskOrigin(kind="drive-tick"))
+    store.set_status(collect.id, "active")
+    r = _tick(make_snapshot({}), clock(), tasks=store, region=BARE)
+    assert r.reason is DriveSkipReason.duplicate_goal and r.blocking_task_id == collect.id
+    assert not [m for _, m in logs if m.startswith("[Grounding]")]  # a suppressed goal is not grounded
+
+
+def test_the_sight_box_is_the_collectors_search_box(make_snapshot):
+    """What the drive tick calls 'in sight' is what collect_block would find from there."""
+    from agency.tools.base import ToolContext
+    from agency.tools.gathering import CollectBlockInput
+    from agency.tools.queries import FindBlocksInput, find_blocks_now
+
+    snap = make_snapshot({}, position={"x": 10.7, "y": 64.2, "z": -3.5})
+    asked = []
+
+    class Body:
+        def snapshot(self):
+            return snap
+
+        def region(self, origin, size):
+            asked.append((origin, size))
+            return _sight()
+
+    radius = min(CollectBlockInput(block="oak_log").radius, 32)  # what collect_block searches with
+    find_blocks_now(ToolContext(body=Body(), clock=lambda: 0), FindBlocksInput(block="oak_log", radius=radius, count=1))
+    assert asked == [sight_box(snap)]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from agency.goal_tag import ExtractedGoal
-from agency.grounding import FrameFacts, check, check_goal, check_text
+from agency.grounding import FrameFacts, check, check_drive_goal, check_goal, check_text
 from agency.world import BlockRegion, EntityInfo, Vec3
 
 FACTS = FrameFacts(
@@ -122,3 +122,69 @@ def test_frame_facts_from_snapshot_and_region(make_snapshot):
     assert facts.inventory == {"oak_log"} and facts.entities == {"cow"}
     assert facts.blocks == {"birch_log"} and facts.locations == {"home"}
     assert check_goal(g("collect", "birch_log"), facts, scenario_id="x").passed
+
+
+# -- drive-tick goals: held to what the frame shows (a check, not a constant) -------------
+
+def _drive_facts(inventory=(), blocks=()):
+    return FrameFacts(inventory=frozenset(inventory), blocks=frozenset(blocks))
+
+
+@pytest.mark.parametrize(
+    "inventory, blocks, passed",
+    [
+        ((), ("oak_log", "grass_block"), True),  # logs in sight
+        (("oak_log",), ("grass_block",), False),  # logs held but none in sight: collecting more needs trees
+        ((), ("birch_log",), False),  # the collector looks for the block named, not any log
+        ((), (), False),
+    ],
+)
+def test_a_drive_collect_grounds_only_on_the_block_in_sight(inventory, blocks, passed, logs):
+    r = check_drive_goal(g("collect", "oak_log"), _drive_facts(inventory, blocks), scenario_id="d1")
+    assert r.passed is passed
+    if not passed:
+        assert (r.reason, r.detail) == ("missing_item", "collect oak_log: none in sight")
+        assert "[Grounding] fail scenario=d1 reason=missing_item" in msgs(logs)
+    else:
+        assert r.detail == "oak_log in sight" and not msgs(logs)
+
+
+@pytest.mark.parametrize(
+    "target, inventory, blocks",
+    [
+        ("crafting_table", ("oak_log",), ()),  # the ingredients' source is held
+        ("crafting_table", ("spruce_planks",), ()),  # the ingredient itself is held
+        ("crafting_table", (), ("birch_log",)),  # the source is in sight: the crafter gathers it
+        ("wooden_pickaxe", ("oak_planks", "stick"), ("crafting_table",)),
+        ("wooden_pickaxe", ("oak_log",), ()),  # planks, sticks and the table all come from logs
+        ("stone_pickaxe", ("oak_log",), ("stone",)),  # cobblestone from the stone in sight
+        ("torch", ("charcoal", "stick"), ()),
+    ],
+)
+def test_a_drive_craft_grounds_when_ingredients_or_their_sources_are_at_hand(target, inventory, blocks, logs):
+    r = check_drive_goal(g("craft", target), _drive_facts(inventory, blocks), scenario_id="d2")
+    assert r.passed, r
+    assert r.detail == f"{target}: ingredients at hand" and not msgs(logs)
+
+
+@pytest.mark.parametrize(
+    "target, inventory, blocks, missing",
+    [
+        ("crafting_table", (), ("grass_block",), "log"),
+        ("wooden_pickaxe", ("stick",), (), "log"),
+        ("stone_pickaxe", ("oak_log",), ("dirt",), "cobblestone"),
+        ("torch", ("stick",), ("stone",), "coal"),
+        ("diamond_block", ("oak_log",), (), "diamond_block"),  # no recipe, nothing in sight
+    ],
+)
+def test_a_drive_craft_without_ingredients_or_sources_fails_missing_item(target, inventory, blocks, missing, logs):
+    r = check_drive_goal(g("craft", target), _drive_facts(inventory, blocks), scenario_id="d3")
+    assert (r.passed, r.reason, r.detail) == (False, "missing_item", f"craft {target}: no {missing} at hand")
+    assert "[Grounding] fail scenario=d3 reason=missing_item" in msgs(logs)
+
+
+def test_drive_build_and_explore_follow_the_goal_checker():
+    empty = _drive_facts()
+    assert check_drive_goal(g("build", "basic_shelter"), empty, scenario_id="d4").passed
+    assert check_drive_goal(g("explore", "nearby"), empty, scenario_id="d4").passed
+    assert not check_drive_goal(g("build", "castle_in_the_sky"), empty, scenario_id="d4").passed

@@ -19,16 +19,25 @@ def _decisions(version: str, name: str, interval_ms: int = 1_000):
     for t in range(STEP_MS, rec.duration_ms, STEP_MS):
         now["t"] = t
         snap = body.snapshot()
-        out.append((t, snap, evaluate_drive_tick(snap, rec.header.startedAt + t, state, [],
+        out.append((t, snap, evaluate_drive_tick(snap, rec.header.startedAt + t, state, [], region=_in_sight(rec, t),
                                                  config=DriveTickConfig(interval_ms=interval_ms))))
     return out
+
+
+def _in_sight(rec: Recording, t: int):
+    """The block region recorded last at or before t: what the bot saw around it."""
+    seen = [reg for at, reg in rec.regions if at <= t]
+    return seen[-1] if seen else None
 
 
 def test_replay_day_to_dusk_switches_from_collecting_logs_to_shelter_at_dusk(replay_version):
     fired = [(snap, r) for _, snap, r in _decisions(replay_version, "day_to_dusk") if isinstance(r, DriveTickFired)]
     goals = [(snap.timeOfDay, r.thought.metadata.goalKey) for snap, r in fired]
-    # Empty inventory: rule 1 (collect logs) wins by day AND at dusk, since it comes first.
+    # Empty inventory: rule 1 (collect logs) wins by day AND at dusk, since it comes first,
+    # grounded on the recorded region's logs.
     assert goals and all(key == "collect:oak_log" for _, key in goals)
+    assert all(r.thought.metadata.grounding == {"pass": True, "reason": None, "detail": "oak_log in sight"}
+               for _, r in fired)
     assert any(t < 11_000 for t, _ in goals) and any(t >= 13_000 for t, _ in goals)
 
 
