@@ -1,7 +1,10 @@
 """The executor: claims one pending task at a time, runs it as an agent's workflow, reports
 progress into the task, and ends it completed / failed / unplannable with a reason.
 
-It is ticked by the daemon (one owner, the event loop). A running workflow is a handle;
+It is ticked by the daemon (one owner, the event loop). Each tick first runs the per-tick
+evaluation it was given (`before_tick`: the goals' activation reactor and urgency scoring),
+so reactor cadences count executor ticks and a claim sees this tick's urgencies. A
+running workflow is a handle;
 `preempt()` brings it to a safe stop and pauses the task with a reason, `resume_paused()`
 puts such tasks back in the queue; an `active` task found on a tick with no run in flight
 (the daemon was killed mid-task) is resumed from its last checkpoint.
@@ -11,7 +14,7 @@ from __future__ import annotations
 
 import asyncio
 from dataclasses import dataclass, field
-from typing import Any, Callable, Protocol
+from typing import Any, Awaitable, Callable, Protocol
 
 from loguru import logger
 
@@ -81,6 +84,7 @@ class Executor:
         plannable: Callable[[Task], str | None] | None = None,
         on_lifecycle: Callable[[str, Task], None] | None = None,
         goals: GoalHooks | None = None,
+        before_tick: Callable[[], Awaitable[None]] | None = None,
     ) -> None:
         self.tasks = tasks
         self.runtime = runtime
@@ -88,6 +92,7 @@ class Executor:
         self.plannable = plannable or self._has_workflow
         self.on_lifecycle = on_lifecycle
         self.goals = goals
+        self.before_tick = before_tick
         self.current: _Running | None = None
         self._replanned: set[str] = set()  # tasks already given one fresh plan after a resume
         self.stats = ExecutorStats()
@@ -108,6 +113,7 @@ class Executor:
         shelter), so nothing is claimed and queued tasks are waiting their turn, not stuck.
         Returns what happened, for logs and tests."""
         self.stats.last_tick_ms = self.clock()
+        await self._before_tick()
         if self.current is not None:
             self.stats.last_busy_ms = self.stats.last_tick_ms
             if not self.current.handle.task.done():
@@ -128,6 +134,14 @@ class Executor:
         if task is None:
             return "idle"
         return self._start(task)
+
+    async def _before_tick(self) -> None:
+        if self.before_tick is None:
+            return
+        try:
+            await self.before_tick()
+        except Exception as e:  # noqa: BLE001 - a failed evaluation must not stop the executor
+            logger.opt(exception=e).warning("[Executor] per-tick evaluation failed: {}", e)
 
     def _next_task(self) -> Task | None:
         # An active task with no run in flight was interrupted (crash, restart): resume it first.

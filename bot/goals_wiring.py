@@ -13,7 +13,7 @@ from typing import Any, Callable
 from loguru import logger
 
 from agency.clock import Clock
-from agency.goals import ActivationBudget, ActivationReactor, GoalKeyIndex, GoalLifecycle, GoalSync
+from agency.goals import ActivationReactor, GoalKeyIndex, GoalLifecycle, GoalSync
 from agency.goals.fields import release_patch
 from agency.goals.identity import PROVISIONAL_SCOPE_M
 from agency.goals.models import BUILD_SHELTER, HOLD_UNSAFE, GoalBinding, SiteSignature, read_binding
@@ -44,12 +44,10 @@ class GoalWiring:
         self.events: list[dict[str, Any]] = []  # recent goal lifecycle events (API, tests)
         self.lifecycle = GoalLifecycle(tasks, clock=clock, goals=self.sync, emit=self._emit)
         self.hooks = GoalRunHooks(self.lifecycle, lambda: self.body, on_verified=self._remember_site, sleep=sleep)
-        j = cfg.jobs
-        self.reactor = ActivationReactor(
+        self.reactor = ActivationReactor(  # ticked once per executor tick (on_executor_tick)
             self.lifecycle,
             feasibility={HOLD_UNSAFE: lambda _t, _b: self._hostiles() == 0},
             verify=self._verify_for_reactor,
-            budget=ActivationBudget(review_every_ticks=max(1, round(j.review_s / j.executor_s))),
         )
         self.router = ShelterGoalRouter(self.index, self.lifecycle, position=self._position,
                                         verify=self.hooks.verify, clock=clock)
@@ -139,9 +137,10 @@ class GoalWiring:
             self.reactor.threat_resolved()
         self._last_time, self._last_hostiles = t, snap.hostiles
 
-    async def job_goals(self) -> None:
-        """Every executor tick: event edges, then one reactor tick (woken goals; every Nth
-        tick the periodic backstop), within the activation budgets."""
+    async def on_executor_tick(self) -> None:
+        """The executor's before_tick, so it runs once per executor tick, before a claim:
+        event edges, then one reactor tick (woken goals; every 60th tick the periodic
+        backstop), within the activation budgets."""
         self.observe(self._snapshot())
         report = self.reactor.tick()
         if report.reactivated or report.deferred:

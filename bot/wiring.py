@@ -91,7 +91,7 @@ class Agency:
         runtime = AgentRuntime(load_default_registry(), self.tools, ctx, checkpoints=self.checkpoints,
                                plan_facts=self.goals.hooks.plan_facts)
         self.executor = Executor(self.tasks, runtime, self.clock, on_lifecycle=self.goals.on_task_event,
-                                 goals=self.goals.hooks)
+                                 goals=self.goals.hooks, before_tick=self.goals.on_executor_tick)
         r = self.cfg.reflexes
         self.reflexes = Reflexes(self.tools, ctx, self.executor,
                                  ReflexConfig(enabled=r.enabled, eat_below_food=r.eat_below_food, fight_within=r.fight_within,
@@ -215,7 +215,6 @@ class Agency:
             daemon.job_spec("reflexes", self.job_reflexes, j.reflexes_s, timeout_s=60),
             daemon.job_spec("counters_log", self.job_counters_log, j.counters_log_s),
             daemon.job_spec("stream_prune", self.job_stream_prune, j.stream_prune_s),
-            daemon.job_spec("goals", self.goals.job_goals, j.executor_s),
             daemon.job_spec("review", self.goals.job_review, j.review_s),
         ]
 

@@ -67,7 +67,6 @@ async def _run_until(agency, pred, timeout_s, what):
             raise AssertionError(f"timed out after {timeout_s} s waiting for {what} (running: {t and t.task_id}); "
                                  f"events: {agency.goals.events[-5:]}")
         await agency.job_executor()
-        await agency.goals.job_goals()
         await asyncio.sleep(0.2)
 
 

@@ -56,7 +56,7 @@ class Env:
         runtime = AgentRuntime(load_default_registry(), default_tool_registry(), ctx, checkpoints=self.checkpoints,
                                plan_facts=self.goals.hooks.plan_facts)
         self.ex = Executor(self.tasks, runtime, self.ftime.clock, on_lifecycle=self.goals.on_task_event,
-                           goals=self.goals.hooks)
+                           goals=self.goals.hooks, before_tick=self.goals.on_executor_tick)
 
     def look(self, time_of_day=11_500):
         self.snap = self.body.snapshot().model_copy(update={"timeOfDay": time_of_day, "isDay": time_of_day < 13_000})
@@ -77,7 +77,6 @@ class Env:
                 if until():
                     return
                 await self.ex.tick()
-                await self.goals.job_goals()
                 await self.ftime.sleep(0.1)
             raise AssertionError(f"not done after {ticks} ticks; events {self.goals.events[-4:]}")
         asyncio.run(go())
