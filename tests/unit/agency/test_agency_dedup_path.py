@@ -110,3 +110,20 @@ def test_fallback_is_factual_and_stays_out_of_the_memory_slice(keepalive, stream
     for word in ("explore", "gather", "craft", "collect", "mine", "build", "should", "goal"):
         assert not re.search(rf"\b{word}\b", fallback.content, re.IGNORECASE), word
     assert memory_slice(stream.recent(50), 5) == [SAID]  # a repeat adds nothing to remember
+
+
+def test_daemon_wiring_runs_keepalive_with_gate_and_recorder(tmp_path, llm, make_snapshot):
+    from bot.config import McbotConfig
+    from bot.wiring import Agency
+
+    cfg = McbotConfig.model_validate({
+        "storage": {"db_path": str(tmp_path / "a.db")}, "keepalive": {"heartbeat_ms": 600_000},
+        "llm": {"targets": [{"provider": "openai", "model": "m", "base_url": llm.url()}]}})
+    agency = Agency(cfg)
+    try:
+        calm = make_snapshot()
+        assert [agency.keepalive.poke(calm).situation for _ in range(2)] == ["fresh", "suppressed"]
+        assert (agency.counters.signatureSuppressions, agency.counters.lowNoveltyRecorded) == (1, 1)
+        assert agency.keepalive._gate._heartbeat_ms == 600_000  # noqa: SLF001 - the configured heartbeat
+    finally:
+        agency.close()
