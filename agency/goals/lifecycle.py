@@ -102,21 +102,24 @@ class GoalLifecycle:
         witness: HoldWitness | None = None,
     ) -> Task:
         """active/pending -> paused with a hold. nextReviewAt follows the repeated-reason
-        ladder; the 3rd hold for one reason within an hour emits goal_activation_exhausted."""
+        ladder (5 -> 15 -> 30 -> 60 min per goal and reason); the 3rd hold for one reason
+        within an hour gets the extended cooldown and emits goal_activation_exhausted."""
         task, binding = self.load(task_id)
         now = self.clock()
         history = [*backoff.recent_history(binding.holdHistory, now), HoldRecord(reason=reason, at=now)]
         count = sum(1 for h in history if h.reason == reason)
+        by_reason = {**binding.holdsByReason, reason: binding.holdsByReason.get(reason, 0) + 1}
+        delay = backoff.initial_review_delay_ms(by_reason[reason], count)
         hold = Hold(
             reason=reason,
             heldAt=now,
             resumeHints=list(resume_hints),
-            nextReviewAt=now if reason == HOLD_MANUAL_PAUSE else now + backoff.initial_review_delay_ms(count),
+            nextReviewAt=now if reason == HOLD_MANUAL_PAUSE else now + delay,
             # a re-reasoned hold keeps the witness of the stop that paused the task
             holdWitness=witness or (binding.hold.holdWitness if binding.hold is not None else None),
             holdCount=count,
         )
-        binding = binding.model_copy(update={"holdHistory": history, "reopened": None})
+        binding = binding.model_copy(update={"holdHistory": history, "holdsByReason": by_reason, "reopened": None})
         # Already paused (e.g. the user pauses a preempted task): replace the hold in place.
         to = None if task.status is TaskStatus.paused else TaskStatus.paused
         after = self._write(task, binding, to, hold_patch(binding, hold))

@@ -155,6 +155,7 @@ class GoalBinding(BaseModel):
     completion: Completion
     supersedesInstanceId: str | None = None
     holdHistory: list[HoldRecord] = Field(default_factory=list)  # additive, pruned to the last hour
+    holdsByReason: dict[str, int] = Field(default_factory=dict)  # additive: the repeated-reason ladder's step
     lastHoldWitness: HoldWitness | None = None  # additive: survives resume for the rescan decision
     reopened: Reopened | None = None  # additive
 

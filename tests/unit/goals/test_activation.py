@@ -114,12 +114,28 @@ def test_repeated_reason_escalation(store, lifecycle, clock, events):
     clock.advance(60 * MINUTE_MS)
     deferred = lifecycle.defer_review(held.id)
     assert read_binding(deferred).hold.nextReviewAt - clock() == 60 * MINUTE_MS
-    # another reason, or an hour later, starts the ladder again
+    # another reason has a ladder of its own
     lifecycle.resume(task.id)
     store.set_status(task.id, TaskStatus.active)
-    clock.advance(61 * MINUTE_MS)
-    fresh = lifecycle.hold(task.id, HOLD_UNSAFE)
+    fresh = lifecycle.hold(task.id, HOLD_MATERIALS_MISSING)
     assert read_binding(fresh).hold.nextReviewAt - clock() == 5 * MINUTE_MS
+
+
+def test_repeated_reason_ladder_climbs_5_15_30_60_per_goal_and_reason(store, lifecycle, clock, events):
+    """Holds for one reason far apart (never 3 within an hour): the ladder still climbs,
+    per goal instance and reason, and stays at its 60 min cap."""
+    task, other = _goal_task(store, 0), _goal_task(store, 1)
+    delays = []
+    for _ in range(5):
+        held = lifecycle.hold(task.id, HOLD_UNSAFE)
+        delays.append(read_binding(held).hold.nextReviewAt - clock())
+        clock.advance(90 * MINUTE_MS)
+        lifecycle.resume(task.id)
+        store.set_status(task.id, TaskStatus.active)
+    assert delays == [5 * MINUTE_MS, 15 * MINUTE_MS, 30 * MINUTE_MS, 60 * MINUTE_MS, 60 * MINUTE_MS]
+    assert not [e for e in events if e["event"] == "goal_activation_exhausted"]  # never 3 within an hour
+    assert read_binding(lifecycle.hold(other.id, HOLD_UNSAFE)).hold.nextReviewAt - clock() == 5 * MINUTE_MS
+    assert read_binding(lifecycle.hold(task.id, HOLD_MATERIALS_MISSING)).hold.nextReviewAt - clock() == 5 * MINUTE_MS
 
 
 def test_periodic_backstop(store, lifecycle, clock):
