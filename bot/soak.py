@@ -1,6 +1,8 @@
-"""The soak: run the daemon for MINUTES, sample its HTTP API, judge contract 7.2's eight
-criteria, classify every non-terminal task by 7.3 and count shelters built and verified at
-night (informational). Used by scripts/soak.sh.
+"""The soak: run the daemon for MINUTES, sample its HTTP API (counters, tasks, stalls, and
+every thought once, so a task's source thought can be judged), judge contract 7.2's eight
+criteria, report each 7.3 stall and its recovery, and count shelters built and verified at
+night (informational). Used by scripts/soak.sh. In --fast mode intervals are scaled, and
+the drive-tick cadence criterion 1 expects is scaled by the same factor.
 
     scripts/soak.sh MINUTES [--server embedded|HOST:PORT] [--version 1.21.4|1.18.2] [--creative] [--fast]
 
@@ -26,6 +28,7 @@ from typing import Any
 
 import httpx
 
+from agency.drive_tick import DRIVE_TICK_INTERVAL_MS
 from bot.config import EMBEDDED_VERSIONS
 from bot.ping import ServerUnreachable, ping
 from bot.server import free_port
@@ -39,6 +42,13 @@ FAST = {  # --fast: CI-sized intervals; the report states the scale
     "MCBOT_JOBS__COUNTERS_LOG_S": "15",
     "MCBOT_SERVER__DAY_LENGTH_SCALE": "0.1",
 }
+
+
+def cadence_ms(fast: bool) -> int:
+    """The drive-tick cadence criterion 1 expects: the spec's 180 s, scaled in a fast soak
+    by the factor FAST scales the daemon's drive-tick interval."""
+    scale = int(FAST["MCBOT_DRIVE_TICK__INTERVAL_MS"]) / DRIVE_TICK_INTERVAL_MS if fast else 1.0
+    return round(DRIVE_TICK_INTERVAL_MS * scale)
 
 
 def _die_with_parent() -> None:
@@ -86,7 +96,10 @@ def daemon_env(args: argparse.Namespace, db: Path, api_port: int) -> dict[str, s
     return env
 
 
-def sample(base: str, t0: float) -> dict[str, Any]:
+def sample(base: str, t0: float, seen_thoughts: set[str]) -> dict[str, Any]:
+    """One reading of the daemon's API. Thoughts are recorded once each (compact), in the
+    first sample that sees them: criterion 7 reads the source thought of every task."""
+
     def get(path: str) -> Any:
         try:
             r = httpx.get(base + path, timeout=5)
@@ -98,6 +111,9 @@ def sample(base: str, t0: float) -> dict[str, Any]:
     snap = get("/api/bot/snapshot") or {}
     tasks = (get("/api/tasks?limit=1000") or {}).get("tasks", [])
     stalled = (get("/api/tasks?stalled=true&limit=1000") or {}).get("tasks", [])
+    recent = (get("/api/cognitive-stream/recent?limit=500") or {}).get("thoughts", [])
+    thoughts = [_thought(th) for th in recent if th["id"] not in seen_thoughts]
+    seen_thoughts.update(th["id"] for th in thoughts)
     return {
         "t": round(time.monotonic() - t0, 1),
         "ok": bool(health.get("ok")),
@@ -109,16 +125,25 @@ def sample(base: str, t0: float) -> dict[str, Any]:
         "isDay": snap.get("isDay"),
         "tasks": [_task(t) for t in tasks],
         "stalled": [{"id": s["id"], "stallClass": s["stallClass"]} for s in stalled],
+        "thoughts": thoughts,
     }
+
+
+def _thought(th: dict[str, Any]) -> dict[str, Any]:
+    return {"id": th["id"], "convertEligible": th.get("convertEligible"), "timestamp": th.get("timestamp"),
+            "cognitiveSystem": th.get("cognitiveSystem")}
 
 
 def _task(t: dict[str, Any]) -> dict[str, Any]:
     meta = t.get("metadata") or {}
     solver = meta.get("solver") or {}
+    origin = meta.get("origin") or {}
     out = {"id": t["id"], "status": t["status"], "progress": t.get("progress", 0), "source": t.get("source"),
            "goalKey": meta.get("goalKey"), "createdAt": meta.get("createdAt"),
            "convertEligible": meta.get("convertEligible"), "solver": meta.get("solver"),
-           "failureReason": solver.get("failureReason")}
+           "failureReason": solver.get("failureReason"),
+           # the thought it came from (a goal-bound task is stamped with it after creation)
+           "sourceThoughtId": meta.get("sourceThoughtId") or origin.get("sourceId")}
     if meta.get("goalBinding"):
         out["goal"] = _goal(meta["goalBinding"])
     return out
@@ -156,6 +181,7 @@ def main(argv: list[str] | None = None) -> int:
         proc = subprocess.Popen([sys.executable, "-m", "bot", "run"], cwd=ROOT, env=env, stdout=daemon_log,
                                 stderr=subprocess.STDOUT, preexec_fn=_die_with_parent)
         samples: list[dict[str, Any]] = []
+        seen_thoughts: set[str] = set()
         t0 = time.monotonic()
         try:
             if not _wait_up(proc, base, 90):
@@ -165,17 +191,18 @@ def main(argv: list[str] | None = None) -> int:
             say(f"[Soak] server {args.server} speaks {server_version}")
             deadline = t0 + args.minutes * 60
             while time.monotonic() < deadline and proc.poll() is None:
-                s = sample(base, t0)
+                s = sample(base, t0, seen_thoughts)
                 samples.append(s)
                 c = s["counters"]
                 say(f"[Soak] t={s['t']}s ok={s['ok']} drives={c.get('driveTicks')} goals={c.get('goalTags')} "
                     f"tasks={_by_status(s['tasks'])} stalled={len(s['stalled'])}")
                 time.sleep(min(interval, max(0.0, deadline - time.monotonic())))
-            samples.append(sample(base, t0))
+            samples.append(sample(base, t0, seen_thoughts))
         finally:
             _stop(proc)
             daemon_log.close()
-        report = evaluate(samples, creative=args.creative, daemon_alive_until_end=proc.returncode in (0, None))
+        report = evaluate(samples, creative=args.creative, daemon_alive_until_end=proc.returncode in (0, None),
+                          drive_interval_ms=cadence_ms(args.fast))
         report.update({"minutes": args.minutes, "server": args.server, "serverVersion": server_version,
                        "creative": args.creative,
                        "scale": {"mode": "fast", **FAST} if args.fast else {"mode": "real"}, "samples": samples})
@@ -187,6 +214,9 @@ def main(argv: list[str] | None = None) -> int:
         if sh["failed"]:
             say(f"[Soak] shelter failures: {'; '.join(sh['failureReasons'])}")
         say(f"[Soak] stall classes: {json.dumps(report['stallClasses'])}")
+        for st in report["stalls"]:
+            say(f"[Soak] stall {st['id']} {st['goalKey']} {st['stallClass']} at t={st['stalledAt']}s "
+                + (f"recovered at t={st['recoveredAt']}s by {st['by']}" if st["recovered"] else "not recovered"))
         say(f"[Soak] {'PASS' if report['pass'] else 'FAIL'} overall")
     report_path = out / f"soak-{stamp}-report.json"
     report_path.write_text(json.dumps(report, indent=2))

@@ -1,6 +1,11 @@
 """Judging a soak from its API samples: the eight acceptance criteria of contract 7.2, the
-stall classes of 7.3, an informational count of shelters built and verified at night, and a
-chart of counters and task states over time."""
+stall classes of 7.3 with each stall's recovery, an informational count of shelters built
+and verified at night, and a chart of counters and task states over time.
+
+Every criterion reads something the run could get wrong, never a field that is always set:
+cadence from the tasks' tick times, criterion 7 from the source thoughts themselves (the
+converter stamps convertEligible=true on every task it makes), criterion 6 and 8 only from
+counters actually read."""
 
 from __future__ import annotations
 
@@ -8,8 +13,17 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
+from agency.drive_tick import DRIVE_TICK_INTERVAL_MS
+
 TERMINAL = ("completed", "failed")
 STARTED = ("active", "completed", "failed", "paused")
+THOUGHT_SOURCES = ("drive-tick", "thought")  # task sources that come out of a thought
+# Criterion 1: drive ticks create tasks "at ~3 min intervals". Never faster than this share
+# of the interval (a tick fires once the interval has elapsed; a task's creation trails its
+# tick by a planning poll), and at least one gap within CADENCE_MAX intervals (a tick fires
+# at the first job run after it is due, unless its goal is already in flight).
+CADENCE_MIN = 0.9
+CADENCE_MAX = 1.5
 DUSK = (11000, 13000)  # agency.drive_tick's "night approaching" window
 MAX_FAILURE_REASONS = 5
 
@@ -80,17 +94,153 @@ def shelters(samples: list[dict[str, Any]]) -> dict[str, Any]:
     }
 
 
-def evaluate(samples: list[dict[str, Any]], *, creative: bool, daemon_alive_until_end: bool) -> dict[str, Any]:
+def _tick_times(drive_tasks: list[dict[str, Any]], thoughts: dict[str, dict[str, Any]]) -> list[int]:
+    """When each drive-tick task's tick fired: its source thought's timestamp (exact), else
+    the task's creation (up to one planning poll later)."""
+    times = []
+    for t in drive_tasks:
+        thought = thoughts.get(t.get("sourceThoughtId") or "")
+        at = thought["timestamp"] if thought and thought.get("timestamp") is not None else t.get("createdAt")
+        if at is not None:
+            times.append(at)
+    return sorted(times)
+
+
+def _cadence(drives: int, goals: int, times: list[int], interval_ms: int, span_ms: float) -> dict[str, Any]:
+    """1: counters > 0, and ticks produce tasks about one interval apart: never faster, and
+    (in a run long enough to see two intervals) at least two tasks, one gap near it."""
+    gaps = [b - a for a, b in zip(times, times[1:])]
+    fast = [g for g in gaps if g < CADENCE_MIN * interval_ms]
+    measurable = span_ms >= 2 * interval_ms
+    reached = any(g <= CADENCE_MAX * interval_ms for g in gaps)
+    ok = drives > 0 and goals > 0 and not fast and (not measurable or reached)
+    shown = ", ".join(f"{g / 1000:.1f}" for g in gaps[:12]) + (", ..." if len(gaps) > 12 else "")
+    detail = (f"driveTicks={drives} goalTags={goals}; {len(times)} drive-tick tasks, gaps [{shown}] s "
+              f"(expected about {interval_ms / 1000:.1f} s)")
+    if fast:
+        detail += f"; {len(fast)} gaps shorter than {CADENCE_MIN * interval_ms / 1000:.1f} s"
+    if measurable and not reached:
+        detail += f"; no gap within {CADENCE_MAX * interval_ms / 1000:.1f} s in a {span_ms / 1000:.0f} s run"
+    elif not measurable:
+        detail += f"; run too short ({span_ms / 1000:.0f} s) to see two intervals"
+    return _crit("1", "task creation cadence", ok, detail)
+
+
+def stall_episodes(samples: list[dict[str, Any]], tasks: dict[str, dict[str, Any]], grace_ms: float) -> list[dict[str, Any]]:
+    """Every stalled task (7.3 class), when it was first seen stalled, and whether and when
+    it recovered: a fresh task for its goalKey appeared, or it left the stall and moved."""
+    out: list[dict[str, Any]] = []
+    first: dict[str, tuple[dict[str, Any], str]] = {}
+    for s in samples:
+        for st in s["stalled"]:
+            first.setdefault(st["id"], (s, st["stallClass"]))
+    end = samples[-1]["t"] if samples else 0
+    for tid, (at, cls) in first.items():
+        task = tasks.get(tid, {})
+        key, created = task.get("goalKey"), task.get("createdAt") or 0
+        recovered_at, by = None, None
+        for s in (x for x in samples if x["t"] > at["t"]):
+            fresh = [t for t in s["tasks"] if key and t["goalKey"] == key and t["id"] != tid
+                     and (t.get("createdAt") or 0) > created]
+            me = next((t for t in s["tasks"] if t["id"] == tid), None)
+            moved = me is not None and tid not in {x["id"] for x in s["stalled"]} and (
+                me["status"] in STARTED or me["progress"] > 0)
+            if fresh or moved:
+                recovered_at, by = s["t"], fresh[0]["id"] if fresh else tid
+                break
+        out.append({"id": tid, "goalKey": key, "stallClass": cls, "stalledAt": at["t"],
+                    "recovered": recovered_at is not None, "recoveredAt": recovered_at, "by": by,
+                    "due": (end - at["t"]) * 1000 >= grace_ms})
+    return out
+
+
+def _recovery(stalls: list[dict[str, Any]]) -> dict[str, Any]:
+    """5: every stuck task (0 progress past the stuck timeout) recovered, unless it stalled
+    too close to the end for the next drive tick to come."""
+    stuck = [x for x in stalls if x["stallClass"] == "stuck_pending"]
+    if not stuck:
+        return _crit("5", "stuck-timeout recovery", True, "no task stalled (recovery not exercised)")
+    parts = []
+    for x in stuck:
+        head = f"{x['id']} {x['goalKey']} {x['stallClass']} at {x['stalledAt']:g} s: "
+        parts.append(head + (f"recovered at {x['recoveredAt']:g} s by {x['by']}" if x["recovered"] else
+                             "not recovered" if x["due"] else "not recovered, not yet due (stalled near the end)"))
+    ok = all(x["recovered"] or not x["due"] for x in stuck)
+    return _crit("5", "stuck-timeout recovery", ok, "; ".join(parts))
+
+
+def _compliance(samples: list[dict[str, Any]]) -> dict[str, Any]:
+    """6: the INTENT signal must be observable (both counters read), consistent (an intent
+    comes from a model reply: intentExtractions <= llmCalls) and monotonic (contract 5)."""
+    c = _last(samples)["counters"]
+    if "intentExtractions" not in c or "llmCalls" not in c:
+        return _crit("6", "compliance signal", False, "intentExtractions/llmCalls never read: no signal observed")
+    intents, llm = c["intentExtractions"], c["llmCalls"]
+    backwards = sorted({k for a, b in zip(samples, samples[1:]) for k in ("intentExtractions", "llmCalls")
+                        if k in a["counters"] and k in b["counters"] and b["counters"][k] < a["counters"][k]})
+    if backwards:
+        return _crit("6", "compliance signal", False, f"counters went backwards: {backwards}")
+    if intents > llm:
+        return _crit("6", "compliance signal", False, f"intentExtractions={intents} > llmCalls={llm}")
+    return _crit("6", "compliance signal", True,
+                 f"intentExtractions={intents}" if intents else
+                 ("no LLM configured (llmCalls=0): INTENT not emitted" if not llm else
+                  f"model emitted no INTENT in {llm} calls"))
+
+
+def _from_thoughts(tasks: dict[str, dict[str, Any]], thoughts: dict[str, dict[str, Any]]) -> dict[str, Any]:
+    """7: no task came from a convertEligible=false thought, read on the source thought
+    itself (the converter stamps convertEligible=true on every task it makes)."""
+    made = [t for t in tasks.values() if t.get("source") in THOUGHT_SOURCES or t.get("sourceThoughtId")]
+    no_id = [t["id"] for t in made if not t.get("sourceThoughtId")]
+    unseen = [t["id"] for t in made if t.get("sourceThoughtId") and t["sourceThoughtId"] not in thoughts]
+    low = [t["id"] for t in made if t.get("sourceThoughtId") in thoughts
+           and thoughts[t["sourceThoughtId"]].get("convertEligible") is not True]
+    low += [t["id"] for t in tasks.values() if t.get("convertEligible") is False and t["id"] not in low]
+    ok = not (no_id or unseen or low)
+    detail = (f"{len(made)} tasks from thoughts: {len(low)} from convertEligible=false thoughts {low[:5]}, "
+              f"{len(unseen)} whose source thought was never seen {unseen[:5]}, {len(no_id)} without sourceThoughtId")
+    return _crit("7", "no low-novelty task creation", ok, detail)
+
+
+def _creative_safety(samples: list[dict[str, Any]], drive_tasks: list[dict[str, Any]], creative: bool) -> dict[str, Any]:
+    """8: no drive tick in creative/spectator. A creative run must show the counter was read,
+    the bot was in creative, and nothing fired; any run fails if the counter rose between
+    two samples that both found the bot in creative or spectator."""
+    c = _last(samples)["counters"]
+    unsafe = ("creative", "spectator")
+    fired_unsafe = [b["t"] for a, b in zip(samples, samples[1:])
+                    if a.get("gameMode") in unsafe and b.get("gameMode") in unsafe
+                    and (b["counters"].get("driveTicks") or 0) > (a["counters"].get("driveTicks") or 0)]
+    if fired_unsafe:
+        return _crit("8", "creative/spectator safety", False, f"drive ticks fired in creative/spectator by t={fired_unsafe} s")
+    if not creative:
+        return _crit("8", "creative/spectator safety", True, "survival run: no drive tick seen in creative/spectator")
+    in_creative = sum(s.get("gameMode") in unsafe for s in samples)
+    if "driveTicks" not in c or not in_creative:
+        return _crit("8", "creative/spectator safety", False,
+                     "driveTicks never read" if "driveTicks" not in c else "the bot was never seen in creative mode")
+    ok = c["driveTicks"] == 0 and not drive_tasks
+    return _crit("8", "creative/spectator safety", ok, f"driveTicks={c['driveTicks']}, {len(drive_tasks)} drive-tick "
+                                                     f"tasks, in creative in {in_creative}/{len(samples)} samples")
+
+
+def evaluate(samples: list[dict[str, Any]], *, creative: bool, daemon_alive_until_end: bool,
+             drive_interval_ms: int = DRIVE_TICK_INTERVAL_MS) -> dict[str, Any]:
+    """Judge a soak. drive_interval_ms is the cadence expected of drive ticks: the spec's
+    180 s, scaled by the factor the fast soak scales the drive-tick interval."""
     last = _last(samples)
     c = last["counters"]
     tasks = {t["id"]: t for s in samples for t in s["tasks"]}  # latest view of each task
+    thoughts = {th["id"]: th for s in samples for th in s.get("thoughts", [])}
     drive_tasks = [t for t in tasks.values() if t["source"] == "drive-tick"]
+    span_ms = (samples[-1]["t"] - samples[0]["t"]) * 1000 if samples else 0
     crits = []
     drives, goals = c.get("driveTicks", 0), c.get("goalTags", 0)
     if creative:
         crits.append(_crit("1", "task creation cadence", True, "n/a in creative mode (drive ticks must not fire)"))
     else:
-        crits.append(_crit("1", "task creation cadence", drives > 0 and goals > 0, f"driveTicks={drives} goalTags={goals}"))
+        crits.append(_cadence(drives, goals, _tick_times(drive_tasks, thoughts), drive_interval_ms, span_ms))
     claimed = [t for t in drive_tasks if t["status"] in STARTED]
     crits.append(_crit("2", "executor claims", creative or bool(claimed),
                        "n/a in creative mode" if creative else f"{len(claimed)} drive-tick tasks claimed (pending -> active)"))
@@ -102,22 +252,11 @@ def evaluate(samples: list[dict[str, Any]], *, creative: bool, daemon_alive_unti
     dups = sorted({k for s in samples for k in _duplicates(s)})
     crits.append(_crit("4", "idempotency under repetition", not dups,
                        f"duplicate live goalKeys: {dups}" if dups else "no duplicate live goalKey at any sample"))
-    stuck_ids = {st["id"] for s in samples for st in s["stalled"] if st["stallClass"] == "stuck_pending"}
-    recovered = [i for i in stuck_ids if any(
-        t["goalKey"] == tasks[i]["goalKey"] and t["id"] != i and (t["createdAt"] or 0) > (tasks[i]["createdAt"] or 0)
-        for t in tasks.values())]
-    crits.append(_crit("5", "stuck-timeout recovery", len(recovered) == len(stuck_ids),
-                       f"{len(recovered)}/{len(stuck_ids)} stalled tasks got a fresh task"
-                       if stuck_ids else "no task stalled (recovery not exercised)"))
-    intents, llm = c.get("intentExtractions", 0), c.get("llmCalls", 0)
-    crits.append(_crit("6", "compliance signal", True,
-                       f"intentExtractions={intents}" if intents else
-                       ("no LLM configured (llmCalls=0): INTENT not emitted" if not llm else
-                        f"model emitted no INTENT in {llm} calls")))
-    low = [t["id"] for t in tasks.values() if t["convertEligible"] is False]
-    crits.append(_crit("7", "no low-novelty task creation", not low, f"{len(low)} tasks from convertEligible=false thoughts"))
-    crits.append(_crit("8", "creative/spectator safety", (drives == 0) if creative else True,
-                       f"driveTicks={drives} in creative mode" if creative else "n/a (survival run)"))
+    stalls = stall_episodes(samples, tasks, CADENCE_MAX * drive_interval_ms)
+    crits.append(_recovery(stalls))
+    crits.append(_compliance(samples))
+    crits.append(_from_thoughts(tasks, thoughts))
+    crits.append(_creative_safety(samples, drive_tasks, creative))
     healthy = sum(1 for s in samples if s["ok"])
     alive = bool(samples) and last["ok"] and daemon_alive_until_end and healthy >= 0.8 * len(samples)
     crits.append(_crit("alive", "bot alive or respawned, never wedged", alive,
@@ -126,7 +265,9 @@ def evaluate(samples: list[dict[str, Any]], *, creative: bool, daemon_alive_unti
     return {
         "pass": all(x["pass"] for x in crits),
         "criteria": crits,
+        "cadenceMs": drive_interval_ms,
         "stallClasses": dict(stall_classes),
+        "stalls": [{k: v for k, v in x.items() if k != "due"} for x in stalls],
         "nonTerminal": [{"id": t["id"], "status": t["status"], "goalKey": t["goalKey"]}
                         for t in last["tasks"] if t["status"] not in TERMINAL],
         "final": {"counters": c, "tasks": Counter(t["status"] for t in tasks.values())},
