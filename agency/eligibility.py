@@ -5,27 +5,44 @@ extracted, grounds against the frame, and routes to something the executor can d
 Everything else (no goal, an INTENT label alone, a failed grounding, an unroutable
 action) is convertEligible=false. The stream re-checks goal + grounding at publish
 (KA-A8), so this is the one place that says yes and the stream the one that enforces it.
+
+Routable means some enabled agent has a workflow for the goal's action
+(AgentRegistry.routable_actions): the registry the executor's runtime plans with is the
+only source, so a goal never becomes a task the executor can only mark unplannable.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable, Literal
+from typing import TYPE_CHECKING, Callable, Literal
 
 from agency.goal_tag import ExtractedGoal
 from agency.grounding import FrameFacts, GroundingResult, check
 from agency.thoughts import Thought
 
-# Actions the executor can route today; the daemon may inject a richer check.
-DEFAULT_ROUTABLE_ACTIONS: frozenset[str] = frozenset(
-    {"collect", "gather", "mine", "craft", "build", "explore", "navigate", "smelt", "place", "eat", "flee", "attack"}
-)
+if TYPE_CHECKING:
+    from agency.agents.registry import AgentRegistry
+
 Routable = Callable[[ExtractedGoal], bool]
 EligibilityReason = Literal["goal_passed", "no_goal", "grounding_failed", "not_routable"]
 
 
+def routable_by(agents: AgentRegistry) -> Routable:
+    """Routing by this registry, asked at each call (an agent enabled or added later counts)."""
+
+    def is_routable(goal: ExtractedGoal) -> bool:
+        return goal.action in agents.routable_actions()
+
+    return is_routable
+
+
 def default_is_routable(goal: ExtractedGoal) -> bool:
-    return goal.action in DEFAULT_ROUTABLE_ACTIONS
+    """Routing by the shipped agents, the registry the daemon's executor plans with.
+    Imported here, not at the top: the agents package loads the runtime and its tools, and
+    keep-alive's module must not import task creation even transitively (KA-A8)."""
+    from agency.agents.registry import default_registry  # noqa: PLC0415
+
+    return routable_by(default_registry())(goal)
 
 
 @dataclass(frozen=True)

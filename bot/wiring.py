@@ -15,7 +15,7 @@ from agency.clock import Clock, system_clock_ms
 from agency.counters import AgencyCounters
 from agency.dev_injection import apply_dev_injection
 from agency.grounding import FrameFacts, check_goal
-from agency.agents import AgentRuntime, load_default_registry
+from agency.agents import AgentRuntime, default_registry
 from agency.executor import Executor
 from agency.reflexes import ReflexConfig, Reflexes
 from agency.stalls import stalled_tasks
@@ -88,7 +88,7 @@ class Agency:
         self.goals.body = body
         ctx = ToolContext(body=body, clock=self.clock, poll_interval_s=0.2, hooks={"shelter": self.goals.hooks})
         self.tool_ctx = ctx
-        runtime = AgentRuntime(load_default_registry(), self.tools, ctx, checkpoints=self.checkpoints,
+        runtime = AgentRuntime(default_registry(), self.tools, ctx, checkpoints=self.checkpoints,
                                plan_facts=self.goals.hooks.plan_facts)
         self.executor = Executor(self.tasks, runtime, self.clock, on_lifecycle=self.goals.on_task_event,
                                  goals=self.goals.hooks, before_tick=self.goals.on_executor_tick)

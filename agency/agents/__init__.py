@@ -2,13 +2,20 @@
 
 from agency.agents.abilities import Ability, AbilityLibrary, InjectionResult, estimate_tokens, inject_abilities
 from agency.agents.profile import AgentProfile, AgentProfileSchema, ProfileValidationError, WorkflowSpec, parse_profile
-from agency.agents.registry import STANDARD_AGENT, AgentNotFoundError, AgentRegistry, DuplicateAgentError, load_default_registry
+from agency.agents.registry import (
+    STANDARD_AGENT,
+    AgentNotFoundError,
+    AgentRegistry,
+    DuplicateAgentError,
+    default_registry,
+    load_default_registry,
+)
 from agency.agents.runtime import AgentRuntime, RunHandle, TaskSpec
 from agency.agents.selection import AgentSelection, select_agents
 
 __all__ = [
     "Ability", "AbilityLibrary", "AgentNotFoundError", "AgentProfile", "AgentProfileSchema", "AgentRegistry",
     "AgentRuntime", "AgentSelection", "DuplicateAgentError", "InjectionResult", "ProfileValidationError", "RunHandle",
-    "STANDARD_AGENT", "TaskSpec", "WorkflowSpec", "estimate_tokens", "inject_abilities", "load_default_registry",
-    "parse_profile", "select_agents",
+    "STANDARD_AGENT", "TaskSpec", "WorkflowSpec", "default_registry", "estimate_tokens", "inject_abilities",
+    "load_default_registry", "parse_profile", "select_agents",
 ]

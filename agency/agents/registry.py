@@ -1,8 +1,13 @@
 """AgentRegistry: validated profiles by unique id (INV-AGT-001/002). Creating and updating
-are separate calls; `standard` always exists and stays enabled (INV-AGT-SEL-004)."""
+are separate calls; `standard` always exists and stays enabled (INV-AGT-SEL-004).
+
+The registry is also the one answer to "which task actions can be carried out": an action
+is routable when some enabled agent owns a workflow for it (routable_actions), which is
+exactly when the runtime can plan it. Goal eligibility asks here; nothing keeps a list."""
 
 from __future__ import annotations
 
+import functools
 from pathlib import Path
 from typing import Any, Mapping
 
@@ -74,6 +79,14 @@ class AgentRegistry:
     def list(self) -> list[AgentProfile]:
         return [self._agents[k] for k in sorted(self._agents)]
 
+    def owners(self, action: str) -> list[AgentProfile]:
+        """Enabled agents with a workflow for the action, by id."""
+        return [p for p in self.list() if p.enabled and p.owns(action)]
+
+    def routable_actions(self) -> frozenset[str]:
+        """Task actions some enabled agent has a workflow for: what the runtime can plan."""
+        return frozenset(action for p in self._agents.values() if p.enabled for action in p.workflows)
+
     def __contains__(self, agent_id: object) -> bool:
         return agent_id in self._agents
 
@@ -110,3 +123,10 @@ def load_default_registry(config_dir: str | Path | None = None) -> AgentRegistry
     reg.load_dir(base / "agents")
     reg.ensure_standard()
     return reg
+
+
+@functools.cache
+def default_registry() -> AgentRegistry:
+    """The shipped registry, loaded once per process: the daemon's runtime plans with it and
+    goal routing (agency.eligibility) asks it, so the two cannot disagree."""
+    return load_default_registry()

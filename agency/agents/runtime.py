@@ -94,11 +94,15 @@ class AgentRuntime:
         return select_agents(task.text(), self.agents.list(), {"action": task.action.lower()})
 
     def choose_agent(self, task: TaskSpec) -> AgentProfile:
+        """The best-ranked agent owning a workflow for the action; else any owner (one a
+        notForTasks phrase scored down to 0 is still the one that can do it), so an action
+        in routable_actions() is always planned; else `standard`."""
         for sel in self.select(task):
             profile = self.agents.require(sel.agentId)
             if profile.owns(task.action):
                 return profile
-        return self.agents.ensure_standard()
+        owners = self.agents.owners(task.action)
+        return owners[0] if owners else self.agents.ensure_standard()
 
     def workflow_for(self, profile: AgentProfile, task: TaskSpec) -> WorkflowDef:
         spec = profile.workflows.get(task.action.lower())

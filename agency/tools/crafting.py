@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import Field
+from pydantic import Field, model_validator
 
 from agency.tools.actions import run_action
 from agency.tools.base import BODY_QUEUE, Tool, ToolContext, ToolFailure, ToolInput
@@ -17,6 +17,7 @@ from agency.tools.recipes import CRAFTABLE, available, plan_craft
 from agency.tools.results import EXECUTION_ERROR, PRECONDITION_FAILED
 
 TABLE_SEARCH_RADIUS = 8
+FULL_FOOD = 20
 
 
 class CraftInput(ToolInput):
@@ -32,6 +33,14 @@ class EquipInput(ToolInput):
 
 class EatInput(ToolInput):
     item: str | None = Field(default=None, description="a food item; none = the best food held")
+    prefer: str | None = Field(default=None, description="eat this food when held, else the best food held")
+    count: int = Field(default=1, ge=1, le=64, description="eat up to this many times, stopping once full")
+
+    @model_validator(mode="after")
+    def _one_choice(self) -> "EatInput":
+        if self.item and self.prefer:
+            raise ValueError("give item (that food only) or prefer (that food when held), not both")
+        return self
 
 
 def held(ctx: ToolContext) -> dict[str, int]:
@@ -99,9 +108,20 @@ async def equip(ctx: ToolContext, p: EquipInput) -> dict[str, Any]:
 
 
 async def eat(ctx: ToolContext, p: EatInput) -> dict[str, Any]:
-    before = ctx.body.snapshot().food
-    out = await run_action(ctx, "consume", {"item": p.item} if p.item else {})
-    return {"foodBefore": before, "foodAfter": ctx.body.snapshot().food, **out}
+    """The body knows what is edible (minecraft-data): with no item named it eats the held
+    food restoring the most. A full bot cannot eat, so that is a failed precondition."""
+    snap = ctx.body.snapshot()
+    if snap.food >= FULL_FOOD:
+        raise ToolFailure(PRECONDITION_FAILED, f"not hungry (food {snap.food}/{FULL_FOOD}): nothing to eat for")
+    before, ate, out = snap.food, [], {}
+    for _ in range(p.count):
+        if ate and snap.food >= FULL_FOOD:
+            break
+        item = p.item or (p.prefer if p.prefer and snap.count_of(p.prefer) else None)
+        out = await run_action(ctx, "consume", {"item": item} if item else {})
+        ate.append(out.get("ate", item))
+        snap = ctx.body.snapshot()
+    return {**out, "ate": ate, "foodBefore": before, "foodAfter": snap.food}
 
 
 TOOLS = [

@@ -1,8 +1,9 @@
 'use strict'
-// Fight the nearest hostile (or a given entity id) within reach: equip the best weapon
-// held, close in with pathfinder, hit on the attack cooldown until it is gone.
+// Fight the nearest hostile (of one kind when args.name is given; or a given entity id)
+// within reach: equip the best weapon held, close in with pathfinder, hit on the attack
+// cooldown until it is gone.
 const { goals } = require('mineflayer-pathfinder')
-const { isHostile, names } = require('../names')
+const { entityName, isHostile, names } = require('../names')
 
 const REACH = 3.0
 const HIT_EVERY_MS = 650 // a sword's attack cooldown, roughly
@@ -10,9 +11,11 @@ const HIT_EVERY_MS = 650 // a sword's attack cooldown, roughly
 function pickTarget (bot, args) {
   if (args.entityId !== undefined) return bot.entities[args.entityId] || null
   const radius = args.radius || 8
+  const kind = args.name ? entityName(bot.registry, args.name) || args.name : null
   let best = null
   for (const e of Object.values(bot.entities)) {
     if (e === bot.entity || !e.position || e.isValid === false || !isHostile(bot, e)) continue
+    if (kind && e.name !== kind) continue
     const d = e.position.distanceTo(bot.entity.position)
     if (d <= radius && (!best || d < best.d)) best = { e, d }
   }
@@ -21,7 +24,7 @@ function pickTarget (bot, args) {
 
 async function run (bot, args, rec) {
   const target = pickTarget(bot, args)
-  if (!target) throw new Error('no hostile within reach to attack')
+  if (!target) throw new Error(`no ${args.name || 'hostile'} within reach to attack`)
   const weapon = names(bot).weapons.map((n) => bot.inventory.items().find((i) => i.name === n)).find(Boolean)
   if (weapon) await bot.equip(weapon, 'hand')
   let hits = 0

@@ -5,15 +5,40 @@ a number of polls), fake async time, and small scripted tools."""
 from __future__ import annotations
 
 import asyncio
+import math
 from collections import Counter
+from dataclasses import dataclass
 from typing import Any
 
 from agency.blocks import is_replaceable
 from agency.clock import FrozenClock
 from agency.tools.recipes import matches, recipe_for
-from agency.world import ActionState, ActionStatus, BlockRegion, BodyError, BodyEvent, InventoryItem, Vec3, WorldSnapshot
+from agency.world import (
+    ActionState,
+    ActionStatus,
+    BlockRegion,
+    BodyError,
+    BodyEvent,
+    EntityInfo,
+    InventoryItem,
+    Vec3,
+    WorldSnapshot,
+)
 
 GROUND_Y = 64  # feet level; y < 64 is dirt
+# What eating restores here (the JS consume picks the held food restoring the most).
+FOOD_POINTS = {"cooked_beef": 8, "bread": 5, "apple": 4, "carrot": 3, "rotten_flesh": 4}
+
+
+@dataclass
+class Mob:
+    """A creature standing still at x, z on the ground (hostile ones can be attacked)."""
+
+    name: str
+    hostile: bool
+    x: float
+    z: float
+    y: float = GROUND_Y
 
 
 class FakeTime:
@@ -44,6 +69,9 @@ class FakeBody:
         self._actions: dict[str, dict[str, Any]] = {}
         self.running_now = 0
         self.peak_running = 0
+        self.food = 20
+        self.eaten: list[str] = []
+        self.mobs: list[Mob] = []
 
     # ---- world ---------------------------------------------------------------------
     def block(self, x: int, y: int, z: int) -> str:
@@ -54,11 +82,17 @@ class FakeBody:
             self.blocks[(x, GROUND_Y + dy, z)] = f"{wood}_log"
 
     # ---- Body protocol -------------------------------------------------------------
+    def distance_to(self, mob: Mob) -> float:
+        return math.dist((self.position.x, self.position.y, self.position.z), (mob.x, mob.y, mob.z))
+
     def snapshot(self) -> WorldSnapshot:
+        seen = sorted(self.mobs, key=self.distance_to)
+        entities = [EntityInfo(name=m.name, type="hostile" if m.hostile else "animal", hostile=m.hostile,
+                               distance=self.distance_to(m), position=Vec3(x=m.x, y=m.y, z=m.z)) for m in seen]
         return WorldSnapshot(
-            health=20, food=20, gameMode="survival", dimension="overworld", timeOfDay=1000, isDay=True,
+            health=20, food=self.food, gameMode="survival", dimension="overworld", timeOfDay=1000, isDay=True,
             position=self.position, inventory=[InventoryItem(name=n, count=c) for n, c in sorted(self.inventory.items()) if c > 0],
-            hostiles=0, ts=self.clock(),
+            entities=entities, hostiles=sum(1 for m in seen if m.hostile and self.distance_to(m) <= 16), ts=self.clock(),
         )
 
     def region(self, origin: tuple[int, int, int], size: tuple[int, int, int]) -> BlockRegion:
@@ -178,5 +212,26 @@ class FakeBody:
     def _do_equip(self, a: dict[str, Any]) -> dict[str, Any]:
         return {"equipped": a["item"]}
 
-    def _do_consume(self, a: dict[str, Any]) -> dict[str, Any]:
-        return {"ate": a.get("item") or "bread"}
+    def _do_consume(self, a: dict[str, Any]) -> dict[str, Any]:  # like node/lib/actions/consume.js
+        held = [n for n in FOOD_POINTS if self.inventory[n] > 0]
+        if not held:
+            raise BodyError("no food in inventory")
+        item = a.get("item") or max(held, key=FOOD_POINTS.__getitem__)
+        if item not in held:
+            raise BodyError(f"no {item} (food) in inventory")
+        if self.food >= 20:
+            raise BodyError("Food is full")
+        before = self.food
+        self.inventory[item] -= 1
+        self.food = min(20, self.food + FOOD_POINTS[item])
+        self.eaten.append(item)
+        return {"ate": item, "foodBefore": before, "foodAfter": self.food}
+
+    def _do_attack(self, a: dict[str, Any]) -> dict[str, Any]:  # like node/lib/actions/attack.js: fights it to the end
+        radius = a.get("radius", 8)
+        near = [m for m in self.mobs if m.hostile and self.distance_to(m) <= radius and a.get("name") in (None, m.name)]
+        if not near:
+            raise BodyError(f"no {a.get('name') or 'hostile'} within reach to attack")
+        target = min(near, key=self.distance_to)
+        self.mobs.remove(target)
+        return {"target": target.name, "hits": 3, "gone": True}
