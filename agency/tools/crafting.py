@@ -34,7 +34,7 @@ class EquipInput(ToolInput):
 class EatInput(ToolInput):
     item: str | None = Field(default=None, description="a food item; none = the best food held")
     prefer: str | None = Field(default=None, description="eat this food when held, else the best food held")
-    count: int = Field(default=1, ge=1, le=64, description="eat up to this many times, stopping once full")
+    count: int = Field(default=1, ge=1, le=10_000, description="eat up to this many times, stopping once full")
 
     @model_validator(mode="after")
     def _one_choice(self) -> "EatInput":

@@ -51,7 +51,7 @@ def test_eat_a_named_food_eats_that_one_when_held_else_the_best(rt: AgentRuntime
 def test_eat_stops_when_full_and_fails_with_the_reason_when_nothing_can_be_eaten(rt: AgentRuntime, body: FakeBody) -> None:
     body.inventory.update({"bread": 5})
     body.food = 15
-    assert run(rt.run_task(TaskSpec(action="eat", target="bread", amount=3))).ok
+    assert run(rt.run_task(TaskSpec(action="eat", target="bread", amount=100))).ok
     assert body.eaten == ["bread"] and body.food == 20  # full after one: no more
     full = run(rt.run_task(TaskSpec(action="eat", target="bread")))
     assert not full.ok and full.errors[0].code == PRECONDITION_FAILED and "not hungry" in full.errors[0].message
