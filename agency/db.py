@@ -124,6 +124,18 @@ MIGRATIONS: list[tuple[int, str, str]] = [
         );
         """,
     ),
+    (
+        4,
+        "task urgency column and the claim index",
+        # Task.urgency (written by the priority scorer) mirrored as a column so the claim
+        # query orders pending tasks by urgency, then age, straight from an index.
+        """
+        ALTER TABLE tasks ADD COLUMN urgency REAL NOT NULL DEFAULT 0.5 CHECK (urgency >= 0 AND urgency <= 1);
+        UPDATE tasks SET urgency = COALESCE(json_extract(data, '$.urgency'), 0.5);
+        CREATE INDEX idx_tasks_claim ON tasks (status, urgency DESC, created_at);
+        DROP INDEX idx_tasks_status;  -- status is idx_tasks_claim's first column
+        """,
+    ),
 ]
 
 

@@ -130,10 +130,13 @@ class Executor:
             return "held"
         if not can_work:
             return "waiting"
-        task = self._next_task()
-        if task is None:
+        interrupted = self._interrupted()
+        if interrupted is not None:
+            return self._start(interrupted, resumed=True)
+        claimed = self.tasks.claim_next()  # most urgent pending task, oldest first among equals
+        if claimed is None:
             return "idle"
-        return self._start(task)
+        return self._start(claimed, resumed=False)
 
     async def _before_tick(self) -> None:
         if self.before_tick is None:
@@ -143,29 +146,23 @@ class Executor:
         except Exception as e:  # noqa: BLE001 - a failed evaluation must not stop the executor
             logger.opt(exception=e).warning("[Executor] per-tick evaluation failed: {}", e)
 
-    def _next_task(self) -> Task | None:
-        # An active task with no run in flight was interrupted (crash, restart): resume it first.
+    def _interrupted(self) -> Task | None:
+        """An active task with no run in flight was interrupted (crash, restart): it is
+        resumed before anything new is claimed."""
         active = self.tasks.list_by_status(TaskStatus.active)
-        if active:
-            return active[0]
-        pending = self.tasks.list_by_status(TaskStatus.pending)
-        if not pending:
-            return None
-        return sorted(pending, key=lambda t: (-t.priority, t.metadata.createdAt))[0]
+        return active[0] if active else None
 
-    def _start(self, task: Task) -> str:
+    def _start(self, task: Task, *, resumed: bool) -> str:
+        """Run an active task: one the store just claimed (pending -> active) or an
+        interrupted one (resumed). One no agent can carry out becomes unplannable."""
         why_not = self.plannable(task)
         if why_not:
-            if task.status is not TaskStatus.unplannable:
-                self.tasks.update_task_metadata(task.id, {"blockedReason": why_not})
-                self.tasks.set_status(task.id, TaskStatus.unplannable)
-                self.stats.unplannable += 1
-                logger.warning("[Executor] unplannable task={} goalKey={} reason={}", task.id, task.metadata.goalKey, why_not)
-                self._lifecycle("unplannable", task.id)
+            self.tasks.set_status(task.id, TaskStatus.unplannable, metadata_patch={"blockedReason": why_not})
+            self.stats.unplannable += 1
+            logger.warning("[Executor] unplannable task={} goalKey={} reason={}", task.id, task.metadata.goalKey, why_not)
+            self._lifecycle("unplannable", task.id)
             return "unplannable"
-        resumed = task.status is TaskStatus.active
         if not resumed:
-            self.tasks.set_status(task.id, TaskStatus.active)
             self.stats.claimed += 1
         # After an unverified hold the goal side rescans the site; True = start afresh.
         fresh = self.goals.before_start(task) if self.goals is not None and self.goals.owns(task) else False
@@ -173,7 +170,7 @@ class Executor:
         logger.info(
             "[Executor] {} task={} goalKey={} agent={} ({} -> active)",
             "resumed" if resumed else "claimed", task.id, task.metadata.goalKey, agent,
-            "active" if resumed else task.status.value,
+            "active" if resumed else TaskStatus.pending.value,
         )
         handle = self.runtime.start_task(_spec(task), fresh=True) if fresh else self.runtime.start_task(_spec(task))
         self.current = _Running(task.id, handle, self.clock(), agent)

@@ -1,8 +1,8 @@
 """Goal binding in the running daemon: stores, the resolver in the thought pipeline, the
-executor's goal hooks, the activation reactor fed by real events, drift re-reads of
-finished shelters, shelter_nearby for drive ticks, and the pause/resume/cancel commands
-for goal-bound tasks. Agency (bot/wiring.py) builds one and calls it; everything here runs
-on the daemon's event loop, world reads on the bridge thread.
+executor's goal hooks, the activation reactor fed by real events, the priority scorer,
+drift re-reads of finished shelters, shelter_nearby for drive ticks, and the
+pause/resume/cancel commands for goal-bound tasks. Agency (bot/wiring.py) builds one and
+calls it; everything here runs on the daemon's event loop, world reads on the bridge thread.
 """
 
 from __future__ import annotations
@@ -17,9 +17,11 @@ from agency.goals import ActivationReactor, GoalKeyIndex, GoalLifecycle, GoalSyn
 from agency.goals.fields import release_patch
 from agency.goals.identity import PROVISIONAL_SCOPE_M
 from agency.goals.models import BUILD_SHELTER, HOLD_UNSAFE, GoalBinding, SiteSignature, read_binding
+from agency.goals.priority import PriorityScorer
 from agency.goals.router import ShelterGoalRouter
 from agency.goals.run_hooks import GoalRunHooks
 from agency.goals.site_check import read_site, region_digest, verify_region
+from agency.reflexes import FOODS
 from agency.tasks.models import Task, TaskStatus
 from agency.world import BlockRegion, WorldSnapshot
 
@@ -49,6 +51,7 @@ class GoalWiring:
             feasibility={HOLD_UNSAFE: lambda _t, _b: self._hostiles() == 0},
             verify=self._verify_for_reactor,
         )
+        self.scorer = PriorityScorer(tasks, clock, foods=FOODS)  # Task.urgency's one writer
         self.router = ShelterGoalRouter(self.index, self.lifecycle, position=self._position,
                                         verify=self.hooks.verify, clock=clock)
         self._digests: dict[str, str] = {}  # task id -> region digest at its last read
@@ -138,14 +141,16 @@ class GoalWiring:
         self._last_time, self._last_hostiles = t, snap.hostiles
 
     async def on_executor_tick(self) -> None:
-        """The executor's before_tick, so it runs once per executor tick, before a claim:
-        event edges, then one reactor tick (woken goals; every 60th tick the periodic
-        backstop), within the activation budgets."""
-        self.observe(self._snapshot())
+        """The evaluation cycle, run as the executor's before_tick (once per executor tick,
+        before a claim): event edges, one reactor tick (woken goals; every 60th tick the
+        periodic backstop) within the activation budgets, then every live task's urgency."""
+        snap = self._snapshot()
+        self.observe(snap)
         report = self.reactor.tick()
         if report.reactivated or report.deferred:
             logger.info("[Goals] reactor reactivated={} deferred={} over_budget={}", report.reactivated,
                         report.deferred, report.over_budget)
+        self.scorer.evaluate(snap, shelter_nearby=self.shelter_nearby(snap))
 
     async def job_review(self) -> list[str]:
         """World drift near finished sites: re-read each one in range (one region read);

@@ -158,6 +158,15 @@ class GoalLifecycle:
         hold = hold.model_copy(update={"reviewAttempts": hold.reviewAttempts + 1, "nextReviewAt": self.clock() + delay})
         return self._write(task, binding, None, hold_patch(binding, hold))
 
+    def spike_urgency(self, task_id: str, trigger: str) -> Task:
+        """Mark the goal as spiked now (e.g. dusk with no verified shelter). Only the
+        priority scorer turns this into urgency: Task.urgency keeps its one writer."""
+        task, binding = self.load(task_id)
+        binding = binding.model_copy(update={"urgencySpikeAt": self.clock()})
+        after = self._write(task, binding, None, binding_patch(binding))
+        self.emit("goal_urgency_spike", after, binding, trigger=trigger)
+        return after
+
     # -- completion -------------------------------------------------------------------
 
     def record_verification(self, task_id: str, result: VerificationResult) -> Task:

@@ -158,6 +158,7 @@ class GoalBinding(BaseModel):
     holdsByReason: dict[str, int] = Field(default_factory=dict)  # additive: the repeated-reason ladder's step
     lastHoldWitness: HoldWitness | None = None  # additive: survives resume for the rescan decision
     reopened: Reopened | None = None  # additive
+    urgencySpikeAt: int | None = None  # additive: when dusk_approaching spiked this goal (the scorer's input)
 
 
 class NotGoalBoundError(ValueError):

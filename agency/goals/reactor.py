@@ -100,13 +100,13 @@ class ActivationReactor:
         return self._wake("threat_resolved", lambda _t, b: bool(b.hold and b.hold.reason == HOLD_UNSAFE))
 
     def dusk_approaching(self, *, verified_shelter_nearby: bool) -> list[str]:
-        """Re-score held shelter goals; with no verified shelter, flag an urgency spike (an
-        event: Task.urgency has one writer, the priority scorer)."""
+        """Re-score held shelter goals; with no verified shelter, spike their urgency (kept
+        on the binding; the priority scorer, Task.urgency's one writer, turns it into
+        urgency for the night)."""
         woken = self._wake("dusk_approaching", lambda _t, b: b.goalType == BUILD_SHELTER)
         if not verified_shelter_nearby:
-            for task, binding in self.held():
-                if task.id in woken:
-                    self.lifecycle.emit("goal_urgency_spike", task, binding, trigger="dusk_approaching")
+            for task_id in woken:
+                self.lifecycle.spike_urgency(task_id, trigger="dusk_approaching")
         return woken
 
     def subtask_completed(self, child_task_id: str) -> list[str]:

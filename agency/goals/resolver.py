@@ -57,8 +57,7 @@ class BuildIntent:
     goal_id: str | None = None
     site: SiteSignature | None = None  # an intent may arrive already anchored
     template_digest: str | None = None
-    priority: float = 0.5
-    urgency: float = 0.5
+    priority: float = 0.5  # strategic input; urgency is the priority scorer's, not the intent's
     source: str = "goal"
 
 
@@ -222,7 +221,6 @@ def _create(store: Any, intent: BuildIntent, origin: TaskOrigin | None) -> Task:
         title=intent.title,
         type="build",
         priority=intent.priority,
-        urgency=intent.urgency,
         source=intent.source,
         parameters=dict(intent.params),
         metadata={"goalBinding": dump_binding(binding)},

@@ -38,7 +38,9 @@ S = TaskStatus
 TRANSITIONS: dict[TaskStatus, frozenset[TaskStatus]] = {
     S.pending: frozenset({S.pending_planning, S.active, S.paused, S.failed, S.unplannable, S.completed}),
     S.pending_planning: frozenset({S.pending, S.active, S.paused, S.failed, S.unplannable}),
-    S.active: frozenset({S.completed, S.failed, S.paused, S.pending, S.pending_planning}),
+    # active -> unplannable: a claimed task no agent can carry out (claims are atomic, the
+    # routing check comes after).
+    S.active: frozenset({S.completed, S.failed, S.paused, S.pending, S.pending_planning, S.unplannable}),
     S.paused: frozenset({S.pending, S.failed}),  # resume / cancel
     S.unplannable: frozenset({S.pending, S.failed}),  # a plan route appeared / give up
     # Goal binding's verifier re-opens a completed task whose result regressed.
@@ -156,12 +158,12 @@ class NewTask(BaseModel):
     type: str = Field(min_length=1)  # the action: collect, craft, build, ...
     description: str = ""
     priority: float = 0.5
-    urgency: float = 0.5
     source: str = "manual"
     parameters: dict[str, Any] = Field(default_factory=dict)
     metadata: dict[str, Any] = Field(default_factory=dict)
+    # No urgency here: Task.urgency has one writer, the priority scorer (store.set_urgencies).
 
-    @field_validator("priority", "urgency")
+    @field_validator("priority")
     @classmethod
     def _check_unit(cls, v: float) -> float:
         return _unit_interval(v)
@@ -175,7 +177,7 @@ class Task(BaseModel):
     status: TaskStatus = TaskStatus.pending
     progress: float = 0.0
     priority: float = 0.5
-    urgency: float = 0.5
+    urgency: float = 0.5  # set by the priority scorer each evaluation cycle; claims go by it, then age
     source: str = "manual"
     parameters: dict[str, Any] = Field(default_factory=dict)
     metadata: TaskMetadata

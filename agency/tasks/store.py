@@ -43,6 +43,10 @@ _PATCH_PROTECTED = ("origin", "createdAt", "updatedAt")
 SQL_BY_GOAL_KEY = "SELECT data FROM tasks WHERE goal_key = ? ORDER BY created_at, rowid"
 SQL_BY_GOAL_KEY_STATUS = "SELECT data FROM tasks WHERE goal_key = ? AND status IN ({marks}) ORDER BY created_at, rowid"
 SQL_BY_STATUS = "SELECT data FROM tasks WHERE status IN ({marks}) ORDER BY created_at, rowid"
+# The claim: the most urgent pending task, the oldest among equals (idx_tasks_claim). Run
+# inside BEGIN IMMEDIATE with the status change, so two daemons on one file never take the
+# same task; a server database would add FOR UPDATE SKIP LOCKED.
+SQL_CLAIM_NEXT = "SELECT data FROM tasks WHERE status = 'pending' ORDER BY urgency DESC, created_at, rowid LIMIT 1"
 
 
 def _env_strict_finalize() -> bool:
@@ -69,6 +73,10 @@ class TaskStore(Protocol):
     def find_by_goal_key(self, goal_key: str, statuses: Iterable[TaskStatus] | None = None) -> list[Task]: ...
 
     def list_by_status(self, *statuses: TaskStatus) -> list[Task]: ...
+
+    def claim_next(self) -> Task | None: ...
+
+    def set_urgencies(self, urgencies: Mapping[str, float]) -> list[str]: ...
 
     def close(self) -> None: ...
 
@@ -107,7 +115,7 @@ class SqliteTaskStore:
     def _row_values(task: Task) -> tuple[Any, ...]:
         m = task.metadata
         data = task.model_dump_json(exclude_none=True)
-        return (task.status.value, m.goalKey, task.progress, m.createdAt, m.updatedAt, data)
+        return (task.status.value, m.goalKey, task.progress, task.urgency, m.createdAt, m.updatedAt, data)
 
     def _load(self, conn: sqlite3.Connection, task_id: str) -> Task:
         row = conn.execute("SELECT data FROM tasks WHERE id = ?", (task_id,)).fetchone()
@@ -119,8 +127,8 @@ class SqliteTaskStore:
         if self._invariant_check is not None:
             self._invariant_check(task)
         conn.execute(
-            "UPDATE tasks SET status = ?, goal_key = ?, progress = ?, created_at = ?, updated_at = ?, data = ? "
-            "WHERE id = ?",
+            "UPDATE tasks SET status = ?, goal_key = ?, progress = ?, urgency = ?, created_at = ?, updated_at = ?, "
+            "data = ? WHERE id = ?",
             (*self._row_values(task), task.id),
         )
 
@@ -168,7 +176,6 @@ class SqliteTaskStore:
             type=new.type,
             description=new.description,
             priority=new.priority,
-            urgency=new.urgency,
             source=new.source,
             parameters=new.parameters,
             metadata=metadata,
@@ -183,8 +190,8 @@ class SqliteTaskStore:
             self._invariant_check(task)
         with self._tx() as conn:
             conn.execute(
-                "INSERT INTO tasks (status, goal_key, progress, created_at, updated_at, data, id) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?)",
+                "INSERT INTO tasks (status, goal_key, progress, urgency, created_at, updated_at, data, id) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                 (*self._row_values(task), task.id),
             )
         return task
@@ -268,6 +275,41 @@ class SqliteTaskStore:
         values = sorted(TaskStatus(s).value for s in statuses) or [s.value for s in TaskStatus]
         return self._query(SQL_BY_STATUS.format(marks=", ".join("?" * len(values))), values)
 
+    def claim_next(self) -> Task | None:
+        """pending -> active for the most urgent pending task (oldest first among equals),
+        looked up and changed in one write transaction. None when nothing is pending."""
+        with self._tx() as conn:
+            row = conn.execute(SQL_CLAIM_NEXT).fetchone()
+            if row is None:
+                return None
+            task = Task.model_validate_json(row["data"])
+            meta = task.metadata.model_copy(update={"updatedAt": self._clock()})
+            task = task.model_copy(update={"status": TaskStatus.active, "metadata": meta})
+            self._save(conn, task)
+            return task
+
+    def set_urgencies(self, urgencies: Mapping[str, float]) -> list[str]:
+        """The priority scorer's write (Task.urgency has no other writer), one transaction
+        per evaluation cycle. Only live tasks whose urgency changed are written; updatedAt
+        stays: a new ranking is not a change to the task. Returns the ids written."""
+        checked = {task_id: _urgency(u) for task_id, u in urgencies.items()}
+        written = []
+        with self._tx() as conn:
+            for task_id, urgency in checked.items():
+                row = conn.execute("SELECT data FROM tasks WHERE id = ?", (task_id,)).fetchone()
+                task = None if row is None else Task.model_validate_json(row["data"])
+                if task is None or task.status.terminal or task.urgency == urgency:
+                    continue
+                self._save(conn, task.model_copy(update={"urgency": urgency}))
+                written.append(task_id)
+        return written
+
     def close(self) -> None:
         with self._lock:
             self._conn.close()
+
+
+def _urgency(value: float) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= 1:  # NaN fails
+        raise ValueError(f"urgency must be within 0..1, got {value!r}")
+    return round(float(value), 4)  # finer differences are noise, not a reason to write

@@ -266,7 +266,7 @@ def test_find_by_goal_key_and_status(store):
 def test_goal_key_and_status_queries_are_backed_by_indexes(store):
     plan = lambda sql, params: " ".join(r[-1] for r in store._conn.execute("EXPLAIN QUERY PLAN " + sql, params))  # noqa: E731
     assert "idx_tasks_goal_key_status" in plan(SQL_BY_GOAL_KEY_STATUS.format(marks="?, ?"), ["k", "pending", "active"])
-    assert "idx_tasks_status" in plan(SQL_BY_STATUS.format(marks="?"), ["pending"])
+    assert "idx_tasks_claim (status=?)" in plan(SQL_BY_STATUS.format(marks="?"), ["pending"])
 
 
 def test_task_store_survives_reopening_the_database_file(tmp_path, clock):
@@ -297,3 +297,110 @@ def test_task_json_uses_camelCase_keys(store):
     data = t.model_dump(mode="json")
     assert {"id", "title", "type", "status", "progress", "priority", "urgency", "source", "metadata"} <= set(data)
     assert {"goalKey", "createdAt", "updatedAt", "retryCount", "maxRetries", "childTaskIds"} <= set(data["metadata"])
+
+
+# -- urgency and the claim -------------------------------------------------------------------
+
+def _pending(store, clock, title, urgency=None):
+    """A pending task created now (then the clock moves on, so creation order is age order)."""
+    t = store.add_task({"title": title, "type": "collect"})
+    if urgency is not None:
+        store.set_urgencies({t.id: urgency})
+    clock.advance(1000)
+    return t.id
+
+
+def test_claim_next_takes_the_most_urgent_pending_task_then_the_oldest(store, clock):
+    old_low = _pending(store, clock, "old low", 0.2)
+    mid_a = _pending(store, clock, "mid a", 0.5)
+    urgent = _pending(store, clock, "urgent", 0.9)
+    mid_b = _pending(store, clock, "mid b", 0.5)
+    paused = _pending(store, clock, "paused", 1.0)
+    store.set_status(paused, S.paused)  # only pending tasks are claimed
+    order = []
+    while (task := store.claim_next()) is not None:
+        assert task.status is S.active and store.get_task(task.id).status is S.active
+        order.append(task.id)
+    assert order == [urgent, mid_a, mid_b, old_low]
+
+
+def test_claim_query_is_backed_by_an_index(store):
+    from agency.tasks.store import SQL_CLAIM_NEXT
+
+    plan = " ".join(r[-1] for r in store._conn.execute("EXPLAIN QUERY PLAN " + SQL_CLAIM_NEXT))
+    assert "idx_tasks_claim" in plan and "TEMP B-TREE" not in plan  # no sort outside the index
+
+
+def test_claims_from_two_connections_follow_one_order_and_never_take_a_task_twice(store, tmp_path, clock):
+    """Two stores on one file stand for two daemons: each claim sees the other's writes."""
+    other = SqliteTaskStore(tmp_path / "agency.db", clock=clock, dev_mode=False)
+    try:
+        ids = [_pending(store, clock, f"t{i}", u) for i, u in enumerate([0.3, 0.8, 0.3, 0.6, 0.8, 0.1])]
+        other.set_urgencies({ids[5]: 1.0})  # scored by the other daemon
+        got = [(store if i % 2 == 0 else other).claim_next() for i in range(7)]
+        assert [t.id for t in got[:6]] == [ids[5], ids[1], ids[4], ids[3], ids[0], ids[2]]
+        assert got[6] is None
+    finally:
+        other.close()
+
+
+def test_claims_across_processes_take_each_task_exactly_once(tmp_path, clock):
+    import multiprocessing
+
+    from tests.unit.agency import claim_worker
+
+    path = tmp_path / "claims.db"
+    s = SqliteTaskStore(path, clock=clock, dev_mode=False)
+    ids = {_pending(s, clock, f"t{i}", (i % 5) / 4) for i in range(40)}
+    s.close()
+    ctx = multiprocessing.get_context("spawn")
+    results = ctx.Queue()
+    procs = [ctx.Process(target=claim_worker.claim_all, args=(str(path), results)) for _ in range(3)]
+    for p in procs:
+        p.start()
+    claimed = [results.get(timeout=60) for _ in procs]
+    for p in procs:
+        p.join(timeout=30)
+        assert p.exitcode == 0
+    every = [tid for batch in claimed for tid, _urgency in batch]
+    assert sorted(every) == sorted(ids)  # each task exactly once, none lost
+    for batch in claimed:  # and each daemon took its share most urgent first
+        urgencies = [u for _tid, u in batch]
+        assert urgencies == sorted(urgencies, reverse=True)
+
+
+def test_urgency_has_one_writer_the_scorer(store, clock):
+    t = store.add_task({"title": "x", "type": "collect", "urgency": 0.9})  # a creator cannot set it
+    assert t.urgency == 0.5 and store.get_task(t.id).urgency == 0.5
+    clock.advance(5000)
+    assert store.set_urgencies({t.id: 0.75, "no-such-task": 0.1}) == [t.id]
+    after = store.get_task(t.id)
+    assert after.urgency == 0.75
+    assert after.metadata.updatedAt == t.metadata.updatedAt  # a ranking, not a change to the task
+    assert store.set_urgencies({t.id: 0.75}) == []  # unchanged: nothing written
+    store.set_status(t.id, S.failed)
+    assert store.set_urgencies({t.id: 0.2}) == [] and store.get_task(t.id).urgency == 0.75  # terminal: left alone
+    with pytest.raises(ValueError):
+        store.set_urgencies({t.id: 1.5})
+
+
+def test_an_older_database_gets_the_urgency_column_from_its_tasks(tmp_path, clock):
+    path = tmp_path / "old.db"
+    conn = sqlite3.connect(path, isolation_level=None)
+    for version, _desc, sql in MIGRATIONS[:3]:  # a file written before task urgency was a column
+        conn.executescript(f"BEGIN;\n{sql}\nPRAGMA user_version = {version};\nCOMMIT;")
+    s = SqliteTaskStore(tmp_path / "scratch.db", clock=clock, dev_mode=False)
+    ids = [s.add_task({"title": f"t{i}", "type": "collect"}) for i in range(2)]
+    s.close()
+    for task, urgency in zip(ids, (0.3, 0.7)):
+        row = task.model_copy(update={"urgency": urgency})
+        conn.execute("INSERT INTO tasks (id, status, goal_key, progress, created_at, updated_at, data) "
+                     "VALUES (?, 'pending', NULL, 0, ?, ?, ?)",
+                     (row.id, row.metadata.createdAt, row.metadata.updatedAt, row.model_dump_json()))
+    conn.close()
+    upgraded = SqliteTaskStore(path, clock=clock, dev_mode=False)
+    try:
+        assert schema_version(upgraded._conn) == MIGRATIONS[-1][0]
+        assert upgraded.claim_next().id == ids[1].id  # its stored urgency, 0.7, now in the column
+    finally:
+        upgraded.close()

@@ -127,6 +127,20 @@ def test_a_task_type_with_no_workflow_becomes_unplannable_never_stuck_pending(en
     assert classify_stall(task, env["ftime"].clock(), ex.stats.last_tick_ms) == "unplannable"
 
 
+def test_the_executor_claims_the_most_urgent_pending_task_then_the_oldest(env):
+    ex, tasks, ftime = env["ex"], env["tasks"], env["ftime"]
+    old = _add(tasks, "craft", "crafting_table")
+    ftime.clock.advance(1000)
+    urgent = _add(tasks, "dance", "floor")  # newer, and no workflow: claimed, then unplannable
+    ftime.clock.advance(1000)
+    tie = _add(tasks, "sing", "song")
+    tasks.set_urgencies({old: 0.4, urgent: 0.9, tie: 0.4})
+    assert asyncio.run(ex.tick()) == "unplannable"
+    assert tasks.get_task(urgent).status is TaskStatus.unplannable
+    assert asyncio.run(ex.tick()) == "claimed"  # 0.4 each: the older one first
+    assert ex.current.task_id == old and tasks.get_task(tie).status is TaskStatus.pending
+
+
 def test_an_active_task_with_no_run_in_flight_resumes_from_its_checkpoint(env, tmp_path):
     ex, tasks, ftime = env["ex"], env["tasks"], env["ftime"]
     env["body"].polls_to_finish = 30

@@ -64,3 +64,27 @@ def test_a_held_goal_with_no_event_is_reviewed_on_the_60th_executor_tick(agency)
     _executor_ticks(agency, 1)
     assert agency.tasks.get_task(task_id).status is TaskStatus.pending
     assert [e["taskId"] for e in agency.goals.events if e["event"] == "goal_reactivated"] == [task_id]
+
+
+def test_at_dusk_the_executor_job_claims_the_shelter_goal_before_older_work(agency):
+    from agency.tasks.models import NewTask
+
+    older = agency.tasks.add_task(NewTask(title="collect oak_log 8", type="collect",
+                                          parameters={"target": "oak_log", "amount": 8})).id
+    agency.clock.advance(60_000)
+    goal = _shelter_task(agency)
+    agency.body.connected = True
+    agency.last_snapshot = _snap(11_500)  # dusk; no verified shelter anywhere
+
+    async def one_tick() -> str | None:
+        await agency.job_executor()
+        run = agency.executor.current
+        if run is None:
+            return None
+        run.handle.stop("test over")
+        await run.handle.result()
+        return run.task_id
+
+    assert asyncio.run(one_tick()) == goal
+    assert agency.tasks.get_task(goal).urgency > agency.tasks.get_task(older).urgency
+    assert agency.tasks.get_task(older).status is TaskStatus.pending
