@@ -17,6 +17,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from bot import cli_values as val
+
 EXIT_OK, EXIT_FAILURE, EXIT_INIT, EXIT_INVALID, EXIT_SCHEMA = 0, 1, 3, 4, 5
 
 
@@ -31,7 +33,7 @@ def add_agent_commands(subparsers: Any) -> None:
     run.add_argument("--no-bot", action="store_true", help="no bot tools (no Minecraft connection)")
     run.add_argument("--system", help="system prompt (default: the built-in mcbot prompt)")
     run.add_argument("--host", help="server the bot joins (default: server.host)")
-    run.add_argument("--port", type=int)
+    run.add_argument("--port", type=val.port)
 
 
 def cmd_agent(args: argparse.Namespace, cfg: Any, _loaded: Any) -> int:

@@ -15,6 +15,7 @@ from typing import Any
 from agency.goals.shelter_blueprint import basic_shelter
 from agency.goals.site_check import read_bounds, read_site
 from agency.goals.shelter_verifier import verify_shelter_v0
+from bot import cli_values as val
 from bot.bench import _pct
 from bot.server import EmbeddedServer, free_port, settings_from_config
 from bot.session import live_session
@@ -27,7 +28,7 @@ def add_verifier_bench(bench_sub: Any) -> None:
     """`mcbot bench verifier [--json] [--rounds N]` (bot/cli.py wires the dispatch)."""
     bv = bench_sub.add_parser("verifier", help="verify_shelter_v0 on a real region read (starts an embedded world)")
     bv.add_argument("--json", action="store_true", help="print one JSON object")
-    bv.add_argument("--rounds", type=int, default=200)
+    bv.add_argument("--rounds", type=val.positive_int, default=200)
 
 
 def bench_verifier(cfg: Any, as_json: bool = False, rounds: int = 200) -> int:

@@ -13,12 +13,14 @@ from typing import Any, Callable, NoReturn
 
 from loguru import logger
 
+from bot import cli_values as val
+
 EXIT_OK, EXIT_FAILURE, EXIT_INIT, EXIT_INVALID, EXIT_SCHEMA = 0, 1, 3, 4, 5
 
 
 class _ArgParser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:  # invalid arguments exit 4, not argparse's 2
-        self.print_usage(sys.stderr)
+        # One line naming the flag and what it accepts; `mcbot --help` has the rest.
         print(f"mcbot: error: {message}", file=sys.stderr)
         raise SystemExit(EXIT_INVALID)
 
@@ -26,32 +28,33 @@ class _ArgParser(argparse.ArgumentParser):
 def build_parser() -> argparse.ArgumentParser:
     p = _ArgParser(prog="mcbot", description="A daemon that lives in a Minecraft world through a Mineflayer bot.")
     p.add_argument("--config", metavar="PATH", help="config file (highest-priority layer)")
-    p.add_argument("--log-level", metavar="LEVEL", help="override logging.level")
+    p.add_argument("--log-level", metavar="LEVEL", type=val.log_level,
+                   help=f"override logging.level ({', '.join(val.LOG_LEVELS)})")
     sub = p.add_subparsers(dest="command", required=True, parser_class=_ArgParser)
 
     run = sub.add_parser("run", help="run the bot (starts the embedded world when configured)")
     run.add_argument("--host")
-    run.add_argument("--port", type=int)
+    run.add_argument("--port", type=val.port)
 
     srv = sub.add_parser("server", help="run the embedded flying-squid world in the foreground")
-    srv.add_argument("--port", type=int)
-    srv.add_argument("--version")
+    srv.add_argument("--port", type=val.port)
+    srv.add_argument("--version", type=val.embedded_version)
 
     snap = sub.add_parser("snapshot", help="connect, print one WorldSnapshot as JSON, exit")
     snap.add_argument("--host")
-    snap.add_argument("--port", type=int)
-    snap.add_argument("--version")
+    snap.add_argument("--port", type=val.port)
+    snap.add_argument("--version", type=val.bot_version)
 
     rec = sub.add_parser("record", help="record a live session to JSONL for replay tests")
-    rec.add_argument("--minutes", type=float, required=True)
+    rec.add_argument("--minutes", type=val.positive_float, required=True)
     rec.add_argument("--out", required=True, metavar="FILE.jsonl")
     rec.add_argument("--host")
-    rec.add_argument("--port", type=int)
+    rec.add_argument("--port", type=val.port)
 
     doc = sub.add_parser("doctor", help="check that the bot can live on a server; prints one table of findings")
     doc.add_argument("--host")
-    doc.add_argument("--port", type=int)
-    doc.add_argument("--version", help="pin the version the bot speaks (default: server.version)")
+    doc.add_argument("--port", type=val.port)
+    doc.add_argument("--version", type=val.bot_version, help="pin the version the bot speaks (default: server.version)")
     doc.add_argument("--command", dest="check_commands", action="append", default=[], metavar="CMD",
                      help="a command the bot must be allowed to run, e.g. \"/time query daytime\" (repeatable)")
 
@@ -72,8 +75,8 @@ def build_parser() -> argparse.ArgumentParser:
     bench_sub = bench.add_subparsers(dest="bench_command", required=True, parser_class=_ArgParser)
     bb = bench_sub.add_parser("bridge", help="bridge helpers vs per-property reads (starts an embedded world)")
     bb.add_argument("--json", action="store_true", help="print one JSON object")
-    bb.add_argument("--rounds", type=int, default=200)
-    bb.add_argument("--versions", metavar="V1,V2",
+    bb.add_argument("--rounds", type=val.positive_int, default=200)
+    bb.add_argument("--versions", metavar="V1,V2", type=val.embedded_versions,
                     help="embedded versions to measure side by side, e.g. 1.21.4,1.18.2 (default: server.embedded_version)")
     from bot.bench_verifier import add_verifier_bench  # noqa: PLC0415
     add_verifier_bench(bench_sub)
@@ -198,12 +201,14 @@ def cmd_server(args: Any, cfg: Any, _loaded: Any) -> int:
 def cmd_record(args: Any, cfg: Any, loaded: Any) -> int:
     from bot.recorder import Recorder  # noqa: PLC0415
 
-    if args.minutes <= 0:
-        print("mcbot: --minutes must be positive", file=sys.stderr)
-        return EXIT_INVALID
     out = Path(args.out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    with _session(cfg, args, embedded=_wants_embedded(cfg, args)) as s, out.open("w", encoding="utf-8") as f:
+    try:  # before connecting: a bad --out must not cost a world start
+        out.parent.mkdir(parents=True, exist_ok=True)
+        f = out.open("w", encoding="utf-8")
+    except OSError as e:
+        print(f"mcbot: error: argument --out: cannot write {out}: {e.strerror or e}", file=sys.stderr)
+        return EXIT_INVALID
+    with f, _session(cfg, args, embedded=_wants_embedded(cfg, args)) as s:
         rec = Recorder(s.body, f, config=cfg.model_dump(mode="json"))
         rec.run(args.minutes * 60)
         logger.info("recorded {} lines to {}", rec.lines, out)

@@ -19,6 +19,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from bot import cli_values as val
+
 EXIT_OK, EXIT_FAILURE, EXIT_INIT, EXIT_INVALID, EXIT_SCHEMA = 0, 1, 3, 4, 5
 PROFILES = ("minimal", "balanced", "rich")
 
@@ -29,9 +31,9 @@ def add_eval_commands(subparsers: Any) -> None:
     ev.add_argument("--from-fixture", metavar="FIXTURE.jsonl", help="take scenario frames from a replay recording")
     ev.add_argument("--profile", choices=PROFILES, default="balanced", help="prompt profile (frame composition)")
     ev.add_argument("--mode", choices=("thought_only", "end_to_end"), default="thought_only")
-    ev.add_argument("--seed", type=int, default=0, help="fixes scenario start order; recorded in artifacts")
-    ev.add_argument("--run-id", help="run directory name (default: UTC time, seed and a random suffix)")
-    ev.add_argument("--concurrency", type=int, default=4, help="scenarios in flight at once (>= 1)")
+    ev.add_argument("--seed", type=val.integer, default=0, help="fixes scenario start order; recorded in artifacts")
+    ev.add_argument("--run-id", type=val.run_id, help="run directory name (default: UTC time, seed and a random suffix)")
+    ev.add_argument("--concurrency", type=val.positive_int, default=4, help="scenarios in flight at once (>= 1)")
     ev.add_argument("--out-dir", default="artifacts/evals", help="artifact root (default artifacts/evals)")
     sub = ev.add_subparsers(dest="eval_command", parser_class=type(ev))
     rep = sub.add_parser("report", help="compare eval runs side by side (terminal table + HTML chart)")
@@ -60,8 +62,6 @@ def cmd_eval_run(args: argparse.Namespace, cfg: Any) -> int:
 
     if bool(args.suite) == bool(args.from_fixture):
         return _error("eval needs exactly one of --suite FILE.jsonl or --from-fixture FIXTURE.jsonl", EXIT_INVALID)
-    if args.concurrency < 1:
-        return _error("--concurrency must be at least 1", EXIT_INVALID)
     settings = LlmSettings.model_validate(cfg.llm.model_dump())
     if not settings.configured:
         return _error("the LLM is not configured: add an [[llm.targets]] table to mcbot.toml", EXIT_INVALID)
@@ -74,6 +74,10 @@ def cmd_eval_run(args: argparse.Namespace, cfg: Any) -> int:
         return EXIT_SCHEMA  # the [Eval] suite_invalid line already names path, line and errors
     except ReplayFormatError as e:
         return _error(f"fixture invalid: {e}", EXIT_SCHEMA)
+    try:  # the suite is valid: now the artifact root must be writable
+        Path(args.out_dir).mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        return _error(f"error: argument --out-dir: cannot create {args.out_dir}: {e.strerror or e}", EXIT_INVALID)
     try:
         outcome = run_eval(suite, LlmThoughtGenerator(settings), profile=args.profile, mode=args.mode,
                            seed=args.seed, run_id=args.run_id, concurrency=args.concurrency, out_root=args.out_dir)
@@ -92,7 +96,10 @@ def cmd_eval_report(args: argparse.Namespace) -> int:
         return _error(str(e), EXIT_INVALID)
     print(render_table(runs))
     html = Path(args.html) if args.html else Path(args.run_dirs[0]).resolve().parent.parent / "report.html"
-    html.parent.mkdir(parents=True, exist_ok=True)
-    html.write_text(render_html(runs), encoding="utf-8")
+    try:
+        html.parent.mkdir(parents=True, exist_ok=True)
+        html.write_text(render_html(runs), encoding="utf-8")
+    except OSError as e:
+        return _error(f"error: argument --html: cannot write {html}: {e.strerror or e}", EXIT_INVALID)
     print(f"HTML report: {html}")
     return EXIT_OK

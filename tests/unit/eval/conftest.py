@@ -4,7 +4,6 @@ can be chosen by the frame's `position: i, ...` fact whatever order requests arr
 
 from __future__ import annotations
 
-import argparse
 import json
 import re
 import socket
@@ -82,9 +81,15 @@ def write_suite(path: Path, rows: list[dict[str, Any] | str]) -> Path:
 
 
 def run_cli(llm: ScriptedLLM, argv: list[str]) -> int:
-    p = argparse.ArgumentParser()
-    add_eval_commands(p.add_subparsers(dest="command"))
-    return cmd_eval(p.parse_args(["eval", *argv]), SimpleNamespace(llm=llm_section(llm)))
+    from bot.cli import _ArgParser  # noqa: PLC0415 - the CLI's parser: bad values exit 4
+
+    p = _ArgParser(prog="mcbot")
+    add_eval_commands(p.add_subparsers(dest="command", parser_class=_ArgParser))
+    try:
+        args = p.parse_args(["eval", *argv])
+    except SystemExit as e:
+        return int(e.code or 0)
+    return cmd_eval(args, SimpleNamespace(llm=llm_section(llm)))
 
 
 def lines(logs: list[str], prefix: str) -> list[str]:
