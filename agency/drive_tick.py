@@ -28,7 +28,7 @@ from typing import Iterable
 from agency.blocks import is_log
 from agency.counters import AgencyCounters
 from agency.goal_tag import ExtractedGoal, build_goal_tag_v1, canonical_goal_key
-from agency.grounding import FrameFacts, GroundingResult, check_drive_goal
+from agency.grounding import FrameFacts, GroundingResult, check_drive_goal, log_grounding_fail
 from agency.sanitizer import sanitize
 from agency.tasks.idempotency import STUCK_PENDING_TIMEOUT_MS, TaskLookup, find_blocking_task
 from agency.tasks.models import Task
@@ -137,6 +137,9 @@ def sight_box(snapshot: WorldSnapshot) -> tuple[tuple[int, int, int], tuple[int,
     return (x - r, y - v, z - r), (2 * r + 1, 2 * v + 1, 2 * r + 1)
 
 
+SIGHT_ACTIONS = frozenset({"collect", "gather", "mine", "craft"})
+
+
 def explore_first(ungrounded: DriveSelection, grounding: GroundingResult) -> DriveSelection:
     why = grounding.detail.split(": ", 1)[-1]
     return DriveSelection("explore", "nearby", EXPLORE_FIRST_LEGS, "explore_first",
@@ -198,6 +201,45 @@ def evaluate_drive_tick(
     snapshot plus `region`, the blocks in sight_box; None = not read, nothing in sight),
     exploring first when it does not ground. Firing updates state and counts driveTicks;
     a skip changes nothing, so the next safe moment can fire."""
+    candidate = drive_candidate(snapshot, now_ms, state, existing_tasks, shelter_nearby=shelter_nearby,
+                                table_nearby=table_nearby, sheltering=sheltering, config=config)
+    if isinstance(candidate, DriveTickSkipped):
+        return candidate
+    sel = candidate
+    thought_id = f"thought-{uuid.uuid4()}"  # the scenario id of the grounding log line
+    facts = FrameFacts.from_snapshot(snapshot, region=region, blocks=("crafting_table",) if table_nearby else ())
+    # Judged quietly: a failure is logged only under a thought that is published.
+    grounding = check_drive_goal(_goal(sel), facts, scenario_id=None)
+    ungrounded = None
+    if not grounding.passed:
+        ungrounded, sel = sel, explore_first(sel, grounding)
+        blocked = _blocked(existing_tasks, sel, now_ms, config)
+        if blocked is not None:
+            return blocked
+        log_grounding_fail(grounding, thought_id)
+        grounding = check_drive_goal(_goal(sel), facts, scenario_id=thought_id)
+    thought = _build_thought(sel, now_ms, thought_id, grounding)
+    state.last_fired_ms = now_ms
+    if counters is not None:
+        counters.increment("driveTicks")
+        # Its goal came out of a [GOAL: ...] tag through the sanitizer, like an LLM's.
+        counters.increment("goalTags")
+    return DriveTickFired(thought=thought, selection=sel, ungrounded=ungrounded)
+
+
+def drive_candidate(
+    snapshot: WorldSnapshot,
+    now_ms: int,
+    state: DriveTickState,
+    existing_tasks: TaskLookup | Iterable[Task],
+    *,
+    shelter_nearby: bool | None = None,
+    table_nearby: bool | None = None,
+    sheltering: bool = False,
+    config: DriveTickConfig = DriveTickConfig(),
+) -> DriveSelection | DriveTickSkipped:
+    """The goal a drive tick would ground now, or why it skips (gates, interval, a goal in
+    flight). The daemon reads the blocks in sight only for a candidate that needs them."""
     if not config.enabled:
         return DriveTickSkipped(DriveSkipReason.disabled)
     unsafe = _safety_gate(snapshot)
@@ -213,25 +255,12 @@ def evaluate_drive_tick(
     sel = select_drive(snapshot, shelter_nearby, table_nearby)
     # A goal already in flight is its task's business: it is not grounded again.
     blocked = _blocked(existing_tasks, sel, now_ms, config)
-    if blocked is not None:
-        return blocked
-    thought_id = f"thought-{uuid.uuid4()}"  # the scenario id of the grounding log line
-    facts = FrameFacts.from_snapshot(snapshot, region=region, blocks=("crafting_table",) if table_nearby else ())
-    grounding = check_drive_goal(_goal(sel), facts, scenario_id=thought_id)
-    ungrounded = None
-    if not grounding.passed:
-        ungrounded, sel = sel, explore_first(sel, grounding)
-        blocked = _blocked(existing_tasks, sel, now_ms, config)
-        if blocked is not None:
-            return blocked
-        grounding = check_drive_goal(_goal(sel), facts, scenario_id=thought_id)
-    thought = _build_thought(sel, now_ms, thought_id, grounding)
-    state.last_fired_ms = now_ms
-    if counters is not None:
-        counters.increment("driveTicks")
-        # Its goal came out of a [GOAL: ...] tag through the sanitizer, like an LLM's.
-        counters.increment("goalTags")
-    return DriveTickFired(thought=thought, selection=sel, ungrounded=ungrounded)
+    return sel if blocked is None else blocked
+
+
+def needs_sight(candidate: DriveSelection | DriveTickSkipped) -> bool:
+    """Collect and craft goals ground on the blocks around the bot; the others do not."""
+    return isinstance(candidate, DriveSelection) and candidate.action in SIGHT_ACTIONS
 
 
 def _goal(sel: DriveSelection) -> ExtractedGoal:

@@ -174,12 +174,18 @@ def _is_creature(target: str) -> bool:
     return bool(_forms(target) & KNOWN_ENTITIES)
 
 
-def _fail(reason: GroundingReason, detail: str, scenario_id: str) -> GroundingResult:
-    logger.info("[Grounding] fail scenario={} reason={}", scenario_id, reason)
-    return GroundingResult(False, reason, detail)
+def _fail(reason: GroundingReason, detail: str, scenario_id: str | None) -> GroundingResult:
+    result = GroundingResult(False, reason, detail)
+    if scenario_id is not None:  # None: judged quietly, the caller logs if it publishes
+        log_grounding_fail(result, scenario_id)
+    return result
 
 
-def check_goal(goal: ExtractedGoal, facts: FrameFacts, *, scenario_id: str) -> GroundingResult:
+def log_grounding_fail(result: GroundingResult, scenario_id: str) -> None:
+    logger.info("[Grounding] fail scenario={} reason={}", scenario_id, result.reason)
+
+
+def check_goal(goal: ExtractedGoal, facts: FrameFacts, *, scenario_id: str | None) -> GroundingResult:
     """Ground one extracted goal against the frame (rules in the module docstring)."""
     action, target = goal.action, goal.target
     forms = _forms(target)
@@ -256,7 +262,7 @@ def _missing_ingredient(item: str, facts: FrameFacts, depth: int = 0) -> str | N
     return None
 
 
-def check_drive_goal(goal: ExtractedGoal, facts: FrameFacts, *, scenario_id: str) -> GroundingResult:
+def check_drive_goal(goal: ExtractedGoal, facts: FrameFacts, *, scenario_id: str | None) -> GroundingResult:
     """Ground a drive tick's goal against the frame it was chosen from (rules in the
     module docstring); same result and log line as check_goal."""
     action, target = goal.action, goal.target

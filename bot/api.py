@@ -69,7 +69,7 @@ class BodyLimit:
         while more:
             message = await receive()
             if message["type"] != "http.request":
-                break
+                return  # the client went away mid-body: nothing to answer, nothing to handle
             chunk = message.get("body", b"")
             seen += len(chunk)
             if seen > self.max_bytes:

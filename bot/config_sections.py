@@ -28,6 +28,7 @@ class ApiConfig(_Section):
     port: int = Field(3003, ge=1, le=65535)
     token: str = ""  # required when host is not a loopback address
     max_body_bytes: int = Field(65536, ge=1024, le=16 * 2**20)
+    read_timeout_s: float = Field(5.0, gt=0, le=60)  # a request (headers and body) must arrive within this
 
     @model_validator(mode="after")
     def _token_off_loopback(self) -> "ApiConfig":

@@ -146,16 +146,12 @@ class Daemon:
         return f"http://{self.cfg.api.host}:{self.cfg.api.port}"
 
     async def _start_api(self) -> None:
-        import uvicorn  # noqa: PLC0415
-
         from bot.api import create_app  # noqa: PLC0415
+        from bot.api_server import api_server  # noqa: PLC0415
 
-        app = create_app(self.agency.api_context(self), token=self.cfg.api.token or None,
-                         max_body_bytes=self.cfg.api.max_body_bytes)
-        config = uvicorn.Config(app, host=self.cfg.api.host, port=self.cfg.api.port, log_config=None,
-                                access_log=False, lifespan="off")
-        self._api_server = uvicorn.Server(config)
-        self._api_server.install_signal_handlers = lambda: None  # the daemon owns signals
+        api = self.cfg.api
+        app = create_app(self.agency.api_context(self), token=api.token or None, max_body_bytes=api.max_body_bytes)
+        self._api_server = api_server(app, api.host, api.port, api.read_timeout_s)
         self._api_task = asyncio.create_task(self._api_server.serve(), name="http-api")
         while not self._api_server.started:
             if self._api_task.done():

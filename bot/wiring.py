@@ -23,7 +23,7 @@ from agency.tools import ToolContext, default_tool_registry
 from agency.tools.crafting import nearby_table
 from agency.workflows import SqliteCheckpointStore
 from agency.goals import assert_task_state
-from agency.drive_tick import DriveTickConfig, DriveTickFired, DriveTickState, evaluate_drive_tick, sight_box
+from agency.drive_tick import DriveTickConfig, DriveTickFired, DriveTickState, drive_candidate, evaluate_drive_tick, needs_sight, sight_box
 from agency.keepalive import KeepAliveConfig, build_keepalive
 from agency.llm_thoughts import build_thought_generator
 from agency.perception import Perception, Stimulus
@@ -137,19 +137,15 @@ class Agency:
     async def job_drive_tick(self) -> None:
         if self.last_snapshot is None:
             return
-        now = self.clock()
-        result = evaluate_drive_tick(
-            self.last_snapshot,
-            now,
-            self.drive_state,
-            self.tasks,
-            shelter_nearby=self.goals.shelter_nearby(self.last_snapshot),  # a verified shelter within 32 m
-            table_nearby=await self._table_nearby(self.last_snapshot, now),
-            sheltering=self._held_by_reflexes,
-            region=await self._in_sight(self.last_snapshot, now),  # what the goal is grounded on
-            config=self.drive_config,
-            counters=self.counters,
-        )
+        now, snap = self.clock(), self.last_snapshot
+        frame = dict(shelter_nearby=self.goals.shelter_nearby(snap),  # a verified shelter within 32 m
+                     table_nearby=await self._table_nearby(snap, now), sheltering=self._held_by_reflexes,
+                     config=self.drive_config)
+        # The big read of the blocks in sight only for a tick that will ground a collect or craft goal.
+        candidate = drive_candidate(snap, now, self.drive_state, self.tasks, **frame)
+        region = await self._in_sight(snap) if needs_sight(candidate) else None
+        result = evaluate_drive_tick(snap, now, self.drive_state, self.tasks, region=region, counters=self.counters,
+                                     **frame)
         if isinstance(result, DriveTickFired):
             stored = self.stream.publish(result.thought)
             logger.info("[DriveTick] fired goal={} rule={} thought={}", stored.metadata.goalKey, result.selection.rule, stored.id)
@@ -170,11 +166,10 @@ class Agency:
             logger.warning("[DriveTick] crafting table search failed: {}", e)
             return None
 
-    async def _in_sight(self, snap: WorldSnapshot, now_ms: int) -> BlockRegion | None:
-        """The blocks around the bot a due drive tick grounds its goal on (one region read);
+    async def _in_sight(self, snap: WorldSnapshot) -> BlockRegion | None:
+        """The blocks around the bot a drive tick grounds its goal on (one region read);
         None = not read, which grounds nothing in sight."""
-        due = self.drive_state.due(now_ms, self.drive_config.interval_ms)
-        if not due or self.body is None or not self.body.connected:
+        if self.body is None or not self.body.connected:
             return None
         try:
             return await asyncio.to_thread(self.body.region, *sight_box(snap))
