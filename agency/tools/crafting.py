@@ -118,7 +118,12 @@ async def eat(ctx: ToolContext, p: EatInput) -> dict[str, Any]:
         if ate and snap.food >= FULL_FOOD:
             break
         item = p.item or (p.prefer if p.prefer and snap.count_of(p.prefer) else None)
-        out = await run_action(ctx, "consume", {"item": item} if item else {})
+        try:
+            out = await run_action(ctx, "consume", {"item": item} if item else {})
+        except ToolFailure:
+            if not ate:
+                raise
+            break  # the food ran out after eating: what was eaten stands
         ate.append(out.get("ate", item))
         snap = ctx.body.snapshot()
     return {**out, "ate": ate, "foodBefore": before, "foodAfter": snap.food}
@@ -128,5 +133,6 @@ TOOLS = [
     Tool("craft", "Craft an item, crafting intermediates and placing a table as needed.", CraftInput, craft,
          timeout_s=120, queue=BODY_QUEUE, compensate=_undo_craft),
     Tool("equip", "Hold or wear an item.", EquipInput, equip, timeout_s=10, queue=BODY_QUEUE),
-    Tool("eat", "Eat a food item (the best one held when none is named).", EatInput, eat, timeout_s=15, queue=BODY_QUEUE),
+    # Up to 20 one-point foods at about 1.6 s each before the bot is full.
+    Tool("eat", "Eat a food item (the best one held when none is named).", EatInput, eat, timeout_s=40, queue=BODY_QUEUE),
 ]

@@ -61,6 +61,15 @@ def test_eat_stops_when_full_and_fails_with_the_reason_when_nothing_can_be_eaten
     assert not none.ok and "no food" in none.errors[0].message  # the body knows what is edible
 
 
+def test_eat_that_runs_out_of_food_after_eating_succeeds_with_what_was_eaten(rt: AgentRuntime, body: FakeBody) -> None:
+    body.inventory.update({"bread": 2})
+    body.food = 2
+    res = run(rt.run_task(TaskSpec(action="eat", target="bread", amount=5)))
+    assert res.ok, res.errors
+    assert body.eaten == ["bread", "bread"] and res.outputs["eat"]["ate"] == ["bread", "bread"]
+    assert res.outputs["eat"]["foodAfter"] == 12
+
+
 def test_attack_a_named_hostile_fights_that_kind_not_the_nearest_one(rt: AgentRuntime, body: FakeBody) -> None:
     body.mobs += [Mob("zombie", hostile=True, x=2.5, z=0.5), Mob("husk", hostile=True, x=6.5, z=0.5)]
     res = run(rt.run_task(TaskSpec(action="attack", target="husk")))
