@@ -73,8 +73,11 @@ class PriorityScorer:
     def evaluate(self, snap: WorldSnapshot | None, *, shelter_nearby: bool | None) -> dict[str, float]:
         """One evaluation cycle: score every live task, write the ones that changed.
         Returns {task id: new urgency} for those written."""
-        scores = {t.id: self.score(t, snap, shelter_nearby) for t in self.store.list_by_status(*LIVE)}
-        written = self.store.set_urgencies(scores)
+        live = self.store.list_by_status(*LIVE)
+        scores = {t.id: self.score(t, snap, shelter_nearby) for t in live}
+        # Runs every executor tick: no write transaction when no score moved.
+        changed = {t.id: scores[t.id] for t in live if round(scores[t.id], 4) != t.urgency}
+        written = self.store.set_urgencies(changed) if changed else []
         if written:
             logger.debug("[Goals] urgency {}", {tid: round(scores[tid], 3) for tid in written})
         return {tid: scores[tid] for tid in written}

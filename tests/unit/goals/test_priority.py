@@ -134,3 +134,12 @@ def test_no_snapshot_yet_scores_from_priority_and_goal_state(store, clock, score
     high = plain(store, clock, priority=0.9)
     scorer.evaluate(None, shelter_nearby=None)
     assert urgency(store, high) > urgency(store, goal) == 0.5
+
+
+def test_an_evaluation_with_no_score_moved_opens_no_write_transaction(store, clock, scorer, monkeypatch):
+    plain(store, clock, priority=0.9)
+    scorer.evaluate(snap(NOON), shelter_nearby=None)  # the first ranking is written
+    writes = []
+    monkeypatch.setattr(store, "set_urgencies", lambda u: writes.append(dict(u)) or list(u))
+    scorer.evaluate(snap(NOON), shelter_nearby=None)  # every executor tick: the same scores
+    assert writes == []
