@@ -1,11 +1,16 @@
 """Survival reflexes: reactions that preempt the current task through the workflow safe
 stop, then give it back. Eat when food is low and food is held; fight a hostile within
-reach; record deaths (mineflayer respawns the bot); spend the night in a verified shelter
-nearby (go in at dusk, close the door, hold every task until morning, then come out).
-Never in creative or spectator mode."""
+reach; spend the night in a verified shelter nearby (go in at dusk, close the door, hold
+every task until morning, then come out). Never in creative or spectator mode.
+
+A death (mineflayer respawns the bot) is recorded with its cause and holds the running task
+('died'); once respawned and safe, the bot walks back and picks up what it dropped while the
+items still lie there (vanilla despawns them after 5 minutes), then the task resumes. What
+could not be recovered the task's re-plan gathers again."""
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable
 
@@ -18,9 +23,10 @@ from agency.goals.models import SiteSignature
 from agency.tools.base import ToolContext
 from agency.tools.registry import ToolRegistry
 from agency.tools.shelter_door import in_hut
-from agency.world import BodyEvent, EventType, WorldSnapshot
+from agency.world import BodyEvent, EventType, Vec3, WorldSnapshot
 
 PREEMPTED = "preempted"
+DIED = "died"  # tasks held from a death until the dropped items are back (or given up)
 SHELTERING = "sheltering"  # tasks held while the bot spends the night in a shelter
 SAFE_MODES = ("creative", "spectator")
 FOODS = ("cooked_beef", "cooked_porkchop", "bread", "cooked_chicken", "cooked_mutton", "baked_potato",
@@ -35,9 +41,21 @@ class ReflexConfig:
     fight_radius: float = 8.0
     shelter_at_night: bool = True  # from dusk to morning, stay in a verified shelter nearby
     shelter_retry_ms: int = 120_000  # after a failed attempt to go in
+    recover_items: bool = True  # after a death, walk back and pick up the dropped items
+    recover_within: float = 64.0  # a death spot farther than this from the respawn is given up
+    item_despawn_ms: int = 300_000  # vanilla: dropped items vanish after 5 minutes
+    under_attack_ms: int = 5_000  # hurt this recently = under attack: no walk back at night
 
 
 ShelterLookup = Callable[[WorldSnapshot], SiteSignature | None]  # a verified shelter near the bot
+
+
+@dataclass(frozen=True)
+class Death:
+    cause: str  # the killer's kind ('zombie'), 'fall', 'starvation', ... or 'unknown'
+    position: Vec3 | None  # where the items dropped
+    at_ms: int  # on the reflexes' clock
+    dimension: str | None = None
 
 
 @dataclass
@@ -45,6 +63,8 @@ class ReflexStats:
     ate: int = 0
     fought: int = 0
     deaths: int = 0
+    death_causes: Counter[str] = field(default_factory=Counter)
+    items_recovered: int = 0
     preemptions: int = 0
     nights_sheltered: int = 0
     log: list[dict[str, Any]] = field(default_factory=list)
@@ -65,13 +85,16 @@ class Reflexes:
         self._site: SiteSignature | None = None  # the shelter choose() picked
         self._started = False
         self._acting = False
+        self.death: Death | None = None  # the last death, until its items are recovered or given up
+        self._hurt_at: int | None = None
 
     @property
     def holding_tasks(self) -> bool:
         """True while a reflex has the body or the bot spends the night in a shelter: the
         executor claims nothing (else it claimed the next task while the bot walked to its
-        shelter, and the two fought over the body) and drive ticks skip."""
-        return self.sheltered is not None or self._acting
+        shelter, and the two fought over the body) and drive ticks skip. Also from a death
+        until its items are recovered or given up (at most the items' despawn time)."""
+        return self.sheltered is not None or self._acting or self.death is not None
 
     def choose(self, snap: WorldSnapshot) -> str | None:
         """Which reflex this snapshot calls for (None = none), for tests and logs."""
@@ -83,7 +106,31 @@ class Reflexes:
             return "fight"
         if snap.food <= self.config.eat_below_food and any(snap.count_of(f) for f in FOODS):
             return "eat"
+        if self.death is not None and not indoors and self._safe_to_recover(snap):
+            return "recover"
         return self._choose_shelter(snap, indoors)
+
+    def _safe_to_recover(self, snap: WorldSnapshot) -> bool:
+        """Respawned, no hostile within reach, and by night not under attack."""
+        if snap.health <= 0 or any(e.hostile and e.distance <= self.config.fight_radius for e in snap.entities):
+            return False
+        attacked = self._hurt_at is not None and self.clock() - self._hurt_at < self.config.under_attack_ms
+        return snap.isDay or not attacked
+
+    def _recovery_out_of_reach(self, snap: WorldSnapshot) -> str | None:
+        """Why the last death's items cannot be recovered any more (None = they can)."""
+        d = self.death
+        assert d is not None
+        if not self.config.recover_items or d.position is None:
+            return "recovery off" if not self.config.recover_items else "death position unknown"
+        if self.clock() - d.at_ms > self.config.item_despawn_ms:
+            return f"the items despawned ({(self.clock() - d.at_ms) // 1000} s since the death)"
+        if d.dimension and d.dimension != snap.dimension:
+            return f"died in {d.dimension}, now in {snap.dimension}"
+        far = snap.position.distance_to(d.position)
+        if snap.health > 0 and far > self.config.recover_within:
+            return f"the death spot is {far:.0f} blocks away (over {self.config.recover_within:g})"
+        return None
 
     def _choose_shelter(self, snap: WorldSnapshot, indoors: bool) -> str | None:
         if self.sheltered is not None and not night_approaching(snap):
@@ -98,17 +145,43 @@ class Reflexes:
         self._site = site
         return "shelter"
 
-    def record_events(self, events: Iterable[BodyEvent]) -> None:
+    def record_events(self, events: Iterable[BodyEvent]) -> bool:
+        """Count deaths (with their cause) and note hits taken; True if the bot died."""
+        died = False
         for ev in events:
-            if ev.type is EventType.death:
-                self.stats.deaths += 1
-                logger.warning("[Reflex] death recorded (total {}) at {}", self.stats.deaths, ev.data.get("position"))
+            if ev.type is EventType.entity_hurt and ev.data.get("self"):
+                self._hurt_at = self.clock()
+            if ev.type is not EventType.death:
+                continue
+            died = True
+            cause = str(ev.data.get("cause") or "unknown")
+            self.stats.deaths += 1
+            self.stats.death_causes[cause] += 1
+            where = ev.data.get("position")
+            self.death = Death(cause=cause, position=Vec3(**where) if where else None, at_ms=self.clock(),
+                               dimension=ev.data.get("dimension") or None)
+            logger.warning("[Reflex] death recorded (total {}) cause={} at {}", self.stats.deaths, cause, where)
+        return died
+
+    async def on_events(self, events: Iterable[BodyEvent]) -> None:
+        """The body's events as they are drained: a death holds the running task at once
+        (before it fails on an empty inventory), until the items are back."""
+        if self.record_events(events):
+            held = await self.executor.preempt(DIED)
+            if held is not None:
+                logger.info("[Reflex] task={} held until the dropped items are recovered", held)
 
     async def tick(self, snap: WorldSnapshot, events: Iterable[BodyEvent] = ()) -> str | None:
-        self.record_events(events)
+        await self.on_events(events)
         if not self._started:  # a restart during a night in the shelter: give those tasks back
             self._started = True
             self.executor.resume_paused(SHELTERING)
+            if self.death is None:  # a death before the restart: its items are not tracked
+                self.executor.resume_paused(DIED)
+        if self.death is not None:
+            why = self._recovery_out_of_reach(snap)
+            if why is not None:
+                self._end_recovery(f"not recovering the items: {why}")
         reflex = self.choose(snap)
         if reflex is None:
             return None
@@ -119,9 +192,37 @@ class Reflexes:
             self._acting = False
         return reflex
 
+    def _end_recovery(self, outcome: str) -> None:
+        d, self.death = self.death, None
+        assert d is not None
+        logger.info("[Reflex] after the death (cause={}): {}", d.cause, outcome)
+        self.executor.resume_paused(DIED)
+
+    async def _recover(self) -> None:
+        d = self.death
+        assert d is not None and d.position is not None
+        paused = await self.executor.preempt(PREEMPTED)
+        try:
+            p = d.position
+            result = await self.tools.execute("pick_up_items", {"x": p.x, "y": p.y, "z": p.z}, self.ctx)
+        finally:
+            if paused:
+                self.executor.resume_paused(PREEMPTED)
+        if result.success:
+            got = int(result.output["pickedUp"])
+            self.stats.items_recovered += max(0, got)
+            self._end_recovery(f"recovered {got} items at {[round(p.x), round(p.y), round(p.z)]} "
+                               f"({result.output['itemsLeft']} left there)")
+        else:
+            self._end_recovery(f"recovering the items failed: {result.error}")
+        self.stats.log = (self.stats.log + [{"reflex": "recover", "pausedTask": paused, "ok": result.success}])[-50:]
+
     async def _act(self, reflex: str, snap: WorldSnapshot) -> None:
         if reflex in ("shelter", "leave_shelter"):
             await self._shelter(reflex)
+            return
+        if reflex == "recover":
+            await self._recover()
             return
         paused = await self.executor.preempt(PREEMPTED)
         if paused:

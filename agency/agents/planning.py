@@ -11,11 +11,12 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
-from agency.tools.recipes import CRAFTABLE, available, plan_craft, recipe_for
+from agency.tools.recipes import CRAFTABLE, available, matches, plan_craft, recipe_for
 from agency.workflows.models import StepDef, WorkflowDef
 
 GATHER_BATCH = 6  # per collect step: a big order (a shelter's 18 logs) is several checkpointed steps,
 # each well inside collect_block's time limit, so a stop loses at most one batch
+GENERICS = ("log", "planks", "coal")  # words recipes use for any kind of a thing
 # Raw material -> the block that yields it.
 SOURCE_BLOCK = {"log": "log", "oak_log": "oak_log", "cobblestone": "stone", "coal": "coal_ore"}
 
@@ -34,7 +35,7 @@ def craft_plan(agent_id: str, task: Mapping[str, Any], inventory: Mapping[str, i
     plan = plan_craft(item, amount, inventory)
     sim: dict[str, int] = dict(inventory)
     steps: list[StepDef] = []
-    for raw, short in sorted(plan.missing.items()):
+    for raw, short in sorted(plan.missing.items(), key=_specific_first):
         if raw not in SOURCE_BLOCK:
             raise WorkflowPlanError("NO_SOURCE", f"'{raw}' is needed for {item} and the bot cannot gather it yet")
         held = available(sim, raw)
@@ -60,9 +61,15 @@ def craft_plan(agent_id: str, task: Mapping[str, Any], inventory: Mapping[str, i
     return WorkflowDef(id=f"{agent_id}-craft-{item.replace('_', '-')}", description=f"craft {amount} {item}", steps=steps)
 
 
-def _take(sim: dict[str, int], generic: str, qty: int) -> None:
-    from agency.tools.recipes import matches  # noqa: PLC0415
+def _specific_first(item: tuple[str, int]) -> tuple[bool, str]:
+    """oak_log before log: a gather step ensures a total, and oak logs count as logs too, so
+    the generic step's total must include the specific ones gathered before it (else an
+    empty inventory gathers 2 logs for a door that needs 3)."""
+    raw = item[0]
+    return (not any(g != raw and matches(g, raw) for g in GENERICS), raw)
 
+
+def _take(sim: dict[str, int], generic: str, qty: int) -> None:
     for name in sorted((k for k in sim if matches(generic, k)), key=lambda k: -sim[k]):
         used = min(qty, sim[name])
         sim[name] -= used

@@ -1,5 +1,6 @@
-"""Getting blocks: collect_block (find + collectblock, exploring when nothing is near) and
-mine_block (walk within reach, dig one or more positions)."""
+"""Getting blocks and items: collect_block (find + collectblock, exploring when nothing is
+near), mine_block (walk within reach, dig one or more positions) and pick_up_items (walk
+onto the item entities lying around a spot, e.g. what the bot dropped when it died)."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from agency.tools.movement import ExploreInput, explore, walk
 from agency.tools.queries import FindBlocksInput, find_blocks_now
 from agency.tools.recipes import available
 from agency.tools.results import PRECONDITION_FAILED
+from agency.world import EntityInfo, Vec3, WorldSnapshot
 
 # What a block drops when it is not itself (no silk touch), by canonical name.
 DROPS = {"stone": "cobblestone", "grass_block": "dirt", "coal_ore": "coal", "deepslate": "cobbled_deepslate",
@@ -115,9 +117,67 @@ async def mine_block(ctx: ToolContext, p: MineBlockInput) -> dict[str, Any]:
     return {"dug": dug}
 
 
+ITEM_ENTITY = "item"  # a dropped item stack, as mineflayer names the entity
+PICKUP_WAIT_S = 1.5  # a dropped stack cannot be picked up at once (vanilla: 2 s after a death drop)
+TRIES_PER_ITEM = 2
+
+
+class PickUpItemsInput(ToolInput):
+    x: float
+    y: float
+    z: float
+    radius: float = Field(default=8.0, ge=1, le=16, description="items this close to x,y,z are picked up")
+    max_walks: int = Field(default=16, ge=1, le=64)
+
+
+def items_near(snap: WorldSnapshot, spot: Vec3, radius: float) -> list[EntityInfo]:
+    """Item entities within radius of spot, the nearest to the bot first."""
+    return [e for e in snap.entities if e.name.lower() == ITEM_ENTITY and e.position.distance_to(spot) <= radius]
+
+
+def _inventory_total(ctx: ToolContext) -> int:
+    return sum(i.count for i in ctx.body.snapshot().inventory)
+
+
+async def pick_up_items(ctx: ToolContext, p: PickUpItemsInput) -> dict[str, Any]:
+    """Walk to the spot, then onto each item lying near it (walking onto an item picks it
+    up: no JS of our own). An item that stays after TRIES_PER_ITEM visits is left."""
+    spot = Vec3(x=p.x, y=p.y, z=p.z)
+    before = _inventory_total(ctx)
+    await walk(ctx, p.x, p.y, p.z, 1.0)
+    tries: dict[tuple[int, int, int], int] = {}
+    walks = 0
+    while walks < p.max_walks:
+        ctx.check()
+        left = [e for e in items_near(ctx.body.snapshot(), spot, p.radius) if tries.get(_cell(e), 0) < TRIES_PER_ITEM]
+        if not left:
+            break
+        item = left[0]
+        tries[_cell(item)] = tries.get(_cell(item), 0) + 1
+        walks += 1
+        try:
+            await walk(ctx, item.position.x, item.position.y, item.position.z, 0)
+        except ToolFailure as e:  # unreachable (in a hole, on a ledge): the others may not be
+            if e.code == PRECONDITION_FAILED:
+                raise
+            continue
+        waited = 0.0
+        while waited < PICKUP_WAIT_S and any(_cell(e) == _cell(item) for e in items_near(ctx.body.snapshot(), spot, p.radius)):
+            await ctx.pause()
+            waited += ctx.poll_interval_s
+    remaining = len(items_near(ctx.body.snapshot(), spot, p.radius))
+    return {"pickedUp": _inventory_total(ctx) - before, "walks": walks, "itemsLeft": remaining}
+
+
+def _cell(e: EntityInfo) -> tuple[int, int, int]:
+    return (int(e.position.x // 1), int(e.position.y // 1), int(e.position.z // 1))
+
+
 TOOLS = [
     Tool("collect_block", "Find and collect blocks (explores when none are near).", CollectBlockInput, collect_block,
          timeout_s=300, queue=BODY_QUEUE),
     Tool("mine_block", "Dig a block at x,y,z, the nearest of a kind, or a list of positions.", MineBlockInput, mine_block,
          timeout_s=120, queue=BODY_QUEUE),
+    Tool("pick_up_items", "Walk to x,y,z and pick up the items lying around it (e.g. dropped on a death).",
+         PickUpItemsInput, pick_up_items, timeout_s=120, queue=BODY_QUEUE),
 ]

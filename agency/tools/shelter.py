@@ -15,6 +15,7 @@ the daemon provides it; without it the tools still build.
 from __future__ import annotations
 
 import math
+from collections import Counter
 from dataclasses import replace
 from typing import Any, Callable, Literal, Protocol
 
@@ -286,6 +287,17 @@ async def _face_the_doorway(ctx: ToolContext, bp: ShelterBlueprint) -> None:
     await run_action(ctx, "step", {"x": outside[0], "y": outside[1], "z": outside[2]})  # the middle: look straight in
 
 
+def _check_materials(ctx: ToolContext, module: str, todo: list[tuple[int, int, int, str]]) -> None:
+    """A module needs all its blocks in hand. Missing ones (dropped on a death, used up) are a
+    precondition, not an execution error: the run is re-planned and gathers them again."""
+    snap = ctx.body.snapshot()
+    need = Counter(block for *_, block in todo)
+    missing = {b: n - snap.count_of(b) for b, n in need.items() if snap.count_of(b) < n}
+    if missing:
+        raise ToolFailure(PRECONDITION_FAILED, f"materials missing for the {module}: " +
+                          ", ".join(f"{n} {b}" for b, n in sorted(missing.items())), details={"missing": missing})
+
+
 async def build_shelter_module(ctx: ToolContext, p: ShelterModuleInput) -> dict[str, Any]:
     bp = blueprint_for(p, p.origin, p.facing)
     names = [m.name for m in bp.modules]
@@ -305,6 +317,7 @@ async def build_shelter_module(ctx: ToolContext, p: ShelterModuleInput) -> dict[
             raise ToolFailure(PRECONDITION_FAILED, f"{p.module}: {x},{y},{z} is taken by {here}, {block} cannot go there")
         else:
             todo.append((x, y, z, block))
+    _check_materials(ctx, p.module, todo)
     if p.module == "door" and todo:
         await _face_the_doorway(ctx, bp)
     # A placement takes ~0.1-0.3 s: poll it finely, or each one waits out a whole interval.
@@ -312,7 +325,11 @@ async def build_shelter_module(ctx: ToolContext, p: ShelterModuleInput) -> dict[
     for i, (x, y, z, block) in enumerate(todo):
         ctx.check()
         await _approach(ctx, p.origin, (x, y, z), [(a, b, c) for a, b, c, _ in todo[i + 1:]])
-        await run_action(fast, "place", {"block": block, "x": x, "y": y, "z": z})
+        try:
+            await run_action(fast, "place", {"block": block, "x": x, "y": y, "z": z})
+        except ToolFailure:
+            _check_materials(ctx, p.module, todo[i:])  # lost on the way (a death): say so, re-plannable
+            raise
         placed.append({"x": x, "y": y, "z": z})
     hooks = _hooks(ctx)
     if hooks is not None and p.taskId:

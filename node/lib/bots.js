@@ -6,6 +6,7 @@ const mineflayer = require('mineflayer')
 const { pathfinder } = require('mineflayer-pathfinder')
 const collectBlock = require('mineflayer-collectblock').plugin
 const { isHostile } = require('./names')
+const deathCause = require('./death_cause')
 
 const MAX_QUEUE = 2000
 // mineflayer asks to respawn once, on the health packet that says the bot died. A lost
@@ -74,8 +75,10 @@ function attach (rec, hostileRadius) {
     }
   })
   bot.on('health', () => push(rec, 'health', { health: bot.health, food: bot.food, saturation: bot.foodSaturation ?? null }))
+  const onDeath = deathCause.install(bot)
   bot.on('death', () => {
-    push(rec, 'death', { position: pos(bot.entity && bot.entity.position) })
+    const position = pos(bot.entity && bot.entity.position) // where the items dropped, before the respawn moves it
+    onDeath((cause) => push(rec, 'death', { position, cause, dimension: String(bot.game.dimension || '').replace(/^minecraft:/, '') }))
     watchRespawn(rec)
   })
   bot.on('kicked', (reason) => push(rec, 'kicked', { reason: typeof reason === 'string' ? reason : JSON.stringify(reason) }))

@@ -72,3 +72,16 @@ def test_a_resumed_build_resumes_its_delegated_craft_with_the_steps_it_started_w
     steps = [c.completedStepId for c in store.history(child)]
     assert steps[:2] == ["gather-oak_log", "gather-oak_log-2"]  # resumed after its first batch, same steps
     assert steps[-1] == "craft-oak-planks" and body.inventory["oak_door"] == 0  # and the hut got its door
+
+
+def test_crafter_makes_a_door_from_nothing_gathering_logs_for_the_table_and_the_oak_planks(
+        ctx: ToolContext, body: FakeBody, store: SqliteCheckpointStore) -> None:
+    """A door needs oak logs (oak planks) and any logs (the table's planks): the generic
+    gather's total must count the oak logs gathered before it, else 2 logs came for 3."""
+    body.add_tree(4, 2, height=6)
+    rt = AgentRuntime(load_default_registry(), default_tool_registry(), ctx, checkpoints=store)
+    res = run(rt.run_task(TaskSpec(action="craft", target="oak_door", amount=1, id="task-door")))
+    assert res.ok, res.errors
+    assert body.inventory["oak_door"] >= 1
+    gathered = [s.stepId for s in res.steps if s.stepId.startswith("gather-")]
+    assert gathered == ["gather-oak_log", "gather-log"]
