@@ -110,7 +110,7 @@ class Agency:
             events = await asyncio.to_thread(self.body.events)
             self._events.extend(events)
             if self.reflexes is not None:
-                self.reflexes.record_events(events)
+                await self.reflexes.on_events(events)  # a death holds the running task at once
             if not self.body.connected and self.executor.current is not None:
                 await self.executor.preempt("disconnected")  # the drained events held an `end`
         if connected and not self._was_connected:
