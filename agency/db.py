@@ -17,6 +17,35 @@ from typing import Iterator
 TASK_STATUSES = ("pending", "pending_planning", "active", "completed", "failed", "paused", "unplannable")
 _STATUS_LIST = ", ".join(f"'{s}'" for s in TASK_STATUSES)
 
+
+def _goal_key_triggers(terminal: str) -> str:
+    """Migration 3's goal_keys triggers with another expression for a row's `terminal`
+    (later migrations recreate them; migration 3's own text never changes)."""
+    derive = f"""
+            INSERT INTO goal_keys (task_id, goal_type, key, is_alias, terminal)
+            SELECT NEW.id, json_extract(NEW.data, '$.metadata.goalBinding.goalType'), k, MIN(a), ({terminal})
+            FROM (SELECT json_extract(NEW.data, '$.metadata.goalBinding.goalKey') AS k, 0 AS a
+                  UNION ALL
+                  SELECT value, 1 FROM json_each(NEW.data, '$.metadata.goalBinding.goalKeyAliases'))
+            WHERE k IS NOT NULL AND json_extract(NEW.data, '$.metadata.goalBinding') IS NOT NULL
+            GROUP BY k;"""
+    check = """
+            SELECT RAISE(ABORT, 'goalBinding needs goalType and goalKey')
+            WHERE json_extract(NEW.data, '$.metadata.goalBinding') IS NOT NULL
+              AND (json_extract(NEW.data, '$.metadata.goalBinding.goalType') IS NULL
+                   OR json_extract(NEW.data, '$.metadata.goalBinding.goalKey') IS NULL);"""
+    return f"""
+        CREATE TRIGGER trg_goal_keys_insert AFTER INSERT ON tasks
+        WHEN json_extract(NEW.data, '$.metadata.goalBinding') IS NOT NULL
+        BEGIN{check}{derive}
+        END;
+        CREATE TRIGGER trg_goal_keys_update AFTER UPDATE OF status, data ON tasks
+        BEGIN
+            DELETE FROM goal_keys WHERE task_id = OLD.id;{check}{derive}
+        END;
+        """
+
+
 # (version, description, SQL). Versions are 1..N in order.
 MIGRATIONS: list[tuple[int, str, str]] = [
     (
@@ -134,6 +163,26 @@ MIGRATIONS: list[tuple[int, str, str]] = [
         UPDATE tasks SET urgency = COALESCE(json_extract(data, '$.urgency'), 0.5);
         CREATE INDEX idx_tasks_claim ON tasks (status, urgency DESC, created_at);
         DROP INDEX idx_tasks_status;  -- status is idx_tasks_claim's first column
+        """,
+    ),
+    (
+        5,
+        "world identity: the recorded world, and archived goals' keys are not live",
+        # A store's memories belong to one world (agency/world_identity.py). A goal archived
+        # on entering another world keeps its row, marked goalBinding.archivedWorld, but its
+        # keys stop being live: a new goal in the new world may take the same key.
+        f"""
+        CREATE TABLE world (
+            slot        INTEGER PRIMARY KEY CHECK (slot = 1),  -- one row: the current world
+            world_id    TEXT NOT NULL,
+            recorded_at INTEGER NOT NULL
+        );
+        DROP TRIGGER trg_goal_keys_insert;
+        DROP TRIGGER trg_goal_keys_update;
+        {_goal_key_triggers("NEW.status IN ('completed', 'failed') OR "
+                            "json_extract(NEW.data, '$.metadata.goalBinding.archivedWorld') IS NOT NULL")}
+        UPDATE goal_keys SET terminal = 1 WHERE task_id IN (
+            SELECT id FROM tasks WHERE json_extract(data, '$.metadata.goalBinding.archivedWorld') IS NOT NULL);
         """,
     ),
 ]

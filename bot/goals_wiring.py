@@ -90,7 +90,8 @@ class GoalWiring:
         for task_id in self.index.task_ids(BUILD_SHELTER, terminal=True):
             task = self.tasks.get_task(task_id)
             binding = read_binding(task) if task is not None else None
-            if task is not None and binding is not None and task.status is TaskStatus.completed:
+            if task is not None and binding is not None and task.status is TaskStatus.completed \
+                    and not binding.archived:  # an archived shelter stands in another world
                 out.append((task, binding))
         return out
 

@@ -32,10 +32,12 @@ from agency.stream import CognitiveStream
 from agency.tasks.models import TaskStatus
 from agency.tasks.store import SqliteTaskStore
 from agency.world import BlockRegion, BodyEvent, WorldSnapshot
+from agency.world_identity import WorldEntry, enter_world
 from bot.api import ApiContext
 from bot.body import MineflayerBody
 from bot.goals_wiring import GoalWiring
 from bot.metrics import render_metrics
+from bot.world_id import world_identity
 
 
 # Grounding with no snapshot yet: nothing is known, so a named item or entity cannot ground.
@@ -78,12 +80,17 @@ class Agency:
         self.reflexes: Reflexes | None = None
         self.tool_ctx: ToolContext | None = None
         self.body: MineflayerBody | None = None
+        self.world: WorldEntry | None = None  # which world the store's memories are of (attach_body)
         self._was_connected = True
         self.last_snapshot: WorldSnapshot | None = None
         self._events: list[BodyEvent] = []
         self._stimuli: list[Stimulus] = []
 
     def attach_body(self, body: MineflayerBody) -> None:
+        settings = getattr(body, "settings", None)  # test doubles have no address: no world to check
+        if settings is not None:  # before any job: another world's places are archived first
+            self.world = enter_world(self.cfg.storage.db_path, world_identity(self.cfg.server, settings.host, settings.port),
+                                     lifecycle=self.goals.lifecycle, checkpoints=self.checkpoints)
         self.body = body
         self.goals.body = body
         ctx = ToolContext(body=body, clock=self.clock, poll_interval_s=0.2, hooks={"shelter": self.goals.hooks})

@@ -18,6 +18,7 @@ from agency.goals.fields import binding_patch, hold_patch, release_patch
 from agency.goals.key_index import GoalKeyConflictError, is_goal_key_conflict
 from agency.goals.models import (
     HOLD_MANUAL_PAUSE,
+    HOLD_WORLD_CHANGED,
     REGRESSION_DETECTED,
     GoalBinding,
     Hold,
@@ -42,6 +43,15 @@ class ManualPauseWallError(RuntimeError):
     def __init__(self, task_id: str) -> None:
         super().__init__(f"task {task_id} is manually paused; only an explicit resume lifts it")
         self.task_id = task_id
+
+
+class ArchivedGoalError(RuntimeError):
+    """An archived goal belongs to another world: nothing resumes or reactivates it."""
+
+    def __init__(self, task_id: str, world_id: str | None) -> None:
+        super().__init__(f"task {task_id} is archived with world {world_id}; it is never resumed")
+        self.task_id = task_id
+        self.world_id = world_id
 
 
 class GoalLifecycle:
@@ -135,6 +145,8 @@ class GoalLifecycle:
     def reactivate(self, task_id: str) -> Task:
         """The reactor's paused -> pending. Refuses a manual pause whatever the caller thinks."""
         task, binding = self.load(task_id)
+        if binding.archived:
+            raise ArchivedGoalError(task_id, binding.archivedWorld)
         if binding.hold is not None and binding.hold.reason == HOLD_MANUAL_PAUSE:
             raise ManualPauseWallError(task_id)
         after = self._write(task, binding, TaskStatus.pending, release_patch(binding))
@@ -142,10 +154,35 @@ class GoalLifecycle:
         return after
 
     def resume(self, task_id: str) -> Task:
-        """Explicit user resume: the only way out of manual_pause (and valid for any hold)."""
+        """Explicit user resume: the only way out of manual_pause (valid for any hold but
+        an archived goal's)."""
         task, binding = self.load(task_id)
+        if binding.archived:
+            raise ArchivedGoalError(task_id, binding.archivedWorld)
         after = self._write(task, binding, TaskStatus.pending, release_patch(binding))
         self.emit("goal_resumed", after, binding, reason=binding.hold.reason if binding.hold else None)
+        return after
+
+    def archive(self, task_id: str, world_id: str) -> Task:
+        """The goal's world is gone (the store entered another one): mark the binding with
+        world_id, and hold a live task for good (reason world_changed, never woken, never
+        failed). Its keys stop being live (migration 5). Archiving twice is a no-op."""
+        task, binding = self.load(task_id)
+        if binding.archived or task.status is TaskStatus.failed:
+            return task
+        binding = binding.model_copy(update={"archivedWorld": world_id})
+        if task.status is TaskStatus.completed:
+            after = self._write(task, binding, None, binding_patch(binding))
+        else:
+            if task.status is TaskStatus.unplannable:  # no direct edge to paused
+                task = self._write(task, binding, TaskStatus.pending, binding_patch(binding))
+            now = self.clock()
+            witness = binding.hold.holdWitness if binding.hold is not None else None
+            hold = Hold(reason=HOLD_WORLD_CHANGED, heldAt=now, resumeHints=["world_changed"],
+                        nextReviewAt=now, holdWitness=witness)
+            to = None if task.status is TaskStatus.paused else TaskStatus.paused
+            after = self._write(task, binding, to, hold_patch(binding, hold))
+        self.emit("goal_archived", after, binding, world=world_id)
         return after
 
     def defer_review(self, task_id: str) -> Task:

@@ -28,6 +28,7 @@ HOLD_PREEMPTED = "preempted"
 HOLD_UNSAFE = "unsafe"
 HOLD_MATERIALS_MISSING = "materials_missing"
 HOLD_MANUAL_PAUSE = "manual_pause"  # hard wall: only an explicit resume lifts it
+HOLD_WORLD_CHANGED = "world_changed"  # archived: the goal's world is gone; nothing lifts it
 REGRESSION_DETECTED = "regression_detected"
 
 # Protocol F/C: the verifier reads, and anchored "already satisfied" scopes, footprint + 8.
@@ -159,6 +160,13 @@ class GoalBinding(BaseModel):
     lastHoldWitness: HoldWitness | None = None  # additive: survives resume for the rescan decision
     reopened: Reopened | None = None  # additive
     urgencySpikeAt: int | None = None  # additive: when dusk_approaching spiked this goal (the scorer's input)
+    # additive: the id of the world this goal belonged to, set when the store entered
+    # another world (agency/world_identity.py). Archived goals are kept, never reused.
+    archivedWorld: str | None = None
+
+    @property
+    def archived(self) -> bool:
+        return self.archivedWorld is not None
 
 
 class NotGoalBoundError(ValueError):

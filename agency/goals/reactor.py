@@ -77,10 +77,11 @@ class ActivationReactor:
     # -- held goals -----------------------------------------------------------------
 
     def held(self) -> list[tuple[Task, GoalBinding]]:
+        """Held goals of this world (an archived goal is held for good: never reconsidered)."""
         out = []
         for task in self.store.list_by_status(TaskStatus.paused):
             binding = read_binding(task)
-            if binding is not None and binding.hold is not None:
+            if binding is not None and binding.hold is not None and not binding.archived:
                 out.append((task, binding))
         return out
 
@@ -136,8 +137,9 @@ class ActivationReactor:
         for task in candidates:
             binding = read_binding(task)
             site = binding.anchors.siteSignature if binding is not None else None
-            if binding is None or site is None or not site.footprintBounds.expanded(SITE_MARGIN).contains(position):
-                continue
+            if binding is None or binding.archived or site is None \
+                    or not site.footprintBounds.expanded(SITE_MARGIN).contains(position):
+                continue  # an archived site lies in another world, whatever its coordinates
             if task.status is not TaskStatus.completed and binding.completion.consecutivePasses == 0:
                 continue
             out.append(self.lifecycle.record_verification(task.id, self._verify(task, binding)))

@@ -126,7 +126,7 @@ def _bound_tasks(store: Any, index: GoalKeyIndex, goal_type: str, *, terminal: b
     for task_id in index.task_ids(goal_type, terminal=terminal):
         task = store.get_task(task_id)
         binding = read_binding(task) if task is not None else None
-        if task is not None and binding is not None:
+        if task is not None and binding is not None and not binding.archived:  # another world's
             out.append((task, binding))
     return out
 

@@ -5,6 +5,9 @@ and holds everything a resume needs: stepIndex, completedStepId, stepOutputs (ev
 completed so far), context and memorySnapshot. The run row keeps the workflow definition
 the run started with, so a new process resumes by task id with exactly the same steps.
 
+A run archived on entering another world is renamed and listed in workflow_run_archive:
+the lookups below never return it, so the task (if it carries on) starts a fresh run.
+
 The tables are created here with IF NOT EXISTS (not through agency/db.py's MIGRATIONS,
 which the task store owns): they share the file and its connection settings.
 """
@@ -44,7 +47,16 @@ CREATE TABLE IF NOT EXISTS workflow_checkpoints (
     created_at        INTEGER NOT NULL,
     PRIMARY KEY (run_id, seq)
 );
+-- Runs archived when the store entered another world (agency/world_identity.py): renamed
+-- '<run id>@<world id>' so a new run of the task may take the old name, kept, never resumed.
+CREATE TABLE IF NOT EXISTS workflow_run_archive (
+    run_id      TEXT PRIMARY KEY REFERENCES workflow_runs (run_id) ON DELETE CASCADE,
+    original_id TEXT NOT NULL,
+    world_id    TEXT NOT NULL,
+    archived_at INTEGER NOT NULL
+);
 """
+_NOT_ARCHIVED = "run_id NOT IN (SELECT run_id FROM workflow_run_archive)"
 
 RunStatus = Literal["running", "completed", "failed", "stopped"]
 
@@ -148,9 +160,44 @@ class SqliteCheckpointStore:
 
     def latest_run_for_task(self, task_id: str) -> RunRecord | None:
         row = self.conn.execute(
-            "SELECT * FROM workflow_runs WHERE task_id = ? ORDER BY created_at DESC, rowid DESC LIMIT 1", (task_id,)
+            f"SELECT * FROM workflow_runs WHERE task_id = ? AND {_NOT_ARCHIVED} "
+            "ORDER BY created_at DESC, rowid DESC LIMIT 1", (task_id,)
         ).fetchone()
         return self._record(row)
+
+    def unfinished_runs(self) -> list[RunRecord]:
+        """Runs a task could still resume (not completed, not archived), oldest first."""
+        rows = self.conn.execute(
+            f"SELECT * FROM workflow_runs WHERE status <> 'completed' AND {_NOT_ARCHIVED} ORDER BY created_at, rowid"
+        ).fetchall()
+        return [r for r in (self._record(row) for row in rows) if r is not None]
+
+    def archive_run(self, run_id: str, world_id: str) -> str:
+        """Rename the run and its checkpoints to '<run id>@<world id>' and list it as
+        archived, in one transaction. Returns the archived name."""
+        new_id = f"{run_id}@{world_id}"
+        with self._lock:
+            self.conn.execute("BEGIN IMMEDIATE")
+            try:
+                self.conn.execute(
+                    "INSERT INTO workflow_runs SELECT ?, task_id, agent_id, workflow, context, status, created_at, "
+                    "updated_at FROM workflow_runs WHERE run_id = ?", (new_id, run_id))
+                self.conn.execute("UPDATE workflow_checkpoints SET run_id = ? WHERE run_id = ?", (new_id, run_id))
+                self.conn.execute("DELETE FROM workflow_runs WHERE run_id = ?", (run_id,))
+                self.conn.execute("INSERT INTO workflow_run_archive VALUES (?, ?, ?, ?)",
+                                  (new_id, run_id, world_id, self.clock()))
+                self.conn.execute("COMMIT")
+            except BaseException:
+                self.conn.execute("ROLLBACK")
+                raise
+        return new_id
+
+    def archived_runs(self, world_id: str | None = None) -> list[str]:
+        rows = self.conn.execute(
+            "SELECT run_id FROM workflow_run_archive WHERE ? IS NULL OR world_id = ? ORDER BY archived_at, run_id",
+            (world_id, world_id),
+        ).fetchall()
+        return [r["run_id"] for r in rows]
 
     def set_run_status(self, run_id: str, status: RunStatus) -> None:
         with self._lock:
