@@ -170,6 +170,13 @@ class MineflayerBody:
             self._schedule_reconnect()
             return False
 
+    def reconnect_now(self) -> None:
+        """The server is back (the embedded world restarted): the next `maintain()` tries
+        at once, and later tries start again from the shortest backoff."""
+        self.backoff.reset()
+        if not self.connected:
+            self._reconnect_at = self.clock()
+
     def _schedule_reconnect(self, immediate: bool = False) -> None:
         delay = 0.0 if immediate else self.backoff.next_delay()
         self._reconnect_at = self.clock() + delay

@@ -76,6 +76,10 @@ class ServerConfig(_Section):
     hunger_rate: float = Field(1.0, ge=0)
     day_length_scale: float = Field(1.0, gt=0)
     game_mode: Literal["survival", "creative", "adventure", "spectator"] = "survival"  # new players (embedded)
+    # Supervision of the embedded world the daemon started (bot/world_supervisor.py)
+    world_max_restarts: int = Field(5, ge=0)  # restarts within the window; one more death exits 3
+    world_restart_window_s: float = Field(600.0, gt=0)
+    world_restart_backoff_s: float = Field(1.0, ge=0)  # first delay; doubles per restart in the window, <= 30 s
 
     @property
     def use_embedded(self) -> bool:

@@ -23,8 +23,10 @@ from bot.bridge import Bridge
 from bot.scheduler import JobSpec, Scheduler
 from bot.server import EmbeddedServer, settings_from_config
 from bot.session import connection_settings
+from bot.world_supervisor import RestartPolicy, WorldGaveUp, WorldSupervisor
 
 SHUTDOWN_BUDGET_S = 10.0
+EXIT_INIT = 3  # the world could not be kept alive (bot/cli.py's exit code for init failures)
 
 
 class DaemonState(str, Enum):
@@ -46,6 +48,9 @@ class Daemon:
         self.port = port
         self.state = DaemonState.created
         self.server: EmbeddedServer | None = None
+        self.world: WorldSupervisor | None = None  # only when we started the world
+        self._world_task: asyncio.Task[None] | None = None
+        self.exit_code = 0
         self.bridge: Bridge | None = None
         self.body: MineflayerBody | None = None
         self.scheduler = Scheduler()
@@ -93,6 +98,10 @@ class Daemon:
         self.body = MineflayerBody(self.bridge, settings)
         await asyncio.to_thread(self.body.connect)
         self.agency.attach_body(self.body)
+        if self.server is not None:
+            s = cfg.server
+            policy = RestartPolicy(s.world_max_restarts, s.world_restart_window_s, s.world_restart_backoff_s)
+            self.world = WorldSupervisor(self.server, policy, on_restarted=self.body.reconnect_now)
         self.state = DaemonState.initialized
 
     async def start(self) -> None:
@@ -102,6 +111,8 @@ class Daemon:
         self.scheduler.start()
         if self.cfg.api.enabled:
             await self._start_api()
+        if self.world is not None:
+            self._world_task = asyncio.create_task(self._supervise_world(), name="world-supervisor")
         self.state = DaemonState.running
         logger.info("daemon running: {} jobs, API {}", len(self.scheduler.jobs), self.api_url or "off")
 
@@ -109,10 +120,20 @@ class Daemon:
         self._require(DaemonState.running)
         await self._stop.wait()
 
+    async def _supervise_world(self) -> None:
+        assert self.world is not None
+        try:
+            await self.world.run()
+        except WorldGaveUp:
+            self.exit_code = EXIT_INIT
+            self.request_stop("the embedded world keeps dying")
+
     async def stop(self) -> None:
         if self.state in (DaemonState.stopping, DaemonState.stopped):
             return
         self.state = DaemonState.stopping
+        if self._world_task is not None:
+            self._world_task.cancel()  # a world stopped by shutdown is not restarted
         self.scheduler.shutdown()
         if self._api_server is not None:
             self._api_server.should_exit = True
@@ -132,6 +153,8 @@ class Daemon:
         if self.bridge is not None:
             await asyncio.to_thread(self.bridge.shutdown)
         if self.server is not None:
+            if self.world is not None:
+                await self.world.settle()  # a restart in flight ends before we stop the server
             await asyncio.to_thread(self.server.stop)
         if self.agency is not None:
             self.agency.close()
@@ -164,8 +187,12 @@ class Daemon:
         bot_connected = bool(self.body and self.body.connected)
         bridge_alive = bool(self.bridge and self.bridge.alive)
         scheduler_running = self.scheduler.running
+        world_up = self.world is None or self.world.up
+        parts = {"world": world_up, "bridge": bridge_alive, "bot": bot_connected, "scheduler": scheduler_running}
         return {
-            "ok": bot_connected and bridge_alive and scheduler_running,
+            "ok": all(parts.values()),
+            "down": [name for name, up in parts.items() if not up],
+            "world": self.world.status if self.world is not None else "external",
             "botConnected": bot_connected,
             "bridgeAlive": bridge_alive,
             "schedulerRunning": scheduler_running,
@@ -185,7 +212,7 @@ async def run_daemon(cfg: Any, host: str | None = None, port: int | None = None)
         await daemon.initialize()
         await daemon.start()
         await daemon.run()
-        return 0
+        return daemon.exit_code
     finally:
         try:
             await asyncio.wait_for(daemon.shutdown(), timeout=SHUTDOWN_BUDGET_S)

@@ -119,6 +119,20 @@ class EmbeddedServer:
     def running(self) -> bool:
         return self.proc is not None and self.proc.poll() is None
 
+    def reap(self) -> int | None:
+        """The exit code if the server died since it started (the child is reaped: no
+        zombie), else None. The server can then be started again."""
+        if self.proc is None or self.proc.poll() is None:
+            return None
+        code = self.proc.returncode
+        if self.proc.stdin:
+            try:
+                self.proc.stdin.close()
+            except OSError:
+                pass
+        self.proc = None
+        return code
+
     def stop(self, timeout_s: float = 10.0) -> None:
         if self.proc is None:
             return

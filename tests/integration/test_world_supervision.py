@@ -1,0 +1,86 @@
+"""`mcbot run` with its own embedded world: a SIGKILLed world is reaped, restarted on the
+same port, the bot reconnects, and /healthz names the world while it is down."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import httpx
+import psutil
+
+from bot.server import free_port
+from tests.conftest import ROOT, wait_until
+
+
+def _world_process(daemon_pid: int) -> psutil.Process | None:
+    for c in psutil.Process(daemon_pid).children(recursive=True):
+        try:
+            if any(part.endswith("server.js") for part in c.cmdline()):
+                return c
+        except psutil.NoSuchProcess:
+            continue
+    return None
+
+
+def test_killed_world_is_restarted_on_the_same_port_and_the_daemon_is_healthy_again(tmp_path, mc_version):
+    api_port, mc_port = free_port(), free_port()
+    env = {
+        **os.environ,
+        "MCBOT_SERVER__EMBEDDED_VERSION": mc_version,
+        "MCBOT_SERVER__PORT": str(mc_port),
+        "MCBOT_API__PORT": str(api_port),
+        "MCBOT_STORAGE__DB_PATH": str(tmp_path / "daemon.db"),
+        "MCBOT_LOGGING__FILE": "",
+        "MCBOT_SERVER__HOSTILES": "false",
+    }
+    p = subprocess.Popen([sys.executable, "-m", "bot", "run"], cwd=ROOT, env=env,
+                         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    base = f"http://127.0.0.1:{api_port}"
+    seen: list[dict] = []
+
+    def health() -> dict | None:
+        assert p.poll() is None, p.stdout.read()
+        try:
+            h = httpx.get(f"{base}/healthz", timeout=2).json()
+        except httpx.HTTPError:
+            return None
+        seen.append(h)
+        return h
+
+    try:
+        wait_until(lambda: (h := health()) and h["ok"], 90, "the daemon's /healthz to report ok")
+        assert health()["world"] == "up" and health()["down"] == []
+        world = _world_process(p.pid)
+        assert world is not None and str(mc_port) in world.cmdline()
+        old_pid = world.pid
+        world.send_signal(signal.SIGKILL)
+        killed_at = time.monotonic()
+
+        wait_until(lambda: (h := health()) and "world" in h["down"], 10, "/healthz to name the world as down",
+                   poll_s=0.05)
+        down = next(h for h in seen if "world" in h["down"])
+        assert down["ok"] is False and down["world"].startswith("restarting (1/")
+        wait_until(lambda: (h := health()) and h["ok"], 30, "the daemon healthy again after the world restart")
+        assert time.monotonic() - killed_at < 30
+        h = health()
+        assert h["world"] == "up" and h["botConnected"] and h["down"] == []
+
+        new_world = _world_process(p.pid)
+        assert new_world is not None and new_world.pid != old_pid
+        assert new_world.cmdline()[new_world.cmdline().index("--port") + 1] == str(mc_port)
+        assert not psutil.pid_exists(old_pid) or psutil.Process(old_pid).status() != psutil.STATUS_ZOMBIE
+        zombies = [c.pid for c in psutil.Process(p.pid).children(recursive=True)
+                   if c.status() == psutil.STATUS_ZOMBIE]
+        assert zombies == []
+
+        p.send_signal(signal.SIGTERM)
+        out, _ = p.communicate(timeout=20)
+        assert p.returncode == 0, out[-2000:]
+        assert "embedded world restarted (1/5)" in out
+    finally:
+        if p.poll() is None:
+            p.kill()
