@@ -29,6 +29,7 @@ from loguru import logger
 from agency.clock import Clock
 from agency.counters import AgencyCounters
 from agency.eligibility import Routable, apply_decision, decide, default_is_routable
+from agency.log_rate import LogRate
 from agency.perception import Perception, Stimulus
 from agency.situation import DEFAULT_HEARTBEAT_MS, SituationDecision, SituationGate
 from agency.situation_frame import SituationFrame, build_frame, get_profile
@@ -127,6 +128,7 @@ class KeepAlive:
         self._gate = gate
         self._last_introspection_ms: int | None = None
         self._last_frame_snapshot: WorldSnapshot | None = None
+        self._cooldown_log = LogRate("[KeepAlive] skip reason=cooldown", clock=lambda: clock() / 1000)
 
     @property
     def last_introspection_ms(self) -> int | None:
@@ -148,7 +150,7 @@ class KeepAlive:
                 bypass = bypass_reason(stimuli, poke)
                 if bypass is None:
                     remaining = self._config.min_interval_ms - elapsed
-                    logger.info("[KeepAlive] skip reason=cooldown remaining_ms={}", remaining)
+                    self._cooldown_log.log("[KeepAlive] skip reason=cooldown remaining_ms={}", remaining)
                     return KeepAliveOutcome("skipped", remaining_ms=remaining)
                 logger.info("[KeepAlive] bypass cooldown reason={}", bypass)
         return self._introspect(snapshot, stimuli, now, bypass)

@@ -26,6 +26,7 @@ from typing import Any, Callable, Iterable, Literal
 from loguru import logger
 
 from agency.clock import Clock
+from agency.log_rate import LogRate
 from agency.thoughts import Thought, ThoughtMetadata
 from agency.world import BodyEvent, EventType, WorldSnapshot
 
@@ -97,6 +98,9 @@ class Perception:
         self._last: WorldSnapshot | None = None
         self._entity_seen_ms: dict[str, int] = {}
         self._last_emitted: dict[str, int] = {}  # content hash -> when last published
+        # a steady scene is suppressed every tick: INFO gets the first and a count per minute
+        self._suppressed_log = LogRate("[Saliency] awareness_suppressed", suffix="(dedup)",
+                                       clock=lambda: clock() / 1000)
 
     @property
     def last_snapshot(self) -> WorldSnapshot | None:
@@ -158,7 +162,8 @@ class Perception:
         window = self._config.dedup_window_ms
         last = self._last_emitted.get(h)
         if last is not None and now - last < window:
-            logger.info("[Saliency] awareness_suppressed reason=dedup window_ms={} content_hash={}", window, h)
+            self._suppressed_log.log("[Saliency] awareness_suppressed reason=dedup window_ms={} content_hash={}",
+                                     window, h)
             return None
         self._last_emitted = {k: v for k, v in self._last_emitted.items() if now - v < window}  # stay bounded
         self._last_emitted[h] = now

@@ -28,9 +28,11 @@ from loguru import logger
 
 from agency.clock import Clock, system_clock_ms
 from agency.db import immediate_tx, open_database
+from agency.log_rate import LogOnChange, LogRate
 from agency.thoughts import Thought
 
 DEFAULT_MAX_THOUGHTS = 5_000
+WAL_SIZE_LIMIT = 1 << 20  # bytes
 LOW_WATER_FRACTION = 0.9  # prune to 90% of the cap, so a flood prunes once per ~10% of cap
 MAX_PAGE = 1_000  # largest page one read returns, whatever the caller asks
 DEFAULT_PROCESSED_BY = "planning"
@@ -111,10 +113,16 @@ class CognitiveStream:
         if max_thoughts < 1:
             raise ValueError("max_thoughts must be at least 1")
         self._conn = open_database(path)
+        # when SQLite's own checkpoint restarts the WAL, it cuts the file back to this size
+        self._conn.execute(f"PRAGMA journal_size_limit = {WAL_SIZE_LIMIT}")
         self._clock = clock
         self._cap = max_thoughts
         self._low_water = max(1, int(max_thoughts * LOW_WATER_FRACTION))
         self._lock = threading.Lock()
+        # logged on every publish and every planning poll: rate-limited so INFO stays readable
+        self._published_log = LogRate("[Cognition] thought_published processed=false",
+                                      clock=lambda: clock() / 1000)
+        self._actionable_logs = (LogOnChange(), LogOnChange())
 
     @property
     def max_thoughts(self) -> int:
@@ -171,7 +179,7 @@ class CognitiveStream:
             )
             if self._count(conn) > self._cap:
                 pruned = self._prune_locked(conn, self._low_water)
-        logger.info("[Cognition] thought_published processed=false")
+        self._published_log.log("[Cognition] thought_published processed=false")
         if pruned is not None:
             self._log_prune(pruned)
         return t
@@ -203,13 +211,24 @@ class CognitiveStream:
         return AckResult(requested=requested, acked=acked, already_processed=already, unknown=unknown)
 
     def prune(self, target: int | None = None) -> PruneResult:
-        """Prune down to target (default: the low-water mark) if above it. For a scheduled
-        job; publish() already keeps the stream under the cap on its own."""
+        """Prune down to target (default: the low-water mark) if above it, then checkpoint
+        the WAL. For a scheduled job; publish() already keeps the stream under the cap."""
         with self._tx() as conn:
             result = self._prune_locked(conn, self._low_water if target is None else max(0, target))
         if result.dropped:
             self._log_prune(result)
+        self.checkpoint_wal()
         return result
+
+    def checkpoint_wal(self) -> bool:
+        """Copy the WAL into the database and cut it to 0 bytes: SQLite's own checkpoints
+        never shrink the file, so a busy daemon's WAL kept its high-water mark. The WAL is
+        the file's, so this bounds every store's writes. False when a reader held it back."""
+        with self._lock:
+            busy, _, _ = self._conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
+        if busy:
+            logger.debug("[CognitiveStream] WAL checkpoint blocked by a reader; next prune retries")
+        return not busy
 
     def _prune_locked(self, conn: sqlite3.Connection, target: int) -> PruneResult:
         before = self._count(conn)
@@ -249,8 +268,9 @@ class CognitiveStream:
             eligible = self._count(self._conn, _ACTIONABLE_SQL)
         thoughts = [self._row_to_thought(r) for r in rows]
         feed = ActionableFeed(thoughts=thoughts, queue_size=queue, filtered_out=queue - eligible)
-        logger.info("[CognitiveStream] /actionable: returned={} opt_in_only=true", feed.count)
-        logger.info(
+        opt_in, sizes = self._actionable_logs
+        opt_in.log("[CognitiveStream] /actionable: returned={} opt_in_only=true", feed.count)
+        sizes.log(
             "[CognitiveStream] /actionable: returned={} queue_size={} filtered_out={}",
             feed.count, feed.queue_size, feed.filtered_out,
         )

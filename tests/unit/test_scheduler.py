@@ -42,3 +42,68 @@ def test_jobs_are_registered_with_max_instances_1_and_coalesce():
     job = s._aps.get_job("tick")
     assert job.max_instances == 1 and job.coalesce is True
     assert s._aps.get_job("off") is None and "off" in s.jobs
+
+
+def _capture():
+    from loguru import logger
+
+    records = []
+    sink = logger.add(lambda m: records.append((m.record["level"].name, m.record["message"])), level="DEBUG")
+    return records, lambda: logger.remove(sink)
+
+
+def test_a_skipped_run_is_debug_and_counted_once_a_minute_at_info():
+    from apscheduler.events import EVENT_JOB_MAX_INSTANCES, EVENT_JOB_MISSED, JobSubmissionEvent
+
+    s = Scheduler()
+    s.add(JobSpec("executor", lambda: None, interval_s=2))
+    s.add(JobSpec("keepalive", lambda: None, interval_s=10))
+    records, done = _capture()
+    try:
+        for _ in range(3):
+            s.on_skipped(JobSubmissionEvent(EVENT_JOB_MAX_INSTANCES, "executor", "default", []))
+        s.on_skipped(JobSubmissionEvent(EVENT_JOB_MISSED, "keepalive", "default", []))
+        assert [lvl for lvl, _ in records] == ["DEBUG"] * 4
+        s.log_summaries()
+        s.log_summaries()  # nothing skipped since: no line
+    finally:
+        done()
+    info = [m for lvl, m in records if lvl == "INFO"]
+    assert info == ["[Scheduler] skipped runs in the last 60 s: executor=3 keepalive=1"]
+    assert s.jobs["executor"].stats.skipped == 3 and s.jobs["keepalive"].stats.skipped == 1
+
+
+def test_apschedulers_own_skip_warnings_are_filtered_and_others_kept():
+    import logging
+
+    Scheduler()
+    seen = []
+
+    class Keep(logging.Handler):
+        def emit(self, record):
+            seen.append(record.getMessage())
+
+    aps, root = logging.getLogger("apscheduler.scheduler"), logging.getLogger("apscheduler")
+    handler = Keep()
+    root.addHandler(handler)  # both APScheduler loggers propagate here
+    try:
+        aps.warning('Execution of job "%s" skipped: maximum number of running instances reached (%d)', "x", 1)
+        logging.getLogger("apscheduler.executors.default").warning('Run time of job "%s" was missed by %s', "x", 3)
+        aps.warning("something else")
+    finally:
+        root.removeHandler(handler)
+    assert seen == ["something else"]
+
+
+def test_the_summary_job_is_scheduled_once_a_minute_on_start():
+    async def go():
+        s = Scheduler()
+        s.start()
+        try:
+            job = s._aps.get_job("_log_summaries")
+            assert job is not None and job.trigger.interval.total_seconds() == 60
+            assert "_log_summaries" not in s.jobs  # not one of the daemon's jobs
+        finally:
+            s.shutdown()
+
+    asyncio.run(go())
