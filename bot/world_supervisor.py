@@ -45,7 +45,7 @@ class RestartPolicy:
         n = self.in_window()
         if n >= self.max_restarts:
             raise WorldGaveUp(
-                f"embedded world died {n + 1} times within {self.window_s:.0f} s "
+                f"embedded world died {n + 1} time{'s' if n else ''} within {self.window_s:.0f} s "
                 f"(server.world_max_restarts = {self.max_restarts}); giving up"
             )
         self.restarts.append(self.clock())

@@ -84,3 +84,38 @@ def test_killed_world_is_restarted_on_the_same_port_and_the_daemon_is_healthy_ag
     finally:
         if p.poll() is None:
             p.kill()
+
+
+def test_a_world_that_keeps_dying_stops_the_daemon_with_exit_3(tmp_path, mc_version):
+    api_port = free_port()
+    env = {
+        **os.environ,
+        "MCBOT_SERVER__EMBEDDED_VERSION": mc_version,
+        "MCBOT_SERVER__PORT": str(free_port()),
+        "MCBOT_SERVER__WORLD_MAX_RESTARTS": "0",  # the first death is one too many
+        "MCBOT_API__PORT": str(api_port),
+        "MCBOT_STORAGE__DB_PATH": str(tmp_path / "daemon.db"),
+        "MCBOT_LOGGING__FILE": "",
+        "MCBOT_SERVER__HOSTILES": "false",
+    }
+    p = subprocess.Popen([sys.executable, "-m", "bot", "run"], cwd=ROOT, env=env,
+                         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    try:
+        def running() -> bool:
+            assert p.poll() is None, p.stdout.read()
+            try:
+                return httpx.get(f"http://127.0.0.1:{api_port}/healthz", timeout=2).json()["ok"]
+            except httpx.HTTPError:
+                return False
+
+        wait_until(running, 90, "the daemon to run")
+        children = {c.pid for c in psutil.Process(p.pid).children(recursive=True)}
+        _world_process(p.pid).send_signal(signal.SIGKILL)
+        out, _ = p.communicate(timeout=30)
+        assert p.returncode == 3, out[-2000:]
+        assert "embedded world died 1 time within 600 s (server.world_max_restarts = 0); giving up" in out
+        wait_until(lambda: not any(psutil.pid_exists(c) and psutil.Process(c).status() != psutil.STATUS_ZOMBIE
+                                   for c in children), 5, "no orphan node process")
+    finally:
+        if p.poll() is None:
+            p.kill()
