@@ -8,6 +8,11 @@ running workflow is a handle;
 `preempt()` brings it to a safe stop and pauses the task with a reason, `resume_paused()`
 puts such tasks back in the queue; an `active` task found on a tick with no run in flight
 (the daemon was killed mid-task) is resumed from its last checkpoint.
+
+A run that ends because the body went away (BODY_LOST from a tool, or any failure seen
+while the body is not connected) did not fail on its merits: its task is held as
+`disconnected` like a preemption (an unverified witness: the goal side rescans on resume)
+and put back in the queue on the first tick the body is ready again.
 """
 
 from __future__ import annotations
@@ -22,9 +27,11 @@ from agency.agents.runtime import AgentRuntime, RunHandle, TaskSpec
 from agency.clock import Clock
 from agency.tasks.models import Task, TaskStatus
 from agency.tasks.store import SqliteTaskStore
+from agency.tools.results import BODY_LOST
 from agency.workflows.models import StopReport, WorkflowRunResult
 
 SAFE_STOP_BUDGET_S = 5.0  # a preemption waits this long for the workflow's safe stop
+DISCONNECTED = "disconnected"  # the hold reason of work the body's loss interrupted
 
 
 @dataclass(frozen=True)
@@ -121,6 +128,9 @@ class Executor:
                 return "running"
             run, self.current = self.current, None
             result = await run.handle.result()
+            if _body_lost(result, can_work):
+                self._pause(run.task_id, DISCONNECTED, SafeStop(None, steps_used=0, elapsed_ms=0, timed_out=False))
+                return f"paused:{DISCONNECTED}"
             if self._replan(run, result):
                 return "replanned"
             await self._finish(run, result)
@@ -130,6 +140,7 @@ class Executor:
             return "held"
         if not can_work:
             return "waiting"
+        self.resume_paused(DISCONNECTED)  # the body is back: work its loss interrupted goes first
         interrupted = self._interrupted()
         if interrupted is not None:
             return self._start(interrupted, resumed=True)
@@ -259,22 +270,27 @@ class Executor:
         except Exception as e:  # noqa: BLE001 - the run's own failure; the pause still happens
             logger.warning("[Executor] run of task={} ended with {} while stopping", run.task_id, e)
         self.current = None
-        task = self.tasks.get_task(run.task_id)
-        if task is not None and task.status is TaskStatus.active and self.goals is not None and self.goals.owns(task):
-            report = _stop_report(run)
-            stop = SafeStop(report, steps_used=report.stepsAfterStop if report is not None else 0,
-                            elapsed_ms=self.clock() - started, timed_out=not run.handle.task.done())
+        report = _stop_report(run)
+        stop = SafeStop(report, steps_used=report.stepsAfterStop if report is not None else 0,
+                        elapsed_ms=self.clock() - started, timed_out=not run.handle.task.done())
+        self._pause(run.task_id, reason, stop)
+        return run.task_id
+
+    def _pause(self, task_id: str, reason: str, stop: SafeStop) -> None:
+        """An active task whose run came to rest is paused with `reason`: goal-bound tasks
+        through the hold protocol (a stop with no report leaves an unverified witness)."""
+        task = self.tasks.get_task(task_id)
+        if task is None or task.status is not TaskStatus.active:
+            return  # cancelled or finished meanwhile: nothing to hold
+        if self.goals is not None and self.goals.owns(task):
             self.goals.hold(task, reason, stop)  # hold protocol: holdWitness + Goal SUSPENDED
-            self.stats.paused += 1
             logger.info("[Executor] held task={} reason={}", task.id, reason)
-            self._lifecycle("paused", task.id)
-        elif task is not None and task.status is TaskStatus.active:
+        else:
             self.tasks.update_task_metadata(task.id, {"blockedReason": reason, "nextEligibleAt": None})
             self.tasks.set_status(task.id, TaskStatus.paused)
-            self.stats.paused += 1
             logger.info("[Executor] paused task={} reason={}", task.id, reason)
-            self._lifecycle("paused", task.id)
-        return run.task_id
+        self.stats.paused += 1
+        self._lifecycle("paused", task.id)
 
     def resume_paused(self, reason: str) -> list[str]:
         """Put tasks paused for `reason` back in the queue (paused -> pending)."""
@@ -319,6 +335,14 @@ def _stop_report(run: _Running) -> StopReport | None:
     if not t.done() or t.cancelled() or t.exception() is not None:
         return None
     return t.result().stop
+
+
+def _body_lost(result: WorkflowRunResult, body_ready: bool) -> bool:
+    """Did the run end because the body went away? A tool met a lost body (BODY_LOST), or
+    the run failed while the body is not connected (whatever error the loss surfaced as)."""
+    if result.status != "failed":
+        return False
+    return not body_ready or any(e.code == BODY_LOST for e in result.errors)
 
 
 def _spec(task: Task) -> TaskSpec:

@@ -174,6 +174,12 @@ class BodyError(RuntimeError):
     """The body could not do what was asked (not connected, bad arguments, bridge gone)."""
 
 
+class BodyLost(BodyError):
+    """The body went away under the call (its process died, the bot was disconnected or
+    kicked, the server restarted). Nothing failed on its own merits: work that meets this
+    is held until a fresh body is ready, never failed."""
+
+
 @runtime_checkable
 class Body(Protocol):
     """How agency code sees and acts. Implemented by bot.body.MineflayerBody on a live bot

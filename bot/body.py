@@ -4,6 +4,11 @@ Owns the connection policy: version resolution (explicit, or `auto` = server lis
 checked against what mineflayer supports), waiting for chunks before reporting ready,
 reconnecting on `end` with exponential backoff and jitter, and rebuilding the bridge when
 node dies. Everything it reads comes back from ONE bridge call as JSON.
+
+A call that meets a dead bridge or a bot that has left the server raises agency's
+`BodyLost` (never the bridge's own errors), and the body counts itself disconnected at
+once, so work interrupted that way is held, not failed, and nothing acts until the bot
+is back.
 """
 
 from __future__ import annotations
@@ -16,7 +21,7 @@ from typing import Any, Callable
 
 from loguru import logger
 
-from agency.world import ActionStatus, BlockRegion, BodyError, BodyEvent, EventType, WorldSnapshot
+from agency.world import ActionState, ActionStatus, BlockRegion, BodyError, BodyEvent, BodyLost, EventType, WorldSnapshot
 from bot.bridge import Bridge, BridgeDead, BridgeError
 from bot.ping import PingResult, ServerUnreachable, ping
 from bot.realities import note_body_event, version_verdict, warn_known_issues
@@ -28,8 +33,12 @@ class VersionUnsupported(RuntimeError):
         self.explicit = explicit
 
 
-class NotReady(BodyError):
-    pass
+class NotReady(BodyLost):
+    """The bot is not connected (yet, or any more)."""
+
+
+# What node/lib/bots.js says when a call addresses a bot whose connection ended.
+_BOT_GONE = "has disconnected"
 
 
 @dataclass(frozen=True)
@@ -81,8 +90,17 @@ class MineflayerBody:
         self.backoff = Backoff(settings.reconnect_min_s, settings.reconnect_max_s)
         self._reconnect_at: float | None = None
         self._pending: list[BodyEvent] = []
-        self.connected = False
+        self._connected = False
         self.reconnects = 0
+
+    @property
+    def connected(self) -> bool:
+        """Spawned and still there: a dead bridge or a lost bot reads False at once."""
+        return self._connected and self.bridge.alive
+
+    @connected.setter
+    def connected(self, value: bool) -> None:
+        self._connected = value
 
     # ---- connection ------------------------------------------------------------------
     def resolve_version(self) -> str:
@@ -189,19 +207,30 @@ class MineflayerBody:
             raise NotReady("bot is not connected")
         return self.bot_id
 
-    def _call_json(self, fn: str, *args: Any, timeout_ms: int = 10_000) -> Any:
+    def _call(self, fn: str, *args: Any, timeout_ms: int = 10_000) -> Any:
+        """One bridge call for the Body protocol: a dead bridge or a bot that left the
+        server is BodyLost (and the body disconnected); any other JS error is BodyError."""
         try:
-            return self.bridge.call_json(fn, *args, timeout_ms=timeout_ms)
+            return self.bridge.call(fn, *args, timeout_ms=timeout_ms)
+        except BridgeDead as e:
+            self._connected = False
+            raise BodyLost(f"bridge dead: {e}") from None
         except BridgeError as e:
+            if _BOT_GONE in str(e):
+                self._connected = False  # the `end` event is still queued for events()
+                raise BodyLost(str(e)) from None
             raise BodyError(str(e)) from None
 
+    def _call_json(self, fn: str, *args: Any, timeout_ms: int = 10_000) -> Any:
+        return json.loads(self._call(fn, *args, timeout_ms=timeout_ms))
+
     def snapshot(self) -> WorldSnapshot:
-        raw = self.bridge.call("snapshot", self._bot(), self.settings.hostile_radius)
+        raw = self._call("snapshot", self._bot(), self.settings.hostile_radius)
         return WorldSnapshot.model_validate_json(raw)
 
     def region(self, origin: tuple[int, int, int], size: tuple[int, int, int]) -> BlockRegion:
         box = json.dumps({"origin": list(origin), "size": list(size)})
-        raw = self.bridge.call("region", self._bot(), box)
+        raw = self._call("region", self._bot(), box)
         return BlockRegion.model_validate_json(raw)
 
     def events(self, max_events: int = 500) -> list[BodyEvent]:
@@ -210,7 +239,11 @@ class MineflayerBody:
         out, self._pending = self._pending, []
         if self.bot_id is None:
             return out
-        for raw in self.bridge.call_json("drainEvents", self.bot_id, max_events):
+        try:  # a lost bot's queue is drained too: its `end` says why it left
+            batch = self.bridge.call_json("drainEvents", self.bot_id, max_events)
+        except BridgeDead:
+            return out  # maintain() rebuilds the bridge and says so with an `end`
+        for raw in batch:
             try:
                 ev = BodyEvent.model_validate(raw)
             except ValueError as e:
@@ -219,8 +252,7 @@ class MineflayerBody:
             handled = note_body_event(ev)  # chat refused by the server: logged once, as an error
             if ev.type is EventType.end:
                 logger.warning("bot disconnected: {}", ev.data.get("reason"))
-                self.connected = False
-                self._reconnect_at = None
+                self.connected = False  # maintain() schedules the reconnect
             elif not handled and ev.type in (EventType.kicked, EventType.error):
                 logger.warning("bot {}: {}", ev.type.value, ev.data)
             out.append(ev)
@@ -231,7 +263,20 @@ class MineflayerBody:
         return ActionStatus.model_validate(raw)
 
     def poll_action(self, action_id: str) -> ActionStatus:
-        return ActionStatus.model_validate(self._call_json("pollAction", action_id))
+        st = ActionStatus.model_validate(self._call_json("pollAction", action_id))
+        if st.state in (ActionState.failed, ActionState.timeout) and self._bot_ended():
+            self._connected = False  # the action died with the connection, not on its merits
+            raise BodyLost(f"{st.kind} ended with the bot's connection: {st.error}")
+        return st
+
+    def _bot_ended(self) -> bool:
+        """Has the bot's connection ended (asked only when an action failed)?"""
+        if self.bot_id is None:
+            return True
+        try:
+            return self._call_json("status", self.bot_id).get("state") == "ended"
+        except BodyError:
+            return True
 
     def cancel_action(self, action_id: str) -> ActionStatus:
         return ActionStatus.model_validate(self._call_json("cancelAction", action_id))
@@ -248,10 +293,7 @@ class MineflayerBody:
             self.sleep(poll_s)
 
     def chat(self, message: str) -> None:
-        try:
-            self.bridge.call("chat", self._bot(), message)
-        except BridgeError as e:
-            raise BodyError(str(e)) from None
+        self._call("chat", self._bot(), message)
 
 
 def _event(kind: EventType, **data: Any) -> BodyEvent:

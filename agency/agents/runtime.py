@@ -27,12 +27,14 @@ from agency.agents.registry import STANDARD_AGENT, AgentRegistry
 from agency.agents.selection import AgentSelection, select_agents
 from agency.tools.base import StopFlag, ToolContext
 from agency.tools.registry import ToolRegistry
+from agency.tools.results import BODY_LOST
 from agency.workflows.checkpoints import CheckpointStore
 from agency.workflows.delegation import DelegationChain
 from agency.workflows.engine import WorkflowEngine
 from agency.workflows.models import StepError, WorkflowDef, WorkflowRunResult
 from agency.workflows.prompts import PromptRunner
 from agency.workflows.steps import DelegationRequest, StepExecutor
+from agency.world import BodyLost
 
 NO_WORKFLOW = "NO_WORKFLOW"
 AGENT_UNAVAILABLE = "AGENT_UNAVAILABLE"
@@ -141,6 +143,8 @@ class AgentRuntime:
             workflow = self.workflow_for(profile, task)
         except WorkflowPlanError as e:
             return _refused(run_id, profile.id, e.code, str(e))
+        except BodyLost as e:  # planning reads the inventory: no body, no plan, no fault of the task
+            return _refused(run_id, profile.id, BODY_LOST, str(e))
         return await self.engine.run(workflow, run_id=run_id, agent_id=profile.id, task=task.as_context(),
                                      task_id=task.id, chain=DelegationChain((profile.id,), profile.maxDelegationDepth), stop=stop)
 
@@ -165,6 +169,8 @@ class AgentRuntime:
             workflow = self.workflow_for(profile, task)
         except WorkflowPlanError as e:
             return _refused(run_id, profile.id, e.code, str(e))
+        except BodyLost as e:  # planning reads the inventory: no body, no plan, no fault of the task
+            return _refused(run_id, profile.id, BODY_LOST, str(e))
         return await self.engine.run(workflow, run_id=run_id, agent_id=profile.id, task=task.as_context(),
                                      chain=req.chain, stop=req.stop)
 

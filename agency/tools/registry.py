@@ -15,6 +15,7 @@ from pydantic import ValidationError
 from agency.tools.base import Tool, ToolCancelled, ToolContext, ToolFailure, ToolTimeout
 from agency.tools.results import (
     BODY_ERROR,
+    BODY_LOST,
     CANCELLED,
     EXECUTION_ERROR,
     TIMEOUT,
@@ -25,7 +26,7 @@ from agency.tools.results import (
     tool_not_found,
     tool_success,
 )
-from agency.world import BodyError
+from agency.world import BodyError, BodyLost
 
 DEFAULT_QUEUE_LIMITS = {"body": 1}
 # Real-time backstop over the injected-clock deadline, for tool code that never yields
@@ -121,6 +122,8 @@ class ToolRegistry:
             return tool_failure(tool.name, TIMEOUT, f"'{tool.name}' timed out after {limit:g} s", duration_ms=took())
         except ToolCancelled as e:
             return tool_failure(tool.name, CANCELLED, f"'{tool.name}' cancelled: {e}", duration_ms=took())
+        except BodyLost as e:
+            return tool_failure(tool.name, BODY_LOST, str(e), duration_ms=took())
         except BodyError as e:
             return tool_failure(tool.name, BODY_ERROR, str(e), duration_ms=took())
         except asyncio.CancelledError:

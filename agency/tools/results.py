@@ -19,6 +19,7 @@ TIMEOUT = "TIMEOUT"
 CANCELLED = "CANCELLED"
 EXECUTION_ERROR = "EXECUTION_ERROR"
 BODY_ERROR = "BODY_ERROR"
+BODY_LOST = "BODY_LOST"  # the body went away mid-call (agency.world.BodyLost): hold, never fail
 PRECONDITION_FAILED = "PRECONDITION_FAILED"  # e.g. missing materials, nothing found
 
 

@@ -1,0 +1,65 @@
+"""Bridge death pauses, never fails: `kill -9` of the bridge's node process while a task
+runs holds the task as `disconnected`; the daemon rebuilds the bridge, the bot rejoins, and
+the task resumes and completes. The real daemon, the real bridge, the embedded world."""
+
+from __future__ import annotations
+
+import signal
+from pathlib import Path
+
+import psutil
+
+from bot.server import free_port
+from tests.conftest import wait_until
+from tests.integration.test_faults import _api, _daemon, _get, _post_goal, _task, _wait_healthy
+
+
+def _bridge_node(daemon_pid: int) -> psutil.Process | None:
+    """The daemon's JSPyBridge node process (javascript/js/bridge.js), not a world server."""
+    try:
+        for child in psutil.Process(daemon_pid).children(recursive=True):
+            if any(part.endswith("js/bridge.js") for part in child.cmdline()):
+                return child
+    except psutil.Error:
+        return None
+    return None
+
+
+def _log(tmp_path: Path) -> str:
+    return sorted(tmp_path.glob("daemon-*.log"))[-1].read_text()
+
+
+def test_bridge_node_killed_mid_task_holds_the_task_then_it_resumes_and_completes(tmp_path, mc_version, embedded_server):
+    api = free_port()
+    p = _daemon(tmp_path, api, mc_version, MCBOT_SERVER__HOST="127.0.0.1", MCBOT_SERVER__PORT=str(embedded_server.port))
+    seen: list[str] = []
+
+    def status() -> str | None:
+        t = _task(api, "craft:wooden_pickaxe")
+        if t is not None:
+            seen.append(t["status"])
+        return t and t["status"]
+
+    try:
+        _wait_healthy(p, api)
+        _post_goal(api, "craft wooden_pickaxe 1")
+        wait_until(lambda: status() == "active", 60, "the pickaxe task active")
+        task_id = _task(api, "craft:wooden_pickaxe")["id"]
+        node = _bridge_node(p.pid)
+        assert node is not None, "no bridge node process among the daemon's children"
+        node.send_signal(signal.SIGKILL)  # mid-task: the crafter is gathering logs
+        wait_until(lambda: f"paused task={task_id} reason=disconnected" in _log(tmp_path), 30,
+                   "the task held as disconnected")
+        wait_until(lambda: (b := _bridge_node(p.pid)) is not None and b.pid != node.pid, 60, "a fresh bridge")
+        _wait_healthy(p, api)
+        wait_until(lambda: status() in ("active", "completed"), 60, "the task resumed after the bridge came back")
+        wait_until(lambda: status() == "completed", 240, "the task to complete")
+        assert "failed" not in seen
+        log = _log(tmp_path)
+        assert f"[Executor] resumed task={task_id} after disconnected" in log
+        assert f"failed task={task_id}" not in log
+        snap = _get(f"{_api(api)}/api/bot/snapshot")
+        assert any(i["name"] == "wooden_pickaxe" for i in snap["inventory"])
+    finally:
+        p.send_signal(signal.SIGTERM)
+        p.wait(timeout=20)

@@ -1,0 +1,82 @@
+"""MineflayerBody speaks agency's BodyLost, never the bridge's own errors: a dead bridge,
+a call to a bot whose connection ended, or an action that failed because its bot left the
+server is a lost body (and the body reads disconnected at once); any other JS error stays a
+plain BodyError, which a task may fail on."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+from agency.world import ActionState, BodyError, BodyLost
+from bot.body import ConnectionSettings, MineflayerBody
+from bot.bridge import BridgeDead, BridgeError
+
+
+class _Bridge:
+    """Answers each helper from a table; an exception in the table is raised."""
+
+    def __init__(self, answers: dict[str, Any]) -> None:
+        self.answers = answers
+        self.alive = True
+
+    def call(self, fn: str, *args: Any, **_: Any) -> Any:
+        out = self.answers[fn]
+        if isinstance(out, Exception):
+            raise out
+        return out if isinstance(out, str) else json.dumps(out)
+
+    def call_json(self, fn: str, *args: Any, **kw: Any) -> Any:
+        return json.loads(self.call(fn, *args, **kw))
+
+
+def _body(answers: dict[str, Any]) -> MineflayerBody:
+    body = MineflayerBody(_Bridge(answers), ConnectionSettings())  # type: ignore[arg-type]
+    body.bot_id, body.connected = "1", True
+    return body
+
+
+def _action(state: str, error: str | None = None) -> dict[str, Any]:
+    return {"id": "7", "kind": "collect", "state": state, "startedAt": 1, "error": error}
+
+
+def test_a_dead_bridge_is_a_lost_body():
+    body = _body({"snapshot": BridgeDead("node process exited (code -9)")})
+    with pytest.raises(BodyLost, match="code -9"):
+        body.snapshot()
+    assert body.connected is False
+
+
+def test_a_dead_bridge_reads_disconnected_before_any_call():
+    body = _body({})
+    body.bridge.alive = False
+    assert body.connected is False
+
+
+def test_a_call_to_a_bot_that_left_the_server_is_a_lost_body():
+    body = _body({"startAction": BridgeError("startAction: bot 1 has disconnected (kicked)")})
+    with pytest.raises(BodyLost):
+        body.start_action("collect", {})
+    assert body.connected is False
+
+
+def test_any_other_js_error_is_a_plain_body_error():
+    body = _body({"startAction": BridgeError("startAction: unknown action kind fly")})
+    with pytest.raises(BodyError) as e:
+        body.start_action("fly", {})
+    assert not isinstance(e.value, BodyLost) and body.connected is True
+
+
+def test_an_action_that_failed_with_its_bot_gone_is_a_lost_body():
+    body = _body({"pollAction": _action("failed", "Path was stopped"), "status": {"id": "1", "state": "ended"}})
+    with pytest.raises(BodyLost, match="Path was stopped"):
+        body.poll_action("7")
+    assert body.connected is False
+
+
+def test_an_action_that_failed_with_its_bot_still_there_is_its_own_failure():
+    body = _body({"pollAction": _action("failed", "no path"), "status": {"id": "1", "state": "ready"}})
+    assert body.poll_action("7").state is ActionState.failed
+    assert body.connected is True
