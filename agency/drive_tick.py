@@ -21,12 +21,14 @@ from __future__ import annotations
 
 import math
 import uuid
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import Enum
-from typing import Iterable
+from pathlib import Path
+from typing import Callable, Iterable
 
 from agency.blocks import is_log
 from agency.counters import AgencyCounters
+from agency.db import open_database
 from agency.goal_tag import ExtractedGoal, build_goal_tag_v1, canonical_goal_key
 from agency.grounding import FrameFacts, GroundingResult, check_drive_goal, log_grounding_fail
 from agency.sanitizer import sanitize
@@ -62,9 +64,40 @@ class DriveTickState:
     """The one piece of drive-tick memory: when it last fired (None = never)."""
 
     last_fired_ms: int | None = None
+    on_fire: Callable[[int], None] | None = field(default=None, repr=False, compare=False)  # e.g. persist it
 
     def due(self, now_ms: int, interval_ms: int) -> bool:
         return self.last_fired_ms is None or now_ms - self.last_fired_ms >= interval_ms
+
+    def fired(self, now_ms: int) -> None:
+        self.last_fired_ms = now_ms
+        if self.on_fire is not None:
+            self.on_fire(now_ms)
+
+
+class DriveTickMemory:
+    """When the last drive tick fired, kept in the agency's SQLite file (one row, its own
+    IF NOT EXISTS table like the checkpoints'), so the interval survives a restart: a
+    daemon started again a minute after a tick does not fire at once."""
+
+    _SCHEMA = ("CREATE TABLE IF NOT EXISTS drive_tick_state ("
+               "id INTEGER PRIMARY KEY CHECK (id = 1), last_fired_ms INTEGER NOT NULL)")
+
+    def __init__(self, db_path: str | Path) -> None:
+        self._conn = open_database(db_path)
+        self._conn.execute(self._SCHEMA)
+
+    def state(self) -> DriveTickState:
+        """The stored state; firing through it writes the new time back."""
+        row = self._conn.execute("SELECT last_fired_ms FROM drive_tick_state WHERE id = 1").fetchone()
+        return DriveTickState(last_fired_ms=None if row is None else int(row[0]), on_fire=self._save)
+
+    def _save(self, now_ms: int) -> None:
+        self._conn.execute("INSERT INTO drive_tick_state (id, last_fired_ms) VALUES (1, ?) "
+                           "ON CONFLICT (id) DO UPDATE SET last_fired_ms = excluded.last_fired_ms", (now_ms,))
+
+    def close(self) -> None:
+        self._conn.close()
 
 
 class DriveSkipReason(str, Enum):
@@ -219,7 +252,7 @@ def evaluate_drive_tick(
         log_grounding_fail(grounding, thought_id)
         grounding = check_drive_goal(_goal(sel), facts, scenario_id=thought_id)
     thought = _build_thought(sel, now_ms, thought_id, grounding)
-    state.last_fired_ms = now_ms
+    state.fired(now_ms)
     if counters is not None:
         counters.increment("driveTicks")
         # Its goal came out of a [GOAL: ...] tag through the sanitizer, like an LLM's.

@@ -16,14 +16,15 @@ from agency.counters import AgencyCounters
 from agency.dev_injection import apply_dev_injection
 from agency.grounding import FrameFacts, check_goal
 from agency.agents import AgentRuntime, default_registry
-from agency.executor import Executor
+from agency.executor import DISCONNECTED, Executor
 from agency.reflexes import ReflexConfig, Reflexes
 from agency.stalls import stalled_tasks
 from agency.tools import ToolContext, default_tool_registry
 from agency.tools.crafting import nearby_table
 from agency.workflows import SqliteCheckpointStore
 from agency.goals import assert_task_state
-from agency.drive_tick import DriveTickConfig, DriveTickFired, DriveTickState, drive_candidate, evaluate_drive_tick, needs_sight, sight_box
+from agency.body_gate import BodyGate
+from agency.drive_tick import DriveTickConfig, DriveTickFired, DriveTickMemory, drive_candidate, evaluate_drive_tick, needs_sight, sight_box
 from agency.keepalive import KeepAliveConfig, build_keepalive
 from agency.llm_thoughts import build_thought_generator
 from agency.perception import Perception, Stimulus
@@ -68,7 +69,8 @@ class Agency:
         self.idle = IdleReporter(self.tasks, clock)
         self.goals = GoalWiring(cfg, self.tasks, clock, last_snapshot=lambda: self.last_snapshot)
         self.planning.router = self.goals.router  # `build basic_shelter` -> the goal resolver
-        self.drive_state = DriveTickState()
+        self.drive_memory = DriveTickMemory(db)  # the interval survives a restart
+        self.drive_state = self.drive_memory.state()
         self.drive_config = DriveTickConfig(
             enabled=cfg.drive_tick.enabled,
             interval_ms=cfg.drive_tick.interval_ms,
@@ -81,7 +83,7 @@ class Agency:
         self.tool_ctx: ToolContext | None = None
         self.body: MineflayerBody | None = None
         self.world: WorldEntry | None = None  # which world the store's memories are of (attach_body)
-        self._was_connected = True
+        self.gate = BodyGate()  # jobs that act on the world wait for a connected bot
         self.last_snapshot: WorldSnapshot | None = None
         self._events: list[BodyEvent] = []
         self._stimuli: list[Stimulus] = []
@@ -107,22 +109,19 @@ class Agency:
 
     # ---- jobs --------------------------------------------------------------------------
     async def job_body(self) -> None:
-        """Keep the bot connected (reconnect, rebuild a dead bridge); collect its events.
-        A disconnect pauses the running task ('disconnected'); reconnecting gives it back."""
+        """Keep the bot connected (reconnect, rebuild a dead bridge); collect its events
+        (a lost bot's too: its `end` says why). A disconnect holds the running task
+        ('disconnected'); the executor gives it back once the bot is ready again."""
         assert self.body is not None and self.executor is not None
         if not self.body.connected and self.executor.current is not None:
-            await self.executor.preempt("disconnected")
-        connected = await asyncio.to_thread(self.body.maintain)
-        if connected:
-            events = await asyncio.to_thread(self.body.events)
-            self._events.extend(events)
-            if self.reflexes is not None:
-                await self.reflexes.on_events(events)  # a death holds the running task at once
-            if not self.body.connected and self.executor.current is not None:
-                await self.executor.preempt("disconnected")  # the drained events held an `end`
-        if connected and not self._was_connected:
-            self.executor.resume_paused("disconnected")
-        self._was_connected = connected and self.body.connected
+            await self.executor.preempt(DISCONNECTED)
+        await asyncio.to_thread(self.body.maintain)
+        events = await asyncio.to_thread(self.body.events)
+        self._events.extend(events)
+        if self.reflexes is not None:
+            await self.reflexes.on_events(events)  # a death holds the running task at once
+        if not self.body.connected and self.executor.current is not None:
+            await self.executor.preempt(DISCONNECTED)  # the drained events held an `end`
 
     async def job_perception(self) -> None:
         assert self.body is not None
@@ -141,8 +140,12 @@ class Agency:
         # Off the loop: with an LLM generator a tick waits on an HTTP call.
         await asyncio.to_thread(self.keepalive.tick, self.last_snapshot, stimuli)
 
+    @property
+    def _connected(self) -> bool:
+        return self.body is not None and self.body.connected
+
     async def job_drive_tick(self) -> None:
-        if self.last_snapshot is None:
+        if self.last_snapshot is None or not self.gate.open("DriveTick", self._connected):
             return
         now, snap = self.clock(), self.last_snapshot
         frame = dict(shelter_nearby=self.goals.shelter_nearby(snap),  # a verified shelter within 32 m
@@ -185,16 +188,18 @@ class Agency:
             return None
 
     async def job_planning(self) -> None:
-        self.planning.poll_once()
+        if self.gate.open("Planning", self._connected):  # no claims for a bot that is not there
+            self.planning.poll_once()
 
     async def job_executor(self) -> None:
         assert self.executor is not None and self.body is not None
-        outcome = await self.executor.tick(can_work=self.body.connected, held=self._held_by_reflexes)
+        outcome = await self.executor.tick(can_work=self.gate.open("Executor", self._connected),
+                                           held=self._held_by_reflexes)
         if outcome == "idle":
             self.idle.check()
 
     async def job_reflexes(self) -> None:
-        if self.reflexes is None or self.body is None or not self.body.connected:
+        if self.reflexes is None or not self.gate.open("Reflexes", self._connected):
             return
         snap = await asyncio.to_thread(self.body.snapshot)
         await self.reflexes.tick(snap)
@@ -302,6 +307,7 @@ class Agency:
             await self.executor.shutdown()
 
     def close(self) -> None:
+        self.drive_memory.close()
         self.checkpoints.close()
         self.goals.close()
         self.stream.close()
