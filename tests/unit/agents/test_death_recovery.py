@@ -182,3 +182,31 @@ def test_recovery_waits_for_safety_and_gives_up_on_a_far_or_old_death(env):
     asyncio.run(reflexes.tick(body.snapshot()))
     assert reflexes.death is None
     assert reflexes.stats.deaths == 2 and reflexes.stats.death_causes == {"zombie": 1, "unknown": 1}
+
+
+def test_a_craft_that_lost_its_logs_on_a_death_gathers_them_again(env):
+    body, tasks, ex, reflexes, ftime = env["body"], env["tasks"], env["ex"], env["reflexes"], env["ftime"]
+    body.inventory.clear()
+    body.add_tree(4, 2, height=5)
+    for i in range(3):  # more trees by the respawn point
+        body.add_tree(-24 + 2 * i, 6, height=5)
+    task_id = add_task(tasks, "craft", "wooden_pickaxe")
+    history = ex.runtime.checkpoints.history
+
+    async def gather_then_die():
+        for _ in range(5000):
+            if [c.completedStepId for c in history(task_id)][-1:] == ["craft-planks"]:
+                break
+            await ex.tick()
+            await ftime.sleep(0.1)
+        await reflexes.on_events([_death(body.die(), "skeleton")])
+        assert tasks.get_task(task_id).metadata.blockedReason == DIED
+        ftime.clock.advance(ReflexConfig().item_despawn_ms + 1000)
+        body.ground.clear()
+        await reflexes.tick(body.snapshot())
+        return await _run_to_the_end(env, task_id)
+
+    outcomes = asyncio.run(gather_then_die())
+    assert tasks.get_task(task_id).status is TaskStatus.completed
+    assert "replanned" in outcomes and body.inventory["wooden_pickaxe"] == 1
+    assert reflexes.stats.death_causes == {"skeleton": 1}
