@@ -1,7 +1,11 @@
 #!/usr/bin/env bash
 # Soak the daemon: scripts/soak.sh MINUTES [--server embedded|HOST:PORT] [--version 1.21.4|1.18.2] [--creative] [--fast]
+#                             [--chaos [--seed N]]
 # Samples the HTTP API, judges the 8 acceptance criteria (contract 7.2) and the stall
-# classes (7.3), writes soak-results/, exits non-zero on FAIL. See bot/soak.py.
+# classes (7.3), writes soak-results/ (the newest 20 runs kept), exits non-zero on FAIL.
+# --chaos kills the bridge, the embedded world and the daemon at seeded random intervals and
+# FAILS on any task or acked thought lost, duplicate live goal key or orphan process.
+# See bot/soak.py.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 exec .venv/bin/python -m bot.soak "$@"
