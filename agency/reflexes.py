@@ -192,10 +192,13 @@ class Reflexes:
             self._acting = False
         return reflex
 
-    def _end_recovery(self, outcome: str) -> None:
-        d, self.death = self.death, None
+    def _end_recovery(self, outcome: str, death: Death | None = None) -> None:
+        d = death or self.death
         assert d is not None
         logger.info("[Reflex] after the death (cause={}): {}", d.cause, outcome)
+        if self.death is not d:
+            return  # died again on the way: that death's recovery holds the tasks now
+        self.death = None
         self.executor.resume_paused(DIED)
 
     async def _recover(self) -> None:
@@ -212,9 +215,9 @@ class Reflexes:
             got = int(result.output["pickedUp"])
             self.stats.items_recovered += max(0, got)
             self._end_recovery(f"recovered {got} items at {[round(p.x), round(p.y), round(p.z)]} "
-                               f"({result.output['itemsLeft']} left there)")
+                               f"({result.output['itemsLeft']} left there)", d)
         else:
-            self._end_recovery(f"recovering the items failed: {result.error}")
+            self._end_recovery(f"recovering the items failed: {result.error}", d)
         self.stats.log = (self.stats.log + [{"reflex": "recover", "pausedTask": paused, "ok": result.success}])[-50:]
 
     async def _act(self, reflex: str, snap: WorldSnapshot) -> None:
