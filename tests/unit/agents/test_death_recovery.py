@@ -16,7 +16,7 @@ from agency.agents.build_plan import DOOR, FILL_PLANKS, LIGHT, _full_need
 from agency.reflexes import DIED, ReflexConfig, Reflexes
 from agency.tasks.models import TaskStatus
 from agency.world import BodyEvent, EntityInfo, EventType, Vec3
-from tests.unit.agents.fakes import GROUND_Y, FakeBody, FakeTime
+from tests.unit.agents.fakes import GROUND_Y, FakeBody, FakeTime, Mob
 from tests.unit.executor.world import add_task, executor_env
 
 SPAWN = Vec3(x=-20.5, y=GROUND_Y, z=0.5)  # where the bot respawns: 20 blocks from the site
@@ -165,8 +165,6 @@ def test_the_module_step_reports_missing_materials_as_a_precondition(env):
 
 def test_recovery_waits_for_safety_and_gives_up_on_a_far_or_old_death(env):
     body, reflexes, ftime = env["body"], env["reflexes"], env["ftime"]
-    from tests.unit.agents.fakes import Mob
-
     reflexes.record_events([_death({"x": 0.5, "y": GROUND_Y, "z": 0.5}, "zombie")])
     body.position = SPAWN
     body.mobs.append(Mob("zombie", True, SPAWN.x + 6, SPAWN.z))  # within the fight radius, beyond reach
