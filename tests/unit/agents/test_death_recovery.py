@@ -102,7 +102,6 @@ async def _run_to_the_end(env: dict[str, Any], task_id: str) -> list[str]:
 def test_a_death_holds_the_build_the_bot_walks_back_for_its_items_and_the_build_carries_on(env):
     body, tasks, ex, reflexes = env["body"], env["tasks"], env["ex"], env["reflexes"]
     task_id = add_task(tasks, "build", "basic_shelter")
-    held = sum(body.inventory.values())
 
     async def die_and_recover():
         await _until_a_module_is_built(env, task_id)
