@@ -2,6 +2,20 @@
 // Eat: the named food, or the held food restoring the most hunger. args: { item? }
 const { itemName } = require('../names')
 
+// mineflayer gives the server 2.5 s to finish an eat (32 ticks); a lagging server finishes
+// later, and its food update is then the proof the eat happened.
+const LATE_EAT_MS = 5000
+
+function foodRose (bot, before, ms) {
+  if (bot.food > before) return Promise.resolve(true)
+  return new Promise((resolve) => {
+    const done = (fed) => { clearTimeout(timer); bot.removeListener('health', onHealth); resolve(fed) }
+    const onHealth = () => { if (bot.food > before) done(true) }
+    const timer = setTimeout(() => done(false), ms)
+    bot.on('health', onHealth)
+  })
+}
+
 async function run (bot, args) {
   const foods = bot.registry.foodsByName || {}
   const edible = bot.inventory.items().filter((i) => foods[i.name])
@@ -13,7 +27,11 @@ async function run (bot, args) {
   if (!item) throw new Error(`no ${args.item} (food) in inventory`)
   const before = bot.food
   await bot.equip(item, 'hand')
-  await bot.consume()
+  try {
+    await bot.consume()
+  } catch (e) {
+    if (!/timed out/i.test(String(e && e.message)) || !(await foodRose(bot, before, LATE_EAT_MS))) throw e
+  }
   return { ate: item.name, foodBefore: before, foodAfter: bot.food }
 }
 
