@@ -45,8 +45,9 @@ class ManualPauseWallError(RuntimeError):
         self.task_id = task_id
 
 
-class ArchivedGoalError(RuntimeError):
-    """An archived goal belongs to another world: nothing resumes or reactivates it."""
+class ArchivedGoalError(ValueError):
+    """An archived goal belongs to another world: nothing resumes or reactivates it (a
+    ValueError: the API answers a resume request with 409, not 5xx)."""
 
     def __init__(self, task_id: str, world_id: str | None) -> None:
         super().__init__(f"task {task_id} is archived with world {world_id}; it is never resumed")

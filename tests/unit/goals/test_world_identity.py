@@ -99,8 +99,10 @@ def test_a_new_world_archives_the_old_shelters_and_positional_checkpoints_and_ke
     assert building.status is TaskStatus.paused and held.archivedWorld == A.id
     assert held.hold.reason == HOLD_WORLD_CHANGED and building.metadata.blockedReason == HOLD_WORLD_CHANGED
     assert ActivationReactor(lifecycle).held() == []  # never woken, never reconsidered
+    with pytest.raises(ArchivedGoalError, match="archived"):
+        lifecycle.resume(building.id)  # a ValueError: the HTTP resume answers 409
     with pytest.raises(ArchivedGoalError):
-        lifecycle.resume(building.id)
+        lifecycle.reactivate(building.id)
     assert [e["event"] for e in events].count("goal_archived") == 2
     # its keys are no longer live: a shelter asked for at the same place in world B is a new goal
     res = resolve_or_create_build_goal(store, index, shelter_intent(world_a.far, goal_id="g3"),
