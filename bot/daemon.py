@@ -97,11 +97,11 @@ class Daemon:
         settings = connection_settings(cfg, host=None if embedded else self.host, port=self.port)
         self.body = MineflayerBody(self.bridge, settings)
         await asyncio.to_thread(self.body.connect)
-        self.agency.attach_body(self.body)
+        self.agency.attach_body(self.body, embedded=embedded)
         if self.server is not None:
             s = cfg.server
             policy = RestartPolicy(s.world_max_restarts, s.world_restart_window_s, s.world_restart_backoff_s)
-            self.world = WorldSupervisor(self.server, policy, on_restarted=self.body.reconnect_now)
+            self.world = WorldSupervisor(self.server, policy, on_restarted=self._world_restarted)
         self.state = DaemonState.initialized
 
     async def start(self) -> None:
@@ -160,6 +160,11 @@ class Daemon:
             self.agency.close()
         self.state = DaemonState.stopped
         logger.info("daemon stopped")
+
+    def _world_restarted(self) -> None:
+        assert self.agency is not None and self.body is not None
+        self.agency.world_restarted()  # before the bot is back: an in-memory world is a new one
+        self.body.reconnect_now()
 
     # ---- HTTP API ----------------------------------------------------------------------
     @property

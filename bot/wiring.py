@@ -82,17 +82,19 @@ class Agency:
         self.reflexes: Reflexes | None = None
         self.tool_ctx: ToolContext | None = None
         self.body: MineflayerBody | None = None
+        self._embedded: bool | None = None  # did the daemon start the world (attach_body)
         self.world: WorldEntry | None = None  # which world the store's memories are of (attach_body)
         self.gate = BodyGate()  # jobs that act on the world wait for a connected bot
         self.last_snapshot: WorldSnapshot | None = None
         self._events: list[BodyEvent] = []
         self._stimuli: list[Stimulus] = []
 
-    def attach_body(self, body: MineflayerBody) -> None:
+    def attach_body(self, body: MineflayerBody, *, embedded: bool | None = None) -> None:
+        """embedded: the daemon started the world (None = infer it from config and host)."""
+        self._embedded = embedded
         settings = getattr(body, "settings", None)  # test doubles have no address: no world to check
         if settings is not None:  # before any job: another world's places are archived first
-            self.world = enter_world(self.cfg.storage.db_path, world_identity(self.cfg.server, settings.host, settings.port),
-                                     lifecycle=self.goals.lifecycle, checkpoints=self.checkpoints)
+            self._enter_world(settings)
         self.body = body
         self.goals.body = body
         ctx = ToolContext(body=body, clock=self.clock, poll_interval_s=0.2, hooks={"shelter": self.goals.hooks})
@@ -106,6 +108,18 @@ class Agency:
                                  ReflexConfig(enabled=r.enabled, eat_below_food=r.eat_below_food, fight_within=r.fight_within,
                                               shelter_at_night=r.shelter_at_night),
                                  shelter_lookup=self.goals.nearest_verified_shelter, clock=self.clock)
+
+    def _enter_world(self, settings: Any) -> None:
+        identity = world_identity(self.cfg.server, settings.host, settings.port, self._embedded)
+        self.world = enter_world(self.cfg.storage.db_path, identity,
+                                 lifecycle=self.goals.lifecycle, checkpoints=self.checkpoints)
+
+    def world_restarted(self) -> None:
+        """The supervisor restarted the embedded world: one kept in memory is a new world
+        (its builds are gone), so its places are archived like at a start."""
+        settings = getattr(self.body, "settings", None)
+        if settings is not None and not self.cfg.server.world_folder:
+            self._enter_world(settings)
 
     # ---- jobs --------------------------------------------------------------------------
     async def job_body(self) -> None:

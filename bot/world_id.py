@@ -21,8 +21,10 @@ def is_embedded(server_cfg: Any, host: str) -> bool:
     return bool(server_cfg.use_embedded) and host == (server_cfg.host or LOOPBACK)
 
 
-def world_identity(server_cfg: Any, host: str, port: int) -> WorldIdentity:
-    if not is_embedded(server_cfg, host):
+def world_identity(server_cfg: Any, host: str, port: int, embedded: bool | None = None) -> WorldIdentity:
+    """embedded: whether the daemon started the world it connects to (None = infer it from
+    config and host; `mcbot run --host 127.0.0.1` is someone else's server on loopback)."""
+    if not (is_embedded(server_cfg, host) if embedded is None else embedded):
         return WorldIdentity.server(host, port)
     if server_cfg.world_folder:
         return WorldIdentity.embedded(server_cfg.seed, str(Path(server_cfg.world_folder).expanduser().resolve()))

@@ -181,3 +181,40 @@ def test_the_archived_binding_round_trips():
     b = GoalBinding.model_validate({"goalKey": "k", "goalType": "build_shelter", "completion": {"verifier": "v"},
                                     "archivedWorld": "memory:1:x"})
     assert b.archived and GoalBinding.model_validate(b.model_dump()).archivedWorld == "memory:1:x"
+
+
+def test_a_server_on_loopback_the_daemon_did_not_start_is_that_server_not_an_in_memory_world():
+    """`mcbot run --host 127.0.0.1` with the default config: a local Paper server, whose
+    memories must be kept from start to start."""
+    default = ServerConfig()
+    one = world_identity(default, "127.0.0.1", 25565, embedded=False)
+    assert one.id == "server:127.0.0.1:25565" and not one.ephemeral
+    assert world_identity(default, "127.0.0.1", 25565, embedded=False) == one
+    assert world_identity(default, "127.0.0.1", 25565, embedded=True).ephemeral
+
+
+def test_an_in_memory_world_restarted_by_the_supervisor_is_a_new_world(tmp_path):
+    from bot.wiring import Agency  # noqa: PLC0415
+
+    cfg = McbotConfig.model_validate({"storage": {"db_path": str(tmp_path / "a.db")}})
+    agency = Agency(cfg)
+    try:
+        agency.body = SimpleNamespace(settings=SimpleNamespace(host="127.0.0.1", port=25565))
+        agency._embedded = True
+        agency._enter_world(agency.body.settings)
+        first = agency.world.world
+        agency.world_restarted()
+        assert agency.world.world != first and agency.world.changed
+        kept = McbotConfig.model_validate({"storage": {"db_path": str(tmp_path / "b.db")},
+                                           "server": {"world_folder": str(tmp_path / "w")}})
+        folder = Agency(kept)
+        try:
+            folder.body, folder._embedded = agency.body, True
+            folder._enter_world(folder.body.settings)
+            before = folder.world.world
+            folder.world_restarted()  # a folder-backed world comes back with its blocks: same world
+            assert folder.world.world == before
+        finally:
+            folder.close()
+    finally:
+        agency.close()
