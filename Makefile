@@ -16,7 +16,7 @@ MC_VERSIONS := 1.21.4 1.18.2
 # The pinned node and npm (when installed) come first for every recipe and what it starts.
 export PATH := $(CURDIR)/.toolchain/bin:$(PATH)
 
-.PHONY: install run test test-unit test-integration test-node soak-fast server bench clean
+.PHONY: install run test test-unit test-integration test-node soak-fast soak-chaos server bench clean
 
 install: $(PY_STAMP) $(NODE_STAMP)
 
@@ -53,6 +53,7 @@ test: install
 	@echo "node/test/survival.test.js: not run here (flaky collectblock pathing; see Makefile, make test-node runs it)"
 	set -e; for v in $(MC_VERSIONS); do echo "node tests at $$v"; (cd node && MCBOT_MC_VERSION=$$v node --test $(NODE_CI_TESTS)); done
 	set -e; for v in $(MC_VERSIONS); do scripts/soak.sh 3 --fast --version $$v; done
+	$(MAKE) soak-chaos
 
 test-unit: install
 	$(BIN)/pytest -m "not integration"
@@ -65,6 +66,12 @@ test-node: install
 
 soak-fast: install
 	set -e; for v in $(MC_VERSIONS); do scripts/soak.sh 3 --fast --version $$v; done
+
+# Kills the bridge, the embedded world and the daemon at random (seeded, printed) intervals and
+# fails on any task or acked thought lost, duplicate live goal key or orphan process. Only at
+# the default version, to keep make test short.
+soak-chaos: install
+	scripts/soak.sh 3 --fast --chaos --version $(firstword $(MC_VERSIONS))
 
 bench: install
 	$(BIN)/mcbot bench bridge --versions $(subst $(eval) ,$(comma),$(MC_VERSIONS))
