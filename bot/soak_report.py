@@ -406,13 +406,15 @@ def evaluate_chaos(samples: list[dict[str, Any]], faults: list[dict[str, Any]], 
     thoughts = _lost_thoughts(samples)
     dups = sorted({k for s in samples if s.get("reachable", True) for k in _duplicates(s)})
     slow = [f for f in faults if f.get("recoveryS") is None or f["recoveryS"] > RECOVERY_MAX_S[f["kind"]]]
+    recovered = "; ".join(f"{k}: {v['recovered']}/{v['injected']} p50={v['p50S']} max={v['maxS']} s "
+                          f"(bound {v['boundS']:g} s)" for k, v in rec.items())
+    if slow:
+        recovered += f"; slow or unrecovered: {[(f['kind'], f['t'], f.get('recoveryS')) for f in slow]}"
     crits = [
-        _crit("C1", "faults recovered in time", not slow,
-              "; ".join(f"{k}: {v['recovered']}/{v['injected']} p50={v['p50S']} max={v['maxS']} s (bound {v['boundS']:g} s)"
-                        for k, v in rec.items())
-              + (f"; slow or unrecovered: {[(f['kind'], f['t'], f.get('recoveryS')) for f in slow]}" if slow else "")),
+        _crit("C1", "faults recovered in time", not slow, recovered),
         _crit("C2", "no task lost", not tasks, f"{len(tasks)} lost: {tasks[:5]}" if tasks else "0 lost"),
-        _crit("C3", "no acked thought lost", not thoughts, f"{len(thoughts)} lost: {thoughts[:5]}" if thoughts else "0 lost"),
+        _crit("C3", "no acked thought lost", not thoughts,
+              f"{len(thoughts)} lost: {thoughts[:5]}" if thoughts else "0 lost"),
         _crit("C4", "no duplicate live goal key", not dups, f"duplicates: {dups}" if dups else "none"),
         _crit("C5", "no orphan process", not orphans, f"orphans: {orphans}" if orphans else "none"),
     ]
