@@ -32,7 +32,7 @@ from agency.planning import IdleReporter, PlanningConsumer
 from agency.stream import CognitiveStream
 from agency.tasks.models import TaskStatus
 from agency.tasks.store import SqliteTaskStore
-from agency.world import BlockRegion, BodyEvent, WorldSnapshot
+from agency.world import BlockRegion, BodyEvent, BodyLost, WorldSnapshot
 from agency.world_identity import WorldEntry, enter_world
 from bot.api import ApiContext
 from bot.body import MineflayerBody
@@ -141,7 +141,9 @@ class Agency:
         assert self.body is not None
         if not self.body.connected:
             return
-        snap = await asyncio.to_thread(self.body.snapshot)
+        snap = await self._snapshot()
+        if snap is None:
+            return
         events, self._events = self._events, []
         update = self.perception.observe(snap, events)
         self._stimuli.extend(update.stimuli)
@@ -215,8 +217,18 @@ class Agency:
     async def job_reflexes(self) -> None:
         if self.reflexes is None or not self.gate.open("Reflexes", self._connected):
             return
-        snap = await asyncio.to_thread(self.body.snapshot)
-        await self.reflexes.tick(snap)
+        snap = await self._snapshot()
+        if snap is not None:
+            await self.reflexes.tick(snap)
+
+    async def _snapshot(self) -> WorldSnapshot | None:
+        """A snapshot, or None when the body went away between the connected check and the
+        read (a dying world or bridge): the body gate says so once, not a stack trace a tick."""
+        try:
+            return await asyncio.to_thread(self.body.snapshot)
+        except BodyLost as e:
+            logger.debug("snapshot skipped: {}", e)
+            return None
 
     async def job_counters_log(self) -> None:
         logger.info(self.counters.format_agency_log_line())

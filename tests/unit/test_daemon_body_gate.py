@@ -15,10 +15,11 @@ from agency.drive_tick import DRIVE_TICK_INTERVAL_MS, DriveTickState, evaluate_d
 from agency.executor import DISCONNECTED
 from agency.goals.models import read_binding
 from agency.tasks.models import NewTask, TaskStatus
-from agency.world import WorldSnapshot
+from agency.world import BodyLost, WorldSnapshot
 from bot.config import McbotConfig
 from bot.wiring import Agency
 from tests.unit.executor.test_body_lost import LosingBody
+from tests.unit.agents.fakes import FakeBody, FakeTime
 
 
 def _snap(time_of_day: int = 1000, **kw) -> WorldSnapshot:
@@ -160,3 +161,20 @@ def test_a_goal_bound_task_whose_body_is_lost_is_held_through_the_hold_protocol_
     asyncio.run(resume())
     task = agency.tasks.get_task(task_id)
     assert task.status is TaskStatus.active and read_binding(task).hold is None
+
+
+def test_a_body_lost_under_the_snapshot_read_is_no_job_error(tmp_path):
+    """The world or bridge can die between the connected check and the read."""
+    body = FakeBody(FakeTime().clock)
+    body.connected = True
+    agency = Agency(McbotConfig.model_validate({"storage": {"db_path": str(tmp_path / "a.db")}}), clock=body.clock)
+    agency.attach_body(body)
+    try:
+        def lost():
+            raise BodyLost("bridge dead: node process exited (code -9)")
+        body.snapshot = lost
+        asyncio.run(agency.job_perception())
+        asyncio.run(agency.job_reflexes())
+        assert agency.last_snapshot is None
+    finally:
+        agency.close()
