@@ -27,6 +27,10 @@ from bot.ping import PingResult, ServerUnreachable, ping
 from bot.realities import note_body_event, version_verdict, warn_known_issues
 
 
+# A login that has not spawned after this long is retried once (local logins take ~0.5 s).
+LOGIN_STALL_S = 5.0
+
+
 class VersionUnsupported(RuntimeError):
     def __init__(self, message: str, explicit: bool) -> None:
         super().__init__(message)
@@ -129,11 +133,23 @@ class MineflayerBody:
             "hostileRadius": s.hostile_radius,
         }
         self.bot_id = self.bridge.call("createBot", json.dumps(options))
-        deadline = self.clock() + s.connect_timeout_s
+        started = self.clock()
+        deadline = started + s.connect_timeout_s
+        retried = False
         while True:
             st = self.bridge.call_json("status", self.bot_id)
             if st["state"] == "ready":
                 break
+            if st["state"] == "connecting" and not retried and self.clock() - started >= LOGIN_STALL_S:
+                # Seen against the embedded world right after a bridge was killed: a login that
+                # never spawns while a new connection gets in at once. One retry, then wait out
+                # the rest of the timeout (a slow server still gets it).
+                logger.warning("login to {}:{} stalled ({:.0f} s, client {}); retrying with a new connection",
+                               s.host, s.port, self.clock() - started, st.get("client"))
+                self._quit_quietly()
+                self.bot_id = self.bridge.call("createBot", json.dumps(options))
+                retried = True
+                continue
             if st["state"] == "ended":
                 raise ServerUnreachable(
                     f"disconnected while joining {s.host}:{s.port}: {st.get('endReason') or st.get('error')}"
@@ -141,7 +157,7 @@ class MineflayerBody:
             if self.clock() >= deadline:
                 raise ServerUnreachable(
                     f"bot did not spawn on {s.host}:{s.port} within {s.connect_timeout_s:.0f} s "
-                    f"(state {st['state']}, error {st.get('error')})"
+                    f"(state {st['state']}, client {st.get('client')}, error {st.get('error')})"
                 )
             self.sleep(0.05)
         self.connected = True
@@ -149,12 +165,15 @@ class MineflayerBody:
         self._reconnect_at = None
         logger.info("bot {} ready on {}:{} ({})", s.username, s.host, s.port, self.version)
 
-    def close(self) -> None:
+    def _quit_quietly(self) -> None:
         if self.bot_id is not None and self.bridge.alive:
             try:
                 self.bridge.call("quit", self.bot_id)
             except (BridgeError, BridgeDead):
                 pass
+
+    def close(self) -> None:
+        self._quit_quietly()
         self.bot_id = None
         self.connected = False
 

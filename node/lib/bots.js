@@ -140,7 +140,8 @@ async function waitReady (rec) {
 function status (id) {
   const rec = bots.get(id)
   if (!rec) return { id, state: 'unknown', error: `no bot with id ${id}` }
-  return { id, state: rec.state, error: rec.error, endReason: rec.endReason, queued: rec.queue.length, version: rec.bot.version || null }
+  const client = rec.bot._client && rec.bot._client.state // protocol phase: login, configuration, play
+  return { id, state: rec.state, client: client || null, error: rec.error, endReason: rec.endReason, queued: rec.queue.length, version: rec.bot.version || null }
 }
 
 function drainEvents (id, max) {

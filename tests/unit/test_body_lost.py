@@ -80,3 +80,34 @@ def test_an_action_that_failed_with_its_bot_still_there_is_its_own_failure():
     body = _body({"pollAction": _action("failed", "no path"), "status": {"id": "1", "state": "ready"}})
     assert body.poll_action("7").state is ActionState.failed
     assert body.connected is True
+
+
+class _JoiningBridge:
+    """createBot makes bot N; bot 1 never spawns (a stalled login), later bots are ready."""
+
+    def __init__(self) -> None:
+        self.alive, self.created, self.quit = True, 0, []
+
+    def call(self, fn: str, *args: Any, **_: Any) -> Any:
+        if fn == "createBot":
+            self.created += 1
+            return str(self.created)
+        if fn == "quit":
+            self.quit.append(args[0])
+            return "null"
+        raise AssertionError(fn)
+
+    def call_json(self, fn: str, *args: Any, **_: Any) -> Any:
+        assert fn == "status"
+        return {"state": "connecting" if args[0] == "1" else "ready", "client": "configuration", "error": None}
+
+
+def test_a_stalled_login_is_retried_once_with_a_new_connection(monkeypatch):
+    now = [0.0]
+    bridge = _JoiningBridge()
+    body = MineflayerBody(bridge, ConnectionSettings(), clock=lambda: now[0],  # type: ignore[arg-type]
+                          sleep=lambda s: now.__setitem__(0, now[0] + s))
+    monkeypatch.setattr(body, "resolve_version", lambda: "1.21.4")
+    body.connect()
+    assert body.connected and body.bot_id == "2" and bridge.quit == ["1"]
+    assert 5.0 <= now[0] < 6.0  # retried at the stall mark, not after the 30 s connect timeout
