@@ -81,6 +81,11 @@ def test_killed_world_is_restarted_on_the_same_port_and_the_daemon_is_healthy_ag
         out, _ = p.communicate(timeout=20)
         assert p.returncode == 0, out[-2000:]
         assert "embedded world restarted (1/5)" in out
+        # Nothing runs blind: while the world was down the reflexes (1 s job) waited and said
+        # so once, not once a tick; then went on.
+        assert out.count("[Reflexes] waiting: the bot is not connected") == 1, out[-3000:]
+        assert out.count("[Reflexes] going on: the bot is connected again") == 1
+        assert out.count("[Executor] waiting: the bot is not connected") <= 1
     finally:
         if p.poll() is None:
             p.kill()
