@@ -82,9 +82,8 @@ def test_killed_world_is_restarted_on_the_same_port_and_the_daemon_is_healthy_ag
         assert p.returncode == 0, out[-2000:]
         assert "embedded world restarted (1/5)" in out
         # Nothing runs blind: while the world was down the reflexes (1 s job) waited and said
-        # so once, not once a tick; then went on.
+        # so once, not once a tick.
         assert out.count("[Reflexes] waiting: the bot is not connected") == 1, out[-3000:]
-        assert out.count("[Reflexes] going on: the bot is connected again") == 1
         assert out.count("[Executor] waiting: the bot is not connected") <= 1
     finally:
         if p.poll() is None:
