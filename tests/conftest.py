@@ -8,6 +8,7 @@ server per version is up at a time."""
 
 from __future__ import annotations
 
+import os
 import time
 from pathlib import Path
 from typing import Callable, Iterator
@@ -57,6 +58,23 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     for item in items:
         if "/integration/" in str(item.fspath):
             item.add_marker(pytest.mark.integration)
+
+
+def daemon_env(tmp_path: Path, mc_version: str, api_port: int, **over: str) -> dict[str, str]:
+    """The environment of a `python -m bot run` under test: its own world port, API port and
+    database, no log file, no hostiles; `over` adds or replaces MCBOT_* keys."""
+    from bot.server import free_port  # noqa: PLC0415
+
+    return {
+        **os.environ,
+        "MCBOT_SERVER__EMBEDDED_VERSION": mc_version,
+        "MCBOT_SERVER__PORT": str(free_port()),
+        "MCBOT_API__PORT": str(api_port),
+        "MCBOT_STORAGE__DB_PATH": str(tmp_path / "daemon.db"),
+        "MCBOT_LOGGING__FILE": "",
+        "MCBOT_SERVER__HOSTILES": "false",
+        **over,
+    }
 
 
 def wait_until(pred: Callable[[], object], timeout_s: float, what: str, poll_s: float = 0.1) -> object:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import signal
 import subprocess
 import sys
@@ -12,20 +11,12 @@ import httpx
 import psutil
 
 from bot.server import free_port
-from tests.conftest import ROOT, wait_until
+from tests.conftest import ROOT, daemon_env, wait_until
 
 
 def test_mcbot_run_serves_healthz_snapshot_metrics_and_stops_cleanly_on_sigterm(tmp_path, mc_version):
     api_port = free_port()
-    env = {
-        **os.environ,
-        "MCBOT_SERVER__EMBEDDED_VERSION": mc_version,
-        "MCBOT_SERVER__PORT": str(free_port()),
-        "MCBOT_API__PORT": str(api_port),
-        "MCBOT_STORAGE__DB_PATH": str(tmp_path / "daemon.db"),
-        "MCBOT_LOGGING__FILE": "",
-        "MCBOT_SERVER__HOSTILES": "false",
-    }
+    env = daemon_env(tmp_path, mc_version, api_port)
     p = subprocess.Popen([sys.executable, "-m", "bot", "run"], cwd=ROOT, env=env,
                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     base = f"http://127.0.0.1:{api_port}"

@@ -10,7 +10,6 @@ the stream shows only the broadcast copies, flagged."""
 
 from __future__ import annotations
 
-import os
 import re
 import signal
 import subprocess
@@ -21,7 +20,7 @@ import httpx
 
 from agency.llm.testing import ScriptedLLM, text
 from bot.server import free_port
-from tests.conftest import ROOT, wait_until
+from tests.conftest import ROOT, daemon_env, wait_until
 
 SAID = "The grass is green and nothing moves."
 HEARTBEAT_MS = 2000
@@ -55,14 +54,7 @@ def test_daemon_keepalive_suppresses_demotes_and_broadcasts_one_in_five(tmp_path
     cfg = tmp_path / "dedup.toml"
     cfg.write_text(_config(llm.url()))
     api_port = free_port()
-    env = {
-        **os.environ,
-        "MCBOT_SERVER__EMBEDDED_VERSION": mc_version,
-        "MCBOT_SERVER__PORT": str(free_port()),
-        "MCBOT_API__PORT": str(api_port),
-        "MCBOT_STORAGE__DB_PATH": str(tmp_path / "daemon.db"),
-        "MCBOT_LOGGING__FILE": "",
-    }
+    env = daemon_env(tmp_path, mc_version, api_port)
     p = subprocess.Popen([sys.executable, "-m", "bot", "--config", str(cfg), "run"], cwd=ROOT, env=env,
                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     base = f"http://127.0.0.1:{api_port}"

@@ -3,7 +3,6 @@ same port, the bot reconnects, and /healthz names the world while it is down."""
 
 from __future__ import annotations
 
-import os
 import signal
 import subprocess
 import sys
@@ -13,7 +12,7 @@ import httpx
 import psutil
 
 from bot.server import free_port
-from tests.conftest import ROOT, wait_until
+from tests.conftest import ROOT, daemon_env, wait_until
 
 
 def _world_process(daemon_pid: int) -> psutil.Process | None:
@@ -28,15 +27,7 @@ def _world_process(daemon_pid: int) -> psutil.Process | None:
 
 def test_killed_world_is_restarted_on_the_same_port_and_the_daemon_is_healthy_again(tmp_path, mc_version):
     api_port, mc_port = free_port(), free_port()
-    env = {
-        **os.environ,
-        "MCBOT_SERVER__EMBEDDED_VERSION": mc_version,
-        "MCBOT_SERVER__PORT": str(mc_port),
-        "MCBOT_API__PORT": str(api_port),
-        "MCBOT_STORAGE__DB_PATH": str(tmp_path / "daemon.db"),
-        "MCBOT_LOGGING__FILE": "",
-        "MCBOT_SERVER__HOSTILES": "false",
-    }
+    env = daemon_env(tmp_path, mc_version, api_port, MCBOT_SERVER__PORT=str(mc_port))
     p = subprocess.Popen([sys.executable, "-m", "bot", "run"], cwd=ROOT, env=env,
                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     base = f"http://127.0.0.1:{api_port}"
@@ -92,16 +83,8 @@ def test_killed_world_is_restarted_on_the_same_port_and_the_daemon_is_healthy_ag
 
 def test_a_world_that_keeps_dying_stops_the_daemon_with_exit_3(tmp_path, mc_version):
     api_port = free_port()
-    env = {
-        **os.environ,
-        "MCBOT_SERVER__EMBEDDED_VERSION": mc_version,
-        "MCBOT_SERVER__PORT": str(free_port()),
-        "MCBOT_SERVER__WORLD_MAX_RESTARTS": "0",  # the first death is one too many
-        "MCBOT_API__PORT": str(api_port),
-        "MCBOT_STORAGE__DB_PATH": str(tmp_path / "daemon.db"),
-        "MCBOT_LOGGING__FILE": "",
-        "MCBOT_SERVER__HOSTILES": "false",
-    }
+    env = daemon_env(tmp_path, mc_version, api_port,
+                     MCBOT_SERVER__WORLD_MAX_RESTARTS="0")  # the first death is one too many
     p = subprocess.Popen([sys.executable, "-m", "bot", "run"], cwd=ROOT, env=env,
                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     try:
