@@ -29,6 +29,10 @@ from bot.realities import note_body_event, version_verdict, warn_known_issues
 
 # A login that has not spawned after this long is retried once (local logins take ~0.5 s).
 LOGIN_STALL_S = 5.0
+# After the bridge died its bot's connection was cut, not closed: the same name joining again
+# at once met, now and then, an embedded world that sent it no chunks for a minute. The
+# server gets this long to drop the old player first.
+REJOIN_SETTLE_S = 2.0
 
 
 class VersionUnsupported(RuntimeError):
@@ -150,6 +154,8 @@ class MineflayerBody:
                 self.bot_id = self.bridge.call("createBot", json.dumps(options))
                 retried = True
                 continue
+            if st["state"] == "spawned" and st.get("error"):  # spawned, but never ready: waiting is no use
+                raise ServerUnreachable(f"joined {s.host}:{s.port} but the bot never got ready: {st['error']}")
             if st["state"] == "ended":
                 raise ServerUnreachable(
                     f"disconnected while joining {s.host}:{s.port}: {st.get('endReason') or st.get('error')}"
@@ -188,7 +194,7 @@ class MineflayerBody:
             self.bot_id = None
             self._pending.append(_event(EventType.end, reason=f"bridge dead: {self.bridge.dead_reason}"))
             self.bridge.rebuild()
-            self._schedule_reconnect(immediate=True)
+            self._reconnect_at = self.clock() + REJOIN_SETTLE_S
         if self.connected:
             return True
         if self._reconnect_at is None:
@@ -214,8 +220,8 @@ class MineflayerBody:
         if not self.connected:
             self._reconnect_at = self.clock()
 
-    def _schedule_reconnect(self, immediate: bool = False) -> None:
-        delay = 0.0 if immediate else self.backoff.next_delay()
+    def _schedule_reconnect(self) -> None:
+        delay = self.backoff.next_delay()
         self._reconnect_at = self.clock() + delay
         if delay:
             logger.info("reconnecting in {:.1f} s", delay)

@@ -13,6 +13,7 @@ import pytest
 from agency.world import ActionState, BodyError, BodyLost
 from bot.body import ConnectionSettings, MineflayerBody
 from bot.bridge import BridgeDead, BridgeError
+from bot.ping import ServerUnreachable
 
 
 class _Bridge:
@@ -111,3 +112,43 @@ def test_a_stalled_login_is_retried_once_with_a_new_connection(monkeypatch):
     body.connect()
     assert body.connected and body.bot_id == "2" and bridge.quit == ["1"]
     assert 5.0 <= now[0] < 6.0  # retried at the stall mark, not after the 30 s connect timeout
+
+
+def test_a_bot_that_spawned_but_never_got_ready_fails_the_join_at_once(monkeypatch):
+    now = [0.0]
+
+    class _NoChunks(_JoiningBridge):
+        def call_json(self, fn: str, *args: Any, **_: Any) -> Any:
+            return {"state": "spawned", "client": "play", "error": "Timeout waiting for 5 chunks to load after 10000ms"}
+
+    body = MineflayerBody(_NoChunks(), ConnectionSettings(), clock=lambda: now[0],  # type: ignore[arg-type]
+                          sleep=lambda s: now.__setitem__(0, now[0] + s))
+    monkeypatch.setattr(body, "resolve_version", lambda: "1.21.4")
+    with pytest.raises(ServerUnreachable, match="never got ready: Timeout waiting for 5 chunks"):
+        body.connect()
+    assert now[0] < 1.0  # not after the whole 30 s connect timeout
+
+
+def test_after_the_bridge_died_the_bot_rejoins_once_the_server_had_time_to_drop_the_old_player():
+    now = [0.0]
+
+    class _Dead(_JoiningBridge):
+        dead_reason = "node process exited (code -9)"
+
+        def __init__(self) -> None:
+            super().__init__()
+            self.alive, self.rebuilt = False, 0
+
+        def rebuild(self) -> None:
+            self.alive, self.rebuilt = True, self.rebuilt + 1
+
+    bridge = _Dead()
+    body = MineflayerBody(bridge, ConnectionSettings(), clock=lambda: now[0],  # type: ignore[arg-type]
+                          sleep=lambda s: now.__setitem__(0, now[0] + s))
+    joins = []
+    body.connect = lambda: joins.append(now[0])  # type: ignore[method-assign]
+    assert body.maintain() is False and bridge.rebuilt == 1 and joins == []
+    now[0] = 1.9
+    assert body.maintain() is False and joins == []
+    now[0] = 2.0
+    assert body.maintain() is True and joins == [2.0]
