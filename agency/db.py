@@ -185,6 +185,25 @@ MIGRATIONS: list[tuple[int, str, str]] = [
             SELECT id FROM tasks WHERE json_extract(data, '$.metadata.goalBinding.archivedWorld') IS NOT NULL);
         """,
     ),
+    (
+        6,
+        "task lifecycle events",
+        # agency/tasks/events.py: one row per change, written in the change's transaction.
+        # seq is global and never reused, so a watcher resumes after the last seq it saw.
+        # No foreign key: a log row must never block deleting its task.
+        """
+        CREATE TABLE task_events (
+            seq      INTEGER PRIMARY KEY AUTOINCREMENT,
+            task_id  TEXT NOT NULL,
+            at       INTEGER NOT NULL,
+            event    TEXT NOT NULL,
+            status   TEXT NOT NULL,  -- the task's status right after the event
+            progress REAL NOT NULL,  -- and its progress
+            data     TEXT NOT NULL   -- the event's details as camelCase JSON
+        );
+        CREATE INDEX idx_task_events_task ON task_events (task_id, seq);
+        """,
+    ),
 ]
 
 

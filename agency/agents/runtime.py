@@ -30,7 +30,7 @@ from agency.tools.registry import ToolRegistry
 from agency.tools.results import BODY_LOST
 from agency.workflows.checkpoints import CheckpointStore
 from agency.workflows.delegation import DelegationChain
-from agency.workflows.engine import WorkflowEngine
+from agency.workflows.engine import StepEvent, WorkflowEngine
 from agency.workflows.models import StepError, WorkflowDef, WorkflowRunResult
 from agency.workflows.prompts import PromptRunner
 from agency.workflows.steps import DelegationRequest, StepExecutor
@@ -80,6 +80,7 @@ class AgentRuntime:
         prompt_runner: PromptRunner | None = None,
         stop_grace_s: float = 5.0,
         plan_facts: Callable[[TaskSpec], dict[str, Any]] | None = None,
+        on_step: Callable[[StepEvent], None] | None = None,
     ) -> None:
         self.agents = agents
         # What a generator may know beyond task and inventory (e.g. the blocks still
@@ -88,7 +89,8 @@ class AgentRuntime:
         self.tools = tools
         self.checkpoints = checkpoints
         executor = StepExecutor(tools, tool_context, prompt_runner=prompt_runner, inject=self.inject, delegate=self.delegate)
-        self.engine = WorkflowEngine(executor, checkpoints, stop_grace_s=stop_grace_s)
+        # on_step hears the steps of task runs (delegated child runs have no task id).
+        self.engine = WorkflowEngine(executor, checkpoints, stop_grace_s=stop_grace_s, on_step=on_step)
         self.tool_context = tool_context
 
     # ---- choosing ----------------------------------------------------------------------

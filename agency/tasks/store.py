@@ -13,6 +13,7 @@ without origin and without allow_unfinalized (contract 1.2).
 
 from __future__ import annotations
 
+import json
 import os
 import sqlite3
 import threading
@@ -24,6 +25,7 @@ from loguru import logger
 from agency.clock import Clock, system_clock_ms
 from agency.db import immediate_tx, open_database
 from agency.environment import is_development
+from agency.tasks.events import PROGRESS, STEP_EVENTS, TaskEvent, status_event
 from agency.tasks.models import (
     TRANSITIONS,
     IllegalTransitionError,
@@ -47,6 +49,10 @@ SQL_BY_STATUS = "SELECT data FROM tasks WHERE status IN ({marks}) ORDER BY creat
 # inside BEGIN IMMEDIATE with the status change, so two daemons on one file never take the
 # same task; a server database would add FOR UPDATE SKIP LOCKED.
 SQL_CLAIM_NEXT = "SELECT data FROM tasks WHERE status = 'pending' ORDER BY urgency DESC, created_at, rowid LIMIT 1"
+SQL_EVENTS = (
+    "SELECT seq, task_id, at, event, status, progress, data FROM task_events "
+    "WHERE task_id = ? AND seq > ? ORDER BY seq LIMIT ?"
+)
 
 
 def _env_strict_finalize() -> bool:
@@ -77,6 +83,10 @@ class TaskStore(Protocol):
     def claim_next(self) -> Task | None: ...
 
     def set_urgencies(self, urgencies: Mapping[str, float]) -> list[str]: ...
+
+    def record_event(self, task_id: str, event: str, data: Mapping[str, Any] | None = None) -> TaskEvent: ...
+
+    def events(self, task_id: str, *, after_seq: int = 0, limit: int = 500) -> list[TaskEvent]: ...
 
     def close(self) -> None: ...
 
@@ -131,6 +141,21 @@ class SqliteTaskStore:
             "data = ? WHERE id = ?",
             (*self._row_values(task), task.id),
         )
+
+    def _append_event(self, conn: sqlite3.Connection, task: Task, event: str, data: Mapping[str, Any]) -> TaskEvent:
+        """Log one event inside the caller's transaction: the log never disagrees with the row."""
+        ev = TaskEvent(seq=0, taskId=task.id, at=self._clock(), event=event, status=task.status.value,
+                       progress=task.progress, data=dict(data))
+        cur = conn.execute(
+            "INSERT INTO task_events (task_id, at, event, status, progress, data) VALUES (?, ?, ?, ?, ?, ?)",
+            (ev.taskId, ev.at, ev.event, ev.status, ev.progress, json.dumps(ev.data)),
+        )
+        return ev.model_copy(update={"seq": cur.lastrowid})
+
+    def _log_change(self, conn: sqlite3.Connection, before: Task | None, after: Task) -> None:
+        change = status_event(before, after)
+        if change is not None:
+            self._append_event(conn, after, *change)
 
     def _query(self, sql: str, params: Iterable[Any]) -> list[Task]:
         with self._lock:
@@ -194,6 +219,7 @@ class SqliteTaskStore:
                 "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                 (*self._row_values(task), task.id),
             )
+            self._log_change(conn, None, task)
         return task
 
     def finalize_new_task(self, task_id: str, origin: TaskOrigin | Mapping[str, Any]) -> Task:
@@ -245,21 +271,24 @@ class SqliteTaskStore:
         to = TaskStatus(status)
         clean = self._clean_patch(task_id, metadata_patch or {})
         with self._tx() as conn:
-            task = self._load(conn, task_id)
-            if to not in TRANSITIONS[task.status]:
-                raise IllegalTransitionError(task_id, task.status, to)
-            task = task.model_copy(update={"status": to, "metadata": self._patched_metadata(task, clean)})
+            before = self._load(conn, task_id)
+            if to not in TRANSITIONS[before.status]:
+                raise IllegalTransitionError(task_id, before.status, to)
+            task = before.model_copy(update={"status": to, "metadata": self._patched_metadata(before, clean)})
             self._save(conn, task)
+            self._log_change(conn, before, task)
             return task
 
     def set_progress(self, task_id: str, progress: float) -> Task:
         if isinstance(progress, bool) or not isinstance(progress, (int, float)) or not 0 <= progress <= 1:  # NaN fails
             raise InvalidProgressError(task_id, progress)
         with self._tx() as conn:
-            task = self._load(conn, task_id)
-            meta = task.metadata.model_copy(update={"updatedAt": self._clock()})
-            task = task.model_copy(update={"progress": float(progress), "metadata": meta})
+            before = self._load(conn, task_id)
+            meta = before.metadata.model_copy(update={"updatedAt": self._clock()})
+            task = before.model_copy(update={"progress": float(progress), "metadata": meta})
             self._save(conn, task)
+            if task.progress != before.progress:  # a repeated report is not news to a watcher
+                self._append_event(conn, task, PROGRESS, {"progress": task.progress})
             return task
 
     def find_by_goal_key(self, goal_key: str, statuses: Iterable[TaskStatus] | None = None) -> list[Task]:
@@ -282,10 +311,11 @@ class SqliteTaskStore:
             row = conn.execute(SQL_CLAIM_NEXT).fetchone()
             if row is None:
                 return None
-            task = Task.model_validate_json(row["data"])
-            meta = task.metadata.model_copy(update={"updatedAt": self._clock()})
-            task = task.model_copy(update={"status": TaskStatus.active, "metadata": meta})
+            before = Task.model_validate_json(row["data"])
+            meta = before.metadata.model_copy(update={"updatedAt": self._clock()})
+            task = before.model_copy(update={"status": TaskStatus.active, "metadata": meta})
             self._save(conn, task)
+            self._log_change(conn, before, task)
             return task
 
     def set_urgencies(self, urgencies: Mapping[str, float]) -> list[str]:
@@ -303,6 +333,28 @@ class SqliteTaskStore:
                 self._save(conn, task.model_copy(update={"urgency": urgency}))
                 written.append(task_id)
         return written
+
+    def record_event(self, task_id: str, event: str, data: Mapping[str, Any] | None = None) -> TaskEvent:
+        """Log an event the store does not see itself (the workflow engine's step events),
+        stamped with the task's status and progress as they are now. Status and progress
+        events come only from the writes they describe, so a watcher never sees a
+        'completed' the row does not hold."""
+        if event not in STEP_EVENTS:
+            raise ValueError(f"record_event takes step events ({', '.join(sorted(STEP_EVENTS))}), not {event!r}")
+        with self._tx() as conn:
+            return self._append_event(conn, self._load(conn, task_id), event, data or {})
+
+    def events(self, task_id: str, *, after_seq: int = 0, limit: int = 500) -> list[TaskEvent]:
+        """A task's events after `after_seq`, oldest first, at most `limit` (a page)."""
+        if limit < 1:
+            raise ValueError(f"limit must be at least 1, got {limit!r}")
+        with self._lock:
+            rows = self._conn.execute(SQL_EVENTS, (task_id, after_seq, limit)).fetchall()
+        return [
+            TaskEvent(seq=r["seq"], taskId=r["task_id"], at=r["at"], event=r["event"], status=r["status"],
+                      progress=r["progress"], data=json.loads(r["data"]))
+            for r in rows
+        ]
 
     def close(self) -> None:
         with self._lock:

@@ -5,16 +5,22 @@ Sequential workflows iterate the step array (INV-AGT-003). Workflows with `paral
 as a DAG: a step starts when its own dependencies completed, at most maxConcurrency at a
 time, cycles rejected before anything runs (INV-PE-001/002); failFast / continueOnError /
 rollback decide what a failure does (INV-PE-003).
+
+An optional on_step observer hears each step of a task's run start and end (the task's
+event log, agency/tasks/events.py); it watches and never steers: an observer that raises
+is logged and the run goes on.
 """
 
 from __future__ import annotations
 
 import asyncio
 import copy
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, Callable
 
 from loguru import logger
 
+from agency.tasks.events import STEP_FAILED, STEP_FINISHED, STEP_STARTED
 from agency.tools.base import StopFlag
 from agency.workflows.checkpoints import Checkpoint, CheckpointStore
 from agency.workflows.dag import WorkflowCycleError, validate_dag
@@ -27,11 +33,33 @@ RESUME_MISMATCH = "RESUME_MISMATCH"
 STOP_GRACE_EXCEEDED = "STOP_GRACE_EXCEEDED"
 
 
+@dataclass(frozen=True)
+class StepEvent:
+    """A step of a task's run started (step_started) or ended (step_finished, step_failed)."""
+
+    kind: str
+    run_id: str
+    task_id: str
+    step_id: str
+    index: int  # the step's place in the workflow's step list
+    total: int  # steps in the workflow
+    error_code: str | None = None  # step_failed only
+    error_message: str | None = None
+
+
 class WorkflowEngine:
-    def __init__(self, executor: StepExecutor, checkpoints: CheckpointStore | None = None, *, stop_grace_s: float = 5.0) -> None:
+    def __init__(
+        self,
+        executor: StepExecutor,
+        checkpoints: CheckpointStore | None = None,
+        *,
+        stop_grace_s: float = 5.0,
+        on_step: Callable[[StepEvent], None] | None = None,
+    ) -> None:
         self.executor = executor
         self.checkpoints = checkpoints
         self.stop_grace_s = stop_grace_s  # how long a stopped step may take to wind down
+        self.on_step = on_step
 
     @property
     def clock(self):  # noqa: ANN201
@@ -66,7 +94,7 @@ class WorkflowEngine:
                 return base.model_copy(update={"errors": [StepError(code=RESUME_MISMATCH, message=msg)]})
             cp = self.checkpoints.latest(run_id)
             self.checkpoints.set_run_status(run_id, "running")
-        run = _Run(self, state, cp)
+        run = _Run(self, state, cp, task_id)
         result = await run.go()
         if self.checkpoints is not None:
             self.checkpoints.set_run_status(run_id, result.status)
@@ -76,9 +104,11 @@ class WorkflowEngine:
 class _Run:
     """One execution of one workflow (mutable bookkeeping kept out of the engine)."""
 
-    def __init__(self, engine: WorkflowEngine, state: RunState, cp: Checkpoint | None) -> None:
+    def __init__(self, engine: WorkflowEngine, state: RunState, cp: Checkpoint | None, task_id: str | None) -> None:
         self.e = engine
         self.s = state
+        self.task_id = task_id  # None for a delegated child run: its steps belong to no task's log
+        self.observer_warned = False
         self.wf = state.workflow
         self.cp = cp
         self.outcomes: list[StepOutcome] = []
@@ -99,6 +129,19 @@ class _Run:
                 self.outcomes.append(StepOutcome(stepId=sid, status="restored", output=out))
 
     # ---- shared pieces ---------------------------------------------------------------
+    def notify(self, kind: str, step_id: str, error: StepError | None = None) -> None:
+        if self.e.on_step is None or self.task_id is None:
+            return
+        event = StepEvent(kind, self.s.run_id, self.task_id, step_id, self.wf.index_of(step_id), len(self.wf.steps),
+                          error.code if error else None, error.message if error else None)
+        try:
+            self.e.on_step(event)
+        except Exception as e:  # noqa: BLE001 - a watcher's fault must not fail the work it watches
+            if not self.observer_warned:  # once per run: a broken observer would repeat every step
+                self.observer_warned = True
+                logger.warning("run {}: step observer failed on {} of {} ({}: {}); the run goes on",
+                               self.s.run_id, kind, step_id, type(e).__name__, e)
+
     def launch(self, step: StepDef) -> None:
         async def body() -> tuple[StepOutcome, Any]:
             try:
@@ -107,6 +150,7 @@ class _Run:
                 why = self.s.stop.reason or "cancelled after another step failed"
                 return StepOutcome(stepId=step.id, status="cancelled", error=StepError(code="CANCELLED", message=why)), None
 
+        self.notify(STEP_STARTED, step.id)
         self.running[asyncio.ensure_future(body())] = step
 
     def record_success(self, step: StepDef, outcome: StepOutcome, comp: Any) -> None:
@@ -127,9 +171,11 @@ class _Run:
             )
         self.last_index = index
         logger.debug("run {} step {} completed (checkpoint at {})", self.s.run_id, step.id, index)
+        self.notify(STEP_FINISHED, step.id)
 
     def record_failure(self, outcome: StepOutcome) -> None:
         self.outcomes.append(outcome)
+        self.notify(STEP_FAILED, outcome.stepId, outcome.error)
         if outcome.status == "cancelled" and self.s.stop.is_set():
             self.interrupted = outcome.stepId
         elif outcome.error is not None:
