@@ -9,7 +9,7 @@ skipped with a reason, or error) so planning can ack each one; a bad thought is 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Callable, Iterable, Literal, Mapping
+from typing import Any, Iterable, Literal, Mapping, Protocol
 
 from loguru import logger
 
@@ -52,9 +52,11 @@ class ConversionBatch:
         )
 
 
-# Goal-bound intents (e.g. `build basic_shelter`) go through the goal resolver instead of
-# add_task (specs README point 2); the router returns None for goals it does not own.
-GoalRouter = Callable[[Thought, str], "ConversionOutcome | None"]
+class GoalRouter(Protocol):
+    """Goal-bound intents (e.g. `build basic_shelter`) go through the goal resolver instead
+    of add_task (specs README point 2); the router returns None for goals it does not own."""
+
+    def __call__(self, thought: Thought, goal_key: str, *, priority: float = 0.5) -> ConversionOutcome | None: ...
 
 
 def _goal_key(thought: Thought) -> str | None:
@@ -62,6 +64,12 @@ def _goal_key(thought: Thought) -> str | None:
     # '' is absent at both layers (contract 1.3): the thought path, then the callsite.
     from_thought = thought.metadata.goalKey or None
     return from_thought or (canonical_goal_key(goal.action, goal.target) if goal else None) or None
+
+
+def origin_kind(source: str | None) -> str:
+    """The task origin of a goal's source: a drive tick's, a user's (POST /api/goals), else
+    a thought's (an LLM's tag)."""
+    return source if source in ("drive-tick", "user") else "thought"
 
 
 def _title(action: str, target: str, amount: int) -> str:
@@ -76,7 +84,9 @@ def convert_thought(
     *,
     stuck_timeout_ms: int = STUCK_PENDING_TIMEOUT_MS,
     router: GoalRouter | None = None,
+    priority: float = 0.5,
 ) -> ConversionOutcome:
+    """priority: the new task's (a user's goal may set it); blocking and routing ignore it."""
     thought_id = raw.get("id") if isinstance(raw, Mapping) else getattr(raw, "id", None)
     thought_id = thought_id if isinstance(thought_id, str) else None
     try:
@@ -91,30 +101,33 @@ def convert_thought(
         goal_key = _goal_key(thought)
         if goal_key is None:
             return ConversionOutcome(thought.id, "skipped", "no_goal_key")
-        routed = router(thought, goal_key) if router is not None else None
+        routed = router(thought, goal_key, priority=priority) if router is not None else None
         if routed is not None:
             return routed
         blocking = find_blocking_task(store, goal_key, now_ms, stuck_timeout_ms)
         if blocking is not None:
             return ConversionOutcome(thought.id, "skipped", "duplicate_goal", task_id=blocking.id)
         source = thought.metadata.extractedGoalSource or "llm"
+        kind = origin_kind(source)
         task = store.add_task(
             NewTask(
                 title=_title(goal.action, goal.target, goal.amount),
                 type=goal.action,
                 description=thought.content,
-                source="drive-tick" if source == "drive-tick" else "thought",
+                priority=priority,
+                source=kind,
                 parameters={"target": goal.target, "amount": goal.amount},
                 metadata={
                     "goalKey": goal_key,
-                    "sourceThoughtId": thought.id,
+                    # A user's request is not a stored thought: its id is the origin's sourceId only.
+                    "sourceThoughtId": None if kind == "user" else thought.id,
                     "extractedGoal": goal.model_dump(),
                     "extractedGoalSource": source,
                     "convertEligible": True,
                     "tags": list(thought.tags),
                 },
             ),
-            origin=TaskOrigin(kind="drive-tick" if source == "drive-tick" else "thought", sourceId=thought.id),
+            origin=TaskOrigin(kind=kind, sourceId=thought.id),
         )
         logger.info("[Thought-to-task] converted thought={} task={} goalKey={}", thought.id, task.id, goal_key)
         return ConversionOutcome(thought.id, "converted", task_id=task.id)

@@ -11,7 +11,7 @@ snapshot already reports night (not isDay): a bot without shelter at night still
 one, and mineflayer's isDay is false for 13000..22999.
 
 Grounding is a check, not a stamp: the chosen goal is held to the frame the tick fired on
-(the snapshot plus the blocks in sight, agency.grounding.check_drive_goal). A goal the
+(the snapshot plus the blocks in sight, agency.grounding.check_doable_goal). A goal the
 frame does not ground (logs to collect but none in sight, a craft with no ingredients or
 sources at hand) becomes `explore nearby` first: exploring claims nothing and is how the
 bot finds what is missing; the next tick chooses again from the new frame.
@@ -30,7 +30,7 @@ from agency.blocks import is_log
 from agency.counters import AgencyCounters
 from agency.db import open_database
 from agency.goal_tag import ExtractedGoal, build_goal_tag_v1, canonical_goal_key
-from agency.grounding import FrameFacts, GroundingResult, check_drive_goal, log_grounding_fail
+from agency.grounding import FrameFacts, GroundingResult, check_doable_goal, log_grounding_fail
 from agency.sanitizer import sanitize
 from agency.tasks.idempotency import STUCK_PENDING_TIMEOUT_MS, TaskLookup, find_blocking_task
 from agency.tasks.models import Task
@@ -242,7 +242,7 @@ def evaluate_drive_tick(
     thought_id = f"thought-{uuid.uuid4()}"  # the scenario id of the grounding log line
     facts = FrameFacts.from_snapshot(snapshot, region=region, blocks=("crafting_table",) if table_nearby else ())
     # Judged quietly: a failure is logged only under a thought that is published.
-    grounding = check_drive_goal(_goal(sel), facts, scenario_id=None)
+    grounding = check_doable_goal(_goal(sel), facts, scenario_id=None)
     ungrounded = None
     if not grounding.passed:
         ungrounded, sel = sel, explore_first(sel, grounding)
@@ -250,7 +250,7 @@ def evaluate_drive_tick(
         if blocked is not None:
             return blocked
         log_grounding_fail(grounding, thought_id)
-        grounding = check_drive_goal(_goal(sel), facts, scenario_id=thought_id)
+        grounding = check_doable_goal(_goal(sel), facts, scenario_id=thought_id)
     thought = _build_thought(sel, now_ms, thought_id, grounding)
     state.fired(now_ms)
     if counters is not None:

@@ -122,6 +122,12 @@ def _parse_inner(inner: str) -> ExtractedGoal | GoalFailReason:
     return ExtractedGoal(action=action, target=target, amount=amount)
 
 
+def parse_goal_text(text: str) -> ExtractedGoal | GoalFailReason:
+    """A goal written without its tag ('collect oak_log 8', a user's goal) by the same
+    grammar: the goal, or why the text is not one."""
+    return _parse_inner(text)
+
+
 def _plain_id(name: str) -> str:
     """'minecraft:oak_log' -> 'oak_log' (also 'minecraft:_oak_log', from 'minecraft: oak_log')."""
     return name[len(NAMESPACE) :].lstrip("_") if name.startswith(NAMESPACE) else name

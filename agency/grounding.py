@@ -17,8 +17,8 @@ A goal grounds when the thing it names is in the frame, by these rules:
   is missing_location.
 - sleep / pause / continue: no world claim, grounded.
 
-A drive tick's goal is held to the frame more strictly (check_drive_goal): the tick chose
-it from this very snapshot, so it must be doable from what the snapshot shows.
+A drive tick's goal and a user's goal (POST /api/goals) are held to the frame more strictly
+(check_doable_goal): it must be doable now, from what the snapshot and the blocks in sight show.
 - collect / gather / mine: the block named is in sight (the block region read around the
   bot, the collector's search box); logs in the inventory do not ground collecting more.
 - craft: every ingredient is held, or its sources are (through the crafter's recipes:
@@ -262,9 +262,9 @@ def _missing_ingredient(item: str, facts: FrameFacts, depth: int = 0) -> str | N
     return None
 
 
-def check_drive_goal(goal: ExtractedGoal, facts: FrameFacts, *, scenario_id: str | None) -> GroundingResult:
-    """Ground a drive tick's goal against the frame it was chosen from (rules in the
-    module docstring); same result and log line as check_goal."""
+def check_doable_goal(goal: ExtractedGoal, facts: FrameFacts, *, scenario_id: str | None) -> GroundingResult:
+    """Is the goal doable from this frame (a drive tick's or a user's goal; rules in the
+    module docstring)? Same result and log line as check_goal."""
     action, target = goal.action, goal.target
     if action in ("collect", "gather", "mine"):
         if _in_sight(target, facts):

@@ -18,7 +18,7 @@ from agency.intent import IntentParse
 from agency.sanitizer import sanitize
 
 Novelty = Literal["high", "medium", "low"]
-GoalSource = Literal["llm", "drive-tick"]
+GoalSource = Literal["llm", "drive-tick", "user"]
 # Why a thought exists; novelty follows from it (4.2).
 ThoughtOrigin = Literal["llm", "heartbeat", "drive-tick", "content_dedup", "signature_dedup"]
 

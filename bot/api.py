@@ -13,9 +13,15 @@ from typing import Any, Awaitable, Callable
 
 from fastapi import FastAPI, Query, Request
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import JSONResponse, PlainTextResponse
+from fastapi.responses import JSONResponse, PlainTextResponse, StreamingResponse
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictStr
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from agency.user_goals import GoalRequest, GoalRequestError
+from bot.api_events import last_event_id, task_event_stream
+
+# A refused user goal: the status code by verdict (agency.user_goals.Verdict).
+GOAL_REFUSED = {"duplicate": 409, "already_satisfied": 409, "not_routable": 422, "not_grounded": 422, "error": 422}
 
 
 @dataclass
@@ -32,6 +38,12 @@ class ApiContext:
     inject_thought: Callable[[dict[str, Any]], Any]  # POST /thoughts (dev injection rules inside)
     stalled: Callable[[], list[dict[str, Any]]] | None = None  # tasks with their stall class
     task_command: Callable[[str, str], Awaitable[Any]] | None = None  # pause/resume/cancel
+    submit_goal: Callable[[Any], Awaitable[Any]] | None = None  # POST /api/goals -> agency.user_goals.GoalDecision
+    stopping: Callable[[], bool] = lambda: False  # the daemon is stopping: event streams end
+
+
+class BotUnavailable(RuntimeError):
+    """No bot to check a request against (not connected, gone mid-read): a 503."""
 
 
 class AckBody(BaseModel):
@@ -187,6 +199,35 @@ def create_app(ctx: ApiContext, *, token: str | None = None, max_body_bytes: int
             return _dump(await ctx.task_command(task_id, command))
         except ValueError as e:
             return JSONResponse({"error": "conflict", "detail": str(e)}, status_code=409)
+
+    @app.get("/api/tasks/{task_id}/events")
+    async def task_events(task_id: str, request: Request, after: int = Query(0, ge=0)) -> Any:
+        if ctx.tasks.get_task(task_id) is None:
+            return JSONResponse({"error": "not_found", "detail": f"no task {task_id}"}, status_code=404)
+        stream = task_event_stream(ctx.tasks, task_id, last_event_id(request.headers.get("last-event-id"), after),
+                                   stopping=ctx.stopping, disconnected=request.is_disconnected)
+        return StreamingResponse(stream, media_type="text/event-stream",
+                                 headers={"cache-control": "no-cache", "x-accel-buffering": "no"})
+
+    # ---- a user's goals --------------------------------------------------------------
+    @app.post("/api/goals", status_code=201)
+    async def post_goal(body: GoalRequest) -> Any:
+        if ctx.submit_goal is None:
+            return JSONResponse({"error": "not_available", "detail": "goals are not wired"}, status_code=501)
+        try:
+            decision = await ctx.submit_goal(body)
+        except GoalRequestError as e:
+            return JSONResponse({"error": "bad_request", "detail": str(e)}, status_code=400)
+        except BotUnavailable as e:
+            return JSONResponse({"error": "unavailable", "detail": str(e)}, status_code=503)
+        task = ctx.tasks.get_task(decision.task_id) if decision.task_id else None
+        if decision.created:
+            return _dump(task)
+        payload = {"error": decision.verdict, "detail": decision.reason, "goalKey": decision.goal_key,
+                   "goal": decision.goal.model_dump()}
+        if task is not None:
+            payload["task"] = _dump(task)
+        return JSONResponse(payload, status_code=GOAL_REFUSED[decision.verdict])
 
     # ---- agency, bot, keep-alive, health ----------------------------------------------
     @app.get("/api/agency/counters")

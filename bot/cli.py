@@ -66,7 +66,9 @@ def build_parser() -> argparse.ArgumentParser:
     from bot.agents_cli import add_agents_commands  # noqa: PLC0415
 
     from bot.eval_cli import add_eval_commands  # noqa: PLC0415
+    from bot.goal_cli import add_goal_commands  # noqa: PLC0415
 
+    add_goal_commands(sub)
     add_agents_commands(sub)
     add_agent_commands(sub)
     add_eval_commands(sub)
@@ -107,7 +109,7 @@ def main(argv: list[str] | None = None) -> int:
     cfg = loaded.config
     from bot.logs import setup_logging  # noqa: PLC0415
 
-    log_file = None if args.command in ("config",) else cfg.logging.file
+    log_file = None if args.command in CLIENT_COMMANDS else cfg.logging.file
     setup_logging(args.log_level or cfg.logging.level, log_file, cfg.logging.rotation, cfg.logging.retention)
     _install_signal_handlers()
     handler: Callable[[Any, Any, Any], int] = COMMANDS[args.command]
@@ -250,6 +252,15 @@ def _agent(args: Any, cfg: Any, loaded: Any) -> int:
     return cmd_agent(args, cfg, loaded)
 
 
+def _goal_command(name: str) -> Callable[[Any, Any, Any], int]:
+    def run(args: Any, cfg: Any, loaded: Any) -> int:
+        from bot import goal_cli  # noqa: PLC0415
+
+        return getattr(goal_cli, f"cmd_{name}")(args, cfg, loaded)
+
+    return run
+
+
 def _eval(args: Any, cfg: Any, loaded: Any) -> int:
     from bot.eval_cli import cmd_eval  # noqa: PLC0415
 
@@ -267,7 +278,12 @@ COMMANDS: dict[str, Callable[[Any, Any, Any], int]] = {
     "agents": _agents,
     "agent": _agent,
     "eval": _eval,
+    "goal": _goal_command("goal"),
+    "tasks": _goal_command("tasks"),
+    "task": _goal_command("task"),
 }
+# Commands that talk to a running daemon (or only read config): they write no log file.
+CLIENT_COMMANDS = frozenset({"config", "goal", "tasks", "task"})
 
 
 if __name__ == "__main__":

@@ -57,6 +57,22 @@ def positive_float(value: str) -> float:
     return x
 
 
+def unit_interval(value: str) -> float:
+    try:
+        x = float(value)
+    except ValueError:
+        x = math.nan
+    if not (math.isfinite(x) and 0 <= x <= 1):
+        raise argparse.ArgumentTypeError(f"{value!r} is not accepted; accepted: a number 0..1")
+    return x
+
+
+def api_url(value: str) -> str:
+    if not re.match(r"^https?://[^/\s]+/?$", value):
+        raise argparse.ArgumentTypeError(f"{value!r} is not accepted; accepted: http://HOST:PORT")
+    return value
+
+
 def bot_version(value: str) -> str:
     """What the bot speaks: `auto` (ask the server) or a Minecraft version; whether
     mineflayer supports it is settled against the server later (exit 4 when pinned)."""

@@ -168,6 +168,11 @@ class Daemon:
 
     # ---- HTTP API ----------------------------------------------------------------------
     @property
+    def stopping(self) -> bool:
+        """A stop was asked for: long-lived responses (task event streams) end now."""
+        return self._stop.is_set() or self.state in (DaemonState.stopping, DaemonState.stopped)
+
+    @property
     def api_url(self) -> str | None:
         if self._api_server is None:
             return None

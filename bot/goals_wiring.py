@@ -22,6 +22,7 @@ from agency.goals.router import ShelterGoalRouter
 from agency.goals.run_hooks import GoalRunHooks
 from agency.goals.site_check import read_site, region_digest, verify_region
 from agency.reflexes import FOODS
+from agency.tasks.events import cancelled_patch
 from agency.tasks.models import Task, TaskStatus
 from agency.world import BlockRegion, WorldSnapshot
 
@@ -202,6 +203,7 @@ class GoalWiring:
             current = self.tasks.get_task(task.id)
             binding = read_binding(current)
             patch = release_patch(binding) if binding is not None and binding.hold is not None else {}
+            patch = {**patch, **cancelled_patch(current)}
             after = self.tasks.set_status(task.id, TaskStatus.failed, metadata_patch=patch)
             self.sync.on_task_transition(current.status, after)
         return self.tasks.get_task(task.id)

@@ -19,12 +19,16 @@ from agency.agents import AgentRuntime, default_registry
 from agency.executor import DISCONNECTED, Executor
 from agency.reflexes import ReflexConfig, Reflexes
 from agency.stalls import stalled_tasks
+from agency.tasks.events import cancelled_patch, record_step
 from agency.tools import ToolContext, default_tool_registry
 from agency.tools.crafting import nearby_table
 from agency.workflows import SqliteCheckpointStore
 from agency.goals import assert_task_state
 from agency.body_gate import BodyGate
-from agency.drive_tick import DriveTickConfig, DriveTickFired, DriveTickMemory, drive_candidate, evaluate_drive_tick, needs_sight, sight_box
+from agency.drive_tick import (SIGHT_ACTIONS, DriveTickConfig, DriveTickFired, DriveTickMemory, drive_candidate,
+                               evaluate_drive_tick, needs_sight, sight_box)
+from agency.eligibility import routable_by
+from agency.user_goals import GoalDecision, GoalRequest, submit_user_goal
 from agency.keepalive import KeepAliveConfig, build_keepalive
 from agency.llm_thoughts import build_thought_generator
 from agency.perception import Perception, Stimulus
@@ -34,7 +38,7 @@ from agency.tasks.models import TaskStatus
 from agency.tasks.store import SqliteTaskStore
 from agency.world import BlockRegion, BodyEvent, BodyLost, WorldSnapshot
 from agency.world_identity import WorldEntry, enter_world
-from bot.api import ApiContext
+from bot.api import ApiContext, BotUnavailable
 from bot.body import MineflayerBody
 from bot.goals_wiring import GoalWiring
 from bot.metrics import render_metrics
@@ -100,7 +104,8 @@ class Agency:
         ctx = ToolContext(body=body, clock=self.clock, poll_interval_s=0.2, hooks={"shelter": self.goals.hooks})
         self.tool_ctx = ctx
         runtime = AgentRuntime(default_registry(), self.tools, ctx, checkpoints=self.checkpoints,
-                               plan_facts=self.goals.hooks.plan_facts)
+                               plan_facts=self.goals.hooks.plan_facts,
+                               on_step=record_step(self.tasks))  # each step in the task's event log
         self.executor = Executor(self.tasks, runtime, self.clock, on_lifecycle=self.goals.on_task_event,
                                  goals=self.goals.hooks, before_tick=self.goals.on_executor_tick)
         r = self.cfg.reflexes
@@ -288,7 +293,26 @@ class Agency:
             inject_thought=inject,
             stalled=self.stalled,
             task_command=self.task_command,
+            submit_goal=self.submit_goal,
+            stopping=lambda: daemon.stopping,
         )
+
+    async def submit_goal(self, request: GoalRequest) -> GoalDecision:
+        """A user's goal, checked against a fresh snapshot (and the blocks in sight for a
+        collect or craft goal, as a drive tick reads them). BotUnavailable when there is no
+        bot to check it against: nothing is stored."""
+        goal = request.goal()  # GoalRequestError: a 400, before any world read
+        if self.body is None or not self.body.connected or self.executor is None:
+            raise BotUnavailable("bot is not connected; the goal was not stored")
+        try:
+            snap = await asyncio.to_thread(self.body.snapshot)
+            region = await asyncio.to_thread(self.body.region, *sight_box(snap)) if goal.action in SIGHT_ACTIONS else None
+        except BodyLost as e:
+            raise BotUnavailable(f"bot went away while checking the goal ({e}); the goal was not stored") from None
+        self.last_snapshot = snap
+        return submit_user_goal(goal, store=self.tasks, now_ms=self.clock(), facts=FrameFacts.from_snapshot(snap, region=region),
+                                is_routable=routable_by(self.executor.runtime.agents), router=self.goals.router,
+                                priority=request.priority, stuck_timeout_ms=self.cfg.drive_tick.stuck_timeout_ms)
 
     def stalled(self) -> list[dict[str, Any]]:
         stats = self.executor.stats if self.executor else None
@@ -320,7 +344,7 @@ class Agency:
                 raise ValueError(f"task {task_id} is already {task.status.value}")
             if running:
                 await self.executor.preempt("cancelled")
-            self.tasks.set_status(task_id, TaskStatus.failed)
+            self.tasks.set_status(task_id, TaskStatus.failed, metadata_patch=cancelled_patch(task))
         return self.tasks.get_task(task_id)
 
     def task_counts(self) -> dict[str, int]:

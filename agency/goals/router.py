@@ -15,7 +15,7 @@ from typing import Callable
 from loguru import logger
 
 from agency.clock import Clock, system_clock_ms
-from agency.converter import ConversionOutcome
+from agency.converter import ConversionOutcome, origin_kind
 from agency.goals.key_index import GoalKeyIndex
 from agency.goals.lifecycle import GoalLifecycle
 from agency.goals.models import BUILD_SHELTER
@@ -39,7 +39,7 @@ class ShelterGoalRouter:
         self.verify = verify
         self.clock = clock
 
-    def __call__(self, thought: Thought, goal_key: str) -> ConversionOutcome | None:
+    def __call__(self, thought: Thought, goal_key: str, *, priority: float = 0.5) -> ConversionOutcome | None:
         goal = thought.metadata.extractedGoal
         if goal is None or goal.action.lower() != "build" or goal.target not in SHELTER_TARGETS:
             return None  # not goal-bound: the plain converter path
@@ -47,7 +47,7 @@ class ShelterGoalRouter:
         if pos is None:
             return ConversionOutcome(thought.id, "error", error="bot position unknown: a build goal needs one")
         source = thought.metadata.extractedGoalSource or "llm"
-        kind = "drive-tick" if source == "drive-tick" else "thought"
+        kind = origin_kind(source)
         intent = BuildIntent(
             goal_type=BUILD_SHELTER,
             params={"target": "basic_shelter", "amount": 1},
@@ -55,6 +55,7 @@ class ShelterGoalRouter:
             title="Build basic shelter",
             source=kind,
             goal_id=f"goal-{thought.id}",  # the Goal row the sync reducer keeps in step with the task
+            priority=priority,
         )
         res = resolve_or_create_build_goal(
             self.store, self.index, intent, verify=self.verify, lifecycle=self.lifecycle, clock=self.clock,
@@ -64,7 +65,7 @@ class ShelterGoalRouter:
                     res.task.id, res.score)
         if res.outcome is Outcome.created:
             self.store.update_task_metadata(res.task.id, {
-                "goalKey": goal_key, "sourceThoughtId": thought.id, "extractedGoal": goal.model_dump(),
+                "goalKey": goal_key, "sourceThoughtId": None if kind == "user" else thought.id, "extractedGoal": goal.model_dump(),
                 "extractedGoalSource": source, "convertEligible": True, "tags": list(thought.tags),
             })
             return ConversionOutcome(thought.id, "converted", task_id=res.task.id)

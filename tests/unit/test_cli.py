@@ -69,6 +69,10 @@ BAD_VALUES = [
     (["eval", "--suite", "s.jsonl", "--seed", "1.5"], "--seed", "an integer"),
     (["eval", "--suite", "s.jsonl", "--concurrency", "0"], "--concurrency", "an integer >= 1"),
     (["eval", "--suite", "s.jsonl", "--run-id", "../escape"], "--run-id", "without '/'"),
+    (["goal", "collect", "oak_log", "--priority", "2"], "--priority", "a number 0..1"),
+    (["goal", "collect", "oak_log", "--api", "localhost:3003"], "--api", "http://HOST:PORT"),
+    (["tasks", "--limit", "0"], "--limit", "an integer >= 1"),
+    (["task", "stop", "task-1"], "{pause,resume,cancel,follow}", "'pause', 'resume', 'cancel', 'follow'"),
 ]
 
 
@@ -103,3 +107,13 @@ def test_missing_config_file_exits_4(tmp_path):
     out = _run_cli(["--config", "/nonexistent/mcbot.toml", "config", "show"], tmp_path)
     assert out.returncode == EXIT_INVALID
     assert out.stderr.strip().splitlines() == ["mcbot: --config /nonexistent/mcbot.toml: file not found"]
+
+
+@pytest.mark.parametrize("argv", [["goal", "collect", "oak_log", "8"], ["tasks"], ["task", "cancel", "task-1"]])
+def test_a_client_command_with_no_daemon_answering_exits_3_naming_the_address(argv, tmp_path):
+    from bot.server import free_port
+
+    url = f"http://127.0.0.1:{free_port()}"
+    out = _run_cli([*argv, "--api", url], tmp_path)
+    assert out.returncode == 3, out.stderr
+    assert f"no daemon answers at {url}" in out.stderr and "mcbot run" in out.stderr

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from agency.goal_tag import ExtractedGoal
-from agency.grounding import FrameFacts, check, check_drive_goal, check_goal, check_text
+from agency.grounding import FrameFacts, check, check_doable_goal, check_goal, check_text
 from agency.world import BlockRegion, EntityInfo, Vec3
 
 FACTS = FrameFacts(
@@ -140,7 +140,7 @@ def _drive_facts(inventory=(), blocks=()):
     ],
 )
 def test_a_drive_collect_grounds_only_on_the_block_in_sight(inventory, blocks, passed, logs):
-    r = check_drive_goal(g("collect", "oak_log"), _drive_facts(inventory, blocks), scenario_id="d1")
+    r = check_doable_goal(g("collect", "oak_log"), _drive_facts(inventory, blocks), scenario_id="d1")
     assert r.passed is passed
     if not passed:
         assert (r.reason, r.detail) == ("missing_item", "collect oak_log: none in sight")
@@ -162,7 +162,7 @@ def test_a_drive_collect_grounds_only_on_the_block_in_sight(inventory, blocks, p
     ],
 )
 def test_a_drive_craft_grounds_when_ingredients_or_their_sources_are_at_hand(target, inventory, blocks, logs):
-    r = check_drive_goal(g("craft", target), _drive_facts(inventory, blocks), scenario_id="d2")
+    r = check_doable_goal(g("craft", target), _drive_facts(inventory, blocks), scenario_id="d2")
     assert r.passed, r
     assert r.detail == f"{target}: ingredients at hand" and not msgs(logs)
 
@@ -178,13 +178,13 @@ def test_a_drive_craft_grounds_when_ingredients_or_their_sources_are_at_hand(tar
     ],
 )
 def test_a_drive_craft_without_ingredients_or_sources_fails_missing_item(target, inventory, blocks, missing, logs):
-    r = check_drive_goal(g("craft", target), _drive_facts(inventory, blocks), scenario_id="d3")
+    r = check_doable_goal(g("craft", target), _drive_facts(inventory, blocks), scenario_id="d3")
     assert (r.passed, r.reason, r.detail) == (False, "missing_item", f"craft {target}: no {missing} at hand")
     assert "[Grounding] fail scenario=d3 reason=missing_item" in msgs(logs)
 
 
 def test_drive_build_and_explore_follow_the_goal_checker():
     empty = _drive_facts()
-    assert check_drive_goal(g("build", "basic_shelter"), empty, scenario_id="d4").passed
-    assert check_drive_goal(g("explore", "nearby"), empty, scenario_id="d4").passed
-    assert not check_drive_goal(g("build", "castle_in_the_sky"), empty, scenario_id="d4").passed
+    assert check_doable_goal(g("build", "basic_shelter"), empty, scenario_id="d4").passed
+    assert check_doable_goal(g("explore", "nearby"), empty, scenario_id="d4").passed
+    assert not check_doable_goal(g("build", "castle_in_the_sky"), empty, scenario_id="d4").passed

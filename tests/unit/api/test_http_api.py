@@ -18,6 +18,7 @@ class _DaemonView:
         self.scheduler = Scheduler()
         self.bridge = None
         self.body = None
+        self.stopping = False
 
     def health(self):
         return {"ok": False, "botConnected": False, "bridgeAlive": False, "schedulerRunning": False}

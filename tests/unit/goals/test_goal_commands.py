@@ -21,6 +21,7 @@ class _DaemonView:
         self.scheduler = Scheduler()
         self.bridge = None
         self.body = None
+        self.stopping = False
 
     def health(self):
         return {"ok": False}

@@ -1,0 +1,107 @@
+"""A user's way in, against `mcbot run` on the embedded world (drive ticks off, so every task
+is the user's): `mcbot goal ... --follow` watches a goal to completion, POST /api/goals makes
+a task that completes, the same goal twice is a 409, an ungrounded one a 422, a build goal
+goes through the goal resolver, and `mcbot task pause|resume|cancel|follow` and `mcbot
+tasks` work on it."""
+
+from __future__ import annotations
+
+import re
+import signal
+import subprocess
+import sys
+
+import httpx
+
+from bot.server import free_port
+from tests.conftest import ROOT, daemon_env, wait_until
+
+CONFIG = """
+[server]
+hostiles = false
+hunger_rate = 0.0
+
+[drive_tick]
+enabled = false
+"""
+
+
+def _mcbot(*args: str, env: dict[str, str], timeout: float = 180) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "bot", *args], cwd=ROOT, env=env, capture_output=True, text=True,
+                          timeout=timeout)
+
+
+def test_user_goals_from_http_and_the_command_line_run_to_the_end(tmp_path, mc_version):
+    cfg = tmp_path / "user.toml"
+    cfg.write_text(CONFIG)
+    api_port = free_port()
+    env = daemon_env(tmp_path, mc_version, api_port)
+    base = f"http://127.0.0.1:{api_port}"
+    client_env = {**env, "MCBOT_API__PORT": str(api_port)}
+    p = subprocess.Popen([sys.executable, "-m", "bot", "--config", str(cfg), "run"], cwd=ROOT, env=env,
+                         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    try:
+        def healthy() -> bool:
+            assert p.poll() is None, p.stdout.read()
+            try:
+                return httpx.get(f"{base}/healthz", timeout=2).json().get("ok", False)
+            except (httpx.HTTPError, ValueError):
+                return False
+
+        wait_until(healthy, 90, "the daemon's /healthz to report ok")
+
+        # mcbot goal --follow: created, claimed, each step, completed, with the progress bar at 100 %
+        followed = _mcbot("goal", "collect", "oak_log", "2", "--follow", env=client_env)
+        out = followed.stdout
+        assert followed.returncode == 0, out + followed.stderr
+        task_id = re.search(r"created (task-\S+):", out).group(1)
+        lines = out.splitlines()
+        kinds = [k for line in lines for k in ("claimed", "step 1/", "finished", "completed") if k in line]
+        assert kinds.index("claimed") < kinds.index("step 1/") < kinds.index("completed"), out
+        assert "finished" in kinds and "100%" in lines[-1] and "completed" in lines[-1], out
+        done = httpx.get(f"{base}/api/tasks/{task_id}").json()
+        assert done["status"] == "completed" and done["metadata"]["origin"]["kind"] == "user"
+
+        # POST /api/goals: created, the same goal again is a 409 naming it, and it completes
+        r = httpx.post(f"{base}/api/goals", json={"text": "craft oak_planks 4"}, timeout=30)
+        assert r.status_code == 201, r.text
+        planks = r.json()["id"]
+        again = httpx.post(f"{base}/api/goals", json={"action": "craft", "target": "oak_planks", "amount": 4}, timeout=30)
+        assert again.status_code == 409 and again.json()["task"]["id"] == planks, again.text
+        refused = _mcbot("goal", "craft", "oak_planks", "4", env=client_env)
+        assert refused.returncode == 1 and planks in refused.stderr, refused.stderr
+        wait_until(lambda: httpx.get(f"{base}/api/tasks/{planks}").json()["status"] in ("completed", "failed"), 90,
+                   "the planks task to end")
+        assert httpx.get(f"{base}/api/tasks/{planks}").json()["status"] == "completed"
+
+        # ungrounded: 422 with the reason, nothing stored; the command line says it and exits 1
+        r = httpx.post(f"{base}/api/goals", json={"text": "collect diamond_ore 2"}, timeout=30)
+        assert r.status_code == 422 and r.json()["error"] == "not_grounded", r.text
+        ungrounded = _mcbot("goal", "collect", "diamond_ore", "2", env=client_env)
+        assert ungrounded.returncode == 1 and "none in sight" in ungrounded.stderr
+
+        # a build goal goes through the goal resolver; pause, resume, cancel; follow replays it all
+        r = httpx.post(f"{base}/api/goals", json={"text": "build basic_shelter"}, timeout=30)
+        assert r.status_code == 201, r.text
+        build = r.json()
+        assert build["metadata"]["goalBinding"]["goalType"] == "build_shelter"
+        assert _mcbot("task", "pause", build["id"], env=client_env).stdout.strip().endswith("-> paused")
+        assert _mcbot("task", "resume", build["id"], env=client_env).stdout.strip().endswith("-> pending")
+        table = _mcbot("tasks", env=client_env).stdout
+        assert re.search(rf"{build['id']}\s+(pending|active)\s+\d+%\s+user\s+build:basic_shelter", table), table
+        cancelled = _mcbot("task", "cancel", build["id"], env=client_env)
+        assert cancelled.returncode == 0 and cancelled.stdout.strip().endswith("-> failed"), cancelled.stderr
+        history = _mcbot("task", "follow", build["id"], env=client_env)
+        assert history.returncode == 1  # the task failed (cancelled)
+        events = [e for e in ("created", "held (manual_pause)", "resumed", "failed") if e in history.stdout]
+        assert events == ["created", "held (manual_pause)", "resumed", "failed"], history.stdout
+
+        p.send_signal(signal.SIGTERM)
+        out, _ = p.communicate(timeout=20)
+        assert p.returncode == 0, out[-2000:]
+        assert f"[UserGoal] created task={task_id}" in out
+        assert "[UserGoal] refused goalKey=collect:diamond_ore verdict=not_grounded" in out
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.wait(10)
