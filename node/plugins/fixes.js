@@ -106,6 +106,16 @@ module.exports.server = function (serv, cfg) {
 }
 
 module.exports.player = function (player, serv) {
+  // Chunks on join: flying-squid sends a 6x6 window (-3..+2 around the player's chunk) and the
+  // rest of the view only once the client sends a 'flying' or 'look' packet. mineflayer waits
+  // for a 5x5 window before it moves at all, around a centre it computes as `pos >> 4`, which
+  // truncates: a bot at z = -0.3 (chunk -1) waits for chunk +2 around chunk 0, i.e. +3 around
+  // its own, which only the rest brings. So a bot saved at such a spot never got ready on
+  // rejoin ("Timeout waiting for 5 chunks"). Send the rest of the view right after spawn.
+  player.once('spawned', () => {
+    player.worldSendRestOfChunks().catch((err) => serv.err(`chunks after spawn: ${err.stack}`))
+  })
+
   // Tab list on join: flying-squid sent the full list to everyone but the joining player, so a
   // newcomer never learnt who the others were (mineflayer's bot.players[name].entity stayed
   // unset). Vanilla: the newcomer gets everyone, the others get the newcomer.

@@ -7,7 +7,8 @@ const { spawn } = require('child_process')
 const path = require('path')
 const fs = require('fs')
 const os = require('os')
-const { startServer, connectBot, waitFor, command, withTimeout, sleep } = require('./helpers')
+const mineflayer = require('mineflayer')
+const { startServer, connectBot, waitFor, command, withTimeout, sleep, VERSION } = require('./helpers')
 
 test('server contract', { timeout: 90000 }, async (t) => {
   const server = await startServer({ seed: 7, hostiles: false })
@@ -180,6 +181,38 @@ test('a worldFolder world keeps blocks, inventory and seed across a SIGTERM rest
       await s.stop()
     }
   } finally {
+    fs.rmSync(dir, { recursive: true, force: true })
+  }
+})
+
+test('a bot saved just across a chunk line (z = -0.3) gets its 5x5 chunks after a world restart', { timeout: 90000 }, async () => {
+  // mineflayer centres its wait on `pos >> 4`, which truncates -0.3 to chunk 0 (the bot is in
+  // chunk -1): without the chunks sent right after spawn (plugins/fixes.js) the rejoin timed out.
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mcbot-edge-'))
+  let s = await startServer({ worldFolder: dir, seed: 1337, hostiles: false })
+  try {
+    let bot = await connectBot(s.port, 'edge')
+    const y = Math.floor(bot.entity.position.y) + 1
+    await command(bot, `/mcbot tp edge 0.5 ${y} -0.3`, { match: /teleported edge/ })
+    await waitFor(() => bot.entity.onGround && bot.entity.position.z < 0 && bot.entity.position.z > -1, 5000, 'standing at z -0.3')
+    await sleep(300)
+    bot.quit()
+    await sleep(800) // the server saves the player on quit
+    s.proc.kill('SIGTERM')
+    await new Promise(resolve => s.proc.on('exit', resolve))
+    s = await startServer({ worldFolder: dir, hostiles: false })
+    // As lib/bots.js gets a bot ready: the wait starts at spawn, before any chunk arrives.
+    bot = mineflayer.createBot({ host: '127.0.0.1', port: s.port, username: 'edge', version: VERSION, auth: 'offline', hideErrors: true })
+    try {
+      await withTimeout(new Promise((resolve) => bot.once('spawn', resolve)), 20000, 'edge spawn')
+      await waitFor(() => bot.health !== undefined, 10000, 'health packet')
+      assert.ok(bot.entity.position.z < 0 && bot.entity.position.z > -1, `rejoined at z ${bot.entity.position.z}`)
+      await withTimeout(bot.waitForChunksToLoad(), 12000, 'the 5x5 chunks around the rejoined bot')
+    } finally {
+      bot.quit()
+    }
+  } finally {
+    await s.stop()
     fs.rmSync(dir, { recursive: true, force: true })
   }
 })
