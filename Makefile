@@ -16,7 +16,7 @@ MC_VERSIONS := 1.21.4 1.18.2
 # The pinned node and npm (when installed) come first for every recipe and what it starts.
 export PATH := $(CURDIR)/.toolchain/bin:$(PATH)
 
-.PHONY: install run test test-unit test-integration test-node soak-fast soak-chaos server bench clean
+.PHONY: install run test test-unit test-integration test-node soak-fast soak-chaos server bench checks clean
 
 install: $(PY_STAMP) $(NODE_STAMP)
 
@@ -40,6 +40,11 @@ run: install
 
 server: install
 	$(BIN)/mcbot server
+
+# The spec's manual checks MV-E1..3 on a throwaway daemon (its own world and database,
+# drive ticks off): they never touch a running daemon's goals. See bot/mv_checks.py.
+checks: install
+	$(BIN)/python -m bot.mv_checks
 
 # node/test/survival.test.js drives collectblock with ignoreNoPath=false and times out now
 # and then on canopy logs; the same wood-to-stone chain runs through the bridge in
