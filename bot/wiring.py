@@ -194,7 +194,10 @@ class Agency:
         try:
             return await asyncio.to_thread(lambda: nearby_table(self.tool_ctx) is not None)
         except Exception as e:  # a failed read must not stop the drive tick: judge by the inventory
-            logger.warning("[DriveTick] crafting table search failed: {}", e)
+            if isinstance(e, BodyLost) or not self.body.connected:  # the bot went away mid-read: the gate says so
+                logger.debug("[DriveTick] crafting table search skipped: {}", str(e).splitlines()[0])
+            else:
+                logger.warning("[DriveTick] crafting table search failed: {}", str(e).splitlines()[0])
             return None
 
     async def _in_sight(self, snap: WorldSnapshot) -> BlockRegion | None:
@@ -205,7 +208,10 @@ class Agency:
         try:
             return await asyncio.to_thread(self.body.region, *sight_box(snap))
         except Exception as e:  # a failed read must not stop the drive tick: it explores first
-            logger.warning("[DriveTick] reading the blocks in sight failed: {}", e)
+            if isinstance(e, BodyLost) or not self.body.connected:
+                logger.debug("[DriveTick] reading the blocks in sight skipped: {}", str(e).splitlines()[0])
+            else:
+                logger.warning("[DriveTick] reading the blocks in sight failed: {}", str(e).splitlines()[0])
             return None
 
     async def job_planning(self) -> None:

@@ -92,3 +92,30 @@ def test_a_tick_that_fires_reads_the_sight_box_once(tmp_path, cleanup):
     body.add_tree(6, -4)
     sight_reads, _ = _run_job(agency, body, times=3)  # fires once; then the interval holds it
     assert len(sight_reads) == 1
+
+
+def _failing_reads(body, connected_after: bool):
+    def region(origin, size):
+        body.connected = connected_after  # a world dying mid-read drops the bot with the error
+        raise RuntimeError("snapshot: bot 1 has disconnected (socketClosed)\n    at Object.get (bots.js:26:36)")
+    body.region = region
+
+
+@pytest.mark.parametrize("connected_after, warned", [(True, True), (False, False)])
+def test_a_failed_sight_read_is_one_line_and_quiet_when_the_bot_went_away(tmp_path, cleanup, connected_after, warned):
+    agency, body = _daemon(tmp_path)
+    cleanup.append(agency)
+    body.add_tree(4, 4)
+    _failing_reads(body, connected_after)
+    lines = []
+    sink = logger.add(lambda m: lines.append((m.record["level"].name, m.record["message"])), level="INFO")
+    try:
+        agency.last_snapshot = body.snapshot()
+        asyncio.run(agency.job_drive_tick())
+    finally:
+        logger.remove(sink)
+    failed = [(lvl, msg) for lvl, msg in lines if "failed" in msg and "[DriveTick]" in msg]
+    if warned:
+        assert failed and all(lvl == "WARNING" and "\n" not in msg and msg.endswith("(socketClosed)") for lvl, msg in failed)
+    else:
+        assert failed == []
