@@ -262,18 +262,27 @@ class Executor:
         if run is None:
             return None
         started = self.clock()
+        await self.stop_run(reason)
+        report = _stop_report(run)
+        stop = SafeStop(report, steps_used=report.stepsAfterStop if report is not None else 0,
+                        elapsed_ms=self.clock() - started, timed_out=not run.handle.task.done())
+        self._pause(run.task_id, reason, stop)
+        return run.task_id
+
+    async def stop_run(self, reason: str) -> str | None:
+        """Bring the running workflow to a safe stop and let go of it, task untouched (a
+        cancel records its own end; preempt pauses). Returns the task id, None if idle."""
+        run = self.current
+        if run is None:
+            return None
         run.handle.stop(reason)
         try:
             await asyncio.wait_for(asyncio.shield(run.handle.task), timeout=SAFE_STOP_BUDGET_S)
         except (asyncio.TimeoutError, asyncio.CancelledError):
             logger.warning("[Executor] safe stop of task={} exceeded {} s", run.task_id, SAFE_STOP_BUDGET_S)
-        except Exception as e:  # noqa: BLE001 - the run's own failure; the pause still happens
+        except Exception as e:  # noqa: BLE001 - the run's own failure; stopping goes on
             logger.warning("[Executor] run of task={} ended with {} while stopping", run.task_id, e)
         self.current = None
-        report = _stop_report(run)
-        stop = SafeStop(report, steps_used=report.stepsAfterStop if report is not None else 0,
-                        elapsed_ms=self.clock() - started, timed_out=not run.handle.task.done())
-        self._pause(run.task_id, reason, stop)
         return run.task_id
 
     def _pause(self, task_id: str, reason: str, stop: SafeStop) -> None:

@@ -24,7 +24,7 @@ from agency.tasks.idempotency import STUCK_PENDING_TIMEOUT_MS
 from agency.tasks.store import TaskStore
 from agency.thoughts import Thought, ThoughtMetadata
 
-Verdict = Literal["created", "duplicate", "already_satisfied", "not_routable", "not_grounded", "error"]
+Verdict = Literal["created", "duplicate", "already_satisfied", "not_routable", "not_grounded", "internal_error"]
 
 
 class GoalRequestError(ValueError):
@@ -38,10 +38,10 @@ class GoalRequest(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     text: StrictStr | None = Field(default=None, min_length=1, max_length=MAX_GOAL_INNER)
-    action: StrictStr | None = Field(default=None, min_length=1, max_length=32)
-    target: StrictStr | None = Field(default=None, min_length=1, max_length=64)
+    action: StrictStr | None = Field(default=None, max_length=32, pattern=r"^[A-Za-z]+$")
+    target: StrictStr | None = Field(default=None, max_length=64, pattern=r"^[A-Za-z0-9_:-]+$")  # one id, no spaces
     amount: StrictInt | None = Field(default=None, ge=1, le=MAX_GOAL_AMOUNT)
-    priority: float = Field(default=0.5, ge=0, le=1)
+    priority: float = Field(default=0.5, ge=0, le=1, strict=True)
 
     @model_validator(mode="after")
     def _one_form(self) -> "GoalRequest":
@@ -127,4 +127,4 @@ def submit_user_goal(
         return decided("duplicate", f"the same goal is already live as task {out.task_id}", out.task_id)
     if out.reason == "already_satisfied":
         return decided("already_satisfied", f"already done here: task {out.task_id} (verified)", out.task_id)
-    return decided("error", out.error or f"not converted: {out.reason}")
+    return decided("internal_error", out.error or f"not converted: {out.reason}")  # a fault of ours, not the goal's

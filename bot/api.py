@@ -9,19 +9,19 @@ from __future__ import annotations
 
 import hmac
 from dataclasses import dataclass
-from typing import Any, Awaitable, Callable
+from typing import Any, Awaitable, Callable, Literal
 
-from fastapi import FastAPI, Query, Request
+from fastapi import FastAPI, Query, Request, Response
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, PlainTextResponse, StreamingResponse
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictStr
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from agency.user_goals import GoalRequest, GoalRequestError
-from bot.api_events import last_event_id, task_event_stream
+from bot.api_events import MAX_SEQ, nothing_left, resume_after, task_event_stream
 
 # A refused user goal: the status code by verdict (agency.user_goals.Verdict).
-GOAL_REFUSED = {"duplicate": 409, "already_satisfied": 409, "not_routable": 422, "not_grounded": 422, "error": 422}
+GOAL_REFUSED = {"duplicate": 409, "already_satisfied": 409, "not_routable": 422, "not_grounded": 422, "internal_error": 500}
 
 
 @dataclass
@@ -164,7 +164,8 @@ def create_app(ctx: ApiContext, *, token: str | None = None, max_body_bytes: int
 
     # ---- tasks -----------------------------------------------------------------------
     @app.get("/api/tasks")
-    async def tasks(status: str | None = None, stalled: bool = False, limit: int = Query(100, ge=1, le=1000)) -> Any:
+    async def tasks(status: str | None = None, stalled: bool = False, limit: int = Query(100, ge=1, le=1000),
+                    order: Literal["asc", "desc"] = "asc") -> Any:
         if stalled:
             if ctx.stalled is None:
                 return JSONResponse({"error": "not_available", "detail": "stall classification not wired"}, 501)
@@ -179,8 +180,8 @@ def create_app(ctx: ApiContext, *, token: str | None = None, max_body_bytes: int
                 return JSONResponse({"error": "bad_request", "detail": f"unknown status in {status!r}"}, 400)
         else:
             wanted = list(TaskStatus)
-        items = ctx.tasks.list_by_status(*wanted)[:limit]
-        return {"count": len(items), "tasks": [_dump(t) for t in items]}
+        items = sorted(ctx.tasks.list_by_status(*wanted), key=lambda t: t.metadata.createdAt, reverse=order == "desc")
+        return {"count": len(items[:limit]), "tasks": [_dump(t) for t in items[:limit]]}
 
     @app.get("/api/tasks/{task_id}")
     async def task(task_id: str) -> Any:
@@ -201,11 +202,17 @@ def create_app(ctx: ApiContext, *, token: str | None = None, max_body_bytes: int
             return JSONResponse({"error": "conflict", "detail": str(e)}, status_code=409)
 
     @app.get("/api/tasks/{task_id}/events")
-    async def task_events(task_id: str, request: Request, after: int = Query(0, ge=0)) -> Any:
+    async def task_events(task_id: str, request: Request, after: int = Query(0, ge=0, le=MAX_SEQ)) -> Any:
         if ctx.tasks.get_task(task_id) is None:
             return JSONResponse({"error": "not_found", "detail": f"no task {task_id}"}, status_code=404)
-        stream = task_event_stream(ctx.tasks, task_id, last_event_id(request.headers.get("last-event-id"), after),
-                                   stopping=ctx.stopping, disconnected=request.is_disconnected)
+        try:
+            after_seq = resume_after(request.headers.get("last-event-id"), after)
+        except ValueError as e:
+            return JSONResponse({"error": "bad_request", "detail": str(e)}, status_code=400)
+        if nothing_left(ctx.tasks, task_id, after_seq):
+            return Response(status_code=204)
+        stream = task_event_stream(ctx.tasks, task_id, after_seq, stopping=ctx.stopping,
+                                   disconnected=request.is_disconnected)
         return StreamingResponse(stream, media_type="text/event-stream",
                                  headers={"cache-control": "no-cache", "x-accel-buffering": "no"})
 

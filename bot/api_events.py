@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 import time
 from typing import Any, AsyncIterator, Awaitable, Callable
 
@@ -37,17 +38,21 @@ async def task_event_stream(
     keepalive_s: float = KEEPALIVE_S,
     clock: Callable[[], float] = time.monotonic,
 ) -> AsyncIterator[str]:
+    """Every event after `after_seq`, then new ones as they come, then `end`. The end is
+    the task row's word, read after the log is drained: a `completed` in the history of a
+    task the verifier re-opened does not end the stream, and the event of an ending always
+    goes out before the `end` (it is written in the same transaction as the status)."""
     quiet_since = clock()
     while True:
-        for ev in tasks.events(task_id, after_seq=after_seq):
-            after_seq = ev.seq
-            quiet_since = clock()
-            yield sse(ev.event, ev.model_dump(mode="json"), ev.seq)
-            if ev.event in TERMINAL_EVENTS:
-                yield sse("end", {"taskId": task_id, "status": ev.status, "reason": f"task {ev.event}"})
-                return
-        task = tasks.get_task(task_id)
-        if task is None or task.status.terminal:  # ended before events were logged (an older store)
+        task = tasks.get_task(task_id)  # read before draining: whatever it says, the log has it by then
+        page = tasks.events(task_id, after_seq=after_seq)
+        while page:
+            for ev in page:
+                after_seq = ev.seq
+                quiet_since = clock()
+                yield sse(ev.event, ev.model_dump(mode="json"), ev.seq)
+            page = tasks.events(task_id, after_seq=after_seq)
+        if task is None or task.status.terminal:
             status = task.status.value if task is not None else "gone"
             yield sse("end", {"taskId": task_id, "status": status, "reason": f"task {status}"})
             return
@@ -62,8 +67,22 @@ async def task_event_stream(
         await asyncio.sleep(poll_s)
 
 
-def last_event_id(header: str | None, after: int) -> int:
-    """Where to resume: the Last-Event-ID a reconnecting client sends wins over ?after=."""
-    if header is not None and header.strip().isdigit():
-        return int(header.strip())
-    return after
+MAX_SEQ = 2**63 - 1
+_SEQ = re.compile(r"^[0-9]{1,18}$")
+
+
+def resume_after(header: str | None, after: int) -> int:
+    """Where to resume: the Last-Event-ID a reconnecting client sends wins over ?after=.
+    ValueError for one that is not an event id."""
+    if header is None or not header.strip():
+        return after
+    if not _SEQ.match(header.strip()):
+        raise ValueError(f"Last-Event-ID must be an event id (digits), got {header[:40]!r}")
+    return int(header.strip())
+
+
+def nothing_left(tasks: Any, task_id: str, after_seq: int) -> bool:
+    """An ended task with no event after `after_seq`: a client that follows it is done (204,
+    which also stops a browser's EventSource from reconnecting)."""
+    task = tasks.get_task(task_id)
+    return task is not None and task.status.terminal and not tasks.events(task_id, after_seq=after_seq, limit=1)

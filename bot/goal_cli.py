@@ -16,8 +16,11 @@ import httpx
 
 from bot import cli_values as val
 
-EXIT_OK, EXIT_REFUSED, EXIT_NO_DAEMON = 0, 1, 3
+EXIT_OK, EXIT_REFUSED, EXIT_NO_DAEMON, EXIT_INTERRUPTED = 0, 1, 3, 130
 BAR = 20
+READ_TIMEOUT_S = 40.0  # the stream sends a keep-alive every 15 s
+RECONNECTS = 3  # a dropped stream is picked up where it left off this many times in a row
+RECONNECT_PAUSE_S = 1.0
 
 
 class NoDaemon(RuntimeError):
@@ -58,16 +61,17 @@ class Api:
             raise NoDaemon(f"no daemon answers at {self.base} ({type(e).__name__}: {e}); start one with `mcbot run`") from None
 
     def events(self, task_id: str, after: int = 0) -> Iterator[tuple[str, dict[str, Any]]]:
-        """(event, data) pairs of the task's event stream until it ends."""
-        try:
-            with self.client.stream("GET", f"/api/tasks/{task_id}/events", params={"after": after},
-                                    timeout=httpx.Timeout(30.0, read=None)) as r:
-                if r.status_code != 200:
-                    r.read()
-                    raise Refused(_reason(r))
-                yield from _parse_sse(r.iter_lines())
-        except httpx.TransportError as e:
-            raise NoDaemon(f"lost the daemon at {self.base} while following ({type(e).__name__})") from None
+        """(event, data) pairs of the task's event stream after `after`, until it closes
+        (nothing at all when the task ended with nothing left: 204). A stream quiet for
+        longer than two keep-alives is a dead connection: httpx.ReadTimeout."""
+        with self.client.stream("GET", f"/api/tasks/{task_id}/events", params={"after": after},
+                                timeout=httpx.Timeout(30.0, read=READ_TIMEOUT_S)) as r:
+            if r.status_code == 204:
+                return
+            if r.status_code != 200:
+                r.read()
+                raise Refused(_reason(r))
+            yield from _parse_sse(r.iter_lines())
 
 
 class Refused(RuntimeError):
@@ -157,20 +161,40 @@ def _follow_existing(api: Api, task_id: str, out: TextIO) -> int:
 
 
 def _follow(api: Api, task_id: str, out: TextIO) -> int:
-    """Print each lifecycle event with a progress bar; the exit code says how it ended."""
-    shown = 0.0
-    for event, data in api.events(task_id):
-        if event == "end":
-            status = data.get("status")
-            if data.get("reason") == "daemon stopping":
-                print(f"the daemon is stopping; {task_id} stays {status} and resumes at its next start", file=out)
-                return EXIT_REFUSED
-            return EXIT_OK if status == "completed" else EXIT_REFUSED
-        shown = max(shown, data.get("progress", 0.0), _step_share(event, data.get("data") or {}))
-        if event != "progress":  # the bar on every line shows it
-            print(format_event(event, data, shown), file=out, flush=True)
-    print(f"the event stream of {task_id} ended early", file=out)
-    return EXIT_REFUSED
+    """Print each lifecycle event with a progress bar until the task ends; a dropped stream
+    is picked up after the last event seen. The exit code says how the task ended."""
+    shown, after, tries = 0.0, 0, 0
+    try:
+        while True:
+            try:
+                for event, data in api.events(task_id, after):
+                    tries = 0
+                    if event == "end":
+                        return _ended(task_id, data, out)
+                    after = data.get("seq", after)
+                    shown = max(shown, data.get("progress", 0.0), _step_share(event, data.get("data") or {}))
+                    if event != "progress":  # the bar on every line shows it
+                        print(format_event(event, data, shown), file=out, flush=True)
+            except httpx.TransportError:
+                pass  # dropped or silent: pick it up again below
+            task = api.request("GET", f"/api/tasks/{task_id}").json()  # closed without `end` (or 204)
+            if task.get("status") in ("completed", "failed"):
+                return _ended(task_id, {"status": task["status"]}, out)
+            tries += 1
+            if tries > RECONNECTS:
+                raise NoDaemon(f"lost the event stream of {task_id} {RECONNECTS} times; it is {task.get('status')}")
+            time.sleep(RECONNECT_PAUSE_S)
+    except KeyboardInterrupt:
+        print(f"stopped following {task_id}; the task goes on (mcbot task follow {task_id})", file=out)
+        return EXIT_INTERRUPTED
+
+
+def _ended(task_id: str, data: dict[str, Any], out: TextIO) -> int:
+    status = data.get("status")
+    if data.get("reason") == "daemon stopping":
+        print(f"the daemon is stopping; {task_id} stays {status} and resumes at its next start", file=out)
+        return EXIT_REFUSED
+    return EXIT_OK if status == "completed" else EXIT_REFUSED
 
 
 def _step_share(event: str, d: dict[str, Any]) -> float:
@@ -201,13 +225,13 @@ def progress_bar(progress: float) -> str:
 
 
 def _tasks(api: Api, status: str | None, limit: int, as_json: bool, out: TextIO) -> int:
-    params: dict[str, Any] = {"limit": 1000}
+    params: dict[str, Any] = {"limit": min(limit, 1000), "order": "desc"}  # the newest N, shown oldest first
     if status:
         params["status"] = status
     r = api.request("GET", "/api/tasks", params=params)
     if r.status_code != 200:
         raise Refused(_reason(r))
-    items = sorted(r.json()["tasks"], key=lambda t: t["metadata"].get("createdAt", 0))[-limit:]
+    items = list(reversed(r.json()["tasks"]))
     if as_json:
         print(json.dumps(items, indent=2), file=out)
         return EXIT_OK

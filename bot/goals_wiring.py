@@ -199,7 +199,7 @@ class GoalWiring:
             if task.status.terminal:
                 raise ValueError(f"task {task.id} is already {task.status.value}")
             if running:
-                await executor.preempt("cancelled")
+                await executor.stop_run("cancelled")  # no hold first: the cancel is the task's end
             current = self.tasks.get_task(task.id)
             binding = read_binding(current)
             patch = release_patch(binding) if binding is not None and binding.hold is not None else {}

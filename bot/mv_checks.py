@@ -35,6 +35,16 @@ enabled = false
 disabled = ["planning", "keepalive"]
 """
 READY_S = 120.0
+PERCEPTS_S = 30.0  # perception publishes its first awareness thoughts within a few ticks
+
+
+def wait_for(read: Callable[[], list[Any]], timeout_s: float) -> list[Any]:
+    deadline = time.monotonic() + timeout_s
+    while True:
+        got = read()
+        if got or time.monotonic() > deadline:
+            return got
+        time.sleep(0.5)
 
 
 def start_daemon(workdir: Path, version: str | None) -> tuple[subprocess.Popen[str], str]:
@@ -85,8 +95,13 @@ def run_checks(base: str, say: Callable[[str], None]) -> bool:
         results.append(ok)
         say(f"{name}: {'PASS' if ok else 'FAIL'}  {detail}")
 
+    def percepts() -> list[dict[str, Any]]:
+        return http.get("/api/cognitive-stream/recent", params={"limit": 50}).json()["thoughts"]
+
+    seen = wait_for(percepts, PERCEPTS_S)  # the world is percept-only, not silent: thoughts flow
     count = actionable()["count"]
-    check("MV-E1", count == 0, f"actionable count in a percept-only world = {count} (want 0)")
+    check("MV-E1", bool(seen) and count == 0,
+          f"{len(seen)} percept thoughts in the stream, actionable count = {count} (want > 0 and 0)")
 
     injected = http.post("/thoughts", json={"content": "[GOAL: explore nearby]", "convertEligible": True}).json()
     listed = [t["id"] for t in actionable()["thoughts"]]

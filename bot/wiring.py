@@ -349,8 +349,8 @@ class Agency:
             if task.status.terminal:
                 raise ValueError(f"task {task_id} is already {task.status.value}")
             if running:
-                await self.executor.preempt("cancelled")
-            self.tasks.set_status(task_id, TaskStatus.failed, metadata_patch=cancelled_patch(task))
+                await self.executor.stop_run("cancelled")  # no hold first: the cancel is the task's end
+            self.tasks.set_status(task_id, TaskStatus.failed, metadata_patch=cancelled_patch(self.tasks.get_task(task_id)))
         return self.tasks.get_task(task_id)
 
     def task_counts(self) -> dict[str, int]:

@@ -54,12 +54,15 @@ def _reason(*candidates: Any) -> dict[str, Any]:
 
 def status_event(before: Task | None, after: Task) -> tuple[str, dict[str, Any]] | None:
     """The event a write from `before` (None: the task is new) to `after` makes, or None
-    when the status did not change. Every legal transition maps to a kind."""
+    when nothing a watcher follows changed. Every legal transition maps to a kind; a paused
+    task whose hold reason changes (a user's pause over a reflex's hold) is `held` again."""
     meta = after.metadata
     if before is None:
         return CREATED, {"origin": meta.origin.kind if meta.origin else None, "goalKey": meta.goalKey}
     frm, to = before.status, after.status
     if frm == to:
+        if to == S.paused and after.metadata.blockedReason and after.metadata.blockedReason != before.metadata.blockedReason:
+            return HELD, {"from": frm.value, "reason": after.metadata.blockedReason}  # held anew (e.g. a user's pause)
         return None
     data: dict[str, Any] = {"from": frm.value}
     if to == S.completed:

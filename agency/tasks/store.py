@@ -258,9 +258,10 @@ class SqliteTaskStore:
     def update_task_metadata(self, task_id: str, patch: Mapping[str, Any]) -> Task:
         clean = self._clean_patch(task_id, patch)
         with self._tx() as conn:
-            task = self._load(conn, task_id)
-            task = task.model_copy(update={"metadata": self._patched_metadata(task, clean)})
+            before = self._load(conn, task_id)
+            task = before.model_copy(update={"metadata": self._patched_metadata(before, clean)})
             self._save(conn, task)
+            self._log_change(conn, before, task)  # only a new hold reason on a paused task logs
             return task
 
     def set_status(

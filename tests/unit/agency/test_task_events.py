@@ -308,3 +308,13 @@ def test_a_user_cancel_fails_the_task_with_its_reason_and_keeps_the_solver(store
     assert after.metadata.solver == {"plan": "p1", "failureReason": CANCELLED_REASON}
     last = store.events(t.id)[-1]
     assert (last.event, last.data["reason"]) == ("failed", CANCELLED_REASON)
+
+
+def test_a_new_hold_reason_on_a_paused_task_is_held_again_and_the_same_one_is_not(store):
+    task = store.add_task(_draft(), origin=TaskOrigin(kind="user"))
+    store.set_status(task.id, S.paused, metadata_patch={"blockedReason": "disconnected"})
+    store.update_task_metadata(task.id, {"blockedReason": "manual_pause"})  # the user's pause over it
+    store.update_task_metadata(task.id, {"blockedReason": "manual_pause", "tags": ["x"]})  # nothing new
+    held = [e for e in store.events(task.id) if e.event == "held"]
+    assert [e.data.get("reason") for e in held] == ["disconnected", "manual_pause"]
+    assert held[-1].data["from"] == "paused" and held[-1].status == "paused"

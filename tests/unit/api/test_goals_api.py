@@ -9,6 +9,7 @@ import io
 import json
 import re
 
+import httpx
 import pytest
 from fastapi.testclient import TestClient
 
@@ -101,6 +102,9 @@ def test_a_goal_that_cannot_be_done_now_is_a_422_with_the_reason_and_stores_noth
     ({"action": "collect", "target": "oak_log", "amount": 10_001}, "less than or equal"),
     ({"text": "collect oak_log", "priority": 1.5}, "less than or equal"),
     ({"text": "collect oak_log", "urgent": True}, "body.urgent"),
+    ({"text": "collect oak_log", "priority": "0.7"}, "body.priority"),
+    ({"text": "collect oak_log", "priority": True}, "body.priority"),
+    ({"action": "collect", "target": "oak_log 5"}, "body.target"),
 ])
 def test_bad_input_is_a_400_with_the_reason_and_stores_nothing(world, goal, says):
     agency, _body, c = world
@@ -202,3 +206,52 @@ def test_mcbot_goal_follow_prints_the_lifecycle_with_a_progress_bar(world):
     assert goal_cli._guard(lambda: goal_cli._goal(api, "sleep bed", 0.5, False, io.StringIO())) == goal_cli.EXIT_REFUSED
     table = goal_cli.render_tasks([t.model_dump(mode="json") for t in agency.tasks.list_by_status(*TaskStatus)])
     assert re.search(rf"{created}\s+completed\s+100%\s+user\s+collect:oak_log", table), table
+
+
+def test_cancelling_a_running_user_task_ends_it_failed_with_the_reason_and_no_hold_first(world):
+    agency, body, c = world
+    body.hang.add("collect")  # the collect never finishes by itself: the run is in flight
+    task_id = c.post("/api/goals", json={"text": "collect oak_log 2"}).json()["id"]
+
+    async def start() -> None:
+        await agency.job_executor()
+        for _ in range(5):
+            await asyncio.sleep(0)
+
+    asyncio.run(start())
+    assert agency.executor.current is not None and agency.executor.current.task_id == task_id
+    r = c.post(f"/api/tasks/{task_id}/cancel")
+    assert r.status_code == 200 and r.json()["status"] == "failed"
+    assert agency.executor.current is None
+    kinds = [e.event for e in agency.tasks.events(task_id)]
+    assert "held" not in kinds and kinds[-1] == "failed"
+    assert agency.tasks.events(task_id)[-1].data["reason"] == "cancelled by the user"
+
+
+class _DroppingStream(goal_cli.Api):
+    """The CLI's API client whose event stream drops once after two events."""
+
+    def __init__(self) -> None:
+        super().__init__("http://testserver", None)
+        self.asked_after: list[int] = []
+
+    def events(self, task_id, after=0):
+        self.asked_after.append(after)
+        ev = lambda seq, kind, status: (kind, {"seq": seq, "event": kind, "status": status, "progress": 0.0, "at": 0})  # noqa: E731
+        if len(self.asked_after) == 1:
+            yield ev(1, "created", "pending")
+            yield ev(2, "claimed", "active")
+            raise httpx.ReadTimeout("silent for 40 s")
+        yield ev(3, "completed", "completed")
+        yield "end", {"taskId": task_id, "status": "completed", "reason": "task completed"}
+
+    def request(self, method, path, **kw):
+        return httpx.Response(200, json={"id": "task-1", "status": "active"})
+
+
+def test_follow_picks_a_dropped_stream_up_after_the_last_event_seen(monkeypatch):
+    monkeypatch.setattr(goal_cli, "RECONNECT_PAUSE_S", 0)
+    api, out = _DroppingStream(), io.StringIO()
+    assert goal_cli._follow(api, "task-1", out) == goal_cli.EXIT_OK
+    assert api.asked_after == [0, 2]
+    assert [line.split()[1] for line in out.getvalue().splitlines()] == ["created", "claimed", "completed"]
