@@ -29,7 +29,9 @@ const path = require('path')
 
 // --- crash guard first: nothing a plugin or a client does may kill the world ---------------
 let ready = false
+let pipeGone = false // set by the EPIPE handler (never outlive the parent, below)
 function logErr (kind, err) {
+  if (pipeGone) return // nobody reads our log any more (see the EPIPE handler below)
   console.error(`[server] ${kind} (kept alive): ${err && err.stack ? err.stack : err}`)
 }
 function fatal (reason) {
@@ -70,6 +72,17 @@ process.on('SIGTERM', shutdown)
 process.on('SIGINT', shutdown)
 process.stdin.on('end', shutdown)
 process.stdin.on('close', shutdown)
+// Belt and braces, for a stdin some other process still holds open: a parent that died
+// (we were handed to init or a subreaper) stops us too. Checked every second.
+const PARENT = process.ppid
+setInterval(() => { if (process.ppid !== PARENT) shutdown() }, 1000).unref()
+// A parent that died took the read end of our stdout/stderr with it: a write now fails with
+// EPIPE, and an unhandled one would be logged to the same dead pipe again and again.
+for (const stream of [process.stdout, process.stderr]) {
+  stream.on('error', (err) => {
+    if (err && err.code === 'EPIPE') { pipeGone = true; shutdown() }
+  })
+}
 
 // flying-squid's log plugin opens a readline prompt on stdout ('> '), which would glue itself
 // to our READY line. Keep the readline on stdin (console commands) but give it no output.

@@ -230,3 +230,30 @@ test('dayLengthScale speeds up the daylight cycle', { timeout: 30000 }, async ()
     await s.stop()
   }
 })
+
+test('the server stops when its parent dies even while another process holds its stdin open', { timeout: 60000 }, async () => {
+  // A daemon killed with SIGKILL closes our stdin, and we exit on that; but a copy of the
+  // pipe's write end elsewhere (here `sleep`, on a FIFO) keeps stdin open: the parent check
+  // must stop us anyway.
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mcbot-orphan-'))
+  const fifo = path.join(dir, 'stdin')
+  require('child_process').execFileSync('mkfifo', [fifo])
+  const server = path.join(__dirname, '..', 'server.js')
+  const script = `sleep 60 > '${fifo}' & echo "SLEEP_PID $!"; "${process.execPath}" '${server}' --port 0 --version ${VERSION} --config '{"hostiles":false}' < '${fifo}' & echo "SERVER_PID $!"; wait`
+  const sh = spawn('sh', ['-c', script], { stdio: ['ignore', 'pipe', 'pipe'] })
+  let out = ''
+  sh.stdout.on('data', (d) => { out += d })
+  let serverPid = null
+  try {
+    await waitFor(() => /MCBOT_SERVER_READY/.test(out), 20000, 'server ready')
+    serverPid = parseInt(/SERVER_PID (\d+)/.exec(out)[1], 10)
+    sh.kill('SIGKILL')
+    const alive = () => { try { process.kill(serverPid, 0); return true } catch (e) { return false } }
+    await waitFor(() => !alive(), 8000, 'the orphaned server to exit')
+  } finally {
+    if (serverPid) { try { process.kill(serverPid, 'SIGKILL') } catch (e) { /* gone */ } }
+    const sleeper = /SLEEP_PID (\d+)/.exec(out)
+    if (sleeper) { try { process.kill(parseInt(sleeper[1], 10), 'SIGKILL') } catch (e) { /* gone */ } }
+    fs.rmSync(dir, { recursive: true, force: true })
+  }
+})
