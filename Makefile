@@ -58,6 +58,7 @@ test: install
 	@echo "node/test/survival.test.js: not run here (flaky collectblock pathing; see Makefile, make test-node runs it)"
 	set -e; for v in $(MC_VERSIONS); do echo "node tests at $$v"; (cd node && MCBOT_MC_VERSION=$$v node --test $(NODE_CI_TESTS)); done
 	set -e; for v in $(MC_VERSIONS); do scripts/soak.sh 3 --fast --version $$v; done
+	scripts/soak.sh 3 --fast --chaos --version $(firstword $(MC_VERSIONS))
 
 test-unit: install
 	$(BIN)/pytest -m "not integration"
@@ -72,10 +73,9 @@ soak-fast: install
 	set -e; for v in $(MC_VERSIONS); do scripts/soak.sh 3 --fast --version $$v; done
 
 # Kills the bridge, the embedded world and the daemon at random (seeded, printed) intervals and
-# fails on any task or acked thought lost, duplicate live goal key or orphan process. Only at
-# the default version, to keep make test short. Not yet part of make test: in 10-minute runs
-# about 1 bridge kill in 6 met an embedded world that let the bot rejoin only after 40-80 s
-# (over the 10 s bound); make test gets it back once that is settled.
+# fails on any task or acked thought lost, duplicate live goal key, orphan process or a fault
+# not recovered in time. make test runs it for 3 minutes at the default version only, to stay
+# short; the 10-minute runs at both versions are in the issue notes.
 soak-chaos: install
 	scripts/soak.sh 3 --fast --chaos --version $(firstword $(MC_VERSIONS))
 
