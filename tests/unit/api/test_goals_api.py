@@ -66,15 +66,7 @@ def test_a_grounded_goal_becomes_a_user_task_and_the_same_goal_again_is_a_409_na
 def test_the_user_task_is_claimed_and_completed_by_the_executor(world):
     agency, body, c = world
     task_id = c.post("/api/goals", json={"text": "collect oak_log 2"}).json()["id"]
-
-    async def go() -> None:
-        for _ in range(200):
-            await agency.job_executor()
-            if agency.tasks.get_task(task_id).status.terminal:
-                return
-            await asyncio.sleep(0)
-
-    asyncio.run(go())
+    _run_to_end(agency, task_id)
     done = agency.tasks.get_task(task_id)
     assert done.status is TaskStatus.completed and done.progress == 1.0
     assert body.inventory.get("oak_log", 0) >= 2
