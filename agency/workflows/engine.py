@@ -223,8 +223,9 @@ class _Run:
             return await (self.sequential() if self.wf.parallel is None else self.dag())
         finally:
             watcher.cancel()
-            for t in self.running:
+            for t, step in self.running.items():  # still running as the run ends (a stop past its grace)
                 t.cancel()
+                self.notify("step_failed", step.id, StepError(code="CANCELLED", message="the run ended with it running"))
 
     # ---- sequential: array order, one at a time ---------------------------------------
     async def sequential(self) -> WorkflowRunResult:

@@ -4,6 +4,8 @@ raises never breaks the run; and through record_step the events land in the task
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 from typing import Any
 
 from agency.agents import AbilityLibrary, AgentRegistry, AgentRuntime, TaskSpec
@@ -121,3 +123,20 @@ def test_the_runtime_reports_task_steps_into_the_store_and_skips_delegated_ones(
         assert all(e.data["runId"] == t.id and e.data["total"] == 2 for e in evs[1:])
     finally:
         tasks.close()
+
+
+def test_a_run_cancelled_with_a_step_in_flight_closes_that_step(tools: ToolRegistry, ctx: ToolContext) -> None:
+    seen: list[StepEvent] = []
+
+    async def go() -> None:
+        task = asyncio.ensure_future(engine(tools, ctx, seen).run(wf([work("long", ticks=1000)]), run_id="r",
+                                                                  agent_id="standard", task_id="task-3"))
+        while not seen:  # the step has started
+            await asyncio.sleep(0)
+        task.cancel()  # e.g. a shutdown whose safe stop ran out of time
+        with contextlib.suppress(asyncio.CancelledError):
+            await task
+
+    run(go())
+    assert [(e.kind, e.step_id, e.error_code) for e in seen] == [("step_started", "long", None),
+                                                                  ("step_failed", "long", "CANCELLED")]
