@@ -101,7 +101,7 @@ class Executor:
         self.goals = goals
         self.before_tick = before_tick
         self.current: _Running | None = None
-        self._replanned: set[str] = set()  # tasks already given one fresh plan after a resume
+        self._replanned: set[str] = set()  # tasks given their fresh plan since their last hold
         self.stats = ExecutorStats()
 
     # ---- routing -----------------------------------------------------------------------
@@ -191,7 +191,9 @@ class Executor:
     def _replan(self, run: _Running, result: WorkflowRunResult) -> bool:
         """A run resumed from a checkpoint can find the world no longer as the checkpoint
         says (a crash lost the last item pickup, a block changed): when it fails on a
-        precondition, plan once more from the current state instead of failing the task."""
+        precondition, plan once more from the current state instead of failing the task.
+        Once per resume: a fresh plan that fails the same way fails the task, and every hold
+        (a second death) gives the next resume its own fresh plan."""
         if result.status != "failed" or result.resumedFrom is None or run.task_id in self._replanned:
             return False
         if not any(e.code == "PRECONDITION_FAILED" for e in result.errors):
@@ -291,6 +293,7 @@ class Executor:
         task = self.tasks.get_task(task_id)
         if task is None or task.status is not TaskStatus.active:
             return  # cancelled or finished meanwhile: nothing to hold
+        self._replanned.discard(task_id)  # each hold (a second death, ...) earns its resume one fresh plan
         if self.goals is not None and self.goals.owns(task):
             self.goals.hold(task, reason, stop)  # hold protocol: holdWitness + Goal SUSPENDED
             logger.info("[Executor] held task={} reason={}", task.id, reason)

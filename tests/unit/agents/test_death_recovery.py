@@ -207,3 +207,43 @@ def test_a_craft_that_lost_its_logs_on_a_death_gathers_them_again(env):
     assert tasks.get_task(task_id).status is TaskStatus.completed
     assert "replanned" in outcomes and body.inventory["wooden_pickaxe"] == 1
     assert reflexes.stats.death_causes == {"skeleton": 1}
+
+
+def test_a_second_death_in_the_same_task_replans_again(env):
+    body, tasks, ex, reflexes, ftime = env["body"], env["tasks"], env["ex"], env["reflexes"], env["ftime"]
+    body.inventory.clear()
+    body.add_tree(4, 2, height=5)
+    for i in range(3):  # more trees by the respawn point
+        body.add_tree(-24 + 2 * i, 6, height=5)
+    task_id = add_task(tasks, "craft", "wooden_pickaxe")
+    store = ex.runtime.checkpoints
+
+    def planks_crafted() -> bool:
+        rec = store.latest_run_for_task(task_id)
+        return rec is not None and [c.completedStepId for c in store.history(rec.runId)][-1:] == ["craft-planks"]
+
+    async def die_after_planks(cause: str) -> None:
+        for _ in range(5000):
+            if planks_crafted():
+                break
+            await ex.tick()
+            await ftime.sleep(0.1)
+        await reflexes.on_events([_death(body.die(), cause)])
+        ftime.clock.advance(ReflexConfig().item_despawn_ms + 1000)
+        body.ground.clear()  # the items are gone for good
+        await reflexes.tick(body.snapshot())
+
+    async def twice() -> list[str]:
+        await die_after_planks("skeleton")
+        outcomes = []
+        for _ in range(50):  # until the replanned run is under way
+            outcomes.append(await ex.tick())
+            await ftime.sleep(0.1)
+            if "replanned" in outcomes:
+                break
+        await die_after_planks("zombie")
+        return outcomes + await _run_to_the_end(env, task_id)
+
+    outcomes = asyncio.run(twice())
+    assert outcomes.count("replanned") == 2, outcomes
+    assert tasks.get_task(task_id).status is TaskStatus.completed and body.inventory["wooden_pickaxe"] == 1
