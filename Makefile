@@ -57,7 +57,7 @@ test: install
 	$(BIN)/pytest
 	@echo "node/test/survival.test.js: not run here (flaky collectblock pathing; see Makefile, make test-node runs it)"
 	set -e; for v in $(MC_VERSIONS); do echo "node tests at $$v"; (cd node && MCBOT_MC_VERSION=$$v node --test $(NODE_CI_TESTS)); done
-	set -e; for v in $(MC_VERSIONS); do scripts/soak.sh 3 --fast --version $$v; done
+	scripts/soak.sh 3 --fast --version $(lastword $(MC_VERSIONS))
 	scripts/soak.sh 3 --fast --chaos --version $(firstword $(MC_VERSIONS))
 
 test-unit: install
@@ -74,8 +74,9 @@ soak-fast: install
 
 # Kills the bridge, the embedded world and the daemon at random (seeded, printed) intervals and
 # fails on any task or acked thought lost, duplicate live goal key, orphan process or a fault
-# not recovered in time. make test runs it for 3 minutes at the default version only, to stay
-# short; the 10-minute runs at both versions are in the issue notes.
+# not recovered in time. make test runs one soak per version, 3 minutes each, to stay under
+# 30 minutes: this chaos soak at the default version, the plain fast soak at the other
+# (`make soak-fast` runs the plain one at both); the 10-minute runs are in the issue notes.
 soak-chaos: install
 	scripts/soak.sh 3 --fast --chaos --version $(firstword $(MC_VERSIONS))
 
