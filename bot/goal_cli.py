@@ -2,7 +2,8 @@
 to the running daemon, through its HTTP API (address and token from `[api]`).
 
 Exit codes: 0 done (goal created, command applied, a followed task completed), 1 refused
-(the reason is printed) or a followed task failed, 3 no daemon answers at the API address.
+(the reason is printed), a followed task failed or the daemon stopped while following, 3 no
+daemon answers at the API address, 130 Ctrl-C while following (the task goes on).
 """
 
 from __future__ import annotations
