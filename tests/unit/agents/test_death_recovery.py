@@ -181,13 +181,19 @@ def test_recovery_waits_for_safety_and_gives_up_on_a_far_or_old_death(env):
     assert reflexes.stats.deaths == 2 and reflexes.stats.death_causes == {"zombie": 1, "unknown": 1}
 
 
-def test_a_craft_that_lost_its_logs_on_a_death_gathers_them_again(env):
-    body, tasks, ex, reflexes, ftime = env["body"], env["tasks"], env["ex"], env["reflexes"], env["ftime"]
+def _pickaxe_from_nothing(env: dict[str, Any]) -> str:
+    """A wooden pickaxe to craft with nothing held: a tree here, three by the respawn point."""
+    body = env["body"]
     body.inventory.clear()
     body.add_tree(4, 2, height=5)
-    for i in range(3):  # more trees by the respawn point
+    for i in range(3):
         body.add_tree(-24 + 2 * i, 6, height=5)
-    task_id = add_task(tasks, "craft", "wooden_pickaxe")
+    return add_task(env["tasks"], "craft", "wooden_pickaxe")
+
+
+def test_a_craft_that_lost_its_logs_on_a_death_gathers_them_again(env):
+    body, tasks, ex, reflexes, ftime = env["body"], env["tasks"], env["ex"], env["reflexes"], env["ftime"]
+    task_id = _pickaxe_from_nothing(env)
     history = ex.runtime.checkpoints.history
 
     async def gather_then_die():
@@ -211,11 +217,7 @@ def test_a_craft_that_lost_its_logs_on_a_death_gathers_them_again(env):
 
 def test_a_second_death_in_the_same_task_replans_again(env):
     body, tasks, ex, reflexes, ftime = env["body"], env["tasks"], env["ex"], env["reflexes"], env["ftime"]
-    body.inventory.clear()
-    body.add_tree(4, 2, height=5)
-    for i in range(3):  # more trees by the respawn point
-        body.add_tree(-24 + 2 * i, 6, height=5)
-    task_id = add_task(tasks, "craft", "wooden_pickaxe")
+    task_id = _pickaxe_from_nothing(env)
     store = ex.runtime.checkpoints
 
     def planks_crafted() -> bool:
