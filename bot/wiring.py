@@ -194,10 +194,7 @@ class Agency:
         try:
             return await asyncio.to_thread(lambda: nearby_table(self.tool_ctx) is not None)
         except Exception as e:  # a failed read must not stop the drive tick: judge by the inventory
-            if isinstance(e, BodyLost) or not self.body.connected:  # the bot went away mid-read: the gate says so
-                logger.debug("[DriveTick] crafting table search skipped: {}", str(e).splitlines()[0])
-            else:
-                logger.warning("[DriveTick] crafting table search failed: {}", str(e).splitlines()[0])
+            self._read_failed("crafting table search", e)
             return None
 
     async def _in_sight(self, snap: WorldSnapshot) -> BlockRegion | None:
@@ -208,11 +205,17 @@ class Agency:
         try:
             return await asyncio.to_thread(self.body.region, *sight_box(snap))
         except Exception as e:  # a failed read must not stop the drive tick: it explores first
-            if isinstance(e, BodyLost) or not self.body.connected:
-                logger.debug("[DriveTick] reading the blocks in sight skipped: {}", str(e).splitlines()[0])
-            else:
-                logger.warning("[DriveTick] reading the blocks in sight failed: {}", str(e).splitlines()[0])
+            self._read_failed("reading the blocks in sight", e)
             return None
+
+    def _read_failed(self, what: str, e: Exception) -> None:
+        """One line (a bridge error carries a JS stack); DEBUG when the bot went away with
+        the read, since the body gate says that once."""
+        line = str(e).splitlines()[0] if str(e) else type(e).__name__
+        if isinstance(e, BodyLost) or self.body is None or not self.body.connected:
+            logger.debug("[DriveTick] {} skipped: {}", what, line)
+        else:
+            logger.warning("[DriveTick] {} failed: {}", what, line)
 
     async def job_planning(self) -> None:
         if self.gate.open("Planning", self._connected):  # no claims for a bot that is not there
