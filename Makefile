@@ -42,9 +42,9 @@ server: install
 	$(BIN)/mcbot server
 
 # The spec's manual checks MV-E1..3 on a throwaway daemon (its own world and database,
-# drive ticks off): they never touch a running daemon's goals. See bot/mv_checks.py.
+# drive ticks off): they never touch a running daemon's goals. See bot/tooling/mv_checks.py.
 checks: install
-	$(BIN)/python -m bot.mv_checks
+	$(BIN)/python -m bot.tooling.mv_checks
 
 # node/test/survival.test.js drives collectblock with ignoreNoPath=false and times out now
 # and then on canopy logs; the same wood-to-stone chain runs through the bridge in

@@ -168,7 +168,7 @@ MIGRATIONS: list[tuple[int, str, str]] = [
     (
         5,
         "world identity: the recorded world, and archived goals' keys are not live",
-        # A store's memories belong to one world (agency/world_identity.py). A goal archived
+        # A store's memories belong to one world (agency/goals/world_identity.py). A goal archived
         # on entering another world keeps its row, marked goalBinding.archivedWorld, but its
         # keys stop being live: a new goal in the new world may take the same key.
         f"""
@@ -188,7 +188,7 @@ MIGRATIONS: list[tuple[int, str, str]] = [
     (
         6,
         "task lifecycle events",
-        # agency/tasks/events.py: one row per change, written in the change's transaction.
+        # agency/planning/tasks/events.py: one row per change, written in the change's transaction.
         # seq is global and never reused, so a watcher resumes after the last seq it saw.
         # No foreign key: a log row must never block deleting its task.
         """

@@ -65,3 +65,7 @@ def same(a: str | None, b: str | None) -> bool:
 def with_aliases(names: Iterable[str]) -> frozenset[str]:
     """The names and all their other versions' names: a set a raw name can be looked up in."""
     return frozenset(n for name in names for n in aliases(name))
+
+
+# Words that stand for "whatever hostile is near" in a goal (flee hostiles, attack mob).
+GENERIC_THREATS = frozenset({"danger", "hostile", "hostiles", "mob", "mobs", "threat", "enemies", "monsters"})

@@ -1,5 +1,5 @@
-"""Thoughts: the model, novelty markers, convertEligible rules (contract 4.2, 4.3) and
-the builder that turns one LLM reply into a thought.
+"""Thoughts: the model, novelty markers, convertEligible rules (contract 4.2, 4.3).
+agency.cognition.sanitizer builds a thought from one LLM reply.
 
 Field names are camelCase because thoughts are served as JSON unchanged
 (`jq '.thoughts[].convertEligible'`), the same convention as agency/world.py.
@@ -12,10 +12,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from agency.counters import AgencyCounters
-from agency.goal_tag import ExtractedGoal, canonical_goal_key
+from agency.goal_tag import ExtractedGoal
 from agency.intent import IntentParse
-from agency.sanitizer import sanitize
 
 Novelty = Literal["high", "medium", "low"]
 GoalSource = Literal["llm", "drive-tick", "user"]
@@ -80,43 +78,3 @@ def is_convert_eligible(
     if novelty == "low":
         return False
     return drive_tick or extracted_goal is not None or (extracted_intent not in (None, "none"))
-
-
-def build_llm_thought(
-    raw: str,
-    *,
-    now_ms: int,
-    origin: Literal["llm", "heartbeat"] = "llm",
-    counters: AgencyCounters | None = None,
-    thought_type: str = "reflection",
-    cognitive_system: str = "llm",
-) -> Thought:
-    """Sanitize one LLM reply into a thought. Counts goalTags and intentExtractions; the
-    caller counts llmCalls where it actually calls the model."""
-    result = sanitize(raw)
-    novelty = novelty_for(origin)
-    goal = result.goal
-    if counters is not None:
-        if goal is not None:
-            counters.increment("goalTags")
-        if result.intent not in (None, "none"):
-            counters.increment("intentExtractions")
-    meta = ThoughtMetadata(
-        extractedGoal=goal,
-        extractedGoalSource="llm" if goal else None,
-        extractedIntent=result.intent,
-        intentParse=result.intent_parse,
-        goalKey=canonical_goal_key(goal.action, goal.target) if goal else None,
-        goalFailReason=result.goal_fail_reason if result.goal_fail_reason != "no_tag" else None,
-    )
-    return Thought(
-        type=thought_type,
-        content=result.text,
-        timestamp=now_ms,
-        novelty=novelty,
-        cognitiveSystem=cognitive_system,
-        convertEligible=is_convert_eligible(
-            novelty=novelty, extracted_goal=goal, extracted_intent=result.intent
-        ),
-        metadata=meta,
-    )

@@ -45,6 +45,32 @@ class EntityInfo(BaseModel):
     position: Vec3
 
 
+# The day cycle in game ticks (timeOfDay 0..23999), the one definition every room uses:
+# dusk [11000, 13000) is when the bot should head for shelter; night [13000, 23000) is when
+# mineflayer's isDay is false and hostiles spawn.
+DUSK_START = 11_000
+NIGHT_START = 13_000
+NIGHT_END = 23_000
+DayPhase = Literal["day", "dusk", "night"]
+
+
+def day_phase(time_of_day: int) -> DayPhase:
+    if DUSK_START <= time_of_day < NIGHT_START:
+        return "dusk"
+    if NIGHT_START <= time_of_day < NIGHT_END:
+        return "night"
+    return "day"
+
+
+def is_dusk_or_night(time_of_day: int | None, is_day: bool | None) -> bool:
+    """Night per the server (isDay false) or the dusk window: "night is approaching"."""
+    return is_day is False or (time_of_day is not None and DUSK_START <= time_of_day < NIGHT_START)
+
+
+def night_approaching(snapshot: "WorldSnapshot") -> bool:
+    return is_dusk_or_night(snapshot.timeOfDay, snapshot.isDay)
+
+
 class WorldSnapshot(BaseModel):
     """One reading of the bot's vitals and surroundings, taken in one bridge call."""
 
@@ -182,8 +208,8 @@ class BodyLost(BodyError):
 
 @runtime_checkable
 class Body(Protocol):
-    """How agency code sees and acts. Implemented by bot.body.MineflayerBody on a live bot
-    and by agency.replay.ReplayBody from a recorded session."""
+    """How agency code sees and acts. Implemented by bot.runtime.body.MineflayerBody on a live bot
+    and by agency.perception.replay.ReplayBody from a recorded session."""
 
     def snapshot(self) -> WorldSnapshot: ...
 

@@ -32,7 +32,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-from bot.node_runtime import MIN_MAJOR, node_version  # noqa: E402 - stdlib-only module
+from bot.runtime.node_runtime import MIN_MAJOR, node_version  # noqa: E402 - stdlib-only module
 
 LOCKFILE = ROOT / "toolchain" / "package-lock.json"
 PREFIX = ROOT / ".toolchain"

@@ -6,7 +6,7 @@
 writes tests/fixtures/<version>/<name>.jsonl: the replay tests run on every version's set.
 
 Each fixture is a short scripted session: the script issues op commands while the
-Recorder writes snapshots, events and regions (format: agency/replay.py).
+Recorder writes snapshots, events and regions (format: agency/perception/replay.py).
 """
 
 from __future__ import annotations
@@ -19,12 +19,12 @@ from typing import Callable
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bot.bridge import Bridge  # noqa: E402
-from bot.body import ConnectionSettings, MineflayerBody  # noqa: E402
-from bot.config import EMBEDDED_VERSIONS  # noqa: E402
-from bot.logs import setup_logging  # noqa: E402
-from bot.recorder import Recorder  # noqa: E402
-from bot.server import EmbeddedServer, EmbeddedServerSettings, free_port  # noqa: E402
+from bot.runtime.bridge import Bridge  # noqa: E402
+from bot.runtime.body import ConnectionSettings, MineflayerBody  # noqa: E402
+from bot.config.loader import EMBEDDED_VERSIONS  # noqa: E402
+from bot.runtime.logs import setup_logging  # noqa: E402
+from bot.tooling.recorder import Recorder  # noqa: E402
+from bot.runtime.server import EmbeddedServer, EmbeddedServerSettings, free_port  # noqa: E402
 
 USER = "mcbot"
 

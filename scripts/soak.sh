@@ -5,7 +5,7 @@
 # classes (7.3), writes soak-results/ (the newest 20 runs kept), exits non-zero on FAIL.
 # --chaos kills the bridge, the embedded world and the daemon at seeded random intervals and
 # FAILS on any task or acked thought lost, duplicate live goal key or orphan process.
-# See bot/soak.py.
+# See bot/tooling/soak.py.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-exec .venv/bin/python -m bot.soak "$@"
+exec .venv/bin/python -m bot.tooling.soak "$@"

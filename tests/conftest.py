@@ -15,7 +15,7 @@ from typing import Callable, Iterator
 
 import pytest
 
-from bot.config import EMBEDDED_VERSIONS as MC_VERSIONS  # every version we claim, the default first
+from bot.config.loader import EMBEDDED_VERSIONS as MC_VERSIONS  # every version we claim, the default first
 
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = ROOT / "tests" / "fixtures"
@@ -63,7 +63,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 def daemon_env(tmp_path: Path, mc_version: str, api_port: int, **over: str) -> dict[str, str]:
     """The environment of a `python -m bot run` under test: its own world port, API port and
     database, no log file, no hostiles; `over` adds or replaces MCBOT_* keys."""
-    from bot.server import free_port  # noqa: PLC0415
+    from bot.runtime.server import free_port  # noqa: PLC0415
 
     return {
         **os.environ,
@@ -91,7 +91,7 @@ def wait_until(pred: Callable[[], object], timeout_s: float, what: str, poll_s: 
 
 @pytest.fixture(scope="session")
 def node_available() -> None:
-    from bot.node_runtime import NodeRuntimeError, resolve_node_bin
+    from bot.runtime.node_runtime import NodeRuntimeError, resolve_node_bin
 
     try:
         resolve_node_bin()
@@ -101,7 +101,7 @@ def node_available() -> None:
 
 @pytest.fixture(scope="session")
 def embedded_server(node_available: None, mc_version: str) -> Iterator["object"]:
-    from bot.server import EmbeddedServer, EmbeddedServerSettings, free_port
+    from bot.runtime.server import EmbeddedServer, EmbeddedServerSettings, free_port
 
     server = EmbeddedServer(EmbeddedServerSettings(port=free_port(), version=mc_version, hostiles=False))
     server.start()
@@ -111,7 +111,7 @@ def embedded_server(node_available: None, mc_version: str) -> Iterator["object"]
 
 @pytest.fixture(scope="session")
 def bridge(node_available: None) -> Iterator["object"]:
-    from bot.bridge import Bridge
+    from bot.runtime.bridge import Bridge
 
     b = Bridge(dead_check_interval_s=0.5)
     b.start()
@@ -120,7 +120,7 @@ def bridge(node_available: None) -> Iterator["object"]:
 
 
 def make_body(bridge: object, port: int, username: str, **kw: object) -> "object":
-    from bot.body import ConnectionSettings, MineflayerBody
+    from bot.runtime.body import ConnectionSettings, MineflayerBody
 
     body = MineflayerBody(bridge, ConnectionSettings(port=port, username=username, **kw))  # type: ignore[arg-type]
     body.connect()

@@ -11,7 +11,7 @@ import threading
 from typing import Any, Iterator
 from contextlib import contextmanager
 
-from bot.ping import _varint
+from bot.runtime.ping import _varint
 
 # Status replies shaped like Paper's (its version name carries the brand).
 PAPER_NEWER = {"version": {"name": "Paper 26.9", "protocol": 9999},

@@ -16,7 +16,7 @@ from typing import Any
 
 from agency.eval.pipeline import ScenarioResult
 from agency.llm.settings import LlmSettings
-from agency.llm_thoughts import thought_sampling
+from agency.cognition.llm_thoughts import thought_sampling
 
 
 def iso(ms: int) -> str:

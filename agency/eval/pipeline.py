@@ -20,16 +20,17 @@ from typing import Any, Literal
 from loguru import logger
 
 from agency.clock import Clock
-from agency.counters import AgencyCounters
-from agency.eligibility import EligibilityDecision, apply_decision, decide, default_is_routable
+from agency.cognition.counters import AgencyCounters
+from agency.cognition.eligibility import EligibilityDecision, apply_decision, decide, default_is_routable
 from agency.eval.suite import PreparedScenario
-from agency.llm_thoughts import Generation, LlmThoughtGenerator
-from agency.planning import PlanningConsumer
-from agency.situation_frame import SituationFrame, build_frame
-from agency.stream import CognitiveStream
-from agency.tasks.models import TaskStatus
-from agency.tasks.store import SqliteTaskStore
-from agency.thoughts import Thought, build_llm_thought
+from agency.cognition.llm_thoughts import Generation, LlmThoughtGenerator
+from agency.planning.consumer import PlanningConsumer
+from agency.cognition.situation_frame import SituationFrame, build_frame
+from agency.stream.cognitive_stream import CognitiveStream
+from agency.planning.tasks.models import TaskStatus
+from agency.planning.tasks.store import SqliteTaskStore
+from agency.thoughts import Thought
+from agency.cognition.sanitizer import build_llm_thought
 
 Mode = Literal["thought_only", "end_to_end"]
 MAX_PLANNING_POLLS = 5  # one thought per scenario: the second poll must already be empty

@@ -20,14 +20,14 @@ from typing import Any
 from loguru import logger
 
 from agency.clock import Clock, system_clock_ms
-from agency.counters import AgencyCounters
+from agency.cognition.counters import AgencyCounters
 from agency.eval.artifacts import iso, model_config, run_dir, scenario_record, write_bundle
 from agency.eval.metrics import compute_metrics, judge, planning_totals
 from agency.eval.pipeline import Mode, ScenarioResult, run_scenario
 from agency.eval.progress import Progress
 from agency.eval.suite import LoadedSuite
-from agency.llm_thoughts import LlmThoughtGenerator
-from agency.situation_frame import get_profile
+from agency.cognition.llm_thoughts import LlmThoughtGenerator
+from agency.cognition.situation_frame import get_profile
 
 DEFAULT_CONCURRENCY = 4
 DEFAULT_OUT_ROOT = Path("artifacts") / "evals"

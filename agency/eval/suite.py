@@ -20,8 +20,8 @@ from typing import Any, Literal
 from loguru import logger
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from agency.perception import Stimulus, StimulusKind
-from agency.world import EntityInfo, InventoryItem, Vec3, WorldSnapshot
+from agency.perception.stimuli import Stimulus, StimulusKind
+from agency.world import EntityInfo, InventoryItem, Vec3, WorldSnapshot, day_phase
 
 # Creatures counted as hostile when a scenario does not say (matches what the bridge reports).
 HOSTILE_NAMES = frozenset({"zombie", "skeleton", "creeper", "spider", "cave_spider", "enderman", "witch", "slime",
@@ -70,7 +70,7 @@ class ScenarioWorld(_Strict):
         hostiles = self.hostiles if self.hostiles is not None else sum(1 for e in ents if e.hostile)
         return WorldSnapshot(
             health=self.health, food=self.food, saturation=self.saturation, gameMode=self.gameMode,
-            dimension=self.dimension, timeOfDay=self.timeOfDay, isDay=not 13_000 <= self.timeOfDay < 23_000,
+            dimension=self.dimension, timeOfDay=self.timeOfDay, isDay=day_phase(self.timeOfDay) != "night",
             position=Vec3(x=x, y=y, z=z), inventory=[InventoryItem(name=n, count=c) for n, c in self.inventory.items()],
             entities=ents, hostiles=hostiles, ts=ts,
         )

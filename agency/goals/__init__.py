@@ -44,8 +44,8 @@ from agency.goals.hold_protocol import (
     resume_module,
 )
 from agency.goals.resolver import BuildIntent, Outcome, Resolution, resolve_or_create_build_goal
-from agency.goals.shelter_blueprint import ShelterBlueprint, basic_shelter
-from agency.goals.shelter_verifier import verify_shelter_v0
+from agency.shelter.blueprint import ShelterBlueprint, basic_shelter
+from agency.shelter.verifier import verify_shelter_v0
 from agency.goals.sync import Goal, GoalStatus, GoalSync, reduce_goal_status
 
 __all__ = [

@@ -15,7 +15,7 @@ from pydantic import ValidationError
 
 from agency.goals.identity import is_anchored_key
 from agency.goals.models import HOLD_MANUAL_PAUSE, GoalBinding, Hold, dump_binding, read_binding
-from agency.tasks.models import Task, TaskStatus
+from agency.planning.tasks.models import Task, TaskStatus
 
 
 class IllegalGoalStateError(AssertionError):

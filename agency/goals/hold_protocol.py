@@ -14,7 +14,7 @@ from typing import Any, Callable, Protocol
 
 from agency.goals.lifecycle import GoalLifecycle
 from agency.goals.models import HOLD_PREEMPTED, GoalBinding, HoldWitness
-from agency.tasks.models import Task
+from agency.planning.tasks.models import Task
 
 MAX_SAFE_STOP_STEPS = 3
 SAFE_STOP_TIMEOUT_S = 5.0

@@ -24,7 +24,7 @@ from agency.goals.models import (
     dump_binding,
     require_binding,
 )
-from agency.tasks.models import Task, TaskNotFoundError
+from agency.planning.tasks.models import Task, TaskNotFoundError
 
 PROVISIONAL_SCOPE_M = 32.0
 # Goal types whose identity includes the template (protocol B table). A shelter's template

@@ -29,7 +29,7 @@ from agency.goals.models import (
     require_binding,
 )
 from agency.goals.sync import GoalSync
-from agency.tasks.models import Task, TaskNotFoundError, TaskStatus
+from agency.planning.tasks.models import Task, TaskNotFoundError, TaskStatus
 
 LifecycleEvent = dict[str, Any]
 # Statuses from which the transition table allows completed (plus completed itself).

@@ -1,7 +1,7 @@
 """The goal binding on a task (goal-binding protocol A) and the site signature it anchors to.
 
 Stored as camelCase JSON under `task.metadata.goalBinding` (TaskMetadata keeps it as a
-plain dict so agency.tasks never imports agency.goals); `read_binding` / `dump_binding`
+plain dict so agency.planning.tasks never imports agency.goals); `read_binding` / `dump_binding`
 convert. Fields marked "additive" are not in the spec's interface but are needed to carry
 its rules durably (backoff counters, hold history, the witness of the last hold after a
 resume, the reason a completed goal was re-opened).
@@ -9,16 +9,21 @@ resume, the reason a completed goal was re-opened).
 
 from __future__ import annotations
 
-import math
 import uuid
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from agency.tasks.models import Task
-
-Pos = tuple[int, int, int]
-Facing = Literal["north", "south", "east", "west"]
+from agency.planning.tasks.models import Task
+from agency.shelter.models import (  # re-exported: a binding anchors to a shelter site
+    FACING_VECTORS,
+    SITE_MARGIN,
+    Bounds,
+    Facing,
+    Pos,
+    SiteSignature,
+    VerificationResult,
+)
 
 BUILD_SHELTER = "build_shelter"
 BUILD_STRUCTURE = "build_structure"
@@ -30,60 +35,6 @@ HOLD_MATERIALS_MISSING = "materials_missing"
 HOLD_MANUAL_PAUSE = "manual_pause"  # hard wall: only an explicit resume lifts it
 HOLD_WORLD_CHANGED = "world_changed"  # archived: the goal's world is gone; nothing lifts it
 REGRESSION_DETECTED = "regression_detected"
-
-# Protocol F/C: the verifier reads, and anchored "already satisfied" scopes, footprint + 8.
-SITE_MARGIN = 8
-
-FACING_VECTORS: dict[str, tuple[int, int]] = {"north": (0, -1), "south": (0, 1), "east": (1, 0), "west": (-1, 0)}
-
-
-class Bounds(BaseModel):
-    """Inclusive integer box in world coordinates."""
-
-    model_config = ConfigDict(frozen=True)
-
-    min: Pos
-    max: Pos
-
-    def expanded(self, margin: int) -> "Bounds":
-        lo, hi = (tuple(c - margin for c in self.min), tuple(c + margin for c in self.max))
-        return Bounds(min=lo, max=hi)  # type: ignore[arg-type]
-
-    def contains(self, p: tuple[float, float, float]) -> bool:
-        return all(lo <= c <= hi for lo, c, hi in zip(self.min, p, self.max))
-
-    def intersects(self, other: "Bounds") -> bool:
-        pairs = zip(self.min, self.max, other.min, other.max)
-        return all(a_lo <= b_hi and b_lo <= a_hi for a_lo, a_hi, b_lo, b_hi in pairs)
-
-    @property
-    def center(self) -> tuple[float, float, float]:
-        return tuple((lo + hi) / 2 for lo, hi in zip(self.min, self.max))  # type: ignore[return-value]
-
-    @property
-    def diagonal(self) -> float:
-        return math.sqrt(sum((hi - lo + 1) ** 2 for lo, hi in zip(self.min, self.max)))
-
-    def distance_to(self, p: tuple[float, float, float]) -> float:
-        """Euclidean distance from p to the nearest point of the box (0 inside)."""
-        return math.sqrt(sum(max(lo - c, 0, c - hi) ** 2 for lo, c, hi in zip(self.min, p, self.max)))
-
-
-class SiteSignature(BaseModel):
-    """What locks a build goal's identity once its site is committed (phase B)."""
-
-    model_config = ConfigDict(frozen=True)
-
-    refCorner: Pos
-    facing: Facing
-    footprintBounds: Bounds
-    entrance: Pos | None = None  # lower block of the 2-high doorway
-    interiorProbes: list[Pos] = Field(default_factory=list)
-
-    @property
-    def position(self) -> tuple[float, float, float]:
-        return self.footprintBounds.center
-
 
 class RegionHint(BaseModel):
     x: float
@@ -119,15 +70,6 @@ class HoldRecord(BaseModel):
     at: int
 
 
-class VerificationResult(BaseModel):
-    """A verifier's verdict: {done, score, blockers, evidence}."""
-
-    done: bool
-    score: float | None = None
-    blockers: list[str] = Field(default_factory=list)
-    evidence: list[str] = Field(default_factory=list)
-
-
 class Completion(BaseModel):
     verifier: str
     definitionVersion: int = 0
@@ -161,7 +103,7 @@ class GoalBinding(BaseModel):
     reopened: Reopened | None = None  # additive
     urgencySpikeAt: int | None = None  # additive: when dusk_approaching spiked this goal (the scorer's input)
     # additive: the id of the world this goal belonged to, set when the store entered
-    # another world (agency/world_identity.py). Archived goals are kept, never reused.
+    # another world (agency/goals/world_identity.py). Archived goals are kept, never reused.
     archivedWorld: str | None = None
 
     @property

@@ -21,10 +21,10 @@ from typing import Iterable
 from loguru import logger
 
 from agency.clock import Clock
-from agency.drive_tick import SAFE_FOOD, SAFE_HEALTH, night_approaching
+from agency.cognition.drive_tick import SAFE_FOOD, SAFE_HEALTH, night_approaching
 from agency.goals.models import BUILD_SHELTER, GoalBinding, read_binding
-from agency.tasks.models import Task, TaskStatus
-from agency.tasks.store import TaskStore
+from agency.planning.tasks.models import Task, TaskStatus
+from agency.planning.tasks.store import TaskStore
 from agency.world import WorldSnapshot
 
 BASE = 0.25  # + PRIORITY_WEIGHT * priority: 0.5 for the default priority

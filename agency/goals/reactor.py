@@ -25,7 +25,7 @@ from agency.goals.models import (
     VerificationResult,
     read_binding,
 )
-from agency.tasks.models import Task, TaskStatus
+from agency.planning.tasks.models import Task, TaskStatus
 
 Feasibility = Callable[[Task, GoalBinding], bool]
 Verifier = Callable[[Task, GoalBinding], VerificationResult]

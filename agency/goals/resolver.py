@@ -26,7 +26,7 @@ from agency.goals.models import (
     read_binding,
     task_position,
 )
-from agency.tasks.models import NewTask, Task, TaskOrigin, TaskStatus
+from agency.planning.tasks.models import NewTask, Task, TaskOrigin, TaskStatus
 
 CONTINUE_THRESHOLD = 0.6
 PROXIMITY_ZERO_M = 128.0

@@ -19,20 +19,29 @@ from agency.goals import hold_protocol
 from agency.goals.identity import anchor_goal
 from agency.goals.lifecycle import GoalLifecycle, ManualPauseWallError
 from agency.goals.models import GoalBinding, VerificationResult, read_binding
-from agency.goals.shelter_blueprint import ShelterBlueprint
-from agency.goals.site_check import blueprint_from, missing_blocks, read_site, stands, verify_task
-from agency.tasks.models import Task, TaskStatus
+from agency.shelter.blueprint import ShelterBlueprint
+from agency.shelter.site_check import blueprint_from, missing_blocks, read_site, stands, verify_region
+from agency.planning.tasks.models import Task, TaskStatus
 from agency.world import BlockRegion, Body
-from agency.workflows.models import WorkflowRunResult
+from agency.execution.workflows.models import WorkflowRunResult
 
 if TYPE_CHECKING:  # the executor imports the agents; only its SafeStop record is needed here
-    from agency.executor import SafeStop
+    from agency.execution.executor import SafeStop
 
 SHELTER_TARGETS = frozenset({"basic_shelter", "shelter"})
 STABILITY_S = 1.0  # between the two verification passes: a transient pass must not count
 MAX_REPAIRS = 2  # fresh build runs after a failed verification before the task fails
 Sleep = Callable[[float], Awaitable[None]]
 Verified = Callable[[Task, BlockRegion | None], None]
+
+
+def verify_task(body: Body, task: Task, binding: GoalBinding) -> tuple[VerificationResult, BlockRegion | None]:
+    site = binding.anchors.siteSignature
+    if site is None:  # never anchored: nothing stands anywhere yet
+        return VerificationResult(done=False, score=0.0, blockers=["not_anchored"]), None
+    region = read_site(body, site)
+    return verify_region(region, site, task.metadata.build), region
+
 
 
 class GoalRunHooks:

@@ -18,7 +18,7 @@ from pydantic import BaseModel
 from agency.clock import Clock, system_clock_ms
 from agency.db import open_database
 from agency.goals.models import GoalBinding, read_binding
-from agency.tasks.models import Task, TaskStatus
+from agency.planning.tasks.models import Task, TaskStatus
 
 
 class GoalStatus(str, Enum):

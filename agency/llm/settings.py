@@ -1,6 +1,6 @@
 """Runtime settings of the LLM session loop: snake_case versions of the contract's names.
 
-bot/config_llm.py mirrors this schema for the `[llm]` TOML section (bot.config must not
+bot/config/llm.py mirrors this schema for the `[llm]` TOML section (bot.config.loader must not
 import agency); a unit test keeps the two identical. Resolution order for sampling and
 context settings: session defaults < provider_overrides[provider] < target.overrides.
 """

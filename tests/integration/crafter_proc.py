@@ -13,11 +13,12 @@ import os
 import sys
 from pathlib import Path
 
-from agency.agents import AgentRuntime, TaskSpec, load_default_registry
-from agency.tools import ToolContext, default_tool_registry
-from agency.workflows import SqliteCheckpointStore
-from bot.body import ConnectionSettings, MineflayerBody
-from bot.bridge import Bridge
+from agency.execution.agents import AgentRuntime, TaskSpec, load_default_registry
+from agency.execution.tools import ToolContext
+from agency.execution.builtin_tools import default_tool_registry
+from agency.execution.workflows import SqliteCheckpointStore
+from bot.runtime.body import ConnectionSettings, MineflayerBody
+from bot.runtime.bridge import Bridge
 
 
 def main() -> int:

@@ -9,10 +9,11 @@ import sys
 
 import pytest
 
-from agency.agents import AgentRuntime, TaskSpec, load_default_registry
-from agency.tools import ToolContext, default_tool_registry
-from agency.workflows import SqliteCheckpointStore
-from bot.server import EmbeddedServer, EmbeddedServerSettings, free_port
+from agency.execution.agents import AgentRuntime, TaskSpec, load_default_registry
+from agency.execution.tools import ToolContext
+from agency.execution.builtin_tools import default_tool_registry
+from agency.execution.workflows import SqliteCheckpointStore
+from bot.runtime.server import EmbeddedServer, EmbeddedServerSettings, free_port
 from tests.conftest import ROOT, make_body, wait_until
 
 

@@ -11,7 +11,7 @@ import time
 
 import psutil
 
-from bot.server import free_port
+from bot.runtime.server import free_port
 from tests.conftest import ROOT, wait_until
 
 MCBOT = [sys.executable, "-m", "bot"]
@@ -60,7 +60,7 @@ def test_snapshot_against_a_dead_port_exits_3_with_one_line_reason():
 
 HOLD_BRIDGE = """
 import signal, sys, time
-from bot.bridge import Bridge
+from bot.runtime.bridge import Bridge
 # A shell that starts a job in the background ignores SIGINT for it, and Python then keeps it
 # ignored: give this holder Python's own SIGINT handling whatever started the tests.
 signal.signal(signal.SIGINT, signal.default_int_handler)

@@ -10,7 +10,7 @@ import time
 import httpx
 import psutil
 
-from bot.server import free_port
+from bot.runtime.server import free_port
 from tests.conftest import ROOT, daemon_env, wait_until
 
 

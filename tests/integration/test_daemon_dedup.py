@@ -19,7 +19,7 @@ from typing import Any
 import httpx
 
 from agency.llm.testing import ScriptedLLM, text
-from bot.server import free_port
+from bot.runtime.server import free_port
 from tests.conftest import ROOT, daemon_env, wait_until
 
 SAID = "The grass is green and nothing moves."

@@ -9,11 +9,12 @@ import math
 
 import pytest
 
-from agency.agents import AgentRuntime, load_default_registry
-from agency.executor import Executor
-from agency.reflexes import ReflexConfig, Reflexes
-from agency.tasks.store import SqliteTaskStore
-from agency.tools import ToolContext, default_tool_registry
+from agency.execution.agents import AgentRuntime, load_default_registry
+from agency.execution.executor import Executor
+from agency.execution.reflexes import ReflexConfig, Reflexes
+from agency.planning.tasks.store import SqliteTaskStore
+from agency.execution.tools import ToolContext
+from agency.execution.builtin_tools import default_tool_registry
 from agency.world import EventType
 from tests.conftest import make_body, wait_until
 

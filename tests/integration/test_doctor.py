@@ -9,7 +9,7 @@ import os
 import subprocess
 import sys
 
-from bot.server import free_port
+from bot.runtime.server import free_port
 from tests.conftest import ROOT
 from tests.status_server import PAPER_NEWER, PAPER_OLDER, status_server
 

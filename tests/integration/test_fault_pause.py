@@ -9,7 +9,7 @@ from pathlib import Path
 
 import psutil
 
-from bot.server import free_port
+from bot.runtime.server import free_port
 from tests.conftest import wait_until
 from tests.integration.test_faults import _api, _daemon, _get, _post_goal, _task, _wait_healthy
 

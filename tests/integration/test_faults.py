@@ -11,9 +11,9 @@ from pathlib import Path
 import httpx
 import psutil
 
-from agency.tasks.store import SqliteTaskStore
-from agency.workflows import SqliteCheckpointStore
-from bot.server import EmbeddedServer, EmbeddedServerSettings, free_port
+from agency.planning.tasks.store import SqliteTaskStore
+from agency.execution.workflows import SqliteCheckpointStore
+from bot.runtime.server import EmbeddedServer, EmbeddedServerSettings, free_port
 from tests.conftest import ROOT, wait_until
 
 

@@ -13,7 +13,7 @@ from datetime import datetime, timedelta
 
 import httpx
 
-from bot.server import free_port
+from bot.runtime.server import free_port
 from tests.conftest import ROOT, wait_until
 
 STARTUP_S = 20  # start-up lines (server, bridge, first ticks) are not steady state

@@ -16,11 +16,11 @@ import time
 import pytest
 
 from agency.goals import read_binding
-from agency.goals.site_check import read_site, verify_region
+from agency.shelter.site_check import read_site, verify_region
 from agency.goals.sync import GoalStatus
-from agency.tasks.models import TaskStatus
-from bot.config import McbotConfig
-from bot.wiring import Agency
+from agency.planning.tasks.models import TaskStatus
+from bot.config.loader import McbotConfig
+from bot.runtime.wiring import Agency
 from tests.conftest import make_body, wait_until
 
 NAME = "shelter_bot"
@@ -145,7 +145,7 @@ def test_a_wall_block_removed_by_an_op_command_reopens_the_goal_as_a_repair_and_
 
 
 def test_a_blocked_path_to_the_site_is_dug_through_leaves_but_never_through_planks(world):
-    from agency.goals.earthwork import PATH_DIGGABLE
+    from agency.shelter.earthwork import PATH_DIGGABLE
 
     _agency, body = world
     x, z = X + 40, Z  # a fresh pad, away from the shelter
@@ -173,7 +173,7 @@ def test_a_blocked_path_to_the_site_is_dug_through_leaves_but_never_through_plan
 def test_a_crafting_table_placed_in_reach_counts_for_the_drive_tick(world):
     """Crafts place the table they need; the drive tick must see it there, or it crafts a
     new table after every such craft (rule 3 judged by the inventory alone)."""
-    from agency.drive_tick import select_drive
+    from agency.cognition.drive_tick import select_drive
 
     agency, body = world
     x, z = X - 40, Z  # a fresh pad, away from the shelter and the other pad
@@ -200,7 +200,7 @@ def _door_closed(body, door) -> bool:
 
 
 def test_at_night_the_bot_spends_the_night_in_its_shelter_and_comes_out_in_the_morning(world):
-    from agency.tools.shelter_door import doorway_cells, in_hut
+    from agency.shelter.door import doorway_cells, in_hut
 
     agency, body = world
     site = agency.goals.nearest_verified_shelter(body.snapshot().model_copy(

@@ -71,7 +71,7 @@ def test_op_damage_arrives_as_a_health_event(live_body):
 
 
 def test_bot_reconnects_by_itself_after_server_restart(bridge, mc_version):
-    from bot.server import EmbeddedServer, EmbeddedServerSettings, free_port
+    from bot.runtime.server import EmbeddedServer, EmbeddedServerSettings, free_port
     from tests.conftest import make_body
 
     server = EmbeddedServer(EmbeddedServerSettings(port=free_port(), version=mc_version, hostiles=False))

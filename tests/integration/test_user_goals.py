@@ -13,7 +13,7 @@ import sys
 
 import httpx
 
-from bot.server import free_port
+from bot.runtime.server import free_port
 from tests.conftest import ROOT, daemon_env, wait_until
 
 CONFIG = """

@@ -12,10 +12,10 @@ from loguru import logger
 from agency.goals import BuildIntent, VerificationResult, anchor_goal, basic_shelter, read_binding
 from agency.goals.models import BUILD_SHELTER
 from agency.goals.resolver import resolve_or_create_build_goal
-from agency.tasks.models import TaskStatus
-from bot.config import McbotConfig
-from bot.server import EmbeddedServer, EmbeddedServerSettings, free_port
-from bot.wiring import Agency
+from agency.planning.tasks.models import TaskStatus
+from bot.config.loader import McbotConfig
+from bot.runtime.server import EmbeddedServer, EmbeddedServerSettings, free_port
+from bot.runtime.wiring import Agency
 from tests.conftest import make_body
 
 NEW_WORLD = re.compile(r"\[World\] new world (memory:1337:\w+) \(was (memory:1337:\w+)\): archived 1 goals, 0 checkpoints")

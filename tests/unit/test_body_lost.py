@@ -11,9 +11,9 @@ from typing import Any
 import pytest
 
 from agency.world import ActionState, BodyError, BodyLost
-from bot.body import ConnectionSettings, MineflayerBody
-from bot.bridge import BridgeDead, BridgeError
-from bot.ping import ServerUnreachable
+from bot.runtime.body import ConnectionSettings, MineflayerBody
+from bot.runtime.bridge import BridgeDead, BridgeError
+from bot.runtime.ping import ServerUnreachable
 
 
 class _Bridge:

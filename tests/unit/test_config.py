@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.config import (
+from bot.config.loader import (
     SHIPPED_CONFIG_DIR,
     ConfigError,
     McbotConfig,
@@ -405,7 +405,7 @@ def test_shipped_config_documents_every_default() -> None:
 
 
 def test_config_module_imports_nothing_heavy() -> None:
-    code = "import sys, bot.config; bad = {'javascript', 'fastapi', 'agency'} & set(sys.modules); print(bad)"
+    code = "import sys, bot.config.loader; bad = {'javascript', 'fastapi', 'agency'} & set(sys.modules); print(bad)"
     root = Path(__file__).resolve().parents[2]
     out = subprocess.run([sys.executable, "-c", code], cwd=root, capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "set()"

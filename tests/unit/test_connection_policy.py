@@ -4,9 +4,9 @@ import threading
 
 import pytest
 
-from bot.body import Backoff
-from bot.ping import ServerUnreachable, ping
-from bot.server import free_port
+from bot.runtime.body import Backoff
+from bot.runtime.ping import ServerUnreachable, ping
+from bot.runtime.server import free_port
 
 
 def test_backoff_doubles_from_5s_to_a_60s_cap_with_jitter():

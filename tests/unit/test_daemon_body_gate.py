@@ -1,5 +1,5 @@
 """Nothing runs blind, and a lost body holds work instead of failing it, on the exact jobs
-the daemon schedules (bot.wiring.Agency.job_*), over the fake block world with a frozen
+the daemon schedules (bot.runtime.wiring.Agency.job_*), over the fake block world with a frozen
 clock; the drive-tick interval read back from a real SQLite file after a restart."""
 
 from __future__ import annotations
@@ -10,14 +10,14 @@ import pytest
 from loguru import logger
 
 from agency.clock import FrozenClock
-from agency.converter import convert_thought
-from agency.drive_tick import DRIVE_TICK_INTERVAL_MS, DriveTickState, evaluate_drive_tick
-from agency.executor import DISCONNECTED
+from agency.planning.converter import convert_thought
+from agency.cognition.drive_tick import DRIVE_TICK_INTERVAL_MS, DriveTickState, evaluate_drive_tick
+from agency.execution.executor import DISCONNECTED
 from agency.goals.models import read_binding
-from agency.tasks.models import NewTask, TaskStatus
+from agency.planning.tasks.models import NewTask, TaskStatus
 from agency.world import BodyLost, WorldSnapshot
-from bot.config import McbotConfig
-from bot.wiring import Agency
+from bot.config.loader import McbotConfig
+from bot.runtime.wiring import Agency
 from tests.unit.executor.test_body_lost import LosingBody
 from tests.unit.agents.fakes import FakeBody, FakeTime
 

@@ -1,4 +1,4 @@
-"""The daemon's drive-tick job (bot.wiring.Agency.job_drive_tick) grounds its goal on the
+"""The daemon's drive-tick job (bot.runtime.wiring.Agency.job_drive_tick) grounds its goal on the
 blocks really around the bot: it reads the sight box from the body and hands it to
 evaluate_drive_tick, so logs in sight mean collecting, none means exploring first."""
 
@@ -8,9 +8,9 @@ import asyncio
 
 import pytest
 
-from agency.drive_tick import SIGHT_RADIUS, sight_box
-from bot.config import McbotConfig
-from bot.wiring import Agency
+from agency.cognition.drive_tick import SIGHT_RADIUS, sight_box
+from bot.config.loader import McbotConfig
+from bot.runtime.wiring import Agency
 from tests.unit.agents.fakes import FakeBody, FakeTime
 
 

@@ -8,11 +8,11 @@ from typing import Any
 import pytest
 
 from agency.world import BodyError, BodyEvent
-from bot.bridge import BridgeError
-from bot.config import McbotConfig
-from bot.doctor import Doctor
-from bot.ping import ServerUnreachable
-from bot.realities import SECURE_PROFILE_FIX
+from bot.runtime.bridge import BridgeError
+from bot.config.loader import McbotConfig
+from bot.cli.doctor import Doctor
+from bot.runtime.ping import ServerUnreachable
+from bot.runtime.realities import SECURE_PROFILE_FIX
 
 REFUSAL = "Chat disabled due to missing profile public key. Please try reconnecting."
 

@@ -9,10 +9,10 @@ import asyncio
 import pytest
 from loguru import logger
 
-from agency.drive_tick import sight_box
-from agency.tasks.models import TaskOrigin
-from bot.config import McbotConfig
-from bot.wiring import Agency
+from agency.cognition.drive_tick import sight_box
+from agency.planning.tasks.models import TaskOrigin
+from bot.config.loader import McbotConfig
+from bot.runtime.wiring import Agency
 from tests.unit.agents.fakes import FakeBody, FakeTime
 
 

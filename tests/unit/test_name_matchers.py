@@ -9,17 +9,17 @@ import asyncio
 import pytest
 
 from agency.goal_tag import ExtractedGoal
-from agency.goals.earthwork import column_work, dig_cost, site_work
+from agency.shelter.earthwork import column_work, dig_cost, site_work
 from agency.goals.models import Bounds
-from agency.goals.site_check import stands
-from agency.goals.site_finder import choose_site, scan_box
-from agency.goals.testing import region_from_blocks
-from agency.grounding import FrameFacts, check_goal
-from agency.tools import default_tool_registry
-from agency.tools.base import ToolContext
-from agency.tools.recipes import CRAFTABLE, available, matches
-from agency.tools.results import PRECONDITION_FAILED
-from agency.tools.spatial import find_in_region, free_spot_near, surface_y
+from agency.shelter.site_check import stands
+from agency.shelter.site_finder import choose_site, scan_box
+from agency.shelter.testing import region_from_blocks
+from agency.cognition.grounding import FrameFacts, check_goal
+from agency.execution.builtin_tools import default_tool_registry
+from agency.execution.tools.base import ToolContext
+from agency.execution.tools.recipes import CRAFTABLE, available, matches
+from agency.execution.tools.results import PRECONDITION_FAILED
+from agency.execution.tools.spatial import find_in_region, free_spot_near, surface_y
 from agency.world import BlockRegion, InventoryItem, Vec3, WorldSnapshot
 from tests.unit.agents.fakes import GROUND_Y, FakeBody, FakeTime
 
@@ -160,7 +160,7 @@ def test_place_block_with_no_room_says_no_free_spot_and_what_is_around(fake: tup
 
 
 def test_the_drive_tick_counts_logs_as_the_crafter_does() -> None:
-    from agency.drive_tick import select_drive
+    from agency.cognition.drive_tick import select_drive
 
     def snap(*items: tuple[str, int]) -> WorldSnapshot:
         return WorldSnapshot(health=20, food=20, gameMode="survival", dimension="overworld", timeOfDay=1000, isDay=True,

@@ -1,4 +1,4 @@
-"""Which Node runs node/ (bot.node_runtime) and how the pinned one is installed (scripts/install_node.py)."""
+"""Which Node runs node/ (bot.runtime.node_runtime) and how the pinned one is installed (scripts/install_node.py)."""
 
 from __future__ import annotations
 
@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from bot import node_runtime
-from bot.node_runtime import NodeRuntimeError, resolve_node_bin
+from bot.runtime import node_runtime
+from bot.runtime.node_runtime import NodeRuntimeError, resolve_node_bin
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -1,4 +1,4 @@
-"""Paper realities (bot/realities.py) and the doctor's pure parts, on recorded replies and
+"""Paper realities (bot/runtime/realities.py) and the doctor's pure parts, on recorded replies and
 fake packets: the unsupported-version verdict (from versions.js replies recorded in
 tests/fixtures/version_checks.json), the known-issues table, the once-only chat-refusal
 error (events as node/lib/chat_guard.js queues them), kick reasons and command replies in
@@ -13,10 +13,10 @@ import pytest
 from loguru import logger
 
 from agency.world import BodyEvent, EventType
-from bot import realities
-from bot.body import ConnectionSettings, MineflayerBody, VersionUnsupported
-from bot.doctor import Finding, _loaded_reach, _plain, exit_code, render
-from bot.realities import (KNOWN_ISSUES, command_denied, explain_kick, movement_issues, note_body_event,
+from bot.runtime import realities
+from bot.runtime.body import ConnectionSettings, MineflayerBody, VersionUnsupported
+from bot.cli.doctor import Finding, _loaded_reach, _plain, exit_code, render
+from bot.runtime.realities import (KNOWN_ISSUES, command_denied, explain_kick, movement_issues, note_body_event,
                            version_verdict, warn_known_issues)
 from tests.conftest import FIXTURES
 from tests.status_server import PAPER_NEWER, status_server

@@ -2,7 +2,7 @@ import json
 
 import pytest
 
-from agency.replay import Recording, ReplayBody, ReplayFormatError
+from agency.perception.replay import Recording, ReplayBody, ReplayFormatError
 from agency.world import ActionState, BodyError, EventType
 
 from tests.unit.test_world import SNAP

@@ -1,6 +1,6 @@
 import asyncio
 
-from bot.scheduler import JobSpec, Scheduler
+from bot.runtime.scheduler import JobSpec, Scheduler
 
 
 def test_a_failing_job_is_counted_and_never_kills_the_scheduler():

@@ -8,7 +8,7 @@ import copy
 
 import pytest
 
-from bot.soak_report import FAULT_WINDOW_S, evaluate_chaos
+from bot.tooling.soak_report import FAULT_WINDOW_S, evaluate_chaos
 
 
 def _task(i, status, key, reason=None, progress=0.0):
@@ -145,7 +145,7 @@ def test_a_fault_not_recovered_within_its_bound_fails(fault):
 # -- the harness's schedule and the results cap ---------------------------------------------
 
 def test_the_chaos_schedule_is_seeded_bounded_and_sees_every_kind():
-    from bot.soak_chaos import INTERVALS_S, QUIET_END_S, Chaos
+    from bot.tooling.soak_chaos import INTERVALS_S, QUIET_END_S, Chaos
 
     def make(seed, embedded=True):
         return Chaos(seed=seed, fast=True, embedded=embedded, base="http://127.0.0.1:1", restart=None,
@@ -166,7 +166,7 @@ def test_the_chaos_schedule_is_seeded_bounded_and_sees_every_kind():
 
 
 def test_soak_results_keep_only_the_newest_runs(tmp_path):
-    from bot.soak import prune_results
+    from bot.tooling.soak import prune_results
 
     stamps = [f"20261123-0{h}0000" for h in range(5)]
     for st in stamps:
@@ -183,7 +183,7 @@ def test_soak_results_keep_only_the_newest_runs(tmp_path):
 
 
 def test_counters_stay_cumulative_across_a_daemon_restart():
-    from bot.soak import CounterCarry
+    from bot.tooling.soak import CounterCarry
 
     carry = CounterCarry()
     seen = [carry(c) for c in ({"driveTicks": 3, "llmCalls": 1}, {"driveTicks": 4, "llmCalls": 1},

@@ -11,8 +11,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
-from bot.soak import FAST, cadence_ms, sample
-from bot.soak_report import evaluate
+from bot.tooling.soak import FAST, cadence_ms, sample
+from bot.tooling.soak_report import evaluate
 
 T0 = 1_700_000_000_000  # epoch ms of the soak's start
 INTERVAL = 20_000  # the fast soak's drive-tick interval

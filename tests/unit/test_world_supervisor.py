@@ -6,7 +6,7 @@ import asyncio
 
 import pytest
 
-from bot.world_supervisor import BACKOFF_CAP_S, RestartPolicy, WorldGaveUp, WorldSupervisor
+from bot.runtime.world_supervisor import BACKOFF_CAP_S, RestartPolicy, WorldGaveUp, WorldSupervisor
 
 
 class FrozenClock:

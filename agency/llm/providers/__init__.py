@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from contextlib import asynccontextmanager
+from typing import AsyncIterator
+
 import httpx
 
 from agency.llm.errors import LlmConfigError
@@ -17,6 +20,17 @@ def make_providers(client: httpx.AsyncClient, timeout_s: float) -> dict[str, Pro
     return {name: cls(client, timeout_s) for name, cls in PROVIDERS.items()}
 
 
+@asynccontextmanager
+async def open_providers(timeout_s: float, given: dict[str, Provider] | None = None) -> AsyncIterator[dict[str, Provider]]:
+    """The given providers, or one per wire protocol on an HTTP client open for the block:
+    callers outside agency.llm never hold an HTTP client themselves."""
+    if given:
+        yield given
+        return
+    async with httpx.AsyncClient() as client:
+        yield make_providers(client, timeout_s)
+
+
 def provider_for(providers: dict[str, Provider], name: str) -> Provider:
     try:
         return providers[name]
@@ -25,4 +39,4 @@ def provider_for(providers: dict[str, Provider], name: str) -> Provider:
 
 
 __all__ = ["AnthropicProvider", "OllamaProvider", "OpenAIProvider", "PROVIDERS", "Provider", "classify_status",
-           "make_providers", "provider_for"]
+           "make_providers", "open_providers", "provider_for"]

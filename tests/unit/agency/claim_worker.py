@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from agency.clock import FrozenClock
-from agency.tasks.store import SqliteTaskStore
+from agency.planning.tasks.store import SqliteTaskStore
 
 
 def claim_all(db_path: str, results: Any) -> None:

@@ -9,8 +9,8 @@ import pytest
 from loguru import logger
 
 from agency.clock import FrozenClock
-from agency.counters import AgencyCounters
-from agency.tasks.store import SqliteTaskStore
+from agency.cognition.counters import AgencyCounters
+from agency.planning.tasks.store import SqliteTaskStore
 from agency.world import InventoryItem, Vec3, WorldSnapshot
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from agency.counters import COUNTER_NAMES, AgencyCounters
+from agency.cognition.counters import COUNTER_NAMES, AgencyCounters
 
 
 def test_every_contract_counter_exists_and_starts_at_zero(counters, clock):

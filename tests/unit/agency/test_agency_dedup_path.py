@@ -1,5 +1,5 @@
 """The daemon's keep-alive path with dedup wired (contract 4.1, 4.2, 5): build_keepalive, the
-function bot/wiring.py calls, with the real LLM thought generator talking to a scripted
+function bot/runtime/wiring.py calls, with the real LLM thought generator talking to a scripted
 provider on loopback, and a frozen clock.
 
 A repeated banded situation suppresses the LLM call and records a low-novelty fallback
@@ -14,11 +14,11 @@ from typing import Iterator
 
 import pytest
 
-from agency.keepalive import KeepAliveConfig, build_keepalive, memory_slice
+from agency.cognition.keepalive import KeepAliveConfig, build_keepalive, memory_slice
 from agency.llm.testing import ScriptedLLM, text
-from agency.llm_thoughts import build_thought_generator
-from agency.perception import Perception, Stimulus
-from agency.stream import CognitiveStream
+from agency.cognition.llm_thoughts import build_thought_generator
+from agency.perception.stimuli import Perception, Stimulus
+from agency.stream.cognitive_stream import CognitiveStream
 
 REPLY = "Two cows graze nearby and the sky is clear.\nINTENT: none"
 SAID = "Two cows graze nearby and the sky is clear."
@@ -113,8 +113,8 @@ def test_fallback_is_factual_and_stays_out_of_the_memory_slice(keepalive, stream
 
 
 def test_daemon_wiring_runs_keepalive_with_gate_and_recorder(tmp_path, llm, make_snapshot):
-    from bot.config import McbotConfig
-    from bot.wiring import Agency
+    from bot.config.loader import McbotConfig
+    from bot.runtime.wiring import Agency
 
     cfg = McbotConfig.model_validate({
         "storage": {"db_path": str(tmp_path / "a.db")}, "keepalive": {"heartbeat_ms": 600_000},

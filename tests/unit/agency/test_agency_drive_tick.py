@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from agency.drive_tick import (
+from agency.cognition.drive_tick import (
     DRIVE_TICK_INTERVAL_MS,
     EXPLORE_FIRST_LEGS,
     DriveSkipReason,
@@ -17,8 +17,8 @@ from agency.drive_tick import (
     sight_box,
 )
 from agency.goal_tag import ExtractedGoal, build_goal_tag_v1
-from agency.sanitizer import sanitize
-from agency.tasks.models import TaskOrigin
+from agency.cognition.sanitizer import sanitize
+from agency.planning.tasks.models import TaskOrigin
 from agency.world import BlockRegion
 
 READY = {"oak_log": 20, "crafting_table": 1, "wooden_pickaxe": 1}  # selects the default drive
@@ -301,9 +301,9 @@ def test_an_ungrounded_goal_already_in_flight_is_left_to_its_task(make_snapshot,
 
 def test_the_sight_box_is_the_collectors_search_box(make_snapshot):
     """What the drive tick calls 'in sight' is what collect_block would find from there."""
-    from agency.tools.base import ToolContext
-    from agency.tools.gathering import CollectBlockInput
-    from agency.tools.queries import FindBlocksInput, find_blocks_now
+    from agency.execution.tools.base import ToolContext
+    from agency.execution.tools.gathering import CollectBlockInput
+    from agency.execution.tools.queries import FindBlocksInput, find_blocks_now
 
     snap = make_snapshot({}, position={"x": 10.7, "y": 64.2, "z": -3.5})
     asked = []

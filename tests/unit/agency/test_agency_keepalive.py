@@ -11,14 +11,14 @@ from pathlib import Path
 
 import pytest
 
-import agency.keepalive as keepalive_mod
-import agency.situation_frame as frame_mod
-from agency.drive_tick import DriveTickState, evaluate_drive_tick
-from agency.keepalive import KeepAlive, KeepAliveConfig, memory_slice
-from agency.perception import Perception, Stimulus
-from agency.planning import IdleReporter, PlanningConsumer
-from agency.situation_frame import PROFILES, build_frame, snapshot_facts
-from agency.stream import CognitiveStream
+import agency.cognition.keepalive as keepalive_mod
+import agency.cognition.situation_frame as frame_mod
+from agency.cognition.drive_tick import DriveTickState, evaluate_drive_tick
+from agency.cognition.keepalive import KeepAlive, KeepAliveConfig, memory_slice
+from agency.perception.stimuli import Perception, Stimulus
+from agency.planning.consumer import IdleReporter, PlanningConsumer
+from agency.cognition.situation_frame import PROFILES, build_frame, snapshot_facts
+from agency.stream.cognitive_stream import CognitiveStream
 from agency.thoughts import Thought
 from agency.world import EntityInfo, Vec3
 
@@ -127,7 +127,7 @@ def test_KA_A1_introspection_log_line(make_keepalive, calm, logs):
 
 def test_memory_slice_leaves_out_drive_ticks_and_goal_thoughts(make_snapshot, clock):
     drive = evaluate_drive_tick(make_snapshot(), clock(), DriveTickState(), []).thought
-    from agency.thoughts import build_llm_thought
+    from agency.cognition.sanitizer import build_llm_thought
 
     goal = build_llm_thought("Wood. [GOAL: collect oak_log 2]", now_ms=clock())
     plain = Thought(content="Quiet morning.", timestamp=clock())
@@ -317,10 +317,10 @@ def test_KA_A8_keepalive_module_does_not_import_task_creation():
     tree = ast.parse(Path(keepalive_mod.__file__).read_text())
     imported = {n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)}
     imported |= {a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
-    assert not {m for m in imported if m and (m.startswith("agency.tasks") or m == "agency.converter")}
-    code = ("import sys, agency.keepalive; "
-            "print(sorted(m for m in sys.modules if m.startswith('agency.tasks') or m in "
-            "('agency.converter', 'agency.planning')))")
+    assert not {m for m in imported if m and (m.startswith("agency.planning.tasks") or m == "agency.planning.converter")}
+    code = ("import sys, agency.cognition.keepalive; "
+            "print(sorted(m for m in sys.modules if m.startswith('agency.planning.tasks') or m in "
+            "('agency.planning.converter', 'agency.planning.consumer')))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
                          cwd=Path(keepalive_mod.__file__).parent.parent)
     assert out.stdout.strip() == "[]"  # not even transitively

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from agency.perception import Perception, PerceptionConfig, content_hash, describe_entities
+from agency.perception.stimuli import Perception, PerceptionConfig, content_hash, describe_entities
 from agency.world import BodyEvent, EntityInfo, EventType, Vec3
 
 

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-import agency.planning as planning
+import agency.planning.consumer as planning
 from agency.goal_tag import ExtractedGoal
-from agency.planning import IdleReporter, PlanningConsumer
-from agency.stream import CognitiveStream
-from agency.tasks.models import TaskStatus
+from agency.planning.consumer import IdleReporter, PlanningConsumer
+from agency.stream.cognitive_stream import CognitiveStream
+from agency.planning.tasks.models import TaskStatus
 from agency.thoughts import Thought, ThoughtMetadata
 
 PASS = {"pass": True, "reason": None, "detail": ""}

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from agency.drive_tick import DriveSkipReason, DriveTickConfig, DriveTickFired, DriveTickSkipped, DriveTickState, evaluate_drive_tick
-from agency.replay import Recording, ReplayBody
+from agency.cognition.drive_tick import DriveSkipReason, DriveTickConfig, DriveTickFired, DriveTickSkipped, DriveTickState, evaluate_drive_tick
+from agency.perception.replay import Recording, ReplayBody
 from tests.conftest import replay_fixture
 
 STEP_MS = 500

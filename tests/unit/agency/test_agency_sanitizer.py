@@ -8,9 +8,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agency import sanitizer
+from agency.cognition import sanitizer
 from agency.goal_tag import ExtractedGoal, extract_goal_tag
-from agency.sanitizer import SanitizeResult, sanitize
+from agency.cognition.sanitizer import SanitizeResult, sanitize
 
 CONTRACT_ORDER = [
     "strip_code_fences", "strip_wrapping_quotes", "strip_system_prompt_leaks", "extract_goal_tag",

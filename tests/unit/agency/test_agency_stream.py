@@ -7,9 +7,9 @@ import sqlite3
 import pytest
 
 from agency.db import MIGRATIONS, open_database, schema_version
-from agency.drive_tick import DriveTickState, evaluate_drive_tick
+from agency.cognition.drive_tick import DriveTickState, evaluate_drive_tick
 from agency.goal_tag import ExtractedGoal
-from agency.stream import CognitiveStream
+from agency.stream.cognitive_stream import CognitiveStream
 from agency.thoughts import Thought, ThoughtMetadata
 
 GOAL = ExtractedGoal(action="collect", target="oak_log", amount=8)
@@ -133,7 +133,7 @@ def test_KA_A8_goal_plus_passing_grounding_is_accepted(stream, clock, logs):
 def test_drive_tick_thoughts_carry_passing_grounding_and_are_actionable(stream, clock, make_snapshot):
     r = evaluate_drive_tick(make_snapshot(), clock(), DriveTickState(), [])
     assert r.thought.metadata.grounding["pass"] is True
-    assert r.thought.metadata.grounding["reason"] is None  # computed by agency.grounding, see test_agency_drive_tick
+    assert r.thought.metadata.grounding["reason"] is None  # computed by agency.cognition.grounding, see test_agency_drive_tick
     stored = stream.publish(r.thought)
     assert stored.convertEligible is True
     assert [t.id for t in stream.actionable(5)] == [stored.id]

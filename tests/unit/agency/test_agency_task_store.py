@@ -10,7 +10,7 @@ import sqlite3
 import pytest
 
 from agency.db import MIGRATIONS, schema_version
-from agency.tasks.models import (
+from agency.planning.tasks.models import (
     PROPAGATED_META_KEYS,
     REBUILT_META_KEYS,
     TRANSITIONS,
@@ -21,8 +21,8 @@ from agency.tasks.models import (
     TaskOrigin,
     TaskStatus,
 )
-from agency.tasks.projection import project_incoming_metadata
-from agency.tasks.store import SQL_BY_GOAL_KEY_STATUS, SQL_BY_STATUS, SqliteTaskStore
+from agency.planning.tasks.projection import project_incoming_metadata
+from agency.planning.tasks.store import SQL_BY_GOAL_KEY_STATUS, SQL_BY_STATUS, SqliteTaskStore
 
 S = TaskStatus
 PATH_TO = {
@@ -148,7 +148,7 @@ def test_dev_mode_is_on_only_when_MCBOT_ENV_is_development(tmp_path, clock, logs
 
 @pytest.mark.parametrize("env", ENVS)
 def test_the_store_and_dev_injection_read_MCBOT_ENV_the_same_way(tmp_path, clock, logs, monkeypatch, env):
-    from agency.dev_injection import apply_dev_injection
+    from agency.cognition.dev_injection import apply_dev_injection
 
     _set_env(monkeypatch, env)
     s = SqliteTaskStore(tmp_path / "e.db", clock=clock)
@@ -325,7 +325,7 @@ def test_claim_next_takes_the_most_urgent_pending_task_then_the_oldest(store, cl
 
 
 def test_claim_query_is_backed_by_an_index(store):
-    from agency.tasks.store import SQL_CLAIM_NEXT
+    from agency.planning.tasks.store import SQL_CLAIM_NEXT
 
     plan = " ".join(r[-1] for r in store._conn.execute("EXPLAIN QUERY PLAN " + SQL_CLAIM_NEXT))
     assert "idx_tasks_claim" in plan and "TEMP B-TREE" not in plan  # no sort outside the index

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from agency.stream import WAL_SIZE_LIMIT, CognitiveStream
+from agency.stream.cognitive_stream import WAL_SIZE_LIMIT, CognitiveStream
 
 AUTOCHECKPOINT_BYTES = 1000 * 4096  # SQLite's default: a passive checkpoint every 1000 pages
 

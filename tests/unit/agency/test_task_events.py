@@ -9,7 +9,7 @@ import sqlite3
 import pytest
 
 from agency.db import MIGRATIONS, schema_version
-from agency.tasks.events import (
+from agency.planning.tasks.events import (
     CANCELLED_REASON,
     EVENT_KINDS,
     STATUS_EVENTS,
@@ -19,9 +19,9 @@ from agency.tasks.events import (
     record_step,
     status_event,
 )
-from agency.tasks.models import TRANSITIONS, IllegalTransitionError, Task, TaskMetadata, TaskNotFoundError, TaskOrigin, TaskStatus
-from agency.tasks.store import SqliteTaskStore
-from agency.workflows.engine import StepEvent
+from agency.planning.tasks.models import TRANSITIONS, IllegalTransitionError, Task, TaskMetadata, TaskNotFoundError, TaskOrigin, TaskStatus
+from agency.planning.tasks.store import SqliteTaskStore
+from agency.execution.workflows.engine import StepEvent
 
 S = TaskStatus
 

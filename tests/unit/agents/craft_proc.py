@@ -13,9 +13,10 @@ import os
 import sys
 from pathlib import Path
 
-from agency.agents import AgentRuntime, TaskSpec, load_default_registry
-from agency.tools import ToolContext, default_tool_registry
-from agency.workflows import SqliteCheckpointStore
+from agency.execution.agents import AgentRuntime, TaskSpec, load_default_registry
+from agency.execution.tools import ToolContext
+from agency.execution.builtin_tools import default_tool_registry
+from agency.execution.workflows import SqliteCheckpointStore
 from tests.unit.agents.fakes import FakeBody, FakeTime
 
 

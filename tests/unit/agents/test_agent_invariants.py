@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agency.agents import (
+from agency.execution.agents import (
     Ability,
     AbilityLibrary,
     AgentRegistry,
@@ -24,11 +24,11 @@ from agency.agents import (
     load_default_registry,
     select_agents,
 )
-from agency.agents.registry import AgentNotFoundError
-from agency.agents.selection import clamp
-from agency.tools.base import ToolContext
-from agency.tools.registry import ToolRegistry
-from agency.workflows import PromptRequest, PromptResult
+from agency.execution.agents.registry import AgentNotFoundError
+from agency.execution.agents.selection import clamp
+from agency.execution.tools.base import ToolContext
+from agency.execution.tools.registry import ToolRegistry
+from agency.execution.workflows import PromptRequest, PromptResult
 from tests.unit.agents.conftest import run
 
 

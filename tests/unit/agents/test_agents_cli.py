@@ -1,4 +1,4 @@
-"""`mcbot agents list|select` through a parser built like bot/cli.py's."""
+"""`mcbot agents list|select` through a parser built like bot/cli/main.py's."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.agents_cli import add_agents_commands, cmd_agents
+from bot.cli.agents import add_agents_commands, cmd_agents
 
 
 def parse(argv: list[str]) -> argparse.Namespace:

@@ -12,9 +12,9 @@ from typing import Any
 
 import pytest
 
-from agency.agents.build_plan import DOOR, FILL_PLANKS, LIGHT, _full_need
-from agency.reflexes import DIED, ReflexConfig, Reflexes
-from agency.tasks.models import TaskStatus
+from agency.execution.agents.build_plan import DOOR, FILL_PLANKS, LIGHT, _full_need
+from agency.execution.reflexes import DIED, ReflexConfig, Reflexes
+from agency.planning.tasks.models import TaskStatus
 from agency.world import BodyEvent, EntityInfo, EventType, Vec3
 from tests.unit.agents.fakes import GROUND_Y, FakeBody, FakeTime, Mob
 from tests.unit.executor.world import add_task, executor_env

@@ -7,10 +7,10 @@ from typing import Any
 
 import pytest
 
-from agency.agents import AbilityLibrary, AgentRegistry, AgentRuntime, TaskSpec
-from agency.tools.base import StopFlag, ToolContext
-from agency.tools.registry import ToolRegistry
-from agency.workflows import (
+from agency.execution.agents import AbilityLibrary, AgentRegistry, AgentRuntime, TaskSpec
+from agency.execution.tools.base import StopFlag, ToolContext
+from agency.execution.tools.registry import ToolRegistry
+from agency.execution.workflows import (
     CIRCULAR_DELEGATION,
     DELEGATION_DEPTH_EXCEEDED,
     NO_PROMPT_RUNNER,
@@ -84,7 +84,7 @@ def test_INV_DT_002_circular_delegation_detected_at_any_depth(tools: ToolRegistr
 
 
 def test_stop_cancels_current_tool_and_reports_position(tools: ToolRegistry, ctx: ToolContext, body: FakeBody, store: SqliteCheckpointStore) -> None:
-    from agency.tools import default_tool_registry
+    from agency.execution.builtin_tools import default_tool_registry
 
     real = default_tool_registry()
     body.hang.add("move_to")
@@ -124,7 +124,7 @@ def test_stop_cancels_current_tool_and_reports_position(tools: ToolRegistry, ctx
 
 
 def test_stop_grace_cancels_a_tool_that_ignores_the_flag(tools: ToolRegistry, ctx: ToolContext, probe: Probe) -> None:
-    from agency.tools.base import Tool, ToolInput
+    from agency.execution.tools.base import Tool, ToolInput
 
     class Nothing(ToolInput):
         pass

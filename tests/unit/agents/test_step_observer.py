@@ -8,14 +8,14 @@ import asyncio
 import contextlib
 from typing import Any
 
-from agency.agents import AbilityLibrary, AgentRegistry, AgentRuntime, TaskSpec
-from agency.tasks.events import record_step
-from agency.tasks.store import SqliteTaskStore
-from agency.tools.base import ToolContext
-from agency.tools.registry import ToolRegistry
-from agency.workflows import SqliteCheckpointStore, WorkflowDef
-from agency.workflows.engine import StepEvent, WorkflowEngine
-from agency.workflows.steps import StepExecutor
+from agency.execution.agents import AbilityLibrary, AgentRegistry, AgentRuntime, TaskSpec
+from agency.planning.tasks.events import record_step
+from agency.planning.tasks.store import SqliteTaskStore
+from agency.execution.tools.base import ToolContext
+from agency.execution.tools.registry import ToolRegistry
+from agency.execution.workflows import SqliteCheckpointStore, WorkflowDef
+from agency.execution.workflows.engine import StepEvent, WorkflowEngine
+from agency.execution.workflows.steps import StepExecutor
 from tests.unit.agents.conftest import Probe, run
 from tests.unit.agents.fakes import FakeTime
 

@@ -7,10 +7,12 @@ import asyncio
 
 import pytest
 
-from agency.tools import TOOL_NOT_FOUND, VALIDATION_ERROR, FrozenDict, ToolExecutionResult, default_tool_registry, tool_success
-from agency.tools.base import ToolContext
-from agency.tools.registry import ToolRegistry
-from agency.tools.results import CANCELLED, PRECONDITION_FAILED, TIMEOUT
+from agency.execution.tools import TOOL_NOT_FOUND, VALIDATION_ERROR, FrozenDict, ToolExecutionResult, tool_success
+
+from agency.execution.builtin_tools import default_tool_registry
+from agency.execution.tools.base import ToolContext
+from agency.execution.tools.registry import ToolRegistry
+from agency.execution.tools.results import CANCELLED, PRECONDITION_FAILED, TIMEOUT
 from tests.unit.agents.conftest import Probe, run
 from tests.unit.agents.fakes import GROUND_Y, FakeBody
 
@@ -163,7 +165,7 @@ def test_collect_block_counts_what_it_holds_after_a_failed_collect(ctx: ToolCont
 
 
 def test_prepare_shelter_site_digs_what_is_in_the_way_fills_holes_then_a_rerun_does_nothing(ctx: ToolContext, body: FakeBody) -> None:
-    from agency.goals.earthwork import site_work, work_box
+    from agency.shelter.earthwork import site_work, work_box
 
     origin = (3, GROUND_Y, 3)  # footprint x,z 3..7; the door faces north: doorway (5, 64..65, 3)
     body.blocks[(5, GROUND_Y, 5)] = "dirt"  # a bump in the middle of the floor
@@ -193,7 +195,7 @@ def test_prepare_shelter_site_refuses_a_site_someone_built_on(ctx: ToolContext, 
 
 
 def test_a_blocked_walk_to_the_site_is_retried_digging_through_trees_only(ctx: ToolContext, body: FakeBody) -> None:
-    from agency.goals.earthwork import PATH_DIGGABLE
+    from agency.shelter.earthwork import PATH_DIGGABLE
 
     body.blocks[(20, GROUND_Y, 20)] = "dirt"  # a bump at a site far out of reach
     body.fail["move_to"] = "no progress toward the site for 8000 ms"

@@ -7,7 +7,7 @@ from typing import Any, Callable
 
 import pytest
 
-from agency.workflows import WORKFLOW_CYCLE, Checkpoint, CheckpointInvalid, SqliteCheckpointStore, WorkflowDef, WorkflowEngine
+from agency.execution.workflows import WORKFLOW_CYCLE, Checkpoint, CheckpointInvalid, SqliteCheckpointStore, WorkflowDef, WorkflowEngine
 from tests.unit.agents.conftest import Probe, run
 
 

@@ -7,10 +7,10 @@ import json
 import pytest
 from fastapi.testclient import TestClient
 
-from bot.api import create_app
-from bot.config import McbotConfig
-from bot.scheduler import Scheduler
-from bot.wiring import Agency
+from bot.runtime.api import create_app
+from bot.config.loader import McbotConfig
+from bot.runtime.scheduler import Scheduler
+from bot.runtime.wiring import Agency
 
 
 class _DaemonView:

@@ -1,4 +1,4 @@
-"""The API server the daemon runs (bot.api_server.api_server), on a real loopback socket:
+"""The API server the daemon runs (bot.runtime.api_server.api_server), on a real loopback socket:
 a stalled request gets 408 and a close within the read deadline; whole requests are served."""
 
 from __future__ import annotations
@@ -9,11 +9,11 @@ import time
 
 import pytest
 
-from bot.api import create_app
-from bot.api_server import api_server
-from bot.config import McbotConfig
-from bot.server import free_port
-from bot.wiring import Agency
+from bot.runtime.api import create_app
+from bot.runtime.api_server import api_server
+from bot.config.loader import McbotConfig
+from bot.runtime.server import free_port
+from bot.runtime.wiring import Agency
 from tests.unit.api.test_http_api import _DaemonView
 
 BOUND_S = 12.0  # the promise is 408 or a close within 10 s; the default deadline is 5 s

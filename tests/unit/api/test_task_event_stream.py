@@ -9,10 +9,10 @@ import asyncio
 import pytest
 from fastapi.testclient import TestClient
 
-from agency.tasks.models import NewTask, TaskOrigin, TaskStatus
-from agency.tasks.store import SqliteTaskStore
-from bot.api import ApiContext, create_app
-from bot.api_events import task_event_stream
+from agency.planning.tasks.models import NewTask, TaskOrigin, TaskStatus
+from agency.planning.tasks.store import SqliteTaskStore
+from bot.runtime.api import ApiContext, create_app
+from bot.runtime.api_events import task_event_stream
 
 S = TaskStatus
 

@@ -16,8 +16,8 @@ from loguru import logger
 
 from agency.llm.settings import LlmSettings
 from agency.llm.testing import Received, Reply, ScriptedLLM, text
-from bot.config_llm import LlmSection
-from bot.eval_cli import add_eval_commands, cmd_eval
+from bot.config.llm import LlmSection
+from bot.cli.eval import add_eval_commands, cmd_eval
 
 _LOOPBACK = {"127.0.0.1", "::1", "localhost"}
 _POS = re.compile(r"position: (-?\d+),")
@@ -81,7 +81,7 @@ def write_suite(path: Path, rows: list[dict[str, Any] | str]) -> Path:
 
 
 def run_cli(llm: ScriptedLLM, argv: list[str]) -> int:
-    from bot.cli import _ArgParser  # noqa: PLC0415 - the CLI's parser: bad values exit 4
+    from bot.cli.main import _ArgParser  # noqa: PLC0415 - the CLI's parser: bad values exit 4
 
     p = _ArgParser(prog="mcbot")
     add_eval_commands(p.add_subparsers(dest="command", parser_class=_ArgParser))

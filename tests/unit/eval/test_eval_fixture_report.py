@@ -77,8 +77,8 @@ def test_no_llm_targets_is_a_config_error(tmp_path):
     import argparse
     from types import SimpleNamespace
 
-    from bot.config_llm import LlmSection
-    from bot.eval_cli import add_eval_commands, cmd_eval
+    from bot.config.llm import LlmSection
+    from bot.cli.eval import add_eval_commands, cmd_eval
 
     p = argparse.ArgumentParser()
     add_eval_commands(p.add_subparsers(dest="command"))

@@ -10,13 +10,13 @@ import re
 import pytest
 
 from agency.clock import FrozenClock
-from agency.counters import AgencyCounters
-from agency.keepalive import KeepAlive
+from agency.cognition.counters import AgencyCounters
+from agency.cognition.keepalive import KeepAlive
 from agency.llm.testing import fail, text
-from agency.llm_thoughts import THOUGHT_SYSTEM_PROMPT, LlmThoughtGenerator, build_thought_generator, render_prompt
-from agency.perception import Perception
-from agency.situation_frame import PROFILES, build_frame
-from agency.stream import CognitiveStream
+from agency.cognition.llm_thoughts import THOUGHT_SYSTEM_PROMPT, LlmThoughtGenerator, build_thought_generator, render_prompt
+from agency.perception.stimuli import Perception
+from agency.cognition.situation_frame import PROFILES, build_frame
+from agency.stream.cognitive_stream import CognitiveStream
 from agency.world import InventoryItem, Vec3, WorldSnapshot
 from tests.unit.eval.conftest import llm_section, settings
 
@@ -100,7 +100,7 @@ def test_complete_works_from_inside_a_running_loop(llm):
 
 
 def test_no_targets_no_generator():
-    from bot.config_llm import LlmSection
+    from bot.config.llm import LlmSection
 
     assert build_thought_generator(LlmSection()) is None
 
@@ -139,8 +139,8 @@ def test_keepalive_end_to_end_grounded_goal_becomes_actionable(llm, stream):
 
 
 def test_daemon_wiring_uses_the_generator_only_with_targets(llm, tmp_path):
-    from bot.config import McbotConfig
-    from bot.wiring import Agency
+    from bot.config.loader import McbotConfig
+    from bot.runtime.wiring import Agency
 
     for llm_cfg, expected in (({}, type(None)), (llm_section(llm).model_dump(), LlmThoughtGenerator)):
         cfg = McbotConfig.model_validate({"storage": {"db_path": str(tmp_path / f"{expected.__name__}.db")},

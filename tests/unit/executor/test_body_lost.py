@@ -10,8 +10,8 @@ from typing import Any
 
 import pytest
 
-from agency.executor import DISCONNECTED
-from agency.tasks.models import TaskStatus
+from agency.execution.executor import DISCONNECTED
+from agency.planning.tasks.models import TaskStatus
 from agency.world import ActionStatus, BodyLost
 from tests.unit.agents.fakes import FakeBody, FakeTime
 from tests.unit.executor.world import add_task, executor_env

@@ -9,13 +9,13 @@ from typing import Any
 import pytest
 from loguru import logger
 
-from agency.agents import AgentRuntime, load_default_registry
-from agency.executor import Executor
-from agency.reflexes import ReflexConfig, Reflexes
-from agency.stalls import classify_stall
-from agency.tasks.models import TaskStatus
-from agency.tools import default_tool_registry
-from agency.workflows import SqliteCheckpointStore
+from agency.execution.agents import AgentRuntime, load_default_registry
+from agency.execution.executor import Executor
+from agency.execution.reflexes import ReflexConfig, Reflexes
+from agency.planning.stalls import classify_stall
+from agency.planning.tasks.models import TaskStatus
+from agency.execution.builtin_tools import default_tool_registry
+from agency.execution.workflows import SqliteCheckpointStore
 from agency.world import EntityInfo, Vec3
 from tests.unit.agents.fakes import FakeBody, FakeTime
 from tests.unit.executor.world import add_task, executor_env

@@ -9,12 +9,12 @@ from typing import Any
 
 import pytest
 
-from agency.drive_tick import DriveSkipReason, DriveTickSkipped, DriveTickState, evaluate_drive_tick
-from agency.goals.shelter_blueprint import basic_shelter
-from agency.reflexes import SHELTERING, ReflexConfig, Reflexes
-from agency.stalls import classify_stall
-from agency.tasks.models import TaskStatus
-from agency.tools.shelter_door import in_hut
+from agency.cognition.drive_tick import DriveSkipReason, DriveTickSkipped, DriveTickState, evaluate_drive_tick
+from agency.shelter.blueprint import basic_shelter
+from agency.execution.reflexes import SHELTERING, ReflexConfig, Reflexes
+from agency.planning.stalls import classify_stall
+from agency.planning.tasks.models import TaskStatus
+from agency.shelter.door import in_hut
 from agency.world import BodyError, EntityInfo, Vec3
 from tests.unit.agents.fakes import GROUND_Y, FakeBody, FakeTime
 from tests.unit.executor.world import add_task, executor_env

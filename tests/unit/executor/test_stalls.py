@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from agency.clock import FrozenClock
-from agency.stalls import STALL_CLASSES, classify_stall, stalled_tasks
-from agency.tasks.models import NewTask, TaskStatus
-from agency.tasks.store import SqliteTaskStore
+from agency.planning.stalls import STALL_CLASSES, classify_stall, stalled_tasks
+from agency.planning.tasks.models import NewTask, TaskStatus
+from agency.planning.tasks.store import SqliteTaskStore
 
 
 def _store(tmp_path):

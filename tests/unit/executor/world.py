@@ -6,12 +6,13 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from agency.agents import AgentRuntime, load_default_registry
-from agency.executor import Executor
-from agency.tasks.models import NewTask
-from agency.tasks.store import SqliteTaskStore
-from agency.tools import ToolContext, default_tool_registry
-from agency.workflows import SqliteCheckpointStore
+from agency.execution.agents import AgentRuntime, load_default_registry
+from agency.execution.executor import Executor
+from agency.planning.tasks.models import NewTask
+from agency.planning.tasks.store import SqliteTaskStore
+from agency.execution.tools import ToolContext
+from agency.execution.builtin_tools import default_tool_registry
+from agency.execution.workflows import SqliteCheckpointStore
 from tests.unit.agents.fakes import FakeBody, FakeTime
 
 

@@ -25,10 +25,10 @@ from agency.goals import (
     verify_shelter_v0,
 )
 from agency.goals.models import Bounds, GoalBinding, Pos, SiteSignature
-from agency.goals.shelter_blueprint import ShelterBlueprint
-from agency.goals.testing import region_from_blocks
-from agency.tasks.models import Task
-from agency.tasks.store import SqliteTaskStore
+from agency.shelter.blueprint import ShelterBlueprint
+from agency.shelter.testing import region_from_blocks
+from agency.planning.tasks.models import Task
+from agency.planning.tasks.store import SqliteTaskStore
 from agency.world import BlockRegion
 
 GROUND_Y = 63

@@ -7,7 +7,7 @@ from typing import Any
 
 from agency.clock import FrozenClock
 from agency.goals import GoalKeyIndex, VerificationResult, resolve_or_create_build_goal
-from agency.tasks.store import SqliteTaskStore
+from agency.planning.tasks.store import SqliteTaskStore
 
 from .conftest import shelter_intent
 

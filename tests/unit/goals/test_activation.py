@@ -17,7 +17,7 @@ from agency.goals import (
     read_binding,
 )
 from agency.goals.backoff import MINUTE_MS
-from agency.tasks.models import NewTask, TaskStatus
+from agency.planning.tasks.models import NewTask, TaskStatus
 
 from .conftest import completed_shelter
 

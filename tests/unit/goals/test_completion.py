@@ -11,8 +11,8 @@ from agency.goals import (
     resolve_or_create_build_goal,
     verify_shelter_v0,
 )
-from agency.goals.testing import RegionSpy, region_from_blocks
-from agency.tasks.models import TaskStatus
+from agency.shelter.testing import RegionSpy, region_from_blocks
+from agency.planning.tasks.models import TaskStatus
 
 from .conftest import GROUND_Y, ORIGIN, completed_shelter, shelter_intent
 

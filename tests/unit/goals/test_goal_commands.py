@@ -8,12 +8,12 @@ import pytest
 from fastapi.testclient import TestClient
 
 from agency.goals import read_binding
-from agency.tasks.models import NewTask, TaskStatus
+from agency.planning.tasks.models import NewTask, TaskStatus
 from agency.world import WorldSnapshot
-from bot.api import create_app
-from bot.config import McbotConfig
-from bot.scheduler import Scheduler
-from bot.wiring import Agency
+from bot.runtime.api import create_app
+from bot.config.loader import McbotConfig
+from bot.runtime.scheduler import Scheduler
+from bot.runtime.wiring import Agency
 
 
 class _DaemonView:
@@ -43,8 +43,8 @@ def agency(tmp_path, monkeypatch):
 
 
 def _shelter_task(agency):
-    from agency.drive_tick import DriveTickState, evaluate_drive_tick
-    from agency.converter import convert_thought
+    from agency.cognition.drive_tick import DriveTickState, evaluate_drive_tick
+    from agency.planning.converter import convert_thought
 
     fired = evaluate_drive_tick(_snap(11500), agency.clock(), DriveTickState(), [], shelter_nearby=False)
     out = convert_thought(fired.thought, agency.tasks, agency.clock(), router=agency.goals.router)

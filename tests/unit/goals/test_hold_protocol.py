@@ -15,7 +15,7 @@ from agency.goals import (
     read_binding,
     resume_module,
 )
-from agency.tasks.models import NewTask, TaskStatus
+from agency.planning.tasks.models import NewTask, TaskStatus
 
 
 @dataclass

@@ -22,8 +22,8 @@ from agency.goals import (
     read_binding,
     resolve_or_create_build_goal,
 )
-from agency.tasks.models import NewTask, TaskOrigin
-from agency.tasks.store import SqliteTaskStore
+from agency.planning.tasks.models import NewTask, TaskOrigin
+from agency.planning.tasks.store import SqliteTaskStore
 
 from .conftest import ORIGIN, shelter_intent
 

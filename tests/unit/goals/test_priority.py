@@ -8,7 +8,7 @@ import pytest
 
 from agency.goals import BUILD_SHELTER, ActivationReactor, dump_binding, new_binding
 from agency.goals.priority import NIGHT_MS, PriorityScorer
-from agency.tasks.models import NewTask, TaskStatus
+from agency.planning.tasks.models import NewTask, TaskStatus
 from agency.world import WorldSnapshot
 
 NOON, DUSK, MIDNIGHT = 6000, 11_500, 18_000

@@ -22,8 +22,8 @@ from agency.goals import (
     resolve_or_create_build_goal,
 )
 from agency.goals.resolver import score_candidate
-from agency.tasks.models import NewTask, TaskStatus
-from agency.tasks.store import SqliteTaskStore
+from agency.planning.tasks.models import NewTask, TaskStatus
+from agency.planning.tasks.store import SqliteTaskStore
 
 from . import race_worker
 from .conftest import ORIGIN, completed_shelter, shelter_intent

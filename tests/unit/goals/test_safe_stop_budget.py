@@ -11,16 +11,16 @@ from typing import Any
 
 import pytest
 
-from agency.agents import AbilityLibrary, AgentRegistry, AgentRuntime
-from agency.executor import Executor
+from agency.execution.agents import AbilityLibrary, AgentRegistry, AgentRuntime
+from agency.execution.executor import Executor
 from agency.goals import BUILD_SHELTER, GoalLifecycle, assert_task_state, dump_binding, new_binding, read_binding
 from agency.goals.run_hooks import GoalRunHooks
-from agency.tasks.models import NewTask, TaskStatus
-from agency.tasks.store import SqliteTaskStore
-from agency.tools import ToolContext
-from agency.tools.base import Tool
-from agency.tools.registry import ToolRegistry
-from agency.workflows import SqliteCheckpointStore
+from agency.planning.tasks.models import NewTask, TaskStatus
+from agency.planning.tasks.store import SqliteTaskStore
+from agency.execution.tools import ToolContext
+from agency.execution.tools.base import Tool
+from agency.execution.tools.registry import ToolRegistry
+from agency.execution.workflows import SqliteCheckpointStore
 from tests.unit.agents.conftest import WorkInput
 from tests.unit.agents.fakes import FakeBody, FakeTime
 

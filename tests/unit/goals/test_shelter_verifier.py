@@ -6,7 +6,7 @@ import pytest
 
 from agency.goals import basic_shelter, verify_shelter_v0
 from agency.blocks import is_open_for_enclosure, is_passable, is_solid
-from agency.goals.testing import RegionSpy, region_from_blocks, with_blocks
+from agency.shelter.testing import RegionSpy, region_from_blocks, with_blocks
 
 from .conftest import GROUND_Y, ORIGIN
 

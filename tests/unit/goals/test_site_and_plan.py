@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from agency.agents.build_plan import build_plan
+from agency.execution.agents.build_plan import build_plan
 from agency.goals.models import Bounds
-from agency.goals.earthwork import MAX_COST, MAX_FILLS, site_work
-from agency.goals.site_finder import choose_site, scan_box
-from agency.goals.testing import region_from_blocks
+from agency.shelter.earthwork import MAX_COST, MAX_FILLS, site_work
+from agency.shelter.site_finder import choose_site, scan_box
+from agency.shelter.testing import region_from_blocks
 
 FEET = (0, 64, 0)
 

@@ -20,7 +20,7 @@ from agency.goals import (
     reduce_goal_status,
 )
 from agency.goals.models import Hold, VerificationResult
-from agency.tasks.models import NewTask, Task, TaskMetadata, TaskStatus
+from agency.planning.tasks.models import NewTask, Task, TaskMetadata, TaskStatus
 
 from .conftest import ORIGIN
 

@@ -12,8 +12,8 @@ from typing import Any
 import pytest
 
 from agency.llm.testing import ScriptedLLM, demo_step, fail, final
-from bot.agent_cli import add_agent_commands, cmd_agent
-from bot.config import McbotConfig
+from bot.cli.agent import add_agent_commands, cmd_agent
+from bot.config.loader import McbotConfig
 
 
 def _cli(llm: ScriptedLLM | None, argv: list[str], **llm_cfg: Any) -> int:

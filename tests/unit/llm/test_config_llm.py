@@ -1,5 +1,5 @@
 """Contract 7 for [llm]: layered loading, deep merge, ${VAR} expansion, protected keys,
-validation; and the bot/config_llm.py mirror staying identical to LlmSettings."""
+validation; and the bot/config/llm.py mirror staying identical to LlmSettings."""
 
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ import pytest
 from pydantic import BaseModel, ValidationError
 
 from agency.llm.settings import LlmSettings
-from bot.config import ConfigError, load_config
-from bot.config_llm import LlmSection
+from bot.config.loader import ConfigError, load_config
+from bot.config.llm import LlmSection
 
 RICH: dict[str, Any] = {
     "max_turns": 4, "temperature": 0.7, "repeat_penalty": 1.1, "reasoning_effort": "low",
@@ -29,7 +29,7 @@ RICH: dict[str, Any] = {
 def _shape(model: type[BaseModel]) -> dict[str, Any]:
     out = {}
     for name, f in model.model_fields.items():
-        out[name] = (str(f.annotation).replace("bot.config_llm.", "").replace("agency.llm.settings.", ""),
+        out[name] = (str(f.annotation).replace("bot.config.llm.", "").replace("agency.llm.settings.", ""),
                      repr(f.default), [repr(m) for m in f.metadata])
     return out
 
@@ -47,7 +47,7 @@ def test_mirror_schema_is_identical() -> None:
         return text
 
     import agency.llm.settings as s
-    import bot.config_llm as c
+    import bot.config.llm as c
 
     for bot_name, agency_name in names.items():
         assert norm(_shape(getattr(c, bot_name))) == norm(_shape(getattr(s, agency_name))), bot_name

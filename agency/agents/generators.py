@@ -1,8 +1,0 @@
-"""Workflow generators by the name profiles use (`generator = "..."` in config/agents)."""
-
-from __future__ import annotations
-
-from agency.agents.build_plan import build_plan
-from agency.agents.planning import craft_plan
-
-GENERATORS = {"craft_plan": craft_plan, "build_plan": build_plan}

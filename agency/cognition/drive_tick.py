@@ -1,0 +1,304 @@
+"""Drive ticks (contract 3): one explicit, labelled source of autonomy.
+
+Every DRIVE_TICK_INTERVAL_MS, if the bot is safe (health and food >= 16, no hostiles, not
+creative/spectator), pick one goal from the inventory and time of day, skip it if a task
+for the same goalKey is already in flight (3.2), and emit a high-novelty, convertible
+thought whose goal came from build_goal_tag_v1 and was parsed back by the sanitizer, so
+drive ticks and LLM replies share one goal vocabulary.
+
+Night approaching (rule 2) means timeOfDay in the dusk window [11000, 13000) or the
+snapshot already reports night (not isDay): a bot without shelter at night still needs
+one, and mineflayer's isDay is false for 13000..22999.
+
+Grounding is a check, not a stamp: the chosen goal is held to the frame the tick fired on
+(the snapshot plus the blocks in sight, agency.cognition.grounding.check_doable_goal). A goal the
+frame does not ground (logs to collect but none in sight, a craft with no ingredients or
+sources at hand) becomes `explore nearby` first: exploring claims nothing and is how the
+bot finds what is missing; the next tick chooses again from the new frame.
+"""
+
+from __future__ import annotations
+
+import math
+import uuid
+from dataclasses import dataclass, field
+from enum import Enum
+from pathlib import Path
+from typing import Callable, Iterable
+
+from agency.blocks import is_log
+from agency.cognition.counters import AgencyCounters
+from agency.db import open_database
+from agency.goal_tag import ExtractedGoal, build_goal_tag_v1, canonical_goal_key
+from agency.cognition.grounding import FrameFacts, GroundingResult, check_doable_goal, log_grounding_fail
+from agency.cognition.sanitizer import sanitize
+from agency.planning.tasks.idempotency import STUCK_PENDING_TIMEOUT_MS, TaskLookup, find_blocking_task
+from agency.planning.tasks.models import Task
+from agency.thoughts import Thought, ThoughtMetadata
+from agency.world import BlockRegion, WorldSnapshot, night_approaching
+
+DRIVE_TICK_INTERVAL_MS = 180_000  # fixed, no jitter in v1
+SAFE_HEALTH = 16
+SAFE_FOOD = 16
+LOW_LOG_STOCK = 16
+# The blocks "in sight": the box collect_block searches (radius 32, 8 blocks up and down),
+# so a collect goal grounds exactly when the collector would find its block from here.
+SIGHT_RADIUS = 32
+SIGHT_VERTICAL = 8
+EXPLORE_FIRST_LEGS = 2  # legs of the explore workflow (16 blocks each): new ground comes into sight
+
+_CATEGORY = {"collect": "gathering", "build": "building", "craft": "crafting", "explore": "exploration"}
+
+
+@dataclass(frozen=True)
+class DriveTickConfig:
+    enabled: bool = True
+    interval_ms: int = DRIVE_TICK_INTERVAL_MS
+    stuck_timeout_ms: int = STUCK_PENDING_TIMEOUT_MS
+
+
+@dataclass
+class DriveTickState:
+    """The one piece of drive-tick memory: when it last fired (None = never)."""
+
+    last_fired_ms: int | None = None
+    on_fire: Callable[[int], None] | None = field(default=None, repr=False, compare=False)  # e.g. persist it
+
+    def due(self, now_ms: int, interval_ms: int) -> bool:
+        return self.last_fired_ms is None or now_ms - self.last_fired_ms >= interval_ms
+
+    def fired(self, now_ms: int) -> None:
+        self.last_fired_ms = now_ms
+        if self.on_fire is not None:
+            self.on_fire(now_ms)
+
+
+class DriveTickMemory:
+    """When the last drive tick fired, kept in the agency's SQLite file (one row, its own
+    IF NOT EXISTS table like the checkpoints'), so the interval survives a restart: a
+    daemon started again a minute after a tick does not fire at once."""
+
+    _SCHEMA = ("CREATE TABLE IF NOT EXISTS drive_tick_state ("
+               "id INTEGER PRIMARY KEY CHECK (id = 1), last_fired_ms INTEGER NOT NULL)")
+
+    def __init__(self, db_path: str | Path) -> None:
+        self._conn = open_database(db_path)
+        self._conn.execute(self._SCHEMA)
+
+    def state(self) -> DriveTickState:
+        """The stored state; firing through it writes the new time back."""
+        row = self._conn.execute("SELECT last_fired_ms FROM drive_tick_state WHERE id = 1").fetchone()
+        return DriveTickState(last_fired_ms=None if row is None else int(row[0]), on_fire=self._save)
+
+    def _save(self, now_ms: int) -> None:
+        self._conn.execute("INSERT INTO drive_tick_state (id, last_fired_ms) VALUES (1, ?) "
+                           "ON CONFLICT (id) DO UPDATE SET last_fired_ms = excluded.last_fired_ms", (now_ms,))
+
+    def close(self) -> None:
+        self._conn.close()
+
+
+class DriveSkipReason(str, Enum):
+    disabled = "disabled"
+    unsafe_game_mode = "unsafe_game_mode"
+    low_health = "low_health"
+    low_food = "low_food"
+    hostiles_present = "hostiles_present"
+    interval_not_elapsed = "interval_not_elapsed"
+    duplicate_goal = "duplicate_goal"
+    sheltering = "sheltering"  # the bot spends the night in its shelter: no new work outside
+
+
+@dataclass(frozen=True)
+class DriveSelection:
+    action: str
+    target: str
+    amount: int
+    rule: str  # which 3.3 rule chose it
+    reason: str  # first-person sentence used as the thought text
+
+
+@dataclass(frozen=True)
+class DriveTickFired:
+    thought: Thought
+    selection: DriveSelection
+    ungrounded: DriveSelection | None = None  # the 3.3 choice the frame did not ground, replaced by explore
+
+
+@dataclass(frozen=True)
+class DriveTickSkipped:
+    reason: DriveSkipReason
+    detail: str = ""
+    blocking_task_id: str | None = None
+
+
+DriveTickResult = DriveTickFired | DriveTickSkipped
+
+
+def select_drive(snapshot: WorldSnapshot, shelter_nearby: bool | None, table_nearby: bool | None = None) -> DriveSelection:
+    """Contract 3.3, first match wins. shelter_nearby None means unknown = no shelter.
+    A crafting table placed within reach counts as had (table_nearby): crafts place the
+    table they need, and judging by the inventory alone crafted a new one after each."""
+    logs = sum(i.count for i in snapshot.inventory if is_log(i.name))  # what the crafter can make planks of
+    has_table = snapshot.count_of("crafting_table") > 0 or table_nearby is True
+    has_pickaxe = snapshot.count_matching("_pickaxe") > 0
+    if not snapshot.inventory or logs == 0:
+        return DriveSelection("collect", "oak_log", 8, "no_logs", "I have no logs; I should gather some wood.")
+    if night_approaching(snapshot) and shelter_nearby is not True:
+        return DriveSelection(
+            "build", "basic_shelter", 1, "night_no_shelter", "Night is coming and I have no shelter nearby."
+        )
+    if not has_table:
+        return DriveSelection("craft", "crafting_table", 1, "no_crafting_table", "I have logs but no crafting table.")
+    if not has_pickaxe:
+        return DriveSelection("craft", "wooden_pickaxe", 1, "no_pickaxe", "I have a crafting table but no pickaxe.")
+    if logs < LOW_LOG_STOCK:
+        return DriveSelection("collect", "oak_log", 8, "low_logs", "My log stock is low; I should gather more wood.")
+    return DriveSelection("explore", "nearby", 1, "default", "Things are calm; I will explore nearby.")
+
+
+def sight_box(snapshot: WorldSnapshot) -> tuple[tuple[int, int, int], tuple[int, int, int]]:
+    """(origin, size) of the block region a drive tick grounds on, centred on the bot's block."""
+    x, y, z = (math.floor(c) for c in (snapshot.position.x, snapshot.position.y, snapshot.position.z))
+    r, v = SIGHT_RADIUS, SIGHT_VERTICAL
+    return (x - r, y - v, z - r), (2 * r + 1, 2 * v + 1, 2 * r + 1)
+
+
+SIGHT_ACTIONS = frozenset({"collect", "gather", "mine", "craft"})
+
+
+def explore_first(ungrounded: DriveSelection, grounding: GroundingResult) -> DriveSelection:
+    why = grounding.detail.split(": ", 1)[-1]
+    return DriveSelection("explore", "nearby", EXPLORE_FIRST_LEGS, "explore_first",
+                          f"I cannot {ungrounded.action} {ungrounded.target} from here ({why}); I will explore first.")
+
+
+def _safety_gate(snapshot: WorldSnapshot) -> DriveTickSkipped | None:
+    if snapshot.gameMode in ("creative", "spectator"):
+        return DriveTickSkipped(DriveSkipReason.unsafe_game_mode, snapshot.gameMode)
+    if snapshot.health < SAFE_HEALTH:
+        return DriveTickSkipped(DriveSkipReason.low_health, f"health={snapshot.health}")
+    if snapshot.food < SAFE_FOOD:
+        return DriveTickSkipped(DriveSkipReason.low_food, f"food={snapshot.food}")
+    if snapshot.hostiles != 0:
+        return DriveTickSkipped(DriveSkipReason.hostiles_present, f"hostiles={snapshot.hostiles}")
+    return None
+
+
+def _build_thought(sel: DriveSelection, now_ms: int, thought_id: str, grounding: GroundingResult) -> Thought:
+    # Round-trip through the sanitizer: the goal on the thought is exactly what an LLM
+    # reply carrying the same tag would yield.
+    parsed = sanitize(f"{sel.reason}\n{build_goal_tag_v1(sel.action, sel.target, sel.amount)}")
+    expected = _goal(sel)
+    if parsed.goal != expected:
+        raise AssertionError(f"drive goal did not round-trip: {expected} -> {parsed.goal}")
+    return Thought(
+        id=thought_id,
+        type="drive",
+        content=parsed.text,
+        timestamp=now_ms,
+        novelty="high",
+        convertEligible=True,
+        cognitiveSystem="drive-tick",
+        tags=["drive-tick", "autonomous", _CATEGORY.get(sel.action, sel.action)],
+        metadata=ThoughtMetadata(
+            extractedGoal=parsed.goal,
+            extractedGoalSource="drive-tick",
+            goalKey=canonical_goal_key(sel.action, sel.target),
+            # The stream requires a passing record on every convertEligible thought (KA-A8).
+            grounding=grounding.as_record(),
+        ),
+    )
+
+
+def evaluate_drive_tick(
+    snapshot: WorldSnapshot,
+    now_ms: int,
+    state: DriveTickState,
+    existing_tasks: TaskLookup | Iterable[Task],
+    *,
+    shelter_nearby: bool | None = None,
+    table_nearby: bool | None = None,
+    sheltering: bool = False,
+    region: BlockRegion | None = None,
+    config: DriveTickConfig = DriveTickConfig(),
+    counters: AgencyCounters | None = None,
+) -> DriveTickResult:
+    """Run the gates, pick a drive, check idempotency, ground it on the frame (the
+    snapshot plus `region`, the blocks in sight_box; None = not read, nothing in sight),
+    exploring first when it does not ground. Firing updates state and counts driveTicks;
+    a skip changes nothing, so the next safe moment can fire."""
+    candidate = drive_candidate(snapshot, now_ms, state, existing_tasks, shelter_nearby=shelter_nearby,
+                                table_nearby=table_nearby, sheltering=sheltering, config=config)
+    if isinstance(candidate, DriveTickSkipped):
+        return candidate
+    sel = candidate
+    thought_id = f"thought-{uuid.uuid4()}"  # the scenario id of the grounding log line
+    facts = FrameFacts.from_snapshot(snapshot, region=region, blocks=("crafting_table",) if table_nearby else ())
+    # Judged quietly: a failure is logged only under a thought that is published.
+    grounding = check_doable_goal(_goal(sel), facts, scenario_id=None)
+    ungrounded = None
+    if not grounding.passed:
+        ungrounded, sel = sel, explore_first(sel, grounding)
+        blocked = _blocked(existing_tasks, sel, now_ms, config)
+        if blocked is not None:
+            return blocked
+        log_grounding_fail(grounding, thought_id)
+        grounding = check_doable_goal(_goal(sel), facts, scenario_id=thought_id)
+    thought = _build_thought(sel, now_ms, thought_id, grounding)
+    state.fired(now_ms)
+    if counters is not None:
+        counters.increment("driveTicks")
+        # Its goal came out of a [GOAL: ...] tag through the sanitizer, like an LLM's.
+        counters.increment("goalTags")
+    return DriveTickFired(thought=thought, selection=sel, ungrounded=ungrounded)
+
+
+def drive_candidate(
+    snapshot: WorldSnapshot,
+    now_ms: int,
+    state: DriveTickState,
+    existing_tasks: TaskLookup | Iterable[Task],
+    *,
+    shelter_nearby: bool | None = None,
+    table_nearby: bool | None = None,
+    sheltering: bool = False,
+    config: DriveTickConfig = DriveTickConfig(),
+) -> DriveSelection | DriveTickSkipped:
+    """The goal a drive tick would ground now, or why it skips (gates, interval, a goal in
+    flight). The daemon reads the blocks in sight only for a candidate that needs them."""
+    if not config.enabled:
+        return DriveTickSkipped(DriveSkipReason.disabled)
+    unsafe = _safety_gate(snapshot)
+    if unsafe is not None:
+        return unsafe
+    if sheltering:
+        return DriveTickSkipped(DriveSkipReason.sheltering, "in the shelter until morning")
+    if not state.due(now_ms, config.interval_ms):
+        assert state.last_fired_ms is not None
+        return DriveTickSkipped(
+            DriveSkipReason.interval_not_elapsed, f"{now_ms - state.last_fired_ms}ms < {config.interval_ms}ms"
+        )
+    sel = select_drive(snapshot, shelter_nearby, table_nearby)
+    # A goal already in flight is its task's business: it is not grounded again.
+    blocked = _blocked(existing_tasks, sel, now_ms, config)
+    return sel if blocked is None else blocked
+
+
+def needs_sight(candidate: DriveSelection | DriveTickSkipped) -> bool:
+    """Collect and craft goals ground on the blocks around the bot; the others do not."""
+    return isinstance(candidate, DriveSelection) and candidate.action in SIGHT_ACTIONS
+
+
+def _goal(sel: DriveSelection) -> ExtractedGoal:
+    return ExtractedGoal(action=sel.action, target=sel.target, amount=sel.amount)
+
+
+def _blocked(tasks: TaskLookup | Iterable[Task], sel: DriveSelection, now_ms: int,
+             config: DriveTickConfig) -> DriveTickSkipped | None:
+    goal_key = canonical_goal_key(sel.action, sel.target)
+    blocking = find_blocking_task(tasks, goal_key, now_ms, config.stuck_timeout_ms)
+    if blocking is None:
+        return None
+    return DriveTickSkipped(DriveSkipReason.duplicate_goal, f"{goal_key} already {blocking.status.value}",
+                            blocking_task_id=blocking.id)

@@ -1,0 +1,330 @@
+"""Grounding (keep-alive spec PA-D1): does a goal or a thought claim only what the frame shows?
+
+A goal grounds when the thing it names is in the frame, by these rules:
+- collect / gather / mine / find: the target is a visible or known-nearby block, an item
+  in the inventory, or a nearby entity; 'oak_log' is also grounded by a visible oak_log
+  block, 'wood'/'log'/'tree' by any *_log, and an ore's drop by its ore ('coal' by
+  coal_ore). Otherwise missing_item, or missing_entity when the target is a creature.
+- attack: the target entity must be nearby (missing_entity). flee: a named target must
+  be nearby; a generic one ('danger', 'hostiles') needs at least one hostile entity.
+- place / eat: the target must be in the inventory ('food' means any edible item).
+- craft / smelt: grounded when the target is a known item (KNOWN_ITEMS); whether the
+  ingredients are at hand is planning's question, not a fabrication.
+- build: grounded when the target is a known structure (KNOWN_STRUCTURES).
+- explore: always grounded: it claims nothing about the world.
+- navigate: grounded for a direction or generic area, for anything in the frame, and for
+  a location the frame lists; a named place the frame does not list ('village', 'home')
+  is missing_location.
+- sleep / pause / continue: no world claim, grounded.
+
+A drive tick's goal and a user's goal (POST /api/goals) are held to the frame more strictly
+(check_doable_goal): it must be doable now, from what the snapshot and the blocks in sight show.
+- collect / gather / mine: the block named is in sight (the block region read around the
+  bot, the collector's search box); logs in the inventory do not ground collecting more.
+- craft: every ingredient is held, or its sources are (through the crafter's recipes:
+  planks and sticks from logs, a crafting table from planks), where a raw material in
+  sight counts as a source (cobblestone from stone). Otherwise missing_item naming it.
+- anything else (build, explore): as check_goal.
+
+Text claims are checked heuristically: a sentence that mentions a known creature absent
+from the frame fails missing_entity; a sentence of possession ('I have', 'my inventory',
+'holding', 'carrying') naming a known item absent from the inventory fails missing_item.
+Sentences with a negation ('no', 'not', "don't", 'without', ...) are not claims of presence.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any, Iterable, Literal
+
+from loguru import logger
+
+from agency.blocks import is_air, is_log
+from agency.execution.tools import recipes
+from agency.goal_tag import ExtractedGoal
+from agency.names import GENERIC_THREATS, with_aliases
+from agency.world import BlockRegion, WorldSnapshot
+
+GroundingReason = Literal["missing_entity", "missing_item", "missing_location"]
+
+# Creatures a thought might name; plural 's' is stripped before lookup.
+KNOWN_ENTITIES: frozenset[str] = frozenset(
+    {
+        "cow", "pig", "sheep", "chicken", "horse", "rabbit", "wolf", "cat", "fox", "llama", "goat", "bee",
+        "villager", "zombie", "skeleton", "creeper", "spider", "cave_spider", "enderman", "witch", "slime",
+        "drowned", "husk", "stray", "phantom", "pillager", "zombie_villager", "squid", "bat", "player",
+    }
+)
+# Items with a known recipe or smelting result: enough for craft/smelt grounding.
+KNOWN_ITEMS: frozenset[str] = frozenset(
+    {
+        "crafting_table", "stick", "furnace", "chest", "torch", "bed", "white_bed", "door", "oak_door",
+        "oak_planks", "spruce_planks", "birch_planks", "planks", "ladder", "boat", "bowl", "bread",
+        "wooden_pickaxe", "wooden_axe", "wooden_shovel", "wooden_sword", "wooden_hoe",
+        "stone_pickaxe", "stone_axe", "stone_shovel", "stone_sword", "stone_hoe",
+        "iron_pickaxe", "iron_axe", "iron_shovel", "iron_sword", "iron_ingot", "gold_ingot",
+        "shield", "bucket", "shears", "charcoal", "glass", "smooth_stone", "stone",
+        "cooked_beef", "cooked_porkchop", "cooked_chicken", "cooked_mutton", "baked_potato",
+    }
+)
+KNOWN_STRUCTURES: frozenset[str] = frozenset({"basic_shelter", "shelter", "house", "hut", "wall", "bridge", "pillar"})
+# Block -> what mining it yields, so 'mine cobblestone' grounds on visible stone.
+BLOCK_DROPS: dict[str, str] = {
+    "stone": "cobblestone", "coal_ore": "coal", "iron_ore": "raw_iron", "gold_ore": "raw_gold",
+    "diamond_ore": "diamond", "redstone_ore": "redstone", "lapis_ore": "lapis_lazuli",
+    "deepslate_coal_ore": "coal", "deepslate_iron_ore": "raw_iron", "grass_block": "dirt",
+    "oak_leaves": "oak_sapling",
+}
+EDIBLE: frozenset[str] = frozenset(
+    {"apple", "bread", "carrot", "potato", "baked_potato", "beef", "cooked_beef", "porkchop", "cooked_porkchop",
+     "chicken", "cooked_chicken", "mutton", "cooked_mutton", "cod", "cooked_cod", "sweet_berries", "melon_slice"}
+)
+# Words naming 'any log': models say 'wood' or 'trees' as often as 'oak_log'.
+LOG_WORDS = frozenset({"wood", "log", "logs", "tree", "trees", "timber"})
+GENERIC_PLACES = frozenset(
+    {"nearby", "around", "area", "surroundings", "north", "south", "east", "west", "up", "down", "forward",
+     "surface", "random", "somewhere", "away", "here", "there", "outside"}
+)
+NAMED_PLACES = frozenset(
+    {"home", "base", "spawn", "village", "shelter", "camp", "cave", "mine", "stronghold", "nether_portal",
+     "portal", "river", "ocean", "beach", "mountain", "desert", "forest", "farm", "town"}
+)
+
+MAX_RECIPE_DEPTH = 6  # deeper than any recipe chain the crafter knows (pickaxe <- stick <- planks <- log)
+
+_NEGATION = re.compile(r"\b(no|not|none|nothing|never|without|don't|dont|can't|cannot|isn't|aren't|no longer)\b")
+_POSSESSION = re.compile(r"\b(i have|i've got|i got|i'm holding|i am holding|holding|carrying|my inventory|in my)\b")
+_SENTENCE = re.compile(r"[^.!?\n]+[.!?]*")
+_WORD = re.compile(r"[a-z][a-z_]*")
+
+
+@dataclass(frozen=True)
+class GroundingResult:
+    passed: bool
+    reason: GroundingReason | None = None
+    detail: str = ""
+
+    def as_record(self) -> dict[str, Any]:
+        """The metadata.grounding record: JSON keeps the spec's 'pass' key."""
+        return {"pass": self.passed, "reason": self.reason, "detail": self.detail}
+
+
+@dataclass(frozen=True)
+class FrameFacts:
+    """What the frame shows: the only state a goal or claim may refer to. Names are kept
+    with their other versions' names (agency.names), so 'grass' and 'short_grass' ground
+    each other whichever version the world runs."""
+
+    inventory: frozenset[str] = frozenset()
+    entities: frozenset[str] = frozenset()
+    blocks: frozenset[str] = frozenset()  # visible or known nearby
+    locations: frozenset[str] = frozenset()
+    hostiles: int = 0
+
+    def __post_init__(self) -> None:
+        for name in ("inventory", "entities", "blocks"):
+            object.__setattr__(self, name, with_aliases(getattr(self, name)))
+
+    @classmethod
+    def from_snapshot(
+        cls,
+        snapshot: WorldSnapshot,
+        *,
+        region: BlockRegion | None = None,
+        blocks: Iterable[str] = (),
+        locations: Iterable[str] = (),
+    ) -> "FrameFacts":
+        seen = set(blocks)
+        if region is not None:
+            seen.update(n for n in region.palette if n and not is_air(n))
+        return cls(
+            inventory=frozenset(i.name for i in snapshot.inventory if i.count > 0),
+            entities=frozenset(e.name for e in snapshot.entities),
+            blocks=frozenset(seen),
+            locations=frozenset(locations),
+            hostiles=snapshot.hostiles,
+        )
+
+
+def _forms(word: str) -> frozenset[str]:
+    """The word and its possible singulars ('zombies' -> zombie, 'berries' -> berry,
+    'torches' -> torch); lookups intersect these with a known set."""
+    forms = {word}
+    if len(word) > 3 and word.endswith("s") and not word.endswith("ss"):
+        forms.add(word[:-1])
+        if word.endswith("es"):
+            forms.add(word[:-2])
+        if word.endswith("ies"):
+            forms.add(word[:-3] + "y")
+    return frozenset(forms)
+
+
+def _present(target: str, facts: FrameFacts) -> bool:
+    names = _forms(target)
+    if names & (facts.blocks | facts.inventory | facts.entities):
+        return True
+    everything = facts.blocks | facts.inventory
+    if target in LOG_WORDS and any(is_log(n) for n in everything):
+        return True
+    return any(BLOCK_DROPS.get(b) in names for b in facts.blocks)
+
+
+def _is_creature(target: str) -> bool:
+    return bool(_forms(target) & KNOWN_ENTITIES)
+
+
+def _fail(reason: GroundingReason, detail: str, scenario_id: str | None) -> GroundingResult:
+    result = GroundingResult(False, reason, detail)
+    if scenario_id is not None:  # None: judged quietly, the caller logs if it publishes
+        log_grounding_fail(result, scenario_id)
+    return result
+
+
+def log_grounding_fail(result: GroundingResult, scenario_id: str) -> None:
+    logger.info("[Grounding] fail scenario={} reason={}", scenario_id, result.reason)
+
+
+def check_goal(goal: ExtractedGoal, facts: FrameFacts, *, scenario_id: str | None) -> GroundingResult:
+    """Ground one extracted goal against the frame (rules in the module docstring)."""
+    action, target = goal.action, goal.target
+    forms = _forms(target)
+    if action in ("collect", "gather", "mine", "find"):
+        if _present(target, facts):
+            return GroundingResult(True, detail=f"{target} in frame")
+        kind: GroundingReason = "missing_entity" if _is_creature(target) else "missing_item"
+        return _fail(kind, f"{action} {target}: not in frame", scenario_id)
+    if action == "attack":
+        if forms & facts.entities:
+            return GroundingResult(True, detail=f"{target} nearby")
+        return _fail("missing_entity", f"attack {target}: not nearby", scenario_id)
+    if action == "flee":
+        if forms & facts.entities or (target in GENERIC_THREATS and facts.hostiles > 0):
+            return GroundingResult(True, detail="threat in frame")
+        return _fail("missing_entity", f"flee {target}: no such threat in frame", scenario_id)
+    if action in ("place", "eat"):
+        if forms & facts.inventory or (target == "food" and facts.inventory & EDIBLE):
+            return GroundingResult(True, detail=f"{target} in inventory")
+        return _fail("missing_item", f"{action} {target}: not in inventory", scenario_id)
+    if action in ("craft", "smelt"):
+        if forms & KNOWN_ITEMS:
+            return GroundingResult(True, detail=f"{target} is a known item")
+        return _fail("missing_item", f"{action} {target}: unknown item", scenario_id)
+    if action == "build":
+        if target in KNOWN_STRUCTURES:
+            return GroundingResult(True, detail=f"{target} is a known structure")
+        return _fail("missing_item", f"build {target}: unknown structure", scenario_id)
+    if action == "navigate":
+        if target in GENERIC_PLACES or target in facts.locations or _present(target, facts):
+            return GroundingResult(True, detail=f"{target} reachable from frame")
+        if forms & NAMED_PLACES:
+            return _fail("missing_location", f"navigate {target}: location not in frame", scenario_id)
+        return GroundingResult(True, detail=f"{target}: no location claim")
+    return GroundingResult(True, detail=f"{action}: no world claim")
+
+
+
+def _in_sight(generic: str, facts: FrameFacts) -> bool:
+    """A block in the frame is `generic`, or drops it when mined (stone -> cobblestone)."""
+    matches = recipes.matches
+    return any(matches(generic, b) or matches(generic, BLOCK_DROPS.get(b, "")) for b in facts.blocks)
+
+
+def _missing_source(item: str, facts: FrameFacts, depth: int = 0) -> str | None:
+    """None when `item` is held, or can be made from what is held or in sight; else the
+    raw material that is missing. A 3x3 recipe also needs a table, placed in sight or made."""
+    if any(recipes.matches(item, n) for n in facts.inventory):
+        return None
+    recipe = recipes.recipe_for(item)
+    if recipe is None or depth >= MAX_RECIPE_DEPTH:
+        return None if _in_sight(item, facts) else item
+    return _missing_ingredient(item, facts, depth)
+
+
+def _missing_ingredient(item: str, facts: FrameFacts, depth: int = 0) -> str | None:
+    recipe = recipes.recipe_for(item)
+    if recipe is None:
+        return item  # the crafter has no recipe: nothing at hand makes it
+    needs = [name for name, _ in recipe.ingredients]
+    if recipe.needs_table and not _in_sight("crafting_table", facts):
+        needs.append("crafting_table")
+    for name in needs:
+        missing = _missing_source(name, facts, depth + 1)
+        if missing is not None:
+            return missing
+    return None
+
+
+def check_doable_goal(goal: ExtractedGoal, facts: FrameFacts, *, scenario_id: str | None) -> GroundingResult:
+    """Is the goal doable from this frame (a drive tick's or a user's goal; rules in the
+    module docstring)? Same result and log line as check_goal."""
+    action, target = goal.action, goal.target
+    if action in ("collect", "gather", "mine"):
+        if _in_sight(target, facts):
+            return GroundingResult(True, detail=f"{target} in sight")
+        return _fail("missing_item", f"{action} {target}: none in sight", scenario_id)
+    if action == "craft":
+        missing = _missing_ingredient(target, facts)
+        if missing is None:
+            return GroundingResult(True, detail=f"{target}: ingredients at hand")
+        return _fail("missing_item", f"craft {target}: no {missing} at hand", scenario_id)
+    return check_goal(goal, facts, scenario_id=scenario_id)
+
+
+def _tokens(sentence: str) -> list[str]:
+    """Words, with two-word item names merged ('cooked chicken' -> 'cooked_chicken') so a
+    food is not read as a creature."""
+    words = _WORD.findall(sentence)
+    known = KNOWN_ITEMS | EDIBLE
+    out: list[str] = []
+    i = 0
+    while i < len(words):
+        pairs = {f"{words[i]}_{f}" for f in _forms(words[i + 1])} if i + 1 < len(words) else set()
+        if pairs & known:
+            out.append(min(pairs & known))
+            i += 2
+        else:
+            out.append(words[i])
+            i += 1
+    return out
+
+
+def check_text(text: str, facts: FrameFacts, *, scenario_id: str) -> GroundingResult:
+    """Flag fabricated presence claims in free text (heuristic; see module docstring)."""
+    for sentence in _SENTENCE.findall(text.lower()):
+        if sentence.rstrip().endswith("?") or _NEGATION.search(sentence):
+            continue  # a question or a negation claims no presence
+        words = _tokens(sentence)
+        possession = _POSSESSION.search(sentence) is not None
+        for w in words:
+            forms = _forms(w)
+            if possession and forms & EDIBLE:
+                continue  # 'I have chicken' is about food, checked below
+            creature = forms & KNOWN_ENTITIES - {"player"}
+            if creature and not forms & facts.entities:
+                return _fail("missing_entity", f"claims {w} nearby", scenario_id)
+        if possession:
+            for w in words:
+                forms = _forms(w)
+                if forms & (KNOWN_ITEMS | EDIBLE) and not forms & facts.inventory:
+                    return _fail("missing_item", f"claims to hold {w}", scenario_id)
+    return GroundingResult(True, detail="no fabricated claims found")
+
+
+def check(
+    facts: FrameFacts,
+    *,
+    scenario_id: str,
+    goal: ExtractedGoal | None = None,
+    text: str | None = None,
+) -> GroundingResult:
+    """Goal first, then text claims; the first failure wins. Nothing to check passes."""
+    if goal is not None:
+        result = check_goal(goal, facts, scenario_id=scenario_id)
+        if not result.passed:
+            return result
+    if text:
+        result = check_text(text, facts, scenario_id=scenario_id)
+        if not result.passed:
+            return result
+    return GroundingResult(True, detail="grounded")

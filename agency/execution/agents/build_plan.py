@@ -1,0 +1,112 @@
+"""`build_plan`: the builder's generated workflow for `build <target> <amount>`.
+
+`build basic_shelter 1` becomes: get what the inventory lacks (delegated to the crafter: a
+door, planks from logs - a few spare to fill holes in the ground -, a torch when coal is
+held), then pick and anchor a site (one region read) where the bot stands once it has
+everything - so a crafting table the crafter placed is never on the site -, clear and
+level it, then one checkpointed step per blueprint module (walls x3, roof, door, light), so a
+stopped build resumes at the next module and a re-run skips what stands. Completion is
+NOT a step: the executor completes a goal-bound build only when verify_shelter_v0 passes
+twice. Any other target keeps the old 2-high pillar.
+
+task["facts"] (optional, from the daemon) says what is still missing at an anchored site:
+{"needed": {block: count}, "wallBlock": ..., "doorBlock": ...}: a repair gathers only that.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any, Mapping
+
+from agency.execution.agents.planning import WorkflowPlanError
+from agency.shelter.blueprint import basic_shelter
+from agency.execution.tools.recipes import available
+from agency.execution.workflows.models import ParallelConfig, StepDef, WorkflowDef
+
+SHELTER_TARGETS = frozenset({"basic_shelter", "shelter"})
+WALL_CHOICES = ("oak_planks", "spruce_planks", "birch_planks", "cobblestone", "stone", "dirt")
+DEFAULT_WALL = "oak_planks"  # the embedded world's trees are oak: planks from logs always work
+DOOR = "oak_door"
+LIGHT = "torch"
+DOOR_PLANKS = 6  # oak_door recipe (3 doors)
+TABLE_PLANKS = 4  # a crafting table, when none is held
+TORCH_PLANKS = 2  # one stick's worth
+FILL_PLANKS = 4  # spare, to fill holes when levelling (earthwork.MAX_FILLS) if no dirt is dug
+
+
+def _full_need(wall: str) -> Counter[str]:
+    return basic_shelter((0, 0, 0), wall_block=wall, door_block=DOOR, light_block=LIGHT).materials()
+
+
+def choose_wall(inventory: Mapping[str, int]) -> str:
+    """A wall block the bot already holds enough of for the whole hut, else oak planks."""
+    for block in WALL_CHOICES:
+        if inventory.get(block, 0) >= _full_need(block)[block]:
+            return block
+    return DEFAULT_WALL
+
+
+def _craft(step_id: str, target: str, amount: int, why: str) -> StepDef:
+    return StepDef(id=step_id, kind="delegate", agent="crafter", description=why,
+                   task={"action": "craft", "target": target, "amount": amount})
+
+
+def shelter_plan(agent_id: str, task: Mapping[str, Any], inventory: Mapping[str, int]) -> WorkflowDef:
+    facts = task.get("facts") or {}
+    wall = str(facts.get("wallBlock") or choose_wall(inventory))
+    door = str(facts.get("doorBlock") or DOOR)
+    need = Counter(facts["needed"]) if "needed" in facts else _full_need(wall)
+    have = Counter(inventory)
+    materials = {"taskId": "${task.id}", "wallBlock": wall, "doorBlock": door, "lightBlock": LIGHT}
+    steps: list[StepDef] = []
+    planks_used = 0
+    if need[door] > have[door]:
+        if door != DOOR:
+            raise WorkflowPlanError("NO_MATERIALS", f"the shelter needs a {door} and the bot cannot craft one")
+        steps.append(_craft("get-door", DOOR, 1, "craft a door"))
+        planks_used += DOOR_PLANKS + (0 if have["crafting_table"] else TABLE_PLANKS)
+    light = need[LIGHT] <= have[LIGHT] or available(have, "coal") > 0
+    if need[LIGHT] > have[LIGHT] and light:
+        steps.append(_craft("get-torch", LIGHT, 1, "craft a torch"))
+        planks_used += 0 if have["stick"] else TORCH_PLANKS
+    spare = FILL_PLANKS if "needed" not in facts else 0  # a repair builds on a levelled site
+    short = need[wall] - have[wall] + (planks_used + spare if wall == DEFAULT_WALL else 0)
+    if short > 0:
+        if not wall.endswith("_planks"):
+            raise WorkflowPlanError("NO_MATERIALS", f"the shelter needs {short} more {wall}")
+        steps.append(_craft("get-walls", wall, short, f"have {short} more {wall} for the walls and roof"))
+    steps.append(StepDef(id="site", tool="shelter_site", description="choose a site (least earthwork nearby) and anchor the goal",
+                         args=materials))
+    site = {"taskId": "${task.id}", "origin": "${steps.site.origin}", "facing": "${steps.site.facing}",
+            "wallBlock": "${steps.site.wallBlock}", "doorBlock": "${steps.site.doorBlock}",
+            "lightBlock": "${steps.site.lightBlock}"}
+    steps.append(StepDef(id="prepare", tool="prepare_shelter_site", description="clear and level the site",
+                         args=site))
+    for module in basic_shelter((0, 0, 0)).modules:
+        if module.name == "light" and not light:
+            continue  # "a torch if possible": without torch or coal the hut is dark but covered
+        steps.append(StepDef(id=f"module-{module.name.replace('_', '-')}", tool="build_shelter_module",
+                             description=f"build the {module.name}", args={**site, "module": module.name}))
+    return WorkflowDef(id=f"{agent_id}-build-shelter", description="build a basic shelter and verify it", steps=steps)
+
+
+def pillar_plan(agent_id: str, target: str) -> WorkflowDef:
+    """A 2-high pillar of target beside the bot, rolled back if placing fails half-way."""
+    steps = [
+        StepDef(id="where", tool="snapshot"),
+        StepDef(id="base", tool="place_block", args={"block": target}, dependsOn=["where"]),
+        StepDef(id="stack", tool="build_blueprint", dependsOn=["base"], args={
+            "name": "pillar", "origin": ["${steps.base.x}", "${steps.base.y}", "${steps.base.z}"],
+            "placements": [{"x": 0, "y": 1, "z": 0, "block": target}]}),
+    ]
+    return WorkflowDef(id=f"{agent_id}-build", description="a 2-high pillar of the target block",
+                       steps=steps, parallel=ParallelConfig(maxConcurrency=1, strategy="rollback"))
+
+
+def build_plan(agent_id: str, task: Mapping[str, Any], inventory: Mapping[str, int]) -> WorkflowDef:
+    target = str(task.get("target") or "")
+    if target in SHELTER_TARGETS:
+        return shelter_plan(agent_id, task, inventory)
+    if not target:
+        raise WorkflowPlanError("NO_TARGET", "build needs a target (a block, or basic_shelter)")
+    return pillar_plan(agent_id, target)

@@ -1,0 +1,187 @@
+"""AgentRuntime: how a task {action, target, amount} becomes a workflow run.
+
+1. A run already stored for the task id (and not completed) is resumed with the workflow
+   definition and agent it started with, from its last checkpoint (a new process works).
+2. Otherwise agents are ranked by select_agents; the best-ranked one that owns a workflow
+   for the action runs it (`standard` when none does).
+3. The workflow is the profile's static steps (templated with ${task.*}) or built by its
+   generator from the task and the current inventory.
+Delegation steps come back here: the target agent runs its own workflow for the delegated
+task, with the chain extended (depth and cycles already checked by the step).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from dataclasses import dataclass
+from typing import Any, Callable
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from agency.execution.agents.abilities import InjectionResult, inject_abilities
+from agency.execution.agents.generators import GENERATORS
+from agency.execution.agents.planning import WorkflowPlanError
+from agency.execution.agents.profile import AgentProfile
+from agency.execution.agents.registry import STANDARD_AGENT, AgentRegistry
+from agency.execution.agents.selection import AgentSelection, select_agents
+from agency.execution.tools.base import StopFlag, ToolContext
+from agency.execution.tools.registry import ToolRegistry
+from agency.execution.tools.results import BODY_LOST
+from agency.execution.workflows.checkpoints import CheckpointStore
+from agency.execution.workflows.delegation import DelegationChain
+from agency.execution.workflows.engine import StepEvent, WorkflowEngine
+from agency.execution.workflows.models import StepError, WorkflowDef, WorkflowRunResult
+from agency.execution.workflows.prompts import PromptRunner
+from agency.execution.workflows.steps import DelegationRequest, StepExecutor
+from agency.world import BodyLost
+
+NO_WORKFLOW = "NO_WORKFLOW"
+AGENT_UNAVAILABLE = "AGENT_UNAVAILABLE"
+
+
+class TaskSpec(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    action: str = Field(min_length=1)
+    target: str = ""
+    amount: int = Field(default=1, ge=1)
+    id: str | None = None
+
+    def text(self) -> str:
+        return " ".join(p for p in (self.action, self.target, str(self.amount)) if p)
+
+    def as_context(self) -> dict[str, Any]:
+        return {"action": self.action.lower(), "target": self.target, "amount": self.amount, "id": self.id}
+
+
+@dataclass
+class RunHandle:
+    """A running task: ask it to stop, then await where it stopped (result().stop)."""
+
+    task: asyncio.Task
+    stop_flag: StopFlag
+
+    def stop(self, reason: str = "stop requested") -> None:
+        self.stop_flag.set(reason)
+
+    async def result(self) -> WorkflowRunResult:
+        return await self.task
+
+
+class AgentRuntime:
+    def __init__(
+        self,
+        agents: AgentRegistry,
+        tools: ToolRegistry,
+        tool_context: ToolContext,
+        *,
+        checkpoints: CheckpointStore | None = None,
+        prompt_runner: PromptRunner | None = None,
+        stop_grace_s: float = 5.0,
+        plan_facts: Callable[[TaskSpec], dict[str, Any]] | None = None,
+        on_step: Callable[[StepEvent], None] | None = None,
+    ) -> None:
+        self.agents = agents
+        # What a generator may know beyond task and inventory (e.g. the blocks still
+        # missing at an anchored build site); handed to it as task["facts"].
+        self.plan_facts = plan_facts
+        self.tools = tools
+        self.checkpoints = checkpoints
+        executor = StepExecutor(tools, tool_context, prompt_runner=prompt_runner, inject=self.inject, delegate=self.delegate)
+        # on_step hears the steps of task runs (delegated child runs have no task id).
+        self.engine = WorkflowEngine(executor, checkpoints, stop_grace_s=stop_grace_s, on_step=on_step)
+        self.tool_context = tool_context
+
+    # ---- choosing ----------------------------------------------------------------------
+    def select(self, task: TaskSpec) -> list[AgentSelection]:
+        return select_agents(task.text(), self.agents.list(), {"action": task.action.lower()})
+
+    def choose_agent(self, task: TaskSpec) -> AgentProfile:
+        """The best-ranked agent owning a workflow for the action; else any owner (one a
+        notForTasks phrase scored down to 0 is still the one that can do it), so an action
+        in routable_actions() is always planned; else `standard`."""
+        for sel in self.select(task):
+            profile = self.agents.require(sel.agentId)
+            if profile.owns(task.action):
+                return profile
+        owners = self.agents.owners(task.action)
+        return owners[0] if owners else self.agents.ensure_standard()
+
+    def workflow_for(self, profile: AgentProfile, task: TaskSpec) -> WorkflowDef:
+        spec = profile.workflows.get(task.action.lower())
+        if spec is None:
+            raise WorkflowPlanError(NO_WORKFLOW, f"agent '{profile.id}' has no workflow for '{task.action}'")
+        if spec.generator:
+            inventory: dict[str, int] = {}
+            for it in self.tool_context.body.snapshot().inventory:
+                inventory[it.name] = inventory.get(it.name, 0) + it.count
+            context = task.as_context()
+            if self.plan_facts is not None:
+                context["facts"] = self.plan_facts(task) or {}
+            return GENERATORS[spec.generator](profile.id, context, inventory)
+        return spec.static(f"{profile.id}-{task.action.lower()}")
+
+    # ---- running -----------------------------------------------------------------------
+    async def run_task(
+        self, task: TaskSpec, *, stop: StopFlag | None = None, agent_id: str | None = None, fresh: bool = False
+    ) -> WorkflowRunResult:
+        """fresh=True never resumes the task's stored run (e.g. a rescan found its
+        checkpointed work gone from the world): a new run of a newly planned workflow."""
+        stop = stop or StopFlag()
+        if task.id and self.checkpoints is not None and not fresh:
+            rec = self.checkpoints.latest_run_for_task(task.id)
+            if rec is not None and rec.status != "completed":  # resume, same steps, same agent
+                chain = DelegationChain((rec.agentId,), self.agents.require(rec.agentId).maxDelegationDepth)
+                return await self.engine.run(rec.workflow, run_id=rec.runId, agent_id=rec.agentId,
+                                             task=rec.context.get("task"), task_id=task.id, chain=chain, stop=stop)
+        profile = self.agents.require(agent_id) if agent_id else self.choose_agent(task)
+        run_id = task.id or f"run-{uuid.uuid4().hex[:12]}"
+        if task.id and self.checkpoints is not None and self.checkpoints.latest_run_for_task(task.id) is not None:
+            # The task ran to completion before and is back (a re-opened goal's repair): a
+            # fresh run, since the old one would resume at its end and do nothing.
+            run_id = f"{task.id}~{uuid.uuid4().hex[:8]}"
+        try:
+            workflow = self.workflow_for(profile, task)
+        except WorkflowPlanError as e:
+            return _refused(run_id, profile.id, e.code, str(e))
+        except BodyLost as e:  # planning reads the inventory: no body, no plan, no fault of the task
+            return _refused(run_id, profile.id, BODY_LOST, str(e))
+        return await self.engine.run(workflow, run_id=run_id, agent_id=profile.id, task=task.as_context(),
+                                     task_id=task.id, chain=DelegationChain((profile.id,), profile.maxDelegationDepth), stop=stop)
+
+    def start_task(self, task: TaskSpec, **kw: Any) -> RunHandle:
+        flag = StopFlag()
+        return RunHandle(asyncio.ensure_future(self.run_task(task, stop=flag, **kw)), flag)
+
+    async def delegate(self, req: DelegationRequest) -> WorkflowRunResult:
+        run_id = f"{req.parent_run_id}/{req.step_id}"
+        profile = self.agents.get(req.target)
+        if profile is None or not profile.enabled:
+            return _refused(run_id, req.target, AGENT_UNAVAILABLE, f"agent '{req.target}' is not registered or disabled")
+        task = TaskSpec(action=str(req.task.get("action", "")) or "noop", target=str(req.task.get("target", "")),
+                        amount=int(req.task.get("amount") or 1))
+        stored = self.checkpoints.get_run(run_id) if self.checkpoints is not None else None
+        if stored is not None and stored.agentId == profile.id:
+            # A resumed parent resumes its child with the steps the child started with: a
+            # generator re-run now would plan from today's inventory (fewer logs to gather).
+            return await self.engine.run(stored.workflow, run_id=run_id, agent_id=profile.id,
+                                         task=stored.context.get("task") or task.as_context(), chain=req.chain, stop=req.stop)
+        try:
+            workflow = self.workflow_for(profile, task)
+        except WorkflowPlanError as e:
+            return _refused(run_id, profile.id, e.code, str(e))
+        except BodyLost as e:  # planning reads the inventory: no body, no plan, no fault of the task
+            return _refused(run_id, profile.id, BODY_LOST, str(e))
+        return await self.engine.run(workflow, run_id=run_id, agent_id=profile.id, task=task.as_context(),
+                                     chain=req.chain, stop=req.stop)
+
+    def inject(self, agent_id: str, task_text: str, base_system: str) -> InjectionResult:
+        profile = self.agents.get(agent_id) or self.agents.ensure_standard()
+        return inject_abilities(self.agents.abilities, profile.coreAbilities, profile.abilities or None, task_text,
+                                base_system, profile.abilityTokenBudget)
+
+
+def _refused(run_id: str, agent_id: str, code: str, message: str) -> WorkflowRunResult:
+    return WorkflowRunResult(runId=run_id, workflowId="none", agentId=agent_id or STANDARD_AGENT, status="failed",
+                             errors=[StepError(code=code, message=message)])

@@ -1,0 +1,19 @@
+"""The standard tool set, registered in one place (switch one off with set_enabled): the
+generic tools of execution.tools and the shelter room's tools."""
+
+from __future__ import annotations
+
+from typing import Mapping
+
+from agency.execution.tools import building, combat, crafting, gathering, movement, queries
+from agency.shelter import door as shelter_door
+from agency.shelter import tools as shelter
+from agency.execution.tools.registry import ToolRegistry
+
+
+def default_tool_registry(queue_limits: Mapping[str, int] | None = None) -> ToolRegistry:
+    reg = ToolRegistry(queue_limits)
+    for module in (queries, movement, gathering, crafting, building, combat, shelter, shelter_door):
+        for tool in module.TOOLS:
+            reg.register(tool)
+    return reg

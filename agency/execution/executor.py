@@ -1,0 +1,362 @@
+"""The executor: claims one pending task at a time, runs it as an agent's workflow, reports
+progress into the task, and ends it completed / failed / unplannable with a reason.
+
+It is ticked by the daemon (one owner, the event loop). Each tick first runs the per-tick
+evaluation it was given (`before_tick`: the goals' activation reactor and urgency scoring),
+so reactor cadences count executor ticks and a claim sees this tick's urgencies. A
+running workflow is a handle;
+`preempt()` brings it to a safe stop and pauses the task with a reason, `resume_paused()`
+puts such tasks back in the queue; an `active` task found on a tick with no run in flight
+(the daemon was killed mid-task) is resumed from its last checkpoint.
+
+A run that ends because the body went away (BODY_LOST from a tool, or any failure seen
+while the body is not connected) did not fail on its merits: its task is held as
+`disconnected` like a preemption (an unverified witness: the goal side rescans on resume)
+and put back in the queue on the first tick the body is ready again.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass, field
+from typing import Any, Awaitable, Callable, Protocol
+
+from loguru import logger
+
+from agency.execution.agents.runtime import AgentRuntime, RunHandle, TaskSpec
+from agency.clock import Clock
+from agency.planning.tasks.models import Task, TaskStatus
+from agency.planning.tasks.store import SqliteTaskStore
+from agency.execution.tools.results import BODY_LOST
+from agency.execution.workflows.models import StopReport, WorkflowRunResult
+
+SAFE_STOP_BUDGET_S = 5.0  # a preemption waits this long for the workflow's safe stop
+DISCONNECTED = "disconnected"  # the hold reason of work the body's loss interrupted
+
+
+@dataclass(frozen=True)
+class SafeStop:
+    """How a preempted run came to rest, as measured here: the goal hold protocol (E)
+    judges it against its 3-step / 5 s budget."""
+
+    report: StopReport | None  # where the workflow stopped; None: it did not end within the wait
+    steps_used: int  # steps in flight when the stop came (each finished or was cut short)
+    elapsed_ms: int  # from the stop signal to the run's end, on the injected clock
+    timed_out: bool  # the run had not ended when the wait gave up
+
+
+class GoalHooks(Protocol):
+    """Goal-bound tasks (metadata.goalBinding) change status through the goal lifecycle,
+    never by a plain set_status: completion needs the verifier, a pause needs a hold."""
+
+    def owns(self, task: Task) -> bool: ...
+
+    async def complete(self, task: Task, result: WorkflowRunResult) -> str: ...
+
+    def hold(self, task: Task, reason: str, stop: SafeStop) -> Task: ...
+
+    def release(self, task: Task) -> Task: ...
+
+    def before_start(self, task: Task) -> bool: ...
+
+
+@dataclass
+class _Running:
+    task_id: str
+    handle: RunHandle
+    started_ms: int
+    agent_id: str
+
+
+@dataclass
+class ExecutorStats:
+    claimed: int = 0
+    completed: int = 0
+    failed: int = 0
+    unplannable: int = 0
+    paused: int = 0
+    resumed: int = 0
+    last_tick_ms: int | None = None
+    last_busy_ms: int | None = None  # last tick with a run in flight: pending tasks were queued until then
+    events: list[dict[str, Any]] = field(default_factory=list)  # recent lifecycle events
+
+
+class Executor:
+    def __init__(
+        self,
+        tasks: SqliteTaskStore,
+        runtime: AgentRuntime,
+        clock: Clock,
+        *,
+        plannable: Callable[[Task], str | None] | None = None,
+        on_lifecycle: Callable[[str, Task], None] | None = None,
+        goals: GoalHooks | None = None,
+        before_tick: Callable[[], Awaitable[None]] | None = None,
+    ) -> None:
+        self.tasks = tasks
+        self.runtime = runtime
+        self.clock = clock
+        self.plannable = plannable or self._has_workflow
+        self.on_lifecycle = on_lifecycle
+        self.goals = goals
+        self.before_tick = before_tick
+        self.current: _Running | None = None
+        self._replanned: set[str] = set()  # tasks given their fresh plan since their last hold
+        self.stats = ExecutorStats()
+
+    # ---- routing -----------------------------------------------------------------------
+    def _has_workflow(self, task: Task) -> str | None:
+        """None when some agent can carry the task out, else why not."""
+        spec = _spec(task)
+        profile = self.runtime.choose_agent(spec)
+        if profile.owns(spec.action) and spec.action.lower() in profile.workflows:
+            return None
+        return f"no agent has a workflow for action '{task.type}'"
+
+    # ---- the tick ----------------------------------------------------------------------
+    async def tick(self, *, can_work: bool = True, held: bool = False) -> str:
+        """One step: finish a run that ended, else (if the bot can work) claim the next task.
+        `held`: the bot's one body is busy with something else (a reflex acting, a night in a
+        shelter), so nothing is claimed and queued tasks are waiting their turn, not stuck.
+        Returns what happened, for logs and tests."""
+        self.stats.last_tick_ms = self.clock()
+        await self._before_tick()
+        if self.current is not None:
+            self.stats.last_busy_ms = self.stats.last_tick_ms
+            if not self.current.handle.task.done():
+                self._report_progress(self.current.task_id)
+                return "running"
+            run, self.current = self.current, None
+            result = await run.handle.result()
+            if _body_lost(result, can_work):
+                self._pause(run.task_id, DISCONNECTED, SafeStop(None, steps_used=0, elapsed_ms=0, timed_out=False))
+                return f"paused:{DISCONNECTED}"
+            if self._replan(run, result):
+                return "replanned"
+            await self._finish(run, result)
+            return f"finished:{result.status}"
+        if held:
+            self.stats.last_busy_ms = self.stats.last_tick_ms
+            return "held"
+        if not can_work:
+            return "waiting"
+        self.resume_paused(DISCONNECTED)  # the body is back: work its loss interrupted goes first
+        interrupted = self._interrupted()
+        if interrupted is not None:
+            return self._start(interrupted, resumed=True)
+        claimed = self.tasks.claim_next()  # most urgent pending task, oldest first among equals
+        if claimed is None:
+            return "idle"
+        return self._start(claimed, resumed=False)
+
+    async def _before_tick(self) -> None:
+        if self.before_tick is None:
+            return
+        try:
+            await self.before_tick()
+        except Exception as e:  # noqa: BLE001 - a failed evaluation must not stop the executor
+            logger.opt(exception=e).warning("[Executor] per-tick evaluation failed: {}", e)
+
+    def _interrupted(self) -> Task | None:
+        """An active task with no run in flight was interrupted (crash, restart): it is
+        resumed before anything new is claimed."""
+        active = self.tasks.list_by_status(TaskStatus.active)
+        return active[0] if active else None
+
+    def _start(self, task: Task, *, resumed: bool) -> str:
+        """Run an active task: one the store just claimed (pending -> active) or an
+        interrupted one (resumed). One no agent can carry out becomes unplannable."""
+        why_not = self.plannable(task)
+        if why_not:
+            self.tasks.set_status(task.id, TaskStatus.unplannable, metadata_patch={"blockedReason": why_not})
+            self.stats.unplannable += 1
+            logger.warning("[Executor] unplannable task={} goalKey={} reason={}", task.id, task.metadata.goalKey, why_not)
+            self._lifecycle("unplannable", task.id)
+            return "unplannable"
+        if not resumed:
+            self.stats.claimed += 1
+        # After an unverified hold the goal side rescans the site; True = start afresh.
+        fresh = self.goals.before_start(task) if self.goals is not None and self.goals.owns(task) else False
+        agent = self.runtime.choose_agent(_spec(task)).id
+        logger.info(
+            "[Executor] {} task={} goalKey={} agent={} ({} -> active)",
+            "resumed" if resumed else "claimed", task.id, task.metadata.goalKey, agent,
+            "active" if resumed else TaskStatus.pending.value,
+        )
+        handle = self.runtime.start_task(_spec(task), fresh=True) if fresh else self.runtime.start_task(_spec(task))
+        self.current = _Running(task.id, handle, self.clock(), agent)
+        self._lifecycle("resumed" if resumed else "claimed", task.id)
+        return "resumed" if resumed else "claimed"
+
+    def _replan(self, run: _Running, result: WorkflowRunResult) -> bool:
+        """A run resumed from a checkpoint can find the world no longer as the checkpoint
+        says (a crash lost the last item pickup, a block changed): when it fails on a
+        precondition, plan once more from the current state instead of failing the task.
+        Once per resume: a fresh plan that fails the same way fails the task, and every hold
+        (a second death) gives the next resume its own fresh plan."""
+        if result.status != "failed" or result.resumedFrom is None or run.task_id in self._replanned:
+            return False
+        if not any(e.code == "PRECONDITION_FAILED" for e in result.errors):
+            return False
+        task = self.tasks.get_task(run.task_id)
+        if task is None or task.status is not TaskStatus.active:
+            return False
+        self._replanned.add(run.task_id)
+        why = "; ".join(e.message for e in result.errors)
+        logger.warning("[Executor] resumed run of task={} no longer fits the world ({}); replanning", task.id, why)
+        handle = self.runtime.start_task(_spec(task), fresh=True)
+        self.current = _Running(task.id, handle, self.clock(), run.agent_id)
+        return True
+
+    def _report_progress(self, task_id: str) -> None:
+        store = self.runtime.checkpoints
+        if store is None:
+            return
+        rec = store.latest_run_for_task(task_id)
+        if rec is None or not rec.workflow.steps:
+            return
+        latest = store.latest(rec.runId)
+        done = 0 if latest is None else latest.stepIndex + 1
+        progress = min(0.99, done / len(rec.workflow.steps))  # 1.0 only when completed
+        task = self.tasks.get_task(task_id)
+        if task is not None and progress > task.progress:
+            self.tasks.set_progress(task_id, progress)
+
+    async def _finish(self, run: _Running, result: WorkflowRunResult) -> None:
+        task = self.tasks.get_task(run.task_id)
+        if task is None or task.status is not TaskStatus.active:
+            return  # paused or cancelled meanwhile: preempt/cancel already recorded it
+        solver = {"agentId": result.agentId, "runId": result.runId, "status": result.status}
+        if result.status == "completed" and self.goals is not None and self.goals.owns(task):
+            self.tasks.update_task_metadata(task.id, {"solver": solver})
+            outcome = await self.goals.complete(task, result)  # verifier passes twice, or not done
+            if outcome == "completed":
+                self.tasks.set_progress(task.id, 1.0)
+                self.stats.completed += 1
+            elif outcome == "failed":
+                self.stats.failed += 1
+            logger.info("[Executor] goal-bound task={} workflow done -> {}", task.id, outcome)
+            self._lifecycle(outcome, task.id)
+        elif result.status == "completed":
+            self.tasks.update_task_metadata(task.id, {"solver": solver})
+            self.tasks.set_progress(task.id, 1.0)
+            self.tasks.set_status(task.id, TaskStatus.completed)
+            self.stats.completed += 1
+            logger.info("[Executor] completed task={} goalKey={}", task.id, task.metadata.goalKey)
+            self._lifecycle("completed", task.id)
+        elif result.status == "stopped":
+            # stopped without a preemption record (e.g. shutdown): leave it active to resume
+            logger.info("[Executor] run stopped task={} (will resume from checkpoint)", task.id)
+        else:
+            reason = "; ".join(f"{e.code}: {e.message}" for e in result.errors) or "workflow failed"
+            solver["failureReason"] = reason
+            self.tasks.update_task_metadata(task.id, {"solver": solver})
+            self.tasks.set_status(task.id, TaskStatus.failed)
+            self.stats.failed += 1
+            logger.warning("[Executor] failed task={} goalKey={} reason={}", task.id, task.metadata.goalKey, reason)
+            self._lifecycle("failed", task.id)
+
+    # ---- preemption --------------------------------------------------------------------
+    async def preempt(self, reason: str) -> str | None:
+        """Bring the running workflow to a safe stop and pause its task with `reason`.
+        Returns the paused task id (None when nothing was running)."""
+        run = self.current
+        if run is None:
+            return None
+        started = self.clock()
+        await self.stop_run(reason)
+        report = _stop_report(run)
+        stop = SafeStop(report, steps_used=report.stepsAfterStop if report is not None else 0,
+                        elapsed_ms=self.clock() - started, timed_out=not run.handle.task.done())
+        self._pause(run.task_id, reason, stop)
+        return run.task_id
+
+    async def stop_run(self, reason: str) -> str | None:
+        """Bring the running workflow to a safe stop and let go of it, task untouched (a
+        cancel records its own end; preempt pauses). Returns the task id, None if idle."""
+        run = self.current
+        if run is None:
+            return None
+        run.handle.stop(reason)
+        try:
+            await asyncio.wait_for(asyncio.shield(run.handle.task), timeout=SAFE_STOP_BUDGET_S)
+        except (asyncio.TimeoutError, asyncio.CancelledError):
+            logger.warning("[Executor] safe stop of task={} exceeded {} s", run.task_id, SAFE_STOP_BUDGET_S)
+        except Exception as e:  # noqa: BLE001 - the run's own failure; stopping goes on
+            logger.warning("[Executor] run of task={} ended with {} while stopping", run.task_id, e)
+        self.current = None
+        return run.task_id
+
+    def _pause(self, task_id: str, reason: str, stop: SafeStop) -> None:
+        """An active task whose run came to rest is paused with `reason`: goal-bound tasks
+        through the hold protocol (a stop with no report leaves an unverified witness)."""
+        task = self.tasks.get_task(task_id)
+        if task is None or task.status is not TaskStatus.active:
+            return  # cancelled or finished meanwhile: nothing to hold
+        self._replanned.discard(task_id)  # each hold (a second death, ...) earns its resume one fresh plan
+        if self.goals is not None and self.goals.owns(task):
+            self.goals.hold(task, reason, stop)  # hold protocol: holdWitness + Goal SUSPENDED
+            logger.info("[Executor] held task={} reason={}", task.id, reason)
+        else:
+            self.tasks.update_task_metadata(task.id, {"blockedReason": reason, "nextEligibleAt": None})
+            self.tasks.set_status(task.id, TaskStatus.paused)
+            logger.info("[Executor] paused task={} reason={}", task.id, reason)
+        self.stats.paused += 1
+        self._lifecycle("paused", task.id)
+
+    def resume_paused(self, reason: str) -> list[str]:
+        """Put tasks paused for `reason` back in the queue (paused -> pending)."""
+        out = []
+        for task in self.tasks.list_by_status(TaskStatus.paused):
+            if task.metadata.blockedReason != reason:
+                continue
+            if self.goals is not None and self.goals.owns(task):
+                self.goals.release(task)  # hold cleared with its mirrors, witness kept for the resume
+            else:
+                self.tasks.update_task_metadata(task.id, {"blockedReason": None})
+                self.tasks.set_status(task.id, TaskStatus.pending)
+            self.stats.resumed += 1
+            logger.info("[Executor] resumed task={} after {}", task.id, reason)
+            self._lifecycle("resumed", task.id)
+            out.append(task.id)
+        return out
+
+    async def shutdown(self) -> None:
+        """Safe-stop a running workflow; its task stays active and resumes on next start."""
+        run = self.current
+        if run is None:
+            return
+        run.handle.stop("shutdown")
+        try:
+            await asyncio.wait_for(asyncio.shield(run.handle.task), timeout=SAFE_STOP_BUDGET_S)
+        except Exception:  # noqa: BLE001 - shutting down regardless
+            run.handle.task.cancel()
+        self.current = None
+
+    def _lifecycle(self, kind: str, task_id: str) -> None:
+        self.stats.events = (self.stats.events + [{"event": kind, "taskId": task_id, "ts": self.clock()}])[-100:]
+        if self.on_lifecycle is not None:
+            task = self.tasks.get_task(task_id)
+            if task is not None:
+                self.on_lifecycle(kind, task)
+
+
+def _stop_report(run: _Running) -> StopReport | None:
+    """Where the stopped workflow ended (None if it did not end within the budget)."""
+    t = run.handle.task
+    if not t.done() or t.cancelled() or t.exception() is not None:
+        return None
+    return t.result().stop
+
+
+def _body_lost(result: WorkflowRunResult, body_ready: bool) -> bool:
+    """Did the run end because the body went away? A tool met a lost body (BODY_LOST), or
+    the run failed while the body is not connected (whatever error the loss surfaced as)."""
+    if result.status != "failed":
+        return False
+    return not body_ready or any(e.code == BODY_LOST for e in result.errors)
+
+
+def _spec(task: Task) -> TaskSpec:
+    params = task.parameters or {}
+    return TaskSpec(action=task.type, target=str(params.get("target", "")), amount=int(params.get("amount") or 1), id=task.id)

@@ -1,0 +1,278 @@
+"""Survival reflexes: reactions that preempt the current task through the workflow safe
+stop, then give it back. Eat when food is low and food is held; fight a hostile within
+reach; spend the night in a verified shelter nearby (go in at dusk, close the door, hold
+every task until morning, then come out). Never in creative or spectator mode.
+
+A death (mineflayer respawns the bot) is recorded with its cause and holds the running task
+('died'); once respawned and safe, the bot walks back and picks up what it dropped while the
+items still lie there (vanilla despawns them after 5 minutes), then the task resumes. What
+could not be recovered the task's re-plan gathers again."""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterable
+
+from loguru import logger
+
+from agency.clock import Clock, system_clock_ms
+
+from agency.execution.executor import Executor
+from agency.shelter.models import SiteSignature
+from agency.execution.tools.base import ToolContext
+from agency.execution.tools.registry import ToolRegistry
+from agency.shelter.door import in_hut
+from agency.world import BodyEvent, EventType, Vec3, WorldSnapshot, night_approaching
+
+PREEMPTED = "preempted"
+DIED = "died"  # tasks held from a death until the dropped items are back (or given up)
+SHELTERING = "sheltering"  # tasks held while the bot spends the night in a shelter
+SAFE_MODES = ("creative", "spectator")
+FOODS = ("cooked_beef", "cooked_porkchop", "bread", "cooked_chicken", "cooked_mutton", "baked_potato",
+         "apple", "carrot", "beef", "porkchop", "chicken", "mutton", "potato", "rotten_flesh")
+
+
+@dataclass(frozen=True)
+class ReflexConfig:
+    enabled: bool = True
+    eat_below_food: int = 14  # eat when food is at or below this and something edible is held
+    fight_within: float = 4.0  # a hostile this close is fought
+    fight_radius: float = 8.0
+    shelter_at_night: bool = True  # from dusk to morning, stay in a verified shelter nearby
+    shelter_retry_ms: int = 120_000  # after a failed attempt to go in
+    recover_items: bool = True  # after a death, walk back and pick up the dropped items
+    recover_within: float = 64.0  # a death spot farther than this from the respawn is given up
+    item_despawn_ms: int = 300_000  # vanilla: dropped items vanish after 5 minutes
+    under_attack_ms: int = 5_000  # hurt this recently = under attack: no walk back at night
+
+
+ShelterLookup = Callable[[WorldSnapshot], SiteSignature | None]  # a verified shelter near the bot
+
+
+@dataclass(frozen=True)
+class Death:
+    cause: str  # the killer's kind ('zombie'), 'fall', 'starvation', ... or 'unknown'
+    position: Vec3 | None  # where the items dropped
+    at_ms: int  # on the reflexes' clock
+    dimension: str | None = None
+
+
+@dataclass
+class ReflexStats:
+    ate: int = 0
+    fought: int = 0
+    deaths: int = 0
+    death_causes: Counter[str] = field(default_factory=Counter)
+    items_recovered: int = 0
+    preemptions: int = 0
+    nights_sheltered: int = 0
+    log: list[dict[str, Any]] = field(default_factory=list)
+
+
+class Reflexes:
+    def __init__(self, tools: ToolRegistry, ctx: ToolContext, executor: Executor, config: ReflexConfig = ReflexConfig(),
+                 *, shelter_lookup: ShelterLookup | None = None, clock: Clock = system_clock_ms):
+        self.tools = tools
+        self.ctx = ctx
+        self.executor = executor
+        self.config = config
+        self.shelter_lookup = shelter_lookup
+        self.clock = clock
+        self.stats = ReflexStats()
+        self.sheltered: SiteSignature | None = None  # the shelter the bot spends this night in
+        self._shelter_retry_at = 0
+        self._site: SiteSignature | None = None  # the shelter choose() picked
+        self._started = False
+        self._acting = False
+        self.death: Death | None = None  # the last death, until its items are recovered or given up
+        self._hurt_at: int | None = None
+
+    @property
+    def holding_tasks(self) -> bool:
+        """True while a reflex has the body or the bot spends the night in a shelter: the
+        executor claims nothing (else it claimed the next task while the bot walked to its
+        shelter, and the two fought over the body) and drive ticks skip. Also from a death
+        until its items are recovered or given up (at most the items' despawn time)."""
+        return self.sheltered is not None or self._acting or self.death is not None
+
+    def choose(self, snap: WorldSnapshot) -> str | None:
+        """Which reflex this snapshot calls for (None = none), for tests and logs."""
+        if not self.config.enabled or snap.gameMode in SAFE_MODES:
+            return None
+        indoors = self.sheltered is not None and in_hut(self.sheltered, snap.position)
+        close = [e for e in snap.entities if e.hostile and e.distance <= self.config.fight_within]
+        if close and not indoors:  # a zombie at the wall cannot come in through a closed door
+            return "fight"
+        if snap.food <= self.config.eat_below_food and any(snap.count_of(f) for f in FOODS):
+            return "eat"
+        if self.death is not None and not indoors and self._safe_to_recover(snap):
+            return "recover"
+        return self._choose_shelter(snap, indoors)
+
+    def _safe_to_recover(self, snap: WorldSnapshot) -> bool:
+        """Respawned, no hostile within reach, and by night not under attack."""
+        if snap.health <= 0 or any(e.hostile and e.distance <= self.config.fight_radius for e in snap.entities):
+            return False
+        attacked = self._hurt_at is not None and self.clock() - self._hurt_at < self.config.under_attack_ms
+        return snap.isDay or not attacked
+
+    def _recovery_out_of_reach(self, snap: WorldSnapshot) -> str | None:
+        """Why the last death's items cannot be recovered any more (None = they can)."""
+        d = self.death
+        assert d is not None
+        if not self.config.recover_items or d.position is None:
+            return "recovery off" if not self.config.recover_items else "death position unknown"
+        if self.clock() - d.at_ms > self.config.item_despawn_ms:
+            return f"the items despawned ({(self.clock() - d.at_ms) // 1000} s since the death)"
+        if d.dimension and d.dimension != snap.dimension:
+            return f"died in {d.dimension}, now in {snap.dimension}"
+        far = snap.position.distance_to(d.position)
+        if snap.health > 0 and far > self.config.recover_within:
+            return f"the death spot is {far:.0f} blocks away (over {self.config.recover_within:g})"
+        return None
+
+    def _choose_shelter(self, snap: WorldSnapshot, indoors: bool) -> str | None:
+        if self.sheltered is not None and not night_approaching(snap):
+            return "leave_shelter"
+        if indoors or not self.config.shelter_at_night or self.shelter_lookup is None:
+            return None
+        if not night_approaching(snap) or self.clock() < self._shelter_retry_at:
+            return None
+        site = self.sheltered or self.shelter_lookup(snap)  # pushed out (or respawned): back in
+        if site is None or site.entrance is None:
+            return None
+        self._site = site
+        return "shelter"
+
+    def record_events(self, events: Iterable[BodyEvent]) -> bool:
+        """Count deaths (with their cause) and note hits taken; True if the bot died."""
+        died = False
+        for ev in events:
+            if ev.type is EventType.entity_hurt and ev.data.get("self"):
+                self._hurt_at = self.clock()
+            if ev.type is not EventType.death:
+                continue
+            died = True
+            cause = str(ev.data.get("cause") or "unknown")
+            self.stats.deaths += 1
+            self.stats.death_causes[cause] += 1
+            where = ev.data.get("position")
+            self.death = Death(cause=cause, position=Vec3(**where) if where else None, at_ms=self.clock(),
+                               dimension=ev.data.get("dimension") or None)
+            logger.warning("[Reflex] death recorded (total {}) cause={} at {}", self.stats.deaths, cause, where)
+        return died
+
+    async def on_events(self, events: Iterable[BodyEvent]) -> None:
+        """The body's events as they are drained: a death holds the running task at once
+        (before it fails on an empty inventory), until the items are back."""
+        if self.record_events(events):
+            held = await self.executor.preempt(DIED)
+            if held is not None:
+                logger.info("[Reflex] task={} held until the dropped items are recovered", held)
+
+    async def tick(self, snap: WorldSnapshot, events: Iterable[BodyEvent] = ()) -> str | None:
+        await self.on_events(events)
+        if not self._started:  # a restart during a night in the shelter: give those tasks back
+            self._started = True
+            self.executor.resume_paused(SHELTERING)
+            if self.death is None:  # a death before the restart: its items are not tracked
+                self.executor.resume_paused(DIED)
+        if self.death is not None:
+            why = self._recovery_out_of_reach(snap)
+            if why is not None:
+                self._end_recovery(f"not recovering the items: {why}")
+        reflex = self.choose(snap)
+        if reflex is None:
+            return None
+        self._acting = True
+        try:
+            await self._act(reflex, snap)
+        finally:
+            self._acting = False
+        return reflex
+
+    def _end_recovery(self, outcome: str, death: Death | None = None) -> None:
+        d = death or self.death
+        assert d is not None
+        logger.info("[Reflex] after the death (cause={}): {}", d.cause, outcome)
+        if self.death is not d:
+            return  # died again on the way: that death's recovery holds the tasks now
+        self.death = None
+        self.executor.resume_paused(DIED)
+
+    async def _recover(self) -> None:
+        d = self.death
+        assert d is not None and d.position is not None
+        paused = await self.executor.preempt(PREEMPTED)
+        try:
+            p = d.position
+            result = await self.tools.execute("pick_up_items", {"x": p.x, "y": p.y, "z": p.z}, self.ctx)
+        finally:
+            if paused:
+                self.executor.resume_paused(PREEMPTED)
+        if result.success:
+            got = int(result.output["pickedUp"])
+            self.stats.items_recovered += max(0, got)
+            self._end_recovery(f"recovered {got} items at {[round(p.x), round(p.y), round(p.z)]} "
+                               f"({result.output['itemsLeft']} left there)", d)
+        else:
+            self._end_recovery(f"recovering the items failed: {result.error}", d)
+        self.stats.log = (self.stats.log + [{"reflex": "recover", "pausedTask": paused, "ok": result.success}])[-50:]
+
+    async def _act(self, reflex: str, snap: WorldSnapshot) -> None:
+        if reflex in ("shelter", "leave_shelter"):
+            await self._shelter(reflex)
+            return
+        if reflex == "recover":
+            await self._recover()
+            return
+        paused = await self.executor.preempt(PREEMPTED)
+        if paused:
+            self.stats.preemptions += 1
+        try:
+            if reflex == "fight":
+                result = await self.tools.execute("attack", {"radius": self.config.fight_radius}, self.ctx)
+                self.stats.fought += 1
+            else:
+                food = next(f for f in FOODS if snap.count_of(f))
+                result = await self.tools.execute("eat", {"item": food}, self.ctx)
+                self.stats.ate += 1
+            logger.info("[Reflex] {} -> {} {}", reflex, "ok" if result.success else "failed",
+                        result.output if result.success else result.error)
+        finally:
+            if paused:
+                self.executor.resume_paused(PREEMPTED)
+        self.stats.log = (self.stats.log + [{"reflex": reflex, "pausedTask": paused}])[-50:]
+
+    async def _shelter(self, reflex: str) -> None:
+        if reflex == "leave_shelter":
+            site, self.sheltered = self.sheltered, None
+            assert site is not None
+            result = await self.tools.execute("leave_shelter", _doorway(site), self.ctx)
+            logger.info("[Reflex] morning: leaving the shelter at {} -> {} {}", list(site.refCorner),
+                        "ok" if result.success else "failed", result.output if result.success else result.error)
+            self.executor.resume_paused(SHELTERING)
+            return
+        site = self._site
+        assert site is not None
+        paused = await self.executor.preempt(SHELTERING)
+        result = await self.tools.execute("enter_shelter", _doorway(site), self.ctx)
+        if result.success:
+            if self.sheltered is None:
+                self.stats.nights_sheltered += 1
+            self.sheltered = site
+            logger.info("[Reflex] night: in the shelter at {}, door closed; tasks held until morning (paused {})",
+                        list(site.refCorner), paused)
+        else:
+            self._shelter_retry_at = self.clock() + self.config.shelter_retry_ms
+            logger.warning("[Reflex] night: could not get into the shelter at {}: {}; retry in {} s",
+                           list(site.refCorner), result.error, self.config.shelter_retry_ms // 1000)
+            if self.sheltered is None:
+                self.executor.resume_paused(SHELTERING)
+        self.stats.log = (self.stats.log + [{"reflex": reflex, "pausedTask": paused, "ok": result.success}])[-50:]
+
+
+def _doorway(site: SiteSignature) -> dict[str, Any]:
+    assert site.entrance is not None
+    return {"door": list(site.entrance), "facing": site.facing}

@@ -1,0 +1,115 @@
+"""Placing: place_block (compensated by digging it back) and build_blueprint, a list of
+placements run as modules. A module re-reads the world before placing, so a blueprint
+interrupted anywhere resumes by skipping what already stands."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import Field, model_validator
+
+from agency.names import same
+from agency.execution.tools.actions import run_action
+from agency.execution.tools.base import BODY_QUEUE, Tool, ToolContext, ToolFailure, ToolInput
+from agency.execution.tools.gathering import REACH
+from agency.execution.tools.movement import walk
+from agency.execution.tools.results import PRECONDITION_FAILED
+from agency.execution.tools.spatial import block_pos, free_spot_near, read_around
+
+
+class PlaceBlockInput(ToolInput):
+    block: str = Field(min_length=1)
+    x: int | None = None
+    y: int | None = None
+    z: int | None = None
+
+    @model_validator(mode="after")
+    def _all_or_none(self) -> "PlaceBlockInput":
+        given = [v is not None for v in (self.x, self.y, self.z)]
+        if any(given) and not all(given):
+            raise ValueError("give x, y and z together, or none (a free spot next to the bot)")
+        return self
+
+
+class Placement(ToolInput):
+    x: int
+    y: int
+    z: int
+    block: str = Field(min_length=1)
+
+
+class BuildBlueprintInput(ToolInput):
+    name: str = Field(default="blueprint", min_length=1, max_length=64)
+    placements: list[Placement] = Field(min_length=1, max_length=4096)
+    origin: tuple[int, int, int] = (0, 0, 0)  # added to every placement
+    module_size: int = Field(default=8, ge=1, le=64)
+
+
+async def place_at(ctx: ToolContext, block: str, x: int, y: int, z: int) -> dict[str, Any]:
+    pos = ctx.body.snapshot().position
+    if pos.distance_to(type(pos)(x=x + 0.5, y=y + 0.5, z=z + 0.5)) > REACH:
+        await walk(ctx, x + 0.5, y, z + 0.5, 2.5)
+    out = await run_action(ctx, "place", {"block": block, "x": x, "y": y, "z": z})
+    return {"block": block, "x": x, "y": y, "z": z, "placed": out.get("placed", block)}
+
+
+async def place_near_bot(ctx: ToolContext, block: str) -> dict[str, Any]:
+    snap = ctx.body.snapshot()
+    feet = block_pos(snap.position)
+    around = read_around(ctx.body, feet, 2, 2, 2)
+    spot = free_spot_near(around, feet)
+    if spot is None:
+        seen = sorted({n for n in around.palette if n is not None})
+        details = {"feet": list(feet), "health": snap.health, "blocksAround": seen}
+        if not seen:  # a bot whose chunks are gone (dead and never respawned) sees nothing at all
+            raise ToolFailure(PRECONDITION_FAILED, f"the blocks around the bot at {list(feet)} are not loaded "
+                              f"(health {snap.health:g}): cannot place {block}", details=details)
+        raise ToolFailure(PRECONDITION_FAILED, f"no free spot next to the bot to place {block}", details=details)
+    return await place_at(ctx, block, *spot)
+
+
+async def place_block(ctx: ToolContext, p: PlaceBlockInput) -> dict[str, Any]:
+    if p.x is None:
+        return await place_near_bot(ctx, p.block)
+    return await place_at(ctx, p.block, p.x, p.y, p.z)  # type: ignore[arg-type]
+
+
+def _undo_place(_p: PlaceBlockInput, out: dict[str, Any]) -> dict[str, Any]:
+    return {"tool": "mine_block", "args": {"x": out["x"], "y": out["y"], "z": out["z"]}}
+
+
+async def build_blueprint(ctx: ToolContext, p: BuildBlueprintInput) -> dict[str, Any]:
+    ox, oy, oz = p.origin
+    todo = [(q.x + ox, q.y + oy, q.z + oz, q.block) for q in p.placements]
+    modules = [todo[i : i + p.module_size] for i in range(0, len(todo), p.module_size)]
+    progress = ctx.memory.setdefault("blueprints", {}).setdefault(p.name, {"modulesDone": 0})
+    placed: list[dict[str, int]] = []
+    skipped = 0
+    for index, module in enumerate(modules):
+        ctx.check()
+        xs, ys, zs = zip(*[(x, y, z) for x, y, z, _ in module])
+        origin = (min(xs), min(ys), min(zs))
+        size = (max(xs) - origin[0] + 1, max(ys) - origin[1] + 1, max(zs) - origin[2] + 1)
+        standing = ctx.body.region(origin, size)
+        for x, y, z, block in module:
+            if same(standing.block_at(x, y, z), block):
+                skipped += 1
+                continue
+            await place_at(ctx, block, x, y, z)
+            placed.append({"x": x, "y": y, "z": z})
+        progress["modulesDone"] = index + 1
+    return {"name": p.name, "modules": len(modules), "placed": placed, "skipped": skipped}
+
+
+def _undo_blueprint(_p: BuildBlueprintInput, out: dict[str, Any]) -> dict[str, Any] | None:
+    if not out["placed"]:
+        return None
+    return {"tool": "mine_block", "args": {"positions": list(reversed(out["placed"]))}}
+
+
+TOOLS = [
+    Tool("place_block", "Place a block from the inventory at x,y,z or next to the bot.", PlaceBlockInput, place_block,
+         timeout_s=30, queue=BODY_QUEUE, compensate=_undo_place),
+    Tool("build_blueprint", "Place a list of blocks in modules, skipping what already stands.", BuildBlueprintInput,
+         build_blueprint, timeout_s=600, queue=BODY_QUEUE, compensate=_undo_blueprint),
+]

@@ -1,0 +1,138 @@
+"""craft (plans intermediates with agency.execution.tools.recipes, places a crafting table when a 3x3
+recipe needs one, then runs one JS `craft` action per step), equip and eat."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import Field, model_validator
+
+from agency.execution.tools.actions import run_action
+from agency.execution.tools.base import BODY_QUEUE, Tool, ToolContext, ToolFailure, ToolInput
+from agency.execution.tools.building import place_near_bot
+from agency.execution.tools.gathering import REACH
+from agency.execution.tools.movement import walk
+from agency.execution.tools.queries import FindBlocksInput, find_blocks_now
+from agency.execution.tools.recipes import CRAFTABLE, available, plan_craft
+from agency.execution.tools.results import EXECUTION_ERROR, PRECONDITION_FAILED
+
+TABLE_SEARCH_RADIUS = 8
+FULL_FOOD = 20
+
+
+class CraftInput(ToolInput):
+    item: str = Field(min_length=1, description="e.g. wooden_pickaxe, stick, or generic 'planks'")
+    count: int = Field(default=1, ge=1, le=256)
+    ensure: bool = Field(default=False, description="count is the total wanted in the inventory")
+
+
+class EquipInput(ToolInput):
+    item: str = Field(min_length=1)
+    destination: Literal["hand", "off-hand", "head", "torso", "legs", "feet"] = "hand"
+
+
+class EatInput(ToolInput):
+    item: str | None = Field(default=None, description="a food item; none = the best food held")
+    prefer: str | None = Field(default=None, description="eat this food when held, else the best food held")
+    count: int = Field(default=1, ge=1, le=10_000, description="eat up to this many times, stopping once full")
+
+    @model_validator(mode="after")
+    def _one_choice(self) -> "EatInput":
+        if self.item and self.prefer:
+            raise ValueError("give item (that food only) or prefer (that food when held), not both")
+        return self
+
+
+def held(ctx: ToolContext) -> dict[str, int]:
+    inv: dict[str, int] = {}
+    for it in ctx.body.snapshot().inventory:
+        inv[it.name] = inv.get(it.name, 0) + it.count
+    return inv
+
+
+def nearby_table(ctx: ToolContext) -> dict[str, Any] | None:
+    """A placed crafting table the crafter would use (within TABLE_SEARCH_RADIUS), or None."""
+    hits = find_blocks_now(ctx, FindBlocksInput(block="crafting_table", radius=TABLE_SEARCH_RADIUS, count=1, vertical=4))
+    return hits["blocks"][0] if hits["blocks"] else None
+
+
+async def craft(ctx: ToolContext, p: CraftInput) -> dict[str, Any]:
+    if p.item not in CRAFTABLE:
+        raise ToolFailure(PRECONDITION_FAILED, f"no recipe known for '{p.item}'", details={"known": sorted(CRAFTABLE)})
+    inv = held(ctx)
+    start = available(inv, p.item)
+    need = max(0, p.count - start) if p.ensure else p.count
+    if need == 0:
+        return {"item": p.item, "crafted": 0, "have": start, "steps": [], "placedTable": None}
+    table = nearby_table(ctx)
+    plan = plan_craft(p.item, need, inv, table_nearby=table is not None)
+    if plan.missing:
+        raise ToolFailure(PRECONDITION_FAILED, f"missing materials for {need} {p.item}: {plan.missing}",
+                          details={"missing": plan.missing})
+    done: list[dict[str, Any]] = []
+    placed_table = None
+    for step in plan.steps:
+        ctx.check()
+        if step.place_table:
+            placed_table = await place_near_bot(ctx, "crafting_table")
+            table = placed_table
+            done.append({"placed": "crafting_table", "at": [table["x"], table["y"], table["z"]]})
+            continue
+        args: dict[str, Any] = {"item": step.item, "times": step.crafts}
+        if step.needs_table:
+            assert table is not None  # the plan placed one when none was near
+            pos = ctx.body.snapshot().position
+            if pos.distance_to(type(pos)(x=table["x"] + 0.5, y=table["y"] + 0.5, z=table["z"] + 0.5)) > REACH:
+                await walk(ctx, table["x"] + 0.5, table["y"], table["z"] + 0.5, 2.5)
+            args["table"] = {"x": table["x"], "y": table["y"], "z": table["z"]}
+        out = await run_action(ctx, "craft", args)
+        done.append({"item": step.item, "times": step.crafts, "result": out})
+    have = available(held(ctx), p.item)
+    if have < start + need:
+        raise ToolFailure(EXECUTION_ERROR, f"crafting ended with {have} {p.item}, wanted {start + need}",
+                          details={"steps": done})
+    return {"item": p.item, "crafted": have - start, "have": have, "steps": done, "placedTable": placed_table}
+
+
+def _undo_craft(_p: CraftInput, out: dict[str, Any]) -> dict[str, Any] | None:
+    # Crafts cannot be undone; a crafting table this call placed can be picked up again.
+    t = out.get("placedTable")
+    return {"tool": "mine_block", "args": {"x": t["x"], "y": t["y"], "z": t["z"]}} if t else None
+
+
+async def equip(ctx: ToolContext, p: EquipInput) -> dict[str, Any]:
+    if held(ctx).get(p.item, 0) < 1:
+        raise ToolFailure(PRECONDITION_FAILED, f"no {p.item} in the inventory to equip")
+    out = await run_action(ctx, "equip", {"item": p.item, "destination": p.destination})
+    return {"item": p.item, "destination": p.destination, **out}
+
+
+async def eat(ctx: ToolContext, p: EatInput) -> dict[str, Any]:
+    """The body knows what is edible (minecraft-data): with no item named it eats the held
+    food restoring the most. A full bot cannot eat, so that is a failed precondition."""
+    snap = ctx.body.snapshot()
+    if snap.food >= FULL_FOOD:
+        raise ToolFailure(PRECONDITION_FAILED, f"not hungry (food {snap.food}/{FULL_FOOD}): nothing to eat for")
+    before, ate, out = snap.food, [], {}
+    for _ in range(p.count):
+        if ate and snap.food >= FULL_FOOD:
+            break
+        item = p.item or (p.prefer if p.prefer and snap.count_of(p.prefer) else None)
+        try:
+            out = await run_action(ctx, "consume", {"item": item} if item else {})
+        except ToolFailure:
+            if not ate:
+                raise
+            break  # the food ran out after eating: what was eaten stands
+        ate.append(out.get("ate", item))
+        snap = ctx.body.snapshot()
+    return {**out, "ate": ate, "foodBefore": before, "foodAfter": snap.food}
+
+
+TOOLS = [
+    Tool("craft", "Craft an item, crafting intermediates and placing a table as needed.", CraftInput, craft,
+         timeout_s=120, queue=BODY_QUEUE, compensate=_undo_craft),
+    Tool("equip", "Hold or wear an item.", EquipInput, equip, timeout_s=10, queue=BODY_QUEUE),
+    # Up to 20 one-point foods at about 1.6 s each before the bot is full.
+    Tool("eat", "Eat a food item (the best one held when none is named).", EatInput, eat, timeout_s=40, queue=BODY_QUEUE),
+]

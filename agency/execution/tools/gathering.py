@@ -1,0 +1,183 @@
+"""Getting blocks and items: collect_block (find + collectblock, exploring when nothing is
+near), mine_block (walk within reach, dig one or more positions) and pick_up_items (walk
+onto the item entities lying around a spot, e.g. what the bot dropped when it died)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import Field, model_validator
+
+from agency.names import canonical
+from agency.execution.tools.actions import run_action
+from agency.execution.tools.base import BODY_QUEUE, Tool, ToolContext, ToolFailure, ToolInput
+from agency.execution.tools.movement import ExploreInput, explore, walk
+from agency.execution.tools.queries import FindBlocksInput, find_blocks_now
+from agency.execution.tools.recipes import available
+from agency.execution.tools.results import PRECONDITION_FAILED
+from agency.world import EntityInfo, Vec3, WorldSnapshot
+
+# What a block drops when it is not itself (no silk touch), by canonical name.
+DROPS = {"stone": "cobblestone", "grass_block": "dirt", "coal_ore": "coal", "deepslate": "cobbled_deepslate",
+         "iron_ore": "raw_iron", "deepslate_iron_ore": "raw_iron", "deepslate_coal_ore": "coal"}
+REACH = 4.0
+MAX_FUTILE = 3
+
+
+class CollectBlockInput(ToolInput):
+    block: str = Field(min_length=1, description="block name or generic 'log'")
+    count: int = Field(default=1, ge=1, le=64)
+    ensure: bool = Field(default=False, description="count is the total wanted in the inventory")
+    radius: int = Field(default=32, ge=1, le=32)
+    explore_attempts: int = Field(default=2, ge=0, le=5)
+
+
+class Pos(ToolInput):
+    x: int
+    y: int
+    z: int
+
+
+class MineBlockInput(ToolInput):
+    x: int | None = None
+    y: int | None = None
+    z: int | None = None
+    block: str | None = Field(default=None, description="dig the nearest block of this kind")
+    positions: list[Pos] = Field(default_factory=list, max_length=256)
+
+    @model_validator(mode="after")
+    def _one_target(self) -> "MineBlockInput":
+        has_xyz = None not in (self.x, self.y, self.z)
+        if sum([has_xyz, bool(self.block), bool(self.positions)]) != 1:
+            raise ValueError("give exactly one of: x,y,z / block / positions")
+        return self
+
+
+def _held(ctx: ToolContext, item: str) -> int:
+    inv: dict[str, int] = {}
+    for it in ctx.body.snapshot().inventory:
+        inv[it.name] = inv.get(it.name, 0) + it.count
+    return available(inv, item)
+
+
+async def collect_block(ctx: ToolContext, p: CollectBlockInput) -> dict[str, Any]:
+    drop_of = lambda name: DROPS.get(canonical(name), name)  # noqa: E731
+    item = drop_of(p.block)
+    start = _held(ctx, item)
+    goal = p.count if p.ensure else start + p.count
+    have, futile, explored, kinds = start, 0, 0, []
+    while have < goal:
+        ctx.check()
+        hits = find_blocks_now(ctx, FindBlocksInput(block=p.block, radius=min(p.radius, 32), count=1))["blocks"]
+        if not hits:
+            if explored >= p.explore_attempts:
+                raise ToolFailure(PRECONDITION_FAILED, f"no {p.block} within {p.radius} blocks (explored {explored} times)",
+                                  details={"have": have, "goal": goal})
+            explored += 1
+            await explore(ctx, ExploreInput(legs=2, leg_distance=24))
+            continue
+        name = hits[0]["name"]
+        kinds.append(name)
+        try:
+            await run_action(ctx, "collect", {"block": name, "count": goal - have, "maxDistance": p.radius, "item": drop_of(name)})
+            why = None
+        except ToolFailure as e:  # e.g. an unreachable treetop: what counts is what we now hold
+            why = e.message
+        now = _held(ctx, item)
+        futile = futile + 1 if now <= have else 0
+        have = now
+        if futile >= MAX_FUTILE:
+            raise ToolFailure(PRECONDITION_FAILED, f"collecting {name} made no progress {MAX_FUTILE} times (last: {why})",
+                              details={"have": have, "goal": goal})
+    return {"block": p.block, "item": item, "gained": have - start, "have": have, "kinds": sorted(set(kinds))}
+
+
+async def dig_at(ctx: ToolContext, x: int, y: int, z: int) -> dict[str, Any]:
+    pos = ctx.body.snapshot().position
+    if pos.distance_to(type(pos)(x=x + 0.5, y=y + 0.5, z=z + 0.5)) > REACH:
+        await walk(ctx, x + 0.5, y, z + 0.5, 2.5)
+    return await run_action(ctx, "dig", {"x": x, "y": y, "z": z})
+
+
+async def mine_block(ctx: ToolContext, p: MineBlockInput) -> dict[str, Any]:
+    if p.block:
+        hits = find_blocks_now(ctx, FindBlocksInput(block=p.block, count=1))["blocks"]
+        if not hits:
+            raise ToolFailure(PRECONDITION_FAILED, f"no {p.block} nearby to mine")
+        targets = [(hits[0]["x"], hits[0]["y"], hits[0]["z"])]
+    elif p.positions:
+        targets = [(q.x, q.y, q.z) for q in p.positions]
+    else:
+        targets = [(p.x, p.y, p.z)]  # type: ignore[list-item]
+    dug = []
+    for x, y, z in targets:
+        ctx.check()
+        out = await dig_at(ctx, x, y, z)
+        dug.append({"x": x, "y": y, "z": z, "block": out.get("dug")})
+    return {"dug": dug}
+
+
+ITEM_ENTITY = "item"  # a dropped item stack, as mineflayer names the entity
+PICKUP_WAIT_S = 1.5  # a dropped stack cannot be picked up at once (vanilla: 2 s after a death drop)
+TRIES_PER_ITEM = 2
+
+
+class PickUpItemsInput(ToolInput):
+    x: float
+    y: float
+    z: float
+    radius: float = Field(default=8.0, ge=1, le=16, description="items this close to x,y,z are picked up")
+    max_walks: int = Field(default=16, ge=1, le=64)
+
+
+def items_near(snap: WorldSnapshot, spot: Vec3, radius: float) -> list[EntityInfo]:
+    """Item entities within radius of spot, the nearest to the bot first."""
+    return [e for e in snap.entities if e.name.lower() == ITEM_ENTITY and e.position.distance_to(spot) <= radius]
+
+
+def _inventory_total(ctx: ToolContext) -> int:
+    return sum(i.count for i in ctx.body.snapshot().inventory)
+
+
+async def pick_up_items(ctx: ToolContext, p: PickUpItemsInput) -> dict[str, Any]:
+    """Walk to the spot, then onto each item lying near it (walking onto an item picks it
+    up: no JS of our own). An item that stays after TRIES_PER_ITEM visits is left."""
+    spot = Vec3(x=p.x, y=p.y, z=p.z)
+    before = _inventory_total(ctx)
+    await walk(ctx, p.x, p.y, p.z, 1.0)
+    tries: dict[tuple[int, int, int], int] = {}
+    walks = 0
+    while walks < p.max_walks:
+        ctx.check()
+        left = [e for e in items_near(ctx.body.snapshot(), spot, p.radius) if tries.get(_cell(e), 0) < TRIES_PER_ITEM]
+        if not left:
+            break
+        item = left[0]
+        tries[_cell(item)] = tries.get(_cell(item), 0) + 1
+        walks += 1
+        try:
+            await walk(ctx, item.position.x, item.position.y, item.position.z, 0)
+        except ToolFailure as e:  # unreachable (in a hole, on a ledge): the others may not be
+            if e.code == PRECONDITION_FAILED:
+                raise
+            continue
+        waited = 0.0
+        while waited < PICKUP_WAIT_S and any(_cell(e) == _cell(item) for e in items_near(ctx.body.snapshot(), spot, p.radius)):
+            await ctx.pause()
+            waited += ctx.poll_interval_s
+    remaining = len(items_near(ctx.body.snapshot(), spot, p.radius))
+    return {"pickedUp": _inventory_total(ctx) - before, "walks": walks, "itemsLeft": remaining}
+
+
+def _cell(e: EntityInfo) -> tuple[int, int, int]:
+    return (int(e.position.x // 1), int(e.position.y // 1), int(e.position.z // 1))
+
+
+TOOLS = [
+    Tool("collect_block", "Find and collect blocks (explores when none are near).", CollectBlockInput, collect_block,
+         timeout_s=300, queue=BODY_QUEUE),
+    Tool("mine_block", "Dig a block at x,y,z, the nearest of a kind, or a list of positions.", MineBlockInput, mine_block,
+         timeout_s=120, queue=BODY_QUEUE),
+    Tool("pick_up_items", "Walk to x,y,z and pick up the items lying around it (e.g. dropped on a death).",
+         PickUpItemsInput, pick_up_items, timeout_s=120, queue=BODY_QUEUE),
+]

@@ -1,0 +1,100 @@
+"""Walking: move_to (one pathfinder action) and explore (a bounded random walk that
+prefers chunks not seen before, remembered in the workflow memory so a resumed run keeps
+preferring new ground)."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from pydantic import Field
+
+from agency.execution.tools.actions import run_action
+from agency.execution.tools.base import BODY_QUEUE, Tool, ToolContext, ToolFailure, ToolInput
+from agency.execution.tools.results import PRECONDITION_FAILED
+from agency.execution.tools.spatial import block_pos, chunk_of, surface_y
+
+SEEN_KEY = "seenChunks"
+
+
+class MoveToInput(ToolInput):
+    x: float
+    y: float
+    z: float
+    range: float = Field(default=1.0, ge=0, le=16)
+
+
+class ExploreInput(ToolInput):
+    legs: int = Field(default=3, ge=1, le=10, description="how many walks")
+    leg_distance: int = Field(default=16, ge=4, le=32)
+    max_distance: int = Field(default=64, ge=8, le=256, description="never farther than this from the start")
+
+
+async def walk(ctx: ToolContext, x: float, y: float, z: float, rng: float = 1.0) -> dict[str, Any]:
+    return await run_action(ctx, "move_to", {"x": x, "y": y, "z": z, "range": rng})
+
+
+async def move_to(ctx: ToolContext, p: MoveToInput) -> dict[str, Any]:
+    out = await walk(ctx, p.x, p.y, p.z, p.range)
+    return {"target": {"x": p.x, "y": p.y, "z": p.z}, **out}
+
+
+def _seen(ctx: ToolContext) -> set[str]:
+    return set(ctx.memory.get(SEEN_KEY, []))
+
+
+def _remember(ctx: ToolContext, x: float, z: float) -> None:
+    seen = _seen(ctx) | {chunk_of(x, z)}
+    ctx.memory[SEEN_KEY] = sorted(seen)
+
+
+def pick_leg(ctx: ToolContext, here: tuple[int, int, int], start: tuple[int, int, int], p: ExploreInput) -> tuple[int, int]:
+    """Eight headings in a seeded random order; the first landing in an unseen chunk
+    within max_distance wins, else the first one within max_distance."""
+    seen = _seen(ctx)
+    headings = list(range(8))
+    ctx.rng.shuffle(headings)
+    fallback: tuple[int, int] | None = None
+    for h in headings:
+        a = h * math.pi / 4
+        tx = here[0] + round(math.cos(a) * p.leg_distance)
+        tz = here[2] + round(math.sin(a) * p.leg_distance)
+        if math.dist((tx, tz), (start[0], start[2])) > p.max_distance:
+            continue
+        if chunk_of(tx, tz) not in seen:
+            return tx, tz
+        fallback = fallback or (tx, tz)
+    return fallback or (start[0], start[2])
+
+
+async def explore(ctx: ToolContext, p: ExploreInput) -> dict[str, Any]:
+    start = block_pos(ctx.body.snapshot().position)
+    _remember(ctx, start[0], start[2])
+    legs: list[dict[str, Any]] = []
+    for _ in range(p.legs):
+        ctx.check()
+        here = block_pos(ctx.body.snapshot().position)
+        tx, tz = pick_leg(ctx, here, start, p)
+        column = ctx.body.region((tx, here[1] - 16, tz), (1, 33, 1))
+        ty = surface_y(column, tx, tz, here[1])
+        if ty is None:
+            legs.append({"x": tx, "z": tz, "ok": False, "why": "no standable ground"})
+            continue
+        try:
+            await walk(ctx, tx + 0.5, ty, tz + 0.5, 2)
+            ok, why = True, None
+        except ToolFailure as e:  # one blocked leg is fine: a walk is best effort
+            ok, why = False, e.message
+        pos = ctx.body.snapshot().position
+        _remember(ctx, pos.x, pos.z)
+        legs.append({"x": tx, "y": ty, "z": tz, "ok": ok, "why": why})
+    if not any(leg["ok"] for leg in legs):
+        raise ToolFailure(PRECONDITION_FAILED, "explore: no leg could be walked", details={"legs": legs})
+    end = ctx.body.snapshot().position
+    return {"legs": legs, "end": {"x": end.x, "y": end.y, "z": end.z}, "seenChunks": len(_seen(ctx))}
+
+
+TOOLS = [
+    Tool("move_to", "Walk to x,y,z (within range).", MoveToInput, move_to, timeout_s=60, queue=BODY_QUEUE),
+    Tool("explore", "Bounded random walk preferring unseen chunks.", ExploreInput, explore, timeout_s=240, queue=BODY_QUEUE),
+]

@@ -1,0 +1,61 @@
+"""Pure queries (no queue: they may run in parallel with anything) and chat."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import Field
+
+from agency.execution.tools.base import Tool, ToolContext, ToolInput
+from agency.execution.tools.spatial import block_pos, find_in_region, read_around
+
+
+class NoInput(ToolInput):
+    pass
+
+
+class FindBlocksInput(ToolInput):
+    block: str = Field(min_length=1, description="block name, or generic 'log' / 'planks'")
+    radius: int = Field(default=16, ge=1, le=32)
+    count: int = Field(default=16, ge=1, le=256)
+    vertical: int = Field(default=8, ge=1, le=32)
+
+
+class ChatInput(ToolInput):
+    message: str = Field(min_length=1, max_length=256)
+
+
+async def inventory(ctx: ToolContext, _p: NoInput) -> dict[str, Any]:
+    snap = ctx.body.snapshot()
+    items: dict[str, int] = {}
+    for it in snap.inventory:
+        items[it.name] = items.get(it.name, 0) + it.count
+    return {"items": items, "slotsUsed": len(snap.inventory)}
+
+
+async def snapshot(ctx: ToolContext, _p: NoInput) -> dict[str, Any]:
+    return ctx.body.snapshot().model_dump(mode="json")
+
+
+def find_blocks_now(ctx: ToolContext, p: FindBlocksInput) -> dict[str, Any]:
+    pos = ctx.body.snapshot().position
+    region = read_around(ctx.body, block_pos(pos), p.radius, p.vertical, p.vertical)
+    blocks = find_in_region(region, p.block, pos, p.count)
+    return {"block": p.block, "found": len(blocks), "blocks": blocks}
+
+
+async def find_blocks(ctx: ToolContext, p: FindBlocksInput) -> dict[str, Any]:
+    return find_blocks_now(ctx, p)
+
+
+async def chat(ctx: ToolContext, p: ChatInput) -> dict[str, Any]:
+    ctx.body.chat(p.message)
+    return {"said": p.message}
+
+
+TOOLS = [
+    Tool("inventory", "Items held, summed by name.", NoInput, inventory, timeout_s=5),
+    Tool("snapshot", "Vitals, position, inventory and nearby entities.", NoInput, snapshot, timeout_s=5),
+    Tool("find_blocks", "Nearest blocks of a kind within a radius (one region read).", FindBlocksInput, find_blocks, timeout_s=10),
+    Tool("chat", "Say something in chat.", ChatInput, chat, timeout_s=5),
+]

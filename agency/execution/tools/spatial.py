@@ -1,0 +1,80 @@
+"""Pure spatial helpers over one BlockRegion read: finding blocks, a free spot to place
+something, the walkable surface of a column. One region call each, never block by block."""
+
+from __future__ import annotations
+
+import math
+from typing import Iterable
+
+from agency.blocks import is_replaceable, is_solid, is_walkable
+from agency.execution.tools.recipes import matches
+from agency.world import Body, BlockRegion, Vec3
+
+
+def block_pos(p: Vec3) -> tuple[int, int, int]:
+    return (math.floor(p.x), math.floor(p.y), math.floor(p.z))
+
+
+def chunk_of(x: float, z: float) -> str:
+    return f"{math.floor(x) >> 4},{math.floor(z) >> 4}"
+
+
+def read_around(body: Body, center: tuple[int, int, int], radius: int, up: int, down: int) -> BlockRegion:
+    cx, cy, cz = center
+    return body.region((cx - radius, cy - down, cz - radius), (2 * radius + 1, up + down + 1, 2 * radius + 1))
+
+
+def iter_blocks(region: BlockRegion) -> Iterable[tuple[int, int, int, str]]:
+    ox, oy, oz = region.origin
+    sx, sy, sz = region.size
+    for i, pi in enumerate(region.data):
+        name = region.palette[pi]
+        if name is None:
+            continue
+        x = i % sx
+        z = (i // sx) % sz
+        y = i // (sx * sz)
+        yield ox + x, oy + y, oz + z, name
+
+
+def find_in_region(region: BlockRegion, block: str, origin: Vec3, count: int) -> list[dict]:
+    wanted = {n for n in region.palette if n is not None and matches(block, n)}
+    if not wanted:
+        return []
+    hits = []
+    for x, y, z, name in iter_blocks(region):
+        if name in wanted:
+            d = math.dist((x + 0.5, y + 0.5, z + 0.5), (origin.x, origin.y, origin.z))
+            hits.append((round(d, 2), x, y, z, name))
+    hits.sort()
+    return [{"x": x, "y": y, "z": z, "name": n, "distance": d} for d, x, y, z, n in hits[:count]]
+
+
+def free_spot_near(region: BlockRegion, feet: tuple[int, int, int]) -> tuple[int, int, int] | None:
+    """A cell a block can be placed into (air, or a plant a placement replaces: grass,
+    fern...) on solid ground, next to (not inside) the bot's column, nearest first."""
+    fx, fy, fz = feet
+    for r in (1, 2):
+        for dy in (0, -1, 1):
+            for dx in range(-r, r + 1):
+                for dz in range(-r, r + 1):
+                    if max(abs(dx), abs(dz)) != r:
+                        continue
+                    x, y, z = fx + dx, fy + dy, fz + dz
+                    if is_replaceable(region.block_at(x, y, z)) and is_solid(region.block_at(x, y - 1, z)):
+                        return (x, y, z)
+    return None
+
+
+def surface_y(region: BlockRegion, x: int, z: int, near_y: int) -> int | None:
+    """Feet y of the standable spot in column x,z closest to near_y (solid below, 2 free)."""
+    oy = region.origin[1]
+    best: int | None = None
+    for y in range(oy + 1, oy + region.size[1] - 1):
+        below, feet, head = region.block_at(x, y - 1, z), region.block_at(x, y, z), region.block_at(x, y + 1, z)
+        if below is None or feet is None or head is None:
+            continue
+        if is_solid(below) and is_walkable(feet) and is_walkable(head):
+            if best is None or abs(y - near_y) < abs(best - near_y):
+                best = y
+    return best

@@ -1,0 +1,234 @@
+"""Checkpoints (INV-CP-001/002) and workflow runs, in the agency's SQLite file.
+
+A checkpoint is written after each successful step only, validated before it is saved,
+and holds everything a resume needs: stepIndex, completedStepId, stepOutputs (every step
+completed so far), context and memorySnapshot. The run row keeps the workflow definition
+the run started with, so a new process resumes by task id with exactly the same steps.
+
+A run archived on entering another world is renamed and listed in workflow_run_archive:
+the lookups below never return it, so the task (if it carries on) starts a fresh run.
+
+The tables are created here with IF NOT EXISTS (not through agency/db.py's MIGRATIONS,
+which the task store owns): they share the file and its connection settings.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import threading
+from pathlib import Path
+from typing import Any, Literal, Protocol
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from agency.clock import Clock, system_clock_ms
+from agency.db import open_database
+from agency.execution.workflows.models import WorkflowDef
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS workflow_runs (
+    run_id     TEXT PRIMARY KEY,
+    task_id    TEXT,
+    agent_id   TEXT NOT NULL,
+    workflow   TEXT NOT NULL,  -- the WorkflowDef JSON the run started with
+    context    TEXT NOT NULL,
+    status     TEXT NOT NULL CHECK (status IN ('running', 'completed', 'failed', 'stopped')),
+    created_at INTEGER NOT NULL,
+    updated_at INTEGER NOT NULL
+);
+CREATE INDEX IF NOT EXISTS idx_workflow_runs_task ON workflow_runs (task_id, created_at);
+CREATE TABLE IF NOT EXISTS workflow_checkpoints (
+    run_id            TEXT NOT NULL REFERENCES workflow_runs (run_id) ON DELETE CASCADE,
+    seq               INTEGER NOT NULL,
+    step_index        INTEGER NOT NULL CHECK (step_index >= 0),
+    completed_step_id TEXT NOT NULL,
+    data              TEXT NOT NULL,  -- the whole Checkpoint JSON
+    created_at        INTEGER NOT NULL,
+    PRIMARY KEY (run_id, seq)
+);
+-- Runs archived when the store entered another world (agency/goals/world_identity.py): renamed
+-- '<run id>@<world id>' so a new run of the task may take the old name, kept, never resumed.
+CREATE TABLE IF NOT EXISTS workflow_run_archive (
+    run_id      TEXT PRIMARY KEY REFERENCES workflow_runs (run_id) ON DELETE CASCADE,
+    original_id TEXT NOT NULL,
+    world_id    TEXT NOT NULL,
+    archived_at INTEGER NOT NULL
+);
+"""
+_NOT_ARCHIVED = "run_id NOT IN (SELECT run_id FROM workflow_run_archive)"
+
+RunStatus = Literal["running", "completed", "failed", "stopped"]
+
+
+class CheckpointInvalid(ValueError):
+    pass
+
+
+class Checkpoint(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    runId: str = Field(min_length=1)
+    workflowId: str = Field(min_length=1)
+    stepIndex: int = Field(ge=0)
+    completedStepId: str = Field(min_length=1)
+    stepOutputs: dict[str, Any]
+    context: dict[str, Any]
+    memorySnapshot: dict[str, Any]
+    createdAt: int = Field(ge=0)
+
+    @model_validator(mode="after")
+    def _self_consistent(self) -> "Checkpoint":
+        if self.completedStepId not in self.stepOutputs:
+            raise ValueError(f"completedStepId '{self.completedStepId}' has no entry in stepOutputs")
+        return self
+
+    def validate_against(self, workflow: WorkflowDef) -> None:
+        """The checkpoint must describe a real position in this workflow."""
+        if self.workflowId != workflow.id:
+            raise CheckpointInvalid(f"checkpoint for workflow '{self.workflowId}', run uses '{workflow.id}'")
+        if self.stepIndex >= len(workflow.steps) or workflow.steps[self.stepIndex].id != self.completedStepId:
+            raise CheckpointInvalid(f"stepIndex {self.stepIndex} is not step '{self.completedStepId}' of '{workflow.id}'")
+        unknown = set(self.stepOutputs) - {s.id for s in workflow.steps}
+        if unknown:
+            raise CheckpointInvalid(f"stepOutputs name steps not in '{workflow.id}': {sorted(unknown)}")
+        if workflow.parallel is None:
+            expected = {s.id for s in workflow.steps[: self.stepIndex + 1]}
+            if set(self.stepOutputs) != expected:
+                raise CheckpointInvalid(f"sequential checkpoint at {self.stepIndex} must hold outputs of {sorted(expected)}")
+        try:
+            json.dumps(self.model_dump(mode="json"))
+        except (TypeError, ValueError) as e:
+            raise CheckpointInvalid(f"checkpoint is not JSON-serializable: {e}") from None
+
+
+class RunRecord(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    runId: str
+    taskId: str | None
+    agentId: str
+    workflow: WorkflowDef
+    context: dict[str, Any]
+    status: RunStatus
+    createdAt: int
+    updatedAt: int
+
+
+class CheckpointStore(Protocol):
+    def start_run(self, run_id: str, workflow: WorkflowDef, agent_id: str, task_id: str | None, context: dict[str, Any]) -> RunRecord: ...
+    def get_run(self, run_id: str) -> RunRecord | None: ...
+    def latest_run_for_task(self, task_id: str) -> RunRecord | None: ...
+    def set_run_status(self, run_id: str, status: RunStatus) -> None: ...
+    def save(self, checkpoint: Checkpoint, workflow: WorkflowDef) -> None: ...
+    def latest(self, run_id: str) -> Checkpoint | None: ...
+    def history(self, run_id: str) -> list[Checkpoint]: ...
+
+
+class SqliteCheckpointStore:
+    def __init__(self, path: str | Path, *, clock: Clock = system_clock_ms) -> None:
+        self.conn: sqlite3.Connection = open_database(path)
+        self.conn.executescript(SCHEMA)
+        self.clock = clock
+        self._lock = threading.Lock()  # one connection; the daemon may call from its bridge thread too
+
+    def close(self) -> None:
+        self.conn.close()
+
+    def start_run(self, run_id: str, workflow: WorkflowDef, agent_id: str, task_id: str | None, context: dict[str, Any]) -> RunRecord:
+        now = self.clock()
+        with self._lock:
+            self.conn.execute(
+                "INSERT OR IGNORE INTO workflow_runs VALUES (?, ?, ?, ?, ?, 'running', ?, ?)",
+                (run_id, task_id, agent_id, workflow.model_dump_json(), json.dumps(context), now, now),
+            )
+        rec = self.get_run(run_id)
+        assert rec is not None
+        return rec
+
+    def _record(self, row: sqlite3.Row | None) -> RunRecord | None:
+        if row is None:
+            return None
+        return RunRecord(
+            runId=row["run_id"], taskId=row["task_id"], agentId=row["agent_id"],
+            workflow=WorkflowDef.model_validate_json(row["workflow"]), context=json.loads(row["context"]),
+            status=row["status"], createdAt=row["created_at"], updatedAt=row["updated_at"],
+        )
+
+    def get_run(self, run_id: str) -> RunRecord | None:
+        return self._record(self.conn.execute("SELECT * FROM workflow_runs WHERE run_id = ?", (run_id,)).fetchone())
+
+    def latest_run_for_task(self, task_id: str) -> RunRecord | None:
+        row = self.conn.execute(
+            f"SELECT * FROM workflow_runs WHERE task_id = ? AND {_NOT_ARCHIVED} "
+            "ORDER BY created_at DESC, rowid DESC LIMIT 1", (task_id,)
+        ).fetchone()
+        return self._record(row)
+
+    def unfinished_runs(self) -> list[RunRecord]:
+        """Runs a task could still resume (not completed, not archived), oldest first."""
+        rows = self.conn.execute(
+            f"SELECT * FROM workflow_runs WHERE status <> 'completed' AND {_NOT_ARCHIVED} ORDER BY created_at, rowid"
+        ).fetchall()
+        return [r for r in (self._record(row) for row in rows) if r is not None]
+
+    def archive_run(self, run_id: str, world_id: str) -> str:
+        """Rename the run and its checkpoints to '<run id>@<world id>' and list it as
+        archived, in one transaction. Returns the archived name."""
+        new_id = f"{run_id}@{world_id}"
+        with self._lock:
+            self.conn.execute("BEGIN IMMEDIATE")
+            try:
+                self.conn.execute(
+                    "INSERT INTO workflow_runs SELECT ?, task_id, agent_id, workflow, context, status, created_at, "
+                    "updated_at FROM workflow_runs WHERE run_id = ?", (new_id, run_id))
+                self.conn.execute("UPDATE workflow_checkpoints SET run_id = ? WHERE run_id = ?", (new_id, run_id))
+                self.conn.execute("DELETE FROM workflow_runs WHERE run_id = ?", (run_id,))
+                self.conn.execute("INSERT INTO workflow_run_archive VALUES (?, ?, ?, ?)",
+                                  (new_id, run_id, world_id, self.clock()))
+                self.conn.execute("COMMIT")
+            except BaseException:
+                self.conn.execute("ROLLBACK")
+                raise
+        return new_id
+
+    def archived_runs(self, world_id: str | None = None) -> list[str]:
+        rows = self.conn.execute(
+            "SELECT run_id FROM workflow_run_archive WHERE ? IS NULL OR world_id = ? ORDER BY archived_at, run_id",
+            (world_id, world_id),
+        ).fetchall()
+        return [r["run_id"] for r in rows]
+
+    def set_run_status(self, run_id: str, status: RunStatus) -> None:
+        with self._lock:
+            self.conn.execute("UPDATE workflow_runs SET status = ?, updated_at = ? WHERE run_id = ?", (status, self.clock(), run_id))
+
+    def save(self, checkpoint: Checkpoint, workflow: WorkflowDef) -> None:
+        checkpoint = Checkpoint.model_validate(checkpoint.model_dump())  # re-validate: never store a bad one
+        checkpoint.validate_against(workflow)
+        with self._lock:
+            self.conn.execute("BEGIN IMMEDIATE")
+            try:
+                seq = self.conn.execute(
+                    "SELECT COALESCE(MAX(seq), 0) + 1 FROM workflow_checkpoints WHERE run_id = ?", (checkpoint.runId,)
+                ).fetchone()[0]
+                self.conn.execute(
+                    "INSERT INTO workflow_checkpoints VALUES (?, ?, ?, ?, ?, ?)",
+                    (checkpoint.runId, seq, checkpoint.stepIndex, checkpoint.completedStepId,
+                     checkpoint.model_dump_json(), checkpoint.createdAt),
+                )
+                self.conn.execute("UPDATE workflow_runs SET updated_at = ? WHERE run_id = ?", (self.clock(), checkpoint.runId))
+                self.conn.execute("COMMIT")
+            except BaseException:
+                self.conn.execute("ROLLBACK")
+                raise
+
+    def latest(self, run_id: str) -> Checkpoint | None:
+        row = self.conn.execute(
+            "SELECT data FROM workflow_checkpoints WHERE run_id = ? ORDER BY seq DESC LIMIT 1", (run_id,)
+        ).fetchone()
+        return Checkpoint.model_validate_json(row["data"]) if row else None
+
+    def history(self, run_id: str) -> list[Checkpoint]:
+        rows = self.conn.execute("SELECT data FROM workflow_checkpoints WHERE run_id = ? ORDER BY seq", (run_id,)).fetchall()
+        return [Checkpoint.model_validate_json(r["data"]) for r in rows]

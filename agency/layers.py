@@ -1,0 +1,50 @@
+"""The order of agency's rooms, declared once.
+
+A module may import the shared models (the modules at the top of agency/: world, clock,
+db, names, blocks, goal_tag, intent, thoughts, environment, log_rate) and the rooms listed
+before its own room; the shared models import only each other. A module's room is the
+longest entry below that its name starts with, so `agency.execution.tools` (the generic
+tools) sits below `agency.shelter`, which sits below the rest of `agency.execution`.
+tests/unit/test_layers.py reads every import in agency/ and holds this order; agency/
+never imports bot/, javascript or the daemon's web and scheduling libraries.
+"""
+
+from __future__ import annotations
+
+LAYERS: tuple[str, ...] = (
+    "agency.perception",  # stimuli, replay, the body gate
+    "agency.llm",  # the LLM session runtime: providers, retries, tools
+    "agency.stream",  # the cognitive stream
+    "agency.planning",  # thought -> task, the task store
+    "agency.execution.tools",  # validated actions on the Body
+    "agency.shelter",  # shelter geometry, verifier, the shelter tools
+    "agency.execution",  # workflows, agents, the executor, reflexes
+    "agency.cognition",  # drive ticks, keep-alive, grounding, eligibility
+    "agency.goals",  # goal binding, user goals, world identity
+    "agency.eval",  # scenario suites, metrics, bundles
+)
+
+# Imports agency code never makes (the outside world reaches agency through the Body
+# protocol and the daemon; LLM providers talk HTTP through httpx in agency.llm only).
+FORBIDDEN: tuple[str, ...] = ("bot", "javascript", "fastapi", "starlette", "uvicorn", "apscheduler")
+NETWORK: tuple[str, ...] = ("httpx", "requests", "aiohttp", "socket")
+NETWORK_ROOM = "agency.llm"
+
+
+def room_of(module: str) -> str | None:
+    """The layer a module belongs to, or None for a shared model at agency's top."""
+    best = None
+    for room in LAYERS:
+        if (module == room or module.startswith(room + ".")) and (best is None or len(room) > len(best)):
+            best = room
+    return best
+
+
+def may_import(importer: str, imported: str) -> bool:
+    """Whether `importer` (an agency module) may import `imported` (an agency module)."""
+    src, dst = room_of(importer), room_of(imported)
+    if dst is None:
+        return True  # shared models are for everyone
+    if src is None:
+        return False  # shared models import no room
+    return src == dst or LAYERS.index(dst) < LAYERS.index(src)

@@ -1,0 +1,151 @@
+"""Thought-to-task converter (contract 1.3, 3.2, 4.1).
+
+Only convertEligible thoughts with an extracted goal become tasks, and never while a task
+for the same goalKey is in flight. Every evaluated thought gets an outcome (converted,
+skipped with a reason, or error) so planning can ack each one; a bad thought is an
+`error` outcome, never an exception.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Iterable, Literal, Mapping, Protocol
+
+from loguru import logger
+
+from agency.goal_tag import canonical_goal_key
+from agency.planning.tasks.idempotency import STUCK_PENDING_TIMEOUT_MS, find_blocking_task
+from agency.planning.tasks.models import NewTask, TaskOrigin
+from agency.planning.tasks.store import TaskStore
+from agency.thoughts import Thought
+
+SkipReason = Literal[
+    "already_processed", "not_convert_eligible", "no_extracted_goal", "no_goal_key", "duplicate_goal", "already_satisfied"
+]
+
+
+@dataclass(frozen=True)
+class ConversionOutcome:
+    thought_id: str | None
+    status: Literal["converted", "skipped", "error"]
+    reason: SkipReason | None = None
+    task_id: str | None = None  # the new task, or the one that made this a duplicate
+    error: str | None = None
+
+
+@dataclass(frozen=True)
+class ConversionBatch:
+    outcomes: list[ConversionOutcome]
+
+    def count(self, status: str) -> int:
+        return sum(1 for o in self.outcomes if o.status == status)
+
+    def ack_ids(self) -> list[str]:
+        """Every evaluated thought is acked, whatever happened to it (SC-B2)."""
+        return [o.thought_id for o in self.outcomes if o.thought_id]
+
+    def log_line(self) -> str:
+        n = len(self.outcomes)
+        return (
+            f"[Thought-to-task] ack batch size={n} fetched={n} converted={self.count('converted')} "
+            f"skipped={self.count('skipped')} errors={self.count('error')}"
+        )
+
+
+class GoalRouter(Protocol):
+    """Goal-bound intents (e.g. `build basic_shelter`) go through the goal resolver instead
+    of add_task (specs README point 2); the router returns None for goals it does not own."""
+
+    def __call__(self, thought: Thought, goal_key: str, *, priority: float = 0.5) -> ConversionOutcome | None: ...
+
+
+def _goal_key(thought: Thought) -> str | None:
+    goal = thought.metadata.extractedGoal
+    # '' is absent at both layers (contract 1.3): the thought path, then the callsite.
+    from_thought = thought.metadata.goalKey or None
+    return from_thought or (canonical_goal_key(goal.action, goal.target) if goal else None) or None
+
+
+def origin_kind(source: str | None) -> str:
+    """The task origin of a goal's source: a drive tick's, a user's (POST /api/goals), else
+    a thought's (an LLM's tag)."""
+    return source if source in ("drive-tick", "user") else "thought"
+
+
+def _title(action: str, target: str, amount: int) -> str:
+    label = f"{action.capitalize()} {target.replace('_', ' ')}"
+    return f"{label} x{amount}" if amount > 1 else label
+
+
+def convert_thought(
+    raw: Thought | Mapping[str, Any],
+    store: TaskStore,
+    now_ms: int,
+    *,
+    stuck_timeout_ms: int = STUCK_PENDING_TIMEOUT_MS,
+    router: GoalRouter | None = None,
+    priority: float = 0.5,
+) -> ConversionOutcome:
+    """priority: the new task's (a user's goal may set it); blocking and routing ignore it."""
+    thought_id = raw.get("id") if isinstance(raw, Mapping) else getattr(raw, "id", None)
+    thought_id = thought_id if isinstance(thought_id, str) else None
+    try:
+        thought = raw if isinstance(raw, Thought) else Thought.model_validate(raw)
+        if thought.processed:
+            return ConversionOutcome(thought.id, "skipped", "already_processed")
+        if thought.convertEligible is not True:
+            return ConversionOutcome(thought.id, "skipped", "not_convert_eligible")
+        goal = thought.metadata.extractedGoal
+        if goal is None:
+            return ConversionOutcome(thought.id, "skipped", "no_extracted_goal")
+        goal_key = _goal_key(thought)
+        if goal_key is None:
+            return ConversionOutcome(thought.id, "skipped", "no_goal_key")
+        routed = router(thought, goal_key, priority=priority) if router is not None else None
+        if routed is not None:
+            return routed
+        blocking = find_blocking_task(store, goal_key, now_ms, stuck_timeout_ms)
+        if blocking is not None:
+            return ConversionOutcome(thought.id, "skipped", "duplicate_goal", task_id=blocking.id)
+        source = thought.metadata.extractedGoalSource or "llm"
+        kind = origin_kind(source)
+        task = store.add_task(
+            NewTask(
+                title=_title(goal.action, goal.target, goal.amount),
+                type=goal.action,
+                description=thought.content,
+                priority=priority,
+                source=kind,
+                parameters={"target": goal.target, "amount": goal.amount},
+                metadata={
+                    "goalKey": goal_key,
+                    # A user's request is not a stored thought: its id is the origin's sourceId only.
+                    "sourceThoughtId": None if kind == "user" else thought.id,
+                    "extractedGoal": goal.model_dump(),
+                    "extractedGoalSource": source,
+                    "convertEligible": True,
+                    "tags": list(thought.tags),
+                },
+            ),
+            origin=TaskOrigin(kind=kind, sourceId=thought.id),
+        )
+        logger.info("[Thought-to-task] converted thought={} task={} goalKey={}", thought.id, task.id, goal_key)
+        return ConversionOutcome(thought.id, "converted", task_id=task.id)
+    except Exception as exc:  # noqa: BLE001 - a bad thought must not stop the batch
+        logger.warning("[Thought-to-task] error thought={} {}: {}", thought_id, type(exc).__name__, exc)
+        return ConversionOutcome(thought_id, "error", error=f"{type(exc).__name__}: {exc}")
+
+
+def convert_thoughts(
+    thoughts: Iterable[Thought | Mapping[str, Any]],
+    store: TaskStore,
+    now_ms: int,
+    *,
+    stuck_timeout_ms: int = STUCK_PENDING_TIMEOUT_MS,
+    router: GoalRouter | None = None,
+) -> ConversionBatch:
+    """Convert a polled batch in order; duplicates within the batch see earlier conversions
+    because each conversion is committed before the next lookup."""
+    return ConversionBatch(
+        [convert_thought(t, store, now_ms, stuck_timeout_ms=stuck_timeout_ms, router=router) for t in thoughts]
+    )

@@ -1,0 +1,50 @@
+"""Goal-key idempotency with the stuck timeout (contract 3.2), shared by drive ticks and
+the thought-to-task converter.
+
+A task for the same goalKey that is active, or pending with progress, or pending for less
+than STUCK_PENDING_TIMEOUT_MS, suppresses a new one. A task pending that long with zero
+progress is treated as blocked: it no longer suppresses, so the goal can be retried.
+"""
+
+from __future__ import annotations
+
+from typing import Iterable, Protocol
+
+from agency.planning.tasks.models import Task, TaskStatus
+
+STUCK_PENDING_TIMEOUT_MS = 300_000
+# pending_planning is pending while a planner works on it; it suppresses like pending.
+PENDING_STATUSES = frozenset({TaskStatus.pending, TaskStatus.pending_planning})
+
+
+class TaskLookup(Protocol):
+    def find_by_goal_key(self, goal_key: str, statuses: Iterable[TaskStatus] | None = None) -> list[Task]: ...
+
+
+def suppresses(task: Task, now_ms: int, stuck_timeout_ms: int = STUCK_PENDING_TIMEOUT_MS) -> bool:
+    if task.status is TaskStatus.active:
+        return True
+    if task.status in PENDING_STATUSES:
+        pending_for = now_ms - task.metadata.createdAt
+        return pending_for < stuck_timeout_ms or task.progress > 0
+    return False
+
+
+def find_blocking_task(
+    tasks: TaskLookup | Iterable[Task],
+    goal_key: str | None,
+    now_ms: int,
+    stuck_timeout_ms: int = STUCK_PENDING_TIMEOUT_MS,
+) -> Task | None:
+    """The first task that makes a new task for goal_key a duplicate, or None."""
+    if not goal_key:
+        return None
+    candidates: Iterable[Task]
+    if hasattr(tasks, "find_by_goal_key"):  # a store: let its index do the filtering
+        candidates = tasks.find_by_goal_key(goal_key, PENDING_STATUSES | {TaskStatus.active})
+    else:
+        candidates = tasks  # type: ignore[assignment]
+    for task in candidates:
+        if task.metadata.goalKey == goal_key and suppresses(task, now_ms, stuck_timeout_ms):
+            return task
+    return None

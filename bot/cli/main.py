@@ -1,0 +1,291 @@
+"""`mcbot` command line. Exit codes: 0 ok, 1 failure, 3 initialization failure (server
+unreachable, node missing, bridge dead at start), 4 invalid arguments or config,
+5 schema validation failure."""
+
+from __future__ import annotations
+
+import argparse
+import signal
+import sys
+import time
+from pathlib import Path
+from typing import Any, Callable, NoReturn
+
+from loguru import logger
+
+from bot.cli import values as val
+
+EXIT_OK, EXIT_FAILURE, EXIT_INIT, EXIT_INVALID, EXIT_SCHEMA = 0, 1, 3, 4, 5
+
+
+class _ArgParser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:  # invalid arguments exit 4, not argparse's 2
+        # One line naming the flag and what it accepts; `mcbot --help` has the rest.
+        print(f"mcbot: error: {message}", file=sys.stderr)
+        raise SystemExit(EXIT_INVALID)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = _ArgParser(prog="mcbot", description="A daemon that lives in a Minecraft world through a Mineflayer bot.")
+    p.add_argument("--config", metavar="PATH", help="config file (highest-priority layer)")
+    p.add_argument("--log-level", metavar="LEVEL", type=val.log_level,
+                   help=f"override logging.level ({', '.join(val.LOG_LEVELS)})")
+    sub = p.add_subparsers(dest="command", required=True, parser_class=_ArgParser)
+
+    run = sub.add_parser("run", help="run the bot (starts the embedded world when configured)")
+    run.add_argument("--host")
+    run.add_argument("--port", type=val.port)
+
+    srv = sub.add_parser("server", help="run the embedded flying-squid world in the foreground")
+    srv.add_argument("--port", type=val.port)
+    srv.add_argument("--version", type=val.embedded_version)
+
+    snap = sub.add_parser("snapshot", help="connect, print one WorldSnapshot as JSON, exit")
+    snap.add_argument("--host")
+    snap.add_argument("--port", type=val.port)
+    snap.add_argument("--version", type=val.bot_version)
+
+    rec = sub.add_parser("record", help="record a live session to JSONL for replay tests")
+    rec.add_argument("--minutes", type=val.positive_float, required=True)
+    rec.add_argument("--out", required=True, metavar="FILE.jsonl")
+    rec.add_argument("--host")
+    rec.add_argument("--port", type=val.port)
+
+    doc = sub.add_parser("doctor", help="check that the bot can live on a server; prints one table of findings")
+    doc.add_argument("--host")
+    doc.add_argument("--port", type=val.port)
+    doc.add_argument("--version", type=val.bot_version, help="pin the version the bot speaks (default: server.version)")
+    doc.add_argument("--command", dest="check_commands", action="append", default=[], metavar="CMD",
+                     help="a command the bot must be allowed to run, e.g. \"/time query daytime\" (repeatable)")
+
+    cfg = sub.add_parser("config", help="inspect configuration")
+    cfg_sub = cfg.add_subparsers(dest="config_command", required=True, parser_class=_ArgParser)
+    cfg_sub.add_parser("show", help="print the merged config and where each value came from")
+
+    from bot.cli.agent import add_agent_commands  # noqa: PLC0415
+    from bot.cli.agents import add_agents_commands  # noqa: PLC0415
+
+    from bot.cli.eval import add_eval_commands  # noqa: PLC0415
+    from bot.cli.goal import add_goal_commands  # noqa: PLC0415
+
+    add_goal_commands(sub)
+    add_agents_commands(sub)
+    add_agent_commands(sub)
+    add_eval_commands(sub)
+
+    bench = sub.add_parser("bench", help="benchmarks that print side-by-side ratios")
+    bench_sub = bench.add_subparsers(dest="bench_command", required=True, parser_class=_ArgParser)
+    bb = bench_sub.add_parser("bridge", help="bridge helpers vs per-property reads (starts an embedded world)")
+    bb.add_argument("--json", action="store_true", help="print one JSON object")
+    bb.add_argument("--rounds", type=val.positive_int, default=200)
+    bb.add_argument("--versions", metavar="V1,V2", type=val.embedded_versions,
+                    help="embedded versions to measure side by side, e.g. 1.21.4,1.18.2 (default: server.embedded_version)")
+    bv = bench_sub.add_parser("verifier", help="verify_shelter_v0 on a real region read (starts an embedded world)")
+    bv.add_argument("--json", action="store_true", help="print one JSON object")
+    bv.add_argument("--rounds", type=val.positive_int, default=200)
+    return p
+
+
+def _install_signal_handlers() -> None:
+    def stop(signum: int, _frame: Any) -> None:
+        raise SystemExit(128 + signum if signum != signal.SIGTERM else EXIT_OK)
+
+    def interrupt(_signum: int, _frame: Any) -> None:
+        raise KeyboardInterrupt
+
+    signal.signal(signal.SIGTERM, stop)
+    # Installed explicitly: a process started in the background inherits SIGINT ignored.
+    signal.signal(signal.SIGINT, interrupt)
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    from bot.config.loader import ConfigError, load_config  # noqa: PLC0415 - keep --help fast
+
+    try:
+        loaded = load_config(explicit=args.config)
+    except ConfigError as e:
+        print(f"mcbot: {e}", file=sys.stderr)
+        return EXIT_INVALID
+    cfg = loaded.config
+    from bot.runtime.logs import setup_logging  # noqa: PLC0415
+
+    log_file = None if args.command in CLIENT_COMMANDS else cfg.logging.file
+    setup_logging(args.log_level or cfg.logging.level, log_file, cfg.logging.rotation, cfg.logging.retention)
+    _install_signal_handlers()
+    handler: Callable[[Any, Any, Any], int] = COMMANDS[args.command]
+    try:
+        return handler(args, cfg, loaded)
+    except KeyboardInterrupt:
+        logger.info("interrupted")
+        return EXIT_OK
+    except InitFailure as e:
+        print(f"mcbot: {e}", file=sys.stderr)
+        return EXIT_INIT
+
+
+class InitFailure(RuntimeError):
+    pass
+
+
+def _init_errors() -> tuple[type[BaseException], ...]:
+    from bot.runtime.body import VersionUnsupported  # noqa: PLC0415
+    from bot.runtime.bridge import BridgeDead, BridgeInitError  # noqa: PLC0415
+    from bot.runtime.ping import ServerUnreachable  # noqa: PLC0415
+    from bot.runtime.server import ServerStartError  # noqa: PLC0415
+
+    return (ServerUnreachable, BridgeInitError, BridgeDead, ServerStartError, VersionUnsupported)
+
+
+def _session(cfg: Any, args: Any, embedded: bool):  # noqa: ANN202
+    from bot.runtime.session import live_session  # noqa: PLC0415
+
+    return live_session(
+        cfg,
+        embedded=embedded,
+        host=getattr(args, "host", None),
+        port=getattr(args, "port", None),
+        version=getattr(args, "version", None),
+    )
+
+
+def _wants_embedded(cfg: Any, args: Any) -> bool:
+    return cfg.server.use_embedded and not getattr(args, "host", None)
+
+
+def _guard_init(fn: Callable[..., int]) -> Callable[..., int]:
+    def wrapped(*a: Any) -> int:
+        from bot.runtime.body import VersionUnsupported  # noqa: PLC0415
+
+        try:
+            return fn(*a)
+        except VersionUnsupported as e:
+            print(f"mcbot: {e}", file=sys.stderr)
+            return EXIT_INVALID if e.explicit else EXIT_INIT
+        except _init_errors() as e:
+            raise InitFailure(str(e)) from None
+
+    return wrapped
+
+
+@_guard_init
+def cmd_snapshot(args: Any, cfg: Any, _loaded: Any) -> int:
+    # Never starts a server: it reads the world the bot is asked to join.
+    with _session(cfg, args, embedded=False) as s:
+        print(s.body.snapshot().model_dump_json())
+    return EXIT_OK
+
+
+@_guard_init
+def cmd_run(args: Any, cfg: Any, _loaded: Any) -> int:
+    import asyncio  # noqa: PLC0415
+
+    from bot.runtime.daemon import run_daemon  # noqa: PLC0415
+
+    return asyncio.run(run_daemon(cfg, host=args.host, port=args.port))
+
+
+@_guard_init
+def cmd_server(args: Any, cfg: Any, _loaded: Any) -> int:
+    from bot.runtime.server import EmbeddedServer, settings_from_config  # noqa: PLC0415
+
+    server = EmbeddedServer(settings_from_config(cfg.server, port=args.port, version=args.version), cfg.bridge.node_bin)
+    server.start()
+    print(f"embedded world on 127.0.0.1:{server.port} (Ctrl-C to stop)", file=sys.stderr)
+    try:
+        while server.running:
+            time.sleep(0.5)
+        return EXIT_FAILURE
+    finally:
+        server.stop()
+
+
+@_guard_init
+def cmd_record(args: Any, cfg: Any, loaded: Any) -> int:
+    from bot.tooling.recorder import Recorder  # noqa: PLC0415
+
+    out = Path(args.out)
+    try:  # before connecting: a bad --out must not cost a world start
+        out.parent.mkdir(parents=True, exist_ok=True)
+        f = out.open("w", encoding="utf-8")
+    except OSError as e:
+        print(f"mcbot: error: argument --out: cannot write {out}: {e.strerror or e}", file=sys.stderr)
+        return EXIT_INVALID
+    with f, _session(cfg, args, embedded=_wants_embedded(cfg, args)) as s:
+        rec = Recorder(s.body, f, config=cfg.model_dump(mode="json"))
+        rec.run(args.minutes * 60)
+        logger.info("recorded {} lines to {}", rec.lines, out)
+    return EXIT_OK
+
+
+def cmd_doctor(args: Any, cfg: Any, _loaded: Any) -> int:
+    from bot.cli.doctor import doctor  # noqa: PLC0415
+
+    return doctor(cfg, host=args.host, port=args.port, version=args.version, commands=args.check_commands)
+
+
+def cmd_config(args: Any, _cfg: Any, loaded: Any) -> int:
+    from bot.config.loader import render_config_show  # noqa: PLC0415
+
+    print(render_config_show(loaded))
+    return EXIT_OK
+
+
+@_guard_init
+def cmd_bench(args: Any, cfg: Any, _loaded: Any) -> int:
+    from bot.tooling.bench import bench_bridge  # noqa: PLC0415
+    from bot.tooling.bench_verifier import bench_verifier  # noqa: PLC0415
+
+    if args.bench_command == "verifier":
+        return bench_verifier(cfg, as_json=args.json, rounds=args.rounds)
+    return bench_bridge(cfg, as_json=args.json, rounds=args.rounds, versions=args.versions, config_path=args.config)
+
+
+def _agents(args: Any, cfg: Any, loaded: Any) -> int:
+    from bot.cli.agents import cmd_agents  # noqa: PLC0415
+
+    return cmd_agents(args, cfg, loaded)
+
+
+def _agent(args: Any, cfg: Any, loaded: Any) -> int:
+    from bot.cli.agent import cmd_agent  # noqa: PLC0415
+
+    return cmd_agent(args, cfg, loaded)
+
+
+def _goal_command(name: str) -> Callable[[Any, Any, Any], int]:
+    def run(args: Any, cfg: Any, loaded: Any) -> int:
+        from bot.cli import goal as goal_cli  # noqa: PLC0415
+
+        return getattr(goal_cli, f"cmd_{name}")(args, cfg, loaded)
+
+    return run
+
+
+def _eval(args: Any, cfg: Any, loaded: Any) -> int:
+    from bot.cli.eval import cmd_eval  # noqa: PLC0415
+
+    return cmd_eval(args, cfg, loaded)
+
+
+COMMANDS: dict[str, Callable[[Any, Any, Any], int]] = {
+    "run": cmd_run,
+    "server": cmd_server,
+    "snapshot": cmd_snapshot,
+    "record": cmd_record,
+    "config": cmd_config,
+    "doctor": cmd_doctor,
+    "bench": cmd_bench,
+    "agents": _agents,
+    "agent": _agent,
+    "eval": _eval,
+    "goal": _goal_command("goal"),
+    "tasks": _goal_command("tasks"),
+    "task": _goal_command("task"),
+}
+# Commands that talk to a running daemon (or only read config): they write no log file.
+CLIENT_COMMANDS = frozenset({"config", "goal", "tasks", "task"})
+
+
+if __name__ == "__main__":
+    sys.exit(main())

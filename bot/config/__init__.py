@@ -1,0 +1,2 @@
+"""Configuration: layered TOML, `${VAR}` expansion, MCBOT_ overrides, validated by pydantic.
+"""

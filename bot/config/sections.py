@@ -1,0 +1,76 @@
+"""Config sections of the running daemon: HTTP API, scheduled jobs, autonomy knobs.
+(The connection sections live in bot/config/loader.py; McbotConfig gathers both.)"""
+
+from __future__ import annotations
+
+import ipaddress
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+
+class _Section(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+def is_loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+class ApiConfig(_Section):
+    enabled: bool = True
+    host: str = "127.0.0.1"
+    port: int = Field(3003, ge=1, le=65535)
+    token: str = ""  # required when host is not a loopback address
+    max_body_bytes: int = Field(65536, ge=1024, le=16 * 2**20)
+    read_timeout_s: float = Field(5.0, gt=0, le=60)  # a request (headers and body) must arrive within this
+
+    @model_validator(mode="after")
+    def _token_off_loopback(self) -> "ApiConfig":
+        if not is_loopback(self.host) and not self.token:
+            raise ValueError(f"api.token must be set when api.host ({self.host}) is not a loopback address")
+        return self
+
+
+class JobsConfig(_Section):
+    """Intervals (seconds) of the daemon's scheduled jobs; `disabled` switches jobs off."""
+
+    body_s: float = Field(1.0, gt=0)  # drain bot events, reconnect
+    perception_s: float = Field(2.0, gt=0)
+    keepalive_s: float = Field(10.0, gt=0)  # keep-alive has its own cooldown inside
+    planning_s: float = Field(5.0, gt=0)
+    drive_tick_s: float = Field(10.0, gt=0)  # checks gates often; fires at most every interval
+    executor_s: float = Field(2.0, gt=0)
+    reflexes_s: float = Field(1.0, gt=0)
+    review_s: float = Field(60.0, gt=0)
+    counters_log_s: float = Field(60.0, gt=0)
+    stream_prune_s: float = Field(60.0, gt=0)
+    disabled: list[str] = Field(default_factory=list)
+
+
+class DriveTickSection(_Section):
+    enabled: bool = True
+    interval_ms: int = Field(180_000, ge=1000)
+    stuck_timeout_ms: int = Field(300_000, ge=1000)
+
+
+class KeepAliveSection(_Section):
+    profile: Literal["minimal", "balanced", "rich"] = "balanced"
+    min_interval_ms: int = Field(120_000, ge=0)
+    heartbeat_ms: int = Field(300_000, ge=0)  # while the situation repeats, one model call per heartbeat
+
+
+class StreamSection(_Section):
+    max_thoughts: int = Field(5000, ge=100)
+
+
+class ReflexesSection(_Section):
+    enabled: bool = True
+    eat_below_food: int = Field(14, ge=0, le=20)  # eat at or below this food level, if food is held
+    fight_within: float = Field(4.0, gt=0)  # fight a hostile this close (blocks)
+    shelter_at_night: bool = True  # dusk to morning in a verified shelter within 32 m, tasks held

@@ -1,0 +1,269 @@
+"""The daemon's HTTP API (FastAPI, served by uvicorn inside the daemon's event loop).
+
+JSON keeps the specs' camelCase so their `curl | jq` commands work unchanged. Bad input
+gets a 4xx with a reason and nothing is stored; bodies over `max_body_bytes` get 413;
+a token, when configured (mandatory off loopback), is required as `Authorization: Bearer`.
+"""
+
+from __future__ import annotations
+
+import hmac
+from dataclasses import dataclass
+from typing import Any, Awaitable, Callable, Literal
+
+from fastapi import FastAPI, Query, Request, Response
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse, PlainTextResponse, StreamingResponse
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictStr
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from agency.goals.user_goals import GoalRequest, GoalRequestError
+from bot.runtime.api_events import MAX_SEQ, nothing_left, resume_after, task_event_stream
+
+# A refused user goal: the status code by verdict (agency.goals.user_goals.Verdict).
+GOAL_REFUSED = {"duplicate": 409, "already_satisfied": 409, "not_routable": 422, "not_grounded": 422, "internal_error": 500}
+
+
+@dataclass
+class ApiContext:
+    """What the API needs from the daemon: stores and a few callables, no daemon internals."""
+
+    stream: Any  # agency.stream.cognitive_stream.CognitiveStream
+    tasks: Any  # agency.planning.tasks.store.SqliteTaskStore
+    counters: Any  # agency.cognition.counters.AgencyCounters
+    snapshot: Callable[[], Awaitable[Any]]  # latest WorldSnapshot (raises when not connected)
+    poke_keepalive: Callable[[], Awaitable[dict[str, Any]]]
+    health: Callable[[], dict[str, Any]]
+    metrics: Callable[[], str]
+    inject_thought: Callable[[dict[str, Any]], Any]  # POST /thoughts (dev injection rules inside)
+    stalled: Callable[[], list[dict[str, Any]]] | None = None  # tasks with their stall class
+    task_command: Callable[[str, str], Awaitable[Any]] | None = None  # pause/resume/cancel
+    submit_goal: Callable[[Any], Awaitable[Any]] | None = None  # POST /api/goals -> agency.goals.user_goals.GoalDecision
+    stopping: Callable[[], bool] = lambda: False  # the daemon is stopping: event streams end
+
+
+class BotUnavailable(RuntimeError):
+    """No bot to check a request against (not connected, gone mid-read): a 503."""
+
+
+class AckBody(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    thoughtIds: list[StrictStr] = Field(min_length=1, max_length=1000)
+
+
+class ThoughtBody(BaseModel):
+    model_config = ConfigDict(extra="allow")
+    content: StrictStr = Field(min_length=1, max_length=4000)
+    type: StrictStr = "external"
+    convertEligible: StrictBool | None = None
+
+
+class BodyLimit:
+    """413 for bodies over the limit, whether or not Content-Length is honest."""
+
+    def __init__(self, app: ASGIApp, max_bytes: int) -> None:
+        self.app = app
+        self.max_bytes = max_bytes
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        declared = dict(scope.get("headers") or []).get(b"content-length")
+        if declared is not None and declared.isdigit() and int(declared) > self.max_bytes:
+            await _too_large(self.max_bytes, send)
+            return
+        # Buffer the body up to the limit, then replay it: a lying or absent Content-Length
+        # cannot sneak a huge body past us.
+        chunks: list[bytes] = []
+        seen = 0
+        more = True
+        while more:
+            message = await receive()
+            if message["type"] != "http.request":
+                return  # the client went away mid-body: nothing to answer, nothing to handle
+            chunk = message.get("body", b"")
+            seen += len(chunk)
+            if seen > self.max_bytes:
+                await _too_large(self.max_bytes, send)
+                return
+            chunks.append(chunk)
+            more = message.get("more_body", False)
+        body = b"".join(chunks)
+        sent = False
+
+        async def replay() -> Message:
+            nonlocal sent
+            if not sent:
+                sent = True
+                return {"type": "http.request", "body": body, "more_body": False}
+            return await receive()
+
+        await self.app(scope, replay, send)
+
+
+async def _too_large(limit: int, send: Send) -> None:
+    body = b'{"error":"payload_too_large","detail":"request body exceeds ' + str(limit).encode() + b' bytes"}'
+    await send({"type": "http.response.start", "status": 413, "headers": [(b"content-type", b"application/json")]})
+    await send({"type": "http.response.body", "body": body})
+
+
+def create_app(ctx: ApiContext, *, token: str | None = None, max_body_bytes: int = 65536) -> FastAPI:
+    app = FastAPI(title="mcbot", docs_url=None, redoc_url=None, openapi_url=None)
+
+    @app.middleware("http")
+    async def require_token(request: Request, call_next: Callable[[Request], Awaitable[Any]]) -> Any:
+        if token:
+            given = request.headers.get("authorization", "")
+            if not hmac.compare_digest(given.encode(), f"Bearer {token}".encode()):
+                return JSONResponse({"error": "unauthorized", "detail": "missing or wrong API token"}, status_code=401)
+        return await call_next(request)
+
+    @app.exception_handler(RequestValidationError)
+    async def bad_request(_request: Request, exc: RequestValidationError) -> JSONResponse:
+        errors = [
+            {"loc": ".".join(str(p) for p in e.get("loc", ())), "msg": e.get("msg", "")} for e in exc.errors()
+        ]
+        return JSONResponse({"error": "bad_request", "detail": errors}, status_code=400)
+
+    # ---- cognitive stream ------------------------------------------------------------
+    @app.get("/api/cognitive-stream/actionable")
+    async def actionable(limit: int = Query(10, ge=1, le=500)) -> dict[str, Any]:
+        thoughts = ctx.stream.actionable(limit)
+        return {"count": len(thoughts), "thoughts": [_dump(t) for t in thoughts]}
+
+    @app.get("/api/cognitive-stream/recent")
+    async def recent(limit: int = Query(20, ge=1, le=500), processed: bool | None = None) -> dict[str, Any]:
+        thoughts = ctx.stream.recent(limit, processed=processed)
+        return {"count": len(thoughts), "thoughts": [_dump(t) for t in thoughts]}
+
+    @app.post("/api/cognitive-stream/ack")
+    async def ack(body: AckBody) -> Any:
+        result = ctx.stream.ack(body.thoughtIds, processed_by="api")
+        payload = {
+            "acked": len(result.acked),
+            "requested": len(result.requested),
+            "ackedIds": result.acked,
+            "alreadyProcessed": result.already_processed,
+            "unknown": result.unknown,
+        }
+        nothing_known = result.unknown and len(result.unknown) == len(result.requested)
+        return JSONResponse(payload, status_code=404 if nothing_known else 200)
+
+    @app.post("/thoughts", status_code=201)
+    async def post_thought(body: ThoughtBody) -> Any:
+        try:
+            return _dump(ctx.inject_thought(body.model_dump(exclude_none=True)))
+        except ValueError as e:  # the injection rules refused the body: nothing stored
+            return JSONResponse({"error": "bad_request", "detail": str(e)}, status_code=400)
+
+    @app.get("/thoughts")
+    async def list_thoughts(limit: int = Query(20, ge=1, le=500)) -> dict[str, Any]:
+        thoughts = ctx.stream.recent(limit)
+        return {"count": len(thoughts), "thoughts": [_dump(t) for t in thoughts]}
+
+    # ---- tasks -----------------------------------------------------------------------
+    @app.get("/api/tasks")
+    async def tasks(status: str | None = None, stalled: bool = False, limit: int = Query(100, ge=1, le=1000),
+                    order: Literal["asc", "desc"] = "asc") -> Any:
+        if stalled:
+            if ctx.stalled is None:
+                return JSONResponse({"error": "not_available", "detail": "stall classification not wired"}, 501)
+            items = ctx.stalled()
+            return {"count": len(items), "tasks": items[:limit]}
+        from agency.planning.tasks.models import TaskStatus  # noqa: PLC0415
+
+        if status is not None:
+            try:
+                wanted = [TaskStatus(s) for s in status.split(",")]
+            except ValueError:
+                return JSONResponse({"error": "bad_request", "detail": f"unknown status in {status!r}"}, 400)
+        else:
+            wanted = list(TaskStatus)
+        items = sorted(ctx.tasks.list_by_status(*wanted), key=lambda t: t.metadata.createdAt, reverse=order == "desc")
+        return {"count": len(items[:limit]), "tasks": [_dump(t) for t in items[:limit]]}
+
+    @app.get("/api/tasks/{task_id}")
+    async def task(task_id: str) -> Any:
+        t = ctx.tasks.get_task(task_id)
+        if t is None:
+            return JSONResponse({"error": "not_found", "detail": f"no task {task_id}"}, status_code=404)
+        return _dump(t)
+
+    @app.post("/api/tasks/{task_id}/{command}")
+    async def task_command(task_id: str, command: str) -> Any:
+        if command not in ("pause", "resume", "cancel") or ctx.task_command is None:
+            return JSONResponse({"error": "not_found", "detail": f"no command {command!r}"}, status_code=404)
+        if ctx.tasks.get_task(task_id) is None:
+            return JSONResponse({"error": "not_found", "detail": f"no task {task_id}"}, status_code=404)
+        try:
+            return _dump(await ctx.task_command(task_id, command))
+        except ValueError as e:
+            return JSONResponse({"error": "conflict", "detail": str(e)}, status_code=409)
+
+    @app.get("/api/tasks/{task_id}/events")
+    async def task_events(task_id: str, request: Request, after: int = Query(0, ge=0, le=MAX_SEQ)) -> Any:
+        if ctx.tasks.get_task(task_id) is None:
+            return JSONResponse({"error": "not_found", "detail": f"no task {task_id}"}, status_code=404)
+        try:
+            after_seq = resume_after(request.headers.get("last-event-id"), after)
+        except ValueError as e:
+            return JSONResponse({"error": "bad_request", "detail": str(e)}, status_code=400)
+        if nothing_left(ctx.tasks, task_id, after_seq):
+            return Response(status_code=204)
+        stream = task_event_stream(ctx.tasks, task_id, after_seq, stopping=ctx.stopping,
+                                   disconnected=request.is_disconnected)
+        return StreamingResponse(stream, media_type="text/event-stream",
+                                 headers={"cache-control": "no-cache", "x-accel-buffering": "no"})
+
+    # ---- a user's goals --------------------------------------------------------------
+    @app.post("/api/goals", status_code=201)
+    async def post_goal(body: GoalRequest) -> Any:
+        if ctx.submit_goal is None:
+            return JSONResponse({"error": "not_available", "detail": "goals are not wired"}, status_code=501)
+        try:
+            decision = await ctx.submit_goal(body)
+        except GoalRequestError as e:
+            return JSONResponse({"error": "bad_request", "detail": str(e)}, status_code=400)
+        except BotUnavailable as e:
+            return JSONResponse({"error": "unavailable", "detail": str(e)}, status_code=503)
+        task = ctx.tasks.get_task(decision.task_id) if decision.task_id else None
+        if decision.created:
+            return _dump(task)
+        payload = {"error": decision.verdict, "detail": decision.reason, "goalKey": decision.goal_key,
+                   "goal": decision.goal.model_dump()}
+        if task is not None:
+            payload["task"] = _dump(task)
+        return JSONResponse(payload, status_code=GOAL_REFUSED[decision.verdict])
+
+    # ---- agency, bot, keep-alive, health ----------------------------------------------
+    @app.get("/api/agency/counters")
+    async def counters() -> dict[str, Any]:
+        return ctx.counters.snapshot()
+
+    @app.get("/api/bot/snapshot")
+    async def snapshot() -> Any:
+        try:
+            snap = await ctx.snapshot()
+        except Exception as e:  # noqa: BLE001 - not connected, bridge down: say so
+            return JSONResponse({"error": "unavailable", "detail": str(e)}, status_code=503)
+        return snap.model_dump(mode="json")
+
+    @app.post("/api/keepalive/poke")
+    async def poke() -> dict[str, Any]:
+        return await ctx.poke_keepalive()
+
+    @app.get("/healthz")
+    async def healthz() -> JSONResponse:
+        h = ctx.health()
+        return JSONResponse(h, status_code=200 if h.get("ok") else 503)
+
+    @app.get("/metrics")
+    async def metrics() -> PlainTextResponse:
+        return PlainTextResponse(ctx.metrics(), media_type="text/plain; version=0.0.4")
+
+    return BodyLimit(app, max_body_bytes)  # type: ignore[return-value]
+
+
+def _dump(obj: Any) -> Any:
+    return obj.model_dump(mode="json", exclude_none=True) if hasattr(obj, "model_dump") else obj

@@ -1,0 +1,329 @@
+"""The one object through which Python talks to node (JSPyBridge).
+
+Closes the traps of bridge-notes.md by design:
+- node side pinned: we require ONE entry file (node/bridge.js) by absolute path, with
+  NODE_PM=false so JSPyBridge can never auto-install packages;
+- every JSPyBridge call runs on ONE thread owned by this object, and every call's Python
+  timeout is its JS timeout plus a margin, so a late JS reply never kills the bridge;
+- a watchdog notices a dead node process or a dead bridge thread within seconds;
+- `rebuild()` replaces node and all JS state (old proxies are stale; bots are rebuilt by
+  their owners); `shutdown()` quits every bot and terminates node.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import json
+import os
+import queue
+import threading
+import time
+from pathlib import Path
+from typing import Any, Callable
+
+from loguru import logger
+
+from bot.runtime.node_runtime import NodeRuntimeError, resolve_node_bin
+
+NODE_DIR = Path(__file__).resolve().parents[2] / "node"
+ENTRY = NODE_DIR / "bridge.js"
+
+# Property gets through JSPyBridge have a fixed 10 s timeout (trap 5); plain helper calls
+# that wait on nothing in JS get this one.
+DEFAULT_JS_TIMEOUT_MS = 10_000
+
+
+class BridgeError(RuntimeError):
+    """A JS helper raised; the bridge itself is fine."""
+
+
+class BridgeDead(RuntimeError):
+    """node or the bridge thread is gone; rebuild the bridge to go on."""
+
+
+class BridgeInitError(RuntimeError):
+    """The node side could not be started (node missing, deps not installed, ...)."""
+
+
+class _Worker:
+    """One daemon thread running submitted calls in order. Unlike ThreadPoolExecutor's
+    workers it is not joined at interpreter exit, so a call stuck on a dead node can never
+    hold the process open."""
+
+    def __init__(self, name: str) -> None:
+        self._queue: queue.SimpleQueue[tuple[concurrent.futures.Future[Any], Callable[[], Any]] | None] = (
+            queue.SimpleQueue()
+        )
+        self.thread = threading.Thread(target=self._loop, name=name, daemon=True)
+        self.thread.start()
+
+    def _loop(self) -> None:
+        while (item := self._queue.get()) is not None:
+            future, func = item
+            if not future.set_running_or_notify_cancel():
+                continue
+            try:
+                future.set_result(func())
+            except BaseException as e:  # noqa: BLE001 - handed to the caller
+                future.set_exception(e)
+
+    def submit(self, func: Callable[[], Any]) -> concurrent.futures.Future[Any]:
+        future: concurrent.futures.Future[Any] = concurrent.futures.Future()
+        self._queue.put((future, func))
+        return future
+
+    def shutdown(self) -> None:
+        self._queue.put(None)
+
+
+class Bridge:
+    _instance_lock = threading.Lock()
+    _live_instance: "Bridge | None" = None  # JSPyBridge is process-global: one at a time
+
+    def __init__(
+        self,
+        node_bin: str = "auto",
+        call_margin_s: float = 5.0,
+        dead_check_interval_s: float = 1.0,
+        on_dead: Callable[[str], None] | None = None,
+    ) -> None:
+        self.node_bin = node_bin
+        self.call_margin_s = call_margin_s
+        self.dead_check_interval_s = dead_check_interval_s
+        self.on_dead = on_dead
+        self._executor: _Worker | None = None
+        self._thread: threading.Thread | None = None
+        self._mod: Any = None
+        self._dead_reason: str | None = None
+        self._stopping = threading.Event()
+        self._watchdog: threading.Thread | None = None
+        self.generation = 0  # bumped by every (re)start: ids from older generations are stale
+        self.calls = 0
+        self.call_seconds = 0.0
+
+    # ---- lifecycle -------------------------------------------------------------------
+    def start(self, timeout_s: float = 60.0) -> None:
+        with Bridge._instance_lock:
+            if Bridge._live_instance not in (None, self):
+                raise BridgeInitError("another Bridge is live in this process (JSPyBridge is process-global)")
+            Bridge._live_instance = self
+        if not ENTRY.exists():
+            raise BridgeInitError(f"{ENTRY} is missing")
+        if not (NODE_DIR / "node_modules" / "mineflayer").exists():
+            raise BridgeInitError(f"node dependencies are not installed: run `npm ci` in {NODE_DIR}")
+        try:
+            node_bin = resolve_node_bin(self.node_bin)
+        except NodeRuntimeError as e:
+            raise BridgeInitError(str(e)) from None
+        os.environ["NODE_PM"] = "false"  # never let JSPyBridge npm-install anything
+        os.environ["NODE_BIN"] = node_bin
+        self._executor = _Worker("jsbridge")
+        self._dead_reason = None
+        self._stopping.clear()
+        try:
+            self._executor.submit(self._start_on_thread).result(timeout=timeout_s)
+        except concurrent.futures.TimeoutError as e:
+            raise BridgeInitError(f"node side did not start within {timeout_s:.0f} s") from e
+        except FileNotFoundError as e:
+            raise BridgeInitError(f"node executable not found ({node_bin}): {e}") from e
+        except Exception as e:  # noqa: BLE001 - any start failure is an init failure
+            raise BridgeInitError(f"node side failed to start: {e}") from e
+        self.generation += 1
+        self._watchdog = threading.Thread(target=self._watch, name="jsbridge-watchdog", daemon=True)
+        self._watchdog.start()
+        logger.info("bridge up: node pid {} (generation {})", self.node_pid, self.generation)
+
+    def _start_on_thread(self) -> None:
+        self._thread = threading.current_thread()
+        import javascript  # noqa: PLC0415 - importing it spawns node: only ever on this thread
+        from javascript import config, connection, events, proxy  # noqa: PLC0415
+
+        # JSPyBridge prints node's stray output and its own complaints to stdout: send them
+        # to the log instead (stdout carries `mcbot snapshot`'s JSON).
+        for module in (connection, proxy, events):
+            module.print = _route_node_output
+        if config.event_loop is None:  # after a rebuild the module must be re-initialised
+            javascript.init()
+        self._mod = javascript.require(str(ENTRY))
+        if self._mod.ping(timeout=DEFAULT_JS_TIMEOUT_MS / 1000) != "pong":
+            raise BridgeInitError("bridge.js did not answer ping")
+
+    def shutdown(self) -> None:
+        """Quit every bot, terminate node, stop the thread. Safe to call twice."""
+        self._stopping.set()
+        if self._executor is None:
+            return
+        if self.alive:
+            try:
+                self.call("quitAll", timeout_ms=2_000)
+            except Exception as e:  # noqa: BLE001 - shutting down regardless
+                logger.debug("quitAll at shutdown failed: {}", e)
+        self._kill_node()
+        self._executor.shutdown()
+        self._executor = None
+        self._mod = None
+        with Bridge._instance_lock:
+            if Bridge._live_instance is self:
+                Bridge._live_instance = None
+        logger.info("bridge shut down")
+
+    def rebuild(self, timeout_s: float = 60.0) -> None:
+        """A fresh node and bridge thread; every bot id from before is gone."""
+        logger.warning("rebuilding bridge (was: {})", self._dead_reason or "alive")
+        self._stopping.set()
+        self._kill_node()
+        if self._executor is not None:
+            self._executor.shutdown()
+            self._executor = None
+        self._mod = None
+        self.start(timeout_s=timeout_s)
+
+    def _kill_node(self) -> None:
+        try:
+            from javascript import connection  # noqa: PLC0415
+        except Exception:  # noqa: BLE001 - never imported: nothing to kill
+            return
+        proc, com_thread = connection.proc, connection.com_thread
+        connection.stop()  # terminates node and resets JSPyBridge's globals
+        if proc is not None:
+            try:
+                proc.wait(timeout=5)
+            except Exception:  # noqa: BLE001
+                proc.kill()
+                proc.wait(timeout=5)
+        # The old reader thread must be gone before a new node starts: it reads the
+        # module-global process handle and would otherwise steal the new node's replies.
+        if com_thread is not None:
+            com_thread.join(timeout=5)
+
+    # ---- health ----------------------------------------------------------------------
+    @property
+    def node_pid(self) -> int | None:
+        try:
+            from javascript import connection  # noqa: PLC0415
+
+            return connection.proc.pid if connection.proc else None
+        except Exception:  # noqa: BLE001
+            return None
+
+    @property
+    def dead_reason(self) -> str | None:
+        return self._dead_reason
+
+    @property
+    def alive(self) -> bool:
+        if self._executor is None:
+            return False
+        reason = self._check()
+        if reason:
+            self._dead_reason = reason
+        return reason is None
+
+    def _check(self) -> str | None:
+        if self._dead_reason:
+            return self._dead_reason
+        try:
+            from javascript import config, connection  # noqa: PLC0415
+        except Exception:  # noqa: BLE001
+            return "bridge not started"
+        if connection.proc is None or connection.proc.poll() is not None:
+            code = connection.proc.poll() if connection.proc else None
+            return f"node process exited (code {code})"
+        if config.event_thread is None or not config.event_thread.is_alive():
+            return "JSPyBridge event thread died"
+        if self._thread is not None and not self._thread.is_alive():
+            return "bridge thread died"
+        return None
+
+    def _watch(self) -> None:
+        generation = self.generation
+        while not self._stopping.wait(self.dead_check_interval_s):
+            if generation != self.generation:
+                return
+            reason = self._check()
+            if reason:
+                self._dead_reason = reason
+                logger.error("bridge dead: {}", reason)
+                if self.on_dead:
+                    try:
+                        self.on_dead(reason)
+                    except Exception as e:  # noqa: BLE001
+                        logger.exception("on_dead handler failed: {}", e)
+                return
+
+    # ---- calls -----------------------------------------------------------------------
+    def call(self, fn: str, *args: Any, timeout_ms: int = DEFAULT_JS_TIMEOUT_MS) -> Any:
+        """Call a bridge.js helper on the bridge thread.
+
+        `timeout_ms` is the JS-side bound of whatever the helper waits on; the Python wait is
+        longer by `call_margin_s` so that JS always settles first (trap 1).
+        """
+        if self._executor is None or self._mod is None:
+            raise BridgeDead(self._dead_reason or "bridge not started")
+        if self._dead_reason:
+            raise BridgeDead(self._dead_reason)
+        py_timeout = timeout_ms / 1000 + self.call_margin_s
+        mod = self._mod
+
+        def run() -> Any:
+            return getattr(mod, fn)(*args, timeout=py_timeout)
+
+        started = time.perf_counter()
+        future = self._executor.submit(run)
+        deadline = started + py_timeout + self.call_margin_s
+        # Wait in slices so a bridge that dies mid-call is reported at once, not at timeout.
+        while True:
+            try:
+                result = future.result(timeout=min(0.25, max(0.0, deadline - time.perf_counter())))
+                break
+            except concurrent.futures.TimeoutError:
+                reason = self._check()
+                if reason:
+                    self._dead_reason = reason
+                    raise BridgeDead(reason) from None
+                if time.perf_counter() >= deadline:
+                    raise BridgeDead(f"call {fn} did not return within {py_timeout:.0f} s") from None
+            except Exception as e:  # noqa: BLE001 - JS errors arrive as JavaScriptError
+                reason = self._check()
+                if reason:
+                    self._dead_reason = reason
+                    raise BridgeDead(reason) from e
+                raise BridgeError(f"{fn}: {_js_message(e)}") from None
+        self.calls += 1
+        self.call_seconds += time.perf_counter() - started
+        return result
+
+    def call_json(self, fn: str, *args: Any, timeout_ms: int = DEFAULT_JS_TIMEOUT_MS) -> Any:
+        return json.loads(self.call(fn, *args, timeout_ms=timeout_ms))
+
+    async def acall_json(self, fn: str, *args: Any, timeout_ms: int = DEFAULT_JS_TIMEOUT_MS) -> Any:
+        return await asyncio.to_thread(self.call_json, fn, *args, timeout_ms=timeout_ms)
+
+    def raw(self, fn: str, *args: Any) -> Any:
+        """Return a JS proxy (benchmark only: proxies must not escape into the house)."""
+        return self.call(fn, *args)
+
+    def on_bridge_thread(self, func: Callable[[], Any], timeout_s: float = 60.0) -> Any:
+        """Run a function on the bridge thread (benchmark's per-property baseline)."""
+        if self._executor is None:
+            raise BridgeDead("bridge not started")
+        return self._executor.submit(func).result(timeout=timeout_s)
+
+
+def _route_node_output(*parts: Any, **_: Any) -> None:
+    text = " ".join(str(p) for p in parts).strip()
+    if text.startswith("[JSE]"):
+        text = text[5:].strip()
+    if text:
+        logger.debug("node: {}", text)
+
+
+def _js_message(e: BaseException) -> str:
+    text = str(e)
+    # JavaScriptError renders a long pretty stack; its first error line is what we need.
+    for line in text.splitlines():
+        line = line.strip()
+        if line.startswith("Error:") or "Error:" in line[:40]:
+            return line.split("Error:", 1)[1].strip() or line
+    return text.strip().splitlines()[0] if text.strip() else type(e).__name__

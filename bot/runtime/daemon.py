@@ -1,0 +1,232 @@
+"""`mcbot run` as a daemon: a fixed lifecycle and one owner for agency state.
+
+    signal handlers -> initialize -> start -> run -> stop -> shutdown
+
+Everything mutable in agency/ is touched only from the asyncio event loop (scheduler jobs,
+HTTP handlers); bridge calls run on the bridge's own thread and are awaited. A state
+machine refuses calls made in the wrong state with a clear error.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import signal
+import time
+from enum import Enum
+from pathlib import Path
+from typing import Any
+
+from loguru import logger
+
+from bot.runtime.body import MineflayerBody
+from bot.runtime.bridge import Bridge
+from bot.runtime.scheduler import JobSpec, Scheduler
+from bot.runtime.server import EmbeddedServer, settings_from_config
+from bot.runtime.session import connection_settings
+from bot.runtime.world_supervisor import RestartPolicy, WorldGaveUp, WorldSupervisor
+
+SHUTDOWN_BUDGET_S = 10.0
+EXIT_INIT = 3  # the world could not be kept alive (bot/cli/main.py's exit code for init failures)
+
+
+class DaemonState(str, Enum):
+    created = "created"
+    initialized = "initialized"
+    running = "running"
+    stopping = "stopping"
+    stopped = "stopped"
+
+
+class DaemonStateError(RuntimeError):
+    pass
+
+
+class Daemon:
+    def __init__(self, cfg: Any, *, host: str | None = None, port: int | None = None) -> None:
+        self.cfg = cfg
+        self.host = host
+        self.port = port
+        self.state = DaemonState.created
+        self.server: EmbeddedServer | None = None
+        self.world: WorldSupervisor | None = None  # only when we started the world
+        self._world_task: asyncio.Task[None] | None = None
+        self.exit_code = 0
+        self.bridge: Bridge | None = None
+        self.body: MineflayerBody | None = None
+        self.scheduler = Scheduler()
+        self.agency: Any = None  # bot.runtime.wiring.Agency: stores and loops, built in initialize
+        self._stop = asyncio.Event()
+        self._api_server: Any = None
+        self._api_task: asyncio.Task[Any] | None = None
+        self.started_at = time.time()
+
+    def _require(self, *states: DaemonState) -> None:
+        if self.state not in states:
+            wanted = " or ".join(s.value for s in states)
+            raise DaemonStateError(f"daemon is {self.state.value}; this needs {wanted}")
+
+    # ---- lifecycle -------------------------------------------------------------------
+    def install_signal_handlers(self) -> None:
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGTERM, signal.SIGINT):
+            loop.add_signal_handler(sig, self.request_stop, sig.name)
+
+    def request_stop(self, why: str = "requested") -> None:
+        if not self._stop.is_set():
+            logger.info("stopping ({})", why)
+        self._stop.set()
+
+    async def initialize(self) -> None:
+        """Stores first (nothing acknowledged may be lost), then world, bridge, bot."""
+        self._require(DaemonState.created)
+        from bot.runtime.wiring import build_agency  # noqa: PLC0415
+
+        cfg = self.cfg
+        Path(cfg.storage.db_path).parent.mkdir(parents=True, exist_ok=True)
+        self.agency = build_agency(cfg)
+        embedded = cfg.server.use_embedded and not self.host
+        if embedded:
+            self.server = EmbeddedServer(settings_from_config(cfg.server, port=self.port), cfg.bridge.node_bin)
+            await asyncio.to_thread(self.server.start)
+        self.bridge = Bridge(
+            node_bin=cfg.bridge.node_bin,
+            call_margin_s=cfg.bridge.call_margin_s,
+            dead_check_interval_s=cfg.bridge.dead_check_interval_s,
+        )
+        await asyncio.to_thread(self.bridge.start)
+        settings = connection_settings(cfg, host=None if embedded else self.host, port=self.port)
+        self.body = MineflayerBody(self.bridge, settings)
+        await asyncio.to_thread(self.body.connect)
+        self.agency.attach_body(self.body, embedded=embedded)
+        if self.server is not None:
+            s = cfg.server
+            policy = RestartPolicy(s.world_max_restarts, s.world_restart_window_s, s.world_restart_backoff_s)
+            self.world = WorldSupervisor(self.server, policy, on_restarted=self._world_restarted)
+        self.state = DaemonState.initialized
+
+    async def start(self) -> None:
+        self._require(DaemonState.initialized)
+        for spec in self.agency.jobs(self):
+            self.scheduler.add(spec)
+        self.scheduler.start()
+        if self.cfg.api.enabled:
+            await self._start_api()
+        if self.world is not None:
+            self._world_task = asyncio.create_task(self._supervise_world(), name="world-supervisor")
+        self.state = DaemonState.running
+        logger.info("daemon running: {} jobs, API {}", len(self.scheduler.jobs), self.api_url or "off")
+
+    async def run(self) -> None:
+        self._require(DaemonState.running)
+        await self._stop.wait()
+
+    async def _supervise_world(self) -> None:
+        assert self.world is not None
+        try:
+            await self.world.run()
+        except WorldGaveUp:
+            self.exit_code = EXIT_INIT
+            self.request_stop("the embedded world keeps dying")
+
+    async def stop(self) -> None:
+        if self.state in (DaemonState.stopping, DaemonState.stopped):
+            return
+        self.state = DaemonState.stopping
+        if self._world_task is not None:
+            self._world_task.cancel()  # a world stopped by shutdown is not restarted
+        self.scheduler.shutdown()
+        if self._api_server is not None:
+            self._api_server.should_exit = True
+            if self._api_task is not None:
+                try:
+                    await asyncio.wait_for(self._api_task, timeout=3)
+                except (asyncio.TimeoutError, asyncio.CancelledError):
+                    self._api_task.cancel()
+
+    async def shutdown(self) -> None:
+        """Release everything in reverse order; safe after a failed initialize."""
+        await self.stop()
+        if self.agency is not None:
+            await self.agency.on_shutdown()
+        if self.body is not None:
+            await asyncio.to_thread(self.body.close)
+        if self.bridge is not None:
+            await asyncio.to_thread(self.bridge.shutdown)
+        if self.server is not None:
+            if self.world is not None:
+                await self.world.settle()  # a restart in flight ends before we stop the server
+            await asyncio.to_thread(self.server.stop)
+        if self.agency is not None:
+            self.agency.close()
+        self.state = DaemonState.stopped
+        logger.info("daemon stopped")
+
+    def _world_restarted(self) -> None:
+        assert self.agency is not None and self.body is not None
+        self.agency.world_restarted()  # before the bot is back: an in-memory world is a new one
+        self.body.reconnect_now()
+
+    # ---- HTTP API ----------------------------------------------------------------------
+    @property
+    def stopping(self) -> bool:
+        """A stop was asked for: long-lived responses (task event streams) end now."""
+        return self._stop.is_set() or self.state in (DaemonState.stopping, DaemonState.stopped)
+
+    @property
+    def api_url(self) -> str | None:
+        if self._api_server is None:
+            return None
+        return f"http://{self.cfg.api.host}:{self.cfg.api.port}"
+
+    async def _start_api(self) -> None:
+        from bot.runtime.api import create_app  # noqa: PLC0415
+        from bot.runtime.api_server import api_server  # noqa: PLC0415
+
+        api = self.cfg.api
+        app = create_app(self.agency.api_context(self), token=api.token or None, max_body_bytes=api.max_body_bytes)
+        self._api_server = api_server(app, api.host, api.port, api.read_timeout_s)
+        self._api_task = asyncio.create_task(self._api_server.serve(), name="http-api")
+        while not self._api_server.started:
+            if self._api_task.done():
+                exc = self._api_task.exception()
+                raise RuntimeError(f"HTTP API failed to start on {self.cfg.api.host}:{self.cfg.api.port}: {exc}")
+            await asyncio.sleep(0.02)
+
+    # ---- health ------------------------------------------------------------------------
+    def health(self) -> dict[str, Any]:
+        bot_connected = bool(self.body and self.body.connected)
+        bridge_alive = bool(self.bridge and self.bridge.alive)
+        scheduler_running = self.scheduler.running
+        world_up = self.world is None or self.world.up
+        parts = {"world": world_up, "bridge": bridge_alive, "bot": bot_connected, "scheduler": scheduler_running}
+        return {
+            "ok": all(parts.values()),
+            "down": [name for name, up in parts.items() if not up],
+            "world": self.world.status if self.world is not None else "external",
+            "botConnected": bot_connected,
+            "bridgeAlive": bridge_alive,
+            "schedulerRunning": scheduler_running,
+            "state": self.state.value,
+            "uptimeS": round(time.time() - self.started_at, 1),
+        }
+
+    def job_spec(self, name: str, func: Any, interval_s: float, timeout_s: float = 30.0) -> JobSpec:
+        return JobSpec(name, func, interval_s, enabled=name not in self.cfg.jobs.disabled, timeout_s=timeout_s)
+
+
+async def run_daemon(cfg: Any, host: str | None = None, port: int | None = None) -> int:
+    """The whole lifecycle; returns the process exit code."""
+    daemon = Daemon(cfg, host=host, port=port)
+    daemon.install_signal_handlers()
+    try:
+        await daemon.initialize()
+        await daemon.start()
+        await daemon.run()
+        return daemon.exit_code
+    finally:
+        try:
+            await asyncio.wait_for(daemon.shutdown(), timeout=SHUTDOWN_BUDGET_S)
+        except asyncio.TimeoutError:
+            logger.error("shutdown took longer than {} s; forcing", SHUTDOWN_BUDGET_S)
+            if daemon.server is not None:
+                daemon.server.stop(timeout_s=1)

@@ -1,0 +1,213 @@
+"""Goal binding in the running daemon: stores, the resolver in the thought pipeline, the
+executor's goal hooks, the activation reactor fed by real events, the priority scorer,
+drift re-reads of finished shelters, shelter_nearby for drive ticks, and the
+pause/resume/cancel commands for goal-bound tasks. Agency (bot/runtime/wiring.py) builds one and
+calls it; everything here runs on the daemon's event loop, world reads on the bridge thread.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any, Callable
+
+from loguru import logger
+
+from agency.clock import Clock
+from agency.goals import ActivationReactor, GoalKeyIndex, GoalLifecycle, GoalSync
+from agency.goals.fields import release_patch
+from agency.goals.identity import PROVISIONAL_SCOPE_M
+from agency.goals.models import BUILD_SHELTER, HOLD_UNSAFE, GoalBinding, SiteSignature, read_binding
+from agency.goals.priority import PriorityScorer
+from agency.goals.router import ShelterGoalRouter
+from agency.goals.run_hooks import GoalRunHooks
+from agency.shelter.site_check import read_site, region_digest, verify_region
+from agency.execution.reflexes import FOODS
+from agency.planning.tasks.events import cancelled_patch
+from agency.planning.tasks.models import Task, TaskStatus
+from agency.world import DUSK_START, BlockRegion, WorldSnapshot
+
+REVIEW_RANGE_M = 96.0  # finished sites re-read only this close (their chunks are loaded)
+MATERIAL_ACTIONS = frozenset({"collect", "gather", "craft", "mine"})
+EVENT_LOG = 200
+
+
+class GoalWiring:
+    def __init__(
+        self, cfg: Any, tasks: Any, clock: Clock, *, last_snapshot: Callable[[], WorldSnapshot | None],
+        sleep: Callable[[float], Any] = asyncio.sleep,
+    ) -> None:
+        db = cfg.storage.db_path
+        self.tasks = tasks
+        self.clock = clock
+        self._snapshot = last_snapshot
+        self.body: Any = None
+        self.index = GoalKeyIndex(db)
+        self.sync = GoalSync(db, clock=clock)
+        self.events: list[dict[str, Any]] = []  # recent goal lifecycle events (API, tests)
+        self.lifecycle = GoalLifecycle(tasks, clock=clock, goals=self.sync, emit=self._emit)
+        self.hooks = GoalRunHooks(self.lifecycle, lambda: self.body, on_verified=self._remember_site, sleep=sleep)
+        self.reactor = ActivationReactor(  # ticked once per executor tick (on_executor_tick)
+            self.lifecycle,
+            feasibility={HOLD_UNSAFE: lambda _t, _b: self._hostiles() == 0},
+            verify=self._verify_for_reactor,
+        )
+        self.scorer = PriorityScorer(tasks, clock, foods=FOODS)  # Task.urgency's one writer
+        self.router = ShelterGoalRouter(self.index, self.lifecycle, position=self._position,
+                                        verify=self.hooks.verify, clock=clock)
+        self._digests: dict[str, str] = {}  # task id -> region digest at its last read
+        self._fresh: dict[str, BlockRegion] = {}  # task id -> region read this review (reactor's verify)
+        self._last_time: int | None = None
+        self._last_hostiles = 0
+
+    # ---- plumbing ---------------------------------------------------------------------
+    def _emit(self, event: dict[str, Any]) -> None:
+        self.events = (self.events + [event])[-EVENT_LOG:]
+        logger.info("[Goals] {} task={} {}", event["event"], event["taskId"],
+                    {k: v for k, v in event.items() if k not in ("event", "taskId", "goalInstanceId", "at")})
+
+    def _position(self) -> tuple[float, float, float] | None:
+        snap = self._snapshot()
+        return None if snap is None else (snap.position.x, snap.position.y, snap.position.z)
+
+    def _hostiles(self) -> int:
+        snap = self._snapshot()
+        return 0 if snap is None else snap.hostiles
+
+    def _remember_site(self, task: Task, region: BlockRegion | None) -> None:
+        if region is not None:
+            self._digests[task.id] = region_digest(region)
+
+    def _verify_for_reactor(self, task: Task, binding: GoalBinding) -> Any:
+        region = self._fresh.pop(task.id, None)
+        site = binding.anchors.siteSignature
+        if region is None or site is None:
+            return self.hooks.verify(task, binding)
+        return verify_region(region, site, task.metadata.build)
+
+    # ---- what drive ticks and the executor see ----------------------------------------------
+    def finished_shelters(self) -> list[tuple[Task, GoalBinding]]:
+        out = []
+        for task_id in self.index.task_ids(BUILD_SHELTER, terminal=True):
+            task = self.tasks.get_task(task_id)
+            binding = read_binding(task) if task is not None else None
+            if task is not None and binding is not None and task.status is TaskStatus.completed \
+                    and not binding.archived:  # an archived shelter stands in another world
+                out.append((task, binding))
+        return out
+
+    def shelter_nearby(self, snap: WorldSnapshot | None) -> bool | None:
+        """A verified shelter (completed goal-bound task whose last verification passed)
+        within the provisional scope (32 m) of the bot. None before the first snapshot."""
+        if snap is None:
+            return None
+        return self.nearest_verified_shelter(snap) is not None
+
+    def nearest_verified_shelter(self, snap: WorldSnapshot) -> SiteSignature | None:
+        """The site of the nearest verified shelter within 32 m (the night-shelter reflex)."""
+        pos = (snap.position.x, snap.position.y, snap.position.z)
+        best: tuple[float, SiteSignature] | None = None
+        for _task, b in self.finished_shelters():
+            site, last = b.anchors.siteSignature, b.completion.lastResult
+            if site is None or last is None or not last.done:
+                continue
+            d = site.footprintBounds.distance_to(pos)
+            if d <= PROVISIONAL_SCOPE_M and (best is None or d < best[0]):
+                best = (d, site)
+        return best[1] if best else None
+
+    def on_task_event(self, kind: str, task: Task) -> None:
+        """The executor's lifecycle events: keep goals in step with plain transitions, and
+        turn finished gathering/crafting into materials_acquired / subtask_completed."""
+        if task.metadata.goalBinding is not None:
+            self.sync.on_task_transition(None, task)
+        if kind != "completed":
+            return
+        if task.type.lower() in MATERIAL_ACTIONS and self.reactor.materials_acquired():
+            logger.info("[Goals] materials_acquired after task={}", task.id)
+        if task.metadata.parentTaskId:
+            self.reactor.subtask_completed(task.id)
+
+    # ---- jobs ------------------------------------------------------------------------------------
+    def observe(self, snap: WorldSnapshot | None) -> None:
+        """World-clock and threat edges from the latest snapshot."""
+        if snap is None:
+            return
+        t, prev = snap.timeOfDay, self._last_time
+        crossed = prev is not None and ((prev < DUSK_START <= t) or (prev > t and (t >= DUSK_START or prev < DUSK_START)))
+        if crossed:
+            woken = self.reactor.dusk_approaching(verified_shelter_nearby=bool(self.shelter_nearby(snap)))
+            logger.info("[Goals] dusk_approaching time={} woken={}", t, woken)
+        if self._last_hostiles > 0 and snap.hostiles == 0:
+            self.reactor.threat_resolved()
+        self._last_time, self._last_hostiles = t, snap.hostiles
+
+    async def on_executor_tick(self) -> None:
+        """The evaluation cycle, run as the executor's before_tick (once per executor tick,
+        before a claim): event edges, one reactor tick (woken goals; every 60th tick the
+        periodic backstop) within the activation budgets, then every live task's urgency."""
+        snap = self._snapshot()
+        self.observe(snap)
+        report = self.reactor.tick()
+        if report.reactivated or report.deferred:
+            logger.info("[Goals] reactor reactivated={} deferred={} over_budget={}", report.reactivated,
+                        report.deferred, report.over_budget)
+        self.scorer.evaluate(snap, shelter_nearby=self.shelter_nearby(snap))
+
+    async def job_review(self) -> list[str]:
+        """World drift near finished sites: re-read each one in range (one region read);
+        a changed read is drift, re-verified through the reactor (a failure re-opens the
+        goal as a repair). Unloaded reads are skipped, never judged."""
+        pos = self._position()
+        if self.body is None or pos is None or not getattr(self.body, "connected", True):
+            return []
+        drifted = []
+        for task, binding in self.finished_shelters():
+            site = binding.anchors.siteSignature
+            if site is None or site.footprintBounds.distance_to(pos) > REVIEW_RANGE_M:
+                continue
+            region = await asyncio.to_thread(read_site, self.body, site)
+            if None in region.palette:
+                continue
+            digest = region_digest(region)
+            if self._digests.get(task.id) == digest:
+                continue
+            self._digests[task.id] = digest
+            self._fresh[task.id] = region
+            after = self.reactor.world_drift_detected(site.position)
+            self._fresh.pop(task.id, None)
+            if any(t.id == task.id and t.status is not TaskStatus.completed for t in after):
+                logger.warning("[Goals] world_drift_detected task={}: shelter regressed, re-opened for repair", task.id)
+                drifted.append(task.id)
+        return drifted
+
+    # ---- HTTP: pause / resume / cancel of goal-bound tasks -------------------------------------------
+    async def task_command(self, task: Task, command: str, executor: Any) -> Task:
+        running = executor is not None and executor.current is not None and executor.current.task_id == task.id
+        if command == "pause":
+            if running:
+                await executor.preempt("manual_pause")  # hold protocol, reason manual_pause
+            elif task.status in (TaskStatus.pending, TaskStatus.active, TaskStatus.paused):
+                self.lifecycle.pause(task.id)  # the hard wall (replaces a softer hold)
+            else:
+                raise ValueError(f"task {task.id} is {task.status.value}; only pending, active or paused tasks pause")
+        elif command == "resume":
+            if task.status is not TaskStatus.paused:
+                raise ValueError(f"task {task.id} is {task.status.value}; only paused tasks resume")
+            self.lifecycle.resume(task.id)  # the only way out of manual_pause
+        else:
+            if task.status.terminal:
+                raise ValueError(f"task {task.id} is already {task.status.value}")
+            if running:
+                await executor.stop_run("cancelled")  # no hold first: the cancel is the task's end
+            current = self.tasks.get_task(task.id)
+            binding = read_binding(current)
+            patch = release_patch(binding) if binding is not None and binding.hold is not None else {}
+            patch = {**patch, **cancelled_patch(current)}
+            after = self.tasks.set_status(task.id, TaskStatus.failed, metadata_patch=patch)
+            self.sync.on_task_transition(current.status, after)
+        return self.tasks.get_task(task.id)
+
+    def close(self) -> None:
+        self.index.close()
+        self.sync.close()
+

@@ -1,0 +1,186 @@
+"""The embedded world: flying-squid (node/server.js) as a child process of ours.
+
+The server never outlives the command that started it: we hold its stdin, which it watches
+(a SIGKILLed parent closes the pipe), and we terminate it on every normal way out.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from loguru import logger
+
+from bot.runtime.bridge import NODE_DIR
+from bot.config.loader import EMBEDDED_VERSIONS
+from bot.runtime.node_runtime import NodeRuntimeError, resolve_node_bin
+
+READY_PREFIX = "MCBOT_SERVER_READY"
+SERVER_JS = NODE_DIR / "server.js"
+
+
+class ServerStartError(RuntimeError):
+    pass
+
+
+@dataclass
+class EmbeddedServerSettings:
+    port: int = 25565
+    version: str = EMBEDDED_VERSIONS[0]
+    world_folder: str = ""
+    seed: int = 1337
+    tree_density: float = 0.04
+    hostiles: bool = True
+    hostile_cap: int = 8
+    hunger_rate: float = 1.0
+    day_length_scale: float = 1.0  # multiplier on day LENGTH (0.1 = days ten times shorter)
+    game_mode: str = "survival"
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def to_json(self) -> str:
+        return json.dumps(
+            {
+                "worldFolder": self.world_folder or None,
+                "seed": self.seed,
+                "treeDensity": self.tree_density,
+                "hostiles": self.hostiles,
+                "hostileCap": self.hostile_cap,
+                "hungerRate": self.hunger_rate,
+                # the server's dayLengthScale is a clock SPEED multiplier: the inverse
+                "dayLengthScale": 1.0 / self.day_length_scale,
+                "gameMode": self.game_mode,
+                **self.extra,
+            }
+        )
+
+
+class EmbeddedServer:
+    def __init__(self, settings: EmbeddedServerSettings, node_bin: str = "auto") -> None:
+        self.settings = settings
+        self.node_bin = node_bin
+        self.proc: subprocess.Popen[str] | None = None
+        self._reader: threading.Thread | None = None
+        self.lines: list[str] = []  # recent output, for error messages
+
+    @property
+    def port(self) -> int:
+        return self.settings.port
+
+    def start(self, timeout_s: float = 30.0) -> None:
+        if not SERVER_JS.exists():
+            raise ServerStartError(f"{SERVER_JS} is missing")
+        s = self.settings
+        try:
+            node_bin = resolve_node_bin(self.node_bin)
+        except NodeRuntimeError as e:
+            raise ServerStartError(str(e)) from None
+        cmd = [node_bin, str(SERVER_JS), "--port", str(s.port), "--version", s.version, "--config", s.to_json()]
+        try:
+            self.proc = subprocess.Popen(
+                cmd,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.STDOUT,
+                text=True,
+                bufsize=1,
+                cwd=str(NODE_DIR),
+            )
+        except FileNotFoundError as e:
+            raise ServerStartError(f"node executable not found ({node_bin}): {e}") from None
+        ready = threading.Event()
+        self._reader = threading.Thread(target=self._read, args=(ready,), name="embedded-server-log", daemon=True)
+        self._reader.start()
+        deadline = time.monotonic() + timeout_s
+        while not ready.wait(0.05):
+            if self.proc.poll() is not None:
+                tail = " | ".join(self.lines[-5:])
+                raise ServerStartError(f"embedded server exited with code {self.proc.returncode}: {tail}")
+            if time.monotonic() > deadline:
+                self.stop()
+                raise ServerStartError(f"embedded server not ready within {timeout_s:.0f} s")
+        logger.info("embedded server ready on 127.0.0.1:{} ({}), pid {}", s.port, s.version, self.proc.pid)
+
+    def _read(self, ready: threading.Event) -> None:
+        assert self.proc and self.proc.stdout
+        for line in self.proc.stdout:
+            line = line.rstrip()
+            self.lines = (self.lines + [line])[-50:]
+            if line.startswith(READY_PREFIX):
+                ready.set()
+            elif line:
+                logger.debug("server: {}", line)
+
+    @property
+    def running(self) -> bool:
+        return self.proc is not None and self.proc.poll() is None
+
+    def reap(self) -> int | None:
+        """The exit code if the server died since it started (the child is reaped: no
+        zombie), else None. The server can then be started again."""
+        if self.proc is None or self.proc.poll() is None:
+            return None
+        code = self.proc.returncode
+        if self.proc.stdin:
+            try:
+                self.proc.stdin.close()
+            except OSError:
+                pass
+        self.proc = None
+        return code
+
+    def stop(self, timeout_s: float = 10.0) -> None:
+        if self.proc is None:
+            return
+        if self.proc.poll() is None:
+            try:
+                assert self.proc.stdin
+                self.proc.stdin.close()  # the server exits when its stdin closes
+            except (OSError, AssertionError):
+                pass
+            try:
+                self.proc.wait(timeout=2)
+            except subprocess.TimeoutExpired:
+                self.proc.terminate()
+                try:
+                    self.proc.wait(timeout=timeout_s)
+                except subprocess.TimeoutExpired:
+                    self.proc.kill()
+                    self.proc.wait()
+            logger.info("embedded server stopped (pid {})", self.proc.pid)
+        self.proc = None
+
+    def __enter__(self) -> "EmbeddedServer":
+        self.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+
+def free_port() -> int:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def settings_from_config(server_cfg: Any, port: int | None = None, version: str | None = None) -> EmbeddedServerSettings:
+    """Embedded server settings from the `[server]` config section."""
+    return EmbeddedServerSettings(
+        port=port or server_cfg.port,
+        version=version or server_cfg.embedded_version,
+        world_folder=str(Path(server_cfg.world_folder).expanduser()) if server_cfg.world_folder else "",
+        seed=server_cfg.seed,
+        tree_density=server_cfg.tree_density,
+        hostiles=server_cfg.hostiles,
+        hostile_cap=server_cfg.hostile_cap,
+        hunger_rate=server_cfg.hunger_rate,
+        day_length_scale=server_cfg.day_length_scale,
+        game_mode=server_cfg.game_mode,
+    )

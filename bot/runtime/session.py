@@ -1,0 +1,67 @@
+"""A live session: (optionally) the embedded server, the bridge, and a connected body, set
+up in order and torn down in reverse whatever way the caller leaves."""
+
+from __future__ import annotations
+
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any, Iterator
+
+from bot.runtime.body import ConnectionSettings, MineflayerBody
+from bot.runtime.bridge import Bridge
+from bot.runtime.server import EmbeddedServer, settings_from_config
+
+
+@dataclass
+class Session:
+    bridge: Bridge
+    body: MineflayerBody
+    server: EmbeddedServer | None
+
+
+def connection_settings(cfg: Any, host: str | None = None, port: int | None = None, version: str | None = None) -> ConnectionSettings:
+    s, b = cfg.server, cfg.bot
+    return ConnectionSettings(
+        host=host or s.host or "127.0.0.1",
+        port=port or s.port,
+        username=b.username,
+        version=version or s.version,
+        auth=b.auth,
+        profiles_folder=b.profiles_folder,
+        connect_timeout_s=b.connect_timeout_s,
+        reconnect_min_s=b.reconnect_min_s,
+        reconnect_max_s=b.reconnect_max_s,
+        hostile_radius=b.hostile_radius,
+    )
+
+
+@contextmanager
+def live_session(
+    cfg: Any,
+    *,
+    embedded: bool,
+    host: str | None = None,
+    port: int | None = None,
+    version: str | None = None,
+) -> Iterator[Session]:
+    server = None
+    bridge = Bridge(
+        node_bin=cfg.bridge.node_bin,
+        call_margin_s=cfg.bridge.call_margin_s,
+        dead_check_interval_s=cfg.bridge.dead_check_interval_s,
+    )
+    body = None
+    try:
+        if embedded:
+            server = EmbeddedServer(settings_from_config(cfg.server, port=port), node_bin=cfg.bridge.node_bin)
+            server.start()
+        bridge.start()
+        body = MineflayerBody(bridge, connection_settings(cfg, host=None if embedded else host, port=port, version=version))
+        body.connect()
+        yield Session(bridge=bridge, body=body, server=server)
+    finally:
+        if body is not None:
+            body.close()
+        bridge.shutdown()
+        if server is not None:
+            server.stop()

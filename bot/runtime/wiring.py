@@ -1,0 +1,378 @@
+"""Assembles the pure agency pieces for the daemon: stores, perception, keep-alive, drive
+ticks, planning; and the scheduled jobs and HTTP context that drive them. Every method
+here runs on the daemon's event loop (the one owner of agency state); bridge calls are
+awaited on the bridge's thread."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from typing import Any
+
+from loguru import logger
+
+from agency.clock import Clock, system_clock_ms
+from agency.cognition.counters import AgencyCounters
+from agency.cognition.dev_injection import apply_dev_injection
+from agency.cognition.grounding import FrameFacts, check_goal
+from agency.execution.agents import AgentRuntime, default_registry
+from agency.execution.executor import DISCONNECTED, Executor
+from agency.execution.reflexes import ReflexConfig, Reflexes
+from agency.planning.stalls import stalled_tasks
+from agency.planning.tasks.events import cancelled_patch, record_step
+from agency.execution.tools import ToolContext
+from agency.execution.builtin_tools import default_tool_registry
+from agency.execution.tools.crafting import nearby_table
+from agency.execution.workflows import SqliteCheckpointStore
+from agency.goals import assert_task_state
+from agency.perception.body_gate import BodyGate
+from agency.cognition.drive_tick import (SIGHT_ACTIONS, DriveTickConfig, DriveTickFired, DriveTickMemory, drive_candidate,
+                               evaluate_drive_tick, needs_sight, sight_box)
+from agency.cognition.eligibility import routable_by
+from agency.goals.user_goals import GoalDecision, GoalRequest, submit_user_goal
+from agency.cognition.keepalive import KeepAliveConfig, build_keepalive
+from agency.cognition.llm_thoughts import build_thought_generator
+from agency.perception.stimuli import Perception, Stimulus
+from agency.planning.consumer import IdleReporter, PlanningConsumer
+from agency.stream.cognitive_stream import CognitiveStream
+from agency.planning.tasks.models import TaskStatus
+from agency.planning.tasks.store import SqliteTaskStore
+from agency.world import BlockRegion, BodyEvent, BodyLost, WorldSnapshot
+from agency.goals.world_identity import WorldEntry, enter_world
+from bot.runtime.api import ApiContext, BotUnavailable
+from bot.runtime.body import MineflayerBody
+from bot.runtime.goals_wiring import GoalWiring
+from bot.runtime.metrics import render_metrics
+from bot.runtime.world_id import world_identity
+
+
+# Grounding with no snapshot yet: nothing is known, so a named item or entity cannot ground.
+_EMPTY = WorldSnapshot(health=20, food=20, gameMode="survival", dimension="overworld", timeOfDay=0, isDay=True,
+                       position={"x": 0, "y": 0, "z": 0}, hostiles=0, ts=0)
+
+
+class Agency:
+    def __init__(self, cfg: Any, clock: Clock = system_clock_ms) -> None:
+        self.cfg = cfg
+        self.clock = clock
+        db = cfg.storage.db_path
+        self.counters = AgencyCounters(clock)
+        # §G field ownership asserted on every write in development (MCBOT_ENV=development; unset is production).
+        self.tasks = SqliteTaskStore(db, clock=clock, invariant_check=assert_task_state)
+        self.stream = CognitiveStream(db, clock=clock, max_thoughts=cfg.stream.max_thoughts)
+        self.perception = Perception(clock, publish=self.stream.publish)
+        ka = cfg.keepalive
+        self.keepalive = build_keepalive(  # with situation-signature gate and content dedup (contract 4)
+            stream=self.stream,
+            perception=self.perception,
+            clock=clock,
+            generator=build_thought_generator(cfg.llm, clock),  # None without [[llm.targets]]: frames only (I-2)
+            config=KeepAliveConfig(min_interval_ms=ka.min_interval_ms, profile=ka.profile, heartbeat_ms=ka.heartbeat_ms),
+            counters=self.counters,
+        )
+        self.planning = PlanningConsumer(self.stream, self.tasks, clock, stuck_timeout_ms=cfg.drive_tick.stuck_timeout_ms)
+        self.idle = IdleReporter(self.tasks, clock)
+        self.goals = GoalWiring(cfg, self.tasks, clock, last_snapshot=lambda: self.last_snapshot)
+        self.planning.router = self.goals.router  # `build basic_shelter` -> the goal resolver
+        self.drive_memory = DriveTickMemory(db)  # the interval survives a restart
+        self.drive_state = self.drive_memory.state()
+        self.drive_config = DriveTickConfig(
+            enabled=cfg.drive_tick.enabled,
+            interval_ms=cfg.drive_tick.interval_ms,
+            stuck_timeout_ms=cfg.drive_tick.stuck_timeout_ms,
+        )
+        self.checkpoints = SqliteCheckpointStore(db, clock=clock)
+        self.tools = default_tool_registry()
+        self.executor: Executor | None = None  # built once the body exists (tools act on it)
+        self.reflexes: Reflexes | None = None
+        self.tool_ctx: ToolContext | None = None
+        self.body: MineflayerBody | None = None
+        self._embedded: bool | None = None  # did the daemon start the world (attach_body)
+        self.world: WorldEntry | None = None  # which world the store's memories are of (attach_body)
+        self.gate = BodyGate()  # jobs that act on the world wait for a connected bot
+        self.last_snapshot: WorldSnapshot | None = None
+        self._events: list[BodyEvent] = []
+        self._stimuli: list[Stimulus] = []
+
+    def attach_body(self, body: MineflayerBody, *, embedded: bool | None = None) -> None:
+        """embedded: the daemon started the world (None = infer it from config and host)."""
+        self._embedded = embedded
+        settings = getattr(body, "settings", None)  # test doubles have no address: no world to check
+        if settings is not None:  # before any job: another world's places are archived first
+            self._enter_world(settings)
+        self.body = body
+        self.goals.body = body
+        ctx = ToolContext(body=body, clock=self.clock, poll_interval_s=0.2, hooks={"shelter": self.goals.hooks})
+        self.tool_ctx = ctx
+        runtime = AgentRuntime(default_registry(), self.tools, ctx, checkpoints=self.checkpoints,
+                               plan_facts=self.goals.hooks.plan_facts,
+                               on_step=record_step(self.tasks))  # each step in the task's event log
+        self.executor = Executor(self.tasks, runtime, self.clock, on_lifecycle=self.goals.on_task_event,
+                                 goals=self.goals.hooks, before_tick=self.goals.on_executor_tick)
+        r = self.cfg.reflexes
+        self.reflexes = Reflexes(self.tools, ctx, self.executor,
+                                 ReflexConfig(enabled=r.enabled, eat_below_food=r.eat_below_food, fight_within=r.fight_within,
+                                              shelter_at_night=r.shelter_at_night),
+                                 shelter_lookup=self.goals.nearest_verified_shelter, clock=self.clock)
+
+    def _enter_world(self, settings: Any) -> None:
+        identity = world_identity(self.cfg.server, settings.host, settings.port, self._embedded)
+        self.world = enter_world(self.cfg.storage.db_path, identity,
+                                 lifecycle=self.goals.lifecycle, checkpoints=self.checkpoints)
+
+    def world_restarted(self) -> None:
+        """The supervisor restarted the embedded world: one kept in memory is a new world
+        (its builds are gone), so its places are archived like at a start."""
+        settings = getattr(self.body, "settings", None)
+        if settings is not None and not self.cfg.server.world_folder:
+            self._enter_world(settings)
+
+    # ---- jobs --------------------------------------------------------------------------
+    async def job_body(self) -> None:
+        """Keep the bot connected (reconnect, rebuild a dead bridge); collect its events
+        (a lost bot's too: its `end` says why). A disconnect holds the running task
+        ('disconnected'); the executor gives it back once the bot is ready again."""
+        assert self.body is not None and self.executor is not None
+        if not self.body.connected and self.executor.current is not None:
+            await self.executor.preempt(DISCONNECTED)
+        await asyncio.to_thread(self.body.maintain)
+        events = await asyncio.to_thread(self.body.events)
+        self._events.extend(events)
+        if self.reflexes is not None:
+            await self.reflexes.on_events(events)  # a death holds the running task at once
+        if not self.body.connected and self.executor.current is not None:
+            await self.executor.preempt(DISCONNECTED)  # the drained events held an `end`
+
+    async def job_perception(self) -> None:
+        assert self.body is not None
+        if not self.body.connected:
+            return
+        snap = await self._snapshot()
+        if snap is None:
+            return
+        events, self._events = self._events, []
+        update = self.perception.observe(snap, events)
+        self._stimuli.extend(update.stimuli)
+        self.last_snapshot = snap
+
+    async def job_keepalive(self) -> None:
+        if self.last_snapshot is None:
+            return
+        stimuli, self._stimuli = self._stimuli, []
+        # Off the loop: with an LLM generator a tick waits on an HTTP call.
+        await asyncio.to_thread(self.keepalive.tick, self.last_snapshot, stimuli)
+
+    @property
+    def _connected(self) -> bool:
+        return self.body is not None and self.body.connected
+
+    async def job_drive_tick(self) -> None:
+        if self.last_snapshot is None or not self.gate.open("DriveTick", self._connected):
+            return
+        now, snap = self.clock(), self.last_snapshot
+        frame = dict(shelter_nearby=self.goals.shelter_nearby(snap),  # a verified shelter within 32 m
+                     table_nearby=await self._table_nearby(snap, now), sheltering=self._held_by_reflexes,
+                     config=self.drive_config)
+        # The big read of the blocks in sight only for a tick that will ground a collect or craft goal.
+        candidate = drive_candidate(snap, now, self.drive_state, self.tasks, **frame)
+        region = await self._in_sight(snap) if needs_sight(candidate) else None
+        result = evaluate_drive_tick(snap, now, self.drive_state, self.tasks, region=region, counters=self.counters,
+                                     **frame)
+        if isinstance(result, DriveTickFired):
+            stored = self.stream.publish(result.thought)
+            logger.info("[DriveTick] fired goal={} rule={} thought={}", stored.metadata.goalKey, result.selection.rule, stored.id)
+
+    @property
+    def _held_by_reflexes(self) -> bool:
+        return self.reflexes is not None and self.reflexes.holding_tasks
+
+    async def _table_nearby(self, snap: WorldSnapshot, now_ms: int) -> bool | None:
+        """Is a placed crafting table in the crafter's reach? Read only when a drive tick is
+        due and no table is held (one small region read); None = not looked."""
+        due = self.drive_state.due(now_ms, self.drive_config.interval_ms)
+        if not due or snap.count_of("crafting_table") or self.tool_ctx is None or self.body is None or not self.body.connected:
+            return None
+        try:
+            return await asyncio.to_thread(lambda: nearby_table(self.tool_ctx) is not None)
+        except Exception as e:  # a failed read must not stop the drive tick: judge by the inventory
+            self._read_failed("crafting table search", e)
+            return None
+
+    async def _in_sight(self, snap: WorldSnapshot) -> BlockRegion | None:
+        """The blocks around the bot a drive tick grounds its goal on (one region read);
+        None = not read, which grounds nothing in sight."""
+        if self.body is None or not self.body.connected:
+            return None
+        try:
+            return await asyncio.to_thread(self.body.region, *sight_box(snap))
+        except Exception as e:  # a failed read must not stop the drive tick: it explores first
+            self._read_failed("reading the blocks in sight", e)
+            return None
+
+    def _read_failed(self, what: str, e: Exception) -> None:
+        """One line (a bridge error carries a JS stack); DEBUG when the bot went away with
+        the read, since the body gate says that once."""
+        line = str(e).splitlines()[0] if str(e) else type(e).__name__
+        if isinstance(e, BodyLost) or self.body is None or not self.body.connected:
+            logger.debug("[DriveTick] {} skipped: {}", what, line)
+        else:
+            logger.warning("[DriveTick] {} failed: {}", what, line)
+
+    async def job_planning(self) -> None:
+        if self.gate.open("Planning", self._connected):  # no claims for a bot that is not there
+            self.planning.poll_once()
+
+    async def job_executor(self) -> None:
+        assert self.executor is not None and self.body is not None
+        outcome = await self.executor.tick(can_work=self.gate.open("Executor", self._connected),
+                                           held=self._held_by_reflexes)
+        if outcome == "idle":
+            self.idle.check()
+
+    async def job_reflexes(self) -> None:
+        if self.reflexes is None or not self.gate.open("Reflexes", self._connected):
+            return
+        snap = await self._snapshot()
+        if snap is not None:
+            await self.reflexes.tick(snap)
+
+    async def _snapshot(self) -> WorldSnapshot | None:
+        """A snapshot, or None when the body went away between the connected check and the
+        read (a dying world or bridge): the body gate says so once, not a stack trace a tick."""
+        try:
+            return await asyncio.to_thread(self.body.snapshot)
+        except BodyLost as e:
+            logger.debug("snapshot skipped: {}", e)
+            return None
+
+    async def job_counters_log(self) -> None:
+        logger.info(self.counters.format_agency_log_line())
+
+    async def job_stream_prune(self) -> None:
+        self.stream.prune()
+
+    def jobs(self, daemon: Any) -> list[Any]:
+        j = self.cfg.jobs
+        return [
+            daemon.job_spec("body", self.job_body, j.body_s, timeout_s=90),
+            daemon.job_spec("perception", self.job_perception, j.perception_s),
+            daemon.job_spec("keepalive", self.job_keepalive, j.keepalive_s),
+            daemon.job_spec("drive_tick", self.job_drive_tick, j.drive_tick_s),
+            daemon.job_spec("planning", self.job_planning, j.planning_s),
+            daemon.job_spec("executor", self.job_executor, j.executor_s),
+            daemon.job_spec("reflexes", self.job_reflexes, j.reflexes_s, timeout_s=60),
+            daemon.job_spec("counters_log", self.job_counters_log, j.counters_log_s),
+            daemon.job_spec("stream_prune", self.job_stream_prune, j.stream_prune_s),
+            daemon.job_spec("review", self.goals.job_review, j.review_s),
+        ]
+
+    # ---- HTTP --------------------------------------------------------------------------
+    def api_context(self, daemon: Any) -> ApiContext:
+        async def snapshot() -> WorldSnapshot:
+            if self.body is None or not self.body.connected:
+                raise RuntimeError("bot is not connected")
+            return await asyncio.to_thread(self.body.snapshot)
+
+        async def poke() -> dict[str, Any]:
+            if self.body is None or not self.body.connected:
+                return {"status": "unavailable", "detail": "bot is not connected"}
+            snap = await asyncio.to_thread(self.body.snapshot)
+            self.last_snapshot = snap
+            outcome = await asyncio.to_thread(self.keepalive.poke, snap)  # may wait on the LLM
+            return {"status": outcome.status, "bypass": outcome.bypass, "situation": outcome.situation,
+                    "thoughtId": getattr(outcome.thought, "id", None)}
+
+        def inject(body: dict[str, Any]) -> Any:
+            snap = self.last_snapshot
+
+            def ground(goal: Any, thought_id: str) -> Any:
+                facts = FrameFacts.from_snapshot(snap) if snap is not None else FrameFacts.from_snapshot(_EMPTY)
+                return check_goal(goal, facts, scenario_id=thought_id)
+
+            thought = apply_dev_injection(body, os.environ, now_ms=self.clock(), ground=ground)
+            return self.stream.publish(thought)
+
+        return ApiContext(
+            stream=self.stream,
+            tasks=self.tasks,
+            counters=self.counters,
+            snapshot=snapshot,
+            poke_keepalive=poke,
+            health=daemon.health,
+            metrics=lambda: render_metrics(self, daemon),
+            inject_thought=inject,
+            stalled=self.stalled,
+            task_command=self.task_command,
+            submit_goal=self.submit_goal,
+            stopping=lambda: daemon.stopping,
+        )
+
+    async def submit_goal(self, request: GoalRequest) -> GoalDecision:
+        """A user's goal, checked against a fresh snapshot (and the blocks in sight for a
+        collect or craft goal, as a drive tick reads them). BotUnavailable when there is no
+        bot to check it against: nothing is stored."""
+        goal = request.goal()  # GoalRequestError: a 400, before any world read
+        if self.body is None or not self.body.connected or self.executor is None:
+            raise BotUnavailable("bot is not connected; the goal was not stored")
+        try:
+            snap = await asyncio.to_thread(self.body.snapshot)
+            region = await asyncio.to_thread(self.body.region, *sight_box(snap)) if goal.action in SIGHT_ACTIONS else None
+        except BodyLost as e:
+            raise BotUnavailable(f"bot went away while checking the goal ({e}); the goal was not stored") from None
+        self.last_snapshot = snap
+        return submit_user_goal(goal, store=self.tasks, now_ms=self.clock(), facts=FrameFacts.from_snapshot(snap, region=region),
+                                is_routable=routable_by(self.executor.runtime.agents), router=self.goals.router,
+                                priority=request.priority, stuck_timeout_ms=self.cfg.drive_tick.stuck_timeout_ms)
+
+    def stalled(self) -> list[dict[str, Any]]:
+        stats = self.executor.stats if self.executor else None
+        return stalled_tasks(self.tasks.list_by_status(*TaskStatus), self.clock(), stats and stats.last_tick_ms,
+                             self.cfg.drive_tick.stuck_timeout_ms, stats and stats.last_busy_ms)
+
+    async def task_command(self, task_id: str, command: str) -> Any:
+        """pause (manual_pause: only an explicit resume lifts it), resume, cancel."""
+        task = self.tasks.get_task(task_id)
+        if task.metadata.goalBinding is not None:  # holds, the manual_pause wall, goal sync
+            return await self.goals.task_command(task, command, self.executor)
+        running = self.executor is not None and self.executor.current is not None \
+            and self.executor.current.task_id == task_id
+        if command == "pause":
+            if running:
+                await self.executor.preempt("manual_pause")
+            elif task.status in (TaskStatus.pending, TaskStatus.pending_planning, TaskStatus.active):
+                self.tasks.update_task_metadata(task_id, {"blockedReason": "manual_pause"})
+                self.tasks.set_status(task_id, TaskStatus.paused)
+            else:
+                raise ValueError(f"task {task_id} is {task.status.value}; only pending or active tasks pause")
+        elif command == "resume":
+            if task.status is not TaskStatus.paused:
+                raise ValueError(f"task {task_id} is {task.status.value}; only paused tasks resume")
+            self.tasks.update_task_metadata(task_id, {"blockedReason": None})
+            self.tasks.set_status(task_id, TaskStatus.pending)
+        else:  # cancel
+            if task.status.terminal:
+                raise ValueError(f"task {task_id} is already {task.status.value}")
+            if running:
+                await self.executor.stop_run("cancelled")  # no hold first: the cancel is the task's end
+            self.tasks.set_status(task_id, TaskStatus.failed, metadata_patch=cancelled_patch(self.tasks.get_task(task_id)))
+        return self.tasks.get_task(task_id)
+
+    def task_counts(self) -> dict[str, int]:
+        return {s.value: len(self.tasks.list_by_status(s)) for s in TaskStatus}
+
+    async def on_shutdown(self) -> None:
+        """In-flight work reaches a safe stop before the body goes away; the task stays
+        active and resumes from its checkpoint on the next start."""
+        if self.executor is not None:
+            await self.executor.shutdown()
+
+    def close(self) -> None:
+        self.drive_memory.close()
+        self.checkpoints.close()
+        self.goals.close()
+        self.stream.close()
+        self.tasks.close()
+
+
+def build_agency(cfg: Any) -> Agency:
+    return Agency(cfg)
