@@ -13,6 +13,7 @@ from typing import Any, Literal, Protocol, runtime_checkable
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from agency.names import same
+from agency.errors import AgencyError
 
 GameMode = Literal["survival", "creative", "adventure", "spectator"]
 
@@ -196,7 +197,7 @@ class ActionStatus(BaseModel):
     error: str | None = None
 
 
-class BodyError(RuntimeError):
+class BodyError(AgencyError, RuntimeError):
     """The body could not do what was asked (not connected, bad arguments, bridge gone)."""
 
 

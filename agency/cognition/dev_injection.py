@@ -22,13 +22,14 @@ from agency.goal_tag import ExtractedGoal, canonical_goal_key
 from agency.cognition.grounding import GroundingResult
 from agency.cognition.sanitizer import sanitize
 from agency.thoughts import Thought, ThoughtMetadata
+from agency.errors import InvalidInputError
 
 MAX_CONTENT_CHARS = 4_000
 MAX_TYPE_CHARS = 64
 ALLOWED_FIELDS = frozenset({"content", "type", "convertEligible"})
 
 
-class InjectionError(ValueError):
+class InjectionError(InvalidInputError):
     """The body cannot become a thought; str() is the reason for a 400 response."""
 
 

@@ -10,13 +10,14 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+from agency.errors import InvalidInputError
 
 RATE_METRICS = ("action_rate", "grounding_pass_rate", "repetition_rate", "compulsion_proxy")
 LATENCY_METRICS = ("latency_p50_ms", "latency_p95_ms")
 PALETTE = ("#4e79a7", "#f28e2b", "#59a14f", "#e15759", "#76b7b2", "#edc948", "#b07aa1", "#9c755f")
 
 
-class ReportError(ValueError):
+class ReportError(InvalidInputError):
     pass
 
 

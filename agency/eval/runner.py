@@ -28,12 +28,13 @@ from agency.eval.progress import Progress
 from agency.eval.suite import LoadedSuite
 from agency.cognition.llm_thoughts import LlmThoughtGenerator
 from agency.cognition.situation_frame import get_profile
+from agency.errors import InvalidInputError
 
 DEFAULT_CONCURRENCY = 4
 DEFAULT_OUT_ROOT = Path("artifacts") / "evals"
 
 
-class RunDirExists(FileExistsError):
+class RunDirExists(InvalidInputError, FileExistsError):
     pass
 
 

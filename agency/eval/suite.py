@@ -22,6 +22,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 
 from agency.perception.stimuli import Stimulus, StimulusKind
 from agency.world import EntityInfo, InventoryItem, Vec3, WorldSnapshot, day_phase
+from agency.errors import SchemaError
 
 # Creatures counted as hostile when a scenario does not say (matches what the bridge reports).
 HOSTILE_NAMES = frozenset({"zombie", "skeleton", "creeper", "spider", "cave_spider", "enderman", "witch", "slime",
@@ -136,7 +137,7 @@ class LoadedSuite:
     scenarios: list[PreparedScenario] = field(default_factory=list)
 
 
-class SuiteInvalid(ValueError):
+class SuiteInvalid(SchemaError):
     def __init__(self, path: Path, line: int, errors: list[dict[str, Any]]) -> None:
         super().__init__(f"{path}:{line}: {json.dumps(errors)}")
         self.path, self.line, self.errors = path, line, errors

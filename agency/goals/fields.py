@@ -16,9 +16,10 @@ from pydantic import ValidationError
 from agency.goals.identity import is_anchored_key
 from agency.goals.models import HOLD_MANUAL_PAUSE, GoalBinding, Hold, dump_binding, read_binding
 from agency.planning.tasks.models import Task, TaskStatus
+from agency.errors import AgencyError
 
 
-class IllegalGoalStateError(AssertionError):
+class IllegalGoalStateError(AgencyError, AssertionError):
     """A task state §G declares impossible. Subclasses AssertionError: it is a bug, not a
     condition to handle."""
 

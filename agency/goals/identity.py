@@ -25,6 +25,7 @@ from agency.goals.models import (
     require_binding,
 )
 from agency.planning.tasks.models import Task, TaskNotFoundError
+from agency.errors import AgencyError
 
 PROVISIONAL_SCOPE_M = 32.0
 # Goal types whose identity includes the template (protocol B table). A shelter's template
@@ -32,7 +33,7 @@ PROVISIONAL_SCOPE_M = 32.0
 TEMPLATE_IN_IDENTITY = frozenset({BUILD_STRUCTURE})
 
 
-class AlreadyAnchoredError(ValueError):
+class AlreadyAnchoredError(AgencyError, ValueError):
     def __init__(self, task_id: str, key: str) -> None:
         super().__init__(f"task {task_id} is already anchored as {key}; phase A -> B happens once")
         self.task_id = task_id

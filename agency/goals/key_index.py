@@ -13,9 +13,10 @@ import threading
 from pathlib import Path
 
 from agency.db import open_database
+from agency.errors import AgencyError
 
 
-class GoalKeyConflictError(RuntimeError):
+class GoalKeyConflictError(AgencyError, RuntimeError):
     """The database refused a write: a live task already holds this goal key."""
 
     def __init__(self, goal_type: str, key: str) -> None:

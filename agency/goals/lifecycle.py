@@ -30,6 +30,7 @@ from agency.goals.models import (
 )
 from agency.goals.sync import GoalSync
 from agency.planning.tasks.models import Task, TaskNotFoundError, TaskStatus
+from agency.errors import AgencyError
 
 LifecycleEvent = dict[str, Any]
 # Statuses from which the transition table allows completed (plus completed itself).
@@ -37,7 +38,7 @@ _MAY_COMPLETE = frozenset({TaskStatus.active, TaskStatus.pending, TaskStatus.com
 EventSink = Callable[[LifecycleEvent], None]
 
 
-class ManualPauseWallError(RuntimeError):
+class ManualPauseWallError(AgencyError, RuntimeError):
     """Only an explicit resume(task_id) may lift a manual pause."""
 
     def __init__(self, task_id: str) -> None:
@@ -45,7 +46,7 @@ class ManualPauseWallError(RuntimeError):
         self.task_id = task_id
 
 
-class ArchivedGoalError(ValueError):
+class ArchivedGoalError(AgencyError, ValueError):
     """An archived goal belongs to another world: nothing resumes or reactivates it (a
     ValueError: the API answers a resume request with 409, not 5xx)."""
 

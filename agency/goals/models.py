@@ -24,6 +24,7 @@ from agency.shelter.models import (  # re-exported: a binding anchors to a shelt
     SiteSignature,
     VerificationResult,
 )
+from agency.errors import AgencyError
 
 BUILD_SHELTER = "build_shelter"
 BUILD_STRUCTURE = "build_structure"
@@ -111,7 +112,7 @@ class GoalBinding(BaseModel):
         return self.archivedWorld is not None
 
 
-class NotGoalBoundError(ValueError):
+class NotGoalBoundError(AgencyError, ValueError):
     def __init__(self, task_id: str) -> None:
         super().__init__(f"task {task_id} has no goalBinding")
         self.task_id = task_id

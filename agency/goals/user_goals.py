@@ -23,11 +23,12 @@ from agency.cognition.grounding import FrameFacts, check_doable_goal
 from agency.planning.tasks.idempotency import STUCK_PENDING_TIMEOUT_MS
 from agency.planning.tasks.store import TaskStore
 from agency.thoughts import Thought, ThoughtMetadata
+from agency.errors import InvalidInputError
 
 Verdict = Literal["created", "duplicate", "already_satisfied", "not_routable", "not_grounded", "internal_error"]
 
 
-class GoalRequestError(ValueError):
+class GoalRequestError(InvalidInputError):
     """The request does not name a goal; str() is the reason for a 400."""
 
 

@@ -4,6 +4,7 @@ errors and run errors are distinct types, each carrying the fields a caller bran
 from __future__ import annotations
 
 from typing import Literal
+from agency.errors import AgencyError
 
 # How a provider failure is handled (contract section 3):
 #   auth, quota           -> fatal, no retry
@@ -14,7 +15,7 @@ ErrorKind = Literal["auth", "quota", "rate_limit", "network", "timeout", "model"
 FATAL_KINDS = frozenset({"auth", "quota"})
 
 
-class LlmError(Exception):
+class LlmError(AgencyError):
     """Base of every error raised by agency.llm."""
 
 

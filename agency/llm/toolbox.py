@@ -15,11 +15,12 @@ from loguru import logger
 from agency.llm.errors import LlmConfigError
 from agency.llm.messages import ToolSchema
 from agency.llm.truncate import truncate_response
+from agency.llm.errors import LlmError
 
 ToolFn = Callable[[dict[str, Any]], Awaitable[str]]
 
 
-class ToolCallFailed(Exception):
+class ToolCallFailed(LlmError):
     """Raised by a tool adapter for an expected failure; the message reaches the model."""
 
 

@@ -21,11 +21,12 @@ from typing import Any, Callable
 from pydantic import BaseModel, ValidationError
 
 from agency.world import ActionState, ActionStatus, BlockRegion, BodyError, BodyEvent, WorldSnapshot
+from agency.errors import SchemaError
 
 FORMAT_VERSION = 1
 
 
-class ReplayFormatError(ValueError):
+class ReplayFormatError(SchemaError):
     """A recording line that does not parse: names the file, the line and the error."""
 
 

@@ -18,8 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from bot.cli import values as val
-
-EXIT_OK, EXIT_FAILURE, EXIT_INIT, EXIT_INVALID, EXIT_SCHEMA = 0, 1, 3, 4, 5
+from bot.cli.exit_codes import EXIT_INIT, EXIT_INVALID, EXIT_OK, EXIT_SCHEMA
 
 
 def add_agent_commands(subparsers: Any) -> None:
@@ -90,7 +89,7 @@ def _run_with_bot(settings: Any, args: argparse.Namespace, fmt: str, schema: Any
     from agency.llm.bot_tools import bot_tool_specs  # noqa: PLC0415
     from agency.execution.tools import ToolContext  # noqa: PLC0415
     from agency.execution.builtin_tools import default_tool_registry  # noqa: PLC0415
-    from bot.cli.main import _init_errors  # noqa: PLC0415
+    from bot.runtime.errors import InitError  # noqa: PLC0415
     from bot.runtime.session import live_session  # noqa: PLC0415
 
     try:
@@ -98,7 +97,7 @@ def _run_with_bot(settings: Any, args: argparse.Namespace, fmt: str, schema: Any
         with live_session(cfg, embedded=False, host=args.host, port=args.port) as s:
             specs = bot_tool_specs(default_tool_registry(), ToolContext(body=s.body), settings.bot_queue)
             return _run(settings, args, fmt, schema, bot_specs=specs)
-    except _init_errors() as e:
+    except InitError as e:
         return _error(f"cannot reach the bot: {e}", EXIT_INIT)
 
 

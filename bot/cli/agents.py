@@ -15,7 +15,7 @@ import json
 import sys
 from typing import Any
 
-EXIT_OK, EXIT_INVALID = 0, 4
+from bot.cli.exit_codes import EXIT_INVALID, EXIT_OK
 
 
 def add_agents_commands(subparsers: Any) -> argparse.ArgumentParser:

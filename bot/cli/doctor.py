@@ -21,9 +21,9 @@ from bot.runtime.bridge import Bridge, BridgeDead, BridgeError, BridgeInitError
 from bot.runtime.ping import PingResult, ServerUnreachable, ping
 from bot.runtime.realities import (CHAT_REFUSED, SECURE_PROFILE_FIX, _vkey, explain_kick, command_denied,
                            movement_issues, version_verdict)
+from bot.cli.exit_codes import EXIT_INIT, EXIT_OK
 from bot.runtime.session import connection_settings
 
-EXIT_OK, EXIT_INIT = 0, 3
 CHECKS = ("server", "version", "movement", "login", "blocks", "chat", "commands")
 PLAYER_LINE = re.compile(r"^<\w{1,16}> ")
 # Lines that are no command's reply though they come as system messages: joins, leaves, deaths.

@@ -20,8 +20,8 @@ from pathlib import Path
 from typing import Any
 
 from bot.cli import values as val
+from bot.cli.exit_codes import EXIT_FAILURE, EXIT_INVALID, EXIT_OK, EXIT_SCHEMA
 
-EXIT_OK, EXIT_FAILURE, EXIT_INIT, EXIT_INVALID, EXIT_SCHEMA = 0, 1, 3, 4, 5
 PROFILES = ("minimal", "balanced", "rich")
 
 

@@ -16,15 +16,17 @@ from typing import Any, Iterator, TextIO
 import httpx
 
 from bot.cli import values as val
+from bot.cli.exit_codes import EXIT_FAILURE, EXIT_INTERRUPTED, EXIT_OK, exit_code_for
+from bot.runtime.errors import BotRuntimeError, InitError
 
-EXIT_OK, EXIT_REFUSED, EXIT_NO_DAEMON, EXIT_INTERRUPTED = 0, 1, 3, 130
+EXIT_REFUSED = EXIT_FAILURE  # the daemon refused the goal or command, or the task did not complete
 BAR = 20
 READ_TIMEOUT_S = 40.0  # the stream sends a keep-alive every 15 s
 RECONNECTS = 3  # a dropped stream is picked up where it left off this many times in a row
 RECONNECT_PAUSE_S = 1.0
 
 
-class NoDaemon(RuntimeError):
+class NoDaemon(InitError):
     pass
 
 
@@ -75,7 +77,7 @@ class Api:
             yield from _parse_sse(r.iter_lines())
 
 
-class Refused(RuntimeError):
+class Refused(BotRuntimeError):
     pass
 
 
@@ -134,10 +136,10 @@ def _guard(run: Any) -> int:
         return run()
     except NoDaemon as e:
         print(f"mcbot: {e}", file=sys.stderr)
-        return EXIT_NO_DAEMON
+        return exit_code_for(e)
     except Refused as e:
         print(f"mcbot: refused: {e}", file=sys.stderr)
-        return EXIT_REFUSED
+        return exit_code_for(e)
 
 
 def _goal(api: Api, text: str, priority: float, follow: bool, out: TextIO) -> int:

@@ -14,8 +14,7 @@ from typing import Any, Callable, NoReturn
 from loguru import logger
 
 from bot.cli import values as val
-
-EXIT_OK, EXIT_FAILURE, EXIT_INIT, EXIT_INVALID, EXIT_SCHEMA = 0, 1, 3, 4, 5
+from bot.cli.exit_codes import EXIT_FAILURE, EXIT_INVALID, EXIT_OK, KNOWN_ERRORS, exit_code_for
 
 
 class _ArgParser(argparse.ArgumentParser):
@@ -119,22 +118,9 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         logger.info("interrupted")
         return EXIT_OK
-    except InitFailure as e:
+    except KNOWN_ERRORS as e:  # the error tree, mapped to exit codes by bot/cli/exit_codes.py
         print(f"mcbot: {e}", file=sys.stderr)
-        return EXIT_INIT
-
-
-class InitFailure(RuntimeError):
-    pass
-
-
-def _init_errors() -> tuple[type[BaseException], ...]:
-    from bot.runtime.body import VersionUnsupported  # noqa: PLC0415
-    from bot.runtime.bridge import BridgeDead, BridgeInitError  # noqa: PLC0415
-    from bot.runtime.ping import ServerUnreachable  # noqa: PLC0415
-    from bot.runtime.server import ServerStartError  # noqa: PLC0415
-
-    return (ServerUnreachable, BridgeInitError, BridgeDead, ServerStartError, VersionUnsupported)
+        return exit_code_for(e)
 
 
 def _session(cfg: Any, args: Any, embedded: bool):  # noqa: ANN202
@@ -153,22 +139,6 @@ def _wants_embedded(cfg: Any, args: Any) -> bool:
     return cfg.server.use_embedded and not getattr(args, "host", None)
 
 
-def _guard_init(fn: Callable[..., int]) -> Callable[..., int]:
-    def wrapped(*a: Any) -> int:
-        from bot.runtime.body import VersionUnsupported  # noqa: PLC0415
-
-        try:
-            return fn(*a)
-        except VersionUnsupported as e:
-            print(f"mcbot: {e}", file=sys.stderr)
-            return EXIT_INVALID if e.explicit else EXIT_INIT
-        except _init_errors() as e:
-            raise InitFailure(str(e)) from None
-
-    return wrapped
-
-
-@_guard_init
 def cmd_snapshot(args: Any, cfg: Any, _loaded: Any) -> int:
     # Never starts a server: it reads the world the bot is asked to join.
     with _session(cfg, args, embedded=False) as s:
@@ -176,7 +146,6 @@ def cmd_snapshot(args: Any, cfg: Any, _loaded: Any) -> int:
     return EXIT_OK
 
 
-@_guard_init
 def cmd_run(args: Any, cfg: Any, _loaded: Any) -> int:
     import asyncio  # noqa: PLC0415
 
@@ -185,7 +154,6 @@ def cmd_run(args: Any, cfg: Any, _loaded: Any) -> int:
     return asyncio.run(run_daemon(cfg, host=args.host, port=args.port))
 
 
-@_guard_init
 def cmd_server(args: Any, cfg: Any, _loaded: Any) -> int:
     from bot.runtime.server import EmbeddedServer, settings_from_config  # noqa: PLC0415
 
@@ -200,7 +168,6 @@ def cmd_server(args: Any, cfg: Any, _loaded: Any) -> int:
         server.stop()
 
 
-@_guard_init
 def cmd_record(args: Any, cfg: Any, loaded: Any) -> int:
     from bot.tooling.recorder import Recorder  # noqa: PLC0415
 
@@ -231,7 +198,6 @@ def cmd_config(args: Any, _cfg: Any, loaded: Any) -> int:
     return EXIT_OK
 
 
-@_guard_init
 def cmd_bench(args: Any, cfg: Any, _loaded: Any) -> int:
     from bot.tooling.bench import bench_bridge  # noqa: PLC0415
     from bot.tooling.bench_verifier import bench_verifier  # noqa: PLC0415

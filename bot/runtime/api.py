@@ -19,6 +19,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from agency.goals.user_goals import GoalRequest, GoalRequestError
 from bot.runtime.api_events import MAX_SEQ, nothing_left, resume_after, task_event_stream
+from bot.runtime.errors import BotRuntimeError
 
 # A refused user goal: the status code by verdict (agency.goals.user_goals.Verdict).
 GOAL_REFUSED = {"duplicate": 409, "already_satisfied": 409, "not_routable": 422, "not_grounded": 422, "internal_error": 500}
@@ -42,7 +43,7 @@ class ApiContext:
     stopping: Callable[[], bool] = lambda: False  # the daemon is stopping: event streams end
 
 
-class BotUnavailable(RuntimeError):
+class BotUnavailable(BotRuntimeError):
     """No bot to check a request against (not connected, gone mid-read): a 503."""
 
 

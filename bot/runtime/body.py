@@ -25,6 +25,7 @@ from agency.world import ActionState, ActionStatus, BlockRegion, BodyError, Body
 from bot.runtime.bridge import Bridge, BridgeDead, BridgeError
 from bot.runtime.ping import PingResult, ServerUnreachable, ping
 from bot.runtime.realities import note_body_event, version_verdict, warn_known_issues
+from bot.runtime.errors import InitError
 
 
 # A login that has not spawned after this long is retried once (local logins take ~0.5 s).
@@ -35,10 +36,13 @@ LOGIN_STALL_S = 5.0
 REJOIN_SETTLE_S = 2.0
 
 
-class VersionUnsupported(RuntimeError):
+class VersionUnsupported(InitError):
     def __init__(self, message: str, explicit: bool) -> None:
         super().__init__(message)
         self.explicit = explicit
+        # A version the user asked for is an invalid argument (4); one the server offered
+        # that the bot cannot speak keeps the bot from starting (3).
+        self.exit_code = 4 if explicit else 3
 
 
 class NotReady(BodyLost):

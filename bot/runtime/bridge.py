@@ -25,6 +25,7 @@ from typing import Any, Callable
 from loguru import logger
 
 from bot.runtime.node_runtime import NodeRuntimeError, resolve_node_bin
+from bot.runtime.errors import BotRuntimeError, InitError
 
 NODE_DIR = Path(__file__).resolve().parents[2] / "node"
 ENTRY = NODE_DIR / "bridge.js"
@@ -34,15 +35,15 @@ ENTRY = NODE_DIR / "bridge.js"
 DEFAULT_JS_TIMEOUT_MS = 10_000
 
 
-class BridgeError(RuntimeError):
+class BridgeError(BotRuntimeError):
     """A JS helper raised; the bridge itself is fine."""
 
 
-class BridgeDead(RuntimeError):
+class BridgeDead(InitError):
     """node or the bridge thread is gone; rebuild the bridge to go on."""
 
 
-class BridgeInitError(RuntimeError):
+class BridgeInitError(InitError):
     """The node side could not be started (node missing, deps not installed, ...)."""
 
 

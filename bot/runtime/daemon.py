@@ -24,6 +24,7 @@ from bot.runtime.scheduler import JobSpec, Scheduler
 from bot.runtime.server import EmbeddedServer, settings_from_config
 from bot.runtime.session import connection_settings
 from bot.runtime.world_supervisor import RestartPolicy, WorldGaveUp, WorldSupervisor
+from bot.runtime.errors import BotRuntimeError
 
 SHUTDOWN_BUDGET_S = 10.0
 EXIT_INIT = 3  # the world could not be kept alive (bot/cli/main.py's exit code for init failures)
@@ -37,7 +38,7 @@ class DaemonState(str, Enum):
     stopped = "stopped"
 
 
-class DaemonStateError(RuntimeError):
+class DaemonStateError(BotRuntimeError):
     pass
 
 

@@ -12,13 +12,14 @@ import re
 import shutil
 import subprocess
 from pathlib import Path
+from bot.runtime.errors import InitError
 
 ROOT = Path(__file__).resolve().parents[2]
 PINNED_NODE = ROOT / ".toolchain" / "bin" / "node"
 MIN_MAJOR = 22
 
 
-class NodeRuntimeError(RuntimeError):
+class NodeRuntimeError(InitError):
     """No usable Node.js: missing, or older than mineflayer supports."""
 
 

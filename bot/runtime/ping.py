@@ -8,9 +8,10 @@ import json
 import socket
 import struct
 from dataclasses import dataclass
+from bot.runtime.errors import InitError
 
 
-class ServerUnreachable(RuntimeError):
+class ServerUnreachable(InitError):
     pass
 
 

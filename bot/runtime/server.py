@@ -19,12 +19,13 @@ from loguru import logger
 from bot.runtime.bridge import NODE_DIR
 from bot.config.loader import EMBEDDED_VERSIONS
 from bot.runtime.node_runtime import NodeRuntimeError, resolve_node_bin
+from bot.runtime.errors import InitError
 
 READY_PREFIX = "MCBOT_SERVER_READY"
 SERVER_JS = NODE_DIR / "server.js"
 
 
-class ServerStartError(RuntimeError):
+class ServerStartError(InitError):
     pass
 
 

@@ -14,12 +14,13 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from loguru import logger
+from bot.runtime.errors import InitError
 
 BACKOFF_CAP_S = 30.0
 CHECK_INTERVAL_S = 0.5  # how soon a death is noticed (and the child reaped)
 
 
-class WorldGaveUp(RuntimeError):
+class WorldGaveUp(InitError):
     """The world died more often than the policy allows: the daemon exits 3."""
 
 

@@ -13,6 +13,7 @@ from typing import Any, Mapping
 
 from agency.execution.tools.recipes import CRAFTABLE, available, matches, plan_craft, recipe_for
 from agency.execution.workflows.models import StepDef, WorkflowDef
+from agency.errors import AgencyError
 
 GATHER_BATCH = 6  # per collect step: a big order (a shelter's 18 logs) is several checkpointed steps,
 # each well inside collect_block's time limit, so a stop loses at most one batch
@@ -21,7 +22,7 @@ GENERICS = ("log", "planks", "coal")  # words recipes use for any kind of a thin
 SOURCE_BLOCK = {"log": "log", "oak_log": "oak_log", "cobblestone": "stone", "coal": "coal_ore"}
 
 
-class WorkflowPlanError(ValueError):
+class WorkflowPlanError(AgencyError, ValueError):
     def __init__(self, code: str, message: str) -> None:
         super().__init__(message)
         self.code = code

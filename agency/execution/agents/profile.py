@@ -16,12 +16,13 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from agency.execution.workflows.dag import WorkflowCycleError, validate_dag
 from agency.execution.workflows.delegation import DEFAULT_MAX_DEPTH
 from agency.execution.workflows.models import ParallelConfig, StepDef, WorkflowDef
+from agency.errors import InvalidInputError
 
 AGENT_ID_PATTERN = r"^[a-z0-9]+(-[a-z0-9]+)*$"
 GENERATORS = ("craft_plan", "build_plan")
 
 
-class ProfileValidationError(ValueError):
+class ProfileValidationError(InvalidInputError):
     """A profile that does not pass the schema; the message names the source and fields."""
 
     def __init__(self, message: str, source: str | None = None) -> None:

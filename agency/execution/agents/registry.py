@@ -13,16 +13,17 @@ from typing import Any, Mapping
 
 from agency.execution.agents.abilities import AbilityLibrary, estimate_tokens
 from agency.execution.agents.profile import AgentProfile, ProfileValidationError, load_profile_file, parse_profile
+from agency.errors import AgencyError, InvalidInputError
 
 STANDARD_AGENT = "standard"
 CONFIG_DIR = Path(__file__).resolve().parents[3] / "config"
 
 
-class DuplicateAgentError(ValueError):
+class DuplicateAgentError(InvalidInputError):
     pass
 
 
-class AgentNotFoundError(KeyError):
+class AgentNotFoundError(AgencyError, KeyError):
     def __str__(self) -> str:
         return f"no agent with id {self.args[0]!r}"
 

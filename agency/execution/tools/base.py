@@ -16,6 +16,7 @@ from pydantic import BaseModel, ConfigDict
 
 from agency.clock import Clock, system_clock_ms
 from agency.world import Body
+from agency.errors import AgencyError
 
 AsyncSleep = Callable[[float], Awaitable[None]]
 
@@ -29,7 +30,7 @@ class ToolInput(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
 
-class ToolFailure(Exception):
+class ToolFailure(AgencyError):
     """Raised by tool code for an expected failure; the registry turns it into a result."""
 
     def __init__(self, code: str, message: str, details: Any = None) -> None:
@@ -39,11 +40,11 @@ class ToolFailure(Exception):
         self.details = details
 
 
-class ToolTimeout(Exception):
+class ToolTimeout(AgencyError):
     """The call's deadline passed (measured on the injected clock)."""
 
 
-class ToolCancelled(Exception):
+class ToolCancelled(AgencyError):
     """A stop was requested while the tool ran; the body action was cancelled."""
 
 

@@ -27,6 +27,7 @@ from agency.execution.tools.results import (
     tool_success,
 )
 from agency.world import BodyError, BodyLost
+from agency.errors import InvalidInputError
 
 DEFAULT_QUEUE_LIMITS = {"body": 1}
 # Real-time backstop over the injected-clock deadline, for tool code that never yields
@@ -34,7 +35,7 @@ DEFAULT_QUEUE_LIMITS = {"body": 1}
 BACKSTOP_FACTOR = 2.0
 
 
-class DuplicateToolError(ValueError):
+class DuplicateToolError(InvalidInputError):
     pass
 
 

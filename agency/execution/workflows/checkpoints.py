@@ -25,6 +25,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 from agency.clock import Clock, system_clock_ms
 from agency.db import open_database
 from agency.execution.workflows.models import WorkflowDef
+from agency.errors import AgencyError
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS workflow_runs (
@@ -61,7 +62,7 @@ _NOT_ARCHIVED = "run_id NOT IN (SELECT run_id FROM workflow_run_archive)"
 RunStatus = Literal["running", "completed", "failed", "stopped"]
 
 
-class CheckpointInvalid(ValueError):
+class CheckpointInvalid(AgencyError, ValueError):
     pass
 
 

@@ -4,9 +4,10 @@ step runs (INV-PE-002)."""
 from __future__ import annotations
 
 from agency.execution.workflows.models import WorkflowDef
+from agency.errors import InvalidInputError
 
 
-class WorkflowCycleError(ValueError):
+class WorkflowCycleError(InvalidInputError):
     def __init__(self, workflow_id: str, cycle: list[str]) -> None:
         super().__init__(f"workflow '{workflow_id}' has a dependency cycle: {' -> '.join(cycle)}")
         self.cycle = cycle

@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any, Protocol, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict, Field
+from agency.errors import AgencyError
 
 NO_PROMPT_RUNNER = "NO_PROMPT_RUNNER"
 PROMPT_FAILED = "PROMPT_FAILED"
@@ -29,7 +30,7 @@ class PromptResult(BaseModel):
     data: dict[str, Any] = Field(default_factory=dict)
 
 
-class PromptRunnerMissing(RuntimeError):
+class PromptRunnerMissing(AgencyError, RuntimeError):
     pass
 
 

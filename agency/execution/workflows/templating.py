@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import re
 from typing import Any, Mapping
+from agency.errors import AgencyError
 
 REF = re.compile(r"\$\{([^}]+)\}")
 
 
-class TemplateError(ValueError):
+class TemplateError(AgencyError, ValueError):
     pass
 
 

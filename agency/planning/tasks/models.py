@@ -17,6 +17,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from agency.goal_tag import ExtractedGoal
+from agency.errors import AgencyError
 
 
 class TaskStatus(str, Enum):
@@ -49,7 +50,7 @@ TRANSITIONS: dict[TaskStatus, frozenset[TaskStatus]] = {
 }
 
 
-class TaskStoreError(Exception):
+class TaskStoreError(AgencyError):
     """Base for task store errors."""
 
 

@@ -1,0 +1,153 @@
+"""The house's layer order, read from the code's own imports (every import, including the
+ones inside functions): agency/layers.py and bot/layers.py declare it, this test holds it."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+from agency import layers as agency_layers
+from bot import layers as bot_layers
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _modules(package: str) -> dict[str, Path]:
+    out = {}
+    for path in (ROOT / package).rglob("*.py"):
+        parts = path.relative_to(ROOT).with_suffix("").parts
+        name = ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+        out[name] = path
+    return out
+
+
+def _imports(name: str, path: Path) -> list[tuple[int, str]]:
+    """(line, imported module or module.attribute) for every import in the file."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = name.split(".") if path.name == "__init__.py" else name.split(".")[:-1]
+                base = base[: len(base) - (node.level - 1)]
+                module = ".".join(base + ([node.module] if node.module else []))
+            else:
+                module = node.module or ""
+            found += [(node.lineno, f"{module}.{alias.name}") for alias in node.names]
+            found.append((node.lineno, module))
+        elif isinstance(node, ast.Import):
+            found += [(node.lineno, alias.name) for alias in node.names]
+    return found
+
+
+def _targets(package: str) -> dict[str, set[tuple[int, str]]]:
+    """Each module's imports of its own package, resolved to modules."""
+    mods = _modules(package)
+    graph: dict[str, set[tuple[int, str]]] = {}
+    for name, path in mods.items():
+        graph[name] = {(line, dotted) for line, dotted in _imports(name, path)
+                       if dotted in mods and dotted != name and dotted.split(".")[0] == package}
+    return graph
+
+
+def _room(module: str, rooms: tuple[str, ...]) -> str | None:
+    matches = [r for r in rooms if module == r or module.startswith(r + ".")]
+    return max(matches, key=len) if matches else None
+
+
+def test_agency_imports_follow_the_declared_layer_order() -> None:
+    wrong = [f"{agency_layers.room_of(src) or 'shared'}: {src}:{line} imports {dst} "
+             f"({agency_layers.room_of(dst) or 'shared'})"
+             for src, deps in _targets("agency").items() for line, dst in deps
+             if not agency_layers.may_import(src, dst)]
+    assert wrong == []
+
+
+def test_every_agency_module_lives_in_a_declared_room_or_is_shared() -> None:
+    top_level = {name for name in _modules("agency") if name.count(".") == 1}
+    packages = {name for name in _modules("agency") if (ROOT / name.replace(".", "/")).is_dir()}
+    undeclared = sorted(p for p in packages if p != "agency" and agency_layers.room_of(p) is None)
+    assert undeclared == []
+    assert "agency.layers" in top_level
+
+
+def test_agency_never_imports_the_runtime_or_the_network() -> None:
+    wrong = []
+    for name, path in _modules("agency").items():
+        for line, dotted in _imports(name, path):
+            top = dotted.split(".")[0]
+            if top in agency_layers.FORBIDDEN:
+                wrong.append(f"{name}:{line} imports {dotted}")
+            if top in agency_layers.NETWORK and agency_layers.room_of(name) != agency_layers.NETWORK_ROOM:
+                wrong.append(f"{name}:{line} imports {dotted} outside {agency_layers.NETWORK_ROOM}")
+    assert wrong == []
+
+
+def test_bot_imports_follow_the_declared_layer_order() -> None:
+    order = bot_layers.LAYERS
+    wrong = []
+    for src, deps in _targets("bot").items():
+        if src in ("bot", "bot.__main__", "bot.layers"):
+            continue
+        here = _room(src, order)
+        assert here is not None, f"{src} is in no room of bot/layers.py"
+        for line, dst in deps:
+            there = _room(dst, order)
+            if there is not None and order.index(there) > order.index(here):
+                wrong.append(f"{src}:{line} imports {dst} ({there} is above {here})")
+    assert wrong == []
+
+
+@pytest.mark.parametrize("package", ["agency", "bot"])
+def test_no_import_circles_between_modules(package: str) -> None:
+    graph = {src: {dst for _, dst in deps} for src, deps in _targets(package).items()}
+    # a package's __init__ that re-exports its modules is not a circle with them
+    graph = {src: {d for d in deps if not (src.startswith(d + ".") and (ROOT / d.replace(".", "/")).is_dir())}
+             for src, deps in graph.items()}
+    circles = []
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+
+    def visit(v: str) -> None:  # Tarjan's strongly connected components
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on_stack.add(v)
+        for w in graph[v]:
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on_stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            component = []
+            while True:
+                w = stack.pop()
+                on_stack.discard(w)
+                component.append(w)
+                if w == v:
+                    break
+            if len(component) > 1:
+                circles.append(sorted(component))
+
+    for v in graph:
+        if v not in index:
+            visit(v)
+    assert circles == []
+
+
+@pytest.mark.parametrize("package", ["agency", "bot"])
+def test_every_room_says_what_it_does(package: str) -> None:
+    bare = [str(p.relative_to(ROOT)) for p in (ROOT / package).rglob("__init__.py")
+            if not ast.get_docstring(ast.parse(p.read_text(encoding="utf-8")))]
+    assert bare == []
+
+
+def test_the_layer_check_catches_an_upward_import() -> None:
+    assert not agency_layers.may_import("agency.perception.stimuli", "agency.cognition.drive_tick")
+    assert not agency_layers.may_import("agency.execution.tools.combat", "agency.shelter.door")
+    assert agency_layers.may_import("agency.execution.reflexes", "agency.shelter.door")
+    assert not agency_layers.may_import("agency.world", "agency.planning.tasks.models")
+    assert agency_layers.may_import("agency.goals.router", "agency.world")
