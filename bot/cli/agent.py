@@ -15,10 +15,13 @@ import asyncio
 import json
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from bot.cli import values as val
 from bot.cli.exit_codes import EXIT_INIT, EXIT_INVALID, EXIT_OK, EXIT_SCHEMA
+
+if TYPE_CHECKING:  # the config loads only when a command runs (`--help` stays fast)
+    from bot.config.loader import McbotConfig
 
 
 def add_agent_commands(subparsers: Any) -> None:
@@ -35,7 +38,7 @@ def add_agent_commands(subparsers: Any) -> None:
     run.add_argument("--port", type=val.port)
 
 
-def cmd_agent(args: argparse.Namespace, cfg: Any, _loaded: Any) -> int:
+def cmd_agent(args: argparse.Namespace, cfg: McbotConfig, _loaded: Any) -> int:
     if args.agent_command == "run":
         return cmd_agent_run(args, cfg)
     print(f"mcbot: unknown agent command {args.agent_command!r}", file=sys.stderr)
@@ -63,7 +66,7 @@ def _load_schema(path: str | None) -> tuple[dict[str, Any] | None, int]:
     return schema, EXIT_OK
 
 
-def cmd_agent_run(args: argparse.Namespace, cfg: Any) -> int:
+def cmd_agent_run(args: argparse.Namespace, cfg: McbotConfig) -> int:
     from agency.llm.errors import LlmConfigError  # noqa: PLC0415
     from agency.llm.settings import LlmSettings  # noqa: PLC0415
 
@@ -85,7 +88,7 @@ def cmd_agent_run(args: argparse.Namespace, cfg: Any) -> int:
     return _run_with_bot(settings, args, fmt, schema, cfg)
 
 
-def _run_with_bot(settings: Any, args: argparse.Namespace, fmt: str, schema: Any, cfg: Any) -> int:
+def _run_with_bot(settings: Any, args: argparse.Namespace, fmt: str, schema: Any, cfg: McbotConfig) -> int:
     from agency.llm.bot_tools import bot_tool_specs  # noqa: PLC0415
     from agency.execution.tools import ToolContext  # noqa: PLC0415
     from agency.execution.builtin_tools import default_tool_registry  # noqa: PLC0415

@@ -12,7 +12,7 @@ import re
 import secrets
 import time
 from dataclasses import dataclass, replace
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 from agency.blocks import is_air
 from agency.world import BodyError, EventType
@@ -23,6 +23,9 @@ from bot.runtime.realities import (CHAT_REFUSED, SECURE_PROFILE_FIX, _vkey, expl
                            movement_issues, version_verdict)
 from bot.cli.exit_codes import EXIT_INIT, EXIT_OK
 from bot.runtime.session import connection_settings
+
+if TYPE_CHECKING:  # the config loads only when a command runs (`--help` stays fast)
+    from bot.config.loader import McbotConfig
 
 CHECKS = ("server", "version", "movement", "login", "blocks", "chat", "commands")
 PLAYER_LINE = re.compile(r"^<\w{1,16}> ")
@@ -57,7 +60,7 @@ def exit_code(findings: list[Finding]) -> int:
 
 
 class Doctor:
-    def __init__(self, cfg: Any, host: str | None = None, port: int | None = None, version: str | None = None,
+    def __init__(self, cfg: McbotConfig, host: str | None = None, port: int | None = None, version: str | None = None,
                  commands: list[str] | None = None, wait_s: float = 5.0,
                  clock: Callable[[], float] = time.monotonic, sleep: Callable[[float], None] = time.sleep) -> None:
         self.cfg = cfg
@@ -323,7 +326,7 @@ def _loaded_reach(data: list[int], palette: list[str | None], center: int) -> in
     return min(side(-1), side(1))
 
 
-def doctor(cfg: Any, host: str | None, port: int | None, version: str | None, commands: list[str] | None) -> int:
+def doctor(cfg: McbotConfig, host: str | None, port: int | None, version: str | None, commands: list[str] | None) -> int:
     findings = Doctor(cfg, host=host, port=port, version=version, commands=commands).run()
     print(render(findings))
     code = exit_code(findings)

@@ -17,10 +17,13 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from bot.cli import values as val
 from bot.cli.exit_codes import EXIT_FAILURE, EXIT_INVALID, EXIT_OK, EXIT_SCHEMA
+
+if TYPE_CHECKING:  # the config loads only when a command runs (`--help` stays fast)
+    from bot.config.loader import McbotConfig
 
 PROFILES = ("minimal", "balanced", "rich")
 
@@ -46,13 +49,13 @@ def _error(msg: str, code: int) -> int:
     return code
 
 
-def cmd_eval(args: argparse.Namespace, cfg: Any, _loaded: Any = None) -> int:
+def cmd_eval(args: argparse.Namespace, cfg: McbotConfig, _loaded: Any = None) -> int:
     if getattr(args, "eval_command", None) == "report":
         return cmd_eval_report(args)
     return cmd_eval_run(args, cfg)
 
 
-def cmd_eval_run(args: argparse.Namespace, cfg: Any) -> int:
+def cmd_eval_run(args: argparse.Namespace, cfg: McbotConfig) -> int:
     from agency.eval.fixture import load_fixture_suite  # noqa: PLC0415
     from agency.eval.runner import RunDirExists, run_eval  # noqa: PLC0415
     from agency.eval.suite import SuiteInvalid, load_suite  # noqa: PLC0415

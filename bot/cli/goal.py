@@ -11,13 +11,16 @@ from __future__ import annotations
 import json
 import sys
 import time
-from typing import Any, Iterator, TextIO
+from typing import TYPE_CHECKING, Any, Iterator, TextIO
 
 import httpx
 
 from bot.cli import values as val
 from bot.cli.exit_codes import EXIT_FAILURE, EXIT_INTERRUPTED, EXIT_OK, exit_code_for
 from bot.runtime.errors import BotRuntimeError, InitError
+
+if TYPE_CHECKING:  # the config loads only when a command runs (`--help` stays fast)
+    from bot.config.loader import McbotConfig
 
 EXIT_REFUSED = EXIT_FAILURE  # the daemon refused the goal or command, or the task did not complete
 BAR = 20
@@ -107,7 +110,7 @@ def _reason(r: httpx.Response) -> str:
     return f"{body.get('error', r.status_code)}: {detail}"
 
 
-def api_from(args: Any, cfg: Any) -> Api:
+def api_from(args: Any, cfg: McbotConfig) -> Api:
     if args.api:
         return Api(args.api, cfg.api.token or None)
     host = cfg.api.host if cfg.api.host not in ("0.0.0.0", "::", "") else "127.0.0.1"
@@ -116,15 +119,15 @@ def api_from(args: Any, cfg: Any) -> Api:
 
 
 # ---- the commands --------------------------------------------------------------------------
-def cmd_goal(args: Any, cfg: Any, _loaded: Any, out: TextIO = sys.stdout) -> int:
+def cmd_goal(args: Any, cfg: McbotConfig, _loaded: Any, out: TextIO = sys.stdout) -> int:
     return _guard(lambda: _goal(api_from(args, cfg), " ".join(args.text), args.priority, args.follow, out))
 
 
-def cmd_tasks(args: Any, cfg: Any, _loaded: Any, out: TextIO = sys.stdout) -> int:
+def cmd_tasks(args: Any, cfg: McbotConfig, _loaded: Any, out: TextIO = sys.stdout) -> int:
     return _guard(lambda: _tasks(api_from(args, cfg), args.status, args.limit, args.json, out))
 
 
-def cmd_task(args: Any, cfg: Any, _loaded: Any, out: TextIO = sys.stdout) -> int:
+def cmd_task(args: Any, cfg: McbotConfig, _loaded: Any, out: TextIO = sys.stdout) -> int:
     api = api_from(args, cfg)
     if args.task_command == "follow":
         return _guard(lambda: _follow_existing(api, args.task_id, out))

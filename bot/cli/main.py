@@ -9,12 +9,15 @@ import signal
 import sys
 import time
 from pathlib import Path
-from typing import Any, Callable, NoReturn
+from typing import TYPE_CHECKING, Any, Callable, NoReturn
 
 from loguru import logger
 
 from bot.cli import values as val
 from bot.cli.exit_codes import EXIT_FAILURE, EXIT_INVALID, EXIT_OK, KNOWN_ERRORS, exit_code_for
+
+if TYPE_CHECKING:  # the config loads only when a command runs (`--help` stays fast)
+    from bot.config.loader import McbotConfig
 
 
 class _ArgParser(argparse.ArgumentParser):
@@ -123,7 +126,7 @@ def main(argv: list[str] | None = None) -> int:
         return exit_code_for(e)
 
 
-def _session(cfg: Any, args: Any, embedded: bool):  # noqa: ANN202
+def _session(cfg: McbotConfig, args: Any, embedded: bool):  # noqa: ANN202
     from bot.runtime.session import live_session  # noqa: PLC0415
 
     return live_session(
@@ -135,18 +138,18 @@ def _session(cfg: Any, args: Any, embedded: bool):  # noqa: ANN202
     )
 
 
-def _wants_embedded(cfg: Any, args: Any) -> bool:
+def _wants_embedded(cfg: McbotConfig, args: Any) -> bool:
     return cfg.server.use_embedded and not getattr(args, "host", None)
 
 
-def cmd_snapshot(args: Any, cfg: Any, _loaded: Any) -> int:
+def cmd_snapshot(args: Any, cfg: McbotConfig, _loaded: Any) -> int:
     # Never starts a server: it reads the world the bot is asked to join.
     with _session(cfg, args, embedded=False) as s:
         print(s.body.snapshot().model_dump_json())
     return EXIT_OK
 
 
-def cmd_run(args: Any, cfg: Any, _loaded: Any) -> int:
+def cmd_run(args: Any, cfg: McbotConfig, _loaded: Any) -> int:
     import asyncio  # noqa: PLC0415
 
     from bot.runtime.daemon import run_daemon  # noqa: PLC0415
@@ -154,7 +157,7 @@ def cmd_run(args: Any, cfg: Any, _loaded: Any) -> int:
     return asyncio.run(run_daemon(cfg, host=args.host, port=args.port))
 
 
-def cmd_server(args: Any, cfg: Any, _loaded: Any) -> int:
+def cmd_server(args: Any, cfg: McbotConfig, _loaded: Any) -> int:
     from bot.runtime.server import EmbeddedServer, settings_from_config  # noqa: PLC0415
 
     server = EmbeddedServer(settings_from_config(cfg.server, port=args.port, version=args.version), cfg.bridge.node_bin)
@@ -168,7 +171,7 @@ def cmd_server(args: Any, cfg: Any, _loaded: Any) -> int:
         server.stop()
 
 
-def cmd_record(args: Any, cfg: Any, loaded: Any) -> int:
+def cmd_record(args: Any, cfg: McbotConfig, loaded: Any) -> int:
     from bot.tooling.recorder import Recorder  # noqa: PLC0415
 
     out = Path(args.out)
@@ -185,7 +188,7 @@ def cmd_record(args: Any, cfg: Any, loaded: Any) -> int:
     return EXIT_OK
 
 
-def cmd_doctor(args: Any, cfg: Any, _loaded: Any) -> int:
+def cmd_doctor(args: Any, cfg: McbotConfig, _loaded: Any) -> int:
     from bot.cli.doctor import doctor  # noqa: PLC0415
 
     return doctor(cfg, host=args.host, port=args.port, version=args.version, commands=args.check_commands)
@@ -198,7 +201,7 @@ def cmd_config(args: Any, _cfg: Any, loaded: Any) -> int:
     return EXIT_OK
 
 
-def cmd_bench(args: Any, cfg: Any, _loaded: Any) -> int:
+def cmd_bench(args: Any, cfg: McbotConfig, _loaded: Any) -> int:
     from bot.tooling.bench import bench_bridge  # noqa: PLC0415
     from bot.tooling.bench_verifier import bench_verifier  # noqa: PLC0415
 
@@ -207,20 +210,20 @@ def cmd_bench(args: Any, cfg: Any, _loaded: Any) -> int:
     return bench_bridge(cfg, as_json=args.json, rounds=args.rounds, versions=args.versions, config_path=args.config)
 
 
-def _agents(args: Any, cfg: Any, loaded: Any) -> int:
+def _agents(args: Any, cfg: McbotConfig, loaded: Any) -> int:
     from bot.cli.agents import cmd_agents  # noqa: PLC0415
 
     return cmd_agents(args, cfg, loaded)
 
 
-def _agent(args: Any, cfg: Any, loaded: Any) -> int:
+def _agent(args: Any, cfg: McbotConfig, loaded: Any) -> int:
     from bot.cli.agent import cmd_agent  # noqa: PLC0415
 
     return cmd_agent(args, cfg, loaded)
 
 
 def _goal_command(name: str) -> Callable[[Any, Any, Any], int]:
-    def run(args: Any, cfg: Any, loaded: Any) -> int:
+    def run(args: Any, cfg: McbotConfig, loaded: Any) -> int:
         from bot.cli import goal as goal_cli  # noqa: PLC0415
 
         return getattr(goal_cli, f"cmd_{name}")(args, cfg, loaded)
@@ -228,7 +231,7 @@ def _goal_command(name: str) -> Callable[[Any, Any, Any], int]:
     return run
 
 
-def _eval(args: Any, cfg: Any, loaded: Any) -> int:
+def _eval(args: Any, cfg: McbotConfig, loaded: Any) -> int:
     from bot.cli.eval import cmd_eval  # noqa: PLC0415
 
     return cmd_eval(args, cfg, loaded)

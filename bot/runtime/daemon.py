@@ -18,13 +18,15 @@ from typing import Any
 
 from loguru import logger
 
+from bot.config.loader import McbotConfig
 from bot.runtime.body import MineflayerBody
 from bot.runtime.bridge import Bridge
-from bot.runtime.scheduler import JobSpec, Scheduler
+from bot.runtime.scheduler import Scheduler
 from bot.runtime.server import EmbeddedServer, settings_from_config
 from bot.runtime.session import connection_settings
 from bot.runtime.world_supervisor import RestartPolicy, WorldGaveUp, WorldSupervisor
 from bot.runtime.errors import BotRuntimeError
+from bot.runtime.wiring import Agency, build_agency
 
 SHUTDOWN_BUDGET_S = 10.0
 EXIT_INIT = 3  # the world could not be kept alive (bot/cli/main.py's exit code for init failures)
@@ -43,7 +45,7 @@ class DaemonStateError(BotRuntimeError):
 
 
 class Daemon:
-    def __init__(self, cfg: Any, *, host: str | None = None, port: int | None = None) -> None:
+    def __init__(self, cfg: McbotConfig, *, host: str | None = None, port: int | None = None) -> None:
         self.cfg = cfg
         self.host = host
         self.port = port
@@ -55,7 +57,7 @@ class Daemon:
         self.bridge: Bridge | None = None
         self.body: MineflayerBody | None = None
         self.scheduler = Scheduler()
-        self.agency: Any = None  # bot.runtime.wiring.Agency: stores and loops, built in initialize
+        self.agency: Agency | None = None  # stores and loops, built in initialize
         self._stop = asyncio.Event()
         self._api_server: Any = None
         self._api_task: asyncio.Task[Any] | None = None
@@ -80,7 +82,6 @@ class Daemon:
     async def initialize(self) -> None:
         """Stores first (nothing acknowledged may be lost), then world, bridge, bot."""
         self._require(DaemonState.created)
-        from bot.runtime.wiring import build_agency  # noqa: PLC0415
 
         cfg = self.cfg
         Path(cfg.storage.db_path).parent.mkdir(parents=True, exist_ok=True)
@@ -107,7 +108,7 @@ class Daemon:
 
     async def start(self) -> None:
         self._require(DaemonState.initialized)
-        for spec in self.agency.jobs(self):
+        for spec in self.agency.jobs():
             self.scheduler.add(spec)
         self.scheduler.start()
         if self.cfg.api.enabled:
@@ -211,11 +212,9 @@ class Daemon:
             "uptimeS": round(time.time() - self.started_at, 1),
         }
 
-    def job_spec(self, name: str, func: Any, interval_s: float, timeout_s: float = 30.0) -> JobSpec:
-        return JobSpec(name, func, interval_s, enabled=name not in self.cfg.jobs.disabled, timeout_s=timeout_s)
 
 
-async def run_daemon(cfg: Any, host: str | None = None, port: int | None = None) -> int:
+async def run_daemon(cfg: McbotConfig, host: str | None = None, port: int | None = None) -> int:
     """The whole lifecycle; returns the process exit code."""
     daemon = Daemon(cfg, host=host, port=port)
     daemon.install_signal_handlers()

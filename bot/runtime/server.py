@@ -19,6 +19,7 @@ from loguru import logger
 from bot.runtime.bridge import NODE_DIR
 from bot.config.loader import EMBEDDED_VERSIONS
 from bot.runtime.node_runtime import NodeRuntimeError, resolve_node_bin
+from bot.config.loader import ServerConfig
 from bot.runtime.errors import InitError
 
 READY_PREFIX = "MCBOT_SERVER_READY"
@@ -171,7 +172,7 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def settings_from_config(server_cfg: Any, port: int | None = None, version: str | None = None) -> EmbeddedServerSettings:
+def settings_from_config(server_cfg: ServerConfig, port: int | None = None, version: str | None = None) -> EmbeddedServerSettings:
     """Embedded server settings from the `[server]` config section."""
     return EmbeddedServerSettings(
         port=port or server_cfg.port,

@@ -10,6 +10,7 @@ from typing import Any, Iterator
 from bot.runtime.body import ConnectionSettings, MineflayerBody
 from bot.runtime.bridge import Bridge
 from bot.runtime.server import EmbeddedServer, settings_from_config
+from bot.config.loader import McbotConfig
 
 
 @dataclass
@@ -19,7 +20,7 @@ class Session:
     server: EmbeddedServer | None
 
 
-def connection_settings(cfg: Any, host: str | None = None, port: int | None = None, version: str | None = None) -> ConnectionSettings:
+def connection_settings(cfg: McbotConfig, host: str | None = None, port: int | None = None, version: str | None = None) -> ConnectionSettings:
     s, b = cfg.server, cfg.bot
     return ConnectionSettings(
         host=host or s.host or "127.0.0.1",
@@ -37,7 +38,7 @@ def connection_settings(cfg: Any, host: str | None = None, port: int | None = No
 
 @contextmanager
 def live_session(
-    cfg: Any,
+    cfg: McbotConfig,
     *,
     embedded: bool,
     host: str | None = None,

@@ -19,7 +19,7 @@ from agency.execution.agents import AgentRuntime, default_registry
 from agency.execution.executor import DISCONNECTED, Executor
 from agency.execution.reflexes import ReflexConfig, Reflexes
 from agency.planning.stalls import stalled_tasks
-from agency.planning.tasks.events import cancelled_patch, record_step
+from agency.planning.tasks.events import record_step
 from agency.execution.tools import ToolContext
 from agency.execution.builtin_tools import default_tool_registry
 from agency.execution.tools.crafting import nearby_table
@@ -38,11 +38,14 @@ from agency.stream.cognitive_stream import CognitiveStream
 from agency.planning.tasks.models import TaskStatus
 from agency.planning.tasks.store import SqliteTaskStore
 from agency.world import BlockRegion, BodyEvent, BodyLost, WorldSnapshot
+from agency.goals.runtime import GoalRuntime
+from agency.goals.task_commands import run_task_command
 from agency.goals.world_identity import WorldEntry, enter_world
+from bot.config.loader import McbotConfig
 from bot.runtime.api import ApiContext, BotUnavailable
 from bot.runtime.body import MineflayerBody
-from bot.runtime.goals_wiring import GoalWiring
 from bot.runtime.metrics import render_metrics
+from bot.runtime.scheduler import JobSpec
 from bot.runtime.world_id import world_identity
 
 
@@ -51,8 +54,15 @@ _EMPTY = WorldSnapshot(health=20, food=20, gameMode="survival", dimension="overw
                        position={"x": 0, "y": 0, "z": 0}, hostiles=0, ts=0)
 
 
+class GoalWiring(GoalRuntime):
+    """The goal runtime on the configured store file."""
+
+    def __init__(self, cfg: McbotConfig, tasks: SqliteTaskStore, clock: Clock, **kwargs: Any) -> None:
+        super().__init__(cfg.storage.db_path, tasks, clock, **kwargs)
+
+
 class Agency:
-    def __init__(self, cfg: Any, clock: Clock = system_clock_ms) -> None:
+    def __init__(self, cfg: McbotConfig, clock: Clock = system_clock_ms) -> None:
         self.cfg = cfg
         self.clock = clock
         db = cfg.storage.db_path
@@ -251,20 +261,23 @@ class Agency:
     async def job_stream_prune(self) -> None:
         self.stream.prune()
 
-    def jobs(self, daemon: Any) -> list[Any]:
+    def jobs(self) -> list[JobSpec]:
+        """The daemon's periodic jobs, declared as data: name, body, interval, whether on."""
         j = self.cfg.jobs
-        return [
-            daemon.job_spec("body", self.job_body, j.body_s, timeout_s=90),
-            daemon.job_spec("perception", self.job_perception, j.perception_s),
-            daemon.job_spec("keepalive", self.job_keepalive, j.keepalive_s),
-            daemon.job_spec("drive_tick", self.job_drive_tick, j.drive_tick_s),
-            daemon.job_spec("planning", self.job_planning, j.planning_s),
-            daemon.job_spec("executor", self.job_executor, j.executor_s),
-            daemon.job_spec("reflexes", self.job_reflexes, j.reflexes_s, timeout_s=60),
-            daemon.job_spec("counters_log", self.job_counters_log, j.counters_log_s),
-            daemon.job_spec("stream_prune", self.job_stream_prune, j.stream_prune_s),
-            daemon.job_spec("review", self.goals.job_review, j.review_s),
+        declared = [
+            ("body", self.job_body, j.body_s, 90.0),
+            ("perception", self.job_perception, j.perception_s, 30.0),
+            ("keepalive", self.job_keepalive, j.keepalive_s, 30.0),
+            ("drive_tick", self.job_drive_tick, j.drive_tick_s, 30.0),
+            ("planning", self.job_planning, j.planning_s, 30.0),
+            ("executor", self.job_executor, j.executor_s, 30.0),
+            ("reflexes", self.job_reflexes, j.reflexes_s, 60.0),
+            ("counters_log", self.job_counters_log, j.counters_log_s, 30.0),
+            ("stream_prune", self.job_stream_prune, j.stream_prune_s, 30.0),
+            ("review", self.goals.job_review, j.review_s, 30.0),
         ]
+        return [JobSpec(name, body, interval_s, enabled=name not in j.disabled, timeout_s=timeout_s)
+                for name, body, interval_s, timeout_s in declared]
 
     # ---- HTTP --------------------------------------------------------------------------
     def api_context(self, daemon: Any) -> ApiContext:
@@ -330,32 +343,7 @@ class Agency:
                              self.cfg.drive_tick.stuck_timeout_ms, stats and stats.last_busy_ms)
 
     async def task_command(self, task_id: str, command: str) -> Any:
-        """pause (manual_pause: only an explicit resume lifts it), resume, cancel."""
-        task = self.tasks.get_task(task_id)
-        if task.metadata.goalBinding is not None:  # holds, the manual_pause wall, goal sync
-            return await self.goals.task_command(task, command, self.executor)
-        running = self.executor is not None and self.executor.current is not None \
-            and self.executor.current.task_id == task_id
-        if command == "pause":
-            if running:
-                await self.executor.preempt("manual_pause")
-            elif task.status in (TaskStatus.pending, TaskStatus.pending_planning, TaskStatus.active):
-                self.tasks.update_task_metadata(task_id, {"blockedReason": "manual_pause"})
-                self.tasks.set_status(task_id, TaskStatus.paused)
-            else:
-                raise ValueError(f"task {task_id} is {task.status.value}; only pending or active tasks pause")
-        elif command == "resume":
-            if task.status is not TaskStatus.paused:
-                raise ValueError(f"task {task_id} is {task.status.value}; only paused tasks resume")
-            self.tasks.update_task_metadata(task_id, {"blockedReason": None})
-            self.tasks.set_status(task_id, TaskStatus.pending)
-        else:  # cancel
-            if task.status.terminal:
-                raise ValueError(f"task {task_id} is already {task.status.value}")
-            if running:
-                await self.executor.stop_run("cancelled")  # no hold first: the cancel is the task's end
-            self.tasks.set_status(task_id, TaskStatus.failed, metadata_patch=cancelled_patch(self.tasks.get_task(task_id)))
-        return self.tasks.get_task(task_id)
+        return await run_task_command(self.tasks, self.executor, self.goals, task_id, command)
 
     def task_counts(self) -> dict[str, int]:
         return {s.value: len(self.tasks.list_by_status(s)) for s in TaskStatus}
@@ -374,5 +362,5 @@ class Agency:
         self.tasks.close()
 
 
-def build_agency(cfg: Any) -> Agency:
+def build_agency(cfg: McbotConfig) -> Agency:
     return Agency(cfg)

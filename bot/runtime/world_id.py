@@ -8,20 +8,20 @@ a generated id (agency/goals/world_identity.py decides what that means for store
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 from agency.goals.world_identity import WorldIdentity
+from bot.config.loader import ServerConfig
 
 LOOPBACK = "127.0.0.1"
 
 
-def is_embedded(server_cfg: Any, host: str) -> bool:
+def is_embedded(server_cfg: ServerConfig, host: str) -> bool:
     """The daemon starts the embedded world when config asks for it and no other host was
     given: the bot then connects to config's host, or loopback."""
     return bool(server_cfg.use_embedded) and host == (server_cfg.host or LOOPBACK)
 
 
-def world_identity(server_cfg: Any, host: str, port: int, embedded: bool | None = None) -> WorldIdentity:
+def world_identity(server_cfg: ServerConfig, host: str, port: int, embedded: bool | None = None) -> WorldIdentity:
     """embedded: whether the daemon started the world it connects to (None = infer it from
     config and host; `mcbot run --host 127.0.0.1` is someone else's server on loopback)."""
     if not (is_embedded(server_cfg, host) if embedded is None else embedded):

@@ -17,6 +17,7 @@ import psutil
 
 from bot.runtime.server import EmbeddedServer, free_port, settings_from_config
 from bot.runtime.session import live_session
+from bot.config.loader import McbotConfig
 
 REGION_SIZE = (32, 16, 32)  # x, y, z: "32x32x16" = 32 wide, 32 deep, 16 high
 PER_BLOCK_SAMPLE = 256
@@ -66,7 +67,7 @@ def _per_property_snapshot(bot: Any) -> dict[str, Any]:
     return state
 
 
-def bench_bridge(cfg: Any, as_json: bool = False, rounds: int = 200, versions: str | None = None,
+def bench_bridge(cfg: McbotConfig, as_json: bool = False, rounds: int = 200, versions: str | None = None,
                  config_path: str | None = None) -> int:
     if versions:
         return _bench_versions([v.strip() for v in versions.split(",") if v.strip()], as_json, rounds, config_path)

@@ -18,12 +18,13 @@ from agency.shelter.verifier import verify_shelter_v0
 from bot.tooling.bench import _pct
 from bot.runtime.server import EmbeddedServer, free_port, settings_from_config
 from bot.runtime.session import live_session
+from bot.config.loader import McbotConfig
 
 TARGET_P50_MS = 20.0
 ORIGIN = (600, 70, -600)  # far from spawn: the pad, the hut and nothing else in the read
 
 
-def bench_verifier(cfg: Any, as_json: bool = False, rounds: int = 200) -> int:
+def bench_verifier(cfg: McbotConfig, as_json: bool = False, rounds: int = 200) -> int:
     port = free_port()
     server = EmbeddedServer(settings_from_config(cfg.server, port=port), node_bin=cfg.bridge.node_bin)
     server.start()

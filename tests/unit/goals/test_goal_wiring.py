@@ -23,7 +23,7 @@ from agency.execution.builtin_tools import default_tool_registry
 from agency.execution.workflows import SqliteCheckpointStore
 from agency.world import Vec3
 from bot.config.loader import McbotConfig
-from bot.runtime.goals_wiring import GoalWiring
+from bot.runtime.wiring import GoalWiring
 from tests.unit.agents.fakes import FakeBody, FakeTime
 
 MATERIALS = {"oak_planks": 80, "oak_door": 1, "torch": 1, "oak_log": 1}

@@ -18,7 +18,7 @@ from agency.execution.workflows.models import WorkflowDef
 from agency.world import WorldSnapshot
 from agency.goals.world_identity import WorldIdentity, carries_position, enter_world
 from bot.config.loader import McbotConfig, ServerConfig
-from bot.runtime.goals_wiring import GoalWiring
+from bot.runtime.wiring import GoalWiring
 from bot.runtime.world_id import world_identity
 from tests.unit.goals.conftest import ORIGIN, completed_shelter, shelter_intent
 

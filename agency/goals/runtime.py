@@ -1,13 +1,16 @@
-"""Goal binding in the running daemon: stores, the resolver in the thought pipeline, the
-executor's goal hooks, the activation reactor fed by real events, the priority scorer,
-drift re-reads of finished shelters, shelter_nearby for drive ticks, and the
-pause/resume/cancel commands for goal-bound tasks. Agency (bot/runtime/wiring.py) builds one and
-calls it; everything here runs on the daemon's event loop, world reads on the bridge thread.
+"""Goal binding at run time: stores, the resolver in the thought pipeline, the executor's
+goal hooks, the activation reactor fed by real events (the dusk edge, threats resolved,
+materials acquired), the priority scorer, drift re-reads of finished shelters, the
+nearest verified shelter for drive ticks and reflexes, and the pause/resume/cancel rules
+of goal-bound tasks. The daemon's composition root (bot/runtime/wiring.py) builds one and
+calls it from its jobs; everything here runs on the daemon's event loop, and world reads
+go through the Body on a worker thread.
 """
 
 from __future__ import annotations
 
 import asyncio
+from pathlib import Path
 from typing import Any, Callable
 
 from loguru import logger
@@ -21,9 +24,11 @@ from agency.goals.priority import PriorityScorer
 from agency.goals.router import ShelterGoalRouter
 from agency.goals.run_hooks import GoalRunHooks
 from agency.shelter.site_check import read_site, region_digest, verify_region
+from agency.execution.executor import Executor
 from agency.execution.reflexes import FOODS
 from agency.planning.tasks.events import cancelled_patch
 from agency.planning.tasks.models import Task, TaskStatus
+from agency.planning.tasks.store import TaskStore
 from agency.world import DUSK_START, BlockRegion, WorldSnapshot
 
 REVIEW_RANGE_M = 96.0  # finished sites re-read only this close (their chunks are loaded)
@@ -31,12 +36,11 @@ MATERIAL_ACTIONS = frozenset({"collect", "gather", "craft", "mine"})
 EVENT_LOG = 200
 
 
-class GoalWiring:
+class GoalRuntime:
     def __init__(
-        self, cfg: Any, tasks: Any, clock: Clock, *, last_snapshot: Callable[[], WorldSnapshot | None],
+        self, db: str | Path, tasks: TaskStore, clock: Clock, *, last_snapshot: Callable[[], WorldSnapshot | None],
         sleep: Callable[[float], Any] = asyncio.sleep,
     ) -> None:
-        db = cfg.storage.db_path
         self.tasks = tasks
         self.clock = clock
         self._snapshot = last_snapshot
@@ -181,7 +185,7 @@ class GoalWiring:
         return drifted
 
     # ---- HTTP: pause / resume / cancel of goal-bound tasks -------------------------------------------
-    async def task_command(self, task: Task, command: str, executor: Any) -> Task:
+    async def task_command(self, task: Task, command: str, executor: Executor | None) -> Task:
         running = executor is not None and executor.current is not None and executor.current.task_id == task.id
         if command == "pause":
             if running:
