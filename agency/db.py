@@ -1,18 +1,26 @@
-"""The agency's SQLite file: one connection per store, WAL, and an ordered migrations list.
+"""The agency's SQLite file: one Database (one connection) per process, WAL, and an ordered
+migrations list.
 
-Durable agency state (tasks now; goal bindings, checkpoints, thoughts later) lives in one
-file. A new table is a new entry appended to MIGRATIONS, applied once and recorded in
-PRAGMA user_version, so opening an older file upgrades it in place. Never edit an entry
-that has shipped: append a new one.
+Durable agency state (tasks, thoughts, goals, goal keys, the world, workflow checkpoints,
+drive-tick memory) lives in one file. The daemon opens it once as a `Database` and hands
+that to every store; a store given a path instead (tests, tools) opens a Database of its
+own. No lock guards the connection: the daemon's event loop is its one owner, and no store
+method awaits inside a transaction, so nothing else runs on the connection half-way
+through one. Other processes on the file have connections of their own, and what must hold
+across them is enforced by the database itself: BEGIN IMMEDIATE write transactions and
+unique (partial) indexes.
+
+A new table is a new entry appended to MIGRATIONS, applied once and recorded in PRAGMA
+user_version, so opening an older file upgrades it in place. Never edit an entry that has
+shipped: append a new one.
 """
 
 from __future__ import annotations
 
 import sqlite3
-import threading
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Iterator
+from typing import ContextManager, Iterator, Union
 
 TASK_STATUSES = ("pending", "pending_planning", "active", "completed", "failed", "paused", "unplannable")
 _STATUS_LIST = ", ".join(f"'{s}'" for s in TASK_STATUSES)
@@ -231,6 +239,8 @@ def open_database(path: str | Path) -> sqlite3.Connection:
     BEGIN IMMEDIATE transactions so check-then-insert is atomic across processes."""
     if str(path) != ":memory:":
         Path(path).parent.mkdir(parents=True, exist_ok=True)
+    # check_same_thread=False: a connection may be opened on one thread and used on another
+    # (an HTTP test client calls the API from its own thread), one at a time, never at once.
     conn = sqlite3.connect(str(path), check_same_thread=False, isolation_level=None)
     conn.row_factory = sqlite3.Row
     conn.execute("PRAGMA journal_mode = WAL")
@@ -243,14 +253,72 @@ def open_database(path: str | Path) -> sqlite3.Connection:
 
 
 @contextmanager
-def immediate_tx(conn: sqlite3.Connection, lock: threading.Lock) -> Iterator[sqlite3.Connection]:
-    """One write transaction taken up front (BEGIN IMMEDIATE), so concurrent writers -
-    threads here or other processes on the file - serialise instead of failing mid-way."""
-    with lock:
-        conn.execute("BEGIN IMMEDIATE")
+def immediate_tx(conn: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
+    """One write transaction taken up front (BEGIN IMMEDIATE), so writers on other
+    connections - other processes on the file - serialise instead of failing mid-way.
+    Entered inside another transaction on the same connection (one store's write called
+    from another's, on a shared Database), it is a savepoint of that one: it commits with
+    the outer transaction, and an error rolls back only its own part before propagating."""
+    if conn.in_transaction:
+        conn.execute("SAVEPOINT nested_tx")
         try:
             yield conn
         except BaseException:
-            conn.execute("ROLLBACK")
+            conn.execute("ROLLBACK TO nested_tx")
+            conn.execute("RELEASE nested_tx")
             raise
-        conn.execute("COMMIT")
+        conn.execute("RELEASE nested_tx")
+        return
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        yield conn
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
+    conn.execute("COMMIT")
+
+
+class Database:
+    """The agency file, opened once: one connection, WAL, migrated (open_database).
+
+    The composition root builds one and passes it to every store; it alone closes it. A
+    store takes `Database.of(source)`: a Database is shared as is, a path opens a private
+    Database that the store's `release()` closes (a shared one stays open)."""
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = path
+        self.conn = open_database(path)
+        self._private = False  # opened by Database.of for one store alone
+
+    @classmethod
+    def of(cls, source: "DatabaseSource") -> "Database":
+        if isinstance(source, Database):
+            return source
+        db = cls(source)
+        db._private = True
+        return db
+
+    def tx(self) -> ContextManager[sqlite3.Connection]:
+        """A write transaction (immediate_tx) on this connection."""
+        return immediate_tx(self.conn)
+
+    def execute(self, sql: str, params: tuple[object, ...] | list[object] = ()) -> sqlite3.Cursor:
+        return self.conn.execute(sql, params)
+
+    def release(self) -> None:
+        """A store is done with it: closes a private Database, leaves a shared one open."""
+        if self._private:
+            self.close()
+
+    def close(self) -> None:
+        self.conn.close()  # closing twice is harmless
+
+    def __enter__(self) -> "Database":
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        self.close()
+
+
+# What a store's constructor takes: a path (it opens a Database of its own) or a shared Database.
+DatabaseSource = Union[str, Path, Database]

@@ -23,12 +23,11 @@ import math
 import uuid
 from dataclasses import dataclass, field
 from enum import Enum
-from pathlib import Path
 from typing import Callable, Iterable
 
 from agency.blocks import is_log
 from agency.cognition.counters import AgencyCounters
-from agency.db import open_database
+from agency.db import Database, DatabaseSource
 from agency.goal_tag import ExtractedGoal, build_goal_tag_v1, canonical_goal_key
 from agency.cognition.grounding import FrameFacts, GroundingResult, check_doable_goal, log_grounding_fail
 from agency.cognition.sanitizer import sanitize
@@ -81,21 +80,21 @@ class DriveTickMemory:
     _SCHEMA = ("CREATE TABLE IF NOT EXISTS drive_tick_state ("
                "id INTEGER PRIMARY KEY CHECK (id = 1), last_fired_ms INTEGER NOT NULL)")
 
-    def __init__(self, db_path: str | Path) -> None:
-        self._conn = open_database(db_path)
-        self._conn.execute(self._SCHEMA)
+    def __init__(self, db_path: DatabaseSource) -> None:
+        self._db = Database.of(db_path)  # a path: a connection of its own; a Database: the shared one
+        self._db.execute(self._SCHEMA)
 
     def state(self) -> DriveTickState:
         """The stored state; firing through it writes the new time back."""
-        row = self._conn.execute("SELECT last_fired_ms FROM drive_tick_state WHERE id = 1").fetchone()
+        row = self._db.execute("SELECT last_fired_ms FROM drive_tick_state WHERE id = 1").fetchone()
         return DriveTickState(last_fired_ms=None if row is None else int(row[0]), on_fire=self._save)
 
     def _save(self, now_ms: int) -> None:
-        self._conn.execute("INSERT INTO drive_tick_state (id, last_fired_ms) VALUES (1, ?) "
-                           "ON CONFLICT (id) DO UPDATE SET last_fired_ms = excluded.last_fired_ms", (now_ms,))
+        self._db.execute("INSERT INTO drive_tick_state (id, last_fired_ms) VALUES (1, ?) "
+                         "ON CONFLICT (id) DO UPDATE SET last_fired_ms = excluded.last_fired_ms", (now_ms,))
 
     def close(self) -> None:
-        self._conn.close()
+        self._db.release()
 
 
 class DriveSkipReason(str, Enum):

@@ -15,12 +15,16 @@ model's own explicit goal passes extraction, grounding and routing (agency.cogni
   news); with a ThoughtRecorder, a reply like a recent thought is demoted, and low-novelty
   plain thoughts reach the stream one in five, flagged metadata.fallback. build_keepalive
   wires both, as the daemon runs it.
+- The daemon awaits atick/apoke on its event loop: the model call is awaited there, so
+  the stream and every other agency store are only touched from the loop. tick/poke run
+  the same body synchronously (tests, scripts), calling the generator's blocking generate.
 - KA-A8: this module never touches task creation (no agency.planning.tasks, no agency.planning.converter
   import; a test checks it) and never sets convertEligible itself.
 """
 
 from __future__ import annotations
 
+from collections.abc import Coroutine
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol, Sequence
 
@@ -47,7 +51,9 @@ FALLBACK_FACTS = 4  # facts restated by a signature-dedup fallback thought
 
 
 class ThoughtGenerator(Protocol):
-    """Turns a situation frame into raw model text; None means 'nothing to say' (valid)."""
+    """Turns a situation frame into raw model text; None means 'nothing to say' (valid).
+    A generator may also have `async def agenerate(frame)`, the same answer awaited:
+    KeepAlive.atick awaits it when there is one (LlmThoughtGenerator has it)."""
 
     def generate(self, frame: SituationFrame) -> str | None: ...
 
@@ -135,12 +141,30 @@ class KeepAlive:
     def last_introspection_ms(self) -> int | None:
         return self._last_introspection_ms
 
-    def poke(self, snapshot: WorldSnapshot) -> KeepAliveOutcome:
+    async def apoke(self, snapshot: WorldSnapshot) -> KeepAliveOutcome:
         """An explicit external poke (POST /api/keepalive/poke, evals): bypasses cooldown."""
+        return await self.atick(snapshot, poke=True)
+
+    async def atick(
+        self, snapshot: WorldSnapshot, stimuli: Sequence[Stimulus] = (), *, poke: bool = False
+    ) -> KeepAliveOutcome:
+        """One scheduled keep-alive step, on the event loop: the model call is awaited
+        (the generator's agenerate, when it has one). stimuli: what perception derived
+        since the last tick."""
+        return await self._tick(snapshot, stimuli, poke, awaiting=True)
+
+    def poke(self, snapshot: WorldSnapshot) -> KeepAliveOutcome:
+        """apoke, blocking."""
         return self.tick(snapshot, poke=True)
 
     def tick(self, snapshot: WorldSnapshot, stimuli: Sequence[Stimulus] = (), *, poke: bool = False) -> KeepAliveOutcome:
-        """One scheduled keep-alive step. stimuli: what perception derived since the last tick."""
+        """atick, blocking: the same body run on this thread, with the generator's generate."""
+        return _run_unsuspended(self._tick(snapshot, stimuli, poke, awaiting=False))
+
+    async def _tick(
+        self, snapshot: WorldSnapshot, stimuli: Sequence[Stimulus], poke: bool, *, awaiting: bool
+    ) -> KeepAliveOutcome:
+        """awaiting=False: nothing in here suspends, so tick can run it without a loop."""
         if not self._config.enabled:
             return KeepAliveOutcome("disabled")
         now = self._clock()
@@ -154,10 +178,11 @@ class KeepAlive:
                     self._cooldown_log.log("[KeepAlive] skip reason=cooldown remaining_ms={}", remaining)
                     return KeepAliveOutcome("skipped", remaining_ms=remaining)
                 logger.info("[KeepAlive] bypass cooldown reason={}", bypass)
-        return self._introspect(snapshot, stimuli, now, bypass)
+        return await self._introspect(snapshot, stimuli, now, bypass, awaiting=awaiting)
 
-    def _introspect(
-        self, snapshot: WorldSnapshot, stimuli: Sequence[Stimulus], now: int, bypass: BypassReason | None
+    async def _introspect(
+        self, snapshot: WorldSnapshot, stimuli: Sequence[Stimulus], now: int, bypass: BypassReason | None,
+        *, awaiting: bool,
     ) -> KeepAliveOutcome:
         logger.info("[KeepAlive] request_perception_refresh type=environmental_awareness source=keepalive")
         self._perception.request_refresh(source="keepalive")
@@ -185,7 +210,8 @@ class KeepAlive:
         try:
             if self._counters is not None:
                 self._counters.increment("llmCalls")
-            raw = self._generator.generate(frame)
+            agenerate = getattr(self._generator, "agenerate", None) if awaiting else None
+            raw = await agenerate(frame) if agenerate is not None else self._generator.generate(frame)
         except Exception as exc:  # noqa: BLE001 - a failing model must not stop the loop
             logger.warning("[KeepAlive] generator failed {}: {}", type(exc).__name__, exc)
             return KeepAliveOutcome("error", frame=frame, bypass=bypass, situation=situation,
@@ -262,3 +288,15 @@ def build_keepalive(
 
 def _flag(value: Any) -> str:
     return "true" if value is True else "false"
+
+
+def _run_unsuspended(step: Coroutine[Any, Any, KeepAliveOutcome]) -> KeepAliveOutcome:
+    """Run a keep-alive step that awaits nothing which suspends (awaiting=False) to its end,
+    on this thread, without an event loop: so tick works inside or outside a running loop
+    and never moves agency state to another thread."""
+    try:
+        step.send(None)
+    except StopIteration as done:
+        return done.value  # type: ignore[no-any-return]
+    step.close()
+    raise RuntimeError("a blocking keep-alive step suspended; await atick instead")

@@ -12,8 +12,12 @@ Budgets: every attempt goes through AutonomyBudget.check_before_request; a cap o
 circuit breaker means no call at all and `generate` returns None (logged). Targets are
 tried in order; a non-fatal provider failure falls through to the next one.
 
-Counting: KeepAlive already counts llmCalls around generate(), so the daemon builds this
-generator without counters; the eval harness, which calls it directly, passes its own.
+Counting: KeepAlive already counts llmCalls around generate()/agenerate(), so the daemon
+builds this generator without counters; the eval harness, which calls it directly, passes
+its own.
+
+The daemon awaits `agenerate` on its event loop (KeepAlive.atick). `generate` and
+`complete` block, for synchronous callers (tests, KeepAlive.tick).
 """
 
 from __future__ import annotations
@@ -102,12 +106,16 @@ class LlmThoughtGenerator:
         return [t.label for t in self.settings.targets]
 
     def generate(self, frame: SituationFrame) -> str | None:
-        gen = self.complete(frame)
-        return gen.text if gen.status == "ok" else None
+        return _text(self.complete(frame))
+
+    async def agenerate(self, frame: SituationFrame) -> str | None:
+        """generate() for the event loop: awaits the model instead of blocking."""
+        return _text(await self.acomplete(frame))
 
     def complete(self, frame: SituationFrame) -> Generation:
-        """Blocking; meant for a worker thread (the daemon runs keep-alive ticks off its loop).
-        Called from a thread that runs an event loop, it uses a helper thread rather than fail."""
+        """Blocking, for synchronous callers. Called from a thread that runs an event loop,
+        it runs the request on a helper thread rather than fail, and waits for it, so
+        nothing runs alongside; code on the loop should await acomplete instead."""
         try:
             asyncio.get_running_loop()
         except RuntimeError:
@@ -170,6 +178,10 @@ class LlmThoughtGenerator:
         text = response.content.strip()
         gen.status, gen.text = ("ok", response.content) if text else ("silent", None)
         return True
+
+
+def _text(gen: Generation) -> str | None:
+    return gen.text if gen.status == "ok" else None
 
 
 def build_thought_generator(llm_config: Any, clock: Clock = system_clock_ms) -> LlmThoughtGenerator | None:

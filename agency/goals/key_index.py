@@ -3,16 +3,15 @@
 The table is written only by triggers on `tasks`, in the same statement as the task write,
 and its unique partial index (goal_type, key) WHERE terminal = 0 is what enforces "at most
 one non-terminal task per goalType + goalKey, aliases included" across threads and
-processes. This class only reads it, on its own connection to the same WAL file.
+processes. This class only reads it, on the Database it is given (the daemon's shared one)
+or, given a path, on a connection of its own to the same WAL file.
 """
 
 from __future__ import annotations
 
 import sqlite3
-import threading
-from pathlib import Path
 
-from agency.db import open_database
+from agency.db import Database, DatabaseSource
 from agency.errors import AgencyError
 
 
@@ -30,13 +29,11 @@ def is_goal_key_conflict(exc: sqlite3.IntegrityError) -> bool:
 
 
 class GoalKeyIndex:
-    def __init__(self, path: str | Path) -> None:
-        self._conn = open_database(path)
-        self._lock = threading.Lock()
+    def __init__(self, path: DatabaseSource) -> None:
+        self._db = Database.of(path)
 
     def _rows(self, sql: str, params: tuple[object, ...]) -> list[sqlite3.Row]:
-        with self._lock:
-            return self._conn.execute(sql, params).fetchall()
+        return self._db.execute(sql, params).fetchall()
 
     def live_task_id(self, goal_type: str, key: str) -> str | None:
         """The non-terminal task holding key (as its goalKey or an alias), if any."""
@@ -60,5 +57,4 @@ class GoalKeyIndex:
         return out
 
     def close(self) -> None:
-        with self._lock:
-            self._conn.close()
+        self._db.release()

@@ -8,15 +8,12 @@ keeps competing state. Goals live in the `goals` table (migration 3) of the same
 
 from __future__ import annotations
 
-import sqlite3
-import threading
 from enum import Enum
-from pathlib import Path
 
 from pydantic import BaseModel
 
 from agency.clock import Clock, system_clock_ms
-from agency.db import open_database
+from agency.db import Database, DatabaseSource
 from agency.goals.models import GoalBinding, read_binding
 from agency.planning.tasks.models import Task, TaskStatus
 
@@ -65,25 +62,22 @@ def reduce_goal_status(
 class GoalSync:
     """Goal store + the reducer applied on every task transition of a goal-bound task."""
 
-    def __init__(self, path: str | Path, *, clock: Clock = system_clock_ms) -> None:
-        self._conn = open_database(path)
+    def __init__(self, path: DatabaseSource, *, clock: Clock = system_clock_ms) -> None:
+        self._db = Database.of(path)  # a path: a connection of its own; a Database: the shared one
         self._clock = clock
-        self._lock = threading.Lock()
 
     def upsert(self, goal: Goal) -> Goal:
         goal = goal.model_copy(update={"updatedAt": self._clock()})
-        with self._lock:
-            self._conn.execute(
-                "INSERT INTO goals (id, type, status, updated_at, data) VALUES (?, ?, ?, ?, ?) "
-                "ON CONFLICT(id) DO UPDATE SET type = excluded.type, status = excluded.status, "
-                "updated_at = excluded.updated_at, data = excluded.data",
-                (goal.id, goal.type, goal.status.value, goal.updatedAt, goal.model_dump_json()),
-            )
+        self._db.execute(
+            "INSERT INTO goals (id, type, status, updated_at, data) VALUES (?, ?, ?, ?, ?) "
+            "ON CONFLICT(id) DO UPDATE SET type = excluded.type, status = excluded.status, "
+            "updated_at = excluded.updated_at, data = excluded.data",
+            (goal.id, goal.type, goal.status.value, goal.updatedAt, goal.model_dump_json()),
+        )
         return goal
 
     def get(self, goal_id: str) -> Goal | None:
-        with self._lock:
-            row = self._conn.execute("SELECT data FROM goals WHERE id = ?", (goal_id,)).fetchone()
+        row = self._db.execute("SELECT data FROM goals WHERE id = ?", (goal_id,)).fetchone()
         return None if row is None else Goal.model_validate_json(row["data"])
 
     def on_task_transition(self, from_status: TaskStatus | None, task: Task) -> Goal | None:
@@ -99,8 +93,4 @@ class GoalSync:
         return self.upsert(goal.model_copy(update=update))
 
     def close(self) -> None:
-        with self._lock:
-            try:
-                self._conn.close()
-            except sqlite3.Error:  # closing twice is harmless
-                pass
+        self._db.release()

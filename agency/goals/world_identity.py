@@ -20,16 +20,14 @@ persistent world, and archived by an in-memory one, which by definition saw none
 
 from __future__ import annotations
 
-import threading
 import uuid
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any, Mapping
 
 from loguru import logger
 
 from agency.clock import Clock, system_clock_ms
-from agency.db import open_database
+from agency.db import Database, DatabaseSource
 from agency.goals.lifecycle import GoalLifecycle
 from agency.goals.models import read_binding
 from agency.planning.tasks.models import TaskStatus
@@ -84,27 +82,24 @@ def carries_position(value: Any) -> bool:
 class WorldRecord:
     """The `world` table: the id of the world the store's memories belong to."""
 
-    def __init__(self, path: str | Path, *, clock: Clock = system_clock_ms) -> None:
-        self._conn = open_database(path)
+    def __init__(self, path: DatabaseSource, *, clock: Clock = system_clock_ms) -> None:
+        self._db = Database.of(path)  # a path: a connection of its own; a Database: the shared one
+        self._conn = self._db.conn
         self._clock = clock
-        self._lock = threading.Lock()
 
     def current(self) -> str | None:
-        with self._lock:
-            row = self._conn.execute("SELECT world_id FROM world WHERE slot = 1").fetchone()
+        row = self._conn.execute("SELECT world_id FROM world WHERE slot = 1").fetchone()
         return None if row is None else str(row["world_id"])
 
     def record(self, world_id: str) -> None:
-        with self._lock:
-            self._conn.execute(
-                "INSERT INTO world (slot, world_id, recorded_at) VALUES (1, ?, ?) "
-                "ON CONFLICT(slot) DO UPDATE SET world_id = excluded.world_id, recorded_at = excluded.recorded_at",
-                (world_id, self._clock()),
-            )
+        self._conn.execute(
+            "INSERT INTO world (slot, world_id, recorded_at) VALUES (1, ?, ?) "
+            "ON CONFLICT(slot) DO UPDATE SET world_id = excluded.world_id, recorded_at = excluded.recorded_at",
+            (world_id, self._clock()),
+        )
 
     def close(self) -> None:
-        with self._lock:
-            self._conn.close()
+        self._db.release()
 
 
 @dataclass
@@ -117,7 +112,7 @@ class WorldEntry:
 
 
 def enter_world(
-    path: str | Path,
+    path: DatabaseSource,
     identity: WorldIdentity,
     *,
     lifecycle: GoalLifecycle,

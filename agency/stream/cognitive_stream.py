@@ -19,15 +19,13 @@ thoughts survive a restart. Rules enforced here, whatever the publisher:
 from __future__ import annotations
 
 import sqlite3
-import threading
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any, ContextManager, Iterable, Iterator, Mapping
 
 from loguru import logger
 
 from agency.clock import Clock, system_clock_ms
-from agency.db import immediate_tx, open_database
+from agency.db import Database, DatabaseSource
 from agency.log_rate import LogOnChange, LogRate
 from agency.thoughts import Thought
 
@@ -105,20 +103,20 @@ def _check_limit(limit: int) -> int:
 class CognitiveStream:
     def __init__(
         self,
-        path: str | Path,
+        path: DatabaseSource,
         *,
         clock: Clock = system_clock_ms,
         max_thoughts: int = DEFAULT_MAX_THOUGHTS,
     ) -> None:
         if max_thoughts < 1:
             raise ValueError("max_thoughts must be at least 1")
-        self._conn = open_database(path)
+        self._db = Database.of(path)  # a path: a connection of its own; a Database: the shared one
+        self._conn = self._db.conn
         # when SQLite's own checkpoint restarts the WAL, it cuts the file back to this size
         self._conn.execute(f"PRAGMA journal_size_limit = {WAL_SIZE_LIMIT}")
         self._clock = clock
         self._cap = max_thoughts
         self._low_water = max(1, int(max_thoughts * LOW_WATER_FRACTION))
-        self._lock = threading.Lock()
         # logged on every publish and every planning poll: rate-limited so INFO stays readable
         self._published_log = LogRate("[Cognition] thought_published processed=false",
                                       clock=lambda: clock() / 1000)
@@ -131,11 +129,10 @@ class CognitiveStream:
     # -- plumbing ---------------------------------------------------------------
 
     def _tx(self) -> ContextManager[sqlite3.Connection]:
-        return immediate_tx(self._conn, self._lock)
+        return self._db.tx()
 
     def _read(self, sql: str, params: Iterable[Any] = ()) -> list[sqlite3.Row]:
-        with self._lock:
-            return self._conn.execute(sql, tuple(params)).fetchall()
+        return self._conn.execute(sql, tuple(params)).fetchall()
 
     @staticmethod
     def _row_to_thought(row: sqlite3.Row) -> StoredThought:
@@ -178,7 +175,7 @@ class CognitiveStream:
                 (t.id, t.timestamp, 1 if t.convertEligible is True else 0, t.model_dump_json()),
             )
             if self._count(conn) > self._cap:
-                pruned = self._prune_locked(conn, self._low_water)
+                pruned = self._prune_in_tx(conn, self._low_water)
         self._published_log.log("[Cognition] thought_published processed=false")
         if pruned is not None:
             self._log_prune(pruned)
@@ -214,7 +211,7 @@ class CognitiveStream:
         """Prune down to target (default: the low-water mark) if above it, then checkpoint
         the WAL. For a scheduled job; publish() already keeps the stream under the cap."""
         with self._tx() as conn:
-            result = self._prune_locked(conn, self._low_water if target is None else max(0, target))
+            result = self._prune_in_tx(conn, self._low_water if target is None else max(0, target))
         if result.dropped:
             self._log_prune(result)
         self.checkpoint_wal()
@@ -224,13 +221,12 @@ class CognitiveStream:
         """Copy the WAL into the database and cut it to 0 bytes: SQLite's own checkpoints
         never shrink the file, so a busy daemon's WAL kept its high-water mark. The WAL is
         the file's, so this bounds every store's writes. False when a reader held it back."""
-        with self._lock:
-            busy, _, _ = self._conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
+        busy, _, _ = self._conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
         if busy:
             logger.debug("[CognitiveStream] WAL checkpoint blocked by a reader; next prune retries")
         return not busy
 
-    def _prune_locked(self, conn: sqlite3.Connection, target: int) -> PruneResult:
+    def _prune_in_tx(self, conn: sqlite3.Connection, target: int) -> PruneResult:
         before = self._count(conn)
         excess = before - target
         dropped_na = dropped_a = 0
@@ -260,12 +256,11 @@ class CognitiveStream:
     def actionable(self, limit: int = 10) -> ActionableFeed:
         """SC-B1: unprocessed convertEligible=true thoughts only, oldest first."""
         n = _check_limit(limit)
-        with self._lock:
-            rows = self._conn.execute(
-                f"SELECT * FROM thoughts WHERE {_ACTIONABLE_SQL} ORDER BY seq LIMIT ?", (n,)
-            ).fetchall()
-            queue = self._count(self._conn, "processed = 0")
-            eligible = self._count(self._conn, _ACTIONABLE_SQL)
+        rows = self._conn.execute(
+            f"SELECT * FROM thoughts WHERE {_ACTIONABLE_SQL} ORDER BY seq LIMIT ?", (n,)
+        ).fetchall()
+        queue = self._count(self._conn, "processed = 0")
+        eligible = self._count(self._conn, _ACTIONABLE_SQL)
         thoughts = [self._row_to_thought(r) for r in rows]
         feed = ActionableFeed(thoughts=thoughts, queue_size=queue, filtered_out=queue - eligible)
         opt_in, sizes = self._actionable_logs
@@ -292,11 +287,9 @@ class CognitiveStream:
         return self._row_to_thought(rows[0]) if rows else None
 
     def count(self, processed: bool | None = None) -> int:
-        with self._lock:
-            if processed is None:
-                return self._count(self._conn)
-            return self._count(self._conn, "processed = 1" if processed else "processed = 0")
+        if processed is None:
+            return self._count(self._conn)
+        return self._count(self._conn, "processed = 1" if processed else "processed = 0")
 
     def close(self) -> None:
-        with self._lock:
-            self._conn.close()
+        self._db.release()

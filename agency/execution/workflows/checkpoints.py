@@ -9,21 +9,20 @@ A run archived on entering another world is renamed and listed in workflow_run_a
 the lookups below never return it, so the task (if it carries on) starts a fresh run.
 
 The tables are created here with IF NOT EXISTS (not through agency/db.py's MIGRATIONS,
-which the task store owns): they share the file and its connection settings.
+which the task store owns): they share the file and its connection settings, and the
+daemon's one connection when the store is given its Database.
 """
 
 from __future__ import annotations
 
 import json
 import sqlite3
-import threading
-from pathlib import Path
 from typing import Any, Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from agency.clock import Clock, system_clock_ms
-from agency.db import open_database
+from agency.db import Database, DatabaseSource
 from agency.execution.workflows.models import WorkflowDef
 from agency.errors import AgencyError
 
@@ -127,22 +126,21 @@ class CheckpointStore(Protocol):
 
 
 class SqliteCheckpointStore:
-    def __init__(self, path: str | Path, *, clock: Clock = system_clock_ms) -> None:
-        self.conn: sqlite3.Connection = open_database(path)
+    def __init__(self, path: DatabaseSource, *, clock: Clock = system_clock_ms) -> None:
+        self._db = Database.of(path)  # a path: a connection of its own; a Database: the shared one
+        self.conn: sqlite3.Connection = self._db.conn
         self.conn.executescript(SCHEMA)
         self.clock = clock
-        self._lock = threading.Lock()  # one connection; the daemon may call from its bridge thread too
 
     def close(self) -> None:
-        self.conn.close()
+        self._db.release()
 
     def start_run(self, run_id: str, workflow: WorkflowDef, agent_id: str, task_id: str | None, context: dict[str, Any]) -> RunRecord:
         now = self.clock()
-        with self._lock:
-            self.conn.execute(
-                "INSERT OR IGNORE INTO workflow_runs VALUES (?, ?, ?, ?, ?, 'running', ?, ?)",
-                (run_id, task_id, agent_id, workflow.model_dump_json(), json.dumps(context), now, now),
-            )
+        self.conn.execute(
+            "INSERT OR IGNORE INTO workflow_runs VALUES (?, ?, ?, ?, ?, 'running', ?, ?)",
+            (run_id, task_id, agent_id, workflow.model_dump_json(), json.dumps(context), now, now),
+        )
         rec = self.get_run(run_id)
         assert rec is not None
         return rec
@@ -177,20 +175,14 @@ class SqliteCheckpointStore:
         """Rename the run and its checkpoints to '<run id>@<world id>' and list it as
         archived, in one transaction. Returns the archived name."""
         new_id = f"{run_id}@{world_id}"
-        with self._lock:
-            self.conn.execute("BEGIN IMMEDIATE")
-            try:
-                self.conn.execute(
-                    "INSERT INTO workflow_runs SELECT ?, task_id, agent_id, workflow, context, status, created_at, "
-                    "updated_at FROM workflow_runs WHERE run_id = ?", (new_id, run_id))
-                self.conn.execute("UPDATE workflow_checkpoints SET run_id = ? WHERE run_id = ?", (new_id, run_id))
-                self.conn.execute("DELETE FROM workflow_runs WHERE run_id = ?", (run_id,))
-                self.conn.execute("INSERT INTO workflow_run_archive VALUES (?, ?, ?, ?)",
-                                  (new_id, run_id, world_id, self.clock()))
-                self.conn.execute("COMMIT")
-            except BaseException:
-                self.conn.execute("ROLLBACK")
-                raise
+        with self._db.tx() as conn:
+            conn.execute(
+                "INSERT INTO workflow_runs SELECT ?, task_id, agent_id, workflow, context, status, created_at, "
+                "updated_at FROM workflow_runs WHERE run_id = ?", (new_id, run_id))
+            conn.execute("UPDATE workflow_checkpoints SET run_id = ? WHERE run_id = ?", (new_id, run_id))
+            conn.execute("DELETE FROM workflow_runs WHERE run_id = ?", (run_id,))
+            conn.execute("INSERT INTO workflow_run_archive VALUES (?, ?, ?, ?)",
+                         (new_id, run_id, world_id, self.clock()))
         return new_id
 
     def archived_runs(self, world_id: str | None = None) -> list[str]:
@@ -201,28 +193,21 @@ class SqliteCheckpointStore:
         return [r["run_id"] for r in rows]
 
     def set_run_status(self, run_id: str, status: RunStatus) -> None:
-        with self._lock:
-            self.conn.execute("UPDATE workflow_runs SET status = ?, updated_at = ? WHERE run_id = ?", (status, self.clock(), run_id))
+        self.conn.execute("UPDATE workflow_runs SET status = ?, updated_at = ? WHERE run_id = ?", (status, self.clock(), run_id))
 
     def save(self, checkpoint: Checkpoint, workflow: WorkflowDef) -> None:
         checkpoint = Checkpoint.model_validate(checkpoint.model_dump())  # re-validate: never store a bad one
         checkpoint.validate_against(workflow)
-        with self._lock:
-            self.conn.execute("BEGIN IMMEDIATE")
-            try:
-                seq = self.conn.execute(
-                    "SELECT COALESCE(MAX(seq), 0) + 1 FROM workflow_checkpoints WHERE run_id = ?", (checkpoint.runId,)
-                ).fetchone()[0]
-                self.conn.execute(
-                    "INSERT INTO workflow_checkpoints VALUES (?, ?, ?, ?, ?, ?)",
-                    (checkpoint.runId, seq, checkpoint.stepIndex, checkpoint.completedStepId,
-                     checkpoint.model_dump_json(), checkpoint.createdAt),
-                )
-                self.conn.execute("UPDATE workflow_runs SET updated_at = ? WHERE run_id = ?", (self.clock(), checkpoint.runId))
-                self.conn.execute("COMMIT")
-            except BaseException:
-                self.conn.execute("ROLLBACK")
-                raise
+        with self._db.tx() as conn:
+            seq = conn.execute(
+                "SELECT COALESCE(MAX(seq), 0) + 1 FROM workflow_checkpoints WHERE run_id = ?", (checkpoint.runId,)
+            ).fetchone()[0]
+            conn.execute(
+                "INSERT INTO workflow_checkpoints VALUES (?, ?, ?, ?, ?, ?)",
+                (checkpoint.runId, seq, checkpoint.stepIndex, checkpoint.completedStepId,
+                 checkpoint.model_dump_json(), checkpoint.createdAt),
+            )
+            conn.execute("UPDATE workflow_runs SET updated_at = ? WHERE run_id = ?", (self.clock(), checkpoint.runId))
 
     def latest(self, run_id: str) -> Checkpoint | None:
         row = self.conn.execute(

@@ -16,14 +16,12 @@ from __future__ import annotations
 import json
 import os
 import sqlite3
-import threading
-from pathlib import Path
 from typing import Any, ContextManager, Callable, Iterable, Iterator, Mapping, Protocol
 
 from loguru import logger
 
 from agency.clock import Clock, system_clock_ms
-from agency.db import immediate_tx, open_database
+from agency.db import Database, DatabaseSource
 from agency.environment import is_development
 from agency.planning.tasks.events import PROGRESS, STEP_EVENTS, TaskEvent, status_event
 from agency.planning.tasks.models import (
@@ -94,19 +92,19 @@ class TaskStore(Protocol):
 class SqliteTaskStore:
     def __init__(
         self,
-        path: str | Path,
+        path: DatabaseSource,
         *,
         clock: Clock = system_clock_ms,
         dev_mode: bool | None = None,
         strict_finalize: bool | None = None,
         invariant_check: Callable[[Task], None] | None = None,
     ) -> None:
-        self._conn = open_database(path)
+        self._db = Database.of(path)  # a path: a connection of its own; a Database: the shared one
+        self._conn = self._db.conn
         self._clock = clock
         self._dev_mode = is_development() if dev_mode is None else dev_mode
         self._strict_finalize = _env_strict_finalize() if strict_finalize is None else strict_finalize
         self._warned_dropped_keys: set[str] = set()  # once per key per store session
-        self._lock = threading.Lock()
         # Dev mode only: raises on an illegal task state, which rolls the write back
         # (goal binding's field-ownership check is installed here by the daemon/tests).
         self._invariant_check = invariant_check if self._dev_mode else None
@@ -114,7 +112,7 @@ class SqliteTaskStore:
     # -- plumbing -------------------------------------------------------------
 
     def _tx(self) -> ContextManager[sqlite3.Connection]:
-        return immediate_tx(self._conn, self._lock)
+        return self._db.tx()
 
     def _warn_dropped(self, key: str) -> None:
         if self._dev_mode and key not in self._warned_dropped_keys:
@@ -158,8 +156,7 @@ class SqliteTaskStore:
             self._append_event(conn, after, *change)
 
     def _query(self, sql: str, params: Iterable[Any]) -> list[Task]:
-        with self._lock:
-            rows = self._conn.execute(sql, tuple(params)).fetchall()
+        rows = self._conn.execute(sql, tuple(params)).fetchall()
         return [Task.model_validate_json(r["data"]) for r in rows]
 
     def _stamp(self, origin: TaskOrigin | Mapping[str, Any]) -> TaskOrigin:
@@ -235,11 +232,10 @@ class SqliteTaskStore:
             return task
 
     def get_task(self, task_id: str) -> Task | None:
-        with self._lock:
-            try:
-                return self._load(self._conn, task_id)
-            except TaskNotFoundError:
-                return None
+        try:
+            return self._load(self._conn, task_id)
+        except TaskNotFoundError:
+            return None
 
     def _clean_patch(self, task_id: str, patch: Mapping[str, Any]) -> dict[str, Any]:
         clean = {k: v for k, v in patch.items() if k not in _PATCH_PROTECTED}
@@ -349,8 +345,7 @@ class SqliteTaskStore:
         """A task's events after `after_seq`, oldest first, at most `limit` (a page)."""
         if limit < 1:
             raise ValueError(f"limit must be at least 1, got {limit!r}")
-        with self._lock:
-            rows = self._conn.execute(SQL_EVENTS, (task_id, after_seq, limit)).fetchall()
+        rows = self._conn.execute(SQL_EVENTS, (task_id, after_seq, limit)).fetchall()
         return [
             TaskEvent(seq=r["seq"], taskId=r["task_id"], at=r["at"], event=r["event"], status=r["status"],
                       progress=r["progress"], data=json.loads(r["data"]))
@@ -358,8 +353,7 @@ class SqliteTaskStore:
         ]
 
     def close(self) -> None:
-        with self._lock:
-            self._conn.close()
+        self._db.release()
 
 
 def _urgency(value: float) -> float:
