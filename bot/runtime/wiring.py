@@ -12,6 +12,7 @@ from typing import Any
 from loguru import logger
 
 from agency.clock import Clock, system_clock_ms
+from agency.db import Database
 from agency.cognition.counters import AgencyCounters
 from agency.cognition.dev_injection import apply_dev_injection
 from agency.cognition.grounding import FrameFacts, check_goal
@@ -57,15 +58,17 @@ _EMPTY = WorldSnapshot(health=20, food=20, gameMode="survival", dimension="overw
 class GoalWiring(GoalRuntime):
     """The goal runtime on the configured store file."""
 
-    def __init__(self, cfg: McbotConfig, tasks: SqliteTaskStore, clock: Clock, **kwargs: Any) -> None:
-        super().__init__(cfg.storage.db_path, tasks, clock, **kwargs)
+    def __init__(self, cfg: McbotConfig, tasks: SqliteTaskStore, clock: Clock, db: Database | None = None,
+                 **kwargs: Any) -> None:
+        super().__init__(db if db is not None else cfg.storage.db_path, tasks, clock, **kwargs)
 
 
 class Agency:
     def __init__(self, cfg: McbotConfig, clock: Clock = system_clock_ms) -> None:
         self.cfg = cfg
         self.clock = clock
-        db = cfg.storage.db_path
+        # One connection to the agency file for every store, used only on the daemon's loop.
+        self.db = db = Database(cfg.storage.db_path)
         self.counters = AgencyCounters(clock)
         # §G field ownership asserted on every write in development (MCBOT_ENV=development; unset is production).
         self.tasks = SqliteTaskStore(db, clock=clock, invariant_check=assert_task_state)
@@ -82,7 +85,7 @@ class Agency:
         )
         self.planning = PlanningConsumer(self.stream, self.tasks, clock, stuck_timeout_ms=cfg.drive_tick.stuck_timeout_ms)
         self.idle = IdleReporter(self.tasks, clock)
-        self.goals = GoalWiring(cfg, self.tasks, clock, last_snapshot=lambda: self.last_snapshot)
+        self.goals = GoalWiring(cfg, self.tasks, clock, db, last_snapshot=lambda: self.last_snapshot)
         self.planning.router = self.goals.router  # `build basic_shelter` -> the goal resolver
         self.drive_memory = DriveTickMemory(db)  # the interval survives a restart
         self.drive_state = self.drive_memory.state()
@@ -127,7 +130,7 @@ class Agency:
 
     def _enter_world(self, settings: Any) -> None:
         identity = world_identity(self.cfg.server, settings.host, settings.port, self._embedded)
-        self.world = enter_world(self.cfg.storage.db_path, identity,
+        self.world = enter_world(self.db, identity,
                                  lifecycle=self.goals.lifecycle, checkpoints=self.checkpoints)
 
     def world_restarted(self) -> None:
@@ -169,8 +172,8 @@ class Agency:
         if self.last_snapshot is None:
             return
         stimuli, self._stimuli = self._stimuli, []
-        # Off the loop: with an LLM generator a tick waits on an HTTP call.
-        await asyncio.to_thread(self.keepalive.tick, self.last_snapshot, stimuli)
+        # On the loop: with an LLM generator the tick awaits the HTTP call.
+        await self.keepalive.atick(self.last_snapshot, stimuli)
 
     @property
     def _connected(self) -> bool:
@@ -291,7 +294,7 @@ class Agency:
                 return {"status": "unavailable", "detail": "bot is not connected"}
             snap = await asyncio.to_thread(self.body.snapshot)
             self.last_snapshot = snap
-            outcome = await asyncio.to_thread(self.keepalive.poke, snap)  # may wait on the LLM
+            outcome = await self.keepalive.apoke(snap)  # may await the LLM
             return {"status": outcome.status, "bypass": outcome.bypass, "situation": outcome.situation,
                     "thoughtId": getattr(outcome.thought, "id", None)}
 
@@ -360,6 +363,7 @@ class Agency:
         self.goals.close()
         self.stream.close()
         self.tasks.close()
+        self.db.close()
 
 
 def build_agency(cfg: McbotConfig) -> Agency:
