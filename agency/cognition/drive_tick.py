@@ -49,11 +49,7 @@ EXPLORE_FIRST_LEGS = 2  # legs of the explore workflow (16 blocks each): new gro
 _CATEGORY = {"collect": "gathering", "build": "building", "craft": "crafting", "explore": "exploration"}
 
 
-@dataclass(frozen=True)
-class DriveTickConfig:
-    enabled: bool = True
-    interval_ms: int = DRIVE_TICK_INTERVAL_MS
-    stuck_timeout_ms: int = STUCK_PENDING_TIMEOUT_MS
+from agency.cognition.settings import DriveTickConfig  # noqa: E402 - the one schema, also the [drive_tick] section
 
 
 @dataclass

@@ -66,12 +66,7 @@ class ThoughtSink(Protocol):
     def recent(self, limit: int = 20, processed: bool | None = None) -> Sequence[Thought]: ...
 
 
-@dataclass(frozen=True)
-class KeepAliveConfig:
-    enabled: bool = True
-    min_interval_ms: int = KEEPALIVE_MIN_INTERVAL_MS
-    profile: str = "balanced"
-    heartbeat_ms: int = DEFAULT_HEARTBEAT_MS  # with a SituationGate: longest run of suppressed calls
+from agency.cognition.settings import KeepAliveConfig  # noqa: E402 - the one schema, also the [keepalive] section
 
 
 @dataclass(frozen=True)

@@ -33,18 +33,7 @@ FOODS = ("cooked_beef", "cooked_porkchop", "bread", "cooked_chicken", "cooked_mu
          "apple", "carrot", "beef", "porkchop", "chicken", "mutton", "potato", "rotten_flesh")
 
 
-@dataclass(frozen=True)
-class ReflexConfig:
-    enabled: bool = True
-    eat_below_food: int = 14  # eat when food is at or below this and something edible is held
-    fight_within: float = 4.0  # a hostile this close is fought
-    fight_radius: float = 8.0
-    shelter_at_night: bool = True  # from dusk to morning, stay in a verified shelter nearby
-    shelter_retry_ms: int = 120_000  # after a failed attempt to go in
-    recover_items: bool = True  # after a death, walk back and pick up the dropped items
-    recover_within: float = 64.0  # a death spot farther than this from the respawn is given up
-    item_despawn_ms: int = 300_000  # vanilla: dropped items vanish after 5 minutes
-    under_attack_ms: int = 5_000  # hurt this recently = under attack: no walk back at night
+from agency.execution.settings import ReflexConfig  # noqa: E402 - the one schema, also the [reflexes] section
 
 
 ShelterLookup = Callable[[WorldSnapshot], SiteSignature | None]  # a verified shelter near the bot

@@ -1,8 +1,9 @@
 """Runtime settings of the LLM session loop: snake_case versions of the contract's names.
 
-bot/config/llm.py mirrors this schema for the `[llm]` TOML section (bot.config.loader must not
-import agency); a unit test keeps the two identical. Resolution order for sampling and
-context settings: session defaults < provider_overrides[provider] < target.overrides.
+The one schema of the `[llm]` TOML section: bot.config.loader's McbotConfig uses LlmSettings
+as the section's type (nothing mirrors it), so this module stays light (pydantic and the
+llm room's errors and messages). Resolution order for sampling and context settings:
+session defaults < provider_overrides[provider] < target.overrides.
 """
 
 from __future__ import annotations

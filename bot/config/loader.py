@@ -5,9 +5,13 @@ Layers, highest precedence first (design/ARCHITECTURE.md, runtime contract secti
   > shipped `config/mcbot.toml` > `~/.config/mcbot/mcbot.toml` > `/etc/mcbot/mcbot.toml`.
 Tables deep-merge per key; arrays and scalars are replaced whole.
 
-Kept free of heavy imports (no javascript, no bridge) so the CLI can validate config
-before anything else starts. Adding a section: write a `_Section` subclass and add one
-field to `McbotConfig` (and its defaults to config/mcbot.toml).
+Kept free of heavy imports (no javascript, no bridge, no agency stores) so the CLI can
+validate config before anything else starts: of agency it loads only the rooms' settings
+modules, which are pure pydantic. Adding a section: a key the daemon alone reads is a
+`_Section` subclass here or in bot/config/sections.py; a key an agency room reads belongs to
+that room's settings model (agency/<room>/settings.py), used here as the section's type, so
+each schema is declared once. Either way add one field to `McbotConfig` (and its defaults to
+config/mcbot.toml).
 """
 
 from __future__ import annotations
@@ -43,15 +47,11 @@ class ConfigError(Exception):
     exit_code = 4
 
 
-from bot.config.sections import (  # noqa: E402
-    ApiConfig,
-    DriveTickSection,
-    JobsConfig,
-    KeepAliveSection,
-    ReflexesSection,
-    StreamSection,
-)
-from bot.config.llm import LlmSection  # noqa: E402
+from agency.cognition.settings import DriveTickConfig, KeepAliveConfig  # noqa: E402
+from agency.execution.settings import ReflexConfig  # noqa: E402
+from agency.llm.settings import LlmSettings  # noqa: E402
+from agency.stream.settings import StreamConfig  # noqa: E402
+from bot.config.sections import ApiConfig, JobsConfig  # noqa: E402
 
 # --------------------------------------------------------------------------- schema
 
@@ -134,11 +134,12 @@ class McbotConfig(_Section):
     storage: StorageConfig = Field(default_factory=StorageConfig)
     api: ApiConfig = Field(default_factory=ApiConfig)
     jobs: JobsConfig = Field(default_factory=JobsConfig)
-    drive_tick: DriveTickSection = Field(default_factory=DriveTickSection)
-    keepalive: KeepAliveSection = Field(default_factory=KeepAliveSection)
-    stream: StreamSection = Field(default_factory=StreamSection)
-    reflexes: ReflexesSection = Field(default_factory=ReflexesSection)
-    llm: LlmSection = Field(default_factory=LlmSection)
+    # The sections an agency room reads: that room's own settings model, nothing mirrored.
+    drive_tick: DriveTickConfig = Field(default_factory=DriveTickConfig)
+    keepalive: KeepAliveConfig = Field(default_factory=KeepAliveConfig)
+    stream: StreamConfig = Field(default_factory=StreamConfig)
+    reflexes: ReflexConfig = Field(default_factory=ReflexConfig)
+    llm: LlmSettings = Field(default_factory=LlmSettings)
 
 
 # --------------------------------------------------------------------------- loading

@@ -1,10 +1,10 @@
-"""Config sections of the running daemon: HTTP API, scheduled jobs, autonomy knobs.
-(The connection sections live in bot/config/loader.py; McbotConfig gathers both.)"""
+"""Config sections only the daemon itself reads: the HTTP API and the scheduled jobs.
+(The connection sections live in bot/config/loader.py; the sections an agency room reads
+are that room's own settings models, agency/<room>/settings.py; McbotConfig gathers all.)"""
 
 from __future__ import annotations
 
 import ipaddress
-from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
@@ -51,26 +51,3 @@ class JobsConfig(_Section):
     counters_log_s: float = Field(60.0, gt=0)
     stream_prune_s: float = Field(60.0, gt=0)
     disabled: list[str] = Field(default_factory=list)
-
-
-class DriveTickSection(_Section):
-    enabled: bool = True
-    interval_ms: int = Field(180_000, ge=1000)
-    stuck_timeout_ms: int = Field(300_000, ge=1000)
-
-
-class KeepAliveSection(_Section):
-    profile: Literal["minimal", "balanced", "rich"] = "balanced"
-    min_interval_ms: int = Field(120_000, ge=0)
-    heartbeat_ms: int = Field(300_000, ge=0)  # while the situation repeats, one model call per heartbeat
-
-
-class StreamSection(_Section):
-    max_thoughts: int = Field(5000, ge=100)
-
-
-class ReflexesSection(_Section):
-    enabled: bool = True
-    eat_below_food: int = Field(14, ge=0, le=20)  # eat at or below this food level, if food is held
-    fight_within: float = Field(4.0, gt=0)  # fight a hostile this close (blocks)
-    shelter_at_night: bool = True  # dusk to morning in a verified shelter within 32 m, tasks held

@@ -1,5 +1,5 @@
 """Contract 7 for [llm]: layered loading, deep merge, ${VAR} expansion, protected keys,
-validation; and the bot/config/llm.py mirror staying identical to LlmSettings."""
+validation. The [llm] section is LlmSettings itself (McbotConfig's field type)."""
 
 from __future__ import annotations
 
@@ -7,57 +7,15 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from pydantic import BaseModel, ValidationError
+from pydantic import ValidationError
 
 from agency.llm.settings import LlmSettings
-from bot.config.loader import ConfigError, load_config
-from bot.config.llm import LlmSection
-
-RICH: dict[str, Any] = {
-    "max_turns": 4, "temperature": 0.7, "repeat_penalty": 1.1, "reasoning_effort": "low",
-    "tool_transport": "xml-final",
-    "targets": [{"provider": "ollama", "model": "qwen3:8b", "base_url": "http://127.0.0.1:11434",
-                 "overrides": {"temperature": 0.1, "context_window": 8192}},
-                {"provider": "openai", "model": "gpt-4o-mini", "api_key": "sk"}],
-    "provider_overrides": {"ollama": {"top_p": 0.5}},
-    "queues": {"web": {"concurrent": 2}},
-    "mcp_servers": {"files": {"command": "npx", "args": ["-y", "srv"], "env": {"A": "${B}"}, "queue": "web"}},
-    "budgets": {"calls_per_hour": 10},
-}
-
-
-def _shape(model: type[BaseModel]) -> dict[str, Any]:
-    out = {}
-    for name, f in model.model_fields.items():
-        out[name] = (str(f.annotation).replace("bot.config.llm.", "").replace("agency.llm.settings.", ""),
-                     repr(f.default), [repr(m) for m in f.metadata])
-    return out
-
-
-def test_mirror_schema_is_identical() -> None:
-    assert LlmSection().model_dump() == LlmSettings().model_dump()
-    assert LlmSection.model_validate(RICH).model_dump() == LlmSettings.model_validate(RICH).model_dump()
-    names = {"LlmSection": "LlmSettings", "LlmTarget": "TargetConfig", "LlmOverrides": "Overrides",
-             "LlmQueue": "QueueConfig", "LlmMcpServer": "McpServerConfig", "LlmBudgets": "BudgetConfig"}
-
-    def norm(shape: dict[str, Any]) -> str:
-        text = repr(shape)
-        for a, b in names.items():
-            text = text.replace(a, b)
-        return text
-
-    import agency.llm.settings as s
-    import bot.config.llm as c
-
-    for bot_name, agency_name in names.items():
-        assert norm(_shape(getattr(c, bot_name))) == norm(_shape(getattr(s, agency_name))), bot_name
+from bot.config.loader import ConfigError, McbotConfig, load_config
 
 
 @pytest.mark.parametrize("bad", [{"max_turns": 0}, {"targets": [{"provider": "gemini", "model": "x"}]},
                                  {"temperature": 3}, {"surprise": 1}, {"tool_transport": "json"}])
-def test_both_reject_the_same_invalid_values(bad: dict[str, Any]) -> None:
-    with pytest.raises(ValidationError):
-        LlmSection.model_validate(bad)
+def test_invalid_values_are_rejected(bad: dict[str, Any]) -> None:
     with pytest.raises(ValidationError):
         LlmSettings.model_validate(bad)
 
@@ -125,4 +83,4 @@ def test_invalid_llm_value_names_the_field(tmp_path: Path) -> None:
 
 
 def test_absent_targets_means_not_configured() -> None:
-    assert not LlmSettings.model_validate(LlmSection().model_dump()).configured
+    assert McbotConfig().llm == LlmSettings() and not McbotConfig().llm.configured

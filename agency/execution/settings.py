@@ -1,0 +1,29 @@
+"""Settings of the execution room: the survival reflexes (`[reflexes]`). The one schema:
+agency.execution.reflexes takes this model and bot/config uses it as the type of the TOML
+section, so a key, its default and its bounds are declared here only (the defaults are
+those of config/mcbot.toml).
+
+Pure pydantic, no other agency import: bot.config.loader imports this to validate the
+config before anything heavy starts.
+"""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class ReflexConfig(BaseModel):
+    """Survival reactions that preempt the current task and give it back afterwards."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)  # a typo in a key is an error, not a silent default
+
+    enabled: bool = True
+    eat_below_food: int = Field(14, ge=0, le=20)  # eat at or below this food level, if something edible is held
+    fight_within: float = Field(4.0, gt=0)  # fight a hostile this close (blocks)
+    fight_radius: float = Field(8.0, gt=0)  # the attack's search radius; no walk back to the items with a hostile this close
+    shelter_at_night: bool = True  # dusk to morning in a verified shelter nearby, tasks held
+    shelter_retry_ms: int = Field(120_000, ge=0)  # after a failed attempt to go in
+    recover_items: bool = True  # after a death, walk back and pick up the dropped items
+    recover_within: float = Field(64.0, gt=0)  # a death spot farther than this from the respawn is given up
+    item_despawn_ms: int = Field(300_000, ge=0)  # vanilla: dropped items vanish after 5 minutes
+    under_attack_ms: int = Field(5_000, ge=0)  # hurt this recently = under attack: no walk back at night
