@@ -18,7 +18,7 @@ from agency.cognition.dev_injection import apply_dev_injection
 from agency.cognition.grounding import FrameFacts, check_goal
 from agency.execution.agents import AgentRuntime, default_registry
 from agency.execution.executor import DISCONNECTED, Executor
-from agency.execution.reflexes import ReflexConfig, Reflexes
+from agency.execution.reflexes import Reflexes
 from agency.planning.stalls import stalled_tasks
 from agency.planning.tasks.events import record_step
 from agency.execution.tools import ToolContext
@@ -27,11 +27,11 @@ from agency.execution.tools.crafting import nearby_table
 from agency.execution.workflows import SqliteCheckpointStore
 from agency.goals import assert_task_state
 from agency.perception.body_gate import BodyGate
-from agency.cognition.drive_tick import (SIGHT_ACTIONS, DriveTickConfig, DriveTickFired, DriveTickMemory, drive_candidate,
+from agency.cognition.drive_tick import (SIGHT_ACTIONS, DriveTickFired, DriveTickMemory, drive_candidate,
                                evaluate_drive_tick, needs_sight, sight_box)
 from agency.cognition.eligibility import routable_by
 from agency.goals.user_goals import GoalDecision, GoalRequest, submit_user_goal
-from agency.cognition.keepalive import KeepAliveConfig, build_keepalive
+from agency.cognition.keepalive import build_keepalive
 from agency.cognition.llm_thoughts import build_thought_generator
 from agency.perception.stimuli import Perception, Stimulus
 from agency.planning.consumer import IdleReporter, PlanningConsumer
@@ -74,13 +74,12 @@ class Agency:
         self.tasks = SqliteTaskStore(db, clock=clock, invariant_check=assert_task_state)
         self.stream = CognitiveStream(db, clock=clock, max_thoughts=cfg.stream.max_thoughts)
         self.perception = Perception(clock, publish=self.stream.publish)
-        ka = cfg.keepalive
         self.keepalive = build_keepalive(  # with situation-signature gate and content dedup (contract 4)
             stream=self.stream,
             perception=self.perception,
             clock=clock,
             generator=build_thought_generator(cfg.llm, clock),  # None without [[llm.targets]]: frames only (I-2)
-            config=KeepAliveConfig(min_interval_ms=ka.min_interval_ms, profile=ka.profile, heartbeat_ms=ka.heartbeat_ms),
+            config=cfg.keepalive,
             counters=self.counters,
         )
         self.planning = PlanningConsumer(self.stream, self.tasks, clock, stuck_timeout_ms=cfg.drive_tick.stuck_timeout_ms)
@@ -89,11 +88,7 @@ class Agency:
         self.planning.router = self.goals.router  # `build basic_shelter` -> the goal resolver
         self.drive_memory = DriveTickMemory(db)  # the interval survives a restart
         self.drive_state = self.drive_memory.state()
-        self.drive_config = DriveTickConfig(
-            enabled=cfg.drive_tick.enabled,
-            interval_ms=cfg.drive_tick.interval_ms,
-            stuck_timeout_ms=cfg.drive_tick.stuck_timeout_ms,
-        )
+        self.drive_config = cfg.drive_tick
         self.checkpoints = SqliteCheckpointStore(db, clock=clock)
         self.tools = default_tool_registry()
         self.executor: Executor | None = None  # built once the body exists (tools act on it)
@@ -122,10 +117,8 @@ class Agency:
                                on_step=record_step(self.tasks))  # each step in the task's event log
         self.executor = Executor(self.tasks, runtime, self.clock, on_lifecycle=self.goals.on_task_event,
                                  goals=self.goals.hooks, before_tick=self.goals.on_executor_tick)
-        r = self.cfg.reflexes
         self.reflexes = Reflexes(self.tools, ctx, self.executor,
-                                 ReflexConfig(enabled=r.enabled, eat_below_food=r.eat_below_food, fight_within=r.fight_within,
-                                              shelter_at_night=r.shelter_at_night),
+                                 self.cfg.reflexes,
                                  shelter_lookup=self.goals.nearest_verified_shelter, clock=self.clock)
 
     def _enter_world(self, settings: Any) -> None:
