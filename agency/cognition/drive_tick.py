@@ -31,7 +31,8 @@ from agency.db import Database, DatabaseSource
 from agency.goal_tag import ExtractedGoal, build_goal_tag_v1, canonical_goal_key
 from agency.cognition.grounding import FrameFacts, GroundingResult, check_doable_goal, log_grounding_fail
 from agency.cognition.sanitizer import sanitize
-from agency.planning.tasks.idempotency import STUCK_PENDING_TIMEOUT_MS, TaskLookup, find_blocking_task
+from agency.cognition.settings import DriveTickConfig  # the one schema, also the [drive_tick] section
+from agency.planning.tasks.idempotency import TaskLookup, find_blocking_task
 from agency.planning.tasks.models import Task
 from agency.thoughts import Thought, ThoughtMetadata
 from agency.world import BlockRegion, WorldSnapshot, night_approaching
@@ -47,9 +48,6 @@ SIGHT_VERTICAL = 8
 EXPLORE_FIRST_LEGS = 2  # legs of the explore workflow (16 blocks each): new ground comes into sight
 
 _CATEGORY = {"collect": "gathering", "build": "building", "craft": "crafting", "explore": "exploration"}
-
-
-from agency.cognition.settings import DriveTickConfig  # noqa: E402 - the one schema, also the [drive_tick] section
 
 
 @dataclass

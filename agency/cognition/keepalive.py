@@ -5,7 +5,7 @@ pipeline, never a fabricated percept), compose a factual-only situation frame, h
 ThoughtGenerator, and publish whatever it says as a non-actionable thought unless the
 model's own explicit goal passes extraction, grounding and routing (agency.cognition.eligibility).
 
-- KA-A4: introspections are at least min_interval_ms apart (KEEPALIVE_MIN_INTERVAL_MS,
+- KA-A4: introspections are at least min_interval_ms apart (KeepAliveConfig,
   default 120 s); a tick inside the cooldown logs the remaining time and does nothing.
 - KA-A5: only a stimulus (threat_delta, damage, hunger_drop, health_drop, novel_entity)
   or an eval poke bypasses the cooldown, and the reason is logged.
@@ -35,14 +35,14 @@ from agency.cognition.counters import AgencyCounters
 from agency.cognition.eligibility import Routable, apply_decision, decide, default_is_routable
 from agency.log_rate import LogRate
 from agency.perception.stimuli import Perception, Stimulus
-from agency.cognition.situation import DEFAULT_HEARTBEAT_MS, SituationDecision, SituationGate
+from agency.cognition.situation import SituationDecision, SituationGate
 from agency.cognition.situation_frame import SituationFrame, build_frame, get_profile
+from agency.cognition.settings import KeepAliveConfig  # the one schema, also the [keepalive] section
 from agency.cognition.thought_recorder import ThoughtRecorder
 from agency.thoughts import Thought, ThoughtMetadata, novelty_for
 from agency.cognition.sanitizer import build_llm_thought
 from agency.world import WorldSnapshot
 
-KEEPALIVE_MIN_INTERVAL_MS = 120_000
 # The order a reason is reported in when several stimuli arrive together: most urgent first.
 BYPASS_ORDER: tuple[str, ...] = ("threat_delta", "damage", "health_drop", "hunger_drop", "novel_entity")
 BypassReason = Literal["threat_delta", "damage", "hunger_drop", "health_drop", "novel_entity", "eval_poke"]
@@ -64,9 +64,6 @@ class ThoughtSink(Protocol):
     def publish(self, thought: Thought) -> Thought: ...
 
     def recent(self, limit: int = 20, processed: bool | None = None) -> Sequence[Thought]: ...
-
-
-from agency.cognition.settings import KeepAliveConfig  # noqa: E402 - the one schema, also the [keepalive] section
 
 
 @dataclass(frozen=True)

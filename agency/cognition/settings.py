@@ -37,8 +37,7 @@ class KeepAliveConfig(_Settings):
 
     enabled: bool = True
     profile: Profile = "balanced"  # situation-frame profile
-    # At most one introspection per interval unless a stimulus bypasses it (KA-A4;
-    # = keepalive.KEEPALIVE_MIN_INTERVAL_MS).
+    # At most one introspection per interval unless a stimulus bypasses it (KA-A4).
     min_interval_ms: int = Field(120_000, ge=0)
     # With a SituationGate: while the situation repeats, one model call per heartbeat
     # (= agency.cognition.situation.DEFAULT_HEARTBEAT_MS).

@@ -24,6 +24,7 @@ from agency.execution.tools.base import ToolContext
 from agency.execution.tools.registry import ToolRegistry
 from agency.shelter.door import in_hut
 from agency.world import BodyEvent, EventType, Vec3, WorldSnapshot, night_approaching
+from agency.execution.settings import ReflexConfig  # the one schema, also the [reflexes] section
 
 PREEMPTED = "preempted"
 DIED = "died"  # tasks held from a death until the dropped items are back (or given up)
@@ -31,9 +32,6 @@ SHELTERING = "sheltering"  # tasks held while the bot spends the night in a shel
 SAFE_MODES = ("creative", "spectator")
 FOODS = ("cooked_beef", "cooked_porkchop", "bread", "cooked_chicken", "cooked_mutton", "baked_potato",
          "apple", "carrot", "beef", "porkchop", "chicken", "mutton", "potato", "rotten_flesh")
-
-
-from agency.execution.settings import ReflexConfig  # noqa: E402 - the one schema, also the [reflexes] section
 
 
 ShelterLookup = Callable[[WorldSnapshot], SiteSignature | None]  # a verified shelter near the bot

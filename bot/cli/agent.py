@@ -68,9 +68,8 @@ def _load_schema(path: str | None) -> tuple[dict[str, Any] | None, int]:
 
 def cmd_agent_run(args: argparse.Namespace, cfg: McbotConfig) -> int:
     from agency.llm.errors import LlmConfigError  # noqa: PLC0415
-    from agency.llm.settings import LlmSettings  # noqa: PLC0415
 
-    settings = LlmSettings.model_validate(cfg.llm.model_dump())
+    settings = cfg.llm
     if not settings.configured:
         return _error("the LLM is not configured: add an [[llm.targets]] table to mcbot.toml", EXIT_INVALID)
     try:

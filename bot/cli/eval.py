@@ -59,13 +59,12 @@ def cmd_eval_run(args: argparse.Namespace, cfg: McbotConfig) -> int:
     from agency.eval.fixture import load_fixture_suite  # noqa: PLC0415
     from agency.eval.runner import RunDirExists, run_eval  # noqa: PLC0415
     from agency.eval.suite import SuiteInvalid, load_suite  # noqa: PLC0415
-    from agency.llm.settings import LlmSettings  # noqa: PLC0415
     from agency.cognition.llm_thoughts import LlmThoughtGenerator  # noqa: PLC0415
     from agency.perception.replay import ReplayFormatError  # noqa: PLC0415
 
     if bool(args.suite) == bool(args.from_fixture):
         return _error("eval needs exactly one of --suite FILE.jsonl or --from-fixture FIXTURE.jsonl", EXIT_INVALID)
-    settings = LlmSettings.model_validate(cfg.llm.model_dump())
+    settings = cfg.llm
     if not settings.configured:
         return _error("the LLM is not configured: add an [[llm.targets]] table to mcbot.toml", EXIT_INVALID)
     source = Path(args.suite or args.from_fixture)
