@@ -20,11 +20,12 @@ const KINDS = {
   zombie: { health: 20, damage: [2.5, 3, 4.5], speed: 0.115, burns: true, loot: [['rotten_flesh', 0, 2]] },
   husk: { health: 20, damage: [2.5, 3, 4.5], speed: 0.115, burns: false, loot: [['rotten_flesh', 0, 2]] },
   zombie_villager: { health: 20, damage: [2.5, 3, 4.5], speed: 0.115, burns: true, loot: [['rotten_flesh', 0, 2]] },
-  // Passive bodies: gravity, knockback and loot, no brain (they stand still).
-  cow: { passive: true, health: 10, loot: [['beef', 1, 3], ['leather', 0, 2]] },
-  pig: { passive: true, health: 10, loot: [['porkchop', 1, 3]] },
-  chicken: { passive: true, health: 4, loot: [['chicken', 1, 1], ['feather', 0, 2]] },
-  sheep: { passive: true, health: 8, loot: [['mutton', 1, 2], ['white_wool', 1, 1]] }
+  // Passive animals: gravity, knockback and loot; they only stroll (vanilla RandomStrollGoal,
+  // ~1 block/s), never target anyone.
+  cow: { passive: true, health: 10, speed: 0.05, loot: [['beef', 1, 3], ['leather', 0, 2]] },
+  pig: { passive: true, health: 10, speed: 0.05, loot: [['porkchop', 1, 3]] },
+  chicken: { passive: true, health: 4, speed: 0.05, loot: [['chicken', 1, 1], ['feather', 0, 2]] },
+  sheep: { passive: true, health: 8, speed: 0.05, loot: [['mutton', 1, 2], ['white_wool', 1, 1]] }
 }
 const INERT = { passive: true, health: 10, loot: [] }
 const WIDTH = 0.6
@@ -153,7 +154,7 @@ module.exports.server = function (serv) {
 
   function think (mob) {
     const ai = mob.ai
-    if (ai.kind.passive) return null
+    if (ai.kind.passive) return ai.kind.speed ? stroll(mob) : null // inert bodies stand still
     if (ai.target && (!targetable(ai.target) || ai.target.world !== mob.world ||
         ai.target.position.distanceTo(mob.position) > 35 || !serv.players.includes(ai.target))) ai.target = null
     if (!ai.target && ai.tick % 10 === 0) ai.target = nearestTarget(mob)
