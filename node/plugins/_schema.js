@@ -9,7 +9,7 @@ function metadataTypes (registry) {
   const mapper = findMapper(types.entityMetadataEntry || types.entityMetadata, (m) => Object.values(m).includes('item_stack'))
   if (mapper) return Object.fromEntries(Object.values(mapper).map(n => [n, n]))
   const fields = types.entityMetadataItem?.[1]?.fields || {}
-  const LEGACY = { byte: 'i8', item_stack: 'slot' }
+  const LEGACY = { byte: 'i8', int: 'varint', boolean: 'bool', item_stack: 'slot' }
   const out = {}
   for (const [name, t] of Object.entries(LEGACY)) {
     const id = Object.keys(fields).find(k => String(fields[k]).toLowerCase() === t)
