@@ -82,6 +82,7 @@ soak-chaos: install
 
 bench: install
 	$(BIN)/mcbot bench bridge --versions $(subst $(eval) ,$(comma),$(MC_VERSIONS))
+	$(BIN)/mcbot bench reflexes --versions $(subst $(eval) ,$(comma),$(MC_VERSIONS))
 
 clean:
 	rm -rf $(VENV) node/node_modules .pytest_cache .toolchain

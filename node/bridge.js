@@ -20,6 +20,7 @@ const { region } = require('./lib/region')
 const { Vec3 } = require('vec3')
 const actions = require('./lib/actions/index')
 const versions = require('./lib/versions')
+const threats = require('./lib/threats')
 
 const json = (fn) => (...args) => JSON.stringify(fn(...args))
 
@@ -41,6 +42,9 @@ module.exports = {
   pollAction: json((actionId) => actions.poll(actionId)),
   cancelAction: json((actionId) => actions.cancel(actionId)),
   actionKinds: json(() => actions.kinds()),
+  // Reflex wake-up: set the radii by kind, then poll for hostiles that came within them.
+  watchThreats: (id, radiiJson) => threats.watch(bots.get(id), JSON.parse(radiiJson)),
+  threatsSince: json((id, seq) => threats.since(bots.get(id), seq)),
   checkVersion: json((protocol, name) => versions.check(protocol, name)),
   chatFacts: json((id, sinceSeq) => require('./lib/chat_guard').facts(bots.getEvenEnded(id), sinceSeq)),
   memory: json(() => process.memoryUsage())

@@ -1,6 +1,7 @@
 """Survival reflexes: reactions that preempt the current task through the workflow safe
-stop, then give it back. Eat when food is low and food is held; fight a hostile within
-reach; spend the night in a verified shelter nearby (go in at dusk, close the door, hold
+stop, then give it back. Answer hostiles by their kind (agency.execution.combat: retreat
+when hurt or outnumbered, keep out of a creeper's blast, close in on a skeleton, fight
+zombies and spiders); eat when food is low and food is held; spend the night in a verified shelter nearby (go in at dusk, close the door, hold
 every task until morning, then come out). Never in creative or spectator mode.
 
 A death (mineflayer respawns the bot) is recorded with its cause and holds the running task
@@ -18,6 +19,8 @@ from loguru import logger
 
 from agency.clock import Clock, system_clock_ms
 
+from agency.execution.combat import (CLOSE_IN, EVADE, FIGHT, RETREAT, STRIKE_AND_BACK_OFF, CombatChoice,
+                                     choose_combat)
 from agency.execution.executor import Executor
 from agency.shelter.models import SiteSignature
 from agency.execution.tools.base import ToolContext
@@ -48,7 +51,10 @@ class Death:
 @dataclass
 class ReflexStats:
     ate: int = 0
-    fought: int = 0
+    fought: int = 0  # fights, close-ins and strikes
+    evaded: int = 0  # creepers kept out of blast range
+    retreats: int = 0
+    by_kind: Counter[str] = field(default_factory=Counter)  # combat reflexes by the hostile's kind
     deaths: int = 0
     death_causes: Counter[str] = field(default_factory=Counter)
     items_recovered: int = 0
@@ -74,6 +80,7 @@ class Reflexes:
         self._acting = False
         self.death: Death | None = None  # the last death, until its items are recovered or given up
         self._hurt_at: int | None = None
+        self._combat: CombatChoice | None = None  # what choose() answered, for _act
 
     @property
     def holding_tasks(self) -> bool:
@@ -88,9 +95,9 @@ class Reflexes:
         if not self.config.enabled or snap.gameMode in SAFE_MODES:
             return None
         indoors = self.sheltered is not None and in_hut(self.sheltered, snap.position)
-        close = [e for e in snap.entities if e.hostile and e.distance <= self.config.fight_within]
-        if close and not indoors:  # a zombie at the wall cannot come in through a closed door
-            return "fight"
+        self._combat = None if indoors else choose_combat(snap, self.config)  # a closed door keeps them out
+        if self._combat is not None:
+            return self._combat.reflex
         if snap.food <= self.config.eat_below_food and any(snap.count_of(f) for f in FOODS):
             return "eat"
         if self.death is not None and not indoors and self._safe_to_recover(snap):
@@ -214,13 +221,20 @@ class Reflexes:
         if reflex == "recover":
             await self._recover()
             return
+        combat = self._combat
+        if combat is not None:
+            logger.info("[Reflex] {} at {:.1f} blocks -> {}: {}", combat.target.name, combat.target.distance,
+                        combat.reflex, combat.reason)
+            if combat.reflex == RETREAT and night_approaching(snap) and self._retreat_site(snap) is not None:
+                self.stats.retreats += 1
+                await self._shelter("shelter")  # by night into the shelter, tasks held until morning
+                return
         paused = await self.executor.preempt(PREEMPTED)
         if paused:
             self.stats.preemptions += 1
         try:
-            if reflex == "fight":
-                result = await self.tools.execute("attack", {"radius": self.config.fight_radius}, self.ctx)
-                self.stats.fought += 1
+            if combat is not None:
+                result = await self._answer(combat)
             else:
                 food = next(f for f in FOODS if snap.count_of(f))
                 result = await self.tools.execute("eat", {"item": food}, self.ctx)
@@ -231,6 +245,36 @@ class Reflexes:
             if paused:
                 self.executor.resume_paused(PREEMPTED)
         self.stats.log = (self.stats.log + [{"reflex": reflex, "pausedTask": paused}])[-50:]
+
+    def _retreat_site(self, snap: WorldSnapshot) -> SiteSignature | None:
+        site = self.sheltered or (self.shelter_lookup(snap) if self.shelter_lookup is not None else None)
+        if site is None or site.entrance is None:
+            return None
+        self._site = site
+        return site
+
+    async def _answer(self, combat: CombatChoice) -> Any:
+        """Carry out a combat reflex with the tools: one tool call, or a strike then an evasion."""
+        cfg, name = self.config, combat.target.name
+        self.stats.by_kind[name] += 1
+        evade = {"threat": name, "radius": max(cfg.creeper_flee_within, cfg.fight_radius),
+                 "distance": cfg.creeper_safe_distance, "legs": 3}
+        if combat.reflex in (FIGHT, CLOSE_IN):
+            self.stats.fought += 1
+            radius = cfg.skeleton_engage_within if combat.reflex == CLOSE_IN else cfg.fight_radius
+            return await self.tools.execute("attack", {"target": name, "radius": radius}, self.ctx)
+        if combat.reflex == STRIKE_AND_BACK_OFF:
+            self.stats.fought += 1
+            struck = await self.tools.execute("attack", {"target": name, "radius": 4.0, "hits": 1}, self.ctx)
+            if not struck.success:
+                logger.info("[Reflex] the strike on {} failed ({}): evading it", name, struck.error)
+            return await self.tools.execute("flee", evade, self.ctx)
+        if combat.reflex == EVADE:
+            self.stats.evaded += 1
+            return await self.tools.execute("flee", evade, self.ctx)
+        assert combat.reflex == RETREAT
+        self.stats.retreats += 1
+        return await self.tools.execute("flee", {"radius": cfg.fight_radius * 2, "distance": 16.0, "legs": 3}, self.ctx)
 
     async def _shelter(self, reflex: str) -> None:
         if reflex == "leave_shelter":

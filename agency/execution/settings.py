@@ -27,3 +27,9 @@ class ReflexConfig(BaseModel):
     recover_within: float = Field(64.0, gt=0)  # a death spot farther than this from the respawn is given up
     item_despawn_ms: int = Field(300_000, ge=0)  # vanilla: dropped items vanish after 5 minutes
     under_attack_ms: int = Field(5_000, ge=0)  # hurt this recently = under attack: no walk back at night
+    # by mob kind (agency.execution.combat)
+    retreat_below_health: float = Field(6.0, ge=0, le=20)  # at or below this, with hostiles close: retreat
+    outnumbered_at: int = Field(3, ge=2)  # this many hostiles within fight_radius: retreat
+    creeper_flee_within: float = Field(7.0, gt=0)  # vanilla: a creeper keeps its fuse burning within 7 blocks
+    creeper_safe_distance: float = Field(8.0, ge=4, le=40)  # end an evasion this far (its blast reaches 6)
+    skeleton_engage_within: float = Field(16.0, gt=0, le=32)  # a skeleton shoots from 15 blocks: close in

@@ -82,6 +82,12 @@ def build_parser() -> argparse.ArgumentParser:
     bb.add_argument("--rounds", type=val.positive_int, default=200)
     bb.add_argument("--versions", metavar="V1,V2", type=val.embedded_versions,
                     help="embedded versions to measure side by side, e.g. 1.21.4,1.18.2 (default: server.embedded_version)")
+    br = bench_sub.add_parser("reflexes", help="reaction time of the reflexes by mob kind, threat watch vs 1 s tick "
+                                               "(starts an embedded world)")
+    br.add_argument("--json", action="store_true", help="print one JSON object")
+    br.add_argument("--rounds", type=val.positive_int, default=8, help="rounds per mob kind and mode")
+    br.add_argument("--versions", metavar="V1,V2", type=val.embedded_versions,
+                    help="embedded versions to measure side by side (default: server.embedded_version)")
     bv = bench_sub.add_parser("verifier", help="verify_shelter_v0 on a real region read (starts an embedded world)")
     bv.add_argument("--json", action="store_true", help="print one JSON object")
     bv.add_argument("--rounds", type=val.positive_int, default=200)
@@ -205,6 +211,9 @@ def cmd_bench(args: Any, cfg: McbotConfig, _loaded: Any) -> int:
     from bot.tooling.bench import bench_bridge  # noqa: PLC0415
     from bot.tooling.bench_verifier import bench_verifier  # noqa: PLC0415
 
+    if args.bench_command == "reflexes":
+        from bot.tooling.bench_reflexes import bench_reflexes  # noqa: PLC0415
+        return bench_reflexes(cfg, as_json=args.json, rounds=args.rounds, versions=args.versions, config_path=args.config)
     if args.bench_command == "verifier":
         return bench_verifier(cfg, as_json=args.json, rounds=args.rounds)
     return bench_bridge(cfg, as_json=args.json, rounds=args.rounds, versions=args.versions, config_path=args.config)

@@ -47,6 +47,7 @@ class JobsConfig(_Section):
     drive_tick_s: float = Field(10.0, gt=0)  # checks gates often; fires at most every interval
     executor_s: float = Field(2.0, gt=0)
     reflexes_s: float = Field(1.0, gt=0)
+    reflex_watch_s: float = Field(0.02, gt=0, le=1.0)  # between reflex ticks, threats are polled this often
     review_s: float = Field(60.0, gt=0)
     counters_log_s: float = Field(60.0, gt=0)
     stream_prune_s: float = Field(60.0, gt=0)

@@ -104,6 +104,8 @@ class MineflayerBody:
         self._pending: list[BodyEvent] = []
         self._connected = False
         self.reconnects = 0
+        self._threat_radii: dict[str, float] | None = None  # watch_threats(); sent again to each new bot
+        self._threat_seq = 0
 
     @property
     def connected(self) -> bool:
@@ -173,6 +175,9 @@ class MineflayerBody:
         self.connected = True
         self.backoff.reset()
         self._reconnect_at = None
+        self._threat_seq = 0  # a new bot numbers its threats from 0
+        if self._threat_radii is not None:
+            self.bridge.call("watchThreats", self.bot_id, json.dumps(self._threat_radii))
         logger.info("bot {} ready on {}:{} ({})", s.username, s.host, s.port, self.version)
 
     def _quit_quietly(self) -> None:
@@ -286,6 +291,20 @@ class MineflayerBody:
                 logger.warning("bot {}: {}", ev.type.value, ev.data)
             out.append(ev)
         return out
+
+    def watch_threats(self, radii: dict[str, float]) -> None:
+        """Stamp every hostile that comes within its kind's radius ('default': the rest),
+        on this bot and every bot a reconnect makes; read them with new_threats()."""
+        self._threat_radii = dict(radii)
+        if self.connected and self.bot_id is not None:
+            self._call("watchThreats", self._bot(), json.dumps(self._threat_radii))
+
+    def new_threats(self) -> list[dict[str, Any]]:
+        """Hostiles that came within their radius since the last call (one cheap call):
+        {id, name, distance, ts} with ts on the node clock, like an action's startedAt."""
+        raw = self._call_json("threatsSince", self._bot(), self._threat_seq)
+        self._threat_seq = int(raw["seq"])
+        return list(raw["threats"])
 
     def start_action(self, kind: str, args: dict[str, Any], timeout_ms: int | None = None) -> ActionStatus:
         raw = self._call_json("startAction", self._bot(), kind, json.dumps(args), timeout_ms or 0)

@@ -46,6 +46,7 @@ from bot.config.loader import McbotConfig
 from bot.runtime.api import ApiContext, BotUnavailable
 from bot.runtime.body import MineflayerBody
 from bot.runtime.metrics import render_metrics
+from bot.runtime.reflex_watch import ReflexWatch
 from bot.runtime.scheduler import JobSpec
 from bot.runtime.world_id import world_identity
 
@@ -93,6 +94,7 @@ class Agency:
         self.tools = default_tool_registry()
         self.executor: Executor | None = None  # built once the body exists (tools act on it)
         self.reflexes: Reflexes | None = None
+        self.reflex_watch: ReflexWatch | None = None
         self.tool_ctx: ToolContext | None = None
         self.body: MineflayerBody | None = None
         self._embedded: bool | None = None  # did the daemon start the world (attach_body)
@@ -120,6 +122,8 @@ class Agency:
         self.reflexes = Reflexes(self.tools, ctx, self.executor,
                                  self.cfg.reflexes,
                                  shelter_lookup=self.goals.nearest_verified_shelter, clock=self.clock)
+        if isinstance(body, MineflayerBody):  # a live bot: threats wake the reflexes
+            self.reflex_watch = ReflexWatch(body, self.reflexes, poll_s=self.cfg.jobs.reflex_watch_s)
 
     def _enter_world(self, settings: Any) -> None:
         identity = world_identity(self.cfg.server, settings.host, settings.port, self._embedded)
@@ -238,6 +242,9 @@ class Agency:
     async def job_reflexes(self) -> None:
         if self.reflexes is None or not self.gate.open("Reflexes", self._connected):
             return
+        if self.reflex_watch is not None:  # a tick, then threats answered as they come this interval
+            await self.reflex_watch.run(budget_s=self.cfg.jobs.reflexes_s * 0.9)
+            return
         snap = await self._snapshot()
         if snap is not None:
             await self.reflexes.tick(snap)
@@ -267,7 +274,7 @@ class Agency:
             ("drive_tick", self.job_drive_tick, j.drive_tick_s, 30.0),
             ("planning", self.job_planning, j.planning_s, 30.0),
             ("executor", self.job_executor, j.executor_s, 30.0),
-            ("reflexes", self.job_reflexes, j.reflexes_s, 60.0),
+            ("reflexes", self.job_reflexes, j.reflexes_s, 120.0),  # a flee may walk for 90 s
             ("counters_log", self.job_counters_log, j.counters_log_s, 30.0),
             ("stream_prune", self.job_stream_prune, j.stream_prune_s, 30.0),
             ("review", self.goals.job_review, j.review_s, 30.0),

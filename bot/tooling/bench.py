@@ -177,15 +177,16 @@ ROWS = (  # (label, key, format) of the side-by-side table
 )
 
 
-def _bench_versions(versions: list[str], as_json: bool, rounds: int, config_path: str | None) -> int:
-    """Each version in a child `mcbot bench bridge --json` with the same config."""
+def run_per_version(command: str, versions: list[str], args: list[str], config_path: str | None) -> dict[str, Any] | int:
+    """`mcbot bench <command> --json <args>` in a child process per version (one JSPyBridge
+    per process), with the same config: {version: result}, or the exit code of a failure."""
     results: dict[str, Any] = {}
     base = [sys.executable, "-m", "bot", *(["--config", config_path] if config_path else [])]
     for v in versions:
         print(f"bench: measuring the embedded world at {v} ...", file=sys.stderr, flush=True)
         env = {**os.environ, "MCBOT_SERVER__EMBEDDED_VERSION": v}
         try:
-            proc = subprocess.run([*base, "bench", "bridge", "--json", "--rounds", str(rounds)],
+            proc = subprocess.run([*base, "bench", command, "--json", *args],
                                   env=env, capture_output=True, text=True, timeout=900)
         except subprocess.TimeoutExpired:
             print(f"bench: {v} did not finish within 900 s", file=sys.stderr)
@@ -195,6 +196,14 @@ def _bench_versions(versions: list[str], as_json: bool, rounds: int, config_path
             print(f"bench: {v} failed (exit {proc.returncode}): {proc.stderr.strip()[-500:]}", file=sys.stderr)
             return proc.returncode or 1
         results[v] = json.loads(lines[-1])
+    return results
+
+
+def _bench_versions(versions: list[str], as_json: bool, rounds: int, config_path: str | None) -> int:
+    """Each version in a child `mcbot bench bridge --json` with the same config."""
+    results = run_per_version("bridge", versions, ["--rounds", str(rounds)], config_path)
+    if isinstance(results, int):
+        return results
     if as_json:
         print(json.dumps({"versions": results}))
         return 0

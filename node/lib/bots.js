@@ -7,6 +7,7 @@ const { pathfinder } = require('mineflayer-pathfinder')
 const collectBlock = require('mineflayer-collectblock').plugin
 const { isHostile } = require('./names')
 const deathCause = require('./death_cause')
+const threats = require('./threats')
 
 const MAX_QUEUE = 2000
 // mineflayer asks to respawn once, on the health packet that says the bot died. A lost
@@ -60,6 +61,7 @@ function createBot (opts) {
   bot.loadPlugin(pathfinder)
   bot.loadPlugin(collectBlock)
   attach(rec, opts.hostileRadius || 16)
+  threats.install(bot)
   require('./chat_guard').install(bot, opts, (type, data) => push(rec, type, data)) // secure-chat refusals
   return id
 }

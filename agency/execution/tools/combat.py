@@ -1,7 +1,8 @@
 """Fighting and fleeing.
 
-attack: fight one hostile with the best weapon held until it is gone (one JS action): a
-given entity, the nearest hostile of a named kind, or the nearest hostile.
+attack: fight one hostile with the best weapon held until it is gone, or for a number of
+hits (one JS action): a given entity, the nearest hostile of a named kind, or the nearest
+hostile.
 flee: walk out of the threats' reach in legs directly away from them (another heading
 when there is no ground that way, never one that comes closer), until every threat is
 `distance` away or the legs run out.
@@ -33,6 +34,7 @@ class AttackInput(ToolInput):
     entityId: int | None = Field(default=None, description="entity to attack; none = nearest hostile")
     target: str | None = Field(default=None, description="kind of hostile to attack (e.g. zombie); generic = nearest")
     radius: float = Field(default=8.0, gt=0, le=32, description="how far to look for a hostile")
+    hits: int | None = Field(default=None, ge=1, le=100, description="stop after this many hits; none = until it is gone")
 
 
 class FleeInput(ToolInput):
@@ -67,6 +69,8 @@ def _what(target: str | None) -> str:
 
 async def attack(ctx: ToolContext, p: AttackInput) -> dict[str, Any]:
     args: dict[str, Any] = {"radius": p.radius}
+    if p.hits is not None:
+        args["maxHits"] = p.hits
     if p.entityId is not None:
         args["entityId"] = p.entityId
     elif p.target is not None:

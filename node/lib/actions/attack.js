@@ -1,7 +1,7 @@
 'use strict'
 // Fight the nearest hostile (of one kind when args.name is given; or a given entity id)
 // within reach: equip the best weapon held, close in with pathfinder, hit on the attack
-// cooldown until it is gone.
+// cooldown until it is gone (or args.maxHits hits landed: a strike before backing off).
 const { goals } = require('mineflayer-pathfinder')
 const { entityName, isHostile, names } = require('../names')
 
@@ -39,6 +39,7 @@ async function run (bot, args, rec) {
       await bot.lookAt(e.position.offset(0, e.height ? e.height * 0.8 : 1.4, 0), true)
       bot.attack(e)
       hits++
+      if (args.maxHits && hits >= args.maxHits) break
     }
     await new Promise((resolve) => setTimeout(resolve, HIT_EVERY_MS))
   }

@@ -1,0 +1,86 @@
+"""Which combat reflex the hostiles around the bot call for, by their kind. Pure rules on a
+snapshot; Reflexes acts on the choice and logs its reason.
+
+In order:
+- hurt or outnumbered with hostiles close: retreat (into a verified shelter by night when
+  one is known, else away from them all);
+- a creeper close: out of its blast (vanilla power 3 hurts up to 6 blocks away). One already
+  within reach of an armed bot is struck first (the knockback pushes it out of its fuse
+  range) and then left behind;
+- a skeleton within its bow's range: close in and fight it (in the open a bot that keeps its
+  distance is shot at every second or two);
+- anything else within reach (zombies, spiders, ...): fight it with the best weapon held.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from agency.execution.settings import ReflexConfig
+from agency.names import same
+from agency.world import EntityInfo, WorldSnapshot
+
+CREEPERS = ("creeper",)
+ARCHERS = ("skeleton", "stray", "bogged")
+# Best first, as node/lib/names.js equips them (a weapon held makes a strike worth it).
+WEAPONS = ("netherite_sword", "diamond_sword", "iron_sword", "stone_sword", "golden_sword", "wooden_sword",
+           "netherite_axe", "diamond_axe", "iron_axe", "stone_axe", "golden_axe", "wooden_axe")
+MELEE_REACH = 3.0  # a player's attack reach in survival
+
+RETREAT = "retreat"
+EVADE = "evade"  # out of a creeper's blast
+STRIKE_AND_BACK_OFF = "strike_and_back_off"
+CLOSE_IN = "close_in"  # on a skeleton
+FIGHT = "fight"
+COMBAT_REFLEXES = (RETREAT, EVADE, STRIKE_AND_BACK_OFF, CLOSE_IN, FIGHT)
+
+
+@dataclass(frozen=True)
+class CombatChoice:
+    reflex: str  # one of COMBAT_REFLEXES
+    target: EntityInfo  # the hostile it answers (the nearest one for a retreat)
+    reason: str  # for the log line
+
+
+def _is(entity: EntityInfo, kinds: tuple[str, ...]) -> bool:
+    return any(same(entity.name, k) for k in kinds)
+
+
+def best_weapon(snap: WorldSnapshot) -> str | None:
+    return next((w for w in WEAPONS if snap.count_of(w)), None)
+
+
+def threat_radii(cfg: ReflexConfig) -> dict[str, float]:
+    """How close each kind comes before a reflex answers it ('default': every other hostile).
+    The body stamps the moment a hostile crosses its radius, and the reflexes wake on it."""
+    radii = {"default": cfg.fight_within, **{k: cfg.creeper_flee_within for k in CREEPERS}}
+    radii.update({k: cfg.skeleton_engage_within for k in ARCHERS})
+    return radii
+
+
+def choose_combat(snap: WorldSnapshot, cfg: ReflexConfig) -> CombatChoice | None:
+    hostiles = sorted((e for e in snap.entities if e.hostile), key=lambda e: e.distance)
+    close = [e for e in hostiles if e.distance <= cfg.fight_radius]
+    if close and snap.health <= cfg.retreat_below_health:
+        return CombatChoice(RETREAT, close[0], f"health {snap.health:g} <= {cfg.retreat_below_health:g} with "
+                                               f"{len(close)} hostile(s) within {cfg.fight_radius:g} blocks")
+    if len(close) >= cfg.outnumbered_at:
+        return CombatChoice(RETREAT, close[0], f"outnumbered: {len(close)} hostiles within {cfg.fight_radius:g} blocks")
+    creeper = next((e for e in hostiles if _is(e, CREEPERS) and e.distance <= cfg.creeper_flee_within), None)
+    if creeper is not None:
+        weapon = best_weapon(snap)
+        if weapon is not None and creeper.distance <= MELEE_REACH:
+            return CombatChoice(STRIKE_AND_BACK_OFF, creeper,
+                                f"creeper at {creeper.distance:.1f} blocks, in reach: one hit with {weapon} pushes it "
+                                f"back, then out of its blast ({cfg.creeper_safe_distance:g} blocks)")
+        return CombatChoice(EVADE, creeper, f"creeper at {creeper.distance:.1f} blocks: out of its blast "
+                                            f"({cfg.creeper_safe_distance:g} blocks)")
+    archer = next((e for e in hostiles if _is(e, ARCHERS) and e.distance <= cfg.skeleton_engage_within), None)
+    if archer is not None:
+        return CombatChoice(CLOSE_IN, archer, f"{archer.name} at {archer.distance:.1f} blocks shoots from range: "
+                                              f"closing in with {best_weapon(snap) or 'bare hands'}")
+    near = next((e for e in hostiles if e.distance <= cfg.fight_within), None)
+    if near is not None:
+        return CombatChoice(FIGHT, near, f"{near.name} at {near.distance:.1f} blocks: fighting with "
+                                         f"{best_weapon(snap) or 'bare hands'}")
+    return None

@@ -1,0 +1,126 @@
+"""Reflexes by mob kind: the choice (agency.execution.combat) and what the reflexes do with it
+on the fake world: keep out of a creeper's blast, strike one in reach then back off, close
+in on a skeleton, fight zombies and spiders, retreat when hurt or outnumbered."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+from loguru import logger
+
+from agency.execution.combat import (CLOSE_IN, EVADE, FIGHT, RETREAT, STRIKE_AND_BACK_OFF, choose_combat,
+                                     threat_radii)
+from agency.execution.reflexes import ReflexConfig, Reflexes
+from agency.world import WorldSnapshot
+from tests.unit.agents.fakes import FakeBody, FakeTime, Mob
+from tests.unit.executor.world import executor_env
+
+CFG = ReflexConfig()
+
+
+def _snap(*mobs: tuple[str, float], health: float = 20, inventory: tuple[str, ...] = ()) -> WorldSnapshot:
+    body = FakeBody(FakeTime().clock, inventory={i: 1 for i in inventory})
+    body.mobs = [Mob(name, hostile=True, x=0.5 + d, z=0.5) for name, d in mobs]
+    return body.snapshot().model_copy(update={"health": health})
+
+
+@pytest.mark.parametrize("mobs, inventory, expected, target", [
+    ([("zombie", 3.0)], (), FIGHT, "zombie"),
+    ([("spider", 2.0)], ("stone_sword",), FIGHT, "spider"),
+    ([("zombie", 6.0)], (), None, None),  # beyond fight_within: no reflex yet
+    ([("skeleton", 12.0)], (), CLOSE_IN, "skeleton"),
+    ([("skeleton", 17.0)], (), None, None),  # out of its bow's range
+    ([("creeper", 5.0)], ("iron_sword",), EVADE, "creeper"),  # armed, but not in reach: keep away
+    ([("creeper", 2.5)], ("iron_sword",), STRIKE_AND_BACK_OFF, "creeper"),
+    ([("creeper", 2.5)], (), EVADE, "creeper"),  # bare hands: a strike is not worth the blast
+    ([("creeper", 7.5)], (), None, None),
+    ([("zombie", 2.0), ("creeper", 5.0)], (), EVADE, "creeper"),  # the blast first
+    ([("zombie", 2.0), ("skeleton", 10.0)], (), CLOSE_IN, "skeleton"),
+    ([("zombie", 2.0), ("zombie", 5.0), ("spider", 7.0)], (), RETREAT, "zombie"),  # outnumbered
+])
+def test_the_reflex_answers_the_hostile_by_its_kind(mobs, inventory, expected, target):
+    choice = choose_combat(_snap(*mobs, inventory=inventory), CFG)
+    assert (choice.reflex, choice.target.name) == (expected, target) if expected else choice is None
+
+
+def test_a_hurt_bot_retreats_from_a_hostile_it_would_fight_at_full_health():
+    assert choose_combat(_snap(("zombie", 6.0)), CFG) is None
+    hurt = choose_combat(_snap(("zombie", 6.0), health=5), CFG)
+    assert hurt.reflex == RETREAT and "health 5 <= 6" in hurt.reason
+    assert choose_combat(_snap(("zombie", 9.0), health=5), CFG) is None  # beyond fight_radius: nothing to flee
+
+
+def test_the_reasons_name_the_kind_the_distance_and_the_weapon():
+    assert choose_combat(_snap(("zombie", 3.0), inventory=("stone_sword", "wooden_sword")), CFG).reason == \
+        "zombie at 3.0 blocks: fighting with stone_sword"
+    assert "creeper at 5.0 blocks: out of its blast (8 blocks)" == choose_combat(_snap(("creeper", 5.0)), CFG).reason
+
+
+def test_threat_radii_are_the_reflexes_own_by_kind():
+    radii = threat_radii(ReflexConfig(fight_within=3, creeper_flee_within=6, skeleton_engage_within=12))
+    assert radii["default"] == 3 and radii["creeper"] == 6 and radii["skeleton"] == radii["stray"] == 12
+
+
+@pytest.fixture
+def env(tmp_path):
+    ftime = FakeTime()
+    e = executor_env(tmp_path, ftime, FakeBody(ftime.clock))
+    yield e
+    e["tasks"].close()
+
+
+def _lines():
+    lines: list[str] = []
+    sink = logger.add(lambda m: lines.append(m.record["message"]), level="INFO")
+    return lines, sink
+
+
+def test_a_creeper_is_evaded_beyond_its_blast_and_the_decision_is_logged(env):
+    body = env["body"]
+    body.mobs = [Mob("creeper", hostile=True, x=4.5, z=0.5)]
+    reflexes = Reflexes(env["tools"], env["ctx"], env["ex"], CFG)
+    lines, sink = _lines()
+    try:
+        assert asyncio.run(reflexes.tick(body.snapshot())) == EVADE
+    finally:
+        logger.remove(sink)
+    assert body.snapshot().entities[0].distance >= CFG.creeper_safe_distance
+    assert [k for k, _ in body.started] == ["move_to"] and body.started[0][1]["x"] < 0  # away from it
+    assert reflexes.stats.evaded == 1 and reflexes.stats.by_kind == {"creeper": 1}
+    assert any(line.startswith("[Reflex] creeper at 4.0 blocks -> evade: creeper at 4.0 blocks: out of its blast")
+               for line in lines), lines
+
+
+def test_an_armed_bot_strikes_a_creeper_in_reach_once_then_backs_off(env):
+    body = env["body"]
+    body.inventory["stone_sword"] = 1
+    body.mobs = [Mob("creeper", hostile=True, x=2.5, z=0.5)]
+    body._do_attack = lambda a: {"target": "creeper", "hits": a.get("maxHits"), "gone": False}  # it survives one hit
+    reflexes = Reflexes(env["tools"], env["ctx"], env["ex"], CFG)
+    assert asyncio.run(reflexes.tick(body.snapshot())) == STRIKE_AND_BACK_OFF
+    assert [k for k, _ in body.started] == ["attack", "move_to"]
+    assert body.started[0][1] == {"radius": 4.0, "maxHits": 1, "name": "creeper"}
+    assert body.snapshot().entities[0].distance >= CFG.creeper_safe_distance
+
+
+def test_a_skeleton_is_closed_in_on_and_a_spider_fought_by_their_kinds(env):
+    body = env["body"]
+    reflexes = Reflexes(env["tools"], env["ctx"], env["ex"], CFG)
+    body.mobs = [Mob("skeleton", hostile=True, x=12.5, z=0.5)]
+    assert asyncio.run(reflexes.tick(body.snapshot())) == CLOSE_IN
+    assert body.started[-1] == ("attack", {"radius": CFG.skeleton_engage_within, "name": "skeleton"})
+    body.mobs = [Mob("spider", hostile=True, x=2.5, z=0.5)]
+    assert asyncio.run(reflexes.tick(body.snapshot())) == FIGHT
+    assert body.started[-1] == ("attack", {"radius": CFG.fight_radius, "name": "spider"})
+    assert body.mobs == [] and reflexes.stats.fought == 2 and reflexes.stats.by_kind == {"skeleton": 1, "spider": 1}
+
+
+def test_outnumbered_by_day_the_bot_walks_away_from_them_all(env):
+    body = env["body"]
+    body.mobs = [Mob("zombie", hostile=True, x=x, z=0.5) for x in (3.5, 5.5, 7.5)]
+    reflexes = Reflexes(env["tools"], env["ctx"], env["ex"], CFG)
+    assert asyncio.run(reflexes.tick(body.snapshot())) == RETREAT
+    assert reflexes.stats.retreats == 1 and body.started[0][0] == "move_to" and body.position.x < 0
+    assert min(e.distance for e in body.snapshot().entities) >= 8
+
