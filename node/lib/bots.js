@@ -5,6 +5,7 @@
 const mineflayer = require('mineflayer')
 const { pathfinder } = require('mineflayer-pathfinder')
 const collectBlock = require('mineflayer-collectblock').plugin
+const toolPlugin = require('mineflayer-tool').plugin
 const { isHostile } = require('./names')
 const deathCause = require('./death_cause')
 const threats = require('./threats')
@@ -59,6 +60,7 @@ function createBot (opts) {
   const rec = { id, bot, state: 'connecting', queue: [], dropped: 0, error: null, endReason: null, spawnedAt: null }
   bots.set(id, rec)
   bot.loadPlugin(pathfinder)
+  bot.loadPlugin(toolPlugin) // best tool for a block (dig); collectblock relies on it too
   bot.loadPlugin(collectBlock)
   attach(rec, opts.hostileRadius || 16)
   threats.install(bot)

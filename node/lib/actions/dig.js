@@ -1,4 +1,5 @@
 'use strict'
+// Dig one block with the best tool held (mineflayer-tool's choice, the plugin collectblock uses too).
 const { Vec3 } = require('vec3')
 const { names } = require('../names')
 
@@ -8,10 +9,8 @@ async function run (bot, args) {
   if (!block) throw new Error(`block at ${target} is not loaded`)
   if (names(bot).airs.has(block.name)) throw new Error(`nothing to dig at ${target} (air)`)
   if (!bot.canDigBlock(block)) throw new Error(`cannot dig ${block.name} at ${target} (out of reach or undiggable)`)
-  if (args.equipBestTool !== false && bot.pathfinder) {
-    const tool = bot.pathfinder.bestHarvestTool(block)
-    if (tool) await bot.equip(tool, 'hand')
-  }
+  // mineflayer-tool picks the fastest item held for this block (dig time, harvestability)
+  if (args.equipBestTool !== false) await bot.tool.equipForBlock(block, {})
   await bot.dig(block, true)
   return { dug: block.name, position: { x: target.x, y: target.y, z: target.z } }
 }
