@@ -6,7 +6,9 @@
 //   treeDensity (0..1, trees per surface column, default 0.015), hostiles (bool, default true),
 //   hostileCap (int, default 12), hungerRate (float, 1.0 = vanilla), dayLengthScale
 //   (float, daylight cycle speed multiplier, 1.0 = vanilla), viewDistance (chunks, default 6),
-//   gameMode (survival | creative | adventure | spectator: the mode new players get).
+//   gameMode (survival | creative | adventure | spectator: the mode new players get),
+//   animals (bool, default true: herds of cows/pigs/chickens/sheep on grass), animalCap (int,
+//   default 10: no new herd near a player with that many animals within 128 blocks).
 //
 // Contract with the Python launcher:
 //   - binds 127.0.0.1, offline mode, survival, difficulty normal, everybody-op;
@@ -121,6 +123,8 @@ const cfg = {
   hungerRate: 1.0,
   dayLengthScale: 1.0,
   viewDistance: 6,
+  animals: true,
+  animalCap: 10,
   ...args.config
 }
 cfg.version = args.version

@@ -2,7 +2,18 @@
 'use strict'
 
 const UserError = require('flying-squid').UserError
+const { Vec3 } = require('vec3')
 const { itemName } = require('./_names')
+const { stateId, stateProps, isSolidState, dropItem } = require('./_common')
+
+// flying-squid's face order in block_place: down, up, north, south, west, east (d ^ 1 = opposite).
+const FACES = [['down', 0, -1, 0], ['up', 0, 1, 0], ['north', 0, 0, -1], ['south', 0, 0, 1], ['west', -1, 0, 0], ['east', 1, 0, 0]]
+  .map(([name, x, y, z]) => ({ name, v: new Vec3(x, y, z) }))
+const DOWN = 0
+const UP = 1
+const TORCHES = { torch: 'wall_torch', soul_torch: 'soul_wall_torch', redstone_torch: 'redstone_wall_torch' }
+// What a placed block may take the place of (vanilla `replaceable`, single-block kinds only).
+const REPLACEABLE = new Set(['air', 'cave_air', 'void_air', 'grass', 'short_grass', 'fern', 'dead_bush', 'vine', 'snow'])
 
 module.exports.server = function (serv, cfg) {
   const { registry } = serv
@@ -30,6 +41,73 @@ module.exports.server = function (serv, cfg) {
     }
     this.emit('doneSaving')
   }
+
+  serv.mcbotReplaceable = (id) => {
+    const block = registry.blocksByStateId[id || 0]
+    return !block || (REPLACEABLE.has(block.name) && (block.name !== 'snow' || stateProps(registry, id).layers === '1'))
+  }
+
+  // Torches: flying-squid placed a standing torch whatever face was clicked. Vanilla
+  // (StandingAndWallBlockItem): try the directions the player looks along, toward the clicked
+  // block first; down = a standing torch on the block below, a side = a wall torch facing away
+  // from the block it hangs on, up never; each needs a solid block there, else nothing is placed.
+  for (const [standing, wall] of Object.entries(TORCHES)) {
+    if (!registry.itemsByName[standing] || !registry.blocksByName[wall]) continue
+    serv.onItemPlace(standing, ({ player, placedPosition, direction, directionVector }) => {
+      const world = player.world
+      const none = { id: -1, data: 0 }
+      if (!serv.mcbotReplaceable(world.sync.getBlockStateId(placedPosition))) return none
+      const clicked = directionVector && directionVector.norm() > 0 ? (direction ^ 1) : null
+      for (const d of lookOrder(player, clicked)) {
+        if (d === UP) continue
+        const support = world.sync.getBlockStateId(placedPosition.plus(FACES[d].v)) || 0
+        if (!isSolidState(registry, support)) continue
+        const name = d === DOWN ? standing : wall
+        const block = registry.blocksByName[name]
+        const state = stateId(registry, name, d === DOWN ? {} : { facing: FACES[d ^ 1].name })
+        return { id: block.id, data: state - block.minStateId }
+      }
+      return none
+    }, false) // replaces flying-squid's pre-1.13 redstone torch handler, which placed nothing
+    // minecraft-data has no loot for wall torches (protocol.js left them dropping nothing).
+    registry.blockLoot[wall] = { block: wall, drops: [{ item: standing, dropChance: 1, stackSizeRange: [1, 1] }] }
+  }
+  // Face indices sorted by how closely the player looks along them (vanilla
+  // Direction.orderedByNearest), the clicked block's side moved first.
+  function lookOrder (player, first) {
+    const yaw = (player.mcbotLook?.yaw ?? 0) * Math.PI / 180
+    const pitch = (player.mcbotLook?.pitch ?? 0) * Math.PI / 180
+    const look = new Vec3(-Math.sin(yaw) * Math.cos(pitch), -Math.sin(pitch), Math.cos(yaw) * Math.cos(pitch))
+    const order = [0, 1, 2, 3, 4, 5].sort((a, b) => FACES[b].v.dot(look) - FACES[a].v.dot(look))
+    return first === null ? order : [first, ...order.filter(d => d !== first)]
+  }
+  // A torch whose support is removed pops off and drops itself (vanilla neighbour update).
+  const torchItem = new Map()
+  for (const [standing, wall] of Object.entries(TORCHES)) {
+    if (!registry.itemsByName[standing]) continue
+    torchItem.set(standing, { item: standing, wall: false })
+    if (registry.blocksByName[wall]) torchItem.set(wall, { item: standing, wall: true })
+  }
+  function popTorches (world, oldBlock, newBlock) {
+    if (!isSolidState(registry, oldBlock.stateId) || isSolidState(registry, newBlock.stateId)) return
+    const pos = oldBlock.position
+    for (let d = 1; d < 6; d++) { // the block above and the four sides
+      const at = pos.plus(FACES[d].v)
+      const id = world.sync.getBlockStateId(at) || 0
+      const torch = torchItem.get(registry.blocksByStateId[id]?.name)
+      if (!torch) continue
+      if (d === UP ? torch.wall : (!torch.wall || stateProps(registry, id).facing !== FACES[d].name)) continue
+      serv.setBlock(world, at, 0)
+      dropItem(serv, world, at.offset(0.5, 0.25, 0.5), registry.itemsByName[torch.item].id, 1)
+    }
+  }
+  serv.on('ready', () => {
+    for (const world of [serv.overworld, serv.netherworld]) {
+      world?.on('blockUpdate', (oldBlock, newBlock) => {
+        try { popTorches(world, oldBlock, newBlock) } catch (err) { serv.err(`torch support: ${err.stack}`) }
+      })
+    }
+  })
 
   // /give stored the count as a string, so a later pickup made "5" + 1 = "51".
   serv.commands.add({
@@ -106,6 +184,11 @@ module.exports.server = function (serv, cfg) {
 }
 
 module.exports.player = function (player, serv) {
+  // Raw look in degrees, for placement rules (flying-squid keeps only byte-rounded copies).
+  const look = ({ yaw, pitch }) => { player.mcbotLook = { yaw, pitch } }
+  player._client.on('look', look)
+  player._client.on('position_look', look)
+
   // Chunks on join: flying-squid sends a 6x6 window (-3..+2 around the player's chunk) and the
   // rest of the view only once the client sends a 'flying' or 'look' packet. mineflayer waits
   // for a 5x5 window before it moves at all, around a centre it computes as `pos >> 4`, which
@@ -129,7 +212,8 @@ module.exports.player = function (player, serv) {
   }
 
   // Respawn: flying-squid compares actionId === 0, current minecraft-data decodes the string
-  // 'perform_respawn'. Vanilla puts the player back at the world spawn with full vitals, and
+  // 'perform_respawn'. Vanilla puts the player back at their respawn point (the world spawn or
+  // their bed) with full vitals, and
   // the client drops its chunks on respawn, so they are sent again.
   player._client.on('client_command', (data) => {
     const action = data.actionId ?? data.payload
@@ -137,6 +221,7 @@ module.exports.player = function (player, serv) {
     if (player.health > 0 && !player.mcbotDead) return
     player.behavior('requestRespawn', {}, async () => {
       player.mcbotDead = false
+      await player.mcbotCheckRespawnPoint?.() // a bed (beds.js) that is gone resets the point
       player._unloadAllChunks()
       player._sendRespawn()
       player.position = player.spawnPoint.clone()
