@@ -1,5 +1,7 @@
 // Server-authoritative inventory windows (1.17+ click protocol with state ids), replacing
 // flying-squid's click handling, which trusted prismarine-windows and knew no crafting.
+// Menus: the player inventory (2x2 crafting), the crafting table and the furnace (slots 0 input,
+// 1 fuel, 2 output over a container furnace.js owns and smelts).
 // Mirrors vanilla's handleContainerClick: apply the click, take the client's claimed slots as
 // what it believes, then send set_slot for every slot where truth differs (or the whole
 // window when the click carried a stale state id). A click in the crafting area always
@@ -8,13 +10,14 @@
 
 const { dropItem, Vec3 } = require('./_common')
 
-let craftingTypeId = null
+// Menu type ids of the running version (they shift between versions), from prismarine-windows.
+const typeIds = {}
 
 module.exports.server = function (serv) {
   const windows = require('prismarine-windows')(serv.registry)
-  for (let t = 0; t < 40 && craftingTypeId === null; t++) {
+  for (let t = 0; t < 60; t++) {
     const w = windows.createWindow(1, t, '', 46)
-    if (w && w.type === 'minecraft:crafting') craftingTypeId = t
+    if (w && /^minecraft:/.test(w.type) && typeIds[w.type] === undefined) typeIds[w.type] = t
   }
 }
 
@@ -73,6 +76,7 @@ module.exports.player = function (player, serv) {
         if (it && it.count <= 0) it = null
         if (i < 10) { if (it) it.slot = i; own[i] = it } else { if (it) it.slot = i - 1; inv.slots[i - 1] = it }
       },
+      fromInv: (s) => s + 1,
       hotbar: (b) => 37 + b,
       quickMoveTargets (slot) {
         if (slot === 0) return [[10, 46, true]]
@@ -81,6 +85,58 @@ module.exports.player = function (player, serv) {
         return [[10, 37, false]]
       }
     }
+  }
+
+  // vanilla AbstractFurnaceMenu over furnace.js's container `box` (items, setItem, data(), the
+  // slot rules). Several players may look at one furnace: each menu remembers what its client
+  // was last sent (remote), and broadcast() sends what changed since, as vanilla's
+  // broadcastChanges does every tick.
+  function furnaceMenu (id, box) {
+    const m = {
+      id,
+      size: 39,
+      result: null, // the output is taken, not crafted
+      grid: [],
+      box,
+      remote: [undefined, undefined, undefined],
+      remoteData: [],
+      age: 0,
+      get: (i) => (i < 3 ? box.items[i] ?? null : inv.slots[i + 6] ?? null),
+      set: (i, it) => {
+        if (it && it.count <= 0) it = null
+        if (i < 3) { if (it) it.slot = i; box.setItem(i, it) } else { if (it) it.slot = i + 6; inv.slots[i + 6] = it }
+      },
+      fromInv: (s) => s - 6,
+      hotbar: (b) => 30 + b,
+      mayPlace: (slot, it) => slot >= 3 || box.mayPlace(slot, it),
+      maxFor: (slot, it) => (slot < 3 ? box.maxStackFor(slot, it) : maxStack(it)),
+      quickMoveTargets (slot, it) {
+        if (slot === 2) return [[3, 39, true]]
+        if (slot < 2) return [[3, 39, false]]
+        if (box.canSmelt(it)) return [[0, 1, false]]
+        if (box.isFuel(it)) return [[1, 2, false]]
+        if (slot < 30) return [[30, 39, false]]
+        return [[3, 30, false]]
+      },
+      onClose: () => box.viewers.delete(m),
+      // vanilla stillValid: within 8 blocks of the furnace, or the menu closes
+      broadcast () {
+        if (menu !== m) { box.viewers.delete(m); return }
+        if (player.position.distanceTo(box.pos.offset(0.5, 0.5, 0.5)) > 8) { player.mcbotCloseWindow(); return }
+        // Nothing on the first tick: mineflayer's openFurnace listens for the properties only
+        // once the window has opened, and ones arriving with its items would be lost for good
+        // (the cook total never changes, so it would never come again).
+        if (++m.age < 2) return
+        for (let i = 0; i < 3; i++) if (!same(m.remote[i], m.get(i))) sendSlot(m, i)
+        box.data().forEach((value, property) => {
+          if (m.remoteData[property] === value) return
+          m.remoteData[property] = value
+          player._client.write('craft_progress_bar', { windowId: id, property, value })
+        })
+      },
+      close () { if (menu === m) player.mcbotCloseWindow(); else box.viewers.delete(m) }
+    }
+    return m
   }
   let menu = invMenu
 
@@ -95,10 +151,11 @@ module.exports.player = function (player, serv) {
   }
   const mayPlace = (m, slot, it) => {
     if (slot === m.result) return false
+    if (m.mayPlace) return m.mayPlace(slot, it)
     if (m.id === 0 && slot >= 5 && slot <= 8) return armorSlot(it) === slot
     return true
   }
-  const maxFor = (m, slot, it) => (m.id === 0 && slot >= 5 && slot <= 8 ? 1 : maxStack(it))
+  const maxFor = (m, slot, it) => (m.maxFor ? m.maxFor(slot, it) : m.id === 0 && slot >= 5 && slot <= 8 ? 1 : maxStack(it))
 
   // --- crafting ------------------------------------------------------------------------------
   function gridItems (m) { return m.grid.map(i => m.get(i)) }
@@ -183,9 +240,12 @@ module.exports.player = function (player, serv) {
         if (!mayPlace(m, slot, cursor)) return
         const n = button === 0 ? Math.min(cursor.count, maxFor(m, slot, cursor)) : 1
         m.set(slot, clone(cursor, n)); cursor.count -= n
-      } else if (sameKind(it, cursor)) {
+      } else if (sameKind(it, cursor) && mayPlace(m, slot, cursor)) {
         const n = Math.min(maxFor(m, slot, it) - it.count, button === 0 ? cursor.count : 1)
         if (n > 0) { it.count += n; cursor.count -= n; m.set(slot, it) }
+      } else if (sameKind(it, cursor)) { // a take-only slot (furnace output) tops up the carried stack
+        const n = Math.min(it.count, maxStack(cursor) - cursor.count)
+        if (n > 0) { cursor.count += n; it.count -= n; m.set(slot, it) }
       } else if (mayPlace(m, slot, cursor) && cursor.count <= maxFor(m, slot, cursor)) {
         m.set(slot, cursor); cursor = it
       }
@@ -259,11 +319,15 @@ module.exports.player = function (player, serv) {
   }
 
   // --- packets ---------------------------------------------------------------------------------
-  const sendSlot = (m, i) => player._client.write('set_slot', { windowId: m.id, stateId: nextState(), slot: i, item: Item.toNotch(m.get(i)) })
+  const sendSlot = (m, i) => {
+    if (m.remote && i < m.remote.length) m.remote[i] = snap(m.get(i))
+    player._client.write('set_slot', { windowId: m.id, stateId: nextState(), slot: i, item: Item.toNotch(m.get(i)) })
+  }
   const sendCursor = () => player._client.write('set_slot', { windowId: -1, stateId: nextState(), slot: -1, item: Item.toNotch(cursor) })
   const sendAll = (m) => {
     const items = []
     for (let i = 0; i < m.size; i++) items.push(Item.toNotch(m.get(i)))
+    if (m.remote) for (let i = 0; i < m.remote.length; i++) m.remote[i] = snap(m.get(i))
     player._client.write('window_items', { windowId: m.id, stateId: nextState(), items, carriedItem: Item.toNotch(cursor) })
   }
   player.mcbotResyncInventory = () => sendAll(menu)
@@ -301,6 +365,8 @@ module.exports.player = function (player, serv) {
       }
       if (!same(Item.fromNotch(packet.cursorItem), cursor)) sendCursor()
       if (sendResult) sendSlot(m, m.result)
+      // the client now holds the truth for every slot, whether sent or already believed
+      if (m.remote) for (let i = 0; i < m.remote.length; i++) m.remote[i] = snap(m.get(i))
       syncEquipment()
     } catch (err) {
       serv.err(`window_click: ${err.stack}`)
@@ -313,7 +379,8 @@ module.exports.player = function (player, serv) {
     if (cursor) back.push(cursor)
     cursor = null
     for (const i of m.grid) m.set(i, null)
-    m.set(m.result, null)
+    if (m.result !== null) m.set(m.result, null)
+    m.onClose?.()
     if (m === invMenu) for (const i of [0, 1, 2, 3, 4]) sendSlot(m, i)
     menu = invMenu
     for (const it of back) {
@@ -334,11 +401,25 @@ module.exports.player = function (player, serv) {
     menu = tableMenu(windowCounter)
     player._client.write('open_window', {
       windowId: menu.id,
-      inventoryType: craftingTypeId,
+      inventoryType: typeIds['minecraft:crafting'],
       windowTitle: JSON.stringify({ translate: 'container.crafting' })
     })
     sendAll(menu)
   }
+  // The window properties follow from furnace.js's tick (broadcast).
+  player.mcbotOpenFurnace = (box) => {
+    if (menu !== invMenu) closeMenu(menu)
+    windowCounter = (windowCounter % 100) + 1
+    menu = furnaceMenu(windowCounter, box)
+    box.viewers.add(menu)
+    player._client.write('open_window', {
+      windowId: menu.id,
+      inventoryType: typeIds['minecraft:furnace'],
+      windowTitle: JSON.stringify({ translate: 'container.furnace' })
+    })
+    sendAll(menu)
+  }
+  player.on('disconnected', () => menu.onClose?.())
   player.mcbotCloseWindow = () => {
     if (menu === invMenu) return
     player._client.write('close_window', { windowId: menu.id })
@@ -350,7 +431,7 @@ module.exports.player = function (player, serv) {
   inv.removeAllListeners('updateSlot')
   inv.on('updateSlot', (slot) => {
     sendSlot(invMenu, slot)
-    if (menu !== invMenu && slot >= 9 && slot <= 44) sendSlot(menu, slot + 1)
+    if (menu !== invMenu && slot >= 9 && slot <= 44) sendSlot(menu, menu.fromInv(slot))
     syncEquipment()
   })
 
