@@ -2,7 +2,9 @@
 // Why the bot died, as one word Python can count: the killer's kind ('zombie'), 'fall',
 // 'starvation', ... else 'unknown'. Read from, best first:
 // - the death message the server sends: a vanilla `death.*` translation (the killer is its
-//   second argument), or the embedded world's plain line ("<bot> fell from a high place");
+//   second argument), or the embedded world's plain line ("<bot> fell from a high place",
+//   "<bot> was shot by Skeleton"); an explosion with a killer names the killer ('creeper'),
+//   one without is 'explosion';
 // - the last hit's source entity (1.20+ `damage_event` names it; older versions do not);
 // - food at 0 (starving).
 // Vanilla sends the message before the health packet that makes mineflayer emit 'death', the
@@ -49,6 +51,7 @@ function causeIn (msg, username) {
   if (key.startsWith('death.')) {
     const victim = (msg.with || [])[0]
     if (victim && String(victim.toString()) !== username) return null
+    if (/explosion/.test(key) && killerIn(msg)) return killerIn(msg)
     const byKey = CAUSES.find(([re]) => re.test(key))
     if (byKey) return byKey[1]
     if (/player/.test(key)) return 'player'
@@ -56,7 +59,7 @@ function causeIn (msg, username) {
   }
   if (!text.startsWith(username + ' ')) return null
   const rest = text.slice(username.length + 1)
-  const slain = /^was slain by (.+)$/.exec(rest)
+  const slain = /^was (?:slain|shot|blown up) by (.+)$/.exec(rest)
   if (slain) return slain[1].trim().toLowerCase().replace(/\s+/g, '_')
   if (rest === 'died') return 'unknown'
   const byText = CAUSES.find(([re]) => re.test(rest))

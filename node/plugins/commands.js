@@ -1,23 +1,27 @@
 // Op commands for tests and soaks (everybody is op in the embedded world). One base command,
 // `/mcbot <sub> ...`; every reply starts with "mcbot: " (errors: "mcbot: error: ...").
 //   /mcbot damage <player> <amount>              deal damage (invulnerability ignored)
+//   /mcbot damage <mob id> <amount> [player]     hurt a mob (as if by that player: a kill drops its loot)
 //   /mcbot health <player> <hp>                  set health (1-20)
 //   /mcbot food <player> <food> [saturation]     set food (0-20) and saturation
 //   /mcbot time <ticks>                          set the time of day (13000 = night)
 //   /mcbot spawn <mob> <count> [player] [dist]   spawn mobs around a player (default: you, 5 blocks)
-//   /mcbot summon <mob> <x> <y> <z>              spawn one mob at an exact place
+//   /mcbot summon <mob> <x> <y> <z> [ignited]    spawn one mob at an exact place (an ignited
+//                                                creeper explodes 1.5 s later, whatever it sees)
 //   /mcbot fill <x1> <y1> <z1> <x2> <y2> <z2> <block>[props]   fill a box (max 32768 blocks)
 //   /mcbot setblock <x> <y> <z> <block>[props]   set one block
 //   /mcbot tp <player> <x> <y> <z>               teleport
 //   /mcbot killall [mob]                         remove spawned mobs (all kinds, or one)
-//   /mcbot info [player]                         JSON: time, mob count, player vitals
+//   /mcbot info [player]                         JSON: time, mob count and kinds, player vitals
+//   /mcbot light <x> <y> <z>                     JSON: block light, sky light, raw brightness there
 // Coordinates accept ~ and ~N relative to the issuing player. <player> accepts a name or @s/@p.
 'use strict'
 
 const { Vec3 } = require('vec3')
 const { parseBlockSpec, chatReply } = require('./_common')
+const light = require('./light')
 
-const USAGE = 'damage|health|food|time|spawn|summon|fill|setblock|tp|killall|info'
+const USAGE = 'damage|health|food|time|spawn|summon|fill|setblock|tp|killall|info|light'
 
 module.exports.server = function (serv) {
   const { registry } = serv
@@ -68,7 +72,13 @@ module.exports.server = function (serv) {
   }
 
   const subs = {
-    damage ([who, amount], ctx) {
+    damage ([who, amount, by], ctx) {
+      const mob = /^\d+$/.test(who || '') ? [...(serv.mcbotMobs || [])].find(m => m.id === Number(who)) : null
+      if (mob) {
+        const attacker = by ? playerArg(by, ctx) : null
+        serv.mcbotHurtMob(mob, { damage: num(amount, 'amount'), attacker, bypassInvulnerability: true })
+        return `damaged ${mob.name} ${mob.id} by ${amount}, health ${Math.max(0, mob.health)}`
+      }
       const p = playerArg(who, ctx)
       const dealt = p.mcbotDamage(num(amount, 'amount'), { cause: 'command', bypassInvulnerability: true })
       return `damaged ${p.username} by ${dealt}, health ${p.health}`
@@ -106,12 +116,15 @@ module.exports.server = function (serv) {
       }
       return `spawned ${n} ${data.name} near ${p.username}: ${ids.join(',')}`
     },
-    summon ([name, ...xyz], ctx) {
+    summon ([name, x0, y0, z0, flag], ctx) {
       const data = registry.entitiesByName[(name || '').replace(/^minecraft:/, '')]
       if (!data) throw new Error(`unknown mob ${name}`)
+      const xyz = [x0, y0, z0]
       const [x, y, z] = coords(xyz, ctx)
       const pos = new Vec3(x + (xyz[0].includes('.') ? 0 : 0.5), y, z + (xyz[2].includes('.') ? 0 : 0.5))
+      if (flag !== undefined && (flag !== 'ignited' || data.name !== 'creeper')) throw new Error(`${flag} is not an option for ${data.name}`)
       const mob = serv.mcbotSpawnMob(data.name, ctx.player ? ctx.player.world : serv.overworld, pos)
+      if (flag) serv.mcbotIgnite(mob)
       return `summoned ${data.name} at ${pos.x} ${pos.y} ${pos.z}: ${mob.id}`
     },
     async fill (args, ctx) {
@@ -160,9 +173,13 @@ module.exports.server = function (serv) {
     },
     info ([who], ctx) {
       const players = who ? [playerArg(who, ctx)] : serv.players
+      const alive = [...(serv.mcbotMobs || [])].filter(m => !m.ai.dead)
+      const kinds = {}
+      for (const m of alive) kinds[m.name] = (kinds[m.name] || 0) + 1
       return JSON.stringify({
         time: serv.time,
-        mobs: [...(serv.mcbotMobs || [])].filter(m => !m.ai.dead).length,
+        mobs: alive.length,
+        kinds,
         players: players.map(p => ({
           name: p.username,
           health: p.health,
@@ -172,6 +189,12 @@ module.exports.server = function (serv) {
           pos: [p.position.x, p.position.y, p.position.z].map(v => Math.round(v * 100) / 100)
         }))
       })
+    },
+    light (xyz, ctx) {
+      const [x, y, z] = coords(xyz, ctx)
+      const world = ctx.player ? ctx.player.world : serv.overworld
+      const L = light(serv)
+      return JSON.stringify({ block: L.blockLight(world, x, y, z), sky: L.skyLight(world, x, y, z), brightness: L.brightness(world, x, y, z, serv.time) })
     }
   }
 

@@ -4,7 +4,8 @@
 // - a hit costs 0.1 exhaustion, shows the hurt effect (protocol.js: damage_event or entity
 //   status 2, by version) to the player and those around, and knocks back;
 // - at 0 hp the player dies: update_health 0 (mineflayer's 'death'), status 3 to others, the
-//   inventory is dropped where they died (keepInventory false) and a death message is sent;
+//   inventory is dropped where they died (keepInventory false) and a death message is sent
+//   (vanilla wording: "was slain by Zombie", "was shot by Skeleton", "was blown up by Creeper");
 // - fall damage = ceil(fallDistance - 3), from the positions and onGround flags the client
 //   reports (the server trusts client movement, like flying-squid does).
 'use strict'
@@ -17,8 +18,12 @@ const DEATH_TEXT = {
   starve: '%s starved to death',
   mob: '%s was slain by %m',
   player: '%s was slain by %m',
+  arrow: '%s was shot by %m',
+  explosion: '%s was blown up by %m',
   command: '%s died'
 }
+// vanilla death.attack.explosion: an explosion with no one behind it
+const DEATH_TEXT_ALONE = { explosion: '%s blew up' }
 
 module.exports.player = function (player, serv) {
   let lastHurtAt = 0
@@ -74,7 +79,7 @@ module.exports.player = function (player, serv) {
       player.inventory.updateSlot(s, null)
     }
     const who = attacker ? (attacker.username || attacker.mcbotDisplayName || attacker.name || 'something') : ''
-    const text = (DEATH_TEXT[cause] || DEATH_TEXT.command).replace('%s', player.username).replace('%m', who)
+    const text = ((!attacker && DEATH_TEXT_ALONE[cause]) || DEATH_TEXT[cause] || DEATH_TEXT.command).replace('%s', player.username).replace('%m', who)
     serv.broadcast(text)
     serv.info(`[mcbot] ${text}`)
     player.emit('mcbotDeath', { cause, attacker })

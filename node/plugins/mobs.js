@@ -1,25 +1,36 @@
-// Hostile mob bodies and brains (zombie family). flying-squid's mobs only fall; these walk.
-// Per tick: gravity (0.08, drag 0.98), steering toward the target at 0.115 blocks/tick
-// (~2.3 m/s, vanilla zombie chase speed), a 0.42 jump when a one-block step is ahead, and
-// axis-by-axis collision against full blocks and closed doors (no passing through walls).
-// Targets: the nearest survival/adventure player within 35 blocks, acquired only with line of
-// sight (vanilla mustSee), forgotten after 5 s unseen. Without a target a zombie strolls
-// (vanilla RandomStrollGoal): that is how one spawned behind a hill or a tree comes into view;
-// before, it stood still for good and a player out of its sight was never attacked.
-// Melee: reach^2 = (2*0.6)^2 + 0.6,
-// needs line of sight, one hit per 20 ticks, damage by difficulty (zombie 2.5/3/4.5).
+// Mob bodies and brains. flying-squid's mobs only fall; these walk, fight and die.
+// Body, per tick: gravity (0.08, drag 0.98), steering at the kind's speed, a 0.42 jump when a
+// one-block step is ahead, axis-by-axis collision of the kind's box (minecraft-data width and
+// height) against full blocks and closed doors (no passing through walls). Spiders climb
+// instead of jumping: 0.2 up per tick while blocked sideways (vanilla Spider.onClimbable).
+// Targets (hostiles): the nearest survival/adventure player within the kind's follow range
+// (zombies 35, others 16), acquired only with line of sight (vanilla mustSee), forgotten after
+// 5 s unseen; a player who hits a hostile becomes its target. Spiders pick no target where it
+// is bright (raw brightness >= 12, vanilla getLightLevelDependentMagicValue >= 0.5: daylight)
+// and there drop an unprovoked one (1/100 per tick, vanilla SpiderAttackGoal).
+// Without a target a hostile strolls (vanilla RandomStrollGoal): that is how one spawned behind
+// a hill or a tree comes into view.
+// Melee (zombies, spiders): reach^2 = (2*width)^2 + 0.6, needs line of sight, one hit per 20
+// ticks, damage by difficulty (zombie 2.5/3/4.5, spider 2/2/3). Skeletons and creepers: mob_kinds.js.
 // Player hits deal the held weapon's vanilla damage with 0.4 knockback; death plays status 3,
-// drops loot (rotten_flesh 0-2) and removes the body after 20 ticks.
+// drops loot (a player's kill adds killLoot: the spider's eye) and removes the body after 20 ticks.
 'use strict'
 
 const { Vec3 } = require('vec3')
 const crypto = require('crypto')
 const { isSolidState, dropItem, randInt, itemName } = require('./_common')
+const light = require('./light')
+const mobKinds = require('./mob_kinds')
 
+const ZOMBIE = { health: 20, damage: [2.5, 3, 4.5], speed: 0.115, follow: 35, eye: 1.74, loot: [['rotten_flesh', 0, 2]] }
+// Speeds in blocks/tick: about half the movement-speed attribute (zombie 0.23 -> 0.115).
 const KINDS = {
-  zombie: { health: 20, damage: [2.5, 3, 4.5], speed: 0.115, burns: true, loot: [['rotten_flesh', 0, 2]] },
-  husk: { health: 20, damage: [2.5, 3, 4.5], speed: 0.115, burns: false, loot: [['rotten_flesh', 0, 2]] },
-  zombie_villager: { health: 20, damage: [2.5, 3, 4.5], speed: 0.115, burns: true, loot: [['rotten_flesh', 0, 2]] },
+  zombie: { ...ZOMBIE, burns: true },
+  husk: { ...ZOMBIE, burns: false },
+  zombie_villager: { ...ZOMBIE, burns: true },
+  skeleton: { brain: 'archer', health: 20, speed: 0.1, follow: 16, eye: 1.74, burns: true, held: 'bow', loot: [['bone', 0, 2], ['arrow', 0, 2]] },
+  creeper: { brain: 'creeper', health: 20, speed: 0.1, follow: 16, eye: 1.445, loot: [['gunpowder', 0, 2]] },
+  spider: { health: 16, damage: [2, 2, 3], speed: 0.12, follow: 16, eye: 0.65, climbs: true, shy: true, loot: [['string', 0, 2]], killLoot: [['spider_eye', 1 / 3]] },
   // Passive animals: gravity, knockback and loot; they only stroll (vanilla RandomStrollGoal,
   // ~1 block/s), never target anyone.
   cow: { passive: true, health: 10, speed: 0.05, loot: [['beef', 1, 3], ['leather', 0, 2]] },
@@ -28,8 +39,6 @@ const KINDS = {
   sheep: { passive: true, health: 8, speed: 0.05, loot: [['mutton', 1, 2], ['white_wool', 1, 1]] }
 }
 const INERT = { passive: true, health: 10, loot: [] }
-const WIDTH = 0.6
-const HEIGHT = 1.95
 const WEAPON = {
   wooden_sword: 4, stone_sword: 5, iron_sword: 6, golden_sword: 4, diamond_sword: 7, netherite_sword: 8,
   wooden_axe: 7, stone_axe: 9, iron_axe: 9, golden_axe: 7, diamond_axe: 9, netherite_axe: 10,
@@ -42,23 +51,42 @@ module.exports.KINDS = KINDS
 
 module.exports.server = function (serv) {
   const { registry } = serv
+  const Item = require('prismarine-item')(registry)
   const mobs = new Set()
   serv.mcbotMobs = mobs
+  const lights = light(serv)
+
+  // Body size per kind, from minecraft-data (zombie 0.6 x 1.95, spider 1.4 x 0.9).
+  const sizes = new Map()
+  function bodyOf (name) {
+    if (!sizes.has(name)) {
+      const data = registry.entitiesByName[name]
+      const width = data?.width || 0.6
+      const height = data?.height || 1.95
+      sizes.set(name, { width, height, eye: KINDS[name]?.eye ?? height * 0.85 }) // vanilla default eye 0.85 h
+    }
+    return sizes.get(name)
+  }
 
   const solidAt = (world, x, y, z) => {
     const id = world.sync.getBlockStateId(new Vec3(Math.floor(x), Math.floor(y), Math.floor(z)))
     return id ? isSolidState(registry, id) : false
   }
-  // Does a mob-sized box with its feet at p overlap a solid block?
-  function collides (world, p) {
-    const h = WIDTH / 2 - 0.001
-    for (let y = Math.floor(p.y); y <= Math.floor(p.y + HEIGHT - 0.001); y++) {
-      for (const [dx, dz] of [[-h, -h], [h, -h], [-h, h], [h, h]]) {
-        if (solidAt(world, p.x + dx, y, p.z + dz)) return true
+  // Does a box of this body with its feet at p overlap a solid block? Sampled at most one block
+  // apart across, so a 1.4-wide spider cannot straddle a pillar.
+  function collides (world, p, body) {
+    const h = body.width / 2 - 0.001
+    const n = Math.ceil(body.width)
+    for (let y = Math.floor(p.y); y <= Math.floor(p.y + body.height - 0.001); y++) {
+      for (let i = 0; i <= n; i++) {
+        for (let j = 0; j <= n; j++) {
+          if (solidAt(world, p.x - h + 2 * h * i / n, y, p.z - h + 2 * h * j / n)) return true
+        }
       }
     }
     return false
   }
+  serv.mcbotFits = (name, world, p) => !collides(world, p, bodyOf(name))
   serv.mcbotLineOfSight = (world, from, to) => {
     const d = to.minus(from)
     const n = Math.ceil(d.norm() / 0.25)
@@ -68,9 +96,13 @@ module.exports.server = function (serv) {
     }
     return true
   }
-  const eyes = (e) => e.position.offset(0, e.type === 'player' ? 1.62 : 1.74, 0)
+  const eyes = (e) => e.position.offset(0, e.type === 'player' ? 1.62 : bodyOf(e.name).eye, 0)
   const canSee = (mob, player) => serv.mcbotLineOfSight(mob.world, eyes(mob), eyes(player))
   const targetable = (p) => !p.mcbotDead && !p.disconnected && p.health > 0 && (p.gameMode === 0 || p.gameMode === 2)
+  const bright = (mob) => {
+    const e = eyes(mob)
+    return lights.brightness(mob.world, e.x, e.y, e.z, serv.time) >= 12
+  }
 
   serv.mcbotSpawnMob = (name, world, position) => {
     const kind = KINDS[name] || INERT
@@ -84,21 +116,25 @@ module.exports.server = function (serv) {
     mob.yaw = 0; mob.pitch = 0; mob.headPitch = 0
     mob.health = kind.health
     mob.metadata = []
-    mob.ai = { kind, vy: 0, kx: 0, kz: 0, onGround: false, cooldown: 0, target: null, stroll: null, unseen: 0, hurtAt: 0, dead: false, burning: false, fall: 0, tick: 0 }
+    if (kind.held && registry.itemsByName[kind.held]) mob.equipment[0] = new Item(registry.itemsByName[kind.held].id, 1) // main hand
+    mob.ai = {
+      kind, body: bodyOf(name), vy: 0, kx: 0, kz: 0, onGround: false, cooldown: 0, target: null, provoked: false,
+      stroll: null, unseen: 0, hurtAt: 0, dead: false, burning: false, fall: 0, tick: 0
+    }
     mob.takeDamage = (opts) => hurt(mob, opts)
     mob.updateAndSpawn()
     mobs.add(mob)
     return mob
   }
 
-  function hurt (mob, { damage = 1, attacker = null, knockbackFrom = null, fire = false, cause = null } = {}) {
+  function hurt (mob, { damage = 1, attacker = null, knockbackFrom = null, bypassInvulnerability = false, cause = null } = {}) {
     const ai = mob.ai
     if (ai.dead) return
     const now = Date.now()
-    if (!fire && now - ai.hurtAt < 500) return
+    if (!bypassInvulnerability && now - ai.hurtAt < 500) return
     ai.hurtAt = now
     mob.health -= damage
-    serv.mcbotHurtEffect(mob, { cause: cause || (fire ? 'fire' : attacker ? 'player' : 'command'), attacker })
+    serv.mcbotHurtEffect(mob, { cause: cause || (attacker ? 'player' : 'command'), attacker })
     const from = knockbackFrom || (attacker && attacker.position)
     if (from) {
       const dx = mob.position.x - from.x
@@ -107,25 +143,30 @@ module.exports.server = function (serv) {
       ai.kx = dx / d * 0.4; ai.kz = dz / d * 0.4
       if (ai.onGround) ai.vy = 0.4
     }
-    if (!ai.kind.passive && attacker && attacker.type === 'player' && targetable(attacker)) { ai.target = attacker; ai.unseen = 0 }
+    if (!ai.kind.passive && attacker && attacker.type === 'player' && targetable(attacker)) {
+      ai.target = attacker; ai.unseen = 0; ai.provoked = true
+    }
     if (mob.health <= 0) die(mob, attacker)
   }
 
   function die (mob, attacker) {
     mob.ai.dead = true
     mob._writeOthersNearby('entity_status', { entityId: mob.id, entityStatus: 3 })
-    for (const [item, lo, hi] of mob.ai.kind.loot) {
-      const n = randInt(lo, hi)
+    const byPlayer = attacker && attacker.type === 'player'
+    const drops = mob.ai.kind.loot.map(([item, lo, hi]) => [item, randInt(lo, hi)])
+    for (const [item, p] of (byPlayer && mob.ai.kind.killLoot) || []) drops.push([item, Math.random() < p ? 1 : 0])
+    for (const [item, n] of drops) {
       const name = itemName(registry, item)
       if (n > 0 && name) dropItem(serv, mob.world, mob.position.offset(0, 0.5, 0), registry.itemsByName[name].id, n)
     }
-    if (attacker && attacker.type === 'player') attacker.emit('mcbotKilled', mob)
+    if (byPlayer) attacker.emit('mcbotKilled', mob)
     setTimeout(() => remove(mob), 1000)
   }
 
   function remove (mob) {
     if (!mobs.has(mob)) return
     mobs.delete(mob)
+    mob.ai.dead = true
     serv.destroyEntity(mob)
   }
   serv.mcbotRemoveMob = remove
@@ -143,7 +184,7 @@ module.exports.server = function (serv) {
 
   function nearestTarget (mob) {
     let best = null
-    let bestD = 35
+    let bestD = mob.ai.kind.follow
     for (const p of serv.players) {
       if (p.world !== mob.world || !targetable(p)) continue
       const d = p.position.distanceTo(mob.position)
@@ -152,33 +193,57 @@ module.exports.server = function (serv) {
     return best
   }
 
-  function think (mob) {
+  function updateTarget (mob) {
     const ai = mob.ai
-    if (ai.kind.passive) return ai.kind.speed ? stroll(mob) : null // inert bodies stand still
-    if (ai.target && (!targetable(ai.target) || ai.target.world !== mob.world ||
-        ai.target.position.distanceTo(mob.position) > 35 || !serv.players.includes(ai.target))) ai.target = null
-    if (!ai.target && ai.tick % 10 === 0) ai.target = nearestTarget(mob)
+    const kind = ai.kind
+    const t = ai.target
+    if (t && (!targetable(t) || t.world !== mob.world || t.position.distanceTo(mob.position) > kind.follow ||
+        !serv.players.includes(t))) ai.target = null
+    if (ai.target && kind.shy && !ai.provoked && Math.random() < 0.01 && bright(mob)) ai.target = null
+    if (!ai.target && ai.tick % 10 === 0 && !(kind.shy && bright(mob))) {
+      ai.target = nearestTarget(mob)
+      ai.provoked = false
+    }
     if (ai.target) {
       if (canSee(mob, ai.target)) ai.unseen = 0
       else if (++ai.unseen > 100) ai.target = null
     }
-    if (ai.cooldown > 0) ai.cooldown--
-    const t = ai.target
+  }
+
+  // Steering helpers for the brains: a move of `speed` blocks/tick toward (or away from) a point.
+  const toward = (mob, x, z, speed) => {
+    const dx = x - mob.position.x
+    const dz = z - mob.position.z
+    const d = Math.hypot(dx, dz)
+    if (d < 0.6) return { x: 0, z: 0, yaw: Math.atan2(-dx, dz) }
+    return { x: dx / d * speed, z: dz / d * speed, yaw: Math.atan2(-dx, dz) }
+  }
+  const face = (mob, x, z) => ({ x: 0, z: 0, yaw: Math.atan2(-(x - mob.position.x), z - mob.position.z) })
+
+  function melee (mob, t) {
+    const ai = mob.ai
     if (!t) return stroll(mob)
-    ai.stroll = null
-    const reach2 = (WIDTH * 2) ** 2 + 0.6
-    const dist2 = mob.position.distanceSquared(t.position)
-    if (dist2 <= reach2 && ai.cooldown === 0 && canSee(mob, t)) {
+    const reach2 = (ai.body.width * 2) ** 2 + 0.6
+    if (mob.position.distanceSquared(t.position) <= reach2 && ai.cooldown === 0 && canSee(mob, t)) {
       ai.cooldown = 20
       mob._writeOthersNearby('animation', { entityId: mob.id, animation: 0 }) // arm swing
       const dmg = ai.kind.damage[Math.max(0, Math.min(2, serv.difficulty - 1))]
       if (serv.difficulty > 0) t.mcbotDamage(dmg, { cause: 'mob', attacker: mob, knockbackFrom: mob.position })
     }
-    const dx = t.position.x - mob.position.x
-    const dz = t.position.z - mob.position.z
-    const d = Math.hypot(dx, dz)
-    if (d < 0.6) return { x: 0, z: 0, yaw: Math.atan2(-dx, dz) }
-    return { x: dx / d * ai.kind.speed, z: dz / d * ai.kind.speed, yaw: Math.atan2(-dx, dz) }
+    return toward(mob, t.position.x, t.position.z, ai.kind.speed)
+  }
+
+  // Vanilla Player.hurt scaling of mob and explosion damage: easy min(d/2 + 1, d), hard 1.5 d.
+  const forPlayer = (d) => [0, Math.min(d / 2 + 1, d), d, d * 1.5][serv.difficulty] ?? d
+  const brains = { melee, ...mobKinds(serv, { canSee, eyes, toward, face, stroll, hurt, remove, bodyOf, forPlayer }) }
+
+  function think (mob) {
+    const ai = mob.ai
+    if (ai.kind.passive) return ai.kind.speed ? stroll(mob) : null // inert bodies stand still
+    updateTarget(mob)
+    if (ai.cooldown > 0) ai.cooldown--
+    if (ai.target) ai.stroll = null
+    return brains[ai.kind.brain || 'melee'](mob, ai.target)
   }
 
   // Now and then (1/120 per tick) walk toward a random spot 3-10 blocks away, for at most 10 s.
@@ -191,18 +256,18 @@ module.exports.server = function (serv) {
     }
     const s = ai.stroll
     if (!s) return null
-    const dx = s.x - mob.position.x
-    const dz = s.z - mob.position.z
-    const d = Math.hypot(dx, dz)
+    const d = Math.hypot(s.x - mob.position.x, s.z - mob.position.z)
     if (d < 0.5 || ai.tick > s.until) { ai.stroll = null; return null }
-    return { x: dx / d * ai.kind.speed, z: dz / d * ai.kind.speed, yaw: Math.atan2(-dx, dz) }
+    return toward(mob, s.x, s.z, ai.kind.speed)
   }
 
   function step (mob) {
     const ai = mob.ai
     ai.tick++
     const want = ai.dead ? null : think(mob)
+    if (!mobs.has(mob)) return // a creeper that blew up
     const world = mob.world
+    const body = ai.body
     const p = mob.position.clone()
     let mx = (want ? want.x : 0) + ai.kx
     let mz = (want ? want.z : 0) + ai.kz
@@ -214,24 +279,27 @@ module.exports.server = function (serv) {
       const delta = axis === 'x' ? mx : mz
       if (delta === 0) continue
       const q = p.clone(); q[axis] += delta
-      if (!collides(world, q)) p[axis] = q[axis]
+      if (!collides(world, q, body)) p[axis] = q[axis]
       else { blocked = true; if (axis === 'x') mx = 0; else mz = 0 }
     }
-    // Step up: blocked on the ground, and the same move one block higher is free.
-    if (blocked && ai.onGround && want) {
+    if (blocked && want && ai.kind.climbs) {
+      ai.vy = 0.2 // climbing a wall; no fall damage builds up on it
+      ai.fall = 0
+    } else if (blocked && ai.onGround && want) {
+      // Step up: blocked on the ground, and the same move one block higher is free.
       const up = p.offset(want.x, 1.01, want.z)
-      if (!collides(world, up) && !collides(world, p.offset(0, 1.01, 0))) ai.vy = 0.42
+      if (!collides(world, up, body) && !collides(world, p.offset(0, 1.01, 0), body)) ai.vy = 0.42
     }
     const q = p.offset(0, ai.vy, 0)
-    if (!collides(world, q)) {
+    if (!collides(world, q, body)) {
       p.y = q.y; ai.onGround = false
       if (ai.vy < 0) ai.fall -= ai.vy
     } else {
       if (ai.vy < 0) {
         p.y = Math.floor(q.y) + 1
-        if (collides(world, p)) p.y = mob.position.y
+        if (collides(world, p, body)) p.y = mob.position.y
         ai.onGround = true
-        if (ai.fall > 3) hurt(mob, { damage: Math.ceil(ai.fall - 3), fire: true, cause: 'fall' })
+        if (ai.fall > 3) hurt(mob, { damage: Math.ceil(ai.fall - 3), bypassInvulnerability: true, cause: 'fall' })
         ai.fall = 0
       }
       ai.vy = 0

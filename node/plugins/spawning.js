@@ -1,39 +1,42 @@
-// Natural hostile life cycle: zombies spawn at night on the surface 24-40 blocks from
-// non-spectator players, up to cfg.hostileCap, only where block light is 0 (no torch nearby);
-// zombies under open sky burn in daylight (1 hp/s, on fire); mobs with no player within 128
-// blocks despawn at once, beyond 32 blocks at random (1/800 per tick, as vanilla).
+// Natural hostile life cycle. At night, once a second per non-spectator player, up to 4 tries
+// for one monster 24-40 blocks away on the surface, while fewer than cfg.hostileCap are alive.
+// The kind is drawn first, by vanilla overworld weights: zombie 95, zombie villager 5, skeleton
+// 100, creeper 100, spider 100 (cfg.hostiles: true = that mix, a list of names = only those,
+// false = none). A spot needs block light 0 (vanilla 1.18+; light.js, so a torch's lit area
+// stays clear) and room for the kind's body (a spider is 1.4 wide).
+// Zombies and skeletons under open sky burn in daylight (1 hp/s, on fire); creepers and spiders
+// do not. Mobs with no player within 128 blocks despawn at once, beyond 32 blocks at random
+// (1/800 per tick, as vanilla).
 'use strict'
 
 const { Vec3 } = require('vec3')
 const { isSolidState } = require('./_common')
+const light = require('./light')
 
 const tod = (t) => ((t % 24000) + 24000) % 24000
 const isNight = (t) => tod(t) >= 13188 && tod(t) <= 22812 // sky dark enough for monsters
 const isSunUp = (t) => tod(t) < 12542 || tod(t) > 23460 // zombies burn
+const MIX = { zombie: 95, zombie_villager: 5, skeleton: 100, creeper: 100, spider: 100 }
 
 module.exports.isNight = isNight
 module.exports.isSunUp = isSunUp
+module.exports.MIX = MIX
 
 module.exports.server = function (serv, cfg) {
   const { registry } = serv
-  const lights = Object.values(registry.blocksByName).filter(b => b.emitLight > 0)
-  const lightIds = new Map()
-  for (const b of lights) for (let s = b.minStateId; s <= b.maxStateId; s++) lightIds.set(s, b.emitLight)
+  const { blockLight } = light(serv)
   const cap = cfg.hostileCap ?? 12
+  const mix = Array.isArray(cfg.hostiles)
+    ? cfg.hostiles.filter(n => registry.entitiesByName[n]).map(n => [n, MIX[n] || 100])
+    : Object.entries(MIX)
+  const total = mix.reduce((s, [, w]) => s + w, 0)
+  function pickKind () {
+    let r = Math.random() * total
+    for (const [name, w] of mix) if ((r -= w) < 0) return name
+    return mix[mix.length - 1][0]
+  }
 
   const stateAt = (world, x, y, z) => world.sync.getBlockStateId(new Vec3(x, y, z)) || 0
-
-  function lit (world, x, y, z) {
-    for (let dx = -6; dx <= 6; dx++) {
-      for (let dy = -6; dy <= 6; dy++) {
-        for (let dz = -6; dz <= 6; dz++) {
-          const e = lightIds.get(stateAt(world, x + dx, y + dy, z + dz))
-          if (e && e - Math.abs(dx) - Math.abs(dy) - Math.abs(dz) > 0) return true
-        }
-      }
-    }
-    return false
-  }
 
   function skyAbove (world, p) {
     for (let y = Math.floor(p.y + 2); y < 320; y++) if (stateAt(world, Math.floor(p.x), y, Math.floor(p.z)) !== 0) return false
@@ -56,6 +59,7 @@ module.exports.server = function (serv, cfg) {
 
   function trySpawnNear (player) {
     const world = player.world
+    const name = pickKind()
     for (let attempt = 0; attempt < 4; attempt++) {
       const a = Math.random() * Math.PI * 2
       const r = 24 + Math.random() * 16
@@ -65,8 +69,8 @@ module.exports.server = function (serv, cfg) {
       if (y === null) continue
       const pos = new Vec3(x + 0.5, y, z + 0.5)
       if (serv.players.some(p => p.world === world && p.position.distanceTo(pos) < 24)) continue
-      if (lit(world, x, y, z)) continue
-      serv.mcbotSpawnMob('zombie', world, pos)
+      if (blockLight(world, x, y, z) > 0 || !serv.mcbotFits(name, world, pos)) continue
+      serv.mcbotSpawnMob(name, world, pos)
       return true
     }
     return false
@@ -93,11 +97,11 @@ module.exports.server = function (serv, cfg) {
         mob.ai.burning = burning
         serv.mcbotUpdateMetadata(mob, { shared_flags: burning ? 0x01 : 0 }) // on fire
       }
-      if (burning) serv.mcbotHurtMob(mob, { damage: 1, fire: true })
+      if (burning) serv.mcbotHurtMob(mob, { damage: 1, cause: 'fire', bypassInvulnerability: true })
     }
-    if (!cfg.hostiles || !isNight(serv.time) || serv.difficulty === 0) return
+    if (!cfg.hostiles || !mix.length || !isNight(serv.time) || serv.difficulty === 0) return
     let alive = 0
-    for (const mob of mobs) if (!mob.ai.dead) alive++
+    for (const mob of mobs) if (!mob.ai.dead && !mob.ai.kind.passive) alive++
     const players = serv.players.filter(p => p.gameMode !== 3 && !p.mcbotDead && p.world === serv.overworld) // vanilla: spectators spawn nothing
     for (const p of players) {
       if (alive >= cap) break
