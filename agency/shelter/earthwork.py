@@ -92,7 +92,8 @@ def column_work(region: BlockRegion, x: int, z: int, y0: int, kind: ColumnKind,
                 keep: Collection[Pos] = (), clear: Collection[Pos] = ()) -> Work | str:
     """The work making column x,z usable at floor level y0 (footprint: 4 layers clear or
     shell; ring: 2 standable layers; both: solid ground below), or why it cannot be. `keep`:
-    cells already holding what the shelter puts there (a resumed or repaired build);
+    cells already holding what the shelter puts there (a resumed or repaired build, whose
+    ring may keep a deep hole: the builder reaches the walls from the rest of it);
     `clear`: shell cells that must be emptied anyway (the doorway)."""
     digs: list[Pos] = []
     cost = 0.0
@@ -115,6 +116,8 @@ def column_work(region: BlockRegion, x: int, z: int, y0: int, kind: ColumnKind,
     # A hole (or a leaf/plant) in the floor: fill it, if there is ground right below to place on.
     below = region.block_at(x, y0 - 2, z)
     if not (is_solid(below) and not is_leaves(below)):
+        if kind == "ring" and keep:  # a crater beside a hut being repaired (a creeper's): stand elsewhere
+            return Work(tuple(digs), (), cost)
         return f"{x},{y0 - 1},{z} is a hole deeper than 1"
     if not is_replaceable(floor):
         c = dig_cost(floor)

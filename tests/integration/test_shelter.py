@@ -233,3 +233,46 @@ def test_at_night_the_bot_spends_the_night_in_its_shelter_and_comes_out_in_the_m
     pos = body.snapshot().position
     assert not in_hut(site, pos) and (int(pos.x // 1), int(pos.z // 1)) == (outside[0], outside[2])
     assert _door_closed(body, site.entrance)
+
+
+def test_a_creeper_blast_at_the_back_wall_is_found_by_the_verifier_and_repaired(world):
+    agency, body = world
+    done = [t for t in agency.tasks.list_by_status(TaskStatus.completed) if t.metadata.goalBinding]
+    assert done, "the build test runs first"
+    task_id = done[0].id
+    site = read_binding(done[0]).anchors.siteSignature
+    assert site.entrance is not None
+    (x0, _y0, z0), (x1, _y1, z1) = site.footprintBounds.min, site.footprintBounds.max
+    feet = site.refCorner[1]  # the footprint starts at the floor below
+    cx, cz = (x0 + x1) / 2, (z0 + z1) / 2
+    ex, ez = site.entrance[0], site.entrance[2]
+    # outside the wall opposite the door, at its middle; the bot waits 12 blocks off on the door side
+    if abs(ex - cx) >= abs(ez - cz):
+        back = (x1 + 1.5 if ex < cx else x0 - 0.5, cz + 0.5)
+        away = (ex - 12 if ex < cx else ex + 12, ez)
+    else:
+        back = (cx + 0.5, z1 + 1.5 if ez < cz else z0 - 0.5)
+        away = (ex, ez - 12 if ez < cz else ez + 12)
+    body.chat(f"/mcbot tp {NAME} {away[0]} {feet} {away[1]}")
+    body.chat(f"/give {NAME} oak_planks 40")
+    body.chat(f"/give {NAME} oak_door 1")
+    body.chat(f"/mcbot health {NAME} 20")
+    wait_until(lambda: abs(body.snapshot().position.x - (away[0] + 0.5)) < 1.5, 10, "the bot away from the wall")
+    asyncio.run(agency.goals.job_review())
+    assert _status(agency, task_id) is TaskStatus.completed
+    body.chat(f"/mcbot summon creeper {back[0]} {feet} {back[1]} ignited")
+    broken = wait_until(lambda: (v := verify_region(read_site(body, site), site, None)).done is False and v,
+                        15, "the blast's hole in the wall")
+    print("the blast left:", broken.blockers)
+    assert body.snapshot().health == 20  # 12 blocks off: out of the blast
+
+    async def go():
+        assert await agency.goals.job_review() == [task_id]
+        b = read_binding(agency.tasks.get_task(task_id))
+        assert b.reopened.reason == "regression_detected" and b.reopened.blockers, b.reopened
+        await _run_until(agency, lambda: _status(agency, task_id) is TaskStatus.completed, 180, "the repair")
+
+    asyncio.run(go())
+    assert verify_region(read_site(body, site), site, None).done
+    b = read_binding(agency.tasks.get_task(task_id))
+    assert b.completion.consecutivePasses >= 2 and b.reopened is None

@@ -87,6 +87,15 @@ def test_earthwork_refuses_deep_holes_water_and_built_blocks_with_a_reason():
     assert site_work(_region({(2, 64, 2): "oak_planks"}), origin, keep={(2, 64, 2)}).empty
 
 
+def test_a_crater_beside_a_hut_being_repaired_is_stood_around_but_one_under_its_wall_is_refused():
+    origin, wall = (2, 64, 2), {(2, 64, 2): "oak_planks"}
+    crater = {(1, 63, 4): "air", (1, 62, 4): "air"}  # on the ring, west of the footprint: a creeper's
+    assert "deeper than 1" in site_work(_region(crater), origin)  # a new site: look for flatter ground
+    assert site_work(_region({**wall, **crater}), origin, keep=set(wall)).empty
+    under_wall = {(2, 63, 4): "air", (2, 62, 4): "air"}
+    assert "deeper than 1" in site_work(_region({**wall, **under_wall}), origin, keep=set(wall))
+
+
 def test_build_plan_delegates_only_missing_materials_and_a_repair_brings_only_what_is_gone():
     ids = lambda wf: [s.id for s in wf.steps]  # noqa: E731
     task = {"action": "build", "target": "basic_shelter", "amount": 1, "id": "t"}
