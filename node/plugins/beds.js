@@ -75,7 +75,7 @@ module.exports.server = function (serv, cfg) {
       return { id: bed.id, data: stateId(registry, bed.name, { facing, part: 'foot', occupied: 'false' }) - bed.minStateId }
     })
     serv.onBlockInteraction(bed.name, ({ block, player }) => {
-      if (player.crouching) return false
+      if (player.crouching || player.gameMode === 3) return false // sneaking places, spectators cannot use
       use(player, block.position).catch((err) => serv.err(`bed: ${err.stack}`))
       return true
     })
@@ -106,7 +106,7 @@ module.exports.server = function (serv, cfg) {
   async function use (player, clicked) {
     const world = player.world
     const head = headOf(world, clicked)
-    if (!head || player.mcbotSleep || player.mcbotDead) return
+    if (!head || player.mcbotSleep || player.mcbotDead || world !== serv.overworld) return // (vanilla: other dimensions explode)
     const { facing, occupied } = stateProps(registry, idAt(world, head))
     if (occupied === 'true') return serv.mcbotTell(player, 'block.minecraft.bed.occupied', { overlay: true })
     const foot = step(head, OPPOSITE[facing])

@@ -199,6 +199,19 @@ module.exports.player = function (player, serv) {
     player.worldSendRestOfChunks().catch((err) => serv.err(`chunks after spawn: ${err.stack}`))
   })
 
+  // Teleport right after joining: flying-squid resends the login position once the client's
+  // first 'flying'/'look' packet arrives (against falling through unloaded chunks), which can
+  // be seconds later at 1.18.2, and so undid a /tp made in between. That resend (the login
+  // position object again) is skipped once the server has moved the player since.
+  const sendSelfPosition = player.sendSelfPosition
+  let loginPos = null
+  let movedSinceLogin = false
+  player.sendSelfPosition = (pos) => {
+    if (loginPos === null) loginPos = player.position // the first send is login's own
+    else if (pos !== undefined && pos === loginPos) { if (movedSinceLogin) return } else movedSinceLogin = true
+    return sendSelfPosition(pos)
+  }
+
   // Tab list on join: flying-squid sent the full list to everyone but the joining player, so a
   // newcomer never learnt who the others were (mineflayer's bot.players[name].entity stayed
   // unset). Vanilla: the newcomer gets everyone, the others get the newcomer.
