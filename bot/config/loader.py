@@ -71,8 +71,11 @@ class ServerConfig(_Section):
     world_folder: str = ""  # "" = in-memory world
     seed: int = 1337
     tree_density: float = Field(0.04, ge=0, le=1)
-    hostiles: bool = True
+    # true = vanilla's night mix, false = none, a list = only those kinds
+    hostiles: bool | list[Literal["zombie", "zombie_villager", "skeleton", "creeper", "spider"]] = True
     hostile_cap: int = Field(8, ge=0)
+    animals: bool = True  # cows, pigs, chickens, sheep on grass
+    animal_cap: int = Field(10, ge=0)  # most animals within 128 blocks of a player for new herds
     hunger_rate: float = Field(1.0, ge=0)
     day_length_scale: float = Field(1.0, gt=0)
     game_mode: Literal["survival", "creative", "adventure", "spectator"] = "survival"  # new players (embedded)

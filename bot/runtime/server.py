@@ -37,8 +37,10 @@ class EmbeddedServerSettings:
     world_folder: str = ""
     seed: int = 1337
     tree_density: float = 0.04
-    hostiles: bool = True
+    hostiles: bool | list[str] = True  # a list = only those kinds spawn at night
     hostile_cap: int = 8
+    animals: bool = True
+    animal_cap: int = 10
     hunger_rate: float = 1.0
     day_length_scale: float = 1.0  # multiplier on day LENGTH (0.1 = days ten times shorter)
     game_mode: str = "survival"
@@ -52,6 +54,8 @@ class EmbeddedServerSettings:
                 "treeDensity": self.tree_density,
                 "hostiles": self.hostiles,
                 "hostileCap": self.hostile_cap,
+                "animals": self.animals,
+                "animalCap": self.animal_cap,
                 "hungerRate": self.hunger_rate,
                 # the server's dayLengthScale is a clock SPEED multiplier: the inverse
                 "dayLengthScale": 1.0 / self.day_length_scale,
@@ -182,6 +186,8 @@ def settings_from_config(server_cfg: ServerConfig, port: int | None = None, vers
         tree_density=server_cfg.tree_density,
         hostiles=server_cfg.hostiles,
         hostile_cap=server_cfg.hostile_cap,
+        animals=server_cfg.animals,
+        animal_cap=server_cfg.animal_cap,
         hunger_rate=server_cfg.hunger_rate,
         day_length_scale=server_cfg.day_length_scale,
         game_mode=server_cfg.game_mode,

@@ -124,7 +124,7 @@ test('a closed door stops a zombie that is already hunting', { timeout: 60000 },
 })
 
 test('zombies spawn naturally at night, 24-40 blocks away, up to the cap', { timeout: 60000 }, async (t) => {
-  const server = await startServer({ seed: 11, hostiles: true, hostileCap: 3 })
+  const server = await startServer({ seed: 11, hostiles: ['zombie'], hostileCap: 3 })
   const bot = await connectBot(server.port, 'watcher')
   t.after(async () => { bot.quit(); await server.stop() })
   await command(bot, '/gamemode creative watcher', { match: /game mode/i })
@@ -145,7 +145,7 @@ test('zombies spawn naturally at night, 24-40 blocks away, up to the cap', { tim
 // strolls until it sees the player (it used to stand still for good when a hill or a tree hid
 // the player), chases, hits for 3 (normal), and the client sees the damage.
 test('at night a naturally spawned zombie finds and hurts a player standing in the open', { timeout: 150000 }, async (t) => {
-  const server = await startServer({ seed: 21, hostiles: true, hostileCap: 6, treeDensity: 0 })
+  const server = await startServer({ seed: 21, hostiles: ['zombie'], hostileCap: 6, treeDensity: 0 })
   const bot = await connectBot(server.port, 'stander')
   t.after(async () => { bot.quit(); await server.stop() })
   assert.strictEqual(bot.game.gameMode, 'survival')

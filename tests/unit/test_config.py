@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 import tomllib
@@ -21,6 +22,7 @@ from bot.config.loader import (
     load_config,
     render_config_show,
 )
+from bot.runtime.server import settings_from_config
 
 
 class Layers:
@@ -320,6 +322,8 @@ def test_invalid_value_names_field_and_layer(layers: Layers) -> None:
         ('[server]\nembedded_version = "auto"\n', "server.embedded_version"),
         ("[server]\ntree_density = 1.5\n", "server.tree_density"),
         ("[server]\nday_length_scale = 0\n", "server.day_length_scale"),
+        ('[server]\nhostiles = ["zombie", "ghast"]\n', "server.hostiles"),
+        ("[server]\nanimal_cap = -1\n", "server.animal_cap"),
         ('[bot]\nusername = "no spaces"\n', "bot.username"),
         ('[bot]\nusername = "ab"\n', "bot.username"),
         ('[bot]\nauth = "mojang"\n', "bot.auth"),
@@ -333,6 +337,14 @@ def test_invalid_config_is_rejected_with_field_path(layers: Layers, toml: str, f
         layers.load()
     assert f"{field}:" in str(exc.value)
     assert str(path) in str(exc.value)
+
+
+def test_hostile_kinds_and_animals_reach_the_embedded_world(layers: Layers) -> None:
+    layers.write("cwd", '[server]\nhostiles = ["zombie", "spider"]\nanimals = false\nanimal_cap = 4\n')
+    cfg = layers.load({"MCBOT_SERVER__HOSTILE_CAP": "3"}).config
+    sent = json.loads(settings_from_config(cfg.server).to_json())
+    assert (sent["hostiles"], sent["hostileCap"], sent["animals"], sent["animalCap"]) == (["zombie", "spider"], 3, False, 4)
+    assert layers.load({"MCBOT_SERVER__HOSTILES": '["creeper"]'}).config.server.hostiles == ["creeper"]
 
 
 def test_cross_field_error_names_both_layers(layers: Layers) -> None:
