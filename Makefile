@@ -56,7 +56,7 @@ NODE_CI_TESTS := $(filter-out test/survival.test.js,$(NODE_TESTS))
 test: install
 	$(BIN)/pytest
 	@echo "node/test/survival.test.js: not run here (flaky collectblock pathing; see Makefile, make test-node runs it)"
-	set -e; for v in $(MC_VERSIONS); do echo "node tests at $$v"; (cd node && MCBOT_MC_VERSION=$$v node --test $(NODE_CI_TESTS)); done
+	scripts/node_tests.sh "$(MC_VERSIONS)" $(NODE_CI_TESTS)
 	scripts/soak.sh 3 --fast --version $(lastword $(MC_VERSIONS))
 	scripts/soak.sh 3 --fast --chaos --version $(firstword $(MC_VERSIONS))
 
@@ -67,7 +67,7 @@ test-integration: install
 	$(BIN)/pytest -m integration
 
 test-node: install
-	set -e; for v in $(MC_VERSIONS); do (cd node && MCBOT_MC_VERSION=$$v node --test $(NODE_TESTS)); done
+	scripts/node_tests.sh "$(MC_VERSIONS)" $(NODE_TESTS)
 
 soak-fast: install
 	set -e; for v in $(MC_VERSIONS); do scripts/soak.sh 3 --fast --version $$v; done

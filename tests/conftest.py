@@ -4,7 +4,8 @@ bridge per test session (JSPyBridge is process-global, and server start-up is th
 The version matrix: every test that uses the embedded world runs once per version of
 `--mc-version` (repeatable or comma-separated), else of the environment variable
 MCBOT_TEST_MC_VERSIONS, else of MC_VERSIONS below. Tests are grouped by version, so one
-server per version is up at a time."""
+server per version is up at a time. A test marked one_version (a daemon property the protocol
+cannot change) runs at the first of those versions only; the summary says which and why."""
 
 from __future__ import annotations
 
@@ -51,10 +52,23 @@ def replay_fixture(version: str, name: str) -> Path:
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     if "mc_version" in metafunc.fixturenames:
-        metafunc.parametrize("mc_version", mc_versions(metafunc.config), scope="session")
+        versions = mc_versions(metafunc.config)
+        if metafunc.definition.get_closest_marker("one_version"):
+            versions = versions[:1]  # the other versions run every protocol-facing test
+        metafunc.parametrize("mc_version", versions, scope="session")
+
+
+_ONE_VERSION = pytest.StashKey[list[str]]()
+
+
+def pytest_terminal_summary(terminalreporter, exitstatus: int, config: pytest.Config) -> None:
+    for line in config.stash.get(_ONE_VERSION, []):
+        terminalreporter.write_line(line)
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    config.stash[_ONE_VERSION] = [f"one version only: {item.nodeid} ({m.kwargs.get('reason', '')})"
+                                  for item in items if (m := item.get_closest_marker("one_version"))]
     for item in items:
         if "/integration/" in str(item.fspath):
             item.add_marker(pytest.mark.integration)
