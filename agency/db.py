@@ -212,6 +212,27 @@ MIGRATIONS: list[tuple[int, str, str]] = [
         CREATE INDEX idx_task_events_task ON task_events (task_id, seq);
         """,
     ),
+    (
+        7,
+        "places: crafting tables, furnaces and beds the bot placed or saw, per world",
+        # agency/places/store.py. One row per block position and world: a place of another
+        # world is never listed (world identity), one found gone is deleted.
+        """
+        CREATE TABLE places (
+            world_id   TEXT NOT NULL,
+            x          INTEGER NOT NULL,
+            y          INTEGER NOT NULL,
+            z          INTEGER NOT NULL,
+            kind       TEXT NOT NULL CHECK (kind IN ('crafting_table', 'furnace', 'bed')),
+            block      TEXT NOT NULL,  -- the name as the game gave it (red_bed, furnace)
+            source     TEXT NOT NULL CHECK (source IN ('placed', 'seen')),
+            first_at   INTEGER NOT NULL,
+            seen_at    INTEGER NOT NULL,  -- the last time a real block read confirmed it
+            PRIMARY KEY (world_id, x, y, z)
+        );
+        CREATE INDEX idx_places_kind ON places (world_id, kind, seen_at);
+        """,
+    ),
 ]
 
 

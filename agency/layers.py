@@ -13,6 +13,7 @@ from __future__ import annotations
 
 LAYERS: tuple[str, ...] = (
     "agency.perception",  # stimuli, replay, the body gate
+    "agency.places",  # memory of places: crafting tables, furnaces, beds (per world)
     "agency.llm",  # the LLM session runtime: providers, retries, tools
     "agency.stream",  # the cognitive stream
     "agency.planning",  # thought -> task, the task store

@@ -50,6 +50,7 @@ class ConfigError(Exception):
 from agency.cognition.settings import DriveTickConfig, KeepAliveConfig  # noqa: E402
 from agency.execution.settings import ReflexConfig  # noqa: E402
 from agency.llm.settings import LlmSettings  # noqa: E402
+from agency.places.settings import PlacesConfig  # noqa: E402
 from agency.stream.settings import StreamConfig  # noqa: E402
 from bot.config.sections import ApiConfig, JobsConfig  # noqa: E402
 
@@ -142,6 +143,7 @@ class McbotConfig(_Section):
     keepalive: KeepAliveConfig = Field(default_factory=KeepAliveConfig)
     stream: StreamConfig = Field(default_factory=StreamConfig)
     reflexes: ReflexConfig = Field(default_factory=ReflexConfig)
+    places: PlacesConfig = Field(default_factory=PlacesConfig)
     llm: LlmSettings = Field(default_factory=LlmSettings)
 
 

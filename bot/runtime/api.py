@@ -40,6 +40,7 @@ class ApiContext:
     stalled: Callable[[], list[dict[str, Any]]] | None = None  # tasks with their stall class
     task_command: Callable[[str, str], Awaitable[Any]] | None = None  # pause/resume/cancel
     submit_goal: Callable[[Any], Awaitable[Any]] | None = None  # POST /api/goals -> agency.goals.user_goals.GoalDecision
+    places: Callable[[], dict[str, Any]] | None = None  # GET /api/places: agency.places.memory.PlaceMemory.view
     stopping: Callable[[], bool] = lambda: False  # the daemon is stopping: event streams end
 
 
@@ -241,6 +242,13 @@ def create_app(ctx: ApiContext, *, token: str | None = None, max_body_bytes: int
     @app.get("/api/agency/counters")
     async def counters() -> dict[str, Any]:
         return ctx.counters.snapshot()
+
+    @app.get("/api/places")
+    async def places() -> Any:
+        """The places the bot remembers in this world (read-only)."""
+        if ctx.places is None:
+            return JSONResponse({"error": "not_available", "detail": "place memory is not wired"}, status_code=501)
+        return ctx.places()
 
     @app.get("/api/bot/snapshot")
     async def snapshot() -> Any:

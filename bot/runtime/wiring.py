@@ -23,7 +23,7 @@ from agency.planning.stalls import stalled_tasks
 from agency.planning.tasks.events import record_step
 from agency.execution.tools import ToolContext
 from agency.execution.builtin_tools import default_tool_registry
-from agency.execution.tools.crafting import nearby_table
+from agency.execution.tools.crafting import nearby_table, table_facts
 from agency.execution.workflows import SqliteCheckpointStore
 from agency.goals import assert_task_state
 from agency.perception.body_gate import BodyGate
@@ -42,6 +42,8 @@ from agency.world import BlockRegion, BodyEvent, BodyLost, WorldSnapshot
 from agency.goals.runtime import GoalRuntime
 from agency.goals.task_commands import run_task_command
 from agency.goals.world_identity import WorldEntry, enter_world
+from agency.places.memory import HOOK as PLACES_HOOK, PlaceMemory
+from agency.places.store import PlaceStore
 from bot.config.loader import McbotConfig
 from bot.runtime.api import ApiContext, BotUnavailable
 from bot.runtime.body import MineflayerBody
@@ -91,6 +93,9 @@ class Agency:
         self.drive_state = self.drive_memory.state()
         self.drive_config = cfg.drive_tick
         self.checkpoints = SqliteCheckpointStore(db, clock=clock)
+        # Tables, furnaces and beds of the world entered at attach_body (none before it).
+        self.places = PlaceMemory(PlaceStore(db, clock=clock), lambda: self.world.world if self.world else None,
+                                  config=cfg.places, shelters=self._shelter_places)
         self.tools = default_tool_registry()
         self.executor: Executor | None = None  # built once the body exists (tools act on it)
         self.reflexes: Reflexes | None = None
@@ -112,10 +117,11 @@ class Agency:
             self._enter_world(settings)
         self.body = body
         self.goals.body = body
-        ctx = ToolContext(body=body, clock=self.clock, poll_interval_s=0.2, hooks={"shelter": self.goals.hooks})
+        ctx = ToolContext(body=body, clock=self.clock, poll_interval_s=0.2,
+                          hooks={"shelter": self.goals.hooks, PLACES_HOOK: self.places})
         self.tool_ctx = ctx
         runtime = AgentRuntime(default_registry(), self.tools, ctx, checkpoints=self.checkpoints,
-                               plan_facts=self.goals.hooks.plan_facts,
+                               plan_facts=self._plan_facts,
                                on_step=record_step(self.tasks))  # each step in the task's event log
         self.executor = Executor(self.tasks, runtime, self.clock, on_lifecycle=self.goals.on_task_event,
                                  goals=self.goals.hooks, before_tick=self.goals.on_executor_tick)
@@ -124,6 +130,26 @@ class Agency:
                                  shelter_lookup=self.goals.nearest_verified_shelter, clock=self.clock)
         if isinstance(body, MineflayerBody):  # a live bot: threats wake the reflexes
             self.reflex_watch = ReflexWatch(body, self.reflexes, poll_s=self.cfg.jobs.reflex_watch_s)
+
+    def _plan_facts(self, task: Any) -> dict[str, Any]:
+        """What a workflow generator may know beyond the inventory: the goal store's facts,
+        and for a craft the table it can use (nearby, or remembered and still standing), so
+        the crafter plans no second table."""
+        facts = dict(self.goals.hooks.plan_facts(task) or {})
+        if task.action.lower() == "craft" and self.tool_ctx is not None:
+            facts.update(table_facts(self.tool_ctx))
+        return facts
+
+    def _shelter_places(self) -> list[dict[str, Any]]:
+        """The verified shelters (the goal store is their memory), for the places view."""
+        out = []
+        for task, binding in self.goals.finished_shelters():
+            site, last = binding.anchors.siteSignature, binding.completion.lastResult
+            if site is not None:
+                x, y, z = site.refCorner
+                out.append({"kind": "shelter", "x": x, "y": y, "z": z, "facing": site.facing, "taskId": task.id,
+                            "verified": bool(last is not None and last.done)})
+        return out
 
     def _enter_world(self, settings: Any) -> None:
         identity = world_identity(self.cfg.server, settings.host, settings.port, self._embedded)
@@ -197,16 +223,27 @@ class Agency:
         return self.reflexes is not None and self.reflexes.holding_tasks
 
     async def _table_nearby(self, snap: WorldSnapshot, now_ms: int) -> bool | None:
-        """Is a placed crafting table in the crafter's reach? Read only when a drive tick is
-        due and no table is held (one small region read); None = not looked."""
+        """Is a placed crafting table in the crafter's reach, or remembered and still standing
+        within the reuse distance? Read only when a drive tick is due and no table is held
+        (one small region read, and one block per remembered table); None = not looked."""
         due = self.drive_state.due(now_ms, self.drive_config.interval_ms)
         if not due or snap.count_of("crafting_table") or self.tool_ctx is None or self.body is None or not self.body.connected:
             return None
-        try:
-            return await asyncio.to_thread(lambda: nearby_table(self.tool_ctx) is not None)
+        try:  # one in reach (usable_table's order), or a remembered one still standing
+            near = await asyncio.to_thread(nearby_table, self.tool_ctx)
+            if near is not None:
+                self.places.saw(near["name"], near["x"], near["y"], near["z"])
+                return True
+            here = (snap.position.x, snap.position.y, snap.position.z)
+            return await self.places.standing_read(self._block_at, "crafting_table", here) is not None
         except Exception as e:  # a failed read must not stop the drive tick: judge by the inventory
             self._read_failed("crafting table search", e)
             return None
+
+    async def _block_at(self, pos: tuple[int, int, int]) -> str | None:
+        """One block's name (None = unloaded), read on a worker thread."""
+        assert self.body is not None
+        return (await asyncio.to_thread(self.body.region, pos, (1, 1, 1))).block_at(*pos)
 
     async def _in_sight(self, snap: WorldSnapshot) -> BlockRegion | None:
         """The blocks around the bot a drive tick grounds its goal on (one region read);
@@ -214,10 +251,12 @@ class Agency:
         if self.body is None or not self.body.connected:
             return None
         try:
-            return await asyncio.to_thread(self.body.region, *sight_box(snap))
+            region = await asyncio.to_thread(self.body.region, *sight_box(snap))
         except Exception as e:  # a failed read must not stop the drive tick: it explores first
             self._read_failed("reading the blocks in sight", e)
             return None
+        self.places.observe(region)  # tables, furnaces, beds in sight remembered; gone ones forgotten
+        return region
 
     def _read_failed(self, what: str, e: Exception) -> None:
         """One line (a bridge error carries a JS stack); DEBUG when the bot went away with
@@ -320,6 +359,7 @@ class Agency:
             stalled=self.stalled,
             task_command=self.task_command,
             submit_goal=self.submit_goal,
+            places=self.places.view,
             stopping=lambda: daemon.stopping,
         )
 
@@ -359,6 +399,7 @@ class Agency:
 
     def close(self) -> None:
         self.drive_memory.close()
+        self.places.store.close()
         self.checkpoints.close()
         self.goals.close()
         self.stream.close()

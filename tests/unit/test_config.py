@@ -424,5 +424,6 @@ def test_config_module_imports_nothing_heavy() -> None:
     out = subprocess.run([sys.executable, "-c", code], cwd=root, capture_output=True, text=True, check=True)
     light = ["agency", "agency.cognition", "agency.cognition.settings", "agency.errors", "agency.execution",
              "agency.execution.settings", "agency.llm", "agency.llm.errors", "agency.llm.messages",
-             "agency.llm.settings", "agency.stream", "agency.stream.settings"]
+             "agency.llm.settings", "agency.places", "agency.places.settings", "agency.stream",
+             "agency.stream.settings"]
     assert out.stdout.strip() == repr(light)

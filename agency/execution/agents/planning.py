@@ -33,7 +33,10 @@ def craft_plan(agent_id: str, task: Mapping[str, Any], inventory: Mapping[str, i
     amount = int(task.get("amount") or 1)
     if item not in CRAFTABLE:
         raise WorkflowPlanError("NO_RECIPE", f"no recipe known for '{item}' (known: {', '.join(sorted(CRAFTABLE))})")
-    plan = plan_craft(item, amount, inventory)
+    # A table the planner was told of (nearby, or remembered and found standing:
+    # crafting.table_facts) is used by the craft step itself: no new table is planned.
+    table_known = bool((task.get("facts") or {}).get("craftingTable"))
+    plan = plan_craft(item, amount, inventory, table_nearby=table_known)
     sim: dict[str, int] = dict(inventory)
     steps: list[StepDef] = []
     for raw, short in sorted(plan.missing.items(), key=_specific_first):

@@ -9,6 +9,7 @@ from typing import Any
 from pydantic import Field, model_validator
 
 from agency.names import same
+from agency.places.memory import HOOK as PLACES_HOOK
 from agency.execution.tools.actions import run_action
 from agency.execution.tools.base import BODY_QUEUE, Tool, ToolContext, ToolFailure, ToolInput
 from agency.execution.tools.gathering import REACH
@@ -50,7 +51,11 @@ async def place_at(ctx: ToolContext, block: str, x: int, y: int, z: int) -> dict
     if pos.distance_to(type(pos)(x=x + 0.5, y=y + 0.5, z=z + 0.5)) > REACH:
         await walk(ctx, x + 0.5, y, z + 0.5, 2.5)
     out = await run_action(ctx, "place", {"block": block, "x": x, "y": y, "z": z})
-    return {"block": block, "x": x, "y": y, "z": z, "placed": out.get("placed", block)}
+    placed = out.get("placed") or block  # the block the game reports there (None: not seen yet)
+    places = ctx.hooks.get(PLACES_HOOK)
+    if places is not None:  # a table, furnace or bed the bot put down is remembered for later
+        places.placed(placed, x, y, z)
+    return {"block": block, "x": x, "y": y, "z": z, "placed": placed}
 
 
 async def place_near_bot(ctx: ToolContext, block: str) -> dict[str, Any]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
+from loguru import logger
 from pydantic import Field, model_validator
 
 from agency.execution.tools.actions import run_action
@@ -15,6 +16,7 @@ from agency.execution.tools.movement import walk
 from agency.execution.tools.queries import FindBlocksInput, find_blocks_now
 from agency.execution.tools.recipes import CRAFTABLE, available, plan_craft
 from agency.execution.tools.results import EXECUTION_ERROR, PRECONDITION_FAILED
+from agency.places.memory import HOOK as PLACES_HOOK
 
 TABLE_SEARCH_RADIUS = 8
 FULL_FOOD = 20
@@ -56,6 +58,33 @@ def nearby_table(ctx: ToolContext) -> dict[str, Any] | None:
     return hits["blocks"][0] if hits["blocks"] else None
 
 
+def usable_table(ctx: ToolContext) -> dict[str, Any] | None:
+    """The crafting table a 3x3 craft would use: one within TABLE_SEARCH_RADIUS, else the
+    nearest remembered one within the places' reuse distance whose block is still there
+    (ctx.hooks["places"]; read now, never taken on trust), else None. A remembered table
+    is marked `remembered` (the crafter walks to it)."""
+    table = nearby_table(ctx)
+    places = ctx.hooks.get(PLACES_HOOK)
+    if table is not None or places is None:
+        if table is not None and places is not None:
+            places.saw(table["name"], table["x"], table["y"], table["z"])
+        return table
+    pos = ctx.body.snapshot().position
+    here = (pos.x, pos.y, pos.z)
+    hit = places.standing(ctx.body, "crafting_table", here)
+    if hit is None:
+        return None
+    return {"x": hit.x, "y": hit.y, "z": hit.z, "name": hit.block, "distance": round(hit.distance_to(here), 2),
+            "remembered": True}
+
+
+def table_facts(ctx: ToolContext) -> dict[str, Any]:
+    """What a craft workflow's planner may know: a usable table (nearby or remembered and
+    standing), so it plans no new table. {} when there is none."""
+    table = usable_table(ctx)
+    return {} if table is None else {"craftingTable": {k: table[k] for k in ("x", "y", "z")}}
+
+
 async def craft(ctx: ToolContext, p: CraftInput) -> dict[str, Any]:
     if p.item not in CRAFTABLE:
         raise ToolFailure(PRECONDITION_FAILED, f"no recipe known for '{p.item}'", details={"known": sorted(CRAFTABLE)})
@@ -64,7 +93,11 @@ async def craft(ctx: ToolContext, p: CraftInput) -> dict[str, Any]:
     need = max(0, p.count - start) if p.ensure else p.count
     if need == 0:
         return {"item": p.item, "crafted": 0, "have": start, "steps": [], "placedTable": None}
-    table = nearby_table(ctx)
+    # Look for a table only when a step needs one (a remembered one costs block reads).
+    table = usable_table(ctx) if plan_craft(p.item, need, inv).needs_table else None
+    if table is not None and table.get("remembered"):
+        logger.info("[Places] reusing crafting_table at {} {} {} ({} m away) instead of placing a new one",
+                    table["x"], table["y"], table["z"], table["distance"])
     plan = plan_craft(p.item, need, inv, table_nearby=table is not None)
     if plan.missing:
         raise ToolFailure(PRECONDITION_FAILED, f"missing materials for {need} {p.item}: {plan.missing}",
