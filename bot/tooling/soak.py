@@ -6,10 +6,13 @@ the drive-tick cadence criterion 1 expects is scaled by the same factor. --chaos
 bridge, the embedded world and the daemon at seeded random intervals (bot/tooling/soak_chaos.py) and
 judges what the faults cost (bot/tooling/soak_report.evaluate_chaos): the run FAILS on any loss or
 a slow recovery, or if the bot wedged; the 7.2 criteria, whose cadence and closure the faults
-disturb on purpose, are shown but do not decide a chaos run.
+disturb on purpose, are shown but do not decide a chaos run. Beside the 7.2 criteria it
+judges competence (bot/tooling/competence.py: task success rate, a new tech-tree milestone
+every N game days, deaths with recorded causes, never wedged), which FAILS the run except
+under chaos, where it is informational like the 7.2 criteria.
 
     scripts/soak.sh MINUTES [--server embedded|HOST:PORT] [--version 1.21.4|1.18.2] [--creative] [--fast]
-                            [--chaos [--seed N]]
+                            [--chaos [--seed N]] [--min-task-success 0.8] [--milestone-game-days 2]
 
 Writes soak-results/soak-<ts>.log (samples and verdicts), soak-results/soak-<ts>-report.json
 and soak-results/soak-<ts>.png, and copies the last two to soak-results/report.json and
@@ -23,6 +26,7 @@ from __future__ import annotations
 import argparse
 import ctypes
 import json
+import math
 import os
 import random
 import re
@@ -37,11 +41,13 @@ from typing import Any
 import httpx
 
 from agency.cognition.drive_tick import DRIVE_TICK_INTERVAL_MS
+from agency.cognition.settings import DriveTickConfig
 from bot.config.loader import EMBEDDED_VERSIONS
 from bot.runtime.ping import ServerUnreachable, ping
 from bot.runtime.server import free_port
+from bot.tooling.competence import CompetenceLimits, deaths_in
 from bot.tooling.soak_chaos import Chaos
-from bot.tooling.soak_report import evaluate, evaluate_chaos, write_chart
+from bot.tooling.soak_report import add_competence, competence_lines, evaluate, evaluate_chaos, write_chart
 
 ROOT = Path(__file__).resolve().parents[2]
 FAST = {  # --fast: CI-sized intervals; the report states the scale
@@ -83,6 +89,34 @@ def cadence_ms(fast: bool) -> int:
     return round(DRIVE_TICK_INTERVAL_MS * scale)
 
 
+def wedge_s(fast: bool) -> float:
+    """The competence wedge window: twice the stuck timeout the daemon runs with (fast: 60 s,
+    real: the default 300 s), so a task the stuck-timeout recovery could have replaced has
+    had its chance."""
+    ms = int(FAST["MCBOT_DRIVE_TICK__STUCK_TIMEOUT_MS"]) if fast else DriveTickConfig().stuck_timeout_ms
+    return 2 * ms / 1000
+
+
+def _fraction(text: str) -> float:
+    try:
+        x = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number: give a fraction from 0 to 1 (0.8 = 80 %)") from None
+    if not 0.0 <= x <= 1.0:
+        raise argparse.ArgumentTypeError(f"{text} is not a fraction from 0 to 1 (0.8 = 80 %)")
+    return x
+
+
+def _game_days(text: str) -> float:
+    try:
+        x = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of game days") from None
+    if not (math.isfinite(x) and x > 0):
+        raise argparse.ArgumentTypeError(f"{text} game days: the window must be above 0")
+    return x
+
+
 def _die_with_parent() -> None:
     # The daemon must not outlive the soak, even if the soak is SIGKILLed (Linux prctl).
     try:
@@ -103,6 +137,13 @@ def parse(argv: list[str]) -> argparse.Namespace:
     ap.add_argument("--chaos", action="store_true",
                     help="kill the bridge, the embedded world and the daemon at random intervals")
     ap.add_argument("--seed", type=int, help="the chaos schedule's seed (default: random, printed)")
+    limits = CompetenceLimits()
+    ap.add_argument("--min-task-success", type=_fraction, default=limits.min_task_success, metavar="FRACTION",
+                    help="competence K1: FAIL when completed / finished tasks is below this "
+                         f"(default {limits.min_task_success:g}; judged from {limits.min_finished_tasks} finished tasks)")
+    ap.add_argument("--milestone-game-days", type=_game_days, default=limits.milestone_game_days, metavar="DAYS",
+                    help="competence K2: FAIL after this many game days without a new tech-tree milestone "
+                         f"(default {limits.milestone_game_days:g})")
     args = ap.parse_args(argv)
     if args.version and args.server != "embedded":
         ap.error("--version chooses the embedded world's version; your server speaks its own")
@@ -118,6 +159,8 @@ def daemon_env(args: argparse.Namespace, db: Path, api_port: int) -> dict[str, s
         "MCBOT_API__PORT": str(api_port),
         "MCBOT_LOGGING__FILE": "",
     }
+    if env.get("MCBOT_LOGGING__LEVEL", "").upper() not in ("TRACE", "DEBUG", "INFO", "SUCCESS", "WARNING"):
+        env["MCBOT_LOGGING__LEVEL"] = "INFO"  # competence K3 reads the deaths the daemon logs (WARNING)
     if args.server == "embedded":
         env["MCBOT_SERVER__PORT"] = str(free_port())
         env["MCBOT_SERVER__HOST"] = ""
@@ -133,11 +176,14 @@ def daemon_env(args: argparse.Namespace, db: Path, api_port: int) -> dict[str, s
     return env
 
 
-def sample(base: str, t0: float, seen_thoughts: set[str], chaos: bool = False) -> dict[str, Any]:
+def sample(base: str, t0: float, seen_thoughts: set[str], chaos: bool = False,
+           daemon_log: LogTail | None = None) -> dict[str, Any]:
     """One reading of the daemon's API. Thoughts are recorded once each (compact), in the
     first sample that sees them: criterion 7 reads the source thought of every task. A chaos
     run also records the newest processed thoughts (id, timestamp), to find acked ones lost,
-    and whether the API answered at all (an unreachable daemon lost nothing by not answering)."""
+    and whether the API answered at all (an unreachable daemon lost nothing by not answering).
+    For competence: the bot's position and inventory (name -> count), and the deaths the
+    daemon logged since the last sample (read from its log: the API has no death record)."""
 
     def get(path: str) -> Any:
         try:
@@ -166,13 +212,55 @@ def sample(base: str, t0: float, seen_thoughts: set[str], chaos: bool = False) -
         "tasks": [_task(t) for t in tasks],
         "stalled": [{"id": s["id"], "stallClass": s["stallClass"]} for s in stalled],
         "thoughts": thoughts,
+        "position": _position(snap.get("position")),
+        "inventory": _inventory(snap.get("inventory")),
     }
+    if daemon_log is not None:
+        read = daemon_log.read()
+        out["deathsRead"] = read is not None
+        out["deaths"] = deaths_in(read or [])
     if chaos:
         page = get(f"/api/cognitive-stream/recent?processed=true&limit={PROCESSED_PAGE}")
         done = (page or {}).get("thoughts")
         out["reachable"] = task_page is not None and done is not None
         out["processed"] = [[th["id"], th.get("timestamp")] for th in done or []]
         out["processedFull"] = len(done or []) >= PROCESSED_PAGE
+    return out
+
+
+class LogTail:
+    """The lines a file gained since the last read (None when it cannot be read)."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.offset = 0
+        self.partial = b""
+
+    def read(self) -> list[str] | None:
+        try:
+            with self.path.open("rb") as f:
+                f.seek(self.offset)
+                data = f.read()
+        except OSError:
+            return None
+        self.offset += len(data)
+        *lines, self.partial = (self.partial + data).split(b"\n")
+        return [line.decode("utf-8", "replace") for line in lines]
+
+
+def _position(p: Any) -> dict[str, float] | None:
+    if not isinstance(p, dict) or not all(isinstance(p.get(k), (int, float)) for k in "xyz"):
+        return None
+    return {k: round(p[k], 1) for k in "xyz"}
+
+
+def _inventory(items: Any) -> dict[str, int] | None:
+    if not isinstance(items, list):
+        return None  # not read (the snapshot was unavailable)
+    out: dict[str, int] = {}
+    for i in items:
+        if isinstance(i, dict) and i.get("name"):
+            out[i["name"]] = out.get(i["name"], 0) + int(i.get("count") or 0)
     return out
 
 
@@ -228,6 +316,7 @@ def main(argv: list[str] | None = None) -> int:
         say(f"[Soak] start minutes={args.minutes} server={args.server} creative={args.creative} "
             f"scale={'fast' if args.fast else 'real'} api={base}")
         daemon_log = (out / f"soak-{stamp}-daemon.log").open("a")
+        deaths_log = LogTail(out / f"soak-{stamp}-daemon.log")
 
         def start_daemon() -> subprocess.Popen:
             daemon_log.write(f"---- soak: daemon started at {time.strftime('%H:%M:%S')} ----\n")
@@ -250,7 +339,7 @@ def main(argv: list[str] | None = None) -> int:
         t0 = time.monotonic()
 
         def take() -> dict[str, Any]:
-            s = sample(base, t0, seen_thoughts, chaos=chaos is not None)
+            s = sample(base, t0, seen_thoughts, chaos=chaos is not None, daemon_log=deaths_log)
             if chaos is not None:
                 s["counters"] = carry(s["counters"])
                 chaos.track(proc)
@@ -279,6 +368,9 @@ def main(argv: list[str] | None = None) -> int:
         finally:
             _stop(proc)
             daemon_log.close()
+        if samples:  # what the daemon logged after the last sample (a death in its last second)
+            late = deaths_log.read()
+            samples[-1]["deaths"] = samples[-1].get("deaths", []) + deaths_in(late or [])
         report = evaluate(samples, creative=args.creative, daemon_alive_until_end=proc.returncode in (0, None),
                           drive_interval_ms=cadence_ms(args.fast))
         report.update({"minutes": args.minutes, "server": args.server, "serverVersion": server_version,
@@ -299,11 +391,16 @@ def main(argv: list[str] | None = None) -> int:
         for st in report["stalls"]:
             say(f"[Soak] stall {st['id']} {st['goalKey']} {st['stallClass']} at t={st['stalledAt']}s "
                 + (f"recovered at t={st['recoveredAt']}s by {st['by']}" if st["recovered"] else "not recovered"))
+        limits = CompetenceLimits(min_task_success=args.min_task_success,
+                                  milestone_game_days=args.milestone_game_days, wedge_s=wedge_s(args.fast))
+        for line in competence_lines(add_competence(report, samples, limits, chaos=chaos is not None,
+                                                   creative=args.creative)):
+            say(line)
         if chaos is not None:
             verdict = evaluate_chaos(samples, chaos.faults, chaos.leftovers())
             report["chaos"] = {"seed": chaos.seed, **verdict}
             alive = next(c for c in report["criteria"] if c["id"] == "alive")
-            report["pass"] = alive["pass"] and verdict["pass"]
+            report["pass"] = alive["pass"] and verdict["pass"]  # competence: informational, like 7.2
             _say_chaos(say, verdict)
         say(f"[Soak] {'PASS' if report['pass'] else 'FAIL'} overall")
     report_path = out / f"soak-{stamp}-report.json"

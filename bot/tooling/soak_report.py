@@ -1,6 +1,7 @@
 """Judging a soak from its API samples: the eight acceptance criteria of contract 7.2, the
 stall classes of 7.3 with each stall's recovery, an informational count of shelters built
-and verified at night, and a chart of counters and task states over time.
+and verified at night, the competence criteria beside them (bot/tooling/competence.py), and
+a chart of counters and task states over time.
 
 Every criterion reads something the run could get wrong, never a field that is always set:
 cadence from the tasks' tick times, criterion 7 from the source thoughts themselves (the
@@ -15,6 +16,7 @@ from typing import Any
 
 from agency.cognition.drive_tick import DRIVE_TICK_INTERVAL_MS
 from agency.world import is_dusk_or_night
+from bot.tooling.competence import VERDICT_WORDS, CompetenceLimits, evaluate_competence, milestone_line
 
 TERMINAL = ("completed", "failed")
 STARTED = ("active", "completed", "failed", "paused")
@@ -272,6 +274,28 @@ def evaluate(samples: list[dict[str, Any]], *, creative: bool, daemon_alive_unti
         "final": {"counters": c, "tasks": Counter(t["status"] for t in tasks.values())},
         "shelters": shelters(samples),  # informational: does not change "pass"
     }
+
+
+# -- competence: beside the eight criteria (bot/tooling/competence.py) ------------------------
+
+def add_competence(report: dict[str, Any], samples: list[dict[str, Any]], limits: CompetenceLimits, *,
+                   chaos: bool, creative: bool = False) -> dict[str, Any]:
+    """Judge competence beside the 7.2 criteria: report["competence"], and a competence FAIL
+    fails the run. Under chaos, like the 7.2 criteria, it is shown and does not decide."""
+    block = evaluate_competence(samples, limits, decides=not chaos, creative=creative)
+    report["competence"] = block
+    report["pass"] = report["pass"] and block["pass"]
+    return block
+
+
+def competence_lines(block: dict[str, Any]) -> list[str]:
+    """The report's lines: one per criterion in the `[Soak] PASS|FAIL|NOT JUDGED id name:
+    detail` form of the 7.2 criteria, then the milestones reached (game seconds)."""
+    shown = "" if block["decides"] else "(informational under chaos) "
+    lines = [f"[Soak] {VERDICT_WORDS[c['verdict']]} {c['id']} {c['name']}: {shown}{c['detail']}"
+             for c in block["criteria"]]
+    lines.append(f"[Soak] milestones: {milestone_line(block)}")
+    return lines
 
 
 def write_chart(samples: list[dict[str, Any]], path: Path) -> None:

@@ -11,7 +11,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
-from bot.tooling.soak import FAST, cadence_ms, sample
+from bot.tooling.soak import FAST, LogTail, cadence_ms, sample
 from bot.tooling.soak_report import evaluate
 
 T0 = 1_700_000_000_000  # epoch ms of the soak's start
@@ -368,3 +368,28 @@ def test_a_sample_reads_source_thought_ids_and_each_thought_once(api):
         {"id": "th-1", "convertEligible": True, "timestamp": T0, "cognitiveSystem": "drive-tick"},
     ]
     assert sample(base, 0.0, seen)["thoughts"] == []  # already recorded: the report merges all samples
+
+
+def test_a_sample_reads_position_inventory_and_the_deaths_logged_since_the_last(api, tmp_path):
+    routes, base = api
+    routes.update({
+        "/healthz": {"ok": True}, "/api/agency/counters": {}, "/api/tasks?limit=1000": {"tasks": []},
+        "/api/tasks?stalled=true&limit=1000": {"tasks": []}, "/api/cognitive-stream/recent?limit=500": {"thoughts": []},
+        "/api/bot/snapshot": {"health": 20, "gameMode": "survival", "timeOfDay": 100, "isDay": True,
+                              "position": {"x": 1.234, "y": 64.0, "z": -7.66},
+                              "inventory": [{"name": "oak_log", "count": 3, "slot": 36},
+                                            {"name": "oak_log", "count": 2, "slot": 37},
+                                            {"name": "wooden_pickaxe", "count": 1, "slot": 38}]},
+    })
+    log = tmp_path / "daemon.log"
+    log.write_text("12:00:21.522 | WARNING | [Reflex] death recorded (total 1) cause=zombie at {'x': 1}\n")
+    tail = LogTail(log)
+    s = sample(base, 0.0, set(), daemon_log=tail)
+    assert s["position"] == {"x": 1.2, "y": 64.0, "z": -7.7}
+    assert s["inventory"] == {"oak_log": 5, "wooden_pickaxe": 1}
+    assert (s["deathsRead"], s["deaths"]) == (True, [{"cause": "zombie"}])
+    again = sample(base, 0.0, set(), daemon_log=tail)
+    assert (again["deathsRead"], again["deaths"]) == (True, [])  # each death once
+    del routes["/api/bot/snapshot"]  # the bot is away: nothing read, not an empty inventory
+    away = sample(base, 0.0, set())
+    assert (away["position"], away["inventory"]) == (None, None) and "deathsRead" not in away
