@@ -19,6 +19,15 @@ from bot.runtime.server import EmbeddedServer, free_port, settings_from_config
 from bot.runtime.session import live_session
 from bot.config.loader import McbotConfig
 
+
+def wait_for(pred: Callable[[], Any], timeout_s: float, what: str) -> None:
+    """A bench's set-up step: wait for a real event, polled every 0.1 s, bounded."""
+    deadline = time.monotonic() + timeout_s
+    while not pred():
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"bench set-up: no {what} within {timeout_s:.0f} s")
+        time.sleep(0.1)
+
 REGION_SIZE = (32, 16, 32)  # x, y, z: "32x32x16" = 32 wide, 32 deep, 16 high
 PER_BLOCK_SAMPLE = 256
 ENTITIES = 100  # a crowded scene, as in bridge-notes.md's measurement (101 entities)

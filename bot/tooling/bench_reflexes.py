@@ -33,7 +33,7 @@ from bot.runtime.body import MineflayerBody
 from bot.runtime.reflex_watch import DEFAULT_POLL_S, ReflexWatch
 from bot.runtime.server import EmbeddedServer, free_port, settings_from_config
 from bot.runtime.session import live_session
-from bot.tooling.bench import run_per_version
+from bot.tooling.bench import run_per_version, wait_for
 
 KINDS = ("zombie", "spider", "skeleton", "creeper")
 TARGET_P50_MS = 100.0  # 2 server ticks
@@ -67,7 +67,7 @@ class Arena:
         body.chat(f"/mcbot fill {x - ARENA} {y - 1} {z - ARENA} {x + ARENA} {y - 1} {z + ARENA} stone")
         body.chat(f"/mcbot fill {x - ARENA} {y} {z - ARENA} {x + ARENA} {y + 5} {z + ARENA} air")
         body.chat(f"/give {name} diamond_sword 1")
-        _wait(lambda: body.snapshot().count_of("diamond_sword") >= 1, 15, "the sword")
+        wait_for(lambda: body.snapshot().count_of("diamond_sword") >= 1, 15, "the sword")
 
     def reset(self) -> None:
         name = self.body.settings.username
@@ -79,7 +79,7 @@ class Arena:
             home = math.dist((snap.position.x, snap.position.z), (self.x + 0.5, self.z + 0.5))
             return home < 1 and not any(e.hostile for e in snap.entities)
 
-        _wait(clear, 10, "a clear arena")
+        wait_for(clear, 10, "a clear arena")
         self.body.new_threats()
         self.watch.recent_threats = []
         self.starts.clear()
@@ -112,13 +112,6 @@ class Arena:
         return {"kind": kind, "mode": mode, "ms": None if first is None else first[1] - entered,
                 "action": None if first is None else first[0]}
 
-
-def _wait(cond: Any, timeout_s: float, what: str) -> None:
-    deadline = time.monotonic() + timeout_s
-    while not cond():
-        if time.monotonic() > deadline:
-            raise TimeoutError(f"bench reflexes: no {what} within {timeout_s:.0f} s")
-        time.sleep(0.1)
 
 
 def _reflexes(body: MineflayerBody, folder: Path) -> Reflexes:

@@ -15,7 +15,7 @@ from typing import Any
 from agency.shelter.blueprint import basic_shelter
 from agency.shelter.site_check import read_bounds, read_site
 from agency.shelter.verifier import verify_shelter_v0
-from bot.tooling.bench import _pct
+from bot.tooling.bench import _pct, wait_for
 from bot.runtime.server import EmbeddedServer, free_port, settings_from_config
 from bot.runtime.session import live_session
 from bot.config.loader import McbotConfig
@@ -36,13 +36,6 @@ def bench_verifier(cfg: McbotConfig, as_json: bool = False, rounds: int = 200) -
     print(json.dumps(result) if as_json else _table(result))
     return 0 if result["all_done"] else 1
 
-
-def _wait(pred: Any, timeout_s: float, what: str) -> None:
-    deadline = time.monotonic() + timeout_s
-    while not pred():
-        if time.monotonic() > deadline:
-            raise RuntimeError(f"bench setup: timed out waiting for {what}")
-        time.sleep(0.1)
 
 
 def _op(body: Any, command: str) -> None:
@@ -68,14 +61,14 @@ def build_with_op_commands(body: Any, origin: tuple[int, int, int] = ORIGIN) -> 
     _op(body, f"/mcbot fill {x0 - 10} {y0 - 1} {z0 - 10} {x0 + 14} {y0 - 1} {z0 + 14} stone")
     _op(body, f"/mcbot fill {x0 - 10} {y0} {z0 - 10} {x0 + 14} {y0 + 11} {z0 + 14} air")
     _op(body, f"/mcbot tp @s {x0 + 2} {y0} {z0 + 8}")
-    _wait(lambda: abs(body.snapshot().position.z - (z0 + 8.5)) < 1.5, 15, "the teleport")
+    wait_for(lambda: abs(body.snapshot().position.z - (z0 + 8.5)) < 1.5, 15, "the teleport")
     _op(body, f"/mcbot fill {x0} {y0} {z0} {x0 + 4} {y0 + 3} {z0 + 4} oak_planks")
     _op(body, f"/mcbot fill {x0 + 1} {y0} {z0 + 1} {x0 + 3} {y0 + 2} {z0 + 3} air")
     ex, ey, ez = bp.site.entrance  # type: ignore[misc]
     _op(body, f"/mcbot setblock {ex} {ey} {ez} oak_door[facing=south,half=lower,open=false]")
     _op(body, f"/mcbot setblock {ex} {ey + 1} {ez} oak_door[facing=south,half=upper,open=false]")
     _op(body, f"/mcbot setblock {x0 + 1} {y0} {z0 + 1} torch")
-    _wait(lambda: verify_shelter_v0(read_site(body, bp.site), bp.site).done, 20, "the shelter to verify")
+    wait_for(lambda: verify_shelter_v0(read_site(body, bp.site), bp.site).done, 20, "the shelter to verify")
     return bp
 
 

@@ -95,4 +95,11 @@ function dropItem (serv, world, position, itemId, count = 1, velocity) {
 
 const randInt = (lo, hi) => lo + Math.floor(Math.random() * (hi - lo + 1))
 
-module.exports = { stateId, stateProps, parseBlockSpec, isSolidState, chatReply, dropItem, randInt, blockName, itemName, Vec3 }
+// A random block column at a random angle, min..min+span blocks from pos (natural spawning).
+function columnAround (pos, min, span) {
+  const a = Math.random() * Math.PI * 2
+  const r = min + Math.random() * span
+  return { x: Math.floor(pos.x + Math.cos(a) * r), z: Math.floor(pos.z + Math.sin(a) * r) }
+}
+
+module.exports = { stateId, stateProps, parseBlockSpec, isSolidState, chatReply, dropItem, randInt, columnAround, blockName, itemName, Vec3 }

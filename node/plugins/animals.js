@@ -15,6 +15,7 @@
 'use strict'
 
 const { Vec3 } = require('vec3')
+const { columnAround } = require('./_common')
 
 const WEIGHTS = [['sheep', 12], ['pig', 10], ['chicken', 10], ['cow', 8]]
 const KINDS = new Set(WEIGHTS.map(([k]) => k))
@@ -206,10 +207,7 @@ module.exports.server = function (serv, cfg) {
   function trySpawnNear (player) {
     const world = player.world
     for (let attempt = 0; attempt < 4; attempt++) {
-      const a = Math.random() * Math.PI * 2
-      const r = 24 + Math.random() * 40
-      const x = Math.floor(player.position.x + Math.cos(a) * r)
-      const z = Math.floor(player.position.z + Math.sin(a) * r)
+      const { x, z } = columnAround(player.position, 24, 40)
       const first = grassSpot(world, x, z)
       if (!first || !bright(world, first)) continue
       const check = (p) => !serv.players.some(o => o.world === world && o.position.distanceTo(p) < 24) && bright(world, p)

@@ -10,7 +10,7 @@
 'use strict'
 
 const { Vec3 } = require('vec3')
-const { isSolidState } = require('./_common')
+const { isSolidState, columnAround } = require('./_common')
 const light = require('./light')
 
 const tod = (t) => ((t % 24000) + 24000) % 24000
@@ -61,10 +61,7 @@ module.exports.server = function (serv, cfg) {
     const world = player.world
     const name = pickKind()
     for (let attempt = 0; attempt < 4; attempt++) {
-      const a = Math.random() * Math.PI * 2
-      const r = 24 + Math.random() * 16
-      const x = Math.floor(player.position.x + Math.cos(a) * r)
-      const z = Math.floor(player.position.z + Math.sin(a) * r)
+      const { x, z } = columnAround(player.position, 24, 16)
       const y = surface(world, x, z)
       if (y === null) continue
       const pos = new Vec3(x + 0.5, y, z + 0.5)
