@@ -8,7 +8,8 @@ A goal grounds when the thing it names is in the frame, by these rules:
 - attack: the target entity must be nearby (missing_entity). flee: a named target must
   be nearby; a generic one ('danger', 'hostiles') needs at least one hostile entity.
 - place / eat: the target must be in the inventory ('food' means any edible item).
-- craft / smelt: grounded when the target is a known item (KNOWN_ITEMS); whether the
+- craft / smelt: grounded when the target is a known item (KNOWN_ITEMS; for smelt also anything
+  a furnace makes or smelts, furnace_recipes); whether the
   ingredients are at hand is planning's question, not a fabrication.
 - build: grounded when the target is a known structure (KNOWN_STRUCTURES).
 - explore: always grounded: it claims nothing about the world.
@@ -42,6 +43,7 @@ from loguru import logger
 
 from agency.blocks import is_air, is_log
 from agency.execution.tools import recipes
+from agency.execution.tools.furnace_recipes import output_of
 from agency.goal_tag import ExtractedGoal
 from agency.names import GENERIC_THREATS, with_aliases
 from agency.world import BlockRegion, WorldSnapshot
@@ -207,7 +209,7 @@ def check_goal(goal: ExtractedGoal, facts: FrameFacts, *, scenario_id: str | Non
             return GroundingResult(True, detail=f"{target} in inventory")
         return _fail("missing_item", f"{action} {target}: not in inventory", scenario_id)
     if action in ("craft", "smelt"):
-        if forms & KNOWN_ITEMS:
+        if forms & KNOWN_ITEMS or (action == "smelt" and any(output_of(f) for f in forms)):
             return GroundingResult(True, detail=f"{target} is a known item")
         return _fail("missing_item", f"{action} {target}: unknown item", scenario_id)
     if action == "build":

@@ -13,7 +13,8 @@ const KINDS = {
   attack: require('./attack'),
   craft: require('./craft'),
   equip: require('./equip'),
-  consume: require('./consume')
+  consume: require('./consume'),
+  smelt: require('./smelt')
 }
 
 const MAX_KEPT = 500

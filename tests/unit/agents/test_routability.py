@@ -25,7 +25,7 @@ from tests.unit.executor.world import add_task, executor_env
 # A target per allowlisted action that grounds in FACTS, so routing alone decides.
 TARGETS = {
     "collect": "oak_log", "gather": "oak_log", "mine": "stone", "find": "oak_log", "craft": "stick",
-    "smelt": "iron_ingot", "build": "pillar", "place": "dirt", "eat": "bread", "explore": "nearby",
+    "smelt": "charcoal", "build": "pillar", "place": "dirt", "eat": "bread", "explore": "nearby",
     "navigate": "nearby", "attack": "zombie", "flee": "zombie", "sleep": "bed", "pause": "now",
     "continue": "work",
 }
@@ -82,23 +82,23 @@ def test_an_allowlisted_action_is_routable_iff_the_executor_can_plan_it(env, act
         assert tasks.get_task(tid).status is TaskStatus.unplannable
 
 
-def test_eat_attack_and_flee_are_routable_and_smelt_is_not_until_an_agent_can_smelt():
+def test_eat_attack_flee_and_smelt_are_routable_and_sleep_is_not_until_an_agent_can_sleep():
     agents = load_default_registry()
     routable = agents.routable_actions()
-    assert {"eat", "attack", "flee", "collect", "craft", "build", "explore"} <= routable
-    assert not {"smelt", "sleep", "find", "pause", "continue"} & routable
+    assert {"eat", "attack", "flee", "collect", "craft", "smelt", "build", "explore"} <= routable
+    assert not {"sleep", "find", "pause", "continue"} & routable
 
 
 def test_routability_follows_the_registry_it_is_derived_from():
     agents = load_default_registry()
     is_routable = routable_by(agents)
-    craft, smelt = ExtractedGoal(action="craft", target="stick"), ExtractedGoal(action="smelt", target="iron_ingot")
-    assert is_routable(craft) and not is_routable(smelt)
+    craft, sleep = ExtractedGoal(action="craft", target="stick"), ExtractedGoal(action="sleep", target="bed")
+    assert is_routable(craft) and not is_routable(sleep)
     crafter = agents.require("crafter")
     agents.update(crafter.model_copy(update={"enabled": False}))  # a disabled agent routes nothing
     assert not is_routable(craft)
-    smelter = {"id": "smelter", "displayName": "Smelter", "description": "Smelts ores in a furnace.",
-               "exampleTasks": ["smelt iron_ingot"],
-               "workflows": {"smelt": {"steps": [{"id": "smelt", "tool": "inventory"}]}}}
-    agents.register(smelter)
-    assert is_routable(smelt)
+    sleeper = {"id": "sleeper", "displayName": "Sleeper", "description": "Sleeps in a bed.",
+               "exampleTasks": ["sleep bed"],
+               "workflows": {"sleep": {"steps": [{"id": "sleep", "tool": "inventory"}]}}}
+    agents.register(sleeper)
+    assert is_routable(sleep)

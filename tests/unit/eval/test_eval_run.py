@@ -185,24 +185,24 @@ def test_pa_d2_goal_emitted_only_when_grounded_and_routable(llm, logs, tmp_path)
     assert rejected[1].startswith("[Eval] goal_rejected scenario=sleep action=sleep target=bed reason=not_routable")
 
 
-def test_routable_is_what_an_agent_can_do_so_smelt_is_rejected_and_creates_no_task(llm, logs, tmp_path):
-    """No agent has a smelt workflow (the world has no furnaces yet): a grounded smelt goal
-    is not routable, and end to end it never becomes a task the executor could not plan;
-    a grounded flee goal, which the survivor agent handles, does."""
-    rows = [scenario(1, "smelt", world={"inventory": {"raw_iron": 2, "coal": 1}}),
-            scenario(2, "flee", stimulus="high", world={"entities": [{"name": "zombie", "distance": 4}]})]
-    code, out, summary = run(llm, tmp_path, rows, {1: "Raw iron in my pack. [GOAL: smelt iron_ingot 2]\nINTENT: craft",
-                                                   2: "That zombie is close. [GOAL: flee zombie]\nINTENT: none"},
+def test_routable_is_what_an_agent_can_do_so_sleep_is_rejected_and_smelt_is_a_task(llm, logs, tmp_path):
+    """No agent has a sleep workflow: a grounded sleep goal is not routable, and end to end
+    it never becomes a task the executor could not plan; a grounded smelt goal, which the
+    crafter handles (smelt_plan), does."""
+    rows = [scenario(1, "sleep"), scenario(2, "smelt", world={"inventory": {"raw_iron": 2, "coal": 1}})]
+    code, out, summary = run(llm, tmp_path, rows, {1: "Night is near. [GOAL: sleep bed]\nINTENT: none",
+                                                   2: "Raw iron in my pack. [GOAL: smelt iron_ingot 2]\nINTENT: craft"},
                              "--mode", "end_to_end")
+    sleep = json.loads((out / "scenarios" / "sleep.json").read_text())
+    assert sleep["grounding"]["decision"] == "pass"
+    assert sleep["convertEligible"] == {"value": False, "reason": "not_routable", "routable": False}
+    assert sleep["planning"]["tasks_created"] == 0
     smelt = json.loads((out / "scenarios" / "smelt.json").read_text())
     assert smelt["grounding"]["decision"] == "pass"
-    assert smelt["convertEligible"] == {"value": False, "reason": "not_routable", "routable": False}
-    assert smelt["planning"]["tasks_created"] == 0
-    flee = json.loads((out / "scenarios" / "flee.json").read_text())
-    assert flee["convertEligible"] == {"value": True, "reason": "goal_passed", "routable": True}
-    assert flee["planning"]["tasks_created"] == 1
-    assert lines(logs, "[Eval] goal_rejected scenario=smelt")[0].startswith(
-        "[Eval] goal_rejected scenario=smelt action=smelt target=iron_ingot reason=not_routable")
+    assert smelt["convertEligible"] == {"value": True, "reason": "goal_passed", "routable": True}
+    assert smelt["planning"]["tasks_created"] == 1
+    assert lines(logs, "[Eval] goal_rejected scenario=sleep")[0].startswith(
+        "[Eval] goal_rejected scenario=sleep action=sleep target=bed reason=not_routable")
 
 
 def test_pa_d3_no_goal_stays_non_actionable_and_creates_no_task(llm, logs, tmp_path):

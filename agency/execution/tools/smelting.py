@@ -1,0 +1,142 @@
+"""smelt: find a furnace in sight (or place one from the inventory, or craft one when asked),
+load the input and the best fuel for the count, wait for the outputs and take them (one JS
+`smelt` action through mineflayer's bot.openFurnace), then check the inventory gained them.
+
+The wait is bounded by the count (10 s an item plus a margin, furnace_recipes.cook_timeout_s);
+the JS side also fails early when the furnace stops making progress. A stop (the reflex
+arbiter preempting, a deadline) closes the furnace window: what is in the furnace stays and
+goes on smelting, and the next call (a resumed task) takes it out and counts it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+
+from pydantic import Field, field_validator
+
+from agency.execution.tools.actions import run_action
+from agency.execution.tools.base import BODY_QUEUE, Tool, ToolContext, ToolFailure, ToolInput
+from agency.execution.tools.building import place_near_bot
+from agency.execution.tools.crafting import CraftInput, craft, held
+from agency.execution.tools.furnace_recipes import (
+    COOK_TICKS,
+    SMELTING,
+    choose_fuel,
+    cook_timeout_s,
+    held_inputs,
+    input_choice,
+    inputs_for,
+    output_of,
+)
+from agency.execution.tools.gathering import REACH
+from agency.execution.tools.movement import walk
+from agency.execution.tools.queries import FindBlocksInput, find_blocks_now
+from agency.execution.tools.results import EXECUTION_ERROR, PRECONDITION_FAILED
+
+FURNACE_SEARCH_RADIUS = 16
+MAX_SMELT = 64  # one output stack; also bounds the wait (64 x 10 s)
+STALL_MS = 20_000  # no cook progress and no output for this long: the furnace is stuck
+
+
+class SmeltInput(ToolInput):
+    item: str = Field(min_length=1, description="what to make (iron_ingot, stone, cooked_beef, charcoal) or what to smelt (raw_iron)")
+    count: int = Field(default=1, ge=1, le=MAX_SMELT)
+    ensure: bool = Field(default=False, description="count is the total wanted in the inventory")
+    craft_furnace: bool = Field(default=False, description="craft a furnace (8 cobblestone, at a table) when none is near or held")
+
+    @field_validator("item")
+    @classmethod
+    def _smeltable(cls, v: str) -> str:
+        name = v.strip().lower().removeprefix("minecraft:")
+        if output_of(name) is None:
+            raise ValueError(f"nothing smelts into or from '{v}' (products: {', '.join(sorted(SMELTING))})")
+        return name
+
+
+def nearby_furnace(ctx: ToolContext) -> dict[str, Any] | None:
+    hits = find_blocks_now(ctx, FindBlocksInput(block="furnace", radius=FURNACE_SEARCH_RADIUS, count=1, vertical=4))
+    return hits["blocks"][0] if hits["blocks"] else None
+
+
+async def _get_furnace(ctx: ToolContext, p: SmeltInput) -> tuple[dict[str, Any], str | None]:
+    """A furnace to use: the nearest one in sight, else one placed from the inventory, else
+    (craft_furnace) one crafted and placed. Returns it and how it came ('placed', 'crafted')."""
+    found = nearby_furnace(ctx)
+    if found is not None:
+        return found, None
+    how = "placed"
+    if held(ctx).get("furnace", 0) < 1:
+        if not p.craft_furnace:
+            raise ToolFailure(PRECONDITION_FAILED, f"no furnace within {FURNACE_SEARCH_RADIUS} blocks and none in the inventory")
+        await craft(ctx, CraftInput(item="furnace", count=1, ensure=True))
+        how = "crafted"
+    placed = await place_near_bot(ctx, "furnace")
+    return {"x": placed["x"], "y": placed["y"], "z": placed["z"], "name": "furnace"}, how
+
+
+async def smelt(ctx: ToolContext, p: SmeltInput) -> dict[str, Any]:
+    output = output_of(p.item)
+    assert output is not None  # the input model checked it
+    inv = held(ctx)
+    start = inv.get(output, 0)
+    need = max(0, p.count - start) if p.ensure else p.count
+    if need == 0:
+        return {"item": output, "smelted": 0, "have": start, "furnace": None}
+    kind, have_input = input_choice(inv, output)
+    furnace_near = nearby_furnace(ctx) is not None
+    # A furnace in sight may still hold a stopped call's input or outputs (the JS action
+    # counts them); a new one holds nothing, so the inventory must have it all.
+    if not furnace_near:
+        if kind is None:
+            raise ToolFailure(PRECONDITION_FAILED, f"nothing to smelt: no {' or '.join(inputs_for(output))} in the "
+                              f"inventory to make {output}", details={"item": output, "inputs": list(inputs_for(output))})
+        if have_input < need:
+            raise ToolFailure(PRECONDITION_FAILED, f"only {have_input} {kind} to smelt, {need} {output} wanted",
+                              details={"have": have_input, "need": need, "input": kind})
+    fuel = choose_fuel(inv, need, reserve={kind: need} if kind else None)
+    if not fuel.enough and not furnace_near:
+        raise ToolFailure(PRECONDITION_FAILED, f"not enough fuel for {need} {output}: {fuel.short_ticks} burn ticks "
+                          f"short (coal or charcoal 1600, planks or logs 300, sticks 100; an item takes {COOK_TICKS})",
+                          details={"shortTicks": fuel.short_ticks, "fuel": [f.__dict__ for f in fuel.picks]})
+    ctx.check()
+    furnace, how = await _get_furnace(ctx, p)
+    pos = ctx.body.snapshot().position
+    if pos.distance_to(type(pos)(x=furnace["x"] + 0.5, y=furnace["y"] + 0.5, z=furnace["z"] + 0.5)) > REACH:
+        await walk(ctx, furnace["x"] + 0.5, furnace["y"], furnace["z"] + 0.5, 2.5)
+    # The wait is bounded by the count, inside whatever the call itself has left.
+    wait_ms = int(cook_timeout_s(need) * 1000) + 1000
+    deadline = ctx.clock() + wait_ms if ctx.deadline_ms is None else min(ctx.deadline_ms, ctx.clock() + wait_ms)
+    args = {
+        "x": furnace["x"], "y": furnace["y"], "z": furnace["z"], "output": output, "want": need,
+        "inputs": [i for i in inputs_for(output) if i != "log"] + sorted(held_inputs(inv, output)),
+        "anyLog": "log" in inputs_for(output),
+        "fuels": [{"name": f.name, "count": f.count, "ticks": f.ticks} for f in fuel.picks],
+        "cookTicks": COOK_TICKS, "stallMs": STALL_MS,
+    }
+    out = await run_action(replace(ctx, deadline_ms=deadline), "smelt", args)
+    status = out.get("status")
+    if status == "nothing_to_smelt":
+        raise ToolFailure(PRECONDITION_FAILED, f"nothing to smelt: no {' or '.join(inputs_for(output))} in the inventory "
+                          f"or the furnace at {furnace['x']},{furnace['y']},{furnace['z']}", details=out)
+    if status == "short_input":
+        raise ToolFailure(PRECONDITION_FAILED, f"only {out.get('have')} {out.get('input') or 'input'} to smelt, "
+                          f"{need - int(out.get('gained') or 0)} {output} still wanted", details=out)
+    if status == "short_fuel":
+        raise ToolFailure(PRECONDITION_FAILED, f"not enough fuel for {need} {output}: {out.get('missingTicks')} burn "
+                          "ticks short", details=out)
+    have = held(ctx).get(output, 0)
+    if have < start + need:
+        raise ToolFailure(EXECUTION_ERROR, f"smelting ended with {have} {output} in the inventory, wanted {start + need}",
+                          details={"action": out})
+    return {"item": output, "smelted": have - start, "have": have, "input": out.get("input"),
+            "fuel": out.get("fuel"), "furnace": {"x": furnace["x"], "y": furnace["y"], "z": furnace["z"]},
+            "furnaceFrom": how}
+
+
+TOOLS = [
+    # 64 items at 10 s each plus the margin, and time to craft and place a furnace first.
+    Tool("smelt", "Smelt in a furnace (one in sight, else placed from the inventory): raw_iron -> iron_ingot, "
+         "cobblestone -> stone, raw meat -> cooked, logs -> charcoal.", SmeltInput, smelt,
+         timeout_s=cook_timeout_s(MAX_SMELT) + 180, queue=BODY_QUEUE),
+]
