@@ -6,7 +6,9 @@ no clock is read, a sample's `t` (seconds since the run began) and the world clo
 - The tech tree's MILESTONES: reached the first time the item is seen in the bot's
   inventory (any log, any planks, ..., any bed) or the event happens (a verified shelter),
   stamped in game seconds since the run began (ticks / 20: a game day is 1200 s; counted
-  from the snapshots' time of day, day wraps included, so a fast world's days count as days).
+  from the snapshots' time of day, day wraps and nights slept through included, so a fast
+  world's days count as days; a clock set back, as a restarted world's is, counts the time
+  the run's own clock says passed).
 - Four criteria, each PASS, FAIL or NOT JUDGED (a run too short, or data never read, is
   never passed on trust):
   K1 task success rate: completed / (completed + failed) at least `min_task_success`
@@ -98,19 +100,49 @@ def deaths_in(lines: Iterable[str]) -> list[dict[str, Any]]:
 
 # -- game time --------------------------------------------------------------------------------
 
+NIGHT_FROM = 12_542  # vanilla: a bed can be slept in from this time of day (and through the night)
+JITTER_TICKS = 200  # a sample's t and its snapshot's clock are read a moment apart
+
+
+def tick_rate(samples: list[dict[str, Any]]) -> float | None:
+    """World-clock ticks per run second: the median over consecutive readings that moved by
+    less than a quarter day (20 in a real world, 200 in a --fast one); None with no pair."""
+    clocked = [(s["t"], int(s["timeOfDay"])) for s in samples if isinstance(s.get("timeOfDay"), (int, float))]
+    rates = sorted(d / (tb - ta) for (ta, a), (tb, b) in zip(clocked, clocked[1:])
+                   if tb > ta and (d := (b - a) % TICKS_PER_DAY) < TICKS_PER_DAY / 4)
+    return rates[len(rates) // 2] if rates else None
+
+
+def _advance(dt: float, a: int, b: int, rate: float | None) -> float:
+    """Ticks the world lived between two readings dt run seconds apart: what the clock
+    moved (wraps counted), a night slept through included (from NIGHT_FROM on to the morning);
+    a clock that moved further than the run's time explains otherwise was set back (a
+    restarted world starts its day again): then the ticks the run's time explains."""
+    moved = (b - a) % TICKS_PER_DAY
+    if rate is None:
+        return moved
+    expected = rate * dt
+    if moved <= 1.5 * expected + JITTER_TICKS:
+        return moved
+    if a >= NIGHT_FROM and b <= expected + JITTER_TICKS:  # slept through the night
+        return moved
+    return expected
+
+
 def game_seconds(samples: list[dict[str, Any]]) -> list[float | None]:
     """Game seconds since the run's first world-clock reading, at each sample (None before
-    it): the ticks the time of day moved between readings, wraps counted (forward only: a
-    night slept through is a jump ahead). Samples without a clock carry the last value."""
+    it): the ticks the time of day moved between readings (see _advance), over 20. Samples
+    without a clock carry the last value."""
+    rate = tick_rate(samples)
     out: list[float | None] = []
-    ticks, last = 0, None
+    ticks, last = 0.0, None
     for s in samples:
         tod = s.get("timeOfDay")
         if isinstance(tod, (int, float)):
             if last is not None:
-                ticks += (int(tod) - last) % TICKS_PER_DAY
-            last = int(tod)
-        out.append(ticks / TICKS_PER_S if last is not None else None)
+                ticks += _advance(s["t"] - last[0], last[1], int(tod), rate)
+            last = (s["t"], int(tod))
+        out.append(round(ticks / TICKS_PER_S, 2) if last is not None else None)
     return out
 
 

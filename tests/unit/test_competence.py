@@ -13,7 +13,8 @@ from loguru import logger
 from agency.execution.reflexes import Reflexes
 from agency.world import BodyEvent, EventType
 from bot.tooling.competence import (FAIL, GAME_S_PER_DAY, MILESTONES, NOT_JUDGED, PASS, CompetenceLimits,
-                                    deaths_in, evaluate_competence, game_seconds, milestones, wedges)
+                                    deaths_in, evaluate_competence, game_seconds, milestones, tick_rate,
+                                    wedges)
 from bot.tooling.soak import LogTail, parse, wedge_s
 from bot.tooling.soak_report import add_competence, competence_lines
 
@@ -55,10 +56,30 @@ def finished(done, failed):
 
 # -- game time and milestones -------------------------------------------------------------------
 
+def _clock(*readings):
+    return [{"t": t, "timeOfDay": tod} for t, tod in readings]
+
+
 def test_game_seconds_count_day_wraps_and_a_night_slept_through():
-    samples = [{"t": 0, "timeOfDay": 23_000}, {"t": 5}, {"t": 10, "timeOfDay": 1_000},  # wrapped: 2000 ticks
-               {"t": 15, "timeOfDay": 13_000}, {"t": 20, "timeOfDay": 0}]  # slept: 11000 ticks ahead
-    assert game_seconds([{"t": -5}, *samples]) == [None, 0.0, 0.0, 100.0, 700.0, 1250.0]
+    # a fast world (200 ticks/s), sampled every 5 s: 23000 -> 1000 wraps (2000 ticks)
+    samples = _clock((0, 22_000), (5, 23_000), (10, 0), (15, 1_000), (20, 2_000))
+    samples.insert(2, {"t": 7})  # no clock read: carries the last value
+    assert game_seconds([{"t": -5}, *samples]) == [None, 0.0, 50.0, 50.0, 100.0, 150.0, 200.0]
+    # in bed at 13000, woken at 0: the night counts (11000 ticks), then the clock runs on
+    slept = _clock((0, 12_000), (5, 13_000), (10, 0), (15, 1_000), (20, 2_000))
+    assert game_seconds(slept)[-1] == (1_000 + 11_000 + 2_000) / 20
+
+
+def test_a_clock_set_back_by_a_restarted_world_counts_the_time_that_passed():
+    # the chaos soak's world restart: 5800 -> 200 in 11 s, then 12400 -> 400 in 14.5 s (at dusk:
+    # no bed can be used yet, so no night was slept through)
+    samples = _clock((0, 4_800), (5, 5_800), (16, 200), (21, 1_200), (26, 2_200), (76, 12_200), (77, 12_400),
+                     (91.5, 400), (96.5, 1_400))
+    g = game_seconds(samples)
+    assert tick_rate(samples) == 200
+    assert g[2] - g[1] == 11 * 200 / 20  # not the 18400 ticks "forward" the clock moved
+    assert g[7] - g[6] == 14.5 * 200 / 20  # not 12000: the run's time says 2900 ticks passed
+    assert g[-1] == pytest.approx(96.5 * 200 / 20)
 
 
 def test_a_fast_three_minute_soak_is_about_one_and_a_half_game_days():
@@ -379,3 +400,32 @@ def test_the_soaked_daemon_logs_its_death_records(given, runs_with, monkeypatch,
         monkeypatch.setenv("MCBOT_LOGGING__LEVEL", given)
     env = daemon_env(parse(["3"]), tmp_path / "db", 1234)
     assert env["MCBOT_LOGGING__LEVEL"] == runs_with
+
+
+# -- recorded runs: the two soaks of make test, as they were sampled ----------------------------------
+
+def _recorded(name):
+    import json
+    from pathlib import Path
+    return json.loads((Path(__file__).parents[1] / "fixtures" / f"soak-competence-{name}.json").read_text())["samples"]
+
+
+def test_a_recorded_fast_soak_is_judged_where_it_can_be_and_not_judged_where_it_cannot():
+    block = evaluate_competence(_recorded("plain-1.18.2"), LIMITS)
+    crit = by_id(block)
+    assert {k: c["verdict"] for k, c in crit.items()} == {"K1": NOT_JUDGED, "K2": NOT_JUDGED, "K3": PASS, "K4": PASS}
+    assert crit["K1"]["detail"] == "2 completed, 0 failed (100 %): fewer than 5 finished tasks"
+    assert block["pass"] and block["gameDays"] == pytest.approx(1.36, abs=0.01)
+    assert {k: v for k, v in block["milestones"].items() if v is not None} == {
+        "log": 110.0, "planks": 600.0, "crafting_table": 600.0}
+    # the same run would FAIL K2 with a one-day window: no milestone after day 0.5
+    assert by_id(evaluate_competence(_recorded("plain-1.18.2"), CompetenceLimits(milestone_game_days=0.8,
+                                                                                 wedge_s=120.0)))["K2"]["verdict"] == FAIL
+
+
+def test_a_recorded_chaos_soak_s_world_restarts_do_not_add_game_days():
+    samples = _recorded("chaos-1.21.4")  # the world's clock started again at each world and daemon kill
+    block = evaluate_competence(samples, LIMITS, decides=False)
+    span_s = samples[-1]["t"] - samples[0]["t"]  # 174 s of a world whose clock runs 200 ticks/s
+    assert block["gameDays"] == pytest.approx(span_s * 200 / 24_000, rel=0.02)
+    assert by_id(block)["K2"]["verdict"] == NOT_JUDGED  # 1.45 days, not the 2.49 the raw wraps make
