@@ -15,6 +15,28 @@ Grounding is a check, not a stamp: the chosen goal is held to the frame the tick
 frame does not ground (logs to collect but none in sight, a craft with no ingredients or
 sources at hand) becomes `explore nearby` first: exploring claims nothing and is how the
 bot finds what is missing; the next tick chooses again from the new frame.
+
+The tech-tree progression (issue 19) stands where the spec's default `explore nearby` was:
+once the five 3.3 rules pass (logs, shelter at night, table, a pickaxe, 16 logs), the next
+missing step toward an iron pickaxe is chosen from the inventory and the furnace known
+nearby, first missing step wins:
+
+| rule | fires when | goal |
+|---|---|---|
+| no_cobblestone | cobblestone short of 3 (no stone pickaxe) + 8 (furnace still needed) | collect stone <short> |
+| no_stone_pickaxe | no stone (or better) pickaxe | craft stone_pickaxe 1 |
+| no_furnace | iron still to smelt, no furnace held or in sight | craft furnace 1 |
+| no_coal | iron still to smelt and not yet in hand, no coal or charcoal | collect coal_ore 3 |
+| no_iron_ore | raw iron (+ iron ore) held short of the ingots still to smelt | collect iron_ore <short> |
+| no_iron_ingot | fewer than 3 iron ingots, the raw iron for them held | smelt iron_ingot <short> |
+| no_iron_pickaxe | 3 iron ingots, no iron (or better) pickaxe | craft iron_pickaxe 1 |
+| no_iron_sword | an iron pickaxe, no iron sword, 2 iron ingots held | craft iron_sword 1 |
+
+"Iron still to smelt" = no iron (or better) pickaxe and fewer than 3 iron ingots. A step
+whose goal no workflow carries out (a craft the crafter has no recipe for, a smelt the
+furnace table does not know) is never emitted (`routable`): the progression ends before it.
+A collect of coal or iron with none in sight is grounded into `explore nearby`, which is how
+the bot finds them.
 """
 
 from __future__ import annotations
@@ -31,6 +53,8 @@ from agency.db import Database, DatabaseSource
 from agency.goal_tag import ExtractedGoal, build_goal_tag_v1, canonical_goal_key
 from agency.cognition.grounding import FrameFacts, GroundingResult, check_doable_goal, log_grounding_fail
 from agency.cognition.sanitizer import sanitize
+from agency.execution.tools.furnace_recipes import output_of
+from agency.execution.tools.recipes import CRAFTABLE
 from agency.cognition.settings import DriveTickConfig  # the one schema, also the [drive_tick] section
 from agency.planning.tasks.idempotency import TaskLookup, find_blocking_task
 from agency.planning.tasks.models import Task
@@ -46,6 +70,15 @@ LOW_LOG_STOCK = 16
 SIGHT_RADIUS = 32
 SIGHT_VERTICAL = 8
 EXPLORE_FIRST_LEGS = 2  # legs of the explore workflow (16 blocks each): new ground comes into sight
+# The progression (module docstring): what each step needs.
+STONE_PICKAXE_COBBLE = 3
+FURNACE_COBBLE = 8
+IRON_FOR_PICKAXE = 3  # ingots
+IRON_FOR_SWORD = 2
+COAL_BATCH = 3  # one vein's worth: fuel for 24 smelts, spare for torches
+STONE_OR_BETTER = ("stone_pickaxe", "iron_pickaxe", "diamond_pickaxe", "netherite_pickaxe")
+IRON_OR_BETTER = ("iron_pickaxe", "diamond_pickaxe", "netherite_pickaxe")
+FURNACE_BLOCKS = ("furnace", "lit_furnace")  # lit_furnace: the block's name before 1.13
 
 _CATEGORY = {"collect": "gathering", "build": "building", "craft": "crafting", "explore": "exploration"}
 
@@ -128,10 +161,13 @@ class DriveTickSkipped:
 DriveTickResult = DriveTickFired | DriveTickSkipped
 
 
-def select_drive(snapshot: WorldSnapshot, shelter_nearby: bool | None, table_nearby: bool | None = None) -> DriveSelection:
+def select_drive(snapshot: WorldSnapshot, shelter_nearby: bool | None, table_nearby: bool | None = None,
+                 furnace_nearby: bool | None = None) -> DriveSelection:
     """Contract 3.3, first match wins. shelter_nearby None means unknown = no shelter.
     A crafting table placed within reach counts as had (table_nearby): crafts place the
-    table they need, and judging by the inventory alone crafted a new one after each."""
+    table they need, and judging by the inventory alone crafted a new one after each.
+    Where the spec's default was, the progression picks the next missing tech-tree step
+    (module docstring); furnace_nearby (a furnace in sight) counts as a furnace held."""
     logs = sum(i.count for i in snapshot.inventory if is_log(i.name))  # what the crafter can make planks of
     has_table = snapshot.count_of("crafting_table") > 0 or table_nearby is True
     has_pickaxe = snapshot.count_matching("_pickaxe") > 0
@@ -147,7 +183,69 @@ def select_drive(snapshot: WorldSnapshot, shelter_nearby: bool | None, table_nea
         return DriveSelection("craft", "wooden_pickaxe", 1, "no_pickaxe", "I have a crafting table but no pickaxe.")
     if logs < LOW_LOG_STOCK:
         return DriveSelection("collect", "oak_log", 8, "low_logs", "My log stock is low; I should gather more wood.")
+    step = next_progression_step(snapshot, furnace_nearby)
+    if step is not None:
+        return step
     return DriveSelection("explore", "nearby", 1, "default", "Things are calm; I will explore nearby.")
+
+
+def routable(action: str, target: str) -> bool:
+    """Does a workflow carry this goal out? collect: the gatherer (any block); craft: the
+    crafter's planner knows a recipe; smelt: the furnace table knows the item."""
+    if action == "craft":
+        return target in CRAFTABLE
+    if action == "smelt":
+        return output_of(target) is not None
+    return action == "collect"
+
+
+def _held(snapshot: WorldSnapshot, names: Iterable[str]) -> int:
+    return sum(snapshot.count_of(n) for n in names)
+
+
+def next_progression_step(snapshot: WorldSnapshot, furnace_nearby: bool | None = None) -> DriveSelection | None:
+    """The first missing step toward an iron pickaxe (table in the module docstring), or
+    None when there is none left that a workflow can carry out."""
+    stone_pick = _held(snapshot, STONE_OR_BETTER) > 0
+    iron_pick = _held(snapshot, IRON_OR_BETTER) > 0
+    ingots = snapshot.count_of("iron_ingot")
+    raw = _held(snapshot, ("raw_iron", "iron_ore"))
+    cobble = snapshot.count_of("cobblestone")
+    coal = _held(snapshot, ("coal", "charcoal"))
+    has_furnace = snapshot.count_of("furnace") > 0 or furnace_nearby is True
+    to_smelt = 0 if iron_pick else max(0, IRON_FOR_PICKAXE - ingots)
+    furnace_needed = to_smelt > 0 and not has_furnace
+    steps: list[tuple[bool, DriveSelection]] = []
+    need = (0 if stone_pick else STONE_PICKAXE_COBBLE) + (FURNACE_COBBLE if furnace_needed else 0)
+    if cobble < need:
+        short = need - cobble
+        steps.append((True, DriveSelection(
+            "collect", "stone", short, "no_cobblestone",
+            f"I need {short} more cobblestone for stone tools and a furnace; I will mine stone.")))
+    steps += [
+        (not stone_pick, DriveSelection("craft", "stone_pickaxe", 1, "no_stone_pickaxe",
+                                        "A wooden pickaxe is not enough for iron; I will make a stone pickaxe.")),
+        (furnace_needed, DriveSelection("craft", "furnace", 1, "no_furnace",
+                                        "There is iron to smelt ahead and no furnace nearby; I will make one.")),
+        (to_smelt > 0 and raw + ingots < IRON_FOR_PICKAXE and coal == 0,
+         DriveSelection("collect", "coal_ore", COAL_BATCH, "no_coal",
+                        "I will need fuel to smelt iron; I should find some coal.")),
+        (raw < to_smelt, DriveSelection("collect", "iron_ore", max(1, to_smelt - raw), "no_iron_ore",
+                                        "I need iron for an iron pickaxe; I should find some iron ore.")),
+        (to_smelt > 0, DriveSelection("smelt", "iron_ingot", max(1, to_smelt), "no_iron_ingot",
+                                      "I have the raw iron; I will smelt it into ingots.")),
+        (not iron_pick, DriveSelection("craft", "iron_pickaxe", 1, "no_iron_pickaxe",
+                                       "I have the iron ingots; I will make an iron pickaxe.")),
+        (iron_pick and snapshot.count_of("iron_sword") == 0 and ingots >= IRON_FOR_SWORD,
+         DriveSelection("craft", "iron_sword", 1, "no_iron_sword",
+                        "I have iron to spare; I will make an iron sword.")),
+    ]
+    for missing, sel in steps:
+        if missing:
+            # The first missing step decides: one no workflow can carry out ends the progression
+            # (a later step would skip the one it builds on).
+            return sel if routable(sel.action, sel.target) else None
+    return None
 
 
 def sight_box(snapshot: WorldSnapshot) -> tuple[tuple[int, int, int], tuple[int, int, int]]:
@@ -212,6 +310,7 @@ def evaluate_drive_tick(
     *,
     shelter_nearby: bool | None = None,
     table_nearby: bool | None = None,
+    furnace_nearby: bool | None = None,
     sheltering: bool = False,
     region: BlockRegion | None = None,
     config: DriveTickConfig = DriveTickConfig(),
@@ -219,10 +318,14 @@ def evaluate_drive_tick(
 ) -> DriveTickResult:
     """Run the gates, pick a drive, check idempotency, ground it on the frame (the
     snapshot plus `region`, the blocks in sight_box; None = not read, nothing in sight),
-    exploring first when it does not ground. Firing updates state and counts driveTicks;
-    a skip changes nothing, so the next safe moment can fire."""
+    exploring first when it does not ground. A furnace in that region counts as one nearby.
+    Firing updates state and counts driveTicks; a skip changes nothing, so the next safe
+    moment can fire."""
+    if furnace_nearby is not True and region is not None and furnace_in_sight(region):
+        furnace_nearby = True
     candidate = drive_candidate(snapshot, now_ms, state, existing_tasks, shelter_nearby=shelter_nearby,
-                                table_nearby=table_nearby, sheltering=sheltering, config=config)
+                                table_nearby=table_nearby, furnace_nearby=furnace_nearby, sheltering=sheltering,
+                                config=config)
     if isinstance(candidate, DriveTickSkipped):
         return candidate
     sel = candidate
@@ -255,6 +358,7 @@ def drive_candidate(
     *,
     shelter_nearby: bool | None = None,
     table_nearby: bool | None = None,
+    furnace_nearby: bool | None = None,
     sheltering: bool = False,
     config: DriveTickConfig = DriveTickConfig(),
 ) -> DriveSelection | DriveTickSkipped:
@@ -272,10 +376,15 @@ def drive_candidate(
         return DriveTickSkipped(
             DriveSkipReason.interval_not_elapsed, f"{now_ms - state.last_fired_ms}ms < {config.interval_ms}ms"
         )
-    sel = select_drive(snapshot, shelter_nearby, table_nearby)
+    sel = select_drive(snapshot, shelter_nearby, table_nearby, furnace_nearby)
     # A goal already in flight is its task's business: it is not grounded again.
     blocked = _blocked(existing_tasks, sel, now_ms, config)
     return sel if blocked is None else blocked
+
+
+def furnace_in_sight(region: BlockRegion) -> bool:
+    """A furnace among the blocks read (the region's palette: no scan of its cells)."""
+    return any(n in FURNACE_BLOCKS for n in region.palette if n)
 
 
 def needs_sight(candidate: DriveSelection | DriveTickSkipped) -> bool:

@@ -1,0 +1,208 @@
+"""Issue 19: the drive tick's tech-tree progression, where the spec's default explore was.
+
+Each step fires exactly when it is the next missing one; the spec's 3.3 rules keep their
+order ahead of it; every goal it emits routes to a workflow whose plan can be built."""
+
+from __future__ import annotations
+
+import itertools
+import tomllib
+from pathlib import Path
+
+import pytest
+
+from agency.cognition import drive_tick
+from agency.cognition.drive_tick import (
+    DriveTickFired,
+    evaluate_drive_tick,
+    DriveTickState,
+    next_progression_step,
+    routable,
+    select_drive,
+)
+from agency.cognition.sanitizer import sanitize
+from agency.execution.agents.planning import craft_plan
+from agency.execution.agents.smelt_plan import smelt_plan
+from agency.goal_tag import build_goal_tag_v1
+from agency.world import BlockRegion
+
+BASE = {"oak_log": 20, "crafting_table": 1, "wooden_pickaxe": 1}  # the spec's five rules all pass
+SPEC_RULES = ("no_logs", "night_no_shelter", "no_crafting_table", "no_pickaxe", "low_logs")
+ORDER = ("no_cobblestone", "no_stone_pickaxe", "no_furnace", "no_coal", "no_iron_ore", "no_iron_ingot",
+         "no_iron_pickaxe", "no_iron_sword", "default")
+AGENTS = Path(__file__).resolve().parents[3] / "config" / "agents"
+
+
+@pytest.fixture
+def iron_recipes(monkeypatch):
+    """The crafter knowing iron tools (it does not yet: then those steps are never emitted)."""
+    monkeypatch.setattr(drive_tick, "CRAFTABLE", drive_tick.CRAFTABLE | {"iron_pickaxe", "iron_sword"})
+
+
+def _inv(**more: int) -> dict[str, int]:
+    return {**BASE, **more}
+
+
+# The tech tree walked step by step: (inventory, rule, goal).
+WALK = [
+    (_inv(), "no_cobblestone", ("collect", "stone", 11)),
+    (_inv(cobblestone=5), "no_cobblestone", ("collect", "stone", 6)),
+    (_inv(cobblestone=11), "no_stone_pickaxe", ("craft", "stone_pickaxe", 1)),
+    (_inv(stone_pickaxe=1, cobblestone=8), "no_furnace", ("craft", "furnace", 1)),
+    (_inv(stone_pickaxe=1, furnace=1), "no_coal", ("collect", "coal_ore", 3)),
+    (_inv(stone_pickaxe=1, furnace=1, coal=3), "no_iron_ore", ("collect", "iron_ore", 3)),
+    (_inv(stone_pickaxe=1, furnace=1, coal=3, raw_iron=1), "no_iron_ore", ("collect", "iron_ore", 2)),
+    (_inv(stone_pickaxe=1, furnace=1, coal=3, raw_iron=3), "no_iron_ingot", ("smelt", "iron_ingot", 3)),
+    (_inv(stone_pickaxe=1, furnace=1, coal=2, raw_iron=2, iron_ingot=1), "no_iron_ingot", ("smelt", "iron_ingot", 2)),
+    (_inv(stone_pickaxe=1, coal=2, iron_ingot=3), "no_iron_pickaxe", ("craft", "iron_pickaxe", 1)),
+    (_inv(stone_pickaxe=1, iron_pickaxe=1, iron_ingot=2), "no_iron_sword", ("craft", "iron_sword", 1)),
+    (_inv(stone_pickaxe=1, iron_pickaxe=1), "default", ("explore", "nearby", 1)),
+    (_inv(iron_pickaxe=1, iron_sword=1, iron_ingot=5), "default", ("explore", "nearby", 1)),
+]
+
+
+def _goal(sel):
+    return (sel.action, sel.target, sel.amount)
+
+
+@pytest.mark.parametrize(("inventory", "rule", "goal"), WALK, ids=[f"{i}-{w[1]}" for i, w in enumerate(WALK)])
+def test_each_step_fires_when_it_is_the_next_missing_one(make_snapshot, iron_recipes, inventory, rule, goal):
+    sel = select_drive(make_snapshot(inventory), True, None)
+    assert (sel.rule, _goal(sel)) == (rule, goal)
+    assert " I " in f" {sel.reason}" and sel.reason.endswith(".")  # a first-person sentence
+
+
+def test_walking_the_tree_never_goes_back_to_an_earlier_step(make_snapshot, iron_recipes):
+    rules = [select_drive(make_snapshot(inv), True).rule for inv, _, _ in WALK]
+    assert [ORDER.index(r) for r in rules] == sorted(ORDER.index(r) for r in rules)
+    assert set(rules) == set(ORDER)  # every step is reached
+
+
+@pytest.mark.parametrize(("inventory", "rule", "goal"), WALK, ids=[f"{i}-{w[1]}" for i, w in enumerate(WALK)])
+def test_the_spec_rules_keep_their_order_ahead_of_the_progression(make_snapshot, iron_recipes, inventory, rule, goal):
+    # night without shelter, a missing table, a missing pickaxe (the wooden one counted by any
+    # '_pickaxe'), low logs: each still wins over every progression step
+    assert select_drive(make_snapshot(inventory, timeOfDay=12_000), False).rule == "night_no_shelter"
+    no_logs = {k: v for k, v in inventory.items() if k != "oak_log"}
+    assert select_drive(make_snapshot(no_logs), True).rule == "no_logs"
+    no_table = {k: v for k, v in inventory.items() if k != "crafting_table"}
+    assert select_drive(make_snapshot(no_table), True, False).rule == "no_crafting_table"
+    assert select_drive(make_snapshot({**inventory, "oak_log": 15}), True).rule == "low_logs"
+    no_pick = {k: v for k, v in inventory.items() if not k.endswith("_pickaxe")}
+    assert select_drive(make_snapshot(no_pick), True).rule == "no_pickaxe"
+
+
+GRID = list(itertools.product((0, 3, 11), (0, 1), (0, 1), (0, 3), (0, 1, 3), (0, 2, 3), (0, 1)))
+
+
+def test_later_steps_never_fire_before_the_ones_they_build_on(make_snapshot, iron_recipes):
+    """Over a grid of inventories: what each step needs is in hand whenever it fires."""
+    seen = set()
+    for cobble, stone, furnace, coal, raw, ingots, iron in GRID:
+        inv = _inv(cobblestone=cobble, stone_pickaxe=stone, furnace=furnace, coal=coal, raw_iron=raw,
+                   iron_ingot=ingots, iron_pickaxe=iron)
+        sel = select_drive(make_snapshot({k: v for k, v in inv.items() if v}), True)
+        seen.add(sel.rule)
+        later = ORDER.index(sel.rule)
+        if later > ORDER.index("no_cobblestone") and not iron:
+            assert stone or cobble >= 3, inv  # never past cobblestone without the stone pickaxe's
+        if later > ORDER.index("no_stone_pickaxe"):
+            assert stone or iron, inv
+        if ORDER.index("no_furnace") < later <= ORDER.index("no_iron_ingot"):
+            assert furnace, inv  # nothing smelts without a furnace held (none in sight here)
+        if sel.rule == "no_iron_ore":
+            assert coal, inv  # fuel is arranged before the hunt for iron
+        if sel.rule == "no_iron_ingot":
+            assert raw + ingots >= 3, inv
+        if sel.rule == "no_iron_pickaxe":
+            assert ingots >= 3, inv
+        if sel.rule == "no_iron_sword":
+            assert iron and ingots >= 2, inv
+    assert seen == set(ORDER)
+
+
+def test_a_furnace_nearby_counts_as_held(make_snapshot):
+    inv = _inv(stone_pickaxe=1)
+    assert select_drive(make_snapshot(inv), True).rule == "no_cobblestone"  # 8 for the furnace
+    assert select_drive(make_snapshot(inv), True, None, True).rule == "no_coal"
+    assert select_drive(make_snapshot({**inv, "cobblestone": 8}), True, None, False).rule == "no_furnace"
+
+
+def test_no_furnace_is_wanted_once_the_iron_is_smelted(make_snapshot):
+    # the furnace stood where the iron was smelted: far from it now, no new one is made
+    assert select_drive(make_snapshot(_inv(stone_pickaxe=1, iron_ingot=3)), True).rule != "no_furnace"
+    assert select_drive(make_snapshot(_inv(stone_pickaxe=1, iron_pickaxe=1)), True).rule == "default"
+
+
+def test_iron_in_hand_is_smelted_with_the_logs_when_no_coal_was_found(make_snapshot):
+    assert _goal(select_drive(make_snapshot(_inv(stone_pickaxe=1, furnace=1, raw_iron=3)), True)) == ("smelt", "iron_ingot", 3)
+
+
+def test_a_step_no_workflow_carries_out_is_never_emitted(make_snapshot):
+    # the crafter has no iron tool recipes today: the progression ends at the ingots
+    assert not routable("craft", "iron_pickaxe") or "iron_pickaxe" in drive_tick.CRAFTABLE
+    if routable("craft", "iron_pickaxe"):
+        pytest.skip("the crafter knows iron tools now")
+    assert next_progression_step(make_snapshot(_inv(stone_pickaxe=1, iron_ingot=3))) is None
+    assert select_drive(make_snapshot(_inv(stone_pickaxe=1, iron_ingot=3)), True).rule == "default"
+
+
+def test_routable_follows_the_workflows():
+    assert routable("collect", "iron_ore") and routable("craft", "furnace") and routable("smelt", "iron_ingot")
+    assert not routable("craft", "diamond_pickaxe") and not routable("smelt", "dirt")
+    assert not routable("explore", "nearby")  # not a progression step's action
+
+
+@pytest.mark.parametrize(("inventory", "rule", "goal"), WALK, ids=[f"{i}-{w[1]}" for i, w in enumerate(WALK)])
+def test_every_emitted_goal_round_trips_and_its_workflow_plans(make_snapshot, iron_recipes, inventory, rule, goal):
+    sel = select_drive(make_snapshot(inventory), True)
+    action, target, amount = _goal(sel)
+    parsed = sanitize(f"{sel.reason}\n{build_goal_tag_v1(action, target, amount)}").goal
+    assert parsed is not None and (parsed.action, parsed.target, parsed.amount) == goal
+    workflows = {name for f in AGENTS.glob("*.toml") for name in tomllib.loads(f.read_text()).get("workflows", {})}
+    assert action in workflows
+    task = {"target": target, "amount": amount, "facts": {"craftingTable": True}}
+    if action == "craft" and target in {"stone_pickaxe", "furnace"}:
+        assert craft_plan("crafter", task, inventory).steps  # no NO_RECIPE / NO_SOURCE
+    if action == "smelt":
+        assert smelt_plan("crafter", task, inventory).steps
+
+
+# -- through the drive tick: the frame grounds the progression's goals -----------------------------
+
+def _sight(*names):
+    palette = ["air", *names]
+    return BlockRegion(origin=(0, 64, 0), size=(len(palette), 1, 1), palette=palette, data=list(range(len(palette))))
+
+
+def _tick(snapshot, **kw):
+    return evaluate_drive_tick(snapshot, 1_000, DriveTickState(), (), shelter_nearby=True, **kw)
+
+
+def test_stone_in_sight_is_mined_for_cobblestone(make_snapshot):
+    r = _tick(make_snapshot(_inv()), region=_sight("grass_block", "dirt", "stone"))
+    assert isinstance(r, DriveTickFired) and r.selection.rule == "no_cobblestone" and r.ungrounded is None
+    assert r.thought.metadata.goalKey == "collect:stone"
+    assert r.thought.metadata.grounding["detail"] == "stone in sight"
+
+
+def test_ores_out_of_sight_are_explored_for(make_snapshot):
+    r = _tick(make_snapshot(_inv(stone_pickaxe=1, furnace=1, coal=3)), region=_sight("grass_block", "stone"))
+    assert r.selection.rule == "explore_first" and r.ungrounded.rule == "no_iron_ore"
+    assert r.thought.metadata.goalKey == "explore:nearby"
+    r = _tick(make_snapshot(_inv(stone_pickaxe=1, furnace=1, coal=3)), region=_sight("stone", "iron_ore"))
+    assert r.selection.rule == "no_iron_ore" and r.thought.metadata.goalKey == "collect:iron_ore"
+
+
+def test_a_furnace_in_sight_is_the_furnace_nearby(make_snapshot):
+    inv = make_snapshot(_inv(stone_pickaxe=1, cobblestone=8))
+    assert _tick(inv, region=_sight("stone")).selection.rule == "no_furnace"
+    r = _tick(inv, region=_sight("stone", "furnace", "coal_ore"))
+    assert r.selection.rule == "no_coal" and r.thought.metadata.goalKey == "collect:coal_ore"
+
+
+def test_smelting_grounds_without_a_region_read(make_snapshot):
+    r = _tick(make_snapshot(_inv(stone_pickaxe=1, furnace=1, raw_iron=3)))
+    assert r.selection.rule == "no_iron_ingot" and r.thought.metadata.goalKey == "smelt:iron_ingot"
+    assert r.thought.metadata.grounding["pass"] is True
+    assert not drive_tick.needs_sight(r.selection)
