@@ -1,7 +1,7 @@
 """The drive tick's tech-tree progression against the real world (issue 19): with logs, a
 table and a wooden pickaxe held and stone in sight, successive drive ticks ask for
-cobblestone, a stone pickaxe and a furnace, and each task the planner makes of them
-completes through the real bridge.
+cobblestone, a stone pickaxe and a furnace, then (ingots given) an iron pickaxe, and each
+task the planner makes of them completes through the real bridge.
 
 The daemon's Agency runs in-process on the session's server and bridge; its jobs are
 called directly so the test decides the order (drive tick, planning, executor ticks).
@@ -39,7 +39,7 @@ async def _run_until(agency, pred, timeout_s, what):
         await asyncio.sleep(0.2)
 
 
-def test_drive_ticks_climb_from_a_wooden_pickaxe_to_a_furnace(bridge, embedded_server, tmp_path):
+def test_drive_ticks_climb_from_a_wooden_pickaxe_to_an_iron_pickaxe(bridge, embedded_server, tmp_path):
     body = make_body(bridge, embedded_server.port, NAME)
     cfg = McbotConfig.model_validate({"storage": {"db_path": str(tmp_path / "agency.db")},
                                       "drive_tick": {"interval_ms": 1000}})
@@ -73,6 +73,11 @@ def test_drive_ticks_climb_from_a_wooden_pickaxe_to_a_furnace(bridge, embedded_s
             assert body.snapshot().count_of("stone_pickaxe") == 1
             await step("craft:furnace", 90)
             assert body.snapshot().count_of("furnace") == 1
+            # iron smelted (the smelt tool's own test): the next step is the iron pickaxe
+            body.chat(f"/give {NAME} iron_ingot 3")
+            wait_until(lambda: body.snapshot().count_of("iron_ingot") == 3, 15, "ingots given")
+            await step("craft:iron_pickaxe", 90)
+            assert body.snapshot().count_of("iron_pickaxe") == 1 and body.snapshot().count_of("iron_ingot") == 0
 
         asyncio.run(go())
     finally:

@@ -138,11 +138,15 @@ def test_iron_in_hand_is_smelted_with_the_logs_when_no_coal_was_found(make_snaps
     assert _goal(select_drive(make_snapshot(_inv(stone_pickaxe=1, furnace=1, raw_iron=3)), True)) == ("smelt", "iron_ingot", 3)
 
 
-def test_a_step_no_workflow_carries_out_is_never_emitted(make_snapshot):
-    # the crafter has no iron tool recipes today: the progression ends at the ingots
-    assert not routable("craft", "iron_pickaxe") or "iron_pickaxe" in drive_tick.CRAFTABLE
-    if routable("craft", "iron_pickaxe"):
-        pytest.skip("the crafter knows iron tools now")
+def test_the_iron_tools_are_crafted_once_the_ingots_are_held(make_snapshot):
+    assert routable("craft", "iron_pickaxe") and routable("craft", "iron_sword")
+    assert _goal(select_drive(make_snapshot(_inv(stone_pickaxe=1, iron_ingot=3)), True)) == ("craft", "iron_pickaxe", 1)
+
+
+def test_a_step_no_workflow_carries_out_is_never_emitted(make_snapshot, monkeypatch):
+    # a crafter without iron tool recipes: the progression ends at the ingots
+    monkeypatch.setattr(drive_tick, "CRAFTABLE", drive_tick.CRAFTABLE - {"iron_pickaxe", "iron_sword"})
+    assert not routable("craft", "iron_pickaxe")
     assert next_progression_step(make_snapshot(_inv(stone_pickaxe=1, iron_ingot=3))) is None
     assert select_drive(make_snapshot(_inv(stone_pickaxe=1, iron_ingot=3)), True).rule == "default"
 
