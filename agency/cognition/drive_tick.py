@@ -49,6 +49,8 @@ from typing import Callable, Iterable
 
 from agency.blocks import is_log
 from agency.cognition.counters import AgencyCounters
+from agency.cognition.drive_selection import DriveSelection
+from agency.cognition.survival_steps import SURVIVAL_ACTIONS, next_survival_step
 from agency.db import Database, DatabaseSource
 from agency.goal_tag import ExtractedGoal, build_goal_tag_v1, canonical_goal_key
 from agency.cognition.grounding import FrameFacts, GroundingResult, check_doable_goal, log_grounding_fail
@@ -136,15 +138,6 @@ class DriveSkipReason(str, Enum):
 
 
 @dataclass(frozen=True)
-class DriveSelection:
-    action: str
-    target: str
-    amount: int
-    rule: str  # which 3.3 rule chose it
-    reason: str  # first-person sentence used as the thought text
-
-
-@dataclass(frozen=True)
 class DriveTickFired:
     thought: Thought
     selection: DriveSelection
@@ -183,9 +176,9 @@ def select_drive(snapshot: WorldSnapshot, shelter_nearby: bool | None, table_nea
         return DriveSelection("craft", "wooden_pickaxe", 1, "no_pickaxe", "I have a crafting table but no pickaxe.")
     if logs < LOW_LOG_STOCK:
         return DriveSelection("collect", "oak_log", 8, "low_logs", "My log stock is low; I should gather more wood.")
-    step = next_progression_step(snapshot, furnace_nearby)
-    if step is not None:
-        return step
+    for step in (next_survival_step(snapshot), next_progression_step(snapshot, furnace_nearby)):
+        if step is not None and routable(step.action, step.target):
+            return step
     return DriveSelection("explore", "nearby", 1, "default", "Things are calm; I will explore nearby.")
 
 
@@ -196,7 +189,7 @@ def routable(action: str, target: str) -> bool:
         return target in CRAFTABLE
     if action == "smelt":
         return output_of(target) is not None
-    return action == "collect"
+    return action == "collect" or action in SURVIVAL_ACTIONS
 
 
 def _held(snapshot: WorldSnapshot, names: Iterable[str]) -> int:
