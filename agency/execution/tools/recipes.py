@@ -36,7 +36,8 @@ RECIPES: dict[str, Recipe] = {
     "stone_pickaxe": Recipe(1, (("cobblestone", 3), ("stick", 2)), True),
     "iron_pickaxe": Recipe(1, (("iron_ingot", 3), ("stick", 2)), True),
     "iron_sword": Recipe(1, (("iron_ingot", 2), ("stick", 1)), True),
-    "torch": Recipe(4, (("coal", 1), ("stick", 1)), False),
+    "torch": Recipe(4, (("coal", 1), ("stick", 1)), False),  # coal or charcoal
+    "white_bed": Recipe(1, (("white_wool", 3), ("planks", 3)), True),  # 3 planks of one wood kind
     "oak_door": Recipe(3, (("oak_planks", 6),), True),
     "furnace": Recipe(1, (("cobblestone", 8),), True),
     "chest": Recipe(1, (("planks", 8),), True),

@@ -1,0 +1,34 @@
+"""The crafter's plans for the shelter's furniture: torches from coal or charcoal, a white bed
+from wool and planks (any wood kind), each on the table it needs."""
+
+from __future__ import annotations
+
+from agency.execution.tools.recipes import plan_craft
+
+
+def test_torch_from_coal_or_charcoal_in_the_inventory_grid() -> None:
+    for fuel in ("coal", "charcoal"):
+        plan = plan_craft("torch", 4, {fuel: 1, "stick": 1})
+        assert plan.feasible and not plan.needs_table
+        assert [(s.item, s.crafts, s.makes) for s in plan.steps] == [("torch", 1, 4)]
+        assert plan.after == {"torch": 4}
+
+
+def test_torch_sticks_from_planks_and_coal_missing_when_none_held() -> None:
+    plan = plan_craft("torch", 8, {"oak_planks": 2})
+    assert [(s.item, s.makes) for s in plan.steps] == [("stick", 4), ("torch", 8)]
+    assert plan.missing == {"coal": 2}
+
+
+def test_white_bed_takes_wool_and_any_planks_on_a_table() -> None:
+    plan = plan_craft("white_bed", 1, {"white_wool": 3, "birch_planks": 3}, table_nearby=True)
+    assert plan.feasible and plan.needs_table
+    assert [(s.item, s.crafts) for s in plan.steps] == [("white_bed", 1)]
+    assert plan.after == {"white_bed": 1}
+
+
+def test_white_bed_from_logs_places_a_table_first_and_names_the_missing_wool() -> None:
+    plan = plan_craft("white_bed", 1, {"oak_log": 2, "white_wool": 1})
+    assert [s.item for s in plan.steps][:2] == ["oak_planks", "crafting_table"]
+    assert plan.steps[2].place_table and plan.steps[-1].item == "white_bed"
+    assert plan.missing == {"white_wool": 2}
