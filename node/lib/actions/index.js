@@ -14,7 +14,8 @@ const KINDS = {
   craft: require('./craft'),
   equip: require('./equip'),
   consume: require('./consume'),
-  smelt: require('./smelt')
+  smelt: require('./smelt'),
+  hunt: require('./hunt')
 }
 
 const MAX_KEPT = 500
