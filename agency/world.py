@@ -84,6 +84,7 @@ class WorldSnapshot(BaseModel):
     dimension: str
     timeOfDay: int = Field(ge=0, lt=24000)
     isDay: bool
+    isSleeping: bool = False  # in a bed (mineflayer bot.isSleeping); older recordings lack it
     position: Vec3
     inventory: list[InventoryItem] = Field(default_factory=list)
     entities: list[EntityInfo] = Field(default_factory=list)

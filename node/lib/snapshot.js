@@ -38,6 +38,7 @@ function snapshot (bot, hostileRadius) {
     dimension: String(bot.game.dimension || 'overworld').replace(/^minecraft:/, ''),
     timeOfDay: Number.isFinite(timeOfDay) ? timeOfDay : 0,
     isDay: Boolean(time.isDay),
+    isSleeping: Boolean(bot.isSleeping),
     position: { x: me.x, y: me.y, z: me.z },
     inventory: [...counts].map(([name, count]) => ({ name, count })),
     entities: entities.slice(0, MAX_ENTITIES),

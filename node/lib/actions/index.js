@@ -15,7 +15,8 @@ const KINDS = {
   equip: require('./equip'),
   consume: require('./consume'),
   smelt: require('./smelt'),
-  hunt: require('./hunt')
+  hunt: require('./hunt'),
+  sleep: require('./sleep')
 }
 
 const MAX_KEPT = 500
