@@ -18,13 +18,13 @@ from pydantic import BaseModel, ConfigDict, Field
 
 # Bump whenever CANONICAL_ACTIONS or ACTION_NORMALIZE_MAP changes, so stored goals and
 # eval results can say which vocabulary produced them.
-NORMALIZE_MAP_VERSION = 1
+NORMALIZE_MAP_VERSION = 2  # 2: 'hunt' is an action of its own (animals for food and wool)
 
 # The single source of truth for actions a goal may carry.
 CANONICAL_ACTIONS: frozenset[str] = frozenset(
     {
         "collect", "mine", "craft", "build", "explore", "navigate", "gather", "smelt",
-        "place", "eat", "sleep", "flee", "attack", "find", "pause", "continue",
+        "place", "eat", "sleep", "flee", "attack", "find", "pause", "continue", "hunt",
     }
 )
 
@@ -43,7 +43,8 @@ ACTION_NORMALIZE_MAP: dict[str, str] = {
     "search": "find", "locate": "find", "seek": "find",
     "cook": "smelt",
     "run": "flee", "escape": "flee", "retreat": "flee",
-    "fight": "attack", "kill": "attack", "hunt": "attack",
+    "fight": "attack", "kill": "attack",
+    "butcher": "hunt", "slaughter": "hunt",
     "consume": "eat",
     "rest": "sleep",
     "wait": "pause", "stop": "pause",

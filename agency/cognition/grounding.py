@@ -7,6 +7,8 @@ A goal grounds when the thing it names is in the frame, by these rules:
   coal_ore). Otherwise missing_item, or missing_entity when the target is a creature.
 - attack: the target entity must be nearby (missing_entity). flee: a named target must
   be nearby; a generic one ('danger', 'hostiles') needs at least one hostile entity.
+- hunt: the animal named must be nearby; a generic one ('animal') needs any food animal
+  nearby (missing_entity).
 - place / eat: the target must be in the inventory ('food' means any edible item).
 - craft / smelt: grounded when the target is a known item (KNOWN_ITEMS; for smelt also anything
   a furnace makes or smelts, furnace_recipes); whether the
@@ -44,6 +46,7 @@ from loguru import logger
 from agency.blocks import is_air, is_log
 from agency.execution.tools import recipes
 from agency.execution.tools.furnace_recipes import output_of
+from agency.execution.tools.hunting import ANIMALS, animal_kind
 from agency.goal_tag import ExtractedGoal
 from agency.names import GENERIC_THREATS, with_aliases
 from agency.world import BlockRegion, WorldSnapshot
@@ -200,6 +203,11 @@ def check_goal(goal: ExtractedGoal, facts: FrameFacts, *, scenario_id: str | Non
         if forms & facts.entities:
             return GroundingResult(True, detail=f"{target} nearby")
         return _fail("missing_entity", f"attack {target}: not nearby", scenario_id)
+    if action == "hunt":
+        kind = animal_kind(target)
+        if kind is not None and with_aliases(ANIMALS if kind == "animal" else (kind,)) & facts.entities:
+            return GroundingResult(True, detail=f"{target} nearby")
+        return _fail("missing_entity", f"hunt {target}: no such animal nearby", scenario_id)
     if action == "flee":
         if forms & facts.entities or (target in GENERIC_THREATS and facts.hostiles > 0):
             return GroundingResult(True, detail="threat in frame")

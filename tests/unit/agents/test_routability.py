@@ -27,9 +27,9 @@ TARGETS = {
     "collect": "oak_log", "gather": "oak_log", "mine": "stone", "find": "oak_log", "craft": "stick",
     "smelt": "charcoal", "build": "pillar", "place": "dirt", "eat": "bread", "explore": "nearby",
     "navigate": "nearby", "attack": "zombie", "flee": "zombie", "sleep": "bed", "pause": "now",
-    "continue": "work",
+    "continue": "work", "hunt": "cow",
 }
-FACTS = FrameFacts(inventory=frozenset({"bread", "dirt", "oak_log"}), entities=frozenset({"zombie"}),
+FACTS = FrameFacts(inventory=frozenset({"bread", "dirt", "oak_log"}), entities=frozenset({"zombie", "cow"}),
                    blocks=frozenset({"oak_log", "stone"}), hostiles=1)
 
 
@@ -43,6 +43,7 @@ def env(tmp_path):
     body = FakeBody(ftime.clock, inventory={"bread": 2, "dirt": 4, "oak_log": 2})
     body.food = 12
     body.mobs.append(Mob("zombie", hostile=True, x=3.5, z=0.5))
+    body.mobs.append(Mob("cow", hostile=False, x=-3.5, z=0.5))
     body.add_tree(4, 4)
     e = executor_env(tmp_path, ftime, body)
     yield e
@@ -85,7 +86,7 @@ def test_an_allowlisted_action_is_routable_iff_the_executor_can_plan_it(env, act
 def test_eat_attack_flee_and_smelt_are_routable_and_sleep_is_not_until_an_agent_can_sleep():
     agents = load_default_registry()
     routable = agents.routable_actions()
-    assert {"eat", "attack", "flee", "collect", "craft", "smelt", "build", "explore"} <= routable
+    assert {"eat", "attack", "flee", "collect", "craft", "smelt", "build", "explore", "hunt"} <= routable
     assert not {"sleep", "find", "pause", "continue"} & routable
 
 

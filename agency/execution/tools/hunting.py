@@ -1,0 +1,135 @@
+"""hunt: kill animals for food and wool, and pick up what they drop.
+
+Each kill is one JS `hunt` action (the nearest living animal of the kinds asked, best weapon
+held, hits until the server reports it dead), bounded by KILL_TIMEOUT_S; then the bot walks
+over the drops (pick_up_items). A stop (the reflex arbiter preempting, a deadline) cancels
+the action at once: hunting never holds the body against a reflex.
+
+The target is an animal kind ('cow', 'sheep', plural or not) or a generic word ('animal'):
+any food animal. No animal within the radius is a precondition failure naming it; when some
+kills were made and no more animals are left, the result says how many fell short.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+
+from pydantic import Field, field_validator
+
+from agency.execution.tools.actions import run_action
+from agency.execution.tools.base import BODY_QUEUE, Tool, ToolContext, ToolFailure, ToolInput, ToolTimeout
+from agency.execution.tools.crafting import held
+from agency.execution.tools.gathering import ITEM_ENTITY, PickUpItemsInput, pick_up_items
+from agency.execution.tools.results import EXECUTION_ERROR, PRECONDITION_FAILED
+from agency.names import same
+from agency.world import EntityInfo, Vec3
+
+# What each food animal drops (vanilla loot); the keys are the kinds the bot hunts.
+ANIMAL_DROPS: dict[str, tuple[str, ...]] = {
+    "cow": ("beef", "leather"),
+    "mooshroom": ("beef", "leather"),
+    "pig": ("porkchop",),
+    "chicken": ("chicken", "feather"),
+    "sheep": ("mutton", "white_wool"),
+    "rabbit": ("rabbit", "rabbit_hide"),
+}
+ANIMALS: tuple[str, ...] = tuple(ANIMAL_DROPS)
+GENERIC_ANIMAL = frozenset({"animal", "animals", "food", "meat", "game"})
+HUNT_RADIUS = 32.0  # how far the bot looks for game (and how far a survival step counts it in sight)
+MAX_HUNT = 10
+KILL_TIMEOUT_S = 30.0  # reach and kill one animal (a cow takes 10 hits bare-handed, ~7 s)
+DROP_RADIUS = 4.0  # loot pops out of the body with a little speed
+DROP_WAIT_S = 1.0  # for the loot's item entities to reach the client
+MAX_MISSES = 2  # targets lost (out of reach, wandered off) before the hunt gives up
+
+
+def animal_kind(word: str) -> str | None:
+    """The huntable kind a word names ('cows' -> cow), 'animal' for a generic word, else None."""
+    w = word.strip().lower().removeprefix("minecraft:")
+    if w in GENERIC_ANIMAL:
+        return "animal"
+    forms = {w, w[:-1]} if len(w) > 3 and w.endswith("s") else {w}
+    return next((a for a in ANIMALS if any(same(a, f) for f in forms)), None)
+
+
+def is_game(entity: EntityInfo, kind: str) -> bool:
+    """Is this entity game of that kind ('animal': any food animal)?"""
+    if entity.hostile:
+        return False
+    return any(same(entity.name, a) for a in (ANIMALS if kind == "animal" else (kind,)))
+
+
+def game_in_sight(entities: list[EntityInfo], kind: str = "animal", radius: float = HUNT_RADIUS) -> list[EntityInfo]:
+    return [e for e in entities if e.distance <= radius and is_game(e, kind)]
+
+
+class HuntInput(ToolInput):
+    target: str = Field(default="animal", min_length=1,
+                        description=f"an animal kind ({', '.join(ANIMALS)}) or 'animal' for any of them")
+    count: int = Field(default=1, ge=1, le=MAX_HUNT, description="animals to kill")
+    radius: float = Field(default=HUNT_RADIUS, gt=0, le=48, description="how far to look for them")
+
+    @field_validator("target")
+    @classmethod
+    def _huntable(cls, v: str) -> str:
+        kind = animal_kind(v)
+        if kind is None:
+            raise ValueError(f"'{v}' is not an animal the bot hunts (animals: {', '.join(ANIMALS)}, or 'animal')")
+        return kind
+
+
+def _gained(before: dict[str, int], after: dict[str, int]) -> dict[str, int]:
+    return {k: after[k] - before.get(k, 0) for k in sorted(after) if after[k] > before.get(k, 0)}
+
+
+async def _pick_up_drops(ctx: ToolContext, at: dict[str, Any]) -> dict[str, Any]:
+    spot = Vec3(x=float(at["x"]), y=float(at["y"]), z=float(at["z"]))
+    waited = 0.0
+    while waited < DROP_WAIT_S and not any(e.name.lower() == ITEM_ENTITY and e.position.distance_to(spot) <= DROP_RADIUS
+                                           for e in ctx.body.snapshot().entities):
+        await ctx.pause()
+        waited += ctx.poll_interval_s
+    return await pick_up_items(ctx, PickUpItemsInput(x=spot.x, y=spot.y, z=spot.z, radius=DROP_RADIUS, max_walks=6))
+
+
+async def hunt(ctx: ToolContext, p: HuntInput) -> dict[str, Any]:
+    kinds = list(ANIMALS) if p.target == "animal" else [p.target]
+    before = held(ctx)
+    kills: list[str] = []
+    hits, misses, weapon = 0, 0, None
+    while len(kills) < p.count:
+        ctx.check()
+        if not game_in_sight(ctx.body.snapshot().entities, p.target, p.radius):
+            if not kills:
+                raise ToolFailure(PRECONDITION_FAILED, f"no {p.target} within {p.radius:g} blocks to hunt",
+                                  details={"target": p.target, "radius": p.radius})
+            break
+        # One kill, bounded inside what the call itself has left.
+        deadline = ctx.clock() + int(KILL_TIMEOUT_S * 1000)
+        kill_ctx = replace(ctx, deadline_ms=deadline if ctx.deadline_ms is None else min(ctx.deadline_ms, deadline))
+        try:
+            out = await run_action(kill_ctx, "hunt", {"kinds": kinds, "radius": p.radius})
+        except ToolTimeout:
+            ctx.check()  # the call's own deadline: that ends the hunt
+            out = {"killed": False, "why": f"not killed within {KILL_TIMEOUT_S:g} s"}
+        hits += int(out.get("hits") or 0)
+        weapon = out.get("weapon") or weapon
+        if not out.get("killed"):
+            misses += 1
+            if misses > MAX_MISSES:
+                raise ToolFailure(EXECUTION_ERROR, f"lost {misses} {p.target} before killing them "
+                                  f"({len(kills)} of {p.count} killed)", details={"kills": kills, "last": out})
+            continue
+        kills.append(str(out.get("target")))
+        await _pick_up_drops(ctx, out["at"])
+    gained = _gained(before, held(ctx))
+    return {"target": p.target, "requested": p.count, "kills": len(kills), "killed": kills,
+            "short": p.count - len(kills), "gained": gained, "hits": hits, "weapon": weapon}
+
+
+TOOLS = [
+    Tool("hunt", "Hunt animals (a kind, or 'animal' for any): kill the nearest with the best weapon held, pick up "
+         "the drops (meat, leather, wool, feathers); `count` kills.", HuntInput, hunt,
+         timeout_s=MAX_HUNT * (KILL_TIMEOUT_S + 20), queue=BODY_QUEUE),
+]
