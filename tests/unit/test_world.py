@@ -7,7 +7,7 @@ from agency.world import BlockRegion, BodyEvent, EventType, WorldSnapshot
 
 SNAP = {
     "health": 20, "food": 20, "saturation": 5.0, "gameMode": "survival", "dimension": "overworld",
-    "timeOfDay": 6000, "isDay": True, "position": {"x": 1.5, "y": 64, "z": -3},
+    "timeOfDay": 6000, "isDay": True, "isSleeping": False, "position": {"x": 1.5, "y": 64, "z": -3},
     "inventory": [{"name": "oak_log", "count": 3}, {"name": "birch_log", "count": 2}, {"name": "dirt", "count": 9}],
     "entities": [{"name": "zombie", "type": "hostile", "hostile": True, "distance": 7.5,
                   "position": {"x": 5, "y": 64, "z": 1}}],
