@@ -1,0 +1,77 @@
+"""Food through the real bridge in the embedded world: a cow summoned beside the bot is hunted
+by a `hunt cow` task (the survivor's workflow: killed with the sword held, its drops picked
+up), the raw beef is cooked by a `smelt cooked_beef` task (a furnace placed from the
+inventory, coal as fuel), and the eat reflex then eats the cooked beef, not the raw."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from agency.execution.agents import AgentRuntime, TaskSpec, load_default_registry
+from agency.execution.builtin_tools import default_tool_registry
+from agency.execution.executor import Executor
+from agency.execution.reflexes import ReflexConfig, Reflexes
+from agency.execution.tools import ToolContext
+from agency.planning.tasks.store import SqliteTaskStore
+from tests.conftest import make_body, wait_until
+from tests.integration.test_smelting_world import _give, _pad
+
+NAME = "hunter_bot"
+
+
+@pytest.fixture(scope="module")
+def hunter(bridge, embedded_server):  # one login for the module: quick relogs get refused
+    body = make_body(bridge, embedded_server.port, NAME)
+    yield body
+    body.close()
+
+
+def test_a_cow_is_hunted_its_beef_cooked_and_the_cooked_beef_eaten_first(hunter, tmp_path):
+    body = hunter
+    x, y, z = 820, 70, 700
+    _pad(body, NAME, x, y, z, r=6)
+    body.chat("/mcbot time 1000")
+    _give(body, NAME, "stone_sword", 1)
+    body.chat(f"/mcbot summon cow {x + 4} {y} {z}")
+    wait_until(lambda: any(e.name == "cow" and e.distance < 8 for e in body.snapshot().entities), 10, "the cow in sight")
+
+    tools = default_tool_registry()
+    rt = AgentRuntime(load_default_registry(), tools, ToolContext(body=body, poll_interval_s=0.1))
+    task = TaskSpec(action="hunt", target="cow", amount=1, id="task-hunt-1")
+    assert rt.choose_agent(task).id == "survivor"
+    res = asyncio.run(rt.run_task(task))
+    assert res.status == "completed", res.errors
+    out = next(o.output for o in res.steps if o.stepId == "hunt")
+    assert out["kills"] == 1 and list(out["killed"]) == ["cow"] and out["weapon"] == "stone_sword"
+    beef = body.snapshot().count_of("beef")
+    assert beef >= 1 and out["gained"]["beef"] == beef  # vanilla loot: 1-3 beef, all picked up
+    assert not any(e.name == "cow" and e.distance < 8 for e in body.snapshot().entities)
+
+    # Cooking: the crafter's smelt workflow, a furnace from the inventory and one coal.
+    for item, n in (("furnace", 1), ("coal", 1)):
+        _give(body, NAME, item, n)
+    cook = TaskSpec(action="smelt", target="cooked_beef", amount=beef, id="task-cook-1")
+    assert rt.choose_agent(cook).id == "crafter"
+    res = asyncio.run(rt.run_task(cook))
+    assert res.status == "completed", res.errors
+    snap = body.snapshot()
+    assert snap.count_of("cooked_beef") == beef and snap.count_of("beef") == 0
+
+    # Eating: raw beef held beside the cooked, food low; the reflex eats the cooked beef.
+    _give(body, NAME, "beef", 2)
+    body.chat(f"/mcbot food {NAME} 10 0")
+    wait_until(lambda: body.snapshot().food == 10, 10, "food 10")
+    tasks = SqliteTaskStore(tmp_path / "t.db", dev_mode=False, strict_finalize=False)
+    try:
+        ctx = ToolContext(body=body, poll_interval_s=0.1)
+        reflexes = Reflexes(tools, ctx, Executor(tasks, AgentRuntime(load_default_registry(), tools, ctx), ctx.clock),
+                            ReflexConfig(shelter_at_night=False))
+        assert asyncio.run(reflexes.tick(body.snapshot())) == "eat"
+    finally:
+        tasks.close()
+    wait_until(lambda: body.snapshot().food > 10, 10, "food restored")
+    snap = body.snapshot()
+    assert reflexes.stats.ate == 1
+    assert snap.count_of("cooked_beef") == beef - 1 and snap.count_of("beef") == 2
