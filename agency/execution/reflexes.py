@@ -2,7 +2,10 @@
 stop, then give it back. Answer hostiles by their kind (agency.execution.combat: retreat
 when hurt or outnumbered, keep out of a creeper's blast, close in on a skeleton, fight
 zombies and spiders); eat when food is low and food is held; spend the night in a verified shelter nearby (go in at dusk, close the door, hold
-every task until morning, then come out). Never in creative or spectator mode.
+every task until morning, then come out). In the shelter with the door closed, the bot
+lies down in its bed once the night allows it (a held bed is put there first); the server
+wakes it in the morning or when it is hurt, and a hostile inside the hut is fought (out of
+bed first). Never in creative or spectator mode.
 
 A death (mineflayer respawns the bot) is recorded with its cause and holds the running task
 ('died'); once respawned and safe, the bot walks back and picks up what it dropped while the
@@ -25,6 +28,7 @@ from agency.execution.executor import Executor
 from agency.shelter.models import SiteSignature
 from agency.execution.tools.base import ToolContext
 from agency.execution.tools.registry import ToolRegistry
+from agency.shelter.bed import MONSTER_RANGE, sleep_time
 from agency.shelter.door import in_hut
 from agency.world import BodyEvent, EventType, Vec3, WorldSnapshot, night_approaching
 from agency.execution.settings import ReflexConfig  # the one schema, also the [reflexes] section
@@ -60,6 +64,7 @@ class ReflexStats:
     items_recovered: int = 0
     preemptions: int = 0
     nights_sheltered: int = 0
+    sleeps: int = 0  # times the bot lay down in a shelter's bed
     log: list[dict[str, Any]] = field(default_factory=list)
 
 
@@ -75,6 +80,8 @@ class Reflexes:
         self.stats = ReflexStats()
         self.sheltered: SiteSignature | None = None  # the shelter the bot spends this night in
         self._shelter_retry_at = 0
+        self._sleep_retry_at = 0
+        self._asleep = False  # in bed at the last tick (to log the waking and why)
         self._site: SiteSignature | None = None  # the shelter choose() picked
         self._started = False
         self._acting = False
@@ -95,7 +102,8 @@ class Reflexes:
         if not self.config.enabled or snap.gameMode in SAFE_MODES:
             return None
         indoors = self.sheltered is not None and in_hut(self.sheltered, snap.position)
-        self._combat = None if indoors else choose_combat(snap, self.config)  # a closed door keeps them out
+        # a closed door keeps them out: indoors only a hostile inside the hut is answered
+        self._combat = choose_combat(_inside_only(snap, self.sheltered) if indoors else snap, self.config)
         if self._combat is not None:
             return self._combat.reflex
         if snap.food <= self.config.eat_below_food and any(snap.count_of(f) for f in FOODS):
@@ -108,8 +116,7 @@ class Reflexes:
         """Respawned, no hostile within reach, and by night not under attack."""
         if snap.health <= 0 or any(e.hostile and e.distance <= self.config.fight_radius for e in snap.entities):
             return False
-        attacked = self._hurt_at is not None and self.clock() - self._hurt_at < self.config.under_attack_ms
-        return snap.isDay or not attacked
+        return snap.isDay or not self._under_attack()
 
     def _recovery_out_of_reach(self, snap: WorldSnapshot) -> str | None:
         """Why the last death's items cannot be recovered any more (None = they can)."""
@@ -129,7 +136,9 @@ class Reflexes:
     def _choose_shelter(self, snap: WorldSnapshot, indoors: bool) -> str | None:
         if self.sheltered is not None and not night_approaching(snap):
             return "leave_shelter"
-        if indoors or not self.config.shelter_at_night or self.shelter_lookup is None:
+        if indoors:
+            return "sleep" if self._sleep_due(snap) else None
+        if not self.config.shelter_at_night or self.shelter_lookup is None:
             return None
         if not night_approaching(snap) or self.clock() < self._shelter_retry_at:
             return None
@@ -138,6 +147,18 @@ class Reflexes:
             return None
         self._site = site
         return "shelter"
+
+    def _sleep_due(self, snap: WorldSnapshot) -> bool:
+        """In the shelter (door closed) and not in bed: is this a moment vanilla lets the bot
+        sleep (the night's sleep window, no monster within 8 blocks) and not under attack?"""
+        if not self.config.sleep_in_shelter or snap.isSleeping or not sleep_time(snap.timeOfDay):
+            return False
+        if self.clock() < self._sleep_retry_at or self._under_attack():
+            return False
+        return not any(e.hostile and e.distance <= MONSTER_RANGE for e in snap.entities)
+
+    def _under_attack(self) -> bool:
+        return self._hurt_at is not None and self.clock() - self._hurt_at < self.config.under_attack_ms
 
     def record_events(self, events: Iterable[BodyEvent]) -> bool:
         """Count deaths (with their cause) and note hits taken; True if the bot died."""
@@ -172,6 +193,7 @@ class Reflexes:
             self.executor.resume_paused(SHELTERING)
             if self.death is None:  # a death before the restart: its items are not tracked
                 self.executor.resume_paused(DIED)
+        self._note_waking(snap)
         if self.death is not None:
             why = self._recovery_out_of_reach(snap)
             if why is not None:
@@ -185,6 +207,13 @@ class Reflexes:
         finally:
             self._acting = False
         return reflex
+
+    def _note_waking(self, snap: WorldSnapshot) -> None:
+        if self._asleep and not snap.isSleeping:
+            why = ("morning" if not sleep_time(snap.timeOfDay) else "hurt" if self._under_attack()
+                   else "woken up by the server")
+            logger.info("[Reflex] out of bed at time={} ({})", snap.timeOfDay, why)
+        self._asleep = snap.isSleeping
 
     def _end_recovery(self, outcome: str, death: Death | None = None) -> None:
         d = death or self.death
@@ -215,6 +244,13 @@ class Reflexes:
         self.stats.log = (self.stats.log + [{"reflex": "recover", "pausedTask": paused, "ok": result.success}])[-50:]
 
     async def _act(self, reflex: str, snap: WorldSnapshot) -> None:
+        if snap.isSleeping and reflex != "sleep":  # nothing else is done lying in bed
+            woke = await self.tools.execute("wake", {}, self.ctx)
+            logger.info("[Reflex] getting out of bed to {} -> {}", reflex, "ok" if woke.success else woke.error)
+            self._asleep = False
+        if reflex == "sleep":
+            await self._sleep(snap)
+            return
         if reflex in ("shelter", "leave_shelter"):
             await self._shelter(reflex)
             return
@@ -302,6 +338,28 @@ class Reflexes:
             if self.sheltered is None:
                 self.executor.resume_paused(SHELTERING)
         self.stats.log = (self.stats.log + [{"reflex": reflex, "pausedTask": paused, "ok": result.success}])[-50:]
+
+
+    async def _sleep(self, snap: WorldSnapshot) -> None:
+        site = self.sheltered
+        assert site is not None
+        result = await self.tools.execute("sleep_in_shelter", _doorway(site), self.ctx)
+        if result.success:
+            self.stats.sleeps += 1
+            self._asleep = bool(result.output.get("sleeping", True))
+            logger.info("[Reflex] night: asleep in the bed at {} in the shelter at {} (time={}{})", result.output.get("bed"),
+                        list(site.refCorner), snap.timeOfDay, ", the held bed put there first" if result.output.get("placedBed") else "")
+        else:
+            self._sleep_retry_at = self.clock() + self.config.sleep_retry_ms
+            logger.info("[Reflex] night: not sleeping in the shelter at {}: {}; trying again in {} s",
+                        list(site.refCorner), result.error, self.config.sleep_retry_ms // 1000)
+        self.stats.log = (self.stats.log + [{"reflex": "sleep", "ok": result.success}])[-50:]
+
+
+def _inside_only(snap: WorldSnapshot, site: SiteSignature | None) -> WorldSnapshot:
+    """The snapshot with only the hostiles inside the hut: the ones a closed door does not stop."""
+    inside = [e for e in snap.entities if not e.hostile or (site is not None and in_hut(site, e.position))]
+    return snap.model_copy(update={"entities": inside, "hostiles": sum(e.hostile for e in inside)})
 
 
 def _doorway(site: SiteSignature) -> dict[str, Any]:

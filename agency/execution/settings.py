@@ -23,6 +23,8 @@ class ReflexConfig(BaseModel):
     fight_radius: float = Field(8.0, gt=0)  # the attack's search radius; no walk back to the items with a hostile this close
     shelter_at_night: bool = True  # dusk to morning in a verified shelter nearby, tasks held
     shelter_retry_ms: int = Field(120_000, ge=0)  # after a failed attempt to go in
+    sleep_in_shelter: bool = True  # at night in the shelter, door closed: lie down in its bed (a held one is put there)
+    sleep_retry_ms: int = Field(60_000, ge=0)  # after a failed attempt to sleep (no bed, monsters near)
     recover_items: bool = True  # after a death, walk back and pick up the dropped items
     recover_within: float = Field(64.0, gt=0)  # a death spot farther than this from the respawn is given up
     item_despawn_ms: int = Field(300_000, ge=0)  # vanilla: dropped items vanish after 5 minutes
