@@ -1,15 +1,89 @@
 """Survival steps of the drive tick: what keeps the bot fed and rested, asked for before the
-tech-tree progression once the five 3.3 rules pass. None today: the rules land with the
-hunting, cooking and bed workflows."""
+tech-tree progression once the five 3.3 rules pass. First match wins:
+
+| rule | fires when | goal |
+|---|---|---|
+| low_food_stock | fewer than FOOD_STOCK edible items held, a food animal in sight | hunt animal <kills> |
+| raw_meat | raw meat held, and a furnace held or nearby or 8 cobblestone to make one | smelt cooked_<meat> <held> |
+| no_wool | no bed held or known, fewer than 3 white wool, a sheep in sight | hunt sheep <wool short> |
+| no_bed | no bed held or known, 3 white wool, planks or logs for them | craft white_bed 1 |
+
+The drive tick fires only while food is at 16 or more (contract 3), so the food rule keeps a
+stock before hunger rather than reacting to it; the eat reflex eats cooked food first. A
+hunt asks for half as many kills as items short: a cow, pig or sheep drops 1-3 meat. Rules
+needing an animal wait until one is in sight (HUNT_RADIUS, the radius the hunt searches):
+exploring for animals is the progression's business, which runs when no step fires.
+"""
 
 from __future__ import annotations
 
+import math
+
+from agency.blocks import is_log
 from agency.cognition.drive_selection import DriveSelection
+from agency.execution.reflexes import FOODS
+from agency.execution.tools.furnace_recipes import output_of
+from agency.execution.tools.hunting import game_in_sight
+from agency.execution.tools.recipes import CRAFTABLE
 from agency.world import WorldSnapshot
 
-SURVIVAL_ACTIONS: frozenset[str] = frozenset()  # actions beyond collect/craft/smelt a workflow carries out
+SURVIVAL_ACTIONS: frozenset[str] = frozenset({"hunt"})  # actions beyond collect/craft/smelt a workflow carries out
+
+FOOD_STOCK = 4  # edible items the bot keeps in hand before it is hungry
+STOCK_FOODS = tuple(f for f in FOODS if f != "rotten_flesh")  # eaten in need, never a stock
+RAW_MEATS = ("beef", "porkchop", "mutton", "chicken", "rabbit")  # each smelts into cooked_<meat>
+FURNACE_COBBLE = 8
+WOOL_FOR_BED = 3
+PLANKS_FOR_BED = 3
+BED = "white_bed"  # the bed sheep's wool makes
+MAX_SMELT = 64
 
 
-def next_survival_step(snapshot: WorldSnapshot) -> DriveSelection | None:
-    """The first missing survival step, or None."""
+def next_survival_step(snapshot: WorldSnapshot, *, furnace_nearby: bool | None = None,
+                       bed_known: bool | None = None) -> DriveSelection | None:
+    """The first missing survival step (table in the module docstring), or None.
+    furnace_nearby: a furnace in sight or remembered near; bed_known: a bed placed and
+    remembered (None = unknown: only a bed held counts)."""
+    for step in (_food(snapshot, furnace_nearby), _bed(snapshot, bed_known)):
+        if step is not None:
+            return step
     return None
+
+
+def food_stock(snapshot: WorldSnapshot) -> int:
+    return sum(snapshot.count_of(f) for f in STOCK_FOODS)
+
+
+def _food(snapshot: WorldSnapshot, furnace_nearby: bool | None) -> DriveSelection | None:
+    stock = food_stock(snapshot)
+    if stock < FOOD_STOCK and game_in_sight(snapshot.entities):
+        kills = math.ceil((FOOD_STOCK - stock) / 2)
+        return DriveSelection("hunt", "animal", kills, "low_food_stock",
+                              f"My food stock is low ({stock} to eat); I will hunt an animal nearby.")
+    raw = sorted(((snapshot.count_of(m), m) for m in RAW_MEATS if snapshot.count_of(m)), reverse=True)
+    can_furnace = (snapshot.count_of("furnace") > 0 or furnace_nearby is True
+                   or snapshot.count_of("cobblestone") >= FURNACE_COBBLE)
+    if raw and can_furnace:
+        count, meat = raw[0]
+        cooked = output_of(meat)
+        assert cooked is not None  # every raw meat smelts (furnace_recipes)
+        return DriveSelection("smelt", cooked, min(count, MAX_SMELT), "raw_meat",
+                              f"Raw {meat} is worth more cooked; I will cook {min(count, MAX_SMELT)} in a furnace.")
+    return None
+
+
+def _bed(snapshot: WorldSnapshot, bed_known: bool | None) -> DriveSelection | None:
+    if bed_known is True or snapshot.count_matching("_bed") > 0 or BED not in CRAFTABLE:
+        return None
+    wool = snapshot.count_of("white_wool")
+    if wool < WOOL_FOR_BED:
+        if not game_in_sight(snapshot.entities, "sheep"):
+            return None
+        return DriveSelection("hunt", "sheep", WOOL_FOR_BED - wool, "no_wool",
+                              "I need white wool for a bed to sleep in; I will hunt sheep nearby.")
+    planks = snapshot.count_matching("_planks")
+    logs = sum(i.count for i in snapshot.inventory if is_log(i.name))
+    if planks < PLANKS_FOR_BED and logs == 0:
+        return None
+    return DriveSelection("craft", BED, 1, "no_bed",
+                          "Three white wool and planks make a bed to sleep in; I will craft one.")
