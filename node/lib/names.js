@@ -46,6 +46,12 @@ const HOSTILES = [
   'evoker', 'ravager', 'blaze', 'ghast', 'wither_skeleton', 'silverfish', 'endermite', 'guardian',
   'elder_guardian', 'shulker', 'hoglin', 'zoglin', 'piglin_brute', 'vex', 'warden', 'breeze', 'creaking'
 ]
+// Blocks that fall when what holds them up is dug away (a staircase never digs under them).
+const FALLING = ['sand', 'red_sand', 'gravel', 'suspicious_sand', 'suspicious_gravel', 'anvil', 'pointed_dripstone',
+  ...['white', 'orange', 'magenta', 'light_blue', 'yellow', 'lime', 'pink', 'gray', 'light_gray', 'cyan', 'purple',
+    'blue', 'brown', 'green', 'red', 'black'].map((c) => `${c}_concrete_powder`)]
+// Plain blocks to fill a hole in a floor with, most common first.
+const FILLERS = ['cobblestone', 'cobbled_deepslate', 'dirt', 'stone', 'netherrack', 'andesite', 'diorite', 'granite', 'tuff']
 // Best weapon first.
 const WEAPONS = ['netherite_sword', 'diamond_sword', 'iron_sword', 'stone_sword', 'golden_sword', 'wooden_sword',
   'netherite_axe', 'diamond_axe', 'iron_axe', 'stone_axe', 'golden_axe', 'wooden_axe']
@@ -60,6 +66,9 @@ function forRegistry (registry) {
     airs: namesIn(blocks, data.airs),
     // what a placement may go into: air, replaceable plants, snow layers, liquids
     replaceable: namesIn(blocks, [...data.replaceable, ...data.liquids]),
+    liquids: namesIn(blocks, data.liquids),
+    falling: namesIn(blocks, FALLING),
+    fillers: [...namesIn(registry.itemsByName, FILLERS)],
     craftingTable: blockName(registry, 'crafting_table'),
     hostiles: namesIn(registry.entitiesByName, HOSTILES),
     weapons: [...namesIn(registry.itemsByName, WEAPONS)]

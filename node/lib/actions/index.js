@@ -16,7 +16,8 @@ const KINDS = {
   consume: require('./consume'),
   smelt: require('./smelt'),
   hunt: require('./hunt'),
-  sleep: require('./sleep')
+  sleep: require('./sleep'),
+  staircase: require('./staircase')
 }
 
 const MAX_KEPT = 500

@@ -1,0 +1,183 @@
+'use strict'
+// Dig a descending staircase down to a target y: each step one block forward and one down,
+// the bot walking down onto it, so it never digs the block it stands on and never drops more
+// than one block. args: { targetY, direction? ('north' | 'east' | 'south' | 'west') }
+//
+// A step clears three blocks of the column ahead (head room at the step edge, then the two the
+// bot stands in below it) and needs a solid floor under them. Before digging, the blocks to dig,
+// their neighbours and the floor are checked: a liquid (water, lava, still or flowing) anywhere
+// there, or a falling block (sand, gravel) above the column, makes the staircase turn to another
+// direction; a hole in the floor is filled from the inventory (cobblestone, dirt), else it turns.
+// With no direction left it stops with an error naming the hazard and where it is.
+// Returns { steps, y, turned, reason } (reason: 'reached' or 'cancelled').
+const { Vec3 } = require('vec3')
+const { withTimeout } = require('../guard')
+const { names } = require('../names')
+
+const DIRS = { north: new Vec3(0, 0, -1), east: new Vec3(1, 0, 0), south: new Vec3(0, 0, 1), west: new Vec3(-1, 0, 0) }
+const ORDER = ['north', 'east', 'south', 'west'] // clockwise: index + 1 is a right turn
+const NEIGHBOURS = [new Vec3(1, 0, 0), new Vec3(-1, 0, 0), new Vec3(0, 1, 0), new Vec3(0, -1, 0), new Vec3(0, 0, 1), new Vec3(0, 0, -1)]
+const MAX_STEPS = 64
+const STEP_MS = 15000 // digging three blocks with a poor tool, filling a hole and walking down
+const DIG_MS = 10000
+const WALK_STALL_MS = 2000
+
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms))
+const at = (p) => `${p.x},${p.y},${p.z}`
+
+// The direction the bot faces (yaw 0 looks north in mineflayer, growing counter-clockwise).
+function facing (bot) {
+  const quarter = Math.round(bot.entity.yaw / (Math.PI / 2))
+  return ORDER[((-quarter % 4) + 4) % 4]
+}
+
+function isLiquid (bot, block) {
+  if (!block) return false
+  if (names(bot).liquids.has(block.name)) return true
+  const props = block.getProperties ? block.getProperties() : {}
+  return props.waterlogged === true || props.waterlogged === 'true'
+}
+
+const isEmpty = (bot, block) => !!block && block.boundingBox === 'empty' && !isLiquid(bot, block)
+
+// What stops a step in `dir` from the feet cell `feet`, or null. The step's column: head room
+// at feet.y + 1, then feet.y and feet.y - 1 (where the bot will stand), floor at feet.y - 2.
+function hazardOf (bot, feet, dir) {
+  const col = feet.plus(DIRS[dir])
+  const dig = [col.offset(0, 1, 0), col, col.offset(0, -1, 0)]
+  for (const p of dig) {
+    const b = bot.blockAt(p)
+    if (!b) return { what: 'an unloaded block', pos: p }
+    for (const q of [p, ...NEIGHBOURS.map((n) => p.plus(n))]) {
+      const nb = bot.blockAt(q)
+      if (isLiquid(bot, nb)) return { what: nb.name, pos: q }
+    }
+    if (!isEmpty(bot, b) && (!b.diggable || b.hardness === null || b.hardness < 0)) return { what: `undiggable ${b.name}`, pos: p }
+  }
+  const above = bot.blockAt(dig[0].offset(0, 1, 0))
+  if (above && names(bot).falling.has(above.name)) return { what: `falling ${above.name} overhead`, pos: above.position }
+  const floor = bot.blockAt(col.offset(0, -2, 0))
+  if (!floor) return { what: 'an unloaded block', pos: col.offset(0, -2, 0) }
+  if (floor.boundingBox !== 'block' && !filler(bot)) return { what: `a hole (${floor.name}) and nothing to fill it`, pos: floor.position }
+  return null
+}
+
+function filler (bot) {
+  for (const name of names(bot).fillers) {
+    const item = bot.inventory.items().find((i) => i.name === name)
+    if (item) return item
+  }
+  return null
+}
+
+async function digIfNeeded (bot, pos, rec) {
+  const block = bot.blockAt(pos)
+  if (!block || isEmpty(bot, block) || rec.cancelled) return
+  await bot.tool.equipForBlock(block, {})
+  await withTimeout(bot.dig(block, true), DIG_MS, `digging ${block.name} at ${at(pos)}`)
+}
+
+// Fill the step's floor cell from the inventory, against any solid neighbour of it.
+async function fillFloor (bot, pos) {
+  const item = filler(bot)
+  for (const n of NEIGHBOURS) {
+    if (n.y > 0) continue // the cell above is the step being dug
+    const ref = bot.blockAt(pos.plus(n))
+    if (!ref || ref.boundingBox !== 'block') continue
+    await bot.equip(item, 'hand')
+    await withTimeout(bot.placeBlock(ref, n.scaled(-1)), 5000, `filling the hole at ${at(pos)}`)
+    return
+  }
+  throw new Error(`no solid block to fill the hole at ${at(pos)} against`)
+}
+
+// Walk onto the step ahead with the movement controls: forward to the middle of its cell.
+function walkDown (bot, to, rec) {
+  const target = new Vec3(to.x + 0.5, to.y, to.z + 0.5)
+  return new Promise((resolve, reject) => {
+    let best = Infinity
+    let lastProgress = Date.now()
+    const done = (err) => {
+      clearInterval(timer)
+      rec.walking = null
+      bot.clearControlStates()
+      return err ? reject(err) : resolve()
+    }
+    const timer = setInterval(() => {
+      if (rec.cancelled) return done()
+      const p = bot.entity.position
+      const flat = Math.hypot(target.x - p.x, target.z - p.z)
+      if (flat < 0.25 && bot.entity.onGround && Math.floor(p.y) === to.y) return done()
+      if (flat < best - 0.05) { best = flat; lastProgress = Date.now() }
+      if (Date.now() - lastProgress > WALK_STALL_MS) {
+        return done(new Error(`could not walk down onto the step at ${at(to)} (${flat.toFixed(2)} blocks away)`))
+      }
+      bot.lookAt(new Vec3(target.x, p.y + bot.entity.height * 0.9, target.z), true)
+      bot.setControlState('forward', flat >= 0.25)
+      bot.setControlState('sneak', flat < 0.7 && Math.floor(p.y) === to.y) // down already: stop in the middle
+    }, 50)
+    rec.walking = done
+  })
+}
+
+async function run (bot, args, rec) {
+  const targetY = args.targetY
+  if (!Number.isInteger(targetY)) throw new Error(`staircase needs an integer targetY (got ${JSON.stringify(targetY)})`)
+  if (args.direction !== undefined && !DIRS[args.direction]) {
+    throw new Error(`unknown direction '${args.direction}' (one of ${ORDER.join(', ')})`)
+  }
+  const minY = (bot.game && bot.game.minY) || 0
+  if (targetY <= minY) throw new Error(`targetY ${targetY} is at or below the bottom of the world (${minY})`)
+  if (!bot.entity.onGround) throw new Error('the bot is not standing on the ground')
+  const start = bot.entity.position.floored()
+  const wanted = start.y - targetY
+  if (wanted > MAX_STEPS) throw new Error(`targetY ${targetY} is ${wanted} blocks down; at most ${MAX_STEPS} in one staircase`)
+  const deadline = Date.now() + Math.max(1, wanted) * STEP_MS
+  let dir = args.direction || facing(bot)
+  let steps = 0
+  let turned = 0
+  while (bot.entity.position.floored().y > targetY) {
+    if (rec.cancelled) return result(bot, steps, turned, 'cancelled')
+    if (Date.now() > deadline) throw new Error(`staircase timed out after ${wanted * STEP_MS} ms (${steps} of ${wanted} steps)`)
+    const feet = bot.entity.position.floored()
+    // Ahead first, then right, then left; never back up the stairs just dug.
+    const i = ORDER.indexOf(dir)
+    const options = [dir, ORDER[(i + 1) % 4], ORDER[(i + 3) % 4]]
+    const refused = []
+    let chosen = null
+    for (const d of options) {
+      const h = hazardOf(bot, feet, d)
+      if (!h) { chosen = d; break }
+      refused.push(`${d}: ${h.what} at ${at(h.pos)}`)
+    }
+    if (!chosen) throw new Error(`staircase blocked at ${at(feet)} after ${steps} steps: ${refused.join('; ')}`)
+    if (chosen !== dir) { turned++; dir = chosen }
+    const col = feet.plus(DIRS[dir])
+    for (const y of [1, 0, -1]) {
+      await digIfNeeded(bot, col.offset(0, y, 0), rec)
+      // What the digging showed (a liquid behind a dug block, a flow that came in) stops the step.
+      const h = hazardOf(bot, feet, dir)
+      if (h && !/^a hole/.test(h.what)) throw new Error(`staircase stopped at ${at(feet)}: ${h.what} at ${at(h.pos)} came to light`)
+    }
+    if (rec.cancelled) return result(bot, steps, turned, 'cancelled')
+    const floor = col.offset(0, -2, 0)
+    if (bot.blockAt(floor).boundingBox !== 'block') await fillFloor(bot, floor)
+    await walkDown(bot, col.offset(0, -1, 0), rec)
+    if (rec.cancelled) return result(bot, steps, turned, 'cancelled')
+    steps++
+    await sleep(50) // let the drops of the step be picked up before the next look
+  }
+  return result(bot, steps, turned, 'reached')
+}
+
+function result (bot, steps, turned, reason) {
+  return { steps, y: Math.floor(bot.entity.position.y), turned, reason }
+}
+
+function stop (bot, rec) {
+  bot.stopDigging()
+  if (rec && rec.walking) rec.walking()
+  bot.clearControlStates()
+}
+
+module.exports = { run, stop, defaultTimeoutMs: MAX_STEPS * STEP_MS, MAX_STEPS }

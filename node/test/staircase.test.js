@@ -1,0 +1,104 @@
+// The staircase action (lib/actions/staircase.js) on a stone block built with /mcbot fill: a
+// plain bot with a stone pickaxe digs down 10 steps one block at a time, fills a hole in a
+// step's floor from its inventory, and turns away from a lava pocket ahead without touching it.
+'use strict'
+
+const test = require('node:test')
+const assert = require('node:assert')
+const toolPlugin = require('mineflayer-tool').plugin
+const { Vec3 } = require('vec3')
+const { startServer, connectBot, waitFor, command, withTimeout } = require('./helpers')
+const staircase = require('../lib/actions/staircase')
+
+// Every change of the standing height while the bot is on the ground: a drop of more than one
+// block between two ground contacts is a fall the staircase must never make.
+function watchDrops (bot) {
+  const drops = []
+  let last = bot.entity.position.y
+  const onTick = () => {
+    if (!bot.entity.onGround) return
+    const y = bot.entity.position.y
+    if (last - y > 1.01) drops.push(`${last.toFixed(2)} -> ${y.toFixed(2)}`)
+    last = y
+  }
+  bot.on('physicsTick', onTick)
+  return { drops, stop: () => bot.removeListener('physicsTick', onTick) }
+}
+
+test('staircase', { timeout: 150000 }, async (t) => {
+  const server = await startServer({ seed: 11, hostiles: false, animals: false })
+  const bot = await connectBot(server.port, 'digger', { plugins: [toolPlugin] })
+  t.after(async () => { bot.quit(); await server.stop() })
+
+  // A stone block 14 deep under a cleared pad; the bot gets a stone pickaxe and 4 dirt.
+  const b = bot.entity.position.floored()
+  await command(bot, `/mcbot fill ${b.x - 3} ${b.y - 16} ${b.z - 12} ${b.x + 16} ${b.y - 1} ${b.z + 24} stone`)
+  await command(bot, `/mcbot fill ${b.x - 3} ${b.y} ${b.z - 12} ${b.x + 16} ${b.y + 3} ${b.z + 24} air`)
+  await command(bot, `/give digger stone_pickaxe 1`, { match: /gave 1 stone_pickaxe/ })
+  await command(bot, `/give digger dirt 4`, { match: /gave 4 dirt/ })
+  await waitFor(() => bot.inventory.items().some((i) => i.name === 'dirt'), 3000, 'dirt held')
+  const place = async (x, z) => {
+    await command(bot, `/mcbot tp digger ${x + 0.5} ${b.y} ${z + 0.5}`)
+    await waitFor(() => bot.entity.onGround && bot.entity.position.floored().equals(new Vec3(x, b.y, z)) &&
+      bot.blockAt(new Vec3(x + 10, b.y - 12, z))?.name === 'stone', 10000, `standing at ${x},${b.y},${z}`)
+  }
+
+  await t.test('bad arguments are refused with the reason', async () => {
+    await assert.rejects(staircase.run(bot, { targetY: 'deep' }, { cancelled: false }), /integer targetY/)
+    await assert.rejects(staircase.run(bot, { targetY: b.y - 2, direction: 'up' }, { cancelled: false }), /unknown direction 'up'/)
+    await assert.rejects(staircase.run(bot, { targetY: b.y - 100 }, { cancelled: false }), /at most 64|bottom of the world/)
+  })
+
+  await t.test('ten steps down, one block at a time, a hole in a floor filled from the inventory', async () => {
+    const z = b.z - 6
+    await place(b.x, z)
+    const hole = new Vec3(b.x + 3, b.y - 4, z) // the floor of the third step
+    await command(bot, `/mcbot setblock ${hole.x} ${hole.y} ${hole.z} air`)
+    await waitFor(() => bot.blockAt(hole)?.name === 'air', 3000, 'hole made')
+    const watch = watchDrops(bot)
+    const out = await withTimeout(staircase.run(bot, { targetY: b.y - 10, direction: 'east' }, { cancelled: false }), 120000, 'staircase')
+    watch.stop()
+    assert.deepStrictEqual(out, { steps: 10, y: b.y - 10, turned: 0, reason: 'reached' })
+    assert.deepStrictEqual(bot.entity.position.floored(), new Vec3(b.x + 10, b.y - 10, z))
+    assert.deepStrictEqual(watch.drops, [], 'never dropped more than one block')
+    assert.ok(['cobblestone', 'dirt'].includes(bot.blockAt(hole).name), `the hole was filled (${bot.blockAt(hole).name})`)
+    for (let k = 1; k <= 10; k++) { // each step: floor kept, three blocks of air above it
+      assert.strictEqual(bot.blockAt(new Vec3(b.x + k, b.y - k - 1, z)).boundingBox, 'block', `floor of step ${k}`)
+      for (const dy of [0, 1, 2]) assert.strictEqual(bot.blockAt(new Vec3(b.x + k, b.y - k + dy, z)).name, 'air', `step ${k} +${dy}`)
+    }
+    assert.ok(bot.inventory.items().some((i) => i.name === 'cobblestone'), 'the dug stone was picked up')
+  })
+
+  await t.test('a lava pocket ahead: the staircase turns, nothing next to the lava is dug', async () => {
+    const z = b.z + 12
+    await place(b.x, z)
+    const lava = new Vec3(b.x + 4, b.y - 3, z) // beside the third step's lower block
+    await command(bot, `/mcbot setblock ${lava.x} ${lava.y} ${lava.z} lava`)
+    await waitFor(() => bot.blockAt(lava)?.name === 'lava', 3000, 'lava placed')
+    const watch = watchDrops(bot)
+    const out = await withTimeout(staircase.run(bot, { targetY: b.y - 6, direction: 'east' }, { cancelled: false }), 120000, 'staircase')
+    watch.stop()
+    assert.strictEqual(out.reason, 'reached')
+    assert.strictEqual(out.y, b.y - 6)
+    assert.ok(out.turned >= 1, `turned (${JSON.stringify(out)})`)
+    assert.strictEqual(bot.blockAt(lava).name, 'lava', 'the lava is untouched')
+    for (const n of [[1, 0, 0], [-1, 0, 0], [0, 1, 0], [0, -1, 0], [0, 0, 1], [0, 0, -1]]) {
+      assert.strictEqual(bot.blockAt(lava.offset(...n)).name, 'stone', `stone kept at lava + ${n}`)
+    }
+    assert.deepStrictEqual(watch.drops, [], 'never dropped more than one block')
+    assert.ok(bot.health >= 20, 'unharmed')
+  })
+
+  await t.test('lava on every side: stops with an error naming the lava and where it is', async () => {
+    const z = b.z + 20
+    await place(b.x + 12, z)
+    const s = new Vec3(b.x + 12, b.y, z)
+    for (const [dx, dz] of [[2, 0], [-2, 0], [0, 2], [0, -2]]) {
+      await command(bot, `/mcbot setblock ${s.x + dx} ${s.y - 1} ${s.z + dz} lava`)
+    }
+    await waitFor(() => bot.blockAt(s.offset(0, -1, -2))?.name === 'lava', 3000, 'lava placed')
+    await assert.rejects(staircase.run(bot, { targetY: b.y - 4 }, { cancelled: false }),
+      /staircase blocked at .* after 0 steps: .*lava at -?\d+,-?\d+,-?\d+/)
+    assert.deepStrictEqual(bot.entity.position.floored(), s, 'did not move')
+  })
+})
