@@ -88,10 +88,41 @@ def build_parser() -> argparse.ArgumentParser:
     br.add_argument("--rounds", type=val.positive_int, default=8, help="rounds per mob kind and mode")
     br.add_argument("--versions", metavar="V1,V2", type=val.embedded_versions,
                     help="embedded versions to measure side by side (default: server.embedded_version)")
+    _add_bench_survival(bench_sub)
     bv = bench_sub.add_parser("verifier", help="verify_shelter_v0 on a real region read (starts an embedded world)")
     bv.add_argument("--json", action="store_true", help="print one JSON object")
     bv.add_argument("--rounds", type=val.positive_int, default=200)
     return p
+
+
+def _add_bench_survival(bench_sub: Any) -> None:
+    from bot.tooling.competence import MILESTONES  # noqa: PLC0415
+
+    bs = bench_sub.add_parser(
+        "survival", help="game time to each tech-tree milestone, deaths, task success, wedges; no LLM "
+                         "(starts a daemon and its embedded world per version and seed)",
+        description="Runs the daemon (no LLM) on a fresh embedded world per version and seed, samples its API "
+                    "until --game-days pass (or --until a milestone), writes DIR/survival-<stamp>/report.json and "
+                    "timeline.png, prints a table side by side and judges the targets: iron pickaxe within 3 game "
+                    "days on at least 2 of 3 seeds, at least 90 % of tasks completed, every death explained, "
+                    "0 wedges. Exit code: 0 every target met (or not judged: a run too short to show it), "
+                    "1 a target FAILED, 3 a daemon did not start, 130 interrupted (Ctrl-C stops the daemon and "
+                    "its world and still writes the runs so far).")
+    bs.add_argument("--seeds", type=val.seed_list, default="1,2,3", metavar="1,2,3", help="world seeds (default 1,2,3)")
+    bs.add_argument("--game-days", type=val.positive_float, default=3.0, metavar="N",
+                    help="game days per run (default 3)")
+    bs.add_argument("--version", metavar="V[,V2]", type=val.embedded_versions,
+                    help="embedded versions, e.g. 1.21.4,1.18.2 (default: server.embedded_version)")
+    bs.add_argument("--until", choices=MILESTONES, metavar="MILESTONE",
+                    help=f"end a run once this milestone is reached ({', '.join(MILESTONES)})")
+    bs.add_argument("--out", default="bench-results", metavar="DIR", help="output folder (default bench-results)")
+    bs.add_argument("--day-scale", type=val.positive_float, default=0.5, metavar="X",
+                    help="day length multiplier of the embedded world (default 0.5: 10 wall minutes per game day)")
+    bs.add_argument("--drive-tick-ms", type=val.positive_int, default=5000, metavar="MS",
+                    help="drive-tick interval (default 5000; at least 1000)")
+    bs.add_argument("--max-minutes", type=val.positive_float, metavar="MIN",
+                    help="wall-clock limit per run (default 1.5x the wall time the game days take, + 5 min)")
+    bs.add_argument("--json", action="store_true", help="also print the report as one JSON object (lines go to stderr)")
 
 
 def _install_signal_handlers() -> None:
@@ -214,9 +245,25 @@ def cmd_bench(args: Any, cfg: McbotConfig, _loaded: Any) -> int:
     if args.bench_command == "reflexes":
         from bot.tooling.bench_reflexes import bench_reflexes  # noqa: PLC0415
         return bench_reflexes(cfg, as_json=args.json, rounds=args.rounds, versions=args.versions, config_path=args.config)
+    if args.bench_command == "survival":
+        return _bench_survival(args, cfg)
     if args.bench_command == "verifier":
         return bench_verifier(cfg, as_json=args.json, rounds=args.rounds)
     return bench_bridge(cfg, as_json=args.json, rounds=args.rounds, versions=args.versions, config_path=args.config)
+
+
+def _bench_survival(args: Any, cfg: McbotConfig) -> int:
+    from bot.tooling.bench_survival import SurvivalSettings, bench_survival  # noqa: PLC0415
+
+    if args.drive_tick_ms < 1000:
+        print("mcbot: error: argument --drive-tick-ms: at least 1000 (the drive tick's lower bound)", file=sys.stderr)
+        return EXIT_INVALID
+    versions = args.version or cfg.server.embedded_version
+    settings = SurvivalSettings(seeds=tuple(int(s) for s in args.seeds.split(",")),
+                                versions=tuple(v.strip() for v in versions.split(",") if v.strip()),
+                                game_days=args.game_days, until=args.until, day_length_scale=args.day_scale,
+                                drive_tick_ms=args.drive_tick_ms, max_minutes=args.max_minutes, out=args.out)
+    return bench_survival(settings, as_json=args.json)
 
 
 def _agents(args: Any, cfg: McbotConfig, loaded: Any) -> int:

@@ -96,6 +96,14 @@ def embedded_versions(value: str) -> str:
     return value
 
 
+def seed_list(value: str) -> str:
+    """A comma-separated list of world seeds (integers), kept as the string the caller splits."""
+    parts = [v.strip() for v in value.split(",")]
+    if not all(re.fullmatch(r"-?\d{1,18}", v) for v in parts):
+        raise argparse.ArgumentTypeError(f"{value!r} is not accepted; accepted: integer seeds separated by commas, e.g. 1,2,3")
+    return value
+
+
 def run_id(value: str) -> str:
     """A run directory NAME: no path separators, not `.`/`..`."""
     if not value or value in (".", "..") or "/" in value or "\\" in value:

@@ -1,0 +1,240 @@
+"""`mcbot bench survival`: how well does the bot survive, in game time? For each version and
+seed, the daemon runs with no LLM on a fresh embedded world at that seed (fast days allowed:
+a day-length scale, and a short drive-tick interval so the next step starts soon after the
+last), sampled over its HTTP API (bot/tooling/soak.sample, plus the places view) until N
+game days pass, or a milestone (`--until`) is reached, or the wall-clock limit. Judged by
+bot/tooling/bench_survival_report.py; the timeline is drawn by bench_survival_chart.py.
+
+Writes DIR/survival-<stamp>/report.json (settings, one entry per run, the targets),
+timeline.png, and per run its daemon log and its samples (JSON lines). Prints a line per
+milestone reached, a status line every STATUS_S, the side-by-side table and the targets.
+Exit codes: 0 every target met or not judged, 1 a target FAILED, 3 a daemon did not start,
+130 interrupted (the runs so far are still written).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import subprocess
+import sys
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+import httpx
+
+from bot.runtime.server import free_port
+from bot.tooling.bench_survival_chart import write_timeline
+from bot.tooling.bench_survival_report import (failed, judge, milestone_detail, places_reached, run_result,
+                                               table_lines, target_lines)
+from bot.tooling.competence import GAME_S_PER_DAY, MILESTONES, game_seconds, milestones
+from bot.tooling.soak import (FAST, ROOT, LogTail, _die_with_parent, _server_version, _stop, _wait_up,
+                              daemon_env, sample, wedge_s)
+
+STATUS_S = 30.0  # a status line this often (wall seconds)
+START_TIMEOUT_S = 90.0
+EXIT_OK, EXIT_FAILED, EXIT_START, EXIT_INTERRUPTED = 0, 1, 3, 130
+
+
+@dataclass(frozen=True)
+class SurvivalSettings:
+    """What a bench run is asked to do; every figure lands in the report."""
+
+    seeds: tuple[int, ...] = (1, 2, 3)
+    versions: tuple[str, ...] = ("1.21.4",)
+    game_days: float = 3.0
+    until: str | None = None  # a milestone that ends a run early
+    day_length_scale: float = 0.5  # 0.5: a game day lasts 10 wall minutes
+    drive_tick_ms: int = 5_000  # a drive tick fires this soon once its goal is no longer in flight
+    sample_s: float = 3.0
+    max_minutes: float | None = None  # None: 1.5 x the wall time the game days take, + 5 min
+    out: str = "bench-results"
+    extra_env: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def wall_limit_s(self) -> float:
+        if self.max_minutes is not None:
+            return self.max_minutes * 60
+        return 1.5 * self.game_days * GAME_S_PER_DAY * self.day_length_scale + 300
+
+    def env(self) -> dict[str, str]:
+        """The daemon's settings beyond the soak's: the fast intervals (soak.FAST), this
+        bench's day scale and drive-tick interval, no LLM."""
+        return {**FAST,
+                "MCBOT_SERVER__DAY_LENGTH_SCALE": f"{self.day_length_scale:g}",
+                "MCBOT_DRIVE_TICK__INTERVAL_MS": str(self.drive_tick_ms),
+                "MCBOT_JOBS__DRIVE_TICK_S": "1",
+                "MCBOT_LLM__TARGETS": "[]",  # no model, whatever the user's config says
+                **self.extra_env}
+
+
+def places_seen(base: str) -> dict[str, Any] | None:
+    """The places view, compact: the kinds of place the bot PLACED, and how many verified
+    shelters it remembers (None: the view did not answer)."""
+    try:
+        view = httpx.get(base + "/api/places", timeout=5).json()
+    except (httpx.HTTPError, ValueError):
+        return None
+    if not isinstance(view, dict):
+        return None
+    return {"placed": sorted({p.get("kind") for p in view.get("places") or [] if p.get("source") == "placed"}),
+            "verifiedShelters": sum(bool(s.get("verified")) for s in view.get("shelters") or [])}
+
+
+class Run:
+    """One daemon on one fresh world (version, seed), sampled until it is done."""
+
+    def __init__(self, version: str, seed: int, settings: SurvivalSettings, folder: Path,
+                 say: Callable[[str], None]) -> None:
+        self.version, self.seed, self.settings, self.say = version, seed, settings, say
+        self.name = f"{version}-seed{seed}"
+        self.log_path = folder / f"{self.name}-daemon.log"
+        self.samples_path = folder / f"{self.name}-samples.jsonl"
+        self.db = folder / f"{self.name}.db"
+        self.samples: list[dict[str, Any]] = []
+        self.ended = "not started"
+        self.server_version = "unknown"
+        self.reached: set[str] = set()
+
+    def tag(self) -> str:
+        return f"[Bench survival] {self.version} seed {self.seed}:"
+
+    def run(self) -> bool:
+        """Sample until done; False when the daemon did not start. KeyboardInterrupt passes
+        through after the daemon (and its world) stopped."""
+        api_port = free_port()
+        base = f"http://127.0.0.1:{api_port}"
+        ns = argparse.Namespace(server="embedded", version=self.version, creative=False, fast=False)
+        env = {**daemon_env(ns, self.db, api_port), **self.settings.env(), "MCBOT_SERVER__SEED": str(self.seed)}
+        with self.log_path.open("a") as log, self.samples_path.open("w") as out:
+            proc = subprocess.Popen([sys.executable, "-m", "bot", "run"], cwd=ROOT, env=env, stdout=log,
+                                    stderr=subprocess.STDOUT, preexec_fn=_die_with_parent)
+            self.say(f"{self.tag()} daemon pid {proc.pid} api {base}, log {self.log_path}")
+            try:
+                t0 = time.monotonic()
+                if not _wait_up(proc, base, START_TIMEOUT_S):
+                    self.ended = "daemon did not start"
+                    self.say(f"{self.tag()} FAIL the daemon did not become healthy within {START_TIMEOUT_S:.0f} s "
+                             f"(exit {proc.poll()}); see {self.log_path}")
+                    return False
+                self.server_version = _server_version(env)
+                self.ended = "interrupted"
+                self.ended = self._sample_until_done(proc, base, t0, LogTail(self.log_path), out)
+            finally:
+                _stop(proc)
+        self.say(f"{self.tag()} ended ({self.ended}) after {self._last('t', 0):.0f} s; daemon exit {proc.returncode}")
+        return True
+
+    def _last(self, key: str, default: Any) -> Any:
+        return self.samples[-1].get(key, default) if self.samples else default
+
+    def _sample_until_done(self, proc: subprocess.Popen, base: str, t0: float, deaths: LogTail, out: Any) -> str:
+        seen: set[str] = set()
+        next_status = 0.0
+        s = self.settings
+        while True:
+            one = sample(base, t0, seen, daemon_log=deaths)
+            one["thoughts"] = []  # the bench judges none; keeps the samples small
+            one["places"] = places_seen(base)
+            self.samples.append(one)
+            out.write(json.dumps(one) + "\n")
+            game_s = game_seconds(self.samples)
+            g = next((x for x in reversed(game_s) if x is not None), None)
+            self._announce(one, g)
+            if one["t"] >= next_status:
+                self._status(g)
+                next_status = one["t"] + STATUS_S
+            if s.until is not None and s.until in self.reached:
+                return f"until {s.until}"
+            if g is not None and g >= s.game_days * GAME_S_PER_DAY:
+                return f"{s.game_days:g} game days"
+            if one["t"] >= s.wall_limit_s:
+                return f"wall limit {s.wall_limit_s / 60:.1f} min"
+            if proc.poll() is not None:
+                return f"daemon exited {proc.returncode}"
+            time.sleep(max(0.0, t0 + one["t"] + s.sample_s - time.monotonic()))
+
+    def _announce(self, one: dict[str, Any], g: float | None) -> None:
+        """A line per milestone first shown by this sample (inventory or places)."""
+        shown = [*milestones([one], [g]).items(), *places_reached([one], [g]).items()]
+        for ms in dict.fromkeys(m for m, at in shown if at is not None and m not in self.reached):
+            self.reached.add(ms)
+            if ms.startswith("placed_") and ms.removeprefix("placed_") in MILESTONES:
+                self.reached.add(ms.removeprefix("placed_"))  # a placed table is a table reached
+            day = "" if g is None else f"game day {g / GAME_S_PER_DAY:.2f} ({g:.0f} game s), "
+            self.say(f"{self.tag()} milestone {ms} at {day}t={one['t']:.0f}s")
+
+    def _status(self, g: float | None) -> None:
+        days, total = (g or 0) / GAME_S_PER_DAY, self.settings.game_days
+        filled = min(20, int(20 * days / total))
+        last = self.samples[-1]
+        by: dict[str, int] = {}
+        for t in last.get("tasks", []):
+            by[t["status"]] = by.get(t["status"], 0) + 1
+        deaths = sum(len(x.get("deaths") or []) for x in self.samples)
+        tree = sum(ms in self.reached for ms in MILESTONES)
+        self.say(f"{self.tag()} [{'#' * filled}{'-' * (20 - filled)}] day {days:.2f}/{total:g} t={last['t']:.0f}s "
+                 f"ok={last['ok']} health={last.get('health')} milestones {tree}/{len(MILESTONES)} "
+                 f"tasks {' '.join(f'{k}={v}' for k, v in sorted(by.items())) or 'none'} deaths {deaths}")
+
+    def result(self) -> dict[str, Any]:
+        r = run_result(self.samples, wedge_s(True))
+        return {"version": self.version, "seed": self.seed, "serverVersion": self.server_version,
+                "ended": self.ended, **r, "daemon_log": str(self.log_path), "samples_file": str(self.samples_path)}
+
+
+def bench_survival(settings: SurvivalSettings, as_json: bool = False) -> int:
+    """Every (version, seed) run in turn; the report, the timeline, the table, the targets."""
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    out = Path(settings.out) if Path(settings.out).is_absolute() else Path.cwd() / settings.out
+    folder = out / f"survival-{stamp}"
+    folder.mkdir(parents=True, exist_ok=True)
+
+    def say(line: str) -> None:
+        print(line, file=sys.stderr if as_json else sys.stdout, flush=True)
+
+    logging.getLogger("httpx").setLevel(logging.WARNING)  # a request line per API read would bury the progress
+    total = len(settings.versions) * len(settings.seeds)
+    say(f"[Bench survival] {total} runs (versions {','.join(settings.versions)} x seeds "
+        f"{','.join(map(str, settings.seeds))}): {settings.game_days:g} game days each"
+        + (f" or until {settings.until}" if settings.until else "")
+        + f", day length x{settings.day_length_scale:g} ({GAME_S_PER_DAY * settings.day_length_scale / 60:g} wall "
+          f"min per game day), drive tick every {settings.drive_tick_ms / 1000:g} s, at most "
+          f"{settings.wall_limit_s / 60:.1f} min each; output {folder}")
+    runs: list[Run] = []
+    code = EXIT_OK
+    try:
+        for version in settings.versions:
+            for seed in settings.seeds:
+                run = Run(version, seed, settings, folder, say)
+                runs.append(run)
+                say(f"[Bench survival] run {len(runs)}/{total}: {version} seed {seed}")
+                if not run.run():
+                    code = EXIT_START
+    except KeyboardInterrupt:
+        say("[Bench survival] interrupted: the daemon and its world are stopped; writing the runs so far")
+        code = EXIT_INTERRUPTED
+    results = [r.result() for r in runs if r.samples]
+    targets = judge(results) if results else []
+    report = {"settings": {**asdict(settings), "wall_limit_s": settings.wall_limit_s, "wedge_s": wedge_s(True),
+                           "daemon_env": settings.env(), "stamp": stamp},
+              "runs": results, "targets": targets, "pass": bool(results) and not failed(targets),
+              "interrupted": code == EXIT_INTERRUPTED}
+    report_path, chart = folder / "report.json", folder / "timeline.png"
+    report_path.write_text(json.dumps(report, indent=2))
+    if results:
+        write_timeline(results, chart, f"mcbot bench survival: game days to each milestone "
+                                       f"(day length x{settings.day_length_scale:g})")
+    for r in results:
+        say(f"[Bench survival] {r['version']} seed {r['seed']} milestones: {milestone_detail(r)}")
+    for line in table_lines(results) + [""] + target_lines(targets):
+        say(line)
+    say(f"[Bench survival] report {report_path}" + (f", timeline {chart}" if results else ""))
+    if as_json:
+        print(json.dumps(report))
+    if code == EXIT_OK and failed(targets):
+        code = EXIT_FAILED
+    return code

@@ -1,0 +1,273 @@
+"""`mcbot bench survival`, the judging half: pure functions over the samples one run took
+of the daemon's HTTP API (bot/tooling/soak.sample, plus the places view), no clock read.
+
+Game time is bot/tooling/competence.py's (ticks the world clock moved, day wraps and nights
+slept through included, over 20). On top of competence's milestones (first seen in the
+inventory; the verified shelter from its goal), a crafting table, furnace or bed the bot
+PLACED counts too (the places view: one placed between two samples never shows in the
+inventory), and a verified shelter in the places view counts like its task.
+
+A run's result: milestones in game seconds (None: not reached), the same in run seconds,
+task success rate, nights seen through to morning and those survived, deaths with their
+cause and game time, wedges (as the soak judges them). The targets of issue 19 are judged
+over all runs: PASS, FAIL or NOT JUDGED (a run too short to show it is never passed).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from bot.tooling.competence import (FAIL, GAME_S_PER_DAY, MILESTONES, NO_CAUSE, NOT_JUDGED, PASS, TICKS_PER_DAY,
+                                    TICKS_PER_S, VERDICT_WORDS, CompetenceLimits, deaths_explained, game_seconds,
+                                    milestones, task_success, wedges)
+
+PLACED_KINDS = ("crafting_table", "furnace", "bed")  # milestones a placed block also reaches
+NIGHT_START, NIGHT_END = 13_000, 23_000  # mineflayer's isDay is false in between
+IRON_DAYS = 3.0  # target: an iron pickaxe within this many game days...
+IRON_SHARE = 2 / 3  # ...on at least this share of the seeds (2 of 3)
+MIN_TASK_SUCCESS = 0.9
+TARGET_NAMES = {
+    "iron_pickaxe": f"iron pickaxe within {IRON_DAYS:g} game days on at least 2 of 3 seeds, at each version",
+    "tasks": f"at least {MIN_TASK_SUCCESS:.0%} of tasks completed, each run",
+    "deaths": "every death explained (a recorded cause, none unrecorded)",
+    "wedges": "0 wedges",
+}
+
+
+# -- one run ------------------------------------------------------------------------------------
+
+def places_reached(samples: list[dict[str, Any]], at: list[float | None]) -> dict[str, float | None]:
+    """`placed_<kind>` and `verified_shelter` from each sample's `places` ({"placed": [kind],
+    "verifiedShelters": n}): the `at` value of the first sample showing it."""
+    out: dict[str, float | None] = {f"placed_{k}": None for k in PLACED_KINDS} | {"verified_shelter": None}
+    for s, a in zip(samples, at):
+        seen = s.get("places") or {}
+        when = a if a is not None else 0.0
+        for kind in seen.get("placed") or []:
+            if out.get(f"placed_{kind}", 0) is None:
+                out[f"placed_{kind}"] = when
+        if out["verified_shelter"] is None and (seen.get("verifiedShelters") or 0) > 0:
+            out["verified_shelter"] = when
+    return out
+
+
+# What each milestone is made from (direct inputs only; each comes earlier in MILESTONES): an
+# item held only between two samples (planks crafted into a table at once) is dated by the
+# first milestone that needed it, the latest time it can have been reached.
+NEEDS: dict[str, tuple[str, ...]] = {
+    "planks": ("log",), "crafting_table": ("planks",), "wooden_pickaxe": ("crafting_table",),
+    "cobblestone": ("wooden_pickaxe",), "stone_pickaxe": ("cobblestone",), "furnace": ("cobblestone",),
+    "coal": ("wooden_pickaxe",), "iron_ore": ("stone_pickaxe",), "iron_ingot": ("iron_ore", "furnace"),
+    "iron_pickaxe": ("iron_ingot",), "bed": ("planks",),
+}
+
+
+def implied(reached: dict[str, float | None]) -> dict[str, float | None]:
+    """Each milestone no later than the first that needed it (transitively)."""
+    out = dict(reached)
+    for ms in reversed(MILESTONES):
+        for need in NEEDS.get(ms, ()):
+            if out[ms] is not None and (out[need] is None or out[need] > out[ms]):
+                out[need] = out[ms]
+    return out
+
+
+def _earliest(*xs: float | None) -> float | None:
+    got = [x for x in xs if x is not None]
+    return min(got) if got else None
+
+
+def all_milestones(samples: list[dict[str, Any]], at: list[float | None]) -> dict[str, float | None]:
+    """The tree's milestones (competence.MILESTONES, in order) at the first sample that shows
+    each (or the first that shows what needed it), by `at` (game seconds or run seconds),
+    then the placed_* ones."""
+    held = milestones(samples, at)
+    placed = places_reached(samples, at)
+    out = {ms: _earliest(held[ms], placed.get(f"placed_{ms}")) for ms in MILESTONES}
+    out["verified_shelter"] = _earliest(held["verified_shelter"], placed["verified_shelter"])
+    return implied(out) | {k: v for k, v in placed.items() if k.startswith("placed_")}
+
+
+def absolute_ticks(samples: list[dict[str, Any]], game_s: list[float | None]) -> float | None:
+    """The world's time of day at the run's first clock reading (the start of game time)."""
+    for s, g in zip(samples, game_s):
+        if g is not None and isinstance(s.get("timeOfDay"), (int, float)):
+            return int(s["timeOfDay"]) - g * TICKS_PER_S
+    return None
+
+
+def nights(samples: list[dict[str, Any]], game_s: list[float | None],
+           deaths: list[dict[str, Any]]) -> dict[str, int]:
+    """Nights (13000..23000 of a day) whose morning came during the run, and of those the ones
+    without a death between their dusk (or the run's start) and their morning."""
+    start = absolute_ticks(samples, game_s)
+    clocked = [g for g in game_s if g is not None]
+    if start is None or not clocked:
+        return {"nights": 0, "nights_survived": 0}
+    end = start + clocked[-1] * TICKS_PER_S
+    seen = survived = 0
+    k = math.floor((start - NIGHT_END) / TICKS_PER_DAY) + 1  # the first night whose morning is after the start
+    while (morning := k * TICKS_PER_DAY + NIGHT_END) <= end:
+        if morning > start:
+            dusk = max(start, k * TICKS_PER_DAY + NIGHT_START)
+            died = any(d["game_s"] is not None and dusk <= start + d["game_s"] * TICKS_PER_S <= morning
+                       for d in deaths)
+            seen += 1
+            survived += not died
+        k += 1
+    return {"nights": seen, "nights_survived": survived}
+
+
+def deaths_at(samples: list[dict[str, Any]], game_s: list[float | None]) -> list[dict[str, Any]]:
+    """Each death the daemon recorded, with its cause and the game seconds of the sample
+    that read it."""
+    return [{"cause": d.get("cause") or "", "game_s": g, "t": s["t"]}
+            for s, g in zip(samples, game_s) for d in s.get("deaths") or []]
+
+
+def run_result(samples: list[dict[str, Any]], wedge_s: float) -> dict[str, Any]:
+    """One run's figures, JSON-ready."""
+    game_s = game_seconds(samples)
+    k1, rate = task_success(samples, CompetenceLimits(wedge_s=wedge_s))
+    tasks = {t["id"]: t["status"] for s in samples for t in s.get("tasks", [])}
+    k3, _ = deaths_explained(samples)
+    deaths = deaths_at(samples, game_s)
+    clocked = [g for g in game_s if g is not None]
+    return {
+        "milestones": all_milestones(samples, game_s),
+        "milestones_run_s": all_milestones(samples, [s["t"] for s in samples]),
+        "task_success_rate": None if rate is None else round(rate, 4),
+        "tasks": {st: sum(v == st for v in tasks.values()) for st in ("completed", "failed", "unplannable")}
+                 | {"total": len(tasks)},
+        **nights(samples, game_s, deaths),
+        "deaths": deaths,
+        "deaths_explained": k3["verdict"],
+        "deaths_detail": k3["detail"],
+        "wedges": wedges(samples, wedge_s),
+        "game_days": round(clocked[-1] / GAME_S_PER_DAY, 3) if clocked else None,
+        "run_s": samples[-1]["t"] if samples else 0.0,
+        "samples": len(samples),
+    }
+
+
+def reached_in_order(result: dict[str, Any], names: list[str]) -> bool:
+    """Every one of `names` reached, at non-decreasing game time in that order."""
+    at = [result["milestones"].get(n) for n in names]
+    return all(a is not None for a in at) and all(a <= b for a, b in zip(at, at[1:]))  # type: ignore[operator]
+
+
+# -- the targets --------------------------------------------------------------------------------
+
+def _target(tid: str, verdict: str, detail: str) -> dict[str, Any]:
+    return {"id": tid, "name": TARGET_NAMES[tid], "verdict": verdict, "detail": detail}
+
+
+def _label(r: dict[str, Any]) -> str:
+    return f"{r['version']} seed {r['seed']}"
+
+
+def _iron(runs: list[dict[str, Any]]) -> dict[str, Any]:
+    window = IRON_DAYS * GAME_S_PER_DAY
+    verdicts, parts = [], []
+    for v in dict.fromkeys(r["version"] for r in runs):
+        mine = [r for r in runs if r["version"] == v]
+        need = math.ceil(IRON_SHARE * len(mine) - 1e-9)
+        hit = sum((r["milestones"].get("iron_pickaxe") or math.inf) <= window for r in mine)
+        open_ = sum((r["milestones"].get("iron_pickaxe") is None) and (r["game_days"] or 0) < IRON_DAYS
+                    for r in mine)  # stopped before the window closed, no pickaxe yet
+        if hit >= need:
+            verdicts.append(PASS)
+        elif hit + open_ >= need:
+            verdicts.append(NOT_JUDGED)
+        else:
+            verdicts.append(FAIL)
+        parts.append(f"{v}: {hit}/{len(mine)} seeds (need {need})" + (f", {open_} ended early" if open_ else ""))
+    verdict = FAIL if FAIL in verdicts else NOT_JUDGED if NOT_JUDGED in verdicts else PASS
+    return _target("iron_pickaxe", verdict, "; ".join(parts))
+
+
+def _tasks(runs: list[dict[str, Any]]) -> dict[str, Any]:
+    rated = [r for r in runs if r["task_success_rate"] is not None]
+    low = [r for r in rated if r["task_success_rate"] < MIN_TASK_SUCCESS]
+    detail = ", ".join(f"{_label(r)} {_pct(r['task_success_rate'])}" for r in runs)
+    if low:
+        return _target("tasks", FAIL, detail)
+    return _target("tasks", PASS if rated and len(rated) == len(runs) else NOT_JUDGED,
+                   detail + ("" if len(rated) == len(runs) else " (a run without a finished task)"))
+
+
+def _deaths(runs: list[dict[str, Any]]) -> dict[str, Any]:
+    deaths = [(r, d) for r in runs for d in r["deaths"]]
+    bad = [(r, d) for r, d in deaths if d["cause"].lower() in NO_CAUSE]
+    failed = [r for r in runs if r["deaths_explained"] == FAIL]
+    unread = [r for r in runs if r["deaths_explained"] == NOT_JUDGED]
+    causes = ", ".join(f"{_label(r)}: {d['cause'] or '?'} at {_fmt_s(d['game_s'])}" for r, d in deaths[:8])
+    detail = f"{len(deaths)} deaths" + (f" ({causes})" if deaths else "")
+    if bad or failed:
+        return _target("deaths", FAIL, detail + "; " + "; ".join(f"{_label(r)}: {r['deaths_detail']}" for r in failed))
+    if unread:
+        return _target("deaths", NOT_JUDGED, detail + "; death records never read in " +
+                       ", ".join(_label(r) for r in unread))
+    return _target("deaths", PASS, detail)
+
+
+def _wedges(runs: list[dict[str, Any]]) -> dict[str, Any]:
+    stuck = [(r, w) for r in runs for w in r["wedges"]]
+    if stuck:
+        return _target("wedges", FAIL, "; ".join(f"{_label(r)}: {w['kind']} {w['s']:g} s from t={w['from']:g}s"
+                                                 for r, w in stuck))
+    return _target("wedges", PASS, f"none in {len(runs)} runs")
+
+
+def judge(runs: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The issue's targets over every run (each run carries `version` and `seed`)."""
+    return [_iron(runs), _tasks(runs), _deaths(runs), _wedges(runs)]
+
+
+def failed(targets: list[dict[str, Any]]) -> bool:
+    return any(t["verdict"] == FAIL for t in targets)
+
+
+# -- printing -----------------------------------------------------------------------------------
+
+def _pct(x: float | None) -> str:
+    return "-" if x is None else f"{100 * x:.0f} %"
+
+
+def _fmt_s(g: float | None) -> str:
+    """Game seconds as game days, e.g. `day 1.25`; `-` when not reached."""
+    return "-" if g is None else f"day {g / GAME_S_PER_DAY:.2f}"
+
+
+def table_lines(runs: list[dict[str, Any]]) -> list[str]:
+    """Seed x version, side by side: a row per figure, a column per run."""
+    cols = [f"{r['version']} s{r['seed']}" for r in runs]
+    rows = [
+        ("iron pickaxe at", [_fmt_s(r["milestones"].get("iron_pickaxe")) for r in runs]),
+        ("stone pickaxe at", [_fmt_s(r["milestones"].get("stone_pickaxe")) for r in runs]),
+        ("milestones reached", [f"{sum(r['milestones'][m] is not None for m in MILESTONES)}/{len(MILESTONES)}"
+                                for r in runs]),
+        ("tasks completed", [f"{_pct(r['task_success_rate'])} of {r['tasks']['completed'] + r['tasks']['failed']}"
+                             for r in runs]),
+        ("nights survived", [f"{r['nights_survived']}/{r['nights']}" for r in runs]),
+        ("deaths", [str(len(r["deaths"])) for r in runs]),
+        ("wedges", [str(len(r["wedges"])) for r in runs]),
+        ("game days run", ["-" if r["game_days"] is None else f"{r['game_days']:.2f}" for r in runs]),
+        ("ended by", [r.get("ended", "-") for r in runs]),
+    ]
+    width = max(14, *(len(c) + 2 for c in cols))
+    out = [f"{'':20}" + "".join(f"{c:>{width}}" for c in cols)]
+    out += [f"{label:20}" + "".join(f"{v:>{width}}" for v in vals) for label, vals in rows]
+    return out
+
+
+def target_lines(targets: list[dict[str, Any]]) -> list[str]:
+    return [f"{VERDICT_WORDS[t['verdict']]} {t['name']}: {t['detail']}" for t in targets]
+
+
+def milestone_detail(run: dict[str, Any]) -> str:
+    """`log=day 0.01 planks=...; not reached: ...` for one run."""
+    got = [f"{m}={_fmt_s(g)}" for m, g in run["milestones"].items() if g is not None]
+    missing = [m for m in MILESTONES if run["milestones"][m] is None]
+    return (" ".join(got) or "none reached") + (f"; not reached: {', '.join(missing)}" if missing else "")

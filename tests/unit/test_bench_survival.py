@@ -1,0 +1,252 @@
+"""`mcbot bench survival`, its pure half (bot/tooling/bench_survival_report.py) on injected
+samples: milestones from inventories and the places view in game time (day wraps and a night
+slept through counted), nights survived, deaths with their game time, the success rate, the
+targets' PASS / FAIL / NOT JUDGED, the report's JSON shape, the table; and the CLI's flags."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from bot.cli.main import build_parser
+from bot.tooling.bench_survival import SurvivalSettings, places_seen
+from bot.tooling.bench_survival_report import (all_milestones, failed, judge, nights, reached_in_order, run_result,
+                                               table_lines, target_lines)
+from bot.tooling.competence import FAIL, GAME_S_PER_DAY, MILESTONES, NOT_JUDGED, PASS, game_seconds
+
+STEP = 600  # ticks per sample: 30 game seconds, 40 samples a day
+
+
+def samples(n, *, tod0=0, inventory_at=None, places_at=None, deaths_at=None, tasks=(), clock=None):
+    """n samples 3 s apart, the world clock STEP ticks further each (or `clock(k)`); the bot
+    walks a block per sample. inventory_at / places_at: index -> what is held / placed from then
+    on; deaths_at: index -> causes the daemon logged in that sample."""
+    out, inv, places = [], {}, {"placed": [], "verifiedShelters": 0}
+    for k in range(n):
+        inv = {**inv, **(inventory_at or {}).get(k, {})}
+        places = {**places, **(places_at or {}).get(k, {})}
+        out.append({"t": 3.0 * k, "ok": True, "health": 20,
+                    "timeOfDay": clock(k) if clock else (tod0 + k * STEP) % 24_000,
+                    "position": {"x": float(k), "y": 64.0, "z": 0.0}, "inventory": dict(inv),
+                    "tasks": [dict(t) for t in tasks], "deathsRead": True,
+                    "deaths": [{"cause": c} for c in (deaths_at or {}).get(k, [])], "places": dict(places)})
+    return out
+
+
+def task(i, status):
+    return {"id": i, "status": status, "progress": 1.0 if status == "completed" else 0.0, "goalKey": f"k:{i}"}
+
+
+def run(version="1.21.4", seed=1, **over):
+    """A run result as the bench stores it, with defaults that meet every target."""
+    ms = dict.fromkeys(MILESTONES) | {"iron_pickaxe": 2.0 * GAME_S_PER_DAY}
+    return {"version": version, "seed": seed, "milestones": ms, "task_success_rate": 1.0,
+            "tasks": {"completed": 10, "failed": 0, "unplannable": 0, "total": 10}, "nights": 2,
+            "nights_survived": 2, "deaths": [], "deaths_explained": PASS, "deaths_detail": "no death",
+            "wedges": [], "game_days": 3.0, "ended": "3 game days", **over}
+
+
+def by_id(targets):
+    return {t["id"]: t for t in targets}
+
+
+# -- milestones and game time -------------------------------------------------------------------
+
+def test_milestones_in_game_seconds_from_inventories_and_placed_blocks():
+    s = samples(12, inventory_at={1: {"oak_log": 4}, 2: {"oak_planks": 8}, 5: {"wooden_pickaxe": 1},
+                                  7: {"cobblestone": 3}, 8: {"stone_pickaxe": 1}},
+                places_at={3: {"placed": ["crafting_table"]}, 10: {"verifiedShelters": 1}})
+    ms = all_milestones(s, game_seconds(s))
+    per = STEP / 20
+    assert ms["log"] == per and ms["planks"] == 2 * per and ms["wooden_pickaxe"] == 5 * per
+    assert ms["crafting_table"] == ms["placed_crafting_table"] == 3 * per  # never held in a sample: placed counts
+    assert ms["stone_pickaxe"] == 8 * per and ms["verified_shelter"] == 10 * per
+    assert ms["iron_pickaxe"] is None and ms["placed_furnace"] is None
+    assert list(ms)[:len(MILESTONES)] == list(MILESTONES)
+    assert reached_in_order(run_result(s, 120.0),
+                            ["log", "planks", "crafting_table", "wooden_pickaxe", "cobblestone", "stone_pickaxe"])
+
+
+def test_held_before_placed_keeps_the_earlier_time():
+    s = samples(6, inventory_at={1: {"furnace": 1}}, places_at={4: {"placed": ["furnace"]}})
+    ms = all_milestones(s, game_seconds(s))
+    assert ms["furnace"] == STEP / 20 and ms["placed_furnace"] == 4 * STEP / 20
+
+
+def test_game_time_counts_the_day_wrap_and_a_night_slept_through():
+    wrap = [22_800, 23_400, 0, 600]
+    s = samples(len(wrap), clock=lambda k: wrap[k], inventory_at={3: {"oak_log": 1}})
+    assert run_result(s, 120.0)["milestones"]["log"] == 3 * STEP / 20
+    # in bed at 13200, woken at 0: the night counts, then the clock runs on
+    slept = [12_000, 12_600, 13_200, 0, 600]
+    s = samples(len(slept), clock=lambda k: slept[k], inventory_at={4: {"iron_pickaxe": 1}})
+    r = run_result(s, 120.0)
+    assert r["milestones"]["iron_pickaxe"] == (600 + 600 + (24_000 - 13_200) + 600) / 20
+    assert r["milestones_run_s"]["iron_pickaxe"] == 4 * 3.0  # the same milestone in run seconds
+
+
+def test_an_item_held_only_between_samples_is_dated_by_what_needed_it():
+    # planks crafted straight into a table: never seen; the table dates them (and the log)
+    s = samples(8, inventory_at={2: {"crafting_table": 1}, 5: {"oak_log": 2}, 6: {"raw_iron": 1}})
+    ms = all_milestones(s, game_seconds(s))
+    assert ms["planks"] == ms["log"] == ms["crafting_table"] == 2 * STEP / 20
+    # raw iron needs a stone pickaxe, cobblestone, a wooden pickaxe: all by then at the latest
+    assert ms["stone_pickaxe"] == ms["cobblestone"] == ms["wooden_pickaxe"] == 6 * STEP / 20
+    assert ms["furnace"] is None and ms["coal"] is None  # not needed for raw iron
+
+
+def test_reached_in_order_needs_every_one_and_non_decreasing_times():
+    r = {"milestones": {"log": 10.0, "planks": 10.0, "stone_pickaxe": 5.0, "coal": None}}
+    assert reached_in_order(r, ["log", "planks"])
+    assert not reached_in_order(r, ["log", "stone_pickaxe"])
+    assert not reached_in_order(r, ["log", "coal"])
+
+
+# -- nights and deaths ----------------------------------------------------------------------------
+
+def test_nights_seen_to_morning_and_survived_with_a_death_in_the_second():
+    s = samples(100, deaths_at={75: ["zombie"]})  # 0 .. 59400 ticks: mornings at 23000 and 47000
+    r = run_result(s, 120.0)
+    assert (r["nights"], r["nights_survived"]) == (2, 1)
+    assert r["deaths"] == [{"cause": "zombie", "game_s": 75 * STEP / 20, "t": 225.0}]  # 45000 ticks: night 2
+    assert r["deaths_explained"] == PASS
+
+
+def test_a_night_not_yet_ended_is_not_counted_and_a_day_death_spares_the_night():
+    s = samples(30, deaths_at={5: ["skeleton"]})  # 0 .. 17400: no morning yet
+    assert nights(s, game_seconds(s), run_result(s, 120.0)["deaths"]) == {"nights": 0, "nights_survived": 0}
+    s = samples(45, deaths_at={5: ["skeleton"]})  # 3000 ticks in: day
+    assert run_result(s, 120.0)["nights_survived"] == 1
+
+
+def test_a_run_starting_at_night_counts_that_night_from_its_start():
+    s = samples(10, tod0=20_000)  # 20000 .. 25400: one morning
+    assert run_result(s, 120.0)["nights"] == 1
+
+
+# -- success rate and wedges ------------------------------------------------------------------------
+
+def test_task_success_is_completed_over_finished_unplannable_apart():
+    s = samples(5, tasks=[task("a", "completed"), task("b", "completed"), task("c", "completed"),
+                          task("d", "failed"), task("e", "unplannable"), task("f", "active")])
+    r = run_result(s, 120.0)
+    assert r["task_success_rate"] == 0.75
+    assert r["tasks"] == {"completed": 3, "failed": 1, "unplannable": 1, "total": 6}
+    assert run_result(samples(5), 120.0)["task_success_rate"] is None
+
+
+def test_a_bot_frozen_with_an_active_task_is_a_wedge():
+    s = samples(60, tasks=[task("a", "active")])
+    for x in s:
+        x["position"] = {"x": 0.0, "y": 64.0, "z": 0.0}
+    assert [w["kind"] for w in run_result(s, 120.0)["wedges"]] == ["frozen"]
+    assert run_result(samples(60, tasks=[task("a", "active")]), 120.0)["wedges"] == []
+
+
+# -- the targets ---------------------------------------------------------------------------------
+
+def test_every_target_met_passes():
+    runs = [run(seed=1), run(seed=2), run(seed=3, milestones=dict.fromkeys(MILESTONES))]  # 2 of 3 seeds
+    t = by_id(judge(runs))
+    assert [x["verdict"] for x in t.values()] == [PASS] * 4
+    assert not failed(judge(runs))
+
+
+def test_iron_pickaxe_on_one_seed_of_three_fails_and_late_counts_as_missed():
+    late = dict.fromkeys(MILESTONES) | {"iron_pickaxe": 3.5 * GAME_S_PER_DAY}
+    runs = [run(seed=1), run(seed=2, milestones=late), run(seed=3, milestones=dict.fromkeys(MILESTONES))]
+    t = by_id(judge(runs))["iron_pickaxe"]
+    assert t["verdict"] == FAIL and "1/3 seeds (need 2)" in t["detail"]
+
+
+def test_iron_pickaxe_is_judged_per_version():
+    none = dict.fromkeys(MILESTONES)
+    runs = [run(seed=s) for s in (1, 2, 3)] + [run("1.18.2", s, milestones=none) for s in (1, 2, 3)]
+    t = by_id(judge(runs))["iron_pickaxe"]
+    assert t["verdict"] == FAIL and "1.21.4: 3/3" in t["detail"] and "1.18.2: 0/3" in t["detail"]
+
+
+def test_a_run_stopped_before_three_days_without_iron_is_not_judged():
+    short = run(milestones=dict.fromkeys(MILESTONES), game_days=0.3, ended="until stone_pickaxe")
+    t = by_id(judge([short]))
+    assert t["iron_pickaxe"]["verdict"] == NOT_JUDGED and "1 ended early" in t["iron_pickaxe"]["detail"]
+    assert not failed(judge([short]))
+
+
+@pytest.mark.parametrize(("rates", "verdict"), [
+    ([0.95, 0.9], PASS), ([0.95, 0.89], FAIL), ([1.0, None], NOT_JUDGED), ([None, 0.5], FAIL)])
+def test_tasks_target_needs_ninety_percent_in_each_run(rates, verdict):
+    runs = [run(seed=i, task_success_rate=r) for i, r in enumerate(rates)]
+    assert by_id(judge(runs))["tasks"]["verdict"] == verdict
+
+
+def test_a_death_without_a_cause_fails_one_with_a_cause_passes():
+    ok = run(deaths=[{"cause": "zombie", "game_s": 900.0, "t": 40.0}])
+    t = by_id(judge([ok]))["deaths"]
+    assert t["verdict"] == PASS and "zombie at day 0.75" in t["detail"]
+    bad = run(deaths=[{"cause": "unknown", "game_s": 900.0, "t": 40.0}], deaths_explained=FAIL,
+              deaths_detail="1 deaths recorded: 1 without a cause")
+    assert by_id(judge([ok, bad]))["deaths"]["verdict"] == FAIL
+    assert by_id(judge([run(deaths_explained=NOT_JUDGED)]))["deaths"]["verdict"] == NOT_JUDGED
+
+
+def test_a_wedge_fails():
+    wedged = run(wedges=[{"kind": "frozen", "from": 30.0, "to": 200.0, "s": 170.0}])
+    t = by_id(judge([run(), wedged]))["wedges"]
+    assert t["verdict"] == FAIL and "frozen 170 s" in t["detail"]
+    assert failed(judge([wedged]))
+
+
+# -- the report's shape and the printing -------------------------------------------------------------
+
+def test_a_run_result_is_json_with_the_agreed_keys():
+    s = samples(50, inventory_at={2: {"birch_log": 1}}, tasks=[task("a", "completed")], deaths_at={30: ["creeper"]})
+    r = json.loads(json.dumps(run_result(s, 120.0)))
+    assert {"milestones", "task_success_rate", "nights_survived", "deaths", "wedges", "game_days"} <= set(r)
+    assert set(MILESTONES) <= set(r["milestones"])
+    assert all(v is None or isinstance(v, float) for v in r["milestones"].values())
+    assert 0.0 <= r["task_success_rate"] <= 1.0
+    assert r["deaths"][0]["cause"] == "creeper" and r["deaths"][0]["game_s"] == 30 * STEP / 20
+    assert r["game_days"] == round(49 * STEP / 24_000, 3)
+
+
+def test_table_and_target_lines_show_each_run_side_by_side():
+    runs = [run(seed=1), run("1.18.2", 1, task_success_rate=0.5, deaths=[{"cause": "zombie", "game_s": 1.0, "t": 1}])]
+    lines = table_lines(runs)
+    assert "1.21.4 s1" in lines[0] and "1.18.2 s1" in lines[0]
+    iron = next(x for x in lines if x.startswith("iron pickaxe at"))
+    assert iron.split()[-4:] == ["day", "2.00", "day", "2.00"]
+    assert next(x for x in lines if x.startswith("deaths")).split()[-2:] == ["0", "1"]
+    words = [x.split()[0] for x in target_lines(judge(runs))]
+    assert words == ["PASS", "FAIL", "PASS", "PASS"]
+
+
+# -- the command's settings and flags ----------------------------------------------------------------
+
+def test_settings_give_the_daemon_no_llm_the_day_scale_and_the_tick():
+    env = SurvivalSettings(day_length_scale=0.25, drive_tick_ms=4000).env()
+    assert env["MCBOT_LLM__TARGETS"] == "[]"
+    assert env["MCBOT_SERVER__DAY_LENGTH_SCALE"] == "0.25" and env["MCBOT_DRIVE_TICK__INTERVAL_MS"] == "4000"
+    assert SurvivalSettings(game_days=2, day_length_scale=0.5).wall_limit_s == 1.5 * 2 * 600 + 300
+    assert SurvivalSettings(max_minutes=4).wall_limit_s == 240
+
+
+def test_places_seen_is_none_when_the_api_does_not_answer():
+    assert places_seen("http://127.0.0.1:9") is None  # discard port: nothing listens
+
+
+@pytest.mark.parametrize("argv", [["--seeds", "1,x"], ["--game-days", "0"], ["--until", "diamond"],
+                                  ["--version", "1.12.2"], ["--day-scale", "-1"]])
+def test_bad_flags_exit_4_naming_the_flag(argv, capsys):
+    with pytest.raises(SystemExit) as e:
+        build_parser().parse_args(["bench", "survival", *argv])
+    assert e.value.code == 4
+    assert f"argument {argv[0]}" in capsys.readouterr().err
+
+
+def test_flags_parse_into_the_settings():
+    a = build_parser().parse_args(["bench", "survival", "--seeds", "4,5", "--game-days", "1.5", "--until",
+                                   "stone_pickaxe", "--version", "1.21.4,1.18.2"])
+    assert (a.seeds, a.game_days, a.until, a.version, a.day_scale) == ("4,5", 1.5, "stone_pickaxe",
+                                                                     "1.21.4,1.18.2", 0.5)
