@@ -18,13 +18,13 @@ from pydantic import BaseModel, ConfigDict, Field
 
 # Bump whenever CANONICAL_ACTIONS or ACTION_NORMALIZE_MAP changes, so stored goals and
 # eval results can say which vocabulary produced them.
-NORMALIZE_MAP_VERSION = 2  # 2: 'hunt' is an action of its own (animals for food and wool)
+NORMALIZE_MAP_VERSION = 3  # 2: 'hunt' is an action of its own (animals for food and wool); 3: 'descend'
 
 # The single source of truth for actions a goal may carry.
 CANONICAL_ACTIONS: frozenset[str] = frozenset(
     {
         "collect", "mine", "craft", "build", "explore", "navigate", "gather", "smelt",
-        "place", "eat", "sleep", "flee", "attack", "find", "pause", "continue", "hunt",
+        "place", "eat", "sleep", "flee", "attack", "find", "pause", "continue", "hunt", "descend",
     }
 )
 

@@ -15,6 +15,8 @@ A goal grounds when the thing it names is in the frame, by these rules:
   ingredients are at hand is planning's question, not a fabrication.
 - build: grounded when the target is a known structure (KNOWN_STRUCTURES).
 - explore: always grounded: it claims nothing about the world.
+- descend: grounded when the target is a level the staircase may reach (`y<N>`, N at least
+  mining.SAFE_FLOOR_Y); it claims nothing about what lies below (missing_location otherwise).
 - navigate: grounded for a direction or generic area, for anything in the frame, and for
   a location the frame lists; a named place the frame does not list ('village', 'home')
   is missing_location.
@@ -47,6 +49,7 @@ from agency.blocks import is_air, is_log
 from agency.execution.tools import recipes
 from agency.execution.tools.furnace_recipes import output_of
 from agency.execution.tools.hunting import ANIMALS, animal_kind
+from agency.execution.tools.mining import SAFE_FLOOR_Y, parse_level
 from agency.goal_tag import ExtractedGoal
 from agency.names import GENERIC_THREATS, with_aliases
 from agency.world import BlockRegion, WorldSnapshot
@@ -224,6 +227,13 @@ def check_goal(goal: ExtractedGoal, facts: FrameFacts, *, scenario_id: str | Non
         if target in KNOWN_STRUCTURES:
             return GroundingResult(True, detail=f"{target} is a known structure")
         return _fail("missing_item", f"build {target}: unknown structure", scenario_id)
+    if action == "descend":
+        try:
+            if parse_level(target) >= SAFE_FLOOR_Y:
+                return GroundingResult(True, detail=f"{target} is a level above the safe floor")
+        except ValueError:
+            pass
+        return _fail("missing_location", f"descend {target}: not a level at or above y{SAFE_FLOOR_Y}", scenario_id)
     if action == "navigate":
         if target in GENERIC_PLACES or target in facts.locations or _present(target, facts):
             return GroundingResult(True, detail=f"{target} reachable from frame")

@@ -27,7 +27,7 @@ TARGETS = {
     "collect": "oak_log", "gather": "oak_log", "mine": "stone", "find": "oak_log", "craft": "stick",
     "smelt": "charcoal", "build": "pillar", "place": "dirt", "eat": "bread", "explore": "nearby",
     "navigate": "nearby", "attack": "zombie", "flee": "zombie", "sleep": "bed", "pause": "now",
-    "continue": "work", "hunt": "cow",
+    "continue": "work", "hunt": "cow", "descend": "y40",
 }
 FACTS = FrameFacts(inventory=frozenset({"bread", "dirt", "oak_log"}), entities=frozenset({"zombie", "cow"}),
                    blocks=frozenset({"oak_log", "stone"}), hostiles=1)

@@ -1,0 +1,94 @@
+"""descend: dig down to a level by a staircase (one JS `staircase` action), where coal and iron
+lie below what the bot sees from the surface. Never straight down, never into a liquid: the
+JS side checks every block before digging it and turns away from a hazard (see
+node/lib/actions/staircase.js).
+
+A level is written `y<N>` in a goal (`descend y40`: a goal's target is a name, and a bare
+number would read as its amount). Levels below SAFE_FLOOR_Y are refused: the deep layers hold
+lava lakes (at y 10 before 1.18, the lava aquifers of deepslate after). The wait is bounded
+by the number of steps.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import replace
+from typing import Any, Literal
+
+from pydantic import Field, field_validator
+
+from agency.execution.tools.actions import run_action
+from agency.execution.tools.base import BODY_QUEUE, Tool, ToolContext, ToolFailure, ToolInput
+from agency.execution.tools.results import EXECUTION_ERROR, PRECONDITION_FAILED
+
+SAFE_FLOOR_Y = 12
+MAX_DESCENT = 48  # blocks in one call (the JS action allows 64)
+STEP_S = 8.0  # one step: three blocks dug with a stone pickaxe, maybe a hole filled, a walk down
+_LEVEL = re.compile(r"^y(-?\d+)$")
+
+
+def level_target(y: int) -> str:
+    """The goal target naming a level: 40 -> 'y40'."""
+    return f"y{y}"
+
+
+def parse_level(value: object) -> int:
+    """'y40' (a goal's target), 'Y40', '40' or 40 -> 40; anything else is a ValueError."""
+    if isinstance(value, bool):
+        raise ValueError(f"not a level: {value!r}")
+    if isinstance(value, int):
+        return value
+    m = _LEVEL.match(str(value).strip().lower()) or re.match(r"^(-?\d+)$", str(value).strip())
+    if m is None:
+        raise ValueError(f"not a level: {value!r} (write it y<N>, e.g. y40)")
+    return int(m.group(1))
+
+
+def descend_timeout_s(blocks: int) -> float:
+    return max(1, blocks) * STEP_S + 10
+
+
+class DescendInput(ToolInput):
+    target_y: int = Field(ge=SAFE_FLOOR_Y, description=f"the level to reach (y<N> or N), at least y {SAFE_FLOOR_Y}")
+    direction: Literal["north", "east", "south", "west"] | None = Field(
+        default=None, description="the way to dig first (default: the way the bot faces)")
+
+    @field_validator("target_y", mode="before")
+    @classmethod
+    def _level(cls, v: object) -> int:
+        return parse_level(v)
+
+
+def _has_pickaxe(ctx: ToolContext) -> bool:
+    return any(i.name.endswith("_pickaxe") and i.count > 0 for i in ctx.body.snapshot().inventory)
+
+
+async def descend(ctx: ToolContext, p: DescendInput) -> dict[str, Any]:
+    here = math.floor(ctx.body.snapshot().position.y)
+    if here <= p.target_y:
+        return {"steps": 0, "y": here, "turned": 0, "targetY": p.target_y}
+    blocks = here - p.target_y
+    if blocks > MAX_DESCENT:
+        raise ToolFailure(PRECONDITION_FAILED, f"y {p.target_y} is {blocks} blocks down from y {here}; at most "
+                          f"{MAX_DESCENT} in one descent", details={"y": here, "targetY": p.target_y})
+    if not _has_pickaxe(ctx):  # stone by hand: 7.5 s a block, and it drops nothing
+        raise ToolFailure(PRECONDITION_FAILED, "no pickaxe to dig a staircase with")
+    ctx.check()
+    wait_ms = int(descend_timeout_s(blocks) * 1000)
+    deadline = ctx.clock() + wait_ms if ctx.deadline_ms is None else min(ctx.deadline_ms, ctx.clock() + wait_ms)
+    args: dict[str, Any] = {"targetY": p.target_y}
+    if p.direction is not None:
+        args["direction"] = p.direction
+    out = await run_action(replace(ctx, deadline_ms=deadline), "staircase", args)
+    y = math.floor(ctx.body.snapshot().position.y)
+    if y > p.target_y:
+        raise ToolFailure(EXECUTION_ERROR, f"the staircase ended at y {y}, above y {p.target_y}", details={"action": out})
+    return {"steps": out.get("steps"), "y": y, "turned": out.get("turned"), "targetY": p.target_y}
+
+
+TOOLS = [
+    Tool("descend", "Dig a staircase down to a level (target_y, at least y 12), turning away from water, lava "
+         "and falling blocks; needs a pickaxe.", DescendInput, descend,
+         timeout_s=descend_timeout_s(MAX_DESCENT) + 30, queue=BODY_QUEUE),
+]
