@@ -35,8 +35,19 @@ nearby, first missing step wins:
 "Iron still to smelt" = no iron (or better) pickaxe and fewer than 3 iron ingots. A step
 whose goal no workflow carries out (a craft the crafter has no recipe for, a smelt the
 furnace table does not know) is never emitted (`routable`): the progression ends before it.
-A collect of coal or iron with none in sight is grounded into `explore nearby`, which is how
-the bot finds them.
+
+Coal and iron lie underground (below what a tick sees from the surface), so a collect of
+either with none in sight digs down first (`dig_down_first`, rule `dig_down_first`): a
+staircase to DIG_DOWN_BLOCKS below the bot for coal, to IRON_LEVEL (or DIG_DOWN_BLOCKS
+lower, when already that deep) for iron, never below mining.SAFE_FLOOR_Y:
+
+| ore | goal |
+|---|---|
+| coal_ore | descend y<bot's y - 12> |
+| iron_ore | descend y<min(40, bot's y - 12)> |
+
+Once the ore is in sight the collect step grounds and takes over. At the floor (or with no
+pickaxe) the collect is grounded into `explore nearby`, like any other goal out of sight.
 """
 
 from __future__ import annotations
@@ -56,6 +67,7 @@ from agency.goal_tag import ExtractedGoal, build_goal_tag_v1, canonical_goal_key
 from agency.cognition.grounding import FrameFacts, GroundingResult, check_doable_goal, log_grounding_fail
 from agency.cognition.sanitizer import sanitize
 from agency.execution.tools.furnace_recipes import output_of
+from agency.execution.tools.mining import MAX_DESCENT, SAFE_FLOOR_Y, level_target
 from agency.execution.tools.recipes import CRAFTABLE
 from agency.cognition.settings import DriveTickConfig  # the one schema, also the [drive_tick] section
 from agency.planning.tasks.idempotency import TaskLookup, find_blocking_task
@@ -81,8 +93,16 @@ COAL_BATCH = 3  # one vein's worth: fuel for 24 smelts, spare for torches
 STONE_OR_BETTER = ("stone_pickaxe", "iron_pickaxe", "diamond_pickaxe", "netherite_pickaxe")
 IRON_OR_BETTER = ("iron_pickaxe", "diamond_pickaxe", "netherite_pickaxe")
 FURNACE_BLOCKS = ("furnace", "lit_furnace")  # lit_furnace: the block's name before 1.13
+# Digging down for ores out of sight: one descent brings DIG_DOWN_BLOCKS of new ground into
+# the sight box (8 up and down); iron lies deeper than coal (the embedded world: iron below
+# y 56, coal up to the surface; vanilla 1.18+: iron peaks at y 16, coal near y 96 and 0).
+DIG_DOWN_ORES = ("coal_ore", "iron_ore")
+DIG_DOWN_BLOCKS = 12
+IRON_LEVEL = 40
+MIN_DESCENT = 4  # less than this above the floor: explore instead
 
-_CATEGORY = {"collect": "gathering", "build": "building", "craft": "crafting", "explore": "exploration"}
+_CATEGORY = {"collect": "gathering", "descend": "gathering", "build": "building", "craft": "crafting",
+             "explore": "exploration"}
 
 
 @dataclass
@@ -183,13 +203,13 @@ def select_drive(snapshot: WorldSnapshot, shelter_nearby: bool | None, table_nea
 
 
 def routable(action: str, target: str) -> bool:
-    """Does a workflow carry this goal out? collect: the gatherer (any block); craft: the
-    crafter's planner knows a recipe; smelt: the furnace table knows the item."""
+    """Does a workflow carry this goal out? collect and descend: the gatherer (any block, any
+    level); craft: the crafter's planner knows a recipe; smelt: the furnace table knows the item."""
     if action == "craft":
         return target in CRAFTABLE
     if action == "smelt":
         return output_of(target) is not None
-    return action == "collect" or action in SURVIVAL_ACTIONS
+    return action in ("collect", "descend") or action in SURVIVAL_ACTIONS
 
 
 def _held(snapshot: WorldSnapshot, names: Iterable[str]) -> int:
@@ -255,6 +275,27 @@ def explore_first(ungrounded: DriveSelection, grounding: GroundingResult) -> Dri
     why = grounding.detail.split(": ", 1)[-1]
     return DriveSelection("explore", "nearby", EXPLORE_FIRST_LEGS, "explore_first",
                           f"I cannot {ungrounded.action} {ungrounded.target} from here ({why}); I will explore first.")
+
+
+def dig_down_first(ungrounded: DriveSelection, snapshot: WorldSnapshot,
+                   grounding: GroundingResult) -> DriveSelection | None:
+    """For coal or iron out of sight: a staircase down to where it lies (module docstring),
+    or None (not an ore found below, no pickaxe to dig with, too close to the floor)."""
+    if ungrounded.action != "collect" or ungrounded.target not in DIG_DOWN_ORES:
+        return None
+    if snapshot.count_matching("_pickaxe") == 0:
+        return None
+    y = math.floor(snapshot.position.y)
+    level = y - DIG_DOWN_BLOCKS
+    if ungrounded.target == "iron_ore":
+        level = min(level, IRON_LEVEL)
+    level = max(level, SAFE_FLOOR_Y, y - MAX_DESCENT)
+    if y - level < MIN_DESCENT:
+        return None
+    why = grounding.detail.split(": ", 1)[-1]
+    return DriveSelection("descend", level_target(level), 1, "dig_down_first",
+                          f"I cannot {ungrounded.action} {ungrounded.target} from here ({why}); it lies deeper, "
+                          f"so I will dig a staircase down to y {level}.")
 
 
 def _safety_gate(snapshot: WorldSnapshot) -> DriveTickSkipped | None:
@@ -328,7 +369,7 @@ def evaluate_drive_tick(
     grounding = check_doable_goal(_goal(sel), facts, scenario_id=None)
     ungrounded = None
     if not grounding.passed:
-        ungrounded, sel = sel, explore_first(sel, grounding)
+        ungrounded, sel = sel, dig_down_first(sel, snapshot, grounding) or explore_first(sel, grounding)
         blocked = _blocked(existing_tasks, sel, now_ms, config)
         if blocked is not None:
             return blocked

@@ -12,8 +12,11 @@ from pathlib import Path
 import pytest
 
 from agency.cognition import drive_tick
+from agency.cognition.drive_selection import DriveSelection
 from agency.cognition.drive_tick import (
+    DriveSkipReason,
     DriveTickFired,
+    DriveTickSkipped,
     evaluate_drive_tick,
     DriveTickState,
     next_progression_step,
@@ -23,8 +26,10 @@ from agency.cognition.drive_tick import (
 from agency.cognition.sanitizer import sanitize
 from agency.execution.agents.planning import craft_plan
 from agency.execution.agents.smelt_plan import smelt_plan
+from agency.cognition.grounding import GroundingResult
 from agency.goal_tag import build_goal_tag_v1
-from agency.world import BlockRegion
+from agency.planning.tasks.models import TaskOrigin
+from agency.world import BlockRegion, Vec3
 
 BASE = {"oak_log": 20, "crafting_table": 1, "wooden_pickaxe": 1}  # the spec's five rules all pass
 SPEC_RULES = ("no_logs", "night_no_shelter", "no_crafting_table", "no_pickaxe", "low_logs")
@@ -190,12 +195,55 @@ def test_stone_in_sight_is_mined_for_cobblestone(make_snapshot):
     assert r.thought.metadata.grounding["detail"] == "stone in sight"
 
 
-def test_ores_out_of_sight_are_explored_for(make_snapshot):
-    r = _tick(make_snapshot(_inv(stone_pickaxe=1, furnace=1, coal=3)), region=_sight("grass_block", "stone"))
-    assert r.selection.rule == "explore_first" and r.ungrounded.rule == "no_iron_ore"
-    assert r.thought.metadata.goalKey == "explore:nearby"
-    r = _tick(make_snapshot(_inv(stone_pickaxe=1, furnace=1, coal=3)), region=_sight("stone", "iron_ore"))
+COAL_NEXT = _inv(stone_pickaxe=1, furnace=1)
+IRON_NEXT = _inv(stone_pickaxe=1, furnace=1, coal=3)
+
+
+@pytest.mark.parametrize(("inventory", "y", "step", "goal_key"), [
+    (COAL_NEXT, 64, "no_coal", "descend:y52"),  # 12 below the bot
+    (COAL_NEXT, 30, "no_coal", "descend:y18"),
+    (COAL_NEXT, 20, "no_coal", "descend:y12"),  # the safe floor, not lower
+    (IRON_NEXT, 64, "no_iron_ore", "descend:y40"),  # down to where iron lies
+    (IRON_NEXT, 90, "no_iron_ore", "descend:y42"),  # at most 48 blocks in one descent
+    (IRON_NEXT, 45, "no_iron_ore", "descend:y33"),  # already near it: 12 lower
+    (IRON_NEXT, 15, "no_iron_ore", "explore:nearby"),  # at the floor: explore
+], ids=lambda v: str(v) if not isinstance(v, dict) else "")
+def test_ores_out_of_sight_are_dug_down_for(make_snapshot, inventory, y, step, goal_key):
+    r = _tick(make_snapshot(inventory, position=Vec3(x=0, y=y, z=0)), region=_sight("grass_block", "stone"))
+    assert isinstance(r, DriveTickFired) and r.ungrounded is not None and r.ungrounded.rule == step
+    assert r.thought.metadata.goalKey == goal_key
+    assert r.selection.rule == ("explore_first" if goal_key.startswith("explore") else "dig_down_first")
+    assert r.thought.metadata.grounding["pass"] is True
+    assert r.selection.action == "explore" or routable(r.selection.action, r.selection.target)
+
+
+def test_once_the_ore_is_in_sight_the_collect_step_takes_over(make_snapshot):
+    r = _tick(make_snapshot(IRON_NEXT, position=Vec3(x=0, y=40, z=0)), region=_sight("stone", "iron_ore"))
     assert r.selection.rule == "no_iron_ore" and r.thought.metadata.goalKey == "collect:iron_ore"
+    r = _tick(make_snapshot(COAL_NEXT), region=_sight("stone", "coal_ore"))
+    assert r.selection.rule == "no_coal" and r.thought.metadata.goalKey == "collect:coal_ore"
+
+
+def test_no_digging_down_without_a_pickaxe_or_for_what_lies_on_the_surface(make_snapshot):
+    failed = GroundingResult(False, "missing_item", "collect iron_ore: none in sight")
+    no_pick = make_snapshot({"oak_log": 20, "coal": 3})
+    assert drive_tick.dig_down_first(DriveSelection("collect", "iron_ore", 3, "no_iron_ore", ""), no_pick, failed) is None
+    with_pick = make_snapshot(IRON_NEXT)
+    assert drive_tick.dig_down_first(DriveSelection("collect", "oak_log", 8, "no_logs", ""), with_pick, failed) is None
+    sel = drive_tick.dig_down_first(DriveSelection("collect", "iron_ore", 3, "no_iron_ore", ""), with_pick, failed)
+    assert sel is not None and (sel.action, sel.target, sel.amount) == ("descend", "y40", 1)
+    assert "none in sight" in sel.reason
+
+
+def test_a_descent_in_flight_is_not_asked_for_again(make_snapshot, store, clock):
+    snap = make_snapshot(IRON_NEXT)
+    assert _tick(snap, region=_sight("stone")).thought.metadata.goalKey == "descend:y40"
+    task = store.add_task({"title": "Descend", "type": "descend", "metadata": {"goalKey": "descend:y40"}},
+                          origin=TaskOrigin(kind="drive-tick"))
+    store.set_status(task.id, "active")
+    r = evaluate_drive_tick(snap, clock(), DriveTickState(), store, shelter_nearby=True, region=_sight("stone"))
+    assert isinstance(r, DriveTickSkipped) and r.reason is DriveSkipReason.duplicate_goal
+    assert r.blocking_task_id == task.id
 
 
 def test_a_furnace_in_sight_is_the_furnace_nearby(make_snapshot):
