@@ -74,3 +74,4 @@ class VerificationResult(BaseModel):
     score: float | None = None
     blockers: list[str] = Field(default_factory=list)
     evidence: list[str] = Field(default_factory=list)
+    lit: bool | None = None  # every floor cell inside at block light >= 8 (None: nothing enclosed to judge)

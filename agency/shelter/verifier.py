@@ -4,6 +4,12 @@ Existence checks on a block region, never pathfinding. Every read goes through a
 bounded by footprintBounds + 8, so the verifier can neither be fooled by a structure
 further away nor grow in cost with the world. Hard requirements (all needed for done):
 enclosure, roof, a 2-high passable entrance, spawn safety. Soft ones add to the score.
+
+`lit` is reported beside them and can fail without failing the shelter: every floor cell
+inside at block light >= 8 from the torches (and other emitters) inside, worked out from the
+blocks (agency.shelter.lighting). A dark hut still shelters: no hostile spawns within 24
+blocks of a player (vanilla), so none appears inside while the bot is in it; the light keeps
+the hut clear while it is away, and the bot has no torch without coal.
 """
 
 from __future__ import annotations
@@ -13,6 +19,7 @@ from collections import deque
 from typing import Callable, Iterable, Mapping, Protocol
 
 from agency.blocks import is_door, is_open_for_enclosure, is_passable, is_solid
+from agency.shelter.lighting import SAFE_LEVEL, block_light, floor_cells
 from agency.shelter.models import FACING_VECTORS, SITE_MARGIN, Bounds, Pos, SiteSignature, VerificationResult
 from agency.names import canonical
 
@@ -194,6 +201,8 @@ def verify_shelter_v0(
     elif probes:
         blockers.append("spawn_unsafe")
 
+    lit = _lit(view, footprint, [cells for _, v, cells in verdicts if v == "enclosed"], evidence)
+
     if view.unknown:
         blockers.insert(0, "unloaded")
         evidence.append(f"unknown_blocks={len(view.unknown)}")
@@ -220,4 +229,18 @@ def verify_shelter_v0(
 
     done = not blockers and hard_passed == 4
     score = round(HARD_WEIGHT * hard_passed / 4 + soft, 4)
-    return VerificationResult(done=done, score=score, blockers=blockers, evidence=evidence)
+    return VerificationResult(done=done, score=score, blockers=blockers, evidence=evidence, lit=lit)
+
+
+def _lit(view: _BoundedView, footprint: Bounds, enclosed: list[set[Pos]], evidence: list[str]) -> bool | None:
+    """Every floor cell of the enclosed space at block light >= SAFE_LEVEL (None: nothing enclosed)."""
+    inside = set().union(*enclosed) if enclosed else set()
+    floor = floor_cells(view.get, inside)
+    if not floor:
+        return None
+    levels = block_light(view.get, footprint)
+    dark = [p for p in floor if levels.get(p, 0) < SAFE_LEVEL]
+    lowest = min(floor, key=lambda p: levels.get(p, 0))
+    evidence.append(f"lit:{len(floor) - len(dark)}/{len(floor)} floor cells >= {SAFE_LEVEL}, "
+                    f"lowest {levels.get(lowest, 0)} at {_fmt(lowest)}")
+    return not dark
