@@ -5,7 +5,8 @@ door, planks from logs - a few spare to fill holes in the ground -, a torch when
 held), then pick and anchor a site (one region read) where the bot stands once it has
 everything - so a crafting table the crafter placed is never on the site -, clear and
 level it, then one checkpointed step per blueprint module (walls x3, roof, door, light), so a
-stopped build resumes at the next module and a re-run skips what stands. Completion is
+stopped build resumes at the next module and a re-run skips what stands; a bed held goes in
+last (agency.shelter.bed: both halves inside, clear of the way in). Completion is
 NOT a step: the executor completes a goal-bound build only when verify_shelter_v0 passes
 twice. Any other target keeps the old 2-high pillar.
 
@@ -19,6 +20,7 @@ from collections import Counter
 from typing import Any, Mapping
 
 from agency.execution.agents.planning import WorkflowPlanError
+from agency.shelter.bed import is_bed
 from agency.shelter.blueprint import basic_shelter
 from agency.execution.tools.recipes import available
 from agency.execution.workflows.models import ParallelConfig, StepDef, WorkflowDef
@@ -87,6 +89,9 @@ def shelter_plan(agent_id: str, task: Mapping[str, Any], inventory: Mapping[str,
             continue  # "a torch if possible": without torch or coal the hut is dark but covered
         steps.append(StepDef(id=f"module-{module.name.replace('_', '-')}", tool="build_shelter_module",
                              description=f"build the {module.name}", args={**site, "module": module.name}))
+    if any(is_bed(name) and n > 0 for name, n in inventory.items()):
+        steps.append(StepDef(id="furnish-bed", tool="place_shelter_bed", description="put the held bed inside",
+                             args={"origin": "${steps.site.origin}", "facing": "${steps.site.facing}"}))
     return WorkflowDef(id=f"{agent_id}-build-shelter", description="build a basic shelter and verify it", steps=steps)
 
 
