@@ -19,13 +19,13 @@ bot finds what is missing; the next tick chooses again from the new frame.
 The tech-tree progression (issue 19) stands where the spec's default `explore nearby` was:
 once the five 3.3 rules pass (logs, shelter at night, table, a pickaxe, 16 logs), the next
 missing step toward an iron pickaxe is chosen from the inventory and the furnace known
-nearby, first missing step wins:
+nearby (in sight, or remembered and still standing: agency.places), first missing step wins:
 
 | rule | fires when | goal |
 |---|---|---|
 | no_cobblestone | cobblestone short of 3 (no stone pickaxe) + 8 (furnace still needed) | collect stone <short> |
 | no_stone_pickaxe | no stone (or better) pickaxe | craft stone_pickaxe 1 |
-| no_furnace | iron still to smelt, no furnace held or in sight | craft furnace 1 |
+| no_furnace | iron still to smelt, no furnace held, in sight or remembered standing | craft furnace 1 |
 | no_coal | iron still to smelt and not yet in hand, no coal or charcoal | collect coal_ore 3 |
 | no_iron_ore | raw iron (+ iron ore) held short of the ingots still to smelt | collect iron_ore <short> |
 | no_iron_ingot | fewer than 3 iron ingots, the raw iron for them held | smelt iron_ingot <short> |
@@ -180,7 +180,8 @@ def select_drive(snapshot: WorldSnapshot, shelter_nearby: bool | None, table_nea
     A crafting table placed within reach counts as had (table_nearby): crafts place the
     table they need, and judging by the inventory alone crafted a new one after each.
     Where the spec's default was, the progression picks the next missing tech-tree step
-    (module docstring); furnace_nearby (a furnace in sight) counts as a furnace held."""
+    (module docstring); furnace_nearby (a furnace in sight, or remembered and still standing
+    within the places' reuse distance) counts as a furnace held."""
     logs = sum(i.count for i in snapshot.inventory if is_log(i.name))  # what the crafter can make planks of
     has_table = snapshot.count_of("crafting_table") > 0 or table_nearby is True
     has_pickaxe = snapshot.count_matching("_pickaxe") > 0
@@ -196,7 +197,8 @@ def select_drive(snapshot: WorldSnapshot, shelter_nearby: bool | None, table_nea
         return DriveSelection("craft", "wooden_pickaxe", 1, "no_pickaxe", "I have a crafting table but no pickaxe.")
     if logs < LOW_LOG_STOCK:
         return DriveSelection("collect", "oak_log", 8, "low_logs", "My log stock is low; I should gather more wood.")
-    for step in (next_survival_step(snapshot), next_progression_step(snapshot, furnace_nearby)):
+    for step in (next_survival_step(snapshot, furnace_nearby=furnace_nearby),
+                 next_progression_step(snapshot, furnace_nearby)):
         if step is not None and routable(step.action, step.target):
             return step
     return DriveSelection("explore", "nearby", 1, "default", "Things are calm; I will explore nearby.")

@@ -207,7 +207,8 @@ class Agency:
             return
         now, snap = self.clock(), self.last_snapshot
         frame = dict(shelter_nearby=self.goals.shelter_nearby(snap),  # a verified shelter within 32 m
-                     table_nearby=await self._table_nearby(snap, now), sheltering=self._held_by_reflexes,
+                     table_nearby=await self._table_nearby(snap, now), furnace_nearby=await self._furnace_nearby(snap, now),
+                     sheltering=self._held_by_reflexes,
                      config=self.drive_config)
         # The big read of the blocks in sight only for a tick that will ground a collect or craft goal.
         candidate = drive_candidate(snap, now, self.drive_state, self.tasks, **frame)
@@ -238,6 +239,20 @@ class Agency:
             return await self.places.standing_read(self._block_at, "crafting_table", here) is not None
         except Exception as e:  # a failed read must not stop the drive tick: judge by the inventory
             self._read_failed("crafting table search", e)
+            return None
+
+    async def _furnace_nearby(self, snap: WorldSnapshot, now_ms: int) -> bool | None:
+        """Is a furnace remembered and still standing within the reuse distance? (One in
+        sight is found in the blocks the tick reads.) Read only when a drive tick is due and
+        no furnace is held, one block per remembered furnace; None = not looked."""
+        due = self.drive_state.due(now_ms, self.drive_config.interval_ms)
+        if not due or snap.count_of("furnace") or self.body is None or not self.body.connected:
+            return None
+        try:
+            here = (snap.position.x, snap.position.y, snap.position.z)
+            return await self.places.standing_read(self._block_at, "furnace", here) is not None
+        except Exception as e:  # a failed read must not stop the drive tick: judge by the inventory
+            self._read_failed("furnace search", e)
             return None
 
     async def _block_at(self, pos: tuple[int, int, int]) -> str | None:

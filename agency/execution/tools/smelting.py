@@ -1,4 +1,5 @@
-"""smelt: find a furnace in sight (or place one from the inventory, or craft one when asked),
+"""smelt: find a furnace in sight, or a remembered one still standing within the places' reuse
+distance (walked to; agency.places), or place one from the inventory, or craft one when asked;
 load the input and the best fuel for the count, wait for the outputs and take them (one JS
 `smelt` action through mineflayer's bot.openFurnace), then check the inventory gained them.
 
@@ -13,6 +14,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
+from loguru import logger
 from pydantic import Field, field_validator
 
 from agency.execution.tools.actions import run_action
@@ -33,6 +35,7 @@ from agency.execution.tools.gathering import REACH
 from agency.execution.tools.movement import walk
 from agency.execution.tools.queries import FindBlocksInput, find_blocks_now
 from agency.execution.tools.results import EXECUTION_ERROR, PRECONDITION_FAILED
+from agency.places.memory import HOOK as PLACES_HOOK
 
 FURNACE_SEARCH_RADIUS = 16
 MAX_SMELT = 64  # one output stack; also bounds the wait (64 x 10 s)
@@ -59,11 +62,35 @@ def nearby_furnace(ctx: ToolContext) -> dict[str, Any] | None:
     return hits["blocks"][0] if hits["blocks"] else None
 
 
-async def _get_furnace(ctx: ToolContext, p: SmeltInput) -> tuple[dict[str, Any], str | None]:
-    """A furnace to use: the nearest one in sight, else one placed from the inventory, else
-    (craft_furnace) one crafted and placed. Returns it and how it came ('placed', 'crafted')."""
+def usable_furnace(ctx: ToolContext) -> dict[str, Any] | None:
+    """The furnace a smelt would use: one within FURNACE_SEARCH_RADIUS, else the nearest
+    remembered one within the places' reuse distance whose block is still there (read now,
+    never taken on trust; marked `remembered`: the smelter walks to it), else None."""
     found = nearby_furnace(ctx)
+    places = ctx.hooks.get(PLACES_HOOK)
+    if found is not None or places is None:
+        if found is not None and places is not None:
+            places.saw(found.get("name", "furnace"), found["x"], found["y"], found["z"])
+        return found
+    pos = ctx.body.snapshot().position
+    here = (pos.x, pos.y, pos.z)
+    hit = places.standing(ctx.body, "furnace", here)
+    if hit is None:
+        return None
+    return {"x": hit.x, "y": hit.y, "z": hit.z, "name": hit.block, "distance": round(hit.distance_to(here), 2),
+            "remembered": True}
+
+
+async def _get_furnace(ctx: ToolContext, p: SmeltInput) -> tuple[dict[str, Any], str | None]:
+    """A furnace to use: the nearest one in sight or remembered and standing, else one placed
+    from the inventory, else (craft_furnace) one crafted and placed. Returns it and how it came
+    ('remembered', 'placed', 'crafted'; None: in sight)."""
+    found = usable_furnace(ctx)
     if found is not None:
+        if found.get("remembered"):
+            logger.info("[Places] reusing furnace at {} {} {} ({} m away) instead of placing a new one",
+                        found["x"], found["y"], found["z"], found["distance"])
+            return found, "remembered"
         return found, None
     how = "placed"
     if held(ctx).get("furnace", 0) < 1:
@@ -84,9 +111,9 @@ async def smelt(ctx: ToolContext, p: SmeltInput) -> dict[str, Any]:
     if need == 0:
         return {"item": output, "smelted": 0, "have": start, "furnace": None}
     kind, have_input = input_choice(inv, output)
-    furnace_near = nearby_furnace(ctx) is not None
-    # A furnace in sight may still hold a stopped call's input or outputs (the JS action
-    # counts them); a new one holds nothing, so the inventory must have it all.
+    furnace_near = usable_furnace(ctx) is not None
+    # A furnace in sight (or remembered) may still hold a stopped call's input or outputs (the
+    # JS action counts them); a new one holds nothing, so the inventory must have it all.
     if not furnace_near:
         if kind is None:
             raise ToolFailure(PRECONDITION_FAILED, f"nothing to smelt: no {' or '.join(inputs_for(output))} in the "
