@@ -46,7 +46,7 @@ def sleep_time(time_of_day: int) -> bool:
     return SLEEP_FROM <= time_of_day % 24_000 <= SLEEP_UNTIL
 
 
-def _interior(door: Pos, facing: str) -> list[Pos]:
+def interior_cells(door: Pos, facing: str) -> list[Pos]:
     """The (SIZE-2)^2 floor cells of the hut whose doorway is `door`."""
     dx, dz = FACING_VECTORS[facing]
     half = SIZE // 2
@@ -71,7 +71,7 @@ def bed_spot(origin: Pos, facing: str, keep_free: Iterable[Pos] = (), torch: Pos
     dx, dz = FACING_VECTORS[facing]
     half = SIZE // 2
     door = (x0 + half + dx * half, y0, z0 + half + dz * half)
-    interior = _interior(door, facing)
+    interior = interior_cells(door, facing)
     behind_door = (door[0] - dx, y0, door[2] - dz)
     blocked = set(keep_free) | {behind_door} | ({torch} if torch else set())
     free = [c for c in interior if c not in blocked]
@@ -99,7 +99,7 @@ def bed_in_hut(region: Any, site: SiteSignature) -> Pos | None:
     """A cell of a whole bed (both halves) on the hut's floor, read from `region`."""
     if site.entrance is None:
         return None
-    cells = [c for c in _interior(site.entrance, site.facing) if is_bed(region.block_at(*c))]
+    cells = [c for c in interior_cells(site.entrance, site.facing) if is_bed(region.block_at(*c))]
     for a in cells:
         if any((a[0] + sx, a[1], a[2] + sz) in cells for sx, sz in ((1, 0), (0, 1), (-1, 0), (0, -1))):
             return a
@@ -121,7 +121,7 @@ def shelter_bed_spot(origin: Pos, facing: str) -> BedSpot:
 
 
 def _interior_region(ctx: ToolContext, door: Pos, facing: str) -> Any:
-    cells = _interior(door, facing)
+    cells = interior_cells(door, facing)
     lo = (min(c[0] for c in cells), door[1], min(c[2] for c in cells))
     return ctx.body.region(lo, (SIZE - 2, 1, SIZE - 2))
 

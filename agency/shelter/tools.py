@@ -32,6 +32,7 @@ from agency.execution.tools.actions import run_action
 from agency.execution.tools.base import BODY_QUEUE, Tool, ToolContext, ToolFailure, ToolInput
 from agency.execution.tools.movement import walk
 from agency.shelter.door import doorway_cells
+from agency.shelter.bed import interior_cells, is_bed
 from agency.execution.tools.results import EXECUTION_ERROR, PRECONDITION_FAILED
 from agency.execution.tools.spatial import block_pos
 from agency.world import BlockRegion
@@ -184,9 +185,12 @@ PREPARE_PASSES = 3  # re-read and redo: sand or gravel may slide into a dug cell
 
 
 def _built(region: BlockRegion, bp: ShelterBlueprint) -> set[tuple[int, int, int]]:
-    """Cells already holding what the blueprint puts there: never dug as 'in the way'."""
+    """Cells already holding what the blueprint puts there, or the hut's bed: never dug as
+    'in the way' (a repair builds around them)."""
     out = {pos for pos, want in bp.expected_blocks().items() if same(region.block_at(*pos), want)}
     out |= {(x, y, z) for m in bp.modules for x, y, z, want in m.placements if stands(m.name, want, region.block_at(x, y, z))}
+    assert bp.site.entrance is not None
+    out |= {c for c in interior_cells(bp.site.entrance, bp.site.facing) if is_bed(region.block_at(*c))}  # its furniture
     return out
 
 

@@ -16,6 +16,7 @@ import time
 import pytest
 
 from agency.goals import read_binding
+from agency.shelter.bed import shelter_bed_spot
 from agency.shelter.site_check import read_site, verify_region
 from agency.goals.sync import GoalStatus
 from agency.planning.tasks.models import TaskStatus
@@ -25,7 +26,7 @@ from tests.conftest import make_body, wait_until
 
 NAME = "shelter_bot"
 X, Y, Z = -420, 70, 640  # far from spawn and from the other tests' pads
-GIVE = {"oak_planks": 80, "oak_door": 1, "torch": 1, "oak_log": 1}  # a log: drive rule 1 wants some
+GIVE = {"oak_planks": 80, "oak_door": 1, "torch": 1, "oak_log": 1, "white_bed": 1}  # a log: drive rule 1 wants some
 
 
 def _pad(body, x, y, z, r=10):
@@ -101,7 +102,12 @@ def test_at_dusk_the_bot_builds_a_shelter_that_verifies_twice_then_the_task_comp
     assert task.progress == 1.0
     # the real blocks, read again now: still a shelter; the goal row agrees with the task
     site = binding.anchors.siteSignature
-    assert verify_region(read_site(body, site), site, task.metadata.build).done
+    verdict = verify_region(read_site(body, site), site, task.metadata.build)
+    assert verdict.done and verdict.lit is True, verdict.evidence  # the torch held went inside and lights it all
+    spot = shelter_bed_spot(site.refCorner, site.facing)  # the bed held went in last, placed from outside
+    floor = body.region(site.refCorner, (5, 1, 5))
+    assert floor.count("torch") + floor.count("wall_torch") == 1, floor.palette
+    assert floor.block_at(*spot.foot) == floor.block_at(*spot.head) == "white_bed" and "soft:bed" in verdict.evidence
     assert agency.goals.sync.get(binding.goalId).status is GoalStatus.COMPLETED
     passes = [e for e in agency.goals.events if e["event"] == "goal_completed" and e["taskId"] == task_id]
     assert len(passes) == 1

@@ -49,6 +49,11 @@ def test_a_held_bed_goes_into_the_built_shelter_whole(ctx: ToolContext, body: Fa
     region = body.region(*_box(bp.site.footprintBounds.expanded(8)))
     verdict = verify_shelter_v0(region, bp.site)
     assert verdict.done and verdict.lit is True and "soft:bed" in verdict.evidence, verdict.evidence
+    # a repair re-does the site's earthwork first: the bed is the hut's, not in the way
+    tools = default_tool_registry()
+    again = run(tools.execute("prepare_shelter_site", {"origin": list(origin), "facing": facing}, ctx))
+    assert again.success and again.output["dug"] == 0, again.error
+    assert body.blocks[spot.foot] == "white_bed"
 
 
 def test_no_bed_held_no_bed_step() -> None:
