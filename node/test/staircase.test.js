@@ -1,13 +1,15 @@
 // The staircase action (lib/actions/staircase.js) on a stone block built with /mcbot fill: a
 // plain bot with a stone pickaxe digs down 10 steps one block at a time, fills a hole in a
-// step's floor from its inventory, and turns away from a lava pocket ahead without touching it.
+// step's floor from its inventory, turns away from a lava pocket ahead without touching it,
+// and stops at once when cancelled.
 'use strict'
 
 const test = require('node:test')
 const assert = require('node:assert')
 const toolPlugin = require('mineflayer-tool').plugin
 const { Vec3 } = require('vec3')
-const { startServer, connectBot, waitFor, command, withTimeout } = require('./helpers')
+const { startServer, connectBot, waitFor, command, withTimeout, sleep } = require('./helpers')
+const actions = require('../lib/actions')
 const staircase = require('../lib/actions/staircase')
 
 // Every change of the standing height while the bot is on the ground: a drop of more than one
@@ -87,6 +89,22 @@ test('staircase', { timeout: 150000 }, async (t) => {
     }
     assert.deepStrictEqual(watch.drops, [], 'never dropped more than one block')
     assert.ok(bot.health >= 20, 'unharmed')
+  })
+
+  await t.test('a cancel halts the digging and the walk at once', async () => {
+    const z = b.z + 2
+    await place(b.x, z)
+    const { id } = actions.start(bot, 'staircase', { targetY: b.y - 8, direction: 'east' })
+    await waitFor(() => bot.entity.onGround && bot.entity.position.y <= b.y - 1, 20000, 'one step down')
+    await waitFor(() => bot.targetDigBlock, 10000, 'digging the next step')
+    const st = actions.cancel(id)
+    assert.strictEqual(st.state, 'cancelled')
+    assert.strictEqual(bot.targetDigBlock, null, 'digging stopped')
+    assert.ok(!bot.controlState.forward, 'not walking')
+    const y = Math.floor(bot.entity.position.y)
+    await sleep(1500)
+    assert.strictEqual(Math.floor(bot.entity.position.y), y, 'no step after the cancel')
+    assert.ok(y > b.y - 8)
   })
 
   await t.test('lava on every side: stops with an error naming the lava and where it is', async () => {
