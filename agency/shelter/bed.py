@@ -1,14 +1,15 @@
 """A bed in the shelter, and sleeping in it.
 
-`bed_spot` says where a basic shelter's bed goes: two interior cells along the wall
-opposite the door, clear of the torch, the verifier's probes and the cell behind the door, so
-the way in stays free and the bot has room to stand up. A bed's foot goes where it is
-placed and its head one block further the way the placer looks (vanilla BedBlock), so the
-builder places it from the ring cell in line with the bed, outside the wall.
+`bed_spot` says where a basic shelter's bed goes: two interior cells along a wall, as far
+from the door as the torch and the verifier's probes allow, never the cell behind the door,
+so the way in stays free and the bot has room to stand up. A bed's foot goes where it is
+placed and its head one block further the way the placer looks (vanilla BedBlock), so it is
+placed from a cell in line with the bed: the ring outside the wall for the builder, an
+interior cell for a bot already inside.
 
-`sleep_in_shelter` finds a whole bed inside the hut (one region read of the interior),
-remembers it in places memory and lies down in it with the JS `sleep` action; `wake` gets
-up. Vanilla lets a player sleep only between 12542 and 23459 ticks (or in a thunderstorm,
+`sleep_in_shelter` finds a whole bed inside the hut (one region read of the interior), or
+puts a held one there first, remembers it in places memory and lies down in it with the JS
+`sleep` action; `wake` gets up. Vanilla lets a player sleep only between 12542 and 23459 ticks (or in a thunderstorm,
 which the embedded world has not) and with no monster within 8 blocks; the server's answer
 comes back in the failure.
 """
@@ -25,7 +26,7 @@ from agency.names import canonical
 from agency.places.memory import HOOK as PLACES_HOOK
 from agency.shelter.blueprint import SIZE, basic_shelter
 from agency.shelter.door import DoorwayInput
-from agency.shelter.models import FACING_VECTORS, Pos, SiteSignature
+from agency.shelter.models import FACING_VECTORS, Pos
 from agency.execution.tools.actions import run_action
 from agency.execution.tools.base import BODY_QUEUE, Tool, ToolContext, ToolFailure, ToolInput
 from agency.execution.tools.results import EXECUTION_ERROR, PRECONDITION_FAILED
@@ -95,11 +96,10 @@ def _inside(origin: Pos, x: int, z: int) -> bool:
     return origin[0] <= x < origin[0] + SIZE and origin[2] <= z < origin[2] + SIZE
 
 
-def bed_in_hut(region: Any, site: SiteSignature) -> Pos | None:
-    """A cell of a whole bed (both halves) on the hut's floor, read from `region`."""
-    if site.entrance is None:
-        return None
-    cells = [c for c in interior_cells(site.entrance, site.facing) if is_bed(region.block_at(*c))]
+def bed_in_hut(region: Any, door: Pos, facing: str) -> Pos | None:
+    """A cell of a whole bed (both halves) on the floor of the hut whose doorway is `door`,
+    read from `region`."""
+    cells = [c for c in interior_cells(door, facing) if is_bed(region.block_at(*c))]
     for a in cells:
         if any((a[0] + sx, a[1], a[2] + sz) in cells for sx, sz in ((1, 0), (0, 1), (-1, 0), (0, -1))):
             return a
@@ -135,8 +135,7 @@ async def place_bed(ctx: ToolContext, origin: Pos, facing: str) -> dict[str, Any
     spot = shelter_bed_spot(origin, facing)
     door = basic_shelter(origin, facing).site.entrance  # type: ignore[arg-type]
     assert door is not None
-    site = SiteSignature(refCorner=origin, facing=facing, footprintBounds={"min": origin, "max": origin}, entrance=door)
-    there = bed_in_hut(_interior_region(ctx, door, facing), site)
+    there = bed_in_hut(_interior_region(ctx, door, facing), door, facing)
     if there is not None:
         return {"placed": False, "bed": list(there)}
     item = _held_bed(ctx)
@@ -188,9 +187,8 @@ async def sleep(ctx: ToolContext, p: SleepInput) -> dict[str, Any]:
 
 async def sleep_in_shelter(ctx: ToolContext, p: DoorwayInput) -> dict[str, Any]:
     """Lie down in the bed inside the shelter; a bed held and none inside is put there first."""
-    site = SiteSignature(refCorner=p.door, facing=p.facing, footprintBounds={"min": p.door, "max": p.door}, entrance=p.door)
     region = _interior_region(ctx, p.door, p.facing)
-    bed = bed_in_hut(region, site)
+    bed = bed_in_hut(region, p.door, p.facing)
     placed = False
     if bed is None and _held_bed(ctx) is not None:
         out = await place_bed(ctx, hut_origin(p.door, p.facing), p.facing)

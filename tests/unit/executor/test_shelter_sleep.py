@@ -188,7 +188,7 @@ def test_a_held_bed_is_put_in_the_shelter_first_whole_and_clear_of_the_way_in(en
     assert body.blocks[SPOT.foot] == body.blocks[SPOT.head] == "white_bed" and body.inventory["white_bed"] == 0
     assert body.sleeping
     region = body.region((ORIGIN[0], GROUND_Y, ORIGIN[2]), (SIZE, 1, SIZE))
-    assert bed_in_hut(region, SITE) in (SPOT.foot, SPOT.head)
+    assert bed_in_hut(region, SITE.entrance, SITE.facing) in (SPOT.foot, SPOT.head)
 
 
 @pytest.mark.parametrize("facing", ["north", "south", "east", "west"])
