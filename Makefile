@@ -54,7 +54,7 @@ NODE_TESTS := $(patsubst node/%,%,$(wildcard node/test/*.test.js))
 NODE_CI_TESTS := $(filter-out test/survival.test.js,$(NODE_TESTS))
 
 test: install
-	$(BIN)/pytest
+	scripts/pytest_matrix.sh $(BIN)/pytest "$(MC_VERSIONS)"
 	@echo "node/test/survival.test.js: not run here (flaky collectblock pathing; see Makefile, make test-node runs it)"
 	scripts/node_tests.sh "$(MC_VERSIONS)" $(NODE_CI_TESTS)
 	scripts/soak.sh 3 --fast --version $(lastword $(MC_VERSIONS))
