@@ -28,7 +28,8 @@ from agency.execution.executor import Executor
 from agency.shelter.models import SiteSignature
 from agency.execution.tools.base import ToolContext
 from agency.execution.tools.registry import ToolRegistry
-from agency.shelter.bed import MONSTER_RANGE, sleep_time
+from agency.execution.tools.results import PRECONDITION_FAILED
+from agency.shelter.bed import MONSTER_RANGE, is_bed, sleep_time
 from agency.shelter.door import in_hut
 from agency.world import BodyEvent, EventType, Vec3, WorldSnapshot, night_approaching
 from agency.execution.settings import ReflexConfig  # the one schema, also the [reflexes] section
@@ -81,6 +82,7 @@ class Reflexes:
         self.sheltered: SiteSignature | None = None  # the shelter the bot spends this night in
         self._shelter_retry_at = 0
         self._sleep_retry_at = 0
+        self._bedless: SiteSignature | None = None  # a shelter found with no bed tonight (and none held)
         self._asleep = False  # in bed at the last tick (to log the waking and why)
         self._site: SiteSignature | None = None  # the shelter choose() picked
         self._started = False
@@ -155,6 +157,8 @@ class Reflexes:
             return False
         if self.clock() < self._sleep_retry_at or self._under_attack():
             return False
+        if self._bedless == self.sheltered and not any(is_bed(i.name) for i in snap.inventory):
+            return False  # no bed there tonight: asked again only once one is held
         return not any(e.hostile and e.distance <= MONSTER_RANGE for e in snap.entities)
 
     def _under_attack(self) -> bool:
@@ -314,7 +318,7 @@ class Reflexes:
 
     async def _shelter(self, reflex: str) -> None:
         if reflex == "leave_shelter":
-            site, self.sheltered = self.sheltered, None
+            site, self.sheltered, self._bedless = self.sheltered, None, None
             assert site is not None
             result = await self.tools.execute("leave_shelter", _doorway(site), self.ctx)
             logger.info("[Reflex] morning: leaving the shelter at {} -> {} {}", list(site.refCorner),
@@ -349,10 +353,16 @@ class Reflexes:
             self._asleep = bool(result.output.get("sleeping", True))
             logger.info("[Reflex] night: asleep in the bed at {} in the shelter at {} (time={}{})", result.output.get("bed"),
                         list(site.refCorner), snap.timeOfDay, ", the held bed put there first" if result.output.get("placedBed") else "")
+        elif result.error is not None and result.error.code == PRECONDITION_FAILED:  # no bed there, or no room
+            self._bedless, self._sleep_retry_at = site, self.clock() + self.config.sleep_retry_ms
+            logger.info("[Reflex] night: not sleeping in the shelter at {}: {}; not asking again tonight unless a bed "
+                        "is held (then in {} s)", list(site.refCorner), result.error.message,
+                        self.config.sleep_retry_ms // 1000)
         else:
             self._sleep_retry_at = self.clock() + self.config.sleep_retry_ms
             logger.info("[Reflex] night: not sleeping in the shelter at {}: {}; trying again in {} s",
-                        list(site.refCorner), result.error, self.config.sleep_retry_ms // 1000)
+                        list(site.refCorner), result.error.message if result.error else "?",
+                        self.config.sleep_retry_ms // 1000)
         self.stats.log = (self.stats.log + [{"reflex": "sleep", "ok": result.success}])[-50:]
 
 

@@ -170,12 +170,32 @@ def test_hurt_in_bed_the_bot_is_not_put_back_to_bed_while_under_attack(env):
     assert reflexes.choose(body.snapshot()) == "sleep"
 
 
-def test_no_bed_and_none_held_waits_the_retry_delay_before_asking_again(env):
+def test_no_bed_and_none_held_is_not_asked_again_tonight_unless_a_bed_comes_to_hand(env):
     body, reflexes, ftime = env["body"], env["reflexes"], env["ftime"]
     _night_in_the_hut(reflexes, body)
     assert asyncio.run(reflexes.tick(body.snapshot())) == "sleep"
     assert not body.sleeping and reflexes.stats.sleeps == 0
-    assert reflexes.choose(body.snapshot()) is None
+    ftime.clock.advance(10 * ReflexConfig().sleep_retry_ms)
+    assert reflexes.choose(body.snapshot()) is None  # one line in the log a night, not one a minute
+    body.inventory["white_bed"] = 1
+    assert reflexes.choose(body.snapshot()) == "sleep"
+    # the next night asks again: the bed may have been put there by day
+    body.inventory["white_bed"] = 0
+    body.time_of_day = 1000
+    assert asyncio.run(reflexes.tick(body.snapshot())) == "leave_shelter"
+    _night_in_the_hut(reflexes, body)
+    assert reflexes.choose(body.snapshot()) == "sleep"
+
+
+def test_a_refused_sleep_waits_the_retry_delay(env):
+    body, reflexes, ftime = env["body"], env["reflexes"], env["ftime"]
+    _bed(body)
+    _night_in_the_hut(reflexes, body)
+    body.zombie_at = 9.0  # out of the reflex's 8 blocks, but the game says no
+    body.fail["sleep"] = "cannot sleep in the bed: there are monsters nearby"
+    assert asyncio.run(reflexes.tick(body.snapshot())) == "sleep"
+    assert not body.sleeping and reflexes.choose(body.snapshot()) is None
+    del body.fail["sleep"]
     ftime.clock.advance(ReflexConfig().sleep_retry_ms)
     assert reflexes.choose(body.snapshot()) == "sleep"
 
