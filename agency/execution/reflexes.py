@@ -250,7 +250,8 @@ class Reflexes:
     async def _act(self, reflex: str, snap: WorldSnapshot) -> None:
         if snap.isSleeping and reflex != "sleep":  # nothing else is done lying in bed
             woke = await self.tools.execute("wake", {}, self.ctx)
-            logger.info("[Reflex] getting out of bed to {} -> {}", reflex, "ok" if woke.success else woke.error)
+            logger.info("[Reflex] getting out of bed to {} -> {}", reflex,
+                        "ok" if woke.success else woke.error.message if woke.error else "failed")
             self._asleep = False
         if reflex == "sleep":
             await self._sleep(snap)
@@ -342,7 +343,6 @@ class Reflexes:
             if self.sheltered is None:
                 self.executor.resume_paused(SHELTERING)
         self.stats.log = (self.stats.log + [{"reflex": reflex, "pausedTask": paused, "ok": result.success}])[-50:]
-
 
     async def _sleep(self, snap: WorldSnapshot) -> None:
         site = self.sheltered
