@@ -32,10 +32,11 @@ test('staircase', { timeout: 150000 }, async (t) => {
   const bot = await connectBot(server.port, 'digger', { plugins: [toolPlugin] })
   t.after(async () => { bot.quit(); await server.stop() })
 
-  // A stone block 14 deep under a cleared pad; the bot gets a stone pickaxe and 4 dirt.
+  // A stone block 12 deep under a cleared pad; the bot gets a stone pickaxe and 4 dirt. (Big
+  // fills: the reply may be slow on a loaded machine.)
   const b = bot.entity.position.floored()
-  await command(bot, `/mcbot fill ${b.x - 3} ${b.y - 16} ${b.z - 12} ${b.x + 16} ${b.y - 1} ${b.z + 24} stone`)
-  await command(bot, `/mcbot fill ${b.x - 3} ${b.y} ${b.z - 12} ${b.x + 16} ${b.y + 3} ${b.z + 24} air`)
+  await command(bot, `/mcbot fill ${b.x - 3} ${b.y - 12} ${b.z - 12} ${b.x + 16} ${b.y - 1} ${b.z + 24} stone`, { timeout: 20000 })
+  await command(bot, `/mcbot fill ${b.x - 3} ${b.y} ${b.z - 12} ${b.x + 16} ${b.y + 3} ${b.z + 24} air`, { timeout: 20000 })
   await command(bot, `/give digger stone_pickaxe 1`, { match: /gave 1 stone_pickaxe/ })
   await command(bot, `/give digger dirt 4`, { match: /gave 4 dirt/ })
   await waitFor(() => bot.inventory.items().some((i) => i.name === 'dirt'), 3000, 'dirt held')
