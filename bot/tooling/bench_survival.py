@@ -28,8 +28,8 @@ import httpx
 
 from bot.runtime.server import free_port
 from bot.tooling.bench_survival_chart import write_timeline
-from bot.tooling.bench_survival_report import (failed, judge, milestone_detail, places_reached, run_result,
-                                               table_lines, target_lines)
+from bot.tooling.bench_survival_report import (failed, failure_lines, judge, milestone_detail, places_reached,
+                                               run_result, table_lines, target_lines)
 from bot.tooling.competence import GAME_S_PER_DAY, MILESTONES, game_seconds, milestones
 from bot.tooling.soak import (FAST, ROOT, LogTail, _die_with_parent, _server_version, _stop, _wait_up,
                               daemon_env, sample, wedge_s)
@@ -230,6 +230,8 @@ def bench_survival(settings: SurvivalSettings, as_json: bool = False) -> int:
                                        f"(day length x{settings.day_length_scale:g})")
     for r in results:
         say(f"[Bench survival] {r['version']} seed {r['seed']} milestones: {milestone_detail(r)}")
+        for line in failure_lines(r):
+            say(f"[Bench survival] {r['version']} seed {r['seed']} failed tasks: {line}")
     for line in table_lines(results) + [""] + target_lines(targets):
         say(line)
     say(f"[Bench survival] report {report_path}" + (f", timeline {chart}" if results else ""))

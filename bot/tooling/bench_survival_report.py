@@ -16,6 +16,8 @@ over all runs: PASS, FAIL or NOT JUDGED (a run too short to show it is never pas
 from __future__ import annotations
 
 import math
+import re
+from collections import Counter
 from typing import Any
 
 from bot.tooling.competence import (FAIL, GAME_S_PER_DAY, MILESTONES, NO_CAUSE, NOT_JUDGED, PASS, TICKS_PER_DAY,
@@ -27,6 +29,7 @@ NIGHT_START, NIGHT_END = 13_000, 23_000  # mineflayer's isDay is false in betwee
 IRON_DAYS = 3.0  # target: an iron pickaxe within this many game days...
 IRON_SHARE = 2 / 3  # ...on at least this share of the seeds (2 of 3)
 MIN_TASK_SUCCESS = 0.9
+NUMBER = re.compile(r"-?\d+(\.\d+)?")
 TARGET_NAMES = {
     "iron_pickaxe": f"iron pickaxe within {IRON_DAYS:g} game days on at least 2 of 3 seeds, at each version",
     "tasks": f"at least {MIN_TASK_SUCCESS:.0%} of tasks completed, each run",
@@ -126,6 +129,22 @@ def deaths_at(samples: list[dict[str, Any]], game_s: list[float | None]) -> list
             for s, g in zip(samples, game_s) for d in s.get("deaths") or []]
 
 
+def failure_reasons(samples: list[dict[str, Any]], top: int = 5) -> list[dict[str, Any]]:
+    """The commonest reasons tasks failed ({goalKey, reason, n}), so a low success rate says why;
+    reasons that differ only in their numbers (a position, a distance) count as one, shown by
+    the first."""
+    last = {t["id"]: t for s in samples for t in s.get("tasks", [])}
+    counts: Counter[tuple[str, str]] = Counter()
+    first: dict[tuple[str, str], str] = {}
+    for t in last.values():
+        if t["status"] == "failed":
+            reason = (t.get("failureReason") or "no reason given")[:160]
+            key = (t.get("goalKey") or "?", NUMBER.sub("#", reason))
+            counts[key] += 1
+            first.setdefault(key, reason)
+    return [{"goalKey": k[0], "reason": first[k], "n": n} for k, n in counts.most_common(top)]
+
+
 def run_result(samples: list[dict[str, Any]], wedge_s: float) -> dict[str, Any]:
     """One run's figures, JSON-ready."""
     game_s = game_seconds(samples)
@@ -136,6 +155,7 @@ def run_result(samples: list[dict[str, Any]], wedge_s: float) -> dict[str, Any]:
     clocked = [g for g in game_s if g is not None]
     return {
         "milestones": all_milestones(samples, game_s),
+        "failures": failure_reasons(samples),
         "milestones_run_s": all_milestones(samples, [s["t"] for s in samples]),
         "task_success_rate": None if rate is None else round(rate, 4),
         "tasks": {st: sum(v == st for v in tasks.values()) for st in ("completed", "failed", "unplannable")}
@@ -271,3 +291,8 @@ def milestone_detail(run: dict[str, Any]) -> str:
     got = [f"{m}={_fmt_s(g)}" for m, g in run["milestones"].items() if g is not None]
     missing = [m for m in MILESTONES if run["milestones"][m] is None]
     return (" ".join(got) or "none reached") + (f"; not reached: {', '.join(missing)}" if missing else "")
+
+
+def failure_lines(run: dict[str, Any]) -> list[str]:
+    """`3x craft:stone_pickaxe: move_to failed: ...` for one run's commonest task failures."""
+    return [f"{f['n']}x {f['goalKey']}: {f['reason']}" for f in run.get("failures") or []]

@@ -11,8 +11,8 @@ import pytest
 
 from bot.cli.main import build_parser
 from bot.tooling.bench_survival import SurvivalSettings, places_seen
-from bot.tooling.bench_survival_report import (all_milestones, failed, judge, nights, reached_in_order, run_result,
-                                               table_lines, target_lines)
+from bot.tooling.bench_survival_report import (all_milestones, failed, failure_lines, judge, nights, reached_in_order,
+                                               run_result, table_lines, target_lines)
 from bot.tooling.competence import FAIL, GAME_S_PER_DAY, MILESTONES, NOT_JUDGED, PASS, game_seconds
 
 STEP = 600  # ticks per sample: 30 game seconds, 40 samples a day
@@ -134,6 +134,20 @@ def test_task_success_is_completed_over_finished_unplannable_apart():
     assert r["task_success_rate"] == 0.75
     assert r["tasks"] == {"completed": 3, "failed": 1, "unplannable": 1, "total": 6}
     assert run_result(samples(5), 120.0)["task_success_rate"] is None
+
+
+def test_the_commonest_failure_reasons_are_reported():
+    stuck = {**task("a", "failed"), "goalKey": "craft:stone_pickaxe", "failureReason": "move_to failed: no progress"}
+    elsewhere = {**stuck, "id": "b", "failureReason": "move_to failed: no progress"}
+    s = samples(3, tasks=[{**stuck, "failureReason": "move_to failed: no progress toward -7.5,60,6.5 (distance 3.5)"},
+                          {**elsewhere, "failureReason": "move_to failed: no progress toward -8,61,6.5 (distance 2)"},
+                          {**task("c", "failed"), "goalKey": "hunt:animal"}])
+    r = run_result(s, 120.0)
+    assert r["failures"] == [
+        {"goalKey": "craft:stone_pickaxe", "reason": "move_to failed: no progress toward -7.5,60,6.5 (distance 3.5)",
+         "n": 2},
+        {"goalKey": "hunt:animal", "reason": "no reason given", "n": 1}]
+    assert failure_lines(r)[0].startswith("2x craft:stone_pickaxe: move_to failed")
 
 
 def test_a_bot_frozen_with_an_active_task_is_a_wedge():
