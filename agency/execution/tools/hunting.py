@@ -20,7 +20,7 @@ from pydantic import Field, field_validator
 from agency.execution.tools.actions import run_action
 from agency.execution.tools.base import BODY_QUEUE, Tool, ToolContext, ToolFailure, ToolInput, ToolTimeout
 from agency.execution.tools.crafting import held
-from agency.execution.tools.gathering import ITEM_ENTITY, PickUpItemsInput, pick_up_items
+from agency.execution.tools.gathering import PickUpItemsInput, items_near, pick_up_items
 from agency.execution.tools.results import EXECUTION_ERROR, PRECONDITION_FAILED
 from agency.names import same
 from agency.world import EntityInfo, Vec3
@@ -40,7 +40,7 @@ HUNT_RADIUS = 32.0  # how far the bot looks for game (and how far a survival ste
 MAX_HUNT = 10
 KILL_TIMEOUT_S = 30.0  # reach and kill one animal (a cow takes 10 hits bare-handed, ~7 s)
 DROP_RADIUS = 4.0  # loot pops out of the body with a little speed
-DROP_WAIT_S = 1.0  # for the loot's item entities to reach the client
+DROP_WAIT_S = 2.0  # for the loot's item entities to reach the client
 MAX_MISSES = 2  # targets lost (out of reach, wandered off) before the hunt gives up
 
 
@@ -83,20 +83,40 @@ def _gained(before: dict[str, int], after: dict[str, int]) -> dict[str, int]:
     return {k: after[k] - before.get(k, 0) for k in sorted(after) if after[k] > before.get(k, 0)}
 
 
-async def _pick_up_drops(ctx: ToolContext, at: dict[str, Any]) -> dict[str, Any]:
+def _total(ctx: ToolContext) -> int:
+    return sum(held(ctx).values())
+
+
+async def _pick_up_drops(ctx: ToolContext, at: dict[str, Any], held_before: int) -> dict[str, Any]:
+    """Walk over the loot lying around where the animal died. Standing next to it, the server
+    may already have given it: the wait ends on loot in sight or the inventory grown."""
     spot = Vec3(x=float(at["x"]), y=float(at["y"]), z=float(at["z"]))
+
     waited = 0.0
-    while waited < DROP_WAIT_S and not any(e.name.lower() == ITEM_ENTITY and e.position.distance_to(spot) <= DROP_RADIUS
-                                           for e in ctx.body.snapshot().entities):
+    while waited < DROP_WAIT_S and not items_near(ctx.body.snapshot(), spot, DROP_RADIUS) and _total(ctx) <= held_before:
         await ctx.pause()
         waited += ctx.poll_interval_s
-    return await pick_up_items(ctx, PickUpItemsInput(x=spot.x, y=spot.y, z=spot.z, radius=DROP_RADIUS, max_walks=6))
+    out = await pick_up_items(ctx, PickUpItemsInput(x=spot.x, y=spot.y, z=spot.z, radius=DROP_RADIUS, max_walks=6))
+    return {"at": {k: round(float(at[k]), 1) for k in "xyz"}, "gained": _total(ctx) - held_before,
+            "itemsLeft": out["itemsLeft"]}
+
+
+async def _sweep(ctx: ToolContext, drops: list[dict[str, Any]]) -> None:
+    """Loot that reached the client late (after its kill's pick-up): one more walk over each
+    death spot where some still lies."""
+    for d in drops:
+        spot = Vec3(**d["at"])
+        if items_near(ctx.body.snapshot(), spot, DROP_RADIUS):
+            held_before = _total(ctx)
+            out = await pick_up_items(ctx, PickUpItemsInput(x=spot.x, y=spot.y, z=spot.z, radius=DROP_RADIUS, max_walks=6))
+            d.update(gained=d["gained"] + _total(ctx) - held_before, itemsLeft=out["itemsLeft"])
 
 
 async def hunt(ctx: ToolContext, p: HuntInput) -> dict[str, Any]:
     kinds = list(ANIMALS) if p.target == "animal" else [p.target]
     before = held(ctx)
     kills: list[str] = []
+    drops: list[dict[str, Any]] = []  # per kill: what was picked up, what was left lying
     hits, misses, weapon = 0, 0, None
     while len(kills) < p.count:
         ctx.check()
@@ -106,6 +126,7 @@ async def hunt(ctx: ToolContext, p: HuntInput) -> dict[str, Any]:
                                   details={"target": p.target, "radius": p.radius})
             break
         # One kill, bounded inside what the call itself has left.
+        held_before = _total(ctx)
         deadline = ctx.clock() + int(KILL_TIMEOUT_S * 1000)
         kill_ctx = replace(ctx, deadline_ms=deadline if ctx.deadline_ms is None else min(ctx.deadline_ms, deadline))
         try:
@@ -122,10 +143,11 @@ async def hunt(ctx: ToolContext, p: HuntInput) -> dict[str, Any]:
                                   f"({len(kills)} of {p.count} killed)", details={"kills": kills, "last": out})
             continue
         kills.append(str(out.get("target")))
-        await _pick_up_drops(ctx, out["at"])
+        drops.append(await _pick_up_drops(ctx, out["at"], held_before))
+    await _sweep(ctx, drops)
     gained = _gained(before, held(ctx))
     return {"target": p.target, "requested": p.count, "kills": len(kills), "killed": kills,
-            "short": p.count - len(kills), "gained": gained, "hits": hits, "weapon": weapon}
+            "short": p.count - len(kills), "gained": gained, "hits": hits, "weapon": weapon, "drops": drops}
 
 
 TOOLS = [

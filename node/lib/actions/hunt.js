@@ -10,15 +10,16 @@ const { entityName, names } = require('../names')
 const REACH = 3.0
 const HIT_EVERY_MS = 650 // a sword's attack cooldown, roughly (as attack.js)
 
-// Ids of the entities the server reported dead, per bot: a body lingers in bot.entities for
-// a moment after its death animation and must not be picked as the next target.
+// The entities the server reported dead (id -> where they died), per bot: a body lingers in
+// bot.entities for a moment after its death animation and must not be picked as the next
+// target; the loot drops where it died, after the killing blow's knockback.
 const deadByBot = new WeakMap()
 function deadIds (bot) {
   let dead = deadByBot.get(bot)
   if (!dead) {
-    dead = new Set()
+    dead = new Map()
     deadByBot.set(bot, dead)
-    bot.on('entityDead', (e) => { if (e) dead.add(e.id) })
+    bot.on('entityDead', (e) => { if (e && e.position) dead.set(e.id, e.position.clone()) })
     bot.on('entityGone', (e) => { if (e) setTimeout(() => dead.delete(e.id), 5000) }) // after any run asking
   }
   return dead
@@ -61,10 +62,12 @@ async function run (bot, args, rec) {
     await new Promise((resolve) => setTimeout(resolve, HIT_EVERY_MS))
   }
   bot.pathfinder.setGoal(null)
+  const killed = dead.has(target.id)
+  if (killed) last = dead.get(target.id)
   return {
     target: target.name,
     targetId: target.id,
-    killed: dead.has(target.id),
+    killed,
     hits,
     weapon: weapon ? weapon.name : null,
     at: { x: last.x, y: last.y, z: last.z }

@@ -28,12 +28,16 @@ class HuntBody(FakeBody):
         super().__init__(clock, inventory)
         self.loot: list[tuple[Mob, str]] = []
         self.lose: int = 0  # this many hunts end with the animal still alive (it wandered off)
+        self.late: list[tuple[Mob, str]] = []  # loot not yet seen by the client
+        self.late_loot = False  # the next kill's loot reaches the client only once the next hunt starts
 
     def snapshot(self):
         self.mobs = [m for m in self.mobs if m.name != "item"] + [m for m, _ in self.loot]
         return super().snapshot()
 
     def _do_hunt(self, a: dict[str, Any]) -> dict[str, Any]:
+        self.loot += self.late
+        self.late = []
         game = [m for m in self.mobs if m.name in a["kinds"] and not m.hostile and self.distance_to(m) <= a["radius"]]
         if not game:
             raise BodyError(f"no {' or '.join(a['kinds'])} within {a['radius']} blocks to hunt")
@@ -44,7 +48,8 @@ class HuntBody(FakeBody):
                     "at": {"x": target.x, "y": target.y, "z": target.z}}
         self.mobs.remove(target)
         for i, item in enumerate(ANIMAL_DROPS[target.name]):
-            self.loot.append((Mob("item", hostile=False, x=target.x + 0.5 * i, z=target.z), item))
+            (self.late if self.late_loot else self.loot).append((Mob("item", hostile=False, x=target.x + 0.5 * i, z=target.z), item))
+        self.late_loot = False
         return {"target": target.name, "killed": True, "hits": 5, "weapon": "stone_sword" if self.inventory["stone_sword"] else None,
                 "at": {"x": target.x, "y": target.y, "z": target.z}}
 
@@ -86,6 +91,7 @@ def test_a_cow_hunted_gives_its_meat_and_leather_picked_up(hctx, hbody):
     assert hbody.started[0] == ("hunt", {"kinds": ["cow"], "radius": 32.0})
     assert res.output["kills"] == 1 and res.output["killed"] == ("cow",) and res.output["short"] == 0
     assert dict(res.output["gained"]) == {"beef": 1, "leather": 1} and res.output["weapon"] == "stone_sword"
+    assert [(d["gained"], d["itemsLeft"]) for d in res.output["drops"]] == [(2, 0)]  # per kill: walked over its loot
     assert [m.name for m in hbody.mobs] == ["pig"]  # the pig was nearer, and left alone
 
 
@@ -98,6 +104,16 @@ def test_any_animal_means_the_nearest_food_animal_and_count_kills_that_many(hctx
     assert res.output["killed"] == ("sheep", "chicken")
     assert dict(res.output["gained"]) == {"chicken": 1, "feather": 1, "mutton": 1, "white_wool": 1}
     assert [m.name for m in hbody.snapshot().entities] == ["zombie"]  # never a hostile, no drop left lying
+
+
+def test_loot_seen_late_is_picked_up_before_the_hunt_ends(hctx, hbody):
+    hbody.mobs += [Mob("cow", hostile=False, x=6.5, z=0.5), Mob("cow", hostile=False, x=-12.5, z=0.5)]
+    hbody.late_loot = True  # the first cow's beef and leather arrive during the second kill
+    res = hunt(hctx, target="cow", count=2)
+    assert res.success, res.error
+    assert dict(res.output["gained"]) == {"beef": 2, "leather": 2}
+    assert [(d["gained"], d["itemsLeft"]) for d in res.output["drops"]] == [(2, 0), (2, 0)]
+    assert not [m for m in hbody.snapshot().entities if m.name == "item"]
 
 
 def test_no_animal_in_range_is_a_clear_error_and_nothing_moves(hctx, hbody):
