@@ -1,7 +1,7 @@
 // The staircase action (lib/actions/staircase.js) on a stone block built with /mcbot fill: a
 // plain bot with a stone pickaxe digs down 10 steps one block at a time, fills a hole in a
-// step's floor from its inventory, turns away from a lava pocket ahead without touching it,
-// and stops at once when cancelled.
+// step's floor from its inventory, turns away from a lava pocket ahead without touching it and
+// from gravel overhead, and stops at once when cancelled.
 'use strict'
 
 const test = require('node:test')
@@ -90,6 +90,19 @@ test('staircase', { timeout: 150000 }, async (t) => {
     }
     assert.deepStrictEqual(watch.drops, [], 'never dropped more than one block')
     assert.ok(bot.health >= 20, 'unharmed')
+  })
+
+  await t.test('gravel over the way ahead: the staircase turns and leaves it standing', async () => {
+    const x = b.x + 12
+    const z = b.z + 6
+    await place(x, z)
+    const gravel = new Vec3(x + 1, b.y + 2, z) // above the first step's head room, east
+    await command(bot, `/mcbot setblock ${gravel.x} ${gravel.y} ${gravel.z} gravel`)
+    await waitFor(() => bot.blockAt(gravel)?.name === 'gravel', 3000, 'gravel placed')
+    const out = await withTimeout(staircase.run(bot, { targetY: b.y - 3, direction: 'east' }, { cancelled: false }), 60000, 'staircase')
+    assert.deepStrictEqual(out, { steps: 3, y: b.y - 3, turned: 1, reason: 'reached' })
+    assert.strictEqual(bot.blockAt(gravel).name, 'gravel')
+    assert.strictEqual(bot.blockAt(new Vec3(x + 1, b.y - 1, z)).name, 'stone', 'the east step was never dug')
   })
 
   await t.test('a cancel halts the digging and the walk at once', async () => {
