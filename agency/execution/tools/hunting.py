@@ -39,6 +39,7 @@ GENERIC_ANIMAL = frozenset({"animal", "animals", "food", "meat", "game"})
 HUNT_RADIUS = 32.0  # how far the bot looks for game (and how far a survival step counts it in sight)
 MAX_HUNT = 10
 KILL_TIMEOUT_S = 30.0  # reach and kill one animal (a cow takes 10 hits bare-handed, ~7 s)
+GIVE_UP_S = 25.0  # the JS side gives up on an animal it cannot reach first, naming it
 DROP_RADIUS = 4.0  # loot pops out of the body with a little speed
 DROP_WAIT_S = 2.0  # for the loot's item entities to reach the client
 MAX_MISSES = 2  # targets lost (out of reach, wandered off) before the hunt gives up
@@ -118,6 +119,7 @@ async def hunt(ctx: ToolContext, p: HuntInput) -> dict[str, Any]:
     kills: list[str] = []
     drops: list[dict[str, Any]] = []  # per kill: what was picked up, what was left lying
     hits, misses, weapon = 0, 0, None
+    lost: list[int] = []  # animals given up on (out of reach): never chased again by this hunt
     while len(kills) < p.count:
         ctx.check()
         if not game_in_sight(ctx.body.snapshot().entities, p.target, p.radius):
@@ -130,13 +132,24 @@ async def hunt(ctx: ToolContext, p: HuntInput) -> dict[str, Any]:
         deadline = ctx.clock() + int(KILL_TIMEOUT_S * 1000)
         kill_ctx = replace(ctx, deadline_ms=deadline if ctx.deadline_ms is None else min(ctx.deadline_ms, deadline))
         try:
-            out = await run_action(kill_ctx, "hunt", {"kinds": kinds, "radius": p.radius})
+            out = await run_action(kill_ctx, "hunt", {"kinds": kinds, "radius": p.radius, "skip": list(lost),
+                                                      "giveUpMs": int(GIVE_UP_S * 1000)})
         except ToolTimeout:
             ctx.check()  # the call's own deadline: that ends the hunt
             out = {"killed": False, "why": f"not killed within {KILL_TIMEOUT_S:g} s"}
+        except ToolFailure as e:
+            if not lost or "to hunt" not in e.message:
+                raise
+            # Only animals given up on are left in sight: the hunt ends as if none were.
+            if not kills:
+                raise ToolFailure(PRECONDITION_FAILED, f"no {p.target} within reach to hunt ({len(lost)} out of "
+                                  "reach given up on)", details={"target": p.target, "lost": len(lost)}) from e
+            break
         hits += int(out.get("hits") or 0)
         weapon = out.get("weapon") or weapon
         if not out.get("killed"):
+            if out.get("targetId") is not None:
+                lost.append(int(out["targetId"]))
             misses += 1
             if misses > MAX_MISSES:
                 raise ToolFailure(EXECUTION_ERROR, f"lost {misses} {p.target} before killing them "

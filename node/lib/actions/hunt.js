@@ -1,9 +1,10 @@
 'use strict'
-// Kill one animal: the nearest living one of the given kinds within args.radius. Equip the
-// best weapon held, close in with pathfinder, hit on the attack cooldown until the server
-// reports it dead (entityDead) or it is gone. Returns where it died, so the caller can walk
-// over the drops. The kinds (names in any version's form) come from agency, which owns
-// what counts as game.
+// Kill one animal: the nearest living one of the given kinds within args.radius (ids in
+// args.skip left alone: ones already given up on). Equip the best weapon held, close in with
+// pathfinder, hit on the attack cooldown until the server reports it dead (entityDead), it
+// is gone, or args.giveUpMs passed (out of reach: killed false). Returns where it died, so
+// the caller can walk over the drops. The kinds (names in any version's form) come from
+// agency, which owns what counts as game.
 const { goals } = require('mineflayer-pathfinder')
 const { entityName, names } = require('../names')
 
@@ -25,10 +26,10 @@ function deadIds (bot) {
   return dead
 }
 
-function pickTarget (bot, kinds, radius, dead) {
+function pickTarget (bot, kinds, radius, dead, skip) {
   let best = null
   for (const e of Object.values(bot.entities)) {
-    if (e === bot.entity || !e.position || e.isValid === false || dead.has(e.id) || !kinds.has(e.name)) continue
+    if (e === bot.entity || !e.position || e.isValid === false || dead.has(e.id) || skip.has(e.id) || !kinds.has(e.name)) continue
     const d = e.position.distanceTo(bot.entity.position)
     if (d <= radius && (!best || d < best.d)) best = { e, d }
   }
@@ -41,13 +42,14 @@ async function run (bot, args, rec) {
   if (kinds.size === 0) throw new Error(`no animal kind of [${wanted.join(', ')}] exists in ${bot.version}`)
   const radius = args.radius || 32
   const dead = deadIds(bot)
-  const target = pickTarget(bot, kinds, radius, dead)
+  const target = pickTarget(bot, kinds, radius, dead, new Set(Array.isArray(args.skip) ? args.skip : []))
   if (!target) throw new Error(`no ${[...kinds].join(' or ')} within ${radius} blocks to hunt`)
   const weapon = names(bot).weapons.map((n) => bot.inventory.items().find((i) => i.name === n)).find(Boolean)
   if (weapon) await bot.equip(weapon, 'hand')
   let hits = 0
   let last = target.position.clone()
-  while (!rec.cancelled) {
+  const giveUpAt = Date.now() + (args.giveUpMs || 25000)
+  while (!rec.cancelled && Date.now() < giveUpAt) {
     const e = bot.entities[target.id]
     if (!e || e.isValid === false || dead.has(target.id)) break
     last = e.position.clone()

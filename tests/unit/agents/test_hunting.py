@@ -38,13 +38,14 @@ class HuntBody(FakeBody):
     def _do_hunt(self, a: dict[str, Any]) -> dict[str, Any]:
         self.loot += self.late
         self.late = []
-        game = [m for m in self.mobs if m.name in a["kinds"] and not m.hostile and self.distance_to(m) <= a["radius"]]
+        game = [m for m in self.mobs if m.name in a["kinds"] and not m.hostile and self.distance_to(m) <= a["radius"]
+                and id(m) not in a["skip"]]
         if not game:
             raise BodyError(f"no {' or '.join(a['kinds'])} within {a['radius']} blocks to hunt")
         target = min(game, key=self.distance_to)
         if self.lose:
             self.lose -= 1
-            return {"target": target.name, "killed": False, "hits": 2, "weapon": None,
+            return {"target": target.name, "targetId": id(target), "killed": False, "hits": 2, "weapon": None,
                     "at": {"x": target.x, "y": target.y, "z": target.z}}
         self.mobs.remove(target)
         for i, item in enumerate(ANIMAL_DROPS[target.name]):
@@ -88,7 +89,7 @@ def test_a_cow_hunted_gives_its_meat_and_leather_picked_up(hctx, hbody):
     hbody.mobs += [Mob("cow", hostile=False, x=6.5, z=0.5), Mob("pig", hostile=False, x=3.5, z=0.5)]
     res = hunt(hctx, target="cow")
     assert res.success, res.error
-    assert hbody.started[0] == ("hunt", {"kinds": ["cow"], "radius": 32.0})
+    assert hbody.started[0] == ("hunt", {"kinds": ["cow"], "radius": 32.0, "skip": [], "giveUpMs": 25000})
     assert res.output["kills"] == 1 and res.output["killed"] == ("cow",) and res.output["short"] == 0
     assert dict(res.output["gained"]) == {"beef": 1, "leather": 1} and res.output["weapon"] == "stone_sword"
     assert [(d["gained"], d["itemsLeft"]) for d in res.output["drops"]] == [(2, 0)]  # per kill: walked over its loot
@@ -141,15 +142,29 @@ def test_fewer_animals_than_asked_reports_how_many_fell_short(hctx, hbody):
     assert hbody.inventory["white_wool"] == 1
 
 
-def test_an_animal_that_got_away_is_hunted_again_then_the_hunt_gives_up(hctx, hbody):
-    hbody.mobs.append(Mob("pig", hostile=False, x=5.5, z=0.5))
-    hbody.lose = 1
+def test_an_animal_out_of_reach_is_left_for_the_next_then_the_hunt_gives_up(hctx, hbody):
+    near, far = Mob("pig", hostile=False, x=5.5, z=0.5), Mob("pig", hostile=False, x=9.5, z=0.5)
+    hbody.mobs += [near, far]
+    hbody.lose = 1  # the nearer pig cannot be reached
     res = hunt(hctx, target="pig")
     assert res.success and res.output["kills"] == 1 and hbody.inventory["porkchop"] == 1
-    hbody.mobs.append(Mob("pig", hostile=False, x=5.5, z=0.5))
+    assert hbody.started[1][1]["skip"] == [id(near)] and hbody.mobs == [near]  # the farther one was killed
+    hbody.mobs += [Mob("pig", hostile=False, x=-5.5, z=0.5), Mob("pig", hostile=False, x=0.5, z=7.5)]
     hbody.lose = MAX_MISSES + 1
     res = hunt(hctx, target="pig")
     assert not res.success and res.error.code == EXECUTION_ERROR and res.error.message.startswith("lost 3 pig")
+    assert len(hbody.started[-1][1]["skip"]) == 2
+
+
+def test_when_only_animals_out_of_reach_are_left_the_hunt_ends(hctx, hbody):
+    hbody.mobs += [Mob("cow", hostile=False, x=5.5, z=0.5), Mob("cow", hostile=False, x=8.5, z=0.5)]
+    hbody.lose = 1  # the nearer cow cannot be reached; the other is killed; nothing else is left
+    res = hunt(hctx, target="cow", count=3)
+    assert res.success and res.output["kills"] == 1 and res.output["short"] == 2
+    hbody.lose = 1
+    res = hunt(hctx, target="cow")
+    assert not res.success and res.error.code == PRECONDITION_FAILED
+    assert res.error.message == "no cow within reach to hunt (1 out of reach given up on)"
 
 
 def test_a_kill_that_takes_too_long_is_cancelled_and_counts_as_a_miss(hctx, hbody, ftime):
