@@ -7,13 +7,13 @@ from __future__ import annotations
 import pytest
 
 from agency.cognition.drive_tick import DriveTickFired, DriveTickState, evaluate_drive_tick, routable, select_drive
-from agency.cognition.grounding import FrameFacts, check_text
+from agency.cognition.grounding import FrameFacts, check_goal, check_text
 from agency.cognition.sanitizer import sanitize
 from agency.cognition.survival_steps import FOOD_STOCK, SURVIVAL_ACTIONS, next_survival_step
 from agency.execution.agents import load_default_registry
 from agency.execution.agents.planning import craft_plan
 from agency.execution.agents.smelt_plan import smelt_plan
-from agency.goal_tag import build_goal_tag_v1
+from agency.goal_tag import ExtractedGoal, build_goal_tag_v1
 from agency.world import BlockRegion, EntityInfo, Vec3
 
 BASE = {"oak_log": 20, "crafting_table": 1, "wooden_pickaxe": 1}  # the spec's five rules all pass
@@ -128,3 +128,12 @@ def test_every_emitted_goal_round_trips_grounds_and_plans(make_snapshot, extra, 
     else:
         steps = agents.require("survivor").workflows["hunt"].static("survivor-hunt").steps
         assert [s.tool for s in steps] == ["hunt"]
+
+
+@pytest.mark.parametrize(("target", "entities", "passed"), [
+    ("cow", {"cow"}, True), ("cows", {"cow", "zombie"}, True), ("animal", {"sheep"}, True),
+    ("animal", {"zombie", "villager"}, False), ("cow", {"pig"}, False), ("zombie", {"zombie"}, False),
+])
+def test_a_hunt_goal_grounds_only_with_its_game_nearby(target, entities, passed):
+    r = check_goal(ExtractedGoal(action="hunt", target=target), FrameFacts(entities=frozenset(entities)), scenario_id=None)
+    assert r.passed is passed and (passed or r.reason == "missing_entity")
