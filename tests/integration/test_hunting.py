@@ -2,7 +2,8 @@
 hunted by a `hunt cow 2` task (the survivor's workflow: each killed with the sword held, its
 drops picked up, the first body never taken for the second cow), raw beef is cooked by a
 `smelt cooked_beef` task (a furnace placed from the inventory, coal as fuel), and the eat
-reflex then eats the cooked beef, not the raw."""
+reflex then eats the cooked beef, not the raw. A sheep hunted gives its wool, and three wool
+make a bed through the crafter."""
 
 from __future__ import annotations
 
@@ -77,3 +78,24 @@ def test_cows_are_hunted_their_beef_cooked_and_the_cooked_beef_eaten_first(hunte
     snap = body.snapshot()
     assert reflexes.stats.ate == 1
     assert snap.count_of("cooked_beef") == 0 and snap.count_of("beef") == beef - 1
+
+
+def test_a_sheep_hunted_gives_the_wool_that_with_two_more_makes_a_bed(hunter):
+    body = hunter
+    x, y, z = 860, 70, 700
+    _pad(body, NAME, x, y, z, r=8)
+    body.chat(f"/mcbot summon sheep {x + 3} {y} {z}")
+    wait_until(lambda: any(e.name == "sheep" and e.distance < 8 for e in body.snapshot().entities), 10, "a sheep in sight")
+    tools = default_tool_registry()
+    rt = AgentRuntime(load_default_registry(), tools, ToolContext(body=body, poll_interval_s=0.1))
+    res = asyncio.run(rt.run_task(TaskSpec(action="hunt", target="sheep", amount=1, id="task-hunt-sheep")))
+    assert res.status == "completed", res.errors
+    assert body.snapshot().count_of("white_wool") == 1  # vanilla: one wool a sheep
+    for item, n in (("white_wool", 2), ("oak_log", 2), ("crafting_table", 1)):
+        _give(body, NAME, item, n)
+    bed = TaskSpec(action="craft", target="white_bed", amount=1, id="task-bed")
+    assert rt.choose_agent(bed).id == "crafter"
+    res = asyncio.run(rt.run_task(bed))
+    assert res.status == "completed", res.errors
+    snap = body.snapshot()
+    assert snap.count_of("white_bed") == 1 and snap.count_of("white_wool") == 0
