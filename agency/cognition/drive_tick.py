@@ -175,7 +175,7 @@ DriveTickResult = DriveTickFired | DriveTickSkipped
 
 
 def select_drive(snapshot: WorldSnapshot, shelter_nearby: bool | None, table_nearby: bool | None = None,
-                 furnace_nearby: bool | None = None) -> DriveSelection:
+                 furnace_nearby: bool | None = None, bed_known: bool | None = None) -> DriveSelection:
     """Contract 3.3, first match wins. shelter_nearby None means unknown = no shelter.
     A crafting table placed within reach counts as had (table_nearby): crafts place the
     table they need, and judging by the inventory alone crafted a new one after each.
@@ -197,7 +197,7 @@ def select_drive(snapshot: WorldSnapshot, shelter_nearby: bool | None, table_nea
         return DriveSelection("craft", "wooden_pickaxe", 1, "no_pickaxe", "I have a crafting table but no pickaxe.")
     if logs < LOW_LOG_STOCK:
         return DriveSelection("collect", "oak_log", 8, "low_logs", "My log stock is low; I should gather more wood.")
-    for step in (next_survival_step(snapshot, furnace_nearby=furnace_nearby),
+    for step in (next_survival_step(snapshot, furnace_nearby=furnace_nearby, bed_known=bed_known),
                  next_progression_step(snapshot, furnace_nearby)):
         if step is not None and routable(step.action, step.target):
             return step
@@ -347,6 +347,7 @@ def evaluate_drive_tick(
     shelter_nearby: bool | None = None,
     table_nearby: bool | None = None,
     furnace_nearby: bool | None = None,
+    bed_known: bool | None = None,
     sheltering: bool = False,
     region: BlockRegion | None = None,
     config: DriveTickConfig = DriveTickConfig(),
@@ -360,8 +361,8 @@ def evaluate_drive_tick(
     if furnace_nearby is not True and region is not None and furnace_in_sight(region):
         furnace_nearby = True
     candidate = drive_candidate(snapshot, now_ms, state, existing_tasks, shelter_nearby=shelter_nearby,
-                                table_nearby=table_nearby, furnace_nearby=furnace_nearby, sheltering=sheltering,
-                                config=config)
+                                table_nearby=table_nearby, furnace_nearby=furnace_nearby, bed_known=bed_known,
+                                sheltering=sheltering, config=config)
     if isinstance(candidate, DriveTickSkipped):
         return candidate
     sel = candidate
@@ -395,6 +396,7 @@ def drive_candidate(
     shelter_nearby: bool | None = None,
     table_nearby: bool | None = None,
     furnace_nearby: bool | None = None,
+    bed_known: bool | None = None,
     sheltering: bool = False,
     config: DriveTickConfig = DriveTickConfig(),
 ) -> DriveSelection | DriveTickSkipped:
@@ -412,7 +414,7 @@ def drive_candidate(
         return DriveTickSkipped(
             DriveSkipReason.interval_not_elapsed, f"{now_ms - state.last_fired_ms}ms < {config.interval_ms}ms"
         )
-    sel = select_drive(snapshot, shelter_nearby, table_nearby, furnace_nearby)
+    sel = select_drive(snapshot, shelter_nearby, table_nearby, furnace_nearby, bed_known)
     # A goal already in flight is its task's business: it is not grounded again.
     blocked = _blocked(existing_tasks, sel, now_ms, config)
     return sel if blocked is None else blocked

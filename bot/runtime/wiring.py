@@ -208,6 +208,7 @@ class Agency:
         now, snap = self.clock(), self.last_snapshot
         frame = dict(shelter_nearby=self.goals.shelter_nearby(snap),  # a verified shelter within 32 m
                      table_nearby=await self._table_nearby(snap, now), furnace_nearby=await self._furnace_nearby(snap, now),
+                     bed_known=await self._bed_known(snap, now),
                      sheltering=self._held_by_reflexes,
                      config=self.drive_config)
         # The big read of the blocks in sight only for a tick that will ground a collect or craft goal.
@@ -245,14 +246,22 @@ class Agency:
         """Is a furnace remembered and still standing within the reuse distance? (One in
         sight is found in the blocks the tick reads.) Read only when a drive tick is due and
         no furnace is held, one block per remembered furnace; None = not looked."""
+        return await self._remembered_standing(snap, now_ms, "furnace", held=snap.count_of("furnace"))
+
+    async def _bed_known(self, snap: WorldSnapshot, now_ms: int) -> bool | None:
+        """Is a bed the bot placed or saw remembered and still standing within the reuse
+        distance? Then no second one is crafted. Same reads as _furnace_nearby."""
+        return await self._remembered_standing(snap, now_ms, "bed", held=snap.count_matching("_bed"))
+
+    async def _remembered_standing(self, snap: WorldSnapshot, now_ms: int, kind: str, held: int) -> bool | None:
         due = self.drive_state.due(now_ms, self.drive_config.interval_ms)
-        if not due or snap.count_of("furnace") or self.body is None or not self.body.connected:
+        if not due or held or self.body is None or not self.body.connected:
             return None
         try:
             here = (snap.position.x, snap.position.y, snap.position.z)
-            return await self.places.standing_read(self._block_at, "furnace", here) is not None
+            return await self.places.standing_read(self._block_at, kind, here) is not None
         except Exception as e:  # a failed read must not stop the drive tick: judge by the inventory
-            self._read_failed("furnace search", e)
+            self._read_failed(f"{kind} search", e)
             return None
 
     async def _block_at(self, pos: tuple[int, int, int]) -> str | None:

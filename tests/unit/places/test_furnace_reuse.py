@@ -113,3 +113,26 @@ def test_the_drive_tick_counts_a_remembered_furnace_and_asks_for_no_second_one(t
         assert agency.places.store.list(WORLD) == []
     finally:
         agency.close()
+
+
+def test_the_drive_tick_counts_a_remembered_bed_and_crafts_no_second_one(tmp_path, ftime, body):
+    bed = ((5, GROUND_Y, 5), (6, GROUND_Y, 5))
+    body.inventory.clear()
+    body.inventory.update({"oak_log": 20, "crafting_table": 1, "stone_pickaxe": 1, "cooked_beef": 4, "white_wool": 3})
+    agency = _agency(tmp_path, ftime, body)
+    try:
+        snap = body.snapshot()
+        assert asyncio.run(agency._bed_known(snap, ftime.clock())) is False  # none remembered yet
+        agency.last_snapshot = snap
+        asyncio.run(agency.job_drive_tick())
+        assert agency.stream.recent(5)[0].metadata.goalKey == "craft:white_bed"  # 3 wool, no bed known
+        for cell in bed:
+            body.blocks[cell] = "white_bed"
+        agency.places.placed("white_bed", *bed[0])
+        ftime.clock.advance(agency.drive_config.interval_ms)
+        assert asyncio.run(agency._bed_known(body.snapshot(), ftime.clock())) is True
+        asyncio.run(agency.job_drive_tick())
+        keys = [t.metadata.goalKey for t in agency.stream.recent(5)]
+        assert len(keys) == 2 and keys.count("craft:white_bed") == 1, keys  # the placed bed counts: no second one
+    finally:
+        agency.close()
