@@ -63,15 +63,20 @@ def usable_table(ctx: ToolContext) -> dict[str, Any] | None:
     nearest remembered one within the places' reuse distance whose block is still there
     (ctx.hooks["places"]; read now, never taken on trust), else None. A remembered table
     is marked `remembered` (the crafter walks to it)."""
-    table = nearby_table(ctx)
+    return found_or_remembered(ctx, nearby_table(ctx), "crafting_table")
+
+
+def found_or_remembered(ctx: ToolContext, found: dict[str, Any] | None, kind: str) -> dict[str, Any] | None:
+    """A block of `kind` found near the bot (then remembered in places), else the nearest
+    remembered one still standing within the reuse distance, marked `remembered`, else None."""
     places = ctx.hooks.get(PLACES_HOOK)
-    if table is not None or places is None:
-        if table is not None and places is not None:
-            places.saw(table["name"], table["x"], table["y"], table["z"])
-        return table
+    if found is not None or places is None:
+        if found is not None and places is not None:
+            places.saw(found.get("name", kind), found["x"], found["y"], found["z"])
+        return found
     pos = ctx.body.snapshot().position
     here = (pos.x, pos.y, pos.z)
-    hit = places.standing(ctx.body, "crafting_table", here)
+    hit = places.standing(ctx.body, kind, here)
     if hit is None:
         return None
     return {"x": hit.x, "y": hit.y, "z": hit.z, "name": hit.block, "distance": round(hit.distance_to(here), 2),

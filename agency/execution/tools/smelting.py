@@ -20,7 +20,7 @@ from pydantic import Field, field_validator
 from agency.execution.tools.actions import run_action
 from agency.execution.tools.base import BODY_QUEUE, Tool, ToolContext, ToolFailure, ToolInput
 from agency.execution.tools.building import place_near_bot
-from agency.execution.tools.crafting import CraftInput, craft, held
+from agency.execution.tools.crafting import CraftInput, craft, found_or_remembered, held
 from agency.execution.tools.furnace_recipes import (
     COOK_TICKS,
     SMELTING,
@@ -35,7 +35,6 @@ from agency.execution.tools.gathering import REACH
 from agency.execution.tools.movement import walk
 from agency.execution.tools.queries import FindBlocksInput, find_blocks_now
 from agency.execution.tools.results import EXECUTION_ERROR, PRECONDITION_FAILED
-from agency.places.memory import HOOK as PLACES_HOOK
 
 FURNACE_SEARCH_RADIUS = 16
 MAX_SMELT = 64  # one output stack; also bounds the wait (64 x 10 s)
@@ -66,19 +65,7 @@ def usable_furnace(ctx: ToolContext) -> dict[str, Any] | None:
     """The furnace a smelt would use: one within FURNACE_SEARCH_RADIUS, else the nearest
     remembered one within the places' reuse distance whose block is still there (read now,
     never taken on trust; marked `remembered`: the smelter walks to it), else None."""
-    found = nearby_furnace(ctx)
-    places = ctx.hooks.get(PLACES_HOOK)
-    if found is not None or places is None:
-        if found is not None and places is not None:
-            places.saw(found.get("name", "furnace"), found["x"], found["y"], found["z"])
-        return found
-    pos = ctx.body.snapshot().position
-    here = (pos.x, pos.y, pos.z)
-    hit = places.standing(ctx.body, "furnace", here)
-    if hit is None:
-        return None
-    return {"x": hit.x, "y": hit.y, "z": hit.z, "name": hit.block, "distance": round(hit.distance_to(here), 2),
-            "remembered": True}
+    return found_or_remembered(ctx, nearby_furnace(ctx), "furnace")
 
 
 async def _get_furnace(ctx: ToolContext, p: SmeltInput) -> tuple[dict[str, Any], str | None]:
