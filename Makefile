@@ -16,7 +16,7 @@ MC_VERSIONS := 1.21.4 1.18.2
 # The pinned node and npm (when installed) come first for every recipe and what it starts.
 export PATH := $(CURDIR)/.toolchain/bin:$(PATH)
 
-.PHONY: install run test test-unit test-integration test-parallel test-node soak-fast soak-chaos server bench checks clean
+.PHONY: install run test test-unit test-integration test-sequential test-node soak-fast soak-chaos server bench checks clean
 
 install: $(PY_STAMP) $(NODE_STAMP)
 
@@ -53,12 +53,15 @@ checks: install
 NODE_TESTS := $(patsubst node/%,%,$(wildcard node/test/*.test.js))
 NODE_CI_TESTS := $(filter-out test/survival.test.js,$(NODE_TESTS))
 
+# Under 30 minutes on 2 cores: the unit tests, then the integration tests of each version side
+# by side (scripts/pytest_matrix.sh), the node tests of each version side by side, then the two
+# 3-minute soaks side by side (each waits mostly on its own embedded world).
 test: install
-	$(BIN)/pytest
+	scripts/pytest_matrix.sh $(BIN)/pytest "$(MC_VERSIONS)"
 	@echo "node/test/survival.test.js: not run here (flaky collectblock pathing; see Makefile, make test-node runs it)"
 	scripts/node_tests.sh "$(MC_VERSIONS)" $(NODE_CI_TESTS)
-	scripts/soak.sh 3 --fast --version $(lastword $(MC_VERSIONS))
-	scripts/soak.sh 3 --fast --chaos --version $(firstword $(MC_VERSIONS))
+	scripts/together.sh "scripts/soak.sh 3 --fast --version $(lastword $(MC_VERSIONS))" \
+	  "scripts/soak.sh 3 --fast --chaos --version $(firstword $(MC_VERSIONS))"
 
 test-unit: install
 	$(BIN)/pytest -m "not integration"
@@ -66,10 +69,9 @@ test-unit: install
 test-integration: install
 	$(BIN)/pytest -m integration
 
-# The pytest suite with the integration tests of the two versions side by side (about 16
-# instead of 22 minutes on 2 cores); not make test's way: contention made two waits time out.
-test-parallel: install
-	scripts/pytest_matrix.sh $(BIN)/pytest "$(MC_VERSIONS)"
+# The pytest suite one version after the other (no contention between the two worlds).
+test-sequential: install
+	$(BIN)/pytest
 
 test-node: install
 	scripts/node_tests.sh "$(MC_VERSIONS)" $(NODE_TESTS)

@@ -119,3 +119,19 @@ def is_solid(name: str | None) -> bool:
 def tree_blocks() -> tuple[str, ...]:
     """Logs and leaves of every wood (what a path may be dug through)."""
     return tuple(f"{wood}_{part}" for wood in WOODS for part in ("leaves", "log")) + LEAVES_EXTRA
+
+
+SOIL = frozenset({"dirt", "grass_block", "coarse_dirt", "podzol", "rooted_dirt", "mycelium", "moss_block",
+                  "sand", "red_sand", "gravel", "clay", "snow_block"})
+ROCK = frozenset({"stone", "andesite", "diorite", "granite", "tuff", "coal_ore", "iron_ore", "copper_ore"})
+
+
+DEEP_ROCK = frozenset({"deepslate", "sandstone", "red_sandstone", "deepslate_coal_ore", "deepslate_iron_ore",
+                       "deepslate_copper_ore"})
+
+
+def natural_ground() -> tuple[str, ...]:
+    """Soil, rock and trees, the kinds the world is made of (a walk out of a pit may dig through
+    these). Never planks, cobblestone, doors or tables; a shelter's dirt or stone fill is of
+    these kinds, which is why a shelter's own paths never dig so."""
+    return tuple(sorted(SOIL | ROCK | DEEP_ROCK)) + tree_blocks()

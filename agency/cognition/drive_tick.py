@@ -16,38 +16,17 @@ frame does not ground (logs to collect but none in sight, a craft with no ingred
 sources at hand) becomes `explore nearby` first: exploring claims nothing and is how the
 bot finds what is missing; the next tick chooses again from the new frame.
 
-The tech-tree progression (issue 19) stands where the spec's default `explore nearby` was:
-once the five 3.3 rules pass (logs, shelter at night, table, a pickaxe, 16 logs), the next
-missing step toward an iron pickaxe is chosen from the inventory and the furnace known
-nearby (in sight, or remembered and still standing: agency.places), first missing step wins:
+Where the spec's default `explore nearby` was, the tech-tree progression
+(agency.cognition.progression) and the survival steps (agency.cognition.survival_steps)
+pick the next missing step; a collect of coal or iron out of sight digs down first.
 
-| rule | fires when | goal |
-|---|---|---|
-| no_cobblestone | cobblestone short of 3 (no stone pickaxe) + 8 (furnace still needed) | collect stone <short> |
-| no_stone_pickaxe | no stone (or better) pickaxe | craft stone_pickaxe 1 |
-| no_furnace | iron still to smelt, no furnace held, in sight or remembered standing | craft furnace 1 |
-| no_coal | iron still to smelt and not yet in hand, no coal or charcoal | collect coal_ore 3 |
-| no_iron_ore | raw iron (+ iron ore) held short of the ingots still to smelt | collect iron_ore <short> |
-| no_iron_ingot | fewer than 3 iron ingots, the raw iron for them held | smelt iron_ingot <short> |
-| no_iron_pickaxe | 3 iron ingots, no iron (or better) pickaxe | craft iron_pickaxe 1 |
-| no_iron_sword | an iron pickaxe, no iron sword, 2 iron ingots held | craft iron_sword 1 |
-
-"Iron still to smelt" = no iron (or better) pickaxe and fewer than 3 iron ingots. A step
-whose goal no workflow carries out (a craft the crafter has no recipe for, a smelt the
-furnace table does not know) is never emitted (`routable`): the progression ends before it.
-
-Coal and iron lie underground (below what a tick sees from the surface), so a collect of
-either with none in sight digs down first (`dig_down_first`, rule `dig_down_first`): a
-staircase to DIG_DOWN_BLOCKS below the bot for coal, to IRON_LEVEL (or DIG_DOWN_BLOCKS
-lower, when already that deep) for iron, never below mining.SAFE_FLOOR_Y:
-
-| ore | goal |
-|---|---|
-| coal_ore | descend y<bot's y - 12> |
-| iron_ore | descend y<min(40, bot's y - 12)> |
-
-Once the ore is in sight the collect step grounds and takes over. At the floor (or with no
-pickaxe) the collect is grounded into `explore nearby`, like any other goal out of sight.
+A goal whose newest tasks failed waits before it is asked again (20 s after one failure, 60 s
+after two, 180 s after three or more in a row: agency.planning.tasks.retry_backoff); meanwhile
+the tick explores nearby (rule `retry_later`), and skips (`retry_later`) when exploring just
+failed too, or when the goal is the night's shelter (no wandering off in the dark). A held
+survival or progression step lets the next one have its turn (a stone pickaxe that cannot be
+made from here does not keep the bot from hunting); a stand-in (explore first, dig down
+first) that just failed makes the tick skip.
 """
 
 from __future__ import annotations
@@ -61,17 +40,16 @@ from typing import Callable, Iterable
 from agency.blocks import is_log
 from agency.cognition.counters import AgencyCounters
 from agency.cognition.drive_selection import DriveSelection
-from agency.cognition.survival_steps import SURVIVAL_ACTIONS, next_survival_step
+from agency.cognition.progression import STONE_AGE_RULES, dig_down_first, next_progression_step
+from agency.cognition.survival_steps import next_survival_step
 from agency.db import Database, DatabaseSource
 from agency.goal_tag import ExtractedGoal, build_goal_tag_v1, canonical_goal_key
 from agency.cognition.grounding import FrameFacts, GroundingResult, check_doable_goal, log_grounding_fail
 from agency.cognition.sanitizer import sanitize
-from agency.execution.tools.furnace_recipes import output_of
-from agency.execution.tools.mining import MAX_DESCENT, SAFE_FLOOR_Y, level_target
-from agency.execution.tools.recipes import CRAFTABLE
 from agency.cognition.settings import DriveTickConfig  # the one schema, also the [drive_tick] section
 from agency.planning.tasks.idempotency import TaskLookup, find_blocking_task
 from agency.planning.tasks.models import Task
+from agency.planning.tasks.retry_backoff import HeldBack, held_back
 from agency.thoughts import Thought, ThoughtMetadata
 from agency.world import BlockRegion, WorldSnapshot, night_approaching
 
@@ -84,22 +62,7 @@ LOW_LOG_STOCK = 16
 SIGHT_RADIUS = 32
 SIGHT_VERTICAL = 8
 EXPLORE_FIRST_LEGS = 2  # legs of the explore workflow (16 blocks each): new ground comes into sight
-# The progression (module docstring): what each step needs.
-STONE_PICKAXE_COBBLE = 3
-FURNACE_COBBLE = 8
-IRON_FOR_PICKAXE = 3  # ingots
-IRON_FOR_SWORD = 2
-COAL_BATCH = 3  # one vein's worth: fuel for 24 smelts, spare for torches
-STONE_OR_BETTER = ("stone_pickaxe", "iron_pickaxe", "diamond_pickaxe", "netherite_pickaxe")
-IRON_OR_BETTER = ("iron_pickaxe", "diamond_pickaxe", "netherite_pickaxe")
 FURNACE_BLOCKS = ("furnace", "lit_furnace")  # lit_furnace: the block's name before 1.13
-# Digging down for ores out of sight: one descent brings DIG_DOWN_BLOCKS of new ground into
-# the sight box (8 up and down); iron lies deeper than coal (the embedded world: iron below
-# y 56, coal up to the surface; vanilla 1.18+: iron peaks at y 16, coal near y 96 and 0).
-DIG_DOWN_ORES = ("coal_ore", "iron_ore")
-DIG_DOWN_BLOCKS = 12
-IRON_LEVEL = 40
-MIN_DESCENT = 4  # less than this above the floor: explore instead
 
 _CATEGORY = {"collect": "gathering", "descend": "gathering", "build": "building", "craft": "crafting",
              "explore": "exploration"}
@@ -155,6 +118,7 @@ class DriveSkipReason(str, Enum):
     interval_not_elapsed = "interval_not_elapsed"
     duplicate_goal = "duplicate_goal"
     sheltering = "sheltering"  # the bot spends the night in its shelter: no new work outside
+    retry_later = "retry_later"  # the goal, and exploring instead, failed a moment ago (retry_backoff)
 
 
 @dataclass(frozen=True)
@@ -175,13 +139,15 @@ DriveTickResult = DriveTickFired | DriveTickSkipped
 
 
 def select_drive(snapshot: WorldSnapshot, shelter_nearby: bool | None, table_nearby: bool | None = None,
-                 furnace_nearby: bool | None = None, bed_known: bool | None = None) -> DriveSelection:
+                 furnace_nearby: bool | None = None, bed_known: bool | None = None,
+                 held: Callable[[DriveSelection], bool] = lambda _sel: False) -> DriveSelection:
     """Contract 3.3, first match wins. shelter_nearby None means unknown = no shelter.
     A crafting table placed within reach counts as had (table_nearby): crafts place the
     table they need, and judging by the inventory alone crafted a new one after each.
     Where the spec's default was, the progression picks the next missing tech-tree step
     (module docstring); furnace_nearby (a furnace in sight, or remembered and still standing
-    within the places' reuse distance) counts as a furnace held."""
+    within the places' reuse distance) counts as a furnace held. A survival or progression step
+    `held` back (its last tasks failed: retry_backoff) lets the next one have its turn."""
     logs = sum(i.count for i in snapshot.inventory if is_log(i.name))  # what the crafter can make planks of
     has_table = snapshot.count_of("crafting_table") > 0 or table_nearby is True
     has_pickaxe = snapshot.count_matching("_pickaxe") > 0
@@ -197,70 +163,15 @@ def select_drive(snapshot: WorldSnapshot, shelter_nearby: bool | None, table_nea
         return DriveSelection("craft", "wooden_pickaxe", 1, "no_pickaxe", "I have a crafting table but no pickaxe.")
     if logs < LOW_LOG_STOCK:
         return DriveSelection("collect", "oak_log", 8, "low_logs", "My log stock is low; I should gather more wood.")
-    for step in (next_survival_step(snapshot, furnace_nearby=furnace_nearby, bed_known=bed_known),
-                 next_progression_step(snapshot, furnace_nearby)):
-        if step is not None and routable(step.action, step.target):
+    progression = next_progression_step(snapshot, furnace_nearby)
+    # Stone first: a stone pickaxe is a couple of minutes' work and the furnace that cooks the
+    # hunt's meat is made of the same stone, so hunting and the bed wait for it.
+    early = progression is not None and progression.rule in STONE_AGE_RULES
+    survival = next_survival_step(snapshot, furnace_nearby=furnace_nearby, bed_known=bed_known)
+    for step in (progression, survival) if early else (survival, progression):
+        if step is not None and not held(step):
             return step
     return DriveSelection("explore", "nearby", 1, "default", "Things are calm; I will explore nearby.")
-
-
-def routable(action: str, target: str) -> bool:
-    """Does a workflow carry this goal out? collect and descend: the gatherer (any block, any
-    level); craft: the crafter's planner knows a recipe; smelt: the furnace table knows the item."""
-    if action == "craft":
-        return target in CRAFTABLE
-    if action == "smelt":
-        return output_of(target) is not None
-    return action in ("collect", "descend") or action in SURVIVAL_ACTIONS
-
-
-def _held(snapshot: WorldSnapshot, names: Iterable[str]) -> int:
-    return sum(snapshot.count_of(n) for n in names)
-
-
-def next_progression_step(snapshot: WorldSnapshot, furnace_nearby: bool | None = None) -> DriveSelection | None:
-    """The first missing step toward an iron pickaxe (table in the module docstring), or
-    None when there is none left that a workflow can carry out."""
-    stone_pick = _held(snapshot, STONE_OR_BETTER) > 0
-    iron_pick = _held(snapshot, IRON_OR_BETTER) > 0
-    ingots = snapshot.count_of("iron_ingot")
-    raw = _held(snapshot, ("raw_iron", "iron_ore"))
-    cobble = snapshot.count_of("cobblestone")
-    coal = _held(snapshot, ("coal", "charcoal"))
-    has_furnace = snapshot.count_of("furnace") > 0 or furnace_nearby is True
-    to_smelt = 0 if iron_pick else max(0, IRON_FOR_PICKAXE - ingots)
-    furnace_needed = to_smelt > 0 and not has_furnace
-    steps: list[tuple[bool, DriveSelection]] = []
-    need = (0 if stone_pick else STONE_PICKAXE_COBBLE) + (FURNACE_COBBLE if furnace_needed else 0)
-    if cobble < need:
-        short = need - cobble
-        steps.append((True, DriveSelection(
-            "collect", "stone", short, "no_cobblestone",
-            f"I need {short} more cobblestone for stone tools and a furnace; I will mine stone.")))
-    steps += [
-        (not stone_pick, DriveSelection("craft", "stone_pickaxe", 1, "no_stone_pickaxe",
-                                        "A wooden pickaxe is not enough for iron; I will make a stone pickaxe.")),
-        (furnace_needed, DriveSelection("craft", "furnace", 1, "no_furnace",
-                                        "There is iron to smelt ahead and no furnace nearby; I will make one.")),
-        (to_smelt > 0 and raw + ingots < IRON_FOR_PICKAXE and coal == 0,
-         DriveSelection("collect", "coal_ore", COAL_BATCH, "no_coal",
-                        "I will need fuel to smelt iron; I should find some coal.")),
-        (raw < to_smelt, DriveSelection("collect", "iron_ore", max(1, to_smelt - raw), "no_iron_ore",
-                                        "I need iron for an iron pickaxe; I should find some iron ore.")),
-        (to_smelt > 0, DriveSelection("smelt", "iron_ingot", max(1, to_smelt), "no_iron_ingot",
-                                      "I have the raw iron; I will smelt it into ingots.")),
-        (not iron_pick, DriveSelection("craft", "iron_pickaxe", 1, "no_iron_pickaxe",
-                                       "I have the iron ingots; I will make an iron pickaxe.")),
-        (iron_pick and snapshot.count_of("iron_sword") == 0 and ingots >= IRON_FOR_SWORD,
-         DriveSelection("craft", "iron_sword", 1, "no_iron_sword",
-                        "I have iron to spare; I will make an iron sword.")),
-    ]
-    for missing, sel in steps:
-        if missing:
-            # The first missing step decides: one no workflow can carry out ends the progression
-            # (a later step would skip the one it builds on).
-            return sel if routable(sel.action, sel.target) else None
-    return None
 
 
 def sight_box(snapshot: WorldSnapshot) -> tuple[tuple[int, int, int], tuple[int, int, int]]:
@@ -277,27 +188,6 @@ def explore_first(ungrounded: DriveSelection, grounding: GroundingResult) -> Dri
     why = grounding.detail.split(": ", 1)[-1]
     return DriveSelection("explore", "nearby", EXPLORE_FIRST_LEGS, "explore_first",
                           f"I cannot {ungrounded.action} {ungrounded.target} from here ({why}); I will explore first.")
-
-
-def dig_down_first(ungrounded: DriveSelection, snapshot: WorldSnapshot,
-                   grounding: GroundingResult) -> DriveSelection | None:
-    """For coal or iron out of sight: a staircase down to where it lies (module docstring),
-    or None (not an ore found below, no pickaxe to dig with, too close to the floor)."""
-    if ungrounded.action != "collect" or ungrounded.target not in DIG_DOWN_ORES:
-        return None
-    if snapshot.count_matching("_pickaxe") == 0:
-        return None
-    y = math.floor(snapshot.position.y)
-    level = y - DIG_DOWN_BLOCKS
-    if ungrounded.target == "iron_ore":
-        level = min(level, IRON_LEVEL)
-    level = max(level, SAFE_FLOOR_Y, y - MAX_DESCENT)
-    if y - level < MIN_DESCENT:
-        return None
-    why = grounding.detail.split(": ", 1)[-1]
-    return DriveSelection("descend", level_target(level), 1, "dig_down_first",
-                          f"I cannot {ungrounded.action} {ungrounded.target} from here ({why}); it lies deeper, "
-                          f"so I will dig a staircase down to y {level}.")
 
 
 def _safety_gate(snapshot: WorldSnapshot) -> DriveTickSkipped | None:
@@ -376,6 +266,8 @@ def evaluate_drive_tick(
         blocked = _blocked(existing_tasks, sel, now_ms, config)
         if blocked is not None:
             return blocked
+        if _held_back(existing_tasks, sel, now_ms) is not None:  # the stand-in failed a moment ago too
+            return DriveTickSkipped(DriveSkipReason.retry_later, f"{sel.action}:{sel.target} failed a moment ago")
         log_grounding_fail(grounding, thought_id)
         grounding = check_doable_goal(_goal(sel), facts, scenario_id=thought_id)
     thought = _build_thought(sel, now_ms, thought_id, grounding)
@@ -414,10 +306,25 @@ def drive_candidate(
         return DriveTickSkipped(
             DriveSkipReason.interval_not_elapsed, f"{now_ms - state.last_fired_ms}ms < {config.interval_ms}ms"
         )
-    sel = select_drive(snapshot, shelter_nearby, table_nearby, furnace_nearby, bed_known)
+    sel = select_drive(snapshot, shelter_nearby, table_nearby, furnace_nearby, bed_known,
+                       held=lambda step: _held_back(existing_tasks, step, now_ms) is not None)
     # A goal already in flight is its task's business: it is not grounded again.
     blocked = _blocked(existing_tasks, sel, now_ms, config)
-    return sel if blocked is None else blocked
+    if blocked is not None:
+        return blocked
+    # A goal that just failed waits (retry_backoff); meanwhile new ground may change what it needs.
+    held = _held_back(existing_tasks, sel, now_ms)
+    if held is None:
+        return sel
+    if sel.rule == "night_no_shelter":  # no wandering off in the dark: the build is tried again soon
+        return DriveTickSkipped(DriveSkipReason.retry_later, f"{sel.action}:{sel.target} failed a moment ago")
+    tries = "try" if held.failures == 1 else f"{held.failures} tries"
+    retry = DriveSelection("explore", "nearby", EXPLORE_FIRST_LEGS, "retry_later",
+                           f"My last {tries} to {sel.action} {sel.target} failed; "
+                           f"I will explore and try again in {math.ceil(held.wait_ms / 1000)} s.")
+    if _held_back(existing_tasks, retry, now_ms) is not None:
+        return DriveTickSkipped(DriveSkipReason.retry_later, f"{sel.action}:{sel.target} and explore:nearby just failed")
+    return _blocked(existing_tasks, retry, now_ms, config) or retry
 
 
 def furnace_in_sight(region: BlockRegion) -> bool:
@@ -428,6 +335,10 @@ def furnace_in_sight(region: BlockRegion) -> bool:
 def needs_sight(candidate: DriveSelection | DriveTickSkipped) -> bool:
     """Collect and craft goals ground on the blocks around the bot; the others do not."""
     return isinstance(candidate, DriveSelection) and candidate.action in SIGHT_ACTIONS
+
+
+def _held_back(tasks: TaskLookup | Iterable[Task], sel: DriveSelection, now_ms: int) -> HeldBack | None:
+    return held_back(tasks, canonical_goal_key(sel.action, sel.target), now_ms)
 
 
 def _goal(sel: DriveSelection) -> ExtractedGoal:

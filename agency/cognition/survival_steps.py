@@ -1,5 +1,7 @@
-"""Survival steps of the drive tick: what keeps the bot fed and rested, asked for before the
-tech-tree progression once the five 3.3 rules pass. First match wins:
+"""Survival steps of the drive tick: what keeps the bot fed and rested, asked for once the
+five 3.3 rules pass and the stone age is done (progression.STONE_AGE_RULES: the cobblestone for
+a stone pickaxe and a furnace, the stone pickaxe), before the rest of the tech-tree
+progression. First match wins:
 
 | rule | fires when | goal |
 |---|---|---|

@@ -17,7 +17,7 @@ from collections.abc import Collection
 from dataclasses import dataclass
 from typing import Literal
 
-from agency.blocks import is_door, is_leaves, is_liquid, is_passable, is_replaceable, is_solid, tree_blocks
+from agency.blocks import ROCK, SOIL, is_door, is_leaves, is_liquid, is_passable, is_replaceable, is_solid, tree_blocks
 from agency.shelter.models import Pos
 from agency.shelter.blueprint import SIZE, WALL_HEIGHT
 from agency.names import canonical
@@ -26,9 +26,6 @@ from agency.world import BlockRegion
 RING = 1
 # Cost units ~ seconds of work by hand: leaves and soil are quick, a log slower, stone
 # without a pickaxe slowest. A fill is a walk + a placement + material.
-SOIL = frozenset({"dirt", "grass_block", "coarse_dirt", "podzol", "rooted_dirt", "mycelium", "moss_block",
-                  "sand", "red_sand", "gravel", "clay", "snow_block"})
-ROCK = frozenset({"stone", "andesite", "diorite", "granite", "tuff", "coal_ore", "iron_ore", "copper_ore"})
 # What a path to the site may be dug through (move_to digOnly): trees only. Never soil: a
 # pathfinder digging down would hole the site's floor.
 PATH_DIGGABLE = tree_blocks()

@@ -123,7 +123,7 @@ async def walk_site(ctx: ToolContext, x: float, y: float, z: float, rng: float,
     canopy, a leaf wall round a clearing), try again digging through leaves and logs only;
     a walk that fails where the bot can already do its job (`good_enough`) is no failure."""
     try:
-        await walk(ctx, x, y, z, rng)
+        await walk(ctx, x, y, z, rng, dig_out=False)  # never through soil: that holes the site's floor
         return
     except ToolFailure as e:
         if e.code != EXECUTION_ERROR:

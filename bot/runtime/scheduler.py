@@ -109,7 +109,13 @@ class Scheduler:
             logger.error("job {} timed out after {} s", name, spec.timeout_s)
             ok = False
         except asyncio.CancelledError:
-            raise
+            task = asyncio.current_task()
+            if task is None or not task.cancelling():
+                raise  # something the job awaited was cancelled, not the run itself: a real error
+            # The run itself is cancelled only by the daemon's stop (the loop ending with the job
+            # mid-body): it ends there, quietly, not as APScheduler's "raised an exception".
+            logger.debug("job {} cancelled (stopping)", name)
+            return False
         except Exception as e:  # noqa: BLE001 - the error handler: log, count, carry on
             spec.stats.errors += 1
             spec.stats.last_error = f"{type(e).__name__}: {e}"

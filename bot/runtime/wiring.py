@@ -206,6 +206,13 @@ class Agency:
         if self.last_snapshot is None or not self.gate.open("DriveTick", self._connected):
             return
         now, snap = self.clock(), self.last_snapshot
+        if self.drive_state.due(now, self.drive_config.interval_ms):
+            # The perception job's snapshot may predate the task that just ended (a table
+            # crafted a moment ago, not in it yet): a due tick chooses on a fresh one.
+            try:
+                snap = await self._snapshot() or snap
+            except Exception as e:  # a failed read must not stop the tick: it chooses on the last one
+                self._read_failed("fresh snapshot", e)
         frame = dict(shelter_nearby=self.goals.shelter_nearby(snap),  # a verified shelter within 32 m
                      table_nearby=await self._table_nearby(snap, now), furnace_nearby=await self._furnace_nearby(snap, now),
                      bed_known=await self._bed_known(snap, now),

@@ -15,7 +15,8 @@ under chaos, where it is informational like the 7.2 criteria.
                             [--chaos [--seed N]] [--min-task-success 0.8] [--milestone-game-days 2]
 
 Writes soak-results/soak-<ts>.log (samples and verdicts), soak-results/soak-<ts>-report.json
-and soak-results/soak-<ts>.png, and copies the last two to soak-results/report.json and
+and soak-results/soak-<ts>.png (<ts>: the start time and the soak's pid, so soaks run side by
+side keep apart), and copies the last two to soak-results/report.json and
 chart.png. The log and the report name the server's version (asked by a list ping). Only the
 newest KEEP_RUNS runs are kept in the output folder; older ones are removed (and said so).
 Exits 0 on PASS, 1 on FAIL, 3 when the daemon cannot start.
@@ -24,7 +25,6 @@ Exits 0 on PASS, 1 on FAIL, 3 when the daemon cannot start.
 from __future__ import annotations
 
 import argparse
-import ctypes
 import json
 import math
 import os
@@ -43,13 +43,12 @@ import httpx
 from agency.cognition.drive_tick import DRIVE_TICK_INTERVAL_MS
 from agency.cognition.settings import DriveTickConfig
 from bot.config.loader import EMBEDDED_VERSIONS
-from bot.runtime.ping import ServerUnreachable, ping
 from bot.runtime.server import free_port
 from bot.tooling.competence import CompetenceLimits, deaths_in
+from bot.tooling.daemon_run import ROOT, LogTail, die_with_parent, server_version, stop_daemon, wait_up
 from bot.tooling.soak_chaos import Chaos
 from bot.tooling.soak_report import add_competence, competence_lines, evaluate, evaluate_chaos, write_chart
 
-ROOT = Path(__file__).resolve().parents[2]
 FAST = {  # --fast: CI-sized intervals; the report states the scale
     "MCBOT_DRIVE_TICK__INTERVAL_MS": "20000",
     "MCBOT_DRIVE_TICK__STUCK_TIMEOUT_MS": "60000",
@@ -60,7 +59,7 @@ FAST = {  # --fast: CI-sized intervals; the report states the scale
 
 
 KEEP_RUNS = 20  # soak runs kept in the output folder
-RUN_FILE = re.compile(r"^soak-(\d{8}-\d{6})")
+RUN_FILE = re.compile(r"^soak-(\d{8}-\d{6}(?:-p\d+)?)")  # a run's stamp: its start, and its process
 PROCESSED_PAGE = 500  # the API's page limit for /api/cognitive-stream/recent
 
 
@@ -115,14 +114,6 @@ def _game_days(text: str) -> float:
     if not (math.isfinite(x) and x > 0):
         raise argparse.ArgumentTypeError(f"{text} game days: the window must be above 0")
     return x
-
-
-def _die_with_parent() -> None:
-    # The daemon must not outlive the soak, even if the soak is SIGKILLed (Linux prctl).
-    try:
-        ctypes.CDLL("libc.so.6").prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
-    except OSError:
-        pass
 
 
 def parse(argv: list[str]) -> argparse.Namespace:
@@ -228,26 +219,6 @@ def sample(base: str, t0: float, seen_thoughts: set[str], chaos: bool = False,
     return out
 
 
-class LogTail:
-    """The lines a file gained since the last read (None when it cannot be read)."""
-
-    def __init__(self, path: Path) -> None:
-        self.path = path
-        self.offset = 0
-        self.partial = b""
-
-    def read(self) -> list[str] | None:
-        try:
-            with self.path.open("rb") as f:
-                f.seek(self.offset)
-                data = f.read()
-        except OSError:
-            return None
-        self.offset += len(data)
-        *lines, self.partial = (self.partial + data).split(b"\n")
-        return [line.decode("utf-8", "replace") for line in lines]
-
-
 def _position(p: Any) -> dict[str, float] | None:
     if not isinstance(p, dict) or not all(isinstance(p.get(k), (int, float)) for k in "xyz"):
         return None
@@ -298,7 +269,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parse(sys.argv[1:] if argv is None else argv)
     out = ROOT / args.out if not Path(args.out).is_absolute() else Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    stamp = time.strftime("%Y%m%d-%H%M%S")
+    # Two soaks started in the same second (make test runs two side by side) must not share files.
+    stamp = f"{time.strftime('%Y%m%d-%H%M%S')}-p{os.getpid()}"
     log_path = out / f"soak-{stamp}.log"
     api_port = free_port()
     base = f"http://127.0.0.1:{api_port}"
@@ -322,7 +294,7 @@ def main(argv: list[str] | None = None) -> int:
             daemon_log.write(f"---- soak: daemon started at {time.strftime('%H:%M:%S')} ----\n")
             daemon_log.flush()
             return subprocess.Popen([sys.executable, "-m", "bot", "run"], cwd=ROOT, env=env, stdout=daemon_log,
-                                    stderr=subprocess.STDOUT, preexec_fn=_die_with_parent)
+                                    stderr=subprocess.STDOUT, preexec_fn=die_with_parent)
 
         proc = start_daemon()
         chaos = None
@@ -347,11 +319,11 @@ def main(argv: list[str] | None = None) -> int:
             return s
 
         try:
-            if not _wait_up(proc, base, 90):
+            if not wait_up(proc, base, 90):
                 say("[Soak] FAIL daemon did not become healthy within 90 s")
                 return 3
-            server_version = _server_version(env)
-            say(f"[Soak] server {args.server} speaks {server_version}")
+            served = server_version(env)
+            say(f"[Soak] server {args.server} speaks {served}")
             deadline = t0 + args.minutes * 60
             if chaos is not None:
                 chaos.schedule(time.monotonic(), deadline)
@@ -366,14 +338,14 @@ def main(argv: list[str] | None = None) -> int:
                 time.sleep(min(interval, max(0.0, deadline - time.monotonic())))
             take()
         finally:
-            _stop(proc)
+            stop_daemon(proc)
             daemon_log.close()
         if samples:  # what the daemon logged after the last sample (a death in its last second)
             late = deaths_log.read()
             samples[-1]["deaths"] = samples[-1].get("deaths", []) + deaths_in(late or [])
         report = evaluate(samples, creative=args.creative, daemon_alive_until_end=proc.returncode in (0, None),
                           drive_interval_ms=cadence_ms(args.fast))
-        report.update({"minutes": args.minutes, "server": args.server, "serverVersion": server_version,
+        report.update({"minutes": args.minutes, "server": args.server, "serverVersion": served,
                        "creative": args.creative,
                        "scale": {"mode": "fast", **FAST} if args.fast else {"mode": "real"}, "samples": samples})
         # under chaos, cadence and closure are what the faults disturb on purpose: the 7.2
@@ -451,40 +423,6 @@ def _by_status(tasks: list[dict[str, Any]]) -> dict[str, int]:
     for t in tasks:
         out[t["status"]] = out.get(t["status"], 0) + 1
     return out
-
-
-def _server_version(env: dict[str, str]) -> str:
-    """The version the soaked server announces (list ping), e.g. "1.21.4 (protocol 769)"."""
-    host = env.get("MCBOT_SERVER__HOST") or "127.0.0.1"
-    try:
-        info = ping(host, int(env["MCBOT_SERVER__PORT"]))
-    except ServerUnreachable as e:
-        return f"unknown ({e})"
-    return f"{info.version_name} (protocol {info.protocol})"
-
-
-def _wait_up(proc: subprocess.Popen, base: str, timeout_s: float) -> bool:
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            return False
-        try:
-            if httpx.get(base + "/healthz", timeout=2).status_code == 200:
-                return True
-        except httpx.HTTPError:
-            pass
-        time.sleep(0.5)
-    return False
-
-
-def _stop(proc: subprocess.Popen) -> None:
-    if proc.poll() is None:
-        proc.send_signal(signal.SIGTERM)
-        try:
-            proc.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
 
 
 if __name__ == "__main__":

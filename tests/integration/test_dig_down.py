@@ -13,10 +13,8 @@ import asyncio
 import math
 
 from agency.planning.tasks.models import TaskStatus
-from bot.config.loader import McbotConfig
-from bot.runtime.wiring import Agency
 from tests.conftest import make_body, wait_until
-from tests.integration.test_drive_progression import _run_until
+from tests.integration.world_setup import agency_on, block_at, give, restore_vitals, run_executor_until, teleport
 
 NAME = "deep_bot"
 X, Y, Z = -900, 52, -900  # far from spawn and from the other tests' pads; underground, 12 above y 40
@@ -34,27 +32,19 @@ def _prepare(body) -> None:
     body.chat(f"/mcbot fill {X - 2} {Y} {Z - 2} {X + 2} {Y + 2} {Z + 2} air")
     for x, y, z in VEIN:
         body.chat(f"/mcbot setblock {x} {y} {z} iron_ore")
-    body.chat(f"/mcbot tp {NAME} {X} {Y} {Z}")
-    wait_until(lambda: abs(body.snapshot().position.x - (X + 0.5)) < 1.5, 10, "teleported into the chamber")
-    wait_until(lambda: body.region((X, 36, Z), (1, 1, 1)).block_at(X, 36, Z) == "iron_ore", 15, "vein planted")
-    wait_until(lambda: body.region((X + SIGHT, Y + 8, Z + SIGHT), (1, 1, 1)).block_at(X + SIGHT, Y + 8, Z + SIGHT) == "stone",
-               15, "sight filled with stone")
+    teleport(body, NAME, X, Y, Z)
+    wait_until(lambda: block_at(body, X, 36, Z) == "iron_ore", 15, "vein planted")
+    wait_until(lambda: block_at(body, X + SIGHT, Y + 8, Z + SIGHT) == "stone", 15, "sight filled with stone")
 
 
 def test_no_iron_in_sight_digs_down_to_it_and_then_collects(bridge, embedded_server, tmp_path):
     body = make_body(bridge, embedded_server.port, NAME)
-    cfg = McbotConfig.model_validate({"storage": {"db_path": str(tmp_path / "agency.db")},
-                                      "drive_tick": {"interval_ms": 1000}})
-    agency = Agency(cfg)
-    agency.attach_body(body)
+    agency = agency_on(body, tmp_path / "agency.db")
     try:
         body.chat("/time set 1000")
         _prepare(body)
-        for item, n in GIVE.items():
-            body.chat(f"/give {NAME} {item} {n}")
-        wait_until(lambda: all(body.snapshot().count_of(i) >= n for i, n in GIVE.items()), 15, "materials given")
-        body.chat(f"/mcbot health {NAME} 20")
-        body.chat(f"/mcbot food {NAME} 20")
+        give(body, NAME, GIVE)
+        restore_vitals(body, NAME)
         wait_until(lambda: body.snapshot().health == 20 and body.snapshot().position.y == Y, 10, "standing, healthy")
 
         async def tick(goal_key: str):
@@ -69,7 +59,7 @@ def test_no_iron_in_sight_digs_down_to_it_and_then_collects(bridge, embedded_ser
 
         async def go():
             task = await tick("descend:y40")
-            await _run_until(agency, lambda: agency.tasks.get_task(task.id).status
+            await run_executor_until(agency, lambda: agency.tasks.get_task(task.id).status
                              in (TaskStatus.completed, TaskStatus.failed), 120, "the descent")
             assert agency.tasks.get_task(task.id).status is TaskStatus.completed
             snap = body.snapshot()

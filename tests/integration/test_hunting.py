@@ -18,7 +18,7 @@ from agency.execution.reflexes import ReflexConfig, Reflexes
 from agency.execution.tools import ToolContext
 from agency.planning.tasks.store import SqliteTaskStore
 from tests.conftest import make_body, wait_until
-from tests.integration.test_smelting_world import _give, _pad
+from tests.integration.world_setup import give, stone_pad
 
 NAME = "hunter_bot"
 
@@ -33,9 +33,9 @@ def hunter(bridge, embedded_server):  # one login for the module: quick relogs g
 def test_cows_are_hunted_their_beef_cooked_and_the_cooked_beef_eaten_first(hunter, tmp_path):
     body = hunter
     x, y, z = 820, 70, 700
-    _pad(body, NAME, x, y, z, r=8)  # wide: knockback must not push a cow or its loot off the edge
+    stone_pad(body, NAME, x, y, z, r=8, headroom=3)  # wide: knockback must not push a cow or its loot off the edge
     body.chat("/mcbot time 1000")
-    _give(body, NAME, "stone_sword", 1)
+    give(body, NAME, {"stone_sword": 1})
     body.chat(f"/mcbot summon cow {x + 3} {y} {z}")
     body.chat(f"/mcbot summon cow {x - 3} {y} {z + 2}")
     wait_until(lambda: sum(e.name == "cow" and e.distance < 8 for e in body.snapshot().entities) == 2, 10, "two cows in sight")
@@ -55,8 +55,7 @@ def test_cows_are_hunted_their_beef_cooked_and_the_cooked_beef_eaten_first(hunte
 
     # Cooking: the crafter's smelt workflow, a furnace from the inventory and one coal (one
     # beef: a furnace takes 10 s an item).
-    for item, n in (("furnace", 1), ("coal", 1)):
-        _give(body, NAME, item, n)
+    give(body, NAME, {"furnace": 1, "coal": 1})
     cook = TaskSpec(action="smelt", target="cooked_beef", amount=1, id="task-cook-1")
     assert rt.choose_agent(cook).id == "crafter"
     res = asyncio.run(rt.run_task(cook))
@@ -84,7 +83,7 @@ def test_cows_are_hunted_their_beef_cooked_and_the_cooked_beef_eaten_first(hunte
 def test_a_sheep_hunted_gives_the_wool_that_with_two_more_makes_a_bed(hunter):
     body = hunter
     x, y, z = 860, 70, 700
-    _pad(body, NAME, x, y, z, r=8)
+    stone_pad(body, NAME, x, y, z, r=8, headroom=3)
     body.chat(f"/mcbot summon sheep {x + 3} {y} {z}")
     wait_until(lambda: any(e.name == "sheep" and e.distance < 8 for e in body.snapshot().entities), 10, "a sheep in sight")
     tools = default_tool_registry()
@@ -92,8 +91,7 @@ def test_a_sheep_hunted_gives_the_wool_that_with_two_more_makes_a_bed(hunter):
     res = asyncio.run(rt.run_task(TaskSpec(action="hunt", target="sheep", amount=1, id="task-hunt-sheep")))
     assert res.status == "completed", res.errors
     assert body.snapshot().count_of("white_wool") == 1  # vanilla: one wool a sheep
-    for item, n in (("white_wool", 2), ("oak_log", 2), ("crafting_table", 1)):
-        _give(body, NAME, item, n)
+    give(body, NAME, {"white_wool": 2, "oak_log": 2, "crafting_table": 1})
     bed = TaskSpec(action="craft", target="white_bed", amount=1, id="task-bed")
     assert rt.choose_agent(bed).id == "crafter"
     res = asyncio.run(rt.run_task(bed))

@@ -11,7 +11,6 @@ called directly so the test decides the order (drive tick, planning, executor ti
 from __future__ import annotations
 
 import asyncio
-import time
 
 import pytest
 
@@ -20,55 +19,27 @@ from agency.shelter.bed import shelter_bed_spot
 from agency.shelter.site_check import read_site, verify_region
 from agency.goals.sync import GoalStatus
 from agency.planning.tasks.models import TaskStatus
-from bot.config.loader import McbotConfig
-from bot.runtime.wiring import Agency
 from tests.conftest import make_body, wait_until
+from tests.integration.world_setup import agency_on, give, restore_vitals, run_executor_until, stone_pad
 
 NAME = "shelter_bot"
 X, Y, Z = -420, 70, 640  # far from spawn and from the other tests' pads
 GIVE = {"oak_planks": 80, "oak_door": 1, "torch": 1, "oak_log": 1, "white_bed": 1}  # a log: drive rule 1 wants some
 
 
-def _pad(body, x, y, z, r=10):
-    body.chat(f"/mcbot fill {x - r} {y - 1} {z - r} {x + r} {y - 1} {z + r} stone")
-    body.chat(f"/mcbot fill {x - r} {y} {z - r} {x + r} {y + 5} {z + r} air")
-    body.chat(f"/mcbot tp {NAME} {x} {y} {z}")
-    wait_until(lambda: abs(body.snapshot().position.x - (x + 0.5)) < 1.5, 10, "teleported onto the pad")
-    wait_until(lambda: body.region((x, y - 1, z), (1, 1, 1)).block_at(x, y - 1, z) == "stone", 15, "pad loaded")
-
-
 @pytest.fixture(scope="module")
 def world(bridge, embedded_server, tmp_path_factory):
     body = make_body(bridge, embedded_server.port, NAME)
-    cfg = McbotConfig.model_validate({
-        "storage": {"db_path": str(tmp_path_factory.mktemp("shelter") / "agency.db")},
-        "drive_tick": {"interval_ms": 1000},
-    })
-    agency = Agency(cfg)
-    agency.attach_body(body)
+    agency = agency_on(body, tmp_path_factory.mktemp("shelter") / "agency.db")
     try:
-        _pad(body, X, Y, Z)
-        for item, n in GIVE.items():
-            body.chat(f"/give {NAME} {item} {n}")
-        wait_until(lambda: all(body.snapshot().count_of(i) >= n for i, n in GIVE.items()), 15, "materials given")
-        body.chat(f"/mcbot health {NAME} 20")
-        body.chat(f"/mcbot food {NAME} 20")
+        stone_pad(body, NAME, X, Y, Z, headroom=5)
+        give(body, NAME, GIVE)
+        restore_vitals(body, NAME)
         yield agency, body
     finally:
         body.chat("/time set 1000")
         agency.close()
         body.close()
-
-
-async def _run_until(agency, pred, timeout_s, what):
-    deadline = time.monotonic() + timeout_s
-    while not pred():
-        if time.monotonic() > deadline:
-            t = agency.executor.current
-            raise AssertionError(f"timed out after {timeout_s} s waiting for {what} (running: {t and t.task_id}); "
-                                 f"events: {agency.goals.events[-5:]}")
-        await agency.job_executor()
-        await asyncio.sleep(0.2)
 
 
 def _status(agency, task_id):
@@ -90,7 +61,7 @@ def test_at_dusk_the_bot_builds_a_shelter_that_verifies_twice_then_the_task_comp
         task = agency.tasks.get_task(task_id)
         assert task.type == "build" and task.metadata.goalKey == "build:basic_shelter"
         assert read_binding(task).goalKey.startswith("build_shelter:A:")  # provisional until a site is chosen
-        await _run_until(agency, lambda: _status(agency, task_id) is TaskStatus.completed, 120, "the shelter task")
+        await run_executor_until(agency, lambda: _status(agency, task_id) is TaskStatus.completed, 120, "the shelter task")
         return task_id
 
     task_id = asyncio.run(go())
@@ -137,7 +108,7 @@ def test_a_wall_block_removed_by_an_op_command_reopens_the_goal_as_a_repair_and_
         b = read_binding(reopened)
         assert b.reopened.reason == "regression_detected" and "not_enclosed" in b.reopened.blockers
         assert b.completion.consecutivePasses == 0
-        await _run_until(agency, lambda: _status(agency, task_id) is TaskStatus.completed, 60, "the repair")
+        await run_executor_until(agency, lambda: _status(agency, task_id) is TaskStatus.completed, 60, "the repair")
 
     asyncio.run(go())
     assert body.region(hole, (1, 1, 1)).block_at(*hole) == "oak_planks"
@@ -155,7 +126,7 @@ def test_a_blocked_path_to_the_site_is_dug_through_leaves_but_never_through_plan
 
     _agency, body = world
     x, z = X + 40, Z  # a fresh pad, away from the shelter
-    _pad(body, x, Y, z)
+    stone_pad(body, NAME, x, Y, z, headroom=5)
 
     def boxed_in(block):
         body.chat(f"/mcbot fill {x - 1} {Y} {z - 1} {x + 1} {Y + 1} {z + 1} {block}")
@@ -183,7 +154,7 @@ def test_a_crafting_table_placed_in_reach_counts_for_the_drive_tick(world):
 
     agency, body = world
     x, z = X - 40, Z  # a fresh pad, away from the shelter and the other pad
-    _pad(body, x, Y, z)
+    stone_pad(body, NAME, x, Y, z, headroom=5)
     snap = body.snapshot()
     assert snap.count_of("crafting_table") == 0 and snap.count_matching("_log") > 0  # the fixture's inventory
     agency.drive_state.last_fired_ms = None  # a drive tick is due
@@ -276,7 +247,7 @@ def test_a_creeper_blast_at_the_back_wall_is_found_by_the_verifier_and_repaired(
         assert await agency.goals.job_review() == [task_id]
         b = read_binding(agency.tasks.get_task(task_id))
         assert b.reopened.reason == "regression_detected" and b.reopened.blockers, b.reopened
-        await _run_until(agency, lambda: _status(agency, task_id) is TaskStatus.completed, 180, "the repair")
+        await run_executor_until(agency, lambda: _status(agency, task_id) is TaskStatus.completed, 180, "the repair")
 
     asyncio.run(go())
     assert verify_region(read_site(body, site), site, None).done

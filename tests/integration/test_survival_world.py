@@ -2,52 +2,11 @@
 
 from __future__ import annotations
 
-import math
-
 import pytest
 
 from agency.world import ActionState, EventType
 from tests.conftest import make_body, wait_until
-
-
-def _feet(body):
-    p = body.snapshot().position
-    return int(math.floor(p.x)), int(math.floor(p.y)), int(math.floor(p.z))
-
-
-def _teleport(body, name, x, y, z, attempts=3):
-    there = lambda: abs(body.snapshot().position.x - (x + 0.5)) < 1.5 and abs(body.snapshot().position.z - (z + 0.5)) < 1.5  # noqa: E731
-    for attempt in range(attempts):  # on a loaded machine a tp far away can be slow: ask again
-        body.chat(f"/mcbot tp {name} {x} {y} {z}")
-        try:
-            wait_until(there, 10, f"{name} teleported")
-            break
-        except AssertionError:
-            if attempt == attempts - 1:
-                raise
-    # the chunks there must be loaded before the world around can be read
-    wait_until(lambda: body.region((x, y - 1, z), (1, 1, 1)).block_at(x, y - 1, z) is not None, 10, "chunks loaded")
-
-
-def _pad(body, name, x, y, z, r=10):
-    """A flat stone pad with clear air above it, centred on x, z (floor at y - 1), built
-    before the bot is teleported onto it (fill works on unloaded chunks too)."""
-    body.chat(f"/mcbot fill {x - r} {y - 1} {z - r} {x + r} {y - 1} {z + r} stone")
-    body.chat(f"/mcbot fill {x - r} {y} {z - r} {x + r} {y + 4} {z + r} air")
-    _teleport(body, name, x, y, z)
-    wait_until(lambda: body.region((x, y - 1, z), (1, 1, 1)).block_at(x, y - 1, z) == "stone", 10, "pad under the bot")
-    # On a loaded machine the chunks can reach the bot before the fill does, and it falls to
-    # the terrain under the pad: put it back on top once the pad is there.
-    on_pad = lambda: abs(body.snapshot().position.y - y) < 0.5  # noqa: E731
-    for attempt in range(3):
-        if body.snapshot().position.y < y - 0.5 or (attempt > 0 and not on_pad()):
-            _teleport(body, name, x, y, z)
-        try:
-            wait_until(on_pad, 10, f"{name} standing on the pad")
-            return
-        except AssertionError:
-            if attempt == 2:
-                raise
+from tests.integration.world_setup import feet, stone_pad
 
 
 @pytest.fixture(scope="module")
@@ -65,8 +24,8 @@ def test_at_night_a_zombie_hurts_a_bot_in_the_open_but_not_one_in_a_closed_hut(a
     open_bot, hut_bot = arena_bots
     y = 70
     ox, oz, hx, hz = 300, 300, 400, 300  # far from spawn and from each other
-    _pad(open_bot, "open_bot", ox, y, oz)
-    _pad(hut_bot, "hut_bot", hx, y, hz)
+    stone_pad(open_bot, "open_bot", ox, y, oz)
+    stone_pad(hut_bot, "hut_bot", hx, y, hz)
     # a closed 3x3 hut: planks walls and roof, an oak door shut on the north side
     hut_bot.chat(f"/mcbot fill {hx - 2} {y} {hz - 2} {hx + 2} {y + 3} {hz + 2} oak_planks")
     hut_bot.chat(f"/mcbot fill {hx - 1} {y} {hz - 1} {hx + 1} {y + 2} {hz + 1} air")
@@ -99,7 +58,7 @@ def test_a_10_block_drop_deals_7_damage(bridge, embedded_server):
     faller = make_body(bridge, embedded_server.port, "faller")
     try:
         x, y, z = 500, 70, 300
-        _pad(faller, "faller", x, y, z, r=2)
+        stone_pad(faller, "faller", x, y, z, r=2)
         faller.chat("/mcbot health faller 20")
         wait_until(lambda: faller.snapshot().health == 20, 5, "full health")
         faller.events()
@@ -117,7 +76,7 @@ def test_a_10_block_drop_deals_7_damage(bridge, embedded_server):
 
 
 def test_a_placed_door_has_both_halves_and_toggles_open(live_body):
-    x, y, z = _feet(live_body)
+    x, y, z = feet(live_body)
     dx, dz = x + 3, z + 3
     live_body.chat(f"/mcbot fill {dx - 1} {y - 1} {dz - 1} {dx + 1} {y - 1} {dz + 1} stone")
     live_body.chat(f"/mcbot fill {dx - 1} {y} {dz - 1} {dx + 1} {y + 2} {dz + 1} air")
@@ -150,7 +109,7 @@ def test_wood_to_table_to_pickaxe_to_stone_through_the_bridge(bridge, embedded_s
         _act(bot, "craft", item="crafting_table", times=1)
         snap = bot.snapshot()
         assert snap.count_of("oak_planks") >= 5 and snap.count_of("stick") >= 4 and snap.count_of("crafting_table") == 1
-        x, y, z = _feet(bot)
+        x, y, z = feet(bot)
         bot.chat(f"/mcbot fill {x + 1} {y} {z - 1} {x + 2} {y + 1} {z + 1} air")
         bot.chat(f"/mcbot setblock {x + 2} {y - 1} {z} stone")
         wait_until(lambda: bot.region((x + 2, y, z), (1, 1, 1)).block_at(x + 2, y, z) == "air", 10, "room for the table")
@@ -174,8 +133,8 @@ def test_food_drops_with_activity_and_bread_restores_breads_value(bridge, mc_ver
     server.start()
     try:
         bot = make_body(bridge, server.port, "eater")
-        x, y, z = _feet(bot)
-        _pad(bot, "eater", x, y + 20, z, r=8)
+        x, y, z = feet(bot)
+        stone_pad(bot, "eater", x, y + 20, z, r=8)
         start = bot.snapshot().food
         for i in range(6):  # walk back and forth across the pad
             _act(bot, "move_to", timeout_s=30, x=x + (5 if i % 2 == 0 else -5), y=y + 20, z=z, range=1)

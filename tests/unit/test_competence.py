@@ -15,7 +15,8 @@ from agency.world import BodyEvent, EventType
 from bot.tooling.competence import (FAIL, GAME_S_PER_DAY, MILESTONES, NOT_JUDGED, PASS, CompetenceLimits,
                                     deaths_in, evaluate_competence, game_seconds, milestones, tick_rate,
                                     wedges)
-from bot.tooling.soak import LogTail, parse, wedge_s
+from bot.tooling.daemon_run import LogTail
+from bot.tooling.soak import parse, wedge_s
 from bot.tooling.soak_report import add_competence, competence_lines
 
 TICKS_PER_SAMPLE = 1000  # a fast soak: 5 s samples, the clock 10x faster (200 ticks/s)

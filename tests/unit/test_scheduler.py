@@ -109,3 +109,24 @@ def test_the_summary_job_is_scheduled_once_a_minute_on_start():
             s.shutdown()
 
     asyncio.run(go())
+
+
+def test_a_run_cut_short_by_the_daemon_stopping_ends_quietly(caplog):
+    entered = asyncio.Event()
+
+    async def long_tick():
+        entered.set()
+        await asyncio.sleep(3600)
+
+    s = Scheduler()
+    s.add(JobSpec("long", long_tick, interval_s=0.01, timeout_s=7200))
+
+    async def go():
+        s.start()
+        await asyncio.wait_for(entered.wait(), 5)
+        s.shutdown()  # then asyncio.run cancels the run still in its body, as at SIGTERM
+
+    with caplog.at_level("DEBUG", logger="apscheduler"):
+        asyncio.run(go())
+    assert entered.is_set()
+    assert not [r for r in caplog.records if r.levelname == "ERROR"], [r.getMessage() for r in caplog.records]

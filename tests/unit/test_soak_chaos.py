@@ -182,6 +182,19 @@ def test_soak_results_keep_only_the_newest_runs(tmp_path):
     assert len(left) == 1 + 2 * 6
 
 
+def test_two_soaks_started_in_the_same_second_keep_their_files_apart(tmp_path):
+    from bot.tooling.soak import prune_results
+
+    stamps = ["20261123-010000-p11", "20261123-010000-p12", "20261123-020000-p13"]
+    for st in stamps:
+        (tmp_path / f"soak-{st}.log").write_text("x")
+        (tmp_path / f"soak-{st}-world").mkdir()
+    assert prune_results(tmp_path, keep=2) == stamps[:1]
+    assert sorted(p.name for p in tmp_path.iterdir()) == [
+        "soak-20261123-010000-p12-world", "soak-20261123-010000-p12.log",
+        "soak-20261123-020000-p13-world", "soak-20261123-020000-p13.log"]
+
+
 def test_counters_stay_cumulative_across_a_daemon_restart():
     from bot.tooling.soak import CounterCarry
 

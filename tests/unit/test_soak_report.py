@@ -11,7 +11,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
-from bot.tooling.soak import FAST, LogTail, cadence_ms, sample
+from bot.tooling.daemon_run import LogTail
+from bot.tooling.soak import FAST, cadence_ms, sample
 from bot.tooling.soak_report import evaluate
 
 T0 = 1_700_000_000_000  # epoch ms of the soak's start

@@ -49,7 +49,7 @@ class BuildBlueprintInput(ToolInput):
 async def place_at(ctx: ToolContext, block: str, x: int, y: int, z: int) -> dict[str, Any]:
     pos = ctx.body.snapshot().position
     if pos.distance_to(type(pos)(x=x + 0.5, y=y + 0.5, z=z + 0.5)) > REACH:
-        await walk(ctx, x + 0.5, y, z + 0.5, 2.5)
+        await walk(ctx, x + 0.5, y, z + 0.5, 2.5, dig_out=False)  # never dig up a build's own ground
     out = await run_action(ctx, "place", {"block": block, "x": x, "y": y, "z": z})
     placed = out.get("placed") or block  # the block the game reports there (None: not seen yet)
     places = ctx.hooks.get(PLACES_HOOK)

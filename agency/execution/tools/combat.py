@@ -120,7 +120,7 @@ async def _leg(ctx: ToolContext, snap: WorldSnapshot, threats: list[EntityInfo],
             skipped.append({"heading": off, "why": "no standable ground"})
             continue
         try:
-            await walk(ctx, tx + 0.5, ty, tz + 0.5, 2)
+            await walk(ctx, tx + 0.5, ty, tz + 0.5, 2, dig_out=False)  # no time to dig: another heading
         except ToolFailure as e:  # blocked that way: try the next heading
             skipped.append({"heading": off, "why": e.message})
             continue

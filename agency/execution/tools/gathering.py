@@ -144,7 +144,11 @@ async def pick_up_items(ctx: ToolContext, p: PickUpItemsInput) -> dict[str, Any]
     up: no JS of our own). An item that stays after TRIES_PER_ITEM visits is left."""
     spot = Vec3(x=p.x, y=p.y, z=p.z)
     before = _inventory_total(ctx)
-    await walk(ctx, p.x, p.y, p.z, 1.0)
+    try:
+        await walk(ctx, p.x, p.y, p.z, 1.0)
+    except ToolFailure as e:  # the spot itself (a ledge, water) may not be reachable; its items may
+        if e.code == PRECONDITION_FAILED:
+            raise
     tries: dict[tuple[int, int, int], int] = {}
     walks = 0
     while walks < p.max_walks:
@@ -156,7 +160,7 @@ async def pick_up_items(ctx: ToolContext, p: PickUpItemsInput) -> dict[str, Any]
         tries[_cell(item)] = tries.get(_cell(item), 0) + 1
         walks += 1
         try:
-            await walk(ctx, item.position.x, item.position.y, item.position.z, 0)
+            await walk(ctx, item.position.x, item.position.y, item.position.z, 0, dig_out=False)  # not worth digging for
         except ToolFailure as e:  # unreachable (in a hole, on a ledge): the others may not be
             if e.code == PRECONDITION_FAILED:
                 raise

@@ -7,7 +7,10 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from loguru import logger
 from pydantic import Field
+
+from agency.blocks import natural_ground
 
 from agency.execution.tools.actions import run_action
 from agency.execution.tools.base import BODY_QUEUE, Tool, ToolContext, ToolFailure, ToolInput
@@ -15,6 +18,8 @@ from agency.execution.tools.results import PRECONDITION_FAILED
 from agency.execution.tools.spatial import block_pos, chunk_of, surface_y
 
 SEEN_KEY = "seenChunks"
+NO_PROGRESS = "no progress toward"  # move_to.js's stall error
+DIG_OUT_STALL_MS = 20000  # digging up out of a pit gets no closer for a while: stone by hand is slow
 
 
 class MoveToInput(ToolInput):
@@ -30,8 +35,21 @@ class ExploreInput(ToolInput):
     max_distance: int = Field(default=64, ge=8, le=256, description="never farther than this from the start")
 
 
-async def walk(ctx: ToolContext, x: float, y: float, z: float, rng: float = 1.0) -> dict[str, Any]:
-    return await run_action(ctx, "move_to", {"x": x, "y": y, "z": z, "range": rng})
+async def walk(ctx: ToolContext, x: float, y: float, z: float, rng: float = 1.0, *,
+               dig_out: bool = True) -> dict[str, Any]:
+    """Walk without digging; a walk that makes no progress (in a pit the bot dug collecting
+    stone, behind a tree) is tried once more through natural ground (dig_out). A caller
+    whose path must not be dug (a shelter's floor) says dig_out=False."""
+    args = {"x": x, "y": y, "z": z, "range": rng}
+    try:
+        return await run_action(ctx, "move_to", args)
+    except ToolFailure as e:
+        remaining = ctx.remaining_ms()
+        if not dig_out or NO_PROGRESS not in e.message or (remaining is not None and remaining < DIG_OUT_STALL_MS):
+            raise  # (too little time left for a walk that may dig for 20 s)
+        logger.info("[Tools] move_to made no progress toward {:.0f} {:.0f} {:.0f}; trying again, digging through natural ground",
+                    x, y, z)
+    return await run_action(ctx, "move_to", {**args, "digOnly": list(natural_ground()), "stallMs": DIG_OUT_STALL_MS})
 
 
 async def move_to(ctx: ToolContext, p: MoveToInput) -> dict[str, Any]:

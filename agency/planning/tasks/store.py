@@ -41,6 +41,7 @@ from agency.planning.tasks.projection import project_incoming_metadata
 _PATCH_PROTECTED = ("origin", "createdAt", "updatedAt")
 
 SQL_BY_GOAL_KEY = "SELECT data FROM tasks WHERE goal_key = ? ORDER BY created_at, rowid"
+SQL_LATEST_BY_GOAL_KEY = "SELECT data FROM tasks WHERE goal_key = ? ORDER BY updated_at DESC, rowid DESC LIMIT ?"
 SQL_BY_GOAL_KEY_STATUS = "SELECT data FROM tasks WHERE goal_key = ? AND status IN ({marks}) ORDER BY created_at, rowid"
 SQL_BY_STATUS = "SELECT data FROM tasks WHERE status IN ({marks}) ORDER BY created_at, rowid"
 # The claim: the most urgent pending task, the oldest among equals (idx_tasks_claim). Run
@@ -75,6 +76,8 @@ class TaskStore(Protocol):
     def set_progress(self, task_id: str, progress: float) -> Task: ...
 
     def find_by_goal_key(self, goal_key: str, statuses: Iterable[TaskStatus] | None = None) -> list[Task]: ...
+
+    def latest_by_goal_key(self, goal_key: str, limit: int) -> list[Task]: ...
 
     def list_by_status(self, *statuses: TaskStatus) -> list[Task]: ...
 
@@ -287,6 +290,10 @@ class SqliteTaskStore:
             if task.progress != before.progress:  # a repeated report is not news to a watcher
                 self._append_event(conn, task, PROGRESS, {"progress": task.progress})
             return task
+
+    def latest_by_goal_key(self, goal_key: str, limit: int) -> list[Task]:
+        """The goal's `limit` most recently updated tasks, newest first (any status)."""
+        return self._query(SQL_LATEST_BY_GOAL_KEY, [goal_key, limit]) if goal_key else []
 
     def find_by_goal_key(self, goal_key: str, statuses: Iterable[TaskStatus] | None = None) -> list[Task]:
         if not goal_key:

@@ -1,7 +1,9 @@
 'use strict'
 // Collect up to `count` blocks of a type near the bot with mineflayer-collectblock.
-// Targets are tried nearest and lowest first (a trunk's base, not a log inside the canopy);
-// one unreachable block is skipped rather than failing the whole action.
+// Trunks are tried nearest and lowest first (a trunk's base, not a log inside the canopy),
+// other blocks nearest and highest first (an exposed face of stone, not a pit dug down to the
+// deepest one, which the bot cannot walk out of); one unreachable block is skipped rather than
+// failing the whole action.
 
 const { blockName, itemName } = require('../names')
 
@@ -19,7 +21,8 @@ async function run (bot, args, rec) {
   const positions = bot.findBlocks({ matching: def.id, maxDistance, count: count + SPARE_TARGETS })
   if (positions.length === 0) throw new Error(`no ${name} within ${maxDistance} blocks`)
   const me = bot.entity.position
-  positions.sort((a, b) => (a.y - b.y) * 4 + (a.distanceTo(me) - b.distanceTo(me)))
+  const up = isTrunk(name) ? 1 : -1
+  positions.sort((a, b) => up * (a.y - b.y) * 4 + (a.distanceTo(me) - b.distanceTo(me)))
   bot.pathfinder.thinkTimeout = Math.max(bot.pathfinder.thinkTimeout || 0, 10000)
   const errors = []
   let collected = 0
@@ -44,6 +47,10 @@ async function run (bot, args, rec) {
   const gained = countItems(bot, item) - before
   if (gained === 0 && errors.length) throw new Error(`could not collect any ${name}: ${errors[0]}`)
   return { requested: count, found: positions.length, collected, gained, skipped: errors.length }
+}
+
+function isTrunk (name) {
+  return name.endsWith('_log') || name.endsWith('_stem')
 }
 
 function countItems (bot, name) {

@@ -4,11 +4,12 @@
 const { goals, Movements } = require('mineflayer-pathfinder')
 const { blockName } = require('../names')
 
-const STALL_MS = 8000
+const STALL_MS = 8000 // without getting 0.5 closer; a walk that digs its way asks for longer (stallMs)
 
 function run (bot, args, rec) {
   const { x, y, z } = args
   const range = args.range ?? 1
+  const stallMs = args.stallMs ?? STALL_MS
   if (![x, y, z].every(Number.isFinite)) throw new Error('move_to needs numeric x, y, z')
   const movements = new Movements(bot)
   movements.canDig = args.canDig ?? false
@@ -36,10 +37,10 @@ function run (bot, args, rec) {
         return resolve({ position: { x: p.x, y: p.y, z: p.z }, distance: d })
       }
       if (d < best - 0.5) { best = d; lastProgress = Date.now() }
-      if (Date.now() - lastProgress > STALL_MS) {
+      if (Date.now() - lastProgress > stallMs) {
         clearInterval(timer)
         bot.pathfinder.setGoal(null)
-        reject(new Error(`no progress toward ${x},${y},${z} for ${STALL_MS} ms (distance ${d.toFixed(1)})`))
+        reject(new Error(`no progress toward ${x},${y},${z} for ${stallMs} ms (distance ${d.toFixed(1)})`))
       }
     }, 250)
     rec.cleanup = () => clearInterval(timer)

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from agency.cognition import drive_tick
+from agency.cognition import drive_tick, progression
 from agency.cognition.drive_selection import DriveSelection
 from agency.cognition.drive_tick import (
     DriveSkipReason,
@@ -19,10 +19,9 @@ from agency.cognition.drive_tick import (
     DriveTickSkipped,
     evaluate_drive_tick,
     DriveTickState,
-    next_progression_step,
-    routable,
     select_drive,
 )
+from agency.cognition.progression import next_progression_step, routable
 from agency.cognition.sanitizer import sanitize
 from agency.execution.agents.planning import craft_plan
 from agency.execution.agents.smelt_plan import smelt_plan
@@ -41,7 +40,7 @@ AGENTS = Path(__file__).resolve().parents[3] / "config" / "agents"
 @pytest.fixture
 def iron_recipes(monkeypatch):
     """The crafter knowing iron tools (it does not yet: then those steps are never emitted)."""
-    monkeypatch.setattr(drive_tick, "CRAFTABLE", drive_tick.CRAFTABLE | {"iron_pickaxe", "iron_sword"})
+    monkeypatch.setattr(progression, "CRAFTABLE", progression.CRAFTABLE | {"iron_pickaxe", "iron_sword"})
 
 
 def _inv(**more: int) -> dict[str, int]:
@@ -150,7 +149,7 @@ def test_the_iron_tools_are_crafted_once_the_ingots_are_held(make_snapshot):
 
 def test_a_step_no_workflow_carries_out_is_never_emitted(make_snapshot, monkeypatch):
     # a crafter without iron tool recipes: the progression ends at the ingots
-    monkeypatch.setattr(drive_tick, "CRAFTABLE", drive_tick.CRAFTABLE - {"iron_pickaxe", "iron_sword"})
+    monkeypatch.setattr(progression, "CRAFTABLE", progression.CRAFTABLE - {"iron_pickaxe", "iron_sword"})
     assert not routable("craft", "iron_pickaxe")
     assert next_progression_step(make_snapshot(_inv(stone_pickaxe=1, iron_ingot=3))) is None
     assert select_drive(make_snapshot(_inv(stone_pickaxe=1, iron_ingot=3)), True).rule == "default"
@@ -227,10 +226,10 @@ def test_once_the_ore_is_in_sight_the_collect_step_takes_over(make_snapshot):
 def test_no_digging_down_without_a_pickaxe_or_for_what_lies_on_the_surface(make_snapshot):
     failed = GroundingResult(False, "missing_item", "collect iron_ore: none in sight")
     no_pick = make_snapshot({"oak_log": 20, "coal": 3})
-    assert drive_tick.dig_down_first(DriveSelection("collect", "iron_ore", 3, "no_iron_ore", ""), no_pick, failed) is None
+    assert progression.dig_down_first(DriveSelection("collect", "iron_ore", 3, "no_iron_ore", ""), no_pick, failed) is None
     with_pick = make_snapshot(IRON_NEXT)
-    assert drive_tick.dig_down_first(DriveSelection("collect", "oak_log", 8, "no_logs", ""), with_pick, failed) is None
-    sel = drive_tick.dig_down_first(DriveSelection("collect", "iron_ore", 3, "no_iron_ore", ""), with_pick, failed)
+    assert progression.dig_down_first(DriveSelection("collect", "oak_log", 8, "no_logs", ""), with_pick, failed) is None
+    sel = progression.dig_down_first(DriveSelection("collect", "iron_ore", 3, "no_iron_ore", ""), with_pick, failed)
     assert sel is not None and (sel.action, sel.target, sel.amount) == ("descend", "y40", 1)
     assert "none in sight" in sel.reason
 

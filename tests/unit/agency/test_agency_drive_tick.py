@@ -19,6 +19,7 @@ from agency.cognition.drive_tick import (
 from agency.goal_tag import ExtractedGoal, build_goal_tag_v1
 from agency.cognition.sanitizer import sanitize
 from agency.planning.tasks.models import TaskOrigin
+from agency.planning.tasks.retry_backoff import BACKOFF_MS
 from agency.world import BlockRegion
 
 READY = {"oak_log": 20, "crafting_table": 1, "iron_pickaxe": 1, "iron_sword": 1}  # the progression done: the default drive
@@ -136,10 +137,15 @@ def test_active_task_same_goalKey_suppresses(make_snapshot, clock, store):
 
 
 @pytest.mark.parametrize("status", ["completed", "failed"])
-def test_terminal_task_same_goalKey_does_not_suppress(make_snapshot, clock, store, status):
+def test_terminal_task_same_goalKey_is_no_duplicate(make_snapshot, clock, store, status):
     t = _explore_task(store, status="active")
     store.set_status(t.id, status)
-    assert isinstance(_tick(make_snapshot(READY), clock(), tasks=store), DriveTickFired)
+    if status == "failed":  # not a duplicate, but a goal that just failed waits its backoff first (retry_backoff)
+        r = _tick(make_snapshot(READY), clock(), tasks=store)
+        assert isinstance(r, DriveTickSkipped) and r.reason is DriveSkipReason.retry_later
+        clock.advance(BACKOFF_MS[0])
+    r = _tick(make_snapshot(READY), clock(), tasks=store)
+    assert isinstance(r, DriveTickFired) and r.thought.metadata.goalKey == "explore:nearby"
 
 
 def test_task_with_other_goalKey_does_not_suppress(make_snapshot, clock, store):

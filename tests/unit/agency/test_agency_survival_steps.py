@@ -1,12 +1,13 @@
-"""Issue 19: the drive tick's survival steps (food and wool to a bed), asked before the
-tech-tree progression. Each rule fires exactly when it should; the spec's 3.3 rules stay
+"""Issue 19: the drive tick's survival steps (food and wool to a bed), asked after the stone
+age (cobblestone and a stone pickaxe) and before the rest of the tech-tree progression. Each rule fires exactly when it should; the spec's 3.3 rules stay
 ahead; every goal round-trips through the sanitizer, grounds on its frame and plans."""
 
 from __future__ import annotations
 
 import pytest
 
-from agency.cognition.drive_tick import DriveTickFired, DriveTickState, evaluate_drive_tick, routable, select_drive
+from agency.cognition.drive_tick import DriveTickFired, DriveTickState, evaluate_drive_tick, select_drive
+from agency.cognition.progression import routable
 from agency.cognition.grounding import FrameFacts, check_goal, check_text
 from agency.cognition.sanitizer import sanitize
 from agency.cognition.survival_steps import FOOD_STOCK, SURVIVAL_ACTIONS, next_survival_step
@@ -17,6 +18,7 @@ from agency.goal_tag import ExtractedGoal, build_goal_tag_v1
 from agency.world import BlockRegion, EntityInfo, Vec3
 
 BASE = {"oak_log": 20, "crafting_table": 1, "wooden_pickaxe": 1}  # the spec's five rules all pass
+STONE_AGE = {**BASE, "stone_pickaxe": 1, "cobblestone": 8}  # stone pickaxe and a furnace's stone held
 
 
 def mob(name: str, distance: float = 6.0, hostile: bool = False) -> EntityInfo:
@@ -70,12 +72,18 @@ def test_no_bed_is_crafted_without_planks_or_logs_for_it(make_snapshot):
         ("no_bed", "craft", "white_bed", 1)
 
 
-def test_survival_steps_come_after_the_spec_rules_and_before_the_progression(make_snapshot):
+def test_survival_steps_come_after_the_spec_rules_and_the_stone_age_and_before_the_progression(make_snapshot):
     herd = [mob("cow")]
-    assert select_drive(make_snapshot(BASE, entities=herd), True).rule == "low_food_stock"
+    assert select_drive(make_snapshot(STONE_AGE, entities=herd), True).rule == "low_food_stock"
     assert select_drive(make_snapshot({"oak_log": 20}, entities=herd), True).rule == "no_crafting_table"
     assert select_drive(make_snapshot({**BASE, "oak_log": 10}, entities=herd), True).rule == "low_logs"
-    assert select_drive(make_snapshot(BASE), True).rule == "no_cobblestone"  # no game in sight: the tech tree
+    # Stone first: the stone pickaxe and the furnace's cobblestone before a hunt
+    assert select_drive(make_snapshot(BASE, entities=herd), True).rule == "no_cobblestone"
+    assert select_drive(make_snapshot({**BASE, "cobblestone": 11}, entities=herd), True).rule == "no_stone_pickaxe"
+    assert select_drive(make_snapshot({**BASE, "stone_pickaxe": 1, "cobblestone": 7}, entities=herd), True).rule \
+        == "no_cobblestone"
+    assert select_drive(make_snapshot({**STONE_AGE, "beef": 3}), True).rule == "raw_meat"
+    assert select_drive(make_snapshot(STONE_AGE), True).rule == "no_furnace"  # no game in sight: the tech tree
 
 
 def test_hunting_is_routable_through_the_survivor():
@@ -90,12 +98,12 @@ def _sight(*names):
 
 
 def test_a_hunt_with_animals_in_sight_fires_as_it_is_not_explore(make_snapshot):
-    snap = make_snapshot(BASE, entities=[mob("sheep", 12), mob("cow", 20)])
+    snap = make_snapshot(STONE_AGE, entities=[mob("sheep", 12), mob("cow", 20)])
     r = evaluate_drive_tick(snap, 1_000, DriveTickState(), (), shelter_nearby=True, region=_sight("grass_block"))
     assert isinstance(r, DriveTickFired) and r.ungrounded is None
     assert r.selection.rule == "low_food_stock" and r.thought.metadata.goalKey == "hunt:animal"
     assert r.thought.metadata.grounding == {"pass": True, "reason": None, "detail": "animal nearby"}
-    r = evaluate_drive_tick(make_snapshot({**BASE, "cooked_beef": 4}, entities=[mob("sheep")]), 1_000, DriveTickState(),
+    r = evaluate_drive_tick(make_snapshot({**STONE_AGE, "cooked_beef": 4}, entities=[mob("sheep")]), 1_000, DriveTickState(),
                             (), shelter_nearby=True)
     assert r.selection.rule == "no_wool" and r.thought.metadata.goalKey == "hunt:sheep"
 
@@ -108,7 +116,7 @@ EMITTED = [c for c in CASES if c[3] is not None] + [
 
 @pytest.mark.parametrize(("extra", "entities", "kw", "goal"), EMITTED, ids=[str(i) for i in range(len(EMITTED))])
 def test_every_emitted_goal_round_trips_grounds_and_plans(make_snapshot, extra, entities, kw, goal):
-    inventory = {**BASE, **extra}
+    inventory = {**STONE_AGE, **extra}  # past the stone age, where the survival steps come first
     snap = make_snapshot(inventory, entities=entities)
     sel = next_survival_step(snap, **kw)
     parsed = sanitize(f"{sel.reason}\n{build_goal_tag_v1(sel.action, sel.target, sel.amount)}").goal

@@ -216,3 +216,33 @@ def test_shelter_site_searches_from_the_ground_under_a_bot_standing_in_the_canop
     res = run(default_tool_registry().execute("shelter_site", {}, ctx))
     assert res.success, res.error
     assert res.output["origin"][1] == GROUND_Y  # the floor is the ground, not the treetop
+
+
+class PitBody(FakeBody):
+    """A bot in a pit: a walk gets nowhere unless it may dig."""
+
+    def _do_move_to(self, a):
+        if "digOnly" not in a:
+            from agency.world import BodyError
+            raise BodyError(f"no progress toward {a['x']},{a['y']},{a['z']} for 8000 ms (distance 6.0)")
+        return super()._do_move_to(a)
+
+
+def test_a_walk_that_makes_no_progress_is_tried_again_digging_through_natural_ground_only(ctx: ToolContext) -> None:
+    body = PitBody(ctx.clock)
+    ctx.body = body
+    res = run(default_tool_registry().execute("move_to", {"x": 9, "y": GROUND_Y, "z": 9}, ctx))
+    assert res.success is True and body.position.x == 9
+    walks = [args for kind, args in body.started if kind == "move_to"]
+    assert len(walks) == 2 and "digOnly" not in walks[0] and "stallMs" not in walks[0]
+    assert walks[1]["stallMs"] > 8000  # digging out gets no closer for a while
+    dig = set(walks[1]["digOnly"])
+    assert {"stone", "dirt", "grass_block", "oak_log"} <= dig
+    assert not dig & {"cobblestone", "oak_planks", "crafting_table", "furnace", "oak_door", "torch"}  # nothing built
+
+
+def test_a_walk_failing_for_another_reason_is_not_tried_again(ctx: ToolContext, body: FakeBody) -> None:
+    body.fail["move_to"] = "move_to needs numeric x, y, z"
+    res = run(default_tool_registry().execute("move_to", {"x": 9, "y": GROUND_Y, "z": 9}, ctx))
+    assert res.success is False
+    assert [kind for kind, _ in body.started] == ["move_to"]

@@ -1,0 +1,47 @@
+"""A goal whose tasks keep failing waits before it is asked again.
+
+Idempotency (contract 3.2) stops a second task while one is in flight; nothing stopped a
+drive tick from asking, a moment after a failure, for the very goal that just failed (a table
+out of reach, no wool to be had), so one blocked step failed every tick. Here a goal whose
+newest tasks failed n times in a row is held back BACKOFF_MS[n - 1] (the last entry beyond)
+from its last failure; a task of it that completes, or one still in flight, ends the run.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Iterable
+
+from agency.planning.tasks.idempotency import TaskLookup
+from agency.planning.tasks.models import Task, TaskStatus
+
+BACKOFF_MS = (20_000, 60_000, 180_000)
+
+
+@dataclass(frozen=True)
+class HeldBack:
+    failures: int  # in a row, newest first
+    wait_ms: int  # left until the goal may be asked again
+    reason: str  # the last failure's reason
+
+
+def held_back(tasks: TaskLookup | Iterable[Task], goal_key: str, now_ms: int) -> HeldBack | None:
+    """Is goal_key held back now? None when its newest task did not fail or its wait is over."""
+    depth = len(BACKOFF_MS) + 1  # failures beyond the last step wait no longer: no need to read them
+    if hasattr(tasks, "latest_by_goal_key"):  # a store: its newest few, not every task of the goal
+        newest = tasks.latest_by_goal_key(goal_key, depth)
+    else:
+        mine = [t for t in tasks if t.metadata.goalKey == goal_key]  # type: ignore[union-attr]
+        newest = sorted(mine, key=lambda t: t.metadata.updatedAt, reverse=True)[:depth]
+    failures, last = 0, None
+    for task in newest:
+        if task.status is not TaskStatus.failed:
+            break
+        failures += 1
+        last = last or task
+    if last is None:
+        return None
+    wait = BACKOFF_MS[min(failures, len(BACKOFF_MS)) - 1] - (now_ms - last.metadata.updatedAt)
+    if wait <= 0:
+        return None
+    return HeldBack(failures=failures, wait_ms=wait, reason=str(last.metadata.solver.get("failureReason", "")))

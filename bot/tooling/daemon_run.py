@@ -1,0 +1,86 @@
+"""Running the daemon as a child process, for the tools that drive one over its HTTP API
+(the soak, bot/tooling/soak.py, and the survival bench, bot/tooling/bench_survival.py): tie
+its life to the tool's, wait until it answers, ask which server it plays on, follow its log,
+and stop it. One concern, shared, so neither tool reaches into the other's privates.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import signal
+import subprocess
+import time
+from pathlib import Path
+
+import httpx
+
+from bot.runtime.ping import ServerUnreachable, ping
+
+ROOT = Path(__file__).resolve().parents[2]  # the checkout: the daemon runs from here (`python -m bot run`)
+
+
+def die_with_parent() -> None:
+    """A Popen preexec_fn: the daemon must not outlive the tool, even if the tool is
+    SIGKILLed (Linux prctl)."""
+    try:
+        ctypes.CDLL("libc.so.6").prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+    except OSError:
+        pass
+
+
+def wait_up(proc: subprocess.Popen, base: str, timeout_s: float) -> bool:
+    """True once the daemon's /healthz answers 200; False if it exits or the timeout passes."""
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            return False
+        try:
+            if httpx.get(base + "/healthz", timeout=2).status_code == 200:
+                return True
+        except httpx.HTTPError:
+            pass
+        time.sleep(0.5)
+    return False
+
+
+def server_version(env: dict[str, str]) -> str:
+    """The version the daemon's server announces (list ping), e.g. "1.21.4 (protocol 769)"."""
+    host = env.get("MCBOT_SERVER__HOST") or "127.0.0.1"
+    try:
+        info = ping(host, int(env["MCBOT_SERVER__PORT"]))
+    except ServerUnreachable as e:
+        return f"unknown ({e})"
+    return f"{info.version_name} (protocol {info.protocol})"
+
+
+def stop_daemon(proc: subprocess.Popen) -> None:
+    """SIGTERM, so the daemon shuts down cleanly (and stops its embedded world); SIGKILL if it
+    has not exited within 20 s."""
+    if proc.poll() is None:
+        proc.send_signal(signal.SIGTERM)
+        try:
+            proc.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+
+class LogTail:
+    """The lines a file gained since the last read (None when it cannot be read): the daemon's
+    log, read between samples for the deaths it records (the API has no death record)."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.offset = 0
+        self.partial = b""
+
+    def read(self) -> list[str] | None:
+        try:
+            with self.path.open("rb") as f:
+                f.seek(self.offset)
+                data = f.read()
+        except OSError:
+            return None
+        self.offset += len(data)
+        *lines, self.partial = (self.partial + data).split(b"\n")
+        return [line.decode("utf-8", "replace") for line in lines]

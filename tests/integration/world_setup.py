@@ -1,0 +1,99 @@
+"""Setting up the shared embedded world for an integration test, through the bot's own chat
+(the server's /mcbot and vanilla commands): reading a block, teleporting, a flat stone pad,
+gifts, full vitals, and the daemon's Agency in-process with its executor driven by the test. Every step waits for the
+world to show it happened, with a bounded timeout."""
+
+from __future__ import annotations
+
+import asyncio
+import math
+import time
+from pathlib import Path
+from typing import Any, Callable
+
+from bot.config.loader import McbotConfig
+from bot.runtime.wiring import Agency
+from tests.conftest import wait_until
+
+
+def block_at(body: Any, x: int, y: int, z: int) -> str | None:
+    return body.region((x, y, z), (1, 1, 1)).block_at(x, y, z)
+
+
+def feet(body: Any) -> tuple[int, int, int]:
+    p = body.snapshot().position
+    return int(math.floor(p.x)), int(math.floor(p.y)), int(math.floor(p.z))
+
+
+def teleport(body: Any, name: str, x: int, y: int, z: int, attempts: int = 3) -> None:
+    """Move the bot to the middle of x, z at y, and wait for the chunks there to load."""
+    there = lambda: abs(body.snapshot().position.x - (x + 0.5)) < 1.5 and abs(body.snapshot().position.z - (z + 0.5)) < 1.5  # noqa: E731
+    for attempt in range(attempts):  # on a loaded machine a tp far away can be slow: ask again
+        body.chat(f"/mcbot tp {name} {x} {y} {z}")
+        try:
+            wait_until(there, 10, f"{name} teleported")
+            break
+        except AssertionError:
+            if attempt == attempts - 1:
+                raise
+    # the chunks there must be loaded before the world around can be read
+    wait_until(lambda: block_at(body, x, y - 1, z) is not None, 10, "chunks loaded")
+
+
+def stone_pad(body: Any, name: str, x: int, y: int, z: int, r: int = 10, headroom: int = 4) -> None:
+    """A flat stone pad (floor at y - 1, 2r + 1 wide) with `headroom` + 1 blocks of clear air
+    above it, centred on x, z, built before the bot is teleported onto its middle (fill works
+    on unloaded chunks too)."""
+    body.chat(f"/mcbot fill {x - r} {y - 1} {z - r} {x + r} {y - 1} {z + r} stone")
+    body.chat(f"/mcbot fill {x - r} {y} {z - r} {x + r} {y + headroom} {z + r} air")
+    teleport(body, name, x, y, z)
+    wait_until(lambda: block_at(body, x, y - 1, z) == "stone" and block_at(body, x + r, y, z + r) == "air", 10,
+               "pad under the bot")
+    # On a loaded machine the chunks can reach the bot before the fill does, and it falls to
+    # the terrain under the pad: put it back on top once the pad is there.
+    on_pad = lambda: abs(body.snapshot().position.y - y) < 0.5  # noqa: E731
+    for attempt in range(3):
+        if body.snapshot().position.y < y - 0.5 or (attempt > 0 and not on_pad()):
+            teleport(body, name, x, y, z)
+        try:
+            wait_until(on_pad, 10, f"{name} standing on the pad")
+            return
+        except AssertionError:
+            if attempt == 2:
+                raise
+
+
+def give(body: Any, name: str, items: dict[str, int]) -> None:
+    """/give each item and wait until the inventory holds that many more."""
+    before = {item: body.snapshot().count_of(item) for item in items}
+    for item, n in items.items():
+        body.chat(f"/give {name} {item} {n}")
+    wait_until(lambda: all(body.snapshot().count_of(i) >= before[i] + n for i, n in items.items()), 15,
+               f"given {items}")
+
+
+def restore_vitals(body: Any, name: str) -> None:
+    body.chat(f"/mcbot health {name} 20")
+    body.chat(f"/mcbot food {name} 20")
+    wait_until(lambda: body.snapshot().health == 20 and body.snapshot().food == 20, 10, f"{name} healthy and fed")
+
+
+def agency_on(body: Any, db_path: Path) -> Agency:
+    """The daemon's Agency on the session's bridge and server, drive ticks due every second; the
+    test calls its jobs itself (drive tick, planning, executor) in the order it decides."""
+    cfg = McbotConfig.model_validate({"storage": {"db_path": str(db_path)}, "drive_tick": {"interval_ms": 1000}})
+    agency = Agency(cfg)
+    agency.attach_body(body)
+    return agency
+
+
+async def run_executor_until(agency: Any, pred: Callable[[], bool], timeout_s: float, what: str) -> None:
+    """Tick the Agency's executor until pred holds; on timeout say what ran and the last goal events."""
+    deadline = time.monotonic() + timeout_s
+    while not pred():
+        if time.monotonic() > deadline:
+            t = agency.executor.current
+            raise AssertionError(f"timed out after {timeout_s} s waiting for {what} (running: {t and t.task_id}); "
+                                 f"events: {agency.goals.events[-5:]}")
+        await agency.job_executor()
+        await asyncio.sleep(0.2)
