@@ -7,8 +7,9 @@ nearby (in sight, or remembered and still standing: agency.places), first missin
 
 | rule | fires when | goal |
 |---|---|---|
-| no_cobblestone | cobblestone short of 3 (no stone pickaxe) + 8 (furnace still needed) | collect stone <short> |
+| no_cobblestone | cobblestone short of 3 (no stone pickaxe) + 2 (no sword) + 8 (furnace still needed) | collect stone <short> |
 | no_stone_pickaxe | no stone (or better) pickaxe | craft stone_pickaxe 1 |
+| no_sword | no sword | craft stone_sword 1 |
 | no_furnace | iron still to smelt, no furnace held, in sight or remembered standing | craft furnace 1 |
 | no_coal | iron still to smelt and not yet in hand, no coal or charcoal | collect coal_ore 3 |
 | no_iron_ore | raw iron (+ iron ore) held short of the ingots still to smelt | collect iron_ore <short> |
@@ -16,9 +17,10 @@ nearby (in sight, or remembered and still standing: agency.places), first missin
 | no_iron_pickaxe | 3 iron ingots, no iron (or better) pickaxe | craft iron_pickaxe 1 |
 | no_iron_sword | an iron pickaxe, no iron sword, 2 iron ingots held | craft iron_sword 1 |
 
-The first two rules (STONE_AGE_RULES) come before the survival steps (hunting, cooking, a
+The first three rules (STONE_AGE_RULES) come before the survival steps (hunting, cooking, a
 bed: agency.cognition.survival_steps), the others after them: the furnace that cooks the
-meat is made of the same stone.
+meat is made of the same stone. The sword is there because bare hands take 12 hits for a
+zombie and cannot push a creeper back out of its fuse range (agency.execution.combat).
 
 "Iron still to smelt" = no iron (or better) pickaxe and fewer than 3 iron ingots. A step
 whose goal no workflow carries out (a craft the crafter has no recipe for, a smelt the
@@ -53,12 +55,14 @@ from agency.world import WorldSnapshot
 
 # The progression (module docstring): what each step needs.
 STONE_PICKAXE_COBBLE = 3
+STONE_SWORD_COBBLE = 2
 FURNACE_COBBLE = 8
 IRON_FOR_PICKAXE = 3  # ingots
 IRON_FOR_SWORD = 2
 COAL_BATCH = 3  # one vein's worth: fuel for 24 smelts, spare for torches
 STONE_OR_BETTER = ("stone_pickaxe", "iron_pickaxe", "diamond_pickaxe", "netherite_pickaxe")
-STONE_AGE_RULES = frozenset({"no_cobblestone", "no_stone_pickaxe"})  # asked before the survival steps
+SWORDS = ("netherite_sword", "diamond_sword", "iron_sword", "stone_sword", "golden_sword", "wooden_sword")
+STONE_AGE_RULES = frozenset({"no_cobblestone", "no_stone_pickaxe", "no_sword"})  # asked before the survival steps
 IRON_OR_BETTER = ("iron_pickaxe", "diamond_pickaxe", "netherite_pickaxe")
 # Digging down for ores out of sight: one descent brings DIG_DOWN_BLOCKS of new ground into
 # the sight box (8 up and down); iron lies deeper than coal (the embedded world: iron below
@@ -87,6 +91,7 @@ def next_progression_step(snapshot: WorldSnapshot, furnace_nearby: bool | None =
     """The first missing step toward an iron pickaxe (table in the module docstring), or
     None when there is none left that a workflow can carry out."""
     stone_pick = _held(snapshot, STONE_OR_BETTER) > 0
+    sword = _held(snapshot, SWORDS) > 0
     iron_pick = _held(snapshot, IRON_OR_BETTER) > 0
     ingots = snapshot.count_of("iron_ingot")
     raw = _held(snapshot, ("raw_iron", "iron_ore"))
@@ -96,7 +101,8 @@ def next_progression_step(snapshot: WorldSnapshot, furnace_nearby: bool | None =
     to_smelt = 0 if iron_pick else max(0, IRON_FOR_PICKAXE - ingots)
     furnace_needed = to_smelt > 0 and not has_furnace
     steps: list[tuple[bool, DriveSelection]] = []
-    need = (0 if stone_pick else STONE_PICKAXE_COBBLE) + (FURNACE_COBBLE if furnace_needed else 0)
+    need = ((0 if stone_pick else STONE_PICKAXE_COBBLE) + (0 if sword else STONE_SWORD_COBBLE)
+            + (FURNACE_COBBLE if furnace_needed else 0))
     if cobble < need:
         short = need - cobble
         steps.append((True, DriveSelection(
@@ -105,6 +111,8 @@ def next_progression_step(snapshot: WorldSnapshot, furnace_nearby: bool | None =
     steps += [
         (not stone_pick, DriveSelection("craft", "stone_pickaxe", 1, "no_stone_pickaxe",
                                         "A wooden pickaxe is not enough for iron; I will make a stone pickaxe.")),
+        (not sword, DriveSelection("craft", "stone_sword", 1, "no_sword",
+                                   "I fight with bare hands; I will make a stone sword.")),
         (furnace_needed, DriveSelection("craft", "furnace", 1, "no_furnace",
                                         "There is iron to smelt ahead and no furnace nearby; I will make one.")),
         (to_smelt > 0 and raw + ingots < IRON_FOR_PICKAXE and coal == 0,

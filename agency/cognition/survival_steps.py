@@ -1,6 +1,6 @@
 """Survival steps of the drive tick: what keeps the bot fed and rested, asked for once the
 five 3.3 rules pass and the stone age is done (progression.STONE_AGE_RULES: the cobblestone for
-a stone pickaxe and a furnace, the stone pickaxe), before the rest of the tech-tree
+a stone pickaxe, a sword and a furnace, the stone pickaxe, the stone sword), before the rest of the tech-tree
 progression. First match wins:
 
 | rule | fires when | goal |
@@ -23,7 +23,7 @@ import math
 
 from agency.blocks import is_log
 from agency.cognition.drive_selection import DriveSelection
-from agency.execution.reflexes import FOODS
+from agency.execution.hunger import FOODS
 from agency.execution.tools.furnace_recipes import output_of
 from agency.execution.tools.hunting import game_in_sight
 from agency.execution.tools.recipes import CRAFTABLE

@@ -1,7 +1,8 @@
 """Survival reflexes: reactions that preempt the current task through the workflow safe
 stop, then give it back. Answer hostiles by their kind (agency.execution.combat: retreat
 when hurt or outnumbered, keep out of a creeper's blast, close in on a skeleton, fight
-zombies and spiders); eat when food is low and food is held; spend the night in a verified shelter nearby (go in at dusk, close the door, hold
+zombies and spiders); eat when food is low, or to heal, and food is held, and forage (hunt an
+animal in sight, or explore for one) when hungry with nothing to eat (agency.execution.hunger); spend the night in a verified shelter nearby (go in at dusk, close the door, hold
 every task until morning, then come out). In the shelter with the door closed, the bot
 lies down in its bed once the night allows it (a held bed is put there first); the server
 wakes it in the morning or when it is hurt, and a hostile inside the hut is fought (out of
@@ -25,6 +26,8 @@ from agency.clock import Clock, system_clock_ms
 from agency.execution.combat import (CLOSE_IN, EVADE, FIGHT, RETREAT, STRIKE_AND_BACK_OFF, CombatChoice,
                                      choose_combat)
 from agency.execution.executor import Executor
+from agency.execution.hunger import food_held, should_eat, should_forage, vitals
+from agency.execution.tools.hunting import game_in_sight
 from agency.shelter.models import SiteSignature
 from agency.execution.tools.base import ToolContext
 from agency.execution.tools.registry import ToolRegistry
@@ -38,8 +41,6 @@ PREEMPTED = "preempted"
 DIED = "died"  # tasks held from a death until the dropped items are back (or given up)
 SHELTERING = "sheltering"  # tasks held while the bot spends the night in a shelter
 SAFE_MODES = ("creative", "spectator")
-FOODS = ("cooked_beef", "cooked_porkchop", "bread", "cooked_chicken", "cooked_mutton", "baked_potato",
-         "apple", "carrot", "beef", "porkchop", "chicken", "mutton", "potato", "rotten_flesh")
 
 
 ShelterLookup = Callable[[WorldSnapshot], SiteSignature | None]  # a verified shelter near the bot
@@ -56,6 +57,7 @@ class Death:
 @dataclass
 class ReflexStats:
     ate: int = 0
+    forages: int = 0  # hunts and walks for food with nothing to eat held
     fought: int = 0  # fights, close-ins and strikes
     evaded: int = 0  # creepers kept out of blast range
     retreats: int = 0
@@ -81,6 +83,7 @@ class Reflexes:
         self.stats = ReflexStats()
         self.sheltered: SiteSignature | None = None  # the shelter the bot spends this night in
         self._shelter_retry_at = 0
+        self._forage_retry_at = 0
         self._sleep_retry_at = 0
         self._bedless: SiteSignature | None = None  # a shelter found with no bed tonight (and none held)
         self._asleep = False  # in bed at the last tick (to log the waking and why)
@@ -108,11 +111,20 @@ class Reflexes:
         self._combat = choose_combat(_inside_only(snap, self.sheltered) if indoors else snap, self.config)
         if self._combat is not None:
             return self._combat.reflex
-        if snap.food <= self.config.eat_below_food and any(snap.count_of(f) for f in FOODS):
+        if should_eat(snap, self.config):
             return "eat"
         if self.death is not None and not indoors and self._safe_to_recover(snap):
             return "recover"
-        return self._choose_shelter(snap, indoors)
+        return self._choose_shelter(snap, indoors) or ("forage" if self._forage_due(snap) else None)
+
+    def _forage_due(self, snap: WorldSnapshot) -> bool:
+        """By day, out of the shelter, no hostile near, not just tried: hungry or unable to heal
+        with nothing to eat held (the drive tick, gated on the same vitals, cannot hunt)."""
+        if self.sheltered is not None or self.death is not None or night_approaching(snap):
+            return False
+        if self.clock() < self._forage_retry_at or not should_forage(snap, self.config):
+            return False
+        return not any(e.hostile and e.distance <= self.config.fight_radius for e in snap.entities)
 
     def _safe_to_recover(self, snap: WorldSnapshot) -> bool:
         """Respawned, no hostile within reach, and by night not under attack."""
@@ -262,6 +274,9 @@ class Reflexes:
         if reflex == "recover":
             await self._recover()
             return
+        if reflex == "forage":
+            await self._forage(snap)
+            return
         combat = self._combat
         if combat is not None:
             logger.info("[Reflex] {} at {:.1f} blocks -> {}: {}", combat.target.name, combat.target.distance,
@@ -277,7 +292,7 @@ class Reflexes:
             if combat is not None:
                 result = await self._answer(combat)
             else:
-                food = next(f for f in FOODS if snap.count_of(f))
+                food = food_held(snap)
                 result = await self.tools.execute("eat", {"item": food}, self.ctx)
                 self.stats.ate += 1
             logger.info("[Reflex] {} -> {} {}", reflex, "ok" if result.success else "failed",
@@ -286,6 +301,31 @@ class Reflexes:
             if paused:
                 self.executor.resume_paused(PREEMPTED)
         self.stats.log = (self.stats.log + [{"reflex": reflex, "pausedTask": paused}])[-50:]
+
+    async def _forage(self, snap: WorldSnapshot) -> None:
+        game = sorted(game_in_sight(snap.entities), key=lambda e: e.distance)
+        if game:
+            logger.info("[Reflex] forage: {}, nothing to eat held -> hunting the {} at {:.1f} blocks", vitals(snap),
+                        game[0].name, game[0].distance)
+            call, args = "hunt", {"target": "animal", "count": 1}
+        else:
+            logger.info("[Reflex] forage: {}, nothing to eat held and no animal in sight -> exploring for one",
+                        vitals(snap))
+            call, args = "explore", {"legs": 2}
+        paused = await self.executor.preempt(PREEMPTED)
+        try:
+            self.stats.forages += 1
+            result = await self.tools.execute(call, args, self.ctx)
+        finally:
+            if paused:
+                self.executor.resume_paused(PREEMPTED)
+        fed = result.success and call == "hunt" and bool(result.output.get("kills"))
+        if not fed:
+            self._forage_retry_at = self.clock() + self.config.forage_retry_ms
+        logger.info("[Reflex] forage -> {} {}{}", "ok" if result.success else "failed",
+                    result.output if result.success else result.error,
+                    "" if fed else f"; next forage in {self.config.forage_retry_ms // 1000} s at the earliest")
+        self.stats.log = (self.stats.log + [{"reflex": "forage", "pausedTask": paused, "ok": result.success}])[-50:]
 
     def _retreat_site(self, snap: WorldSnapshot) -> SiteSignature | None:
         site = self.sheltered or (self.shelter_lookup(snap) if self.shelter_lookup is not None else None)

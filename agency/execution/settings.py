@@ -18,7 +18,12 @@ class ReflexConfig(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)  # a typo in a key is an error, not a silent default
 
     enabled: bool = True
-    eat_below_food: int = Field(14, ge=0, le=20)  # eat at or below this food level, if something edible is held
+    # eat (or forage) at or below this food level; under 16 the drive tick waits (contract 3.1), so below 15 a fed bot
+    # could idle at 15 for good
+    eat_below_food: int = Field(15, ge=0, le=20)
+    heal_below_health: float = Field(16.0, ge=0, le=20)  # under this with food under 18 (no regeneration): eat, or forage
+    forage: bool = True  # hungry or unable to heal with nothing to eat held: hunt an animal in sight, or explore for one
+    forage_retry_ms: int = Field(30_000, ge=0)  # after a forage that brought no food
     fight_within: float = Field(4.0, gt=0)  # fight a hostile this close (blocks)
     fight_radius: float = Field(8.0, gt=0)  # the attack's search radius; no walk back to the items with a hostile this close
     shelter_at_night: bool = True  # dusk to morning in a verified shelter nearby, tasks held

@@ -98,3 +98,34 @@ def test_a_sheep_hunted_gives_the_wool_that_with_two_more_makes_a_bed(hunter):
     assert res.status == "completed", res.errors
     snap = body.snapshot()
     assert snap.count_of("white_bed") == 1 and snap.count_of("white_wool") == 0
+
+
+def test_a_hurt_bot_with_nothing_to_eat_forages_eats_the_meat_raw_and_heals(bridge, embedded_server, tmp_path):
+    """Health 10 and food 17 shut the drive tick (under 16) and vanilla regeneration (under
+    18): the forage reflex hunts the cow in sight, the eat reflex eats its raw beef, and the
+    bot heals again (agency.execution.hunger)."""
+    name = "forager_bot"  # a fresh login: nothing edible in its inventory
+    body = make_body(bridge, embedded_server.port, name)
+    tasks = SqliteTaskStore(tmp_path / "t.db", dev_mode=False, strict_finalize=False)
+    try:
+        x, y, z = 900, 70, 700
+        stone_pad(body, name, x, y, z, r=8, headroom=3)
+        body.chat("/mcbot time 1000")
+        body.chat(f"/mcbot health {name} 10")
+        body.chat(f"/mcbot food {name} 17 0")
+        wait_until(lambda: body.snapshot().health == 10 and body.snapshot().food == 17, 10, "hurt and peckish")
+        body.chat(f"/mcbot summon cow {x + 4} {y} {z}")
+        wait_until(lambda: any(e.name == "cow" and e.distance < 8 for e in body.snapshot().entities), 10, "a cow in sight")
+        tools = default_tool_registry()
+        ctx = ToolContext(body=body, poll_interval_s=0.1)
+        reflexes = Reflexes(tools, ctx, Executor(tasks, AgentRuntime(load_default_registry(), tools, ctx), ctx.clock),
+                            ReflexConfig(shelter_at_night=False))
+        assert asyncio.run(reflexes.tick(body.snapshot())) == "forage"
+        assert reflexes.stats.forages == 1
+        wait_until(lambda: body.snapshot().count_of("beef") >= 1, 5, "the cow's beef picked up")
+        assert asyncio.run(reflexes.tick(body.snapshot())) == "eat"  # raw: nothing better held
+        wait_until(lambda: body.snapshot().food >= 18, 10, "fed to 18")
+        wait_until(lambda: body.snapshot().health > 10, 15, "healing again")  # vanilla: 1 hp every 80 ticks
+    finally:
+        tasks.close()
+        body.close()

@@ -34,6 +34,7 @@ RECIPES: dict[str, Recipe] = {
     "crafting_table": Recipe(1, (("planks", 4),), False),
     "wooden_pickaxe": Recipe(1, (("planks", 3), ("stick", 2)), True),
     "stone_pickaxe": Recipe(1, (("cobblestone", 3), ("stick", 2)), True),
+    "stone_sword": Recipe(1, (("cobblestone", 2), ("stick", 1)), True),
     "iron_pickaxe": Recipe(1, (("iron_ingot", 3), ("stick", 2)), True),
     "iron_sword": Recipe(1, (("iron_ingot", 2), ("stick", 1)), True),
     "torch": Recipe(4, (("coal", 1), ("stick", 1)), False),  # coal or charcoal

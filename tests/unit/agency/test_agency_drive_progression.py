@@ -32,7 +32,7 @@ from agency.world import BlockRegion, Vec3
 
 BASE = {"oak_log": 20, "crafting_table": 1, "wooden_pickaxe": 1}  # the spec's five rules all pass
 SPEC_RULES = ("no_logs", "night_no_shelter", "no_crafting_table", "no_pickaxe", "low_logs")
-ORDER = ("no_cobblestone", "no_stone_pickaxe", "no_furnace", "no_coal", "no_iron_ore", "no_iron_ingot",
+ORDER = ("no_cobblestone", "no_stone_pickaxe", "no_sword", "no_furnace", "no_coal", "no_iron_ore", "no_iron_ingot",
          "no_iron_pickaxe", "no_iron_sword", "default")
 AGENTS = Path(__file__).resolve().parents[3] / "config" / "agents"
 
@@ -49,18 +49,19 @@ def _inv(**more: int) -> dict[str, int]:
 
 # The tech tree walked step by step: (inventory, rule, goal).
 WALK = [
-    (_inv(), "no_cobblestone", ("collect", "stone", 11)),
-    (_inv(cobblestone=5), "no_cobblestone", ("collect", "stone", 6)),
-    (_inv(cobblestone=11), "no_stone_pickaxe", ("craft", "stone_pickaxe", 1)),
-    (_inv(stone_pickaxe=1, cobblestone=8), "no_furnace", ("craft", "furnace", 1)),
-    (_inv(stone_pickaxe=1, furnace=1), "no_coal", ("collect", "coal_ore", 3)),
-    (_inv(stone_pickaxe=1, furnace=1, coal=3), "no_iron_ore", ("collect", "iron_ore", 3)),
-    (_inv(stone_pickaxe=1, furnace=1, coal=3, raw_iron=1), "no_iron_ore", ("collect", "iron_ore", 2)),
-    (_inv(stone_pickaxe=1, furnace=1, coal=3, raw_iron=3), "no_iron_ingot", ("smelt", "iron_ingot", 3)),
-    (_inv(stone_pickaxe=1, furnace=1, coal=2, raw_iron=2, iron_ingot=1), "no_iron_ingot", ("smelt", "iron_ingot", 2)),
-    (_inv(stone_pickaxe=1, coal=2, iron_ingot=3), "no_iron_pickaxe", ("craft", "iron_pickaxe", 1)),
-    (_inv(stone_pickaxe=1, iron_pickaxe=1, iron_ingot=2), "no_iron_sword", ("craft", "iron_sword", 1)),
-    (_inv(stone_pickaxe=1, iron_pickaxe=1), "default", ("explore", "nearby", 1)),
+    (_inv(), "no_cobblestone", ("collect", "stone", 13)),
+    (_inv(cobblestone=5), "no_cobblestone", ("collect", "stone", 8)),
+    (_inv(cobblestone=13), "no_stone_pickaxe", ("craft", "stone_pickaxe", 1)),
+    (_inv(stone_pickaxe=1, cobblestone=10), "no_sword", ("craft", "stone_sword", 1)),
+    (_inv(stone_pickaxe=1, stone_sword=1, cobblestone=8), "no_furnace", ("craft", "furnace", 1)),
+    (_inv(stone_pickaxe=1, stone_sword=1, furnace=1), "no_coal", ("collect", "coal_ore", 3)),
+    (_inv(stone_pickaxe=1, stone_sword=1, furnace=1, coal=3), "no_iron_ore", ("collect", "iron_ore", 3)),
+    (_inv(stone_pickaxe=1, stone_sword=1, furnace=1, coal=3, raw_iron=1), "no_iron_ore", ("collect", "iron_ore", 2)),
+    (_inv(stone_pickaxe=1, stone_sword=1, furnace=1, coal=3, raw_iron=3), "no_iron_ingot", ("smelt", "iron_ingot", 3)),
+    (_inv(stone_pickaxe=1, stone_sword=1, furnace=1, coal=2, raw_iron=2, iron_ingot=1), "no_iron_ingot", ("smelt", "iron_ingot", 2)),
+    (_inv(stone_pickaxe=1, stone_sword=1, coal=2, iron_ingot=3), "no_iron_pickaxe", ("craft", "iron_pickaxe", 1)),
+    (_inv(stone_pickaxe=1, stone_sword=1, iron_pickaxe=1, iron_ingot=2), "no_iron_sword", ("craft", "iron_sword", 1)),
+    (_inv(stone_pickaxe=1, stone_sword=1, iron_pickaxe=1), "default", ("explore", "nearby", 1)),
     (_inv(iron_pickaxe=1, iron_sword=1, iron_ingot=5), "default", ("explore", "nearby", 1)),
 ]
 
@@ -96,20 +97,22 @@ def test_the_spec_rules_keep_their_order_ahead_of_the_progression(make_snapshot,
     assert select_drive(make_snapshot(no_pick), True).rule == "no_pickaxe"
 
 
-GRID = list(itertools.product((0, 3, 11), (0, 1), (0, 1), (0, 3), (0, 1, 3), (0, 2, 3), (0, 1)))
+GRID = list(itertools.product((0, 3, 13), (0, 1), (0, 1), (0, 3), (0, 1, 3), (0, 2, 3), (0, 1), (0, 1)))
 
 
 def test_later_steps_never_fire_before_the_ones_they_build_on(make_snapshot, iron_recipes):
     """Over a grid of inventories: what each step needs is in hand whenever it fires."""
     seen = set()
-    for cobble, stone, furnace, coal, raw, ingots, iron in GRID:
-        inv = _inv(cobblestone=cobble, stone_pickaxe=stone, furnace=furnace, coal=coal, raw_iron=raw,
+    for cobble, stone, furnace, coal, raw, ingots, iron, sword in GRID:
+        inv = _inv(cobblestone=cobble, stone_pickaxe=stone, stone_sword=sword, furnace=furnace, coal=coal, raw_iron=raw,
                    iron_ingot=ingots, iron_pickaxe=iron)
         sel = select_drive(make_snapshot({k: v for k, v in inv.items() if v}), True)
         seen.add(sel.rule)
         later = ORDER.index(sel.rule)
         if later > ORDER.index("no_cobblestone") and not iron:
             assert stone or cobble >= 3, inv  # never past cobblestone without the stone pickaxe's
+        if later > ORDER.index("no_sword"):
+            assert sword, inv  # nothing past the stone age with bare hands
         if later > ORDER.index("no_stone_pickaxe"):
             assert stone or iron, inv
         if ORDER.index("no_furnace") < later <= ORDER.index("no_iron_ingot"):
@@ -126,7 +129,7 @@ def test_later_steps_never_fire_before_the_ones_they_build_on(make_snapshot, iro
 
 
 def test_a_furnace_nearby_counts_as_held(make_snapshot):
-    inv = _inv(stone_pickaxe=1)
+    inv = _inv(stone_pickaxe=1, stone_sword=1)
     assert select_drive(make_snapshot(inv), True).rule == "no_cobblestone"  # 8 for the furnace
     assert select_drive(make_snapshot(inv), True, None, True).rule == "no_coal"
     assert select_drive(make_snapshot({**inv, "cobblestone": 8}), True, None, False).rule == "no_furnace"
@@ -134,25 +137,25 @@ def test_a_furnace_nearby_counts_as_held(make_snapshot):
 
 def test_no_furnace_is_wanted_once_the_iron_is_smelted(make_snapshot):
     # the furnace stood where the iron was smelted: far from it now, no new one is made
-    assert select_drive(make_snapshot(_inv(stone_pickaxe=1, iron_ingot=3)), True).rule != "no_furnace"
-    assert select_drive(make_snapshot(_inv(stone_pickaxe=1, iron_pickaxe=1)), True).rule == "default"
+    assert select_drive(make_snapshot(_inv(stone_pickaxe=1, stone_sword=1, iron_ingot=3)), True).rule != "no_furnace"
+    assert select_drive(make_snapshot(_inv(stone_pickaxe=1, stone_sword=1, iron_pickaxe=1)), True).rule == "default"
 
 
 def test_iron_in_hand_is_smelted_with_the_logs_when_no_coal_was_found(make_snapshot):
-    assert _goal(select_drive(make_snapshot(_inv(stone_pickaxe=1, furnace=1, raw_iron=3)), True)) == ("smelt", "iron_ingot", 3)
+    assert _goal(select_drive(make_snapshot(_inv(stone_pickaxe=1, stone_sword=1, furnace=1, raw_iron=3)), True)) == ("smelt", "iron_ingot", 3)
 
 
 def test_the_iron_tools_are_crafted_once_the_ingots_are_held(make_snapshot):
     assert routable("craft", "iron_pickaxe") and routable("craft", "iron_sword")
-    assert _goal(select_drive(make_snapshot(_inv(stone_pickaxe=1, iron_ingot=3)), True)) == ("craft", "iron_pickaxe", 1)
+    assert _goal(select_drive(make_snapshot(_inv(stone_pickaxe=1, stone_sword=1, iron_ingot=3)), True)) == ("craft", "iron_pickaxe", 1)
 
 
 def test_a_step_no_workflow_carries_out_is_never_emitted(make_snapshot, monkeypatch):
     # a crafter without iron tool recipes: the progression ends at the ingots
     monkeypatch.setattr(progression, "CRAFTABLE", progression.CRAFTABLE - {"iron_pickaxe", "iron_sword"})
     assert not routable("craft", "iron_pickaxe")
-    assert next_progression_step(make_snapshot(_inv(stone_pickaxe=1, iron_ingot=3))) is None
-    assert select_drive(make_snapshot(_inv(stone_pickaxe=1, iron_ingot=3)), True).rule == "default"
+    assert next_progression_step(make_snapshot(_inv(stone_pickaxe=1, stone_sword=1, iron_ingot=3))) is None
+    assert select_drive(make_snapshot(_inv(stone_pickaxe=1, stone_sword=1, iron_ingot=3)), True).rule == "default"
 
 
 def test_routable_follows_the_workflows():
@@ -170,7 +173,7 @@ def test_every_emitted_goal_round_trips_and_its_workflow_plans(make_snapshot, ir
     workflows = {name for f in AGENTS.glob("*.toml") for name in tomllib.loads(f.read_text()).get("workflows", {})}
     assert action in workflows
     task = {"target": target, "amount": amount, "facts": {"craftingTable": True}}
-    if action == "craft" and target in {"stone_pickaxe", "furnace"}:
+    if action == "craft" and target in {"stone_pickaxe", "stone_sword", "furnace"}:
         assert craft_plan("crafter", task, inventory).steps  # no NO_RECIPE / NO_SOURCE
     if action == "smelt":
         assert smelt_plan("crafter", task, inventory).steps
@@ -194,8 +197,8 @@ def test_stone_in_sight_is_mined_for_cobblestone(make_snapshot):
     assert r.thought.metadata.grounding["detail"] == "stone in sight"
 
 
-COAL_NEXT = _inv(stone_pickaxe=1, furnace=1)
-IRON_NEXT = _inv(stone_pickaxe=1, furnace=1, coal=3)
+COAL_NEXT = _inv(stone_pickaxe=1, stone_sword=1, furnace=1)
+IRON_NEXT = _inv(stone_pickaxe=1, stone_sword=1, furnace=1, coal=3)
 
 
 @pytest.mark.parametrize(("inventory", "y", "step", "goal_key"), [
@@ -246,14 +249,14 @@ def test_a_descent_in_flight_is_not_asked_for_again(make_snapshot, store, clock)
 
 
 def test_a_furnace_in_sight_is_the_furnace_nearby(make_snapshot):
-    inv = make_snapshot(_inv(stone_pickaxe=1, cobblestone=8))
+    inv = make_snapshot(_inv(stone_pickaxe=1, stone_sword=1, cobblestone=8))
     assert _tick(inv, region=_sight("stone")).selection.rule == "no_furnace"
     r = _tick(inv, region=_sight("stone", "furnace", "coal_ore"))
     assert r.selection.rule == "no_coal" and r.thought.metadata.goalKey == "collect:coal_ore"
 
 
 def test_smelting_grounds_without_a_region_read(make_snapshot):
-    r = _tick(make_snapshot(_inv(stone_pickaxe=1, furnace=1, raw_iron=3)))
+    r = _tick(make_snapshot(_inv(stone_pickaxe=1, stone_sword=1, furnace=1, raw_iron=3)))
     assert r.selection.rule == "no_iron_ingot" and r.thought.metadata.goalKey == "smelt:iron_ingot"
     assert r.thought.metadata.grounding["pass"] is True
     assert not drive_tick.needs_sight(r.selection)

@@ -18,7 +18,7 @@ from agency.goal_tag import ExtractedGoal, build_goal_tag_v1
 from agency.world import BlockRegion, EntityInfo, Vec3
 
 BASE = {"oak_log": 20, "crafting_table": 1, "wooden_pickaxe": 1}  # the spec's five rules all pass
-STONE_AGE = {**BASE, "stone_pickaxe": 1, "cobblestone": 8}  # stone pickaxe and a furnace's stone held
+STONE_AGE = {**BASE, "stone_pickaxe": 1, "stone_sword": 1, "cobblestone": 8}  # stone tools and a furnace's stone held
 
 
 def mob(name: str, distance: float = 6.0, hostile: bool = False) -> EntityInfo:
@@ -77,11 +77,12 @@ def test_survival_steps_come_after_the_spec_rules_and_the_stone_age_and_before_t
     assert select_drive(make_snapshot(STONE_AGE, entities=herd), True).rule == "low_food_stock"
     assert select_drive(make_snapshot({"oak_log": 20}, entities=herd), True).rule == "no_crafting_table"
     assert select_drive(make_snapshot({**BASE, "oak_log": 10}, entities=herd), True).rule == "low_logs"
-    # Stone first: the stone pickaxe and the furnace's cobblestone before a hunt
+    # Stone first: the stone pickaxe, the sword and the furnace's cobblestone before a hunt
     assert select_drive(make_snapshot(BASE, entities=herd), True).rule == "no_cobblestone"
-    assert select_drive(make_snapshot({**BASE, "cobblestone": 11}, entities=herd), True).rule == "no_stone_pickaxe"
-    assert select_drive(make_snapshot({**BASE, "stone_pickaxe": 1, "cobblestone": 7}, entities=herd), True).rule \
-        == "no_cobblestone"
+    assert select_drive(make_snapshot({**BASE, "cobblestone": 13}, entities=herd), True).rule == "no_stone_pickaxe"
+    assert select_drive(make_snapshot({**BASE, "stone_pickaxe": 1, "cobblestone": 10}, entities=herd), True).rule \
+        == "no_sword"
+    assert select_drive(make_snapshot({**STONE_AGE, "cobblestone": 7}, entities=herd), True).rule == "no_cobblestone"
     assert select_drive(make_snapshot({**STONE_AGE, "beef": 3}), True).rule == "raw_meat"
     assert select_drive(make_snapshot(STONE_AGE), True).rule == "no_furnace"  # no game in sight: the tech tree
 

@@ -223,7 +223,7 @@ def test_reflex_eats_when_food_is_low_and_food_is_held(env):
     snap = body.snapshot().model_copy(update={"food": 10})
     assert reflexes.choose(snap) == "eat"
     assert reflexes.choose(snap.model_copy(update={"food": 15})) is None
-    assert reflexes.choose(snap.model_copy(update={"inventory": []})) is None
+    assert reflexes.choose(snap.model_copy(update={"inventory": []})) == "forage"  # nothing to eat: find some
 
 
 @pytest.mark.parametrize("mode", ["creative", "spectator"])

@@ -95,7 +95,7 @@ def _agency(tmp_path, ftime, body):
 
 def test_the_drive_tick_counts_a_remembered_furnace_and_asks_for_no_second_one(tmp_path, ftime, body):
     body.inventory.clear()
-    body.inventory.update({"oak_log": 20, "crafting_table": 1, "stone_pickaxe": 1, "cobblestone": 8,
+    body.inventory.update({"oak_log": 20, "crafting_table": 1, "stone_pickaxe": 1, "stone_sword": 1, "cobblestone": 8,
                            "cooked_beef": 4, "white_bed": 1})
     agency = _agency(tmp_path, ftime, body)
     try:
@@ -118,7 +118,7 @@ def test_the_drive_tick_counts_a_remembered_furnace_and_asks_for_no_second_one(t
 def test_the_drive_tick_counts_a_remembered_bed_and_crafts_no_second_one(tmp_path, ftime, body):
     bed = ((5, GROUND_Y, 5), (6, GROUND_Y, 5))
     body.inventory.clear()
-    body.inventory.update({"oak_log": 20, "crafting_table": 1, "stone_pickaxe": 1, "cooked_beef": 4, "white_wool": 3})
+    body.inventory.update({"oak_log": 20, "crafting_table": 1, "stone_pickaxe": 1, "stone_sword": 1, "cooked_beef": 4, "white_wool": 3})
     agency = _agency(tmp_path, ftime, body)
     try:
         snap = body.snapshot()

@@ -1,0 +1,109 @@
+"""Hunger reflexes (agency.execution.hunger): eat to heal, and forage with nothing to eat.
+
+The drive tick waits under 16 health or food and vanilla heals only from 18 food, so a bot
+hurt with food at 17 and nothing to eat idled for good in the survival bench. These tests
+pin the choice on snapshots and what a forage calls, on a recording tool registry."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import pytest
+
+from agency.execution.reflexes import ReflexConfig, Reflexes
+from agency.execution.tools.results import tool_failure, tool_success
+from agency.world import WorldSnapshot
+from tests.unit.agents.fakes import FakeBody, FakeTime, Mob
+from tests.unit.executor.world import executor_env
+
+
+class RecordingTools:
+    """Answers every call with a scripted result and remembers the calls."""
+
+    def __init__(self, results: dict[str, Any]) -> None:
+        self.results = results
+        self.calls: list[tuple[str, dict[str, Any]]] = []
+
+    async def execute(self, name: str, args: dict[str, Any], ctx: Any) -> Any:
+        self.calls.append((name, args))
+        return self.results[name]
+
+
+@pytest.fixture
+def env(tmp_path):
+    ftime = FakeTime()
+    e = executor_env(tmp_path, ftime, FakeBody(ftime.clock))
+    yield e
+    e["tasks"].close()
+
+
+def _snap(env, *, health: float = 20, food: int = 20, inventory: dict[str, int] | None = None,
+          mobs: tuple[Mob, ...] = (), time: int = 1000) -> WorldSnapshot:
+    body = env["body"]
+    body.inventory.clear()
+    body.inventory.update(inventory or {})
+    body.mobs = list(mobs)
+    return body.snapshot().model_copy(update={"health": health, "food": food, "timeOfDay": time,
+                                              "isDay": time < 12542})
+
+
+COW = Mob("cow", hostile=False, x=10.5, z=0.5)
+
+
+@pytest.mark.parametrize("health, food, held, expected", [
+    (9.7, 17, {"beef": 2}, "eat"),  # hurt, no regeneration under 18: eating is the way back
+    (9.7, 18, {"beef": 2}, None),  # 18 food heals by itself
+    (20, 17, {"beef": 2}, None),  # whole and fed enough to work
+    (20, 15, {"beef": 2}, "eat"),  # under the drive tick's food gate
+    (9.7, 17, {}, "forage"),  # nothing to eat: find some
+    (20, 15, {}, "forage"),
+    (20, 16, {}, None),
+    (15.9, 18, {}, None),
+])
+def test_eat_or_forage_by_the_vitals(env, health, food, held, expected):
+    reflexes = Reflexes(env["tools"], env["ctx"], env["ex"], ReflexConfig())
+    assert reflexes.choose(_snap(env, health=health, food=food, inventory=held, mobs=(COW,))) == expected
+
+
+def test_no_forage_by_night_near_a_hostile_or_when_turned_off(env):
+    reflexes = Reflexes(env["tools"], env["ctx"], env["ex"], ReflexConfig())
+    hungry = dict(health=9.7, food=17, mobs=(COW,))
+    assert reflexes.choose(_snap(env, **hungry, time=13000)) is None  # the night is the shelter's
+    zombie = Mob("zombie", hostile=True, x=6.5, z=0.5)  # beyond fight_within, within fight_radius
+    assert reflexes.choose(_snap(env, health=9.7, food=17, mobs=(COW, zombie))) is None
+    off = Reflexes(env["tools"], env["ctx"], env["ex"], ReflexConfig(forage=False))
+    assert off.choose(_snap(env, **hungry)) is None
+
+
+def test_a_forage_hunts_the_animal_in_sight(env):
+    tools = RecordingTools({"hunt": tool_success("hunt", {"kills": 1, "gained": {"beef": 2}})})
+    reflexes = Reflexes(tools, env["ctx"], env["ex"], ReflexConfig())
+    snap = _snap(env, health=9.7, food=17, mobs=(COW,))
+    assert asyncio.run(reflexes.tick(snap)) == "forage"
+    assert tools.calls == [("hunt", {"target": "animal", "count": 1})]
+    assert reflexes.stats.forages == 1
+    assert asyncio.run(reflexes.tick(snap)) == "forage"  # fed: no wait (the eat reflex takes it from here)
+
+
+def test_with_no_animal_in_sight_it_explores_then_waits_before_the_next_forage(env):
+    ftime = env["ftime"]
+    tools = RecordingTools({"explore": tool_success("explore", {"legs": 2})})
+    cfg = ReflexConfig(forage_retry_ms=30_000)
+    reflexes = Reflexes(tools, env["ctx"], env["ex"], cfg, clock=ftime.clock)
+    snap = _snap(env, health=20, food=12)
+    assert asyncio.run(reflexes.tick(snap)) == "forage"
+    assert tools.calls == [("explore", {"legs": 2})]
+    assert reflexes.choose(snap) is None  # not again at once
+    ftime.clock.advance(29_000)
+    assert reflexes.choose(snap) is None
+    ftime.clock.advance(1_000)
+    assert reflexes.choose(snap) == "forage"
+
+
+def test_a_failed_hunt_waits_too(env):
+    tools = RecordingTools({"hunt": tool_failure("hunt", "PRECONDITION_FAILED", "no animal within 32 blocks")})
+    reflexes = Reflexes(tools, env["ctx"], env["ex"], ReflexConfig())
+    snap = _snap(env, health=9.7, food=17, mobs=(COW,))
+    assert asyncio.run(reflexes.tick(snap)) == "forage"
+    assert reflexes.choose(snap) is None
