@@ -34,7 +34,7 @@ from agency.execution.tools.registry import ToolRegistry
 from agency.execution.tools.results import PRECONDITION_FAILED
 from agency.shelter.bed import MONSTER_RANGE, is_bed, sleep_time
 from agency.shelter.door import in_hut
-from agency.world import BodyEvent, EventType, Vec3, WorldSnapshot, night_approaching
+from agency.world import DUSK_START, BodyEvent, EventType, Vec3, WorldSnapshot, night_approaching
 from agency.execution.settings import ReflexConfig  # the one schema, also the [reflexes] section
 
 PREEMPTED = "preempted"
@@ -83,6 +83,7 @@ class Reflexes:
         self.stats = ReflexStats()
         self.sheltered: SiteSignature | None = None  # the shelter the bot spends this night in
         self._shelter_retry_at = 0
+        self._morning_wait_logged = False
         self._forage_retry_at = 0
         self._sleep_retry_at = 0
         self._bedless: SiteSignature | None = None  # a shelter found with no bed tonight (and none held)
@@ -149,7 +150,7 @@ class Reflexes:
 
     def _choose_shelter(self, snap: WorldSnapshot, indoors: bool) -> str | None:
         if self.sheltered is not None and not night_approaching(snap):
-            return "leave_shelter"
+            return "leave_shelter" if self._morning_clear(snap) else None
         if indoors:
             return "sleep" if self._sleep_due(snap) else None
         if not self.config.shelter_at_night or self.shelter_lookup is None:
@@ -161,6 +162,22 @@ class Reflexes:
             return None
         self._site = site
         return "shelter"
+
+    def _morning_clear(self, snap: WorldSnapshot) -> bool:
+        """Out of the shelter once no hostile is near (the morning sun burns zombies and
+        skeletons for a while yet), or at the latest at morning_leave_by."""
+        cfg = self.config
+        near = [e for e in snap.entities if e.hostile and e.distance <= cfg.morning_clear_within]
+        if not near or cfg.morning_leave_by <= snap.timeOfDay < DUSK_START:
+            self._morning_wait_logged = False
+            return True
+        if not self._morning_wait_logged:
+            self._morning_wait_logged = True
+            first = min(near, key=lambda e: e.distance)
+            logger.info("[Reflex] morning: staying in the shelter while {} hostile(s) are within {:g} blocks "
+                        "({} at {:.1f}); out when they are gone or at time {}", len(near), cfg.morning_clear_within,
+                        first.name, first.distance, cfg.morning_leave_by)
+        return False
 
     def _sleep_due(self, snap: WorldSnapshot) -> bool:
         """In the shelter (door closed) and not in bed: is this a moment vanilla lets the bot

@@ -28,6 +28,10 @@ class ReflexConfig(BaseModel):
     fight_radius: float = Field(8.0, gt=0)  # the attack's search radius; no walk back to the items with a hostile this close
     shelter_at_night: bool = True  # dusk to morning in a verified shelter nearby, tasks held
     shelter_retry_ms: int = Field(120_000, ge=0)  # after a failed attempt to go in
+    # morning: out once no hostile is this close (the sun burns zombies and skeletons only from time 23460,
+    # after isDay turns true at 23000), or at the latest at time morning_leave_by
+    morning_clear_within: float = Field(16.0, ge=0)
+    morning_leave_by: int = Field(1000, ge=0, le=11_000)
     sleep_in_shelter: bool = True  # at night in the shelter, door closed: lie down in its bed (a held one is put there)
     sleep_retry_ms: int = Field(60_000, ge=0)  # after a failed attempt to sleep (no bed, monsters near)
     recover_items: bool = True  # after a death, walk back and pick up the dropped items

@@ -226,3 +226,23 @@ def test_the_executor_claims_nothing_while_the_bot_walks_to_its_shelter(env):
     assert tasks.get_task(queued).status is TaskStatus.pending
     assert tasks.get_task(running).status is TaskStatus.paused
     assert in_hut(SITE, body.position)
+
+
+def test_in_the_morning_the_bot_stays_in_while_hostiles_are_near_until_they_go_or_it_is_late(env):
+    body, reflexes = env["body"], env["reflexes"]
+    body.time_of_day = 14_000
+    asyncio.run(reflexes.tick(body.snapshot()))
+    assert reflexes.holding_tasks
+    body.time_of_day = 23_100  # isDay, but the sun does not burn them before 23460
+    body.zombie_at = 6.0
+    assert reflexes.choose(body.snapshot()) is None
+    body.time_of_day = 500
+    assert reflexes.choose(body.snapshot()) is None  # burning still
+    body.zombie_at = None  # burnt
+    assert reflexes.choose(body.snapshot()) == "leave_shelter"
+    body.zombie_at = 6.0  # one that does not burn (a creeper) holds the bot no later than time 1000
+    body.time_of_day = 1000
+    assert reflexes.choose(body.snapshot()) == "leave_shelter"
+    body.time_of_day = 23_100
+    body.zombie_at = 20.0  # beyond morning_clear_within
+    assert reflexes.choose(body.snapshot()) == "leave_shelter"
