@@ -122,6 +122,9 @@ def _add_bench_survival(bench_sub: Any) -> None:
                     help="drive-tick interval (default 5000; at least 1000)")
     bs.add_argument("--max-minutes", type=val.positive_float, metavar="MIN",
                     help="wall-clock limit per run (default 1.5x the wall time the game days take, + 5 min)")
+    bs.add_argument("--jobs", type=val.positive_int, default=1, metavar="N",
+                    help="runs at once, each with its own daemon and world (default 1: one after the other; "
+                         "game time is what is measured, so runs side by side compare while the machine keeps up)")
     bs.add_argument("--json", action="store_true", help="also print the report as one JSON object (lines go to stderr)")
 
 
@@ -262,7 +265,8 @@ def _bench_survival(args: Any, cfg: McbotConfig) -> int:
     settings = SurvivalSettings(seeds=tuple(int(s) for s in args.seeds.split(",")),
                                 versions=tuple(v.strip() for v in versions.split(",") if v.strip()),
                                 game_days=args.game_days, until=args.until, day_length_scale=args.day_scale,
-                                drive_tick_ms=args.drive_tick_ms, max_minutes=args.max_minutes, out=args.out)
+                                drive_tick_ms=args.drive_tick_ms, max_minutes=args.max_minutes, out=args.out,
+                                jobs=args.jobs)
     return bench_survival(settings, as_json=args.json)
 
 

@@ -20,7 +20,9 @@ import logging
 import os
 import subprocess
 import sys
+import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Callable
@@ -38,6 +40,7 @@ from bot.tooling.soak import FAST, daemon_env, sample, wedge_s
 
 STATUS_S = 30.0  # a status line this often (wall seconds)
 START_TIMEOUT_S = 90.0
+START_STAGGER_S = 10.0  # between the starts of runs side by side (--jobs)
 EXIT_OK, EXIT_FAILED, EXIT_START, EXIT_INTERRUPTED = 0, 1, 3, 130
 
 
@@ -54,6 +57,7 @@ class SurvivalSettings:
     sample_s: float = 3.0
     max_minutes: float | None = None  # None: 1.5 x the wall time the game days take, + 5 min
     out: str = "bench-results"
+    jobs: int = 1  # runs at once (each its own daemon and world)
     extra_env: dict[str, str] = field(default_factory=dict)
 
     @property
@@ -97,8 +101,9 @@ class Run:
     """One daemon on one fresh world (version, seed), sampled until it is done."""
 
     def __init__(self, version: str, seed: int, settings: SurvivalSettings, folder: Path,
-                 say: Callable[[str], None]) -> None:
+                 say: Callable[[str], None], stop: threading.Event | None = None) -> None:
         self.version, self.seed, self.settings, self.say = version, seed, settings, say
+        self.stop = stop or threading.Event()  # set on Ctrl-C: the run ends at its next sample
         self.name = f"{version}-seed{seed}"
         self.log_path = folder / f"{self.name}-daemon.log"
         self.samples_path = folder / f"{self.name}-samples.jsonl"
@@ -112,8 +117,8 @@ class Run:
         return f"[Bench survival] {self.version} seed {self.seed}:"
 
     def run(self) -> bool:
-        """Sample until done; False when the daemon did not start. KeyboardInterrupt passes
-        through after the daemon (and its world) stopped."""
+        """Sample until done (or until `stop` is set: Ctrl-C), then stop the daemon and its
+        world; False when the daemon did not start."""
         api_port = free_port()
         base = f"http://127.0.0.1:{api_port}"
         ns = argparse.Namespace(server="embedded", version=self.version, creative=False, fast=False)
@@ -164,7 +169,8 @@ class Run:
                 return f"wall limit {s.wall_limit_s / 60:.1f} min"
             if proc.poll() is not None:
                 return f"daemon exited {proc.returncode}"
-            time.sleep(max(0.0, t0 + one["t"] + s.sample_s - time.monotonic()))
+            if self.stop.wait(max(0.0, t0 + one["t"] + s.sample_s - time.monotonic())):
+                return "interrupted"
 
     def _announce(self, one: dict[str, Any], g: float | None) -> None:
         """A line per milestone first shown by this sample (inventory or places)."""
@@ -196,7 +202,7 @@ class Run:
 
 
 def bench_survival(settings: SurvivalSettings, as_json: bool = False) -> int:
-    """Every (version, seed) run in turn; the report, the timeline, the table, the targets."""
+    """Every (version, seed) run, settings.jobs at once; the report, the timeline, the table, the targets."""
     stamp = f"{time.strftime('%Y%m%d-%H%M%S')}-p{os.getpid()}"  # two benches side by side keep apart
     out = Path(settings.out) if Path(settings.out).is_absolute() else Path.cwd() / settings.out
     folder = out / f"survival-{stamp}"
@@ -212,20 +218,30 @@ def bench_survival(settings: SurvivalSettings, as_json: bool = False) -> int:
         + (f" or until {settings.until}" if settings.until else "")
         + f", day length x{settings.day_length_scale:g} ({GAME_S_PER_DAY * settings.day_length_scale / 60:g} wall "
           f"min per game day), drive tick every {settings.drive_tick_ms / 1000:g} s, at most "
-          f"{settings.wall_limit_s / 60:.1f} min each; output {folder}")
-    runs: list[Run] = []
+          f"{settings.wall_limit_s / 60:.1f} min each, {min(settings.jobs, total)} at once; output {folder}")
+    stop = threading.Event()
+    runs = [Run(version, seed, settings, folder, say, stop) for version in settings.versions for seed in settings.seeds]
+
+    def one(i: int, run: Run) -> bool:
+        # the first runs at once start a little apart (each daemon generates its world at start)
+        if stop.wait(START_STAGGER_S * (i - 1) if i <= settings.jobs else 0):
+            return True  # interrupted before its turn: not started
+        say(f"[Bench survival] run {i}/{total}: {run.version} seed {run.seed}")
+        return run.run()
+
     code = EXIT_OK
+    pool = ThreadPoolExecutor(max_workers=max(1, settings.jobs), thread_name_prefix="bench-run")
+    futures = [pool.submit(one, i, run) for i, run in enumerate(runs, 1)]
     try:
-        for version in settings.versions:
-            for seed in settings.seeds:
-                run = Run(version, seed, settings, folder, say)
-                runs.append(run)
-                say(f"[Bench survival] run {len(runs)}/{total}: {version} seed {seed}")
-                if not run.run():
-                    code = EXIT_START
+        if not all(f.result() for f in futures):
+            code = EXIT_START
     except KeyboardInterrupt:
-        say("[Bench survival] interrupted: the daemon and its world are stopped; writing the runs so far")
+        stop.set()  # every run stops its daemon and world at its next sample
+        say("[Bench survival] interrupted: the daemons and their worlds are stopped; writing the runs so far")
         code = EXIT_INTERRUPTED
+    finally:
+        stop.set()  # also on a SIGTERM's SystemExit: no run outlives the bench
+        pool.shutdown(wait=True, cancel_futures=True)
     results = [r.result() for r in runs if r.samples]
     targets = judge(results) if results else []
     report = {"settings": {**asdict(settings), "wall_limit_s": settings.wall_limit_s, "wedge_s": wedge_s(False),

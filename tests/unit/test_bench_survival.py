@@ -1,15 +1,19 @@
 """`mcbot bench survival`, its pure half (bot/tooling/bench_survival_report.py) on injected
 samples: milestones from inventories and the places view in game time (day wraps and a night
 slept through counted), nights survived, deaths with their game time, the success rate, the
-targets' PASS / FAIL / NOT JUDGED, the report's JSON shape, the table; and the CLI's flags."""
+targets' PASS / FAIL / NOT JUDGED, the report's JSON shape, the table; the CLI's flags; runs side
+by side (--jobs) and a stop between samples."""
 
 from __future__ import annotations
 
 import json
+import threading
+import time
 
 import pytest
 
 from bot.cli.main import build_parser
+from bot.tooling import bench_survival as bench
 from bot.tooling.bench_survival import SurvivalSettings, places_seen
 from bot.tooling.bench_survival_report import (all_milestones, failed, failure_lines, judge, nights, reached_in_order,
                                                run_result, table_lines, target_lines)
@@ -261,6 +265,50 @@ def test_bad_flags_exit_4_naming_the_flag(argv, capsys):
 
 def test_flags_parse_into_the_settings():
     a = build_parser().parse_args(["bench", "survival", "--seeds", "4,5", "--game-days", "1.5", "--until",
-                                   "stone_pickaxe", "--version", "1.21.4,1.18.2"])
+                                   "stone_pickaxe", "--version", "1.21.4,1.18.2", "--jobs", "3"])
+    assert a.jobs == 3
     assert (a.seeds, a.game_days, a.until, a.version, a.day_scale) == ("4,5", 1.5, "stone_pickaxe",
                                                                      "1.21.4,1.18.2", 0.5)
+
+
+def test_jobs_runs_that_many_at_once_and_every_run_is_reported(monkeypatch, tmp_path):
+    """--jobs 2 over 3 runs: two at once (both inside Run.run together), the third after."""
+    monkeypatch.setattr(bench, "START_STAGGER_S", 0.0)
+    inside, most, lock = [0], [0], threading.Lock()
+    both_in = threading.Barrier(2, timeout=10)
+
+    def fake_run(self):
+        with lock:
+            inside[0] += 1
+            most[0] = max(most[0], inside[0])
+        if self.seed in (1, 2):
+            both_in.wait()  # fails (BrokenBarrierError) unless the two run together
+        self.samples = [{"t": 0.0, "ok": True, "tasks": []}]
+        self.ended = "done"
+        with lock:
+            inside[0] -= 1
+        return True
+
+    monkeypatch.setattr(bench.Run, "run", fake_run)
+    code = bench.bench_survival(SurvivalSettings(seeds=(1, 2, 3), out=str(tmp_path), jobs=2))
+    report = json.loads(next(tmp_path.glob("survival-*/report.json")).read_text())
+    assert sorted(r["seed"] for r in report["runs"]) == [1, 2, 3]
+    assert most[0] == 2 and code in (0, 1)
+
+
+def test_a_stop_ends_a_run_between_samples(monkeypatch, tmp_path):
+    stop = threading.Event()
+    run = bench.Run("1.21.4", 1, SurvivalSettings(sample_s=30.0), tmp_path, lambda _line: None, stop)
+    monkeypatch.setattr(bench, "sample", lambda *a, **k: {"t": 0.0, "ok": True, "tasks": []})
+    monkeypatch.setattr(bench, "places_seen", lambda base: None)
+
+    class Alive:
+        returncode = None
+
+        def poll(self):
+            return None
+
+    threading.Timer(0.2, stop.set).start()
+    with (tmp_path / "s.jsonl").open("w") as out:
+        # the next sample is 30 s off: only the stop ends the wait
+        assert run._sample_until_done(Alive(), "http://127.0.0.1:9", time.monotonic(), None, out) == "interrupted"
