@@ -118,7 +118,9 @@ class DriveSkipReason(str, Enum):
     interval_not_elapsed = "interval_not_elapsed"
     duplicate_goal = "duplicate_goal"
     sheltering = "sheltering"  # the bot spends the night in its shelter: no new work outside
-    retry_later = "retry_later"  # the goal, and exploring instead, failed a moment ago (retry_backoff)
+    # the goal failed a moment ago (retry_backoff) and exploring instead did too, or it is the
+    # night's shelter (no wandering off in the dark), or the stand-in for a goal out of sight failed
+    retry_later = "retry_later"
 
 
 @dataclass(frozen=True)

@@ -9,7 +9,7 @@ nearby (in sight, or remembered and still standing: agency.places), first missin
 |---|---|---|
 | no_cobblestone | cobblestone short of 3 (no stone pickaxe) + 2 (no sword) + 8 (furnace still needed) | collect stone <short> |
 | no_stone_pickaxe | no stone (or better) pickaxe | craft stone_pickaxe 1 |
-| no_sword | no sword | craft stone_sword 1 |
+| no_sword | no sword (nor an iron pickaxe and the 2 ingots for an iron one) | craft stone_sword 1 |
 | no_furnace | iron still to smelt, no furnace held, in sight or remembered standing | craft furnace 1 |
 | no_coal | iron still to smelt and not yet in hand, no coal or charcoal | collect coal_ore 3 |
 | no_iron_ore | raw iron (+ iron ore) held short of the ingots still to smelt | collect iron_ore <short> |
@@ -91,9 +91,10 @@ def next_progression_step(snapshot: WorldSnapshot, furnace_nearby: bool | None =
     """The first missing step toward an iron pickaxe (table in the module docstring), or
     None when there is none left that a workflow can carry out."""
     stone_pick = _held(snapshot, STONE_OR_BETTER) > 0
-    sword = _held(snapshot, SWORDS) > 0
     iron_pick = _held(snapshot, IRON_OR_BETTER) > 0
     ingots = snapshot.count_of("iron_ingot")
+    # no stone sword when the iron for an iron one is in hand (its own step, below)
+    sword = _held(snapshot, SWORDS) > 0 or (iron_pick and ingots >= IRON_FOR_SWORD)
     raw = _held(snapshot, ("raw_iron", "iron_ore"))
     cobble = snapshot.count_of("cobblestone")
     coal = _held(snapshot, ("coal", "charcoal"))

@@ -5,11 +5,14 @@ with food at 18 or more: a bot hurt with food at 15-17, or hungry, with nothing 
 would wait forever (seen in the survival bench: health 9.7 after a fight, idle to the end).
 The reflexes close that gap:
 
-- eat: something edible held, and food at or below eat_below_food, or health under
-  heal_below_health with food under REGEN_FOOD (eating is the only way back to healing);
-- forage: nothing edible held and hungry (food at or below eat_below_food) or unable to heal:
-  hunt a food animal in sight, else explore for one; a forage that brings no food waits
-  forage_retry_ms before the next.
+- eat: food at or below eat_below_food and anything edible held (FOODS, best first); or
+  health under heal_below_health with food under REGEN_FOOD (eating is the only way back to
+  healing) and a food that does no harm held (not rotten flesh or raw chicken, whose hunger
+  effect would drain the food healing needs);
+- forage: nothing fit to eat now, and hungry or unable to heal: hunt a food animal in
+  sight, else explore nearby for one. A forage that brings no food waits forage_retry_ms
+  before the next, doubling after each fruitless one up to MAX_BACKOFF times (a bot only
+  unable to heal, with no animal around, does not drag the running task off every 30 s).
 """
 
 from __future__ import annotations
@@ -18,26 +21,44 @@ from agency.execution.settings import ReflexConfig
 from agency.world import WorldSnapshot
 
 REGEN_FOOD = 18  # vanilla: natural regeneration needs this much food
-FOODS = ("cooked_beef", "cooked_porkchop", "bread", "cooked_chicken", "cooked_mutton", "baked_potato",
-         "apple", "carrot", "beef", "porkchop", "chicken", "mutton", "potato", "rotten_flesh")  # eaten in this order
+# Eaten in this order (the cooked first); the raw meats are the ones the hunt tool brings.
+FOODS = ("cooked_beef", "cooked_porkchop", "bread", "cooked_chicken", "cooked_mutton", "cooked_rabbit", "baked_potato",
+         "apple", "carrot", "beef", "porkchop", "mutton", "rabbit", "chicken", "potato", "rotten_flesh")
+HARMFUL = frozenset({"rotten_flesh", "chicken"})  # vanilla: a chance of Hunger (food drains)
+MAX_BACKOFF = 8  # the longest wait between fruitless forages: 8 x forage_retry_ms
 
 
-def food_held(snap: WorldSnapshot) -> str | None:
-    """The edible item the bot would eat first, or None."""
-    return next((f for f in FOODS if snap.count_of(f)), None)
+def _first(snap: WorldSnapshot, foods: tuple[str, ...]) -> str | None:
+    return next((f for f in foods if snap.count_of(f)), None)
 
 
 def cannot_heal(snap: WorldSnapshot, cfg: ReflexConfig) -> bool:
     return snap.health < cfg.heal_below_health and snap.food < REGEN_FOOD
 
 
-def should_eat(snap: WorldSnapshot, cfg: ReflexConfig) -> bool:
-    return food_held(snap) is not None and (snap.food <= cfg.eat_below_food or cannot_heal(snap, cfg))
+def food_to_eat(snap: WorldSnapshot, cfg: ReflexConfig) -> str | None:
+    """What to eat now (module docstring), or None."""
+    if snap.food <= cfg.eat_below_food:
+        return _first(snap, FOODS)
+    if cannot_heal(snap, cfg):
+        return _first(snap, tuple(f for f in FOODS if f not in HARMFUL))
+    return None
 
 
 def should_forage(snap: WorldSnapshot, cfg: ReflexConfig) -> bool:
-    """Nothing to eat held, and hungry or unable to heal (the caller adds when and where)."""
-    return cfg.forage and food_held(snap) is None and (snap.food <= cfg.eat_below_food or cannot_heal(snap, cfg))
+    """Nothing fit to eat now, and hungry or unable to heal (the caller adds when and where)."""
+    hungry = snap.food <= cfg.eat_below_food
+    return cfg.forage and food_to_eat(snap, cfg) is None and (hungry or cannot_heal(snap, cfg))
+
+
+def fed_by(gained: dict[str, int] | None) -> bool:
+    """Did a forage bring something to eat?"""
+    return any(n in FOODS and c > 0 for n, c in (gained or {}).items())
+
+
+def forage_wait_ms(cfg: ReflexConfig, fruitless: int) -> int:
+    """The wait after `fruitless` forages in a row that brought no food."""
+    return cfg.forage_retry_ms * min(MAX_BACKOFF, 2 ** max(0, fruitless - 1))
 
 
 def vitals(snap: WorldSnapshot) -> str:

@@ -16,8 +16,9 @@ could not be recovered the task's re-plan gathers again."""
 from __future__ import annotations
 
 from collections import Counter
+from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable
+from typing import Any, AsyncIterator, Callable, Iterable
 
 from loguru import logger
 
@@ -26,7 +27,7 @@ from agency.clock import Clock, system_clock_ms
 from agency.execution.combat import (CLOSE_IN, EVADE, FIGHT, RETREAT, STRIKE_AND_BACK_OFF, CombatChoice,
                                      choose_combat)
 from agency.execution.executor import Executor
-from agency.execution.hunger import food_held, should_eat, should_forage, vitals
+from agency.execution.hunger import fed_by, food_to_eat, forage_wait_ms, should_forage, vitals
 from agency.execution.tools.hunting import game_in_sight
 from agency.shelter.models import SiteSignature
 from agency.execution.tools.base import ToolContext
@@ -65,7 +66,7 @@ class ReflexStats:
     deaths: int = 0
     death_causes: Counter[str] = field(default_factory=Counter)
     items_recovered: int = 0
-    preemptions: int = 0
+    preemptions: int = 0  # tasks paused for a reflex's tool calls (and given back)
     nights_sheltered: int = 0
     sleeps: int = 0  # times the bot lay down in a shelter's bed
     log: list[dict[str, Any]] = field(default_factory=list)
@@ -85,6 +86,7 @@ class Reflexes:
         self._shelter_retry_at = 0
         self._morning_wait_logged = False
         self._forage_retry_at = 0
+        self._fruitless_forages = 0  # in a row: the wait between them doubles
         self._sleep_retry_at = 0
         self._bedless: SiteSignature | None = None  # a shelter found with no bed tonight (and none held)
         self._asleep = False  # in bed at the last tick (to log the waking and why)
@@ -112,7 +114,7 @@ class Reflexes:
         self._combat = choose_combat(_inside_only(snap, self.sheltered) if indoors else snap, self.config)
         if self._combat is not None:
             return self._combat.reflex
-        if should_eat(snap, self.config):
+        if food_to_eat(snap, self.config) is not None:
             return "eat"
         if self.death is not None and not indoors and self._safe_to_recover(snap):
             return "recover"
@@ -125,11 +127,15 @@ class Reflexes:
             return False
         if self.clock() < self._forage_retry_at or not should_forage(snap, self.config):
             return False
-        return not any(e.hostile and e.distance <= self.config.fight_radius for e in snap.entities)
+        return not self._hostile_near(snap)
+
+    def _hostile_near(self, snap: WorldSnapshot) -> bool:
+        """A hostile within fight_radius: no walk away for food or dropped items."""
+        return any(e.hostile and e.distance <= self.config.fight_radius for e in snap.entities)
 
     def _safe_to_recover(self, snap: WorldSnapshot) -> bool:
         """Respawned, no hostile within reach, and by night not under attack."""
-        if snap.health <= 0 or any(e.hostile and e.distance <= self.config.fight_radius for e in snap.entities):
+        if snap.health <= 0 or self._hostile_near(snap):
             return False
         return snap.isDay or not self._under_attack()
 
@@ -260,13 +266,9 @@ class Reflexes:
     async def _recover(self) -> None:
         d = self.death
         assert d is not None and d.position is not None
-        paused = await self.executor.preempt(PREEMPTED)
-        try:
-            p = d.position
+        p = d.position
+        async with self._task_held() as paused:
             result = await self.tools.execute("pick_up_items", {"x": p.x, "y": p.y, "z": p.z}, self.ctx)
-        finally:
-            if paused:
-                self.executor.resume_paused(PREEMPTED)
         if result.success:
             got = int(result.output["pickedUp"])
             self.stats.items_recovered += max(0, got)
@@ -274,7 +276,23 @@ class Reflexes:
                                f"({result.output['itemsLeft']} left there)", d)
         else:
             self._end_recovery(f"recovering the items failed: {result.error}", d)
-        self.stats.log = (self.stats.log + [{"reflex": "recover", "pausedTask": paused, "ok": result.success}])[-50:]
+        self._log({"reflex": "recover", "pausedTask": paused, "ok": result.success})
+
+    @asynccontextmanager
+    async def _task_held(self) -> AsyncIterator[str | None]:
+        """The running task paused (through the workflow's safe stop) for a reflex's tool
+        calls, and given back after; yields its id (None: no task was running)."""
+        paused = await self.executor.preempt(PREEMPTED)
+        if paused:
+            self.stats.preemptions += 1
+        try:
+            yield paused
+        finally:
+            if paused:
+                self.executor.resume_paused(PREEMPTED)
+
+    def _log(self, entry: dict[str, Any]) -> None:
+        self.stats.log = (self.stats.log + [entry])[-50:]
 
     async def _act(self, reflex: str, snap: WorldSnapshot) -> None:
         if snap.isSleeping and reflex != "sleep":  # nothing else is done lying in bed
@@ -302,22 +320,15 @@ class Reflexes:
                 self.stats.retreats += 1
                 await self._shelter("shelter")  # by night into the shelter, tasks held until morning
                 return
-        paused = await self.executor.preempt(PREEMPTED)
-        if paused:
-            self.stats.preemptions += 1
-        try:
+        async with self._task_held() as paused:
             if combat is not None:
                 result = await self._answer(combat)
             else:
-                food = food_held(snap)
-                result = await self.tools.execute("eat", {"item": food}, self.ctx)
+                result = await self.tools.execute("eat", {"item": food_to_eat(snap, self.config)}, self.ctx)
                 self.stats.ate += 1
             logger.info("[Reflex] {} -> {} {}", reflex, "ok" if result.success else "failed",
                         result.output if result.success else result.error)
-        finally:
-            if paused:
-                self.executor.resume_paused(PREEMPTED)
-        self.stats.log = (self.stats.log + [{"reflex": reflex, "pausedTask": paused}])[-50:]
+        self._log({"reflex": reflex, "pausedTask": paused})
 
     async def _forage(self, snap: WorldSnapshot) -> None:
         game = sorted(game_in_sight(snap.entities), key=lambda e: e.distance)
@@ -328,21 +339,18 @@ class Reflexes:
         else:
             logger.info("[Reflex] forage: {}, nothing to eat held and no animal in sight -> exploring for one",
                         vitals(snap))
-            call, args = "explore", {"legs": 2}
-        paused = await self.executor.preempt(PREEMPTED)
-        try:
+            call, args = "explore", {"legs": 2, "leg_distance": 12}  # a short walk: the shelter stays near
+        async with self._task_held() as paused:
             self.stats.forages += 1
             result = await self.tools.execute(call, args, self.ctx)
-        finally:
-            if paused:
-                self.executor.resume_paused(PREEMPTED)
-        fed = result.success and call == "hunt" and bool(result.output.get("kills"))
-        if not fed:
-            self._forage_retry_at = self.clock() + self.config.forage_retry_ms
+        fed = result.success and fed_by(result.output.get("gained"))
+        self._fruitless_forages = 0 if fed else self._fruitless_forages + 1
+        wait = 0 if fed else forage_wait_ms(self.config, self._fruitless_forages)
+        self._forage_retry_at = self.clock() + wait
         logger.info("[Reflex] forage -> {} {}{}", "ok" if result.success else "failed",
                     result.output if result.success else result.error,
-                    "" if fed else f"; next forage in {self.config.forage_retry_ms // 1000} s at the earliest")
-        self.stats.log = (self.stats.log + [{"reflex": "forage", "pausedTask": paused, "ok": result.success}])[-50:]
+                    "" if fed else f"; no food: next forage in {wait // 1000} s at the earliest")
+        self._log({"reflex": "forage", "pausedTask": paused, "ok": result.success})
 
     def _retreat_site(self, snap: WorldSnapshot) -> SiteSignature | None:
         site = self.sheltered or (self.shelter_lookup(snap) if self.shelter_lookup is not None else None)
@@ -399,7 +407,7 @@ class Reflexes:
                            list(site.refCorner), result.error, self.config.shelter_retry_ms // 1000)
             if self.sheltered is None:
                 self.executor.resume_paused(SHELTERING)
-        self.stats.log = (self.stats.log + [{"reflex": reflex, "pausedTask": paused, "ok": result.success}])[-50:]
+        self._log({"reflex": reflex, "pausedTask": paused, "ok": result.success})
 
     async def _sleep(self, snap: WorldSnapshot) -> None:
         site = self.sheltered
@@ -420,7 +428,7 @@ class Reflexes:
             logger.info("[Reflex] night: not sleeping in the shelter at {}: {}; trying again in {} s",
                         list(site.refCorner), result.error.message if result.error else "?",
                         self.config.sleep_retry_ms // 1000)
-        self.stats.log = (self.stats.log + [{"reflex": "sleep", "ok": result.success}])[-50:]
+        self._log({"reflex": "sleep", "ok": result.success})
 
 
 def _inside_only(snap: WorldSnapshot, site: SiteSignature | None) -> WorldSnapshot:

@@ -233,7 +233,8 @@ def bench_survival(settings: SurvivalSettings, as_json: bool = False) -> int:
     pool = ThreadPoolExecutor(max_workers=max(1, settings.jobs), thread_name_prefix="bench-run")
     futures = [pool.submit(one, i, run) for i, run in enumerate(runs, 1)]
     try:
-        if not all(f.result() for f in futures):
+        started = [f.result() for f in futures]  # every one: a run that did not start stops no other
+        if not all(started):
             code = EXIT_START
     except KeyboardInterrupt:
         stop.set()  # every run stops its daemon and world at its next sample

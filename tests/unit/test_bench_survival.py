@@ -312,3 +312,21 @@ def test_a_stop_ends_a_run_between_samples(monkeypatch, tmp_path):
     with (tmp_path / "s.jsonl").open("w") as out:
         # the next sample is 30 s off: only the stop ends the wait
         assert run._sample_until_done(Alive(), "http://127.0.0.1:9", time.monotonic(), None, out) == "interrupted"
+
+
+def test_a_run_that_does_not_start_stops_no_other(monkeypatch, tmp_path):
+    monkeypatch.setattr(bench, "START_STAGGER_S", 0.0)
+
+    def fake_run(self):
+        if self.seed == 1:
+            self.ended = "daemon did not start"
+            return False
+        self.samples = [{"t": 0.0, "ok": True, "tasks": []}]
+        self.ended = "done"
+        return True
+
+    monkeypatch.setattr(bench.Run, "run", fake_run)
+    code = bench.bench_survival(SurvivalSettings(seeds=(1, 2, 3), out=str(tmp_path), jobs=3))
+    report = json.loads(next(tmp_path.glob("survival-*/report.json")).read_text())
+    assert code == bench.EXIT_START
+    assert sorted((r["seed"], r["ended"]) for r in report["runs"]) == [(2, "done"), (3, "done")]

@@ -11,7 +11,6 @@ from loguru import logger
 from pydantic import Field
 
 from agency.blocks import natural_ground
-
 from agency.execution.tools.actions import run_action
 from agency.execution.tools.base import BODY_QUEUE, Tool, ToolContext, ToolFailure, ToolInput
 from agency.execution.tools.results import PRECONDITION_FAILED

@@ -112,7 +112,7 @@ def test_later_steps_never_fire_before_the_ones_they_build_on(make_snapshot, iro
         if later > ORDER.index("no_cobblestone") and not iron:
             assert stone or cobble >= 3, inv  # never past cobblestone without the stone pickaxe's
         if later > ORDER.index("no_sword"):
-            assert sword, inv  # nothing past the stone age with bare hands
+            assert sword or (iron and ingots >= 2), inv  # nothing past the stone age bare-handed (or no iron sword soon)
         if later > ORDER.index("no_stone_pickaxe"):
             assert stone or iron, inv
         if ORDER.index("no_furnace") < later <= ORDER.index("no_iron_ingot"):
@@ -260,3 +260,8 @@ def test_smelting_grounds_without_a_region_read(make_snapshot):
     assert r.selection.rule == "no_iron_ingot" and r.thought.metadata.goalKey == "smelt:iron_ingot"
     assert r.thought.metadata.grounding["pass"] is True
     assert not drive_tick.needs_sight(r.selection)
+
+
+def test_no_stone_sword_when_the_iron_for_an_iron_one_is_in_hand(make_snapshot, iron_recipes):
+    assert select_drive(make_snapshot(_inv(iron_pickaxe=1, cobblestone=2)), True).rule == "no_sword"
+    assert select_drive(make_snapshot(_inv(iron_pickaxe=1, iron_ingot=2)), True).rule == "no_iron_sword"

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from agency.execution.reflexes import ReflexConfig, Reflexes
+from agency.execution.reflexes import Death, ReflexConfig, Reflexes
 from agency.execution.tools.results import tool_failure, tool_success
 from agency.world import WorldSnapshot
 from tests.unit.agents.fakes import FakeBody, FakeTime, Mob
@@ -60,6 +60,9 @@ COW = Mob("cow", hostile=False, x=10.5, z=0.5)
     (20, 15, {}, "forage"),
     (20, 16, {}, None),
     (15.9, 18, {}, None),
+    (9.7, 17, {"rotten_flesh": 3}, "forage"),  # to heal, nothing that drains food: better food is found
+    (20, 15, {"rotten_flesh": 3}, "eat"),  # hungry: anything
+    (9.7, 17, {"chicken": 1, "bread": 1}, "eat"),
 ])
 def test_eat_or_forage_by_the_vitals(env, health, food, held, expected):
     reflexes = Reflexes(env["tools"], env["ctx"], env["ex"], ReflexConfig())
@@ -77,28 +80,50 @@ def test_no_forage_by_night_near_a_hostile_or_when_turned_off(env):
 
 
 def test_a_forage_hunts_the_animal_in_sight(env):
-    tools = RecordingTools({"hunt": tool_success("hunt", {"kills": 1, "gained": {"beef": 2}})})
-    reflexes = Reflexes(tools, env["ctx"], env["ex"], ReflexConfig())
+    tools = RecordingTools({"hunt": tool_success("hunt", {"kills": 1, "gained": {"beef": 2, "leather": 1}})})
+    reflexes = Reflexes(tools, env["ctx"], env["ex"], ReflexConfig(), clock=env["ftime"].clock)
     snap = _snap(env, health=9.7, food=17, mobs=(COW,))
     assert asyncio.run(reflexes.tick(snap)) == "forage"
     assert tools.calls == [("hunt", {"target": "animal", "count": 1})]
     assert reflexes.stats.forages == 1
-    assert asyncio.run(reflexes.tick(snap)) == "forage"  # fed: no wait (the eat reflex takes it from here)
+    assert reflexes.choose(snap) == "forage"  # fed: no wait (with the beef held, the eat reflex takes it from here)
 
 
-def test_with_no_animal_in_sight_it_explores_then_waits_before_the_next_forage(env):
+def test_a_kill_that_dropped_no_food_is_a_fruitless_forage(env):
+    tools = RecordingTools({"hunt": tool_success("hunt", {"kills": 1, "gained": {"leather": 1}})})  # a calf
+    reflexes = Reflexes(tools, env["ctx"], env["ex"], ReflexConfig(), clock=env["ftime"].clock)
+    snap = _snap(env, health=9.7, food=17, mobs=(COW,))
+    assert asyncio.run(reflexes.tick(snap)) == "forage"
+    assert reflexes.choose(snap) is None
+
+
+def test_with_no_animal_in_sight_it_explores_then_waits_longer_after_each_fruitless_forage(env):
     ftime = env["ftime"]
     tools = RecordingTools({"explore": tool_success("explore", {"legs": 2})})
     cfg = ReflexConfig(forage_retry_ms=30_000)
     reflexes = Reflexes(tools, env["ctx"], env["ex"], cfg, clock=ftime.clock)
     snap = _snap(env, health=20, food=12)
-    assert asyncio.run(reflexes.tick(snap)) == "forage"
-    assert tools.calls == [("explore", {"legs": 2})]
-    assert reflexes.choose(snap) is None  # not again at once
-    ftime.clock.advance(29_000)
-    assert reflexes.choose(snap) is None
-    ftime.clock.advance(1_000)
-    assert reflexes.choose(snap) == "forage"
+    for wait_s in (30, 60, 120, 240, 240):  # doubling up to 8 x forage_retry_ms
+        assert asyncio.run(reflexes.tick(snap)) == "forage"
+        assert tools.calls[-1] == ("explore", {"legs": 2, "leg_distance": 12})
+        assert reflexes.choose(snap) is None  # not again at once
+        ftime.clock.advance(wait_s * 1000 - 1)
+        assert reflexes.choose(snap) is None
+        ftime.clock.advance(1)
+        assert reflexes.choose(snap) == "forage"
+    assert reflexes.stats.forages == 5
+
+
+def test_no_forage_in_the_shelter_or_while_the_items_of_a_death_wait(env):
+    reflexes = Reflexes(env["tools"], env["ctx"], env["ex"], ReflexConfig())
+    snap = _snap(env, health=9.7, food=17, mobs=(COW,))
+    reflexes.sheltered = object()  # the night's shelter (a morning with hostiles still near)
+    assert not reflexes._forage_due(snap)
+    reflexes.sheltered = None
+    reflexes.death = Death(cause="zombie", position=None, at_ms=0)
+    assert not reflexes._forage_due(snap)
+    reflexes.death = None
+    assert reflexes._forage_due(snap)
 
 
 def test_a_failed_hunt_waits_too(env):

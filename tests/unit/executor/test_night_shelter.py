@@ -8,6 +8,7 @@ import asyncio
 from typing import Any
 
 import pytest
+from loguru import logger
 
 from agency.cognition.drive_tick import DriveSkipReason, DriveTickSkipped, DriveTickState, evaluate_drive_tick
 from agency.shelter.blueprint import basic_shelter
@@ -235,7 +236,16 @@ def test_in_the_morning_the_bot_stays_in_while_hostiles_are_near_until_they_go_o
     assert reflexes.holding_tasks
     body.time_of_day = 23_100  # isDay, but the sun does not burn them before 23460
     body.zombie_at = 6.0
-    assert reflexes.choose(body.snapshot()) is None
+    lines: list[str] = []
+    sink = logger.add(lambda m: lines.append(m.record["message"]), format="{message}")
+    try:
+        assert reflexes.choose(body.snapshot()) is None
+        assert reflexes.choose(body.snapshot()) is None
+    finally:
+        logger.remove(sink)
+    assert [m for m in lines if "staying in the shelter" in m] == [
+        "[Reflex] morning: staying in the shelter while 1 hostile(s) are within 16 blocks (zombie at 6.0); "
+        "out when they are gone or at time 1000"]  # once, not at every tick
     body.time_of_day = 500
     assert reflexes.choose(body.snapshot()) is None  # burning still
     body.zombie_at = None  # burnt
