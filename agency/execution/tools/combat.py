@@ -28,6 +28,7 @@ from agency.world import EntityInfo, Vec3, WorldSnapshot
 
 # Degrees off straight away from the threats, in the order tried.
 FLEE_HEADINGS = (0, 45, -45, 90, -90)
+FLEE_STALL_MS = 3000  # a flight leg 3 s without getting closer: the next heading (a plain walk waits 8 s)
 
 
 class AttackInput(ToolInput):
@@ -120,7 +121,8 @@ async def _leg(ctx: ToolContext, snap: WorldSnapshot, threats: list[EntityInfo],
             skipped.append({"heading": off, "why": "no standable ground"})
             continue
         try:
-            await walk(ctx, tx + 0.5, ty, tz + 0.5, 2, dig_out=False)  # no time to dig: another heading
+            # no time to dig or to wait on a blocked path (a creeper's fuse is 1.5 s): another heading
+            await walk(ctx, tx + 0.5, ty, tz + 0.5, 2, dig_out=False, stall_ms=FLEE_STALL_MS)
         except ToolFailure as e:  # blocked that way: try the next heading
             skipped.append({"heading": off, "why": e.message})
             continue

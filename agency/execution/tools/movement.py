@@ -35,11 +35,14 @@ class ExploreInput(ToolInput):
 
 
 async def walk(ctx: ToolContext, x: float, y: float, z: float, rng: float = 1.0, *,
-               dig_out: bool = True) -> dict[str, Any]:
+               dig_out: bool = True, stall_ms: int | None = None) -> dict[str, Any]:
     """Walk without digging; a walk that makes no progress (in a pit the bot dug collecting
     stone, behind a tree) is tried once more through natural ground (dig_out). A caller
-    whose path must not be dug (a shelter's floor) says dig_out=False."""
-    args = {"x": x, "y": y, "z": z, "range": rng}
+    whose path must not be dug (a shelter's floor) says dig_out=False; one with no time to
+    wait on a blocked path (a flight) gives up sooner (stall_ms; move_to.js: 8 s)."""
+    args: dict[str, Any] = {"x": x, "y": y, "z": z, "range": rng}
+    if stall_ms is not None:
+        args["stallMs"] = stall_ms
     try:
         return await run_action(ctx, "move_to", args)
     except ToolFailure as e:

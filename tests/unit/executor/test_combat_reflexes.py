@@ -87,6 +87,7 @@ def test_a_creeper_is_evaded_beyond_its_blast_and_the_decision_is_logged(env):
         logger.remove(sink)
     assert body.snapshot().entities[0].distance >= CFG.creeper_safe_distance
     assert [k for k, _ in body.started] == ["move_to"] and body.started[0][1]["x"] < 0  # away from it
+    assert body.started[0][1]["stallMs"] == 3000  # a blocked way is given up quickly: its fuse is 1.5 s
     assert reflexes.stats.evaded == 1 and reflexes.stats.by_kind == {"creeper": 1}
     assert any(line.startswith("[Reflex] creeper at 4.0 blocks -> evade: creeper at 4.0 blocks: out of its blast")
                for line in lines), lines
