@@ -54,7 +54,7 @@ def test_a_hurt_bot_retreats_from_a_hostile_it_would_fight_at_full_health():
 def test_the_reasons_name_the_kind_the_distance_and_the_weapon():
     assert choose_combat(_snap(("zombie", 3.0), inventory=("stone_sword", "wooden_sword")), CFG).reason == \
         "zombie at 3.0 blocks: fighting with stone_sword"
-    assert "creeper at 5.0 blocks: out of its blast (8 blocks)" == choose_combat(_snap(("creeper", 5.0)), CFG).reason
+    assert "creeper at 5.0 blocks: out of its blast (17 blocks)" == choose_combat(_snap(("creeper", 5.0)), CFG).reason
 
 
 def test_threat_radii_are_the_reflexes_own_by_kind():
