@@ -87,9 +87,9 @@ soak-fast: install
 soak-chaos: install
 	scripts/soak.sh 3 --fast --chaos --version $(firstword $(MC_VERSIONS))
 
-# The survival bench is long (3 seeds x 3 game days x every version, 10 wall minutes per
-# game day): its 6 runs go side by side (BENCH_JOBS=6, about 35 minutes; `make bench
-# BENCH_JOBS=1`: one after the other, about 3 hours). Its exit code fails on a missed target.
+# The survival bench is long (3 seeds x 3 game days x every version, vanilla days of 20 wall
+# minutes): its 6 runs go side by side (BENCH_JOBS=6, about 65 minutes; `make bench
+# BENCH_JOBS=1`: one after the other, about 6 hours). Its exit code fails on a missed target.
 BENCH_JOBS ?= 6
 bench: install
 	$(BIN)/mcbot bench bridge --versions $(subst $(eval) ,$(comma),$(MC_VERSIONS))

@@ -116,8 +116,9 @@ def _add_bench_survival(bench_sub: Any) -> None:
     bs.add_argument("--until", choices=MILESTONES, metavar="MILESTONE",
                     help=f"end a run once this milestone is reached ({', '.join(MILESTONES)})")
     bs.add_argument("--out", default="bench-results", metavar="DIR", help="output folder (default bench-results)")
-    bs.add_argument("--day-scale", type=val.positive_float, default=0.5, metavar="X",
-                    help="day length multiplier of the embedded world (default 0.5: 10 wall minutes per game day)")
+    bs.add_argument("--day-scale", type=val.positive_float, default=1.0, metavar="X",
+                    help="day length multiplier of the embedded world (default 1: vanilla, 20 wall minutes per game "
+                         "day; 0.5 halves the wall time and the bot's time per game day)")
     bs.add_argument("--drive-tick-ms", type=val.positive_int, default=5000, metavar="MS",
                     help="drive-tick interval (default 5000; at least 1000)")
     bs.add_argument("--max-minutes", type=val.positive_float, metavar="MIN",

@@ -52,7 +52,7 @@ class SurvivalSettings:
     versions: tuple[str, ...] = ("1.21.4",)
     game_days: float = 3.0
     until: str | None = None  # a milestone that ends a run early
-    day_length_scale: float = 0.5  # 0.5: a game day lasts 10 wall minutes
+    day_length_scale: float = 1.0  # vanilla: a game day lasts 20 wall minutes (0.5: 10, the bot then has half the time)
     drive_tick_ms: int = 5_000  # a drive tick fires this soon once its goal is no longer in flight
     sample_s: float = 3.0
     max_minutes: float | None = None  # None: 1.5 x the wall time the game days take, + 5 min

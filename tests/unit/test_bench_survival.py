@@ -268,7 +268,7 @@ def test_flags_parse_into_the_settings():
                                    "stone_pickaxe", "--version", "1.21.4,1.18.2", "--jobs", "3"])
     assert a.jobs == 3
     assert (a.seeds, a.game_days, a.until, a.version, a.day_scale) == ("4,5", 1.5, "stone_pickaxe",
-                                                                     "1.21.4,1.18.2", 0.5)
+                                                                     "1.21.4,1.18.2", 1.0)
 
 
 def test_jobs_runs_that_many_at_once_and_every_run_is_reported(monkeypatch, tmp_path):
