@@ -14,7 +14,6 @@ from agency.execution.combat import (CLOSE_IN, EVADE, FIGHT, RETREAT, STRIKE_AND
 from agency.execution.reflexes import ReflexConfig, Reflexes
 from agency.world import WorldSnapshot
 from tests.unit.agents.fakes import FakeBody, FakeTime, Mob
-from tests.unit.executor.world import executor_env
 
 CFG = ReflexConfig()
 
@@ -60,14 +59,6 @@ def test_the_reasons_name_the_kind_the_distance_and_the_weapon():
 def test_threat_radii_are_the_reflexes_own_by_kind():
     radii = threat_radii(ReflexConfig(fight_within=3, creeper_flee_within=6, skeleton_engage_within=12))
     assert radii["default"] == 3 and radii["creeper"] == 6 and radii["skeleton"] == radii["stray"] == 12
-
-
-@pytest.fixture
-def env(tmp_path):
-    ftime = FakeTime()
-    e = executor_env(tmp_path, ftime, FakeBody(ftime.clock))
-    yield e
-    e["tasks"].close()
 
 
 def _lines():

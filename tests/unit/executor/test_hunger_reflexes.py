@@ -14,8 +14,7 @@ import pytest
 from agency.execution.reflexes import Death, ReflexConfig, Reflexes
 from agency.execution.tools.results import tool_failure, tool_success
 from agency.world import WorldSnapshot
-from tests.unit.agents.fakes import FakeBody, FakeTime, Mob
-from tests.unit.executor.world import executor_env
+from tests.unit.agents.fakes import Mob
 
 
 class RecordingTools:
@@ -28,14 +27,6 @@ class RecordingTools:
     async def execute(self, name: str, args: dict[str, Any], ctx: Any) -> Any:
         self.calls.append((name, args))
         return self.results[name]
-
-
-@pytest.fixture
-def env(tmp_path):
-    ftime = FakeTime()
-    e = executor_env(tmp_path, ftime, FakeBody(ftime.clock))
-    yield e
-    e["tasks"].close()
 
 
 def _snap(env, *, health: float = 20, food: int = 20, inventory: dict[str, int] | None = None,
