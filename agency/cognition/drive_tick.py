@@ -296,18 +296,9 @@ def drive_candidate(
 ) -> DriveSelection | DriveTickSkipped:
     """The goal a drive tick would ground now, or why it skips (gates, interval, a goal in
     flight). The daemon reads the blocks in sight only for a candidate that needs them."""
-    if not config.enabled:
-        return DriveTickSkipped(DriveSkipReason.disabled)
-    unsafe = _safety_gate(snapshot)
-    if unsafe is not None:
-        return unsafe
-    if sheltering:
-        return DriveTickSkipped(DriveSkipReason.sheltering, "in the shelter until morning")
-    if not state.due(now_ms, config.interval_ms):
-        assert state.last_fired_ms is not None
-        return DriveTickSkipped(
-            DriveSkipReason.interval_not_elapsed, f"{now_ms - state.last_fired_ms}ms < {config.interval_ms}ms"
-        )
+    gated = drive_gate(snapshot, now_ms, state, sheltering=sheltering, config=config)
+    if gated is not None:
+        return gated
     sel = select_drive(snapshot, shelter_nearby, table_nearby, furnace_nearby, bed_known,
                        held=lambda step: _held_back(existing_tasks, step, now_ms) is not None)
     # A goal already in flight is its task's business: it is not grounded again.
@@ -327,6 +318,25 @@ def drive_candidate(
     if _held_back(existing_tasks, retry, now_ms) is not None:
         return DriveTickSkipped(DriveSkipReason.retry_later, f"{sel.action}:{sel.target} and explore:nearby just failed")
     return _blocked(existing_tasks, retry, now_ms, config) or retry
+
+
+def drive_gate(snapshot: WorldSnapshot, now_ms: int, state: DriveTickState, *, sheltering: bool = False,
+               config: DriveTickConfig = DriveTickConfig()) -> DriveTickSkipped | None:
+    """The gates that need nothing but the snapshot (off, the safety gates, the night in the
+    shelter, the interval): the daemon asks them before it reads anything more for a tick."""
+    if not config.enabled:
+        return DriveTickSkipped(DriveSkipReason.disabled)
+    unsafe = _safety_gate(snapshot)
+    if unsafe is not None:
+        return unsafe
+    if sheltering:
+        return DriveTickSkipped(DriveSkipReason.sheltering, "in the shelter until morning")
+    if not state.due(now_ms, config.interval_ms):
+        assert state.last_fired_ms is not None
+        return DriveTickSkipped(
+            DriveSkipReason.interval_not_elapsed, f"{now_ms - state.last_fired_ms}ms < {config.interval_ms}ms"
+        )
+    return None
 
 
 def furnace_in_sight(region: BlockRegion) -> bool:

@@ -2,8 +2,9 @@
 stop, then give it back. Answer hostiles by their kind (agency.execution.combat: retreat
 when hurt or outnumbered, keep out of a creeper's blast, close in on a skeleton, fight
 zombies and spiders); eat when food is low, or to heal, and food is held, and forage (hunt an
-animal in sight, or explore for one) when hungry with nothing to eat (agency.execution.hunger); spend the night in a verified shelter nearby (go in at dusk, close the door, hold
-every task until morning, then come out). In the shelter with the door closed, the bot
+animal in sight, or explore for one) when hungry with nothing to eat (agency.execution.hunger);
+spend the night in a verified shelter nearby (go in at dusk, close the door, hold every task
+until morning, then come out once no hostile is near). In the shelter with the door closed, the bot
 lies down in its bed once the night allows it (a held bed is put there first); the server
 wakes it in the morning or when it is hurt, and a hostile inside the hut is fought (out of
 bed first). Never in creative or spectator mode.

@@ -27,7 +27,7 @@ from agency.execution.tools.crafting import nearby_table, table_facts
 from agency.execution.workflows import SqliteCheckpointStore
 from agency.goals import assert_task_state
 from agency.perception.body_gate import BodyGate
-from agency.cognition.drive_tick import (SIGHT_ACTIONS, DriveTickFired, DriveTickMemory, drive_candidate,
+from agency.cognition.drive_tick import (SIGHT_ACTIONS, DriveTickFired, DriveTickMemory, drive_candidate, drive_gate,
                                evaluate_drive_tick, needs_sight, sight_box)
 from agency.cognition.eligibility import routable_by
 from agency.goals.user_goals import GoalDecision, GoalRequest, submit_user_goal
@@ -206,13 +206,16 @@ class Agency:
         if self.last_snapshot is None or not self.gate.open("DriveTick", self._connected):
             return
         now, snap = self.clock(), self.last_snapshot
-        if self.drive_state.due(now, self.drive_config.interval_ms):
-            # The perception job's snapshot may predate the task that just ended (a table
-            # crafted a moment ago, not in it yet): a due tick chooses on a fresh one.
-            try:
-                snap = await self._snapshot() or snap
-            except Exception as e:  # a failed read must not stop the tick: it chooses on the last one
-                self._read_failed("fresh snapshot", e)
+        # Nothing more is read while a gate is shut (the night in the shelter, low vitals, the
+        # interval): the job runs every second or two.
+        if drive_gate(snap, now, self.drive_state, sheltering=self._held_by_reflexes, config=self.drive_config):
+            return
+        # The perception job's snapshot may predate the task that just ended (a table crafted a
+        # moment ago, not in it yet): a tick chooses on a fresh one.
+        try:
+            snap = await self._snapshot() or snap
+        except Exception as e:  # a failed read must not stop the tick: it chooses on the last one
+            self._read_failed("fresh snapshot", e)
         frame = dict(shelter_nearby=self.goals.shelter_nearby(snap),  # a verified shelter within 32 m
                      table_nearby=await self._table_nearby(snap, now), furnace_nearby=await self._furnace_nearby(snap, now),
                      bed_known=await self._bed_known(snap, now),

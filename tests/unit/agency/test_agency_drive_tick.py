@@ -12,6 +12,7 @@ from agency.cognition.drive_tick import (
     DriveTickFired,
     DriveTickSkipped,
     DriveTickState,
+    drive_gate,
     evaluate_drive_tick,
     select_drive,
     sight_box,
@@ -325,3 +326,13 @@ def test_the_sight_box_is_the_collectors_search_box(make_snapshot):
     radius = min(CollectBlockInput(block="oak_log").radius, 32)  # what collect_block searches with
     find_blocks_now(ToolContext(body=Body(), clock=lambda: 0), FindBlocksInput(block="oak_log", radius=radius, count=1))
     assert asked == [sight_box(snap)]
+
+
+def test_the_snapshot_gates_are_asked_alone_before_the_daemon_reads_more(make_snapshot):
+    """drive_gate: what the daemon asks on the last snapshot before any read for a tick."""
+    snap, state = make_snapshot({"oak_log": 20}), DriveTickState()
+    assert drive_gate(snap, 1_000, state) is None
+    assert drive_gate(snap, 1_000, state, sheltering=True).reason is DriveSkipReason.sheltering
+    assert drive_gate(snap.model_copy(update={"health": 15}), 1_000, state).reason is DriveSkipReason.low_health
+    state.fired(1_000)
+    assert drive_gate(snap, 2_000, state).reason is DriveSkipReason.interval_not_elapsed
