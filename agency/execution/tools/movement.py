@@ -10,7 +10,7 @@ from typing import Any
 from loguru import logger
 from pydantic import Field
 
-from agency.blocks import natural_ground
+from agency.blocks import DEEP_ROCK, ROCK, SOIL, natural_ground
 from agency.execution.tools.actions import run_action
 from agency.execution.tools.base import BODY_QUEUE, Tool, ToolContext, ToolFailure, ToolInput
 from agency.execution.tools.results import PRECONDITION_FAILED
@@ -18,6 +18,9 @@ from agency.execution.tools.spatial import block_pos, chunk_of, surface_y
 
 SEEN_KEY = "seenChunks"
 NO_PROGRESS = "no progress toward"  # move_to.js's stall error
+SKY_CHECK = 40  # blocks read over the bot's head to tell underground from the surface
+GROUND_ROOF = SOIL | ROCK | DEEP_ROCK  # over the head: underground (leaves, logs or planks are not)
+MIN_ROOF = 3  # blocks of it: a hut's dirt roof or an overhang is thinner
 DIG_OUT_STALL_MS = 20000  # digging up out of a pit gets no closer for a while: stone by hand is slow
 
 
@@ -87,7 +90,25 @@ def pick_leg(ctx: ToolContext, here: tuple[int, int, int], start: tuple[int, int
     return fallback or (start[0], start[2])
 
 
+async def climb_out(ctx: ToolContext) -> dict[str, Any] | None:
+    """Underground (3 or more blocks of soil or rock over the bot's head: after digging down for ore), walk up to
+    the top of its column, digging through natural ground where no way up is walkable (walk's
+    dig-out). None when nothing but air, leaves or a roof is overhead."""
+    here = block_pos(ctx.body.snapshot().position)
+    column = ctx.body.region((here[0], here[1], here[2]), (1, SKY_CHECK, 1))
+    ground = [y for y in range(here[1] + 2, here[1] + SKY_CHECK) if column.block_at(here[0], y, here[2]) in GROUND_ROOF]
+    if len(ground) < MIN_ROOF:
+        return None
+    top = max(ground)  # the ground's surface over the bot
+    logger.info("[Tools] explore: underground at {} {} {} (ground over the head up to y {}); climbing out first",
+                here[0], here[1], here[2], top)
+    await walk(ctx, here[0] + 0.5, top + 1, here[2] + 0.5, 3)
+    end = ctx.body.snapshot().position
+    return {"from": list(here), "to": [end.x, end.y, end.z]}
+
+
 async def explore(ctx: ToolContext, p: ExploreInput) -> dict[str, Any]:
+    climbed = await climb_out(ctx)
     start = block_pos(ctx.body.snapshot().position)
     _remember(ctx, start[0], start[2])
     legs: list[dict[str, Any]] = []
@@ -111,7 +132,8 @@ async def explore(ctx: ToolContext, p: ExploreInput) -> dict[str, Any]:
     if not any(leg["ok"] for leg in legs):
         raise ToolFailure(PRECONDITION_FAILED, "explore: no leg could be walked", details={"legs": legs})
     end = ctx.body.snapshot().position
-    return {"legs": legs, "end": {"x": end.x, "y": end.y, "z": end.z}, "seenChunks": len(_seen(ctx))}
+    return {"legs": legs, "end": {"x": end.x, "y": end.y, "z": end.z}, "seenChunks": len(_seen(ctx)),
+            "climbedOut": climbed}
 
 
 TOOLS = [

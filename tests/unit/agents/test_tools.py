@@ -14,7 +14,7 @@ from agency.execution.tools.base import ToolContext
 from agency.execution.tools.registry import ToolRegistry
 from agency.execution.tools.results import CANCELLED, PRECONDITION_FAILED, TIMEOUT
 from tests.unit.agents.conftest import Probe, run
-from tests.unit.agents.fakes import GROUND_Y, FakeBody
+from tests.unit.agents.fakes import GROUND_Y, FakeBody, Vec3
 
 
 def test_INV_TOOL_001_invalid_inputs_rejected_before_any_tool_code(ctx: ToolContext, body: FakeBody, tools: ToolRegistry, probe: Probe) -> None:
@@ -134,6 +134,26 @@ def test_explore_prefers_unseen_chunks(ctx: ToolContext, body: FakeBody) -> None
     assert all(abs(leg["x"]) <= 64 and abs(leg["z"]) <= 64 for leg in res.output["legs"])
 
 
+def test_explore_underground_climbs_out_to_the_surface_first(ctx: ToolContext, body: FakeBody) -> None:
+    """At the foot of a staircase dug for ore (ground over the head), the surface's legs are
+    out of reach: the explore walks up to the top of its column first."""
+    body.position = Vec3(x=0.5, y=GROUND_Y - 20, z=0.5)
+    for y in range(GROUND_Y - 20, GROUND_Y - 18):
+        body.blocks[(0, y, 0)] = "air"  # the cell the bot stands in
+    res = run(default_tool_registry().execute("explore", {"legs": 2}, ctx))
+    assert res.success, res.error
+    walks = [a for k, a in body.started if k == "move_to"]
+    assert (walks[0]["x"], walks[0]["y"], walks[0]["z"]) == (0.5, GROUND_Y, 0.5)  # onto the ground over it
+    assert tuple(res.output["climbedOut"]["from"]) == (0, GROUND_Y - 20, 0)
+    assert all(leg["ok"] for leg in res.output["legs"])
+
+
+def test_explore_under_a_thin_roof_or_the_sky_does_not_climb(ctx: ToolContext, body: FakeBody) -> None:
+    body.blocks[(0, GROUND_Y + 2, 0)] = "dirt"  # a hut's dirt roof: one block
+    res = run(default_tool_registry().execute("explore", {"legs": 1}, ctx))
+    assert res.success and res.output["climbedOut"] is None
+
+
 def test_build_blueprint_skips_what_stands_and_compensates(ctx: ToolContext, body: FakeBody) -> None:
     reg = default_tool_registry()
     body.inventory["cobblestone"] = 10
@@ -207,8 +227,6 @@ def test_a_blocked_walk_to_the_site_is_retried_digging_through_trees_only(ctx: T
 
 
 def test_shelter_site_searches_from_the_ground_under_a_bot_standing_in_the_canopy(ctx: ToolContext, body: FakeBody) -> None:
-    from tests.unit.agents.fakes import Vec3
-
     for y in range(GROUND_Y, GROUND_Y + 4):
         body.blocks[(0, y, 0)] = "oak_log"  # a trunk under the bot, whose top it just cut
     body.blocks[(0, GROUND_Y + 4, 0)] = "oak_leaves"
