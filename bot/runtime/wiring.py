@@ -43,6 +43,7 @@ from agency.goals.runtime import GoalRuntime
 from agency.goals.task_commands import run_task_command
 from agency.goals.world_identity import WorldEntry, enter_world
 from agency.places.memory import HOOK as PLACES_HOOK, PlaceMemory
+from agency.execution.tools.mining import STAIRCASES_HOOK
 from agency.places.store import PlaceStore
 from bot.config.loader import McbotConfig
 from bot.runtime.api import ApiContext, BotUnavailable
@@ -97,6 +98,7 @@ class Agency:
         self.places = PlaceMemory(PlaceStore(db, clock=clock), lambda: self.world.world if self.world else None,
                                   config=cfg.places, shelters=self._shelter_places)
         self.tools = default_tool_registry()
+        self.staircases: list[tuple[float, float, float]] = []  # the tops of the staircases dug (climb_out)
         self.executor: Executor | None = None  # built once the body exists (tools act on it)
         self.reflexes: Reflexes | None = None
         self.reflex_watch: ReflexWatch | None = None
@@ -118,7 +120,7 @@ class Agency:
         self.body = body
         self.goals.body = body
         ctx = ToolContext(body=body, clock=self.clock, poll_interval_s=0.2,
-                          hooks={"shelter": self.goals.hooks, PLACES_HOOK: self.places})
+                          hooks={"shelter": self.goals.hooks, PLACES_HOOK: self.places, STAIRCASES_HOOK: self.staircases})
         self.tool_ctx = ctx
         runtime = AgentRuntime(default_registry(), self.tools, ctx, checkpoints=self.checkpoints,
                                plan_facts=self._plan_facts,

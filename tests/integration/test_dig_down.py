@@ -1,7 +1,8 @@
 """Digging down for iron against the real world (issue 19): with a stone pickaxe, a furnace and
 coal held and no iron in sight, the drive tick asks to descend (a staircase down to y 40), the
 gatherer's task digs it through the real bridge, the bot ends lower and unharmed, and the next
-drive tick, with a vein now in sight, asks to collect the iron.
+drive tick, with a vein now in sight, asks to collect the iron. Then an explore's climb from the foot of the
+staircase walks back up it.
 
 The daemon's Agency runs in-process on the session's server and bridge; its jobs are called
 directly so the test decides the order (drive tick, planning, executor ticks).
@@ -12,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import math
 
+from agency.execution.tools.movement import climb_out
 from agency.planning.tasks.models import TaskStatus
 from tests.conftest import make_body, wait_until
 from tests.integration.world_setup import agency_on, block_at, give, restore_vitals, run_executor_until, teleport
@@ -19,7 +21,7 @@ from tests.integration.world_setup import agency_on, block_at, give, restore_vit
 NAME = "deep_bot"
 X, Y, Z = -900, 52, -900  # far from spawn and from the other tests' pads; underground, 12 above y 40
 SIGHT = 32  # the drive tick's sight box: 32 around, 8 up and down
-GIVE = {"oak_log": 20, "crafting_table": 1, "wooden_pickaxe": 1, "stone_pickaxe": 1, "furnace": 1, "coal": 3,
+GIVE = {"oak_log": 20, "crafting_table": 1, "wooden_pickaxe": 1, "stone_pickaxe": 1, "stone_sword": 1, "furnace": 1, "coal": 3,
         "cooked_beef": 4, "white_bed": 1}  # every step before iron ore done; fed and with a bed: no survival step
 VEIN = [(X, 36, Z), (X + 1, 36, Z), (X, 36, Z + 1)]  # below the start's sight, in sight from y 40
 
@@ -69,6 +71,12 @@ def test_no_iron_in_sight_digs_down_to_it_and_then_collects(bridge, embedded_ser
             await tick("collect:iron_ore")
 
         asyncio.run(go())
+        # Back up: from the foot of the staircase (stone over the head) an explore's climb walks
+        # up the staircase the descent dug, to where it started (the chamber, still under
+        # ground here, so the climb then goes on digging: best effort, not judged).
+        res = asyncio.run(climb_out(agency.tool_ctx))
+        assert res is not None and res["from"][1] == 40, res
+        assert res["to"][1] >= Y, res  # at least back up to where the descent started
     finally:
         agency.close()
         body.close()

@@ -25,6 +25,8 @@ from agency.execution.tools.results import EXECUTION_ERROR, PRECONDITION_FAILED
 SAFE_FLOOR_Y = 12
 MAX_DESCENT = 48  # blocks in one call (the JS action allows 64)
 STEP_S = 8.0  # one step: three blocks dug with a stone pickaxe, maybe a hole filled, a walk down
+STAIRCASES_HOOK = "staircases"  # ToolContext.hooks: a list of the tops of the staircases dug, newest last
+MAX_STAIRCASES = 8
 _LEVEL = re.compile(r"^y(-?\d+)$")
 
 
@@ -75,6 +77,11 @@ async def descend(ctx: ToolContext, p: DescendInput) -> dict[str, Any]:
     if not _has_pickaxe(ctx):  # stone by hand: 7.5 s a block, and it drops nothing
         raise ToolFailure(PRECONDITION_FAILED, "no pickaxe to dig a staircase with")
     ctx.check()
+    starts = ctx.hooks.get(STAIRCASES_HOOK)
+    if starts is not None:  # where the staircase starts: the way back up (movement.climb_out)
+        pos = ctx.body.snapshot().position
+        starts.append((pos.x, pos.y, pos.z))
+        del starts[:-MAX_STAIRCASES]
     wait_ms = int(descend_timeout_s(blocks) * 1000)
     deadline = ctx.clock() + wait_ms if ctx.deadline_ms is None else min(ctx.deadline_ms, ctx.clock() + wait_ms)
     args: dict[str, Any] = {"targetY": p.target_y}

@@ -12,7 +12,8 @@ from pydantic import Field
 
 from agency.blocks import DEEP_ROCK, ROCK, SOIL, natural_ground
 from agency.execution.tools.actions import run_action
-from agency.execution.tools.base import BODY_QUEUE, Tool, ToolContext, ToolFailure, ToolInput
+from agency.execution.tools.base import BODY_QUEUE, Tool, ToolContext, ToolFailure, ToolInput, ToolTimeout
+from agency.execution.tools.mining import STAIRCASES_HOOK
 from agency.execution.tools.results import PRECONDITION_FAILED
 from agency.execution.tools.spatial import block_pos, chunk_of, surface_y
 
@@ -21,6 +22,7 @@ NO_PROGRESS = "no progress toward"  # move_to.js's stall error
 SKY_CHECK = 40  # blocks read over the bot's head to tell underground from the surface
 GROUND_ROOF = SOIL | ROCK | DEEP_ROCK  # over the head: underground (leaves, logs or planks are not)
 MIN_ROOF = 3  # blocks of it: a hut's dirt roof or an overhang is thinner
+CLIMB_BACK_WITHIN = 96  # a staircase top farther than this is not walked back to
 DIG_OUT_STALL_MS = 20000  # digging up out of a pit gets no closer for a while: stone by hand is slow
 
 
@@ -90,21 +92,40 @@ def pick_leg(ctx: ToolContext, here: tuple[int, int, int], start: tuple[int, int
     return fallback or (start[0], start[2])
 
 
-async def climb_out(ctx: ToolContext) -> dict[str, Any] | None:
-    """Underground (3 or more blocks of soil or rock over the bot's head: after digging down for ore), walk up to
-    the top of its column, digging through natural ground where no way up is walkable (walk's
-    dig-out). None when nothing but air, leaves or a roof is overhead."""
-    here = block_pos(ctx.body.snapshot().position)
+def _ground_over(ctx: ToolContext, here: tuple[int, int, int]) -> list[int]:
+    """The heights of the soil and rock blocks over the bot's head (SKY_CHECK up)."""
     column = ctx.body.region((here[0], here[1], here[2]), (1, SKY_CHECK, 1))
-    ground = [y for y in range(here[1] + 2, here[1] + SKY_CHECK) if column.block_at(here[0], y, here[2]) in GROUND_ROOF]
+    return [y for y in range(here[1] + 2, here[1] + SKY_CHECK) if column.block_at(here[0], y, here[2]) in GROUND_ROOF]
+
+
+async def climb_out(ctx: ToolContext) -> dict[str, Any] | None:
+    """Underground (MIN_ROOF or more blocks of soil or rock over the bot's head: after digging
+    down for ore), get back to the surface: up the staircase it dug (the newest descent start
+    within CLIMB_BACK_WITHIN, walked without digging), else straight up to the top of its
+    column, digging through natural ground. Best effort: a failed climb is logged and the
+    explore goes on. None when the bot is not underground."""
+    here = block_pos(ctx.body.snapshot().position)
+    ground = _ground_over(ctx, here)
     if len(ground) < MIN_ROOF:
         return None
-    top = max(ground)  # the ground's surface over the bot
     logger.info("[Tools] explore: underground at {} {} {} (ground over the head up to y {}); climbing out first",
-                here[0], here[1], here[2], top)
-    await walk(ctx, here[0] + 0.5, top + 1, here[2] + 0.5, 3)
+                here[0], here[1], here[2], max(ground))
+    how, why = "staircase", None
+    starts = [s for s in ctx.hooks.get(STAIRCASES_HOOK, ()) if math.dist((s[0], s[2]), (here[0], here[2])) <= CLIMB_BACK_WITHIN]
+    try:
+        if starts:
+            sx, sy, sz = starts[-1]
+            await walk(ctx, sx, sy, sz, 1, dig_out=False)
+        now = block_pos(ctx.body.snapshot().position)
+        ground = _ground_over(ctx, now)
+        if len(ground) >= MIN_ROOF:  # no staircase known, or its top is underground too
+            how = "dug"
+            await walk(ctx, now[0] + 0.5, max(ground) + 1, now[2] + 0.5, 3)
+    except (ToolFailure, ToolTimeout) as e:
+        why = str(e.message if isinstance(e, ToolFailure) else e)
+        logger.info("[Tools] explore: could not climb out ({}); exploring from here", why)
     end = ctx.body.snapshot().position
-    return {"from": list(here), "to": [end.x, end.y, end.z]}
+    return {"from": list(here), "to": [end.x, end.y, end.z], "how": how, "failed": why}
 
 
 async def explore(ctx: ToolContext, p: ExploreInput) -> dict[str, Any]:
@@ -130,7 +151,9 @@ async def explore(ctx: ToolContext, p: ExploreInput) -> dict[str, Any]:
         _remember(ctx, pos.x, pos.z)
         legs.append({"x": tx, "y": ty, "z": tz, "ok": ok, "why": why})
     if not any(leg["ok"] for leg in legs):
-        raise ToolFailure(PRECONDITION_FAILED, "explore: no leg could be walked", details={"legs": legs})
+        stuck = f" (underground; climbing out failed: {climbed['failed']})" if climbed and climbed["failed"] else ""
+        raise ToolFailure(PRECONDITION_FAILED, f"explore: no leg could be walked{stuck}",
+                          details={"legs": legs, "climbedOut": climbed})
     end = ctx.body.snapshot().position
     return {"legs": legs, "end": {"x": end.x, "y": end.y, "z": end.z}, "seenChunks": len(_seen(ctx)),
             "climbedOut": climbed}

@@ -4,6 +4,7 @@ on a fake block world."""
 from __future__ import annotations
 
 import asyncio
+from dataclasses import replace
 
 import pytest
 
@@ -146,6 +147,41 @@ def test_explore_underground_climbs_out_to_the_surface_first(ctx: ToolContext, b
     assert (walks[0]["x"], walks[0]["y"], walks[0]["z"]) == (0.5, GROUND_Y, 0.5)  # onto the ground over it
     assert tuple(res.output["climbedOut"]["from"]) == (0, GROUND_Y - 20, 0)
     assert all(leg["ok"] for leg in res.output["legs"])
+
+
+def test_explore_underground_walks_back_up_the_staircase_it_dug_first(ctx: ToolContext, body: FakeBody) -> None:
+    body.position = Vec3(x=30.5, y=GROUND_Y, z=0.5)
+    staircases: list = []
+    ctx = replace(ctx, hooks={"staircases": staircases})
+    assert run(default_tool_registry().execute("descend", {"target_y": GROUND_Y - 10}, ctx)).success is False  # no pickaxe
+    body.inventory["stone_pickaxe"] = 1
+    body._do_staircase = lambda a: body.__setattr__("position", Vec3(x=10.5, y=a["targetY"], z=0.5)) or {"steps": 10}
+    assert run(default_tool_registry().execute("descend", {"target_y": GROUND_Y - 10}, ctx)).success
+    assert staircases == [(30.5, GROUND_Y, 0.5)]  # where the descend started
+    res = run(default_tool_registry().execute("explore", {"legs": 1}, ctx))
+    assert res.success, res.error
+    walks = [a for k, a in body.started if k == "move_to"]
+    assert (walks[0]["x"], walks[0]["y"], walks[0]["z"]) == (30.5, GROUND_Y, 0.5) and "digOnly" not in walks[0]
+    assert res.output["climbedOut"]["how"] == "staircase" and res.output["climbedOut"]["failed"] is None
+
+
+def test_a_climb_that_fails_leaves_the_explore_to_its_legs_and_says_so(ctx: ToolContext, body: FakeBody) -> None:
+    body.position = Vec3(x=0.5, y=GROUND_Y - 20, z=0.5)
+    calls = {"n": 0}
+    walk = body._do_move_to
+
+    def first_fails(a):
+        calls["n"] += 1
+        if calls["n"] <= 2:  # the climb and its dig-out retry
+            from agency.world import BodyError
+            raise BodyError("no progress toward the surface for 8000 ms (distance 20.0)")
+        return walk(a)
+
+    body._do_move_to = first_fails
+    res = run(default_tool_registry().execute("explore", {"legs": 1}, ctx))
+    assert calls["n"] == 2  # the climb was tried, then the legs (no standable ground down here)
+    assert res.success is False and "underground; climbing out failed: " in res.error.message
+    assert "no progress" in res.error.details["climbedOut"]["failed"]
 
 
 def test_explore_under_a_thin_roof_or_the_sky_does_not_climb(ctx: ToolContext, body: FakeBody) -> None:
