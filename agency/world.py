@@ -7,6 +7,7 @@ JSON keys keep the bridge's camelCase; nothing here imports bot/ or javascript.
 
 from __future__ import annotations
 
+from collections import Counter
 from enum import Enum
 from typing import Any, Literal, Protocol, runtime_checkable
 
@@ -100,6 +101,9 @@ class WorldSnapshot(BaseModel):
         return sum(i.count for i in self.inventory if i.name.endswith(suffix))
 
 
+AIRS = frozenset({"air", "cave_air", "void_air"})
+
+
 class BlockRegion(BaseModel):
     """A box of blocks read in one call: palette of names + one index per block.
 
@@ -144,6 +148,16 @@ class BlockRegion(BaseModel):
             return 0
         idx = {i for i, n in enumerate(self.palette) if n == name}
         return sum(1 for d in self.data if d in idx)
+
+    def counts(self, *, skip: frozenset[str] = AIRS) -> dict[str, int]:
+        """Blocks by name, most first; air (and unloaded blocks) left out."""
+        by_index = Counter(self.data)
+        out: Counter[str] = Counter()
+        for i, n in by_index.items():
+            name = self.palette[i]
+            if name is not None and name not in skip:
+                out[name] += n
+        return dict(out.most_common())
 
 
 class EventType(str, Enum):

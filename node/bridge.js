@@ -21,8 +21,10 @@ const { Vec3 } = require('vec3')
 const actions = require('./lib/actions/index')
 const versions = require('./lib/versions')
 const threats = require('./lib/threats')
+const viewer = require('./lib/viewer')
 
 const json = (fn) => (...args) => JSON.stringify(fn(...args))
+const jsonAsync = (fn) => async (...args) => JSON.stringify(await fn(...args))
 
 module.exports = {
   ping: () => 'pong',
@@ -47,5 +49,9 @@ module.exports = {
   threatsSince: json((id, seq) => threats.since(bots.get(id), seq)),
   checkVersion: json((protocol, name) => versions.check(protocol, name)),
   chatFacts: json((id, sinceSeq) => require('./lib/chat_guard').facts(bots.getEvenEnded(id), sinceSeq)),
-  memory: json(() => process.memoryUsage())
+  memory: json(() => process.memoryUsage()),
+  // The 3D view: one web server per bridge, re-attached to each new bot (lib/viewer.js).
+  startViewer: jsonAsync((id, optsJson) => viewer.start(bots.get(id), JSON.parse(optsJson || '{}'))),
+  stopViewer: jsonAsync(() => viewer.stop()),
+  viewerStatus: json(() => viewer.status())
 }

@@ -84,6 +84,7 @@ def daemon_env(tmp_path: Path, mc_version: str, api_port: int, **over: str) -> d
         "MCBOT_SERVER__EMBEDDED_VERSION": mc_version,
         "MCBOT_SERVER__PORT": str(free_port()),
         "MCBOT_API__PORT": str(api_port),
+        "MCBOT_VIEWER__PORT": str(free_port()),  # daemons side by side: a 3D view each
         "MCBOT_STORAGE__DB_PATH": str(tmp_path / "daemon.db"),
         "MCBOT_LOGGING__FILE": "",
         "MCBOT_SERVER__HOSTILES": "false",

@@ -97,6 +97,7 @@ class Reflexes:
         self.death: Death | None = None  # the last death, until its items are recovered or given up
         self._hurt_at: int | None = None
         self._combat: CombatChoice | None = None  # what choose() answered, for _act
+        self.direct: Any = None  # agency.execution.direct.DirectActions: stopped when a reflex needs the body
 
     @property
     def holding_tasks(self) -> bool:
@@ -222,6 +223,7 @@ class Reflexes:
         """The body's events as they are drained: a death holds the running task at once
         (before it fails on an empty inventory), until the items are back."""
         if self.record_events(events):
+            await self._take_body("the bot died")
             held = await self.executor.preempt(DIED)
             if held is not None:
                 logger.info("[Reflex] task={} held until the dropped items are recovered", held)
@@ -243,10 +245,16 @@ class Reflexes:
             return None
         self._acting = True
         try:
+            await self._take_body(f"reflex {reflex}")
             await self._act(reflex, snap)
         finally:
             self._acting = False
         return reflex
+
+    async def _take_body(self, why: str) -> None:
+        """A direct action (a user's or MCP client's) holding the body stops first."""
+        if self.direct is not None:
+            await self.direct.yield_body(why)
 
     def _note_waking(self, snap: WorldSnapshot) -> None:
         if self._asleep and not snap.isSleeping:

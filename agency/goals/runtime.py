@@ -99,6 +99,30 @@ class GoalRuntime:
                 out.append((task, binding))
         return out
 
+    def shelter_status(self, limit: int = 5) -> list[dict[str, Any]]:
+        """The newest shelter goals of this world, live ones first: where, and the verifier's
+        last word (done, score, blockers) — what the dashboard shows."""
+        out = []
+        for terminal in (False, True):
+            for task_id in reversed(self.index.task_ids(BUILD_SHELTER, terminal=terminal)):
+                task = self.tasks.get_task(task_id)
+                binding = read_binding(task) if task is not None else None
+                if task is None or binding is None or binding.archived:
+                    continue
+                site, last = binding.anchors.siteSignature, binding.completion.lastResult
+                out.append({"taskId": task.id, "status": task.status.value,
+                            "site": None if site is None else {"refCorner": list(site.refCorner), "facing": site.facing},
+                            "verified": bool(last is not None and last.done),
+                            "score": last.score if last is not None else None,
+                            "blockers": list(last.blockers) if last is not None else [],
+                            "lit": last.lit if last is not None else None,
+                            "lastVerifiedAt": binding.completion.lastVerifiedAt,
+                            "consecutivePasses": binding.completion.consecutivePasses,
+                            "hold": binding.hold.reason if binding.hold is not None else None})
+                if len(out) >= limit:
+                    return out
+        return out
+
     def shelter_nearby(self, snap: WorldSnapshot | None) -> bool | None:
         """A verified shelter (completed goal-bound task whose last verification passed)
         within the provisional scope (32 m) of the bot. None before the first snapshot."""

@@ -52,7 +52,7 @@ from agency.execution.settings import ReflexConfig  # noqa: E402
 from agency.llm.settings import LlmSettings  # noqa: E402
 from agency.places.settings import PlacesConfig  # noqa: E402
 from agency.stream.settings import StreamConfig  # noqa: E402
-from bot.config.sections import ApiConfig, JobsConfig  # noqa: E402
+from bot.config.sections import ApiConfig, JobsConfig, McpConfig, ViewerConfig  # noqa: E402
 
 # --------------------------------------------------------------------------- schema
 
@@ -137,7 +137,9 @@ class McbotConfig(_Section):
     logging: LoggingConfig = Field(default_factory=LoggingConfig)
     storage: StorageConfig = Field(default_factory=StorageConfig)
     api: ApiConfig = Field(default_factory=ApiConfig)
+    viewer: ViewerConfig = Field(default_factory=ViewerConfig)
     jobs: JobsConfig = Field(default_factory=JobsConfig)
+    mcp: McpConfig = Field(default_factory=McpConfig)
     # The sections an agency room reads: that room's own settings model, nothing mirrored.
     drive_tick: DriveTickConfig = Field(default_factory=DriveTickConfig)
     keepalive: KeepAliveConfig = Field(default_factory=KeepAliveConfig)

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import ipaddress
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 
 class _Section(BaseModel):
@@ -37,6 +37,27 @@ class ApiConfig(_Section):
         return self
 
 
+class ViewerConfig(_Section):
+    """The 3D view of the bot (prismarine-viewer), served by the bridge's node process."""
+
+    enabled: bool = True
+    host: str = "127.0.0.1"
+    port: int = Field(3007, ge=1, le=65535)
+    view_distance: int = Field(6, ge=2, le=12)  # in chunks around the bot
+    first_person: bool = False  # the bot's own eyes instead of an orbit camera
+
+    # A field validator, not a model one: the error then names `viewer.host` itself.
+    @field_validator("host")
+    @classmethod
+    def _loopback_only(cls, host: str) -> str:
+        if not is_loopback(host):
+            raise ValueError(
+                f"viewer.host must be a loopback address, not {host}: the 3D view has no token check "
+                "(reach it through an SSH tunnel)"
+            )
+        return host
+
+
 class JobsConfig(_Section):
     """Intervals (seconds) of the daemon's scheduled jobs; `disabled` switches jobs off."""
 
@@ -52,3 +73,19 @@ class JobsConfig(_Section):
     counters_log_s: float = Field(60.0, gt=0)
     stream_prune_s: float = Field(60.0, gt=0)
     disabled: list[str] = Field(default_factory=list)
+
+
+class McpConfig(_Section):
+    """`mcbot mcp`: the bot as an MCP server, a client of the daemon's API."""
+
+    host: str = "127.0.0.1"  # the streamable HTTP transport's address (stdio needs none)
+    port: int = Field(3005, ge=1, le=65535)
+    token: str = ""  # required when host is not a loopback address: clients send Authorization: Bearer
+    calls_per_minute: int = Field(120, ge=1, le=10000)  # tool calls per client (stdio: the one; HTTP: per session)
+    poll_s: float = Field(0.5, gt=0, le=10)  # how often a running action is polled (and progress reported)
+
+    @model_validator(mode="after")
+    def _token_off_loopback(self) -> "McpConfig":
+        if not is_loopback(self.host) and not self.token:
+            raise ValueError(f"mcp.token must be set when mcp.host ({self.host}) is not a loopback address")
+        return self

@@ -19,6 +19,8 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from agency.goals.user_goals import GoalRequest, GoalRequestError
 from bot.runtime.api_events import MAX_SEQ, nothing_left, resume_after, task_event_stream
+from bot.runtime.api_live import LiveSources, live_stream
+from bot.runtime.dashboard import PUBLIC_PATHS, add_dashboard_routes
 from bot.runtime.errors import BotRuntimeError
 
 # A refused user goal: the status code by verdict (agency.goals.user_goals.Verdict).
@@ -42,10 +44,26 @@ class ApiContext:
     submit_goal: Callable[[Any], Awaitable[Any]] | None = None  # POST /api/goals -> agency.goals.user_goals.GoalDecision
     places: Callable[[], dict[str, Any]] | None = None  # GET /api/places: agency.places.memory.PlaceMemory.view
     stopping: Callable[[], bool] = lambda: False  # the daemon is stopping: event streams end
+    direct: Any = None  # agency.execution.direct.DirectActions (None until the bot is attached)
+    blocks_around: Callable[[int], Awaitable[dict[str, Any]]] | None = None  # GET /api/bot/blocks
+    live: LiveSources | None = None  # GET /api/live
+    logs: Callable[[int, int], list[dict[str, Any]]] | None = None  # GET /api/logs: lines after seq, limit
+    viewer: Callable[[], Awaitable[dict[str, Any]]] | None = None  # GET /api/viewer: the 3D view's address
+    shelters: Callable[[], list[dict[str, Any]]] | None = None  # GET /api/shelters
 
 
 class BotUnavailable(BotRuntimeError):
     """No bot to check a request against (not connected, gone mid-read): a 503."""
+
+
+class ActionBody(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    tool: StrictStr = Field(min_length=1, max_length=64)
+    args: dict[str, Any] = Field(default_factory=dict)
+    timeoutS: float | None = Field(default=None, gt=0, le=900)
+
+
+ACTION_REFUSED = {"unknown_tool": 400, "invalid_args": 400, "busy": 409, "unavailable": 503}
 
 
 class AckBody(BaseModel):
@@ -115,7 +133,7 @@ def create_app(ctx: ApiContext, *, token: str | None = None, max_body_bytes: int
 
     @app.middleware("http")
     async def require_token(request: Request, call_next: Callable[[Request], Awaitable[Any]]) -> Any:
-        if token:
+        if token and request.url.path not in PUBLIC_PATHS:  # the page's shell holds no data
             given = request.headers.get("authorization", "")
             if not hmac.compare_digest(given.encode(), f"Bearer {token}".encode()):
                 return JSONResponse({"error": "unauthorized", "detail": "missing or wrong API token"}, status_code=401)
@@ -237,6 +255,103 @@ def create_app(ctx: ApiContext, *, token: str | None = None, max_body_bytes: int
         if task is not None:
             payload["task"] = _dump(task)
         return JSONResponse(payload, status_code=GOAL_REFUSED[decision.verdict])
+
+    # ---- direct actions: one tool call on the bot (the dashboard, MCP clients) -----------
+    def no_direct() -> JSONResponse | None:
+        if ctx.direct is None:
+            return JSONResponse({"error": "unavailable", "detail": "bot is not attached yet"}, status_code=503)
+        return None
+
+    @app.get("/api/tools")
+    async def tools() -> Any:
+        if (refused := no_direct()) is not None:
+            return refused
+        items = ctx.direct.catalog()
+        return {"count": len(items), "tools": items}
+
+    @app.post("/api/actions", status_code=202)
+    async def start_action(body: ActionBody) -> Any:
+        if (refused := no_direct()) is not None:
+            return refused
+        from agency.execution.direct import DirectActionError  # noqa: PLC0415
+
+        try:
+            action = ctx.direct.start(body.tool, body.args, body.timeoutS)
+        except DirectActionError as e:
+            error = {"busy": "busy", "unavailable": "unavailable"}.get(e.kind, "bad_request")
+            payload = {"error": error, "detail": str(e)}
+            if e.details is not None:
+                payload["fields" if e.kind == "invalid_args" else "running"] = e.details
+            return JSONResponse(payload, status_code=ACTION_REFUSED[e.kind])
+        return action.view(ctx.direct.clock())
+
+    @app.get("/api/actions")
+    async def actions(limit: int = Query(20, ge=1, le=50)) -> Any:
+        if (refused := no_direct()) is not None:
+            return refused
+        items = [a.view(ctx.direct.clock()) for a in ctx.direct.recent(limit)]
+        return {"count": len(items), "actions": items}
+
+    @app.get("/api/actions/{action_id}")
+    async def action(action_id: str) -> Any:
+        if (refused := no_direct()) is not None:
+            return refused
+        found = ctx.direct.get(action_id)
+        if found is None:
+            return JSONResponse({"error": "not_found", "detail": f"no action {action_id}"}, status_code=404)
+        return found.view(ctx.direct.clock())
+
+    @app.post("/api/actions/{action_id}/cancel")
+    async def cancel_action(action_id: str) -> Any:
+        if (refused := no_direct()) is not None:
+            return refused
+        try:
+            found = ctx.direct.cancel(action_id)
+        except KeyError:
+            return JSONResponse({"error": "not_found", "detail": f"no action {action_id}"}, status_code=404)
+        except ValueError as e:
+            return JSONResponse({"error": "conflict", "detail": str(e)}, status_code=409)
+        return found.view(ctx.direct.clock())
+
+    @app.get("/api/bot/blocks")
+    async def blocks(radius: int = Query(8, ge=1, le=16)) -> Any:
+        if ctx.blocks_around is None:
+            return JSONResponse({"error": "not_available", "detail": "block reads are not wired"}, status_code=501)
+        try:
+            return await ctx.blocks_around(radius)
+        except Exception as e:  # noqa: BLE001 - not connected, bridge down: say so
+            return JSONResponse({"error": "unavailable", "detail": str(e)}, status_code=503)
+
+    # ---- what the dashboard watches ----------------------------------------------------
+    @app.get("/api/live")
+    async def live(request: Request, logAfter: int = Query(0, ge=0, le=MAX_SEQ)) -> Any:
+        if ctx.live is None:
+            return JSONResponse({"error": "not_available", "detail": "the live view is not wired"}, status_code=501)
+        stream = live_stream(ctx.live, stopping=ctx.stopping, disconnected=request.is_disconnected, log_after=logAfter)
+        return StreamingResponse(stream, media_type="text/event-stream",
+                                 headers={"cache-control": "no-cache", "x-accel-buffering": "no"})
+
+    @app.get("/api/logs")
+    async def logs(after: int = Query(0, ge=0, le=MAX_SEQ), limit: int = Query(200, ge=1, le=500)) -> Any:
+        if ctx.logs is None:
+            return JSONResponse({"error": "not_available", "detail": "the log tail is not wired"}, status_code=501)
+        lines = ctx.logs(after, limit)
+        return {"count": len(lines), "lines": lines}
+
+    @app.get("/api/viewer")
+    async def viewer() -> Any:
+        if ctx.viewer is None:
+            return {"enabled": False, "running": False}
+        return await ctx.viewer()
+
+    @app.get("/api/shelters")
+    async def shelters() -> Any:
+        if ctx.shelters is None:
+            return JSONResponse({"error": "not_available", "detail": "shelter status is not wired"}, status_code=501)
+        items = ctx.shelters()
+        return {"count": len(items), "shelters": items}
+
+    add_dashboard_routes(app)
 
     # ---- agency, bot, keep-alive, health ----------------------------------------------
     @app.get("/api/agency/counters")

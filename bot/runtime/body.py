@@ -3,7 +3,8 @@
 Owns the connection policy: version resolution (explicit, or `auto` = server list ping
 checked against what mineflayer supports), waiting for chunks before reporting ready,
 reconnecting on `end` with exponential backoff and jitter, and rebuilding the bridge when
-node dies. Everything it reads comes back from ONE bridge call as JSON.
+node dies. Everything it reads comes back from ONE bridge call as JSON. The 3D view, when
+configured, follows each new bot (node/lib/viewer.js) and ends with `close()`.
 
 A call that meets a dead bridge or a bot that has left the server raises agency's
 `BodyLost` (never the bridge's own errors), and the body counts itself disconnected at
@@ -22,6 +23,7 @@ from typing import Any, Callable
 from loguru import logger
 
 from agency.world import ActionState, ActionStatus, BlockRegion, BodyError, BodyEvent, BodyLost, EventType, WorldSnapshot
+from bot.config.sections import ViewerConfig
 from bot.runtime.bridge import Bridge, BridgeDead, BridgeError
 from bot.runtime.ping import PingResult, ServerUnreachable, ping
 from bot.runtime.realities import note_body_event, version_verdict, warn_known_issues
@@ -34,6 +36,9 @@ LOGIN_STALL_S = 5.0
 # at once met, now and then, an embedded world that sent it no chunks for a minute. The
 # server gets this long to drop the old player first.
 REJOIN_SETTLE_S = 2.0
+# JS-side bounds of the 3D view's listen and close (node/lib/viewer.js keeps within them).
+VIEWER_START_TIMEOUT_MS = 5_000
+VIEWER_STOP_TIMEOUT_MS = 3_000
 
 
 class VersionUnsupported(InitError):
@@ -92,9 +97,13 @@ class MineflayerBody:
         settings: ConnectionSettings,
         clock: Callable[[], float] = time.monotonic,
         sleep: Callable[[float], None] = time.sleep,
+        *,
+        viewer: ViewerConfig | None = None,
     ) -> None:
         self.bridge = bridge
         self.settings = settings
+        self.viewer = viewer  # the 3D view, served for every bot this body connects
+        self._viewer_error: str | None = None  # why the last start failed, for viewer_status()
         self.clock = clock
         self.sleep = sleep
         self.bot_id: str | None = None
@@ -179,6 +188,50 @@ class MineflayerBody:
         if self._threat_radii is not None:
             self.bridge.call("watchThreats", self.bot_id, json.dumps(self._threat_radii))
         logger.info("bot {} ready on {}:{} ({})", s.username, s.host, s.port, self.version)
+        self._start_viewer()
+
+    def _start_viewer(self) -> None:
+        """Serve the 3D view of the bot just connected: started on the first connect (and in
+        a rebuilt bridge's new node), re-attached to the new bot on reconnects. A failure is
+        one warning, never a failed connect."""
+        v = self.viewer
+        if v is None or not v.enabled or self.bot_id is None:
+            return
+        options = {"host": v.host, "port": v.port, "viewDistance": v.view_distance, "firstPerson": v.first_person}
+        try:
+            st = self.bridge.call_json("startViewer", self.bot_id, json.dumps(options),
+                                       timeout_ms=VIEWER_START_TIMEOUT_MS)
+        except (BridgeError, BridgeDead) as e:
+            st = {"running": False, "error": str(e)}
+        if not st.get("running"):
+            self._viewer_error = st.get("error") or "not running"
+            logger.warning("[Viewer] 3D view not served on port {}: {}", v.port, self._viewer_error)
+            return
+        self._viewer_error = None
+        if st.get("started"):
+            logger.info("[Viewer] 3D view at {} (bot {})", st.get("url"), self.settings.username)
+        else:
+            logger.info("[Viewer] re-attached to the new bot")
+
+    def _stop_viewer(self) -> None:
+        if self.viewer is None or not self.viewer.enabled or not self.bridge.alive:
+            return  # a dead node took its server with it
+        try:
+            self.bridge.call("stopViewer", timeout_ms=VIEWER_STOP_TIMEOUT_MS)
+        except (BridgeError, BridgeDead) as e:
+            logger.debug("stopping the 3D view failed: {}", e)
+
+    def viewer_status(self) -> dict[str, Any]:
+        """The 3D view as node reports it: {running, host, port, url, botAttached, clients, error}."""
+        if self.viewer is None or not self.viewer.enabled:
+            return {"running": False, "enabled": False}
+        try:
+            st = dict(self.bridge.call_json("viewerStatus"))
+        except (BridgeError, BridgeDead) as e:
+            return {"running": False, "error": str(e)}
+        if not st.get("error") and not st.get("running") and self._viewer_error:
+            st["error"] = self._viewer_error  # a start that failed before node knew of it
+        return st
 
     def _quit_quietly(self) -> None:
         if self.bot_id is not None and self.bridge.alive:
@@ -188,6 +241,11 @@ class MineflayerBody:
                 pass
 
     def close(self) -> None:
+        """Quit the bot and stop the 3D view: the body is done."""
+        self._drop_bot()
+        self._stop_viewer()
+
+    def _drop_bot(self) -> None:
         self._quit_quietly()
         self.bot_id = None
         self.connected = False
@@ -213,7 +271,7 @@ class MineflayerBody:
         self.reconnects += 1
         logger.info("reconnect attempt {} to {}:{}", self.backoff.attempt, self.settings.host, self.settings.port)
         try:
-            self.close()
+            self._drop_bot()  # the 3D view stays up: connect() re-attaches it to the new bot
             self.connect()
             self._pending.append(_event(EventType.reconnecting, attempt=self.backoff.attempt, ok=True))
             return True

@@ -26,6 +26,7 @@ from bot.runtime.server import EmbeddedServer, settings_from_config
 from bot.runtime.session import connection_settings
 from bot.runtime.world_supervisor import RestartPolicy, WorldGaveUp, WorldSupervisor
 from bot.runtime.errors import BotRuntimeError
+from bot.runtime.log_tail import LogTail
 from bot.runtime.wiring import Agency, build_agency
 
 SHUTDOWN_BUDGET_S = 10.0
@@ -62,6 +63,7 @@ class Daemon:
         self._api_server: Any = None
         self._api_task: asyncio.Task[Any] | None = None
         self.started_at = time.time()
+        self.log_tail = LogTail()  # the dashboard's log panel
 
     def _require(self, *states: DaemonState) -> None:
         if self.state not in states:
@@ -84,6 +86,7 @@ class Daemon:
         self._require(DaemonState.created)
 
         cfg = self.cfg
+        self.log_tail.attach(cfg.logging.level)
         Path(cfg.storage.db_path).parent.mkdir(parents=True, exist_ok=True)
         self.agency = build_agency(cfg)
         embedded = cfg.server.use_embedded and not self.host
@@ -97,7 +100,7 @@ class Daemon:
         )
         await asyncio.to_thread(self.bridge.start)
         settings = connection_settings(cfg, host=None if embedded else self.host, port=self.port)
-        self.body = MineflayerBody(self.bridge, settings)
+        self.body = MineflayerBody(self.bridge, settings, viewer=cfg.viewer)
         await asyncio.to_thread(self.body.connect)
         self.agency.attach_body(self.body, embedded=embedded)
         if self.server is not None:
@@ -162,6 +165,7 @@ class Daemon:
             self.agency.close()
         self.state = DaemonState.stopped
         logger.info("daemon stopped")
+        self.log_tail.detach()
 
     def _world_restarted(self) -> None:
         assert self.agency is not None and self.body is not None
@@ -193,6 +197,14 @@ class Daemon:
                 exc = self._api_task.exception()
                 raise RuntimeError(f"HTTP API failed to start on {self.cfg.api.host}:{self.cfg.api.port}: {exc}")
             await asyncio.sleep(0.02)
+
+    async def viewer_status(self) -> dict[str, Any]:
+        """The 3D view's state and port, for the dashboard (one bridge call)."""
+        if not self.cfg.viewer.enabled:
+            return {"enabled": False, "running": False}
+        if self.body is None:
+            return {"enabled": True, "running": False, "error": "no bot yet"}
+        return {"enabled": True, **await asyncio.to_thread(self.body.viewer_status)}
 
     # ---- health ------------------------------------------------------------------------
     def health(self) -> dict[str, Any]:

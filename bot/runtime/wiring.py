@@ -18,6 +18,7 @@ from agency.cognition.dev_injection import apply_dev_injection
 from agency.cognition.grounding import FrameFacts, check_goal
 from agency.execution.agents import AgentRuntime, default_registry
 from agency.execution.executor import DISCONNECTED, Executor
+from agency.execution.direct import DirectActions
 from agency.execution.reflexes import Reflexes
 from agency.planning.stalls import stalled_tasks
 from agency.planning.tasks.events import record_step
@@ -48,6 +49,7 @@ from agency.places.store import PlaceStore
 from bot.config.loader import McbotConfig
 from bot.runtime.api import ApiContext, BotUnavailable
 from bot.runtime.body import MineflayerBody
+from bot.runtime.live_state import live_sources
 from bot.runtime.metrics import render_metrics
 from bot.runtime.reflex_watch import ReflexWatch
 from bot.runtime.scheduler import JobSpec
@@ -101,6 +103,7 @@ class Agency:
         self.staircases: list[tuple[float, float, float]] = []  # the tops of the staircases dug (climb_out)
         self.executor: Executor | None = None  # built once the body exists (tools act on it)
         self.reflexes: Reflexes | None = None
+        self.direct: DirectActions | None = None  # a user's or MCP client's tool calls (POST /api/actions)
         self.reflex_watch: ReflexWatch | None = None
         self.tool_ctx: ToolContext | None = None
         self.body: MineflayerBody | None = None
@@ -130,6 +133,9 @@ class Agency:
         self.reflexes = Reflexes(self.tools, ctx, self.executor,
                                  self.cfg.reflexes,
                                  shelter_lookup=self.goals.nearest_verified_shelter, clock=self.clock)
+        self.direct = DirectActions(self.tools, ctx, self.executor, reflex_acting=self._reflex_acting,
+                                    connected=lambda: self._connected, clock=self.clock)
+        self.reflexes.direct = self.direct
         if isinstance(body, MineflayerBody):  # a live bot: threats wake the reflexes
             self.reflex_watch = ReflexWatch(body, self.reflexes, poll_s=self.cfg.jobs.reflex_watch_s)
 
@@ -234,6 +240,11 @@ class Agency:
 
     @property
     def _held_by_reflexes(self) -> bool:
+        """Reflexes (or a direct action) have the body: no claims, no drive ticks."""
+        held = self.reflexes is not None and self.reflexes.holding_tasks
+        return held or (self.direct is not None and self.direct.body_busy is not None)
+
+    def _reflex_acting(self) -> bool:
         return self.reflexes is not None and self.reflexes.holding_tasks
 
     async def _table_nearby(self, snap: WorldSnapshot, now_ms: int) -> bool | None:
@@ -397,7 +408,25 @@ class Agency:
             submit_goal=self.submit_goal,
             places=self.places.view,
             stopping=lambda: daemon.stopping,
+            direct=self.direct,
+            blocks_around=self.blocks_around,
+            live=live_sources(self, daemon),
+            logs=lambda after, limit: daemon.log_tail.after(after, limit),
+            viewer=daemon.viewer_status,
+            shelters=self.goals.shelter_status,
         )
+
+    async def blocks_around(self, radius: int) -> dict[str, Any]:
+        """Block counts by name in the cube of `radius` around the bot (air left out)."""
+        if self.body is None or not self.body.connected:
+            raise BotUnavailable("bot is not connected")
+        snap = await asyncio.to_thread(self.body.snapshot)
+        c = (int(snap.position.x // 1), int(snap.position.y // 1), int(snap.position.z // 1))
+        side = 2 * radius + 1
+        region = await asyncio.to_thread(self.body.region, (c[0] - radius, c[1] - radius, c[2] - radius), (side, side, side))
+        counts = region.counts()
+        return {"center": {"x": c[0], "y": c[1], "z": c[2]}, "radius": radius, "total": sum(counts.values()),
+                "counts": counts}
 
     async def submit_goal(self, request: GoalRequest) -> GoalDecision:
         """A user's goal, checked against a fresh snapshot (and the blocks in sight for a
@@ -430,6 +459,8 @@ class Agency:
     async def on_shutdown(self) -> None:
         """In-flight work reaches a safe stop before the body goes away; the task stays
         active and resumes from its checkpoint on the next start."""
+        if self.direct is not None:
+            await self.direct.shutdown()
         if self.executor is not None:
             await self.executor.shutdown()
 

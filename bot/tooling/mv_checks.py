@@ -56,6 +56,7 @@ def start_daemon(workdir: Path, version: str | None) -> tuple[subprocess.Popen[s
         "MCBOT_ENV": "development",
         "MCBOT_STORAGE__DB_PATH": str(workdir / "checks.db"),
         "MCBOT_API__PORT": str(api_port),
+        "MCBOT_VIEWER__PORT": str(free_port()),  # daemons side by side: a 3D view each
         "MCBOT_SERVER__PORT": str(free_port()),
         "MCBOT_SERVER__EMBEDDED": "true",  # whatever mcbot.toml says: a world of its own
         "MCBOT_LOGGING__FILE": "",

@@ -148,6 +148,7 @@ def daemon_env(args: argparse.Namespace, db: Path, api_port: int) -> dict[str, s
         **os.environ,
         "MCBOT_STORAGE__DB_PATH": str(db),
         "MCBOT_API__PORT": str(api_port),
+        "MCBOT_VIEWER__PORT": str(free_port()),  # daemons side by side: a 3D view each
         "MCBOT_LOGGING__FILE": "",
     }
     if env.get("MCBOT_LOGGING__LEVEL", "").upper() not in ("TRACE", "DEBUG", "INFO", "SUCCESS", "WARNING"):

@@ -33,6 +33,12 @@ class MoveToInput(ToolInput):
     range: float = Field(default=1.0, ge=0, le=16)
 
 
+class FollowInput(ToolInput):
+    username: str = Field(min_length=1, max_length=64, description="the player (or entity name) to follow")
+    distance: float = Field(default=2.0, ge=1, le=16, description="keep this close")
+    duration_s: float = Field(default=60.0, gt=0, le=600, description="follow this long, then stop")
+
+
 class ExploreInput(ToolInput):
     legs: int = Field(default=3, ge=1, le=10, description="how many walks")
     leg_distance: int = Field(default=16, ge=4, le=32)
@@ -62,6 +68,13 @@ async def walk(ctx: ToolContext, x: float, y: float, z: float, rng: float = 1.0,
 async def move_to(ctx: ToolContext, p: MoveToInput) -> dict[str, Any]:
     out = await walk(ctx, p.x, p.y, p.z, p.range)
     return {"target": {"x": p.x, "y": p.y, "z": p.z}, **out}
+
+
+async def follow(ctx: ToolContext, p: FollowInput) -> dict[str, Any]:
+    """Keep near a player for a while (a user's or MCP client's direct action; no workflow
+    follows anyone). Fails when the target is not in view, or out of view for 5 s."""
+    return await run_action(ctx, "follow", {"username": p.username, "distance": p.distance,
+                                            "durationMs": int(p.duration_s * 1000)})
 
 
 def _seen(ctx: ToolContext) -> set[str]:
@@ -161,5 +174,7 @@ async def explore(ctx: ToolContext, p: ExploreInput) -> dict[str, Any]:
 
 TOOLS = [
     Tool("move_to", "Walk to x,y,z (within range).", MoveToInput, move_to, timeout_s=60, queue=BODY_QUEUE),
+    Tool("follow", "Follow a player (or entity) in view for a while, keeping within distance.", FollowInput, follow,
+         timeout_s=610, queue=BODY_QUEUE),
     Tool("explore", "Bounded random walk preferring unseen chunks.", ExploreInput, explore, timeout_s=240, queue=BODY_QUEUE),
 ]

@@ -17,7 +17,8 @@ const KINDS = {
   smelt: require('./smelt'),
   hunt: require('./hunt'),
   sleep: require('./sleep'),
-  staircase: require('./staircase')
+  staircase: require('./staircase'),
+  follow: require('./follow')
 }
 
 const MAX_KEPT = 500

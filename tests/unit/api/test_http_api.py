@@ -9,16 +9,23 @@ from fastapi.testclient import TestClient
 
 from bot.runtime.api import create_app
 from bot.config.loader import McbotConfig
+from bot.runtime.log_tail import LogTail
 from bot.runtime.scheduler import Scheduler
 from bot.runtime.wiring import Agency
 
 
 class _DaemonView:
+    """What the API context reads off the daemon, with no bot."""
+
     def __init__(self) -> None:
         self.scheduler = Scheduler()
         self.bridge = None
         self.body = None
         self.stopping = False
+        self.log_tail = LogTail()
+
+    async def viewer_status(self):
+        return {"enabled": False, "running": False}
 
     def health(self):
         return {"ok": False, "botConnected": False, "bridgeAlive": False, "schedulerRunning": False}

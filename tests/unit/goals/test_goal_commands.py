@@ -12,17 +12,11 @@ from agency.planning.tasks.models import NewTask, TaskStatus
 from agency.world import WorldSnapshot
 from bot.runtime.api import create_app
 from bot.config.loader import McbotConfig
-from bot.runtime.scheduler import Scheduler
+from tests.unit.api.test_http_api import _DaemonView as _NoBot
 from bot.runtime.wiring import Agency
 
 
-class _DaemonView:
-    def __init__(self) -> None:
-        self.scheduler = Scheduler()
-        self.bridge = None
-        self.body = None
-        self.stopping = False
-
+class _DaemonView(_NoBot):
     def health(self):
         return {"ok": False}
 

@@ -11,6 +11,8 @@ from types import SimpleNamespace
 
 import pytest
 from fastapi.testclient import TestClient
+
+from tests.unit.api.test_http_api import _DaemonView
 from loguru import logger
 
 from agency.execution.agents.planning import craft_plan
@@ -219,8 +221,7 @@ def test_the_api_lists_the_places_of_this_world(tmp_path, ftime, body, monkeypat
     agency = _agency(tmp_path, ftime, body)
     try:
         agency.places.placed("crafting_table", *TABLE)
-        daemon = SimpleNamespace(health=lambda: {"ok": True}, stopping=False)
-        client = TestClient(create_app(agency.api_context(daemon)))
+        client = TestClient(create_app(agency.api_context(_DaemonView())))
         got = client.get("/api/places").json()
         assert got["world"] == WORLD and got["reuseDistance"] == 48.0 and got["shelters"] == []
         assert [(p["kind"], p["x"], p["y"], p["z"], p["source"]) for p in got["places"]] == [

@@ -1,0 +1,85 @@
+"""What the dashboard's live stream reads (bot/runtime/api_live.py), gathered from the daemon
+and its agency without a bridge call: the perception job's last snapshot, the stores, the
+scheduler's job stats, the reflexes' and direct actions' state."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from agency.planning.tasks.models import TaskStatus
+from bot.runtime.api_live import LiveSources
+
+STEP_EVENTS = ("step_started", "step_finished", "step_failed")
+
+
+class ActiveStep:
+    """The active task's latest step, read from its event log a page at a time (each call
+    reads only the events since the last)."""
+
+    def __init__(self, tasks: Any) -> None:
+        self.tasks = tasks
+        self._task_id: str | None = None
+        self._after = 0
+        self._step: dict[str, Any] | None = None
+
+    def of(self, task_id: str) -> dict[str, Any] | None:
+        if task_id != self._task_id:
+            self._task_id, self._after, self._step = task_id, 0, None
+        page = self.tasks.events(task_id, after_seq=self._after)
+        while page:
+            for ev in page:
+                self._after = ev.seq
+                if ev.event in STEP_EVENTS:
+                    self._step = {"event": ev.event, "at": ev.at, **ev.data}
+            page = self.tasks.events(task_id, after_seq=self._after)
+        return self._step
+
+
+def _dump(obj: Any) -> Any:
+    return obj.model_dump(mode="json", exclude_none=True)
+
+
+def job_health(scheduler: Any) -> dict[str, dict[str, Any]]:
+    return {name: {"enabled": spec.enabled, "intervalS": spec.interval_s, "runs": spec.stats.runs,
+                   "errors": spec.stats.errors, "timeouts": spec.stats.timeouts, "skipped": spec.stats.skipped,
+                   "lastRunS": round(spec.stats.last_run_s, 3), "lastError": spec.stats.last_error}
+            for name, spec in scheduler.jobs.items()}
+
+
+def reflex_state(reflexes: Any) -> dict[str, Any] | None:
+    if reflexes is None:
+        return None
+    why = ("sheltering for the night" if reflexes.sheltered is not None else
+           "recovering after a death" if reflexes.death is not None else
+           "acting" if reflexes.holding_tasks else None)
+    return {"holding": reflexes.holding_tasks, "why": why, "deaths": reflexes.stats.deaths,
+            "nightsSheltered": reflexes.stats.nights_sheltered}
+
+
+def live_sources(agency: Any, daemon: Any) -> LiveSources:
+    step = ActiveStep(agency.tasks)
+
+    def state() -> dict[str, Any]:
+        active = agency.tasks.list_by_status(TaskStatus.active)
+        direct = agency.direct.body_busy if agency.direct is not None else None
+        snap = agency.last_snapshot
+        return {
+            "snapshot": snap.model_dump(mode="json") if snap is not None else None,
+            "health": daemon.health(),
+            "counters": agency.counters.snapshot(),
+            "jobs": job_health(daemon.scheduler),
+            "activeTask": {"task": _dump(active[0]), "step": step.of(active[0].id)} if active else None,
+            "direct": direct.view(agency.clock()) if direct is not None else None,
+            "reflex": reflex_state(agency.reflexes),
+            "shelters": agency.goals.shelter_status(),
+            "taskCounts": agency.task_counts(),
+        }
+
+    def tasks(limit: int) -> list[dict[str, Any]]:
+        items = sorted(agency.tasks.list_by_status(*TaskStatus), key=lambda t: t.metadata.createdAt, reverse=True)
+        return [_dump(t) for t in items[:limit]]
+
+    def thoughts(limit: int) -> list[dict[str, Any]]:
+        return [_dump(t) for t in agency.stream.recent(limit)]
+
+    return LiveSources(state=state, tasks=tasks, thoughts=thoughts, logs=lambda after: daemon.log_tail.after(after))

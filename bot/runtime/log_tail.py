@@ -1,0 +1,39 @@
+"""The last lines of the daemon's log, kept in memory for the dashboard (GET /api/logs and
+the live stream). A loguru sink: it may be called from any thread (the bridge's, the
+scheduler's), so it only appends to a bounded deque, which is safe without a lock."""
+
+from __future__ import annotations
+
+import itertools
+from collections import deque
+from typing import Any
+
+from loguru import logger
+
+KEEP = 500
+
+
+class LogTail:
+    def __init__(self, keep: int = KEEP) -> None:
+        self._lines: deque[dict[str, Any]] = deque(maxlen=keep)
+        self._seq = itertools.count(1)
+        self._sink_id: int | None = None
+
+    def sink(self, message: Any) -> None:
+        r = message.record
+        self._lines.append({"seq": next(self._seq), "time": r["time"].strftime("%H:%M:%S.%f")[:-3],
+                            "level": r["level"].name, "message": str(r["message"])[:2000]})
+
+    def attach(self, level: str = "INFO") -> None:
+        if self._sink_id is None:
+            self._sink_id = logger.add(self.sink, level=level.upper(), format="{message}")
+
+    def detach(self) -> None:
+        if self._sink_id is not None:
+            logger.remove(self._sink_id)
+            self._sink_id = None
+
+    def after(self, seq: int = 0, limit: int = 200) -> list[dict[str, Any]]:
+        """Lines newer than `seq`, oldest first, the newest `limit` of them."""
+        lines = [line for line in list(self._lines) if line["seq"] > seq]
+        return lines[-limit:]

@@ -1,0 +1,138 @@
+// The 3D view: a browser's socket gets the bot's version, chunks and positions; a bot
+// reconnect re-attaches the running server, and the page's client reconnects by itself to
+// the new bot's world; a busy port is reported, not thrown; stop() frees the port.
+'use strict'
+
+const test = require('node:test')
+const assert = require('node:assert')
+const net = require('net')
+const { io } = require('socket.io-client')
+const viewer = require('../lib/viewer')
+const { startServer, connectBot, waitFor, command, withTimeout } = require('./helpers')
+
+const OPTIONS = { host: '127.0.0.1', port: 0, viewDistance: 2 }
+
+// Every 'version', 'loadChunk' and 'position' a socket receives, in order.
+function record (socket) {
+  const seen = []
+  for (const event of ['version', 'loadChunk', 'position']) socket.on(event, (data) => seen.push({ event, data }))
+  return seen
+}
+
+const portIsFree = (port) => new Promise((resolve) => {
+  const probe = net.createServer()
+  probe.once('error', () => resolve(false))
+  probe.listen(port, '127.0.0.1', () => probe.close(() => resolve(true)))
+})
+
+const ended = (bot) => withTimeout(new Promise((resolve) => bot.once('end', resolve)), 10000, 'bot end')
+
+test('the 3D view follows the bot across a reconnect', { timeout: 120000 }, async (t) => {
+  const server = await startServer({ seed: 5, hostiles: false })
+  let bot = await connectBot(server.port, 'viewbot')
+  let socket = null
+  t.after(async () => { if (socket) socket.close(); await viewer.stop(); bot.quit(); await server.stop() })
+
+  const first = await viewer.start(bot, OPTIONS)
+  assert.strictEqual(first.running, true, JSON.stringify(first))
+  assert.strictEqual(first.started, true)
+  assert.strictEqual(first.botAttached, true)
+  assert.strictEqual(first.error, null)
+  assert.strictEqual(first.url, `http://127.0.0.1:${first.port}/`)
+  const url = `http://127.0.0.1:${first.port}`
+
+  await t.test('GET / serves the viewer page', async () => {
+    const res = await fetch(url + '/')
+    assert.strictEqual(res.status, 200)
+    const html = await res.text()
+    assert.match(html, /<script[^>]*src="index\.js"/)
+  })
+
+  const chunkBefore = bot.listenerCount('chunkColumnLoad')
+  socket = io(url, { transports: ['websocket'], reconnectionDelay: 100, reconnectionDelayMax: 500 })
+  let seen = record(socket)
+
+  await t.test('a socket gets the version, the chunk under the bot and positions as it moves', async () => {
+    await waitFor(() => seen.find(s => s.event === 'version'), 10000, 'version event')
+    assert.strictEqual(seen[0].event, 'version')
+    assert.strictEqual(seen[0].data, bot.version)
+    const here = bot.entity.position
+    const cx = Math.floor(here.x / 16) * 16
+    const cz = Math.floor(here.z / 16) * 16
+    const own = await waitFor(() => seen.find(s => s.event === 'loadChunk' && s.data.x === cx && s.data.z === cz),
+      10000, 'the loadChunk of the bot\'s own column')
+    assert.ok(own.data.chunk && own.data.chunk.length > 0, 'the column is sent whole')
+    assert.strictEqual(viewer.status().clients, 1)
+
+    const to = here.floored().offset(3, 0, 0)
+    await command(bot, `/mcbot tp viewbot ${to.x} ${to.y} ${to.z}`)
+    const moved = await waitFor(() => seen.find(s => s.event === 'position' && Math.abs(s.data.pos.x - to.x) < 1.5),
+      10000, 'a position packet at the teleport target')
+    assert.strictEqual(moved.data.addMesh, true)
+    assert.strictEqual(typeof moved.data.yaw, 'number')
+    assert.strictEqual(moved.data.pitch, undefined, 'pitch is sent in first-person mode only')
+    assert.strictEqual(bot.listenerCount('chunkColumnLoad'), chunkBefore + 1, 'the socket listens to the bot')
+  })
+
+  await t.test('a new bot object: same server and port, the socket reconnects to the new world', async () => {
+    const oldBot = bot
+    const oldMoves = oldBot.listenerCount('move')
+    const reasons = []
+    socket.on('disconnect', (reason) => reasons.push(reason))
+    const end = ended(oldBot)
+    oldBot.quit()
+    await end
+    bot = await connectBot(server.port, 'viewbot')
+    seen = record(socket)
+
+    const again = await viewer.start(bot, OPTIONS)
+    assert.strictEqual(again.running, true, JSON.stringify(again))
+    assert.strictEqual(again.started, false, 're-attached, not started anew')
+    assert.strictEqual(again.port, first.port)
+    await waitFor(() => seen.find(s => s.event === 'version'), 10000, 'version from the new bot')
+    assert.deepStrictEqual(reasons, ['transport close'], 'dropped by transport, so the client reconnected')
+    assert.strictEqual(seen.find(s => s.event === 'version').data, bot.version)
+    await waitFor(() => seen.find(s => s.event === 'loadChunk'), 10000, 'a chunk of the new bot\'s world')
+    assert.strictEqual(oldBot.listenerCount('chunkColumnLoad'), chunkBefore, 'the old bot\'s listeners are removed')
+    assert.strictEqual(oldBot.listenerCount('move'), oldMoves - 1)
+    assert.strictEqual(bot.listenerCount('chunkColumnLoad'), chunkBefore + 1)
+    assert.strictEqual(viewer.status().clients, 1)
+  })
+
+  await t.test('stop() disconnects the socket and frees the port', async () => {
+    const after = await viewer.stop()
+    assert.strictEqual(after.running, false)
+    assert.strictEqual(after.botAttached, false)
+    assert.strictEqual(bot.listenerCount('chunkColumnLoad'), chunkBefore)
+    assert.ok(await portIsFree(first.port), `port ${first.port} is free again`)
+    socket.close()
+    socket = null
+  })
+
+  await t.test('a busy port is reported in status(), never thrown; the next start tries again', async () => {
+    const blocker = net.createServer()
+    await new Promise((resolve) => blocker.listen(0, '127.0.0.1', resolve))
+    const busy = blocker.address().port
+    const logged = []
+    const consoleError = console.error
+    console.error = (...a) => logged.push(a.join(' '))
+    let st
+    try {
+      st = await viewer.start(bot, { ...OPTIONS, port: busy })
+    } finally {
+      console.error = consoleError
+    }
+    assert.strictEqual(st.running, false)
+    assert.strictEqual(st.port, busy)
+    assert.match(st.error, /EADDRINUSE/)
+    assert.strictEqual(viewer.status().error, st.error)
+    assert.ok(logged.some(l => l.includes('[viewer]') && l.includes(String(busy))), logged.join('\n'))
+    await new Promise((resolve) => blocker.close(resolve))
+    const retried = await viewer.start(bot, { ...OPTIONS, port: busy })
+    assert.strictEqual(retried.running, true, JSON.stringify(retried))
+    assert.strictEqual(retried.started, true)
+    assert.strictEqual(retried.error, null)
+    await viewer.stop()
+    assert.ok(await portIsFree(busy))
+  })
+})

@@ -1,0 +1,136 @@
+"""The endpoints behind the dashboard and the MCP server, on a real Agency over the fake
+body: the page's shell served without the token (data still needs it), direct actions
+(202, poll, cancel, 400 with the fields, 409 busy, 404), the tool catalog, block counts
+around the bot, the log tail, shelter status and the live stream's events."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+
+import pytest
+from fastapi.testclient import TestClient
+
+from bot.runtime.api import create_app
+from tests.unit.api.test_goals_api import world  # noqa: F401 - the fixture
+from tests.unit.api.test_http_api import _DaemonView
+
+
+def _events(text: str) -> list[tuple[str, dict]]:
+    out = []
+    for block in text.strip().split("\n\n"):
+        fields = dict(line.split(": ", 1) for line in block.splitlines() if not line.startswith(":"))
+        if "event" in fields:
+            out.append((fields["event"], json.loads(fields["data"])))
+    return out
+
+
+def test_the_page_is_served_without_the_token_but_its_data_needs_it(world):  # noqa: F811
+    agency, _body, _ = world
+    c = TestClient(create_app(agency.api_context(_DaemonView()), token="s3cret"))
+    page = c.get("/")
+    assert page.status_code == 200 and page.headers["content-type"].startswith("text/html")
+    assert '<script src="/dashboard/app.js">' in page.text
+    assert c.get("/dashboard/app.js").status_code == 200 and c.get("/dashboard/style.css").status_code == 200
+    assert c.get("/dashboard/app.js?name=../../etc/passwd").text.startswith("// The mcbot dashboard")
+    for path in ("/api/live", "/api/tools", "/api/actions", "/api/logs", "/api/shelters", "/api/viewer"):
+        assert c.get(path).status_code == 401, path
+    assert c.post("/api/actions", json={"tool": "inventory"}).status_code == 401
+    assert c.get("/api/tools", headers={"authorization": "Bearer s3cret"}).status_code == 200
+
+
+def test_a_direct_action_runs_to_its_end_through_the_api(world):  # noqa: F811
+    agency, body, _ = world
+    with TestClient(create_app(agency.api_context(_DaemonView()))) as c:
+        c.app  # the same event loop serves every request: the action runs between them
+        catalog = c.get("/api/tools").json()
+        assert catalog["count"] == len(catalog["tools"]) and {"move_to", "follow", "inventory"} <= {
+            t["name"] for t in catalog["tools"]}
+        r = c.post("/api/actions", json={"tool": "move_to", "args": {"x": 3, "y": 64, "z": 2}})
+        assert r.status_code == 202, r.text
+        started = r.json()
+        assert started["status"] == "running" and started["movesBody"] is True
+        for _ in range(200):
+            got = c.get(f"/api/actions/{started['actionId']}").json()
+            if got["status"] != "running":
+                break
+        assert got["status"] == "succeeded", got
+        assert (body.position.x, body.position.z) == (3, 2)
+        assert c.get("/api/actions").json()["actions"][0]["actionId"] == started["actionId"]
+        again = c.post(f"/api/actions/{started['actionId']}/cancel")
+        assert again.status_code == 409 and "already succeeded" in again.json()["detail"]
+        assert c.post("/api/actions/act-nope/cancel").status_code == 404
+        assert c.get("/api/actions/act-nope").status_code == 404
+
+
+@pytest.mark.parametrize("body, status, error, says", [
+    ({"tool": "teleport"}, 400, "bad_request", "no tool 'teleport'"),
+    ({"tool": "move_to", "args": {"x": 1}}, 400, "bad_request", "y: Field required"),
+    ({"tool": "move_to", "args": {"x": 1, "y": 2, "z": 3}, "timeoutS": 0}, 400, "bad_request", "timeoutS"),
+    ({"tool": "move_to", "extra": 1}, 400, "bad_request", "extra"),
+    ({"args": {}}, 400, "bad_request", "tool"),
+])
+def test_bad_action_requests_get_a_400_naming_the_field_and_nothing_runs(world, body, status, error, says):  # noqa: F811
+    agency, fake, c = world
+    r = c.post("/api/actions", json=body)
+    assert r.status_code == status and r.json()["error"] == error and says in json.dumps(r.json())
+    assert fake.started == [] and agency.direct.recent() == []
+
+
+def test_a_second_body_action_is_a_409_naming_the_running_one(world):  # noqa: F811
+    agency, body, _ = world
+    body.hang.add("move_to")
+
+    async def real_sleep(_seconds: float) -> None:  # the frozen clock stands: no deadline passes
+        await asyncio.sleep(0.01)
+
+    agency.tool_ctx.sleep = real_sleep
+    with TestClient(create_app(agency.api_context(_DaemonView()))) as c:
+        first = c.post("/api/actions", json={"tool": "move_to", "args": {"x": 9, "y": 64, "z": 9}}).json()
+        second = c.post("/api/actions", json={"tool": "move_to", "args": {"x": 1, "y": 64, "z": 1}})
+        assert second.status_code == 409 and second.json()["error"] == "busy"
+        assert second.json()["running"]["actionId"] == first["actionId"]
+        cancelled = c.post(f"/api/actions/{first['actionId']}/cancel")
+        assert cancelled.status_code == 200
+        for _ in range(200):
+            if c.get(f"/api/actions/{first['actionId']}").json()["status"] == "cancelled":
+                break
+        assert c.get(f"/api/actions/{first['actionId']}").json()["error"]["code"] == "CANCELLED"
+
+
+def test_blocks_around_the_bot_are_counted_by_name_without_air(world):  # noqa: F811
+    _agency, _body, c = world
+    got = c.get("/api/bot/blocks?radius=5").json()
+    assert got["radius"] == 5 and got["counts"]["oak_log"] == 4  # the tree at 4, 4
+    assert "air" not in got["counts"] and got["total"] == sum(got["counts"].values())
+    assert c.get("/api/bot/blocks?radius=17").status_code == 400
+
+
+def test_the_log_tail_and_the_live_stream_carry_state_tasks_thoughts_and_log_lines(world):  # noqa: F811
+    from loguru import logger
+
+    agency, _body, _ = world
+    view = _DaemonView()
+    view.log_tail.attach("INFO")
+    try:
+        logger.info("dashboard line one")
+        c = TestClient(create_app(agency.api_context(view)))
+        tail = c.get("/api/logs").json()
+        assert [line["message"] for line in tail["lines"]][-1] == "dashboard line one"
+        after = tail["lines"][-1]["seq"]
+        logger.warning("dashboard line two")
+        assert [line["message"] for line in c.get(f"/api/logs?after={after}").json()["lines"]] == ["dashboard line two"]
+        c.post("/api/goals", json={"text": "collect oak_log 2"})
+        c.post("/thoughts", json={"content": "the trees look close"})
+        view.stopping = True  # one round of the stream, then its end
+        events = _events(c.get(f"/api/live?logAfter={after}").text)
+    finally:
+        view.log_tail.detach()
+    kinds = [e for e, _ in events]
+    assert kinds[0] == "state" and kinds[-1] == "end" and {"tasks", "thought", "log"} <= set(kinds)
+    state = dict(events)["state"]
+    assert state["snapshot"]["health"] == 20 and state["taskCounts"]["pending"] == 1 and state["shelters"] == []
+    assert dict(events)["tasks"]["tasks"][0]["metadata"]["goalKey"] == "collect:oak_log"
+    assert dict(events)["thought"]["content"] == "the trees look close"
+    logs = [d["message"] for e, d in events if e == "log"]
+    assert logs[0] == "dashboard line two" and "dashboard line one" not in logs
