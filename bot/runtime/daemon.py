@@ -119,7 +119,8 @@ class Daemon:
         if self.world is not None:
             self._world_task = asyncio.create_task(self._supervise_world(), name="world-supervisor")
         self.state = DaemonState.running
-        logger.info("daemon running: {} jobs, API {}", len(self.scheduler.jobs), self.api_url or "off")
+        logger.info("daemon running: {} jobs, API {}{}", len(self.scheduler.jobs), self.api_url or "off",
+                    f", dashboard {self.api_url}/" if self.api_url else "")
 
     async def run(self) -> None:
         self._require(DaemonState.running)
