@@ -69,8 +69,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     from bot.cli.eval import add_eval_commands  # noqa: PLC0415
     from bot.cli.goal import add_goal_commands  # noqa: PLC0415
+    from bot.cli.mcp import add_mcp_command  # noqa: PLC0415
 
     add_goal_commands(sub)
+    add_mcp_command(sub)
     add_agents_commands(sub)
     add_agent_commands(sub)
     add_eval_commands(sub)
@@ -292,6 +294,12 @@ def _goal_command(name: str) -> Callable[[Any, Any, Any], int]:
     return run
 
 
+def _mcp(args: Any, cfg: McbotConfig, loaded: Any) -> int:
+    from bot.cli.mcp import cmd_mcp  # noqa: PLC0415
+
+    return cmd_mcp(args, cfg, loaded)
+
+
 def _eval(args: Any, cfg: McbotConfig, loaded: Any) -> int:
     from bot.cli.eval import cmd_eval  # noqa: PLC0415
 
@@ -312,9 +320,10 @@ COMMANDS: dict[str, Callable[[Any, Any, Any], int]] = {
     "goal": _goal_command("goal"),
     "tasks": _goal_command("tasks"),
     "task": _goal_command("task"),
+    "mcp": _mcp,
 }
 # Commands that talk to a running daemon (or only read config): they write no log file.
-CLIENT_COMMANDS = frozenset({"config", "goal", "tasks", "task"})
+CLIENT_COMMANDS = frozenset({"config", "goal", "tasks", "task", "mcp"})
 
 
 if __name__ == "__main__":

@@ -1,4 +1,5 @@
-"""Config sections only the daemon itself reads: the HTTP API and the scheduled jobs.
+"""Config sections only bot/ reads: the HTTP API, the 3D view, the scheduled jobs and
+`mcbot mcp`.
 (The connection sections live in bot/config/loader.py; the sections an agency room reads
 are that room's own settings models, agency/<room>/settings.py; McbotConfig gathers all.)"""
 

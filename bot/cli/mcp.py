@@ -1,0 +1,197 @@
+"""`mcbot mcp`: serve the bot to MCP clients (stdio by default, or streamable HTTP), as a
+client of the running daemon's API (address and token from `[api]`, like `mcbot goal`).
+
+With `--own`, when no daemon answers, a daemon of our own is started (`python -m bot run`
+with the same --config, on the API port asked for or a free one when that is taken; its
+output to logs/mcp-daemon.log, never to our stdout, which is the MCP channel over stdio)
+and stopped when the MCP server exits.
+
+Exit codes: 0 the client went away (stdio closed), or SIGTERM / Ctrl-C; 3 no daemon answers
+(without --own), the own daemon did not come up, or the HTTP port is taken; 4 invalid
+arguments or config (e.g. an HTTP host off loopback with no mcp.token).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit
+
+from loguru import logger
+
+from bot.cli import values as val
+from bot.cli.exit_codes import EXIT_INIT, EXIT_INVALID, EXIT_OK
+from bot.cli.goal import Api, NoDaemon, api_from
+from bot.runtime.errors import InitError
+
+if TYPE_CHECKING:  # the config loads only when a command runs (`--help` stays fast)
+    from bot.config.loader import McbotConfig
+
+OWN_START_S = 180.0  # an own daemon starts its embedded world first: allow for a slow machine
+OWN_STOP_S = 15.0  # SIGTERM, then SIGKILL after this long
+OWN_LOG = Path("logs") / "mcp-daemon.log"
+
+
+def add_mcp_command(sub: Any) -> None:
+    p = sub.add_parser("mcp", help="serve the bot to MCP clients (stdio or streamable HTTP) through the running daemon")
+    p.add_argument("--transport", choices=("stdio", "http"), default="stdio",
+                   help="stdio (default: the client starts `mcbot mcp`) or http (streamable HTTP at /mcp)")
+    p.add_argument("--api", metavar="URL", type=val.api_url,
+                   help="the daemon's API, e.g. http://127.0.0.1:3003 (default: from [api])")
+    p.add_argument("--own", action="store_true",
+                   help="when no daemon answers, start one (same --config) and stop it on exit")
+    p.add_argument("--host", help="the HTTP transport's address (default: [mcp] host)")
+    p.add_argument("--port", type=val.port, help="the HTTP transport's port (default: [mcp] port)")
+
+
+def cmd_mcp(args: Any, cfg: McbotConfig, _loaded: Any) -> int:
+    from bot.config.sections import is_loopback  # noqa: PLC0415
+
+    host, port = args.host or cfg.mcp.host, args.port or cfg.mcp.port
+    if args.transport == "http" and not is_loopback(host) and not cfg.mcp.token:
+        print(f"mcbot: error: argument --host: {host} is not a loopback address; set mcp.token first "
+              "(clients then send Authorization: Bearer <token>)", file=sys.stderr)
+        return EXIT_INVALID
+    if args.transport == "http":
+        _check_port_free(host, port)  # before a daemon of our own is started for nothing
+    api = api_from(args, cfg)
+    own: OwnDaemon | None = None
+    if not answers(api):
+        if not args.own:
+            print(f"mcbot: no daemon at {api.base}; start one with `mcbot run` or pass --own", file=sys.stderr)
+            return EXIT_INIT
+        own = OwnDaemon.start(args.config, cfg, api.base)
+        api = Api(own.base, cfg.api.token or None)
+    logging.getLogger("httpx").setLevel(logging.WARNING)  # a line per poll (every poll_s) says nothing
+    try:
+        asyncio.run(_serve(api.base, cfg, args.transport, host, port))
+        return EXIT_OK
+    finally:
+        if own is not None:
+            own.stop()
+
+
+def answers(api: Api) -> bool:
+    """A daemon answers /healthz (healthy or not: a daemon whose bot reconnects is one)."""
+    try:
+        r = api.request("GET", "/healthz")
+    except NoDaemon:
+        return False
+    if r.status_code == 401:
+        raise InitError(f"the daemon at {api.base} wants its API token: set api.token (or MCBOT_API__TOKEN)")
+    try:
+        body = r.json()
+    except ValueError:
+        return False
+    return isinstance(body, dict) and "ok" in body
+
+
+async def _serve(base: str, cfg: McbotConfig, transport: str, host: str, port: int) -> None:
+    from bot.mcp.daemon_client import DaemonClient, DaemonUnreachable  # noqa: PLC0415
+    from bot.mcp.serve import MCP_PATH, serve_http, serve_stdio  # noqa: PLC0415
+    from bot.mcp.server import McpSettings, build_server  # noqa: PLC0415
+    from bot.mcp.tools import daemon_catalog  # noqa: PLC0415
+
+    daemon = DaemonClient(base, cfg.api.token or None)
+    try:
+        try:
+            catalog = await daemon_catalog(daemon)
+        except DaemonUnreachable as e:
+            raise InitError(str(e)) from None
+        server = build_server(daemon, catalog, McpSettings(cfg.mcp.calls_per_minute, cfg.mcp.poll_s))
+        if transport == "http":
+            logger.info("[MCP] serving http://{}:{}{} for the daemon at {}", host, port, MCP_PATH, base)
+            await serve_http(server, host, port, cfg.mcp.token or None)
+        else:
+            logger.info("[MCP] serving on stdio for the daemon at {}", base)
+            await serve_stdio(server)
+    finally:
+        await daemon.aclose()
+
+
+def _check_port_free(host: str, port: int) -> None:
+    taken = _port_taken(host, port)
+    if taken:
+        raise InitError(f"cannot listen on {host}:{port} for MCP over HTTP ({taken}); pass --port or set mcp.port")
+
+
+# ---- a daemon of our own (--own) ------------------------------------------------------------
+class OwnDaemon:
+    def __init__(self, proc: subprocess.Popen[bytes], base: str, log: Path) -> None:
+        self.proc, self.base, self.log = proc, base, log
+
+    @classmethod
+    def start(cls, config_path: str | None, cfg: McbotConfig, wanted_base: str) -> OwnDaemon:
+        from bot.tooling.daemon_run import die_with_parent  # noqa: PLC0415
+
+        api_host = cfg.api.host if cfg.api.host not in ("0.0.0.0", "::", "") else "127.0.0.1"
+        port = urlsplit(wanted_base).port or cfg.api.port
+        if _port_taken(cfg.api.host or "127.0.0.1", port):
+            port = _free_port()
+        base = f"http://{f'[{api_host}]' if ':' in api_host else api_host}:{port}"
+        cmd = [sys.executable, "-m", "bot", *(["--config", str(Path(config_path).resolve())] if config_path else []),
+               "run"]
+        OWN_LOG.parent.mkdir(parents=True, exist_ok=True)
+        # stdin too is kept from the child: over stdio it is the MCP channel. Its own session: an MCP
+        # client that kills our process group must not cut the daemon's shutdown short; it dies with us.
+        with OWN_LOG.open("ab") as log:
+            proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
+                                    env={**os.environ, "MCBOT_API__PORT": str(port)}, preexec_fn=die_with_parent,
+                                    start_new_session=True)
+        own = cls(proc, base, OWN_LOG)
+        logger.info("[MCP] started a daemon of our own: pid {}, API {}, log {}", proc.pid, base, OWN_LOG)
+        try:
+            own.wait_healthy(Api(base, cfg.api.token or None), OWN_START_S)
+        except BaseException:
+            own.stop()
+            raise
+        return own
+
+    def wait_healthy(self, api: Api, timeout_s: float) -> None:
+        deadline = time.monotonic() + timeout_s
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                raise InitError(f"the daemon started by --own exited with {self.proc.returncode}; see {self.log}")
+            try:
+                if api.request("GET", "/healthz", timeout=2).json().get("ok"):
+                    return
+            except (NoDaemon, ValueError):
+                pass
+            time.sleep(0.5)
+        raise InitError(f"the daemon started by --own did not report healthy at {self.base}/healthz within "
+                        f"{timeout_s:.0f} s; see {self.log}")
+
+    def stop(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+            try:
+                self.proc.wait(timeout=OWN_STOP_S)
+            except subprocess.TimeoutExpired:
+                logger.warning("[MCP] the own daemon (pid {}) did not stop within {:.0f} s: killed", self.proc.pid,
+                               OWN_STOP_S)
+                self.proc.kill()
+                self.proc.wait()
+        logger.info("[MCP] the own daemon stopped (exit {})", self.proc.returncode)
+
+
+def _port_taken(host: str, port: int) -> str | None:
+    """Why (host, port) cannot be listened on, or None when it can."""
+    try:
+        with socket.create_server((host, port)):
+            return None
+    except OSError as e:
+        return str(e.strerror or e)
+
+
+def _free_port() -> int:
+    from bot.runtime.server import free_port  # noqa: PLC0415
+
+    return free_port()

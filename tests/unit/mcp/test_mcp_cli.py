@@ -1,0 +1,105 @@
+"""`mcbot mcp` as a process: with no daemon it exits 3 and says how to get one; an HTTP
+host off loopback needs mcp.token; over stdio its stdout carries the MCP protocol and
+nothing else; over streamable HTTP the token is required as a Bearer header. The daemon
+is the fake on a loopback socket (tests/unit/mcp/fake_daemon.py)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import httpx
+import pytest
+from mcp import Client, StdioServerParameters
+from mcp.client.stdio import stdio_client
+
+from bot.config.loader import ConfigError, load_config
+from bot.runtime.server import free_port
+from tests.conftest import wait_until
+
+REPO = Path(__file__).resolve().parents[3]
+
+
+def _env(**over: str) -> dict[str, str]:
+    return {**os.environ, "PYTHONPATH": str(REPO), **over}
+
+
+def _mcbot(argv: list[str], cwd: Path, **env: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "bot", *argv], cwd=cwd, env=_env(**env), capture_output=True,
+                          text=True, timeout=60)
+
+
+def test_with_no_daemon_answering_it_exits_3_and_says_how_to_get_one(tmp_path):
+    url = f"http://127.0.0.1:{free_port()}"
+    out = _mcbot(["mcp", "--api", url], tmp_path)
+    assert out.returncode == 3, out.stderr
+    assert f"no daemon at {url}; start one with `mcbot run` or pass --own" in out.stderr
+    assert out.stdout == ""
+
+
+def test_an_http_host_off_loopback_needs_a_token(tmp_path):
+    out = _mcbot(["mcp", "--transport", "http", "--host", "0.0.0.0"], tmp_path)
+    assert out.returncode == 4 and "set mcp.token" in out.stderr
+    with pytest.raises(ConfigError, match="mcp.token must be set when mcp.host"):
+        load_config(cwd=tmp_path, home=tmp_path, etc_dir=tmp_path, environ={"MCBOT_MCP__HOST": "10.1.2.3"})
+    cfg = load_config(cwd=tmp_path, home=tmp_path, etc_dir=tmp_path,
+                      environ={"MCBOT_MCP__HOST": "10.1.2.3", "MCBOT_MCP__TOKEN": "t"}).config
+    assert (cfg.mcp.port, cfg.mcp.calls_per_minute, cfg.mcp.poll_s) == (3005, 120, 0.5)
+
+
+@pytest.mark.timeout(90)
+def test_over_stdio_stdout_is_the_protocol_channel_and_logs_go_to_stderr(daemon, tmp_path):
+    _fake, base = daemon
+    errlog = tmp_path / "stderr.txt"
+    params = StdioServerParameters(command=sys.executable, args=["-m", "bot", "mcp", "--api", base], cwd=str(tmp_path),
+                                   env=_env())
+
+    async def scenario() -> tuple:
+        with errlog.open("w") as err:  # a stray line on stdout would break the session
+            async with Client(stdio_client(params, errlog=err)) as c:
+                tools = {t.name for t in (await c.list_tools()).tools}
+                return tools, await c.call_tool("snapshot", {})
+
+    tools, snap = asyncio.run(scenario())
+    assert {"snapshot", "go_to", "create_goal", "stop"} <= tools
+    assert json.loads(snap.content[0].text)["health"] == 18.0
+    assert f"[MCP] serving on stdio for the daemon at {base}" in errlog.read_text()
+
+
+@pytest.mark.timeout(90)
+def test_over_http_the_token_is_required_as_a_bearer_header(daemon, tmp_path):
+    _fake, base = daemon
+    port = free_port()
+    url = f"http://127.0.0.1:{port}/mcp"
+    p = subprocess.Popen([sys.executable, "-m", "bot", "mcp", "--transport", "http", "--port", str(port), "--api", base],
+                         cwd=tmp_path, env=_env(MCBOT_MCP__TOKEN="s3cret"), stdout=subprocess.PIPE,
+                         stderr=subprocess.STDOUT, text=True)
+    try:
+        def up() -> bool:
+            assert p.poll() is None, p.stdout.read()
+            try:
+                return httpx.post(url, json={}, timeout=2).status_code == 401
+            except httpx.HTTPError:
+                return False
+
+        wait_until(up, 30, "mcbot mcp to listen")
+        refused = httpx.post(url, json={}, headers={"authorization": "Bearer wrong"}, timeout=5)
+        assert refused.status_code == 401 and refused.json()["error"] == "unauthorized"
+
+        async def scenario():  # noqa: ANN202
+            import httpx2  # the SDK's HTTP client
+            from mcp.client.streamable_http import streamable_http_client
+
+            http = httpx2.AsyncClient(headers={"authorization": "Bearer s3cret"})
+            async with http, Client(streamable_http_client(url, http_client=http)) as c:
+                return await c.call_tool("inventory", {})
+
+        assert json.loads(asyncio.run(scenario()).content[0].text)["items"] == {"dirt": 12, "oak_log": 5}
+    finally:
+        p.terminate()
+        p.wait(15)
+    assert p.returncode == 0
