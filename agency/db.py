@@ -233,6 +233,13 @@ MIGRATIONS: list[tuple[int, str, str]] = [
         CREATE INDEX idx_places_kind ON places (world_id, kind, seen_at);
         """,
     ),
+    (
+        8,
+        "tasks: newest first without a scan (the dashboard asks every second)",
+        """
+        CREATE INDEX idx_tasks_created ON tasks (created_at);
+        """,
+    ),
 ]
 
 

@@ -4,7 +4,8 @@ on the bot while the daemon's own executor and reflexes stay in charge.
 A call that moves the body pauses the running task through the executor's safe stop (goal
 tasks through the hold protocol, reason `direct`), runs, and gives the task back. The
 executor claims nothing while it runs. Reflexes win: one that needs the body stops the
-direct action first (`yield_body`), and a direct action is refused while a reflex acts.
+direct action first (`yield_body`), and a direct action is refused while the reflexes hold
+the body (a threat, the night in the shelter, a death's items).
 Queries (snapshot, inventory, find_blocks, chat) run beside anything.
 
 Records of the last `KEPT` actions stay in memory; they are the caller's view, not state
@@ -70,12 +71,12 @@ class DirectAction:
 
 class DirectActions:
     def __init__(self, tools: ToolRegistry, ctx: ToolContext, executor: Executor, *,
-                 reflex_acting: Callable[[], bool] = lambda: False, connected: Callable[[], bool] = lambda: True,
+                 reflex_holding: Callable[[], str | None] = lambda: None, connected: Callable[[], bool] = lambda: True,
                  clock: Clock = system_clock_ms) -> None:
         self.tools = tools
         self.ctx = ctx
         self.executor = executor
-        self.reflex_acting = reflex_acting
+        self.reflex_holding = reflex_holding  # why the reflexes hold the body, None when they do not
         self.connected = connected
         self.clock = clock
         self._actions: dict[str, DirectAction] = {}
@@ -121,8 +122,9 @@ class DirectActions:
             if running is not None:
                 raise DirectActionError("busy", f"action {running.action_id} ({running.tool}) has the body; "
                                                 f"cancel it or wait", {"actionId": running.action_id})
-            if self.reflex_acting():
-                raise DirectActionError("busy", "a reflex has the body (a threat, food or the night); try again shortly")
+            held = self.reflex_holding()
+            if held:
+                raise DirectActionError("busy", f"the reflexes have the body: {held}")
         self._seq += 1
         action = DirectAction(action_id=f"act-{self.clock()}-{self._seq}", tool=tool_name, args=args,
                               moves_body=moves_body, timeout_s=timeout_s or tool.timeout_s, started_at=self.clock())
@@ -169,11 +171,9 @@ class DirectActions:
 
     # ---- running -----------------------------------------------------------------------
     async def _run(self, action: DirectAction) -> None:
-        paused = None
         try:
             if action.moves_body:
-                paused = await self.executor.preempt(DIRECT)
-                action.paused_task_id = paused
+                action.paused_task_id = await self.executor.preempt(DIRECT)
             ctx = replace(self.ctx, stop=action.stop, memory={})
             result = await self.tools.execute(action.tool, action.args, ctx, timeout_s=action.timeout_s)
             if result.success:
@@ -191,10 +191,19 @@ class DirectActions:
             action.status, action.error = "failed", {"code": "execution_error", "message": f"{type(e).__name__}: {e}"}
         finally:
             action.ended_at = self.clock()
-            if paused:
-                self.executor.resume_paused(DIRECT)
+            if action.moves_body:
+                self.give_back_orphans()
             logger.info("[Direct] {} {}: {}{}", action.action_id, action.status, action.tool,
                         f" ({action.error['message']})" if action.error else "")
+
+    def give_back_orphans(self) -> list[str]:
+        """Tasks paused for a direct action go back in the queue: after each body action, and
+        at a start (a daemon stopped mid-action left its task paused)."""
+        try:
+            return self.executor.resume_paused(DIRECT)
+        except Exception as e:  # noqa: BLE001 - the store closed under a shutdown: the next start does it
+            logger.warning("[Direct] could not give the paused task back: {}", e)
+            return []
 
     def _prune(self) -> None:
         ended = [k for k, a in self._actions.items() if a.status != "running"]

@@ -107,6 +107,17 @@ class Reflexes:
         until its items are recovered or given up (at most the items' despawn time)."""
         return self.sheltered is not None or self._acting or self.death is not None
 
+    @property
+    def hold_reason(self) -> str | None:
+        """Why the reflexes hold the body, in words (None: they do not)."""
+        if self.sheltered is not None:
+            return "the bot is sheltering for the night (until morning)"
+        if self.death is not None:
+            return "the bot is recovering the items it dropped when it died"
+        if self._acting:
+            return "a reflex is acting (a threat, hunger or the night)"
+        return None
+
     def choose(self, snap: WorldSnapshot) -> str | None:
         """Which reflex this snapshot calls for (None = none), for tests and logs."""
         if not self.config.enabled or snap.gameMode in SAFE_MODES:

@@ -104,10 +104,10 @@ class GoalRuntime:
         last word (done, score, blockers) — what the dashboard shows."""
         out = []
         for terminal in (False, True):
-            for task_id in reversed(self.index.task_ids(BUILD_SHELTER, terminal=terminal)):
-                task = self.tasks.get_task(task_id)
-                binding = read_binding(task) if task is not None else None
-                if task is None or binding is None or binding.archived:
+            tasks = [t for t in map(self.tasks.get_task, self.index.task_ids(BUILD_SHELTER, terminal=terminal)) if t]
+            for task in sorted(tasks, key=lambda t: t.metadata.createdAt, reverse=True):
+                binding = read_binding(task)
+                if binding is None or binding.archived:
                     continue
                 site, last = binding.anchors.siteSignature, binding.completion.lastResult
                 out.append({"taskId": task.id, "status": task.status.value,

@@ -319,8 +319,9 @@ def create_app(ctx: ApiContext, *, token: str | None = None, max_body_bytes: int
             return JSONResponse({"error": "not_available", "detail": "block reads are not wired"}, status_code=501)
         try:
             return await ctx.blocks_around(radius)
-        except Exception as e:  # noqa: BLE001 - not connected, bridge down: say so
-            return JSONResponse({"error": "unavailable", "detail": str(e)}, status_code=503)
+        except Exception as e:  # noqa: BLE001 - not connected, bridge down: say so (a JS stack's first line)
+            return JSONResponse({"error": "unavailable", "detail": (str(e) or type(e).__name__).splitlines()[0]},
+                                status_code=503)
 
     # ---- what the dashboard watches ----------------------------------------------------
     @app.get("/api/live")

@@ -38,6 +38,12 @@ def _same(a: Any, b: Any) -> bool:
     return json.dumps(a, sort_keys=True, default=str) == json.dumps(b, sort_keys=True, default=str)
 
 
+def _steady(state: dict[str, Any]) -> dict[str, Any]:
+    """The state without what changes every second by itself (the daemon's uptime)."""
+    health = state.get("health")
+    return {**state, "health": {k: v for k, v in health.items() if k != "uptimeS"}} if isinstance(health, dict) else state
+
+
 async def live_stream(src: LiveSources, *, stopping: Callable[[], bool], disconnected: Callable[[], Awaitable[bool]],
                       period_s: float = PERIOD_S, state_every_s: float = STATE_EVERY_S,
                       log_after: int = 0) -> AsyncIterator[str]:
@@ -48,9 +54,9 @@ async def live_stream(src: LiveSources, *, stopping: Callable[[], bool], disconn
     first = True
     while True:
         state = src.state()
-        if first or since_state >= state_every_s or not _same(state, last_state):
+        if first or since_state >= state_every_s or not _same(_steady(state), last_state):
             yield sse("state", state)
-            last_state, since_state = state, 0.0
+            last_state, since_state = _steady(state), 0.0
         tasks = src.tasks(TASKS_SHOWN)
         if not _same(tasks, last_tasks):
             yield sse("tasks", {"count": len(tasks), "tasks": tasks})

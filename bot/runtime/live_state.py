@@ -10,6 +10,7 @@ from agency.planning.tasks.models import TaskStatus
 from bot.runtime.api_live import LiveSources
 
 STEP_EVENTS = ("step_started", "step_finished", "step_failed")
+STATE_TTL_MS = 900  # the live stream's period is 1 s: one build serves every page
 
 
 class ActiveStep:
@@ -49,17 +50,22 @@ def job_health(scheduler: Any) -> dict[str, dict[str, Any]]:
 def reflex_state(reflexes: Any) -> dict[str, Any] | None:
     if reflexes is None:
         return None
-    why = ("sheltering for the night" if reflexes.sheltered is not None else
-           "recovering after a death" if reflexes.death is not None else
-           "acting" if reflexes.holding_tasks else None)
-    return {"holding": reflexes.holding_tasks, "why": why, "deaths": reflexes.stats.deaths,
+    return {"holding": reflexes.holding_tasks, "why": reflexes.hold_reason, "deaths": reflexes.stats.deaths,
             "nightsSheltered": reflexes.stats.nights_sheltered}
 
 
 def live_sources(agency: Any, daemon: Any) -> LiveSources:
     step = ActiveStep(agency.tasks)
+    cache: dict[str, Any] = {"at": None, "state": None}
 
     def state() -> dict[str, Any]:
+        """Built at most once a second, whatever the number of open pages."""
+        now = agency.clock()
+        if cache["at"] is None or now - cache["at"] >= STATE_TTL_MS:
+            cache["state"], cache["at"] = build_state(), now
+        return cache["state"]
+
+    def build_state() -> dict[str, Any]:
         active = agency.tasks.list_by_status(TaskStatus.active)
         direct = agency.direct.body_busy if agency.direct is not None else None
         snap = agency.last_snapshot
@@ -72,12 +78,11 @@ def live_sources(agency: Any, daemon: Any) -> LiveSources:
             "direct": direct.view(agency.clock()) if direct is not None else None,
             "reflex": reflex_state(agency.reflexes),
             "shelters": agency.goals.shelter_status(),
-            "taskCounts": agency.task_counts(),
+            "taskCounts": agency.tasks.counts_by_status(),
         }
 
     def tasks(limit: int) -> list[dict[str, Any]]:
-        items = sorted(agency.tasks.list_by_status(*TaskStatus), key=lambda t: t.metadata.createdAt, reverse=True)
-        return [_dump(t) for t in items[:limit]]
+        return [_dump(t) for t in agency.tasks.newest(limit)]
 
     def thoughts(limit: int) -> list[dict[str, Any]]:
         return [_dump(t) for t in agency.stream.recent(limit)]

@@ -35,5 +35,7 @@ class LogTail:
 
     def after(self, seq: int = 0, limit: int = 200) -> list[dict[str, Any]]:
         """Lines newer than `seq`, oldest first, the newest `limit` of them."""
-        lines = [line for line in list(self._lines) if line["seq"] > seq]
-        return lines[-limit:]
+        lines = list(self._lines)
+        if lines and seq > lines[-1]["seq"]:
+            seq = 0  # a page that followed an earlier daemon: this one numbers from 1 again
+        return [line for line in lines if line["seq"] > seq][-limit:]

@@ -133,8 +133,9 @@ class Agency:
         self.reflexes = Reflexes(self.tools, ctx, self.executor,
                                  self.cfg.reflexes,
                                  shelter_lookup=self.goals.nearest_verified_shelter, clock=self.clock)
-        self.direct = DirectActions(self.tools, ctx, self.executor, reflex_acting=self._reflex_acting,
+        self.direct = DirectActions(self.tools, ctx, self.executor, reflex_holding=self._reflex_holding,
                                     connected=lambda: self._connected, clock=self.clock)
+        self.direct.give_back_orphans()  # a task paused for a direct action the last daemon never ended
         self.reflexes.direct = self.direct
         if isinstance(body, MineflayerBody):  # a live bot: threats wake the reflexes
             self.reflex_watch = ReflexWatch(body, self.reflexes, poll_s=self.cfg.jobs.reflex_watch_s)
@@ -213,6 +214,8 @@ class Agency:
     async def job_drive_tick(self) -> None:
         if self.last_snapshot is None or not self.gate.open("DriveTick", self._connected):
             return
+        if self.direct is not None and self.direct.body_busy is not None:
+            return  # a user's direct action has the body: the bot's own goals wait for it
         now, snap = self.clock(), self.last_snapshot
         # Nothing more is read while a gate is shut (the night in the shelter, low vitals, the
         # interval): the job runs every second or two.
@@ -240,12 +243,17 @@ class Agency:
 
     @property
     def _held_by_reflexes(self) -> bool:
-        """Reflexes (or a direct action) have the body: no claims, no drive ticks."""
-        held = self.reflexes is not None and self.reflexes.holding_tasks
-        return held or (self.direct is not None and self.direct.body_busy is not None)
-
-    def _reflex_acting(self) -> bool:
+        """Reflexes have the body (or the night in the shelter): no claims, no drive ticks."""
         return self.reflexes is not None and self.reflexes.holding_tasks
+
+    @property
+    def _body_taken(self) -> bool:
+        """Reflexes or a direct action have the body: the executor claims nothing."""
+        return self._held_by_reflexes or (self.direct is not None and self.direct.body_busy is not None)
+
+    def _reflex_holding(self) -> str | None:
+        """Why the reflexes hold the body (a direct action is refused meanwhile), None if free."""
+        return self.reflexes.hold_reason if self.reflexes is not None else None
 
     async def _table_nearby(self, snap: WorldSnapshot, now_ms: int) -> bool | None:
         """Is a placed crafting table in the crafter's reach, or remembered and still standing
@@ -321,7 +329,7 @@ class Agency:
     async def job_executor(self) -> None:
         assert self.executor is not None and self.body is not None
         outcome = await self.executor.tick(can_work=self.gate.open("Executor", self._connected),
-                                           held=self._held_by_reflexes)
+                                           held=self._body_taken)
         if outcome == "idle":
             self.idle.check()
 

@@ -36,6 +36,12 @@ async function start (newBot, options = {}) {
   return { ...status(), started: started && status().running }
 }
 
+function sameOrigin (req) {
+  const origin = req.headers.origin
+  if (!origin) return true // not a browser's cross-site request
+  try { return new URL(origin).host === req.headers.host } catch (e) { return false }
+}
+
 function open (host, port) {
   // Loaded on first use: a bridge whose view is off never loads the web server's packages.
   const http = require('http')
@@ -46,7 +52,9 @@ function open (host, port) {
   const app = express()
   setupRoutes(app, '')
   const httpServer = http.createServer(app)
-  const io = new Server(httpServer)
+  // Only the view's own page may open its socket: any other site the user has open could
+  // otherwise read the bot's world from 127.0.0.1 (browsers send Origin on cross-site sockets).
+  const io = new Server(httpServer, { allowRequest: (req, done) => done(null, sameOrigin(req)) })
   const s = { host, port, requestedPort: port, http: httpServer, io, listening: false }
   io.on('connection', serve)
   s.ready = new Promise((resolve) => {

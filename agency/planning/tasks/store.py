@@ -44,6 +44,8 @@ SQL_BY_GOAL_KEY = "SELECT data FROM tasks WHERE goal_key = ? ORDER BY created_at
 SQL_LATEST_BY_GOAL_KEY = "SELECT data FROM tasks WHERE goal_key = ? ORDER BY updated_at DESC, rowid DESC LIMIT ?"
 SQL_BY_GOAL_KEY_STATUS = "SELECT data FROM tasks WHERE goal_key = ? AND status IN ({marks}) ORDER BY created_at, rowid"
 SQL_BY_STATUS = "SELECT data FROM tasks WHERE status IN ({marks}) ORDER BY created_at, rowid"
+SQL_NEWEST = "SELECT data FROM tasks ORDER BY created_at DESC, rowid DESC LIMIT ?"
+SQL_COUNTS = "SELECT status, COUNT(*) AS n FROM tasks GROUP BY status"
 # The claim: the most urgent pending task, the oldest among equals (idx_tasks_claim). Run
 # inside BEGIN IMMEDIATE with the status change, so two daemons on one file never take the
 # same task; a server database would add FOR UPDATE SKIP LOCKED.
@@ -307,6 +309,16 @@ class SqliteTaskStore:
     def list_by_status(self, *statuses: TaskStatus) -> list[Task]:
         values = sorted(TaskStatus(s).value for s in statuses) or [s.value for s in TaskStatus]
         return self._query(SQL_BY_STATUS.format(marks=", ".join("?" * len(values))), values)
+
+    def newest(self, limit: int) -> list[Task]:
+        """The newest `limit` tasks of any status, newest first (one indexed read: a
+        dashboard asks every second, and a long-lived store holds thousands)."""
+        return self._query(SQL_NEWEST, (limit,))
+
+    def counts_by_status(self) -> dict[str, int]:
+        """Tasks by status, every status named (0 when none)."""
+        got = {r["status"]: r["n"] for r in self._conn.execute(SQL_COUNTS).fetchall()}
+        return {s.value: got.get(s.value, 0) for s in TaskStatus}
 
     def claim_next(self) -> Task | None:
         """pending -> active for the most urgent pending task (oldest first among equals),

@@ -195,7 +195,10 @@ function renderTasks (payload) {
   $('tasks').replaceChildren(...rows)
 }
 
+const shownThoughts = new Set() // a reconnected stream sends the newest thoughts again
 function addThought (t) {
+  if (shownThoughts.has(t.id)) return
+  shownThoughts.add(t.id)
   const li = document.createElement('li')
   const kind = document.createElement('span')
   kind.className = 'kind'
@@ -297,6 +300,12 @@ async function showViewer () {
     $('viewer-note').textContent = v.enabled === false ? 'the 3D view is off ([viewer] enabled = false)'
       : `the 3D view is not running${v.error ? ': ' + v.error : ''}`
     setTimeout(showViewer, 5000)
+    return
+  }
+  if (!['127.0.0.1', 'localhost', '[::1]'].includes(location.hostname)) {
+    // The view listens on the daemon's loopback only (it has no token check).
+    $('viewer-note').textContent = `the 3D view listens on the daemon's loopback only: tunnel it ` +
+      `(ssh -L ${v.port}:127.0.0.1:${v.port} ${location.hostname}) and open http://127.0.0.1:${v.port}/`
     return
   }
   const frame = document.createElement('iframe')

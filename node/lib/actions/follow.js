@@ -27,7 +27,11 @@ function run (bot, args, rec) {
   if (typeof name !== 'string' || !name) throw new Error('follow needs a username')
   const first = findTarget(bot, name)
   if (!first) throw new Error(`no entity '${name}' in view to follow`)
-  bot.pathfinder.setMovements(new Movements(bot))
+  const movements = new Movements(bot)
+  movements.canDig = false // a player's house is followed through its door, never its wall
+  movements.allow1by1towers = false // and nothing is placed to keep up
+  movements.scafoldingBlocks = []
+  bot.pathfinder.setMovements(movements)
   let target = first
   bot.pathfinder.setGoal(new goals.GoalFollow(target, distance), true)
   const started = Date.now()

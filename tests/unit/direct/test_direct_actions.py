@@ -10,8 +10,10 @@ import asyncio
 import pytest
 
 from agency.execution.direct import DIRECT, DirectActionError, DirectActions
+from agency.execution.reflexes import Reflexes
 from agency.execution.tools.results import CANCELLED
 from agency.planning.tasks.models import TaskStatus
+from agency.world import BodyEvent, EventType
 from tests.unit.agents.fakes import FakeBody, FakeTime
 from tests.unit.executor.world import add_task, executor_env
 
@@ -101,22 +103,52 @@ def test_one_body_action_at_a_time_but_queries_run_beside_it(env):
     asyncio.run(main())
 
 
-def test_a_reflex_acting_refuses_a_body_action_and_one_that_needs_the_body_stops_it(env):
+def test_a_reflex_holding_refuses_a_body_action_saying_why_and_queries_still_run(env):
     async def main():
         body = env["body"]
-        acting = {"now": True}
-        direct = DirectActions(env["tools"], env["ctx"], env["ex"], reflex_acting=lambda: acting["now"],
+        holding = {"why": "the bot is sheltering for the night (until morning)"}
+        direct = DirectActions(env["tools"], env["ctx"], env["ex"], reflex_holding=lambda: holding["why"],
                                clock=env["ftime"].clock)
-        with pytest.raises(DirectActionError, match="a reflex has the body"):
+        with pytest.raises(DirectActionError, match="sheltering for the night"):
             direct.start("move_to", {"x": 1, "y": 64, "z": 1})
         assert direct.start("inventory", {}).moves_body is False  # a query is not refused
-        acting["now"] = False
+        holding["why"] = None
         body.hang.add("move_to")
         walk = direct.start("move_to", {"x": 9, "y": 64, "z": 9})
         await asyncio.sleep(0)
         await direct.yield_body("reflex flee")
         assert walk.status == "cancelled" and "reflex flee" in walk.error["message"]
         assert direct.body_busy is None
+
+    asyncio.run(main())
+
+
+def test_a_death_stops_the_direct_action_through_the_reflexes_before_they_hold_the_task(env):
+    async def main():
+        ex, tasks, body, direct = env["ex"], env["tasks"], env["body"], env["direct"]
+        reflexes = Reflexes(env["tools"], env["ctx"], ex, clock=env["ftime"].clock)
+        reflexes.direct = direct
+        body.hang.add("move_to")
+        walk = direct.start("move_to", {"x": 9, "y": 64, "z": 9})
+        await asyncio.sleep(0)
+        await reflexes.on_events([BodyEvent(type=EventType.death, ts=0, data={"cause": "zombie"})])
+        assert walk.status == "cancelled" and "the bot died" in walk.error["message"]
+        assert reflexes.hold_reason == "the bot is recovering the items it dropped when it died"
+
+    asyncio.run(main())
+
+
+def test_a_task_left_paused_by_a_stopped_daemon_s_direct_action_is_given_back_at_the_start(env):
+    async def main():
+        ex, tasks, body = env["ex"], env["tasks"], env["body"]
+        body.hang.add("collect")
+        task_id = add_task(tasks, "collect", "oak_log", 3)
+        await ex.tick()
+        assert await ex.preempt(DIRECT) == task_id  # what a direct action does, and then the daemon died
+        assert tasks.get_task(task_id).status is TaskStatus.paused
+        fresh = DirectActions(env["tools"], env["ctx"], ex, clock=env["ftime"].clock)
+        assert fresh.give_back_orphans() == [task_id]
+        assert tasks.get_task(task_id).status is TaskStatus.pending
 
     asyncio.run(main())
 
@@ -145,3 +177,16 @@ def test_only_the_newest_records_are_kept(env):
         assert len(direct.recent(100)) == 50
 
     asyncio.run(main())
+
+
+def test_the_newest_tasks_and_the_counts_come_from_one_read_each(env):
+    tasks, ftime = env["tasks"], env["ftime"]
+    ids = []
+    for i in range(5):
+        ids.append(add_task(tasks, "collect", f"log_{i}", goal_key=False))
+        ftime.clock.advance(1000)
+    tasks.set_status(ids[0], TaskStatus.active)
+    assert [t.id for t in tasks.newest(3)] == ids[::-1][:3]
+    counts = tasks.counts_by_status()
+    assert counts["pending"] == 4 and counts["active"] == 1 and counts["failed"] == 0 and set(counts) == {
+        s.value for s in TaskStatus}
