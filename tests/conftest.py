@@ -10,6 +10,7 @@ cannot change) runs at the first of those versions only; the summary says which 
 from __future__ import annotations
 
 import os
+import subprocess
 import time
 from pathlib import Path
 from typing import Callable, Iterator
@@ -102,6 +103,22 @@ def wait_until(pred: Callable[[], object], timeout_s: float, what: str, poll_s: 
         if time.monotonic() > deadline:
             raise AssertionError(f"timed out after {timeout_s} s waiting for {what}")
         time.sleep(poll_s)
+
+
+def wait_healthy(p: "subprocess.Popen[str]", base: str, timeout_s: float = 120,
+                 output: Callable[[], str] | None = None) -> None:
+    """Wait until a `mcbot run` started by a test says ok on /healthz; if it exits first,
+    fail with its output (`output` reads it when it goes to a file, not a pipe)."""
+    import httpx  # noqa: PLC0415
+
+    def healthy() -> bool:
+        assert p.poll() is None, output() if output else (p.stdout.read() if p.stdout else "daemon exited")
+        try:
+            return httpx.get(f"{base}/healthz", timeout=2).json().get("ok", False)
+        except (httpx.HTTPError, ValueError):
+            return False
+
+    wait_until(healthy, timeout_s, "the daemon's /healthz to report ok")
 
 
 @pytest.fixture(scope="session")

@@ -20,7 +20,7 @@ import pytest
 from matplotlib import image as mpimg
 
 from bot.runtime.server import free_port
-from tests.conftest import ROOT, daemon_env, wait_until
+from tests.conftest import ROOT, daemon_env, wait_healthy
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 SHOTS = ROOT / "logs" / "screenshots"
@@ -73,14 +73,7 @@ def test_the_dashboard_shows_the_bot_live_and_drives_a_task_in_a_real_browser(tm
     p = subprocess.Popen([sys.executable, "-m", "bot", "--config", str(cfg), "run"], cwd=ROOT, env=env,
                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     try:
-        def healthy() -> bool:
-            assert p.poll() is None, p.stdout.read()
-            try:
-                return httpx.get(f"{base}/healthz", timeout=2).json().get("ok", False)
-            except (httpx.HTTPError, ValueError):
-                return False
-
-        wait_until(healthy, 90, "the daemon's /healthz to report ok")
+        wait_healthy(p, base, 90)
         with sync_playwright() as pw:
             browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
             try:

@@ -22,7 +22,7 @@ from mcp import Client, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
 from bot.runtime.server import free_port
-from tests.conftest import ROOT, daemon_env, wait_until
+from tests.conftest import ROOT, daemon_env, wait_healthy, wait_until
 
 pytestmark = pytest.mark.one_version(reason="MCP is protocol-independent: it speaks to the daemon's API, the same "
                                             "at every Minecraft version")
@@ -104,14 +104,7 @@ def test_an_mcp_client_drives_the_daemon_over_stdio_and_streamable_http(tmp_path
                              stdout=log, stderr=subprocess.STDOUT)
     http_mcp = None
     try:
-        def healthy() -> bool:
-            assert p.poll() is None, daemon_log.read_text()[-3000:]
-            try:
-                return httpx.get(f"{base}/healthz", timeout=2).json().get("ok", False)
-            except (httpx.HTTPError, ValueError):
-                return False
-
-        wait_until(healthy, 120, "the daemon's /healthz to report ok")
+        wait_healthy(p, base, 120, output=lambda: daemon_log.read_text()[-3000:])
 
         # ---- stdio: the client starts `mcbot mcp`; its stdout is the protocol channel --------
         params = StdioServerParameters(command=sys.executable, args=["-m", "bot", "mcp", "--api", base],

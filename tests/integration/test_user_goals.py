@@ -14,7 +14,7 @@ import sys
 import httpx
 
 from bot.runtime.server import free_port
-from tests.conftest import ROOT, daemon_env, wait_until
+from tests.conftest import ROOT, daemon_env, wait_healthy, wait_until
 
 CONFIG = """
 [server]
@@ -51,14 +51,7 @@ def test_user_goals_from_http_and_the_command_line_run_to_the_end(tmp_path, mc_v
     p = subprocess.Popen([sys.executable, "-m", "bot", "--config", str(cfg), "run"], cwd=ROOT, env=env,
                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     try:
-        def healthy() -> bool:
-            assert p.poll() is None, p.stdout.read()
-            try:
-                return httpx.get(f"{base}/healthz", timeout=2).json().get("ok", False)
-            except (httpx.HTTPError, ValueError):
-                return False
-
-        wait_until(healthy, 90, "the daemon's /healthz to report ok")
+        wait_healthy(p, base, 90)
 
         # mcbot goal --follow: created, claimed, each step, completed, with the progress bar at 100 %
         followed = _mcbot("goal", "collect", "oak_log", "2", "--follow", env=client_env)
