@@ -72,11 +72,16 @@ def cmd_mcp(args: Any, cfg: McbotConfig, _loaded: Any) -> int:
         api = Api(own.base, cfg.api.token or None)
     logging.getLogger("httpx").setLevel(logging.WARNING)  # a line per poll (every poll_s) says nothing
     try:
-        asyncio.run(_serve(api.base, cfg, args.transport, host, port))
-        return EXIT_OK
+        asyncio.run(_serve(api.base, cfg, args.transport, host, port, own))
     finally:
         if own is not None:
             own.stop()
+    if args.transport == "stdio":
+        # The SDK's stdin reader thread would keep the process until the client closes stdin.
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(EXIT_OK)
+    return EXIT_OK
 
 
 def answers(api: Api) -> bool:
@@ -94,7 +99,15 @@ def answers(api: Api) -> bool:
     return isinstance(body, dict) and "ok" in body
 
 
-async def _serve(base: str, cfg: McbotConfig, transport: str, host: str, port: int) -> None:
+async def _watch_own(own: OwnDaemon) -> None:
+    """Ends when the daemon started by --own exits: no bot is left to serve."""
+    while own.proc.poll() is None:
+        await asyncio.sleep(1.0)
+    raise InitError(f"the daemon started by --own exited with {own.proc.returncode}; see {own.log}")
+
+
+async def _serve(base: str, cfg: McbotConfig, transport: str, host: str, port: int,
+                 own: OwnDaemon | None = None) -> None:
     from bot.mcp.daemon_client import DaemonClient, DaemonUnreachable  # noqa: PLC0415
     from bot.mcp.serve import MCP_PATH, serve_http, serve_stdio  # noqa: PLC0415
     from bot.mcp.server import McpSettings, build_server  # noqa: PLC0415
@@ -109,10 +122,17 @@ async def _serve(base: str, cfg: McbotConfig, transport: str, host: str, port: i
         server = build_server(daemon, catalog, McpSettings(cfg.mcp.calls_per_minute, cfg.mcp.poll_s))
         if transport == "http":
             logger.info("[MCP] serving http://{}:{}{} for the daemon at {}", host, port, MCP_PATH, base)
-            await serve_http(server, host, port, cfg.mcp.token or None)
+            serving = serve_http(server, host, port, cfg.mcp.token or None)
         else:
             logger.info("[MCP] serving on stdio for the daemon at {}", base)
-            await serve_stdio(server)
+            serving = serve_stdio(server)
+        tasks = [asyncio.create_task(serving)] + ([asyncio.create_task(_watch_own(own))] if own else [])
+        done, pending = await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
+        for task in pending:
+            task.cancel()
+        await asyncio.gather(*pending, return_exceptions=True)
+        for task in done:
+            task.result()  # the own daemon's death (InitError: exit 3), or a serving error
     finally:
         await daemon.aclose()
 
@@ -139,7 +159,11 @@ class OwnDaemon:
         base = f"http://{f'[{api_host}]' if ':' in api_host else api_host}:{port}"
         cmd = [sys.executable, "-m", "bot", *(["--config", str(Path(config_path).resolve())] if config_path else []),
                "run"]
-        OWN_LOG.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            OWN_LOG.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as e:  # a client may start us in a folder we cannot write to
+            raise InitError(f"cannot write the own daemon's log {OWN_LOG.resolve()}: {e}; start mcbot mcp from a "
+                            "writable folder or run `mcbot run` yourself") from None
         # stdin too is kept from the child: over stdio it is the MCP channel. Its own session: an MCP
         # client that kills our process group must not cut the daemon's shutdown short; it dies with us.
         with OWN_LOG.open("ab") as log:

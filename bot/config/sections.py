@@ -82,7 +82,7 @@ class McpConfig(_Section):
     host: str = "127.0.0.1"  # the streamable HTTP transport's address (stdio needs none)
     port: int = Field(3005, ge=1, le=65535)
     token: str = ""  # required when host is not a loopback address: clients send Authorization: Bearer
-    calls_per_minute: int = Field(120, ge=1, le=10000)  # tool calls per client (stdio: the one; HTTP: per session)
+    calls_per_minute: int = Field(120, ge=1, le=10000)  # tool calls per client (stdio: the one; HTTP: per address)
     poll_s: float = Field(0.5, gt=0, le=10)  # how often a running action is polled (and progress reported)
 
     @model_validator(mode="after")

@@ -56,15 +56,15 @@ class ActionRunner:
             while record.get("status") == "running":
                 await report(*progress_of(record))
                 await self.sleep(self.poll_s)
-                record = await self.daemon.get(f"/api/actions/{action_id}")
+                record = await self._poll(action_id)
         except anyio.get_cancelled_exc_class():
             # The client gave up on the call: end the action before the cancellation goes on.
             logger.info("[MCP] {} ({}): the client cancelled the call", action_id, tool)
-            with anyio.CancelScope(shield=True), anyio.move_on_after(CANCEL_BUDGET_S):
-                try:
-                    await self._cancel(action_id)
-                except BotRuntimeError as e:
-                    logger.warning("[MCP] could not cancel {} ({}): {}", action_id, tool, e)
+            await self._cancel_shielded(action_id, tool)
+            raise
+        except BotRuntimeError:
+            # The daemon stopped answering about it: no one watches the action any more, end it.
+            await self._cancel_shielded(action_id, tool)
             raise
         finally:
             mine.discard(action_id)
@@ -80,7 +80,7 @@ class ActionRunner:
         if own:
             targets, whose = own, "this client's"
         else:
-            listed = await self.daemon.get("/api/actions")
+            listed = await self.daemon.get("/api/actions", limit=50)  # every record the daemon keeps
             targets = [a["actionId"] for a in listed.get("actions", []) if a.get("status") == "running"]
             whose = "every running"
         stopped = [r for r in [await self._cancel(action_id) for action_id in targets] if r is not None]
@@ -89,6 +89,22 @@ class ActionRunner:
         names = ", ".join(f"{r['actionId']} ({r.get('tool')})" for r in stopped)
         return {"stopped": [{"actionId": r["actionId"], "tool": r.get("tool")} for r in stopped],
                 "message": f"stopped {whose} action(s): {names}"}
+
+    async def _poll(self, action_id: str) -> dict[str, Any]:
+        """The action's record; one failed read (a reconnecting bot, a slow answer) is retried."""
+        try:
+            return await self.daemon.get(f"/api/actions/{action_id}")
+        except BotRuntimeError as e:
+            logger.info("[MCP] polling {} failed ({}); once more", action_id, e)
+            await self.sleep(self.poll_s)
+            return await self.daemon.get(f"/api/actions/{action_id}")
+
+    async def _cancel_shielded(self, action_id: str, tool: str) -> None:
+        with anyio.CancelScope(shield=True), anyio.move_on_after(CANCEL_BUDGET_S):
+            try:
+                await self._cancel(action_id)
+            except BotRuntimeError as e:
+                logger.warning("[MCP] could not cancel {} ({}): {}", action_id, tool, e)
 
     async def _cancel(self, action_id: str) -> dict[str, Any] | None:
         """The cancelled action's record; None when it had ended already (or is unknown)."""

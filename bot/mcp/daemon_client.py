@@ -56,6 +56,9 @@ class DaemonClient:
     async def request(self, method: str, path: str, *, ok: tuple[int, ...] = (200,), **kw: Any) -> Any:
         try:
             r = await self._http.request(method, path, **kw)
+        except httpx.TimeoutException:
+            raise DaemonUnreachable(f"the daemon at {self.base} did not answer {method} {path} within "
+                                    f"{self._http.timeout.read:.0f} s") from None
         except httpx.TransportError as e:
             raise DaemonUnreachable(f"no daemon answers at {self.base} ({type(e).__name__}: {e})") from None
         try:

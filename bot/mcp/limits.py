@@ -2,8 +2,8 @@
 
 One client (a model in a loop) must not flood the daemon with actions; over the budget a
 call is answered at once with when to retry, and the daemon never hears of it. Who the
-client is: the one peer on stdio, the `Mcp-Session-Id` on streamable HTTP, else (the
-stateless 2026 HTTP exchange, which has no session) the peer's address.
+client is: the one peer on stdio; on streamable HTTP the peer's address (a session id
+header is the client's own word, so any client could mint a fresh budget with it).
 """
 
 from __future__ import annotations
@@ -23,10 +23,6 @@ def client_key(request_context: Any) -> str:
     request = getattr(request_context, "request", None)
     if request is None:
         return LOCAL_CLIENT
-    headers = getattr(request, "headers", None) or {}
-    session = headers.get("mcp-session-id")
-    if session:
-        return f"session:{session}"
     peer = getattr(request, "client", None)
     return f"peer:{getattr(peer, 'host', None) or 'unknown'}"
 

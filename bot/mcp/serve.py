@@ -40,7 +40,8 @@ def http_app(server: MCPServer, host: str, token: str | None) -> ASGIApp:
 async def serve_http(server: MCPServer, host: str, port: int, token: str | None) -> None:
     # log_config=None: uvicorn keeps our logging (stderr); its access log would print every POST.
     config = uvicorn.Config(http_app(server, host, token), host=host, port=port, log_config=None,
-                            access_log=False, lifespan="on")
+                            access_log=False, lifespan="on",
+                            timeout_graceful_shutdown=5)  # a call polling a long action must not hold a stop
     await uvicorn.Server(config).serve()
 
 

@@ -15,6 +15,7 @@ import functools
 import json
 import time
 from dataclasses import dataclass
+from urllib.parse import quote
 from typing import Annotated, Any, Awaitable, Callable
 
 import anyio
@@ -69,13 +70,18 @@ def rate_limit(limiter: RateLimiter) -> Any:
     """Server middleware: a tool call over its client's budget is answered here, unrun."""
 
     async def middleware(ctx: Any, call_next: Any) -> Any:
-        if ctx.method == "tools/call":
+        if ctx.method == "tools/call" and _tool_name(ctx) != "stop":  # a spent budget must still stop the bot
             refused = limiter.check(client_key(ctx))
             if refused is not None:
                 return CallToolResult(content=[TextContent(type="text", text=refused)], is_error=True)
         return await call_next(ctx)
 
     return middleware
+
+
+def _tool_name(ctx: Any) -> str | None:
+    params = getattr(ctx, "params", None)  # the request's raw params (a mapping)
+    return params.get("name") if isinstance(params, dict) or hasattr(params, "get") else None
 
 
 def _reasons(fn: Callable[..., Awaitable[Any]]) -> Callable[..., Awaitable[Any]]:
@@ -172,7 +178,7 @@ def direct_tools(daemon: DaemonClient) -> list[Tool]:
 
     def command(name: str, doc: str) -> Callable[..., Awaitable[dict[str, Any]]]:
         async def run(task_id: TaskId) -> dict[str, Any]:
-            return task_view(await daemon.post(f"/api/tasks/{task_id}/{name.split('_')[0]}"))
+            return task_view(await daemon.post(f"/api/tasks/{quote(task_id, safe='')}/{name.split('_')[0]}"))
 
         run.__name__, run.__doc__ = name, doc
         return run

@@ -69,7 +69,8 @@ def test_a_budget_below_one_call_is_refused():
 
 @pytest.mark.parametrize("request_obj, key", [
     (None, LOCAL_CLIENT),  # stdio and in-process: the one client
-    (SimpleNamespace(headers={"mcp-session-id": "abc"}, client=SimpleNamespace(host="10.0.0.2")), "session:abc"),
+    # a session id header is the client's own word: a fresh one must not buy a fresh budget
+    (SimpleNamespace(headers={"mcp-session-id": "abc"}, client=SimpleNamespace(host="10.0.0.2")), "peer:10.0.0.2"),
     (SimpleNamespace(headers={}, client=SimpleNamespace(host="10.0.0.2")), "peer:10.0.0.2"),  # stateless HTTP
     (SimpleNamespace(headers={}, client=None), "peer:unknown"),
 ])
