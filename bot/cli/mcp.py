@@ -71,17 +71,37 @@ def cmd_mcp(args: Any, cfg: McbotConfig, _loaded: Any) -> int:
         own = OwnDaemon.start(args.config, cfg, api.base)
         api = Api(own.base, cfg.api.token or None)
     logging.getLogger("httpx").setLevel(logging.WARNING)  # a line per poll (every poll_s) says nothing
+    def serve() -> int:
+        try:
+            asyncio.run(_serve(api.base, cfg, args.transport, host, port, own))
+        finally:
+            if own is not None:
+                own.stop()
+        return EXIT_OK
+
+    if args.transport != "stdio":
+        return serve()
+    # Over stdio the SDK's stdin reader thread would keep the process alive until the client
+    # closes stdin (a SIGTERM from a supervisor included): end it here, whatever ended serving.
+    code = _exit_code(serve)
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(code)
+
+
+def _exit_code(run: Any) -> int:
+    """What `mcbot` would exit with for `run`'s outcome (bot/cli/main.py's rules)."""
+    from bot.cli.exit_codes import KNOWN_ERRORS, exit_code_for  # noqa: PLC0415
+
     try:
-        asyncio.run(_serve(api.base, cfg, args.transport, host, port, own))
-    finally:
-        if own is not None:
-            own.stop()
-    if args.transport == "stdio":
-        # The SDK's stdin reader thread would keep the process until the client closes stdin.
-        sys.stdout.flush()
-        sys.stderr.flush()
-        os._exit(EXIT_OK)
-    return EXIT_OK
+        return run()
+    except SystemExit as e:  # SIGTERM (0) or SIGINT (130), from the signal handlers
+        return e.code if isinstance(e.code, int) else EXIT_OK
+    except KeyboardInterrupt:
+        return EXIT_OK
+    except KNOWN_ERRORS as e:
+        print(f"mcbot: {e}", file=sys.stderr)
+        return exit_code_for(e)
 
 
 def answers(api: Api) -> bool:

@@ -103,3 +103,37 @@ def test_over_http_the_token_is_required_as_a_bearer_header(daemon, tmp_path):
         p.terminate()
         p.wait(15)
     assert p.returncode == 0
+
+
+@pytest.mark.timeout(90)
+def test_every_stdout_line_is_json_rpc_and_sigterm_ends_it_with_stdin_still_open(daemon, tmp_path):
+    """Spoken raw, line by line: a stray print on stdout would fail json.loads here (the
+    SDK's client only logs such a line and carries on)."""
+    _fake, base = daemon
+    p = subprocess.Popen([sys.executable, "-m", "bot", "mcp", "--api", base], cwd=tmp_path, env=_env(),
+                         stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    try:
+        def send(message: dict) -> None:
+            p.stdin.write(json.dumps(message) + "\n")
+            p.stdin.flush()
+
+        send({"jsonrpc": "2.0", "id": 1, "method": "initialize",
+              "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}})
+        send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+        send({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "inventory", "arguments": {}}})
+        answers = {}
+        while 2 not in answers:
+            line = p.stdout.readline()
+            assert line, "stdout closed before the answer"
+            message = json.loads(line)  # nothing but protocol messages
+            assert message["jsonrpc"] == "2.0"
+            if "id" in message:
+                answers[message["id"]] = message
+        assert answers[1]["result"]["serverInfo"]["name"] == "mcbot"
+        assert json.loads(answers[2]["result"]["content"][0]["text"])["items"] == {"dirt": 12, "oak_log": 5}
+        p.terminate()  # stdin stays open: the stop must not wait for the client to close it
+        assert p.wait(15) == 0
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.wait(5)
