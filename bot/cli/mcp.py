@@ -37,6 +37,7 @@ if TYPE_CHECKING:  # the config loads only when a command runs (`--help` stays f
 
 OWN_START_S = 180.0  # an own daemon starts its embedded world first: allow for a slow machine
 OWN_STOP_S = 15.0  # SIGTERM, then SIGKILL after this long
+CANCEL_BUDGET_S = 10.0  # a stop waits this long for running calls to cancel their actions
 OWN_LOG = Path("logs") / "mcp-daemon.log"
 
 
@@ -73,7 +74,8 @@ def cmd_mcp(args: Any, cfg: McbotConfig, _loaded: Any) -> int:
     logging.getLogger("httpx").setLevel(logging.WARNING)  # a line per poll (every poll_s) says nothing
     def serve() -> int:
         try:
-            asyncio.run(_serve(api.base, cfg, args.transport, host, port, own))
+            serving = _serve(api.base, cfg, args.transport, host, port, own)
+            asyncio.run(serving) if args.transport != "stdio" else _run_leaving_threads(serving)
         finally:
             if own is not None:
                 own.stop()
@@ -87,6 +89,22 @@ def cmd_mcp(args: Any, cfg: McbotConfig, _loaded: Any) -> int:
     sys.stdout.flush()
     sys.stderr.flush()
     os._exit(code)
+
+
+def _run_leaving_threads(coro: Any) -> None:
+    """asyncio.run without its wait for the default executor's threads: over stdio one of them
+    is blocked reading the client's stdin, and a stop (SIGTERM) must not wait for the client
+    to close it. The tasks still get cancelled (a running action is cancelled on the daemon)."""
+    loop = asyncio.new_event_loop()
+    try:
+        loop.run_until_complete(coro)
+    finally:
+        pending = [t for t in asyncio.all_tasks(loop) if not t.done()]
+        for task in pending:
+            task.cancel()
+        if pending:
+            loop.run_until_complete(asyncio.wait(pending, timeout=CANCEL_BUDGET_S))
+        loop.close()  # its executor is shut down without waiting
 
 
 def _exit_code(run: Any) -> int:
