@@ -58,6 +58,7 @@ NODE_CI_TESTS := $(filter-out test/survival.test.js,$(NODE_TESTS))
 # 3-minute soaks side by side (each waits mostly on its own embedded world).
 test: install
 	scripts/install_chromium.sh
+	scripts/install_postgres.sh
 	scripts/pytest_matrix.sh $(BIN)/pytest "$(MC_VERSIONS)"
 	@echo "node/test/survival.test.js: not run here (flaky collectblock pathing; see Makefile, make test-node runs it)"
 	scripts/node_tests.sh "$(MC_VERSIONS)" $(NODE_CI_TESTS)

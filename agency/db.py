@@ -20,7 +20,7 @@ from __future__ import annotations
 import sqlite3
 from contextlib import contextmanager
 from pathlib import Path
-from typing import ContextManager, Iterator, Union
+from typing import Any, ContextManager, Iterator, Self, Union
 
 TASK_STATUSES = ("pending", "pending_planning", "active", "completed", "failed", "paused", "unplannable")
 _STATUS_LIST = ", ".join(f"'{s}'" for s in TASK_STATUSES)
@@ -306,46 +306,57 @@ def immediate_tx(conn: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
     conn.execute("COMMIT")
 
 
-class Database:
-    """The agency file, opened once: one connection, WAL, migrated (open_database).
+class SharedDatabase:
+    """The sharing rule every agency database keeps (this file's Database, agency.pg's
+    PgDatabase): the composition root opens one and hands it to every store, and alone closes
+    it; `of(source)` shares a database as is and opens a private one from anything else (a
+    path, a URL), which the store's `release()` closes. A subclass opens `conn` and says
+    what `tx()` is."""
 
-    The composition root builds one and passes it to every store; it alone closes it. A
-    store takes `Database.of(source)`: a Database is shared as is, a path opens a private
-    Database that the store's `release()` closes (a shared one stays open)."""
-
-    def __init__(self, path: str | Path) -> None:
-        self.path = path
-        self.conn = open_database(path)
-        self._private = False  # opened by Database.of for one store alone
+    conn: Any
+    _private = False  # opened by `of` for one store alone
 
     @classmethod
-    def of(cls, source: "DatabaseSource") -> "Database":
-        if isinstance(source, Database):
+    def of(cls, source: Any) -> Self:
+        if isinstance(source, cls):
             return source
         db = cls(source)
         db._private = True
         return db
 
-    def tx(self) -> ContextManager[sqlite3.Connection]:
-        """A write transaction (immediate_tx) on this connection."""
-        return immediate_tx(self.conn)
+    def tx(self) -> ContextManager[Any]:
+        """A write transaction yielding the connection; inside another, a savepoint of it."""
+        raise NotImplementedError
 
-    def execute(self, sql: str, params: tuple[object, ...] | list[object] = ()) -> sqlite3.Cursor:
+    def execute(self, sql: str, params: Any = ()) -> Any:
         return self.conn.execute(sql, params)
 
     def release(self) -> None:
-        """A store is done with it: closes a private Database, leaves a shared one open."""
+        """A store is done with it: closes a private database, leaves a shared one open."""
         if self._private:
             self.close()
 
     def close(self) -> None:
         self.conn.close()  # closing twice is harmless
 
-    def __enter__(self) -> "Database":
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(self, *_exc: object) -> None:
         self.close()
+
+
+class Database(SharedDatabase):
+    """The agency file, opened once: one connection, WAL, migrated (open_database), shared
+    as SharedDatabase says."""
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = path
+        self.conn: sqlite3.Connection = open_database(path)
+
+    def tx(self) -> ContextManager[sqlite3.Connection]:
+        """A write transaction (immediate_tx) on this connection."""
+        return immediate_tx(self.conn)
 
 
 # What a store's constructor takes: a path (it opens a Database of its own) or a shared Database.

@@ -7,6 +7,10 @@ longest entry below that its name starts with, so `agency.execution.tools` (the 
 tools) sits below `agency.shelter`, which sits below the rest of `agency.execution`.
 tests/unit/test_layers.py reads every import in agency/ and holds this order; agency/
 never imports bot/, javascript or the daemon's web and scheduling libraries.
+
+Database clients are not network libraries here: the shared agency.db imports sqlite3, and
+agency.pg (PostgreSQL stores for several daemons on one database) imports psycopg, the one
+network-facing library allowed outside agency.llm.
 """
 
 from __future__ import annotations
@@ -22,6 +26,7 @@ LAYERS: tuple[str, ...] = (
     "agency.execution",  # workflows, agents, the executor, reflexes
     "agency.cognition",  # drive ticks, keep-alive, grounding, eligibility
     "agency.goals",  # goal binding, user goals, world identity
+    "agency.pg",  # PostgreSQL stores behind the rooms' store protocols (above every room they serve)
     "agency.eval",  # scenario suites, metrics, bundles
 )
 

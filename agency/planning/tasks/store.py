@@ -1,9 +1,11 @@
-"""Task store: the TaskStore protocol and its SQLite implementation (contract 1).
+"""Task store: the TaskStore protocol, its backend-neutral body and the SQLite implementation
+(contract 1).
 
 add_task rebuilds metadata from scratch (projection allowlist); origin is stamped once by
 finalize_new_task and never patched; goalKey '' never reaches a row (projection, model
-validator, and a CHECK constraint); status changes follow TRANSITIONS. The protocol is
-small on purpose so a server database can stand in for SQLite later.
+validator, and a CHECK constraint); status changes follow TRANSITIONS. The rules themselves
+are in rules.py; TaskStoreBase applies them over a few SQL primitives, so SqliteTaskStore
+and agency.pg's PgTaskStore differ only in SQL and locking.
 
 Development mode (agency.environment: MCBOT_ENV=development; unset is production) warns
 once per dropped metadata key and runs the invariant check on every write.
@@ -14,32 +16,19 @@ without origin and without allow_unfinalized (contract 1.2).
 from __future__ import annotations
 
 import json
-import os
 import sqlite3
-from typing import Any, ContextManager, Callable, Iterable, Iterator, Mapping, Protocol
+from typing import Any, ContextManager, Callable, Iterable, Mapping, Protocol
 
 from loguru import logger
 
 from agency.clock import Clock, system_clock_ms
-from agency.db import Database, DatabaseSource
+from agency.db import Database, DatabaseSource, SharedDatabase
 from agency.environment import is_development
-from agency.planning.tasks.events import PROGRESS, STEP_EVENTS, TaskEvent, status_event
-from agency.planning.tasks.models import (
-    TRANSITIONS,
-    IllegalTransitionError,
-    InvalidProgressError,
-    NewTask,
-    Task,
-    TaskMetadata,
-    TaskNotFoundError,
-    TaskOrigin,
-    TaskStatus,
-)
-from agency.planning.tasks.projection import project_incoming_metadata
+from agency.planning.tasks import rules
+from agency.planning.tasks.events import PROGRESS, TaskEvent, status_event
+from agency.planning.tasks.models import NewTask, Task, TaskNotFoundError, TaskOrigin, TaskStatus
 
-# Store-owned keys a metadata patch may not touch (origin: contract 1.2).
-_PATCH_PROTECTED = ("origin", "createdAt", "updatedAt")
-
+SQL_LOAD = "SELECT data FROM tasks WHERE id = ?"
 SQL_BY_GOAL_KEY = "SELECT data FROM tasks WHERE goal_key = ? ORDER BY created_at, rowid"
 SQL_LATEST_BY_GOAL_KEY = "SELECT data FROM tasks WHERE goal_key = ? ORDER BY updated_at DESC, rowid DESC LIMIT ?"
 SQL_BY_GOAL_KEY_STATUS = "SELECT data FROM tasks WHERE goal_key = ? AND status IN ({marks}) ORDER BY created_at, rowid"
@@ -54,10 +43,6 @@ SQL_EVENTS = (
     "SELECT seq, task_id, at, event, status, progress, data FROM task_events "
     "WHERE task_id = ? AND seq > ? ORDER BY seq LIMIT ?"
 )
-
-
-def _env_strict_finalize() -> bool:
-    return os.environ.get("MCBOT_PLANNING_STRICT_FINALIZE") == "1"
 
 
 class TaskStore(Protocol):
@@ -94,29 +79,73 @@ class TaskStore(Protocol):
     def close(self) -> None: ...
 
 
-class SqliteTaskStore:
+class TaskStoreBase:
+    """The protocol once, for every SQL backend: each write is load, rule (rules.py), save and
+    log in one transaction. A backend names its SQL in the _SQL_* attributes and supplies the
+    primitives below the `backend` line (placeholders, JSON decoding, row locks)."""
+
+    _SQL_LOAD: str  # a read
+    _SQL_LOAD_FOR_WRITE: str  # a read-modify-write's read (locks the row where the backend can)
+    _SQL_BY_GOAL_KEY: str
+    _SQL_LATEST_BY_GOAL_KEY: str
+    _SQL_BY_GOAL_KEY_STATUS: str
+    _SQL_BY_STATUS: str
+    _SQL_NEWEST: str
+    _SQL_COUNTS: str
+    _SQL_CLAIM_NEXT: str
+    _SQL_EVENTS: str
+
     def __init__(
         self,
-        path: DatabaseSource,
+        db: SharedDatabase,
         *,
-        clock: Clock = system_clock_ms,
-        dev_mode: bool | None = None,
-        strict_finalize: bool | None = None,
-        invariant_check: Callable[[Task], None] | None = None,
+        clock: Clock,
+        dev_mode: bool | None,
+        strict_finalize: bool | None,
+        invariant_check: Callable[[Task], None] | None,
     ) -> None:
-        self._db = Database.of(path)  # a path: a connection of its own; a Database: the shared one
-        self._conn = self._db.conn
+        self._db = db  # its release() closes a private connection, leaves a shared one open
+        self._conn = db.conn
         self._clock = clock
         self._dev_mode = is_development() if dev_mode is None else dev_mode
-        self._strict_finalize = _env_strict_finalize() if strict_finalize is None else strict_finalize
+        self._strict_finalize = rules.strict_finalize_from_env() if strict_finalize is None else strict_finalize
         self._warned_dropped_keys: set[str] = set()  # once per key per store session
         # Dev mode only: raises on an illegal task state, which rolls the write back
         # (goal binding's field-ownership check is installed here by the daemon/tests).
         self._invariant_check = invariant_check if self._dev_mode else None
 
+    # -- backend ----------------------------------------------------------------
+
+    def _task_of(self, data: Any) -> Task:
+        """A task from its row's data column."""
+        raise NotImplementedError
+
+    def _json_of(self, data: Any) -> Any:
+        """An event row's data column as a value."""
+        raise NotImplementedError
+
+    def _insert(self, conn: Any, task: Task) -> None:
+        raise NotImplementedError
+
+    def _write(self, conn: Any, task: Task) -> None:
+        """Update the task's row (and whatever the backend keeps beside it)."""
+        raise NotImplementedError
+
+    def _insert_event(self, conn: Any, ev: TaskEvent) -> int:
+        """Insert the event; returns its seq."""
+        raise NotImplementedError
+
+    def _load_many(self, conn: Any, task_ids: list[str]) -> dict[str, Task]:
+        """The tasks of these ids that exist, for a write."""
+        raise NotImplementedError
+
+    def _query_in(self, sql: str, params: list[Any], values: list[str]) -> list[Task]:
+        """`sql` (a status IN/ANY query) with `params`, then the list `values`."""
+        raise NotImplementedError
+
     # -- plumbing -------------------------------------------------------------
 
-    def _tx(self) -> ContextManager[sqlite3.Connection]:
+    def _tx(self) -> ContextManager[Any]:
         return self._db.tx()
 
     def _warn_dropped(self, key: str) -> None:
@@ -124,49 +153,33 @@ class SqliteTaskStore:
             self._warned_dropped_keys.add(key)
             logger.warning("[TaskStore] dropped metadata key '{}' (not in PROPAGATED_META_KEYS)", key)
 
-    @staticmethod
-    def _row_values(task: Task) -> tuple[Any, ...]:
-        m = task.metadata
-        data = task.model_dump_json(exclude_none=True)
-        return (task.status.value, m.goalKey, task.progress, task.urgency, m.createdAt, m.updatedAt, data)
-
-    def _load(self, conn: sqlite3.Connection, task_id: str) -> Task:
-        row = conn.execute("SELECT data FROM tasks WHERE id = ?", (task_id,)).fetchone()
-        if row is None:
-            raise TaskNotFoundError(task_id)
-        return Task.model_validate_json(row["data"])
-
-    def _save(self, conn: sqlite3.Connection, task: Task) -> None:
+    def _check(self, task: Task) -> None:
         if self._invariant_check is not None:
             self._invariant_check(task)
-        conn.execute(
-            "UPDATE tasks SET status = ?, goal_key = ?, progress = ?, urgency = ?, created_at = ?, updated_at = ?, "
-            "data = ? WHERE id = ?",
-            (*self._row_values(task), task.id),
-        )
 
-    def _append_event(self, conn: sqlite3.Connection, task: Task, event: str, data: Mapping[str, Any]) -> TaskEvent:
+    def _load(self, conn: Any, task_id: str) -> Task:
+        row = conn.execute(self._SQL_LOAD_FOR_WRITE, (task_id,)).fetchone()
+        if row is None:
+            raise TaskNotFoundError(task_id)
+        return self._task_of(row["data"])
+
+    def _save(self, conn: Any, task: Task) -> None:
+        self._check(task)
+        self._write(conn, task)
+
+    def _append_event(self, conn: Any, task: Task, event: str, data: Mapping[str, Any],
+                      at: int | None = None) -> TaskEvent:
         """Log one event inside the caller's transaction: the log never disagrees with the row."""
-        ev = TaskEvent(seq=0, taskId=task.id, at=self._clock(), event=event, status=task.status.value,
-                       progress=task.progress, data=dict(data))
-        cur = conn.execute(
-            "INSERT INTO task_events (task_id, at, event, status, progress, data) VALUES (?, ?, ?, ?, ?, ?)",
-            (ev.taskId, ev.at, ev.event, ev.status, ev.progress, json.dumps(ev.data)),
-        )
-        return ev.model_copy(update={"seq": cur.lastrowid})
+        ev = rules.new_event(task, event, data, self._clock() if at is None else at)
+        return ev.model_copy(update={"seq": self._insert_event(conn, ev)})
 
-    def _log_change(self, conn: sqlite3.Connection, before: Task | None, after: Task) -> None:
+    def _log_change(self, conn: Any, before: Task | None, after: Task) -> None:
         change = status_event(before, after)
         if change is not None:
             self._append_event(conn, after, *change)
 
     def _query(self, sql: str, params: Iterable[Any]) -> list[Task]:
-        rows = self._conn.execute(sql, tuple(params)).fetchall()
-        return [Task.model_validate_json(r["data"]) for r in rows]
-
-    def _stamp(self, origin: TaskOrigin | Mapping[str, Any]) -> TaskOrigin:
-        o = TaskOrigin.model_validate(origin)
-        return o if o.stampedAt is not None else o.model_copy(update={"stampedAt": self._clock()})
+        return [self._task_of(r["data"]) for r in self._conn.execute(sql, tuple(params)).fetchall()]
 
     # -- the protocol -----------------------------------------------------------
 
@@ -179,48 +192,11 @@ class SqliteTaskStore:
     ) -> Task:
         """Store a new task. Metadata is rebuilt: caller keys survive only if allowlisted.
         Passing origin finalizes the task in the same transaction."""
-        new = NewTask.model_validate(draft)
-        incoming = new.metadata
-        now = self._clock()
-        tags = incoming.get("tags")
-        category = incoming.get("category")
-        solver = incoming.get("solver")
-        metadata = TaskMetadata(
-            createdAt=now,
-            updatedAt=now,
-            retryCount=0,
-            maxRetries=3,
-            childTaskIds=[],
-            tags=[t for t in tags if isinstance(t, str)] if isinstance(tags, list) else [],
-            category=category if isinstance(category, str) and category else new.type,
-            solver=dict(solver) if isinstance(solver, Mapping) else {},
-            **project_incoming_metadata(incoming, on_dropped=self._warn_dropped),
-        )
-        if origin is not None:
-            metadata = metadata.model_copy(update={"origin": self._stamp(origin)})
-        task = Task(
-            title=new.title,
-            type=new.type,
-            description=new.description,
-            priority=new.priority,
-            source=new.source,
-            parameters=new.parameters,
-            metadata=metadata,
-        )
-        if self._strict_finalize and task.metadata.origin is None and not allow_unfinalized:
-            logger.warning(
-                "[TaskStore] strict finalize: task {} stored without origin "
-                "(call finalize_new_task or pass allow_unfinalized=True)",
-                task.id,
-            )
-        if self._invariant_check is not None:
-            self._invariant_check(task)
+        task = rules.new_task(draft, self._clock, origin=origin, on_dropped=self._warn_dropped)
+        rules.warn_unfinalized(task, strict=self._strict_finalize, allow_unfinalized=allow_unfinalized)
+        self._check(task)
         with self._tx() as conn:
-            conn.execute(
-                "INSERT INTO tasks (status, goal_key, progress, urgency, created_at, updated_at, data, id) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                (*self._row_values(task), task.id),
-            )
+            self._insert(conn, task)
             self._log_change(conn, None, task)
         return task
 
@@ -231,63 +207,42 @@ class SqliteTaskStore:
             if task.metadata.origin is not None:
                 logger.debug("[TaskStore] task {} already finalized; origin is immutable", task_id)
                 return task
-            meta = task.metadata.model_copy(update={"origin": self._stamp(origin), "updatedAt": self._clock()})
-            task = task.model_copy(update={"metadata": meta})
+            task = rules.finalized(task, origin, self._clock)
             self._save(conn, task)
             return task
 
     def get_task(self, task_id: str) -> Task | None:
-        try:
-            return self._load(self._conn, task_id)
-        except TaskNotFoundError:
-            return None
+        row = self._conn.execute(self._SQL_LOAD, (task_id,)).fetchone()
+        return None if row is None else self._task_of(row["data"])
 
-    def _clean_patch(self, task_id: str, patch: Mapping[str, Any]) -> dict[str, Any]:
-        clean = {k: v for k, v in patch.items() if k not in _PATCH_PROTECTED}
-        if "origin" in patch:
-            logger.debug("[TaskStore] ignored origin in metadata patch for task {}", task_id)
-        if "goalKey" in clean and not clean["goalKey"]:
-            del clean["goalKey"]  # '' or None never replaces a key
-        for key in [k for k in clean if k not in TaskMetadata.model_fields]:
-            self._warn_dropped(key)
-            del clean[key]
-        return clean
-
-    def _patched_metadata(self, task: Task, clean: Mapping[str, Any]) -> TaskMetadata:
-        return TaskMetadata.model_validate({**task.metadata.model_dump(), **clean, "updatedAt": self._clock()})
-
-    def update_task_metadata(self, task_id: str, patch: Mapping[str, Any]) -> Task:
-        clean = self._clean_patch(task_id, patch)
+    def _patch(self, task_id: str, patch: Mapping[str, Any], to: TaskStatus | None) -> Task:
+        clean = rules.clean_patch(task_id, patch, self._warn_dropped)
         with self._tx() as conn:
             before = self._load(conn, task_id)
-            task = before.model_copy(update={"metadata": self._patched_metadata(before, clean)})
+            if to is None:
+                task = rules.patched(before, clean, self._clock)
+            else:
+                rules.check_transition(before, to)
+                task = rules.patched(before, clean, self._clock, status=to)
             self._save(conn, task)
-            self._log_change(conn, before, task)  # only a new hold reason on a paused task logs
+            self._log_change(conn, before, task)  # without a status change, only a new hold reason logs
             return task
+
+    def update_task_metadata(self, task_id: str, patch: Mapping[str, Any]) -> Task:
+        return self._patch(task_id, patch, None)
 
     def set_status(
         self, task_id: str, status: TaskStatus | str, *, metadata_patch: Mapping[str, Any] | None = None
     ) -> Task:
         """Change status; metadata_patch (same rules as update_task_metadata) lands in the
         same transaction, so status and the fields mirroring it never disagree on disk."""
-        to = TaskStatus(status)
-        clean = self._clean_patch(task_id, metadata_patch or {})
-        with self._tx() as conn:
-            before = self._load(conn, task_id)
-            if to not in TRANSITIONS[before.status]:
-                raise IllegalTransitionError(task_id, before.status, to)
-            task = before.model_copy(update={"status": to, "metadata": self._patched_metadata(before, clean)})
-            self._save(conn, task)
-            self._log_change(conn, before, task)
-            return task
+        return self._patch(task_id, metadata_patch or {}, TaskStatus(status))
 
     def set_progress(self, task_id: str, progress: float) -> Task:
-        if isinstance(progress, bool) or not isinstance(progress, (int, float)) or not 0 <= progress <= 1:  # NaN fails
-            raise InvalidProgressError(task_id, progress)
+        value = rules.checked_progress(task_id, progress)
         with self._tx() as conn:
             before = self._load(conn, task_id)
-            meta = before.metadata.model_copy(update={"updatedAt": self._clock()})
-            task = before.model_copy(update={"progress": float(progress), "metadata": meta})
+            task = rules.touched(before, self._clock(), progress=value)
             self._save(conn, task)
             if task.progress != before.progress:  # a repeated report is not news to a watcher
                 self._append_event(conn, task, PROGRESS, {"progress": task.progress})
@@ -295,41 +250,37 @@ class SqliteTaskStore:
 
     def latest_by_goal_key(self, goal_key: str, limit: int) -> list[Task]:
         """The goal's `limit` most recently updated tasks, newest first (any status)."""
-        return self._query(SQL_LATEST_BY_GOAL_KEY, [goal_key, limit]) if goal_key else []
+        return self._query(self._SQL_LATEST_BY_GOAL_KEY, [goal_key, limit]) if goal_key else []
 
     def find_by_goal_key(self, goal_key: str, statuses: Iterable[TaskStatus] | None = None) -> list[Task]:
         if not goal_key:
             return []
         if statuses is None:
-            return self._query(SQL_BY_GOAL_KEY, [goal_key])
-        values = sorted(TaskStatus(s).value for s in statuses)
-        sql = SQL_BY_GOAL_KEY_STATUS.format(marks=", ".join("?" * len(values)))
-        return self._query(sql, [goal_key, *values])
+            return self._query(self._SQL_BY_GOAL_KEY, [goal_key])
+        return self._query_in(self._SQL_BY_GOAL_KEY_STATUS, [goal_key], rules.status_values(statuses))
 
     def list_by_status(self, *statuses: TaskStatus) -> list[Task]:
-        values = sorted(TaskStatus(s).value for s in statuses) or [s.value for s in TaskStatus]
-        return self._query(SQL_BY_STATUS.format(marks=", ".join("?" * len(values))), values)
+        values = rules.status_values(statuses) or [s.value for s in TaskStatus]
+        return self._query_in(self._SQL_BY_STATUS, [], values)
 
     def newest(self, limit: int) -> list[Task]:
         """The newest `limit` tasks of any status, newest first (one indexed read: a
         dashboard asks every second, and a long-lived store holds thousands)."""
-        return self._query(SQL_NEWEST, (limit,))
+        return self._query(self._SQL_NEWEST, (limit,))
 
     def counts_by_status(self) -> dict[str, int]:
         """Tasks by status, every status named (0 when none)."""
-        got = {r["status"]: r["n"] for r in self._conn.execute(SQL_COUNTS).fetchall()}
-        return {s.value: got.get(s.value, 0) for s in TaskStatus}
+        return rules.all_counts({r["status"]: r["n"] for r in self._conn.execute(self._SQL_COUNTS).fetchall()})
 
     def claim_next(self) -> Task | None:
         """pending -> active for the most urgent pending task (oldest first among equals),
-        looked up and changed in one write transaction. None when nothing is pending."""
+        looked up and changed in one write transaction. None when nothing is free to take."""
         with self._tx() as conn:
-            row = conn.execute(SQL_CLAIM_NEXT).fetchone()
+            row = conn.execute(self._SQL_CLAIM_NEXT).fetchone()
             if row is None:
                 return None
-            before = Task.model_validate_json(row["data"])
-            meta = before.metadata.model_copy(update={"updatedAt": self._clock()})
-            task = before.model_copy(update={"status": TaskStatus.active, "metadata": meta})
+            before = self._task_of(row["data"])
+            task = rules.touched(before, self._clock(), status=TaskStatus.active)
             self._save(conn, task)
             self._log_change(conn, before, task)
             return task
@@ -338,16 +289,15 @@ class SqliteTaskStore:
         """The priority scorer's write (Task.urgency has no other writer), one transaction
         per evaluation cycle. Only live tasks whose urgency changed are written; updatedAt
         stays: a new ranking is not a change to the task. Returns the ids written."""
-        checked = {task_id: _urgency(u) for task_id, u in urgencies.items()}
+        checked = {task_id: rules.checked_urgency(u) for task_id, u in urgencies.items()}
         written = []
         with self._tx() as conn:
+            tasks = self._load_many(conn, list(checked))
             for task_id, urgency in checked.items():
-                row = conn.execute("SELECT data FROM tasks WHERE id = ?", (task_id,)).fetchone()
-                task = None if row is None else Task.model_validate_json(row["data"])
-                if task is None or task.status.terminal or task.urgency == urgency:
-                    continue
-                self._save(conn, task.model_copy(update={"urgency": urgency}))
-                written.append(task_id)
+                task = tasks.get(task_id)
+                if task is not None and rules.needs_urgency(task, urgency):
+                    self._save(conn, task.model_copy(update={"urgency": urgency}))
+                    written.append(task_id)
         return written
 
     def record_event(self, task_id: str, event: str, data: Mapping[str, Any] | None = None) -> TaskEvent:
@@ -355,19 +305,17 @@ class SqliteTaskStore:
         stamped with the task's status and progress as they are now. Status and progress
         events come only from the writes they describe, so a watcher never sees a
         'completed' the row does not hold."""
-        if event not in STEP_EVENTS:
-            raise ValueError(f"record_event takes step events ({', '.join(sorted(STEP_EVENTS))}), not {event!r}")
+        rules.check_step_event(event)
         with self._tx() as conn:
             return self._append_event(conn, self._load(conn, task_id), event, data or {})
 
     def events(self, task_id: str, *, after_seq: int = 0, limit: int = 500) -> list[TaskEvent]:
         """A task's events after `after_seq`, oldest first, at most `limit` (a page)."""
-        if limit < 1:
-            raise ValueError(f"limit must be at least 1, got {limit!r}")
-        rows = self._conn.execute(SQL_EVENTS, (task_id, after_seq, limit)).fetchall()
+        rules.check_page_limit(limit)
+        rows = self._conn.execute(self._SQL_EVENTS, (task_id, after_seq, limit)).fetchall()
         return [
             TaskEvent(seq=r["seq"], taskId=r["task_id"], at=r["at"], event=r["event"], status=r["status"],
-                      progress=r["progress"], data=json.loads(r["data"]))
+                      progress=r["progress"], data=self._json_of(r["data"]))
             for r in rows
         ]
 
@@ -375,7 +323,68 @@ class SqliteTaskStore:
         self._db.release()
 
 
-def _urgency(value: float) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= 1:  # NaN fails
-        raise ValueError(f"urgency must be within 0..1, got {value!r}")
-    return round(float(value), 4)  # finer differences are noise, not a reason to write
+class SqliteTaskStore(TaskStoreBase):
+    """The embedded default: one file, BEGIN IMMEDIATE write transactions (agency.db)."""
+
+    _SQL_LOAD = _SQL_LOAD_FOR_WRITE = SQL_LOAD  # BEGIN IMMEDIATE already holds the file's write lock
+    _SQL_BY_GOAL_KEY = SQL_BY_GOAL_KEY
+    _SQL_LATEST_BY_GOAL_KEY = SQL_LATEST_BY_GOAL_KEY
+    _SQL_BY_GOAL_KEY_STATUS = SQL_BY_GOAL_KEY_STATUS
+    _SQL_BY_STATUS = SQL_BY_STATUS
+    _SQL_NEWEST = SQL_NEWEST
+    _SQL_COUNTS = SQL_COUNTS
+    _SQL_CLAIM_NEXT = SQL_CLAIM_NEXT
+    _SQL_EVENTS = SQL_EVENTS
+
+    def __init__(
+        self,
+        path: DatabaseSource,
+        *,
+        clock: Clock = system_clock_ms,
+        dev_mode: bool | None = None,
+        strict_finalize: bool | None = None,
+        invariant_check: Callable[[Task], None] | None = None,
+    ) -> None:
+        # a path: a connection of its own; a Database: the shared one
+        super().__init__(Database.of(path), clock=clock, dev_mode=dev_mode, strict_finalize=strict_finalize,
+                         invariant_check=invariant_check)
+
+    def _task_of(self, data: Any) -> Task:
+        return Task.model_validate_json(data)
+
+    def _json_of(self, data: Any) -> Any:
+        return json.loads(data)
+
+    @staticmethod
+    def _row_values(task: Task) -> tuple[Any, ...]:
+        m = task.metadata
+        data = task.model_dump_json(exclude_none=True)
+        return (task.status.value, m.goalKey, task.progress, task.urgency, m.createdAt, m.updatedAt, data, task.id)
+
+    def _insert(self, conn: sqlite3.Connection, task: Task) -> None:
+        conn.execute(
+            "INSERT INTO tasks (status, goal_key, progress, urgency, created_at, updated_at, data, id) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            self._row_values(task),
+        )
+
+    def _write(self, conn: sqlite3.Connection, task: Task) -> None:
+        conn.execute(
+            "UPDATE tasks SET status = ?, goal_key = ?, progress = ?, urgency = ?, created_at = ?, updated_at = ?, "
+            "data = ? WHERE id = ?",
+            self._row_values(task),
+        )
+
+    def _insert_event(self, conn: sqlite3.Connection, ev: TaskEvent) -> int:
+        cur = conn.execute(
+            "INSERT INTO task_events (task_id, at, event, status, progress, data) VALUES (?, ?, ?, ?, ?, ?)",
+            (ev.taskId, ev.at, ev.event, ev.status, ev.progress, json.dumps(ev.data)),
+        )
+        return cur.lastrowid
+
+    def _load_many(self, conn: sqlite3.Connection, task_ids: list[str]) -> dict[str, Task]:
+        rows = {task_id: conn.execute(SQL_LOAD, (task_id,)).fetchone() for task_id in task_ids}
+        return {task_id: self._task_of(r["data"]) for task_id, r in rows.items() if r is not None}
+
+    def _query_in(self, sql: str, params: list[Any], values: list[str]) -> list[Task]:
+        return self._query(sql.format(marks=", ".join("?" * len(values))), [*params, *values])

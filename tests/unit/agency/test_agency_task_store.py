@@ -23,21 +23,9 @@ from agency.planning.tasks.models import (
 )
 from agency.planning.tasks.projection import project_incoming_metadata
 from agency.planning.tasks.store import SQL_BY_GOAL_KEY_STATUS, SQL_BY_STATUS, SqliteTaskStore
+from tests.unit.pg.task_helpers import PATH_TO, add_pending, draft
 
 S = TaskStatus
-PATH_TO = {
-    S.pending: [],
-    S.pending_planning: [S.pending_planning],
-    S.active: [S.active],
-    S.completed: [S.active, S.completed],
-    S.failed: [S.failed],
-    S.paused: [S.paused],
-    S.unplannable: [S.unplannable],
-}
-
-
-def _draft(**meta):
-    return {"title": "Collect oak log", "type": "collect", "metadata": meta}
 
 
 def _warnings(logs):
@@ -52,7 +40,7 @@ def test_propagated_meta_keys_are_fields_of_task_metadata():
 
 
 def test_addTask_keeps_only_propagated_meta_keys(store):
-    t = store.add_task(_draft(goalKey="collect:oak_log", sourceThoughtId="th-1", secret="x", debugBlob={"a": 1}))
+    t = store.add_task(draft(goalKey="collect:oak_log", sourceThoughtId="th-1", secret="x", debugBlob={"a": 1}))
     dumped = t.metadata.model_dump(exclude_none=True)
     assert dumped["goalKey"] == "collect:oak_log" and dumped["sourceThoughtId"] == "th-1"
     assert "secret" not in dumped and "debugBlob" not in dumped
@@ -60,16 +48,16 @@ def test_addTask_keeps_only_propagated_meta_keys(store):
 
 
 def test_addTask_rebuilds_metadata_keys_from_scratch(store, clock):
-    t = store.add_task(_draft(createdAt=1, updatedAt=2, retryCount=9, maxRetries=99, childTaskIds=["x"],
-                              tags=["a", 3], category="cat", solver={"s": 1}))
+    t = store.add_task(draft(createdAt=1, updatedAt=2, retryCount=9, maxRetries=99, childTaskIds=["x"],
+                             tags=["a", 3], category="cat", solver={"s": 1}))
     m = t.metadata
     assert (m.createdAt, m.updatedAt, m.retryCount, m.maxRetries, m.childTaskIds) == (clock(), clock(), 0, 3, [])
     assert (m.tags, m.category, m.solver) == (["a"], "cat", {"s": 1})
-    assert store.add_task(_draft()).metadata.category == "collect"
+    assert store.add_task(draft()).metadata.category == "collect"
 
 
 def test_addTask_drops_empty_string_goalKey_never_reaches_task_metadata(store):
-    t = store.add_task(_draft(goalKey=""))
+    t = store.add_task(draft(goalKey=""))
     assert t.metadata.goalKey is None
     stored = json.loads(store._conn.execute("SELECT data FROM tasks WHERE id = ?", (t.id,)).fetchone()[0])
     assert "goalKey" not in stored["metadata"]
@@ -84,7 +72,7 @@ def test_projection_boundary_coerces_empty_goalKey_to_skip():
 
 
 def test_updateTaskMetadata_never_stores_empty_goalKey(store):
-    t = store.add_task(_draft(goalKey="collect:oak_log"))
+    t = store.add_task(draft(goalKey="collect:oak_log"))
     assert store.update_task_metadata(t.id, {"goalKey": ""}).metadata.goalKey == "collect:oak_log"
 
 
@@ -97,26 +85,26 @@ def test_database_rejects_empty_goal_key_as_last_layer(store):
 
 
 def test_dev_mode_warns_once_per_dropped_key_per_store_session(store, logs, tmp_path, clock):
-    store.add_task(_draft(foo=1, bar=2))
-    store.add_task(_draft(foo=3))
-    store.update_task_metadata(store.add_task(_draft()).id, {"foo": 4})
+    store.add_task(draft(foo=1, bar=2))
+    store.add_task(draft(foo=3))
+    store.update_task_metadata(store.add_task(draft()).id, {"foo": 4})
     warned = _warnings(logs)
     assert sum("'foo'" in m for m in warned) == 1
     assert sum("'bar'" in m for m in warned) == 1
     fresh = SqliteTaskStore(tmp_path / "other.db", clock=clock, dev_mode=True)
-    fresh.add_task(_draft(foo=1))
+    fresh.add_task(draft(foo=1))
     fresh.close()
     assert sum("'foo'" in m for m in _warnings(logs)) == 2  # a new session warns again
 
 
 def test_rebuilt_keys_are_not_reported_as_dropped(store, logs):
-    store.add_task(_draft(tags=["x"], category="c", createdAt=5))
+    store.add_task(draft(tags=["x"], category="c", createdAt=5))
     assert _warnings(logs) == []
 
 
 def test_production_mode_drops_keys_without_warning(tmp_path, clock, logs):
     s = SqliteTaskStore(tmp_path / "p.db", clock=clock, dev_mode=False)
-    t = s.add_task(_draft(foo=1))
+    t = s.add_task(draft(foo=1))
     s.close()
     assert _warnings(logs) == []
     assert "foo" not in t.metadata.model_dump()
@@ -139,7 +127,7 @@ def test_dev_mode_is_on_only_when_MCBOT_ENV_is_development(tmp_path, clock, logs
     _set_env(monkeypatch, env)
     checked: list[str] = []
     s = SqliteTaskStore(tmp_path / "e.db", clock=clock, invariant_check=lambda t: checked.append(t.id))
-    t = s.add_task(_draft(foo=1))
+    t = s.add_task(draft(foo=1))
     s.close()
     development = env is not None and env.strip().lower() == "development"
     assert bool(_warnings(logs)) is development
@@ -152,7 +140,7 @@ def test_the_store_and_dev_injection_read_MCBOT_ENV_the_same_way(tmp_path, clock
 
     _set_env(monkeypatch, env)
     s = SqliteTaskStore(tmp_path / "e.db", clock=clock)
-    s.add_task(_draft(foo=1))
+    s.add_task(draft(foo=1))
     s.close()
     store_dev = bool(_warnings(logs))
     thought = apply_dev_injection({"content": "hi", "convertEligible": True}, os.environ, now_ms=clock())
@@ -162,7 +150,7 @@ def test_the_store_and_dev_injection_read_MCBOT_ENV_the_same_way(tmp_path, clock
 # -- 1.2 origin ------------------------------------------------------------------------
 
 def test_origin_is_stamped_by_finalize_new_task(store, clock):
-    t = store.add_task(_draft(), allow_unfinalized=True)
+    t = store.add_task(draft(), allow_unfinalized=True)
     assert t.metadata.origin is None
     f = store.finalize_new_task(t.id, TaskOrigin(kind="thought", sourceId="th-1"))
     assert f.metadata.origin == TaskOrigin(kind="thought", sourceId="th-1", stampedAt=clock())
@@ -170,13 +158,13 @@ def test_origin_is_stamped_by_finalize_new_task(store, clock):
 
 
 def test_origin_is_immutable_after_creation(store):
-    t = store.add_task(_draft(), origin=TaskOrigin(kind="drive-tick"))
+    t = store.add_task(draft(), origin=TaskOrigin(kind="drive-tick"))
     again = store.finalize_new_task(t.id, TaskOrigin(kind="manual"))
     assert again.metadata.origin.kind == "drive-tick"
 
 
 def test_updateTaskMetadata_never_overwrites_origin(store):
-    t = store.add_task(_draft(), origin=TaskOrigin(kind="thought", sourceId="th-1"))
+    t = store.add_task(draft(), origin=TaskOrigin(kind="thought", sourceId="th-1"))
     u = store.update_task_metadata(t.id, {"origin": {"kind": "evil"}, "blockedReason": "waiting"})
     assert u.metadata.origin.kind == "thought"
     assert u.metadata.blockedReason == "waiting"
@@ -184,33 +172,33 @@ def test_updateTaskMetadata_never_overwrites_origin(store):
 
 
 def test_origin_in_caller_metadata_is_dropped_only_finalize_stamps_it(store):
-    assert store.add_task(_draft(origin={"kind": "forged"})).metadata.origin is None
+    assert store.add_task(draft(origin={"kind": "forged"})).metadata.origin is None
 
 
 def test_strict_finalize_warns_when_task_stored_without_origin(tmp_path, clock, logs):
     s = SqliteTaskStore(tmp_path / "s.db", clock=clock, strict_finalize=True, dev_mode=False)
-    t = s.add_task(_draft())
+    t = s.add_task(draft())
     s.close()
     assert any("strict finalize" in m and t.id in m for m in _warnings(logs))
 
 
 def test_strict_finalize_silent_with_origin_or_allow_unfinalized(tmp_path, clock, logs):
     s = SqliteTaskStore(tmp_path / "s.db", clock=clock, strict_finalize=True, dev_mode=False)
-    s.add_task(_draft(), origin=TaskOrigin(kind="manual"))
-    s.add_task(_draft(), allow_unfinalized=True)
+    s.add_task(draft(), origin=TaskOrigin(kind="manual"))
+    s.add_task(draft(), allow_unfinalized=True)
     s.close()
     assert _warnings(logs) == []
 
 
 def test_strict_finalize_off_never_warns(store, logs):
-    store.add_task(_draft())
+    store.add_task(draft())
     assert not any("strict finalize" in m for m in _warnings(logs))
 
 
 def test_strict_finalize_flag_reads_env(tmp_path, clock, logs, monkeypatch):
     monkeypatch.setenv("MCBOT_PLANNING_STRICT_FINALIZE", "1")
     s = SqliteTaskStore(tmp_path / "s.db", clock=clock, dev_mode=False)
-    s.add_task(_draft())
+    s.add_task(draft())
     s.close()
     assert any("strict finalize" in m for m in _warnings(logs))
 
@@ -219,7 +207,7 @@ def test_strict_finalize_flag_reads_env(tmp_path, clock, logs, monkeypatch):
 
 @pytest.mark.parametrize(("frm", "to"), list(itertools.product(TaskStatus, TaskStatus)))
 def test_status_transitions_follow_the_explicit_table(store, frm, to):
-    t = store.add_task(_draft())
+    t = store.add_task(draft())
     for step in PATH_TO[frm]:
         store.set_status(t.id, step)
     if to in TRANSITIONS[frm]:
@@ -237,7 +225,7 @@ def test_failed_is_terminal():
 
 @pytest.mark.parametrize("bad", [-0.01, 1.01, float("nan"), True])
 def test_progress_must_be_within_0_and_1(store, bad):
-    t = store.add_task(_draft())
+    t = store.add_task(draft())
     with pytest.raises(InvalidProgressError):
         store.set_progress(t.id, bad)
     assert store.set_progress(t.id, 0.5).progress == 0.5
@@ -253,9 +241,9 @@ def test_unknown_task_raises_typed_not_found(store):
 # -- queries and persistence -----------------------------------------------------------------
 
 def test_find_by_goal_key_and_status(store):
-    a = store.add_task(_draft(goalKey="collect:oak_log"))
-    b = store.add_task(_draft(goalKey="collect:oak_log"))
-    store.add_task(_draft(goalKey="craft:crafting_table"))
+    a = store.add_task(draft(goalKey="collect:oak_log"))
+    b = store.add_task(draft(goalKey="collect:oak_log"))
+    store.add_task(draft(goalKey="craft:crafting_table"))
     store.set_status(b.id, "active")
     assert [t.id for t in store.find_by_goal_key("collect:oak_log")] == [a.id, b.id]
     assert [t.id for t in store.find_by_goal_key("collect:oak_log", [S.active])] == [b.id]
@@ -272,7 +260,7 @@ def test_goal_key_and_status_queries_are_backed_by_indexes(store):
 def test_task_store_survives_reopening_the_database_file(tmp_path, clock):
     path = tmp_path / "persist.db"
     s = SqliteTaskStore(path, clock=clock)
-    t = s.add_task(_draft(goalKey="collect:oak_log"), origin=TaskOrigin(kind="thought"))
+    t = s.add_task(draft(goalKey="collect:oak_log"), origin=TaskOrigin(kind="thought"))
     s.set_status(t.id, "active")
     s.set_progress(t.id, 0.25)
     s.close()
@@ -300,48 +288,14 @@ def test_task_json_uses_camelCase_keys(store):
 
 
 # -- urgency and the claim -------------------------------------------------------------------
-
-def _pending(store, clock, title, urgency=None):
-    """A pending task created now (then the clock moves on, so creation order is age order)."""
-    t = store.add_task({"title": title, "type": "collect"})
-    if urgency is not None:
-        store.set_urgencies({t.id: urgency})
-    clock.advance(1000)
-    return t.id
-
-
-def test_claim_next_takes_the_most_urgent_pending_task_then_the_oldest(store, clock):
-    old_low = _pending(store, clock, "old low", 0.2)
-    mid_a = _pending(store, clock, "mid a", 0.5)
-    urgent = _pending(store, clock, "urgent", 0.9)
-    mid_b = _pending(store, clock, "mid b", 0.5)
-    paused = _pending(store, clock, "paused", 1.0)
-    store.set_status(paused, S.paused)  # only pending tasks are claimed
-    order = []
-    while (task := store.claim_next()) is not None:
-        assert task.status is S.active and store.get_task(task.id).status is S.active
-        order.append(task.id)
-    assert order == [urgent, mid_a, mid_b, old_low]
-
+# (The claim order and two stores claiming are in the contract, tests/unit/pg/
+# test_task_store_contract.py, which runs them on SQLite as well.)
 
 def test_claim_query_is_backed_by_an_index(store):
     from agency.planning.tasks.store import SQL_CLAIM_NEXT
 
     plan = " ".join(r[-1] for r in store._conn.execute("EXPLAIN QUERY PLAN " + SQL_CLAIM_NEXT))
     assert "idx_tasks_claim" in plan and "TEMP B-TREE" not in plan  # no sort outside the index
-
-
-def test_claims_from_two_connections_follow_one_order_and_never_take_a_task_twice(store, tmp_path, clock):
-    """Two stores on one file stand for two daemons: each claim sees the other's writes."""
-    other = SqliteTaskStore(tmp_path / "agency.db", clock=clock, dev_mode=False)
-    try:
-        ids = [_pending(store, clock, f"t{i}", u) for i, u in enumerate([0.3, 0.8, 0.3, 0.6, 0.8, 0.1])]
-        other.set_urgencies({ids[5]: 1.0})  # scored by the other daemon
-        got = [(store if i % 2 == 0 else other).claim_next() for i in range(7)]
-        assert [t.id for t in got[:6]] == [ids[5], ids[1], ids[4], ids[3], ids[0], ids[2]]
-        assert got[6] is None
-    finally:
-        other.close()
 
 
 def test_claims_across_processes_take_each_task_exactly_once(tmp_path, clock):
@@ -351,7 +305,7 @@ def test_claims_across_processes_take_each_task_exactly_once(tmp_path, clock):
 
     path = tmp_path / "claims.db"
     s = SqliteTaskStore(path, clock=clock, dev_mode=False)
-    ids = {_pending(s, clock, f"t{i}", (i % 5) / 4) for i in range(40)}
+    ids = {add_pending(s, clock, f"t{i}", (i % 5) / 4) for i in range(40)}
     s.close()
     ctx = multiprocessing.get_context("spawn")
     results = ctx.Queue()
