@@ -57,8 +57,8 @@ NODE_CI_TESTS := $(filter-out test/survival.test.js,$(NODE_TESTS))
 # by side (scripts/pytest_matrix.sh), the node tests of each version side by side, then the two
 # 3-minute soaks side by side (each waits mostly on its own embedded world).
 test: install
-	scripts/install_chromium.sh
-	scripts/install_postgres.sh
+	scripts/install_debian_package.sh chromium "command -v chromium || command -v chromium-browser" "the dashboard's browser test"
+	scripts/install_debian_package.sh postgresql "ls /usr/lib/postgresql/*/bin/postgres" "the PostgreSQL store tests"
 	scripts/pytest_matrix.sh $(BIN)/pytest "$(MC_VERSIONS)"
 	@echo "node/test/survival.test.js: not run here (flaky collectblock pathing; see Makefile, make test-node runs it)"
 	scripts/node_tests.sh "$(MC_VERSIONS)" $(NODE_CI_TESTS)

@@ -105,6 +105,17 @@ def wait_until(pred: Callable[[], object], timeout_s: float, what: str, poll_s: 
         time.sleep(poll_s)
 
 
+# A daemon whose every task is the test's: no hostiles, no hunger, no drive ticks.
+USER_TASKS_ONLY = """
+[server]
+hostiles = false
+hunger_rate = 0.0
+
+[drive_tick]
+enabled = false
+"""
+
+
 def wait_healthy(p: "subprocess.Popen[str]", base: str, timeout_s: float = 120,
                  output: Callable[[], str] | None = None) -> None:
     """Wait until a `mcbot run` started by a test says ok on /healthz; if it exits first,

@@ -22,19 +22,12 @@ from mcp import Client, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
 from bot.runtime.server import free_port
-from tests.conftest import ROOT, daemon_env, wait_healthy, wait_until
+from tests.conftest import ROOT, USER_TASKS_ONLY, daemon_env, wait_healthy, wait_until
 
 pytestmark = pytest.mark.one_version(reason="MCP is protocol-independent: it speaks to the daemon's API, the same "
                                             "at every Minecraft version")
 
-CONFIG = """
-[server]
-hostiles = false
-hunger_rate = 0.0
-
-[drive_tick]
-enabled = false
-"""
+CONFIG = USER_TASKS_ONLY
 GROUPS = {"look": {"snapshot", "blocks_around", "nearby_entities", "inventory"},
           "move": {"go_to", "follow", "explore", "stop"},
           "act": {"collect", "dig", "place", "craft", "equip", "eat", "attack", "chat"},

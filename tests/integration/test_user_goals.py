@@ -14,16 +14,9 @@ import sys
 import httpx
 
 from bot.runtime.server import free_port
-from tests.conftest import ROOT, daemon_env, wait_healthy, wait_until
+from tests.conftest import ROOT, USER_TASKS_ONLY, daemon_env, wait_healthy, wait_until
 
-CONFIG = """
-[server]
-hostiles = false
-hunger_rate = 0.0
-
-[drive_tick]
-enabled = false
-"""
+CONFIG = USER_TASKS_ONLY
 
 
 def _mcbot(*args: str, env: dict[str, str], timeout: float = 180) -> subprocess.CompletedProcess[str]:
