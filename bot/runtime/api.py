@@ -128,11 +128,18 @@ async def _too_large(limit: int, send: Send) -> None:
     await send({"type": "http.response.body", "body": body})
 
 
-def create_app(ctx: ApiContext, *, token: str | None = None, max_body_bytes: int = 65536) -> FastAPI:
+def create_app(ctx: ApiContext, *, token: str | None = None, max_body_bytes: int = 65536,
+               allowed_hosts: frozenset[str] | None = None) -> FastAPI:
+    """allowed_hosts: the Host names a request may carry (None: any). The daemon passes its
+    loopback names when no token is set: a web page that rebinds its own name to 127.0.0.1
+    must not reach the API through the user's browser (it sends its own name as Host)."""
     app = FastAPI(title="mcbot", docs_url=None, redoc_url=None, openapi_url=None)
 
     @app.middleware("http")
     async def require_token(request: Request, call_next: Callable[[Request], Awaitable[Any]]) -> Any:
+        if allowed_hosts is not None and _host_name(request.headers.get("host", "")) not in allowed_hosts:
+            return JSONResponse({"error": "forbidden", "detail": "this API answers only to its loopback address "
+                                 "(set api.token to serve other names)"}, status_code=403)
         if token and request.url.path not in PUBLIC_PATHS:  # the page's shell holds no data
             given = request.headers.get("authorization", "")
             if not hmac.compare_digest(given.encode(), f"Bearer {token}".encode()):
@@ -388,6 +395,16 @@ def create_app(ctx: ApiContext, *, token: str | None = None, max_body_bytes: int
         return PlainTextResponse(ctx.metrics(), media_type="text/plain; version=0.0.4")
 
     return BodyLimit(app, max_body_bytes)  # type: ignore[return-value]
+
+
+LOOPBACK_NAMES = frozenset({"127.0.0.1", "localhost", "::1"})
+
+
+def _host_name(host: str) -> str:
+    """The name in a Host header, without its port ('[::1]:3003' -> '::1')."""
+    if host.startswith("["):
+        return host[1:host.find("]")] if "]" in host else host
+    return host.rsplit(":", 1)[0] if host.count(":") == 1 else host
 
 
 def _dump(obj: Any) -> Any:

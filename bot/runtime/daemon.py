@@ -186,11 +186,14 @@ class Daemon:
         return f"http://{self.cfg.api.host}:{self.cfg.api.port}"
 
     async def _start_api(self) -> None:
-        from bot.runtime.api import create_app  # noqa: PLC0415
+        from bot.runtime.api import LOOPBACK_NAMES, create_app  # noqa: PLC0415
         from bot.runtime.api_server import api_server  # noqa: PLC0415
 
         api = self.cfg.api
-        app = create_app(self.agency.api_context(self), token=api.token or None, max_body_bytes=api.max_body_bytes)
+        # No token (loopback only): answer only to loopback names, against DNS rebinding.
+        hosts = None if api.token else LOOPBACK_NAMES | {api.host}
+        app = create_app(self.agency.api_context(self), token=api.token or None, max_body_bytes=api.max_body_bytes,
+                         allowed_hosts=hosts)
         self._api_server = api_server(app, api.host, api.port, api.read_timeout_s)
         self._api_task = asyncio.create_task(self._api_server.serve(), name="http-api")
         while not self._api_server.started:

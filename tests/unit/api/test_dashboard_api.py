@@ -134,3 +134,17 @@ def test_the_log_tail_and_the_live_stream_carry_state_tasks_thoughts_and_log_lin
     assert dict(events)["thought"]["content"] == "the trees look close"
     logs = [d["message"] for e, d in events if e == "log"]
     assert logs[0] == "dashboard line two" and "dashboard line one" not in logs
+
+
+def test_without_a_token_only_loopback_names_are_answered(world):  # noqa: F811
+    """A page that rebinds its own name to 127.0.0.1 sends that name as Host: refused."""
+    from bot.runtime.api import LOOPBACK_NAMES
+
+    agency, _body, _ = world
+    app = create_app(agency.api_context(_DaemonView()), allowed_hosts=LOOPBACK_NAMES)
+    for host in ("127.0.0.1:3003", "localhost:3003", "[::1]:3003", "localhost"):
+        assert TestClient(app, base_url=f"http://{host}").get("/api/tools").status_code == 200, host
+    evil = TestClient(app, base_url="http://rebound.example:3003")
+    refused = evil.post("/api/actions", json={"tool": "chat", "args": {"message": "hi"}})
+    assert refused.status_code == 403 and "loopback" in refused.json()["detail"]
+    assert evil.get("/").status_code == 403 and agency.direct.recent() == []
