@@ -54,7 +54,7 @@ NODE_TESTS := $(patsubst node/%,%,$(wildcard node/test/*.test.js))
 NODE_CI_TESTS := $(filter-out test/survival.test.js,$(NODE_TESTS))
 
 # Under 30 minutes on 2 cores: the unit tests, then the integration tests of each version side
-# by side (scripts/pytest_matrix.sh), the node tests of each version side by side, then the two
+# by side and the long game runs in a third process (scripts/pytest_matrix.sh), the node tests of each version side by side, then the two
 # 3-minute soaks side by side (each waits mostly on its own embedded world).
 test: install
 	scripts/install_debian_package.sh chromium "command -v chromium || command -v chromium-browser" "the dashboard's browser test"

@@ -22,6 +22,7 @@ MAX_MINUTES = 8  # a run that has not reached the stone pickaxe by then ends, an
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 
 
+@pytest.mark.long_run  # minutes of game time, mostly waiting: its own process in make test
 @pytest.mark.timeout(MAX_MINUTES * 60 + 180)  # + the daemon's start and stop, the report
 def test_the_bot_reaches_the_stone_pickaxe_and_the_report_says_when(tmp_path: Path, mc_version: str,
                                                                     node_available: None) -> None:

@@ -130,10 +130,11 @@ async function run (bot, args, rec) {
   }
   const minY = (bot.game && bot.game.minY) || 0
   if (targetY <= minY) throw new Error(`targetY ${targetY} is at or below the bottom of the world (${minY})`)
-  if (!bot.entity.onGround) throw new Error('the bot is not standing on the ground')
   const start = bot.entity.position.floored()
   const wanted = start.y - targetY
   if (wanted > MAX_STEPS) throw new Error(`targetY ${targetY} is ${wanted} blocks down; at most ${MAX_STEPS} in one staircase`)
+  // What was asked is judged before the bot's state: bad arguments get their own reason.
+  if (!bot.entity.onGround) throw new Error('the bot is not standing on the ground')
   const deadline = Date.now() + Math.max(1, wanted) * STEP_MS
   let dir = args.direction || facing(bot)
   let steps = 0
