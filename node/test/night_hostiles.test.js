@@ -79,7 +79,7 @@ test('skeletons, creepers and spiders', { timeout: 120000 }, async (t) => {
     const id = idOf(await command(alice, `/mcbot summon skeleton ${p.x} ${p.y} ${p.z + 6}`))
     await waitFor(() => alice.entities[id], 3000, 'skeleton seen')
     assert.strictEqual(alice.entities[id].heldItem?.name, 'bow')
-    await waitFor(() => alice.health < 20, 20000, 'hit by an arrow', 100)
+    await waitFor(() => alice.health < 20, 30000, 'hit by an arrow', 100)
     const dealt = 20 - healths.find(h => h < 20)
     assert.ok(dealt >= 2 && dealt <= 5, `an arrow dealt ${dealt} (vanilla 3-5 on normal)`)
     assert.ok(arrows >= 1, 'the arrow was an entity the client saw')
@@ -87,7 +87,8 @@ test('skeletons, creepers and spiders', { timeout: 120000 }, async (t) => {
     const s = alice.entities[id].position
     assert.ok(s.distanceTo(alice.entity.position) > 4, 'the skeleton kept its distance')
     await command(alice, '/mcbot health alice 1')
-    await waitFor(() => messages.includes('alice was shot by Skeleton'), 20000, 'killed by an arrow', 100)
+    // a skeleton misses now and then, and a busy machine slows its shots: bounded, not tight
+    await waitFor(() => messages.includes('alice was shot by Skeleton'), 45000, 'killed by an arrow', 100)
     await command(bob, '/mcbot killall')
     await waitFor(() => alice.health === 20, 10000, 'alice respawned')
   })
