@@ -461,9 +461,6 @@ class Agency:
     async def task_command(self, task_id: str, command: str) -> Any:
         return await run_task_command(self.tasks, self.executor, self.goals, task_id, command)
 
-    def task_counts(self) -> dict[str, int]:
-        return {s.value: len(self.tasks.list_by_status(s)) for s in TaskStatus}
-
     async def on_shutdown(self) -> None:
         """In-flight work reaches a safe stop before the body goes away; the task stays
         active and resumes from its checkpoint on the next start."""
