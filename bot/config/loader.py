@@ -90,8 +90,11 @@ class ServerConfig(_Section):
         return self.embedded if self.embedded is not None else self.host == ""
 
 
+USERNAME = r"^[A-Za-z0-9_]{3,16}$"  # a Minecraft player name
+
+
 class BotConfig(_Section):
-    username: str = Field("mcbot", pattern=r"^[A-Za-z0-9_]{3,16}$")
+    username: str = Field("mcbot", pattern=USERNAME)
     auth: Literal["offline", "microsoft"] = "offline"
     profiles_folder: str = "~/.config/mcbot/profiles"  # token cache for microsoft auth
     connect_timeout_s: float = Field(30.0, gt=0)
@@ -106,6 +109,18 @@ class BotConfig(_Section):
         if lo is not None and v < lo:
             raise ValueError(f"must be >= bot.reconnect_min_s ({lo})")
         return v
+
+
+class BotEntry(_Section):
+    """One bot of a fleet (`[[bots]]`): its name, and which of the daemon's loops it runs.
+    Connection settings other than username and auth come from `[bot]`."""
+
+    username: str = Field(pattern=USERNAME)
+    auth: Literal["offline", "microsoft"] | None = None  # None = [bot].auth
+    agents: list[str] = Field(default_factory=list)  # agent profiles it works as; [] = every one
+    drives: bool = True  # drive ticks choose its own goals
+    reflexes: bool = True  # eat, fight, flee, shelter at night
+    keepalive: bool = True  # its thoughts (and LLM calls, when configured)
 
 
 class BridgeConfig(_Section):
@@ -127,7 +142,15 @@ class LoggingConfig(_Section):
 
 
 class StorageConfig(_Section):
-    db_path: str = ".mcbot/mcbot.db"
+    db_path: str = ".mcbot/mcbot.db"  # SQLite, when url is ""
+    # "postgresql://user:pass@host:5432/db": one database several daemons share; "" = SQLite
+    url: str = Field("", pattern=r"^$|^postgres(ql)?://")
+    daemon_id: str = Field("", pattern=r"^[A-Za-z0-9_.:@/-]{0,64}$")  # names this daemon's task leases; "" = host/first bot
+    lease_s: float = Field(30.0, ge=3)  # a dead daemon's active tasks go to another after this
+
+    @property
+    def postgres(self) -> bool:
+        return bool(self.url)
 
 
 class McbotConfig(_Section):
@@ -147,6 +170,22 @@ class McbotConfig(_Section):
     reflexes: ReflexConfig = Field(default_factory=ReflexConfig)
     places: PlacesConfig = Field(default_factory=PlacesConfig)
     llm: LlmSettings = Field(default_factory=LlmSettings)
+    bots: list[BotEntry] = Field(default_factory=list)  # a fleet; [] = the one bot of [bot]
+
+    @field_validator("bots")
+    @classmethod
+    def _bots_unique(cls, bots: list[BotEntry]) -> list[BotEntry]:
+        seen: set[str] = set()
+        for i, entry in enumerate(bots):
+            name = entry.username.lower()  # player names are case-insensitive
+            if name in seen:
+                raise ValueError(f"bots[{i}].username {entry.username!r} is used by another bot")
+            seen.add(name)
+        return bots
+
+    def bot_entries(self) -> list[BotEntry]:
+        """The bots this daemon drives: `[[bots]]`, or the single bot of `[bot]`."""
+        return list(self.bots) or [BotEntry(username=self.bot.username, auth=self.bot.auth)]
 
 
 # --------------------------------------------------------------------------- loading

@@ -50,6 +50,9 @@ class ApiContext:
     logs: Callable[[int, int], list[dict[str, Any]]] | None = None  # GET /api/logs: lines after seq, limit
     viewer: Callable[[], Awaitable[dict[str, Any]]] | None = None  # GET /api/viewer: the 3D view's address
     shelters: Callable[[], list[dict[str, Any]]] | None = None  # GET /api/shelters
+    bots: Any = None  # bot.runtime.api_context.FleetView of a fleet; None = one bot (GET /api/bots lists it)
+    bot_name: str = "mcbot"  # the one bot's name (or the fleet's first)
+    bot_summary: Callable[[], dict[str, Any]] | None = None  # GET /api/bots of a one-bot daemon
 
 
 class BotUnavailable(BotRuntimeError):
@@ -192,7 +195,7 @@ def create_app(ctx: ApiContext, *, token: str | None = None, max_body_bytes: int
     # ---- tasks -----------------------------------------------------------------------
     @app.get("/api/tasks")
     async def tasks(status: str | None = None, stalled: bool = False, limit: int = Query(100, ge=1, le=1000),
-                    order: Literal["asc", "desc"] = "asc") -> Any:
+                    order: Literal["asc", "desc"] = "asc", bot: str | None = Query(None, min_length=1, max_length=16)) -> Any:
         if stalled:
             if ctx.stalled is None:
                 return JSONResponse({"error": "not_available", "detail": "stall classification not wired"}, 501)
@@ -207,7 +210,12 @@ def create_app(ctx: ApiContext, *, token: str | None = None, max_body_bytes: int
                 return JSONResponse({"error": "bad_request", "detail": f"unknown status in {status!r}"}, 400)
         else:
             wanted = list(TaskStatus)
-        items = sorted(ctx.tasks.list_by_status(*wanted), key=lambda t: t.metadata.createdAt, reverse=order == "desc")
+        items = ctx.tasks.list_by_status(*wanted)
+        if bot is not None:  # bound to that bot, or held by it
+            if (unknown := unknown_bot(bot)) is not None:
+                return unknown
+            items = [t for t in items if bot.lower() in (_bot_of(t.metadata.bot), _bot_of(t.metadata.heldBy))]
+        items = sorted(items, key=lambda t: t.metadata.createdAt, reverse=order == "desc")
         return {"count": len(items[:limit]), "tasks": [_dump(t) for t in items[:limit]]}
 
     @app.get("/api/tasks/{task_id}")
@@ -373,6 +381,29 @@ def create_app(ctx: ApiContext, *, token: str | None = None, max_body_bytes: int
             return JSONResponse({"error": "not_available", "detail": "place memory is not wired"}, status_code=501)
         return ctx.places()
 
+    # ---- the fleet ----------------------------------------------------------------------
+    def unknown_bot(name: str) -> JSONResponse | None:
+        names = ctx.bots.names() if ctx.bots is not None else [ctx.bot_name]
+        if name.lower() in (n.lower() for n in names):
+            return None
+        return JSONResponse({"error": "not_found", "detail": f"no bot {name!r} (this daemon drives {', '.join(names)})"},
+                            status_code=404)
+
+    @app.get("/api/bots")
+    async def bots() -> Any:
+        items = ctx.bots.summary() if ctx.bots is not None else [ctx.bot_summary()] if ctx.bot_summary else []
+        return {"count": len(items), "bots": items}
+
+    @app.get("/api/bots/{name}/snapshot")
+    async def bot_snapshot(name: str) -> Any:
+        if (unknown := unknown_bot(name)) is not None:
+            return unknown
+        try:
+            snap = await (ctx.bots.snapshot(name) if ctx.bots is not None else ctx.snapshot())
+        except Exception as e:  # noqa: BLE001 - not connected, bridge down: say so
+            return JSONResponse({"error": "unavailable", "detail": str(e)}, status_code=503)
+        return snap.model_dump(mode="json")
+
     @app.get("/api/bot/snapshot")
     async def snapshot() -> Any:
         try:
@@ -405,6 +436,10 @@ def _host_name(host: str) -> str:
     if host.startswith("["):
         return host[1:host.find("]")] if "]" in host else host
     return host.rsplit(":", 1)[0] if host.count(":") == 1 else host
+
+
+def _bot_of(name: str | None) -> str | None:
+    return name.lower() if name else None
 
 
 def _dump(obj: Any) -> Any:

@@ -107,6 +107,7 @@ class MineflayerBody:
         self.clock = clock
         self.sleep = sleep
         self.bot_id: str | None = None
+        self._generation = 0  # the bridge generation bot_id belongs to
         self.version: str | None = None
         self.backoff = Backoff(settings.reconnect_min_s, settings.reconnect_max_s)
         self._reconnect_at: float | None = None
@@ -151,6 +152,7 @@ class MineflayerBody:
             "profilesFolder": s.profiles_folder,
             "hostileRadius": s.hostile_radius,
         }
+        self._generation = self.bridge.generation  # the node process the bot lives in
         self.bot_id = self.bridge.call("createBot", json.dumps(options))
         started = self.clock()
         deadline = started + s.connect_timeout_s
@@ -256,12 +258,12 @@ class MineflayerBody:
         A dead bridge is rebuilt (old bot ids are stale), then the bot reconnects with backoff.
         """
         if not self.bridge.alive:
-            logger.warning("bridge dead ({}); rebuilding with a fresh bot", self.bridge.dead_reason)
-            self.connected = False
-            self.bot_id = None
-            self._pending.append(_event(EventType.end, reason=f"bridge dead: {self.bridge.dead_reason}"))
-            self.bridge.rebuild()
-            self._reconnect_at = self.clock() + REJOIN_SETTLE_S
+            reason = self.bridge.dead_reason
+            logger.warning("bridge dead ({}); rebuilding with a fresh bot", reason)
+            self.bridge.rebuild_if_dead()  # a fleet's bots share it: the first to see it dead rebuilds it
+            self._lost_with_bridge(f"bridge dead: {reason}")
+        elif self.bot_id is not None and self._generation != self.bridge.generation:
+            self._lost_with_bridge("bridge rebuilt for another bot")  # this bot's node process is gone
         if self.connected:
             return True
         if self._reconnect_at is None:
@@ -279,6 +281,13 @@ class MineflayerBody:
             logger.warning("reconnect failed: {}", e)
             self._schedule_reconnect()
             return False
+
+    def _lost_with_bridge(self, reason: str) -> None:
+        """The node process holding this bot is gone: a fresh bot joins after the settle time."""
+        self.connected = False
+        self.bot_id = None
+        self._pending.append(_event(EventType.end, reason=reason))
+        self._reconnect_at = self.clock() + REJOIN_SETTLE_S
 
     def reconnect_now(self) -> None:
         """The server is back (the embedded world restarted): the next `maintain()` tries

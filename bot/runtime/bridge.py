@@ -100,6 +100,7 @@ class Bridge:
         self._stopping = threading.Event()
         self._watchdog: threading.Thread | None = None
         self.generation = 0  # bumped by every (re)start: ids from older generations are stale
+        self._rebuild_lock = threading.Lock()
         self.calls = 0
         self.call_seconds = 0.0
 
@@ -168,6 +169,12 @@ class Bridge:
             if Bridge._live_instance is self:
                 Bridge._live_instance = None
         logger.info("bridge shut down")
+
+    def rebuild_if_dead(self, timeout_s: float = 60.0) -> None:
+        """Rebuild a dead bridge once, however many bodies see it dead at the same time."""
+        with self._rebuild_lock:
+            if not self.alive:
+                self.rebuild(timeout_s)
 
     def rebuild(self, timeout_s: float = 60.0) -> None:
         """A fresh node and bridge thread; every bot id from before is gone."""

@@ -27,7 +27,13 @@ from bot.runtime.session import connection_settings
 from bot.runtime.world_supervisor import RestartPolicy, WorldGaveUp, WorldSupervisor
 from bot.runtime.errors import BotRuntimeError
 from bot.runtime.log_tail import LogTail
-from bot.runtime.wiring import Agency, build_agency
+from agency.clock import system_clock_ms
+from agency.execution.agents import ProfileValidationError
+from bot.config.loader import ConfigError
+from bot.runtime.api_context import api_context
+from bot.runtime.leases import lease_job
+from bot.runtime.stores import SharedStores
+from bot.runtime.wiring import Agency
 
 SHUTDOWN_BUDGET_S = 10.0
 EXIT_INIT = 3  # the world could not be kept alive (bot/cli/main.py's exit code for init failures)
@@ -55,15 +61,29 @@ class Daemon:
         self.world: WorldSupervisor | None = None  # only when we started the world
         self._world_task: asyncio.Task[None] | None = None
         self.exit_code = 0
-        self.bridge: Bridge | None = None
-        self.body: MineflayerBody | None = None
+        self.bridge: Bridge | None = None  # one node process for every bot
+        self.shared: SharedStores | None = None  # the database and task store all bots share
+        self.agencies: dict[str, Agency] = {}  # each bot's stores and loops, by username, built in initialize
+        self.bodies: dict[str, MineflayerBody] = {}
         self.scheduler = Scheduler()
-        self.agency: Agency | None = None  # stores and loops, built in initialize
         self._stop = asyncio.Event()
         self._api_server: Any = None
         self._api_task: asyncio.Task[Any] | None = None
         self.started_at = time.time()
         self.log_tail = LogTail()  # the dashboard's log panel
+
+    @property
+    def agency(self) -> Agency | None:
+        """The first bot's agency: the one the single-bot API routes and the 3D view serve."""
+        return next(iter(self.agencies.values()), None)
+
+    @property
+    def body(self) -> MineflayerBody | None:
+        return next(iter(self.bodies.values()), None)
+
+    @property
+    def fleet(self) -> bool:
+        return len(self.agencies) > 1
 
     def _require(self, *states: DaemonState) -> None:
         if self.state not in states:
@@ -88,7 +108,14 @@ class Daemon:
         cfg = self.cfg
         self.log_tail.attach(cfg.logging.level)
         Path(cfg.storage.db_path).parent.mkdir(parents=True, exist_ok=True)
-        self.agency = build_agency(cfg)
+        self.shared = SharedStores.open(cfg, system_clock_ms)
+        entries = cfg.bot_entries()
+        for i, entry in enumerate(entries):
+            try:
+                self.agencies[entry.username] = Agency(cfg, bot=entry, shared=self.shared, fleet=len(entries) > 1)
+            except ProfileValidationError as e:
+                where = f"bots[{i}].agents" if cfg.bots else "bot"
+                raise ConfigError(f"invalid config:\n  {where}: {e}") from None
         embedded = cfg.server.use_embedded and not self.host
         if embedded:
             self.server = EmbeddedServer(settings_from_config(cfg.server, port=self.port), cfg.bridge.node_bin)
@@ -99,10 +126,14 @@ class Daemon:
             dead_check_interval_s=cfg.bridge.dead_check_interval_s,
         )
         await asyncio.to_thread(self.bridge.start)
-        settings = connection_settings(cfg, host=None if embedded else self.host, port=self.port)
-        self.body = MineflayerBody(self.bridge, settings, viewer=cfg.viewer)
-        await asyncio.to_thread(self.body.connect)
-        self.agency.attach_body(self.body, embedded=embedded)
+        for i, (name, agency) in enumerate(self.agencies.items()):
+            settings = connection_settings(cfg, host=None if embedded else self.host, port=self.port, bot=agency.entry)
+            # The 3D view follows the first bot.
+            body = self.bodies[name] = MineflayerBody(self.bridge, settings, viewer=cfg.viewer if i == 0 else None)
+            await asyncio.to_thread(body.connect)
+            agency.attach_body(body, embedded=embedded)
+        if self.fleet:
+            logger.info("fleet of {} bots connected: {}", len(self.bodies), ", ".join(self.bodies))
         if self.server is not None:
             s = cfg.server
             policy = RestartPolicy(s.world_max_restarts, s.world_restart_window_s, s.world_restart_backoff_s)
@@ -111,8 +142,11 @@ class Daemon:
 
     async def start(self) -> None:
         self._require(DaemonState.initialized)
-        for spec in self.agency.jobs():
-            self.scheduler.add(spec)
+        for name, agency in self.agencies.items():
+            for spec in agency.jobs(suffix=f"@{name}" if self.fleet else ""):
+                self.scheduler.add(spec)
+        if self.shared is not None and self.shared.postgres:
+            self.scheduler.add(lease_job(self.shared.tasks, self.cfg.storage.lease_s))
         self.scheduler.start()
         if self.cfg.api.enabled:
             await self._start_api()
@@ -152,26 +186,28 @@ class Daemon:
     async def shutdown(self) -> None:
         """Release everything in reverse order; safe after a failed initialize."""
         await self.stop()
-        if self.agency is not None:
-            await self.agency.on_shutdown()
-        if self.body is not None:
-            await asyncio.to_thread(self.body.close)
+        for agency in self.agencies.values():
+            await agency.on_shutdown()
+        for body in self.bodies.values():
+            await asyncio.to_thread(body.close)
         if self.bridge is not None:
             await asyncio.to_thread(self.bridge.shutdown)
         if self.server is not None:
             if self.world is not None:
                 await self.world.settle()  # a restart in flight ends before we stop the server
             await asyncio.to_thread(self.server.stop)
-        if self.agency is not None:
-            self.agency.close()
+        for agency in self.agencies.values():
+            agency.close()
+        if self.shared is not None:
+            self.shared.close()
         self.state = DaemonState.stopped
         logger.info("daemon stopped")
         self.log_tail.detach()
 
     def _world_restarted(self) -> None:
-        assert self.agency is not None and self.body is not None
-        self.agency.world_restarted()  # before the bot is back: an in-memory world is a new one
-        self.body.reconnect_now()
+        for name, agency in self.agencies.items():
+            agency.world_restarted()  # before the bots are back: an in-memory world is a new one
+            self.bodies[name].reconnect_now()
 
     # ---- HTTP API ----------------------------------------------------------------------
     @property
@@ -192,7 +228,7 @@ class Daemon:
         api = self.cfg.api
         # No token (loopback only): answer only to loopback names, against DNS rebinding.
         hosts = None if api.token else LOOPBACK_NAMES | {api.host}
-        app = create_app(self.agency.api_context(self), token=api.token or None, max_body_bytes=api.max_body_bytes,
+        app = create_app(api_context(self), token=api.token or None, max_body_bytes=api.max_body_bytes,
                          allowed_hosts=hosts)
         self._api_server = api_server(app, api.host, api.port, api.read_timeout_s)
         self._api_task = asyncio.create_task(self._api_server.serve(), name="http-api")
@@ -212,7 +248,8 @@ class Daemon:
 
     # ---- health ------------------------------------------------------------------------
     def health(self) -> dict[str, Any]:
-        bot_connected = bool(self.body and self.body.connected)
+        bots = {name: body.connected for name, body in self.bodies.items()}
+        bot_connected = bool(bots) and all(bots.values())
         bridge_alive = bool(self.bridge and self.bridge.alive)
         scheduler_running = self.scheduler.running
         world_up = self.world is None or self.world.up
@@ -222,6 +259,7 @@ class Daemon:
             "down": [name for name, up in parts.items() if not up],
             "world": self.world.status if self.world is not None else "external",
             "botConnected": bot_connected,
+            "bots": bots,
             "bridgeAlive": bridge_alive,
             "schedulerRunning": scheduler_running,
             "state": self.state.value,

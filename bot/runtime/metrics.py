@@ -1,5 +1,5 @@
 """Prometheus text exposition for /metrics: agency counters, job runs and errors, bridge
-call latency, stream and task sizes."""
+call latency, stream and task sizes; a bot's series are labelled with its name (`bot`)."""
 
 from __future__ import annotations
 
@@ -13,13 +13,15 @@ def _line(out: list[str], name: str, value: float, labels: dict[str, str] | None
     out.append(f"{name}{lab} {value}")
 
 
-def render_metrics(agency: Any, daemon: Any) -> str:
+def render_metrics(daemon: Any, agencies: dict[str, Any]) -> str:
+    """agencies: each bot's agency by name; series of one bot carry its name as `bot`."""
     out: list[str] = []
     out.append("# HELP mcbot_agency_counter Agency counters (monotonic within a session).")
     out.append("# TYPE mcbot_agency_counter counter")
-    for name, value in agency.counters.snapshot().items():
-        if name != "startedAtMs":
-            _line(out, "mcbot_agency_counter", value, {"name": name})
+    for bot, agency in agencies.items():
+        for name, value in agency.counters.snapshot().items():
+            if name != "startedAtMs":
+                _line(out, "mcbot_agency_counter", value, {"name": name, "bot": bot})
     out.append("# TYPE mcbot_job_runs_total counter")
     out.append("# TYPE mcbot_job_errors_total counter")
     out.append("# TYPE mcbot_job_seconds_total counter")
@@ -36,10 +38,12 @@ def render_metrics(agency: Any, daemon: Any) -> str:
     out.append("# TYPE mcbot_bridge_alive gauge")
     _line(out, "mcbot_bridge_alive", int(bool(bridge and bridge.alive)))
     out.append("# TYPE mcbot_bot_connected gauge")
-    _line(out, "mcbot_bot_connected", int(bool(daemon.body and daemon.body.connected)))
     out.append("# TYPE mcbot_stream_thoughts gauge")
-    _line(out, "mcbot_stream_thoughts", agency.stream.count())
+    for bot, agency in agencies.items():
+        _line(out, "mcbot_bot_connected", int(bool(agency.body is not None and agency.body.connected)), {"bot": bot})
+        _line(out, "mcbot_stream_thoughts", agency.stream.count(), {"bot": bot})
     out.append("# TYPE mcbot_tasks gauge")
-    for status, n in agency.tasks.counts_by_status().items():  # one GROUP BY, not a read per status
+    first = next(iter(agencies.values()))  # one store for every bot
+    for status, n in first.tasks.counts_by_status().items():  # one GROUP BY, not a read per status
         _line(out, "mcbot_tasks", n, {"status": status})
     return "\n".join(out) + "\n"

@@ -10,7 +10,7 @@ from typing import Any, Iterator
 from bot.runtime.body import ConnectionSettings, MineflayerBody
 from bot.runtime.bridge import Bridge
 from bot.runtime.server import EmbeddedServer, settings_from_config
-from bot.config.loader import McbotConfig
+from bot.config.loader import BotEntry, McbotConfig
 
 
 @dataclass
@@ -20,14 +20,16 @@ class Session:
     server: EmbeddedServer | None
 
 
-def connection_settings(cfg: McbotConfig, host: str | None = None, port: int | None = None, version: str | None = None) -> ConnectionSettings:
+def connection_settings(cfg: McbotConfig, host: str | None = None, port: int | None = None, version: str | None = None,
+                        bot: BotEntry | None = None) -> ConnectionSettings:
+    """How one bot joins: `bot` (a [[bots]] entry) names it; the rest comes from [bot]."""
     s, b = cfg.server, cfg.bot
     return ConnectionSettings(
         host=host or s.host or "127.0.0.1",
         port=port or s.port,
-        username=b.username,
+        username=bot.username if bot is not None else b.username,
         version=version or s.version,
-        auth=b.auth,
+        auth=(bot.auth if bot is not None and bot.auth else b.auth),
         profiles_folder=b.profiles_folder,
         connect_timeout_s=b.connect_timeout_s,
         reconnect_min_s=b.reconnect_min_s,

@@ -6,17 +6,13 @@ awaited on the bridge's thread."""
 from __future__ import annotations
 
 import asyncio
-import os
 from typing import Any
 
 from loguru import logger
 
 from agency.clock import Clock, system_clock_ms
-from agency.db import Database
 from agency.cognition.counters import AgencyCounters
-from agency.cognition.dev_injection import apply_dev_injection
-from agency.cognition.grounding import FrameFacts, check_goal
-from agency.execution.agents import AgentRuntime, default_registry
+from agency.execution.agents import AgentRuntime, bot_agents
 from agency.execution.executor import DISCONNECTED, Executor
 from agency.execution.direct import DirectActions
 from agency.execution.reflexes import Reflexes
@@ -26,11 +22,11 @@ from agency.execution.tools import ToolContext
 from agency.execution.builtin_tools import default_tool_registry
 from agency.execution.tools.crafting import nearby_table, table_facts
 from agency.execution.workflows import SqliteCheckpointStore
-from agency.goals import assert_task_state
 from agency.perception.body_gate import BodyGate
 from agency.cognition.drive_tick import (SIGHT_ACTIONS, DriveTickFired, DriveTickMemory, drive_candidate, drive_gate,
                                evaluate_drive_tick, needs_sight, sight_box)
 from agency.cognition.eligibility import routable_by
+from agency.cognition.grounding import FrameFacts
 from agency.goals.user_goals import GoalDecision, GoalRequest, submit_user_goal
 from agency.cognition.keepalive import build_keepalive
 from agency.cognition.llm_thoughts import build_thought_generator
@@ -38,46 +34,50 @@ from agency.perception.stimuli import Perception, Stimulus
 from agency.planning.consumer import IdleReporter, PlanningConsumer
 from agency.stream.cognitive_stream import CognitiveStream
 from agency.planning.tasks.models import TaskStatus
-from agency.planning.tasks.store import SqliteTaskStore
+from agency.planning.tasks.store import TaskStore
 from agency.world import BlockRegion, BodyEvent, BodyLost, WorldSnapshot
 from agency.goals.runtime import GoalRuntime
-from agency.goals.task_commands import run_task_command
 from agency.goals.world_identity import WorldEntry, enter_world
 from agency.places.memory import HOOK as PLACES_HOOK, PlaceMemory
 from agency.execution.tools.mining import STAIRCASES_HOOK
 from agency.places.store import PlaceStore
-from bot.config.loader import McbotConfig
+from bot.config.loader import BotEntry, McbotConfig
 from bot.runtime.api import ApiContext, BotUnavailable
 from bot.runtime.body import MineflayerBody
-from bot.runtime.live_state import live_sources
-from bot.runtime.metrics import render_metrics
 from bot.runtime.reflex_watch import ReflexWatch
 from bot.runtime.scheduler import JobSpec
+from bot.runtime.stores import SharedStores
 from bot.runtime.world_id import world_identity
-
-
-# Grounding with no snapshot yet: nothing is known, so a named item or entity cannot ground.
-_EMPTY = WorldSnapshot(health=20, food=20, gameMode="survival", dimension="overworld", timeOfDay=0, isDay=True,
-                       position={"x": 0, "y": 0, "z": 0}, hostiles=0, ts=0)
 
 
 class GoalWiring(GoalRuntime):
     """The goal runtime on the configured store file."""
 
-    def __init__(self, cfg: McbotConfig, tasks: SqliteTaskStore, clock: Clock, db: Database | None = None,
+    def __init__(self, cfg: McbotConfig, tasks: TaskStore, clock: Clock, db: Any = None,
                  **kwargs: Any) -> None:
         super().__init__(db if db is not None else cfg.storage.db_path, tasks, clock, **kwargs)
 
 
 class Agency:
-    def __init__(self, cfg: McbotConfig, clock: Clock = system_clock_ms) -> None:
+    """One bot's agency: its perception, thoughts, drive ticks, goals, executor and reflexes,
+    on the daemon's database and task store (`shared`, opened here when not given: a
+    one-bot daemon, tests). `bot` is its `[[bots]]` entry; None = the single bot of [bot]."""
+
+    def __init__(self, cfg: McbotConfig, clock: Clock = system_clock_ms, *, bot: BotEntry | None = None,
+                 shared: SharedStores | None = None, fleet: bool = False) -> None:
         self.cfg = cfg
         self.clock = clock
-        # One connection to the agency file for every store, used only on the daemon's loop.
-        self.db = db = Database(cfg.storage.db_path)
+        self.entry = bot or cfg.bot_entries()[0]
+        self.name = self.entry.username
+        self._owns_stores = shared is None
+        self.shared = shared = shared if shared is not None else SharedStores.open(cfg, clock)
+        # Whose tasks it claims and resumes: its own name when it shares the store with other
+        # bots (a fleet, or other daemons on PostgreSQL); None = every task (one bot alone).
+        self.claim_as: str | None = self.name if fleet or shared.postgres else None
+        # One connection to the agency's database for every store, used only on the daemon's loop.
+        self.db = db = shared.db
         self.counters = AgencyCounters(clock)
-        # §G field ownership asserted on every write in development (MCBOT_ENV=development; unset is production).
-        self.tasks = SqliteTaskStore(db, clock=clock, invariant_check=assert_task_state)
+        self.tasks = shared.tasks
         self.stream = CognitiveStream(db, clock=clock, max_thoughts=cfg.stream.max_thoughts)
         self.perception = Perception(clock, publish=self.stream.publish)
         self.keepalive = build_keepalive(  # with situation-signature gate and content dedup (contract 4)
@@ -100,6 +100,7 @@ class Agency:
         self.places = PlaceMemory(PlaceStore(db, clock=clock), lambda: self.world.world if self.world else None,
                                   config=cfg.places, shelters=self._shelter_places)
         self.tools = default_tool_registry()
+        self.agents = bot_agents(self.entry.agents)  # AgentProfileError: an unknown profile name
         self.staircases: list[tuple[float, float, float]] = []  # the tops of the staircases dug (climb_out)
         self.executor: Executor | None = None  # built once the body exists (tools act on it)
         self.reflexes: Reflexes | None = None
@@ -125,7 +126,7 @@ class Agency:
         ctx = ToolContext(body=body, clock=self.clock, poll_interval_s=0.2,
                           hooks={"shelter": self.goals.hooks, PLACES_HOOK: self.places, STAIRCASES_HOOK: self.staircases})
         self.tool_ctx = ctx
-        runtime = AgentRuntime(default_registry(), self.tools, ctx, checkpoints=self.checkpoints,
+        runtime = AgentRuntime(self.agents, self.tools, ctx, checkpoints=self.checkpoints,
                                plan_facts=self._plan_facts,
                                on_step=record_step(self.tasks))  # each step in the task's event log
         self.executor = Executor(self.tasks, runtime, self.clock, on_lifecycle=self.goals.on_task_event,
@@ -358,9 +359,12 @@ class Agency:
     async def job_stream_prune(self) -> None:
         self.stream.prune()
 
-    def jobs(self) -> list[JobSpec]:
-        """The daemon's periodic jobs, declared as data: name, body, interval, whether on."""
-        j = self.cfg.jobs
+    def jobs(self, *, suffix: str = "") -> list[JobSpec]:
+        """This bot's periodic jobs, declared as data: name, body, interval, whether on
+        (`jobs.disabled` names a job, or its bot's entry switches a loop off). `suffix` tells
+        a fleet's bots' jobs apart (`executor@alice`)."""
+        j, e = self.cfg.jobs, self.entry
+        switched_off = {"drive_tick": not e.drives, "reflexes": not e.reflexes, "keepalive": not e.keepalive}
         declared = [
             ("body", self.job_body, j.body_s, 90.0),
             ("perception", self.job_perception, j.perception_s, 30.0),
@@ -373,56 +377,15 @@ class Agency:
             ("stream_prune", self.job_stream_prune, j.stream_prune_s, 30.0),
             ("review", self.goals.job_review, j.review_s, 30.0),
         ]
-        return [JobSpec(name, body, interval_s, enabled=name not in j.disabled, timeout_s=timeout_s)
+        return [JobSpec(name + suffix, body, interval_s, timeout_s=timeout_s,
+                        enabled=name not in j.disabled and not switched_off.get(name, False))
                 for name, body, interval_s, timeout_s in declared]
 
-    # ---- HTTP --------------------------------------------------------------------------
     def api_context(self, daemon: Any) -> ApiContext:
-        async def snapshot() -> WorldSnapshot:
-            if self.body is None or not self.body.connected:
-                raise RuntimeError("bot is not connected")
-            return await asyncio.to_thread(self.body.snapshot)
+        """This bot's HTTP API (bot/runtime/api_context.py)."""
+        from bot.runtime.api_context import bot_api_context  # noqa: PLC0415 - it imports this module's users
 
-        async def poke() -> dict[str, Any]:
-            if self.body is None or not self.body.connected:
-                return {"status": "unavailable", "detail": "bot is not connected"}
-            snap = await asyncio.to_thread(self.body.snapshot)
-            self.last_snapshot = snap
-            outcome = await self.keepalive.apoke(snap)  # may await the LLM
-            return {"status": outcome.status, "bypass": outcome.bypass, "situation": outcome.situation,
-                    "thoughtId": getattr(outcome.thought, "id", None)}
-
-        def inject(body: dict[str, Any]) -> Any:
-            snap = self.last_snapshot
-
-            def ground(goal: Any, thought_id: str) -> Any:
-                facts = FrameFacts.from_snapshot(snap) if snap is not None else FrameFacts.from_snapshot(_EMPTY)
-                return check_goal(goal, facts, scenario_id=thought_id)
-
-            thought = apply_dev_injection(body, os.environ, now_ms=self.clock(), ground=ground)
-            return self.stream.publish(thought)
-
-        return ApiContext(
-            stream=self.stream,
-            tasks=self.tasks,
-            counters=self.counters,
-            snapshot=snapshot,
-            poke_keepalive=poke,
-            health=daemon.health,
-            metrics=lambda: render_metrics(self, daemon),
-            inject_thought=inject,
-            stalled=self.stalled,
-            task_command=self.task_command,
-            submit_goal=self.submit_goal,
-            places=self.places.view,
-            stopping=lambda: daemon.stopping,
-            direct=self.direct,
-            blocks_around=self.blocks_around,
-            live=live_sources(self, daemon),
-            logs=lambda after, limit: daemon.log_tail.after(after, limit),
-            viewer=daemon.viewer_status,
-            shelters=self.goals.shelter_status,
-        )
+        return bot_api_context(self, daemon)
 
     async def blocks_around(self, radius: int) -> dict[str, Any]:
         """Block counts by name in the cube of `radius` around the bot (air left out)."""
@@ -458,9 +421,6 @@ class Agency:
         return stalled_tasks(self.tasks.list_by_status(*TaskStatus), self.clock(), stats and stats.last_tick_ms,
                              self.cfg.drive_tick.stuck_timeout_ms, stats and stats.last_busy_ms)
 
-    async def task_command(self, task_id: str, command: str) -> Any:
-        return await run_task_command(self.tasks, self.executor, self.goals, task_id, command)
-
     async def on_shutdown(self) -> None:
         """In-flight work reaches a safe stop before the body goes away; the task stays
         active and resumes from its checkpoint on the next start."""
@@ -475,8 +435,8 @@ class Agency:
         self.checkpoints.close()
         self.goals.close()
         self.stream.close()
-        self.tasks.close()
-        self.db.close()
+        if self._owns_stores:  # a fleet's daemon closes the shared ones after every bot
+            self.shared.close()
 
 
 def build_agency(cfg: McbotConfig) -> Agency:

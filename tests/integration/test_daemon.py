@@ -39,7 +39,7 @@ def test_mcbot_run_serves_healthz_snapshot_metrics_and_stops_cleanly_on_sigterm(
         wait_until(lambda: 'mcbot_job_runs_total{job="perception"}' in httpx.get(f"{base}/metrics").text
                    and "mcbot_bridge_calls_total" in httpx.get(f"{base}/metrics").text, 20, "metrics")
         metrics = httpx.get(f"{base}/metrics").text
-        assert 'mcbot_agency_counter{name="driveTicks"}' in metrics
+        assert 'mcbot_agency_counter{name="driveTicks",bot="mcbot"}' in metrics
         assert len(children) >= 2  # the embedded server and the bridge's node
         p.send_signal(signal.SIGTERM)
         started = time.monotonic()

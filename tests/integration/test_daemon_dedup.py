@@ -112,7 +112,7 @@ def test_daemon_keepalive_suppresses_demotes_and_broadcasts_one_in_five(tmp_path
 
         metrics = httpx.get(f"{base}/metrics", timeout=5).text
         for name in ("signatureSuppressions", "contentSuppressions", "lowNoveltyRecorded", "lowNoveltyBroadcast"):
-            m = re.search(rf'mcbot_agency_counter\{{name="{name}"\}} (\d+)', metrics)
+            m = re.search(rf'mcbot_agency_counter\{{name="{name}",bot="[^"]+"\}} (\d+)', metrics)
             assert m and int(m.group(1)) >= 1, name
         p.send_signal(signal.SIGTERM)
         out, _ = p.communicate(timeout=15)

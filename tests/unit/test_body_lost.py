@@ -22,6 +22,7 @@ class _Bridge:
     def __init__(self, answers: dict[str, Any]) -> None:
         self.answers = answers
         self.alive = True
+        self.generation = 1
 
     def call(self, fn: str, *args: Any, **_: Any) -> Any:
         out = self.answers[fn]
@@ -88,6 +89,7 @@ class _JoiningBridge:
 
     def __init__(self) -> None:
         self.alive, self.created, self.quit = True, 0, []
+        self.generation = 1
 
     def call(self, fn: str, *args: Any, **_: Any) -> Any:
         if fn == "createBot":
@@ -139,8 +141,8 @@ def test_after_the_bridge_died_the_bot_rejoins_once_the_server_had_time_to_drop_
             super().__init__()
             self.alive, self.rebuilt = False, 0
 
-        def rebuild(self) -> None:
-            self.alive, self.rebuilt = True, self.rebuilt + 1
+        def rebuild_if_dead(self) -> None:
+            self.alive, self.rebuilt, self.generation = True, self.rebuilt + 1, self.generation + 1
 
     bridge = _Dead()
     body = MineflayerBody(bridge, ConnectionSettings(), clock=lambda: now[0],  # type: ignore[arg-type]
@@ -152,3 +154,32 @@ def test_after_the_bridge_died_the_bot_rejoins_once_the_server_had_time_to_drop_
     assert body.maintain() is False and joins == []
     now[0] = 2.0
     assert body.maintain() is True and joins == [2.0]
+
+
+def test_bots_sharing_a_bridge_rebuild_it_once_and_each_rejoins():
+    """A fleet's bodies share one bridge: the first to see it dead rebuilds it; the others
+    find their bot gone with the old node process (a newer generation) and rejoin too."""
+    now = [0.0]
+
+    class _Shared(_JoiningBridge):
+        dead_reason = "node process exited (code -9)"
+
+        def __init__(self) -> None:
+            super().__init__()
+            self.rebuilt = 0
+
+        def rebuild_if_dead(self) -> None:
+            if not self.alive:
+                self.alive, self.rebuilt, self.generation = True, self.rebuilt + 1, self.generation + 1
+
+    bridge = _Shared()
+    bodies = [MineflayerBody(bridge, ConnectionSettings(username=n), clock=lambda: now[0])  # type: ignore[arg-type]
+              for n in ("alice", "bob")]
+    for body in bodies:
+        body.bot_id, body._generation, body.connected = "1", bridge.generation, True
+    bridge.alive = False
+    assert [b.maintain() for b in bodies] == [False, False]
+    assert bridge.rebuilt == 1  # once, not once per bot
+    assert all(b.bot_id is None and not b.connected for b in bodies)
+    assert [[e.data.get("reason") for e in b.events()] for b in bodies] == [
+        ["bridge dead: node process exited (code -9)"], ["bridge rebuilt for another bot"]]

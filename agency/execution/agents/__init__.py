@@ -7,6 +7,7 @@ from agency.execution.agents.registry import (
     AgentNotFoundError,
     AgentRegistry,
     DuplicateAgentError,
+    bot_agents,
     default_registry,
     load_default_registry,
 )
@@ -16,6 +17,6 @@ from agency.execution.agents.selection import AgentSelection, select_agents
 __all__ = [
     "Ability", "AbilityLibrary", "AgentNotFoundError", "AgentProfile", "AgentProfileSchema", "AgentRegistry",
     "AgentRuntime", "AgentSelection", "DuplicateAgentError", "InjectionResult", "ProfileValidationError", "RunHandle",
-    "STANDARD_AGENT", "TaskSpec", "WorkflowSpec", "default_registry", "estimate_tokens", "inject_abilities",
+    "STANDARD_AGENT", "TaskSpec", "WorkflowSpec", "bot_agents", "default_registry", "estimate_tokens", "inject_abilities",
     "load_default_registry", "parse_profile", "select_agents",
 ]

@@ -131,3 +131,20 @@ def default_registry() -> AgentRegistry:
     """The shipped registry, loaded once per process: the daemon's runtime plans with it and
     goal routing (agency.cognition.eligibility) asks it, so the two cannot disagree."""
     return load_default_registry()
+
+
+def bot_agents(names: list[str]) -> AgentRegistry:
+    """The agents one bot of a fleet works as: the shipped profiles named (and `standard`,
+    the selection fallback, always); [] = every shipped profile. ProfileValidationError
+    names an unknown profile and the known ones."""
+    shipped = default_registry()
+    if not names:
+        return shipped
+    unknown = [n for n in names if n not in shipped]
+    if unknown:
+        known = ", ".join(p.id for p in shipped.list())
+        raise ProfileValidationError(f"unknown agent profile(s) {', '.join(map(repr, unknown))} (known: {known})")
+    reg = AgentRegistry(shipped.abilities)
+    for agent_id in dict.fromkeys([*names, STANDARD_AGENT]):
+        reg.register(shipped.require(agent_id))
+    return reg

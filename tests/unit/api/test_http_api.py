@@ -144,7 +144,7 @@ def test_healthz_is_503_when_the_bot_is_down_and_metrics_are_prometheus_text(age
     c = _client(agency, monkeypatch)
     assert c.get("/healthz").status_code == 503
     m = c.get("/metrics")
-    assert m.status_code == 200 and 'mcbot_agency_counter{name="driveTicks"} 0' in m.text
+    assert m.status_code == 200 and 'mcbot_agency_counter{name="driveTicks",bot="mcbot"} 0' in m.text
     assert "mcbot_bridge_calls_total 0" in m.text
 
 
