@@ -17,13 +17,16 @@ shipped: append a new one.
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, ContextManager, Iterator, Self, Union
+from typing import Any, ContextManager, Iterator, Literal, Self, Union
 
 TASK_STATUSES = ("pending", "pending_planning", "active", "completed", "failed", "paused", "unplannable")
 _STATUS_LIST = ", ".join(f"'{s}'" for s in TASK_STATUSES)
+# Which SQL a store speaks on a database; a store keeps its statements for both side by side.
+Dialect = Literal["sqlite", "postgresql"]
 
 
 def _goal_key_triggers(terminal: str) -> str:
@@ -240,6 +243,23 @@ MIGRATIONS: list[tuple[int, str, str]] = [
         CREATE INDEX idx_tasks_created ON tasks (created_at);
         """,
     ),
+    (
+        9,
+        "drive-tick memory per bot",
+        # agency/cognition/drive_tick.py: when each bot's last drive tick fired. It kept one row
+        # (id = 1) in a table of its own before a daemon drove several bots; that time becomes
+        # the default bot's ('').
+        """
+        CREATE TABLE drive_ticks (
+            bot           TEXT PRIMARY KEY,  -- the bot's name
+            last_fired_ms INTEGER NOT NULL
+        );
+        CREATE TABLE IF NOT EXISTS drive_tick_state (
+            id INTEGER PRIMARY KEY CHECK (id = 1), last_fired_ms INTEGER NOT NULL);
+        INSERT INTO drive_ticks (bot, last_fired_ms) SELECT '', last_fired_ms FROM drive_tick_state;
+        DROP TABLE drive_tick_state;
+        """,
+    ),
 ]
 
 
@@ -310,10 +330,11 @@ class SharedDatabase:
     """The sharing rule every agency database keeps (this file's Database, agency.pg's
     PgDatabase): the composition root opens one and hands it to every store, and alone closes
     it; `of(source)` shares a database as is and opens a private one from anything else (a
-    path, a URL), which the store's `release()` closes. A subclass opens `conn` and says
-    what `tx()` is."""
+    path, a URL), which the store's `release()` closes. A subclass opens `conn`, says what
+    `tx()` is and which `dialect` its SQL is."""
 
     conn: Any
+    dialect: Dialect
     _private = False  # opened by `of` for one store alone
 
     @classmethod
@@ -350,6 +371,8 @@ class Database(SharedDatabase):
     """The agency file, opened once: one connection, WAL, migrated (open_database), shared
     as SharedDatabase says."""
 
+    dialect: Dialect = "sqlite"
+
     def __init__(self, path: str | Path) -> None:
         self.path = path
         self.conn: sqlite3.Connection = open_database(path)
@@ -361,3 +384,18 @@ class Database(SharedDatabase):
 
 # What a store's constructor takes: a path (it opens a Database of its own) or a shared Database.
 DatabaseSource = Union[str, Path, Database]
+# What a store that speaks both dialects takes: a path, or any shared agency database (this
+# file's Database, agency.pg's PgDatabase).
+StoreSource = Union[str, Path, SharedDatabase]
+
+
+def database_of(source: StoreSource) -> SharedDatabase:
+    """The database a store works on: a shared one as is, whichever its dialect; from a path,
+    a private Database (SharedDatabase.of)."""
+    return source if isinstance(source, SharedDatabase) else Database.of(source)
+
+
+def json_value(column: Any) -> Any:
+    """A JSON column's value (the stores keep objects there): SQLite hands back the text,
+    PostgreSQL's jsonb the decoded value."""
+    return json.loads(column) if isinstance(column, str) else column

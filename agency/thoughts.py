@@ -41,6 +41,7 @@ class ThoughtMetadata(BaseModel):
     fallback: bool | None = None
     goalFailReason: str | None = None
     grounding: dict[str, Any] | None = None
+    bot: str | None = None  # the bot whose body or inventory the goal is about; its task is bound to it
 
     @field_validator("goalKey", mode="before")
     @classmethod

@@ -27,6 +27,10 @@ failed too, or when the goal is the night's shelter (no wandering off in the dar
 survival or progression step lets the next one have its turn (a stone pickaxe that cannot be
 made from here does not keep the bot from hunting); a stand-in (explore first, dig down
 first) that just failed makes the tick skip.
+
+With several bots, a tick's goal is about its own bot's body and inventory: the thought names
+the bot (metadata.bot, so its task is bound to it), and only tasks open to that bot (bound to
+it or to none) make the goal a duplicate or hold it back; another bot's task does not.
 """
 
 from __future__ import annotations
@@ -42,7 +46,7 @@ from agency.cognition.counters import AgencyCounters
 from agency.cognition.drive_selection import DriveSelection
 from agency.cognition.progression import STONE_AGE_RULES, dig_down_first, next_progression_step
 from agency.cognition.survival_steps import next_survival_step
-from agency.db import Database, DatabaseSource
+from agency.db import StoreSource, database_of
 from agency.goal_tag import ExtractedGoal, build_goal_tag_v1, canonical_goal_key
 from agency.cognition.grounding import FrameFacts, GroundingResult, check_doable_goal, log_grounding_fail
 from agency.cognition.sanitizer import sanitize
@@ -84,26 +88,34 @@ class DriveTickState:
             self.on_fire(now_ms)
 
 
+_SAVE_SET = "ON CONFLICT (bot) DO UPDATE SET last_fired_ms = excluded.last_fired_ms"
+_MEMORY_SQL = {  # (read, save) in each dialect
+    "sqlite": ("SELECT last_fired_ms FROM drive_ticks WHERE bot = ?",
+               f"INSERT INTO drive_ticks (bot, last_fired_ms) VALUES (?, ?) {_SAVE_SET}"),
+    "postgresql": ("SELECT last_fired_ms FROM drive_ticks WHERE bot = %s",
+                   f"INSERT INTO drive_ticks (bot, last_fired_ms) VALUES (%s, %s) {_SAVE_SET}"),
+}
+
+
 class DriveTickMemory:
-    """When the last drive tick fired, kept in the agency's SQLite file (one row, its own
-    IF NOT EXISTS table like the checkpoints'), so the interval survives a restart: a
-    daemon started again a minute after a tick does not fire at once."""
+    """When a bot's last drive tick fired, kept in the agency database (table drive_ticks,
+    one row per bot name), so the interval survives a restart: a daemon started again a
+    minute after a tick does not fire at once. A daemon driving several bots keeps one
+    memory per bot; the default bot '' holds what the one-bot daemon remembered before
+    (agency/db.py migration 9)."""
 
-    _SCHEMA = ("CREATE TABLE IF NOT EXISTS drive_tick_state ("
-               "id INTEGER PRIMARY KEY CHECK (id = 1), last_fired_ms INTEGER NOT NULL)")
-
-    def __init__(self, db_path: DatabaseSource) -> None:
-        self._db = Database.of(db_path)  # a path: a connection of its own; a Database: the shared one
-        self._db.execute(self._SCHEMA)
+    def __init__(self, db_path: StoreSource, *, bot: str = "") -> None:
+        self._db = database_of(db_path)  # a path: a connection of its own; a database: the shared one
+        self._read, self._save_sql = _MEMORY_SQL[self._db.dialect]
+        self.bot = bot
 
     def state(self) -> DriveTickState:
         """The stored state; firing through it writes the new time back."""
-        row = self._db.execute("SELECT last_fired_ms FROM drive_tick_state WHERE id = 1").fetchone()
-        return DriveTickState(last_fired_ms=None if row is None else int(row[0]), on_fire=self._save)
+        row = self._db.execute(self._read, (self.bot,)).fetchone()
+        return DriveTickState(last_fired_ms=None if row is None else int(row["last_fired_ms"]), on_fire=self._save)
 
     def _save(self, now_ms: int) -> None:
-        self._db.execute("INSERT INTO drive_tick_state (id, last_fired_ms) VALUES (1, ?) "
-                         "ON CONFLICT (id) DO UPDATE SET last_fired_ms = excluded.last_fired_ms", (now_ms,))
+        self._db.execute(self._save_sql, (self.bot, now_ms))
 
     def close(self) -> None:
         self._db.release()
@@ -204,7 +216,8 @@ def _safety_gate(snapshot: WorldSnapshot) -> DriveTickSkipped | None:
     return None
 
 
-def _build_thought(sel: DriveSelection, now_ms: int, thought_id: str, grounding: GroundingResult) -> Thought:
+def _build_thought(sel: DriveSelection, now_ms: int, thought_id: str, grounding: GroundingResult,
+                   bot: str | None) -> Thought:
     # Round-trip through the sanitizer: the goal on the thought is exactly what an LLM
     # reply carrying the same tag would yield.
     parsed = sanitize(f"{sel.reason}\n{build_goal_tag_v1(sel.action, sel.target, sel.amount)}")
@@ -226,6 +239,7 @@ def _build_thought(sel: DriveSelection, now_ms: int, thought_id: str, grounding:
             goalKey=canonical_goal_key(sel.action, sel.target),
             # The stream requires a passing record on every convertEligible thought (KA-A8).
             grounding=grounding.as_record(),
+            bot=bot,
         ),
     )
 
@@ -244,17 +258,18 @@ def evaluate_drive_tick(
     region: BlockRegion | None = None,
     config: DriveTickConfig = DriveTickConfig(),
     counters: AgencyCounters | None = None,
+    bot: str | None = None,
 ) -> DriveTickResult:
     """Run the gates, pick a drive, check idempotency, ground it on the frame (the
     snapshot plus `region`, the blocks in sight_box; None = not read, nothing in sight),
     exploring first when it does not ground. A furnace in that region counts as one nearby.
     Firing updates state and counts driveTicks; a skip changes nothing, so the next safe
-    moment can fire."""
+    moment can fire. `bot`: whose tick it is (module docstring); None, the one bot's."""
     if furnace_nearby is not True and region is not None and furnace_in_sight(region):
         furnace_nearby = True
     candidate = drive_candidate(snapshot, now_ms, state, existing_tasks, shelter_nearby=shelter_nearby,
                                 table_nearby=table_nearby, furnace_nearby=furnace_nearby, bed_known=bed_known,
-                                sheltering=sheltering, config=config)
+                                sheltering=sheltering, config=config, bot=bot)
     if isinstance(candidate, DriveTickSkipped):
         return candidate
     sel = candidate
@@ -265,14 +280,14 @@ def evaluate_drive_tick(
     ungrounded = None
     if not grounding.passed:
         ungrounded, sel = sel, dig_down_first(sel, snapshot, grounding) or explore_first(sel, grounding)
-        blocked = _blocked(existing_tasks, sel, now_ms, config)
+        blocked = _blocked(existing_tasks, sel, now_ms, config, bot)
         if blocked is not None:
             return blocked
-        if _held_back(existing_tasks, sel, now_ms) is not None:  # the stand-in failed a moment ago too
+        if _held_back(existing_tasks, sel, now_ms, bot) is not None:  # the stand-in failed a moment ago too
             return DriveTickSkipped(DriveSkipReason.retry_later, f"{sel.action}:{sel.target} failed a moment ago")
         log_grounding_fail(grounding, thought_id)
         grounding = check_doable_goal(_goal(sel), facts, scenario_id=thought_id)
-    thought = _build_thought(sel, now_ms, thought_id, grounding)
+    thought = _build_thought(sel, now_ms, thought_id, grounding, bot)
     state.fired(now_ms)
     if counters is not None:
         counters.increment("driveTicks")
@@ -293,20 +308,22 @@ def drive_candidate(
     bed_known: bool | None = None,
     sheltering: bool = False,
     config: DriveTickConfig = DriveTickConfig(),
+    bot: str | None = None,
 ) -> DriveSelection | DriveTickSkipped:
     """The goal a drive tick would ground now, or why it skips (gates, interval, a goal in
-    flight). The daemon reads the blocks in sight only for a candidate that needs them."""
+    flight among the tasks open to `bot`). The daemon reads the blocks in sight only for a
+    candidate that needs them."""
     gated = drive_gate(snapshot, now_ms, state, sheltering=sheltering, config=config)
     if gated is not None:
         return gated
     sel = select_drive(snapshot, shelter_nearby, table_nearby, furnace_nearby, bed_known,
-                       held=lambda step: _held_back(existing_tasks, step, now_ms) is not None)
+                       held=lambda step: _held_back(existing_tasks, step, now_ms, bot) is not None)
     # A goal already in flight is its task's business: it is not grounded again.
-    blocked = _blocked(existing_tasks, sel, now_ms, config)
+    blocked = _blocked(existing_tasks, sel, now_ms, config, bot)
     if blocked is not None:
         return blocked
     # A goal that just failed waits (retry_backoff); meanwhile new ground may change what it needs.
-    held = _held_back(existing_tasks, sel, now_ms)
+    held = _held_back(existing_tasks, sel, now_ms, bot)
     if held is None:
         return sel
     if sel.rule == "night_no_shelter":  # no wandering off in the dark: the build is tried again soon
@@ -315,9 +332,9 @@ def drive_candidate(
     retry = DriveSelection("explore", "nearby", EXPLORE_FIRST_LEGS, "retry_later",
                            f"My last {tries} to {sel.action} {sel.target} failed; "
                            f"I will explore and try again in {math.ceil(held.wait_ms / 1000)} s.")
-    if _held_back(existing_tasks, retry, now_ms) is not None:
+    if _held_back(existing_tasks, retry, now_ms, bot) is not None:
         return DriveTickSkipped(DriveSkipReason.retry_later, f"{sel.action}:{sel.target} and explore:nearby just failed")
-    return _blocked(existing_tasks, retry, now_ms, config) or retry
+    return _blocked(existing_tasks, retry, now_ms, config, bot) or retry
 
 
 def drive_gate(snapshot: WorldSnapshot, now_ms: int, state: DriveTickState, *, sheltering: bool = False,
@@ -349,8 +366,9 @@ def needs_sight(candidate: DriveSelection | DriveTickSkipped) -> bool:
     return isinstance(candidate, DriveSelection) and candidate.action in SIGHT_ACTIONS
 
 
-def _held_back(tasks: TaskLookup | Iterable[Task], sel: DriveSelection, now_ms: int) -> HeldBack | None:
-    return held_back(tasks, canonical_goal_key(sel.action, sel.target), now_ms)
+def _held_back(tasks: TaskLookup | Iterable[Task], sel: DriveSelection, now_ms: int,
+               bot: str | None) -> HeldBack | None:
+    return held_back(tasks, canonical_goal_key(sel.action, sel.target), now_ms, bot=bot)
 
 
 def _goal(sel: DriveSelection) -> ExtractedGoal:
@@ -358,9 +376,9 @@ def _goal(sel: DriveSelection) -> ExtractedGoal:
 
 
 def _blocked(tasks: TaskLookup | Iterable[Task], sel: DriveSelection, now_ms: int,
-             config: DriveTickConfig) -> DriveTickSkipped | None:
+             config: DriveTickConfig, bot: str | None) -> DriveTickSkipped | None:
     goal_key = canonical_goal_key(sel.action, sel.target)
-    blocking = find_blocking_task(tasks, goal_key, now_ms, config.stuck_timeout_ms)
+    blocking = find_blocking_task(tasks, goal_key, now_ms, config.stuck_timeout_ms, bot=bot)
     if blocking is None:
         return None
     return DriveTickSkipped(DriveSkipReason.duplicate_goal, f"{goal_key} already {blocking.status.value}",

@@ -13,6 +13,11 @@ A run that ends because the body went away (BODY_LOST from a tool, or any failur
 while the body is not connected) did not fail on its merits: its task is held as
 `disconnected` like a preemption (an unverified witness: the goal side rescans on resume)
 and put back in the queue on the first tick the body is ready again.
+
+An executor works for one bot (`bot`) when several share the task store: it claims tasks
+bound to that bot or to none, and resumes and puts back in the queue only the tasks that
+bot holds (metadata.heldBy), never another bot's. With no bot (one bot's daemon) every
+task is its own.
 """
 
 from __future__ import annotations
@@ -92,8 +97,12 @@ class Executor:
         on_lifecycle: Callable[[str, Task], None] | None = None,
         goals: GoalHooks | None = None,
         before_tick: Callable[[], Awaitable[None]] | None = None,
+        bot: str | None = None,
+        actions: frozenset[str] | None = None,
     ) -> None:
         self.tasks = tasks
+        self.bot = bot
+        self.actions = actions  # a bot working as some agent profiles only claims their actions (None = any)
         self.runtime = runtime
         self.clock = clock
         self.plannable = plannable or self._has_workflow
@@ -144,7 +153,7 @@ class Executor:
         interrupted = self._interrupted()
         if interrupted is not None:
             return self._start(interrupted, resumed=True)
-        claimed = self.tasks.claim_next()  # most urgent pending task, oldest first among equals
+        claimed = self.tasks.claim_next(bot=self.bot, actions=self.actions if self.bot else None)  # most urgent pending task, oldest first among equals
         if claimed is None:
             return "idle"
         return self._start(claimed, resumed=False)
@@ -158,10 +167,16 @@ class Executor:
             logger.opt(exception=e).warning("[Executor] per-tick evaluation failed: {}", e)
 
     def _interrupted(self) -> Task | None:
-        """An active task with no run in flight was interrupted (crash, restart): it is
-        resumed before anything new is claimed."""
-        active = self.tasks.list_by_status(TaskStatus.active)
+        """An active task of this bot's with no run in flight was interrupted (crash,
+        restart): it is resumed before anything new is claimed."""
+        active = self._mine(TaskStatus.active)
         return active[0] if active else None
+
+    def _mine(self, status: TaskStatus) -> list[Task]:
+        """This bot's tasks in `status` (the ones it holds); with no bot, every one."""
+        if self.bot is None:
+            return self.tasks.list_by_status(status)
+        return self.tasks.held_by(self.bot, status)
 
     def _start(self, task: Task, *, resumed: bool) -> str:
         """Run an active task: one the store just claimed (pending -> active) or an
@@ -305,9 +320,9 @@ class Executor:
         self._lifecycle("paused", task.id)
 
     def resume_paused(self, reason: str) -> list[str]:
-        """Put tasks paused for `reason` back in the queue (paused -> pending)."""
+        """Put this bot's tasks paused for `reason` back in the queue (paused -> pending)."""
         out = []
-        for task in self.tasks.list_by_status(TaskStatus.paused):
+        for task in self._mine(TaskStatus.paused):
             if task.metadata.blockedReason != reason:
                 continue
             if self.goals is not None and self.goals.owns(task):

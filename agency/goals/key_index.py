@@ -1,18 +1,26 @@
-"""Read side of the goal_keys table (migration 3).
+"""Read side of the goal_keys table (agency/db.py migration 3, agency/pg migration 2).
 
 The table is written only by triggers on `tasks`, in the same statement as the task write,
-and its unique partial index (goal_type, key) WHERE terminal = 0 is what enforces "at most
-one non-terminal task per goalType + goalKey, aliases included" across threads and
-processes. This class only reads it, on the Database it is given (the daemon's shared one)
-or, given a path, on a connection of its own to the same WAL file.
+and its unique partial index ux_goal_keys_live, (goal_type, key) over live rows only, is what
+enforces "at most one non-terminal task per goalType + goalKey, aliases included" across
+threads, processes and daemons. This class only reads it, on the database it is given (the
+daemon's shared one, SQLite or PostgreSQL) or, given a path, on a connection of its own to
+the same WAL file. Keys match exactly (text equality) in both dialects.
 """
 
 from __future__ import annotations
 
 import sqlite3
+from typing import Any
 
-from agency.db import Database, DatabaseSource
+import psycopg
+
+from agency.db import StoreSource, database_of
 from agency.errors import AgencyError
+
+GOAL_KEY_INDEX = "ux_goal_keys_live"
+# What a task store's write raises when the database refuses it, in either dialect.
+INTEGRITY_ERRORS: tuple[type[Exception], ...] = (sqlite3.IntegrityError, psycopg.IntegrityError)
 
 
 class GoalKeyConflictError(AgencyError, RuntimeError):
@@ -24,35 +32,49 @@ class GoalKeyConflictError(AgencyError, RuntimeError):
         self.key = key
 
 
-def is_goal_key_conflict(exc: sqlite3.IntegrityError) -> bool:
-    return "goal_keys.goal_type, goal_keys.key" in str(exc)
+def is_goal_key_conflict(exc: BaseException) -> bool:
+    """Whether the database refused a write because a live task already holds the goal key:
+    SQLite names the unique index's columns in its message, PostgreSQL names the index."""
+    if isinstance(exc, sqlite3.IntegrityError):
+        return "goal_keys.goal_type, goal_keys.key" in str(exc)
+    return isinstance(exc, psycopg.errors.UniqueViolation) and exc.diag.constraint_name == GOAL_KEY_INDEX
+
+
+# (live task of a key, task ids by terminal, live keys) in each dialect. Each says "live" as
+# its unique index does (SQLite: terminal = 0, a boolean in PostgreSQL), so the index serves
+# the lookup; ids sort bytewise in both (PostgreSQL's default collation may not).
+_SQL = {
+    "sqlite": ("SELECT task_id FROM goal_keys WHERE goal_type = ? AND key = ? AND terminal = 0",
+               "SELECT DISTINCT task_id FROM goal_keys WHERE goal_type = ? AND terminal = ? ORDER BY task_id",
+               "SELECT goal_type, key, task_id FROM goal_keys WHERE terminal = 0"),
+    "postgresql": ("SELECT task_id FROM goal_keys WHERE goal_type = %s AND key = %s AND terminal = false",
+                   "SELECT task_id FROM goal_keys WHERE goal_type = %s AND terminal = %s "
+                   'GROUP BY task_id ORDER BY task_id COLLATE "C"',
+                   "SELECT goal_type, key, task_id FROM goal_keys WHERE terminal = false"),
+}
 
 
 class GoalKeyIndex:
-    def __init__(self, path: DatabaseSource) -> None:
-        self._db = Database.of(path)
+    def __init__(self, path: StoreSource) -> None:
+        self._db = database_of(path)
+        self._live, self._by_terminal, self._all_live = _SQL[self._db.dialect]
 
-    def _rows(self, sql: str, params: tuple[object, ...]) -> list[sqlite3.Row]:
+    def _rows(self, sql: str, params: tuple[object, ...]) -> list[Any]:
         return self._db.execute(sql, params).fetchall()
 
     def live_task_id(self, goal_type: str, key: str) -> str | None:
         """The non-terminal task holding key (as its goalKey or an alias), if any."""
-        rows = self._rows(
-            "SELECT task_id FROM goal_keys WHERE goal_type = ? AND key = ? AND terminal = 0", (goal_type, key)
-        )
+        rows = self._rows(self._live, (goal_type, key))
         return rows[0]["task_id"] if rows else None
 
     def task_ids(self, goal_type: str, *, terminal: bool) -> list[str]:
-        rows = self._rows(
-            "SELECT DISTINCT task_id FROM goal_keys WHERE goal_type = ? AND terminal = ? ORDER BY task_id",
-            (goal_type, int(terminal)),
-        )
+        rows = self._rows(self._by_terminal, (goal_type, terminal))
         return [r["task_id"] for r in rows]
 
     def live_key_holders(self) -> dict[tuple[str, str], list[str]]:
         """(goalType, key) -> task ids among non-terminal tasks: the invariant wants len 1."""
         out: dict[tuple[str, str], list[str]] = {}
-        for r in self._rows("SELECT goal_type, key, task_id FROM goal_keys WHERE terminal = 0", ()):
+        for r in self._rows(self._all_live, ()):
             out.setdefault((r["goal_type"], r["key"]), []).append(r["task_id"])
         return out
 

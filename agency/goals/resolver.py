@@ -8,14 +8,13 @@ the resolver then runs again and finds that task. No Python mutex is involved.
 
 from __future__ import annotations
 
-import sqlite3
 from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any, Callable, Mapping
 
 from agency.clock import Clock, system_clock_ms
 from agency.goals.identity import PROVISIONAL_SCOPE_M, anchored_goal_key, new_binding, provisional_goal_key
-from agency.goals.key_index import GoalKeyConflictError, GoalKeyIndex, is_goal_key_conflict
+from agency.goals.key_index import INTEGRITY_ERRORS, GoalKeyConflictError, GoalKeyIndex, is_goal_key_conflict
 from agency.goals.lifecycle import GoalLifecycle
 from agency.goals.models import (
     SITE_MARGIN,
@@ -153,7 +152,7 @@ def resolve_or_create_build_goal(
             on_before_create(attempt)
         try:
             return Resolution(Outcome.created, lifecycle.created(_create(store, intent, origin)))
-        except sqlite3.IntegrityError as exc:
+        except INTEGRITY_ERRORS as exc:
             if not is_goal_key_conflict(exc):
                 raise
             # Another writer won the CAS between our lookup and insert: look again.

@@ -15,7 +15,7 @@ from typing import Any, Callable
 from loguru import logger
 
 from agency.clock import Clock
-from agency.db import DatabaseSource
+from agency.db import StoreSource
 from agency.goals import ActivationReactor, GoalKeyIndex, GoalLifecycle, GoalSync
 from agency.goals.fields import release_patch
 from agency.goals.identity import PROVISIONAL_SCOPE_M
@@ -38,7 +38,7 @@ EVENT_LOG = 200
 
 class GoalRuntime:
     def __init__(
-        self, db: DatabaseSource, tasks: TaskStore, clock: Clock, *, last_snapshot: Callable[[], WorldSnapshot | None],
+        self, db: StoreSource, tasks: TaskStore, clock: Clock, *, last_snapshot: Callable[[], WorldSnapshot | None],
         sleep: Callable[[float], Any] = asyncio.sleep,
     ) -> None:
         self.tasks = tasks

@@ -3,7 +3,8 @@
 The task is canonical for execution state; a goal's status is a deterministic function of
 its bound task's transition, computed by `reduce_goal_status` and written by
 `GoalSync.on_task_transition`. Nothing else writes goal status, so the goal side never
-keeps competing state. Goals live in the `goals` table (migration 3) of the same file.
+keeps competing state. Goals live in the `goals` table of the same database (agency/db.py
+migration 3, agency/pg migration 4).
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from enum import Enum
 from pydantic import BaseModel
 
 from agency.clock import Clock, system_clock_ms
-from agency.db import Database, DatabaseSource
+from agency.db import StoreSource, database_of, json_value
 from agency.goals.models import GoalBinding, read_binding
 from agency.planning.tasks.models import Task, TaskStatus
 
@@ -59,26 +60,34 @@ def reduce_goal_status(
     return current
 
 
+_UPSERT_SET = ("ON CONFLICT (id) DO UPDATE SET type = excluded.type, status = excluded.status, "
+               "updated_at = excluded.updated_at, data = excluded.data")
+# (upsert, get) in each dialect
+_SQL = {
+    "sqlite": (f"INSERT INTO goals (id, type, status, updated_at, data) VALUES (?, ?, ?, ?, ?) {_UPSERT_SET}",
+               "SELECT data FROM goals WHERE id = ?"),
+    "postgresql": (f"INSERT INTO goals (id, type, status, updated_at, data) VALUES (%s, %s, %s, %s, %s::jsonb) "
+                   f"{_UPSERT_SET}",
+                   "SELECT data FROM goals WHERE id = %s"),
+}
+
+
 class GoalSync:
     """Goal store + the reducer applied on every task transition of a goal-bound task."""
 
-    def __init__(self, path: DatabaseSource, *, clock: Clock = system_clock_ms) -> None:
-        self._db = Database.of(path)  # a path: a connection of its own; a Database: the shared one
+    def __init__(self, path: StoreSource, *, clock: Clock = system_clock_ms) -> None:
+        self._db = database_of(path)  # a path: a connection of its own; a database: the shared one
+        self._upsert, self._get = _SQL[self._db.dialect]
         self._clock = clock
 
     def upsert(self, goal: Goal) -> Goal:
         goal = goal.model_copy(update={"updatedAt": self._clock()})
-        self._db.execute(
-            "INSERT INTO goals (id, type, status, updated_at, data) VALUES (?, ?, ?, ?, ?) "
-            "ON CONFLICT(id) DO UPDATE SET type = excluded.type, status = excluded.status, "
-            "updated_at = excluded.updated_at, data = excluded.data",
-            (goal.id, goal.type, goal.status.value, goal.updatedAt, goal.model_dump_json()),
-        )
+        self._db.execute(self._upsert, (goal.id, goal.type, goal.status.value, goal.updatedAt, goal.model_dump_json()))
         return goal
 
     def get(self, goal_id: str) -> Goal | None:
-        row = self._db.execute("SELECT data FROM goals WHERE id = ?", (goal_id,)).fetchone()
-        return None if row is None else Goal.model_validate_json(row["data"])
+        row = self._db.execute(self._get, (goal_id,)).fetchone()
+        return None if row is None else Goal.model_validate(json_value(row["data"]))
 
     def on_task_transition(self, from_status: TaskStatus | None, task: Task) -> Goal | None:
         """Apply the reducer for task's new status. Tasks without a goalId are skipped; a

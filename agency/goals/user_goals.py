@@ -34,7 +34,8 @@ class GoalRequestError(InvalidInputError):
 
 class GoalRequest(BaseModel):
     """Either `text` ("collect oak_log 8", the goal-tag grammar) or `action` + `target`
-    (+ `amount`); `priority` 0..1 is the task's strategic priority."""
+    (+ `amount`); `priority` 0..1 is the task's strategic priority; `bot` binds the task to
+    that bot (absent: any bot may take it; whether the bot exists is the caller's check)."""
 
     model_config = ConfigDict(extra="forbid")
 
@@ -43,6 +44,7 @@ class GoalRequest(BaseModel):
     target: StrictStr | None = Field(default=None, max_length=64, pattern=r"^[A-Za-z0-9_:-]+$")  # one id, no spaces
     amount: StrictInt | None = Field(default=None, ge=1, le=MAX_GOAL_AMOUNT)
     priority: float = Field(default=0.5, ge=0, le=1, strict=True)
+    bot: StrictStr | None = Field(default=None, min_length=1, max_length=64)
 
     @model_validator(mode="after")
     def _one_form(self) -> "GoalRequest":
@@ -94,7 +96,9 @@ def submit_user_goal(
     router: GoalRouter | None = None,
     priority: float = 0.5,
     stuck_timeout_ms: int = STUCK_PENDING_TIMEOUT_MS,
+    bot: str | None = None,
 ) -> GoalDecision:
+    """bot: the bot the task is bound to (GoalRequest.bot); None, open to any."""
     request_id = f"user-goal-{uuid.uuid4()}"
     goal_key = canonical_goal_key(goal.action, goal.target) or f"{goal.action}:{goal.target}"
 
@@ -119,7 +123,7 @@ def submit_user_goal(
         cognitiveSystem="user",
         tags=["user"],
         metadata=ThoughtMetadata(extractedGoal=goal, extractedGoalSource="user", goalKey=goal_key,
-                                 grounding=grounding.as_record()),
+                                 grounding=grounding.as_record(), bot=bot),
     )
     out = convert_thought(thought, store, now_ms, stuck_timeout_ms=stuck_timeout_ms, router=router, priority=priority)
     if out.status == "converted":

@@ -3,9 +3,10 @@
 A world is named by an id: `server:<host>:<port>` for a remote server,
 `embedded:<seed>:<world folder>` for the embedded world saved to a folder, and
 `memory:<seed>:<random>` for an in-memory embedded world, which is a new world at every
-start whatever its seed. The store records the id it last ran in (table `world`,
-migration 5). On a different one, everything that names a place of the old world is
-archived: kept, marked with the old id, never reused and never failed:
+start whatever its seed. The store records the id it last ran in (table `world`: agency/db.py
+migration 5, agency/pg migration 4, where every daemon on the database is in that world). On
+a different one, everything that names a place of the old world is archived: kept, marked
+with the old id, never reused and never failed:
 - goal bindings (shelters, structures: all anchored to a site or a region), with their
   holds: a live goal is held for good (reason world_changed); its keys stop being live;
 - workflow runs whose checkpoints carry positions, or whose task is an archived goal:
@@ -27,11 +28,11 @@ from typing import Any, Mapping
 from loguru import logger
 
 from agency.clock import Clock, system_clock_ms
-from agency.db import Database, DatabaseSource
+from agency.db import StoreSource, database_of
 from agency.goals.lifecycle import GoalLifecycle
 from agency.goals.models import read_binding
 from agency.planning.tasks.models import TaskStatus
-from agency.execution.workflows.checkpoints import SqliteCheckpointStore
+from agency.execution.workflows.checkpoints import DatabaseCheckpointStore
 
 # Keys under which a checkpoint names a block as [x, y, z] (tools' outputs, build sites).
 _POSITION_LIST_KEYS = frozenset({"at", "pos", "position", "refCorner", "entrance", "target", "site"})
@@ -79,12 +80,20 @@ def carries_position(value: Any) -> bool:
     return False
 
 
+_RECORD_SET = "ON CONFLICT (slot) DO UPDATE SET world_id = excluded.world_id, recorded_at = excluded.recorded_at"
+_RECORD = {  # in each dialect
+    "sqlite": f"INSERT INTO world (slot, world_id, recorded_at) VALUES (1, ?, ?) {_RECORD_SET}",
+    "postgresql": f"INSERT INTO world (slot, world_id, recorded_at) VALUES (1, %s, %s) {_RECORD_SET}",
+}
+
+
 class WorldRecord:
     """The `world` table: the id of the world the store's memories belong to."""
 
-    def __init__(self, path: DatabaseSource, *, clock: Clock = system_clock_ms) -> None:
-        self._db = Database.of(path)  # a path: a connection of its own; a Database: the shared one
+    def __init__(self, path: StoreSource, *, clock: Clock = system_clock_ms) -> None:
+        self._db = database_of(path)  # a path: a connection of its own; a database: the shared one
         self._conn = self._db.conn
+        self._record = _RECORD[self._db.dialect]
         self._clock = clock
 
     def current(self) -> str | None:
@@ -92,11 +101,7 @@ class WorldRecord:
         return None if row is None else str(row["world_id"])
 
     def record(self, world_id: str) -> None:
-        self._conn.execute(
-            "INSERT INTO world (slot, world_id, recorded_at) VALUES (1, ?, ?) "
-            "ON CONFLICT(slot) DO UPDATE SET world_id = excluded.world_id, recorded_at = excluded.recorded_at",
-            (world_id, self._clock()),
-        )
+        self._conn.execute(self._record, (world_id, self._clock()))
 
     def close(self) -> None:
         self._db.release()
@@ -112,11 +117,11 @@ class WorldEntry:
 
 
 def enter_world(
-    path: DatabaseSource,
+    path: StoreSource,
     identity: WorldIdentity,
     *,
     lifecycle: GoalLifecycle,
-    checkpoints: SqliteCheckpointStore,
+    checkpoints: DatabaseCheckpointStore,
 ) -> WorldEntry:
     """Run once at start, before any job: compare identity with the recorded world and, on
     a different one, archive the old world's places. The new id is recorded last, so a
@@ -141,7 +146,7 @@ def enter_world(
 
 
 def _archive(
-    old: str, identity: WorldIdentity, lifecycle: GoalLifecycle, checkpoints: SqliteCheckpointStore,
+    old: str, identity: WorldIdentity, lifecycle: GoalLifecycle, checkpoints: DatabaseCheckpointStore,
     previous: str | None,
 ) -> WorldEntry:
     entry = WorldEntry(identity.id, previous, changed=True)

@@ -16,7 +16,7 @@ from typing import Any, ContextManager, Iterator, Union
 import psycopg
 from psycopg.rows import dict_row
 
-from agency.db import SharedDatabase
+from agency.db import Dialect, SharedDatabase
 from agency.pg.migrations import MIGRATIONS
 
 # Daemons starting together migrate one at a time: the first applies, the others find it done.
@@ -65,6 +65,8 @@ def migrate(conn: Connection) -> int:
 class PgDatabase(SharedDatabase):
     """One connection to the server database, migrated, shared as agency.db's
     SharedDatabase says (a URL opens a private one)."""
+
+    dialect: Dialect = "postgresql"
 
     def __init__(self, url: str, *, connect_timeout_s: int = 10) -> None:
         self.url = url

@@ -3,7 +3,9 @@
 The tables mirror agency/db.py's (same names, same columns, same constraints) so the stores'
 SQL reads alike; the task itself is JSONB and the columns beside it mirror it for queries.
 What differs is what several daemons on one database need: a task's claim carries a lease
-(claimed_by, lease_until), and insertion order is an identity column (SQLite has rowid).
+(claimed_by, lease_until), a thought belongs to the daemon that published it (daemon_id),
+and insertion order is an identity column (SQLite has rowid). The other stores' tables are
+shared by every daemon on the database as they are by every process on a SQLite file.
 
 A new table is a new entry appended here, applied once. Never edit an entry that has
 shipped: append a new one.
@@ -115,6 +117,111 @@ MIGRATIONS: list[tuple[int, str, str]] = [
 
         CREATE TRIGGER trg_goal_keys AFTER INSERT OR DELETE OR UPDATE OF status, data ON tasks
         FOR EACH ROW EXECUTE FUNCTION tasks_goal_keys();
+        """,
+    ),
+    (
+        3,
+        "thoughts (cognitive stream), each daemon's own",
+        # agency/db.py migration 2 plus daemon_id: a daemon reads, acks, counts and prunes only
+        # its own thoughts, so two daemons' planning never converts one thought twice.
+        """
+        CREATE TABLE thoughts (
+            seq              BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,  -- publish order
+            daemon_id        TEXT NOT NULL,
+            id               TEXT NOT NULL,
+            ts               BIGINT NOT NULL,
+            -- SC-B3: a row is born unprocessed; only ack flips it, stamping who and when
+            processed        BOOLEAN NOT NULL DEFAULT false,
+            convert_eligible BOOLEAN NOT NULL DEFAULT false,
+            processed_by     TEXT,
+            processed_at     BIGINT,
+            data             JSONB NOT NULL,  -- the thought, camelCase
+            UNIQUE (daemon_id, id),
+            CHECK (NOT processed OR (processed_by IS NOT NULL AND processed_at IS NOT NULL))
+        );
+        CREATE INDEX idx_thoughts_actionable ON thoughts (daemon_id, seq) WHERE NOT processed AND convert_eligible;
+        CREATE INDEX idx_thoughts_prune ON thoughts (daemon_id, processed, convert_eligible, seq);
+        """,
+    ),
+    (
+        4,
+        "goals, the recorded world and places",
+        # agency/db.py migrations 3 (goals), 5 (world) and 7 (places): shared by every daemon
+        # on the database, which all live in the one world recorded here.
+        """
+        CREATE TABLE goals (
+            id         TEXT PRIMARY KEY,
+            type       TEXT NOT NULL,
+            status     TEXT NOT NULL CHECK (status IN ('PENDING', 'ACTIVE', 'COMPLETED', 'FAILED', 'SUSPENDED')),
+            updated_at BIGINT NOT NULL,
+            data       JSONB NOT NULL  -- the goal, camelCase
+        );
+
+        CREATE TABLE world (
+            slot        INTEGER PRIMARY KEY CHECK (slot = 1),  -- one row: the current world
+            world_id    TEXT NOT NULL,
+            recorded_at BIGINT NOT NULL
+        );
+
+        CREATE TABLE places (
+            world_id   TEXT NOT NULL,
+            x          INTEGER NOT NULL,
+            y          INTEGER NOT NULL,
+            z          INTEGER NOT NULL,
+            kind       TEXT NOT NULL CHECK (kind IN ('crafting_table', 'furnace', 'bed')),
+            block      TEXT NOT NULL,
+            source     TEXT NOT NULL CHECK (source IN ('placed', 'seen')),
+            first_at   BIGINT NOT NULL,
+            seen_at    BIGINT NOT NULL,
+            PRIMARY KEY (world_id, x, y, z)
+        );
+        CREATE INDEX idx_places_kind ON places (world_id, kind, seen_at);
+        """,
+    ),
+    (
+        5,
+        "workflow runs and their checkpoints",
+        # The tables agency/execution/workflows/checkpoints.py creates in SQLite. Keyed by run
+        # (a task's id): a daemon taking over a dead daemon's task resumes from its checkpoint.
+        """
+        CREATE TABLE workflow_runs (
+            seq        BIGINT GENERATED ALWAYS AS IDENTITY UNIQUE,  -- insertion order: the tie-break among equals
+            run_id     TEXT PRIMARY KEY,
+            task_id    TEXT,
+            agent_id   TEXT NOT NULL,
+            workflow   JSONB NOT NULL,  -- the WorkflowDef the run started with
+            context    JSONB NOT NULL,
+            status     TEXT NOT NULL CHECK (status IN ('running', 'completed', 'failed', 'stopped')),
+            created_at BIGINT NOT NULL,
+            updated_at BIGINT NOT NULL
+        );
+        CREATE INDEX idx_workflow_runs_task ON workflow_runs (task_id, created_at);
+        CREATE TABLE workflow_checkpoints (
+            run_id            TEXT NOT NULL REFERENCES workflow_runs (run_id) ON DELETE CASCADE,
+            seq               INTEGER NOT NULL,
+            step_index        INTEGER NOT NULL CHECK (step_index >= 0),
+            completed_step_id TEXT NOT NULL,
+            data              JSONB NOT NULL,  -- the whole Checkpoint
+            created_at        BIGINT NOT NULL,
+            PRIMARY KEY (run_id, seq)
+        );
+        CREATE TABLE workflow_run_archive (
+            run_id      TEXT PRIMARY KEY REFERENCES workflow_runs (run_id) ON DELETE CASCADE,
+            original_id TEXT NOT NULL,
+            world_id    TEXT NOT NULL,
+            archived_at BIGINT NOT NULL
+        );
+        """,
+    ),
+    (
+        6,
+        "drive-tick memory per bot",
+        # agency/db.py migration 9: bot names are unique in a world, so daemons share the table.
+        """
+        CREATE TABLE drive_ticks (
+            bot           TEXT PRIMARY KEY,
+            last_fired_ms BIGINT NOT NULL
+        );
         """,
     ),
 ]

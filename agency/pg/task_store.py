@@ -11,6 +11,8 @@ describe, progress and urgency rules. What several daemons add:
 - renew_leases extends this daemon's leases; take_over_expired gives a dead daemon's
   active tasks back to pending once their lease ran out (event `lease_expired`).
 Any write that makes a task active leases it to the writer; leaving active drops the lease.
+The lease is the daemon's; metadata.heldBy, the bot's claim within it, follows the rule in
+agency/planning/tasks/store.py (a take-over puts the task back in the queue: held by none).
 """
 
 from __future__ import annotations
@@ -52,6 +54,17 @@ SQL_CLAIM_NEXT = (
     "SELECT data FROM tasks WHERE status = 'pending' ORDER BY urgency DESC, created_at, seq "
     "LIMIT 1 FOR UPDATE SKIP LOCKED"
 )
+# The fleet's filters (agency/planning/tasks/store.py): read from the task's JSON, no column of their own.
+_BOT = "(data->'metadata'->>'bot')"
+_HELD_BY = "(data->'metadata'->>'heldBy')"
+SQL_CLAIM_NEXT_FOR_BOT = (
+    f"SELECT data FROM tasks WHERE status = 'pending' AND ({_BOT} IS NULL OR {_BOT} = %s) "
+    "ORDER BY urgency DESC, created_at, seq LIMIT 1 FOR UPDATE SKIP LOCKED"
+)
+SQL_CLAIM_NEXT_FOR_BOT_DOING = (
+    f"SELECT data FROM tasks WHERE status = 'pending' AND ({_BOT} IS NULL OR {_BOT} = %s) "
+    "AND lower(data->>'type') = ANY(%s) ORDER BY urgency DESC, created_at, seq LIMIT 1 FOR UPDATE SKIP LOCKED"
+)
 # Rows are locked in id order wherever a transaction locks several, so two daemons never deadlock.
 SQL_FOR_URGENCY = "SELECT data FROM tasks WHERE id = ANY(%s) ORDER BY id FOR UPDATE"
 SQL_RENEW = (
@@ -92,6 +105,23 @@ class PgTaskStore(TaskStoreBase):
         "SELECT seq, task_id, at, event, status, progress, data FROM task_events "
         "WHERE task_id = %s AND seq > %s ORDER BY seq LIMIT %s"
     )
+    _SQL_CLAIM_NEXT_FOR_BOT = SQL_CLAIM_NEXT_FOR_BOT
+    _SQL_CLAIM_NEXT_FOR_BOT_DOING = SQL_CLAIM_NEXT_FOR_BOT_DOING
+    _SQL_LATEST_BY_GOAL_KEY_OPEN_TO = (
+        f"SELECT data FROM tasks WHERE goal_key = %s AND ({_BOT} IS NULL OR {_BOT} = %s) "
+        "ORDER BY updated_at DESC, seq DESC LIMIT %s"
+    )
+    _SQL_BY_STATUS_OF_BOT = (
+        f"SELECT data FROM tasks WHERE ({_BOT} = %s OR {_HELD_BY} = %s) AND status = ANY(%s) ORDER BY created_at, seq"
+    )
+    _SQL_HELD_BY_STATUS = f"SELECT data FROM tasks WHERE {_HELD_BY} = %s AND status = ANY(%s) ORDER BY created_at, seq"
+    _SQL_NEWEST_OF_BOT = (
+        f"SELECT data FROM tasks WHERE {_BOT} = %s OR {_HELD_BY} = %s ORDER BY created_at DESC, seq DESC LIMIT %s"
+    )
+
+    @staticmethod
+    def _actions_param(actions: list[str]) -> Any:
+        return actions  # = ANY(%s): a text array
 
     def __init__(
         self,

@@ -1,6 +1,6 @@
-"""The `places` table (migration 7): one row per remembered block of a kind the bot goes
-back to (a crafting table, a furnace, a bed), keyed by the world it stands in and its
-position.
+"""The `places` table (agency/db.py migration 7, agency/pg migration 4): one row per
+remembered block of a kind the bot goes back to (a crafting table, a furnace, a bed), keyed
+by the world it stands in and its position.
 
 A row is only a hint. Who uses one reads the real block there first (agency.places.memory)
 and deletes the row when the block is gone, so a wrong row costs one small region read,
@@ -12,10 +12,10 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
 from agency.clock import Clock, system_clock_ms
-from agency.db import Database, DatabaseSource
+from agency.db import StoreSource, database_of
 from agency.names import canonical
 
 Kind = Literal["crafting_table", "furnace", "bed"]
@@ -66,22 +66,81 @@ class Place:
                 "source": self.source, "firstAt": self.first_at, "seenAt": self.seen_at}
 
 
-def _place(row: object) -> Place:
-    r = row  # sqlite3.Row
-    return Place(r["kind"], r["x"], r["y"], r["z"], r["block"], r["source"], r["first_at"], r["seen_at"])  # type: ignore[index]
+def _place(r: Any) -> Place:
+    """A row by column name (sqlite3.Row and psycopg's dict rows alike)."""
+    return Place(r["kind"], r["x"], r["y"], r["z"], r["block"], r["source"], r["first_at"], r["seen_at"])
 
 
 _COLUMNS = "kind, x, y, z, block, source, first_at, seen_at"
+_UPSERT_SET = (
+    "ON CONFLICT (world_id, x, y, z) DO UPDATE SET "
+    "  first_at = CASE WHEN places.kind = excluded.kind THEN places.first_at ELSE excluded.first_at END, "
+    "  source = CASE WHEN places.kind = excluded.kind AND places.source = 'placed' "
+    "                THEN 'placed' ELSE excluded.source END, "
+    "  kind = excluded.kind, block = excluded.block, seen_at = excluded.seen_at"
+)
+
+
+@dataclass(frozen=True)
+class _Statements:
+    """The store's SQL in one dialect; a position is always x, y, z after the world."""
+
+    get: str
+    kind_at: str
+    upsert: str
+    trim: str  # keep a kind's most recently confirmed MAX_PER_KIND places
+    touch: str
+    delete: str
+    list: str
+    list_kind: str
+    in_box: str
+    in_box_kind: str  # the first cut of `near`
+
+
+_SQL = {
+    "sqlite": _Statements(
+        get=f"SELECT {_COLUMNS} FROM places WHERE world_id = ? AND x = ? AND y = ? AND z = ?",
+        kind_at="SELECT kind FROM places WHERE world_id = ? AND x = ? AND y = ? AND z = ?",
+        upsert=("INSERT INTO places (world_id, x, y, z, kind, block, source, first_at, seen_at) "
+                f"VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) {_UPSERT_SET}"),
+        trim=("DELETE FROM places WHERE world_id = ? AND kind = ? AND (x, y, z) NOT IN ("
+              "  SELECT x, y, z FROM places WHERE world_id = ? AND kind = ? ORDER BY seen_at DESC LIMIT ?)"),
+        touch="UPDATE places SET seen_at = ? WHERE world_id = ? AND x = ? AND y = ? AND z = ?",
+        delete="DELETE FROM places WHERE world_id = ? AND x = ? AND y = ? AND z = ?",
+        list=f"SELECT {_COLUMNS} FROM places WHERE world_id = ? ORDER BY kind, x, y, z",
+        list_kind=f"SELECT {_COLUMNS} FROM places WHERE world_id = ? AND kind = ? ORDER BY kind, x, y, z",
+        in_box=(f"SELECT {_COLUMNS} FROM places WHERE world_id = ? "
+                "AND x BETWEEN ? AND ? AND y BETWEEN ? AND ? AND z BETWEEN ? AND ?"),
+        in_box_kind=(f"SELECT {_COLUMNS} FROM places WHERE world_id = ? AND kind = ? "
+                     "AND x BETWEEN ? AND ? AND y BETWEEN ? AND ? AND z BETWEEN ? AND ?"),
+    ),
+    "postgresql": _Statements(
+        get=f"SELECT {_COLUMNS} FROM places WHERE world_id = %s AND x = %s AND y = %s AND z = %s",
+        kind_at="SELECT kind FROM places WHERE world_id = %s AND x = %s AND y = %s AND z = %s",
+        upsert=("INSERT INTO places (world_id, x, y, z, kind, block, source, first_at, seen_at) "
+                f"VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s) {_UPSERT_SET}"),
+        trim=("DELETE FROM places WHERE world_id = %s AND kind = %s AND (x, y, z) NOT IN ("
+              "  SELECT x, y, z FROM places WHERE world_id = %s AND kind = %s ORDER BY seen_at DESC LIMIT %s)"),
+        touch="UPDATE places SET seen_at = %s WHERE world_id = %s AND x = %s AND y = %s AND z = %s",
+        delete="DELETE FROM places WHERE world_id = %s AND x = %s AND y = %s AND z = %s",
+        list=f"SELECT {_COLUMNS} FROM places WHERE world_id = %s ORDER BY kind, x, y, z",
+        list_kind=f"SELECT {_COLUMNS} FROM places WHERE world_id = %s AND kind = %s ORDER BY kind, x, y, z",
+        in_box=(f"SELECT {_COLUMNS} FROM places WHERE world_id = %s "
+                "AND x BETWEEN %s AND %s AND y BETWEEN %s AND %s AND z BETWEEN %s AND %s"),
+        in_box_kind=(f"SELECT {_COLUMNS} FROM places WHERE world_id = %s AND kind = %s "
+                     "AND x BETWEEN %s AND %s AND y BETWEEN %s AND %s AND z BETWEEN %s AND %s"),
+    ),
+}
 
 
 class PlaceStore:
-    def __init__(self, db: DatabaseSource, *, clock: Clock = system_clock_ms) -> None:
-        self._db = Database.of(db)  # a path: a connection of its own; a Database: the shared one
+    def __init__(self, db: StoreSource, *, clock: Clock = system_clock_ms) -> None:
+        self._db = database_of(db)  # a path: a connection of its own; a database: the shared one
+        self._sql = _SQL[self._db.dialect]
         self._clock = clock
 
     def get(self, world: str, pos: Pos) -> Place | None:
-        row = self._db.execute(f"SELECT {_COLUMNS} FROM places WHERE world_id = ? AND x = ? AND y = ? AND z = ?",
-                               (world, *pos)).fetchone()
+        row = self._db.execute(self._sql.get, (world, *pos)).fetchone()
         return None if row is None else _place(row)
 
     def remember(self, world: str, kind: str, pos: Pos, block: str, source: Source) -> bool:
@@ -91,65 +150,39 @@ class PlaceStore:
             raise ValueError(f"not a kind of place: {kind!r} (known: {', '.join(KINDS)})")
         now = self._clock()
         with self._db.tx() as conn:
-            before = conn.execute("SELECT kind FROM places WHERE world_id = ? AND x = ? AND y = ? AND z = ?",
-                                  (world, *pos)).fetchone()
-            conn.execute(
-                "INSERT INTO places (world_id, x, y, z, kind, block, source, first_at, seen_at) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) "
-                "ON CONFLICT (world_id, x, y, z) DO UPDATE SET "
-                "  first_at = CASE WHEN places.kind = excluded.kind THEN places.first_at ELSE excluded.first_at END, "
-                "  source = CASE WHEN places.kind = excluded.kind AND places.source = 'placed' "
-                "                THEN 'placed' ELSE excluded.source END, "
-                "  kind = excluded.kind, block = excluded.block, seen_at = excluded.seen_at",
-                (world, *pos, kind, block, source, now, now),
-            )
-            conn.execute(  # keep the most recently confirmed MAX_PER_KIND of this kind
-                "DELETE FROM places WHERE world_id = ? AND kind = ? AND (x, y, z) NOT IN ("
-                "  SELECT x, y, z FROM places WHERE world_id = ? AND kind = ? ORDER BY seen_at DESC LIMIT ?)",
-                (world, kind, world, kind, MAX_PER_KIND),
-            )
+            before = conn.execute(self._sql.kind_at, (world, *pos)).fetchone()
+            conn.execute(self._sql.upsert, (world, *pos, kind, block, source, now, now))
+            conn.execute(self._sql.trim, (world, kind, world, kind, MAX_PER_KIND))
         return before is None or before["kind"] != kind
 
     def touch(self, world: str, pos: Pos) -> None:
         """A real block read confirmed the place now."""
-        self._db.execute("UPDATE places SET seen_at = ? WHERE world_id = ? AND x = ? AND y = ? AND z = ?",
-                         (self._clock(), world, *pos))
+        self._db.execute(self._sql.touch, (self._clock(), world, *pos))
 
     def forget(self, world: str, pos: Pos) -> Place | None:
         """Delete the place at pos; the row that was there, or None."""
         with self._db.tx() as conn:
-            row = conn.execute(f"SELECT {_COLUMNS} FROM places WHERE world_id = ? AND x = ? AND y = ? AND z = ?",
-                               (world, *pos)).fetchone()
-            conn.execute("DELETE FROM places WHERE world_id = ? AND x = ? AND y = ? AND z = ?", (world, *pos))
+            row = conn.execute(self._sql.get, (world, *pos)).fetchone()
+            conn.execute(self._sql.delete, (world, *pos))
         return None if row is None else _place(row)
 
     def list(self, world: str, kind: str | None = None) -> list[Place]:
-        sql = f"SELECT {_COLUMNS} FROM places WHERE world_id = ?"
-        args: tuple[object, ...] = (world,)
-        if kind is not None:
-            sql, args = sql + " AND kind = ?", (world, kind)
-        return [_place(r) for r in self._db.execute(sql + " ORDER BY kind, x, y, z", args)]
+        rows = (self._db.execute(self._sql.list, (world,)) if kind is None
+                else self._db.execute(self._sql.list_kind, (world, kind)))
+        return [_place(r) for r in rows]
 
     def near(self, world: str, kind: str, p: tuple[float, float, float], max_distance: float) -> list[Place]:
         """Places of a kind within max_distance of p, nearest first."""
         r = math.ceil(max_distance) + 1
-        rows = self._db.execute(
-            f"SELECT {_COLUMNS} FROM places WHERE world_id = ? AND kind = ? "
-            "AND x BETWEEN ? AND ? AND y BETWEEN ? AND ? AND z BETWEEN ? AND ?",
-            (world, kind, math.floor(p[0]) - r, math.floor(p[0]) + r, math.floor(p[1]) - r, math.floor(p[1]) + r,
-             math.floor(p[2]) - r, math.floor(p[2]) + r),
-        )
+        x, y, z = (math.floor(c) for c in p)
+        rows = self._db.execute(self._sql.in_box_kind, (world, kind, x - r, x + r, y - r, y + r, z - r, z + r))
         hits = [pl for pl in map(_place, rows) if pl.distance_to(p) <= max_distance]
         return sorted(hits, key=lambda pl: (pl.distance_to(p), pl.pos))
 
     def in_box(self, world: str, origin: Pos, size: Pos) -> list[Place]:
         """Places inside the box origin .. origin + size - 1 (a block region's box)."""
         (ox, oy, oz), (sx, sy, sz) = origin, size
-        rows = self._db.execute(
-            f"SELECT {_COLUMNS} FROM places WHERE world_id = ? "
-            "AND x BETWEEN ? AND ? AND y BETWEEN ? AND ? AND z BETWEEN ? AND ?",
-            (world, ox, ox + sx - 1, oy, oy + sy - 1, oz, oz + sz - 1),
-        )
+        rows = self._db.execute(self._sql.in_box, (world, ox, ox + sx - 1, oy, oy + sy - 1, oz, oz + sz - 1))
         return [_place(r) for r in rows]
 
     def close(self) -> None:

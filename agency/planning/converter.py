@@ -1,7 +1,8 @@
 """Thought-to-task converter (contract 1.3, 3.2, 4.1).
 
 Only convertEligible thoughts with an extracted goal become tasks, and never while a task
-for the same goalKey is in flight. Every evaluated thought gets an outcome (converted,
+for the same goalKey is in flight (among the tasks open to the thought's bot, when it names
+one: its task is bound to that bot). Every evaluated thought gets an outcome (converted,
 skipped with a reason, or error) so planning can ack each one; a bad thought is an
 `error` outcome, never an exception.
 """
@@ -104,7 +105,8 @@ def convert_thought(
         routed = router(thought, goal_key, priority=priority) if router is not None else None
         if routed is not None:
             return routed
-        blocking = find_blocking_task(store, goal_key, now_ms, stuck_timeout_ms)
+        bot = thought.metadata.bot
+        blocking = find_blocking_task(store, goal_key, now_ms, stuck_timeout_ms, bot=bot)
         if blocking is not None:
             return ConversionOutcome(thought.id, "skipped", "duplicate_goal", task_id=blocking.id)
         source = thought.metadata.extractedGoalSource or "llm"
@@ -125,6 +127,7 @@ def convert_thought(
                     "extractedGoalSource": source,
                     "convertEligible": True,
                     "tags": list(thought.tags),
+                    "bot": bot,
                 },
             ),
             origin=TaskOrigin(kind=kind, sourceId=thought.id),

@@ -1,7 +1,9 @@
 """Cognitive stream (keep-alive spec B): durable thoughts, the opt-in actionable feed, ack.
 
-Thoughts live in the agency SQLite file (table `thoughts`, migration 2), so unprocessed
-thoughts survive a restart. Rules enforced here, whatever the publisher:
+Thoughts live in the agency database (table `thoughts`: agency/db.py migration 2, agency/pg
+migration 3), so unprocessed thoughts survive a restart. On PostgreSQL several daemons share
+the table and each sees only its own thoughts (daemon_id): two daemons' planning never
+converts one thought twice. Rules enforced here, whatever the publisher:
 
 - SC-B3: every thought is stored with processed=false; only ack() sets processed=true,
   stamping processedBy and processedAt.
@@ -18,14 +20,13 @@ thoughts survive a restart. Rules enforced here, whatever the publisher:
 
 from __future__ import annotations
 
-import sqlite3
 from dataclasses import dataclass, field
 from typing import Any, ContextManager, Iterable, Iterator, Mapping
 
 from loguru import logger
 
 from agency.clock import Clock, system_clock_ms
-from agency.db import Database, DatabaseSource
+from agency.db import StoreSource, database_of, json_value
 from agency.log_rate import LogOnChange, LogRate
 from agency.thoughts import Thought
 
@@ -35,7 +36,67 @@ LOW_WATER_FRACTION = 0.9  # prune to 90% of the cap, so a flood prunes once per 
 MAX_PAGE = 1_000  # largest page one read returns, whatever the caller asks
 DEFAULT_PROCESSED_BY = "planning"
 
-_ACTIONABLE_SQL = "processed = 0 AND convert_eligible = 1"
+
+@dataclass(frozen=True)
+class _Statements:
+    """The stream's SQL in one dialect. Every call passes one dict of named parameters, so
+    PostgreSQL's statements can add this daemon's id (`daemon`) where SQLite's have nothing."""
+
+    get: str
+    insert: str
+    processed_of: str
+    ack: str
+    count: str
+    count_processed: str
+    count_actionable: str
+    actionable: str
+    recent: str
+    recent_processed: str
+    prune_non_actionable: str  # the oldest `limit` rows
+    prune_actionable: str
+
+
+_ACTIONABLE_SQLITE = "processed = 0 AND convert_eligible = 1"  # as idx_thoughts_actionable says it
+_ACTIONABLE_PG = "NOT processed AND convert_eligible"
+_MINE = "daemon_id = %(daemon)s"
+_SQL = {
+    "sqlite": _Statements(
+        get="SELECT * FROM thoughts WHERE id = :id",
+        insert=("INSERT INTO thoughts (id, ts, processed, convert_eligible, data) "
+                "VALUES (:id, :ts, 0, :eligible, :data)"),
+        processed_of="SELECT processed FROM thoughts WHERE id = :id",
+        ack="UPDATE thoughts SET processed = 1, processed_by = :by, processed_at = :at WHERE id = :id",
+        count="SELECT COUNT(*) AS n FROM thoughts",
+        count_processed="SELECT COUNT(*) AS n FROM thoughts WHERE processed = :processed",
+        count_actionable=f"SELECT COUNT(*) AS n FROM thoughts WHERE {_ACTIONABLE_SQLITE}",
+        actionable=f"SELECT * FROM thoughts WHERE {_ACTIONABLE_SQLITE} ORDER BY seq LIMIT :limit",
+        recent="SELECT * FROM thoughts ORDER BY seq DESC LIMIT :limit",
+        recent_processed="SELECT * FROM thoughts WHERE processed = :processed ORDER BY seq DESC LIMIT :limit",
+        prune_non_actionable=("DELETE FROM thoughts WHERE seq IN (SELECT seq FROM thoughts "
+                              f"WHERE NOT ({_ACTIONABLE_SQLITE}) ORDER BY seq LIMIT :limit)"),
+        prune_actionable=("DELETE FROM thoughts WHERE seq IN (SELECT seq FROM thoughts "
+                          f"WHERE {_ACTIONABLE_SQLITE} ORDER BY seq LIMIT :limit)"),
+    ),
+    "postgresql": _Statements(
+        get=f"SELECT * FROM thoughts WHERE {_MINE} AND id = %(id)s",
+        insert=("INSERT INTO thoughts (daemon_id, id, ts, convert_eligible, data) "
+                "VALUES (%(daemon)s, %(id)s, %(ts)s, %(eligible)s, %(data)s::jsonb)"),
+        processed_of=f"SELECT processed FROM thoughts WHERE {_MINE} AND id = %(id)s",
+        ack=("UPDATE thoughts SET processed = true, processed_by = %(by)s, processed_at = %(at)s "
+             f"WHERE {_MINE} AND id = %(id)s"),
+        count=f"SELECT COUNT(*) AS n FROM thoughts WHERE {_MINE}",
+        count_processed=f"SELECT COUNT(*) AS n FROM thoughts WHERE {_MINE} AND processed = %(processed)s",
+        count_actionable=f"SELECT COUNT(*) AS n FROM thoughts WHERE {_MINE} AND {_ACTIONABLE_PG}",
+        actionable=f"SELECT * FROM thoughts WHERE {_MINE} AND {_ACTIONABLE_PG} ORDER BY seq LIMIT %(limit)s",
+        recent=f"SELECT * FROM thoughts WHERE {_MINE} ORDER BY seq DESC LIMIT %(limit)s",
+        recent_processed=(f"SELECT * FROM thoughts WHERE {_MINE} AND processed = %(processed)s "
+                          "ORDER BY seq DESC LIMIT %(limit)s"),
+        prune_non_actionable=("DELETE FROM thoughts WHERE seq IN (SELECT seq FROM thoughts "
+                              f"WHERE {_MINE} AND NOT ({_ACTIONABLE_PG}) ORDER BY seq LIMIT %(limit)s)"),
+        prune_actionable=("DELETE FROM thoughts WHERE seq IN (SELECT seq FROM thoughts "
+                          f"WHERE {_MINE} AND {_ACTIONABLE_PG} ORDER BY seq LIMIT %(limit)s)"),
+    ),
+}
 
 
 class StoredThought(Thought):
@@ -101,19 +162,26 @@ def _check_limit(limit: int) -> int:
 
 
 class CognitiveStream:
+    """On SQLite or PostgreSQL, whichever database it is given. daemon_id names whose thoughts
+    these are on PostgreSQL (SQLite's file has one daemon's thoughts, it has no such column)."""
+
     def __init__(
         self,
-        path: DatabaseSource,
+        path: StoreSource,
         *,
         clock: Clock = system_clock_ms,
         max_thoughts: int = DEFAULT_MAX_THOUGHTS,
+        daemon_id: str = "",
     ) -> None:
         if max_thoughts < 1:
             raise ValueError("max_thoughts must be at least 1")
-        self._db = Database.of(path)  # a path: a connection of its own; a Database: the shared one
+        self._db = database_of(path)  # a path: a connection of its own; a database: the shared one
         self._conn = self._db.conn
-        # when SQLite's own checkpoint restarts the WAL, it cuts the file back to this size
-        self._conn.execute(f"PRAGMA journal_size_limit = {WAL_SIZE_LIMIT}")
+        self._sql = _SQL[self._db.dialect]
+        self.daemon_id = daemon_id
+        if self._db.dialect == "sqlite":
+            # when SQLite's own checkpoint restarts the WAL, it cuts the file back to this size
+            self._conn.execute(f"PRAGMA journal_size_limit = {WAL_SIZE_LIMIT}")
         self._clock = clock
         self._cap = max_thoughts
         self._low_water = max(1, int(max_thoughts * LOW_WATER_FRACTION))
@@ -128,16 +196,19 @@ class CognitiveStream:
 
     # -- plumbing ---------------------------------------------------------------
 
-    def _tx(self) -> ContextManager[sqlite3.Connection]:
+    def _tx(self) -> ContextManager[Any]:
         return self._db.tx()
 
-    def _read(self, sql: str, params: Iterable[Any] = ()) -> list[sqlite3.Row]:
-        return self._conn.execute(sql, tuple(params)).fetchall()
+    def _args(self, **params: Any) -> dict[str, Any]:
+        return {"daemon": self.daemon_id, **params}
+
+    def _read(self, sql: str, **params: Any) -> list[Any]:
+        return self._conn.execute(sql, self._args(**params)).fetchall()
 
     @staticmethod
-    def _row_to_thought(row: sqlite3.Row) -> StoredThought:
+    def _row_to_thought(row: Any) -> StoredThought:
         # Columns own the processing state; the JSON blob is written once at publish.
-        t = StoredThought.model_validate_json(row["data"])
+        t = StoredThought.model_validate(json_value(row["data"]))
         return t.model_copy(
             update={
                 "processed": bool(row["processed"]),
@@ -146,9 +217,8 @@ class CognitiveStream:
             }
         )
 
-    @staticmethod
-    def _count(conn: sqlite3.Connection, where: str = "1") -> int:
-        return int(conn.execute(f"SELECT COUNT(*) FROM thoughts WHERE {where}").fetchone()[0])
+    def _count(self, conn: Any, sql: str, **params: Any) -> int:
+        return int(conn.execute(sql, self._args(**params)).fetchone()["n"])
 
     # -- writing ----------------------------------------------------------------
 
@@ -166,15 +236,13 @@ class CognitiveStream:
             t = t.model_copy(update={"convertEligible": False, "metadata": meta})
         pruned: PruneResult | None = None
         with self._tx() as conn:
-            existing = conn.execute("SELECT * FROM thoughts WHERE id = ?", (t.id,)).fetchone()
+            existing = conn.execute(self._sql.get, self._args(id=t.id)).fetchone()
             if existing is not None:
                 logger.debug("[CognitiveStream] publish of existing id {} ignored", t.id)
                 return self._row_to_thought(existing)
-            conn.execute(
-                "INSERT INTO thoughts (id, ts, processed, convert_eligible, data) VALUES (?, ?, 0, ?, ?)",
-                (t.id, t.timestamp, 1 if t.convertEligible is True else 0, t.model_dump_json()),
-            )
-            if self._count(conn) > self._cap:
+            conn.execute(self._sql.insert, self._args(id=t.id, ts=t.timestamp, eligible=t.convertEligible is True,
+                                                      data=t.model_dump_json()))
+            if self._count(conn, self._sql.count) > self._cap:
                 pruned = self._prune_in_tx(conn, self._low_water)
         self._published_log.log("[Cognition] thought_published processed=false")
         if pruned is not None:
@@ -193,16 +261,13 @@ class CognitiveStream:
         now = self._clock()
         with self._tx() as conn:
             for tid in requested:
-                row = conn.execute("SELECT processed FROM thoughts WHERE id = ?", (tid,)).fetchone()
+                row = conn.execute(self._sql.processed_of, self._args(id=tid)).fetchone()
                 if row is None:
                     unknown.append(tid)
                 elif row["processed"]:
                     already.append(tid)
                 else:
-                    conn.execute(
-                        "UPDATE thoughts SET processed = 1, processed_by = ?, processed_at = ? WHERE id = ?",
-                        (processed_by, now, tid),
-                    )
+                    conn.execute(self._sql.ack, self._args(id=tid, by=processed_by, at=now))
                     acked.append(tid)
         logger.info("[CognitiveStream] Acked {}/{} thoughts", len(acked), len(requested))
         return AckResult(requested=requested, acked=acked, already_processed=already, unknown=unknown)
@@ -220,30 +285,25 @@ class CognitiveStream:
     def checkpoint_wal(self) -> bool:
         """Copy the WAL into the database and cut it to 0 bytes: SQLite's own checkpoints
         never shrink the file, so a busy daemon's WAL kept its high-water mark. The WAL is
-        the file's, so this bounds every store's writes. False when a reader held it back."""
+        the file's, so this bounds every store's writes. False when a reader held it back.
+        A PostgreSQL server bounds its own WAL: nothing to do there."""
+        if self._db.dialect != "sqlite":
+            return True
         busy, _, _ = self._conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
         if busy:
             logger.debug("[CognitiveStream] WAL checkpoint blocked by a reader; next prune retries")
         return not busy
 
-    def _prune_in_tx(self, conn: sqlite3.Connection, target: int) -> PruneResult:
-        before = self._count(conn)
+    def _prune_in_tx(self, conn: Any, target: int) -> PruneResult:
+        before = self._count(conn, self._sql.count)
         excess = before - target
         dropped_na = dropped_a = 0
         if excess > 0:
-            dropped_na = conn.execute(
-                f"DELETE FROM thoughts WHERE seq IN (SELECT seq FROM thoughts WHERE NOT ({_ACTIONABLE_SQL}) "
-                "ORDER BY seq LIMIT ?)",
-                (excess,),
-            ).rowcount
+            dropped_na = conn.execute(self._sql.prune_non_actionable, self._args(limit=excess)).rowcount
             excess -= dropped_na
         if excess > 0:  # hard cap: only now do unprocessed actionable thoughts go
-            dropped_a = conn.execute(
-                f"DELETE FROM thoughts WHERE seq IN (SELECT seq FROM thoughts WHERE {_ACTIONABLE_SQL} "
-                "ORDER BY seq LIMIT ?)",
-                (excess,),
-            ).rowcount
-        return PruneResult(before, self._count(conn), dropped_na, dropped_a)
+            dropped_a = conn.execute(self._sql.prune_actionable, self._args(limit=excess)).rowcount
+        return PruneResult(before, self._count(conn, self._sql.count), dropped_na, dropped_a)
 
     @staticmethod
     def _log_prune(r: PruneResult) -> None:
@@ -256,11 +316,9 @@ class CognitiveStream:
     def actionable(self, limit: int = 10) -> ActionableFeed:
         """SC-B1: unprocessed convertEligible=true thoughts only, oldest first."""
         n = _check_limit(limit)
-        rows = self._conn.execute(
-            f"SELECT * FROM thoughts WHERE {_ACTIONABLE_SQL} ORDER BY seq LIMIT ?", (n,)
-        ).fetchall()
-        queue = self._count(self._conn, "processed = 0")
-        eligible = self._count(self._conn, _ACTIONABLE_SQL)
+        rows = self._read(self._sql.actionable, limit=n)
+        queue = self._count(self._conn, self._sql.count_processed, processed=False)
+        eligible = self._count(self._conn, self._sql.count_actionable)
         thoughts = [self._row_to_thought(r) for r in rows]
         feed = ActionableFeed(thoughts=thoughts, queue_size=queue, filtered_out=queue - eligible)
         opt_in, sizes = self._actionable_logs
@@ -275,21 +333,19 @@ class CognitiveStream:
         """Newest first; processed=None means both."""
         n = _check_limit(limit)
         if processed is None:
-            rows = self._read("SELECT * FROM thoughts ORDER BY seq DESC LIMIT ?", (n,))
+            rows = self._read(self._sql.recent, limit=n)
         else:
-            rows = self._read(
-                "SELECT * FROM thoughts WHERE processed = ? ORDER BY seq DESC LIMIT ?", (1 if processed else 0, n)
-            )
+            rows = self._read(self._sql.recent_processed, processed=processed, limit=n)
         return [self._row_to_thought(r) for r in rows]
 
     def get(self, thought_id: str) -> StoredThought | None:
-        rows = self._read("SELECT * FROM thoughts WHERE id = ?", (thought_id,))
+        rows = self._read(self._sql.get, id=thought_id)
         return self._row_to_thought(rows[0]) if rows else None
 
     def count(self, processed: bool | None = None) -> int:
         if processed is None:
-            return self._count(self._conn)
-        return self._count(self._conn, "processed = 1" if processed else "processed = 0")
+            return self._count(self._conn, self._sql.count)
+        return self._count(self._conn, self._sql.count_processed, processed=processed)
 
     def close(self) -> None:
         self._db.release()

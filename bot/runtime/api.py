@@ -54,6 +54,11 @@ class ApiContext:
     bot_name: str = "mcbot"  # the one bot's name (or the fleet's first)
     bot_summary: Callable[[], dict[str, Any]] | None = None  # GET /api/bots of a one-bot daemon
 
+    def bot_named(self, name: str) -> str | None:
+        """The bot's name as configured (player names ignore case), None for no such bot."""
+        names = self.bots.names() if self.bots is not None else [self.bot_name]
+        return next((n for n in names if n.lower() == name.lower()), None)
+
 
 class BotUnavailable(BotRuntimeError):
     """No bot to check a request against (not connected, gone mid-read): a 503."""
@@ -210,11 +215,9 @@ def create_app(ctx: ApiContext, *, token: str | None = None, max_body_bytes: int
                 return JSONResponse({"error": "bad_request", "detail": f"unknown status in {status!r}"}, 400)
         else:
             wanted = list(TaskStatus)
-        items = ctx.tasks.list_by_status(*wanted)
-        if bot is not None:  # bound to that bot, or held by it
-            if (unknown := unknown_bot(bot)) is not None:
-                return unknown
-            items = [t for t in items if bot.lower() in (_bot_of(t.metadata.bot), _bot_of(t.metadata.heldBy))]
+        if bot is not None and (unknown := unknown_bot(bot)) is not None:
+            return unknown
+        items = ctx.tasks.list_by_status(*wanted, bot=ctx.bot_named(bot)) if bot else ctx.tasks.list_by_status(*wanted)
         items = sorted(items, key=lambda t: t.metadata.createdAt, reverse=order == "desc")
         return {"count": len(items[:limit]), "tasks": [_dump(t) for t in items[:limit]]}
 
@@ -382,10 +385,13 @@ def create_app(ctx: ApiContext, *, token: str | None = None, max_body_bytes: int
         return ctx.places()
 
     # ---- the fleet ----------------------------------------------------------------------
+    def bot_names() -> list[str]:
+        return ctx.bots.names() if ctx.bots is not None else [ctx.bot_name]
+
     def unknown_bot(name: str) -> JSONResponse | None:
-        names = ctx.bots.names() if ctx.bots is not None else [ctx.bot_name]
-        if name.lower() in (n.lower() for n in names):
+        if ctx.bot_named(name) is not None:
             return None
+        names = bot_names()
         return JSONResponse({"error": "not_found", "detail": f"no bot {name!r} (this daemon drives {', '.join(names)})"},
                             status_code=404)
 
@@ -436,10 +442,6 @@ def _host_name(host: str) -> str:
     if host.startswith("["):
         return host[1:host.find("]")] if "]" in host else host
     return host.rsplit(":", 1)[0] if host.count(":") == 1 else host
-
-
-def _bot_of(name: str | None) -> str | None:
-    return name.lower() if name else None
 
 
 def _dump(obj: Any) -> Any:

@@ -27,7 +27,7 @@ from agency.cognition.drive_tick import (SIGHT_ACTIONS, DriveTickFired, DriveTic
                                evaluate_drive_tick, needs_sight, sight_box)
 from agency.cognition.eligibility import routable_by
 from agency.cognition.grounding import FrameFacts
-from agency.goals.user_goals import GoalDecision, GoalRequest, submit_user_goal
+from agency.goals.user_goals import GoalDecision, GoalRequest, GoalRequestError, submit_user_goal
 from agency.cognition.keepalive import build_keepalive
 from agency.cognition.llm_thoughts import build_thought_generator
 from agency.perception.stimuli import Perception, Stimulus
@@ -78,7 +78,8 @@ class Agency:
         self.db = db = shared.db
         self.counters = AgencyCounters(clock)
         self.tasks = shared.tasks
-        self.stream = CognitiveStream(db, clock=clock, max_thoughts=cfg.stream.max_thoughts)
+        # On PostgreSQL a daemon's thoughts are its own (its bots' only): no other daemon converts them.
+        self.stream = CognitiveStream(db, clock=clock, max_thoughts=cfg.stream.max_thoughts, daemon_id=shared.daemon_id)
         self.perception = Perception(clock, publish=self.stream.publish)
         self.keepalive = build_keepalive(  # with situation-signature gate and content dedup (contract 4)
             stream=self.stream,
@@ -92,7 +93,7 @@ class Agency:
         self.idle = IdleReporter(self.tasks, clock)
         self.goals = GoalWiring(cfg, self.tasks, clock, db, last_snapshot=lambda: self.last_snapshot)
         self.planning.router = self.goals.router  # `build basic_shelter` -> the goal resolver
-        self.drive_memory = DriveTickMemory(db)  # the interval survives a restart
+        self.drive_memory = DriveTickMemory(db, bot=self.claim_as or "")  # the interval survives a restart, per bot
         self.drive_state = self.drive_memory.state()
         self.drive_config = cfg.drive_tick
         self.checkpoints = SqliteCheckpointStore(db, clock=clock)
@@ -130,7 +131,8 @@ class Agency:
                                plan_facts=self._plan_facts,
                                on_step=record_step(self.tasks))  # each step in the task's event log
         self.executor = Executor(self.tasks, runtime, self.clock, on_lifecycle=self.goals.on_task_event,
-                                 goals=self.goals.hooks, before_tick=self.goals.on_executor_tick)
+                                 goals=self.goals.hooks, before_tick=self.goals.on_executor_tick, bot=self.claim_as,
+                                 actions=self.agents.routable_actions() if self.entry.agents else None)
         self.reflexes = Reflexes(self.tools, ctx, self.executor,
                                  self.cfg.reflexes,
                                  shelter_lookup=self.goals.nearest_verified_shelter, clock=self.clock)
@@ -234,10 +236,10 @@ class Agency:
                      sheltering=self._held_by_reflexes,
                      config=self.drive_config)
         # The big read of the blocks in sight only for a tick that will ground a collect or craft goal.
-        candidate = drive_candidate(snap, now, self.drive_state, self.tasks, **frame)
+        candidate = drive_candidate(snap, now, self.drive_state, self.tasks, bot=self.claim_as, **frame)
         region = await self._in_sight(snap) if needs_sight(candidate) else None
         result = evaluate_drive_tick(snap, now, self.drive_state, self.tasks, region=region, counters=self.counters,
-                                     **frame)
+                                     bot=self.claim_as, **frame)
         if isinstance(result, DriveTickFired):
             stored = self.stream.publish(result.thought)
             logger.info("[DriveTick] fired goal={} rule={} thought={}", stored.metadata.goalKey, result.selection.rule, stored.id)
@@ -359,12 +361,14 @@ class Agency:
     async def job_stream_prune(self) -> None:
         self.stream.prune()
 
-    def jobs(self, *, suffix: str = "") -> list[JobSpec]:
+    def jobs(self, *, suffix: str = "", planning: bool = True) -> list[JobSpec]:
         """This bot's periodic jobs, declared as data: name, body, interval, whether on
         (`jobs.disabled` names a job, or its bot's entry switches a loop off). `suffix` tells
-        a fleet's bots' jobs apart (`executor@alice`)."""
+        a fleet's bots' jobs apart (`executor@alice`); planning=False leaves turning the
+        shared stream's thoughts into tasks to another bot's job (one consumer a daemon)."""
         j, e = self.cfg.jobs, self.entry
-        switched_off = {"drive_tick": not e.drives, "reflexes": not e.reflexes, "keepalive": not e.keepalive}
+        switched_off = {"drive_tick": not e.drives, "reflexes": not e.reflexes, "keepalive": not e.keepalive,
+                        "planning": not planning}
         declared = [
             ("body", self.job_body, j.body_s, 90.0),
             ("perception", self.job_perception, j.perception_s, 30.0),
@@ -404,6 +408,8 @@ class Agency:
         collect or craft goal, as a drive tick reads them). BotUnavailable when there is no
         bot to check it against: nothing is stored."""
         goal = request.goal()  # GoalRequestError: a 400, before any world read
+        if request.bot is not None and request.bot.lower() != self.name.lower():
+            raise GoalRequestError(f"unknown bot {request.bot!r} (this daemon drives {self.name})")
         if self.body is None or not self.body.connected or self.executor is None:
             raise BotUnavailable("bot is not connected; the goal was not stored")
         try:
@@ -414,7 +420,8 @@ class Agency:
         self.last_snapshot = snap
         return submit_user_goal(goal, store=self.tasks, now_ms=self.clock(), facts=FrameFacts.from_snapshot(snap, region=region),
                                 is_routable=routable_by(self.executor.runtime.agents), router=self.goals.router,
-                                priority=request.priority, stuck_timeout_ms=self.cfg.drive_tick.stuck_timeout_ms)
+                                priority=request.priority, stuck_timeout_ms=self.cfg.drive_tick.stuck_timeout_ms,
+                                bot=self.name if request.bot is not None else None)
 
     def stalled(self) -> list[dict[str, Any]]:
         stats = self.executor.stats if self.executor else None

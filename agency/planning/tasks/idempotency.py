@@ -4,6 +4,10 @@ the thought-to-task converter.
 A task for the same goalKey that is active, or pending with progress, or pending for less
 than STUCK_PENDING_TIMEOUT_MS, suppresses a new one. A task pending that long with zero
 progress is treated as blocked: it no longer suppresses, so the goal can be retried.
+
+With several bots, a goal about one bot's body or inventory is that bot's: asked for `bot`,
+only tasks open to it count (bound to it or to no bot); a task bound to another bot does
+not make this bot's same goal a duplicate. Asked for no bot, every task counts.
 """
 
 from __future__ import annotations
@@ -21,6 +25,11 @@ class TaskLookup(Protocol):
     def find_by_goal_key(self, goal_key: str, statuses: Iterable[TaskStatus] | None = None) -> list[Task]: ...
 
 
+def open_to(task: Task, bot: str | None) -> bool:
+    """Whether the task is `bot`'s to count: bound to it or to no bot (None: every task is)."""
+    return bot is None or task.metadata.bot in (None, bot)
+
+
 def suppresses(task: Task, now_ms: int, stuck_timeout_ms: int = STUCK_PENDING_TIMEOUT_MS) -> bool:
     if task.status is TaskStatus.active:
         return True
@@ -35,8 +44,11 @@ def find_blocking_task(
     goal_key: str | None,
     now_ms: int,
     stuck_timeout_ms: int = STUCK_PENDING_TIMEOUT_MS,
+    *,
+    bot: str | None = None,
 ) -> Task | None:
-    """The first task that makes a new task for goal_key a duplicate, or None."""
+    """The first task open to `bot` (module docstring) that makes a new task for goal_key a
+    duplicate, or None."""
     if not goal_key:
         return None
     candidates: Iterable[Task]
@@ -45,6 +57,6 @@ def find_blocking_task(
     else:
         candidates = tasks  # type: ignore[assignment]
     for task in candidates:
-        if task.metadata.goalKey == goal_key and suppresses(task, now_ms, stuck_timeout_ms):
+        if task.metadata.goalKey == goal_key and open_to(task, bot) and suppresses(task, now_ms, stuck_timeout_ms):
             return task
     return None

@@ -116,13 +116,16 @@ class TaskMetadata(BaseModel):
     nextEligibleAt: int | None = None
     goalBinding: dict[str, Any] | None = None
     build: dict[str, Any] | None = None
+    bot: str | None = None  # the bot the task is bound to; None: any bot may take it
     # stamped by finalize_new_task only
     origin: TaskOrigin | None = None
+    # stamped by claim_next only: the bot working on it (rule in agency/planning/tasks/store.py)
+    heldBy: str | None = None
 
-    @field_validator("goalKey", mode="before")
+    @field_validator("goalKey", "bot", mode="before")
     @classmethod
-    def _goal_key_empty_is_absent(cls, v: Any) -> Any:
-        return _no_empty_key(v)  # contract 1.3
+    def _empty_key_is_absent(cls, v: Any) -> Any:
+        return _no_empty_key(v)  # contract 1.3; a bot named '' is no bot
 
 
 PROPAGATED_META_KEYS: tuple[str, ...] = (
@@ -136,6 +139,7 @@ PROPAGATED_META_KEYS: tuple[str, ...] = (
     "nextEligibleAt",
     "goalBinding",
     "build",
+    "bot",
 )
 REBUILT_META_KEYS: tuple[str, ...] = (
     "createdAt", "updatedAt", "retryCount", "maxRetries", "childTaskIds", "tags", "category", "solver",

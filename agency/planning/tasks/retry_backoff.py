@@ -5,6 +5,7 @@ drive tick from asking, a moment after a failure, for the very goal that just fa
 out of reach, no wool to be had), so one blocked step failed every tick. Here a goal whose
 newest tasks failed n times in a row is held back BACKOFF_MS[n - 1] (the last entry beyond)
 from its last failure; a task of it that completes, or one still in flight, ends the run.
+Asked for a bot, only the tasks open to it count (agency.planning.tasks.idempotency.open_to).
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Iterable
 
-from agency.planning.tasks.idempotency import TaskLookup
+from agency.planning.tasks.idempotency import TaskLookup, open_to
 from agency.planning.tasks.models import Task, TaskStatus
 
 BACKOFF_MS = (20_000, 60_000, 180_000)
@@ -25,13 +26,14 @@ class HeldBack:
     reason: str  # the last failure's reason
 
 
-def held_back(tasks: TaskLookup | Iterable[Task], goal_key: str, now_ms: int) -> HeldBack | None:
-    """Is goal_key held back now? None when its newest task did not fail or its wait is over."""
+def held_back(tasks: TaskLookup | Iterable[Task], goal_key: str, now_ms: int, *,
+              bot: str | None = None) -> HeldBack | None:
+    """Is goal_key held back now for `bot`? None when its newest task did not fail or its wait is over."""
     depth = len(BACKOFF_MS) + 1  # failures beyond the last step wait no longer: no need to read them
     if hasattr(tasks, "latest_by_goal_key"):  # a store: its newest few, not every task of the goal
-        newest = tasks.latest_by_goal_key(goal_key, depth)
+        newest = tasks.latest_by_goal_key(goal_key, depth, open_to=bot)
     else:
-        mine = [t for t in tasks if t.metadata.goalKey == goal_key]  # type: ignore[union-attr]
+        mine = [t for t in tasks if t.metadata.goalKey == goal_key and open_to(t, bot)]  # type: ignore[union-attr]
         newest = sorted(mine, key=lambda t: t.metadata.updatedAt, reverse=True)[:depth]
     failures, last = 0, None
     for task in newest:

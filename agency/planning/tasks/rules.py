@@ -14,14 +14,15 @@ from loguru import logger
 
 from agency.clock import Clock
 from agency.planning.tasks.events import STEP_EVENTS, TaskEvent
+from agency.planning.tasks.idempotency import PENDING_STATUSES
 from agency.planning.tasks.models import TRANSITIONS, IllegalTransitionError, InvalidProgressError, NewTask
 from agency.planning.tasks.models import Task, TaskMetadata, TaskOrigin, TaskStatus
 from agency.planning.tasks.projection import project_incoming_metadata
 
 OnDropped = Callable[[str], None]
 
-# Store-owned keys a metadata patch may not touch (origin: contract 1.2).
-PATCH_PROTECTED = ("origin", "createdAt", "updatedAt")
+# Store-owned keys a metadata patch may not touch (origin: contract 1.2; heldBy: the claim's).
+PATCH_PROTECTED = ("origin", "createdAt", "updatedAt", "heldBy")
 
 
 def strict_finalize_from_env() -> bool:
@@ -74,7 +75,21 @@ def warn_unfinalized(task: Task, *, strict: bool, allow_unfinalized: bool) -> No
 def touched(task: Task, now: int, **update: Any) -> Task:
     """The task with `update` applied and metadata.updatedAt = now."""
     meta = task.metadata.model_copy(update={"updatedAt": now})
-    return task.model_copy(update={**update, "metadata": meta})
+    return _released(task.model_copy(update={**update, "metadata": meta}))
+
+
+def claimed(task: Task, now: int, bot: str | None) -> Task:
+    """claim_next's write: pending -> active, held by `bot` (None: by no bot in particular)."""
+    meta = task.metadata.model_copy(update={"updatedAt": now, "heldBy": bot})
+    return task.model_copy(update={"status": TaskStatus.active, "metadata": meta})
+
+
+def _released(task: Task) -> Task:
+    """A task back in the queue (pending, pending_planning) is held by no bot: the next claim
+    names its holder. Every other status keeps the holder (the store's docstring)."""
+    if task.status not in PENDING_STATUSES or task.metadata.heldBy is None:
+        return task
+    return task.model_copy(update={"metadata": task.metadata.model_copy(update={"heldBy": None})})
 
 
 def finalized(task: Task, origin: TaskOrigin | Mapping[str, Any], clock: Clock) -> Task:
@@ -99,7 +114,7 @@ def clean_patch(task_id: str, patch: Mapping[str, Any], on_dropped: OnDropped) -
 def patched(task: Task, clean: Mapping[str, Any], clock: Clock, **update: Any) -> Task:
     """The task with a cleaned metadata patch (clean_patch) and `update` applied."""
     meta = TaskMetadata.model_validate({**task.metadata.model_dump(), **clean, "updatedAt": clock()})
-    return task.model_copy(update={**update, "metadata": meta})
+    return _released(task.model_copy(update={**update, "metadata": meta}))
 
 
 def check_transition(task: Task, to: TaskStatus) -> None:

@@ -11,13 +11,22 @@ Development mode (agency.environment: MCBOT_ENV=development; unset is production
 once per dropped metadata key and runs the invariant check on every write.
 MCBOT_PLANNING_STRICT_FINALIZE=1, whatever MCBOT_ENV says, warns when a task is stored
 without origin and without allow_unfinalized (contract 1.2).
+
+Several bots share one store. metadata.bot binds a task to a bot (the caller's, propagated;
+None: any bot may take it); metadata.heldBy names the bot working on it, and only the store
+writes it (add_task and metadata patches cannot): claim_next(bot) takes a task bound to that
+bot or to none and stamps heldBy = bot. heldBy is cleared whenever the task goes back to the
+queue (pending or pending_planning: a resume, a retry, a requeue, a lease take-over) and
+kept otherwise, so a paused, finished or re-opened task still names the bot that ran it and
+an interrupted active task is resumed by that bot alone. claim_next() with no bot is the
+one-bot daemon's claim: any pending task, held by no bot in particular.
 """
 
 from __future__ import annotations
 
 import json
 import sqlite3
-from typing import Any, ContextManager, Callable, Iterable, Mapping, Protocol
+from typing import Any, Collection, ContextManager, Callable, Iterable, Mapping, Protocol
 
 from loguru import logger
 
@@ -43,6 +52,31 @@ SQL_EVENTS = (
     "SELECT seq, task_id, at, event, status, progress, data FROM task_events "
     "WHERE task_id = ? AND seq > ? ORDER BY seq LIMIT ?"
 )
+# The fleet's filters read the task's JSON (no column of their own): a task open to a bot is
+# bound to it or to no bot; a bot's tasks are those bound to it or held by it.
+_BOT = "json_extract(data, '$.metadata.bot')"
+_HELD_BY = "json_extract(data, '$.metadata.heldBy')"
+SQL_CLAIM_NEXT_FOR_BOT = (
+    f"SELECT data FROM tasks WHERE status = 'pending' AND ({_BOT} IS NULL OR {_BOT} = ?) "
+    "ORDER BY urgency DESC, created_at, rowid LIMIT 1"
+)
+# A bot working as some agent profiles only (a fleet's builder): the actions it can carry out, as a JSON array.
+SQL_CLAIM_NEXT_FOR_BOT_DOING = (
+    f"SELECT data FROM tasks WHERE status = 'pending' AND ({_BOT} IS NULL OR {_BOT} = ?) "
+    "AND lower(json_extract(data, '$.type')) IN (SELECT value FROM json_each(?)) "
+    "ORDER BY urgency DESC, created_at, rowid LIMIT 1"
+)
+SQL_LATEST_BY_GOAL_KEY_OPEN_TO = (
+    f"SELECT data FROM tasks WHERE goal_key = ? AND ({_BOT} IS NULL OR {_BOT} = ?) "
+    "ORDER BY updated_at DESC, rowid DESC LIMIT ?"
+)
+SQL_BY_STATUS_OF_BOT = (
+    f"SELECT data FROM tasks WHERE ({_BOT} = ? OR {_HELD_BY} = ?) AND status IN ({{marks}}) ORDER BY created_at, rowid"
+)
+SQL_HELD_BY_STATUS = f"SELECT data FROM tasks WHERE {_HELD_BY} = ? AND status IN ({{marks}}) ORDER BY created_at, rowid"
+SQL_NEWEST_OF_BOT = (
+    f"SELECT data FROM tasks WHERE {_BOT} = ? OR {_HELD_BY} = ? ORDER BY created_at DESC, rowid DESC LIMIT ?"
+)
 
 
 class TaskStore(Protocol):
@@ -64,11 +98,15 @@ class TaskStore(Protocol):
 
     def find_by_goal_key(self, goal_key: str, statuses: Iterable[TaskStatus] | None = None) -> list[Task]: ...
 
-    def latest_by_goal_key(self, goal_key: str, limit: int) -> list[Task]: ...
+    def latest_by_goal_key(self, goal_key: str, limit: int, *, open_to: str | None = None) -> list[Task]: ...
 
-    def list_by_status(self, *statuses: TaskStatus) -> list[Task]: ...
+    def list_by_status(self, *statuses: TaskStatus, bot: str | None = None) -> list[Task]: ...
 
-    def claim_next(self) -> Task | None: ...
+    def held_by(self, bot: str, *statuses: TaskStatus) -> list[Task]: ...
+
+    def newest(self, limit: int, *, bot: str | None = None) -> list[Task]: ...
+
+    def claim_next(self, bot: str | None = None, actions: Collection[str] | None = None) -> Task | None: ...
 
     def set_urgencies(self, urgencies: Mapping[str, float]) -> list[str]: ...
 
@@ -94,6 +132,13 @@ class TaskStoreBase:
     _SQL_COUNTS: str
     _SQL_CLAIM_NEXT: str
     _SQL_EVENTS: str
+    # the fleet's filters (module docstring), each with the bot as its first parameter(s)
+    _SQL_CLAIM_NEXT_FOR_BOT: str
+    _SQL_CLAIM_NEXT_FOR_BOT_DOING: str  # parameters: bot, the actions (_actions_param)
+    _SQL_LATEST_BY_GOAL_KEY_OPEN_TO: str
+    _SQL_BY_STATUS_OF_BOT: str
+    _SQL_HELD_BY_STATUS: str
+    _SQL_NEWEST_OF_BOT: str
 
     def __init__(
         self,
@@ -248,9 +293,14 @@ class TaskStoreBase:
                 self._append_event(conn, task, PROGRESS, {"progress": task.progress})
             return task
 
-    def latest_by_goal_key(self, goal_key: str, limit: int) -> list[Task]:
-        """The goal's `limit` most recently updated tasks, newest first (any status)."""
-        return self._query(self._SQL_LATEST_BY_GOAL_KEY, [goal_key, limit]) if goal_key else []
+    def latest_by_goal_key(self, goal_key: str, limit: int, *, open_to: str | None = None) -> list[Task]:
+        """The goal's `limit` most recently updated tasks, newest first (any status); with
+        `open_to`, only tasks open to that bot (bound to it or to none)."""
+        if not goal_key:
+            return []
+        if open_to is None:
+            return self._query(self._SQL_LATEST_BY_GOAL_KEY, [goal_key, limit])
+        return self._query(self._SQL_LATEST_BY_GOAL_KEY_OPEN_TO, [goal_key, open_to, limit])
 
     def find_by_goal_key(self, goal_key: str, statuses: Iterable[TaskStatus] | None = None) -> list[Task]:
         if not goal_key:
@@ -259,28 +309,51 @@ class TaskStoreBase:
             return self._query(self._SQL_BY_GOAL_KEY, [goal_key])
         return self._query_in(self._SQL_BY_GOAL_KEY_STATUS, [goal_key], rules.status_values(statuses))
 
-    def list_by_status(self, *statuses: TaskStatus) -> list[Task]:
+    def list_by_status(self, *statuses: TaskStatus, bot: str | None = None) -> list[Task]:
+        """Tasks in these statuses (any when none), oldest first; with `bot`, only that bot's
+        (bound to it or held by it)."""
         values = rules.status_values(statuses) or [s.value for s in TaskStatus]
-        return self._query_in(self._SQL_BY_STATUS, [], values)
+        if bot is None:
+            return self._query_in(self._SQL_BY_STATUS, [], values)
+        return self._query_in(self._SQL_BY_STATUS_OF_BOT, [bot, bot], values)
 
-    def newest(self, limit: int) -> list[Task]:
+    def held_by(self, bot: str, *statuses: TaskStatus) -> list[Task]:
+        """Tasks in these statuses (any when none) that `bot` claimed, oldest first: the
+        work an executor resumes as its own."""
+        values = rules.status_values(statuses) or [s.value for s in TaskStatus]
+        return self._query_in(self._SQL_HELD_BY_STATUS, [bot], values)
+
+    def newest(self, limit: int, *, bot: str | None = None) -> list[Task]:
         """The newest `limit` tasks of any status, newest first (one indexed read: a
-        dashboard asks every second, and a long-lived store holds thousands)."""
-        return self._query(self._SQL_NEWEST, (limit,))
+        dashboard asks every second, and a long-lived store holds thousands); with `bot`,
+        only that bot's (bound to it or held by it)."""
+        if bot is None:
+            return self._query(self._SQL_NEWEST, (limit,))
+        return self._query(self._SQL_NEWEST_OF_BOT, (bot, bot, limit))
 
     def counts_by_status(self) -> dict[str, int]:
         """Tasks by status, every status named (0 when none)."""
         return rules.all_counts({r["status"]: r["n"] for r in self._conn.execute(self._SQL_COUNTS).fetchall()})
 
-    def claim_next(self) -> Task | None:
+    def claim_next(self, bot: str | None = None, actions: Collection[str] | None = None) -> Task | None:
         """pending -> active for the most urgent pending task (oldest first among equals),
-        looked up and changed in one write transaction. None when nothing is free to take."""
+        looked up and changed in one write transaction. None when nothing is free to take.
+        With `bot`, only a task bound to that bot or to none, and the claim is that bot's
+        (metadata.heldBy); without, any pending task, held by no bot in particular. With
+        `actions` too (a bot working as some agent profiles only), only a task of one of
+        those actions: another bot takes the rest."""
         with self._tx() as conn:
-            row = conn.execute(self._SQL_CLAIM_NEXT).fetchone()
+            if bot is None:
+                row = conn.execute(self._SQL_CLAIM_NEXT).fetchone()
+            elif actions is None:
+                row = conn.execute(self._SQL_CLAIM_NEXT_FOR_BOT, (bot,)).fetchone()
+            else:
+                wanted = sorted(a.lower() for a in actions)
+                row = conn.execute(self._SQL_CLAIM_NEXT_FOR_BOT_DOING, (bot, self._actions_param(wanted))).fetchone()
             if row is None:
                 return None
             before = self._task_of(row["data"])
-            task = rules.touched(before, self._clock(), status=TaskStatus.active)
+            task = rules.claimed(before, self._clock(), bot)
             self._save(conn, task)
             self._log_change(conn, before, task)
             return task
@@ -335,6 +408,16 @@ class SqliteTaskStore(TaskStoreBase):
     _SQL_COUNTS = SQL_COUNTS
     _SQL_CLAIM_NEXT = SQL_CLAIM_NEXT
     _SQL_EVENTS = SQL_EVENTS
+    _SQL_CLAIM_NEXT_FOR_BOT = SQL_CLAIM_NEXT_FOR_BOT
+    _SQL_CLAIM_NEXT_FOR_BOT_DOING = SQL_CLAIM_NEXT_FOR_BOT_DOING
+    _SQL_LATEST_BY_GOAL_KEY_OPEN_TO = SQL_LATEST_BY_GOAL_KEY_OPEN_TO
+    _SQL_BY_STATUS_OF_BOT = SQL_BY_STATUS_OF_BOT
+    _SQL_HELD_BY_STATUS = SQL_HELD_BY_STATUS
+    _SQL_NEWEST_OF_BOT = SQL_NEWEST_OF_BOT
+
+    @staticmethod
+    def _actions_param(actions: list[str]) -> Any:
+        return json.dumps(actions)  # json_each(?) reads it
 
     def __init__(
         self,

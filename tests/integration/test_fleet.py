@@ -1,0 +1,85 @@
+"""A fleet in one daemon, against `mcbot run` on the embedded world: three `[[bots]]` on one
+bridge and one task store. The API lists them, a goal bound to one bot is done by that bot
+and no other, a goal open to any is done by one of them, the same goal twice is refused,
+tasks filter by bot, and /metrics labels each bot's series."""
+
+from __future__ import annotations
+
+import signal
+import subprocess
+import sys
+
+import httpx
+
+from bot.runtime.server import free_port
+from tests.conftest import ROOT, USER_TASKS_ONLY, daemon_env, wait_healthy, wait_until
+
+BOTS = ("alpha", "bravo", "charlie")
+CONFIG = USER_TASKS_ONLY + "".join(f'\n[[bots]]\nusername = "{name}"\n' for name in BOTS)
+
+
+def _finished(base: str, task_id: str) -> dict | None:
+    task = httpx.get(f"{base}/api/tasks/{task_id}", timeout=10).json()
+    return task if task["status"] in ("completed", "failed") else None
+
+
+def test_three_bots_in_one_daemon_share_one_store_and_each_does_its_own_goals(tmp_path, mc_version):
+    cfg = tmp_path / "fleet.toml"
+    cfg.write_text(CONFIG)
+    api_port = free_port()
+    env = daemon_env(tmp_path, mc_version, api_port)
+    base = f"http://127.0.0.1:{api_port}"
+    log = tmp_path / "daemon.out"
+    with log.open("w") as out:
+        p = subprocess.Popen([sys.executable, "-m", "bot", "--config", str(cfg), "run"], cwd=ROOT, env=env,
+                             stdout=out, stderr=subprocess.STDOUT, text=True)
+    try:
+        wait_healthy(p, base, 150, output=log.read_text)  # ok once every bot is connected
+        health = httpx.get(f"{base}/healthz", timeout=5).json()
+        assert health["bots"] == {name: True for name in BOTS}
+        bots = httpx.get(f"{base}/api/bots", timeout=5).json()
+        assert [b["name"] for b in bots["bots"]] == list(BOTS) and all(b["connected"] for b in bots["bots"])
+        snap = httpx.get(f"{base}/api/bots/charlie/snapshot", timeout=10)
+        assert snap.status_code == 200 and snap.json()["health"] > 0
+        unknown = httpx.get(f"{base}/api/bots/zulu/snapshot", timeout=5)
+        assert unknown.status_code == 404 and "alpha, bravo, charlie" in unknown.json()["detail"]
+
+        # bound to bravo: bravo does it; the same goal again is refused
+        r = httpx.post(f"{base}/api/goals", json={"text": "collect oak_log 1", "bot": "bravo"}, timeout=30)
+        assert r.status_code == 201, r.text
+        bound = r.json()
+        assert bound["metadata"]["bot"] == "bravo"
+        again = httpx.post(f"{base}/api/goals", json={"text": "collect oak_log 1", "bot": "bravo"}, timeout=30)
+        assert again.status_code == 409 and again.json()["task"]["id"] == bound["id"], again.text
+        nobody = httpx.post(f"{base}/api/goals", json={"text": "collect oak_log 1", "bot": "zulu"}, timeout=30)
+        assert nobody.status_code == 400 and "unknown bot" in nobody.json()["detail"]
+
+        # open to any bot: one of them takes it
+        r = httpx.post(f"{base}/api/goals", json={"text": "collect dirt 1"}, timeout=30)
+        assert r.status_code == 201, r.text
+        open_task = r.json()
+        assert "bot" not in open_task["metadata"]
+
+        done = wait_until(lambda: _finished(base, bound["id"]), 150, "bravo's task to finish")
+        assert done["status"] == "completed" and done["metadata"]["heldBy"] == "bravo", done
+        done_open = wait_until(lambda: _finished(base, open_task["id"]), 150, "the open task to finish")
+        assert done_open["status"] == "completed" and done_open["metadata"]["heldBy"] in BOTS, done_open
+
+        mine = httpx.get(f"{base}/api/tasks", params={"bot": "bravo"}, timeout=5).json()["tasks"]
+        assert bound["id"] in [t["id"] for t in mine]
+        others = httpx.get(f"{base}/api/tasks", params={"bot": "charlie"}, timeout=5).json()["tasks"]
+        assert bound["id"] not in [t["id"] for t in others]
+        assert httpx.get(f"{base}/api/tasks", params={"bot": "zulu"}, timeout=5).status_code == 404
+
+        metrics = httpx.get(f"{base}/metrics", timeout=5).text
+        for name in BOTS:
+            assert f'mcbot_bot_connected{{bot="{name}"}} 1' in metrics
+            assert f'mcbot_job_runs_total{{job="executor@{name}"}}' in metrics
+    finally:
+        p.send_signal(signal.SIGTERM)
+        try:
+            code = p.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            p.kill()
+            code = p.wait()
+    assert code == 0, log.read_text()[-3000:]
