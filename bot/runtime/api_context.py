@@ -16,7 +16,7 @@ from agency.goals.user_goals import GoalRequest, GoalRequestError
 from agency.planning.tasks.models import Task
 from agency.world import WorldSnapshot
 from bot.runtime.api import ApiContext, BotUnavailable
-from bot.runtime.live_state import live_sources
+from bot.runtime.live_state import bot_summary, live_sources
 from bot.runtime.metrics import render_metrics
 
 # Grounding with no snapshot yet: nothing is known, so a named item or entity cannot ground.
@@ -142,22 +142,3 @@ class FleetView:
                 return agency
         name = getattr(task.metadata, "heldBy", None) or getattr(task.metadata, "bot", None)
         return self.agency(name) if name else None
-
-
-def bot_summary(agency: Any) -> dict[str, Any]:
-    snap = agency.last_snapshot
-    ex = agency.executor
-    running = ex.current.task_id if ex is not None and ex.current is not None else None
-    reflexes = agency.reflexes
-    return {
-        "name": agency.name,
-        "connected": bool(agency.body is not None and agency.body.connected),
-        "agents": [p.id for p in agency.agents.list()],
-        "drives": agency.entry.drives,
-        "reflexes": agency.entry.reflexes,
-        "health": snap.health if snap is not None else None,
-        "food": snap.food if snap is not None else None,
-        "position": snap.position.model_dump() if snap is not None else None,
-        "runningTaskId": running,
-        "reflexHold": reflexes.hold_reason if reflexes is not None else None,
-    }

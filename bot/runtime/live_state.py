@@ -54,6 +54,25 @@ def reflex_state(reflexes: Any) -> dict[str, Any] | None:
             "nightsSheltered": reflexes.stats.nights_sheltered}
 
 
+def bot_summary(agency: Any) -> dict[str, Any]:
+    """One bot as its perception job last saw it, with the task it runs (no bridge call)."""
+    snap = agency.last_snapshot
+    ex = agency.executor
+    reflexes = agency.reflexes
+    return {
+        "name": agency.name,
+        "connected": bool(agency.body is not None and agency.body.connected),
+        "agents": [p.id for p in agency.agents.list()],
+        "drives": agency.entry.drives,
+        "reflexes": agency.entry.reflexes,
+        "health": snap.health if snap is not None else None,
+        "food": snap.food if snap is not None else None,
+        "position": snap.position.model_dump() if snap is not None else None,
+        "runningTaskId": ex.current.task_id if ex is not None and ex.current is not None else None,
+        "reflexHold": reflexes.hold_reason if reflexes is not None else None,
+    }
+
+
 def live_sources(agency: Any, daemon: Any) -> LiveSources:
     step = ActiveStep(agency.tasks)
     cache: dict[str, Any] = {"at": None, "state": None}
@@ -80,6 +99,7 @@ def live_sources(agency: Any, daemon: Any) -> LiveSources:
             "reflex": reflex_state(agency.reflexes),
             "shelters": agency.goals.shelter_status(),
             "taskCounts": agency.tasks.counts_by_status(),
+            "bots": [bot_summary(a) for a in (getattr(daemon, "agencies", None) or {agency.name: agency}).values()],
         }
 
     def tasks(limit: int) -> list[dict[str, Any]]:

@@ -89,6 +89,7 @@ def test_the_dashboard_shows_the_bot_live_and_drives_a_task_in_a_real_browser(tm
                 assert 0 < health <= 20
                 assert len(page.inner_text("[data-testid=position]").split()) == 3
                 assert page.inner_text("[data-testid=conn]") == "live"
+                assert page.is_hidden("#bots-panel")  # one bot: the fleet's table stays out of the way
 
                 # a stream entry: a thought posted to the daemon shows up in the feed
                 httpx.post(f"{base}/thoughts", json={"content": "watching the sunrise from the hill"}, timeout=10)

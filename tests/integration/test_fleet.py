@@ -5,6 +5,7 @@ tasks filter by bot, and /metrics labels each bot's series."""
 
 from __future__ import annotations
 
+import json
 import signal
 import subprocess
 import sys
@@ -16,6 +17,18 @@ from tests.conftest import ROOT, USER_TASKS_ONLY, daemon_env, wait_healthy, wait
 
 BOTS = ("alpha", "bravo", "charlie")
 CONFIG = USER_TASKS_ONLY + "".join(f'\n[[bots]]\nusername = "{name}"\n' for name in BOTS)
+
+
+def _live_state(base: str) -> dict:
+    """The first `state` event of the dashboard's live stream."""
+    with httpx.stream("GET", f"{base}/api/live", timeout=15) as r:
+        event = None
+        for line in r.iter_lines():
+            if line.startswith("event:"):
+                event = line.split(":", 1)[1].strip()
+            elif line.startswith("data:") and event == "state":
+                return json.loads(line[len("data:"):])
+    raise AssertionError("the live stream ended without a state event")
 
 
 def _finished(base: str, task_id: str) -> dict | None:
@@ -70,6 +83,9 @@ def test_three_bots_in_one_daemon_share_one_store_and_each_does_its_own_goals(tm
         others = httpx.get(f"{base}/api/tasks", params={"bot": "charlie"}, timeout=5).json()["tasks"]
         assert bound["id"] not in [t["id"] for t in others]
         assert httpx.get(f"{base}/api/tasks", params={"bot": "zulu"}, timeout=5).status_code == 404
+
+        # the dashboard's live stream carries every bot (its Bots panel)
+        assert [b["name"] for b in _live_state(base)["bots"]] == list(BOTS)
 
         metrics = httpx.get(f"{base}/metrics", timeout=5).text
         for name in BOTS:

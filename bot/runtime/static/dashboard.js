@@ -125,7 +125,27 @@ function renderState (s) {
   renderCounters(s.counters || {})
   renderJobs(s.jobs || {})
   renderShelters(s.shelters || [])
+  renderBots(s.bots || [])
   if (s.taskCounts) $('task-counts').textContent = Object.entries(s.taskCounts).filter(([, n]) => n).map(([k, n]) => `${k} ${n}`).join(' · ')
+}
+
+// A fleet's bots, one row each; a daemon of one bot hides the panel (its vitals say it all).
+function renderBots (bots) {
+  $('bots-panel').hidden = bots.length < 2
+  $('bots').replaceChildren(...bots.map((b) => {
+    const tr = document.createElement('tr')
+    const pos = b.position ? `${fmt(b.position.x)} ${fmt(b.position.y)} ${fmt(b.position.z)}` : '–'
+    const cells = [b.name, b.connected ? 'yes' : 'no', b.health ?? '–', b.food ?? '–', pos,
+      (b.reflexHold ? `held: ${b.reflexHold}` : (b.runningTaskId || '').slice(0, 13)) || 'idle', (b.agents || []).join(', ')]
+    cells.forEach((c, i) => {
+      const td = document.createElement('td')
+      td.textContent = c
+      if (i === 1) td.className = b.connected ? 'status-completed' : 'status-failed'
+      tr.append(td)
+    })
+    tr.dataset.bot = b.name
+    return tr
+  }))
 }
 
 function renderActive (a) {
@@ -177,12 +197,13 @@ function renderTasks (payload) {
     tr.dataset.taskId = t.id
     const meta = t.metadata || {}
     const why = meta.blockedReason || (meta.solver || {}).failureReason || ''
-    const cells = [t.id.slice(0, 13), meta.goalKey || t.title, t.status, `${Math.round((t.progress || 0) * 100)}%`, why]
+    const bot = meta.heldBy || meta.bot || ''
+    const cells = [t.id.slice(0, 13), meta.goalKey || t.title, bot, t.status, `${Math.round((t.progress || 0) * 100)}%`, why]
     cells.forEach((c, i) => {
       const td = document.createElement('td')
       td.textContent = c
-      if (i === 2) { td.className = `status-${t.status}`; td.dataset.testid = `status-${t.id}` }
-      if (i === 4) td.className = 'reason'
+      if (i === 3) { td.className = `status-${t.status}`; td.dataset.testid = `status-${t.id}` }
+      if (i === 5) td.className = 'reason'
       tr.append(td)
     })
     const controls = document.createElement('td')
