@@ -170,7 +170,19 @@ class Executor:
         """An active task of this bot's with no run in flight was interrupted (crash,
         restart): it is resumed before anything new is claimed."""
         active = self._mine(TaskStatus.active)
+        if not active and self.bot is not None:
+            self._requeue_unheld()
         return active[0] if active else None
+
+    def _requeue_unheld(self) -> None:
+        """An active task no bot holds was left by a daemon of one bot (before a fleet was
+        configured): no bot would ever resume it as its own, so it goes back to the queue,
+        where a bot claims it and resumes from its checkpoint."""
+        for task in self.tasks.list_by_status(TaskStatus.active):
+            if task.metadata.heldBy is None:
+                self.tasks.set_status(task.id, TaskStatus.pending)
+                logger.info("[Executor] task={} goalKey={} active with no bot holding it: back to pending",
+                            task.id, task.metadata.goalKey)
 
     def _mine(self, status: TaskStatus) -> list[Task]:
         """This bot's tasks in `status` (the ones it holds); with no bot, every one."""

@@ -91,6 +91,7 @@ def build_parser() -> argparse.ArgumentParser:
     br.add_argument("--versions", metavar="V1,V2", type=val.embedded_versions,
                     help="embedded versions to measure side by side (default: server.embedded_version)")
     _add_bench_survival(bench_sub)
+    _add_bench_fleet(bench_sub)
     bv = bench_sub.add_parser("verifier", help="verify_shelter_v0 on a real region read (starts an embedded world)")
     bv.add_argument("--json", action="store_true", help="print one JSON object")
     bv.add_argument("--rounds", type=val.positive_int, default=200)
@@ -129,6 +130,26 @@ def _add_bench_survival(bench_sub: Any) -> None:
                     help="runs at once, each with its own daemon and world (default 1: one after the other; "
                          "game time is what is measured, so runs side by side compare while the machine keeps up)")
     bs.add_argument("--json", action="store_true", help="also print the report as one JSON object (lines go to stderr)")
+
+
+def _add_bench_fleet(bench_sub: Any) -> None:
+    bf = bench_sub.add_parser(
+        "fleet", help="CPU share, RSS and snapshot latency per bot with N bots idle-walking in one daemon "
+                      "(starts a daemon and its embedded world per fleet size)",
+        description="For each fleet size, one after the other: a daemon of N bots on a fresh embedded world "
+                    "(no drive ticks, no hostiles, no hunger, no LLM), every bot walking (explore goals bound to "
+                    "it); measures the daemon tree's CPU and RSS (the world apart) and GET /api/bots/NAME/snapshot "
+                    "latency over --seconds, prints a table a column per size and judges: the largest fleet under "
+                    "50 % of two cores, its snapshot p50 within 2x of the 1-bot figure, every bot moved. Writes "
+                    "DIR/fleet-<stamp>.json. Exit code: 0 every judged target met, 1 a target FAILED, 3 a daemon "
+                    "did not start.")
+    bf.add_argument("--bots", default="1,5,10,20", metavar="N1,N2",
+                    help="fleet sizes, measured one after the other (default 1,5,10,20)")
+    bf.add_argument("--seconds", type=val.positive_float, default=60.0, metavar="S",
+                    help="measurement window per fleet size (default 60)")
+    bf.add_argument("--version", type=val.embedded_version, default="1.21.4",
+                    help="Minecraft version of the embedded world (default 1.21.4)")
+    bf.add_argument("--out", default="bench-results", metavar="DIR", help="output folder (default bench-results)")
 
 
 def _install_signal_handlers() -> None:
@@ -253,6 +274,8 @@ def cmd_bench(args: Any, cfg: McbotConfig, _loaded: Any) -> int:
         return bench_reflexes(cfg, as_json=args.json, rounds=args.rounds, versions=args.versions, config_path=args.config)
     if args.bench_command == "survival":
         return _bench_survival(args, cfg)
+    if args.bench_command == "fleet":
+        return _bench_fleet(args)
     if args.bench_command == "verifier":
         return bench_verifier(cfg, as_json=args.json, rounds=args.rounds)
     return bench_bridge(cfg, as_json=args.json, rounds=args.rounds, versions=args.versions, config_path=args.config)
@@ -271,6 +294,17 @@ def _bench_survival(args: Any, cfg: McbotConfig) -> int:
                                 drive_tick_ms=args.drive_tick_ms, max_minutes=args.max_minutes, out=args.out,
                                 jobs=args.jobs)
     return bench_survival(settings, as_json=args.json)
+
+
+def _bench_fleet(args: Any) -> int:
+    from bot.tooling.bench_fleet import bench_fleet, parse_counts  # noqa: PLC0415
+
+    try:
+        counts = parse_counts(args.bots)
+    except ValueError as e:
+        print(f"mcbot: error: argument --bots: {e}", file=sys.stderr)
+        return EXIT_INVALID
+    return bench_fleet(counts, seconds=args.seconds, version=args.version, out=args.out)
 
 
 def _agents(args: Any, cfg: McbotConfig, loaded: Any) -> int:

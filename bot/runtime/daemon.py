@@ -205,6 +205,8 @@ class Daemon:
         self.log_tail.detach()
 
     def _world_restarted(self) -> None:
+        if self.shared is not None:
+            self.shared.world_id = None  # an in-memory world restarted is a new world, for every bot
         for name, agency in self.agencies.items():
             agency.world_restarted()  # before the bots are back: an in-memory world is a new one
             self.bodies[name].reconnect_now()

@@ -29,6 +29,7 @@ class SharedStores:
     tasks: TaskStoreBase
     daemon_id: str
     postgres: bool
+    world_id: Any = None  # agency.goals.world_identity.WorldIdentity of the world the bots are in (first attach)
 
     @classmethod
     def open(cls, cfg: McbotConfig, clock: Clock) -> "SharedStores":

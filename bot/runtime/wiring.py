@@ -164,8 +164,11 @@ class Agency:
         return out
 
     def _enter_world(self, settings: Any) -> None:
-        identity = world_identity(self.cfg.server, settings.host, settings.port, self._embedded)
-        self.world = enter_world(self.db, identity,
+        # One identity for every bot of the daemon (an in-memory world's is generated: each
+        # bot making its own would archive the others' goals as another world's).
+        if self.shared.world_id is None:
+            self.shared.world_id = world_identity(self.cfg.server, settings.host, settings.port, self._embedded)
+        self.world = enter_world(self.db, self.shared.world_id,
                                  lifecycle=self.goals.lifecycle, checkpoints=self.checkpoints)
 
     def world_restarted(self) -> None:
@@ -173,6 +176,8 @@ class Agency:
         (its builds are gone), so its places are archived like at a start."""
         settings = getattr(self.body, "settings", None)
         if settings is not None and not self.cfg.server.world_folder:
+            if self._owns_stores:  # a fleet's daemon forgets the old world once, for all its bots
+                self.shared.world_id = None
             self._enter_world(settings)
 
     # ---- jobs --------------------------------------------------------------------------

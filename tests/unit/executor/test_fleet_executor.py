@@ -65,8 +65,7 @@ def test_an_executor_with_no_bot_resumes_any_interrupted_task_as_today(env):
         ex = _executor(env, bot)
         return await ex.tick(), ex.current
 
-    assert asyncio.run(restart("A"))[0] == "idle"  # held by no bot: no fleet executor calls it its own
-    out, run = asyncio.run(restart(None))
+    out, run = asyncio.run(restart(None))  # (a fleet's executor requeues it instead: the test below)
     assert out == "resumed" and run.task_id == tid
 
 
@@ -80,3 +79,18 @@ def test_resume_paused_puts_back_only_the_tasks_this_bot_holds(env):
     assert tasks.get_task(mine).status is S.pending and tasks.get_task(mine).metadata.heldBy is None
     assert tasks.get_task(theirs).status is S.paused  # B's body is still away
     assert _executor(env, None).resume_paused(DISCONNECTED) == [theirs]  # one bot's daemon: every task is its own
+
+
+def test_a_fleets_executor_requeues_an_active_task_no_bot_holds_and_a_bot_then_claims_it(env):
+    """Left active by a daemon of one bot (claimed with no bot): the fleet's first tick gives it back."""
+    tasks = env["tasks"]
+    tid = add_task(tasks, "craft", "crafting_table")
+    assert tasks.claim_next().metadata.heldBy is None  # the one-bot daemon's claim
+    ex = _executor(env, "A")
+
+    async def go():
+        return await ex.tick(), ex.current
+
+    out, run = asyncio.run(go())
+    assert out == "claimed" and run.task_id == tid  # back to pending, then claimed by A at once
+    assert tasks.get_task(tid).metadata.heldBy == "A"

@@ -1,0 +1,474 @@
+"""`mcbot bench fleet`: what a bot costs in a fleet. For each N of --bots, one after the other,
+a daemon drives N bots (fleet01..) on its own fresh embedded world and database, with no
+drive ticks, no hostiles, no hunger and no LLM; every bot idle-walks (a user goal
+`explore nearby 3` bound to it, posted again whenever its last one finished). Over a window
+of --seconds it measures the CPU of the daemon's process tree (the daemon and its node
+bridge; the embedded world's node process is measured apart), its RSS, and the latency of
+GET /api/bots/{name}/snapshot sampled round-robin over the bots, and checks from /api/bots
+that every bot moved. Prints one table, a column per N, and judges the issue's targets:
+the largest fleet under 50 % of two cores while idle-walking (CPU seconds / wall / 2,
+whatever the machine's core count), and its snapshot p50 within 2x of the 1-bot figure.
+
+Writes DIR/fleet-<stamp>.json and each daemon's log beside it (fleet-<stamp>-n<N>-daemon.log).
+Exit codes: 0 every judged target met, 1 a target FAILED, 3 a daemon did not start.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import math
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Iterable
+
+import httpx
+import psutil
+
+from bot.runtime.server import free_port
+from bot.tooling.competence import FAIL, NOT_JUDGED, PASS
+from bot.tooling.daemon_run import ROOT, die_with_parent, stop_daemon, wait_up
+
+EXIT_OK, EXIT_FAILED, EXIT_START = 0, 1, 3
+MAX_BOTS = 99  # fleet01..fleet99
+WALK_GOAL = "explore nearby 3"  # the standard agent's explore workflow: 3 legs of 16 blocks
+LIVE = "pending,pending_planning,active,paused"  # a bot with a task in one of these is still walking
+WALK_CHECK_S = 2.0  # how often bots whose walk finished get the next one
+SNAPSHOT_EVERY_S = 0.5  # one snapshot request this often, round-robin over the bots
+RSS_EVERY_S = 2.0
+WARMUP_MAX_S = 30.0  # after start, until every bot runs its first walk (at most this long)
+MOVED_BLOCKS = 1.0  # a bot moved: its horizontal position changed by more than this over the window
+TWO_CORES = 2
+CPU_TARGET_PCT = 50.0  # of two cores
+SNAPSHOT_RATIO = 2.0  # largest fleet's p50 / the 1-bot p50
+TARGET_BOTS = 20
+
+
+def start_timeout_s(n: int) -> float:
+    """How long a daemon of n bots gets to say ok on /healthz (world start, then every bot in)."""
+    return 30.0 + 3.0 * n
+
+
+def bot_names(n: int) -> list[str]:
+    return [f"fleet{i:02d}" for i in range(1, n + 1)]
+
+
+def parse_counts(text: str) -> tuple[int, ...]:
+    """'1,5,10,20' -> (1, 5, 10, 20), in the order given, repeats dropped; ValueError says why not."""
+    counts: list[int] = []
+    for part in text.split(","):
+        part = part.strip()
+        if not part.isdigit() or not 1 <= int(part) <= MAX_BOTS:
+            raise ValueError(f"{part!r} is not a number of bots from 1 to {MAX_BOTS} (e.g. 1,5,10,20)")
+        if int(part) not in counts:
+            counts.append(int(part))
+    return tuple(counts)
+
+
+def config_text(names: Iterable[str]) -> str:
+    """The daemon's config file: the fleet, no drive ticks, no hostiles, no hunger, no 3D view."""
+    head = ("[server]\nhostiles = false\nhunger_rate = 0.0\n\n[drive_tick]\nenabled = false\n\n"
+            "[viewer]\nenabled = false\n")
+    return head + "".join(f'\n[[bots]]\nusername = "{name}"\n' for name in names)
+
+
+def daemon_env(db: Path, version: str, api_port: int) -> dict[str, str]:
+    """Environment overrides beat the config files: pin what the bench depends on."""
+    return {**os.environ,
+            "MCBOT_SERVER__HOST": "",  # the embedded world
+            "MCBOT_SERVER__PORT": str(free_port()),
+            "MCBOT_SERVER__EMBEDDED_VERSION": version,
+            "MCBOT_API__PORT": str(api_port),
+            "MCBOT_VIEWER__ENABLED": "false",
+            "MCBOT_STORAGE__DB_PATH": str(db),
+            "MCBOT_STORAGE__URL": "",
+            "MCBOT_LOGGING__FILE": "",
+            "MCBOT_LLM__TARGETS": "[]"}  # no model, whatever the user's config says
+
+
+# -- pure helpers -----------------------------------------------------------------------------
+
+def percentile(xs: Iterable[float], q: float) -> float | None:
+    """Linear interpolation between the closest ranks (q 0..1); None for no value."""
+    s = sorted(xs)
+    if not s:
+        return None
+    pos = q * (len(s) - 1)
+    lo, hi = math.floor(pos), math.ceil(pos)
+    return s[lo] + (s[hi] - s[lo]) * (pos - lo)
+
+
+CpuReading = dict[tuple[int, float], float]  # (pid, create time) -> user + system CPU seconds so far
+
+
+def cpu_seconds(before: CpuReading, after: CpuReading) -> float:
+    """CPU spent between two readings by the processes alive at the second; one started in
+    between counts from 0. (A process gone by the second reading is lost: its share is not
+    readable any more.)"""
+    return sum(max(0.0, cpu - before.get(key, 0.0)) for key, cpu in after.items())
+
+
+def needs_walk(names: Iterable[str], live_tasks: Iterable[dict[str, Any]]) -> list[str]:
+    """The bots with no live task bound to them or held by them: their walk is over."""
+    busy: set[str] = set()
+    for t in live_tasks:
+        meta = t.get("metadata") or {}
+        busy.update(b for b in (meta.get("bot"), meta.get("heldBy")) if b)
+    return [n for n in names if n not in busy]
+
+
+def positions(bots_view: dict[str, Any]) -> dict[str, dict[str, float] | None]:
+    """name -> position from a GET /api/bots answer."""
+    return {b["name"]: b.get("position") for b in bots_view.get("bots", [])}
+
+
+def moved(before: dict[str, Any], after: dict[str, Any], min_blocks: float = MOVED_BLOCKS) -> dict[str, bool]:
+    """Per bot of `before`: did it move more than min_blocks horizontally (unknown position: no)."""
+    out = {}
+    for name, a in before.items():
+        b = after.get(name)
+        out[name] = bool(a and b and math.hypot(b["x"] - a["x"], b["z"] - a["z"]) > min_blocks)
+    return out
+
+
+@dataclass
+class RunResult:
+    """One fleet size's figures (CPU in % of all the machine's cores unless named otherwise)."""
+
+    bots: int
+    seconds: float = 0.0
+    cpu_count: int = 0
+    daemon_cpu_s: float = 0.0
+    python_cpu_s: float = 0.0  # of which the daemon's own Python process (its one event loop)
+    world_cpu_s: float = 0.0
+    bench_cpu_s: float = 0.0
+    machine_cpu_pct: float | None = None  # every process on the machine, for contention
+    rss_mb: float = 0.0  # daemon tree, mean over the window
+    rss_mb_max: float = 0.0
+    world_rss_mb: float = 0.0
+    snapshot_ms: list[float] = field(default_factory=list)
+    snapshot_errors: int = 0
+    moved: dict[str, bool] = field(default_factory=dict)
+    walks: dict[str, int] = field(default_factory=dict)  # POST /api/goals answers by status, completed, failed
+    daemon_log: str = ""
+    marginal_rss_mb: float | None = None  # per bot added over the smallest fleet
+
+    def pct(self, cpu_s: float, cores: int | None = None) -> float:
+        return 100.0 * cpu_s / self.seconds / (cores or self.cpu_count) if self.seconds else 0.0
+
+    @property
+    def cpu_pct(self) -> float:
+        return self.pct(self.daemon_cpu_s)
+
+    @property
+    def cpu_pct_two_cores(self) -> float:
+        return self.pct(self.daemon_cpu_s, TWO_CORES)
+
+    @property
+    def p50(self) -> float | None:
+        return percentile(self.snapshot_ms, 0.5)
+
+    @property
+    def p95(self) -> float | None:
+        return percentile(self.snapshot_ms, 0.95)
+
+    def summary(self) -> dict[str, Any]:
+        out = asdict(self)
+        out.pop("snapshot_ms")
+        r = lambda x: None if x is None else round(x, 2)  # noqa: E731
+        return {**out, "snapshot_samples": len(self.snapshot_ms), "snapshot_p50_ms": r(self.p50),
+                "snapshot_p95_ms": r(self.p95), "cpu_pct_all_cores": r(self.cpu_pct),
+                "cpu_pct_two_cores": r(self.cpu_pct_two_cores), "cpu_pct_per_bot": r(self.cpu_pct / self.bots),
+                "python_cpu_pct": r(self.pct(self.python_cpu_s)), "world_cpu_pct": r(self.pct(self.world_cpu_s)), "bench_cpu_pct": r(self.pct(self.bench_cpu_s)),
+                "rss_mb_per_bot": r(self.rss_mb / self.bots), "moved_bots": sum(self.moved.values())}
+
+
+def add_marginals(runs: list[RunResult]) -> None:
+    """RSS per bot added, against the smallest fleet measured."""
+    if not runs:
+        return
+    base = min(runs, key=lambda r: r.bots)
+    for r in runs:
+        r.marginal_rss_mb = (r.rss_mb - base.rss_mb) / (r.bots - base.bots) if r.bots > base.bots else None
+
+
+def verdicts(runs: list[RunResult]) -> list[dict[str, Any]]:
+    """The issue's targets, judged on the largest fleet; and that every bot did walk."""
+    if not runs:
+        return []
+    big = max(runs, key=lambda r: r.bots)
+    share = big.cpu_pct_two_cores
+    note = "" if big.bots >= TARGET_BOTS else f" (judged at {big.bots} bots; the target names {TARGET_BOTS})"
+    out = [{"id": "cpu", "name": f"{big.bots} bots under {CPU_TARGET_PCT:g} % of two cores while idle-walking",
+            "status": PASS if share < CPU_TARGET_PCT else FAIL,
+            "detail": f"{share:.1f} % of two cores ({big.daemon_cpu_s:.1f} CPU s over {big.seconds:.0f} s; "
+                      f"{big.cpu_pct:.1f} % of this machine's {big.cpu_count} cores){note}"}]
+    one = next((r for r in runs if r.bots == 1), None)
+    name = f"snapshot p50 within {SNAPSHOT_RATIO:g}x of the 1-bot figure"
+    if one is None or big is one:
+        out.append({"id": "snapshot", "name": name, "status": NOT_JUDGED,
+                    "detail": "needs 1 and a larger fleet in --bots"})
+    elif one.p50 is None or big.p50 is None:
+        out.append({"id": "snapshot", "name": name, "status": FAIL, "detail": "no snapshot answered"})
+    else:
+        ratio = big.p50 / one.p50 if one.p50 > 0 else math.inf
+        out.append({"id": "snapshot", "name": name, "status": PASS if ratio <= SNAPSHOT_RATIO else FAIL,
+                    "detail": f"{big.bots} bots {big.p50:.1f} ms vs 1 bot {one.p50:.1f} ms: {ratio:.2f}x"})
+    still = {r.bots: sorted(n for n, m in r.moved.items() if not m) for r in runs}
+    still = {n: names for n, names in still.items() if names}
+    out.append({"id": "moved", "name": "every bot walked during the window", "status": FAIL if still else PASS,
+                "detail": "; ".join(f"{n} bots: {', '.join(names)} did not move" for n, names in still.items())
+                          or f"{', '.join(f'{sum(r.moved.values())}/{r.bots}' for r in runs)} moved"})
+    return out
+
+
+def _fmt(x: float | None, digits: int = 1) -> str:
+    return "-" if x is None else f"{x:.{digits}f}"
+
+
+def table_lines(runs: list[RunResult]) -> list[str]:
+    """One column per fleet size."""
+    cores = runs[0].cpu_count if runs else 0
+    rows: list[tuple[str, Callable[[RunResult], str]]] = [
+        ("bots", lambda r: str(r.bots)),
+        (f"CPU % (of all {cores} cores)", lambda r: _fmt(r.cpu_pct)),
+        ("CPU % of two cores", lambda r: _fmt(r.cpu_pct_two_cores)),
+        ("CPU % per bot", lambda r: _fmt(r.cpu_pct / r.bots, 2)),
+        ("  of which daemon python %", lambda r: _fmt(r.pct(r.python_cpu_s))),
+        ("RSS MB", lambda r: _fmt(r.rss_mb)),
+        ("RSS MB per bot", lambda r: _fmt(r.rss_mb / r.bots)),
+        ("RSS MB per added bot", lambda r: _fmt(r.marginal_rss_mb)),
+        ("snapshot p50 ms", lambda r: _fmt(r.p50)),
+        ("snapshot p95 ms", lambda r: _fmt(r.p95)),
+        ("snapshots (errors)", lambda r: f"{len(r.snapshot_ms)} ({r.snapshot_errors})"),
+        ("moved bots", lambda r: f"{sum(r.moved.values())}/{r.bots}"),
+        ("walks completed", lambda r: str(r.walks.get("completed", 0))),
+        ("world CPU %", lambda r: _fmt(r.pct(r.world_cpu_s))),
+        ("world RSS MB", lambda r: _fmt(r.world_rss_mb)),
+        ("bench client CPU %", lambda r: _fmt(r.pct(r.bench_cpu_s))),
+        ("machine CPU % (all)", lambda r: _fmt(r.machine_cpu_pct)),
+    ]
+    width = max(len(label) for label, _ in rows) + 2
+    return [f"{label:<{width}}" + "".join(f"{cell(r):>10}" for r in runs) for label, cell in rows]
+
+
+def verdict_lines(judged: list[dict[str, Any]]) -> list[str]:
+    return [f"{v['status'].upper().replace('_', ' '):<10} {v['name']}: {v['detail']}" for v in judged]
+
+
+# -- the daemon's process tree ----------------------------------------------------------------
+
+def _is_world(p: psutil.Process) -> bool:
+    try:
+        return "node" in p.name() and any(a.endswith("server.js") for a in p.cmdline())
+    except psutil.Error:
+        return False
+
+
+def process_sides(pid: int) -> tuple[list[psutil.Process], list[psutil.Process]]:
+    """The daemon's side (the daemon, its bridge, anything else it started) and the embedded
+    world's side (its node process and what that started)."""
+    root = psutil.Process(pid)
+    kids = root.children(recursive=True)
+    world: list[psutil.Process] = []
+    for k in kids:
+        if _is_world(k):
+            world.append(k)
+            world.extend(k.children(recursive=True))
+    world_pids = {p.pid for p in world}
+    return [root, *(k for k in kids if k.pid not in world_pids)], world
+
+
+def cpu_reading(procs: Iterable[psutil.Process]) -> CpuReading:
+    out: CpuReading = {}
+    for p in procs:
+        try:
+            t = p.cpu_times()
+            out[(p.pid, p.create_time())] = t.user + t.system
+        except psutil.Error:
+            pass
+    return out
+
+
+def rss_mb(procs: Iterable[psutil.Process]) -> float:
+    total = 0
+    for p in procs:
+        try:
+            total += p.memory_info().rss
+        except psutil.Error:
+            pass
+    return total / 2**20
+
+
+# -- one fleet size ---------------------------------------------------------------------------
+
+class FleetRun:
+    """One daemon of n bots on its own world, walked and measured over a window."""
+
+    def __init__(self, n: int, seconds: float, version: str, log_copy: Path, say: Callable[[str], None]) -> None:
+        self.n, self.seconds, self.version, self.log_copy, self.say = n, seconds, version, log_copy, say
+        self.names = bot_names(n)
+        self.result = RunResult(bots=n, cpu_count=psutil.cpu_count() or 1, daemon_log=str(log_copy))
+
+    def run(self) -> bool:
+        """Measure; False (with the log's tail said) when the daemon did not start."""
+        with tempfile.TemporaryDirectory(prefix=f"mcbot-bench-fleet-{self.n}-") as tmp:
+            cfg = Path(tmp) / "fleet.toml"
+            cfg.write_text(config_text(self.names))
+            api_port = free_port()
+            base = f"http://127.0.0.1:{api_port}"
+            log_path = Path(tmp) / "daemon.log"
+            with log_path.open("w") as log:
+                proc = subprocess.Popen([sys.executable, "-m", "bot", "--config", str(cfg), "run"], cwd=ROOT,
+                                        env=daemon_env(Path(tmp) / "fleet.db", self.version, api_port),
+                                        stdout=log, stderr=subprocess.STDOUT, preexec_fn=die_with_parent)
+            try:
+                t0 = time.monotonic()
+                if not wait_up(proc, base, start_timeout_s(self.n)):
+                    self.say(f"[Bench fleet] N={self.n}: the daemon did not say ok on /healthz within "
+                             f"{start_timeout_s(self.n):.0f} s (exit {proc.poll()}); its log ends:")
+                    for line in log_path.read_text(errors="replace").splitlines()[-40:]:
+                        self.say(f"    {line}")
+                    return False
+                self.say(f"[Bench fleet] N={self.n}: up in {time.monotonic() - t0:.0f} s (pid {proc.pid}, {base})")
+                with httpx.Client(base_url=base, timeout=15) as api:
+                    self._measure(api, proc.pid)
+            finally:
+                stop_daemon(proc)
+                shutil.copyfile(log_path, self.log_copy)
+        return True
+
+    def _keep_walking(self, api: httpx.Client) -> None:
+        live = _get(api, "/api/tasks", status=LIVE, limit=1000)
+        if live is None:
+            self._count("unanswered")
+            return
+        for name in needs_walk(self.names, live.get("tasks", [])):
+            try:
+                self._count(str(api.post("/api/goals", json={"text": WALK_GOAL, "bot": name}).status_code))
+            except httpx.HTTPError:
+                self._count("unanswered")
+
+    def _count(self, key: str) -> None:
+        self.result.walks[key] = self.result.walks.get(key, 0) + 1
+
+    def _warm_up(self, api: httpx.Client) -> None:
+        """Walks posted until every bot runs one (or WARMUP_MAX_S passed)."""
+        deadline = time.monotonic() + WARMUP_MAX_S
+        while time.monotonic() < deadline:
+            self._keep_walking(api)
+            bots = (_get(api, "/api/bots") or {}).get("bots", [])
+            if bots and all(b.get("runningTaskId") for b in bots):
+                return
+            time.sleep(WALK_CHECK_S)
+        self.say(f"[Bench fleet] N={self.n}: not every bot runs a walk after {WARMUP_MAX_S:.0f} s; measuring anyway")
+
+    def _measure(self, api: httpx.Client, pid: int) -> None:
+        r = self.result
+        self._warm_up(api)
+        daemon, world = process_sides(pid)
+        me = psutil.Process()
+        start_pos = positions(_get(api, "/api/bots") or {})
+        psutil.cpu_percent(None)
+        d0, w0, b0 = cpu_reading(daemon), cpu_reading(world), cpu_reading([me])
+        t0 = time.monotonic()
+        end = t0 + self.seconds
+        next_snap = next_walk = next_rss = t0
+        rss: list[float] = []
+        world_rss: list[float] = []
+        i = 0
+        while (now := time.monotonic()) < end:
+            if now >= next_snap:
+                name = self.names[i % self.n]
+                i += 1
+                started = time.perf_counter()
+                try:
+                    ok = api.get(f"/api/bots/{name}/snapshot").status_code == 200
+                except httpx.HTTPError:
+                    ok = False
+                if ok:
+                    r.snapshot_ms.append((time.perf_counter() - started) * 1000)
+                else:
+                    r.snapshot_errors += 1
+                next_snap += SNAPSHOT_EVERY_S
+            if now >= next_walk:
+                self._keep_walking(api)
+                next_walk += WALK_CHECK_S
+            if now >= next_rss:
+                daemon, world = process_sides(pid)  # a restarted bridge or world is a new process
+                rss.append(rss_mb(daemon))
+                world_rss.append(rss_mb(world))
+                next_rss += RSS_EVERY_S
+            time.sleep(max(0.0, min(next_snap, next_walk, next_rss, end) - time.monotonic()))
+        daemon, world = process_sides(pid)
+        d1 = cpu_reading(daemon)
+        r.daemon_cpu_s = cpu_seconds(d0, d1)
+        root = {k: v for k, v in d1.items() if k[0] == pid}
+        r.python_cpu_s = cpu_seconds(d0, root)
+        r.world_cpu_s = cpu_seconds(w0, cpu_reading(world))
+        r.bench_cpu_s = cpu_seconds(b0, cpu_reading([me]))
+        r.machine_cpu_pct = psutil.cpu_percent(None)
+        r.seconds = time.monotonic() - t0
+        r.moved = moved({n: start_pos.get(n) for n in self.names}, positions(_get(api, "/api/bots") or {}))
+        r.rss_mb, r.rss_mb_max = sum(rss) / len(rss), max(rss)
+        r.world_rss_mb = sum(world_rss) / len(world_rss)
+        for t in (_get(api, "/api/tasks", status="completed,failed", limit=1000) or {}).get("tasks", []):
+            self._count(t["status"])
+        self.say(f"[Bench fleet] N={self.n}: {r.cpu_pct:.1f} % CPU of {r.cpu_count} cores, {r.rss_mb:.0f} MB, "
+                 f"snapshot p50 {_fmt(r.p50)} ms, {sum(r.moved.values())}/{self.n} moved")
+
+
+def _get(api: httpx.Client, path: str, **params: Any) -> Any:
+    """The JSON answer, or None when the daemon did not answer (a stalled event loop)."""
+    try:
+        return api.get(path, params=params).json()
+    except (httpx.HTTPError, ValueError):
+        return None
+
+
+def bench_fleet(counts: tuple[int, ...], seconds: float = 60.0, version: str = "1.21.4",
+                out: str = "bench-results") -> int:
+    """Every fleet size in turn; the table, the targets, the JSON report."""
+    logging.getLogger("httpx").setLevel(logging.WARNING)  # a line per request would bury the progress
+    stamp = f"{time.strftime('%Y%m%d-%H%M%S')}-p{os.getpid()}"
+    folder = Path(out) if Path(out).is_absolute() else Path.cwd() / out
+    folder.mkdir(parents=True, exist_ok=True)
+
+    def say(line: str) -> None:
+        print(line, flush=True)
+
+    say(f"[Bench fleet] fleets of {','.join(map(str, counts))} bots, {seconds:g} s each, world {version}, "
+        f"{psutil.cpu_count()} cores, load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    runs: list[RunResult] = []
+    code = EXIT_OK
+    for n in counts:
+        run = FleetRun(n, seconds, version, folder / f"fleet-{stamp}-n{n}-daemon.log", say)
+        if not run.run():
+            code = EXIT_START
+            break
+        runs.append(run.result)
+    add_marginals(runs)
+    judged = verdicts(runs) if code == EXIT_OK else []
+    if runs:
+        say("")
+        for line in table_lines(runs):
+            say(line)
+        say("")
+    for line in verdict_lines(judged):
+        say(line)
+    if code == EXIT_OK and any(v["status"] == FAIL for v in judged):
+        code = EXIT_FAILED
+    report = {"settings": {"bots": list(counts), "seconds": seconds, "version": version, "walkGoal": WALK_GOAL,
+                           "snapshotEveryS": SNAPSHOT_EVERY_S, "config": config_text(["fleetNN"]),
+                           "cpuCount": psutil.cpu_count(), "stamp": stamp},
+              "runs": [r.summary() for r in runs], "verdicts": judged, "exitCode": code}
+    path = folder / f"fleet-{stamp}.json"
+    path.write_text(json.dumps(report, indent=2))
+    say(f"[Bench fleet] report {path}")
+    return code
