@@ -11,7 +11,7 @@ part of every query (agency.goals.world_identity decides which world the daemon 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from typing import Any, Literal
 
 from agency.clock import Clock, system_clock_ms
@@ -114,23 +114,9 @@ _SQL = {
         in_box_kind=(f"SELECT {_COLUMNS} FROM places WHERE world_id = ? AND kind = ? "
                      "AND x BETWEEN ? AND ? AND y BETWEEN ? AND ? AND z BETWEEN ? AND ?"),
     ),
-    "postgresql": _Statements(
-        get=f"SELECT {_COLUMNS} FROM places WHERE world_id = %s AND x = %s AND y = %s AND z = %s",
-        kind_at="SELECT kind FROM places WHERE world_id = %s AND x = %s AND y = %s AND z = %s",
-        upsert=("INSERT INTO places (world_id, x, y, z, kind, block, source, first_at, seen_at) "
-                f"VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s) {_UPSERT_SET}"),
-        trim=("DELETE FROM places WHERE world_id = %s AND kind = %s AND (x, y, z) NOT IN ("
-              "  SELECT x, y, z FROM places WHERE world_id = %s AND kind = %s ORDER BY seen_at DESC LIMIT %s)"),
-        touch="UPDATE places SET seen_at = %s WHERE world_id = %s AND x = %s AND y = %s AND z = %s",
-        delete="DELETE FROM places WHERE world_id = %s AND x = %s AND y = %s AND z = %s",
-        list=f"SELECT {_COLUMNS} FROM places WHERE world_id = %s ORDER BY kind, x, y, z",
-        list_kind=f"SELECT {_COLUMNS} FROM places WHERE world_id = %s AND kind = %s ORDER BY kind, x, y, z",
-        in_box=(f"SELECT {_COLUMNS} FROM places WHERE world_id = %s "
-                "AND x BETWEEN %s AND %s AND y BETWEEN %s AND %s AND z BETWEEN %s AND %s"),
-        in_box_kind=(f"SELECT {_COLUMNS} FROM places WHERE world_id = %s AND kind = %s "
-                     "AND x BETWEEN %s AND %s AND y BETWEEN %s AND %s AND z BETWEEN %s AND %s"),
-    ),
 }
+# The same statements with PostgreSQL's placeholders (none of them holds a literal ? or %).
+_SQL["postgresql"] = _Statements(**{k: v.replace("?", "%s") for k, v in asdict(_SQL["sqlite"]).items()})
 
 
 class PlaceStore:
