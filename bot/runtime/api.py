@@ -54,10 +54,12 @@ class ApiContext:
     bot_name: str = "mcbot"  # the one bot's name (or the fleet's first)
     bot_summary: Callable[[], dict[str, Any]] | None = None  # GET /api/bots of a one-bot daemon
 
+    def bot_names(self) -> list[str]:
+        return self.bots.names() if self.bots is not None else [self.bot_name]
+
     def bot_named(self, name: str) -> str | None:
         """The bot's name as configured (player names ignore case), None for no such bot."""
-        names = self.bots.names() if self.bots is not None else [self.bot_name]
-        return next((n for n in names if n.lower() == name.lower()), None)
+        return next((n for n in self.bot_names() if n.lower() == name.lower()), None)
 
 
 class BotUnavailable(BotRuntimeError):
@@ -385,13 +387,10 @@ def create_app(ctx: ApiContext, *, token: str | None = None, max_body_bytes: int
         return ctx.places()
 
     # ---- the fleet ----------------------------------------------------------------------
-    def bot_names() -> list[str]:
-        return ctx.bots.names() if ctx.bots is not None else [ctx.bot_name]
-
     def unknown_bot(name: str) -> JSONResponse | None:
         if ctx.bot_named(name) is not None:
             return None
-        names = bot_names()
+        names = ctx.bot_names()
         return JSONResponse({"error": "not_found", "detail": f"no bot {name!r} (this daemon drives {', '.join(names)})"},
                             status_code=404)
 

@@ -136,9 +136,6 @@ class FleetView:
         return await run_task_command(agency.tasks, agency.executor, agency.goals, task_id, command)
 
     def _holder(self, task: Task) -> Any | None:
-        for agency in self.agencies.values():
-            ex = agency.executor
-            if ex is not None and ex.current is not None and ex.current.task_id == task.id:
-                return agency
-        name = getattr(task.metadata, "heldBy", None) or getattr(task.metadata, "bot", None)
+        """The bot working on the task (a fleet's claims name it), else the one it is bound to."""
+        name = task.metadata.heldBy or task.metadata.bot
         return self.agency(name) if name else None

@@ -449,7 +449,3 @@ class Agency:
         self.stream.close()
         if self._owns_stores:  # a fleet's daemon closes the shared ones after every bot
             self.shared.close()
-
-
-def build_agency(cfg: McbotConfig) -> Agency:
-    return Agency(cfg)

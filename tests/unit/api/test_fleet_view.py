@@ -1,0 +1,53 @@
+"""The fleet's API routing (bot/runtime/api_context.FleetView): a goal goes to the bot it
+names (an unknown one is a 400's error), a task command to the bot holding the task."""
+
+from __future__ import annotations
+
+import asyncio
+from types import SimpleNamespace
+
+import pytest
+
+import bot.runtime.api_context as api_context
+from agency.goals.user_goals import GoalRequest, GoalRequestError
+from bot.runtime.api_context import FleetView
+
+
+def _agency(name, tasks):
+    async def submit_goal(request):
+        return (name, request.bot)
+
+    return SimpleNamespace(name=name, tasks=tasks, executor=f"executor-{name}", goals=None, submit_goal=submit_goal)
+
+
+def _fleet(task):
+    tasks = SimpleNamespace(get_task=lambda task_id: task if task and task.id == task_id else None)
+    return FleetView({n: _agency(n, tasks) for n in ("alpha", "Bravo")})
+
+
+def _task(held_by=None, bot=None):
+    return SimpleNamespace(id="t1", metadata=SimpleNamespace(heldBy=held_by, bot=bot))
+
+
+def test_a_goal_goes_to_the_bot_it_names_whatever_the_case_and_an_open_one_to_the_first():
+    fleet = _fleet(None)
+    assert asyncio.run(fleet.submit_goal(GoalRequest(text="collect dirt 1", bot="bravo"))) == ("Bravo", "bravo")
+    assert asyncio.run(fleet.submit_goal(GoalRequest(text="collect dirt 1")))[0] == "alpha"
+    with pytest.raises(GoalRequestError, match="unknown bot 'zulu'.*alpha, Bravo"):
+        asyncio.run(fleet.submit_goal(GoalRequest(text="collect dirt 1", bot="zulu")))
+
+
+@pytest.mark.parametrize("task, executor", [
+    (_task(held_by="Bravo", bot="alpha"), "executor-Bravo"),  # the bot working on it, before the binding
+    (_task(bot="Bravo"), "executor-Bravo"),  # bound, not claimed yet
+    (_task(), "executor-alpha"),  # open: the first bot's executor
+])
+def test_a_task_command_goes_to_the_bot_holding_the_task(monkeypatch, task, executor):
+    seen = []
+
+    async def run_task_command(tasks, ex, goals, task_id, command):
+        seen.append((ex, task_id, command))
+
+    monkeypatch.setattr(api_context, "run_task_command", run_task_command)
+    asyncio.run(_fleet(task).task_command("t1", "pause"))
+    assert seen == [(executor, "t1", "pause")]
