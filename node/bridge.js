@@ -55,3 +55,19 @@ module.exports = {
   stopViewer: jsonAsync(() => viewer.stop()),
   viewerStatus: json(() => viewer.status())
 }
+
+// One helper for many keys in one call: a fleet's bots each read their snapshot, threats and
+// action status often, and one call per bot queues up on the bridge's single thread.
+// (fn, {key: [args...]}) -> {key: {value} | {error}}; a JSON helper's answer is embedded parsed.
+module.exports.many = (fn, argsJson) => {
+  const helper = module.exports[fn]
+  if (typeof helper !== 'function' || fn === 'many') throw new Error(`many: no helper '${fn}'`)
+  const out = {}
+  for (const [key, args] of Object.entries(JSON.parse(argsJson))) {
+    try {
+      const value = helper(...args)
+      out[key] = { value: typeof value === 'string' ? JSON.parse(value) : value }
+    } catch (e) { out[key] = { error: String((e && e.message) || e) } }
+  }
+  return JSON.stringify(out)
+}

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Mapping
 
-from agency.execution.tools import building, combat, crafting, gathering, hunting, mining, movement, queries, smelting
+from agency.execution.tools import building, combat, crafting, delivery, gathering, hunting, mining, movement, queries, smelting
 from agency.shelter import bed as shelter_bed
 from agency.shelter import door as shelter_door
 from agency.shelter import tools as shelter
@@ -14,7 +14,7 @@ from agency.execution.tools.registry import ToolRegistry
 
 def default_tool_registry(queue_limits: Mapping[str, int] | None = None) -> ToolRegistry:
     reg = ToolRegistry(queue_limits)
-    for module in (queries, movement, gathering, mining, crafting, smelting, building, combat, hunting, shelter, shelter_door, shelter_bed):
+    for module in (queries, movement, gathering, mining, crafting, smelting, building, combat, hunting, delivery, shelter, shelter_door, shelter_bed):
         for tool in module.TOOLS:
             reg.register(tool)
     return reg

@@ -386,4 +386,5 @@ def _body_lost(result: WorkflowRunResult, body_ready: bool) -> bool:
 
 def _spec(task: Task) -> TaskSpec:
     params = task.parameters or {}
-    return TaskSpec(action=task.type, target=str(params.get("target", "")), amount=int(params.get("amount") or 1), id=task.id)
+    return TaskSpec(action=task.type, target=str(params.get("target", "")), amount=int(params.get("amount") or 1), id=task.id,
+                    to=str(params.get("to") or ""))

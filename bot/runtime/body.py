@@ -15,16 +15,18 @@ is back.
 from __future__ import annotations
 
 import json
+from contextlib import contextmanager
 import random
 import time
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
 
 from loguru import logger
 
 from agency.world import ActionState, ActionStatus, BlockRegion, BodyError, BodyEvent, BodyLost, EventType, WorldSnapshot
 from bot.config.sections import ViewerConfig
 from bot.runtime.bridge import Bridge, BridgeDead, BridgeError
+from bot.runtime.bulk_reads import bulk_reads
 from bot.runtime.ping import PingResult, ServerUnreachable, ping
 from bot.runtime.realities import note_body_event, version_verdict, warn_known_issues
 from bot.runtime.errors import InitError
@@ -309,10 +311,16 @@ class MineflayerBody:
         return self.bot_id
 
     def _call(self, fn: str, *args: Any, timeout_ms: int = 10_000) -> Any:
-        """One bridge call for the Body protocol: a dead bridge or a bot that left the
-        server is BodyLost (and the body disconnected); any other JS error is BodyError."""
-        try:
+        """One bridge call for the Body protocol."""
+        with self._body_errors():
             return self.bridge.call(fn, *args, timeout_ms=timeout_ms)
+
+    @contextmanager
+    def _body_errors(self) -> Iterator[None]:
+        """A dead bridge or a bot that left the server is BodyLost (and the body
+        disconnected); any other JS error is BodyError."""
+        try:
+            yield
         except BridgeDead as e:
             self._connected = False
             raise BodyLost(f"bridge dead: {e}") from None
@@ -328,6 +336,14 @@ class MineflayerBody:
     def snapshot(self) -> WorldSnapshot:
         raw = self._call("snapshot", self._bot(), self.settings.hostile_radius)
         return WorldSnapshot.model_validate_json(raw)
+
+    def recent_snapshot(self) -> WorldSnapshot:
+        """A snapshot at most a quarter of a second old, read with the other bots' in one
+        call: for periodic readers (the reflex tick). A tool, which must see what its last
+        action did, reads snapshot()."""
+        with self._body_errors():
+            raw = bulk_reads(self.bridge).snapshots.read(self._bot(), self._bot(), self.settings.hostile_radius)
+        return WorldSnapshot.model_validate(raw)
 
     def region(self, origin: tuple[int, int, int], size: tuple[int, int, int]) -> BlockRegion:
         box = json.dumps({"origin": list(origin), "size": list(size)})
@@ -369,7 +385,9 @@ class MineflayerBody:
     def new_threats(self) -> list[dict[str, Any]]:
         """Hostiles that came within their radius since the last call (one cheap call):
         {id, name, distance, ts} with ts on the node clock, like an action's startedAt."""
-        raw = self._call_json("threatsSince", self._bot(), self._threat_seq)
+        with self._body_errors():  # one call for every bot on the bridge (bulk_reads.py)
+            raw = bulk_reads(self.bridge).threats.read(self._bot(), self._bot(), self._threat_seq)
+        raw = {"seq": raw["seq"], "threats": [t for t in raw["threats"] if int(t["seq"]) > self._threat_seq]}
         self._threat_seq = int(raw["seq"])
         return list(raw["threats"])
 
@@ -378,7 +396,10 @@ class MineflayerBody:
         return ActionStatus.model_validate(raw)
 
     def poll_action(self, action_id: str) -> ActionStatus:
-        st = ActionStatus.model_validate(self._call_json("pollAction", action_id))
+        with self._body_errors():  # one call for every running action on the bridge (bulk_reads.py)
+            st = ActionStatus.model_validate(bulk_reads(self.bridge).actions.read(action_id, action_id))
+        if st.state.terminal:
+            bulk_reads(self.bridge).actions.forget(action_id)
         if st.state in (ActionState.failed, ActionState.timeout) and self._bot_ended():
             self._connected = False  # the action died with the connection, not on its merits
             raise BodyLost(f"{st.kind} ended with the bot's connection: {st.error}")

@@ -19,6 +19,7 @@ import os
 import queue
 import threading
 import time
+from collections import Counter
 from pathlib import Path
 from typing import Any, Callable
 
@@ -103,6 +104,7 @@ class Bridge:
         self._rebuild_lock = threading.Lock()
         self.calls = 0
         self.call_seconds = 0.0
+        self.calls_by_fn: Counter[str] = Counter()  # which helpers the daemon leans on (/metrics)
 
     # ---- lifecycle -------------------------------------------------------------------
     def start(self, timeout_s: float = 60.0) -> None:
@@ -300,6 +302,7 @@ class Bridge:
                 raise BridgeError(f"{fn}: {_js_message(e)}") from None
         self.calls += 1
         self.call_seconds += time.perf_counter() - started
+        self.calls_by_fn[fn] += 1
         return result
 
     def call_json(self, fn: str, *args: Any, timeout_ms: int = DEFAULT_JS_TIMEOUT_MS) -> Any:

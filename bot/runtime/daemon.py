@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import signal
 import time
+from concurrent.futures import ThreadPoolExecutor
 from enum import Enum
 from pathlib import Path
 from typing import Any
@@ -110,6 +111,10 @@ class Daemon:
         Path(cfg.storage.db_path).parent.mkdir(parents=True, exist_ok=True)
         self.shared = SharedStores.open(cfg, system_clock_ms)
         entries = cfg.bot_entries()
+        # Every bridge call runs in a worker thread; each bot keeps a few going at once
+        # (its action poll, snapshot, perception), so the pool grows with the fleet.
+        asyncio.get_running_loop().set_default_executor(
+            ThreadPoolExecutor(max_workers=8 + 4 * len(entries), thread_name_prefix="mcbot-io"))
         for i, entry in enumerate(entries):
             try:
                 self.agencies[entry.username] = Agency(cfg, bot=entry, shared=self.shared, fleet=len(entries) > 1)

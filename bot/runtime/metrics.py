@@ -35,6 +35,10 @@ def render_metrics(daemon: Any, agencies: dict[str, Any]) -> str:
     _line(out, "mcbot_bridge_calls_total", bridge.calls if bridge else 0)
     out.append("# TYPE mcbot_bridge_call_seconds_total counter")
     _line(out, "mcbot_bridge_call_seconds_total", round(bridge.call_seconds, 6) if bridge else 0)
+    out.append("# HELP mcbot_bridge_helper_calls_total Calls through the JS bridge by bridge.js helper.")
+    out.append("# TYPE mcbot_bridge_helper_calls_total counter")
+    for fn, n in sorted(bridge.calls_by_fn.items()) if bridge else ():
+        _line(out, "mcbot_bridge_helper_calls_total", n, {"fn": fn})
     out.append("# TYPE mcbot_bridge_alive gauge")
     _line(out, "mcbot_bridge_alive", int(bool(bridge and bridge.alive)))
     out.append("# TYPE mcbot_bot_connected gauge")

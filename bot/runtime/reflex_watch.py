@@ -30,10 +30,11 @@ class ReflexWatch:
         self.recent_threats: list[dict[str, Any]] = []  # the last 100 threats, oldest first
         body.watch_threats(threat_radii(reflexes.config))
 
-    async def tick(self) -> str | None:
-        """One reflex tick on a fresh snapshot (None: no reflex, or the body went away)."""
+    async def tick(self, *, woken: bool = False) -> str | None:
+        """One reflex tick (None: no reflex, or the body went away): on a snapshot read now
+        when a threat woke it, else on one at most 0.25 s old read with the other bots'."""
         try:
-            snap = await asyncio.to_thread(self.body.snapshot)
+            snap = await asyncio.to_thread(self.body.snapshot if woken else self.body.recent_snapshot)
         except BodyLost as e:
             logger.debug("reflex snapshot skipped: {}", e)
             return None
@@ -55,4 +56,4 @@ class ReflexWatch:
                 self.woken += 1
                 self.recent_threats = (self.recent_threats + threats)[-100:]
                 logger.debug("[Reflex] woken by {}", ", ".join(f"{t['name']} at {t['distance']:.1f}" for t in threats))
-                await self.tick()
+                await self.tick(woken=True)

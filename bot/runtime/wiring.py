@@ -41,6 +41,7 @@ from agency.goals.world_identity import WorldEntry, enter_world
 from agency.places.memory import HOOK as PLACES_HOOK, PlaceMemory
 from agency.execution.tools.mining import STAIRCASES_HOOK
 from agency.places.store import PlaceStore
+from agency.planning.delivery import DELIVER, DELIVERY_HOOK, DeliveryBoard
 from bot.config.loader import BotEntry, McbotConfig
 from bot.runtime.api import ApiContext, BotUnavailable
 from bot.runtime.body import MineflayerBody
@@ -102,6 +103,9 @@ class Agency:
                                   config=cfg.places, shelters=self._shelter_places)
         self.tools = default_tool_registry()
         self.agents = bot_agents(self.entry.agents)  # AgentProfileError: an unknown profile name
+        shared.bot_actions[self.name] = self.agents.routable_actions()
+        # Materials asked of the other bots through the task store (a shelter's planks).
+        self.delivery = DeliveryBoard(self.tasks, self.name, lambda: shared.bots_that_can(DELIVER))
         self.staircases: list[tuple[float, float, float]] = []  # the tops of the staircases dug (climb_out)
         self.executor: Executor | None = None  # built once the body exists (tools act on it)
         self.reflexes: Reflexes | None = None
@@ -124,8 +128,9 @@ class Agency:
             self._enter_world(settings)
         self.body = body
         self.goals.body = body
-        ctx = ToolContext(body=body, clock=self.clock, poll_interval_s=0.2,
-                          hooks={"shelter": self.goals.hooks, PLACES_HOOK: self.places, STAIRCASES_HOOK: self.staircases})
+        ctx = ToolContext(body=body, clock=self.clock, poll_interval_s=0.2, offload=isinstance(body, MineflayerBody),
+                          hooks={"shelter": self.goals.hooks, PLACES_HOOK: self.places, STAIRCASES_HOOK: self.staircases,
+                                 DELIVERY_HOOK: self.delivery})
         self.tool_ctx = ctx
         runtime = AgentRuntime(self.agents, self.tools, ctx, checkpoints=self.checkpoints,
                                plan_facts=self._plan_facts,
@@ -150,6 +155,8 @@ class Agency:
         facts = dict(self.goals.hooks.plan_facts(task) or {})
         if task.action.lower() == "craft" and self.tool_ctx is not None:
             facts.update(table_facts(self.tool_ctx))
+        if task.action.lower() == "build" and (helpers := self.delivery.helpers()):
+            facts["helpers"] = helpers
         return facts
 
     def _shelter_places(self) -> list[dict[str, Any]]:
@@ -200,7 +207,7 @@ class Agency:
         assert self.body is not None
         if not self.body.connected:
             return
-        snap = await self._snapshot()
+        snap = await self._snapshot(recent=True)  # periodic: read with the other bots' (bulk_reads.py)
         if snap is None:
             return
         events, self._events = self._events, []
@@ -351,11 +358,13 @@ class Agency:
         if snap is not None:
             await self.reflexes.tick(snap)
 
-    async def _snapshot(self) -> WorldSnapshot | None:
+    async def _snapshot(self, *, recent: bool = False) -> WorldSnapshot | None:
         """A snapshot, or None when the body went away between the connected check and the
-        read (a dying world or bridge): the body gate says so once, not a stack trace a tick."""
+        read (a dying world or bridge): the body gate says so once, not a stack trace a tick.
+        recent: one at most 0.25 s old is good enough (a live body reads it in bulk)."""
+        read = getattr(self.body, "recent_snapshot", self.body.snapshot) if recent else self.body.snapshot
         try:
-            return await asyncio.to_thread(self.body.snapshot)
+            return await asyncio.to_thread(read)
         except BodyLost as e:
             logger.debug("snapshot skipped: {}", e)
             return None

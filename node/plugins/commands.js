@@ -159,6 +159,9 @@ module.exports.server = function (serv) {
       // flying-squid only streams chunks as a player walks: a far teleport would leave the
       // client standing in unloaded chunks (frozen by its physics) for good.
       p.worldSendRestOfChunks().catch(() => {})
+      // Nor does it tell the players around the destination (or the one teleported) who is
+      // there now: a bot teleported next to another stayed invisible to it.
+      p.updateAndSpawn()
       return `teleported ${p.username} to ${dest.x} ${dest.y} ${dest.z}`
     },
     killall ([name]) {

@@ -41,7 +41,8 @@ def test_a_smelt_task_places_a_furnace_and_smelts_two_iron_ingots(smelter):
     f = out["furnace"]
     assert out["smelted"] == 2 and out["furnaceFrom"] == "placed"
     assert [dict(x) for x in out["fuel"]] == [{"name": "coal", "count": 1}]
-    assert block_at(body, f["x"], f["y"], f["z"]) == "furnace"  # a real block in the world, still standing
+    # a real block in the world, still standing (read again while the bot's chunk is (re)sent: None is unloaded)
+    wait_until(lambda: block_at(body, f["x"], f["y"], f["z"]) == "furnace", 10, f"a furnace block at {f}")
 
 
 def test_a_stopped_smelt_leaves_its_items_in_the_furnace_and_the_next_call_takes_them_out(smelter):

@@ -12,6 +12,8 @@ twice. Any other target keeps the old 2-high pillar.
 
 task["facts"] (optional, from the daemon) says what is still missing at an anchored site:
 {"needed": {block: count}, "wallBlock": ..., "doorBlock": ...}: a repair gathers only that.
+In a fleet, facts["helpers"] names the bots that deliver: the walls are asked of them first
+(request_delivery), the door made meanwhile, and the crafter makes only what did not come.
 """
 
 from __future__ import annotations
@@ -61,6 +63,7 @@ def shelter_plan(agent_id: str, task: Mapping[str, Any], inventory: Mapping[str,
     have = Counter(inventory)
     materials = {"taskId": "${task.id}", "wallBlock": wall, "doorBlock": door, "lightBlock": LIGHT}
     steps: list[StepDef] = []
+    helpers = list(facts.get("helpers") or [])  # a fleet's bots that deliver (agency/planning/delivery.py)
     planks_used = 0
     if need[door] > have[door]:
         if door != DOOR:
@@ -73,7 +76,17 @@ def shelter_plan(agent_id: str, task: Mapping[str, Any], inventory: Mapping[str,
         planks_used += 0 if have["stick"] else TORCH_PLANKS
     spare = FILL_PLANKS if "needed" not in facts else 0  # a repair builds on a levelled site
     short = need[wall] - have[wall] + (planks_used + spare if wall == DEFAULT_WALL else 0)
-    if short > 0:
+    if short > 0 and helpers and wall.endswith("_planks"):
+        # A fleet: another bot brings the walls while this one makes the door; whatever has
+        # not come when the wait ends, the crafter makes (it crafts only what is missing).
+        held = need[wall] + (spare if wall == DEFAULT_WALL else 0)
+        steps.insert(0, StepDef(id="ask-walls", tool="request_delivery", description=f"ask {', '.join(helpers)} for {short} {wall}",
+                                args={"taskId": "${task.id}", "item": wall, "count": short}))
+        steps.append(StepDef(id="await-walls", tool="await_delivery", description=f"wait to hold {held} {wall}",
+                             args={"item": wall, "total": held, "deliveryTaskId": "${steps.ask-walls.deliveryTaskId}"}))
+        steps.append(StepDef(id="get-walls", kind="delegate", agent="crafter", description=f"hold {held} {wall}",
+                             task={"action": "craft", "target": wall, "amount": held, "ensure": True}))
+    elif short > 0:
         if not wall.endswith("_planks"):
             raise WorkflowPlanError("NO_MATERIALS", f"the shelter needs {short} more {wall}")
         steps.append(_craft("get-walls", wall, short, f"have {short} more {wall} for the walls and roof"))

@@ -36,6 +36,11 @@ def craft_plan(agent_id: str, task: Mapping[str, Any], inventory: Mapping[str, i
     # A table the planner was told of (nearby, or remembered and found standing:
     # crafting.table_facts) is used by the craft step itself: no new table is planned.
     table_known = bool((task.get("facts") or {}).get("craftingTable"))
+    if task.get("ensure"):  # hold `amount` in all: make only what is missing
+        amount -= available(inventory, item)
+        if amount <= 0:
+            return WorkflowDef(id=f"{agent_id}-craft-{item.replace('_', '-')}", description=f"{item}: enough held",
+                               steps=[StepDef(id="held", tool="inventory", description=f"already hold {task.get('amount')} {item}")])
     plan = plan_craft(item, amount, inventory, table_nearby=table_known)
     sim: dict[str, int] = dict(inventory)
     steps: list[StepDef] = []

@@ -47,12 +47,19 @@ class TaskSpec(BaseModel):
     target: str = ""
     amount: int = Field(default=1, ge=1)
     id: str | None = None
+    to: str = ""  # deliver: the bot the items are for
+    ensure: bool = False  # craft: amount is the total to hold, not how many more to make
 
     def text(self) -> str:
         return " ".join(p for p in (self.action, self.target, str(self.amount)) if p)
 
     def as_context(self) -> dict[str, Any]:
-        return {"action": self.action.lower(), "target": self.target, "amount": self.amount, "id": self.id}
+        ctx = {"action": self.action.lower(), "target": self.target, "amount": self.amount, "id": self.id}
+        if self.to:
+            ctx["to"] = self.to
+        if self.ensure:
+            ctx["ensure"] = True
+        return ctx
 
 
 @dataclass
@@ -160,7 +167,7 @@ class AgentRuntime:
         if profile is None or not profile.enabled:
             return _refused(run_id, req.target, AGENT_UNAVAILABLE, f"agent '{req.target}' is not registered or disabled")
         task = TaskSpec(action=str(req.task.get("action", "")) or "noop", target=str(req.task.get("target", "")),
-                        amount=int(req.task.get("amount") or 1))
+                        amount=int(req.task.get("amount") or 1), ensure=bool(req.task.get("ensure")))
         stored = self.checkpoints.get_run(run_id) if self.checkpoints is not None else None
         if stored is not None and stored.agentId == profile.id:
             # A resumed parent resumes its child with the steps the child started with: a

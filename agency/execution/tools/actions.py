@@ -35,9 +35,9 @@ async def run_action(ctx: ToolContext, kind: str, args: dict[str, Any]) -> dict[
     ctx.check()
     remaining = ctx.remaining_ms()
     if remaining is not None and _accepts_timeout(ctx.body):
-        st = ctx.body.start_action(kind, args, timeout_ms=max(1000, remaining - 500))  # type: ignore[call-arg]
+        st = await ctx.io(ctx.body.start_action, kind, args, timeout_ms=max(1000, remaining - 500))  # type: ignore[call-arg]
     else:
-        st = ctx.body.start_action(kind, args)
+        st = await ctx.io(ctx.body.start_action, kind, args)
     try:
         while not st.state.terminal:
             try:
@@ -45,7 +45,7 @@ async def run_action(ctx: ToolContext, kind: str, args: dict[str, Any]) -> dict[
             except (ToolCancelled, ToolTimeout):
                 _cancel_quietly(ctx.body, st.id)
                 raise
-            st = ctx.body.poll_action(st.id)
+            st = await ctx.io(ctx.body.poll_action, st.id)
     except asyncio.CancelledError:
         _cancel_quietly(ctx.body, st.id)
         raise

@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 import random
 from dataclasses import dataclass, field, replace
-from typing import Any, Awaitable, Callable, Mapping
+from typing import Any, Awaitable, Callable, Mapping, TypeVar
 
 from pydantic import BaseModel, ConfigDict
 
@@ -19,6 +19,7 @@ from agency.world import Body
 from agency.errors import AgencyError
 
 AsyncSleep = Callable[[float], Awaitable[None]]
+T = TypeVar("T")
 
 # Tools that move the body share this queue with a limit of 1: it can only walk one way.
 BODY_QUEUE = "body"
@@ -90,6 +91,9 @@ class ToolContext:
     # Services a tool may use when present (e.g. "shelter": the goal store's side of a
     # build). Not checkpointed; tools must work without them.
     hooks: Mapping[str, Any] = field(default_factory=dict)
+    # Body calls in a worker thread (ctx.io): a live bridge's reply may be slow, and the loop
+    # is shared by every bot of the daemon, its API and its scheduler. Off for in-process fakes.
+    offload: bool = False
 
     def for_call(self, timeout_s: float) -> "ToolContext":
         return replace(self, deadline_ms=self.clock() + int(timeout_s * 1000))
@@ -103,6 +107,12 @@ class ToolContext:
             raise ToolCancelled(self.stop.reason)
         if self.deadline_ms is not None and self.clock() >= self.deadline_ms:
             raise ToolTimeout(f"deadline passed ({self.clock() - self.deadline_ms} ms late)")
+
+    async def io(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+        """A blocking call (the body, a store): off the loop when `offload` is on."""
+        if self.offload:
+            return await asyncio.to_thread(fn, *args, **kwargs)
+        return fn(*args, **kwargs)
 
     async def pause(self, seconds: float | None = None) -> None:
         await self.sleep(self.poll_interval_s if seconds is None else seconds)

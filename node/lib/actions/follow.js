@@ -65,4 +65,4 @@ function stop (bot, rec) {
   bot.pathfinder.setGoal(null)
 }
 
-module.exports = { run, stop, defaultTimeoutMs: 600000 }
+module.exports = { run, stop, findTarget, defaultTimeoutMs: 600000 }

@@ -18,7 +18,8 @@ const KINDS = {
   hunt: require('./hunt'),
   sleep: require('./sleep'),
   staircase: require('./staircase'),
-  follow: require('./follow')
+  follow: require('./follow'),
+  give: require('./give')
 }
 
 const MAX_KEPT = 500

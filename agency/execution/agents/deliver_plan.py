@@ -1,0 +1,33 @@
+"""`deliver_plan`: a helper bot's workflow for `deliver <item> <amount>` (to the bot named in
+the task's `to`): have the items - crafted with the crafter's steps when there is a recipe,
+collected otherwise -, then walk up to the bot that asked and hand them over. The have-steps
+say how many the inventory must hold after them, counting what is already held, so items
+the helper happened to carry are given first and a resumed run gathers nothing twice.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Mapping
+
+from agency.execution.agents.planning import SOURCE_BLOCK, WorkflowPlanError, craft_plan
+from agency.execution.tools.recipes import CRAFTABLE
+from agency.execution.workflows.models import StepDef, WorkflowDef
+
+
+def deliver_plan(agent_id: str, task: Mapping[str, Any], inventory: Mapping[str, int]) -> WorkflowDef:
+    item = str(task.get("target") or "")
+    amount = int(task.get("amount") or 1)
+    to = str(task.get("to") or "")
+    if not item or not to:
+        raise WorkflowPlanError("NO_TARGET", "deliver needs an item and the bot to deliver to (parameters.to)")
+    short = amount - int(inventory.get(item, 0))
+    steps: list[StepDef] = []
+    if short > 0 and item in CRAFTABLE:
+        steps += craft_plan(agent_id, {"target": item, "amount": short, "facts": task.get("facts") or {}}, inventory).steps
+    elif short > 0:  # a raw material: dug from its block (cobblestone from stone), else from a block of its name
+        steps.append(StepDef(id="collect", tool="collect_block", description=f"have {amount} {item}",
+                             args={"block": SOURCE_BLOCK.get(item, item), "count": amount, "ensure": True}))
+    steps.append(StepDef(id="give", tool="give", description=f"hand {amount} {item} to {to}",
+                         args={"player": to, "item": item, "count": amount}))
+    return WorkflowDef(id=f"{agent_id}-deliver-{item.replace('_', '-')}", description=f"deliver {amount} {item} to {to}",
+                       steps=steps)

@@ -1,0 +1,79 @@
+"""Deliveries: how one bot of a fleet asks the others for materials, through the task store.
+
+A builder short of planks posts a `deliver` task (target: the item, amount: how many,
+parameters.to: the builder) open to any bot, with the build task as its parent. Another bot
+claims it like any task, gets the items and hands them over (the `give` tool). The asking
+bot waits on its own inventory and the delivery task's status, and withdraws a request
+nobody took. Nothing is shared but the store, so bots of several daemons help each other
+the same way.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable, Sequence
+
+from loguru import logger
+
+from agency.planning.tasks.models import IllegalTransitionError, TaskNotFoundError, TaskOrigin, TaskStatus
+from agency.planning.tasks.store import TaskStore
+
+DELIVER = "deliver"
+DELIVERY_HOOK = "delivery"  # the ToolContext hook a bot's tools find the board under
+LIVE = (TaskStatus.pending, TaskStatus.active, TaskStatus.paused)
+
+
+@dataclass(frozen=True)
+class DeliveryState:
+    status: str  # a TaskStatus value, or "missing" for a task the store no longer has
+    heldBy: str | None = None
+
+    @property
+    def claimed(self) -> bool:
+        return self.heldBy is not None or self.status == TaskStatus.active.value
+
+    @property
+    def over(self) -> bool:
+        return self.status not in {s.value for s in LIVE}
+
+
+class DeliveryBoard:
+    """One bot's side of deliveries: `me` asks, `helpers()` names the bots that may deliver."""
+
+    def __init__(self, tasks: TaskStore, me: str, helpers: Callable[[], Sequence[str]]) -> None:
+        self.tasks, self.me, self._helpers = tasks, me, helpers
+
+    def helpers(self) -> list[str]:
+        return [name for name in self._helpers() if name != self.me]
+
+    def request(self, parent_task_id: str, item: str, count: int) -> str:
+        """Post (or find, on a resumed run) the live delivery of `item` for the parent task."""
+        for task in self.tasks.list_by_status(*LIVE):
+            if (task.type == DELIVER and task.metadata.parentTaskId == parent_task_id
+                    and task.parameters.get("target") == item and task.parameters.get("to") == self.me):
+                return task.id
+        task = self.tasks.add_task(
+            {"title": f"deliver {count} {item} to {self.me}", "type": DELIVER, "source": "delivery",
+             "priority": 0.7, "parameters": {"target": item, "amount": count, "to": self.me},
+             "metadata": {"parentTaskId": parent_task_id}},
+            origin=TaskOrigin(kind="system", sourceId=self.me, parentTaskId=parent_task_id))
+        logger.info("[Delivery] {} asks for {} {} (task {}, for {})", self.me, count, item, task.id, parent_task_id)
+        return task.id
+
+    def state(self, task_id: str) -> DeliveryState:
+        task = self.tasks.get_task(task_id)
+        if task is None:
+            return DeliveryState("missing")
+        return DeliveryState(task.status.value, task.metadata.heldBy)
+
+    def withdraw(self, task_id: str, why: str) -> bool:
+        """Fail a request nobody has taken yet; False when a bot holds it (let it finish)."""
+        task = self.tasks.get_task(task_id)
+        if task is None or task.status is not TaskStatus.pending:
+            return False
+        try:
+            self.tasks.set_status(task_id, TaskStatus.failed, metadata_patch={"blockedReason": f"withdrawn: {why}"})
+        except (IllegalTransitionError, TaskNotFoundError):
+            return False  # claimed in between
+        logger.info("[Delivery] {} withdrew task {}: {}", self.me, task_id, why)
+        return True

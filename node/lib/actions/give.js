@@ -1,0 +1,121 @@
+'use strict'
+// Hand items to another player: walk up to them (pathfinder's GoalFollow: they may move),
+// face them and toss. The server's pickup does the rest: an item is picked up by a player
+// within reach once its pickup delay is over. A toss that comes back (this bot picked its
+// own items up) or that lies on the ground (taken back first) is tried again; the action is done
+// when the items have left this bot and no dropped stack of them lies between the two.
+const { goals, Movements } = require('mineflayer-pathfinder')
+const { itemName } = require('../names')
+const { findTarget } = require('./follow')
+
+const DISTANCES = [2.5, 2.2, 2.8] // blocks from the receiver, one per attempt: a toss flies about 2-3 blocks
+const TOO_CLOSE = 1.8 // a toss from closer flies past the receiver's reach
+const SETTLE_MS = 2500 // vanilla's pickup delay is 2 s; the embedded world's 0.5 s
+const APPROACH_MS = 10000
+const SIGHT_MS = 5000 // a player who just arrived or teleported is in view within this
+
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms))
+
+function held (bot, name) {
+  return bot.inventory.items().filter((i) => i.name === name).reduce((n, i) => n + i.count, 0)
+}
+
+function dropsNear (bot, itemId, where) {
+  const out = []
+  for (const e of Object.values(bot.entities)) {
+    if (e.name !== 'item' || !e.position || e.position.distanceTo(where) > 6) continue
+    const dropped = typeof e.getDroppedItem === 'function' ? e.getDroppedItem() : null
+    if (dropped && dropped.type === itemId) out.push({ entity: e, count: dropped.count })
+  }
+  return out
+}
+
+const lyingNear = (bot, itemId, where) => dropsNear(bot, itemId, where).reduce((n, d) => n + d.count, 0)
+
+// Items that fell out of the receiver's reach: walk over them to take them back.
+async function pickBackUp (bot, itemId, where, rec) {
+  for (const { entity } of dropsNear(bot, itemId, where)) {
+    if (rec.cancelled || !entity.isValid) continue
+    const p = entity.position
+    bot.pathfinder.setGoal(new goals.GoalNear(p.x, p.y, p.z, 0))
+    const started = Date.now()
+    while (!rec.cancelled && entity.isValid && Date.now() - started < 8000) await sleep(200)
+    bot.pathfinder.setGoal(null)
+  }
+  await sleep(SETTLE_MS)
+}
+
+async function approach (bot, name, distance, rec) {
+  const movements = new Movements(bot)
+  movements.canDig = false // walk to a player, never through what they built
+  movements.allow1by1towers = false
+  movements.scafoldingBlocks = []
+  bot.pathfinder.setMovements(movements)
+  const started = Date.now()
+  let target = findTarget(bot, name)
+  while (!target && !rec.cancelled && Date.now() - started < SIGHT_MS) { // a player who just arrived
+    await sleep(200)
+    target = findTarget(bot, name)
+  }
+  if (!target) throw new Error(`no player '${name}' in view to give to`)
+  let heading = null // 'to' the receiver, or 'away' from one too close
+  try {
+    while (!rec.cancelled) {
+      target = findTarget(bot, name)
+      if (!target) throw new Error(`lost sight of '${name}'`)
+      const d = bot.entity.position.distanceTo(target.position)
+      if (d <= distance + 0.6 && d >= TOO_CLOSE) return target
+      const want = d < TOO_CLOSE ? 'away' : 'to'
+      if (want !== heading) {
+        heading = want
+        const near = new goals.GoalFollow(target, want === 'away' ? TOO_CLOSE + 0.5 : distance)
+        bot.pathfinder.setGoal(want === 'away' ? new goals.GoalInvert(near) : near, true)
+      }
+      if (Date.now() - started > APPROACH_MS) {
+        const d = bot.entity.position.distanceTo(target.position).toFixed(1)
+        throw new Error(`could not get within ${distance} blocks of '${name}' in ${APPROACH_MS} ms (still ${d} away)`)
+      }
+      await sleep(200)
+    }
+    return null
+  } finally {
+    bot.pathfinder.setGoal(null)
+  }
+}
+
+async function run (bot, args, rec) {
+  const to = args.player
+  const count = args.count ?? 1
+  if (typeof to !== 'string' || !to) throw new Error('give needs a player')
+  if (!Number.isInteger(count) || count < 1) throw new Error('give needs a count of at least 1')
+  const name = itemName(bot.registry, args.item) || args.item
+  const item = bot.registry.itemsByName[name]
+  if (!item) throw new Error(`unknown item '${args.item}'`)
+  if (to === bot.username) return { given: 0, to, item: name, self: true }
+  const start = held(bot, name)
+  if (start < count) throw new Error(`holds ${start} ${name}, cannot give ${count}`)
+  for (const distance of DISTANCES) {
+    const target = await approach(bot, to, distance, rec)
+    if (!target) return null // cancelled
+    const left = count - (start - held(bot, name))
+    if (left > 0) {
+      await bot.lookAt(target.position.offset(0, 1, 0), true)
+      await bot.toss(item.id, null, left)
+    }
+    await sleep(SETTLE_MS)
+    const given = start - held(bot, name)
+    if (given >= count && lyingNear(bot, item.id, target.position) === 0) {
+      return { given: count, to, item: name, attempts: DISTANCES.indexOf(distance) + 1 }
+    }
+    await pickBackUp(bot, item.id, target.position, rec)
+  }
+  const at = (p) => p ? `${p.x.toFixed(1)},${p.y.toFixed(1)},${p.z.toFixed(1)}` : '?'
+  const receiver = findTarget(bot, to)
+  throw new Error(`the ${name} did not reach '${to}' (${start - held(bot, name)} of ${count} left this bot, ` +
+    `${lyingNear(bot, item.id, bot.entity.position)} lie on the ground; this bot at ${at(bot.entity.position)}, ` +
+    `'${to}' at ${at(receiver && receiver.position)})`)
+}
+
+function stop (bot) { bot.pathfinder.setGoal(null) }
+
+module.exports = { run, stop, defaultTimeoutMs: 120000 }

@@ -1,0 +1,44 @@
+"""One bot hands items to another through the real bridge and the embedded world: the
+`give` tool walks up to the receiver and tosses; the server's pickup puts the items in the
+receiver's inventory (a fleet's deliveries end this way)."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from agency.execution.builtin_tools import default_tool_registry
+from agency.execution.tools import ToolContext
+from tests.conftest import make_body, wait_until
+from tests.integration.world_setup import give, stone_pad, teleport
+
+
+@pytest.fixture(scope="module")
+def pair(bridge, embedded_server):  # one login each for the module: quick relogs get refused
+    giver = make_body(bridge, embedded_server.port, "giver_bot")
+    taker = make_body(bridge, embedded_server.port, "taker_bot")
+    yield giver, taker
+    giver.close()
+    taker.close()
+
+
+def test_a_bot_walks_up_to_another_and_hands_it_planks(pair):
+    giver, taker = pair
+    stone_pad(giver, "giver_bot", 820, 70, 700, r=8, headroom=3)
+    teleport(taker, "taker_bot", 826, 70, 700)  # 6 blocks away: the giver has to walk
+    give(giver, "giver_bot", {"oak_planks": 64})
+    give(giver, "giver_bot", {"oak_planks": 16})  # two stacks: a shelter's walls are 75
+    before = taker.snapshot().count_of("oak_planks")
+    held = giver.snapshot().count_of("oak_planks")
+    res = asyncio.run(default_tool_registry().execute(
+        "give", {"player": "taker_bot", "item": "oak_planks", "count": 75}, ToolContext(body=giver, poll_interval_s=0.1)))
+    assert res.success, res.error
+    assert res.output["given"] == 75 and res.output["to"] == "taker_bot"
+    wait_until(lambda: taker.snapshot().count_of("oak_planks") == before + 75, 10, "the planks in the taker's inventory")
+    assert giver.snapshot().count_of("oak_planks") == held - 75
+    # more than it holds: refused before anything is tossed
+    res = asyncio.run(default_tool_registry().execute(
+        "give", {"player": "taker_bot", "item": "oak_planks", "count": 10}, ToolContext(body=giver, poll_interval_s=0.1)))
+    assert not res.success and "cannot give 10" in res.error.message
+    assert giver.snapshot().count_of("oak_planks") == held - 75

@@ -1,0 +1,128 @@
+"""Deliveries between a fleet's bots: the deliver plan (have the items, then give), a
+builder's shelter plan that asks the helpers for its walls first, a craft step that makes
+only what is missing, the delivery board on a real task store, and the request/await tools
+on the fake body and injected time."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from agency.execution.agents.build_plan import shelter_plan
+from agency.execution.agents.deliver_plan import deliver_plan
+from agency.execution.agents.planning import WorkflowPlanError, craft_plan
+from agency.execution.builtin_tools import default_tool_registry
+from agency.execution.tools import ToolContext
+from agency.planning.delivery import DELIVER, DELIVERY_HOOK, DeliveryBoard
+from agency.planning.tasks.models import TaskStatus
+from agency.planning.tasks.store import SqliteTaskStore
+from tests.unit.agents.fakes import FakeBody, FakeTime
+
+
+def test_deliver_plan_crafts_a_recipe_then_gives_and_collects_a_raw_material_then_gives():
+    planks = deliver_plan("gatherer", {"target": "oak_planks", "amount": 8, "to": "builder1"}, {})
+    assert [s.id for s in planks.steps] == ["gather-oak_log", "craft-oak-planks", "give"]
+    assert planks.steps[-1].args == {"player": "builder1", "item": "oak_planks", "count": 8}
+    stone = deliver_plan("gatherer", {"target": "cobblestone", "amount": 5, "to": "builder1"}, {"cobblestone": 2})
+    assert [(s.id, s.tool) for s in stone.steps] == [("collect", "collect_block"), ("give", "give")]
+    assert stone.steps[0].args == {"block": "stone", "count": 5, "ensure": True}  # 5 held in all, 2 already
+    held = deliver_plan("gatherer", {"target": "oak_planks", "amount": 8, "to": "builder1"}, {"oak_planks": 9})
+    assert [s.id for s in held.steps] == ["give"]
+    with pytest.raises(WorkflowPlanError) as e:
+        deliver_plan("gatherer", {"target": "oak_planks", "amount": 8}, {})
+    assert e.value.code == "NO_TARGET"
+
+
+def test_an_ensure_craft_makes_only_what_is_missing_and_nothing_when_it_is_held():
+    part = craft_plan("crafter", {"target": "oak_planks", "amount": 12, "ensure": True}, {"oak_planks": 8})
+    assert [s.args.get("count") for s in part.steps if s.tool == "craft"] == [12]  # 4 more: one log
+    whole = craft_plan("crafter", {"target": "oak_planks", "amount": 12, "ensure": True}, {"oak_planks": 12})
+    assert [(s.id, s.tool) for s in whole.steps] == [("held", "inventory")]
+
+
+def test_a_fleet_builder_asks_for_its_walls_first_makes_the_door_meanwhile_then_crafts_only_the_rest():
+    alone = shelter_plan("builder", {"target": "basic_shelter", "id": "t1"}, {})
+    fleet = shelter_plan("builder", {"target": "basic_shelter", "id": "t1", "facts": {"helpers": ["g1", "g2"]}}, {})
+    alone_ids, fleet_ids = [s.id for s in alone.steps], [s.id for s in fleet.steps]
+    assert "ask-walls" not in alone_ids
+    assert fleet_ids[:2] == ["ask-walls", "get-door"]
+    assert fleet_ids.index("await-walls") + 1 == fleet_ids.index("get-walls") < fleet_ids.index("site")
+    ask, wait, get = (fleet.steps[fleet_ids.index(i)] for i in ("ask-walls", "await-walls", "get-walls"))
+    alone_get = alone.steps[alone_ids.index("get-walls")]
+    assert ask.args["count"] == alone_get.task["amount"]  # asked for what it would have crafted
+    assert wait.args["deliveryTaskId"] == "${steps.ask-walls.deliveryTaskId}"
+    assert get.task == {"action": "craft", "target": "oak_planks", "amount": wait.args["total"], "ensure": True}
+    # what it must hold at the site: the blueprint's planks and the spare ones for filling holes
+    assert wait.args["total"] == alone_get.task["amount"] - 10  # minus the door's 6 and the table's 4
+
+
+@pytest.fixture
+def store(tmp_path):
+    ftime = FakeTime()
+    tasks = SqliteTaskStore(tmp_path / "t.db", clock=ftime.clock, dev_mode=False, strict_finalize=False)
+    yield tasks, ftime
+    tasks.close()
+
+
+def test_the_board_posts_one_open_delivery_per_parent_and_item_and_withdraws_only_an_untaken_one(store):
+    tasks, _ = store
+    board = DeliveryBoard(tasks, "builder1", lambda: ["builder1", "gatherer1"])
+    assert board.helpers() == ["gatherer1"]
+    first = board.request("task-shelter", "oak_planks", 30)
+    assert board.request("task-shelter", "oak_planks", 30) == first  # a resumed run finds it
+    t = tasks.get_task(first)
+    assert t.type == DELIVER and t.metadata.bot is None and t.metadata.parentTaskId == "task-shelter"
+    assert t.parameters == {"target": "oak_planks", "amount": 30, "to": "builder1"}
+    assert board.state(first).status == "pending" and not board.state(first).claimed
+    claimed = tasks.claim_next("gatherer1", {DELIVER})
+    assert claimed is not None and claimed.id == first
+    assert board.state(first).claimed and board.state(first).heldBy == "gatherer1"
+    assert board.withdraw(first, "too late") is False and tasks.get_task(first).status is TaskStatus.active
+    other = board.request("task-shelter", "cobblestone", 5)
+    assert other != first and board.withdraw(other, "nobody came")
+    assert tasks.get_task(other).status is TaskStatus.failed and board.state(other).over
+    assert board.state("task-none").status == "missing"
+
+
+def _ctx(body, ftime, board=None):
+    return ToolContext(body=body, clock=ftime.clock, sleep=ftime.sleep, poll_interval_s=0.1,
+                       hooks={DELIVERY_HOOK: board} if board else {})
+
+
+def test_request_and_await_are_no_ops_for_a_bot_alone(store):
+    _, ftime = store
+    tools, body = default_tool_registry(), FakeBody(FakeTime().clock)
+    req = asyncio.run(tools.execute("request_delivery", {"taskId": "t1", "item": "oak_planks", "count": 8}, _ctx(body, ftime)))
+    assert req.success and req.output["requested"] is False
+    wait = asyncio.run(tools.execute("await_delivery", {"item": "oak_planks", "total": 8, "deliveryTaskId": None}, _ctx(body, ftime)))
+    assert wait.success and wait.output["delivered"] is False and ftime.slept == 0
+
+
+def test_await_returns_once_the_items_arrive_and_withdraws_a_request_nobody_takes(store):
+    tasks, ftime = store
+    tools, body = default_tool_registry(), FakeBody(ftime.clock)
+    board = DeliveryBoard(tasks, "builder1", lambda: ["gatherer1"])
+    ctx = _ctx(body, ftime, board)
+    req = asyncio.run(tools.execute("request_delivery", {"taskId": "t1", "item": "oak_planks", "count": 8}, ctx))
+    assert req.output["requested"] and list(req.output["helpers"]) == ["gatherer1"]
+    delivery = req.output["deliveryTaskId"]
+    tasks.claim_next("gatherer1", {DELIVER})
+
+    async def arrives_later():
+        call = asyncio.ensure_future(tools.execute("await_delivery", {"item": "oak_planks", "total": 8, "deliveryTaskId": delivery}, ctx))
+        for _ in range(50):
+            await ftime.sleep(1)
+        body.inventory["oak_planks"] += 8  # the helper's toss picked up
+        return await call
+
+    got = asyncio.run(arrives_later())
+    assert got.success and got.output["delivered"] is True and got.output["held"] == 8
+    assert tasks.get_task(delivery).status is TaskStatus.active  # its own bot completes it
+
+    untaken = board.request("t1", "cobblestone", 3)
+    before = ftime.clock()
+    res = asyncio.run(tools.execute("await_delivery", {"item": "cobblestone", "total": 3, "deliveryTaskId": untaken, "claimS": 30}, ctx))
+    assert res.success and res.output["delivered"] is False and "no bot took" in res.output["why"]
+    assert 30_000 <= ftime.clock() - before < 32_000
+    assert tasks.get_task(untaken).status is TaskStatus.failed

@@ -1,0 +1,83 @@
+"""Bulk reads: one bridge call (bridge.js `many`) answers every key asked for lately; an
+answer serves a key while it is younger than max_age; a key whose helper failed gets its
+own error and the others their answers; keys not asked for lately are left out."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from bot.runtime.bridge import BridgeError
+from bot.runtime.bulk_reads import BulkRead
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 100.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+class ManyBridge:
+    """`many` over a table of per-key answers; a missing key fails like a bot that left."""
+
+    def __init__(self, table: dict[str, object]) -> None:
+        self.table = table
+        self.asked: list[dict[str, list]] = []
+
+    def call_json(self, fn: str, helper: str, args_json: str) -> dict:
+        assert fn == "many"
+        args = json.loads(args_json)
+        self.asked.append(args)
+        return {k: ({"value": self.table[k]} if k in self.table else {"error": f"bot {k} has disconnected"}) for k in args}
+
+
+def test_keys_asking_within_max_age_share_one_call_and_a_stale_answer_is_fetched_again_for_all():
+    clock = Clock()
+    bridge = ManyBridge({"b1": {"hp": 20}, "b2": {"hp": 18}})
+    snaps = BulkRead(bridge, "snapshot", max_age_s=0.25, monotonic=clock)  # type: ignore[arg-type]
+    assert snaps.read("b1", "b1", 16) == {"hp": 20}
+    assert snaps.read("b2", "b2", 16) == {"hp": 18}  # new to the read: fetched, with b1 along
+    assert bridge.asked == [{"b1": ["b1", 16]}, {"b1": ["b1", 16], "b2": ["b2", 16]}]
+    clock.now += 0.1
+    bridge.table["b1"] = {"hp": 5}
+    assert snaps.read("b1", "b1", 16) == {"hp": 20} and len(bridge.asked) == 2  # young enough: no call
+    clock.now += 0.2
+    assert snaps.read("b2", "b2", 16) == {"hp": 18} and len(bridge.asked) == 3  # stale: one call for both
+    assert snaps.read("b1", "b1", 16) == {"hp": 5} and len(bridge.asked) == 3
+    assert snaps.read("b1", "b1", 24) == {"hp": 5} and len(bridge.asked) == 4  # other args: never a cached answer
+
+
+def test_with_same_args_off_an_answer_serves_a_key_asking_with_new_args():
+    clock = Clock()
+    bridge = ManyBridge({"b1": {"seq": 3, "threats": []}})
+    threats = BulkRead(bridge, "threatsSince", max_age_s=0.015, same_args=False, monotonic=clock)  # type: ignore[arg-type]
+    threats.read("b1", "b1", 0)
+    threats.read("b1", "b1", 3)
+    assert len(bridge.asked) == 1
+    clock.now += 0.02
+    threats.read("b1", "b1", 3)
+    assert bridge.asked[-1] == {"b1": ["b1", 3]}
+
+
+def test_a_failed_key_gets_its_error_the_others_their_answers_and_quiet_keys_are_left_out():
+    clock = Clock()
+    bridge = ManyBridge({"a1": {"state": "running"}, "a2": {"state": "done"}})
+    polls = BulkRead(bridge, "pollAction", max_age_s=0.15, forget_s=5, monotonic=clock)  # type: ignore[arg-type]
+    polls.read("a1", "a1")
+    polls.read("a2", "a2")
+    with pytest.raises(BridgeError, match="has disconnected"):
+        polls.read("gone", "gone")
+    clock.now += 1
+    polls.read("a1", "a1")
+    assert "gone" not in bridge.asked[-1] and set(bridge.asked[-1]) == {"a1", "a2"}
+    polls.forget("a2")  # an ended action
+    clock.now += 1
+    polls.read("a1", "a1")
+    assert set(bridge.asked[-1]) == {"a1"}
+    clock.now += 6
+    bridge.table["b9"] = {"state": "running"}
+    polls.read("b9", "b9")  # a1 not asked for 6 s: left out
+    assert set(bridge.asked[-1]) == {"b9"}
