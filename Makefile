@@ -54,8 +54,8 @@ NODE_TESTS := $(patsubst node/%,%,$(wildcard node/test/*.test.js))
 NODE_CI_TESTS := $(filter-out test/survival.test.js,$(NODE_TESTS))
 
 # Under 30 minutes on 2 cores: the unit tests, then the integration tests of each version side
-# by side and the long game runs in a third process (scripts/pytest_matrix.sh), the node tests of each version side by side, then the two
-# 3-minute soaks side by side (each waits mostly on its own embedded world).
+# by side and the long game runs in a third process (scripts/pytest_matrix.sh), the node tests of each version side by side, then the three
+# 3-minute soaks side by side (one bot, one bot under chaos, a fleet of three; each waits mostly on its own embedded world).
 test: install
 	scripts/install_debian_package.sh chromium "command -v chromium || command -v chromium-browser" "the dashboard's browser test"
 	scripts/install_debian_package.sh postgresql "ls /usr/lib/postgresql/*/bin/postgres" "the PostgreSQL store tests"
@@ -63,7 +63,8 @@ test: install
 	@echo "node/test/survival.test.js: not run here (flaky collectblock pathing; see Makefile, make test-node runs it)"
 	scripts/node_tests.sh "$(MC_VERSIONS)" $(NODE_CI_TESTS)
 	scripts/together.sh "scripts/soak.sh 3 --fast --version $(lastword $(MC_VERSIONS))" \
-	  "scripts/soak.sh 3 --fast --chaos --version $(firstword $(MC_VERSIONS))"
+	  "scripts/soak.sh 3 --fast --chaos --version $(firstword $(MC_VERSIONS))" \
+	  "scripts/soak_fleet.sh 3 --fast --bots 3 --version $(firstword $(MC_VERSIONS))"
 
 test-unit: install
 	$(BIN)/pytest -m "not integration"

@@ -88,12 +88,16 @@ def cadence_ms(fast: bool) -> int:
     return round(DRIVE_TICK_INTERVAL_MS * scale)
 
 
+def stuck_timeout_ms(fast: bool) -> int:
+    """The stuck timeout the soaked daemon runs with (fast: 60 s, real: the default 300 s)."""
+    return int(FAST["MCBOT_DRIVE_TICK__STUCK_TIMEOUT_MS"]) if fast else DriveTickConfig().stuck_timeout_ms
+
+
 def wedge_s(fast: bool) -> float:
     """The competence wedge window: twice the stuck timeout the daemon runs with (fast: 60 s,
     real: the default 300 s), so a task the stuck-timeout recovery could have replaced has
     had its chance."""
-    ms = int(FAST["MCBOT_DRIVE_TICK__STUCK_TIMEOUT_MS"]) if fast else DriveTickConfig().stuck_timeout_ms
-    return 2 * ms / 1000
+    return 2 * stuck_timeout_ms(fast) / 1000
 
 
 def _fraction(text: str) -> float:

@@ -4,7 +4,9 @@ sampled every SAMPLE_S over the HTTP API (/api/bots and the live tasks). Judged:
 
   no-duplicate  no two live tasks with the same goal for the same binding (goalKey and bound
                 bot; a task open to any bot is a binding of its own), and no two live
-                goal-bound tasks with the same goalBinding.goalKey, in any sample
+                goal-bound tasks with the same goalBinding.goalKey, in any sample; a task
+                pending with no progress for the stuck timeout is left out (its twin is the
+                stuck-timeout recovery, as in the one-bot soak)
   alive         every bot connected with health above 0 in the last sample, and connected in
                 at least ALIVE_SHARE of the samples the API answered (a stalled daemon's
                 unanswered samples are counted apart; more than half unanswered fails)
@@ -41,7 +43,7 @@ from bot.config.loader import EMBEDDED_VERSIONS
 from bot.runtime.server import free_port
 from bot.tooling.competence import deaths_in
 from bot.tooling.daemon_run import ROOT, LogTail, die_with_parent, server_version, stop_daemon, wait_up
-from bot.tooling.soak import FAST, daemon_env
+from bot.tooling.soak import FAST, daemon_env, stuck_timeout_ms
 
 EXIT_PASS, EXIT_FAIL, EXIT_START = 0, 1, 3
 SAMPLE_S = 5.0
@@ -94,7 +96,7 @@ def take_sample(base: str, t: float, deaths: LogTail | None = None) -> dict[str,
 
     bots = get("/api/bots")
     tasks = get("/api/tasks", status=",".join(SAMPLED), limit=1000)
-    out: dict[str, Any] = {"t": round(t, 1),
+    out: dict[str, Any] = {"t": round(t, 1), "at": int(time.time() * 1000),  # the daemon's clock: tasks' createdAt
                            "bots": [compact_bot(b) for b in bots["bots"]] if bots else None,
                            "tasks": [compact_task(x) for x in tasks["tasks"]] if tasks else None}
     if deaths is not None:
@@ -104,11 +106,21 @@ def take_sample(base: str, t: float, deaths: LogTail | None = None) -> dict[str,
 
 # -- judging (pure) ---------------------------------------------------------------------------
 
-def duplicates(sample: dict[str, Any], statuses: Iterable[str] = LIVE) -> list[dict[str, Any]]:
+def stuck(task: dict[str, Any], at_ms: int | None, stuck_ms: int | None) -> bool:
+    """Pending with no progress for the stuck timeout: a twin of it is the stuck-timeout
+    recovery (agency/planning/tasks/idempotency.py), not a duplicate."""
+    return (stuck_ms is not None and at_ms is not None and task["status"] in ("pending", "pending_planning")
+            and not task.get("progress") and isinstance(task.get("createdAt"), int)
+            and at_ms - task["createdAt"] >= stuck_ms)
+
+
+def duplicates(sample: dict[str, Any], statuses: Iterable[str] = LIVE,
+               stuck_ms: int | None = None) -> list[dict[str, Any]]:
     """The duplicate goals of one sample: tasks in `statuses` sharing (goalKey, bound bot) (an
-    open task's binding is None, its own), or sharing a goalBinding.goalKey."""
+    open task's binding is None, its own), or sharing a goalBinding.goalKey; a stuck task
+    (stuck_ms given) is left out."""
     wanted = set(statuses)
-    live = [t for t in sample.get("tasks") or [] if t["status"] in wanted]
+    live = [t for t in sample.get("tasks") or [] if t["status"] in wanted and not stuck(t, sample.get("at"), stuck_ms)]
     groups: dict[tuple[str, Any, Any], list[dict[str, Any]]] = {}
     for t in live:
         if t.get("goalKey"):
@@ -124,8 +136,8 @@ def _criterion(cid: str, name: str, ok: bool, detail: str) -> dict[str, Any]:
     return {"id": cid, "name": name, "pass": ok, "detail": detail}
 
 
-def judge_duplicates(samples: list[dict[str, Any]]) -> dict[str, Any]:
-    found = [d for s in samples for d in duplicates(s)]
+def judge_duplicates(samples: list[dict[str, Any]], stuck_ms: int | None = None) -> dict[str, Any]:
+    found = [d for s in samples for d in duplicates(s, stuck_ms=stuck_ms)]
     read = [s for s in samples if s.get("tasks") is not None]
     most = max((sum(t["status"] in LIVE for t in s["tasks"]) for s in read), default=0)
     if not read:
@@ -202,10 +214,11 @@ def _connected_share(samples: list[dict[str, Any]], name: str) -> float:
 
 
 def evaluate(samples: list[dict[str, Any]], names: list[str],
-             finished: dict[str, list[dict[str, Any]]]) -> dict[str, Any]:
-    """finished: bot -> its completed and failed tasks at the end (from /api/tasks?bot=)."""
+             finished: dict[str, list[dict[str, Any]]], stuck_ms: int | None = None) -> dict[str, Any]:
+    """finished: bot -> its completed and failed tasks at the end (from /api/tasks?bot=);
+    stuck_ms: the daemon's stuck timeout."""
     completed = {n: [t for t in finished.get(n, []) if t["status"] == "completed"] for n in names}
-    criteria = [judge_duplicates(samples), judge_alive(samples, names), judge_worked(completed)]
+    criteria = [judge_duplicates(samples, stuck_ms), judge_alive(samples, names), judge_worked(completed)]
     # shown, not judged: an unplannable task suppresses no new one (agency/planning/tasks/idempotency.py)
     with_unplannable = sorted({d["key"] for s in samples for d in duplicates(s, SAMPLED)
                                if any(x["status"] == "unplannable" for x in d["tasks"])})
@@ -274,6 +287,7 @@ def main(argv: list[str] | None = None, clock: Callable[[], float] = time.monoto
     env = daemon_env(ns, out / f"fleet-soak-{stamp}.db", api_port)
     daemon_log_path = out / f"fleet-soak-{stamp}-daemon.log"
     samples: list[dict[str, Any]] = []
+    stuck_ms = stuck_timeout_ms(args.fast)
     with (out / f"fleet-soak-{stamp}.log").open("w", encoding="utf-8") as log:
         def say(line: str) -> None:
             print(line, flush=True)
@@ -299,7 +313,7 @@ def main(argv: list[str] | None = None, clock: Callable[[], float] = time.monoto
             while True:
                 s = take_sample(base, clock() - t0, deaths)
                 samples.append(s)
-                say(_progress(s))
+                say(_progress(s, stuck_ms))
                 if clock() >= deadline or proc.poll() is not None:
                     break
                 time.sleep(min(SAMPLE_S, max(0.0, deadline - clock())))
@@ -308,7 +322,7 @@ def main(argv: list[str] | None = None, clock: Callable[[], float] = time.monoto
             stop_daemon(proc)
         if samples:
             samples[-1]["deaths"] = samples[-1].get("deaths", []) + deaths_in(deaths.read() or [])
-        report = evaluate(samples, names, finished)
+        report = evaluate(samples, names, finished, stuck_ms)
         if proc.returncode not in (0, None):
             say(f"[Fleet soak] the daemon exited {proc.returncode}")
         for line in verdict_lines(report):
@@ -320,13 +334,13 @@ def main(argv: list[str] | None = None, clock: Callable[[], float] = time.monoto
     return EXIT_PASS if report["pass"] else EXIT_FAIL
 
 
-def _progress(s: dict[str, Any]) -> str:
+def _progress(s: dict[str, Any], stuck_ms: int | None) -> str:
     bots = " ".join(f"{b['name']}={'up' if b['connected'] else 'DOWN'}/hp{b['health']}/{(b['runningTaskId'] or '-')[-8:]}"
                     for b in s["bots"] or []) or "the API did not answer /api/bots"
     by: dict[str, int] = {}
     for t in s["tasks"] or []:
         by[t["status"]] = by.get(t["status"], 0) + 1
-    dups = duplicates(s)
+    dups = duplicates(s, stuck_ms=stuck_ms)
     return (f"[Fleet soak] t={s['t']}s {bots} tasks {' '.join(f'{k}={v}' for k, v in sorted(by.items())) or 'none'}"
             + (f" DUPLICATES {[d['key'] for d in dups]}" if dups else ""))
 

@@ -183,3 +183,14 @@ def test_command_line():
         parse(["3", "--bots", "0"])
     with pytest.raises(SystemExit):
         parse(["0"])
+
+
+def test_a_twin_of_a_task_stuck_past_the_stuck_timeout_is_its_recovery_not_a_duplicate():
+    old = {**task(1, "pending", bot="fleet03"), "createdAt": 1_000, "progress": 0}
+    new = {**task(2, "pending", bot="fleet03"), "createdAt": 71_000, "progress": 0}
+    s = {**sample(5.0, [old, new]), "at": 72_000}
+    assert duplicates(s, stuck_ms=60_000) == []  # the first has waited 71 s with nothing done
+    assert len(duplicates(s, stuck_ms=120_000)) == 1  # not stuck yet: a duplicate
+    moving = {**old, "progress": 0.2}
+    assert len(duplicates({**s, "tasks": [moving, new]}, stuck_ms=60_000)) == 1  # progress: never stuck
+    assert judge_duplicates([s], 60_000)["pass"] is True and judge_duplicates([s], 120_000)["pass"] is False

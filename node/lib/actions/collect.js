@@ -8,6 +8,12 @@
 const { blockName, itemName } = require('../names')
 
 const SPARE_TARGETS = 6 // candidates beyond `count`, for the ones that cannot be reached
+// What each bot on this bridge is collecting: a fleet's bots go for different trees (a trunk's
+// column) and blocks, never one another's - the second bot at a tree waited on drops the
+// first one picked up.
+const TAKEN = new Map() // key -> username
+const spot = (name, p) => (isTrunk(name) ? `${p.x},${p.z}` : `${p.x},${p.y},${p.z}`)
+const takenByOther = (bot, key) => TAKEN.has(key) && TAKEN.get(key) !== bot.username
 const PER_BLOCK_MS = 45000 // collectblock has no time limit of its own: one stuck treetop must not eat the action
 
 async function run (bot, args, rec) {
@@ -18,8 +24,12 @@ async function run (bot, args, rec) {
   const item = (args.item && itemName(bot.registry, args.item)) || args.item || name
   const before = countItems(bot, item)
   const maxDistance = args.maxDistance || 32
-  const positions = bot.findBlocks({ matching: def.id, maxDistance, count: count + SPARE_TARGETS })
-  if (positions.length === 0) throw new Error(`no ${name} within ${maxDistance} blocks`)
+  const positions = bot.findBlocks({ matching: def.id, maxDistance, count: count + SPARE_TARGETS + TAKEN.size })
+    .filter((p) => !takenByOther(bot, spot(name, p)))
+  if (positions.length === 0) {
+    const others = [...TAKEN.values()].filter((u) => u !== bot.username)
+    throw new Error(`no ${name} within ${maxDistance} blocks` + (others.length ? ` that ${others.join(', ')} are not collecting` : ''))
+  }
   const me = bot.entity.position
   const up = isTrunk(name) ? 1 : -1
   positions.sort((a, b) => up * (a.y - b.y) * 4 + (a.distanceTo(me) - b.distanceTo(me)))
@@ -29,7 +39,9 @@ async function run (bot, args, rec) {
   for (const p of positions) {
     if (rec.cancelled || countItems(bot, item) - before >= count) break
     const block = bot.blockAt(p)
-    if (!block || block.type !== def.id) continue
+    const key = spot(name, p)
+    if (!block || block.type !== def.id || takenByOther(bot, key)) continue
+    TAKEN.set(key, bot.username)
     let timer = null
     try {
       const late = new Promise((resolve, reject) => {
@@ -42,6 +54,7 @@ async function run (bot, args, rec) {
       if (String(err && err.message).startsWith('gave up')) await bot.collectBlock.cancelTask().catch(() => {})
     } finally {
       clearTimeout(timer)
+      if (TAKEN.get(key) === bot.username) TAKEN.delete(key)
     }
   }
   const gained = countItems(bot, item) - before
