@@ -60,12 +60,26 @@ function createBot (opts) {
   const rec = { id, bot, state: 'connecting', queue: [], dropped: 0, error: null, endReason: null, spawnedAt: null }
   bots.set(id, rec)
   bot.loadPlugin(pathfinder)
+  sharePathThinking()
   bot.loadPlugin(toolPlugin) // best tool for a block (dig); collectblock relies on it too
   bot.loadPlugin(collectBlock)
   attach(rec, opts.hostileRadius || 16)
   threats.install(bot)
   require('./chat_guard').install(bot, opts, (type, data) => push(rec, type, data)) // secure-chat refusals
   return id
+}
+
+// pathfinder thinks up to 40 ms per physics tick per bot; node runs every bot, so twenty
+// bots computing paths at once held the event loop for most of each tick and every other call
+// (a snapshot, a threat poll) waited. The bridge's bots share those 40 ms (at least 4 each):
+// a path takes a few more ticks to find, the loop stays responsive.
+const PATH_THINK_MS = 40
+const MIN_THINK_MS = 4
+
+function sharePathThinking () {
+  const live = [...bots.values()].filter((r) => r.state !== 'ended' && r.bot && r.bot.pathfinder)
+  const each = Math.max(MIN_THINK_MS, Math.floor(PATH_THINK_MS / Math.max(1, live.length)))
+  for (const r of live) r.bot.pathfinder.tickTimeout = each
 }
 
 function attach (rec, hostileRadius) {
@@ -93,6 +107,7 @@ function attach (rec, hostileRadius) {
   bot.on('end', (reason) => {
     clearInterval(rec.respawnTimer)
     rec.state = 'ended'
+    sharePathThinking()
     rec.endReason = String(reason || 'ended')
     push(rec, 'end', { reason: rec.endReason })
     bot.removeAllListeners() // detach before Python builds a new bot (bridge-notes)
@@ -165,6 +180,7 @@ function quit (id) {
   if (!rec) return false
   try { if (rec.state !== 'ended') rec.bot.quit('mcbot shutdown') } catch (e) { /* already gone */ }
   bots.delete(id)
+  sharePathThinking()
   return true
 }
 
