@@ -15,7 +15,7 @@ from typing import Callable, Sequence
 
 from loguru import logger
 
-from agency.planning.tasks.models import IllegalTransitionError, TaskNotFoundError, TaskOrigin, TaskStatus
+from agency.planning.tasks.models import IllegalTransitionError, Task, TaskNotFoundError, TaskOrigin, TaskStatus
 from agency.planning.tasks.store import TaskStore
 
 DELIVER = "deliver"
@@ -46,15 +46,17 @@ class DeliveryBoard:
     def helpers(self) -> list[str]:
         return [name for name in self._helpers() if name != self.me]
 
-    def request(self, parent_task_id: str, item: str, count: int) -> str:
-        """Post (or find, on a resumed run) the live delivery of `item` for the parent task."""
+    def request(self, parent_task_id: str, item: str, count: int, near: Sequence[int] | None = None) -> str:
+        """Post (or find, on a resumed run) the live delivery of `item` for the parent task;
+        `near`: where the asking bot is (the helper walks there first: it may be out of sight)."""
         for task in self.tasks.list_by_status(*LIVE):
             if (task.type == DELIVER and task.metadata.parentTaskId == parent_task_id
                     and task.parameters.get("target") == item and task.parameters.get("to") == self.me):
                 return task.id
         task = self.tasks.add_task(
             {"title": f"deliver {count} {item} to {self.me}", "type": DELIVER, "source": "delivery",
-             "priority": 0.7, "parameters": {"target": item, "amount": count, "to": self.me},
+             "priority": 0.7,
+             "parameters": {"target": item, "amount": count, "to": self.me, **({"near": list(near)} if near else {})},
              "metadata": {"parentTaskId": parent_task_id}},
             origin=TaskOrigin(kind="system", sourceId=self.me, parentTaskId=parent_task_id))
         logger.info("[Delivery] {} asks for {} {} (task {}, for {})", self.me, count, item, task.id, parent_task_id)
@@ -77,3 +79,19 @@ class DeliveryBoard:
             return False  # claimed in between
         logger.info("[Delivery] {} withdrew task {}: {}", self.me, task_id, why)
         return True
+
+    def withdraw_for(self, parent_task_id: str, why: str) -> int:
+        """The task that asked ended: withdraw its requests nobody has taken yet."""
+        return sum(self.withdraw(t.id, why) for t in self.tasks.list_by_status(TaskStatus.pending)
+                   if t.type == DELIVER and t.metadata.parentTaskId == parent_task_id)
+
+    def on_task_event(self, kind: str, task: Task) -> None:
+        """The executor's lifecycle events: a build that ended needs no more deliveries."""
+        if kind in ("completed", "failed") and task.type != DELIVER:
+            self.withdraw_for(task.id, f"task {task.id} {kind}")
+
+    def near(self, task_id: str | None) -> list[int] | None:
+        """Where the bot that asked for a delivery was when it asked."""
+        task = self.tasks.get_task(task_id) if task_id else None
+        near = task.parameters.get("near") if task is not None and task.type == DELIVER else None
+        return list(near) if isinstance(near, list) and len(near) == 3 else None

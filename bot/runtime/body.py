@@ -338,9 +338,10 @@ class MineflayerBody:
         return WorldSnapshot.model_validate_json(raw)
 
     def recent_snapshot(self) -> WorldSnapshot:
-        """A snapshot at most a quarter of a second old, read with the other bots' in one
-        call: for periodic readers (the reflex tick). A tool, which must see what its last
-        action did, reads snapshot()."""
+        """A snapshot at most a quarter of a second old (never from before this bot's last
+        action started or ended), read with the other bots' in one call: for periodic readers
+        (the reflex tick, perception). A tool, which must see what its last action did, reads
+        snapshot()."""
         with self._body_errors():
             raw = bulk_reads(self.bridge).snapshots.read(self._bot(), self._bot(), self.settings.hostile_radius)
         return WorldSnapshot.model_validate(raw)
@@ -393,6 +394,7 @@ class MineflayerBody:
 
     def start_action(self, kind: str, args: dict[str, Any], timeout_ms: int | None = None) -> ActionStatus:
         raw = self._call_json("startAction", self._bot(), kind, json.dumps(args), timeout_ms or 0)
+        bulk_reads(self.bridge).snapshots.invalidate(self._bot())  # the bot acts: a periodic read must not predate it
         return ActionStatus.model_validate(raw)
 
     def poll_action(self, action_id: str) -> ActionStatus:
@@ -400,6 +402,7 @@ class MineflayerBody:
             st = ActionStatus.model_validate(bulk_reads(self.bridge).actions.read(action_id, action_id))
         if st.state.terminal:
             bulk_reads(self.bridge).actions.forget(action_id)
+            bulk_reads(self.bridge).snapshots.invalidate(self._bot())  # what it did is in the next read
         if st.state in (ActionState.failed, ActionState.timeout) and self._bot_ended():
             self._connected = False  # the action died with the connection, not on its merits
             raise BodyLost(f"{st.kind} ended with the bot's connection: {st.error}")

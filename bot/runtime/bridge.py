@@ -105,6 +105,7 @@ class Bridge:
         self.calls = 0
         self.call_seconds = 0.0
         self.calls_by_fn: Counter[str] = Counter()  # which helpers the daemon leans on (/metrics)
+        self._count_lock = threading.Lock()
 
     # ---- lifecycle -------------------------------------------------------------------
     def start(self, timeout_s: float = 60.0) -> None:
@@ -302,8 +303,13 @@ class Bridge:
                 raise BridgeError(f"{fn}: {_js_message(e)}") from None
         self.calls += 1
         self.call_seconds += time.perf_counter() - started
-        self.calls_by_fn[fn] += 1
+        with self._count_lock:  # calls come from many worker threads
+            self.calls_by_fn[fn] += 1
         return result
+
+    def helper_calls(self) -> dict[str, int]:
+        with self._count_lock:
+            return dict(self.calls_by_fn)
 
     def call_json(self, fn: str, *args: Any, timeout_ms: int = DEFAULT_JS_TIMEOUT_MS) -> Any:
         return json.loads(self.call(fn, *args, timeout_ms=timeout_ms))

@@ -28,6 +28,7 @@ class BulkRead:
         self._args: dict[str, tuple[Any, ...]] = {}
         self._asked_at: dict[str, float] = {}
         self._answer: dict[str, dict[str, Any]] = {}
+        self._answered_args: dict[str, tuple[Any, ...]] = {}  # what each key's answer was asked with
         self._at = float("-inf")
         self.calls = 0
 
@@ -35,16 +36,18 @@ class BulkRead:
         """The helper's answer for `key` called with `args`, at most max_age_s old (a key
         asking for the first time, or with other args, always gets a fresh one).
         BridgeError when the helper failed for this key (a bot the bridge no longer has)."""
+        arrived = self.monotonic()  # before the lock: an answer fetched while this caller waited serves it
         with self._lock:
-            now = self.monotonic()
-            fresh = (key in self._answer and (not self.same_args or self._args.get(key) == args)
-                     and now - self._at < self.max_age_s)
-            self._args[key], self._asked_at[key] = args, now
+            fresh = (key in self._answer and (not self.same_args or self._answered_args.get(key) == args)
+                     and arrived - self._at < self.max_age_s)
+            self._args[key], self._asked_at[key] = args, arrived
             if not fresh:
+                now = self.monotonic()
                 for old in [k for k, t in self._asked_at.items() if now - t >= self.forget_s]:
                     self.forget_locked(old)
-                self._answer = self.bridge.call_json("many", self.fn, json.dumps({k: list(a) for k, a in self._args.items()}))
-                self._at = now
+                asked = dict(self._args)
+                self._answer = self.bridge.call_json("many", self.fn, json.dumps({k: list(a) for k, a in asked.items()}))
+                self._answered_args, self._at = asked, now
                 self.calls += 1
                 for failed in [k for k, a in self._answer.items() if "error" in a]:
                     self.forget_locked(failed)  # in the next call only if it asks again
@@ -52,6 +55,11 @@ class BulkRead:
         if "error" in got:
             raise BridgeError(f"{self.fn}: {got['error']}")
         return got["value"]
+
+    def invalidate(self, key: str) -> None:
+        """The key's answer is out of date (its bot just acted): its next read fetches."""
+        with self._lock:
+            self._answer.pop(key, None)
 
     def forget(self, key: str) -> None:
         with self._lock:

@@ -37,7 +37,7 @@ def render_metrics(daemon: Any, agencies: dict[str, Any]) -> str:
     _line(out, "mcbot_bridge_call_seconds_total", round(bridge.call_seconds, 6) if bridge else 0)
     out.append("# HELP mcbot_bridge_helper_calls_total Calls through the JS bridge by bridge.js helper.")
     out.append("# TYPE mcbot_bridge_helper_calls_total counter")
-    for fn, n in sorted(bridge.calls_by_fn.items()) if bridge else ():
+    for fn, n in sorted(bridge.helper_calls().items()) if bridge else ():
         _line(out, "mcbot_bridge_helper_calls_total", n, {"fn": fn})
     out.append("# TYPE mcbot_bridge_alive gauge")
     _line(out, "mcbot_bridge_alive", int(bool(bridge and bridge.alive)))

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import socket
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Callable
 
 from loguru import logger
 
@@ -30,11 +30,14 @@ class SharedStores:
     daemon_id: str
     postgres: bool
     world_id: Any = None  # agency.goals.world_identity.WorldIdentity of the world the bots are in (first attach)
-    # Each bot's routable actions, registered by its agency: who in this daemon can deliver.
+    # Each bot's routable actions and whether it is connected, registered by its agency: who
+    # in this daemon can deliver now.
     bot_actions: dict[str, frozenset[str]] = field(default_factory=dict)
+    bot_up: dict[str, Callable[[], bool]] = field(default_factory=dict)
 
     def bots_that_can(self, action: str) -> list[str]:
-        return [name for name, actions in self.bot_actions.items() if action in actions]
+        return [name for name, actions in self.bot_actions.items()
+                if action in actions and self.bot_up.get(name, lambda: False)()]
 
     @classmethod
     def open(cls, cfg: McbotConfig, clock: Clock) -> "SharedStores":

@@ -104,6 +104,7 @@ class Agency:
         self.tools = default_tool_registry()
         self.agents = bot_agents(self.entry.agents)  # AgentProfileError: an unknown profile name
         shared.bot_actions[self.name] = self.agents.routable_actions()
+        shared.bot_up[self.name] = lambda: self._connected
         # Materials asked of the other bots through the task store (a shelter's planks).
         self.delivery = DeliveryBoard(self.tasks, self.name, lambda: shared.bots_that_can(DELIVER))
         self.staircases: list[tuple[float, float, float]] = []  # the tops of the staircases dug (climb_out)
@@ -135,7 +136,7 @@ class Agency:
         runtime = AgentRuntime(self.agents, self.tools, ctx, checkpoints=self.checkpoints,
                                plan_facts=self._plan_facts,
                                on_step=record_step(self.tasks))  # each step in the task's event log
-        self.executor = Executor(self.tasks, runtime, self.clock, on_lifecycle=self.goals.on_task_event,
+        self.executor = Executor(self.tasks, runtime, self.clock, on_lifecycle=self._on_task_event,
                                  goals=self.goals.hooks, before_tick=self.goals.on_executor_tick, bot=self.claim_as,
                                  actions=self.agents.routable_actions() if self.entry.agents else None)
         self.reflexes = Reflexes(self.tools, ctx, self.executor,
@@ -148,6 +149,10 @@ class Agency:
         if isinstance(body, MineflayerBody):  # a live bot: threats wake the reflexes
             self.reflex_watch = ReflexWatch(body, self.reflexes, poll_s=self.cfg.jobs.reflex_watch_s)
 
+    def _on_task_event(self, kind: str, task: Any) -> None:
+        self.goals.on_task_event(kind, task)
+        self.delivery.on_task_event(kind, task)
+
     def _plan_facts(self, task: Any) -> dict[str, Any]:
         """What a workflow generator may know beyond the inventory: the goal store's facts,
         and for a craft the table it can use (nearby, or remembered and still standing), so
@@ -157,6 +162,8 @@ class Agency:
             facts.update(table_facts(self.tool_ctx))
         if task.action.lower() == "build" and (helpers := self.delivery.helpers()):
             facts["helpers"] = helpers
+        if task.action.lower() == DELIVER and (near := self.delivery.near(task.id)):
+            facts["near"] = near
         return facts
 
     def _shelter_places(self) -> list[dict[str, Any]]:

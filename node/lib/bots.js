@@ -60,7 +60,7 @@ function createBot (opts) {
   const rec = { id, bot, state: 'connecting', queue: [], dropped: 0, error: null, endReason: null, spawnedAt: null }
   bots.set(id, rec)
   bot.loadPlugin(pathfinder)
-  sharePathThinking()
+  bot.once('inject_allowed', sharePathThinking) // after the plugins load (pathfinder sets its own 40 ms then)
   bot.loadPlugin(toolPlugin) // best tool for a block (dig); collectblock relies on it too
   bot.loadPlugin(collectBlock)
   attach(rec, opts.hostileRadius || 16)

@@ -81,3 +81,44 @@ def test_a_failed_key_gets_its_error_the_others_their_answers_and_quiet_keys_are
     bridge.table["b9"] = {"state": "running"}
     polls.read("b9", "b9")  # a1 not asked for 6 s: left out
     assert set(bridge.asked[-1]) == {"b9"}
+
+
+def test_a_reader_that_waited_behind_a_slow_call_takes_its_answer_instead_of_calling_again():
+    import threading
+
+    clock = Clock()
+    entered, release = threading.Event(), threading.Event()
+
+    class SlowBridge(ManyBridge):
+        slow = False
+
+        def call_json(self, fn, helper, args_json):
+            if self.slow:
+                entered.set()
+                release.wait(5)
+                clock.now += 0.05  # the call outlives max_age
+            return super().call_json(fn, helper, args_json)
+
+    arrived = threading.Event()
+
+    def monotonic() -> float:  # says when the second reader has taken its arrival time
+        if threading.current_thread().name == "second":
+            arrived.set()
+        return clock()
+
+    bridge = SlowBridge({"b1": {"seq": 0, "threats": []}, "b2": {"seq": 0, "threats": []}})
+    threats = BulkRead(bridge, "threatsSince", max_age_s=0.015, same_args=False, monotonic=monotonic)  # type: ignore[arg-type]
+    threats.read("b1", "b1", 0)
+    threats.read("b2", "b2", 0)
+    clock.now += 1
+    bridge.slow = True
+    first = threading.Thread(target=threats.read, args=("b1", "b1", 0))
+    first.start()
+    assert entered.wait(5)
+    second = threading.Thread(target=threats.read, args=("b2", "b2", 0), name="second")
+    second.start()  # arrives while the call is in flight, then waits for the lock
+    assert arrived.wait(5)
+    release.set()
+    first.join(5)
+    second.join(5)
+    assert len(bridge.asked) == 3  # the slow call answered both

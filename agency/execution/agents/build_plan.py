@@ -76,12 +76,15 @@ def shelter_plan(agent_id: str, task: Mapping[str, Any], inventory: Mapping[str,
         planks_used += 0 if have["stick"] else TORCH_PLANKS
     spare = FILL_PLANKS if "needed" not in facts else 0  # a repair builds on a levelled site
     short = need[wall] - have[wall] + (planks_used + spare if wall == DEFAULT_WALL else 0)
-    if short > 0 and helpers and wall.endswith("_planks"):
+    held = need[wall] + (spare if wall == DEFAULT_WALL else 0)  # to hold at the site
+    # what the door and torch take from planks held (made from logs the crafter gathers otherwise)
+    taken = min(planks_used, have[wall]) if wall == DEFAULT_WALL else 0
+    ask = held - have[wall] + taken
+    if helpers and wall.endswith("_planks") and held > 0 and ask > 0:
         # A fleet: another bot brings the walls while this one makes the door; whatever has
         # not come when the wait ends, the crafter makes (it crafts only what is missing).
-        held = need[wall] + (spare if wall == DEFAULT_WALL else 0)
-        steps.insert(0, StepDef(id="ask-walls", tool="request_delivery", description=f"ask {', '.join(helpers)} for {short} {wall}",
-                                args={"taskId": "${task.id}", "item": wall, "count": short}))
+        steps.insert(0, StepDef(id="ask-walls", tool="request_delivery", description=f"ask {', '.join(helpers)} for {ask} {wall}",
+                                args={"taskId": "${task.id}", "item": wall, "count": ask}))
         steps.append(StepDef(id="await-walls", tool="await_delivery", description=f"wait to hold {held} {wall}",
                              args={"item": wall, "total": held, "deliveryTaskId": "${steps.ask-walls.deliveryTaskId}"}))
         steps.append(StepDef(id="get-walls", kind="delegate", agent="crafter", description=f"hold {held} {wall}",

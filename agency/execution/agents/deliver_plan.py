@@ -1,6 +1,7 @@
 """`deliver_plan`: a helper bot's workflow for `deliver <item> <amount>` (to the bot named in
 the task's `to`): have the items - crafted with the crafter's steps when there is a recipe,
-collected otherwise -, then walk up to the bot that asked and hand them over. The have-steps
+collected otherwise -, then walk back to where the bot that asked was (facts["near"], from the
+task's parameters) and up to it, and hand them over. The have-steps
 say how many the inventory must hold after them, counting what is already held, so items
 the helper happened to carry are given first and a resumed run gathers nothing twice.
 """
@@ -9,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
-from agency.execution.agents.planning import SOURCE_BLOCK, WorkflowPlanError, craft_plan
+from agency.execution.agents.planning import GATHER_BATCH, SOURCE_BLOCK, WorkflowPlanError, craft_plan
 from agency.execution.tools.recipes import CRAFTABLE
 from agency.execution.workflows.models import StepDef, WorkflowDef
 
@@ -25,8 +26,16 @@ def deliver_plan(agent_id: str, task: Mapping[str, Any], inventory: Mapping[str,
     if short > 0 and item in CRAFTABLE:
         steps += craft_plan(agent_id, {"target": item, "amount": short, "facts": task.get("facts") or {}}, inventory).steps
     elif short > 0:  # a raw material: dug from its block (cobblestone from stone), else from a block of its name
-        steps.append(StepDef(id="collect", tool="collect_block", description=f"have {amount} {item}",
-                             args={"block": SOURCE_BLOCK.get(item, item), "count": amount, "ensure": True}))
+        held = amount - short
+        for batch, got in enumerate(range(GATHER_BATCH, short + GATHER_BATCH, GATHER_BATCH), start=1):
+            total = held + min(got, short)  # checkpointed batches, each well inside collect's time limit
+            steps.append(StepDef(id="collect" + (f"-{batch}" if batch > 1 else ""), tool="collect_block",
+                                 description=f"have {total} {item}",
+                                 args={"block": SOURCE_BLOCK.get(item, item), "count": total, "ensure": True}))
+    near = (task.get("facts") or {}).get("near")
+    if near:  # where the bot that asked was: out of sight from where the items were got, perhaps
+        steps.append(StepDef(id="go-near", tool="move_to", description=f"walk back towards {to}",
+                             args={"x": near[0], "y": near[1], "z": near[2], "range": 6}))
     steps.append(StepDef(id="give", tool="give", description=f"hand {amount} {item} to {to}",
                          args={"player": to, "item": item, "count": amount}))
     return WorkflowDef(id=f"{agent_id}-deliver-{item.replace('_', '-')}", description=f"deliver {amount} {item} to {to}",

@@ -30,14 +30,22 @@ def _cancel_quietly(body: Body, action_id: str) -> ActionStatus | None:
         return None
 
 
+def _cancel_started(body: Body, started: "asyncio.Future[ActionStatus]") -> None:
+    if not started.cancelled() and started.exception() is None:
+        _cancel_quietly(body, started.result().id)
+
+
 async def run_action(ctx: ToolContext, kind: str, args: dict[str, Any]) -> dict[str, Any]:
     """Run a body action to its end; return its result dict or raise a Tool* error."""
     ctx.check()
     remaining = ctx.remaining_ms()
-    if remaining is not None and _accepts_timeout(ctx.body):
-        st = await ctx.io(ctx.body.start_action, kind, args, timeout_ms=max(1000, remaining - 500))  # type: ignore[call-arg]
-    else:
-        st = await ctx.io(ctx.body.start_action, kind, args)
+    kw = {"timeout_ms": max(1000, remaining - 500)} if remaining is not None and _accepts_timeout(ctx.body) else {}
+    starting = asyncio.ensure_future(ctx.io(ctx.body.start_action, kind, args, **kw))
+    try:
+        st = await asyncio.shield(starting)
+    except asyncio.CancelledError:  # cancelled while the start was in flight: cancel what it starts
+        starting.add_done_callback(lambda f: _cancel_started(ctx.body, f))
+        raise
     try:
         while not st.state.terminal:
             try:

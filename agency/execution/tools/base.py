@@ -109,7 +109,8 @@ class ToolContext:
             raise ToolTimeout(f"deadline passed ({self.clock() - self.deadline_ms} ms late)")
 
     async def io(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
-        """A blocking call (the body, a store): off the loop when `offload` is on."""
+        """A blocking body call: off the loop when `offload` is on (never a store's: the
+        database connection belongs to the loop's thread)."""
         if self.offload:
             return await asyncio.to_thread(fn, *args, **kwargs)
         return fn(*args, **kwargs)

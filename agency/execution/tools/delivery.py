@@ -6,6 +6,7 @@ craft step after them gets the materials instead."""
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from pydantic import Field
@@ -56,7 +57,8 @@ async def request_delivery(ctx: ToolContext, p: RequestInput) -> dict[str, Any]:
     helpers = board.helpers() if board is not None else []
     if board is None or not helpers or not p.taskId:
         return {"requested": False, "deliveryTaskId": None, "why": "no other bot to ask"}
-    task_id = board.request(p.taskId, p.item, p.count)
+    pos = (await ctx.io(ctx.body.snapshot)).position
+    task_id = board.request(p.taskId, p.item, p.count, near=[math.floor(pos.x), math.floor(pos.y), math.floor(pos.z)])
     return {"requested": True, "deliveryTaskId": task_id, "helpers": helpers}
 
 

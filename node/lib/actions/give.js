@@ -11,7 +11,7 @@ const { findTarget } = require('./follow')
 const DISTANCES = [2.5, 2.2, 2.8] // blocks from the receiver, one per attempt: a toss flies about 2-3 blocks
 const TOO_CLOSE = 1.8 // a toss from closer flies past the receiver's reach
 const SETTLE_MS = 2500 // vanilla's pickup delay is 2 s; the embedded world's 0.5 s
-const APPROACH_MS = 10000
+const STALL_MS = 10000 // walking up to the receiver: no 0.5 blocks closer for this long is stuck
 const SIGHT_MS = 5000 // a player who just arrived or teleported is in view within this
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms))
@@ -59,6 +59,8 @@ async function approach (bot, name, distance, rec) {
   }
   if (!target) throw new Error(`no player '${name}' in view to give to`)
   let heading = null // 'to' the receiver, or 'away' from one too close
+  let best = Infinity
+  let progressAt = Date.now()
   try {
     while (!rec.cancelled) {
       target = findTarget(bot, name)
@@ -68,12 +70,14 @@ async function approach (bot, name, distance, rec) {
       const want = d < TOO_CLOSE ? 'away' : 'to'
       if (want !== heading) {
         heading = want
+        best = Infinity
+        progressAt = Date.now()
         const near = new goals.GoalFollow(target, want === 'away' ? TOO_CLOSE + 0.5 : distance)
         bot.pathfinder.setGoal(want === 'away' ? new goals.GoalInvert(near) : near, true)
       }
-      if (Date.now() - started > APPROACH_MS) {
-        const d = bot.entity.position.distanceTo(target.position).toFixed(1)
-        throw new Error(`could not get within ${distance} blocks of '${name}' in ${APPROACH_MS} ms (still ${d} away)`)
+      if (d < best - 0.5) { best = d; progressAt = Date.now() }
+      if (Date.now() - progressAt > STALL_MS) {
+        throw new Error(`could not get within ${distance} blocks of '${name}': no closer for ${STALL_MS} ms (still ${d.toFixed(1)} away)`)
       }
       await sleep(200)
     }

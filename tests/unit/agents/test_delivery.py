@@ -27,6 +27,8 @@ def test_deliver_plan_crafts_a_recipe_then_gives_and_collects_a_raw_material_the
     stone = deliver_plan("gatherer", {"target": "cobblestone", "amount": 5, "to": "builder1"}, {"cobblestone": 2})
     assert [(s.id, s.tool) for s in stone.steps] == [("collect", "collect_block"), ("give", "give")]
     assert stone.steps[0].args == {"block": "stone", "count": 5, "ensure": True}  # 5 held in all, 2 already
+    many = deliver_plan("gatherer", {"target": "cobblestone", "amount": 20, "to": "builder1"}, {})
+    assert [s.args.get("count") for s in many.steps] == [6, 12, 18, 20, 20]  # batches, then the give
     held = deliver_plan("gatherer", {"target": "oak_planks", "amount": 8, "to": "builder1"}, {"oak_planks": 9})
     assert [s.id for s in held.steps] == ["give"]
     with pytest.raises(WorkflowPlanError) as e:
@@ -50,11 +52,22 @@ def test_a_fleet_builder_asks_for_its_walls_first_makes_the_door_meanwhile_then_
     assert fleet_ids.index("await-walls") + 1 == fleet_ids.index("get-walls") < fleet_ids.index("site")
     ask, wait, get = (fleet.steps[fleet_ids.index(i)] for i in ("ask-walls", "await-walls", "get-walls"))
     alone_get = alone.steps[alone_ids.index("get-walls")]
-    assert ask.args["count"] == alone_get.task["amount"]  # asked for what it would have crafted
+    assert ask.args["count"] == wait.args["total"]  # holding nothing: all it must hold at the site
     assert wait.args["deliveryTaskId"] == "${steps.ask-walls.deliveryTaskId}"
     assert get.task == {"action": "craft", "target": "oak_planks", "amount": wait.args["total"], "ensure": True}
     # what it must hold at the site: the blueprint's planks and the spare ones for filling holes
-    assert wait.args["total"] == alone_get.task["amount"] - 10  # minus the door's 6 and the table's 4
+    # (not the door's 6 and the table's 4: the crafter makes those from logs meanwhile)
+    assert wait.args["total"] == alone_get.task["amount"] - 10
+    # holding 20 planks: the door takes 10 of them, so it asks for what the site needs beyond the other 10
+    some = shelter_plan("builder", {"target": "basic_shelter", "id": "t1", "facts": {"helpers": ["g1"]}}, {"oak_planks": 20})
+    assert next(s for s in some.steps if s.id == "ask-walls").args["count"] == wait.args["total"] - 10
+
+
+def test_a_fleet_repair_that_needs_only_a_door_asks_nobody_for_planks():
+    facts = {"needed": {"oak_door": 1}, "wallBlock": "oak_planks", "doorBlock": "oak_door", "helpers": ["g1"]}
+    plan = shelter_plan("builder", {"target": "basic_shelter", "id": "t1", "facts": facts}, {})
+    ids = [s.id for s in plan.steps]
+    assert "ask-walls" not in ids and "await-walls" not in ids and ids[0] == "get-door"
 
 
 @pytest.fixture
@@ -126,3 +139,42 @@ def test_await_returns_once_the_items_arrive_and_withdraws_a_request_nobody_take
     assert res.success and res.output["delivered"] is False and "no bot took" in res.output["why"]
     assert 30_000 <= ftime.clock() - before < 32_000
     assert tasks.get_task(untaken).status is TaskStatus.failed
+
+
+def test_a_build_that_ends_withdraws_its_untaken_requests_and_leaves_a_taken_one(store):
+    tasks, _ = store
+    board = DeliveryBoard(tasks, "builder1", lambda: ["gatherer1"])
+    untaken = board.request("task-build", "oak_planks", 30)
+    taken = board.request("task-build", "cobblestone", 5)
+    other = board.request("task-other", "oak_planks", 8)
+    assert tasks.claim_next("gatherer1", {DELIVER}).id == untaken  # oldest first: then claim the next
+    tasks.set_status(untaken, TaskStatus.pending)  # back in the queue
+    claimed = [tasks.claim_next("gatherer1", {DELIVER}) for _ in range(2)]
+    assert {c.id for c in claimed} == {untaken, taken}
+    tasks.set_status(untaken, TaskStatus.pending)
+    board.on_task_event("failed", tasks.get_task(taken))  # a delivery's own end withdraws nothing
+    assert tasks.get_task(untaken).status is TaskStatus.pending
+    build = tasks.add_task({"title": "build", "type": "build"}, allow_unfinalized=True)
+    board.on_task_event("completed", build.model_copy(update={"id": "task-build"}))
+    assert tasks.get_task(untaken).status is TaskStatus.failed
+    assert "withdrawn: task task-build completed" == tasks.get_task(untaken).metadata.blockedReason
+    assert tasks.get_task(taken).status is TaskStatus.active  # a helper works on it: let it finish
+    assert tasks.get_task(other).status is TaskStatus.pending  # another task's
+
+
+def test_a_helper_walks_back_to_where_the_asking_bot_was_before_it_gives():
+    plan = deliver_plan("gatherer", {"target": "oak_planks", "amount": 8, "to": "builder1",
+                                     "facts": {"near": [10, 64, -3]}}, {"oak_planks": 8})
+    assert [(s.id, s.tool) for s in plan.steps] == [("go-near", "move_to"), ("give", "give")]
+    assert plan.steps[0].args == {"x": 10, "y": 64, "z": -3, "range": 6}
+
+
+def test_a_request_says_where_the_asking_bot_is(store):
+    tasks, ftime = store
+    body = FakeBody(ftime.clock)
+    board = DeliveryBoard(tasks, "builder1", lambda: ["gatherer1"])
+    res = asyncio.run(default_tool_registry().execute(
+        "request_delivery", {"taskId": "t1", "item": "oak_planks", "count": 8}, _ctx(body, ftime, board)))
+    p = body.position
+    assert board.near(res.output["deliveryTaskId"]) == [int(p.x // 1), int(p.y // 1), int(p.z // 1)]
+    assert board.near("task-none") is None
