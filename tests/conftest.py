@@ -10,6 +10,7 @@ cannot change) runs at the first of those versions only; the summary says which 
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import time
 from pathlib import Path
@@ -114,6 +115,17 @@ hunger_rate = 0.0
 [drive_tick]
 enabled = false
 """
+
+
+def stop_daemon(p: "subprocess.Popen[str]", timeout_s: float = 30) -> int:
+    """SIGTERM a `mcbot run` a test started (SIGKILL after timeout_s); its exit code."""
+    if p.poll() is None:
+        p.send_signal(signal.SIGTERM)
+        try:
+            return p.wait(timeout=timeout_s)
+        except subprocess.TimeoutExpired:
+            p.kill()
+    return p.wait()
 
 
 def wait_healthy(p: "subprocess.Popen[str]", base: str, timeout_s: float = 120,

@@ -6,14 +6,13 @@ tasks filter by bot, and /metrics labels each bot's series."""
 from __future__ import annotations
 
 import json
-import signal
 import subprocess
 import sys
 
 import httpx
 
 from bot.runtime.server import free_port
-from tests.conftest import ROOT, USER_TASKS_ONLY, daemon_env, wait_healthy, wait_until
+from tests.conftest import ROOT, USER_TASKS_ONLY, daemon_env, stop_daemon, wait_healthy, wait_until
 
 BOTS = ("alpha", "bravo", "charlie")
 CONFIG = USER_TASKS_ONLY + "".join(f'\n[[bots]]\nusername = "{name}"\n' for name in BOTS)
@@ -92,10 +91,5 @@ def test_three_bots_in_one_daemon_share_one_store_and_each_does_its_own_goals(tm
             assert f'mcbot_bot_connected{{bot="{name}"}} 1' in metrics
             assert f'mcbot_job_runs_total{{job="executor@{name}"}}' in metrics
     finally:
-        p.send_signal(signal.SIGTERM)
-        try:
-            code = p.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            p.kill()
-            code = p.wait()
+        code = stop_daemon(p)
     assert code == 0, log.read_text()[-3000:]

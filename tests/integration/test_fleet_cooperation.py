@@ -6,14 +6,13 @@ one lives, and a bot whose agents cannot build is refused it."""
 
 from __future__ import annotations
 
-import signal
 import subprocess
 import sys
 
 import httpx
 
 from bot.runtime.server import free_port
-from tests.conftest import ROOT, USER_TASKS_ONLY, daemon_env, wait_healthy, wait_until
+from tests.conftest import ROOT, USER_TASKS_ONLY, daemon_env, stop_daemon, wait_healthy, wait_until
 
 CONFIG = USER_TASKS_ONLY + """
 [[bots]]
@@ -84,10 +83,5 @@ def test_a_gatherer_delivers_the_planks_a_builder_asks_for_and_the_shelter_verif
         assert built["status"] == "completed" and built["metadata"]["heldBy"] == "builder1", built
         assert f"[Delivery] builder1 asks for {WALLS} oak_planks" in log.read_text()
     finally:
-        p.send_signal(signal.SIGTERM)
-        try:
-            code = p.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            p.kill()
-            code = p.wait()
+        code = stop_daemon(p)
     assert code == 0, log.read_text()[-3000:]

@@ -19,7 +19,7 @@ import pytest
 from psycopg.rows import dict_row
 
 from bot.runtime.server import free_port
-from tests.conftest import ROOT, USER_TASKS_ONLY, daemon_env, wait_healthy, wait_until
+from tests.conftest import ROOT, USER_TASKS_ONLY, daemon_env, stop_daemon, wait_healthy, wait_until
 from tests.pg_server import MISSING, PgServer, find_binaries
 
 LEASE_S = 3
@@ -60,13 +60,7 @@ class _Daemon:
         return httpx.get(f"{self.base}/api/tasks/{task_id}", timeout=10).json()
 
     def stop(self) -> int:
-        if self.p.poll() is None:
-            self.p.send_signal(signal.SIGTERM)
-            try:
-                return self.p.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                self.p.kill()
-        return self.p.wait()
+        return stop_daemon(self.p)
 
 
 def _events(pg_url: str, task_id: str) -> list[dict]:
