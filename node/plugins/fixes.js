@@ -197,7 +197,20 @@ module.exports.player = function (player, serv) {
   // rejoin ("Timeout waiting for 5 chunks"). Send the rest of the view right after spawn.
   player.once('spawned', () => {
     player.worldSendRestOfChunks().catch((err) => serv.err(`chunks after spawn: ${err.stack}`))
+    showAgain()
   })
+
+  // On join flying-squid spawns the newcomer to the players around before it announces the
+  // newcomer's name (player_info): a client gets an entity it cannot name, and a bot never
+  // sees the player who joined after it (a fleet's bots log in one after the other at spawn).
+  // Once the name is out, spawn the newcomer to them (and them to it) again.
+  function showAgain () {
+    for (const other of serv.players) {
+      if (other === player || other.world !== player.world) continue
+      if ((other.nearbyEntities || []).includes(player)) { other.despawnEntities([player]); other.spawnEntity(player) }
+      if ((player.nearbyEntities || []).includes(other)) { player.despawnEntities([other]); player.spawnEntity(other) }
+    }
+  }
 
   // Teleport right after joining: flying-squid resends the login position once the client's
   // first 'flying'/'look' packet arrives (against falling through unloaded chunks), which can

@@ -9,6 +9,10 @@ const LOST_MS = 5000 // the target out of view this long: give up
 function findTarget (bot, name) {
   const player = bot.players[name]
   if (player && player.entity) return player.entity
+  if (player && player.uuid) { // spawned before its name arrived: mineflayer never linked the two
+    const e = Object.values(bot.entities).find((x) => x.type === 'player' && x.uuid === player.uuid)
+    if (e) return e
+  }
   const wanted = String(name).toLowerCase()
   let best = null
   for (const e of Object.values(bot.entities)) {
