@@ -71,10 +71,11 @@ function createBot (opts) {
 
 // pathfinder thinks up to 40 ms per physics tick per bot; node runs every bot, so twenty
 // bots computing paths at once held the event loop for most of each tick and every other call
-// (a snapshot, a threat poll) waited. The bridge's bots share those 40 ms (at least 1 each):
-// a path takes a few more ticks to find, the loop stays responsive.
+// (a snapshot, a threat poll) waited. The bridge's bots share those 40 ms (at least 4 each:
+// at 1 ms twenty bots walked a quarter less): a path takes a few more ticks to find, the loop
+// stays responsive.
 const PATH_THINK_MS = 40
-const MIN_THINK_MS = 1 // twenty bots at 2 ms each still think 40 ms a tick in all
+const MIN_THINK_MS = 4
 
 function sharePathThinking () {
   const live = [...bots.values()].filter((r) => r.state !== 'ended' && r.bot && r.bot.pathfinder)
