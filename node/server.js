@@ -136,6 +136,8 @@ const PLUGINS = ['protocol', 'fixes', 'drops', 'windows', 'furnace', 'crafting',
 const terrain = require('./plugins/terrain.js')
 
 const mcServer = require('flying-squid')
+// Packets cut from the stream without an Error thrown at every chunk's end (lib/framing.js).
+require('./lib/framing').installQuietSplitter('flying-squid')
 // world.js replaces a falsy seed with a random one and a saved world's level.dat seed wins;
 // it writes the seed in use back into this object, which terrain.js reads.
 const genOptions = { seed: (cfg.seed | 0) || 1, mcbot: cfg }

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+from functools import partial
 from typing import Any
 
 from agency.cognition.dev_injection import apply_dev_injection
@@ -16,6 +17,7 @@ from agency.goals.user_goals import GoalRequest, GoalRequestError
 from agency.planning.tasks.models import Task
 from agency.world import WorldSnapshot
 from bot.runtime.api import ApiContext, BotUnavailable
+from bot.runtime.body import MineflayerBody
 from bot.runtime.live_state import bot_summary, live_sources
 from bot.runtime.metrics import render_metrics
 
@@ -92,7 +94,9 @@ def bot_api_context(agency: Any, daemon: Any) -> ApiContext:
 async def bot_snapshot(agency: Any) -> WorldSnapshot:
     if agency.body is None or not agency.body.connected:
         raise BotUnavailable(f"bot {agency.name} is not connected")
-    return await asyncio.to_thread(agency.body.snapshot)
+    body = agency.body
+    read = partial(body.snapshot, urgent=True) if isinstance(body, MineflayerBody) else body.snapshot  # a user waits
+    return await asyncio.to_thread(read)
 
 
 class FleetView:

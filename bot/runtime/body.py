@@ -310,10 +310,10 @@ class MineflayerBody:
             raise NotReady("bot is not connected")
         return self.bot_id
 
-    def _call(self, fn: str, *args: Any, timeout_ms: int = 10_000) -> Any:
+    def _call(self, fn: str, *args: Any, timeout_ms: int = 10_000, urgent: bool = False) -> Any:
         """One bridge call for the Body protocol."""
         with self._body_errors():
-            return self.bridge.call(fn, *args, timeout_ms=timeout_ms)
+            return self.bridge.call(fn, *args, timeout_ms=timeout_ms, urgent=urgent)
 
     @contextmanager
     def _body_errors(self) -> Iterator[None]:
@@ -333,8 +333,9 @@ class MineflayerBody:
     def _call_json(self, fn: str, *args: Any, timeout_ms: int = 10_000) -> Any:
         return json.loads(self._call(fn, *args, timeout_ms=timeout_ms))
 
-    def snapshot(self) -> WorldSnapshot:
-        raw = self._call("snapshot", self._bot(), self.settings.hostile_radius)
+    def snapshot(self, *, urgent: bool = False) -> WorldSnapshot:
+        """A snapshot read now (`urgent`: a user waits for it; it goes before queued polls)."""
+        raw = self._call("snapshot", self._bot(), self.settings.hostile_radius, urgent=urgent)
         return WorldSnapshot.model_validate_json(raw)
 
     def recent_snapshot(self) -> WorldSnapshot:
@@ -357,8 +358,8 @@ class MineflayerBody:
         out, self._pending = self._pending, []
         if self.bot_id is None:
             return out
-        try:  # a lost bot's queue is drained too: its `end` says why it left
-            batch = self.bridge.call_json("drainEvents", self.bot_id, max_events)
+        try:  # a lost bot's queue is drained too: its `end` says why it left; one call for every bot on the bridge
+            batch = bulk_reads(self.bridge).events.take(self.bot_id, self.bot_id, max_events)
         except BridgeDead:
             return out  # maintain() rebuilds the bridge and says so with an `end`
         for raw in batch:

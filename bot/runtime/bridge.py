@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import itertools
 import json
 import os
 import queue
@@ -49,20 +50,25 @@ class BridgeInitError(InitError):
 
 
 class _Worker:
-    """One daemon thread running submitted calls in order. Unlike ThreadPoolExecutor's
-    workers it is not joined at interpreter exit, so a call stuck on a dead node can never
-    hold the process open."""
+    """One daemon thread running submitted calls in order, a user's calls first (an API
+    read waits for the call under way, not for a fleet's queued polls). Unlike
+    ThreadPoolExecutor's workers it is not joined at interpreter exit, so a call stuck on a
+    dead node can never hold the process open."""
+
+    URGENT, NORMAL, STOP = 0, 1, 2
 
     def __init__(self, name: str) -> None:
-        self._queue: queue.SimpleQueue[tuple[concurrent.futures.Future[Any], Callable[[], Any]] | None] = (
-            queue.SimpleQueue()
+        self._queue: queue.PriorityQueue[tuple[int, int, concurrent.futures.Future[Any] | None, Callable[[], Any] | None]] = (
+            queue.PriorityQueue()
         )
+        self._seq = itertools.count()  # in order within a lane
         self.thread = threading.Thread(target=self._loop, name=name, daemon=True)
         self.thread.start()
 
     def _loop(self) -> None:
-        while (item := self._queue.get()) is not None:
-            future, func = item
+        while (item := self._queue.get())[2] is not None:
+            _, _, future, func = item
+            assert future is not None and func is not None
             if not future.set_running_or_notify_cancel():
                 continue
             try:
@@ -70,13 +76,13 @@ class _Worker:
             except BaseException as e:  # noqa: BLE001 - handed to the caller
                 future.set_exception(e)
 
-    def submit(self, func: Callable[[], Any]) -> concurrent.futures.Future[Any]:
+    def submit(self, func: Callable[[], Any], *, urgent: bool = False) -> concurrent.futures.Future[Any]:
         future: concurrent.futures.Future[Any] = concurrent.futures.Future()
-        self._queue.put((future, func))
+        self._queue.put((self.URGENT if urgent else self.NORMAL, next(self._seq), future, func))
         return future
 
     def shutdown(self) -> None:
-        self._queue.put(None)
+        self._queue.put((self.STOP, next(self._seq), None, None))  # after the calls already queued
 
 
 class Bridge:
@@ -264,8 +270,9 @@ class Bridge:
                 return
 
     # ---- calls -----------------------------------------------------------------------
-    def call(self, fn: str, *args: Any, timeout_ms: int = DEFAULT_JS_TIMEOUT_MS) -> Any:
-        """Call a bridge.js helper on the bridge thread.
+    def call(self, fn: str, *args: Any, timeout_ms: int = DEFAULT_JS_TIMEOUT_MS, urgent: bool = False) -> Any:
+        """Call a bridge.js helper on the bridge thread (`urgent`: a user waits for it, it goes
+        before the calls queued without).
 
         `timeout_ms` is the JS-side bound of whatever the helper waits on; the Python wait is
         longer by `call_margin_s` so that JS always settles first (trap 1).
@@ -281,7 +288,7 @@ class Bridge:
             return getattr(mod, fn)(*args, timeout=py_timeout)
 
         started = time.perf_counter()
-        future = self._executor.submit(run)
+        future = self._executor.submit(run, urgent=urgent)
         deadline = started + py_timeout + self.call_margin_s
         # Wait in slices so a bridge that dies mid-call is reported at once, not at timeout.
         while True:

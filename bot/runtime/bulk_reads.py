@@ -3,7 +3,8 @@ worker thread, in order: a fleet's bots each polling their threats every 20 ms, 
 action every 0.2 s and a snapshot every second queue up there, and a user's request waits
 behind them. A BulkRead answers each key (a bot, an action) from the last bulk answer while
 it is younger than `max_age_s`; the first key to ask after that fetches the answers for
-every key asked for lately in one call (bridge.js `many`)."""
+every key asked for lately in one call (bridge.js `many`). A BulkDrain does the same for
+queues (the bots' events), holding each key's items until it takes them."""
 
 from __future__ import annotations
 
@@ -70,6 +71,64 @@ class BulkRead:
         self._args.pop(key, None)
 
 
+class BulkDrain:
+    """Queues drained for many keys in one call (bridge.js `many`). A drain takes the items
+    from node for good, so each key's items wait here until that key takes them. A key drains
+    again when it has taken what the last drain brought, or that drain is `max_age_s` old;
+    otherwise it takes what another key's drain brought it: one call for a fleet's bots each
+    draining once a second, a fresh drain for every call of a lone reader."""
+
+    def __init__(self, bridge: Bridge, fn: str, *, max_age_s: float, forget_s: float = FORGET_S,
+                 monotonic: Callable[[], float] = time.monotonic) -> None:
+        self.bridge, self.fn, self.max_age_s, self.forget_s, self.monotonic = bridge, fn, max_age_s, forget_s, monotonic
+        self._lock = threading.Lock()
+        self._args: dict[str, tuple[Any, ...]] = {}
+        self._asked_at: dict[str, float] = {}
+        self._held: dict[str, list[Any]] = {}
+        self._unseen: set[str] = set()  # keys that have not taken since the last drain
+        self._at = float("-inf")
+        self.calls = 0
+
+    def take(self, key: str, *args: Any) -> list[Any]:
+        """Every item drained for `key` not taken yet. BridgeError when the helper failed
+        for this key in the drain this call made."""
+        arrived = self.monotonic()
+        error = None
+        with self._lock:
+            self._args[key], self._asked_at[key] = args, arrived
+            if key not in self._unseen or arrived - self._at >= self.max_age_s:
+                error = self._drain_locked(key)
+            self._unseen.discard(key)
+            items = self._held.pop(key, [])
+        if error is not None and not items:
+            raise BridgeError(f"{self.fn}: {error}")
+        return items
+
+    def _drain_locked(self, key: str) -> str | None:
+        """One drain for every key asked for lately; the helper's error for `key`, if any."""
+        now = self.monotonic()
+        for old in [k for k, t in self._asked_at.items() if now - t >= self.forget_s]:
+            self._forget_locked(old)
+        answer = self.bridge.call_json("many", self.fn, json.dumps({k: list(a) for k, a in self._args.items()}))
+        self._at = now
+        self.calls += 1
+        self._unseen = set(self._args)
+        error = None
+        for k, got in answer.items():
+            if "error" in got:
+                error = got["error"] if k == key else error
+            elif k in self._args:
+                self._held.setdefault(k, []).extend(got["value"])
+        return error
+
+    def _forget_locked(self, key: str) -> None:
+        """A key not asked for in forget_s (a bot replaced by a reconnect): its items go with it."""
+        self._asked_at.pop(key, None)
+        self._args.pop(key, None)
+        self._held.pop(key, None)
+        self._unseen.discard(key)
+
+
 class BulkReads:
     """A bridge's bulk reads, shared by every body on it."""
 
@@ -77,6 +136,7 @@ class BulkReads:
         self.threats = BulkRead(bridge, "threatsSince", max_age_s=0.015, same_args=False)  # under the reflex watch's 20 ms poll
         self.actions = BulkRead(bridge, "pollAction", max_age_s=0.15)  # tools poll every 0.2 s
         self.snapshots = BulkRead(bridge, "snapshot", max_age_s=0.25)  # periodic readers only, never a tool
+        self.events = BulkDrain(bridge, "drainEvents", max_age_s=0.5)  # each body drains once a second (job_body)
 
 
 _of: dict[int, BulkReads] = {}

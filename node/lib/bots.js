@@ -9,6 +9,11 @@ const toolPlugin = require('mineflayer-tool').plugin
 const { isHostile } = require('./names')
 const deathCause = require('./death_cause')
 const threats = require('./threats')
+const { installBlockCache, memoizeMinecraftData } = require('./simulation_cache')
+const { installQuietSplitter } = require('./framing')
+
+memoizeMinecraftData()
+installQuietSplitter()
 
 const MAX_QUEUE = 2000
 // mineflayer asks to respawn once, on the health packet that says the bot died. A lost
@@ -60,7 +65,10 @@ function createBot (opts) {
   const rec = { id, bot, state: 'connecting', queue: [], dropped: 0, error: null, endReason: null, spawnedAt: null }
   bots.set(id, rec)
   bot.loadPlugin(pathfinder)
-  bot.once('inject_allowed', sharePathThinking) // after the plugins load (pathfinder sets its own 40 ms then)
+  bot.once('inject_allowed', () => { // after the plugins load (pathfinder sets its own 40 ms then)
+    sharePathThinking()
+    installBlockCache(bot)
+  })
   bot.loadPlugin(toolPlugin) // best tool for a block (dig); collectblock relies on it too
   bot.loadPlugin(collectBlock)
   attach(rec, opts.hostileRadius || 16)

@@ -9,7 +9,7 @@ import json
 import pytest
 
 from bot.runtime.bridge import BridgeError
-from bot.runtime.bulk_reads import BulkRead
+from bot.runtime.bulk_reads import BulkDrain, BulkRead
 
 
 class Clock:
@@ -122,3 +122,68 @@ def test_a_reader_that_waited_behind_a_slow_call_takes_its_answer_instead_of_cal
     first.join(5)
     second.join(5)
     assert len(bridge.asked) == 3  # the slow call answered both
+
+
+class QueueBridge:
+    """`many` over per-key queues that a drain empties, like bridge.js drainEvents."""
+
+    def __init__(self, queues: dict[str, list[str]]) -> None:
+        self.queues = queues
+        self.asked: list[list[str]] = []
+
+    def call_json(self, fn: str, helper: str, args_json: str) -> dict:
+        keys = list(json.loads(args_json))
+        self.asked.append(keys)
+        out: dict[str, dict] = {}
+        for k in keys:
+            if k == "broken":
+                out[k] = {"error": "no bot with id broken"}
+            else:
+                out[k], self.queues[k] = {"value": self.queues.get(k, [])}, []
+        return out
+
+
+def test_a_lone_reader_drains_at_every_call():
+    clock = Clock()
+    bridge = QueueBridge({"b1": ["spawn"]})
+    events = BulkDrain(bridge, "drainEvents", max_age_s=0.5, monotonic=clock)  # type: ignore[arg-type]
+    assert events.take("b1", "b1", 500) == ["spawn"]
+    bridge.queues["b1"] = ["chat"]
+    assert events.take("b1", "b1", 500) == ["chat"]
+    assert events.take("b1", "b1", 500) == []
+    assert len(bridge.asked) == 3
+
+
+def test_bots_take_what_another_bots_drain_brought_them_until_it_is_old():
+    clock = Clock()
+    bridge = QueueBridge({"b1": [], "b2": []})
+    events = BulkDrain(bridge, "drainEvents", max_age_s=0.5, monotonic=clock)  # type: ignore[arg-type]
+    events.take("b1", "b1", 500)
+    events.take("b2", "b2", 500)  # new: drains at once, for b1 too
+    assert bridge.asked == [["b1"], ["b1", "b2"]]
+    bridge.queues.update({"b1": ["health"], "b2": ["chat"]})
+    clock.now += 0.1
+    assert events.take("b1", "b1", 500) == [], "b2's drain is young and brought b1 nothing: no call"
+    assert len(bridge.asked) == 2
+    assert events.take("b2", "b2", 500) == ["chat"], "b2 took its last drain: it drains, for both"
+    assert events.take("b1", "b1", 500) == ["health"], "held from b2's drain, no call"
+    assert len(bridge.asked) == 3
+    bridge.queues.update({"b1": ["end"], "b2": ["late"]})
+    assert events.take("b1", "b1", 500) == ["end"]  # b1 took b2's drain: it drains, b2's late is held
+    bridge.queues["b2"] = ["later"]
+    clock.now += 0.6
+    assert events.take("b2", "b2", 500) == ["late", "later"], "b1's drain is old: b2 drains, in order"
+    assert len(bridge.asked) == 5
+
+
+def test_a_drain_failing_for_a_key_raises_for_it_alone_and_forgotten_keys_lose_their_items():
+    clock = Clock()
+    bridge = QueueBridge({"b1": ["spawn"]})
+    events = BulkDrain(bridge, "drainEvents", max_age_s=0.5, forget_s=5.0, monotonic=clock)  # type: ignore[arg-type]
+    with pytest.raises(BridgeError, match="no bot with id broken"):
+        events.take("broken", "broken", 500)
+    assert events.take("b1", "b1", 500) == ["spawn"]
+    bridge.queues["b1"] = ["chat"]
+    clock.now += 6.0  # broken was not asked for since: left out, b1 asks again
+    assert events.take("b1", "b1", 500) == ["chat"]
+    assert bridge.asked[-1] == ["b1"]
