@@ -28,7 +28,7 @@ from loguru import logger
 
 from agency.places.settings import PlacesConfig
 from agency.places.store import Place, PlaceStore, Pos, place_kind
-from agency.world import BlockRegion, Body
+from agency.world import BlockRegion
 
 HOOK = "places"  # the ToolContext.hooks key
 MAX_CHECKS = 4  # remembered candidates read per lookup: a lookup costs at most this many block reads
@@ -123,20 +123,12 @@ class PlaceMemory:
         self._forget(world, place, now)
         return False
 
-    def standing(self, body: Body, kind: str, near: tuple[float, float, float],
-                 max_distance: float | None = None) -> Place | None:
-        """The nearest remembered place of `kind` whose real block is still there, or
-        None: each candidate's block is read now (one block each), gone ones forgotten on
-        the way. For tools, which read the body on the event loop."""
-        for place in self.candidates(kind, near, max_distance):
-            if self.confirm(place, body.region(place.pos, (1, 1, 1)).block_at(*place.pos)):
-                return place
-        return None
-
     async def standing_read(self, read: Callable[[Pos], Awaitable[str | None]], kind: str,
                             near: tuple[float, float, float], max_distance: float | None = None) -> Place | None:
-        """`standing` with the block reads awaited (the daemon reads on a worker thread and
-        keeps the database on its event loop, the connection's one owner)."""
+        """The nearest remembered place of `kind` whose real block is still there, or
+        None: each candidate's block is read now (one block each, awaited: the daemon reads
+        on a worker thread and keeps the database on its event loop, the connection's one
+        owner), gone ones forgotten on the way."""
         for place in self.candidates(kind, near, max_distance):
             if self.confirm(place, await read(place.pos)):
                 return place

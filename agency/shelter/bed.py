@@ -120,14 +120,14 @@ def shelter_bed_spot(origin: Pos, facing: str) -> BedSpot:
     return bed_spot(origin, facing, bp.site.interiorProbes, torch)  # type: ignore[arg-type]
 
 
-def _interior_region(ctx: ToolContext, door: Pos, facing: str) -> Any:
+async def _interior_region(ctx: ToolContext, door: Pos, facing: str) -> Any:
     cells = interior_cells(door, facing)
     lo = (min(c[0] for c in cells), door[1], min(c[2] for c in cells))
-    return ctx.body.region(lo, (SIZE - 2, 1, SIZE - 2))
+    return await ctx.region(lo, (SIZE - 2, 1, SIZE - 2))
 
 
-def _held_bed(ctx: ToolContext) -> str | None:
-    return next((i.name for i in ctx.body.snapshot().inventory if is_bed(i.name) and i.count > 0), None)
+async def _held_bed(ctx: ToolContext) -> str | None:
+    return next((i.name for i in (await ctx.snapshot()).inventory if is_bed(i.name) and i.count > 0), None)
 
 
 async def place_bed(ctx: ToolContext, origin: Pos, facing: str) -> dict[str, Any]:
@@ -135,23 +135,23 @@ async def place_bed(ctx: ToolContext, origin: Pos, facing: str) -> dict[str, Any
     spot = shelter_bed_spot(origin, facing)
     door = basic_shelter(origin, facing).site.entrance  # type: ignore[arg-type]
     assert door is not None
-    there = bed_in_hut(_interior_region(ctx, door, facing), door, facing)
+    there = bed_in_hut(await _interior_region(ctx, door, facing), door, facing)
     if there is not None:
         return {"placed": False, "bed": list(there)}
-    item = _held_bed(ctx)
+    item = await _held_bed(ctx)
     if item is None:
         raise ToolFailure(PRECONDITION_FAILED, f"no bed held to put in the shelter at {list(origin)}")
-    region = _interior_region(ctx, door, facing)
+    region = await _interior_region(ctx, door, facing)
     for cell in (spot.foot, spot.head):
         if not is_replaceable(region.block_at(*cell)):
             raise ToolFailure(PRECONDITION_FAILED, f"the bed spot {list(cell)} in the shelter at {list(origin)} "
                               f"is taken by {region.block_at(*cell)}")
-    pos = ctx.body.snapshot().position
+    pos = (await ctx.snapshot()).position
     stand = spot.inside if _inside(origin, int(pos.x // 1), int(pos.z // 1)) else spot.outside
     await run_action(ctx, "move_to", {"x": stand[0] + 0.5, "y": stand[1], "z": stand[2] + 0.5, "range": 0})
     await run_action(ctx, "step", {"x": stand[0], "y": stand[1], "z": stand[2]})  # the middle: in line with the bed
     await run_action(ctx, "place", {"block": item, "x": spot.foot[0], "y": spot.foot[1], "z": spot.foot[2]})
-    now = _interior_region(ctx, door, facing)
+    now = await _interior_region(ctx, door, facing)
     if not (is_bed(now.block_at(*spot.foot)) and is_bed(now.block_at(*spot.head))):
         raise ToolFailure(EXECUTION_ERROR, f"the bed at {list(spot.foot)} did not stand whole (head cell "
                           f"{list(spot.head)}: {now.block_at(*spot.head)})")
@@ -187,10 +187,10 @@ async def sleep(ctx: ToolContext, p: SleepInput) -> dict[str, Any]:
 
 async def sleep_in_shelter(ctx: ToolContext, p: DoorwayInput) -> dict[str, Any]:
     """Lie down in the bed inside the shelter; a bed held and none inside is put there first."""
-    region = _interior_region(ctx, p.door, p.facing)
+    region = await _interior_region(ctx, p.door, p.facing)
     bed = bed_in_hut(region, p.door, p.facing)
     placed = False
-    if bed is None and _held_bed(ctx) is not None:
+    if bed is None and await _held_bed(ctx) is not None:
         out = await place_bed(ctx, hut_origin(p.door, p.facing), p.facing)
         bed, placed = tuple(out["bed"]), True  # type: ignore[assignment]
     if bed is None:

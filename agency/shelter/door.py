@@ -51,8 +51,8 @@ def in_hut(site: SiteSignature, pos: Vec3) -> bool:
     return site.entrance is not None and _inside_of(site.entrance, site.facing, pos.x, pos.y, pos.z)
 
 
-def _feet(ctx: ToolContext) -> Cell:
-    return block_pos(ctx.body.snapshot().position)
+async def _feet(ctx: ToolContext) -> Cell:
+    return block_pos((await ctx.snapshot()).position)
 
 
 async def _set_door(ctx: ToolContext, door: Cell, open_: bool) -> None:
@@ -66,15 +66,15 @@ async def _set_door(ctx: ToolContext, door: Cell, open_: bool) -> None:
 
 async def _step(ctx: ToolContext, cell: Cell) -> None:
     await run_action(ctx, "step", {"x": cell[0], "y": cell[1], "z": cell[2]})
-    if _feet(ctx)[0::2] != cell[0::2]:
-        raise ToolFailure(EXECUTION_ERROR, f"did not reach {list(cell)} (at {list(_feet(ctx))})")
+    if (await _feet(ctx))[0::2] != cell[0::2]:
+        raise ToolFailure(EXECUTION_ERROR, f"did not reach {list(cell)} (at {list(await _feet(ctx))})")
 
 
 async def _pass(ctx: ToolContext, door: Cell, start: Cell, end: Cell) -> dict[str, Any]:
-    if _feet(ctx)[0::2] not in (start[0::2], end[0::2]):
+    if (await _feet(ctx))[0::2] not in (start[0::2], end[0::2]):
         await run_action(ctx, "move_to", {"x": start[0], "y": start[1], "z": start[2], "range": 0})
     for attempt in range(CROSSING_ATTEMPTS):
-        if _feet(ctx)[0::2] == end[0::2]:
+        if (await _feet(ctx))[0::2] == end[0::2]:
             break
         try:
             await _step(ctx, start)  # the middle of the cell: a straight line through the doorway
@@ -87,7 +87,7 @@ async def _pass(ctx: ToolContext, door: Cell, start: Cell, end: Cell) -> dict[st
                 raise
             logger.info(f"[Shelter] doorway at {list(door)}: {e.message}; trying again")
     await _set_door(ctx, door, False)
-    return {"at": list(_feet(ctx)), "door": list(door), "doorOpen": False}
+    return {"at": list(await _feet(ctx)), "door": list(door), "doorOpen": False}
 
 
 async def _close_quietly(ctx: ToolContext, door: Cell) -> None:
@@ -98,23 +98,23 @@ async def _close_quietly(ctx: ToolContext, door: Cell) -> None:
         logger.warning(f"[Shelter] could not close the door at {list(door)}: {e.message}")
 
 
-def _in_hut_now(ctx: ToolContext, p: DoorwayInput) -> bool:
-    pos = ctx.body.snapshot().position
+async def _in_hut_now(ctx: ToolContext, p: DoorwayInput) -> bool:
+    pos = (await ctx.snapshot()).position
     return _inside_of(p.door, p.facing, pos.x, pos.y, pos.z)
 
 
 async def enter_shelter(ctx: ToolContext, p: DoorwayInput) -> dict[str, Any]:
     outside, inside = doorway_cells(p.door, p.facing)
-    if _in_hut_now(ctx, p):  # already in (it built the hut around itself, or walked in)
+    if await _in_hut_now(ctx, p):  # already in (it built the hut around itself, or walked in)
         await _set_door(ctx, p.door, False)
-        return {"at": list(_feet(ctx)), "door": list(p.door), "doorOpen": False}
+        return {"at": list(await _feet(ctx)), "door": list(p.door), "doorOpen": False}
     return await _pass(ctx, p.door, outside, inside)
 
 
 async def leave_shelter(ctx: ToolContext, p: DoorwayInput) -> dict[str, Any]:
     outside, inside = doorway_cells(p.door, p.facing)
-    if not _in_hut_now(ctx, p):  # not in the hut (respawned elsewhere): nothing to do
-        return {"at": list(_feet(ctx)), "door": list(p.door), "left": False}
+    if not await _in_hut_now(ctx, p):  # not in the hut (respawned elsewhere): nothing to do
+        return {"at": list(await _feet(ctx)), "door": list(p.door), "left": False}
     return {**await _pass(ctx, p.door, inside, outside), "left": True}
 
 

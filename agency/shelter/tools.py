@@ -17,7 +17,8 @@ from __future__ import annotations
 import math
 from collections import Counter
 from dataclasses import replace
-from typing import Any, Callable, Literal, Protocol
+from functools import partial
+from typing import Any, Awaitable, Callable, Literal, Protocol
 
 from loguru import logger
 from pydantic import Field
@@ -80,11 +81,11 @@ def blueprint_for(p: _Materials, origin: tuple[int, int, int], facing: str) -> S
 GROUND_SEARCH = 8
 
 
-def _ground_feet(ctx: ToolContext, feet: tuple[int, int, int]) -> tuple[int, int, int]:
+async def _ground_feet(ctx: ToolContext, feet: tuple[int, int, int]) -> tuple[int, int, int]:
     """Feet level on the ground below the bot: a bot that just cut a treetop stands in the
     canopy, and the site search looks for floors within 2 blocks of the feet."""
     x, y, z = feet
-    column = ctx.body.region((x, y - GROUND_SEARCH, z), (1, GROUND_SEARCH, 1))
+    column = await ctx.region((x, y - GROUND_SEARCH, z), (1, GROUND_SEARCH, 1))
     for below in range(y - 1, y - GROUND_SEARCH - 1, -1):
         name = column.block_at(x, below, z)
         if is_solid(name) and not is_leaves(name) and not is_log(name):
@@ -98,8 +99,8 @@ async def shelter_site(ctx: ToolContext, p: ShelterSiteInput) -> dict[str, Any]:
         known = hooks.anchored_site(p.taskId)
         if known is not None:  # anchored once, for good: resume and repair build here
             return {**known, "anchored": True, "reused": True}
-    feet = _ground_feet(ctx, block_pos(ctx.body.snapshot().position))
-    choice = choose_site(ctx.body.region(*scan_box(feet)), feet)
+    feet = await _ground_feet(ctx, block_pos((await ctx.snapshot()).position))
+    choice = choose_site(await ctx.region(*scan_box(feet)), feet)
     if choice is None:
         raise ToolFailure(PRECONDITION_FAILED, f"no 7x7 spot within {SCAN_RADIUS} blocks of the bot can be cleared "
                           f"and levelled with under {MAX_COST:g} units of earthwork")
@@ -117,8 +118,12 @@ def _reach(stand: tuple[float, float, float], target: tuple[int, int, int]) -> b
     return math.dist(eye, (target[0] + 0.5, target[1] + 0.5, target[2] + 0.5)) <= PLACE_REACH
 
 
+async def _never() -> bool:
+    return False
+
+
 async def walk_site(ctx: ToolContext, x: float, y: float, z: float, rng: float,
-                    good_enough: Callable[[], bool] = lambda: False) -> None:
+                    good_enough: Callable[[], Awaitable[bool]] = _never) -> None:
     """Walk to a spot at the site. If the path is blocked (a bot coming back out of the
     canopy, a leaf wall round a clearing), try again digging through leaves and logs only;
     a walk that fails where the bot can already do its job (`good_enough`) is no failure."""
@@ -128,13 +133,13 @@ async def walk_site(ctx: ToolContext, x: float, y: float, z: float, rng: float,
     except ToolFailure as e:
         if e.code != EXECUTION_ERROR:
             raise
-        if good_enough():
+        if await good_enough():
             return
         logger.info(f"[Builder] path to {x:.1f},{y:.1f},{z:.1f} blocked ({e.message}); retrying, digging through trees only")
     try:
         await run_action(ctx, "move_to", {"x": x, "y": y, "z": z, "range": rng, "digOnly": list(PATH_DIGGABLE)})
     except ToolFailure as e:
-        if e.code != EXECUTION_ERROR or not good_enough():
+        if e.code != EXECUTION_ERROR or not await good_enough():
             raise
 
 
@@ -143,7 +148,7 @@ async def _approach(ctx: ToolContext, origin: tuple[int, int, int], target: tupl
     """Stay put if the target is within reach from outside the footprint; else walk to the
     ring cell that reaches it and as many of the upcoming placements as possible (fewest
     walks), the nearest such cell first."""
-    pos = ctx.body.snapshot().position
+    pos = (await ctx.snapshot()).position
     feet = block_pos(pos)
     x0, _, z0 = origin
     inside = x0 <= feet[0] < x0 + 5 and z0 <= feet[2] < z0 + 5
@@ -158,8 +163,8 @@ async def _approach(ctx: ToolContext, origin: tuple[int, int, int], target: tupl
 
     spot = min(cells, key=score)
 
-    def placeable_from_here() -> bool:
-        p = ctx.body.snapshot().position
+    async def placeable_from_here() -> bool:
+        p = (await ctx.snapshot()).position
         f = block_pos(p)
         return not (x0 <= f[0] < x0 + 5 and z0 <= f[2] < z0 + 5) and _reach((p.x, p.y, p.z), target)
 
@@ -194,8 +199,8 @@ def _built(region: BlockRegion, bp: ShelterBlueprint) -> set[tuple[int, int, int
     return out
 
 
-def _site_work(ctx: ToolContext, p: ShelterPrepareInput) -> Work:
-    region = ctx.body.region(*work_box(p.origin))
+async def _site_work(ctx: ToolContext, p: ShelterPrepareInput) -> Work:
+    region = await ctx.region(*work_box(p.origin))
     bp = blueprint_for(p, p.origin, p.facing)
     doorway = {bp.site.entrance, (bp.site.entrance[0], bp.site.entrance[1] + 1, bp.site.entrance[2])}
     w = site_work(region, p.origin, keep=_built(region, bp), clear=doorway)
@@ -204,10 +209,10 @@ def _site_work(ctx: ToolContext, p: ShelterPrepareInput) -> Work:
     return w
 
 
-def _filler(ctx: ToolContext, p: ShelterPrepareInput) -> str | None:
+async def _filler(ctx: ToolContext, p: ShelterPrepareInput) -> str | None:
     """Dirt or stone if held (digging the site yields dirt), else wall blocks the blueprint
     will not need (the builder brings a few spare planks for this)."""
-    snap = ctx.body.snapshot()
+    snap = await ctx.snapshot()
     for item in FILLERS:
         if snap.count_of(item) > 0:
             return item
@@ -215,8 +220,8 @@ def _filler(ctx: ToolContext, p: ShelterPrepareInput) -> str | None:
     return p.wallBlock if spare > 0 else None
 
 
-def _eye(ctx: ToolContext) -> tuple[tuple[float, float, float], tuple[int, int, int]]:
-    pos = ctx.body.snapshot().position
+async def _eye(ctx: ToolContext) -> tuple[tuple[float, float, float], tuple[int, int, int]]:
+    pos = (await ctx.snapshot()).position
     return (pos.x, pos.y, pos.z), block_pos(pos)
 
 
@@ -226,25 +231,28 @@ async def _dig_all(ctx: ToolContext, origin: tuple[int, int, int], digs: list[tu
     todo, dug = list(digs), 0
     while todo:
         ctx.check()
-        stand, feet = _eye(ctx)
+        stand, feet = await _eye(ctx)
         reachable = [t for t in todo if _reach(stand, t)]
         if not reachable:
             x, _, z = min(todo, key=lambda t: math.dist((t[0], t[2]), (feet[0], feet[2])))
-            await walk_site(ctx, x + 0.5, origin[1], z + 0.5, 2,
-                            lambda: any(_reach(_eye(ctx)[0], t) for t in todo))
-            stand, _ = _eye(ctx)
+            async def reaches_one() -> bool:
+                eye, _ = await _eye(ctx)
+                return any(_reach(eye, t) for t in todo)
+
+            await walk_site(ctx, x + 0.5, origin[1], z + 0.5, 2, reaches_one)
+            stand, _ = await _eye(ctx)
             reachable = [t for t in todo if _reach(stand, t)] or [min(todo, key=lambda t: math.dist(t, feet))]
         target = max(reachable, key=lambda t: (t[1], -math.dist(t, feet)))
         todo.remove(target)
-        if is_replaceable(ctx.body.region(target, (1, 1, 1)).block_at(*target)):
+        if is_replaceable((await ctx.region(target, (1, 1, 1))).block_at(*target)):
             continue  # gone already (a re-run, or it was never solid)
         await run_action(ctx, "dig", {"x": target[0], "y": target[1], "z": target[2]})
         dug += 1
     return dug
 
 
-def _fill_spot_ok(ctx: ToolContext, holes: set[tuple[int, int]], target: tuple[int, int, int]) -> bool:
-    stand, feet = _eye(ctx)
+async def _fill_spot_ok(ctx: ToolContext, holes: set[tuple[int, int]], target: tuple[int, int, int]) -> bool:
+    stand, feet = await _eye(ctx)
     return (feet[0], feet[2]) not in holes and _reach(stand, target)
 
 
@@ -254,14 +262,14 @@ async def _fill_all(ctx: ToolContext, p: ShelterPrepareInput, fills: list[tuple[
     cells = [(x, p.origin[1], z) for x, z, _ in site_columns(p.origin) if (x, z) not in holes]
     for target in fills:
         ctx.check()
-        block = _filler(ctx, p)
+        block = await _filler(ctx, p)
         if block is None:
             raise ToolFailure(PRECONDITION_FAILED, f"{len(fills)} holes to fill at the site and nothing to fill them with "
                               f"(no dirt, no stone, no spare {p.wallBlock})")
-        if not _fill_spot_ok(ctx, holes, target):
-            feet = _eye(ctx)[1]
+        if not await _fill_spot_ok(ctx, holes, target):
+            feet = (await _eye(ctx))[1]
             spot = min(cells, key=lambda c: (not _reach((c[0] + 0.5, c[1], c[2] + 0.5), target), math.dist(c, feet)))
-            await walk_site(ctx, spot[0] + 0.5, spot[1], spot[2] + 0.5, 0, lambda: _fill_spot_ok(ctx, holes, target))
+            await walk_site(ctx, spot[0] + 0.5, spot[1], spot[2] + 0.5, 0, partial(_fill_spot_ok, ctx, holes, target))
         await run_action(ctx, "place", {"block": block, "x": target[0], "y": target[1], "z": target[2]})
     return len(fills)
 
@@ -269,12 +277,12 @@ async def _fill_all(ctx: ToolContext, p: ShelterPrepareInput, fills: list[tuple[
 async def prepare_shelter_site(ctx: ToolContext, p: ShelterPrepareInput) -> dict[str, Any]:
     dug = filled = 0
     for _ in range(PREPARE_PASSES):
-        work = _site_work(ctx, p)
+        work = await _site_work(ctx, p)
         if work.empty:
             return {"origin": list(p.origin), "dug": dug, "filled": filled}
         dug += await _dig_all(ctx, p.origin, list(work.digs))
         filled += await _fill_all(ctx, p, list(work.fills))
-    left = _site_work(ctx, p)
+    left = await _site_work(ctx, p)
     if not left.empty:
         raise ToolFailure(PRECONDITION_FAILED, f"the site at {p.origin} is still not level after {PREPARE_PASSES} passes: "
                           f"{len(left.digs)} blocks in the way, {len(left.fills)} holes")
@@ -291,10 +299,10 @@ async def _face_the_doorway(ctx: ToolContext, bp: ShelterBlueprint) -> None:
     await run_action(ctx, "step", {"x": outside[0], "y": outside[1], "z": outside[2]})  # the middle: look straight in
 
 
-def _check_materials(ctx: ToolContext, module: str, todo: list[tuple[int, int, int, str]]) -> None:
+async def _check_materials(ctx: ToolContext, module: str, todo: list[tuple[int, int, int, str]]) -> None:
     """A module needs all its blocks in hand. Missing ones (dropped on a death, used up) are a
     precondition, not an execution error: the run is re-planned and gathers them again."""
-    snap = ctx.body.snapshot()
+    snap = await ctx.snapshot()
     need = Counter(block for *_, block in todo)
     missing = {b: n - snap.count_of(b) for b, n in need.items() if snap.count_of(b) < n}
     if missing:
@@ -310,10 +318,10 @@ async def build_shelter_module(ctx: ToolContext, p: ShelterModuleInput) -> dict[
     module = bp.module(p.module)
     xs, ys, zs = zip(*[(x, y, z) for x, y, z, _ in module.placements])
     lo = (min(xs), min(ys), min(zs))
-    standing = ctx.body.region(lo, (max(xs) - lo[0] + 1, max(ys) - lo[1] + 1, max(zs) - lo[2] + 1))
+    standing = await ctx.region(lo, (max(xs) - lo[0] + 1, max(ys) - lo[1] + 1, max(zs) - lo[2] + 1))
     placed, skipped = [], 0
     todo = []
-    for x, y, z, block in _build_order(module.placements, p.origin, block_pos(ctx.body.snapshot().position)):
+    for x, y, z, block in _build_order(module.placements, p.origin, block_pos((await ctx.snapshot()).position)):
         here = standing.block_at(x, y, z)
         if stands(p.module, block, here):
             skipped += 1
@@ -321,7 +329,7 @@ async def build_shelter_module(ctx: ToolContext, p: ShelterModuleInput) -> dict[
             raise ToolFailure(PRECONDITION_FAILED, f"{p.module}: {x},{y},{z} is taken by {here}, {block} cannot go there")
         else:
             todo.append((x, y, z, block))
-    _check_materials(ctx, p.module, todo)
+    await _check_materials(ctx, p.module, todo)
     if p.module == "door" and todo:
         await _face_the_doorway(ctx, bp)
     # A placement takes ~0.1-0.3 s: poll it finely, or each one waits out a whole interval.
@@ -332,7 +340,7 @@ async def build_shelter_module(ctx: ToolContext, p: ShelterModuleInput) -> dict[
         try:
             await run_action(fast, "place", {"block": block, "x": x, "y": y, "z": z})
         except ToolFailure:
-            _check_materials(ctx, p.module, todo[i:])  # lost on the way (a death): say so, re-plannable
+            await _check_materials(ctx, p.module, todo[i:])  # lost on the way (a death): say so, re-plannable
             raise
         placed.append({"x": x, "y": y, "z": z})
     hooks = _hooks(ctx)

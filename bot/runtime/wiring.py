@@ -153,13 +153,13 @@ class Agency:
         self.goals.on_task_event(kind, task)
         self.delivery.on_task_event(kind, task)
 
-    def _plan_facts(self, task: Any) -> dict[str, Any]:
+    async def _plan_facts(self, task: Any) -> dict[str, Any]:
         """What a workflow generator may know beyond the inventory: the goal store's facts,
         and for a craft the table it can use (nearby, or remembered and still standing), so
         the crafter plans no second table."""
         facts = dict(self.goals.hooks.plan_facts(task) or {})
         if task.action.lower() == "craft" and self.tool_ctx is not None:
-            facts.update(table_facts(self.tool_ctx))
+            facts.update(await table_facts(self.tool_ctx))
         if task.action.lower() == "build" and (helpers := self.delivery.helpers()):
             facts["helpers"] = helpers
         if task.action.lower() == DELIVER and (near := self.delivery.near(task.id)):
@@ -285,7 +285,7 @@ class Agency:
         if not due or snap.count_of("crafting_table") or self.tool_ctx is None or self.body is None or not self.body.connected:
             return None
         try:  # one in reach (usable_table's order), or a remembered one still standing
-            near = await asyncio.to_thread(nearby_table, self.tool_ctx)
+            near = await nearby_table(self.tool_ctx)
             if near is not None:
                 self.places.saw(near["name"], near["x"], near["y"], near["z"])
                 return True

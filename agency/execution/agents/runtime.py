@@ -13,9 +13,10 @@ task, with the chain extended (depth and cycles already checked by the step).
 from __future__ import annotations
 
 import asyncio
+import inspect
 import uuid
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any, Awaitable, Callable
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -86,7 +87,7 @@ class AgentRuntime:
         checkpoints: CheckpointStore | None = None,
         prompt_runner: PromptRunner | None = None,
         stop_grace_s: float = 5.0,
-        plan_facts: Callable[[TaskSpec], dict[str, Any]] | None = None,
+        plan_facts: Callable[[TaskSpec], dict[str, Any] | Awaitable[dict[str, Any]]] | None = None,
         on_step: Callable[[StepEvent], None] | None = None,
     ) -> None:
         self.agents = agents
@@ -115,17 +116,18 @@ class AgentRuntime:
         owners = self.agents.owners(task.action)
         return owners[0] if owners else self.agents.ensure_standard()
 
-    def workflow_for(self, profile: AgentProfile, task: TaskSpec) -> WorkflowDef:
+    async def workflow_for(self, profile: AgentProfile, task: TaskSpec) -> WorkflowDef:
         spec = profile.workflows.get(task.action.lower())
         if spec is None:
             raise WorkflowPlanError(NO_WORKFLOW, f"agent '{profile.id}' has no workflow for '{task.action}'")
         if spec.generator:
             inventory: dict[str, int] = {}
-            for it in self.tool_context.body.snapshot().inventory:
+            for it in (await self.tool_context.snapshot()).inventory:
                 inventory[it.name] = inventory.get(it.name, 0) + it.count
             context = task.as_context()
             if self.plan_facts is not None:
-                context["facts"] = self.plan_facts(task) or {}
+                facts = self.plan_facts(task)
+                context["facts"] = (await facts if inspect.isawaitable(facts) else facts) or {}
             return GENERATORS[spec.generator](profile.id, context, inventory)
         return spec.static(f"{profile.id}-{task.action.lower()}")
 
@@ -149,7 +151,7 @@ class AgentRuntime:
             # fresh run, since the old one would resume at its end and do nothing.
             run_id = f"{task.id}~{uuid.uuid4().hex[:8]}"
         try:
-            workflow = self.workflow_for(profile, task)
+            workflow = await self.workflow_for(profile, task)
         except WorkflowPlanError as e:
             return _refused(run_id, profile.id, e.code, str(e))
         except BodyLost as e:  # planning reads the inventory: no body, no plan, no fault of the task
@@ -175,7 +177,7 @@ class AgentRuntime:
             return await self.engine.run(stored.workflow, run_id=run_id, agent_id=profile.id,
                                          task=stored.context.get("task") or task.as_context(), chain=req.chain, stop=req.stop)
         try:
-            workflow = self.workflow_for(profile, task)
+            workflow = await self.workflow_for(profile, task)
         except WorkflowPlanError as e:
             return _refused(run_id, profile.id, e.code, str(e))
         except BodyLost as e:  # planning reads the inventory: no body, no plan, no fault of the task

@@ -1,7 +1,8 @@
 """What a tool is, and what it gets when it runs.
 
 A Tool binds a name to a pydantic input model, an async run function, a timeout and a
-queue. Tools see the world only through `ToolContext.body` (the Body protocol) and wait
+queue. Tools see the world only through `ToolContext.body` (the Body protocol), read it
+through `ToolContext.snapshot`/`region`/`io` (off the event loop for a live body) and wait
 only through `ToolContext.sleep`/`clock`, so tests drive them with a frozen clock.
 """
 
@@ -15,7 +16,7 @@ from typing import Any, Awaitable, Callable, Mapping, TypeVar
 from pydantic import BaseModel, ConfigDict
 
 from agency.clock import Clock, system_clock_ms
-from agency.world import Body
+from agency.world import BlockRegion, Body, WorldSnapshot
 from agency.errors import AgencyError
 
 AsyncSleep = Callable[[float], Awaitable[None]]
@@ -114,6 +115,14 @@ class ToolContext:
         if self.offload:
             return await asyncio.to_thread(fn, *args, **kwargs)
         return fn(*args, **kwargs)
+
+    async def snapshot(self) -> WorldSnapshot:
+        """The body's snapshot, read now (off the loop for a live body: a fleet's tools
+        reading on the loop held every other bot's jobs and the API for the call)."""
+        return await self.io(self.body.snapshot)
+
+    async def region(self, origin: tuple[int, int, int], size: tuple[int, int, int]) -> BlockRegion:
+        return await self.io(self.body.region, origin, size)
 
     async def pause(self, seconds: float | None = None) -> None:
         await self.sleep(self.poll_interval_s if seconds is None else seconds)

@@ -47,7 +47,7 @@ class BuildBlueprintInput(ToolInput):
 
 
 async def place_at(ctx: ToolContext, block: str, x: int, y: int, z: int) -> dict[str, Any]:
-    pos = ctx.body.snapshot().position
+    pos = (await ctx.snapshot()).position
     if pos.distance_to(type(pos)(x=x + 0.5, y=y + 0.5, z=z + 0.5)) > REACH:
         await walk(ctx, x + 0.5, y, z + 0.5, 2.5, dig_out=False)  # never dig up a build's own ground
     out = await run_action(ctx, "place", {"block": block, "x": x, "y": y, "z": z})
@@ -59,9 +59,9 @@ async def place_at(ctx: ToolContext, block: str, x: int, y: int, z: int) -> dict
 
 
 async def place_near_bot(ctx: ToolContext, block: str) -> dict[str, Any]:
-    snap = ctx.body.snapshot()
+    snap = await ctx.snapshot()
     feet = block_pos(snap.position)
-    around = read_around(ctx.body, feet, 2, 2, 2)
+    around = await ctx.io(read_around, ctx.body, feet, 2, 2, 2)
     spot = free_spot_near(around, feet)
     if spot is None:
         seen = sorted({n for n in around.palette if n is not None})
@@ -95,7 +95,7 @@ async def build_blueprint(ctx: ToolContext, p: BuildBlueprintInput) -> dict[str,
         xs, ys, zs = zip(*[(x, y, z) for x, y, z, _ in module])
         origin = (min(xs), min(ys), min(zs))
         size = (max(xs) - origin[0] + 1, max(ys) - origin[1] + 1, max(zs) - origin[2] + 1)
-        standing = ctx.body.region(origin, size)
+        standing = await ctx.region(origin, size)
         for x, y, z, block in module:
             if same(standing.block_at(x, y, z), block):
                 skipped += 1

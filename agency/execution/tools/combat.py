@@ -75,7 +75,7 @@ async def attack(ctx: ToolContext, p: AttackInput) -> dict[str, Any]:
     if p.entityId is not None:
         args["entityId"] = p.entityId
     elif p.target is not None:
-        near = [e for e in ctx.body.snapshot().entities if e.distance <= p.radius and matches(e, p.target)]
+        near = [e for e in (await ctx.snapshot()).entities if e.distance <= p.radius and matches(e, p.target)]
         if not near:
             raise ToolFailure(PRECONDITION_FAILED, f"no {_what(p.target)} within {p.radius:g} blocks to attack")
         hostile = [e for e in near if e.hostile]
@@ -115,7 +115,7 @@ async def _leg(ctx: ToolContext, snap: WorldSnapshot, threats: list[EntityInfo],
         tx, tz = math.floor(pos.x + math.cos(a) * length), math.floor(pos.z + math.sin(a) * length)
         if min(math.dist((tx + 0.5, tz + 0.5), (t.position.x, t.position.z)) for t in threats) <= nearest_now:
             continue  # that way leads closer to one of them
-        column = ctx.body.region((tx, here[1] - 16, tz), (1, 33, 1))
+        column = await ctx.region((tx, here[1] - 16, tz), (1, 33, 1))
         ty = surface_y(column, tx, tz, here[1])
         if ty is None:
             skipped.append({"heading": off, "why": "no standable ground"})
@@ -131,14 +131,14 @@ async def _leg(ctx: ToolContext, snap: WorldSnapshot, threats: list[EntityInfo],
 
 
 async def flee(ctx: ToolContext, p: FleeInput) -> dict[str, Any]:
-    snap = ctx.body.snapshot()
+    snap = await ctx.snapshot()
     threats = [e for e in snap.entities if e.distance <= p.radius and matches(e, p.threat)]
     if not threats:
         return {"threat": _what(p.threat), "fled": False, "from": None, "to": None, "legs": []}
     name, start = threats[0].name, threats[0].distance
     legs: list[dict[str, Any]] = []
     for _ in range(p.legs):
-        snap = ctx.body.snapshot()
+        snap = await ctx.snapshot()
         near = [e for e in snap.entities if e.distance < p.distance and matches(e, p.threat)]
         if not near:
             break
@@ -146,7 +146,7 @@ async def flee(ctx: ToolContext, p: FleeInput) -> dict[str, Any]:
         if leg is None:
             break
         legs.append(leg)
-    seen = [e for e in ctx.body.snapshot().entities if matches(e, p.threat)]
+    seen = [e for e in (await ctx.snapshot()).entities if matches(e, p.threat)]
     end = seen[0].distance if seen else None  # None: out of sight
     if end is not None and end <= start:
         raise ToolFailure(EXECUTION_ERROR, f"could not get away from {name}: {start:.1f} -> {end:.1f} blocks",

@@ -45,28 +45,28 @@ class EatInput(ToolInput):
         return self
 
 
-def held(ctx: ToolContext) -> dict[str, int]:
+async def held(ctx: ToolContext) -> dict[str, int]:
     inv: dict[str, int] = {}
-    for it in ctx.body.snapshot().inventory:
+    for it in (await ctx.snapshot()).inventory:
         inv[it.name] = inv.get(it.name, 0) + it.count
     return inv
 
 
-def nearby_table(ctx: ToolContext) -> dict[str, Any] | None:
+async def nearby_table(ctx: ToolContext) -> dict[str, Any] | None:
     """A placed crafting table the crafter would use (within TABLE_SEARCH_RADIUS), or None."""
-    hits = find_blocks_now(ctx, FindBlocksInput(block="crafting_table", radius=TABLE_SEARCH_RADIUS, count=1, vertical=4))
+    hits = await find_blocks_now(ctx, FindBlocksInput(block="crafting_table", radius=TABLE_SEARCH_RADIUS, count=1, vertical=4))
     return hits["blocks"][0] if hits["blocks"] else None
 
 
-def usable_table(ctx: ToolContext) -> dict[str, Any] | None:
+async def usable_table(ctx: ToolContext) -> dict[str, Any] | None:
     """The crafting table a 3x3 craft would use: one within TABLE_SEARCH_RADIUS, else the
     nearest remembered one within the places' reuse distance whose block is still there
     (ctx.hooks["places"]; read now, never taken on trust), else None. A remembered table
     is marked `remembered` (the crafter walks to it)."""
-    return found_or_remembered(ctx, nearby_table(ctx), "crafting_table")
+    return await found_or_remembered(ctx, await nearby_table(ctx), "crafting_table")
 
 
-def found_or_remembered(ctx: ToolContext, found: dict[str, Any] | None, kind: str) -> dict[str, Any] | None:
+async def found_or_remembered(ctx: ToolContext, found: dict[str, Any] | None, kind: str) -> dict[str, Any] | None:
     """A block of `kind` found near the bot (then remembered in places), else the nearest
     remembered one still standing within the reuse distance, marked `remembered`, else None."""
     places = ctx.hooks.get(PLACES_HOOK)
@@ -74,32 +74,35 @@ def found_or_remembered(ctx: ToolContext, found: dict[str, Any] | None, kind: st
         if found is not None and places is not None:
             places.saw(found.get("name", kind), found["x"], found["y"], found["z"])
         return found
-    pos = ctx.body.snapshot().position
+    pos = (await ctx.snapshot()).position
     here = (pos.x, pos.y, pos.z)
-    hit = places.standing(ctx.body, kind, here)
+    async def block_at(pos: tuple[int, int, int]) -> str | None:
+        return (await ctx.region(pos, (1, 1, 1))).block_at(*pos)
+
+    hit = await places.standing_read(block_at, kind, here)
     if hit is None:
         return None
     return {"x": hit.x, "y": hit.y, "z": hit.z, "name": hit.block, "distance": round(hit.distance_to(here), 2),
             "remembered": True}
 
 
-def table_facts(ctx: ToolContext) -> dict[str, Any]:
+async def table_facts(ctx: ToolContext) -> dict[str, Any]:
     """What a craft workflow's planner may know: a usable table (nearby or remembered and
     standing), so it plans no new table. {} when there is none."""
-    table = usable_table(ctx)
+    table = await usable_table(ctx)
     return {} if table is None else {"craftingTable": {k: table[k] for k in ("x", "y", "z")}}
 
 
 async def craft(ctx: ToolContext, p: CraftInput) -> dict[str, Any]:
     if p.item not in CRAFTABLE:
         raise ToolFailure(PRECONDITION_FAILED, f"no recipe known for '{p.item}'", details={"known": sorted(CRAFTABLE)})
-    inv = held(ctx)
+    inv = await held(ctx)
     start = available(inv, p.item)
     need = max(0, p.count - start) if p.ensure else p.count
     if need == 0:
         return {"item": p.item, "crafted": 0, "have": start, "steps": [], "placedTable": None}
     # Look for a table only when a step needs one (a remembered one costs block reads).
-    table = usable_table(ctx) if plan_craft(p.item, need, inv).needs_table else None
+    table = await usable_table(ctx) if plan_craft(p.item, need, inv).needs_table else None
     if table is not None and table.get("remembered"):
         logger.info("[Places] reusing crafting_table at {} {} {} ({} m away) instead of placing a new one",
                     table["x"], table["y"], table["z"], table["distance"])
@@ -119,13 +122,13 @@ async def craft(ctx: ToolContext, p: CraftInput) -> dict[str, Any]:
         args: dict[str, Any] = {"item": step.item, "times": step.crafts}
         if step.needs_table:
             assert table is not None  # the plan placed one when none was near
-            pos = ctx.body.snapshot().position
+            pos = (await ctx.snapshot()).position
             if pos.distance_to(type(pos)(x=table["x"] + 0.5, y=table["y"] + 0.5, z=table["z"] + 0.5)) > REACH:
                 await walk(ctx, table["x"] + 0.5, table["y"], table["z"] + 0.5, 2.5)
             args["table"] = {"x": table["x"], "y": table["y"], "z": table["z"]}
         out = await run_action(ctx, "craft", args)
         done.append({"item": step.item, "times": step.crafts, "result": out})
-    have = available(held(ctx), p.item)
+    have = available(await held(ctx), p.item)
     if have < start + need:
         raise ToolFailure(EXECUTION_ERROR, f"crafting ended with {have} {p.item}, wanted {start + need}",
                           details={"steps": done})
@@ -139,7 +142,7 @@ def _undo_craft(_p: CraftInput, out: dict[str, Any]) -> dict[str, Any] | None:
 
 
 async def equip(ctx: ToolContext, p: EquipInput) -> dict[str, Any]:
-    if held(ctx).get(p.item, 0) < 1:
+    if (await held(ctx)).get(p.item, 0) < 1:
         raise ToolFailure(PRECONDITION_FAILED, f"no {p.item} in the inventory to equip")
     out = await run_action(ctx, "equip", {"item": p.item, "destination": p.destination})
     return {"item": p.item, "destination": p.destination, **out}
@@ -148,7 +151,7 @@ async def equip(ctx: ToolContext, p: EquipInput) -> dict[str, Any]:
 async def eat(ctx: ToolContext, p: EatInput) -> dict[str, Any]:
     """The body knows what is edible (minecraft-data): with no item named it eats the held
     food restoring the most. A full bot cannot eat, so that is a failed precondition."""
-    snap = ctx.body.snapshot()
+    snap = await ctx.snapshot()
     if snap.food >= FULL_FOOD:
         raise ToolFailure(PRECONDITION_FAILED, f"not hungry (food {snap.food}/{FULL_FOOD}): nothing to eat for")
     before, ate, out = snap.food, [], {}
@@ -163,7 +166,7 @@ async def eat(ctx: ToolContext, p: EatInput) -> dict[str, Any]:
                 raise
             break  # the food ran out after eating: what was eaten stands
         ate.append(out.get("ate", item))
-        snap = ctx.body.snapshot()
+        snap = await ctx.snapshot()
     return {**out, "ate": ate, "foodBefore": before, "foodAfter": snap.food}
 
 

@@ -53,9 +53,9 @@ class MineBlockInput(ToolInput):
         return self
 
 
-def _held(ctx: ToolContext, item: str) -> int:
+async def _held(ctx: ToolContext, item: str) -> int:
     inv: dict[str, int] = {}
-    for it in ctx.body.snapshot().inventory:
+    for it in (await ctx.snapshot()).inventory:
         inv[it.name] = inv.get(it.name, 0) + it.count
     return available(inv, item)
 
@@ -63,12 +63,12 @@ def _held(ctx: ToolContext, item: str) -> int:
 async def collect_block(ctx: ToolContext, p: CollectBlockInput) -> dict[str, Any]:
     drop_of = lambda name: DROPS.get(canonical(name), name)  # noqa: E731
     item = drop_of(p.block)
-    start = _held(ctx, item)
+    start = await _held(ctx, item)
     goal = p.count if p.ensure else start + p.count
     have, futile, explored, kinds = start, 0, 0, []
     while have < goal:
         ctx.check()
-        hits = find_blocks_now(ctx, FindBlocksInput(block=p.block, radius=min(p.radius, 32), count=1))["blocks"]
+        hits = (await find_blocks_now(ctx, FindBlocksInput(block=p.block, radius=min(p.radius, 32), count=1)))["blocks"]
         if not hits:
             if explored >= p.explore_attempts:
                 raise ToolFailure(PRECONDITION_FAILED, f"no {p.block} within {p.radius} blocks (explored {explored} times)",
@@ -83,7 +83,7 @@ async def collect_block(ctx: ToolContext, p: CollectBlockInput) -> dict[str, Any
             why = None
         except ToolFailure as e:  # e.g. an unreachable treetop: what counts is what we now hold
             why = e.message
-        now = _held(ctx, item)
+        now = await _held(ctx, item)
         futile = futile + 1 if now <= have else 0
         have = now
         if futile >= MAX_FUTILE:
@@ -93,7 +93,7 @@ async def collect_block(ctx: ToolContext, p: CollectBlockInput) -> dict[str, Any
 
 
 async def dig_at(ctx: ToolContext, x: int, y: int, z: int) -> dict[str, Any]:
-    pos = ctx.body.snapshot().position
+    pos = (await ctx.snapshot()).position
     if pos.distance_to(type(pos)(x=x + 0.5, y=y + 0.5, z=z + 0.5)) > REACH:
         await walk(ctx, x + 0.5, y, z + 0.5, 2.5)
     return await run_action(ctx, "dig", {"x": x, "y": y, "z": z})
@@ -101,7 +101,7 @@ async def dig_at(ctx: ToolContext, x: int, y: int, z: int) -> dict[str, Any]:
 
 async def mine_block(ctx: ToolContext, p: MineBlockInput) -> dict[str, Any]:
     if p.block:
-        hits = find_blocks_now(ctx, FindBlocksInput(block=p.block, count=1))["blocks"]
+        hits = (await find_blocks_now(ctx, FindBlocksInput(block=p.block, count=1)))["blocks"]
         if not hits:
             raise ToolFailure(PRECONDITION_FAILED, f"no {p.block} nearby to mine")
         targets = [(hits[0]["x"], hits[0]["y"], hits[0]["z"])]
@@ -135,15 +135,15 @@ def items_near(snap: WorldSnapshot, spot: Vec3, radius: float) -> list[EntityInf
     return [e for e in snap.entities if e.name.lower() == ITEM_ENTITY and e.position.distance_to(spot) <= radius]
 
 
-def _inventory_total(ctx: ToolContext) -> int:
-    return sum(i.count for i in ctx.body.snapshot().inventory)
+async def _inventory_total(ctx: ToolContext) -> int:
+    return sum(i.count for i in (await ctx.snapshot()).inventory)
 
 
 async def pick_up_items(ctx: ToolContext, p: PickUpItemsInput) -> dict[str, Any]:
     """Walk to the spot, then onto each item lying near it (walking onto an item picks it
     up: no JS of our own). An item that stays after TRIES_PER_ITEM visits is left."""
     spot = Vec3(x=p.x, y=p.y, z=p.z)
-    before = _inventory_total(ctx)
+    before = await _inventory_total(ctx)
     try:
         await walk(ctx, p.x, p.y, p.z, 1.0)
     except ToolFailure as e:  # the spot itself (a ledge, water) may not be reachable; its items may
@@ -153,7 +153,7 @@ async def pick_up_items(ctx: ToolContext, p: PickUpItemsInput) -> dict[str, Any]
     walks = 0
     while walks < p.max_walks:
         ctx.check()
-        left = [e for e in items_near(ctx.body.snapshot(), spot, p.radius) if tries.get(_cell(e), 0) < TRIES_PER_ITEM]
+        left = [e for e in items_near(await ctx.snapshot(), spot, p.radius) if tries.get(_cell(e), 0) < TRIES_PER_ITEM]
         if not left:
             break
         item = left[0]
@@ -166,11 +166,11 @@ async def pick_up_items(ctx: ToolContext, p: PickUpItemsInput) -> dict[str, Any]
                 raise
             continue
         waited = 0.0
-        while waited < PICKUP_WAIT_S and any(_cell(e) == _cell(item) for e in items_near(ctx.body.snapshot(), spot, p.radius)):
+        while waited < PICKUP_WAIT_S and any(_cell(e) == _cell(item) for e in items_near(await ctx.snapshot(), spot, p.radius)):
             await ctx.pause()
             waited += ctx.poll_interval_s
-    remaining = len(items_near(ctx.body.snapshot(), spot, p.radius))
-    return {"pickedUp": _inventory_total(ctx) - before, "walks": walks, "itemsLeft": remaining}
+    remaining = len(items_near(await ctx.snapshot(), spot, p.radius))
+    return {"pickedUp": await _inventory_total(ctx) - before, "walks": walks, "itemsLeft": remaining}
 
 
 def _cell(e: EntityInfo) -> tuple[int, int, int]:

@@ -84,8 +84,8 @@ def _gained(before: dict[str, int], after: dict[str, int]) -> dict[str, int]:
     return {k: after[k] - before.get(k, 0) for k in sorted(after) if after[k] > before.get(k, 0)}
 
 
-def _total(ctx: ToolContext) -> int:
-    return sum(held(ctx).values())
+async def _total(ctx: ToolContext) -> int:
+    return sum((await held(ctx)).values())
 
 
 async def _pick_up_drops(ctx: ToolContext, at: dict[str, Any], held_before: int) -> dict[str, Any]:
@@ -94,11 +94,11 @@ async def _pick_up_drops(ctx: ToolContext, at: dict[str, Any], held_before: int)
     spot = Vec3(x=float(at["x"]), y=float(at["y"]), z=float(at["z"]))
 
     waited = 0.0
-    while waited < DROP_WAIT_S and not items_near(ctx.body.snapshot(), spot, DROP_RADIUS) and _total(ctx) <= held_before:
+    while waited < DROP_WAIT_S and not items_near(await ctx.snapshot(), spot, DROP_RADIUS) and await _total(ctx) <= held_before:
         await ctx.pause()
         waited += ctx.poll_interval_s
     out = await pick_up_items(ctx, PickUpItemsInput(x=spot.x, y=spot.y, z=spot.z, radius=DROP_RADIUS, max_walks=6))
-    return {"at": {k: round(float(at[k]), 1) for k in "xyz"}, "gained": _total(ctx) - held_before,
+    return {"at": {k: round(float(at[k]), 1) for k in "xyz"}, "gained": await _total(ctx) - held_before,
             "itemsLeft": out["itemsLeft"]}
 
 
@@ -107,28 +107,28 @@ async def _sweep(ctx: ToolContext, drops: list[dict[str, Any]]) -> None:
     death spot where some still lies."""
     for d in drops:
         spot = Vec3(**d["at"])
-        if items_near(ctx.body.snapshot(), spot, DROP_RADIUS):
-            held_before = _total(ctx)
+        if items_near(await ctx.snapshot(), spot, DROP_RADIUS):
+            held_before = await _total(ctx)
             out = await pick_up_items(ctx, PickUpItemsInput(x=spot.x, y=spot.y, z=spot.z, radius=DROP_RADIUS, max_walks=6))
-            d.update(gained=d["gained"] + _total(ctx) - held_before, itemsLeft=out["itemsLeft"])
+            d.update(gained=d["gained"] + await _total(ctx) - held_before, itemsLeft=out["itemsLeft"])
 
 
 async def hunt(ctx: ToolContext, p: HuntInput) -> dict[str, Any]:
     kinds = list(ANIMALS) if p.target == "animal" else [p.target]
-    before = held(ctx)
+    before = await held(ctx)
     kills: list[str] = []
     drops: list[dict[str, Any]] = []  # per kill: what was picked up, what was left lying
     hits, misses, weapon = 0, 0, None
     lost: list[int] = []  # animals given up on (out of reach): never chased again by this hunt
     while len(kills) < p.count:
         ctx.check()
-        if not game_in_sight(ctx.body.snapshot().entities, p.target, p.radius):
+        if not game_in_sight((await ctx.snapshot()).entities, p.target, p.radius):
             if not kills:
                 raise ToolFailure(PRECONDITION_FAILED, f"no {p.target} within {p.radius:g} blocks to hunt",
                                   details={"target": p.target, "radius": p.radius})
             break
         # One kill, bounded inside what the call itself has left.
-        held_before = _total(ctx)
+        held_before = await _total(ctx)
         deadline = ctx.clock() + int(KILL_TIMEOUT_S * 1000)
         kill_ctx = replace(ctx, deadline_ms=deadline if ctx.deadline_ms is None else min(ctx.deadline_ms, deadline))
         try:
@@ -158,7 +158,7 @@ async def hunt(ctx: ToolContext, p: HuntInput) -> dict[str, Any]:
         kills.append(str(out.get("target")))
         drops.append(await _pick_up_drops(ctx, out["at"], held_before))
     await _sweep(ctx, drops)
-    gained = _gained(before, held(ctx))
+    gained = _gained(before, await held(ctx))
     return {"target": p.target, "requested": p.count, "kills": len(kills), "killed": kills,
             "short": p.count - len(kills), "gained": gained, "hits": hits, "weapon": weapon, "drops": drops}
 

@@ -62,24 +62,24 @@ class DescendInput(ToolInput):
         return parse_level(v)
 
 
-def _has_pickaxe(ctx: ToolContext) -> bool:
-    return any(i.name.endswith("_pickaxe") and i.count > 0 for i in ctx.body.snapshot().inventory)
+async def _has_pickaxe(ctx: ToolContext) -> bool:
+    return any(i.name.endswith("_pickaxe") and i.count > 0 for i in (await ctx.snapshot()).inventory)
 
 
 async def descend(ctx: ToolContext, p: DescendInput) -> dict[str, Any]:
-    here = math.floor(ctx.body.snapshot().position.y)
+    here = math.floor((await ctx.snapshot()).position.y)
     if here <= p.target_y:
         return {"steps": 0, "y": here, "turned": 0, "targetY": p.target_y}
     blocks = here - p.target_y
     if blocks > MAX_DESCENT:
         raise ToolFailure(PRECONDITION_FAILED, f"y {p.target_y} is {blocks} blocks down from y {here}; at most "
                           f"{MAX_DESCENT} in one descent", details={"y": here, "targetY": p.target_y})
-    if not _has_pickaxe(ctx):  # stone by hand: 7.5 s a block, and it drops nothing
+    if not await _has_pickaxe(ctx):  # stone by hand: 7.5 s a block, and it drops nothing
         raise ToolFailure(PRECONDITION_FAILED, "no pickaxe to dig a staircase with")
     ctx.check()
     starts = ctx.hooks.get(STAIRCASES_HOOK)
     if starts is not None:  # where the staircase starts: the way back up (movement.climb_out)
-        pos = ctx.body.snapshot().position
+        pos = (await ctx.snapshot()).position
         starts.append((pos.x, pos.y, pos.z))
         del starts[:-MAX_STAIRCASES]
     wait_ms = int(descend_timeout_s(blocks) * 1000)
@@ -88,7 +88,7 @@ async def descend(ctx: ToolContext, p: DescendInput) -> dict[str, Any]:
     if p.direction is not None:
         args["direction"] = p.direction
     out = await run_action(replace(ctx, deadline_ms=deadline), "staircase", args)
-    y = math.floor(ctx.body.snapshot().position.y)
+    y = math.floor((await ctx.snapshot()).position.y)
     if y > p.target_y:
         raise ToolFailure(EXECUTION_ERROR, f"the staircase ended at y {y}, above y {p.target_y}", details={"action": out})
     return {"steps": out.get("steps"), "y": y, "turned": out.get("turned"), "targetY": p.target_y}

@@ -105,9 +105,9 @@ def pick_leg(ctx: ToolContext, here: tuple[int, int, int], start: tuple[int, int
     return fallback or (start[0], start[2])
 
 
-def _ground_over(ctx: ToolContext, here: tuple[int, int, int]) -> list[int]:
+async def _ground_over(ctx: ToolContext, here: tuple[int, int, int]) -> list[int]:
     """The heights of the soil and rock blocks over the bot's head (SKY_CHECK up)."""
-    column = ctx.body.region((here[0], here[1], here[2]), (1, SKY_CHECK, 1))
+    column = await ctx.region((here[0], here[1], here[2]), (1, SKY_CHECK, 1))
     return [y for y in range(here[1] + 2, here[1] + SKY_CHECK) if column.block_at(here[0], y, here[2]) in GROUND_ROOF]
 
 
@@ -117,8 +117,8 @@ async def climb_out(ctx: ToolContext) -> dict[str, Any] | None:
     within CLIMB_BACK_WITHIN, walked without digging), else straight up to the top of its
     column, digging through natural ground. Best effort: a failed climb is logged and the
     explore goes on. None when the bot is not underground."""
-    here = block_pos(ctx.body.snapshot().position)
-    ground = _ground_over(ctx, here)
+    here = block_pos((await ctx.snapshot()).position)
+    ground = await _ground_over(ctx, here)
     if len(ground) < MIN_ROOF:
         return None
     logger.info("[Tools] explore: underground at {} {} {} (ground over the head up to y {}); climbing out first",
@@ -129,28 +129,28 @@ async def climb_out(ctx: ToolContext) -> dict[str, Any] | None:
         if starts:
             sx, sy, sz = starts[-1]
             await walk(ctx, sx, sy, sz, 1, dig_out=False)
-        now = block_pos(ctx.body.snapshot().position)
-        ground = _ground_over(ctx, now)
+        now = block_pos((await ctx.snapshot()).position)
+        ground = await _ground_over(ctx, now)
         if len(ground) >= MIN_ROOF:  # no staircase known, or its top is underground too
             how = "dug"
             await walk(ctx, now[0] + 0.5, max(ground) + 1, now[2] + 0.5, 3)
     except (ToolFailure, ToolTimeout) as e:
         why = str(e.message if isinstance(e, ToolFailure) else e)
         logger.info("[Tools] explore: could not climb out ({}); exploring from here", why)
-    end = ctx.body.snapshot().position
+    end = (await ctx.snapshot()).position
     return {"from": list(here), "to": [end.x, end.y, end.z], "how": how, "failed": why}
 
 
 async def explore(ctx: ToolContext, p: ExploreInput) -> dict[str, Any]:
     climbed = await climb_out(ctx)
-    start = block_pos(ctx.body.snapshot().position)
+    start = block_pos((await ctx.snapshot()).position)
     _remember(ctx, start[0], start[2])
     legs: list[dict[str, Any]] = []
     for _ in range(p.legs):
         ctx.check()
-        here = block_pos(ctx.body.snapshot().position)
+        here = block_pos((await ctx.snapshot()).position)
         tx, tz = pick_leg(ctx, here, start, p)
-        column = ctx.body.region((tx, here[1] - 16, tz), (1, 33, 1))
+        column = await ctx.region((tx, here[1] - 16, tz), (1, 33, 1))
         ty = surface_y(column, tx, tz, here[1])
         if ty is None:
             legs.append({"x": tx, "z": tz, "ok": False, "why": "no standable ground"})
@@ -160,14 +160,14 @@ async def explore(ctx: ToolContext, p: ExploreInput) -> dict[str, Any]:
             ok, why = True, None
         except ToolFailure as e:  # one blocked leg is fine: a walk is best effort
             ok, why = False, e.message
-        pos = ctx.body.snapshot().position
+        pos = (await ctx.snapshot()).position
         _remember(ctx, pos.x, pos.z)
         legs.append({"x": tx, "y": ty, "z": tz, "ok": ok, "why": why})
     if not any(leg["ok"] for leg in legs):
         stuck = f" (underground; climbing out failed: {climbed['failed']})" if climbed and climbed["failed"] else ""
         raise ToolFailure(PRECONDITION_FAILED, f"explore: no leg could be walked{stuck}",
                           details={"legs": legs, "climbedOut": climbed})
-    end = ctx.body.snapshot().position
+    end = (await ctx.snapshot()).position
     return {"legs": legs, "end": {"x": end.x, "y": end.y, "z": end.z}, "seenChunks": len(_seen(ctx)),
             "climbedOut": climbed}
 

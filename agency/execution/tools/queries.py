@@ -26,7 +26,7 @@ class ChatInput(ToolInput):
 
 
 async def inventory(ctx: ToolContext, _p: NoInput) -> dict[str, Any]:
-    snap = ctx.body.snapshot()
+    snap = await ctx.snapshot()
     items: dict[str, int] = {}
     for it in snap.inventory:
         items[it.name] = items.get(it.name, 0) + it.count
@@ -34,22 +34,22 @@ async def inventory(ctx: ToolContext, _p: NoInput) -> dict[str, Any]:
 
 
 async def snapshot(ctx: ToolContext, _p: NoInput) -> dict[str, Any]:
-    return ctx.body.snapshot().model_dump(mode="json")
+    return (await ctx.snapshot()).model_dump(mode="json")
 
 
-def find_blocks_now(ctx: ToolContext, p: FindBlocksInput) -> dict[str, Any]:
-    pos = ctx.body.snapshot().position
-    region = read_around(ctx.body, block_pos(pos), p.radius, p.vertical, p.vertical)
+async def find_blocks_now(ctx: ToolContext, p: FindBlocksInput) -> dict[str, Any]:
+    pos = (await ctx.snapshot()).position
+    region = await ctx.io(read_around, ctx.body, block_pos(pos), p.radius, p.vertical, p.vertical)
     blocks = find_in_region(region, p.block, pos, p.count)
     return {"block": p.block, "found": len(blocks), "blocks": blocks}
 
 
 async def find_blocks(ctx: ToolContext, p: FindBlocksInput) -> dict[str, Any]:
-    return find_blocks_now(ctx, p)
+    return await find_blocks_now(ctx, p)
 
 
 async def chat(ctx: ToolContext, p: ChatInput) -> dict[str, Any]:
-    ctx.body.chat(p.message)
+    await ctx.io(ctx.body.chat, p.message)
     return {"said": p.message}
 
 

@@ -56,23 +56,23 @@ class SmeltInput(ToolInput):
         return name
 
 
-def nearby_furnace(ctx: ToolContext) -> dict[str, Any] | None:
-    hits = find_blocks_now(ctx, FindBlocksInput(block="furnace", radius=FURNACE_SEARCH_RADIUS, count=1, vertical=4))
+async def nearby_furnace(ctx: ToolContext) -> dict[str, Any] | None:
+    hits = await find_blocks_now(ctx, FindBlocksInput(block="furnace", radius=FURNACE_SEARCH_RADIUS, count=1, vertical=4))
     return hits["blocks"][0] if hits["blocks"] else None
 
 
-def usable_furnace(ctx: ToolContext) -> dict[str, Any] | None:
+async def usable_furnace(ctx: ToolContext) -> dict[str, Any] | None:
     """The furnace a smelt would use: one within FURNACE_SEARCH_RADIUS, else the nearest
     remembered one within the places' reuse distance whose block is still there (read now,
     never taken on trust; marked `remembered`: the smelter walks to it), else None."""
-    return found_or_remembered(ctx, nearby_furnace(ctx), "furnace")
+    return await found_or_remembered(ctx, await nearby_furnace(ctx), "furnace")
 
 
 async def _get_furnace(ctx: ToolContext, p: SmeltInput) -> tuple[dict[str, Any], str | None]:
     """A furnace to use: the nearest one in sight or remembered and standing, else one placed
     from the inventory, else (craft_furnace) one crafted and placed. Returns it and how it came
     ('remembered', 'placed', 'crafted'; None: in sight)."""
-    found = usable_furnace(ctx)
+    found = await usable_furnace(ctx)
     if found is not None:
         if found.get("remembered"):
             logger.info("[Places] reusing furnace at {} {} {} ({} m away) instead of placing a new one",
@@ -80,7 +80,7 @@ async def _get_furnace(ctx: ToolContext, p: SmeltInput) -> tuple[dict[str, Any],
             return found, "remembered"
         return found, None
     how = "placed"
-    if held(ctx).get("furnace", 0) < 1:
+    if (await held(ctx)).get("furnace", 0) < 1:
         if not p.craft_furnace:
             raise ToolFailure(PRECONDITION_FAILED, f"no furnace within {FURNACE_SEARCH_RADIUS} blocks and none in the inventory")
         await craft(ctx, CraftInput(item="furnace", count=1, ensure=True))
@@ -92,13 +92,13 @@ async def _get_furnace(ctx: ToolContext, p: SmeltInput) -> tuple[dict[str, Any],
 async def smelt(ctx: ToolContext, p: SmeltInput) -> dict[str, Any]:
     output = output_of(p.item)
     assert output is not None  # the input model checked it
-    inv = held(ctx)
+    inv = await held(ctx)
     start = inv.get(output, 0)
     need = max(0, p.count - start) if p.ensure else p.count
     if need == 0:
         return {"item": output, "smelted": 0, "have": start, "furnace": None}
     kind, have_input = input_choice(inv, output)
-    furnace_near = usable_furnace(ctx) is not None
+    furnace_near = await usable_furnace(ctx) is not None
     # A furnace in sight (or remembered) may still hold a stopped call's input or outputs (the
     # JS action counts them); a new one holds nothing, so the inventory must have it all.
     if not furnace_near:
@@ -115,7 +115,7 @@ async def smelt(ctx: ToolContext, p: SmeltInput) -> dict[str, Any]:
                           details={"shortTicks": fuel.short_ticks, "fuel": [f.__dict__ for f in fuel.picks]})
     ctx.check()
     furnace, how = await _get_furnace(ctx, p)
-    pos = ctx.body.snapshot().position
+    pos = (await ctx.snapshot()).position
     if pos.distance_to(type(pos)(x=furnace["x"] + 0.5, y=furnace["y"] + 0.5, z=furnace["z"] + 0.5)) > REACH:
         await walk(ctx, furnace["x"] + 0.5, furnace["y"], furnace["z"] + 0.5, 2.5)
     # The wait is bounded by the count, inside whatever the call itself has left.
@@ -139,7 +139,7 @@ async def smelt(ctx: ToolContext, p: SmeltInput) -> dict[str, Any]:
     if status == "short_fuel":
         raise ToolFailure(PRECONDITION_FAILED, f"not enough fuel for {need} {output}: {out.get('missingTicks')} burn "
                           "ticks short", details=out)
-    have = held(ctx).get(output, 0)
+    have = (await held(ctx)).get(output, 0)
     if have < start + need:
         raise ToolFailure(EXECUTION_ERROR, f"smelting ended with {have} {output} in the inventory, wanted {start + need}",
                           details={"action": out})

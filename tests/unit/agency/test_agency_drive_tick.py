@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
 
 from agency.cognition.drive_tick import (
@@ -324,7 +326,7 @@ def test_the_sight_box_is_the_collectors_search_box(make_snapshot):
             return _sight()
 
     radius = min(CollectBlockInput(block="oak_log").radius, 32)  # what collect_block searches with
-    find_blocks_now(ToolContext(body=Body(), clock=lambda: 0), FindBlocksInput(block="oak_log", radius=radius, count=1))
+    asyncio.run(find_blocks_now(ToolContext(body=Body(), clock=lambda: 0), FindBlocksInput(block="oak_log", radius=radius, count=1)))
     assert asked == [sight_box(snap)]
 
 

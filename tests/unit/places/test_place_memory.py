@@ -4,7 +4,9 @@ block read confirms, forgets and skips."""
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
+from typing import Any
 
 import pytest
 from loguru import logger
@@ -66,6 +68,13 @@ def test_a_block_name_is_a_kind_of_place_or_none(name, kind):
 
 
 # ---- the store -----------------------------------------------------------------------------
+
+
+def _standing(mem: PlaceMemory, body: Any, kind: str, near: tuple[float, float, float]) -> Any:
+    async def read(pos: tuple[int, int, int]) -> str | None:
+        return body.region(pos, (1, 1, 1)).block_at(*pos)
+
+    return asyncio.run(mem.standing_read(read, kind, near))
 
 
 def test_remembered_places_come_back_nearest_first_within_the_distance(store, clock):
@@ -205,7 +214,7 @@ def test_standing_reads_the_real_block_and_forgets_a_gone_table_on_the_way(store
     mem.placed("crafting_table", 20, GROUND_Y, 0)
     body.blocks[(20, GROUND_Y, 0)] = "crafting_table"
     clock.advance(5000)
-    hit = mem.standing(body, "crafting_table", (0.5, GROUND_Y, 0.5))
+    hit = _standing(mem, body, "crafting_table", (0.5, GROUND_Y, 0.5))
     assert hit is not None and hit.pos == (20, GROUND_Y, 0)
     assert [p.pos for p in store.list(WORLD_A)] == [(20, GROUND_Y, 0)]
     assert store.get(WORLD_A, (20, GROUND_Y, 0)).seen_at == clock()  # confirmed now
@@ -216,9 +225,9 @@ def test_standing_honours_the_reuse_distance(store, clock):
     body = FakeBody(clock)
     body.blocks[(60, GROUND_Y, 0)] = "crafting_table"
     PlaceMemory(store, lambda: WORLD_A).placed("crafting_table", 60, GROUND_Y, 0)
-    assert PlaceMemory(store, lambda: WORLD_A).standing(body, "crafting_table", (0.5, GROUND_Y, 0.5)) is None
+    assert _standing(PlaceMemory(store, lambda: WORLD_A), body, "crafting_table", (0.5, GROUND_Y, 0.5)) is None
     far = PlaceMemory(store, lambda: WORLD_A, config=PlacesConfig(reuse_distance=64))
-    assert far.standing(body, "crafting_table", (0.5, GROUND_Y, 0.5)).pos == (60, GROUND_Y, 0)
+    assert _standing(far, body, "crafting_table", (0.5, GROUND_Y, 0.5)).pos == (60, GROUND_Y, 0)
 
 
 def test_standing_skips_a_place_in_an_unloaded_chunk_without_forgetting_it(store, clock):
@@ -226,7 +235,7 @@ def test_standing_skips_a_place_in_an_unloaded_chunk_without_forgetting_it(store
     body.region = lambda origin, size: _region(origin, size, {}, default=None)  # nothing loaded
     mem = PlaceMemory(store, lambda: WORLD_A)
     mem.placed("crafting_table", 10, GROUND_Y, 0)
-    assert mem.standing(body, "crafting_table", (0.5, GROUND_Y, 0.5)) is None
+    assert _standing(mem, body, "crafting_table", (0.5, GROUND_Y, 0.5)) is None
     assert len(store.list(WORLD_A)) == 1
 
 
@@ -238,7 +247,7 @@ def test_standing_reads_at_most_a_few_candidates(store, clock):
     mem = PlaceMemory(store, lambda: WORLD_A)
     for i in range(MAX_CHECKS + 3):  # all gone
         mem.placed("crafting_table", 2 + i, GROUND_Y, 0)
-    assert mem.standing(body, "crafting_table", (0.5, GROUND_Y, 0.5)) is None
+    assert _standing(mem, body, "crafting_table", (0.5, GROUND_Y, 0.5)) is None
     assert len(reads) == MAX_CHECKS and len(store.list(WORLD_A)) == 3
 
 
