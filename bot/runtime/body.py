@@ -339,7 +339,7 @@ class MineflayerBody:
         return WorldSnapshot.model_validate_json(raw)
 
     def recent_snapshot(self) -> WorldSnapshot:
-        """A snapshot at most a quarter of a second old (never from before this bot's last
+        """A snapshot at most half a second old (never from before this bot's last
         action started or ended), read with the other bots' in one call: for periodic readers
         (the reflex tick, perception). A tool, which must see what its last action did, reads
         snapshot()."""

@@ -135,7 +135,7 @@ class BulkReads:
     def __init__(self, bridge: Bridge) -> None:
         self.threats = BulkRead(bridge, "threatsSince", max_age_s=0.015, same_args=False)  # under the reflex watch's 20 ms poll
         self.actions = BulkRead(bridge, "pollAction", max_age_s=0.15)  # tools poll every 0.2 s
-        self.snapshots = BulkRead(bridge, "snapshot", max_age_s=0.25)  # periodic readers only, never a tool
+        self.snapshots = BulkRead(bridge, "snapshot", max_age_s=0.5)  # periodic readers only (ticks of a second or more), never a tool
         self.events = BulkDrain(bridge, "drainEvents", max_age_s=0.5)  # each body drains once a second (job_body)
 
 

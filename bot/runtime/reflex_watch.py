@@ -109,7 +109,7 @@ class ReflexWatch:
 
     async def tick(self, *, woken: bool = False) -> str | None:
         """One reflex tick (None: no reflex, or the body went away): on a snapshot read now
-        when a threat woke it, else on one at most 0.25 s old read with the other bots'."""
+        when a threat woke it, else on one at most 0.5 s old read with the other bots'."""
         try:
             snap = await asyncio.to_thread(self.body.snapshot if woken else self.body.recent_snapshot)
         except BodyLost as e:

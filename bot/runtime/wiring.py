@@ -368,7 +368,7 @@ class Agency:
     async def _snapshot(self, *, recent: bool = False) -> WorldSnapshot | None:
         """A snapshot, or None when the body went away between the connected check and the
         read (a dying world or bridge): the body gate says so once, not a stack trace a tick.
-        recent: one at most 0.25 s old is good enough (a live body reads it in bulk)."""
+        recent: one at most 0.5 s old is good enough (a live body reads it in bulk)."""
         read = getattr(self.body, "recent_snapshot", self.body.snapshot) if recent else self.body.snapshot
         try:
             return await asyncio.to_thread(read)
