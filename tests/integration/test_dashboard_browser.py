@@ -46,10 +46,18 @@ def _terrain_share(png: bytes) -> float:
 
 
 def _wait_for_terrain(frame, timeout_s: float = 90) -> float:
-    """The viewer meshes chunks in web workers after they arrive: wait until they are drawn."""
+    """The viewer meshes chunks in web workers after they arrive: wait until they are drawn.
+    On a loaded machine a screenshot may wait long for the view to hold still (its frames
+    starved of CPU): that one is taken again, within the same deadline."""
+    from playwright.sync_api import TimeoutError as ScreenshotTimeout  # noqa: PLC0415 - playwright may be missing
+
     deadline = time.monotonic() + timeout_s
+    share = 0.0
     while True:
-        share = _terrain_share(frame.screenshot())
+        try:
+            share = _terrain_share(frame.screenshot(timeout=15_000))
+        except ScreenshotTimeout:
+            print("viewer screenshot: the view did not hold still within 15 s; taking it again")
         if share >= TERRAIN_SHARE or time.monotonic() > deadline:
             return share
         time.sleep(1)
