@@ -148,7 +148,7 @@ class Daemon:
     async def start(self) -> None:
         self._require(DaemonState.initialized)
         for i, (name, agency) in enumerate(self.agencies.items()):
-            for spec in agency.jobs(suffix=f"@{name}" if self.fleet else "", planning=i == 0):
+            for spec in agency.jobs(bot=name if self.fleet else None, planning=i == 0):
                 self.scheduler.add(spec)
         if self.shared is not None and self.shared.postgres:
             self.scheduler.add(lease_job(self.shared.tasks, self.cfg.storage.lease_s))

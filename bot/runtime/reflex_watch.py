@@ -7,6 +7,7 @@ every `poll_s`): a hostile that comes within its kind's radius is answered withi
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import time
 import weakref
 from typing import Any, Awaitable, Callable
@@ -44,7 +45,9 @@ class ThreatFeed:
         waiter: asyncio.Future[list[dict[str, Any]]] = loop.create_future()
         self._waiting[id(body)] = (body, waiter)
         if self._task is None or self._task.done():
-            self._task = loop.create_task(self._poll(), name="threat-feed")
+            # every watch's poll: not in the context (a fleet's bot named in log lines) of the
+            # watch that happened to start it
+            self._task = loop.create_task(self._poll(), name="threat-feed", context=contextvars.Context())
         try:
             return await asyncio.wait_for(waiter, max(0.0, timeout_s))
         except TimeoutError:

@@ -13,6 +13,7 @@ minute flushes every log-rate aggregator (agency.log_rate).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import inspect
 import logging
 import time
@@ -64,6 +65,7 @@ class JobSpec:
     interval_s: float
     enabled: bool = True
     timeout_s: float = 30.0
+    bot: str | None = None  # a fleet's bot whose job this is: its log lines name it (bot/runtime/logs.py)
     stats: JobStats = field(default_factory=JobStats)
 
 
@@ -97,6 +99,13 @@ class Scheduler:
         """Run a job's body once, bounded; True when it succeeded. Never raises."""
         spec = self.jobs[name]
         started = time.perf_counter()
+        # The tasks and threads the body starts inherit the context: a task run by a fleet's
+        # executor job logs its bot's name too.
+        with logger.contextualize(bot=spec.bot) if spec.bot else contextlib.nullcontext():
+            return await self._run_body(spec, started)
+
+    async def _run_body(self, spec: JobSpec, started: float) -> bool:
+        name = spec.name
         try:
             result = spec.func()
             if inspect.isawaitable(result):

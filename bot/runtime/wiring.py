@@ -382,11 +382,12 @@ class Agency:
     async def job_stream_prune(self) -> None:
         self.stream.prune()
 
-    def jobs(self, *, suffix: str = "", planning: bool = True) -> list[JobSpec]:
+    def jobs(self, *, bot: str | None = None, planning: bool = True) -> list[JobSpec]:
         """This bot's periodic jobs, declared as data: name, body, interval, whether on
-        (`jobs.disabled` names a job, or its bot's entry switches a loop off). `suffix` tells
-        a fleet's bots' jobs apart (`executor@alice`); planning=False leaves turning the
-        shared stream's thoughts into tasks to another bot's job (one consumer a daemon)."""
+        (`jobs.disabled` names a job, or its bot's entry switches a loop off). `bot` names a
+        fleet's bot: its jobs are told apart (`executor@alice`) and their log lines name it;
+        planning=False leaves turning the shared stream's thoughts into tasks to another
+        bot's job (one consumer a daemon)."""
         j, e = self.cfg.jobs, self.entry
         switched_off = {"drive_tick": not e.drives, "reflexes": not e.reflexes, "keepalive": not e.keepalive,
                         "planning": not planning}
@@ -402,7 +403,9 @@ class Agency:
             ("stream_prune", self.job_stream_prune, j.stream_prune_s, 30.0),
             ("review", self.goals.job_review, j.review_s, 30.0),
         ]
-        return [JobSpec(name + suffix, body, interval_s, timeout_s=timeout_s,
+        suffix = f"@{bot}" if bot else ""
+        # planning turns every bot's thoughts into tasks: its lines are the daemon's
+        return [JobSpec(name + suffix, body, interval_s, timeout_s=timeout_s, bot=None if name == "planning" else bot,
                         enabled=name not in j.disabled and not switched_off.get(name, False))
                 for name, body, interval_s, timeout_s in declared]
 

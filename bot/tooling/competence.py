@@ -89,13 +89,15 @@ class CompetenceLimits:
 
 # -- the daemon's death records -------------------------------------------------------------
 
-DEATH_LINE = re.compile(r"\[Reflex\] death recorded \(total \d+\) cause=(\S*)")
+# a fleet's line names its bot in a column after the level (bot/runtime/logs.py)
+DEATH_LINE = re.compile(r"(?:\| [A-Z]+ *\| (\w+) \| )?\[Reflex\] death recorded \(total \d+\) cause=(\S*)")
 
 
 def deaths_in(lines: Iterable[str]) -> list[dict[str, Any]]:
     """The deaths the daemon recorded, from its log lines (agency.execution.reflexes logs
-    `[Reflex] death recorded (total N) cause=zombie at {...}` for each one)."""
-    return [{"cause": m[1]} for line in lines if (m := DEATH_LINE.search(line))]
+    `[Reflex] death recorded (total N) cause=zombie at {...}` for each one); `bot` when the
+    line names one (a fleet's)."""
+    return [{"cause": m[2], **({"bot": m[1]} if m[1] else {})} for line in lines if (m := DEATH_LINE.search(line))]
 
 
 # -- game time --------------------------------------------------------------------------------

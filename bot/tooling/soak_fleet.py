@@ -12,9 +12,9 @@ sampled every SAMPLE_S over the HTTP API (/api/bots and the live tasks). Judged:
                 unanswered samples are counted apart; more than half unanswered fails)
   worked        every bot held (metadata.heldBy) at least one task that completed
 
-Also reported per bot: tasks completed and failed, deaths seen (health 0 in a sample; the
-daemon's log records deaths without naming the bot, so the log's count is the fleet's),
-and the final position.
+Also reported per bot: tasks completed and failed, deaths seen (health 0 in a sample),
+deaths the daemon's log recorded for it (a fleet's lines name their bot) and the final
+position.
 
     python -m bot.tooling.soak_fleet MINUTES [--bots 3] [--version 1.21.4] [--fast] [--out soak-results]
 
@@ -189,9 +189,10 @@ def judge_worked(completed: dict[str, list[dict[str, Any]]]) -> dict[str, Any]:
                       detail + (f"; none by {', '.join(idle)}" if idle else ""))
 
 
-def per_bot(samples: list[dict[str, Any]], names: list[str],
-            finished: dict[str, list[dict[str, Any]]]) -> dict[str, dict[str, Any]]:
-    """Per bot: completed and failed tasks it held, health-0 readings (deaths seen), where it ended."""
+def per_bot(samples: list[dict[str, Any]], names: list[str], finished: dict[str, list[dict[str, Any]]],
+            log_deaths: list[dict[str, Any]] = ()) -> dict[str, dict[str, Any]]:
+    """Per bot: completed and failed tasks it held, health-0 readings (deaths seen), the
+    deaths the log recorded for it, where it ended."""
     out = {}
     for name in names:
         series = bot_series(samples, name)
@@ -201,6 +202,7 @@ def per_bot(samples: list[dict[str, Any]], names: list[str],
                      "failed": sum(t["status"] == "failed" for t in tasks),
                      "deathsSeen": sum(1 for a, b in zip([None, *seen], seen) if b.get("health") == 0
                                        and (a is None or a.get("health") != 0)),
+                     "deathsLogged": sum(d.get("bot") == name for d in log_deaths),
                      "finalPosition": next((b["position"] for b in reversed(seen) if b.get("position")), None),
                      "finalHealth": seen[-1].get("health") if seen else None,
                      "connectedShare": _connected_share(samples, name)}
@@ -223,22 +225,25 @@ def evaluate(samples: list[dict[str, Any]], names: list[str],
     with_unplannable = sorted({d["key"] for s in samples for d in duplicates(s, SAMPLED)
                                if any(x["status"] == "unplannable" for x in d["tasks"])})
     log_deaths = [d for s in samples for d in s.get("deaths") or []]
-    return {"pass": all(c["pass"] for c in criteria), "criteria": criteria, "bots": per_bot(samples, names, finished),
+    return {"pass": all(c["pass"] for c in criteria), "criteria": criteria,
+            "bots": per_bot(samples, names, finished, log_deaths),
             "sameGoalAsUnplannable": with_unplannable, "logDeaths": log_deaths}
 
 
 def verdict_lines(report: dict[str, Any]) -> list[str]:
     lines = [f"{'PASS' if c['pass'] else 'FAIL'} {c['id']}: {c['detail']}" for c in report["criteria"]]
-    lines.append(f"{'bot':<10}{'completed':>10}{'failed':>8}{'deaths':>8}{'health':>8}{'connected':>11}  final position")
+    lines.append(f"{'bot':<10}{'completed':>10}{'failed':>8}{'deaths':>8}{'logged':>8}{'health':>8}{'connected':>11}"
+                 "  final position")
     for name, b in report["bots"].items():
         p = b["finalPosition"]
         where = f"{p['x']:.0f} {p['y']:.0f} {p['z']:.0f}" if p else "-"
-        lines.append(f"{name:<10}{b['completed']:>10}{b['failed']:>8}{b['deathsSeen']:>8}{str(b['finalHealth']):>8}"
+        lines.append(f"{name:<10}{b['completed']:>10}{b['failed']:>8}{b['deathsSeen']:>8}{b['deathsLogged']:>8}"
+                     f"{str(b['finalHealth']):>8}"
                      f"{b['connectedShare']:>11.0%}  {where}")
     if report["sameGoalAsUnplannable"]:
         lines.append(f"(not judged) live again beside an unplannable task: {', '.join(report['sameGoalAsUnplannable'])}")
-    causes = ", ".join(d["cause"] for d in report["logDeaths"]) or "none"
-    lines.append(f"deaths in the daemon's log (fleet total; the line names no bot): {len(report['logDeaths'])} ({causes})")
+    causes = ", ".join(f"{d.get('bot', '?')} {d['cause']}" for d in report["logDeaths"]) or "none"
+    lines.append(f"deaths in the daemon's log: {len(report['logDeaths'])} ({causes})")
     lines.append(f"{'PASS' if report['pass'] else 'FAIL'} overall")
     return lines
 

@@ -430,3 +430,9 @@ def test_a_recorded_chaos_soak_s_world_restarts_do_not_add_game_days():
     span_s = samples[-1]["t"] - samples[0]["t"]  # 174 s of a world whose clock runs 200 ticks/s
     assert block["gameDays"] == pytest.approx(span_s * 200 / 24_000, rel=0.02)
     assert by_id(block)["K2"]["verdict"] == NOT_JUDGED  # 1.45 days, not the 2.49 the raw wraps make
+
+
+def test_a_fleet_s_death_line_names_its_bot():
+    lines = ["12:00:21.522 | WARNING | fleet02 | [Reflex] death recorded (total 1) cause=zombie at {'x': 1}",
+             "12:00:22.001 | WARNING | [Reflex] death recorded (total 2) cause=fall at {'x': 1}"]
+    assert deaths_in(lines) == [{"cause": "zombie", "bot": "fleet02"}, {"cause": "fall"}]

@@ -130,3 +130,38 @@ def test_a_run_cut_short_by_the_daemon_stopping_ends_quietly(caplog):
         asyncio.run(go())
     assert entered.is_set()
     assert not [r for r in caplog.records if r.levelname == "ERROR"], [r.getMessage() for r in caplog.records]
+
+
+def test_a_fleet_bot_s_job_names_its_bot_in_every_line_it_and_its_tasks_log():
+    """The console format gets the bot's column from the job's context, also for a task the
+    job started that logs after the job's run ended; a daemon-wide job's line has none."""
+    from loguru import logger
+
+    from bot.runtime.logs import CONSOLE, line_format
+
+    out: list[str] = []
+    sink = logger.add(out.append, format=line_format(CONSOLE), level="INFO")
+    started: list[asyncio.Task] = []
+
+    async def executor():
+        logger.info("[Executor] claimed task=t1")
+
+        async def run_task():
+            await asyncio.sleep(0)
+            logger.info("[Executor] completed task=t1")
+        started.append(asyncio.ensure_future(run_task()))
+
+    async def go():
+        s = Scheduler()
+        s.add(JobSpec("executor@alice", executor, interval_s=60, bot="alice"))
+        s.add(JobSpec("planning", lambda: logger.info("[Thought-to-task] converted"), interval_s=60))
+        assert await s.run_once("executor@alice") is True
+        assert await s.run_once("planning") is True
+        await started[0]
+
+    try:
+        asyncio.run(go())
+    finally:
+        logger.remove(sink)
+    assert sorted(line.split(" | ", 2)[2].rstrip("\n") for line in out) == [
+        "[Thought-to-task] converted", "alice | [Executor] claimed task=t1", "alice | [Executor] completed task=t1"]

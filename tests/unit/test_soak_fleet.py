@@ -127,7 +127,7 @@ def test_a_bot_that_held_no_completed_task_is_caught():
     assert judge_worked(completed)["pass"] is True
 
 
-def test_per_bot_counts_held_tasks_deaths_seen_and_the_final_position():
+def test_per_bot_counts_held_tasks_deaths_seen_and_logged_and_the_final_position():
     samples = [sample(0, bots=[bot("fleet01", pos=(1, 64, 1))]),
                sample(5, bots=[bot("fleet01", health=0, pos=(2, 64, 2))]),
                sample(10, bots=[bot("fleet01", health=0, pos=None)]),  # still dead: one death
@@ -135,8 +135,9 @@ def test_per_bot_counts_held_tasks_deaths_seen_and_the_final_position():
                sample(20, bots=[bot("fleet01", health=0, pos=(5, 60, 5))])]
     finished = {"fleet01": [task(1, "completed", held="fleet01"), task(2, "failed", held="fleet01"),
                             task(3, "completed", bot="fleet01", held="fleet02")]}
-    b = per_bot(samples, ["fleet01"], finished)["fleet01"]
-    assert (b["completed"], b["failed"], b["deathsSeen"]) == (1, 1, 2)
+    logged = [{"cause": "zombie", "bot": "fleet01"}, {"cause": "fall", "bot": "fleet02"}, {"cause": "fall"}]
+    b = per_bot(samples, ["fleet01"], finished, logged)["fleet01"]
+    assert (b["completed"], b["failed"], b["deathsSeen"], b["deathsLogged"]) == (1, 1, 2, 1)
     assert b["finalPosition"] == {"x": 5, "y": 60, "z": 5} and b["finalHealth"] == 0
 
 

@@ -151,3 +151,31 @@ async def _test_the_poll_stops_when_nobody_waits_and_starts_again() -> None:
     await settle()
     gate.open()
     assert await asyncio.wait_for(waiting, 2.0) == [zombie(5)]
+
+
+def test_the_poll_does_not_speak_for_the_bot_whose_watch_started_it() -> None:
+    asyncio.run(_test_the_poll_does_not_speak_for_the_bot_whose_watch_started_it())
+
+
+async def _test_the_poll_does_not_speak_for_the_bot_whose_watch_started_it() -> None:
+    from loguru import logger
+
+    bots_seen: list[Any] = []
+
+    class LoggingBody(FakeBody):
+        def new_threats(self) -> list[dict[str, Any]]:
+            logger.info("read")
+            return super().new_threats()
+
+    sink = logger.add(lambda m: bots_seen.append(m.record["extra"].get("bot")), level="INFO")
+    gate = Gate()
+    feed = ThreatFeed(0.02, sleep=gate)
+    try:
+        with logger.contextualize(bot="alice"):  # alice's reflex job starts the poll
+            got = asyncio.create_task(feed.next(LoggingBody([[zombie(1)]]), 5.0))
+        await settle()
+        gate.open()
+        assert await asyncio.wait_for(got, 2.0) == [zombie(1)]
+    finally:
+        logger.remove(sink)
+    assert bots_seen == [None]

@@ -236,7 +236,7 @@ function addLog (line) {
   const pre = $('log')
   const span = document.createElement('span')
   span.className = line.level
-  span.textContent = `${line.time} ${line.level.padEnd(7)} ${line.message}\n`
+  span.textContent = `${line.time} ${line.level.padEnd(7)} ${line.bot ? line.bot + ' | ' : ''}${line.message}\n`
   const atBottom = pre.scrollTop + pre.clientHeight >= pre.scrollHeight - 4
   pre.append(span)
   while (pre.childNodes.length > 400) pre.firstChild.remove()
