@@ -74,9 +74,10 @@ class DeliveryBoard:
         if task is None or task.status is not TaskStatus.pending:
             return False
         try:
-            self.tasks.set_status(task_id, TaskStatus.failed, metadata_patch={"blockedReason": f"withdrawn: {why}"})
+            self.tasks.set_status(task_id, TaskStatus.failed, metadata_patch={"blockedReason": f"withdrawn: {why}"},
+                                  only_from=TaskStatus.pending)
         except (IllegalTransitionError, TaskNotFoundError):
-            return False  # claimed in between
+            return False  # claimed in between (active -> failed is a legal move: the read is checked again)
         logger.info("[Delivery] {} withdrew task {}: {}", self.me, task_id, why)
         return True
 

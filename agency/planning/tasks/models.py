@@ -71,6 +71,15 @@ class IllegalTransitionError(TaskStoreError):
         self.to_status = to_status
 
 
+class StaleStatusError(IllegalTransitionError):
+    """A status change conditional on the status the caller read, which the task has left."""
+
+    def __init__(self, task_id: str, expected: TaskStatus, found: TaskStatus, to_status: TaskStatus) -> None:
+        TaskStoreError.__init__(self, f"task {task_id}: is {found.value}, not {expected.value} as read: "
+                                      f"not moved to {to_status.value}")
+        self.task_id, self.from_status, self.to_status, self.expected = task_id, found, to_status, expected
+
+
 class InvalidProgressError(TaskStoreError, ValueError):
     def __init__(self, task_id: str, progress: float) -> None:
         super().__init__(f"task {task_id}: progress must be within 0..1, got {progress!r}")

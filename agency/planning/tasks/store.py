@@ -35,7 +35,7 @@ from agency.db import Database, DatabaseSource, SharedDatabase
 from agency.environment import is_development
 from agency.planning.tasks import rules
 from agency.planning.tasks.events import PROGRESS, TaskEvent, status_event
-from agency.planning.tasks.models import NewTask, Task, TaskNotFoundError, TaskOrigin, TaskStatus
+from agency.planning.tasks.models import NewTask, StaleStatusError, Task, TaskNotFoundError, TaskOrigin, TaskStatus
 
 SQL_LOAD = "SELECT data FROM tasks WHERE id = ?"
 SQL_BY_GOAL_KEY = "SELECT data FROM tasks WHERE goal_key = ? ORDER BY created_at, rowid"
@@ -91,7 +91,8 @@ class TaskStore(Protocol):
     def update_task_metadata(self, task_id: str, patch: Mapping[str, Any]) -> Task: ...
 
     def set_status(
-        self, task_id: str, status: TaskStatus | str, *, metadata_patch: Mapping[str, Any] | None = None
+        self, task_id: str, status: TaskStatus | str, *, metadata_patch: Mapping[str, Any] | None = None,
+        only_from: TaskStatus | None = None,
     ) -> Task: ...
 
     def set_progress(self, task_id: str, progress: float) -> Task: ...
@@ -260,10 +261,13 @@ class TaskStoreBase:
         row = self._conn.execute(self._SQL_LOAD, (task_id,)).fetchone()
         return None if row is None else self._task_of(row["data"])
 
-    def _patch(self, task_id: str, patch: Mapping[str, Any], to: TaskStatus | None) -> Task:
+    def _patch(self, task_id: str, patch: Mapping[str, Any], to: TaskStatus | None,
+               only_from: TaskStatus | None = None) -> Task:
         clean = rules.clean_patch(task_id, patch, self._warn_dropped)
         with self._tx() as conn:
             before = self._load(conn, task_id)
+            if only_from is not None and to is not None and before.status is not only_from:
+                raise StaleStatusError(task_id, only_from, before.status, to)
             if to is None:
                 task = rules.patched(before, clean, self._clock)
             else:
@@ -277,11 +281,14 @@ class TaskStoreBase:
         return self._patch(task_id, patch, None)
 
     def set_status(
-        self, task_id: str, status: TaskStatus | str, *, metadata_patch: Mapping[str, Any] | None = None
+        self, task_id: str, status: TaskStatus | str, *, metadata_patch: Mapping[str, Any] | None = None,
+        only_from: TaskStatus | None = None,
     ) -> Task:
         """Change status; metadata_patch (same rules as update_task_metadata) lands in the
-        same transaction, so status and the fields mirroring it never disagree on disk."""
-        return self._patch(task_id, metadata_patch or {}, TaskStatus(status))
+        same transaction, so status and the fields mirroring it never disagree on disk.
+        only_from: the status the caller read; StaleStatusError when the task has left it
+        meanwhile (a bot of another daemon claimed it), checked under the row's lock."""
+        return self._patch(task_id, metadata_patch or {}, TaskStatus(status), only_from)
 
     def set_progress(self, task_id: str, progress: float) -> Task:
         value = rules.checked_progress(task_id, progress)

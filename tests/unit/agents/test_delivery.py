@@ -178,3 +178,22 @@ def test_a_request_says_where_the_asking_bot_is(store):
     p = body.position
     assert board.near(res.output["deliveryTaskId"]) == [int(p.x // 1), int(p.y // 1), int(p.z // 1)]
     assert board.near("task-none") is None
+
+
+def test_a_withdrawal_that_loses_the_race_to_a_claim_leaves_the_claimed_task_alone(store):
+    """Another daemon's bot claims the request between the board's read and its write."""
+    tasks, _ = store
+    board = DeliveryBoard(tasks, "builder1", lambda: ["builder1", "gatherer1"])
+    asked = board.request("task-shelter", "oak_planks", 30)
+    read = tasks.get_task
+
+    def read_then_claimed(task_id):
+        seen = read(task_id)
+        if task_id == asked and seen.status is TaskStatus.pending:
+            tasks.claim_next("gatherer1", {DELIVER})
+        return seen
+    tasks.get_task = read_then_claimed
+    assert board.withdraw(asked, "nobody came") is False
+    tasks.get_task = read
+    got = tasks.get_task(asked)
+    assert (got.status, got.metadata.heldBy, got.metadata.blockedReason) == (TaskStatus.active, "gatherer1", None)

@@ -12,6 +12,7 @@ from agency.planning.tasks.models import (
     TRANSITIONS,
     IllegalTransitionError,
     InvalidProgressError,
+    StaleStatusError,
     TaskNotFoundError,
     TaskOrigin,
     TaskStatus,
@@ -265,3 +266,15 @@ def test_the_store_survives_reopening(backend, clock):
         assert [e.event for e in again.events(t.id)] == ["created", "claimed", "progress"]
     finally:
         again.close()
+
+
+def test_a_status_change_from_a_status_read_earlier_is_refused_once_the_task_left_it(store):
+    t = store.add_task(draft())
+    store.set_status(t.id, S.active)  # claimed between the caller's read (pending) and its write
+    with pytest.raises(IllegalTransitionError) as err:
+        store.set_status(t.id, S.failed, only_from=S.pending, metadata_patch={"blockedReason": "withdrawn: x"})
+    assert isinstance(err.value, StaleStatusError) and "is active, not pending" in str(err.value)
+    got = store.get_task(t.id)
+    assert (got.status, got.metadata.blockedReason) == (S.active, None)
+    u = store.add_task(draft())
+    assert store.set_status(u.id, S.failed, only_from=S.pending).status is S.failed
