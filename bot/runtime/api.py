@@ -61,6 +61,13 @@ class ApiContext:
         """The bot's name as configured (player names ignore case), None for no such bot."""
         return next((n for n in self.bot_names() if n.lower() == name.lower()), None)
 
+    def direct_of(self, name: str) -> Any:
+        """The named bot's direct actions (a name bot_named found)."""
+        return self.bots.agency(name).direct if self.bots is not None else self.direct
+
+    def blocks_of(self, name: str) -> Callable[[int], Awaitable[dict[str, Any]]] | None:
+        return self.bots.agency(name).blocks_around if self.bots is not None else self.blocks_around
+
 
 class BotUnavailable(BotRuntimeError):
     """No bot to check a request against (not connected, gone mid-read): a 503."""
@@ -277,71 +284,121 @@ def create_app(ctx: ApiContext, *, token: str | None = None, max_body_bytes: int
         return JSONResponse(payload, status_code=GOAL_REFUSED[decision.verdict])
 
     # ---- direct actions: one tool call on the bot (the dashboard, MCP clients) -----------
-    def no_direct() -> JSONResponse | None:
-        if ctx.direct is None:
+    def no_direct(direct: Any) -> JSONResponse | None:
+        if direct is None:
             return JSONResponse({"error": "unavailable", "detail": "bot is not attached yet"}, status_code=503)
         return None
 
+    def bot_or_404(name: str) -> tuple[str | None, JSONResponse | None]:
+        """The bot's configured name, or the 404 naming the bots there are."""
+        found = ctx.bot_named(name)
+        if found is not None:
+            return found, None
+        names = ctx.bot_names()
+        return None, JSONResponse({"error": "not_found", "detail": f"no bot {name!r} (this daemon drives {', '.join(names)})"},
+                                  status_code=404)
+
     @app.get("/api/tools")
     async def tools() -> Any:
-        if (refused := no_direct()) is not None:
+        if (refused := no_direct(ctx.direct)) is not None:
             return refused
         items = ctx.direct.catalog()
         return {"count": len(items), "tools": items}
 
-    @app.post("/api/actions", status_code=202)
-    async def start_action(body: ActionBody) -> Any:
-        if (refused := no_direct()) is not None:
+    # The action routes: /api/actions... drive the first bot, /api/bots/{name}/actions... the one named.
+    def start_action_on(direct: Any, body: ActionBody) -> Any:
+        if (refused := no_direct(direct)) is not None:
             return refused
         from agency.execution.direct import DirectActionError  # noqa: PLC0415
 
         try:
-            action = ctx.direct.start(body.tool, body.args, body.timeoutS)
+            action = direct.start(body.tool, body.args, body.timeoutS)
         except DirectActionError as e:
             error = {"busy": "busy", "unavailable": "unavailable"}.get(e.kind, "bad_request")
             payload = {"error": error, "detail": str(e)}
             if e.details is not None:
                 payload["fields" if e.kind == "invalid_args" else "running"] = e.details
             return JSONResponse(payload, status_code=ACTION_REFUSED[e.kind])
-        return action.view(ctx.direct.clock())
+        return action.view(direct.clock())
 
-    @app.get("/api/actions")
-    async def actions(limit: int = Query(20, ge=1, le=50)) -> Any:
-        if (refused := no_direct()) is not None:
+    def actions_of(direct: Any, limit: int) -> Any:
+        if (refused := no_direct(direct)) is not None:
             return refused
-        items = [a.view(ctx.direct.clock()) for a in ctx.direct.recent(limit)]
+        items = [a.view(direct.clock()) for a in direct.recent(limit)]
         return {"count": len(items), "actions": items}
 
-    @app.get("/api/actions/{action_id}")
-    async def action(action_id: str) -> Any:
-        if (refused := no_direct()) is not None:
+    def action_of(direct: Any, action_id: str) -> Any:
+        if (refused := no_direct(direct)) is not None:
             return refused
-        found = ctx.direct.get(action_id)
+        found = direct.get(action_id)
         if found is None:
             return JSONResponse({"error": "not_found", "detail": f"no action {action_id}"}, status_code=404)
-        return found.view(ctx.direct.clock())
+        return found.view(direct.clock())
 
-    @app.post("/api/actions/{action_id}/cancel")
-    async def cancel_action(action_id: str) -> Any:
-        if (refused := no_direct()) is not None:
+    def cancel_action_of(direct: Any, action_id: str) -> Any:
+        if (refused := no_direct(direct)) is not None:
             return refused
         try:
-            found = ctx.direct.cancel(action_id)
+            found = direct.cancel(action_id)
         except KeyError:
             return JSONResponse({"error": "not_found", "detail": f"no action {action_id}"}, status_code=404)
         except ValueError as e:
             return JSONResponse({"error": "conflict", "detail": str(e)}, status_code=409)
-        return found.view(ctx.direct.clock())
+        return found.view(direct.clock())
 
-    @app.get("/api/bot/blocks")
-    async def blocks(radius: int = Query(8, ge=1, le=16)) -> Any:
-        if ctx.blocks_around is None:
+    async def blocks_of(read: Callable[[int], Awaitable[dict[str, Any]]] | None, radius: int) -> Any:
+        if read is None:
             return JSONResponse({"error": "not_available", "detail": "block reads are not wired"}, status_code=501)
         try:
-            return await ctx.blocks_around(radius)
+            return await read(radius)
         except Exception as e:  # noqa: BLE001 - not connected, bridge down: say so (a JS stack's first line)
             return JSONResponse({"error": "unavailable", "detail": (str(e) or type(e).__name__).splitlines()[0]},
                                 status_code=503)
+
+    @app.post("/api/actions", status_code=202)
+    async def start_action(body: ActionBody) -> Any:
+        return start_action_on(ctx.direct, body)
+
+    @app.get("/api/actions")
+    async def actions(limit: int = Query(20, ge=1, le=50)) -> Any:
+        return actions_of(ctx.direct, limit)
+
+    @app.get("/api/actions/{action_id}")
+    async def action(action_id: str) -> Any:
+        return action_of(ctx.direct, action_id)
+
+    @app.post("/api/actions/{action_id}/cancel")
+    async def cancel_action(action_id: str) -> Any:
+        return cancel_action_of(ctx.direct, action_id)
+
+    @app.get("/api/bot/blocks")
+    async def blocks(radius: int = Query(8, ge=1, le=16)) -> Any:
+        return await blocks_of(ctx.blocks_around, radius)
+
+    @app.post("/api/bots/{name}/actions", status_code=202)
+    async def bot_start_action(name: str, body: ActionBody) -> Any:
+        found, unknown = bot_or_404(name)
+        return unknown or start_action_on(ctx.direct_of(found), body)
+
+    @app.get("/api/bots/{name}/actions")
+    async def bot_actions(name: str, limit: int = Query(20, ge=1, le=50)) -> Any:
+        found, unknown = bot_or_404(name)
+        return unknown or actions_of(ctx.direct_of(found), limit)
+
+    @app.get("/api/bots/{name}/actions/{action_id}")
+    async def bot_action(name: str, action_id: str) -> Any:
+        found, unknown = bot_or_404(name)
+        return unknown or action_of(ctx.direct_of(found), action_id)
+
+    @app.post("/api/bots/{name}/actions/{action_id}/cancel")
+    async def bot_cancel_action(name: str, action_id: str) -> Any:
+        found, unknown = bot_or_404(name)
+        return unknown or cancel_action_of(ctx.direct_of(found), action_id)
+
+    @app.get("/api/bots/{name}/blocks")
+    async def bot_blocks(name: str, radius: int = Query(8, ge=1, le=16)) -> Any:
+        found, unknown = bot_or_404(name)
+        return unknown or await blocks_of(ctx.blocks_of(found), radius)
 
     # ---- what the dashboard watches ----------------------------------------------------
     @app.get("/api/live")
@@ -388,11 +445,7 @@ def create_app(ctx: ApiContext, *, token: str | None = None, max_body_bytes: int
 
     # ---- the fleet ----------------------------------------------------------------------
     def unknown_bot(name: str) -> JSONResponse | None:
-        if ctx.bot_named(name) is not None:
-            return None
-        names = ctx.bot_names()
-        return JSONResponse({"error": "not_found", "detail": f"no bot {name!r} (this daemon drives {', '.join(names)})"},
-                            status_code=404)
+        return bot_or_404(name)[1]
 
     @app.get("/api/bots")
     async def bots() -> Any:

@@ -148,3 +148,26 @@ def test_without_a_token_only_loopback_names_are_answered(world):  # noqa: F811
     refused = evil.post("/api/actions", json={"tool": "chat", "args": {"message": "hi"}})
     assert refused.status_code == 403 and "loopback" in refused.json()["detail"]
     assert evil.get("/").status_code == 403 and agency.direct.recent() == []
+
+
+def test_the_bot_s_own_routes_run_its_actions_and_read_its_blocks_and_name_the_bots_for_an_unknown_one(world):  # noqa: F811
+    agency, body, _ = world
+    with TestClient(create_app(agency.api_context(_DaemonView()))) as c:
+        mine = f"/api/bots/{agency.name.upper()}"  # player names ignore case
+        r = c.post(f"{mine}/actions", json={"tool": "move_to", "args": {"x": 2, "y": 64, "z": 1}})
+        assert r.status_code == 202, r.text
+        action_id = r.json()["actionId"]
+        for _ in range(200):
+            got = c.get(f"{mine}/actions/{action_id}").json()
+            if got["status"] != "running":
+                break
+        assert got["status"] == "succeeded" and (body.position.x, body.position.z) == (2, 1)
+        assert c.get(f"{mine}/actions").json()["actions"][0]["actionId"] == action_id
+        assert c.get(f"/api/actions/{action_id}").json()["status"] == "succeeded"  # the first bot's routes: the same
+        assert c.post(f"{mine}/actions/{action_id}/cancel").status_code == 409
+        assert c.get(f"{mine}/blocks?radius=5").json()["counts"]["oak_log"] == 4
+        for method, path in (("post", "/actions"), ("get", "/actions"), ("get", "/actions/x"),
+                             ("post", "/actions/x/cancel"), ("get", "/blocks")):
+            r = c.request(method.upper(), f"/api/bots/zulu{path}", json={"tool": "inventory"} if method == "post" else None)
+            assert r.status_code == 404 and f"this daemon drives {agency.name}" in r.json()["detail"], (path, r.text)
+        assert c.post(f"{mine}/actions", json={"tool": "teleport"}).status_code == 400

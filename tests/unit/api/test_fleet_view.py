@@ -51,3 +51,42 @@ def test_a_task_command_goes_to_the_bot_holding_the_task(monkeypatch, task, exec
     monkeypatch.setattr(api_context, "run_task_command", run_task_command)
     asyncio.run(_fleet(task).task_command("t1", "pause"))
     assert seen == [(executor, "t1", "pause")]
+
+
+def test_each_bot_s_action_and_block_routes_reach_that_bot_and_the_plain_routes_the_first():
+    from fastapi.testclient import TestClient
+
+    from bot.runtime.api import ApiContext, create_app
+
+    class Direct:
+        def __init__(self, name):
+            self.name, self.started = name, []
+
+        def clock(self):
+            return 0
+
+        def start(self, tool, args, timeout_s):
+            self.started.append(tool)
+            return SimpleNamespace(view=lambda _now: {"actionId": f"act-{self.name}", "status": "running"})
+
+        def recent(self, limit):
+            return []
+
+    def agency(name):
+        async def blocks(radius):
+            return {"bot": name, "radius": radius}
+        return SimpleNamespace(name=name, direct=Direct(name), blocks_around=blocks)
+
+    fleet = FleetView({n: agency(n) for n in ("alpha", "Bravo")})
+    first = fleet.agency("alpha")
+    ctx = ApiContext(stream=None, tasks=None, counters=None, snapshot=None, poke_keepalive=None, health=lambda: {},
+                     metrics=lambda: "", inject_thought=None, direct=first.direct, blocks_around=first.blocks_around,
+                     bots=fleet, bot_name="alpha")
+    c = TestClient(create_app(ctx))
+    assert c.post("/api/bots/bravo/actions", json={"tool": "chat"}).json()["actionId"] == "act-Bravo"
+    assert c.post("/api/actions", json={"tool": "eat"}).json()["actionId"] == "act-alpha"
+    assert (fleet.agency("Bravo").direct.started, first.direct.started) == (["chat"], ["eat"])
+    assert c.get("/api/bots/Bravo/blocks?radius=3").json() == {"bot": "Bravo", "radius": 3}
+    assert c.get("/api/bot/blocks").json()["bot"] == "alpha"
+    r = c.get("/api/bots/zulu/actions")
+    assert r.status_code == 404 and "alpha, Bravo" in r.json()["detail"]
