@@ -6,9 +6,13 @@ with the same --config, on the API port asked for or a free one when that is tak
 output to logs/mcp-daemon.log, never to our stdout, which is the MCP channel over stdio)
 and stopped when the MCP server exits.
 
+`--bot NAME` serves one bot of a fleet (its routes under /api/bots/NAME; goals bound to it,
+tasks filtered by it); without it, the daemon's first bot.
+
 Exit codes: 0 the client went away (stdio closed), or SIGTERM / Ctrl-C; 3 no daemon answers
 (without --own), the own daemon did not come up, or the HTTP port is taken; 4 invalid
-arguments or config (e.g. an HTTP host off loopback with no mcp.token).
+arguments or config (e.g. an HTTP host off loopback with no mcp.token, a --bot the daemon
+does not drive).
 """
 
 from __future__ import annotations
@@ -51,6 +55,8 @@ def add_mcp_command(sub: Any) -> None:
                    help="when no daemon answers, start one (same --config) and stop it on exit")
     p.add_argument("--host", help="the HTTP transport's address (default: [mcp] host)")
     p.add_argument("--port", type=val.port, help="the HTTP transport's port (default: [mcp] port)")
+    p.add_argument("--bot", metavar="NAME",
+                   help="serve this bot of a fleet (its snapshot, actions, goals and tasks; default: the first bot)")
 
 
 def cmd_mcp(args: Any, cfg: McbotConfig, _loaded: Any) -> int:
@@ -71,10 +77,16 @@ def cmd_mcp(args: Any, cfg: McbotConfig, _loaded: Any) -> int:
             return EXIT_INIT
         own = OwnDaemon.start(args.config, cfg, api.base)
         api = Api(own.base, cfg.api.token or None)
+    bot = getattr(args, "bot", None)
+    if bot is not None and (refused := _not_a_bot_there(api, bot)) is not None:
+        print(f"mcbot: error: argument --bot: {refused}", file=sys.stderr)
+        if own is not None:
+            own.stop()
+        return EXIT_INVALID
     logging.getLogger("httpx").setLevel(logging.WARNING)  # a line per poll (every poll_s) says nothing
     def serve() -> int:
         try:
-            serving = _serve(api.base, cfg, args.transport, host, port, own)
+            serving = _serve(api.base, cfg, args.transport, host, port, own, bot)
             asyncio.run(serving) if args.transport != "stdio" else _run_leaving_threads(serving)
         finally:
             if own is not None:
@@ -144,11 +156,22 @@ async def _watch_own(own: OwnDaemon) -> None:
     raise InitError(f"the daemon started by --own exited with {own.proc.returncode}; see {own.log}")
 
 
+def _not_a_bot_there(api: Api, name: str) -> str | None:
+    """Why the daemon cannot serve bot `name` (it drives no such bot), or None."""
+    try:
+        names = [b.get("name") for b in api.request("GET", "/api/bots").json().get("bots", [])]
+    except (NoDaemon, ValueError, AttributeError) as e:
+        raise InitError(f"the daemon at {api.base} did not list its bots: {e}") from None
+    if any(isinstance(n, str) and n.lower() == name.lower() for n in names):
+        return None
+    return f"the daemon at {api.base} drives {', '.join(map(str, names)) or 'no bot'}, not {name!r}"
+
+
 async def _serve(base: str, cfg: McbotConfig, transport: str, host: str, port: int,
-                 own: OwnDaemon | None = None) -> None:
+                 own: OwnDaemon | None = None, bot: str | None = None) -> None:
     from bot.mcp.daemon_client import DaemonClient, DaemonUnreachable  # noqa: PLC0415
     from bot.mcp.serve import MCP_PATH, serve_http, serve_stdio  # noqa: PLC0415
-    from bot.mcp.server import McpSettings, build_server  # noqa: PLC0415
+    from bot.mcp.server import BotRoutes, McpSettings, build_server  # noqa: PLC0415
     from bot.mcp.tools import daemon_catalog  # noqa: PLC0415
 
     daemon = DaemonClient(base, cfg.api.token or None)
@@ -157,12 +180,14 @@ async def _serve(base: str, cfg: McbotConfig, transport: str, host: str, port: i
             catalog = await daemon_catalog(daemon)
         except DaemonUnreachable as e:
             raise InitError(str(e)) from None
-        server = build_server(daemon, catalog, McpSettings(cfg.mcp.calls_per_minute, cfg.mcp.poll_s))
+        server = build_server(daemon, catalog, McpSettings(cfg.mcp.calls_per_minute, cfg.mcp.poll_s),
+                              routes=BotRoutes(bot))
+        whose = f"bot {bot} of the daemon" if bot else "the daemon"
         if transport == "http":
-            logger.info("[MCP] serving http://{}:{}{} for the daemon at {}", host, port, MCP_PATH, base)
+            logger.info("[MCP] serving http://{}:{}{} for {} at {}", host, port, MCP_PATH, whose, base)
             serving = serve_http(server, host, port, cfg.mcp.token or None)
         else:
-            logger.info("[MCP] serving on stdio for the daemon at {}", base)
+            logger.info("[MCP] serving on stdio for {} at {}", whose, base)
             serving = serve_stdio(server)
         tasks = [asyncio.create_task(serving)] + ([asyncio.create_task(_watch_own(own))] if own else [])
         done, pending = await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)

@@ -39,15 +39,16 @@ def progress_of(record: dict[str, Any]) -> tuple[float, float | None, str]:
 
 class ActionRunner:
     def __init__(self, daemon: DaemonClient, poll_s: float = 0.5,
-                 sleep: Callable[[float], Awaitable[None]] = anyio.sleep) -> None:
+                 sleep: Callable[[float], Awaitable[None]] = anyio.sleep, actions: str = "/api/actions") -> None:
         self.daemon = daemon
+        self.actions = actions  # the bot's action routes: /api/actions (the first bot's) or /api/bots/{name}/actions
         self.poll_s = poll_s
         self.sleep = sleep
         self.running: dict[str, set[str]] = {}  # client -> ids of the actions it started that still run
 
     async def run(self, client: str, tool: str, args: dict[str, Any], report: Report) -> dict[str, Any]:
         with anyio.CancelScope(shield=True):  # a cancel mid-POST lands after it: the action then gets cancelled
-            record = await self.daemon.post("/api/actions", {"tool": tool, "args": args})
+            record = await self.daemon.post(self.actions, {"tool": tool, "args": args})
         action_id = record["actionId"]
         logger.info("[MCP] {} started: {} {} (client {})", action_id, tool, args, client)
         mine = self.running.setdefault(client, set())
@@ -80,7 +81,7 @@ class ActionRunner:
         if own:
             targets, whose = own, "this client's"
         else:
-            listed = await self.daemon.get("/api/actions", limit=50)  # every record the daemon keeps
+            listed = await self.daemon.get(self.actions, limit=50)  # every record the daemon keeps
             targets = [a["actionId"] for a in listed.get("actions", []) if a.get("status") == "running"]
             whose = "every running"
         stopped = [r for r in [await self._cancel(action_id) for action_id in targets] if r is not None]
@@ -93,11 +94,11 @@ class ActionRunner:
     async def _poll(self, action_id: str) -> dict[str, Any]:
         """The action's record; one failed read (a reconnecting bot, a slow answer) is retried."""
         try:
-            return await self.daemon.get(f"/api/actions/{action_id}")
+            return await self.daemon.get(f"{self.actions}/{action_id}")
         except BotRuntimeError as e:
             logger.info("[MCP] polling {} failed ({}); once more", action_id, e)
             await self.sleep(self.poll_s)
-            return await self.daemon.get(f"/api/actions/{action_id}")
+            return await self.daemon.get(f"{self.actions}/{action_id}")
 
     async def _cancel_shielded(self, action_id: str, tool: str) -> None:
         with anyio.CancelScope(shield=True), anyio.move_on_after(CANCEL_BUDGET_S):
@@ -109,7 +110,7 @@ class ActionRunner:
     async def _cancel(self, action_id: str) -> dict[str, Any] | None:
         """The cancelled action's record; None when it had ended already (or is unknown)."""
         try:
-            return await self.daemon.post(f"/api/actions/{action_id}/cancel")
+            return await self.daemon.post(f"{self.actions}/{action_id}/cancel")
         except DaemonRefused as e:
             if e.status in (404, 409):
                 return None

@@ -42,27 +42,59 @@ INSTRUCTIONS = (
 
 
 @dataclass(frozen=True)
+class BotRoutes:
+    """The daemon's routes for the bot served: its first bot's, or a fleet's bot named (`--bot`)."""
+
+    bot: str | None = None
+
+    @property
+    def _base(self) -> str:
+        return f"/api/bots/{quote(self.bot, safe='')}" if self.bot else "/api/bot"
+
+    @property
+    def snapshot(self) -> str:
+        return f"{self._base}/snapshot"
+
+    @property
+    def blocks(self) -> str:
+        return f"{self._base}/blocks"
+
+    @property
+    def actions(self) -> str:
+        return f"/api/bots/{quote(self.bot, safe='')}/actions" if self.bot else "/api/actions"
+
+    def goal(self, body: dict[str, Any]) -> dict[str, Any]:
+        """A goal for this bot (bound to it), or open to any of the daemon's bots."""
+        return {**body, "bot": self.bot} if self.bot else body
+
+    def tasks(self, **params: Any) -> dict[str, Any]:
+        return {**params, "bot": self.bot} if self.bot else params
+
+
+@dataclass(frozen=True)
 class McpSettings:
     calls_per_minute: int = 120
     poll_s: float = 0.5
 
 
 def build_server(daemon: DaemonClient, catalog: list[dict[str, Any]], settings: McpSettings = McpSettings(), *,
-                 clock: Clock = time.monotonic, sleep: Callable[[float], Awaitable[None]] = anyio.sleep) -> MCPServer:
-    """The MCP server over `daemon`; `catalog` is the daemon's GET /api/tools list."""
-    runner = ActionRunner(daemon, settings.poll_s, sleep)
+                 routes: BotRoutes = BotRoutes(), clock: Clock = time.monotonic,
+                 sleep: Callable[[float], Awaitable[None]] = anyio.sleep) -> MCPServer:
+    """The MCP server over `daemon` for the bot `routes` reach; `catalog` is the daemon's
+    GET /api/tools list."""
+    runner = ActionRunner(daemon, settings.poll_s, sleep, routes.actions)
 
     async def run_action(tool: str, args: dict[str, Any], ctx: Context) -> dict[str, Any]:
         return await runner.run(client_key(ctx.request_context), tool, args, ctx.report_progress)
 
     actions = action_tools(catalog, run_action)
-    tools = [*look_tools(daemon),
+    tools = [*look_tools(daemon, routes),
              *[t for t in actions if (t.meta or {}).get(GROUP_META) == "move"], stop_tool(runner),
              *[t for t in actions if (t.meta or {}).get(GROUP_META) == "act"],
-             *direct_tools(daemon)]
+             *direct_tools(daemon, routes)]
     server = MCPServer("mcbot", instructions=INSTRUCTIONS, tools=tools,
                        middleware=[rate_limit(RateLimiter(settings.calls_per_minute, clock))])
-    add_resources(server, daemon)
+    add_resources(server, daemon, routes)
     return server
 
 
@@ -104,28 +136,28 @@ def _tool(fn: Callable[..., Awaitable[Any]], group: str, *, read_only: bool) -> 
 
 
 # ---- look ---------------------------------------------------------------------------------
-def look_tools(daemon: DaemonClient) -> list[Tool]:
+def look_tools(daemon: DaemonClient, routes: BotRoutes = BotRoutes()) -> list[Tool]:
     async def snapshot() -> dict[str, Any]:
         """The bot's state now: health, food, position, game mode, time of day, inventory stacks,
         entities in view and the count of hostiles near."""
-        return await daemon.get("/api/bot/snapshot")
+        return await daemon.get(routes.snapshot)
 
     async def blocks_around(
         radius: Annotated[int, Field(ge=1, le=16, description="half the side of the cube, in blocks")] = 8,
     ) -> dict[str, Any]:
         """How many blocks of each kind lie in the cube around the bot (air left out)."""
-        return await daemon.get("/api/bot/blocks", radius=radius)
+        return await daemon.get(routes.blocks, radius=radius)
 
     async def nearby_entities(
         radius: Annotated[float, Field(gt=0, le=256, description="only entities this close, in blocks")] = 32.0,
         hostile_only: Annotated[bool, Field(description="only hostile mobs")] = False,
     ) -> dict[str, Any]:
         """Players, mobs and animals in view, nearest first, with distance and position."""
-        return entities_view(await daemon.get("/api/bot/snapshot"), radius, hostile_only)
+        return entities_view(await daemon.get(routes.snapshot), radius, hostile_only)
 
     async def inventory() -> dict[str, Any]:
         """Items the bot holds, summed by name."""
-        return inventory_view(await daemon.get("/api/bot/snapshot"))
+        return inventory_view(await daemon.get(routes.snapshot))
 
     return [_tool(f, "look", read_only=True) for f in (snapshot, blocks_around, nearby_entities, inventory)]
 
@@ -144,7 +176,7 @@ def stop_tool(runner: ActionRunner) -> Tool:
 TaskId = Annotated[str, Field(min_length=1, max_length=128, description="a task id, e.g. from list_tasks")]
 
 
-def direct_tools(daemon: DaemonClient) -> list[Tool]:
+def direct_tools(daemon: DaemonClient, routes: BotRoutes = BotRoutes()) -> list[Tool]:
     async def create_goal(
         text: Annotated[str | None, Field(description="the goal as text: action target [amount], "
                                                       "e.g. 'collect oak_log 8', 'craft stone_pickaxe', "
@@ -160,7 +192,7 @@ def direct_tools(daemon: DaemonClient) -> list[Tool]:
         body = {k: v for k, v in {"text": text, "action": action, "target": target, "amount": amount}.items()
                 if v is not None}
         try:
-            task = await daemon.request("POST", "/api/goals", json={**body, "priority": priority}, ok=(201,))
+            task = await daemon.request("POST", "/api/goals", json=routes.goal({**body, "priority": priority}), ok=(201,))
         except DaemonRefused as e:
             live = (e.body or {}).get("task") if isinstance(e.body, dict) else None
             raise ToolError(f"{e} (the live task: {live['id']})" if isinstance(live, dict) and live.get("id")
@@ -173,7 +205,7 @@ def direct_tools(daemon: DaemonClient) -> list[Tool]:
         limit: Annotated[int, Field(ge=1, le=200, description="the newest N")] = 20,
     ) -> dict[str, Any]:
         """The bot's tasks, newest first: status, progress, origin (user, drive-tick, ...), goal, reason."""
-        listed = await daemon.get("/api/tasks", status=status, limit=limit, order="desc")
+        listed = await daemon.get("/api/tasks", **routes.tasks(status=status, limit=limit, order="desc"))
         return {"count": listed.get("count", 0), "tasks": [task_view(t) for t in listed.get("tasks", [])]}
 
     def command(name: str, doc: str) -> Callable[..., Awaitable[dict[str, Any]]]:
@@ -191,7 +223,7 @@ def direct_tools(daemon: DaemonClient) -> list[Tool]:
 
 
 # ---- resources ----------------------------------------------------------------------------
-def add_resources(server: MCPServer, daemon: DaemonClient) -> None:
+def add_resources(server: MCPServer, daemon: DaemonClient, routes: BotRoutes = BotRoutes()) -> None:
     async def read(path: str, shape: Callable[[Any], Any] = lambda body: body, **params: Any) -> str:
         try:
             return json.dumps(shape(await daemon.get(path, **params)))
@@ -201,15 +233,15 @@ def add_resources(server: MCPServer, daemon: DaemonClient) -> None:
     @server.resource("mcbot://snapshot", name="snapshot", mime_type="application/json",
                      description="The bot's state now (GET /api/bot/snapshot).")
     async def snapshot() -> str:
-        return await read("/api/bot/snapshot")
+        return await read(routes.snapshot)
 
     @server.resource("mcbot://inventory", name="inventory", mime_type="application/json",
                      description="Items the bot holds, summed by name.")
     async def inventory() -> str:
-        return await read("/api/bot/snapshot", inventory_view)
+        return await read(routes.snapshot, inventory_view)
 
     @server.resource("mcbot://tasks", name="tasks", mime_type="application/json",
                      description="The bot's 50 newest tasks, newest first.")
     async def tasks() -> str:
-        return await read("/api/tasks", lambda body: [task_view(t) for t in body.get("tasks", [])], limit=50,
-                          order="desc")
+        return await read("/api/tasks", lambda body: [task_view(t) for t in body.get("tasks", [])],
+                          **routes.tasks(limit=50, order="desc"))

@@ -11,7 +11,7 @@ import pytest
 from mcp import Client
 
 from bot.mcp.daemon_client import DaemonClient
-from bot.mcp.server import McpSettings, build_server
+from bot.mcp.server import BotRoutes, McpSettings, build_server
 from bot.mcp.tools import daemon_catalog
 from tests.unit.mcp.fake_daemon import FakeDaemon, Served
 
@@ -31,13 +31,15 @@ def daemon(served: tuple[FakeDaemon, str]) -> tuple[FakeDaemon, str]:
 
 
 @asynccontextmanager
-async def mcp_client(base: str, *, calls_per_minute: int = 10000, clock: Any = time.monotonic) -> AsyncIterator[Client]:
+async def mcp_client(base: str, *, calls_per_minute: int = 10000, clock: Any = time.monotonic,
+                     bot: str | None = None) -> AsyncIterator[Client]:
     """An MCP client session on a fresh server over the daemon at `base` (polls back to back:
     the fake's actions advance per poll, not per second)."""
     daemon = DaemonClient(base)
     try:
         catalog = await daemon_catalog(daemon)
-        server = build_server(daemon, catalog, McpSettings(calls_per_minute=calls_per_minute, poll_s=0.0), clock=clock)
+        server = build_server(daemon, catalog, McpSettings(calls_per_minute=calls_per_minute, poll_s=0.0), clock=clock,
+                              routes=BotRoutes(bot))
         async with Client(server) as client:
             yield client
     finally:

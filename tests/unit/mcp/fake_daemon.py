@@ -43,6 +43,24 @@ class Plan:
     error: dict[str, Any] | None = None
 
 
+BOTS = ("mcbot", "helper")  # the fake's fleet: /api/bots lists them
+
+
+def _ignoring_bot(handler: Any) -> Any:
+    """A route of the first bot's, mounted under /api/bots/{bot}: the bot's name is only in the path."""
+    import functools
+    import inspect
+
+    @functools.wraps(handler)
+    async def route(bot: str, **kw: Any) -> Any:
+        return await handler(**kw)
+
+    sig = inspect.signature(handler)
+    route.__signature__ = sig.replace(parameters=[inspect.Parameter("bot", inspect.Parameter.POSITIONAL_OR_KEYWORD,
+                                                                    annotation=str), *sig.parameters.values()])
+    return route
+
+
 class FakeDaemon:
     def __init__(self) -> None:
         self.registry = default_tool_registry()
@@ -55,6 +73,7 @@ class FakeDaemon:
         self.plans: dict[str, Plan] = {}
         self.tasks: dict[str, dict[str, Any]] = {}
         self.tools_status = 200
+        self.task_queries: list[str | None] = []  # the bot each GET /api/tasks filtered by
 
     # ---- the app -------------------------------------------------------------------------
     def app(self) -> FastAPI:
@@ -119,13 +138,28 @@ class FakeDaemon:
             self._end(found, "cancelled", error={"code": "CANCELLED", "message": "cancelled by the caller"})
             return found
 
+        # a fleet's bot's own routes (the MCP server's --bot): the same behaviour, told apart in `calls`
+        @app.get("/api/bots")
+        async def bots() -> dict[str, Any]:
+            return {"count": len(BOTS), "bots": [{"name": n, "connected": True} for n in BOTS]}
+
+        for path, method, handler in (("/snapshot", "GET", snapshot), ("/blocks", "GET", blocks),
+                                      ("/actions", "POST", start), ("/actions", "GET", actions),
+                                      ("/actions/{action_id}", "GET", action),
+                                      ("/actions/{action_id}/cancel", "POST", cancel)):
+            app.add_api_route("/api/bots/{bot}" + path, _ignoring_bot(handler), methods=[method],
+                              status_code=202 if (path, method) == ("/actions", "POST") else 200)
+
         @app.post("/api/goals", status_code=201)
         async def goals(request: Request) -> Any:
             return self.goal(await request.json())
 
         @app.get("/api/tasks")
-        async def tasks(status: str | None = None, limit: int = 100, order: str = "asc") -> dict[str, Any]:
-            items = [t for t in self.tasks.values() if status is None or t["status"] in status.split(",")]
+        async def tasks(status: str | None = None, limit: int = 100, order: str = "asc",
+                        bot: str | None = None) -> dict[str, Any]:
+            self.task_queries.append(bot)
+            items = [t for t in self.tasks.values() if (status is None or t["status"] in status.split(","))
+                     and (bot is None or t.get("metadata", {}).get("bot") == bot)]
             items = list(reversed(items)) if order == "desc" else items
             return {"count": len(items[:limit]), "tasks": items[:limit]}
 
@@ -199,7 +233,8 @@ class FakeDaemon:
         task_id = f"task-{len(self.tasks) + 1}"
         self.tasks[task_id] = {"id": task_id, "title": text, "status": "pending", "progress": 0.0,
                                "priority": body.get("priority", 0.5),
-                               "metadata": {"goalKey": key, "origin": {"kind": "user"}, "createdAt": 1}}
+                               "metadata": {"goalKey": key, "origin": {"kind": "user"}, "createdAt": 1,
+                                            "bot": body.get("bot")}}
         return JSONResponse(self.tasks[task_id], 201)
 
 

@@ -51,12 +51,20 @@ def test_an_http_host_off_loopback_needs_a_token(tmp_path):
     assert (cfg.mcp.port, cfg.mcp.calls_per_minute, cfg.mcp.poll_s) == (3005, 120, 0.5)
 
 
+def test_a_bot_the_daemon_does_not_drive_exits_4_naming_the_bots_it_drives(daemon, tmp_path):
+    _fake, base = daemon
+    out = _mcbot(["mcp", "--api", base, "--bot", "zulu"], tmp_path)
+    assert out.returncode == 4, out.stderr
+    assert f"argument --bot: the daemon at {base} drives mcbot, helper, not 'zulu'" in out.stderr
+    assert out.stdout == ""
+
+
 @pytest.mark.timeout(90)
 def test_over_stdio_stdout_is_the_protocol_channel_and_logs_go_to_stderr(daemon, tmp_path):
     _fake, base = daemon
     errlog = tmp_path / "stderr.txt"
-    params = StdioServerParameters(command=sys.executable, args=["-m", "bot", "mcp", "--api", base], cwd=str(tmp_path),
-                                   env=_env())
+    params = StdioServerParameters(command=sys.executable, args=["-m", "bot", "mcp", "--api", base, "--bot", "HELPER"],
+                                   cwd=str(tmp_path), env=_env())
 
     async def scenario() -> tuple:
         with errlog.open("w") as err:  # a stray line on stdout would break the session
@@ -67,7 +75,8 @@ def test_over_stdio_stdout_is_the_protocol_channel_and_logs_go_to_stderr(daemon,
     tools, snap = asyncio.run(scenario())
     assert {"snapshot", "go_to", "create_goal", "stop"} <= tools
     assert json.loads(snap.content[0].text)["health"] == 18.0
-    assert f"[MCP] serving on stdio for the daemon at {base}" in errlog.read_text()
+    assert f"[MCP] serving on stdio for bot HELPER of the daemon at {base}" in errlog.read_text()
+    assert ("GET", "/api/bots/HELPER/snapshot") in _fake.calls
 
 
 @pytest.mark.timeout(90)

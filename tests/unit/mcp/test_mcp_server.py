@@ -276,3 +276,33 @@ def test_a_daemon_that_went_away_is_named_in_the_error(daemon):
 
     result = asyncio.run(scenario())
     assert result.is_error and f"no daemon answers at {gone}" in _text(result)
+
+
+def test_serving_one_bot_of_a_fleet_every_tool_and_resource_uses_that_bot_s_routes(daemon):
+    fake, base = daemon
+    fake.plans["collect_block"] = Plan(polls=None)  # runs until stopped
+
+    async def scenario() -> tuple:
+        async with mcp_client(base, bot="helper") as c:
+            await c.call_tool("snapshot", {})
+            await c.call_tool("blocks_around", {"radius": 3})
+            await c.call_tool("inventory", {})
+            goal = _json(await c.call_tool("create_goal", {"text": "collect dirt 2"}))
+            await c.call_tool("list_tasks", {})
+            await c.read_resource("mcbot://tasks")
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(c.call_tool, "collect", {"block": "oak_log", "count": 1})
+                while not fake.actions:
+                    await anyio.sleep(0.01)
+                stopped = _json(await c.call_tool("stop", {}))
+            return goal, stopped
+
+    goal, stopped = asyncio.run(scenario())
+    paths = [p for _m, p in fake.calls if p not in ("/api/tools", "/healthz")]
+    assert {p for p in paths if not p.startswith("/api/bots/helper/")} == {"/api/goals", "/api/tasks"}, paths
+    assert {"/api/bots/helper/snapshot", "/api/bots/helper/blocks", "/api/bots/helper/actions",
+            "/api/bots/helper/actions/act-1/cancel"} <= set(paths)
+    assert fake.bodies[0] == {"text": "collect dirt 2", "priority": 0.5, "bot": "helper"}
+    assert fake.tasks[goal["id"]]["metadata"]["bot"] == "helper"
+    assert fake.task_queries == ["helper", "helper"]
+    assert [s["actionId"] for s in stopped["stopped"]] == ["act-1"] and fake.actions["act-1"]["status"] == "cancelled"
