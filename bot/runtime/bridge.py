@@ -103,6 +103,9 @@ class Bridge:
         self._executor: _Worker | None = None
         self._thread: threading.Thread | None = None
         self._mod: Any = None
+        # bridge.js's helpers as proxies, read once per node: JSPyBridge's `mod.fn` is a round
+        # trip of its own ("get"), before the call's ("call"). Only the bridge thread uses it.
+        self._helpers: dict[str, Any] = {}
         self._dead_reason: str | None = None
         self._stopping = threading.Event()
         self._watchdog: threading.Thread | None = None
@@ -157,6 +160,7 @@ class Bridge:
         if config.event_loop is None:  # after a rebuild the module must be re-initialised
             javascript.init()
         self._mod = javascript.require(str(ENTRY))
+        self._helpers = {}
         if self._mod.ping(timeout=DEFAULT_JS_TIMEOUT_MS / 1000) != "pong":
             raise BridgeInitError("bridge.js did not answer ping")
 
@@ -282,10 +286,13 @@ class Bridge:
         if self._dead_reason:
             raise BridgeDead(self._dead_reason)
         py_timeout = timeout_ms / 1000 + self.call_margin_s
-        mod = self._mod
+        mod, helpers = self._mod, self._helpers
 
         def run() -> Any:
-            return getattr(mod, fn)(*args, timeout=py_timeout)
+            helper = helpers.get(fn)
+            if helper is None:
+                helper = helpers[fn] = getattr(mod, fn)
+            return helper(*args, timeout=py_timeout)
 
         started = time.perf_counter()
         future = self._executor.submit(run, urgent=urgent)

@@ -17,6 +17,22 @@ def _ground_below(body):
     return int(math.floor(p.x)), int(math.floor(p.y)), int(math.floor(p.z))
 
 
+def test_a_helper_is_read_from_node_once_then_every_call_is_one_round_trip(bridge):
+    """JSPyBridge reads `mod.fn` with a round trip of its own: the bridge keeps the helper."""
+    from javascript import config
+
+    exe, reads = config.executor, []
+    original = exe.getProp
+    exe.getProp = lambda ffid, attr: (reads.append(attr), original(ffid, attr))[1]
+    try:
+        for _ in range(3):
+            assert bridge.call("ping") == "pong"
+            assert "heapUsed" in bridge.call("memory")
+    finally:
+        del exe.getProp  # the class's method again
+    assert reads.count("ping") <= 1 and reads.count("memory") <= 1, reads
+
+
 def test_connect_reads_a_sane_snapshot(live_body):
     s = live_body.snapshot()
     assert s.health == 20 and s.food == 20
