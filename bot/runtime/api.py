@@ -139,6 +139,31 @@ class BodyLimit:
         await self.app(scope, replay, send)
 
 
+class Gate:
+    """The Host check and the token, as plain ASGI: starlette's @app.middleware("http") runs
+    every request through a task and memory streams of its own (0.4 ms a request)."""
+
+    def __init__(self, app: ASGIApp, token: str | None, allowed_hosts: frozenset[str] | None) -> None:
+        self.app = app
+        self.expected = f"Bearer {token}".encode() if token else None
+        self.allowed_hosts = allowed_hosts
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http":
+            headers = dict(scope.get("headers") or [])
+            host = headers.get(b"host", b"").decode("latin-1")
+            if self.allowed_hosts is not None and _host_name(host) not in self.allowed_hosts:
+                await JSONResponse({"error": "forbidden", "detail": "this API answers only to its loopback address "
+                                    "(set api.token to serve other names)"}, status_code=403)(scope, receive, send)
+                return
+            if self.expected is not None and scope["path"] not in PUBLIC_PATHS:  # the page's shell holds no data
+                if not hmac.compare_digest(headers.get(b"authorization", b""), self.expected):
+                    await JSONResponse({"error": "unauthorized", "detail": "missing or wrong API token"},
+                                       status_code=401)(scope, receive, send)
+                    return
+        await self.app(scope, receive, send)
+
+
 async def _too_large(limit: int, send: Send) -> None:
     body = b'{"error":"payload_too_large","detail":"request body exceeds ' + str(limit).encode() + b' bytes"}'
     await send({"type": "http.response.start", "status": 413, "headers": [(b"content-type", b"application/json")]})
@@ -151,17 +176,6 @@ def create_app(ctx: ApiContext, *, token: str | None = None, max_body_bytes: int
     loopback names when no token is set: a web page that rebinds its own name to 127.0.0.1
     must not reach the API through the user's browser (it sends its own name as Host)."""
     app = FastAPI(title="mcbot", docs_url=None, redoc_url=None, openapi_url=None)
-
-    @app.middleware("http")
-    async def require_token(request: Request, call_next: Callable[[Request], Awaitable[Any]]) -> Any:
-        if allowed_hosts is not None and _host_name(request.headers.get("host", "")) not in allowed_hosts:
-            return JSONResponse({"error": "forbidden", "detail": "this API answers only to its loopback address "
-                                 "(set api.token to serve other names)"}, status_code=403)
-        if token and request.url.path not in PUBLIC_PATHS:  # the page's shell holds no data
-            given = request.headers.get("authorization", "")
-            if not hmac.compare_digest(given.encode(), f"Bearer {token}".encode()):
-                return JSONResponse({"error": "unauthorized", "detail": "missing or wrong API token"}, status_code=401)
-        return await call_next(request)
 
     @app.exception_handler(RequestValidationError)
     async def bad_request(_request: Request, exc: RequestValidationError) -> JSONResponse:
@@ -460,7 +474,7 @@ def create_app(ctx: ApiContext, *, token: str | None = None, max_body_bytes: int
             snap = await (ctx.bots.snapshot(name) if ctx.bots is not None else ctx.snapshot())
         except Exception as e:  # noqa: BLE001 - not connected, bridge down: say so
             return JSONResponse({"error": "unavailable", "detail": str(e)}, status_code=503)
-        return snap.model_dump(mode="json")
+        return _json_of(snap)
 
     @app.get("/api/bot/snapshot")
     async def snapshot() -> Any:
@@ -468,7 +482,7 @@ def create_app(ctx: ApiContext, *, token: str | None = None, max_body_bytes: int
             snap = await ctx.snapshot()
         except Exception as e:  # noqa: BLE001 - not connected, bridge down: say so
             return JSONResponse({"error": "unavailable", "detail": str(e)}, status_code=503)
-        return snap.model_dump(mode="json")
+        return _json_of(snap)
 
     @app.post("/api/keepalive/poke")
     async def poke() -> dict[str, Any]:
@@ -483,7 +497,7 @@ def create_app(ctx: ApiContext, *, token: str | None = None, max_body_bytes: int
     async def metrics() -> PlainTextResponse:
         return PlainTextResponse(ctx.metrics(), media_type="text/plain; version=0.0.4")
 
-    return BodyLimit(app, max_body_bytes)  # type: ignore[return-value]
+    return BodyLimit(Gate(app, token, allowed_hosts), max_body_bytes)  # type: ignore[return-value]
 
 
 LOOPBACK_NAMES = frozenset({"127.0.0.1", "localhost", "::1"})
@@ -494,6 +508,12 @@ def _host_name(host: str) -> str:
     if host.startswith("["):
         return host[1:host.find("]")] if "]" in host else host
     return host.rsplit(":", 1)[0] if host.count(":") == 1 else host
+
+
+def _json_of(model: BaseModel) -> Response:
+    """pydantic's own JSON: FastAPI would walk the dumped dict again (jsonable_encoder), a
+    millisecond for a snapshot of a fleet's bot with its twenty neighbours in view."""
+    return Response(model.model_dump_json(), media_type="application/json")
 
 
 def _dump(obj: Any) -> Any:

@@ -171,3 +171,12 @@ def test_the_bot_s_own_routes_run_its_actions_and_read_its_blocks_and_name_the_b
             r = c.request(method.upper(), f"/api/bots/zulu{path}", json={"tool": "inventory"} if method == "post" else None)
             assert r.status_code == 404 and f"this daemon drives {agency.name}" in r.json()["detail"], (path, r.text)
         assert c.post(f"{mine}/actions", json={"tool": "teleport"}).status_code == 400
+
+
+def test_a_snapshot_read_through_either_route_is_the_model_s_own_json(world):  # noqa: F811
+    agency, body, c = world
+    mine = c.get(f"/api/bots/{agency.name}/snapshot")
+    first = c.get("/api/bot/snapshot")
+    assert mine.status_code == first.status_code == 200 and mine.headers["content-type"] == "application/json"
+    assert first.json() == body.snapshot().model_dump(mode="json") == mine.json()
+    assert first.json()["position"] == {"x": body.position.x, "y": body.position.y, "z": body.position.z}
