@@ -4,7 +4,8 @@ drive ticks, no hostiles, no hunger and no LLM; every bot idle-walks (a user goa
 `explore nearby 3` bound to it, posted again whenever its last one finished). Over a window
 of --seconds it measures the CPU of the daemon's process tree (the daemon and its node
 bridge; the embedded world's node process is measured apart), its RSS, and the latency of
-GET /api/bots/{name}/snapshot sampled round-robin over the bots, and checks from /api/bots
+GET /api/bots/{name}/snapshot sampled round-robin over the bots at random moments (two a
+second on average), and checks from /api/bots
 that every bot moved. Prints one table, a column per N, and judges the issue's targets:
 the largest fleet under 50 % of two cores while idle-walking (CPU seconds / wall / 2,
 whatever the machine's core count), and its snapshot p50 within 2x of the 1-bot figure.
@@ -19,6 +20,7 @@ import json
 import logging
 import math
 import os
+import random
 import shutil
 import subprocess
 import sys
@@ -40,7 +42,8 @@ MAX_BOTS = 99  # fleet01..fleet99
 WALK_GOAL = "explore nearby 3"  # the standard agent's explore workflow: 3 legs of 16 blocks
 LIVE = "pending,pending_planning,active,paused"  # a bot with a task in one of these is still walking
 WALK_CHECK_S = 2.0  # how often bots whose walk finished get the next one
-SNAPSHOT_EVERY_S = 0.5  # one snapshot request this often, round-robin over the bots
+SNAPSHOT_EVERY_S = 0.5  # one snapshot request this often on average, round-robin over the bots
+SNAPSHOT_SEED = 21
 RSS_EVERY_S = 2.0
 WARMUP_MAX_S = 30.0  # after start, until every bot runs its first walk (at most this long)
 MOVED_BLOCKS = 1.0  # a bot moved: its horizontal position changed by more than this over the window
@@ -308,6 +311,14 @@ def rss_mb(procs: Iterable[psutil.Process]) -> float:
 
 # -- one fleet size ---------------------------------------------------------------------------
 
+def snapshot_gap(rng: random.Random) -> float:
+    """Seconds to the next snapshot request: uniform over [0, 2 x SNAPSHOT_EVERY_S). A fixed
+    half-second period can lock onto the daemon's own half-second jobs (the reflex tick's and
+    perception's bulk reads) and measure one phase of them, whichever the run started in;
+    random moments read what a user asking at any moment waits."""
+    return rng.uniform(0.0, 2 * SNAPSHOT_EVERY_S)
+
+
 class FleetRun:
     """One daemon of n bots on its own world, walked and measured over a window."""
 
@@ -380,6 +391,7 @@ class FleetRun:
         t0 = time.monotonic()
         end = t0 + self.seconds
         next_snap = next_walk = next_rss = t0
+        rng = random.Random(SNAPSHOT_SEED + self.n)
         rss: list[float] = []
         world_rss: list[float] = []
         i = 0
@@ -396,7 +408,7 @@ class FleetRun:
                     r.snapshot_ms.append((time.perf_counter() - started) * 1000)
                 else:
                     r.snapshot_errors += 1
-                next_snap += SNAPSHOT_EVERY_S
+                next_snap += snapshot_gap(rng)
             if now >= next_walk:
                 self._keep_walking(api)
                 next_walk += WALK_CHECK_S

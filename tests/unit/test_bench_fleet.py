@@ -12,7 +12,8 @@ import pytest
 
 from bot.cli.main import _bench_fleet, build_parser
 from bot.config.loader import McbotConfig
-from bot.tooling.bench_fleet import (FleetRun, RunResult, add_marginals, bot_names, config_text, cpu_seconds, moved,
+from bot.tooling.bench_fleet import (SNAPSHOT_EVERY_S, FleetRun, RunResult, add_marginals, bot_names, config_text,
+                                     cpu_seconds, moved, snapshot_gap,
                                      needs_walk, parse_counts, percentile, positions, start_timeout_s, table_lines,
                                      verdict_lines, verdicts)
 from bot.tooling.competence import FAIL, NOT_JUDGED, PASS
@@ -164,3 +165,18 @@ def test_a_bad_version_or_fleet_size_exits_invalid(capsys):
 def test_a_run_names_its_bots_fleet01_upwards(tmp_path):
     run = FleetRun(3, 1.0, "1.21.4", tmp_path / "log", print)
     assert run.names == ["fleet01", "fleet02", "fleet03"] and run.result.bots == 3
+
+
+def test_snapshot_requests_come_at_random_moments_two_a_second_on_average_at_every_phase():
+    """Not every half second: that locks onto the daemon's half-second jobs."""
+    import random
+
+    rng = random.Random(7)
+    gaps = [snapshot_gap(rng) for _ in range(4000)]
+    assert all(0 <= g < 2 * SNAPSHOT_EVERY_S for g in gaps)
+    assert abs(sum(gaps) / len(gaps) - SNAPSHOT_EVERY_S) < 0.02
+    at, phases = 0.0, [0] * 5
+    for g in gaps:
+        at += g
+        phases[int((at % SNAPSHOT_EVERY_S) / SNAPSHOT_EVERY_S * 5)] += 1
+    assert min(phases) > 0.15 * len(gaps)  # each fifth of the daemon's half second is hit
