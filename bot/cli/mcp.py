@@ -77,8 +77,13 @@ def cmd_mcp(args: Any, cfg: McbotConfig, _loaded: Any) -> int:
             return EXIT_INIT
         own = OwnDaemon.start(args.config, cfg, api.base)
         api = Api(own.base, cfg.api.token or None)
-    bot = getattr(args, "bot", None)
-    if bot is not None and (refused := _not_a_bot_there(api, bot)) is not None:
+    try:
+        bot, refused = _bot_to_serve(api, args.bot) if getattr(args, "bot", None) else (None, None)
+    except BaseException:
+        if own is not None:
+            own.stop()
+        raise
+    if refused is not None:
         print(f"mcbot: error: argument --bot: {refused}", file=sys.stderr)
         if own is not None:
             own.stop()
@@ -156,15 +161,21 @@ async def _watch_own(own: OwnDaemon) -> None:
     raise InitError(f"the daemon started by --own exited with {own.proc.returncode}; see {own.log}")
 
 
-def _not_a_bot_there(api: Api, name: str) -> str | None:
-    """Why the daemon cannot serve bot `name` (it drives no such bot), or None."""
+def _bot_to_serve(api: Api, name: str) -> tuple[str | None, str | None]:
+    """(the fleet's bot to route to, why the daemon cannot serve `name`). A daemon of one bot
+    is served through its plain routes: its tasks are bound to no bot, and a bot filter
+    would hide them."""
     try:
-        names = [b.get("name") for b in api.request("GET", "/api/bots").json().get("bots", [])]
+        r = api.request("GET", "/api/bots")
+        if r.status_code != 200:
+            raise ValueError(f"HTTP {r.status_code}: {r.text[:200]}")
+        names = [b.get("name") for b in r.json().get("bots", [])]
     except (NoDaemon, ValueError, AttributeError) as e:
         raise InitError(f"the daemon at {api.base} did not list its bots: {e}") from None
-    if any(isinstance(n, str) and n.lower() == name.lower() for n in names):
-        return None
-    return f"the daemon at {api.base} drives {', '.join(map(str, names)) or 'no bot'}, not {name!r}"
+    found = next((n for n in names if isinstance(n, str) and n.lower() == name.lower()), None)
+    if found is None:
+        return None, f"the daemon at {api.base} drives {', '.join(map(str, names)) or 'no bot'}, not {name!r}"
+    return (found if len(names) > 1 else None), None
 
 
 async def _serve(base: str, cfg: McbotConfig, transport: str, host: str, port: int,

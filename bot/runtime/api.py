@@ -7,6 +7,7 @@ a token, when configured (mandatory off loopback), is required as `Authorization
 
 from __future__ import annotations
 
+import contextlib
 import hmac
 from dataclasses import dataclass
 from typing import Any, Awaitable, Callable, Literal
@@ -14,6 +15,7 @@ from typing import Any, Awaitable, Callable, Literal
 from fastapi import FastAPI, Query, Request, Response
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, PlainTextResponse, StreamingResponse
+from loguru import logger
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictStr
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
@@ -369,9 +371,15 @@ def create_app(ctx: ApiContext, *, token: str | None = None, max_body_bytes: int
             return JSONResponse({"error": "unavailable", "detail": (str(e) or type(e).__name__).splitlines()[0]},
                                 status_code=503)
 
+    def as_bot(name: str) -> contextlib.AbstractContextManager[Any]:
+        """A fleet's direct action names its bot in the lines it logs, as the bot's jobs do
+        (bot/runtime/logs.py): its task starts inside this context."""
+        return logger.contextualize(bot=name) if ctx.bots is not None else contextlib.nullcontext()
+
     @app.post("/api/actions", status_code=202)
     async def start_action(body: ActionBody) -> Any:
-        return start_action_on(ctx.direct, body)
+        with as_bot(ctx.bot_name):
+            return start_action_on(ctx.direct, body)
 
     @app.get("/api/actions")
     async def actions(limit: int = Query(20, ge=1, le=50)) -> Any:
@@ -383,7 +391,8 @@ def create_app(ctx: ApiContext, *, token: str | None = None, max_body_bytes: int
 
     @app.post("/api/actions/{action_id}/cancel")
     async def cancel_action(action_id: str) -> Any:
-        return cancel_action_of(ctx.direct, action_id)
+        with as_bot(ctx.bot_name):
+            return cancel_action_of(ctx.direct, action_id)
 
     @app.get("/api/bot/blocks")
     async def blocks(radius: int = Query(8, ge=1, le=16)) -> Any:
@@ -392,7 +401,10 @@ def create_app(ctx: ApiContext, *, token: str | None = None, max_body_bytes: int
     @app.post("/api/bots/{name}/actions", status_code=202)
     async def bot_start_action(name: str, body: ActionBody) -> Any:
         found, unknown = bot_or_404(name)
-        return unknown or start_action_on(ctx.direct_of(found), body)
+        if unknown is not None:
+            return unknown
+        with as_bot(found):
+            return start_action_on(ctx.direct_of(found), body)
 
     @app.get("/api/bots/{name}/actions")
     async def bot_actions(name: str, limit: int = Query(20, ge=1, le=50)) -> Any:
@@ -407,7 +419,10 @@ def create_app(ctx: ApiContext, *, token: str | None = None, max_body_bytes: int
     @app.post("/api/bots/{name}/actions/{action_id}/cancel")
     async def bot_cancel_action(name: str, action_id: str) -> Any:
         found, unknown = bot_or_404(name)
-        return unknown or cancel_action_of(ctx.direct_of(found), action_id)
+        if unknown is not None:
+            return unknown
+        with as_bot(found):
+            return cancel_action_of(ctx.direct_of(found), action_id)
 
     @app.get("/api/bots/{name}/blocks")
     async def bot_blocks(name: str, radius: int = Query(8, ge=1, le=16)) -> Any:

@@ -102,10 +102,11 @@ class Bridge:
         self.on_dead = on_dead
         self._executor: _Worker | None = None
         self._thread: threading.Thread | None = None
-        self._mod: Any = None
-        # bridge.js's helpers as proxies, read once per node: JSPyBridge's `mod.fn` is a round
-        # trip of its own ("get"), before the call's ("call"). Only the bridge thread uses it.
-        self._helpers: dict[str, Any] = {}
+        # bridge.js as (module proxy, its helpers' proxies read so far), replaced as one value
+        # at every (re)start: a helper read from an older node is never called on a newer one.
+        # JSPyBridge's `mod.fn` is a round trip of its own ("get") before the call's ("call"):
+        # each helper is read once per node. Only the bridge thread fills the dict.
+        self._mod: tuple[Any, dict[str, Any]] | None = None
         self._dead_reason: str | None = None
         self._stopping = threading.Event()
         self._watchdog: threading.Thread | None = None
@@ -159,10 +160,10 @@ class Bridge:
             module.print = _route_node_output
         if config.event_loop is None:  # after a rebuild the module must be re-initialised
             javascript.init()
-        self._mod = javascript.require(str(ENTRY))
-        self._helpers = {}
-        if self._mod.ping(timeout=DEFAULT_JS_TIMEOUT_MS / 1000) != "pong":
+        mod = javascript.require(str(ENTRY))
+        if mod.ping(timeout=DEFAULT_JS_TIMEOUT_MS / 1000) != "pong":
             raise BridgeInitError("bridge.js did not answer ping")
+        self._mod = (mod, {})
 
     def shutdown(self) -> None:
         """Quit every bot, terminate node, stop the thread. Safe to call twice."""
@@ -281,12 +282,13 @@ class Bridge:
         `timeout_ms` is the JS-side bound of whatever the helper waits on; the Python wait is
         longer by `call_margin_s` so that JS always settles first (trap 1).
         """
-        if self._executor is None or self._mod is None:
+        node = self._mod  # read once: a rebuild replaces it whole
+        if self._executor is None or node is None:
             raise BridgeDead(self._dead_reason or "bridge not started")
         if self._dead_reason:
             raise BridgeDead(self._dead_reason)
         py_timeout = timeout_ms / 1000 + self.call_margin_s
-        mod, helpers = self._mod, self._helpers
+        mod, helpers = node
 
         def run() -> Any:
             helper = helpers.get(fn)
@@ -334,6 +336,14 @@ class Bridge:
     def raw(self, fn: str, *args: Any) -> Any:
         """Return a JS proxy (benchmark only: proxies must not escape into the house)."""
         return self.call(fn, *args)
+
+    @property
+    def module(self) -> Any:
+        """bridge.js's module proxy (the benchmark's per-property baseline reads through it)."""
+        node = self._mod
+        if node is None:
+            raise BridgeDead(self._dead_reason or "bridge not started")
+        return node[0]
 
     def on_bridge_thread(self, func: Callable[[], Any], timeout_s: float = 60.0) -> Any:
         """Run a function on the bridge thread (benchmark's per-property baseline)."""

@@ -120,7 +120,7 @@ def _measure(s: Any, server: EmbeddedServer, rounds: int) -> dict[str, Any]:
         sx, _, sz = REGION_SIZE
         for i in range(PER_BLOCK_SAMPLE):
             x, z, y = i % sx, (i // sx) % sz, i // (sx * sz)
-            b = bot.blockAt(bridge._mod.vec3(origin[0] + x, origin[1] + y, origin[2] + z))
+            b = bot.blockAt(bridge.module.vec3(origin[0] + x, origin[1] + y, origin[2] + z))
             _ = b.name if b else None
 
     sample_ms = bridge.on_bridge_thread(lambda: _timed(per_block, 3), 600)

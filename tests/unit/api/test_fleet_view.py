@@ -66,6 +66,8 @@ def test_each_bot_s_action_and_block_routes_reach_that_bot_and_the_plain_routes_
             return 0
 
         def start(self, tool, args, timeout_s):
+            from loguru import logger
+            logger.info("started {}", tool)  # the action's task and its lines: the bot's context
             self.started.append(tool)
             return SimpleNamespace(view=lambda _now: {"actionId": f"act-{self.name}", "status": "running"})
 
@@ -83,8 +85,15 @@ def test_each_bot_s_action_and_block_routes_reach_that_bot_and_the_plain_routes_
                      metrics=lambda: "", inject_thought=None, direct=first.direct, blocks_around=first.blocks_around,
                      bots=fleet, bot_name="alpha")
     c = TestClient(create_app(ctx))
-    assert c.post("/api/bots/bravo/actions", json={"tool": "chat"}).json()["actionId"] == "act-Bravo"
-    assert c.post("/api/actions", json={"tool": "eat"}).json()["actionId"] == "act-alpha"
+    from loguru import logger
+    lines = []
+    sink = logger.add(lambda m: lines.append((m.record["message"], m.record["extra"].get("bot"))), level="INFO")
+    try:
+        assert c.post("/api/bots/bravo/actions", json={"tool": "chat"}).json()["actionId"] == "act-Bravo"
+        assert c.post("/api/actions", json={"tool": "eat"}).json()["actionId"] == "act-alpha"
+    finally:
+        logger.remove(sink)
+    assert [line for line in lines if line[0].startswith("started")] == [("started chat", "Bravo"), ("started eat", "alpha")]
     assert (fleet.agency("Bravo").direct.started, first.direct.started) == (["chat"], ["eat"])
     assert c.get("/api/bots/Bravo/blocks?radius=3").json() == {"bot": "Bravo", "radius": 3}
     assert c.get("/api/bot/blocks").json()["bot"] == "alpha"

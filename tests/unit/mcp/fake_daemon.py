@@ -74,6 +74,7 @@ class FakeDaemon:
         self.tasks: dict[str, dict[str, Any]] = {}
         self.tools_status = 200
         self.task_queries: list[str | None] = []  # the bot each GET /api/tasks filtered by
+        self.bot_names: tuple[str, ...] | None = BOTS  # None: /api/bots fails
 
     # ---- the app -------------------------------------------------------------------------
     def app(self) -> FastAPI:
@@ -140,8 +141,10 @@ class FakeDaemon:
 
         # a fleet's bot's own routes (the MCP server's --bot): the same behaviour, told apart in `calls`
         @app.get("/api/bots")
-        async def bots() -> dict[str, Any]:
-            return {"count": len(BOTS), "bots": [{"name": n, "connected": True} for n in BOTS]}
+        async def bots() -> Any:
+            if self.bot_names is None:
+                return JSONResponse({"error": "boom"}, 500)
+            return {"count": len(self.bot_names), "bots": [{"name": n, "connected": True} for n in self.bot_names]}
 
         for path, method, handler in (("/snapshot", "GET", snapshot), ("/blocks", "GET", blocks),
                                       ("/actions", "POST", start), ("/actions", "GET", actions),

@@ -60,6 +60,33 @@ def test_a_bot_the_daemon_does_not_drive_exits_4_naming_the_bots_it_drives(daemo
 
 
 @pytest.mark.timeout(90)
+def test_the_one_bot_of_a_daemon_named_by_bot_is_served_through_the_plain_routes(daemon, tmp_path):
+    """Its tasks are bound to no bot: a bot filter would hide the one it is running."""
+    fake, base = daemon
+    fake.bot_names = ("mcbot",)
+    errlog = tmp_path / "stderr.txt"
+    params = StdioServerParameters(command=sys.executable, args=["-m", "bot", "mcp", "--api", base, "--bot", "MCBOT"],
+                                   cwd=str(tmp_path), env=_env())
+
+    async def scenario() -> None:
+        with errlog.open("w") as err:
+            async with Client(stdio_client(params, errlog=err)) as c:
+                await c.call_tool("snapshot", {})
+                await c.call_tool("list_tasks", {})
+
+    asyncio.run(scenario())
+    assert ("GET", "/api/bot/snapshot") in fake.calls and fake.task_queries == [None]
+    assert f"[MCP] serving on stdio for the daemon at {base}" in errlog.read_text()
+
+
+def test_a_daemon_that_cannot_list_its_bots_is_exit_3(daemon, tmp_path):
+    fake, base = daemon
+    fake.bot_names = None  # /api/bots answers 500
+    out = _mcbot(["mcp", "--api", base, "--bot", "mcbot"], tmp_path)
+    assert out.returncode == 3 and "did not list its bots: HTTP 500" in out.stderr, out.stderr
+
+
+@pytest.mark.timeout(90)
 def test_over_stdio_stdout_is_the_protocol_channel_and_logs_go_to_stderr(daemon, tmp_path):
     _fake, base = daemon
     errlog = tmp_path / "stderr.txt"
@@ -75,8 +102,8 @@ def test_over_stdio_stdout_is_the_protocol_channel_and_logs_go_to_stderr(daemon,
     tools, snap = asyncio.run(scenario())
     assert {"snapshot", "go_to", "create_goal", "stop"} <= tools
     assert json.loads(snap.content[0].text)["health"] == 18.0
-    assert f"[MCP] serving on stdio for bot HELPER of the daemon at {base}" in errlog.read_text()
-    assert ("GET", "/api/bots/HELPER/snapshot") in _fake.calls
+    assert f"[MCP] serving on stdio for bot helper of the daemon at {base}" in errlog.read_text()
+    assert ("GET", "/api/bots/helper/snapshot") in _fake.calls
 
 
 @pytest.mark.timeout(90)
