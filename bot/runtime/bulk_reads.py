@@ -43,8 +43,8 @@ class BulkRead:
                      and arrived - self._at < self.max_age_s)
             self._args[key], self._asked_at[key] = args, arrived
             if not fresh:
-                now = self.monotonic()
-                for old in [k for k, t in self._asked_at.items() if now - t >= self.forget_s]:
+                now = self.monotonic()  # the asker itself is never forgotten, however long it waited for the lock
+                for old in [k for k, t in self._asked_at.items() if now - t >= self.forget_s and k != key]:
                     self.forget_locked(old)
                 asked = dict(self._args)
                 self._answer = self.bridge.call_json("many", self.fn, json.dumps({k: list(a) for k, a in asked.items()}))
@@ -107,7 +107,7 @@ class BulkDrain:
     def _drain_locked(self, key: str) -> str | None:
         """One drain for every key asked for lately; the helper's error for `key`, if any."""
         now = self.monotonic()
-        for old in [k for k, t in self._asked_at.items() if now - t >= self.forget_s]:
+        for old in [k for k, t in self._asked_at.items() if now - t >= self.forget_s and k != key]:
             self._forget_locked(old)
         answer = self.bridge.call_json("many", self.fn, json.dumps({k: list(a) for k, a in self._args.items()}))
         self._at = now

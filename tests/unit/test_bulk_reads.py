@@ -187,3 +187,23 @@ def test_a_drain_failing_for_a_key_raises_for_it_alone_and_forgotten_keys_lose_t
     clock.now += 6.0  # broken was not asked for since: left out, b1 asks again
     assert events.take("b1", "b1", 500) == ["chat"]
     assert bridge.asked[-1] == ["b1"]
+
+
+class Waited:
+    """A monotonic clock whose second reading comes `wait_s` after the first: the caller
+    waited that long for the lock (another bulk call held the bridge at shutdown)."""
+
+    def __init__(self, wait_s: float) -> None:
+        self.readings = [100.0, 100.0 + wait_s]
+
+    def __call__(self) -> float:
+        return self.readings.pop(0) if len(self.readings) > 1 else self.readings[0]
+
+
+def test_a_reader_that_waited_longer_than_forget_for_the_lock_still_gets_its_answer():
+    bridge = ManyBridge({"b1": {"hp": 20}})
+    snaps = BulkRead(bridge, "snapshot", max_age_s=0.5, forget_s=5.0, monotonic=Waited(6.0))  # type: ignore[arg-type]
+    assert snaps.read("b1", 8) == {"hp": 20} and bridge.asked == [{"b1": [8]}]
+    events = BulkDrain(ManyBridge({"b1": ["spawn"]}), "drainEvents", max_age_s=0.5, forget_s=5.0,  # type: ignore[arg-type]
+                       monotonic=Waited(6.0))
+    assert events.take("b1", 50) == ["spawn"]
