@@ -1,9 +1,9 @@
 """The dashboard in a real headless Chromium against `mcbot run` on the embedded world: the
 page shows live vitals and a stream entry, a goal created through its form becomes a task
-row, the row's pause and resume buttons change the task through the API, the log panel
-fills, the 3D view's frame draws the world around the bot (terrain, not only sky), and a
-screenshot is saved
-(logs/screenshots/dashboard-<version>.png; the README shows one)."""
+row, the row's pause and resume buttons change the task through the API (the row updated in
+place), the log panel fills, the 3D view's frame draws the world around the bot (terrain, not
+only sky), and a screenshot is saved (logs/screenshots/dashboard-<version>.png; the README
+shows one)."""
 
 from __future__ import annotations
 
@@ -105,16 +105,18 @@ def test_the_dashboard_shows_the_bot_live_and_drives_a_task_in_a_real_browser(tm
 
                 # a goal through the page's form, then pause and resume through its row's buttons
                 page.fill("[data-testid=goal-text]", "build basic_shelter 1")
-                page.click("[data-testid=goal-submit]")
+                page.click("[data-testid=goal-submit]", timeout=WAIT_MS)
                 page.wait_for_function("document.querySelector('[data-testid=goal-result]').textContent.startsWith('created')",
                                        timeout=WAIT_MS)
                 task_id = page.inner_text("[data-testid=goal-result]").split()[1]
                 status = f"[data-testid='status-{task_id}']"
-                page.wait_for_selector(status, timeout=WAIT_MS)
-                page.click(f"[data-testid='pause-{task_id}']")
+                row = page.wait_for_selector(status, timeout=WAIT_MS)
+                page.click(f"[data-testid='pause-{task_id}']", timeout=WAIT_MS)
                 page.wait_for_function(f"document.querySelector(\"{status}\")?.textContent === 'paused'", timeout=WAIT_MS)
+                # the row was updated in place, not rebuilt (a rebuilt row under the pointer loses the click)
+                assert row.evaluate("cell => cell.isConnected"), "the task's row was replaced by a new one"
                 assert httpx.get(f"{base}/api/tasks/{task_id}", timeout=10).json()["status"] == "paused"
-                page.click(f"[data-testid='resume-{task_id}']")
+                page.click(f"[data-testid='resume-{task_id}']", timeout=WAIT_MS)
                 page.wait_for_function(f"['pending', 'active'].includes(document.querySelector(\"{status}\")?.textContent)",
                                        timeout=WAIT_MS)
                 assert httpx.get(f"{base}/api/tasks/{task_id}", timeout=10).json()["status"] in ("pending", "active")

@@ -191,29 +191,47 @@ function taskButton (label, id, command) {
   return b
 }
 
-function renderTasks (payload) {
-  const rows = payload.tasks.map((t) => {
+// Rows are kept by task id and only their changed cells are rewritten: the stream sends the
+// table whenever a running task checkpoints, and a row rebuilt under the pointer loses the click.
+const taskRows = new Map()
+function taskRow (id) {
+  let row = taskRows.get(id)
+  if (!row) {
     const tr = document.createElement('tr')
-    tr.dataset.taskId = t.id
+    tr.dataset.taskId = id
+    const cells = Array.from({ length: 6 }, () => tr.appendChild(document.createElement('td')))
+    cells[3].dataset.testid = `status-${id}`
+    cells[5].className = 'reason'
+    row = { tr, cells, controls: tr.appendChild(document.createElement('td')), status: null }
+    taskRows.set(id, row)
+  }
+  return row
+}
+
+function renderTasks (payload) {
+  const shown = payload.tasks.map((t) => {
+    const row = taskRow(t.id)
     const meta = t.metadata || {}
     const why = meta.blockedReason || (meta.solver || {}).failureReason || ''
     const bot = meta.heldBy || meta.bot || ''
-    const cells = [t.id.slice(0, 13), meta.goalKey || t.title, bot, t.status, `${Math.round((t.progress || 0) * 100)}%`, why]
-    cells.forEach((c, i) => {
-      const td = document.createElement('td')
-      td.textContent = c
-      if (i === 3) { td.className = `status-${t.status}`; td.dataset.testid = `status-${t.id}` }
-      if (i === 5) td.className = 'reason'
-      tr.append(td)
-    })
-    const controls = document.createElement('td')
-    if (t.status === 'active' || t.status === 'pending') controls.append(taskButton('pause', t.id, 'pause'))
-    if (t.status === 'paused') controls.append(taskButton('resume', t.id, 'resume'))
-    if (!['completed', 'failed', 'cancelled'].includes(t.status)) controls.append(' ', taskButton('cancel', t.id, 'cancel'))
-    tr.append(controls)
-    return tr
+    const texts = [t.id.slice(0, 13), meta.goalKey || t.title, bot, t.status, `${Math.round((t.progress || 0) * 100)}%`, why]
+    texts.forEach((text, i) => { if (row.cells[i].textContent !== text) row.cells[i].textContent = text })
+    if (row.status !== t.status) {
+      row.status = t.status
+      row.cells[3].className = `status-${t.status}`
+      const buttons = []
+      if (t.status === 'active' || t.status === 'pending') buttons.push(taskButton('pause', t.id, 'pause'))
+      if (t.status === 'paused') buttons.push(taskButton('resume', t.id, 'resume'))
+      if (!['completed', 'failed', 'cancelled'].includes(t.status)) buttons.push(' ', taskButton('cancel', t.id, 'cancel'))
+      row.controls.replaceChildren(...buttons)
+    }
+    return row.tr
   })
-  $('tasks').replaceChildren(...rows)
+  const keep = new Set(payload.tasks.map((t) => t.id))
+  for (const id of taskRows.keys()) if (!keep.has(id)) taskRows.delete(id)
+  const body = $('tasks')
+  const inOrder = body.children.length === shown.length && shown.every((tr, i) => body.children[i] === tr)
+  if (!inOrder) body.replaceChildren(...shown)
 }
 
 const shownThoughts = new Set() // a reconnected stream sends the newest thoughts again
