@@ -136,6 +136,16 @@ def test_the_dashboard_shows_the_bot_live_and_drives_a_task_in_a_real_browser(tm
                 page.screenshot(path=str(shot), full_page=True)
                 assert shot.stat().st_size > 20_000
                 print(f"dashboard screenshot: {shot}")
+
+                # a task claimed (pending -> active) keeps its pause button: one not rebuilt under the pointer
+                kept = page.evaluate("""() => {
+                  const t = { id: 'task-claimed', status: 'pending', progress: 0, metadata: {} }
+                  renderTasks({ tasks: [t] })
+                  const pause = document.querySelector("[data-testid='pause-task-claimed']")
+                  renderTasks({ tasks: [{ ...t, status: 'active', progress: 0.5 }] })
+                  return pause !== null && pause.isConnected && document.querySelector("[data-testid='status-task-claimed']").textContent
+                }""")
+                assert kept == "active", f"the pause button was rebuilt when the task went active ({kept})"
                 assert errors == [], errors
             finally:
                 browser.close()

@@ -191,8 +191,8 @@ function taskButton (label, id, command) {
   return b
 }
 
-// Rows are kept by task id and only their changed cells are rewritten: the stream sends the
-// table whenever a running task checkpoints, and a row rebuilt under the pointer loses the click.
+// Rows are kept by task id and only what changed is rewritten: the stream sends the table
+// whenever a running task checkpoints, and a row or button rebuilt under the pointer loses the click.
 const taskRows = new Map()
 function taskRow (id) {
   let row = taskRows.get(id)
@@ -202,10 +202,18 @@ function taskRow (id) {
     const cells = Array.from({ length: 6 }, () => tr.appendChild(document.createElement('td')))
     cells[3].dataset.testid = `status-${id}`
     cells[5].className = 'reason'
-    row = { tr, cells, controls: tr.appendChild(document.createElement('td')), status: null }
+    row = { tr, cells, controls: tr.appendChild(document.createElement('td')), commands: null }
     taskRows.set(id, row)
   }
   return row
+}
+
+function taskCommands (status) {
+  const commands = []
+  if (status === 'active' || status === 'pending') commands.push('pause')
+  if (status === 'paused') commands.push('resume')
+  if (!['completed', 'failed', 'cancelled'].includes(status)) commands.push('cancel')
+  return commands
 }
 
 function renderTasks (payload) {
@@ -214,24 +222,22 @@ function renderTasks (payload) {
     const meta = t.metadata || {}
     const why = meta.blockedReason || (meta.solver || {}).failureReason || ''
     const bot = meta.heldBy || meta.bot || ''
-    const texts = [t.id.slice(0, 13), meta.goalKey || t.title, bot, t.status, `${Math.round((t.progress || 0) * 100)}%`, why]
+    const texts = [t.id.slice(0, 13), meta.goalKey || t.title || '', bot, t.status, `${Math.round((t.progress || 0) * 100)}%`, why]
     texts.forEach((text, i) => { if (row.cells[i].textContent !== text) row.cells[i].textContent = text })
-    if (row.status !== t.status) {
-      row.status = t.status
-      row.cells[3].className = `status-${t.status}`
-      const buttons = []
-      if (t.status === 'active' || t.status === 'pending') buttons.push(taskButton('pause', t.id, 'pause'))
-      if (t.status === 'paused') buttons.push(taskButton('resume', t.id, 'resume'))
-      if (!['completed', 'failed', 'cancelled'].includes(t.status)) buttons.push(' ', taskButton('cancel', t.id, 'cancel'))
-      row.controls.replaceChildren(...buttons)
+    row.cells[3].className = `status-${t.status}`
+    const commands = taskCommands(t.status)
+    if (commands.join() !== row.commands) { // pending -> active keeps its pause button
+      row.commands = commands.join()
+      row.controls.replaceChildren(...commands.flatMap((c, i) => [...(i ? [' '] : []), taskButton(c, t.id, c)]))
     }
     return row.tr
   })
   const keep = new Set(payload.tasks.map((t) => t.id))
   for (const id of taskRows.keys()) if (!keep.has(id)) taskRows.delete(id)
+  // move only the rows out of place (a new task on top shifts the others without re-inserting them)
   const body = $('tasks')
-  const inOrder = body.children.length === shown.length && shown.every((tr, i) => body.children[i] === tr)
-  if (!inOrder) body.replaceChildren(...shown)
+  shown.forEach((tr, i) => { if (body.children[i] !== tr) body.insertBefore(tr, body.children[i] || null) })
+  while (body.children.length > shown.length) body.lastElementChild.remove()
 }
 
 const shownThoughts = new Set() // a reconnected stream sends the newest thoughts again
