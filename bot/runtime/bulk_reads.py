@@ -18,6 +18,33 @@ from bot.runtime.bridge import Bridge, BridgeError
 FORGET_S = 5.0  # a key not asked for this long (a bot gone, an action ended) is left out
 
 
+class _Asks:
+    """When each key last asked, recorded before the caller waits for the bulk lock: a key
+    queued behind a bulk call stuck for longer than the forget time (a stalled bridge) is
+    still asking, and is not forgotten by whichever waiter gets the lock first."""
+
+    def __init__(self, forget_s: float) -> None:
+        self.forget_s = forget_s
+        self._lock = threading.Lock()  # never held across a bridge call
+        self._at: dict[str, float] = {}
+
+    def note(self, key: str, at: float) -> None:
+        with self._lock:
+            self._at[key] = at
+
+    def drop_stale(self, now: float) -> list[str]:
+        """The keys not asked for in forget_s, no longer recorded."""
+        with self._lock:
+            stale = [k for k, t in self._at.items() if now - t >= self.forget_s]
+            for k in stale:
+                del self._at[k]
+        return stale
+
+    def drop(self, key: str) -> None:
+        with self._lock:
+            self._at.pop(key, None)
+
+
 class BulkRead:
     def __init__(self, bridge: Bridge, fn: str, *, max_age_s: float, same_args: bool = True,
                  forget_s: float = FORGET_S, monotonic: Callable[[], float] = time.monotonic) -> None:
@@ -27,7 +54,7 @@ class BulkRead:
         self.same_args = same_args
         self._lock = threading.Lock()
         self._args: dict[str, tuple[Any, ...]] = {}
-        self._asked_at: dict[str, float] = {}
+        self._asks = _Asks(forget_s)
         self._answer: dict[str, dict[str, Any]] = {}
         self._answered_args: dict[str, tuple[Any, ...]] = {}  # what each key's answer was asked with
         self._at = float("-inf")
@@ -38,14 +65,19 @@ class BulkRead:
         asking for the first time, or with other args, always gets a fresh one).
         BridgeError when the helper failed for this key (a bot the bridge no longer has)."""
         arrived = self.monotonic()  # before the lock: an answer fetched while this caller waited serves it
+        self._asks.note(key, arrived)
         with self._lock:
             fresh = (key in self._answer and (not self.same_args or self._answered_args.get(key) == args)
                      and arrived - self._at < self.max_age_s)
-            self._args[key], self._asked_at[key] = args, arrived
+            self._args[key] = args
+            self._asks.note(key, arrived)  # again: a forget since the first note must not leave it unrecorded
             if not fresh:
-                now = self.monotonic()  # the asker itself is never forgotten, however long it waited for the lock
-                for old in [k for k, t in self._asked_at.items() if now - t >= self.forget_s and k != key]:
-                    self.forget_locked(old)
+                now = self.monotonic()
+                for old in self._asks.drop_stale(now):
+                    if old == key:  # the asker itself, however long it waited for the lock
+                        self._asks.note(key, now)
+                    else:
+                        self._args.pop(old, None)
                 asked = dict(self._args)
                 self._answer = self.bridge.call_json("many", self.fn, json.dumps({k: list(a) for k, a in asked.items()}))
                 self._answered_args, self._at = asked, now
@@ -67,7 +99,7 @@ class BulkRead:
             self.forget_locked(key)
 
     def forget_locked(self, key: str) -> None:
-        self._asked_at.pop(key, None)
+        self._asks.drop(key)
         self._args.pop(key, None)
 
 
@@ -83,7 +115,7 @@ class BulkDrain:
         self.bridge, self.fn, self.max_age_s, self.forget_s, self.monotonic = bridge, fn, max_age_s, forget_s, monotonic
         self._lock = threading.Lock()
         self._args: dict[str, tuple[Any, ...]] = {}
-        self._asked_at: dict[str, float] = {}
+        self._asks = _Asks(forget_s)
         self._held: dict[str, list[Any]] = {}
         self._unseen: set[str] = set()  # keys that have not taken since the last drain
         self._at = float("-inf")
@@ -94,8 +126,10 @@ class BulkDrain:
         for this key in the drain this call made."""
         arrived = self.monotonic()
         error = None
+        self._asks.note(key, arrived)  # before the lock: a reader queued behind a stuck drain keeps its items
         with self._lock:
-            self._args[key], self._asked_at[key] = args, arrived
+            self._args[key] = args
+            self._asks.note(key, arrived)  # again: a forget since the first note must not leave it unrecorded
             if key not in self._unseen or arrived - self._at >= self.max_age_s:
                 error = self._drain_locked(key)
             self._unseen.discard(key)
@@ -107,8 +141,11 @@ class BulkDrain:
     def _drain_locked(self, key: str) -> str | None:
         """One drain for every key asked for lately; the helper's error for `key`, if any."""
         now = self.monotonic()
-        for old in [k for k, t in self._asked_at.items() if now - t >= self.forget_s and k != key]:
-            self._forget_locked(old)
+        for old in self._asks.drop_stale(now):
+            if old == key:  # the drainer itself, however long it waited for the lock
+                self._asks.note(key, now)
+            else:
+                self._forget_locked(old)
         answer = self.bridge.call_json("many", self.fn, json.dumps({k: list(a) for k, a in self._args.items()}))
         self._at = now
         self.calls += 1
@@ -123,7 +160,7 @@ class BulkDrain:
 
     def _forget_locked(self, key: str) -> None:
         """A key not asked for in forget_s (a bot replaced by a reconnect): its items go with it."""
-        self._asked_at.pop(key, None)
+        self._asks.drop(key)
         self._args.pop(key, None)
         self._held.pop(key, None)
         self._unseen.discard(key)

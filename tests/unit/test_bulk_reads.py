@@ -5,6 +5,7 @@ own error and the others their answers; keys not asked for lately are left out."
 from __future__ import annotations
 
 import json
+import threading
 
 import pytest
 
@@ -207,3 +208,46 @@ def test_a_reader_that_waited_longer_than_forget_for_the_lock_still_gets_its_ans
     events = BulkDrain(ManyBridge({"b1": ["spawn"]}), "drainEvents", max_age_s=0.5, forget_s=5.0,  # type: ignore[arg-type]
                        monotonic=Waited(6.0))
     assert events.take("b1", 50) == ["spawn"]
+
+
+class StuckBridge(QueueBridge):
+    """A drain that answers, then hangs until released (a stalled bridge), once."""
+
+    def __init__(self, queues: dict[str, list[str]]) -> None:
+        super().__init__(queues)
+        self.stuck = False
+        self.entered, self.release = threading.Event(), threading.Event()
+
+    def call_json(self, fn: str, helper: str, args_json: str) -> dict:
+        out = super().call_json(fn, helper, args_json)
+        if self.stuck:
+            self.stuck = False
+            self.entered.set()
+            assert self.release.wait(10), "the test never released the stuck drain"
+        return out
+
+
+def test_readers_queued_behind_a_drain_stuck_past_the_forget_time_keep_their_items():
+    """b2's drain brings b1's and b3's events, then hangs 6 s; b1 and b3 queue behind it. The
+    first of them to get the lock must not forget the other (its last take is 7 s old, but it
+    was asking all along), nor drop the events held for it."""
+    clock = Clock()
+    bridge = StuckBridge({"b1": [], "b3": []})
+    events = BulkDrain(bridge, "drainEvents", max_age_s=0.5, forget_s=5.0, monotonic=clock)  # type: ignore[arg-type]
+    assert events.take("b1", "b1", 500) == [] and events.take("b3", "b3", 500) == []
+    bridge.queues.update({"b1": ["hurt"], "b3": ["death"]})
+    clock.now = 101.0
+    bridge.stuck = True
+    got: dict[str, list[str]] = {}
+    stuck = threading.Thread(target=lambda: got.update(b2=events.take("b2", "b2", 500)))
+    stuck.start()
+    assert bridge.entered.wait(10)
+    clock.now = 103.0
+    readers = [threading.Thread(target=lambda k=k: got.update({k: events.take(k, k, 500)})) for k in ("b1", "b3")]
+    for r in readers:
+        r.start()
+    clock.now = 107.0  # the drain comes back 6 s after it started
+    bridge.release.set()
+    for t in (stuck, *readers):
+        t.join(10)
+    assert got == {"b2": [], "b1": ["hurt"], "b3": ["death"]}
