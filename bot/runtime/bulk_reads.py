@@ -11,7 +11,8 @@ from __future__ import annotations
 import json
 import threading
 import time
-from typing import Any, Callable
+from contextlib import contextmanager
+from typing import Any, Callable, Iterator
 
 from bot.runtime.bridge import Bridge, BridgeError
 
@@ -19,23 +20,37 @@ FORGET_S = 5.0  # a key not asked for this long (a bot gone, an action ended) is
 
 
 class _Asks:
-    """When each key last asked, recorded before the caller waits for the bulk lock: a key
-    queued behind a bulk call stuck for longer than the forget time (a stalled bridge) is
-    still asking, and is not forgotten by whichever waiter gets the lock first."""
+    """When each key last asked, and which keys have a caller inside read/take now (queued
+    for the bulk lock or in the call): a key queued behind a bulk call stuck for longer than
+    the forget time (a stalled bridge) is still asking, and is never forgotten meanwhile."""
 
     def __init__(self, forget_s: float) -> None:
         self.forget_s = forget_s
-        self._lock = threading.Lock()  # never held across a bridge call
+        self._lock = threading.Lock()  # taken alone or inside the bulk lock, never across a bridge call
         self._at: dict[str, float] = {}
+        self._callers: dict[str, int] = {}
 
     def note(self, key: str, at: float) -> None:
         with self._lock:
-            self._at[key] = at
+            self._at[key] = max(at, self._at.get(key, at))
+
+    @contextmanager
+    def asking(self, key: str, at: float) -> Iterator[None]:
+        with self._lock:
+            self._at[key] = max(at, self._at.get(key, at))
+            self._callers[key] = self._callers.get(key, 0) + 1
+        try:
+            yield
+        finally:
+            with self._lock:
+                self._callers[key] -= 1
+                if not self._callers[key]:
+                    del self._callers[key]
 
     def drop_stale(self, now: float) -> list[str]:
-        """The keys not asked for in forget_s, no longer recorded."""
+        """The keys not asked for in forget_s and with no caller now, no longer recorded."""
         with self._lock:
-            stale = [k for k, t in self._at.items() if now - t >= self.forget_s]
+            stale = [k for k, t in self._at.items() if now - t >= self.forget_s and k not in self._callers]
             for k in stale:
                 del self._at[k]
         return stale
@@ -65,19 +80,15 @@ class BulkRead:
         asking for the first time, or with other args, always gets a fresh one).
         BridgeError when the helper failed for this key (a bot the bridge no longer has)."""
         arrived = self.monotonic()  # before the lock: an answer fetched while this caller waited serves it
-        self._asks.note(key, arrived)
-        with self._lock:
+        with self._asks.asking(key, arrived), self._lock:
             fresh = (key in self._answer and (not self.same_args or self._answered_args.get(key) == args)
                      and arrived - self._at < self.max_age_s)
             self._args[key] = args
             self._asks.note(key, arrived)  # again: a forget since the first note must not leave it unrecorded
             if not fresh:
                 now = self.monotonic()
-                for old in self._asks.drop_stale(now):
-                    if old == key:  # the asker itself, however long it waited for the lock
-                        self._asks.note(key, now)
-                    else:
-                        self._args.pop(old, None)
+                for old in self._asks.drop_stale(now):  # never the asker: it is calling
+                    self._args.pop(old, None)
                 asked = dict(self._args)
                 self._answer = self.bridge.call_json("many", self.fn, json.dumps({k: list(a) for k, a in asked.items()}))
                 self._answered_args, self._at = asked, now
@@ -126,8 +137,7 @@ class BulkDrain:
         for this key in the drain this call made."""
         arrived = self.monotonic()
         error = None
-        self._asks.note(key, arrived)  # before the lock: a reader queued behind a stuck drain keeps its items
-        with self._lock:
+        with self._asks.asking(key, arrived), self._lock:  # queued behind a stuck drain, it keeps its items
             self._args[key] = args
             self._asks.note(key, arrived)  # again: a forget since the first note must not leave it unrecorded
             if key not in self._unseen or arrived - self._at >= self.max_age_s:
@@ -141,11 +151,8 @@ class BulkDrain:
     def _drain_locked(self, key: str) -> str | None:
         """One drain for every key asked for lately; the helper's error for `key`, if any."""
         now = self.monotonic()
-        for old in self._asks.drop_stale(now):
-            if old == key:  # the drainer itself, however long it waited for the lock
-                self._asks.note(key, now)
-            else:
-                self._forget_locked(old)
+        for old in self._asks.drop_stale(now):  # never the drainer or a reader queued behind it
+            self._forget_locked(old)
         answer = self.bridge.call_json("many", self.fn, json.dumps({k: list(a) for k, a in self._args.items()}))
         self._at = now
         self.calls += 1

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import threading
+import time
 
 import pytest
 
@@ -228,9 +229,9 @@ class StuckBridge(QueueBridge):
 
 
 def test_readers_queued_behind_a_drain_stuck_past_the_forget_time_keep_their_items():
-    """b2's drain brings b1's and b3's events, then hangs 6 s; b1 and b3 queue behind it. The
-    first of them to get the lock must not forget the other (its last take is 7 s old, but it
-    was asking all along), nor drop the events held for it."""
+    """b2's drain brings b1's and b3's events, then hangs; b1 and b3 queue behind it 5.5 s
+    before it comes back. The first of them to get the lock must not forget the other (its
+    last take is 7 s old, but it was asking all along), nor drop the events held for it."""
     clock = Clock()
     bridge = StuckBridge({"b1": [], "b3": []})
     events = BulkDrain(bridge, "drainEvents", max_age_s=0.5, forget_s=5.0, monotonic=clock)  # type: ignore[arg-type]
@@ -242,10 +243,14 @@ def test_readers_queued_behind_a_drain_stuck_past_the_forget_time_keep_their_ite
     stuck = threading.Thread(target=lambda: got.update(b2=events.take("b2", "b2", 500)))
     stuck.start()
     assert bridge.entered.wait(10)
-    clock.now = 103.0
+    clock.now = 101.5
     readers = [threading.Thread(target=lambda k=k: got.update({k: events.take(k, k, 500)})) for k in ("b1", "b3")]
     for r in readers:
         r.start()
+    deadline = time.monotonic() + 10  # both readers wait for the lock (threads: a bounded wait)
+    while not {"b1", "b3"} <= set(events._asks._callers):  # noqa: SLF001 - the queue this test sets up
+        assert time.monotonic() < deadline, "the readers never queued"
+        time.sleep(0.001)
     clock.now = 107.0  # the drain comes back 6 s after it started
     bridge.release.set()
     for t in (stuck, *readers):
