@@ -24,6 +24,7 @@
 //   /mcbot spawn <mob> <count> [player] [distance]   /mcbot summon <mob> <x> <y> <z>
 //   /mcbot fill <x1> <y1> <z1> <x2> <y2> <z2> <block>[props]   /mcbot setblock <x> <y> <z> <block>[props]
 //   /mcbot tp <player> <x> <y> <z>           /mcbot killall [mob]     /mcbot info [player]
+//   /mcbot tick freeze|unfreeze|step <n>     (game clock: a step runs exactly n ticks)
 //   Coordinates accept ~ relative to the issuing player; replies start with "mcbot:".
 'use strict'
 
@@ -130,7 +131,7 @@ const cfg = {
 cfg.version = args.version
 const GAME_MODES = { survival: 0, creative: 1, adventure: 2, spectator: 3 }
 
-const PLUGINS = ['protocol', 'fixes', 'drops', 'windows', 'furnace', 'crafting', 'hunger', 'damage', 'doors', 'beds',
+const PLUGINS = ['ticks', 'protocol', 'fixes', 'drops', 'windows', 'furnace', 'crafting', 'hunger', 'damage', 'doors', 'beds',
   'mobs', 'spawning', 'animals', 'daylight', 'commands']
   .map((name) => ({ name, ...require(path.join(__dirname, 'plugins', name + '.js')) }))
 const terrain = require('./plugins/terrain.js')

@@ -14,6 +14,8 @@
 //   /mcbot killall [mob]                         remove spawned mobs (all kinds, or one)
 //   /mcbot info [player]                         JSON: time, mob count and kinds, player vitals
 //   /mcbot light <x> <y> <z>                     JSON: block light, sky light, raw brightness there
+//   /mcbot tick freeze|unfreeze|step <n>         stop the game clock, restart it, or run exactly
+//                                                n ticks of a frozen world (replies once they ran)
 // Coordinates accept ~ and ~N relative to the issuing player. <player> accepts a name or @s/@p.
 'use strict'
 
@@ -21,7 +23,7 @@ const { Vec3 } = require('vec3')
 const { parseBlockSpec, chatReply } = require('./_common')
 const light = require('./light')
 
-const USAGE = 'damage|health|food|time|spawn|summon|fill|setblock|tp|killall|info|light'
+const USAGE = 'damage|health|food|time|spawn|summon|fill|setblock|tp|killall|info|light|tick'
 
 module.exports.server = function (serv) {
   const { registry } = serv
@@ -192,6 +194,14 @@ module.exports.server = function (serv) {
           pos: [p.position.x, p.position.y, p.position.z].map(v => Math.round(v * 100) / 100)
         }))
       })
+    },
+    async tick ([what, n]) {
+      if (what === 'freeze') { serv.mcbotFreezeTicks(); return `ticks frozen at ${serv.tickCount}` }
+      if (what === 'unfreeze') { serv.mcbotUnfreezeTicks(); return `ticks running from ${serv.tickCount}` }
+      if (what !== 'step') throw new Error('use tick freeze|unfreeze|step <n>')
+      const count = Math.floor(num(n, 'n'))
+      if (count < 1 || count > 72000) throw new Error('n must be 1..72000')
+      return `stepped ${count} ticks to ${await serv.mcbotStepTicks(count)}`
     },
     light (xyz, ctx) {
       const [x, y, z] = coords(xyz, ctx)

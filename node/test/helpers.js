@@ -142,4 +142,14 @@ function command (bot, cmd, { match = /^mcbot: /, timeout = 5000 } = {}) {
   return result
 }
 
-module.exports = { VERSION, startServer, connectBot, waitFor, command, withTimeout, sleep }
+// Run exactly n game ticks of a frozen world (`/mcbot tick freeze` first) and resolve once they
+// ran: the reply follows every packet those ticks sent to this bot. The timeout only guards
+// against a hung server; a slow machine takes longer without changing what happens.
+function stepTicks (bot, n) {
+  return command(bot, `/mcbot tick step ${n}`, { match: /^mcbot: (stepped|error)/, timeout: 60000 + n * 500 }).then((reply) => {
+    if (!reply.startsWith('mcbot: stepped')) throw new Error(reply)
+    return reply
+  })
+}
+
+module.exports = { VERSION, startServer, connectBot, waitFor, command, withTimeout, sleep, stepTicks }
