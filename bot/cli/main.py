@@ -92,6 +92,7 @@ def build_parser() -> argparse.ArgumentParser:
                     help="embedded versions to measure side by side (default: server.embedded_version)")
     _add_bench_survival(bench_sub)
     _add_bench_fleet(bench_sub)
+    _add_bench_goals(bench_sub)
     bv = bench_sub.add_parser("verifier", help="verify_shelter_v0 on a real region read (starts an embedded world)")
     bv.add_argument("--json", action="store_true", help="print one JSON object")
     bv.add_argument("--rounds", type=val.positive_int, default=200)
@@ -150,6 +151,45 @@ def _add_bench_fleet(bench_sub: Any) -> None:
     bf.add_argument("--version", type=val.embedded_version, default="1.21.4",
                     help="Minecraft version of the embedded world (default 1.21.4)")
     bf.add_argument("--out", default="bench-results", metavar="DIR", help="output folder (default bench-results)")
+
+
+def _add_bench_goals(bench_sub: Any) -> None:
+    bg = bench_sub.add_parser(
+        "goals", help="the goal fuzz: every goal the API accepts from empty hands, in random orders and pairs "
+                      "(starts a daemon and its embedded world per round)",
+        description="Each round: a fresh daemon on a fresh embedded world (seed, hostiles and day length drawn), "
+                    "one goal or two at once over the API; waits until they end or --goal-s passes, sampling health "
+                    "and the RSS and CPU of the daemon, the bridge's node and the world. Judged per round: every "
+                    "goal refused with a reason, completed, failed with a reason, unplannable or still progressing; "
+                    "the bridge under 1 GB; never out of health for more than 15 s; no task left active without a "
+                    "run; SIGTERM stops the daemon within 10 s. Writes DIR/goals-<stamp>/report.json. Exit code: 0 "
+                    "no finding, 1 a finding, 3 no daemon started.")
+    bg.add_argument("--seed", type=val.positive_int, metavar="S", help="draws the rounds (default: a new one, printed)")
+    bg.add_argument("--rounds", type=val.positive_int, default=24, metavar="N", help="rounds (default 24)")
+    bg.add_argument("--sample", action="store_true",
+                    help="make test's short sample: the first reported wedge (craft stone_pickaxe from empty hands), "
+                         "then one drawn round, fixed seed")
+    bg.add_argument("--version", type=val.embedded_version, default="1.21.4",
+                    help="Minecraft version of the embedded world (default 1.21.4)")
+    bg.add_argument("--goal-s", type=val.positive_float, default=240.0, metavar="S",
+                    help="how long a round waits for its goals (default 240)")
+    bg.add_argument("--out", default="bench-results", metavar="DIR", help="output folder (default bench-results)")
+    bg.add_argument("--json", action="store_true", help="also print the report as one JSON object (lines go to stderr)")
+
+
+def _bench_goals(args: Any) -> int:
+    import random  # noqa: PLC0415
+    from pathlib import Path  # noqa: PLC0415
+
+    from bot.tooling.goal_fuzz import Limits  # noqa: PLC0415
+    from bot.tooling.goal_fuzz_run import FuzzSettings, goal_fuzz, sample_settings  # noqa: PLC0415
+
+    out = Path(args.out)
+    if args.sample:
+        return goal_fuzz(sample_settings(args.version, out), as_json=args.json)
+    seed = args.seed if args.seed is not None else random.SystemRandom().randrange(1, 1_000_000)
+    limits = Limits(goal_s=args.goal_s, stall_s=min(120.0, args.goal_s / 2))
+    return goal_fuzz(FuzzSettings(seed, args.rounds, args.version, limits, out), as_json=args.json)
 
 
 def _install_signal_handlers() -> None:
@@ -276,6 +316,8 @@ def cmd_bench(args: Any, cfg: McbotConfig, _loaded: Any) -> int:
         return _bench_survival(args, cfg)
     if args.bench_command == "fleet":
         return _bench_fleet(args)
+    if args.bench_command == "goals":
+        return _bench_goals(args)
     if args.bench_command == "verifier":
         return bench_verifier(cfg, as_json=args.json, rounds=args.rounds)
     return bench_bridge(cfg, as_json=args.json, rounds=args.rounds, versions=args.versions, config_path=args.config)
