@@ -1,16 +1,18 @@
 """`deliver_plan`: a helper bot's workflow for `deliver <item> <amount>` (to the bot named in
 the task's `to`): have the items - crafted with the crafter's steps when there is a recipe,
-collected otherwise -, then walk back to where the bot that asked was (facts["near"], from the
-task's parameters) and up to it, and hand them over. The have-steps
-say how many the inventory must hold after them, counting what is already held, so items
-the helper happened to carry are given first and a resumed run gathers nothing twice.
+collected otherwise, after the tool their block needs (plan_builder) -, then walk back to
+where the bot that asked was (facts["near"], from the task's parameters) and up to it, and
+hand them over. The have-steps say how many the inventory must hold after them, counting
+what is already held, so items the helper happened to carry are given first and a resumed
+run gathers nothing twice.
 """
 
 from __future__ import annotations
 
 from typing import Any, Mapping
 
-from agency.execution.agents.planning import GATHER_BATCH, SOURCE_BLOCK, WorkflowPlanError, craft_plan
+from agency.execution.agents.plan_builder import SOURCE_BLOCK, PlanBuilder, WorkflowPlanError
+from agency.execution.agents.planning import craft_plan
 from agency.execution.tools.recipes import CRAFTABLE
 from agency.execution.workflows.models import StepDef, WorkflowDef
 
@@ -26,12 +28,9 @@ def deliver_plan(agent_id: str, task: Mapping[str, Any], inventory: Mapping[str,
     if short > 0 and item in CRAFTABLE:
         steps += craft_plan(agent_id, {"target": item, "amount": short, "facts": task.get("facts") or {}}, inventory).steps
     elif short > 0:  # a raw material: dug from its block (cobblestone from stone), else from a block of its name
-        held = amount - short
-        for batch, got in enumerate(range(GATHER_BATCH, short + GATHER_BATCH, GATHER_BATCH), start=1):
-            total = held + min(got, short)  # checkpointed batches, each well inside collect's time limit
-            steps.append(StepDef(id="collect" + (f"-{batch}" if batch > 1 else ""), tool="collect_block",
-                                 description=f"have {total} {item}",
-                                 args={"block": SOURCE_BLOCK.get(item, item), "count": total, "ensure": True}))
+        plan = PlanBuilder(inventory, table_known=bool((task.get("facts") or {}).get("craftingTable")))
+        plan.gather(item, short, step_id="collect", block=SOURCE_BLOCK.get(item, item))
+        steps += plan.steps
     near = (task.get("facts") or {}).get("near")
     if near:  # where the bot that asked was: out of sight from where the items were got, perhaps
         steps.append(StepDef(id="go-near", tool="move_to", description=f"walk back towards {to}",

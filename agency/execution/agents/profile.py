@@ -34,7 +34,7 @@ class WorkflowSpec(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     description: str = ""
-    generator: Literal["craft_plan", "build_plan", "smelt_plan", "deliver_plan"] | None = None
+    generator: Literal["craft_plan", "build_plan", "smelt_plan", "deliver_plan", "gather_plan"] | None = None
     steps: list[StepDef] = Field(default_factory=list)
     parallel: ParallelConfig | None = None
 

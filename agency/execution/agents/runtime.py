@@ -5,7 +5,8 @@
 2. Otherwise agents are ranked by select_agents; the best-ranked one that owns a workflow
    for the action runs it (`standard` when none does).
 3. The workflow is the profile's static steps (templated with ${task.*}) or built by its
-   generator from the task and the current inventory.
+   generator from the task, the current inventory and what it is told of the world
+   (generators.WORLD_FACTS, then the daemon's plan_facts).
 Delegation steps come back here: the target agent runs its own workflow for the delegated
 task, with the chain extended (depth and cycles already checked by the step).
 """
@@ -21,7 +22,7 @@ from typing import Any, Awaitable, Callable
 from pydantic import BaseModel, ConfigDict, Field
 
 from agency.execution.agents.abilities import InjectionResult, inject_abilities
-from agency.execution.agents.generators import GENERATORS
+from agency.execution.agents.generators import GENERATORS, WORLD_FACTS
 from agency.execution.agents.planning import WorkflowPlanError
 from agency.execution.agents.profile import AgentProfile
 from agency.execution.agents.registry import STANDARD_AGENT, AgentRegistry
@@ -125,9 +126,13 @@ class AgentRuntime:
             for it in (await self.tool_context.snapshot()).inventory:
                 inventory[it.name] = inventory.get(it.name, 0) + it.count
             context = task.as_context()
+            facts: dict[str, Any] = {}
+            if (read := WORLD_FACTS.get(spec.generator)) is not None:
+                facts.update(await read(self.tool_context))
             if self.plan_facts is not None:
-                facts = self.plan_facts(task)
-                context["facts"] = (await facts if inspect.isawaitable(facts) else facts) or {}
+                told = self.plan_facts(task)
+                facts.update((await told if inspect.isawaitable(told) else told) or {})
+            context["facts"] = facts
             return GENERATORS[spec.generator](profile.id, context, inventory)
         return spec.static(f"{profile.id}-{task.action.lower()}")
 

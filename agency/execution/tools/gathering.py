@@ -1,6 +1,11 @@
 """Getting blocks and items: collect_block (find + collectblock, exploring when nothing is
 near), mine_block (walk within reach, dig one or more positions) and pick_up_items (walk
-onto the item entities lying around a spot, e.g. what the bot dropped when it died)."""
+onto the item entities lying around a spot, e.g. what the bot dropped when it died).
+
+collect_block, and mine_block given a kind of block to mine, refuse up front when the bot
+holds no tool that makes the block drop anything (agency.harvest: stone by hand is 7.5 s a
+block for nothing). mine_block at positions only clears them (a rollback taking back a
+placed block, a path dug through): it digs with whatever is held."""
 
 from __future__ import annotations
 
@@ -8,6 +13,7 @@ from typing import Any
 
 from pydantic import Field, model_validator
 
+from agency.harvest import can_harvest, harvest_tools, tier
 from agency.names import canonical
 from agency.execution.tools.actions import run_action
 from agency.execution.tools.base import BODY_QUEUE, Tool, ToolContext, ToolFailure, ToolInput
@@ -54,13 +60,28 @@ class MineBlockInput(ToolInput):
 
 
 async def _held(ctx: ToolContext, item: str) -> int:
+    return available(await held_items(ctx), item)
+
+
+async def held_items(ctx: ToolContext) -> dict[str, int]:
     inv: dict[str, int] = {}
     for it in (await ctx.snapshot()).inventory:
         inv[it.name] = inv.get(it.name, 0) + it.count
-    return available(inv, item)
+    return inv
+
+
+async def require_harvest_tool(ctx: ToolContext, block: str) -> None:
+    """PRECONDITION_FAILED naming the tools when none held makes `block` drop anything."""
+    if can_harvest(await held_items(ctx), block):
+        return
+    tools = sorted(harvest_tools(block), key=lambda t: (tier(t), t))
+    need = f"a {tools[0]} or better" if tools else "a tool no one can hold"
+    raise ToolFailure(PRECONDITION_FAILED, f"{block} drops nothing unless dug with {need} "
+                      f"({', '.join(tools) or 'none'}), and the bot holds none", details={"block": block, "tools": tools})
 
 
 async def collect_block(ctx: ToolContext, p: CollectBlockInput) -> dict[str, Any]:
+    await require_harvest_tool(ctx, p.block)
     drop_of = lambda name: DROPS.get(canonical(name), name)  # noqa: E731
     item = drop_of(p.block)
     start = await _held(ctx, item)
@@ -100,7 +121,8 @@ async def dig_at(ctx: ToolContext, x: int, y: int, z: int) -> dict[str, Any]:
 
 
 async def mine_block(ctx: ToolContext, p: MineBlockInput) -> dict[str, Any]:
-    if p.block:
+    if p.block:  # a kind to mine: its drop is the point (positions are only cleared)
+        await require_harvest_tool(ctx, p.block)
         hits = (await find_blocks_now(ctx, FindBlocksInput(block=p.block, count=1)))["blocks"]
         if not hits:
             raise ToolFailure(PRECONDITION_FAILED, f"no {p.block} nearby to mine")

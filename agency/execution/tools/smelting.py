@@ -20,7 +20,7 @@ from pydantic import Field, field_validator
 from agency.execution.tools.actions import run_action
 from agency.execution.tools.base import BODY_QUEUE, Tool, ToolContext, ToolFailure, ToolInput
 from agency.execution.tools.building import place_near_bot
-from agency.execution.tools.crafting import CraftInput, craft, found_or_remembered, held
+from agency.execution.tools.crafting import CraftInput, craft, found_or_remembered, held, table_facts
 from agency.execution.tools.furnace_recipes import (
     COOK_TICKS,
     SMELTING,
@@ -66,6 +66,15 @@ async def usable_furnace(ctx: ToolContext) -> dict[str, Any] | None:
     remembered one within the places' reuse distance whose block is still there (read now,
     never taken on trust; marked `remembered`: the smelter walks to it), else None."""
     return await found_or_remembered(ctx, await nearby_furnace(ctx), "furnace")
+
+
+async def smelt_facts(ctx: ToolContext) -> dict[str, Any]:
+    """What a smelt workflow's planner may know: a usable furnace (in sight, or remembered and
+    standing), so it crafts no new one, and a usable crafting table, so the furnace or a
+    pickaxe it does craft needs no new table. {} when there is neither."""
+    furnace = await usable_furnace(ctx)
+    facts = {} if furnace is None else {"furnace": {k: furnace[k] for k in ("x", "y", "z")}}
+    return {**facts, **await table_facts(ctx)}
 
 
 async def _get_furnace(ctx: ToolContext, p: SmeltInput) -> tuple[dict[str, Any], str | None]:

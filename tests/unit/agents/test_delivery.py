@@ -24,11 +24,15 @@ def test_deliver_plan_crafts_a_recipe_then_gives_and_collects_a_raw_material_the
     planks = deliver_plan("gatherer", {"target": "oak_planks", "amount": 8, "to": "builder1"}, {})
     assert [s.id for s in planks.steps] == ["gather-oak_log", "craft-oak-planks", "give"]
     assert planks.steps[-1].args == {"player": "builder1", "item": "oak_planks", "count": 8}
-    stone = deliver_plan("gatherer", {"target": "cobblestone", "amount": 5, "to": "builder1"}, {"cobblestone": 2})
+    pick = {"wooden_pickaxe": 1}  # stone drops cobblestone only to a pickaxe
+    stone = deliver_plan("gatherer", {"target": "cobblestone", "amount": 5, "to": "builder1"}, {**pick, "cobblestone": 2})
     assert [(s.id, s.tool) for s in stone.steps] == [("collect", "collect_block"), ("give", "give")]
     assert stone.steps[0].args == {"block": "stone", "count": 5, "ensure": True}  # 5 held in all, 2 already
-    many = deliver_plan("gatherer", {"target": "cobblestone", "amount": 20, "to": "builder1"}, {})
+    many = deliver_plan("gatherer", {"target": "cobblestone", "amount": 20, "to": "builder1"}, pick)
     assert [s.args.get("count") for s in many.steps] == [6, 12, 18, 20, 20]  # batches, then the give
+    bare = deliver_plan("gatherer", {"target": "cobblestone", "amount": 5, "to": "builder1"}, {})
+    ids = [s.id for s in bare.steps]
+    assert ids.index("craft-wooden-pickaxe") < ids.index("collect") and ids[-1] == "give"  # the pickaxe first
     held = deliver_plan("gatherer", {"target": "oak_planks", "amount": 8, "to": "builder1"}, {"oak_planks": 9})
     assert [s.id for s in held.steps] == ["give"]
     with pytest.raises(WorkflowPlanError) as e:

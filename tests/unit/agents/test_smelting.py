@@ -313,35 +313,42 @@ def test_a_stop_mid_wait_cancels_the_js_action(sctx, sbody, ftime):
 
 
 # ---- the workflow ---------------------------------------------------------------------
-def steps(target, amount, inv):
-    return [(s.id, s.tool, dict(s.args)) for s in smelt_plan("crafter", {"target": target, "amount": amount}, inv).steps]
+def steps(target, amount, inv, facts=None):
+    task = {"target": target, "amount": amount, "facts": facts or {}}
+    return [(s.id, s.tool, dict(s.args)) for s in smelt_plan("crafter", task, inv).steps]
+
+
+# A furnace held, or one the planner is told of: no furnace steps (those: test_tool_first.py).
+FURNACE = {"furnace": 1}
+FURNACE_NEAR = {"furnace": {"x": 3, "y": 64, "z": 0}}
 
 
 def test_a_held_input_and_fuel_plan_one_smelt_step_ensuring_the_total():
-    assert steps("iron_ingot", 2, {"raw_iron": 2, "coal": 1, "iron_ingot": 1}) == [
+    assert steps("iron_ingot", 2, {"raw_iron": 2, "coal": 1, "iron_ingot": 1, **FURNACE}) == [
         ("smelt-iron-ingot", "smelt", {"item": "iron_ingot", "count": 3, "ensure": True, "craft_furnace": True})]
-    assert steps("raw_iron", 2, {"raw_iron": 2, "coal": 1})[-1][2]["item"] == "iron_ingot"
+    assert steps("iron_ingot", 2, {"raw_iron": 2, "coal": 1}, FURNACE_NEAR)[0][0] == "smelt-iron-ingot"
+    assert steps("raw_iron", 2, {"raw_iron": 2, "coal": 1, **FURNACE})[-1][2]["item"] == "iron_ingot"
 
 
 def test_gatherable_inputs_and_missing_fuel_are_gathered_first():
-    assert steps("stone", 8, {"coal": 1}) == [
+    assert steps("stone", 8, {"coal": 1, "wooden_pickaxe": 1, **FURNACE}) == [
         ("gather-cobblestone-input", "collect_block", {"block": "stone", "count": 6, "ensure": True}),
         ("gather-cobblestone-input-2", "collect_block", {"block": "stone", "count": 8, "ensure": True}),
         ("smelt-stone", "smelt", {"item": "stone", "count": 8, "ensure": True, "craft_furnace": True})]
     # charcoal: 2 logs to smelt, 2 more to burn (300 ticks each, 200 per item)
-    assert steps("charcoal", 2, {"oak_log": 1}) == [
+    assert steps("charcoal", 2, {"oak_log": 1, **FURNACE}) == [
         ("gather-log-input", "collect_block", {"block": "log", "count": 2, "ensure": True}),
         ("gather-log-fuel", "collect_block", {"block": "log", "count": 4, "ensure": True}),
         ("smelt-charcoal", "smelt", {"item": "charcoal", "count": 2, "ensure": True, "craft_furnace": True})]
     # 3 beef: 600 ticks, the sticks give 200, 2 logs the other 400
-    assert steps("cooked_beef", 3, {"beef": 3, "stick": 2})[0] == (
+    assert steps("cooked_beef", 3, {"beef": 3, "stick": 2}, FURNACE_NEAR)[0] == (
         "gather-log-fuel", "collect_block", {"block": "log", "count": 2, "ensure": True})
 
 
 def test_an_input_the_bot_cannot_gather_or_an_unknown_item_refuses_the_plan():
     with pytest.raises(WorkflowPlanError) as e:
-        smelt_plan("crafter", {"target": "iron_ingot", "amount": 2}, {"raw_iron": 1, "coal": 1})
-    assert e.value.code == "NO_SOURCE" and "needs 1 more raw_iron" in str(e.value)
+        smelt_plan("crafter", {"target": "gold_ingot", "amount": 2}, {"raw_gold": 1, "coal": 1})
+    assert e.value.code == "NO_SOURCE" and "needs 1 more raw_gold" in str(e.value)
     with pytest.raises(WorkflowPlanError) as e:
         smelt_plan("crafter", {"target": "dirt", "amount": 1}, {})
     assert e.value.code == "NO_RECIPE"

@@ -1,0 +1,163 @@
+"""The steps of a generated workflow, built in order over a simulated inventory: the tool
+before the work.
+
+Every generator that gathers or crafts (craft_plan, smelt_plan, deliver_plan) appends its
+steps through a PlanBuilder. A gather step whose block drops nothing without a tool the
+simulated inventory lacks (stone without a pickaxe, iron ore without a stone one:
+agency.harvest) is preceded by the steps that make the cheapest such tool, planned with
+the same recipe planner, so a plan never starts a step whose preconditions it has not met.
+Each craft/gather step ensures a total held *after* it, computed from the simulation at
+that point, so re-running a step is a no-op.
+"""
+
+from __future__ import annotations
+
+from contextlib import contextmanager
+from typing import Any, Iterator, Mapping
+
+from agency.errors import AgencyError
+from agency.execution.tools.recipes import CRAFTABLE, available, matches, plan_craft, recipe_for
+from agency.execution.workflows.models import StepDef
+from agency.harvest import can_harvest, harvest_tools, tier
+
+GATHER_BATCH = 6  # per collect step: a big order (a shelter's 18 logs) is several checkpointed steps,
+# each well inside collect_block's time limit, so a stop loses at most one batch
+GENERICS = ("log", "planks", "coal")  # words recipes use for any kind of a thing
+# Raw material -> the block that yields it (agency.harvest says which tool that block needs).
+SOURCE_BLOCK = {"log": "log", "oak_log": "oak_log", "cobblestone": "stone", "coal": "coal_ore", "raw_iron": "iron_ore"}
+
+
+class WorkflowPlanError(AgencyError, ValueError):
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+
+
+def tool_to_make(block: str) -> str:
+    """The cheapest tool with a recipe that harvests `block` (NO_TOOL when there is none)."""
+    makeable = sorted((t for t in harvest_tools(block) if t in CRAFTABLE), key=lambda t: (tier(t), t))
+    if not makeable:
+        needed = " or ".join(sorted(harvest_tools(block))) or "a tool no one can hold"
+        raise WorkflowPlanError("NO_TOOL", f"{block} drops nothing unless dug with {needed}, and the bot cannot craft one yet")
+    return makeable[0]
+
+
+class PlanBuilder:
+    def __init__(self, inventory: Mapping[str, int], *, table_known: bool = False) -> None:
+        self.sim: dict[str, int] = dict(inventory)
+        self.table = table_known  # a crafting table the craft steps can use (told of, or placed by this plan)
+        self.steps: list[StepDef] = []
+        self.kept: dict[str, int] = {}  # held but out of the planner's reach (reserved), still counted in totals
+        self._making: set[str] = set()  # tools being planned: a tool that needs itself is refused
+
+    def add(self, step_id: str, **fields: Any) -> StepDef:
+        """Append a step; an id already taken gets -2, -3... (batches, a second round of planks)."""
+        taken = {s.id for s in self.steps}
+        sid, n = step_id, 2
+        while sid in taken:
+            sid, n = f"{step_id}-{n}", n + 1
+        step = StepDef(id=sid, **fields)
+        self.steps.append(step)
+        return step
+
+    def held(self, generic: str) -> int:
+        """What the inventory holds at this point of the plan (reserved items included): the
+        totals the steps ensure."""
+        return available(self.sim, generic) + available(self.kept, generic)
+
+    @contextmanager
+    def reserved(self, keep: Mapping[str, int]) -> Iterator[None]:
+        """Plan inside this block without using `keep` (the input a smelt needs, while the
+        furnace is planned): it is neither crafted with nor counted as there to use."""
+        moved = {k: min(n, self.sim.get(k, 0)) for k, n in keep.items()}
+        for k, n in moved.items():
+            self.sim[k] -= n
+            self.kept[k] = self.kept.get(k, 0) + n
+        try:
+            yield
+        finally:
+            for k, n in moved.items():
+                self.kept[k] -= n
+                self.sim[k] = self.sim.get(k, 0) + n
+
+    # ---- tools --------------------------------------------------------------------------
+    def ensure_tool(self, block: str) -> None:
+        """Make the cheapest craftable tool that harvests `block` when none is held."""
+        if can_harvest(self.sim, block):
+            return
+        tool = tool_to_make(block)
+        if tool in self._making:
+            raise WorkflowPlanError("NO_TOOL", f"making a {tool} needs a {tool} first")
+        self._making.add(tool)
+        try:
+            self.craft(tool, 1)
+        finally:
+            self._making.discard(tool)
+        assert can_harvest(self.sim, block), f"{tool} was planned and {block} is still not harvestable"
+
+    # ---- gathering ------------------------------------------------------------------------
+    def gather(self, raw: str, short: int, *, step_id: str | None = None, note: str = "",
+               block: str | None = None) -> None:
+        """collect_block steps for `short` more `raw` in batches, each ensuring a running total,
+        after the tool its block needs."""
+        block = block or SOURCE_BLOCK[raw]
+        self.ensure_tool(block)
+        held = self.held(raw)
+        for got in range(GATHER_BATCH, short + GATHER_BATCH, GATHER_BATCH):
+            total = held + min(got, short)
+            self.add(step_id or f"gather-{raw}", tool="collect_block",
+                     description=f"have {total} {raw}" + (f" ({note})" if note else ""),
+                     args={"block": block, "count": total, "ensure": True})
+        self.sim[raw] = self.sim.get(raw, 0) + short
+
+    # ---- crafting -------------------------------------------------------------------------
+    def craft(self, item: str, amount: int) -> None:
+        """Gather the raw materials (their tools first), then each intermediate craft, placing
+        a crafting table when a 3x3 recipe needs one and none is known, then the item."""
+        for _ in range(len(SOURCE_BLOCK) + 1):  # each round gets one more tool: bounded
+            plan = plan_craft(item, amount, self.sim, table_nearby=self.table)
+            raws = sorted(plan.missing.items(), key=_specific_first)
+            for raw, _short in raws:
+                if raw not in SOURCE_BLOCK:
+                    raise WorkflowPlanError("NO_SOURCE", f"'{raw}' is needed for {item} and the bot cannot gather it yet")
+            blocked = next((SOURCE_BLOCK[raw] for raw, _ in raws if not can_harvest(self.sim, SOURCE_BLOCK[raw])), None)
+            if blocked is None:
+                break
+            # The tool first, then plan again: its leftovers (sticks, planks, the table) count.
+            self.ensure_tool(blocked)
+        else:
+            raise AssertionError(f"no plan for {item} gets its tools")
+        for raw, short in raws:
+            self.gather(raw, short)
+        for st in plan.steps:
+            if st.place_table:
+                self.add("place-crafting-table", tool="place_block", description="place a crafting table",
+                         args={"block": "crafting_table"})
+                _take(self.sim, "crafting_table", 1)
+                self.table = True
+                continue
+            total = self.held(st.item) + st.makes
+            self.add(f"craft-{st.item.replace('_', '-')}", tool="craft", description=f"have {total} {st.item}",
+                     args={"item": st.item, "count": total, "ensure": True})
+            rec = recipe_for(st.item)
+            assert rec is not None
+            for ing, n in rec.ingredients:
+                _take(self.sim, ing, n * st.crafts)
+            self.sim[st.item] = self.sim.get(st.item, 0) + st.makes
+
+
+def _specific_first(item: tuple[str, int]) -> tuple[bool, str]:
+    """oak_log before log: a gather step ensures a total, and oak logs count as logs too, so
+    the generic step's total must include the specific ones gathered before it (else an
+    empty inventory gathers 2 logs for a door that needs 3)."""
+    raw = item[0]
+    return (not any(g != raw and matches(g, raw) for g in GENERICS), raw)
+
+
+def _take(sim: dict[str, int], generic: str, qty: int) -> None:
+    for name in sorted((k for k in sim if matches(generic, k)), key=lambda k: -sim[k]):
+        used = min(qty, sim[name])
+        sim[name] -= used
+        qty -= used
+        if not qty:
+            return

@@ -1,0 +1,94 @@
+"""Harvest data (agency.harvest): the committed agency/harvest.json is what
+scripts/harvest_data.js makes from the installed minecraft-data, for the versions the
+Makefile claims; and what agency makes of it (the tool a block needs, the cheapest one)."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from agency import harvest
+from agency.execution.agents.plan_builder import SOURCE_BLOCK
+from agency.execution.tools.gathering import DROPS
+
+ROOT = Path(__file__).resolve().parents[2]
+SCRIPT = ROOT / "scripts" / "harvest_data.js"
+
+
+def _node() -> str:
+    from bot.runtime.node_runtime import NodeRuntimeError, resolve_node_bin  # noqa: PLC0415 - the test's tool only
+
+    try:
+        return resolve_node_bin()
+    except NodeRuntimeError as e:
+        print(f"skipping: no node to run {SCRIPT.name} with ({e})")
+        pytest.skip(f"no node to run {SCRIPT.name}: {e}")
+
+
+def test_the_committed_file_is_what_the_script_makes_from_the_installed_minecraft_data() -> None:
+    node = _node()
+    if not (ROOT / "node" / "node_modules" / "minecraft-data").is_dir():
+        print("skipping: node/node_modules is not installed (make install)")
+        pytest.skip("node/node_modules is not installed (make install)")
+    made = subprocess.run([node, str(SCRIPT)], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert made.returncode == 0, made.stderr
+    assert made.stdout == harvest.DATA_FILE.read_text(encoding="utf-8"), \
+        "agency/harvest.json is stale: run `node scripts/harvest_data.js --write`"
+
+
+def test_the_file_covers_every_version_the_makefile_claims() -> None:
+    claimed = re.search(r"^MC_VERSIONS\s*:=\s*(.+)$", (ROOT / "Makefile").read_text(), re.M)
+    assert claimed is not None
+    assert harvest.versions() == tuple(claimed.group(1).split())
+    data = json.loads(harvest.DATA_FILE.read_text())
+    for version, groups in data["versions"].items():
+        assert len({b for g in groups for b in g["blocks"]}) > 300, version  # all of minecraft-data, not a sample
+
+
+@pytest.mark.parametrize("block, tool, pickaxe", [
+    ("stone", "wooden_pickaxe", "wooden_pickaxe"), ("cobblestone", "wooden_pickaxe", "wooden_pickaxe"),
+    ("coal_ore", "wooden_pickaxe", "wooden_pickaxe"), ("deepslate", "wooden_pickaxe", "wooden_pickaxe"),
+    ("iron_ore", "stone_pickaxe", "stone_pickaxe"), ("deepslate_iron_ore", "stone_pickaxe", "stone_pickaxe"),
+    ("diamond_ore", "iron_pickaxe", "iron_pickaxe"), ("obsidian", "diamond_pickaxe", "diamond_pickaxe"),
+    ("cobweb", "wooden_sword", None), ("snow_block", "wooden_shovel", None),
+])
+def test_the_cheapest_tool_and_the_lowest_pickaxe(block: str, tool: str, pickaxe: str | None) -> None:
+    assert harvest.needs_tool(block)
+    assert harvest.cheapest_tool(block) == tool
+    assert harvest.min_pickaxe(block) == pickaxe
+
+
+@pytest.mark.parametrize("block", ["oak_log", "log", "dirt", "grass_block", "sand", "gravel", "oak_planks",
+                                   "crafting_table", "short_grass", "grass", "oak_leaves"])
+def test_blocks_that_drop_to_bare_hands_need_nothing(block: str) -> None:
+    assert not harvest.needs_tool(block) and harvest.cheapest_tool(block) is None
+    assert harvest.can_harvest({}, block)
+
+
+def test_what_an_inventory_can_harvest() -> None:
+    assert not harvest.can_harvest({}, "stone")
+    assert not harvest.can_harvest({"wooden_pickaxe": 0}, "stone")
+    assert harvest.can_harvest({"wooden_pickaxe": 1}, "stone") and not harvest.can_harvest({"wooden_pickaxe": 1}, "iron_ore")
+    assert harvest.can_harvest({"golden_pickaxe": 1}, "coal_ore") and not harvest.can_harvest({"golden_pickaxe": 1}, "iron_ore")
+    assert harvest.tool_held({"iron_pickaxe": 1, "stone_pickaxe": 1, "oak_log": 3}, "iron_ore") == "stone_pickaxe"
+    assert harvest.tool_held({"wooden_axe": 1}, "stone") is None
+    assert not harvest.can_harvest({"diamond_pickaxe": 1}, "command_block")  # nothing harvests it
+
+
+def test_every_claimed_version_must_agree_unless_one_is_named() -> None:
+    # an iron door needs a pickaxe at 1.18.2 and none at 1.21.4: planning takes the stricter answer
+    assert harvest.needs_tool("iron_door", "1.18.2") and not harvest.needs_tool("iron_door", "1.21.4")
+    assert harvest.needs_tool("iron_door")
+    assert harvest.drops("iron_ore", "1.18.2") == harvest.drops("iron_ore", "1.21.4") == ("raw_iron",)
+
+
+def test_the_hand_written_drop_tables_agree_with_minecraft_data() -> None:
+    for block, item in DROPS.items():  # collect_block counts these
+        if harvest.needs_tool(block):
+            assert item in harvest.drops(block), f"{block} drops {harvest.drops(block)}, not {item}"
+    for raw, block in SOURCE_BLOCK.items():  # the planner gathers raw from block
+        assert not harvest.needs_tool(block) or raw in harvest.drops(block), f"{block} does not drop {raw}"
