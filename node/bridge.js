@@ -13,6 +13,9 @@ process.on('SIGINT', () => {})
 // `mcbot snapshot`'s JSON. Console output goes to stderr, which Python routes to its log.
 for (const k of ['log', 'info', 'warn', 'debug']) console[k] = (...a) => console.error(...a)
 process.stdout.write = process.stderr.write.bind(process.stderr)
+// Python's watchdog reads this beat beside JSPyBridge: a node that stops beating is wedged.
+require('./lib/heartbeat').startHeartbeat(process.env.MCBOT_BRIDGE_HEARTBEAT_FILE,
+  Number(process.env.MCBOT_BRIDGE_HEARTBEAT_MS) || 500)
 
 const bots = require('./lib/bots')
 const { snapshot } = require('./lib/snapshot')

@@ -127,6 +127,25 @@ class BridgeConfig(_Section):
     node_bin: str = Field("auto", min_length=1)  # "auto": .toolchain/'s pinned Node 22, else PATH
     call_margin_s: float = Field(5.0, ge=0)  # Python-side timeout = JS timeout + this
     dead_check_interval_s: float = Field(1.0, gt=0)
+    # A node that answers nothing is wedged, killed and rebuilt (bot/runtime/wedge.py): it
+    # beats every heartbeat_interval_s; no beat for missed_heartbeat_s, lag_samples beats in a
+    # row with the event loop late by more than max_loop_lag_ms, timeouts_in_a_row calls timed
+    # out one after another, or its RSS over max_rss_mb (0: no limit) is a wedge.
+    heartbeat_interval_s: float = Field(0.5, ge=0.05, le=5)
+    missed_heartbeat_s: float = Field(5.0, gt=0, le=60, validate_default=True)
+    max_loop_lag_ms: float = Field(2000.0, ge=50)
+    lag_samples: int = Field(3, ge=1, le=100)
+    timeouts_in_a_row: int = Field(3, ge=1, le=100)
+    max_rss_mb: int = Field(3072, ge=0)
+    heap_mb: int = Field(1024, ge=128, le=65536)  # node's --max-old-space-size: a runaway dies early
+
+    @field_validator("missed_heartbeat_s")
+    @classmethod
+    def _beats_missed(cls, v: float, info: ValidationInfo) -> float:
+        every = info.data.get("heartbeat_interval_s")
+        if every is not None and v < 3 * every:
+            raise ValueError(f"must be >= 3 x bridge.heartbeat_interval_s ({every}): a beat or two late is no wedge")
+        return v
 
 
 class LoggingConfig(_Section):

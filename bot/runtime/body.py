@@ -118,6 +118,7 @@ class MineflayerBody:
         self.reconnects = 0
         self._threat_radii: dict[str, float] | None = None  # watch_threats(); sent again to each new bot
         self._threat_seq = 0
+        self._actions: dict[str, str] = {}  # long actions started and not seen finished: id -> kind
 
     @property
     def connected(self) -> bool:
@@ -253,6 +254,7 @@ class MineflayerBody:
         self._quit_quietly()
         self.bot_id = None
         self.connected = False
+        self._actions.clear()  # a bot that quit ended them
 
     def maintain(self) -> bool:
         """Drive reconnection: call often. Returns True when the bot is connected.
@@ -288,6 +290,7 @@ class MineflayerBody:
         """The node process holding this bot is gone: a fresh bot joins after the settle time."""
         self.connected = False
         self.bot_id = None
+        self._actions.clear()  # they died with it
         self._pending.append(_event(EventType.end, reason=reason))
         self._reconnect_at = self.clock() + REJOIN_SETTLE_S
 
@@ -396,12 +399,21 @@ class MineflayerBody:
     def start_action(self, kind: str, args: dict[str, Any], timeout_ms: int | None = None) -> ActionStatus:
         raw = self._call_json("startAction", self._bot(), kind, json.dumps(args), timeout_ms or 0)
         bulk_reads(self.bridge).snapshots.invalidate(self._bot())  # the bot acts: a periodic read must not predate it
-        return ActionStatus.model_validate(raw)
+        st = ActionStatus.model_validate(raw)
+        if not st.state.terminal:
+            self._actions[st.id] = st.kind
+        return st
+
+    def actions_running(self) -> list[str]:
+        """The long actions this body started and has not seen end (what a wedged bridge was
+        doing, for the watchdog's report)."""
+        return [f"{kind} #{aid} of {self.settings.username}" for aid, kind in list(self._actions.items())]
 
     def poll_action(self, action_id: str) -> ActionStatus:
         with self._body_errors():  # one call for every running action on the bridge (bulk_reads.py)
             st = ActionStatus.model_validate(bulk_reads(self.bridge).actions.read(action_id, action_id))
         if st.state.terminal:
+            self._actions.pop(action_id, None)
             bulk_reads(self.bridge).actions.forget(action_id)
             bulk_reads(self.bridge).snapshots.invalidate(self._bot())  # what it did is in the next read
         if st.state in (ActionState.failed, ActionState.timeout) and self._bot_ended():
@@ -419,7 +431,10 @@ class MineflayerBody:
             return True
 
     def cancel_action(self, action_id: str) -> ActionStatus:
-        return ActionStatus.model_validate(self._call_json("cancelAction", action_id))
+        st = ActionStatus.model_validate(self._call_json("cancelAction", action_id))
+        if st.state.terminal:
+            self._actions.pop(action_id, None)
+        return st
 
     def wait_action(self, action_id: str, poll_s: float = 0.1, max_s: float = 300.0) -> ActionStatus:
         """Poll until terminal. The JS side's own timeout always ends the action first."""

@@ -5,9 +5,14 @@ Closes the traps of bridge-notes.md by design:
   NODE_PM=false so JSPyBridge can never auto-install packages;
 - every JSPyBridge call runs on ONE thread owned by this object, and every call's Python
   timeout is its JS timeout plus a margin, so a late JS reply never kills the bridge;
-- a watchdog notices a dead node process or a dead bridge thread within seconds;
+- a watchdog notices a dead node process or a dead bridge thread within seconds, and a
+  wedged one (alive but answering nothing: its heartbeat stopped or lags, calls time out one
+  after another, its RSS is over the limit; bot/runtime/wedge.py) too: it kills that node,
+  which then is dead like any other;
+- node runs with a heap limit, so a runaway dies early instead of eating the machine;
 - `rebuild()` replaces node and all JS state (old proxies are stale; bots are rebuilt by
-  their owners); `shutdown()` quits every bot and terminates node.
+  their owners); `shutdown()` quits every bot and ends node, within seconds even when node
+  answers nothing.
 """
 
 from __future__ import annotations
@@ -18,6 +23,7 @@ import itertools
 import json
 import os
 import queue
+import sys
 import threading
 import time
 from collections import Counter
@@ -26,8 +32,11 @@ from typing import Any, Callable
 
 from loguru import logger
 
+from bot.runtime import node_spawn
+from bot.runtime.node_watch import NodeWatch
 from bot.runtime.node_runtime import NodeRuntimeError, resolve_node_bin
 from bot.runtime.errors import BotRuntimeError, InitError
+from bot.runtime.wedge import Verdict, WedgeLimits
 
 NODE_DIR = Path(__file__).resolve().parents[2] / "node"
 ENTRY = NODE_DIR / "bridge.js"
@@ -35,6 +44,11 @@ ENTRY = NODE_DIR / "bridge.js"
 # Property gets through JSPyBridge have a fixed 10 s timeout (trap 5); plain helper calls
 # that wait on nothing in JS get this one.
 DEFAULT_JS_TIMEOUT_MS = 10_000
+DEFAULT_HEAP_MB = 1024  # node's old space (--max-old-space-size)
+# Once the daemon stops, a call waits at most this long (goodbyes to a node that answers).
+SHUTDOWN_CALL_S = 2.0
+# A node whose last beat is older than this when the daemon stops gets no goodbyes: killed.
+SHUTDOWN_BEAT_S = 1.5
 
 
 class BridgeError(BotRuntimeError):
@@ -95,11 +109,17 @@ class Bridge:
         call_margin_s: float = 5.0,
         dead_check_interval_s: float = 1.0,
         on_dead: Callable[[str], None] | None = None,
+        *,
+        limits: WedgeLimits | None = None,
+        heap_mb: int = DEFAULT_HEAP_MB,
     ) -> None:
         self.node_bin = node_bin
         self.call_margin_s = call_margin_s
         self.dead_check_interval_s = dead_check_interval_s
         self.on_dead = on_dead
+        self.heap_mb = heap_mb
+        # Heartbeat, wedge judgement, what runs on node, the figures of each wedge.
+        self.node_watch = NodeWatch(limits or WedgeLimits())
         self._executor: _Worker | None = None
         self._thread: threading.Thread | None = None
         # bridge.js as (module proxy, its helpers' proxies read so far), replaced as one value
@@ -108,6 +128,8 @@ class Bridge:
         # each helper is read once per node. Only the bridge thread fills the dict.
         self._mod: tuple[Any, dict[str, Any]] | None = None
         self._dead_reason: str | None = None
+        self._starting = False  # a start in progress reads as not alive (and never as dead)
+        self._closing_at: float | None = None  # when shutdown began: no rebuild, calls capped
         self._stopping = threading.Event()
         self._watchdog: threading.Thread | None = None
         self.generation = 0  # bumped by every (re)start: ids from older generations are stale
@@ -119,6 +141,10 @@ class Bridge:
 
     # ---- lifecycle -------------------------------------------------------------------
     def start(self, timeout_s: float = 60.0) -> None:
+        self._closing_at = None
+        self._start(timeout_s)
+
+    def _start(self, timeout_s: float) -> None:
         with Bridge._instance_lock:
             if Bridge._live_instance not in (None, self):
                 raise BridgeInitError("another Bridge is live in this process (JSPyBridge is process-global)")
@@ -133,21 +159,42 @@ class Bridge:
             raise BridgeInitError(str(e)) from None
         os.environ["NODE_PM"] = "false"  # never let JSPyBridge npm-install anything
         os.environ["NODE_BIN"] = node_bin
+        # The heap limit and the heartbeat file go to the bridge's node only (node_spawn.py).
+        node_spawn.configure([f"--max-old-space-size={self.heap_mb}"], self.node_watch.spawn_env())
         self._executor = _Worker("jsbridge")
-        self._dead_reason = None
         self._stopping.clear()
+        self._starting = True
         try:
-            self._executor.submit(self._start_on_thread).result(timeout=timeout_s)
-        except concurrent.futures.TimeoutError as e:
-            raise BridgeInitError(f"node side did not start within {timeout_s:.0f} s") from e
+            future = self._executor.submit(self._start_on_thread)
+            deadline = time.monotonic() + timeout_s
+            while True:  # in slices: a daemon stopping meanwhile does not wait for node
+                try:
+                    future.result(timeout=min(0.25, max(0.0, deadline - time.monotonic())))
+                    break
+                except concurrent.futures.TimeoutError:
+                    if self._closing_at is not None:
+                        raise BridgeInitError("the bridge was shut down while starting") from None
+                    if time.monotonic() >= deadline:
+                        raise BridgeInitError(f"node side did not start within {timeout_s:.0f} s") from None
+        except BridgeInitError:
+            self._starting = False
+            raise
         except FileNotFoundError as e:
+            self._starting = False
             raise BridgeInitError(f"node executable not found ({node_bin}): {e}") from e
         except Exception as e:  # noqa: BLE001 - any start failure is an init failure
+            self._starting = False
             raise BridgeInitError(f"node side failed to start: {e}") from e
+        # Cleared only now (a bridge being rebuilt still says why it went down, /healthz), and
+        # with the generation, before it reads alive: never the old generation alive.
+        self._dead_reason = None
         self.generation += 1
+        self.node_watch.node_up(self.node_pid, self.generation)  # judged afresh from here
+        self._starting = False
         self._watchdog = threading.Thread(target=self._watch, name="jsbridge-watchdog", daemon=True)
         self._watchdog.start()
-        logger.info("bridge up: node pid {} (generation {})", self.node_pid, self.generation)
+        logger.info("bridge up: node pid {} (generation {}, heap limit {} MB)", self.node_pid, self.generation,
+                    self.heap_mb)
 
     def _start_on_thread(self) -> None:
         self._thread = threading.current_thread()
@@ -165,20 +212,44 @@ class Bridge:
             raise BridgeInitError("bridge.js did not answer ping")
         self._mod = (mod, {})
 
+    def begin_shutdown(self) -> None:
+        """The daemon is stopping: from now on no rebuild starts, every call waits at most
+        SHUTDOWN_CALL_S, and a node that has not beaten within SHUTDOWN_BEAT_S is killed
+        (now, or by the watchdog as soon as its beats stop): nothing would answer the
+        goodbyes, and stopping must not wait on it."""
+        if self._closing_at is None:
+            self._closing_at = time.monotonic()
+        self._kill_if_silent()
+
+    def _kill_if_silent(self) -> None:
+        if self._executor is None or self._starting or self._dead_reason is not None:
+            return
+        self.node_watch.observe()  # the latest beat first
+        if self.node_watch.beating(SHUTDOWN_BEAT_S):
+            return
+        self._dead_reason = "shut down while node was not answering"
+        judge = self.node_watch.judge
+        logger.warning("bridge: node pid {} has not beaten for {:.1f} s while stopping; killed without goodbyes",
+                       self.node_pid, judge.silent_for(time.monotonic()) if judge is not None else 0.0)
+        self._signal_kill()
+
     def shutdown(self) -> None:
-        """Quit every bot, terminate node, stop the thread. Safe to call twice."""
+        """Quit every bot, end node, stop the thread. Safe to call twice."""
+        self.begin_shutdown()
         self._stopping.set()
         if self._executor is None:
+            self.node_watch.close()
             return
         if self.alive:
             try:
                 self.call("quitAll", timeout_ms=2_000)
             except Exception as e:  # noqa: BLE001 - shutting down regardless
                 logger.debug("quitAll at shutdown failed: {}", e)
-        self._kill_node()
+        self._kill_node(grace_s=1.0)
         self._executor.shutdown()
         self._executor = None
         self._mod = None
+        self.node_watch.close()
         with Bridge._instance_lock:
             if Bridge._live_instance is self:
                 Bridge._live_instance = None
@@ -187,21 +258,35 @@ class Bridge:
     def rebuild_if_dead(self, timeout_s: float = 60.0) -> None:
         """Rebuild a dead bridge once, however many bodies see it dead at the same time."""
         with self._rebuild_lock:
-            if not self.alive:
+            if not self.alive and self._closing_at is None:
                 self.rebuild(timeout_s)
 
     def rebuild(self, timeout_s: float = 60.0) -> None:
         """A fresh node and bridge thread; every bot id from before is gone."""
+        if self._closing_at is not None:
+            raise BridgeDead("the bridge is shut down")
         logger.warning("rebuilding bridge (was: {})", self._dead_reason or "alive")
+        self.node_watch.note("rebuild", self._dead_reason or "alive")
         self._stopping.set()
         self._kill_node()
         if self._executor is not None:
             self._executor.shutdown()
             self._executor = None
         self._mod = None
-        self.start(timeout_s=timeout_s)
+        self._start(timeout_s)
 
-    def _kill_node(self) -> None:
+    def _signal_kill(self) -> None:
+        """SIGKILL node now: a wedged or stopped node does not act on SIGTERM."""
+        connection = sys.modules.get("javascript.connection")  # not loaded: no node to kill
+        proc = getattr(connection, "proc", None)
+        try:
+            if proc is not None and proc.poll() is None:
+                proc.kill()
+                self.node_watch.note("killed", f"node pid {proc.pid}")
+        except OSError as e:  # already gone
+            logger.debug("killing node failed: {}", e)
+
+    def _kill_node(self, grace_s: float = 5.0) -> None:
         try:
             from javascript import connection  # noqa: PLC0415
         except Exception:  # noqa: BLE001 - never imported: nothing to kill
@@ -210,7 +295,7 @@ class Bridge:
         connection.stop()  # terminates node and resets JSPyBridge's globals
         if proc is not None:
             try:
-                proc.wait(timeout=5)
+                proc.wait(timeout=grace_s)
             except Exception:  # noqa: BLE001
                 proc.kill()
                 proc.wait(timeout=5)
@@ -234,8 +319,20 @@ class Bridge:
         return self._dead_reason
 
     @property
-    def alive(self) -> bool:
+    def state(self) -> str:
+        """"up", "wedged" (also while a wedged bridge is rebuilt), "dead", "starting" or "stopped"."""
+        reason = self._dead_reason
+        if reason and reason.startswith("wedged"):
+            return "wedged"
+        if self._starting:
+            return "starting"
         if self._executor is None:
+            return "stopped"
+        return "up" if self.alive else "dead"
+
+    @property
+    def alive(self) -> bool:
+        if self._executor is None or self._starting:
             return False
         reason = self._check()
         if reason:
@@ -260,19 +357,40 @@ class Bridge:
 
     def _watch(self) -> None:
         generation = self.generation
-        while not self._stopping.wait(self.dead_check_interval_s):
+        # Twice a beat: a lagging beat is read before the next one overwrites it.
+        tick = min(self.dead_check_interval_s, self.node_watch.limits.heartbeat_interval_s / 2)
+        while not self._stopping.wait(tick):
             if generation != self.generation:
                 return
+            if self._closing_at is not None:
+                self._kill_if_silent()
             reason = self._check()
+            if reason is None and (verdict := self.node_watch.observe()) is not None:
+                reason = self._declare_wedged(verdict)
             if reason:
                 self._dead_reason = reason
-                logger.error("bridge dead: {}", reason)
+                if self._closing_at is None and not reason.startswith("wedged"):
+                    logger.error("bridge dead: {}", reason)
+                    self.node_watch.note("dead", reason)
                 if self.on_dead:
                     try:
                         self.on_dead(reason)
                     except Exception as e:  # noqa: BLE001
                         logger.exception("on_dead handler failed: {}", e)
                 return
+
+    def _declare_wedged(self, verdict: Verdict) -> str:
+        """Node is there but answers nothing: say why and what was running, then kill it.
+        Dead from here on, it is rebuilt like a node that died by itself."""
+        reason = f"wedged: {verdict.reason}"
+        self._dead_reason = reason  # first: callers waiting on node give up now, as BridgeDead
+        record = self.node_watch.wedged(verdict, self.generation)
+        logger.error("bridge wedged: {}; in flight on the bridge thread: {}; actions running: {}; "
+                     "killing node pid {} (generation {})", verdict.reason, record.in_flight or "nothing",
+                     ", ".join(record.actions) or "none", record.node_pid, record.generation)
+        self._signal_kill()
+        record.killed_ts = time.time()
+        return reason
 
     # ---- calls -----------------------------------------------------------------------
     def call(self, fn: str, *args: Any, timeout_ms: int = DEFAULT_JS_TIMEOUT_MS, urgent: bool = False) -> Any:
@@ -289,39 +407,68 @@ class Bridge:
             raise BridgeDead(self._dead_reason)
         py_timeout = timeout_ms / 1000 + self.call_margin_s
         mod, helpers = node
+        # This node's judge: a late answer never counts for the next node.
+        judge, watch = self.node_watch.judge, self.node_watch
+        what = f"many({args[0]})" if fn == "many" and args else fn
 
         def run() -> Any:
-            helper = helpers.get(fn)
-            if helper is None:
-                helper = helpers[fn] = getattr(mod, fn)
-            return helper(*args, timeout=py_timeout)
+            watch.in_flight = mine = (what, time.monotonic())
+            try:
+                helper = helpers.get(fn)
+                if helper is None:
+                    helper = helpers[fn] = getattr(mod, fn)
+                return helper(*args, timeout=py_timeout)
+            finally:
+                if watch.in_flight is mine:  # an abandoned worker's late return leaves the new one's
+                    watch.in_flight = None
 
-        started = time.perf_counter()
+        started = time.monotonic()
         future = self._executor.submit(run, urgent=urgent)
         deadline = started + py_timeout + self.call_margin_s
         # Wait in slices so a bridge that dies mid-call is reported at once, not at timeout.
         while True:
             try:
-                result = future.result(timeout=min(0.25, max(0.0, deadline - time.perf_counter())))
+                left = self._wait_until(deadline, started) - time.monotonic()
+                result = future.result(timeout=min(0.25, max(0.0, left)))
                 break
             except concurrent.futures.TimeoutError:
                 reason = self._check()
                 if reason:
                     self._dead_reason = reason
+                    future.cancel()  # still queued: never sent to a node that is gone
                     raise BridgeDead(reason) from None
-                if time.perf_counter() >= deadline:
+                if time.monotonic() >= self._wait_until(deadline, started):
+                    future.cancel()
+                    if time.monotonic() < deadline:  # cut short by the daemon stopping
+                        raise BridgeDead(f"call {fn} abandoned: the bridge is shutting down") from None
+                    if judge is not None:
+                        judge.call_timed_out(what)
                     raise BridgeDead(f"call {fn} did not return within {py_timeout:.0f} s") from None
             except Exception as e:  # noqa: BLE001 - JS errors arrive as JavaScriptError
                 reason = self._check()
                 if reason:
                     self._dead_reason = reason
                     raise BridgeDead(reason) from e
+                if judge is not None and _jspybridge_timeout(e):  # JSPyBridge gave up: no answer
+                    judge.call_timed_out(what)
+                elif judge is not None:  # a JS error is an answer
+                    judge.call_answered()
                 raise BridgeError(f"{fn}: {_js_message(e)}") from None
+        if judge is not None:
+            judge.call_answered()
         self.calls += 1
-        self.call_seconds += time.perf_counter() - started
+        self.call_seconds += time.monotonic() - started
         with self._count_lock:  # calls come from many worker threads
             self.calls_by_fn[fn] += 1
         return result
+
+    def _wait_until(self, deadline: float, started: float) -> float:
+        """A call's deadline, cut once the daemon stops: SHUTDOWN_CALL_S from the stop (or
+        from the call's start, for a goodbye sent later)."""
+        closing = self._closing_at
+        if closing is None:
+            return deadline
+        return min(deadline, max(closing, started) + SHUTDOWN_CALL_S)
 
     def helper_calls(self) -> dict[str, int]:
         with self._count_lock:
@@ -358,6 +505,14 @@ def _route_node_output(*parts: Any, **_: Any) -> None:
         text = text[5:].strip()
     if text:
         logger.debug("node: {}", text)
+
+
+def _jspybridge_timeout(e: BaseException) -> bool:
+    """JSPyBridge gave up waiting for node's reply (a JS error arrives as JavaScriptError)."""
+    errors = sys.modules.get("javascript.errors")  # never imported here: importing it starts node
+    if errors is not None and isinstance(e, errors.JavaScriptError):
+        return False
+    return "timed out" in str(e).lower()
 
 
 def _js_message(e: BaseException) -> str:

@@ -24,7 +24,7 @@ from bot.runtime.body import MineflayerBody
 from bot.runtime.bridge import Bridge
 from bot.runtime.scheduler import Scheduler
 from bot.runtime.server import EmbeddedServer, settings_from_config
-from bot.runtime.session import connection_settings
+from bot.runtime.session import bridge_of, connection_settings
 from bot.runtime.world_supervisor import RestartPolicy, WorldGaveUp, WorldSupervisor
 from bot.runtime.errors import BotRuntimeError
 from bot.runtime.log_tail import LogTail
@@ -125,16 +125,13 @@ class Daemon:
         if embedded:
             self.server = EmbeddedServer(settings_from_config(cfg.server, port=self.port), cfg.bridge.node_bin)
             await asyncio.to_thread(self.server.start)
-        self.bridge = Bridge(
-            node_bin=cfg.bridge.node_bin,
-            call_margin_s=cfg.bridge.call_margin_s,
-            dead_check_interval_s=cfg.bridge.dead_check_interval_s,
-        )
+        self.bridge = bridge_of(cfg)  # its watchdog's limits and node's heap limit from [bridge]
         await asyncio.to_thread(self.bridge.start)
         for i, (name, agency) in enumerate(self.agencies.items()):
             settings = connection_settings(cfg, host=None if embedded else self.host, port=self.port, bot=agency.entry)
             # The 3D view follows the first bot.
             body = self.bodies[name] = MineflayerBody(self.bridge, settings, viewer=cfg.viewer if i == 0 else None)
+            self.bridge.node_watch.action_sources.append(body.actions_running)  # named if the bridge wedges
             await asyncio.to_thread(body.connect)
             agency.attach_body(body, embedded=embedded)
         if self.fleet:
@@ -190,6 +187,9 @@ class Daemon:
 
     async def shutdown(self) -> None:
         """Release everything in reverse order; safe after a failed initialize."""
+        if self.bridge is not None:
+            # Before anything waits on node: a wedged one is killed now, calls are cut short.
+            self.bridge.begin_shutdown()
         await self.stop()
         for agency in self.agencies.values():
             await agency.on_shutdown()
@@ -258,6 +258,7 @@ class Daemon:
         bots = {name: body.connected for name, body in self.bodies.items()}
         bot_connected = bool(bots) and all(bots.values())
         bridge_alive = bool(self.bridge and self.bridge.alive)
+        bridge_state = self.bridge.state if self.bridge is not None else "stopped"
         scheduler_running = self.scheduler.running
         world_up = self.world is None or self.world.up
         parts = {"world": world_up, "bridge": bridge_alive, "bot": bot_connected, "scheduler": scheduler_running}
@@ -268,6 +269,10 @@ class Daemon:
             "botConnected": bot_connected,
             "bots": bots,
             "bridgeAlive": bridge_alive,
+            # "up", "wedged" (until the rebuilt one is up), "dead", "starting", "stopped"; and why
+            "bridge": bridge_state,
+            "bridgeReason": self.bridge.dead_reason if self.bridge is not None else None,
+            "bridgeGeneration": self.bridge.generation if self.bridge is not None else 0,
             "schedulerRunning": scheduler_running,
             "state": self.state.value,
             "uptimeS": round(time.time() - self.started_at, 1),

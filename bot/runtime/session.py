@@ -10,6 +10,7 @@ from typing import Any, Iterator
 from bot.runtime.body import ConnectionSettings, MineflayerBody
 from bot.runtime.bridge import Bridge
 from bot.runtime.server import EmbeddedServer, settings_from_config
+from bot.runtime.wedge import WedgeLimits
 from bot.config.loader import BotEntry, McbotConfig
 
 
@@ -38,6 +39,16 @@ def connection_settings(cfg: McbotConfig, host: str | None = None, port: int | N
     )
 
 
+def bridge_of(cfg: McbotConfig) -> Bridge:
+    """The bridge as [bridge] configures it (not started)."""
+    b = cfg.bridge
+    limits = WedgeLimits(heartbeat_interval_s=b.heartbeat_interval_s, missed_heartbeat_s=b.missed_heartbeat_s,
+                         max_loop_lag_ms=b.max_loop_lag_ms, lag_samples=b.lag_samples,
+                         timeouts_in_a_row=b.timeouts_in_a_row, max_rss_mb=b.max_rss_mb)
+    return Bridge(node_bin=b.node_bin, call_margin_s=b.call_margin_s, dead_check_interval_s=b.dead_check_interval_s,
+                  limits=limits, heap_mb=b.heap_mb)
+
+
 @contextmanager
 def live_session(
     cfg: McbotConfig,
@@ -48,11 +59,7 @@ def live_session(
     version: str | None = None,
 ) -> Iterator[Session]:
     server = None
-    bridge = Bridge(
-        node_bin=cfg.bridge.node_bin,
-        call_margin_s=cfg.bridge.call_margin_s,
-        dead_check_interval_s=cfg.bridge.dead_check_interval_s,
-    )
+    bridge = bridge_of(cfg)
     body = None
     try:
         if embedded:
