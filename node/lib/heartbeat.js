@@ -41,6 +41,16 @@ function startHeartbeat (path, intervalMs) {
   beat()
   const timer = setInterval(beat, intervalMs)
   timer.unref() // never what keeps node alive
+  // Python removes the file's folder when it stops the bridge; a Python that was killed
+  // cannot, and we exit after it (stdin closed): the last one out tidies up.
+  process.on('exit', () => {
+    try {
+      if (JSON.parse(fs.readFileSync(path, 'utf8')).pid === process.pid) {
+        fs.rmSync(path, { force: true })
+        fs.rmdirSync(require('path').dirname(path)) // only if nothing else is in it
+      }
+    } catch (e) {}
+  })
   return timer
 }
 
