@@ -12,7 +12,10 @@ puts such tasks back in the queue; an `active` task found on a tick with no run 
 A run that ends because the body went away (BODY_LOST from a tool, or any failure seen
 while the body is not connected) did not fail on its merits: its task is held as
 `disconnected` like a preemption (an unverified witness: the goal side rescans on resume)
-and put back in the queue on the first tick the body is ready again.
+and put back in the queue on the first tick the body is ready again. When the bridge itself
+went down during the run (its node process died, or was killed as wedged; `bridge`), the
+task records it, and the second time it is failed as poison instead of held: resumed, it
+would take the bridge down again (agency/planning/tasks/poison.py).
 
 An executor works for one bot (`bot`) when several share the task store: it claims tasks
 bound to that bot or to none, and resumes and puts back in the queue only the tasks that
@@ -30,6 +33,7 @@ from loguru import logger
 
 from agency.execution.agents.runtime import AgentRuntime, RunHandle, TaskSpec
 from agency.clock import Clock
+from agency.execution.bridge_watch import BridgeWatch
 from agency.planning.tasks.models import Task, TaskStatus
 from agency.planning.tasks.store import SqliteTaskStore
 from agency.execution.tools.results import BODY_LOST
@@ -71,6 +75,7 @@ class _Running:
     handle: RunHandle
     started_ms: int
     agent_id: str
+    bridge_mark: int = 0  # where the bridge stood when the run started (BridgeWatch.mark)
 
 
 @dataclass
@@ -99,6 +104,7 @@ class Executor:
         before_tick: Callable[[], Awaitable[None]] | None = None,
         bot: str | None = None,
         actions: frozenset[str] | None = None,
+        bridge: BridgeWatch | None = None,
     ) -> None:
         self.tasks = tasks
         self.bot = bot
@@ -109,6 +115,7 @@ class Executor:
         self.on_lifecycle = on_lifecycle
         self.goals = goals
         self.before_tick = before_tick
+        self.bridge = bridge  # None: no bridge to lose (a fake or replayed body): no task is poison
         self.current: _Running | None = None
         self._replanned: set[str] = set()  # tasks given their fresh plan since their last hold
         self.stats = ExecutorStats()
@@ -138,6 +145,8 @@ class Executor:
             run, self.current = self.current, None
             result = await run.handle.result()
             if _body_lost(result, can_work):
+                if self._poisoned(run):
+                    return "failed:poison"
                 self._pause(run.task_id, DISCONNECTED, SafeStop(None, steps_used=0, elapsed_ms=0, timed_out=False))
                 return f"paused:{DISCONNECTED}"
             if self._replan(run, result):
@@ -211,7 +220,8 @@ class Executor:
             "active" if resumed else TaskStatus.pending.value,
         )
         handle = self.runtime.start_task(_spec(task), fresh=True) if fresh else self.runtime.start_task(_spec(task))
-        self.current = _Running(task.id, handle, self.clock(), agent)
+        mark = self.bridge.mark() if self.bridge is not None else 0
+        self.current = _Running(task.id, handle, self.clock(), agent, mark)
         self._lifecycle("resumed" if resumed else "claimed", task.id)
         return "resumed" if resumed else "claimed"
 
@@ -232,7 +242,7 @@ class Executor:
         why = "; ".join(e.message for e in result.errors)
         logger.warning("[Executor] resumed run of task={} no longer fits the world ({}); replanning", task.id, why)
         handle = self.runtime.start_task(_spec(task), fresh=True)
-        self.current = _Running(task.id, handle, self.clock(), run.agent_id)
+        self.current = _Running(task.id, handle, self.clock(), run.agent_id, run.bridge_mark)
         return True
 
     def _report_progress(self, task_id: str) -> None:
@@ -295,7 +305,8 @@ class Executor:
         report = _stop_report(run)
         stop = SafeStop(report, steps_used=report.stepsAfterStop if report is not None else 0,
                         elapsed_ms=self.clock() - started, timed_out=not run.handle.task.done())
-        self._pause(run.task_id, reason, stop)
+        if reason != DISCONNECTED or not self._poisoned(run):
+            self._pause(run.task_id, reason, stop)
         return run.task_id
 
     async def stop_run(self, reason: str) -> str | None:
@@ -313,6 +324,25 @@ class Executor:
             logger.warning("[Executor] run of task={} ended with {} while stopping", run.task_id, e)
         self.current = None
         return run.task_id
+
+    def _poisoned(self, run: _Running) -> bool:
+        """A run held for a lost body: if the bridge itself went down since it started, the
+        task records it, and the record that makes it poison fails it (no hold). True then."""
+        why = self.bridge.down_since(run.bridge_mark) if self.bridge is not None else None
+        task = self.tasks.get_task(run.task_id)
+        if why is None or task is None or task.status is not TaskStatus.active:
+            return False
+        task = self.tasks.record_bridge_down(task.id, why)
+        if task.status is not TaskStatus.failed:
+            logger.warning("[Executor] task={} goalKey={}: the bridge went down during its run ({}); holding it",
+                           task.id, task.metadata.goalKey, why)
+            return False
+        self._replanned.discard(task.id)
+        self.stats.failed += 1
+        logger.warning("[Executor] failed task={} goalKey={} reason={} (not resumed)", task.id, task.metadata.goalKey,
+                       task.metadata.solver.get("failureReason"))
+        self._lifecycle("failed", task.id)
+        return True
 
     def _pause(self, task_id: str, reason: str, stop: SafeStop) -> None:
         """An active task whose run came to rest is paused with `reason`: goal-bound tasks

@@ -24,6 +24,7 @@ if TYPE_CHECKING:  # the config loads only when a command runs (`--help` stays f
 
 EXIT_REFUSED = EXIT_FAILURE  # the daemon refused the goal or command, or the task did not complete
 BAR = 20
+REASON_WIDTH = 100  # the last column: a poison failure's reason names the bridge's last word
 READ_TIMEOUT_S = 40.0  # the stream sends a keep-alive every 15 s
 RECONNECTS = 3  # a dropped stream is picked up where it left off this many times in a row
 RECONNECT_PAUSE_S = 1.0
@@ -219,6 +220,8 @@ def format_event(event: str, data: dict[str, Any], progress: float | None = None
         error = d.get("error") or {}
         if error:
             what += f" ({error.get('code')}: {error.get('message', '')})"
+    elif event == "bridge_down":  # the count toward failing the task as poison (a failure line follows the last)
+        what = f"bridge down {d.get('count', '?')}/{d.get('poisonAfter', '?')} ({d.get('reason', '')})"
     else:
         reason = d.get("reason")
         what = f"{event}" + (f" ({reason})" if reason else "")
@@ -254,9 +257,13 @@ def render_tasks(items: list[dict[str, Any]]) -> str:
         reason = meta.get("blockedReason") or (meta.get("solver") or {}).get("failureReason") or ""
         rows.append((t["id"], t["status"], f"{round(t.get('progress', 0) * 100)}%",
                      (meta.get("origin") or {}).get("kind", ""), meta.get("goalKey") or t.get("title", ""),
-                     reason[:60]))
+                     _clip(reason, REASON_WIDTH)))
     widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]) - 1)]
     return "\n".join("  ".join(c.ljust(w) for c, w in zip(r, widths)) + "  " + r[-1] for r in rows)
+
+
+def _clip(text: str, width: int) -> str:
+    return text if len(text) <= width else text[:width - 3] + "..."
 
 
 def _task_command(api: Api, command: str, task_id: str, out: TextIO) -> int:

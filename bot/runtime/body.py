@@ -26,6 +26,7 @@ from loguru import logger
 from agency.world import ActionState, ActionStatus, BlockRegion, BodyError, BodyEvent, BodyLost, EventType, WorldSnapshot
 from bot.config.sections import ViewerConfig
 from bot.runtime.bridge import Bridge, BridgeDead, BridgeError
+from bot.runtime.bridge_downs import bridge_downs
 from bot.runtime.bulk_reads import bulk_reads
 from bot.runtime.ping import PingResult, ServerUnreachable, ping
 from bot.runtime.realities import note_body_event, version_verdict, warn_known_issues
@@ -264,6 +265,7 @@ class MineflayerBody:
         if not self.bridge.alive:
             reason = self.bridge.dead_reason
             logger.warning("bridge dead ({}); rebuilding with a fresh bot", reason)
+            bridge_downs(self.bridge).observe()  # why, for the task whose run it took down (a rebuild forgets)
             self.bridge.rebuild_if_dead()  # a fleet's bots share it: the first to see it dead rebuilds it
             self._lost_with_bridge(f"bridge dead: {reason}")
         elif self.bot_id is not None and self._generation != self.bridge.generation:

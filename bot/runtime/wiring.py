@@ -45,6 +45,7 @@ from agency.planning.delivery import DELIVER, DELIVERY_HOOK, DeliveryBoard
 from bot.config.loader import BotEntry, McbotConfig
 from bot.runtime.api import ApiContext, BotUnavailable
 from bot.runtime.body import MineflayerBody
+from bot.runtime.bridge_downs import bridge_downs
 from bot.runtime.reflex_watch import ReflexWatch
 from bot.runtime.scheduler import JobSpec
 from bot.runtime.stores import SharedStores
@@ -133,12 +134,14 @@ class Agency:
                           hooks={"shelter": self.goals.hooks, PLACES_HOOK: self.places, STAIRCASES_HOOK: self.staircases,
                                  DELIVERY_HOOK: self.delivery})
         self.tool_ctx = ctx
+        bridge = getattr(body, "bridge", None)  # a fake or replayed body has none to lose: no task is poison
         runtime = AgentRuntime(self.agents, self.tools, ctx, checkpoints=self.checkpoints,
                                plan_facts=self._plan_facts,
                                on_step=record_step(self.tasks))  # each step in the task's event log
         self.executor = Executor(self.tasks, runtime, self.clock, on_lifecycle=self._on_task_event,
                                  goals=self.goals.hooks, before_tick=self.goals.on_executor_tick, bot=self.claim_as,
-                                 actions=self.agents.routable_actions() if self.entry.agents else None)
+                                 actions=self.agents.routable_actions() if self.entry.agents else None,
+                                 bridge=bridge_downs(bridge) if bridge is not None else None)
         self.reflexes = Reflexes(self.tools, ctx, self.executor,
                                  self.cfg.reflexes,
                                  shelter_lookup=self.goals.nearest_verified_shelter, clock=self.clock)
@@ -198,7 +201,8 @@ class Agency:
     async def job_body(self) -> None:
         """Keep the bot connected (reconnect, rebuild a dead bridge); collect its events
         (a lost bot's too: its `end` says why). A disconnect holds the running task
-        ('disconnected'); the executor gives it back once the bot is ready again."""
+        ('disconnected'); the executor gives it back once the bot is ready again, unless the
+        run took the bridge down a second time (a poison task: failed, not held)."""
         assert self.body is not None and self.executor is not None
         if not self.body.connected and self.executor.current is not None:
             await self.executor.preempt(DISCONNECTED)

@@ -1,6 +1,8 @@
 """Bridge death pauses, never fails: `kill -9` of the bridge's node process while a task
 runs holds the task as `disconnected`; the daemon rebuilds the bridge, the bot rejoins, and
-the task resumes and completes. The real daemon, the real bridge, the embedded world."""
+the task resumes and completes. Unless its resumed run loses the bridge again: then it is a
+poison task, failed with the reason and not resumed. The real daemon, the real bridge, the
+embedded world."""
 
 from __future__ import annotations
 
@@ -58,8 +60,46 @@ def test_bridge_node_killed_mid_task_holds_the_task_then_it_resumes_and_complete
         log = _log(tmp_path)
         assert f"[Executor] resumed task={task_id} after disconnected" in log
         assert f"failed task={task_id}" not in log
+        downs = _task(api, "craft:wooden_pickaxe")["metadata"]["bridgeDowns"]  # one of the two a poison task takes
+        assert len(downs) == 1 and "node process exited" in downs[0]["reason"], downs
         snap = _get(f"{_api(api)}/api/bot/snapshot")
         assert any(i["name"] == "wooden_pickaxe" for i in snap["inventory"])
+    finally:
+        p.send_signal(signal.SIGTERM)
+        p.wait(timeout=20)
+
+
+def test_a_task_whose_runs_lose_the_bridge_twice_is_failed_as_poison(tmp_path, mc_version, embedded_server):
+    api = free_port()
+    p = _daemon(tmp_path, api, mc_version, MCBOT_SERVER__HOST="127.0.0.1", MCBOT_SERVER__PORT=str(embedded_server.port))
+
+    def status() -> str | None:
+        t = _task(api, "craft:wooden_pickaxe")
+        return t and t["status"]
+
+    try:
+        _wait_healthy(p, api)
+        _post_goal(api, "craft wooden_pickaxe 1")
+        wait_until(lambda: status() == "active", 60, "the pickaxe task active")
+        task_id = _task(api, "craft:wooden_pickaxe")["id"]
+        for n in (1, 2):
+            node = _bridge_node(p.pid)
+            assert node is not None, "no bridge node process among the daemon's children"
+            node.send_signal(signal.SIGKILL)
+            if n == 1:
+                wait_until(lambda: f"paused task={task_id} reason=disconnected" in _log(tmp_path), 30,
+                           "the task held as disconnected")
+                wait_until(lambda: (b := _bridge_node(p.pid)) is not None and b.pid != node.pid, 60, "a fresh bridge")
+                _wait_healthy(p, api)
+                wait_until(lambda: status() == "active", 60, "the task resumed after the bridge came back")
+        wait_until(lambda: status() == "failed", 30, "the task failed as poison")
+        task = _task(api, "craft:wooden_pickaxe")
+        reason = task["metadata"]["solver"]["failureReason"]
+        assert reason.startswith("poison: its run brought the bridge down twice (last: node process exited"), reason
+        assert len(task["metadata"]["bridgeDowns"]) == 2
+        assert f"failed task={task_id} goalKey=craft:wooden_pickaxe reason=poison" in _log(tmp_path)
+        _wait_healthy(p, api)  # the bot is back, and the failed task stays failed
+        assert status() == "failed"
     finally:
         p.send_signal(signal.SIGTERM)
         p.wait(timeout=20)

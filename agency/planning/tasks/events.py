@@ -25,13 +25,14 @@ FAILED = "failed"
 UNPLANNABLE = "unplannable"
 REOPENED = "reopened"  # completed -> active (goal binding's verifier)
 PROGRESS = "progress"
+BRIDGE_DOWN = "bridge_down"  # the bridge went down during the task's run (poison.py); no status change of its own
 STEP_STARTED = "step_started"
 STEP_FINISHED = "step_finished"
 STEP_FAILED = "step_failed"
 
 STATUS_EVENTS = frozenset({CREATED, CLAIMED, HELD, RESUMED, REQUEUED, PLANNING, COMPLETED, FAILED, UNPLANNABLE, REOPENED})
 STEP_EVENTS = frozenset({STEP_STARTED, STEP_FINISHED, STEP_FAILED})
-EVENT_KINDS = STATUS_EVENTS | STEP_EVENTS | {PROGRESS}
+EVENT_KINDS = STATUS_EVENTS | STEP_EVENTS | {PROGRESS, BRIDGE_DOWN}
 TERMINAL_EVENTS = frozenset({COMPLETED, FAILED})
 
 S = TaskStatus

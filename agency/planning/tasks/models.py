@@ -102,6 +102,16 @@ def _no_empty_key(v: Any) -> Any:
     return v or None
 
 
+class BridgeDown(BaseModel):
+    """One time the bridge went down (its node process died, or was killed as wedged) while
+    the task's run was in flight. Written by record_bridge_down only (agency/planning/tasks/poison.py)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    at: int  # ms, the store's clock
+    reason: str  # the bridge's word: 'node process exited (code -9)', 'wedged: ...'
+
+
 class TaskMetadata(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
@@ -130,6 +140,8 @@ class TaskMetadata(BaseModel):
     origin: TaskOrigin | None = None
     # stamped by claim_next only: the bot working on it (rule in agency/planning/tasks/store.py)
     heldBy: str | None = None
+    # appended by record_bridge_down only: counts toward failing a poison task (poison.py)
+    bridgeDowns: list[BridgeDown] | None = None
 
     @field_validator("goalKey", "bot", mode="before")
     @classmethod

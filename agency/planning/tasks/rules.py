@@ -21,8 +21,9 @@ from agency.planning.tasks.projection import project_incoming_metadata
 
 OnDropped = Callable[[str], None]
 
-# Store-owned keys a metadata patch may not touch (origin: contract 1.2; heldBy: the claim's).
-PATCH_PROTECTED = ("origin", "createdAt", "updatedAt", "heldBy")
+# Store-owned keys a metadata patch may not touch (origin: contract 1.2; heldBy: the claim's;
+# bridgeDowns: record_bridge_down's).
+PATCH_PROTECTED = ("origin", "createdAt", "updatedAt", "heldBy", "bridgeDowns")
 
 
 def strict_finalize_from_env() -> bool:

@@ -34,7 +34,8 @@ from agency.clock import Clock, system_clock_ms
 from agency.db import Database, DatabaseSource, SharedDatabase
 from agency.environment import is_development
 from agency.planning.tasks import rules
-from agency.planning.tasks.events import PROGRESS, TaskEvent, status_event
+from agency.planning.tasks.events import BRIDGE_DOWN, PROGRESS, TaskEvent, status_event
+from agency.planning.tasks.poison import POISON_AFTER, bridge_down_update
 from agency.planning.tasks.models import NewTask, StaleStatusError, Task, TaskNotFoundError, TaskOrigin, TaskStatus
 
 SQL_LOAD = "SELECT data FROM tasks WHERE id = ?"
@@ -96,6 +97,8 @@ class TaskStore(Protocol):
     ) -> Task: ...
 
     def set_progress(self, task_id: str, progress: float) -> Task: ...
+
+    def record_bridge_down(self, task_id: str, reason: str, *, poison_after: int = POISON_AFTER) -> Task: ...
 
     def find_by_goal_key(self, goal_key: str, statuses: Iterable[TaskStatus] | None = None) -> list[Task]: ...
 
@@ -298,6 +301,23 @@ class TaskStoreBase:
             self._save(conn, task)
             if task.progress != before.progress:  # a repeated report is not news to a watcher
                 self._append_event(conn, task, PROGRESS, {"progress": task.progress})
+            return task
+
+    def record_bridge_down(self, task_id: str, reason: str, *, poison_after: int = POISON_AFTER) -> Task:
+        """The bridge went down while the task's run was in flight: appended to
+        metadata.bridgeDowns with a `bridge_down` event; the `poison_after`-th fails the task
+        in the same write (poison.py). Otherwise the status is left to the caller's hold."""
+        with self._tx() as conn:
+            before = self._load(conn, task_id)
+            patch, to = bridge_down_update(before, reason, self._clock(), poison_after)
+            if to is not None:
+                rules.check_transition(before, to)
+            task = rules.patched(before, patch, self._clock, **({"status": to} if to is not None else {}))
+            self._save(conn, task)
+            downs = len(task.metadata.bridgeDowns or [])
+            # stamped with the status the run had; a poison failure's own `failed` event follows
+            self._append_event(conn, before, BRIDGE_DOWN, {"reason": reason, "count": downs, "poisonAfter": poison_after})
+            self._log_change(conn, before, task)
             return task
 
     def latest_by_goal_key(self, goal_key: str, limit: int, *, open_to: str | None = None) -> list[Task]:

@@ -99,7 +99,7 @@ def test_reasons_come_from_the_task_after_the_change():
 def test_kind_sets():
     assert TERMINAL_EVENTS == frozenset({"completed", "failed"})
     assert {"progress", "step_started", "step_finished", "step_failed"} <= EVENT_KINDS
-    assert STATUS_EVENTS | {"progress", "step_started", "step_finished", "step_failed"} == EVENT_KINDS
+    assert STATUS_EVENTS | {"progress", "step_started", "step_finished", "step_failed", "bridge_down"} == EVENT_KINDS
 
 
 # -- the store writes them ----------------------------------------------------------------
