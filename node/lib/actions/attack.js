@@ -3,6 +3,7 @@
 // within reach: equip the best weapon held, close in with pathfinder, hit on the attack
 // cooldown until it is gone (or args.maxHits hits landed: a strike before backing off).
 const { goals } = require('mineflayer-pathfinder')
+const { bound } = require('./search')
 const { entityName, isHostile, names } = require('../names')
 
 const REACH = 3.0
@@ -27,6 +28,7 @@ async function run (bot, args, rec) {
   if (!target) throw new Error(`no ${args.name || 'hostile'} within reach to attack`)
   const weapon = names(bot).weapons.map((n) => bot.inventory.items().find((i) => i.name === n)).find(Boolean)
   if (weapon) await bot.equip(weapon, 'hand')
+  bound(bot, { dig: bot.pathfinder.movements.canDig }) // the chase replans as the target moves: each search bounded
   let hits = 0
   while (!rec.cancelled) {
     const e = bot.entities[target.id]

@@ -3,9 +3,12 @@
 // Trunks are tried nearest and lowest first (a trunk's base, not a log inside the canopy),
 // other blocks nearest and highest first (an exposed face of stone, not a pit dug down to the
 // deepest one, which the bot cannot walk out of); one unreachable block is skipped rather than
-// failing the whole action.
+// failing the whole action, MAX_UNREACHABLE in a row end it. A block the bot holds no tool to
+// harvest (stone without a pickaxe) is refused before anything is searched.
 
 const { blockName, itemName } = require('../names')
+const { bound, watch } = require('./search')
+const { SCAN_MAX_DISTANCE, SCAN_MAX_COUNT } = require('../limits')
 
 const SPARE_TARGETS = 6 // candidates beyond `count`, for the ones that cannot be reached
 // What each bot on this bridge is collecting: a fleet's bots go for different trees (a trunk's
@@ -15,16 +18,21 @@ const TAKEN = new Map() // key -> username
 const spot = (name, p) => (isTrunk(name) ? `${p.x},${p.z}` : `${p.x},${p.y},${p.z}`)
 const takenByOther = (bot, key) => TAKEN.has(key) && TAKEN.get(key) !== bot.username
 const PER_BLOCK_MS = 45000 // collectblock has no time limit of its own: one stuck treetop must not eat the action
+const CANCEL_WAIT_MS = 3000 // for collectblock to end a cancelled task
+const MAX_UNREACHABLE = 3 // blocks in a row whose path search failed: the rest are likely no better
 
 async function run (bot, args, rec) {
   const name = blockName(bot.registry, args.block)
   if (!name) throw new Error(`unknown block '${args.block}' in ${bot.version}`)
   const def = bot.registry.blocksByName[name]
+  guardToolRecursion(bot)
+  const cannot = cannotHarvest(bot, def)
+  if (cannot) throw new Error(cannot)
   const count = Math.max(1, args.count || 1)
   const item = (args.item && itemName(bot.registry, args.item)) || args.item || name
   const before = countItems(bot, item)
-  const maxDistance = args.maxDistance || 32
-  const positions = bot.findBlocks({ matching: def.id, maxDistance, count: count + SPARE_TARGETS + TAKEN.size })
+  const maxDistance = Math.min(args.maxDistance || 32, SCAN_MAX_DISTANCE)
+  const positions = bot.findBlocks({ matching: def.id, maxDistance, count: Math.min(count + SPARE_TARGETS + TAKEN.size, SCAN_MAX_COUNT) })
     .filter((p) => !takenByOther(bot, spot(name, p)))
   if (positions.length === 0) {
     const others = [...TAKEN.values()].filter((u) => u !== bot.username)
@@ -33,33 +41,80 @@ async function run (bot, args, rec) {
   const me = bot.entity.position
   const up = isTrunk(name) ? 1 : -1
   positions.sort((a, b) => up * (a.y - b.y) * 4 + (a.distanceTo(me) - b.distanceTo(me)))
-  bot.pathfinder.thinkTimeout = Math.max(bot.pathfinder.thinkTimeout || 0, 10000)
+  bound(bot, { dig: true })
   const errors = []
   let collected = 0
+  let unreachable = 0
   for (const p of positions) {
     if (rec.cancelled || countItems(bot, item) - before >= count) break
+    const lost = cannotHarvest(bot, def) // the tool broke on the previous block
+    if (lost) { errors.push(lost); break }
     const block = bot.blockAt(p)
     const key = spot(name, p)
     if (!block || block.type !== def.id || takenByOther(bot, key)) continue
     TAKEN.set(key, bot.username)
     let timer = null
+    let search = null
     try {
       const late = new Promise((resolve, reject) => {
         timer = setTimeout(() => reject(new Error(`gave up on ${name} at ${p} after ${PER_BLOCK_MS} ms`)), PER_BLOCK_MS)
+        // collectblock goes on after some failed searches (an empty best path counts as
+        // arrived, and it digs from where it stands): any failed search ends this block.
+        search = watch(bot, `${name} at ${p.x},${p.y},${p.z}`, (why) => reject(new Error(why)))
       })
       await Promise.race([bot.collectBlock.collect(block, { ignoreNoPath: true }), late])
       collected++
+      unreachable = 0
     } catch (err) {
-      errors.push(String(err && err.message || err))
-      if (String(err && err.message).startsWith('gave up')) await bot.collectBlock.cancelTask().catch(() => {})
+      const why = (search && search.reason) || String(err && err.message || err)
+      errors.push(why)
+      if (search && search.reason) unreachable++
+      await abandon(bot)
     } finally {
       clearTimeout(timer)
+      if (search) search.stop()
       if (TAKEN.get(key) === bot.username) TAKEN.delete(key)
     }
+    if (unreachable >= MAX_UNREACHABLE) break
   }
   const gained = countItems(bot, item) - before
   if (gained === 0 && errors.length) throw new Error(`could not collect any ${name}: ${errors[0]}`)
   return { requested: count, found: positions.length, collected, gained, skipped: errors.length }
+}
+
+// Why the bot cannot harvest this block kind with what it holds (null when it can): its drop
+// needs one of the block's harvest tools (minecraft-data), and digging without one gives nothing.
+function cannotHarvest (bot, def) {
+  if (!def.diggable) return `${def.name} cannot be dug`
+  if (!def.harvestTools) return null // by hand
+  if (bot.inventory.items().some((i) => def.harvestTools[i.type])) return null
+  const tools = Object.keys(def.harvestTools).map((id) => bot.registry.items[id] && bot.registry.items[id].name).filter(Boolean)
+  return `cannot harvest ${def.name} without one of: ${tools.join(', ')}`
+}
+
+// mineflayer-tool's equipForBlock, asked (as collectblock asks) for a harvest tool the bot
+// lacks with getFromChest, finds no chest and calls itself again, forever: a promise loop
+// that never yields to the event loop and fills the heap until node aborts. Without
+// getFromChest it fails at once ('Bot does not have a harvestable tool!'). No chests are
+// configured here, so nothing is lost.
+function guardToolRecursion (bot) {
+  const tool = bot.tool
+  if (!tool || tool.equipForBlock.mcbotGuarded) return
+  const equip = tool.equipForBlock.bind(tool)
+  tool.equipForBlock = (block, options, cb) =>
+    equip(block, options && typeof options === 'object' ? { ...options, getFromChest: false } : options, cb)
+  tool.equipForBlock.mcbotGuarded = true
+}
+
+// A failed block: the dig and pathfinder's goal are dropped (collectblock's task then fails
+// and finishes), so the bot neither walks on toward it nor keeps digging it.
+async function abandon (bot) {
+  bot.stopDigging()
+  bot.pathfinder.setGoal(null)
+  let timer = null
+  const cancelled = bot.collectBlock.cancelTask().catch(() => {})
+  await Promise.race([cancelled, new Promise((resolve) => { timer = setTimeout(resolve, CANCEL_WAIT_MS) })])
+  clearTimeout(timer)
 }
 
 function isTrunk (name) {
@@ -71,7 +126,7 @@ function countItems (bot, name) {
 }
 
 function stop (bot) {
-  bot.collectBlock.cancelTask().catch(() => {})
+  abandon(bot).catch(() => {})
 }
 
-module.exports = { run, stop, defaultTimeoutMs: 90000 }
+module.exports = { run, stop, cannotHarvest, guardToolRecursion, defaultTimeoutMs: 90000 }

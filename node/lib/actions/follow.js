@@ -3,6 +3,7 @@
 // GoalFollow, re-aimed as the target moves. Ends after durationMs with where it got to;
 // fails when the target is not (or no longer) in view, so a caller never follows a ghost.
 const { goals, Movements } = require('mineflayer-pathfinder')
+const { bound } = require('./search')
 
 const LOST_MS = 5000 // the target out of view this long: give up
 
@@ -35,6 +36,7 @@ function run (bot, args, rec) {
   movements.canDig = false // a player's house is followed through its door, never its wall
   movements.allow1by1towers = false // and nothing is placed to keep up
   movements.scafoldingBlocks = []
+  bound(bot) // each re-aim is a new search, each one bounded
   bot.pathfinder.setMovements(movements)
   let target = first
   bot.pathfinder.setGoal(new goals.GoalFollow(target, distance), true)

@@ -7,6 +7,7 @@
 const { goals, Movements } = require('mineflayer-pathfinder')
 const { itemName } = require('../names')
 const { findTarget } = require('./follow')
+const { bound } = require('./search')
 
 const DISTANCES = [2.5, 2.2, 2.8] // blocks from the receiver, one per attempt: a toss flies about 2-3 blocks
 const TOO_CLOSE = 1.8 // a toss from closer flies past the receiver's reach
@@ -50,6 +51,7 @@ async function approach (bot, name, distance, rec) {
   movements.canDig = false // walk to a player, never through what they built
   movements.allow1by1towers = false
   movements.scafoldingBlocks = []
+  bound(bot)
   bot.pathfinder.setMovements(movements)
   const started = Date.now()
   let target = findTarget(bot, name)

@@ -6,6 +6,7 @@
 // the caller can walk over the drops. The kinds (names in any version's form) come from
 // agency, which owns what counts as game.
 const { goals } = require('mineflayer-pathfinder')
+const { bound } = require('./search')
 const { entityName, names } = require('../names')
 
 const REACH = 3.0
@@ -46,6 +47,7 @@ async function run (bot, args, rec) {
   if (!target) throw new Error(`no ${[...kinds].join(' or ')} within ${radius} blocks to hunt`)
   const weapon = names(bot).weapons.map((n) => bot.inventory.items().find((i) => i.name === n)).find(Boolean)
   if (weapon) await bot.equip(weapon, 'hand')
+  bound(bot, { dig: bot.pathfinder.movements.canDig }) // the chase replans as the animal moves: each search bounded
   let hits = 0
   let last = target.position.clone()
   const giveUpAt = Date.now() + (args.giveUpMs || 25000)

@@ -1,8 +1,13 @@
 'use strict'
 // pathfinder's goto has no overall timeout and may loop on 'stuck': drive it with setGoal,
-// a progress check and the caller's deadline, then stop (bridge-notes.md).
+// a progress check and the caller's deadline, then stop (bridge-notes.md). Each path search is
+// bounded (./search): one stopped on its time or node limit ends the walk at once, one that
+// searched all it could reach without a path leaves the bot walking its best part and the
+// progress check says why. Failures start with 'no progress toward' (the caller may retry,
+// digging).
 const { goals, Movements } = require('mineflayer-pathfinder')
 const { blockName } = require('../names')
+const { bound, watch } = require('./search')
 
 const STALL_MS = 8000 // without getting 0.5 closer; a walk that digs its way asks for longer (stallMs)
 
@@ -21,29 +26,39 @@ function run (bot, args, rec) {
     movements.canDig = true
     for (const b of bot.registry.blocksArray) if (!allowed.has(b.name)) movements.blocksCantBreak.add(b.id)
   }
+  bound(bot, { dig: movements.canDig })
   bot.pathfinder.setMovements(movements)
   const goal = new goals.GoalNear(x, y, z, range)
+  let stopped = null
+  const search = watch(bot, null, (why, r) => { if (r.status === 'timeout') stopped = stopped || why })
   bot.pathfinder.setGoal(goal)
   return new Promise((resolve, reject) => {
     let best = Infinity
     let lastProgress = Date.now()
+    const end = () => { clearInterval(timer); search.stop() }
     const timer = setInterval(() => {
-      if (rec.cancelled) { clearInterval(timer); return resolve(null) }
+      if (rec.cancelled) { end(); return resolve(null) }
       const p = bot.entity.position
       const d = p.distanceTo({ x, y, z })
       if (goal.isEnd(p.floored())) {
-        clearInterval(timer)
+        end()
         bot.pathfinder.setGoal(null)
         return resolve({ position: { x: p.x, y: p.y, z: p.z }, distance: d })
       }
+      if (stopped) {
+        end()
+        bot.pathfinder.setGoal(null)
+        return reject(new Error(`no progress toward ${x},${y},${z} (distance ${d.toFixed(1)}): ${stopped}`))
+      }
       if (d < best - 0.5) { best = d; lastProgress = Date.now() }
       if (Date.now() - lastProgress > stallMs) {
-        clearInterval(timer)
+        end()
         bot.pathfinder.setGoal(null)
-        reject(new Error(`no progress toward ${x},${y},${z} for ${stallMs} ms (distance ${d.toFixed(1)})`))
+        const why = search.reason ? `; ${search.reason}` : ''
+        reject(new Error(`no progress toward ${x},${y},${z} for ${stallMs} ms (distance ${d.toFixed(1)})${why}`))
       }
     }, 250)
-    rec.cleanup = () => clearInterval(timer)
+    rec.cleanup = end
   })
 }
 
