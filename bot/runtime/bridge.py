@@ -23,6 +23,7 @@ import itertools
 import json
 import os
 import queue
+import signal
 import sys
 import threading
 import time
@@ -347,8 +348,7 @@ class Bridge:
         except Exception:  # noqa: BLE001
             return "bridge not started"
         if connection.proc is None or connection.proc.poll() is not None:
-            code = connection.proc.poll() if connection.proc else None
-            return f"node process exited (code {code})"
+            return node_exit_reason(connection.proc.poll() if connection.proc else None)
         if config.event_thread is None or not config.event_thread.is_alive():
             return "JSPyBridge event thread died"
         if self._thread is not None and not self._thread.is_alive():
@@ -497,6 +497,20 @@ class Bridge:
         if self._executor is None:
             raise BridgeDead("bridge not started")
         return self._executor.submit(func).result(timeout=timeout_s)
+
+
+# A node that ends by one of these signals was stopped by someone else (an operator, a
+# supervisor, the chaos soak): the bridge's own kills of a wedged node are reasoned "wedged: ..."
+# first, and a runaway dies of its heap limit (SIGABRT). Such an end says nothing of the task
+# that was running (bot/runtime/bridge_downs.py does not count it toward poison).
+OUTSIDE_KILL = "node process killed from outside"
+_OUTSIDE_SIGNALS = (signal.SIGKILL, signal.SIGTERM)
+
+
+def node_exit_reason(code: int | None) -> str:
+    if code is not None and code < 0 and -code in _OUTSIDE_SIGNALS:
+        return f"{OUTSIDE_KILL} ({signal.Signals(-code).name})"
+    return f"node process exited (code {code})"
 
 
 def _route_node_output(*parts: Any, **_: Any) -> None:

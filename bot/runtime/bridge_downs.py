@@ -8,6 +8,9 @@ have ended by now are `generation - 1` on a live bridge and `generation` on a de
 run's mark is that count when it started, and a larger one at its hold means the bridge
 went down meanwhile, whichever of the dead check, the rebuild or the hold came first.
 
+A node killed from outside (bot.runtime.bridge.OUTSIDE_KILL: an operator's or the chaos
+soak's signal) is an end the task had no part in: it is not reported as a down.
+
 The reason is the bridge's dead_reason, which a finished rebuild clears: observe() keeps it,
 and MineflayerBody.maintain() calls it before it rebuilds. One record a bridge, so a fleet's
 bots, which share it, all know why, whichever of them rebuilt it.
@@ -18,6 +21,8 @@ from __future__ import annotations
 import threading
 import weakref
 from typing import Any
+
+from bot.runtime.bridge import OUTSIDE_KILL
 
 MISSED = "bridge rebuilt before its reason was read"
 
@@ -51,10 +56,10 @@ class BridgeDowns:
     def down_since(self, mark: int) -> str | None:
         self.observe()
         ended = self._ended()[0]
-        if ended <= mark:
-            return None
         with self._lock:
-            return self._reasons.get(ended, MISSED)
+            reasons = [self._reasons.get(n, MISSED) for n in range(mark + 1, ended + 1)]
+        counted = [r for r in reasons if not r.startswith(OUTSIDE_KILL)]
+        return counted[-1] if counted else None
 
 
 _of: "weakref.WeakKeyDictionary[Any, BridgeDowns]" = weakref.WeakKeyDictionary()

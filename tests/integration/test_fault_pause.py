@@ -1,8 +1,9 @@
 """Bridge death pauses, never fails: `kill -9` of the bridge's node process while a task
 runs holds the task as `disconnected`; the daemon rebuilds the bridge, the bot rejoins, and
-the task resumes and completes. Unless its resumed run loses the bridge again: then it is a
-poison task, failed with the reason and not resumed. The real daemon, the real bridge, the
-embedded world."""
+the task resumes and completes (a kill from outside is not the task's doing: no down is
+recorded on it). Unless its runs wedge the bridge twice (a node that stops answering is
+killed by the watchdog): then it is a poison task, failed with the reason and not resumed.
+The real daemon, the real bridge, the embedded world."""
 
 from __future__ import annotations
 
@@ -60,8 +61,7 @@ def test_bridge_node_killed_mid_task_holds_the_task_then_it_resumes_and_complete
         log = _log(tmp_path)
         assert f"[Executor] resumed task={task_id} after disconnected" in log
         assert f"failed task={task_id}" not in log
-        downs = _task(api, "craft:wooden_pickaxe")["metadata"]["bridgeDowns"]  # one of the two a poison task takes
-        assert len(downs) == 1 and "node process exited" in downs[0]["reason"], downs
+        assert not _task(api, "craft:wooden_pickaxe")["metadata"].get("bridgeDowns"), "an outside kill was counted"
         snap = _get(f"{_api(api)}/api/bot/snapshot")
         assert any(i["name"] == "wooden_pickaxe" for i in snap["inventory"])
     finally:
@@ -69,7 +69,7 @@ def test_bridge_node_killed_mid_task_holds_the_task_then_it_resumes_and_complete
         p.wait(timeout=20)
 
 
-def test_a_task_whose_runs_lose_the_bridge_twice_is_failed_as_poison(tmp_path, mc_version, embedded_server):
+def test_a_task_whose_runs_wedge_the_bridge_twice_is_failed_as_poison(tmp_path, mc_version, embedded_server):
     api = free_port()
     p = _daemon(tmp_path, api, mc_version, MCBOT_SERVER__HOST="127.0.0.1", MCBOT_SERVER__PORT=str(embedded_server.port))
 
@@ -85,7 +85,7 @@ def test_a_task_whose_runs_lose_the_bridge_twice_is_failed_as_poison(tmp_path, m
         for n in (1, 2):
             node = _bridge_node(p.pid)
             assert node is not None, "no bridge node process among the daemon's children"
-            node.send_signal(signal.SIGKILL)
+            node.send_signal(signal.SIGSTOP)  # it stops answering: the watchdog kills it as wedged
             if n == 1:
                 wait_until(lambda: f"paused task={task_id} reason=disconnected" in _log(tmp_path), 30,
                            "the task held as disconnected")
@@ -95,7 +95,7 @@ def test_a_task_whose_runs_lose_the_bridge_twice_is_failed_as_poison(tmp_path, m
         wait_until(lambda: status() == "failed", 30, "the task failed as poison")
         task = _task(api, "craft:wooden_pickaxe")
         reason = task["metadata"]["solver"]["failureReason"]
-        assert reason.startswith("poison: its run brought the bridge down twice (last: node process exited"), reason
+        assert reason.startswith("poison: its run brought the bridge down twice (last: wedged: "), reason
         assert len(task["metadata"]["bridgeDowns"]) == 2
         assert f"failed task={task_id} goalKey=craft:wooden_pickaxe reason=poison" in _log(tmp_path)
         _wait_healthy(p, api)  # the bot is back, and the failed task stays failed

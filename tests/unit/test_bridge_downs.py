@@ -5,6 +5,9 @@ after) from one that went on, with the reason the bridge gave before a rebuild c
 from __future__ import annotations
 
 from bot.runtime.body import ConnectionSettings, MineflayerBody
+import signal
+
+from bot.runtime.bridge import node_exit_reason
 from bot.runtime.bridge_downs import MISSED, BridgeDowns, bridge_downs
 from tests.unit.executor.test_poison_tasks import FakeBridge
 
@@ -54,6 +57,25 @@ def test_a_run_started_on_a_dead_bridge_is_not_blamed_for_it():
     assert downs.down_since(mark) is None
     bridge.die(WEDGED)
     assert downs.down_since(mark) == WEDGED
+
+
+def test_a_node_killed_from_outside_is_no_down_of_the_task_but_a_crash_is():
+    bridge = FakeBridge()
+    downs = BridgeDowns(bridge)
+    mark = downs.mark()
+    bridge.die(node_exit_reason(-signal.SIGKILL))  # an operator's kill -9, the chaos soak's
+    downs.observe()
+    bridge.rebuild()
+    assert downs.down_since(mark) is None
+    bridge.die(node_exit_reason(-signal.SIGABRT))  # a runaway at its heap limit
+    assert downs.down_since(mark) == "node process exited (code -6)"
+
+
+def test_exit_reasons_tell_an_outside_signal_from_an_end_of_its_own():
+    assert node_exit_reason(-signal.SIGKILL) == "node process killed from outside (SIGKILL)"
+    assert node_exit_reason(-signal.SIGTERM) == "node process killed from outside (SIGTERM)"
+    assert node_exit_reason(1) == "node process exited (code 1)"
+    assert node_exit_reason(None) == "node process exited (code None)"
 
 
 def test_a_fleets_bots_share_one_record_of_their_bridge():
