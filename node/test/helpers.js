@@ -152,4 +152,13 @@ function stepTicks (bot, n) {
   })
 }
 
-module.exports = { VERSION, startServer, connectBot, waitFor, command, withTimeout, sleep, stepTicks }
+// Resolve once the bot has handled every packet the server wrote to it before it read this
+// call's command: the reply comes behind them on the same connection. That includes what the
+// server writes a few promise turns late, as flying-squid's serv.setBlock does its block
+// changes (an explosion's crater at 1.21.2+): those turns all run before the server reads the
+// next packet. Works on a frozen clock; the timeout only guards against a hung server.
+function roundTrip (bot) {
+  return command(bot, '/mcbot info', { timeout: 60000 })
+}
+
+module.exports = { VERSION, startServer, connectBot, waitFor, command, withTimeout, sleep, stepTicks, roundTrip }
