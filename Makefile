@@ -55,7 +55,8 @@ NODE_CI_TESTS := $(filter-out test/survival.test.js,$(NODE_TESTS))
 
 # Under 30 minutes on 2 cores: the unit tests, then the integration tests of each version side
 # by side and the long game runs in a third process (scripts/pytest_matrix.sh), the node tests of each version side by side, then the three
-# 3-minute soaks side by side (one bot, one bot under chaos, a fleet of three; each waits mostly on its own embedded world).
+# 3-minute soaks side by side (one bot, one bot under chaos, a fleet of three; each waits mostly on its own embedded world),
+# with the goal fuzz's short sample beside them (make bench runs the whole fuzz, a new seed each time).
 test: install
 	scripts/install_debian_package.sh chromium "command -v chromium || command -v chromium-browser" "the dashboard's browser test"
 	scripts/install_debian_package.sh postgresql "ls /usr/lib/postgresql/*/bin/postgres" "the PostgreSQL store tests"
@@ -64,7 +65,8 @@ test: install
 	scripts/node_tests.sh "$(MC_VERSIONS)" $(NODE_CI_TESTS)
 	scripts/together.sh "scripts/soak.sh 3 --fast --version $(lastword $(MC_VERSIONS))" \
 	  "scripts/soak.sh 3 --fast --chaos --version $(firstword $(MC_VERSIONS))" \
-	  "scripts/soak_fleet.sh 3 --fast --bots 3 --version $(firstword $(MC_VERSIONS))"
+	  "scripts/soak_fleet.sh 3 --fast --bots 3 --version $(firstword $(MC_VERSIONS))" \
+	  "$(BIN)/mcbot bench goals --sample --version $(firstword $(MC_VERSIONS)) --out bench-results"
 
 test-unit: install
 	$(BIN)/pytest -m "not integration"
@@ -98,6 +100,7 @@ bench: install
 	$(BIN)/mcbot bench bridge --versions $(subst $(eval) ,$(comma),$(MC_VERSIONS))
 	$(BIN)/mcbot bench reflexes --versions $(subst $(eval) ,$(comma),$(MC_VERSIONS))
 	$(BIN)/mcbot bench survival --seeds 1,2,3 --game-days 3 --jobs $(BENCH_JOBS) --version $(subst $(eval) ,$(comma),$(MC_VERSIONS))
+	set -e; for v in $(MC_VERSIONS); do $(BIN)/mcbot bench goals --rounds 24 --version $$v; done
 
 clean:
 	rm -rf $(VENV) node/node_modules .pytest_cache .toolchain

@@ -226,6 +226,7 @@ def _watch(base: str, result: RoundResult, sampler: ProcessSampler, limits: Limi
                 g.outcome = "progressing" if idle < limits.stall_s else "stuck"
                 g.reason = f"still running at {limits.goal_s:.0f} s, last progress {idle:.0f} s ago"
                 g.seconds = now
+                say(f"  {g.goal}: {g.outcome} ({g.reason})")
             break
         if time.monotonic() - last_said >= 30:
             last_said = time.monotonic()
