@@ -53,16 +53,30 @@ def server_version(env: dict[str, str]) -> str:
     return f"{info.version_name} (protocol {info.protocol})"
 
 
-def stop_daemon(proc: subprocess.Popen) -> None:
+def healthy(base: str) -> bool:
+    """Does the daemon at `base` say ok on /healthz (within 2 s)?"""
+    try:
+        r = httpx.get(base + "/healthz", timeout=2)
+        return r.status_code == 200 and bool(r.json().get("ok"))
+    except (httpx.HTTPError, ValueError):
+        return False
+
+
+def stop_daemon(proc: subprocess.Popen, timeout_s: float = 20.0) -> float | None:
     """SIGTERM, so the daemon shuts down cleanly (and stops its embedded world); SIGKILL if it
-    has not exited within 20 s."""
-    if proc.poll() is None:
-        proc.send_signal(signal.SIGTERM)
-        try:
-            proc.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
+    has not exited within timeout_s. The seconds it took to exit, None when it had to be
+    killed (or had exited already)."""
+    if proc.poll() is not None:
+        return None
+    started = time.monotonic()
+    proc.send_signal(signal.SIGTERM)
+    try:
+        proc.wait(timeout=timeout_s)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+        return None
+    return time.monotonic() - started
 
 
 class LogTail:

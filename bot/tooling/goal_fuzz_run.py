@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import json
 import logging
-import signal
+import os
 import subprocess
 import sys
 import time
@@ -25,7 +25,7 @@ import httpx
 import psutil
 
 from bot.runtime.server import free_port
-from bot.tooling.daemon_run import ROOT, die_with_parent, wait_up
+from bot.tooling.daemon_run import ROOT, die_with_parent, healthy, stop_daemon, wait_up
 from bot.tooling.goal_fuzz import (
     FIRST_REPORTED, GoalResult, Limits, Progress, Round, RoundResult, Unhealthy, goal_outcome, plan_rounds, table,
 )
@@ -96,8 +96,6 @@ class ProcessSampler:
 
 
 def round_env(rd: Round, settings: FuzzSettings, db: Path, api_port: int) -> dict[str, str]:
-    import os  # noqa: PLC0415
-
     env = {k: v for k, v in os.environ.items() if not k.startswith("MCBOT_")}
     env.update({
         "MCBOT_SERVER__EMBEDDED_VERSION": settings.version,
@@ -148,27 +146,6 @@ def _get(base: str, path: str) -> Any:
         return None
 
 
-def _healthy(base: str) -> bool:
-    try:
-        r = httpx.get(base + "/healthz", timeout=2)
-        return r.status_code == 200 and bool(r.json().get("ok"))
-    except (httpx.HTTPError, ValueError):
-        return False
-
-
-def stop_timed(proc: subprocess.Popen[bytes]) -> float | None:
-    """Seconds from SIGTERM to exit; None when it had to be killed after 30 s."""
-    started = time.monotonic()
-    proc.send_signal(signal.SIGTERM)
-    try:
-        proc.wait(timeout=30)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        proc.wait()
-        return None
-    return time.monotonic() - started
-
-
 def run_round(rd: Round, settings: FuzzSettings, say: Callable[[str], None]) -> RoundResult:
     result = RoundResult(rd)
     folder = settings.out / f"round-{rd.index:02d}"
@@ -196,7 +173,7 @@ def run_round(rd: Round, settings: FuzzSettings, say: Callable[[str], None]) -> 
                 result.active_without_run.append(t["id"])
     finally:
         if proc.poll() is None:
-            result.stop_s = stop_timed(proc)
+            result.stop_s = stop_daemon(proc, timeout_s=30)
         log.close()
     return result
 
@@ -209,7 +186,7 @@ def _watch(base: str, result: RoundResult, sampler: ProcessSampler, limits: Limi
     while running:
         now = time.monotonic() - t0
         sampler.sample()
-        health.sample(now, _healthy(base))
+        health.sample(now, healthy(base))
         for g in list(running):
             task = _get(base, f"/api/tasks/{g.task_id}")
             if task is not None:
@@ -236,7 +213,7 @@ def _watch(base: str, result: RoundResult, sampler: ProcessSampler, limits: Limi
     settle_until = time.monotonic() + SETTLE_S
     while time.monotonic() < settle_until:
         sampler.sample()
-        health.sample(time.monotonic() - t0, _healthy(base))
+        health.sample(time.monotonic() - t0, healthy(base))
         time.sleep(SAMPLE_S)
     result.longest_unhealthy_s = health.longest
 
@@ -277,5 +254,5 @@ def goal_fuzz(settings: FuzzSettings, *, as_json: bool = False) -> int:
 
 def sample_settings(version: str, out: Path) -> FuzzSettings:
     """make test's short sample: the first reported goal from empty hands, then a drawn round."""
-    return FuzzSettings(SAMPLE_SEED, SAMPLE_ROUNDS, version, Limits(goal_s=180.0, stall_s=90.0), out,
+    return FuzzSettings(SAMPLE_SEED, SAMPLE_ROUNDS, version, Limits(goal_s=150.0, stall_s=75.0), out,
                         include=(FIRST_REPORTED,))

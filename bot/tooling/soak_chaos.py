@@ -14,22 +14,15 @@ import time
 from dataclasses import dataclass, field
 from typing import Callable
 
-import httpx
 import psutil
 
+from bot.tooling.daemon_run import healthy
 from bot.tooling.soak_report import FAULT_KINDS, RECOVERY_MAX_S
 
 INTERVALS_S = {"fast": (20.0, 40.0), "real": (60.0, 180.0)}  # between two faults
 QUIET_END_S = 30.0  # no fault this close to the end: its recovery must be seen
 DOWN_WITHIN_S = 15.0  # a fault the daemon never reports is not a recovered fault
 EXIT_WAIT_S = 10.0  # how long a killed daemon's children get to exit on their own
-
-
-def _healthy(base: str) -> bool:
-    try:
-        return bool(httpx.get(base + "/healthz", timeout=2).json().get("ok"))
-    except (httpx.HTTPError, ValueError):
-        return False
 
 
 def _describe(p: psutil.Process) -> str:
@@ -151,7 +144,7 @@ class Chaos:
         limit = killed_at + 4 * max(RECOVERY_MAX_S.values())
         down = False
         while time.monotonic() < limit and proc.poll() is None:
-            ok = _healthy(self.base)
+            ok = healthy(self.base)
             if not ok:
                 down = True
             elif down:
