@@ -22,7 +22,7 @@ from bot.runtime.ping import PingResult, ServerUnreachable, ping
 from bot.runtime.realities import (CHAT_REFUSED, SECURE_PROFILE_FIX, _vkey, explain_kick, command_denied,
                            movement_issues, version_verdict)
 from bot.cli.exit_codes import EXIT_INIT, EXIT_OK
-from bot.runtime.session import connection_settings
+from bot.runtime.session import bridge_of, connection_settings
 
 if TYPE_CHECKING:  # the config loads only when a command runs (`--help` stays fast)
     from bot.config.loader import McbotConfig
@@ -97,8 +97,7 @@ class Doctor:
             return self.skip_rest("server unreachable")
         self.add("server", "ok", f"{s.host}:{s.port} answers: {info.version_name} (protocol {info.protocol}), "
                                  f"{info.players_online} player(s) online")
-        bridge = Bridge(node_bin=self.cfg.bridge.node_bin, call_margin_s=self.cfg.bridge.call_margin_s,
-                        dead_check_interval_s=self.cfg.bridge.dead_check_interval_s)
+        bridge = bridge_of(self.cfg)  # [bridge] as the daemon has it: watchdog limits, heap limit
         body: MineflayerBody | None = None
         try:
             bridge.start()

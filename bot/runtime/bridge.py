@@ -131,6 +131,7 @@ class Bridge:
         self._dead_reason: str | None = None
         self._starting = False  # a start in progress reads as not alive (and never as dead)
         self._closing_at: float | None = None  # when shutdown began: no rebuild, calls capped
+        self._abandoned: tuple[str, float] | None = None  # the in-flight call a stop gave up on
         self._stopping = threading.Event()
         self._watchdog: threading.Thread | None = None
         self.generation = 0  # bumped by every (re)start: ids from older generations are stale
@@ -142,7 +143,7 @@ class Bridge:
 
     # ---- lifecycle -------------------------------------------------------------------
     def start(self, timeout_s: float = 60.0) -> None:
-        self._closing_at = None
+        self._closing_at, self._abandoned = None, None
         self._start(timeout_s)
 
     def _start(self, timeout_s: float) -> None:
@@ -215,7 +216,8 @@ class Bridge:
 
     def begin_shutdown(self) -> None:
         """The daemon is stopping: from now on no rebuild starts, every call waits at most
-        SHUTDOWN_CALL_S, and a node that has not beaten within SHUTDOWN_BEAT_S is killed
+        SHUTDOWN_CALL_S (none once one was given up behind a call still holding the bridge
+        thread), and a node that has not beaten within SHUTDOWN_BEAT_S is killed
         (now, or by the watchdog as soon as its beats stop): nothing would answer the
         goodbyes, and stopping must not wait on it."""
         if self._closing_at is None:
@@ -278,8 +280,7 @@ class Bridge:
 
     def _signal_kill(self) -> None:
         """SIGKILL node now: a wedged or stopped node does not act on SIGTERM."""
-        connection = sys.modules.get("javascript.connection")  # not loaded: no node to kill
-        proc = getattr(connection, "proc", None)
+        proc = getattr(_jspy("connection"), "proc", None)  # not loaded: no node to kill
         try:
             if proc is not None and proc.poll() is None:
                 proc.kill()
@@ -288,9 +289,8 @@ class Bridge:
             logger.debug("killing node failed: {}", e)
 
     def _kill_node(self, grace_s: float = 5.0) -> None:
-        try:
-            from javascript import connection  # noqa: PLC0415
-        except Exception:  # noqa: BLE001 - never imported: nothing to kill
+        connection = _jspy("connection")
+        if connection is None:  # never loaded: nothing to kill
             return
         proc, com_thread = connection.proc, connection.com_thread
         connection.stop()  # terminates node and resets JSPyBridge's globals
@@ -308,12 +308,8 @@ class Bridge:
     # ---- health ----------------------------------------------------------------------
     @property
     def node_pid(self) -> int | None:
-        try:
-            from javascript import connection  # noqa: PLC0415
-
-            return connection.proc.pid if connection.proc else None
-        except Exception:  # noqa: BLE001
-            return None
+        proc = getattr(_jspy("connection"), "proc", None)
+        return proc.pid if proc is not None else None
 
     @property
     def dead_reason(self) -> str | None:
@@ -343,13 +339,13 @@ class Bridge:
     def _check(self) -> str | None:
         if self._dead_reason:
             return self._dead_reason
-        try:
-            from javascript import config, connection  # noqa: PLC0415
-        except Exception:  # noqa: BLE001
+        connection = _jspy("connection")
+        if connection is None:
             return "bridge not started"
         if connection.proc is None or connection.proc.poll() is not None:
             return node_exit_reason(connection.proc.poll() if connection.proc else None)
-        if config.event_thread is None or not config.event_thread.is_alive():
+        event_thread = getattr(_jspy("config"), "event_thread", None)
+        if event_thread is None or not event_thread.is_alive():
             return "JSPyBridge event thread died"
         if self._thread is not None and not self._thread.is_alive():
             return "bridge thread died"
@@ -389,7 +385,7 @@ class Bridge:
                      "killing node pid {} (generation {})", verdict.reason, record.in_flight or "nothing",
                      ", ".join(record.actions) or "none", record.node_pid, record.generation)
         self._signal_kill()
-        record.killed_ts = time.time()
+        record.killed_ts = self.node_watch.wall()
         return reason
 
     # ---- calls -----------------------------------------------------------------------
@@ -405,13 +401,20 @@ class Bridge:
             raise BridgeDead(self._dead_reason or "bridge not started")
         if self._dead_reason:
             raise BridgeDead(self._dead_reason)
+        if (held := self._held()) is not None:  # it would only queue behind that call
+            raise BridgeDead(f"call {fn} not sent: the bridge is shutting down, its thread still in {held[0]}")
         py_timeout = timeout_ms / 1000 + self.call_margin_s
+        # A call waits its turn at most `limit`, then runs at most `limit` from when it began:
+        # a slow call ahead of it is not this call's timeout, and the caller waits <= 2 x limit.
+        limit = py_timeout + self.call_margin_s
         mod, helpers = node
         # This node's judge: a late answer never counts for the next node.
         judge, watch = self.node_watch.judge, self.node_watch
         what = f"many({args[0]})" if fn == "many" and args else fn
+        ran_at: list[float] = []  # when the bridge thread took the call up
 
         def run() -> Any:
+            ran_at.append(time.monotonic())
             watch.in_flight = mine = (what, time.monotonic())
             try:
                 helper = helpers.get(fn)
@@ -424,9 +427,9 @@ class Bridge:
 
         started = time.monotonic()
         future = self._executor.submit(run, urgent=urgent)
-        deadline = started + py_timeout + self.call_margin_s
         # Wait in slices so a bridge that dies mid-call is reported at once, not at timeout.
         while True:
+            deadline = (ran_at[0] if ran_at else started) + limit
             try:
                 left = self._wait_until(deadline, started) - time.monotonic()
                 result = future.result(timeout=min(0.25, max(0.0, left)))
@@ -437,13 +440,30 @@ class Bridge:
                     self._dead_reason = reason
                     future.cancel()  # still queued: never sent to a node that is gone
                     raise BridgeDead(reason) from None
-                if time.monotonic() >= self._wait_until(deadline, started):
-                    future.cancel()
-                    if time.monotonic() < deadline:  # cut short by the daemon stopping
+                if self._held() is not None and future.cancel():
+                    raise BridgeDead(f"call {fn} abandoned: the bridge is shutting down") from None
+                now = time.monotonic()
+                if now < self._wait_until(deadline, started):
+                    continue
+                if future.cancel():  # still queued: it never reached node, no node timeout
+                    if self._closing_at is not None:
+                        self._abandon()
                         raise BridgeDead(f"call {fn} abandoned: the bridge is shutting down") from None
-                    if judge is not None:
-                        judge.call_timed_out(what)
-                    raise BridgeDead(f"call {fn} did not return within {py_timeout:.0f} s") from None
+                    busy = watch.in_flight
+                    raise BridgeDead(f"call {fn} never ran: the bridge thread was busy"
+                                     f"{f' in {busy[0]}' if busy else ''} for {limit:.1f} s") from None
+                if not ran_at:  # taken up just now: its own time starts here
+                    ran_at.append(now)
+                    continue
+                if future.done():  # came back meanwhile
+                    continue
+                if self._closing_at is not None:
+                    self._abandon()
+                    if now < deadline:  # cut short by the daemon stopping
+                        raise BridgeDead(f"call {fn} abandoned: the bridge is shutting down") from None
+                if judge is not None:
+                    judge.call_timed_out(what)
+                raise BridgeDead(f"call {fn} did not return within {py_timeout:.0f} s") from None
             except Exception as e:  # noqa: BLE001 - JS errors arrive as JavaScriptError
                 reason = self._check()
                 if reason:
@@ -469,6 +489,18 @@ class Bridge:
         if closing is None:
             return deadline
         return min(deadline, max(closing, started) + SHUTDOWN_CALL_S)
+
+    def _abandon(self) -> None:
+        """A call was given up while stopping: note what holds the bridge thread, so the
+        goodbyes after it fail at once instead of each waiting SHUTDOWN_CALL_S behind it."""
+        self._abandoned = self.node_watch.in_flight
+
+    def _held(self) -> tuple[str, float] | None:
+        """While stopping, the call abandoned on the bridge thread if it is still there."""
+        held = self._abandoned
+        if held is None or self._closing_at is None or self.node_watch.in_flight is not held:
+            return None
+        return held
 
     def helper_calls(self) -> dict[str, int]:
         with self._count_lock:
@@ -513,6 +545,12 @@ def node_exit_reason(code: int | None) -> str:
     return f"node process exited (code {code})"
 
 
+def _jspy(name: str) -> Any:
+    """A JSPyBridge module if loaded, else None. Never imported here: importing the package
+    starts node, and node_spawn loads `connection` (and its `config`) without the package."""
+    return sys.modules.get(f"javascript.{name}")
+
+
 def _route_node_output(*parts: Any, **_: Any) -> None:
     text = " ".join(str(p) for p in parts).strip()
     if text.startswith("[JSE]"):
@@ -523,7 +561,7 @@ def _route_node_output(*parts: Any, **_: Any) -> None:
 
 def _jspybridge_timeout(e: BaseException) -> bool:
     """JSPyBridge gave up waiting for node's reply (a JS error arrives as JavaScriptError)."""
-    errors = sys.modules.get("javascript.errors")  # never imported here: importing it starts node
+    errors = _jspy("errors")
     if errors is not None and isinstance(e, errors.JavaScriptError):
         return False
     return "timed out" in str(e).lower()

@@ -41,6 +41,18 @@ def render_metrics(daemon: Any, agencies: dict[str, Any]) -> str:
         _line(out, "mcbot_bridge_helper_calls_total", n, {"fn": fn})
     out.append("# TYPE mcbot_bridge_alive gauge")
     _line(out, "mcbot_bridge_alive", int(bool(bridge and bridge.alive)))
+    wedges, detect_s, rebuild_s = bridge.node_watch.figures() if bridge else (0, None, None)
+    out.append("# HELP mcbot_bridge_wedges_total Nodes the bridge watchdog found wedged and killed.")
+    out.append("# TYPE mcbot_bridge_wedges_total counter")
+    _line(out, "mcbot_bridge_wedges_total", wedges)
+    out.append("# HELP mcbot_bridge_last_wedge_detect_seconds The last wedge: from its onset to its detection.")
+    out.append("# TYPE mcbot_bridge_last_wedge_detect_seconds gauge")
+    if detect_s is not None:
+        _line(out, "mcbot_bridge_last_wedge_detect_seconds", round(detect_s, 3))
+    out.append("# HELP mcbot_bridge_last_wedge_rebuild_seconds The last wedge: from its onset to a new node up.")
+    out.append("# TYPE mcbot_bridge_last_wedge_rebuild_seconds gauge")
+    if rebuild_s is not None:
+        _line(out, "mcbot_bridge_last_wedge_rebuild_seconds", round(rebuild_s, 3))
     out.append("# TYPE mcbot_bot_connected gauge")
     out.append("# TYPE mcbot_stream_thoughts gauge")
     for bot, agency in agencies.items():

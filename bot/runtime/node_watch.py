@@ -112,6 +112,13 @@ class NodeWatch:
         self.note("wedged", verdict.reason)
         return record
 
+    def figures(self) -> tuple[int, float | None, float | None]:
+        """For /metrics: the wedges so far, the last one's detection and rebuild seconds."""
+        wedges = list(self.wedges)  # appended by the watchdog thread
+        if not wedges:
+            return 0, None, None
+        return len(wedges), wedges[-1].detect_s, wedges[-1].rebuild_s
+
     def note(self, what: str, detail: str = "") -> None:
         self.history.append((self.wall(), what, detail))
 

@@ -7,19 +7,22 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 import threading
+import time
 from pathlib import Path
 
 import pytest
 
 from bot.config.loader import ConfigError, load_config
+from bot.runtime import bridge as bridge_module
 from bot.runtime.bridge import Bridge, BridgeDead, BridgeError, _Worker
 from bot.runtime.heartbeat import HeartbeatFile
 from bot.runtime.node_spawn import _Subprocess
 from bot.runtime.node_watch import NodeWatch
-from bot.runtime.wedge import Beat, WedgeJudge, WedgeLimits
+from bot.runtime.wedge import Beat, Verdict, WedgeJudge, WedgeLimits
 
 LIMITS = WedgeLimits(heartbeat_interval_s=0.5, missed_heartbeat_s=5.0, max_loop_lag_ms=2000, lag_samples=3,
                      timeouts_in_a_row=3, max_rss_mb=3072)
@@ -260,8 +263,14 @@ def test_an_invalid_limit_exits_4_naming_its_field(tmp_path: Path, toml: str, en
 class _Node:
     """bridge.js as the bridge thread sees it, for the call path alone: no node here."""
 
-    def __init__(self) -> None:
+    def __init__(self, *gates: str) -> None:
         self.release = threading.Event()
+        self.gates = {g: threading.Event() for g in gates}
+
+    def gated(self, gate: str, *, timeout: float) -> str:
+        """A legitimate call that answers once the test opens its gate."""
+        self.gates[gate].wait(10)
+        return gate
 
     def jspy_timeout(self, *_: object, timeout: float) -> str:
         raise Exception("Call to 'jspy_timeout' timed out. Increase the timeout by setting the `timeout` keyword argument.")
@@ -311,3 +320,125 @@ def test_calls_timed_out_in_a_row_reach_the_judge_and_an_answer_starts_the_count
     finally:
         node.release.set()
         bridge._executor.shutdown()
+
+
+def _in_flight(bridge: Bridge, what: str | None) -> None:
+    """Wait until the bridge thread is in helper `what` (None: in none)."""
+    deadline = time.monotonic() + 5
+    while (bridge.node_watch.in_flight or (None,))[0] != what:
+        assert time.monotonic() < deadline, f"{what} never reached the bridge thread"
+        time.sleep(0.01)
+
+
+def _call_in_thread(bridge: Bridge, out: list[object], *args: object, **kw: object) -> threading.Thread:
+    def run() -> None:
+        try:
+            out.append(bridge.call(*args, **kw))  # type: ignore[arg-type]
+        except Exception as e:  # noqa: BLE001 - the test reads it
+            out.append(e)
+
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+    return thread
+
+
+def test_calls_that_never_left_the_queue_behind_a_slow_call_are_no_node_timeouts() -> None:
+    node = _Node("slow")
+    bridge = _bridge_on(node)
+    judge = bridge.node_watch.judge
+    out: list[object] = []
+    slow = _call_in_thread(bridge, out, "gated", "slow", timeout_ms=10_000)  # legitimate, node beats meanwhile
+    try:
+        _in_flight(bridge, "gated")
+        for _ in range(LIMITS.timeouts_in_a_row):
+            t0 = time.monotonic()
+            with pytest.raises(BridgeDead, match="never ran: the bridge thread was busy in gated"):
+                bridge.call("ping", timeout_ms=100)  # 0.3 s in the queue at most
+            assert time.monotonic() - t0 < 2.0  # the caller's wait stays bounded
+        assert judge.judge(0.0) is None  # node was never asked: no wedge, no kill
+        node.gates["slow"].set()
+        slow.join(5)
+        assert out == ["slow"] and bridge.call("ping") == "pong"
+    finally:
+        node.gates["slow"].set()
+        bridge._executor.shutdown()
+
+
+def test_a_calls_time_runs_from_when_the_bridge_thread_takes_it_up() -> None:
+    node = _Node("ahead", "mine")
+    bridge = _bridge_on(node)
+    ahead: list[object] = []
+    mine: list[object] = []
+    _call_in_thread(bridge, ahead, "gated", "ahead", timeout_ms=10_000)
+    try:
+        _in_flight(bridge, "gated")
+        t0 = time.monotonic()
+        waiting = _call_in_thread(bridge, mine, "gated", "mine", timeout_ms=1_300)  # 1.5 s from its start
+        time.sleep(1.0)
+        node.gates["ahead"].set()  # it starts 1.0 s after it was queued...
+        time.sleep(max(0.0, 2.0 - (time.monotonic() - t0)))
+        node.gates["mine"].set()  # ...and answers 2.0 s after: past 1.5 s from its queueing, within 1.5 s of its start
+        waiting.join(5)
+        assert mine == ["mine"]
+        assert bridge.node_watch.judge.judge(0.0) is None
+    finally:
+        for gate in node.gates.values():
+            gate.set()
+        bridge._executor.shutdown()
+
+
+def test_once_a_goodbye_is_abandoned_while_stopping_the_rest_fail_at_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(bridge_module, "SHUTDOWN_CALL_S", 0.5)
+    node = _Node()
+    bridge = _bridge_on(node)
+    stuck: list[object] = []
+    holder = _call_in_thread(bridge, stuck, "stuck", timeout_ms=10_000)  # holds the bridge thread
+    try:
+        _in_flight(bridge, "stuck")
+        bridge.node_watch.judge.beat(time.monotonic(), _beat(1, time.time(), pid=1))  # node still beats
+        bridge.begin_shutdown()
+        assert bridge.dead_reason is None  # beating: not killed, goodbyes are tried
+        t0 = time.monotonic()
+        errors = []
+        for _ in range(9):  # a fleet of 3: executor shutdown, quit, stopViewer each
+            with pytest.raises(BridgeDead) as exc:
+                bridge.call("ping", timeout_ms=2_000)
+            errors.append(str(exc.value))
+        assert time.monotonic() - t0 < 0.5 + 1.0  # one goodbye's wait, not nine (4.5 s)
+        assert "shutting down" in errors[0]
+        assert all("not sent: the bridge is shutting down, its thread still in stuck" in e for e in errors[1:])
+        holder.join(5)
+        assert isinstance(stuck[0], BridgeDead)  # the held call's own caller gave up too
+        node.release.set()  # the held call comes back: goodbyes are sent again
+        _in_flight(bridge, None)
+        assert bridge.call("ping") == "pong"
+    finally:
+        node.release.set()
+        bridge._executor.shutdown()
+
+
+# ---- the heartbeat folder and the wedge's figures -------------------------------------------
+def test_a_heartbeat_folder_that_went_is_made_again_at_the_next_spawn_and_read() -> None:
+    watch = NodeWatch(LIMITS)
+    env = watch.spawn_env()
+    folder = Path(env["MCBOT_BRIDGE_HEARTBEAT_FILE"]).parent
+    try:
+        shutil.rmtree(folder)  # a temp cleaner, or an exiting node's tidy-up
+        assert watch.spawn_env() == env and folder.is_dir()  # the next node can beat
+        shutil.rmtree(folder)
+        watch.node_up(pid=42, generation=1)
+        assert watch.observe() is None and folder.is_dir()  # the running node's next beat lands
+    finally:
+        watch.close()
+    assert not folder.exists()
+
+
+def test_the_kill_of_a_wedged_node_is_dated_on_the_injected_wall_clock() -> None:
+    clocks = _Clocks()
+    bridge = Bridge(limits=LIMITS)
+    bridge.node_watch.clock, bridge.node_watch.wall = (lambda: clocks.mono), (lambda: clocks.wall)
+    bridge._signal_kill = lambda: None  # type: ignore[method-assign]  # no node here
+    bridge.node_watch.node_up(pid=42, generation=1)
+    clocks.advance(6.0)
+    bridge._declare_wedged(Verdict("silent", "no heartbeat since the start (6.0 s)"))
+    assert bridge.node_watch.wedges[-1].killed_ts == clocks.wall == 1006.0
