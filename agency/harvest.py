@@ -1,10 +1,11 @@
 """Which tool a block must be dug with to drop anything: stone drops cobblestone only to a
 pickaxe, iron ore raw iron only to a stone pickaxe or better.
 
-The data is minecraft-data's (blocks[].harvestTools and the drops), for every version we
-claim, generated into agency/harvest.json by scripts/harvest_data.js (a unit test holds the
-file equal to what the script makes): agency plans offline, without node. A block absent
-from it drops something to bare hands (logs, dirt, sand...).
+The data is minecraft-data's (blocks[].harvestTools, the drops, the tools' durability, so a
+plan makes a new tool before the old one breaks), for every version we claim, generated
+into agency/harvest.json by scripts/harvest_data.js (a unit test holds the file equal to
+what the script makes): agency plans offline, without node. A block absent from it drops
+something to bare hands (logs, dirt, sand...).
 
 Blocks are looked up by any version's name (agency.names). Unless a version is named, the
 answers hold at every claimed version: a block needs a tool if it does at any of them, and
@@ -24,16 +25,22 @@ DATA_FILE = Path(__file__).with_name("harvest.json")
 # Cheapest first: what a plan makes when it needs a tool. Golden tools harvest what wooden
 # ones do and cost gold, so they come after iron.
 TIERS = ("wooden", "stone", "iron", "golden", "diamond", "netherite")
-PICKAXE_TIERS = tuple(f"{t}_pickaxe" for t in TIERS if t != "golden")
+# Fastest first: the bot digs with the fastest held tool that harvests the block, so that is
+# the one a plan wears out first.
+FASTEST = ("golden", "netherite", "diamond", "iron", "stone", "wooden")
+
+
+@cache
+def _data() -> dict:
+    return json.loads(DATA_FILE.read_text(encoding="utf-8"))
 
 
 @cache
 def _versions() -> dict[str, dict[str, tuple[frozenset[str], tuple[str, ...]]]]:
     """version -> canonical block name -> (tools that harvest it, what it drops)."""
-    raw = json.loads(DATA_FILE.read_text(encoding="utf-8"))["versions"]
-    return {version: {canonical(block): (frozenset(g["tools"]), tuple(drops))
+    return {version: {canonical(block): (frozenset(g["tools"]), tuple(canonical(d) for d in drops))
                       for g in groups for block, drops in g["blocks"].items()}
-            for version, groups in raw.items()}
+            for version, groups in _data()["versions"].items()}
 
 
 def versions() -> tuple[str, ...]:
@@ -77,26 +84,43 @@ def tier(tool: str) -> int:
     return next((i for i, t in enumerate(TIERS) if tool.startswith(f"{t}_")), len(TIERS))
 
 
-def cheapest_tool(block: str, version: str | None = None) -> str | None:
-    """The cheapest tool that harvests `block` (wooden_pickaxe for stone, stone_pickaxe for
-    iron ore), None when it needs none or nothing harvests it."""
-    tools = harvest_tools(block, version)
-    return min(tools, key=lambda t: (tier(t), t)) if tools else None
+@cache
+def ranked_tools(block: str, version: str | None = None) -> tuple[str, ...]:
+    """The tools that harvest `block`, cheapest first (wooden_pickaxe first for stone)."""
+    return tuple(sorted(harvest_tools(block, version), key=lambda t: (tier(t), t)))
 
 
-def min_pickaxe(block: str, version: str | None = None) -> str | None:
-    """The lowest pickaxe tier that harvests `block`, None when no pickaxe is needed or none does."""
-    tools = harvest_tools(block, version)
-    return next((p for p in PICKAXE_TIERS if p in tools), None)
+def unless_dug_with(block: str) -> str:
+    """Why digging `block` by hand is futile, naming its tools (for refusals)."""
+    tools = ranked_tools(block)
+    need = f"a {tools[0]} or better ({', '.join(tools)})" if tools else "a tool no one can hold"
+    return f"{block} drops nothing unless dug with {need}"
 
 
 def tool_held(inventory: Mapping[str, int], block: str, version: str | None = None) -> str | None:
     """A held item that harvests `block` (the cheapest), None when none is held."""
-    tools = harvest_tools(block, version)
-    held = [name for name, n in inventory.items() if n > 0 and name in tools]
-    return min(held, key=lambda t: (tier(t), t)) if held else None
+    return next((t for t in ranked_tools(block, version) if inventory.get(t, 0) > 0), None)
 
 
 def can_harvest(inventory: Mapping[str, int], block: str, version: str | None = None) -> bool:
     """Will digging `block` with what `inventory` holds drop something?"""
     return not needs_tool(block, version) or tool_held(inventory, block, version) is not None
+
+
+def durability(tool: str) -> int:
+    """The uses a new `tool` has (the least any claimed version gives it); a block dug with
+    it costs one (a sword spends two, but no plan digs with one)."""
+    return min(uses[tool] for uses in _data()["durability"].values())
+
+
+def wear_order(block: str) -> tuple[str, ...]:
+    """The tools that harvest `block` in the order the bot wears them out: fastest first."""
+    speed = {m: i for i, m in enumerate(FASTEST)}
+    return tuple(sorted(ranked_tools(block), key=lambda t: speed.get(t.split("_")[0], len(FASTEST))))
+
+
+def drop(block: str) -> str:
+    """The item digging `block` gains: its one drop when it needs a tool (cobblestone for
+    stone, raw_iron for iron ore), else the block itself, named as given."""
+    dropped = drops(block)
+    return dropped[0] if len(dropped) == 1 else block

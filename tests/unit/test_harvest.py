@@ -1,6 +1,7 @@
 """Harvest data (agency.harvest): the committed agency/harvest.json is what
 scripts/harvest_data.js makes from the installed minecraft-data, for the versions the
-Makefile claims; and what agency makes of it (the tool a block needs, the cheapest one)."""
+Makefile claims; and what agency makes of it (the tool a block needs, the cheapest one,
+what it drops, how long a tool lasts)."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ import pytest
 
 from agency import harvest
 from agency.execution.agents.plan_builder import SOURCE_BLOCK
-from agency.execution.tools.gathering import DROPS
+from agency.execution.tools.gathering import drop_of
 
 ROOT = Path(__file__).resolve().parents[2]
 SCRIPT = ROOT / "scripts" / "harvest_data.js"
@@ -49,23 +50,31 @@ def test_the_file_covers_every_version_the_makefile_claims() -> None:
         assert len({b for g in groups for b in g["blocks"]}) > 300, version  # all of minecraft-data, not a sample
 
 
-@pytest.mark.parametrize("block, tool, pickaxe", [
-    ("stone", "wooden_pickaxe", "wooden_pickaxe"), ("cobblestone", "wooden_pickaxe", "wooden_pickaxe"),
-    ("coal_ore", "wooden_pickaxe", "wooden_pickaxe"), ("deepslate", "wooden_pickaxe", "wooden_pickaxe"),
-    ("iron_ore", "stone_pickaxe", "stone_pickaxe"), ("deepslate_iron_ore", "stone_pickaxe", "stone_pickaxe"),
-    ("diamond_ore", "iron_pickaxe", "iron_pickaxe"), ("obsidian", "diamond_pickaxe", "diamond_pickaxe"),
-    ("cobweb", "wooden_sword", None), ("snow_block", "wooden_shovel", None),
+@pytest.mark.parametrize("block, tool", [
+    ("stone", "wooden_pickaxe"), ("cobblestone", "wooden_pickaxe"), ("coal_ore", "wooden_pickaxe"),
+    ("deepslate", "wooden_pickaxe"), ("iron_ore", "stone_pickaxe"), ("deepslate_iron_ore", "stone_pickaxe"),
+    ("diamond_ore", "iron_pickaxe"), ("obsidian", "diamond_pickaxe"), ("cobweb", "wooden_sword"),
+    ("snow_block", "wooden_shovel"),
 ])
-def test_the_cheapest_tool_and_the_lowest_pickaxe(block: str, tool: str, pickaxe: str | None) -> None:
+def test_the_cheapest_tool_comes_first(block: str, tool: str) -> None:
     assert harvest.needs_tool(block)
-    assert harvest.cheapest_tool(block) == tool
-    assert harvest.min_pickaxe(block) == pickaxe
+    ranked = harvest.ranked_tools(block)
+    assert ranked[0] == tool and set(ranked) == harvest.harvest_tools(block)
+    assert [harvest.tier(t) for t in ranked] == sorted(harvest.tier(t) for t in ranked)
+    assert harvest.unless_dug_with(block).startswith(f"{block} drops nothing unless dug with a {tool} or better ({tool}, ")
+
+
+def test_the_ranking_golden_after_iron_and_a_block_nothing_harvests() -> None:
+    assert harvest.ranked_tools("stone") == ("wooden_pickaxe", "stone_pickaxe", "iron_pickaxe", "golden_pickaxe",
+                                             "diamond_pickaxe", "netherite_pickaxe")
+    assert harvest.ranked_tools("command_block") == ()
+    assert harvest.unless_dug_with("command_block") == "command_block drops nothing unless dug with a tool no one can hold"
 
 
 @pytest.mark.parametrize("block", ["oak_log", "log", "dirt", "grass_block", "sand", "gravel", "oak_planks",
                                    "crafting_table", "short_grass", "grass", "oak_leaves"])
 def test_blocks_that_drop_to_bare_hands_need_nothing(block: str) -> None:
-    assert not harvest.needs_tool(block) and harvest.cheapest_tool(block) is None
+    assert not harvest.needs_tool(block) and harvest.ranked_tools(block) == ()
     assert harvest.can_harvest({}, block)
 
 
@@ -86,9 +95,30 @@ def test_every_claimed_version_must_agree_unless_one_is_named() -> None:
     assert harvest.drops("iron_ore", "1.18.2") == harvest.drops("iron_ore", "1.21.4") == ("raw_iron",)
 
 
-def test_the_hand_written_drop_tables_agree_with_minecraft_data() -> None:
-    for block, item in DROPS.items():  # collect_block counts these
-        if harvest.needs_tool(block):
-            assert item in harvest.drops(block), f"{block} drops {harvest.drops(block)}, not {item}"
+@pytest.mark.parametrize("block, item", [
+    ("stone", "cobblestone"), ("deepslate", "cobbled_deepslate"), ("coal_ore", "coal"), ("deepslate_coal_ore", "coal"),
+    ("iron_ore", "raw_iron"), ("deepslate_iron_ore", "raw_iron"), ("diamond_ore", "diamond"), ("cobblestone", "cobblestone"),
+    ("grass_block", "dirt"), ("oak_log", "oak_log"), ("log", "log"), ("dirt", "dirt"), ("grass", "grass"),
+    ("gilded_blackstone", "gilded_blackstone"),  # two drops: the block itself is what is counted
+])
+def test_what_collecting_a_block_counts(block: str, item: str) -> None:
+    assert drop_of(block) == item
+
+
+def test_the_planners_sources_drop_what_it_gathers_from_them() -> None:
     for raw, block in SOURCE_BLOCK.items():  # the planner gathers raw from block
         assert not harvest.needs_tool(block) or raw in harvest.drops(block), f"{block} does not drop {raw}"
+
+
+def test_durability_per_tool_and_the_order_tools_wear_out() -> None:
+    assert {t: harvest.durability(t) for t in ("wooden_pickaxe", "stone_pickaxe", "iron_pickaxe", "golden_pickaxe",
+                                                "diamond_pickaxe", "shears")} == {
+        "wooden_pickaxe": 59, "stone_pickaxe": 131, "iron_pickaxe": 250, "golden_pickaxe": 32, "diamond_pickaxe": 1561,
+        "shears": 238}
+    data = json.loads(harvest.DATA_FILE.read_text())
+    assert set(data["durability"]) == set(harvest.versions())
+    for version, groups in data["versions"].items():  # every tool that harvests anything has its uses
+        assert {t for g in groups for t in g["tools"]} <= set(data["durability"][version]), version
+    # the bot digs with the fastest tool that harvests the block: golden before the others
+    assert harvest.wear_order("stone")[0] == "golden_pickaxe" and harvest.wear_order("stone")[-1] == "wooden_pickaxe"
+    assert harvest.wear_order("iron_ore") == ("netherite_pickaxe", "diamond_pickaxe", "iron_pickaxe", "stone_pickaxe")

@@ -9,9 +9,12 @@ from agency.execution.agents.deliver_plan import deliver_plan
 from agency.execution.agents.gather_plan import gather_plan
 from agency.execution.agents.planning import craft_plan
 from agency.execution.agents.smelt_plan import smelt_plan
+from agency.execution.tools.crafting import table_facts
 from agency.execution.tools.smelting import smelt_facts
 
 GENERATORS = {"craft_plan": craft_plan, "build_plan": build_plan, "smelt_plan": smelt_plan, "deliver_plan": deliver_plan,
               "gather_plan": gather_plan}
-# A furnace or table already standing: the smelt plan crafts neither (nor gathers their stone).
-WORLD_FACTS = {"smelt_plan": smelt_facts}
+# A table or furnace already standing (in sight, or remembered and found standing): a plan
+# crafts neither (nor gathers their wood and stone). A gather plan's tools come from the
+# crafter, whose craft plan is told of the table then.
+WORLD_FACTS = {"craft_plan": table_facts, "deliver_plan": table_facts, "smelt_plan": smelt_facts}

@@ -6,6 +6,9 @@ steps through a PlanBuilder. A gather step whose block drops nothing without a t
 simulated inventory lacks (stone without a pickaxe, iron ore without a stone one:
 agency.harvest) is preceded by the steps that make the cheapest such tool, planned with
 the same recipe planner, so a plan never starts a step whose preconditions it has not met.
+Tools wear out: each block dug costs the tool the bot digs it with one use (the fastest held
+that harvests it), so a batch stops where the last tool breaks and a new one is made before
+the next. Tools held at the start count as new: the inventory says nothing of their wear.
 Each craft/gather step ensures a total held *after* it, computed from the simulation at
 that point, so re-running a step is a no-op.
 """
@@ -18,7 +21,7 @@ from typing import Any, Iterator, Mapping
 from agency.errors import AgencyError
 from agency.execution.tools.recipes import CRAFTABLE, available, matches, plan_craft, recipe_for
 from agency.execution.workflows.models import StepDef
-from agency.harvest import can_harvest, harvest_tools, tier
+from agency.harvest import can_harvest, durability, harvest_tools, needs_tool, ranked_tools, unless_dug_with, wear_order
 
 GATHER_BATCH = 6  # per collect step: a big order (a shelter's 18 logs) is several checkpointed steps,
 # each well inside collect_block's time limit, so a stop loses at most one batch
@@ -35,20 +38,22 @@ class WorkflowPlanError(AgencyError, ValueError):
 
 def tool_to_make(block: str) -> str:
     """The cheapest tool with a recipe that harvests `block` (NO_TOOL when there is none)."""
-    makeable = sorted((t for t in harvest_tools(block) if t in CRAFTABLE), key=lambda t: (tier(t), t))
-    if not makeable:
-        needed = " or ".join(sorted(harvest_tools(block))) or "a tool no one can hold"
-        raise WorkflowPlanError("NO_TOOL", f"{block} drops nothing unless dug with {needed}, and the bot cannot craft one yet")
-    return makeable[0]
+    tool = next((t for t in ranked_tools(block) if t in CRAFTABLE), None)
+    if tool is None:
+        raise WorkflowPlanError("NO_TOOL", f"{unless_dug_with(block)}, and the bot cannot craft one yet")
+    return tool
 
 
 class PlanBuilder:
+    batch = GATHER_BATCH  # the most one collect step gathers
+
     def __init__(self, inventory: Mapping[str, int], *, table_known: bool = False) -> None:
         self.sim: dict[str, int] = dict(inventory)
         self.table = table_known  # a crafting table the craft steps can use (told of, or placed by this plan)
         self.steps: list[StepDef] = []
         self.kept: dict[str, int] = {}  # held but out of the planner's reach (reserved), still counted in totals
         self._making: set[str] = set()  # tools being planned: a tool that needs itself is refused
+        self.worn: dict[str, int] = {}  # tool -> uses spent on the held copy being worn out
 
     def add(self, step_id: str, **fields: Any) -> StepDef:
         """Append a step; an id already taken gets -2, -3... (batches, a second round of planks)."""
@@ -95,40 +100,69 @@ class PlanBuilder:
             self._making.discard(tool)
         assert can_harvest(self.sim, block), f"{tool} was planned and {block} is still not harvestable"
 
+    def uses_left(self, block: str) -> int:
+        """How many `block` the held tools dig before the last breaks."""
+        return sum(self.sim[t] * durability(t) - self.worn.get(t, 0) for t in harvest_tools(block) if self.sim.get(t, 0) > 0)
+
+    def _wear(self, block: str, digs: int) -> None:
+        """Spend `digs` uses on the tools the bot digs `block` with, fastest first; a tool
+        broken leaves the inventory."""
+        if not needs_tool(block):
+            return
+        for tool in wear_order(block):
+            while digs and self.sim.get(tool, 0) > 0:
+                spent = min(digs, durability(tool) - self.worn.get(tool, 0))
+                self.worn[tool] = self.worn.get(tool, 0) + spent
+                digs -= spent
+                if self.worn[tool] == durability(tool):
+                    self.sim[tool] -= 1
+                    self.worn[tool] = 0
+        assert not digs, f"{digs} {block} dug with no tool left"
+
     # ---- gathering ------------------------------------------------------------------------
     def gather(self, raw: str, short: int, *, step_id: str | None = None, note: str = "",
                block: str | None = None) -> None:
         """collect_block steps for `short` more `raw` in batches, each ensuring a running total,
-        after the tool its block needs."""
+        each after a tool with uses left for it: a batch ends where the last tool breaks."""
         block = block or SOURCE_BLOCK[raw]
-        self.ensure_tool(block)
-        held = self.held(raw)
-        for got in range(GATHER_BATCH, short + GATHER_BATCH, GATHER_BATCH):
-            total = held + min(got, short)
+        while short > 0:
+            self.ensure_tool(block)
+            batch = min(self.batch, short, self.uses_left(block) if needs_tool(block) else short)
+            total = self.held(raw) + batch
             self.add(step_id or f"gather-{raw}", tool="collect_block",
                      description=f"have {total} {raw}" + (f" ({note})" if note else ""),
                      args={"block": block, "count": total, "ensure": True})
-        self.sim[raw] = self.sim.get(raw, 0) + short
+            self._wear(block, batch)
+            self.sim[raw] = self.sim.get(raw, 0) + batch
+            short -= batch
 
     # ---- crafting -------------------------------------------------------------------------
     def craft(self, item: str, amount: int) -> None:
         """Gather the raw materials (their tools first), then each intermediate craft, placing
         a crafting table when a 3x3 recipe needs one and none is known, then the item."""
-        for _ in range(len(SOURCE_BLOCK) + 1):  # each round gets one more tool: bounded
+        # Bounded: a round gets one more tool, or gathers; what a tool remade mid-gather took of
+        # what the plan meant for `item` (planks, sticks) is a few logs, gathered by hand.
+        for _ in range(2 * len(SOURCE_BLOCK) + 2):
             plan = plan_craft(item, amount, self.sim, table_nearby=self.table)
             raws = sorted(plan.missing.items(), key=_specific_first)
+            if not raws:
+                break
             for raw, _short in raws:
                 if raw not in SOURCE_BLOCK:
                     raise WorkflowPlanError("NO_SOURCE", f"'{raw}' is needed for {item} and the bot cannot gather it yet")
             blocked = next((SOURCE_BLOCK[raw] for raw, _ in raws if not can_harvest(self.sim, SOURCE_BLOCK[raw])), None)
-            if blocked is None:
-                break
-            # The tool first, then plan again: its leftovers (sticks, planks, the table) count.
-            self.ensure_tool(blocked)
+            if blocked is not None:
+                # The tool first, then plan again: its leftovers (sticks, planks, the table) count.
+                self.ensure_tool(blocked)
+                continue
+            start = len(self.steps)
+            for raw, short in raws:
+                self.gather(raw, short)
+            if all(s.tool == "collect_block" for s in self.steps[start:]):
+                break  # only the raws came: the plan stands
+            # A tool worn out meanwhile was remade, perhaps of what the plan meant for `item`: plan again.
         else:
-            raise AssertionError(f"no plan for {item} gets its tools")
-        for raw, short in raws:
-            self.gather(raw, short)
+            raise AssertionError(f"no plan for {item} gets its materials")
         for st in plan.steps:
             if st.place_table:
                 self.add("place-crafting-table", tool="place_block", description="place a crafting table",

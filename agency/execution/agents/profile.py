@@ -19,7 +19,6 @@ from agency.execution.workflows.models import ParallelConfig, StepDef, WorkflowD
 from agency.errors import InvalidInputError
 
 AGENT_ID_PATTERN = r"^[a-z0-9]+(-[a-z0-9]+)*$"
-GENERATORS = ("craft_plan", "build_plan")
 
 
 class ProfileValidationError(InvalidInputError):

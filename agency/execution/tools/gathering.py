@@ -13,7 +13,7 @@ from typing import Any
 
 from pydantic import Field, model_validator
 
-from agency.harvest import can_harvest, harvest_tools, tier
+from agency.harvest import can_harvest, drop, ranked_tools, unless_dug_with
 from agency.names import canonical
 from agency.execution.tools.actions import run_action
 from agency.execution.tools.base import BODY_QUEUE, Tool, ToolContext, ToolFailure, ToolInput
@@ -23,19 +23,31 @@ from agency.execution.tools.recipes import available
 from agency.execution.tools.results import PRECONDITION_FAILED
 from agency.world import EntityInfo, Vec3, WorldSnapshot
 
-# What a block drops when it is not itself (no silk touch), by canonical name.
-DROPS = {"stone": "cobblestone", "grass_block": "dirt", "coal_ore": "coal", "deepslate": "cobbled_deepslate",
-         "iron_ore": "raw_iron", "deepslate_iron_ore": "raw_iron", "deepslate_coal_ore": "coal"}
+# Blocks that need no tool and drop something else: the harvest data holds only the blocks
+# that need one (and what they drop), by canonical name.
+BARE_HAND_DROPS = {"grass_block": "dirt"}
+MAX_PER_CALL = 64  # what one collect gathers at most (a total ensured may be more: a plan's batches)
 REACH = 4.0
 MAX_FUTILE = 3
 
 
+def drop_of(block: str) -> str:
+    """The item collecting `block` gains (cobblestone for stone, dirt for grass_block)."""
+    return BARE_HAND_DROPS.get(canonical(block)) or drop(block)
+
+
 class CollectBlockInput(ToolInput):
     block: str = Field(min_length=1, description="block name or generic 'log'")
-    count: int = Field(default=1, ge=1, le=64)
+    count: int = Field(default=1, ge=1, le=36 * 64)
     ensure: bool = Field(default=False, description="count is the total wanted in the inventory")
     radius: int = Field(default=32, ge=1, le=32)
     explore_attempts: int = Field(default=2, ge=0, le=5)
+
+    @model_validator(mode="after")
+    def _bounded(self) -> "CollectBlockInput":
+        if not self.ensure and self.count > MAX_PER_CALL:
+            raise ValueError(f"count: at most {MAX_PER_CALL} more in one call (a larger total needs ensure)")
+        return self
 
 
 class Pos(ToolInput):
@@ -74,15 +86,12 @@ async def require_harvest_tool(ctx: ToolContext, block: str) -> None:
     """PRECONDITION_FAILED naming the tools when none held makes `block` drop anything."""
     if can_harvest(await held_items(ctx), block):
         return
-    tools = sorted(harvest_tools(block), key=lambda t: (tier(t), t))
-    need = f"a {tools[0]} or better" if tools else "a tool no one can hold"
-    raise ToolFailure(PRECONDITION_FAILED, f"{block} drops nothing unless dug with {need} "
-                      f"({', '.join(tools) or 'none'}), and the bot holds none", details={"block": block, "tools": tools})
+    raise ToolFailure(PRECONDITION_FAILED, f"{unless_dug_with(block)}, and the bot holds none",
+                      details={"block": block, "tools": list(ranked_tools(block))})
 
 
 async def collect_block(ctx: ToolContext, p: CollectBlockInput) -> dict[str, Any]:
     await require_harvest_tool(ctx, p.block)
-    drop_of = lambda name: DROPS.get(canonical(name), name)  # noqa: E731
     item = drop_of(p.block)
     start = await _held(ctx, item)
     goal = p.count if p.ensure else start + p.count

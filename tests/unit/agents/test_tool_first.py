@@ -1,11 +1,13 @@
 """The tool before the work: every generated plan gets the tool a block needs to drop
 anything before it gathers or mines it (a wooden pickaxe before stone, a stone one before
-iron ore), and collect_block/mine_block refuse up front without one.
+iron ore), and collect_block/mine_block refuse up front without one; tools wear out, so a
+large order makes the next tool before the last one breaks.
 
 The property tests run each plan's steps over a simulated inventory the way the tools would
 (a craft replans from what is held, as the craft tool does), checking every step's
-precondition at its point of the plan, and that each ensure-step does work once and is a
-no-op when run again."""
+precondition at its point of the plan (a block is dug with the fastest held tool that
+harvests it, which loses a use and breaks at its durability), and that each ensure-step
+does work once and is a no-op when run again."""
 
 from __future__ import annotations
 
@@ -26,12 +28,11 @@ from agency.execution.agents.smelt_plan import smelt_plan
 from agency.execution.builtin_tools import default_tool_registry
 from agency.execution.tools import ToolContext
 from agency.execution.tools.furnace_recipes import SMELTING, choose_fuel, input_choice, output_of
-from agency.execution.tools.gathering import DROPS
+from agency.execution.tools.gathering import drop_of
 from agency.execution.tools.recipes import CRAFTABLE, available, plan_craft
 from agency.execution.tools.results import PRECONDITION_FAILED
 from agency.execution.workflows import SqliteCheckpointStore
-from agency.harvest import can_harvest
-from agency.names import canonical
+from agency.harvest import can_harvest, durability, needs_tool, wear_order
 from tests.unit.agents.conftest import run
 from tests.unit.agents.fakes import GROUND_Y, FakeBody
 
@@ -50,6 +51,8 @@ class Sim:
         self.table = bool(facts.get("craftingTable"))
         self.furnace = bool(facts.get("furnace"))
         self.dug: list[tuple[str, frozenset[str]]] = []  # (block, the pickaxes held), in order
+        self.worn: Counter[str] = Counter()  # tool -> uses spent on the held copy in use
+        self.broken: Counter[str] = Counter()
 
     def run(self, steps: list[Any]) -> None:
         for step in steps:
@@ -65,15 +68,16 @@ class Sim:
             block = a["block"]
             assert can_harvest(self.inv, block), f"{s.id}: digs {block} holding {dict(self.inv)}"
             self.dug.append((block, frozenset(t for t in self.inv if t.endswith("_pickaxe"))))
-            item = DROPS.get(canonical(block), block)
+            item = drop_of(block)
             item = WORLD_LOG if item == "log" else item
+            digs = a.get("count", 1)
             if a.get("ensure"):
                 before = available(self.inv, item)
                 assert before < a["count"], f"{s.id}: already holds {before} {item}, the step does nothing"
-                self.inv[item] += a["count"] - before
-                assert available(self.inv, item) == a["count"]
-            else:
-                self.inv[item] += a.get("count", 1)
+                digs = a["count"] - before
+            for n in range(digs):
+                self.dig(block, f"{s.id} (block {n + 1} of {digs})")
+            self.inv[item] += digs
         elif s.tool == "craft":
             item = a["item"]
             held = available(self.inv, item)
@@ -108,6 +112,17 @@ class Sim:
             assert self.inv[item] >= a["count"], f"{s.id}: {self.inv[item]} {item} to give {a['count']}"
             self.inv[item] -= a["count"]
         self.inv = +self.inv
+
+    def dig(self, block: str, where: str) -> None:
+        if not needs_tool(block):
+            return
+        tool = next((t for t in wear_order(block) if self.inv[t] > 0), None)
+        assert tool is not None, f"{where}: digs {block} with no tool left holding {dict(+self.inv)}"
+        self.worn[tool] += 1
+        if self.worn[tool] == durability(tool):
+            self.inv[tool] -= 1
+            self.worn[tool] = 0
+            self.broken[tool] += 1
 
 
 def simulate(steps: list[Any], inventory: Mapping[str, int], facts: Mapping[str, Any] | None = None) -> Sim:
