@@ -13,9 +13,10 @@ A run that ends because the body went away (BODY_LOST from a tool, or any failur
 while the body is not connected) did not fail on its merits: its task is held as
 `disconnected` like a preemption (an unverified witness: the goal side rescans on resume)
 and put back in the queue on the first tick the body is ready again. When the bridge itself
-went down during the run (its node process died, or was killed as wedged; `bridge`), the
-task records it, and the second time it is failed as poison instead of held: resumed, it
-would take the bridge down again (agency/planning/tasks/poison.py).
+went down during the run (its node process died, or was killed as wedged; `bridge`) while
+this bot had actions running on it, the task records it, and the second time it is failed
+as poison instead of held: resumed, it would take the bridge down again
+(agency/planning/tasks/poison.py). A bot that was idle then is only held.
 
 An executor works for one bot (`bot`) when several share the task store: it claims tasks
 bound to that bot or to none, and resumes and puts back in the queue only the tasks that
@@ -326,8 +327,9 @@ class Executor:
         return run.task_id
 
     def _poisoned(self, run: _Running) -> bool:
-        """A run held for a lost body: if the bridge itself went down since it started, the
-        task records it, and the record that makes it poison fails it (no hold). True then."""
+        """A run held for a lost body: if the bridge itself went down since it started while
+        this bot was doing something on it, the task records it, and the record that makes it
+        poison fails it (no hold). True then."""
         why = self.bridge.down_since(run.bridge_mark) if self.bridge is not None else None
         task = self.tasks.get_task(run.task_id)
         if why is None or task is None or task.status is not TaskStatus.active:

@@ -134,14 +134,16 @@ class Agency:
                           hooks={"shelter": self.goals.hooks, PLACES_HOOK: self.places, STAIRCASES_HOOK: self.staircases,
                                  DELIVERY_HOOK: self.delivery})
         self.tool_ctx = ctx
-        bridge = getattr(body, "bridge", None)  # a fake or replayed body has none to lose: no task is poison
+        # A fake or replayed body has no bridge to lose: no task is poison. A live one is blamed
+        # only for the downs it had actions running in (a fleet's bots share the bridge).
+        bridge = getattr(body, "bridge", None)
         runtime = AgentRuntime(self.agents, self.tools, ctx, checkpoints=self.checkpoints,
                                plan_facts=self._plan_facts,
                                on_step=record_step(self.tasks))  # each step in the task's event log
         self.executor = Executor(self.tasks, runtime, self.clock, on_lifecycle=self._on_task_event,
                                  goals=self.goals.hooks, before_tick=self.goals.on_executor_tick, bot=self.claim_as,
                                  actions=self.agents.routable_actions() if self.entry.agents else None,
-                                 bridge=bridge_downs(bridge) if bridge is not None else None)
+                                 bridge=None if bridge is None else bridge_downs(bridge).of_body(body.actions_running))
         self.reflexes = Reflexes(self.tools, ctx, self.executor,
                                  self.cfg.reflexes,
                                  shelter_lookup=self.goals.nearest_verified_shelter, clock=self.clock)

@@ -14,11 +14,16 @@ from typing import Any
 from agency.planning.tasks.models import BridgeDown, Task, TaskStatus
 
 POISON_AFTER = 2  # one bridge down may be bad luck (the world, the host); the second is the task
+POISON = "poison:"  # how a poison failure's reason starts (retry_backoff holds its goal back long)
 
 
 def poison_reason(count: int, last: str) -> str:
     times = "twice" if count == 2 else f"{count} times"
-    return f"poison: its run brought the bridge down {times} (last: {last})"
+    return f"{POISON} its run brought the bridge down {times} (last: {last})"
+
+
+def is_poison(reason: str | None) -> bool:
+    return (reason or "").startswith(POISON)
 
 
 def bridge_down_update(task: Task, reason: str, now: int,

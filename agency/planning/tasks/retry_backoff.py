@@ -5,6 +5,9 @@ drive tick from asking, a moment after a failure, for the very goal that just fa
 out of reach, no wool to be had), so one blocked step failed every tick. Here a goal whose
 newest tasks failed n times in a row is held back BACKOFF_MS[n - 1] (the last entry beyond)
 from its last failure; a task of it that completes, or one still in flight, ends the run.
+A poison failure among them (agency.planning.tasks.poison: its runs took the bridge down
+twice) holds the goal back POISON_HOLD_MS from that failure. Only what the drive tick asks
+waits: a user may still submit the goal (their choice).
 Asked for a bot, only the tasks open to it count (agency.planning.tasks.idempotency.open_to).
 """
 
@@ -15,8 +18,16 @@ from typing import Iterable
 
 from agency.planning.tasks.idempotency import TaskLookup, open_to
 from agency.planning.tasks.models import Task, TaskStatus
+from agency.planning.tasks.poison import is_poison
 
 BACKOFF_MS = (20_000, 60_000, 180_000)
+# A poison goal asked again every few minutes takes node down (every bot of the fleet with
+# it) twice each time. Held until the daemon restarts would be lost at the restart, which is
+# no sign the goal got safe; a time from the failure, kept in the store, holds across it. In
+# half an hour the bot has moved on and its inventory changed, which may be all the run
+# needed (a search that wedged node there); a held goal's periodic review waits as long at most
+# (agency.goals.backoff).
+POISON_HOLD_MS = 30 * 60_000
 
 
 @dataclass(frozen=True)
@@ -35,15 +46,19 @@ def held_back(tasks: TaskLookup | Iterable[Task], goal_key: str, now_ms: int, *,
     else:
         mine = [t for t in tasks if t.metadata.goalKey == goal_key and open_to(t, bot)]  # type: ignore[union-attr]
         newest = sorted(mine, key=lambda t: t.metadata.updatedAt, reverse=True)[:depth]
-    failures, last = 0, None
+    failures, last, poison = 0, None, None
     for task in newest:
         if task.status is not TaskStatus.failed:
             break
         failures += 1
         last = last or task
+        if poison is None and is_poison(task.metadata.solver.get("failureReason")):
+            poison = task  # a failure of another kind after it (a user's try) does not end its hold
     if last is None:
         return None
-    wait = BACKOFF_MS[min(failures, len(BACKOFF_MS)) - 1] - (now_ms - last.metadata.updatedAt)
+    wait, by = BACKOFF_MS[min(failures, len(BACKOFF_MS)) - 1] - (now_ms - last.metadata.updatedAt), last
+    if poison is not None and (long := POISON_HOLD_MS - (now_ms - poison.metadata.updatedAt)) > wait:
+        wait, by = long, poison
     if wait <= 0:
         return None
-    return HeldBack(failures=failures, wait_ms=wait, reason=str(last.metadata.solver.get("failureReason", "")))
+    return HeldBack(failures=failures, wait_ms=wait, reason=str(by.metadata.solver.get("failureReason", "")))

@@ -1,12 +1,14 @@
 """A goal whose tasks keep failing waits before the drive tick asks it again
 (agency.planning.tasks.retry_backoff): 20 s, 60 s, then 180 s after 1, 2, 3+ failures in a
-row; the tick explores meanwhile, and skips when exploring just failed too."""
+row; the tick explores meanwhile, and skips when exploring just failed too. A poison failure
+(its runs took the bridge down twice) holds its goal back half an hour."""
 
 from __future__ import annotations
 
 from agency.cognition.drive_tick import DriveSkipReason, DriveTickFired, DriveTickSkipped, DriveTickState, evaluate_drive_tick
 from agency.planning.tasks.models import TaskOrigin
-from agency.planning.tasks.retry_backoff import BACKOFF_MS, held_back
+from agency.planning.tasks.poison import poison_reason
+from agency.planning.tasks.retry_backoff import BACKOFF_MS, POISON_HOLD_MS, held_back
 
 NO_TABLE = {"oak_log": 20}  # rule 3 asks craft:crafting_table
 KEY = "craft:crafting_table"
@@ -111,3 +113,33 @@ def test_a_held_stone_age_step_lets_the_hunt_have_its_turn(make_snapshot, clock,
     _task(store, "collect:stone", "failed")
     r = evaluate_drive_tick(make_snapshot(BASE, entities=herd), clock(), DriveTickState(), store, shelter_nearby=True)
     assert isinstance(r, DriveTickFired) and r.selection.rule == "low_food_stock"
+
+
+POISON = poison_reason(2, "wedged: no heartbeat for 6 s")
+
+
+def test_a_poison_failure_holds_its_goal_back_half_an_hour_not_three_minutes(make_snapshot, clock, store):
+    _task(store, KEY, "failed", reason=POISON)
+    held = held_back(store, KEY, clock())
+    assert (held.failures, held.wait_ms, held.reason) == (1, POISON_HOLD_MS, POISON)
+    clock.advance(BACKOFF_MS[-1] + 1)  # an ordinary failure's longest wait is over
+    r = _tick(make_snapshot, clock, store)
+    assert isinstance(r, DriveTickFired) and r.selection.rule == "retry_later"  # explored around, not asked
+    assert r.thought.metadata.goalKey == "explore:nearby"
+    clock.advance(POISON_HOLD_MS - BACKOFF_MS[-1] - 2)
+    assert held_back(store, KEY, clock()).wait_ms == 1
+    clock.advance(1)
+    assert held_back(store, KEY, clock()) is None
+    r = _tick(make_snapshot, clock, store)
+    assert isinstance(r, DriveTickFired) and r.thought.metadata.goalKey == KEY  # asked again at last
+
+
+def test_a_users_try_that_fails_otherwise_keeps_the_poison_hold_and_one_that_completes_ends_it(store, clock):
+    _task(store, KEY, "failed", reason=POISON)
+    clock.advance(60_000)
+    _task(store, KEY, "failed")  # submitted by hand meanwhile (nothing stops that), failed of something else
+    held = held_back(store, KEY, clock())
+    assert (held.failures, held.wait_ms, held.reason) == (2, POISON_HOLD_MS - 60_000, POISON)
+    clock.advance(1)
+    _task(store, KEY, "completed")
+    assert held_back(store, KEY, clock()) is None

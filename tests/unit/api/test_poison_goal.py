@@ -89,7 +89,8 @@ def test_a_goal_bound_task_goes_the_same_way_through_the_hold_protocol(world):
     task_id = _shelter_task(agency)
 
     async def lose_the_bridge_under_the_plan() -> TaskStatus:
-        body.lost = True  # planning the build meets the lost body and its dead bridge
+        body.lose_on_kind = "collect"  # node wedges in the build's first gathering (a bot with
+        # nothing running on node then, planning or polling, would only be held)
         for _ in range(50):
             await agency.job_executor()
             status = agency.tasks.get_task(task_id).status

@@ -18,7 +18,7 @@ from agency.execution.executor import DISCONNECTED, Executor
 from agency.execution.workflows import SqliteCheckpointStore
 from agency.planning.tasks.models import TaskStatus
 from agency.planning.tasks.store import SqliteTaskStore
-from agency.world import ActionStatus
+from agency.world import ActionState, ActionStatus
 from bot.runtime.bridge_downs import BridgeDowns, bridge_downs
 from tests.unit.agents.fakes import FakeTime
 from tests.unit.executor.test_body_lost import LosingBody
@@ -55,7 +55,13 @@ class BridgeBody(LosingBody):
     def _check(self) -> None:
         if self.lost and self.wedge and self.bridge.alive:
             self.bridge.die(self.wedge)
+        if not self.bridge.alive:  # every call on a dead bridge fails, as MineflayerBody's do
+            self.lost, self.connected = True, False
         super()._check()
+
+    def cancel_action(self, action_id: str) -> ActionStatus:
+        self._check()  # a dead node ends nothing: the action stays in the body's record
+        return super().cancel_action(action_id)
 
     def poll_action(self, action_id: str) -> ActionStatus:
         with self._lock:  # losing the bot and its bridge is one step to maintain()
@@ -67,8 +73,13 @@ class BridgeBody(LosingBody):
             if not self.bridge.alive:
                 bridge_downs(self.bridge).observe()  # as MineflayerBody.maintain does
                 self.bridge.rebuild()
+            for aid in self.actions_running():  # they died with node
+                self._end(aid, ActionState.failed, error="bridge dead")
             super().back()
         return True
+
+    def actions_running(self) -> list[str]:
+        return [aid for aid, rec in self._actions.items() if rec["status"].state is ActionState.running]
 
     def back(self) -> None:
         self.maintain()
@@ -81,7 +92,7 @@ def env(tmp_path):
     for x in range(3, 8):
         body.add_tree(x, 3)
     e = executor_env(tmp_path, ftime, body)
-    e["ex"].bridge = bridge_downs(body.bridge)
+    e["ex"].bridge = bridge_downs(body.bridge).of_body(body.actions_running)
     e["path"] = tmp_path / "t.db"
     yield e
     e["tasks"].close()
@@ -145,7 +156,7 @@ def test_the_second_bridge_down_fails_the_task_as_poison_and_a_restart_does_not_
     env["tasks"] = reopened = SqliteTaskStore(env["path"], clock=ftime.clock, dev_mode=False, strict_finalize=False)
     runtime = AgentRuntime(load_default_registry(), env["tools"], env["ctx"],
                            checkpoints=SqliteCheckpointStore(env["path"]))
-    fresh = Executor(reopened, runtime, ftime.clock, bridge=BridgeDowns(FakeBridge()))
+    fresh = Executor(reopened, runtime, ftime.clock, bridge=BridgeDowns(FakeBridge()).of_body(list))
     started = len(body.started)
     assert asyncio.run(fresh.tick(can_work=True)) == "idle"
     assert reopened.get_task(tid).status is TaskStatus.failed and len(body.started) == started
@@ -196,3 +207,50 @@ def test_a_bridge_lost_between_calls_counts_through_the_daemons_preempt(env):
     task = tasks.get_task(tid)
     assert task.status is TaskStatus.failed and task.metadata.solver["failureReason"] == POISON
     assert ex.current is None
+
+
+def test_in_a_fleet_only_the_task_whose_bot_was_working_on_node_is_poison(tmp_path):
+    """Two bots share one bridge. A's run wedges node twice, on a long action; B's task is
+    running both times with nothing on node (its run just started): B's is held, not counted,
+    and completes; A's is failed as poison."""
+    ftime = FakeTime()
+    a, b = BridgeBody(ftime.clock, polls_to_finish=2), BridgeBody(ftime.clock, polls_to_finish=2)
+    b.bridge = a.bridge
+    for body in (a, b):
+        for x in range(3, 8):
+            body.add_tree(x, 3)
+    envs = {}
+    for name, body in (("A", a), ("B", b)):
+        (tmp_path / name).mkdir()
+        envs[name] = e = executor_env(tmp_path / name, ftime, body)
+        e["ex"].bridge = bridge_downs(a.bridge).of_body(body.actions_running)
+    exa, exb = envs["A"]["ex"], envs["B"]["ex"]
+    ta, tb = add_task(envs["A"]["tasks"], "collect", "oak_log", 2), add_task(envs["B"]["tasks"], "collect", "oak_log", 2)
+    a.hang.add("collect")  # A's action never ends: node is wedged in it
+
+    async def wedge_while_a_works() -> tuple[str, str]:
+        assert await exa.tick(can_work=True) == "claimed"
+        while not a.actions_running():
+            await exa.tick(can_work=True)
+            await ftime.sleep(0.1)
+        assert await exb.tick(can_work=True) == "claimed"  # B's run is on, with nothing on node yet
+        a.bridge.die(WEDGED)  # the watchdog kills node
+        return (await _until_held_or_ended(exa, a, ftime), await _until_held_or_ended(exb, b, ftime))
+
+    async def go() -> None:
+        assert await wedge_while_a_works() == (f"paused:{DISCONNECTED}", f"paused:{DISCONNECTED}")
+        a.back(), b.back()
+        assert await wedge_while_a_works() == ("failed:poison", f"paused:{DISCONNECTED}")
+        b.back()
+        assert await _until_held_or_ended(exb, b, ftime) == "finished:completed"
+
+    try:
+        asyncio.run(go())
+        task_a, task_b = envs["A"]["tasks"].get_task(ta), envs["B"]["tasks"].get_task(tb)
+        assert task_a.status is TaskStatus.failed and task_a.metadata.solver["failureReason"] == POISON
+        assert task_b.status is TaskStatus.completed and task_b.metadata.bridgeDowns is None
+        assert _events(envs["B"]["tasks"], tb) == [("held", DISCONNECTED), ("held", DISCONNECTED)]
+        assert a.bridge.generation == 3
+    finally:
+        for e in envs.values():
+            e["tasks"].close()
