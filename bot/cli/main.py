@@ -162,7 +162,7 @@ def _add_bench_goals(bench_sub: Any) -> None:
                     "and the RSS and CPU of the daemon, the bridge's node and the world. Judged per round: every "
                     "goal refused with a reason, completed, failed with a reason, unplannable or still progressing; "
                     "the bridge under 1 GB; never out of health for more than 15 s; no task left active without a "
-                    "run; SIGTERM stops the daemon within 10 s. Writes DIR/goals-<stamp>/report.json. Exit code: 0 "
+                    "run; SIGTERM stops the daemon within 10 s. Writes DIR/goals-<stamp>-<version>-seed<S>/report.json. Exit code: 0 "
                     "no finding, 1 a finding, 3 no daemon started.")
     bg.add_argument("--seed", type=val.positive_int, metavar="S", help="draws the rounds (default: a new one, printed)")
     bg.add_argument("--rounds", type=val.positive_int, default=24, metavar="N", help="rounds (default 24)")

@@ -166,10 +166,8 @@ def run_round(rd: Round, settings: FuzzSettings, say: Callable[[str], None]) -> 
             say(f"  {g.goal}: " + (f"task {g.task_id}" if g.task_id else g.reason))
         _watch(base, result, sampler, settings.limits, t0, say)
         result.peak_mb, result.peak_cpu = sampler.peak_mb, sampler.peak_cpu
-        ended = all(g.outcome != "progressing" for g in result.goals)
         for t in (_get(base, "/api/tasks?status=active&limit=100") or {}).get("tasks", []):
-            solver = (t.get("metadata") or {}).get("solver") or {}
-            if ended or solver.get("status") != "running":
+            if ((t.get("metadata") or {}).get("solver") or {}).get("status") != "running":
                 result.active_without_run.append(t["id"])
     finally:
         if proc.poll() is None:
@@ -220,8 +218,9 @@ def _watch(base: str, result: RoundResult, sampler: ProcessSampler, limits: Limi
 
 def goal_fuzz(settings: FuzzSettings, *, as_json: bool = False) -> int:
     stamp = time.strftime("%Y%m%d-%H%M%S")
-    out = settings.out / f"goals-{stamp}"
-    out.mkdir(parents=True, exist_ok=True)
+    # its own folder: two runs started in the same second (a version each) must not share databases
+    out = settings.out / f"goals-{stamp}-{settings.version}-seed{settings.seed}"
+    out.mkdir(parents=True, exist_ok=False)
     settings = FuzzSettings(settings.seed, settings.rounds, settings.version, settings.limits, out, settings.include)
     stream = sys.stderr if as_json else sys.stdout
     logging.getLogger("httpx").setLevel(logging.WARNING)  # a line per request would bury the progress
