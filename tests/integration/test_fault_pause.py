@@ -2,7 +2,8 @@
 runs holds the task as `disconnected`; the daemon rebuilds the bridge, the bot rejoins, and
 the task resumes and completes (a kill from outside is not the task's doing: no down is
 recorded on it). Unless its runs wedge the bridge twice (a node that stops answering is
-killed by the watchdog): then it is a poison task, failed with the reason and not resumed.
+killed by the watchdog) while it has actions running there: then it is a poison task, failed
+with the reason and not resumed.
 The real daemon, the real bridge, the embedded world."""
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from __future__ import annotations
 import signal
 from pathlib import Path
 
+import httpx
 import psutil
 
 from bot.runtime.server import free_port
@@ -69,7 +71,19 @@ def test_bridge_node_killed_mid_task_holds_the_task_then_it_resumes_and_complete
         p.wait(timeout=20)
 
 
+def _actions_started(api: int) -> int:
+    """startAction calls so far (/metrics): one has just returned when the count grows."""
+    try:
+        text = httpx.get(f"{_api(api)}/metrics", timeout=3).text
+    except httpx.HTTPError:
+        return 0
+    return next((int(float(line.split()[-1])) for line in text.splitlines()
+                 if line.startswith('mcbot_bridge_helper_calls_total{fn="startAction"}')), 0)
+
+
 def test_a_task_whose_runs_wedge_the_bridge_twice_is_failed_as_poison(tmp_path, mc_version, embedded_server):
+    """A wedge counts only when the bot had an action running on node (the watchdog's log line
+    names them): node is stopped just after an action starts, until two such wedges."""
     api = free_port()
     p = _daemon(tmp_path, api, mc_version, MCBOT_SERVER__HOST="127.0.0.1", MCBOT_SERVER__PORT=str(embedded_server.port))
 
@@ -77,21 +91,31 @@ def test_a_task_whose_runs_wedge_the_bridge_twice_is_failed_as_poison(tmp_path, 
         t = _task(api, "craft:wooden_pickaxe")
         return t and t["status"]
 
+    def wedges() -> list[str]:
+        return [line for line in _log(tmp_path).splitlines() if "bridge wedged:" in line]
+
     try:
         _wait_healthy(p, api)
         _post_goal(api, "craft wooden_pickaxe 1")
         wait_until(lambda: status() == "active", 60, "the pickaxe task active")
         task_id = _task(api, "craft:wooden_pickaxe")["id"]
-        for n in (1, 2):
+        counted = 0
+        for n in range(1, 6):  # a wedge that caught the bot between actions is held, not counted: again
+            started = _actions_started(api)
+            wait_until(lambda: _actions_started(api) > started, 60, "an action of the task started", poll_s=0.05)
             node = _bridge_node(p.pid)
             assert node is not None, "no bridge node process among the daemon's children"
             node.send_signal(signal.SIGSTOP)  # it stops answering: the watchdog kills it as wedged
-            if n == 1:
-                wait_until(lambda: f"paused task={task_id} reason=disconnected" in _log(tmp_path), 30,
-                           "the task held as disconnected")
-                wait_until(lambda: (b := _bridge_node(p.pid)) is not None and b.pid != node.pid, 60, "a fresh bridge")
-                _wait_healthy(p, api)
-                wait_until(lambda: status() == "active", 60, "the task resumed after the bridge came back")
+            wait_until(lambda: len(wedges()) == n, 30, "the watchdog killing node")
+            counted += "actions running: none" not in wedges()[-1]
+            if counted == 2:
+                break
+            wait_until(lambda: _log(tmp_path).count(f"paused task={task_id} reason=disconnected") == n, 30,
+                       "the task held as disconnected")
+            wait_until(lambda: (b := _bridge_node(p.pid)) is not None and b.pid != node.pid, 60, "a fresh bridge")
+            _wait_healthy(p, api)
+            wait_until(lambda: status() == "active", 60, "the task resumed after the bridge came back")
+        assert counted == 2, wedges()
         wait_until(lambda: status() == "failed", 30, "the task failed as poison")
         task = _task(api, "craft:wooden_pickaxe")
         reason = task["metadata"]["solver"]["failureReason"]
