@@ -20,7 +20,7 @@ from agency.planning.stalls import stalled_tasks
 from agency.planning.tasks.events import record_step
 from agency.execution.tools import ToolContext
 from agency.execution.builtin_tools import default_tool_registry
-from agency.execution.tools.crafting import nearby_table, table_facts
+from agency.execution.tools.crafting import nearby_table
 from agency.execution.workflows import SqliteCheckpointStore
 from agency.perception.body_gate import BodyGate
 from agency.cognition.drive_tick import (SIGHT_ACTIONS, DriveTickFired, DriveTickMemory, drive_candidate, drive_gate,
@@ -159,12 +159,10 @@ class Agency:
         self.delivery.on_task_event(kind, task)
 
     async def _plan_facts(self, task: Any) -> dict[str, Any]:
-        """What a workflow generator may know beyond the inventory: the goal store's facts,
-        and for a craft the table it can use (nearby, or remembered and still standing), so
-        the crafter plans no second table."""
+        """What a workflow generator may know beyond the inventory and what its generator
+        reads of the world itself (generators.WORLD_FACTS: the table a craft uses): the goal
+        store's facts, a build's helpers, where a delivery goes."""
         facts = dict(self.goals.hooks.plan_facts(task) or {})
-        if task.action.lower() == "craft" and self.tool_ctx is not None:
-            facts.update(await table_facts(self.tool_ctx))
         if task.action.lower() == "build" and (helpers := self.delivery.helpers()):
             facts["helpers"] = helpers
         if task.action.lower() == DELIVER and (near := self.delivery.near(task.id)):

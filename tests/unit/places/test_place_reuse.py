@@ -15,6 +15,7 @@ from fastapi.testclient import TestClient
 from tests.unit.api.test_http_api import _DaemonView
 from loguru import logger
 
+from agency.execution.agents.generators import WORLD_FACTS
 from agency.execution.agents.planning import craft_plan
 from agency.execution.builtin_tools import default_tool_registry
 from agency.execution.tools import ToolContext
@@ -181,7 +182,7 @@ def test_after_a_restart_in_the_same_world_the_drive_tick_counts_the_remembered_
         assert second.places.store.list(WORLD) == []
         body.blocks[TABLE] = "crafting_table"  # and one standing there again is seen again
         second.places.saw("crafting_table", *TABLE)
-        assert asyncio.run(second._plan_facts(SimpleNamespace(action="craft", target="wooden_pickaxe"))) == {
+        assert asyncio.run(WORLD_FACTS["craft_plan"](second.tool_ctx)) == {  # what a craft plan is told
             "craftingTable": {"x": TABLE[0], "y": TABLE[1], "z": TABLE[2]}}
         second.last_snapshot = snap
         asyncio.run(second.job_drive_tick())
@@ -198,7 +199,7 @@ def test_a_table_remembered_in_another_world_is_not_counted(tmp_path, ftime, bod
     other = _agency(tmp_path, ftime, body, port=25570)  # another server: another world
     try:
         assert asyncio.run(other._table_nearby(body.snapshot(), ftime.clock())) is False
-        assert asyncio.run(other._plan_facts(SimpleNamespace(action="craft", target="wooden_pickaxe"))) == {}
+        assert asyncio.run(WORLD_FACTS["craft_plan"](other.tool_ctx)) == {}
     finally:
         other.close()
 
