@@ -6,6 +6,8 @@ const mineflayer = require('mineflayer')
 const { pathfinder } = require('mineflayer-pathfinder')
 const collectBlock = require('mineflayer-collectblock').plugin
 const toolPlugin = require('mineflayer-tool').plugin
+const { guardToolRecursion } = require('./harvest')
+const { PATH_TICK_MS } = require('./limits')
 const { isHostile } = require('./names')
 const deathCause = require('./death_cause')
 const threats = require('./threats')
@@ -25,6 +27,9 @@ const MAX_QUEUE = 2000
 const RESPAWN_RETRY_MS = 3000
 const RESPAWN_GIVE_UP_MS = 20000
 const bots = new Map() // id -> { bot, state, queue, dropped, error, endReason }
+// The plugins every bot loads, in this order: the guard wraps what mineflayer-tool installs
+// (best tool for a block, for dig; collectblock relies on it too).
+const PLUGINS = [pathfinder, toolPlugin, guardToolRecursion, collectBlock]
 let nextId = 1
 
 function get (id) {
@@ -64,13 +69,11 @@ function createBot (opts) {
   })
   const rec = { id, bot, state: 'connecting', queue: [], dropped: 0, error: null, endReason: null, spawnedAt: null }
   bots.set(id, rec)
-  bot.loadPlugin(pathfinder)
+  bot.loadPlugins(PLUGINS)
   bot.once('inject_allowed', () => { // after the plugins load (pathfinder sets its own 40 ms then)
     sharePathThinking()
     installBlockCache(bot)
   })
-  bot.loadPlugin(toolPlugin) // best tool for a block (dig); collectblock relies on it too
-  bot.loadPlugin(collectBlock)
   attach(rec, opts.hostileRadius || 16)
   threats.install(bot)
   require('./chat_guard').install(bot, opts, (type, data) => push(rec, type, data)) // secure-chat refusals
@@ -79,15 +82,14 @@ function createBot (opts) {
 
 // pathfinder thinks up to 40 ms per physics tick per bot; node runs every bot, so twenty
 // bots computing paths at once held the event loop for most of each tick and every other call
-// (a snapshot, a threat poll) waited. The bridge's bots share those 40 ms (at least 4 each:
+// (a snapshot, a threat poll) waited. The bridge's bots share PATH_TICK_MS (at least 4 ms each:
 // at 1 ms twenty bots walked a quarter less): a path takes a few more ticks to find, the loop
 // stays responsive.
-const PATH_THINK_MS = 40
 const MIN_THINK_MS = 4
 
 function sharePathThinking () {
   const live = [...bots.values()].filter((r) => r.state !== 'ended' && r.bot && r.bot.pathfinder)
-  const each = Math.max(MIN_THINK_MS, Math.floor(PATH_THINK_MS / Math.max(1, live.length)))
+  const each = Math.max(MIN_THINK_MS, Math.floor(PATH_TICK_MS / Math.max(1, live.length)))
   for (const r of live) r.bot.pathfinder.tickTimeout = each
 }
 
@@ -213,4 +215,4 @@ function describe (bot, e) {
   }
 }
 
-module.exports = { createBot, get, getEvenEnded, status, drainEvents, quit, quitAll }
+module.exports = { createBot, get, getEvenEnded, status, drainEvents, quit, quitAll, PLUGINS }

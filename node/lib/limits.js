@@ -7,10 +7,11 @@ module.exports = {
   // Nodes one path search may generate (open + closed): about 40 MB, and about 10 s of thinking
   // at 40 ms a tick. Paths the bot walks or digs within a collect radius need a few thousand.
   PATH_MAX_NODES: 20000,
-  // Wall-clock time one path search may take, thinking a slice of each tick: long enough for a
-  // dig path on a loaded machine, short enough that a hopeless one ends the step soon.
+  // Wall-clock time one path search may take in all, thinking a slice of each tick: long enough
+  // for a dig path on a loaded machine, short enough that a hopeless one ends the step soon.
   PATH_THINK_MS: 10000,
-  // Thinking per physics tick (of 50 ms): never more, whatever the bridge's share for each bot.
+  // Thinking per physics tick (of 50 ms) for all the bridge's bots together, leaving the rest of
+  // the tick to everything else: lib/bots.js shares it among them (at least 4 ms each).
   PATH_TICK_MS: 40,
   // How much dearer than the straight-line estimate a path may be (pathfinder's searchRadius, in
   // its cost units: 1 a block walked). A walk may go this far round an obstacle.

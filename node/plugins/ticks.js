@@ -1,31 +1,38 @@
 // Game-clock control, like vanilla's /tick freeze | step | unfreeze: a frozen world runs no
 // ticks (no mob moves, no time passes) until it is stepped, and a step of N runs exactly N
-// ticks at the normal rate. Tests use it to count game ticks instead of wall-clock windows,
-// which a loaded machine stretches while the server's 20 ticks a second fall behind.
+// ticks of 1/20 s each, at the normal rate. Tests use it to count game ticks instead of
+// wall-clock windows, which a loaded machine stretches while the server's 20 ticks a second
+// fall behind.
 'use strict'
 
 const TICKS_PER_SECOND = 20
+const TICK_S = 1 / TICKS_PER_SECOND
 
 module.exports.server = function (serv) {
   let stepping = null
 
-  // One tick the way flying-squid's own interval runs it (plugins/tick.js in flying-squid).
+  // One tick as flying-squid's own interval runs it, but always of 1/20 s. Its interval passes
+  // the wall-clock time since serv.lastTickTime, which entity physics (a falling item) moves by:
+  // the first tick after a freeze got the whole frozen span (physics skips a tick over 1 s),
+  // later ones the machine's pace.
   function tickOnce () {
     serv.tickCount++
-    const t = Date.now()
-    let delta = (t - serv.lastTickTime) / 1000
-    if (delta > 100) delta = 0
-    serv.emit('tick', delta, serv.tickCount)
-    serv.lastTickTime = t
+    serv.emit('tick', TICK_S, serv.tickCount)
+    serv.lastTickTime = Date.now()
   }
 
   serv.mcbotTicksFrozen = () => !serv.tickInterval
   serv.mcbotFreezeTicks = () => { serv.stopTickInterval() }
   serv.mcbotUnfreezeTicks = () => {
     if (stepping) throw new Error('a step is still running')
-    if (serv.mcbotTicksFrozen()) serv.setTickInterval(TICKS_PER_SECOND)
+    if (!serv.mcbotTicksFrozen()) return
+    serv.lastTickTime = Date.now() // the first real tick measures from here, not across the freeze
+    serv.setTickInterval(TICKS_PER_SECOND)
   }
   // Resolves with the tick count once n ticks have run; only while frozen, one step at a time.
+  // It resolves a macrotask after the last tick, so what that tick does a few promise turns late
+  // (flying-squid's entity physics awaits its block reads before it sends a move) is written
+  // before the command's reply.
   serv.mcbotStepTicks = (n) => {
     if (!serv.mcbotTicksFrozen()) return Promise.reject(new Error('freeze the ticks before stepping'))
     if (stepping) return Promise.reject(new Error('a step is still running'))
@@ -33,7 +40,9 @@ module.exports.server = function (serv) {
       let left = n
       const timer = setInterval(() => {
         if (left-- > 0) tickOnce()
-        if (left <= 0) { clearInterval(timer); stepping = null; resolve(serv.tickCount) }
+        if (left > 0) return
+        clearInterval(timer)
+        setImmediate(() => { stepping = null; resolve(serv.tickCount) })
       }, 1000 / TICKS_PER_SECOND)
     })
     return stepping

@@ -1,10 +1,65 @@
 // Night zombies: one hunts a bot in the open; another cannot reach a bot in a closed hut.
-// Then the hunter is killed by the bot (knockback, death, removal) and a zombie burns at dawn.
+// Then the hunter is killed by the bot (knockback, death, removal) and a zombie burns at dawn;
+// a closed door stops a zombie already hunting.
+// Those two tests count game ticks on a frozen clock (/mcbot tick, tested first): a loaded
+// machine slows them down but cannot change what happens in them.
 'use strict'
 
 const test = require('node:test')
 const assert = require('node:assert')
-const { startServer, connectBot, waitFor, command, sleep, stepTicks } = require('./helpers')
+const { startServer, connectBot, waitFor, command, withTimeout, sleep, stepTicks, roundTrip } = require('./helpers')
+
+// The frozen clock these tests count in (plugins/ticks.js): a step of n runs exactly n ticks,
+// each 1/20 s for everything a tick drives - the day clock and entity physics alike - however
+// long the world stood frozen before or between steps.
+test('a stepped world runs exactly n ticks of 1/20 s', { timeout: 60000 }, async (t) => {
+  const server = await startServer({ seed: 5, hostiles: false, animals: false })
+  const bot = await connectBot(server.port, 'clock')
+  t.after(async () => { bot.quit(); await server.stop() })
+  const a = bot.entity.position.floored()
+  await command(bot, `/mcbot fill ${a.x - 8} ${a.y - 1} ${a.z - 8} ${a.x + 8} ${a.y - 1} ${a.z + 8} stone`)
+  await command(bot, `/mcbot fill ${a.x - 8} ${a.y} ${a.z - 8} ${a.x + 8} ${a.y + 5} ${a.z + 8} air`)
+  await command(bot, '/give clock stick 1', { match: /gave 1/ })
+  await waitFor(() => bot.inventory.items().some(i => i.name === 'stick'), 3000, 'a stick')
+  await command(bot, '/mcbot time 1000')
+  const frozen = /frozen at (\d+)/.exec(await command(bot, '/mcbot tick freeze'))
+  t.after(() => command(bot, '/mcbot tick unfreeze').catch(() => {}))
+  let ticks = Number(frozen[1])
+  const step = async (n) => {
+    ticks += n
+    assert.strictEqual(await stepTicks(bot, n), `mcbot: stepped ${n} ticks to ${ticks}`)
+  }
+  const timeOfDay = async () => JSON.parse((await command(bot, '/mcbot info clock')).slice('mcbot: '.length)).time
+
+  // the day clock moves 20 on every 20th tick, and any 40 ticks in a row hold two of those
+  const day = await timeOfDay()
+  await step(40)
+  assert.strictEqual(await timeOfDay(), day + 40, 'the day clock advanced 40 ticks')
+
+  // A stick tossed on the frozen clock (6 blocks/s across, 2 up; flying-squid's item gravity is
+  // 20 blocks/s²), its thrower moved out of pickup reach. Each tick adds the gravity of 1/20 s,
+  // then moves the item by its velocity times 1/20 s.
+  const spawned = new Promise((resolve) => bot.on('entitySpawn', (e) => { if (e.name === 'item') resolve(e) }))
+  await bot.tossStack(bot.inventory.items().find(i => i.name === 'stick'))
+  const item = await withTimeout(spawned, 5000, 'the tossed stick')
+  await command(bot, `/mcbot tp clock ${a.x - 5} ${a.y} ${a.z - 5}`)
+  const moved = (from) => ({
+    across: Math.hypot(item.position.x - from.x, item.position.z - from.z),
+    up: item.position.y - from.y
+  })
+  const near = (got, want, what) => assert.ok(Math.abs(got - want) < 0.003, `${what}: ${got.toFixed(4)}, not ${want}`)
+  const p0 = item.position.clone()
+  await sleep(1200) // frozen for over a second: the first tick after it is still 1/20 s
+  await step(1) // vertical speed 2 - 1 = 1 block/s
+  near(moved(p0).across, 0.3, 'the first tick moved the stick across')
+  near(moved(p0).up, 0.05, 'the first tick moved the stick up')
+  const p1 = item.position.clone()
+  await sleep(700)
+  await step(3) // vertical speeds 0, -1, -2 blocks/s
+  near(moved(p1).across, 0.9, 'three more ticks moved the stick across')
+  near(moved(p1).up, -0.15, 'three more ticks moved the stick up')
+  assert.ok(bot.entities[item.id], 'the stick is still in the air, not picked up')
+})
 
 test('zombies at night: hunting over a step, a safe hut, killing, burning', { timeout: 120000 }, async (t) => {
   const server = await startServer({ seed: 5, hostiles: false })
@@ -32,6 +87,7 @@ test('zombies at night: hunting over a step, a safe hut, killing, burning', { ti
   await waitFor(() => hut.health === 20, 3000, 'hut bot healthy')
   await command(open, '/mcbot time 13000')
   await waitFor(() => open.time.timeOfDay >= 13000 && open.time.timeOfDay < 14000, 3000, 'night')
+  await command(open, '/mcbot tick freeze')
 
   let zombie
   await t.test('a zombie approaches a bot in the open and hits it (3 on normal)', async () => {
@@ -43,10 +99,16 @@ test('zombies at night: hunting over a step, a safe hut, killing, burning', { ti
     const hutZombie = parseInt(r2.split(': ').pop(), 10)
     await waitFor(() => open.entities[zombie], 3000, 'zombie visible')
     const start = open.entities[zombie].position.distanceTo(open.entity.position)
-    await waitFor(() => open.health < 20, 15000, 'bot in the open hit')
+    // 10 ticks at a time (a zombie hits once per 20 ticks, so the first hit is seen alone), up
+    // to 300: about 70 ticks walking 8 blocks at 0.115 a tick, the step up, targets sought
+    // every 10 ticks
+    let ticks = 0
+    while (open.health === 20 && ticks < 300) { await stepTicks(open, 10); ticks += 10 }
+    assert.ok(open.health < 20, `bot in the open hit within ${ticks} ticks`)
     assert.strictEqual(open.health, 17)
     assert.ok(start > 5, `zombie started ${start.toFixed(1)} blocks away`)
-    // the hut bot: same time window, no damage, zombie still outside
+    // the hut bot, once it has read every packet of those ticks: no damage, zombie still outside
+    await roundTrip(hut)
     assert.deepStrictEqual(hutHealth.filter(v => v < 20), [])
     assert.strictEqual(hut.health, 20)
     const hz = hut.entities[hutZombie]
@@ -61,13 +123,18 @@ test('zombies at night: hunting over a step, a safe hut, killing, burning', { ti
     await open.equip(open.registry.itemsByName.diamond_sword.id, 'hand')
     let dead = false
     open.on('entityDead', (e) => { if (e.id === zombie) dead = true })
-    for (let i = 0; i < 10 && !dead; i++) {
-      const e = open.entities[zombie]
-      if (e) open.attack(e)
-      await sleep(600)
+    let hits = 0
+    while (hits < 10 && !dead) {
+      open.attack(open.entities[zombie])
+      hits++
+      // 12 ticks (600 ms at least) before the next hit: past the zombie's 500 ms hurt immunity,
+      // knocked back and walking in again
+      await stepTicks(open, 12)
     }
-    assert.ok(dead, 'zombie died (20 hp, sword 7)')
-    await waitFor(() => !open.entities[zombie], 3000, 'body removed')
+    assert.ok(dead, `zombie died after ${hits} hits`)
+    assert.strictEqual(hits, 3, 'three sword hits (7 each) kill 20 hp')
+    // removed 1 s (wall clock, not game ticks) after the death
+    await waitFor(() => !open.entities[zombie], 10000, 'body removed')
   })
 
   await t.test('at dawn a zombie in the open burns', async () => {
@@ -77,7 +144,8 @@ test('zombies at night: hunting over a step, a safe hut, killing, burning', { ti
     let hurt = 0
     open.on('entityHurt', (e) => { if (e.id === id) hurt++ })
     await command(open, '/mcbot time 1000')
-    await waitFor(() => hurt >= 2, 15000, 'burning damage') // 40 server ticks; a busy machine slows the server
+    await stepTicks(open, 40)
+    assert.strictEqual(hurt, 2, 'burned once every 20 ticks of daylight')
     await command(open, '/mcbot killall')
   })
 })

@@ -3,7 +3,7 @@
 // within reach: equip the best weapon held, close in with pathfinder, hit on the attack
 // cooldown until it is gone (or args.maxHits hits landed: a strike before backing off).
 const { goals } = require('mineflayer-pathfinder')
-const { bound } = require('./search')
+const { bound } = require('../path_search')
 const { entityName, isHostile, names } = require('../names')
 
 const REACH = 3.0

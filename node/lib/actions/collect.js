@@ -4,10 +4,13 @@
 // other blocks nearest and highest first (an exposed face of stone, not a pit dug down to the
 // deepest one, which the bot cannot walk out of); one unreachable block is skipped rather than
 // failing the whole action, MAX_UNREACHABLE in a row end it. A block the bot holds no tool to
-// harvest (stone without a pickaxe) is refused before anything is searched.
+// harvest (stone without a pickaxe) is refused before anything is searched, and the action stops
+// when the tool is gone (it broke on the block before). `stopped` in the result says why it
+// ended short of `count`.
 
 const { blockName, itemName } = require('../names')
-const { bound, watch } = require('./search')
+const { bound, watch } = require('../path_search')
+const { cannotHarvest } = require('../harvest')
 const { SCAN_MAX_DISTANCE, SCAN_MAX_COUNT } = require('../limits')
 
 const SPARE_TARGETS = 6 // candidates beyond `count`, for the ones that cannot be reached
@@ -25,7 +28,6 @@ async function run (bot, args, rec) {
   const name = blockName(bot.registry, args.block)
   if (!name) throw new Error(`unknown block '${args.block}' in ${bot.version}`)
   const def = bot.registry.blocksByName[name]
-  guardToolRecursion(bot)
   const cannot = cannotHarvest(bot, def)
   if (cannot) throw new Error(cannot)
   const count = Math.max(1, args.count || 1)
@@ -45,10 +47,11 @@ async function run (bot, args, rec) {
   const errors = []
   let collected = 0
   let unreachable = 0
+  let stopped = null
   for (const p of positions) {
     if (rec.cancelled || countItems(bot, item) - before >= count) break
-    const lost = cannotHarvest(bot, def) // the tool broke on the previous block
-    if (lost) { errors.push(lost); break }
+    stopped = cannotHarvest(bot, def) // the tool broke on the previous block
+    if (stopped) { errors.push(stopped); break }
     const block = bot.blockAt(p)
     const key = spot(name, p)
     if (!block || block.type !== def.id || takenByOther(bot, key)) continue
@@ -75,35 +78,14 @@ async function run (bot, args, rec) {
       if (search) search.stop()
       if (TAKEN.get(key) === bot.username) TAKEN.delete(key)
     }
-    if (unreachable >= MAX_UNREACHABLE) break
+    if (unreachable >= MAX_UNREACHABLE) { stopped = `gave up after ${MAX_UNREACHABLE} unreachable ${name} in a row`; break }
   }
   const gained = countItems(bot, item) - before
-  if (gained === 0 && errors.length) throw new Error(`could not collect any ${name}: ${errors[0]}`)
-  return { requested: count, found: positions.length, collected, gained, skipped: errors.length }
-}
-
-// Why the bot cannot harvest this block kind with what it holds (null when it can): its drop
-// needs one of the block's harvest tools (minecraft-data), and digging without one gives nothing.
-function cannotHarvest (bot, def) {
-  if (!def.diggable) return `${def.name} cannot be dug`
-  if (!def.harvestTools) return null // by hand
-  if (bot.inventory.items().some((i) => def.harvestTools[i.type])) return null
-  const tools = Object.keys(def.harvestTools).map((id) => bot.registry.items[id] && bot.registry.items[id].name).filter(Boolean)
-  return `cannot harvest ${def.name} without one of: ${tools.join(', ')}`
-}
-
-// mineflayer-tool's equipForBlock, asked (as collectblock asks) for a harvest tool the bot
-// lacks with getFromChest, finds no chest and calls itself again, forever: a promise loop
-// that never yields to the event loop and fills the heap until node aborts. Without
-// getFromChest it fails at once ('Bot does not have a harvestable tool!'). No chests are
-// configured here, so nothing is lost.
-function guardToolRecursion (bot) {
-  const tool = bot.tool
-  if (!tool || tool.equipForBlock.mcbotGuarded) return
-  const equip = tool.equipForBlock.bind(tool)
-  tool.equipForBlock = (block, options, cb) =>
-    equip(block, options && typeof options === 'object' ? { ...options, getFromChest: false } : options, cb)
-  tool.equipForBlock.mcbotGuarded = true
+  if (gained === 0 && errors.length) {
+    const also = stopped && stopped !== errors[0] ? ` (${stopped})` : ''
+    throw new Error(`could not collect any ${name}: ${errors[0]}${also}`)
+  }
+  return { requested: count, found: positions.length, collected, gained, skipped: errors.length, stopped }
 }
 
 // A failed block: the dig and pathfinder's goal are dropped (collectblock's task then fails
@@ -129,4 +111,4 @@ function stop (bot) {
   abandon(bot).catch(() => {})
 }
 
-module.exports = { run, stop, cannotHarvest, guardToolRecursion, defaultTimeoutMs: 90000 }
+module.exports = { run, stop, defaultTimeoutMs: 90000 }

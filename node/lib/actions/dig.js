@@ -5,7 +5,7 @@
 // harvest the block.
 const { Vec3 } = require('vec3')
 const { names } = require('../names')
-const { cannotHarvest } = require('./collect')
+const { cannotHarvest } = require('../harvest')
 
 async function run (bot, args) {
   const target = new Vec3(args.x, args.y, args.z)

@@ -3,7 +3,7 @@
 // GoalFollow, re-aimed as the target moves. Ends after durationMs with where it got to;
 // fails when the target is not (or no longer) in view, so a caller never follows a ghost.
 const { goals, Movements } = require('mineflayer-pathfinder')
-const { bound } = require('./search')
+const { bound } = require('../path_search')
 
 const LOST_MS = 5000 // the target out of view this long: give up
 

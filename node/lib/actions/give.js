@@ -7,7 +7,7 @@
 const { goals, Movements } = require('mineflayer-pathfinder')
 const { itemName } = require('../names')
 const { findTarget } = require('./follow')
-const { bound } = require('./search')
+const { bound } = require('../path_search')
 
 const DISTANCES = [2.5, 2.2, 2.8] // blocks from the receiver, one per attempt: a toss flies about 2-3 blocks
 const TOO_CLOSE = 1.8 // a toss from closer flies past the receiver's reach

@@ -6,7 +6,7 @@
 // the caller can walk over the drops. The kinds (names in any version's form) come from
 // agency, which owns what counts as game.
 const { goals } = require('mineflayer-pathfinder')
-const { bound } = require('./search')
+const { bound } = require('../path_search')
 const { entityName, names } = require('../names')
 
 const REACH = 3.0

@@ -1,13 +1,13 @@
 'use strict'
 // pathfinder's goto has no overall timeout and may loop on 'stuck': drive it with setGoal,
 // a progress check and the caller's deadline, then stop (bridge-notes.md). Each path search is
-// bounded (./search): one stopped on its time or node limit ends the walk at once, one that
+// bounded (lib/path_search): one stopped on its time or node limit ends the walk at once, one that
 // searched all it could reach without a path leaves the bot walking its best part and the
 // progress check says why. Failures start with 'no progress toward' (the caller may retry,
 // digging).
 const { goals, Movements } = require('mineflayer-pathfinder')
 const { blockName } = require('../names')
-const { bound, watch } = require('./search')
+const { bound, watch } = require('../path_search')
 
 const STALL_MS = 8000 // without getting 0.5 closer; a walk that digs its way asks for longer (stallMs)
 

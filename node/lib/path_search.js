@@ -1,18 +1,18 @@
 'use strict'
-// Not an action: the bounds every action that paths puts on pathfinder's searches (lib/limits),
-// and the reason a search failed, in words an action can end with.
-const L = require('../limits')
+// The bounds every action that paths puts on pathfinder's searches (lib/limits), and the
+// reason a search failed, in words an action can end with.
+const L = require('./limits')
 
 const fmt = (n) => Number(n).toLocaleString('en-US')
 
 // pathfinder reads these for each new search; they are per bot, so each action sets its own.
+// (Its thinking per tick, tickTimeout, is the bridge's to share among its bots: lib/bots.js.)
 // It has no node limit of its own: a search that generated PATH_MAX_NODES is told its time is
 // up, so pathfinder ends it as a timeout (goto rejects; setGoal walks the best part found).
 function bound (bot, { dig = false } = {}) {
   const pf = bot.pathfinder
   pf.searchRadius = dig ? L.DIG_SEARCH_RADIUS : L.WALK_SEARCH_RADIUS
   pf.thinkTimeout = L.PATH_THINK_MS
-  pf.tickTimeout = Math.min(pf.tickTimeout || L.PATH_TICK_MS, L.PATH_TICK_MS)
   if (pf.mcbotNodeBudget) return
   pf.mcbotNodeBudget = true
   bot.on('path_update', (r) => {
