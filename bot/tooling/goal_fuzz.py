@@ -115,7 +115,7 @@ class RoundResult:
     peak_mb: dict[str, float] = field(default_factory=dict)  # process role -> peak RSS
     peak_cpu: dict[str, float] = field(default_factory=dict)  # process role -> peak CPU % (100 = a core)
     longest_unhealthy_s: float = 0.0
-    active_without_run: list[str] = field(default_factory=list)
+    active_without_run: list[str] = field(default_factory=list)  # active, run by no bot, in two readings
     stop_s: float | None = None
     error: str = ""  # the round could not run (the daemon did not start)
 
@@ -175,15 +175,17 @@ class Unhealthy:
 
 
 class Progress:
-    """When a task last moved (its status, progress or step changed)."""
+    """When a task last moved: its status, progress or step changed, or, while it is active,
+    the world did (the bot's block position or inventory: a long gather inside one step of
+    a delegated workflow moves no field of the task itself)."""
 
     def __init__(self) -> None:
         self.last: dict[str, tuple[Any, float]] = {}
 
-    def sample(self, t: float, task: dict[str, Any]) -> None:
+    def sample(self, t: float, task: dict[str, Any], world: Any = None) -> None:
         meta = task.get("metadata") or {}
         key = (task.get("status"), task.get("progress"), meta.get("currentStep"), meta.get("stepIndex"),
-               task.get("updatedAt"), meta.get("updatedAt"))
+               task.get("updatedAt"), meta.get("updatedAt"), world if task.get("status") == "active" else None)
         prev = self.last.get(task["id"])
         if prev is None or prev[0] != key:
             self.last[task["id"]] = (key, t)

@@ -146,6 +146,29 @@ def _get(base: str, path: str) -> Any:
         return None
 
 
+def world_key(base: str) -> Any:
+    """What the bot holds and the block it stands in: a change is progress."""
+    snap = _get(base, "/api/bot/snapshot") or {}
+    pos = snap.get("position") or {}
+    inv = sorted((i.get("name"), i.get("count")) for i in snap.get("inventory") or [] if isinstance(i, dict))
+    return (tuple(int(pos.get(k, 0) // 1) for k in "xyz"), tuple(inv))
+
+
+def active_without_run(base: str) -> list[str]:
+    """Tasks active yet run by no bot, in two readings a few seconds apart (a claim and the
+    start of its run are not one step)."""
+    def once() -> set[str]:
+        active = {t["id"] for t in (_get(base, "/api/tasks?status=active&limit=100") or {}).get("tasks", [])}
+        running = {b.get("runningTaskId") for b in (_get(base, "/api/bots") or {}).get("bots", [])}
+        return active - running
+
+    first = once()
+    if not first:
+        return []
+    time.sleep(3 * SAMPLE_S)
+    return sorted(first & once())
+
+
 def run_round(rd: Round, settings: FuzzSettings, say: Callable[[str], None]) -> RoundResult:
     result = RoundResult(rd)
     folder = settings.out / f"round-{rd.index:02d}"
@@ -166,9 +189,7 @@ def run_round(rd: Round, settings: FuzzSettings, say: Callable[[str], None]) -> 
             say(f"  {g.goal}: " + (f"task {g.task_id}" if g.task_id else g.reason))
         _watch(base, result, sampler, settings.limits, t0, say)
         result.peak_mb, result.peak_cpu = sampler.peak_mb, sampler.peak_cpu
-        for t in (_get(base, "/api/tasks?status=active&limit=100") or {}).get("tasks", []):
-            if ((t.get("metadata") or {}).get("solver") or {}).get("status") != "running":
-                result.active_without_run.append(t["id"])
+        result.active_without_run = active_without_run(base)
     finally:
         if proc.poll() is None:
             result.stop_s = stop_daemon(proc, timeout_s=30)
@@ -185,10 +206,11 @@ def _watch(base: str, result: RoundResult, sampler: ProcessSampler, limits: Limi
         now = time.monotonic() - t0
         sampler.sample()
         health.sample(now, healthy(base))
+        world = world_key(base)
         for g in list(running):
             task = _get(base, f"/api/tasks/{g.task_id}")
             if task is not None:
-                progress.sample(now, task)
+                progress.sample(now, task, world)
             ended = goal_outcome(task)
             if ended is not None:
                 g.outcome, g.reason = ended

@@ -106,3 +106,13 @@ def test_process_roles_by_command_line():
     assert role_of(["node", "/x/site-packages/javascript/js/bridge.js"]) == "bridge"
     assert role_of(["/usr/bin/node", "/work/node/server.js", "--port", "1"]) == "world"
     assert role_of(["python", "-m", "bot", "run"]) is None
+
+
+def test_an_active_task_progresses_while_the_world_moves_though_its_fields_do_not():
+    p = Progress()
+    task = {"id": "t", "status": "active", "progress": 0.1}
+    p.sample(0, task, ((0, 64, 0), ()))
+    p.sample(50, task, ((0, 64, 0), (("oak_log", 3),)))  # a gather inside one delegated step
+    assert p.idle_s("t", 60) == 10
+    p.sample(70, task, ((0, 64, 0), (("oak_log", 3),)))
+    assert p.idle_s("t", 80) == 30
