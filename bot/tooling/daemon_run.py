@@ -13,6 +13,7 @@ import time
 from pathlib import Path
 
 import httpx
+import psutil
 
 from bot.runtime.ping import ServerUnreachable, ping
 
@@ -51,6 +52,32 @@ def server_version(env: dict[str, str]) -> str:
     except ServerUnreachable as e:
         return f"unknown ({e})"
     return f"{info.version_name} (protocol {info.protocol})"
+
+
+def role_of(cmdline: list[str]) -> str | None:
+    """Which of a daemon's node children a command line is: 'bridge' (JSPyBridge's node,
+    which requires node/bridge.js), 'world' (the embedded server.js) or neither."""
+    text = " ".join(cmdline)
+    if "bridge.js" in text:
+        return "bridge"
+    if "server.js" in text:
+        return "world"
+    return None
+
+
+def bridge_node(daemon_pid: int) -> psutil.Process | None:
+    """The daemon's bridge node process, if it has one now (a rebuild makes a new one)."""
+    try:
+        children = psutil.Process(daemon_pid).children(recursive=True)
+    except psutil.Error:
+        return None
+    for child in children:
+        try:
+            if role_of(child.cmdline()) == "bridge":
+                return child
+        except psutil.Error:
+            continue
+    return None
 
 
 def healthy(base: str) -> bool:

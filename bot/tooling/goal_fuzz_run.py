@@ -25,7 +25,7 @@ import httpx
 import psutil
 
 from bot.runtime.server import free_port
-from bot.tooling.daemon_run import ROOT, die_with_parent, healthy, stop_daemon, wait_up
+from bot.tooling.daemon_run import ROOT, die_with_parent, healthy, role_of, stop_daemon, wait_up
 from bot.tooling.goal_fuzz import (
     FIRST_REPORTED, GoalResult, Limits, Progress, Round, RoundResult, Unhealthy, goal_outcome, plan_rounds, table,
 )
@@ -47,15 +47,6 @@ class FuzzSettings:
     limits: Limits
     out: Path
     include: tuple[str, ...] = ()
-
-
-def role_of(cmdline: list[str]) -> str | None:
-    text = " ".join(cmdline)
-    if "bridge.js" in text:  # JSPyBridge's node, which requires node/bridge.js
-        return "bridge"
-    if "server.js" in text:
-        return "world"
-    return None
 
 
 class ProcessSampler:

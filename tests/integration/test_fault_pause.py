@@ -12,22 +12,11 @@ import signal
 from pathlib import Path
 
 import httpx
-import psutil
 
 from bot.runtime.server import free_port
+from bot.tooling.daemon_run import bridge_node
 from tests.conftest import wait_until
 from tests.integration.test_faults import _api, _daemon, _get, _post_goal, _task, _wait_healthy
-
-
-def _bridge_node(daemon_pid: int) -> psutil.Process | None:
-    """The daemon's JSPyBridge node process (javascript/js/bridge.js), not a world server."""
-    try:
-        for child in psutil.Process(daemon_pid).children(recursive=True):
-            if any(part.endswith("js/bridge.js") for part in child.cmdline()):
-                return child
-    except psutil.Error:
-        return None
-    return None
 
 
 def _log(tmp_path: Path) -> str:
@@ -50,12 +39,12 @@ def test_bridge_node_killed_mid_task_holds_the_task_then_it_resumes_and_complete
         _post_goal(api, "craft wooden_pickaxe 1")
         wait_until(lambda: status() == "active", 60, "the pickaxe task active")
         task_id = _task(api, "craft:wooden_pickaxe")["id"]
-        node = _bridge_node(p.pid)
+        node = bridge_node(p.pid)
         assert node is not None, "no bridge node process among the daemon's children"
         node.send_signal(signal.SIGKILL)  # mid-task: the crafter is gathering logs
         wait_until(lambda: f"paused task={task_id} reason=disconnected" in _log(tmp_path), 30,
                    "the task held as disconnected")
-        wait_until(lambda: (b := _bridge_node(p.pid)) is not None and b.pid != node.pid, 60, "a fresh bridge")
+        wait_until(lambda: (b := bridge_node(p.pid)) is not None and b.pid != node.pid, 60, "a fresh bridge")
         _wait_healthy(p, api)
         wait_until(lambda: status() in ("active", "completed"), 60, "the task resumed after the bridge came back")
         wait_until(lambda: status() == "completed", 240, "the task to complete")
@@ -103,7 +92,7 @@ def test_a_task_whose_runs_wedge_the_bridge_twice_is_failed_as_poison(tmp_path, 
         for n in range(1, 6):  # a wedge that caught the bot between actions is held, not counted: again
             started = _actions_started(api)
             wait_until(lambda: _actions_started(api) > started, 60, "an action of the task started", poll_s=0.05)
-            node = _bridge_node(p.pid)
+            node = bridge_node(p.pid)
             assert node is not None, "no bridge node process among the daemon's children"
             node.send_signal(signal.SIGSTOP)  # it stops answering: the watchdog kills it as wedged
             wait_until(lambda: len(wedges()) == n, 30, "the watchdog killing node")
@@ -112,7 +101,7 @@ def test_a_task_whose_runs_wedge_the_bridge_twice_is_failed_as_poison(tmp_path, 
                 break
             wait_until(lambda: _log(tmp_path).count(f"paused task={task_id} reason=disconnected") == n, 30,
                        "the task held as disconnected")
-            wait_until(lambda: (b := _bridge_node(p.pid)) is not None and b.pid != node.pid, 60, "a fresh bridge")
+            wait_until(lambda: (b := bridge_node(p.pid)) is not None and b.pid != node.pid, 60, "a fresh bridge")
             _wait_healthy(p, api)
             wait_until(lambda: status() == "active", 60, "the task resumed after the bridge came back")
         assert counted == 2, wedges()

@@ -22,6 +22,7 @@ import pytest
 
 from agency.world import BodyLost
 from bot.runtime.server import free_port
+from bot.tooling.daemon_run import bridge_node
 from tests.conftest import ROOT, wait_until
 
 REBUILT_WITHIN_S = 15.0  # from the first missed heartbeat to the new node answering
@@ -127,15 +128,9 @@ def _health(base: str) -> tuple[int, dict] | None:
         return None
 
 
-def _bridge_node(daemon_pid: int) -> int | None:
-    """The bridge's node among the daemon's children (JSPyBridge's entry script), not the world's."""
-    for c in psutil.Process(daemon_pid).children(recursive=True):
-        try:
-            if any(a.endswith(os.path.join("javascript", "js", "bridge.js")) for a in c.cmdline()):
-                return c.pid
-        except psutil.Error:
-            continue
-    return None
+def _bridge_pid(daemon_pid: int) -> int | None:
+    node = bridge_node(daemon_pid)
+    return node.pid if node is not None else None
 
 
 @pytest.mark.one_version(reason="the bridge's watchdog and the daemon's stop do not depend on the protocol")
@@ -153,7 +148,7 @@ def test_a_daemon_whose_bridge_is_stopped_says_wedged_comes_back_and_stops_in_bu
         wait_until(healthy, 120, "the daemon's /healthz to report ok")
         h = _health(base)[1]
         assert h["bridge"] == "up" and h["bridgeAlive"] is True and h["bridgeGeneration"] == 1
-        first = _bridge_node(p.pid)
+        first = _bridge_pid(p.pid)
         assert first is not None
         os.kill(first, signal.SIGSTOP)
         stopped.append(first)
@@ -172,7 +167,7 @@ def test_a_daemon_whose_bridge_is_stopped_says_wedged_comes_back_and_stops_in_bu
         wait_until(healthy, 60, "the daemon healthy again on a rebuilt bridge")
         h = _health(base)[1]
         assert h["bridge"] == "up" and h["bridgeGeneration"] == 2 and h["bridgeReason"] is None
-        second = _bridge_node(p.pid)
+        second = _bridge_pid(p.pid)
         assert second is not None and second != first and not _alive(first)
         text = log.read_text()
         assert "bridge wedged: no heartbeat for" in text and "in flight on the bridge thread" in text

@@ -9,7 +9,7 @@ from bot.tooling.goal_fuzz import (
     ALL_GOALS, FIRST_REPORTED, GOALS, GoalResult, Limits, Progress, Round, RoundResult, Unhealthy, goal_outcome,
     plan_rounds, table,
 )
-from bot.tooling.goal_fuzz_run import role_of
+from bot.tooling.daemon_run import role_of
 
 
 def test_every_canonical_action_has_goals_that_start_with_it():

@@ -24,11 +24,12 @@ from tests.unit.api.test_http_api import _DaemonView
 from tests.unit.executor.test_body_lost import LosingBody
 
 
-@pytest.fixture
-def world(tmp_path, monkeypatch):
-    monkeypatch.setenv("MCBOT_ENV", "development")  # the §G field-ownership check is on
+def agency_over(tmp_path, monkeypatch, body_type=LosingBody):
+    """An Agency with SQLite stores on a fake block world of `body_type` (a tree at 4, 4),
+    its tools' polling on the injected clock, and a client of its HTTP API; close() it after."""
+    monkeypatch.setenv("MCBOT_ENV", "development")  # the field-ownership check is on
     agency = Agency(McbotConfig.model_validate({"storage": {"db_path": str(tmp_path / "a.db")}}), clock=FrozenClock())
-    body = LosingBody(agency.clock)
+    body = body_type(agency.clock)
     body.add_tree(4, 4)
     agency.attach_body(body)
 
@@ -37,7 +38,13 @@ def world(tmp_path, monkeypatch):
         await asyncio.sleep(0)
 
     agency.tool_ctx.sleep = sleep
-    yield agency, body, TestClient(create_app(agency.api_context(_DaemonView())))
+    return agency, body, TestClient(create_app(agency.api_context(_DaemonView())))
+
+
+@pytest.fixture
+def world(tmp_path, monkeypatch):
+    agency, body, client = agency_over(tmp_path, monkeypatch)
+    yield agency, body, client
     agency.close()
 
 

@@ -10,35 +10,20 @@ import asyncio
 import io
 
 import pytest
-from fastapi.testclient import TestClient
 
-from agency.clock import FrozenClock
 from agency.goals.models import read_binding
 from agency.goals.sync import GoalStatus
 from agency.planning.tasks.models import TaskStatus
 from bot.cli import goal as goal_cli
-from bot.config.loader import McbotConfig
-from bot.runtime.api import create_app
-from bot.runtime.wiring import Agency
-from tests.unit.api.test_http_api import _DaemonView
+from tests.unit.api.test_goals_api import agency_over
 from tests.unit.executor.test_poison_tasks import POISON, WEDGED, BridgeBody
 from tests.unit.test_daemon_body_gate import _shelter_task, _snap
 
 
 @pytest.fixture
 def world(tmp_path, monkeypatch):
-    monkeypatch.setenv("MCBOT_ENV", "development")  # the field-ownership check is on
-    agency = Agency(McbotConfig.model_validate({"storage": {"db_path": str(tmp_path / "a.db")}}), clock=FrozenClock())
-    body = BridgeBody(agency.clock)
-    body.add_tree(4, 4)
-    agency.attach_body(body)
-
-    async def sleep(seconds: float) -> None:  # the tools' polling moves the injected clock
-        agency.clock.advance(int(seconds * 1000))
-        await asyncio.sleep(0)
-
-    agency.tool_ctx.sleep = sleep
-    yield agency, body, TestClient(create_app(agency.api_context(_DaemonView())))
+    agency, body, client = agency_over(tmp_path, monkeypatch, BridgeBody)
+    yield agency, body, client
     agency.close()
 
 
