@@ -5,6 +5,7 @@ unreachable, node missing, bridge dead at start), 4 invalid arguments or config,
 from __future__ import annotations
 
 import argparse
+import logging
 import signal
 import sys
 import time
@@ -27,12 +28,26 @@ class _ArgParser(argparse.ArgumentParser):
         raise SystemExit(EXIT_INVALID)
 
 
+def add_global_options(p: argparse.ArgumentParser, default: Any = None) -> None:
+    """The options every command takes, before or after its name (`mcbot run --config F`)."""
+    p.add_argument("--config", metavar="PATH", default=default, help="config file (highest-priority layer)")
+    p.add_argument("--log-level", metavar="LEVEL", type=val.log_level, default=default,
+                   help=f"override logging.level ({', '.join(val.LOG_LEVELS)})")
+
+
+class _SubParser(_ArgParser):
+    """A (sub)command's parser: it takes the global options too. Their default is SUPPRESS, so
+    a command that is not given them keeps what was given before its name."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        add_global_options(self, default=argparse.SUPPRESS)
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = _ArgParser(prog="mcbot", description="A daemon that lives in a Minecraft world through a Mineflayer bot.")
-    p.add_argument("--config", metavar="PATH", help="config file (highest-priority layer)")
-    p.add_argument("--log-level", metavar="LEVEL", type=val.log_level,
-                   help=f"override logging.level ({', '.join(val.LOG_LEVELS)})")
-    sub = p.add_subparsers(dest="command", required=True, parser_class=_ArgParser)
+    add_global_options(p)
+    sub = p.add_subparsers(dest="command", required=True, parser_class=_SubParser)
 
     run = sub.add_parser("run", help="run the bot (starts the embedded world when configured)")
     run.add_argument("--host")
@@ -61,7 +76,7 @@ def build_parser() -> argparse.ArgumentParser:
                      help="a command the bot must be allowed to run, e.g. \"/time query daytime\" (repeatable)")
 
     cfg = sub.add_parser("config", help="inspect configuration")
-    cfg_sub = cfg.add_subparsers(dest="config_command", required=True, parser_class=_ArgParser)
+    cfg_sub = cfg.add_subparsers(dest="config_command", required=True, parser_class=_SubParser)
     cfg_sub.add_parser("show", help="print the merged config and where each value came from")
 
     from bot.cli.agent import add_agent_commands  # noqa: PLC0415
@@ -78,7 +93,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_eval_commands(sub)
 
     bench = sub.add_parser("bench", help="benchmarks that print side-by-side ratios")
-    bench_sub = bench.add_subparsers(dest="bench_command", required=True, parser_class=_ArgParser)
+    bench_sub = bench.add_subparsers(dest="bench_command", required=True, parser_class=_SubParser)
     bb = bench_sub.add_parser("bridge", help="bridge helpers vs per-property reads (starts an embedded world)")
     bb.add_argument("--json", action="store_true", help="print one JSON object")
     bb.add_argument("--rounds", type=val.positive_int, default=200)
@@ -216,8 +231,11 @@ def main(argv: list[str] | None = None) -> int:
     cfg = loaded.config
     from bot.runtime.logs import setup_logging  # noqa: PLC0415
 
-    log_file = None if args.command in CLIENT_COMMANDS else cfg.logging.file
-    setup_logging(args.log_level or cfg.logging.level, log_file, cfg.logging.rotation, cfg.logging.retention)
+    level = args.log_level or cfg.logging.level
+    client = args.command in CLIENT_COMMANDS
+    setup_logging(level, None if client else cfg.logging.file, cfg.logging.rotation, cfg.logging.retention)
+    if client:
+        quiet_libraries(level)
     _install_signal_handlers()
     handler: Callable[[Any, Any, Any], int] = COMMANDS[args.command]
     try:
@@ -228,6 +246,14 @@ def main(argv: list[str] | None = None) -> int:
     except KNOWN_ERRORS as e:  # the error tree, mapped to exit codes by bot/cli/exit_codes.py
         print(f"mcbot: {e}", file=sys.stderr)
         return exit_code_for(e)
+
+
+def quiet_libraries(level: str) -> None:
+    """A client command's output is its answer: the libraries' stdlib loggers (httpx's line per
+    request, the MCP SDK's per call, uvicorn's start-up) pass only their warnings, unless the
+    level asked for is DEBUG or TRACE. mcbot's own lines keep `level`."""
+    if level.upper() not in ("TRACE", "DEBUG"):
+        logging.getLogger().setLevel(logging.WARNING)
 
 
 def _session(cfg: McbotConfig, args: Any, embedded: bool):  # noqa: ANN202

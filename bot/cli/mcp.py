@@ -18,7 +18,6 @@ does not drive).
 from __future__ import annotations
 
 import asyncio
-import logging
 import os
 import signal
 import socket
@@ -88,7 +87,7 @@ def cmd_mcp(args: Any, cfg: McbotConfig, _loaded: Any) -> int:
         if own is not None:
             own.stop()
         return EXIT_INVALID
-    logging.getLogger("httpx").setLevel(logging.WARNING)  # a line per poll (every poll_s) says nothing
+
     def serve() -> int:
         try:
             serving = _serve(api.base, cfg, args.transport, host, port, own, bot)
