@@ -12,6 +12,7 @@ every tool call is counted against its client's budget (bot/mcp/limits.py).
 from __future__ import annotations
 
 import functools
+import importlib.metadata
 import json
 import time
 from dataclasses import dataclass
@@ -92,10 +93,19 @@ def build_server(daemon: DaemonClient, catalog: list[dict[str, Any]], settings: 
              *[t for t in actions if (t.meta or {}).get(GROUP_META) == "move"], stop_tool(runner),
              *[t for t in actions if (t.meta or {}).get(GROUP_META) == "act"],
              *direct_tools(daemon, routes)]
-    server = MCPServer("mcbot", instructions=INSTRUCTIONS, tools=tools,
+    server = MCPServer("mcbot", version=package_version(), instructions=INSTRUCTIONS, tools=tools,
                        middleware=[rate_limit(RateLimiter(settings.calls_per_minute, clock))])
     add_resources(server, daemon, routes)
     return server
+
+
+def package_version() -> str:
+    """mcbot's installed version, for the initialize result's serverInfo (a source tree that
+    was never installed has none: 0+unknown, still a version string)."""
+    try:
+        return importlib.metadata.version("mcbot")
+    except importlib.metadata.PackageNotFoundError:
+        return "0+unknown"
 
 
 def rate_limit(limiter: RateLimiter) -> Any:

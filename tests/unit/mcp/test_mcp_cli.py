@@ -6,6 +6,7 @@ is the fake on a loopback socket (tests/unit/mcp/fake_daemon.py)."""
 from __future__ import annotations
 
 import asyncio
+import importlib.metadata
 import json
 import os
 import subprocess
@@ -104,6 +105,8 @@ def test_over_stdio_stdout_is_the_protocol_channel_and_logs_go_to_stderr(daemon,
     assert json.loads(snap.content[0].text)["health"] == 18.0
     assert f"[MCP] serving on stdio for bot helper of the daemon at {base}" in errlog.read_text()
     assert ("GET", "/api/bots/helper/snapshot") in _fake.calls
+    # mcbot's own lines only: no request line of httpx's, no line of the SDK's or uvicorn's.
+    assert [line for line in errlog.read_text().splitlines() if "[MCP]" not in line] == []
 
 
 @pytest.mark.timeout(90)
@@ -165,7 +168,7 @@ def test_every_stdout_line_is_json_rpc_and_sigterm_ends_it_with_stdin_still_open
             assert message["jsonrpc"] == "2.0"
             if "id" in message:
                 answers[message["id"]] = message
-        assert answers[1]["result"]["serverInfo"]["name"] == "mcbot"
+        assert answers[1]["result"]["serverInfo"] == {"name": "mcbot", "version": importlib.metadata.version("mcbot")}
         assert json.loads(answers[2]["result"]["content"][0]["text"])["items"] == {"dirt": 12, "oak_log": 5}
         p.terminate()  # stdin stays open: the stop must not wait for the client to close it
         assert p.wait(15) == 0

@@ -6,7 +6,10 @@ passed through as tool errors, the direct tools, the resources and the rate limi
 from __future__ import annotations
 
 import asyncio
+import importlib.metadata
 import json
+import tomllib
+from pathlib import Path
 
 import anyio
 import pytest
@@ -48,6 +51,19 @@ def test_tools_come_in_four_groups_and_actions_carry_the_daemons_input_schema(da
     assert go_to.input_schema == {**MoveToInput.model_json_schema(), "type": "object"}
     assert go_to.meta["mcbot/daemonTool"] == "move_to" and "at most 60" in go_to.description
     assert all(t.annotations.read_only_hint for t in tools if t.name in GROUPS["look"])
+
+
+def test_the_server_reports_the_package_version_in_its_initialize_result(daemon):
+    _fake, base = daemon
+
+    async def scenario() -> object:
+        async with mcp_client(base) as c:
+            return c.server_info
+
+    info = asyncio.run(scenario())
+    project = tomllib.loads((Path(__file__).resolve().parents[3] / "pyproject.toml").read_text())["project"]
+    assert (info.name, info.version) == ("mcbot", project["version"])
+    assert info.version == importlib.metadata.version("mcbot")
 
 
 def test_look_tools_read_the_snapshot_and_the_blocks_around(daemon):
