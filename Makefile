@@ -16,7 +16,7 @@ MC_VERSIONS := 1.21.4 1.18.2
 # The pinned node and npm (when installed) come first for every recipe and what it starts.
 export PATH := $(CURDIR)/.toolchain/bin:$(PATH)
 
-.PHONY: install run test test-unit test-integration test-sequential test-node soak-fast soak-chaos server bench checks clean
+.PHONY: install run lint lint-node test test-unit test-integration test-sequential test-node soak-fast soak-chaos server bench checks clean
 
 install: $(PY_STAMP) $(NODE_STAMP)
 
@@ -46,6 +46,13 @@ server: install
 checks: install
 	$(BIN)/python -m bot.tooling.mv_checks
 
+# The linters, zero findings; make test runs them first (seconds). Node: neostandard on ESLint
+# (node/eslint.config.js).
+lint: lint-node
+
+lint-node: $(NODE_STAMP)
+	cd node && node_modules/.bin/eslint .
+
 # node/test/survival.test.js drives collectblock with ignoreNoPath=false and times out now
 # and then on canopy logs; the same wood-to-stone chain runs through the bridge in
 # tests/integration/test_survival_world.py (with the collect action that skips unreachable
@@ -57,7 +64,7 @@ NODE_CI_TESTS := $(filter-out test/survival.test.js,$(NODE_TESTS))
 # by side and the long game runs in a third process (scripts/pytest_matrix.sh), the node tests of each version side by side, then the three
 # 3-minute soaks side by side (one bot, one bot under chaos, a fleet of three; each waits mostly on its own embedded world),
 # with the goal fuzz's short sample beside them (make bench runs the whole fuzz, a new seed each time).
-test: install
+test: install lint
 	scripts/install_debian_package.sh chromium "command -v chromium || command -v chromium-browser" "the dashboard's browser test"
 	scripts/install_debian_package.sh postgresql "ls /usr/lib/postgresql/*/bin/postgres" "the PostgreSQL store tests"
 	scripts/pytest_matrix.sh $(BIN)/pytest "$(MC_VERSIONS)"

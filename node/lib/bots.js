@@ -100,7 +100,7 @@ function attach (rec, hostileRadius) {
     if (rec.state === 'connecting') {
       rec.state = 'spawned'
       // Ready = spawned + health known + nearby chunks loaded (bot.blockAt is null before).
-      waitReady(rec).catch((err) => { rec.error = String(err && err.message || err) })
+      waitReady(rec).catch((err) => { rec.error = String((err && err.message) || err) })
     }
   })
   bot.on('health', () => push(rec, 'health', { health: bot.health, food: bot.food, saturation: bot.foodSaturation ?? null }))
@@ -112,7 +112,7 @@ function attach (rec, hostileRadius) {
   })
   bot.on('kicked', (reason) => push(rec, 'kicked', { reason: typeof reason === 'string' ? reason : JSON.stringify(reason) }))
   bot.on('error', (err) => {
-    rec.error = String(err && err.message || err)
+    rec.error = String((err && err.message) || err)
     push(rec, 'error', { message: rec.error, code: err && err.code })
   })
   bot.on('end', (reason) => {

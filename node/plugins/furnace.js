@@ -70,23 +70,37 @@ const smeltsByName = (name) =>
   (/(_log|_wood)$/.test(name) && !/crimson|warped/.test(name) ? 'charcoal' : null) ||
   (/^[a-z_]+_terracotta$/.test(name) && !/glazed/.test(name) ? name.replace(/_terracotta$/, '_glazed_terracotta') : null)
 
-// Burn ticks (vanilla FuelValues). Wooden things of every wood that burns (not crimson/warped)
-// follow WOOD_FUEL by suffix, the wood types read from the running version's *_planks items.
-const FUEL = {
-  lava_bucket: 20000, coal_block: 16000, dried_kelp_block: 4001, blaze_rod: 2400, coal: 1600, charcoal: 1600,
-  bamboo_block: 300, stripped_bamboo_block: 300, bamboo_mosaic: 300, bamboo_mosaic_stairs: 300, bamboo_mosaic_slab: 150,
-  note_block: 300, bookshelf: 300, chiseled_bookshelf: 300, lectern: 300, jukebox: 300, chest: 300, trapped_chest: 300,
-  crafting_table: 300, daylight_detector: 300, barrel: 300, cartography_table: 300, fletching_table: 300,
-  smithing_table: 300, composter: 300, loom: 300, mangrove_roots: 300, bow: 300, crossbow: 300, fishing_rod: 300, ladder: 300,
-  wooden_shovel: 200, wooden_sword: 200, wooden_hoe: 200, wooden_axe: 200, wooden_pickaxe: 200,
-  bamboo_raft: 1200, bamboo_chest_raft: 1200,
-  stick: 100, bowl: 100, dead_bush: 100, azalea: 100, flowering_azalea: 100, mangrove_propagule: 100,
-  bamboo: 50, scaffolding: 50
-}
-const WOOD_FUEL = {
-  planks: 300, stairs: 300, slab: 150, trapdoor: 300, pressure_plate: 300, fence: 300, fence_gate: 300, sign: 200,
-  hanging_sign: 800, door: 200, button: 100, boat: 1200, chest_boat: 1200, sapling: 100
-}
+// Burn ticks (vanilla FuelValues), grouped by burn time. Wooden things of every wood that burns
+// (not crimson/warped) follow WOOD_FUEL by suffix, the wood types read from the running
+// version's *_planks items.
+const byTicks = (groups) => Object.fromEntries(
+  Object.entries(groups).flatMap(([ticks, names]) => names.map((name) => [name, Number(ticks)])))
+const FUEL = byTicks({
+  20000: ['lava_bucket'],
+  16000: ['coal_block'],
+  4001: ['dried_kelp_block'],
+  2400: ['blaze_rod'],
+  1600: ['coal', 'charcoal'],
+  1200: ['bamboo_raft', 'bamboo_chest_raft'],
+  300: [
+    'bamboo_block', 'stripped_bamboo_block', 'bamboo_mosaic', 'bamboo_mosaic_stairs',
+    'note_block', 'bookshelf', 'chiseled_bookshelf', 'lectern', 'jukebox', 'chest', 'trapped_chest',
+    'crafting_table', 'daylight_detector', 'barrel', 'cartography_table', 'fletching_table',
+    'smithing_table', 'composter', 'loom', 'mangrove_roots', 'bow', 'crossbow', 'fishing_rod', 'ladder'
+  ],
+  200: ['wooden_shovel', 'wooden_sword', 'wooden_hoe', 'wooden_axe', 'wooden_pickaxe'],
+  150: ['bamboo_mosaic_slab'],
+  100: ['stick', 'bowl', 'dead_bush', 'azalea', 'flowering_azalea', 'mangrove_propagule'],
+  50: ['bamboo', 'scaffolding']
+})
+const WOOD_FUEL = byTicks({
+  1200: ['boat', 'chest_boat'],
+  800: ['hanging_sign'],
+  300: ['planks', 'stairs', 'trapdoor', 'pressure_plate', 'fence', 'fence_gate'],
+  200: ['sign', 'door'],
+  150: ['slab'],
+  100: ['button', 'sapling']
+})
 const fuelByName = (name, woods) => {
   if (FUEL[name]) return FUEL[name]
   if (/(_log|_wood)$/.test(name) && !/crimson|warped/.test(name)) return 300 // #logs, stripped too
@@ -192,7 +206,7 @@ module.exports.server = function (serv, cfg) {
       } else if (this.cookingProgress > 0) {
         this.cookingProgress = Math.max(0, Math.min(this.cookingProgress - 2, this.cookingTotalTime))
       }
-      if (wasLit !== this.litTime > 0) this.showLit(this.litTime > 0)
+      if (wasLit !== (this.litTime > 0)) this.showLit(this.litTime > 0)
       if (wasLit || this.litTime > 0 || this.cookingProgress > 0) dirty = true
     }
 

@@ -4,7 +4,6 @@
 
 const test = require('node:test')
 const assert = require('node:assert')
-const { Vec3 } = require('vec3')
 const { startServer, connectBot, waitFor, command, withTimeout, sleep } = require('./helpers')
 
 test('crafting', { timeout: 90000 }, async (t) => {

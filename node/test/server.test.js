@@ -57,7 +57,7 @@ test('server contract', { timeout: 90000 }, async (t) => {
     const p = bot.entity.position.floored()
     await command(bot, `/mcbot setblock ${p.x + 2} ${p.y} ${p.z} stone`)
     await waitFor(() => bot.blockAt(p.offset(2, 0, 0))?.name === 'stone', 3000, 'stone placed')
-    const r = await command(bot, `/mcbot fill ~3 ~ ~3 ~4 ~1 ~4 oak_planks`)
+    const r = await command(bot, '/mcbot fill ~3 ~ ~3 ~4 ~1 ~4 oak_planks')
     assert.match(r, /filled 8 blocks/)
     await waitFor(() => bot.blockAt(p.offset(4, 1, 4))?.name === 'oak_planks', 3000, 'planks filled')
     const info = JSON.parse((await command(bot, '/mcbot info contract')).slice('mcbot: '.length))

@@ -37,8 +37,8 @@ test('staircase', { timeout: 150000 }, async (t) => {
   const b = bot.entity.position.floored()
   await command(bot, `/mcbot fill ${b.x - 3} ${b.y - 12} ${b.z - 12} ${b.x + 16} ${b.y - 1} ${b.z + 24} stone`, { timeout: 20000 })
   await command(bot, `/mcbot fill ${b.x - 3} ${b.y} ${b.z - 12} ${b.x + 16} ${b.y + 3} ${b.z + 24} air`, { timeout: 20000 })
-  await command(bot, `/give digger stone_pickaxe 1`, { match: /gave 1 stone_pickaxe/ })
-  await command(bot, `/give digger dirt 4`, { match: /gave 4 dirt/ })
+  await command(bot, '/give digger stone_pickaxe 1', { match: /gave 1 stone_pickaxe/ })
+  await command(bot, '/give digger dirt 4', { match: /gave 4 dirt/ })
   await waitFor(() => bot.inventory.items().some((i) => i.name === 'dirt'), 3000, 'dirt held')
   const place = async (x, z) => {
     await command(bot, `/mcbot tp digger ${x + 0.5} ${b.y} ${z + 0.5}`)

@@ -69,7 +69,7 @@ async function run (bot, args, rec) {
       collected++
       unreachable = 0
     } catch (err) {
-      const why = (search && search.reason) || String(err && err.message || err)
+      const why = (search && search.reason) || String((err && err.message) || err)
       errors.push(why)
       if (search && search.reason) unreachable++
       await abandon(bot)

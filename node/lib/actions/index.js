@@ -42,7 +42,7 @@ function start (bot, kind, args, timeoutMs) {
   withTimeout(Promise.resolve().then(() => impl.run(bot, args, rec)), ms, `${kind}`)
     .then((result) => finish(rec, rec.cancelled ? 'cancelled' : 'done', result, null))
     .catch((err) => {
-      const message = String(err && err.message || err)
+      const message = String((err && err.message) || err)
       const timedOut = /timed out after/.test(message)
       if (timedOut) stopQuietly(rec)
       finish(rec, rec.cancelled ? 'cancelled' : (timedOut ? 'timeout' : 'failed'), null, message)

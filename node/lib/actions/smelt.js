@@ -84,16 +84,17 @@ async function run (bot, args, rec) {
 
     let gained = 0
     const cleared = []
+    // Empties the output slot; returns how many of the wanted output it took (others are cleared).
     const takeOutput = async () => {
       const out = furnace.outputItem()
-      if (!out) return
+      if (!out) return 0
       const n = Number(out.count)
       await furnace.takeOutput()
-      if (out.name === output) gained += n
-      else cleared.push({ name: out.name, count: n })
+      if (out.name !== output) cleared.push({ name: out.name, count: n })
       mirrorInventory(bot, furnace)
+      return out.name === output ? n : 0
     }
-    await takeOutput() // done while nobody looked (a stopped call's work), or something else
+    gained += await takeOutput() // done while nobody looked (a stopped call's work), or something else
     let slotIn = furnace.inputItem()
     if (slotIn && !isOurs(slotIn.name)) {
       cleared.push({ name: slotIn.name, count: Number(slotIn.count) })
@@ -157,7 +158,7 @@ async function run (bot, args, rec) {
       await sleep(POLL_MS)
       if (rec.cancelled) return null
       const before = gained
-      await takeOutput()
+      gained += await takeOutput()
       if (queue.length) { await feed(); mirrorInventory(bot, furnace) }
       if (gained > before || props[2] !== lastProgress) lastMove = Date.now()
       lastProgress = props[2]
