@@ -10,7 +10,10 @@ import os
 import statistics
 import subprocess
 import sys
+import tempfile
+import threading
 import time
+from collections import deque
 from typing import Any, Callable
 
 import psutil
@@ -18,6 +21,7 @@ import psutil
 from bot.runtime.server import EmbeddedServer, free_port, settings_from_config
 from bot.runtime.session import live_session
 from bot.config.loader import McbotConfig
+from bot.tooling.progress import to_stderr
 
 
 def wait_for(pred: Callable[[], Any], timeout_s: float, what: str) -> None:
@@ -186,26 +190,62 @@ ROWS = (  # (label, key, format) of the side-by-side table
 )
 
 
+CHILD_TIMEOUT_S = 900
+
+
 def run_per_version(command: str, versions: list[str], args: list[str], config_path: str | None) -> dict[str, Any] | int:
     """`mcbot bench <command> --json <args>` in a child process per version (one JSPyBridge
-    per process), with the same config: {version: result}, or the exit code of a failure."""
+    per process), with the same config: {version: result}, or the exit code of a failure.
+    The child's progress lines are passed on as they come, the version before each."""
     results: dict[str, Any] = {}
     base = [sys.executable, "-m", "bot", *(["--config", config_path] if config_path else [])]
     for v in versions:
         print(f"bench: measuring the embedded world at {v} ...", file=sys.stderr, flush=True)
         env = {**os.environ, "MCBOT_SERVER__EMBEDDED_VERSION": v}
-        try:
-            proc = subprocess.run([*base, "bench", command, "--json", *args],
-                                  env=env, capture_output=True, text=True, timeout=900)
-        except subprocess.TimeoutExpired:
-            print(f"bench: {v} did not finish within 900 s", file=sys.stderr)
+        ran = run_relaying([*base, "bench", command, "--json", *args], env, f"bench {command}:", f"[{v}] ",
+                           CHILD_TIMEOUT_S)
+        if ran is None:
+            print(f"bench: {v} did not finish within {CHILD_TIMEOUT_S} s", file=sys.stderr)
             return 1
-        lines = proc.stdout.strip().splitlines()
-        if proc.returncode != 0 or not lines:
-            print(f"bench: {v} failed (exit {proc.returncode}): {proc.stderr.strip()[-500:]}", file=sys.stderr)
-            return proc.returncode or 1
+        code, stdout, stderr = ran
+        lines = stdout.strip().splitlines()
+        if code != 0 or not lines:
+            print(f"bench: {v} failed (exit {code}): {stderr.strip()[-500:]}", file=sys.stderr)
+            return code or 1
         results[v] = json.loads(lines[-1])
     return results
+
+
+def run_relaying(cmd: list[str], env: dict[str, str], marker: str, tag: str, timeout_s: float,
+                 say: Callable[[str], None] = to_stderr) -> tuple[int, str, str] | None:
+    """Run `cmd`: (exit code, its stdout, the end of its stderr), or None when it ran past
+    `timeout_s` (then it is killed). Its stderr lines that start with `marker` (its progress)
+    are said at once, `tag` first; the others (its log) are kept for a failure's message."""
+    kept: deque[str] = deque(maxlen=40)
+    with tempfile.TemporaryFile("w+") as out:
+        proc = subprocess.Popen(cmd, env=env, stdout=out, stderr=subprocess.PIPE, text=True)
+
+        def relay() -> None:
+            assert proc.stderr is not None
+            for raw in proc.stderr:
+                line = raw.rstrip("\n")
+                if line.startswith(marker):
+                    say(tag + line)
+                else:
+                    kept.append(line)
+
+        reader = threading.Thread(target=relay, name="bench-relay", daemon=True)
+        reader.start()
+        try:
+            proc.wait(timeout_s)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+            return None
+        finally:
+            reader.join(10)  # a grandchild still holding the pipe must not hold us
+        out.seek(0)
+        return proc.returncode, out.read(), "\n".join(kept)
 
 
 def _bench_versions(versions: list[str], as_json: bool, rounds: int, config_path: str | None) -> int:

@@ -36,6 +36,7 @@ import psutil
 from bot.runtime.server import free_port
 from bot.tooling.competence import FAIL, NOT_JUDGED, PASS
 from bot.tooling.daemon_run import ROOT, die_with_parent, stop_daemon, wait_up
+from bot.tooling.progress import Progress
 
 EXIT_OK, EXIT_FAILED, EXIT_START = 0, 1, 3
 MAX_BOTS = 99  # fleet01..fleet99
@@ -45,6 +46,7 @@ WALK_CHECK_S = 2.0  # how often bots whose walk finished get the next one
 SNAPSHOT_EVERY_S = 0.5  # one snapshot request this often on average, round-robin over the bots
 SNAPSHOT_SEED = 21
 RSS_EVERY_S = 2.0
+PROGRESS_S = 30.0  # a line at least this often while measuring
 WARMUP_MAX_S = 30.0  # after start, until every bot runs its first walk (at most this long)
 MOVED_BLOCKS = 1.0  # a bot moved: its horizontal position changed by more than this over the window
 TWO_CORES = 2
@@ -325,6 +327,7 @@ class FleetRun:
     def __init__(self, n: int, seconds: float, version: str, log_copy: Path, say: Callable[[str], None]) -> None:
         self.n, self.seconds, self.version, self.log_copy, self.say = n, seconds, version, log_copy, say
         self.names = bot_names(n)
+        self.progress = Progress(f"[Bench fleet] N={n}", say)  # nothing else is said for minutes
         self.result = RunResult(bots=n, cpu_count=psutil.cpu_count() or 1, daemon_log=str(log_copy))
 
     def run(self) -> bool:
@@ -341,6 +344,8 @@ class FleetRun:
                                         stdout=log, stderr=subprocess.STDOUT, preexec_fn=die_with_parent)
             try:
                 t0 = time.monotonic()
+                self.progress.note(f"starting a daemon of {self.n} bots and its world {self.version} "
+                                   f"(up to {start_timeout_s(self.n):.0f} s)")
                 if not wait_up(proc, base, start_timeout_s(self.n)):
                     self.say(f"[Bench fleet] N={self.n}: the daemon did not say ok on /healthz within "
                              f"{start_timeout_s(self.n):.0f} s (exit {proc.poll()}); its log ends:")
@@ -372,6 +377,7 @@ class FleetRun:
     def _warm_up(self, api: httpx.Client) -> None:
         """Walks posted until every bot runs one (or WARMUP_MAX_S passed)."""
         deadline = time.monotonic() + WARMUP_MAX_S
+        self.progress.note(f"sending every bot on a walk (up to {WARMUP_MAX_S:.0f} s)")
         while time.monotonic() < deadline:
             self._keep_walking(api)
             bots = (_get(api, "/api/bots") or {}).get("bots", [])
@@ -390,6 +396,7 @@ class FleetRun:
         d0, w0, b0 = cpu_reading(daemon), cpu_reading(world), cpu_reading([me])
         t0 = time.monotonic()
         end = t0 + self.seconds
+        self.progress.note(f"measuring for {self.seconds:g} s")
         next_snap = next_walk = next_rss = t0
         rng = random.Random(SNAPSHOT_SEED + self.n)
         rss: list[float] = []
@@ -417,6 +424,9 @@ class FleetRun:
                 rss.append(rss_mb(daemon))
                 world_rss.append(rss_mb(world))
                 next_rss += RSS_EVERY_S
+            if self.progress.due(PROGRESS_S):
+                self.progress.note(f"measuring, {now - t0:.0f}/{self.seconds:g} s, {len(r.snapshot_ms)} snapshots "
+                                   f"read, {r.snapshot_errors} unanswered")
             time.sleep(max(0.0, min(next_snap, next_walk, next_rss, end) - time.monotonic()))
         daemon, world = process_sides(pid)
         d1 = cpu_reading(daemon)

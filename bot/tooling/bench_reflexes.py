@@ -14,7 +14,6 @@ import json
 import math
 import random
 import statistics
-import sys
 import tempfile
 import time
 from collections import Counter
@@ -34,6 +33,7 @@ from bot.runtime.reflex_watch import DEFAULT_POLL_S, ReflexWatch
 from bot.runtime.server import EmbeddedServer, free_port, settings_from_config
 from bot.runtime.session import live_session
 from bot.tooling.bench import run_per_version, wait_for
+from bot.tooling.progress import Progress
 
 KINDS = ("zombie", "spider", "skeleton", "creeper")
 TARGET_P50_MS = 100.0  # 2 server ticks
@@ -123,22 +123,27 @@ def _reflexes(body: MineflayerBody, folder: Path) -> Reflexes:
 
 
 def measure(body: MineflayerBody, rounds: int, kinds: tuple[str, ...] = KINDS, modes: tuple[str, ...] = MODES,
-            poll_s: float = DEFAULT_POLL_S, progress: bool = False,
+            poll_s: float = DEFAULT_POLL_S, progress: Progress | None = None,
             at: tuple[int, int, int] | None = None) -> dict[str, Any]:
     """Rounds per kind and mode on a live body (the arena where it stands, or at `at`): per
     kind and mode p50/p95/max ms, the actions the reflexes started first, and the rounds
-    where none acted."""
+    where none acted. `progress` says a line per round."""
     with tempfile.TemporaryDirectory() as folder:
+        if progress:
+            progress.note("building the arena")
         arena = Arena(body, _reflexes(body, Path(folder)), poll_s, at)
         rows: list[dict[str, Any]] = []
         total = rounds * len(kinds) * len(modes)
+        if progress:
+            progress.begin(total, f"{total} rounds: {rounds} per mob kind ({', '.join(kinds)}) and mode "
+                                  f"({', '.join(modes)}), each up to {ROUND_S:.0f} s after a reset")
         for i in range(rounds):
             for kind in kinds:
                 for mode in modes:
                     rows.append(asyncio.run(arena.round(kind, mode)))
                     if progress:
-                        print(f"bench reflexes: round {len(rows)}/{total}: {kind} ({mode}) "
-                              f"{_fmt(rows[-1]['ms'])} ms", file=sys.stderr, flush=True)
+                        progress.step(len(rows), f"round {i + 1}/{rounds} {kind} ({mode}): "
+                                                 f"{_fmt(rows[-1]['ms'])} ms")
         arena.reset()
     out: dict[str, Any] = {"rounds": rounds, "poll_ms": round(poll_s * 1000, 1), "kinds": {}}
     for kind in kinds:
@@ -166,13 +171,17 @@ def bench_reflexes(cfg: McbotConfig, as_json: bool = False, rounds: int = 8, ver
         if isinstance(results, int):
             return results
     else:
+        # Progress goes to stderr, with --json too: stdout is the table or the JSON alone.
+        progress = Progress("bench reflexes")
         port = free_port()
         server = EmbeddedServer(settings_from_config(cfg.server.model_copy(update={"hostiles": False}), port=port),
                                 node_bin=cfg.bridge.node_bin)
+        progress.note(f"starting the embedded world at {cfg.server.embedded_version}")
         server.start()
         try:
+            progress.note("the bot joins")
             with live_session(cfg, embedded=False, host="127.0.0.1", port=port) as s:
-                result = measure(s.body, rounds, progress=not as_json)
+                result = measure(s.body, rounds, progress=progress)
         finally:
             server.stop()
         if as_json:
