@@ -41,6 +41,7 @@ from agency.cognition.settings import KeepAliveConfig  # the one schema, also th
 from agency.cognition.thought_recorder import ThoughtRecorder
 from agency.thoughts import Thought, ThoughtMetadata, novelty_for
 from agency.cognition.sanitizer import build_llm_thought
+from agency.goal_tag import find_goal_opener
 from agency.world import WorldSnapshot
 
 # The order a reason is reported in when several stimuli arrive together: most urgent first.
@@ -87,13 +88,16 @@ def bypass_reason(stimuli: Sequence[Stimulus], poke: bool) -> BypassReason | Non
 
 def memory_slice(thoughts: Sequence[Thought], n: int) -> list[str]:
     """Newest-first thought texts for the frame. Drive-tick thoughts, externally posted
-    thoughts and any thought that carries a goal are left out: replaying them would put a
+    thoughts and any thought that carries a goal, or still holds a goal tag in its text (a
+    later tag, or one after a broken first tag), are left out: replaying them would put a
     proposal into the frame (I-1). Dedup fallback copies are repeats: nothing to remember."""
     out: list[str] = []
     for t in thoughts:
         if len(out) >= n:
             break
         if t.cognitiveSystem in ("drive-tick", "external") or t.metadata.extractedGoal is not None:
+            continue
+        if find_goal_opener(t.content, 0) != -1:
             continue
         if t.metadata.fallback:
             continue

@@ -8,9 +8,12 @@ Goal extraction runs before INTENT extraction, both before degeneration truncati
 whitespace normalization, so a tag near the end of a degenerate reply is still seen and
 never left half-cut in the text. No stage adds a newline, and normalization keeps line
 structure (Contract B): multi-line thoughts stay multi-line. One hygiene step follows the
-contract stages, neutralize_leftover_tokens: a later goal tag stays in the text (only the
-matched tag is stripped, 2.1) but defused, so a stored thought never carries a second
-live goal for a later reader to extract.
+contract stages, neutralize_leftover_tokens, for INTENT tokens only.
+
+Only the matched goal tag leaves the text (2.1): a later tag stays as written. It can never
+become a second goal because a thought's goal is read once, here, into its metadata: the
+stream stores the text, planning converts metadata.extractedGoal, and nothing extracts a
+stored text again (keep-alive's memory leaves out thoughts that still hold a tag).
 
 build_llm_thought turns one sanitized LLM reply into a Thought.
 """
@@ -28,7 +31,6 @@ from agency.goal_tag import (  # re-exported: callers import the sanitizer's sur
     NORMALIZE_MAP_VERSION,
     ExtractedGoal,
     GoalFailReason,
-    find_goal_opener,
     build_goal_tag_v1,
     canonical_goal_key,
     extract_goal_tag,
@@ -201,18 +203,10 @@ _LEFTOVER_INTENT = re.compile(r"INTENT:", re.IGNORECASE)
 
 
 def neutralize_leftover_tokens(text: str) -> str:
-    """Hygiene after the contract stages. Goal tags after the matched one stay in the text,
-    whitespace collapsing can shorten an over-long '[GOAL: ...' into a closed tag, and
-    stripping one token can splice another together. Such leftovers keep their words but
-    are defused by same-length substitution ('[' -> '(', ':' -> ' '), which can never form
-    a new token. A no-op on a reply with at most one goal tag and its INTENT line."""
-    if find_goal_opener(text, 0) != -1:
-        chars = list(text)
-        i = find_goal_opener(text, 0)
-        while i != -1:
-            chars[i] = "("
-            i = find_goal_opener(text, i + 1)
-        text = "".join(chars)
+    """Hygiene after the contract stages: stripping one token can splice another INTENT
+    token together. Such a leftover keeps its word but is defused by same-length
+    substitution (':' -> ' '), which can never form a new token. Goal tags are not touched
+    here (only the matched one is stripped, by the extraction)."""
     return _LEFTOVER_INTENT.sub(lambda m: m.group()[:-1] + " ", text)
 
 
