@@ -21,7 +21,7 @@ import json
 import sqlite3
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, ContextManager, Iterator, Literal, Self, Union
+from typing import Any, ClassVar, ContextManager, Iterator, Literal, Self, Union
 
 TASK_STATUSES = ("pending", "pending_planning", "active", "completed", "failed", "paused", "unplannable")
 _STATUS_LIST = ", ".join(f"'{s}'" for s in TASK_STATUSES)
@@ -335,7 +335,21 @@ class SharedDatabase:
 
     conn: Any
     dialect: Dialect
+    # What a write a constraint refused raises in this dialect (its DB-API IntegrityError).
+    integrity_error: ClassVar[type[Exception]]
     _private = False  # opened by `of` for one store alone
+    _dialects: ClassVar[list[type["SharedDatabase"]]] = []  # every dialect imported so far
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if "integrity_error" in cls.__dict__:
+            SharedDatabase._dialects.append(cls)
+
+    @staticmethod
+    def refused_by_unique_index(exc: BaseException, index: str, columns: str) -> bool:
+        """Whether exc is this dialect's refusal of a write by the unique index `index`
+        over `columns` ('table.a, table.b', as SQLite's message names them)."""
+        raise NotImplementedError
 
     @classmethod
     def of(cls, source: Any) -> Self:
@@ -372,6 +386,7 @@ class Database(SharedDatabase):
     as SharedDatabase says."""
 
     dialect: Dialect = "sqlite"
+    integrity_error = sqlite3.IntegrityError
 
     def __init__(self, path: str | Path) -> None:
         self.path = path
@@ -380,6 +395,11 @@ class Database(SharedDatabase):
     def tx(self) -> ContextManager[sqlite3.Connection]:
         """A write transaction (immediate_tx) on this connection."""
         return immediate_tx(self.conn)
+
+    @staticmethod
+    def refused_by_unique_index(exc: BaseException, index: str, columns: str) -> bool:
+        """SQLite names the unique index's columns in its message, not the index."""
+        return isinstance(exc, sqlite3.IntegrityError) and f"UNIQUE constraint failed: {columns}" in str(exc)
 
 
 # What a store's constructor takes: a path (it opens a Database of its own) or a shared Database.
@@ -393,6 +413,19 @@ def database_of(source: StoreSource) -> SharedDatabase:
     """The database a store works on: a shared one as is, whichever its dialect; from a path,
     a private Database (SharedDatabase.of)."""
     return source if isinstance(source, SharedDatabase) else Database.of(source)
+
+
+def integrity_errors() -> tuple[type[Exception], ...]:
+    """What a write a constraint refused raises, in every dialect loaded: SQLite's always,
+    PostgreSQL's once agency.pg is imported (no PostgreSQL database exists without it), so
+    a room catches both without importing psycopg. Read at the except clause, not cached."""
+    return tuple(d.integrity_error for d in SharedDatabase._dialects)
+
+
+def refused_by_unique_index(exc: BaseException, *, index: str, columns: str) -> bool:
+    """Whether the unique index `index` over `columns` ('table.a, table.b') refused the
+    write that raised exc, in whichever loaded dialect raised it."""
+    return any(d.refused_by_unique_index(exc, index, columns) for d in SharedDatabase._dialects)
 
 
 def json_value(column: Any) -> Any:

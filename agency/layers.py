@@ -8,9 +8,11 @@ tools) sits below `agency.shelter`, which sits below the rest of `agency.executi
 tests/unit/test_layers.py reads every import in agency/ and holds this order; agency/
 never imports bot/, javascript or the daemon's web and scheduling libraries.
 
-Database clients are not network libraries here: the shared agency.db imports sqlite3, and
-agency.pg (PostgreSQL stores for several daemons on one database) imports psycopg, the one
-network-facing library allowed outside agency.llm.
+Database clients are not network libraries here: the shared agency.db and any room may
+import sqlite3 (the file is local), and agency.pg (PostgreSQL stores for several daemons on
+one database) alone imports psycopg, the one network-facing library allowed outside
+agency.llm. A room that must tell a PostgreSQL error apart asks agency.db
+(integrity_errors, refused_by_unique_index), where agency.pg's database declares it.
 """
 
 from __future__ import annotations
@@ -35,6 +37,9 @@ LAYERS: tuple[str, ...] = (
 FORBIDDEN: tuple[str, ...] = ("bot", "javascript", "fastapi", "starlette", "uvicorn", "apscheduler")
 NETWORK: tuple[str, ...] = ("httpx", "requests", "aiohttp", "socket")
 NETWORK_ROOM = "agency.llm"
+# PostgreSQL client libraries, imported in agency.pg only (even inside a function).
+PG_CLIENTS: tuple[str, ...] = ("psycopg", "psycopg_pool", "psycopg2", "asyncpg")
+PG_ROOM = "agency.pg"
 
 
 def room_of(module: str) -> str | None:

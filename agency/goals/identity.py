@@ -12,7 +12,8 @@ import json
 import math
 from typing import Any, Mapping
 
-from agency.goals.key_index import INTEGRITY_ERRORS, GoalKeyConflictError, is_goal_key_conflict
+from agency.db import integrity_errors
+from agency.goals.key_index import GoalKeyConflictError, is_goal_key_conflict
 from agency.goals.models import (
     BUILD_STRUCTURE,
     Anchors,
@@ -131,7 +132,7 @@ def anchor_goal(store: Any, task_id: str, site: SiteSignature, template_digest: 
     updated = anchored_binding(binding, site, template_digest)
     try:
         return store.update_task_metadata(task_id, {"goalBinding": dump_binding(updated)})
-    except INTEGRITY_ERRORS as exc:
+    except integrity_errors() as exc:
         if is_goal_key_conflict(exc):
             raise GoalKeyConflictError(binding.goalType, updated.goalKey) from exc
         raise

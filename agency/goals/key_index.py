@@ -10,17 +10,16 @@ the same WAL file. Keys match exactly (text equality) in both dialects.
 
 from __future__ import annotations
 
-import sqlite3
 from typing import Any
 
-import psycopg
-
-from agency.db import StoreSource, database_of
+from agency.db import StoreSource, database_of, refused_by_unique_index
 from agency.errors import AgencyError
 
 GOAL_KEY_INDEX = "ux_goal_keys_live"
-# What a task store's write raises when the database refuses it, in either dialect.
-INTEGRITY_ERRORS: tuple[type[Exception], ...] = (sqlite3.IntegrityError, psycopg.IntegrityError)
+GOAL_KEY_COLUMNS = "goal_keys.goal_type, goal_keys.key"  # the index's columns, as SQLite names them
+# A refused write is caught with agency.db's `except integrity_errors()`: each dialect's
+# error class lives with its database, PostgreSQL's in agency.pg (the one place psycopg is
+# imported), and joins once that is imported.
 
 
 class GoalKeyConflictError(AgencyError, RuntimeError):
@@ -35,9 +34,7 @@ class GoalKeyConflictError(AgencyError, RuntimeError):
 def is_goal_key_conflict(exc: BaseException) -> bool:
     """Whether the database refused a write because a live task already holds the goal key:
     SQLite names the unique index's columns in its message, PostgreSQL names the index."""
-    if isinstance(exc, sqlite3.IntegrityError):
-        return "goal_keys.goal_type, goal_keys.key" in str(exc)
-    return isinstance(exc, psycopg.errors.UniqueViolation) and exc.diag.constraint_name == GOAL_KEY_INDEX
+    return refused_by_unique_index(exc, index=GOAL_KEY_INDEX, columns=GOAL_KEY_COLUMNS)
 
 
 # (live task of a key, task ids by terminal, live keys) in each dialect. Each says "live" as

@@ -12,9 +12,10 @@ from __future__ import annotations
 from typing import Any, Callable, Iterable
 
 from agency.clock import Clock, system_clock_ms
+from agency.db import integrity_errors
 from agency.goals import backoff
 from agency.goals.fields import binding_patch, hold_patch, release_patch
-from agency.goals.key_index import INTEGRITY_ERRORS, GoalKeyConflictError, is_goal_key_conflict
+from agency.goals.key_index import GoalKeyConflictError, is_goal_key_conflict
 from agency.goals.models import (
     HOLD_MANUAL_PAUSE,
     HOLD_WORLD_CHANGED,
@@ -88,7 +89,7 @@ class GoalLifecycle:
                 after = self.store.update_task_metadata(task.id, patch)
             else:
                 after = self.store.set_status(task.id, to, metadata_patch=patch)
-        except INTEGRITY_ERRORS as exc:
+        except integrity_errors() as exc:
             if is_goal_key_conflict(exc):
                 raise GoalKeyConflictError(binding.goalType, binding.goalKey) from exc
             raise

@@ -13,8 +13,9 @@ from enum import Enum
 from typing import Any, Callable, Mapping
 
 from agency.clock import Clock, system_clock_ms
+from agency.db import integrity_errors
 from agency.goals.identity import PROVISIONAL_SCOPE_M, anchored_goal_key, new_binding, provisional_goal_key
-from agency.goals.key_index import INTEGRITY_ERRORS, GoalKeyConflictError, GoalKeyIndex, is_goal_key_conflict
+from agency.goals.key_index import GoalKeyConflictError, GoalKeyIndex, is_goal_key_conflict
 from agency.goals.lifecycle import GoalLifecycle
 from agency.goals.models import (
     SITE_MARGIN,
@@ -152,7 +153,7 @@ def resolve_or_create_build_goal(
             on_before_create(attempt)
         try:
             return Resolution(Outcome.created, lifecycle.created(_create(store, intent, origin)))
-        except INTEGRITY_ERRORS as exc:
+        except integrity_errors() as exc:
             if not is_goal_key_conflict(exc):
                 raise
             # Another writer won the CAS between our lookup and insert: look again.

@@ -67,6 +67,7 @@ class PgDatabase(SharedDatabase):
     SharedDatabase says (a URL opens a private one)."""
 
     dialect: Dialect = "postgresql"
+    integrity_error = psycopg.IntegrityError  # agency.db's integrity_errors() has it once this module is imported
 
     def __init__(self, url: str, *, connect_timeout_s: int = 10) -> None:
         self.url = url
@@ -81,6 +82,11 @@ class PgDatabase(SharedDatabase):
     def tx(self) -> ContextManager[Connection]:
         """A write transaction; nested, a savepoint of the enclosing one. Yields the connection."""
         return _transaction(self.conn)
+
+    @staticmethod
+    def refused_by_unique_index(exc: BaseException, index: str, columns: str) -> bool:
+        """PostgreSQL names the unique index that refused the write."""
+        return isinstance(exc, psycopg.errors.UniqueViolation) and exc.diag.constraint_name == index
 
 
 # What a PostgreSQL store's constructor takes: a URL (it opens a PgDatabase of its own) or a shared one.

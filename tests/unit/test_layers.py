@@ -4,6 +4,8 @@ ones inside functions): agency/layers.py and bot/layers.py declare it, this test
 from __future__ import annotations
 
 import ast
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -25,11 +27,15 @@ def _modules(package: str) -> dict[str, Path]:
 
 def _imports(name: str, path: Path) -> list[tuple[int, str]]:
     """(line, imported module or module.attribute) for every import in the file."""
+    return _imports_of(name, path.read_text(encoding="utf-8"), package=path.name == "__init__.py")
+
+
+def _imports_of(name: str, source: str, *, package: bool = False) -> list[tuple[int, str]]:
     found = []
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+    for node in ast.walk(ast.parse(source)):
         if isinstance(node, ast.ImportFrom):
             if node.level:
-                base = name.split(".") if path.name == "__init__.py" else name.split(".")[:-1]
+                base = name.split(".") if package else name.split(".")[:-1]
                 base = base[: len(base) - (node.level - 1)]
                 module = ".".join(base + ([node.module] if node.module else []))
             else:
@@ -72,16 +78,40 @@ def test_every_agency_module_lives_in_a_declared_room_or_is_shared() -> None:
     assert "agency.layers" in top_level
 
 
-def test_agency_never_imports_the_runtime_or_the_network() -> None:
+def _outside_imports(name: str, imports: list[tuple[int, str]]) -> list[str]:
+    """What an agency module imports from outside that it may not: the runtime and the web
+    libraries anywhere, a network library outside agency.llm, a PostgreSQL client outside
+    agency.pg."""
     wrong = []
-    for name, path in _modules("agency").items():
-        for line, dotted in _imports(name, path):
-            top = dotted.split(".")[0]
-            if top in agency_layers.FORBIDDEN:
-                wrong.append(f"{name}:{line} imports {dotted}")
-            if top in agency_layers.NETWORK and agency_layers.room_of(name) != agency_layers.NETWORK_ROOM:
-                wrong.append(f"{name}:{line} imports {dotted} outside {agency_layers.NETWORK_ROOM}")
+    room = agency_layers.room_of(name)
+    for line, dotted in imports:
+        top = dotted.split(".")[0]
+        if top in agency_layers.FORBIDDEN:
+            wrong.append(f"{name}:{line} imports {dotted}")
+        if top in agency_layers.NETWORK and room != agency_layers.NETWORK_ROOM:
+            wrong.append(f"{name}:{line} imports {dotted} outside {agency_layers.NETWORK_ROOM}")
+        if top in agency_layers.PG_CLIENTS and room != agency_layers.PG_ROOM:
+            wrong.append(f"{name}:{line} imports {dotted} outside {agency_layers.PG_ROOM}")
+    return wrong
+
+
+def test_agency_never_imports_the_runtime_or_the_network() -> None:
+    wrong = [w for name, path in _modules("agency").items() for w in _outside_imports(name, _imports(name, path))]
     assert wrong == []
+
+
+def test_the_import_check_catches_a_postgresql_client_outside_agency_pg() -> None:
+    at_import = "import sqlite3\nimport psycopg\n"
+    in_a_function = "def f():\n    from psycopg.errors import UniqueViolation\n    return UniqueViolation\n"
+    assert _outside_imports("agency.goals.key_index", _imports_of("agency.goals.key_index", at_import)) == [
+        "agency.goals.key_index:2 imports psycopg outside agency.pg"]
+    assert _outside_imports("agency.db", _imports_of("agency.db", in_a_function)) == [
+        "agency.db:2 imports psycopg.errors.UniqueViolation outside agency.pg",
+        "agency.db:2 imports psycopg.errors outside agency.pg"]
+    assert _outside_imports("agency.pg.database", _imports_of("agency.pg.database", at_import + in_a_function)) == []
+    assert _outside_imports("agency.llm.providers.openai", _imports_of("agency.llm.x", "import httpx\n")) == []
+    assert _outside_imports("agency.goals.x", _imports_of("agency.goals.x", "import httpx\n")) == [
+        "agency.goals.x:1 imports httpx outside agency.llm"]
 
 
 def test_bot_imports_follow_the_declared_layer_order() -> None:
@@ -151,3 +181,20 @@ def test_the_layer_check_catches_an_upward_import() -> None:
     assert agency_layers.may_import("agency.execution.reflexes", "agency.shelter.door")
     assert not agency_layers.may_import("agency.world", "agency.planning.tasks.models")
     assert agency_layers.may_import("agency.goals.router", "agency.world")
+
+
+def test_agency_loads_without_psycopg_and_catches_postgresql_refusals_once_agency_pg_is_loaded() -> None:
+    rooms = [r for r in agency_layers.LAYERS if r != agency_layers.PG_ROOM]
+    script = "\n".join([
+        "import importlib, sys",
+        "from agency.db import integrity_errors",
+        *[f"importlib.import_module({m!r})" for m in sorted(_modules("agency"))
+          if agency_layers.room_of(m) in rooms or agency_layers.room_of(m) is None],
+        "print(sorted(m for m in sys.modules if m.split('.')[0] == 'psycopg')[:1])",
+        "print([e.__module__ for e in integrity_errors()])",
+        "import agency.pg.database",
+        "print([e.__module__ for e in integrity_errors()])",
+    ])
+    out = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.splitlines() == ["[]", "['sqlite3']", "['sqlite3', 'psycopg']"]

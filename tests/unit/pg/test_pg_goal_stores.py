@@ -26,7 +26,8 @@ from agency.goals import (
     read_binding,
     resolve_or_create_build_goal,
 )
-from agency.goals.key_index import INTEGRITY_ERRORS, is_goal_key_conflict
+from agency.db import integrity_errors
+from agency.goals.key_index import is_goal_key_conflict
 from agency.goals.sync import Goal, GoalStatus
 from agency.goals.world_identity import WorldRecord, enter_world
 from agency.planning.tasks.models import NewTask, TaskStatus
@@ -118,10 +119,10 @@ def test_the_index_reads_live_and_terminal_keys_the_same_on_both(store, index):
 def test_a_writer_around_the_resolver_gets_a_goal_key_conflict(dbs, db, clock):
     store = dbs.tasks(db, clock)  # production mode: only the database stands in the way
     store.add_task(_bound("shelter@1", ["home"]))
-    with pytest.raises(INTEGRITY_ERRORS) as dup:
+    with pytest.raises(integrity_errors()) as dup:
         store.add_task(_bound("home"))  # taken as an alias
     assert is_goal_key_conflict(dup.value)
-    with pytest.raises(INTEGRITY_ERRORS) as incomplete:  # refused by the trigger, not by the unique index
+    with pytest.raises(integrity_errors()) as incomplete:  # refused by the trigger, not by the unique index
         store.add_task(NewTask(title="x", type="build", metadata={"goalBinding": {"goalType": BUILD_SHELTER}}))
     assert not is_goal_key_conflict(incomplete.value)
 
