@@ -12,7 +12,8 @@
 //   /mcbot setblock <x> <y> <z> <block>[props]   set one block
 //   /mcbot tp <player> <x> <y> <z>               teleport
 //   /mcbot killall [mob]                         remove spawned mobs (all kinds, or one)
-//   /mcbot info [player]                         JSON: time, mob count and kinds, player vitals
+//   /mcbot info [player]                         JSON: time, mob count and kinds, each mob's health,
+//                                                place and target, player vitals and places
 //   /mcbot light <x> <y> <z>                     JSON: block light, sky light, raw brightness there
 //   /mcbot tick freeze|unfreeze|step <n>         stop the game clock, restart it, or run exactly
 //                                                n ticks of a frozen world (replies once they ran)
@@ -185,6 +186,14 @@ module.exports.server = function (serv) {
         time: serv.time,
         mobs: alive.length,
         kinds,
+        // each mob's place and whom it hunts: what a test asserts about a mob's mind
+        mobList: alive.map(m => ({
+          id: m.id,
+          name: m.name,
+          health: m.health,
+          pos: [m.position.x, m.position.y, m.position.z].map(v => Math.round(v * 100) / 100),
+          target: m.ai.target ? m.ai.target.username : null
+        })),
         players: players.map(p => ({
           name: p.username,
           health: p.health,

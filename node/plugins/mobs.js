@@ -39,13 +39,13 @@ const KINDS = {
   sheep: { passive: true, health: 8, speed: 0.05, loot: [['mutton', 1, 2], ['white_wool', 1, 1]] }
 }
 const INERT = { passive: true, health: 10, loot: [] }
-const WEAPON = {
-  wooden_sword: 4, stone_sword: 5, iron_sword: 6, golden_sword: 4, diamond_sword: 7, netherite_sword: 8,
-  wooden_axe: 7, stone_axe: 9, iron_axe: 9, golden_axe: 7, diamond_axe: 9, netherite_axe: 10,
-  wooden_pickaxe: 2, stone_pickaxe: 3, iron_pickaxe: 4, golden_pickaxe: 2, diamond_pickaxe: 5, netherite_pickaxe: 6,
-  wooden_shovel: 2.5, stone_shovel: 3.5, iron_shovel: 4.5, golden_shovel: 2.5, diamond_shovel: 5.5, netherite_shovel: 6.5,
-  trident: 9
-}
+const WEAPON = Object.fromEntries([
+  ['wooden_sword', 4], ['stone_sword', 5], ['iron_sword', 6], ['golden_sword', 4], ['diamond_sword', 7], ['netherite_sword', 8],
+  ['wooden_axe', 7], ['stone_axe', 9], ['iron_axe', 9], ['golden_axe', 7], ['diamond_axe', 9], ['netherite_axe', 10],
+  ['wooden_pickaxe', 2], ['stone_pickaxe', 3], ['iron_pickaxe', 4], ['golden_pickaxe', 2], ['diamond_pickaxe', 5], ['netherite_pickaxe', 6],
+  ['wooden_shovel', 2.5], ['stone_shovel', 3.5], ['iron_shovel', 4.5], ['golden_shovel', 2.5], ['diamond_shovel', 5.5], ['netherite_shovel', 6.5],
+  ['trident', 9]
+])
 
 module.exports.KINDS = KINDS
 
@@ -117,10 +117,7 @@ module.exports.server = function (serv) {
     mob.health = kind.health
     mob.metadata = []
     if (kind.held && registry.itemsByName[kind.held]) mob.equipment[0] = new Item(registry.itemsByName[kind.held].id, 1) // main hand
-    mob.ai = {
-      kind, body: bodyOf(name), vy: 0, kx: 0, kz: 0, onGround: false, cooldown: 0, target: null, provoked: false,
-      stroll: null, unseen: 0, hurtAt: 0, dead: false, burning: false, fall: 0, tick: 0
-    }
+    mob.ai = { kind, body: bodyOf(name), vy: 0, kx: 0, kz: 0, onGround: false, cooldown: 0, target: null, provoked: false, stroll: null, unseen: 0, hurtAt: 0, dead: false, burning: false, fall: 0, tick: 0 }
     mob.takeDamage = (opts) => hurt(mob, opts)
     mob.updateAndSpawn()
     mobs.add(mob)
