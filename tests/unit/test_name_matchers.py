@@ -21,7 +21,7 @@ from agency.execution.tools.recipes import CRAFTABLE, available, matches
 from agency.execution.tools.results import PRECONDITION_FAILED
 from agency.execution.tools.spatial import find_in_region, free_spot_near, surface_y
 from agency.world import BlockRegion, InventoryItem, Vec3, WorldSnapshot
-from tests.unit.agents.fakes import GROUND_Y, FakeBody, FakeTime
+from agency.execution.tools.testing import GROUND_Y, FakeBody, FakeTime
 
 PLANTS = ["grass", "short_grass"]  # one plant: 1.18.2's name, 1.21.4's name
 FEET = (0, 64, 0)

@@ -16,7 +16,7 @@ from agency.execution.tools.registry import ToolRegistry
 from agency.execution.workflows.checkpoints import SqliteCheckpointStore
 from agency.execution.workflows.engine import WorkflowEngine
 from agency.execution.workflows.steps import StepExecutor
-from tests.unit.agents.fakes import FakeBody, FakeTime
+from agency.execution.tools.testing import FakeBody, FakeTime
 
 
 @pytest.fixture

@@ -17,7 +17,7 @@ from agency.execution.agents import AgentRuntime, TaskSpec, load_default_registr
 from agency.execution.tools import ToolContext
 from agency.execution.builtin_tools import default_tool_registry
 from agency.execution.workflows import SqliteCheckpointStore
-from tests.unit.agents.fakes import FakeBody, FakeTime
+from agency.execution.tools.testing import FakeBody, FakeTime
 
 
 def load_world(path: Path, ftime: FakeTime) -> FakeBody:

@@ -14,7 +14,7 @@ from agency.execution.tools import ToolContext
 from agency.execution.builtin_tools import default_tool_registry
 from agency.execution.workflows import SqliteCheckpointStore
 from tests.unit.agents.conftest import run
-from tests.unit.agents.fakes import FakeBody
+from agency.execution.tools.testing import FakeBody
 
 ROOT = Path(__file__).resolve().parents[3]
 EXPECTED_STEPS = ["gather-log", "craft-planks", "craft-crafting-table", "place-crafting-table", "craft-stick", "craft-wooden-pickaxe"]

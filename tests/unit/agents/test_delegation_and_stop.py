@@ -19,7 +19,7 @@ from agency.execution.workflows import (
     WorkflowDef,
 )
 from tests.unit.agents.conftest import Probe, run
-from tests.unit.agents.fakes import FakeBody
+from agency.execution.tools.testing import FakeBody
 
 
 def profile(agent_id: str, steps: list[dict[str, Any]], action: str = "relay", **extra: Any) -> dict[str, Any]:

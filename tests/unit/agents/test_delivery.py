@@ -17,7 +17,7 @@ from agency.execution.tools import ToolContext
 from agency.planning.delivery import DELIVER, DELIVERY_HOOK, DeliveryBoard
 from agency.planning.tasks.models import TaskStatus
 from agency.planning.tasks.store import SqliteTaskStore
-from tests.unit.agents.fakes import FakeBody, FakeTime
+from agency.execution.tools.testing import FakeBody, FakeTime
 
 
 def test_deliver_plan_crafts_a_recipe_then_gives_and_collects_a_raw_material_then_gives():

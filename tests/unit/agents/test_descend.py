@@ -16,7 +16,7 @@ from agency.execution.tools.results import EXECUTION_ERROR, PRECONDITION_FAILED,
 from agency.goal_tag import ExtractedGoal, parse_goal_text
 from agency.world import BodyError, Vec3
 from tests.unit.agents.conftest import run
-from tests.unit.agents.fakes import GROUND_Y, FakeBody
+from agency.execution.tools.testing import GROUND_Y, FakeBody
 
 
 class StairBody(FakeBody):

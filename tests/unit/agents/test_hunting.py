@@ -17,7 +17,7 @@ from agency.execution.tools.hunting import ANIMAL_DROPS, ANIMALS, KILL_TIMEOUT_S
 from agency.execution.tools.results import CANCELLED, EXECUTION_ERROR, PRECONDITION_FAILED, VALIDATION_ERROR
 from agency.world import BodyError
 from tests.unit.agents.conftest import run
-from tests.unit.agents.fakes import FakeBody, FakeTime, Mob
+from agency.execution.tools.testing import FakeBody, FakeTime, Mob
 
 
 class HuntBody(FakeBody):

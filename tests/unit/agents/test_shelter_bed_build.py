@@ -13,7 +13,7 @@ from agency.shelter.bed import shelter_bed_spot
 from agency.shelter.blueprint import basic_shelter
 from agency.shelter.verifier import verify_shelter_v0
 from tests.unit.agents.conftest import run
-from tests.unit.agents.fakes import FakeBody
+from agency.execution.tools.testing import FakeBody
 
 
 def _beds_like_the_game(body: FakeBody) -> None:

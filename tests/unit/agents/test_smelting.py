@@ -28,7 +28,7 @@ from agency.execution.tools.results import CANCELLED, EXECUTION_ERROR, PRECONDIT
 from agency.world import BodyError
 from tests.conftest import ROOT
 from tests.unit.agents.conftest import run
-from tests.unit.agents.fakes import GROUND_Y, FakeBody, FakeTime
+from agency.execution.tools.testing import GROUND_Y, FakeBody, FakeTime
 
 FURNACE_JS = ROOT / "node" / "plugins" / "furnace.js"
 

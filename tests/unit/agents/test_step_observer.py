@@ -17,7 +17,7 @@ from agency.execution.workflows import SqliteCheckpointStore, WorkflowDef
 from agency.execution.workflows.engine import StepEvent, WorkflowEngine
 from agency.execution.workflows.steps import StepExecutor
 from tests.unit.agents.conftest import Probe, run
-from tests.unit.agents.fakes import FakeTime
+from agency.execution.tools.testing import FakeTime
 
 
 def wf(steps: list[dict[str, Any]], parallel: dict[str, Any] | None = None) -> WorkflowDef:

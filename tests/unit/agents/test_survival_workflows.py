@@ -14,7 +14,7 @@ from agency.execution.builtin_tools import default_tool_registry
 from agency.execution.tools.results import PRECONDITION_FAILED
 from agency.execution.workflows import SqliteCheckpointStore
 from tests.unit.agents.conftest import run
-from tests.unit.agents.fakes import GROUND_Y, FakeBody, Mob
+from agency.execution.tools.testing import GROUND_Y, FakeBody, Mob
 
 
 @pytest.fixture

@@ -34,7 +34,7 @@ from agency.execution.tools.results import PRECONDITION_FAILED
 from agency.execution.workflows import SqliteCheckpointStore
 from agency.harvest import can_harvest, durability, needs_tool, wear_order
 from tests.unit.agents.conftest import run
-from tests.unit.agents.fakes import GROUND_Y, FakeBody
+from agency.execution.tools.testing import GROUND_Y, FakeBody
 
 # A generic log gathered is an oak log (the embedded world's trees), and the starting inventories
 # hold oak only: which wood a generic log turns out to be is not what these tests are about.

@@ -20,7 +20,7 @@ from agency.execution.agents.smelt_plan import smelt_plan
 from agency.execution.builtin_tools import default_tool_registry
 from agency.execution.tools import ToolContext
 from tests.unit.agents.conftest import run
-from tests.unit.agents.fakes import GROUND_Y, FakeBody
+from agency.execution.tools.testing import GROUND_Y, FakeBody
 from tests.unit.agents.test_tool_first import TABLE, simulate
 
 TABLE_STEPS = {"craft-crafting-table", "place-crafting-table"}

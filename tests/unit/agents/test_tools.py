@@ -15,7 +15,8 @@ from agency.execution.tools.base import ToolContext
 from agency.execution.tools.registry import ToolRegistry
 from agency.execution.tools.results import CANCELLED, PRECONDITION_FAILED, TIMEOUT
 from tests.unit.agents.conftest import Probe, run
-from tests.unit.agents.fakes import GROUND_Y, FakeBody, Vec3
+from agency.execution.tools.testing import GROUND_Y, FakeBody
+from agency.world import Vec3
 
 
 def test_INV_TOOL_001_invalid_inputs_rejected_before_any_tool_code(ctx: ToolContext, body: FakeBody, tools: ToolRegistry, probe: Probe) -> None:

@@ -11,7 +11,7 @@ from typing import Any
 
 from agency.execution.builtin_tools import default_tool_registry
 from agency.execution.tools.base import ToolContext
-from tests.unit.agents.fakes import GROUND_Y, FakeBody
+from agency.execution.tools.testing import GROUND_Y, FakeBody
 
 BODY_CALLS = ("snapshot", "region", "chat", "start_action", "poll_action", "cancel_action")
 

@@ -13,7 +13,7 @@ import pytest
 from agency.execution.executor import DISCONNECTED
 from agency.planning.tasks.models import TaskStatus
 from agency.world import ActionStatus, BodyLost
-from tests.unit.agents.fakes import FakeBody, FakeTime
+from agency.execution.tools.testing import FakeBody, FakeTime
 from tests.unit.executor.world import add_task, executor_env
 
 

@@ -14,7 +14,7 @@ import pytest
 from agency.execution.reflexes import Death, ReflexConfig, Reflexes
 from agency.execution.tools.results import tool_failure, tool_success
 from agency.world import WorldSnapshot
-from tests.unit.agents.fakes import Mob
+from agency.execution.tools.testing import Mob
 
 
 class RecordingTools:

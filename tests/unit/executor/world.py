@@ -13,7 +13,7 @@ from agency.planning.tasks.store import SqliteTaskStore
 from agency.execution.tools import ToolContext
 from agency.execution.builtin_tools import default_tool_registry
 from agency.execution.workflows import SqliteCheckpointStore
-from tests.unit.agents.fakes import FakeBody, FakeTime
+from agency.execution.tools.testing import FakeBody, FakeTime
 
 
 def executor_env(tmp_path: Path, ftime: FakeTime, body: FakeBody) -> dict[str, Any]:

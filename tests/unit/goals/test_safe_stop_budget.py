@@ -22,7 +22,7 @@ from agency.execution.tools.base import Tool
 from agency.execution.tools.registry import ToolRegistry
 from agency.execution.workflows import SqliteCheckpointStore
 from tests.unit.agents.conftest import WorkInput
-from tests.unit.agents.fakes import FakeBody, FakeTime
+from agency.execution.tools.testing import FakeBody, FakeTime
 
 
 async def _settle(ctx: ToolContext, p: WorkInput) -> dict[str, Any]:

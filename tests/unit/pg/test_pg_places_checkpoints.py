@@ -14,7 +14,7 @@ from agency.execution.workflows.checkpoints import DatabaseCheckpointStore, Sqli
 from agency.execution.workflows.steps import StepExecutor
 from agency.places.store import PlaceStore
 from tests.unit.agents.conftest import Probe, probe_tools, run
-from tests.unit.agents.fakes import FakeBody, FakeTime
+from agency.execution.tools.testing import FakeBody, FakeTime
 from tests.unit.agents.test_workflow_invariants import wf, work
 from tests.unit.pg.dialects import DIALECTS, Databases
 

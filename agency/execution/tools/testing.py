@@ -1,6 +1,10 @@
-"""Test doubles for agent/tool tests: a tiny block world implementing the Body protocol
-(not a Mineflayer mock: it keeps blocks, an inventory and long actions that finish after
-a number of polls), fake async time, and small scripted tools."""
+"""Test doubles shipped with the package: FakeBody, a tiny block world implementing the
+Body protocol (not a Mineflayer mock: it keeps blocks, an inventory, creatures and long
+actions that finish after a number of polls), and FakeTime, an injected clock with an async
+sleep that moves it.
+
+Used by the agent, tool, executor and daemon unit tests; usable by benches and replays alike.
+"""
 
 from __future__ import annotations
 
