@@ -14,7 +14,7 @@ from agency.execution.reflexes import Reflexes
 from agency.execution.tools.results import CANCELLED
 from agency.planning.tasks.models import TaskStatus
 from agency.world import BodyEvent, EventType
-from tests.unit.agents.fakes import FakeBody, FakeTime
+from agency.execution.tools.testing import FakeBody, FakeTime
 from tests.unit.executor.world import add_task, executor_env
 
 

@@ -1,5 +1,5 @@
 """Goal binding wired into the pipeline and the executor, on the real task store (§G check
-on), the real agent runtime and the fake block world (tests/unit/agents/fakes.py), with
+on), the real agent runtime and the fake block world (agency/execution/tools/testing.py), with
 fake async time: the resolver in the converter, completion only after two verifier passes,
 drift re-opening a finished shelter as a repair, hold witnesses and the conservative
 rescan, shelter_nearby for drive ticks."""
@@ -24,7 +24,7 @@ from agency.execution.workflows import SqliteCheckpointStore
 from agency.world import Vec3
 from bot.config.loader import McbotConfig
 from bot.runtime.wiring import GoalWiring
-from tests.unit.agents.fakes import FakeBody, FakeTime
+from agency.execution.tools.testing import FakeBody, FakeTime
 
 MATERIALS = {"oak_planks": 80, "oak_door": 1, "torch": 1, "oak_log": 1}
 

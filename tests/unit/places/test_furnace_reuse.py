@@ -16,7 +16,7 @@ from agency.places.memory import HOOK, PlaceMemory
 from agency.places.store import PlaceStore
 from bot.config.loader import McbotConfig
 from bot.runtime.wiring import Agency
-from tests.unit.agents.fakes import GROUND_Y, FakeTime
+from agency.execution.tools.testing import GROUND_Y, FakeTime
 from tests.unit.agents.test_smelting import SmeltBody
 
 WORLD = "server:127.0.0.1:25565"

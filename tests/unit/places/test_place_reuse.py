@@ -25,7 +25,7 @@ from agency.places.store import PlaceStore
 from bot.config.loader import McbotConfig
 from bot.runtime.api import create_app
 from bot.runtime.wiring import Agency
-from tests.unit.agents.fakes import GROUND_Y, FakeBody, FakeTime
+from agency.execution.tools.testing import GROUND_Y, FakeBody, FakeTime
 
 WORLD = "server:127.0.0.1:25565"
 TABLE = (14, GROUND_Y, 3)  # beyond the crafter's 8-block table search, within 48
