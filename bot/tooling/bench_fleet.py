@@ -344,8 +344,8 @@ class FleetRun:
                                         stdout=log, stderr=subprocess.STDOUT, preexec_fn=die_with_parent)
             try:
                 t0 = time.monotonic()
-                self.progress.note(f"starting a daemon of {self.n} bots and its world {self.version} "
-                                   f"(up to {start_timeout_s(self.n):.0f} s)")
+                self.progress.note(f"starting a daemon of {self.n} bots and its world {self.version}, "
+                                   f"up to {start_timeout_s(self.n):.0f} s")
                 if not wait_up(proc, base, start_timeout_s(self.n)):
                     self.say(f"[Bench fleet] N={self.n}: the daemon did not say ok on /healthz within "
                              f"{start_timeout_s(self.n):.0f} s (exit {proc.poll()}); its log ends:")
@@ -377,7 +377,7 @@ class FleetRun:
     def _warm_up(self, api: httpx.Client) -> None:
         """Walks posted until every bot runs one (or WARMUP_MAX_S passed)."""
         deadline = time.monotonic() + WARMUP_MAX_S
-        self.progress.note(f"sending every bot on a walk (up to {WARMUP_MAX_S:.0f} s)")
+        self.progress.note(f"sending every bot on a walk, up to {WARMUP_MAX_S:.0f} s")
         while time.monotonic() < deadline:
             self._keep_walking(api)
             bots = (_get(api, "/api/bots") or {}).get("bots", [])
