@@ -222,6 +222,11 @@ class BodyLost(BodyError):
     is held until a fresh body is ready, never failed."""
 
 
+class BodyUnavailable(BodyError):
+    """No body to serve a request with: the bot is not connected, or it went away during
+    the reads the request needed. Nothing was done (a user's goal was not stored)."""
+
+
 @runtime_checkable
 class Body(Protocol):
     """How agency code sees and acts. Implemented by bot.runtime.body.MineflayerBody on a live bot
@@ -240,3 +245,18 @@ class Body(Protocol):
     def cancel_action(self, action_id: str) -> ActionStatus: ...
 
     def chat(self, message: str) -> None: ...
+
+
+class ConnectedBody(Body, Protocol):
+    """A body on a server, which can be away: `connected` says whether the bot is there now.
+    The daemon's bodies are these; a recorded session's replay is a plain Body."""
+
+    @property
+    def connected(self) -> bool: ...
+
+
+def is_remote(body: object) -> bool:
+    """Does every call of this body wait on another process (a live bot's bridge to node)?
+    Such a body says so with `remote = True`, and callers on the event loop make its calls
+    on a worker thread. In-process doubles and replays leave it out."""
+    return getattr(body, "remote", False) is True

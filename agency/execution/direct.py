@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import asyncio
 from dataclasses import dataclass, field, replace
-from typing import Any, Callable, Literal
+from typing import Any, Callable, Literal, Protocol
 
 from loguru import logger
 from pydantic import ValidationError
@@ -69,18 +69,34 @@ class DirectAction:
                 "output": self.output, "error": self.error}
 
 
+class HoldsBody(Protocol):
+    """The reflexes (agency.execution.reflexes.Reflexes), as a direct action defers to them."""
+
+    @property
+    def hold_reason(self) -> str | None: ...
+
+
 class DirectActions:
     def __init__(self, tools: ToolRegistry, ctx: ToolContext, executor: Executor, *,
-                 reflex_holding: Callable[[], str | None] = lambda: None, connected: Callable[[], bool] = lambda: True,
-                 clock: Clock = system_clock_ms) -> None:
+                 connected: Callable[[], bool] = lambda: True, clock: Clock = system_clock_ms) -> None:
         self.tools = tools
         self.ctx = ctx
         self.executor = executor
-        self.reflex_holding = reflex_holding  # why the reflexes hold the body, None when they do not
+        self._reflexes: HoldsBody | None = None  # defer_to()
         self.connected = connected
         self.clock = clock
         self._actions: dict[str, DirectAction] = {}
         self._seq = 0
+
+    def defer_to(self, reflexes: HoldsBody) -> None:
+        """The reflexes this defers to: a body action is refused while they hold the body.
+        Bound once, after both are built: the reflexes take this in their constructor (to
+        stop a direct action when they need the body), so one of the two must come second."""
+        self._reflexes = reflexes
+
+    def reflex_holding(self) -> str | None:
+        """Why the reflexes hold the body, None when they do not (or there are none)."""
+        return self._reflexes.hold_reason if self._reflexes is not None else None
 
     # ---- asking ------------------------------------------------------------------------
     def catalog(self) -> list[dict[str, Any]]:

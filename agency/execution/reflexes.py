@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections import Counter
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
-from typing import Any, AsyncIterator, Callable, Iterable
+from typing import Any, AsyncIterator, Callable, Iterable, Protocol
 
 from loguru import logger
 
@@ -46,6 +46,13 @@ SAFE_MODES = ("creative", "spectator")
 
 
 ShelterLookup = Callable[[WorldSnapshot], SiteSignature | None]  # a verified shelter near the bot
+
+
+class YieldsBody(Protocol):
+    """A direct action holder (agency.execution.direct.DirectActions): a reflex that needs
+    the body stops the direct action holding it first."""
+
+    async def yield_body(self, why: str) -> None: ...
 
 
 @dataclass(frozen=True)
@@ -75,7 +82,8 @@ class ReflexStats:
 
 class Reflexes:
     def __init__(self, tools: ToolRegistry, ctx: ToolContext, executor: Executor, config: ReflexConfig = ReflexConfig(),
-                 *, shelter_lookup: ShelterLookup | None = None, clock: Clock = system_clock_ms):
+                 *, shelter_lookup: ShelterLookup | None = None, direct: YieldsBody | None = None,
+                 clock: Clock = system_clock_ms):
         self.tools = tools
         self.ctx = ctx
         self.executor = executor
@@ -97,7 +105,7 @@ class Reflexes:
         self.death: Death | None = None  # the last death, until its items are recovered or given up
         self._hurt_at: int | None = None
         self._combat: CombatChoice | None = None  # what choose() answered, for _act
-        self.direct: Any = None  # agency.execution.direct.DirectActions: stopped when a reflex needs the body
+        self.direct = direct  # stopped when a reflex needs the body
 
     @property
     def holding_tasks(self) -> bool:

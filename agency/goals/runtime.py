@@ -39,17 +39,17 @@ EVENT_LOG = 200
 class GoalRuntime:
     def __init__(
         self, db: StoreSource, tasks: TaskStore, clock: Clock, *, last_snapshot: Callable[[], WorldSnapshot | None],
-        sleep: Callable[[float], Any] = asyncio.sleep,
+        body: Callable[[], Any] = lambda: None, sleep: Callable[[float], Any] = asyncio.sleep,
     ) -> None:
         self.tasks = tasks
         self.clock = clock
         self._snapshot = last_snapshot
-        self.body: Any = None
+        self._body = body  # the bot's Body once attached (None before: nothing is read)
         self.index = GoalKeyIndex(db)
         self.sync = GoalSync(db, clock=clock)
         self.events: list[dict[str, Any]] = []  # recent goal lifecycle events (API, tests)
         self.lifecycle = GoalLifecycle(tasks, clock=clock, goals=self.sync, emit=self._emit)
-        self.hooks = GoalRunHooks(self.lifecycle, lambda: self.body, on_verified=self._remember_site, sleep=sleep)
+        self.hooks = GoalRunHooks(self.lifecycle, body, on_verified=self._remember_site, sleep=sleep)
         self.reactor = ActivationReactor(  # ticked once per executor tick (on_executor_tick)
             self.lifecycle,
             feasibility={HOLD_UNSAFE: lambda _t, _b: self._hostiles() == 0},
@@ -97,6 +97,18 @@ class GoalRuntime:
             if task is not None and binding is not None and task.status is TaskStatus.completed \
                     and not binding.archived:  # an archived shelter stands in another world
                 out.append((task, binding))
+        return out
+
+    def shelter_places(self) -> list[dict[str, Any]]:
+        """The verified shelters of this world as places (the places view lists them beside
+        the tables, furnaces and beds: the goal store is their memory)."""
+        out = []
+        for task, binding in self.finished_shelters():
+            site, last = binding.anchors.siteSignature, binding.completion.lastResult
+            if site is not None:
+                x, y, z = site.refCorner
+                out.append({"kind": "shelter", "x": x, "y": y, "z": z, "facing": site.facing, "taskId": task.id,
+                            "verified": bool(last is not None and last.done)})
         return out
 
     def shelter_status(self, limit: int = 5) -> list[dict[str, Any]]:
@@ -185,15 +197,15 @@ class GoalRuntime:
         """World drift near finished sites: re-read each one in range (one region read);
         a changed read is drift, re-verified through the reactor (a failure re-opens the
         goal as a repair). Unloaded reads are skipped, never judged."""
-        pos = self._position()
-        if self.body is None or pos is None or not getattr(self.body, "connected", True):
+        pos, body = self._position(), self._body()
+        if body is None or pos is None or not getattr(body, "connected", True):
             return []
         drifted = []
         for task, binding in self.finished_shelters():
             site = binding.anchors.siteSignature
             if site is None or site.footprintBounds.distance_to(pos) > REVIEW_RANGE_M:
                 continue
-            region = await asyncio.to_thread(read_site, self.body, site)
+            region = await asyncio.to_thread(read_site, body, site)
             if None in region.palette:
                 continue
             digest = region_digest(region)

@@ -54,7 +54,7 @@ class PlanningConsumer:
         router: GoalRouter | None = None,
     ) -> None:
         self._stream = stream
-        self.router = router  # goal-bound intents -> the goal resolver (set by the daemon)
+        self.router = router  # goal-bound intents -> the goal resolver (the daemon's)
         self._store = store
         self._clock = clock
         self._limit = batch_limit

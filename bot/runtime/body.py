@@ -94,6 +94,8 @@ class Backoff:
 
 
 class MineflayerBody:
+    remote = True  # every call waits on node over the bridge (agency.world.is_remote)
+
     def __init__(
         self,
         bridge: Bridge,

@@ -131,7 +131,7 @@ class Daemon:
             settings = connection_settings(cfg, host=None if embedded else self.host, port=self.port, bot=agency.entry)
             # The 3D view follows the first bot.
             body = self.bodies[name] = MineflayerBody(self.bridge, settings, viewer=cfg.viewer if i == 0 else None)
-            self.bridge.node_watch.action_sources.append(body.actions_running)  # named if the bridge wedges
+            self.bridge.node_watch.watch_actions(body.actions_running)
             await asyncio.to_thread(body.connect)
             agency.attach_body(body, embedded=embedded)
         if self.fleet:

@@ -51,10 +51,14 @@ class NodeWatch:
     judge: WedgeJudge | None = None
     in_flight: tuple[str, float] | None = None  # (helper, since: clock) on the bridge thread
     # Who knows the long actions started and not finished: each body on this bridge (its
-    # owner adds its `actions_running`).
+    # owner adds its `actions_running` through watch_actions).
     action_sources: list[Callable[[], list[str]]] = field(default_factory=list)
     wedges: list[WedgeRecord] = field(default_factory=list)
     history: deque[tuple[float, str, str]] = field(default_factory=lambda: deque(maxlen=100))  # (wall, what, detail)
+
+    def watch_actions(self, source: Callable[[], list[str]]) -> None:
+        """A body on this bridge: its long actions running are named if node wedges."""
+        self.action_sources.append(source)
 
     def spawn_env(self) -> dict[str, str]:
         if self.heartbeat is None:

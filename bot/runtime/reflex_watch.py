@@ -10,7 +10,7 @@ import asyncio
 import contextvars
 import time
 import weakref
-from typing import Any, Awaitable, Callable
+from typing import Any, Awaitable, Callable, Protocol, runtime_checkable
 
 from loguru import logger
 
@@ -19,6 +19,15 @@ from agency.execution.reflexes import Reflexes
 from bot.runtime.body import BodyLost, MineflayerBody
 
 DEFAULT_POLL_S = 0.02  # one server tick is 50 ms: p50 of a poll's wait is 10 ms
+
+
+@runtime_checkable
+class WatchesThreats(Protocol):
+    """A body with a threat watch (a live bot's, on node): the reflexes can be woken by it."""
+
+    def watch_threats(self, radii: dict[str, float]) -> None: ...
+
+    def new_threats(self) -> list[dict[str, Any]]: ...
 
 
 class ThreatFeed:

@@ -1,52 +1,57 @@
-"""Assembles the pure agency pieces for the daemon: stores, perception, keep-alive, drive
-ticks, planning; and the scheduled jobs and HTTP context that drive them. Every method
-here runs on the daemon's event loop (the one owner of agency state); bridge calls are
-awaited on the bridge's thread."""
+"""The daemon's composition root: builds one bot's agency (stores, perception, keep-alive,
+drive ticks, planning, goals, the executor, reflexes and direct actions) and declares the
+jobs that drive it. What they decide lives in agency/; here they are only built and handed
+to each other. Every method runs on the daemon's event loop (the one owner of agency
+state); bridge calls are awaited on worker threads."""
 
 from __future__ import annotations
 
 import asyncio
-from typing import Any
+from contextlib import contextmanager
+from typing import Any, Iterator
 
 from loguru import logger
 
 from agency.clock import Clock, system_clock_ms
 from agency.cognition.counters import AgencyCounters
-from agency.execution.agents import AgentRuntime, bot_agents
-from agency.execution.executor import DISCONNECTED, Executor
-from agency.execution.direct import DirectActions
-from agency.execution.reflexes import Reflexes
-from agency.planning.stalls import stalled_tasks
-from agency.planning.tasks.events import record_step
-from agency.execution.tools import ToolContext
-from agency.execution.builtin_tools import default_tool_registry
-from agency.execution.tools.crafting import nearby_table
-from agency.execution.workflows import SqliteCheckpointStore
-from agency.perception.body_gate import BodyGate
-from agency.cognition.drive_tick import (SIGHT_ACTIONS, DriveTickFired, DriveTickMemory, drive_candidate, drive_gate,
-                               evaluate_drive_tick, needs_sight, sight_box)
+from agency.cognition.drive_job import DriveJob
+from agency.cognition.drive_reads import DriveReads
+from agency.cognition.drive_tick import DriveTickMemory
 from agency.cognition.eligibility import routable_by
-from agency.cognition.grounding import FrameFacts
-from agency.goals.user_goals import GoalDecision, GoalRequest, GoalRequestError, submit_user_goal
 from agency.cognition.keepalive import build_keepalive
 from agency.cognition.llm_thoughts import build_thought_generator
+from agency.execution.agents import AgentRuntime, bot_agents
+from agency.execution.body_holder import BodyHolder
+from agency.execution.builtin_tools import default_tool_registry
+from agency.execution.direct import DirectActions
+from agency.execution.executor import DISCONNECTED, Executor
+from agency.execution.reflexes import Reflexes
+from agency.execution.tools import ToolContext
+from agency.execution.tools.mining import STAIRCASES_HOOK
+from agency.execution.workflows import SqliteCheckpointStore
+from agency.goals.intake import GoalIntake
+from agency.goals.plan_facts import PlanFacts
+from agency.goals.runtime import GoalRuntime
+from agency.goals.user_goals import GoalDecision, GoalRequest
+from agency.goals.world_identity import WorldEntry, enter_world
+from agency.perception.body_gate import BodyGate
+from agency.perception.last_seen import LastSeen
+from agency.perception.reads import blocks_around, snapshot_or_none
 from agency.perception.stimuli import Perception, Stimulus
+from agency.places.memory import HOOK as PLACES_HOOK, PlaceMemory
+from agency.places.store import PlaceStore
 from agency.planning.consumer import IdleReporter, PlanningConsumer
-from agency.stream.cognitive_stream import CognitiveStream
+from agency.planning.delivery import DELIVER, DELIVERY_HOOK, DeliveryBoard
+from agency.planning.stalls import stalled_tasks
+from agency.planning.tasks.events import record_step
 from agency.planning.tasks.models import TaskStatus
 from agency.planning.tasks.store import TaskStore
-from agency.world import BlockRegion, BodyEvent, BodyLost, WorldSnapshot
-from agency.goals.runtime import GoalRuntime
-from agency.goals.world_identity import WorldEntry, enter_world
-from agency.places.memory import HOOK as PLACES_HOOK, PlaceMemory
-from agency.execution.tools.mining import STAIRCASES_HOOK
-from agency.places.store import PlaceStore
-from agency.planning.delivery import DELIVER, DELIVERY_HOOK, DeliveryBoard
+from agency.stream.cognitive_stream import CognitiveStream
+from agency.world import BodyEvent, BodyUnavailable, ConnectedBody, WorldSnapshot, is_remote
 from bot.config.loader import BotEntry, McbotConfig
 from bot.runtime.api import ApiContext, BotUnavailable
-from bot.runtime.body import MineflayerBody
 from bot.runtime.bridge_downs import bridge_downs
-from bot.runtime.reflex_watch import ReflexWatch
+from bot.runtime.reflex_watch import ReflexWatch, WatchesThreats
 from bot.runtime.scheduler import JobSpec
 from bot.runtime.stores import SharedStores
 from bot.runtime.world_id import world_identity
@@ -63,7 +68,11 @@ class GoalWiring(GoalRuntime):
 class Agency:
     """One bot's agency: its perception, thoughts, drive ticks, goals, executor and reflexes,
     on the daemon's database and task store (`shared`, opened here when not given: a
-    one-bot daemon, tests). `bot` is its `[[bots]]` entry; None = the single bot of [bot]."""
+    one-bot daemon, tests). `bot` is its `[[bots]]` entry; None = the single bot of [bot].
+
+    Built in two steps: the stores and loops here, what acts on the body in attach_body()
+    once the bot has connected (the world and the bridge start in between, and a config
+    error must surface before either)."""
 
     def __init__(self, cfg: McbotConfig, clock: Clock = system_clock_ms, *, bot: BotEntry | None = None,
                  shared: SharedStores | None = None, fleet: bool = False) -> None:
@@ -80,6 +89,7 @@ class Agency:
         self.db = db = shared.db
         self.counters = AgencyCounters(clock)
         self.tasks = shared.tasks
+        self.seen = LastSeen()
         # On PostgreSQL a daemon's thoughts are its own (its bots' only): no other daemon converts them.
         self.stream = CognitiveStream(db, clock=clock, max_thoughts=cfg.stream.max_thoughts, daemon_id=shared.daemon_id)
         self.perception = Perception(clock, publish=self.stream.publish)
@@ -91,94 +101,92 @@ class Agency:
             config=cfg.keepalive,
             counters=self.counters,
         )
-        self.planning = PlanningConsumer(self.stream, self.tasks, clock, stuck_timeout_ms=cfg.drive_tick.stuck_timeout_ms)
+        self.goals = GoalWiring(cfg, self.tasks, clock, db, last_snapshot=self.seen.get, body=lambda: self.body)
+        # `build basic_shelter` -> the goal resolver
+        self.planning = PlanningConsumer(self.stream, self.tasks, clock, stuck_timeout_ms=cfg.drive_tick.stuck_timeout_ms,
+                                         router=self.goals.router)
         self.idle = IdleReporter(self.tasks, clock)
-        self.goals = GoalWiring(cfg, self.tasks, clock, db, last_snapshot=lambda: self.last_snapshot)
-        self.planning.router = self.goals.router  # `build basic_shelter` -> the goal resolver
         self.drive_memory = DriveTickMemory(db, bot=self.claim_as or "")  # the interval survives a restart, per bot
         self.drive_state = self.drive_memory.state()
         self.drive_config = cfg.drive_tick
         self.checkpoints = SqliteCheckpointStore(db, clock=clock)
         # Tables, furnaces and beds of the world entered at attach_body (none before it).
         self.places = PlaceMemory(PlaceStore(db, clock=clock), lambda: self.world.world if self.world else None,
-                                  config=cfg.places, shelters=self._shelter_places)
+                                  config=cfg.places, shelters=self.goals.shelter_places)
         self.tools = default_tool_registry()
         self.agents = bot_agents(self.entry.agents)  # AgentProfileError: an unknown profile name
         shared.bot_actions[self.name] = self.agents.routable_actions()
         shared.bot_up[self.name] = lambda: self._connected
         # Materials asked of the other bots through the task store (a shelter's planks).
         self.delivery = DeliveryBoard(self.tasks, self.name, lambda: shared.bots_that_can(DELIVER))
+        self.intake = GoalIntake(self.name, body=lambda: self.body, seen=self.seen, tasks=self.tasks,
+                                 is_routable=routable_by(self.agents), router=self.goals.router, clock=clock,
+                                 stuck_timeout_ms=cfg.drive_tick.stuck_timeout_ms)
         self.staircases: list[tuple[float, float, float]] = []  # the tops of the staircases dug (climb_out)
-        self.executor: Executor | None = None  # built once the body exists (tools act on it)
-        self.reflexes: Reflexes | None = None
-        self.direct: DirectActions | None = None  # a user's or MCP client's tool calls (POST /api/actions)
-        self.reflex_watch: ReflexWatch | None = None
-        self.tool_ctx: ToolContext | None = None
-        self.body: MineflayerBody | None = None
+        self.gate = BodyGate()  # jobs that act on the world wait for a connected bot
         self._embedded: bool | None = None  # did the daemon start the world (attach_body)
         self.world: WorldEntry | None = None  # which world the store's memories are of (attach_body)
-        self.gate = BodyGate()  # jobs that act on the world wait for a connected bot
-        self.last_snapshot: WorldSnapshot | None = None
         self._events: list[BodyEvent] = []
         self._stimuli: list[Stimulus] = []
+        # What acts on the body: built by attach_body.
+        self.body: Any = None  # a ConnectedBody (bot.runtime.body.MineflayerBody on a live bot)
+        self.tool_ctx: ToolContext | None = None
+        self.executor: Executor | None = None
+        self.reflexes: Reflexes | None = None
+        self.direct: DirectActions | None = None  # a user's or MCP client's tool calls (POST /api/actions)
+        self.holder = BodyHolder()  # who has the body: nobody else's before one is attached
+        self.drive: DriveJob | None = None
+        self.reflex_watch: ReflexWatch | None = None
 
-    def attach_body(self, body: MineflayerBody, *, embedded: bool | None = None) -> None:
-        """embedded: the daemon started the world (None = infer it from config and host)."""
+    @property
+    def last_snapshot(self) -> WorldSnapshot | None:
+        return self.seen.snapshot
+
+    @last_snapshot.setter
+    def last_snapshot(self, snap: WorldSnapshot | None) -> None:
+        self.seen.snapshot = snap
+
+    def attach_body(self, body: ConnectedBody, *, embedded: bool | None = None) -> None:
+        """Build what acts on the body, once (the one late step: see the class).
+        embedded: the daemon started the world (None = infer it from config and host)."""
         self._embedded = embedded
-        settings = getattr(body, "settings", None)  # test doubles have no address: no world to check
-        if settings is not None:  # before any job: another world's places are archived first
-            self._enter_world(settings)
+        address = getattr(body, "settings", None)  # a body on a server has one; doubles have no world to check
+        if address is not None:  # before any job: another world's places are archived first
+            self._enter_world(address)
         self.body = body
-        self.goals.body = body
-        ctx = ToolContext(body=body, clock=self.clock, poll_interval_s=0.2, offload=isinstance(body, MineflayerBody),
-                          hooks={"shelter": self.goals.hooks, PLACES_HOOK: self.places, STAIRCASES_HOOK: self.staircases,
-                                 DELIVERY_HOOK: self.delivery})
-        self.tool_ctx = ctx
-        # A fake or replayed body has no bridge to lose: no task is poison. A live one is blamed
-        # only for the downs it had actions running in (a fleet's bots share the bridge).
+        ctx = self.tool_ctx = ToolContext(
+            body=body, clock=self.clock, poll_interval_s=0.2, offload=is_remote(body),
+            hooks={"shelter": self.goals.hooks, PLACES_HOOK: self.places, STAIRCASES_HOOK: self.staircases,
+                   DELIVERY_HOOK: self.delivery})
+        # A body with no bridge (a fake or replayed one) has none to lose: no task is poison. A
+        # live one is blamed only for the downs it had actions running in (a fleet's bots share the bridge).
         bridge = getattr(body, "bridge", None)
         runtime = AgentRuntime(self.agents, self.tools, ctx, checkpoints=self.checkpoints,
-                               plan_facts=self._plan_facts,
+                               plan_facts=PlanFacts(self.goals.hooks, self.delivery),
                                on_step=record_step(self.tasks))  # each step in the task's event log
-        self.executor = Executor(self.tasks, runtime, self.clock, on_lifecycle=self._on_task_event,
-                                 goals=self.goals.hooks, before_tick=self.goals.on_executor_tick, bot=self.claim_as,
-                                 actions=self.agents.routable_actions() if self.entry.agents else None,
-                                 bridge=None if bridge is None else bridge_downs(bridge).of_body(body.actions_running))
-        self.reflexes = Reflexes(self.tools, ctx, self.executor,
-                                 self.cfg.reflexes,
-                                 shelter_lookup=self.goals.nearest_verified_shelter, clock=self.clock)
-        self.direct = DirectActions(self.tools, ctx, self.executor, reflex_holding=self._reflex_holding,
-                                    connected=lambda: self._connected, clock=self.clock)
-        self.direct.give_back_orphans()  # a task paused for a direct action the last daemon never ended
-        self.reflexes.direct = self.direct
-        if isinstance(body, MineflayerBody):  # a live bot: threats wake the reflexes
-            self.reflex_watch = ReflexWatch(body, self.reflexes, poll_s=self.cfg.jobs.reflex_watch_s)
+        executor = self.executor = Executor(
+            self.tasks, runtime, self.clock, on_lifecycle=self._on_task_event, goals=self.goals.hooks,
+            before_tick=self.goals.on_executor_tick, bot=self.claim_as,
+            actions=self.agents.routable_actions() if self.entry.agents else None,
+            bridge=None if bridge is None else bridge_downs(bridge).of_body(body.actions_running))
+        direct = self.direct = DirectActions(self.tools, ctx, executor, connected=lambda: self._connected,
+                                             clock=self.clock)
+        reflexes = self.reflexes = Reflexes(self.tools, ctx, executor, self.cfg.reflexes, direct=direct,
+                                            shelter_lookup=self.goals.nearest_verified_shelter, clock=self.clock)
+        direct.defer_to(reflexes)  # each needs the other: the reflexes stop a direct action, which they refuse
+        direct.give_back_orphans()  # a task paused for a direct action the last daemon never ended
+        self.holder = BodyHolder(reflexes, direct)
+        self.drive = DriveJob(DriveReads(body, ctx, self.places, self.drive_state, self.drive_config),
+                              holder=self.holder, gate=self.gate, seen=self.seen, tasks=self.tasks,
+                              publish=self.stream.publish, shelter_nearby=self.goals.shelter_nearby,
+                              state=self.drive_state, config=self.drive_config, counters=self.counters,
+                              clock=self.clock, bot=self.claim_as)
+        if isinstance(body, WatchesThreats):  # a live bot: threats wake the reflexes
+            self.reflex_watch = ReflexWatch(body, reflexes, poll_s=self.cfg.jobs.reflex_watch_s)
 
     def _on_task_event(self, kind: str, task: Any) -> None:
         self.goals.on_task_event(kind, task)
         self.delivery.on_task_event(kind, task)
-
-    async def _plan_facts(self, task: Any) -> dict[str, Any]:
-        """What a workflow generator may know beyond the inventory and what its generator
-        reads of the world itself (generators.WORLD_FACTS: the table a craft uses): the goal
-        store's facts, a build's helpers, where a delivery goes."""
-        facts = dict(self.goals.hooks.plan_facts(task) or {})
-        if task.action.lower() == "build" and (helpers := self.delivery.helpers()):
-            facts["helpers"] = helpers
-        if task.action.lower() == DELIVER and (near := self.delivery.near(task.id)):
-            facts["near"] = near
-        return facts
-
-    def _shelter_places(self) -> list[dict[str, Any]]:
-        """The verified shelters (the goal store is their memory), for the places view."""
-        out = []
-        for task, binding in self.goals.finished_shelters():
-            site, last = binding.anchors.siteSignature, binding.completion.lastResult
-            if site is not None:
-                x, y, z = site.refCorner
-                out.append({"kind": "shelter", "x": x, "y": y, "z": z, "facing": site.facing, "taskId": task.id,
-                            "verified": bool(last is not None and last.done)})
-        return out
 
     def _enter_world(self, settings: Any) -> None:
         # One identity for every bot of the daemon (an in-memory world's is generated: each
@@ -196,6 +204,10 @@ class Agency:
             if self._owns_stores:  # a fleet's daemon forgets the old world once, for all its bots
                 self.shared.world_id = None
             self._enter_world(settings)
+
+    @property
+    def _connected(self) -> bool:
+        return self.body is not None and self.body.connected
 
     # ---- jobs --------------------------------------------------------------------------
     async def job_body(self) -> None:
@@ -218,13 +230,13 @@ class Agency:
         assert self.body is not None
         if not self.body.connected:
             return
-        snap = await self._snapshot(recent=True)  # periodic: read with the other bots' (bulk_reads.py)
+        snap = await snapshot_or_none(self.body, recent=True)  # periodic: read with the other bots' (bulk_reads.py)
         if snap is None:
             return
         events, self._events = self._events, []
         update = self.perception.observe(snap, events)
         self._stimuli.extend(update.stimuli)
-        self.last_snapshot = snap
+        self.seen.saw(snap)
 
     async def job_keepalive(self) -> None:
         if self.last_snapshot is None:
@@ -233,120 +245,9 @@ class Agency:
         # On the loop: with an LLM generator the tick awaits the HTTP call.
         await self.keepalive.atick(self.last_snapshot, stimuli)
 
-    @property
-    def _connected(self) -> bool:
-        return self.body is not None and self.body.connected
-
     async def job_drive_tick(self) -> None:
-        if self.last_snapshot is None or not self.gate.open("DriveTick", self._connected):
-            return
-        if self.direct is not None and self.direct.body_busy is not None:
-            return  # a user's direct action has the body: the bot's own goals wait for it
-        now, snap = self.clock(), self.last_snapshot
-        # Nothing more is read while a gate is shut (the night in the shelter, low vitals, the
-        # interval): the job runs every second or two.
-        if drive_gate(snap, now, self.drive_state, sheltering=self._held_by_reflexes, config=self.drive_config):
-            return
-        # The perception job's snapshot may predate the task that just ended (a table crafted a
-        # moment ago, not in it yet): a tick chooses on a fresh one.
-        try:
-            snap = await self._snapshot() or snap
-        except Exception as e:  # a failed read must not stop the tick: it chooses on the last one
-            self._read_failed("fresh snapshot", e)
-        frame = dict(shelter_nearby=self.goals.shelter_nearby(snap),  # a verified shelter within 32 m
-                     table_nearby=await self._table_nearby(snap, now), furnace_nearby=await self._furnace_nearby(snap, now),
-                     bed_known=await self._bed_known(snap, now),
-                     sheltering=self._held_by_reflexes,
-                     config=self.drive_config)
-        # The big read of the blocks in sight only for a tick that will ground a collect or craft goal.
-        candidate = drive_candidate(snap, now, self.drive_state, self.tasks, bot=self.claim_as, **frame)
-        region = await self._in_sight(snap) if needs_sight(candidate) else None
-        result = evaluate_drive_tick(snap, now, self.drive_state, self.tasks, region=region, counters=self.counters,
-                                     bot=self.claim_as, **frame)
-        if isinstance(result, DriveTickFired):
-            stored = self.stream.publish(result.thought)
-            logger.info("[DriveTick] fired goal={} rule={} thought={}", stored.metadata.goalKey, result.selection.rule, stored.id)
-
-    @property
-    def _held_by_reflexes(self) -> bool:
-        """Reflexes have the body (or the night in the shelter): no claims, no drive ticks."""
-        return self.reflexes is not None and self.reflexes.holding_tasks
-
-    @property
-    def _body_taken(self) -> bool:
-        """Reflexes or a direct action have the body: the executor claims nothing."""
-        return self._held_by_reflexes or (self.direct is not None and self.direct.body_busy is not None)
-
-    def _reflex_holding(self) -> str | None:
-        """Why the reflexes hold the body (a direct action is refused meanwhile), None if free."""
-        return self.reflexes.hold_reason if self.reflexes is not None else None
-
-    async def _table_nearby(self, snap: WorldSnapshot, now_ms: int) -> bool | None:
-        """Is a placed crafting table in the crafter's reach, or remembered and still standing
-        within the reuse distance? Read only when a drive tick is due and no table is held
-        (one small region read, and one block per remembered table); None = not looked."""
-        due = self.drive_state.due(now_ms, self.drive_config.interval_ms)
-        if not due or snap.count_of("crafting_table") or self.tool_ctx is None or self.body is None or not self.body.connected:
-            return None
-        try:  # one in reach (usable_table's order), or a remembered one still standing
-            near = await nearby_table(self.tool_ctx)
-            if near is not None:
-                self.places.saw(near["name"], near["x"], near["y"], near["z"])
-                return True
-            here = (snap.position.x, snap.position.y, snap.position.z)
-            return await self.places.standing_read(self._block_at, "crafting_table", here) is not None
-        except Exception as e:  # a failed read must not stop the drive tick: judge by the inventory
-            self._read_failed("crafting table search", e)
-            return None
-
-    async def _furnace_nearby(self, snap: WorldSnapshot, now_ms: int) -> bool | None:
-        """Is a furnace remembered and still standing within the reuse distance? (One in
-        sight is found in the blocks the tick reads.) Read only when a drive tick is due and
-        no furnace is held, one block per remembered furnace; None = not looked."""
-        return await self._remembered_standing(snap, now_ms, "furnace", held=snap.count_of("furnace"))
-
-    async def _bed_known(self, snap: WorldSnapshot, now_ms: int) -> bool | None:
-        """Is a bed the bot placed or saw remembered and still standing within the reuse
-        distance? Then no second one is crafted. Same reads as _furnace_nearby."""
-        return await self._remembered_standing(snap, now_ms, "bed", held=snap.count_matching("_bed"))
-
-    async def _remembered_standing(self, snap: WorldSnapshot, now_ms: int, kind: str, held: int) -> bool | None:
-        due = self.drive_state.due(now_ms, self.drive_config.interval_ms)
-        if not due or held or self.body is None or not self.body.connected:
-            return None
-        try:
-            here = (snap.position.x, snap.position.y, snap.position.z)
-            return await self.places.standing_read(self._block_at, kind, here) is not None
-        except Exception as e:  # a failed read must not stop the drive tick: judge by the inventory
-            self._read_failed(f"{kind} search", e)
-            return None
-
-    async def _block_at(self, pos: tuple[int, int, int]) -> str | None:
-        """One block's name (None = unloaded), read on a worker thread."""
-        assert self.body is not None
-        return (await asyncio.to_thread(self.body.region, pos, (1, 1, 1))).block_at(*pos)
-
-    async def _in_sight(self, snap: WorldSnapshot) -> BlockRegion | None:
-        """The blocks around the bot a drive tick grounds its goal on (one region read);
-        None = not read, which grounds nothing in sight."""
-        if self.body is None or not self.body.connected:
-            return None
-        try:
-            region = await asyncio.to_thread(self.body.region, *sight_box(snap))
-        except Exception as e:  # a failed read must not stop the drive tick: it explores first
-            self._read_failed("reading the blocks in sight", e)
-            return None
-        self.places.observe(region)  # tables, furnaces, beds in sight remembered; gone ones forgotten
-        return region
-
-    def _read_failed(self, what: str, e: Exception) -> None:
-        """One line (a bridge error carries a JS stack); DEBUG when the bot went away with
-        the read, since the body gate says that once."""
-        line = str(e).splitlines()[0] if str(e) else type(e).__name__
-        if isinstance(e, BodyLost) or self.body is None or not self.body.connected:
-            logger.debug("[DriveTick] {} skipped: {}", what, line)
-        else:
-            logger.warning("[DriveTick] {} failed: {}", what, line)
+        if self.drive is not None:
+            await self.drive.run()
 
     async def job_planning(self) -> None:
         if self.gate.open("Planning", self._connected):  # no claims for a bot that is not there
@@ -355,7 +256,7 @@ class Agency:
     async def job_executor(self) -> None:
         assert self.executor is not None and self.body is not None
         outcome = await self.executor.tick(can_work=self.gate.open("Executor", self._connected),
-                                           held=self._body_taken)
+                                           held=self.holder.taken)
         if outcome == "idle":
             self.idle.check()
 
@@ -365,20 +266,9 @@ class Agency:
         if self.reflex_watch is not None:  # a tick, then threats answered as they come this interval
             await self.reflex_watch.run(budget_s=self.cfg.jobs.reflexes_s * 0.9)
             return
-        snap = await self._snapshot()
+        snap = await snapshot_or_none(self.body)
         if snap is not None:
             await self.reflexes.tick(snap)
-
-    async def _snapshot(self, *, recent: bool = False) -> WorldSnapshot | None:
-        """A snapshot, or None when the body went away between the connected check and the
-        read (a dying world or bridge): the body gate says so once, not a stack trace a tick.
-        recent: one at most 0.5 s old is good enough (a live body reads it in bulk)."""
-        read = getattr(self.body, "recent_snapshot", self.body.snapshot) if recent else self.body.snapshot
-        try:
-            return await asyncio.to_thread(read)
-        except BodyLost as e:
-            logger.debug("snapshot skipped: {}", e)
-            return None
 
     async def job_counters_log(self) -> None:
         logger.info(self.counters.format_agency_log_line())
@@ -413,6 +303,7 @@ class Agency:
                         enabled=name not in j.disabled and not switched_off.get(name, False))
                 for name, body, interval_s, timeout_s in declared]
 
+    # ---- what the HTTP API calls -------------------------------------------------------
     def api_context(self, daemon: Any) -> ApiContext:
         """This bot's HTTP API (bot/runtime/api_context.py)."""
         from bot.runtime.api_context import bot_api_context  # noqa: PLC0415 - it imports this module's users
@@ -420,42 +311,21 @@ class Agency:
         return bot_api_context(self, daemon)
 
     async def blocks_around(self, radius: int) -> dict[str, Any]:
-        """Block counts by name in the cube of `radius` around the bot (air left out)."""
-        if self.body is None or not self.body.connected:
-            raise BotUnavailable("bot is not connected")
-        snap = await asyncio.to_thread(self.body.snapshot)
-        c = (int(snap.position.x // 1), int(snap.position.y // 1), int(snap.position.z // 1))
-        side = 2 * radius + 1
-        region = await asyncio.to_thread(self.body.region, (c[0] - radius, c[1] - radius, c[2] - radius), (side, side, side))
-        counts = region.counts()
-        return {"center": {"x": c[0], "y": c[1], "z": c[2]}, "radius": radius, "total": sum(counts.values()),
-                "counts": counts}
+        """Block counts by name in the cube of `radius` around the bot (agency.perception.reads)."""
+        with _unavailable_is_503():
+            return await blocks_around(self.body, radius)
 
     async def submit_goal(self, request: GoalRequest) -> GoalDecision:
-        """A user's goal, checked against a fresh snapshot (and the blocks in sight for a
-        collect or craft goal, as a drive tick reads them). BotUnavailable when there is no
-        bot to check it against: nothing is stored."""
-        goal = request.goal()  # GoalRequestError: a 400, before any world read
-        if request.bot is not None and request.bot.lower() != self.name.lower():
-            raise GoalRequestError(f"unknown bot {request.bot!r} (this daemon drives {self.name})")
-        if self.body is None or not self.body.connected or self.executor is None:
-            raise BotUnavailable("bot is not connected; the goal was not stored")
-        try:
-            snap = await asyncio.to_thread(self.body.snapshot)
-            region = await asyncio.to_thread(self.body.region, *sight_box(snap)) if goal.action in SIGHT_ACTIONS else None
-        except BodyLost as e:
-            raise BotUnavailable(f"bot went away while checking the goal ({e}); the goal was not stored") from None
-        self.last_snapshot = snap
-        return submit_user_goal(goal, store=self.tasks, now_ms=self.clock(), facts=FrameFacts.from_snapshot(snap, region=region),
-                                is_routable=routable_by(self.executor.runtime.agents), router=self.goals.router,
-                                priority=request.priority, stuck_timeout_ms=self.cfg.drive_tick.stuck_timeout_ms,
-                                bot=self.name if request.bot is not None else None)
+        """A user's goal (agency.goals.intake)."""
+        with _unavailable_is_503():
+            return await self.intake.submit(request)
 
     def stalled(self) -> list[dict[str, Any]]:
         stats = self.executor.stats if self.executor else None
         return stalled_tasks(self.tasks.list_by_status(*TaskStatus), self.clock(), stats and stats.last_tick_ms,
                              self.cfg.drive_tick.stuck_timeout_ms, stats and stats.last_busy_ms)
 
+    # ---- shutdown ----------------------------------------------------------------------
     async def on_shutdown(self) -> None:
         """In-flight work reaches a safe stop before the body goes away; the task stays
         active and resumes from its checkpoint on the next start."""
@@ -472,3 +342,12 @@ class Agency:
         self.stream.close()
         if self._owns_stores:  # a fleet's daemon closes the shared ones after every bot
             self.shared.close()
+
+
+@contextmanager
+def _unavailable_is_503() -> Iterator[None]:
+    """No bot to serve the request with is the API's BotUnavailable (a 503)."""
+    try:
+        yield
+    except BodyUnavailable as e:
+        raise BotUnavailable(str(e)) from None

@@ -118,7 +118,7 @@ def test_after_a_restart_a_pickaxe_is_crafted_at_the_remembered_table_not_a_seco
         assert math.dist(here, (TABLE[0] + 0.5, TABLE[1] + 0.5, TABLE[2] + 0.5)) > 10
 
         # the drive tick counts the remembered, still standing table as had
-        assert asyncio.run(second._table_nearby(snap, second.clock())) is True
+        assert asyncio.run(second.drive.reads.table_nearby(snap, second.clock())) is True
 
         # the crafter's task, as the executor runs it
         res = asyncio.run(second.executor.runtime.run_task(
@@ -136,7 +136,7 @@ def test_after_a_restart_a_pickaxe_is_crafted_at_the_remembered_table_not_a_seco
         # the table broken: found gone at the next look, forgotten, no longer counted
         body.chat(f"/mcbot setblock {TABLE[0]} {TABLE[1]} {TABLE[2]} air")
         wait_until(lambda: _tables_on_pad(body) == [], 10, "the table gone")
-        assert asyncio.run(second._table_nearby(body.snapshot(), second.clock())) is False
+        assert asyncio.run(second.drive.reads.table_nearby(body.snapshot(), second.clock())) is False
         assert second.places.store.list(world) == []
         assert f"[Places] crafting_table at {TABLE[0]} {TABLE[1]} {TABLE[2]} forgotten: block gone (now air)" in log_lines
     finally:

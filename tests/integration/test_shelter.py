@@ -158,12 +158,12 @@ def test_a_crafting_table_placed_in_reach_counts_for_the_drive_tick(world):
     snap = body.snapshot()
     assert snap.count_of("crafting_table") == 0 and snap.count_matching("_log") > 0  # the fixture's inventory
     agency.drive_state.last_fired_ms = None  # a drive tick is due
-    nearby = asyncio.run(agency._table_nearby(snap, agency.clock()))
+    nearby = asyncio.run(agency.drive.reads.table_nearby(snap, agency.clock()))
     assert nearby is False
     assert select_drive(snap, True, nearby).rule == "no_crafting_table"
     body.chat(f"/mcbot setblock {x + 3} {Y} {z} crafting_table")
     wait_until(lambda: body.region((x + 3, Y, z), (1, 1, 1)).block_at(x + 3, Y, z) == "crafting_table", 10, "table placed")
-    nearby = asyncio.run(agency._table_nearby(snap, agency.clock()))
+    nearby = asyncio.run(agency.drive.reads.table_nearby(snap, agency.clock()))
     assert nearby is True
     assert select_drive(snap, True, nearby).rule != "no_crafting_table"
 
@@ -195,7 +195,7 @@ def test_at_night_the_bot_spends_the_night_in_its_shelter_and_comes_out_in_the_m
     async def night():
         assert await agency.reflexes.tick(body.snapshot()) == "shelter"
         assert agency.reflexes.holding_tasks
-        assert await agency.executor.tick(held=agency._held_by_reflexes) == "held"
+        assert await agency.executor.tick(held=agency.holder.reflexes_hold) == "held"
 
     asyncio.run(night())
     assert in_hut(site, body.snapshot().position), body.snapshot().position

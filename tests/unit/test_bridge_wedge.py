@@ -166,7 +166,7 @@ def test_the_watch_reads_its_nodes_beats_and_records_a_wedge_from_their_timestam
     env = watch.spawn_env()
     assert watch.heartbeat is not None and env["MCBOT_BRIDGE_HEARTBEAT_FILE"] == str(watch.heartbeat.path)
     assert env["MCBOT_BRIDGE_HEARTBEAT_MS"] == "500"
-    watch.action_sources.append(lambda: ["collect #3 of mcbot"])
+    watch.watch_actions(lambda: ["collect #3 of mcbot"])
     try:
         watch.node_up(pid=42, generation=1)
         for seq in range(1, 5):

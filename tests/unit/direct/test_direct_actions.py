@@ -6,6 +6,7 @@ the body stopping the direct action first."""
 from __future__ import annotations
 
 import asyncio
+from types import SimpleNamespace
 
 import pytest
 
@@ -106,13 +107,13 @@ def test_one_body_action_at_a_time_but_queries_run_beside_it(env):
 def test_a_reflex_holding_refuses_a_body_action_saying_why_and_queries_still_run(env):
     async def main():
         body = env["body"]
-        holding = {"why": "the bot is sheltering for the night (until morning)"}
-        direct = DirectActions(env["tools"], env["ctx"], env["ex"], reflex_holding=lambda: holding["why"],
-                               clock=env["ftime"].clock)
+        holding = SimpleNamespace(hold_reason="the bot is sheltering for the night (until morning)")
+        direct = DirectActions(env["tools"], env["ctx"], env["ex"], clock=env["ftime"].clock)
+        direct.defer_to(holding)
         with pytest.raises(DirectActionError, match="sheltering for the night"):
             direct.start("move_to", {"x": 1, "y": 64, "z": 1})
         assert direct.start("inventory", {}).moves_body is False  # a query is not refused
-        holding["why"] = None
+        holding.hold_reason = None
         body.hang.add("move_to")
         walk = direct.start("move_to", {"x": 9, "y": 64, "z": 9})
         await asyncio.sleep(0)
@@ -126,8 +127,8 @@ def test_a_reflex_holding_refuses_a_body_action_saying_why_and_queries_still_run
 def test_a_death_stops_the_direct_action_through_the_reflexes_before_they_hold_the_task(env):
     async def main():
         ex, tasks, body, direct = env["ex"], env["tasks"], env["body"], env["direct"]
-        reflexes = Reflexes(env["tools"], env["ctx"], ex, clock=env["ftime"].clock)
-        reflexes.direct = direct
+        reflexes = Reflexes(env["tools"], env["ctx"], ex, direct=direct, clock=env["ftime"].clock)
+        direct.defer_to(reflexes)
         body.hang.add("move_to")
         walk = direct.start("move_to", {"x": 9, "y": 64, "z": 9})
         await asyncio.sleep(0)

@@ -49,8 +49,7 @@ class Env:
         cfg = McbotConfig.model_validate({"storage": {"db_path": str(db)}})
         self.snap = None
         self.goals = GoalWiring(cfg, self.tasks, self.ftime.clock, last_snapshot=lambda: self.snap,
-                                sleep=self.ftime.sleep)
-        self.goals.body = self.body
+                                body=lambda: self.body, sleep=self.ftime.sleep)
         ctx = ToolContext(body=self.body, clock=self.ftime.clock, sleep=self.ftime.sleep, poll_interval_s=0.1,
                           hooks={"shelter": self.goals.hooks})
         self.checkpoints = SqliteCheckpointStore(db)

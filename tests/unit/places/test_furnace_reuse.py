@@ -100,16 +100,16 @@ def test_the_drive_tick_counts_a_remembered_furnace_and_asks_for_no_second_one(t
     agency = _agency(tmp_path, ftime, body)
     try:
         snap = body.snapshot()
-        assert asyncio.run(agency._furnace_nearby(snap, ftime.clock())) is False  # none remembered yet
+        assert asyncio.run(agency.drive.reads.furnace_nearby(snap, ftime.clock())) is False  # none remembered yet
         agency.places.placed("furnace", *FURNACE)
-        assert asyncio.run(agency._furnace_nearby(snap, ftime.clock())) is True
+        assert asyncio.run(agency.drive.reads.furnace_nearby(snap, ftime.clock())) is True
         agency.last_snapshot = snap
         asyncio.run(agency.job_drive_tick())
         [thought] = agency.stream.recent(5)
         assert thought.metadata.goalKey == "descend:y52"  # the coal step (dug down for): not craft:furnace
         del body.blocks[FURNACE]  # broken: memory does not outlive the block
         ftime.clock.advance(agency.drive_config.interval_ms)
-        assert asyncio.run(agency._furnace_nearby(body.snapshot(), ftime.clock())) is False
+        assert asyncio.run(agency.drive.reads.furnace_nearby(body.snapshot(), ftime.clock())) is False
         assert agency.places.store.list(WORLD) == []
     finally:
         agency.close()
@@ -122,7 +122,7 @@ def test_the_drive_tick_counts_a_remembered_bed_and_crafts_no_second_one(tmp_pat
     agency = _agency(tmp_path, ftime, body)
     try:
         snap = body.snapshot()
-        assert asyncio.run(agency._bed_known(snap, ftime.clock())) is False  # none remembered yet
+        assert asyncio.run(agency.drive.reads.bed_known(snap, ftime.clock())) is False  # none remembered yet
         agency.last_snapshot = snap
         asyncio.run(agency.job_drive_tick())
         assert agency.stream.recent(5)[0].metadata.goalKey == "craft:white_bed"  # 3 wool, no bed known
@@ -130,7 +130,7 @@ def test_the_drive_tick_counts_a_remembered_bed_and_crafts_no_second_one(tmp_pat
             body.blocks[cell] = "white_bed"
         agency.places.placed("white_bed", *bed[0])
         ftime.clock.advance(agency.drive_config.interval_ms)
-        assert asyncio.run(agency._bed_known(body.snapshot(), ftime.clock())) is True
+        assert asyncio.run(agency.drive.reads.bed_known(body.snapshot(), ftime.clock())) is True
         asyncio.run(agency.job_drive_tick())
         keys = [t.metadata.goalKey for t in agency.stream.recent(5)]
         assert len(keys) == 2 and keys.count("craft:white_bed") == 1, keys  # the placed bed counts: no second one

@@ -176,9 +176,9 @@ def test_after_a_restart_in_the_same_world_the_drive_tick_counts_the_remembered_
     second = _agency(tmp_path, ftime, body)  # same database, same world
     try:
         snap = body.snapshot()
-        assert asyncio.run(second._table_nearby(snap, ftime.clock())) is True
+        assert asyncio.run(second.drive.reads.table_nearby(snap, ftime.clock())) is True
         del body.blocks[TABLE]  # the table is broken: memory does not outlive the block
-        assert asyncio.run(second._table_nearby(snap, ftime.clock())) is False
+        assert asyncio.run(second.drive.reads.table_nearby(snap, ftime.clock())) is False
         assert second.places.store.list(WORLD) == []
         body.blocks[TABLE] = "crafting_table"  # and one standing there again is seen again
         second.places.saw("crafting_table", *TABLE)
@@ -198,7 +198,7 @@ def test_a_table_remembered_in_another_world_is_not_counted(tmp_path, ftime, bod
     first.close()
     other = _agency(tmp_path, ftime, body, port=25570)  # another server: another world
     try:
-        assert asyncio.run(other._table_nearby(body.snapshot(), ftime.clock())) is False
+        assert asyncio.run(other.drive.reads.table_nearby(body.snapshot(), ftime.clock())) is False
         assert asyncio.run(WORLD_FACTS["craft_plan"](other.tool_ctx)) == {}
     finally:
         other.close()

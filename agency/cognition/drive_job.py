@@ -1,0 +1,70 @@
+"""The daemon's drive-tick job: when a tick may fire, what it reads first, and where its
+thought goes.
+
+It fires nothing while the bot is away, while a user's direct action has the body (the
+bot's own goals wait for it), or while a gate on the last snapshot is shut (the night in
+the shelter, low vitals, the interval). The job runs every second or two, so nothing more
+is read until those pass. Then it reads the world (agency.cognition.drive_reads), reading
+the blocks in sight only for a candidate goal that grounds on them, and publishes the
+thought a fired tick makes on the cognitive stream."""
+
+from __future__ import annotations
+
+from typing import Callable
+
+from loguru import logger
+
+from agency.clock import Clock
+from agency.cognition.counters import AgencyCounters
+from agency.cognition.drive_reads import DriveReads
+from agency.cognition.drive_tick import (DriveTickFired, DriveTickResult, DriveTickState, drive_candidate, drive_gate,
+                                         evaluate_drive_tick, needs_sight)
+from agency.cognition.settings import DriveTickConfig
+from agency.execution.body_holder import BodyHolder
+from agency.perception.body_gate import BodyGate
+from agency.perception.last_seen import LastSeen
+from agency.planning.tasks.idempotency import TaskLookup
+from agency.thoughts import Thought
+from agency.world import WorldSnapshot
+
+
+class DriveJob:
+    def __init__(self, reads: DriveReads, *, holder: BodyHolder, gate: BodyGate, seen: LastSeen, tasks: TaskLookup,
+                 publish: Callable[[Thought], Thought], shelter_nearby: Callable[[WorldSnapshot], bool | None],
+                 state: DriveTickState, config: DriveTickConfig, counters: AgencyCounters, clock: Clock,
+                 bot: str | None = None) -> None:
+        self.reads = reads
+        self.holder = holder
+        self.gate = gate
+        self.seen = seen
+        self.tasks = tasks
+        self.publish = publish  # the cognitive stream's
+        self.shelter_nearby = shelter_nearby  # a verified shelter within 32 m (the goal store knows them)
+        self.state = state
+        self.config = config
+        self.counters = counters
+        self.clock = clock
+        self.bot = bot  # whose tick (a fleet's bot), None = the one bot's
+
+    async def run(self) -> DriveTickResult | None:
+        """One tick; None when it did not get as far as choosing (away, held, gated)."""
+        snap = self.seen.get()
+        if snap is None or not self.gate.open("DriveTick", self.reads.connected):
+            return None
+        if self.holder.direct_holds:
+            return None
+        now = self.clock()
+        if drive_gate(snap, now, self.state, sheltering=self.holder.reflexes_hold, config=self.config):
+            return None
+        snap = await self.reads.fresh_snapshot(snap)
+        frame = dict(shelter_nearby=self.shelter_nearby(snap), **await self.reads.places_nearby(snap, now),
+                     sheltering=self.holder.reflexes_hold, config=self.config)  # as it is after the reads
+        candidate = drive_candidate(snap, now, self.state, self.tasks, bot=self.bot, **frame)
+        region = await self.reads.in_sight(snap) if needs_sight(candidate) else None
+        result = evaluate_drive_tick(snap, now, self.state, self.tasks, region=region, counters=self.counters,
+                                     bot=self.bot, **frame)
+        if isinstance(result, DriveTickFired):
+            stored = self.publish(result.thought)
+            logger.info("[DriveTick] fired goal={} rule={} thought={}", stored.metadata.goalKey, result.selection.rule,
+                        stored.id)
+        return result

@@ -1,0 +1,121 @@
+"""What a drive tick reads of the world beyond the perception job's snapshot. Each read is
+made only when the tick will use it, and a failed one never stops the tick: it chooses
+without it (the failure logged in one line, at DEBUG when the bot went away with it: the
+body gate says that once).
+
+- a fresh snapshot: the perception job's may predate the task that just ended (a table
+  crafted a moment ago is not in it yet);
+- a crafting table in the crafter's reach, or a table, furnace or bed remembered and still
+  standing within the reuse distance (one block read each): only when the tick is due and
+  none is held; None = not looked;
+- the blocks in sight (one region read), only for a tick that grounds a collect or craft
+  goal; the tables, furnaces and beds in them are remembered, gone ones forgotten.
+
+Every read runs on a worker thread (the daemon's event loop is shared by every bot)."""
+
+from __future__ import annotations
+
+import asyncio
+
+from loguru import logger
+
+from agency.cognition.drive_tick import DriveTickState, sight_box
+from agency.cognition.settings import DriveTickConfig
+from agency.execution.tools.base import ToolContext
+from agency.execution.tools.crafting import nearby_table
+from agency.perception.reads import snapshot_or_none
+from agency.places.memory import PlaceMemory
+from agency.world import BlockRegion, BodyLost, ConnectedBody, WorldSnapshot
+
+
+class DriveReads:
+    def __init__(self, body: ConnectedBody, ctx: ToolContext, places: PlaceMemory, state: DriveTickState,
+                 config: DriveTickConfig) -> None:
+        self.body = body
+        self.ctx = ctx  # the tools' view of the body: the table search is the crafter's own
+        self.places = places
+        self.state = state
+        self.config = config
+
+    @property
+    def connected(self) -> bool:
+        return self.body.connected
+
+    async def fresh_snapshot(self, last: WorldSnapshot) -> WorldSnapshot:
+        """A snapshot read now; `last` when the read fails or the body went away under it."""
+        try:
+            return await snapshot_or_none(self.body) or last
+        except Exception as e:  # a failed read must not stop the tick: it chooses on the last one
+            self._read_failed("fresh snapshot", e)
+            return last
+
+    async def places_nearby(self, snap: WorldSnapshot, now_ms: int) -> dict[str, bool | None]:
+        """The drive rules' table_nearby, furnace_nearby and bed_known."""
+        return {"table_nearby": await self.table_nearby(snap, now_ms),
+                "furnace_nearby": await self.furnace_nearby(snap, now_ms),
+                "bed_known": await self.bed_known(snap, now_ms)}
+
+    async def table_nearby(self, snap: WorldSnapshot, now_ms: int) -> bool | None:
+        """Is a placed crafting table in the crafter's reach, or remembered and still standing
+        within the reuse distance? (One small region read, and one block per remembered table.)"""
+        if not self._due(now_ms) or snap.count_of("crafting_table") or not self.body.connected:
+            return None
+        try:  # one in reach (usable_table's order), or a remembered one still standing
+            near = await nearby_table(self.ctx)
+            if near is not None:
+                self.places.saw(near["name"], near["x"], near["y"], near["z"])
+                return True
+            return await self.places.standing_read(self._block_at, "crafting_table", _here(snap)) is not None
+        except Exception as e:  # a failed read must not stop the drive tick: judge by the inventory
+            self._read_failed("crafting table search", e)
+            return None
+
+    async def furnace_nearby(self, snap: WorldSnapshot, now_ms: int) -> bool | None:
+        """Is a furnace remembered and still standing within the reuse distance? (One in
+        sight is found in the blocks the tick reads.)"""
+        return await self._remembered_standing(snap, now_ms, "furnace", held=snap.count_of("furnace"))
+
+    async def bed_known(self, snap: WorldSnapshot, now_ms: int) -> bool | None:
+        """Is a bed the bot placed or saw remembered and still standing within the reuse
+        distance? Then no second one is crafted."""
+        return await self._remembered_standing(snap, now_ms, "bed", held=snap.count_matching("_bed"))
+
+    async def in_sight(self, snap: WorldSnapshot) -> BlockRegion | None:
+        """The blocks around the bot a tick grounds its goal on; None = not read, which
+        grounds nothing in sight (the tick explores first)."""
+        if not self.body.connected:
+            return None
+        try:
+            region = await asyncio.to_thread(self.body.region, *sight_box(snap))
+        except Exception as e:  # a failed read must not stop the drive tick: it explores first
+            self._read_failed("reading the blocks in sight", e)
+            return None
+        self.places.observe(region)  # tables, furnaces, beds in sight remembered; gone ones forgotten
+        return region
+
+    def _due(self, now_ms: int) -> bool:
+        return self.state.due(now_ms, self.config.interval_ms)
+
+    async def _remembered_standing(self, snap: WorldSnapshot, now_ms: int, kind: str, held: int) -> bool | None:
+        if not self._due(now_ms) or held or not self.body.connected:
+            return None
+        try:
+            return await self.places.standing_read(self._block_at, kind, _here(snap)) is not None
+        except Exception as e:  # a failed read must not stop the drive tick: judge by the inventory
+            self._read_failed(f"{kind} search", e)
+            return None
+
+    async def _block_at(self, pos: tuple[int, int, int]) -> str | None:
+        """One block's name (None = unloaded)."""
+        return (await asyncio.to_thread(self.body.region, pos, (1, 1, 1))).block_at(*pos)
+
+    def _read_failed(self, what: str, e: Exception) -> None:
+        line = str(e).splitlines()[0] if str(e) else type(e).__name__  # a bridge error carries a JS stack
+        if isinstance(e, BodyLost) or not self.body.connected:
+            logger.debug("[DriveTick] {} skipped: {}", what, line)
+        else:
+            logger.warning("[DriveTick] {} failed: {}", what, line)
+
+
+def _here(snap: WorldSnapshot) -> tuple[float, float, float]:
+    return (snap.position.x, snap.position.y, snap.position.z)
