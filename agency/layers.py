@@ -1,7 +1,7 @@
 """The order of agency's rooms, declared once.
 
 A module may import the shared models (the modules at the top of agency/: world, clock,
-db, names, blocks, goal_tag, intent, thoughts, environment, log_rate) and the rooms listed
+db, names, blocks, goal_tag, intent, thoughts, environment, log_rate, stats) and the rooms listed
 before its own room; the shared models import only each other. A module's room is the
 longest entry below that its name starts with, so `agency.execution.tools` (the generic
 tools) sits below `agency.shelter`, which sits below the rest of `agency.execution`.

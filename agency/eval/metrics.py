@@ -11,16 +11,17 @@ passes when every property holds (EV-C7).
   REPETITION_WINDOW previous thoughts in suite order / thoughts.
 - compulsion_proxy: low-stimulus scenarios with a goal / low-stimulus scenarios.
 - hallucination_count: grounding failures by category (missing_entity/item/location).
-- latency p50/p95: nearest-rank over scenarios that made an LLM call, in ms.
+- latency p50/p95: nearest-rank (agency.stats.percentile) over scenarios that made an LLM
+  call, in ms; 0 when none did.
 """
 
 from __future__ import annotations
 
-import math
 from collections import Counter
 from typing import Any, Sequence
 
 from agency.eval.pipeline import ScenarioResult
+from agency.stats import percentile
 
 REPETITION_WINDOW = 10
 HALLUCINATION_CATEGORIES = ("missing_entity", "missing_item", "missing_location")
@@ -57,15 +58,6 @@ def judge(r: ScenarioResult) -> dict[str, dict[str, Any]]:
         props["planning_acked"] = _prop(p["fetched"] == p["acked"] and (not eligible or p["thought_processed"] is True),
                                         f"fetched={p['fetched']} acked={p['acked']}")
     return props
-
-
-def percentile(values: Sequence[float], q: float) -> float:
-    """Nearest-rank percentile; 0 for no values."""
-    if not values:
-        return 0.0
-    ordered = sorted(values)
-    rank = max(1, math.ceil(q / 100 * len(ordered)))
-    return float(ordered[rank - 1])
 
 
 def _fold(text: str) -> str:
@@ -112,8 +104,8 @@ def compute_metrics(results: Sequence[ScenarioResult]) -> dict[str, Any]:
         "low_stimulus_scenarios": len(low),
         "hallucination_count": {c: failures.get(c, 0) for c in HALLUCINATION_CATEGORIES}
         | {"total": sum(failures.values())},
-        "latency_p50_ms": percentile(latencies, 50),
-        "latency_p95_ms": percentile(latencies, 95),
+        "latency_p50_ms": percentile(latencies, 0.5) or 0.0,  # None: no call was made
+        "latency_p95_ms": percentile(latencies, 0.95) or 0.0,
         "llm_errors": sum(1 for r in results if r.generation.status not in ("ok", "silent")),
     }
 

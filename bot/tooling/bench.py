@@ -18,6 +18,7 @@ from typing import Any, Callable
 
 import psutil
 
+from agency.stats import percentile
 from bot.runtime.server import EmbeddedServer, free_port, settings_from_config
 from bot.runtime.session import live_session
 from bot.config.loader import McbotConfig
@@ -45,11 +46,6 @@ def _timed(fn: Callable[[], Any], rounds: int) -> list[float]:
         fn()
         out.append((time.perf_counter() - t) * 1000)
     return out
-
-
-def _pct(xs: list[float], q: float) -> float:
-    xs = sorted(xs)
-    return xs[min(len(xs) - 1, int(round(q * (len(xs) - 1))))]
 
 
 def _per_property_snapshot(bot: Any) -> dict[str, Any]:
@@ -134,13 +130,13 @@ def _measure(s: Any, server: EmbeddedServer, rounds: int) -> dict[str, Any]:
     node_rss = _rss(bridge.node_pid)
     result = {
         "entities_seen": len(snap.entities),
-        "snapshot_p50_ms": round(_pct(snap_ms, 0.5), 3),
-        "snapshot_p95_ms": round(_pct(snap_ms, 0.95), 3),
-        "snapshot_per_property_p50_ms": round(_pct(per_prop_ms, 0.5), 3),
-        "snapshot_per_property_p95_ms": round(_pct(per_prop_ms, 0.95), 3),
+        "snapshot_p50_ms": round(percentile(snap_ms, 0.5), 3),
+        "snapshot_p95_ms": round(percentile(snap_ms, 0.95), 3),
+        "snapshot_per_property_p50_ms": round(percentile(per_prop_ms, 0.5), 3),
+        "snapshot_per_property_p95_ms": round(percentile(per_prop_ms, 0.95), 3),
         "region_blocks": blocks,
-        "region_p50_ms": round(_pct(region_ms, 0.5), 3),
-        "region_p95_ms": round(_pct(region_ms, 0.95), 3),
+        "region_p50_ms": round(percentile(region_ms, 0.5), 3),
+        "region_p95_ms": round(percentile(region_ms, 0.95), 3),
         "region_per_block_ms": round(per_block_ms, 1),
         "python_rss_mb": round(_rss(None) / 2**20, 1),
         "node_rss_mb": round(node_rss / 2**20, 1),

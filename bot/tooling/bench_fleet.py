@@ -33,6 +33,7 @@ from typing import Any, Callable, Iterable
 import httpx
 import psutil
 
+from agency.stats import percentile
 from bot.runtime.server import free_port
 from bot.tooling.competence import FAIL, NOT_JUDGED, PASS
 from bot.tooling.daemon_run import ROOT, die_with_parent, stop_daemon, wait_up
@@ -98,16 +99,6 @@ def daemon_env(db: Path, version: str, api_port: int) -> dict[str, str]:
 
 
 # -- pure helpers -----------------------------------------------------------------------------
-
-def percentile(xs: Iterable[float], q: float) -> float | None:
-    """Linear interpolation between the closest ranks (q 0..1); None for no value."""
-    s = sorted(xs)
-    if not s:
-        return None
-    pos = q * (len(s) - 1)
-    lo, hi = math.floor(pos), math.ceil(pos)
-    return s[lo] + (s[hi] - s[lo]) * (pos - lo)
-
 
 CpuReading = dict[tuple[int, float], float]  # (pid, create time) -> user + system CPU seconds so far
 
@@ -177,11 +168,11 @@ class RunResult:
 
     @property
     def p50(self) -> float | None:
-        return percentile(self.snapshot_ms, 0.5)
+        return percentile(self.snapshot_ms, 0.5, interpolate=True)
 
     @property
     def p95(self) -> float | None:
-        return percentile(self.snapshot_ms, 0.95)
+        return percentile(self.snapshot_ms, 0.95, interpolate=True)
 
     def summary(self) -> dict[str, Any]:
         out = asdict(self)

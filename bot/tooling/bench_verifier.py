@@ -15,7 +15,8 @@ from typing import Any
 from agency.shelter.blueprint import basic_shelter
 from agency.shelter.site_check import read_bounds, read_site
 from agency.shelter.verifier import verify_shelter_v0
-from bot.tooling.bench import _pct, wait_for
+from agency.stats import percentile
+from bot.tooling.bench import wait_for
 from bot.runtime.server import EmbeddedServer, free_port, settings_from_config
 from bot.runtime.session import live_session
 from bot.config.loader import McbotConfig
@@ -95,12 +96,12 @@ def _measure(body: Any, rounds: int) -> dict[str, Any]:
     result = {
         "rounds": rounds,
         "region_blocks": blocks,
-        "verify_p50_ms": round(_pct(total_ms, 0.5), 3),  # read + verify: the number judged
-        "verify_p95_ms": round(_pct(total_ms, 0.95), 3),
-        "region_read_p50_ms": round(_pct(read_ms, 0.5), 3),
-        "region_read_p95_ms": round(_pct(read_ms, 0.95), 3),
-        "verify_only_p50_ms": round(_pct(verify_ms, 0.5), 3),
-        "verify_only_p95_ms": round(_pct(verify_ms, 0.95), 3),
+        "verify_p50_ms": round(percentile(total_ms, 0.5), 3),  # read + verify: the number judged
+        "verify_p95_ms": round(percentile(total_ms, 0.95), 3),
+        "region_read_p50_ms": round(percentile(read_ms, 0.5), 3),
+        "region_read_p95_ms": round(percentile(read_ms, 0.95), 3),
+        "verify_only_p50_ms": round(percentile(verify_ms, 0.5), 3),
+        "verify_only_p95_ms": round(percentile(verify_ms, 0.95), 3),
         "all_done": done == rounds,
         "score": verdict.score,
     }

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from agency.cognition.drive_tick import DRIVE_TICK_INTERVAL_MS
+from agency.stats import percentile
 from agency.world import is_dusk_or_night
 from bot.tooling.competence import VERDICT_WORDS, CompetenceLimits, evaluate_competence, milestone_line
 
@@ -346,20 +347,13 @@ FAULT_WINDOW_S = 30.0  # a task that failed this soon after a fault is counted a
 FAULT_WORDS = ("bridgedead", "disconnect", "died", "kicked", "socket closed", "end of stream")
 
 
-def _percentile(xs: list[float], q: float) -> float | None:
-    if not xs:
-        return None
-    xs = sorted(xs)
-    return xs[min(len(xs) - 1, round(q * (len(xs) - 1)))]
-
-
 def _recoveries(faults: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
     """Per kind: faults injected, recovered (healthz ok again), p50/max seconds to recover."""
     out = {}
     for kind in FAULT_KINDS:
         mine = [f for f in faults if f["kind"] == kind]
         times = [f["recoveryS"] for f in mine if f.get("recoveryS") is not None]
-        out[kind] = {"injected": len(mine), "recovered": len(times), "p50S": _percentile(times, 0.5),
+        out[kind] = {"injected": len(mine), "recovered": len(times), "p50S": percentile(times, 0.5),
                      "maxS": max(times) if times else None, "boundS": RECOVERY_MAX_S[kind]}
     return out
 

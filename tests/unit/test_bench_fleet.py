@@ -14,7 +14,7 @@ from bot.cli.main import _bench_fleet, build_parser
 from bot.config.loader import McbotConfig
 from bot.tooling.bench_fleet import (SNAPSHOT_EVERY_S, FleetRun, RunResult, add_marginals, bot_names, config_text,
                                      cpu_seconds, moved, snapshot_gap,
-                                     needs_walk, parse_counts, percentile, positions, start_timeout_s, table_lines,
+                                     needs_walk, parse_counts, positions, start_timeout_s, table_lines,
                                      verdict_lines, verdicts)
 from bot.tooling.competence import FAIL, NOT_JUDGED, PASS
 
@@ -56,11 +56,10 @@ def test_a_larger_fleet_gets_longer_to_start():
 
 # -- measurement helpers ------------------------------------------------------------------------
 
-def test_percentile_interpolates_between_ranks():
-    assert percentile([], 0.5) is None
-    assert percentile([7.0], 0.95) == 7.0
-    assert percentile([4.0, 1.0, 3.0, 2.0], 0.5) == pytest.approx(2.5)
-    assert percentile(range(1, 101), 0.95) == pytest.approx(95.05)
+def test_the_snapshot_figures_interpolate_between_ranks():
+    r = result(2, snaps=(4.0, 1.0, 3.0, 2.0))
+    assert (r.p50, r.p95) == (pytest.approx(2.5), pytest.approx(3.85))
+    assert result(2, snaps=()).summary()["snapshot_p50_ms"] is None
 
 
 def test_cpu_seconds_count_a_new_process_from_zero_and_never_go_negative():

@@ -7,7 +7,8 @@ import json
 
 import pytest
 
-from agency.eval.metrics import percentile
+from agency.eval.metrics import compute_metrics
+from agency.stats import percentile
 from tests.unit.eval.conftest import by_position, lines, run_cli, scenario, write_suite
 
 QUIET = "The meadow is quiet and I feel rested.\nINTENT: none"
@@ -96,8 +97,8 @@ def test_ev_c5_metrics_on_crafted_outputs(llm, logs, tmp_path):
 
 
 def test_ev_c5_latency_percentiles_nearest_rank():
-    assert percentile([], 95) == 0.0
-    assert percentile([10, 20, 30, 40], 50) == 20 and percentile(list(range(1, 101)), 95) == 95
+    assert compute_metrics([])["latency_p95_ms"] == 0.0 and compute_metrics([])["latency_p50_ms"] == 0.0
+    assert percentile([10, 20, 30, 40], 0.5) == 20 and percentile(list(range(1, 101)), 0.95) == 95
 
 
 def test_ev_c6_thought_only_mode(llm, logs, tmp_path):
