@@ -424,7 +424,8 @@ COMMANDS: dict[str, Callable[[Any, Any, Any], int]] = {
     "task": _goal_command("task"),
     "mcp": _mcp,
 }
-# Commands that talk to a running daemon (or only read config): they write no log file.
+# Commands that talk to a running daemon (or only read config): they write no log file, and the
+# libraries log only their warnings (quiet_libraries).
 CLIENT_COMMANDS = frozenset({"config", "goal", "tasks", "task", "mcp"})
 
 
