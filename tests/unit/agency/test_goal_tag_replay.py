@@ -11,6 +11,7 @@ before planning has seen them, its planning job converts them, and it restarts a
 from __future__ import annotations
 
 import asyncio
+import gc
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -124,3 +125,5 @@ def test_a_thought_with_two_goal_tags_stored_and_replayed_across_restarts_makes_
         finally:
             daemon.close()
         clock.advance(60_000)
+    del daemon
+    gc.collect()  # the closed daemons' rate-limited log lines die with them, not in a later test's flush_all
