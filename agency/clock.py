@@ -1,7 +1,7 @@
 """Injected time for agency code: a Clock is any zero-argument callable returning epoch ms.
 
 Tick, dedup and uptime logic takes a Clock (or an explicit now_ms) so tests can freeze
-time instead of sleeping (design/STYLE.md #12).
+time instead of sleeping.
 """
 
 from __future__ import annotations

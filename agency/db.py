@@ -66,7 +66,7 @@ MIGRATIONS: list[tuple[int, str, str]] = [
         CREATE TABLE tasks (
             id         TEXT PRIMARY KEY,
             status     TEXT NOT NULL CHECK (status IN ({_STATUS_LIST})),
-            -- contract 1.3: '' is never a goal key, enforced here as the last layer
+            -- TASK-3 (docs/contracts.md): '' is never a goal key, enforced here as the last layer
             goal_key   TEXT CHECK (goal_key IS NULL OR goal_key <> ''),
             progress   REAL NOT NULL CHECK (progress >= 0 AND progress <= 1),
             created_at INTEGER NOT NULL,
@@ -85,7 +85,7 @@ MIGRATIONS: list[tuple[int, str, str]] = [
             seq              INTEGER PRIMARY KEY AUTOINCREMENT,  -- publish order, never reused
             id               TEXT NOT NULL UNIQUE,
             ts               INTEGER NOT NULL,
-            -- SC-B3: a row is born unprocessed; only ack flips it, stamping who and when
+            -- STREAM-3: a row is born unprocessed; only ack flips it, stamping who and when
             processed        INTEGER NOT NULL DEFAULT 0 CHECK (processed IN (0, 1)),
             convert_eligible INTEGER NOT NULL DEFAULT 0 CHECK (convert_eligible IN (0, 1)),
             processed_by     TEXT,
@@ -100,7 +100,7 @@ MIGRATIONS: list[tuple[int, str, str]] = [
     (
         3,
         "goal keys (goal binding uniqueness) and goals",
-        # goal-binding protocol C: at most one non-terminal task per (goalType, goalKey),
+        # GOAL-4: at most one non-terminal task per (goalType, goalKey),
         # aliases included. Triggers derive goal_keys from every task write, so the unique
         # partial index rejects a duplicate inside the writer's own transaction, whichever
         # process or code path wrote the task.

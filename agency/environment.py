@@ -1,5 +1,5 @@
 """MCBOT_ENV: the one switch between production and development, read the same way by
-everything that behaves differently in development (specs README point 7).
+everything that behaves differently in development (docs/contracts.md DEV-1).
 
 Unset means production: a daemon started without thought is the safe one. Only
 MCBOT_ENV=development (any case) turns the development behaviour on: the dev-only

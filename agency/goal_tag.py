@@ -1,12 +1,12 @@
-"""Goal tags: `[GOAL: <action> <target> [<amount>]]` parsed by a bounded scan (contract 2.1).
+"""Goal tags: `[GOAL: <action> <target> [<amount>]]` parsed by a bounded scan (docs/contracts.md TAG-1).
 
 No regex runs over model output here: the opener is found with str.find and the closing
 ']' must lie within MAX_GOAL_INNER chars of the inner start, so the cost is linear in the
 input whatever the model emits. Parsing fails closed: a tag that does not validate yields
 goal None plus a fail_reason for debugging, never a guessed goal.
 
-Extraction strips only the tag it matched (contract 2.1): later tags stay in the text.
-A goal key is always exactly `action:target`: the one namespace a model writes,
+Extraction strips only the tag it matched (TAG-2): later tags stay in the text.
+A goal key is always exactly `action:target` (TAG-4): the one namespace a model writes,
 `minecraft:` (`minecraft:oak_log`), is dropped, and any other colon fails closed.
 """
 
@@ -159,7 +159,7 @@ def extract_goal_tag(text: str) -> GoalTagResult:
 def canonical_goal_key(action: str | None, target: str | None) -> str | None:
     """'action:target', lowercase, spaces and hyphens as underscores, a 'minecraft:'
     namespace dropped. None when either part is empty (an empty key must read as absent,
-    never as '', contract 1.3) or still holds a colon: a key is exactly action:target."""
+    never as '', TASK-3) or still holds a colon: a key is exactly action:target."""
 
     def part(s: str | None) -> str:
         words = (s or "").strip().lower().replace("-", " ").split()

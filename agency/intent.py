@@ -1,8 +1,8 @@
-"""INTENT extraction (contract 2.2, 2.3, 6.2): final-line pass, then inline pass.
+"""INTENT extraction (docs/contracts.md INTENT-1..4): final-line pass, then inline pass.
 
 The INTENT token is always removed from the text, whatever its label, so an arbitrary
 label can never leak into titles or goal keys. Only labels in VALID_INTENTS become a
-non-null intent (fail closed). Line structure is preserved (Contract B): the inline
+non-null intent (fail closed). Line structure is preserved (INTENT-2): the inline
 pattern only eats horizontal whitespace, `[^\\S\\n]`, never a newline.
 """
 

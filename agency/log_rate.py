@@ -1,6 +1,6 @@
 """Rate limits for log lines a steady daemon would repeat every tick.
 
-A contract line is never lost: every occurrence is still logged, but only the first in each
+A line is never lost (docs/contracts.md LOG-1): every occurrence is still logged, but only the first in each
 window goes out at INFO; the rest go to DEBUG, and INFO gets one summary with their count
 when the window ends. A line that mostly repeats the same values is logged at INFO only when
 it changes. The daemon flushes every live aggregator once a minute (flush_all), so a summary

@@ -1,4 +1,4 @@
-"""Thoughts: the model, novelty markers, convertEligible rules (contract 4.2, 4.3).
+"""Thoughts: the model, novelty markers, convertEligible rules (docs/contracts.md THOUGHT-1..3).
 agency.cognition.sanitizer builds a thought from one LLM reply.
 
 Field names are camelCase because thoughts are served as JSON unchanged
@@ -17,7 +17,7 @@ from agency.intent import IntentParse
 
 Novelty = Literal["high", "medium", "low"]
 GoalSource = Literal["llm", "drive-tick", "user"]
-# Why a thought exists; novelty follows from it (4.2).
+# Why a thought exists; novelty follows from it (THOUGHT-1).
 ThoughtOrigin = Literal["llm", "heartbeat", "drive-tick", "content_dedup", "signature_dedup"]
 
 NOVELTY_BY_ORIGIN: dict[str, Novelty] = {
@@ -46,7 +46,7 @@ class ThoughtMetadata(BaseModel):
     @field_validator("goalKey", mode="before")
     @classmethod
     def _empty_goal_key_is_absent(cls, v: Any) -> Any:
-        return v or None  # contract 1.3: '' never stands for a key
+        return v or None  # TASK-3: '' never stands for a key
 
 
 class Thought(BaseModel):
@@ -73,9 +73,9 @@ def is_convert_eligible(
     extracted_goal: ExtractedGoal | None = None,
     extracted_intent: str | None = None,
 ) -> bool:
-    """Contract 4.3: true only for a drive tick, an LLM reply with an extracted goal, or a
+    """THOUGHT-2: true only for a drive tick, an LLM reply with an extracted goal, or a
     present non-'none' intent; a low-novelty (dedup fallback) thought is never eligible
-    (4.1). The converter still requires an extracted goal before making a task."""
+    (THOUGHT-3). The converter still requires an extracted goal before making a task."""
     if novelty == "low":
         return False
     return drive_tick or extracted_goal is not None or (extracted_intent not in (None, "none"))

@@ -1,8 +1,8 @@
-"""Agency counters (contract section 5): monotonic within a session.
+"""Agency counters (docs/contracts.md COUNTER-1, COUNTER-2): monotonic within a session.
 
 Counts only go up: there is no setter and no decrement, and reset_agency_counters() is the
-one way back to zero (it also restarts the uptime clock). The periodic log line is part of
-the contract, character for character.
+one way back to zero (it also restarts the uptime clock). The periodic log line is kept
+character for character (COUNTER-2).
 """
 
 from __future__ import annotations

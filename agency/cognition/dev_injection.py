@@ -1,12 +1,12 @@
-"""POST /thoughts body -> thought, with the dev-only convertEligible injection (pipeline
-contract 6.1).
+"""POST /thoughts body -> thought, with the dev-only convertEligible injection
+(docs/contracts.md DEV-2).
 
 The body's convertEligible is honoured only in development (agency.environment: only
 MCBOT_ENV=development; unset means production, so the bypass must be switched on, never
 left on by accident). It is the
 ONLY injectable field: id, processed, novelty, goalKey, extractedGoal, metadata and the
 rest are ignored. A goal can still come from the content's own [GOAL: ...] tag, through
-the same sanitizer as model output. Injection does not get around KA-A8: the stream
+the same sanitizer as model output. Injection does not get around KEEPALIVE-8: the stream
 still refuses convertEligible=true without an extracted goal and a passing grounding
 record, so the caller passes `ground` when it wants an injected goal to be actionable.
 """

@@ -10,5 +10,5 @@ class DriveSelection:
     action: str
     target: str
     amount: int
-    rule: str  # which rule chose it (contract 3.3, the survival steps or the tech-tree progression)
+    rule: str  # which rule chose it (docs/contracts.md DRIVE-3, the survival steps or the tech-tree progression)
     reason: str  # first-person sentence used as the thought text

@@ -1,12 +1,12 @@
-"""Drive ticks (contract 3): one explicit, labelled source of autonomy.
+"""Drive ticks (docs/contracts.md DRIVE-1..5): one explicit, labelled source of autonomy.
 
 Every DRIVE_TICK_INTERVAL_MS, if the bot is safe (health and food >= 16, no hostiles, not
 creative/spectator), pick one goal from the inventory and time of day, skip it if a task
-for the same goalKey is already in flight (3.2), and emit a high-novelty, convertible
+for the same goalKey is already in flight (DRIVE-2), and emit a high-novelty, convertible
 thought whose goal came from build_goal_tag_v1 and was parsed back by the sanitizer, so
 drive ticks and LLM replies share one goal vocabulary.
 
-Night approaching (rule 2) means timeOfDay in the dusk window [11000, 13000) or the
+Night approaching (DRIVE-3's second rule) means timeOfDay in the dusk window [11000, 13000) or the
 snapshot already reports night (not isDay): a bot without shelter at night still needs
 one, and mineflayer's isDay is false for 13000..22999.
 
@@ -16,7 +16,7 @@ frame does not ground (logs to collect but none in sight, a craft with no ingred
 sources at hand) becomes `explore nearby` first: exploring claims nothing and is how the
 bot finds what is missing; the next tick chooses again from the new frame.
 
-Where the spec's default `explore nearby` was, the tech-tree progression
+Where the last rule's plain `explore nearby` was (DRIVE-3), the tech-tree progression
 (agency.cognition.progression) and the survival steps (agency.cognition.survival_steps)
 pick the next missing step; a collect of coal or iron out of sight digs down first.
 
@@ -139,7 +139,7 @@ class DriveSkipReason(str, Enum):
 class DriveTickFired:
     thought: Thought
     selection: DriveSelection
-    ungrounded: DriveSelection | None = None  # the 3.3 choice the frame did not ground, replaced by explore
+    ungrounded: DriveSelection | None = None  # the DRIVE-3 choice the frame did not ground, replaced by explore
 
 
 @dataclass(frozen=True)
@@ -155,10 +155,10 @@ DriveTickResult = DriveTickFired | DriveTickSkipped
 def select_drive(snapshot: WorldSnapshot, shelter_nearby: bool | None, table_nearby: bool | None = None,
                  furnace_nearby: bool | None = None, bed_known: bool | None = None,
                  held: Callable[[DriveSelection], bool] = lambda _sel: False) -> DriveSelection:
-    """Contract 3.3, first match wins. shelter_nearby None means unknown = no shelter.
+    """DRIVE-3, first match wins. shelter_nearby None means unknown = no shelter.
     A crafting table placed within reach counts as had (table_nearby): crafts place the
     table they need, and judging by the inventory alone crafted a new one after each.
-    Where the spec's default was, the progression picks the next missing tech-tree step
+    Where the plain `explore nearby` was, the progression picks the next missing tech-tree step
     (module docstring); furnace_nearby (a furnace in sight, or remembered and still standing
     within the places' reuse distance) counts as a furnace held. A survival or progression step
     `held` back (its last tasks failed: retry_backoff) lets the next one have its turn."""
@@ -237,7 +237,7 @@ def _build_thought(sel: DriveSelection, now_ms: int, thought_id: str, grounding:
             extractedGoal=parsed.goal,
             extractedGoalSource="drive-tick",
             goalKey=canonical_goal_key(sel.action, sel.target),
-            # The stream requires a passing record on every convertEligible thought (KA-A8).
+            # The stream requires a passing record on every convertEligible thought (KEEPALIVE-8).
             grounding=grounding.as_record(),
             bot=bot,
         ),

@@ -1,10 +1,11 @@
-"""Who may make a model thought actionable (keep-alive spec I-3, KA-A2, PA-D2, PA-D3).
+"""Who may make a model thought actionable (docs/contracts.md AUTONOMY-3,
+KEEPALIVE-2, PROPERTY-2, PROPERTY-3).
 
 A thought becomes convertEligible only when the model wrote an explicit goal that was
 extracted, grounds against the frame, and routes to something the executor can do.
 Everything else (no goal, an INTENT label alone, a failed grounding, an unroutable
 action) is convertEligible=false. The stream re-checks goal + grounding at publish
-(KA-A8), so this is the one place that says yes and the stream the one that enforces it.
+(KEEPALIVE-8), so this is the one place that says yes and the stream the one that enforces it.
 
 Routable means some enabled agent has a workflow for the goal's action
 (AgentRegistry.routable_actions): the registry the executor's runtime plans with is the
@@ -39,7 +40,7 @@ def routable_by(agents: AgentRegistry) -> Routable:
 def default_is_routable(goal: ExtractedGoal) -> bool:
     """Routing by the shipped agents, the registry the daemon's executor plans with.
     Imported here, not at the top: the agents package loads the runtime and its tools, and
-    keep-alive's module must not import task creation even transitively (KA-A8)."""
+    keep-alive's module must not import task creation even transitively (KEEPALIVE-8)."""
     from agency.execution.agents.registry import default_registry  # noqa: PLC0415
 
     return routable_by(default_registry())(goal)
@@ -60,7 +61,7 @@ def decide(
     is_routable: Routable = default_is_routable,
     check_text_claims: bool = True,
 ) -> EligibilityDecision:
-    """Grounding covers the goal and, when asked, the text's claims (PA-D1); its failures
+    """Grounding covers the goal and, when asked, the text's claims (PROPERTY-1); its failures
     are logged by agency.cognition.grounding with the thought id as scenario id."""
     goal = thought.metadata.extractedGoal
     text = thought.content if check_text_claims else None

@@ -1,4 +1,4 @@
-"""Grounding (keep-alive spec PA-D1): does a goal or a thought claim only what the frame shows?
+"""Grounding (docs/contracts.md PROPERTY-1): does a goal or a thought claim only what the frame shows?
 
 A goal grounds when the thing it names is in the frame, by these rules:
 - collect / gather / mine / find: the target is a visible or known-nearby block, an item
@@ -114,7 +114,7 @@ class GroundingResult:
     detail: str = ""
 
     def as_record(self) -> dict[str, Any]:
-        """The metadata.grounding record: JSON keeps the spec's 'pass' key."""
+        """The metadata.grounding record; the stream's gate reads its 'pass' key (KEEPALIVE-8)."""
         return {"pass": self.passed, "reason": self.reason, "detail": self.detail}
 
 

@@ -1,16 +1,16 @@
-"""Keep-alive observation loop (keep-alive spec A, KA-A1..A8).
+"""Keep-alive observation loop (docs/contracts.md KEEPALIVE-1..8).
 
 Each tick may run one introspection: ask perception for a refresh (through the perception
 pipeline, never a fabricated percept), compose a factual-only situation frame, hand it to a
 ThoughtGenerator, and publish whatever it says as a non-actionable thought unless the
 model's own explicit goal passes extraction, grounding and routing (agency.cognition.eligibility).
 
-- KA-A4: introspections are at least min_interval_ms apart (KeepAliveConfig,
+- KEEPALIVE-4: introspections are at least min_interval_ms apart (KeepAliveConfig,
   default 120 s); a tick inside the cooldown logs the remaining time and does nothing.
-- KA-A5: only a stimulus (threat_delta, damage, hunger_drop, health_drop, novel_entity)
+- KEEPALIVE-5: only a stimulus (threat_delta, damage, hunger_drop, health_drop, novel_entity)
   or an eval poke bypasses the cooldown, and the reason is logged.
-- I-2: with no generator configured, frames are built and logged, nothing is published.
-- Dedup (agency contract 4.1, 4.2): with a SituationGate, a banded situation that repeats
+- AUTONOMY-2: with no generator configured, frames are built and logged, nothing is published.
+- Dedup (DEDUP-1, DEDUP-2): with a SituationGate, a banded situation that repeats
   skips the model and records a low-novelty fallback thought instead (a stimulus counts as
   news); with a ThoughtRecorder, a reply like a recent thought is demoted, and low-novelty
   plain thoughts reach the stream one in five, flagged metadata.fallback. build_keepalive
@@ -18,7 +18,7 @@ model's own explicit goal passes extraction, grounding and routing (agency.cogni
 - The daemon awaits atick/apoke on its event loop: the model call is awaited there, so
   the stream and every other agency store are only touched from the loop. tick/poke run
   the same body synchronously (tests, scripts), calling the generator's blocking generate.
-- KA-A8: this module never touches task creation (no agency.planning.tasks, no agency.planning.converter
+- KEEPALIVE-8: this module never touches task creation (no agency.planning.tasks, no agency.planning.converter
   import; a test checks it) and never sets convertEligible itself.
 """
 
@@ -90,7 +90,7 @@ def memory_slice(thoughts: Sequence[Thought], n: int) -> list[str]:
     """Newest-first thought texts for the frame. Drive-tick thoughts, externally posted
     thoughts and any thought that carries a goal, or still holds a goal tag in its text (a
     later tag, or one after a broken first tag), are left out: replaying them would put a
-    proposal into the frame (I-1). Dedup fallback copies are repeats: nothing to remember."""
+    proposal into the frame (AUTONOMY-1). Dedup fallback copies are repeats: nothing to remember."""
     out: list[str] = []
     for t in thoughts:
         if len(out) >= n:
@@ -198,7 +198,7 @@ class KeepAlive:
             frame.kind, frame.profile, len(frame.facts), len(frame.memories), len(frame.deltas),
         )
         if self._generator is None:
-            return KeepAliveOutcome("framed", frame=frame, bypass=bypass)  # I-2: observing is enough
+            return KeepAliveOutcome("framed", frame=frame, bypass=bypass)  # AUTONOMY-2: observing is enough
         situation = self._gate.check(snapshot, now, stimulus=bool(stimuli)) if self._gate is not None else None
         if situation == "suppressed":
             logger.info("[KeepAlive] llm_skipped reason=situation_unchanged")
@@ -249,7 +249,7 @@ class KeepAlive:
 
 def signature_fallback(frame: SituationFrame, now_ms: int) -> Thought:
     """The thought recorded instead of a model call while the banded situation repeats:
-    the frame's leading facts restated, low novelty, never convertible (contract 4.2)."""
+    the frame's leading facts restated, low novelty, never convertible (DEDUP-2)."""
     facts = "; ".join(frame.facts[:FALLBACK_FACTS])
     return Thought(
         type="introspection",

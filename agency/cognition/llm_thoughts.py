@@ -1,11 +1,11 @@
-"""LLM-backed keep-alive thoughts (keep-alive spec KA-A1, KA-A2, I-1; issue 10).
+"""LLM-backed keep-alive thoughts (docs/contracts.md KEEPALIVE-1, KEEPALIVE-2, AUTONOMY-1).
 
 One single-turn text completion per introspection, through the provider layer of
 agency.llm (not run_session: a thought is plain text, not a tool-driven session with a
 final report). The prompt states the frame's facts and the reply FORMAT only: a short
 first-person thought, an optional `[GOAL: ...]` tag the model may add of its own accord,
-and a final `INTENT:` line. It never lists candidate activities or advises anything (I-1),
-and it says outright that doing nothing is a complete answer (I-2). The reply is returned
+and a final `INTENT:` line. It never lists candidate activities or advises anything (AUTONOMY-1),
+and it says outright that doing nothing is a complete answer (AUTONOMY-2). The reply is returned
 raw; keep-alive (or the eval harness) sanitizes, grounds and routes it.
 
 Budgets: every attempt goes through AutonomyBudget.check_before_request; a cap or an open
@@ -41,8 +41,8 @@ from agency.cognition.situation_frame import SituationFrame
 
 THOUGHT_MAX_OUTPUT_TOKENS = 512  # a thought is a few sentences; room left for a short reasoning preamble
 
-# Format instructions only. No activity names, no advice, no candidate list (I-1); the
-# KA-A1-style test in tests/unit/eval scans this text for action verbs.
+# Format instructions only. No activity names, no advice, no candidate list (AUTONOMY-1); the
+# KEEPALIVE-1-style test in tests/unit/eval scans this text for action verbs.
 THOUGHT_SYSTEM_PROMPT = (
     "You are the inner voice of a Minecraft player, thinking quietly to yourself.\n"
     "Write one to three short sentences in the first person about your situation.\n"
@@ -186,7 +186,7 @@ def _text(gen: Generation) -> str | None:
 
 def build_thought_generator(llm_config: Any, clock: Clock = system_clock_ms) -> LlmThoughtGenerator | None:
     """From the `[llm]` section (bot.config.llm.LlmSection or a dict): None when no targets,
-    so keep-alive keeps publishing nothing (I-2)."""
+    so keep-alive keeps publishing nothing (AUTONOMY-2)."""
     data = llm_config if isinstance(llm_config, dict) else llm_config.model_dump()
     settings = LlmSettings.model_validate(data)
     if not settings.configured:

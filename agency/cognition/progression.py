@@ -1,9 +1,10 @@
-"""The tech-tree progression of the drive tick (issue 19), and digging down for ores.
+"""The tech-tree progression of the drive tick, and digging down for ores.
 
-The tech-tree progression (issue 19) stands where the spec's default `explore nearby` was:
-once the five 3.3 rules pass (logs, shelter at night, table, a pickaxe, 16 logs), the next
-missing step toward an iron pickaxe is chosen from the inventory and the furnace known
-nearby (in sight, or remembered and still standing: agency.places), first missing step wins:
+The tech-tree progression stands where the plain `explore nearby` was: once the first five
+rules of docs/contracts.md DRIVE-3 pass (logs, shelter at night, table, a pickaxe, 16 logs),
+the next missing step toward an iron pickaxe is chosen from the inventory and the furnace
+known nearby (in sight, or remembered and still standing: agency.places), first missing step
+wins:
 
 | rule | fires when | goal |
 |---|---|---|

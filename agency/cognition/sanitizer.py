@@ -1,4 +1,4 @@
-"""LLM output sanitizer: the fixed pipeline of contract 2.4.
+"""LLM output sanitizer: the fixed pipeline of docs/contracts.md SANITIZE-1.
 
     strip_code_fences -> strip_wrapping_quotes -> strip_system_prompt_leaks
       -> extract_goal_tag -> extract_intent -> truncate_degeneration
@@ -7,11 +7,11 @@
 Goal extraction runs before INTENT extraction, both before degeneration truncation and
 whitespace normalization, so a tag near the end of a degenerate reply is still seen and
 never left half-cut in the text. No stage adds a newline, and normalization keeps line
-structure (Contract B): multi-line thoughts stay multi-line. One hygiene step follows the
-contract stages, neutralize_leftover_tokens, for INTENT tokens only.
+structure (INTENT-2): multi-line thoughts stay multi-line. One hygiene step follows the
+eight stages, neutralize_leftover_tokens, for INTENT tokens only.
 
-Only the matched goal tag leaves the text (2.1): a later tag stays as written. It can never
-become a second goal because a thought's goal is read once, here, into its metadata: the
+Only the matched goal tag leaves the text (TAG-2): a later tag stays as written. It can never
+become a second goal (TAG-3) because a thought's goal is read once, here, into its metadata: the
 stream stores the text, planning converts metadata.extractedGoal, and nothing extracts a
 stored text again (keep-alive's memory leaves out thoughts that still hold a tag).
 
@@ -203,7 +203,7 @@ _LEFTOVER_INTENT = re.compile(r"INTENT:", re.IGNORECASE)
 
 
 def neutralize_leftover_tokens(text: str) -> str:
-    """Hygiene after the contract stages: stripping one token can splice another INTENT
+    """Hygiene after the eight stages: stripping one token can splice another INTENT
     token together. Such a leftover keeps its word but is defused by same-length
     substitution (':' -> ' '), which can never form a new token. Goal tags are not touched
     here (only the matched one is stripped, by the extraction)."""

@@ -23,7 +23,7 @@ class _Settings(BaseModel):
 
 
 class DriveTickConfig(_Settings):
-    """Drive ticks (contract 3): the explicit, labelled source of autonomy."""
+    """Drive ticks (docs/contracts.md DRIVE-1..5): the explicit, labelled source of autonomy."""
 
     enabled: bool = True  # off = no ticks
     interval_ms: int = Field(180_000, ge=1000)  # = drive_tick.DRIVE_TICK_INTERVAL_MS; fixed, no jitter in v1
@@ -33,11 +33,11 @@ class DriveTickConfig(_Settings):
 
 
 class KeepAliveConfig(_Settings):
-    """The keep-alive observation loop (keep-alive spec A)."""
+    """The keep-alive observation loop (KEEPALIVE-1..8)."""
 
     enabled: bool = True
     profile: Profile = "balanced"  # situation-frame profile
-    # At most one introspection per interval unless a stimulus bypasses it (KA-A4).
+    # At most one introspection per interval unless a stimulus bypasses it (KEEPALIVE-4).
     min_interval_ms: int = Field(120_000, ge=0)
     # With a SituationGate: while the situation repeats, one model call per heartbeat
     # (= agency.cognition.situation.DEFAULT_HEARTBEAT_MS).

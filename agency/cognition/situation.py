@@ -1,4 +1,4 @@
-"""Situation-signature dedup (contract 4.2, 5): skip the LLM when nothing has changed.
+"""Situation-signature dedup (docs/contracts.md DEDUP-2, counted per COUNTER-1): skip the LLM when nothing has changed.
 
 The snapshot is reduced to coarse bands (vitals, threat, time of day, chunk, inventory
 buckets). While the banded state repeats, asking the model again would only produce the

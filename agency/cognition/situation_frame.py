@@ -1,11 +1,11 @@
-"""Situation frames (keep-alive spec KA-A1, EV-C3): facts, changes and a memory slice,
+"""Situation frames (docs/contracts.md KEEPALIVE-1, EVAL-3): facts, changes and a memory slice,
 rendered under a named prompt profile.
 
 A frame states what IS: vitals, threats, creatures, time, inventory, position, and what
 changed since the previous frame. It never proposes anything: no candidate lists, no
 advice, no imperative wording. Profiles change only composition (fact budget, whether
 changes are included and how many, memory slice size, formatting), never policy.
-This module is the frame-building path that the KA-A1 test scans for action verbs, so
+This module is the frame-building path that the KEEPALIVE-1 test scans for action verbs, so
 keep such words out of it, comments included.
 """
 

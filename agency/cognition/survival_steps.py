@@ -1,5 +1,5 @@
 """Survival steps of the drive tick: what keeps the bot fed and rested, asked for once the
-five 3.3 rules pass and the stone age is done (progression.STONE_AGE_RULES: the cobblestone for
+first five DRIVE-3 rules pass and the stone age is done (progression.STONE_AGE_RULES: the cobblestone for
 a stone pickaxe, a sword and a furnace, the stone pickaxe, the stone sword), before the rest of the tech-tree
 progression. First match wins:
 
@@ -10,10 +10,10 @@ progression. First match wins:
 | no_wool | no bed held or known, fewer than 3 white wool, a sheep in sight | hunt sheep <wool short> |
 | no_bed | no bed held or known, 3 white wool, planks or logs for them | craft white_bed 1 |
 
-The drive tick fires only while food is at 16 or more (contract 3), so the food rule keeps a
-stock before hunger rather than reacting to it; the eat reflex eats cooked food first. A
-hunt asks for half as many kills as items short: a cow, pig or sheep drops 1-3 meat. Rules
-needing an animal wait until one is in sight (HUNT_RADIUS, the radius the hunt searches):
+The drive tick fires only while food is at 16 or more (docs/contracts.md DRIVE-1), so the
+food rule keeps a stock before hunger rather than reacting to it; the eat reflex eats cooked
+food first. A hunt asks for half as many kills as items short: a cow, pig or sheep drops 1-3
+meat. Rules needing an animal wait until one is in sight (HUNT_RADIUS, the radius the hunt searches):
 exploring for animals is the progression's business, which runs when no step fires.
 """
 

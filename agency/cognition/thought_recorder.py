@@ -1,4 +1,4 @@
-"""Recording fix (contract 4.1): content dedup that demotes, never discards.
+"""Recording fix (docs/contracts.md DEDUP-1): content dedup that demotes, never discards.
 
 A thought similar to a recent one is tagged low novelty and not convertible, but it is
 still pushed to local history. Low-novelty thoughts that carry a goal are always emitted;
