@@ -129,9 +129,12 @@ def test_a_blocked_path_to_the_site_is_dug_through_leaves_but_never_through_plan
     stone_pad(body, NAME, x, Y, z, headroom=5)
 
     def boxed_in(block):
+        # one fill after the other: the server runs commands side by side, so an air fill sent
+        # at once could finish first and the box's fill then fill the middle too
         body.chat(f"/mcbot fill {x - 1} {Y} {z - 1} {x + 1} {Y + 1} {z + 1} {block}")
+        wait_until(lambda: body.region((x - 1, Y, z - 1), (3, 2, 3)).count(block) == 18, 10, f"a {block} block")
         body.chat(f"/mcbot fill {x} {Y} {z} {x} {Y + 1} {z} air")
-        wait_until(lambda: body.region((x + 1, Y, z), (1, 1, 1)).block_at(x + 1, Y, z) == block, 10, f"a {block} box")
+        wait_until(lambda: body.region((x - 1, Y, z - 1), (3, 2, 3)).count(block) == 16, 10, f"a {block} box")
 
     walk = {"x": x + 5.5, "y": Y, "z": z + 0.5, "range": 0.5, "digOnly": list(PATH_DIGGABLE)}
     boxed_in("oak_leaves")
