@@ -1,3 +1,3 @@
-"""Rolling scenario eval harness (keep-alive spec section C, D): suites, the thought
-pipeline per scenario, metrics, properties, artifacts and run reports. It judges
-keep-alive/LLM thoughts only, never drive ticks (specs README point 1)."""
+"""Rolling scenario eval harness (docs/contracts.md EVAL-1..7, PROPERTY-1..3): suites, the
+thought pipeline per scenario, metrics, properties, artifacts and run reports. It judges
+keep-alive/LLM thoughts only, never drive ticks (DRIVE-5)."""

@@ -1,4 +1,4 @@
-"""Result bundles (EV-C4): artifacts/evals/<SUITE>/<PROFILE>/<RUN_ID>/summary.json and
+"""Result bundles (docs/contracts.md EVAL-4): artifacts/evals/<SUITE>/<PROFILE>/<RUN_ID>/summary.json and
 .../scenarios/<SCENARIO_ID>.json.
 
 A scenario file holds everything needed to reproduce and judge it without the suite:

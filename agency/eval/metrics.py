@@ -1,8 +1,8 @@
-"""Eval metrics (EV-C5) and scenario properties (EV-C7, PA-D1..D3).
+"""Eval metrics (docs/contracts.md EVAL-5) and scenario properties (EVAL-7, PROPERTY-1..3).
 
 Metrics describe behaviour ("too much vs too little"); they never decide PASS. PASS comes
 from properties only, and no property requires action: a run where the model never acts
-passes when every property holds (EV-C7).
+passes when every property holds (EVAL-7).
 
 - action_rate: scenarios whose thought carries an extracted goal / scenarios.
 - grounding_pass_rate: thoughts whose grounding (goal and text claims) passed / thoughts;
@@ -38,17 +38,17 @@ def judge(r: ScenarioResult) -> dict[str, dict[str, Any]]:
     props["llm_answered"] = _prop(gen.status in ("ok", "silent"), gen.error or gen.status)
     goal, eligible, d = r.goal, r.convert_eligible, r.decision
     grounded = d is None or d.grounding is None or d.grounding.passed
-    # PA-D2: convertEligible only after extraction + grounding + routing.
+    # PROPERTY-2: convertEligible only after extraction + grounding + routing.
     props["goal_correctness"] = _prop(
         not eligible or (goal is not None and grounded and bool(d and d.routable)),
         "convertEligible=true needs extractedGoal, grounding pass and routable",
     )
-    # PA-D3: no goal -> not actionable (and, end to end, no task).
+    # PROPERTY-3: no goal -> not actionable (and, end to end, no task).
     no_goal_ok = goal is not None or not eligible
     if r.planning is not None and not eligible:
         no_goal_ok = no_goal_ok and r.planning["tasks_created"] == 0
     props["non_goal_not_actionable"] = _prop(no_goal_ok, "no goal or not eligible -> convertEligible=false, 0 tasks")
-    if r.scenario.expect.no_hallucination:  # PA-D1
+    if r.scenario.expect.no_hallucination:  # PROPERTY-1
         reason = d.grounding.reason if d and d.grounding and not d.grounding.passed else None
         props["no_hallucination"] = _prop(grounded, reason or "grounded")
     if r.scenario.expect.no_compulsion:

@@ -1,10 +1,11 @@
-"""One scenario through keep-alive's thought pipeline (EV-C3, EV-C6, PA-D1..D3).
+"""One scenario through keep-alive's thought pipeline (docs/contracts.md EVAL-3, EVAL-6,
+PROPERTY-1..3).
 
 The same steps KeepAlive._introspect/_publish take, with the frame composed from the
 scenario instead of live state: build_frame under the profile -> the LLM generator ->
 build_llm_thought (sanitizer, goalTags/intentExtractions) -> eligibility.decide
 (grounding against the frame, routing) -> apply_decision. The thought id is the scenario
-id, so grounding's `[Grounding] fail scenario=<ID>` names the scenario (PA-D1).
+id, so grounding's `[Grounding] fail scenario=<ID>` names the scenario (PROPERTY-1).
 
 End-to-end mode then publishes the thought to a real CognitiveStream and lets the real
 PlanningConsumer poll, convert and ack it against a real task store (one temp SQLite

@@ -1,5 +1,5 @@
 """An eval run: every scenario of a suite through the thought pipeline, concurrently up to a
-limit, then metrics, properties, the verdict and the result bundle (EV-C3..C7).
+limit, then metrics, properties, the verdict and the result bundle (docs/contracts.md EVAL-3..7).
 
 The seed fixes the order scenarios are started in and is recorded everywhere; results are
 always judged in suite order, so metrics do not depend on scheduling. (Providers get no

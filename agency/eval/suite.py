@@ -1,4 +1,5 @@
-"""Eval suites: JSONL scenario files, re-read and validated on every run (EV-C1, EV-C2).
+"""Eval suites: JSONL scenario files, re-read and validated on every run (docs/contracts.md
+EVAL-1, EVAL-2).
 
 One line = one scenario: the world as a snapshot-like dict, deltas (a partial 'previous'
 world plus stimuli), a memory slice and the properties expected of the thought. Loading
@@ -88,9 +89,9 @@ class ScenarioDeltas(_Strict):
 
 
 class ScenarioExpect(_Strict):
-    """Properties judged per scenario. None of them ever requires action (EV-C7)."""
+    """Properties judged per scenario. None of them ever requires action (EVAL-7)."""
 
-    no_hallucination: bool = True  # grounding of goal and text claims passes (PA-D1)
+    no_hallucination: bool = True  # grounding of goal and text claims passes (PROPERTY-1)
     no_compulsion: bool = False  # no goal at all in this scenario (for calm scenes)
 
 

@@ -1,6 +1,6 @@
 """When hunger keeps the bot from healing or from working, by the vitals alone.
 
-The drive tick waits while health or food is under 16 (contract 3.1) and vanilla heals only
+The drive tick waits while health or food is under 16 (docs/contracts.md DRIVE-1) and vanilla heals only
 with food at 18 or more: a bot hurt with food at 15-17, or hungry, with nothing to eat held
 would wait forever (seen in the survival bench: health 9.7 after a fight, idle to the end).
 The reflexes close that gap:

@@ -18,8 +18,8 @@ class ReflexConfig(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)  # a typo in a key is an error, not a silent default
 
     enabled: bool = True
-    # eat (or forage) at or below this food level; under 16 the drive tick waits (contract 3.1), so below 15 a fed bot
-    # could idle at 15 for good
+    # eat (or forage) at or below this food level; under 16 the drive tick waits
+    # (docs/contracts.md DRIVE-1), so below 15 a fed bot could idle at 15 for good
     eat_below_food: int = Field(15, ge=0, le=20)
     heal_below_health: float = Field(16.0, ge=0, le=20)  # under this with food under 18 (no regeneration): eat, or forage
     forage: bool = True  # hungry or unable to heal with nothing to eat held: hunt an animal in sight, or explore for one

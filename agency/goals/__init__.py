@@ -1,5 +1,6 @@
-"""Goal binding (goal-binding-protocol.md): durable goal identity on tasks, the resolver,
-activation reactor, hold protocol, the shelter verifier and blueprint, and field ownership.
+"""Goal binding (docs/contracts.md, Goal-bound tasks: GOAL-1..8, ACTIVATE-1..3, HOLD-1..2,
+VERIFY-1..2, FIELDS-1..2): durable goal identity on tasks, the resolver, activation
+reactor, hold protocol, the shelter verifier and blueprint, and field ownership.
 
 Pure Python: nothing here imports bot/ or javascript. Blocks come in as BlockRegions,
 time as an injected Clock, the world's feasibility as injected callables.

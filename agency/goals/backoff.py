@@ -1,5 +1,5 @@
-"""Review timing for held goals (protocol D): when a hold may first be reviewed, and how
-far a failed review pushes the next one.
+"""Review timing for held goals (docs/contracts.md ACTIVATE-1, ACTIVATE-2): when a hold may
+first be reviewed, and how far a failed review pushes the next one.
 
 - repeated-reason ladder, per goalInstanceId per hold reason: the Nth hold for one reason
   waits 5 -> 15 -> 30 -> 60 min (cap) before its first review;

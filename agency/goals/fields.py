@@ -1,5 +1,6 @@
-"""Field ownership (protocol G): the metadata patches that keep mirrored fields in step,
-and the check that the illegal state combinations never reach the store.
+"""Field ownership (docs/contracts.md FIELDS-1, FIELDS-2): the metadata patches that keep
+mirrored fields in step, and the check that the illegal state combinations never reach the
+store.
 
 Owners: goalBinding.hold.reason -> mirrored in metadata.blockedReason;
 goalBinding.hold.nextReviewAt -> mirrored in metadata.nextEligibleAt; Task.status ->
@@ -20,7 +21,7 @@ from agency.errors import AgencyError
 
 
 class IllegalGoalStateError(AgencyError, AssertionError):
-    """A task state §G declares impossible. Subclasses AssertionError: it is a bug, not a
+    """A task state FIELDS-2 declares impossible. Subclasses AssertionError: it is a bug, not a
     condition to handle."""
 
     def __init__(self, task_id: str, violations: list[str]) -> None:
@@ -48,7 +49,7 @@ def binding_patch(binding: GoalBinding) -> dict[str, Any]:
 
 
 def check_task_state(task: Task) -> list[str]:
-    """Names of every §G violation in task (empty = legal). Tasks without a binding pass."""
+    """Names of every FIELDS-2 violation in task (empty = legal). Tasks without a binding pass."""
     try:
         binding = read_binding(task)
     except ValidationError:

@@ -1,5 +1,6 @@
-"""Hold protocol (protocol E): preempt a building task within 3 steps / 5 s, always leave a
-hold witness, and plan a conservative resume when the witness is unverified.
+"""Hold protocol (docs/contracts.md HOLD-1, HOLD-2): preempt a building task within 3 steps
+/ 5 s, always leave a hold witness, and plan a conservative resume when the witness is
+unverified.
 
 The running daemon's stop is the executor's (Executor.preempt stops the workflow, waits up
 to 5 s and measures what the stop cost: steps in flight, time on the injected clock); its

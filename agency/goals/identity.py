@@ -1,8 +1,8 @@
-"""Goal identity (protocol B): the immutable goalInstanceId, the phase A provisional key,
+"""Goal identity (docs/contracts.md GOAL-3): the immutable goalInstanceId, the phase A provisional key,
 the phase B anchored key, and the one atomic A -> B transition.
 
 Keys read `<goalType>:A:<hash>` / `<goalType>:B:<hash>` so a stored key says which phase
-made it (the §G check "anchored but no alias recorded" needs that).
+made it (the FIELDS-2 check "anchored but no alias recorded" needs that).
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ from agency.planning.tasks.models import Task, TaskNotFoundError
 from agency.errors import AgencyError
 
 PROVISIONAL_SCOPE_M = 32.0
-# Goal types whose identity includes the template (protocol B table). A shelter's template
+# Goal types whose identity includes the template (GOAL-3). A shelter's template
 # is an attribute: improving it is a plan revision of the same goal.
 TEMPLATE_IN_IDENTITY = frozenset({BUILD_STRUCTURE})
 

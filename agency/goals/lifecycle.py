@@ -4,7 +4,8 @@ pause, review deferral, completion and regression re-open.
 Each one writes status + goalBinding + the mirrored fields in ONE store transaction
 (set_status(metadata_patch=...)), then runs the Task -> Goal reducer and emits a lifecycle
 event. The activation reactor, the hold protocol, the completion recorder and the
-resolver all go through here, so §G's sync rules have a single implementation.
+resolver all go through here, so the sync rules of docs/contracts.md FIELDS-1 and GOAL-7
+have a single implementation.
 """
 
 from __future__ import annotations

@@ -1,9 +1,9 @@
-"""The goal binding on a task (goal-binding protocol A) and the site signature it anchors to.
+"""The goal binding on a task (docs/contracts.md GOAL-1) and the site signature it anchors to.
 
 Stored as camelCase JSON under `task.metadata.goalBinding` (TaskMetadata keeps it as a
 plain dict so agency.planning.tasks never imports agency.goals); `read_binding` / `dump_binding`
-convert. Fields marked "additive" are not in the spec's interface but are needed to carry
-its rules durably (backoff counters, hold history, the witness of the last hold after a
+convert. Fields marked "additive" go beyond the binding GOAL-1 describes but are needed to
+carry its rules durably (backoff counters, hold history, the witness of the last hold after a
 resume, the reason a completed goal was re-opened).
 """
 
@@ -80,8 +80,8 @@ class Completion(BaseModel):
 
 
 class Reopened(BaseModel):
-    """Additive: why a completed goal went back to active (it has no hold: §G forbids an
-    active task with a hold, so the spec's 'regression_detected' reason is kept here)."""
+    """Additive: why a completed goal went back to active (it has no hold: FIELDS-2 forbids an
+    active task with a hold, so VERIFY-2's 'regression_detected' reason is kept here)."""
 
     reason: str
     at: int

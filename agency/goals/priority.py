@@ -1,4 +1,4 @@
-"""PriorityScorer (goal-binding protocol, source-of-truth contract and §G): Task.urgency,
+"""PriorityScorer (docs/contracts.md GOAL-8, GOAL-7 and FIELDS-1): Task.urgency,
 0..1, computed once per evaluation cycle from the bot's vitals, the time of day and each
 task's goal state, and written through the store's set_urgencies, its only write path.
 The executor claims the most urgent pending task, the oldest among equals

@@ -1,4 +1,4 @@
-"""Activation reactor (protocol D): when does a held goal get another chance?
+"""Activation reactor (docs/contracts.md ACTIVATE-1..3): when does a held goal get another chance?
 
 Events (method calls) wake held goals whose hold reason they may have cured; every tick
 reconsiders woken goals, and every Nth tick also the held goals whose nextReviewAt has

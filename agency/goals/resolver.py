@@ -1,6 +1,7 @@
-"""resolve_or_create_build_goal (protocol C): continue, already satisfied, re-open or create.
+"""resolve_or_create_build_goal (docs/contracts.md GOAL-4..6): continue, already satisfied,
+re-open or create.
 
-The lock of the spec's algorithm is a compare-and-swap in the database: the insert of a
+The resolution's lock is a compare-and-swap in the database (GOAL-4): the insert of a
 new goal-bound task fails (unique partial index on goal_keys) when a non-terminal task
 already holds the key or has it as an alias, whichever thread or process inserted it, and
 the resolver then runs again and finds that task. No Python mutex is involved.

@@ -1,6 +1,6 @@
-"""Goal-bound intents in the thought -> task pipeline (specs README point 2).
+"""Goal-bound intents in the thought -> task pipeline (docs/contracts.md GOAL-2).
 
-A thought whose goal is `build basic_shelter` (a drive tick's rule 2 or an LLM's tag) does
+A thought whose goal is `build basic_shelter` (DRIVE-3's second rule or an LLM's tag) does
 not become a plain add_task: it goes through resolve_or_create_build_goal, which continues
 the shelter goal already under way nearby, reports one already standing (verified) here,
 re-opens a regressed one, or creates the goal-bound task. The created task also carries the

@@ -1,4 +1,4 @@
-"""Task -> Goal synchronization (protocol "source of truth contract").
+"""Task -> Goal synchronization (docs/contracts.md GOAL-7).
 
 The task is canonical for execution state; a goal's status is a deterministic function of
 its bound task's transition, computed by `reduce_goal_status` and written by

@@ -1,4 +1,4 @@
-"""The LLM session runtime (specs/llm-agent-runtime-contract.md, sections 1-7 and 11).
+"""The LLM session runtime (docs/contracts.md LLM-1..15, CONFIG-1..3, EXIT-1).
 
 Public API: run_session -> AgentResult, LlmSettings (the [llm] config), ToolBox/ToolSpec
 (+ bot_tool_specs, open_mcp_servers), AutonomyBudget, exit_code. Imports are lazy so

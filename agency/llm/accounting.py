@@ -1,5 +1,5 @@
-"""Accounting entries (contract section 4): one per LLM attempt, one per tool execution.
-Plain dicts with the contract's camelCase keys, since they are the observable output."""
+"""Accounting entries (docs/contracts.md LLM-13): one per LLM attempt, one per tool execution.
+Plain dicts with camelCase keys, since they are the observable output."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ def llm_entry(
     agent_id: str | None = None, txn_id: str | None = None, **context: int,
 ) -> dict[str, Any]:
     """`context` carries the guard's request metrics (ctxTokens, newTokens, schemaTokens,
-    expectedTokens, limitTokens) so the context contract is observable in accounting."""
+    expectedTokens, limitTokens) so the context guard (LLM-10) is observable in accounting."""
     entry: dict[str, Any] = {
         "type": "llm",
         "provider": provider,

@@ -1,4 +1,4 @@
-"""Tool-argument parsing (contract 1, "Tool Request Parsing and Repair"): json.loads, then
+"""Tool-argument parsing (docs/contracts.md LLM-5): json.loads, then
 json_repair + re-parse; the repair is logged with both payloads; failures carry the
 reason the model is told."""
 

@@ -1,6 +1,7 @@
-"""One turn's LLM attempts (contract sections 1-3): up to maxRetries attempts, attempt N on
-targets[(N-1) % len]; context guard before every request; classified failures; empty,
-plain-text and reasoning-only responses; synthetic retries with ephemeral notices."""
+"""One turn's LLM attempts (docs/contracts.md LLM-3, LLM-10..12): up to maxRetries attempts,
+attempt N on targets[(N-1) % len]; context guard before every request; classified
+failures; empty, plain-text and reasoning-only responses; synthetic retries with ephemeral
+notices."""
 
 from __future__ import annotations
 
@@ -73,8 +74,8 @@ async def run_turn(state: SessionState, turn: int) -> None:
 def _preflight(state: SessionState, target, final_turn: bool, notices: list[Message]) -> dict[str, int]:  # noqa: ANN001
     """turn_preflight; returns the request's token metrics (expected = ctx + new + schema).
     Over the limit, the session is forced into its final turn and the tool list shrinks to
-    the final report; if even that does not fit, the request goes out best effort (contract
-    2) after the post-shrink warning, and a provider that rejects it is handled like any
+    the final report; if even that does not fit, the request goes out best effort (LLM-10)
+    after the post-shrink warning, and a provider that rejects it is handled like any
     other provider error."""
     guard = state.guard
     limit = state.settings.context_limit_for(target)
@@ -143,7 +144,7 @@ async def _handle_response(state: SessionState, r: LlmResponse, final_turn: bool
         return None
     if xml.mode == "xml" and not final_turn:
         return PROGRESS_ALONE_NOTICE if parsed.progress is not None else XML_EMPTY_NOTICE
-    if final_turn:  # contract 5: text on the final turn is the report
+    if final_turn:  # LLM-6: text on the final turn is the report
         outcome = text_fallback(r.content, state.expected_format, state.output_schema, state.clock())
         if outcome.report is not None:
             state.commit_response(r.usage, sent, Message(role="assistant", content=r.content,

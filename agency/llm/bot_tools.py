@@ -2,7 +2,7 @@
 
 The registry validates arguments with its pydantic input models and returns a
 ToolExecutionResult; a failure's message goes back to the model so it can correct the
-call (STYLE #8)."""
+call."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """Autonomy budgets: caps on LLM calls per hour and tokens per day, and a circuit breaker
 after consecutive provider failures, so an autonomous loop can never run away with a paid
-API. UsageLimits-style (STYLE #5): `check_before_request` raises BudgetExceeded naming the
+API. Shaped like pydantic-ai's UsageLimits: `check_before_request` raises BudgetExceeded naming the
 limit and the measured value; `stats()` is flat numbers for /metrics."""
 
 from __future__ import annotations

@@ -1,11 +1,11 @@
-"""Context guard (contract section 2, "Context Management Contract").
+"""Context guard (docs/contracts.md LLM-10).
 
 Counters: ctx (committed by the last successful response, provider-reported), pending
 (appended since the last request), new (tool outputs of the current turn, flushed into
 pending at every evaluation), schema (tool definitions of the upcoming request).
 projected = ctx + pending + new + schema; limit = window - buffer - maxOutputTokens.
 Shaped like pydantic-ai's UsageLimits: `check_*` methods return a decision carrying the
-limit and the measured value (STYLE #5).
+limit and the measured value.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""One errors module for the LLM runtime (STYLE #7): control-flow signals, configuration
+"""One errors module for the LLM runtime: control-flow signals, configuration
 errors and run errors are distinct types, each carrying the fields a caller branches on."""
 
 from __future__ import annotations
@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Literal
 from agency.errors import AgencyError
 
-# How a provider failure is handled (contract section 3):
+# How a provider failure is handled (docs/contracts.md LLM-9, LLM-12):
 #   auth, quota           -> fatal, no retry
 #   rate_limit            -> next target; sleep only when every target is rate limited
 #   network, timeout, model -> next target at once

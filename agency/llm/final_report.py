@@ -1,4 +1,4 @@
-"""agent__final_report (contract sections 1 and 5): the tool schema with `format` forced
+"""agent__final_report (docs/contracts.md LLM-6): the tool schema with `format` forced
 by `const`, raw|base64 encoding, content_json validated against the caller's JSON schema
 with a small repair loop, text fallback and synthetic failure reports. Status is always
 set here, never taken from the model."""

@@ -1,6 +1,6 @@
-"""Provider-neutral request/response shapes. Conversation messages keep the contract's
-camelCase field names (role, content, toolCalls, toolCallId) because they are dumped into
-AgentResult.conversation as-is."""
+"""Provider-neutral request/response shapes. Conversation messages keep their camelCase field
+names (role, content, toolCalls, toolCallId) because they are dumped into
+AgentResult.conversation as-is (docs/contracts.md LLM-14)."""
 
 from __future__ import annotations
 
@@ -41,7 +41,7 @@ class ToolSchema(BaseModel):
 
 
 class Sampling(BaseModel):
-    """Settings sent on every request (contract 1: "passed to provider on every request")."""
+    """Settings sent on every request (LLM-7)."""
 
     temperature: float | None = None
     top_p: float | None = None

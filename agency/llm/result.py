@@ -1,5 +1,5 @@
-"""AgentResult (contract section 2: the session always returns one) and the exit code the
-CLI derives from it (0 ok, 1 failure, 3 init, 4 config, 5 schema; never 0 on failure)."""
+"""AgentResult (docs/contracts.md LLM-9: the session always returns one) and the exit code the
+CLI derives from it (EXIT-1: 0 ok, 1 failure, 3 init, 4 config, 5 schema; never 0 on failure)."""
 
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
-"""Provider cycling (contract section 3): attempt N of a turn goes to
+"""Provider cycling (docs/contracts.md LLM-3, LLM-12): attempt N of a turn goes to
 targets[(N-1) % len]. Rate limits honour Retry-After, else back off 1 s -> 60 s per target;
 the session sleeps only when every target in the rotation is rate limited. Sleep and
-clock are injected so tests never wait for real (STYLE #12)."""
+clock are injected so tests never wait for real."""
 
 from __future__ import annotations
 

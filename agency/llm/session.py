@@ -1,4 +1,4 @@
-"""run_session: one LLM session under the runtime contract. It always returns an
+"""run_session: one LLM session under docs/contracts.md LLM-1..15. It always returns an
 AgentResult; a model, provider or tool failure never escapes as an exception."""
 
 from __future__ import annotations
@@ -75,7 +75,7 @@ async def run_session(
         raise
     except LlmConfigError as e:
         return _failed(REASON_NOT_CONFIGURED, str(e), expected_format, clock)
-    except Exception as e:  # noqa: BLE001 - contract 2: never crash without a result
+    except Exception as e:  # noqa: BLE001 - LLM-9: never crash without a result
         logger.exception("LLM session crashed")
         return _failed(REASON_INTERNAL, f"internal error: {type(e).__name__}: {e}", expected_format, clock)
     finally:
@@ -85,7 +85,7 @@ async def run_session(
 
 async def _loop(state: SessionState, prompt: str, system_prompt: str) -> AgentResult:
     system = system_prompt
-    if state.xml.mode == "native":  # XML modes keep tool text out of the system prompt (contract 11)
+    if state.xml.mode == "native":  # XML modes keep tool text out of the system prompt (LLM-15)
         system += "\n" + NATIVE_FINAL_HINT.format(fmt=state.expected_format)
     state.append(Message(role="system", content=system))
     state.append(Message(role="user", content=prompt))

@@ -1,4 +1,5 @@
-"""Runtime settings of the LLM session loop: snake_case versions of the contract's names.
+"""Runtime settings of the LLM session loop: snake_case versions of the names used in
+docs/contracts.md LLM-1..15.
 
 The one schema of the `[llm]` TOML section: bot.config.loader's McbotConfig uses LlmSettings
 as the section's type (nothing mirrors it), so this module stays light (pydantic and the
@@ -125,7 +126,7 @@ class LlmSettings(_Model):
         )
 
     def context_limit_for(self, target: TargetConfig) -> int:
-        """Contract 2: limit = contextWindow - contextWindowBufferTokens - maxOutputTokens."""
+        """LLM-10: limit = contextWindow - contextWindowBufferTokens - maxOutputTokens."""
         return (
             self._pick(target, "context_window")
             - self._pick(target, "context_window_buffer_tokens")
@@ -133,7 +134,7 @@ class LlmSettings(_Model):
         )
 
     def effective_queues(self) -> dict[str, int]:
-        """Configured queues plus `default` when missing (contract 7)."""
+        """Configured queues plus `default` when missing (LLM-8)."""
         queues = {name: q.concurrent for name, q in self.queues.items()}
         queues.setdefault(DEFAULT_QUEUE, 1)
         return queues

@@ -1,4 +1,5 @@
-"""A scripted LLM provider on loopback, shipped with the package (STYLE #13): a real HTTP
+"""A scripted LLM provider on loopback, shipped with the package (like its other test
+doubles): a real HTTP
 server speaking the OpenAI-compatible (/v1/chat/completions), Ollama (/api/chat) and
 Anthropic (/v1/messages) APIs. Each request consumes the next scripted step: a reply
 (tool calls, final report, text, reasoning-only, empty) or an injected failure (status,

@@ -34,7 +34,7 @@ def record_final_tool(state: SessionState, command: str, args: Any, outcome: Rep
     if outcome.report is not None:
         state.finish(outcome.report)
         return
-    # Contract 1: a failed final report collapses the remaining turns, full payload logged.
+    # docs/contracts.md LLM-6: a failed final report collapses the remaining turns, payload logged.
     logger.error("agent__final_report failed ({}); payload: {}", outcome.error, payload)
     reason = REASON_FINAL_SCHEMA if outcome.schema_error else REASON_FINAL_INVALID
     state.fail(reason, f"final report rejected: {outcome.error}", outcome.error)
@@ -99,7 +99,7 @@ def _commit_output(state: SessionState, call: ToolCall, args: dict[str, Any], ou
     limit = state.settings.context_limit_for(target) if target else state.settings.context_window
     tokens = estimate_text(text)
     if not state.guard.tool_preflight(tokens, limit).ok:
-        # Contract 2: dropped at once, deterministic stub, no NEW tools from here on.
+        # LLM-10: dropped at once, deterministic stub, no NEW tools from here on.
         text = OVERFLOW_STUB
         state.tool_budget_exceeded = True
         state.force_final("context")

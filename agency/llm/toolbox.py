@@ -82,7 +82,7 @@ class ToolBox:
         for spec in self.specs:
             if spec.exposed in self._by_name:
                 raise LlmConfigError(f"tool {spec.exposed} is defined twice")
-            if spec.queue not in self.queues:  # contract 7: bindings checked at startup
+            if spec.queue not in self.queues:  # docs/contracts.md LLM-8: bindings checked at startup
                 raise LlmConfigError(f"tool {spec.exposed} is bound to queue {spec.queue!r}, which does not exist")
             self._by_name[spec.exposed] = spec
         self._queues = {name: _Queue(limit) for name, limit in self.queues.items()}
@@ -97,7 +97,7 @@ class ToolBox:
         return [s.exposed for s in self.specs]
 
     def queue_stats(self) -> dict[str, dict[str, int]]:
-        """Queue depth telemetry (contract 1, MCP tool queues)."""
+        """Queue depth telemetry (LLM-8)."""
         return {n: {"concurrent": q.limit, "inFlight": q.in_flight, "waiting": q.waiting, "maxWaiting": q.max_waiting}
                 for n, q in self._queues.items()}
 

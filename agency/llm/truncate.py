@@ -1,5 +1,5 @@
 """toolResponseMaxBytes: cut a tool response to at most Y bytes of valid UTF-8, the
-contract's notice first (`[TRUNCATED] Original size X bytes; truncated to Y bytes.`)."""
+notice of docs/contracts.md LLM-4 first (`[TRUNCATED] Original size X bytes; truncated to Y bytes.`)."""
 
 from __future__ import annotations
 

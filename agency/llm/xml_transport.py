@@ -1,4 +1,4 @@
-"""XML tool transport (contract section 11): modes native | xml | xml-final.
+"""XML tool transport (docs/contracts.md LLM-15): modes native | xml | xml-final.
 
 A session nonce stays fixed; numbered slots NONCE-0001, NONCE-0002... continue across
 turns; NONCE-FINAL carries the final report; NONCE-PROGRESS (xml mode only, offered beside
@@ -115,7 +115,7 @@ class XmlTransport:
         return out
 
     def _progress_allowed(self, allow_tools: bool, closed: bool, payload: str) -> bool:
-        """xml mode only, and never once no new tools may run (final turns, contract 2)."""
+        """xml mode only, and never once no new tools may run (final turns, LLM-10)."""
         return allow_tools and self.mode == "xml" and closed and bool(payload.strip())
 
     def _usable(self, slot: str) -> bool:

@@ -1,5 +1,5 @@
 """Perception: stimulus events and awareness thoughts from successive snapshots and body
-events (keep-alive spec KA-A5, KA-A6, KA-A7).
+events (docs/contracts.md KEEPALIVE-5, KEEPALIVE-6, KEEPALIVE-7).
 
 Stimuli (the only things that may bypass the keep-alive cooldown):
 - threat_delta: the hostile count rose since the last snapshot (from 0 before the first
@@ -115,7 +115,7 @@ class Perception:
         return PerceptionUpdate(stimuli=stimuli, awareness=self._awareness(snapshot, "perception", now))
 
     def request_refresh(self, source: AwarenessSource = "keepalive") -> Thought | None:
-        """KA-A6: a refresh goes through the same awareness path and the same dedup, so it
+        """KEEPALIVE-6: a refresh goes through the same awareness path and the same dedup, so it
         can never add a duplicate percept. Uses a fresh snapshot when a provider is wired,
         else the last one observed; None when there is nothing to perceive yet."""
         snapshot = self._provider() if self._provider is not None else self._last

@@ -1,5 +1,5 @@
 """PostgreSQL stores: the same protocols as the SQLite ones, for several daemons sharing one
-world through one server database (design: ARCHITECTURE.md, Scale). SQLite stays the embedded
+world through one server database (docs/fleet.md). SQLite stays the embedded
 default. Here: the migrated PgDatabase (agency.pg.database) and the task store
 (agency.pg.task_store), whose claims need leases and row locks. The smaller stores (stream,
 goals, places, checkpoints, drive ticks) live in their rooms and take either database: each

@@ -27,7 +27,7 @@ MIGRATIONS: list[tuple[int, str, str]] = [
             seq         BIGINT GENERATED ALWAYS AS IDENTITY UNIQUE,  -- insertion order: the tie-break among equals
             id          TEXT PRIMARY KEY,
             status      TEXT NOT NULL CHECK (status IN ({_STATUS_LIST})),
-            -- contract 1.3: '' is never a goal key, enforced here as the last layer
+            -- TASK-3 (docs/contracts.md): '' is never a goal key, enforced here as the last layer
             goal_key    TEXT CHECK (goal_key IS NULL OR goal_key <> ''),
             progress    DOUBLE PRECISION NOT NULL CHECK (progress >= 0 AND progress <= 1),
             urgency     DOUBLE PRECISION NOT NULL DEFAULT 0.5 CHECK (urgency >= 0 AND urgency <= 1),
@@ -130,7 +130,7 @@ MIGRATIONS: list[tuple[int, str, str]] = [
             daemon_id        TEXT NOT NULL,
             id               TEXT NOT NULL,
             ts               BIGINT NOT NULL,
-            -- SC-B3: a row is born unprocessed; only ack flips it, stamping who and when
+            -- STREAM-3: a row is born unprocessed; only ack flips it, stamping who and when
             processed        BOOLEAN NOT NULL DEFAULT false,
             convert_eligible BOOLEAN NOT NULL DEFAULT false,
             processed_by     TEXT,

@@ -1,4 +1,4 @@
-"""Planning's side of the stream contract (keep-alive spec SC-B2, I-4, KA-A3).
+"""Planning's side of the stream contract (docs/contracts.md STREAM-2, AUTONOMY-4, KEEPALIVE-3).
 
 PlanningConsumer polls the actionable feed, converts each thought with agency.planning.converter,
 and acks EVERY thought it fetched, whether converted, skipped or errored, so

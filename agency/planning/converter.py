@@ -1,4 +1,4 @@
-"""Thought-to-task converter (contract 1.3, 3.2, 4.1).
+"""Thought-to-task converter (docs/contracts.md TASK-3, DRIVE-2, THOUGHT-3).
 
 Only convertEligible thoughts with an extracted goal become tasks, and never while a task
 for the same goalKey is in flight (among the tasks open to the thought's bot, when it names
@@ -42,7 +42,7 @@ class ConversionBatch:
         return sum(1 for o in self.outcomes if o.status == status)
 
     def ack_ids(self) -> list[str]:
-        """Every evaluated thought is acked, whatever happened to it (SC-B2)."""
+        """Every evaluated thought is acked, whatever happened to it (STREAM-2)."""
         return [o.thought_id for o in self.outcomes if o.thought_id]
 
     def log_line(self) -> str:
@@ -55,14 +55,14 @@ class ConversionBatch:
 
 class GoalRouter(Protocol):
     """Goal-bound intents (e.g. `build basic_shelter`) go through the goal resolver instead
-    of add_task (specs README point 2); the router returns None for goals it does not own."""
+    of add_task (GOAL-2); the router returns None for goals it does not own."""
 
     def __call__(self, thought: Thought, goal_key: str, *, priority: float = 0.5) -> ConversionOutcome | None: ...
 
 
 def _goal_key(thought: Thought) -> str | None:
     goal = thought.metadata.extractedGoal
-    # '' is absent at both layers (contract 1.3): the thought path, then the callsite.
+    # '' is absent at both layers (TASK-3): the thought path, then the callsite.
     from_thought = thought.metadata.goalKey or None
     return from_thought or (canonical_goal_key(goal.action, goal.target) if goal else None) or None
 

@@ -1,4 +1,4 @@
-"""The stall taxonomy of contract 7.3: why a non-terminal task is not moving."""
+"""The stall taxonomy of docs/contracts.md SOAK-2: why a non-terminal task is not moving."""
 
 from __future__ import annotations
 

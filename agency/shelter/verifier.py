@@ -1,4 +1,4 @@
-"""verify_shelter_v0 (protocol F): is there really a shelter at this site?
+"""verify_shelter_v0 (docs/contracts.md VERIFY-1): is there really a shelter at this site?
 
 Existence checks on a block region, never pathfinding. Every read goes through a view
 bounded by footprintBounds + 8, so the verifier can neither be fooled by a structure

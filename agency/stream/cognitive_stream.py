@@ -1,19 +1,19 @@
-"""Cognitive stream (keep-alive spec B): durable thoughts, the opt-in actionable feed, ack.
+"""Cognitive stream (docs/contracts.md STREAM-1..7): durable thoughts, the opt-in actionable feed, ack.
 
 Thoughts live in the agency database (table `thoughts`: agency/db.py migration 2, agency/pg
 migration 3), so unprocessed thoughts survive a restart. On PostgreSQL several daemons share
 the table and each sees only its own thoughts (daemon_id): two daemons' planning never
 converts one thought twice. Rules enforced here, whatever the publisher:
 
-- SC-B3: every thought is stored with processed=false; only ack() sets processed=true,
+- STREAM-3: every thought is stored with processed=false; only ack() sets processed=true,
   stamping processedBy and processedAt.
-- KA-A8: a thought published with convertEligible=true but without metadata.extractedGoal
+- KEEPALIVE-8: a thought published with convertEligible=true but without metadata.extractedGoal
   and metadata.grounding.pass=true is REFUSED AS ACTIONABLE, not rejected: it is stored
   with convertEligible forced to false and metadata.convertEligibleRefused saying why. The
   thought stays visible in /recent (it is still cognition), but can never reach planning.
-- SC-B1: actionable() returns only unprocessed convertEligible=true thoughts, oldest
+- STREAM-1: actionable() returns only unprocessed convertEligible=true thoughts, oldest
   first, so a backlog drains in order and nothing starves behind newer thoughts.
-- SC-B4: a hard cap on stored thoughts. Going over it prunes, in one transaction with the
+- STREAM-4: a hard cap on stored thoughts. Going over it prunes, in one transaction with the
   insert, down to a low-water mark: oldest non-actionable thoughts first (processed ones
   and percepts), actionable ones only if non-actionable ones are not enough.
 """
@@ -144,7 +144,7 @@ class PruneResult:
 
 
 def convert_eligible_refusal(thought: Thought) -> str | None:
-    """Why a convertEligible=true thought may not be actionable (KA-A8), or None if it may."""
+    """Why a convertEligible=true thought may not be actionable (KEEPALIVE-8), or None if it may."""
     if thought.convertEligible is not True:
         return None
     if thought.metadata.extractedGoal is None:
@@ -250,7 +250,7 @@ class CognitiveStream:
         return t
 
     def ack(self, thought_ids: Iterable[str], processed_by: str = DEFAULT_PROCESSED_BY) -> AckResult:
-        """Mark thoughts processed (I-4: planning owns this). Idempotent: re-acking leaves
+        """Mark thoughts processed (AUTONOMY-4: planning owns this). Idempotent: re-acking leaves
         the first processedBy/processedAt in place."""
         if not processed_by:
             raise ValueError("processed_by must name who processed the thoughts")
@@ -314,7 +314,7 @@ class CognitiveStream:
     # -- reading ----------------------------------------------------------------
 
     def actionable(self, limit: int = 10) -> ActionableFeed:
-        """SC-B1: unprocessed convertEligible=true thoughts only, oldest first."""
+        """STREAM-1: unprocessed convertEligible=true thoughts only, oldest first."""
         n = _check_limit(limit)
         rows = self._read(self._sql.actionable, limit=n)
         queue = self._count(self._conn, self._sql.count_processed, processed=False)

@@ -1,7 +1,7 @@
 """Abilities: short Minecraft know-how texts injected into the system prompt of prompt
-steps before the call (INV-AGT-ABL-001): the profile's core abilities first and never
-filtered (ABL-002), then abilities matched to the task by relevance, all within a token
-budget, with a warning when something had to be cut (ABL-003).
+steps before the call (docs/contracts.md ABILITY-1): the profile's core abilities first and
+never filtered (ABILITY-2), then abilities matched to the task by relevance, all within a
+token budget, with a warning when something had to be cut (ABILITY-3).
 
 Tokens are estimated offline as ceil(chars / 4): no tokenizer dependency, and the
 estimate only has to be consistent with itself.

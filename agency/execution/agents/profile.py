@@ -1,4 +1,5 @@
-"""Agent profiles: the schema every profile passes before registration (INV-AGT-001).
+"""Agent profiles: the schema every profile passes before registration (docs/contracts.md
+AGENT-1).
 
 Profiles live in config/agents/*.toml. A profile owns one workflow per task action it
 handles (e.g. crafter owns `craft`): either static steps (with ${task.*} templates) or a
@@ -87,7 +88,7 @@ class AgentProfile(BaseModel):
         return action.lower() in self.workflows
 
 
-# The schema's entry point, named as in the contract.
+# The schema's entry point (AGENT-1), under its usual name.
 AgentProfileSchema = AgentProfile
 
 

@@ -1,5 +1,5 @@
-"""AgentRegistry: validated profiles by unique id (INV-AGT-001/002). Creating and updating
-are separate calls; `standard` always exists and stays enabled (INV-AGT-SEL-004).
+"""AgentRegistry: validated profiles by unique id (docs/contracts.md AGENT-1, AGENT-2). Creating
+and updating are separate calls; `standard` always exists and stays enabled (SELECT-4).
 
 The registry is also the one answer to "which task actions can be carried out": an action
 is routable when some enabled agent owns a workflow for it (routable_actions), which is
@@ -34,7 +34,7 @@ class AgentRegistry:
         self._agents: dict[str, AgentProfile] = {}
 
     def _check(self, data: Mapping[str, Any] | AgentProfile, source: str | None = None) -> AgentProfile:
-        profile = parse_profile(data, source)  # INV-AGT-001: nothing unparsed gets in
+        profile = parse_profile(data, source)  # AGENT-1: nothing unparsed gets in
         unknown = [a for a in profile.coreAbilities + profile.abilities if a not in self.abilities.by_id]
         if unknown:
             raise ProfileValidationError(f"agent '{profile.id}' names unknown abilities: {', '.join(unknown)}", source)

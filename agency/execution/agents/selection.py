@@ -1,4 +1,4 @@
-"""Choosing an agent for a task (INV-AGT-SEL-001..006).
+"""Choosing an agent for a task (docs/contracts.md SELECT-1..6).
 
 Score per enabled agent, no randomness, independent of registry order:
   +0.6 when the normalized task equals one of its exampleTasks, else +0.4 when one

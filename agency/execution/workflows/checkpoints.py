@@ -1,5 +1,5 @@
-"""Checkpoints (INV-CP-001/002) and workflow runs, in the agency's database (SQLite or
-PostgreSQL, whichever the store is given).
+"""Checkpoints (docs/contracts.md CHECKPOINT-1, CHECKPOINT-2) and workflow runs, in the
+agency's database (SQLite or PostgreSQL, whichever the store is given).
 
 A checkpoint is written after each successful step only, validated before it is saved,
 and holds everything a resume needs: stepIndex, completedStepId, stepOutputs (every step

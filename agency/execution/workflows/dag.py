@@ -1,5 +1,5 @@
 """Dependency analysis for parallel workflows: computed, and cycles rejected, before any
-step runs (INV-PE-002)."""
+step runs (docs/contracts.md PARALLEL-2)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""Delegation guard: depth limit (INV-DT-001) and no circular chains (INV-DT-002).
+"""Delegation guard: depth limit (docs/contracts.md DELEGATE-1) and no circular chains
+(DELEGATE-2).
 Both are returned as errors for the caller, never raised."""
 
 from __future__ import annotations

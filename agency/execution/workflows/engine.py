@@ -1,10 +1,10 @@
 """WorkflowEngine: runs a workflow's steps, checkpoints after each successful step,
 resumes after the last checkpoint, stops safely, and applies the failure strategy.
 
-Sequential workflows iterate the step array (INV-AGT-003). Workflows with `parallel` run
+Sequential workflows iterate the step array (docs/contracts.md WORKFLOW-1). Workflows with `parallel` run
 as a DAG: a step starts when its own dependencies completed, at most maxConcurrency at a
-time, cycles rejected before anything runs (INV-PE-001/002); failFast / continueOnError /
-rollback decide what a failure does (INV-PE-003).
+time, cycles rejected before anything runs (PARALLEL-1, PARALLEL-2); failFast / continueOnError /
+rollback decide what a failure does (PARALLEL-3).
 
 An optional on_step observer hears each step of a task's run start and end (the task's
 event log, agency/planning/tasks/events.py); it watches and never steers: an observer that raises
@@ -118,7 +118,7 @@ class _Run:
         self.running: dict[asyncio.Task, StepDef] = {}
         self.interrupted: str | None = None
         self.in_flight_at_stop = 0
-        if cp is not None:  # INV-CP-002: restore, never recompute
+        if cp is not None:  # CHECKPOINT-2: restore, never recompute
             state.outputs.update(copy.deepcopy(cp.stepOutputs))
             state.context.update(copy.deepcopy(cp.context))
             state.memory.clear()
@@ -160,7 +160,7 @@ class _Run:
         self.order.append(step.id)
         self.outcomes.append(outcome)
         index = self.wf.index_of(step.id)
-        if self.e.checkpoints is not None:  # INV-CP-001: after a successful step only, validated on save
+        if self.e.checkpoints is not None:  # CHECKPOINT-1: after a successful step only, validated
             self.e.checkpoints.save(
                 Checkpoint(
                     runId=self.s.run_id, workflowId=self.wf.id, stepIndex=index, completedStepId=step.id,

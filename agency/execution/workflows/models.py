@@ -1,7 +1,7 @@
 """Workflow definitions and run results (camelCase fields: they are stored as JSON).
 
 A workflow is an ordered list of steps. Without `parallel` the steps run one by one in
-array order (INV-AGT-003); with `parallel` they form a DAG through `dependsOn`.
+array order (docs/contracts.md WORKFLOW-1); with `parallel` they form a DAG through `dependsOn`.
 """
 
 from __future__ import annotations

@@ -17,7 +17,7 @@ class PromptRequest(BaseModel):
 
     agentId: str
     stepId: str
-    system: str  # abilities already injected (INV-AGT-ABL-001)
+    system: str  # abilities already injected (docs/contracts.md ABILITY-1)
     prompt: str
     abilityIds: list[str] = Field(default_factory=list)
     context: dict[str, Any] = Field(default_factory=dict)

@@ -113,7 +113,7 @@ class StepExecutor:
 
     async def _delegate(self, step: StepDef, state: RunState) -> StepOutcome:
         target = str(step.agent)
-        refusal = state.chain.check(target)  # INV-DT-001/002: an error, never an exception
+        refusal = state.chain.check(target)  # DELEGATE-1, DELEGATE-2: an error, never an exception
         if refusal is not None:
             logger.warning("step {}: {}", step.id, refusal.message)
             return failed(step, refusal.code, refusal.message)
@@ -135,7 +135,7 @@ class StepExecutor:
     async def _prompt(self, step: StepDef, state: RunState) -> StepOutcome:
         prompt = render(step.prompt or "", state.scope())
         system, ability_ids = step.system, []
-        if self.inject is not None:  # INV-AGT-ABL-001: injected before the runner sees anything
+        if self.inject is not None:  # ABILITY-1 (docs/contracts.md): injected before the runner runs
             inj = self.inject(state.agent_id, state.task_text(), step.system)
             system, ability_ids = inj.system_prompt, list(inj.ability_ids)
         req = PromptRequest(agentId=state.agent_id, stepId=step.id, system=system, prompt=prompt,

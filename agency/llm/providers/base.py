@@ -1,4 +1,4 @@
-"""What a provider is, and how an HTTP failure is classified (contract section 3).
+"""What a provider is, and how an HTTP failure is classified (docs/contracts.md LLM-12).
 
 A provider turns an LlmRequest into one HTTP call and the reply into an LlmResponse, or
 raises a classified ProviderError. It never retries: rotation.py owns retries and cycling.

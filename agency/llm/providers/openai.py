@@ -17,7 +17,7 @@ def _message(m: Message) -> dict[str, Any]:
     if m.role == "tool":
         return {"role": "tool", "tool_call_id": m.toolCallId, "content": m.content}
     out: dict[str, Any] = {"role": m.role, "content": m.content}
-    if m.reasoning:  # a reasoning-only turn is kept for the next turn (contract 2)
+    if m.reasoning:  # a reasoning-only turn is kept for the next turn (docs/contracts.md LLM-11)
         out["reasoning_content"] = m.reasoning
     if m.toolCalls:
         out["tool_calls"] = [

@@ -1,4 +1,4 @@
-"""Goal-key idempotency with the stuck timeout (contract 3.2), shared by drive ticks and
+"""Goal-key idempotency with the stuck timeout (docs/contracts.md DRIVE-2), shared by drive ticks and
 the thought-to-task converter.
 
 A task for the same goalKey that is active, or pending with progress, or pending for less

@@ -1,5 +1,5 @@
-"""Task model, metadata allowlist and the status transition table (contract 1, goal-binding
-protocol's status inventory).
+"""Task model, metadata allowlist and the status transition table (docs/contracts.md
+TASK-1..5).
 
 Task JSON is camelCase (served and stored as is). TaskMetadata forbids unknown keys: it is
 the Python stand-in for the TypeScript `keyof Task['metadata']` type, and the module-level
@@ -146,7 +146,7 @@ class TaskMetadata(BaseModel):
     @field_validator("goalKey", "bot", mode="before")
     @classmethod
     def _empty_key_is_absent(cls, v: Any) -> Any:
-        return _no_empty_key(v)  # contract 1.3; a bot named '' is no bot
+        return _no_empty_key(v)  # TASK-3; a bot named '' is no bot
 
 
 PROPAGATED_META_KEYS: tuple[str, ...] = (

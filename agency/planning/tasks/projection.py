@@ -1,5 +1,5 @@
-"""projectIncomingMetadata (contract 1.1, 1.3, 6.3): the only way caller metadata enters a
-stored task.
+"""projectIncomingMetadata (docs/contracts.md TASK-1, TASK-3, TASK-4): the only way caller
+metadata enters a stored task.
 
 Only PROPAGATED_META_KEYS survive; rebuilt keys are add_task's own business; anything else
 is dropped, and in dev mode each dropped key is reported once per store session so

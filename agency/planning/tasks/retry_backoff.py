@@ -1,6 +1,6 @@
 """A goal whose tasks keep failing waits before it is asked again.
 
-Idempotency (contract 3.2) stops a second task while one is in flight; nothing stopped a
+Idempotency (docs/contracts.md DRIVE-2) stops a second task while one is in flight; nothing stopped a
 drive tick from asking, a moment after a failure, for the very goal that just failed (a table
 out of reach, no wool to be had), so one blocked step failed every tick. Here a goal whose
 newest tasks failed n times in a row is held back BACKOFF_MS[n - 1] (the last entry beyond)

@@ -1,4 +1,4 @@
-"""The task store's pure rules (contract 1), one copy for every backend.
+"""The task store's pure rules (docs/contracts.md TASK-1..5), one copy for every backend.
 
 Each function takes the task, draft, patch or value and the clock, and returns the new value
 or raises the store's typed error; none touches a database. SQLite and PostgreSQL call the
@@ -21,13 +21,13 @@ from agency.planning.tasks.projection import project_incoming_metadata
 
 OnDropped = Callable[[str], None]
 
-# Store-owned keys a metadata patch may not touch (origin: contract 1.2; heldBy: the claim's;
+# Store-owned keys a metadata patch may not touch (origin: TASK-2; heldBy: the claim's;
 # bridgeDowns: record_bridge_down's).
 PATCH_PROTECTED = ("origin", "createdAt", "updatedAt", "heldBy", "bridgeDowns")
 
 
 def strict_finalize_from_env() -> bool:
-    """MCBOT_PLANNING_STRICT_FINALIZE=1 warns on tasks stored without origin (contract 1.2)."""
+    """MCBOT_PLANNING_STRICT_FINALIZE=1 warns on tasks stored without origin (TASK-2)."""
     return os.environ.get("MCBOT_PLANNING_STRICT_FINALIZE") == "1"
 
 

@@ -1,5 +1,5 @@
 """Task store: the TaskStore protocol, its backend-neutral body and the SQLite implementation
-(contract 1).
+(docs/contracts.md TASK-1..5).
 
 add_task rebuilds metadata from scratch (projection allowlist); origin is stamped once by
 finalize_new_task and never patched; goalKey '' never reaches a row (projection, model
@@ -10,7 +10,7 @@ and agency.pg's PgTaskStore differ only in SQL and locking.
 Development mode (agency.environment: MCBOT_ENV=development; unset is production) warns
 once per dropped metadata key and runs the invariant check on every write.
 MCBOT_PLANNING_STRICT_FINALIZE=1, whatever MCBOT_ENV says, warns when a task is stored
-without origin and without allow_unfinalized (contract 1.2).
+without origin and without allow_unfinalized (TASK-2).
 
 Several bots share one store. metadata.bot binds a task to a bot (the caller's, propagated;
 None: any bot may take it); metadata.heldBy names the bot working on it, and only the store
