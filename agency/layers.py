@@ -3,8 +3,9 @@
 A module may import the shared models (the modules at the top of agency/: world, clock,
 db, names, blocks, goal_tag, intent, thoughts, environment, log_rate, stats) and the rooms listed
 before its own room; the shared models import only each other. A module's room is the
-longest entry below that its name starts with, so `agency.execution.tools` (the generic
-tools) sits below `agency.shelter`, which sits below the rest of `agency.execution`.
+longest entry below that its name starts with. The tools (`agency.tools`) are a room of their
+own below `agency.shelter`, whose shelter tools build on them, and `agency.execution`, which
+runs them all.
 tests/unit/test_layers.py reads every import in agency/ and holds this order; agency/
 never imports bot/, javascript or the daemon's web and scheduling libraries.
 
@@ -23,7 +24,7 @@ LAYERS: tuple[str, ...] = (
     "agency.llm",  # the LLM session runtime: providers, retries, tools
     "agency.stream",  # the cognitive stream
     "agency.planning",  # thought -> task, the task store
-    "agency.execution.tools",  # validated actions on the Body
+    "agency.tools",  # validated actions on the Body
     "agency.shelter",  # shelter geometry, verifier, the shelter tools
     "agency.execution",  # workflows, agents, the executor, reflexes
     "agency.cognition",  # drive ticks, keep-alive, grounding, eligibility

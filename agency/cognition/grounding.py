@@ -46,10 +46,10 @@ from typing import Any, Iterable, Literal
 from loguru import logger
 
 from agency.blocks import is_air, is_log
-from agency.execution.tools import recipes
-from agency.execution.tools.furnace_recipes import output_of
-from agency.execution.tools.hunting import ANIMALS, animal_kind
-from agency.execution.tools.mining import SAFE_FLOOR_Y, parse_level
+from agency.tools import recipes
+from agency.tools.furnace_recipes import output_of
+from agency.tools.hunting import ANIMALS, animal_kind
+from agency.tools.mining import SAFE_FLOOR_Y, parse_level
 from agency.goal_tag import ExtractedGoal
 from agency.names import GENERIC_THREATS, with_aliases
 from agency.world import BlockRegion, WorldSnapshot

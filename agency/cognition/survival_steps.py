@@ -24,9 +24,9 @@ import math
 from agency.blocks import is_log
 from agency.cognition.drive_selection import DriveSelection
 from agency.execution.hunger import FOODS
-from agency.execution.tools.furnace_recipes import output_of
-from agency.execution.tools.hunting import game_in_sight
-from agency.execution.tools.recipes import CRAFTABLE
+from agency.tools.furnace_recipes import output_of
+from agency.tools.hunting import game_in_sight
+from agency.tools.recipes import CRAFTABLE
 from agency.world import WorldSnapshot
 
 SURVIVAL_ACTIONS: frozenset[str] = frozenset({"hunt"})  # actions beyond collect/craft/smelt a workflow carries out

@@ -1,15 +1,15 @@
 """The standard tool set, registered in one place (switch one off with set_enabled): the
-generic tools of execution.tools and the shelter room's tools."""
+generic tools of agency.tools and the shelter room's tools."""
 
 from __future__ import annotations
 
 from typing import Mapping
 
-from agency.execution.tools import building, combat, crafting, delivery, gathering, hunting, mining, movement, queries, smelting
+from agency.tools import building, combat, crafting, delivery, gathering, hunting, mining, movement, queries, smelting
 from agency.shelter import bed as shelter_bed
 from agency.shelter import door as shelter_door
 from agency.shelter import tools as shelter
-from agency.execution.tools.registry import ToolRegistry
+from agency.tools.registry import ToolRegistry
 
 
 def default_tool_registry(queue_limits: Mapping[str, int] | None = None) -> ToolRegistry:

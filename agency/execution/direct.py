@@ -23,9 +23,9 @@ from pydantic import ValidationError
 from agency.clock import Clock, system_clock_ms
 from agency.errors import InvalidInputError
 from agency.execution.executor import Executor
-from agency.execution.tools.base import StopFlag, ToolContext
-from agency.execution.tools.registry import ToolRegistry
-from agency.execution.tools.results import CANCELLED
+from agency.tools.base import StopFlag, ToolContext
+from agency.tools.registry import ToolRegistry
+from agency.tools.results import CANCELLED
 
 DIRECT = "direct"  # the pause reason of a task held for a direct action
 KEPT = 50

@@ -37,7 +37,7 @@ from agency.clock import Clock
 from agency.execution.bridge_watch import BridgeWatch
 from agency.planning.tasks.models import Task, TaskStatus
 from agency.planning.tasks.store import SqliteTaskStore
-from agency.execution.tools.results import BODY_LOST
+from agency.tools.results import BODY_LOST
 from agency.execution.workflows.models import StopReport, WorkflowRunResult
 
 SAFE_STOP_BUDGET_S = 5.0  # a preemption waits this long for the workflow's safe stop

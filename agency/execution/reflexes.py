@@ -29,11 +29,11 @@ from agency.execution.combat import (CLOSE_IN, EVADE, FIGHT, RETREAT, STRIKE_AND
                                      choose_combat)
 from agency.execution.executor import Executor
 from agency.execution.hunger import fed_by, food_to_eat, forage_wait_ms, should_forage, vitals
-from agency.execution.tools.hunting import game_in_sight
+from agency.tools.hunting import game_in_sight
 from agency.shelter.models import SiteSignature
-from agency.execution.tools.base import ToolContext
-from agency.execution.tools.registry import ToolRegistry
-from agency.execution.tools.results import PRECONDITION_FAILED
+from agency.tools.base import ToolContext
+from agency.tools.registry import ToolRegistry
+from agency.tools.results import PRECONDITION_FAILED
 from agency.shelter.bed import MONSTER_RANGE, is_bed, sleep_time
 from agency.shelter.door import in_hut
 from agency.world import DUSK_START, BodyEvent, EventType, Vec3, WorldSnapshot, night_approaching

@@ -1,4 +1,4 @@
-"""Adapter: the bot's ToolRegistry (agency.execution.tools) exposed to the model as server `bot`.
+"""Adapter: the bot's ToolRegistry (agency.tools) exposed to the model as server `bot`.
 
 The registry validates arguments with its pydantic input models and returns a
 ToolExecutionResult; a failure's message goes back to the model so it can correct the
@@ -15,7 +15,7 @@ BOT_SERVER = "bot"
 
 
 def bot_tool_specs(registry: Any, ctx: Any, queue: str = "default") -> list[ToolSpec]:
-    """One ToolSpec per enabled tool; `ctx` is the agency.execution.tools.ToolContext (the body)."""
+    """One ToolSpec per enabled tool; `ctx` is the agency.tools.ToolContext (the body)."""
     specs = []
     for name in registry.names():
         tool = registry.get(name)

@@ -2,7 +2,7 @@
 it placed or saw, so a restart does not cost a second table.
 
 Three ways in, one rule out:
-- `placed`: the place tool put such a block down (agency.execution.tools.building);
+- `placed`: the place tool put such a block down (agency.tools.building);
 - `saw` / `observe`: a real block read showed one (the crafter's table search, the blocks
   in sight a drive tick reads); `observe` also forgets remembered places inside the region
   read whose block is gone;

@@ -27,9 +27,9 @@ from agency.places.memory import HOOK as PLACES_HOOK
 from agency.shelter.blueprint import SIZE, basic_shelter
 from agency.shelter.door import DoorwayInput
 from agency.shelter.models import FACING_VECTORS, Pos
-from agency.execution.tools.actions import run_action
-from agency.execution.tools.base import BODY_QUEUE, Tool, ToolContext, ToolFailure, ToolInput
-from agency.execution.tools.results import EXECUTION_ERROR, PRECONDITION_FAILED
+from agency.tools.actions import run_action
+from agency.tools.base import BODY_QUEUE, Tool, ToolContext, ToolFailure, ToolInput
+from agency.tools.results import EXECUTION_ERROR, PRECONDITION_FAILED
 
 SLEEP_FROM, SLEEP_UNTIL = 12_542, 23_459  # vanilla's night for beds (mineflayer checks the same)
 MONSTER_RANGE = 8.0  # vanilla refuses sleep with a monster this close (horizontally)

@@ -17,10 +17,10 @@ from loguru import logger
 from agency.blocks import is_door
 from agency.shelter.models import FACING_VECTORS, SiteSignature
 from agency.shelter.blueprint import SIZE
-from agency.execution.tools.actions import run_action
-from agency.execution.tools.base import BODY_QUEUE, Tool, ToolContext, ToolFailure, ToolInput
-from agency.execution.tools.results import EXECUTION_ERROR
-from agency.execution.tools.spatial import block_pos
+from agency.tools.actions import run_action
+from agency.tools.base import BODY_QUEUE, Tool, ToolContext, ToolFailure, ToolInput
+from agency.tools.results import EXECUTION_ERROR
+from agency.tools.spatial import block_pos
 from agency.world import Vec3
 
 Cell = tuple[int, int, int]

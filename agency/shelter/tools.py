@@ -29,13 +29,13 @@ from agency.shelter.blueprint import ShelterBlueprint, basic_shelter
 from agency.shelter.site_check import stands
 from agency.shelter.site_finder import SCAN_RADIUS, choose_site, ring_cells, scan_box
 from agency.names import same
-from agency.execution.tools.actions import run_action
-from agency.execution.tools.base import BODY_QUEUE, Tool, ToolContext, ToolFailure, ToolInput
-from agency.execution.tools.movement import walk
+from agency.tools.actions import run_action
+from agency.tools.base import BODY_QUEUE, Tool, ToolContext, ToolFailure, ToolInput
+from agency.tools.movement import walk
 from agency.shelter.door import doorway_cells
 from agency.shelter.bed import interior_cells, is_bed
-from agency.execution.tools.results import EXECUTION_ERROR, PRECONDITION_FAILED
-from agency.execution.tools.spatial import block_pos
+from agency.tools.results import EXECUTION_ERROR, PRECONDITION_FAILED
+from agency.tools.spatial import block_pos
 from agency.world import BlockRegion
 
 HOOKS_KEY = "shelter"

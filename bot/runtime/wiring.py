@@ -26,8 +26,8 @@ from agency.execution.builtin_tools import default_tool_registry
 from agency.execution.direct import DirectActions
 from agency.execution.executor import DISCONNECTED, Executor
 from agency.execution.reflexes import Reflexes
-from agency.execution.tools import ToolContext
-from agency.execution.tools.mining import STAIRCASES_HOOK
+from agency.tools import ToolContext
+from agency.tools.mining import STAIRCASES_HOOK
 from agency.execution.workflows import SqliteCheckpointStore
 from agency.goals.intake import GoalIntake
 from agency.goals.plan_facts import PlanFacts

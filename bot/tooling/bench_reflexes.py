@@ -25,7 +25,7 @@ from agency.execution.builtin_tools import default_tool_registry
 from agency.execution.combat import threat_radii
 from agency.execution.executor import Executor
 from agency.execution.reflexes import ReflexConfig, Reflexes
-from agency.execution.tools import ToolContext
+from agency.tools import ToolContext
 from agency.planning.tasks.store import SqliteTaskStore
 from bot.config.loader import McbotConfig
 from bot.runtime.body import MineflayerBody

@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 
 from agency.execution.agents import AgentRuntime, TaskSpec, load_default_registry
-from agency.execution.tools import ToolContext
+from agency.tools import ToolContext
 from agency.execution.builtin_tools import default_tool_registry
 from agency.execution.workflows import SqliteCheckpointStore
 from bot.runtime.body import ConnectionSettings, MineflayerBody

@@ -10,7 +10,7 @@ import sys
 import pytest
 
 from agency.execution.agents import AgentRuntime, TaskSpec, load_default_registry
-from agency.execution.tools import ToolContext
+from agency.tools import ToolContext
 from agency.execution.builtin_tools import default_tool_registry
 from agency.execution.workflows import SqliteCheckpointStore
 from bot.runtime.server import EmbeddedServer, EmbeddedServerSettings, free_port

@@ -9,7 +9,7 @@ import asyncio
 import pytest
 
 from agency.execution.builtin_tools import default_tool_registry
-from agency.execution.tools import ToolContext
+from agency.tools import ToolContext
 from tests.conftest import make_body, wait_until
 from tests.integration.world_setup import stone_pad, teleport
 

@@ -15,7 +15,7 @@ from agency.execution.agents import AgentRuntime, TaskSpec, load_default_registr
 from agency.execution.builtin_tools import default_tool_registry
 from agency.execution.executor import Executor
 from agency.execution.reflexes import ReflexConfig, Reflexes
-from agency.execution.tools import ToolContext
+from agency.tools import ToolContext
 from agency.planning.tasks.store import SqliteTaskStore
 from tests.conftest import make_body, wait_until
 from tests.integration.world_setup import give, stone_pad

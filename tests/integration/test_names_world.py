@@ -13,7 +13,7 @@ import pytest
 
 from agency.blocks import is_passable, is_replaceable
 from agency.names import same
-from agency.execution.tools import ToolContext
+from agency.tools import ToolContext
 from agency.execution.builtin_tools import default_tool_registry
 from agency.world import ActionState, EventType
 from tests.conftest import make_body, wait_until

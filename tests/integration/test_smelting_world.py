@@ -10,8 +10,8 @@ import pytest
 
 from agency.execution.agents import AgentRuntime, TaskSpec, load_default_registry
 from agency.execution.builtin_tools import default_tool_registry
-from agency.execution.tools import ToolContext
-from agency.execution.tools.results import CANCELLED
+from agency.tools import ToolContext
+from agency.tools.results import CANCELLED
 from tests.conftest import make_body, wait_until
 from tests.integration.world_setup import block_at, give, stone_pad
 

@@ -19,7 +19,7 @@ from agency.world import BodyLost, WorldSnapshot
 from bot.config.loader import McbotConfig
 from bot.runtime.wiring import Agency
 from tests.unit.executor.test_body_lost import LosingBody
-from agency.execution.tools.testing import FakeBody, FakeTime
+from agency.tools.testing import FakeBody, FakeTime
 
 
 def _snap(time_of_day: int = 1000, **kw) -> WorldSnapshot:

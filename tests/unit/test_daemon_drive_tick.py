@@ -11,7 +11,7 @@ import pytest
 from agency.cognition.drive_tick import SIGHT_RADIUS, sight_box
 from bot.config.loader import McbotConfig
 from bot.runtime.wiring import Agency
-from agency.execution.tools.testing import FakeBody, FakeTime
+from agency.tools.testing import FakeBody, FakeTime
 
 
 @pytest.fixture

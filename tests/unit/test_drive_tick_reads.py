@@ -13,7 +13,7 @@ from agency.cognition.drive_tick import sight_box
 from agency.planning.tasks.models import TaskOrigin
 from bot.config.loader import McbotConfig
 from bot.runtime.wiring import Agency
-from agency.execution.tools.testing import FakeBody, FakeTime
+from agency.tools.testing import FakeBody, FakeTime
 
 
 def _daemon(tmp_path, **drive_tick):

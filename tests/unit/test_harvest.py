@@ -14,7 +14,7 @@ import pytest
 
 from agency import harvest
 from agency.execution.agents.plan_builder import SOURCE_BLOCK
-from agency.execution.tools.gathering import drop_of
+from agency.tools.gathering import drop_of
 
 ROOT = Path(__file__).resolve().parents[2]
 SCRIPT = ROOT / "scripts" / "harvest_data.js"

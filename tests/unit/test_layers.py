@@ -78,6 +78,13 @@ def test_every_agency_module_lives_in_a_declared_room_or_is_shared() -> None:
     assert "agency.layers" in top_level
 
 
+def test_every_room_is_a_folder_of_its_own_at_agencys_top() -> None:
+    # a room inside another room's folder would sit on a floor its folder does not show
+    nested = [room for room in agency_layers.LAYERS if room.count(".") != 1]
+    assert nested == []
+    assert all((ROOT / room.replace(".", "/") / "__init__.py").is_file() for room in agency_layers.LAYERS)
+
+
 def _outside_imports(name: str, imports: list[tuple[int, str]]) -> list[str]:
     """What an agency module imports from outside that it may not: the runtime and the web
     libraries anywhere, a network library outside agency.llm, a PostgreSQL client outside
@@ -177,7 +184,9 @@ def test_every_room_says_what_it_does(package: str) -> None:
 
 def test_the_layer_check_catches_an_upward_import() -> None:
     assert not agency_layers.may_import("agency.perception.stimuli", "agency.cognition.drive_tick")
-    assert not agency_layers.may_import("agency.execution.tools.combat", "agency.shelter.door")
+    assert not agency_layers.may_import("agency.tools.combat", "agency.shelter.door")
+    assert not agency_layers.may_import("agency.tools.combat", "agency.execution.executor")
+    assert agency_layers.may_import("agency.shelter.door", "agency.tools.base")
     assert agency_layers.may_import("agency.execution.reflexes", "agency.shelter.door")
     assert not agency_layers.may_import("agency.world", "agency.planning.tasks.models")
     assert agency_layers.may_import("agency.goals.router", "agency.world")

@@ -16,12 +16,12 @@ from agency.shelter.site_finder import choose_site, scan_box
 from agency.shelter.testing import region_from_blocks
 from agency.cognition.grounding import FrameFacts, check_goal
 from agency.execution.builtin_tools import default_tool_registry
-from agency.execution.tools.base import ToolContext
-from agency.execution.tools.recipes import CRAFTABLE, available, matches
-from agency.execution.tools.results import PRECONDITION_FAILED
-from agency.execution.tools.spatial import find_in_region, free_spot_near, surface_y
+from agency.tools.base import ToolContext
+from agency.tools.recipes import CRAFTABLE, available, matches
+from agency.tools.results import PRECONDITION_FAILED
+from agency.tools.spatial import find_in_region, free_spot_near, surface_y
 from agency.world import BlockRegion, InventoryItem, Vec3, WorldSnapshot
-from agency.execution.tools.testing import GROUND_Y, FakeBody, FakeTime
+from agency.tools.testing import GROUND_Y, FakeBody, FakeTime
 
 PLANTS = ["grass", "short_grass"]  # one plant: 1.18.2's name, 1.21.4's name
 FEET = (0, 64, 0)

@@ -12,7 +12,7 @@ import pytest
 from agency.execution.body_holder import EXECUTOR, REFLEX
 from bot.config.loader import McbotConfig
 from bot.runtime.wiring import Agency
-from agency.execution.tools.testing import FakeBody, FakeTime
+from agency.tools.testing import FakeBody, FakeTime
 
 
 class RemoteBody(FakeBody):

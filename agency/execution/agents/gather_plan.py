@@ -16,7 +16,7 @@ from __future__ import annotations
 from typing import Any, Mapping
 
 from agency.execution.agents.plan_builder import PlanBuilder, WorkflowPlanError, tool_to_make
-from agency.execution.tools.gathering import MAX_PER_CALL, drop_of
+from agency.tools.gathering import MAX_PER_CALL, drop_of
 from agency.execution.workflows.models import WorkflowDef
 from agency.harvest import can_harvest
 

@@ -9,8 +9,8 @@ from agency.execution.agents.deliver_plan import deliver_plan
 from agency.execution.agents.gather_plan import gather_plan
 from agency.execution.agents.planning import craft_plan
 from agency.execution.agents.smelt_plan import smelt_plan
-from agency.execution.tools.crafting import table_facts
-from agency.execution.tools.smelting import smelt_facts
+from agency.tools.crafting import table_facts
+from agency.tools.smelting import smelt_facts
 
 GENERATORS = {"craft_plan": craft_plan, "build_plan": build_plan, "smelt_plan": smelt_plan, "deliver_plan": deliver_plan,
               "gather_plan": gather_plan}

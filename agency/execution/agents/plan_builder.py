@@ -19,7 +19,7 @@ from contextlib import contextmanager
 from typing import Any, Iterator, Mapping
 
 from agency.errors import AgencyError
-from agency.execution.tools.recipes import CRAFTABLE, available, matches, plan_craft, recipe_for
+from agency.tools.recipes import CRAFTABLE, available, matches, plan_craft, recipe_for
 from agency.execution.workflows.models import StepDef
 from agency.harvest import can_harvest, durability, harvest_tools, needs_tool, ranked_tools, unless_dug_with, wear_order
 

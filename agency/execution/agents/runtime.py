@@ -27,9 +27,9 @@ from agency.execution.agents.planning import WorkflowPlanError
 from agency.execution.agents.profile import AgentProfile
 from agency.execution.agents.registry import STANDARD_AGENT, AgentRegistry
 from agency.execution.agents.selection import AgentSelection, select_agents
-from agency.execution.tools.base import StopFlag, ToolContext
-from agency.execution.tools.registry import ToolRegistry
-from agency.execution.tools.results import BODY_LOST
+from agency.tools.base import StopFlag, ToolContext
+from agency.tools.registry import ToolRegistry
+from agency.tools.results import BODY_LOST
 from agency.execution.workflows.checkpoints import CheckpointStore
 from agency.execution.workflows.delegation import DelegationChain
 from agency.execution.workflows.engine import StepEvent, WorkflowEngine

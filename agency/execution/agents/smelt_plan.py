@@ -18,7 +18,7 @@ import math
 from typing import Any, Mapping
 
 from agency.execution.agents.plan_builder import SOURCE_BLOCK, PlanBuilder, WorkflowPlanError
-from agency.execution.tools.furnace_recipes import (
+from agency.tools.furnace_recipes import (
     FUEL_TICKS,
     SMELTING,
     choose_fuel,

@@ -21,7 +21,7 @@ from typing import Any, Callable
 from loguru import logger
 
 from agency.planning.tasks.events import STEP_FAILED, STEP_FINISHED, STEP_STARTED
-from agency.execution.tools.base import StopFlag
+from agency.tools.base import StopFlag
 from agency.execution.workflows.checkpoints import Checkpoint, CheckpointStore
 from agency.execution.workflows.dag import WorkflowCycleError, validate_dag
 from agency.execution.workflows.delegation import DelegationChain

@@ -9,9 +9,9 @@ from typing import Any, Awaitable, Callable, Protocol
 
 from loguru import logger
 
-from agency.execution.tools.base import StopFlag, ToolContext
-from agency.execution.tools.registry import ToolRegistry
-from agency.execution.tools.results import CANCELLED, thaw
+from agency.tools.base import StopFlag, ToolContext
+from agency.tools.registry import ToolRegistry
+from agency.tools.results import CANCELLED, thaw
 from agency.execution.workflows.delegation import DelegationChain
 from agency.execution.workflows.models import StepDef, StepError, StepOutcome, WorkflowDef, WorkflowRunResult
 from agency.execution.workflows.prompts import NO_PROMPT_RUNNER, PROMPT_FAILED, PromptRequest, PromptRunner, PromptRunnerMissing, StubPromptRunner

@@ -310,9 +310,9 @@ def test_an_ungrounded_goal_already_in_flight_is_left_to_its_task(make_snapshot,
 
 def test_the_sight_box_is_the_collectors_search_box(make_snapshot):
     """What the drive tick calls 'in sight' is what collect_block would find from there."""
-    from agency.execution.tools.base import ToolContext
-    from agency.execution.tools.gathering import CollectBlockInput
-    from agency.execution.tools.queries import FindBlocksInput, find_blocks_now
+    from agency.tools.base import ToolContext
+    from agency.tools.gathering import CollectBlockInput
+    from agency.tools.queries import FindBlocksInput, find_blocks_now
 
     snap = make_snapshot({}, position={"x": 10.7, "y": 64.2, "z": -3.5})
     asked = []

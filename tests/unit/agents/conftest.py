@@ -11,12 +11,12 @@ import pytest
 from loguru import logger
 from pydantic import Field
 
-from agency.execution.tools.base import Tool, ToolContext, ToolFailure, ToolInput
-from agency.execution.tools.registry import ToolRegistry
+from agency.tools.base import Tool, ToolContext, ToolFailure, ToolInput
+from agency.tools.registry import ToolRegistry
 from agency.execution.workflows.checkpoints import SqliteCheckpointStore
 from agency.execution.workflows.engine import WorkflowEngine
 from agency.execution.workflows.steps import StepExecutor
-from agency.execution.tools.testing import FakeBody, FakeTime
+from agency.tools.testing import FakeBody, FakeTime
 
 
 @pytest.fixture

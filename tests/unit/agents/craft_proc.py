@@ -14,10 +14,10 @@ import sys
 from pathlib import Path
 
 from agency.execution.agents import AgentRuntime, TaskSpec, load_default_registry
-from agency.execution.tools import ToolContext
+from agency.tools import ToolContext
 from agency.execution.builtin_tools import default_tool_registry
 from agency.execution.workflows import SqliteCheckpointStore
-from agency.execution.tools.testing import FakeBody, FakeTime
+from agency.tools.testing import FakeBody, FakeTime
 
 
 def load_world(path: Path, ftime: FakeTime) -> FakeBody:

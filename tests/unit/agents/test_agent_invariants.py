@@ -26,8 +26,8 @@ from agency.execution.agents import (
 )
 from agency.execution.agents.registry import AgentNotFoundError
 from agency.execution.agents.selection import clamp
-from agency.execution.tools.base import ToolContext
-from agency.execution.tools.registry import ToolRegistry
+from agency.tools.base import ToolContext
+from agency.tools.registry import ToolRegistry
 from agency.execution.workflows import PromptRequest, PromptResult
 from tests.unit.agents.conftest import run
 

@@ -8,8 +8,8 @@ from typing import Any
 import pytest
 
 from agency.execution.agents import AbilityLibrary, AgentRegistry, AgentRuntime, TaskSpec
-from agency.execution.tools.base import StopFlag, ToolContext
-from agency.execution.tools.registry import ToolRegistry
+from agency.tools.base import StopFlag, ToolContext
+from agency.tools.registry import ToolRegistry
 from agency.execution.workflows import (
     CIRCULAR_DELEGATION,
     DELEGATION_DEPTH_EXCEEDED,
@@ -19,7 +19,7 @@ from agency.execution.workflows import (
     WorkflowDef,
 )
 from tests.unit.agents.conftest import Probe, run
-from agency.execution.tools.testing import FakeBody
+from agency.tools.testing import FakeBody
 
 
 def profile(agent_id: str, steps: list[dict[str, Any]], action: str = "relay", **extra: Any) -> dict[str, Any]:
@@ -124,7 +124,7 @@ def test_stop_cancels_current_tool_and_reports_position(tools: ToolRegistry, ctx
 
 
 def test_stop_grace_cancels_a_tool_that_ignores_the_flag(tools: ToolRegistry, ctx: ToolContext, probe: Probe) -> None:
-    from agency.execution.tools.base import Tool, ToolInput
+    from agency.tools.base import Tool, ToolInput
 
     class Nothing(ToolInput):
         pass

@@ -13,11 +13,11 @@ from agency.execution.agents.build_plan import shelter_plan
 from agency.execution.agents.deliver_plan import deliver_plan
 from agency.execution.agents.planning import WorkflowPlanError, craft_plan
 from agency.execution.builtin_tools import default_tool_registry
-from agency.execution.tools import ToolContext
+from agency.tools import ToolContext
 from agency.planning.delivery import DELIVER, DELIVERY_HOOK, DeliveryBoard
 from agency.planning.tasks.models import TaskStatus
 from agency.planning.tasks.store import SqliteTaskStore
-from agency.execution.tools.testing import FakeBody, FakeTime
+from agency.tools.testing import FakeBody, FakeTime
 
 
 def test_deliver_plan_crafts_a_recipe_then_gives_and_collects_a_raw_material_then_gives():

@@ -19,7 +19,7 @@ from agency.goal_tag import CANONICAL_ACTIONS, ExtractedGoal
 from agency.cognition.grounding import FrameFacts
 from agency.planning.tasks.models import TaskStatus
 from agency.cognition.sanitizer import build_llm_thought
-from agency.execution.tools.testing import FakeBody, FakeTime, Mob
+from agency.tools.testing import FakeBody, FakeTime, Mob
 from tests.unit.executor.world import add_task, executor_env
 
 # A target per allowlisted action that grounds in FACTS, so routing alone decides.

@@ -6,8 +6,8 @@ from __future__ import annotations
 import asyncio
 import threading
 
-from agency.execution.tools import ToolContext
-from agency.execution.tools.actions import run_action
+from agency.tools import ToolContext
+from agency.tools.actions import run_action
 from agency.world import ActionState, ActionStatus
 
 

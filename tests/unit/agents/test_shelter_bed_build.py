@@ -7,13 +7,13 @@ from typing import Any
 
 from agency.execution.agents import AgentRuntime, TaskSpec, load_default_registry
 from agency.execution.builtin_tools import default_tool_registry
-from agency.execution.tools import ToolContext
+from agency.tools import ToolContext
 from agency.execution.workflows import SqliteCheckpointStore
 from agency.shelter.bed import shelter_bed_spot
 from agency.shelter.blueprint import basic_shelter
 from agency.shelter.verifier import verify_shelter_v0
 from tests.unit.agents.conftest import run
-from agency.execution.tools.testing import FakeBody
+from agency.tools.testing import FakeBody
 
 
 def _beds_like_the_game(body: FakeBody) -> None:

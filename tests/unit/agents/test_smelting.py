@@ -15,8 +15,8 @@ from agency.execution.agents import load_default_registry
 from agency.execution.agents.planning import WorkflowPlanError
 from agency.execution.agents.smelt_plan import smelt_plan
 from agency.execution.builtin_tools import default_tool_registry
-from agency.execution.tools.base import ToolContext
-from agency.execution.tools.furnace_recipes import (
+from agency.tools.base import ToolContext
+from agency.tools.furnace_recipes import (
     FUEL_TICKS,
     SMELTING,
     choose_fuel,
@@ -24,11 +24,11 @@ from agency.execution.tools.furnace_recipes import (
     fuel_ticks,
     output_of,
 )
-from agency.execution.tools.results import CANCELLED, EXECUTION_ERROR, PRECONDITION_FAILED, VALIDATION_ERROR
+from agency.tools.results import CANCELLED, EXECUTION_ERROR, PRECONDITION_FAILED, VALIDATION_ERROR
 from agency.world import BodyError
 from tests.conftest import ROOT
 from tests.unit.agents.conftest import run
-from agency.execution.tools.testing import GROUND_Y, FakeBody, FakeTime
+from agency.tools.testing import GROUND_Y, FakeBody, FakeTime
 
 FURNACE_JS = ROOT / "node" / "plugins" / "furnace.js"
 

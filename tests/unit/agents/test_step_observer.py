@@ -11,13 +11,13 @@ from typing import Any
 from agency.execution.agents import AbilityLibrary, AgentRegistry, AgentRuntime, TaskSpec
 from agency.planning.tasks.events import record_step
 from agency.planning.tasks.store import SqliteTaskStore
-from agency.execution.tools.base import ToolContext
-from agency.execution.tools.registry import ToolRegistry
+from agency.tools.base import ToolContext
+from agency.tools.registry import ToolRegistry
 from agency.execution.workflows import SqliteCheckpointStore, WorkflowDef
 from agency.execution.workflows.engine import StepEvent, WorkflowEngine
 from agency.execution.workflows.steps import StepExecutor
 from tests.unit.agents.conftest import Probe, run
-from agency.execution.tools.testing import FakeTime
+from agency.tools.testing import FakeTime
 
 
 def wf(steps: list[dict[str, Any]], parallel: dict[str, Any] | None = None) -> WorkflowDef:

@@ -26,15 +26,15 @@ from agency.execution.agents.plan_builder import SOURCE_BLOCK, WorkflowPlanError
 from agency.execution.agents.planning import craft_plan
 from agency.execution.agents.smelt_plan import smelt_plan
 from agency.execution.builtin_tools import default_tool_registry
-from agency.execution.tools import ToolContext
-from agency.execution.tools.furnace_recipes import SMELTING, choose_fuel, input_choice, output_of
-from agency.execution.tools.gathering import drop_of
-from agency.execution.tools.recipes import CRAFTABLE, available, plan_craft
-from agency.execution.tools.results import PRECONDITION_FAILED
+from agency.tools import ToolContext
+from agency.tools.furnace_recipes import SMELTING, choose_fuel, input_choice, output_of
+from agency.tools.gathering import drop_of
+from agency.tools.recipes import CRAFTABLE, available, plan_craft
+from agency.tools.results import PRECONDITION_FAILED
 from agency.execution.workflows import SqliteCheckpointStore
 from agency.harvest import can_harvest, durability, needs_tool, wear_order
 from tests.unit.agents.conftest import run
-from agency.execution.tools.testing import GROUND_Y, FakeBody
+from agency.tools.testing import GROUND_Y, FakeBody
 
 # A generic log gathered is an oak log (the embedded world's trees), and the starting inventories
 # hold oak only: which wood a generic log turns out to be is not what these tests are about.

@@ -18,9 +18,9 @@ from agency.execution.agents.generators import WORLD_FACTS
 from agency.execution.agents.planning import craft_plan
 from agency.execution.agents.smelt_plan import smelt_plan
 from agency.execution.builtin_tools import default_tool_registry
-from agency.execution.tools import ToolContext
+from agency.tools import ToolContext
 from tests.unit.agents.conftest import run
-from agency.execution.tools.testing import GROUND_Y, FakeBody
+from agency.tools.testing import GROUND_Y, FakeBody
 from tests.unit.agents.test_tool_first import TABLE, simulate
 
 TABLE_STEPS = {"craft-crafting-table", "place-crafting-table"}

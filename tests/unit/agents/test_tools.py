@@ -8,14 +8,14 @@ from dataclasses import replace
 
 import pytest
 
-from agency.execution.tools import TOOL_NOT_FOUND, VALIDATION_ERROR, FrozenDict, ToolExecutionResult, tool_success
+from agency.tools import TOOL_NOT_FOUND, VALIDATION_ERROR, FrozenDict, ToolExecutionResult, tool_success
 
 from agency.execution.builtin_tools import default_tool_registry
-from agency.execution.tools.base import ToolContext
-from agency.execution.tools.registry import ToolRegistry
-from agency.execution.tools.results import CANCELLED, PRECONDITION_FAILED, TIMEOUT
+from agency.tools.base import ToolContext
+from agency.tools.registry import ToolRegistry
+from agency.tools.results import CANCELLED, PRECONDITION_FAILED, TIMEOUT
 from tests.unit.agents.conftest import Probe, run
-from agency.execution.tools.testing import GROUND_Y, FakeBody
+from agency.tools.testing import GROUND_Y, FakeBody
 from agency.world import Vec3
 
 

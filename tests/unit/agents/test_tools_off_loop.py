@@ -10,8 +10,8 @@ from dataclasses import replace
 from typing import Any
 
 from agency.execution.builtin_tools import default_tool_registry
-from agency.execution.tools.base import ToolContext
-from agency.execution.tools.testing import GROUND_Y, FakeBody
+from agency.tools.base import ToolContext
+from agency.tools.testing import GROUND_Y, FakeBody
 
 BODY_CALLS = ("snapshot", "region", "chat", "start_action", "poll_action", "cancel_action")
 

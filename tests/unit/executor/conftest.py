@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from agency.execution.tools.testing import FakeBody, FakeTime
+from agency.tools.testing import FakeBody, FakeTime
 from tests.unit.executor.world import executor_env
 
 

@@ -13,7 +13,7 @@ from agency.execution.combat import (CLOSE_IN, EVADE, FIGHT, RETREAT, STRIKE_AND
                                      threat_radii)
 from agency.execution.reflexes import ReflexConfig, Reflexes
 from agency.world import WorldSnapshot
-from agency.execution.tools.testing import FakeBody, FakeTime, Mob
+from agency.tools.testing import FakeBody, FakeTime, Mob
 
 CFG = ReflexConfig()
 

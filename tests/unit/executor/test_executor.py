@@ -17,7 +17,7 @@ from agency.planning.tasks.models import TaskStatus
 from agency.execution.builtin_tools import default_tool_registry
 from agency.execution.workflows import SqliteCheckpointStore
 from agency.world import EntityInfo, Vec3
-from agency.execution.tools.testing import FakeBody, FakeTime
+from agency.tools.testing import FakeBody, FakeTime
 from tests.unit.executor.world import add_task, executor_env
 
 

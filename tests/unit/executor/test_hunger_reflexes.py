@@ -12,9 +12,9 @@ from typing import Any
 import pytest
 
 from agency.execution.reflexes import Death, ReflexConfig, Reflexes
-from agency.execution.tools.results import tool_failure, tool_success
+from agency.tools.results import tool_failure, tool_success
 from agency.world import WorldSnapshot
-from agency.execution.tools.testing import Mob
+from agency.tools.testing import Mob
 
 
 class RecordingTools:

@@ -20,7 +20,7 @@ from agency.planning.tasks.models import TaskStatus
 from agency.planning.tasks.store import SqliteTaskStore
 from agency.world import ActionState, ActionStatus
 from bot.runtime.bridge_downs import BridgeDowns, bridge_downs
-from agency.execution.tools.testing import FakeTime
+from agency.tools.testing import FakeTime
 from tests.unit.executor.test_body_lost import LosingBody
 from tests.unit.executor.world import add_task, executor_env
 

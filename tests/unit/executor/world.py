@@ -10,10 +10,10 @@ from agency.execution.agents import AgentRuntime, load_default_registry
 from agency.execution.executor import Executor
 from agency.planning.tasks.models import NewTask
 from agency.planning.tasks.store import SqliteTaskStore
-from agency.execution.tools import ToolContext
+from agency.tools import ToolContext
 from agency.execution.builtin_tools import default_tool_registry
 from agency.execution.workflows import SqliteCheckpointStore
-from agency.execution.tools.testing import FakeBody, FakeTime
+from agency.tools.testing import FakeBody, FakeTime
 
 
 def executor_env(tmp_path: Path, ftime: FakeTime, body: FakeBody) -> dict[str, Any]:

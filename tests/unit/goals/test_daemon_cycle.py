@@ -17,7 +17,7 @@ from agency.planning.tasks.models import TaskStatus
 from agency.world import WorldSnapshot
 from bot.config.loader import McbotConfig
 from bot.runtime.wiring import Agency
-from agency.execution.tools.testing import FakeBody
+from agency.tools.testing import FakeBody
 
 
 def _snap(time_of_day: int = 6000) -> WorldSnapshot:

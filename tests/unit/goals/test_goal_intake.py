@@ -15,7 +15,7 @@ from agency.goals.user_goals import GoalRequest, GoalRequestError
 from agency.perception.last_seen import LastSeen
 from agency.planning.tasks.models import TaskStatus
 from agency.world import BodyLost, BodyUnavailable
-from agency.execution.tools.testing import FakeBody
+from agency.tools.testing import FakeBody
 
 BOT = "Alpha"
 

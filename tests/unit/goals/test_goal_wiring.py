@@ -1,5 +1,5 @@
 """Goal binding wired into the pipeline and the executor, on the real task store (§G check
-on), the real agent runtime and the fake block world (agency/execution/tools/testing.py), with
+on), the real agent runtime and the fake block world (agency/tools/testing.py), with
 fake async time: the resolver in the converter, completion only after two verifier passes,
 drift re-opening a finished shelter as a repair, hold witnesses and the conservative
 rescan, shelter_nearby for drive ticks."""
@@ -18,13 +18,13 @@ from agency.goals import assert_task_state, read_binding
 from agency.goals.sync import GoalStatus
 from agency.planning.tasks.models import TaskStatus
 from agency.planning.tasks.store import SqliteTaskStore
-from agency.execution.tools import ToolContext
+from agency.tools import ToolContext
 from agency.execution.builtin_tools import default_tool_registry
 from agency.execution.workflows import SqliteCheckpointStore
 from agency.world import Vec3
 from bot.config.loader import McbotConfig
 from bot.runtime.wiring import GoalWiring
-from agency.execution.tools.testing import FakeBody, FakeTime
+from agency.tools.testing import FakeBody, FakeTime
 
 MATERIALS = {"oak_planks": 80, "oak_door": 1, "torch": 1, "oak_log": 1}
 

@@ -17,12 +17,12 @@ from agency.goals import BUILD_SHELTER, GoalLifecycle, assert_task_state, dump_b
 from agency.goals.run_hooks import GoalRunHooks
 from agency.planning.tasks.models import NewTask, TaskStatus
 from agency.planning.tasks.store import SqliteTaskStore
-from agency.execution.tools import ToolContext
-from agency.execution.tools.base import Tool
-from agency.execution.tools.registry import ToolRegistry
+from agency.tools import ToolContext
+from agency.tools.base import Tool
+from agency.tools.registry import ToolRegistry
 from agency.execution.workflows import SqliteCheckpointStore
 from tests.unit.agents.conftest import WorkInput
-from agency.execution.tools.testing import FakeBody, FakeTime
+from agency.tools.testing import FakeBody, FakeTime
 
 
 async def _settle(ctx: ToolContext, p: WorkInput) -> dict[str, Any]:

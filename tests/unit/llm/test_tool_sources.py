@@ -15,7 +15,7 @@ from agency.llm.mcp_tools import open_mcp_servers
 from agency.llm.session import run_session
 from agency.llm.settings import McpServerConfig
 from agency.llm.testing import ScriptedLLM, call, final
-from agency.execution.tools import ToolContext
+from agency.tools import ToolContext
 from agency.execution.builtin_tools import default_tool_registry
 from agency.world import InventoryItem, Vec3, WorldSnapshot
 

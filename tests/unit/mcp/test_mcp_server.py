@@ -14,7 +14,7 @@ from pathlib import Path
 import anyio
 import pytest
 
-from agency.execution.tools.movement import MoveToInput
+from agency.tools.movement import MoveToInput
 from tests.unit.mcp.conftest import mcp_client
 from tests.unit.mcp.fake_daemon import Plan
 

@@ -7,14 +7,14 @@ from typing import Any, Iterator
 
 import pytest
 
-from agency.execution.tools.base import ToolContext
-from agency.execution.tools.registry import ToolRegistry
+from agency.tools.base import ToolContext
+from agency.tools.registry import ToolRegistry
 from agency.execution.workflows import Checkpoint, CheckpointInvalid, WorkflowEngine
 from agency.execution.workflows.checkpoints import DatabaseCheckpointStore, SqliteCheckpointStore
 from agency.execution.workflows.steps import StepExecutor
 from agency.places.store import PlaceStore
 from tests.unit.agents.conftest import Probe, probe_tools, run
-from agency.execution.tools.testing import FakeBody, FakeTime
+from agency.tools.testing import FakeBody, FakeTime
 from tests.unit.agents.test_workflow_invariants import wf, work
 from tests.unit.pg.dialects import DIALECTS, Databases
 

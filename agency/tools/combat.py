@@ -19,11 +19,11 @@ from typing import Any
 from pydantic import Field
 
 from agency.names import GENERIC_THREATS, same
-from agency.execution.tools.actions import run_action
-from agency.execution.tools.base import BODY_QUEUE, Tool, ToolContext, ToolFailure, ToolInput
-from agency.execution.tools.movement import walk
-from agency.execution.tools.results import EXECUTION_ERROR, PRECONDITION_FAILED
-from agency.execution.tools.spatial import block_pos, surface_y
+from agency.tools.actions import run_action
+from agency.tools.base import BODY_QUEUE, Tool, ToolContext, ToolFailure, ToolInput
+from agency.tools.movement import walk
+from agency.tools.results import EXECUTION_ERROR, PRECONDITION_FAILED
+from agency.tools.spatial import block_pos, surface_y
 from agency.world import EntityInfo, Vec3, WorldSnapshot
 
 # Degrees off straight away from the threats, in the order tried.

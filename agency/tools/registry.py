@@ -12,8 +12,8 @@ from typing import Any, Mapping
 from loguru import logger
 from pydantic import ValidationError
 
-from agency.execution.tools.base import Tool, ToolCancelled, ToolContext, ToolFailure, ToolTimeout
-from agency.execution.tools.results import (
+from agency.tools.base import Tool, ToolCancelled, ToolContext, ToolFailure, ToolTimeout
+from agency.tools.results import (
     BODY_ERROR,
     BODY_LOST,
     CANCELLED,

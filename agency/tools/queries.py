@@ -6,8 +6,8 @@ from typing import Any
 
 from pydantic import Field
 
-from agency.execution.tools.base import Tool, ToolContext, ToolInput
-from agency.execution.tools.spatial import block_pos, find_in_region, read_around
+from agency.tools.base import Tool, ToolContext, ToolInput
+from agency.tools.spatial import block_pos, find_in_region, read_around
 
 
 class NoInput(ToolInput):

@@ -1,4 +1,4 @@
-"""craft (plans intermediates with agency.execution.tools.recipes, places a crafting table when a 3x3
+"""craft (plans intermediates with agency.tools.recipes, places a crafting table when a 3x3
 recipe needs one, then runs one JS `craft` action per step), equip and eat."""
 
 from __future__ import annotations
@@ -8,14 +8,14 @@ from typing import Any, Literal
 from loguru import logger
 from pydantic import Field, model_validator
 
-from agency.execution.tools.actions import run_action
-from agency.execution.tools.base import BODY_QUEUE, Tool, ToolContext, ToolFailure, ToolInput
-from agency.execution.tools.building import place_near_bot
-from agency.execution.tools.gathering import REACH
-from agency.execution.tools.movement import walk
-from agency.execution.tools.queries import FindBlocksInput, find_blocks_now
-from agency.execution.tools.recipes import CRAFTABLE, available, plan_craft
-from agency.execution.tools.results import EXECUTION_ERROR, PRECONDITION_FAILED
+from agency.tools.actions import run_action
+from agency.tools.base import BODY_QUEUE, Tool, ToolContext, ToolFailure, ToolInput
+from agency.tools.building import place_near_bot
+from agency.tools.gathering import REACH
+from agency.tools.movement import walk
+from agency.tools.queries import FindBlocksInput, find_blocks_now
+from agency.tools.recipes import CRAFTABLE, available, plan_craft
+from agency.tools.results import EXECUTION_ERROR, PRECONDITION_FAILED
 from agency.places.memory import HOOK as PLACES_HOOK
 
 TABLE_SEARCH_RADIUS = 8

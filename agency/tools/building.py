@@ -10,12 +10,12 @@ from pydantic import Field, model_validator
 
 from agency.names import same
 from agency.places.memory import HOOK as PLACES_HOOK
-from agency.execution.tools.actions import run_action
-from agency.execution.tools.base import BODY_QUEUE, Tool, ToolContext, ToolFailure, ToolInput
-from agency.execution.tools.gathering import REACH
-from agency.execution.tools.movement import walk
-from agency.execution.tools.results import PRECONDITION_FAILED
-from agency.execution.tools.spatial import block_pos, free_spot_near, read_around
+from agency.tools.actions import run_action
+from agency.tools.base import BODY_QUEUE, Tool, ToolContext, ToolFailure, ToolInput
+from agency.tools.gathering import REACH
+from agency.tools.movement import walk
+from agency.tools.results import PRECONDITION_FAILED
+from agency.tools.spatial import block_pos, free_spot_near, read_around
 
 
 class PlaceBlockInput(ToolInput):

@@ -11,8 +11,8 @@ import asyncio
 import inspect
 from typing import Any
 
-from agency.execution.tools.base import ToolCancelled, ToolContext, ToolFailure, ToolTimeout
-from agency.execution.tools.results import EXECUTION_ERROR
+from agency.tools.base import ToolCancelled, ToolContext, ToolFailure, ToolTimeout
+from agency.tools.results import EXECUTION_ERROR
 from agency.world import ActionState, ActionStatus, Body, BodyError
 
 

@@ -11,11 +11,11 @@ from loguru import logger
 from pydantic import Field
 
 from agency.blocks import DEEP_ROCK, ROCK, SOIL, natural_ground
-from agency.execution.tools.actions import run_action
-from agency.execution.tools.base import BODY_QUEUE, Tool, ToolContext, ToolFailure, ToolInput, ToolTimeout
-from agency.execution.tools.mining import STAIRCASES_HOOK
-from agency.execution.tools.results import PRECONDITION_FAILED
-from agency.execution.tools.spatial import block_pos, chunk_of, surface_y
+from agency.tools.actions import run_action
+from agency.tools.base import BODY_QUEUE, Tool, ToolContext, ToolFailure, ToolInput, ToolTimeout
+from agency.tools.mining import STAIRCASES_HOOK
+from agency.tools.results import PRECONDITION_FAILED
+from agency.tools.spatial import block_pos, chunk_of, surface_y
 
 SEEN_KEY = "seenChunks"
 NO_PROGRESS = "no progress toward"  # move_to.js's stall error

@@ -18,9 +18,9 @@ from typing import Any, Literal
 
 from pydantic import Field, field_validator
 
-from agency.execution.tools.actions import run_action
-from agency.execution.tools.base import BODY_QUEUE, Tool, ToolContext, ToolFailure, ToolInput
-from agency.execution.tools.results import EXECUTION_ERROR, PRECONDITION_FAILED
+from agency.tools.actions import run_action
+from agency.tools.base import BODY_QUEUE, Tool, ToolContext, ToolFailure, ToolInput
+from agency.tools.results import EXECUTION_ERROR, PRECONDITION_FAILED
 
 SAFE_FLOOR_Y = 12
 MAX_DESCENT = 48  # blocks in one call (the JS action allows 64)

@@ -17,11 +17,11 @@ from typing import Any
 from loguru import logger
 from pydantic import Field, field_validator
 
-from agency.execution.tools.actions import run_action
-from agency.execution.tools.base import BODY_QUEUE, Tool, ToolContext, ToolFailure, ToolInput
-from agency.execution.tools.building import place_near_bot
-from agency.execution.tools.crafting import CraftInput, craft, found_or_remembered, held, table_facts
-from agency.execution.tools.furnace_recipes import (
+from agency.tools.actions import run_action
+from agency.tools.base import BODY_QUEUE, Tool, ToolContext, ToolFailure, ToolInput
+from agency.tools.building import place_near_bot
+from agency.tools.crafting import CraftInput, craft, found_or_remembered, held, table_facts
+from agency.tools.furnace_recipes import (
     COOK_TICKS,
     SMELTING,
     choose_fuel,
@@ -31,10 +31,10 @@ from agency.execution.tools.furnace_recipes import (
     inputs_for,
     output_of,
 )
-from agency.execution.tools.gathering import REACH
-from agency.execution.tools.movement import walk
-from agency.execution.tools.queries import FindBlocksInput, find_blocks_now
-from agency.execution.tools.results import EXECUTION_ERROR, PRECONDITION_FAILED
+from agency.tools.gathering import REACH
+from agency.tools.movement import walk
+from agency.tools.queries import FindBlocksInput, find_blocks_now
+from agency.tools.results import EXECUTION_ERROR, PRECONDITION_FAILED
 
 FURNACE_SEARCH_RADIUS = 16
 MAX_SMELT = 64  # one output stack; also bounds the wait (64 x 10 s)

@@ -15,12 +15,12 @@ from pydantic import Field, model_validator
 
 from agency.harvest import can_harvest, drop, ranked_tools, unless_dug_with
 from agency.names import canonical
-from agency.execution.tools.actions import run_action
-from agency.execution.tools.base import BODY_QUEUE, Tool, ToolContext, ToolFailure, ToolInput
-from agency.execution.tools.movement import ExploreInput, explore, walk
-from agency.execution.tools.queries import FindBlocksInput, find_blocks_now
-from agency.execution.tools.recipes import available
-from agency.execution.tools.results import PRECONDITION_FAILED
+from agency.tools.actions import run_action
+from agency.tools.base import BODY_QUEUE, Tool, ToolContext, ToolFailure, ToolInput
+from agency.tools.movement import ExploreInput, explore, walk
+from agency.tools.queries import FindBlocksInput, find_blocks_now
+from agency.tools.recipes import available
+from agency.tools.results import PRECONDITION_FAILED
 from agency.world import EntityInfo, Vec3, WorldSnapshot
 
 # Blocks that need no tool and drop something else: the harvest data holds only the blocks
