@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Soak the daemon: scripts/soak.sh MINUTES [--server embedded|HOST:PORT] [--version 1.21.4|1.18.2] [--creative] [--fast]
 #                             [--chaos [--seed N]] [--min-task-success 0.8] [--milestone-game-days 2]
-# Samples the HTTP API, judges the 8 acceptance criteria (contract 7.2), the stall classes
-# (7.3) and competence (task success rate, milestones, deaths explained, never wedged),
+# Samples the HTTP API, judges the 8 acceptance criteria (docs/contracts.md SOAK-1), the stall
+# classes (SOAK-2) and competence (task success rate, milestones, deaths explained, never wedged),
 # writes soak-results/ (the newest 20 runs kept), exits non-zero on FAIL.
 # --chaos kills the bridge, the embedded world and the daemon at seeded random intervals and
 # FAILS on any task or acked thought lost, duplicate live goal key or orphan process.

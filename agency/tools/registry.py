@@ -1,6 +1,6 @@
 """ToolRegistry: look up, validate, queue, time-box and run tools. `execute` never raises
 for anything a caller did wrong or a tool hit: every outcome is a ToolExecutionResult
-(INV-TOOL-001/002/003). Only cancellation of the calling task propagates.
+(docs/contracts.md TOOL-1..3). Only cancellation of the calling task propagates.
 """
 
 from __future__ import annotations

@@ -1,4 +1,5 @@
-"""Tool results: immutable values made only by the factory functions below (INV-TOOL-002).
+"""Tool results: immutable values made only by the factory functions below
+(docs/contracts.md TOOL-2).
 
 A result is a frozen pydantic model and its payload is deep-frozen (dicts become
 FrozenDict, lists become tuples), so neither the result nor anything inside it can be

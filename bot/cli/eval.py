@@ -1,4 +1,4 @@
-"""`mcbot eval`: the rolling scenario eval harness (keep-alive spec C, D) and
+"""`mcbot eval`: the rolling scenario eval harness (docs/contracts.md EVAL-1..7, PROPERTY-1..3) and
 `mcbot eval report RUN_DIR...`.
 
     mcbot eval --suite config/suites/idle-v1.jsonl --profile balanced --mode thought_only

@@ -1,6 +1,6 @@
 """Layered mcbot configuration: TOML layers -> `${VAR}` expansion -> MCBOT_ overrides -> pydantic.
 
-Layers, highest precedence first (design/ARCHITECTURE.md, runtime contract section 7):
+Layers, highest precedence first (docs/contracts.md CONFIG-1):
   env `MCBOT_<SECTION>__<KEY>` > `--config PATH` > `./mcbot.toml` > `<profile>/mcbot.toml`
   > shipped `config/mcbot.toml` > `~/.config/mcbot/mcbot.toml` > `/etc/mcbot/mcbot.toml`.
 Tables deep-merge per key; arrays and scalars are replaced whole.

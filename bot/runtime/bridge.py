@@ -1,6 +1,6 @@
 """The one object through which Python talks to node (JSPyBridge).
 
-Closes the traps of bridge-notes.md by design:
+Keeps docs/contracts.md BRIDGE-1, BRIDGE-4 and BRIDGE-5 by design:
 - node side pinned: we require ONE entry file (node/bridge.js) by absolute path, with
   NODE_PM=false so JSPyBridge can never auto-install packages;
 - every JSPyBridge call runs on ONE thread owned by this object, and every call's Python
@@ -42,7 +42,7 @@ from bot.runtime.wedge import Verdict, WedgeLimits
 NODE_DIR = Path(__file__).resolve().parents[2] / "node"
 ENTRY = NODE_DIR / "bridge.js"
 
-# Property gets through JSPyBridge have a fixed 10 s timeout (trap 5); plain helper calls
+# Property gets through JSPyBridge have a fixed 10 s timeout (its own); plain helper calls
 # that wait on nothing in JS get this one.
 DEFAULT_JS_TIMEOUT_MS = 10_000
 DEFAULT_HEAP_MB = 1024  # node's old space (--max-old-space-size)
@@ -394,7 +394,7 @@ class Bridge:
         before the calls queued without).
 
         `timeout_ms` is the JS-side bound of whatever the helper waits on; the Python wait is
-        longer by `call_margin_s` so that JS always settles first (trap 1).
+        longer by `call_margin_s` so that JS always settles first (BRIDGE-1).
         """
         node = self._mod  # read once: a rebuild replaces it whole
         if self._executor is None or node is None:

@@ -42,7 +42,8 @@ class SharedStores:
     @classmethod
     def open(cls, cfg: McbotConfig, clock: Clock) -> "SharedStores":
         daemon_id = daemon_name(cfg)
-        # §G field ownership asserted on every write in development (MCBOT_ENV=development; unset is production).
+        # Field ownership (docs/contracts.md FIELDS-2) asserted on every write in development
+        # (MCBOT_ENV=development; unset is production).
         if not cfg.storage.postgres:
             db = Database(cfg.storage.db_path)
             return cls(db, SqliteTaskStore(db, clock=clock, invariant_check=assert_task_state), daemon_id, False)

@@ -93,11 +93,12 @@ class Agency:
         # On PostgreSQL a daemon's thoughts are its own (its bots' only): no other daemon converts them.
         self.stream = CognitiveStream(db, clock=clock, max_thoughts=cfg.stream.max_thoughts, daemon_id=shared.daemon_id)
         self.perception = Perception(clock, publish=self.stream.publish)
-        self.keepalive = build_keepalive(  # with situation-signature gate and content dedup (contract 4)
+        self.keepalive = build_keepalive(  # situation and content dedup (docs/contracts.md DEDUP-1..2)
             stream=self.stream,
             perception=self.perception,
             clock=clock,
-            generator=build_thought_generator(cfg.llm, clock),  # None without [[llm.targets]]: frames only (I-2)
+            # None without [[llm.targets]]: frames only (AUTONOMY-2)
+            generator=build_thought_generator(cfg.llm, clock),
             config=cfg.keepalive,
             counters=self.counters,
         )

@@ -35,7 +35,7 @@ def wait_for(pred: Callable[[], Any], timeout_s: float, what: str) -> None:
 
 REGION_SIZE = (32, 16, 32)  # x, y, z: "32x32x16" = 32 wide, 32 deep, 16 high
 PER_BLOCK_SAMPLE = 256
-ENTITIES = 100  # a crowded scene, as in bridge-notes.md's measurement (101 entities)
+ENTITIES = 100  # a crowded scene
 TARGETS = {"snapshot_p50_ms": 1.5, "snapshot_speedup": 100.0, "region_p50_ms": 10.0}
 
 

@@ -72,8 +72,8 @@ class SurvivalSettings:
         return {**FAST,
                 "MCBOT_SERVER__DAY_LENGTH_SCALE": f"{self.day_length_scale:g}",
                 "MCBOT_DRIVE_TICK__INTERVAL_MS": str(self.drive_tick_ms),
-                # the contract's 5 minutes, not the fast soak's 1: a table queued behind a long
-                # collect was asked for (and crafted) twice
+                # DRIVE-2's 5 minutes (docs/contracts.md), not the fast soak's 1: a table
+                # queued behind a long collect was asked for (and crafted) twice
                 "MCBOT_DRIVE_TICK__STUCK_TIMEOUT_MS": str(DriveTickConfig().stuck_timeout_ms),
                 "MCBOT_JOBS__DRIVE_TICK_S": "1",
                 # a goal becomes a task and starts within a second, not 5 s + 2 s later: the bench

@@ -9,7 +9,7 @@ inventory), and a verified shelter in the places view counts like its task.
 
 A run's result: milestones in game seconds (None: not reached), the same in run seconds,
 task success rate, nights seen through to morning and those survived, deaths with their
-cause and game time, wedges (as the soak judges them). The targets of issue 19 are judged
+cause and game time, wedges (as the soak judges them). The targets (TARGET_NAMES) are judged
 over all runs: PASS, FAIL or NOT JUDGED (a run too short to show it is never passed).
 """
 

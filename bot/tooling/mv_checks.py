@@ -1,6 +1,7 @@
-"""The spec's manual checks MV-E1..3 on a throwaway daemon (`make checks`).
+"""The stream's manual checks on a throwaway daemon (`make checks`): docs/contracts.md
+STREAM-5..7, printed under their earlier names MV-E1..3.
 
-Run against a live daemon, MV-E3 would acknowledge whatever is actionable at that moment
+Run against a live daemon, the third (STREAM-7) would acknowledge whatever is actionable at that moment
 and so eat a real goal. Here the daemon is a fresh one of its own: its own database in a
 temporary folder, its own embedded world and API port, drive ticks off, and the planning
 and keep-alive jobs off, so the only actionable thought is the one the check injects
@@ -84,7 +85,7 @@ def wait_ready(p: subprocess.Popen[str], base: str, timeout_s: float = READY_S) 
 
 
 def run_checks(base: str, say: Callable[[str], None]) -> bool:
-    """MV-E1..3 against the daemon at `base`; says one line per check, True when all pass."""
+    """STREAM-5..7 against the daemon at `base`; says one line per check, True when all pass."""
     http = httpx.Client(base_url=base, timeout=30)
 
     def actionable() -> dict[str, Any]:

@@ -1,15 +1,16 @@
 """The soak: run the daemon for MINUTES, sample its HTTP API (counters, tasks, stalls, and
-every thought once, so a task's source thought can be judged), judge contract 7.2's eight
-criteria, report each 7.3 stall and its recovery, and count shelters built and verified at
-night (informational). Used by scripts/soak.sh. In --fast mode intervals are scaled, and
-the drive-tick cadence criterion 1 expects is scaled by the same factor. --chaos kills the
-bridge, the embedded world and the daemon at seeded random intervals (bot/tooling/soak_chaos.py) and
-judges what the faults cost (bot/tooling/soak_report.evaluate_chaos): the run FAILS on any loss or
-a slow recovery, or if the bot wedged; the 7.2 criteria, whose cadence and closure the faults
-disturb on purpose, are shown but do not decide a chaos run. Beside the 7.2 criteria it
-judges competence (bot/tooling/competence.py: task success rate, a new tech-tree milestone
-every N game days, deaths with recorded causes, never wedged), which FAILS the run except
-under chaos, where it is informational like the 7.2 criteria.
+every thought once, so a task's source thought can be judged), judge the eight criteria of
+docs/contracts.md SOAK-1, report each SOAK-2 stall and its recovery, and count shelters
+built and verified at night (informational). Used by scripts/soak.sh. In --fast mode
+intervals are scaled, and the drive-tick cadence criterion 1 expects is scaled by the same
+factor. --chaos kills the bridge, the embedded world and the daemon at seeded random
+intervals (bot/tooling/soak_chaos.py) and judges what the faults cost
+(bot/tooling/soak_report.evaluate_chaos): the run FAILS on any loss or a slow recovery, or
+if the bot wedged; the SOAK-1 criteria, whose cadence and closure the faults disturb on
+purpose, are shown but do not decide a chaos run. Beside the SOAK-1 criteria it judges
+competence (bot/tooling/competence.py: task success rate, a new tech-tree milestone every N
+game days, deaths with recorded causes, never wedged), which FAILS the run except under
+chaos, where it is informational like the SOAK-1 criteria.
 
     scripts/soak.sh MINUTES [--server embedded|HOST:PORT] [--version 1.21.4|1.18.2] [--creative] [--fast]
                             [--chaos [--seed N]] [--min-task-success 0.8] [--milestone-game-days 2]
@@ -82,7 +83,7 @@ def prune_results(out: Path, keep: int = KEEP_RUNS) -> list[str]:
 
 
 def cadence_ms(fast: bool) -> int:
-    """The drive-tick cadence criterion 1 expects: the spec's 180 s, scaled in a fast soak
+    """The drive-tick cadence criterion 1 expects: DRIVE-1's 180 s, scaled in a fast soak
     by the factor FAST scales the daemon's drive-tick interval."""
     scale = int(FAST["MCBOT_DRIVE_TICK__INTERVAL_MS"]) / DRIVE_TICK_INTERVAL_MS if fast else 1.0
     return round(DRIVE_TICK_INTERVAL_MS * scale)
@@ -353,7 +354,7 @@ def main(argv: list[str] | None = None) -> int:
         report.update({"minutes": args.minutes, "server": args.server, "serverVersion": served,
                        "creative": args.creative,
                        "scale": {"mode": "fast", **FAST} if args.fast else {"mode": "real"}, "samples": samples})
-        # under chaos, cadence and closure are what the faults disturb on purpose: the 7.2
+        # under chaos, cadence and closure are what the faults disturb on purpose: the SOAK-1
         # criteria are shown, and the verdict is what the faults cost (plus never wedged)
         shown = "(informational under chaos) " if chaos is not None else ""
         for c in report["criteria"]:
@@ -377,7 +378,7 @@ def main(argv: list[str] | None = None) -> int:
             verdict = evaluate_chaos(samples, chaos.faults, chaos.leftovers())
             report["chaos"] = {"seed": chaos.seed, **verdict}
             alive = next(c for c in report["criteria"] if c["id"] == "alive")
-            report["pass"] = alive["pass"] and verdict["pass"]  # competence: informational, like 7.2
+            report["pass"] = alive["pass"] and verdict["pass"]  # competence: informational, like SOAK-1
             _say_chaos(say, verdict)
         say(f"[Soak] {'PASS' if report['pass'] else 'FAIL'} overall")
     report_path = out / f"soak-{stamp}-report.json"

@@ -1,5 +1,5 @@
-"""Judging a soak from its API samples: the eight acceptance criteria of contract 7.2, the
-stall classes of 7.3 with each stall's recovery, an informational count of shelters built
+"""Judging a soak from its API samples: the eight acceptance criteria of docs/contracts.md
+SOAK-1, the stall classes of SOAK-2 with each stall's recovery, an informational count of shelters built
 and verified at night, the competence criteria beside them (bot/tooling/competence.py), and
 a chart of counters and task states over time.
 
@@ -66,7 +66,7 @@ def _is_shelter(task: dict[str, Any]) -> bool:
 def shelters(samples: list[dict[str, Any]]) -> dict[str, Any]:
     """Goal-bound shelter tasks: built (completed), verified (completed, >= 2 consecutive
     verifier passes and done at the last view), at night (verified and first seen completed
-    in a night or dusk sample), failed with reasons. Informational, not a 7.2 criterion."""
+    in a night or dusk sample), failed with reasons. Informational, not a SOAK-1 criterion."""
     tasks = {t["id"]: t for s in samples for t in s["tasks"]}  # latest view of each task
     first_done: dict[str, dict[str, Any]] = {}  # id -> sample in which it was first seen completed
     for s in samples:
@@ -129,7 +129,7 @@ def _cadence(drives: int, goals: int, times: list[int], interval_ms: int, span_m
 
 
 def stall_episodes(samples: list[dict[str, Any]], tasks: dict[str, dict[str, Any]], grace_ms: float) -> list[dict[str, Any]]:
-    """Every stalled task (7.3 class), when it was first seen stalled, and whether and when
+    """Every stalled task (SOAK-2 class), when it was first seen stalled, and whether and when
     it recovered: a fresh task for its goalKey appeared, or it left the stall and moved."""
     out: list[dict[str, Any]] = []
     first: dict[str, tuple[dict[str, Any], str]] = {}
@@ -173,7 +173,7 @@ def _recovery(stalls: list[dict[str, Any]]) -> dict[str, Any]:
 
 def _compliance(samples: list[dict[str, Any]]) -> dict[str, Any]:
     """6: the INTENT signal must be observable (both counters read), consistent (an intent
-    comes from a model reply: intentExtractions <= llmCalls) and monotonic (contract 5)."""
+    comes from a model reply: intentExtractions <= llmCalls) and monotonic (COUNTER-1)."""
     c = _last(samples)["counters"]
     if "intentExtractions" not in c or "llmCalls" not in c:
         return _crit("6", "compliance signal", False, "intentExtractions/llmCalls never read: no signal observed")
@@ -229,8 +229,8 @@ def _creative_safety(samples: list[dict[str, Any]], drive_tasks: list[dict[str, 
 
 def evaluate(samples: list[dict[str, Any]], *, creative: bool, daemon_alive_until_end: bool,
              drive_interval_ms: int = DRIVE_TICK_INTERVAL_MS) -> dict[str, Any]:
-    """Judge a soak. drive_interval_ms is the cadence expected of drive ticks: the spec's
-    180 s, scaled by the factor the fast soak scales the drive-tick interval."""
+    """Judge a soak. drive_interval_ms is the cadence expected of drive ticks:
+    DRIVE-1's 180 s, scaled by the factor the fast soak scales the drive-tick interval."""
     last = _last(samples)
     c = last["counters"]
     tasks = {t["id"]: t for s in samples for t in s["tasks"]}  # latest view of each task
@@ -281,8 +281,8 @@ def evaluate(samples: list[dict[str, Any]], *, creative: bool, daemon_alive_unti
 
 def add_competence(report: dict[str, Any], samples: list[dict[str, Any]], limits: CompetenceLimits, *,
                    chaos: bool, creative: bool = False) -> dict[str, Any]:
-    """Judge competence beside the 7.2 criteria: report["competence"], and a competence FAIL
-    fails the run. Under chaos, like the 7.2 criteria, it is shown and does not decide."""
+    """Judge competence beside the SOAK-1 criteria: report["competence"], and a competence FAIL
+    fails the run. Under chaos, like the SOAK-1 criteria, it is shown and does not decide."""
     block = evaluate_competence(samples, limits, decides=not chaos, creative=creative)
     report["competence"] = block
     report["pass"] = report["pass"] and block["pass"]
@@ -291,7 +291,7 @@ def add_competence(report: dict[str, Any], samples: list[dict[str, Any]], limits
 
 def competence_lines(block: dict[str, Any]) -> list[str]:
     """The report's lines: one per criterion in the `[Soak] PASS|FAIL|NOT JUDGED id name:
-    detail` form of the 7.2 criteria, then the milestones reached (game seconds)."""
+    detail` form of the SOAK-1 criteria, then the milestones reached (game seconds)."""
     shown = "" if block["decides"] else "(informational under chaos) "
     lines = [f"[Soak] {VERDICT_WORDS[c['verdict']]} {c['id']} {c['name']}: {shown}{c['detail']}"
              for c in block["criteria"]]

@@ -1,6 +1,6 @@
 'use strict'
 // Bot registry and event queue. Python addresses bots by id and drains each bot's event
-// queue in one call, so no Python On() handler is ever registered (traps 2 and 6).
+// queue in one call, so no Python On() handler is ever registered (docs/contracts.md BRIDGE-2).
 
 const mineflayer = require('mineflayer')
 const { pathfinder } = require('mineflayer-pathfinder')
@@ -121,7 +121,7 @@ function attach (rec, hostileRadius) {
     sharePathThinking()
     rec.endReason = String(reason || 'ended')
     push(rec, 'end', { reason: rec.endReason })
-    bot.removeAllListeners() // detach before Python builds a new bot (bridge-notes)
+    bot.removeAllListeners() // detach before Python builds a new bot (BRIDGE-7)
   })
   bot.on('mcbot_action_done', (s) => push(rec, 'action_done', s))
   bot.on('chat', (username, message) => push(rec, 'chat', { username, message }))

@@ -1,6 +1,6 @@
 'use strict'
-// Traps 2 and 3 of bridge-notes.md: an uncaught JS error kills node and every bot with
-// it, and node must never outlive the Python process that started it.
+// docs/contracts.md BRIDGE-2 and BRIDGE-3: an uncaught JS error would kill node and every
+// bot with it, and node must never outlive the Python process that started it.
 
 function installCrashGuard (label) {
   process.on('uncaughtException', (err) => {
@@ -18,7 +18,7 @@ function exitWithParent () {
   process.stdin.resume()
 }
 
-// Every JS-side wait carries its own timeout (trap 1: a Python timeout firing first kills
+// Every JS-side wait carries its own timeout (BRIDGE-1: a Python timeout firing first kills
 // the bridge). Rejects with an error naming what timed out.
 function withTimeout (promise, ms, what) {
   let timer

@@ -39,7 +39,7 @@ function namesIn (byName, names) {
 }
 
 // Hostility backstop: entity.type is 'hostile' on current data ('mob' on older data, which
-// also covers passive mobs), so names are checked too (bridge-notes.md).
+// also covers passive mobs), so names are checked too.
 const HOSTILES = [
   'zombie', 'husk', 'drowned', 'zombie_villager', 'skeleton', 'stray', 'bogged', 'creeper', 'spider',
   'cave_spider', 'enderman', 'witch', 'slime', 'magma_cube', 'phantom', 'pillager', 'vindicator',

@@ -1,6 +1,7 @@
 'use strict'
 // Check a server's version (from a server list ping) against what mineflayer supports,
-// before createBot: `version: false` with an unsupported server crashes node (bridge-notes).
+// before createBot: `version: false` with an unsupported server crashes node
+// (docs/contracts.md BRIDGE-6).
 // The reply says where an unsupported server stands (`relation`: newer than the newest
 // supported version, older than the oldest, or unknown in between) so Python can name the
 // fix (ViaVersion/ViaBackwards on the server) and the supported range.

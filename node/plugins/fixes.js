@@ -1,4 +1,4 @@
-// Fixes for flying-squid 1.12.0 bugs that a survival bot hits (see shared/design/bridge-notes.md).
+// Fixes for flying-squid 1.12.0 bugs that a survival bot hits.
 'use strict'
 
 const UserError = require('flying-squid').UserError

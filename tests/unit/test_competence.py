@@ -313,7 +313,7 @@ def test_a_competence_fail_fails_the_run_except_under_chaos():
 
 
 def test_not_judged_never_fails_nor_passes_the_run():
-    report = {"pass": False}  # the 7.2 criteria failed: competence cannot make it pass
+    report = {"pass": False}  # the SOAK-1 criteria failed: competence cannot make it pass
     block = add_competence(report, run(36), LIMITS, chaos=False)
     assert report["pass"] is False and block["pass"] is True
     lines = competence_lines(block)

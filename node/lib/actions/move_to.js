@@ -1,6 +1,6 @@
 'use strict'
 // pathfinder's goto has no overall timeout and may loop on 'stuck': drive it with setGoal,
-// a progress check and the caller's deadline, then stop (bridge-notes.md). Each path search is
+// a progress check and the caller's deadline, then stop (docs/contracts.md BRIDGE-8). Each path search is
 // bounded (lib/path_search): one stopped on its time or node limit ends the walk at once, one that
 // searched all it could reach without a path leaves the bot walking its best part and the
 // progress check says why. Failures start with 'no progress toward' (the caller may retry,
