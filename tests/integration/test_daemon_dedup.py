@@ -1,4 +1,4 @@
-"""Dedup in the running daemon (agency contract 4.1, 4.2, 5): `mcbot run` against the
+"""Dedup in the running daemon (docs/contracts.md DEDUP-1, DEDUP-2, COUNTER-1): `mcbot run` against the
 embedded world, its keep-alive thoughts coming from a scripted LLM on loopback that says the
 same thing every time. Keep-alive is driven through POST /api/keepalive/poke (the scheduled
 keep-alive job is switched off so every introspection is the test's own).

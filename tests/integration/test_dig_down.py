@@ -1,4 +1,4 @@
-"""Digging down for iron against the real world (issue 19): with a stone pickaxe, a furnace and
+"""Digging down for iron against the real world: with a stone pickaxe, a furnace and
 coal held and no iron in sight, the drive tick asks to descend (a staircase down to y 40), the
 gatherer's task digs it through the real bridge, the bot ends lower and unharmed, and the next
 drive tick, with a vein now in sight, asks to collect the iron. Then an explore's climb from the foot of the

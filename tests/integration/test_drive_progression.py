@@ -1,4 +1,4 @@
-"""The drive tick's tech-tree progression against the real world (issue 19): with logs, a
+"""The drive tick's tech-tree progression against the real world: with logs, a
 table and a wooden pickaxe held and stone in sight, successive drive ticks ask for
 cobblestone, a stone pickaxe, a stone sword and a furnace, then (ingots given) an iron pickaxe, and each
 task the planner makes of them completes through the real bridge.
@@ -17,8 +17,8 @@ from tests.integration.world_setup import agency_on, give, restore_vitals, run_e
 
 NAME = "tree_bot"
 X, Y, Z = 520, 70, -480  # far from spawn and from the other tests' pads
-# The spec's five rules all pass; fed and with a bed, so no survival step (a hunt when an animal
-# strays into sight) comes before the progression.
+# The first five rules of docs/contracts.md DRIVE-3 all pass; fed and with a bed, so no
+# survival step (a hunt when an animal strays into sight) comes before the progression.
 GIVE = {"oak_log": 20, "crafting_table": 1, "wooden_pickaxe": 1, "cooked_beef": 4, "white_bed": 1}
 
 

@@ -1,4 +1,5 @@
-"""`make checks`: the spec's manual checks MV-E1..3 on a throwaway daemon of their own, which
+"""`make checks`: the stream's manual checks (docs/contracts.md STREAM-5..7, printed as
+MV-E1..3) on a throwaway daemon of their own, which
 never touches a running daemon's goals. Run at the default version only: the checks read the
 cognitive stream, which no protocol version changes (the version matrix runs everywhere else)."""
 

@@ -36,7 +36,7 @@ def _agency(db, clock) -> tuple[Agency, LosingBody]:
 
 @pytest.fixture
 def daemon(tmp_path, monkeypatch):
-    monkeypatch.setenv("MCBOT_ENV", "development")  # the §G field-ownership check is on
+    monkeypatch.setenv("MCBOT_ENV", "development")  # docs/contracts.md FIELDS-2's check is on
     a, body = _agency(tmp_path / "a.db", FrozenClock())
     a.last_snapshot = _snap()
     yield a, body

@@ -1,6 +1,6 @@
-"""The soak's verdicts on crafted samples: a clean run passes, and each criterion of contract
-7.2 fails on a run that violates it (and only it), so none of them can pass by reading a
-field that is always set."""
+"""The soak's verdicts on crafted samples: a clean run passes, and each criterion of
+docs/contracts.md SOAK-1 fails on a run that violates it (and only it), so none of them can
+pass by reading a field that is always set."""
 
 from __future__ import annotations
 

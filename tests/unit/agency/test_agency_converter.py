@@ -1,5 +1,5 @@
-"""Thought-to-task converter: eligibility (4.1, 4.3), goalKey layers (1.3), idempotency (3.2),
-per-thought outcomes."""
+"""Thought-to-task converter (docs/contracts.md): eligibility (THOUGHT-2, THOUGHT-3), goalKey
+layers (TASK-3), idempotency (DRIVE-2), per-thought outcomes."""
 
 from __future__ import annotations
 
@@ -51,7 +51,7 @@ def test_low_novelty_content_dedup_thought_is_never_converted(store, clock, coun
 
 def test_thought_without_extracted_goal_is_skipped(store, clock):
     th = build_llm_thought("I will explore.\nINTENT: explore", now_ms=clock())
-    assert th.convertEligible is True  # intent alone is eligible (4.3) ...
+    assert th.convertEligible is True  # intent alone is eligible (THOUGHT-2) ...
     out = convert_thought(th, store, clock())
     assert (out.status, out.reason) == ("skipped", "no_extracted_goal")  # ... but makes no task
 

@@ -1,4 +1,4 @@
-"""Contract 5: agency counters and the periodic log line."""
+"""docs/contracts.md COUNTER-1, COUNTER-2: agency counters and the periodic log line."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""The daemon's keep-alive path with dedup wired (contract 4.1, 4.2, 5): build_keepalive, the
+"""The daemon's keep-alive path with dedup wired (docs/contracts.md DEDUP-1, DEDUP-2, COUNTER-1):
+build_keepalive, the
 function bot/runtime/wiring.py calls, with the real LLM thought generator talking to a scripted
 provider on loopback, and a frozen clock.
 

@@ -1,4 +1,5 @@
-"""Dev-only convertEligible injection on POST /thoughts (pipeline contract 6.1)."""
+"""Dev-only convertEligible injection on POST /thoughts (docs/contracts.md DEV-2; its earlier
+name 6.1 is in the test names)."""
 
 from __future__ import annotations
 

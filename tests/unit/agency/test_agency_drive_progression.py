@@ -1,7 +1,8 @@
-"""Issue 19: the drive tick's tech-tree progression, where the spec's default explore was.
+"""The drive tick's tech-tree progression, where the plain `explore nearby` was.
 
-Each step fires exactly when it is the next missing one; the spec's 3.3 rules keep their
-order ahead of it; every goal it emits routes to a workflow whose plan can be built."""
+Each step fires exactly when it is the next missing one; the first five rules of
+docs/contracts.md DRIVE-3 keep their order ahead of it; every goal it emits routes to a
+workflow whose plan can be built."""
 
 from __future__ import annotations
 
@@ -30,7 +31,7 @@ from agency.goal_tag import build_goal_tag_v1
 from agency.planning.tasks.models import TaskOrigin
 from agency.world import BlockRegion, Vec3
 
-BASE = {"oak_log": 20, "crafting_table": 1, "wooden_pickaxe": 1}  # the spec's five rules all pass
+BASE = {"oak_log": 20, "crafting_table": 1, "wooden_pickaxe": 1}  # the first five DRIVE-3 rules all pass
 SPEC_RULES = ("no_logs", "night_no_shelter", "no_crafting_table", "no_pickaxe", "low_logs")
 ORDER = ("no_cobblestone", "no_stone_pickaxe", "no_sword", "no_furnace", "no_coal", "no_iron_ore", "no_iron_ingot",
          "no_iron_pickaxe", "no_iron_sword", "default")

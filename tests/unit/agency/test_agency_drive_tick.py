@@ -1,4 +1,5 @@
-"""Contract 3: drive tick gates, idempotency with stuck timeout, selection, output shape."""
+"""docs/contracts.md DRIVE-1..4: drive tick gates, idempotency with stuck timeout, selection,
+output shape."""
 
 from __future__ import annotations
 
@@ -36,7 +37,7 @@ def _goal(sel):
     return (sel.action, sel.target, sel.amount)
 
 
-# -- 3.1 safety gates -------------------------------------------------------------------
+# -- DRIVE-1 safety gates ---------------------------------------------------------------
 
 @pytest.mark.parametrize("mode", ["creative", "spectator"])
 def test_drive_tick_never_fires_in_creative_or_spectator(make_snapshot, clock, counters, mode):
@@ -102,7 +103,7 @@ def test_disabled_drive_ticks_never_fire(make_snapshot, clock):
     assert r.reason is DriveSkipReason.disabled
 
 
-# -- 3.2 idempotency -------------------------------------------------------------------------
+# -- DRIVE-2 idempotency ---------------------------------------------------------------------
 
 def _explore_task(store, status="pending", progress=0.0):
     t = store.add_task({"title": "Explore", "type": "explore", "metadata": {"goalKey": "explore:nearby"}},
@@ -162,7 +163,7 @@ def test_idempotency_accepts_a_plain_task_list(make_snapshot, clock, store):
     assert _tick(make_snapshot(READY), clock(), tasks=[t]).reason is DriveSkipReason.duplicate_goal
 
 
-# -- 3.3 selection priority -----------------------------------------------------------------
+# -- DRIVE-3 selection priority -------------------------------------------------------------
 
 def test_rule1_empty_inventory_collects_oak_logs(make_snapshot):
     assert _goal(select_drive(make_snapshot({}), None)) == ("collect", "oak_log", 8)
@@ -221,7 +222,7 @@ def test_rule6_default_explores_nearby(make_snapshot):
     assert _goal(select_drive(make_snapshot(READY), True)) == ("explore", "nearby", 1)
 
 
-# -- 3.4 output shape --------------------------------------------------------------------------
+# -- DRIVE-4 output shape ----------------------------------------------------------------------
 
 def test_drive_tick_output_shape(make_snapshot, clock):
     r = _tick(make_snapshot({"oak_log": 20}), clock())

@@ -1,4 +1,5 @@
-"""Contract 2.1: goal tag extraction, canonical goal keys, build_goal_tag_v1."""
+"""docs/contracts.md TAG-1, TAG-2, TAG-4: goal tag extraction, canonical goal keys,
+build_goal_tag_v1."""
 
 from __future__ import annotations
 

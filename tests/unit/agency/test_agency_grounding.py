@@ -1,4 +1,5 @@
-"""Grounding (PA-D1): goals and claims that name absent entities, items or places fail."""
+"""Grounding (docs/contracts.md PROPERTY-1): goals and claims that name absent entities, items
+or places fail."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Contract 2.2, 2.3, 6.2: INTENT extraction."""
+"""docs/contracts.md INTENT-1..4: INTENT extraction."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
-"""Keep-alive loop: KA-A1..A8 with a frozen clock, frames under profiles, the 10-minute
-stable scenario."""
+"""Keep-alive loop: docs/contracts.md KEEPALIVE-1..8 with a frozen clock, frames under
+profiles, the 10-minute stable scenario."""
 
 from __future__ import annotations
 
@@ -77,7 +77,7 @@ def keepalive_thoughts(stream):
     return [t for t in stream.recent(1000) if t.cognitiveSystem == "keepalive"]
 
 
-# -- KA-A1 --------------------------------------------------------------------------
+# -- KEEPALIVE-1 --------------------------------------------------------------------
 
 def _words_in(text: str, words) -> list[str]:
     return [w for w in words if re.search(rf"\b{re.escape(w)}\b", text, re.IGNORECASE)]
@@ -135,7 +135,7 @@ def test_memory_slice_leaves_out_drive_ticks_and_goal_thoughts(make_snapshot, cl
     assert memory_slice([drive, goal, posted, plain], 3) == ["Quiet morning."]
 
 
-# -- KA-A2 --------------------------------------------------------------------------
+# -- KEEPALIVE-2 --------------------------------------------------------------------
 
 def test_KA_A2_goal_less_output_published_non_actionable(make_keepalive, calm, stream, logs):
     out = make_keepalive(Scripted("The cows are grazing. It is quiet.")).tick(calm)
@@ -174,7 +174,7 @@ def test_I3_explicit_grounded_routable_goal_becomes_actionable(make_keepalive, c
     assert [x.id for x in stream.actionable(10)] == [t.id]
 
 
-# -- KA-A3 --------------------------------------------------------------------------
+# -- KEEPALIVE-3 --------------------------------------------------------------------
 
 def test_KA_A3_ten_minute_stable_scenario_has_zero_actionable_and_zero_tasks(
     make_keepalive, perception, stream, store, calm, clock, logs
@@ -201,7 +201,7 @@ def test_KA_A3_ten_minute_stable_scenario_has_zero_actionable_and_zero_tasks(
     assert "[Planning] [AUTONOMOUS EXECUTOR] Idle detected: no_tasks (active=0, eligible=0)" in lines
 
 
-# -- KA-A4 --------------------------------------------------------------------------
+# -- KEEPALIVE-4 --------------------------------------------------------------------
 
 def test_KA_A4_cooldown_skips_until_120s_boundary(make_keepalive, calm, clock, logs):
     gen = Scripted("Quiet.")
@@ -236,7 +236,7 @@ def test_KA_A4_no_generator_still_rate_limits_frames(make_keepalive, calm, clock
     assert sum(m.startswith("[KeepAlive] introspection") for m in msgs(logs)) == 1
 
 
-# -- KA-A5 --------------------------------------------------------------------------
+# -- KEEPALIVE-5 --------------------------------------------------------------------
 
 @pytest.mark.parametrize("kind", ["threat_delta", "damage", "hunger_drop", "health_drop", "novel_entity"])
 def test_KA_A5_stimulus_bypasses_cooldown_with_reason(kind, make_keepalive, calm, clock, logs):
@@ -276,7 +276,7 @@ def test_KA_A5_perceived_threat_bypasses_end_to_end(make_keepalive, perception, 
     assert ka.tick(danger, perception.observe(danger).stimuli).bypass == "threat_delta"
 
 
-# -- KA-A6 --------------------------------------------------------------------------
+# -- KEEPALIVE-6 --------------------------------------------------------------------
 
 def test_KA_A6_refresh_goes_through_perception_with_keepalive_source(make_keepalive, perception, calm, stream,
                                                                       logs):
@@ -297,7 +297,7 @@ def test_KA_A6_refresh_event_reaches_stream(make_keepalive, perception, calm, st
     assert aw[0].metadata.source == "keepalive" and aw[0].convertEligible is False and aw[0].processed is False
 
 
-# -- KA-A7 --------------------------------------------------------------------------
+# -- KEEPALIVE-7 --------------------------------------------------------------------
 
 def test_KA_A7_keepalive_does_not_raise_identical_percept_rate(make_keepalive, perception, calm, stream, clock):
     ka = make_keepalive()
@@ -311,7 +311,7 @@ def test_KA_A7_keepalive_does_not_raise_identical_percept_rate(make_keepalive, p
     assert all(b - a >= 30_000 for a, b in zip(stamps, stamps[1:]))
 
 
-# -- KA-A8 and I-2 -----------------------------------------------------------------
+# -- KEEPALIVE-8 and AUTONOMY-2 -----------------------------------------------------------
 
 def test_KA_A8_keepalive_module_does_not_import_task_creation():
     tree = ast.parse(Path(keepalive_mod.__file__).read_text())

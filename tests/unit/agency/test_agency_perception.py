@@ -1,4 +1,5 @@
-"""Perception: stimulus derivation, awareness thoughts, saliency dedup (KA-A6, KA-A7)."""
+"""Perception: stimulus derivation, awareness thoughts, saliency dedup (docs/contracts.md
+KEEPALIVE-6, KEEPALIVE-7)."""
 
 from __future__ import annotations
 
@@ -92,7 +93,7 @@ def test_KA_A6_refresh_uses_snapshot_provider_and_shares_dedup(clock, make_snaps
     snap = make_snapshot(entities=[ent("cow")])
     p = Perception(clock, publish=published.append, snapshot_provider=lambda: snap)
     assert p.request_refresh().metadata.source == "keepalive"
-    assert p.request_refresh() is None  # keep-alive cannot add an identical percept (KA-A7)
+    assert p.request_refresh() is None  # keep-alive cannot add an identical percept (KEEPALIVE-7)
     assert any(m.startswith("[Saliency] awareness_suppressed reason=dedup window_ms=30000") for m in msgs(logs))
 
 

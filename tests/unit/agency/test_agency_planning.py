@@ -1,4 +1,5 @@
-"""Planning consumer (SC-B2: ack every evaluated thought) and the idle reporter (KA-A3)."""
+"""Planning consumer (docs/contracts.md STREAM-2: ack every evaluated thought) and the idle
+reporter (KEEPALIVE-3)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""Contract 2.4 pipeline order and the sanitizer's properties over arbitrary input."""
+"""docs/contracts.md SANITIZE-1 pipeline order and the sanitizer's properties over arbitrary
+input."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""Cognitive stream: SC-B1..B4, the KA-A8 publish gate, ack semantics, durability."""
+"""Cognitive stream: docs/contracts.md STREAM-1..4, the KEEPALIVE-8 publish gate, ack semantics
+(STREAM-6, STREAM-7), durability."""
 
 from __future__ import annotations
 
@@ -41,7 +42,7 @@ def msgs(logs):
     return [m for _, m in logs]
 
 
-# -- SC-B1 --------------------------------------------------------------------
+# -- STREAM-1 -----------------------------------------------------------------
 
 def test_SC_B1_actionable_on_percept_only_stream_returns_zero(stream, clock, logs):
     for i in range(5):
@@ -74,7 +75,7 @@ def test_actionable_limit_is_respected_and_validated(stream, clock):
             stream.actionable(bad)
 
 
-# -- SC-B3 --------------------------------------------------------------------
+# -- STREAM-3 -----------------------------------------------------------------
 
 def test_SC_B3_every_publish_starts_unprocessed_and_logs(stream, clock, logs):
     forged = actionable_thought(clock()).model_copy(update={"processed": True})
@@ -101,7 +102,7 @@ def test_republishing_an_acked_id_never_resets_processed(stream, clock):
     assert again.processed is True and stream.count() == 1
 
 
-# -- KA-A8 gate ------------------------------------------------------------------
+# -- KEEPALIVE-8 gate ---------------------------------------------------------------
 
 @pytest.mark.parametrize(
     "meta, why",
@@ -139,7 +140,7 @@ def test_drive_tick_thoughts_carry_passing_grounding_and_are_actionable(stream, 
     assert [t.id for t in stream.actionable(5)] == [stored.id]
 
 
-# -- ack semantics (SC-B2, MV-E3) ---------------------------------------------------
+# -- ack semantics (STREAM-2, STREAM-7) ---------------------------------------------
 
 def test_ack_reports_acked_unknown_and_already_processed(stream, clock, logs):
     a = stream.publish(actionable_thought(clock(), "a"))
@@ -178,12 +179,12 @@ def test_recent_filters_by_processed_newest_first(stream, clock):
     assert [t.id for t in stream.recent(10)] == ids[::-1]
     assert [t.id for t in stream.recent(10, processed=True)] == [ids[2], ids[0]]
     assert [t.id for t in stream.recent(10, processed=False)] == [ids[3], ids[1]]
-    assert all(t.processed is False for t in stream.recent(10, processed=False))  # MV-E2
+    assert all(t.processed is False for t in stream.recent(10, processed=False))  # STREAM-6
     assert len(stream.recent(2)) == 2
     assert stream.count() == 4 and stream.count(processed=True) == 2 and stream.count(processed=False) == 2
 
 
-# -- SC-B4 -------------------------------------------------------------------------
+# -- STREAM-4 ----------------------------------------------------------------------
 
 def test_SC_B4_flood_of_10000_percepts_stays_under_cap(db_path, clock, logs):
     s = CognitiveStream(db_path, clock=clock, max_thoughts=500)

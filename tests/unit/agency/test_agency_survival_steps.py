@@ -1,6 +1,7 @@
-"""Issue 19: the drive tick's survival steps (food and wool to a bed), asked after the stone
-age (cobblestone and a stone pickaxe) and before the rest of the tech-tree progression. Each rule fires exactly when it should; the spec's 3.3 rules stay
-ahead; every goal round-trips through the sanitizer, grounds on its frame and plans."""
+"""The drive tick's survival steps (food and wool to a bed), asked after the stone age
+(cobblestone and a stone pickaxe) and before the rest of the tech-tree progression. Each rule
+fires exactly when it should; the first five rules of docs/contracts.md DRIVE-3 stay ahead;
+every goal round-trips through the sanitizer, grounds on its frame and plans."""
 
 from __future__ import annotations
 
@@ -17,7 +18,7 @@ from agency.execution.agents.smelt_plan import smelt_plan
 from agency.goal_tag import ExtractedGoal, build_goal_tag_v1
 from agency.world import BlockRegion, EntityInfo, Vec3
 
-BASE = {"oak_log": 20, "crafting_table": 1, "wooden_pickaxe": 1}  # the spec's five rules all pass
+BASE = {"oak_log": 20, "crafting_table": 1, "wooden_pickaxe": 1}  # the first five DRIVE-3 rules all pass
 STONE_AGE = {**BASE, "stone_pickaxe": 1, "stone_sword": 1, "cobblestone": 8}  # stone tools and a furnace's stone held
 
 

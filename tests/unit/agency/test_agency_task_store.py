@@ -1,4 +1,5 @@
-"""Contract 1: task store metadata control plane, origin, goalKey, statuses, persistence."""
+"""docs/contracts.md TASK-1..5: task store metadata control plane, origin, goalKey, statuses,
+persistence."""
 
 from __future__ import annotations
 
@@ -32,7 +33,7 @@ def _warnings(logs):
     return [m for level, m in logs if level == "WARNING"]
 
 
-# -- 1.1 projection allowlist ------------------------------------------------------
+# -- TASK-1 projection allowlist ---------------------------------------------------
 
 def test_propagated_meta_keys_are_fields_of_task_metadata():
     assert set(PROPAGATED_META_KEYS) | set(REBUILT_META_KEYS) <= set(TaskMetadata.model_fields)
@@ -122,7 +123,7 @@ def _set_env(monkeypatch, env):
 
 @pytest.mark.parametrize("env", ENVS)
 def test_dev_mode_is_on_only_when_MCBOT_ENV_is_development(tmp_path, clock, logs, monkeypatch, env):
-    """Unset means production (specs README point 7): no dropped-key warnings and no
+    """Unset means production (DEV-1): no dropped-key warnings and no
     invariant check; MCBOT_ENV=development turns both on."""
     _set_env(monkeypatch, env)
     checked: list[str] = []
@@ -147,7 +148,7 @@ def test_the_store_and_dev_injection_read_MCBOT_ENV_the_same_way(tmp_path, clock
     assert thought.convertEligible is store_dev
 
 
-# -- 1.2 origin ------------------------------------------------------------------------
+# -- TASK-2 origin ---------------------------------------------------------------------
 
 def test_origin_is_stamped_by_finalize_new_task(store, clock):
     t = store.add_task(draft(), allow_unfinalized=True)

@@ -1,4 +1,5 @@
-"""Contract 4: novelty markers, convertEligible, content and situation-signature dedup."""
+"""docs/contracts.md THOUGHT-1..3, DEDUP-1..2: novelty markers, convertEligible, content and
+situation-signature dedup."""
 
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ def _thought(content: str, now: int, goal: ExtractedGoal | None = None, **kw) ->
                    metadata=ThoughtMetadata(extractedGoal=goal), **kw)
 
 
-# -- 4.2 novelty markers ---------------------------------------------------------
+# -- THOUGHT-1 novelty markers ----------------------------------------------------
 
 def test_novelty_markers_high_medium_low():
     assert novelty_for("llm") == "high"
@@ -26,7 +27,7 @@ def test_novelty_markers_high_medium_low():
     assert novelty_for("signature_dedup") == "low"
 
 
-# -- 4.3 convertEligible -----------------------------------------------------------
+# -- THOUGHT-2 convertEligible ------------------------------------------------------
 
 def test_convertEligible_true_for_drive_tick():
     assert is_convert_eligible(novelty="high", drive_tick=True)
@@ -74,7 +75,7 @@ def test_thought_metadata_empty_goal_key_is_absent(clock):
     assert t.metadata.goalKey is None
 
 
-# -- 4.1 content dedup ----------------------------------------------------------------
+# -- DEDUP-1 content dedup ------------------------------------------------------------
 
 def test_content_dedup_tags_low_novelty_and_not_convert_eligible(clock, counters):
     rec = ThoughtRecorder(counters, clock)

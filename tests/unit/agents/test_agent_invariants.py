@@ -1,5 +1,5 @@
-"""Profiles (INV-AGT-001/002), selection (INV-AGT-SEL-001..006) and ability injection
-(INV-AGT-ABL-001..003)."""
+"""Profiles (docs/contracts.md AGENT-1, AGENT-2), selection (SELECT-1..6) and ability
+injection (ABILITY-1..3). The test names carry the earlier names (INV-...) the page maps."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""Delegation limits (INV-DT-001/002), safe stop, and prompt steps without an LLM."""
+"""Delegation limits (docs/contracts.md DELEGATE-1, DELEGATE-2), safe stop, and prompt steps
+without an LLM."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Tool registry invariants (INV-TOOL-001..003), timeouts, queues, and the built-in tools
+"""Tool registry invariants (docs/contracts.md TOOL-1..3), timeouts, queues, and the built-in tools
 on a fake block world."""
 
 from __future__ import annotations

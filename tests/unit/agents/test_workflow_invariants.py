@@ -1,5 +1,6 @@
-"""Workflow engine invariants: order (INV-AGT-003), checkpoints (INV-CP-001/002) and
-parallel execution (INV-PE-001..003), observed through scripted tools."""
+"""Workflow engine invariants (docs/contracts.md): order (WORKFLOW-1), checkpoints
+(CHECKPOINT-1, CHECKPOINT-2) and parallel execution (PARALLEL-1..3), observed through
+scripted tools."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
-"""EV-C3..C7 and PA-D1..D3 over the scripted provider: log lines, artifacts, metrics on
-crafted outputs, both modes, and a PASS that never requires action."""
+"""docs/contracts.md EVAL-3..7 and PROPERTY-1..3 over the scripted provider: log lines,
+artifacts, metrics on crafted outputs, both modes, and a PASS that never requires action."""
 
 from __future__ import annotations
 

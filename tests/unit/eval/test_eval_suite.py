@@ -1,4 +1,5 @@
-"""EV-C1 (hot-swappable suites) and EV-C2 (schema validation, exit 5), plus the shipped suites."""
+"""docs/contracts.md EVAL-1 (hot-swappable suites) and EVAL-2 (schema validation, exit 5), plus
+the shipped suites."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""The LLM thought generator: prompt without goal suggestions (I-1), budgets, target
+"""The LLM thought generator: prompt without goal suggestions
+(docs/contracts.md AUTONOMY-1), budgets, target
 fallback, and keep-alive end to end over loopback (a goal naming an absent item is never
 convertEligible)."""
 
@@ -42,7 +43,7 @@ def test_prompt_states_facts_and_format_but_never_suggests_a_goal(profile):
         assert phrase not in prompt, phrase
     assert frame.text in render_prompt(frame)
     assert "[goal: <action> <target> <amount>]" in prompt and "intent:" in prompt
-    assert "doing nothing is a complete answer" in prompt  # I-2 said outright
+    assert "doing nothing is a complete answer" in prompt  # AUTONOMY-2 said outright
 
 
 def test_one_call_counts_llm_calls_and_returns_raw_text(llm):

@@ -1,4 +1,4 @@
-"""Every stall class of contract 7.3 produced and classified."""
+"""Every stall class of docs/contracts.md SOAK-2 produced and classified."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
-"""Shared fixtures for goal-binding tests: frozen clock, a store with the §G invariant
-hook on (dev mode), the goal-key index, goal sync, a lifecycle that records its events,
-and a tiny mutable world around a blueprint shelter."""
+"""Shared fixtures for goal-binding tests: frozen clock, a store with the FIELDS-2 invariant
+hook on (dev mode; docs/contracts.md), the goal-key index, goal sync, a lifecycle that records
+its events, and a tiny mutable world around a blueprint shelter."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Activation reactor (protocol D): events, manual-pause wall, budgets, escalation,
+"""Activation reactor (docs/contracts.md ACTIVATE-1..3): events, manual-pause wall, budgets, escalation,
 the periodic backstop and hysteresis. Time moves only on the frozen clock."""
 
 from __future__ import annotations

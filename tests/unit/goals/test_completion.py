@@ -1,4 +1,5 @@
-"""Completion stability (protocol F): two consecutive passes, regression re-opens, bounds."""
+"""Completion stability (docs/contracts.md VERIFY-2, VERIFY-1's bounds): two consecutive passes,
+regression re-opens, bounds."""
 
 from __future__ import annotations
 
@@ -59,7 +60,7 @@ def test_regression_reopens(store, index, lifecycle, world, goals, events):
     assert binding.completion.consecutivePasses == 0
     assert binding.reopened.reason == REGRESSION_DETECTED
     assert binding.reopened.blockers == ["not_enclosed"]  # the repair work package seed
-    assert binding.hold is None  # §G: an active task never carries a hold
+    assert binding.hold is None  # FIELDS-2: an active task never carries a hold
     assert goals.get("goal-shelter").status is GoalStatus.ACTIVE
     assert events[-1]["event"] == "goal_reopened"
     # repaired: two passes complete it again

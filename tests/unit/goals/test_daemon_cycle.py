@@ -28,7 +28,7 @@ def _snap(time_of_day: int = 6000) -> WorldSnapshot:
 
 @pytest.fixture
 def agency(tmp_path, monkeypatch):
-    monkeypatch.setenv("MCBOT_ENV", "development")  # the §G invariant check is on
+    monkeypatch.setenv("MCBOT_ENV", "development")  # docs/contracts.md FIELDS-2's check is on
     clock = FrozenClock()
     a = Agency(McbotConfig.model_validate({"storage": {"db_path": str(tmp_path / "a.db")}}), clock=clock)
     body = FakeBody(clock)

@@ -1,6 +1,7 @@
 """The manual-pause wall through the real HTTP handler (POST /api/tasks/{id}/pause|resume|
-cancel on an Agency with SQLite stores and the §G check on), and the activation reactor fed
-by the daemon's event edges (dusk from the world clock, threat resolved, materials acquired)."""
+cancel on an Agency with SQLite stores and the docs/contracts.md FIELDS-2 check on), and the
+activation reactor fed by the daemon's event edges (dusk from the world clock, threat resolved,
+materials acquired)."""
 
 from __future__ import annotations
 
@@ -29,7 +30,7 @@ def _snap(time_of_day=6000, hostiles=0):
 
 @pytest.fixture
 def agency(tmp_path, monkeypatch):
-    monkeypatch.setenv("MCBOT_ENV", "development")  # the §G invariant check is on
+    monkeypatch.setenv("MCBOT_ENV", "development")  # the FIELDS-2 invariant check is on
     a = Agency(McbotConfig.model_validate({"storage": {"db_path": str(tmp_path / "a.db")}}))
     a.last_snapshot = _snap()
     yield a

@@ -1,8 +1,8 @@
-"""Goal binding wired into the pipeline and the executor, on the real task store (§G check
-on), the real agent runtime and the fake block world (agency/tools/testing.py), with
-fake async time: the resolver in the converter, completion only after two verifier passes,
-drift re-opening a finished shelter as a repair, hold witnesses and the conservative
-rescan, shelter_nearby for drive ticks."""
+"""Goal binding wired into the pipeline and the executor, on the real task store (the
+docs/contracts.md FIELDS-2 check on), the real agent runtime and the fake block world
+(agency/tools/testing.py), with fake async time: the resolver in the converter, completion only
+after two verifier passes, drift re-opening a finished shelter as a repair, hold witnesses and
+the conservative rescan, shelter_nearby for drive ticks."""
 
 from __future__ import annotations
 

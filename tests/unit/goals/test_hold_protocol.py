@@ -1,4 +1,5 @@
-"""Hold protocol (protocol E): safe stop, emergency hold, conservative resume, budget."""
+"""Hold protocol (docs/contracts.md HOLD-1, HOLD-2): safe stop, emergency hold, conservative
+resume, budget."""
 
 from __future__ import annotations
 

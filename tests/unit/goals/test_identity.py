@@ -1,4 +1,4 @@
-"""Goal identity (protocol B) and the binding's life in the task store (A)."""
+"""Goal identity (docs/contracts.md GOAL-3) and the binding's life in the task store (GOAL-1)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""resolve_or_create_build_goal (protocol C): dedup, atomicity across threads and
+"""resolve_or_create_build_goal (docs/contracts.md GOAL-4..6): dedup, atomicity across threads and
 processes, the uniqueness invariant, spatial scope, satisfaction and regression."""
 
 from __future__ import annotations

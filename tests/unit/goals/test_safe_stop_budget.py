@@ -1,8 +1,8 @@
-"""Hold protocol E in the running executor: Executor.preempt measures the safe stop the
-workflow really made (the steps in flight when the stop came, which it lets finish or cuts
-short; the time on the injected clock) and GoalRunHooks.hold, the daemon's goal hooks,
-judges it against the 3-step / 5 s budget. Real store, runtime, workflow engine and
-executor; scripted tools that take fake time."""
+"""The hold protocol (docs/contracts.md HOLD-1) in the running executor: Executor.preempt
+measures the safe stop the workflow really made (the steps in flight when the stop came, which
+it lets finish or cuts short; the time on the injected clock) and GoalRunHooks.hold, the
+daemon's goal hooks, judges it against the 3-step / 5 s budget. Real store, runtime, workflow
+engine and executor; scripted tools that take fake time."""
 
 from __future__ import annotations
 

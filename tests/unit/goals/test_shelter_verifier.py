@@ -1,4 +1,5 @@
-"""verify_shelter_v0 on hand-built regions (protocol F hard and soft requirements)."""
+"""verify_shelter_v0 on hand-built regions (docs/contracts.md VERIFY-1: hard and soft
+requirements)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""Field ownership (protocol G): illegal combinations, pause/resume sync, goal reducer."""
+"""Field ownership (docs/contracts.md FIELDS-1, FIELDS-2): illegal combinations, pause/resume
+sync, goal reducer (GOAL-7)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Contract 4 (accounting) and 6 (conversation)."""
+"""docs/contracts.md LLM-13 (accounting) and LLM-14 (conversation)."""
 
 from __future__ import annotations
 

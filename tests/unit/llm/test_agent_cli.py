@@ -1,4 +1,4 @@
-"""`mcbot agent run` (contract 2 exit codes): JSON result with the contract's field names,
+"""`mcbot agent run` (docs/contracts.md EXIT-1): JSON result with the AgentResult's field names,
 0 / 1 / 3 / 4 / 5, never 0 when success is false."""
 
 from __future__ import annotations

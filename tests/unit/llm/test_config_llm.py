@@ -1,5 +1,6 @@
-"""Contract 7 for [llm]: layered loading, deep merge, ${VAR} expansion, protected keys,
-validation. The [llm] section is LlmSettings itself (McbotConfig's field type)."""
+"""docs/contracts.md CONFIG-1..3 for [llm]: layered loading, deep merge, ${VAR} expansion,
+protected keys, validation. The [llm] section is LlmSettings itself (McbotConfig's field
+type)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Contract 2, context management: counters, projection, per-target limit, turn and tool
+"""docs/contracts.md LLM-10, context management: counters, projection, per-target limit, turn and tool
 preflight, overflow stub, no new tools after a drop, forced final turn, post-shrink."""
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
-"""Contract 3: fatal errors, rate limits (Retry-After, backoff, cycling, all-limited wait),
-network/timeout/model errors, invalid responses, round-robin cycling."""
+"""docs/contracts.md LLM-9, LLM-12: fatal errors, rate limits (Retry-After, backoff, cycling,
+all-limited wait), network/timeout/model errors, invalid responses, round-robin cycling."""
 
 from __future__ import annotations
 

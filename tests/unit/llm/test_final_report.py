@@ -1,4 +1,4 @@
-"""Contract 1 (final report parsing) and 5 (final report structure, format enforcement)."""
+"""docs/contracts.md LLM-6: final report parsing, structure and format enforcement."""
 
 from __future__ import annotations
 

@@ -1,5 +1,6 @@
-"""Contract 2: always an AgentResult, empty and reasoning-only responses, invalid tool
-parameters, synthetic failure report; exit codes derived from the result."""
+"""docs/contracts.md LLM-9, LLM-11, LLM-5, LLM-1: always an AgentResult, empty and
+reasoning-only responses, invalid tool parameters, synthetic failure report; exit codes derived
+from the result."""
 
 from __future__ import annotations
 

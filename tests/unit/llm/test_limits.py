@@ -1,4 +1,5 @@
-"""Contract 1: maxTurns, maxToolCallsPerTurn, maxRetries and round-robin targets."""
+"""docs/contracts.md LLM-1..3: maxTurns, maxToolCallsPerTurn, maxRetries and round-robin
+targets."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Contract 1 (provider configuration): targets, sampling on every request with
+"""docs/contracts.md LLM-7 (provider configuration): targets, sampling on every request with
 per-provider and per-model overrides, reasoning toggles; the three wire protocols."""
 
 from __future__ import annotations

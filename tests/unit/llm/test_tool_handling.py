@@ -1,4 +1,5 @@
-"""Contract 1: toolResponseMaxBytes, toolTimeout, argument parsing and repair, queues."""
+"""docs/contracts.md LLM-4, LLM-5, LLM-8: toolResponseMaxBytes, toolTimeout, argument parsing
+and repair, queues."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Contract 11: XML transport modes, nonce, slots across turns, NONCE-FINAL, substring
+"""docs/contracts.md LLM-15: XML transport modes, nonce, slots across turns, NONCE-FINAL, substring
 detection, unclosed final tag by stopReason, System Notice messages, source: xml."""
 
 from __future__ import annotations

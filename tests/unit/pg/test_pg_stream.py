@@ -1,4 +1,5 @@
-"""The cognitive stream on both databases (SC-B1..B4, the KA-A8 gate, ack, durability), and
+"""The cognitive stream on both databases (docs/contracts.md STREAM-1..4, the
+KEEPALIVE-8 gate, ack, durability), and
 what PostgreSQL adds: several daemons on one database, each seeing only its own thoughts."""
 
 from __future__ import annotations
