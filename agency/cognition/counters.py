@@ -63,7 +63,7 @@ class AgencyCounters:
         raise AttributeError(name)
 
     @property
-    def startedAtMs(self) -> int:  # noqa: N802 - contract field name
+    def startedAtMs(self) -> int:  # noqa: N802 - the name COUNTER-1 and the API use
         return self._started_at_ms
 
     def reset_agency_counters(self) -> None:

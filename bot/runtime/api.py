@@ -1,6 +1,7 @@
 """The daemon's HTTP API (FastAPI, served by uvicorn inside the daemon's event loop).
 
-JSON keeps the specs' camelCase so their `curl | jq` commands work unchanged. Bad input
+JSON keys are camelCase (`convertEligible`, `goalKey`), as stored metadata and the log lines
+of docs/contracts.md spell them. Bad input
 gets a 4xx with a reason and nothing is stored; bodies over `max_body_bytes` get 413;
 a token, when configured (mandatory off loopback), is required as `Authorization: Bearer`.
 """

@@ -4,7 +4,7 @@ uvicorn, asyncio) routed into it so there is one log, one format.
 In a fleet, a line logged while one bot's job runs names that bot in a column of its own
 (`12:00:01.250 | INFO    | alice | [Executor] claimed ...`): the job sets loguru's
 `extra["bot"]` (bot/runtime/scheduler.py), and the tasks it starts inherit it. The message
-itself is left as the specs word it."""
+itself is left as written: an exact line is part of its rule (docs/contracts.md)."""
 
 from __future__ import annotations
 

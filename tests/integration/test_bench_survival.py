@@ -46,4 +46,4 @@ def test_the_bot_reaches_the_stone_pickaxe_and_the_report_says_when(tmp_path: Pa
     png = reports[0].parent / "timeline.png"
     assert png.read_bytes()[:8] == PNG_MAGIC
     assert "[Bench survival]" in proc.stdout and "milestone stone_pickaxe at game day" in proc.stdout
-    assert proc.returncode in (0, 1), proc.stderr[-2000:]  # 1: a target failed, which the notes report
+    assert proc.returncode in (0, 1), proc.stderr[-2000:]  # 1: a target failed, which its report says
