@@ -31,7 +31,7 @@ from bot.runtime.log_tail import LogTail
 from agency.clock import system_clock_ms
 from agency.execution.agents import ProfileValidationError
 from bot.config.loader import ConfigError
-from bot.runtime.api_context import api_context
+from bot.runtime.api.daemon_context import api_context
 from bot.runtime.leases import lease_job
 from bot.runtime.stores import SharedStores
 from bot.runtime.wiring import Agency
@@ -230,7 +230,7 @@ class Daemon:
 
     async def _start_api(self) -> None:
         from bot.runtime.api import LOOPBACK_NAMES, create_app  # noqa: PLC0415
-        from bot.runtime.api_server import api_server  # noqa: PLC0415
+        from bot.runtime.api.server import api_server  # noqa: PLC0415
 
         api = self.cfg.api
         # No token (loopback only): answer only to loopback names, against DNS rebinding.

@@ -1,4 +1,4 @@
-"""What the dashboard's live stream reads (bot/runtime/api_live.py), gathered from the daemon
+"""What the dashboard's live stream reads (bot/runtime/api/live_stream.py), gathered from the daemon
 and its agency without a bridge call: the perception job's last snapshot, the stores, the
 scheduler's job stats, the reflexes' and direct actions' state."""
 
@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from agency.planning.tasks.models import TaskStatus
-from bot.runtime.api_live import LiveSources
+from bot.runtime.api.live_stream import LiveSources
 
 STEP_EVENTS = ("step_started", "step_finished", "step_failed")
 STATE_TTL_MS = 900  # the live stream's period is 1 s: one build serves every page

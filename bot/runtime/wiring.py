@@ -306,8 +306,8 @@ class Agency:
 
     # ---- what the HTTP API calls -------------------------------------------------------
     def api_context(self, daemon: Any) -> ApiContext:
-        """This bot's HTTP API (bot/runtime/api_context.py)."""
-        from bot.runtime.api_context import bot_api_context  # noqa: PLC0415 - it imports this module's users
+        """This bot's HTTP API (bot/runtime/api/daemon_context.py)."""
+        from bot.runtime.api.daemon_context import bot_api_context  # noqa: PLC0415 - it imports this module's users
 
         return bot_api_context(self, daemon)
 

@@ -1,4 +1,4 @@
-"""The fleet's API routing (bot/runtime/api_context.FleetView): a goal goes to the bot it
+"""The fleet's API routing (bot/runtime/api/daemon_context.FleetView): a goal goes to the bot it
 names (an unknown one is a 400's error), a task command to the bot holding the task."""
 
 from __future__ import annotations
@@ -8,9 +8,9 @@ from types import SimpleNamespace
 
 import pytest
 
-import bot.runtime.api_context as api_context
+import bot.runtime.api.daemon_context as api_context
 from agency.goals.user_goals import GoalRequest, GoalRequestError
-from bot.runtime.api_context import FleetView
+from bot.runtime.api.daemon_context import FleetView
 
 
 def _agency(name, tasks):

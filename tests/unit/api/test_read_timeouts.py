@@ -1,4 +1,4 @@
-"""The API server the daemon runs (bot.runtime.api_server.api_server), on a real loopback socket:
+"""The API server the daemon runs (bot.runtime.api.server.api_server), on a real loopback socket:
 a stalled request gets 408 and a close within the read deadline; whole requests are served."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ import time
 import pytest
 
 from bot.runtime.api import create_app
-from bot.runtime.api_server import api_server
+from bot.runtime.api.server import api_server
 from bot.config.loader import McbotConfig
 from bot.runtime.server import free_port
 from bot.runtime.wiring import Agency

@@ -12,7 +12,7 @@ from fastapi.testclient import TestClient
 from agency.planning.tasks.models import NewTask, TaskOrigin, TaskStatus
 from agency.planning.tasks.store import SqliteTaskStore
 from bot.runtime.api import ApiContext, create_app
-from bot.runtime.api_events import task_event_stream
+from bot.runtime.api.task_events import task_event_stream
 
 S = TaskStatus
 

@@ -1,5 +1,5 @@
-"""What the HTTP API reads and calls, gathered from the daemon's agencies (bot/runtime/api.py
-takes it as an ApiContext). The routes without a bot in their path serve the daemon's
+"""What the HTTP API reads and calls, gathered from the daemon's agencies (the routes take
+it as an ApiContext, bot/runtime/api/context.py). The routes without a bot in their path serve the daemon's
 first bot; a fleet's bots are listed at /api/bots and reached by name there, a goal
 names its bot in its body, and a task command goes to the bot that holds the task."""
 
@@ -16,7 +16,8 @@ from agency.goals.task_commands import run_task_command
 from agency.goals.user_goals import GoalRequest, GoalRequestError
 from agency.planning.tasks.models import Task
 from agency.world import WorldSnapshot
-from bot.runtime.api import ApiContext, BotUnavailable
+from bot.runtime.api.context import ApiContext
+from bot.runtime.api.errors import BotUnavailable
 from bot.runtime.body import MineflayerBody
 from bot.runtime.live_state import bot_summary, live_sources
 from bot.runtime.metrics import render_metrics

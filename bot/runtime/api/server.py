@@ -16,7 +16,9 @@ import h11
 import uvicorn
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
-_TIMEOUT_BODY = b'{"error":"request_timeout","detail":"request not received in time"}'
+from bot.runtime.api.errors import error_bytes
+
+_TIMEOUT_BODY = error_bytes(408, "request not received in time")
 REQUEST_TIMEOUT = (
     b"HTTP/1.1 408 Request Timeout\r\ncontent-type: application/json\r\nconnection: close\r\n"
     b"content-length: " + str(len(_TIMEOUT_BODY)).encode() + b"\r\n\r\n" + _TIMEOUT_BODY

@@ -16,7 +16,7 @@ import json
 from dataclasses import dataclass
 from typing import Any, AsyncIterator, Awaitable, Callable
 
-from bot.runtime.api_events import sse
+from bot.runtime.api.payloads import sse
 
 PERIOD_S = 1.0
 STATE_EVERY_S = 5.0

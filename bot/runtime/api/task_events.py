@@ -11,20 +11,14 @@ proxies from closing a quiet stream.
 from __future__ import annotations
 
 import asyncio
-import json
 import re
 import time
 from typing import Any, AsyncIterator, Awaitable, Callable
 
-from agency.planning.tasks.events import TERMINAL_EVENTS
+from bot.runtime.api.payloads import sse
 
 POLL_S = 0.5
 KEEPALIVE_S = 15.0
-
-
-def sse(event: str, data: Any, event_id: int | None = None) -> str:
-    head = f"id: {event_id}\n" if event_id is not None else ""
-    return f"{head}event: {event}\ndata: {json.dumps(data, separators=(',', ':'))}\n\n"
 
 
 async def task_event_stream(
