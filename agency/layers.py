@@ -5,7 +5,8 @@ db, names, blocks, goal_tag, intent, thoughts, environment, log_rate, stats) and
 before its own room; the shared models import only each other. A module's room is the
 longest entry below that its name starts with. The tools (`agency.tools`) are a room of their
 own below `agency.shelter`, whose shelter tools build on them, and `agency.execution`, which
-runs them all.
+runs them all. The game's knowledge (`agency.game`) is the bottom room: data and pure
+lookups that import no other room.
 tests/unit/test_layers.py reads every import in agency/ and holds this order; agency/
 never imports bot/, javascript or the daemon's web and scheduling libraries.
 
@@ -19,6 +20,7 @@ agency.llm. A room that must tell a PostgreSQL error apart asks agency.db
 from __future__ import annotations
 
 LAYERS: tuple[str, ...] = (
+    "agency.game",  # what the game is: recipes, furnace, foods, animals, harvest data
     "agency.perception",  # stimuli, replay, the body gate
     "agency.places",  # memory of places: crafting tables, furnaces, beds (per world)
     "agency.llm",  # the LLM session runtime: providers, retries, tools

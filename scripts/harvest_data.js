@@ -1,5 +1,5 @@
 'use strict'
-// Regenerates agency/harvest.json from the installed minecraft-data (node/node_modules):
+// Regenerates agency/game/harvest.json from the installed minecraft-data (node/node_modules):
 // for every Minecraft version we claim (MC_VERSIONS in the Makefile), the blocks that drop
 // nothing unless dug with the right tool, grouped by the tools that harvest them, each with
 // what it drops without silk touch; and the uses each of those tools has before it breaks
@@ -8,12 +8,12 @@
 // to this script's output.
 //
 //   node scripts/harvest_data.js           print the JSON
-//   node scripts/harvest_data.js --write   write agency/harvest.json
+//   node scripts/harvest_data.js --write   write agency/game/harvest.json
 const fs = require('fs')
 const path = require('path')
 
 const ROOT = path.resolve(__dirname, '..')
-const OUT = path.join(ROOT, 'agency', 'harvest.json')
+const OUT = path.join(ROOT, 'agency', 'game', 'harvest.json')
 const mcData = require(path.join(ROOT, 'node', 'node_modules', 'minecraft-data'))
 
 function claimedVersions () {

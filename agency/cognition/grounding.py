@@ -11,7 +11,7 @@ A goal grounds when the thing it names is in the frame, by these rules:
   nearby (missing_entity).
 - place / eat: the target must be in the inventory ('food' means any edible item).
 - craft / smelt: grounded when the target is a known item (KNOWN_ITEMS; for smelt also anything
-  a furnace makes or smelts, furnace_recipes); whether the
+  a furnace makes or smelts, agency.game.furnace); whether the
   ingredients are at hand is planning's question, not a fabrication.
 - build: grounded when the target is a known structure (KNOWN_STRUCTURES).
 - explore: always grounded: it claims nothing about the world.
@@ -46,9 +46,10 @@ from typing import Any, Iterable, Literal
 from loguru import logger
 
 from agency.blocks import is_air, is_log
-from agency.tools import recipes
-from agency.tools.furnace_recipes import output_of
-from agency.tools.hunting import ANIMALS, animal_kind
+from agency.game import recipes
+from agency.game.furnace import output_of
+from agency.game.animals import ANIMALS
+from agency.tools.hunting import animal_kind
 from agency.tools.mining import SAFE_FLOOR_Y, parse_level
 from agency.goal_tag import ExtractedGoal
 from agency.names import GENERIC_THREATS, with_aliases

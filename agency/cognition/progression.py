@@ -49,9 +49,9 @@ from typing import Iterable
 from agency.cognition.drive_selection import DriveSelection
 from agency.cognition.grounding import GroundingResult
 from agency.cognition.survival_steps import SURVIVAL_ACTIONS
-from agency.tools.furnace_recipes import output_of
+from agency.game.furnace import output_of
 from agency.tools.mining import MAX_DESCENT, SAFE_FLOOR_Y, level_target
-from agency.tools.recipes import CRAFTABLE
+from agency.game.recipes import CRAFTABLE
 from agency.world import WorldSnapshot
 
 # The progression (module docstring): what each step needs.

@@ -23,17 +23,16 @@ import math
 
 from agency.blocks import is_log
 from agency.cognition.drive_selection import DriveSelection
-from agency.execution.hunger import FOODS
-from agency.tools.furnace_recipes import output_of
+from agency.game.foods import FOODS, RAW_MEATS
+from agency.game.furnace import output_of
 from agency.tools.hunting import game_in_sight
-from agency.tools.recipes import CRAFTABLE
+from agency.game.recipes import CRAFTABLE
 from agency.world import WorldSnapshot
 
 SURVIVAL_ACTIONS: frozenset[str] = frozenset({"hunt"})  # actions beyond collect/craft/smelt a workflow carries out
 
 FOOD_STOCK = 4  # edible items the bot keeps in hand before it is hungry
 STOCK_FOODS = tuple(f for f in FOODS if f != "rotten_flesh")  # eaten in need, never a stock
-RAW_MEATS = ("beef", "porkchop", "mutton", "chicken", "rabbit")  # each smelts into cooked_<meat>
 FURNACE_COBBLE = 8
 WOOL_FOR_BED = 3
 PLANKS_FOR_BED = 3
@@ -68,7 +67,7 @@ def _food(snapshot: WorldSnapshot, furnace_nearby: bool | None) -> DriveSelectio
     if raw and can_furnace:
         count, meat = raw[0]
         cooked = output_of(meat)
-        assert cooked is not None  # every raw meat smelts (furnace_recipes)
+        assert cooked is not None  # every raw meat smelts (agency.game.furnace)
         return DriveSelection("smelt", cooked, min(count, MAX_SMELT), "raw_meat",
                               f"Raw {meat} is worth more cooked; I will cook {min(count, MAX_SMELT)} in a furnace.")
     return None

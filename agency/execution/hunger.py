@@ -18,13 +18,9 @@ The reflexes close that gap:
 from __future__ import annotations
 
 from agency.execution.settings import ReflexConfig
+from agency.game.foods import FOODS, HARMFUL, REGEN_FOOD
 from agency.world import WorldSnapshot
 
-REGEN_FOOD = 18  # vanilla: natural regeneration needs this much food
-# Eaten in this order (the cooked first); the raw meats are the ones the hunt tool brings.
-FOODS = ("cooked_beef", "cooked_porkchop", "bread", "cooked_chicken", "cooked_mutton", "cooked_rabbit", "baked_potato",
-         "apple", "carrot", "beef", "porkchop", "mutton", "rabbit", "chicken", "potato", "rotten_flesh")
-HARMFUL = frozenset({"rotten_flesh", "chicken"})  # vanilla: a chance of Hunger (food drains)
 MAX_BACKOFF = 8  # the longest wait between fruitless forages: 8 x forage_retry_ms
 
 

@@ -25,7 +25,7 @@ from agency.goals.router import ShelterGoalRouter
 from agency.goals.run_hooks import GoalRunHooks
 from agency.shelter.site_check import read_site, region_digest, verify_region
 from agency.execution.executor import Executor
-from agency.execution.hunger import FOODS
+from agency.game.foods import FOODS
 from agency.planning.tasks.events import cancelled_patch
 from agency.planning.tasks.models import Task, TaskStatus
 from agency.planning.tasks.store import TaskStore

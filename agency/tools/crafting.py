@@ -1,4 +1,4 @@
-"""craft (plans intermediates with agency.tools.recipes, places a crafting table when a 3x3
+"""craft (plans intermediates with agency.tools.craft_planner, places a crafting table when a 3x3
 recipe needs one, then runs one JS `craft` action per step), equip and eat."""
 
 from __future__ import annotations
@@ -14,7 +14,8 @@ from agency.tools.building import place_near_bot
 from agency.tools.gathering import REACH
 from agency.tools.movement import walk
 from agency.tools.queries import FindBlocksInput, find_blocks_now
-from agency.tools.recipes import CRAFTABLE, available, plan_craft
+from agency.game.recipes import CRAFTABLE, available
+from agency.tools.craft_planner import plan_craft
 from agency.tools.results import EXECUTION_ERROR, PRECONDITION_FAILED
 from agency.places.memory import HOOK as PLACES_HOOK
 

@@ -3,7 +3,7 @@ near), mine_block (walk within reach, dig one or more positions) and pick_up_ite
 onto the item entities lying around a spot, e.g. what the bot dropped when it died).
 
 collect_block, and mine_block given a kind of block to mine, refuse up front when the bot
-holds no tool that makes the block drop anything (agency.harvest: stone by hand is 7.5 s a
+holds no tool that makes the block drop anything (agency.game.harvest: stone by hand is 7.5 s a
 block for nothing). mine_block at positions only clears them (a rollback taking back a
 placed block, a path dug through): it digs with whatever is held."""
 
@@ -13,13 +13,13 @@ from typing import Any
 
 from pydantic import Field, model_validator
 
-from agency.harvest import can_harvest, drop, ranked_tools, unless_dug_with
+from agency.game.harvest import can_harvest, drop, ranked_tools, unless_dug_with
 from agency.names import canonical
 from agency.tools.actions import run_action
 from agency.tools.base import BODY_QUEUE, Tool, ToolContext, ToolFailure, ToolInput
 from agency.tools.movement import ExploreInput, explore, walk
 from agency.tools.queries import FindBlocksInput, find_blocks_now
-from agency.tools.recipes import available
+from agency.game.recipes import available
 from agency.tools.results import PRECONDITION_FAILED
 from agency.world import EntityInfo, Vec3, WorldSnapshot
 

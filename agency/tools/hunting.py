@@ -17,6 +17,7 @@ from typing import Any
 
 from pydantic import Field, field_validator
 
+from agency.game.animals import ANIMALS
 from agency.tools.actions import run_action
 from agency.tools.base import BODY_QUEUE, Tool, ToolContext, ToolFailure, ToolInput, ToolTimeout
 from agency.tools.crafting import held
@@ -25,16 +26,6 @@ from agency.tools.results import EXECUTION_ERROR, PRECONDITION_FAILED
 from agency.names import same
 from agency.world import EntityInfo, Vec3
 
-# What each food animal drops (vanilla loot); the keys are the kinds the bot hunts.
-ANIMAL_DROPS: dict[str, tuple[str, ...]] = {
-    "cow": ("beef", "leather"),
-    "mooshroom": ("beef", "leather"),
-    "pig": ("porkchop",),
-    "chicken": ("chicken", "feather"),
-    "sheep": ("mutton", "white_wool"),
-    "rabbit": ("rabbit", "rabbit_hide"),
-}
-ANIMALS: tuple[str, ...] = tuple(ANIMAL_DROPS)
 GENERIC_ANIMAL = frozenset({"animal", "animals", "food", "meat", "game"})
 HUNT_RADIUS = 32.0  # how far the bot looks for game (and how far a survival step counts it in sight)
 MAX_HUNT = 10

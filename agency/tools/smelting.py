@@ -3,7 +3,7 @@ distance (walked to; agency.places), or place one from the inventory, or craft o
 load the input and the best fuel for the count, wait for the outputs and take them (one JS
 `smelt` action through mineflayer's bot.openFurnace), then check the inventory gained them.
 
-The wait is bounded by the count (10 s an item plus a margin, furnace_recipes.cook_timeout_s);
+The wait is bounded by the count (10 s an item plus a margin, smelt_planner.cook_timeout_s);
 the JS side also fails early when the furnace stops making progress. A stop (the reflex
 arbiter preempting, a deadline) closes the furnace window: what is in the furnace stays and
 goes on smelting, and the next call (a resumed task) takes it out and counts it.
@@ -21,16 +21,8 @@ from agency.tools.actions import run_action
 from agency.tools.base import BODY_QUEUE, Tool, ToolContext, ToolFailure, ToolInput
 from agency.tools.building import place_near_bot
 from agency.tools.crafting import CraftInput, craft, found_or_remembered, held, table_facts
-from agency.tools.furnace_recipes import (
-    COOK_TICKS,
-    SMELTING,
-    choose_fuel,
-    cook_timeout_s,
-    held_inputs,
-    input_choice,
-    inputs_for,
-    output_of,
-)
+from agency.game.furnace import COOK_TICKS, SMELTING, held_inputs, inputs_for, output_of
+from agency.tools.smelt_planner import choose_fuel, cook_timeout_s, input_choice
 from agency.tools.gathering import REACH
 from agency.tools.movement import walk
 from agency.tools.queries import FindBlocksInput, find_blocks_now

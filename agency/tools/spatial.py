@@ -7,7 +7,7 @@ import math
 from typing import Iterable
 
 from agency.blocks import is_replaceable, is_solid, is_walkable
-from agency.tools.recipes import matches
+from agency.game.recipes import matches
 from agency.world import Body, BlockRegion, Vec3
 
 

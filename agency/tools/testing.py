@@ -16,7 +16,7 @@ from typing import Any
 
 from agency.blocks import is_replaceable
 from agency.clock import FrozenClock
-from agency.tools.recipes import matches, recipe_for
+from agency.game.recipes import matches, recipe_for
 from agency.world import (
     ActionState,
     ActionStatus,

@@ -1,4 +1,4 @@
-"""Harvest data (agency.harvest): the committed agency/harvest.json is what
+"""Harvest data (agency.game.harvest): the committed agency/game/harvest.json is what
 scripts/harvest_data.js makes from the installed minecraft-data, for the versions the
 Makefile claims; and what agency makes of it (the tool a block needs, the cheapest one,
 what it drops, how long a tool lasts)."""
@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from agency import harvest
+from agency.game import harvest
 from agency.execution.agents.plan_builder import SOURCE_BLOCK
 from agency.tools.gathering import drop_of
 
@@ -38,7 +38,7 @@ def test_the_committed_file_is_what_the_script_makes_from_the_installed_minecraf
     made = subprocess.run([node, str(SCRIPT)], cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert made.returncode == 0, made.stderr
     assert made.stdout == harvest.DATA_FILE.read_text(encoding="utf-8"), \
-        "agency/harvest.json is stale: run `node scripts/harvest_data.js --write`"
+        "agency/game/harvest.json is stale: run `node scripts/harvest_data.js --write`"
 
 
 def test_the_file_covers_every_version_the_makefile_claims() -> None:

@@ -187,6 +187,8 @@ def test_the_layer_check_catches_an_upward_import() -> None:
     assert not agency_layers.may_import("agency.tools.combat", "agency.shelter.door")
     assert not agency_layers.may_import("agency.tools.combat", "agency.execution.executor")
     assert agency_layers.may_import("agency.shelter.door", "agency.tools.base")
+    assert not agency_layers.may_import("agency.game.recipes", "agency.perception.stimuli")
+    assert agency_layers.may_import("agency.tools.crafting", "agency.game.recipes")
     assert agency_layers.may_import("agency.execution.reflexes", "agency.shelter.door")
     assert not agency_layers.may_import("agency.world", "agency.planning.tasks.models")
     assert agency_layers.may_import("agency.goals.router", "agency.world")

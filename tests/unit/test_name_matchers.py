@@ -17,7 +17,7 @@ from agency.shelter.testing import region_from_blocks
 from agency.cognition.grounding import FrameFacts, check_goal
 from agency.execution.builtin_tools import default_tool_registry
 from agency.tools.base import ToolContext
-from agency.tools.recipes import CRAFTABLE, available, matches
+from agency.game.recipes import CRAFTABLE, available, matches
 from agency.tools.results import PRECONDITION_FAILED
 from agency.tools.spatial import find_in_region, free_spot_near, surface_y
 from agency.world import BlockRegion, InventoryItem, Vec3, WorldSnapshot

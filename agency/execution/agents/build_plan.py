@@ -24,7 +24,7 @@ from typing import Any, Mapping
 from agency.execution.agents.planning import WorkflowPlanError
 from agency.shelter.bed import is_bed
 from agency.shelter.blueprint import basic_shelter
-from agency.tools.recipes import available
+from agency.game.recipes import available
 from agency.execution.workflows.models import ParallelConfig, StepDef, WorkflowDef
 
 SHELTER_TARGETS = frozenset({"basic_shelter", "shelter"})

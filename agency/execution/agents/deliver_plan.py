@@ -13,7 +13,7 @@ from typing import Any, Mapping
 
 from agency.execution.agents.plan_builder import SOURCE_BLOCK, PlanBuilder, WorkflowPlanError
 from agency.execution.agents.planning import craft_plan
-from agency.tools.recipes import CRAFTABLE
+from agency.game.recipes import CRAFTABLE
 from agency.execution.workflows.models import StepDef, WorkflowDef
 
 

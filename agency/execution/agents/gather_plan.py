@@ -2,7 +2,7 @@
 the tool first, then the work.
 
 When the block drops nothing without a tool the inventory lacks (stone without a pickaxe,
-iron ore without a stone one: agency.harvest), the crafter is asked for the cheapest
+iron ore without a stone one: agency.game.harvest), the crafter is asked for the cheapest
 craftable one first (a delegate step, `craft <tool> 1` ensured: the crafter's plan makes
 the tools that tool needs in turn, at a table it was told of). Then collect_block steps,
 each ensuring a running total of the block's drop: one, unless the order is more than one
@@ -18,7 +18,7 @@ from typing import Any, Mapping
 from agency.execution.agents.plan_builder import PlanBuilder, WorkflowPlanError, tool_to_make
 from agency.tools.gathering import MAX_PER_CALL, drop_of
 from agency.execution.workflows.models import WorkflowDef
-from agency.harvest import can_harvest
+from agency.game.harvest import can_harvest
 
 CRAFTER = "crafter"
 

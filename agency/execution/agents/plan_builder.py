@@ -4,7 +4,7 @@ before the work.
 Every generator that gathers or crafts (craft_plan, smelt_plan, deliver_plan) appends its
 steps through a PlanBuilder. A gather step whose block drops nothing without a tool the
 simulated inventory lacks (stone without a pickaxe, iron ore without a stone one:
-agency.harvest) is preceded by the steps that make the cheapest such tool, planned with
+agency.game.harvest) is preceded by the steps that make the cheapest such tool, planned with
 the same recipe planner, so a plan never starts a step whose preconditions it has not met.
 Tools wear out: each block dug costs the tool the bot digs it with one use (the fastest held
 that harvests it), so a batch stops where the last tool breaks and a new one is made before
@@ -19,14 +19,23 @@ from contextlib import contextmanager
 from typing import Any, Iterator, Mapping
 
 from agency.errors import AgencyError
-from agency.tools.recipes import CRAFTABLE, available, matches, plan_craft, recipe_for
+from agency.game.recipes import CRAFTABLE, available, matches, recipe_for
+from agency.tools.craft_planner import plan_craft
 from agency.execution.workflows.models import StepDef
-from agency.harvest import can_harvest, durability, harvest_tools, needs_tool, ranked_tools, unless_dug_with, wear_order
+from agency.game.harvest import (
+    can_harvest,
+    durability,
+    harvest_tools,
+    needs_tool,
+    ranked_tools,
+    unless_dug_with,
+    wear_order,
+)
 
 GATHER_BATCH = 6  # per collect step: a big order (a shelter's 18 logs) is several checkpointed steps,
 # each well inside collect_block's time limit, so a stop loses at most one batch
 GENERICS = ("log", "planks", "coal")  # words recipes use for any kind of a thing
-# Raw material -> the block that yields it (agency.harvest says which tool that block needs).
+# Raw material -> the block that yields it (agency.game.harvest says which tool that block needs).
 SOURCE_BLOCK = {"log": "log", "oak_log": "oak_log", "cobblestone": "stone", "coal": "coal_ore", "raw_iron": "iron_ore"}
 
 

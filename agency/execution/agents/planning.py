@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Any, Mapping
 
 from agency.execution.agents.plan_builder import PlanBuilder, WorkflowPlanError
-from agency.tools.recipes import CRAFTABLE, available
+from agency.game.recipes import CRAFTABLE, available
 from agency.execution.workflows.models import StepDef, WorkflowDef
 
 __all__ = ["WorkflowPlanError", "craft_plan"]  # WorkflowPlanError: where callers have always imported it from

@@ -18,15 +18,8 @@ import math
 from typing import Any, Mapping
 
 from agency.execution.agents.plan_builder import SOURCE_BLOCK, PlanBuilder, WorkflowPlanError
-from agency.tools.furnace_recipes import (
-    FUEL_TICKS,
-    SMELTING,
-    choose_fuel,
-    held_inputs,
-    input_choice,
-    inputs_for,
-    output_of,
-)
+from agency.game.furnace import FUEL_TICKS, SMELTING, held_inputs, inputs_for, output_of
+from agency.tools.smelt_planner import choose_fuel, input_choice
 from agency.execution.workflows.models import WorkflowDef
 
 FUEL_LOG = "log"  # what to gather as fuel when none is held: any log burns 300 ticks

@@ -18,7 +18,7 @@ const { itemName } = require('../names')
 const POLL_MS = 200
 const PROPS_WAIT_MS = 1500
 
-// Burn ticks of a fuel already in the slot (the same small table as agency's furnace_recipes).
+// Burn ticks of a fuel already in the slot (the same small table as agency.game.furnace).
 function slotFuelTicks (name) {
   if (name === 'coal' || name === 'charcoal') return 1600
   if (/(_planks|_log|_wood)$/.test(name) && !/crimson|warped/.test(name)) return 300

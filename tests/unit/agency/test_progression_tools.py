@@ -1,5 +1,5 @@
 """The drive tick's goals that dig (the 3.3 rules, the tech-tree progression, the survival
-steps) only ever ask to dig a block with the tool it needs in hand (agency.harvest): stone
+steps) only ever ask to dig a block with the tool it needs in hand (agency.game.harvest): stone
 after a pickaxe, coal and iron ore after a stone one. The gatherer's plan for each then asks
 the crafter for nothing."""
 
@@ -9,7 +9,7 @@ import itertools
 
 from agency.cognition.drive_tick import select_drive
 from agency.execution.agents.gather_plan import gather_plan
-from agency.harvest import can_harvest
+from agency.game.harvest import can_harvest
 
 DIGS = ("collect", "gather", "mine")
 PICKS = ({}, {"wooden_pickaxe": 1}, {"golden_pickaxe": 1}, {"stone_pickaxe": 1}, {"iron_pickaxe": 1})

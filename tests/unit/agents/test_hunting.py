@@ -13,7 +13,8 @@ import pytest
 from agency.execution.agents import load_default_registry
 from agency.execution.builtin_tools import default_tool_registry
 from agency.tools.base import ToolContext
-from agency.tools.hunting import ANIMAL_DROPS, ANIMALS, KILL_TIMEOUT_S, MAX_MISSES, animal_kind
+from agency.game.animals import ANIMALS, ANIMAL_DROPS
+from agency.tools.hunting import KILL_TIMEOUT_S, MAX_MISSES, animal_kind
 from agency.tools.results import CANCELLED, EXECUTION_ERROR, PRECONDITION_FAILED, VALIDATION_ERROR
 from agency.world import BodyError
 from tests.unit.agents.conftest import run

@@ -3,7 +3,7 @@ from wool and planks (any wood kind), each on the table it needs."""
 
 from __future__ import annotations
 
-from agency.tools.recipes import plan_craft
+from agency.tools.craft_planner import plan_craft
 
 
 def test_torch_from_coal_or_charcoal_in_the_inventory_grid() -> None:

@@ -16,14 +16,8 @@ from agency.execution.agents.planning import WorkflowPlanError
 from agency.execution.agents.smelt_plan import smelt_plan
 from agency.execution.builtin_tools import default_tool_registry
 from agency.tools.base import ToolContext
-from agency.tools.furnace_recipes import (
-    FUEL_TICKS,
-    SMELTING,
-    choose_fuel,
-    cook_timeout_s,
-    fuel_ticks,
-    output_of,
-)
+from agency.game.furnace import FUEL_TICKS, SMELTING, fuel_ticks, output_of
+from agency.tools.smelt_planner import choose_fuel, cook_timeout_s
 from agency.tools.results import CANCELLED, EXECUTION_ERROR, PRECONDITION_FAILED, VALIDATION_ERROR
 from agency.world import BodyError
 from tests.conftest import ROOT

@@ -27,12 +27,14 @@ from agency.execution.agents.planning import craft_plan
 from agency.execution.agents.smelt_plan import smelt_plan
 from agency.execution.builtin_tools import default_tool_registry
 from agency.tools import ToolContext
-from agency.tools.furnace_recipes import SMELTING, choose_fuel, input_choice, output_of
+from agency.game.furnace import SMELTING, output_of
+from agency.tools.smelt_planner import choose_fuel, input_choice
 from agency.tools.gathering import drop_of
-from agency.tools.recipes import CRAFTABLE, available, plan_craft
+from agency.game.recipes import CRAFTABLE, available
+from agency.tools.craft_planner import plan_craft
 from agency.tools.results import PRECONDITION_FAILED
 from agency.execution.workflows import SqliteCheckpointStore
-from agency.harvest import can_harvest, durability, needs_tool, wear_order
+from agency.game.harvest import can_harvest, durability, needs_tool, wear_order
 from tests.unit.agents.conftest import run
 from agency.tools.testing import GROUND_Y, FakeBody
 

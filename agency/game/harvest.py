@@ -3,7 +3,7 @@ pickaxe, iron ore raw iron only to a stone pickaxe or better.
 
 The data is minecraft-data's (blocks[].harvestTools, the drops, the tools' durability, so a
 plan makes a new tool before the old one breaks), for every version we claim, generated
-into agency/harvest.json by scripts/harvest_data.js (a unit test holds the file equal to
+into agency/game/harvest.json by scripts/harvest_data.js (a unit test holds the file equal to
 what the script makes): agency plans offline, without node. A block absent from it drops
 something to bare hands (logs, dirt, sand...).
 

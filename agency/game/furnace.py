@@ -1,4 +1,5 @@
-"""What a furnace makes and what it burns, as a compact Python table, and the fuel choice.
+"""What a furnace makes and what it burns, as a compact Python table (what the bot puts in a
+furnace and how long it waits is agency.tools.smelt_planner).
 
 minecraft-data has neither smelting recipes nor fuel values, so both live here, mirroring
 the vanilla tables the embedded world smelts with (node/plugins/furnace.js; a unit test
@@ -12,8 +13,6 @@ and sticks (the bot does not burn its tables, tools or boats).
 
 from __future__ import annotations
 
-import math
-from dataclasses import dataclass, field
 from typing import Mapping
 
 from agency.blocks import is_log
@@ -112,60 +111,3 @@ def inputs_for(output: str) -> tuple[str, ...]:
 def held_inputs(inventory: Mapping[str, int], output: str) -> dict[str, int]:
     """Held items that smelt into `output`, by name."""
     return {n: c for n, c in inventory.items() if c > 0 and any(is_input(n, e) for e in inputs_for(output))}
-
-
-def input_choice(inventory: Mapping[str, int], output: str) -> tuple[str | None, int]:
-    """The held input to smelt (the one held most; a furnace input slot takes one kind), and how many."""
-    held = held_inputs(inventory, output)
-    if not held:
-        return None, 0
-    name = max(sorted(held), key=lambda n: held[n])
-    return name, held[name]
-
-
-@dataclass(frozen=True)
-class FuelPick:
-    name: str
-    count: int
-    ticks: int  # burn ticks of one
-
-
-@dataclass
-class FuelPlan:
-    items: int  # items the plan smelts
-    picks: list[FuelPick] = field(default_factory=list)
-    short_ticks: int = 0  # burn time still missing when the inventory runs out of fuel
-
-    @property
-    def enough(self) -> bool:
-        return self.short_ticks <= 0
-
-    @property
-    def ticks(self) -> int:
-        return sum(p.count * p.ticks for p in self.picks)
-
-
-def choose_fuel(inventory: Mapping[str, int], items: int, reserve: Mapping[str, int] | None = None) -> FuelPlan:
-    """The fuel to smelt `items` items: the best kinds first (coal/charcoal, planks/logs,
-    sticks), within a kind the name held most, as few of each as cover the rest. `reserve`
-    is held but not to be burnt (logs that are the input when making charcoal)."""
-    left = {n: c - (reserve or {}).get(n, 0) for n, c in inventory.items()}
-    need = items * COOK_TICKS
-    picks: list[FuelPick] = []
-    for kind in FUEL_ORDER:
-        names = sorted((n for n, c in left.items() if c > 0 and fuel_kind(n) == kind), key=lambda n: (-left[n], n))
-        for name in names:
-            if need <= 0:
-                break
-            ticks = FUEL_TICKS[kind]
-            use = min(left[name], math.ceil(need / ticks))
-            picks.append(FuelPick(name, use, ticks))
-            need -= use * ticks
-    return FuelPlan(items, picks, max(0, need))
-
-
-def cook_timeout_s(items: int, margin_s: float = 20.0) -> float:
-    """How long smelting `items` may take: 10 s each, plus a margin for a busy server (half
-    the cook time, at least margin_s)."""
-    cook = items * COOK_SECONDS
-    return cook + max(margin_s, cook / 2)
