@@ -5,7 +5,7 @@ built and verified at night (informational). Used by scripts/soak.sh. In --fast 
 intervals are scaled, and the drive-tick cadence criterion 1 expects is scaled by the same
 factor. --chaos kills the bridge, the embedded world and the daemon at seeded random
 intervals (bot/tooling/soak_chaos.py) and judges what the faults cost
-(bot/tooling/soak_report.evaluate_chaos): the run FAILS on any loss or a slow recovery, or
+(bot/tooling/soak_chaos_verdict.py): the run FAILS on any loss or a slow recovery, or
 if the bot wedged; the SOAK-1 criteria, whose cadence and closure the faults disturb on
 purpose, are shown but do not decide a chaos run. Beside the SOAK-1 criteria it judges
 competence (bot/tooling/competence.py: task success rate, a new tech-tree milestone every N

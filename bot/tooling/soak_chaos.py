@@ -11,13 +11,13 @@ import random
 import signal
 import subprocess
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable
 
 import psutil
 
 from bot.tooling.daemon_run import healthy
-from bot.tooling.soak_report import FAULT_KINDS, RECOVERY_MAX_S
+from bot.tooling.soak_chaos_verdict import FAULT_KINDS, RECOVERY_MAX_S
 
 INTERVALS_S = {"fast": (20.0, 40.0), "real": (60.0, 180.0)}  # between two faults
 QUIET_END_S = 30.0  # no fault this close to the end: its recovery must be seen

@@ -8,7 +8,7 @@ import copy
 
 import pytest
 
-from bot.tooling.soak_report import FAULT_WINDOW_S, evaluate_chaos
+from bot.tooling.soak_chaos_verdict import FAULT_WINDOW_S, evaluate_chaos
 
 
 def _task(i, status, key, reason=None, progress=0.0):
