@@ -4,14 +4,23 @@
 
 from __future__ import annotations
 
-from fastapi import FastAPI
+from fastapi import APIRouter, FastAPI
 
+from bot.runtime import dashboard
 from bot.runtime.api import errors
 from bot.runtime.api.context import ApiContext
 from bot.runtime.api.deps import FLEET_PREFIX
 from bot.runtime.api.gate import BodyLimit, Gate
 from bot.runtime.api.routes import bots, goals, health, live, places, tasks, thoughts, tools
-from bot.runtime.dashboard import add_dashboard_routes
+
+# Each router and the prefix it is served at. One bot's routes are written once: the first
+# bot's at their plain paths, each bot's under its name.
+MOUNTS: tuple[tuple[APIRouter, str], ...] = (
+    (thoughts.router, ""), (tasks.router, ""), (goals.router, ""), (tools.router, ""), (live.router, ""),
+    (places.router, ""), (bots.router, ""), (health.router, ""),
+    (tools.BOT_ROUTES, "/api"), (bots.BOT_ROUTES, "/api/bot"),
+    (tools.BOT_ROUTES, FLEET_PREFIX), (bots.BOT_ROUTES, FLEET_PREFIX),
+)
 
 
 def create_app(ctx: ApiContext, *, token: str | None = None, max_body_bytes: int = 65536,
@@ -22,13 +31,14 @@ def create_app(ctx: ApiContext, *, token: str | None = None, max_body_bytes: int
     app = FastAPI(title="mcbot", docs_url=None, redoc_url=None, openapi_url=None)
     app.state.ctx = ctx
     errors.install(app)
-    for router in (thoughts.router, tasks.router, goals.router, tools.router, live.router, places.router,
-                   bots.router, health.router):
-        app.include_router(router)
-    # One bot's routes, written once: the first bot's at their plain paths, each bot's by name.
-    app.include_router(tools.BOT_ROUTES, prefix="/api")
-    app.include_router(bots.BOT_ROUTES, prefix="/api/bot")
-    for bot_routes in (tools.BOT_ROUTES, bots.BOT_ROUTES):
-        app.include_router(bot_routes, prefix=FLEET_PREFIX)
-    add_dashboard_routes(app)
+    for router, prefix in MOUNTS:
+        app.include_router(router, prefix=prefix)
+    dashboard.add_dashboard_routes(app)
     return BodyLimit(Gate(app, token, allowed_hosts), max_body_bytes)  # type: ignore[return-value]
+
+
+def route_table() -> list[tuple[str, str]]:
+    """Every (method, path) the API serves, HEAD aside. The app cannot list them itself:
+    FastAPI keeps an included router whole rather than copying its routes into the app's."""
+    table = [(m, prefix + r.path) for router, prefix in MOUNTS for r in router.routes for m in getattr(r, "methods", ())]
+    return [(m, p) for m, p in table + [("GET", path) for path in dashboard.FILES] if m != "HEAD"]
