@@ -1,0 +1,115 @@
+"""The arbiter: which reflex a snapshot calls for, in order (a hostile, food, the items after
+a death, the night's shelter and sleep, forage), and the tick that takes the body from a
+direct action and acts on it."""
+
+from __future__ import annotations
+
+from typing import Iterable
+
+from loguru import logger
+
+from agency.execution.combat import RETREAT, choose_combat
+from agency.execution.hunger import food_to_eat
+from agency.execution.reflexes.base import DIED, SAFE_MODES, SHELTERING
+from agency.execution.reflexes.combat import CombatReflex
+from agency.execution.reflexes.eat import EatReflex
+from agency.execution.reflexes.forage import ForageReflex
+from agency.execution.reflexes.recover import RecoverReflex
+from agency.execution.reflexes.shelter import ShelterReflex, inside_only
+from agency.execution.reflexes.sleep import SleepReflex
+from agency.shelter.door import in_hut
+from agency.world import BodyEvent, WorldSnapshot, night_approaching
+
+
+class Reflexes(CombatReflex, EatReflex, ForageReflex, RecoverReflex, ShelterReflex, SleepReflex):
+    @property
+    def holding_tasks(self) -> bool:
+        """True while a reflex has the body or the bot spends the night in a shelter: the
+        executor claims nothing (else it claimed the next task while the bot walked to its
+        shelter, and the two fought over the body) and drive ticks skip. Also from a death
+        until its items are recovered or given up (at most the items' despawn time)."""
+        return self.sheltered is not None or self._acting or self.death is not None
+
+    @property
+    def hold_reason(self) -> str | None:
+        """Why the reflexes hold the body, in words (None: they do not)."""
+        if self.sheltered is not None:
+            return "the bot is sheltering for the night (until morning)"
+        if self.death is not None:
+            return "the bot is recovering the items it dropped when it died"
+        if self._acting:
+            return "a reflex is acting (a threat, hunger or the night)"
+        return None
+
+    def choose(self, snap: WorldSnapshot) -> str | None:
+        """Which reflex this snapshot calls for (None = none), for tests and logs."""
+        if not self.config.enabled or snap.gameMode in SAFE_MODES:
+            return None
+        indoors = self.sheltered is not None and in_hut(self.sheltered, snap.position)
+        # a closed door keeps them out: indoors only a hostile inside the hut is answered
+        self._combat = choose_combat(inside_only(snap, self.sheltered) if indoors else snap, self.config)
+        if self._combat is not None:
+            return self._combat.reflex
+        if food_to_eat(snap, self.config) is not None:
+            return "eat"
+        if self.death is not None and not indoors and self._safe_to_recover(snap):
+            return "recover"
+        return self._choose_shelter(snap, indoors) or ("forage" if self._forage_due(snap) else None)
+
+    async def tick(self, snap: WorldSnapshot, events: Iterable[BodyEvent] = ()) -> str | None:
+        await self.on_events(events)
+        if not self._started:  # a restart during a night in the shelter: give those tasks back
+            self._started = True
+            self.executor.resume_paused(SHELTERING)
+            if self.death is None:  # a death before the restart: its items are not tracked
+                self.executor.resume_paused(DIED)
+        self._note_waking(snap)
+        if self.death is not None:
+            why = self._recovery_out_of_reach(snap)
+            if why is not None:
+                self._end_recovery(f"not recovering the items: {why}")
+        reflex = self.choose(snap)
+        if reflex is None:
+            return None
+        self._acting = True
+        try:
+            await self._take_body(f"reflex {reflex}")
+            await self._act(reflex, snap)
+        finally:
+            self._acting = False
+        return reflex
+
+    async def _act(self, reflex: str, snap: WorldSnapshot) -> None:
+        if snap.isSleeping and reflex != "sleep":  # nothing else is done lying in bed
+            woke = await self.tools.execute("wake", {}, self.ctx)
+            logger.info("[Reflex] getting out of bed to {} -> {}", reflex,
+                        "ok" if woke.success else woke.error.message if woke.error else "failed")
+            self._asleep = False
+        if reflex == "sleep":
+            await self._sleep(snap)
+            return
+        if reflex in ("shelter", "leave_shelter"):
+            await self._shelter(reflex)
+            return
+        if reflex == "recover":
+            await self._recover()
+            return
+        if reflex == "forage":
+            await self._forage(snap)
+            return
+        combat = self._combat
+        if combat is not None:
+            logger.info("[Reflex] {} at {:.1f} blocks -> {}: {}", combat.target.name, combat.target.distance,
+                        combat.reflex, combat.reason)
+            if combat.reflex == RETREAT and night_approaching(snap) and self._retreat_site(snap) is not None:
+                self.stats.retreats += 1
+                await self._shelter("shelter")  # by night into the shelter, tasks held until morning
+                return
+        async with self._task_held() as paused:
+            if combat is not None:
+                result = await self._answer(combat)
+            else:
+                result = await self._eat(snap)
+            logger.info("[Reflex] {} -> {} {}", reflex, "ok" if result.success else "failed",
+                        result.output if result.success else result.error)
+        self._log({"reflex": reflex, "pausedTask": paused})

@@ -1,0 +1,123 @@
+"""What the reflexes share: the hold reasons, a death's record, the counters, and the state
+and helpers every reflex reads (the body taken from a direct action, a task held for a
+reflex's tool calls, the hostiles near, hits taken)."""
+
+from __future__ import annotations
+
+from collections import Counter
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
+from typing import Any, AsyncIterator, Callable, Protocol
+
+from agency.clock import Clock, system_clock_ms
+from agency.execution.combat import CombatChoice
+from agency.execution.executor import Executor
+from agency.execution.settings import ReflexConfig
+from agency.shelter.models import SiteSignature
+from agency.tools.base import ToolContext
+from agency.tools.registry import ToolRegistry
+from agency.world import Vec3, WorldSnapshot
+
+PREEMPTED = "preempted"
+DIED = "died"  # tasks held from a death until the dropped items are back (or given up)
+SHELTERING = "sheltering"  # tasks held while the bot spends the night in a shelter
+SAFE_MODES = ("creative", "spectator")
+
+
+ShelterLookup = Callable[[WorldSnapshot], SiteSignature | None]  # a verified shelter near the bot
+
+
+class YieldsBody(Protocol):
+    """A direct action holder (agency.execution.direct.DirectActions): a reflex that needs
+    the body stops the direct action holding it first."""
+
+    async def yield_body(self, why: str) -> None: ...
+
+
+@dataclass(frozen=True)
+class Death:
+    cause: str  # the killer's kind ('zombie'), 'fall', 'starvation', ... or 'unknown'
+    position: Vec3 | None  # where the items dropped
+    at_ms: int  # on the reflexes' clock
+    dimension: str | None = None
+
+
+@dataclass
+class ReflexStats:
+    ate: int = 0
+    forages: int = 0  # hunts and walks for food with nothing to eat held
+    fought: int = 0  # fights, close-ins and strikes
+    evaded: int = 0  # creepers kept out of blast range
+    retreats: int = 0
+    by_kind: Counter[str] = field(default_factory=Counter)  # combat reflexes by the hostile's kind
+    deaths: int = 0
+    death_causes: Counter[str] = field(default_factory=Counter)
+    items_recovered: int = 0
+    preemptions: int = 0  # tasks paused for a reflex's tool calls (and given back)
+    nights_sheltered: int = 0
+    sleeps: int = 0  # times the bot lay down in a shelter's bed
+    log: list[dict[str, Any]] = field(default_factory=list)
+
+
+class ReflexBase:
+    """The state of the reflexes and what every reflex asks of it; each reflex module adds
+    its own methods, and the arbiter (agency.execution.reflexes.arbiter) puts them together."""
+
+    def __init__(self, tools: ToolRegistry, ctx: ToolContext, executor: Executor, config: ReflexConfig = ReflexConfig(),
+                 *, shelter_lookup: ShelterLookup | None = None, direct: YieldsBody | None = None,
+                 clock: Clock = system_clock_ms):
+        self.tools = tools
+        self.ctx = ctx
+        self.executor = executor
+        self.config = config
+        self.shelter_lookup = shelter_lookup
+        self.clock = clock
+        self.stats = ReflexStats()
+        self.sheltered: SiteSignature | None = None  # the shelter the bot spends this night in
+        self._shelter_retry_at = 0
+        self._morning_wait_logged = False
+        self._forage_retry_at = 0
+        self._fruitless_forages = 0  # in a row: the wait between them doubles
+        self._sleep_retry_at = 0
+        self._bedless: SiteSignature | None = None  # a shelter found with no bed tonight (and none held)
+        self._asleep = False  # in bed at the last tick (to log the waking and why)
+        self._site: SiteSignature | None = None  # the shelter choose() picked
+        self._started = False
+        self._acting = False
+        self.death: Death | None = None  # the last death, until its items are recovered or given up
+        self._hurt_at: int | None = None
+        self._combat: CombatChoice | None = None  # what choose() answered, for _act
+        self.direct = direct  # stopped when a reflex needs the body
+
+    def _hostile_near(self, snap: WorldSnapshot) -> bool:
+        """A hostile within fight_radius: no walk away for food or dropped items."""
+        return any(e.hostile and e.distance <= self.config.fight_radius for e in snap.entities)
+
+    def _under_attack(self) -> bool:
+        return self._hurt_at is not None and self.clock() - self._hurt_at < self.config.under_attack_ms
+
+    async def _take_body(self, why: str) -> None:
+        """A direct action (a user's or MCP client's) holding the body stops first."""
+        if self.direct is not None:
+            await self.direct.yield_body(why)
+
+    @asynccontextmanager
+    async def _task_held(self) -> AsyncIterator[str | None]:
+        """The running task paused (through the workflow's safe stop) for a reflex's tool
+        calls, and given back after; yields its id (None: no task was running)."""
+        paused = await self.executor.preempt(PREEMPTED)
+        if paused:
+            self.stats.preemptions += 1
+        try:
+            yield paused
+        finally:
+            if paused:
+                self.executor.resume_paused(PREEMPTED)
+
+    def _log(self, entry: dict[str, Any]) -> None:
+        self.stats.log = (self.stats.log + [entry])[-50:]
+
+
+def doorway(site: SiteSignature) -> dict[str, Any]:
+    assert site.entrance is not None
+    return {"door": list(site.entrance), "facing": site.facing}

@@ -1,0 +1,36 @@
+"""The combat reflexes: a hostile answered by its kind with the tools (fight, close in,
+strike and back off, evade, retreat), on the choice agency.execution.combat makes."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from loguru import logger
+
+from agency.execution.combat import CLOSE_IN, EVADE, FIGHT, RETREAT, STRIKE_AND_BACK_OFF, CombatChoice
+from agency.execution.reflexes.base import ReflexBase
+
+
+class CombatReflex(ReflexBase):
+    async def _answer(self, combat: CombatChoice) -> Any:
+        """Carry out a combat reflex with the tools: one tool call, or a strike then an evasion."""
+        cfg, name = self.config, combat.target.name
+        self.stats.by_kind[name] += 1
+        evade = {"threat": name, "radius": max(cfg.creeper_flee_within, cfg.fight_radius),
+                 "distance": cfg.creeper_safe_distance, "legs": 3}
+        if combat.reflex in (FIGHT, CLOSE_IN):
+            self.stats.fought += 1
+            radius = cfg.skeleton_engage_within if combat.reflex == CLOSE_IN else cfg.fight_radius
+            return await self.tools.execute("attack", {"target": name, "radius": radius}, self.ctx)
+        if combat.reflex == STRIKE_AND_BACK_OFF:
+            self.stats.fought += 1
+            struck = await self.tools.execute("attack", {"target": name, "radius": 4.0, "hits": 1}, self.ctx)
+            if not struck.success:
+                logger.info("[Reflex] the strike on {} failed ({}): evading it", name, struck.error)
+            return await self.tools.execute("flee", evade, self.ctx)
+        if combat.reflex == EVADE:
+            self.stats.evaded += 1
+            return await self.tools.execute("flee", evade, self.ctx)
+        assert combat.reflex == RETREAT
+        self.stats.retreats += 1
+        return await self.tools.execute("flee", {"radius": cfg.fight_radius * 2, "distance": 16.0, "legs": 3}, self.ctx)

@@ -1,0 +1,45 @@
+"""The forage reflex: hungry or unable to heal with nothing to eat held, by day and out of
+the shelter: hunt an animal in sight, else explore for one; a fruitless forage waits longer
+before the next (agency.execution.hunger)."""
+
+from __future__ import annotations
+
+from loguru import logger
+
+from agency.execution.hunger import fed_by, forage_wait_ms, should_forage, vitals
+from agency.execution.reflexes.base import ReflexBase
+from agency.tools.hunting import game_in_sight
+from agency.world import WorldSnapshot, night_approaching
+
+
+class ForageReflex(ReflexBase):
+    def _forage_due(self, snap: WorldSnapshot) -> bool:
+        """By day, out of the shelter, no hostile near, not just tried: hungry or unable to heal
+        with nothing to eat held (the drive tick, gated on the same vitals, cannot hunt)."""
+        if self.sheltered is not None or self.death is not None or night_approaching(snap):
+            return False
+        if self.clock() < self._forage_retry_at or not should_forage(snap, self.config):
+            return False
+        return not self._hostile_near(snap)
+
+    async def _forage(self, snap: WorldSnapshot) -> None:
+        game = sorted(game_in_sight(snap.entities), key=lambda e: e.distance)
+        if game:
+            logger.info("[Reflex] forage: {}, nothing to eat held -> hunting the {} at {:.1f} blocks", vitals(snap),
+                        game[0].name, game[0].distance)
+            call, args = "hunt", {"target": "animal", "count": 1}
+        else:
+            logger.info("[Reflex] forage: {}, nothing to eat held and no animal in sight -> exploring for one",
+                        vitals(snap))
+            call, args = "explore", {"legs": 2, "leg_distance": 12}  # a short walk: the shelter stays near
+        async with self._task_held() as paused:
+            self.stats.forages += 1
+            result = await self.tools.execute(call, args, self.ctx)
+        fed = result.success and fed_by(result.output.get("gained"))
+        self._fruitless_forages = 0 if fed else self._fruitless_forages + 1
+        wait = 0 if fed else forage_wait_ms(self.config, self._fruitless_forages)
+        self._forage_retry_at = self.clock() + wait
+        logger.info("[Reflex] forage -> {} {}{}", "ok" if result.success else "failed",
+                    result.output if result.success else result.error,
+                    "" if fed else f"; no food: next forage in {wait // 1000} s at the earliest")
+        self._log({"reflex": "forage", "pausedTask": paused, "ok": result.success})

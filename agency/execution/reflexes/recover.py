@@ -1,0 +1,86 @@
+"""After a death: the death recorded with its cause, the running task held ('died'), and once
+respawned and safe the dropped items walked back to and picked up while they still lie
+there; then the task resumes."""
+
+from __future__ import annotations
+
+from typing import Iterable
+
+from loguru import logger
+
+from agency.execution.reflexes.base import DIED, Death, ReflexBase
+from agency.world import BodyEvent, EventType, Vec3, WorldSnapshot
+
+
+class RecoverReflex(ReflexBase):
+    def record_events(self, events: Iterable[BodyEvent]) -> bool:
+        """Count deaths (with their cause) and note hits taken; True if the bot died."""
+        died = False
+        for ev in events:
+            if ev.type is EventType.entity_hurt and ev.data.get("self"):
+                self._hurt_at = self.clock()
+            if ev.type is not EventType.death:
+                continue
+            died = True
+            cause = str(ev.data.get("cause") or "unknown")
+            self.stats.deaths += 1
+            self.stats.death_causes[cause] += 1
+            where = ev.data.get("position")
+            self.death = Death(cause=cause, position=Vec3(**where) if where else None, at_ms=self.clock(),
+                               dimension=ev.data.get("dimension") or None)
+            logger.warning("[Reflex] death recorded (total {}) cause={} at {}", self.stats.deaths, cause, where)
+        return died
+
+    async def on_events(self, events: Iterable[BodyEvent]) -> None:
+        """The body's events as they are drained: a death holds the running task at once
+        (before it fails on an empty inventory), until the items are back."""
+        if self.record_events(events):
+            await self._take_body("the bot died")
+            held = await self.executor.preempt(DIED)
+            if held is not None:
+                logger.info("[Reflex] task={} held until the dropped items are recovered", held)
+
+    def _safe_to_recover(self, snap: WorldSnapshot) -> bool:
+        """Respawned, no hostile within reach, and by night not under attack."""
+        if snap.health <= 0 or self._hostile_near(snap):
+            return False
+        return snap.isDay or not self._under_attack()
+
+    def _recovery_out_of_reach(self, snap: WorldSnapshot) -> str | None:
+        """Why the last death's items cannot be recovered any more (None = they can)."""
+        d = self.death
+        assert d is not None
+        if not self.config.recover_items or d.position is None:
+            return "recovery off" if not self.config.recover_items else "death position unknown"
+        if self.clock() - d.at_ms > self.config.item_despawn_ms:
+            return f"the items despawned ({(self.clock() - d.at_ms) // 1000} s since the death)"
+        if d.dimension and d.dimension != snap.dimension:
+            return f"died in {d.dimension}, now in {snap.dimension}"
+        far = snap.position.distance_to(d.position)
+        if snap.health > 0 and far > self.config.recover_within:
+            return f"the death spot is {far:.0f} blocks away (over {self.config.recover_within:g})"
+        return None
+
+    def _end_recovery(self, outcome: str, death: Death | None = None) -> None:
+        d = death or self.death
+        assert d is not None
+        logger.info("[Reflex] after the death (cause={}): {}", d.cause, outcome)
+        if self.death is not d:
+            return  # died again on the way: that death's recovery holds the tasks now
+        self.death = None
+        self.executor.resume_paused(DIED)
+
+    async def _recover(self) -> None:
+        d = self.death
+        assert d is not None and d.position is not None
+        p = d.position
+        async with self._task_held() as paused:
+            result = await self.tools.execute("pick_up_items", {"x": p.x, "y": p.y, "z": p.z}, self.ctx)
+        if result.success:
+            got = int(result.output["pickedUp"])
+            self.stats.items_recovered += max(0, got)
+            self._end_recovery(f"recovered {got} items at {[round(p.x), round(p.y), round(p.z)]} "
+                               f"({result.output['itemsLeft']} left there)", d)
+        else:
+            self._end_recovery(f"recovering the items failed: {result.error}", d)
+        self._log({"reflex": "recover", "pausedTask": paused, "ok": result.success})

@@ -1,0 +1,86 @@
+"""The night's shelter: in at dusk (or when a retreat at night calls for it), the door
+closed and every task held until morning, then out once no hostile is near. Sleeping in its
+bed is the sleep reflex, asked for once the bot is inside."""
+
+from __future__ import annotations
+
+from loguru import logger
+
+from agency.execution.reflexes.base import SHELTERING, doorway
+from agency.execution.reflexes.sleep import SleepReflex
+from agency.shelter.door import in_hut
+from agency.shelter.models import SiteSignature
+from agency.world import DUSK_START, WorldSnapshot, night_approaching
+
+
+class ShelterReflex(SleepReflex):
+    def _choose_shelter(self, snap: WorldSnapshot, indoors: bool) -> str | None:
+        if self.sheltered is not None and not night_approaching(snap):
+            return "leave_shelter" if self._morning_clear(snap) else None
+        if indoors:
+            return "sleep" if self._sleep_due(snap) else None
+        if not self.config.shelter_at_night or self.shelter_lookup is None:
+            return None
+        if not night_approaching(snap) or self.clock() < self._shelter_retry_at:
+            return None
+        site = self.sheltered or self.shelter_lookup(snap)  # pushed out (or respawned): back in
+        if site is None or site.entrance is None:
+            return None
+        self._site = site
+        return "shelter"
+
+    def _morning_clear(self, snap: WorldSnapshot) -> bool:
+        """Out of the shelter once no hostile is near (the morning sun burns zombies and
+        skeletons for a while yet), or at the latest at morning_leave_by."""
+        cfg = self.config
+        near = [e for e in snap.entities if e.hostile and e.distance <= cfg.morning_clear_within]
+        if not near or cfg.morning_leave_by <= snap.timeOfDay < DUSK_START:
+            self._morning_wait_logged = False
+            return True
+        if not self._morning_wait_logged:
+            self._morning_wait_logged = True
+            first = min(near, key=lambda e: e.distance)
+            logger.info("[Reflex] morning: staying in the shelter while {} hostile(s) are within {:g} blocks "
+                        "({} at {:.1f}); out when they are gone or at time {}", len(near), cfg.morning_clear_within,
+                        first.name, first.distance, cfg.morning_leave_by)
+        return False
+
+    def _retreat_site(self, snap: WorldSnapshot) -> SiteSignature | None:
+        site = self.sheltered or (self.shelter_lookup(snap) if self.shelter_lookup is not None else None)
+        if site is None or site.entrance is None:
+            return None
+        self._site = site
+        return site
+
+    async def _shelter(self, reflex: str) -> None:
+        if reflex == "leave_shelter":
+            site, self.sheltered, self._bedless = self.sheltered, None, None
+            assert site is not None
+            result = await self.tools.execute("leave_shelter", doorway(site), self.ctx)
+            logger.info("[Reflex] morning: leaving the shelter at {} -> {} {}", list(site.refCorner),
+                        "ok" if result.success else "failed", result.output if result.success else result.error)
+            self.executor.resume_paused(SHELTERING)
+            return
+        site = self._site
+        assert site is not None
+        paused = await self.executor.preempt(SHELTERING)
+        result = await self.tools.execute("enter_shelter", doorway(site), self.ctx)
+        if result.success:
+            if self.sheltered is None:
+                self.stats.nights_sheltered += 1
+            self.sheltered = site
+            logger.info("[Reflex] night: in the shelter at {}, door closed; tasks held until morning (paused {})",
+                        list(site.refCorner), paused)
+        else:
+            self._shelter_retry_at = self.clock() + self.config.shelter_retry_ms
+            logger.warning("[Reflex] night: could not get into the shelter at {}: {}; retry in {} s",
+                           list(site.refCorner), result.error, self.config.shelter_retry_ms // 1000)
+            if self.sheltered is None:
+                self.executor.resume_paused(SHELTERING)
+        self._log({"reflex": reflex, "pausedTask": paused, "ok": result.success})
+
+
+def inside_only(snap: WorldSnapshot, site: SiteSignature | None) -> WorldSnapshot:
+    """The snapshot with only the hostiles inside the hut: the ones a closed door does not stop."""
+    inside = [e for e in snap.entities if not e.hostile or (site is not None and in_hut(site, e.position))]
+    return snap.model_copy(update={"entities": inside, "hostiles": sum(e.hostile for e in inside)})
