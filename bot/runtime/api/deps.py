@@ -12,14 +12,16 @@ from bot.runtime.api.context import ApiContext, Bot
 FLEET_PREFIX = "/api/bots/{name}"  # a bot's routes under its name; the same routes serve the first bot without it
 
 
-def context(request: Request) -> ApiContext:
+# Both are async though they never wait: FastAPI runs a plain function's dependency on a
+# worker thread, a thread hop on every request.
+async def context(request: Request) -> ApiContext:
     return request.app.state.ctx  # type: ignore[no-any-return]
 
 
 Ctx = Annotated[ApiContext, Depends(context)]
 
 
-def addressed_bot(request: Request, ctx: Ctx) -> Bot:
+async def addressed_bot(request: Request, ctx: Ctx) -> Bot:
     """The bot named in the path (FLEET_PREFIX), else the daemon's first."""
     return Bot(ctx, request.path_params.get("name"))
 
