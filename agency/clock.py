@@ -7,7 +7,7 @@ time instead of sleeping.
 from __future__ import annotations
 
 import time
-from typing import Callable
+from collections.abc import Callable
 
 Clock = Callable[[], int]
 

@@ -19,9 +19,10 @@ from __future__ import annotations
 
 import json
 import sqlite3
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, ClassVar, ContextManager, Iterator, Literal, Self, Union
+from typing import Any, ClassVar, ContextManager, Literal, Self, Union
 
 TASK_STATUSES = ("pending", "pending_planning", "active", "completed", "failed", "paused", "unplannable")
 _STATUS_LIST = ", ".join(f"'{s}'" for s in TASK_STATUSES)
@@ -338,7 +339,7 @@ class SharedDatabase:
     # What a write a constraint refused raises in this dialect (its DB-API IntegrityError).
     integrity_error: ClassVar[type[Exception]]
     _private = False  # opened by `of` for one store alone
-    _dialects: ClassVar[list[type["SharedDatabase"]]] = []  # every dialect imported so far
+    _dialects: ClassVar[list[type[SharedDatabase]]] = []  # every dialect imported so far
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)

@@ -11,7 +11,7 @@ never opens the injection bypass.
 from __future__ import annotations
 
 import os
-from typing import Mapping
+from collections.abc import Mapping
 
 ENV_VAR = "MCBOT_ENV"
 DEVELOPMENT = "development"

@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import time
 import weakref
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from loguru import logger
 

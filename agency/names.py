@@ -22,7 +22,7 @@ metadata and the names differ wholesale (pre-1.13 `grass` is the grass BLOCK).
 
 from __future__ import annotations
 
-from typing import Iterable
+from collections.abc import Iterable
 
 # newest name -> the older names it had, newest first; the version of the rename in a comment.
 # Found by diffing minecraft-data's blocks, items and entities for every release since 1.13

@@ -4,7 +4,7 @@ recovery times, bench timings)."""
 from __future__ import annotations
 
 import math
-from typing import Iterable
+from collections.abc import Iterable
 
 
 def percentile(values: Iterable[float], q: float, *, interpolate: bool = False) -> float | None:

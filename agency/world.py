@@ -13,8 +13,8 @@ from typing import Any, Literal, Protocol, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from agency.names import same
 from agency.errors import AgencyError
+from agency.names import same
 
 GameMode = Literal["survival", "creative", "adventure", "spectator"]
 
@@ -26,7 +26,7 @@ class Vec3(BaseModel):
     y: float
     z: float
 
-    def distance_to(self, other: "Vec3") -> float:
+    def distance_to(self, other: Vec3) -> float:
         return ((self.x - other.x) ** 2 + (self.y - other.y) ** 2 + (self.z - other.z) ** 2) ** 0.5
 
 
@@ -69,7 +69,7 @@ def is_dusk_or_night(time_of_day: int | None, is_day: bool | None) -> bool:
     return is_day is False or (time_of_day is not None and DUSK_START <= time_of_day < NIGHT_START)
 
 
-def night_approaching(snapshot: "WorldSnapshot") -> bool:
+def night_approaching(snapshot: WorldSnapshot) -> bool:
     return is_dusk_or_night(snapshot.timeOfDay, snapshot.isDay)
 
 
@@ -119,7 +119,7 @@ class BlockRegion(BaseModel):
     data: list[int]
 
     @model_validator(mode="after")
-    def _check_shape(self) -> "BlockRegion":
+    def _check_shape(self) -> BlockRegion:
         sx, sy, sz = self.size
         if min(self.size) < 0:
             raise ValueError(f"region size must be non-negative, got {self.size}")

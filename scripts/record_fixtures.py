@@ -12,19 +12,19 @@ Recorder writes snapshots, events and regions (format: agency/perception/replay.
 from __future__ import annotations
 
 import argparse
-import time
 import sys
+import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bot.runtime.bridge import Bridge  # noqa: E402
-from bot.runtime.body import ConnectionSettings, MineflayerBody  # noqa: E402
-from bot.config.loader import EMBEDDED_VERSIONS  # noqa: E402
-from bot.runtime.logs import setup_logging  # noqa: E402
-from bot.tooling.recorder import Recorder  # noqa: E402
-from bot.runtime.server import EmbeddedServer, EmbeddedServerSettings, free_port  # noqa: E402
+from bot.config.loader import EMBEDDED_VERSIONS
+from bot.runtime.body import ConnectionSettings, MineflayerBody
+from bot.runtime.bridge import Bridge
+from bot.runtime.logs import setup_logging
+from bot.runtime.server import EmbeddedServer, EmbeddedServerSettings, free_port
+from bot.tooling.recorder import Recorder
 
 USER = "mcbot"
 

@@ -13,12 +13,17 @@ import os
 import signal
 import subprocess
 import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Callable, Iterator
 
+import httpx
 import pytest
 
 from bot.config.loader import EMBEDDED_VERSIONS as MC_VERSIONS  # every version we claim, the default first
+from bot.runtime.body import ConnectionSettings, MineflayerBody
+from bot.runtime.bridge import Bridge
+from bot.runtime.node_runtime import NodeRuntimeError, resolve_node_bin
+from bot.runtime.server import EmbeddedServer, EmbeddedServerSettings, free_port
 
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = ROOT / "tests" / "fixtures"
@@ -32,8 +37,6 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 
 def mc_versions(config: pytest.Config) -> list[str]:
-    import os
-
     raw = ",".join(config.getoption("--mc-version")) or os.environ.get("MCBOT_TEST_MC_VERSIONS", "")
     versions = [v.strip() for v in raw.split(",") if v.strip()] or list(MC_VERSIONS)
     unknown = [v for v in versions if v not in MC_VERSIONS]
@@ -79,8 +82,6 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 def daemon_env(tmp_path: Path, mc_version: str, api_port: int, **over: str) -> dict[str, str]:
     """The environment of a `python -m bot run` under test: its own world port, API port and
     database, no log file, no hostiles; `over` adds or replaces MCBOT_* keys."""
-    from bot.runtime.server import free_port  # noqa: PLC0415
-
     return {
         **os.environ,
         "MCBOT_SERVER__EMBEDDED_VERSION": mc_version,
@@ -117,7 +118,7 @@ enabled = false
 """
 
 
-def stop_daemon(p: "subprocess.Popen[str]", timeout_s: float = 30) -> int:
+def stop_daemon(p: subprocess.Popen[str], timeout_s: float = 30) -> int:
     """SIGTERM a `mcbot run` a test started (SIGKILL after timeout_s); its exit code."""
     if p.poll() is None:
         p.send_signal(signal.SIGTERM)
@@ -128,12 +129,10 @@ def stop_daemon(p: "subprocess.Popen[str]", timeout_s: float = 30) -> int:
     return p.wait()
 
 
-def wait_healthy(p: "subprocess.Popen[str]", base: str, timeout_s: float = 120,
+def wait_healthy(p: subprocess.Popen[str], base: str, timeout_s: float = 120,
                  output: Callable[[], str] | None = None) -> None:
     """Wait until a `mcbot run` started by a test says ok on /healthz; if it exits first,
     fail with its output (`output` reads it when it goes to a file, not a pipe)."""
-    import httpx  # noqa: PLC0415
-
     def healthy() -> bool:
         assert p.poll() is None, output() if output else (p.stdout.read() if p.stdout else "daemon exited")
         try:
@@ -146,8 +145,6 @@ def wait_healthy(p: "subprocess.Popen[str]", base: str, timeout_s: float = 120,
 
 @pytest.fixture(scope="session")
 def node_available() -> None:
-    from bot.runtime.node_runtime import NodeRuntimeError, resolve_node_bin
-
     try:
         resolve_node_bin()
     except NodeRuntimeError as e:
@@ -155,9 +152,7 @@ def node_available() -> None:
 
 
 @pytest.fixture(scope="session")
-def embedded_server(node_available: None, mc_version: str) -> Iterator["object"]:
-    from bot.runtime.server import EmbeddedServer, EmbeddedServerSettings, free_port
-
+def embedded_server(node_available: None, mc_version: str) -> Iterator[object]:
     server = EmbeddedServer(EmbeddedServerSettings(port=free_port(), version=mc_version, hostiles=False))
     server.start()
     yield server
@@ -165,32 +160,28 @@ def embedded_server(node_available: None, mc_version: str) -> Iterator["object"]
 
 
 @pytest.fixture(scope="session")
-def bridge(node_available: None) -> Iterator["object"]:
-    from bot.runtime.bridge import Bridge
-
+def bridge(node_available: None) -> Iterator[object]:
     b = Bridge(dead_check_interval_s=0.5)
     b.start()
     yield b
     b.shutdown()
 
 
-def make_body(bridge: object, port: int, username: str, **kw: object) -> "object":
-    from bot.runtime.body import ConnectionSettings, MineflayerBody
-
+def make_body(bridge: object, port: int, username: str, **kw: object) -> object:
     body = MineflayerBody(bridge, ConnectionSettings(port=port, username=username, **kw))  # type: ignore[arg-type]
     body.connect()
     return body
 
 
 @pytest.fixture(scope="session")
-def body(bridge: object, embedded_server: object) -> Iterator["object"]:
+def body(bridge: object, embedded_server: object) -> Iterator[object]:
     b = make_body(bridge, embedded_server.port, "mcbot_test", reconnect_min_s=1.0)  # type: ignore[attr-defined]
     yield b
     b.close()
 
 
 @pytest.fixture
-def live_body(body: object) -> "object":
+def live_body(body: object) -> object:
     """The shared body, reconnected if an earlier test disturbed it."""
     wait_until(body.maintain, 30, "the shared bot to be connected")  # type: ignore[attr-defined]
     body.events()  # type: ignore[attr-defined]

@@ -71,7 +71,7 @@ class PgServer:
     def url(self, dbname: str = "postgres") -> str:
         return f"postgresql://postgres@127.0.0.1:{self.port}/{dbname}"
 
-    def start(self) -> "PgServer":
+    def start(self) -> PgServer:
         try:
             self._initdb()
             for _attempt in range(3):  # the free port may be taken before postgres binds it

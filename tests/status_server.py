@@ -8,8 +8,9 @@ from __future__ import annotations
 import json
 import socket
 import threading
-from typing import Any, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
+from typing import Any
 
 from bot.runtime.ping import _varint
 

@@ -36,7 +36,7 @@ AGENCY_LOG_INTERVAL_MS = 60_000
 
 
 class AgencyCounters:
-    __slots__ = ("_clock", "_values", "_started_at_ms")
+    __slots__ = ("_clock", "_started_at_ms", "_values")
 
     def __init__(self, clock: Clock = system_clock_ms) -> None:
         self._clock = clock
@@ -63,11 +63,11 @@ class AgencyCounters:
         raise AttributeError(name)
 
     @property
-    def startedAtMs(self) -> int:  # noqa: N802 - the name COUNTER-1 and the API use
+    def startedAtMs(self) -> int:  # the name COUNTER-1 and the API use
         return self._started_at_ms
 
     def reset_agency_counters(self) -> None:
-        self._values = {n: 0 for n in COUNTER_NAMES}
+        self._values = dict.fromkeys(COUNTER_NAMES, 0)
         self._started_at_ms = self._clock()
 
     def snapshot(self) -> dict[str, int]:

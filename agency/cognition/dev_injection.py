@@ -13,16 +13,17 @@ record, so the caller passes `ground` when it wants an injected goal to be actio
 
 from __future__ import annotations
 
-from typing import Any, Callable, Mapping
+from collections.abc import Callable, Mapping
+from typing import Any
 
 from loguru import logger
 
-from agency.environment import environment, is_development
-from agency.goal_tag import ExtractedGoal, canonical_goal_key
 from agency.cognition.grounding import GroundingResult
 from agency.cognition.sanitizer import sanitize
-from agency.thoughts import Thought, ThoughtMetadata
+from agency.environment import environment, is_development
 from agency.errors import InvalidInputError
+from agency.goal_tag import ExtractedGoal, canonical_goal_key
+from agency.thoughts import Thought, ThoughtMetadata
 
 MAX_CONTENT_CHARS = 4_000
 MAX_TYPE_CHARS = 64

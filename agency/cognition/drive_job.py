@@ -10,15 +10,22 @@ thought a fired tick makes on the cognitive stream."""
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 from loguru import logger
 
 from agency.clock import Clock
 from agency.cognition.counters import AgencyCounters
 from agency.cognition.drive_reads import DriveReads
-from agency.cognition.drive_tick import (DriveTickFired, DriveTickResult, DriveTickState, drive_candidate, drive_gate,
-                                         evaluate_drive_tick, needs_sight)
+from agency.cognition.drive_tick import (
+    DriveTickFired,
+    DriveTickResult,
+    DriveTickState,
+    drive_candidate,
+    drive_gate,
+    evaluate_drive_tick,
+    needs_sight,
+)
 from agency.cognition.settings import DriveTickConfig
 from agency.execution.body_holder import BodyHolder
 from agency.perception.body_gate import BodyGate

@@ -21,10 +21,10 @@ from loguru import logger
 
 from agency.cognition.drive_tick import DriveTickState, sight_box
 from agency.cognition.settings import DriveTickConfig
-from agency.tools.base import ToolContext
-from agency.tools.crafting import nearby_table
 from agency.perception.reads import snapshot_or_none
 from agency.places.memory import PlaceMemory
+from agency.tools.base import ToolContext
+from agency.tools.crafting import nearby_table
 from agency.world import BlockRegion, BodyLost, ConnectedBody, WorldSnapshot
 
 

@@ -37,20 +37,20 @@ from __future__ import annotations
 
 import math
 import uuid
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import Callable, Iterable
 
 from agency.blocks import is_log
 from agency.cognition.counters import AgencyCounters
 from agency.cognition.drive_selection import DriveSelection
+from agency.cognition.grounding import FrameFacts, GroundingResult, check_doable_goal, log_grounding_fail
 from agency.cognition.progression import STONE_AGE_RULES, dig_down_first, next_progression_step
+from agency.cognition.sanitizer import sanitize
+from agency.cognition.settings import DriveTickConfig  # the one schema, also the [drive_tick] section
 from agency.cognition.survival_steps import next_survival_step
 from agency.db import StoreSource, database_of
 from agency.goal_tag import ExtractedGoal, build_goal_tag_v1, canonical_goal_key
-from agency.cognition.grounding import FrameFacts, GroundingResult, check_doable_goal, log_grounding_fail
-from agency.cognition.sanitizer import sanitize
-from agency.cognition.settings import DriveTickConfig  # the one schema, also the [drive_tick] section
 from agency.planning.tasks.idempotency import TaskLookup, find_blocking_task
 from agency.planning.tasks.models import Task
 from agency.planning.tasks.retry_backoff import HeldBack, held_back

@@ -14,11 +14,12 @@ only source, so a goal never becomes a task the executor can only mark unplannab
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Callable, Literal
+from typing import TYPE_CHECKING, Literal
 
-from agency.goal_tag import ExtractedGoal
 from agency.cognition.grounding import FrameFacts, GroundingResult, check
+from agency.goal_tag import ExtractedGoal
 from agency.thoughts import Thought
 
 if TYPE_CHECKING:

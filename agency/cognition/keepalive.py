@@ -24,24 +24,24 @@ model's own explicit goal passes extraction, grounding and routing (agency.cogni
 
 from __future__ import annotations
 
-from collections.abc import Coroutine
+from collections.abc import Coroutine, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal, Protocol, Sequence
+from typing import Any, Literal, Protocol
 
 from loguru import logger
 
 from agency.clock import Clock
 from agency.cognition.counters import AgencyCounters
 from agency.cognition.eligibility import Routable, apply_decision, decide, default_is_routable
-from agency.log_rate import LogRate
-from agency.perception.stimuli import Perception, Stimulus
+from agency.cognition.sanitizer import build_llm_thought
+from agency.cognition.settings import KeepAliveConfig  # the one schema, also the [keepalive] section
 from agency.cognition.situation import SituationDecision, SituationGate
 from agency.cognition.situation_frame import SituationFrame, build_frame, get_profile
-from agency.cognition.settings import KeepAliveConfig  # the one schema, also the [keepalive] section
 from agency.cognition.thought_recorder import ThoughtRecorder
-from agency.thoughts import Thought, ThoughtMetadata, novelty_for
-from agency.cognition.sanitizer import build_llm_thought
 from agency.goal_tag import find_goal_opener
+from agency.log_rate import LogRate
+from agency.perception.stimuli import Perception, Stimulus
+from agency.thoughts import Thought, ThoughtMetadata, novelty_for
 from agency.world import WorldSnapshot
 
 # The order a reason is reported in when several stimuli arrive together: most urgent first.

@@ -32,12 +32,12 @@ from loguru import logger
 
 from agency.clock import Clock, system_clock_ms
 from agency.cognition.counters import AgencyCounters
+from agency.cognition.situation_frame import SituationFrame
 from agency.llm.budgets import AutonomyBudget
 from agency.llm.errors import BudgetExceeded, ProviderError
 from agency.llm.messages import LlmRequest, Message, Sampling
 from agency.llm.providers import Provider, open_providers, provider_for
 from agency.llm.settings import LlmSettings, TargetConfig
-from agency.cognition.situation_frame import SituationFrame
 
 THOUGHT_MAX_OUTPUT_TOKENS = 512  # a thought is a few sentences; room left for a short reasoning preamble
 

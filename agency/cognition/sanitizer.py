@@ -25,6 +25,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
+from agency.cognition.counters import AgencyCounters
 from agency.goal_tag import (  # re-exported: callers import the sanitizer's surface from here
     ACTION_NORMALIZE_MAP,
     CANONICAL_ACTIONS,
@@ -35,7 +36,6 @@ from agency.goal_tag import (  # re-exported: callers import the sanitizer's sur
     canonical_goal_key,
     extract_goal_tag,
 )
-from agency.cognition.counters import AgencyCounters
 from agency.intent import VALID_INTENTS, IntentParse, extract_intent
 from agency.thoughts import Thought, ThoughtMetadata, is_convert_eligible, novelty_for
 

@@ -11,12 +11,13 @@ keep such words out of it, comments included.
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Iterable, Literal, Sequence
+from typing import Literal
 
 from agency.cognition.grounding import FrameFacts
-from agency.perception.stimuli import Stimulus, describe_entities
 from agency.cognition.situation import day_phase
+from agency.perception.stimuli import Stimulus, describe_entities
 from agency.world import WorldSnapshot
 
 FrameFormat = Literal["compact", "lines", "sections"]

@@ -10,17 +10,17 @@ decisions with reasons, timestamps and latency.
 from __future__ import annotations
 
 import json
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from agency.cognition.llm_thoughts import thought_sampling
 from agency.eval.pipeline import ScenarioResult
 from agency.llm.settings import LlmSettings
-from agency.cognition.llm_thoughts import thought_sampling
 
 
 def iso(ms: int) -> str:
-    return datetime.fromtimestamp(ms / 1000, tz=timezone.utc).isoformat(timespec="milliseconds")
+    return datetime.fromtimestamp(ms / 1000, tz=UTC).isoformat(timespec="milliseconds")
 
 
 def run_dir(root: str | Path, suite: str, profile: str, run_id: str) -> Path:

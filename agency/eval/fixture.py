@@ -14,8 +14,8 @@ from pathlib import Path
 from loguru import logger
 
 from agency.eval.suite import LoadedSuite, PreparedScenario, ScenarioExpect, scenario_hash
-from agency.perception.stimuli import Perception
 from agency.perception.replay import Recording
+from agency.perception.stimuli import Perception
 
 CALM_STIMULI = frozenset({"novel_entity"})
 

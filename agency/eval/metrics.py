@@ -18,7 +18,8 @@ passes when every property holds (EVAL-7).
 from __future__ import annotations
 
 from collections import Counter
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 from agency.eval.pipeline import ScenarioResult
 from agency.stats import percentile

@@ -23,15 +23,15 @@ from loguru import logger
 from agency.clock import Clock
 from agency.cognition.counters import AgencyCounters
 from agency.cognition.eligibility import EligibilityDecision, apply_decision, decide, default_is_routable
-from agency.eval.suite import PreparedScenario
 from agency.cognition.llm_thoughts import Generation, LlmThoughtGenerator
-from agency.planning.consumer import PlanningConsumer
+from agency.cognition.sanitizer import build_llm_thought
 from agency.cognition.situation_frame import SituationFrame, build_frame
-from agency.stream.cognitive_stream import CognitiveStream
+from agency.eval.suite import PreparedScenario
+from agency.planning.consumer import PlanningConsumer
 from agency.planning.tasks.models import TaskStatus
 from agency.planning.tasks.store import SqliteTaskStore
+from agency.stream.cognitive_stream import CognitiveStream
 from agency.thoughts import Thought
-from agency.cognition.sanitizer import build_llm_thought
 
 Mode = Literal["thought_only", "end_to_end"]
 MAX_PLANNING_POLLS = 5  # one thought per scenario: the second poll must already be empty

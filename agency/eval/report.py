@@ -10,6 +10,7 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
 from agency.errors import InvalidInputError
 
 RATE_METRICS = ("action_rate", "grounding_pass_rate", "repetition_rate", "compulsion_proxy")

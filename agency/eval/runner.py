@@ -13,7 +13,7 @@ import random
 import tempfile
 import uuid
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -21,14 +21,14 @@ from loguru import logger
 
 from agency.clock import Clock, system_clock_ms
 from agency.cognition.counters import AgencyCounters
+from agency.cognition.llm_thoughts import LlmThoughtGenerator
+from agency.cognition.situation_frame import get_profile
+from agency.errors import InvalidInputError
 from agency.eval.artifacts import iso, model_config, run_dir, scenario_record, write_bundle
 from agency.eval.metrics import compute_metrics, judge, planning_totals
 from agency.eval.pipeline import Mode, ScenarioResult, run_scenario
 from agency.eval.progress import Progress
 from agency.eval.suite import LoadedSuite
-from agency.cognition.llm_thoughts import LlmThoughtGenerator
-from agency.cognition.situation_frame import get_profile
-from agency.errors import InvalidInputError
 
 DEFAULT_CONCURRENCY = 4
 DEFAULT_OUT_ROOT = Path("artifacts") / "evals"
@@ -47,7 +47,7 @@ class EvalOutcome:
 
 
 def default_run_id(seed: int) -> str:
-    stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
+    stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
     return f"{stamp}-s{seed}-{uuid.uuid4().hex[:6]}"
 
 

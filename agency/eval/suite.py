@@ -21,9 +21,9 @@ from typing import Any, Literal
 from loguru import logger
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
+from agency.errors import SchemaError
 from agency.perception.stimuli import Stimulus, StimulusKind
 from agency.world import EntityInfo, InventoryItem, Vec3, WorldSnapshot, day_phase
-from agency.errors import SchemaError
 
 # Creatures counted as hostile when a scenario does not say (matches what the bridge reports).
 HOSTILE_NAMES = frozenset({"zombie", "skeleton", "creeper", "spider", "cave_spider", "enderman", "witch", "slime",
@@ -56,7 +56,7 @@ class ScenarioWorld(_Strict):
     hostiles: int | None = Field(None, ge=0)  # None: counted from entities
 
     @model_validator(mode="after")
-    def _counts(self) -> "ScenarioWorld":
+    def _counts(self) -> ScenarioWorld:
         bad = [k for k, v in self.inventory.items() if v < 0]
         if bad:
             raise ValueError(f"negative inventory counts: {bad}")
@@ -106,7 +106,7 @@ class Scenario(_Strict):
     expect: ScenarioExpect = Field(default_factory=ScenarioExpect)
 
     @model_validator(mode="after")
-    def _previous_is_a_world(self) -> "Scenario":
+    def _previous_is_a_world(self) -> Scenario:
         if self.deltas.previous is not None:
             ScenarioWorld.model_validate(self.world.model_dump() | self.deltas.previous)
         return self

@@ -7,6 +7,15 @@ time as an injected Clock, the world's feasibility as injected callables.
 """
 
 from agency.goals.fields import IllegalGoalStateError, assert_task_state, check_task_state
+from agency.goals.hold_protocol import (
+    HoldOutcome,
+    ResumePlan,
+    SafeStopper,
+    SafeStopResult,
+    plan_resume,
+    preempt,
+    resume_module,
+)
 from agency.goals.identity import (
     AlreadyAnchoredError,
     anchor_goal,
@@ -34,20 +43,11 @@ from agency.goals.models import (
     dump_binding,
     read_binding,
 )
-from agency.goals.reactor import ActivationReactor, ActivationBudget
-from agency.goals.hold_protocol import (
-    HoldOutcome,
-    ResumePlan,
-    SafeStopper,
-    SafeStopResult,
-    plan_resume,
-    preempt,
-    resume_module,
-)
+from agency.goals.reactor import ActivationBudget, ActivationReactor
 from agency.goals.resolver import BuildIntent, Outcome, Resolution, resolve_or_create_build_goal
+from agency.goals.sync import Goal, GoalStatus, GoalSync, reduce_goal_status
 from agency.shelter.blueprint import ShelterBlueprint, basic_shelter
 from agency.shelter.verifier import verify_shelter_v0
-from agency.goals.sync import Goal, GoalStatus, GoalSync, reduce_goal_status
 
 __all__ = [
     "BUILD_SHELTER", "BUILD_STRUCTURE", "HOLD_MANUAL_PAUSE", "HOLD_MATERIALS_MISSING", "HOLD_PREEMPTED",

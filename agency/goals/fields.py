@@ -14,10 +14,10 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from agency.errors import AgencyError
 from agency.goals.identity import is_anchored_key
 from agency.goals.models import HOLD_MANUAL_PAUSE, GoalBinding, Hold, dump_binding, read_binding
 from agency.planning.tasks.models import Task, TaskStatus
-from agency.errors import AgencyError
 
 
 class IllegalGoalStateError(AgencyError, AssertionError):

@@ -10,8 +10,9 @@ An overrun of either budget, an exception or a stop away from a checkpoint is un
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable, Protocol
+from typing import Any, Protocol
 
 from agency.goals.lifecycle import GoalLifecycle
 from agency.goals.models import HOLD_PREEMPTED, GoalBinding, HoldWitness

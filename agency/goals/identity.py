@@ -10,9 +10,11 @@ from __future__ import annotations
 import hashlib
 import json
 import math
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 from agency.db import integrity_errors
+from agency.errors import AgencyError
 from agency.goals.key_index import GoalKeyConflictError, is_goal_key_conflict
 from agency.goals.models import (
     BUILD_STRUCTURE,
@@ -25,7 +27,6 @@ from agency.goals.models import (
     require_binding,
 )
 from agency.planning.tasks.models import Task, TaskNotFoundError
-from agency.errors import AgencyError
 
 PROVISIONAL_SCOPE_M = 32.0
 # Goal types whose identity includes the template (GOAL-3). A shelter's template

@@ -6,7 +6,7 @@ is stored for a goal that could not be checked."""
 from __future__ import annotations
 
 import asyncio
-from typing import Callable
+from collections.abc import Callable
 
 from agency.clock import Clock
 from agency.cognition.drive_tick import SIGHT_ACTIONS, sight_box

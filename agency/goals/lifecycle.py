@@ -10,10 +10,12 @@ have a single implementation.
 
 from __future__ import annotations
 
-from typing import Any, Callable, Iterable
+from collections.abc import Callable, Iterable
+from typing import Any
 
 from agency.clock import Clock, system_clock_ms
 from agency.db import integrity_errors
+from agency.errors import AgencyError
 from agency.goals import backoff
 from agency.goals.fields import binding_patch, hold_patch, release_patch
 from agency.goals.key_index import GoalKeyConflictError, is_goal_key_conflict
@@ -31,7 +33,6 @@ from agency.goals.models import (
 )
 from agency.goals.sync import GoalSync
 from agency.planning.tasks.models import Task, TaskNotFoundError, TaskStatus
-from agency.errors import AgencyError
 
 LifecycleEvent = dict[str, Any]
 # Statuses from which the transition table allows completed (plus completed itself).

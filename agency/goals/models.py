@@ -10,21 +10,21 @@ resume, the reason a completed goal was re-opened).
 from __future__ import annotations
 
 import uuid
-from typing import Any, Literal
+from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, Field
 
+from agency.errors import AgencyError
 from agency.planning.tasks.models import Task
 from agency.shelter.models import (  # re-exported: a binding anchors to a shelter site
-    FACING_VECTORS,
-    SITE_MARGIN,
-    Bounds,
-    Facing,
-    Pos,
-    SiteSignature,
-    VerificationResult,
+    FACING_VECTORS as FACING_VECTORS,
+    SITE_MARGIN as SITE_MARGIN,
+    Bounds as Bounds,
+    Facing as Facing,
+    Pos as Pos,
+    SiteSignature as SiteSignature,
+    VerificationResult as VerificationResult,
 )
-from agency.errors import AgencyError
 
 BUILD_SHELTER = "build_shelter"
 BUILD_STRUCTURE = "build_structure"

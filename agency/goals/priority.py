@@ -16,7 +16,7 @@ urgency a task is born with, so plain work keeps its first-come order. On top of
 
 from __future__ import annotations
 
-from typing import Iterable
+from collections.abc import Iterable
 
 from loguru import logger
 

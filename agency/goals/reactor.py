@@ -10,8 +10,8 @@ minute, so a broad event (dusk) cannot start a storm of reactivate/fail/hold loo
 from __future__ import annotations
 
 from collections import OrderedDict, deque
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Callable, Mapping
 
 from agency.goals.lifecycle import GoalLifecycle
 from agency.goals.models import (

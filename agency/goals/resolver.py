@@ -9,9 +9,10 @@ the resolver then runs again and finds that task. No Python mutex is involved.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import Any, Callable, Mapping
+from typing import Any
 
 from agency.clock import Clock, system_clock_ms
 from agency.db import integrity_errors

@@ -10,17 +10,17 @@ idempotency sees it like any other task.
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 from loguru import logger
 
 from agency.clock import Clock, system_clock_ms
-from agency.planning.converter import ConversionOutcome, origin_kind
 from agency.goals.key_index import GoalKeyIndex
 from agency.goals.lifecycle import GoalLifecycle
 from agency.goals.models import BUILD_SHELTER
 from agency.goals.resolver import BuildIntent, Outcome, Verifier, resolve_or_create_build_goal
 from agency.goals.run_hooks import SHELTER_TARGETS
+from agency.planning.converter import ConversionOutcome, origin_kind
 from agency.planning.tasks.models import TaskOrigin
 from agency.thoughts import Thought
 

@@ -11,19 +11,20 @@ runtime's plan_facts (what a repair must still bring).
 from __future__ import annotations
 
 import asyncio
-from typing import TYPE_CHECKING, Any, Awaitable, Callable
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Any
 
 from loguru import logger
 
+from agency.execution.workflows.models import WorkflowRunResult
 from agency.goals import hold_protocol
 from agency.goals.identity import anchor_goal
 from agency.goals.lifecycle import GoalLifecycle, ManualPauseWallError
 from agency.goals.models import GoalBinding, VerificationResult, read_binding
+from agency.planning.tasks.models import Task, TaskStatus
 from agency.shelter.blueprint import ShelterBlueprint
 from agency.shelter.site_check import blueprint_from, missing_blocks, read_site, stands, verify_region
-from agency.planning.tasks.models import Task, TaskStatus
 from agency.world import BlockRegion, Body
-from agency.execution.workflows.models import WorkflowRunResult
 
 if TYPE_CHECKING:  # the executor imports the agents; only its SafeStop record is needed here
     from agency.execution.executor import SafeStop

@@ -11,19 +11,20 @@ turned into a task by the same converter (idempotency by goal key) and goal reso
 from __future__ import annotations
 
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable, Literal
+from typing import Literal
 
 from loguru import logger
 from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr, model_validator
 
-from agency.planning.converter import GoalRouter, convert_thought
-from agency.goal_tag import MAX_GOAL_AMOUNT, MAX_GOAL_INNER, ExtractedGoal, canonical_goal_key, parse_goal_text
 from agency.cognition.grounding import FrameFacts, check_doable_goal
+from agency.errors import InvalidInputError
+from agency.goal_tag import MAX_GOAL_AMOUNT, MAX_GOAL_INNER, ExtractedGoal, canonical_goal_key, parse_goal_text
+from agency.planning.converter import GoalRouter, convert_thought
 from agency.planning.tasks.idempotency import STUCK_PENDING_TIMEOUT_MS
 from agency.planning.tasks.store import TaskStore
 from agency.thoughts import Thought, ThoughtMetadata
-from agency.errors import InvalidInputError
 
 Verdict = Literal["created", "duplicate", "already_satisfied", "not_routable", "not_grounded", "internal_error"]
 
@@ -47,7 +48,7 @@ class GoalRequest(BaseModel):
     bot: StrictStr | None = Field(default=None, min_length=1, max_length=64)
 
     @model_validator(mode="after")
-    def _one_form(self) -> "GoalRequest":
+    def _one_form(self) -> GoalRequest:
         structured = (self.action, self.target, self.amount)
         if self.text is not None and any(v is not None for v in structured):
             raise ValueError("give either text or action/target/amount, not both")

@@ -22,17 +22,18 @@ persistent world, and archived by an in-memory one, which by definition saw none
 from __future__ import annotations
 
 import uuid
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Mapping
+from typing import Any
 
 from loguru import logger
 
 from agency.clock import Clock, system_clock_ms
 from agency.db import StoreSource, database_of
+from agency.execution.workflows.checkpoints import DatabaseCheckpointStore
 from agency.goals.lifecycle import GoalLifecycle
 from agency.goals.models import read_binding
 from agency.planning.tasks.models import TaskStatus
-from agency.execution.workflows.checkpoints import DatabaseCheckpointStore
 
 # Keys under which a checkpoint names a block as [x, y, z] (tools' outputs, build sites).
 _POSITION_LIST_KEYS = frozenset({"at", "pos", "position", "refCorner", "entrance", "target", "site"})
@@ -44,15 +45,15 @@ class WorldIdentity:
     ephemeral: bool = False  # in memory: nothing stored before this start can be of this world
 
     @classmethod
-    def server(cls, host: str, port: int) -> "WorldIdentity":
+    def server(cls, host: str, port: int) -> WorldIdentity:
         return cls(f"server:{host.strip().lower()}:{int(port)}")
 
     @classmethod
-    def embedded(cls, seed: int, world_folder: str) -> "WorldIdentity":
+    def embedded(cls, seed: int, world_folder: str) -> WorldIdentity:
         return cls(f"embedded:{int(seed)}:{world_folder}")
 
     @classmethod
-    def in_memory(cls, seed: int, token: str | None = None) -> "WorldIdentity":
+    def in_memory(cls, seed: int, token: str | None = None) -> WorldIdentity:
         return cls(f"memory:{int(seed)}:{token or uuid.uuid4().hex[:12]}", ephemeral=True)
 
     def owns(self, recorded: str | None) -> bool:

@@ -71,7 +71,7 @@ async def run_turn(state: SessionState, turn: int) -> None:
     logger.warning("turn {} failed: {} attempts exhausted", turn, state.settings.max_retries)
 
 
-def _preflight(state: SessionState, target, final_turn: bool, notices: list[Message]) -> dict[str, int]:  # noqa: ANN001
+def _preflight(state: SessionState, target, final_turn: bool, notices: list[Message]) -> dict[str, int]:
     """turn_preflight; returns the request's token metrics (expected = ctx + new + schema).
     Over the limit, the session is forced into its final turn and the tool list shrinks to
     the final report; if even that does not fit, the request goes out best effort (LLM-10)
@@ -95,7 +95,7 @@ def _preflight(state: SessionState, target, final_turn: bool, notices: list[Mess
             "expectedTokens": decision.projected, "limitTokens": decision.limit}
 
 
-async def _send(state: SessionState, target, request: LlmRequest, context: dict[str, int]) -> LlmResponse | ProviderError:  # noqa: ANN001, E501
+async def _send(state: SessionState, target, request: LlmRequest, context: dict[str, int]) -> LlmResponse | ProviderError:  # noqa: E501
     provider = provider_for(state.providers, target.provider)
     started = time.perf_counter()
     timestamp = state.clock()

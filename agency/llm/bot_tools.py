@@ -32,7 +32,7 @@ def bot_tool_specs(registry: Any, ctx: Any, queue: str = "default") -> list[Tool
     return specs
 
 
-def _caller(registry: Any, ctx: Any, name: str):  # noqa: ANN202
+def _caller(registry: Any, ctx: Any, name: str):
     async def call(args: dict[str, Any]) -> str:
         result = await registry.execute(name, args, ctx)
         if not result.success:

@@ -4,6 +4,7 @@ errors and run errors are distinct types, each carrying the fields a caller bran
 from __future__ import annotations
 
 from typing import Literal
+
 from agency.errors import AgencyError
 
 # How a provider failure is handled (docs/contracts.md LLM-9, LLM-12):

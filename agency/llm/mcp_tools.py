@@ -8,8 +8,9 @@ import asyncio
 import json
 import os
 import sys
+from collections.abc import AsyncIterator, Mapping
 from contextlib import AsyncExitStack, asynccontextmanager
-from typing import Any, AsyncIterator, Mapping
+from typing import Any
 
 from loguru import logger
 
@@ -55,7 +56,7 @@ async def _start(stack: AsyncExitStack, name: str, cfg: McpServerConfig, errlog:
     return specs
 
 
-def _caller(session: Any, tool: str):  # noqa: ANN202
+def _caller(session: Any, tool: str):
     async def call(args: dict[str, Any]) -> str:
         result = await session.call_tool(tool, args)
         text = _text(result)

@@ -66,7 +66,7 @@ class TokenUsage(BaseModel):
     totalTokens: int = 0
 
     @classmethod
-    def of(cls, inp: int | None, out: int | None, cached: int | None = None) -> "TokenUsage":
+    def of(cls, inp: int | None, out: int | None, cached: int | None = None) -> TokenUsage:
         i, o, c = int(inp or 0), int(out or 0), int(cached or 0)
         return cls(inputTokens=i, outputTokens=o, cachedTokens=c, totalTokens=i + o)
 

@@ -5,7 +5,7 @@ clock are injected so tests never wait for real."""
 
 from __future__ import annotations
 
-from typing import Awaitable, Callable
+from collections.abc import Awaitable, Callable
 
 from loguru import logger
 

@@ -4,7 +4,8 @@ AgentResult; a model, provider or tool failure never escapes as an exception."""
 from __future__ import annotations
 
 import asyncio
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import httpx
 from loguru import logger

@@ -108,7 +108,7 @@ class LlmSettings(_Model):
         """No targets = the LLM is not configured; the daemon runs without it."""
         return bool(self.targets)
 
-    def _pick(self, target: TargetConfig, name: str):  # noqa: ANN202
+    def _pick(self, target: TargetConfig, name: str):
         for layer in (target.overrides, self.provider_overrides.get(target.provider)):
             value = getattr(layer, name, None) if layer is not None else None
             if value is not None:

@@ -16,9 +16,10 @@ import json
 import re
 import threading
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any, Callable
+from typing import Any
 
 _NONCE = re.compile(r"ai-agent-([0-9a-f]{8})-")
 
@@ -166,7 +167,7 @@ class ScriptedLLM:
         self._server: ThreadingHTTPServer | None = None
 
     # ---- lifecycle -------------------------------------------------------------------
-    def start(self, port: int = 0) -> "ScriptedLLM":
+    def start(self, port: int = 0) -> ScriptedLLM:
         handler = type("Handler", (_Handler,), {"llm": self})
         self._server = ThreadingHTTPServer(("127.0.0.1", port), handler)
         self._server.daemon_threads = True
@@ -179,7 +180,7 @@ class ScriptedLLM:
             self._server.shutdown()
             self._server.server_close()
 
-    def __enter__(self) -> "ScriptedLLM":
+    def __enter__(self) -> ScriptedLLM:
         return self.start()
 
     def __exit__(self, *_: Any) -> None:
@@ -230,7 +231,7 @@ class _Handler(BaseHTTPRequestHandler):
     def log_message(self, *_: Any) -> None:  # quiet
         pass
 
-    def do_POST(self) -> None:  # noqa: N802
+    def do_POST(self) -> None:
         api = {"/v1/chat/completions": "openai", "/chat/completions": "openai", "/api/chat": "ollama",
                "/v1/messages": "anthropic"}.get(self.path)
         length = int(self.headers.get("Content-Length") or 0)

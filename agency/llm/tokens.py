@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import json
 import math
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
 from agency.llm.messages import Message, ToolSchema
 

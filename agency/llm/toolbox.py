@@ -7,15 +7,15 @@ from __future__ import annotations
 import asyncio
 import json
 import time
+from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Any, Awaitable, Callable, Iterable
+from typing import Any
 
 from loguru import logger
 
-from agency.llm.errors import LlmConfigError
+from agency.llm.errors import LlmConfigError, LlmError
 from agency.llm.messages import ToolSchema
 from agency.llm.truncate import truncate_response
-from agency.llm.errors import LlmError
 
 ToolFn = Callable[[dict[str, Any]], Awaitable[str]]
 
@@ -130,7 +130,7 @@ class ToolBox:
         try:
             text = await asyncio.wait_for(spec.call(args), timeout=self.timeout_ms / 1000)
             return True, text if isinstance(text, str) else json.dumps(text, ensure_ascii=False, default=str), None
-        except asyncio.TimeoutError:
+        except TimeoutError:
             return False, failed("timeout"), "timeout"
         except ToolCallFailed as e:
             return False, failed(str(e)), str(e)

@@ -15,13 +15,14 @@ from __future__ import annotations
 
 import bisect
 import json
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
-from agency.world import ActionState, ActionStatus, BlockRegion, BodyError, BodyEvent, WorldSnapshot
 from agency.errors import SchemaError
+from agency.world import ActionState, ActionStatus, BlockRegion, BodyError, BodyEvent, WorldSnapshot
 
 FORMAT_VERSION = 1
 

@@ -10,8 +10,9 @@ enforced by the server: row locks, unique (partial) indexes and triggers.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any, ContextManager, Iterator, Union
+from typing import Any, ContextManager, Union
 
 import psycopg
 from psycopg.rows import dict_row

@@ -18,7 +18,8 @@ agency/planning/tasks/store.py (a take-over puts the task back in the queue: hel
 from __future__ import annotations
 
 import json
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import psycopg
 

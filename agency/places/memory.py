@@ -22,7 +22,8 @@ as before (judging by what is in reach).
 
 from __future__ import annotations
 
-from typing import Any, Awaitable, Callable, Iterable
+from collections.abc import Awaitable, Callable, Iterable
+from typing import Any
 
 from loguru import logger
 

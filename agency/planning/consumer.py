@@ -12,17 +12,18 @@ tasks. It logs on entering idle and then at most once per repeat_ms while idle.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Protocol, Sequence
+from typing import Protocol
 
 from loguru import logger
 
 from agency.clock import Clock
 from agency.planning.converter import ConversionBatch, ConversionOutcome, GoalRouter, convert_thoughts
-from agency.stream.cognitive_stream import AckResult, ActionableFeed, CognitiveStream
 from agency.planning.tasks.idempotency import STUCK_PENDING_TIMEOUT_MS
 from agency.planning.tasks.models import TaskStatus
 from agency.planning.tasks.store import TaskStore
+from agency.stream.cognitive_stream import AckResult, ActionableFeed, CognitiveStream
 
 DEFAULT_BATCH_LIMIT = 20
 PROCESSED_BY = "planning"

@@ -9,8 +9,9 @@ skipped with a reason, or error) so planning can ack each one; a bad thought is 
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any, Iterable, Literal, Mapping, Protocol
+from typing import Any, Literal, Protocol
 
 from loguru import logger
 

@@ -10,8 +10,8 @@ the same way.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Callable, Sequence
 
 from loguru import logger
 

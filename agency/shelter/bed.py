@@ -16,8 +16,9 @@ comes back in the failure.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any, Iterable, Literal
+from typing import Any, Literal
 
 from loguru import logger
 

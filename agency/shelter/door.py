@@ -15,8 +15,8 @@ from typing import Any, Literal
 from loguru import logger
 
 from agency.blocks import is_door
-from agency.shelter.models import FACING_VECTORS, SiteSignature
 from agency.shelter.blueprint import SIZE
+from agency.shelter.models import FACING_VECTORS, SiteSignature
 from agency.tools.actions import run_action
 from agency.tools.base import BODY_QUEUE, Tool, ToolContext, ToolFailure, ToolInput
 from agency.tools.results import EXECUTION_ERROR

@@ -18,9 +18,9 @@ from dataclasses import dataclass
 from typing import Literal
 
 from agency.blocks import ROCK, SOIL, is_door, is_leaves, is_liquid, is_passable, is_replaceable, is_solid, tree_blocks
-from agency.shelter.models import Pos
-from agency.shelter.blueprint import SIZE, WALL_HEIGHT
 from agency.names import canonical
+from agency.shelter.blueprint import SIZE, WALL_HEIGHT
+from agency.shelter.models import Pos
 from agency.world import BlockRegion
 
 RING = 1
@@ -44,7 +44,7 @@ class Work:
     def empty(self) -> bool:
         return not self.digs and not self.fills
 
-    def __add__(self, other: "Work") -> "Work":
+    def __add__(self, other: Work) -> Work:
         return Work(self.digs + other.digs, self.fills + other.fills, self.cost + other.cost)
 
 

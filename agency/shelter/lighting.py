@@ -14,7 +14,7 @@ rule since 1.13 (before 1.18 they needed light <= 7; since then block light 0).
 from __future__ import annotations
 
 from collections import deque
-from typing import Callable, Iterable
+from collections.abc import Callable, Iterable
 
 from agency.blocks import is_solid
 from agency.names import canonical

@@ -27,14 +27,14 @@ class Bounds(BaseModel):
     min: Pos
     max: Pos
 
-    def expanded(self, margin: int) -> "Bounds":
+    def expanded(self, margin: int) -> Bounds:
         lo, hi = (tuple(c - margin for c in self.min), tuple(c + margin for c in self.max))
         return Bounds(min=lo, max=hi)  # type: ignore[arg-type]
 
     def contains(self, p: tuple[float, float, float]) -> bool:
         return all(lo <= c <= hi for lo, c, hi in zip(self.min, p, self.max))
 
-    def intersects(self, other: "Bounds") -> bool:
+    def intersects(self, other: Bounds) -> bool:
         pairs = zip(self.min, self.max, other.min, other.max)
         return all(a_lo <= b_hi and b_lo <= a_hi for a_lo, a_hi, b_lo, b_hi in pairs)
 

@@ -10,13 +10,14 @@ from __future__ import annotations
 
 import hashlib
 from collections import Counter
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 from agency.blocks import is_door, is_solid
-from agency.shelter.models import SITE_MARGIN, Bounds, SiteSignature, VerificationResult
-from agency.shelter.blueprint import ShelterBlueprint, basic_shelter
-from agency.shelter.verifier import verify_shelter_v0
 from agency.names import same
+from agency.shelter.blueprint import ShelterBlueprint, basic_shelter
+from agency.shelter.models import SITE_MARGIN, Bounds, SiteSignature, VerificationResult
+from agency.shelter.verifier import verify_shelter_v0
 from agency.world import BlockRegion, Body
 
 STRUCTURAL_MODULES = ("walls_layer_", "roof", "floor")

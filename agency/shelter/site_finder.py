@@ -14,9 +14,9 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from agency.shelter.blueprint import SIZE
 from agency.shelter.earthwork import MAX_COST, MAX_FILLS, RING, Work, column_work, site_work
 from agency.shelter.models import FACING_VECTORS, Facing, Pos
-from agency.shelter.blueprint import SIZE
 from agency.world import BlockRegion
 
 __all__ = ["SCAN_RADIUS", "SiteChoice", "choose_site", "ring_cells", "scan_box"]

@@ -5,7 +5,7 @@ Used by unit tests and usable by benches and replay fixtures alike.
 
 from __future__ import annotations
 
-from typing import Iterable, Mapping
+from collections.abc import Iterable, Mapping
 
 from agency.shelter.models import Bounds, Pos
 from agency.world import BlockRegion

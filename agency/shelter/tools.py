@@ -16,24 +16,25 @@ from __future__ import annotations
 
 import math
 from collections import Counter
+from collections.abc import Awaitable, Callable
 from dataclasses import replace
 from functools import partial
-from typing import Any, Awaitable, Callable, Literal, Protocol
+from typing import Any, Literal, Protocol
 
 from loguru import logger
 from pydantic import Field
 
 from agency.blocks import is_leaves, is_log, is_replaceable, is_solid
-from agency.shelter.earthwork import MAX_COST, PATH_DIGGABLE, Work, site_columns, site_work, work_box
+from agency.names import same
+from agency.shelter.bed import interior_cells, is_bed
 from agency.shelter.blueprint import ShelterBlueprint, basic_shelter
+from agency.shelter.door import doorway_cells
+from agency.shelter.earthwork import MAX_COST, PATH_DIGGABLE, Work, site_columns, site_work, work_box
 from agency.shelter.site_check import stands
 from agency.shelter.site_finder import SCAN_RADIUS, choose_site, ring_cells, scan_box
-from agency.names import same
 from agency.tools.actions import run_action
 from agency.tools.base import BODY_QUEUE, Tool, ToolContext, ToolFailure, ToolInput
 from agency.tools.movement import walk
-from agency.shelter.door import doorway_cells
-from agency.shelter.bed import interior_cells, is_bed
 from agency.tools.results import EXECUTION_ERROR, PRECONDITION_FAILED
 from agency.tools.spatial import block_pos
 from agency.world import BlockRegion

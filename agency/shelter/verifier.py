@@ -16,12 +16,13 @@ from __future__ import annotations
 
 import math
 from collections import deque
-from typing import Callable, Iterable, Mapping, Protocol
+from collections.abc import Callable, Iterable, Mapping
+from typing import Protocol
 
 from agency.blocks import is_door, is_open_for_enclosure, is_passable, is_solid
+from agency.names import canonical
 from agency.shelter.lighting import SAFE_LEVEL, block_light, floor_cells
 from agency.shelter.models import FACING_VECTORS, SITE_MARGIN, Bounds, Pos, SiteSignature, VerificationResult
-from agency.names import canonical
 
 MARGIN = SITE_MARGIN
 ROOF_SCAN = 8  # blocks above each probe

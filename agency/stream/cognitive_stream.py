@@ -20,8 +20,9 @@ converts one thought twice. Rules enforced here, whatever the publisher:
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Any, ContextManager, Iterable, Iterator, Mapping
+from typing import Any, ContextManager
 
 from loguru import logger
 

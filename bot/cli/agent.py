@@ -88,9 +88,9 @@ def cmd_agent_run(args: argparse.Namespace, cfg: McbotConfig) -> int:
 
 
 def _run_with_bot(settings: Any, args: argparse.Namespace, fmt: str, schema: Any, cfg: McbotConfig) -> int:
+    from agency.execution.builtin_tools import default_tool_registry  # noqa: PLC0415
     from agency.llm.bot_tools import bot_tool_specs  # noqa: PLC0415
     from agency.tools import ToolContext  # noqa: PLC0415
-    from agency.execution.builtin_tools import default_tool_registry  # noqa: PLC0415
     from bot.runtime.errors import InitError  # noqa: PLC0415
     from bot.runtime.session import live_session  # noqa: PLC0415
 

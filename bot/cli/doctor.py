@@ -11,17 +11,25 @@ import math
 import re
 import secrets
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any
 
 from agency.blocks import is_air
 from agency.world import BodyError, EventType
+from bot.cli.exit_codes import EXIT_INIT, EXIT_OK
 from bot.runtime.body import MineflayerBody
 from bot.runtime.bridge import Bridge, BridgeDead, BridgeError, BridgeInitError
 from bot.runtime.ping import PingResult, ServerUnreachable, ping
-from bot.runtime.realities import (CHAT_REFUSED, SECURE_PROFILE_FIX, _vkey, explain_kick, command_denied,
-                           movement_issues, version_verdict)
-from bot.cli.exit_codes import EXIT_INIT, EXIT_OK
+from bot.runtime.realities import (
+    CHAT_REFUSED,
+    SECURE_PROFILE_FIX,
+    _vkey,
+    command_denied,
+    explain_kick,
+    movement_issues,
+    version_verdict,
+)
 from bot.runtime.session import bridge_of, connection_settings
 
 if TYPE_CHECKING:  # the config loads only when a command runs (`--help` stays fast)

@@ -56,10 +56,10 @@ def cmd_eval(args: argparse.Namespace, cfg: McbotConfig, _loaded: Any = None) ->
 
 
 def cmd_eval_run(args: argparse.Namespace, cfg: McbotConfig) -> int:
+    from agency.cognition.llm_thoughts import LlmThoughtGenerator  # noqa: PLC0415
     from agency.eval.fixture import load_fixture_suite  # noqa: PLC0415
     from agency.eval.runner import RunDirExists, run_eval  # noqa: PLC0415
     from agency.eval.suite import SuiteInvalid, load_suite  # noqa: PLC0415
-    from agency.cognition.llm_thoughts import LlmThoughtGenerator  # noqa: PLC0415
     from agency.perception.replay import ReplayFormatError  # noqa: PLC0415
 
     if bool(args.suite) == bool(args.from_fixture):

@@ -11,7 +11,8 @@ from __future__ import annotations
 import json
 import sys
 import time
-from typing import TYPE_CHECKING, Any, Iterator, TextIO
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, Any, TextIO
 
 import httpx
 

@@ -9,8 +9,9 @@ import logging
 import signal
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from loguru import logger
 
@@ -81,7 +82,6 @@ def build_parser() -> argparse.ArgumentParser:
 
     from bot.cli.agent import add_agent_commands  # noqa: PLC0415
     from bot.cli.agents import add_agents_commands  # noqa: PLC0415
-
     from bot.cli.eval import add_eval_commands  # noqa: PLC0415
     from bot.cli.goal import add_goal_commands  # noqa: PLC0415
     from bot.cli.mcp import add_mcp_command  # noqa: PLC0415
@@ -256,7 +256,7 @@ def quiet_libraries(level: str) -> None:
         logging.getLogger().setLevel(logging.WARNING)
 
 
-def _session(cfg: McbotConfig, args: Any, embedded: bool):  # noqa: ANN202
+def _session(cfg: McbotConfig, args: Any, embedded: bool):
     from bot.runtime.session import live_session  # noqa: PLC0415
 
     return live_session(

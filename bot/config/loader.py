@@ -19,10 +19,11 @@ from __future__ import annotations
 import os
 import re
 import tomllib
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from fnmatch import fnmatchcase
 from pathlib import Path
-from typing import Any, Literal, Mapping
+from typing import Any, Literal
 
 import tomli_w
 from dotenv import dotenv_values

@@ -32,7 +32,7 @@ class ApiConfig(_Section):
     read_timeout_s: float = Field(5.0, gt=0, le=60)  # a request (headers and body) must arrive within this
 
     @model_validator(mode="after")
-    def _token_off_loopback(self) -> "ApiConfig":
+    def _token_off_loopback(self) -> ApiConfig:
         if not is_loopback(self.host) and not self.token:
             raise ValueError(f"api.token must be set when api.host ({self.host}) is not a loopback address")
         return self
@@ -86,7 +86,7 @@ class McpConfig(_Section):
     poll_s: float = Field(0.5, gt=0, le=10)  # how often a running action is polled (and progress reported)
 
     @model_validator(mode="after")
-    def _token_off_loopback(self) -> "McpConfig":
+    def _token_off_loopback(self) -> McpConfig:
         if not is_loopback(self.host) and not self.token:
             raise ValueError(f"mcp.token must be set when mcp.host ({self.host}) is not a loopback address")
         return self

@@ -7,13 +7,14 @@ action ids a client started are kept while they run, so `stop` can end that clie
 
 from __future__ import annotations
 
-from typing import Any, Awaitable, Callable
+from collections.abc import Awaitable, Callable
+from typing import Any
 
 import anyio
 from loguru import logger
 
-from bot.runtime.errors import BotRuntimeError
 from bot.mcp.daemon_client import DaemonClient, DaemonRefused
+from bot.runtime.errors import BotRuntimeError
 
 Report = Callable[[float, float | None, str], Awaitable[None]]  # progress, total, message
 CANCEL_BUDGET_S = 5.0  # a cancelled call waits this long at most for the daemon to take the cancel

@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import math
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
 Clock = Callable[[], float]  # seconds, monotonic
 LOCAL_CLIENT = "local"  # stdio (and in-process): one process, one client

@@ -15,9 +15,10 @@ import functools
 import importlib.metadata
 import json
 import time
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
+from typing import Annotated, Any
 from urllib.parse import quote
-from typing import Annotated, Any, Awaitable, Callable
 
 import anyio
 from mcp.server.mcpserver import Context, MCPServer
@@ -26,12 +27,12 @@ from mcp.server.mcpserver.tools import Tool
 from mcp.types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import Field
 
-from bot.runtime.errors import BotRuntimeError
 from bot.mcp.actions import ActionRunner
 from bot.mcp.daemon_client import DaemonClient, DaemonRefused
 from bot.mcp.limits import Clock, RateLimiter, client_key
 from bot.mcp.tools import GROUP_META, action_tools
 from bot.mcp.views import entities_view, inventory_view, task_view
+from bot.runtime.errors import BotRuntimeError
 
 INSTRUCTIONS = (
     "mcbot: a Minecraft bot run by its own daemon, which keeps working on its tasks and reflexes. "

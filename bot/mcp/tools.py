@@ -10,8 +10,9 @@ that reason (it would drop or re-word what the daemon checks).
 from __future__ import annotations
 
 import json
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Awaitable, Callable
+from typing import TYPE_CHECKING, Any
 
 import anyio
 from loguru import logger
@@ -20,8 +21,8 @@ from mcp.server.mcpserver.tools import Tool
 from mcp.server.mcpserver.utilities.func_metadata import func_metadata
 from mcp.types import ToolAnnotations
 
-from bot.runtime.errors import BotRuntimeError, InitError
 from bot.mcp.daemon_client import DaemonClient, DaemonRefused
+from bot.runtime.errors import BotRuntimeError, InitError
 
 if TYPE_CHECKING:
     from mcp.server.mcpserver import Context

@@ -28,15 +28,16 @@ import sys
 import threading
 import time
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from loguru import logger
 
 from bot.runtime import node_spawn
-from bot.runtime.node_watch import NodeWatch
-from bot.runtime.node_runtime import NodeRuntimeError, resolve_node_bin
 from bot.runtime.errors import BotRuntimeError, InitError
+from bot.runtime.node_runtime import NodeRuntimeError, resolve_node_bin
+from bot.runtime.node_watch import NodeWatch
 from bot.runtime.wedge import Verdict, WedgeLimits
 
 NODE_DIR = Path(__file__).resolve().parents[2] / "node"
@@ -102,7 +103,7 @@ class _Worker:
 
 class Bridge:
     _instance_lock = threading.Lock()
-    _live_instance: "Bridge | None" = None  # JSPyBridge is process-global: one at a time
+    _live_instance: Bridge | None = None  # JSPyBridge is process-global: one at a time
 
     def __init__(
         self,
@@ -184,7 +185,7 @@ class Bridge:
         except FileNotFoundError as e:
             self._starting = False
             raise BridgeInitError(f"node executable not found ({node_bin}): {e}") from e
-        except Exception as e:  # noqa: BLE001 - any start failure is an init failure
+        except Exception as e:  # any start failure is an init failure
             self._starting = False
             raise BridgeInitError(f"node side failed to start: {e}") from e
         # Cleared only now (a bridge being rebuilt still says why it went down, /healthz), and
@@ -464,7 +465,7 @@ class Bridge:
                 if judge is not None:
                     judge.call_timed_out(what)
                 raise BridgeDead(f"call {fn} did not return within {py_timeout:.0f} s") from None
-            except Exception as e:  # noqa: BLE001 - JS errors arrive as JavaScriptError
+            except Exception as e:  # JS errors arrive as JavaScriptError
                 reason = self._check()
                 if reason:
                     self._dead_reason = reason

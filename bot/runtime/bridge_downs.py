@@ -31,8 +31,9 @@ from __future__ import annotations
 import itertools
 import threading
 import weakref
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
 from bot.runtime.bridge import OUTSIDE_KILL
 
@@ -108,7 +109,7 @@ class BodyDowns:
         return mine[-1] if mine else None
 
 
-_of: "weakref.WeakKeyDictionary[Any, BridgeDowns]" = weakref.WeakKeyDictionary()
+_of: weakref.WeakKeyDictionary[Any, BridgeDowns] = weakref.WeakKeyDictionary()
 _of_lock = threading.Lock()
 
 

@@ -6,6 +6,7 @@ sends the token it is given in its address, `/#token=...`, as `Authorization: Be
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 from fastapi import FastAPI
@@ -17,7 +18,7 @@ FILES = {"/": ("dashboard.html", "text/html"), "/dashboard/app.js": ("dashboard.
 PUBLIC_PATHS = frozenset(FILES)
 
 
-def _server(name: str, media_type: str):  # noqa: ANN202 - a route with no parameters at all
+def _server(name: str, media_type: str) -> Callable[[], FileResponse]:
     def serve() -> FileResponse:
         return FileResponse(STATIC / name, media_type=media_type, headers={"cache-control": "no-cache"})
     return serve

@@ -12,6 +12,7 @@ import re
 import shutil
 import subprocess
 from pathlib import Path
+
 from bot.runtime.errors import InitError
 
 ROOT = Path(__file__).resolve().parents[2]

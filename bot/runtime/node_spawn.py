@@ -23,7 +23,7 @@ class _Subprocess:
         self.node_args: list[str] = []
         self.env: dict[str, str] = {}
 
-    def Popen(self, args: list[str], **kw: Any) -> subprocess.Popen[bytes]:  # noqa: N802 - subprocess's name
+    def Popen(self, args: list[str], **kw: Any) -> subprocess.Popen[bytes]:  # subprocess.Popen's name
         args = [args[0], *self.node_args, *args[1:]]  # node's own flags go before the script
         kw["env"] = {**(kw.get("env") or os.environ), **self.env}
         return subprocess.Popen(args, **kw)

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import time
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable
 
 from bot.runtime.heartbeat import HeartbeatFile
 from bot.runtime.wedge import Beat, Verdict, WedgeJudge, WedgeLimits

@@ -8,6 +8,7 @@ import json
 import socket
 import struct
 from dataclasses import dataclass
+
 from bot.runtime.errors import InitError
 
 

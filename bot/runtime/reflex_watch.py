@@ -10,7 +10,8 @@ import asyncio
 import contextvars
 import time
 import weakref
-from typing import Any, Awaitable, Callable, Protocol, runtime_checkable
+from collections.abc import Awaitable, Callable
+from typing import Any, Protocol, runtime_checkable
 
 from loguru import logger
 
@@ -98,7 +99,7 @@ def _read_threats(bodies: dict[int, MineflayerBody]) -> dict[int, list[dict[str,
     return out
 
 
-_feeds: "weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[float, ThreatFeed]]" = weakref.WeakKeyDictionary()
+_feeds: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[float, ThreatFeed]] = weakref.WeakKeyDictionary()
 
 
 def threat_feed(poll_s: float) -> ThreatFeed:

@@ -18,8 +18,9 @@ import inspect
 import logging
 import time
 from collections import Counter
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import Any, Awaitable, Callable
+from typing import Any
 
 from apscheduler.events import EVENT_JOB_MAX_INSTANCES, EVENT_JOB_MISSED, JobEvent
 from apscheduler.schedulers.asyncio import AsyncIOScheduler
@@ -111,7 +112,7 @@ class Scheduler:
             if inspect.isawaitable(result):
                 await asyncio.wait_for(result, timeout=spec.timeout_s)
             ok = True
-        except asyncio.TimeoutError:
+        except TimeoutError:
             spec.stats.timeouts += 1
             spec.stats.errors += 1
             spec.stats.last_error = f"timed out after {spec.timeout_s} s"

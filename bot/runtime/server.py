@@ -16,11 +16,10 @@ from typing import Any
 
 from loguru import logger
 
+from bot.config.loader import EMBEDDED_VERSIONS, ServerConfig
 from bot.runtime.bridge import NODE_DIR
-from bot.config.loader import EMBEDDED_VERSIONS
-from bot.runtime.node_runtime import NodeRuntimeError, resolve_node_bin
-from bot.config.loader import ServerConfig
 from bot.runtime.errors import InitError
+from bot.runtime.node_runtime import NodeRuntimeError, resolve_node_bin
 
 READY_PREFIX = "MCBOT_SERVER_READY"
 SERVER_JS = NODE_DIR / "server.js"
@@ -160,7 +159,7 @@ class EmbeddedServer:
             logger.info("embedded server stopped (pid {})", self.proc.pid)
         self.proc = None
 
-    def __enter__(self) -> "EmbeddedServer":
+    def __enter__(self) -> EmbeddedServer:
         self.start()
         return self
 

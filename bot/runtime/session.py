@@ -3,15 +3,15 @@ up in order and torn down in reverse whatever way the caller leaves."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any, Iterator
 
+from bot.config.loader import BotEntry, McbotConfig
 from bot.runtime.body import ConnectionSettings, MineflayerBody
 from bot.runtime.bridge import Bridge
 from bot.runtime.server import EmbeddedServer, settings_from_config
 from bot.runtime.wedge import WedgeLimits
-from bot.config.loader import BotEntry, McbotConfig
 
 
 @dataclass

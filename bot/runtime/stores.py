@@ -5,8 +5,9 @@
 from __future__ import annotations
 
 import socket
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 from loguru import logger
 
@@ -40,7 +41,7 @@ class SharedStores:
                 if action in actions and self.bot_up.get(name, lambda: False)()]
 
     @classmethod
-    def open(cls, cfg: McbotConfig, clock: Clock) -> "SharedStores":
+    def open(cls, cfg: McbotConfig, clock: Clock) -> SharedStores:
         daemon_id = daemon_name(cfg)
         # Field ownership (docs/contracts.md FIELDS-2) asserted on every write in development
         # (MCBOT_ENV=development; unset is production).

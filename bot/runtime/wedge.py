@@ -35,7 +35,7 @@ class Beat:
     heap_limit_mb: float = 0.0
 
     @classmethod
-    def from_json(cls, d: dict[str, Any]) -> "Beat":
+    def from_json(cls, d: dict[str, Any]) -> Beat:
         return cls(pid=int(d["pid"]), seq=int(d["seq"]), ts=float(d["ts"]), lag_ms=float(d.get("lagMs", 0)),
                    heap_used_mb=float(d.get("heapUsedMb", 0)), rss_mb=float(d.get("rssMb", 0)),
                    heap_limit_mb=float(d.get("heapLimitMb", 0)))

@@ -10,10 +10,12 @@ from __future__ import annotations
 import asyncio
 import time
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 from loguru import logger
+
 from bot.runtime.errors import InitError
 
 BACKOFF_CAP_S = 30.0

@@ -14,14 +14,15 @@ import tempfile
 import threading
 import time
 from collections import deque
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import psutil
 
 from agency.stats import percentile
+from bot.config.loader import McbotConfig
 from bot.runtime.server import EmbeddedServer, free_port, settings_from_config
 from bot.runtime.session import live_session
-from bot.config.loader import McbotConfig
 from bot.tooling.progress import to_stderr
 
 

@@ -25,8 +25,8 @@ from agency.execution.builtin_tools import default_tool_registry
 from agency.execution.combat import threat_radii
 from agency.execution.executor import Executor
 from agency.execution.reflexes import ReflexConfig, Reflexes
-from agency.tools import ToolContext
 from agency.planning.tasks.store import SqliteTaskStore
+from agency.tools import ToolContext
 from bot.config.loader import McbotConfig
 from bot.runtime.body import MineflayerBody
 from bot.runtime.reflex_watch import DEFAULT_POLL_S, ReflexWatch

@@ -22,18 +22,27 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import httpx
 
 from agency.cognition.settings import DriveTickConfig
 from bot.runtime.server import free_port
 from bot.tooling.bench_survival_chart import write_timeline
-from bot.tooling.bench_survival_report import (failed, failure_lines, judge, milestone_detail, places_reached,
-                                               run_result, table_lines, target_lines)
+from bot.tooling.bench_survival_report import (
+    failed,
+    failure_lines,
+    judge,
+    milestone_detail,
+    places_reached,
+    run_result,
+    table_lines,
+    target_lines,
+)
 from bot.tooling.competence import GAME_S_PER_DAY, MILESTONES, game_seconds, milestones
 from bot.tooling.daemon_run import ROOT, LogTail, die_with_parent, server_version, stop_daemon, wait_up
 from bot.tooling.soak import FAST, daemon_env, sample, wedge_s

@@ -20,9 +20,23 @@ import re
 from collections import Counter
 from typing import Any
 
-from bot.tooling.competence import (FAIL, GAME_S_PER_DAY, MILESTONES, NO_CAUSE, NOT_JUDGED, PASS, TICKS_PER_DAY,
-                                    TICKS_PER_S, VERDICT_WORDS, CompetenceLimits, deaths_explained, game_seconds,
-                                    milestones, task_success, wedges)
+from bot.tooling.competence import (
+    FAIL,
+    GAME_S_PER_DAY,
+    MILESTONES,
+    NO_CAUSE,
+    NOT_JUDGED,
+    PASS,
+    TICKS_PER_DAY,
+    TICKS_PER_S,
+    VERDICT_WORDS,
+    CompetenceLimits,
+    deaths_explained,
+    game_seconds,
+    milestones,
+    task_success,
+    wedges,
+)
 
 PLACED_KINDS = ("crafting_table", "furnace", "bed")  # milestones a placed block also reaches
 NIGHT_START, NIGHT_END = 13_000, 23_000  # mineflayer's isDay is false in between

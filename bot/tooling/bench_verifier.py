@@ -16,10 +16,10 @@ from agency.shelter.blueprint import basic_shelter
 from agency.shelter.site_check import read_bounds, read_site
 from agency.shelter.verifier import verify_shelter_v0
 from agency.stats import percentile
-from bot.tooling.bench import wait_for
+from bot.config.loader import McbotConfig
 from bot.runtime.server import EmbeddedServer, free_port, settings_from_config
 from bot.runtime.session import live_session
-from bot.config.loader import McbotConfig
+from bot.tooling.bench import wait_for
 
 TARGET_P50_MS = 20.0
 ORIGIN = (600, 70, -600)  # far from spawn: the pad, the hut and nothing else in the read

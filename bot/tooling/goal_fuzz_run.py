@@ -17,9 +17,10 @@ import os
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import httpx
 import psutil
@@ -27,7 +28,16 @@ import psutil
 from bot.runtime.server import free_port
 from bot.tooling.daemon_run import ROOT, die_with_parent, healthy, role_of, stop_daemon, wait_up
 from bot.tooling.goal_fuzz import (
-    FIRST_REPORTED, GoalResult, Limits, Progress, Round, RoundResult, Unhealthy, goal_outcome, plan_rounds, table,
+    FIRST_REPORTED,
+    GoalResult,
+    Limits,
+    Progress,
+    Round,
+    RoundResult,
+    Unhealthy,
+    goal_outcome,
+    plan_rounds,
+    table,
 )
 
 EXIT_PASS, EXIT_FAIL, EXIT_START = 0, 1, 3

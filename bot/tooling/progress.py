@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import sys
 import time
-from typing import Callable
+from collections.abc import Callable
 
 
 def clock_text(seconds: float) -> str:

@@ -5,8 +5,9 @@ from __future__ import annotations
 import json
 import platform
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import IO, Any, Callable
+from typing import IO, Any
 
 from agency.perception.replay import FORMAT_VERSION
 from agency.world import ActionStatus
@@ -70,7 +71,7 @@ class Recorder:
         snapshot_every_s: float = 1.0,
         region_every_s: float = 10.0,
         sleep: Callable[[float], None] = time.sleep,
-        on_tick: Callable[["Recorder", float], None] | None = None,
+        on_tick: Callable[[Recorder, float], None] | None = None,
     ) -> None:
         """Record for `seconds`; `on_tick(recorder, elapsed_s)` lets a script act meanwhile."""
         start = self.clock()

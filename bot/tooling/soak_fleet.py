@@ -34,8 +34,9 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Any, Callable, Iterable
+from typing import Any
 
 import httpx
 
@@ -238,7 +239,7 @@ def verdict_lines(report: dict[str, Any]) -> list[str]:
         p = b["finalPosition"]
         where = f"{p['x']:.0f} {p['y']:.0f} {p['z']:.0f}" if p else "-"
         lines.append(f"{name:<10}{b['completed']:>10}{b['failed']:>8}{b['deathsSeen']:>8}{b['deathsLogged']:>8}"
-                     f"{str(b['finalHealth']):>8}"
+                     f"{b['finalHealth']!s:>8}"
                      f"{b['connectedShare']:>11.0%}  {where}")
     if report["sameGoalAsUnplannable"]:
         lines.append(f"(not judged) live again beside an unplannable task: {', '.join(report['sameGoalAsUnplannable'])}")

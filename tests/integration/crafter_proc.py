@@ -14,9 +14,9 @@ import sys
 from pathlib import Path
 
 from agency.execution.agents import AgentRuntime, TaskSpec, load_default_registry
-from agency.tools import ToolContext
 from agency.execution.builtin_tools import default_tool_registry
 from agency.execution.workflows import SqliteCheckpointStore
+from agency.tools import ToolContext
 from bot.runtime.body import ConnectionSettings, MineflayerBody
 from bot.runtime.bridge import Bridge
 
@@ -32,7 +32,7 @@ def main() -> int:
     if crash_after:
         save = store.save
 
-        def save_then_maybe_crash(cp, wf):  # noqa: ANN001, ANN202
+        def save_then_maybe_crash(cp, wf):
             save(cp, wf)
             if len(store.history(cp.runId)) >= crash_after:
                 print(json.dumps({"crashed_after": crash_after}), flush=True)

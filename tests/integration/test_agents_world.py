@@ -10,9 +10,9 @@ import sys
 import pytest
 
 from agency.execution.agents import AgentRuntime, TaskSpec, load_default_registry
-from agency.tools import ToolContext
 from agency.execution.builtin_tools import default_tool_registry
 from agency.execution.workflows import SqliteCheckpointStore
+from agency.tools import ToolContext
 from bot.runtime.server import EmbeddedServer, EmbeddedServerSettings, free_port
 from tests.conftest import ROOT, make_body, wait_until
 

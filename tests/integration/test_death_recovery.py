@@ -10,11 +10,11 @@ import math
 import pytest
 
 from agency.execution.agents import AgentRuntime, load_default_registry
+from agency.execution.builtin_tools import default_tool_registry
 from agency.execution.executor import Executor
 from agency.execution.reflexes import ReflexConfig, Reflexes
 from agency.planning.tasks.store import SqliteTaskStore
 from agency.tools import ToolContext
-from agency.execution.builtin_tools import default_tool_registry
 from agency.world import EventType
 from tests.conftest import make_body, wait_until
 

@@ -13,8 +13,8 @@ from __future__ import annotations
 import asyncio
 import math
 
-from agency.tools.movement import climb_out
 from agency.planning.tasks.models import TaskStatus
+from agency.tools.movement import climb_out
 from tests.conftest import make_body, wait_until
 from tests.integration.world_setup import agency_on, block_at, give, restore_vitals, run_executor_until, teleport
 

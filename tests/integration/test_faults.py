@@ -11,8 +11,8 @@ from pathlib import Path
 import httpx
 import psutil
 
-from agency.planning.tasks.store import SqliteTaskStore
 from agency.execution.workflows import SqliteCheckpointStore
+from agency.planning.tasks.store import SqliteTaskStore
 from bot.runtime.server import EmbeddedServer, EmbeddedServerSettings, free_port
 from tests.conftest import ROOT, wait_until
 

@@ -48,7 +48,7 @@ def test_three_bots_in_one_daemon_share_one_store_and_each_does_its_own_goals(tm
     try:
         wait_healthy(p, base, 150, output=log.read_text)  # ok once every bot is connected
         health = httpx.get(f"{base}/healthz", timeout=5).json()
-        assert health["bots"] == {name: True for name in BOTS}
+        assert health["bots"] == dict.fromkeys(BOTS, True)
         bots = httpx.get(f"{base}/api/bots", timeout=5).json()
         assert [b["name"] for b in bots["bots"]] == list(BOTS) and all(b["connected"] for b in bots["bots"])
         snap = httpx.get(f"{base}/api/bots/charlie/snapshot", timeout=10)

@@ -15,8 +15,8 @@ from agency.execution.agents import AgentRuntime, TaskSpec, load_default_registr
 from agency.execution.builtin_tools import default_tool_registry
 from agency.execution.executor import Executor
 from agency.execution.reflexes import ReflexConfig, Reflexes
-from agency.tools import ToolContext
 from agency.planning.tasks.store import SqliteTaskStore
+from agency.tools import ToolContext
 from tests.conftest import make_body, wait_until
 from tests.integration.world_setup import give, stone_pad
 

@@ -34,7 +34,7 @@ GROUPS = {"look": {"snapshot", "blocks_around", "nearby_entities", "inventory"},
           "direct": {"create_goal", "list_tasks", "pause_task", "resume_task", "cancel_task"}}
 
 
-def _json(result) -> dict:  # noqa: ANN001
+def _json(result) -> dict:
     assert not result.is_error, result.content[0].text
     return json.loads(result.content[0].text)
 
@@ -43,7 +43,7 @@ def _distance(a: dict, b: dict) -> float:
     return math.dist((a["x"], a["y"], a["z"]), (b["x"], b["y"], b["z"]))
 
 
-async def _over_stdio(params: StdioServerParameters, errlog, base: str) -> dict:  # noqa: ANN001
+async def _over_stdio(params: StdioServerParameters, errlog, base: str) -> dict:
     seen: dict = {}
     async with Client(stdio_client(params, errlog=errlog)) as c:
         tools = (await c.list_tools()).tools

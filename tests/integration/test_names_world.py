@@ -12,9 +12,9 @@ import math
 import pytest
 
 from agency.blocks import is_passable, is_replaceable
+from agency.execution.builtin_tools import default_tool_registry
 from agency.names import same
 from agency.tools import ToolContext
-from agency.execution.builtin_tools import default_tool_registry
 from agency.world import ActionState, EventType
 from tests.conftest import make_body, wait_until
 

@@ -14,11 +14,14 @@ import asyncio
 
 import pytest
 
+from agency.cognition.drive_tick import select_drive
 from agency.goals import read_binding
-from agency.shelter.bed import shelter_bed_spot
-from agency.shelter.site_check import read_site, verify_region
 from agency.goals.sync import GoalStatus
 from agency.planning.tasks.models import TaskStatus
+from agency.shelter.bed import shelter_bed_spot
+from agency.shelter.door import doorway_cells, in_hut
+from agency.shelter.earthwork import PATH_DIGGABLE
+from agency.shelter.site_check import read_site, verify_region
 from tests.conftest import make_body, wait_until
 from tests.integration.world_setup import agency_on, give, restore_vitals, run_executor_until, stone_pad
 
@@ -122,8 +125,6 @@ def test_a_wall_block_removed_by_an_op_command_reopens_the_goal_as_a_repair_and_
 
 
 def test_a_blocked_path_to_the_site_is_dug_through_leaves_but_never_through_planks(world):
-    from agency.shelter.earthwork import PATH_DIGGABLE
-
     _agency, body = world
     x, z = X + 40, Z  # a fresh pad, away from the shelter
     stone_pad(body, NAME, x, Y, z, headroom=5)
@@ -153,8 +154,6 @@ def test_a_blocked_path_to_the_site_is_dug_through_leaves_but_never_through_plan
 def test_a_crafting_table_placed_in_reach_counts_for_the_drive_tick(world):
     """Crafts place the table they need; the drive tick must see it there, or it crafts a
     new table after every such craft (rule 3 judged by the inventory alone)."""
-    from agency.cognition.drive_tick import select_drive
-
     agency, body = world
     x, z = X - 40, Z  # a fresh pad, away from the shelter and the other pad
     stone_pad(body, NAME, x, Y, z, headroom=5)
@@ -180,8 +179,6 @@ def _door_closed(body, door) -> bool:
 
 
 def test_at_night_the_bot_spends_the_night_in_its_shelter_and_comes_out_in_the_morning(world):
-    from agency.shelter.door import doorway_cells, in_hut
-
     agency, body = world
     site = agency.goals.nearest_verified_shelter(body.snapshot().model_copy(
         update={"position": body.snapshot().position.model_copy(update={"x": X + 2, "z": Z + 2})}))

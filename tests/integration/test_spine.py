@@ -6,10 +6,9 @@ import math
 import os
 import signal
 
-import pytest
-
 from agency.world import ActionState, EventType
-from tests.conftest import wait_until
+from bot.runtime.server import EmbeddedServer, EmbeddedServerSettings, free_port
+from tests.conftest import make_body, wait_until
 
 
 def _ground_below(body):
@@ -87,9 +86,6 @@ def test_op_damage_arrives_as_a_health_event(live_body):
 
 
 def test_bot_reconnects_by_itself_after_server_restart(bridge, mc_version):
-    from bot.runtime.server import EmbeddedServer, EmbeddedServerSettings, free_port
-    from tests.conftest import make_body
-
     server = EmbeddedServer(EmbeddedServerSettings(port=free_port(), version=mc_version, hostiles=False))
     server.start()
     try:

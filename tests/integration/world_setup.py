@@ -8,8 +8,9 @@ from __future__ import annotations
 import asyncio
 import math
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from bot.config.loader import McbotConfig
 from bot.runtime.wiring import Agency

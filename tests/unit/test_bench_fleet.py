@@ -5,6 +5,7 @@ is started."""
 
 from __future__ import annotations
 
+import random
 import re
 import tomllib
 
@@ -12,10 +13,24 @@ import pytest
 
 from bot.cli.main import _bench_fleet, build_parser
 from bot.config.loader import McbotConfig
-from bot.tooling.bench_fleet import (SNAPSHOT_EVERY_S, FleetRun, RunResult, add_marginals, bot_names, config_text,
-                                     cpu_seconds, moved, snapshot_gap,
-                                     needs_walk, parse_counts, positions, start_timeout_s, table_lines,
-                                     verdict_lines, verdicts)
+from bot.tooling.bench_fleet import (
+    SNAPSHOT_EVERY_S,
+    FleetRun,
+    RunResult,
+    add_marginals,
+    bot_names,
+    config_text,
+    cpu_seconds,
+    moved,
+    needs_walk,
+    parse_counts,
+    positions,
+    snapshot_gap,
+    start_timeout_s,
+    table_lines,
+    verdict_lines,
+    verdicts,
+)
 from bot.tooling.competence import FAIL, NOT_JUDGED, PASS
 
 
@@ -168,8 +183,6 @@ def test_a_run_names_its_bots_fleet01_upwards(tmp_path):
 
 def test_snapshot_requests_come_at_random_moments_two_a_second_on_average_at_every_phase():
     """Not every half second: that locks onto the daemon's half-second jobs."""
-    import random
-
     rng = random.Random(7)
     gaps = [snapshot_gap(rng) for _ in range(4000)]
     assert all(0 <= g < 2 * SNAPSHOT_EVERY_S for g in gaps)

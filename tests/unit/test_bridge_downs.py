@@ -11,7 +11,7 @@ import signal
 
 from bot.runtime.body import ConnectionSettings, MineflayerBody
 from bot.runtime.bridge import node_exit_reason
-from bot.runtime.bridge_downs import BridgeDowns, BodyDowns, bridge_downs
+from bot.runtime.bridge_downs import BodyDowns, BridgeDowns, bridge_downs
 from tests.unit.executor.test_poison_tasks import FakeBridge
 
 WEDGED = "wedged: no heartbeat for 6 s"

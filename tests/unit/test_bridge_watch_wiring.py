@@ -108,8 +108,8 @@ def test_doctor_builds_its_bridge_from_the_bridge_config(tmp_path: Path, monkeyp
 
 
 def _metrics(bridge: Bridge | None) -> str:
-    agency = SimpleNamespace(counters=SimpleNamespace(snapshot=lambda: {}), body=None, stream=SimpleNamespace(
-        count=lambda: 0), tasks=SimpleNamespace(counts_by_status=lambda: {}))
+    agency = SimpleNamespace(counters=SimpleNamespace(snapshot=dict), body=None, stream=SimpleNamespace(
+        count=lambda: 0), tasks=SimpleNamespace(counts_by_status=dict))
     daemon = SimpleNamespace(scheduler=SimpleNamespace(jobs={}), bridge=bridge)
     return render_metrics(daemon, {"mcbot": agency})
 

@@ -86,8 +86,6 @@ def test_a_failed_key_gets_its_error_the_others_their_answers_and_quiet_keys_are
 
 
 def test_a_reader_that_waited_behind_a_slow_call_takes_its_answer_instead_of_calling_again():
-    import threading
-
     clock = Clock()
     entered, release = threading.Event(), threading.Event()
 
@@ -248,7 +246,7 @@ def test_readers_queued_behind_a_drain_stuck_past_the_forget_time_keep_their_ite
     for r in readers:
         r.start()
     deadline = time.monotonic() + 10  # both readers wait for the lock (threads: a bounded wait)
-    while not {"b1", "b3"} <= set(events._asks._callers):  # noqa: SLF001 - the queue this test sets up
+    while not {"b1", "b3"} <= set(events._asks._callers):  # the private queue this test sets up
         assert time.monotonic() < deadline, "the readers never queued"
         time.sleep(0.001)
     clock.now = 107.0  # the drain comes back 6 s after it started

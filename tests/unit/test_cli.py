@@ -6,6 +6,7 @@ from pathlib import Path
 import pytest
 
 from bot.cli.main import EXIT_INVALID, build_parser, main
+from bot.runtime.server import free_port
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -111,8 +112,6 @@ def test_missing_config_file_exits_4(tmp_path):
 
 @pytest.mark.parametrize("argv", [["goal", "collect", "oak_log", "8"], ["tasks"], ["task", "cancel", "task-1"]])
 def test_a_client_command_with_no_daemon_answering_exits_3_naming_the_address(argv, tmp_path):
-    from bot.runtime.server import free_port
-
     url = f"http://127.0.0.1:{free_port()}"
     out = _run_cli([*argv, "--api", url], tmp_path)
     assert out.returncode == 3, out.stderr

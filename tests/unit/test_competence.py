@@ -6,17 +6,30 @@ refuse bad thresholds with a clear message."""
 from __future__ import annotations
 
 import copy
+import json
+from pathlib import Path
 
 import pytest
 from loguru import logger
 
 from agency.execution.reflexes import Reflexes
 from agency.world import BodyEvent, EventType
-from bot.tooling.competence import (FAIL, GAME_S_PER_DAY, MILESTONES, NOT_JUDGED, PASS, CompetenceLimits,
-                                    deaths_in, evaluate_competence, game_seconds, milestones, tick_rate,
-                                    wedges)
+from bot.tooling.competence import (
+    FAIL,
+    GAME_S_PER_DAY,
+    MILESTONES,
+    NOT_JUDGED,
+    PASS,
+    CompetenceLimits,
+    deaths_in,
+    evaluate_competence,
+    game_seconds,
+    milestones,
+    tick_rate,
+    wedges,
+)
 from bot.tooling.daemon_run import LogTail
-from bot.tooling.soak import parse, wedge_s
+from bot.tooling.soak import daemon_env, parse, wedge_s
 from bot.tooling.soak_report import add_competence, competence_lines
 
 TICKS_PER_SAMPLE = 1000  # a fast soak: 5 s samples, the clock 10x faster (200 ticks/s)
@@ -394,7 +407,6 @@ def test_a_game_day_is_1200_game_seconds():
 @pytest.mark.parametrize(("given", "runs_with"), [(None, "INFO"), ("ERROR", "INFO"), ("debug", "debug"),
                                                   ("WARNING", "WARNING")])
 def test_the_soaked_daemon_logs_its_death_records(given, runs_with, monkeypatch, tmp_path):
-    from bot.tooling.soak import daemon_env
     if given is None:
         monkeypatch.delenv("MCBOT_LOGGING__LEVEL", raising=False)
     else:
@@ -406,8 +418,6 @@ def test_the_soaked_daemon_logs_its_death_records(given, runs_with, monkeypatch,
 # -- recorded runs: the two soaks of make test, as they were sampled ----------------------------------
 
 def _recorded(name):
-    import json
-    from pathlib import Path
     return json.loads((Path(__file__).parents[1] / "fixtures" / f"soak-competence-{name}.json").read_text())["samples"]
 
 

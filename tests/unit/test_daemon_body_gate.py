@@ -10,16 +10,16 @@ import pytest
 from loguru import logger
 
 from agency.clock import FrozenClock
-from agency.planning.converter import convert_thought
 from agency.cognition.drive_tick import DRIVE_TICK_INTERVAL_MS, DriveTickState, evaluate_drive_tick
 from agency.execution.executor import DISCONNECTED
 from agency.goals.models import read_binding
+from agency.planning.converter import convert_thought
 from agency.planning.tasks.models import NewTask, TaskStatus
+from agency.tools.testing import FakeBody, FakeTime
 from agency.world import BodyLost, WorldSnapshot
 from bot.config.loader import McbotConfig
 from bot.runtime.wiring import Agency
 from tests.unit.executor.test_body_lost import LosingBody
-from agency.tools.testing import FakeBody, FakeTime
 
 
 def _snap(time_of_day: int = 1000, **kw) -> WorldSnapshot:

@@ -9,9 +9,9 @@ import asyncio
 import pytest
 
 from agency.cognition.drive_tick import SIGHT_RADIUS, sight_box
+from agency.tools.testing import FakeBody, FakeTime
 from bot.config.loader import McbotConfig
 from bot.runtime.wiring import Agency
-from agency.tools.testing import FakeBody, FakeTime
 
 
 @pytest.fixture

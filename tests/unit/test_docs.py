@@ -17,7 +17,10 @@ import pytest
 from bot.cli.exit_codes import EXIT_FAILURE, EXIT_INIT, EXIT_INTERRUPTED, EXIT_INVALID, EXIT_OK, EXIT_SCHEMA
 from bot.cli.main import build_parser
 from bot.config.loader import McbotConfig, _flatten
+from bot.mcp.server import direct_tools, look_tools, stop_tool
+from bot.mcp.tools import ACTION_TOOLS, GROUP_META
 from bot.runtime.api.app import route_table
+from bot.runtime.realities import KNOWN_ISSUES
 
 ROOT = Path(__file__).resolve().parents[2]
 README = ROOT / "README.md"
@@ -334,9 +337,6 @@ def test_the_api_table_names_every_route_and_only_real_ones():
 
 
 def test_the_mcp_table_names_every_tool_in_its_group():
-    from bot.mcp.server import direct_tools, look_tools, stop_tool
-    from bot.mcp.tools import ACTION_TOOLS, GROUP_META
-
     real = {(t.meta[GROUP_META], t.name) for t in look_tools(None) + direct_tools(None) + [stop_tool(None)]}
     real |= {(a.group, a.name) for a in ACTION_TOOLS}
     documented, act_tools = set(), []
@@ -383,8 +383,6 @@ def test_the_embedded_worlds_commands_are_the_plugins():
 
 
 def test_the_known_issues_are_the_ones_the_bot_warns_of():
-    from bot.runtime.realities import KNOWN_ISSUES
-
     rows = _table(_page("paper.md"), "| issue | workaround |")
     documented = [set(re.findall(r"issues/(\d+)", cells[0])) for cells in rows]
     real = [{ref.rsplit("#", 1)[1] for ref in issue.refs} for issue in KNOWN_ISSUES]

@@ -8,9 +8,9 @@ from typing import Any
 import pytest
 
 from agency.world import BodyError, BodyEvent
-from bot.runtime.bridge import BridgeError
-from bot.config.loader import McbotConfig
 from bot.cli.doctor import Doctor
+from bot.config.loader import McbotConfig
+from bot.runtime.bridge import BridgeError
 from bot.runtime.ping import ServerUnreachable
 from bot.runtime.realities import SECURE_PROFILE_FIX
 

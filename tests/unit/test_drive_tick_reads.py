@@ -11,9 +11,9 @@ from loguru import logger
 
 from agency.cognition.drive_tick import sight_box
 from agency.planning.tasks.models import TaskOrigin
+from agency.tools.testing import FakeBody, FakeTime
 from bot.config.loader import McbotConfig
 from bot.runtime.wiring import Agency
-from agency.tools.testing import FakeBody, FakeTime
 
 
 def _daemon(tmp_path, **drive_tick):

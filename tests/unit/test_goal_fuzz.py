@@ -5,11 +5,21 @@ clocks with injected sample times."""
 from __future__ import annotations
 
 from agency.goal_tag import CANONICAL_ACTIONS
-from bot.tooling.goal_fuzz import (
-    ALL_GOALS, FIRST_REPORTED, GOALS, GoalResult, Limits, Progress, Round, RoundResult, Unhealthy, goal_outcome,
-    plan_rounds, table,
-)
 from bot.tooling.daemon_run import role_of
+from bot.tooling.goal_fuzz import (
+    ALL_GOALS,
+    FIRST_REPORTED,
+    GOALS,
+    GoalResult,
+    Limits,
+    Progress,
+    Round,
+    RoundResult,
+    Unhealthy,
+    goal_outcome,
+    plan_rounds,
+    table,
+)
 
 
 def test_every_canonical_action_has_goals_that_start_with_it():

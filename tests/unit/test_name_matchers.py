@@ -8,20 +8,21 @@ import asyncio
 
 import pytest
 
+from agency.cognition.drive_tick import select_drive
+from agency.cognition.grounding import FrameFacts, check_goal
+from agency.execution.builtin_tools import default_tool_registry
+from agency.game.recipes import CRAFTABLE, available, matches
 from agency.goal_tag import ExtractedGoal
-from agency.shelter.earthwork import column_work, dig_cost, site_work
 from agency.goals.models import Bounds
+from agency.shelter.earthwork import column_work, dig_cost, site_work
 from agency.shelter.site_check import stands
 from agency.shelter.site_finder import choose_site, scan_box
 from agency.shelter.testing import region_from_blocks
-from agency.cognition.grounding import FrameFacts, check_goal
-from agency.execution.builtin_tools import default_tool_registry
 from agency.tools.base import ToolContext
-from agency.game.recipes import CRAFTABLE, available, matches
 from agency.tools.results import PRECONDITION_FAILED
 from agency.tools.spatial import find_in_region, free_spot_near, surface_y
-from agency.world import BlockRegion, InventoryItem, Vec3, WorldSnapshot
 from agency.tools.testing import GROUND_Y, FakeBody, FakeTime
+from agency.world import BlockRegion, InventoryItem, Vec3, WorldSnapshot
 
 PLANTS = ["grass", "short_grass"]  # one plant: 1.18.2's name, 1.21.4's name
 FEET = (0, 64, 0)
@@ -160,8 +161,6 @@ def test_place_block_with_no_room_says_no_free_spot_and_what_is_around(fake: tup
 
 
 def test_the_drive_tick_counts_logs_as_the_crafter_does() -> None:
-    from agency.cognition.drive_tick import select_drive
-
     def snap(*items: tuple[str, int]) -> WorldSnapshot:
         return WorldSnapshot(health=20, food=20, gameMode="survival", dimension="overworld", timeOfDay=1000, isDay=True,
                              position=Vec3(x=0, y=64, z=0), inventory=[InventoryItem(name=n, count=c) for n, c in items],

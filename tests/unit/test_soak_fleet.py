@@ -11,8 +11,20 @@ import tomllib
 import pytest
 
 from bot.config.loader import McbotConfig
-from bot.tooling.soak_fleet import (bot_names, compact_bot, compact_task, config_text, duplicates, evaluate,
-                                    judge_alive, judge_duplicates, judge_worked, parse, per_bot, verdict_lines)
+from bot.tooling.soak_fleet import (
+    bot_names,
+    compact_bot,
+    compact_task,
+    config_text,
+    duplicates,
+    evaluate,
+    judge_alive,
+    judge_duplicates,
+    judge_worked,
+    parse,
+    per_bot,
+    verdict_lines,
+)
 
 NAMES = ["fleet01", "fleet02", "fleet03"]
 

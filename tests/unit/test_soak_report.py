@@ -323,7 +323,7 @@ def test_old_samples_without_clock_goal_or_thought_fields_do_not_crash():
 class _Api(BaseHTTPRequestHandler):
     routes: dict[str, object] = {}
 
-    def do_GET(self):  # noqa: N802 - http.server's name
+    def do_GET(self):  # the method name http.server calls
         body = self.routes.get(self.path)
         self.send_response(200 if body is not None else 404)
         self.send_header("Content-Type", "application/json")

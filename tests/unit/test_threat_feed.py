@@ -8,6 +8,7 @@ import threading
 from typing import Any
 
 import pytest
+from loguru import logger
 
 from agency.world import BodyLost
 from bot.runtime.reflex_watch import ThreatFeed
@@ -158,8 +159,6 @@ def test_the_poll_does_not_speak_for_the_bot_whose_watch_started_it() -> None:
 
 
 async def _test_the_poll_does_not_speak_for_the_bot_whose_watch_started_it() -> None:
-    from loguru import logger
-
     bots_seen: list[Any] = []
 
     class LoggingBody(FakeBody):

@@ -10,9 +10,9 @@ from typing import Any
 import pytest
 
 from agency.execution.body_holder import EXECUTOR, REFLEX
+from agency.tools.testing import FakeBody, FakeTime
 from bot.config.loader import McbotConfig
 from bot.runtime.wiring import Agency
-from agency.tools.testing import FakeBody, FakeTime
 
 
 class RemoteBody(FakeBody):

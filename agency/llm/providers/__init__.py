@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from typing import AsyncIterator
 
 import httpx
 
@@ -38,5 +38,14 @@ def provider_for(providers: dict[str, Provider], name: str) -> Provider:
         raise LlmConfigError(f"unknown provider {name!r} (known: {', '.join(sorted(providers))})") from None
 
 
-__all__ = ["AnthropicProvider", "OllamaProvider", "OpenAIProvider", "PROVIDERS", "Provider", "classify_status",
-           "make_providers", "open_providers", "provider_for"]
+__all__ = [
+    "PROVIDERS",
+    "AnthropicProvider",
+    "OllamaProvider",
+    "OpenAIProvider",
+    "Provider",
+    "classify_status",
+    "make_providers",
+    "open_providers",
+    "provider_for",
+]

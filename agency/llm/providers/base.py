@@ -9,7 +9,8 @@ from __future__ import annotations
 import email.utils
 import json
 import time
-from typing import Any, Mapping, Protocol
+from collections.abc import Mapping
+from typing import Any, Protocol
 
 import httpx
 

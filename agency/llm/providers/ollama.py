@@ -8,7 +8,7 @@ from typing import Any
 import httpx
 
 from agency.llm.errors import ProviderError
-from agency.llm.messages import LlmRequest, LlmResponse, Message, ToolCall, TokenUsage
+from agency.llm.messages import LlmRequest, LlmResponse, Message, TokenUsage, ToolCall
 from agency.llm.providers.base import dump_args, load_args_obj, post_json
 from agency.llm.settings import TargetConfig
 

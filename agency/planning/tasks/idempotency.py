@@ -12,7 +12,8 @@ not make this bot's same goal a duplicate. Asked for no bot, every task counts.
 
 from __future__ import annotations
 
-from typing import Iterable, Protocol
+from collections.abc import Iterable
+from typing import Protocol
 
 from agency.planning.tasks.models import Task, TaskStatus
 

@@ -16,8 +16,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from agency.goal_tag import ExtractedGoal
 from agency.errors import AgencyError
+from agency.goal_tag import ExtractedGoal
 
 
 class TaskStatus(str, Enum):

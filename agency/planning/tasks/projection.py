@@ -8,7 +8,8 @@ allowlist drift shows up early instead of as silently missing data.
 
 from __future__ import annotations
 
-from typing import Any, Callable, Mapping
+from collections.abc import Callable, Mapping
+from typing import Any
 
 from agency.planning.tasks.models import PROPAGATED_META_KEYS, REBUILT_META_KEYS
 

@@ -13,8 +13,8 @@ Asked for a bot, only the tasks open to it count (agency.planning.tasks.idempote
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Iterable
 
 from agency.planning.tasks.idempotency import TaskLookup, open_to
 from agency.planning.tasks.models import Task, TaskStatus

@@ -8,15 +8,24 @@ same ones (through TaskStoreBase), so their semantics cannot drift apart.
 from __future__ import annotations
 
 import os
-from typing import Any, Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any
 
 from loguru import logger
 
 from agency.clock import Clock
 from agency.planning.tasks.events import STEP_EVENTS, TaskEvent
 from agency.planning.tasks.idempotency import PENDING_STATUSES
-from agency.planning.tasks.models import TRANSITIONS, IllegalTransitionError, InvalidProgressError, NewTask
-from agency.planning.tasks.models import Task, TaskMetadata, TaskOrigin, TaskStatus
+from agency.planning.tasks.models import (
+    TRANSITIONS,
+    IllegalTransitionError,
+    InvalidProgressError,
+    NewTask,
+    Task,
+    TaskMetadata,
+    TaskOrigin,
+    TaskStatus,
+)
 from agency.planning.tasks.projection import project_incoming_metadata
 
 OnDropped = Callable[[str], None]

@@ -26,7 +26,8 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from typing import Any, Collection, ContextManager, Callable, Iterable, Mapping, Protocol
+from collections.abc import Callable, Collection, Iterable, Mapping
+from typing import Any, ContextManager, Protocol
 
 from loguru import logger
 
@@ -35,8 +36,8 @@ from agency.db import Database, DatabaseSource, SharedDatabase
 from agency.environment import is_development
 from agency.planning.tasks import rules
 from agency.planning.tasks.events import BRIDGE_DOWN, PROGRESS, TaskEvent, status_event
-from agency.planning.tasks.poison import POISON_AFTER, bridge_down_update
 from agency.planning.tasks.models import NewTask, StaleStatusError, Task, TaskNotFoundError, TaskOrigin, TaskStatus
+from agency.planning.tasks.poison import POISON_AFTER, bridge_down_update
 
 SQL_LOAD = "SELECT data FROM tasks WHERE id = ?"
 SQL_BY_GOAL_KEY = "SELECT data FROM tasks WHERE goal_key = ? ORDER BY created_at, rowid"

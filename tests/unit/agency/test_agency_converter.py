@@ -3,13 +3,13 @@ layers (TASK-3), idempotency (DRIVE-2), per-thought outcomes."""
 
 from __future__ import annotations
 
-from agency.planning.converter import convert_thought, convert_thoughts
 from agency.cognition.drive_tick import DriveTickState, evaluate_drive_tick
-from agency.goal_tag import ExtractedGoal
-from agency.planning.tasks.models import TaskStatus
-from agency.cognition.thought_recorder import ThoughtRecorder
-from agency.thoughts import Thought, ThoughtMetadata
 from agency.cognition.sanitizer import build_llm_thought
+from agency.cognition.thought_recorder import ThoughtRecorder
+from agency.goal_tag import ExtractedGoal
+from agency.planning.converter import convert_thought, convert_thoughts
+from agency.planning.tasks.models import TaskStatus
+from agency.thoughts import Thought, ThoughtMetadata
 
 GOAL = ExtractedGoal(action="collect", target="oak_log", amount=8)
 

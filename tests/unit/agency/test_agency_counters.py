@@ -13,11 +13,11 @@ def test_every_contract_counter_exists_and_starts_at_zero(counters, clock):
         "intentExtractions", "lowNoveltyRecorded", "lowNoveltyBroadcast",
     }
     snap = counters.snapshot()
-    assert snap == {**{n: 0 for n in COUNTER_NAMES}, "startedAtMs": clock()}
+    assert snap == {**dict.fromkeys(COUNTER_NAMES, 0), "startedAtMs": clock()}
 
 
 def test_counters_are_monotonically_increasing_within_a_session(counters):
-    seen = {n: 0 for n in COUNTER_NAMES}
+    seen = dict.fromkeys(COUNTER_NAMES, 0)
     for i in range(30):
         name = COUNTER_NAMES[i % len(COUNTER_NAMES)]
         counters.increment(name, by=1 + i % 3)

@@ -11,15 +11,17 @@ in five, flagged metadata.fallback, and the held-back copies never do."""
 from __future__ import annotations
 
 import re
-from typing import Iterator
+from collections.abc import Iterator
 
 import pytest
 
 from agency.cognition.keepalive import KeepAliveConfig, build_keepalive, memory_slice
-from agency.llm.testing import ScriptedLLM, text
 from agency.cognition.llm_thoughts import build_thought_generator
+from agency.llm.testing import ScriptedLLM, text
 from agency.perception.stimuli import Perception, Stimulus
 from agency.stream.cognitive_stream import CognitiveStream
+from bot.config.loader import McbotConfig
+from bot.runtime.wiring import Agency
 
 REPLY = "Two cows graze nearby and the sky is clear.\nINTENT: none"
 SAID = "Two cows graze nearby and the sky is clear."
@@ -114,9 +116,6 @@ def test_fallback_is_factual_and_stays_out_of_the_memory_slice(keepalive, stream
 
 
 def test_daemon_wiring_runs_keepalive_with_gate_and_recorder(tmp_path, llm, make_snapshot):
-    from bot.config.loader import McbotConfig
-    from bot.runtime.wiring import Agency
-
     cfg = McbotConfig.model_validate({
         "storage": {"db_path": str(tmp_path / "a.db")}, "keepalive": {"heartbeat_ms": 600_000},
         "llm": {"targets": [{"provider": "openai", "model": "m", "base_url": llm.url()}]}})
@@ -125,6 +124,6 @@ def test_daemon_wiring_runs_keepalive_with_gate_and_recorder(tmp_path, llm, make
         calm = make_snapshot()
         assert [agency.keepalive.poke(calm).situation for _ in range(2)] == ["fresh", "suppressed"]
         assert (agency.counters.signatureSuppressions, agency.counters.lowNoveltyRecorded) == (1, 1)
-        assert agency.keepalive._gate._heartbeat_ms == 600_000  # noqa: SLF001 - the configured heartbeat
+        assert agency.keepalive._gate._heartbeat_ms == 600_000  # the configured heartbeat (a private field)
     finally:
         agency.close()

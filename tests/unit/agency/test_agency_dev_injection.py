@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 
 from agency.cognition.dev_injection import InjectionError, apply_dev_injection
-from agency.environment import environment, is_development
 from agency.cognition.grounding import FrameFacts, check_goal
+from agency.environment import environment, is_development
 from agency.stream.cognitive_stream import CognitiveStream
 
 FACTS = FrameFacts(blocks=frozenset({"oak_log"}))

@@ -18,15 +18,15 @@ from agency.cognition.drive_tick import (
     DriveSkipReason,
     DriveTickFired,
     DriveTickSkipped,
-    evaluate_drive_tick,
     DriveTickState,
+    evaluate_drive_tick,
     select_drive,
 )
+from agency.cognition.grounding import GroundingResult
 from agency.cognition.progression import next_progression_step, routable
 from agency.cognition.sanitizer import sanitize
 from agency.execution.agents.planning import craft_plan
 from agency.execution.agents.smelt_plan import smelt_plan
-from agency.cognition.grounding import GroundingResult
 from agency.goal_tag import build_goal_tag_v1
 from agency.planning.tasks.models import TaskOrigin
 from agency.world import BlockRegion, Vec3

@@ -20,10 +20,13 @@ from agency.cognition.drive_tick import (
     select_drive,
     sight_box,
 )
-from agency.goal_tag import ExtractedGoal, build_goal_tag_v1
 from agency.cognition.sanitizer import sanitize
+from agency.goal_tag import ExtractedGoal, build_goal_tag_v1
 from agency.planning.tasks.models import TaskOrigin
 from agency.planning.tasks.retry_backoff import BACKOFF_MS
+from agency.tools.base import ToolContext
+from agency.tools.gathering import CollectBlockInput
+from agency.tools.queries import FindBlocksInput, find_blocks_now
 from agency.world import BlockRegion
 
 READY = {"oak_log": 20, "crafting_table": 1, "iron_pickaxe": 1, "iron_sword": 1}  # the progression done: the default drive
@@ -311,10 +314,6 @@ def test_an_ungrounded_goal_already_in_flight_is_left_to_its_task(make_snapshot,
 
 def test_the_sight_box_is_the_collectors_search_box(make_snapshot):
     """What the drive tick calls 'in sight' is what collect_block would find from there."""
-    from agency.tools.base import ToolContext
-    from agency.tools.gathering import CollectBlockInput
-    from agency.tools.queries import FindBlocksInput, find_blocks_now
-
     snap = make_snapshot({}, position={"x": 10.7, "y": 64.2, "z": -3.5})
     asked = []
 

@@ -4,8 +4,7 @@ build_goal_tag_v1."""
 from __future__ import annotations
 
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings, strategies as st
 
 from agency import goal_tag
 from agency.goal_tag import (

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from agency.goal_tag import ExtractedGoal
 from agency.cognition.grounding import FrameFacts, check, check_doable_goal, check_goal, check_text
+from agency.goal_tag import ExtractedGoal
 from agency.world import BlockRegion, EntityInfo, Vec3
 
 FACTS = FrameFacts(

@@ -8,7 +8,7 @@ from agency.intent import VALID_INTENTS, extract_intent
 
 
 def test_valid_intent_labels_are_exactly_the_contract_list():
-    assert VALID_INTENTS == {"none", "explore", "gather", "craft", "shelter", "food", "mine", "navigate"}
+    assert {"none", "explore", "gather", "craft", "shelter", "food", "mine", "navigate"} == VALID_INTENTS
 
 
 @pytest.mark.parametrize("label", sorted(VALID_INTENTS))

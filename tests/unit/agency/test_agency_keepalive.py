@@ -15,9 +15,10 @@ import agency.cognition.keepalive as keepalive_mod
 import agency.cognition.situation_frame as frame_mod
 from agency.cognition.drive_tick import DriveTickState, evaluate_drive_tick
 from agency.cognition.keepalive import KeepAlive, KeepAliveConfig, memory_slice
+from agency.cognition.sanitizer import build_llm_thought
+from agency.cognition.situation_frame import PROFILES, build_frame, snapshot_facts
 from agency.perception.stimuli import Perception, Stimulus
 from agency.planning.consumer import IdleReporter, PlanningConsumer
-from agency.cognition.situation_frame import PROFILES, build_frame, snapshot_facts
 from agency.stream.cognitive_stream import CognitiveStream
 from agency.thoughts import Thought
 from agency.world import EntityInfo, Vec3
@@ -127,7 +128,6 @@ def test_KA_A1_introspection_log_line(make_keepalive, calm, logs):
 
 def test_memory_slice_leaves_out_drive_ticks_and_goal_thoughts(make_snapshot, clock):
     drive = evaluate_drive_tick(make_snapshot(), clock(), DriveTickState(), []).thought
-    from agency.cognition.sanitizer import build_llm_thought
 
     goal = build_llm_thought("Wood. [GOAL: collect oak_log 2]", now_ms=clock())
     plain = Thought(content="Quiet morning.", timestamp=clock())

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from agency.perception.stimuli import Perception, PerceptionConfig, content_hash, describe_entities
-from agency.world import BodyEvent, EntityInfo, EventType, Vec3
+from agency.world import BodyEvent, EntityInfo, EventType, Vec3, WorldSnapshot
 
 
 def ent(name, hostile=False, distance=5.0):
@@ -42,8 +42,6 @@ def test_awareness_is_factual_and_never_convertible(perception, make_snapshot, p
 
 
 def test_describe_entities_lists_and_pluralizes():
-    from agency.world import WorldSnapshot
-
     base = dict(health=20, food=20, gameMode="survival", dimension="overworld", timeOfDay=0, isDay=True,
                 position=Vec3(x=0, y=0, z=0), hostiles=0, ts=0)
     assert describe_entities(WorldSnapshot(**base), 32)[0] == "No creatures nearby."

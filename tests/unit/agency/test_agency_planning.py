@@ -8,8 +8,8 @@ import pytest
 import agency.planning.consumer as planning
 from agency.goal_tag import ExtractedGoal
 from agency.planning.consumer import IdleReporter, PlanningConsumer
-from agency.stream.cognitive_stream import CognitiveStream
 from agency.planning.tasks.models import TaskStatus
+from agency.stream.cognitive_stream import CognitiveStream
 from agency.thoughts import Thought, ThoughtMetadata
 
 PASS = {"pass": True, "reason": None, "detail": ""}

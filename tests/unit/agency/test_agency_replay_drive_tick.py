@@ -2,8 +2,16 @@
 
 from __future__ import annotations
 
-from agency.cognition.drive_tick import DriveSkipReason, DriveTickConfig, DriveTickFired, DriveTickSkipped, DriveTickState, evaluate_drive_tick
+from agency.cognition.drive_tick import (
+    DriveSkipReason,
+    DriveTickConfig,
+    DriveTickFired,
+    DriveTickSkipped,
+    DriveTickState,
+    evaluate_drive_tick,
+)
 from agency.perception.replay import Recording, ReplayBody
+from agency.world import InventoryItem
 from tests.conftest import replay_fixture
 
 STEP_MS = 500
@@ -72,6 +80,4 @@ def test_replay_taking_damage_gates_drive_ticks_while_health_or_food_is_low(repl
 
 
 def _inventory(**counts):
-    from agency.world import InventoryItem
-
     return [InventoryItem(name=n, count=c) for n, c in counts.items()]

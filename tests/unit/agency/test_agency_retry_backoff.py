@@ -5,10 +5,17 @@ row; the tick explores meanwhile, and skips when exploring just failed too. A po
 
 from __future__ import annotations
 
-from agency.cognition.drive_tick import DriveSkipReason, DriveTickFired, DriveTickSkipped, DriveTickState, evaluate_drive_tick
+from agency.cognition.drive_tick import (
+    DriveSkipReason,
+    DriveTickFired,
+    DriveTickSkipped,
+    DriveTickState,
+    evaluate_drive_tick,
+)
 from agency.planning.tasks.models import TaskOrigin
 from agency.planning.tasks.poison import poison_reason
 from agency.planning.tasks.retry_backoff import BACKOFF_MS, POISON_HOLD_MS, held_back
+from tests.unit.agency.test_agency_survival_steps import BASE, mob
 
 NO_TABLE = {"oak_log": 20}  # rule 3 asks craft:crafting_table
 KEY = "craft:crafting_table"
@@ -105,8 +112,6 @@ def test_a_stand_in_that_just_failed_makes_the_tick_skip(make_snapshot, clock, s
 
 
 def test_a_held_stone_age_step_lets_the_hunt_have_its_turn(make_snapshot, clock, store):
-    from tests.unit.agency.test_agency_survival_steps import BASE, mob
-
     herd = [mob("cow")]
     r = evaluate_drive_tick(make_snapshot(BASE, entities=herd), clock(), DriveTickState(), store, shelter_nearby=True)
     assert r.ungrounded.rule == "no_cobblestone"  # stone first (none in sight here: explored for)

@@ -6,12 +6,11 @@ from __future__ import annotations
 import re
 
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings, strategies as st
 
 from agency.cognition import sanitizer
-from agency.goal_tag import ExtractedGoal, extract_goal_tag
 from agency.cognition.sanitizer import SanitizeResult, sanitize
+from agency.goal_tag import ExtractedGoal, extract_goal_tag
 
 CONTRACT_ORDER = [
     "strip_code_fences", "strip_wrapping_quotes", "strip_system_prompt_leaks", "extract_goal_tag",

@@ -8,8 +8,8 @@ from __future__ import annotations
 import pytest
 
 from agency.cognition.drive_tick import DriveTickFired, DriveTickState, evaluate_drive_tick, select_drive
-from agency.cognition.progression import routable
 from agency.cognition.grounding import FrameFacts, check_goal, check_text
+from agency.cognition.progression import routable
 from agency.cognition.sanitizer import sanitize
 from agency.cognition.survival_steps import FOOD_STOCK, SURVIVAL_ACTIONS, next_survival_step
 from agency.execution.agents import load_default_registry
@@ -89,7 +89,7 @@ def test_survival_steps_come_after_the_spec_rules_and_the_stone_age_and_before_t
 
 
 def test_hunting_is_routable_through_the_survivor():
-    assert SURVIVAL_ACTIONS == {"hunt"}
+    assert {"hunt"} == SURVIVAL_ACTIONS
     assert routable("hunt", "animal") and routable("hunt", "sheep")
     assert "hunt" in load_default_registry().routable_actions()
 

@@ -5,11 +5,13 @@ from __future__ import annotations
 
 import itertools
 import json
+import multiprocessing
 import os
 import sqlite3
 
 import pytest
 
+from agency.cognition.dev_injection import apply_dev_injection
 from agency.db import MIGRATIONS, schema_version
 from agency.planning.tasks.models import (
     PROPAGATED_META_KEYS,
@@ -23,7 +25,8 @@ from agency.planning.tasks.models import (
     TaskStatus,
 )
 from agency.planning.tasks.projection import project_incoming_metadata
-from agency.planning.tasks.store import SQL_BY_GOAL_KEY_STATUS, SQL_BY_STATUS, SqliteTaskStore
+from agency.planning.tasks.store import SQL_BY_GOAL_KEY_STATUS, SQL_BY_STATUS, SQL_CLAIM_NEXT, SqliteTaskStore
+from tests.unit.agency import claim_worker
 from tests.unit.pg.task_helpers import PATH_TO, add_pending, draft
 
 S = TaskStatus
@@ -137,8 +140,6 @@ def test_dev_mode_is_on_only_when_MCBOT_ENV_is_development(tmp_path, clock, logs
 
 @pytest.mark.parametrize("env", ENVS)
 def test_the_store_and_dev_injection_read_MCBOT_ENV_the_same_way(tmp_path, clock, logs, monkeypatch, env):
-    from agency.cognition.dev_injection import apply_dev_injection
-
     _set_env(monkeypatch, env)
     s = SqliteTaskStore(tmp_path / "e.db", clock=clock)
     s.add_task(draft(foo=1))
@@ -293,17 +294,11 @@ def test_task_json_uses_camelCase_keys(store):
 # test_task_store_contract.py, which runs them on SQLite as well.)
 
 def test_claim_query_is_backed_by_an_index(store):
-    from agency.planning.tasks.store import SQL_CLAIM_NEXT
-
     plan = " ".join(r[-1] for r in store._conn.execute("EXPLAIN QUERY PLAN " + SQL_CLAIM_NEXT))
     assert "idx_tasks_claim" in plan and "TEMP B-TREE" not in plan  # no sort outside the index
 
 
 def test_claims_across_processes_take_each_task_exactly_once(tmp_path, clock):
-    import multiprocessing
-
-    from tests.unit.agency import claim_worker
-
     path = tmp_path / "claims.db"
     s = SqliteTaskStore(path, clock=clock, dev_mode=False)
     ids = {add_pending(s, clock, f"t{i}", (i % 5) / 4) for i in range(40)}

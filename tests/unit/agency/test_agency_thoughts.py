@@ -3,11 +3,11 @@ situation-signature dedup."""
 
 from __future__ import annotations
 
+from agency.cognition.sanitizer import build_llm_thought
 from agency.cognition.situation import SituationGate, situation_signature
 from agency.cognition.thought_recorder import ThoughtRecorder
-from agency.thoughts import Thought, ThoughtMetadata, is_convert_eligible, novelty_for
-from agency.cognition.sanitizer import build_llm_thought
 from agency.goal_tag import ExtractedGoal
+from agency.thoughts import Thought, ThoughtMetadata, is_convert_eligible, novelty_for
 
 GOAL = ExtractedGoal(action="collect", target="oak_log", amount=8)
 

@@ -97,19 +97,17 @@ def test_a_write_nested_in_a_transaction_is_a_savepoint_of_it(tmp_path):
     with Database(tmp_path / "agency.db") as db:
         with db.tx():
             _insert_goal(db, "outer")
-            with pytest.raises(RuntimeError):
-                with db.tx():
-                    _insert_goal(db, "rolled-back")
-                    raise RuntimeError("inner fails")
+            with pytest.raises(RuntimeError), db.tx():
+                _insert_goal(db, "rolled-back")
+                raise RuntimeError("inner fails")
             with db.tx():
                 _insert_goal(db, "inner")
         assert _goal_ids(db) == {"outer", "inner"}
-        with pytest.raises(RuntimeError):
+        with pytest.raises(RuntimeError), db.tx():
+            _insert_goal(db, "gone")
             with db.tx():
-                _insert_goal(db, "gone")
-                with db.tx():
-                    _insert_goal(db, "gone too")  # committed with the outer one only
-                raise RuntimeError("outer fails")
+                _insert_goal(db, "gone too")  # committed with the outer one only
+            raise RuntimeError("outer fails")
         assert _goal_ids(db) == {"outer", "inner"} and not db.conn.in_transaction
 
 

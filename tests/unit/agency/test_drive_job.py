@@ -16,13 +16,13 @@ from agency.cognition.drive_reads import DriveReads
 from agency.cognition.drive_tick import DriveTickFired, DriveTickState, sight_box
 from agency.cognition.settings import DriveTickConfig
 from agency.execution.body_holder import BodyHolder
-from agency.tools.base import ToolContext
 from agency.perception.body_gate import BodyGate
 from agency.perception.last_seen import LastSeen
 from agency.places.memory import PlaceMemory
 from agency.places.store import PlaceStore
-from agency.world import BodyLost
+from agency.tools.base import ToolContext
 from agency.tools.testing import GROUND_Y, FakeBody
+from agency.world import BodyLost
 
 INTERVAL_MS = 180_000
 

@@ -7,7 +7,13 @@ from __future__ import annotations
 import pytest
 from pydantic import ValidationError
 
-from agency.cognition.drive_tick import DriveSkipReason, DriveTickFired, DriveTickSkipped, DriveTickState, evaluate_drive_tick
+from agency.cognition.drive_tick import (
+    DriveSkipReason,
+    DriveTickFired,
+    DriveTickSkipped,
+    DriveTickState,
+    evaluate_drive_tick,
+)
 from agency.cognition.grounding import FrameFacts
 from agency.goal_tag import ExtractedGoal
 from agency.goals.user_goals import GoalRequest, submit_user_goal

@@ -24,9 +24,9 @@ from agency.cognition.keepalive import memory_slice
 from agency.cognition.sanitizer import sanitize
 from agency.llm.testing import ScriptedLLM, text
 from agency.planning.tasks.models import TaskStatus
+from agency.tools.testing import FakeBody
 from bot.config.loader import McbotConfig
 from bot.runtime.wiring import Agency
-from agency.tools.testing import FakeBody
 
 # Every goal below is distinct, so a later tag extracted on any read would show as a task
 # of its own, never as a duplicate folded into an existing one.

@@ -9,6 +9,7 @@ import sqlite3
 import pytest
 
 from agency.db import MIGRATIONS, schema_version
+from agency.execution.workflows.engine import StepEvent
 from agency.planning.tasks.events import (
     CANCELLED_REASON,
     EVENT_KINDS,
@@ -19,9 +20,16 @@ from agency.planning.tasks.events import (
     record_step,
     status_event,
 )
-from agency.planning.tasks.models import TRANSITIONS, IllegalTransitionError, Task, TaskMetadata, TaskNotFoundError, TaskOrigin, TaskStatus
+from agency.planning.tasks.models import (
+    TRANSITIONS,
+    IllegalTransitionError,
+    Task,
+    TaskMetadata,
+    TaskNotFoundError,
+    TaskOrigin,
+    TaskStatus,
+)
 from agency.planning.tasks.store import SqliteTaskStore
-from agency.execution.workflows.engine import StepEvent
 
 S = TaskStatus
 
@@ -97,7 +105,7 @@ def test_reasons_come_from_the_task_after_the_change():
 
 
 def test_kind_sets():
-    assert TERMINAL_EVENTS == frozenset({"completed", "failed"})
+    assert frozenset({"completed", "failed"}) == TERMINAL_EVENTS
     assert {"progress", "step_started", "step_finished", "step_failed"} <= EVENT_KINDS
     assert STATUS_EVENTS | {"progress", "step_started", "step_finished", "step_failed", "bridge_down"} == EVENT_KINDS
 

@@ -4,18 +4,19 @@ registry with scripted tools that log what they do, and engines/runtimes over th
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import pytest
 from loguru import logger
 from pydantic import Field
 
-from agency.tools.base import Tool, ToolContext, ToolFailure, ToolInput
-from agency.tools.registry import ToolRegistry
 from agency.execution.workflows.checkpoints import SqliteCheckpointStore
 from agency.execution.workflows.engine import WorkflowEngine
 from agency.execution.workflows.steps import StepExecutor
+from agency.tools.base import Tool, ToolContext, ToolFailure, ToolInput
+from agency.tools.registry import ToolRegistry
 from agency.tools.testing import FakeBody, FakeTime
 
 

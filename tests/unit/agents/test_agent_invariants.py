@@ -8,8 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings, strategies as st
 
 from agency.execution.agents import (
     Ability,
@@ -26,9 +25,9 @@ from agency.execution.agents import (
 )
 from agency.execution.agents.registry import AgentNotFoundError
 from agency.execution.agents.selection import clamp
+from agency.execution.workflows import PromptRequest, PromptResult
 from agency.tools.base import ToolContext
 from agency.tools.registry import ToolRegistry
-from agency.execution.workflows import PromptRequest, PromptResult
 from tests.unit.agents.conftest import run
 
 

@@ -10,11 +10,11 @@ import sys
 from pathlib import Path
 
 from agency.execution.agents import AgentRuntime, TaskSpec, load_default_registry
-from agency.tools import ToolContext
 from agency.execution.builtin_tools import default_tool_registry
 from agency.execution.workflows import SqliteCheckpointStore
-from tests.unit.agents.conftest import run
+from agency.tools import ToolContext
 from agency.tools.testing import FakeBody
+from tests.unit.agents.conftest import run
 
 ROOT = Path(__file__).resolve().parents[3]
 EXPECTED_STEPS = ["gather-log", "craft-planks", "craft-crafting-table", "place-crafting-table", "craft-stick", "craft-wooden-pickaxe"]

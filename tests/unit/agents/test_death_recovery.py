@@ -15,8 +15,8 @@ import pytest
 from agency.execution.agents.build_plan import DOOR, FILL_PLANKS, LIGHT, _full_need
 from agency.execution.reflexes import DIED, ReflexConfig, Reflexes
 from agency.planning.tasks.models import TaskStatus
-from agency.world import BodyEvent, EntityInfo, EventType, Vec3
 from agency.tools.testing import GROUND_Y, FakeBody, FakeTime, Mob
+from agency.world import BodyEvent, EntityInfo, EventType, Vec3
 from tests.unit.executor.world import add_task, executor_env
 
 SPAWN = Vec3(x=-20.5, y=GROUND_Y, z=0.5)  # where the bot respawns: 20 blocks from the site

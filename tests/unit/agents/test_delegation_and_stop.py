@@ -9,8 +9,7 @@ from typing import Any
 import pytest
 
 from agency.execution.agents import AbilityLibrary, AgentRegistry, AgentRuntime, TaskSpec
-from agency.tools.base import StopFlag, ToolContext
-from agency.tools.registry import ToolRegistry
+from agency.execution.builtin_tools import default_tool_registry
 from agency.execution.workflows import (
     CIRCULAR_DELEGATION,
     DELEGATION_DEPTH_EXCEEDED,
@@ -19,8 +18,10 @@ from agency.execution.workflows import (
     SqliteCheckpointStore,
     WorkflowDef,
 )
-from tests.unit.agents.conftest import Probe, run
+from agency.tools.base import StopFlag, Tool, ToolContext, ToolInput
+from agency.tools.registry import ToolRegistry
 from agency.tools.testing import FakeBody
+from tests.unit.agents.conftest import Probe, run
 
 
 def profile(agent_id: str, steps: list[dict[str, Any]], action: str = "relay", **extra: Any) -> dict[str, Any]:
@@ -85,8 +86,6 @@ def test_INV_DT_002_circular_delegation_detected_at_any_depth(tools: ToolRegistr
 
 
 def test_stop_cancels_current_tool_and_reports_position(tools: ToolRegistry, ctx: ToolContext, body: FakeBody, store: SqliteCheckpointStore) -> None:
-    from agency.execution.builtin_tools import default_tool_registry
-
     real = default_tool_registry()
     body.hang.add("move_to")
     reg = AgentRegistry(AbilityLibrary())
@@ -125,8 +124,6 @@ def test_stop_cancels_current_tool_and_reports_position(tools: ToolRegistry, ctx
 
 
 def test_stop_grace_cancels_a_tool_that_ignores_the_flag(tools: ToolRegistry, ctx: ToolContext, probe: Probe) -> None:
-    from agency.tools.base import Tool, ToolInput
-
     class Nothing(ToolInput):
         pass
 

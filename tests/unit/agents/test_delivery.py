@@ -13,10 +13,10 @@ from agency.execution.agents.build_plan import shelter_plan
 from agency.execution.agents.deliver_plan import deliver_plan
 from agency.execution.agents.planning import WorkflowPlanError, craft_plan
 from agency.execution.builtin_tools import default_tool_registry
-from agency.tools import ToolContext
 from agency.planning.delivery import DELIVER, DELIVERY_HOOK, DeliveryBoard
 from agency.planning.tasks.models import TaskStatus
 from agency.planning.tasks.store import SqliteTaskStore
+from agency.tools import ToolContext
 from agency.tools.testing import FakeBody, FakeTime
 
 
@@ -161,7 +161,7 @@ def test_a_build_that_ends_withdraws_its_untaken_requests_and_leaves_a_taken_one
     build = tasks.add_task({"title": "build", "type": "build"}, allow_unfinalized=True)
     board.on_task_event("completed", build.model_copy(update={"id": "task-build"}))
     assert tasks.get_task(untaken).status is TaskStatus.failed
-    assert "withdrawn: task task-build completed" == tasks.get_task(untaken).metadata.blockedReason
+    assert tasks.get_task(untaken).metadata.blockedReason == "withdrawn: task task-build completed"
     assert tasks.get_task(taken).status is TaskStatus.active  # a helper works on it: let it finish
     assert tasks.get_task(other).status is TaskStatus.pending  # another task's
 

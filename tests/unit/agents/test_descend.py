@@ -10,13 +10,13 @@ import pytest
 from agency.cognition.grounding import FrameFacts, check_goal
 from agency.execution.agents import load_default_registry
 from agency.execution.builtin_tools import default_tool_registry
+from agency.goal_tag import ExtractedGoal, parse_goal_text
 from agency.tools.base import ToolContext
 from agency.tools.mining import SAFE_FLOOR_Y, level_target, parse_level
 from agency.tools.results import EXECUTION_ERROR, PRECONDITION_FAILED, VALIDATION_ERROR
-from agency.goal_tag import ExtractedGoal, parse_goal_text
+from agency.tools.testing import GROUND_Y, FakeBody
 from agency.world import BodyError, Vec3
 from tests.unit.agents.conftest import run
-from agency.tools.testing import GROUND_Y, FakeBody
 
 
 class StairBody(FakeBody):

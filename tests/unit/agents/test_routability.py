@@ -11,14 +11,14 @@ import asyncio
 
 import pytest
 
+from agency.cognition.eligibility import apply_decision, decide, routable_by
+from agency.cognition.grounding import FrameFacts
+from agency.cognition.sanitizer import build_llm_thought
 from agency.execution.agents import load_default_registry
 from agency.execution.agents.runtime import NO_WORKFLOW
-from agency.planning.converter import convert_thought
-from agency.cognition.eligibility import apply_decision, decide, routable_by
 from agency.goal_tag import CANONICAL_ACTIONS, ExtractedGoal
-from agency.cognition.grounding import FrameFacts
+from agency.planning.converter import convert_thought
 from agency.planning.tasks.models import TaskStatus
-from agency.cognition.sanitizer import build_llm_thought
 from agency.tools.testing import FakeBody, FakeTime, Mob
 from tests.unit.executor.world import add_task, executor_env
 

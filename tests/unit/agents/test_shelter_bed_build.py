@@ -6,14 +6,15 @@ from __future__ import annotations
 from typing import Any
 
 from agency.execution.agents import AgentRuntime, TaskSpec, load_default_registry
+from agency.execution.agents.build_plan import build_plan
 from agency.execution.builtin_tools import default_tool_registry
-from agency.tools import ToolContext
 from agency.execution.workflows import SqliteCheckpointStore
 from agency.shelter.bed import shelter_bed_spot
 from agency.shelter.blueprint import basic_shelter
 from agency.shelter.verifier import verify_shelter_v0
-from tests.unit.agents.conftest import run
+from agency.tools import ToolContext
 from agency.tools.testing import FakeBody
+from tests.unit.agents.conftest import run
 
 
 def _beds_like_the_game(body: FakeBody) -> None:
@@ -57,8 +58,6 @@ def test_a_held_bed_goes_into_the_built_shelter_whole(ctx: ToolContext, body: Fa
 
 
 def test_no_bed_held_no_bed_step() -> None:
-    from agency.execution.agents.build_plan import build_plan
-
     task = {"action": "build", "target": "basic_shelter", "amount": 1, "id": "t"}
     assert "furnish-bed" not in [s.id for s in build_plan("builder", task, {"oak_planks": 80, "oak_door": 1}).steps]
 

@@ -4,6 +4,7 @@ node/lib/actions/smelt.js behaves, and the `smelt <item> [count]` workflow plan.
 
 from __future__ import annotations
 
+import asyncio
 import math
 import re
 from collections import Counter
@@ -15,14 +16,14 @@ from agency.execution.agents import load_default_registry
 from agency.execution.agents.planning import WorkflowPlanError
 from agency.execution.agents.smelt_plan import smelt_plan
 from agency.execution.builtin_tools import default_tool_registry
-from agency.tools.base import ToolContext
 from agency.game.furnace import FUEL_TICKS, SMELTING, fuel_ticks, output_of
-from agency.tools.smelt_planner import choose_fuel, cook_timeout_s
+from agency.tools.base import ToolContext
 from agency.tools.results import CANCELLED, EXECUTION_ERROR, PRECONDITION_FAILED, VALIDATION_ERROR
+from agency.tools.smelt_planner import choose_fuel, cook_timeout_s
+from agency.tools.testing import GROUND_Y, FakeBody, FakeTime
 from agency.world import BodyError
 from tests.conftest import ROOT
 from tests.unit.agents.conftest import run
-from agency.tools.testing import GROUND_Y, FakeBody, FakeTime
 
 FURNACE_JS = ROOT / "node" / "plugins" / "furnace.js"
 
@@ -298,8 +299,6 @@ def test_a_stop_cancels_the_furnace_wait_and_the_wait_is_bounded_by_the_count(sc
 
 
 def test_a_stop_mid_wait_cancels_the_js_action(sctx, sbody, ftime):
-    import asyncio
-
     sbody.blocks[(2, GROUND_Y, 0)] = "furnace"
     sbody.inventory.update({"raw_iron": 2, "coal": 1})
     sbody.hang.add("smelt")

@@ -9,15 +9,15 @@ import contextlib
 from typing import Any
 
 from agency.execution.agents import AbilityLibrary, AgentRegistry, AgentRuntime, TaskSpec
+from agency.execution.workflows import SqliteCheckpointStore, WorkflowDef
+from agency.execution.workflows.engine import StepEvent, WorkflowEngine
+from agency.execution.workflows.steps import StepExecutor
 from agency.planning.tasks.events import record_step
 from agency.planning.tasks.store import SqliteTaskStore
 from agency.tools.base import ToolContext
 from agency.tools.registry import ToolRegistry
-from agency.execution.workflows import SqliteCheckpointStore, WorkflowDef
-from agency.execution.workflows.engine import StepEvent, WorkflowEngine
-from agency.execution.workflows.steps import StepExecutor
-from tests.unit.agents.conftest import Probe, run
 from agency.tools.testing import FakeTime
+from tests.unit.agents.conftest import Probe, run
 
 
 def wf(steps: list[dict[str, Any]], parallel: dict[str, Any] | None = None) -> WorkflowDef:

@@ -9,12 +9,12 @@ import math
 import pytest
 
 from agency.execution.agents import AgentRuntime, TaskSpec, load_default_registry
-from agency.tools import ToolContext
 from agency.execution.builtin_tools import default_tool_registry
-from agency.tools.results import PRECONDITION_FAILED
 from agency.execution.workflows import SqliteCheckpointStore
-from tests.unit.agents.conftest import run
+from agency.tools import ToolContext
+from agency.tools.results import PRECONDITION_FAILED
 from agency.tools.testing import GROUND_Y, FakeBody, Mob
+from tests.unit.agents.conftest import run
 
 
 @pytest.fixture

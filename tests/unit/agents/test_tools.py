@@ -8,15 +8,15 @@ from dataclasses import replace
 
 import pytest
 
-from agency.tools import TOOL_NOT_FOUND, VALIDATION_ERROR, FrozenDict, ToolExecutionResult, tool_success
-
 from agency.execution.builtin_tools import default_tool_registry
+from agency.shelter.earthwork import PATH_DIGGABLE, site_work, work_box
+from agency.tools import TOOL_NOT_FOUND, VALIDATION_ERROR, FrozenDict, ToolExecutionResult, tool_success
 from agency.tools.base import ToolContext
 from agency.tools.registry import ToolRegistry
 from agency.tools.results import CANCELLED, PRECONDITION_FAILED, TIMEOUT
-from tests.unit.agents.conftest import Probe, run
 from agency.tools.testing import GROUND_Y, FakeBody
-from agency.world import Vec3
+from agency.world import BodyError, BodyError as BodyError_, Vec3
+from tests.unit.agents.conftest import Probe, run
 
 
 def test_INV_TOOL_001_invalid_inputs_rejected_before_any_tool_code(ctx: ToolContext, body: FakeBody, tools: ToolRegistry, probe: Probe) -> None:
@@ -174,7 +174,6 @@ def test_a_climb_that_fails_leaves_the_explore_to_its_legs_and_says_so(ctx: Tool
     def first_fails(a):
         calls["n"] += 1
         if calls["n"] <= 2:  # the climb and its dig-out retry
-            from agency.world import BodyError
             raise BodyError("no progress toward the surface for 8000 ms (distance 20.0)")
         return walk(a)
 
@@ -213,7 +212,6 @@ def test_collect_block_counts_what_it_holds_after_a_failed_collect(ctx: ToolCont
         original({**a, "count": 3})
         raise BodyError_("Took to long to decide path to goal!")
 
-    from agency.world import BodyError as BodyError_
 
     body._do_collect = partial_then_fail  # type: ignore[method-assign]
     res = run(reg.execute("collect_block", {"block": "log", "count": 3, "ensure": True}, ctx))
@@ -222,8 +220,6 @@ def test_collect_block_counts_what_it_holds_after_a_failed_collect(ctx: ToolCont
 
 
 def test_prepare_shelter_site_digs_what_is_in_the_way_fills_holes_then_a_rerun_does_nothing(ctx: ToolContext, body: FakeBody) -> None:
-    from agency.shelter.earthwork import site_work, work_box
-
     origin = (3, GROUND_Y, 3)  # footprint x,z 3..7; the door faces north: doorway (5, 64..65, 3)
     body.blocks[(5, GROUND_Y, 5)] = "dirt"  # a bump in the middle of the floor
     body.add_tree(4, 6, height=4)  # a trunk inside, up through the roof layer
@@ -252,8 +248,6 @@ def test_prepare_shelter_site_refuses_a_site_someone_built_on(ctx: ToolContext, 
 
 
 def test_a_blocked_walk_to_the_site_is_retried_digging_through_trees_only(ctx: ToolContext, body: FakeBody) -> None:
-    from agency.shelter.earthwork import PATH_DIGGABLE
-
     body.blocks[(20, GROUND_Y, 20)] = "dirt"  # a bump at a site far out of reach
     body.fail["move_to"] = "no progress toward the site for 8000 ms"
     res = run(default_tool_registry().execute("prepare_shelter_site", {"origin": [18, GROUND_Y, 18], "facing": "north"}, ctx))
@@ -278,7 +272,6 @@ class PitBody(FakeBody):
 
     def _do_move_to(self, a):
         if "digOnly" not in a:
-            from agency.world import BodyError
             raise BodyError(f"no progress toward {a['x']},{a['y']},{a['z']} for 8000 ms (distance 6.0)")
         return super()._do_move_to(a)
 

@@ -4,11 +4,19 @@ scripted tools."""
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import pytest
 
-from agency.execution.workflows import WORKFLOW_CYCLE, Checkpoint, CheckpointInvalid, SqliteCheckpointStore, WorkflowDef, WorkflowEngine
+from agency.execution.workflows import (
+    WORKFLOW_CYCLE,
+    Checkpoint,
+    CheckpointInvalid,
+    SqliteCheckpointStore,
+    WorkflowDef,
+    WorkflowEngine,
+)
 from tests.unit.agents.conftest import Probe, run
 
 

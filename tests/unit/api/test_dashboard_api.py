@@ -10,8 +10,9 @@ import json
 
 import pytest
 from fastapi.testclient import TestClient
+from loguru import logger
 
-from bot.runtime.api import create_app
+from bot.runtime.api import LOOPBACK_NAMES, create_app
 from tests.unit.api.test_goals_api import world  # noqa: F401 - the fixture
 from tests.unit.api.test_http_api import _DaemonView
 
@@ -107,7 +108,6 @@ def test_blocks_around_the_bot_are_counted_by_name_without_air(world):  # noqa: 
 
 
 def test_the_log_tail_and_the_live_stream_carry_state_tasks_thoughts_and_log_lines(world):  # noqa: F811
-    from loguru import logger
 
     agency, _body, _ = world
     view = _DaemonView()
@@ -138,8 +138,6 @@ def test_the_log_tail_and_the_live_stream_carry_state_tasks_thoughts_and_log_lin
 
 def test_without_a_token_only_loopback_names_are_answered(world):  # noqa: F811
     """A page that rebinds its own name to 127.0.0.1 sends that name as Host: refused."""
-    from bot.runtime.api import LOOPBACK_NAMES
-
     agency, _body, _ = world
     app = create_app(agency.api_context(_DaemonView()), allowed_hosts=LOOPBACK_NAMES)
     for host in ("127.0.0.1:3003", "localhost:3003", "[::1]:3003", "localhost"):

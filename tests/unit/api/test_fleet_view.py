@@ -7,9 +7,12 @@ import asyncio
 from types import SimpleNamespace
 
 import pytest
+from fastapi.testclient import TestClient
+from loguru import logger
 
 import bot.runtime.api.daemon_context as api_context
 from agency.goals.user_goals import GoalRequest, GoalRequestError
+from bot.runtime.api import ApiContext, create_app
 from bot.runtime.api.daemon_context import FleetView
 
 
@@ -54,10 +57,6 @@ def test_a_task_command_goes_to_the_bot_holding_the_task(monkeypatch, task, exec
 
 
 def test_each_bot_s_action_and_block_routes_reach_that_bot_and_the_plain_routes_the_first():
-    from fastapi.testclient import TestClient
-
-    from bot.runtime.api import ApiContext, create_app
-
     class Direct:
         def __init__(self, name):
             self.name, self.started = name, []
@@ -66,7 +65,6 @@ def test_each_bot_s_action_and_block_routes_reach_that_bot_and_the_plain_routes_
             return 0
 
         def start(self, tool, args, timeout_s):
-            from loguru import logger
             logger.info("started {}", tool)  # the action's task and its lines: the bot's context
             self.started.append(tool)
             return SimpleNamespace(view=lambda _now: {"actionId": f"act-{self.name}", "status": "running"})
@@ -85,7 +83,6 @@ def test_each_bot_s_action_and_block_routes_reach_that_bot_and_the_plain_routes_
                      metrics=lambda: "", inject_thought=None, direct=first.direct, blocks_around=first.blocks_around,
                      bots=fleet, bot_name="alpha")
     c = TestClient(create_app(ctx))
-    from loguru import logger
     lines = []
     sink = logger.add(lambda m: lines.append((m.record["message"], m.record["extra"].get("bot"))), level="INFO")
     try:

@@ -17,8 +17,8 @@ from agency.clock import FrozenClock
 from agency.goals import read_binding
 from agency.planning.tasks.models import TaskStatus
 from bot.cli import goal as goal_cli
-from bot.runtime.api import create_app
 from bot.config.loader import McbotConfig
+from bot.runtime.api import create_app
 from bot.runtime.wiring import Agency
 from tests.unit.api.test_http_api import _DaemonView
 from tests.unit.executor.test_body_lost import LosingBody

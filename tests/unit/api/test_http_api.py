@@ -6,9 +6,10 @@ import json
 
 import pytest
 from fastapi.testclient import TestClient
+from pydantic import ValidationError
 
-from bot.runtime.api import create_app
 from bot.config.loader import McbotConfig
+from bot.runtime.api import create_app
 from bot.runtime.log_tail import LogTail
 from bot.runtime.scheduler import Scheduler
 from bot.runtime.wiring import Agency
@@ -153,7 +154,5 @@ def test_snapshot_without_a_bot_is_503(agency, monkeypatch):
 
 
 def test_non_loopback_api_host_without_token_is_a_config_error():
-    from pydantic import ValidationError
-
     with pytest.raises(ValidationError, match="api.token must be set"):
         McbotConfig.model_validate({"api": {"host": "0.0.0.0"}})

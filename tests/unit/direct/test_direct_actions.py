@@ -12,10 +12,10 @@ import pytest
 
 from agency.execution.direct import DIRECT, DirectActionError, DirectActions
 from agency.execution.reflexes import Reflexes
-from agency.tools.results import CANCELLED
 from agency.planning.tasks.models import TaskStatus
-from agency.world import BodyEvent, EventType
+from agency.tools.results import CANCELLED
 from agency.tools.testing import FakeBody, FakeTime
+from agency.world import BodyEvent, EventType
 from tests.unit.executor.world import add_task, executor_env
 
 

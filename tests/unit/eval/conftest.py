@@ -7,17 +7,19 @@ from __future__ import annotations
 import json
 import re
 import socket
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from types import SimpleNamespace
-from typing import Any, Callable, Iterator
+from typing import Any
 
 import pytest
 from loguru import logger
 
 from agency.llm.settings import LlmSettings
 from agency.llm.testing import Received, Reply, ScriptedLLM, text
-from bot.config.llm import LlmSection
 from bot.cli.eval import add_eval_commands, cmd_eval
+from bot.cli.main import _ArgParser
+from bot.config.llm import LlmSection
 
 _LOOPBACK = {"127.0.0.1", "::1", "localhost"}
 _POS = re.compile(r"position: (-?\d+),")
@@ -81,8 +83,6 @@ def write_suite(path: Path, rows: list[dict[str, Any] | str]) -> Path:
 
 
 def run_cli(llm: ScriptedLLM, argv: list[str]) -> int:
-    from bot.cli.main import _ArgParser  # noqa: PLC0415 - the CLI's parser: bad values exit 4
-
     p = _ArgParser(prog="mcbot")
     add_eval_commands(p.add_subparsers(dest="command", parser_class=_ArgParser))
     try:

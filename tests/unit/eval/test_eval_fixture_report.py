@@ -3,12 +3,18 @@ progress bar and the CLI's argument errors."""
 
 from __future__ import annotations
 
+import argparse
 import io
 import json
-from pathlib import Path
+import threading
+import time
+from types import SimpleNamespace
 
 from agency.eval.fixture import load_fixture_suite
 from agency.eval.progress import Progress
+from agency.llm.testing import text
+from bot.cli.eval import add_eval_commands, cmd_eval
+from bot.config.llm import LlmSection
 from tests.conftest import replay_fixture
 from tests.unit.eval.conftest import lines, run_cli, scenario, write_suite
 
@@ -74,12 +80,6 @@ def test_progress_bar_only_on_a_terminal():
 
 
 def test_no_llm_targets_is_a_config_error(tmp_path):
-    import argparse
-    from types import SimpleNamespace
-
-    from bot.config.llm import LlmSection
-    from bot.cli.eval import add_eval_commands, cmd_eval
-
     p = argparse.ArgumentParser()
     add_eval_commands(p.add_subparsers(dest="command"))
     args = p.parse_args(["eval", "--suite", str(write_suite(tmp_path / "s.jsonl", [scenario(1)]))])
@@ -87,11 +87,6 @@ def test_no_llm_targets_is_a_config_error(tmp_path):
 
 
 def test_scenarios_run_concurrently_up_to_the_limit(llm, tmp_path):
-    import threading
-    import time
-
-    from agency.llm.testing import text
-
     state = {"now": 0, "max": 0}
     lock = threading.Lock()
 

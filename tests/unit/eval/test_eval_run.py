@@ -8,6 +8,7 @@ import json
 import pytest
 
 from agency.eval.metrics import compute_metrics
+from agency.llm.testing import fail
 from agency.stats import percentile
 from tests.unit.eval.conftest import by_position, lines, run_cli, scenario, write_suite
 
@@ -145,8 +146,6 @@ def test_ev_c7_fail_line_and_nonzero_exit_when_a_property_fails(llm, logs, tmp_p
 
 
 def test_ev_c7_unreachable_model_is_not_a_pass(llm, logs, tmp_path):
-    from agency.llm.testing import fail
-
     llm.default = lambda req: fail(500)
     suite = write_suite(tmp_path / "suite.jsonl", [scenario(1)])
     assert run_cli(llm, ["--suite", str(suite), "--out-dir", str(tmp_path / "out")]) == 1

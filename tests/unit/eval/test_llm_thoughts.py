@@ -13,12 +13,20 @@ import pytest
 from agency.clock import FrozenClock
 from agency.cognition.counters import AgencyCounters
 from agency.cognition.keepalive import KeepAlive
-from agency.llm.testing import fail, text
-from agency.cognition.llm_thoughts import THOUGHT_SYSTEM_PROMPT, LlmThoughtGenerator, build_thought_generator, render_prompt
-from agency.perception.stimuli import Perception
+from agency.cognition.llm_thoughts import (
+    THOUGHT_SYSTEM_PROMPT,
+    LlmThoughtGenerator,
+    build_thought_generator,
+    render_prompt,
+)
 from agency.cognition.situation_frame import PROFILES, build_frame
+from agency.llm.testing import fail, text
+from agency.perception.stimuli import Perception
 from agency.stream.cognitive_stream import CognitiveStream
 from agency.world import InventoryItem, Vec3, WorldSnapshot
+from bot.config.llm import LlmSection
+from bot.config.loader import McbotConfig
+from bot.runtime.wiring import Agency
 from tests.unit.eval.conftest import llm_section, settings
 
 ACTION_VERBS = ("explore", "gather", "craft", "collect", "mine", "build", "hunt", "attack", "flee", "navigate",
@@ -101,8 +109,6 @@ def test_complete_works_from_inside_a_running_loop(llm):
 
 
 def test_no_targets_no_generator():
-    from bot.config.llm import LlmSection
-
     assert build_thought_generator(LlmSection()) is None
 
 
@@ -140,9 +146,6 @@ def test_keepalive_end_to_end_grounded_goal_becomes_actionable(llm, stream):
 
 
 def test_daemon_wiring_uses_the_generator_only_with_targets(llm, tmp_path):
-    from bot.config.loader import McbotConfig
-    from bot.runtime.wiring import Agency
-
     for llm_cfg, expected in (({}, type(None)), (llm_section(llm).model_dump(), LlmThoughtGenerator)):
         cfg = McbotConfig.model_validate({"storage": {"db_path": str(tmp_path / f"{expected.__name__}.db")},
                                           "llm": llm_cfg})

@@ -12,8 +12,8 @@ import pytest
 
 from agency.execution.executor import DISCONNECTED
 from agency.planning.tasks.models import TaskStatus
-from agency.world import ActionStatus, BodyLost
 from agency.tools.testing import FakeBody, FakeTime
+from agency.world import ActionStatus, BodyLost
 from tests.unit.executor.world import add_task, executor_env
 
 

@@ -9,17 +9,16 @@ import asyncio
 import pytest
 from loguru import logger
 
-from agency.execution.combat import (CLOSE_IN, EVADE, FIGHT, RETREAT, STRIKE_AND_BACK_OFF, choose_combat,
-                                     threat_radii)
+from agency.execution.combat import CLOSE_IN, EVADE, FIGHT, RETREAT, STRIKE_AND_BACK_OFF, choose_combat, threat_radii
 from agency.execution.reflexes import ReflexConfig, Reflexes
-from agency.world import WorldSnapshot
 from agency.tools.testing import FakeBody, FakeTime, Mob
+from agency.world import WorldSnapshot
 
 CFG = ReflexConfig()
 
 
 def _snap(*mobs: tuple[str, float], health: float = 20, inventory: tuple[str, ...] = ()) -> WorldSnapshot:
-    body = FakeBody(FakeTime().clock, inventory={i: 1 for i in inventory})
+    body = FakeBody(FakeTime().clock, inventory=dict.fromkeys(inventory, 1))
     body.mobs = [Mob(name, hostile=True, x=0.5 + d, z=0.5) for name, d in mobs]
     return body.snapshot().model_copy(update={"health": health})
 
@@ -53,7 +52,7 @@ def test_a_hurt_bot_retreats_from_a_hostile_it_would_fight_at_full_health():
 def test_the_reasons_name_the_kind_the_distance_and_the_weapon():
     assert choose_combat(_snap(("zombie", 3.0), inventory=("stone_sword", "wooden_sword")), CFG).reason == \
         "zombie at 3.0 blocks: fighting with stone_sword"
-    assert "creeper at 5.0 blocks: out of its blast (17 blocks)" == choose_combat(_snap(("creeper", 5.0)), CFG).reason
+    assert choose_combat(_snap(("creeper", 5.0)), CFG).reason == "creeper at 5.0 blocks: out of its blast (17 blocks)"
 
 
 def test_threat_radii_are_the_reflexes_own_by_kind():

@@ -10,14 +10,14 @@ import pytest
 from loguru import logger
 
 from agency.execution.agents import AgentRuntime, load_default_registry
+from agency.execution.builtin_tools import default_tool_registry
 from agency.execution.executor import Executor
 from agency.execution.reflexes import ReflexConfig, Reflexes
+from agency.execution.workflows import SqliteCheckpointStore
 from agency.planning.stalls import classify_stall
 from agency.planning.tasks.models import TaskStatus
-from agency.execution.builtin_tools import default_tool_registry
-from agency.execution.workflows import SqliteCheckpointStore
-from agency.world import EntityInfo, Vec3
 from agency.tools.testing import FakeBody, FakeTime
+from agency.world import EntityInfo, Vec3
 from tests.unit.executor.world import add_task, executor_env
 
 

@@ -13,8 +13,8 @@ import pytest
 
 from agency.execution.reflexes import Death, ReflexConfig, Reflexes
 from agency.tools.results import tool_failure, tool_success
-from agency.world import WorldSnapshot
 from agency.tools.testing import Mob
+from agency.world import WorldSnapshot
 
 
 class RecordingTools:

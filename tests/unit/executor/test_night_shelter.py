@@ -11,13 +11,13 @@ import pytest
 from loguru import logger
 
 from agency.cognition.drive_tick import DriveSkipReason, DriveTickSkipped, DriveTickState, evaluate_drive_tick
-from agency.shelter.blueprint import basic_shelter
 from agency.execution.reflexes import SHELTERING, ReflexConfig, Reflexes
 from agency.planning.stalls import classify_stall
 from agency.planning.tasks.models import TaskStatus
+from agency.shelter.blueprint import basic_shelter
 from agency.shelter.door import in_hut
-from agency.world import BodyError, EntityInfo, Vec3
 from agency.tools.testing import GROUND_Y, FakeBody, FakeTime
+from agency.world import BodyError, EntityInfo, Vec3
 from tests.unit.executor.world import add_task, executor_env
 
 SITE = basic_shelter((10, GROUND_Y, 10), "south").site  # door at (12, 64, 14), outside (12, 64, 15)

@@ -18,9 +18,9 @@ from agency.execution.executor import DISCONNECTED, Executor
 from agency.execution.workflows import SqliteCheckpointStore
 from agency.planning.tasks.models import TaskStatus
 from agency.planning.tasks.store import SqliteTaskStore
+from agency.tools.testing import FakeTime
 from agency.world import ActionState, ActionStatus
 from bot.runtime.bridge_downs import BridgeDowns, bridge_downs
-from agency.tools.testing import FakeTime
 from tests.unit.executor.test_body_lost import LosingBody
 from tests.unit.executor.world import add_task, executor_env
 

@@ -15,8 +15,8 @@ from agency.execution.reflexes import ReflexConfig, Reflexes
 from agency.shelter.bed import SLEEP_FROM, bed_in_hut, bed_spot, hut_origin, shelter_bed_spot
 from agency.shelter.blueprint import SIZE, basic_shelter
 from agency.shelter.door import doorway_cells, in_hut
-from agency.world import BodyError, BodyEvent, EntityInfo, EventType, Vec3
 from agency.tools.testing import GROUND_Y, FakeTime
+from agency.world import BodyError, BodyEvent, EntityInfo, EventType, Vec3
 from tests.unit.executor.test_night_shelter import SITE, NightBody
 from tests.unit.executor.world import executor_env
 

@@ -7,12 +7,12 @@ from pathlib import Path
 from typing import Any
 
 from agency.execution.agents import AgentRuntime, load_default_registry
+from agency.execution.builtin_tools import default_tool_registry
 from agency.execution.executor import Executor
+from agency.execution.workflows import SqliteCheckpointStore
 from agency.planning.tasks.models import NewTask
 from agency.planning.tasks.store import SqliteTaskStore
 from agency.tools import ToolContext
-from agency.execution.builtin_tools import default_tool_registry
-from agency.execution.workflows import SqliteCheckpointStore
 from agency.tools.testing import FakeBody, FakeTime
 
 

@@ -4,9 +4,10 @@ its events, and a tiny mutable world around a blueprint shelter."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import pytest
 
@@ -25,10 +26,10 @@ from agency.goals import (
     verify_shelter_v0,
 )
 from agency.goals.models import Bounds, GoalBinding, Pos, SiteSignature
-from agency.shelter.blueprint import ShelterBlueprint
-from agency.shelter.testing import region_from_blocks
 from agency.planning.tasks.models import Task
 from agency.planning.tasks.store import SqliteTaskStore
+from agency.shelter.blueprint import ShelterBlueprint
+from agency.shelter.testing import region_from_blocks
 from agency.world import BlockRegion
 
 GROUND_Y = 63

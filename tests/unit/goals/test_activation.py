@@ -12,8 +12,10 @@ from agency.goals import (
     ActivationBudget,
     ActivationReactor,
     ManualPauseWallError,
+    SafeStopResult,
     dump_binding,
     new_binding,
+    preempt,
     read_binding,
 )
 from agency.goals.backoff import MINUTE_MS
@@ -198,8 +200,6 @@ def test_subtask_completed_clears_a_plain_parent_block(store, lifecycle):
 
 
 def test_user_pause_of_a_held_task_becomes_the_wall(store, lifecycle, clock):
-    from agency.goals import SafeStopResult, preempt
-
     class Stop:
         def safe_stop(self, max_steps=3, timeout_s=5.0):
             return SafeStopResult(at_checkpoint=False, last_step_id="s", module_cursor=2, completed=False)

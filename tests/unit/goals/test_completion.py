@@ -4,16 +4,16 @@ regression re-opens, bounds."""
 from __future__ import annotations
 
 from agency.goals import (
-    GoalStatus,
     REGRESSION_DETECTED,
+    GoalStatus,
     anchor_goal,
     basic_shelter,
     read_binding,
     resolve_or_create_build_goal,
     verify_shelter_v0,
 )
-from agency.shelter.testing import RegionSpy, region_from_blocks
 from agency.planning.tasks.models import TaskStatus
+from agency.shelter.testing import RegionSpy, region_from_blocks
 
 from .conftest import GROUND_Y, ORIGIN, completed_shelter, shelter_intent
 

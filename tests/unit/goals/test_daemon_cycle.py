@@ -10,14 +10,14 @@ import asyncio
 import pytest
 
 from agency.clock import FrozenClock
-from agency.planning.converter import convert_thought
 from agency.cognition.drive_tick import DriveTickState, evaluate_drive_tick
 from agency.goals.backoff import MINUTE_MS
-from agency.planning.tasks.models import TaskStatus
+from agency.planning.converter import convert_thought
+from agency.planning.tasks.models import NewTask, TaskStatus
+from agency.tools.testing import FakeBody
 from agency.world import WorldSnapshot
 from bot.config.loader import McbotConfig
 from bot.runtime.wiring import Agency
-from agency.tools.testing import FakeBody
 
 
 def _snap(time_of_day: int = 6000) -> WorldSnapshot:
@@ -67,8 +67,6 @@ def test_a_held_goal_with_no_event_is_reviewed_on_the_60th_executor_tick(agency)
 
 
 def test_at_dusk_the_executor_job_claims_the_shelter_goal_before_older_work(agency):
-    from agency.planning.tasks.models import NewTask
-
     older = agency.tasks.add_task(NewTask(title="collect oak_log 8", type="collect",
                                           parameters={"target": "oak_log", "amount": 8})).id
     agency.clock.advance(60_000)

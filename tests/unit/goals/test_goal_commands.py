@@ -8,13 +8,15 @@ from __future__ import annotations
 import pytest
 from fastapi.testclient import TestClient
 
+from agency.cognition.drive_tick import DriveTickState, evaluate_drive_tick
 from agency.goals import read_binding
+from agency.planning.converter import convert_thought
 from agency.planning.tasks.models import NewTask, TaskStatus
 from agency.world import WorldSnapshot
-from bot.runtime.api import create_app
 from bot.config.loader import McbotConfig
-from tests.unit.api.test_http_api import _DaemonView as _NoBot
+from bot.runtime.api import create_app
 from bot.runtime.wiring import Agency
+from tests.unit.api.test_http_api import _DaemonView as _NoBot
 
 
 class _DaemonView(_NoBot):
@@ -38,9 +40,6 @@ def agency(tmp_path, monkeypatch):
 
 
 def _shelter_task(agency):
-    from agency.cognition.drive_tick import DriveTickState, evaluate_drive_tick
-    from agency.planning.converter import convert_thought
-
     fired = evaluate_drive_tick(_snap(11500), agency.clock(), DriveTickState(), [], shelter_nearby=False)
     out = convert_thought(fired.thought, agency.tasks, agency.clock(), router=agency.goals.router)
     assert out.status == "converted"

@@ -14,8 +14,8 @@ from agency.goals.intake import GoalIntake
 from agency.goals.user_goals import GoalRequest, GoalRequestError
 from agency.perception.last_seen import LastSeen
 from agency.planning.tasks.models import TaskStatus
-from agency.world import BodyLost, BodyUnavailable
 from agency.tools.testing import FakeBody
+from agency.world import BodyLost, BodyUnavailable
 
 BOT = "Alpha"
 

@@ -10,21 +10,22 @@ import asyncio
 
 import pytest
 
-from agency.execution.agents import AgentRuntime, load_default_registry
-from agency.planning.converter import convert_thought
 from agency.cognition.drive_tick import DriveTickState, evaluate_drive_tick
-from agency.execution.executor import Executor
+from agency.execution.agents import AgentRuntime, load_default_registry
+from agency.execution.builtin_tools import default_tool_registry
+from agency.execution.executor import Executor, SafeStop
+from agency.execution.workflows import SqliteCheckpointStore
+from agency.execution.workflows.models import StopReport, WorkflowRunResult
 from agency.goals import assert_task_state, read_binding
 from agency.goals.sync import GoalStatus
+from agency.planning.converter import convert_thought
 from agency.planning.tasks.models import TaskStatus
 from agency.planning.tasks.store import SqliteTaskStore
 from agency.tools import ToolContext
-from agency.execution.builtin_tools import default_tool_registry
-from agency.execution.workflows import SqliteCheckpointStore
+from agency.tools.testing import FakeBody, FakeTime
 from agency.world import Vec3
 from bot.config.loader import McbotConfig
 from bot.runtime.wiring import GoalWiring
-from agency.tools.testing import FakeBody, FakeTime
 
 MATERIALS = {"oak_planks": 80, "oak_door": 1, "torch": 1, "oak_log": 1}
 
@@ -161,7 +162,6 @@ def test_a_workflow_that_ends_without_a_shelter_is_rerun_then_failed_not_complet
     env.body.fail["place"] = "never mind"  # nothing gets built, but suppose the run "completed"
     task = env.tasks.get_task(task_id)
     env.tasks.set_status(task_id, "active")
-    from agency.execution.workflows.models import WorkflowRunResult
 
     done = WorkflowRunResult(runId="r", workflowId="w", agentId="builder", status="completed")
     outcomes = [asyncio.run(env.goals.hooks.complete(env.tasks.get_task(task_id), done)) for _ in range(3)]
@@ -192,9 +192,6 @@ def test_preempting_a_build_mid_module_leaves_an_unverified_witness_and_resume_r
 
 
 def test_a_hold_at_a_checkpoint_boundary_is_verified(env):
-    from agency.execution.executor import SafeStop
-    from agency.execution.workflows.models import StopReport
-
     task_id = env.convert(env.shelter_thought()).task_id
     task = env.tasks.set_status(task_id, "active")
     report = StopReport(stepIndex=2, lastStepId="module-walls-layer-2", atCheckpointBoundary=True, reason="preempted",

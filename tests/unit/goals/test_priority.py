@@ -6,10 +6,12 @@ from __future__ import annotations
 
 import pytest
 
-from agency.goals import BUILD_SHELTER, ActivationReactor, dump_binding, new_binding
+from agency.goals import BUILD_SHELTER, ActivationReactor, VerificationResult, dump_binding, new_binding
 from agency.goals.priority import NIGHT_MS, PriorityScorer
 from agency.planning.tasks.models import NewTask, TaskStatus
 from agency.world import WorldSnapshot
+
+from .conftest import completed_shelter
 
 NOON, DUSK, MIDNIGHT = 6000, 11_500, 18_000
 
@@ -107,10 +109,6 @@ def test_hunger_raises_tasks_that_bring_food_and_injury_raises_the_shelter(store
 
 
 def test_a_reopened_shelter_is_repaired_before_new_work(store, index, lifecycle, world, clock, scorer):
-    from agency.goals import VerificationResult
-
-    from .conftest import completed_shelter
-
     done = completed_shelter(store, index, lifecycle, world)
     reopened = lifecycle.record_verification(done.id, VerificationResult(done=False, blockers=["enclosure"]))
     assert reopened.status is TaskStatus.active

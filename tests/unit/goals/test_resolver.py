@@ -11,9 +11,11 @@ import pytest
 
 from agency.goals import (
     BUILD_SHELTER,
+    REGRESSION_DETECTED,
+    GoalKeyConflictError,
     GoalKeyIndex,
     Outcome,
-    REGRESSION_DETECTED,
+    VerificationResult,
     anchor_goal,
     basic_shelter,
     dump_binding,
@@ -176,8 +178,6 @@ def test_created_goal_gets_a_goal_row(store, index, lifecycle, goals, world):
 
 
 def test_reopen_refused_when_a_live_task_took_the_site(store, index, lifecycle, world):
-    from agency.goals import GoalKeyConflictError, VerificationResult
-
     done = completed_shelter(store, index, lifecycle, world)
     newer = resolve_or_create_build_goal(store, index, shelter_intent((300.0, 64.0, 300.0)), verify=world.verify)
     anchor_goal(store, newer.task.id, basic_shelter(ORIGIN).site)  # legal: the old goal is terminal

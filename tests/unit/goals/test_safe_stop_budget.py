@@ -13,6 +13,7 @@ import pytest
 
 from agency.execution.agents import AbilityLibrary, AgentRegistry, AgentRuntime
 from agency.execution.executor import Executor
+from agency.execution.workflows import SqliteCheckpointStore
 from agency.goals import BUILD_SHELTER, GoalLifecycle, assert_task_state, dump_binding, new_binding, read_binding
 from agency.goals.run_hooks import GoalRunHooks
 from agency.planning.tasks.models import NewTask, TaskStatus
@@ -20,9 +21,8 @@ from agency.planning.tasks.store import SqliteTaskStore
 from agency.tools import ToolContext
 from agency.tools.base import Tool
 from agency.tools.registry import ToolRegistry
-from agency.execution.workflows import SqliteCheckpointStore
-from tests.unit.agents.conftest import WorkInput
 from agency.tools.testing import FakeBody, FakeTime
+from tests.unit.agents.conftest import WorkInput
 
 
 async def _settle(ctx: ToolContext, p: WorkInput) -> dict[str, Any]:

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from agency.goals import basic_shelter, verify_shelter_v0
 from agency.blocks import is_open_for_enclosure, is_passable, is_solid
+from agency.goals import basic_shelter, verify_shelter_v0
 from agency.shelter.testing import RegionSpy, region_from_blocks, with_blocks
 
 from .conftest import GROUND_Y, ORIGIN
@@ -107,9 +107,9 @@ def test_dark_enclosed_with_a_high_ceiling_is_unsafe():
                 if x in (x0, x0 + 4) or z in (z0, z0 + 4):
                     tall[(x, y, z)] = "oak_planks"
     site = SITE.model_copy(update={"footprintBounds": SITE.footprintBounds.model_copy(update={"max": (4, y0 + 6, 4)})})
-    dark = verify(tall, site=site, light={p: 0 for p in site.interiorProbes})
+    dark = verify(tall, site=site, light=dict.fromkeys(site.interiorProbes, 0))
     assert not dark.done and dark.blockers == ["spawn_unsafe"]
-    lit = verify(tall, site=site, light={p: 12 for p in site.interiorProbes})
+    lit = verify(tall, site=site, light=dict.fromkeys(site.interiorProbes, 12))
     assert lit.done
 
 

@@ -29,8 +29,8 @@ def test_on_flat_ground_the_site_is_next_to_the_bot_never_over_it_with_the_door_
 def _apply(blocks, work, filler="dirt"):
     """The world after the earthwork: digs become air, fills become filler."""
     out = dict(blocks)
-    out.update({p: "air" for p in work.digs})
-    out.update({p: filler for p in work.fills})
+    out.update(dict.fromkeys(work.digs, "air"))
+    out.update(dict.fromkeys(work.fills, filler))
     return out
 
 

@@ -8,17 +8,17 @@ from types import SimpleNamespace
 
 import pytest
 
+from agency.execution.workflows.checkpoints import Checkpoint, SqliteCheckpointStore
+from agency.execution.workflows.models import WorkflowDef
 from agency.goals import GoalBinding, Outcome, read_binding, resolve_or_create_build_goal
 from agency.goals.lifecycle import ArchivedGoalError
 from agency.goals.models import HOLD_WORLD_CHANGED
 from agency.goals.reactor import ActivationReactor
+from agency.goals.world_identity import WorldIdentity, WorldRecord, carries_position, enter_world
 from agency.planning.tasks.models import NewTask, TaskOrigin, TaskStatus
-from agency.execution.workflows.checkpoints import Checkpoint, SqliteCheckpointStore
-from agency.execution.workflows.models import WorkflowDef
 from agency.world import WorldSnapshot
-from agency.goals.world_identity import WorldIdentity, carries_position, enter_world
 from bot.config.loader import McbotConfig, ServerConfig
-from bot.runtime.wiring import GoalWiring
+from bot.runtime.wiring import Agency, GoalWiring
 from bot.runtime.world_id import world_identity
 from tests.unit.goals.conftest import ORIGIN, completed_shelter, shelter_intent
 
@@ -147,7 +147,6 @@ def test_an_unrecorded_store_is_adopted_by_a_persistent_world_and_archived_by_an
                            checkpoints=checkpoints).changed
     assert read_binding(store.get_task(shelter.id)).archivedWorld is None
     # a fresh in-memory world never saw anything stored before it started
-    from agency.goals.world_identity import WorldRecord
 
     rec = WorldRecord(db_path)
     rec._conn.execute("DELETE FROM world")
@@ -194,8 +193,6 @@ def test_a_server_on_loopback_the_daemon_did_not_start_is_that_server_not_an_in_
 
 
 def test_an_in_memory_world_restarted_by_the_supervisor_is_a_new_world(tmp_path):
-    from bot.runtime.wiring import Agency  # noqa: PLC0415
-
     cfg = McbotConfig.model_validate({"storage": {"db_path": str(tmp_path / "a.db")}})
     agency = Agency(cfg)
     try:

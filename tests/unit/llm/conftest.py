@@ -7,7 +7,8 @@ from __future__ import annotations
 import asyncio
 import json
 import socket
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
 import pytest
 
@@ -92,10 +93,8 @@ def tool_entries(result: AgentResult) -> list[dict[str, Any]]:
 
 
 def spec(name: str, fn: Any = None, *, output: Any = "ok", server: str = "bot", queue: str = "default",
-         params: dict[str, Any] | None = None) -> "ToolSpec":
+         params: dict[str, Any] | None = None) -> ToolSpec:
     """A test tool: `fn(args)` (sync or async) or a constant output; calls are recorded."""
-    from agency.llm.toolbox import ToolSpec  # noqa: PLC0415
-
     seen: list[dict[str, Any]] = []
 
     async def call(args: dict[str, Any]) -> str:

@@ -14,6 +14,7 @@ import pytest
 from agency.llm.testing import ScriptedLLM, demo_step, fail, final
 from bot.cli.agent import add_agent_commands, cmd_agent
 from bot.config.loader import McbotConfig
+from tests.unit.llm.test_tool_sources import MCP_SERVER
 
 
 def _cli(llm: ScriptedLLM | None, argv: list[str], **llm_cfg: Any) -> int:
@@ -26,7 +27,7 @@ def _cli(llm: ScriptedLLM | None, argv: list[str], **llm_cfg: Any) -> int:
     return cmd_agent(args, cfg, None)
 
 
-def test_no_bot_run_prints_result_json_and_exits_zero(llm: ScriptedLLM, capsys) -> None:  # noqa: ANN001
+def test_no_bot_run_prints_result_json_and_exits_zero(llm: ScriptedLLM, capsys) -> None:
     llm.default = demo_step
     code = _cli(llm, ["--prompt", "how many logs do you have?", "--no-bot"])
     out = json.loads(capsys.readouterr().out)
@@ -36,7 +37,7 @@ def test_no_bot_run_prints_result_json_and_exits_zero(llm: ScriptedLLM, capsys) 
     assert "no tools" in out["finalReport"]["content"]
 
 
-def test_ollama_target_works_through_config_only(llm: ScriptedLLM, capsys) -> None:  # noqa: ANN001
+def test_ollama_target_works_through_config_only(llm: ScriptedLLM, capsys) -> None:
     llm.default = demo_step
     code = _cli(llm, ["--prompt", "hi", "--no-bot"],
                 targets=[{"provider": "ollama", "model": "qwen3:8b", "base_url": llm.url("ollama")}])
@@ -44,7 +45,7 @@ def test_ollama_target_works_through_config_only(llm: ScriptedLLM, capsys) -> No
     assert json.loads(capsys.readouterr().out)["accounting"][0]["provider"] == "ollama"
 
 
-def test_failed_session_exits_one(llm: ScriptedLLM, capsys) -> None:  # noqa: ANN001
+def test_failed_session_exits_one(llm: ScriptedLLM, capsys) -> None:
     llm.add(fail(401))
     assert _cli(llm, ["--prompt", "x", "--no-bot"]) == 1
     out = json.loads(capsys.readouterr().out)
@@ -69,14 +70,14 @@ def test_invalid_json_schema_exits_five(llm: ScriptedLLM, tmp_path: Path) -> Non
     assert _cli(llm, ["--prompt", "x", "--no-bot", "--schema", str(tmp_path / "s.json")]) == 5
 
 
-def test_report_failing_schema_exits_five(llm: ScriptedLLM, tmp_path: Path, capsys) -> None:  # noqa: ANN001
+def test_report_failing_schema_exits_five(llm: ScriptedLLM, tmp_path: Path, capsys) -> None:
     (tmp_path / "s.json").write_text('{"type": "object", "required": ["logs"]}')
     llm.add(final({"wood": 1}, fmt="json"))
     assert _cli(llm, ["--prompt", "x", "--no-bot", "--schema", str(tmp_path / "s.json")]) == 5
     assert json.loads(capsys.readouterr().out)["finalReport"]["status"] == "failure"
 
 
-def test_json_format_with_schema_succeeds(llm: ScriptedLLM, tmp_path: Path, capsys) -> None:  # noqa: ANN001
+def test_json_format_with_schema_succeeds(llm: ScriptedLLM, tmp_path: Path, capsys) -> None:
     (tmp_path / "s.json").write_text('{"type": "object", "required": ["logs"]}')
     llm.add(final({"logs": 5}, fmt="json"))
     assert _cli(llm, ["--prompt", "x", "--no-bot", "--schema", str(tmp_path / "s.json")]) == 0
@@ -90,9 +91,7 @@ def test_mcp_server_failing_to_start_exits_three(llm: ScriptedLLM) -> None:
 
 
 @pytest.mark.timeout(60)
-def test_mcp_server_tools_reach_the_model_from_config(llm: ScriptedLLM, tmp_path: Path, capsys) -> None:  # noqa: ANN001
-    from tests.unit.llm.test_tool_sources import MCP_SERVER
-
+def test_mcp_server_tools_reach_the_model_from_config(llm: ScriptedLLM, tmp_path: Path, capsys) -> None:
     (tmp_path / "srv.py").write_text(MCP_SERVER)
     llm.add(final("ok", expect=lambda q: None))
     servers = {"calc": {"command": sys.executable, "args": [str(tmp_path / "srv.py")]}}

@@ -8,11 +8,10 @@ from agency.llm.budgets import AutonomyBudget
 from agency.llm.errors import BudgetExceeded
 from agency.llm.settings import BudgetConfig
 from agency.llm.testing import ScriptedLLM, fail, final
-
 from tests.unit.llm.conftest import make_settings, run
 
 
-def test_calls_per_hour_cap_stops_the_session(llm: ScriptedLLM, clock) -> None:  # noqa: ANN001
+def test_calls_per_hour_cap_stops_the_session(llm: ScriptedLLM, clock) -> None:
     budget = AutonomyBudget(BudgetConfig(calls_per_hour=2), clock)
     llm.add(final("one"), final("two"))
     assert run("x", make_settings(llm), budget=budget, clock=clock).success
@@ -27,7 +26,7 @@ def test_calls_per_hour_cap_stops_the_session(llm: ScriptedLLM, clock) -> None: 
     assert run("x", make_settings(llm), budget=budget, clock=clock).success
 
 
-def test_tokens_per_day_cap(llm: ScriptedLLM, clock) -> None:  # noqa: ANN001
+def test_tokens_per_day_cap(llm: ScriptedLLM, clock) -> None:
     budget = AutonomyBudget(BudgetConfig(tokens_per_day=1000), clock)
     llm.add(final("big", usage=(900, 200)))
     assert run("x", make_settings(llm), budget=budget, clock=clock).success
@@ -36,7 +35,7 @@ def test_tokens_per_day_cap(llm: ScriptedLLM, clock) -> None:  # noqa: ANN001
     assert budget.stats()["tokens_last_day"] == 1100
 
 
-def test_circuit_breaker_opens_after_consecutive_failures(llm: ScriptedLLM, clock) -> None:  # noqa: ANN001
+def test_circuit_breaker_opens_after_consecutive_failures(llm: ScriptedLLM, clock) -> None:
     budget = AutonomyBudget(BudgetConfig(breaker_failures=3, breaker_cooldown_s=60), clock)
     llm.add(fail(500, times=3))
     r = run("x", make_settings(llm, max_retries=5), budget=budget, clock=clock)
@@ -49,7 +48,7 @@ def test_circuit_breaker_opens_after_consecutive_failures(llm: ScriptedLLM, cloc
     assert budget.stats()["consecutive_failures"] == 0
 
 
-def test_check_raises_typed_error_with_limit_and_measure(clock) -> None:  # noqa: ANN001
+def test_check_raises_typed_error_with_limit_and_measure(clock) -> None:
     budget = AutonomyBudget(BudgetConfig(calls_per_hour=1), clock)
     budget.check_before_request()
     with pytest.raises(BudgetExceeded) as err:
@@ -57,7 +56,7 @@ def test_check_raises_typed_error_with_limit_and_measure(clock) -> None:  # noqa
     assert (err.value.limit_name, err.value.limit, err.value.measured) == ("calls_per_hour", 1, 1)
 
 
-def test_zero_means_no_cap(clock) -> None:  # noqa: ANN001
+def test_zero_means_no_cap(clock) -> None:
     budget = AutonomyBudget(BudgetConfig(calls_per_hour=0, tokens_per_day=0, breaker_failures=0), clock)
     for _ in range(500):
         budget.check_before_request()

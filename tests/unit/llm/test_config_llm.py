@@ -26,7 +26,7 @@ def _write(path: Path, text: str) -> None:
     path.write_text(text)
 
 
-def _load(tmp: Path, environ: dict[str, str] | None = None):  # noqa: ANN202
+def _load(tmp: Path, environ: dict[str, str] | None = None):
     return load_config(explicit=None, cwd=tmp / "cwd", home=tmp / "home", etc_dir=tmp / "etc",
                        project_dir=tmp / "project", environ=environ or {})
 

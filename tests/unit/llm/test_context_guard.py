@@ -3,16 +3,15 @@ preflight, overflow stub, no new tools after a drop, forced final turn, post-shr
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Iterator
 
 from loguru import logger
 
 from agency.llm.context_guard import ContextGuard
 from agency.llm.messages import TokenUsage
 from agency.llm.settings import LlmSettings, TargetConfig
-from agency.llm.testing import ScriptedLLM, call, fail, final
-
+from agency.llm.testing import ScriptedLLM, call, calls, fail, final
 from tests.unit.llm.conftest import llm_entries, make_settings, run, spec, target, tool_entries
 
 STUB = "(tool failed: context window budget exceeded)"
@@ -31,7 +30,7 @@ def capture_warnings() -> Iterator[list[str]]:
         logger.remove(sink)
 
 
-def _assert_never_over_limit(r) -> None:  # noqa: ANN001
+def _assert_never_over_limit(r) -> None:
     for e in llm_entries(r):
         assert e["expectedTokens"] == e["ctxTokens"] + e["newTokens"] + e["schemaTokens"]
         assert e["expectedTokens"] <= e["limitTokens"]
@@ -86,8 +85,6 @@ def test_tool_overflow_drops_output_with_stub_and_forces_final(llm: ScriptedLLM)
 
 
 def test_in_flight_siblings_may_finish_after_a_drop(llm: ScriptedLLM) -> None:
-    from agency.llm.testing import calls
-
     big, small = spec("big", output="y" * 8000), spec("small", output="fine")
     llm.add(calls(("bot__big", {}), ("bot__small", {})), final("ok"))
     r = run("x", make_settings(llm, tool_response_max_bytes=20000, **SMALL), tools=[big, small])

@@ -9,8 +9,9 @@ import pytest
 
 from agency.llm.providers.base import classify_status, retry_after_seconds
 from agency.llm.result import exit_code
+from agency.llm.rotation import TargetRotation
+from agency.llm.settings import TargetConfig
 from agency.llm.testing import ScriptedLLM, fail, final, hang, malformed
-
 from tests.unit.llm.conftest import Sleeper, llm_entries, make_settings, run, target
 
 
@@ -19,7 +20,7 @@ from tests.unit.llm.conftest import Sleeper, llm_entries, make_settings, run, ta
     fail(402, '{"error": "payment required"}'),
     fail(429, '{"error": {"code": "insufficient_quota", "message": "You exceeded your current quota"}}'),
 ])
-def test_auth_and_quota_are_fatal_without_retry(llm: ScriptedLLM, reply, sleeper: Sleeper) -> None:  # noqa: ANN001
+def test_auth_and_quota_are_fatal_without_retry(llm: ScriptedLLM, reply, sleeper: Sleeper) -> None:
     llm.add(reply)
     targets = [target(llm, model="a"), target(llm, model="b")]
     r = run("x", make_settings(llm, targets, max_retries=5, max_turns=3), sleep=sleeper)
@@ -29,30 +30,27 @@ def test_auth_and_quota_are_fatal_without_retry(llm: ScriptedLLM, reply, sleeper
     assert sleeper.calls == []
 
 
-def test_rate_limit_honours_retry_after(llm: ScriptedLLM, sleeper: Sleeper, clock) -> None:  # noqa: ANN001
+def test_rate_limit_honours_retry_after(llm: ScriptedLLM, sleeper: Sleeper, clock) -> None:
     llm.add(fail(429, retry_after="7"), final("ok"))
     r = run("x", make_settings(llm), sleep=sleeper, clock=clock)
     assert r.success
     assert sleeper.calls == [7.0]
 
 
-def test_rate_limit_backoff_doubles_from_one_second(llm: ScriptedLLM, sleeper: Sleeper, clock) -> None:  # noqa: ANN001
+def test_rate_limit_backoff_doubles_from_one_second(llm: ScriptedLLM, sleeper: Sleeper, clock) -> None:
     llm.add(fail(429, times=3), final("ok"))
     r = run("x", make_settings(llm, max_retries=4), sleep=sleeper, clock=clock)
     assert r.success
     assert sleeper.calls == [1.0, 2.0, 4.0]
 
 
-def test_backoff_is_capped_at_sixty_seconds(clock) -> None:  # noqa: ANN001
-    from agency.llm.rotation import TargetRotation
-    from agency.llm.settings import TargetConfig
-
+def test_backoff_is_capped_at_sixty_seconds(clock) -> None:
     rot = TargetRotation([TargetConfig(provider="openai", model="m")], sleep=None, clock=clock)  # type: ignore[arg-type]
     waits = [rot.note_rate_limit(0, None) for _ in range(9)]
     assert waits == [1, 2, 4, 8, 16, 32, 60, 60, 60]
 
 
-def test_rate_limit_cycles_to_next_target_without_sleeping(llm: ScriptedLLM, sleeper: Sleeper, clock) -> None:  # noqa: ANN001
+def test_rate_limit_cycles_to_next_target_without_sleeping(llm: ScriptedLLM, sleeper: Sleeper, clock) -> None:
     llm.add(fail(429, retry_after="30"), final("ok"))
     r = run("x", make_settings(llm, [target(llm, model="a"), target(llm, model="b")]), sleep=sleeper, clock=clock)
     assert r.success
@@ -60,7 +58,7 @@ def test_rate_limit_cycles_to_next_target_without_sleeping(llm: ScriptedLLM, sle
     assert sleeper.calls == []
 
 
-def test_sleeps_only_when_every_target_is_rate_limited(llm: ScriptedLLM, sleeper: Sleeper, clock) -> None:  # noqa: ANN001
+def test_sleeps_only_when_every_target_is_rate_limited(llm: ScriptedLLM, sleeper: Sleeper, clock) -> None:
     llm.add(fail(429, retry_after="3"), fail(429, retry_after="5"), final("ok"))
     targets = [target(llm, model="a"), target(llm, model="b")]
     r = run("x", make_settings(llm, targets, max_retries=3), sleep=sleeper, clock=clock)

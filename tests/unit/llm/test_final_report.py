@@ -7,7 +7,6 @@ import json
 
 from agency.llm.final_report import final_report_schema
 from agency.llm.testing import ScriptedLLM, call, final, text
-
 from tests.unit.llm.conftest import make_settings, run, spec, tool_entries
 
 SCHEMA = {
@@ -17,7 +16,7 @@ SCHEMA = {
 }
 
 
-def test_tool_provided_report_is_success_with_system_fields(llm: ScriptedLLM, clock) -> None:  # noqa: ANN001
+def test_tool_provided_report_is_success_with_system_fields(llm: ScriptedLLM, clock) -> None:
     llm.add(final("# Answer\n3 logs", metadata={"note": "x"}))
     r = run("x", make_settings(llm), clock=clock)
     assert r.success and r.error is None
@@ -32,7 +31,7 @@ def test_model_cannot_set_status(llm: ScriptedLLM) -> None:
 
 
 def test_format_is_forced_by_const_and_normalized(llm: ScriptedLLM) -> None:
-    def check(req):  # noqa: ANN001, ANN202
+    def check(req):
         props = req.body["tools"][0]["function"]["parameters"]["properties"]
         assert props["format"] == {"type": "string", "const": "text"}
 

@@ -9,14 +9,14 @@ import pytest
 from agency.llm.result import AgentResult, exit_code
 from agency.llm.settings import LlmSettings
 from agency.llm.testing import ScriptedLLM, call, calls, empty, final, reasoning_only, text
-
+from agency.llm.toolbox import ToolCallFailed
 from tests.unit.llm.conftest import llm_entries, make_settings, run, spec
 
 NOTICE = "System notice: plain text responses without tool calls are ignored. Use final_report to provide your answer."
 
 
 def test_tool_crash_never_escapes(llm: ScriptedLLM) -> None:
-    def boom(_args):  # noqa: ANN001, ANN202
+    def boom(_args):
         raise RuntimeError("tool bug")
 
     llm.add(call("bot__boom"), final("survived"))
@@ -65,9 +65,7 @@ def test_reasoning_only_turn_proceeds_and_reasoning_is_kept(llm: ScriptedLLM) ->
 
 
 def test_invalid_tool_parameters_dropped_model_told_valid_run(llm: ScriptedLLM) -> None:
-    from agency.llm.toolbox import ToolCallFailed
-
-    def strict(args):  # noqa: ANN001, ANN202 - like the bot registry's pydantic validation
+    def strict(args):  # like the bot registry's pydantic validation
         if not isinstance(args.get("count"), int):
             raise ToolCallFailed("VALIDATION_ERROR: count: Input should be a valid integer")
         return "done"

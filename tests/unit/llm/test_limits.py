@@ -4,14 +4,13 @@ targets."""
 from __future__ import annotations
 
 from agency.llm.testing import ScriptedLLM, call, calls, fail, final
-
 from tests.unit.llm.conftest import llm_entries, make_settings, run, spec, target, tool_entries
 
 
 def test_max_turns_never_exceeded_and_last_turn_offers_only_final_report(llm: ScriptedLLM) -> None:
     seen_tools: list[list[str]] = []
 
-    def looping(req):  # noqa: ANN001, ANN202 - keeps calling tools, never reports
+    def looping(req):  # keeps calling tools, never reports
         seen_tools.append(req.tool_names)
         return call("bot__look")
 

@@ -6,11 +6,10 @@ from __future__ import annotations
 import pytest
 
 from agency.llm.testing import Received, ScriptedLLM, call, final, reasoning_only
-
 from tests.unit.llm.conftest import make_settings, run, spec, target
 
 
-def _expect(temperature: float, top_p: float):  # noqa: ANN202
+def _expect(temperature: float, top_p: float):
     def check(req: Received) -> None:
         assert req.temperature == temperature, f"temperature {req.temperature}"
         assert req.top_p == top_p, f"top_p {req.top_p}"

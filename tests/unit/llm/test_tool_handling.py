@@ -13,11 +13,10 @@ from agency.llm.settings import LlmSettings
 from agency.llm.testing import ScriptedLLM, call, calls, final
 from agency.llm.toolbox import ToolBox
 from agency.llm.truncate import truncate_response
-
 from tests.unit.llm.conftest import make_settings, run, spec, tool_entries
 
 
-def _tool_msgs(r):  # noqa: ANN001, ANN202
+def _tool_msgs(r):
     return [m for m in r.conversation if m["role"] == "tool"]
 
 
@@ -46,7 +45,7 @@ def test_small_response_is_untouched() -> None:
 
 
 def test_tool_timeout_fails_the_tool_with_timeout_message(llm: ScriptedLLM) -> None:
-    async def slow(_args):  # noqa: ANN001, ANN202
+    async def slow(_args):
         await asyncio.sleep(5)
         return "never"
 
@@ -93,10 +92,10 @@ def test_parse_arguments_rejects(raw: str) -> None:
     assert not parsed.ok and parsed.error
 
 
-def _concurrency_probe():  # noqa: ANN202
+def _concurrency_probe():
     state = {"now": 0, "max": 0}
 
-    async def fn(_args):  # noqa: ANN001, ANN202
+    async def fn(_args):
         state["now"] += 1
         state["max"] = max(state["max"], state["now"])
         await asyncio.sleep(0.02)

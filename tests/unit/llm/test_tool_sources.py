@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from agency.execution.builtin_tools import default_tool_registry
 from agency.llm.bot_tools import bot_tool_specs
 from agency.llm.errors import ToolSetupError
 from agency.llm.mcp_tools import open_mcp_servers
@@ -16,9 +17,7 @@ from agency.llm.session import run_session
 from agency.llm.settings import McpServerConfig
 from agency.llm.testing import ScriptedLLM, call, final
 from agency.tools import ToolContext
-from agency.execution.builtin_tools import default_tool_registry
 from agency.world import InventoryItem, Vec3, WorldSnapshot
-
 from tests.unit.llm.conftest import make_settings, run, tool_entries
 
 
@@ -73,7 +72,7 @@ def test_mcp_stdio_server_tools_in_a_session(llm: ScriptedLLM, tmp_path: Path) -
     script.write_text(MCP_SERVER)
     llm.add(call("calc__add", {"a": 2, "b": 3}), final("5"))
 
-    async def go():  # noqa: ANN202
+    async def go():
         cfg = {"calc": McpServerConfig(command=sys.executable, args=[str(script)])}
         async with open_mcp_servers(cfg) as specs:
             assert [s.exposed for s in specs] == ["calc__add"]

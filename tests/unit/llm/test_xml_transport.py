@@ -7,7 +7,6 @@ import pytest
 
 from agency.llm.testing import Received, ScriptedLLM, call, text
 from agency.llm.xml_transport import XmlTransport
-
 from tests.unit.llm.conftest import llm_entries, make_settings, run, spec, tool_entries
 
 

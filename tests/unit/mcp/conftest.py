@@ -4,8 +4,9 @@ real loopback socket (tests/unit/mcp/fake_daemon.py)."""
 from __future__ import annotations
 
 import time
+from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager
-from typing import Any, AsyncIterator, Iterator
+from typing import Any
 
 import pytest
 from mcp import Client

@@ -6,6 +6,8 @@ ends and how (None: it runs until cancelled)."""
 
 from __future__ import annotations
 
+import functools
+import inspect
 import json
 import threading
 import time
@@ -48,9 +50,6 @@ BOTS = ("mcbot", "helper")  # the fake's fleet: /api/bots lists them
 
 def _ignoring_bot(handler: Any) -> Any:
     """A route of the first bot's, mounted under /api/bots/{bot}: the bot's name is only in the path."""
-    import functools
-    import inspect
-
     @functools.wraps(handler)
     async def route(bot: str, **kw: Any) -> Any:
         return await handler(**kw)

@@ -8,11 +8,11 @@ import asyncio
 
 import pytest
 
-from bot.runtime.errors import InitError
 from bot.mcp.actions import ActionFailed, outcome, progress_of
 from bot.mcp.daemon_client import DaemonClient, refusal
 from bot.mcp.tools import daemon_catalog
 from bot.mcp.views import entities_view, task_view
+from bot.runtime.errors import InitError
 
 
 @pytest.mark.parametrize("status, body, text, reason", [
@@ -55,7 +55,7 @@ def test_the_catalog_waits_while_the_bot_attaches_and_a_daemon_without_actions_s
         if len(slept) == 2:
             fake.tools_status = 200
 
-    async def catalog(wait_s: float, sleep=attach_after_two):  # noqa: ANN001, ANN202
+    async def catalog(wait_s: float, sleep=attach_after_two):
         client = DaemonClient(base)
         try:
             return await daemon_catalog(client, wait_s=wait_s, sleep=sleep)

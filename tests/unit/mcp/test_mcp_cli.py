@@ -14,9 +14,11 @@ import sys
 from pathlib import Path
 
 import httpx
+import httpx2  # the MCP SDK's HTTP client
 import pytest
 from mcp import Client, StdioServerParameters
 from mcp.client.stdio import stdio_client
+from mcp.client.streamable_http import streamable_http_client
 
 from bot.config.loader import ConfigError, load_config
 from bot.runtime.server import free_port
@@ -129,10 +131,7 @@ def test_over_http_the_token_is_required_as_a_bearer_header(daemon, tmp_path):
         refused = httpx.post(url, json={}, headers={"authorization": "Bearer wrong"}, timeout=5)
         assert refused.status_code == 401 and refused.json()["error"] == "unauthorized"
 
-        async def scenario():  # noqa: ANN202
-            import httpx2  # the SDK's HTTP client
-            from mcp.client.streamable_http import streamable_http_client
-
+        async def scenario():
             http = httpx2.AsyncClient(headers={"authorization": "Bearer s3cret"})
             async with http, Client(streamable_http_client(url, http_client=http)) as c:
                 return await c.call_tool("inventory", {})

@@ -13,8 +13,12 @@ from pathlib import Path
 
 import anyio
 import pytest
+from mcp import Client
 
 from agency.tools.movement import MoveToInput
+from bot.mcp.daemon_client import DaemonClient
+from bot.mcp.server import build_server
+from bot.runtime.server import free_port
 from tests.unit.mcp.conftest import mcp_client
 from tests.unit.mcp.fake_daemon import Plan
 
@@ -26,11 +30,11 @@ GROUPS = {
 }
 
 
-def _text(result) -> str:  # noqa: ANN001
+def _text(result) -> str:
     return result.content[0].text
 
 
-def _json(result) -> dict:  # noqa: ANN001
+def _json(result) -> dict:
     assert not result.is_error, _text(result)
     return json.loads(_text(result))
 
@@ -94,7 +98,7 @@ def test_an_action_maps_its_arguments_reports_progress_and_returns_the_output(da
     async def on_progress(p: float, total: float | None, message: str | None) -> None:
         progress.append((p, total, message))
 
-    async def scenario():  # noqa: ANN202
+    async def scenario():
         async with mcp_client(base) as c:
             return await c.call_tool("collect", {"block": "oak_log", "count": 2}, progress_callback=on_progress)
 
@@ -110,7 +114,7 @@ def test_an_action_maps_its_arguments_reports_progress_and_returns_the_output(da
 def test_a_list_argument_sent_as_a_json_string_reaches_the_daemon_as_a_list(daemon):
     fake, base = daemon
 
-    async def scenario():  # noqa: ANN202
+    async def scenario():
         async with mcp_client(base) as c:
             return await c.call_tool("dig", {"positions": '[{"x": 1, "y": 63, "z": 2}]'})
 
@@ -133,7 +137,7 @@ def test_the_daemons_refusals_and_failures_are_tool_errors_with_its_words(daemon
     if plan is not None:
         fake.plans["follow"] = plan
 
-    async def scenario():  # noqa: ANN202
+    async def scenario():
         async with mcp_client(base) as c:
             return await c.call_tool(tool, args)
 
@@ -177,7 +181,7 @@ def test_stop_from_a_client_that_started_nothing_stops_any_running_action(daemon
     fake.plans["explore"] = Plan(polls=None)
     fake.start({"tool": "explore", "args": {}})  # started elsewhere (the dashboard)
 
-    async def scenario():  # noqa: ANN202
+    async def scenario():
         async with mcp_client(base) as c:
             return await c.call_tool("stop", {})
 
@@ -275,17 +279,10 @@ def test_over_its_budget_a_call_is_refused_without_reaching_the_daemon(daemon):
 
 
 def test_a_daemon_that_went_away_is_named_in_the_error(daemon):
-    from bot.runtime.server import free_port
-
     fake, base = daemon
     gone = f"http://127.0.0.1:{free_port()}"
 
-    async def scenario():  # noqa: ANN202
-        from mcp import Client
-
-        from bot.mcp.daemon_client import DaemonClient
-        from bot.mcp.server import build_server
-
+    async def scenario():
         daemon_client = DaemonClient(gone)
         async with Client(build_server(daemon_client, fake.catalog())) as c:
             return await c.call_tool("go_to", {"x": 1, "y": 2, "z": 3})

@@ -9,6 +9,7 @@ import multiprocessing
 import pytest
 
 from agency.planning.tasks.models import TaskStatus
+from tests.unit.pg import claim_worker
 
 S = TaskStatus
 BINDING = {"goalType": "build", "goalKey": "build:shelter@1", "goalKeyAliases": ["shelter:home"]}
@@ -75,8 +76,6 @@ def test_a_binding_without_goal_type_or_key_is_refused(store, backend):
 
 @pytest.mark.timeout(120)
 def test_claims_across_processes_take_each_task_exactly_once(backend, clock):
-    from tests.unit.pg import claim_worker
-
     s = backend.make(clock)
     ids = set()
     for i in range(40):

@@ -4,7 +4,8 @@ keeping its one remembered tick for the default bot."""
 from __future__ import annotations
 
 import sqlite3
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
 import pytest
 

@@ -5,10 +5,12 @@ lifecycle and anchoring catch, whichever driver raised them."""
 from __future__ import annotations
 
 import threading
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
 import pytest
 
+from agency.db import integrity_errors
 from agency.execution.workflows.checkpoints import DatabaseCheckpointStore
 from agency.goals import (
     BUILD_SHELTER,
@@ -26,7 +28,6 @@ from agency.goals import (
     read_binding,
     resolve_or_create_build_goal,
 )
-from agency.db import integrity_errors
 from agency.goals.key_index import is_goal_key_conflict
 from agency.goals.sync import Goal, GoalStatus
 from agency.goals.world_identity import WorldRecord, enter_world

@@ -3,18 +3,19 @@ written by one daemon is resumed by another (its task taken over after the first
 
 from __future__ import annotations
 
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
 import pytest
 
-from agency.tools.base import ToolContext
-from agency.tools.registry import ToolRegistry
 from agency.execution.workflows import Checkpoint, CheckpointInvalid, WorkflowEngine
 from agency.execution.workflows.checkpoints import DatabaseCheckpointStore, SqliteCheckpointStore
 from agency.execution.workflows.steps import StepExecutor
 from agency.places.store import PlaceStore
-from tests.unit.agents.conftest import Probe, probe_tools, run
+from agency.tools.base import ToolContext
+from agency.tools.registry import ToolRegistry
 from agency.tools.testing import FakeBody, FakeTime
+from tests.unit.agents.conftest import Probe, probe_tools, run
 from tests.unit.agents.test_workflow_invariants import wf, work
 from tests.unit.pg.dialects import DIALECTS, Databases
 

@@ -4,7 +4,8 @@ what PostgreSQL adds: several daemons on one database, each seeing only its own 
 
 from __future__ import annotations
 
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
 import psycopg
 import pytest

@@ -11,12 +11,12 @@ import pytest
 from loguru import logger
 
 from agency.execution.builtin_tools import default_tool_registry
-from agency.tools import ToolContext
 from agency.places.memory import HOOK, PlaceMemory
 from agency.places.store import PlaceStore
+from agency.tools import ToolContext
+from agency.tools.testing import GROUND_Y, FakeTime
 from bot.config.loader import McbotConfig
 from bot.runtime.wiring import Agency
-from agency.tools.testing import GROUND_Y, FakeTime
 from tests.unit.agents.test_smelting import SmeltBody
 
 WORLD = "server:127.0.0.1:25565"

@@ -15,8 +15,8 @@ from agency.clock import FrozenClock
 from agency.places.memory import MAX_CHECKS, PlaceMemory
 from agency.places.settings import PlacesConfig
 from agency.places.store import MAX_PER_KIND, PlaceStore, place_kind
-from agency.world import BlockRegion
 from agency.tools.testing import GROUND_Y, FakeBody
+from agency.world import BlockRegion
 
 WORLD_A, WORLD_B = "server:mc.example.net:25565", "embedded:1337:/srv/world"
 

@@ -11,21 +11,20 @@ from types import SimpleNamespace
 
 import pytest
 from fastapi.testclient import TestClient
-
-from tests.unit.api.test_http_api import _DaemonView
 from loguru import logger
 
 from agency.execution.agents.generators import WORLD_FACTS
 from agency.execution.agents.planning import craft_plan
 from agency.execution.builtin_tools import default_tool_registry
-from agency.tools import ToolContext
 from agency.places.memory import HOOK, PlaceMemory
 from agency.places.settings import PlacesConfig
 from agency.places.store import PlaceStore
+from agency.tools import ToolContext
+from agency.tools.testing import GROUND_Y, FakeBody, FakeTime
 from bot.config.loader import McbotConfig
 from bot.runtime.api import create_app
 from bot.runtime.wiring import Agency
-from agency.tools.testing import GROUND_Y, FakeBody, FakeTime
+from tests.unit.api.test_http_api import _DaemonView
 
 WORLD = "server:127.0.0.1:25565"
 TABLE = (14, GROUND_Y, 3)  # beyond the crafter's 8-block table search, within 48
