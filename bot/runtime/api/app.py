@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 from fastapi import APIRouter, FastAPI
+from fastapi.routing import APIRoute
 
 from bot.runtime import dashboard
 from bot.runtime.api import errors
@@ -40,5 +41,6 @@ def create_app(ctx: ApiContext, *, token: str | None = None, max_body_bytes: int
 def route_table() -> list[tuple[str, str]]:
     """Every (method, path) the API serves, HEAD aside. The app cannot list them itself:
     FastAPI keeps an included router whole rather than copying its routes into the app's."""
-    table = [(m, prefix + r.path) for router, prefix in MOUNTS for r in router.routes for m in getattr(r, "methods", ())]
+    table = [(m, prefix + r.path) for router, prefix in MOUNTS for r in router.routes
+             if isinstance(r, APIRoute) for m in r.methods or ()]
     return [(m, p) for m, p in table + [("GET", path) for path in dashboard.FILES] if m != "HEAD"]

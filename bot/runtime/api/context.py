@@ -6,9 +6,10 @@ the bot through FastAPI dependencies (bot/runtime/api/deps.py)."""
 from __future__ import annotations
 
 import contextlib
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Any, Awaitable, Callable
+from typing import Any
 
 from loguru import logger
 
@@ -30,7 +31,7 @@ class ApiContext:
     inject_thought: Callable[[dict[str, Any]], Any]  # POST /thoughts (dev injection rules inside)
     stalled: Callable[[], list[dict[str, Any]]] | None = None  # tasks with their stall class
     task_command: Callable[[str, str], Awaitable[Any]] | None = None  # pause/resume/cancel
-    submit_goal: Callable[[Any], Awaitable[Any]] | None = None  # POST /api/goals -> agency.goals.user_goals.GoalDecision
+    submit_goal: Callable[[Any], Awaitable[Any]] | None = None  # POST /api/goals: a user_goals.GoalDecision
     places: Callable[[], dict[str, Any]] | None = None  # GET /api/places: agency.places.memory.PlaceMemory.view
     stopping: Callable[[], bool] = lambda: False  # the daemon is stopping: event streams end
     direct: Any = None  # agency.execution.direct.DirectActions (None until the bot is attached)

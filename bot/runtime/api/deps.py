@@ -15,7 +15,8 @@ FLEET_PREFIX = "/api/bots/{name}"  # a bot's routes under its name; the same rou
 # Both are async though they never wait: FastAPI runs a plain function's dependency on a
 # worker thread, a thread hop on every request.
 async def context(request: Request) -> ApiContext:
-    return request.app.state.ctx  # type: ignore[no-any-return]
+    ctx: ApiContext = request.app.state.ctx
+    return ctx
 
 
 Ctx = Annotated[ApiContext, Depends(context)]

@@ -13,6 +13,7 @@ answers (401, 403, 413: bot/runtime/api/gate.py) and the server's 408
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from typing import Any
 
 from fastapi import FastAPI, Request
@@ -73,7 +74,7 @@ def error_body(error: str, detail: Any, **fields: Any) -> dict[str, Any]:
     return {"error": error, "detail": detail, **fields}
 
 
-def error_response(status: int, detail: Any, error: str | None = None, *, headers: dict[str, str] | None = None,
+def error_response(status: int, detail: Any, error: str | None = None, *, headers: Mapping[str, str] | None = None,
                    **fields: Any) -> JSONResponse:
     return JSONResponse(error_body(error or CODES[status], detail, **fields), status_code=status, headers=headers)
 
