@@ -17,6 +17,7 @@
 //   /mcbot light <x> <y> <z>                     JSON: block light, sky light, raw brightness there
 //   /mcbot tick freeze|unfreeze|step <n>         stop the game clock, restart it, or run exactly
 //                                                n ticks of a frozen world (replies once they ran)
+//   /mcbot tick sprint <n>                       the same n ticks back to back, as fast as it goes
 // Coordinates accept ~ and ~N relative to the issuing player. <player> accepts a name or @s/@p.
 'use strict'
 
@@ -207,10 +208,11 @@ module.exports.server = function (serv) {
     async tick ([what, n]) {
       if (what === 'freeze') { serv.mcbotFreezeTicks(); return `ticks frozen at ${serv.tickCount}` }
       if (what === 'unfreeze') { serv.mcbotUnfreezeTicks(); return `ticks running from ${serv.tickCount}` }
-      if (what !== 'step') throw new Error('use tick freeze|unfreeze|step <n>')
+      if (what !== 'step' && what !== 'sprint') throw new Error('use tick freeze|unfreeze|step <n>|sprint <n>')
       const count = Math.floor(num(n, 'n'))
       if (count < 1 || count > 72000) throw new Error('n must be 1..72000')
-      return `stepped ${count} ticks to ${await serv.mcbotStepTicks(count)}`
+      const sprint = what === 'sprint'
+      return `${sprint ? 'sprinted' : 'stepped'} ${count} ticks to ${await serv.mcbotStepTicks(count, { sprint })}`
     },
     light (xyz, ctx) {
       const [x, y, z] = coords(xyz, ctx)

@@ -5,11 +5,11 @@
 const test = require('node:test')
 const assert = require('node:assert')
 const { Vec3 } = require('vec3')
-const { startServer, connectBot, waitFor, command, withTimeout, sleep } = require('./helpers')
+const { startServer, connectBot, waitFor, command, withTimeout, stepTicks, roundTrip } = require('./helpers')
 
 const ANIMALS = new Set(['cow', 'pig', 'chicken', 'sheep'])
 
-test('animals, beds and torches', { timeout: 120000 }, async (t) => {
+test('animals, beds and torches', { timeout: 360000 }, async (t) => {
   const server = await startServer({ seed: 7, hostiles: false })
   const bot = await connectBot(server.port, 'sleeper')
   let other = null
@@ -28,11 +28,20 @@ test('animals, beds and torches', { timeout: 120000 }, async (t) => {
   const timeOfDay = () => bot.time.timeOfDay
   const spawn = bot.entity.position.clone()
 
+  // The wandering is counted in ticks on a frozen clock: each animal sets off 1 tick in 120.
   await t.test('animals are near spawn right after the world starts, and wander', async () => {
     const near = () => Object.values(bot.entities).filter(e => ANIMALS.has(e.name) && e.position.distanceTo(spawn) <= 40)
     await waitFor(() => near().length >= 2, 5000, 'animals near spawn')
-    const start = new Map(near().map(e => [e.id, e.position.clone()]))
-    await waitFor(() => near().some(e => start.has(e.id) && e.position.distanceTo(start.get(e.id)) > 0.5), 30000, 'an animal moved')
+    await command(bot, '/mcbot tick freeze')
+    try {
+      const start = new Map(near().map(e => [e.id, e.position.clone()]))
+      const moved = () => near().some(e => start.has(e.id) && e.position.distanceTo(start.get(e.id)) > 0.5)
+      let ticks = 0
+      while (!moved() && ticks < 1200) { await stepTicks(bot, 20); ticks += 20 }
+      assert.ok(moved(), `an animal of ${start.size} moved within ${ticks} ticks`)
+    } finally {
+      await command(bot, '/mcbot tick unfreeze')
+    }
   })
 
   // A stone pad with clear air above, so placement and sleeping happen on known ground.
@@ -42,19 +51,31 @@ test('animals, beds and torches', { timeout: 120000 }, async (t) => {
   await waitFor(() => bot.blockAt(base.offset(6, 0, 6))?.name === 'air', 3000, 'pad ready')
   await waitFor(() => bot.entity.onGround, 3000, 'on the pad')
 
+  // Counted in ticks on a frozen clock: 12 ticks between hits, past the cow's hurt immunity.
   await t.test('a killed cow drops beef', async () => {
     await give('diamond_sword', 1)
     await bot.equip(id('diamond_sword'), 'hand')
-    await command(bot, `/mcbot summon cow ${base.x + 2} ${base.y} ${base.z - 2}`)
-    const cow = await waitFor(() => Object.values(bot.entities).find(e => e.name === 'cow' && e.position.distanceTo(bot.entity.position) < 4), 3000, 'cow')
-    await waitFor(async () => {
-      if (!bot.entities[cow.id]) return true
-      bot.attack(cow)
-      await sleep(550)
-      return false
-    }, 10000, 'cow killed')
-    await waitFor(() => Object.values(bot.entities).some(e => e.name === 'item' && e.getDroppedItem()?.name === 'beef') ||
-      count(bot, 'beef') > 0, 3000, 'beef dropped')
+    await command(bot, '/mcbot tick freeze')
+    try {
+      const r = await command(bot, `/mcbot summon cow ${base.x + 2} ${base.y} ${base.z - 2}`)
+      const cow = bot.entities[parseInt(r.split(': ').pop(), 10)]
+      assert.ok(cow && cow.name === 'cow' && cow.position.distanceTo(bot.entity.position) < 4, 'a cow next to the bot')
+      let dead = false
+      bot.on('entityDead', (e) => { if (e.id === cow.id) dead = true })
+      let hits = 0
+      while (hits < 10) {
+        if (dead) break // set by the entityDead listener above
+        bot.attack(cow)
+        hits++
+        await stepTicks(bot, 12)
+      }
+      assert.ok(dead, `cow killed after ${hits} hits`)
+      assert.strictEqual(hits, 2, 'two sword hits (7 each) kill 10 hp')
+      // the drops are spawned with the death, before the reply to the step that saw it
+      assert.ok(Object.values(bot.entities).some(e => e.name === 'item' && e.getDroppedItem()?.name === 'beef'), 'beef dropped')
+    } finally {
+      await command(bot, '/mcbot tick unfreeze')
+    }
     await bot.unequip('hand')
   })
 
@@ -107,11 +128,11 @@ test('animals, beds and torches', { timeout: 120000 }, async (t) => {
     await waitFor(() => bot.blockAt(foot)?.name === 'air' && bot.blockAt(head)?.name === 'air', 3000, 'both halves gone')
     const drops = () => Object.values(bot.entities).filter(e => e.name === 'item' && e.getDroppedItem()?.name === 'white_bed')
     await waitFor(() => drops().length === 1, 3000, 'one bed dropped')
-    await sleep(300)
+    await roundTrip(bot) // the server wrote every drop of that dig before this reply
     assert.strictEqual(drops().length, 1, 'only one bed dropped')
     const at = drops()[0].position
     await command(bot, `/mcbot tp sleeper ${at.x.toFixed(2)} ${base.y} ${at.z.toFixed(2)}`)
-    await waitFor(() => count(bot, 'white_bed') === 1, 5000, 'the bed picked up')
+    await waitFor(() => count(bot, 'white_bed') === 1, 30000, 'the bed picked up')
     await command(bot, `/mcbot tp sleeper ${base.x + 0.5} ${base.y} ${base.z + 0.5}`)
     await waitFor(() => bot.entity.position.distanceTo(base.offset(0.5, 0, 0.5)) < 0.5 && bot.entity.onGround, 3000, 'back')
     await place()
@@ -134,15 +155,29 @@ test('animals, beds and torches', { timeout: 120000 }, async (t) => {
     assert.strictEqual(bot.isSleeping, false)
   })
 
+  // Counted in ticks on a frozen clock: the night is skipped once every player slept 100 ticks.
   await t.test('alone, sleeping at night skips to the morning', async () => {
     await command(bot, '/mcbot health sleeper 20')
-    const woke = new Promise(resolve => bot.once('wake', resolve))
-    await withTimeout(bot.sleep(bot.blockAt(head)), 5000, 'sleep')
-    assert.strictEqual(bot.isSleeping, true)
-    await waitFor(() => bot.blockAt(head).getProperties().occupied === true, 2000, 'bed occupied')
-    await withTimeout(woke, 10000, 'wake at morning')
-    assert.strictEqual(bot.isSleeping, false)
-    await waitFor(() => timeOfDay() < 1000, 2000, 'morning')
+    await command(bot, '/mcbot tick freeze')
+    let woke = 0
+    const onWake = () => woke++
+    bot.on('wake', onWake)
+    try {
+      await withTimeout(bot.sleep(bot.blockAt(head)), 5000, 'sleep')
+      assert.strictEqual(bot.isSleeping, true)
+      await roundTrip(bot)
+      assert.strictEqual(bot.blockAt(head).getProperties().occupied, true, 'bed occupied')
+      await stepTicks(bot, 99)
+      assert.deepStrictEqual([woke, bot.isSleeping], [0, true], 'asleep for 99 ticks')
+      assert.ok(timeOfDay() >= 14000, 'still night')
+      await stepTicks(bot, 1)
+      assert.strictEqual(woke, 1, 'woken on the 100th tick')
+      assert.strictEqual(bot.isSleeping, false)
+      assert.ok(timeOfDay() < 1000, `morning (${timeOfDay()})`)
+    } finally {
+      bot.removeListener('wake', onWake)
+      await command(bot, '/mcbot tick unfreeze')
+    }
   })
 
   await t.test('two players: one asleep does not skip the night; both do', async () => {
@@ -153,23 +188,31 @@ test('animals, beds and torches', { timeout: 120000 }, async (t) => {
     await command(bot, `/mcbot setblock ${head2.x} ${head2.y} ${head2.z} red_bed[facing=west,part=head]`)
     await command(bot, `/mcbot tp other ${foot2.x + 1} ${foot2.y} ${foot2.z}`)
     await waitFor(() => other.blockAt(head2)?.name === 'red_bed' && other.entity.position.distanceTo(foot2) < 2, 5000, 'other at its bed')
-    await command(bot, '/mcbot time 14000')
-    await waitFor(() => timeOfDay() >= 14000 && other.time.timeOfDay >= 14000, 3000, 'night')
-    await withTimeout(bot.sleep(bot.blockAt(head)), 5000, 'first sleeps')
-    await sleep(6000) // past the 100 ticks
-    assert.strictEqual(bot.isSleeping, true)
-    assert.ok(timeOfDay() >= 14000, 'still night')
-    // leaving the bed works; then both sleep and the night passes
-    const left = new Promise(resolve => bot.once('wake', resolve))
-    await bot.wake()
-    await withTimeout(left, 3000, 'left the bed')
-    assert.strictEqual(bot.isSleeping, false)
-    await waitFor(() => bot.blockAt(head).getProperties().occupied === false, 2000, 'bed free')
-    const woke = Promise.all([bot, other].map(b => new Promise(resolve => b.once('wake', resolve))))
-    await withTimeout(bot.sleep(bot.blockAt(head)), 5000, 'first sleeps again')
-    await withTimeout(other.sleep(other.blockAt(head2)), 5000, 'second sleeps')
-    await withTimeout(woke, 10000, 'both wake at morning')
-    await waitFor(() => timeOfDay() < 1000 && other.time.timeOfDay < 1000, 2000, 'morning')
+    // counted in ticks on a frozen clock, as above
+    await command(bot, '/mcbot tick freeze')
+    try {
+      await command(bot, '/mcbot time 14000')
+      await waitFor(() => timeOfDay() >= 14000 && other.time.timeOfDay >= 14000, 3000, 'night')
+      await withTimeout(bot.sleep(bot.blockAt(head)), 5000, 'first sleeps')
+      await stepTicks(bot, 120) // past the 100 ticks
+      assert.strictEqual(bot.isSleeping, true)
+      assert.ok(timeOfDay() >= 14000, 'still night')
+      // leaving the bed works; then both sleep and the night passes
+      const left = new Promise(resolve => bot.once('wake', resolve))
+      await bot.wake()
+      await withTimeout(left, 3000, 'left the bed')
+      assert.strictEqual(bot.isSleeping, false)
+      await waitFor(() => bot.blockAt(head).getProperties().occupied === false, 2000, 'bed free')
+      const woke = Promise.all([bot, other].map(b => new Promise(resolve => b.once('wake', resolve))))
+      await withTimeout(bot.sleep(bot.blockAt(head)), 5000, 'first sleeps again')
+      await withTimeout(other.sleep(other.blockAt(head2)), 5000, 'second sleeps')
+      await stepTicks(bot, 100)
+      await roundTrip(other)
+      await withTimeout(woke, 5000, 'both wake at morning') // already in: both replies came after it
+      assert.ok(timeOfDay() < 1000 && other.time.timeOfDay < 1000, 'morning')
+    } finally {
+      await command(bot, '/mcbot tick unfreeze')
+    }
     other.quit()
     other = null
   })
@@ -180,6 +223,6 @@ test('animals, beds and torches', { timeout: 120000 }, async (t) => {
     const died = new Promise(resolve => bot.once('death', resolve))
     await command(bot, '/mcbot damage sleeper 100')
     await withTimeout(died, 3000, 'death')
-    await waitFor(() => bot.health === 20 && bot.entity.position.distanceTo(head.offset(0.5, 0, 0.5)) < 3, 10000, 'respawned by the bed')
+    await waitFor(() => bot.health === 20 && bot.entity.position.distanceTo(head.offset(0.5, 0, 0.5)) < 3, 30000, 'respawned by the bed')
   })
 })

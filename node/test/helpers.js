@@ -3,6 +3,7 @@
 
 const { spawn } = require('child_process')
 const path = require('path')
+const { after } = require('node:test')
 const mineflayer = require('mineflayer')
 
 const SERVER = path.join(__dirname, '..', 'server.js')
@@ -24,6 +25,14 @@ const sleep = (ms) => new Promise(resolve => setTimeout(resolve, ms))
 // not parse (mineflayer drops those silently with hideErrors).
 const SERVER_TROUBLE = /MCBOT_PACKET_ERROR|Disconnecting client because error|Chunk size is \d+ but only|PartialReadError|uncaughtException|unhandledRejection/
 const botsByPort = new Map()
+// What a test left running when it failed before its own clean-up was set up (a bot that never
+// spawned, the server it was joining): ended when the file's tests are done, or the open
+// connection and pipes would keep the test process alive for good.
+const running = new Set()
+after(() => {
+  for (const bots of botsByPort.values()) for (const bot of bots) bot.end()
+  for (const proc of running) proc.kill('SIGKILL')
+})
 function troubleOf (server) {
   const lines = server.log.filter(l => SERVER_TROUBLE.test(l)).map(l => 'server: ' + l.split('\n')[0])
   for (const bot of botsByPort.get(server.port) || []) lines.push(...bot.mcbotTrouble.map(t => `${bot.username}: ${t}`))
@@ -31,10 +40,14 @@ function troubleOf (server) {
 }
 
 // Resolves { port, proc, log, stop } once the READY line is printed.
-function startServer (config = {}, { version = VERSION, timeout = 20000 } = {}) {
+// The timeouts here and below only guard against a hung server: a loaded machine is slow to
+// start one and to join it.
+function startServer (config = {}, { version = VERSION, timeout = 60000 } = {}) {
   const proc = spawn(process.execPath, [SERVER, '--port', '0', '--version', version, '--config', JSON.stringify(config)], {
     stdio: ['pipe', 'pipe', 'pipe']
   })
+  running.add(proc)
+  proc.on('exit', () => running.delete(proc))
   const log = []
   const ready = new Promise((resolve, reject) => {
     let buf = ''
@@ -94,20 +107,25 @@ function watchClient (bot) {
   bot._client.on('state', (state) => { if (state === 'play') guard() })
 }
 
-async function connectBot (port, username, { plugins = [], timeout = 20000 } = {}) {
+async function connectBot (port, username, { plugins = [], timeout = 60000 } = {}) {
   const bot = mineflayer.createBot({ host: '127.0.0.1', port, username, version: VERSION, auth: 'offline', hideErrors: true })
   watchClient(bot)
   if (!botsByPort.has(port)) botsByPort.set(port, [])
   botsByPort.get(port).push(bot)
   for (const p of plugins) bot.loadPlugin(p)
-  await withTimeout(new Promise((resolve, reject) => {
-    bot.once('spawn', resolve)
-    bot.once('error', reject)
-    bot.once('kicked', (r) => reject(new Error('kicked: ' + r)))
-  }), timeout, `${username} spawn`)
-  await waitFor(() => bot.health !== undefined && bot.entity && bot.entity.position, 10000, 'health packet')
-  // wait for the ground under the bot to be loaded
-  await waitFor(() => bot.blockAt(bot.entity.position.offset(0, -1, 0)), 10000, 'chunks under the bot')
+  try {
+    await withTimeout(new Promise((resolve, reject) => {
+      bot.once('spawn', resolve)
+      bot.once('error', reject)
+      bot.once('kicked', (r) => reject(new Error('kicked: ' + r)))
+    }), timeout, `${username} spawn`)
+    await waitFor(() => bot.health !== undefined && bot.entity && bot.entity.position, 30000, 'health packet')
+    // wait for the ground under the bot to be loaded
+    await waitFor(() => bot.blockAt(bot.entity.position.offset(0, -1, 0)), 30000, 'chunks under the bot')
+  } catch (err) {
+    bot.end()
+    throw err
+  }
   return bot
 }
 
@@ -123,8 +141,9 @@ async function waitFor (predicate, ms, what = 'condition', every = 50) {
 }
 
 // Send an op command and resolve with the "mcbot: ..." (or other) reply line. One command at a
-// time per bot: replies carry no id, so two in flight could each take the other's reply.
-function command (bot, cmd, { match = /^mcbot: /, timeout = 5000 } = {}) {
+// time per bot: replies carry no id, so two in flight could each take the other's reply. The
+// timeout only guards against a hung server: a big fill on a loaded machine takes seconds.
+function command (bot, cmd, { match = /^mcbot: /, timeout = 30000 } = {}) {
   const run = () => {
     const reply = new Promise((resolve) => {
       const onMsg = (msg) => {
@@ -152,6 +171,16 @@ function stepTicks (bot, n) {
   })
 }
 
+// The same n ticks run back to back, as fast as the machine goes (`/mcbot tick sprint`): for long
+// waits on the world alone (mobs strolling, spawning). A client's own physics keep wall-clock
+// time, so a bot that moves sees the world go by faster than it.
+function sprintTicks (bot, n) {
+  return command(bot, `/mcbot tick sprint ${n}`, { match: /^mcbot: (sprinted|error)/, timeout: 60000 + n * 100 }).then((reply) => {
+    if (!reply.startsWith('mcbot: sprinted')) throw new Error(reply)
+    return reply
+  })
+}
+
 // Resolve once the bot has handled every packet the server wrote to it before it read this
 // call's command: the reply comes behind them on the same connection. That includes what the
 // server writes a few promise turns late, as flying-squid's serv.setBlock does its block
@@ -161,4 +190,4 @@ function roundTrip (bot) {
   return command(bot, '/mcbot info', { timeout: 60000 })
 }
 
-module.exports = { VERSION, startServer, connectBot, waitFor, command, withTimeout, sleep, stepTicks, roundTrip }
+module.exports = { VERSION, startServer, connectBot, waitFor, command, withTimeout, sleep, stepTicks, sprintTicks, roundTrip }

@@ -2,16 +2,17 @@
 // a crater in dirt (the player next to it dies, one further off is hurt), a skeleton's arrow
 // hurts and then kills a player, a spider climbs a 3-high wall, skeletons burn at dawn while
 // creepers and spiders do not (and a spider leaves a player alone by day), the drops, and
-// torch light keeping natural spawns off the area it lights.
+// torch light keeping natural spawns off the area it lights. What waits on the game counts
+// game ticks on a frozen clock (/mcbot tick), never wall-clock time.
 'use strict'
 
 const test = require('node:test')
 const assert = require('node:assert')
-const { startServer, connectBot, waitFor, command, sleep, stepTicks, roundTrip } = require('./helpers')
+const { startServer, connectBot, waitFor, command, stepTicks, sprintTicks, roundTrip } = require('./helpers')
 
 const idOf = (reply) => parseInt(reply.split(': ').pop(), 10)
 
-test('skeletons, creepers and spiders', { timeout: 120000 }, async (t) => {
+test('skeletons, creepers and spiders', { timeout: 360000 }, async (t) => {
   const server = await startServer({ seed: 5, hostiles: false, animals: false })
   const alice = await connectBot(server.port, 'alice')
   const bob = await connectBot(server.port, 'bob')
@@ -95,10 +96,14 @@ test('skeletons, creepers and spiders', { timeout: 120000 }, async (t) => {
     } finally {
       carol.quit()
     }
-    await waitFor(() => !alice.players.carol, 10000, 'carol gone') // no target for what comes next
-    await waitFor(() => bob.health === 20, 10000, 'bob respawned')
+    await waitFor(() => !alice.players.carol, 30000, 'carol gone') // no target for what comes next
+    await waitFor(() => bob.health === 20, 30000, 'bob respawned')
   })
 
+  // Counted in game ticks on a frozen clock: a skeleton sees her on its 10th tick (targets are
+  // sought every 10), draws for 20, and its arrow crosses the 10 blocks in under 10 ticks; then
+  // it shoots every 60 ticks (40 to reload, 20 to draw). The bounds are shots, not seconds: an
+  // arrow misses now and then (its spread at 10 blocks: about 1 in 30 misses her).
   await t.test('a skeleton shoots arrows that hurt, then kill, a player in the open', async () => {
     await pad()
     await command(bob, '/gamemode creative bob', { match: /game mode/i })
@@ -113,39 +118,58 @@ test('skeletons, creepers and spiders', { timeout: 120000 }, async (t) => {
     alice.on('health', () => healths.push(alice.health))
     const messages = []
     alice.on('message', (m) => messages.push(m.toString()))
-    const id = idOf(await command(alice, `/mcbot summon skeleton ${p.x} ${p.y} ${p.z + 6}`))
-    await waitFor(() => alice.entities[id], 3000, 'skeleton seen')
-    assert.strictEqual(alice.entities[id].heldItem?.name, 'bow')
-    await waitFor(() => alice.health < 20, 30000, 'hit by an arrow', 100)
-    const dealt = 20 - healths.find(h => h < 20)
-    assert.ok(dealt >= 2 && dealt <= 5, `an arrow dealt ${dealt} (vanilla 3-5 on normal)`)
-    assert.ok(arrows >= 1, 'the arrow was an entity the client saw')
-    if (alice.registry.protocol.play.toClient.types.packet_damage_event) assert.strictEqual(hurtBy[0], 'skeleton')
-    const s = alice.entities[id].position
-    assert.ok(s.distanceTo(alice.entity.position) > 4, 'the skeleton kept its distance')
-    await command(alice, '/mcbot health alice 1')
-    // a skeleton misses now and then, and a busy machine slows its shots: bounded, not tight
-    await waitFor(() => messages.includes('alice was shot by Skeleton'), 45000, 'killed by an arrow', 100)
+    await command(alice, '/mcbot tick freeze')
+    try {
+      // the summon reply follows the skeleton's spawn and equipment packets
+      const id = idOf(await command(alice, `/mcbot summon skeleton ${p.x} ${p.y} ${p.z + 6}`))
+      assert.ok(alice.entities[id], 'skeleton seen')
+      assert.strictEqual(alice.entities[id].heldItem?.name, 'bow')
+      let ticks = 0
+      while (alice.health === 20 && ticks < 300) { await stepTicks(alice, 5); ticks += 5 }
+      assert.ok(alice.health < 20, `hit by an arrow within ${ticks} ticks (five shots)`)
+      const dealt = 20 - healths.find(h => h < 20)
+      assert.ok(dealt >= 2 && dealt <= 5, `an arrow dealt ${dealt} (vanilla 3-5 on normal)`)
+      assert.ok(arrows >= 1, 'the arrow was an entity the client saw')
+      if (alice.registry.protocol.play.toClient.types.packet_damage_event) assert.strictEqual(hurtBy[0], 'skeleton')
+      const s = alice.entities[id].position
+      assert.ok(s.distanceTo(alice.entity.position) > 4, 'the skeleton kept its distance')
+      // 1 hp and food 17 (below 18: no natural healing between shots): the next arrow that hits kills
+      await command(alice, '/mcbot food alice 17 0')
+      await command(alice, '/mcbot health alice 1')
+      ticks = 0
+      while (!messages.includes('alice was shot by Skeleton') && ticks < 300) { await stepTicks(alice, 10); ticks += 10 }
+      assert.ok(messages.includes('alice was shot by Skeleton'), `killed by an arrow within ${ticks} ticks (five shots)`)
+    } finally {
+      await command(alice, '/mcbot tick unfreeze').catch(() => {})
+    }
     await command(bob, '/mcbot killall')
-    await waitFor(() => alice.health === 20, 10000, 'alice respawned')
+    await waitFor(() => alice.health === 20, 30000, 'alice respawned')
   })
 
+  // Counted in ticks on a frozen clock: about 35 ticks to the wall, 15 up it, 45 on to her.
   await t.test('a spider climbs a 3-high wall to bite a player', async () => {
     await pad()
     await command(alice, `/mcbot fill ${p.x - 6} ${p.y} ${p.z + 3} ${p.x + 6} ${p.y + 2} ${p.z + 3} stone`)
     await place(alice, 0, -2)
-    const id = idOf(await command(alice, `/mcbot summon spider ${p.x} ${p.y} ${p.z + 7}`))
-    await waitFor(() => alice.entities[id], 3000, 'spider seen')
-    let top = -Infinity
-    alice.on('entityMoved', (e) => { if (e.id === id) top = Math.max(top, e.position.y - p.y) })
-    // the wall hides the player: a hit makes the spider go for her (vanilla HurtByTargetGoal)
-    await command(alice, `/mcbot damage ${id} 1 alice`)
-    const healths = []
-    alice.on('health', () => healths.push(alice.health))
-    await waitFor(() => alice.health < 20, 15000, 'bitten', 100)
-    assert.ok(top >= 2.9, `the spider climbed to ${top.toFixed(2)} above the ground (wall 3)`)
-    assert.ok(alice.entities[id].position.z < p.z + 3, 'the spider came over the wall')
-    assert.strictEqual(20 - healths.find(h => h < 20), 2, 'a spider bite deals 2 on normal')
+    await command(alice, '/mcbot tick freeze')
+    try {
+      const id = idOf(await command(alice, `/mcbot summon spider ${p.x} ${p.y} ${p.z + 7}`))
+      assert.ok(alice.entities[id], 'spider seen')
+      let top = -Infinity
+      alice.on('entityMoved', (e) => { if (e.id === id) top = Math.max(top, e.position.y - p.y) })
+      // the wall hides the player: a hit makes the spider go for her (vanilla HurtByTargetGoal)
+      await command(alice, `/mcbot damage ${id} 1 alice`)
+      const healths = []
+      alice.on('health', () => healths.push(alice.health))
+      let ticks = 0
+      while (alice.health === 20 && ticks < 400) { await stepTicks(alice, 5); ticks += 5 }
+      assert.ok(alice.health < 20, `bitten within ${ticks} ticks`)
+      assert.ok(top >= 2.9, `the spider climbed to ${top.toFixed(2)} above the ground (wall 3)`)
+      assert.ok(alice.entities[id].position.z < p.z + 3, 'the spider came over the wall')
+      assert.strictEqual(20 - healths.find(h => h < 20), 2, 'a spider bite deals 2 on normal')
+    } finally {
+      await command(alice, '/mcbot tick unfreeze').catch(() => {})
+    }
     await command(alice, '/mcbot killall')
   })
 
@@ -165,7 +189,7 @@ test('skeletons, creepers and spiders', { timeout: 120000 }, async (t) => {
         await command(alice, `/mcbot damage ${id} 100 alice`)
       }
     }
-    await sleep(1500)
+    // each kill's drops are spawned before its damage command's reply: all are in by now
     for (const name of Object.keys(drops)) assert.ok(['bone', 'arrow', 'gunpowder', 'string', 'spider_eye'].includes(name), `unexpected drop ${name}`)
     for (const name of ['bone', 'arrow', 'gunpowder', 'string']) {
       assert.ok(drops[name] >= 1 && drops[name] <= 2 * N, `${drops[name]} ${name} from ${N} mobs (0-2 each)`)
@@ -174,31 +198,40 @@ test('skeletons, creepers and spiders', { timeout: 120000 }, async (t) => {
     await command(alice, '/mcbot killall')
   })
 
+  // Counted in ticks on a frozen clock: burns come on every 20th tick, so any 40 hold two; in
+  // 80 a hunting spider would have covered its 4 blocks twice.
   await t.test('at dawn a skeleton burns, a creeper and a spider do not, and the spider leaves a player alone', async () => {
     await pad()
     await command(alice, '/gamemode survival alice', { match: /game mode/i })
     await command(alice, '/mcbot health alice 20')
     await place(alice, -10, 0)
-    await command(alice, '/mcbot time 1000')
-    const hurt = {}
-    alice.on('entityHurt', (e) => { hurt[e.id] = (hurt[e.id] || 0) + 1 })
-    // the skeleton and the creeper beyond their 16-block follow range, the spider 4 blocks off
-    const skeleton = idOf(await command(alice, `/mcbot summon skeleton ${p.x + 10} ${p.y} ${p.z + 10}`))
-    const creeper = idOf(await command(alice, `/mcbot summon creeper ${p.x + 10} ${p.y} ${p.z - 10}`))
-    const spider = idOf(await command(alice, `/mcbot summon spider ${p.x - 6} ${p.y} ${p.z}`))
-    const healths = []
-    alice.on('health', () => healths.push(alice.health))
-    // two burns are 40 server ticks; the bound allows a server slowed by a busy machine
-    await waitFor(() => (hurt[skeleton] || 0) >= 2, 15000, 'the skeleton burns')
-    await sleep(2000) // a hunting spider would have covered the 4 blocks twice by now
-    assert.ok(!hurt[creeper], 'creepers do not burn')
-    assert.ok(!hurt[spider], 'spiders do not burn')
-    assert.deepStrictEqual(healths.filter(h => h < 20), [], 'the spider is neutral by day')
-    // Whom it hunts, as the server has it: a neutral spider still strolls now and then, so how
-    // near it ended up says nothing
-    const info = JSON.parse((await command(alice, '/mcbot info')).slice('mcbot: '.length))
-    const mind = info.mobList.find(m => m.id === spider)
-    assert.strictEqual(mind && mind.target, null, `the spider did not come for her (${JSON.stringify(mind)})`)
+    await command(alice, '/mcbot tick freeze')
+    try {
+      await command(alice, '/mcbot time 1000')
+      const hurt = {}
+      alice.on('entityHurt', (e) => { hurt[e.id] = (hurt[e.id] || 0) + 1 })
+      // the skeleton and the creeper beyond their 16-block follow range, the spider 4 blocks off
+      const skeleton = idOf(await command(alice, `/mcbot summon skeleton ${p.x + 10} ${p.y} ${p.z + 10}`))
+      const creeper = idOf(await command(alice, `/mcbot summon creeper ${p.x + 10} ${p.y} ${p.z - 10}`))
+      const spider = idOf(await command(alice, `/mcbot summon spider ${p.x - 6} ${p.y} ${p.z}`))
+      const healths = []
+      alice.on('health', () => healths.push(alice.health))
+      const info = async () => JSON.parse((await command(alice, '/mcbot info')).slice('mcbot: '.length))
+      await stepTicks(alice, 40)
+      const burnt = (await info()).mobList.find(m => m.id === skeleton)
+      assert.strictEqual(burnt && burnt.health, 18, `two burns of 1 in 40 ticks of daylight (${JSON.stringify(burnt)})`)
+      assert.strictEqual(hurt[skeleton], 2, 'the client saw each burn')
+      await stepTicks(alice, 40)
+      assert.ok(!hurt[creeper], 'creepers do not burn')
+      assert.ok(!hurt[spider], 'spiders do not burn')
+      assert.deepStrictEqual(healths.filter(h => h < 20), [], 'the spider is neutral by day')
+      // Whom it hunts, as the server has it: a neutral spider still strolls now and then, so how
+      // near it ended up says nothing
+      const mind = (await info()).mobList.find(m => m.id === spider)
+      assert.strictEqual(mind && mind.target, null, `the spider did not come for her (${JSON.stringify(mind)})`)
+    } finally {
+      await command(alice, '/mcbot tick unfreeze').catch(() => {})
+    }
     await command(alice, '/mcbot killall')
   })
 })
@@ -206,14 +239,14 @@ test('skeletons, creepers and spiders', { timeout: 120000 }, async (t) => {
 // Natural spawning on a platform high above the terrain, so every spot in the 24-40 block ring
 // is on it: rows of torches light the east half (block light >= 4 everywhere there), the west
 // half is dark. Monsters (of several kinds) must appear in the dark only.
-test('torch light keeps natural spawns away; the dark gets the vanilla mix', { timeout: 90000 }, async (t) => {
+test('torch light keeps natural spawns away; the dark gets the vanilla mix', { timeout: 270000 }, async (t) => {
   const server = await startServer({ seed: 11, hostiles: true, hostileCap: 40, animals: false })
   const bot = await connectBot(server.port, 'watcher')
   t.after(async () => { bot.quit(); await server.stop() })
   await command(bot, '/gamemode creative watcher', { match: /game mode/i })
   const c = bot.entity.position.floored()
   const Y = c.y + 40
-  await command(bot, `/mcbot fill ${c.x - 40} ${Y} ${c.z - 40} ${c.x + 40} ${Y} ${c.z + 40} stone`, { timeout: 20000 })
+  await command(bot, `/mcbot fill ${c.x - 40} ${Y} ${c.z - 40} ${c.x + 40} ${Y} ${c.z + 40} stone`, { timeout: 60000 })
   for (const dx of [4, 20, 36]) await command(bot, `/mcbot fill ${c.x + dx} ${Y + 1} ${c.z - 40} ${c.x + dx} ${Y + 1} ${c.z + 40} torch`)
   await command(bot, `/mcbot tp watcher ${c.x} ${Y + 1} ${c.z}`)
   await waitFor(() => bot.entity.onGround && Math.abs(bot.entity.position.y - (Y + 1)) < 0.1, 10000, 'on the platform')
@@ -227,9 +260,14 @@ test('torch light keeps natural spawns away; the dark gets the vanilla mix', { t
   const spawned = []
   const hostile = new Set(['zombie', 'zombie_villager', 'skeleton', 'creeper', 'spider'])
   bot.on('entitySpawn', (e) => { if (hostile.has(e.name)) spawned.push({ name: e.name, dx: e.position.x - (c.x + 0.5), y: e.position.y }) })
+  // Counted in ticks on a frozen clock, sprinted: a spawn is tried on every 20th tick, and nearly
+  // every try finds a dark spot in its four attempts
+  await command(bot, '/mcbot tick freeze')
   await command(bot, '/mcbot time 14000')
   const dark = () => spawned.filter(s => s.dx < -13)
-  await waitFor(() => dark().length >= 8, 40000, '8 spawns in the dark', 200)
+  let ticks = 0
+  while (dark().length < 8 && ticks < 1200) { await sprintTicks(bot, 20); ticks += 20 }
+  assert.ok(dark().length >= 8, `8 spawns in the dark within ${ticks} ticks (${dark().length})`)
   assert.deepStrictEqual(spawned.filter(s => s.dx > 0), [], 'nothing spawned where the torches shine')
   assert.ok(spawned.every(s => Math.abs(s.y - (Y + 1)) < 0.01), 'all on the platform')
   const kinds = new Set(spawned.map(s => s.name))

@@ -8,7 +8,7 @@ const test = require('node:test')
 const assert = require('node:assert')
 const toolPlugin = require('mineflayer-tool').plugin
 const { Vec3 } = require('vec3')
-const { startServer, connectBot, waitFor, command, withTimeout, sleep } = require('./helpers')
+const { startServer, connectBot, waitFor, command, withTimeout } = require('./helpers')
 const actions = require('../lib/actions')
 const staircase = require('../lib/actions/staircase')
 
@@ -27,7 +27,16 @@ function watchDrops (bot) {
   return { drops, stop: () => bot.removeListener('physicsTick', onTick) }
 }
 
-test('staircase', { timeout: 150000 }, async (t) => {
+// Resolves after the bot's next n physics ticks: its own clock, which walks and digs run on.
+function physicsTicks (bot, n) {
+  return new Promise((resolve) => {
+    let left = n
+    const onTick = () => { if (--left === 0) { bot.removeListener('physicsTick', onTick); resolve() } }
+    bot.on('physicsTick', onTick)
+  })
+}
+
+test('staircase', { timeout: 450000 }, async (t) => {
   const server = await startServer({ seed: 11, hostiles: false, animals: false })
   const bot = await connectBot(server.port, 'digger', { plugins: [toolPlugin] })
   t.after(async () => { bot.quit(); await server.stop() })
@@ -35,8 +44,8 @@ test('staircase', { timeout: 150000 }, async (t) => {
   // A stone block 12 deep under a cleared pad; the bot gets a stone pickaxe and 4 dirt. (Big
   // fills: the reply may be slow on a loaded machine.)
   const b = bot.entity.position.floored()
-  await command(bot, `/mcbot fill ${b.x - 3} ${b.y - 12} ${b.z - 12} ${b.x + 16} ${b.y - 1} ${b.z + 24} stone`, { timeout: 20000 })
-  await command(bot, `/mcbot fill ${b.x - 3} ${b.y} ${b.z - 12} ${b.x + 16} ${b.y + 3} ${b.z + 24} air`, { timeout: 20000 })
+  await command(bot, `/mcbot fill ${b.x - 3} ${b.y - 12} ${b.z - 12} ${b.x + 16} ${b.y - 1} ${b.z + 24} stone`, { timeout: 60000 })
+  await command(bot, `/mcbot fill ${b.x - 3} ${b.y} ${b.z - 12} ${b.x + 16} ${b.y + 3} ${b.z + 24} air`, { timeout: 60000 })
   await command(bot, '/give digger stone_pickaxe 1', { match: /gave 1 stone_pickaxe/ })
   await command(bot, '/give digger dirt 4', { match: /gave 4 dirt/ })
   await waitFor(() => bot.inventory.items().some((i) => i.name === 'dirt'), 3000, 'dirt held')
@@ -109,14 +118,14 @@ test('staircase', { timeout: 150000 }, async (t) => {
     const z = b.z + 2
     await place(b.x, z)
     const { id } = actions.start(bot, 'staircase', { targetY: b.y - 8, direction: 'east' })
-    await waitFor(() => bot.entity.onGround && bot.entity.position.y <= b.y - 1, 20000, 'one step down')
-    await waitFor(() => bot.targetDigBlock, 10000, 'digging the next step')
+    await waitFor(() => bot.entity.onGround && bot.entity.position.y <= b.y - 1, 60000, 'one step down')
+    await waitFor(() => bot.targetDigBlock, 60000, 'digging the next step')
     const st = actions.cancel(id)
     assert.strictEqual(st.state, 'cancelled')
     assert.strictEqual(bot.targetDigBlock, null, 'digging stopped')
     assert.ok(!bot.controlState.forward, 'not walking')
     const y = Math.floor(bot.entity.position.y)
-    await sleep(1500)
+    await physicsTicks(bot, 30) // 1.5 s of the bot's own time, however slow the machine
     assert.strictEqual(Math.floor(bot.entity.position.y), y, 'no step after the cancel')
     assert.ok(y > b.y - 8)
   })
