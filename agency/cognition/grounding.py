@@ -40,19 +40,20 @@ Sentences with a negation ('no', 'not', "don't", 'without', ...) are not claims 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any, Iterable, Literal
+from typing import Any, Literal
 
 from loguru import logger
 
 from agency.blocks import is_air, is_log
 from agency.game import recipes
-from agency.game.furnace import output_of
 from agency.game.animals import ANIMALS
-from agency.tools.hunting import animal_kind
-from agency.tools.mining import SAFE_FLOOR_Y, parse_level
+from agency.game.furnace import output_of
 from agency.goal_tag import ExtractedGoal
 from agency.names import GENERIC_THREATS, with_aliases
+from agency.tools.hunting import animal_kind
+from agency.tools.mining import SAFE_FLOOR_Y, parse_level
 from agency.world import BlockRegion, WorldSnapshot
 
 GroundingReason = Literal["missing_entity", "missing_item", "missing_location"]
@@ -143,7 +144,7 @@ class FrameFacts:
         region: BlockRegion | None = None,
         blocks: Iterable[str] = (),
         locations: Iterable[str] = (),
-    ) -> "FrameFacts":
+    ) -> FrameFacts:
         seen = set(blocks)
         if region is not None:
             seen.update(n for n in region.palette if n and not is_air(n))

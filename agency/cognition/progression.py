@@ -44,14 +44,14 @@ pickaxe) the collect is grounded into `explore nearby`, like any other goal out 
 from __future__ import annotations
 
 import math
-from typing import Iterable
+from collections.abc import Iterable
 
 from agency.cognition.drive_selection import DriveSelection
 from agency.cognition.grounding import GroundingResult
 from agency.cognition.survival_steps import SURVIVAL_ACTIONS
 from agency.game.furnace import output_of
-from agency.tools.mining import MAX_DESCENT, SAFE_FLOOR_Y, level_target
 from agency.game.recipes import CRAFTABLE
+from agency.tools.mining import MAX_DESCENT, SAFE_FLOOR_Y, level_target
 from agency.world import WorldSnapshot
 
 # The progression (module docstring): what each step needs.

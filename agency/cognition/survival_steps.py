@@ -25,8 +25,8 @@ from agency.blocks import is_log
 from agency.cognition.drive_selection import DriveSelection
 from agency.game.foods import FOODS, RAW_MEATS
 from agency.game.furnace import output_of
-from agency.tools.hunting import game_in_sight
 from agency.game.recipes import CRAFTABLE
+from agency.tools.hunting import game_in_sight
 from agency.world import WorldSnapshot
 
 SURVIVAL_ACTIONS: frozenset[str] = frozenset({"hunt"})  # actions beyond collect/craft/smelt a workflow carries out

@@ -3,12 +3,10 @@ generic tools of agency.tools and the shelter room's tools."""
 
 from __future__ import annotations
 
-from typing import Mapping
+from collections.abc import Mapping
 
+from agency.shelter import bed as shelter_bed, door as shelter_door, tools as shelter
 from agency.tools import building, combat, crafting, delivery, gathering, hunting, mining, movement, queries, smelting
-from agency.shelter import bed as shelter_bed
-from agency.shelter import door as shelter_door
-from agency.shelter import tools as shelter
 from agency.tools.registry import ToolRegistry
 
 

@@ -53,8 +53,8 @@ def best_weapon(snap: WorldSnapshot) -> str | None:
 def threat_radii(cfg: ReflexConfig) -> dict[str, float]:
     """How close each kind comes before a reflex answers it ('default': every other hostile).
     The body stamps the moment a hostile crosses its radius, and the reflexes wake on it."""
-    radii = {"default": cfg.fight_within, **{k: cfg.creeper_flee_within for k in CREEPERS}}
-    radii.update({k: cfg.skeleton_engage_within for k in ARCHERS})
+    radii = {"default": cfg.fight_within, **dict.fromkeys(CREEPERS, cfg.creeper_flee_within)}
+    radii.update(dict.fromkeys(ARCHERS, cfg.skeleton_engage_within))
     return radii
 
 

@@ -14,8 +14,9 @@ that must survive a restart (a restart ends the action and resumes the paused ta
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from typing import Any, Callable, Literal, Protocol
+from typing import Any, Literal, Protocol
 
 from loguru import logger
 from pydantic import ValidationError
@@ -175,7 +176,7 @@ class DirectActions:
         if action.task is not None:
             try:
                 await asyncio.wait_for(asyncio.shield(action.task), timeout=YIELD_BUDGET_S)
-            except asyncio.TimeoutError:
+            except TimeoutError:
                 logger.warning("[Direct] {} did not stop within {} s", action.action_id, YIELD_BUDGET_S)
 
     async def shutdown(self) -> None:

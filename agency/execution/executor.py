@@ -27,18 +27,19 @@ task is its own.
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import Any, Awaitable, Callable, Protocol
+from typing import Any, Protocol
 
 from loguru import logger
 
-from agency.execution.agents.runtime import AgentRuntime, RunHandle, TaskSpec
 from agency.clock import Clock
+from agency.execution.agents.runtime import AgentRuntime, RunHandle, TaskSpec
 from agency.execution.bridge_watch import BridgeWatch
+from agency.execution.workflows.models import StopReport, WorkflowRunResult
 from agency.planning.tasks.models import Task, TaskStatus
 from agency.planning.tasks.store import SqliteTaskStore
 from agency.tools.results import BODY_LOST
-from agency.execution.workflows.models import StopReport, WorkflowRunResult
 
 SAFE_STOP_BUDGET_S = 5.0  # a preemption waits this long for the workflow's safe stop
 DISCONNECTED = "disconnected"  # the hold reason of work the body's loss interrupted
@@ -319,7 +320,7 @@ class Executor:
         run.handle.stop(reason)
         try:
             await asyncio.wait_for(asyncio.shield(run.handle.task), timeout=SAFE_STOP_BUDGET_S)
-        except (asyncio.TimeoutError, asyncio.CancelledError):
+        except (TimeoutError, asyncio.CancelledError):
             logger.warning("[Executor] safe stop of task={} exceeded {} s", run.task_id, SAFE_STOP_BUDGET_S)
         except Exception as e:  # noqa: BLE001 - the run's own failure; stopping goes on
             logger.warning("[Executor] run of task={} ended with {} while stopping", run.task_id, e)

@@ -13,7 +13,7 @@ and sticks (the bot does not burn its tables, tools or boats).
 
 from __future__ import annotations
 
-from typing import Mapping
+from collections.abc import Mapping
 
 from agency.blocks import is_log
 

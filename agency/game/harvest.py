@@ -15,9 +15,9 @@ only the tools that harvest it at all of them count (iron doors need a pickaxe a
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from functools import cache
 from pathlib import Path
-from typing import Mapping
 
 from agency.names import canonical
 

@@ -11,8 +11,8 @@ Generic names: 'log' = any *_log, 'planks' = any *_planks, 'coal' = coal or char
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Mapping
 
 from agency.blocks import WOODS, is_log
 from agency.names import same

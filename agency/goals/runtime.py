@@ -10,12 +10,15 @@ go through the Body on a worker thread.
 from __future__ import annotations
 
 import asyncio
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from loguru import logger
 
 from agency.clock import Clock
 from agency.db import StoreSource
+from agency.execution.executor import Executor
+from agency.game.foods import FOODS
 from agency.goals import ActivationReactor, GoalKeyIndex, GoalLifecycle, GoalSync
 from agency.goals.fields import release_patch
 from agency.goals.identity import PROVISIONAL_SCOPE_M
@@ -23,12 +26,10 @@ from agency.goals.models import BUILD_SHELTER, HOLD_UNSAFE, GoalBinding, SiteSig
 from agency.goals.priority import PriorityScorer
 from agency.goals.router import ShelterGoalRouter
 from agency.goals.run_hooks import GoalRunHooks
-from agency.shelter.site_check import read_site, region_digest, verify_region
-from agency.execution.executor import Executor
-from agency.game.foods import FOODS
 from agency.planning.tasks.events import cancelled_patch
 from agency.planning.tasks.models import Task, TaskStatus
 from agency.planning.tasks.store import TaskStore
+from agency.shelter.site_check import read_site, region_digest, verify_region
 from agency.world import DUSK_START, BlockRegion, WorldSnapshot
 
 REVIEW_RANGE_M = 96.0  # finished sites re-read only this close (their chunks are loaded)

@@ -4,7 +4,16 @@ set is assembled in agency.execution.builtin_tools.
 
 May import perception, places, llm, stream and planning. See agency/layers.py."""
 
-from agency.tools.base import BODY_QUEUE, StopFlag, Tool, ToolCancelled, ToolContext, ToolFailure, ToolInput, ToolTimeout
+from agency.tools.base import (
+    BODY_QUEUE,
+    StopFlag,
+    Tool,
+    ToolCancelled,
+    ToolContext,
+    ToolFailure,
+    ToolInput,
+    ToolTimeout,
+)
 from agency.tools.registry import DuplicateToolError, ToolRegistry
 from agency.tools.results import (
     TOOL_NOT_FOUND,
@@ -19,7 +28,23 @@ from agency.tools.results import (
 )
 
 __all__ = [
-    "BODY_QUEUE", "DuplicateToolError", "FrozenDict", "StopFlag", "TOOL_NOT_FOUND", "Tool", "ToolCancelled",
-    "ToolContext", "ToolError", "ToolExecutionResult", "ToolFailure", "ToolInput", "ToolRegistry", "ToolTimeout",
-    "VALIDATION_ERROR", "thaw", "tool_failure", "tool_not_found", "tool_success",
+    "BODY_QUEUE",
+    "TOOL_NOT_FOUND",
+    "VALIDATION_ERROR",
+    "DuplicateToolError",
+    "FrozenDict",
+    "StopFlag",
+    "Tool",
+    "ToolCancelled",
+    "ToolContext",
+    "ToolError",
+    "ToolExecutionResult",
+    "ToolFailure",
+    "ToolInput",
+    "ToolRegistry",
+    "ToolTimeout",
+    "thaw",
+    "tool_failure",
+    "tool_not_found",
+    "tool_success",
 ]

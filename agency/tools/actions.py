@@ -30,7 +30,7 @@ def _cancel_quietly(body: Body, action_id: str) -> ActionStatus | None:
         return None
 
 
-def _cancel_started(body: Body, started: "asyncio.Future[ActionStatus]") -> None:
+def _cancel_started(body: Body, started: asyncio.Future[ActionStatus]) -> None:
     if not started.cancelled() and started.exception() is None:
         _cancel_quietly(body, started.result().id)
 

@@ -10,14 +10,15 @@ from __future__ import annotations
 
 import asyncio
 import random
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field, replace
-from typing import Any, Awaitable, Callable, Mapping, TypeVar
+from typing import Any, TypeVar
 
 from pydantic import BaseModel, ConfigDict
 
 from agency.clock import Clock, system_clock_ms
-from agency.world import BlockRegion, Body, WorldSnapshot
 from agency.errors import AgencyError
+from agency.world import BlockRegion, Body, WorldSnapshot
 
 AsyncSleep = Callable[[float], Awaitable[None]]
 T = TypeVar("T")
@@ -96,7 +97,7 @@ class ToolContext:
     # is shared by every bot of the daemon, its API and its scheduler. Off for in-process fakes.
     offload: bool = False
 
-    def for_call(self, timeout_s: float) -> "ToolContext":
+    def for_call(self, timeout_s: float) -> ToolContext:
         return replace(self, deadline_ms=self.clock() + int(timeout_s * 1000))
 
     def remaining_ms(self) -> int | None:

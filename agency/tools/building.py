@@ -25,7 +25,7 @@ class PlaceBlockInput(ToolInput):
     z: int | None = None
 
     @model_validator(mode="after")
-    def _all_or_none(self) -> "PlaceBlockInput":
+    def _all_or_none(self) -> PlaceBlockInput:
         given = [v is not None for v in (self.x, self.y, self.z)]
         if any(given) and not all(given):
             raise ValueError("give x, y and z together, or none (a free spot next to the bot)")

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import math
 from collections import Counter
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Mapping
 
 from agency.game.recipes import available, matches, recipe_for
 

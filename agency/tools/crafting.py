@@ -8,16 +8,16 @@ from typing import Any, Literal
 from loguru import logger
 from pydantic import Field, model_validator
 
+from agency.game.recipes import CRAFTABLE, available
+from agency.places.memory import HOOK as PLACES_HOOK
 from agency.tools.actions import run_action
 from agency.tools.base import BODY_QUEUE, Tool, ToolContext, ToolFailure, ToolInput
 from agency.tools.building import place_near_bot
+from agency.tools.craft_planner import plan_craft
 from agency.tools.gathering import REACH
 from agency.tools.movement import walk
 from agency.tools.queries import FindBlocksInput, find_blocks_now
-from agency.game.recipes import CRAFTABLE, available
-from agency.tools.craft_planner import plan_craft
 from agency.tools.results import EXECUTION_ERROR, PRECONDITION_FAILED
-from agency.places.memory import HOOK as PLACES_HOOK
 
 TABLE_SEARCH_RADIUS = 8
 FULL_FOOD = 20
@@ -40,7 +40,7 @@ class EatInput(ToolInput):
     count: int = Field(default=1, ge=1, le=10_000, description="eat up to this many times, stopping once full")
 
     @model_validator(mode="after")
-    def _one_choice(self) -> "EatInput":
+    def _one_choice(self) -> EatInput:
         if self.item and self.prefer:
             raise ValueError("give item (that food only) or prefer (that food when held), not both")
         return self

@@ -11,9 +11,9 @@ from typing import Any
 
 from pydantic import Field
 
+from agency.planning.delivery import DELIVERY_HOOK, DeliveryBoard
 from agency.tools.actions import run_action
 from agency.tools.base import BODY_QUEUE, Tool, ToolContext, ToolInput
-from agency.planning.delivery import DELIVERY_HOOK, DeliveryBoard
 
 CHECK_EVERY_S = 1.0  # inventory and store reads while waiting
 

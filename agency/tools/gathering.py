@@ -14,12 +14,12 @@ from typing import Any
 from pydantic import Field, model_validator
 
 from agency.game.harvest import can_harvest, drop, ranked_tools, unless_dug_with
+from agency.game.recipes import available
 from agency.names import canonical
 from agency.tools.actions import run_action
 from agency.tools.base import BODY_QUEUE, Tool, ToolContext, ToolFailure, ToolInput
 from agency.tools.movement import ExploreInput, explore, walk
 from agency.tools.queries import FindBlocksInput, find_blocks_now
-from agency.game.recipes import available
 from agency.tools.results import PRECONDITION_FAILED
 from agency.world import EntityInfo, Vec3, WorldSnapshot
 
@@ -44,7 +44,7 @@ class CollectBlockInput(ToolInput):
     explore_attempts: int = Field(default=2, ge=0, le=5)
 
     @model_validator(mode="after")
-    def _bounded(self) -> "CollectBlockInput":
+    def _bounded(self) -> CollectBlockInput:
         if not self.ensure and self.count > MAX_PER_CALL:
             raise ValueError(f"count: at most {MAX_PER_CALL} more in one call (a larger total needs ensure)")
         return self
@@ -64,7 +64,7 @@ class MineBlockInput(ToolInput):
     positions: list[Pos] = Field(default_factory=list, max_length=256)
 
     @model_validator(mode="after")
-    def _one_target(self) -> "MineBlockInput":
+    def _one_target(self) -> MineBlockInput:
         has_xyz = None not in (self.x, self.y, self.z)
         if sum([has_xyz, bool(self.block), bool(self.positions)]) != 1:
             raise ValueError("give exactly one of: x,y,z / block / positions")

@@ -18,12 +18,12 @@ from typing import Any
 from pydantic import Field, field_validator
 
 from agency.game.animals import ANIMALS
+from agency.names import same
 from agency.tools.actions import run_action
 from agency.tools.base import BODY_QUEUE, Tool, ToolContext, ToolFailure, ToolInput, ToolTimeout
 from agency.tools.crafting import held
 from agency.tools.gathering import PickUpItemsInput, items_near, pick_up_items
 from agency.tools.results import EXECUTION_ERROR, PRECONDITION_FAILED
-from agency.names import same
 from agency.world import EntityInfo, Vec3
 
 GENERIC_ANIMAL = frozenset({"animal", "animals", "food", "meat", "game"})

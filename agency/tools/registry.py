@@ -7,11 +7,13 @@ from __future__ import annotations
 
 import asyncio
 from collections import Counter
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 from loguru import logger
 from pydantic import ValidationError
 
+from agency.errors import InvalidInputError
 from agency.tools.base import Tool, ToolCancelled, ToolContext, ToolFailure, ToolTimeout
 from agency.tools.results import (
     BODY_ERROR,
@@ -27,7 +29,6 @@ from agency.tools.results import (
     tool_success,
 )
 from agency.world import BodyError, BodyLost
-from agency.errors import InvalidInputError
 
 DEFAULT_QUEUE_LIMITS = {"body": 1}
 # Real-time backstop over the injected-clock deadline, for tool code that never yields
@@ -119,7 +120,7 @@ class ToolRegistry:
             return tool_failure(tool.name, e.code, e.message, details=e.details, duration_ms=took())
         except ToolTimeout as e:
             return tool_failure(tool.name, TIMEOUT, f"'{tool.name}' timed out after {limit:g} s: {e}", duration_ms=took())
-        except asyncio.TimeoutError:
+        except TimeoutError:
             return tool_failure(tool.name, TIMEOUT, f"'{tool.name}' timed out after {limit:g} s", duration_ms=took())
         except ToolCancelled as e:
             return tool_failure(tool.name, CANCELLED, f"'{tool.name}' cancelled: {e}", duration_ms=took())

@@ -8,7 +8,8 @@ changed after it is returned. Callers that need to edit a payload copy it (`thaw
 
 from __future__ import annotations
 
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -36,10 +37,10 @@ class FrozenDict(dict):  # type: ignore[type-arg]
     def __hash__(self) -> int:  # type: ignore[override]
         return hash(tuple(sorted(self.items(), key=lambda kv: str(kv[0]))))
 
-    def __copy__(self) -> "FrozenDict":
+    def __copy__(self) -> FrozenDict:
         return self
 
-    def __deepcopy__(self, _memo: Any) -> "FrozenDict":
+    def __deepcopy__(self, _memo: Any) -> FrozenDict:
         return self
 
 

@@ -5,8 +5,8 @@ covers a batch, the cook's time-out; on the tables of agency.game.furnace.
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Mapping
 
 from agency.game.furnace import COOK_SECONDS, COOK_TICKS, FUEL_ORDER, FUEL_TICKS, fuel_kind, held_inputs
 

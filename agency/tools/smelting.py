@@ -17,16 +17,16 @@ from typing import Any
 from loguru import logger
 from pydantic import Field, field_validator
 
+from agency.game.furnace import COOK_TICKS, SMELTING, held_inputs, inputs_for, output_of
 from agency.tools.actions import run_action
 from agency.tools.base import BODY_QUEUE, Tool, ToolContext, ToolFailure, ToolInput
 from agency.tools.building import place_near_bot
 from agency.tools.crafting import CraftInput, craft, found_or_remembered, held, table_facts
-from agency.game.furnace import COOK_TICKS, SMELTING, held_inputs, inputs_for, output_of
-from agency.tools.smelt_planner import choose_fuel, cook_timeout_s, input_choice
 from agency.tools.gathering import REACH
 from agency.tools.movement import walk
 from agency.tools.queries import FindBlocksInput, find_blocks_now
 from agency.tools.results import EXECUTION_ERROR, PRECONDITION_FAILED
+from agency.tools.smelt_planner import choose_fuel, cook_timeout_s, input_choice
 
 FURNACE_SEARCH_RADIUS = 16
 MAX_SMELT = 64  # one output stack; also bounds the wait (64 x 10 s)

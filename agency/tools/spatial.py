@@ -4,11 +4,11 @@ something, the walkable surface of a column. One region call each, never block b
 from __future__ import annotations
 
 import math
-from typing import Iterable
+from collections.abc import Iterable
 
 from agency.blocks import is_replaceable, is_solid, is_walkable
 from agency.game.recipes import matches
-from agency.world import Body, BlockRegion, Vec3
+from agency.world import BlockRegion, Body, Vec3
 
 
 def block_pos(p: Vec3) -> tuple[int, int, int]:

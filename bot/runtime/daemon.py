@@ -19,22 +19,21 @@ from typing import Any
 
 from loguru import logger
 
-from bot.config.loader import McbotConfig
+from agency.clock import system_clock_ms
+from agency.execution.agents import ProfileValidationError
+from bot.config.loader import ConfigError, McbotConfig
+from bot.runtime.api.daemon_context import api_context
 from bot.runtime.body import MineflayerBody
 from bot.runtime.bridge import Bridge
+from bot.runtime.errors import BotRuntimeError
+from bot.runtime.leases import lease_job
+from bot.runtime.log_tail import LogTail
 from bot.runtime.scheduler import Scheduler
 from bot.runtime.server import EmbeddedServer, settings_from_config
 from bot.runtime.session import bridge_of, connection_settings
-from bot.runtime.world_supervisor import RestartPolicy, WorldGaveUp, WorldSupervisor
-from bot.runtime.errors import BotRuntimeError
-from bot.runtime.log_tail import LogTail
-from agency.clock import system_clock_ms
-from agency.execution.agents import ProfileValidationError
-from bot.config.loader import ConfigError
-from bot.runtime.api.daemon_context import api_context
-from bot.runtime.leases import lease_job
 from bot.runtime.stores import SharedStores
 from bot.runtime.wiring import Agency
+from bot.runtime.world_supervisor import RestartPolicy, WorldGaveUp, WorldSupervisor
 
 SHUTDOWN_BUDGET_S = 10.0
 EXIT_INIT = 3  # the world could not be kept alive (bot/cli/main.py's exit code for init failures)
@@ -182,7 +181,7 @@ class Daemon:
             if self._api_task is not None:
                 try:
                     await asyncio.wait_for(self._api_task, timeout=3)
-                except (asyncio.TimeoutError, asyncio.CancelledError):
+                except (TimeoutError, asyncio.CancelledError):
                     self._api_task.cancel()
 
     async def shutdown(self) -> None:
@@ -292,7 +291,7 @@ async def run_daemon(cfg: McbotConfig, host: str | None = None, port: int | None
     finally:
         try:
             await asyncio.wait_for(daemon.shutdown(), timeout=SHUTDOWN_BUDGET_S)
-        except asyncio.TimeoutError:
+        except TimeoutError:
             logger.error("shutdown took longer than {} s; forcing", SHUTDOWN_BUDGET_S)
             if daemon.server is not None:
                 daemon.server.stop(timeout_s=1)

@@ -7,8 +7,9 @@ state); bridge calls are awaited on worker threads."""
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any, Iterator
+from typing import Any
 
 from loguru import logger
 
@@ -26,8 +27,6 @@ from agency.execution.builtin_tools import default_tool_registry
 from agency.execution.direct import DirectActions
 from agency.execution.executor import DISCONNECTED, Executor
 from agency.execution.reflexes import Reflexes
-from agency.tools import ToolContext
-from agency.tools.mining import STAIRCASES_HOOK
 from agency.execution.workflows import SqliteCheckpointStore
 from agency.goals.intake import GoalIntake
 from agency.goals.plan_facts import PlanFacts
@@ -47,6 +46,8 @@ from agency.planning.tasks.events import record_step
 from agency.planning.tasks.models import TaskStatus
 from agency.planning.tasks.store import TaskStore
 from agency.stream.cognitive_stream import CognitiveStream
+from agency.tools import ToolContext
+from agency.tools.mining import STAIRCASES_HOOK
 from agency.world import BodyEvent, BodyUnavailable, ConnectedBody, WorldSnapshot, is_remote
 from bot.config.loader import BotEntry, McbotConfig
 from bot.runtime.api import ApiContext, BotUnavailable

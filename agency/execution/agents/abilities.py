@@ -54,7 +54,7 @@ class AbilityLibrary:
             self.by_id[a.id] = a
 
     @classmethod
-    def load_dir(cls, path: str | Path) -> "AbilityLibrary":
+    def load_dir(cls, path: str | Path) -> AbilityLibrary:
         found: list[Ability] = []
         for f in sorted(Path(path).glob("*.toml")):
             data = tomllib.loads(f.read_text(encoding="utf-8"))

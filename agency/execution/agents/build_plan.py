@@ -19,13 +19,14 @@ In a fleet, facts["helpers"] names the bots that deliver: the walls are asked of
 from __future__ import annotations
 
 from collections import Counter
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 from agency.execution.agents.planning import WorkflowPlanError
+from agency.execution.workflows.models import ParallelConfig, StepDef, WorkflowDef
+from agency.game.recipes import available
 from agency.shelter.bed import is_bed
 from agency.shelter.blueprint import basic_shelter
-from agency.game.recipes import available
-from agency.execution.workflows.models import ParallelConfig, StepDef, WorkflowDef
 
 SHELTER_TARGETS = frozenset({"basic_shelter", "shelter"})
 WALL_CHOICES = ("oak_planks", "spruce_planks", "birch_planks", "cobblestone", "stone", "dirt")

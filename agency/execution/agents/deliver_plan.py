@@ -9,12 +9,13 @@ run gathers nothing twice.
 
 from __future__ import annotations
 
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 from agency.execution.agents.plan_builder import SOURCE_BLOCK, PlanBuilder, WorkflowPlanError
 from agency.execution.agents.planning import craft_plan
-from agency.game.recipes import CRAFTABLE
 from agency.execution.workflows.models import StepDef, WorkflowDef
+from agency.game.recipes import CRAFTABLE
 
 
 def deliver_plan(agent_id: str, task: Mapping[str, Any], inventory: Mapping[str, int]) -> WorkflowDef:

@@ -13,12 +13,13 @@ nearest such block. Then a look at the inventory.
 
 from __future__ import annotations
 
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 from agency.execution.agents.plan_builder import PlanBuilder, WorkflowPlanError, tool_to_make
-from agency.tools.gathering import MAX_PER_CALL, drop_of
 from agency.execution.workflows.models import WorkflowDef
 from agency.game.harvest import can_harvest
+from agency.tools.gathering import MAX_PER_CALL, drop_of
 
 CRAFTER = "crafter"
 

@@ -15,12 +15,11 @@ that point, so re-running a step is a no-op.
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
-from typing import Any, Iterator, Mapping
+from typing import Any
 
 from agency.errors import AgencyError
-from agency.game.recipes import CRAFTABLE, available, matches, recipe_for
-from agency.tools.craft_planner import plan_craft
 from agency.execution.workflows.models import StepDef
 from agency.game.harvest import (
     can_harvest,
@@ -31,6 +30,8 @@ from agency.game.harvest import (
     unless_dug_with,
     wear_order,
 )
+from agency.game.recipes import CRAFTABLE, available, matches, recipe_for
+from agency.tools.craft_planner import plan_craft
 
 GATHER_BATCH = 6  # per collect step: a big order (a shelter's 18 logs) is several checkpointed steps,
 # each well inside collect_block's time limit, so a stop loses at most one batch

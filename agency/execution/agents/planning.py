@@ -10,11 +10,12 @@ inventory must hold *after* it (`ensure`), so re-running a step is a no-op.
 
 from __future__ import annotations
 
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 from agency.execution.agents.plan_builder import PlanBuilder, WorkflowPlanError
-from agency.game.recipes import CRAFTABLE, available
 from agency.execution.workflows.models import StepDef, WorkflowDef
+from agency.game.recipes import CRAFTABLE, available
 
 __all__ = ["WorkflowPlanError", "craft_plan"]  # WorkflowPlanError: where callers have always imported it from
 

@@ -9,15 +9,16 @@ named generator that builds the steps from the task at start (e.g. `craft_plan`)
 from __future__ import annotations
 
 import tomllib
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Literal, Mapping
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
+from agency.errors import InvalidInputError
 from agency.execution.workflows.dag import WorkflowCycleError, validate_dag
 from agency.execution.workflows.delegation import DEFAULT_MAX_DEPTH
 from agency.execution.workflows.models import ParallelConfig, StepDef, WorkflowDef
-from agency.errors import InvalidInputError
 
 AGENT_ID_PATTERN = r"^[a-z0-9]+(-[a-z0-9]+)*$"
 
@@ -39,7 +40,7 @@ class WorkflowSpec(BaseModel):
     parallel: ParallelConfig | None = None
 
     @model_validator(mode="after")
-    def _one_source(self) -> "WorkflowSpec":
+    def _one_source(self) -> WorkflowSpec:
         if bool(self.generator) == bool(self.steps):
             raise ValueError("a workflow has either 'steps' or a 'generator', not both or neither")
         return self
@@ -71,7 +72,7 @@ class AgentProfile(BaseModel):
         return v
 
     @model_validator(mode="after")
-    def _workflows_valid(self) -> "AgentProfile":
+    def _workflows_valid(self) -> AgentProfile:
         for action, spec in self.workflows.items():
             if action != action.lower() or not action.isidentifier():
                 raise ValueError(f"workflow key '{action}' must be a lowercase task action")

@@ -8,12 +8,13 @@ exactly when the runtime can plan it. Goal eligibility asks here; nothing keeps 
 from __future__ import annotations
 
 import functools
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
+from agency.errors import AgencyError, InvalidInputError
 from agency.execution.agents.abilities import AbilityLibrary, estimate_tokens
 from agency.execution.agents.profile import AgentProfile, ProfileValidationError, load_profile_file, parse_profile
-from agency.errors import AgencyError, InvalidInputError
 
 STANDARD_AGENT = "standard"
 CONFIG_DIR = Path(__file__).resolve().parents[3] / "config"

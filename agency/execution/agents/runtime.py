@@ -16,8 +16,9 @@ from __future__ import annotations
 import asyncio
 import inspect
 import uuid
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Any, Awaitable, Callable
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -27,15 +28,15 @@ from agency.execution.agents.planning import WorkflowPlanError
 from agency.execution.agents.profile import AgentProfile
 from agency.execution.agents.registry import STANDARD_AGENT, AgentRegistry
 from agency.execution.agents.selection import AgentSelection, select_agents
-from agency.tools.base import StopFlag, ToolContext
-from agency.tools.registry import ToolRegistry
-from agency.tools.results import BODY_LOST
 from agency.execution.workflows.checkpoints import CheckpointStore
 from agency.execution.workflows.delegation import DelegationChain
 from agency.execution.workflows.engine import StepEvent, WorkflowEngine
 from agency.execution.workflows.models import StepError, WorkflowDef, WorkflowRunResult
 from agency.execution.workflows.prompts import PromptRunner
 from agency.execution.workflows.steps import DelegationRequest, StepExecutor
+from agency.tools.base import StopFlag, ToolContext
+from agency.tools.registry import ToolRegistry
+from agency.tools.results import BODY_LOST
 from agency.world import BodyLost
 
 NO_WORKFLOW = "NO_WORKFLOW"

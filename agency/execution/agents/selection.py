@@ -13,7 +13,8 @@ at 0.5. Confidence is clamped to [0, 1]; a raw score outside it is logged as an 
 from __future__ import annotations
 
 import re
-from typing import Any, Iterable, Mapping
+from collections.abc import Iterable, Mapping
+from typing import Any
 
 from loguru import logger
 from pydantic import BaseModel, ConfigDict, Field

@@ -15,12 +15,13 @@ gather yet (raw_gold, beef) must be held: the plan refuses with NO_SOURCE otherw
 from __future__ import annotations
 
 import math
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 from agency.execution.agents.plan_builder import SOURCE_BLOCK, PlanBuilder, WorkflowPlanError
+from agency.execution.workflows.models import WorkflowDef
 from agency.game.furnace import FUEL_TICKS, SMELTING, held_inputs, inputs_for, output_of
 from agency.tools.smelt_planner import choose_fuel, input_choice
-from agency.execution.workflows.models import WorkflowDef
 
 FUEL_LOG = "log"  # what to gather as fuel when none is held: any log burns 300 ticks
 FURNACE = "furnace"

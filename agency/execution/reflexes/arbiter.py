@@ -4,7 +4,7 @@ direct action and acts on it."""
 
 from __future__ import annotations
 
-from typing import Iterable
+from collections.abc import Iterable
 
 from loguru import logger
 

@@ -5,9 +5,10 @@ reflex's tool calls, the hostiles near, hits taken)."""
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
-from typing import Any, AsyncIterator, Callable, Protocol
+from typing import Any, Protocol
 
 from agency.clock import Clock, system_clock_ms
 from agency.execution.combat import CombatChoice

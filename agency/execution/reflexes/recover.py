@@ -4,7 +4,7 @@ there; then the task resumes."""
 
 from __future__ import annotations
 
-from typing import Iterable
+from collections.abc import Iterable
 
 from loguru import logger
 

@@ -9,14 +9,50 @@ from agency.execution.workflows.delegation import (
     DelegationChain,
 )
 from agency.execution.workflows.engine import WORKFLOW_CYCLE, WorkflowEngine
-from agency.execution.workflows.models import ParallelConfig, StepDef, StepOutcome, StopReport, ToolCall, WorkflowDef, WorkflowRunResult
-from agency.execution.workflows.prompts import NO_PROMPT_RUNNER, PromptRequest, PromptResult, PromptRunner, StubPromptRunner
+from agency.execution.workflows.models import (
+    ParallelConfig,
+    StepDef,
+    StepOutcome,
+    StopReport,
+    ToolCall,
+    WorkflowDef,
+    WorkflowRunResult,
+)
+from agency.execution.workflows.prompts import (
+    NO_PROMPT_RUNNER,
+    PromptRequest,
+    PromptResult,
+    PromptRunner,
+    StubPromptRunner,
+)
 from agency.execution.workflows.steps import DelegationRequest, RunState, StepExecutor
 
 __all__ = [
-    "CIRCULAR_DELEGATION", "Checkpoint", "CheckpointInvalid", "DEFAULT_MAX_DEPTH", "DELEGATION_DEPTH_EXCEEDED",
-    "DelegationChain", "DelegationRequest", "NO_PROMPT_RUNNER", "ParallelConfig", "PromptRequest", "PromptResult",
-    "PromptRunner", "RunRecord", "RunState", "SqliteCheckpointStore", "StepDef", "StepExecutor", "StepOutcome",
-    "StopReport", "StubPromptRunner", "ToolCall", "WORKFLOW_CYCLE", "WorkflowCycleError", "WorkflowDef",
-    "WorkflowEngine", "WorkflowRunResult", "validate_dag",
+    "CIRCULAR_DELEGATION",
+    "DEFAULT_MAX_DEPTH",
+    "DELEGATION_DEPTH_EXCEEDED",
+    "NO_PROMPT_RUNNER",
+    "WORKFLOW_CYCLE",
+    "Checkpoint",
+    "CheckpointInvalid",
+    "DelegationChain",
+    "DelegationRequest",
+    "ParallelConfig",
+    "PromptRequest",
+    "PromptResult",
+    "PromptRunner",
+    "RunRecord",
+    "RunState",
+    "SqliteCheckpointStore",
+    "StepDef",
+    "StepExecutor",
+    "StepOutcome",
+    "StopReport",
+    "StubPromptRunner",
+    "ToolCall",
+    "WorkflowCycleError",
+    "WorkflowDef",
+    "WorkflowEngine",
+    "WorkflowRunResult",
+    "validate_dag",
 ]

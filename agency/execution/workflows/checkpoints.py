@@ -26,8 +26,8 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from agency.clock import Clock, system_clock_ms
 from agency.db import StoreSource, database_of, json_value
-from agency.execution.workflows.models import WorkflowDef
 from agency.errors import AgencyError
+from agency.execution.workflows.models import WorkflowDef
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS workflow_runs (
@@ -152,7 +152,7 @@ class Checkpoint(BaseModel):
     createdAt: int = Field(ge=0)
 
     @model_validator(mode="after")
-    def _self_consistent(self) -> "Checkpoint":
+    def _self_consistent(self) -> Checkpoint:
         if self.completedStepId not in self.stepOutputs:
             raise ValueError(f"completedStepId '{self.completedStepId}' has no entry in stepOutputs")
         return self

@@ -3,8 +3,8 @@ step runs (docs/contracts.md PARALLEL-2)."""
 
 from __future__ import annotations
 
-from agency.execution.workflows.models import WorkflowDef
 from agency.errors import InvalidInputError
+from agency.execution.workflows.models import WorkflowDef
 
 
 class WorkflowCycleError(InvalidInputError):

@@ -46,5 +46,5 @@ class DelegationChain:
             )
         return None
 
-    def extended(self, target: str) -> "DelegationChain":
+    def extended(self, target: str) -> DelegationChain:
         return DelegationChain(self.agents + (target,), self.max_depth)

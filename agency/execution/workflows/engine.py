@@ -15,18 +15,26 @@ from __future__ import annotations
 
 import asyncio
 import copy
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
 from loguru import logger
 
-from agency.planning.tasks.events import STEP_FAILED, STEP_FINISHED, STEP_STARTED
-from agency.tools.base import StopFlag
 from agency.execution.workflows.checkpoints import Checkpoint, CheckpointStore
 from agency.execution.workflows.dag import WorkflowCycleError, validate_dag
 from agency.execution.workflows.delegation import DelegationChain
-from agency.execution.workflows.models import StepDef, StepError, StepOutcome, StopReport, WorkflowDef, WorkflowRunResult
+from agency.execution.workflows.models import (
+    StepDef,
+    StepError,
+    StepOutcome,
+    StopReport,
+    WorkflowDef,
+    WorkflowRunResult,
+)
 from agency.execution.workflows.steps import RunState, StepExecutor
+from agency.planning.tasks.events import STEP_FAILED, STEP_FINISHED, STEP_STARTED
+from agency.tools.base import StopFlag
 
 WORKFLOW_CYCLE = "WORKFLOW_CYCLE"
 RESUME_MISMATCH = "RESUME_MISMATCH"
@@ -62,7 +70,7 @@ class WorkflowEngine:
         self.on_step = on_step
 
     @property
-    def clock(self):  # noqa: ANN201
+    def clock(self):
         return self.executor.tool_context.clock
 
     async def run(

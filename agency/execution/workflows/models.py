@@ -38,7 +38,7 @@ class StepDef(_Frozen):
     compensate: ToolCall | None = None  # overrides the tool's own compensation on rollback
 
     @model_validator(mode="after")
-    def _kind_fields(self) -> "StepDef":
+    def _kind_fields(self) -> StepDef:
         need = {"tool": "tool", "delegate": "agent", "prompt": "prompt"}[self.kind]
         if not getattr(self, need):
             raise ValueError(f"step '{self.id}': a {self.kind} step needs '{need}'")
@@ -59,7 +59,7 @@ class WorkflowDef(_Frozen):
     parallel: ParallelConfig | None = None
 
     @model_validator(mode="after")
-    def _references(self) -> "WorkflowDef":
+    def _references(self) -> WorkflowDef:
         seen: set[str] = set()
         ids = {s.id for s in self.steps}
         for s in self.steps:

@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any, Protocol, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict, Field
+
 from agency.errors import AgencyError
 
 NO_PROMPT_RUNNER = "NO_PROMPT_RUNNER"

@@ -4,18 +4,26 @@ an LLM with abilities injected first. Every failure comes back as a StepOutcome.
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field, replace
-from typing import Any, Awaitable, Callable, Protocol
+from typing import Any, Protocol
 
 from loguru import logger
 
+from agency.execution.workflows.delegation import DelegationChain
+from agency.execution.workflows.models import StepDef, StepError, StepOutcome, WorkflowDef, WorkflowRunResult
+from agency.execution.workflows.prompts import (
+    NO_PROMPT_RUNNER,
+    PROMPT_FAILED,
+    PromptRequest,
+    PromptRunner,
+    PromptRunnerMissing,
+    StubPromptRunner,
+)
+from agency.execution.workflows.templating import TemplateError, render
 from agency.tools.base import StopFlag, ToolContext
 from agency.tools.registry import ToolRegistry
 from agency.tools.results import CANCELLED, thaw
-from agency.execution.workflows.delegation import DelegationChain
-from agency.execution.workflows.models import StepDef, StepError, StepOutcome, WorkflowDef, WorkflowRunResult
-from agency.execution.workflows.prompts import NO_PROMPT_RUNNER, PROMPT_FAILED, PromptRequest, PromptRunner, PromptRunnerMissing, StubPromptRunner
-from agency.execution.workflows.templating import TemplateError, render
 
 TEMPLATE_ERROR = "TEMPLATE_ERROR"
 NO_DELEGATE = "NO_DELEGATE"

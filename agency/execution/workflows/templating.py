@@ -9,7 +9,9 @@ references inside longer strings are formatted in.
 from __future__ import annotations
 
 import re
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
+
 from agency.errors import AgencyError
 
 REF = re.compile(r"\$\{([^}]+)\}")

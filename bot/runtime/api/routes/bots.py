@@ -27,7 +27,7 @@ async def snapshot(bot: TheBot) -> Any:
     read = bot.snapshot
     try:
         snap = await read()
-    except Exception as e:  # noqa: BLE001 - not connected, bridge down: say so
+    except Exception as e:  # not connected, bridge down: say so
         raise ApiError.unavailable(str(e)) from e
     return json_of(snap)
 
@@ -39,5 +39,5 @@ async def blocks(bot: TheBot, radius: int = Query(8, ge=1, le=16)) -> Any:
         raise ApiError.not_wired("block reads are not wired")
     try:
         return await read(radius)
-    except Exception as e:  # noqa: BLE001 - not connected, bridge down: say so (a JS stack's first line)
+    except Exception as e:  # not connected, bridge down: say so (a JS stack's first line)
         raise ApiError.unavailable((str(e) or type(e).__name__).splitlines()[0]) from e
