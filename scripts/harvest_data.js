@@ -4,7 +4,7 @@
 // nothing unless dug with the right tool, grouped by the tools that harvest them, each with
 // what it drops without silk touch; and the uses each of those tools has before it breaks
 // (items[].maxDurability), so a plan makes the next one in time. agency/ plans offline,
-// without node, so it reads the committed file; tests/unit/test_harvest.py holds it equal
+// without node, so it reads the committed file; tests/unit/game/test_harvest.py holds it equal
 // to this script's output.
 //
 //   node scripts/harvest_data.js           print the JSON

@@ -12,7 +12,7 @@ import signal
 from bot.runtime.body import ConnectionSettings, MineflayerBody
 from bot.runtime.bridge import node_exit_reason
 from bot.runtime.bridge_downs import BodyDowns, BridgeDowns, bridge_downs
-from tests.unit.executor.test_poison_tasks import FakeBridge
+from tests.unit.execution.test_poison_tasks import FakeBridge
 
 WEDGED = "wedged: no heartbeat for 6 s"
 

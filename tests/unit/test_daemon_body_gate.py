@@ -19,7 +19,7 @@ from agency.tools.testing import FakeBody, FakeTime
 from agency.world import BodyLost, WorldSnapshot
 from bot.config.loader import McbotConfig
 from bot.runtime.wiring import Agency
-from tests.unit.executor.test_body_lost import LosingBody
+from tests.unit.execution.test_body_lost import LosingBody
 
 
 def _snap(time_of_day: int = 1000, **kw) -> WorldSnapshot:

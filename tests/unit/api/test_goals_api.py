@@ -21,7 +21,7 @@ from bot.config.loader import McbotConfig
 from bot.runtime.api import create_app
 from bot.runtime.wiring import Agency
 from tests.unit.api.test_http_api import _DaemonView
-from tests.unit.executor.test_body_lost import LosingBody
+from tests.unit.execution.test_body_lost import LosingBody
 
 
 def agency_over(tmp_path, monkeypatch, body_type=LosingBody):

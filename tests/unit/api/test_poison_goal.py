@@ -16,7 +16,7 @@ from agency.goals.sync import GoalStatus
 from agency.planning.tasks.models import TaskStatus
 from bot.cli import goal as goal_cli
 from tests.unit.api.test_goals_api import agency_over
-from tests.unit.executor.test_poison_tasks import POISON, WEDGED, BridgeBody
+from tests.unit.execution.test_poison_tasks import POISON, WEDGED, BridgeBody
 from tests.unit.test_daemon_body_gate import _shelter_task, _snap
 
 

@@ -22,7 +22,7 @@ from agency.tools import ToolContext
 from agency.tools.base import Tool
 from agency.tools.registry import ToolRegistry
 from agency.tools.testing import FakeBody, FakeTime
-from tests.unit.agents.conftest import WorkInput
+from tests.unit.conftest import WorkInput
 
 
 async def _settle(ctx: ToolContext, p: WorkInput) -> dict[str, Any]:

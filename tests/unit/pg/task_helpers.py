@@ -1,4 +1,4 @@
-"""Helpers shared by the SQLite store's own tests (tests/unit/agency/test_agency_task_store.py)
+"""Helpers shared by the SQLite store's own tests (tests/unit/planning/test_agency_task_store.py)
 and the contract both stores hold (test_task_store_contract.py), so the two never drift."""
 
 from __future__ import annotations

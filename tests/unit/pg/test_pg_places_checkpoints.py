@@ -15,8 +15,8 @@ from agency.places.store import PlaceStore
 from agency.tools.base import ToolContext
 from agency.tools.registry import ToolRegistry
 from agency.tools.testing import FakeBody, FakeTime
-from tests.unit.agents.conftest import Probe, probe_tools, run
-from tests.unit.agents.test_workflow_invariants import wf, work
+from tests.unit.conftest import Probe, probe_tools, run
+from tests.unit.execution.test_workflow_invariants import wf, work
 from tests.unit.pg.dialects import DIALECTS, Databases
 
 # The SQLite place store's own tests, collected here again with this module's `store`: once per dialect.

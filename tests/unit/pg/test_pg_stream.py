@@ -12,7 +12,7 @@ import pytest
 
 from agency.stream.cognitive_stream import CognitiveStream
 from agency.thoughts import Thought, ThoughtMetadata
-from tests.unit.agency.test_agency_stream import GOAL, actionable_thought, msgs, percept
+from tests.unit.stream.test_agency_stream import GOAL, actionable_thought, msgs, percept
 from tests.unit.pg.dialects import DIALECTS, Databases
 
 

@@ -17,7 +17,7 @@ from agency.tools import ToolContext
 from agency.tools.testing import GROUND_Y, FakeTime
 from bot.config.loader import McbotConfig
 from bot.runtime.wiring import Agency
-from tests.unit.agents.test_smelting import SmeltBody
+from tests.unit.tools.test_smelting import SmeltBody
 
 WORLD = "server:127.0.0.1:25565"
 FURNACE = (30, GROUND_Y, 3)  # beyond the smelter's 16-block search, within 48

@@ -1,0 +1,251 @@
+"""Death recovery on the real executor, task store, tools and reflexes over the fake block
+world: a death holds the running build ('died') with its cause recorded; once respawned the
+bot walks back and picks up what it dropped, and the build carries on. Items that cannot be
+recovered (despawned) make the resumed build re-plan and gather again instead of failing on
+an empty inventory."""
+
+from __future__ import annotations
+
+import asyncio
+import math
+from typing import Any
+
+import pytest
+
+from agency.execution.agents.build_plan import DOOR, FILL_PLANKS, LIGHT, _full_need
+from agency.execution.reflexes import DIED, ReflexConfig, Reflexes
+from agency.planning.tasks.models import TaskStatus
+from agency.tools.testing import GROUND_Y, FakeBody, FakeTime, Mob
+from agency.world import BodyEvent, EntityInfo, EventType, Vec3
+from tests.unit.execution.world import add_task, executor_env
+
+SPAWN = Vec3(x=-20.5, y=GROUND_Y, z=0.5)  # where the bot respawns: 20 blocks from the site
+PICKUP_RANGE = 1.5
+
+
+class MortalBody(FakeBody):
+    """The fake world where the bot can die: its inventory drops as item entities where it
+    died and it respawns at SPAWN; walking within PICKUP_RANGE of an item picks it up."""
+
+    def __init__(self, clock: Any, **kw: Any) -> None:
+        super().__init__(clock, **kw)
+        self.ground: list[tuple[str, int, Vec3]] = []
+
+    def die(self) -> dict[str, float]:
+        at = self.position
+        for i, (name, count) in enumerate(sorted(self.inventory.items())):
+            if count:  # scattered a little, as a death drop is
+                self.ground.append((name, count, Vec3(x=at.x + (i % 3) - 1, y=at.y, z=at.z + (i % 2))))
+        self.inventory.clear()
+        self.position = SPAWN
+        return {"x": at.x, "y": at.y, "z": at.z}
+
+    def snapshot(self):
+        snap = super().snapshot()
+        items = [EntityInfo(name="item", type="object", hostile=False, position=p,
+                            distance=math.dist((p.x, p.y, p.z), (self.position.x, self.position.y, self.position.z)))
+                 for _, _, p in self.ground]
+        return snap.model_copy(update={"entities": [*snap.entities, *items]})
+
+    def _do_move_to(self, a: dict[str, Any]) -> dict[str, Any]:
+        out = super()._do_move_to(a)
+        here = (self.position.x, self.position.y, self.position.z)
+        for entry in list(self.ground):
+            name, count, p = entry
+            if math.dist(here, (p.x, p.y, p.z)) <= PICKUP_RANGE:
+                self.ground.remove(entry)
+                self.inventory[name] += count
+        return out
+
+
+def _hut_materials() -> dict[str, int]:
+    need = _full_need("oak_planks")
+    return {"oak_planks": need["oak_planks"] + FILL_PLANKS, DOOR: 1, LIGHT: 1}
+
+
+@pytest.fixture
+def env(tmp_path):
+    ftime = FakeTime()
+    body = MortalBody(ftime.clock, inventory=_hut_materials(), polls_to_finish=2)
+    e = executor_env(tmp_path, ftime, body)
+    e["reflexes"] = Reflexes(e["tools"], e["ctx"], e["ex"], ReflexConfig(shelter_at_night=False), clock=ftime.clock)
+    yield e
+    e["tasks"].close()
+
+
+def _death(position: dict[str, float], cause: str) -> BodyEvent:
+    return BodyEvent(type=EventType.death, ts=0, data={"position": position, "cause": cause, "dimension": "overworld"})
+
+
+async def _until_a_module_is_built(env: dict[str, Any], task_id: str) -> None:
+    ex, ftime = env["ex"], env["ftime"]
+    history = ex.runtime.checkpoints.history
+    for _ in range(5000):
+        if any(c.completedStepId.startswith("module-") for c in history(task_id)):
+            return
+        await ex.tick()
+        await ftime.sleep(0.1)
+    raise AssertionError("no module built")
+
+
+async def _run_to_the_end(env: dict[str, Any], task_id: str) -> list[str]:
+    ex, tasks, ftime, reflexes = env["ex"], env["tasks"], env["ftime"], env["reflexes"]
+    outcomes = []
+    for _ in range(20000):
+        if tasks.get_task(task_id).status in (TaskStatus.completed, TaskStatus.failed):
+            return outcomes
+        outcomes.append(await ex.tick(held=reflexes.holding_tasks))
+        await ftime.sleep(0.1)
+    raise AssertionError(f"task still {tasks.get_task(task_id).status}")
+
+
+def test_a_death_holds_the_build_the_bot_walks_back_for_its_items_and_the_build_carries_on(env):
+    body, tasks, ex, reflexes = env["body"], env["tasks"], env["ex"], env["reflexes"]
+    task_id = add_task(tasks, "build", "basic_shelter")
+
+    async def die_and_recover():
+        await _until_a_module_is_built(env, task_id)
+        held = sum(body.inventory.values())
+        where = body.die()
+        await reflexes.on_events([_death(where, "zombie")])
+        task = tasks.get_task(task_id)
+        assert task.status is TaskStatus.paused and task.metadata.blockedReason == DIED
+        assert ex.current is None and reflexes.holding_tasks
+        assert await ex.tick(held=reflexes.holding_tasks) == "held"  # nothing claimed meanwhile
+        assert await reflexes.tick(body.snapshot()) == "recover"
+        return held
+
+    held = asyncio.run(die_and_recover())
+    assert reflexes.stats.deaths == 1 and reflexes.stats.death_causes == {"zombie": 1}
+    assert body.ground == [] and sum(body.inventory.values()) == held  # every stack picked up
+    assert reflexes.stats.items_recovered == held and not reflexes.holding_tasks
+    assert tasks.get_task(task_id).status is TaskStatus.pending  # given back
+    outcomes = asyncio.run(_run_to_the_end(env, task_id))
+    assert tasks.get_task(task_id).status is TaskStatus.completed
+    assert "replanned" not in outcomes  # the materials were back: no need to gather
+    assert not [k for k, _ in body.started if k == "collect"]
+
+
+def test_items_lost_for_good_make_the_resumed_build_gather_again_instead_of_failing(env):
+    body, tasks, ex, reflexes, ftime = env["body"], env["tasks"], env["ex"], env["reflexes"], env["ftime"]
+    task_id = add_task(tasks, "build", "basic_shelter")
+    for i in range(6):  # trees near the respawn point for the second round of logs
+        body.add_tree(-26 + 2 * i, 8, height=6)
+
+    async def die_and_wait_too_long():
+        await _until_a_module_is_built(env, task_id)
+        await reflexes.on_events([_death(body.die(), "fall")])
+        ftime.clock.advance(ReflexConfig().item_despawn_ms + 1000)  # respawned too late: the items are gone
+        body.ground.clear()
+        assert await reflexes.tick(body.snapshot()) is None
+
+    asyncio.run(die_and_wait_too_long())
+    assert reflexes.stats.death_causes == {"fall": 1} and reflexes.death is None
+    assert tasks.get_task(task_id).status is TaskStatus.pending
+    outcomes = asyncio.run(_run_to_the_end(env, task_id))
+    task = tasks.get_task(task_id)
+    assert task.status is TaskStatus.completed, (task.metadata.solver, outcomes)
+    assert "replanned" in outcomes  # the next module found no planks: planned again from the inventory
+    assert [k for k, _ in body.started].count("collect") >= 1  # and gathered logs again
+
+
+def test_the_module_step_reports_missing_materials_as_a_precondition(env):
+    """Without it, the build failed with EXECUTION_ERROR 'place failed: no oak_planks in
+    inventory', which no re-plan follows."""
+    body, tools, ctx = env["body"], env["tools"], env["ctx"]
+    body.inventory.clear()
+    body.inventory["oak_planks"] = 3
+    args = {"origin": [4, GROUND_Y, 4], "facing": "south", "module": "walls_layer_1"}
+    res = asyncio.run(tools.execute("build_shelter_module", args, ctx))
+    assert not res.success and res.error.code == "PRECONDITION_FAILED"
+    assert "materials missing" in res.error.message and "oak_planks" in res.error.message
+    assert not [k for k, _ in body.started if k == "place"]  # nothing placed half-way
+
+
+def test_recovery_waits_for_safety_and_gives_up_on_a_far_or_old_death(env):
+    body, reflexes, ftime = env["body"], env["reflexes"], env["ftime"]
+    reflexes.record_events([_death({"x": 0.5, "y": GROUND_Y, "z": 0.5}, "zombie")])
+    body.position = SPAWN
+    body.mobs.append(Mob("zombie", True, SPAWN.x + 6, SPAWN.z))  # within the fight radius, beyond reach
+    assert reflexes.choose(body.snapshot()) is None  # not safe yet
+    body.mobs.clear()
+    assert reflexes.choose(body.snapshot()) == "recover"
+    body.position = Vec3(x=200.5, y=GROUND_Y, z=0.5)  # respawned far away
+    asyncio.run(reflexes.tick(body.snapshot()))
+    assert reflexes.death is None and not reflexes.holding_tasks
+    reflexes.record_events([_death({"x": 0.5, "y": GROUND_Y, "z": 0.5}, "unknown")])
+    ftime.clock.advance(ReflexConfig().item_despawn_ms + 1)
+    body.position = SPAWN
+    asyncio.run(reflexes.tick(body.snapshot()))
+    assert reflexes.death is None
+    assert reflexes.stats.deaths == 2 and reflexes.stats.death_causes == {"zombie": 1, "unknown": 1}
+
+
+def _pickaxe_from_nothing(env: dict[str, Any]) -> str:
+    """A wooden pickaxe to craft with nothing held: a tree here, three by the respawn point."""
+    body = env["body"]
+    body.inventory.clear()
+    body.add_tree(4, 2, height=5)
+    for i in range(3):
+        body.add_tree(-24 + 2 * i, 6, height=5)
+    return add_task(env["tasks"], "craft", "wooden_pickaxe")
+
+
+def test_a_craft_that_lost_its_logs_on_a_death_gathers_them_again(env):
+    body, tasks, ex, reflexes, ftime = env["body"], env["tasks"], env["ex"], env["reflexes"], env["ftime"]
+    task_id = _pickaxe_from_nothing(env)
+    history = ex.runtime.checkpoints.history
+
+    async def gather_then_die():
+        for _ in range(5000):
+            if [c.completedStepId for c in history(task_id)][-1:] == ["craft-planks"]:
+                break
+            await ex.tick()
+            await ftime.sleep(0.1)
+        await reflexes.on_events([_death(body.die(), "skeleton")])
+        assert tasks.get_task(task_id).metadata.blockedReason == DIED
+        ftime.clock.advance(ReflexConfig().item_despawn_ms + 1000)
+        body.ground.clear()
+        await reflexes.tick(body.snapshot())
+        return await _run_to_the_end(env, task_id)
+
+    outcomes = asyncio.run(gather_then_die())
+    assert tasks.get_task(task_id).status is TaskStatus.completed
+    assert "replanned" in outcomes and body.inventory["wooden_pickaxe"] == 1
+    assert reflexes.stats.death_causes == {"skeleton": 1}
+
+
+def test_a_second_death_in_the_same_task_replans_again(env):
+    body, tasks, ex, reflexes, ftime = env["body"], env["tasks"], env["ex"], env["reflexes"], env["ftime"]
+    task_id = _pickaxe_from_nothing(env)
+    store = ex.runtime.checkpoints
+
+    def planks_crafted() -> bool:
+        rec = store.latest_run_for_task(task_id)
+        return rec is not None and [c.completedStepId for c in store.history(rec.runId)][-1:] == ["craft-planks"]
+
+    async def die_after_planks(cause: str) -> None:
+        for _ in range(5000):
+            if planks_crafted():
+                break
+            await ex.tick()
+            await ftime.sleep(0.1)
+        await reflexes.on_events([_death(body.die(), cause)])
+        ftime.clock.advance(ReflexConfig().item_despawn_ms + 1000)
+        body.ground.clear()  # the items are gone for good
+        await reflexes.tick(body.snapshot())
+
+    async def twice() -> list[str]:
+        await die_after_planks("skeleton")
+        outcomes = []
+        for _ in range(50):  # until the replanned run is under way
+            outcomes.append(await ex.tick())
+            await ftime.sleep(0.1)
+            if "replanned" in outcomes:
+                break
+        await die_after_planks("zombie")
+        return outcomes + await _run_to_the_end(env, task_id)
+
+    outcomes = asyncio.run(twice())
+    assert outcomes.count("replanned") == 2, outcomes
+    assert tasks.get_task(task_id).status is TaskStatus.completed and body.inventory["wooden_pickaxe"] == 1

@@ -1,0 +1,270 @@
+"""Executor, stall taxonomy and reflexes on the real task store and agent runtime over a
+fake block world (no node). Time is a FrozenClock advanced by a fake async sleep."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import pytest
+from loguru import logger
+
+from agency.execution.agents import AgentRuntime, load_default_registry
+from agency.execution.builtin_tools import default_tool_registry
+from agency.execution.executor import Executor
+from agency.execution.reflexes import ReflexConfig, Reflexes
+from agency.execution.workflows import SqliteCheckpointStore
+from agency.planning.stalls import classify_stall
+from agency.planning.tasks.models import TaskStatus
+from agency.tools.testing import FakeBody, FakeTime
+from agency.world import EntityInfo, Vec3
+from tests.unit.execution.world import add_task, executor_env
+
+
+class ArenaBody(FakeBody):
+    """The fake world plus a fightable zombie."""
+
+    def __init__(self, clock: Any, **kw: Any) -> None:
+        super().__init__(clock, **kw)
+        self.zombie_at: float | None = None
+
+    def snapshot(self):
+        snap = super().snapshot()
+        if self.zombie_at is None:
+            return snap
+        z = EntityInfo(name="zombie", type="hostile", hostile=True, distance=self.zombie_at,
+                       position=Vec3(x=self.zombie_at, y=64, z=0))
+        return snap.model_copy(update={"entities": [z], "hostiles": 1})
+
+    def _do_attack(self, a: dict[str, Any]) -> dict[str, Any]:
+        self.zombie_at = None
+        return {"target": "zombie", "hits": 3, "gone": True}
+
+
+@pytest.fixture
+def env(tmp_path):
+    ftime = FakeTime()
+    body = ArenaBody(ftime.clock, polls_to_finish=2)
+    for x in range(3, 8):
+        body.add_tree(x, 3)
+    e = executor_env(tmp_path, ftime, body)
+    yield e
+    e["tasks"].close()
+
+
+_add = add_task
+
+
+async def _drive(ex, ftime, until, max_ticks=400):
+    for _ in range(max_ticks):
+        out = await ex.tick()
+        if until(out):
+            return out
+        await ftime.sleep(0.1)
+    raise AssertionError("executor did not reach the expected state")
+
+
+def _captured():
+    lines: list[str] = []
+    sink = logger.add(lambda m: lines.append(m.record["message"]), level="INFO")
+    return lines, sink
+
+
+def test_executor_claims_a_pending_task_and_completes_it_in_the_world(env):
+    ex, tasks, body = env["ex"], env["tasks"], env["body"]
+    tid = _add(tasks, "collect", "oak_log", 3)
+    lines, sink = _captured()
+    try:
+        asyncio.run(_drive(ex, env["ftime"], lambda o: o.startswith("finished")))
+    finally:
+        logger.remove(sink)
+    task = tasks.get_task(tid)
+    assert task.status is TaskStatus.completed and task.progress == 1.0
+    assert body.inventory["oak_log"] >= 3
+    assert any(f"[Executor] claimed task={tid} goalKey=collect:oak_log" in line and "pending -> active" in line for line in lines)
+    assert task.metadata.solver["agentId"] == "gatherer"
+
+
+def test_executor_reports_progress_while_the_workflow_runs(env):
+    ex, tasks, ftime = env["ex"], env["tasks"], env["ftime"]
+    env["body"].polls_to_finish = 30  # long actions: the run spans many ticks
+    tid = _add(tasks, "craft", "wooden_pickaxe")
+    seen: list[float] = []
+    busy: list[bool] = []
+
+    async def go():
+        for _ in range(3000):
+            out = await ex.tick()
+            seen.append(tasks.get_task(tid).progress)
+            busy.append(ex.stats.last_busy_ms == ftime.clock())
+            if out.startswith("finished"):
+                return
+            await ftime.sleep(0.1)
+
+    asyncio.run(go())
+    assert busy[0] is False and all(busy[1:])  # claimed on the first tick; busy (queue clock held) from then on
+    mid = [p for p in seen if 0 < p < 1]
+    assert mid and mid == sorted(mid)  # progress rose step by step before completion
+    assert tasks.get_task(tid).status is TaskStatus.completed
+
+
+def test_executor_fails_a_task_with_the_reason(env):
+    ex, tasks = env["ex"], env["tasks"]
+    env["body"].fail["collect"] = "no path to the tree"
+    tid = _add(tasks, "collect", "oak_log", 2)
+    asyncio.run(_drive(ex, env["ftime"], lambda o: o.startswith("finished")))
+    task = tasks.get_task(tid)
+    assert task.status is TaskStatus.failed
+    assert "no path to the tree" in task.metadata.solver["failureReason"]
+
+
+def test_a_task_type_with_no_workflow_becomes_unplannable_never_stuck_pending(env):
+    ex, tasks = env["ex"], env["tasks"]
+    tid = _add(tasks, "dance", "floor")
+    assert asyncio.run(ex.tick()) == "unplannable"
+    task = tasks.get_task(tid)
+    assert task.status is TaskStatus.unplannable and "dance" in task.metadata.blockedReason
+    assert classify_stall(task, env["ftime"].clock(), ex.stats.last_tick_ms) == "unplannable"
+
+
+def test_the_executor_claims_the_most_urgent_pending_task_then_the_oldest(env):
+    ex, tasks, ftime = env["ex"], env["tasks"], env["ftime"]
+    old = _add(tasks, "craft", "crafting_table")
+    ftime.clock.advance(1000)
+    urgent = _add(tasks, "dance", "floor")  # newer, and no workflow: claimed, then unplannable
+    ftime.clock.advance(1000)
+    tie = _add(tasks, "sing", "song")
+    tasks.set_urgencies({old: 0.4, urgent: 0.9, tie: 0.4})
+    assert asyncio.run(ex.tick()) == "unplannable"
+    assert tasks.get_task(urgent).status is TaskStatus.unplannable
+    assert asyncio.run(ex.tick()) == "claimed"  # 0.4 each: the older one first
+    assert ex.current.task_id == old and tasks.get_task(tie).status is TaskStatus.pending
+
+
+def test_an_active_task_with_no_run_in_flight_resumes_from_its_checkpoint(env, tmp_path):
+    ex, tasks, ftime = env["ex"], env["tasks"], env["ftime"]
+    env["body"].polls_to_finish = 30
+    tid = _add(tasks, "craft", "wooden_pickaxe")
+
+    async def until_two_steps():
+        for _ in range(3000):
+            await ex.tick()
+            rec = ex.runtime.checkpoints.latest_run_for_task(tid)
+            if rec and len(ex.runtime.checkpoints.history(rec.runId)) >= 2:
+                ex.current = None  # the process dies mid-task: asyncio.run drops the run on exit
+                return
+            await ftime.sleep(0.1)
+
+    asyncio.run(until_two_steps())
+    assert tasks.get_task(tid).status is TaskStatus.active
+    old = ex.runtime  # a new runtime and executor over the same files, as after a restart
+    tools = default_tool_registry()
+    runtime = AgentRuntime(load_default_registry(), tools, env["ctx"],
+                           checkpoints=SqliteCheckpointStore(tmp_path / "t.db"))
+    assert old.checkpoints.latest_run_for_task(tid) is not None
+    fresh = Executor(tasks, runtime, ftime.clock)
+
+    async def restart():
+        assert await fresh.tick() == "resumed"
+        await _drive(fresh, ftime, lambda o: o.startswith("finished"), max_ticks=5000)
+
+    asyncio.run(restart())
+    assert tasks.get_task(tid).status is TaskStatus.completed
+    assert tools.call_counts.get("collect_block", 0) == 0  # the completed gathering step was not redone
+    assert tools.call_counts["craft"] >= 1
+
+
+def test_preempt_pauses_with_reason_and_resume_puts_the_task_back(env):
+    ex, tasks, ftime = env["ex"], env["tasks"], env["ftime"]
+    env["body"].polls_to_finish = 30
+    tid = _add(tasks, "craft", "wooden_pickaxe")
+
+    async def go():
+        assert await ex.tick() == "claimed"
+        await ftime.sleep(0.5)
+        paused = await ex.preempt("disconnected")
+        assert paused == tid
+        assert tasks.get_task(tid).status is TaskStatus.paused
+        assert tasks.get_task(tid).metadata.blockedReason == "disconnected"
+        assert classify_stall(tasks.get_task(tid), ftime.clock(), ex.stats.last_tick_ms) == "blocked_reason"
+        assert ex.resume_paused("disconnected") == [tid]
+        assert tasks.get_task(tid).status is TaskStatus.pending
+        await _drive(ex, ftime, lambda o: o.startswith("finished"), max_ticks=5000)
+
+    asyncio.run(go())
+    assert tasks.get_task(tid).status is TaskStatus.completed
+
+
+def test_reflex_preemption_pauses_the_task_fights_then_resumes_it(env):
+    ex, tasks, ftime, body = env["ex"], env["tasks"], env["ftime"], env["body"]
+    body.polls_to_finish = 30
+    tid = _add(tasks, "craft", "wooden_pickaxe")
+    reflexes = Reflexes(env["tools"], env["ctx"], ex, ReflexConfig())
+
+    async def go():
+        assert await ex.tick() == "claimed"
+        await ftime.sleep(0.5)
+        body.zombie_at = 2.0
+        assert await reflexes.tick(body.snapshot()) == "fight"
+        assert reflexes.stats.preemptions == 1 and reflexes.stats.fought == 1
+        assert body.zombie_at is None
+        assert tasks.get_task(tid).status is TaskStatus.pending  # paused, then given back
+        assert reflexes.stats.log[-1] == {"reflex": "fight", "pausedTask": tid}
+        await _drive(ex, ftime, lambda o: o.startswith("finished"), max_ticks=5000)
+
+    asyncio.run(go())
+    assert tasks.get_task(tid).status is TaskStatus.completed
+
+
+def test_reflex_eats_when_food_is_low_and_food_is_held(env):
+    body = env["body"]
+    body.inventory["bread"] = 2
+    reflexes = Reflexes(env["tools"], env["ctx"], env["ex"], ReflexConfig(eat_below_food=14))
+    snap = body.snapshot().model_copy(update={"food": 10})
+    assert reflexes.choose(snap) == "eat"
+    assert reflexes.choose(snap.model_copy(update={"food": 15})) is None
+    assert reflexes.choose(snap.model_copy(update={"inventory": []})) == "forage"  # nothing to eat: find some
+
+
+@pytest.mark.parametrize("mode", ["creative", "spectator"])
+def test_no_reflex_attacks_in_creative_or_spectator(env, mode):
+    body = env["body"]
+    body.zombie_at = 1.5
+    reflexes = Reflexes(env["tools"], env["ctx"], env["ex"])
+    assert reflexes.choose(body.snapshot()) == "fight"
+    assert reflexes.choose(body.snapshot().model_copy(update={"gameMode": mode})) is None
+
+
+def test_a_resumed_run_that_no_longer_fits_the_world_is_replanned_once(env, tmp_path):
+    ex, tasks, ftime, body = env["ex"], env["tasks"], env["ftime"], env["body"]
+    body.polls_to_finish = 30
+    tid = _add(tasks, "craft", "wooden_pickaxe")
+
+    async def until_first_checkpoint():
+        for _ in range(3000):
+            await ex.tick()
+            rec = ex.runtime.checkpoints.latest_run_for_task(tid)
+            if rec and len(ex.runtime.checkpoints.history(rec.runId)) >= 1:
+                ex.current = None  # the process dies mid-task
+                return
+            await ftime.sleep(0.1)
+
+    asyncio.run(until_first_checkpoint())
+    body.inventory["oak_log"] = 0  # the crash lost what the checkpoint says was gathered
+    tools = default_tool_registry()
+    runtime = AgentRuntime(load_default_registry(), tools, env["ctx"], checkpoints=SqliteCheckpointStore(tmp_path / "t.db"))
+    fresh = Executor(tasks, runtime, ftime.clock)
+    outcomes = []
+
+    async def restart():
+        for _ in range(6000):
+            out = await fresh.tick()
+            outcomes.append(out)
+            if out.startswith("finished"):
+                return
+            await ftime.sleep(0.1)
+
+    asyncio.run(restart())
+    assert outcomes[0] == "resumed" and "replanned" in outcomes
+    assert tasks.get_task(tid).status is TaskStatus.completed
+    assert tools.call_counts["collect_block"] >= 1  # the fresh plan gathered again

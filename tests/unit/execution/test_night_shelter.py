@@ -1,0 +1,258 @@
+"""The night-shelter reflex on the real executor, task store and tools over the fake block
+world: at dusk the bot goes into a verified shelter and closes the door, tasks are held
+(not stuck) until morning, then it comes out, closes the door and the work resumes."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import pytest
+from loguru import logger
+
+from agency.cognition.drive_tick import DriveSkipReason, DriveTickSkipped, DriveTickState, evaluate_drive_tick
+from agency.execution.reflexes import SHELTERING, ReflexConfig, Reflexes
+from agency.planning.stalls import classify_stall
+from agency.planning.tasks.models import TaskStatus
+from agency.shelter.blueprint import basic_shelter
+from agency.shelter.door import in_hut
+from agency.tools.testing import GROUND_Y, FakeBody, FakeTime
+from agency.world import BodyError, EntityInfo, Vec3
+from tests.unit.execution.world import add_task, executor_env
+
+SITE = basic_shelter((10, GROUND_Y, 10), "south").site  # door at (12, 64, 14), outside (12, 64, 15)
+DOOR = SITE.entrance
+
+
+class NightBody(FakeBody):
+    """The fake world with a clock of day, a door that opens and closes, and a zombie."""
+
+    def __init__(self, clock: Any, **kw: Any) -> None:
+        super().__init__(clock, **kw)
+        self.time_of_day = 1000
+        self.door_open = False
+        self.zombie_at: float | None = None
+        self.blocks[DOOR] = "oak_door"
+        self.blocked_crossings = 0  # the next n walks through the doorway are blocked
+
+    def snapshot(self):
+        snap = super().snapshot()
+        update: dict[str, Any] = {"timeOfDay": self.time_of_day, "isDay": not 13000 <= self.time_of_day < 23000}
+        if self.zombie_at is not None:
+            update["entities"] = [EntityInfo(name="zombie", type="hostile", hostile=True, distance=self.zombie_at,
+                                             position=Vec3(x=12, y=64, z=18))]
+            update["hostiles"] = 1
+        return snap.model_copy(update=update)
+
+    def _do_activate(self, a: dict[str, Any]) -> dict[str, Any]:
+        want = (a.get("ensure") or {}).get("open")
+        used = want is None or want != self.door_open
+        if used:
+            self.door_open = not self.door_open
+        return {"block": "oak_door", "properties": {"open": self.door_open}, "used": used}
+
+    def _do_move_to(self, a: dict[str, Any]) -> dict[str, Any]:
+        return self._walk(a, through_open_door=False)  # pathfinder: never through a door
+
+    def _do_step(self, a: dict[str, Any]) -> dict[str, Any]:
+        return self._walk(a, through_open_door=True)
+
+    def _walk(self, a: dict[str, Any], through_open_door: bool) -> dict[str, Any]:
+        tx, ty, tz = int(a["x"]), int(a["y"]), int(a["z"])
+        crossing = (int(self.position.z // 1) - DOOR[2]) * (tz - DOOR[2]) < 0  # through the door wall
+        if crossing and not (self.door_open and through_open_door):
+            raise BodyError("no progress: the door is in the way")
+        if crossing and self.blocked_crossings:
+            self.blocked_crossings -= 1
+            raise BodyError("blocked 1.80 blocks from the cell")
+        self.position = Vec3(x=tx + 0.5, y=ty, z=tz + 0.5)
+        return {"position": {"x": tx, "y": ty, "z": tz}}
+
+
+@pytest.fixture
+def env(tmp_path):
+    ftime = FakeTime()
+    body = NightBody(ftime.clock, polls_to_finish=2)
+    body.position = Vec3(x=12.5, y=GROUND_Y, z=20.5)  # 6 blocks in front of the door
+    for x in range(18, 23):
+        body.add_tree(x, 22)
+    e = executor_env(tmp_path, ftime, body)
+    shelters = {"site": SITE}
+    e["reflexes"] = Reflexes(e["tools"], e["ctx"], e["ex"], ReflexConfig(), shelter_lookup=lambda snap: shelters["site"],
+                             clock=ftime.clock)
+    e["shelters"] = shelters
+    yield e
+    e["tasks"].close()
+
+
+_add = add_task
+
+
+def test_no_shelter_reflex_by_day_without_a_shelter_or_in_creative(env):
+    body, reflexes, shelters = env["body"], env["reflexes"], env["shelters"]
+    assert reflexes.choose(body.snapshot()) is None  # day
+    body.time_of_day = 11_500  # dusk
+    assert reflexes.choose(body.snapshot()) == "shelter"
+    assert reflexes.choose(body.snapshot().model_copy(update={"gameMode": "creative"})) is None
+    shelters["site"] = None
+    assert reflexes.choose(body.snapshot()) is None
+
+
+def test_at_dusk_the_bot_goes_in_closes_the_door_and_tasks_wait_until_morning(env):
+    body, tasks, ex, reflexes, ftime = env["body"], env["tasks"], env["ex"], env["reflexes"], env["ftime"]
+    body.polls_to_finish = 30
+    running = _add(tasks, "craft", "wooden_pickaxe")
+    queued = _add(tasks, "collect", "oak_log", 3)
+
+    async def night():
+        assert await ex.tick() == "claimed"
+        body.time_of_day = 12_000
+        assert await reflexes.tick(body.snapshot()) == "shelter"
+        for _ in range(60):  # 6 minutes of night pass
+            assert await ex.tick(held=reflexes.holding_tasks) == "held"
+            await ftime.sleep(6)
+
+    asyncio.run(night())
+    assert in_hut(SITE, body.position) and body.door_open is False
+    assert [k for k, a in body.started if k == "activate"] == ["activate", "activate"]  # opened, then closed
+    assert tasks.get_task(running).status is TaskStatus.paused
+    assert tasks.get_task(running).metadata.blockedReason == SHELTERING
+    assert tasks.get_task(queued).status is TaskStatus.pending
+    # the queued task waits its turn: held, not stuck_pending, after 6 minutes unclaimed
+    now = ftime.clock()
+    assert classify_stall(tasks.get_task(queued), now, ex.stats.last_tick_ms, executor_busy_ms=ex.stats.last_busy_ms) is None
+    skipped = evaluate_drive_tick(body.snapshot(), now, DriveTickState(), [], sheltering=reflexes.holding_tasks)
+    assert isinstance(skipped, DriveTickSkipped) and skipped.reason is DriveSkipReason.sheltering
+    assert reflexes.stats.nights_sheltered == 1
+
+    async def morning():
+        body.time_of_day = 23_500
+        assert await reflexes.tick(body.snapshot()) == "leave_shelter"
+        assert not reflexes.holding_tasks
+        assert not in_hut(SITE, body.position) and body.door_open is False
+        assert (int(body.position.x), int(body.position.z)) == (12, 15)  # in front of the door
+        for _ in range(3000):
+            if tasks.get_task(running).status is TaskStatus.completed:
+                return
+            await ex.tick(held=reflexes.holding_tasks)
+            await ftime.sleep(0.1)
+
+    asyncio.run(morning())
+    assert tasks.get_task(running).status is TaskStatus.completed
+
+
+def test_a_zombie_at_the_wall_is_not_fought_from_inside(env):
+    body, reflexes = env["body"], env["reflexes"]
+    body.time_of_day = 14_000
+    asyncio.run(reflexes.tick(body.snapshot()))
+    assert reflexes.holding_tasks
+    body.zombie_at = 3.0
+    assert reflexes.choose(body.snapshot()) is None
+    body.position = Vec3(x=12.5, y=GROUND_Y, z=20.5)  # pushed out somehow: fight first, then back in
+    assert reflexes.choose(body.snapshot()) == "fight"
+    body.zombie_at = None
+    assert reflexes.choose(body.snapshot()) == "shelter"
+
+
+def test_a_failed_attempt_gives_the_tasks_back_and_waits_before_trying_again(env):
+    body, tasks, ex, reflexes, ftime = env["body"], env["tasks"], env["ex"], env["reflexes"], env["ftime"]
+    body.polls_to_finish = 30
+    running = _add(tasks, "craft", "wooden_pickaxe")
+    body.fail["activate"] = "the door is not loaded"
+    body.time_of_day = 14_000
+
+    async def go():
+        assert await ex.tick() == "claimed"
+        assert await reflexes.tick(body.snapshot()) == "shelter"
+
+    asyncio.run(go())
+    assert not reflexes.holding_tasks
+    assert tasks.get_task(running).status is TaskStatus.pending  # given back at once
+    assert reflexes.choose(body.snapshot()) is None  # waiting out the retry delay
+    ftime.clock.advance(ReflexConfig().shelter_retry_ms)
+    assert reflexes.choose(body.snapshot()) == "shelter"
+
+
+def test_tasks_held_for_a_night_before_a_restart_are_given_back(env):
+    body, tasks, ex, ftime = env["body"], env["tasks"], env["ex"], env["ftime"]
+    body.polls_to_finish = 30
+    running = _add(tasks, "craft", "wooden_pickaxe")
+    body.time_of_day = 14_000
+
+    async def night():
+        assert await ex.tick() == "claimed"
+        assert await env["reflexes"].tick(body.snapshot()) == "shelter"
+
+    asyncio.run(night())
+    assert tasks.get_task(running).status is TaskStatus.paused
+    # the daemon restarts in the morning: a fresh Reflexes knows of no shelter it is in
+    body.time_of_day = 1000
+    fresh = Reflexes(env["reflexes"].tools, env["reflexes"].ctx, ex, ReflexConfig(), shelter_lookup=lambda s: SITE,
+                     clock=ftime.clock)
+    asyncio.run(fresh.tick(body.snapshot()))
+    assert tasks.get_task(running).status is TaskStatus.pending
+
+
+@pytest.mark.parametrize(("blocked", "gets_in"), [(1, True), (5, False)])
+def test_a_blocked_doorway_is_tried_once_more_and_never_left_open(env, blocked, gets_in):
+    body, reflexes = env["body"], env["reflexes"]
+    body.blocked_crossings = blocked
+    body.time_of_day = 14_000
+    assert asyncio.run(reflexes.tick(body.snapshot())) == "shelter"
+    assert reflexes.holding_tasks is gets_in
+    assert in_hut(SITE, body.position) is gets_in
+    assert body.door_open is False
+
+
+def test_the_executor_claims_nothing_while_the_bot_walks_to_its_shelter(env):
+    """A soak caught the executor claiming the next task while the bot walked in, the two
+    then fought over the body and the bot walked out again."""
+    body, tasks, ex, reflexes, ftime = env["body"], env["tasks"], env["ex"], env["reflexes"], env["ftime"]
+    body.polls_to_finish = 5  # the walk in spans many executor ticks
+    running = _add(tasks, "craft", "wooden_pickaxe")
+    queued = _add(tasks, "collect", "oak_log", 3)
+    outcomes: list[str] = []
+
+    async def go():
+        assert await ex.tick() == "claimed"
+        body.time_of_day = 12_000
+        walk_in = asyncio.ensure_future(reflexes.tick(body.snapshot()))
+        while not walk_in.done():
+            outcomes.append(await ex.tick(held=reflexes.holding_tasks))
+            await ftime.sleep(0.1)
+        assert walk_in.result() == "shelter"
+
+    asyncio.run(go())
+    assert len(outcomes) > 5 and "claimed" not in outcomes
+    assert tasks.get_task(queued).status is TaskStatus.pending
+    assert tasks.get_task(running).status is TaskStatus.paused
+    assert in_hut(SITE, body.position)
+
+
+def test_in_the_morning_the_bot_stays_in_while_hostiles_are_near_until_they_go_or_it_is_late(env):
+    body, reflexes = env["body"], env["reflexes"]
+    body.time_of_day = 14_000
+    asyncio.run(reflexes.tick(body.snapshot()))
+    assert reflexes.holding_tasks
+    body.time_of_day = 23_100  # isDay, but the sun does not burn them before 23460
+    body.zombie_at = 6.0
+    lines: list[str] = []
+    sink = logger.add(lambda m: lines.append(m.record["message"]), format="{message}")
+    try:
+        assert reflexes.choose(body.snapshot()) is None
+        assert reflexes.choose(body.snapshot()) is None
+    finally:
+        logger.remove(sink)
+    assert [m for m in lines if "staying in the shelter" in m] == [
+        "[Reflex] morning: staying in the shelter while 1 hostile(s) are within 16 blocks (zombie at 6.0); "
+        "out when they are gone or at time 1000"]  # once, not at every tick
+    body.time_of_day = 500
+    assert reflexes.choose(body.snapshot()) is None  # burning still
+    body.zombie_at = None  # burnt
+    assert reflexes.choose(body.snapshot()) == "leave_shelter"
+    body.zombie_at = 6.0  # one that does not burn (a creeper) holds the bot no later than time 1000
+    body.time_of_day = 1000
+    assert reflexes.choose(body.snapshot()) == "leave_shelter"
+    body.time_of_day = 23_100
+    body.zombie_at = 20.0  # beyond morning_clear_within
+    assert reflexes.choose(body.snapshot()) == "leave_shelter"

@@ -1,0 +1,296 @@
+"""Tool registry invariants (docs/contracts.md TOOL-1..3), timeouts, queues, and the built-in tools
+on a fake block world."""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import replace
+
+import pytest
+
+from agency.execution.builtin_tools import default_tool_registry
+from agency.shelter.earthwork import PATH_DIGGABLE, site_work, work_box
+from agency.tools import TOOL_NOT_FOUND, VALIDATION_ERROR, FrozenDict, ToolExecutionResult, tool_success
+from agency.tools.base import ToolContext
+from agency.tools.registry import ToolRegistry
+from agency.tools.results import CANCELLED, PRECONDITION_FAILED, TIMEOUT
+from agency.tools.testing import GROUND_Y, FakeBody
+from agency.world import BodyError, BodyError as BodyError_, Vec3
+from tests.unit.conftest import Probe, run
+
+
+def test_INV_TOOL_001_invalid_inputs_rejected_before_any_tool_code(ctx: ToolContext, body: FakeBody, tools: ToolRegistry, probe: Probe) -> None:
+    res = run(tools.execute("work", {"ticks": -1}, ctx))  # missing name, negative ticks
+    assert isinstance(res, ToolExecutionResult) and res.success is False
+    assert res.error is not None and res.error.code == VALIDATION_ERROR
+    assert "name" in res.error.message and "ticks" in res.error.message
+    assert probe.calls == {} and tools.call_counts["work"] == 0
+    # unknown arguments are invalid too, and a real body tool never starts an action
+    reg = default_tool_registry()
+    bad = run(reg.execute("move_to", {"x": 1, "y": 2, "z": "three", "speed": 9}, ctx))
+    assert bad.success is False and bad.error.code == VALIDATION_ERROR
+    assert body.started == []
+
+
+def test_INV_TOOL_002_results_are_frozen(ctx: ToolContext, tools: ToolRegistry) -> None:
+    res = run(tools.execute("work", {"name": "a", "value": {"list": [1, 2], "nested": {"k": 1}}}, ctx))
+    assert res.success
+    with pytest.raises(Exception):
+        res.success = False  # type: ignore[misc]
+    assert isinstance(res.output, FrozenDict)
+    with pytest.raises(TypeError):
+        res.output["name"] = "b"
+    with pytest.raises(TypeError):
+        res.output["value"]["nested"]["k"] = 2
+    assert isinstance(res.output["value"]["list"], tuple)
+    # built by the factory from a caller's dict: later edits of that dict change nothing
+    src = {"a": [1]}
+    made = tool_success("t", src)
+    src["a"].append(2)
+    assert made.output["a"] == (1,)
+    assert made.to_json()["output"] == {"a": [1]}
+
+
+def test_INV_TOOL_003_unknown_tool_returns_error_not_exception(ctx: ToolContext, tools: ToolRegistry) -> None:
+    assert tools.is_tool_available("teleport") is False
+    res = run(tools.execute("teleport", {"x": 1}, ctx))
+    assert res.success is False
+    assert res.error is not None and res.error.code == TOOL_NOT_FOUND
+    assert "teleport" in res.error.message and res.error.toolName == "teleport"
+    assert res.error.details["toolName"] == "teleport"
+
+
+def test_tool_timeout_cancels_the_body_action(ctx: ToolContext, body: FakeBody) -> None:
+    reg = default_tool_registry()
+    body.hang.add("move_to")
+    res = run(reg.execute("move_to", {"x": 5, "y": GROUND_Y, "z": 5}, ctx, timeout_s=2))
+    assert res.success is False and res.error.code == TIMEOUT
+    assert body.cancelled == ["a1"]
+    assert res.durationMs >= 2000
+
+
+def test_stop_flag_cancels_running_action(ctx: ToolContext, body: FakeBody) -> None:
+    reg = default_tool_registry()
+    body.hang.add("move_to")
+
+    async def go() -> ToolExecutionResult:
+        call = asyncio.ensure_future(reg.execute("move_to", {"x": 5, "y": GROUND_Y, "z": 5}, ctx))
+        for _ in range(5):
+            await asyncio.sleep(0)
+        ctx.stop.set("operator asked")
+        return await call
+
+    res = run(go())
+    assert res.error.code == CANCELLED and body.cancelled == ["a1"]
+
+
+def test_body_queue_runs_one_at_a_time_queries_in_parallel(ctx: ToolContext, body: FakeBody, tools: ToolRegistry, probe: Probe) -> None:
+    body.polls_to_finish = 3
+    reg = default_tool_registry()
+
+    async def go() -> list[ToolExecutionResult]:
+        moves = [reg.execute("move_to", {"x": i, "y": GROUND_Y, "z": 0}, ctx) for i in range(3)]
+        queries = [tools.execute("work", {"name": f"q{i}", "ticks": 3}, ctx) for i in range(3)]
+        return await asyncio.gather(*moves, *queries)
+
+    results = run(go())
+    assert all(r.success for r in results)
+    assert body.peak_running == 1  # the body queue: never two moves at once
+    assert probe.peak == 3  # queue-less tools overlap
+
+    body_calls = [tools.execute("body_work", {"name": f"b{i}", "ticks": 2}, ctx) for i in range(3)]
+
+    async def go2() -> None:
+        await asyncio.gather(*body_calls)
+
+    probe.peak = 0
+    run(go2())
+    assert probe.peak == 1
+
+
+def test_find_collect_craft_and_place_on_fake_world(ctx: ToolContext, body: FakeBody) -> None:
+    reg = default_tool_registry()
+    body.add_tree(3, 3, height=4)
+    found = run(reg.execute("find_blocks", {"block": "log", "radius": 8}, ctx))
+    assert found.success and found.output["found"] == 4 and found.output["blocks"][0]["name"] == "oak_log"
+    got = run(reg.execute("collect_block", {"block": "log", "count": 3}, ctx))
+    assert got.success, got.error
+    assert body.inventory["oak_log"] == 3
+    crafted = run(reg.execute("craft", {"item": "wooden_pickaxe"}, ctx))
+    assert crafted.success, crafted.error
+    assert body.inventory["wooden_pickaxe"] == 1
+    assert crafted.output["placedTable"] is not None  # a 3x3 recipe: the table was placed
+    assert [k for k, _ in body.started].count("place") == 1
+    assert crafted.compensation["tool"] == "mine_block"
+    missing = run(reg.execute("craft", {"item": "stone_pickaxe"}, ctx))
+    assert missing.error.code == PRECONDITION_FAILED and "cobblestone" in missing.error.message
+
+
+def test_explore_prefers_unseen_chunks(ctx: ToolContext, body: FakeBody) -> None:
+    reg = default_tool_registry()
+    res = run(reg.execute("explore", {"legs": 4, "leg_distance": 16, "max_distance": 64}, ctx))
+    assert res.success, res.error
+    chunks = {(leg["x"] >> 4, leg["z"] >> 4) for leg in res.output["legs"]}
+    assert len(chunks) == 4  # every leg went somewhere new
+    assert res.output["seenChunks"] == 5
+    assert all(abs(leg["x"]) <= 64 and abs(leg["z"]) <= 64 for leg in res.output["legs"])
+
+
+def test_explore_underground_climbs_out_to_the_surface_first(ctx: ToolContext, body: FakeBody) -> None:
+    """At the foot of a staircase dug for ore (ground over the head), the surface's legs are
+    out of reach: the explore walks up to the top of its column first."""
+    body.position = Vec3(x=0.5, y=GROUND_Y - 20, z=0.5)
+    for y in range(GROUND_Y - 20, GROUND_Y - 18):
+        body.blocks[(0, y, 0)] = "air"  # the cell the bot stands in
+    res = run(default_tool_registry().execute("explore", {"legs": 2}, ctx))
+    assert res.success, res.error
+    walks = [a for k, a in body.started if k == "move_to"]
+    assert (walks[0]["x"], walks[0]["y"], walks[0]["z"]) == (0.5, GROUND_Y, 0.5)  # onto the ground over it
+    assert tuple(res.output["climbedOut"]["from"]) == (0, GROUND_Y - 20, 0)
+    assert all(leg["ok"] for leg in res.output["legs"])
+
+
+def test_explore_underground_walks_back_up_the_staircase_it_dug_first(ctx: ToolContext, body: FakeBody) -> None:
+    body.position = Vec3(x=30.5, y=GROUND_Y, z=0.5)
+    staircases: list = []
+    ctx = replace(ctx, hooks={"staircases": staircases})
+    assert run(default_tool_registry().execute("descend", {"target_y": GROUND_Y - 10}, ctx)).success is False  # no pickaxe
+    body.inventory["stone_pickaxe"] = 1
+    body._do_staircase = lambda a: body.__setattr__("position", Vec3(x=10.5, y=a["targetY"], z=0.5)) or {"steps": 10}
+    assert run(default_tool_registry().execute("descend", {"target_y": GROUND_Y - 10}, ctx)).success
+    assert staircases == [(30.5, GROUND_Y, 0.5)]  # where the descend started
+    res = run(default_tool_registry().execute("explore", {"legs": 1}, ctx))
+    assert res.success, res.error
+    walks = [a for k, a in body.started if k == "move_to"]
+    assert (walks[0]["x"], walks[0]["y"], walks[0]["z"]) == (30.5, GROUND_Y, 0.5) and "digOnly" not in walks[0]
+    assert res.output["climbedOut"]["how"] == "staircase" and res.output["climbedOut"]["failed"] is None
+
+
+def test_a_climb_that_fails_leaves_the_explore_to_its_legs_and_says_so(ctx: ToolContext, body: FakeBody) -> None:
+    body.position = Vec3(x=0.5, y=GROUND_Y - 20, z=0.5)
+    calls = {"n": 0}
+    walk = body._do_move_to
+
+    def first_fails(a):
+        calls["n"] += 1
+        if calls["n"] <= 2:  # the climb and its dig-out retry
+            raise BodyError("no progress toward the surface for 8000 ms (distance 20.0)")
+        return walk(a)
+
+    body._do_move_to = first_fails
+    res = run(default_tool_registry().execute("explore", {"legs": 1}, ctx))
+    assert calls["n"] == 2  # the climb was tried, then the legs (no standable ground down here)
+    assert res.success is False and "underground; climbing out failed: " in res.error.message
+    assert "no progress" in res.error.details["climbedOut"]["failed"]
+
+
+def test_explore_under_a_thin_roof_or_the_sky_does_not_climb(ctx: ToolContext, body: FakeBody) -> None:
+    body.blocks[(0, GROUND_Y + 2, 0)] = "dirt"  # a hut's dirt roof: one block
+    res = run(default_tool_registry().execute("explore", {"legs": 1}, ctx))
+    assert res.success and res.output["climbedOut"] is None
+
+
+def test_build_blueprint_skips_what_stands_and_compensates(ctx: ToolContext, body: FakeBody) -> None:
+    reg = default_tool_registry()
+    body.inventory["cobblestone"] = 10
+    body.blocks[(2, GROUND_Y, 0)] = "cobblestone"  # already built
+    plan = [{"x": x, "y": GROUND_Y, "z": 0, "block": "cobblestone"} for x in range(1, 5)]
+    res = run(reg.execute("build_blueprint", {"name": "wall", "placements": plan, "module_size": 2}, ctx))
+    assert res.success, res.error
+    assert res.output["skipped"] == 1 and len(res.output["placed"]) == 3 and res.output["modules"] == 2
+    assert ctx.memory["blueprints"]["wall"]["modulesDone"] == 2
+    assert res.compensation["tool"] == "mine_block" and len(res.compensation["args"]["positions"]) == 3
+
+
+def test_collect_block_counts_what_it_holds_after_a_failed_collect(ctx: ToolContext, body: FakeBody) -> None:
+    # seen on the real server: collectblock gathers some logs, then fails pathing to a treetop
+    reg = default_tool_registry()
+    body.add_tree(3, 3, height=4)
+    original = body._do_collect
+
+    def partial_then_fail(a: dict) -> dict:
+        original({**a, "count": 3})
+        raise BodyError_("Took to long to decide path to goal!")
+
+
+    body._do_collect = partial_then_fail  # type: ignore[method-assign]
+    res = run(reg.execute("collect_block", {"block": "log", "count": 3, "ensure": True}, ctx))
+    assert res.success, res.error
+    assert res.output["have"] == 3 and body.inventory["oak_log"] == 3
+
+
+def test_prepare_shelter_site_digs_what_is_in_the_way_fills_holes_then_a_rerun_does_nothing(ctx: ToolContext, body: FakeBody) -> None:
+    origin = (3, GROUND_Y, 3)  # footprint x,z 3..7; the door faces north: doorway (5, 64..65, 3)
+    body.blocks[(5, GROUND_Y, 5)] = "dirt"  # a bump in the middle of the floor
+    body.add_tree(4, 6, height=4)  # a trunk inside, up through the roof layer
+    body.blocks[(6, GROUND_Y - 1, 4)] = "air"  # a 1-deep hole in the floor
+    body.blocks[(5, GROUND_Y, 3)] = "dirt"  # dirt in the doorway: a wall cell may keep it, a doorway may not
+    body.blocks[(3, GROUND_Y + 1, 7)] = "dirt"  # in a wall: solid enough, kept
+    reg = default_tool_registry()
+    args = {"origin": list(origin), "facing": "north"}
+    res = run(reg.execute("prepare_shelter_site", args, ctx))
+    assert res.success, res.error
+    assert res.output["dug"] == 5 and res.output["filled"] == 1  # bump, 3 logs below the roof layer, doorway
+    assert body.block(4, GROUND_Y + 3, 6) == "oak_log"  # the roof layer keeps its log
+    assert body.block(3, GROUND_Y + 1, 7) == "dirt" and body.block(5, GROUND_Y, 3) == "air"
+    assert body.block(6, GROUND_Y - 1, 4) == "dirt"  # filled with the dirt it dug
+    assert site_work(body.region(*work_box(origin)), origin, keep={(3, GROUND_Y + 1, 7), (4, GROUND_Y + 3, 6)}).empty
+    before = len(body.started)
+    again = run(reg.execute("prepare_shelter_site", args, ctx))
+    assert again.success and again.output["dug"] == again.output["filled"] == 0 and len(body.started) == before
+
+
+def test_prepare_shelter_site_refuses_a_site_someone_built_on(ctx: ToolContext, body: FakeBody) -> None:
+    body.blocks[(5, GROUND_Y, 5)] = "chest"
+    res = run(default_tool_registry().execute("prepare_shelter_site", {"origin": [3, GROUND_Y, 3], "facing": "north"}, ctx))
+    assert res.success is False and res.error.code == PRECONDITION_FAILED
+    assert "chest" in res.error.message and not any(kind == "dig" for kind, _ in body.started)
+
+
+def test_a_blocked_walk_to_the_site_is_retried_digging_through_trees_only(ctx: ToolContext, body: FakeBody) -> None:
+    body.blocks[(20, GROUND_Y, 20)] = "dirt"  # a bump at a site far out of reach
+    body.fail["move_to"] = "no progress toward the site for 8000 ms"
+    res = run(default_tool_registry().execute("prepare_shelter_site", {"origin": [18, GROUND_Y, 18], "facing": "north"}, ctx))
+    assert res.success is False and "no progress" in res.error.message
+    walks = [args for kind, args in body.started if kind == "move_to"]
+    assert len(walks) == 2 and "digOnly" not in walks[0]
+    assert set(walks[1]["digOnly"]) == set(PATH_DIGGABLE) and all(n.endswith(("_log", "_leaves")) for n in PATH_DIGGABLE)
+
+
+def test_shelter_site_searches_from_the_ground_under_a_bot_standing_in_the_canopy(ctx: ToolContext, body: FakeBody) -> None:
+    for y in range(GROUND_Y, GROUND_Y + 4):
+        body.blocks[(0, y, 0)] = "oak_log"  # a trunk under the bot, whose top it just cut
+    body.blocks[(0, GROUND_Y + 4, 0)] = "oak_leaves"
+    body.position = Vec3(x=0.5, y=GROUND_Y + 5, z=0.5)
+    res = run(default_tool_registry().execute("shelter_site", {}, ctx))
+    assert res.success, res.error
+    assert res.output["origin"][1] == GROUND_Y  # the floor is the ground, not the treetop
+
+
+class PitBody(FakeBody):
+    """A bot in a pit: a walk gets nowhere unless it may dig."""
+
+    def _do_move_to(self, a):
+        if "digOnly" not in a:
+            raise BodyError(f"no progress toward {a['x']},{a['y']},{a['z']} for 8000 ms (distance 6.0)")
+        return super()._do_move_to(a)
+
+
+def test_a_walk_that_makes_no_progress_is_tried_again_digging_through_natural_ground_only(ctx: ToolContext) -> None:
+    body = PitBody(ctx.clock)
+    ctx.body = body
+    res = run(default_tool_registry().execute("move_to", {"x": 9, "y": GROUND_Y, "z": 9}, ctx))
+    assert res.success is True and body.position.x == 9
+    walks = [args for kind, args in body.started if kind == "move_to"]
+    assert len(walks) == 2 and "digOnly" not in walks[0] and "stallMs" not in walks[0]
+    assert walks[1]["stallMs"] > 8000  # digging out gets no closer for a while
+    dig = set(walks[1]["digOnly"])
+    assert {"stone", "dirt", "grass_block", "oak_log"} <= dig
+    assert not dig & {"cobblestone", "oak_planks", "crafting_table", "furnace", "oak_door", "torch"}  # nothing built
+
+
+def test_a_walk_failing_for_another_reason_is_not_tried_again(ctx: ToolContext, body: FakeBody) -> None:
+    body.fail["move_to"] = "move_to needs numeric x, y, z"
+    res = run(default_tool_registry().execute("move_to", {"x": 9, "y": GROUND_Y, "z": 9}, ctx))
+    assert res.success is False
+    assert [kind for kind, _ in body.started] == ["move_to"]
