@@ -20,9 +20,9 @@ from __future__ import annotations
 import json
 import sqlite3
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
-from typing import Any, ClassVar, ContextManager, Literal, Self, Union
+from typing import Any, ClassVar, Literal, Self
 
 TASK_STATUSES = ("pending", "pending_planning", "active", "completed", "failed", "paused", "unplannable")
 _STATUS_LIST = ", ".join(f"'{s}'" for s in TASK_STATUSES)
@@ -360,7 +360,7 @@ class SharedDatabase:
         db._private = True
         return db
 
-    def tx(self) -> ContextManager[Any]:
+    def tx(self) -> AbstractContextManager[Any]:
         """A write transaction yielding the connection; inside another, a savepoint of it."""
         raise NotImplementedError
 
@@ -393,7 +393,7 @@ class Database(SharedDatabase):
         self.path = path
         self.conn: sqlite3.Connection = open_database(path)
 
-    def tx(self) -> ContextManager[sqlite3.Connection]:
+    def tx(self) -> AbstractContextManager[sqlite3.Connection]:
         """A write transaction (immediate_tx) on this connection."""
         return immediate_tx(self.conn)
 
@@ -404,10 +404,10 @@ class Database(SharedDatabase):
 
 
 # What a store's constructor takes: a path (it opens a Database of its own) or a shared Database.
-DatabaseSource = Union[str, Path, Database]
+DatabaseSource = str | Path | Database
 # What a store that speaks both dialects takes: a path, or any shared agency database (this
 # file's Database, agency.pg's PgDatabase).
-StoreSource = Union[str, Path, SharedDatabase]
+StoreSource = str | Path | SharedDatabase
 
 
 def database_of(source: StoreSource) -> SharedDatabase:

@@ -66,7 +66,7 @@ def locked(lock: dict, name: str) -> dict:
 
 
 def tarball_url(name: str, entry: dict) -> str:
-    registry = os.environ.get("npm_config_registry") or os.environ.get("NPM_CONFIG_REGISTRY")
+    registry = os.environ.get("npm_config_registry") or os.environ.get("NPM_CONFIG_REGISTRY")  # noqa: SIM112 - npm's own spelling
     if registry:
         base = name.split("/")[-1]
         return f"{registry.rstrip('/')}/{name}/-/{base}-{entry['version']}.tgz"

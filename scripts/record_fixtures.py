@@ -78,7 +78,8 @@ def main() -> int:
             state: dict = {}
             with (out_dir / f"{name}.jsonl").open("w", encoding="utf-8") as f:
                 rec = Recorder(body, f, config={"fixture": name, "seed": 42, "hostiles": False})
-                rec.run(seconds, snapshot_every_s=1.0, region_every_s=6.0, on_tick=lambda r, e: script(r, e, state))
+                rec.run(seconds, snapshot_every_s=1.0, region_every_s=6.0, on_tick=lambda r, e, script=script,
+                        state=state: script(r, e, state))
             print(f"{name}: {rec.lines} lines", file=sys.stderr)
             body.close()
     finally:

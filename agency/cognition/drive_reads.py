@@ -45,7 +45,7 @@ class DriveReads:
         """A snapshot read now; `last` when the read fails or the body went away under it."""
         try:
             return await snapshot_or_none(self.body) or last
-        except Exception as e:  # a failed read must not stop the tick: it chooses on the last one
+        except Exception as e:  # noqa: BLE001 - a failed read must not stop the tick: it chooses on the last one
             self._read_failed("fresh snapshot", e)
             return last
 
@@ -66,7 +66,7 @@ class DriveReads:
                 self.places.saw(near["name"], near["x"], near["y"], near["z"])
                 return True
             return await self.places.standing_read(self._block_at, "crafting_table", _here(snap)) is not None
-        except Exception as e:  # a failed read must not stop the drive tick: judge by the inventory
+        except Exception as e:  # noqa: BLE001 - a failed read must not stop the drive tick: judge by the inventory
             self._read_failed("crafting table search", e)
             return None
 
@@ -87,7 +87,7 @@ class DriveReads:
             return None
         try:
             region = await asyncio.to_thread(self.body.region, *sight_box(snap))
-        except Exception as e:  # a failed read must not stop the drive tick: it explores first
+        except Exception as e:  # noqa: BLE001 - a failed read must not stop the drive tick: it explores first
             self._read_failed("reading the blocks in sight", e)
             return None
         self.places.observe(region)  # tables, furnaces, beds in sight remembered; gone ones forgotten
@@ -101,7 +101,7 @@ class DriveReads:
             return None
         try:
             return await self.places.standing_read(self._block_at, kind, _here(snap)) is not None
-        except Exception as e:  # a failed read must not stop the drive tick: judge by the inventory
+        except Exception as e:  # noqa: BLE001 - a failed read must not stop the drive tick: judge by the inventory
             self._read_failed(f"{kind} search", e)
             return None
 

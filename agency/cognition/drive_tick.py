@@ -333,7 +333,8 @@ def drive_candidate(
                            f"My last {tries} to {sel.action} {sel.target} failed; "
                            f"I will explore and try again in {math.ceil(held.wait_ms / 1000)} s.")
     if _held_back(existing_tasks, retry, now_ms, bot) is not None:
-        return DriveTickSkipped(DriveSkipReason.retry_later, f"{sel.action}:{sel.target} and explore:nearby just failed")
+        return DriveTickSkipped(DriveSkipReason.retry_later,
+                                f"{sel.action}:{sel.target} and explore:nearby just failed")
     return _blocked(existing_tasks, retry, now_ms, config, bot) or retry
 
 

@@ -153,7 +153,8 @@ class KeepAlive:
         """apoke, blocking."""
         return self.tick(snapshot, poke=True)
 
-    def tick(self, snapshot: WorldSnapshot, stimuli: Sequence[Stimulus] = (), *, poke: bool = False) -> KeepAliveOutcome:
+    def tick(self, snapshot: WorldSnapshot, stimuli: Sequence[Stimulus] = (), *,
+             poke: bool = False) -> KeepAliveOutcome:
         """atick, blocking: the same body run on this thread, with the generator's generate."""
         return _run_unsuspended(self._tick(snapshot, stimuli, poke, awaiting=False))
 
@@ -217,7 +218,8 @@ class KeepAlive:
         return self._publish(raw, frame, now, bypass, situation)
 
     def _publish(
-        self, raw: str, frame: SituationFrame, now: int, bypass: BypassReason | None, situation: SituationDecision | None
+        self, raw: str, frame: SituationFrame, now: int, bypass: BypassReason | None,
+        situation: SituationDecision | None
     ) -> KeepAliveOutcome:
         draft = build_llm_thought(
             raw, now_ms=now, origin="heartbeat" if situation == "heartbeat" else "llm", counters=self._counters,

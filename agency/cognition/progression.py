@@ -8,7 +8,7 @@ wins:
 
 | rule | fires when | goal |
 |---|---|---|
-| no_cobblestone | cobblestone short of 3 (no stone pickaxe) + 2 (no sword) + 8 (furnace still needed) | collect stone <short> |
+| no_cobblestone | short of 3 cobblestone (no stone pickaxe) + 2 (no sword) + 8 (no furnace) | collect stone <short> |
 | no_stone_pickaxe | no stone (or better) pickaxe | craft stone_pickaxe 1 |
 | no_sword | no sword (nor an iron pickaxe and the 2 ingots for an iron one) | craft stone_sword 1 |
 | no_furnace | iron still to smelt, no furnace held, in sight or remembered standing | craft furnace 1 |

@@ -64,7 +64,7 @@ HEADER = ["run", "mode", "n", "action", "grounding", "repetition", "compulsion",
 def render_table(runs: list[RunSummary]) -> str:
     rows = [HEADER] + [_row(r) for r in runs]
     widths = [max(len(row[i]) for row in rows) for i in range(len(HEADER))]
-    lines = ["  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(row, widths)))
+    lines = ["  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(row, widths, strict=True)))
              for row in rows]
     lines.insert(1, "  ".join("-" * w for w in widths))
     return "\n".join(lines)
@@ -72,14 +72,14 @@ def render_table(runs: list[RunSummary]) -> str:
 
 def _bar_chart(title: str, runs: list[RunSummary], metric: str, scale_max: float | None) -> str:
     values = [r.metric(metric) for r in runs]
-    top = scale_max if scale_max is not None else max(values + [1.0])
+    top = scale_max if scale_max is not None else max([*values, 1.0])
     bar_w, gap, height, left = 36, 14, 160, 40
     width = left + len(runs) * (bar_w + gap) + gap
     parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height + 40}" role="img" '
              f'aria-label="{html.escape(title)}">',
              f'<text x="4" y="14" font-size="12" font-family="sans-serif">{html.escape(title)}</text>',
              f'<line x1="{left}" y1="{height + 20}" x2="{width}" y2="{height + 20}" stroke="#888"/>']
-    for i, (r, v) in enumerate(zip(runs, values)):
+    for i, (r, v) in enumerate(zip(runs, values, strict=True)):
         h = 0 if top <= 0 else int(height * min(v, top) / top)
         x = left + gap + i * (bar_w + gap)
         color = PALETTE[i % len(PALETTE)]

@@ -107,7 +107,8 @@ class DirectActions:
             tool = self.tools.get(name)
             if tool is None or not tool.enabled:
                 continue
-            out.append({"name": name, "description": tool.description, "inputSchema": tool.input_model.model_json_schema(),
+            out.append({"name": name, "description": tool.description,
+                        "inputSchema": tool.input_model.model_json_schema(),
                         "timeoutS": tool.timeout_s, "movesBody": tool.queue is not None})
         return out
 

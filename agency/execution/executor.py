@@ -164,7 +164,8 @@ class Executor:
         interrupted = self._interrupted()
         if interrupted is not None:
             return self._start(interrupted, resumed=True)
-        claimed = self.tasks.claim_next(bot=self.bot, actions=self.actions if self.bot else None)  # most urgent pending task, oldest first among equals
+        # most urgent pending task, oldest first among equals
+        claimed = self.tasks.claim_next(bot=self.bot, actions=self.actions if self.bot else None)
         if claimed is None:
             return "idle"
         return self._start(claimed, resumed=False)
@@ -208,7 +209,8 @@ class Executor:
         if why_not:
             self.tasks.set_status(task.id, TaskStatus.unplannable, metadata_patch={"blockedReason": why_not})
             self.stats.unplannable += 1
-            logger.warning("[Executor] unplannable task={} goalKey={} reason={}", task.id, task.metadata.goalKey, why_not)
+            logger.warning("[Executor] unplannable task={} goalKey={} reason={}", task.id, task.metadata.goalKey,
+                           why_not)
             self._lifecycle("unplannable", task.id)
             return "unplannable"
         if not resumed:
@@ -394,7 +396,7 @@ class Executor:
         self.current = None
 
     def _lifecycle(self, kind: str, task_id: str) -> None:
-        self.stats.events = (self.stats.events + [{"event": kind, "taskId": task_id, "ts": self.clock()}])[-100:]
+        self.stats.events = [*self.stats.events, {"event": kind, "taskId": task_id, "ts": self.clock()}][-100:]
         if self.on_lifecycle is not None:
             task = self.tasks.get_task(task_id)
             if task is not None:
@@ -419,5 +421,6 @@ def _body_lost(result: WorkflowRunResult, body_ready: bool) -> bool:
 
 def _spec(task: Task) -> TaskSpec:
     params = task.parameters or {}
-    return TaskSpec(action=task.type, target=str(params.get("target", "")), amount=int(params.get("amount") or 1), id=task.id,
+    return TaskSpec(action=task.type, target=str(params.get("target", "")), amount=int(params.get("amount") or 1),
+                    id=task.id,
                     to=str(params.get("to") or ""))

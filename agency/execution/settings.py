@@ -21,11 +21,15 @@ class ReflexConfig(BaseModel):
     # eat (or forage) at or below this food level; under 16 the drive tick waits
     # (docs/contracts.md DRIVE-1), so below 15 a fed bot could idle at 15 for good
     eat_below_food: int = Field(15, ge=0, le=20)
-    heal_below_health: float = Field(16.0, ge=0, le=20)  # under this with food under 18 (no regeneration): eat, or forage
-    forage: bool = True  # hungry or unable to heal with nothing to eat held: hunt an animal in sight, or explore for one
-    forage_retry_ms: int = Field(30_000, ge=0)  # after a forage that brought no food; doubled after each fruitless one (up to 8x)
+    # under this with food under 18 (no regeneration): eat, or forage
+    heal_below_health: float = Field(16.0, ge=0, le=20)
+    # hungry or unable to heal with nothing to eat held: hunt an animal in sight, or explore for one
+    forage: bool = True
+    # after a forage that brought no food; doubled after each fruitless one (up to 8x)
+    forage_retry_ms: int = Field(30_000, ge=0)
     fight_within: float = Field(4.0, gt=0)  # fight a hostile this close (blocks)
-    fight_radius: float = Field(8.0, gt=0)  # the attack's search radius; no walk back to the items with a hostile this close
+    # the attack's search radius; no walk back to the items with a hostile this close
+    fight_radius: float = Field(8.0, gt=0)
     shelter_at_night: bool = True  # dusk to morning in a verified shelter nearby, tasks held
     shelter_retry_ms: int = Field(120_000, ge=0)  # after a failed attempt to go in
     # morning: out once no hostile is this close (the sun burns zombies and skeletons only from time 23460,

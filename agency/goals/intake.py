@@ -48,7 +48,8 @@ class GoalIntake:
         except BodyLost as e:
             raise BodyUnavailable(f"bot went away while checking the goal ({e}); the goal was not stored") from None
         self.seen.saw(snap)
-        return submit_user_goal(goal, store=self.tasks, now_ms=self.clock(), facts=FrameFacts.from_snapshot(snap, region=region),
+        return submit_user_goal(goal, store=self.tasks, now_ms=self.clock(),
+                                facts=FrameFacts.from_snapshot(snap, region=region),
                                 is_routable=self.is_routable, router=self.router, priority=request.priority,
                                 stuck_timeout_ms=self.stuck_timeout_ms,
                                 bot=self.name if request.bot is not None else None)

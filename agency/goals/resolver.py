@@ -73,7 +73,7 @@ class Resolution:
 
 
 def _distance(a: tuple[float, float, float], b: tuple[float, float, float]) -> float:
-    return sum((x - y) ** 2 for x, y in zip(a, b)) ** 0.5
+    return sum((x - y) ** 2 for x, y in zip(a, b, strict=True)) ** 0.5
 
 
 def _intent_position(intent: BuildIntent) -> tuple[float, float, float]:

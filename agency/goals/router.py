@@ -65,7 +65,8 @@ class ShelterGoalRouter:
                     res.task.id, res.score)
         if res.outcome is Outcome.created:
             self.store.update_task_metadata(res.task.id, {
-                "goalKey": goal_key, "sourceThoughtId": None if kind == "user" else thought.id, "extractedGoal": goal.model_dump(),
+                "goalKey": goal_key, "sourceThoughtId": None if kind == "user" else thought.id,
+                "extractedGoal": goal.model_dump(),
                 "extractedGoalSource": source, "convertEligible": True, "tags": list(thought.tags),
             })
             return ConversionOutcome(thought.id, "converted", task_id=res.task.id)

@@ -66,7 +66,7 @@ class GoalRuntime:
 
     # ---- plumbing ---------------------------------------------------------------------
     def _emit(self, event: dict[str, Any]) -> None:
-        self.events = (self.events + [event])[-EVENT_LOG:]
+        self.events = [*self.events, event][-EVENT_LOG:]
         logger.info("[Goals] {} task={} {}", event["event"], event["taskId"],
                     {k: v for k, v in event.items() if k not in ("event", "taskId", "goalInstanceId", "at")})
 
@@ -124,7 +124,8 @@ class GoalRuntime:
                     continue
                 site, last = binding.anchors.siteSignature, binding.completion.lastResult
                 out.append({"taskId": task.id, "status": task.status.value,
-                            "site": None if site is None else {"refCorner": list(site.refCorner), "facing": site.facing},
+                            "site": None if site is None
+                            else {"refCorner": list(site.refCorner), "facing": site.facing},
                             "verified": bool(last is not None and last.done),
                             "score": last.score if last is not None else None,
                             "blockers": list(last.blockers) if last is not None else [],
@@ -174,7 +175,8 @@ class GoalRuntime:
         if snap is None:
             return
         t, prev = snap.timeOfDay, self._last_time
-        crossed = prev is not None and ((prev < DUSK_START <= t) or (prev > t and (t >= DUSK_START or prev < DUSK_START)))
+        crossed = prev is not None and ((prev < DUSK_START <= t)
+                                        or (prev > t and (t >= DUSK_START or prev < DUSK_START)))
         if crossed:
             woken = self.reactor.dusk_approaching(verified_shelter_nearby=bool(self.shelter_nearby(snap)))
             logger.info("[Goals] dusk_approaching time={} woken={}", t, woken)

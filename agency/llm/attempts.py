@@ -95,7 +95,8 @@ def _preflight(state: SessionState, target, final_turn: bool, notices: list[Mess
             "expectedTokens": decision.projected, "limitTokens": decision.limit}
 
 
-async def _send(state: SessionState, target, request: LlmRequest, context: dict[str, int]) -> LlmResponse | ProviderError:  # noqa: E501
+async def _send(state: SessionState, target, request: LlmRequest,
+                context: dict[str, int]) -> LlmResponse | ProviderError:
     provider = provider_for(state.providers, target.provider)
     started = time.perf_counter()
     timestamp = state.clock()
@@ -128,7 +129,8 @@ async def _handle_response(state: SessionState, r: LlmResponse, final_turn: bool
         state.commit_response(r.usage, sent, Message(role="assistant", content="", reasoning=r.reasoning))
         return None  # the turn proceeds; reasoning is kept for the next turn
     if parsed.has_final:
-        state.commit_response(r.usage, sent, Message(role="assistant", content=r.content, reasoning=r.reasoning or None))
+        state.commit_response(r.usage, sent,
+                              Message(role="assistant", content=r.content, reasoning=r.reasoning or None))
         args = xml.final_args(parsed, state.expected_format)
         outcome = process_final_report(args, state.expected_format, state.output_schema, state.clock())
         record_final_tool(state, FINAL_XML_COMMAND, args, outcome, source="xml")

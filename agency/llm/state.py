@@ -75,7 +75,8 @@ class SessionState:
         out: list[Message] = []
         if self.xml.mode != "native":
             tools = self.toolbox.schemas()
-            out.append(self.xml.next_message(tools, self.expected_format, final_turn, self.settings.max_tool_calls_per_turn))
+            out.append(self.xml.next_message(tools, self.expected_format, final_turn,
+                                             self.settings.max_tool_calls_per_turn))
         if final_turn:
             out.append(Message(role="system" if self.xml.mode == "native" else "user",
                                content=FINAL_INSTRUCTION if self.xml.mode == "native" else XML_FINAL_INSTRUCTION))

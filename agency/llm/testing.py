@@ -277,7 +277,8 @@ def _render(api: str, req: Received, r: Reply) -> dict[str, Any]:
             msg["tool_calls"] = [{"id": i, "type": "function", "function": {
                 "name": n, "arguments": a if isinstance(a, str) else json.dumps(a)}} for i, n, a in calls_]
         return {"id": "chatcmpl-scripted", "object": "chat.completion", "model": req.model,
-                "choices": [{"index": 0, "message": msg, "finish_reason": stop or ("tool_calls" if calls_ else "stop")}],
+                "choices": [{"index": 0, "message": msg,
+                             "finish_reason": stop or ("tool_calls" if calls_ else "stop")}],
                 "usage": {"prompt_tokens": inp, "completion_tokens": out, "total_tokens": inp + out}}
     if api == "ollama":
         omsg: dict[str, Any] = {"role": "assistant", "content": content}

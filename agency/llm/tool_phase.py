@@ -82,7 +82,7 @@ async def handle_tool_calls(state: SessionState, calls: list[ToolCall], xml_mode
             else:
                 answers[call.id] = failed(f"invalid arguments: {args.error}. Retry with a valid JSON object")
     outcomes = await asyncio.gather(*(state.toolbox.execute(c.name, a) for c, a in runnable))
-    by_id = {c.id: (c, a, o) for (c, a), o in zip(runnable, outcomes)}
+    by_id = {c.id: (c, a, o) for (c, a), o in zip(runnable, outcomes, strict=True)}
     for call in calls:
         if call.id in by_id:
             _commit_output(state, *by_id[call.id], xml_mode=xml_mode)
@@ -117,7 +117,8 @@ def _answer(state: SessionState, call: ToolCall, text: str, ok: bool, latency: i
             request: Any = None, counted: bool = False) -> None:
     if xml_mode:
         msg = state.xml.response_message(call.id, call.name, ok, latency,
-                                         json.dumps(request, ensure_ascii=False) if request is not None else call.arguments,
+                                         json.dumps(request, ensure_ascii=False) if request is not None
+                                         else call.arguments,
                                          text)
     else:
         msg = Message(role="tool", content=text, toolCallId=call.id, toolName=call.name)

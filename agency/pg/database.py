@@ -11,8 +11,8 @@ enforced by the server: row locks, unique (partial) indexes and triggers.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from contextlib import contextmanager
-from typing import Any, ContextManager, Union
+from contextlib import AbstractContextManager, contextmanager
+from typing import Any
 
 import psycopg
 from psycopg.rows import dict_row
@@ -80,7 +80,7 @@ class PgDatabase(SharedDatabase):
             self.conn.close()
             raise
 
-    def tx(self) -> ContextManager[Connection]:
+    def tx(self) -> AbstractContextManager[Connection]:
         """A write transaction; nested, a savepoint of the enclosing one. Yields the connection."""
         return _transaction(self.conn)
 
@@ -91,4 +91,4 @@ class PgDatabase(SharedDatabase):
 
 
 # What a PostgreSQL store's constructor takes: a URL (it opens a PgDatabase of its own) or a shared one.
-PgSource = Union[str, PgDatabase]
+PgSource = str | PgDatabase

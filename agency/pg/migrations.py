@@ -96,13 +96,15 @@ MIGRATIONS: list[tuple[int, str, str]] = [
             IF binding IS NULL THEN
                 RETURN NULL;
             END IF;
-            IF NULLIF(binding -> 'goalType', 'null'::jsonb) IS NULL OR NULLIF(binding -> 'goalKey', 'null'::jsonb) IS NULL THEN
+            IF NULLIF(binding -> 'goalType', 'null'::jsonb) IS NULL
+               OR NULLIF(binding -> 'goalKey', 'null'::jsonb) IS NULL THEN
                 RAISE EXCEPTION 'goalBinding needs goalType and goalKey' USING ERRCODE = 'check_violation';
             END IF;
             aliases := NULLIF(binding -> 'goalKeyAliases', 'null'::jsonb);
             INSERT INTO goal_keys (task_id, goal_type, key, is_alias, terminal)
             SELECT NEW.id, binding ->> 'goalType', k, bool_and(alias),
-                   NEW.status IN ('completed', 'failed') OR NULLIF(binding -> 'archivedWorld', 'null'::jsonb) IS NOT NULL
+                   NEW.status IN ('completed', 'failed')
+                   OR NULLIF(binding -> 'archivedWorld', 'null'::jsonb) IS NOT NULL
             FROM (SELECT binding ->> 'goalKey' AS k, false AS alias
                   UNION ALL
                   SELECT v, true FROM jsonb_array_elements_text(

@@ -41,7 +41,8 @@ def classify_stall(task: Task, now_ms: int, executor_last_tick_ms: int | None,
 
 
 def stalled_tasks(tasks: list[Task], now_ms: int, executor_last_tick_ms: int | None,
-                  stuck_timeout_ms: int = STUCK_PENDING_TIMEOUT_MS, executor_busy_ms: int | None = None) -> list[dict[str, Any]]:
+                  stuck_timeout_ms: int = STUCK_PENDING_TIMEOUT_MS,
+                  executor_busy_ms: int | None = None) -> list[dict[str, Any]]:
     out = []
     for t in tasks:
         cls = classify_stall(t, now_ms, executor_last_tick_ms, stuck_timeout_ms, executor_busy_ms)

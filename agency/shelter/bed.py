@@ -159,7 +159,8 @@ async def place_bed(ctx: ToolContext, origin: Pos, facing: str) -> dict[str, Any
     places = ctx.hooks.get(PLACES_HOOK)
     if places is not None:
         places.placed(item, *spot.foot)
-    logger.info(f"[Shelter] {item} placed in the shelter at {list(origin)}: foot {list(spot.foot)}, head {list(spot.head)}")
+    logger.info(f"[Shelter] {item} placed in the shelter at {list(origin)}: foot "
+                f"{list(spot.foot)}, head {list(spot.head)}")
     return {"placed": True, "bed": list(spot.foot), "head": list(spot.head), "item": item}
 
 
@@ -208,11 +209,13 @@ async def wake(ctx: ToolContext, _p: WakeInput) -> dict[str, Any]:
 
 
 TOOLS = [
-    Tool("place_shelter_bed", "Put a held bed inside the basic shelter at origin/facing (both halves inside, clear of the door).",
+    Tool("place_shelter_bed",
+         "Put a held bed inside the basic shelter at origin/facing (both halves inside, clear of the door).",
          ShelterBedInput, place_shelter_bed, timeout_s=60, queue=BODY_QUEUE),
     Tool("sleep", "Lie down in the bed at x,y,z (either half); only at night with no monster near.",
          SleepInput, sleep, timeout_s=15, queue=BODY_QUEUE),
-    Tool("sleep_in_shelter", "Lie down in the bed inside the shelter whose door is given (a held bed is put there first).",
+    Tool("sleep_in_shelter",
+         "Lie down in the bed inside the shelter whose door is given (a held bed is put there first).",
          DoorwayInput, sleep_in_shelter, timeout_s=45, queue=BODY_QUEUE),
     Tool("wake", "Get out of bed.", WakeInput, wake, timeout_s=10, queue=BODY_QUEUE),
 ]

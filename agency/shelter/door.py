@@ -61,7 +61,8 @@ async def _set_door(ctx: ToolContext, door: Cell, open_: bool) -> None:
     if not is_door(out.get("block")):
         raise ToolFailure(EXECUTION_ERROR, f"no door at {list(door)} (found {out.get('block')})")
     if now != str(open_).lower():
-        raise ToolFailure(EXECUTION_ERROR, f"the door at {list(door)} did not {'open' if open_ else 'close'} (open={now})")
+        raise ToolFailure(EXECUTION_ERROR,
+                          f"the door at {list(door)} did not {'open' if open_ else 'close'} (open={now})")
 
 
 async def _step(ctx: ToolContext, cell: Cell) -> None:

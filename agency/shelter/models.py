@@ -32,23 +32,23 @@ class Bounds(BaseModel):
         return Bounds(min=lo, max=hi)  # type: ignore[arg-type]
 
     def contains(self, p: tuple[float, float, float]) -> bool:
-        return all(lo <= c <= hi for lo, c, hi in zip(self.min, p, self.max))
+        return all(lo <= c <= hi for lo, c, hi in zip(self.min, p, self.max, strict=True))
 
     def intersects(self, other: Bounds) -> bool:
-        pairs = zip(self.min, self.max, other.min, other.max)
+        pairs = zip(self.min, self.max, other.min, other.max, strict=True)
         return all(a_lo <= b_hi and b_lo <= a_hi for a_lo, a_hi, b_lo, b_hi in pairs)
 
     @property
     def center(self) -> tuple[float, float, float]:
-        return tuple((lo + hi) / 2 for lo, hi in zip(self.min, self.max))  # type: ignore[return-value]
+        return tuple((lo + hi) / 2 for lo, hi in zip(self.min, self.max, strict=True))  # type: ignore[return-value]
 
     @property
     def diagonal(self) -> float:
-        return math.sqrt(sum((hi - lo + 1) ** 2 for lo, hi in zip(self.min, self.max)))
+        return math.sqrt(sum((hi - lo + 1) ** 2 for lo, hi in zip(self.min, self.max, strict=True)))
 
     def distance_to(self, p: tuple[float, float, float]) -> float:
         """Euclidean distance from p to the nearest point of the box (0 inside)."""
-        return math.sqrt(sum(max(lo - c, 0, c - hi) ** 2 for lo, c, hi in zip(self.min, p, self.max)))
+        return math.sqrt(sum(max(lo - c, 0, c - hi) ** 2 for lo, c, hi in zip(self.min, p, self.max, strict=True)))
 
 
 class SiteSignature(BaseModel):

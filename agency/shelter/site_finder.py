@@ -48,7 +48,8 @@ def scan_box(feet: Pos) -> tuple[Pos, Pos]:
 def _facing_towards(origin: Pos, feet: Pos) -> Facing:
     cx, cz = origin[0] + SIZE / 2, origin[2] + SIZE / 2
     vx, vz = feet[0] + 0.5 - cx, feet[2] + 0.5 - cz
-    return max(FACING_VECTORS, key=lambda f: FACING_VECTORS[f][0] * vx + FACING_VECTORS[f][1] * vz)  # type: ignore[return-value]
+    return max(FACING_VECTORS,
+               key=lambda f: FACING_VECTORS[f][0] * vx + FACING_VECTORS[f][1] * vz)  # type: ignore[return-value]
 
 
 class _Sums:
@@ -87,7 +88,8 @@ def choose_site(region: BlockRegion, feet: Pos) -> SiteChoice | None:
                     continue  # never build over the bot
                 work = (inner.rect(i + 1, j + 1, i + SIZE - 1, j + SIZE - 1)
                         + wall.rect(i, j, i + SIZE, j + SIZE) - wall.rect(i + 1, j + 1, i + SIZE - 1, j + SIZE - 1)
-                        + ring.rect(i - RING, j - RING, i + SIZE + RING, j + SIZE + RING) - ring.rect(i, j, i + SIZE, j + SIZE))
+                        + ring.rect(i - RING, j - RING, i + SIZE + RING, j + SIZE + RING)
+                        - ring.rect(i, j, i + SIZE, j + SIZE))
                 if work > MAX_COST:
                     continue
                 dist = math.hypot(x0 + SIZE / 2 - (fx + 0.5), z0 + SIZE / 2 - (fz + 0.5))

@@ -76,7 +76,8 @@ def _hooks(ctx: ToolContext) -> ShelterHooks | None:
 
 
 def blueprint_for(p: _Materials, origin: tuple[int, int, int], facing: str) -> ShelterBlueprint:
-    return basic_shelter(origin, facing, wall_block=p.wallBlock, door_block=p.doorBlock, light_block=p.lightBlock)  # type: ignore[arg-type]
+    return basic_shelter(origin, facing, wall_block=p.wallBlock, door_block=p.doorBlock,
+                         light_block=p.lightBlock)  # type: ignore[arg-type]
 
 
 GROUND_SEARCH = 8
@@ -136,7 +137,8 @@ async def walk_site(ctx: ToolContext, x: float, y: float, z: float, rng: float,
             raise
         if await good_enough():
             return
-        logger.info(f"[Builder] path to {x:.1f},{y:.1f},{z:.1f} blocked ({e.message}); retrying, digging through trees only")
+        logger.info(f"[Builder] path to {x:.1f},{y:.1f},{z:.1f} blocked ({e.message}); retrying, "
+                    "digging through trees only")
     try:
         await run_action(ctx, "move_to", {"x": x, "y": y, "z": z, "range": rng, "digOnly": list(PATH_DIGGABLE)})
     except ToolFailure as e:
@@ -194,7 +196,8 @@ def _built(region: BlockRegion, bp: ShelterBlueprint) -> set[tuple[int, int, int
     """Cells already holding what the blueprint puts there, or the hut's bed: never dug as
     'in the way' (a repair builds around them)."""
     out = {pos for pos, want in bp.expected_blocks().items() if same(region.block_at(*pos), want)}
-    out |= {(x, y, z) for m in bp.modules for x, y, z, want in m.placements if stands(m.name, want, region.block_at(x, y, z))}
+    out |= {(x, y, z) for m in bp.modules for x, y, z,
+            want in m.placements if stands(m.name, want, region.block_at(x, y, z))}
     assert bp.site.entrance is not None
     out |= {c for c in interior_cells(bp.site.entrance, bp.site.facing) if is_bed(region.block_at(*c))}  # its furniture
     return out
@@ -265,7 +268,8 @@ async def _fill_all(ctx: ToolContext, p: ShelterPrepareInput, fills: list[tuple[
         ctx.check()
         block = await _filler(ctx, p)
         if block is None:
-            raise ToolFailure(PRECONDITION_FAILED, f"{len(fills)} holes to fill at the site and nothing to fill them with "
+            raise ToolFailure(PRECONDITION_FAILED,
+                              f"{len(fills)} holes to fill at the site and nothing to fill them with "
                               f"(no dirt, no stone, no spare {p.wallBlock})")
         if not await _fill_spot_ok(ctx, holes, target):
             feet = (await _eye(ctx))[1]
@@ -285,7 +289,8 @@ async def prepare_shelter_site(ctx: ToolContext, p: ShelterPrepareInput) -> dict
         filled += await _fill_all(ctx, p, list(work.fills))
     left = await _site_work(ctx, p)
     if not left.empty:
-        raise ToolFailure(PRECONDITION_FAILED, f"the site at {p.origin} is still not level after {PREPARE_PASSES} passes: "
+        raise ToolFailure(PRECONDITION_FAILED,
+                          f"the site at {p.origin} is still not level after {PREPARE_PASSES} passes: "
                           f"{len(left.digs)} blocks in the way, {len(left.fills)} holes")
     return {"origin": list(p.origin), "dug": dug, "filled": filled}
 
@@ -317,7 +322,7 @@ async def build_shelter_module(ctx: ToolContext, p: ShelterModuleInput) -> dict[
     if p.module not in names:
         raise ToolFailure(PRECONDITION_FAILED, f"no module '{p.module}' in {bp.template} (has {', '.join(names)})")
     module = bp.module(p.module)
-    xs, ys, zs = zip(*[(x, y, z) for x, y, z, _ in module.placements])
+    xs, ys, zs = zip(*[(x, y, z) for x, y, z, _ in module.placements], strict=True)
     lo = (min(xs), min(ys), min(zs))
     standing = await ctx.region(lo, (max(xs) - lo[0] + 1, max(ys) - lo[1] + 1, max(zs) - lo[2] + 1))
     placed, skipped = [], 0
@@ -327,7 +332,8 @@ async def build_shelter_module(ctx: ToolContext, p: ShelterModuleInput) -> dict[
         if stands(p.module, block, here):
             skipped += 1
         elif here is not None and not is_replaceable(here):
-            raise ToolFailure(PRECONDITION_FAILED, f"{p.module}: {x},{y},{z} is taken by {here}, {block} cannot go there")
+            raise ToolFailure(PRECONDITION_FAILED,
+                              f"{p.module}: {x},{y},{z} is taken by {here}, {block} cannot go there")
         else:
             todo.append((x, y, z, block))
     await _check_materials(ctx, p.module, todo)
@@ -351,9 +357,11 @@ async def build_shelter_module(ctx: ToolContext, p: ShelterModuleInput) -> dict[
 
 
 TOOLS = [
-    Tool("shelter_site", "Choose (or recall) a site for a basic shelter near the bot (least earthwork) and anchor the goal there.",
+    Tool("shelter_site",
+         "Choose (or recall) a site for a basic shelter near the bot (least earthwork) and anchor the goal there.",
          ShelterSiteInput, shelter_site, timeout_s=30, queue=BODY_QUEUE),
-    Tool("prepare_shelter_site", "Clear and level a chosen shelter site: dig natural blocks in the way, fill small holes.",
+    Tool("prepare_shelter_site",
+         "Clear and level a chosen shelter site: dig natural blocks in the way, fill small holes.",
          ShelterPrepareInput, prepare_shelter_site, timeout_s=600, queue=BODY_QUEUE),
     Tool("build_shelter_module", "Build one module of a basic shelter, skipping blocks that already stand.",
          ShelterModuleInput, build_shelter_module, timeout_s=300, queue=BODY_QUEUE),

@@ -21,8 +21,9 @@ converts one thought twice. Rules enforced here, whatever the publisher:
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
-from typing import Any, ContextManager
+from typing import Any
 
 from loguru import logger
 
@@ -197,7 +198,7 @@ class CognitiveStream:
 
     # -- plumbing ---------------------------------------------------------------
 
-    def _tx(self) -> ContextManager[Any]:
+    def _tx(self) -> AbstractContextManager[Any]:
         return self._db.tx()
 
     def _args(self, **params: Any) -> dict[str, Any]:

@@ -92,7 +92,7 @@ async def build_blueprint(ctx: ToolContext, p: BuildBlueprintInput) -> dict[str,
     skipped = 0
     for index, module in enumerate(modules):
         ctx.check()
-        xs, ys, zs = zip(*[(x, y, z) for x, y, z, _ in module])
+        xs, ys, zs = zip(*[(x, y, z) for x, y, z, _ in module], strict=True)
         origin = (min(xs), min(ys), min(zs))
         size = (max(xs) - origin[0] + 1, max(ys) - origin[1] + 1, max(zs) - origin[2] + 1)
         standing = await ctx.region(origin, size)

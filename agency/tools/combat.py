@@ -35,11 +35,13 @@ class AttackInput(ToolInput):
     entityId: int | None = Field(default=None, description="entity to attack; none = nearest hostile")
     target: str | None = Field(default=None, description="kind of hostile to attack (e.g. zombie); generic = nearest")
     radius: float = Field(default=8.0, gt=0, le=32, description="how far to look for a hostile")
-    hits: int | None = Field(default=None, ge=1, le=100, description="stop after this many hits; none = until it is gone")
+    hits: int | None = Field(default=None, ge=1, le=100,
+                             description="stop after this many hits; none = until it is gone")
 
 
 class FleeInput(ToolInput):
-    threat: str | None = Field(default=None, description="what to run from (e.g. zombie); none or generic = every hostile")
+    threat: str | None = Field(default=None,
+                               description="what to run from (e.g. zombie); none or generic = every hostile")
     radius: float = Field(default=16.0, gt=0, le=48, description="threats this close are fled from")
     distance: float = Field(default=16.0, ge=4, le=40, description="end at least this far from every threat")
     legs: int = Field(default=3, ge=1, le=6, description="walks at most")

@@ -55,7 +55,9 @@ async def held(ctx: ToolContext) -> dict[str, int]:
 
 async def nearby_table(ctx: ToolContext) -> dict[str, Any] | None:
     """A placed crafting table the crafter would use (within TABLE_SEARCH_RADIUS), or None."""
-    hits = await find_blocks_now(ctx, FindBlocksInput(block="crafting_table", radius=TABLE_SEARCH_RADIUS, count=1, vertical=4))
+    hits = await find_blocks_now(ctx,
+                                 FindBlocksInput(block="crafting_table", radius=TABLE_SEARCH_RADIUS, count=1,
+                                                 vertical=4))
     return hits["blocks"][0] if hits["blocks"] else None
 
 
@@ -176,5 +178,6 @@ TOOLS = [
          timeout_s=120, queue=BODY_QUEUE, compensate=_undo_craft),
     Tool("equip", "Hold or wear an item.", EquipInput, equip, timeout_s=10, queue=BODY_QUEUE),
     # Up to 20 one-point foods at about 1.6 s each before the bot is full.
-    Tool("eat", "Eat a food item (the best one held when none is named).", EatInput, eat, timeout_s=40, queue=BODY_QUEUE),
+    Tool("eat", "Eat a food item (the best one held when none is named).", EatInput, eat, timeout_s=40,
+         queue=BODY_QUEUE),
 ]

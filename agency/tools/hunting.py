@@ -85,7 +85,8 @@ async def _pick_up_drops(ctx: ToolContext, at: dict[str, Any], held_before: int)
     spot = Vec3(x=float(at["x"]), y=float(at["y"]), z=float(at["z"]))
 
     waited = 0.0
-    while waited < DROP_WAIT_S and not items_near(await ctx.snapshot(), spot, DROP_RADIUS) and await _total(ctx) <= held_before:
+    while waited < DROP_WAIT_S and not items_near(await ctx.snapshot(), spot,
+                                                  DROP_RADIUS) and await _total(ctx) <= held_before:
         await ctx.pause()
         waited += ctx.poll_interval_s
     out = await pick_up_items(ctx, PickUpItemsInput(x=spot.x, y=spot.y, z=spot.z, radius=DROP_RADIUS, max_walks=6))
@@ -100,7 +101,8 @@ async def _sweep(ctx: ToolContext, drops: list[dict[str, Any]]) -> None:
         spot = Vec3(**d["at"])
         if items_near(await ctx.snapshot(), spot, DROP_RADIUS):
             held_before = await _total(ctx)
-            out = await pick_up_items(ctx, PickUpItemsInput(x=spot.x, y=spot.y, z=spot.z, radius=DROP_RADIUS, max_walks=6))
+            out = await pick_up_items(ctx,
+                                      PickUpItemsInput(x=spot.x, y=spot.y, z=spot.z, radius=DROP_RADIUS, max_walks=6))
             d.update(gained=d["gained"] + await _total(ctx) - held_before, itemsLeft=out["itemsLeft"])
 
 

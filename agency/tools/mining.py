@@ -90,7 +90,8 @@ async def descend(ctx: ToolContext, p: DescendInput) -> dict[str, Any]:
     out = await run_action(replace(ctx, deadline_ms=deadline), "staircase", args)
     y = math.floor((await ctx.snapshot()).position.y)
     if y > p.target_y:
-        raise ToolFailure(EXECUTION_ERROR, f"the staircase ended at y {y}, above y {p.target_y}", details={"action": out})
+        raise ToolFailure(EXECUTION_ERROR, f"the staircase ended at y {y}, above y {p.target_y}",
+                          details={"action": out})
     return {"steps": out.get("steps"), "y": y, "turned": out.get("turned"), "targetY": p.target_y}
 
 

@@ -60,7 +60,8 @@ async def walk(ctx: ToolContext, x: float, y: float, z: float, rng: float = 1.0,
         remaining = ctx.remaining_ms()
         if not dig_out or NO_PROGRESS not in e.message or (remaining is not None and remaining < DIG_OUT_STALL_MS):
             raise  # (too little time left for a walk that may dig for 20 s)
-        logger.info("[Tools] move_to made no progress toward {:.0f} {:.0f} {:.0f}; trying again, digging through natural ground",
+        logger.info("[Tools] move_to made no progress toward {:.0f} {:.0f} {:.0f}; trying again, "
+                    "digging through natural ground",
                     x, y, z)
     return await run_action(ctx, "move_to", {**args, "digOnly": list(natural_ground()), "stallMs": DIG_OUT_STALL_MS})
 
@@ -86,7 +87,8 @@ def _remember(ctx: ToolContext, x: float, z: float) -> None:
     ctx.memory[SEEN_KEY] = sorted(seen)
 
 
-def pick_leg(ctx: ToolContext, here: tuple[int, int, int], start: tuple[int, int, int], p: ExploreInput) -> tuple[int, int]:
+def pick_leg(ctx: ToolContext, here: tuple[int, int, int], start: tuple[int, int, int], p: ExploreInput) -> tuple[int,
+                                                                                                                  int]:
     """Eight headings in a seeded random order; the first landing in an unseen chunk
     within max_distance wins, else the first one within max_distance."""
     seen = _seen(ctx)
@@ -124,7 +126,8 @@ async def climb_out(ctx: ToolContext) -> dict[str, Any] | None:
     logger.info("[Tools] explore: underground at {} {} {} (ground over the head up to y {}); climbing out first",
                 here[0], here[1], here[2], max(ground))
     how, why = "staircase", None
-    starts = [s for s in ctx.hooks.get(STAIRCASES_HOOK, ()) if math.dist((s[0], s[2]), (here[0], here[2])) <= CLIMB_BACK_WITHIN]
+    starts = [s for s in ctx.hooks.get(STAIRCASES_HOOK, ())
+              if math.dist((s[0], s[2]), (here[0], here[2])) <= CLIMB_BACK_WITHIN]
     try:
         if starts:
             sx, sy, sz = starts[-1]
@@ -176,5 +179,6 @@ TOOLS = [
     Tool("move_to", "Walk to x,y,z (within range).", MoveToInput, move_to, timeout_s=60, queue=BODY_QUEUE),
     Tool("follow", "Follow a player (or entity) in view for a while, keeping within distance.", FollowInput, follow,
          timeout_s=610, queue=BODY_QUEUE),
-    Tool("explore", "Bounded random walk preferring unseen chunks.", ExploreInput, explore, timeout_s=240, queue=BODY_QUEUE),
+    Tool("explore", "Bounded random walk preferring unseen chunks.", ExploreInput, explore, timeout_s=240,
+         queue=BODY_QUEUE),
 ]

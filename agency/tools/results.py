@@ -87,7 +87,8 @@ class ToolExecutionResult(BaseModel):
         return thaw(self.model_dump(mode="json"))
 
 
-def tool_success(tool_name: str, output: Any = None, *, duration_ms: int = 0, compensation: Any = None) -> ToolExecutionResult:
+def tool_success(tool_name: str, output: Any = None, *, duration_ms: int = 0,
+                 compensation: Any = None) -> ToolExecutionResult:
     return ToolExecutionResult(
         toolName=tool_name,
         success=True,

@@ -34,10 +34,12 @@ STALL_MS = 20_000  # no cook progress and no output for this long: the furnace i
 
 
 class SmeltInput(ToolInput):
-    item: str = Field(min_length=1, description="what to make (iron_ingot, stone, cooked_beef, charcoal) or what to smelt (raw_iron)")
+    item: str = Field(min_length=1,
+                      description="what to make (iron_ingot, stone, cooked_beef, charcoal) or what to smelt (raw_iron)")
     count: int = Field(default=1, ge=1, le=MAX_SMELT)
     ensure: bool = Field(default=False, description="count is the total wanted in the inventory")
-    craft_furnace: bool = Field(default=False, description="craft a furnace (8 cobblestone, at a table) when none is near or held")
+    craft_furnace: bool = Field(default=False,
+                                description="craft a furnace (8 cobblestone, at a table) when none is near or held")
 
     @field_validator("item")
     @classmethod
@@ -49,7 +51,8 @@ class SmeltInput(ToolInput):
 
 
 async def nearby_furnace(ctx: ToolContext) -> dict[str, Any] | None:
-    hits = await find_blocks_now(ctx, FindBlocksInput(block="furnace", radius=FURNACE_SEARCH_RADIUS, count=1, vertical=4))
+    hits = await find_blocks_now(ctx,
+                                 FindBlocksInput(block="furnace", radius=FURNACE_SEARCH_RADIUS, count=1, vertical=4))
     return hits["blocks"][0] if hits["blocks"] else None
 
 
@@ -83,7 +86,8 @@ async def _get_furnace(ctx: ToolContext, p: SmeltInput) -> tuple[dict[str, Any],
     how = "placed"
     if (await held(ctx)).get("furnace", 0) < 1:
         if not p.craft_furnace:
-            raise ToolFailure(PRECONDITION_FAILED, f"no furnace within {FURNACE_SEARCH_RADIUS} blocks and none in the inventory")
+            raise ToolFailure(PRECONDITION_FAILED,
+                              f"no furnace within {FURNACE_SEARCH_RADIUS} blocks and none in the inventory")
         await craft(ctx, CraftInput(item="furnace", count=1, ensure=True))
         how = "crafted"
     placed = await place_near_bot(ctx, "furnace")
@@ -105,7 +109,8 @@ async def smelt(ctx: ToolContext, p: SmeltInput) -> dict[str, Any]:
     if not furnace_near:
         if kind is None:
             raise ToolFailure(PRECONDITION_FAILED, f"nothing to smelt: no {' or '.join(inputs_for(output))} in the "
-                              f"inventory to make {output}", details={"item": output, "inputs": list(inputs_for(output))})
+                              f"inventory to make {output}",
+                              details={"item": output, "inputs": list(inputs_for(output))})
         if have_input < need:
             raise ToolFailure(PRECONDITION_FAILED, f"only {have_input} {kind} to smelt, {need} {output} wanted",
                               details={"have": have_input, "need": need, "input": kind})
@@ -132,7 +137,8 @@ async def smelt(ctx: ToolContext, p: SmeltInput) -> dict[str, Any]:
     out = await run_action(replace(ctx, deadline_ms=deadline), "smelt", args)
     status = out.get("status")
     if status == "nothing_to_smelt":
-        raise ToolFailure(PRECONDITION_FAILED, f"nothing to smelt: no {' or '.join(inputs_for(output))} in the inventory "
+        raise ToolFailure(PRECONDITION_FAILED,
+                          f"nothing to smelt: no {' or '.join(inputs_for(output))} in the inventory "
                           f"or the furnace at {furnace['x']},{furnace['y']},{furnace['z']}", details=out)
     if status == "short_input":
         raise ToolFailure(PRECONDITION_FAILED, f"only {out.get('have')} {out.get('input') or 'input'} to smelt, "
@@ -142,7 +148,8 @@ async def smelt(ctx: ToolContext, p: SmeltInput) -> dict[str, Any]:
                           "ticks short", details=out)
     have = (await held(ctx)).get(output, 0)
     if have < start + need:
-        raise ToolFailure(EXECUTION_ERROR, f"smelting ended with {have} {output} in the inventory, wanted {start + need}",
+        raise ToolFailure(EXECUTION_ERROR,
+                          f"smelting ended with {have} {output} in the inventory, wanted {start + need}",
                           details={"action": out})
     return {"item": output, "smelted": have - start, "have": have, "input": out.get("input"),
             "fuel": out.get("fuel"), "furnace": {"x": furnace["x"], "y": furnace["y"], "z": furnace["z"]},

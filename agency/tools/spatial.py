@@ -26,7 +26,7 @@ def read_around(body: Body, center: tuple[int, int, int], radius: int, up: int, 
 
 def iter_blocks(region: BlockRegion) -> Iterable[tuple[int, int, int, str]]:
     ox, oy, oz = region.origin
-    sx, sy, sz = region.size
+    sx, _sy, sz = region.size
     for i, pi in enumerate(region.data):
         name = region.palette[pi]
         if name is None:
@@ -74,7 +74,7 @@ def surface_y(region: BlockRegion, x: int, z: int, near_y: int) -> int | None:
         below, feet, head = region.block_at(x, y - 1, z), region.block_at(x, y, z), region.block_at(x, y + 1, z)
         if below is None or feet is None or head is None:
             continue
-        if is_solid(below) and is_walkable(feet) and is_walkable(head):
-            if best is None or abs(y - near_y) < abs(best - near_y):
-                best = y
+        if (is_solid(below) and is_walkable(feet) and is_walkable(head)
+                and (best is None or abs(y - near_y) < abs(best - near_y))):
+            best = y
     return best

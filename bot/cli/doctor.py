@@ -58,7 +58,7 @@ class Finding:
 def render(findings: list[Finding]) -> str:
     rows = [("CHECK", "RESULT", "FINDING", "FIX")] + [(f.check, f.result, f.finding, f.fix) for f in findings]
     widths = [max(len(r[i]) for r in rows) for i in range(3)]
-    lines = ["  ".join(c.ljust(w) for c, w in zip(r[:3], widths)) + "  " + r[3] for r in rows]
+    lines = ["  ".join(c.ljust(w) for c, w in zip(r[:3], widths, strict=True)) + "  " + r[3] for r in rows]
     lines.insert(1, "  ".join("-" * w for w in widths) + "  " + "-" * 3)
     return "\n".join(lines)
 
@@ -263,7 +263,8 @@ class Doctor:
             elif command_denied(reply):
                 self.add("commands", "FAIL", f'{cmd}: refused: "{reply}"',
                          f"as op: /op {self.settings.username}, or grant the command's permission with your "
-                         f"permissions plugin (LuckPerms: /lp user {self.settings.username} permission set <node> true)")
+                         f"permissions plugin (LuckPerms: /lp user {self.settings.username} "
+                         "permission set <node> true)")
             else:
                 self.add("commands", "ok", f'{cmd}: answered "{reply}"')
 
@@ -333,7 +334,8 @@ def _loaded_reach(data: list[int], palette: list[str | None], center: int) -> in
     return min(side(-1), side(1))
 
 
-def doctor(cfg: McbotConfig, host: str | None, port: int | None, version: str | None, commands: list[str] | None) -> int:
+def doctor(cfg: McbotConfig, host: str | None, port: int | None, version: str | None,
+           commands: list[str] | None) -> int:
     findings = Doctor(cfg, host=host, port=port, version=version, commands=commands).run()
     print(render(findings))
     code = exit_code(findings)

@@ -35,7 +35,8 @@ def add_eval_commands(subparsers: Any) -> None:
     ev.add_argument("--profile", choices=PROFILES, default="balanced", help="prompt profile (frame composition)")
     ev.add_argument("--mode", choices=("thought_only", "end_to_end"), default="thought_only")
     ev.add_argument("--seed", type=val.integer, default=0, help="fixes scenario start order; recorded in artifacts")
-    ev.add_argument("--run-id", type=val.run_id, help="run directory name (default: UTC time, seed and a random suffix)")
+    ev.add_argument("--run-id", type=val.run_id,
+                    help="run directory name (default: UTC time, seed and a random suffix)")
     ev.add_argument("--concurrency", type=val.positive_int, default=4, help="scenarios in flight at once (>= 1)")
     ev.add_argument("--out-dir", default="artifacts/evals", help="artifact root (default artifacts/evals)")
     sub = ev.add_subparsers(dest="eval_command", parser_class=type(ev))

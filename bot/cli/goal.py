@@ -50,7 +50,8 @@ def add_goal_commands(sub: Any) -> None:
     tasks.add_argument("--api", metavar="URL", type=val.api_url, help=api_help)
 
     task = sub.add_parser("task", help="pause, resume, cancel or follow one task")
-    task.add_argument("task_command", metavar="{pause,resume,cancel,follow}", choices=("pause", "resume", "cancel", "follow"))
+    task.add_argument("task_command", metavar="{pause,resume,cancel,follow}",
+                      choices=("pause", "resume", "cancel", "follow"))
     task.add_argument("task_id", metavar="ID")
     task.add_argument("--api", metavar="URL", type=val.api_url, help=api_help)
 
@@ -66,7 +67,8 @@ class Api:
         try:
             return self.client.request(method, path, **kw)
         except httpx.TransportError as e:
-            raise NoDaemon(f"no daemon answers at {self.base} ({type(e).__name__}: {e}); start one with `mcbot run`") from None
+            raise NoDaemon(f"no daemon answers at {self.base} ({type(e).__name__}: {e}); "
+                           "start one with `mcbot run`") from None
 
     def events(self, task_id: str, after: int = 0) -> Iterator[tuple[str, dict[str, Any]]]:
         """(event, data) pairs of the task's event stream after `after`, until it closes
@@ -260,7 +262,7 @@ def render_tasks(items: list[dict[str, Any]]) -> str:
                      (meta.get("origin") or {}).get("kind", ""), meta.get("goalKey") or t.get("title", ""),
                      _clip(reason, REASON_WIDTH)))
     widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]) - 1)]
-    return "\n".join("  ".join(c.ljust(w) for c, w in zip(r, widths)) + "  " + r[-1] for r in rows)
+    return "\n".join("  ".join(c.ljust(w) for c, w in zip(r, widths, strict=False)) + "  " + r[-1] for r in rows)
 
 
 def _clip(text: str, width: int) -> str:

@@ -98,7 +98,8 @@ def build_parser() -> argparse.ArgumentParser:
     bb.add_argument("--json", action="store_true", help="print one JSON object")
     bb.add_argument("--rounds", type=val.positive_int, default=200)
     bb.add_argument("--versions", metavar="V1,V2", type=val.embedded_versions,
-                    help="embedded versions to measure side by side, e.g. 1.21.4,1.18.2 (default: server.embedded_version)")
+                    help="embedded versions to measure side by side, e.g. 1.21.4,1.18.2 (default: "
+                         "server.embedded_version)")
     br = bench_sub.add_parser("reflexes", help="reaction time of the reflexes by mob kind, threat watch vs 1 s tick "
                                                "(starts an embedded world)")
     br.add_argument("--json", action="store_true", help="print one JSON object")
@@ -177,7 +178,8 @@ def _add_bench_goals(bench_sub: Any) -> None:
                     "and the RSS and CPU of the daemon, the bridge's node and the world. Judged per round: every "
                     "goal refused with a reason, completed, failed with a reason, unplannable or still progressing; "
                     "the bridge under 1 GB; never out of health for more than 15 s; no task left active without a "
-                    "run; SIGTERM stops the daemon within 10 s. Writes DIR/goals-<stamp>-<version>-seed<S>/report.json. Exit code: 0 "
+                    "run; SIGTERM stops the daemon within 10 s. Writes "
+                    "DIR/goals-<stamp>-<version>-seed<S>/report.json. Exit code: 0 "
                     "no finding, 1 a finding, 3 no daemon started.")
     bg.add_argument("--seed", type=val.positive_int, metavar="S", help="draws the rounds (default: a new one, printed)")
     bg.add_argument("--rounds", type=val.positive_int, default=24, metavar="N", help="rounds (default 24)")
@@ -337,7 +339,8 @@ def cmd_bench(args: Any, cfg: McbotConfig, _loaded: Any) -> int:
 
     if args.bench_command == "reflexes":
         from bot.tooling.bench_reflexes import bench_reflexes  # noqa: PLC0415
-        return bench_reflexes(cfg, as_json=args.json, rounds=args.rounds, versions=args.versions, config_path=args.config)
+        return bench_reflexes(cfg, as_json=args.json, rounds=args.rounds, versions=args.versions,
+                              config_path=args.config)
     if args.bench_command == "survival":
         return _bench_survival(args, cfg)
     if args.bench_command == "fleet":

@@ -85,7 +85,8 @@ def embedded_version(value: str) -> str:
     from bot.config.loader import EMBEDDED_VERSIONS  # noqa: PLC0415
 
     if value not in EMBEDDED_VERSIONS:
-        raise argparse.ArgumentTypeError(f"{value!r} is not an embedded version; accepted: {', '.join(EMBEDDED_VERSIONS)}")
+        raise argparse.ArgumentTypeError(f"{value!r} is not an embedded version; accepted: "
+                                         f"{', '.join(EMBEDDED_VERSIONS)}")
     return value
 
 
@@ -100,7 +101,8 @@ def seed_list(value: str) -> str:
     """A comma-separated list of world seeds (integers), kept as the string the caller splits."""
     parts = [v.strip() for v in value.split(",")]
     if not all(re.fullmatch(r"-?\d{1,18}", v) for v in parts):
-        raise argparse.ArgumentTypeError(f"{value!r} is not accepted; accepted: integer seeds separated by commas, e.g. 1,2,3")
+        raise argparse.ArgumentTypeError(f"{value!r} is not accepted; accepted: integer seeds "
+                                         "separated by commas, e.g. 1,2,3")
     return value
 
 

@@ -165,7 +165,8 @@ class StorageConfig(_Section):
     db_path: str = ".mcbot/mcbot.db"  # SQLite, when url is ""
     # "postgresql://user:pass@host:5432/db": one database several daemons share; "" = SQLite
     url: str = Field("", pattern=r"^$|^postgres(ql)?://")
-    daemon_id: str = Field("", pattern=r"^[A-Za-z0-9_.:@/-]{0,64}$")  # names this daemon's task leases; "" = host/first bot
+    # names this daemon's task leases; "" = host/first bot
+    daemon_id: str = Field("", pattern=r"^[A-Za-z0-9_.:@/-]{0,64}$")
     lease_s: float = Field(30.0, ge=3)  # a dead daemon's active tasks go to another after this
 
     @property
@@ -313,7 +314,7 @@ def expand_vars(
 def _protected(key: str, pattern: str) -> bool:
     """True if dotted `key` is at or under `pattern` (`*` matches one segment)."""
     parts, pat = key.split("."), pattern.split(".")
-    return len(parts) >= len(pat) and all(fnmatchcase(p, q) for p, q in zip(parts, pat))
+    return len(parts) >= len(pat) and all(fnmatchcase(p, q) for p, q in zip(parts, pat, strict=False))
 
 
 def _env_overrides(environ: Mapping[str, str]) -> list[tuple[str, Any, str]]:

@@ -203,7 +203,8 @@ def direct_tools(daemon: DaemonClient, routes: BotRoutes = BotRoutes()) -> list[
         body = {k: v for k, v in {"text": text, "action": action, "target": target, "amount": amount}.items()
                 if v is not None}
         try:
-            task = await daemon.request("POST", "/api/goals", json=routes.goal({**body, "priority": priority}), ok=(201,))
+            task = await daemon.request("POST", "/api/goals", json=routes.goal({**body, "priority": priority}),
+                                        ok=(201,))
         except DaemonRefused as e:
             live = (e.body or {}).get("task") if isinstance(e.body, dict) else None
             raise ToolError(f"{e} (the live task: {live['id']})" if isinstance(live, dict) and live.get("id")

@@ -82,7 +82,8 @@ async def daemon_catalog(daemon: DaemonClient, wait_s: float = CATALOG_WAIT_S,
             return list((await daemon.get("/api/tools")).get("tools", []))
         except DaemonRefused as e:
             if e.status == 404:
-                logger.warning("[MCP] the daemon at {} has no direct actions ({}): no move or act tools", daemon.base, e)
+                logger.warning("[MCP] the daemon at {} has no direct actions ({}): no move or act tools", daemon.base,
+                               e)
                 return []
             if e.status != 503 or waited >= wait_s:
                 raise InitError(f"the daemon at {daemon.base} did not list its tools: {e}") from None

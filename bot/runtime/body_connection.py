@@ -7,6 +7,7 @@ new bot (bot/runtime/viewer.py) and ends with `close()`.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import random
 import time
@@ -185,10 +186,8 @@ class BodyConnection:
 
     def _quit_quietly(self) -> None:
         if self.bot_id is not None and self.bridge.alive:
-            try:
+            with contextlib.suppress(BridgeError, BridgeDead):
                 self.bridge.call("quit", self.bot_id)
-            except (BridgeError, BridgeDead):
-                pass
 
     def close(self) -> None:
         """Quit the bot and stop the 3D view: the body is done."""

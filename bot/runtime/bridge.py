@@ -74,7 +74,8 @@ class _Worker:
     URGENT, NORMAL, STOP = 0, 1, 2
 
     def __init__(self, name: str) -> None:
-        self._queue: queue.PriorityQueue[tuple[int, int, concurrent.futures.Future[Any] | None, Callable[[], Any] | None]] = (
+        self._queue: queue.PriorityQueue[tuple[int, int, concurrent.futures.Future[Any] | None,
+                                               Callable[[], Any] | None]] = (
             queue.PriorityQueue()
         )
         self._seq = itertools.count()  # in order within a lane

@@ -91,7 +91,8 @@ class BulkRead:
                 for old in self._asks.drop_stale(now):  # never the asker: it is calling
                     self._args.pop(old, None)
                 asked = dict(self._args)
-                self._answer = self.bridge.call_json("many", self.fn, json.dumps({k: list(a) for k, a in asked.items()}))
+                self._answer = self.bridge.call_json("many", self.fn,
+                                                     json.dumps({k: list(a) for k, a in asked.items()}))
                 self._answered_args, self._at = asked, now
                 self.calls += 1
                 for failed in [k for k, a in self._answer.items() if "error" in a]:
@@ -178,9 +179,11 @@ class BulkReads:
     """A bridge's bulk reads, shared by every body on it."""
 
     def __init__(self, bridge: Bridge) -> None:
-        self.threats = BulkRead(bridge, "threatsSince", max_age_s=0.015, same_args=False)  # under the reflex watch's 20 ms poll
+        # under the reflex watch's 20 ms poll
+        self.threats = BulkRead(bridge, "threatsSince", max_age_s=0.015, same_args=False)
         self.actions = BulkRead(bridge, "pollAction", max_age_s=0.15)  # tools poll every 0.2 s
-        self.snapshots = BulkRead(bridge, "snapshot", max_age_s=0.5)  # periodic readers only (ticks of a second or more), never a tool
+        # periodic readers only (ticks of a second or more), never a tool
+        self.snapshots = BulkRead(bridge, "snapshot", max_age_s=0.5)
         self.events = BulkDrain(bridge, "drainEvents", max_age_s=0.5)  # each body drains once a second (job_body)
 
 

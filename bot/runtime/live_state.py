@@ -86,7 +86,8 @@ def live_sources(agency: Any, daemon: Any) -> LiveSources:
 
     def build_state() -> dict[str, Any]:
         mine = getattr(agency, "claim_as", None)  # a fleet's bot: the task it holds, not another's
-        active = agency.tasks.held_by(mine, TaskStatus.active) if mine else agency.tasks.list_by_status(TaskStatus.active)
+        active = agency.tasks.held_by(mine,
+                                      TaskStatus.active) if mine else agency.tasks.list_by_status(TaskStatus.active)
         direct = agency.direct.body_busy if agency.direct is not None else None
         snap = agency.last_snapshot
         return {

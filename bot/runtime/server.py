@@ -6,7 +6,9 @@ The server never outlives the command that started it: we hold its stdin, which 
 
 from __future__ import annotations
 
+import contextlib
 import json
+import socket
 import subprocess
 import threading
 import time
@@ -114,7 +116,7 @@ class EmbeddedServer:
         assert self.proc and self.proc.stdout
         for line in self.proc.stdout:
             line = line.rstrip()
-            self.lines = (self.lines + [line])[-50:]
+            self.lines = [*self.lines, line][-50:]
             if line.startswith(READY_PREFIX):
                 ready.set()
             elif line:
@@ -131,10 +133,8 @@ class EmbeddedServer:
             return None
         code = self.proc.returncode
         if self.proc.stdin:
-            try:
+            with contextlib.suppress(OSError):
                 self.proc.stdin.close()
-            except OSError:
-                pass
         self.proc = None
         return code
 
@@ -168,14 +168,13 @@ class EmbeddedServer:
 
 
 def free_port() -> int:
-    import socket
-
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return int(s.getsockname()[1])
 
 
-def settings_from_config(server_cfg: ServerConfig, port: int | None = None, version: str | None = None) -> EmbeddedServerSettings:
+def settings_from_config(server_cfg: ServerConfig, port: int | None = None,
+                         version: str | None = None) -> EmbeddedServerSettings:
     """Embedded server settings from the `[server]` config section."""
     return EmbeddedServerSettings(
         port=port or server_cfg.port,

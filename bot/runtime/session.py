@@ -66,7 +66,8 @@ def live_session(
             server = EmbeddedServer(settings_from_config(cfg.server, port=port), node_bin=cfg.bridge.node_bin)
             server.start()
         bridge.start()
-        body = MineflayerBody(bridge, connection_settings(cfg, host=None if embedded else host, port=port, version=version))
+        body = MineflayerBody(bridge,
+                              connection_settings(cfg, host=None if embedded else host, port=port, version=version))
         body.connect()
         yield Session(bridge=bridge, body=body, server=server)
     finally:

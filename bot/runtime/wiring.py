@@ -105,7 +105,8 @@ class Agency:
         )
         self.goals = GoalWiring(cfg, self.tasks, clock, db, last_snapshot=self.seen.get, body=lambda: self.body)
         # `build basic_shelter` -> the goal resolver
-        self.planning = PlanningConsumer(self.stream, self.tasks, clock, stuck_timeout_ms=cfg.drive_tick.stuck_timeout_ms,
+        self.planning = PlanningConsumer(self.stream, self.tasks, clock,
+                                         stuck_timeout_ms=cfg.drive_tick.stuck_timeout_ms,
                                          router=self.goals.router)
         self.idle = IdleReporter(self.tasks, clock)
         self.drive_memory = DriveTickMemory(db, bot=self.claim_as or "")  # the interval survives a restart, per bot

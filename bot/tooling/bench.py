@@ -164,8 +164,10 @@ def _print_table(r: dict[str, Any]) -> None:
     print(f"bridge benchmark (entities seen: {r['entities_seen']})")
     print(f"{'':32}{'p50 ms':>10}{'p95 ms':>10}")
     print(f"{'snapshot helper (1 call)':32}{r['snapshot_p50_ms']:>10.3f}{r['snapshot_p95_ms']:>10.3f}")
-    print(f"{'snapshot per property':32}{r['snapshot_per_property_p50_ms']:>10.3f}{r['snapshot_per_property_p95_ms']:>10.3f}")
-    print(f"  -> helper is {r['snapshot_speedup']}x faster (target >= {TARGETS['snapshot_speedup']:.0f}x, p50 <= {TARGETS['snapshot_p50_ms']} ms)")
+    print(f"{'snapshot per property':32}{r['snapshot_per_property_p50_ms']:>10.3f}"
+          f"{r['snapshot_per_property_p95_ms']:>10.3f}")
+    print(f"  -> helper is {r['snapshot_speedup']}x faster (target >= {TARGETS['snapshot_speedup']:.0f}x, p50 <= "
+          f"{TARGETS['snapshot_p50_ms']} ms)")
     print(f"{'region 32x32x16 helper':32}{r['region_p50_ms']:>10.3f}{r['region_p95_ms']:>10.3f}")
     print(f"{'region block by block (extrap.)':32}{r['region_per_block_ms']:>10.1f}")
     print(f"  -> helper is {r['region_speedup']}x faster (target p50 <= {TARGETS['region_p50_ms']} ms)")
@@ -190,7 +192,8 @@ ROWS = (  # (label, key, format) of the side-by-side table
 CHILD_TIMEOUT_S = 900
 
 
-def run_per_version(command: str, versions: list[str], args: list[str], config_path: str | None) -> dict[str, Any] | int:
+def run_per_version(command: str, versions: list[str], args: list[str], config_path: str | None) -> dict[str,
+                                                                                                         Any] | int:
     """`mcbot bench <command> --json <args>` in a child process per version (one JSPyBridge
     per process), with the same config: {version: result}, or the exit code of a failure.
     The child's progress lines are passed on as they come, the version before each."""

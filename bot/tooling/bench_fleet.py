@@ -16,6 +16,7 @@ Exit codes: 0 every judged target met, 1 a target FAILED, 3 a daemon did not sta
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import math
@@ -182,7 +183,8 @@ class RunResult:
         return {**out, "snapshot_samples": len(self.snapshot_ms), "snapshot_p50_ms": r(self.p50),
                 "snapshot_p95_ms": r(self.p95), "cpu_pct_all_cores": r(self.cpu_pct),
                 "cpu_pct_two_cores": r(self.cpu_pct_two_cores), "cpu_pct_per_bot": r(self.cpu_pct / self.bots),
-                "python_cpu_pct": r(self.pct(self.python_cpu_s)), "world_cpu_pct": r(self.pct(self.world_cpu_s)), "bench_cpu_pct": r(self.pct(self.bench_cpu_s)),
+                "python_cpu_pct": r(self.pct(self.python_cpu_s)), "world_cpu_pct": r(self.pct(self.world_cpu_s)),
+                "bench_cpu_pct": r(self.pct(self.bench_cpu_s)),
                 "rss_mb_per_bot": r(self.rss_mb / self.bots), "moved_bots": sum(self.moved.values())}
 
 
@@ -296,10 +298,8 @@ def cpu_reading(procs: Iterable[psutil.Process]) -> CpuReading:
 def rss_mb(procs: Iterable[psutil.Process]) -> float:
     total = 0
     for p in procs:
-        try:
+        with contextlib.suppress(psutil.Error):
             total += p.memory_info().rss
-        except psutil.Error:
-            pass
     return total / 2**20
 
 

@@ -267,7 +267,7 @@ def bench_survival(settings: SurvivalSettings, as_json: bool = False) -> int:
         say(f"[Bench survival] {r['version']} seed {r['seed']} milestones: {milestone_detail(r)}")
         for line in failure_lines(r):
             say(f"[Bench survival] {r['version']} seed {r['seed']} failed tasks: {line}")
-    for line in table_lines(results) + [""] + target_lines(targets):
+    for line in [*table_lines(results), "", *target_lines(targets)]:
         say(line)
     say(f"[Bench survival] report {report_path}" + (f", timeline {chart}" if results else ""))
     if as_json:

@@ -39,8 +39,8 @@ def write_timeline(runs: list[dict[str, Any]], path: Path, title: str) -> None:
     ax.set_xlabel("game days since the run began (target: iron pickaxe by the dashed line)")
     ax.set_title(title, fontsize=10)
     handles, labels = ax.get_legend_handles_labels()
-    order = sorted(range(len(labels)), key=lambda i: (MILESTONES + ("death",)).index(labels[i])
-                   if labels[i] in MILESTONES + ("death",) else 99)
+    order = sorted(range(len(labels)), key=lambda i: (*MILESTONES, "death").index(labels[i])
+                   if labels[i] in (*MILESTONES, "death") else 99)
     ax.legend([handles[i] for i in order], [labels[i] for i in order], loc="upper left",
               bbox_to_anchor=(1.01, 1.0), fontsize=7, frameon=False)
     fig.tight_layout()

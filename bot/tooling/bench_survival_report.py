@@ -15,6 +15,7 @@ over all runs: PASS, FAIL or NOT JUDGED (a run too short to show it is never pas
 
 from __future__ import annotations
 
+import itertools
 import math
 import re
 from collections import Counter
@@ -58,7 +59,7 @@ def places_reached(samples: list[dict[str, Any]], at: list[float | None]) -> dic
     """`placed_<kind>` and `verified_shelter` from each sample's `places` ({"placed": [kind],
     "verifiedShelters": n}): the `at` value of the first sample showing it."""
     out: dict[str, float | None] = {f"placed_{k}": None for k in PLACED_KINDS} | {"verified_shelter": None}
-    for s, a in zip(samples, at):
+    for s, a in zip(samples, at, strict=True):
         seen = s.get("places") or {}
         when = a if a is not None else 0.0
         for kind in seen.get("placed") or []:
@@ -108,7 +109,7 @@ def all_milestones(samples: list[dict[str, Any]], at: list[float | None]) -> dic
 
 def absolute_ticks(samples: list[dict[str, Any]], game_s: list[float | None]) -> float | None:
     """The world's time of day at the run's first clock reading (the start of game time)."""
-    for s, g in zip(samples, game_s):
+    for s, g in zip(samples, game_s, strict=True):
         if g is not None and isinstance(s.get("timeOfDay"), (int, float)):
             return int(s["timeOfDay"]) - g * TICKS_PER_S
     return None
@@ -140,7 +141,7 @@ def deaths_at(samples: list[dict[str, Any]], game_s: list[float | None]) -> list
     """Each death the daemon recorded, with its cause and the game seconds of the sample
     that read it."""
     return [{"cause": d.get("cause") or "", "game_s": g, "t": s["t"]}
-            for s, g in zip(samples, game_s) for d in s.get("deaths") or []]
+            for s, g in zip(samples, game_s, strict=True) for d in s.get("deaths") or []]
 
 
 def failure_reasons(samples: list[dict[str, Any]], top: int = 5) -> list[dict[str, Any]]:
@@ -162,7 +163,7 @@ def failure_reasons(samples: list[dict[str, Any]], top: int = 5) -> list[dict[st
 def run_result(samples: list[dict[str, Any]], wedge_s: float) -> dict[str, Any]:
     """One run's figures, JSON-ready."""
     game_s = game_seconds(samples)
-    k1, rate = task_success(samples, CompetenceLimits(wedge_s=wedge_s))
+    _k1, rate = task_success(samples, CompetenceLimits(wedge_s=wedge_s))
     tasks = {t["id"]: t["status"] for s in samples for t in s.get("tasks", [])}
     k3, _ = deaths_explained(samples)
     deaths = deaths_at(samples, game_s)
@@ -188,7 +189,8 @@ def run_result(samples: list[dict[str, Any]], wedge_s: float) -> dict[str, Any]:
 def reached_in_order(result: dict[str, Any], names: list[str]) -> bool:
     """Every one of `names` reached, at non-decreasing game time in that order."""
     at = [result["milestones"].get(n) for n in names]
-    return all(a is not None for a in at) and all(a <= b for a, b in zip(at, at[1:]))  # type: ignore[operator]
+    reached = [a for a in at if a is not None]
+    return len(reached) == len(at) and all(a <= b for a, b in itertools.pairwise(reached))
 
 
 # -- the targets --------------------------------------------------------------------------------

@@ -91,7 +91,7 @@ def _measure(body: Any, rounds: int) -> dict[str, Any]:
         total_ms.append((t2 - t0) * 1000)
     b = read_bounds(site)
     blocks = 1
-    for lo, hi in zip(b.min, b.max):
+    for lo, hi in zip(b.min, b.max, strict=True):
         blocks *= hi - lo + 1
     result = {
         "rounds": rounds,

@@ -23,6 +23,7 @@ no clock is read, a sample's `t` (seconds since the run began) and the world clo
 
 from __future__ import annotations
 
+import itertools
 import math
 import re
 from collections.abc import Callable, Iterable
@@ -78,10 +79,12 @@ class CompetenceLimits:
 
     def __post_init__(self) -> None:
         if not (isinstance(self.min_task_success, (int, float)) and 0.0 <= self.min_task_success <= 1.0):
-            raise ValueError(f"min_task_success must be a fraction from 0 to 1 (0.8 = 80 %), got {self.min_task_success!r}")
+            raise ValueError("min_task_success must be a fraction from 0 to 1 (0.8 = 80 %), got "
+                             f"{self.min_task_success!r}")
         if not (isinstance(self.milestone_game_days, (int, float)) and math.isfinite(self.milestone_game_days)
                 and self.milestone_game_days > 0):
-            raise ValueError(f"milestone_game_days must be a number of game days above 0, got {self.milestone_game_days!r}")
+            raise ValueError("milestone_game_days must be a number of game days above 0, got "
+                             f"{self.milestone_game_days!r}")
         if not self.wedge_s > 0:
             raise ValueError(f"wedge_s must be above 0, got {self.wedge_s!r}")
         if not (isinstance(self.min_finished_tasks, int) and self.min_finished_tasks >= 1):
@@ -111,7 +114,7 @@ def tick_rate(samples: list[dict[str, Any]]) -> float | None:
     """World-clock ticks per run second: the median over consecutive readings that moved by
     less than a quarter day (20 in a real world, 200 in a --fast one); None with no pair."""
     clocked = [(s["t"], int(s["timeOfDay"])) for s in samples if isinstance(s.get("timeOfDay"), (int, float))]
-    rates = sorted(d / (tb - ta) for (ta, a), (tb, b) in zip(clocked, clocked[1:])
+    rates = sorted(d / (tb - ta) for (ta, a), (tb, b) in itertools.pairwise(clocked)
                    if tb > ta and (d := (b - a) % TICKS_PER_DAY) < TICKS_PER_DAY / 4)
     return rates[len(rates) // 2] if rates else None
 
@@ -155,7 +158,7 @@ def milestones(samples: list[dict[str, Any]], game_s: list[float | None] | None 
     showing a shelter task completed and verified (agency.goals: >= 2 consecutive passes)."""
     game_s = game_seconds(samples) if game_s is None else game_s
     reached: dict[str, float | None] = dict.fromkeys(MILESTONES)
-    for s, g in zip(samples, game_s):
+    for s, g in zip(samples, game_s, strict=True):
         at = g if g is not None else 0.0  # before the first clock reading: the run's start
         for name in s.get("inventory") or {}:
             for ms, hit in ITEM_MILESTONES.items():
@@ -168,7 +171,8 @@ def milestones(samples: list[dict[str, Any]], game_s: list[float | None] | None 
 
 def _verified_shelter(task: dict[str, Any]) -> bool:
     goal = task.get("goal") or {}
-    shelter = (task.get("goalKey") or "").startswith("build:") or (goal.get("goalType") or "").startswith("build_shelter")
+    shelter = (task.get("goalKey") or "").startswith("build:") or (goal.get("goalType")
+                                                                   or "").startswith("build_shelter")
     return (bool(goal) and shelter and task.get("status") == "completed"
             and (goal.get("consecutivePasses") or 0) >= 2 and goal.get("done") is True)
 
@@ -214,7 +218,7 @@ def milestone_progress(samples: list[dict[str, Any]], reached: dict[str, float |
     got = sorted((g, ms) for ms, g in reached.items() if g is not None)
     missing = [ms for ms, g in reached.items() if g is None]
     marks = [(0.0, "the start"), *got] + ([(end, "the end")] if missing else [])
-    gaps = [(b[0] - a[0], a, b) for a, b in zip(marks, marks[1:])]
+    gaps = [(b[0] - a[0], a, b) for a, b in itertools.pairwise(marks)]
     longest = max(gaps, default=(0.0, marks[0], marks[0]), key=lambda x: x[0])
     days = end / GAME_S_PER_DAY
     head = (f"{len(got)}/{len(reached)} reached in {days:.2f} game days"
@@ -241,11 +245,12 @@ def deaths_explained(samples: list[dict[str, Any]]) -> tuple[dict[str, Any], lis
     deaths = [{"t": s["t"], "cause": d.get("cause") or ""} for s in samples for d in s.get("deaths") or []]
     if not read:
         return _crit("K3", name, NOT_JUDGED, "the daemon's death records were never read"), deaths
-    seen_dead = sum(1 for a, b in zip([None, *samples], samples)
+    seen_dead = sum(1 for a, b in zip([None, *samples], samples, strict=False)
                     if b.get("health") == 0 and (a is None or a.get("health") != 0))
     no_cause = [d for d in deaths if d["cause"].lower() in NO_CAUSE]
     unrecorded = max(0, seen_dead - len(deaths))
-    causes = ", ".join(f"{d['cause'] or '?'} at t={d['t']:g}s" for d in deaths[:8]) + (", ..." if len(deaths) > 8 else "")
+    causes = ", ".join(f"{d['cause'] or '?'} at t={d['t']:g}s" for d in deaths[:8]) + (", ..." if len(deaths) > 8
+                                                                                       else "")
     detail = f"{len(deaths)} deaths recorded" + (f" ({causes})" if deaths else "")
     if seen_dead:
         detail += f"; seen dead (health 0) {seen_dead} times"
@@ -296,7 +301,8 @@ def wedges(samples: list[dict[str, Any]], wedge_s: float) -> list[dict[str, Any]
     return sorted(out, key=lambda w: w["from"])
 
 
-def never_wedged(samples: list[dict[str, Any]], limits: CompetenceLimits) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+def never_wedged(samples: list[dict[str, Any]], limits: CompetenceLimits) -> tuple[dict[str, Any],
+                                                                                   list[dict[str, Any]]]:
     """K4."""
     name = f"never wedged ({limits.wedge_s:g} s without movement or down)"
     found = wedges(samples, limits.wedge_s)
@@ -323,7 +329,8 @@ def evaluate_competence(samples: list[dict[str, Any]], limits: CompetenceLimits 
     k1, rate = task_success(samples, limits)
     k2 = milestone_progress(samples, reached, game_s, limits)
     if creative:
-        k1, k2 = ({**k, "verdict": NOT_JUDGED, "pass": None, "detail": f"creative mode, the bot does not play ({k['detail']})"}
+        k1, k2 = ({**k, "verdict": NOT_JUDGED, "pass": None,
+                   "detail": f"creative mode, the bot does not play ({k['detail']})"}
                   for k in (k1, k2))
     k3, deaths = deaths_explained(samples)
     k4, stuck = never_wedged(samples, limits)

@@ -6,6 +6,7 @@ and stop it. One concern, shared, so neither tool reaches into the other's priva
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import signal
 import subprocess
@@ -23,10 +24,8 @@ ROOT = Path(__file__).resolve().parents[2]  # the checkout: the daemon runs from
 def die_with_parent() -> None:
     """A Popen preexec_fn: the daemon must not outlive the tool, even if the tool is
     SIGKILLed (Linux prctl)."""
-    try:
+    with contextlib.suppress(OSError):
         ctypes.CDLL("libc.so.6").prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
-    except OSError:
-        pass
 
 
 def wait_up(proc: subprocess.Popen, base: str, timeout_s: float) -> bool:

@@ -121,7 +121,8 @@ class RoundResult:
 
     def findings(self, limits: Limits) -> list[str]:
         """What went wrong in this round; empty when it passed."""
-        out = [f"{g.goal}: {g.outcome} ({g.reason or 'no progress'})" for g in self.goals if g.outcome not in OK_OUTCOMES]
+        out = [f"{g.goal}: {g.outcome} ({g.reason or 'no progress'})" for g in self.goals
+               if g.outcome not in OK_OUTCOMES]
         out += [f"{g.goal}: failed without a reason" for g in self.goals if g.outcome == "failed" and not g.reason]
         if self.error:
             out.append(self.error)
@@ -133,7 +134,8 @@ class RoundResult:
         if self.active_without_run:
             out.append(f"active with no run: {', '.join(self.active_without_run)}")
         if self.stop_s is None or self.stop_s > limits.stop_s:
-            out.append(f"stop took {'too long' if self.stop_s is None else f'{self.stop_s:.1f} s'} (limit {limits.stop_s:.0f})")
+            out.append(f"stop took {'too long' if self.stop_s is None else f'{self.stop_s:.1f} s'} "
+                       f"(limit {limits.stop_s:.0f})")
         return out
 
     def to_json(self) -> dict[str, Any]:

@@ -108,7 +108,8 @@ def run_checks(base: str, say: Callable[[str], None]) -> bool:
 
     injected = http.post("/thoughts", json={"content": "[GOAL: explore nearby]", "convertEligible": True}).json()
     listed = [t["id"] for t in actionable()["thoughts"]]
-    recent = {t["id"]: t["processed"] for t in http.get("/api/cognitive-stream/recent", params={"limit": 20}).json()["thoughts"]}
+    recent = {t["id"]: t["processed"]
+              for t in http.get("/api/cognitive-stream/recent", params={"limit": 20}).json()["thoughts"]}
     check("MV-E2", listed == [injected["id"]] and recent.get(injected["id"]) is False,
           f"an explicit goal is actionable ({len(listed)}) and processed={recent.get(injected['id'])} until acked")
 

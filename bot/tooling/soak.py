@@ -105,7 +105,8 @@ def _fraction(text: str) -> float:
     try:
         x = float(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number: give a fraction from 0 to 1 (0.8 = 80 %)") from None
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number: give a fraction "
+                                         "from 0 to 1 (0.8 = 80 %)") from None
     if not 0.0 <= x <= 1.0:
         raise argparse.ArgumentTypeError(f"{text} is not a fraction from 0 to 1 (0.8 = 80 %)")
     return x
@@ -136,7 +137,8 @@ def parse(argv: list[str]) -> argparse.Namespace:
     limits = CompetenceLimits()
     ap.add_argument("--min-task-success", type=_fraction, default=limits.min_task_success, metavar="FRACTION",
                     help="competence K1: FAIL when completed / finished tasks is below this "
-                         f"(default {limits.min_task_success:g}; judged from {limits.min_finished_tasks} finished tasks)")
+                         f"(default {limits.min_task_success:g}; judged from "
+                         f"{limits.min_finished_tasks} finished tasks)")
     ap.add_argument("--milestone-game-days", type=_game_days, default=limits.milestone_game_days, metavar="DAYS",
                     help="competence K2: FAIL after this many game days without a new tech-tree milestone "
                          f"(default {limits.milestone_game_days:g})")

@@ -7,6 +7,7 @@ process the daemons ever started is remembered, so the ones left behind can be n
 
 from __future__ import annotations
 
+import contextlib
 import random
 import signal
 import subprocess
@@ -81,10 +82,8 @@ class Chaos:
         except psutil.Error:
             return
         for c in kids:
-            try:
+            with contextlib.suppress(psutil.Error):
                 self.known.setdefault((c.pid, c.create_time()), _describe(c))
-            except psutil.Error:
-                pass
 
     def inject(self, proc: subprocess.Popen, t: float) -> subprocess.Popen:
         """Inject the next fault and wait for the recovery; returns the daemon (a new one

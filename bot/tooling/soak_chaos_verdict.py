@@ -73,7 +73,7 @@ def _lost_thoughts(samples: list[dict[str, Any]]) -> list[dict[str, Any]]:
     for s in samples:
         if not s.get("reachable", True) or s.get("processed") is None:
             continue
-        page = {tid: ts for tid, ts in s["processed"]}
+        page = dict(s["processed"])
         covers = min(page.values()) if s.get("processedFull") and page else None
         for tid, (ts, at) in acked.items():
             if tid not in page and tid not in lost and (covers is None or ts >= covers):

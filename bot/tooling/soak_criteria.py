@@ -9,6 +9,7 @@ counters actually read."""
 
 from __future__ import annotations
 
+import itertools
 from collections import Counter
 from typing import Any
 
@@ -107,7 +108,7 @@ def _tick_times(drive_tasks: list[dict[str, Any]], thoughts: dict[str, dict[str,
 def _cadence(drives: int, goals: int, times: list[int], interval_ms: int, span_ms: float) -> dict[str, Any]:
     """1: counters > 0, and ticks produce tasks about one interval apart: never faster, and
     (in a run long enough to see two intervals) at least two tasks, one gap near it."""
-    gaps = [b - a for a, b in zip(times, times[1:])]
+    gaps = [b - a for a, b in itertools.pairwise(times)]
     fast = [g for g in gaps if g < CADENCE_MIN * interval_ms]
     measurable = span_ms >= 2 * interval_ms
     reached = any(g <= CADENCE_MAX * interval_ms for g in gaps)
@@ -124,7 +125,8 @@ def _cadence(drives: int, goals: int, times: list[int], interval_ms: int, span_m
     return crit("1", "task creation cadence", ok, detail)
 
 
-def stall_episodes(samples: list[dict[str, Any]], tasks: dict[str, dict[str, Any]], grace_ms: float) -> list[dict[str, Any]]:
+def stall_episodes(samples: list[dict[str, Any]], tasks: dict[str, dict[str, Any]],
+                   grace_ms: float) -> list[dict[str, Any]]:
     """Every stalled task (SOAK-2 class), when it was first seen stalled, and whether and when
     it recovered: a fresh task for its goalKey appeared, or it left the stall and moved."""
     out: list[dict[str, Any]] = []
@@ -174,7 +176,7 @@ def _compliance(samples: list[dict[str, Any]]) -> dict[str, Any]:
     if "intentExtractions" not in c or "llmCalls" not in c:
         return crit("6", "compliance signal", False, "intentExtractions/llmCalls never read: no signal observed")
     intents, llm = c["intentExtractions"], c["llmCalls"]
-    backwards = sorted({k for a, b in zip(samples, samples[1:]) for k in ("intentExtractions", "llmCalls")
+    backwards = sorted({k for a, b in itertools.pairwise(samples) for k in ("intentExtractions", "llmCalls")
                         if k in a["counters"] and k in b["counters"] and b["counters"][k] < a["counters"][k]})
     if backwards:
         return crit("6", "compliance signal", False, f"counters went backwards: {backwards}")
@@ -201,17 +203,19 @@ def _from_thoughts(tasks: dict[str, dict[str, Any]], thoughts: dict[str, dict[st
     return crit("7", "no low-novelty task creation", ok, detail)
 
 
-def _creative_safety(samples: list[dict[str, Any]], drive_tasks: list[dict[str, Any]], creative: bool) -> dict[str, Any]:
+def _creative_safety(samples: list[dict[str, Any]], drive_tasks: list[dict[str, Any]], creative: bool) -> dict[str,
+                                                                                                               Any]:
     """8: no drive tick in creative/spectator. A creative run must show the counter was read,
     the bot was in creative, and nothing fired; any run fails if the counter rose between
     two samples that both found the bot in creative or spectator."""
     c = _last(samples)["counters"]
     unsafe = ("creative", "spectator")
-    fired_unsafe = [b["t"] for a, b in zip(samples, samples[1:])
+    fired_unsafe = [b["t"] for a, b in itertools.pairwise(samples)
                     if a.get("gameMode") in unsafe and b.get("gameMode") in unsafe
                     and (b["counters"].get("driveTicks") or 0) > (a["counters"].get("driveTicks") or 0)]
     if fired_unsafe:
-        return crit("8", "creative/spectator safety", False, f"drive ticks fired in creative/spectator by t={fired_unsafe} s")
+        return crit("8", "creative/spectator safety", False,
+                    f"drive ticks fired in creative/spectator by t={fired_unsafe} s")
     if not creative:
         return crit("8", "creative/spectator safety", True, "survival run: no drive tick seen in creative/spectator")
     in_creative = sum(s.get("gameMode") in unsafe for s in samples)
@@ -241,7 +245,8 @@ def evaluate(samples: list[dict[str, Any]], *, creative: bool, daemon_alive_unti
         crits.append(_cadence(drives, goals, _tick_times(drive_tasks, thoughts), drive_interval_ms, span_ms))
     claimed = [t for t in drive_tasks if t["status"] in STARTED]
     crits.append(crit("2", "executor claims", creative or bool(claimed),
-                       "n/a in creative mode" if creative else f"{len(claimed)} drive-tick tasks claimed (pending -> active)"))
+                       "n/a in creative mode" if creative
+                       else f"{len(claimed)} drive-tick tasks claimed (pending -> active)"))
     closed = [t for t in tasks.values() if t["status"] in TERMINAL]
     crits.append(crit("3", "progress closure", creative or bool(closed),
                        "n/a in creative mode" if creative else

@@ -20,8 +20,8 @@ position.
 
 --fast applies the one-bot soak's scaled intervals (bot/tooling/soak.py FAST). Writes
 OUT/fleet-soak-<stamp>.json (samples and verdicts), OUT/fleet-soak-<stamp>.log (what was
-printed), OUT/fleet-soak-<stamp>-daemon.log, and the daemon's config (.toml) and database (.db). Exits 0 on PASS, 1 on FAIL, 3 when the daemon
-cannot start.
+printed), OUT/fleet-soak-<stamp>-daemon.log, and the daemon's config (.toml) and database
+(.db). Exits 0 on PASS, 1 on FAIL, 3 when the daemon cannot start.
 """
 
 from __future__ import annotations
@@ -201,7 +201,7 @@ def per_bot(samples: list[dict[str, Any]], names: list[str], finished: dict[str,
         tasks = [t for t in finished.get(name, []) if t.get("heldBy") == name]
         out[name] = {"completed": sum(t["status"] == "completed" for t in tasks),
                      "failed": sum(t["status"] == "failed" for t in tasks),
-                     "deathsSeen": sum(1 for a, b in zip([None, *seen], seen) if b.get("health") == 0
+                     "deathsSeen": sum(1 for a, b in zip([None, *seen], seen, strict=False) if b.get("health") == 0
                                        and (a is None or a.get("health") != 0)),
                      "deathsLogged": sum(d.get("bot") == name for d in log_deaths),
                      "finalPosition": next((b["position"] for b in reversed(seen) if b.get("position")), None),
@@ -242,7 +242,8 @@ def verdict_lines(report: dict[str, Any]) -> list[str]:
                      f"{b['finalHealth']!s:>8}"
                      f"{b['connectedShare']:>11.0%}  {where}")
     if report["sameGoalAsUnplannable"]:
-        lines.append(f"(not judged) live again beside an unplannable task: {', '.join(report['sameGoalAsUnplannable'])}")
+        lines.append("(not judged) live again beside an unplannable task: "
+                     f"{', '.join(report['sameGoalAsUnplannable'])}")
     causes = ", ".join(f"{d.get('bot', '?')} {d['cause']}" for d in report["logDeaths"]) or "none"
     lines.append(f"deaths in the daemon's log: {len(report['logDeaths'])} ({causes})")
     lines.append(f"{'PASS' if report['pass'] else 'FAIL'} overall")
@@ -308,7 +309,8 @@ def main(argv: list[str] | None = None, clock: Callable[[], float] = time.monoto
         deaths = LogTail(daemon_log_path)
         try:
             if not wait_up(proc, base, start_timeout_s(args.bots)):
-                say(f"[Fleet soak] FAIL the daemon did not say ok on /healthz within {start_timeout_s(args.bots):.0f} s "
+                say("[Fleet soak] FAIL the daemon did not say ok on /healthz within "
+                    f"{start_timeout_s(args.bots):.0f} s "
                     f"(exit {proc.poll()}); its log ends:")
                 for line in daemon_log_path.read_text(errors="replace").splitlines()[-40:]:
                     say(f"    {line}")
@@ -341,7 +343,8 @@ def main(argv: list[str] | None = None, clock: Callable[[], float] = time.monoto
 
 
 def _progress(s: dict[str, Any], stuck_ms: int | None) -> str:
-    bots = " ".join(f"{b['name']}={'up' if b['connected'] else 'DOWN'}/hp{b['health']}/{(b['runningTaskId'] or '-')[-8:]}"
+    bots = " ".join(f"{b['name']}={'up' if b['connected'] else 'DOWN'}/hp{b['health']}/"
+                    f"{(b['runningTaskId'] or '-')[-8:]}"
                     for b in s["bots"] or []) or "the API did not answer /api/bots"
     by: dict[str, int] = {}
     for t in s["tasks"] or []:

@@ -84,7 +84,9 @@ def shelter_plan(agent_id: str, task: Mapping[str, Any], inventory: Mapping[str,
     if helpers and wall.endswith("_planks") and held > 0 and ask > 0:
         # A fleet: another bot brings the walls while this one makes the door; whatever has
         # not come when the wait ends, the crafter makes (it crafts only what is missing).
-        steps.insert(0, StepDef(id="ask-walls", tool="request_delivery", description=f"ask {', '.join(helpers)} for {ask} {wall}",
+        steps.insert(0,
+                     StepDef(id="ask-walls", tool="request_delivery",
+                             description=f"ask {', '.join(helpers)} for {ask} {wall}",
                                 args={"taskId": "${task.id}", "item": wall, "count": ask}))
         steps.append(StepDef(id="await-walls", tool="await_delivery", description=f"wait to hold {held} {wall}",
                              args={"item": wall, "total": held, "deliveryTaskId": "${steps.ask-walls.deliveryTaskId}"}))
@@ -94,7 +96,8 @@ def shelter_plan(agent_id: str, task: Mapping[str, Any], inventory: Mapping[str,
         if not wall.endswith("_planks"):
             raise WorkflowPlanError("NO_MATERIALS", f"the shelter needs {short} more {wall}")
         steps.append(_craft("get-walls", wall, short, f"have {short} more {wall} for the walls and roof"))
-    steps.append(StepDef(id="site", tool="shelter_site", description="choose a site (least earthwork nearby) and anchor the goal",
+    steps.append(StepDef(id="site", tool="shelter_site",
+                         description="choose a site (least earthwork nearby) and anchor the goal",
                          args=materials))
     site = {"taskId": "${task.id}", "origin": "${steps.site.origin}", "facing": "${steps.site.facing}",
             "wallBlock": "${steps.site.wallBlock}", "doorBlock": "${steps.site.doorBlock}",

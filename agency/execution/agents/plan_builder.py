@@ -112,7 +112,8 @@ class PlanBuilder:
 
     def uses_left(self, block: str) -> int:
         """How many `block` the held tools dig before the last breaks."""
-        return sum(self.sim[t] * durability(t) - self.worn.get(t, 0) for t in harvest_tools(block) if self.sim.get(t, 0) > 0)
+        return sum(self.sim[t] * durability(t) - self.worn.get(t, 0) for t in harvest_tools(block)
+                   if self.sim.get(t, 0) > 0)
 
     def _wear(self, block: str, digs: int) -> None:
         """Spend `digs` uses on the tools the bot digs `block` with, fastest first; a tool
@@ -159,7 +160,8 @@ class PlanBuilder:
                 break
             for raw, _short in raws:
                 if raw not in SOURCE_BLOCK:
-                    raise WorkflowPlanError("NO_SOURCE", f"'{raw}' is needed for {item} and the bot cannot gather it yet")
+                    raise WorkflowPlanError("NO_SOURCE",
+                                            f"'{raw}' is needed for {item} and the bot cannot gather it yet")
             blocked = next((SOURCE_BLOCK[raw] for raw, _ in raws if not can_harvest(self.sim, SOURCE_BLOCK[raw])), None)
             if blocked is not None:
                 # The tool first, then plan again: its leftovers (sticks, planks, the table) count.

@@ -110,7 +110,8 @@ class AgentRegistry:
             except ProfileValidationError as e:
                 errors.append(str(e))
         ids = [p.id for p in checked]
-        errors += [f"agent id '{i}' defined more than once in {path}" for i in sorted({i for i in ids if ids.count(i) > 1})]
+        errors += [f"agent id '{i}' defined more than once in {path}"
+                   for i in sorted({i for i in ids if ids.count(i) > 1})]
         errors += [f"agent '{i}' is already registered" for i in ids if i in self._agents]
         if errors:
             raise ProfileValidationError("; ".join(errors))

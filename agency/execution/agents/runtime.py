@@ -98,7 +98,8 @@ class AgentRuntime:
         self.plan_facts = plan_facts
         self.tools = tools
         self.checkpoints = checkpoints
-        executor = StepExecutor(tools, tool_context, prompt_runner=prompt_runner, inject=self.inject, delegate=self.delegate)
+        executor = StepExecutor(tools, tool_context, prompt_runner=prompt_runner, inject=self.inject,
+                                delegate=self.delegate)
         # on_step hears the steps of task runs (delegated child runs have no task id).
         self.engine = WorkflowEngine(executor, checkpoints, stop_grace_s=stop_grace_s, on_step=on_step)
         self.tool_context = tool_context
@@ -163,7 +164,8 @@ class AgentRuntime:
         except BodyLost as e:  # planning reads the inventory: no body, no plan, no fault of the task
             return _refused(run_id, profile.id, BODY_LOST, str(e))
         return await self.engine.run(workflow, run_id=run_id, agent_id=profile.id, task=task.as_context(),
-                                     task_id=task.id, chain=DelegationChain((profile.id,), profile.maxDelegationDepth), stop=stop)
+                                     task_id=task.id, chain=DelegationChain((profile.id,), profile.maxDelegationDepth),
+                                     stop=stop)
 
     def start_task(self, task: TaskSpec, **kw: Any) -> RunHandle:
         flag = StopFlag()
@@ -173,7 +175,8 @@ class AgentRuntime:
         run_id = f"{req.parent_run_id}/{req.step_id}"
         profile = self.agents.get(req.target)
         if profile is None or not profile.enabled:
-            return _refused(run_id, req.target, AGENT_UNAVAILABLE, f"agent '{req.target}' is not registered or disabled")
+            return _refused(run_id, req.target, AGENT_UNAVAILABLE,
+                            f"agent '{req.target}' is not registered or disabled")
         task = TaskSpec(action=str(req.task.get("action", "")) or "noop", target=str(req.task.get("target", "")),
                         amount=int(req.task.get("amount") or 1), ensure=bool(req.task.get("ensure")))
         stored = self.checkpoints.get_run(run_id) if self.checkpoints is not None else None
@@ -181,7 +184,8 @@ class AgentRuntime:
             # A resumed parent resumes its child with the steps the child started with: a
             # generator re-run now would plan from today's inventory (fewer logs to gather).
             return await self.engine.run(stored.workflow, run_id=run_id, agent_id=profile.id,
-                                         task=stored.context.get("task") or task.as_context(), chain=req.chain, stop=req.stop)
+                                         task=stored.context.get("task") or task.as_context(), chain=req.chain,
+                                         stop=req.stop)
         try:
             workflow = await self.workflow_for(profile, task)
         except WorkflowPlanError as e:

@@ -116,7 +116,7 @@ class ReflexBase:
                 self.executor.resume_paused(PREEMPTED)
 
     def _log(self, entry: dict[str, Any]) -> None:
-        self.stats.log = (self.stats.log + [entry])[-50:]
+        self.stats.log = [*self.stats.log, entry][-50:]
 
 
 def doorway(site: SiteSignature) -> dict[str, Any]:

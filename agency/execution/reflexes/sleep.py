@@ -38,8 +38,10 @@ class SleepReflex(ReflexBase):
         if result.success:
             self.stats.sleeps += 1
             self._asleep = bool(result.output.get("sleeping", True))
-            logger.info("[Reflex] night: asleep in the bed at {} in the shelter at {} (time={}{})", result.output.get("bed"),
-                        list(site.refCorner), snap.timeOfDay, ", the held bed put there first" if result.output.get("placedBed") else "")
+            logger.info("[Reflex] night: asleep in the bed at {} in the shelter at {} (time={}{})",
+                        result.output.get("bed"),
+                        list(site.refCorner), snap.timeOfDay,
+                        ", the held bed put there first" if result.output.get("placedBed") else "")
         elif result.error is not None and result.error.code == PRECONDITION_FAILED:  # no bed there, or no room
             self._bedless, self._sleep_retry_at = site, self.clock() + self.config.sleep_retry_ms
             logger.info("[Reflex] night: not sleeping in the shelter at {}: {}; not asking again tonight unless a bed "

@@ -162,14 +162,16 @@ class Checkpoint(BaseModel):
         if self.workflowId != workflow.id:
             raise CheckpointInvalid(f"checkpoint for workflow '{self.workflowId}', run uses '{workflow.id}'")
         if self.stepIndex >= len(workflow.steps) or workflow.steps[self.stepIndex].id != self.completedStepId:
-            raise CheckpointInvalid(f"stepIndex {self.stepIndex} is not step '{self.completedStepId}' of '{workflow.id}'")
+            raise CheckpointInvalid(f"stepIndex {self.stepIndex} is not step "
+                                    f"'{self.completedStepId}' of '{workflow.id}'")
         unknown = set(self.stepOutputs) - {s.id for s in workflow.steps}
         if unknown:
             raise CheckpointInvalid(f"stepOutputs name steps not in '{workflow.id}': {sorted(unknown)}")
         if workflow.parallel is None:
             expected = {s.id for s in workflow.steps[: self.stepIndex + 1]}
             if set(self.stepOutputs) != expected:
-                raise CheckpointInvalid(f"sequential checkpoint at {self.stepIndex} must hold outputs of {sorted(expected)}")
+                raise CheckpointInvalid(f"sequential checkpoint at {self.stepIndex} must hold "
+                                        f"outputs of {sorted(expected)}")
         try:
             json.dumps(self.model_dump(mode="json"))
         except (TypeError, ValueError) as e:
@@ -190,7 +192,8 @@ class RunRecord(BaseModel):
 
 
 class CheckpointStore(Protocol):
-    def start_run(self, run_id: str, workflow: WorkflowDef, agent_id: str, task_id: str | None, context: dict[str, Any]) -> RunRecord: ...
+    def start_run(self, run_id: str, workflow: WorkflowDef, agent_id: str, task_id: str | None,
+                  context: dict[str, Any]) -> RunRecord: ...
     def get_run(self, run_id: str) -> RunRecord | None: ...
     def latest_run_for_task(self, task_id: str) -> RunRecord | None: ...
     def set_run_status(self, run_id: str, status: RunStatus) -> None: ...
@@ -213,7 +216,8 @@ class DatabaseCheckpointStore:
     def close(self) -> None:
         self._db.release()
 
-    def start_run(self, run_id: str, workflow: WorkflowDef, agent_id: str, task_id: str | None, context: dict[str, Any]) -> RunRecord:
+    def start_run(self, run_id: str, workflow: WorkflowDef, agent_id: str, task_id: str | None,
+                  context: dict[str, Any]) -> RunRecord:
         now = self.clock()
         self.conn.execute(self._sql.start_run,
                           (run_id, task_id, agent_id, workflow.model_dump_json(), json.dumps(context), now, now))

@@ -36,7 +36,7 @@ class DelegationChain:
 
     def check(self, target: str) -> DelegationError | None:
         if self.is_in_chain(target):
-            loop = " -> ".join(self.agents + (target,))
+            loop = " -> ".join((*self.agents, target))
             return DelegationError(CIRCULAR_DELEGATION, f"circular delegation refused: {loop}")
         if not self.can_delegate():
             return DelegationError(
@@ -47,4 +47,4 @@ class DelegationChain:
         return None
 
     def extended(self, target: str) -> DelegationChain:
-        return DelegationChain(self.agents + (target,), self.max_depth)
+        return DelegationChain((*self.agents, target), self.max_depth)

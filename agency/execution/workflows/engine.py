@@ -93,7 +93,8 @@ class WorkflowEngine:
                 return base.model_copy(update={"errors": [StepError(code=WORKFLOW_CYCLE, message=str(e))]})
         chain = chain or DelegationChain((agent_id,))
         context = {"task": task or {}, "agentId": agent_id, "chain": list(chain.agents), "compensations": {}}
-        state = RunState(run_id, workflow, agent_id, chain, context, memory if memory is not None else {}, stop or StopFlag())
+        state = RunState(run_id, workflow, agent_id, chain, context, memory if memory is not None else {},
+                         stop or StopFlag())
         cp: Checkpoint | None = None
         if self.checkpoints is not None:
             rec = self.checkpoints.start_run(run_id, workflow, agent_id, task_id, context)
@@ -156,7 +157,8 @@ class _Run:
                 return await self.e.executor.execute(step, self.s)
             except asyncio.CancelledError:  # our own cancel (failFast, stop grace): an outcome, not a crash
                 why = self.s.stop.reason or "cancelled after another step failed"
-                return StepOutcome(stepId=step.id, status="cancelled", error=StepError(code="CANCELLED", message=why)), None
+                return StepOutcome(stepId=step.id, status="cancelled",
+                                   error=StepError(code="CANCELLED", message=why)), None
 
         self.notify(STEP_STARTED, step.id)
         self.running[asyncio.ensure_future(body())] = step
@@ -220,7 +222,8 @@ class _Run:
                 reason=self.s.stop.reason or "", stepsAfterStop=self.in_flight_at_stop,
             )
         return WorkflowRunResult(
-            runId=self.s.run_id, workflowId=self.wf.id, agentId=self.s.agent_id, status=status,  # type: ignore[arg-type]
+            runId=self.s.run_id, workflowId=self.wf.id, agentId=self.s.agent_id,
+            status=status,  # type: ignore[arg-type]
             outputs=dict(self.s.outputs), steps=self.outcomes, errors=self.errors, compensated=compensated or [],
             resumedFrom=self.cp.stepIndex if self.cp else None, stop=stop,
         )
@@ -233,7 +236,8 @@ class _Run:
             watcher.cancel()
             for t, step in self.running.items():  # still running as the run ends (a stop past its grace)
                 t.cancel()
-                self.notify("step_failed", step.id, StepError(code="CANCELLED", message="the run ended with it running"))
+                self.notify("step_failed", step.id,
+                            StepError(code="CANCELLED", message="the run ended with it running"))
 
     # ---- sequential: array order, one at a time ---------------------------------------
     async def sequential(self) -> WorkflowRunResult:
@@ -266,7 +270,8 @@ class _Run:
                     if any(d in failed or d in skipped for d in step.dependsOn):
                         skipped.add(sid)  # continueOnError: dependents of a failure never run
                         self.outcomes.append(StepOutcome(stepId=sid, status="skipped",
-                                                         error=StepError(code="DEPENDENCY_FAILED", message=f"a dependency of '{sid}' failed")))
+                                                         error=StepError(code="DEPENDENCY_FAILED",
+                                                                         message=f"a dependency of '{sid}' failed")))
                         continue
                     if all(d in done for d in step.dependsOn) and len(self.running) < cfg.maxConcurrency:
                         self.launch(step)

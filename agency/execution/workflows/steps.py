@@ -42,7 +42,8 @@ class RunState:
     outputs: dict[str, Any] = field(default_factory=dict)
 
     def scope(self) -> dict[str, Any]:
-        return {"task": self.context.get("task", {}), "context": self.context, "memory": self.memory, "steps": self.outputs}
+        return {"task": self.context.get("task", {}), "context": self.context, "memory": self.memory,
+                "steps": self.outputs}
 
     def task_text(self) -> str:
         t = self.context.get("task", {})
@@ -72,7 +73,8 @@ InjectFn = Callable[[str, str, str], Injection]
 
 
 def failed(step: StepDef, code: str, message: str, status: str = "failed") -> StepOutcome:
-    return StepOutcome(stepId=step.id, status=status, error=StepError(code=code, message=message))  # type: ignore[arg-type]
+    return StepOutcome(stepId=step.id, status=status,
+                       error=StepError(code=code, message=message))  # type: ignore[arg-type]
 
 
 class StepExecutor:
@@ -136,9 +138,12 @@ class StepExecutor:
         except Exception as e:  # noqa: BLE001 - a broken delegate is a step failure
             return failed(step, DELEGATION_FAILED, f"delegation to '{target}' raised {type(e).__name__}: {e}")
         if result.ok:
-            return StepOutcome(stepId=step.id, status="completed", output={"agentId": target, "runId": result.runId, "outputs": result.outputs})
-        err = result.errors[0] if result.errors else StepError(code=DELEGATION_FAILED, message=f"'{target}' {result.status}")
-        return failed(step, err.code, f"delegated to '{target}': {err.message}", "cancelled" if result.status == "stopped" else "failed")
+            return StepOutcome(stepId=step.id, status="completed",
+                               output={"agentId": target, "runId": result.runId, "outputs": result.outputs})
+        err = result.errors[0] if result.errors else StepError(code=DELEGATION_FAILED,
+                                                               message=f"'{target}' {result.status}")
+        return failed(step, err.code, f"delegated to '{target}': {err.message}",
+                      "cancelled" if result.status == "stopped" else "failed")
 
     async def _prompt(self, step: StepDef, state: RunState) -> StepOutcome:
         prompt = render(step.prompt or "", state.scope())
@@ -156,4 +161,5 @@ class StepExecutor:
             raise
         except Exception as e:  # noqa: BLE001
             return failed(step, PROMPT_FAILED, f"prompt step '{step.id}': {type(e).__name__}: {e}")
-        return StepOutcome(stepId=step.id, status="completed", output={"text": res.text, "data": res.data, "abilityIds": ability_ids})
+        return StepOutcome(stepId=step.id, status="completed",
+                           output={"text": res.text, "data": res.data, "abilityIds": ability_ids})

@@ -21,7 +21,8 @@ def make_providers(client: httpx.AsyncClient, timeout_s: float) -> dict[str, Pro
 
 
 @asynccontextmanager
-async def open_providers(timeout_s: float, given: dict[str, Provider] | None = None) -> AsyncIterator[dict[str, Provider]]:
+async def open_providers(timeout_s: float,
+                         given: dict[str, Provider] | None = None) -> AsyncIterator[dict[str, Provider]]:
     """The given providers, or one per wire protocol on an HTTP client open for the block:
     callers outside agency.llm never hold an HTTP client themselves."""
     if given:

@@ -18,7 +18,8 @@ def _message(m: Message) -> dict[str, Any]:
         return {"role": "tool", "content": m.content, "tool_name": m.toolName or ""}
     out: dict[str, Any] = {"role": m.role, "content": m.content}
     if m.toolCalls:
-        out["tool_calls"] = [{"function": {"name": c.name, "arguments": load_args_obj(c.arguments)}} for c in m.toolCalls]
+        out["tool_calls"] = [{"function": {"name": c.name, "arguments": load_args_obj(c.arguments)}}
+                             for c in m.toolCalls]
     if m.reasoning:
         out["thinking"] = m.reasoning
     return out

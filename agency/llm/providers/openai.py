@@ -87,5 +87,6 @@ class OpenAIProvider:
 
     async def complete(self, request: LlmRequest, target: TargetConfig) -> LlmResponse:
         headers = {"Authorization": f"Bearer {target.api_key}"} if target.api_key else {}
-        data = await post_json(self.client, f"{target.url}/chat/completions", build_body(request), headers, self.timeout_s)
+        data = await post_json(self.client, f"{target.url}/chat/completions", build_body(request), headers,
+                               self.timeout_s)
         return parse_body(data)

@@ -31,7 +31,8 @@ STEP_STARTED = "step_started"
 STEP_FINISHED = "step_finished"
 STEP_FAILED = "step_failed"
 
-STATUS_EVENTS = frozenset({CREATED, CLAIMED, HELD, RESUMED, REQUEUED, PLANNING, COMPLETED, FAILED, UNPLANNABLE, REOPENED})
+STATUS_EVENTS = frozenset({CREATED, CLAIMED, HELD, RESUMED, REQUEUED, PLANNING, COMPLETED, FAILED, UNPLANNABLE,
+                           REOPENED})
 STEP_EVENTS = frozenset({STEP_STARTED, STEP_FINISHED, STEP_FAILED})
 EVENT_KINDS = STATUS_EVENTS | STEP_EVENTS | {PROGRESS, BRIDGE_DOWN}
 TERMINAL_EVENTS = frozenset({COMPLETED, FAILED})
@@ -63,8 +64,9 @@ def status_event(before: Task | None, after: Task) -> tuple[str, dict[str, Any]]
         return CREATED, {"origin": meta.origin.kind if meta.origin else None, "goalKey": meta.goalKey}
     frm, to = before.status, after.status
     if frm == to:
-        if to == S.paused and after.metadata.blockedReason and after.metadata.blockedReason != before.metadata.blockedReason:
-            return HELD, {"from": frm.value, "reason": after.metadata.blockedReason}  # held anew (e.g. a user's pause)
+        reason = after.metadata.blockedReason
+        if to == S.paused and reason and reason != before.metadata.blockedReason:
+            return HELD, {"from": frm.value, "reason": reason}  # held anew (e.g. a user's pause)
         return None
     data: dict[str, Any] = {"from": frm.value}
     if to == S.completed:

@@ -27,7 +27,8 @@ from __future__ import annotations
 import json
 import sqlite3
 from collections.abc import Callable, Collection, Iterable, Mapping
-from typing import Any, ContextManager, Protocol
+from contextlib import AbstractContextManager
+from typing import Any, Protocol
 
 from loguru import logger
 
@@ -195,7 +196,7 @@ class TaskStoreBase:
 
     # -- plumbing -------------------------------------------------------------
 
-    def _tx(self) -> ContextManager[Any]:
+    def _tx(self) -> AbstractContextManager[Any]:
         return self._db.tx()
 
     def _warn_dropped(self, key: str) -> None:
@@ -317,7 +318,8 @@ class TaskStoreBase:
             self._save(conn, task)
             downs = len(task.metadata.bridgeDowns or [])
             # stamped with the status the run had; a poison failure's own `failed` event follows
-            self._append_event(conn, before, BRIDGE_DOWN, {"reason": reason, "count": downs, "poisonAfter": poison_after})
+            self._append_event(conn, before, BRIDGE_DOWN,
+                               {"reason": reason, "count": downs, "poisonAfter": poison_after})
             self._log_change(conn, before, task)
             return task
 

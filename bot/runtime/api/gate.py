@@ -79,10 +79,10 @@ class Gate:
                 await error_response(403, "this API answers only to its loopback address "
                                      "(set api.token to serve other names)")(scope, receive, send)
                 return
-            if self.expected is not None and scope["path"] not in PUBLIC_PATHS:  # the page's shell holds no data
-                if not hmac.compare_digest(headers.get(b"authorization", b""), self.expected):
-                    await error_response(401, "missing or wrong API token")(scope, receive, send)
-                    return
+            if (self.expected is not None and scope["path"] not in PUBLIC_PATHS  # the page's shell holds no data
+                    and not hmac.compare_digest(headers.get(b"authorization", b""), self.expected)):
+                await error_response(401, "missing or wrong API token")(scope, receive, send)
+                return
         await self.app(scope, receive, send)
 
 

@@ -42,7 +42,8 @@ def _same(a: Any, b: Any) -> bool:
 def _steady(state: dict[str, Any]) -> dict[str, Any]:
     """The state without what changes every second by itself (the daemon's uptime)."""
     health = state.get("health")
-    return {**state, "health": {k: v for k, v in health.items() if k != "uptimeS"}} if isinstance(health, dict) else state
+    return {**state, "health": {k: v for k, v in health.items() if k != "uptimeS"}} if isinstance(health,
+                                                                                                  dict) else state
 
 
 async def live_stream(src: LiveSources, *, stopping: Callable[[], bool], disconnected: Callable[[], Awaitable[bool]],
