@@ -22,7 +22,7 @@ import sqlite3
 from collections.abc import Iterator
 from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
-from typing import Any, ClassVar, Literal, Self
+from typing import TYPE_CHECKING, Any, ClassVar, Literal, Self
 
 TASK_STATUSES = ("pending", "pending_planning", "active", "completed", "failed", "paused", "unplannable")
 _STATUS_LIST = ", ".join(f"'{s}'" for s in TASK_STATUSES)
@@ -340,6 +340,9 @@ class SharedDatabase:
     integrity_error: ClassVar[type[Exception]]
     _private = False  # opened by `of` for one store alone
     _dialects: ClassVar[list[type[SharedDatabase]]] = []  # every dialect imported so far
+
+    if TYPE_CHECKING:
+        def __init__(self, source: Any) -> None: ...  # each dialect opens its own kind of source (`of`)
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)

@@ -7,6 +7,7 @@ JSON keys keep the bridge's camelCase; nothing here imports bot/ or javascript.
 
 from __future__ import annotations
 
+import math
 from collections import Counter
 from enum import Enum
 from typing import Any, Literal, Protocol, runtime_checkable
@@ -27,7 +28,7 @@ class Vec3(BaseModel):
     z: float
 
     def distance_to(self, other: Vec3) -> float:
-        return ((self.x - other.x) ** 2 + (self.y - other.y) ** 2 + (self.z - other.z) ** 2) ** 0.5
+        return math.sqrt((self.x - other.x) ** 2 + (self.y - other.y) ** 2 + (self.z - other.z) ** 2)
 
 
 class InventoryItem(BaseModel):

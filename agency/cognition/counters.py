@@ -57,7 +57,7 @@ class AgencyCounters:
 
     def __getattr__(self, name: str) -> int:
         # Read access as attributes (counters.llmCalls); __slots__ makes writes fail.
-        values = object.__getattribute__(self, "_values")
+        values: dict[str, int] = object.__getattribute__(self, "_values")
         if name in values:
             return values[name]
         raise AttributeError(name)

@@ -64,12 +64,15 @@ class DriveJob:
         if drive_gate(snap, now, self.state, sheltering=self.holder.reflexes_hold, config=self.config):
             return None
         snap = await self.reads.fresh_snapshot(snap)
-        frame = dict(shelter_nearby=self.shelter_nearby(snap), **await self.reads.places_nearby(snap, now),
-                     sheltering=self.holder.reflexes_hold, config=self.config)  # as it is after the reads
-        candidate = drive_candidate(snap, now, self.state, self.tasks, bot=self.bot, **frame)
+        shelter_nearby = self.shelter_nearby(snap)
+        places = await self.reads.places_nearby(snap, now)
+        sheltering = self.holder.reflexes_hold  # as it is after the reads
+        candidate = drive_candidate(snap, now, self.state, self.tasks, bot=self.bot, shelter_nearby=shelter_nearby,
+                                    sheltering=sheltering, config=self.config, **places)
         region = await self.reads.in_sight(snap) if needs_sight(candidate) else None
         result = evaluate_drive_tick(snap, now, self.state, self.tasks, region=region, counters=self.counters,
-                                     bot=self.bot, **frame)
+                                     bot=self.bot, shelter_nearby=shelter_nearby, sheltering=sheltering,
+                                     config=self.config, **places)
         if isinstance(result, DriveTickFired):
             stored = self.publish(result.thought)
             logger.info("[DriveTick] fired goal={} rule={} thought={}", stored.metadata.goalKey, result.selection.rule,

@@ -369,7 +369,8 @@ def needs_sight(candidate: DriveSelection | DriveTickSkipped) -> bool:
 
 def _held_back(tasks: TaskLookup | Iterable[Task], sel: DriveSelection, now_ms: int,
                bot: str | None) -> HeldBack | None:
-    return held_back(tasks, canonical_goal_key(sel.action, sel.target), now_ms, bot=bot)
+    key = canonical_goal_key(sel.action, sel.target)
+    return held_back(tasks, key, now_ms, bot=bot) if key is not None else None
 
 
 def _goal(sel: DriveSelection) -> ExtractedGoal:

@@ -209,8 +209,8 @@ def check_goal(goal: ExtractedGoal, facts: FrameFacts, *, scenario_id: str | Non
             return GroundingResult(True, detail=f"{target} nearby")
         return _fail("missing_entity", f"attack {target}: not nearby", scenario_id)
     if action == "hunt":
-        kind = animal_kind(target)
-        if kind is not None and with_aliases(ANIMALS if kind == "animal" else (kind,)) & facts.entities:
+        animal = animal_kind(target)
+        if animal is not None and with_aliases(ANIMALS if animal == "animal" else (animal,)) & facts.entities:
             return GroundingResult(True, detail=f"{target} nearby")
         return _fail("missing_entity", f"hunt {target}: no such animal nearby", scenario_id)
     if action == "flee":

@@ -83,7 +83,7 @@ def bypass_reason(stimuli: Sequence[Stimulus], poke: bool) -> BypassReason | Non
     if poke:
         return "eval_poke"
     kinds = {s.kind for s in stimuli}
-    return next((k for k in BYPASS_ORDER if k in kinds), None)  # type: ignore[return-value]
+    return next((k for k in BYPASS_ORDER if k in kinds), None)
 
 
 def memory_slice(thoughts: Sequence[Thought], n: int) -> list[str]:

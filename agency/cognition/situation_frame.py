@@ -16,9 +16,8 @@ from dataclasses import dataclass
 from typing import Literal
 
 from agency.cognition.grounding import FrameFacts
-from agency.cognition.situation import day_phase
 from agency.perception.stimuli import Stimulus, describe_entities
-from agency.world import WorldSnapshot
+from agency.world import WorldSnapshot, day_phase
 
 FrameFormat = Literal["compact", "lines", "sections"]
 FRAME_KIND = "factual_only"

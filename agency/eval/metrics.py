@@ -87,7 +87,7 @@ def compute_metrics(results: Sequence[ScenarioResult]) -> dict[str, Any]:
     grounded = [r for r in thoughts if not (r.decision and r.decision.grounding and not r.decision.grounding.passed)]
     low = [r for r in results if r.scenario.stimulus == "low"]
     low_goals = [r for r in low if r.goal is not None]
-    failures = Counter(r.decision.grounding.reason for r in thoughts
+    failures: Counter[str | None] = Counter(r.decision.grounding.reason for r in thoughts
                        if r.decision and r.decision.grounding and not r.decision.grounding.passed)
     repeated = repetitions(results)
     latencies = [r.generation.latency_ms for r in results if r.generation.attempts]

@@ -97,7 +97,7 @@ def run_planning(thought: Thought | None, db: Path, clock: Clock) -> dict[str, A
         if thought is not None:
             stream.publish(thought)
         consumer = PlanningConsumer(stream, store, clock)
-        stats = {"polls": 0, "fetched": 0, "acked": 0, "converted": 0, "skipped": 0, "errors": 0}
+        stats: dict[str, Any] = {"polls": 0, "fetched": 0, "acked": 0, "converted": 0, "skipped": 0, "errors": 0}
         for _ in range(MAX_PLANNING_POLLS):
             poll = consumer.poll_once()
             stats["polls"] += 1

@@ -54,7 +54,7 @@ def fed_by(gained: dict[str, int] | None) -> bool:
 
 def forage_wait_ms(cfg: ReflexConfig, fruitless: int) -> int:
     """The wait after `fruitless` forages in a row that brought no food."""
-    return cfg.forage_retry_ms * min(MAX_BACKOFF, 2 ** max(0, fruitless - 1))
+    return cfg.forage_retry_ms * min(MAX_BACKOFF, 1 << max(0, fruitless - 1))  # 2 ** (fruitless - 1)
 
 
 def vitals(snap: WorldSnapshot) -> str:

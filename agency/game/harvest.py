@@ -18,6 +18,7 @@ import json
 from collections.abc import Mapping
 from functools import cache
 from pathlib import Path
+from typing import Any
 
 from agency.names import canonical
 
@@ -31,8 +32,9 @@ FASTEST = ("golden", "netherite", "diamond", "iron", "stone", "wooden")
 
 
 @cache
-def _data() -> dict:
-    return json.loads(DATA_FILE.read_text(encoding="utf-8"))
+def _data() -> dict[str, Any]:
+    data: dict[str, Any] = json.loads(DATA_FILE.read_text(encoding="utf-8"))
+    return data
 
 
 @cache
@@ -110,7 +112,8 @@ def can_harvest(inventory: Mapping[str, int], block: str, version: str | None = 
 def durability(tool: str) -> int:
     """The uses a new `tool` has (the least any claimed version gives it); a block dug with
     it costs one (a sword spends two, but no plan digs with one)."""
-    return min(uses[tool] for uses in _data()["durability"].values())
+    by_version: dict[str, dict[str, int]] = _data()["durability"]
+    return min(uses[tool] for uses in by_version.values())
 
 
 def wear_order(block: str) -> tuple[str, ...]:

@@ -27,6 +27,7 @@ from agency.goals.models import (
     require_binding,
 )
 from agency.planning.tasks.models import Task, TaskNotFoundError
+from agency.planning.tasks.store import TaskStore
 
 PROVISIONAL_SCOPE_M = 32.0
 # Goal types whose identity includes the template (GOAL-3). A shelter's template
@@ -118,7 +119,7 @@ def anchored_binding(binding: GoalBinding, site: SiteSignature, template_digest:
     )
 
 
-def anchor_goal(store: Any, task_id: str, site: SiteSignature, template_digest: str | None = None) -> Task:
+def anchor_goal(store: TaskStore, task_id: str, site: SiteSignature, template_digest: str | None = None) -> Task:
     """Commit the site: one store update writes key, alias and site together. Re-anchoring
     to the same key is a no-op; to a different one raises AlreadyAnchoredError. A live task
     already holding the anchored key makes the database refuse: GoalKeyConflictError."""

@@ -57,7 +57,8 @@ class GoalKeyIndex:
         self._live, self._by_terminal, self._all_live = _SQL[self._db.dialect]
 
     def _rows(self, sql: str, params: tuple[object, ...]) -> list[Any]:
-        return self._db.execute(sql, params).fetchall()
+        rows: list[Any] = self._db.execute(sql, params).fetchall()
+        return rows
 
     def live_task_id(self, goal_type: str, key: str) -> str | None:
         """The non-terminal task holding key (as its goalKey or an alias), if any."""

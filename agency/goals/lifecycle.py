@@ -33,6 +33,7 @@ from agency.goals.models import (
 )
 from agency.goals.sync import GoalSync
 from agency.planning.tasks.models import Task, TaskNotFoundError, TaskStatus
+from agency.planning.tasks.store import TaskStore
 
 LifecycleEvent = dict[str, Any]
 # Statuses from which the transition table allows completed (plus completed itself).
@@ -61,7 +62,7 @@ class ArchivedGoalError(AgencyError, ValueError):
 class GoalLifecycle:
     def __init__(
         self,
-        store: Any,
+        store: TaskStore,
         *,
         clock: Clock = system_clock_ms,
         goals: GoalSync | None = None,

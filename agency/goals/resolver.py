@@ -9,6 +9,7 @@ the resolver then runs again and finds that task. No Python mutex is involved.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from enum import Enum
@@ -29,6 +30,7 @@ from agency.goals.models import (
     task_position,
 )
 from agency.planning.tasks.models import NewTask, Task, TaskOrigin, TaskStatus
+from agency.planning.tasks.store import TaskStore
 
 CONTINUE_THRESHOLD = 0.6
 PROXIMITY_ZERO_M = 128.0
@@ -73,7 +75,7 @@ class Resolution:
 
 
 def _distance(a: tuple[float, float, float], b: tuple[float, float, float]) -> float:
-    return sum((x - y) ** 2 for x, y in zip(a, b, strict=True)) ** 0.5
+    return math.sqrt(sum((x - y) ** 2 for x, y in zip(a, b, strict=True)))
 
 
 def _intent_position(intent: BuildIntent) -> tuple[float, float, float]:
@@ -98,8 +100,9 @@ def score_candidate(task: Task, binding: GoalBinding, intent: BuildIntent, now_m
         return 0.0
     build = task.metadata.build or {}
     cursor, total = build.get("moduleCursor"), build.get("totalModules")
-    numeric = isinstance(cursor, (int, float)) and isinstance(total, (int, float))
-    progress = cursor / total if numeric and total > 0 else 0.0
+    progress = 0.0
+    if isinstance(cursor, (int, float)) and isinstance(total, (int, float)) and total > 0:
+        progress = cursor / total
     last_worked = build.get("lastWorkedAt", task.metadata.updatedAt)
     recent = isinstance(last_worked, (int, float)) and now_ms - last_worked <= RECENCY_WINDOW_MS
     recency = RECENCY_BONUS if recent else 0.0
@@ -123,7 +126,8 @@ def in_satisfaction_scope(binding: GoalBinding, intent: BuildIntent) -> bool:
     return hint is not None and _distance((hint.x, hint.y, hint.z), intent.bot_position) <= PROVISIONAL_SCOPE_M
 
 
-def _bound_tasks(store: Any, index: GoalKeyIndex, goal_type: str, *, terminal: bool) -> list[tuple[Task, GoalBinding]]:
+def _bound_tasks(store: TaskStore, index: GoalKeyIndex, goal_type: str, *,
+                 terminal: bool) -> list[tuple[Task, GoalBinding]]:
     out = []
     for task_id in index.task_ids(goal_type, terminal=terminal):
         task = store.get_task(task_id)
@@ -134,7 +138,7 @@ def _bound_tasks(store: Any, index: GoalKeyIndex, goal_type: str, *, terminal: b
 
 
 def resolve_or_create_build_goal(
-    store: Any,
+    store: TaskStore,
     index: GoalKeyIndex,
     intent: BuildIntent,
     *,
@@ -164,7 +168,7 @@ def resolve_or_create_build_goal(
 
 
 def _resolve_existing(
-    store: Any, index: GoalKeyIndex, intent: BuildIntent, verify: Verifier, lifecycle: GoalLifecycle, now: int
+    store: TaskStore, index: GoalKeyIndex, intent: BuildIntent, verify: Verifier, lifecycle: GoalLifecycle, now: int
 ) -> Resolution | None:
     # 1. exact: the provisional key (or the anchored one) as a live goalKey or alias
     keys = [provisional_goal_key(intent.goal_type, intent.params, intent.bot_position)]
@@ -208,7 +212,7 @@ def _resolve_existing(
     return None
 
 
-def _create(store: Any, intent: BuildIntent, origin: TaskOrigin | None) -> Task:
+def _create(store: TaskStore, intent: BuildIntent, origin: TaskOrigin | None) -> Task:
     binding = new_binding(
         intent.goal_type,
         intent.params,

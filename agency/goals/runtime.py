@@ -28,7 +28,7 @@ from agency.goals.router import ShelterGoalRouter
 from agency.goals.run_hooks import GoalRunHooks
 from agency.planning.tasks.events import cancelled_patch
 from agency.planning.tasks.models import Task, TaskStatus
-from agency.planning.tasks.store import TaskStore
+from agency.planning.tasks.store import TaskStore, existing_task
 from agency.shelter.site_check import read_site, region_digest, verify_region
 from agency.world import DUSK_START, BlockRegion, WorldSnapshot
 
@@ -225,10 +225,11 @@ class GoalRuntime:
 
     # ---- HTTP: pause / resume / cancel of goal-bound tasks -------------------------------------------
     async def task_command(self, task: Task, command: str, executor: Executor | None) -> Task:
-        running = executor is not None and executor.current is not None and executor.current.task_id == task.id
+        run = executor.current if executor is not None else None
+        running = executor if run is not None and run.task_id == task.id else None  # the executor running this task
         if command == "pause":
-            if running:
-                await executor.preempt("manual_pause")  # hold protocol, reason manual_pause
+            if running is not None:
+                await running.preempt("manual_pause")  # hold protocol, reason manual_pause
             elif task.status in (TaskStatus.pending, TaskStatus.active, TaskStatus.paused):
                 self.lifecycle.pause(task.id)  # the hard wall (replaces a softer hold)
             else:
@@ -240,15 +241,15 @@ class GoalRuntime:
         else:
             if task.status.terminal:
                 raise ValueError(f"task {task.id} is already {task.status.value}")
-            if running:
-                await executor.stop_run("cancelled")  # no hold first: the cancel is the task's end
-            current = self.tasks.get_task(task.id)
+            if running is not None:
+                await running.stop_run("cancelled")  # no hold first: the cancel is the task's end
+            current = existing_task(self.tasks, task.id)
             binding = read_binding(current)
             patch = release_patch(binding) if binding is not None and binding.hold is not None else {}
             patch = {**patch, **cancelled_patch(current)}
             after = self.tasks.set_status(task.id, TaskStatus.failed, metadata_patch=patch)
             self.sync.on_task_transition(current.status, after)
-        return self.tasks.get_task(task.id)
+        return existing_task(self.tasks, task.id)
 
     def close(self) -> None:
         self.index.close()

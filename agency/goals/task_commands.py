@@ -14,7 +14,7 @@ from agency.execution.executor import Executor
 from agency.goals.runtime import GoalRuntime
 from agency.planning.tasks.events import cancelled_patch
 from agency.planning.tasks.models import Task, TaskStatus
-from agency.planning.tasks.store import TaskStore
+from agency.planning.tasks.store import TaskStore, existing_task
 
 TaskCommand = Literal["pause", "resume", "cancel"]
 
@@ -23,13 +23,14 @@ async def run_task_command(tasks: TaskStore, executor: Executor | None, goals: G
                            task_id: str, command: str) -> Task:
     """The task after the command; ValueError when its status does not allow it (the
     caller has checked that the task exists)."""
-    task = tasks.get_task(task_id)
+    task = existing_task(tasks, task_id)
     if task.metadata.goalBinding is not None:  # holds, the manual_pause wall, goal sync
         return await goals.task_command(task, command, executor)
-    running = executor is not None and executor.current is not None and executor.current.task_id == task_id
+    run = executor.current if executor is not None else None
+    running = executor if run is not None and run.task_id == task_id else None  # the executor running this task
     if command == "pause":
-        if running:
-            await executor.preempt("manual_pause")
+        if running is not None:
+            await running.preempt("manual_pause")
         elif task.status in (TaskStatus.pending, TaskStatus.pending_planning, TaskStatus.active):
             tasks.update_task_metadata(task_id, {"blockedReason": "manual_pause"})
             tasks.set_status(task_id, TaskStatus.paused)
@@ -43,7 +44,7 @@ async def run_task_command(tasks: TaskStore, executor: Executor | None, goals: G
     else:  # cancel
         if task.status.terminal:
             raise ValueError(f"task {task_id} is already {task.status.value}")
-        if running:
-            await executor.stop_run("cancelled")  # no hold first: the cancel is the task's end
-        tasks.set_status(task_id, TaskStatus.failed, metadata_patch=cancelled_patch(tasks.get_task(task_id)))
-    return tasks.get_task(task_id)
+        if running is not None:
+            await running.stop_run("cancelled")  # no hold first: the cancel is the task's end
+        tasks.set_status(task_id, TaskStatus.failed, metadata_patch=cancelled_patch(existing_task(tasks, task_id)))
+    return existing_task(tasks, task_id)

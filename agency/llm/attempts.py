@@ -15,6 +15,7 @@ from agency.llm.final_report import process_final_report, text_fallback
 from agency.llm.messages import LlmRequest, LlmResponse, Message
 from agency.llm.providers import provider_for
 from agency.llm.result import REASON_BUDGET, REASON_FATAL
+from agency.llm.settings import TargetConfig
 from agency.llm.state import SessionState
 from agency.llm.tokens import estimate_messages
 from agency.llm.tool_phase import handle_tool_calls, record_final_tool, record_progress
@@ -71,7 +72,7 @@ async def run_turn(state: SessionState, turn: int) -> None:
     logger.warning("turn {} failed: {} attempts exhausted", turn, state.settings.max_retries)
 
 
-def _preflight(state: SessionState, target, final_turn: bool, notices: list[Message]) -> dict[str, int]:
+def _preflight(state: SessionState, target: TargetConfig, final_turn: bool, notices: list[Message]) -> dict[str, int]:
     """turn_preflight; returns the request's token metrics (expected = ctx + new + schema).
     Over the limit, the session is forced into its final turn and the tool list shrinks to
     the final report; if even that does not fit, the request goes out best effort (LLM-10)
@@ -95,25 +96,27 @@ def _preflight(state: SessionState, target, final_turn: bool, notices: list[Mess
             "expectedTokens": decision.projected, "limitTokens": decision.limit}
 
 
-async def _send(state: SessionState, target, request: LlmRequest,
+async def _send(state: SessionState, target: TargetConfig, request: LlmRequest,
                 context: dict[str, int]) -> LlmResponse | ProviderError:
     provider = provider_for(state.providers, target.provider)
     started = time.perf_counter()
     timestamp = state.clock()
+    response: LlmResponse | ProviderError
     try:
         response = await provider.complete(request, target)
     except ProviderError as e:
         response = e
     latency = int((time.perf_counter() - started) * 1000)
-    ok = not isinstance(response, ProviderError)
+    ok = response if not isinstance(response, ProviderError) else None
     state.accounting.append(llm_entry(
-        provider=target.provider, model=target.model, ok=ok, latency_ms=latency, timestamp=timestamp,
-        usage=response.usage if ok else None, error=None if ok else str(response),
-        stop_reason=response.stop_reason if ok else None, actual_model=response.actual_model if ok else None,
+        provider=target.provider, model=target.model, ok=ok is not None, latency_ms=latency, timestamp=timestamp,
+        usage=ok.usage if ok is not None else None, error=None if ok is not None else str(response),
+        stop_reason=ok.stop_reason if ok is not None else None,
+        actual_model=ok.actual_model if ok is not None else None,
         agent_id=state.agent_id, txn_id=state.txn_id, **context,
     ))
     if state.budget is not None:
-        state.budget.record(ok, response.usage.totalTokens if ok else 0)
+        state.budget.record(ok is not None, ok.usage.totalTokens if ok is not None else 0)
     return response
 
 

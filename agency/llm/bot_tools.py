@@ -7,6 +7,7 @@ call."""
 from __future__ import annotations
 
 import json
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from agency.llm.toolbox import ToolCallFailed, ToolSpec
@@ -32,7 +33,7 @@ def bot_tool_specs(registry: Any, ctx: Any, queue: str = "default") -> list[Tool
     return specs
 
 
-def _caller(registry: Any, ctx: Any, name: str):
+def _caller(registry: Any, ctx: Any, name: str) -> Callable[[dict[str, Any]], Awaitable[str]]:
     async def call(args: dict[str, Any]) -> str:
         result = await registry.execute(name, args, ctx)
         if not result.success:

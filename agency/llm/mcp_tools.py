@@ -8,7 +8,7 @@ import asyncio
 import json
 import os
 import sys
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from contextlib import AsyncExitStack, asynccontextmanager
 from typing import Any
 
@@ -56,7 +56,7 @@ async def _start(stack: AsyncExitStack, name: str, cfg: McpServerConfig, errlog:
     return specs
 
 
-def _caller(session: Any, tool: str):
+def _caller(session: Any, tool: str) -> Callable[[dict[str, Any]], Awaitable[str]]:
     async def call(args: dict[str, Any]) -> str:
         result = await session.call_tool(tool, args)
         text = _text(result)

@@ -9,7 +9,7 @@ session defaults < provider_overrides[provider] < target.overrides.
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -108,7 +108,7 @@ class LlmSettings(_Model):
         """No targets = the LLM is not configured; the daemon runs without it."""
         return bool(self.targets)
 
-    def _pick(self, target: TargetConfig, name: str):
+    def _pick(self, target: TargetConfig, name: str) -> Any:
         for layer in (target.overrides, self.provider_overrides.get(target.provider)):
             value = getattr(layer, name, None) if layer is not None else None
             if value is not None:
@@ -127,11 +127,12 @@ class LlmSettings(_Model):
 
     def context_limit_for(self, target: TargetConfig) -> int:
         """LLM-10: limit = contextWindow - contextWindowBufferTokens - maxOutputTokens."""
-        return (
+        limit: int = (
             self._pick(target, "context_window")
             - self._pick(target, "context_window_buffer_tokens")
             - self._pick(target, "max_output_tokens")
         )
+        return limit
 
     def effective_queues(self) -> dict[str, int]:
         """Configured queues plus `default` when missing (LLM-8)."""

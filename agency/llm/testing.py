@@ -35,7 +35,8 @@ class Received:
 
     @property
     def model(self) -> str:
-        return self.body.get("model", "")
+        model: str = self.body.get("model", "")
+        return model
 
     @property
     def messages(self) -> list[dict[str, Any]]:
@@ -48,8 +49,9 @@ class Received:
     def tool_names(self) -> list[str]:
         return [t.get("function", t).get("name") for t in self.body.get("tools") or []]
 
-    def _sampling(self, key: str) -> Any:
-        return (self.body.get("options") or {}).get(key) if self.api == "ollama" else self.body.get(key)
+    def _sampling(self, key: str) -> float | None:
+        value: float | None = (self.body.get("options") or {}).get(key) if self.api == "ollama" else self.body.get(key)
+        return value
 
     @property
     def temperature(self) -> float | None:
@@ -213,7 +215,7 @@ class ScriptedLLM:
             else:
                 self.errors.append(f"script exhausted at request {len(self.requests)}")
                 return fail(500, "script exhausted")
-        reply = step(req) if callable(step) and not isinstance(step, Reply) else step
+        reply: Reply = step(req) if callable(step) and not isinstance(step, Reply) else step
         if reply.expect is not None:
             try:
                 reply.expect(req)

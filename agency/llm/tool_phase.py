@@ -61,7 +61,7 @@ async def handle_tool_calls(state: SessionState, calls: list[ToolCall], xml_mode
         final = finals[-1]  # the last one wins when a single result is expected
         args = parse_arguments(final.arguments, final.name)
         outcome = (process_final_report(args.value, state.expected_format, state.output_schema, state.clock())
-                   if args.ok else ReportOutcome(None, args.error))
+                   if args.value is not None else ReportOutcome(None, args.error))
         record_final_tool(state, FINAL_REPORT_TOOL, final.arguments if not args.ok else args.value, outcome, "native")
         return
     answers: dict[str, str] = {}

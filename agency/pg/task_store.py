@@ -169,7 +169,8 @@ class PgTaskStore(TaskStoreBase):
     def _insert_event(self, conn: Connection, ev: TaskEvent) -> int:
         row = conn.execute(SQL_APPEND_EVENT, (ev.taskId, ev.at, ev.event, ev.status, ev.progress,
                                               json.dumps(ev.data))).fetchone()
-        return row["seq"]
+        assert row is not None  # the INSERT returns the seq
+        return int(row["seq"])
 
     def _load_many(self, conn: Connection, task_ids: list[str]) -> dict[str, Task]:
         rows = conn.execute(SQL_FOR_URGENCY, (task_ids,)).fetchall()

@@ -10,6 +10,7 @@ part of every query (agency.goals.world_identity decides which world the daemon 
 
 from __future__ import annotations
 
+import builtins
 import math
 from dataclasses import asdict, dataclass
 from typing import Any, Literal
@@ -157,7 +158,7 @@ class PlaceStore:
                 else self._db.execute(self._sql.list_kind, (world, kind)))
         return [_place(r) for r in rows]
 
-    def near(self, world: str, kind: str, p: tuple[float, float, float], max_distance: float) -> list[Place]:
+    def near(self, world: str, kind: str, p: tuple[float, float, float], max_distance: float) -> builtins.list[Place]:
         """Places of a kind within max_distance of p, nearest first."""
         r = math.ceil(max_distance) + 1
         x, y, z = (math.floor(c) for c in p)
@@ -165,7 +166,7 @@ class PlaceStore:
         hits = [pl for pl in map(_place, rows) if pl.distance_to(p) <= max_distance]
         return sorted(hits, key=lambda pl: (pl.distance_to(p), pl.pos))
 
-    def in_box(self, world: str, origin: Pos, size: Pos) -> list[Place]:
+    def in_box(self, world: str, origin: Pos, size: Pos) -> builtins.list[Place]:
         """Places inside the box origin .. origin + size - 1 (a block region's box)."""
         (ox, oy, oz), (sx, sy, sz) = origin, size
         rows = self._db.execute(self._sql.in_box, (world, ox, ox + sx - 1, oy, oy + sy - 1, oz, oz + sz - 1))

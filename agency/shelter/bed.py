@@ -118,7 +118,7 @@ def shelter_bed_spot(origin: Pos, facing: str) -> BedSpot:
     """The bed spot of the basic shelter built at origin/facing (clear of its torch and probes)."""
     bp = basic_shelter(origin, facing)  # type: ignore[arg-type]
     torch = bp.module("light").placements[0][:3]
-    return bed_spot(origin, facing, bp.site.interiorProbes, torch)  # type: ignore[arg-type]
+    return bed_spot(origin, facing, bp.site.interiorProbes, torch)
 
 
 async def _interior_region(ctx: ToolContext, door: Pos, facing: str) -> Any:
@@ -194,7 +194,7 @@ async def sleep_in_shelter(ctx: ToolContext, p: DoorwayInput) -> dict[str, Any]:
     placed = False
     if bed is None and await _held_bed(ctx) is not None:
         out = await place_bed(ctx, hut_origin(p.door, p.facing), p.facing)
-        bed, placed = tuple(out["bed"]), True  # type: ignore[assignment]
+        bed, placed = tuple(out["bed"]), True
     if bed is None:
         raise ToolFailure(PRECONDITION_FAILED, f"no bed inside the shelter whose door is at {list(p.door)}, none held")
     places = ctx.hooks.get(PLACES_HOOK)

@@ -14,6 +14,7 @@ import hashlib
 import json
 from collections import Counter
 from dataclasses import dataclass, field
+from typing import Any
 
 from agency.shelter.models import FACING_VECTORS, Bounds, Facing, Pos, SiteSignature
 
@@ -60,7 +61,7 @@ class ShelterBlueprint:
         rel = json.dumps([self.template, self._relative(body)], separators=(",", ":"))
         return hashlib.sha256(rel.encode()).hexdigest()[:32]
 
-    def _relative(self, body: list) -> list:
+    def _relative(self, body: list[Any]) -> list[Any]:
         ox, oy, oz = self.site.refCorner
         return [[n, [[x - ox, y - oy, z - oz, b] for x, y, z, b in ps]] for n, ps in body]
 

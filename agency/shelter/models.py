@@ -17,6 +17,7 @@ Facing = Literal["north", "south", "east", "west"]
 SITE_MARGIN = 8
 
 FACING_VECTORS: dict[str, tuple[int, int]] = {"north": (0, -1), "south": (0, 1), "east": (1, 0), "west": (-1, 0)}
+FACINGS: tuple[Facing, ...] = ("north", "south", "east", "west")
 
 
 class Bounds(BaseModel):
@@ -29,7 +30,7 @@ class Bounds(BaseModel):
 
     def expanded(self, margin: int) -> Bounds:
         lo, hi = (tuple(c - margin for c in self.min), tuple(c + margin for c in self.max))
-        return Bounds(min=lo, max=hi)  # type: ignore[arg-type]
+        return Bounds(min=lo, max=hi)
 
     def contains(self, p: tuple[float, float, float]) -> bool:
         return all(lo <= c <= hi for lo, c, hi in zip(self.min, p, self.max, strict=True))

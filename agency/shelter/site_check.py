@@ -48,7 +48,7 @@ def blueprint_from(build: Mapping[str, Any] | None) -> ShelterBlueprint | None:
     if not build or "origin" not in build:
         return None
     return basic_shelter(
-        tuple(build["origin"]),  # type: ignore[arg-type]
+        tuple(build["origin"]),
         build.get("facing", "south"),
         wall_block=build.get("wallBlock", "oak_planks"),
         door_block=build.get("doorBlock", "oak_door"),

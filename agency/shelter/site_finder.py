@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 from agency.shelter.blueprint import SIZE
 from agency.shelter.earthwork import MAX_COST, MAX_FILLS, RING, Work, column_work, site_work
-from agency.shelter.models import FACING_VECTORS, Facing, Pos
+from agency.shelter.models import FACING_VECTORS, FACINGS, Facing, Pos
 from agency.world import BlockRegion
 
 __all__ = ["SCAN_RADIUS", "SiteChoice", "choose_site", "ring_cells", "scan_box"]
@@ -48,8 +48,7 @@ def scan_box(feet: Pos) -> tuple[Pos, Pos]:
 def _facing_towards(origin: Pos, feet: Pos) -> Facing:
     cx, cz = origin[0] + SIZE / 2, origin[2] + SIZE / 2
     vx, vz = feet[0] + 0.5 - cx, feet[2] + 0.5 - cz
-    return max(FACING_VECTORS,
-               key=lambda f: FACING_VECTORS[f][0] * vx + FACING_VECTORS[f][1] * vz)  # type: ignore[return-value]
+    return max(FACINGS, key=lambda f: FACING_VECTORS[f][0] * vx + FACING_VECTORS[f][1] * vz)
 
 
 class _Sums:

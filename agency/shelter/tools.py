@@ -30,6 +30,7 @@ from agency.shelter.bed import interior_cells, is_bed
 from agency.shelter.blueprint import ShelterBlueprint, basic_shelter
 from agency.shelter.door import doorway_cells
 from agency.shelter.earthwork import MAX_COST, PATH_DIGGABLE, Work, site_columns, site_work, work_box
+from agency.shelter.models import Facing
 from agency.shelter.site_check import stands
 from agency.shelter.site_finder import SCAN_RADIUS, choose_site, ring_cells, scan_box
 from agency.tools.actions import run_action
@@ -75,9 +76,8 @@ def _hooks(ctx: ToolContext) -> ShelterHooks | None:
     return ctx.hooks.get(HOOKS_KEY)
 
 
-def blueprint_for(p: _Materials, origin: tuple[int, int, int], facing: str) -> ShelterBlueprint:
-    return basic_shelter(origin, facing, wall_block=p.wallBlock, door_block=p.doorBlock,
-                         light_block=p.lightBlock)  # type: ignore[arg-type]
+def blueprint_for(p: _Materials, origin: tuple[int, int, int], facing: Facing) -> ShelterBlueprint:
+    return basic_shelter(origin, facing, wall_block=p.wallBlock, door_block=p.doorBlock, light_block=p.lightBlock)
 
 
 GROUND_SEARCH = 8
@@ -206,7 +206,9 @@ def _built(region: BlockRegion, bp: ShelterBlueprint) -> set[tuple[int, int, int
 async def _site_work(ctx: ToolContext, p: ShelterPrepareInput) -> Work:
     region = await ctx.region(*work_box(p.origin))
     bp = blueprint_for(p, p.origin, p.facing)
-    doorway = {bp.site.entrance, (bp.site.entrance[0], bp.site.entrance[1] + 1, bp.site.entrance[2])}
+    door = bp.site.entrance
+    assert door is not None
+    doorway = {door, (door[0], door[1] + 1, door[2])}
     w = site_work(region, p.origin, keep=_built(region, bp), clear=doorway)
     if isinstance(w, str):
         raise ToolFailure(PRECONDITION_FAILED, f"the site at {p.origin} can no longer be built on: {w}")

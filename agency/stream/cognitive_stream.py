@@ -205,7 +205,8 @@ class CognitiveStream:
         return {"daemon": self.daemon_id, **params}
 
     def _read(self, sql: str, **params: Any) -> list[Any]:
-        return self._conn.execute(sql, self._args(**params)).fetchall()
+        rows: list[Any] = self._conn.execute(sql, self._args(**params)).fetchall()
+        return rows
 
     @staticmethod
     def _row_to_thought(row: Any) -> StoredThought:

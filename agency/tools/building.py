@@ -4,6 +4,7 @@ interrupted anywhere resumes by skipping what already stands."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from pydantic import Field, model_validator
@@ -79,7 +80,7 @@ async def place_block(ctx: ToolContext, p: PlaceBlockInput) -> dict[str, Any]:
     return await place_at(ctx, p.block, p.x, p.y, p.z)  # type: ignore[arg-type]
 
 
-def _undo_place(_p: PlaceBlockInput, out: dict[str, Any]) -> dict[str, Any]:
+def _undo_place(_p: PlaceBlockInput, out: Mapping[str, Any]) -> dict[str, Any]:
     return {"tool": "mine_block", "args": {"x": out["x"], "y": out["y"], "z": out["z"]}}
 
 
@@ -106,7 +107,7 @@ async def build_blueprint(ctx: ToolContext, p: BuildBlueprintInput) -> dict[str,
     return {"name": p.name, "modules": len(modules), "placed": placed, "skipped": skipped}
 
 
-def _undo_blueprint(_p: BuildBlueprintInput, out: dict[str, Any]) -> dict[str, Any] | None:
+def _undo_blueprint(_p: BuildBlueprintInput, out: Mapping[str, Any]) -> dict[str, Any] | None:
     if not out["placed"]:
         return None
     return {"tool": "mine_block", "args": {"positions": list(reversed(out["placed"]))}}

@@ -3,6 +3,7 @@ recipe needs one, then runs one JS `craft` action per step), equip and eat."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any, Literal
 
 from loguru import logger
@@ -138,7 +139,7 @@ async def craft(ctx: ToolContext, p: CraftInput) -> dict[str, Any]:
     return {"item": p.item, "crafted": have - start, "have": have, "steps": done, "placedTable": placed_table}
 
 
-def _undo_craft(_p: CraftInput, out: dict[str, Any]) -> dict[str, Any] | None:
+def _undo_craft(_p: CraftInput, out: Mapping[str, Any]) -> dict[str, Any] | None:
     # Crafts cannot be undone; a crafting table this call placed can be picked up again.
     t = out.get("placedTable")
     return {"tool": "mine_block", "args": {"x": t["x"], "y": t["y"], "z": t["z"]}} if t else None
@@ -157,7 +158,8 @@ async def eat(ctx: ToolContext, p: EatInput) -> dict[str, Any]:
     snap = await ctx.snapshot()
     if snap.food >= FULL_FOOD:
         raise ToolFailure(PRECONDITION_FAILED, f"not hungry (food {snap.food}/{FULL_FOOD}): nothing to eat for")
-    before, ate, out = snap.food, [], {}
+    before, out = snap.food, {}
+    ate: list[str | None] = []
     for _ in range(p.count):
         if ate and snap.food >= FULL_FOOD:
             break

@@ -142,7 +142,7 @@ async def mine_block(ctx: ToolContext, p: MineBlockInput) -> dict[str, Any]:
     elif p.positions:
         targets = [(q.x, q.y, q.z) for q in p.positions]
     else:
-        targets = [(p.x, p.y, p.z)]  # type: ignore[list-item]
+        targets = [(p.x, p.y, p.z)]
     dug = []
     for x, y, z in targets:
         ctx.check()

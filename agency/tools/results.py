@@ -84,7 +84,8 @@ class ToolExecutionResult(BaseModel):
     compensation: Any = None
 
     def to_json(self) -> dict[str, Any]:
-        return thaw(self.model_dump(mode="json"))
+        out: dict[str, Any] = thaw(self.model_dump(mode="json"))
+        return out
 
 
 def tool_success(tool_name: str, output: Any = None, *, duration_ms: int = 0,

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable
+from typing import Any
 
 from agency.blocks import is_replaceable, is_solid, is_walkable
 from agency.game.recipes import matches
@@ -37,7 +38,7 @@ def iter_blocks(region: BlockRegion) -> Iterable[tuple[int, int, int, str]]:
         yield ox + x, oy + y, oz + z, name
 
 
-def find_in_region(region: BlockRegion, block: str, origin: Vec3, count: int) -> list[dict]:
+def find_in_region(region: BlockRegion, block: str, origin: Vec3, count: int) -> list[dict[str, Any]]:
     wanted = {n for n in region.palette if n is not None and matches(block, n)}
     if not wanted:
         return []

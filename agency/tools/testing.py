@@ -137,7 +137,8 @@ class FakeBody:
             self.running_now -= 1
             rec["status"] = rec["status"].model_copy(update={"state": state, "result": result, "error": error,
                                                              "endedAt": self.clock()})
-        return rec["status"]
+        status: ActionStatus = rec["status"]
+        return status
 
     def poll_action(self, action_id: str) -> ActionStatus:
         if action_id not in self._actions:

@@ -7,6 +7,7 @@ exactly when the runtime can plan it. Goal eligibility asks here; nothing keeps 
 
 from __future__ import annotations
 
+import builtins
 import functools
 from collections.abc import Mapping
 from pathlib import Path
@@ -81,7 +82,7 @@ class AgentRegistry:
     def list(self) -> list[AgentProfile]:
         return [self._agents[k] for k in sorted(self._agents)]
 
-    def owners(self, action: str) -> list[AgentProfile]:
+    def owners(self, action: str) -> builtins.list[AgentProfile]:
         """Enabled agents with a workflow for the action, by id."""
         return [p for p in self.list() if p.enabled and p.owns(action)]
 
@@ -98,7 +99,7 @@ class AgentRegistry:
             raise ProfileValidationError("registry has no enabled 'standard' agent (it is the selection fallback)")
         return std
 
-    def load_dir(self, path: str | Path) -> list[AgentProfile]:
+    def load_dir(self, path: str | Path) -> builtins.list[AgentProfile]:
         """All or nothing: every file is validated (and ids checked for duplicates)
         before any profile is registered."""
         files = sorted(Path(path).glob("*.toml"))

@@ -69,7 +69,7 @@ class TaskSpec(BaseModel):
 class RunHandle:
     """A running task: ask it to stop, then await where it stopped (result().stop)."""
 
-    task: asyncio.Task
+    task: asyncio.Task[WorkflowRunResult]
     stop_flag: StopFlag
 
     def stop(self, reason: str = "stop requested") -> None:

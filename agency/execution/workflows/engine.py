@@ -21,6 +21,7 @@ from typing import Any
 
 from loguru import logger
 
+from agency.clock import Clock
 from agency.execution.workflows.checkpoints import Checkpoint, CheckpointStore
 from agency.execution.workflows.dag import WorkflowCycleError, validate_dag
 from agency.execution.workflows.delegation import DelegationChain
@@ -70,7 +71,7 @@ class WorkflowEngine:
         self.on_step = on_step
 
     @property
-    def clock(self):
+    def clock(self) -> Clock:
         return self.executor.tool_context.clock
 
     async def run(
@@ -124,7 +125,7 @@ class _Run:
         self.errors: list[StepError] = []
         self.order: list[str] = []  # completed step ids, completion order (restored first)
         self.last_index = -1
-        self.running: dict[asyncio.Task, StepDef] = {}
+        self.running: dict[asyncio.Task[tuple[StepOutcome, Any]], StepDef] = {}
         self.interrupted: str | None = None
         self.in_flight_at_stop = 0
         if cp is not None:  # CHECKPOINT-2: restore, never recompute
@@ -223,7 +224,7 @@ class _Run:
             )
         return WorkflowRunResult(
             runId=self.s.run_id, workflowId=self.wf.id, agentId=self.s.agent_id,
-            status=status,  # type: ignore[arg-type]
+            status=status,
             outputs=dict(self.s.outputs), steps=self.outcomes, errors=self.errors, compensated=compensated or [],
             resumedFrom=self.cp.stepIndex if self.cp else None, stop=stop,
         )

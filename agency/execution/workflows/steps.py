@@ -11,7 +11,14 @@ from typing import Any, Protocol
 from loguru import logger
 
 from agency.execution.workflows.delegation import DelegationChain
-from agency.execution.workflows.models import StepDef, StepError, StepOutcome, WorkflowDef, WorkflowRunResult
+from agency.execution.workflows.models import (
+    StepDef,
+    StepError,
+    StepOutcome,
+    StepStatus,
+    WorkflowDef,
+    WorkflowRunResult,
+)
 from agency.execution.workflows.prompts import (
     NO_PROMPT_RUNNER,
     PROMPT_FAILED,
@@ -72,9 +79,8 @@ class Injection(Protocol):
 InjectFn = Callable[[str, str, str], Injection]
 
 
-def failed(step: StepDef, code: str, message: str, status: str = "failed") -> StepOutcome:
-    return StepOutcome(stepId=step.id, status=status,
-                       error=StepError(code=code, message=message))  # type: ignore[arg-type]
+def failed(step: StepDef, code: str, message: str, status: StepStatus = "failed") -> StepOutcome:
+    return StepOutcome(stepId=step.id, status=status, error=StepError(code=code, message=message))
 
 
 class StepExecutor:
@@ -112,7 +118,7 @@ class StepExecutor:
         res = await self.tools.execute(step.tool or "", args, self.context_for(state), timeout_s=step.timeoutS)
         if not res.success:
             assert res.error is not None
-            status = "cancelled" if res.error.code == CANCELLED else "failed"
+            status: StepStatus = "cancelled" if res.error.code == CANCELLED else "failed"
             return failed(step, res.error.code, res.error.message, status), None
         output = thaw(res.output)
         comp = thaw(res.compensation)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 
 import httpx
@@ -13,7 +13,9 @@ from agency.llm.providers.base import Provider, classify_status
 from agency.llm.providers.ollama import OllamaProvider
 from agency.llm.providers.openai import OpenAIProvider
 
-PROVIDERS = {"openai": OpenAIProvider, "ollama": OllamaProvider, "anthropic": AnthropicProvider}
+# Each provider class is built from the shared client and the timeout.
+PROVIDERS: dict[str, Callable[[httpx.AsyncClient, float], Provider]] = {
+    "openai": OpenAIProvider, "ollama": OllamaProvider, "anthropic": AnthropicProvider}
 
 
 def make_providers(client: httpx.AsyncClient, timeout_s: float) -> dict[str, Provider]:

@@ -56,7 +56,7 @@ def find_blocking_task(
     if hasattr(tasks, "find_by_goal_key"):  # a store: let its index do the filtering
         candidates = tasks.find_by_goal_key(goal_key, PENDING_STATUSES | {TaskStatus.active})
     else:
-        candidates = tasks  # type: ignore[assignment]
+        candidates = tasks
     for task in candidates:
         if task.metadata.goalKey == goal_key and open_to(task, bot) and suppresses(task, now_ms, stuck_timeout_ms):
             return task

@@ -123,6 +123,14 @@ class TaskStore(Protocol):
     def close(self) -> None: ...
 
 
+def existing_task(tasks: TaskStore, task_id: str) -> Task:
+    """The task a caller knows is there (it read or wrote it): TaskNotFoundError if it is not."""
+    task = tasks.get_task(task_id)
+    if task is None:
+        raise TaskNotFoundError(task_id)
+    return task
+
+
 class TaskStoreBase:
     """The protocol once, for every SQL backend: each write is load, rule (rules.py), save and
     log in one transaction. A backend names its SQL in the _SQL_* attributes and supplies the
@@ -188,6 +196,11 @@ class TaskStoreBase:
 
     def _load_many(self, conn: Any, task_ids: list[str]) -> dict[str, Task]:
         """The tasks of these ids that exist, for a write."""
+        raise NotImplementedError
+
+    @staticmethod
+    def _actions_param(actions: list[str]) -> Any:
+        """The claim's actions as the backend's SQL parameter."""
         raise NotImplementedError
 
     def _query_in(self, sql: str, params: list[Any], values: list[str]) -> list[Task]:
@@ -493,6 +506,7 @@ class SqliteTaskStore(TaskStoreBase):
             "INSERT INTO task_events (task_id, at, event, status, progress, data) VALUES (?, ?, ?, ?, ?, ?)",
             (ev.taskId, ev.at, ev.event, ev.status, ev.progress, json.dumps(ev.data)),
         )
+        assert cur.lastrowid is not None  # an INSERT sets it
         return cur.lastrowid
 
     def _load_many(self, conn: sqlite3.Connection, task_ids: list[str]) -> dict[str, Task]:

@@ -63,10 +63,9 @@ class ReadDeadlineProtocol(H11Protocol):
 
 
 def api_server(app: Any, host: str, port: int, read_timeout_s: float) -> uvicorn.Server:
-    """The uvicorn server the daemon runs (signals stay the daemon's)."""
+    """The uvicorn server the daemon runs. While it serves, uvicorn takes SIGTERM and SIGINT: it
+    stops, then raises the signal again for the daemon's own handlers."""
     protocol = type("ApiProtocol", (ReadDeadlineProtocol,), {"read_timeout_s": read_timeout_s})
     config = uvicorn.Config(app, host=host, port=port, http=protocol, log_config=None, access_log=False,
                             lifespan="off")
-    server = uvicorn.Server(config)
-    server.install_signal_handlers = lambda: None  # type: ignore[method-assign]
-    return server
+    return uvicorn.Server(config)
