@@ -12,8 +12,8 @@ import pytest
 
 from agency.stream.cognitive_stream import CognitiveStream
 from agency.thoughts import Thought, ThoughtMetadata
-from tests.unit.stream.test_agency_stream import GOAL, actionable_thought, msgs, percept
 from tests.unit.pg.dialects import DIALECTS, Databases
+from tests.unit.stream.test_agency_stream import GOAL, actionable_thought, msgs, percept
 
 
 @pytest.fixture(params=DIALECTS)

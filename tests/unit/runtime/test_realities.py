@@ -226,7 +226,7 @@ def test_loaded_reach_is_the_nearer_unloaded_side():
 def test_the_js_chat_guard_names_the_same_fix_as_python():
     """node/lib/chat_guard.js puts its FIX in every refusal event and error; it must say what
     realities.SECURE_PROFILE_FIX says (the doctor and the kick explanations use that one)."""
-    js = (Path(__file__).resolve().parents[2] / "node" / "lib" / "chat_guard.js").read_text()
+    js = (Path(__file__).resolve().parents[3] / "node" / "lib" / "chat_guard.js").read_text()
     decl = re.search(r"const FIX = (.*?)\n\n", js, re.S)
     assert decl, "const FIX not found in chat_guard.js"
     parts = re.findall(r"'((?:[^'\\]|\\.)*)'", decl.group(1))

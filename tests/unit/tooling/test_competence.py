@@ -418,7 +418,7 @@ def test_the_soaked_daemon_logs_its_death_records(given, runs_with, monkeypatch,
 # -- recorded runs: the two soaks of make test, as they were sampled ----------------------------------
 
 def _recorded(name):
-    return json.loads((Path(__file__).parents[1] / "fixtures" / f"soak-competence-{name}.json").read_text())["samples"]
+    return json.loads((Path(__file__).parents[2] / "fixtures" / f"soak-competence-{name}.json").read_text())["samples"]
 
 
 def test_a_recorded_fast_soak_is_judged_where_it_can_be_and_not_judged_where_it_cannot():

@@ -420,7 +420,7 @@ def test_config_module_imports_nothing_heavy() -> None:
     # Of agency, only the rooms' settings models (the sections' one schema) and what they import.
     code = ("import sys, bot.config.loader; "
             "print(sorted(m for m in sys.modules if m.split('.')[0] in ('javascript', 'fastapi', 'agency')))")
-    root = Path(__file__).resolve().parents[2]
+    root = Path(__file__).resolve().parents[3]
     out = subprocess.run([sys.executable, "-c", code], cwd=root, capture_output=True, text=True, check=True)
     light = ["agency", "agency.cognition", "agency.cognition.settings", "agency.errors", "agency.execution",
              "agency.execution.settings", "agency.llm", "agency.llm.errors", "agency.llm.messages",

@@ -9,8 +9,7 @@ from agency.goals import basic_shelter, verify_shelter_v0
 from agency.shelter.lighting import SAFE_LEVEL, block_light
 from agency.shelter.models import Bounds
 from agency.shelter.testing import region_from_blocks, with_blocks
-
-from .conftest import GROUND_Y, ORIGIN
+from tests.unit.goals.conftest import GROUND_Y, ORIGIN
 
 BP = basic_shelter(ORIGIN, "south")
 SITE = BP.site

@@ -17,7 +17,7 @@ import pytest
 from bot.runtime import node_runtime
 from bot.runtime.node_runtime import NodeRuntimeError, resolve_node_bin
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 
 
 def fake_node(tmp_path: Path, version: str, name: str = "node") -> Path:

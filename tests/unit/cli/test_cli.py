@@ -8,7 +8,7 @@ import pytest
 from bot.cli.main import EXIT_INVALID, build_parser, main
 from bot.runtime.server import free_port
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[3]
 
 
 def test_unknown_command_exits_4(capsys):

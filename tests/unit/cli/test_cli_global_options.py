@@ -16,7 +16,7 @@ import pytest
 from bot.cli.main import EXIT_INVALID, build_parser
 from tests.unit.mcp.fake_daemon import FakeDaemon, Served
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[3]
 
 
 def _mcbot(argv: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:

@@ -8,8 +8,7 @@ import pytest
 from agency.blocks import is_open_for_enclosure, is_passable, is_solid
 from agency.goals import basic_shelter, verify_shelter_v0
 from agency.shelter.testing import RegionSpy, region_from_blocks, with_blocks
-
-from .conftest import GROUND_Y, ORIGIN
+from tests.unit.goals.conftest import GROUND_Y, ORIGIN
 
 BP = basic_shelter(ORIGIN, "south")  # 5x5 at x,z 0..4, y 64..66 walls, roof 67, door at (2,64,4)
 SITE = BP.site
