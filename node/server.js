@@ -24,7 +24,8 @@
 //   /mcbot spawn <mob> <count> [player] [distance]   /mcbot summon <mob> <x> <y> <z>
 //   /mcbot fill <x1> <y1> <z1> <x2> <y2> <z2> <block>[props]   /mcbot setblock <x> <y> <z> <block>[props]
 //   /mcbot tp <player> <x> <y> <z>           /mcbot killall [mob]     /mcbot info [player]
-//   /mcbot tick freeze|unfreeze|step <n>     (game clock: a step runs exactly n ticks)
+//   /mcbot tick freeze|unfreeze|step <n>|sprint <n>   (game clock: a step runs exactly n ticks)
+//   /mcbot save                              (write a saved world now; replies once written)
 //   Coordinates accept ~ relative to the issuing player; replies start with "mcbot:".
 'use strict'
 

@@ -18,6 +18,8 @@
 //   /mcbot tick freeze|unfreeze|step <n>         stop the game clock, restart it, or run exactly
 //                                                n ticks of a frozen world (replies once they ran)
 //   /mcbot tick sprint <n>                       the same n ticks back to back, as fast as it goes
+//   /mcbot save                                  write a saved world's chunks, furnaces and players
+//                                                now (vanilla save-all flush); replies once written
 // Coordinates accept ~ and ~N relative to the issuing player. <player> accepts a name or @s/@p.
 'use strict'
 
@@ -25,9 +27,9 @@ const { Vec3 } = require('vec3')
 const { parseBlockSpec, chatReply } = require('./_common')
 const light = require('./light')
 
-const USAGE = 'damage|health|food|time|spawn|summon|fill|setblock|tp|killall|info|light|tick'
+const USAGE = 'damage|health|food|time|spawn|summon|fill|setblock|tp|killall|info|light|tick|save'
 
-module.exports.server = function (serv) {
+module.exports.server = function (serv, cfg = {}) {
   const { registry } = serv
 
   function playerArg (name, ctx) {
@@ -213,6 +215,14 @@ module.exports.server = function (serv) {
       if (count < 1 || count > 72000) throw new Error('n must be 1..72000')
       const sprint = what === 'sprint'
       return `${sprint ? 'sprinted' : 'stepped'} ${count} ticks to ${await serv.mcbotStepTicks(count, { sprint })}`
+    },
+    // A test's way to know what a restart will find, instead of waiting for the periodic save.
+    async save () {
+      if (!cfg.worldFolder) return 'nothing to save: the world is in memory'
+      const world = serv.overworld
+      await (world.waitSaving ? world.waitSaving() : world.saveNow?.())
+      await Promise.all(serv.players.map(p => p.save?.()))
+      return `saved the world and ${serv.players.length} players`
     },
     light (xyz, ctx) {
       const [x, y, z] = coords(xyz, ctx)

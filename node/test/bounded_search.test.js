@@ -92,7 +92,9 @@ test('bounded searches', { timeout: 300000 }, async (t) => {
 
   await t.test('a walk to the sealed box ends on its search bound, the heap bounded', async () => {
     const start = process.memoryUsage().heapUsed
-    const { value: out, peak } = await peakHeap(runAction(bot, 'move_to', { ...box, range: 0 }, 60000))
+    // (a stall timer above the search's own time bound, PATH_THINK_MS: on a slow machine the
+    // search may take longer than the walk's default 8 s without progress, and would lose)
+    const { value: out, peak } = await peakHeap(runAction(bot, 'move_to', { ...box, range: 0, stallMs: 20000 }, 60000))
     assert.strictEqual(out.state, 'failed', JSON.stringify(out))
     assert.match(out.error, /^no progress toward .*no path within \d+ blocks (after [\d,]+ nodes|\(all [\d,]+ nodes in reach searched\))|search stopped after \d+ ms/)
     assert.ok(peak - start < HEAP_GROWTH_MB * 1e6, `heap grew ${((peak - start) / 1e6).toFixed(0)} MB`)

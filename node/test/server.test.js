@@ -70,6 +70,7 @@ test('server contract', { timeout: 270000 }, async (t) => {
     assert.strictEqual(info.players[0].name, 'contract')
     const err = await command(bot, '/mcbot fill 0 0 0 100 100 100 stone')
     assert.match(err, /error/)
+    assert.strictEqual(await command(bot, '/mcbot save'), 'mcbot: nothing to save: the world is in memory')
   })
 
   await t.test('renamed blocks: grass and short_grass both place this version\'s plant, which digs', async () => {
@@ -162,6 +163,11 @@ test('server exits when stdin closes and fails clearly on a busy port', { timeou
   assert.strictEqual(await a.stop(), 0)
 })
 
+// A restart finds what /mcbot save wrote (its reply comes once the chunks and the players are on
+// disk), not whatever a periodic save or the stopping server's bounded flush got to on a loaded
+// machine. The bot leaves first: its logout save is one the stopping server waits for.
+const left = (s, name) => waitFor(() => s.log.some(l => l.includes(`${name} disconnected`)), 30000, `${name} gone`)
+
 test('a worldFolder world keeps blocks, inventory and seed across a SIGTERM restart', { timeout: 180000 }, async () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mcbot-world-'))
   try {
@@ -170,9 +176,9 @@ test('a worldFolder world keeps blocks, inventory and seed across a SIGTERM rest
     const p = bot.entity.position.floored()
     await command(bot, `/mcbot setblock ${p.x + 2} ${p.y} ${p.z} gold_block`)
     await command(bot, '/give keeper bread 3', { match: /gave 3 bread/ })
-    // at once: a stopping server saves its world and its players, one still connected or one
-    // whose logout save is under way
+    assert.strictEqual(await command(bot, '/mcbot save'), 'mcbot: saved the world and 1 players')
     bot.quit()
+    await left(s, 'keeper')
     s.proc.kill('SIGTERM')
     assert.strictEqual(await new Promise(resolve => s.proc.on('exit', resolve)), 0)
     s = await startServer({ worldFolder: dir, hostiles: false })
@@ -201,8 +207,10 @@ test('a bot saved just across a chunk line (z = -0.3) gets its 5x5 chunks after 
     const y = Math.floor(bot.entity.position.y) + 1
     await command(bot, `/mcbot tp edge 0.5 ${y} -0.3`, { match: /teleported edge/ })
     await waitFor(() => bot.entity.onGround && bot.entity.position.z < 0 && bot.entity.position.z > -1, 5000, 'standing at z -0.3')
+    await command(bot, '/mcbot save')
     bot.quit()
-    s.proc.kill('SIGTERM') // a stopping server saves the player, as one logging out does
+    await left(s, 'edge')
+    s.proc.kill('SIGTERM')
     await new Promise(resolve => s.proc.on('exit', resolve))
     s = await startServer({ worldFolder: dir, hostiles: false })
     // As lib/bots.js gets a bot ready: the wait starts at spawn, before any chunk arrives.
