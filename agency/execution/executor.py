@@ -38,7 +38,7 @@ from agency.execution.agents.runtime import AgentRuntime, RunHandle, TaskSpec
 from agency.execution.bridge_watch import BridgeWatch
 from agency.execution.workflows.models import StopReport, WorkflowRunResult
 from agency.planning.tasks.models import Task, TaskStatus
-from agency.planning.tasks.store import SqliteTaskStore
+from agency.planning.tasks.store import TaskStore
 from agency.tools.results import BODY_LOST
 
 SAFE_STOP_BUDGET_S = 5.0  # a preemption waits this long for the workflow's safe stop
@@ -96,7 +96,7 @@ class ExecutorStats:
 class Executor:
     def __init__(
         self,
-        tasks: SqliteTaskStore,
+        tasks: TaskStore,
         runtime: AgentRuntime,
         clock: Clock,
         *,

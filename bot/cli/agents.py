@@ -41,7 +41,7 @@ def cmd_agents(args: Any, _cfg: Any = None, _loaded: Any = None) -> int:
         print(f"mcbot: {e}", file=sys.stderr)
         return EXIT_INVALID
     if args.agents_command == "list":
-        rows = [
+        rows: list[dict[str, Any]] = [
             {"agentId": p.id, "displayName": p.displayName, "enabled": p.enabled, "actions": sorted(p.workflows),
              "exampleTasks": p.exampleTasks, "notForTasks": p.notForTasks, "coreAbilities": p.coreAbilities,
              "description": p.description}

@@ -172,7 +172,7 @@ class Doctor:
         p = body.snapshot().position
         x, y, z = math.floor(p.x), math.floor(p.y), math.floor(p.z)
         near = body.region((x - 4, y - 4, z - 4), (9, 9, 9))
-        loaded = [near.palette[i] for i in near.data if near.palette[i] is not None]
+        loaded = [b for i in near.data if (b := near.palette[i]) is not None]
         kinds = sorted({b for b in loaded if not is_air(b)})
         if not loaded:
             self.add("blocks", "FAIL", "no blocks loaded around the bot (9x9x9 read)",

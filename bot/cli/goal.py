@@ -89,7 +89,8 @@ class Refused(BotRuntimeError):
 
 
 def _parse_sse(lines: Iterator[str]) -> Iterator[tuple[str, dict[str, Any]]]:
-    event, data = "message", []
+    event = "message"
+    data: list[str] = []
     for line in lines:
         if not line:
             if data:

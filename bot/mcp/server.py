@@ -123,7 +123,7 @@ def rate_limit(limiter: RateLimiter) -> Any:
 
 
 def _tool_name(ctx: Any) -> str | None:
-    params = getattr(ctx, "params", None)  # the request's raw params (a mapping)
+    params: Any = getattr(ctx, "params", None)  # the request's raw params (a mapping)
     return params.get("name") if isinstance(params, dict) or hasattr(params, "get") else None
 
 

@@ -215,9 +215,8 @@ class BodyConnection:
             self._lost_with_bridge("bridge rebuilt for another bot")  # this bot's node process is gone
         if self.connected:
             return True
-        if self._reconnect_at is None:
-            self._schedule_reconnect()
-        if self.clock() < self._reconnect_at:
+        at = self._reconnect_at if self._reconnect_at is not None else self._schedule_reconnect()
+        if self.clock() < at:
             return False
         self.reconnects += 1
         logger.info("reconnect attempt {} to {}:{}", self.backoff.attempt, self.settings.host, self.settings.port)
@@ -246,11 +245,13 @@ class BodyConnection:
         if not self.connected:
             self._reconnect_at = self.clock()
 
-    def _schedule_reconnect(self) -> None:
+    def _schedule_reconnect(self) -> float:
+        """When the next try is due (now + the backoff's next delay)."""
         delay = self.backoff.next_delay()
-        self._reconnect_at = self.clock() + delay
+        self._reconnect_at = at = self.clock() + delay
         if delay:
             logger.info("reconnecting in {:.1f} s", delay)
+        return at
 
 
 def _event(kind: EventType, **data: Any) -> BodyEvent:

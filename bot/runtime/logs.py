@@ -40,7 +40,8 @@ def line_format(head: str) -> Callable[[Record], str]:
     return fmt
 
 
-def setup_logging(level: str = "INFO", file: str | None = None, rotation: str = "10 MB", retention: int = 5) -> None:
+def setup_logging(level: str = "INFO", file: str | None = None, rotation: str = "10 MB",
+                  retention: int | str = 5) -> None:
     logger.remove()
     logger.add(sys.stderr, level=level.upper(), format=line_format(CONSOLE))
     if file:

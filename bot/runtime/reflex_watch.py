@@ -17,18 +17,26 @@ from loguru import logger
 
 from agency.execution.combat import threat_radii
 from agency.execution.reflexes import Reflexes
-from bot.runtime.body import BodyLost, MineflayerBody
+from agency.world import ConnectedBody, WorldSnapshot
+from bot.runtime.body import BodyLost
 
 DEFAULT_POLL_S = 0.02  # one server tick is 50 ms: p50 of a poll's wait is 10 ms
 
 
 @runtime_checkable
 class WatchesThreats(Protocol):
-    """A body with a threat watch (a live bot's, on node): the reflexes can be woken by it."""
+    """A body with a threat watch (a live bot's, on node): the reflexes can be woken by it,
+    and read its recent snapshot in between."""
 
     def watch_threats(self, radii: dict[str, float]) -> None: ...
 
     def new_threats(self) -> list[dict[str, Any]]: ...
+
+    def recent_snapshot(self) -> WorldSnapshot: ...
+
+
+class ThreatWatchedBody(ConnectedBody, WatchesThreats, Protocol):
+    """What a reflex watch reads: a body on a server with a threat watch."""
 
 
 class ThreatFeed:
@@ -41,12 +49,12 @@ class ThreatFeed:
                  sleep: Callable[[float], Awaitable[None]] = asyncio.sleep) -> None:
         self.poll_s = poll_s
         self.sleep = sleep
-        self._waiting: dict[int, tuple[MineflayerBody, asyncio.Future[list[dict[str, Any]]]]] = {}
+        self._waiting: dict[int, tuple[ThreatWatchedBody, asyncio.Future[list[dict[str, Any]]]]] = {}
         self._held: dict[int, list[dict[str, Any]]] = {}  # read while its watch was not waiting
         self._task: asyncio.Task[None] | None = None
         self.polls = 0
 
-    async def next(self, body: MineflayerBody, timeout_s: float) -> list[dict[str, Any]]:
+    async def next(self, body: ThreatWatchedBody, timeout_s: float) -> list[dict[str, Any]]:
         """The body's threats since its last read, as soon as a poll finds any; [] when
         timeout_s passes first. BodyLost (or BodyError) when the read failed for this body."""
         if held := self._held.pop(id(body), None):
@@ -85,7 +93,7 @@ class ThreatFeed:
                     self._held[key] = self._held.get(key, []) + result
 
 
-def _read_threats(bodies: dict[int, MineflayerBody]) -> dict[int, list[dict[str, Any]] | BaseException]:
+def _read_threats(bodies: dict[int, ThreatWatchedBody]) -> dict[int, list[dict[str, Any]] | BaseException]:
     """The bodies with news: their threats, or why the read failed."""
     out: dict[int, list[dict[str, Any]] | BaseException] = {}
     for key, body in bodies.items():
@@ -109,7 +117,7 @@ def threat_feed(poll_s: float) -> ThreatFeed:
 
 
 class ReflexWatch:
-    def __init__(self, body: MineflayerBody, reflexes: Reflexes, *, poll_s: float = DEFAULT_POLL_S,
+    def __init__(self, body: ThreatWatchedBody, reflexes: Reflexes, *, poll_s: float = DEFAULT_POLL_S,
                  monotonic: Callable[[], float] = time.monotonic, feed: ThreatFeed | None = None) -> None:
         self.body = body
         self.feed = feed  # None: the loop's shared one

@@ -12,6 +12,7 @@ import socket
 import subprocess
 import threading
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -38,7 +39,7 @@ class EmbeddedServerSettings:
     world_folder: str = ""
     seed: int = 1337
     tree_density: float = 0.04
-    hostiles: bool | list[str] = True  # a list = only those kinds spawn at night
+    hostiles: bool | Sequence[str] = True  # a list = only those kinds spawn at night
     hostile_cap: int = 8
     animals: bool = True
     animal_cap: int = 10

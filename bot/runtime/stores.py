@@ -51,12 +51,12 @@ class SharedStores:
         from agency.pg.database import PgDatabase  # noqa: PLC0415 - psycopg only for a PostgreSQL store
         from agency.pg.task_store import PgTaskStore  # noqa: PLC0415
 
-        db = PgDatabase(cfg.storage.url)
-        tasks = PgTaskStore(db, daemon_id=daemon_id, clock=clock, lease_ms=int(cfg.storage.lease_s * 1000),
+        pg = PgDatabase(cfg.storage.url)
+        tasks = PgTaskStore(pg, daemon_id=daemon_id, clock=clock, lease_ms=int(cfg.storage.lease_s * 1000),
                             invariant_check=assert_task_state)
         logger.info("task store: PostgreSQL {} as daemon {} (leases {} s)", _safe(cfg.storage.url), daemon_id,
                     cfg.storage.lease_s)
-        return cls(db, tasks, daemon_id, True)
+        return cls(pg, tasks, daemon_id, True)
 
     def close(self) -> None:
         self.tasks.close()

@@ -164,6 +164,7 @@ class Agency:
         # A body with no bridge (a fake or replayed one) has none to lose: no task is poison. A
         # live one is blamed only for the downs it had actions running in (a fleet's bots share the bridge).
         bridge = getattr(body, "bridge", None)
+        running = getattr(body, "actions_running", None)  # a live body's long actions on node
         runtime = AgentRuntime(self.agents, self.tools, ctx, checkpoints=self.checkpoints,
                                plan_facts=PlanFacts(self.goals.hooks, self.delivery),
                                on_step=record_step(self.tasks))  # each step in the task's event log
@@ -171,7 +172,7 @@ class Agency:
             self.tasks, runtime, self.clock, on_lifecycle=self._on_task_event, goals=self.goals.hooks,
             before_tick=self.goals.on_executor_tick, bot=self.claim_as,
             actions=self.agents.routable_actions() if self.entry.agents else None,
-            bridge=None if bridge is None else bridge_downs(bridge).of_body(body.actions_running))
+            bridge=None if bridge is None or running is None else bridge_downs(bridge).of_body(running))
         direct = self.direct = DirectActions(self.tools, ctx, executor, connected=lambda: self._connected,
                                              clock=self.clock)
         reflexes = self.reflexes = Reflexes(self.tools, ctx, executor, self.cfg.reflexes, direct=direct,
@@ -325,8 +326,9 @@ class Agency:
 
     def stalled(self) -> list[dict[str, Any]]:
         stats = self.executor.stats if self.executor else None
-        return stalled_tasks(self.tasks.list_by_status(*TaskStatus), self.clock(), stats and stats.last_tick_ms,
-                             self.cfg.drive_tick.stuck_timeout_ms, stats and stats.last_busy_ms)
+        return stalled_tasks(self.tasks.list_by_status(*TaskStatus), self.clock(),
+                             stats.last_tick_ms if stats is not None else None, self.cfg.drive_tick.stuck_timeout_ms,
+                             stats.last_busy_ms if stats is not None else None)
 
     # ---- shutdown ----------------------------------------------------------------------
     async def on_shutdown(self) -> None:

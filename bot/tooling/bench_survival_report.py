@@ -58,7 +58,8 @@ TARGET_NAMES = {
 def places_reached(samples: list[dict[str, Any]], at: list[float | None]) -> dict[str, float | None]:
     """`placed_<kind>` and `verified_shelter` from each sample's `places` ({"placed": [kind],
     "verifiedShelters": n}): the `at` value of the first sample showing it."""
-    out: dict[str, float | None] = {f"placed_{k}": None for k in PLACED_KINDS} | {"verified_shelter": None}
+    out: dict[str, float | None] = {f"placed_{k}": None for k in PLACED_KINDS}
+    out["verified_shelter"] = None
     for s, a in zip(samples, at, strict=True):
         seen = s.get("places") or {}
         when = a if a is not None else 0.0
@@ -86,8 +87,9 @@ def implied(reached: dict[str, float | None]) -> dict[str, float | None]:
     out = dict(reached)
     for ms in reversed(MILESTONES):
         for need in NEEDS.get(ms, ()):
-            if out[ms] is not None and (out[need] is None or out[need] > out[ms]):
-                out[need] = out[ms]
+            at, need_at = out[ms], out[need]
+            if at is not None and (need_at is None or need_at > at):
+                out[need] = at
     return out
 
 

@@ -200,7 +200,7 @@ def task_success(samples: list[dict[str, Any]], limits: CompetenceLimits) -> tup
     detail = f"{done} completed, {failed} failed" + (f" ({_pct(rate)})" if rate is not None else "")
     if unplannable:
         detail += f"; {unplannable} unplannable not counted"
-    if finished < limits.min_finished_tasks:
+    if rate is None or finished < limits.min_finished_tasks:
         return _crit("K1", name, NOT_JUDGED, f"{detail}: fewer than {limits.min_finished_tasks} finished tasks"), rate
     return _crit("K1", name, PASS if rate >= limits.min_task_success else FAIL, detail), rate
 

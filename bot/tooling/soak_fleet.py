@@ -34,7 +34,7 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -191,7 +191,7 @@ def judge_worked(completed: dict[str, list[dict[str, Any]]]) -> dict[str, Any]:
 
 
 def per_bot(samples: list[dict[str, Any]], names: list[str], finished: dict[str, list[dict[str, Any]]],
-            log_deaths: list[dict[str, Any]] = ()) -> dict[str, dict[str, Any]]:
+            log_deaths: Sequence[dict[str, Any]] = ()) -> dict[str, dict[str, Any]]:
     """Per bot: completed and failed tasks it held, health-0 readings (deaths seen), the
     deaths the log recorded for it, where it ended."""
     out = {}

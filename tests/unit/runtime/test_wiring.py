@@ -11,6 +11,7 @@ import pytest
 
 from agency.execution.body_holder import EXECUTOR, REFLEX
 from agency.tools.testing import FakeBody, FakeTime
+from agency.world import WorldSnapshot
 from bot.config.loader import McbotConfig
 from bot.runtime.wiring import Agency
 
@@ -29,6 +30,9 @@ class WatchingBody(FakeBody):
 
     def new_threats(self) -> list[dict[str, Any]]:
         return []
+
+    def recent_snapshot(self) -> WorldSnapshot:
+        return self.snapshot()
 
 
 @pytest.fixture
