@@ -16,7 +16,7 @@ from agency.world import WorldSnapshot
 from bot.config.loader import McbotConfig
 from bot.runtime.api import create_app
 from bot.runtime.wiring import Agency
-from tests.unit.api.test_http_api import _DaemonView as _NoBot
+from tests.unit.runtime.api.test_http_api import _DaemonView as _NoBot
 
 
 class _DaemonView(_NoBot):

@@ -24,7 +24,7 @@ from agency.tools.testing import GROUND_Y, FakeBody, FakeTime
 from bot.config.loader import McbotConfig
 from bot.runtime.api import create_app
 from bot.runtime.wiring import Agency
-from tests.unit.api.test_http_api import _DaemonView
+from tests.unit.runtime.api.test_http_api import _DaemonView
 
 WORLD = "server:127.0.0.1:25565"
 TABLE = (14, GROUND_Y, 3)  # beyond the crafter's 8-block table search, within 48

@@ -20,8 +20,8 @@ from bot.cli import goal as goal_cli
 from bot.config.loader import McbotConfig
 from bot.runtime.api import create_app
 from bot.runtime.wiring import Agency
-from tests.unit.api.test_http_api import _DaemonView
 from tests.unit.execution.test_body_lost import LosingBody
+from tests.unit.runtime.api.test_http_api import _DaemonView
 
 
 def agency_over(tmp_path, monkeypatch, body_type=LosingBody):

@@ -15,8 +15,8 @@ from agency.goals.models import read_binding
 from agency.goals.sync import GoalStatus
 from agency.planning.tasks.models import TaskStatus
 from bot.cli import goal as goal_cli
-from tests.unit.api.test_goals_api import agency_over
 from tests.unit.execution.test_poison_tasks import POISON, WEDGED, BridgeBody
+from tests.unit.runtime.api.test_goals_api import agency_over
 from tests.unit.runtime.test_daemon_body_gate import _shelter_task, _snap
 
 

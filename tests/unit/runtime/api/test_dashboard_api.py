@@ -13,8 +13,8 @@ from fastapi.testclient import TestClient
 from loguru import logger
 
 from bot.runtime.api import LOOPBACK_NAMES, create_app
-from tests.unit.api.test_goals_api import world  # noqa: F401 - the fixture
-from tests.unit.api.test_http_api import _DaemonView
+from tests.unit.runtime.api.test_goals_api import world  # noqa: F401 - the fixture
+from tests.unit.runtime.api.test_http_api import _DaemonView
 
 
 def _events(text: str) -> list[tuple[str, dict]]:

@@ -10,7 +10,7 @@ from fastapi.testclient import TestClient
 
 from bot.runtime.api import create_app
 from bot.runtime.api.app import route_table
-from tests.unit.api.test_error_shape import _context
+from tests.unit.runtime.api.test_error_shape import _context
 
 
 def test_every_route_in_the_table_is_served():
