@@ -42,7 +42,7 @@ def default_is_routable(goal: ExtractedGoal) -> bool:
     """Routing by the shipped agents, the registry the daemon's executor plans with.
     Imported here, not at the top: the agents package loads the runtime and its tools, and
     keep-alive's module must not import task creation even transitively (KEEPALIVE-8)."""
-    from agency.execution.agents.registry import default_registry  # noqa: PLC0415
+    from agency.execution.agents.registry import default_registry  # noqa: PLC0415 - see the docstring
 
     return routable_by(default_registry())(goal)
 

@@ -295,6 +295,7 @@ def _run_unsuspended(step: Coroutine[Any, Any, KeepAliveOutcome]) -> KeepAliveOu
     try:
         step.send(None)
     except StopIteration as done:
-        return done.value  # type: ignore[no-any-return]
+        outcome: KeepAliveOutcome = done.value
+        return outcome
     step.close()
     raise RuntimeError("a blocking keep-alive step suspended; await atick instead")

@@ -94,8 +94,10 @@ class GoalRunHooks:
                 logger.warning("[Goals] verify task={} could not read the site: {}", task.id, e)
                 return "unverified"  # stays active: the next run re-checks and verifies again
             task = self.lifecycle.record_verification(task.id, last)
+            verified = read_binding(task)
+            assert verified is not None  # a goal-bound task keeps its binding
             logger.info("[Goals] verify task={} pass={} done={} blockers={}", task.id,
-                        read_binding(task).completion.consecutivePasses, last.done, last.blockers)  # type: ignore[union-attr]
+                        verified.completion.consecutivePasses, last.done, last.blockers)
             if task.status is TaskStatus.completed:
                 if self._on_verified is not None:
                     self._on_verified(task, region)

@@ -6,6 +6,7 @@ Public API: run_session -> AgentResult, LlmSettings (the [llm] config), ToolBox/
 
 from __future__ import annotations
 
+import importlib
 from typing import Any
 
 _EXPORTS = {
@@ -32,6 +33,4 @@ __all__ = sorted(_EXPORTS)
 def __getattr__(name: str) -> Any:
     if name not in _EXPORTS:
         raise AttributeError(f"module 'agency.llm' has no attribute {name!r}")
-    import importlib  # noqa: PLC0415
-
     return getattr(importlib.import_module(_EXPORTS[name]), name)

@@ -39,7 +39,7 @@ def _text(result: Any) -> str:
 
 async def _start(stack: AsyncExitStack, name: str, cfg: McpServerConfig, errlog: Any) -> list[ToolSpec]:
     from mcp import ClientSession, StdioServerParameters  # noqa: PLC0415 - only when MCP is configured
-    from mcp.client.stdio import stdio_client  # noqa: PLC0415
+    from mcp.client.stdio import stdio_client  # noqa: PLC0415 - only when MCP is configured
 
     env = {**os.environ, **cfg.env}  # env is passed verbatim (never ${}-expanded by mcbot)
     params = StdioServerParameters(command=cfg.command, args=list(cfg.args), env=env)

@@ -28,7 +28,7 @@ from typing import Any
 from loguru import logger
 
 from agency.places.settings import PlacesConfig
-from agency.places.store import Place, PlaceStore, Pos, place_kind
+from agency.places.store import Place, PlaceStore, Pos, Source, place_kind
 from agency.world import BlockRegion
 
 HOOK = "places"  # the ToolContext.hooks key
@@ -62,12 +62,12 @@ class PlaceMemory:
         """A real block read showed `block` at x, y, z."""
         self._remember(block, (x, y, z), "seen")
 
-    def _remember(self, block: str, pos: Pos, source: str, world: str | None = None) -> bool:
+    def _remember(self, block: str, pos: Pos, source: Source, world: str | None = None) -> bool:
         """True when the place is new to memory (logged once, not at every sighting)."""
         world, kind = world or self.world(), place_kind(block)
         if world is None or kind is None:
             return False
-        new = self.store.remember(world, kind, pos, block, source)  # type: ignore[arg-type]
+        new = self.store.remember(world, kind, pos, block, source)
         if new:
             logger.info("[Places] {} at {} {} {} remembered ({} {})", kind, *pos, source, block)
         return new
@@ -148,14 +148,14 @@ def _places_in(region: BlockRegion, beds_kept: Iterable[Pos]) -> list[tuple[Pos,
     """(position, name) of every place block in the region, a bed once: each bed cell is
     paired with one neighbouring bed cell (its other half), a remembered bed's pair first,
     so a bed already remembered by one half is not remembered again by the other."""
-    wanted = {i for i, name in enumerate(region.palette) if place_kind(name) is not None}
+    wanted = {i: name for i, name in enumerate(region.palette) if name is not None and place_kind(name) is not None}
     if not wanted:  # the common case: one pass over the palette, none over the blocks
         return []
     (ox, oy, oz), (sx, _sy, sz) = region.origin, region.size
     found: dict[Pos, str] = {}
     for i, pi in enumerate(region.data):
         if pi in wanted:
-            found[(ox + i % sx, oy + i // (sx * sz), oz + (i // sx) % sz)] = region.palette[pi]  # type: ignore[assignment]
+            found[(ox + i % sx, oy + i // (sx * sz), oz + (i // sx) % sz)] = wanted[pi]
     beds = {p for p, name in found.items() if place_kind(name) == "bed"}
     paired: set[Pos] = set()
 

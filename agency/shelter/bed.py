@@ -27,7 +27,7 @@ from agency.names import canonical
 from agency.places.memory import HOOK as PLACES_HOOK
 from agency.shelter.blueprint import SIZE, basic_shelter
 from agency.shelter.door import DoorwayInput
-from agency.shelter.models import FACING_VECTORS, Pos
+from agency.shelter.models import FACING_VECTORS, Facing, Pos
 from agency.tools.actions import run_action
 from agency.tools.base import BODY_QUEUE, Tool, ToolContext, ToolFailure, ToolInput
 from agency.tools.results import EXECUTION_ERROR, PRECONDITION_FAILED
@@ -114,9 +114,9 @@ def hut_origin(door: Pos, facing: str) -> Pos:
     return (door[0] - half - dx * half, door[1], door[2] - half - dz * half)
 
 
-def shelter_bed_spot(origin: Pos, facing: str) -> BedSpot:
+def shelter_bed_spot(origin: Pos, facing: Facing) -> BedSpot:
     """The bed spot of the basic shelter built at origin/facing (clear of its torch and probes)."""
-    bp = basic_shelter(origin, facing)  # type: ignore[arg-type]
+    bp = basic_shelter(origin, facing)
     torch = bp.module("light").placements[0][:3]
     return bed_spot(origin, facing, bp.site.interiorProbes, torch)
 
@@ -131,10 +131,10 @@ async def _held_bed(ctx: ToolContext) -> str | None:
     return next((i.name for i in (await ctx.snapshot()).inventory if is_bed(i.name) and i.count > 0), None)
 
 
-async def place_bed(ctx: ToolContext, origin: Pos, facing: str) -> dict[str, Any]:
+async def place_bed(ctx: ToolContext, origin: Pos, facing: Facing) -> dict[str, Any]:
     """Put a held bed at the shelter's bed spot (nothing when a whole bed is already inside)."""
     spot = shelter_bed_spot(origin, facing)
-    door = basic_shelter(origin, facing).site.entrance  # type: ignore[arg-type]
+    door = basic_shelter(origin, facing).site.entrance
     assert door is not None
     there = bed_in_hut(await _interior_region(ctx, door, facing), door, facing)
     if there is not None:

@@ -41,7 +41,8 @@ class Bounds(BaseModel):
 
     @property
     def center(self) -> tuple[float, float, float]:
-        return tuple((lo + hi) / 2 for lo, hi in zip(self.min, self.max, strict=True))  # type: ignore[return-value]
+        (x0, y0, z0), (x1, y1, z1) = self.min, self.max
+        return (x0 + x1) / 2, (y0 + y1) / 2, (z0 + z1) / 2
 
     @property
     def diagonal(self) -> float:

@@ -126,7 +126,7 @@ def _station_hits(
     found = [p for p, n in view.seen.items() if n is not None and match(canonical(n))]
     for name, positions in (stations or {}).items():
         if match(canonical(name)):
-            found.extend(tuple(p) for p in positions)  # type: ignore[misc]
+            found.extend((x, y, z) for x, y, z in positions)
     return found
 
 

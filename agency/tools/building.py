@@ -75,9 +75,9 @@ async def place_near_bot(ctx: ToolContext, block: str) -> dict[str, Any]:
 
 
 async def place_block(ctx: ToolContext, p: PlaceBlockInput) -> dict[str, Any]:
-    if p.x is None:
+    if p.x is None or p.y is None or p.z is None:  # all or none (the input's check)
         return await place_near_bot(ctx, p.block)
-    return await place_at(ctx, p.block, p.x, p.y, p.z)  # type: ignore[arg-type]
+    return await place_at(ctx, p.block, p.x, p.y, p.z)
 
 
 def _undo_place(_p: PlaceBlockInput, out: Mapping[str, Any]) -> dict[str, Any]:

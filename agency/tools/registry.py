@@ -6,6 +6,7 @@ for anything a caller did wrong or a tool hit: every outcome is a ToolExecutionR
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 from collections import Counter
 from collections.abc import Mapping
 from typing import Any
@@ -63,9 +64,7 @@ class ToolRegistry:
         return tool
 
     def set_enabled(self, name: str, enabled: bool) -> None:
-        from dataclasses import replace  # noqa: PLC0415
-
-        self._tools[name] = replace(self._tools[name], enabled=enabled)
+        self._tools[name] = dataclasses.replace(self._tools[name], enabled=enabled)
 
     def is_tool_available(self, name: str) -> bool:
         tool = self._tools.get(name)

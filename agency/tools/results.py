@@ -25,16 +25,17 @@ BODY_LOST = "BODY_LOST"  # the body went away mid-call (agency.world.BodyLost): 
 PRECONDITION_FAILED = "PRECONDITION_FAILED"  # e.g. missing materials, nothing found
 
 
-class FrozenDict(dict):  # type: ignore[type-arg]
+class FrozenDict(dict[Any, Any]):
     """A dict that refuses every mutation; still a dict for JSON and pydantic dumps."""
 
     def _readonly(self, *_a: Any, **_k: Any) -> None:
         raise TypeError("tool results are immutable (INV-TOOL-002)")
 
-    __setitem__ = __delitem__ = clear = pop = popitem = setdefault = update = _readonly  # type: ignore[assignment]
-    __ior__ = _readonly  # type: ignore[assignment]
+    # One refusal for every mutator, whatever its signature.
+    __setitem__ = __delitem__ = clear = pop = _readonly
+    popitem = setdefault = update = __ior__ = _readonly  # type: ignore[assignment]  # their signatures differ
 
-    def __hash__(self) -> int:  # type: ignore[override]
+    def __hash__(self) -> int:  # type: ignore[override]  # a dict has none; a frozen one hashes its items
         return hash(tuple(sorted(self.items(), key=lambda kv: str(kv[0]))))
 
     def __copy__(self) -> FrozenDict:

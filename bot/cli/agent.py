@@ -53,7 +53,7 @@ def _error(msg: str, code: int) -> int:
 def _load_schema(path: str | None) -> tuple[dict[str, Any] | None, int]:
     if path is None:
         return None, EXIT_OK
-    from jsonschema import Draft202012Validator, SchemaError  # noqa: PLC0415
+    from jsonschema import Draft202012Validator, SchemaError
 
     try:
         schema = json.loads(Path(path).read_text(encoding="utf-8"))
@@ -67,7 +67,7 @@ def _load_schema(path: str | None) -> tuple[dict[str, Any] | None, int]:
 
 
 def cmd_agent_run(args: argparse.Namespace, cfg: McbotConfig) -> int:
-    from agency.llm.errors import LlmConfigError  # noqa: PLC0415
+    from agency.llm.errors import LlmConfigError
 
     settings = cfg.llm
     if not settings.configured:
@@ -88,11 +88,11 @@ def cmd_agent_run(args: argparse.Namespace, cfg: McbotConfig) -> int:
 
 
 def _run_with_bot(settings: Any, args: argparse.Namespace, fmt: str, schema: Any, cfg: McbotConfig) -> int:
-    from agency.execution.builtin_tools import default_tool_registry  # noqa: PLC0415
-    from agency.llm.bot_tools import bot_tool_specs  # noqa: PLC0415
-    from agency.tools import ToolContext  # noqa: PLC0415
-    from bot.runtime.errors import InitError  # noqa: PLC0415
-    from bot.runtime.session import live_session  # noqa: PLC0415
+    from agency.execution.builtin_tools import default_tool_registry
+    from agency.llm.bot_tools import bot_tool_specs
+    from agency.tools import ToolContext
+    from bot.runtime.errors import InitError
+    from bot.runtime.session import live_session
 
     try:
         # Never starts a server: the session acts in the world the bot is asked to join.
@@ -104,8 +104,8 @@ def _run_with_bot(settings: Any, args: argparse.Namespace, fmt: str, schema: Any
 
 
 def _run(settings: Any, args: argparse.Namespace, fmt: str, schema: Any, bot_specs: list[Any]) -> int:
-    from agency.llm.errors import LlmConfigError, ToolSetupError  # noqa: PLC0415
-    from agency.llm.result import exit_code  # noqa: PLC0415
+    from agency.llm.errors import LlmConfigError, ToolSetupError
+    from agency.llm.result import exit_code
 
     try:
         result = asyncio.run(_session(settings, args, fmt, schema, bot_specs))
@@ -118,9 +118,9 @@ def _run(settings: Any, args: argparse.Namespace, fmt: str, schema: Any, bot_spe
 
 
 async def _session(settings: Any, args: argparse.Namespace, fmt: str, schema: Any, bot_specs: list[Any]) -> Any:
-    from agency.llm.mcp_tools import open_mcp_servers  # noqa: PLC0415
-    from agency.llm.session import DEFAULT_SYSTEM_PROMPT, run_session  # noqa: PLC0415
-    from agency.llm.toolbox import ToolBox  # noqa: PLC0415
+    from agency.llm.mcp_tools import open_mcp_servers
+    from agency.llm.session import DEFAULT_SYSTEM_PROMPT, run_session
+    from agency.llm.toolbox import ToolBox
 
     async with open_mcp_servers(settings.mcp_servers) as mcp_specs:
         toolbox = ToolBox(bot_specs + mcp_specs, settings.effective_queues(),

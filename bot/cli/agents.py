@@ -33,7 +33,7 @@ def add_agents_commands(subparsers: Any) -> argparse.ArgumentParser:
 
 
 def cmd_agents(args: Any, _cfg: Any = None, _loaded: Any = None) -> int:
-    from agency.execution.agents import ProfileValidationError, load_default_registry, select_agents  # noqa: PLC0415
+    from agency.execution.agents import ProfileValidationError, load_default_registry, select_agents
 
     try:
         registry = load_default_registry(getattr(args, "config_dir", None))

@@ -57,11 +57,11 @@ def cmd_eval(args: argparse.Namespace, cfg: McbotConfig, _loaded: Any = None) ->
 
 
 def cmd_eval_run(args: argparse.Namespace, cfg: McbotConfig) -> int:
-    from agency.cognition.llm_thoughts import LlmThoughtGenerator  # noqa: PLC0415
-    from agency.eval.fixture import load_fixture_suite  # noqa: PLC0415
-    from agency.eval.runner import RunDirExists, run_eval  # noqa: PLC0415
-    from agency.eval.suite import SuiteInvalid, load_suite  # noqa: PLC0415
-    from agency.perception.replay import ReplayFormatError  # noqa: PLC0415
+    from agency.cognition.llm_thoughts import LlmThoughtGenerator
+    from agency.eval.fixture import load_fixture_suite
+    from agency.eval.runner import RunDirExists, run_eval
+    from agency.eval.suite import SuiteInvalid, load_suite
+    from agency.perception.replay import ReplayFormatError
 
     if bool(args.suite) == bool(args.from_fixture):
         return _error("eval needs exactly one of --suite FILE.jsonl or --from-fixture FIXTURE.jsonl", EXIT_INVALID)
@@ -91,7 +91,7 @@ def cmd_eval_run(args: argparse.Namespace, cfg: McbotConfig) -> int:
 
 
 def cmd_eval_report(args: argparse.Namespace) -> int:
-    from agency.eval.report import ReportError, load_runs, render_html, render_table  # noqa: PLC0415
+    from agency.eval.report import ReportError, load_runs, render_html, render_table
 
     try:
         runs = load_runs([Path(d) for d in args.run_dirs])

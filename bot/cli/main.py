@@ -5,7 +5,9 @@ unreachable, node missing, bridge dead at start), 4 invalid arguments or config,
 from __future__ import annotations
 
 import argparse
+import asyncio
 import logging
+import random
 import signal
 import sys
 import time
@@ -80,11 +82,11 @@ def build_parser() -> argparse.ArgumentParser:
     cfg_sub = cfg.add_subparsers(dest="config_command", required=True, parser_class=_SubParser)
     cfg_sub.add_parser("show", help="print the merged config and where each value came from")
 
-    from bot.cli.agent import add_agent_commands  # noqa: PLC0415
-    from bot.cli.agents import add_agents_commands  # noqa: PLC0415
-    from bot.cli.eval import add_eval_commands  # noqa: PLC0415
-    from bot.cli.goal import add_goal_commands  # noqa: PLC0415
-    from bot.cli.mcp import add_mcp_command  # noqa: PLC0415
+    from bot.cli.agent import add_agent_commands
+    from bot.cli.agents import add_agents_commands
+    from bot.cli.eval import add_eval_commands
+    from bot.cli.goal import add_goal_commands
+    from bot.cli.mcp import add_mcp_command
 
     add_goal_commands(sub)
     add_mcp_command(sub)
@@ -116,7 +118,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _add_bench_survival(bench_sub: Any) -> None:
-    from bot.tooling.competence import MILESTONES  # noqa: PLC0415
+    from bot.tooling.competence import MILESTONES
 
     bs = bench_sub.add_parser(
         "survival", help="game time to each tech-tree milestone, deaths, task success, wedges; no LLM "
@@ -195,11 +197,8 @@ def _add_bench_goals(bench_sub: Any) -> None:
 
 
 def _bench_goals(args: Any) -> int:
-    import random  # noqa: PLC0415
-    from pathlib import Path  # noqa: PLC0415
-
-    from bot.tooling.goal_fuzz import Limits  # noqa: PLC0415
-    from bot.tooling.goal_fuzz_run import FuzzSettings, goal_fuzz, sample_settings  # noqa: PLC0415
+    from bot.tooling.goal_fuzz import Limits
+    from bot.tooling.goal_fuzz_run import FuzzSettings, goal_fuzz, sample_settings
 
     out = Path(args.out)
     if args.sample:
@@ -223,7 +222,7 @@ def _install_signal_handlers() -> None:
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    from bot.config.loader import ConfigError, load_config  # noqa: PLC0415 - keep --help fast
+    from bot.config.loader import ConfigError, load_config
 
     try:
         loaded = load_config(explicit=args.config)
@@ -231,7 +230,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"mcbot: {e}", file=sys.stderr)
         return EXIT_INVALID
     cfg = loaded.config
-    from bot.runtime.logs import setup_logging  # noqa: PLC0415
+    from bot.runtime.logs import setup_logging
 
     level = args.log_level or cfg.logging.level
     client = args.command in CLIENT_COMMANDS
@@ -259,7 +258,7 @@ def quiet_libraries(level: str) -> None:
 
 
 def _session(cfg: McbotConfig, args: Any, embedded: bool):
-    from bot.runtime.session import live_session  # noqa: PLC0415
+    from bot.runtime.session import live_session
 
     return live_session(
         cfg,
@@ -282,15 +281,13 @@ def cmd_snapshot(args: Any, cfg: McbotConfig, _loaded: Any) -> int:
 
 
 def cmd_run(args: Any, cfg: McbotConfig, _loaded: Any) -> int:
-    import asyncio  # noqa: PLC0415
-
-    from bot.runtime.daemon import run_daemon  # noqa: PLC0415
+    from bot.runtime.daemon import run_daemon
 
     return asyncio.run(run_daemon(cfg, host=args.host, port=args.port))
 
 
 def cmd_server(args: Any, cfg: McbotConfig, _loaded: Any) -> int:
-    from bot.runtime.server import EmbeddedServer, settings_from_config  # noqa: PLC0415
+    from bot.runtime.server import EmbeddedServer, settings_from_config
 
     server = EmbeddedServer(settings_from_config(cfg.server, port=args.port, version=args.version), cfg.bridge.node_bin)
     server.start()
@@ -304,7 +301,7 @@ def cmd_server(args: Any, cfg: McbotConfig, _loaded: Any) -> int:
 
 
 def cmd_record(args: Any, cfg: McbotConfig, loaded: Any) -> int:
-    from bot.tooling.recorder import Recorder  # noqa: PLC0415
+    from bot.tooling.recorder import Recorder
 
     out = Path(args.out)
     try:  # before connecting: a bad --out must not cost a world start
@@ -321,24 +318,24 @@ def cmd_record(args: Any, cfg: McbotConfig, loaded: Any) -> int:
 
 
 def cmd_doctor(args: Any, cfg: McbotConfig, _loaded: Any) -> int:
-    from bot.cli.doctor import doctor  # noqa: PLC0415
+    from bot.cli.doctor import doctor
 
     return doctor(cfg, host=args.host, port=args.port, version=args.version, commands=args.check_commands)
 
 
 def cmd_config(args: Any, _cfg: Any, loaded: Any) -> int:
-    from bot.config.loader import render_config_show  # noqa: PLC0415
+    from bot.config.loader import render_config_show
 
     print(render_config_show(loaded))
     return EXIT_OK
 
 
 def cmd_bench(args: Any, cfg: McbotConfig, _loaded: Any) -> int:
-    from bot.tooling.bench import bench_bridge  # noqa: PLC0415
-    from bot.tooling.bench_verifier import bench_verifier  # noqa: PLC0415
+    from bot.tooling.bench import bench_bridge
+    from bot.tooling.bench_verifier import bench_verifier
 
     if args.bench_command == "reflexes":
-        from bot.tooling.bench_reflexes import bench_reflexes  # noqa: PLC0415
+        from bot.tooling.bench_reflexes import bench_reflexes
         return bench_reflexes(cfg, as_json=args.json, rounds=args.rounds, versions=args.versions,
                               config_path=args.config)
     if args.bench_command == "survival":
@@ -353,7 +350,7 @@ def cmd_bench(args: Any, cfg: McbotConfig, _loaded: Any) -> int:
 
 
 def _bench_survival(args: Any, cfg: McbotConfig) -> int:
-    from bot.tooling.bench_survival import SurvivalSettings, bench_survival  # noqa: PLC0415
+    from bot.tooling.bench_survival import SurvivalSettings, bench_survival
 
     if args.drive_tick_ms < 1000:
         print("mcbot: error: argument --drive-tick-ms: at least 1000 (the drive tick's lower bound)", file=sys.stderr)
@@ -368,7 +365,7 @@ def _bench_survival(args: Any, cfg: McbotConfig) -> int:
 
 
 def _bench_fleet(args: Any) -> int:
-    from bot.tooling.bench_fleet import bench_fleet, parse_counts  # noqa: PLC0415
+    from bot.tooling.bench_fleet import bench_fleet, parse_counts
 
     try:
         counts = parse_counts(args.bots)
@@ -379,20 +376,20 @@ def _bench_fleet(args: Any) -> int:
 
 
 def _agents(args: Any, cfg: McbotConfig, loaded: Any) -> int:
-    from bot.cli.agents import cmd_agents  # noqa: PLC0415
+    from bot.cli.agents import cmd_agents
 
     return cmd_agents(args, cfg, loaded)
 
 
 def _agent(args: Any, cfg: McbotConfig, loaded: Any) -> int:
-    from bot.cli.agent import cmd_agent  # noqa: PLC0415
+    from bot.cli.agent import cmd_agent
 
     return cmd_agent(args, cfg, loaded)
 
 
 def _goal_command(name: str) -> Callable[[Any, Any, Any], int]:
     def run(args: Any, cfg: McbotConfig, loaded: Any) -> int:
-        from bot.cli import goal as goal_cli  # noqa: PLC0415
+        from bot.cli import goal as goal_cli
 
         return getattr(goal_cli, f"cmd_{name}")(args, cfg, loaded)
 
@@ -400,13 +397,13 @@ def _goal_command(name: str) -> Callable[[Any, Any, Any], int]:
 
 
 def _mcp(args: Any, cfg: McbotConfig, loaded: Any) -> int:
-    from bot.cli.mcp import cmd_mcp  # noqa: PLC0415
+    from bot.cli.mcp import cmd_mcp
 
     return cmd_mcp(args, cfg, loaded)
 
 
 def _eval(args: Any, cfg: McbotConfig, loaded: Any) -> int:
-    from bot.cli.eval import cmd_eval  # noqa: PLC0415
+    from bot.cli.eval import cmd_eval
 
     return cmd_eval(args, cfg, loaded)
 

@@ -59,7 +59,7 @@ def add_mcp_command(sub: Any) -> None:
 
 
 def cmd_mcp(args: Any, cfg: McbotConfig, _loaded: Any) -> int:
-    from bot.config.sections import is_loopback  # noqa: PLC0415
+    from bot.config.sections import is_loopback
 
     host, port = args.host or cfg.mcp.host, args.port or cfg.mcp.port
     if args.transport == "http" and not is_loopback(host) and not cfg.mcp.token:
@@ -125,7 +125,7 @@ def _run_leaving_threads(coro: Any) -> None:
 
 def _exit_code(run: Any) -> int:
     """What `mcbot` would exit with for `run`'s outcome (bot/cli/main.py's rules)."""
-    from bot.cli.exit_codes import KNOWN_ERRORS, exit_code_for  # noqa: PLC0415
+    from bot.cli.exit_codes import KNOWN_ERRORS, exit_code_for
 
     try:
         return run()
@@ -179,10 +179,10 @@ def _bot_to_serve(api: Api, name: str) -> tuple[str | None, str | None]:
 
 async def _serve(base: str, cfg: McbotConfig, transport: str, host: str, port: int,
                  own: OwnDaemon | None = None, bot: str | None = None) -> None:
-    from bot.mcp.daemon_client import DaemonClient, DaemonUnreachable  # noqa: PLC0415
-    from bot.mcp.serve import MCP_PATH, serve_http, serve_stdio  # noqa: PLC0415
-    from bot.mcp.server import BotRoutes, McpSettings, build_server  # noqa: PLC0415
-    from bot.mcp.tools import daemon_catalog  # noqa: PLC0415
+    from bot.mcp.daemon_client import DaemonClient, DaemonUnreachable
+    from bot.mcp.serve import MCP_PATH, serve_http, serve_stdio
+    from bot.mcp.server import BotRoutes, McpSettings, build_server
+    from bot.mcp.tools import daemon_catalog
 
     daemon = DaemonClient(base, cfg.api.token or None)
     try:
@@ -223,7 +223,7 @@ class OwnDaemon:
 
     @classmethod
     def start(cls, config_path: str | None, cfg: McbotConfig, wanted_base: str) -> OwnDaemon:
-        from bot.tooling.daemon_run import die_with_parent  # noqa: PLC0415
+        from bot.tooling.daemon_run import die_with_parent
 
         api_host = cfg.api.host if cfg.api.host not in ("0.0.0.0", "::", "") else "127.0.0.1"
         port = urlsplit(wanted_base).port or cfg.api.port
@@ -289,6 +289,6 @@ def _port_taken(host: str, port: int) -> str | None:
 
 
 def _free_port() -> int:
-    from bot.runtime.server import free_port  # noqa: PLC0415
+    from bot.runtime.server import free_port
 
     return free_port()

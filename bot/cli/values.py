@@ -82,7 +82,7 @@ def bot_version(value: str) -> str:
 
 
 def embedded_version(value: str) -> str:
-    from bot.config.loader import EMBEDDED_VERSIONS  # noqa: PLC0415
+    from bot.config.loader import EMBEDDED_VERSIONS
 
     if value not in EMBEDDED_VERSIONS:
         raise argparse.ArgumentTypeError(f"{value!r} is not an embedded version; accepted: "

@@ -23,11 +23,18 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from fnmatch import fnmatchcase
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 import tomli_w
 from dotenv import dotenv_values
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, field_validator
+
+from agency.cognition.settings import DriveTickConfig, KeepAliveConfig
+from agency.execution.settings import ReflexConfig
+from agency.llm.settings import LlmSettings
+from agency.places.settings import PlacesConfig
+from agency.stream.settings import StreamConfig
+from bot.config.sections import ApiConfig, JobsConfig, McpConfig, ViewerConfig
 
 CONFIG_NAME = "mcbot.toml"
 ENV_PREFIX = "MCBOT_"
@@ -38,7 +45,8 @@ SHIPPED_CONFIG_DIR = Path(__file__).resolve().parents[2] / "config"
 PROTECTED_KEYS = ("llm.mcp_servers.*.env", "llm.mcp_servers.*.headers")
 
 # The Minecraft versions the embedded world serves, each tested by make test; the default first.
-EMBEDDED_VERSIONS = ("1.21.4", "1.18.2")
+EmbeddedVersion = Literal["1.21.4", "1.18.2"]
+EMBEDDED_VERSIONS: tuple[EmbeddedVersion, ...] = get_args(EmbeddedVersion)
 _VAR = re.compile(r"\$(\$?)\{([A-Za-z_][A-Za-z0-9_]*)\}")
 
 
@@ -47,13 +55,6 @@ class ConfigError(Exception):
 
     exit_code = 4
 
-
-from agency.cognition.settings import DriveTickConfig, KeepAliveConfig  # noqa: E402
-from agency.execution.settings import ReflexConfig  # noqa: E402
-from agency.llm.settings import LlmSettings  # noqa: E402
-from agency.places.settings import PlacesConfig  # noqa: E402
-from agency.stream.settings import StreamConfig  # noqa: E402
-from bot.config.sections import ApiConfig, JobsConfig, McpConfig, ViewerConfig  # noqa: E402
 
 # --------------------------------------------------------------------------- schema
 
@@ -69,7 +70,7 @@ class ServerConfig(_Section):
     port: int = Field(25565, ge=1, le=65535)
     version: str = Field("auto", pattern=r"^(auto|\d+\.\d+(\.\d+)?)$")  # auto = server list ping
     embedded: bool | None = None  # None = decided by host, see use_embedded
-    embedded_version: Literal[EMBEDDED_VERSIONS] = EMBEDDED_VERSIONS[0]  # type: ignore[valid-type]
+    embedded_version: EmbeddedVersion = EMBEDDED_VERSIONS[0]
     world_folder: str = ""  # "" = in-memory world
     seed: int = 1337
     tree_density: float = Field(0.04, ge=0, le=1)

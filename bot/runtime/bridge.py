@@ -203,7 +203,7 @@ class Bridge:
     def _start_on_thread(self) -> None:
         self._thread = threading.current_thread()
         import javascript  # noqa: PLC0415 - importing it spawns node: only ever on this thread
-        from javascript import config, connection, events, proxy  # noqa: PLC0415
+        from javascript import config, connection, events, proxy  # noqa: PLC0415 - as the line above
 
         # JSPyBridge prints node's stray output and its own complaints to stdout: send them
         # to the log instead (stdout carries `mcbot snapshot`'s JSON).
@@ -299,7 +299,7 @@ class Bridge:
         if proc is not None:
             try:
                 proc.wait(timeout=grace_s)
-            except Exception:  # noqa: BLE001
+            except Exception:  # noqa: BLE001 - a node that does not exit in its grace is killed, whatever the wait raised
                 proc.kill()
                 proc.wait(timeout=5)
         # The old reader thread must be gone before a new node starts: it reads the
@@ -373,7 +373,7 @@ class Bridge:
                 if self.on_dead:
                     try:
                         self.on_dead(reason)
-                    except Exception as e:  # noqa: BLE001
+                    except Exception as e:  # noqa: BLE001 - a failing handler must not stop the death's handling
                         logger.exception("on_dead handler failed: {}", e)
                 return
 

@@ -228,8 +228,8 @@ class Daemon:
         return f"http://{self.cfg.api.host}:{self.cfg.api.port}"
 
     async def _start_api(self) -> None:
-        from bot.runtime.api import LOOPBACK_NAMES, create_app  # noqa: PLC0415
-        from bot.runtime.api.server import api_server  # noqa: PLC0415
+        from bot.runtime.api import LOOPBACK_NAMES, create_app  # noqa: PLC0415 - FastAPI loads only when the API runs
+        from bot.runtime.api.server import api_server  # noqa: PLC0415 - as the line above
 
         api = self.cfg.api
         # No token (loopback only): answer only to loopback names, against DNS rebinding.

@@ -39,7 +39,7 @@ def configure(node_args: list[str], env: dict[str, str]) -> None:
     """Set the flags and environment of every bridge node spawned from now on (the first
     and each rebuild's). Call before the bridge thread imports `javascript`."""
     _spawner.node_args, _spawner.env = list(node_args), dict(env)
-    _connection_module().subprocess = _spawner  # type: ignore[attr-defined]
+    _connection_module().subprocess = _spawner  # type: ignore[attr-defined]  # JSPyBridge's spawn, replaced on its module
 
 
 def _connection_module() -> ModuleType:

@@ -49,7 +49,7 @@ class SharedStores:
             db = Database(cfg.storage.db_path)
             return cls(db, SqliteTaskStore(db, clock=clock, invariant_check=assert_task_state), daemon_id, False)
         from agency.pg.database import PgDatabase  # noqa: PLC0415 - psycopg only for a PostgreSQL store
-        from agency.pg.task_store import PgTaskStore  # noqa: PLC0415
+        from agency.pg.task_store import PgTaskStore  # noqa: PLC0415 - as the line above
 
         pg = PgDatabase(cfg.storage.url)
         tasks = PgTaskStore(pg, daemon_id=daemon_id, clock=clock, lease_ms=int(cfg.storage.lease_s * 1000),

@@ -179,7 +179,10 @@ class RunResult:
     def summary(self) -> dict[str, Any]:
         out = asdict(self)
         out.pop("snapshot_ms")
-        r = lambda x: None if x is None else round(x, 2)  # noqa: E731
+
+        def r(x: float | None) -> float | None:
+            return None if x is None else round(x, 2)
+
         return {**out, "snapshot_samples": len(self.snapshot_ms), "snapshot_p50_ms": r(self.p50),
                 "snapshot_p95_ms": r(self.p95), "cpu_pct_all_cores": r(self.cpu_pct),
                 "cpu_pct_two_cores": r(self.cpu_pct_two_cores), "cpu_pct_per_bot": r(self.cpu_pct / self.bots),

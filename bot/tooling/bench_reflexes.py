@@ -58,7 +58,7 @@ class Arena:
             self.starts.append((st.kind, st.startedAt))
             return st
 
-        body.start_action = recorded  # type: ignore[method-assign]
+        body.start_action = recorded  # type: ignore[method-assign]  # the bench records each start
         p = body.snapshot().position
         self.x, self.y, self.z = at or (math.floor(p.x), math.floor(p.y), math.floor(p.z))
         name = body.settings.username

@@ -15,7 +15,7 @@ def write_timeline(runs: list[dict[str, Any]], path: Path, title: str) -> None:
     import matplotlib  # noqa: PLC0415 - only the bench draws
 
     matplotlib.use("Agg")
-    import matplotlib.pyplot as plt  # noqa: PLC0415
+    import matplotlib.pyplot as plt  # noqa: PLC0415 - after the backend is chosen above
 
     colours = plt.get_cmap("tab20")
     fig, ax = plt.subplots(figsize=(11, 1.6 + 0.55 * max(1, len(runs))))

@@ -16,6 +16,7 @@ from agency.shelter.blueprint import basic_shelter
 from agency.shelter.site_check import read_bounds, read_site
 from agency.shelter.verifier import verify_shelter_v0
 from agency.stats import percentile
+from agency.world import EventType
 from bot.config.loader import McbotConfig
 from bot.runtime.server import EmbeddedServer, free_port, settings_from_config
 from bot.runtime.session import live_session
@@ -49,8 +50,6 @@ def bench_verifier(cfg: McbotConfig, as_json: bool = False, rounds: int = 200) -
 def _op(body: Any, command: str) -> None:
     """One op command, waiting for the server's reply: a big fill still running when the
     next command lands would overwrite it."""
-    from agency.world import EventType  # noqa: PLC0415
-
     body.events()
     body.chat(command)
     deadline = time.monotonic() + 15
@@ -72,7 +71,8 @@ def build_with_op_commands(body: Any, origin: tuple[int, int, int] = ORIGIN) -> 
     wait_for(lambda: abs(body.snapshot().position.z - (z0 + 8.5)) < 1.5, 15, "the teleport")
     _op(body, f"/mcbot fill {x0} {y0} {z0} {x0 + 4} {y0 + 3} {z0 + 4} oak_planks")
     _op(body, f"/mcbot fill {x0 + 1} {y0} {z0 + 1} {x0 + 3} {y0 + 2} {z0 + 3} air")
-    ex, ey, ez = bp.site.entrance  # type: ignore[misc]
+    assert bp.site.entrance is not None  # a shelter's blueprint has its door
+    ex, ey, ez = bp.site.entrance
     _op(body, f"/mcbot setblock {ex} {ey} {ez} oak_door[facing=south,half=lower,open=false]")
     _op(body, f"/mcbot setblock {ex} {ey + 1} {ez} oak_door[facing=south,half=upper,open=false]")
     _op(body, f"/mcbot setblock {x0 + 1} {y0} {z0 + 1} torch")

@@ -12,7 +12,7 @@ def write_chart(samples: list[dict[str, Any]], path: Path) -> None:
     import matplotlib  # noqa: PLC0415 - only the soak draws
 
     matplotlib.use("Agg")
-    import matplotlib.pyplot as plt  # noqa: PLC0415
+    import matplotlib.pyplot as plt  # noqa: PLC0415 - after the backend is chosen above
 
     ts = [s["t"] / 60 for s in samples]
     fig, (top, bottom) = plt.subplots(2, 1, figsize=(9, 6), sharex=True)

@@ -165,7 +165,7 @@ class StepExecutor:
             return failed(step, NO_PROMPT_RUNNER, str(e))
         except asyncio.CancelledError:
             raise
-        except Exception as e:  # noqa: BLE001
+        except Exception as e:  # noqa: BLE001 - whatever the prompt runner raises fails the step, not the run
             return failed(step, PROMPT_FAILED, f"prompt step '{step.id}': {type(e).__name__}: {e}")
         return StepOutcome(stepId=step.id, status="completed",
                            output={"text": res.text, "data": res.data, "abilityIds": ability_ids})

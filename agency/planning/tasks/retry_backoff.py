@@ -44,7 +44,8 @@ def held_back(tasks: TaskLookup | Iterable[Task], goal_key: str, now_ms: int, *,
     if hasattr(tasks, "latest_by_goal_key"):  # a store: its newest few, not every task of the goal
         newest = tasks.latest_by_goal_key(goal_key, depth, open_to=bot)
     else:
-        mine = [t for t in tasks if t.metadata.goalKey == goal_key and open_to(t, bot)]  # type: ignore[union-attr]
+        assert isinstance(tasks, Iterable)  # not a store: the tasks themselves
+        mine = [t for t in tasks if t.metadata.goalKey == goal_key and open_to(t, bot)]
         newest = sorted(mine, key=lambda t: t.metadata.updatedAt, reverse=True)[:depth]
     failures, last, poison = 0, None, None
     for task in newest:

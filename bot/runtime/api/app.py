@@ -25,7 +25,7 @@ MOUNTS: tuple[tuple[APIRouter, str], ...] = (
 
 
 def create_app(ctx: ApiContext, *, token: str | None = None, max_body_bytes: int = 65536,
-               allowed_hosts: frozenset[str] | None = None) -> FastAPI:
+               allowed_hosts: frozenset[str] | None = None) -> BodyLimit:
     """allowed_hosts: the Host names a request may carry (None: any). The daemon passes its
     loopback names when no token is set: a web page that rebinds its own name to 127.0.0.1
     must not reach the API through the user's browser (it sends its own name as Host)."""
@@ -35,7 +35,7 @@ def create_app(ctx: ApiContext, *, token: str | None = None, max_body_bytes: int
     for router, prefix in MOUNTS:
         app.include_router(router, prefix=prefix)
     dashboard.add_dashboard_routes(app)
-    return BodyLimit(Gate(app, token, allowed_hosts), max_body_bytes)  # type: ignore[return-value]
+    return BodyLimit(Gate(app, token, allowed_hosts), max_body_bytes)
 
 
 def route_table() -> list[tuple[str, str]]:

@@ -29,7 +29,7 @@ class ReadDeadlineProtocol(H11Protocol):
     read_timeout_s: float = 5.0
     _read_deadline: asyncio.TimerHandle | None = None
 
-    def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+    def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]  # uvicorn's own signature, narrower than asyncio's
         super().connection_made(transport)
         self._arm_read_deadline()
 
