@@ -15,6 +15,7 @@ import subprocess
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
@@ -152,7 +153,7 @@ def node_available() -> None:
 
 
 @pytest.fixture(scope="session")
-def embedded_server(node_available: None, mc_version: str) -> Iterator[object]:
+def embedded_server(node_available: None, mc_version: str) -> Iterator[EmbeddedServer]:
     server = EmbeddedServer(EmbeddedServerSettings(port=free_port(), version=mc_version, hostiles=False))
     server.start()
     yield server
@@ -160,29 +161,29 @@ def embedded_server(node_available: None, mc_version: str) -> Iterator[object]:
 
 
 @pytest.fixture(scope="session")
-def bridge(node_available: None) -> Iterator[object]:
+def bridge(node_available: None) -> Iterator[Bridge]:
     b = Bridge(dead_check_interval_s=0.5)
     b.start()
     yield b
     b.shutdown()
 
 
-def make_body(bridge: object, port: int, username: str, **kw: object) -> object:
-    body = MineflayerBody(bridge, ConnectionSettings(port=port, username=username, **kw))  # type: ignore[arg-type]
+def make_body(bridge: Bridge, port: int, username: str, **kw: Any) -> MineflayerBody:
+    body = MineflayerBody(bridge, ConnectionSettings(port=port, username=username, **kw))
     body.connect()
     return body
 
 
 @pytest.fixture(scope="session")
-def body(bridge: object, embedded_server: object) -> Iterator[object]:
-    b = make_body(bridge, embedded_server.port, "mcbot_test", reconnect_min_s=1.0)  # type: ignore[attr-defined]
+def body(bridge: Bridge, embedded_server: EmbeddedServer) -> Iterator[MineflayerBody]:
+    b = make_body(bridge, embedded_server.port, "mcbot_test", reconnect_min_s=1.0)
     yield b
     b.close()
 
 
 @pytest.fixture
-def live_body(body: object) -> object:
+def live_body(body: MineflayerBody) -> MineflayerBody:
     """The shared body, reconnected if an earlier test disturbed it."""
-    wait_until(body.maintain, 30, "the shared bot to be connected")  # type: ignore[attr-defined]
-    body.events()  # type: ignore[attr-defined]
+    wait_until(body.maintain, 30, "the shared bot to be connected")
+    body.events()
     return body

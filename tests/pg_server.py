@@ -26,7 +26,8 @@ from bot.runtime.server import free_port
 
 BIN_GLOB = "/usr/lib/postgresql/*/bin"
 MISSING = ("PostgreSQL server binaries not found (/usr/lib/postgresql/*/bin/postgres): "
-           "`make test` installs Debian's postgresql package (scripts/install_debian_package.sh, needs root and apt-get)")
+           "`make test` installs Debian's postgresql package (scripts/install_debian_package.sh, "
+           "needs root and apt-get)")
 RUN_AS = "nobody"  # initdb and postgres refuse to run as root
 START_TIMEOUT_S = 30.0
 # Durability buys nothing in a throwaway cluster; these settings make it start and write fast.

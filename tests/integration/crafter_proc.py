@@ -38,7 +38,7 @@ def main() -> int:
                 print(json.dumps({"crashed_after": crash_after}), flush=True)
                 os._exit(3)  # a crash: no cleanup, no status update, node dies with its pipe
 
-        store.save = save_then_maybe_crash  # type: ignore[method-assign]
+        store.save = save_then_maybe_crash  # type: ignore[method-assign]  # the test's stand-in
     tools = default_tool_registry()
     rt = AgentRuntime(load_default_registry(), tools, ToolContext(body=body, poll_interval_s=0.1), checkpoints=store)
     res = asyncio.run(rt.run_task(TaskSpec(action="craft", target="wooden_pickaxe", amount=1, id=task_id)))

@@ -102,7 +102,8 @@ def survivor(bridge, embedded_server):
     body = make_body(bridge, embedded_server.port, SURVIVOR)
     try:
         _arena(body)
-        yield body, AgentRuntime(load_default_registry(), default_tool_registry(), ToolContext(body=body, poll_interval_s=0.1))
+        yield body, AgentRuntime(load_default_registry(), default_tool_registry(),
+                                 ToolContext(body=body, poll_interval_s=0.1))
     finally:
         body.chat("/mcbot killall husk")
         body.close()

@@ -32,7 +32,7 @@ def _children_node_pids(proc_pid: int) -> set[int]:
 
 def test_snapshot_prints_json_and_leaves_no_node_process(embedded_server):
     p = subprocess.Popen(
-        MCBOT + ["snapshot", "--port", str(embedded_server.port)],
+        [*MCBOT, "snapshot", "--port", str(embedded_server.port)],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT, env=_env(),
     )
     spawned: set[int] = set()
@@ -50,7 +50,7 @@ def test_snapshot_prints_json_and_leaves_no_node_process(embedded_server):
 
 def test_snapshot_against_a_dead_port_exits_3_with_one_line_reason():
     port = free_port()
-    r = subprocess.run(MCBOT + ["snapshot", "--port", str(port)], capture_output=True, text=True, cwd=ROOT,
+    r = subprocess.run([*MCBOT, "snapshot", "--port", str(port)], capture_output=True, text=True, cwd=ROOT,
                        env=_env(), timeout=60)
     assert r.returncode == 3
     lines = [line for line in r.stderr.splitlines() if line.startswith("mcbot:")]
@@ -101,18 +101,18 @@ def test_node_exits_on_sigterm_and_sigint_of_python():
         p, node_pid = _bridge_holder()
         p.send_signal(sig)
         p.wait(timeout=20)
-        wait_until(lambda: _gone(node_pid), 10, f"node to exit after {sig.name}")
+        wait_until(lambda node_pid=node_pid: _gone(node_pid), 10, f"node to exit after {sig.name}")
 
 
 def test_snapshot_with_a_version_mineflayer_does_not_support_exits_4(embedded_server):
-    r = subprocess.run(MCBOT + ["snapshot", "--port", str(embedded_server.port), "--version", "1.5.2"],
+    r = subprocess.run([*MCBOT, "snapshot", "--port", str(embedded_server.port), "--version", "1.5.2"],
                        capture_output=True, text=True, cwd=ROOT, env=_env(), timeout=60)
     assert r.returncode == 4, r.stderr
     assert "1.5.2" in r.stderr and "supported" in r.stderr and r.stdout == ""
 
 
 def test_invalid_config_from_env_exits_4_naming_the_field():
-    r = subprocess.run(MCBOT + ["snapshot"], capture_output=True, text=True, cwd=ROOT,
+    r = subprocess.run([*MCBOT, "snapshot"], capture_output=True, text=True, cwd=ROOT,
                        env={**_env(), "MCBOT_SERVER__PORT": "99999"}, timeout=60)
     assert r.returncode == 4
     assert "server.port" in r.stderr

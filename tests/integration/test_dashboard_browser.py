@@ -91,7 +91,8 @@ def test_the_dashboard_shows_the_bot_live_and_drives_a_task_in_a_real_browser(tm
                 page.goto(f"{base}/")
 
                 # live vitals and position from the stream (no polling in the page)
-                page.wait_for_function("document.querySelector('[data-testid=health-value]').textContent !== '–'",
+                # an en dash: no value yet
+                page.wait_for_function("document.querySelector('[data-testid=health-value]').textContent !== '\u2013'",
                                        timeout=WAIT_MS)
                 health = float(page.inner_text("[data-testid=health-value]"))
                 assert 0 < health <= 20
@@ -106,18 +107,21 @@ def test_the_dashboard_shows_the_bot_live_and_drives_a_task_in_a_real_browser(tm
                 # a goal through the page's form, then pause and resume through its row's buttons
                 page.fill("[data-testid=goal-text]", "build basic_shelter 1")
                 page.click("[data-testid=goal-submit]", timeout=WAIT_MS)
-                page.wait_for_function("document.querySelector('[data-testid=goal-result]').textContent.startsWith('created')",
-                                       timeout=WAIT_MS)
+                page.wait_for_function(
+                    "document.querySelector('[data-testid=goal-result]').textContent.startsWith('created')",
+                    timeout=WAIT_MS)
                 task_id = page.inner_text("[data-testid=goal-result]").split()[1]
                 status = f"[data-testid='status-{task_id}']"
                 row = page.wait_for_selector(status, timeout=WAIT_MS)
                 page.click(f"[data-testid='pause-{task_id}']", timeout=WAIT_MS)
-                page.wait_for_function(f"document.querySelector(\"{status}\")?.textContent === 'paused'", timeout=WAIT_MS)
+                page.wait_for_function(f"document.querySelector(\"{status}\")?.textContent === 'paused'",
+                                       timeout=WAIT_MS)
                 # the row was updated in place, not rebuilt (a rebuilt row under the pointer loses the click)
                 assert row.evaluate("cell => cell.isConnected"), "the task's row was replaced by a new one"
                 assert httpx.get(f"{base}/api/tasks/{task_id}", timeout=10).json()["status"] == "paused"
                 page.click(f"[data-testid='resume-{task_id}']", timeout=WAIT_MS)
-                page.wait_for_function(f"['pending', 'active'].includes(document.querySelector(\"{status}\")?.textContent)",
+                page.wait_for_function("['pending', "
+                                       f"'active'].includes(document.querySelector(\"{status}\")?.textContent)",
                                        timeout=WAIT_MS)
                 assert httpx.get(f"{base}/api/tasks/{task_id}", timeout=10).json()["status"] in ("pending", "active")
 
@@ -143,7 +147,8 @@ def test_the_dashboard_shows_the_bot_live_and_drives_a_task_in_a_real_browser(tm
                   renderTasks({ tasks: [t] })
                   const pause = document.querySelector("[data-testid='pause-task-claimed']")
                   renderTasks({ tasks: [{ ...t, status: 'active', progress: 0.5 }] })
-                  return pause !== null && pause.isConnected && document.querySelector("[data-testid='status-task-claimed']").textContent
+                  return pause !== null && pause.isConnected &&
+                    document.querySelector("[data-testid='status-task-claimed']").textContent
                 }""")
                 assert kept == "active", f"the pause button was rebuilt when the task went active ({kept})"
                 assert errors == [], errors

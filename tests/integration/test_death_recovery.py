@@ -40,7 +40,7 @@ def _reflexes(body, tmp_path) -> Reflexes:
 def test_a_bot_that_fell_to_its_death_records_the_cause_respawns_and_picks_its_items_up(faller, tmp_path):
     body = faller
     spawn = body.snapshot().position
-    x, y, z = int(math.floor(spawn.x)) + 8, int(math.floor(spawn.y)) + 1, int(math.floor(spawn.z))
+    x, y, z = math.floor(spawn.x) + 8, math.floor(spawn.y) + 1, math.floor(spawn.z)
     # a stone floor near the spawn with 14 blocks of air above it: a fall of 12 kills a bot at 4 hp
     body.chat(f"/mcbot fill {x - 6} {y - 1} {z - 6} {x + 6} {y - 1} {z + 6} stone")
     body.chat(f"/mcbot fill {x - 6} {y} {z - 6} {x + 6} {y + 14} {z + 6} air")

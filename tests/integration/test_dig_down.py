@@ -21,7 +21,8 @@ from tests.integration.world_setup import agency_on, block_at, give, restore_vit
 NAME = "deep_bot"
 X, Y, Z = -900, 52, -900  # far from spawn and from the other tests' pads; underground, 12 above y 40
 SIGHT = 32  # the drive tick's sight box: 32 around, 8 up and down
-GIVE = {"oak_log": 20, "crafting_table": 1, "wooden_pickaxe": 1, "stone_pickaxe": 1, "stone_sword": 1, "furnace": 1, "coal": 3,
+GIVE = {"oak_log": 20, "crafting_table": 1, "wooden_pickaxe": 1, "stone_pickaxe": 1, "stone_sword": 1, "furnace": 1,
+        "coal": 3,
         "cooked_beef": 4, "white_bed": 1}  # every step before iron ore done; fed and with a bed: no survival step
 VEIN = [(X, 36, Z), (X + 1, 36, Z), (X, 36, Z + 1)]  # below the start's sight, in sight from y 40
 
@@ -67,7 +68,8 @@ def test_no_iron_in_sight_digs_down_to_it_and_then_collects(bridge, embedded_ser
             snap = body.snapshot()
             assert math.floor(snap.position.y) == 40, snap.position
             assert snap.health == 20, "unharmed"
-            assert math.dist((snap.position.x, snap.position.z), (X + 0.5, Z + 0.5)) <= 13  # a staircase, one step a block
+            # a staircase, one step a block
+            assert math.dist((snap.position.x, snap.position.z), (X + 0.5, Z + 0.5)) <= 13
             await tick("collect:iron_ore")
 
         asyncio.run(go())

@@ -19,7 +19,7 @@ CHECKS = ("server", "version", "movement", "login", "blocks", "chat", "commands"
 
 def _doctor(*args: str, username: str = "doctor_bot") -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "MCBOT_LOGGING__FILE": "", "MCBOT_BOT__USERNAME": username}
-    return subprocess.run(MCBOT + ["doctor", *args], capture_output=True, text=True, cwd=ROOT, env=env, timeout=120)
+    return subprocess.run([*MCBOT, "doctor", *args], capture_output=True, text=True, cwd=ROOT, env=env, timeout=120)
 
 
 def _rows(stdout: str) -> dict[str, list[tuple[str, str]]]:
@@ -33,7 +33,8 @@ def _rows(stdout: str) -> dict[str, list[tuple[str, str]]]:
 
 
 def test_doctor_on_the_embedded_world_finds_a_livable_server(embedded_server, mc_version):
-    r = _doctor("--port", str(embedded_server.port), "--command", "/mcbot info", username=f"doc_{mc_version.replace('.', '')}")
+    r = _doctor("--port", str(embedded_server.port), "--command", "/mcbot info",
+                username=f"doc_{mc_version.replace('.', '')}")
     assert r.returncode == 0, r.stdout + r.stderr
     rows = _rows(r.stdout)
     assert set(rows) == set(CHECKS), r.stdout  # one table, every check in it
@@ -94,7 +95,7 @@ def test_doctor_on_an_older_server_than_mineflayer_fails_the_version():
 def test_snapshot_on_a_newer_server_exits_3_with_the_complete_message():
     # The same verdict on the daemon's path (MineflayerBody.resolve_version), before any login.
     with status_server(PAPER_NEWER) as port:
-        r = subprocess.run(MCBOT + ["snapshot", "--port", str(port)], capture_output=True, text=True, cwd=ROOT,
+        r = subprocess.run([*MCBOT, "snapshot", "--port", str(port)], capture_output=True, text=True, cwd=ROOT,
                            env={**os.environ, "MCBOT_LOGGING__FILE": ""}, timeout=60)
     assert r.returncode == 3, r.stderr
     assert r.stdout == ""

@@ -23,7 +23,8 @@ def _log(tmp_path: Path) -> str:
     return sorted(tmp_path.glob("daemon-*.log"))[-1].read_text()
 
 
-def test_bridge_node_killed_mid_task_holds_the_task_then_it_resumes_and_completes(tmp_path, mc_version, embedded_server):
+def test_bridge_node_killed_mid_task_holds_the_task_then_it_resumes_and_completes(tmp_path, mc_version,
+                                                                                  embedded_server):
     api = free_port()
     p = _daemon(tmp_path, api, mc_version, MCBOT_SERVER__HOST="127.0.0.1", MCBOT_SERVER__PORT=str(embedded_server.port))
     seen: list[str] = []
@@ -91,17 +92,19 @@ def test_a_task_whose_runs_wedge_the_bridge_twice_is_failed_as_poison(tmp_path, 
         counted = 0
         for n in range(1, 6):  # a wedge that caught the bot between actions is held, not counted: again
             started = _actions_started(api)
-            wait_until(lambda: _actions_started(api) > started, 60, "an action of the task started", poll_s=0.05)
+            wait_until(lambda started=started: _actions_started(api) > started, 60, "an action of the task started",
+                       poll_s=0.05)
             node = bridge_node(p.pid)
             assert node is not None, "no bridge node process among the daemon's children"
             node.send_signal(signal.SIGSTOP)  # it stops answering: the watchdog kills it as wedged
-            wait_until(lambda: len(wedges()) == n, 30, "the watchdog killing node")
+            wait_until(lambda n=n: len(wedges()) == n, 30, "the watchdog killing node")
             counted += "actions running: none" not in wedges()[-1]
             if counted == 2:
                 break
-            wait_until(lambda: _log(tmp_path).count(f"paused task={task_id} reason=disconnected") == n, 30,
+            wait_until(lambda n=n: _log(tmp_path).count(f"paused task={task_id} reason=disconnected") == n, 30,
                        "the task held as disconnected")
-            wait_until(lambda: (b := bridge_node(p.pid)) is not None and b.pid != node.pid, 60, "a fresh bridge")
+            wait_until(lambda node=node: (b := bridge_node(p.pid)) is not None and b.pid != node.pid, 60,
+                       "a fresh bridge")
             _wait_healthy(p, api)
             wait_until(lambda: status() == "active", 60, "the task resumed after the bridge came back")
         assert counted == 2, wedges()

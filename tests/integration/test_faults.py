@@ -31,8 +31,10 @@ def _daemon(tmp_path: Path, api_port: int, mc_version: str, **env_over: str) -> 
         "MCBOT_BOT__RECONNECT_MAX_S": "2",
         **env_over,
     }
-    log = open(tmp_path / f"daemon-{api_port}-{len(list(tmp_path.glob('daemon-*')))}.log", "w")
-    return subprocess.Popen([sys.executable, "-m", "bot", "run"], cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
+    # the child keeps its copy
+    with open(tmp_path / f"daemon-{api_port}-{len(list(tmp_path.glob('daemon-*')))}.log", "w") as log:
+        return subprocess.Popen([sys.executable, "-m", "bot", "run"], cwd=ROOT, env=env, stdout=log,
+                                stderr=subprocess.STDOUT)
 
 
 def _api(port: int) -> str:
@@ -57,7 +59,8 @@ def _wait_healthy(p: subprocess.Popen, port: int, timeout_s: float = 60) -> None
 
 
 def _post_goal(port: int, goal: str) -> None:
-    r = httpx.post(f"{_api(port)}/thoughts", json={"content": f"I will do this. [GOAL: {goal}]", "convertEligible": True})
+    r = httpx.post(f"{_api(port)}/thoughts",
+                   json={"content": f"I will do this. [GOAL: {goal}]", "convertEligible": True})
     assert r.status_code == 201 and r.json()["convertEligible"] is True, r.text
 
 
@@ -136,7 +139,8 @@ def test_server_restart_mid_task_pauses_the_task_then_resumes_it(tmp_path, mc_ve
     try:
         _wait_healthy(p, api)
         _post_goal(api, "craft wooden_pickaxe 1")
-        wait_until(lambda: (t := _task(api, "craft:wooden_pickaxe")) and t["status"] == "active", 60, "pickaxe task active")
+        wait_until(lambda: (t := _task(api, "craft:wooden_pickaxe")) and t["status"] == "active", 60,
+                   "pickaxe task active")
         server.stop()
         wait_until(lambda: (t := _task(api, "craft:wooden_pickaxe")) and t["status"] == "paused", 30, "task paused")
         assert _task(api, "craft:wooden_pickaxe")["metadata"]["blockedReason"] == "disconnected"

@@ -52,7 +52,8 @@ def test_a_gatherer_delivers_the_planks_a_builder_asks_for_and_the_shelter_verif
     log = tmp_path / "daemon.out"
     with log.open("w") as out:
         p = subprocess.Popen([sys.executable, "-m", "bot", "--config", str(cfg), "run"], cwd=ROOT,
-                             env=daemon_env(tmp_path, mc_version, api_port), stdout=out, stderr=subprocess.STDOUT, text=True)
+                             env=daemon_env(tmp_path, mc_version, api_port), stdout=out, stderr=subprocess.STDOUT,
+                             text=True)
     try:
         wait_healthy(p, base, 150, output=log.read_text)
         _say(base, "/give gatherer1 oak_planks 64")
@@ -66,7 +67,8 @@ def test_a_gatherer_delivers_the_planks_a_builder_asks_for_and_the_shelter_verif
         # one live task per goal across the fleet: the same shelter for any bot is the builder's
         twice = httpx.post(f"{base}/api/goals", json={"text": "build basic_shelter"}, timeout=30)
         assert twice.status_code == 409 and twice.json()["task"]["id"] == build["id"], twice.text
-        not_a_builder = httpx.post(f"{base}/api/goals", json={"text": "build basic_shelter", "bot": "gatherer1"}, timeout=30)
+        not_a_builder = httpx.post(f"{base}/api/goals", json={"text": "build basic_shelter", "bot": "gatherer1"},
+                                   timeout=30)
         assert not_a_builder.status_code == 422 and "no agent" in not_a_builder.text  # its agents cannot build
 
         ask = wait_until(lambda: _deliveries(base), 60, "the builder's delivery request")[0]

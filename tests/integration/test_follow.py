@@ -35,7 +35,8 @@ def test_the_follower_keeps_near_a_player_who_walks_away(pair):
 
     async def both() -> tuple:
         follow = default_tool_registry().execute(
-            "follow", {"username": LEADER, "distance": 2, "duration_s": 14}, ToolContext(body=follower, poll_interval_s=0.2))
+            "follow", {"username": LEADER, "distance": 2, "duration_s": 14},
+            ToolContext(body=follower, poll_interval_s=0.2))
         walk = default_tool_registry().execute(
             "move_to", {"x": x + 10, "y": y, "z": z + 6}, ToolContext(body=leader, poll_interval_s=0.2))
         return await asyncio.gather(follow, walk)

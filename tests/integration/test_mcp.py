@@ -184,7 +184,8 @@ def test_mcp_own_starts_a_daemon_when_none_answers_and_stops_it_when_the_client_
         with errlog_path.open("w") as errlog:
             async with Client(stdio_client(params, errlog=errlog)) as c:  # waits while the own daemon starts
                 snap = _json(await c.call_tool("snapshot", {}))
-                return snap, httpx.get(f"{base}/healthz", timeout=5).json()
+                async with httpx.AsyncClient() as http:
+                    return snap, (await http.get(f"{base}/healthz", timeout=5)).json()
 
     snap, health = asyncio.run(session())
     assert 0 <= snap["health"] <= 20 and health["ok"] is True

@@ -96,7 +96,8 @@ def test_after_a_restart_a_pickaxe_is_crafted_at_the_remembered_table_not_a_seco
                                                                  "y": TABLE[1], "z": TABLE[2]}, first.tool_ctx))
         assert placed.success, placed.error
         assert _tables_on_pad(body) == [TABLE]
-        assert f"[Places] crafting_table at {TABLE[0]} {TABLE[1]} {TABLE[2]} remembered (placed crafting_table)" in log_lines
+        at = f"{TABLE[0]} {TABLE[1]} {TABLE[2]}"
+        assert f"[Places] crafting_table at {at} remembered (placed crafting_table)" in log_lines
         world = first.world.world
     finally:
         first.close()
@@ -138,6 +139,7 @@ def test_after_a_restart_a_pickaxe_is_crafted_at_the_remembered_table_not_a_seco
         wait_until(lambda: _tables_on_pad(body) == [], 10, "the table gone")
         assert asyncio.run(second.drive.reads.table_nearby(body.snapshot(), second.clock())) is False
         assert second.places.store.list(world) == []
-        assert f"[Places] crafting_table at {TABLE[0]} {TABLE[1]} {TABLE[2]} forgotten: block gone (now air)" in log_lines
+        at = f"{TABLE[0]} {TABLE[1]} {TABLE[2]}"
+        assert f"[Places] crafting_table at {at} forgotten: block gone (now air)" in log_lines
     finally:
         second.close()

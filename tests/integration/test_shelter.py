@@ -64,7 +64,8 @@ def test_at_dusk_the_bot_builds_a_shelter_that_verifies_twice_then_the_task_comp
         task = agency.tasks.get_task(task_id)
         assert task.type == "build" and task.metadata.goalKey == "build:basic_shelter"
         assert read_binding(task).goalKey.startswith("build_shelter:A:")  # provisional until a site is chosen
-        await run_executor_until(agency, lambda: _status(agency, task_id) is TaskStatus.completed, 120, "the shelter task")
+        await run_executor_until(agency, lambda: _status(agency, task_id) is TaskStatus.completed, 120,
+                                 "the shelter task")
         return task_id
 
     task_id = asyncio.run(go())
@@ -164,7 +165,8 @@ def test_a_crafting_table_placed_in_reach_counts_for_the_drive_tick(world):
     assert nearby is False
     assert select_drive(snap, True, nearby).rule == "no_crafting_table"
     body.chat(f"/mcbot setblock {x + 3} {Y} {z} crafting_table")
-    wait_until(lambda: body.region((x + 3, Y, z), (1, 1, 1)).block_at(x + 3, Y, z) == "crafting_table", 10, "table placed")
+    wait_until(lambda: body.region((x + 3, Y, z), (1, 1, 1)).block_at(x + 3, Y, z) == "crafting_table", 10,
+               "table placed")
     nearby = asyncio.run(agency.drive.reads.table_nearby(snap, agency.clock()))
     assert nearby is True
     assert select_drive(snap, True, nearby).rule != "no_crafting_table"

@@ -13,12 +13,12 @@ from tests.conftest import make_body, wait_until
 
 def _ground_below(body):
     p = body.snapshot().position
-    return int(math.floor(p.x)), int(math.floor(p.y)), int(math.floor(p.z))
+    return math.floor(p.x), math.floor(p.y), math.floor(p.z)
 
 
 def test_a_helper_is_read_from_node_once_then_every_call_is_one_round_trip(bridge):
     """JSPyBridge reads `mod.fn` with a round trip of its own: the bridge keeps the helper."""
-    from javascript import config
+    from javascript import config  # noqa: PLC0415 - importing it starts node: the bridge fixture's job first
 
     exe, reads = config.executor, []
     original = exe.getProp

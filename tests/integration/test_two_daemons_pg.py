@@ -66,7 +66,8 @@ class _Daemon:
 def _events(pg_url: str, task_id: str) -> list[dict]:
     """The task's event log as the database holds it, in order."""
     with psycopg.connect(pg_url, row_factory=dict_row) as conn:
-        return conn.execute("SELECT event, data FROM task_events WHERE task_id = %s ORDER BY seq", (task_id,)).fetchall()
+        return conn.execute("SELECT event, data FROM task_events WHERE task_id = %s ORDER BY seq",
+                            (task_id,)).fetchall()
 
 
 def test_two_daemons_on_one_postgres_do_a_goal_once_and_take_over_a_dead_ones_task(tmp_path, mc_version,

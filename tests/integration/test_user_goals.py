@@ -52,7 +52,8 @@ def test_user_goals_from_http_and_the_command_line_run_to_the_end(tmp_path, mc_v
         assert followed.returncode == 0, out + followed.stderr
         task_id = re.search(r"created (task-\S+):", out).group(1)
         lines = out.splitlines()
-        order = _first_lines(lines, r":\d\d created ", r":\d\d claimed ", r" step 1/\d+ started ", r" step \d+/\d+ finished ",
+        order = _first_lines(lines, r":\d\d created ", r":\d\d claimed ", r" step 1/\d+ started ",
+                             r" step \d+/\d+ finished ",
                              r" completed ")
         assert order == sorted(order), out
         assert lines[-1].split()[1] == "completed" and lines[-1].endswith("100%"), out
@@ -63,7 +64,8 @@ def test_user_goals_from_http_and_the_command_line_run_to_the_end(tmp_path, mc_v
         r = httpx.post(f"{base}/api/goals", json={"text": "craft oak_planks 4"}, timeout=30)
         assert r.status_code == 201, r.text
         planks = r.json()["id"]
-        again = httpx.post(f"{base}/api/goals", json={"action": "craft", "target": "oak_planks", "amount": 4}, timeout=30)
+        again = httpx.post(f"{base}/api/goals", json={"action": "craft", "target": "oak_planks", "amount": 4},
+                           timeout=30)
         assert again.status_code == 409 and again.json()["task"]["id"] == planks, again.text
         wait_until(lambda: httpx.get(f"{base}/api/tasks/{planks}").json()["status"] in ("completed", "failed"), 90,
                    "the planks task to end")

@@ -115,8 +115,9 @@ def _daemon(tmp_path: Path, api_port: int, mc_version: str) -> tuple[subprocess.
         "MCBOT_BOT__RECONNECT_MAX_S": "2",
     }
     log = tmp_path / "daemon.log"
-    p = subprocess.Popen([sys.executable, "-m", "bot", "run"], cwd=ROOT, env=env, stdout=open(log, "w"),
-                         stderr=subprocess.STDOUT)
+    with log.open("w") as out:  # the child keeps its copy
+        p = subprocess.Popen([sys.executable, "-m", "bot", "run"], cwd=ROOT, env=env, stdout=out,
+                             stderr=subprocess.STDOUT)
     return p, log
 
 

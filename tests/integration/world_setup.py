@@ -23,12 +23,14 @@ def block_at(body: Any, x: int, y: int, z: int) -> str | None:
 
 def feet(body: Any) -> tuple[int, int, int]:
     p = body.snapshot().position
-    return int(math.floor(p.x)), int(math.floor(p.y)), int(math.floor(p.z))
+    return math.floor(p.x), math.floor(p.y), math.floor(p.z)
 
 
 def teleport(body: Any, name: str, x: int, y: int, z: int, attempts: int = 3) -> None:
     """Move the bot to the middle of x, z at y, and wait for the chunks there to load."""
-    there = lambda: abs(body.snapshot().position.x - (x + 0.5)) < 1.5 and abs(body.snapshot().position.z - (z + 0.5)) < 1.5  # noqa: E731
+    def there() -> bool:
+        return abs(body.snapshot().position.x - (x + 0.5)) < 1.5 and abs(body.snapshot().position.z - (z + 0.5)) < 1.5
+
     for attempt in range(attempts):  # on a loaded machine a tp far away can be slow: ask again
         body.chat(f"/mcbot tp {name} {x} {y} {z}")
         try:
@@ -52,7 +54,9 @@ def stone_pad(body: Any, name: str, x: int, y: int, z: int, r: int = 10, headroo
                "pad under the bot")
     # On a loaded machine the chunks can reach the bot before the fill does, and it falls to
     # the terrain under the pad: put it back on top once the pad is there.
-    on_pad = lambda: abs(body.snapshot().position.y - y) < 0.5  # noqa: E731
+    def on_pad() -> bool:
+        return abs(body.snapshot().position.y - y) < 0.5
+
     for attempt in range(3):
         if body.snapshot().position.y < y - 0.5 or (attempt > 0 and not on_pad()):
             teleport(body, name, x, y, z)

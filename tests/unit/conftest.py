@@ -51,10 +51,11 @@ def store(tmp_path: Path, clock: FrozenClock) -> Any:
 @pytest.fixture
 def make_snapshot() -> Callable[..., WorldSnapshot]:
     def make(inventory: dict[str, int] | None = None, **over: Any) -> WorldSnapshot:
-        fields: dict[str, Any] = dict(
-            health=20, food=20, gameMode="survival", dimension="overworld", timeOfDay=1000, isDay=True,
-            position=Vec3(x=0, y=64, z=0), hostiles=0, ts=0,
-        )
+        fields: dict[str, Any] = {
+            "health": 20, "food": 20, "gameMode": "survival", "dimension": "overworld", "timeOfDay": 1000,
+            "isDay": True,
+            "position": Vec3(x=0, y=64, z=0), "hostiles": 0, "ts": 0,
+        }
         fields.update(over)
         items = [InventoryItem(name=n, count=c) for n, c in (inventory or {}).items()]
         return WorldSnapshot(inventory=items, **fields)

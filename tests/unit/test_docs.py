@@ -153,7 +153,7 @@ def _resolve(words: list[str]) -> tuple[list[str], argparse.ArgumentParser]:
         subs = _subparsers(parser)
         if word.startswith("-") or not subs:
             break
-        assert word in subs, f"mcbot {' '.join(chain + [word])}: no such command (has {sorted(subs)})"
+        assert word in subs, f"mcbot {' '.join([*chain, word])}: no such command (has {sorted(subs)})"
         chain.append(word)
         parser = subs[word]
     return chain, parser
@@ -168,7 +168,7 @@ def _expand(line: str) -> list[list[str]]:
     words = [w.strip("[]") for w in line.replace("\\|", "|").split()]
     for i, w in enumerate(words):
         if "|" in w and not w.startswith("-"):
-            return [words[:i] + [alt] + words[i + 1:] for alt in w.split("|") if alt]
+            return [[*words[:i], alt, *words[i + 1:]] for alt in w.split("|") if alt]
     return [words]
 
 
@@ -288,7 +288,7 @@ def test_the_configuration_table_gives_the_real_defaults():
         keys = _spans(key_cell)
         docs = _spans(default_cell) or [default_cell]
         assert len(keys) == len(docs), f"{key_cell}: {len(keys)} keys, {len(docs)} defaults"
-        for key, doc in zip(keys, docs):
+        for key, doc in zip(keys, docs, strict=True):
             real = DEFAULTS[key]
             want = _default_of(doc)
             if isinstance(real, bool) or real is None:
@@ -320,7 +320,7 @@ def _documented_routes() -> set[tuple[str, str]]:
 
 def _matches(doc: tuple[str, str], real: tuple[str, str]) -> bool:
     d, r = _segments(doc[1]), _segments(real[1])
-    return doc[0] == real[0] and len(d) == len(r) and all(rs == "{}" or ds == rs for ds, rs in zip(d, r))
+    return doc[0] == real[0] and len(d) == len(r) and all(rs == "{}" or ds == rs for ds, rs in zip(d, r, strict=True))
 
 
 def test_the_api_table_names_every_route_and_only_real_ones():

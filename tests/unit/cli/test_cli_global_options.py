@@ -25,7 +25,8 @@ def _mcbot(argv: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
                           timeout=60)
 
 
-def _parsers(p: argparse.ArgumentParser, path: tuple[str, ...] = ()) -> Iterator[tuple[tuple[str, ...], argparse.ArgumentParser]]:
+def _parsers(p: argparse.ArgumentParser,
+             path: tuple[str, ...] = ()) -> Iterator[tuple[tuple[str, ...], argparse.ArgumentParser]]:
     yield path, p
     for action in p._actions:
         if isinstance(action, argparse._SubParsersAction):
@@ -60,7 +61,8 @@ def test_a_global_option_is_read_before_and_after_the_command(argv, config, leve
 
 
 @pytest.mark.parametrize("argv", [["run", "--log-level", "LOUD"], ["--log-level", "LOUD", "run"],
-                                  ["bench", "reflexes", "--log-level", "LOUD"], ["task", "pause", "t-1", "--log-level", "LOUD"]])
+                                  ["bench", "reflexes", "--log-level", "LOUD"],
+                                  ["task", "pause", "t-1", "--log-level", "LOUD"]])
 def test_an_invalid_log_level_after_the_command_is_an_argument_error(argv, tmp_path):
     out = _mcbot(argv, tmp_path)
     assert out.returncode == EXIT_INVALID

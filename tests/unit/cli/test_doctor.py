@@ -65,7 +65,8 @@ class FakeBridge:
 
     def __init__(self, facts: dict[str, Any] | None = None, replies: list[dict[str, Any]] | None = None,
                  raise_after_kick: FakeBody | None = None) -> None:
-        self.facts = {"refused": False, "reason": None, "enforcesSecureChat": False, "seq": 0, "system": [], **(facts or {})}
+        self.facts = {"refused": False, "reason": None, "enforcesSecureChat": False, "seq": 0, "system": [],
+                      **(facts or {})}
         self.replies = replies or []
         self.polls = 0
         self.raise_after_kick = raise_after_kick
@@ -103,8 +104,8 @@ def test_chat_that_comes_back_is_ok(doctor):
         original_chat(line)
         body.batches = [[], [{"type": "chat", "data": {"username": "mcbot", "message": line}}]]
 
-    body.chat = chat  # type: ignore[method-assign]
-    assert doctor.check_chat(bridge, body)  # type: ignore[arg-type]
+    body.chat = chat  # type: ignore[method-assign]  # the test's stand-in
+    assert doctor.check_chat(bridge, body)
     result, finding, _ = _row(doctor, "chat")
     assert result == "ok" and body.sent[0] in finding
 
@@ -112,7 +113,7 @@ def test_chat_that_comes_back_is_ok(doctor):
 def test_refused_chat_is_a_warning_with_the_secure_profile_fix_and_the_bot_lives_on(doctor):
     refusal = {"type": "error", "data": {"code": "chat_refused", "reason": REFUSAL, "server": "mc.example.org:25565"}}
     body = FakeBody(batches=[[], [refusal]])
-    assert doctor.check_chat(FakeBridge(), body)  # type: ignore[arg-type]
+    assert doctor.check_chat(FakeBridge(), body)
     result, finding, fix = _row(doctor, "chat")
     assert result == "warn" and REFUSAL in finding and fix == SECURE_PROFILE_FIX
     assert "enforce-secure-profile=false" in fix and "microsoft" in fix
@@ -120,7 +121,7 @@ def test_refused_chat_is_a_warning_with_the_secure_profile_fix_and_the_bot_lives
 
 def test_a_refusal_already_known_sends_nothing(doctor):
     body = FakeBody()
-    assert doctor.check_chat(FakeBridge({"refused": True, "reason": REFUSAL}), body)  # type: ignore[arg-type]
+    assert doctor.check_chat(FakeBridge({"refused": True, "reason": REFUSAL}), body)
     assert body.sent == [] and _row(doctor, "chat")[0] == "warn"
 
 
@@ -128,22 +129,23 @@ def test_a_kick_for_unsigned_chat_is_a_warning_and_ends_the_checks(doctor):
     # The kick ends the bot at once: chatFacts on it then fails, so the kick must be seen first.
     kick = {"type": "kicked", "data": {"reason": '{"translate":"multiplayer.disconnect.unsigned_chat"}'}}
     body = FakeBody(kick_on_chat=kick)
-    assert not doctor.check_chat(FakeBridge(raise_after_kick=body), body)  # type: ignore[arg-type]
+    assert not doctor.check_chat(FakeBridge(raise_after_kick=body), body)
     result, finding, fix = _row(doctor, "chat")
     assert result == "warn" and "unsigned_chat" in finding and fix == SECURE_PROFILE_FIX
 
 
 def test_silence_after_chat_is_a_warning_that_mentions_the_secure_chat_flag(doctor):
-    assert doctor.check_chat(FakeBridge({"enforcesSecureChat": True}), FakeBody())  # type: ignore[arg-type]
+    assert doctor.check_chat(FakeBridge({"enforcesSecureChat": True}), FakeBody())
     result, finding, fix = _row(doctor, "chat")
     assert result == "warn" and "enforces secure chat" in finding and "enforce-secure-profile=false" in fix
     assert doctor.clock() >= doctor.wait_s  # it waited the whole bounded time, on the injected clock
 
 
 def test_a_kick_at_login_names_the_reason_and_its_fix(doctor):
-    body = FakeBody(batches=[[{"type": "kicked", "data": {"reason": '{"translate":"multiplayer.disconnect.not_whitelisted"}'}}]],
+    body = FakeBody(batches=[[{"type": "kicked",
+                               "data": {"reason": '{"translate":"multiplayer.disconnect.not_whitelisted"}'}}]],
                     connect_error="disconnected while joining mc.example.org:25565: socketClosed")
-    assert not doctor.check_login(body)  # type: ignore[arg-type]
+    assert not doctor.check_login(body)
     result, finding, fix = _row(doctor, "login")
     assert result == "FAIL" and "not_whitelisted" in finding and "/whitelist add" in fix
 
@@ -155,7 +157,7 @@ def test_a_kick_at_login_names_the_reason_and_its_fix(doctor):
 ])
 def test_command_permission_from_the_servers_reply(doctor, reply, result):
     bridge = FakeBridge(replies=[{"seq": 1, "text": reply, "position": "system"}])
-    doctor.check_commands(bridge, FakeBody())  # type: ignore[arg-type]
+    doctor.check_commands(bridge, FakeBody())
     got, finding, fix = _row(doctor, "commands")
     assert got == result and "/time query daytime" in finding and reply in finding
     assert ("/op mcbot" in fix) is (result == "FAIL")
@@ -163,7 +165,7 @@ def test_command_permission_from_the_servers_reply(doctor, reply, result):
 
 def test_a_player_talking_is_not_a_command_reply(doctor):
     bridge = FakeBridge(replies=[{"seq": 1, "text": "<Steve> hi all", "position": "chat"}])
-    doctor.check_commands(bridge, FakeBody())  # type: ignore[arg-type]
+    doctor.check_commands(bridge, FakeBody())
     assert _row(doctor, "commands")[0] == "warn"  # no reply within the wait
 
 
@@ -178,14 +180,14 @@ NOISE = [  # lines that arrive while a command runs and are not its reply
 @pytest.mark.parametrize("version", [None, "1.19.4", "1.21.4"])
 def test_with_system_chat_only_a_system_line_that_is_no_join_leave_or_death_is_the_reply(doctor, version):
     doctor.version = version
-    bridge = FakeBridge(replies=NOISE + [{"seq": 5, "text": "The time is 1234", "key": None, "position": "system"}])
-    doctor.check_commands(bridge, FakeBody())  # type: ignore[arg-type]
+    bridge = FakeBridge(replies=[*NOISE, {"seq": 5, "text": "The time is 1234", "key": None, "position": "system"}])
+    doctor.check_commands(bridge, FakeBody())
     assert _row(doctor, "commands")[:2] == ("ok", '/time query daytime: answered "The time is 1234"')
 
 
 def test_with_system_chat_noise_alone_is_no_reply(doctor):
     doctor.version = "1.21.4"
-    doctor.check_commands(FakeBridge(replies=NOISE), FakeBody())  # type: ignore[arg-type]
+    doctor.check_commands(FakeBridge(replies=NOISE), FakeBody())
     assert _row(doctor, "commands")[0] == "warn"
 
 
@@ -194,22 +196,24 @@ def test_before_1_19_a_chat_line_that_is_no_players_is_the_reply(doctor):
     replies = [{"seq": 1, "text": "<Steve> hi all", "position": "chat"},
                {"seq": 2, "text": "Steve joined the game", "position": "chat"},
                {"seq": 3, "text": "mcbot: 1 bot", "position": "chat"}]
-    doctor.check_commands(FakeBridge(replies=replies), FakeBody())  # type: ignore[arg-type]
+    doctor.check_commands(FakeBridge(replies=replies), FakeBody())
     assert _row(doctor, "commands")[:2] == ("ok", '/time query daytime: answered "mcbot: 1 bot"')
 
 
 def test_a_command_that_cannot_be_sent_is_blamed_on_secure_profiles_only_when_chat_was_refused(doctor):
-    doctor.check_commands(FakeBridge(), FakeBody(chat_error="bot 1 has disconnected (socketClosed)"))  # type: ignore[arg-type]
+    doctor.check_commands(FakeBridge(),
+                          FakeBody(chat_error="bot 1 has disconnected (socketClosed)"))
     result, _, fix = _row(doctor, "commands")
     assert result == "FAIL" and fix != SECURE_PROFILE_FIX and "server's log" in fix and "connection" in fix
 
     doctor.findings.clear()
-    doctor.check_commands(FakeBridge({"refused": True, "reason": REFUSAL}),  # type: ignore[arg-type]
+    doctor.check_commands(FakeBridge({"refused": True, "reason": REFUSAL}),
                           FakeBody(chat_error="bot 1 has disconnected"))
     assert _row(doctor, "commands")[::2] == ("FAIL", SECURE_PROFILE_FIX)
 
     doctor.findings.clear()
-    doctor.check_commands(FakeBridge(), FakeBody(chat_error=f'chat refused by the server: "{REFUSAL}"'))  # type: ignore[arg-type]
+    doctor.check_commands(FakeBridge(),
+                          FakeBody(chat_error=f'chat refused by the server: "{REFUSAL}"'))
     assert _row(doctor, "commands")[::2] == ("FAIL", SECURE_PROFILE_FIX)
 
 
@@ -219,8 +223,9 @@ def test_chat_sent_back_reformatted_by_a_chat_plugin_counts(doctor):
 
     class PluginBridge(FakeBridge):
         def call_json(self, fn: str, _id: str, since: int) -> dict[str, Any]:
-            system = [{"seq": 3, "text": f"[Member] mcbot \u00bb {body.sent[-1]}", "position": "system"}] if body.sent else []
+            system = [{"seq": 3, "text": f"[Member] mcbot \u00bb {body.sent[-1]}",
+                       "position": "system"}] if body.sent else []
             return {**self.facts, "seq": 2, "system": [m for m in system if m["seq"] > since]}
 
-    assert doctor.check_chat(PluginBridge(), body)  # type: ignore[arg-type]
+    assert doctor.check_chat(PluginBridge(), body)
     assert _row(doctor, "chat")[0] == "ok"

@@ -87,7 +87,8 @@ def test_changed_band_or_stimulus_calls_the_model_fresh(keepalive, llm, clock, c
     clock.advance(2 * MIN)
     assert keepalive.tick(make_snapshot({"oak_log": 3}, health=10)).situation == "fresh"  # health band changed
     clock.advance(1_000)  # inside the cooldown: only a stimulus gets through, and it counts as news
-    out = keepalive.tick(make_snapshot({"oak_log": 3}, health=10), [Stimulus("novel_entity", clock(), {"names": ["fox"]})])
+    out = keepalive.tick(make_snapshot({"oak_log": 3}, health=10),
+                         [Stimulus("novel_entity", clock(), {"names": ["fox"]})])
     assert (out.bypass, out.situation) == ("novel_entity", "fresh")
     assert len(llm.requests) == 3 and counters.signatureSuppressions == 0
 

@@ -59,7 +59,8 @@ WALK = [
     (_inv(stone_pickaxe=1, stone_sword=1, furnace=1, coal=3), "no_iron_ore", ("collect", "iron_ore", 3)),
     (_inv(stone_pickaxe=1, stone_sword=1, furnace=1, coal=3, raw_iron=1), "no_iron_ore", ("collect", "iron_ore", 2)),
     (_inv(stone_pickaxe=1, stone_sword=1, furnace=1, coal=3, raw_iron=3), "no_iron_ingot", ("smelt", "iron_ingot", 3)),
-    (_inv(stone_pickaxe=1, stone_sword=1, furnace=1, coal=2, raw_iron=2, iron_ingot=1), "no_iron_ingot", ("smelt", "iron_ingot", 2)),
+    (_inv(stone_pickaxe=1, stone_sword=1, furnace=1, coal=2, raw_iron=2, iron_ingot=1), "no_iron_ingot",
+     ("smelt", "iron_ingot", 2)),
     (_inv(stone_pickaxe=1, stone_sword=1, coal=2, iron_ingot=3), "no_iron_pickaxe", ("craft", "iron_pickaxe", 1)),
     (_inv(stone_pickaxe=1, stone_sword=1, iron_pickaxe=1, iron_ingot=2), "no_iron_sword", ("craft", "iron_sword", 1)),
     (_inv(stone_pickaxe=1, stone_sword=1, iron_pickaxe=1), "default", ("explore", "nearby", 1)),
@@ -113,7 +114,8 @@ def test_later_steps_never_fire_before_the_ones_they_build_on(make_snapshot, iro
         if later > ORDER.index("no_cobblestone") and not iron:
             assert stone or cobble >= 3, inv  # never past cobblestone without the stone pickaxe's
         if later > ORDER.index("no_sword"):
-            assert sword or (iron and ingots >= 2), inv  # nothing past the stone age bare-handed (or no iron sword soon)
+            # nothing past the stone age bare-handed (or no iron sword soon)
+            assert sword or (iron and ingots >= 2), inv
         if later > ORDER.index("no_stone_pickaxe"):
             assert stone or iron, inv
         if ORDER.index("no_furnace") < later <= ORDER.index("no_iron_ingot"):
@@ -143,12 +145,14 @@ def test_no_furnace_is_wanted_once_the_iron_is_smelted(make_snapshot):
 
 
 def test_iron_in_hand_is_smelted_with_the_logs_when_no_coal_was_found(make_snapshot):
-    assert _goal(select_drive(make_snapshot(_inv(stone_pickaxe=1, stone_sword=1, furnace=1, raw_iron=3)), True)) == ("smelt", "iron_ingot", 3)
+    assert _goal(select_drive(make_snapshot(_inv(stone_pickaxe=1, stone_sword=1, furnace=1, raw_iron=3)),
+                              True)) == ("smelt", "iron_ingot", 3)
 
 
 def test_the_iron_tools_are_crafted_once_the_ingots_are_held(make_snapshot):
     assert routable("craft", "iron_pickaxe") and routable("craft", "iron_sword")
-    assert _goal(select_drive(make_snapshot(_inv(stone_pickaxe=1, stone_sword=1, iron_ingot=3)), True)) == ("craft", "iron_pickaxe", 1)
+    snap = make_snapshot(_inv(stone_pickaxe=1, stone_sword=1, iron_ingot=3))
+    assert _goal(select_drive(snap, True)) == ("craft", "iron_pickaxe", 1)
 
 
 def test_a_step_no_workflow_carries_out_is_never_emitted(make_snapshot, monkeypatch):
@@ -230,7 +234,8 @@ def test_once_the_ore_is_in_sight_the_collect_step_takes_over(make_snapshot):
 def test_no_digging_down_without_a_pickaxe_or_for_what_lies_on_the_surface(make_snapshot):
     failed = GroundingResult(False, "missing_item", "collect iron_ore: none in sight")
     no_pick = make_snapshot({"oak_log": 20, "coal": 3})
-    assert progression.dig_down_first(DriveSelection("collect", "iron_ore", 3, "no_iron_ore", ""), no_pick, failed) is None
+    assert progression.dig_down_first(DriveSelection("collect", "iron_ore", 3, "no_iron_ore", ""), no_pick,
+                                      failed) is None
     with_pick = make_snapshot(IRON_NEXT)
     assert progression.dig_down_first(DriveSelection("collect", "oak_log", 8, "no_logs", ""), with_pick, failed) is None
     sel = progression.dig_down_first(DriveSelection("collect", "iron_ore", 3, "no_iron_ore", ""), with_pick, failed)

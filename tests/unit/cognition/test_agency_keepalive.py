@@ -4,6 +4,7 @@ profiles, the 10-minute stable scenario."""
 from __future__ import annotations
 
 import ast
+import itertools
 import re
 import subprocess
 import sys
@@ -88,7 +89,7 @@ def test_KA_A1_frame_building_code_has_no_action_verbs_or_advice():
     frame_src = Path(frame_mod.__file__).read_text()
     assert _words_in(frame_src, ACTION_VERBS + ADVICE) == []
     keepalive_src = Path(keepalive_mod.__file__).read_text()
-    assert _words_in(keepalive_src, ACTION_VERBS + ("you should", "should", "suggest")) == []
+    assert _words_in(keepalive_src, (*ACTION_VERBS, "you should", "should", "suggest")) == []
 
 
 @pytest.mark.parametrize("profile", sorted(PROFILES))
@@ -308,7 +309,7 @@ def test_KA_A7_keepalive_does_not_raise_identical_percept_rate(make_keepalive, p
     aw = [t for t in stream.recent(1000) if t.type == "environmental_awareness"]
     assert len(aw) == 20  # 10 min / 30 s, same as perception alone
     stamps = sorted(t.timestamp for t in aw)
-    assert all(b - a >= 30_000 for a, b in zip(stamps, stamps[1:]))
+    assert all(b - a >= 30_000 for a, b in itertools.pairwise(stamps))
 
 
 # -- KEEPALIVE-8 and AUTONOMY-2 -----------------------------------------------------------
@@ -317,7 +318,8 @@ def test_KA_A8_keepalive_module_does_not_import_task_creation():
     tree = ast.parse(Path(keepalive_mod.__file__).read_text())
     imported = {n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)}
     imported |= {a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
-    assert not {m for m in imported if m and (m.startswith("agency.planning.tasks") or m == "agency.planning.converter")}
+    assert not {m for m in imported if m
+                and (m.startswith("agency.planning.tasks") or m == "agency.planning.converter")}
     code = ("import sys, agency.cognition.keepalive; "
             "print(sorted(m for m in sys.modules if m.startswith('agency.planning.tasks') or m in "
             "('agency.planning.converter', 'agency.planning.consumer')))")

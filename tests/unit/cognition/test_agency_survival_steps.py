@@ -105,7 +105,8 @@ def test_a_hunt_with_animals_in_sight_fires_as_it_is_not_explore(make_snapshot):
     assert isinstance(r, DriveTickFired) and r.ungrounded is None
     assert r.selection.rule == "low_food_stock" and r.thought.metadata.goalKey == "hunt:animal"
     assert r.thought.metadata.grounding == {"pass": True, "reason": None, "detail": "animal nearby"}
-    r = evaluate_drive_tick(make_snapshot({**STONE_AGE, "cooked_beef": 4}, entities=[mob("sheep")]), 1_000, DriveTickState(),
+    r = evaluate_drive_tick(make_snapshot({**STONE_AGE, "cooked_beef": 4}, entities=[mob("sheep")]), 1_000,
+                            DriveTickState(),
                             (), shelter_nearby=True)
     assert r.selection.rule == "no_wool" and r.thought.metadata.goalKey == "hunt:sheep"
 
@@ -125,7 +126,8 @@ def test_every_emitted_goal_round_trips_grounds_and_plans(make_snapshot, extra, 
     assert parsed is not None and (parsed.action, parsed.target, parsed.amount) == goal[1:]
     facts = FrameFacts.from_snapshot(snap)
     assert check_text(sel.reason, facts, scenario_id="t").passed, sel.reason  # the reason claims nothing absent
-    r = evaluate_drive_tick(snap, 1_000, DriveTickState(), (), shelter_nearby=True, furnace_nearby=kw.get("furnace_nearby"))
+    r = evaluate_drive_tick(snap, 1_000, DriveTickState(), (), shelter_nearby=True,
+                            furnace_nearby=kw.get("furnace_nearby"))
     if not kw:  # the drive tick itself passes neither keyword yet
         assert r.selection.rule == goal[0] and r.ungrounded is None and r.thought.metadata.grounding["pass"]
     agents = load_default_registry()
@@ -145,5 +147,6 @@ def test_every_emitted_goal_round_trips_grounds_and_plans(make_snapshot, extra, 
     ("animal", {"zombie", "villager"}, False), ("cow", {"pig"}, False), ("zombie", {"zombie"}, False),
 ])
 def test_a_hunt_goal_grounds_only_with_its_game_nearby(target, entities, passed):
-    r = check_goal(ExtractedGoal(action="hunt", target=target), FrameFacts(entities=frozenset(entities)), scenario_id=None)
+    r = check_goal(ExtractedGoal(action="hunt", target=target), FrameFacts(entities=frozenset(entities)),
+                   scenario_id=None)
     assert r.passed is passed and (passed or r.reason == "missing_entity")

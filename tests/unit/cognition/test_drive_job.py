@@ -42,7 +42,8 @@ class Env:
         self.direct = SimpleNamespace(body_busy=None)
         self.seen = LastSeen()
         self.published: list = []
-        self.reads = DriveReads(self.body, ToolContext(body=self.body, clock=clock), self.places, self.state, self.config)
+        self.reads = DriveReads(self.body, ToolContext(body=self.body, clock=clock), self.places, self.state,
+                                self.config)
         self.job = DriveJob(self.reads, holder=BodyHolder(self.reflexes, self.direct), gate=BodyGate(), seen=self.seen,
                             tasks=[], publish=lambda t: self.published.append(t) or t,
                             shelter_nearby=lambda snap: True, state=self.state, config=self.config,

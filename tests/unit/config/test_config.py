@@ -136,7 +136,7 @@ def test_scalar_replacing_table_drops_stale_sources() -> None:
 
 
 def test_explicit_config_must_exist(layers: Layers) -> None:
-    with pytest.raises(ConfigError, match="custom.toml"):
+    with pytest.raises(ConfigError, match=r"custom.toml"):
         layers.load(explicit=True)
 
 
@@ -343,7 +343,8 @@ def test_hostile_kinds_and_animals_reach_the_embedded_world(layers: Layers) -> N
     layers.write("cwd", '[server]\nhostiles = ["zombie", "spider"]\nanimals = false\nanimal_cap = 4\n')
     cfg = layers.load({"MCBOT_SERVER__HOSTILE_CAP": "3"}).config
     sent = json.loads(settings_from_config(cfg.server).to_json())
-    assert (sent["hostiles"], sent["hostileCap"], sent["animals"], sent["animalCap"]) == (["zombie", "spider"], 3, False, 4)
+    assert (sent["hostiles"], sent["hostileCap"], sent["animals"], sent["animalCap"]) == (["zombie", "spider"], 3,
+                                                                                          False, 4)
     assert layers.load({"MCBOT_SERVER__HOSTILES": '["creeper"]'}).config.server.hostiles == ["creeper"]
 
 

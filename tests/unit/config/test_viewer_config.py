@@ -51,7 +51,7 @@ def test_a_non_loopback_host_from_the_environment_is_refused(tmp_path: Path) -> 
 
 def test_the_viewer_host_is_refused_even_when_the_view_is_off() -> None:
     # Switching it on later must not open an unguarded port: the address is checked always.
-    with pytest.raises(ValueError, match="viewer.host must be a loopback address"):
+    with pytest.raises(ValueError, match=r"viewer.host must be a loopback address"):
         McbotConfig.model_validate({"viewer": {"enabled": False, "host": "mc.example.net"}})
 
 

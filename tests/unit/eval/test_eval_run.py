@@ -82,7 +82,7 @@ def test_ev_c5_metrics_on_crafted_outputs(llm, logs, tmp_path):
         6: "That zombie is close. [GOAL: flee zombie]\nINTENT: none",
         7: "I remember a village. [GOAL: navigate village]\nINTENT: navigate",
     }
-    code, out, summary = run(llm, tmp_path, rows, replies)
+    code, _out, summary = run(llm, tmp_path, rows, replies)
     m = summary["metrics"]
     assert m["action_rate"] == pytest.approx(3 / 7)  # goals extracted: 5, 6, 7
     assert m["hallucination_count"] == {"missing_entity": 1, "missing_item": 1, "missing_location": 1, "total": 3}
@@ -103,7 +103,7 @@ def test_ev_c5_latency_percentiles_nearest_rank():
 
 
 def test_ev_c6_thought_only_mode(llm, logs, tmp_path):
-    code, out, summary = run(llm, tmp_path, [scenario(1)], {}, "--mode", "thought_only")
+    code, _out, summary = run(llm, tmp_path, [scenario(1)], {}, "--mode", "thought_only")
     assert code == 0 and "[Eval] mode=thought_only" in logs
     assert summary["mode"] == "thought_only" and summary["planning"] is None
     assert not lines(logs, "[Thought-to-task]")  # no planning at all
@@ -130,7 +130,7 @@ def test_ev_c6_end_to_end_planning_acks_and_creates_tasks(llm, logs, tmp_path):
 
 def test_ev_c7_pass_with_action_rate_zero(llm, logs, tmp_path):
     rows = [scenario(i, expect={"no_compulsion": True}) for i in range(1, 6)]
-    code, out, summary = run(llm, tmp_path, rows, {i: f"{QUIET} {i}" for i in range(1, 6)})
+    code, _out, summary = run(llm, tmp_path, rows, {i: f"{QUIET} {i}" for i in range(1, 6)})
     assert code == 0 and summary["metrics"]["action_rate"] == 0
     assert "[Eval] PASS properties_satisfied=true action_rate_may_be_zero=true" in logs
     assert summary["verdict"] == "PASS" and summary["action_rate_may_be_zero"] is True
@@ -167,7 +167,7 @@ def test_pa_d2_goal_emitted_only_when_grounded_and_routable(llm, logs, tmp_path)
     rows = [scenario(1, "eat-ok", world={"inventory": {"bread": 2}, "food": 8}, stimulus="elevated"),
             scenario(2, "eat-absent", stimulus="elevated", world={"food": 8}),
             scenario(3, "sleep", stimulus="elevated", world={"timeOfDay": 14000})]
-    code, out, _ = run(llm, tmp_path, rows, {1: "My stomach growls. [GOAL: eat bread 1]\nINTENT: food",
+    _code, out, _ = run(llm, tmp_path, rows, {1: "My stomach growls. [GOAL: eat bread 1]\nINTENT: food",
                                            2: "My stomach growls. [GOAL: eat bread 1]\nINTENT: food",
                                            3: "It is dark. [GOAL: sleep bed]\nINTENT: none"})
     assert lines(logs, "[Eval] goal_emitted") == [
@@ -190,7 +190,7 @@ def test_routable_is_what_an_agent_can_do_so_sleep_is_rejected_and_smelt_is_a_ta
     it never becomes a task the executor could not plan; a grounded smelt goal, which the
     crafter handles (smelt_plan), does."""
     rows = [scenario(1, "sleep"), scenario(2, "smelt", world={"inventory": {"raw_iron": 2, "coal": 1}})]
-    code, out, summary = run(llm, tmp_path, rows, {1: "Night is near. [GOAL: sleep bed]\nINTENT: none",
+    _code, out, _summary = run(llm, tmp_path, rows, {1: "Night is near. [GOAL: sleep bed]\nINTENT: none",
                                                    2: "Raw iron in my pack. [GOAL: smelt iron_ingot 2]\nINTENT: craft"},
                              "--mode", "end_to_end")
     sleep = json.loads((out / "scenarios" / "sleep.json").read_text())

@@ -36,8 +36,9 @@ ADVICE = ("you should", "should", "consider", "try to", "suggest", "recommend", 
 
 def snap(**kw):
     inv = kw.pop("inventory", {})
-    base = dict(health=20, food=20, gameMode="survival", dimension="overworld", timeOfDay=1000, isDay=True,
-                position=Vec3(x=0, y=64, z=0), hostiles=0, ts=0)
+    base = {"health": 20, "food": 20, "gameMode": "survival", "dimension": "overworld", "timeOfDay": 1000,
+            "isDay": True,
+                "position": Vec3(x=0, y=64, z=0), "hostiles": 0, "ts": 0}
     return WorldSnapshot(inventory=[InventoryItem(name=n, count=c) for n, c in inv.items()], **(base | kw))
 
 

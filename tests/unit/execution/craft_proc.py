@@ -48,7 +48,7 @@ def main() -> int:
                 save_world(world, body)
                 os._exit(3)  # a crash: no cleanup, no status update
 
-        store.save = save_then_maybe_crash  # type: ignore[method-assign]
+        store.save = save_then_maybe_crash  # type: ignore[method-assign]  # the test's stand-in
     tools = default_tool_registry()
     ctx = ToolContext(body=body, clock=ftime.clock, sleep=ftime.sleep, poll_interval_s=0.1)
     rt = AgentRuntime(load_default_registry(), tools, ctx, checkpoints=store)

@@ -53,7 +53,8 @@ def test_INV_AGT_001_invalid_profiles_rejected_with_descriptive_error(tmp_path: 
         (prof("miner", []), "exampleTasks"),  # no examples
         ({"id": "miner", "displayName": "M", "exampleTasks": ["mine"]}, "description"),  # missing field
         (prof("miner", ["mine"], colour="red"), "colour"),  # unknown field
-        (prof("miner", ["mine"], workflows={"mine": {"steps": [{"id": "a", "kind": "delegate", "agent": "x"}]}}), "task"),
+        (prof("miner", ["mine"], workflows={"mine": {"steps": [{"id": "a", "kind": "delegate", "agent": "x"}]}}),
+         "task"),
         (prof("miner", ["mine"], workflows={"mine": {"steps": [{"id": "a", "tool": "dig", "dependsOn": ["a"]}],
                                                      "parallel": {"maxConcurrency": 2}}}), "cycle"),
         (prof("miner", ["mine"], coreAbilities=["no-such-ability"]), "no-such-ability"),
@@ -101,7 +102,8 @@ def test_shipped_profiles_load() -> None:
 
 # ---- selection --------------------------------------------------------------------------
 PROFILES = [
-    prof("crafter", ["craft wooden_pickaxe 1", "craft sticks"], ["build"], workflows={"craft": {"generator": "craft_plan"}}),
+    prof("crafter", ["craft wooden_pickaxe 1", "craft sticks"], ["build"],
+         workflows={"craft": {"generator": "craft_plan"}}),
     prof("gatherer", ["collect log 8", "mine stone"], ["craft"]),
     prof("builder", ["build a wall"], ["craft"]),
     prof("alpha", ["craft sticks"]),
@@ -122,7 +124,8 @@ def test_INV_AGT_SEL_001_selection_is_deterministic_whatever_the_registry_order(
 
 
 @settings(max_examples=60, deadline=None)
-@given(task=st.text(max_size=40), examples=st.lists(st.text(min_size=1, max_size=20).filter(str.strip), min_size=1, max_size=4),
+@given(task=st.text(max_size=40),
+       examples=st.lists(st.text(min_size=1, max_size=20).filter(str.strip), min_size=1, max_size=4),
        not_for=st.lists(st.text(min_size=1, max_size=20).filter(str.strip), max_size=3))
 def test_INV_AGT_SEL_002_confidence_always_within_0_and_1(task: str, examples: list[str], not_for: list[str]) -> None:
     reg = registry(prof("fuzz", examples, not_for, workflows={"craft": {"generator": "craft_plan"}}))
@@ -159,7 +162,10 @@ def test_INV_AGT_SEL_004_fallback_to_standard() -> None:
 
 def test_INV_AGT_SEL_005_example_tasks_boost_confidence() -> None:
     reg = registry(prof("miner", ["mine stone", "mine stone fast", "mine coal"]))
-    by_id = lambda text: {s.agentId: s.confidence for s in select_agents(text, reg.list(), {"action": "none"})}  # noqa: E731
+
+    def by_id(text: str) -> dict[str, float]:
+        return {s.agentId: s.confidence for s in select_agents(text, reg.list(), {"action": "none"})}
+
     assert by_id("Mine  STONE!")["miner"] == pytest.approx(0.6)  # exact after normalization
     assert by_id("mine stone now")["miner"] == pytest.approx(0.4)  # substring; several examples count once
     assert by_id("mine")["miner"] == pytest.approx(0.4)  # the other way round

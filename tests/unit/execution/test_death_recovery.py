@@ -127,7 +127,7 @@ def test_a_death_holds_the_build_the_bot_walks_back_for_its_items_and_the_build_
 
 
 def test_items_lost_for_good_make_the_resumed_build_gather_again_instead_of_failing(env):
-    body, tasks, ex, reflexes, ftime = env["body"], env["tasks"], env["ex"], env["reflexes"], env["ftime"]
+    body, tasks, reflexes, ftime = env["body"], env["tasks"], env["reflexes"], env["ftime"]
     task_id = add_task(tasks, "build", "basic_shelter")
     for i in range(6):  # trees near the respawn point for the second round of logs
         body.add_tree(-26 + 2 * i, 8, height=6)

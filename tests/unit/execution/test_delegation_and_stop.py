@@ -32,7 +32,8 @@ def profile(agent_id: str, steps: list[dict[str, Any]], action: str = "relay", *
 
 
 def delegate_to(target: str) -> dict[str, Any]:
-    return {"id": "pass-on", "kind": "delegate", "agent": target, "task": {"action": "relay", "target": "${task.target}"}}
+    return {"id": "pass-on", "kind": "delegate", "agent": target,
+            "task": {"action": "relay", "target": "${task.target}"}}
 
 
 def chain_registry(ids: list[str], *, loop_back_to: str | None = None) -> AgentRegistry:
@@ -71,13 +72,14 @@ def test_INV_DT_001_delegation_blocked_beyond_max_depth(tools: ToolRegistry, ctx
 
 
 @pytest.mark.parametrize("length", [1, 2, 3, 5])
-def test_INV_DT_002_circular_delegation_detected_at_any_depth(tools: ToolRegistry, ctx: ToolContext, probe: Probe, length: int) -> None:
+def test_INV_DT_002_circular_delegation_detected_at_any_depth(tools: ToolRegistry, ctx: ToolContext, probe: Probe,
+                                                              length: int) -> None:
     ids = [f"loop-{i}" for i in range(length)]
     rt = AgentRuntime(chain_registry(ids, loop_back_to=ids[0]), tools, ctx)
     res = run(rt.run_task(TaskSpec(action="relay", target="x"), agent_id=ids[0]))
     assert res.status == "failed"
     assert res.errors[0].code == CIRCULAR_DELEGATION
-    assert " -> ".join(ids + [ids[0]]) in res.errors[0].message
+    assert " -> ".join([*ids, ids[0]]) in res.errors[0].message
     assert DelegationChain(tuple(ids)).is_in_chain(ids[-1])
     assert DelegationChain(tuple(ids)).check(ids[0]).code == CIRCULAR_DELEGATION
     # a mid-chain ancestor is refused too, not only the root
@@ -85,7 +87,8 @@ def test_INV_DT_002_circular_delegation_detected_at_any_depth(tools: ToolRegistr
         assert DelegationChain(tuple(ids)).check(ids[1]).code == CIRCULAR_DELEGATION
 
 
-def test_stop_cancels_current_tool_and_reports_position(tools: ToolRegistry, ctx: ToolContext, body: FakeBody, store: SqliteCheckpointStore) -> None:
+def test_stop_cancels_current_tool_and_reports_position(tools: ToolRegistry, ctx: ToolContext, body: FakeBody,
+                                                        store: SqliteCheckpointStore) -> None:
     real = default_tool_registry()
     body.hang.add("move_to")
     reg = AgentRegistry(AbilityLibrary())

@@ -25,7 +25,8 @@ def test_deliver_plan_crafts_a_recipe_then_gives_and_collects_a_raw_material_the
     assert [s.id for s in planks.steps] == ["gather-oak_log", "craft-oak-planks", "give"]
     assert planks.steps[-1].args == {"player": "builder1", "item": "oak_planks", "count": 8}
     pick = {"wooden_pickaxe": 1}  # stone drops cobblestone only to a pickaxe
-    stone = deliver_plan("gatherer", {"target": "cobblestone", "amount": 5, "to": "builder1"}, {**pick, "cobblestone": 2})
+    stone = deliver_plan("gatherer", {"target": "cobblestone", "amount": 5, "to": "builder1"},
+                         {**pick, "cobblestone": 2})
     assert [(s.id, s.tool) for s in stone.steps] == [("collect", "collect_block"), ("give", "give")]
     assert stone.steps[0].args == {"block": "stone", "count": 5, "ensure": True}  # 5 held in all, 2 already
     many = deliver_plan("gatherer", {"target": "cobblestone", "amount": 20, "to": "builder1"}, pick)
@@ -63,7 +64,8 @@ def test_a_fleet_builder_asks_for_its_walls_first_makes_the_door_meanwhile_then_
     # (not the door's 6 and the table's 4: the crafter makes those from logs meanwhile)
     assert wait.args["total"] == alone_get.task["amount"] - 10
     # holding 20 planks: the door takes 10 of them, so it asks for what the site needs beyond the other 10
-    some = shelter_plan("builder", {"target": "basic_shelter", "id": "t1", "facts": {"helpers": ["g1"]}}, {"oak_planks": 20})
+    some = shelter_plan("builder", {"target": "basic_shelter", "id": "t1", "facts": {"helpers": ["g1"]}},
+                        {"oak_planks": 20})
     assert next(s for s in some.steps if s.id == "ask-walls").args["count"] == wait.args["total"] - 10
 
 
@@ -110,9 +112,11 @@ def _ctx(body, ftime, board=None):
 def test_request_and_await_are_no_ops_for_a_bot_alone(store):
     _, ftime = store
     tools, body = default_tool_registry(), FakeBody(FakeTime().clock)
-    req = asyncio.run(tools.execute("request_delivery", {"taskId": "t1", "item": "oak_planks", "count": 8}, _ctx(body, ftime)))
+    req = asyncio.run(tools.execute("request_delivery", {"taskId": "t1", "item": "oak_planks", "count": 8},
+                                    _ctx(body, ftime)))
     assert req.success and req.output["requested"] is False
-    wait = asyncio.run(tools.execute("await_delivery", {"item": "oak_planks", "total": 8, "deliveryTaskId": None}, _ctx(body, ftime)))
+    wait = asyncio.run(tools.execute("await_delivery", {"item": "oak_planks", "total": 8, "deliveryTaskId": None},
+                                     _ctx(body, ftime)))
     assert wait.success and wait.output["delivered"] is False and ftime.slept == 0
 
 
@@ -127,7 +131,8 @@ def test_await_returns_once_the_items_arrive_and_withdraws_a_request_nobody_take
     tasks.claim_next("gatherer1", {DELIVER})
 
     async def arrives_later():
-        call = asyncio.ensure_future(tools.execute("await_delivery", {"item": "oak_planks", "total": 8, "deliveryTaskId": delivery}, ctx))
+        call = asyncio.ensure_future(tools.execute("await_delivery",
+                                                   {"item": "oak_planks", "total": 8, "deliveryTaskId": delivery}, ctx))
         for _ in range(50):
             await ftime.sleep(1)
         body.inventory["oak_planks"] += 8  # the helper's toss picked up
@@ -139,7 +144,8 @@ def test_await_returns_once_the_items_arrive_and_withdraws_a_request_nobody_take
 
     untaken = board.request("t1", "cobblestone", 3)
     before = ftime.clock()
-    res = asyncio.run(tools.execute("await_delivery", {"item": "cobblestone", "total": 3, "deliveryTaskId": untaken, "claimS": 30}, ctx))
+    res = asyncio.run(tools.execute("await_delivery",
+                                    {"item": "cobblestone", "total": 3, "deliveryTaskId": untaken, "claimS": 30}, ctx))
     assert res.success and res.output["delivered"] is False and "no bot took" in res.output["why"]
     assert 30_000 <= ftime.clock() - before < 32_000
     assert tasks.get_task(untaken).status is TaskStatus.failed

@@ -126,7 +126,7 @@ def test_a_reflex_holding_refuses_a_body_action_saying_why_and_queries_still_run
 
 def test_a_death_stops_the_direct_action_through_the_reflexes_before_they_hold_the_task(env):
     async def main():
-        ex, tasks, body, direct = env["ex"], env["tasks"], env["body"], env["direct"]
+        ex, body, direct = env["ex"], env["body"], env["direct"]
         reflexes = Reflexes(env["tools"], env["ctx"], ex, direct=direct, clock=env["ftime"].clock)
         direct.defer_to(reflexes)
         body.hang.add("move_to")

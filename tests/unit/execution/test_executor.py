@@ -81,7 +81,8 @@ def test_executor_claims_a_pending_task_and_completes_it_in_the_world(env):
     task = tasks.get_task(tid)
     assert task.status is TaskStatus.completed and task.progress == 1.0
     assert body.inventory["oak_log"] >= 3
-    assert any(f"[Executor] claimed task={tid} goalKey=collect:oak_log" in line and "pending -> active" in line for line in lines)
+    assert any(f"[Executor] claimed task={tid} goalKey=collect:oak_log" in line
+               and "pending -> active" in line for line in lines)
     assert task.metadata.solver["agentId"] == "gatherer"
 
 
@@ -252,7 +253,8 @@ def test_a_resumed_run_that_no_longer_fits_the_world_is_replanned_once(env, tmp_
     asyncio.run(until_first_checkpoint())
     body.inventory["oak_log"] = 0  # the crash lost what the checkpoint says was gathered
     tools = default_tool_registry()
-    runtime = AgentRuntime(load_default_registry(), tools, env["ctx"], checkpoints=SqliteCheckpointStore(tmp_path / "t.db"))
+    runtime = AgentRuntime(load_default_registry(), tools, env["ctx"],
+                           checkpoints=SqliteCheckpointStore(tmp_path / "t.db"))
     fresh = Executor(tasks, runtime, ftime.clock)
     outcomes = []
 

@@ -62,7 +62,7 @@ def test_eat_or_forage_by_the_vitals(env, health, food, held, expected):
 
 def test_no_forage_by_night_near_a_hostile_or_when_turned_off(env):
     reflexes = Reflexes(env["tools"], env["ctx"], env["ex"], ReflexConfig())
-    hungry = dict(health=9.7, food=17, mobs=(COW,))
+    hungry = {"health": 9.7, "food": 17, "mobs": (COW,)}
     assert reflexes.choose(_snap(env, **hungry, time=13000)) is None  # the night is the shelter's
     zombie = Mob("zombie", hostile=True, x=6.5, z=0.5)  # beyond fight_within, within fight_radius
     assert reflexes.choose(_snap(env, health=9.7, food=17, mobs=(COW, zombie))) is None

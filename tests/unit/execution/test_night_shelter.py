@@ -78,7 +78,8 @@ def env(tmp_path):
         body.add_tree(x, 22)
     e = executor_env(tmp_path, ftime, body)
     shelters = {"site": SITE}
-    e["reflexes"] = Reflexes(e["tools"], e["ctx"], e["ex"], ReflexConfig(), shelter_lookup=lambda snap: shelters["site"],
+    e["reflexes"] = Reflexes(e["tools"], e["ctx"], e["ex"], ReflexConfig(),
+                             shelter_lookup=lambda snap: shelters["site"],
                              clock=ftime.clock)
     e["shelters"] = shelters
     yield e
@@ -120,7 +121,8 @@ def test_at_dusk_the_bot_goes_in_closes_the_door_and_tasks_wait_until_morning(en
     assert tasks.get_task(queued).status is TaskStatus.pending
     # the queued task waits its turn: held, not stuck_pending, after 6 minutes unclaimed
     now = ftime.clock()
-    assert classify_stall(tasks.get_task(queued), now, ex.stats.last_tick_ms, executor_busy_ms=ex.stats.last_busy_ms) is None
+    assert classify_stall(tasks.get_task(queued), now, ex.stats.last_tick_ms,
+                          executor_busy_ms=ex.stats.last_busy_ms) is None
     skipped = evaluate_drive_tick(body.snapshot(), now, DriveTickState(), [], sheltering=reflexes.holding_tasks)
     assert isinstance(skipped, DriveTickSkipped) and skipped.reason is DriveSkipReason.sheltering
     assert reflexes.stats.nights_sheltered == 1

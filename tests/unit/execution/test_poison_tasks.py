@@ -225,7 +225,8 @@ def test_in_a_fleet_only_the_task_whose_bot_was_working_on_node_is_poison(tmp_pa
         envs[name] = e = executor_env(tmp_path / name, ftime, body)
         e["ex"].bridge = bridge_downs(a.bridge).of_body(body.actions_running)
     exa, exb = envs["A"]["ex"], envs["B"]["ex"]
-    ta, tb = add_task(envs["A"]["tasks"], "collect", "oak_log", 2), add_task(envs["B"]["tasks"], "collect", "oak_log", 2)
+    ta, tb = add_task(envs["A"]["tasks"], "collect", "oak_log", 2), add_task(envs["B"]["tasks"], "collect", "oak_log",
+                                                                             2)
     a.hang.add("collect")  # A's action never ends: node is wedged in it
 
     async def wedge_while_a_works() -> tuple[str, str]:

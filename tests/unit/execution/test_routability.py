@@ -54,7 +54,8 @@ def env(tmp_path):
 def test_an_allowlisted_action_is_routable_iff_the_executor_can_plan_it(env, action):
     ex, tasks, ftime = env["ex"], env["tasks"], env["ftime"]
     target = TARGETS[action]
-    draft = build_llm_thought(f"Time to act. [GOAL: {action} {target}]", now_ms=ftime.clock(), cognitive_system="keepalive")
+    draft = build_llm_thought(f"Time to act. [GOAL: {action} {target}]", now_ms=ftime.clock(),
+                              cognitive_system="keepalive")
     assert draft.metadata.extractedGoal == ExtractedGoal(action=action, target=target)
     decision = decide(draft, FACTS)  # the default routing, as keep-alive and the eval harness use it
     assert decision.grounding is not None and decision.grounding.passed

@@ -39,7 +39,8 @@ def brief(events: list[StepEvent]) -> list[tuple[str, str, int]]:
 def test_sequential_steps_report_start_and_end_in_order(tools: ToolRegistry, ctx: ToolContext, probe: Probe) -> None:
     probe.fail_always.add("c")
     seen: list[StepEvent] = []
-    res = run(engine(tools, ctx, seen).run(wf([work("a"), work("b"), work("c")]), run_id="r1", agent_id="standard", task_id="task-1"))
+    res = run(engine(tools, ctx, seen).run(wf([work("a"), work("b"), work("c")]), run_id="r1", agent_id="standard",
+                                           task_id="task-1"))
     assert res.status == "failed"
     assert brief(seen) == [("step_started", "a", 0), ("step_finished", "a", 0), ("step_started", "b", 1),
                            ("step_finished", "b", 1), ("step_started", "c", 2), ("step_failed", "c", 2)]
@@ -68,7 +69,8 @@ def test_a_resumed_run_reports_only_the_steps_it_runs(tools: ToolRegistry, ctx: 
                             ("step_started", "s3", 2), ("step_finished", "s3", 2)]  # s1 restored: no event
 
 
-def test_fail_fast_reports_the_failure_and_the_cancelled_sibling(tools: ToolRegistry, ctx: ToolContext, probe: Probe) -> None:
+def test_fail_fast_reports_the_failure_and_the_cancelled_sibling(tools: ToolRegistry, ctx: ToolContext,
+                                                                 probe: Probe) -> None:
     probe.fail_always.add("bad")
     seen: list[StepEvent] = []
     flow = wf([work("slow", ticks=20), work("bad", ticks=1), work("after")], parallel={"maxConcurrency": 2})
@@ -99,14 +101,16 @@ def test_an_observer_that_raises_never_breaks_the_run(tools: ToolRegistry, ctx: 
 def test_the_runtime_reports_task_steps_into_the_store_and_skips_delegated_ones(
         tools: ToolRegistry, ctx: ToolContext, ftime: FakeTime, tmp_path: Any) -> None:
     reg = AgentRegistry(AbilityLibrary())
-    reg.register({"id": "standard", "displayName": "standard", "description": "test agent", "exampleTasks": ["explore things"],
+    reg.register({"id": "standard", "displayName": "standard", "description": "test agent",
+                  "exampleTasks": ["explore things"],
                   "workflows": {"explore": {"steps": [work("noop")]}}})
     reg.register({"id": "boss", "displayName": "boss", "description": "test agent", "exampleTasks": ["relay things"],
                   "workflows": {"relay": {"steps": [
                       work("prep"),
                       {"id": "pass-on", "kind": "delegate", "agent": "helper", "task": {"action": "relay"}},
                   ]}}})
-    reg.register({"id": "helper", "displayName": "helper", "description": "test agent", "exampleTasks": ["relay things"],
+    reg.register({"id": "helper", "displayName": "helper", "description": "test agent",
+                  "exampleTasks": ["relay things"],
                   "workflows": {"relay": {"steps": [work("leaf")]}}})
     tasks = SqliteTaskStore(tmp_path / "tasks.db", clock=ftime.clock, dev_mode=False)
     try:

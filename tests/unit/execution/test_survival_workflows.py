@@ -49,7 +49,8 @@ def test_eat_a_named_food_eats_that_one_when_held_else_the_best(rt: AgentRuntime
     assert body.eaten[-1] == "cooked_beef"
 
 
-def test_eat_stops_when_full_and_fails_with_the_reason_when_nothing_can_be_eaten(rt: AgentRuntime, body: FakeBody) -> None:
+def test_eat_stops_when_full_and_fails_with_the_reason_when_nothing_can_be_eaten(rt: AgentRuntime,
+                                                                                 body: FakeBody) -> None:
     body.inventory.update({"bread": 5})
     body.food = 15
     assert run(rt.run_task(TaskSpec(action="eat", target="bread", amount=100))).ok
@@ -85,7 +86,8 @@ def test_attack_a_generic_target_fights_the_nearest_hostile(rt: AgentRuntime, bo
     assert [m.name for m in body.mobs] == ["cow", "husk"] and "name" not in body.started[-1][1]
 
 
-def test_attack_fails_with_the_reason_when_the_target_is_absent_or_not_hostile(rt: AgentRuntime, body: FakeBody) -> None:
+def test_attack_fails_with_the_reason_when_the_target_is_absent_or_not_hostile(rt: AgentRuntime,
+                                                                               body: FakeBody) -> None:
     body.mobs += [Mob("cow", hostile=False, x=1.5, z=0.5)]
     absent = run(rt.run_task(TaskSpec(action="attack", target="zombies")))
     assert not absent.ok and absent.errors[0].code == PRECONDITION_FAILED and "no zombie" in absent.errors[0].message

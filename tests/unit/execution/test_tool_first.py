@@ -135,7 +135,7 @@ def simulate(steps: list[Any], inventory: Mapping[str, int], facts: Mapping[str,
 
 # ---- what the plans are asked for ----------------------------------------------------------------
 
-SMELT_TARGETS = sorted(SMELTING) + ["raw_iron", "beef", "oak_log", "cobblestone"]
+SMELT_TARGETS = [*sorted(SMELTING), "raw_iron", "beef", "oak_log", "cobblestone"]
 # concrete items only: a give hands over a named item (`deliver planks` is no order a bot asks for)
 DELIVER_TARGETS = sorted(i for i in set(CRAFTABLE) | set(SOURCE_BLOCK) | {"dirt"} if i not in ("planks", "log"))
 GATHER_BLOCKS = ["stone", "iron_ore", "coal_ore", "deepslate", "obsidian", "log", "oak_log", "dirt", "sand"]
@@ -145,9 +145,11 @@ REFUSALS = {"NO_SOURCE", "NO_TOOL"}  # what the bot cannot get yet (iron for an 
 def plans(inventory: Mapping[str, int], facts: Mapping[str, Any]):
     """(name, steps) of every plan the generators make for every target they accept."""
     for item in sorted(CRAFTABLE):
-        yield f"craft {item}", lambda i=item: craft_plan("crafter", {"target": i, "amount": 2, "facts": facts}, inventory)
+        yield f"craft {item}", lambda i=item: craft_plan("crafter", {"target": i, "amount": 2, "facts": facts},
+                                                         inventory)
     for item in SMELT_TARGETS:
-        yield f"smelt {item}", lambda i=item: smelt_plan("crafter", {"target": i, "amount": 3, "facts": facts}, inventory)
+        yield f"smelt {item}", lambda i=item: smelt_plan("crafter", {"target": i, "amount": 3, "facts": facts},
+                                                         inventory)
     for item in DELIVER_TARGETS:
         yield f"deliver {item}", lambda i=item: deliver_plan(
             "gatherer", {"target": i, "amount": 5, "to": "b2", "facts": facts}, inventory)
@@ -236,7 +238,8 @@ def test_a_stone_pickaxe_from_empty_hands_makes_a_wooden_one_first() -> None:
 
 
 def test_a_stone_pickaxe_with_a_wooden_one_held_digs_at_once() -> None:
-    wf = craft_plan("crafter", {"target": "stone_pickaxe", "amount": 1, "facts": TABLE}, {"wooden_pickaxe": 1, "stick": 2})
+    wf = craft_plan("crafter", {"target": "stone_pickaxe", "amount": 1, "facts": TABLE},
+                    {"wooden_pickaxe": 1, "stick": 2})
     assert [s.id for s in wf.steps] == ["gather-cobblestone", "craft-stone-pickaxe"]
 
 
@@ -258,13 +261,16 @@ def test_smelting_iron_from_empty_hands_gets_both_pickaxes_and_a_furnace_before_
         ("smelt-iron-ingot", "iron_ingot", 1),  # the spare planks burn
     ]
     sim = simulate(wf.steps, {})
-    assert sim.dug == [("log", frozenset()), ("stone", {"wooden_pickaxe"}), ("stone", {"wooden_pickaxe", "stone_pickaxe"}),
-                       ("stone", {"wooden_pickaxe", "stone_pickaxe"}), ("iron_ore", {"wooden_pickaxe", "stone_pickaxe"})]
+    assert sim.dug == [("log", frozenset()), ("stone", {"wooden_pickaxe"}),
+                       ("stone", {"wooden_pickaxe", "stone_pickaxe"}),
+                       ("stone", {"wooden_pickaxe", "stone_pickaxe"}),
+                       ("iron_ore", {"wooden_pickaxe", "stone_pickaxe"})]
     assert sim.inv["iron_ingot"] == 1 and sim.inv["stone_pickaxe"] == 1
 
 
 def test_a_smelt_with_a_furnace_known_crafts_none_and_the_input_is_never_made_into_one() -> None:
-    near = smelt_plan("crafter", {"target": "iron_ingot", "amount": 1, "facts": FURNACE}, {"stone_pickaxe": 1, "coal": 1})
+    near = smelt_plan("crafter", {"target": "iron_ingot", "amount": 1, "facts": FURNACE},
+                      {"stone_pickaxe": 1, "coal": 1})
     assert [s.id for s in near.steps] == ["gather-raw_iron-input", "smelt-iron-ingot"]
     # 8 cobblestone held to smelt into stone: the furnace gets 8 more, dug with a pickaxe made first
     wf = smelt_plan("crafter", {"target": "stone", "amount": 8}, {"cobblestone": 8, "oak_log": 3, "coal": 1})

@@ -61,14 +61,16 @@ def test_the_cheapest_tool_comes_first(block: str, tool: str) -> None:
     ranked = harvest.ranked_tools(block)
     assert ranked[0] == tool and set(ranked) == harvest.harvest_tools(block)
     assert [harvest.tier(t) for t in ranked] == sorted(harvest.tier(t) for t in ranked)
-    assert harvest.unless_dug_with(block).startswith(f"{block} drops nothing unless dug with a {tool} or better ({tool}, ")
+    assert harvest.unless_dug_with(block).startswith(f"{block} drops nothing unless dug with a "
+                                                     f"{tool} or better ({tool}, ")
 
 
 def test_the_ranking_golden_after_iron_and_a_block_nothing_harvests() -> None:
     assert harvest.ranked_tools("stone") == ("wooden_pickaxe", "stone_pickaxe", "iron_pickaxe", "golden_pickaxe",
                                              "diamond_pickaxe", "netherite_pickaxe")
     assert harvest.ranked_tools("command_block") == ()
-    assert harvest.unless_dug_with("command_block") == "command_block drops nothing unless dug with a tool no one can hold"
+    assert harvest.unless_dug_with("command_block") == ("command_block drops nothing unless dug with a tool "
+                                                        "no one can hold")
 
 
 @pytest.mark.parametrize("block", ["oak_log", "log", "dirt", "grass_block", "sand", "gravel", "oak_planks",
@@ -81,8 +83,10 @@ def test_blocks_that_drop_to_bare_hands_need_nothing(block: str) -> None:
 def test_what_an_inventory_can_harvest() -> None:
     assert not harvest.can_harvest({}, "stone")
     assert not harvest.can_harvest({"wooden_pickaxe": 0}, "stone")
-    assert harvest.can_harvest({"wooden_pickaxe": 1}, "stone") and not harvest.can_harvest({"wooden_pickaxe": 1}, "iron_ore")
-    assert harvest.can_harvest({"golden_pickaxe": 1}, "coal_ore") and not harvest.can_harvest({"golden_pickaxe": 1}, "iron_ore")
+    assert harvest.can_harvest({"wooden_pickaxe": 1}, "stone") and not harvest.can_harvest({"wooden_pickaxe": 1},
+                                                                                           "iron_ore")
+    assert harvest.can_harvest({"golden_pickaxe": 1}, "coal_ore") and not harvest.can_harvest({"golden_pickaxe": 1},
+                                                                                              "iron_ore")
     assert harvest.tool_held({"iron_pickaxe": 1, "stone_pickaxe": 1, "oak_log": 3}, "iron_ore") == "stone_pickaxe"
     assert harvest.tool_held({"wooden_axe": 1}, "stone") is None
     assert not harvest.can_harvest({"diamond_pickaxe": 1}, "command_block")  # nothing harvests it
@@ -97,7 +101,8 @@ def test_every_claimed_version_must_agree_unless_one_is_named() -> None:
 
 @pytest.mark.parametrize("block, item", [
     ("stone", "cobblestone"), ("deepslate", "cobbled_deepslate"), ("coal_ore", "coal"), ("deepslate_coal_ore", "coal"),
-    ("iron_ore", "raw_iron"), ("deepslate_iron_ore", "raw_iron"), ("diamond_ore", "diamond"), ("cobblestone", "cobblestone"),
+    ("iron_ore", "raw_iron"), ("deepslate_iron_ore", "raw_iron"), ("diamond_ore", "diamond"),
+    ("cobblestone", "cobblestone"),
     ("grass_block", "dirt"), ("oak_log", "oak_log"), ("log", "log"), ("dirt", "dirt"), ("grass", "grass"),
     ("gilded_blackstone", "gilded_blackstone"),  # two drops: the block itself is what is counted
 ])

@@ -103,7 +103,8 @@ def test_a_build_basic_shelter_thought_goes_through_the_resolver_not_add_task(en
     assert first.status == "converted"
     task = env.tasks.get_task(first.task_id)
     binding = read_binding(task)
-    assert binding is not None and binding.goalType == "build_shelter" and binding.goalKey.startswith("build_shelter:A:")
+    assert binding is not None and binding.goalType == "build_shelter"
+    assert binding.goalKey.startswith("build_shelter:A:")
     assert task.metadata.goalKey == "build:basic_shelter" and task.metadata.origin.kind == "drive-tick"
     assert env.goals.sync.get(binding.goalId).status is GoalStatus.ACTIVE  # reducer: pending -> ACTIVE
     # the drive tick itself sees the goal-bound task by its goalKey; a thought from elsewhere

@@ -67,7 +67,8 @@ def test_safe_stop(store, lifecycle, clock, goals):
 def test_emergency_hold(store, lifecycle, clock):
     """Mid-module, the safe stop times out: the minimum witness is still written."""
     task = _building(store)
-    timed_out = _stop(at_checkpoint=False, last_step_id="walls_layer_2#7", module_cursor=2, completed=False, steps_used=3)
+    timed_out = _stop(at_checkpoint=False, last_step_id="walls_layer_2#7", module_cursor=2, completed=False,
+                      steps_used=3)
     stopper = FakeStopper(clock, timed_out, spend_ms=5000)
     out = preempt(lifecycle, task.id, stopper)
     w = read_binding(out.task).hold.holdWitness

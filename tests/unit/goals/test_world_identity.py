@@ -42,7 +42,8 @@ def _checkpointed_run(checkpoints: SqliteCheckpointStore, task_id: str, output: 
     checkpoints.start_run(task_id, TWO_STEPS, "agent", task_id, {"task": {"action": "x"}})
     checkpoints.set_run_status(task_id, "stopped")
     checkpoints.save(Checkpoint(runId=task_id, workflowId="w", stepIndex=0, completedStepId="one",
-                                stepOutputs={"one": output}, context={}, memorySnapshot={}, createdAt=clock()), TWO_STEPS)
+                                stepOutputs={"one": output}, context={}, memorySnapshot={}, createdAt=clock()),
+                                TWO_STEPS)
 
 
 @pytest.fixture

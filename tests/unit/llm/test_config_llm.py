@@ -79,7 +79,7 @@ def test_missing_variable_is_an_error_naming_the_layer(tmp_path: Path) -> None:
 
 def test_invalid_llm_value_names_the_field(tmp_path: Path) -> None:
     _write(tmp_path / "cwd" / "mcbot.toml", "[llm]\nmax_retries = 0\n")
-    with pytest.raises(ConfigError, match="llm.max_retries"):
+    with pytest.raises(ConfigError, match=r"llm.max_retries"):
         _load(tmp_path)
 
 

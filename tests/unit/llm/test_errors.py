@@ -45,7 +45,7 @@ def test_rate_limit_backoff_doubles_from_one_second(llm: ScriptedLLM, sleeper: S
 
 
 def test_backoff_is_capped_at_sixty_seconds(clock) -> None:
-    rot = TargetRotation([TargetConfig(provider="openai", model="m")], sleep=None, clock=clock)  # type: ignore[arg-type]
+    rot = TargetRotation([TargetConfig(provider="openai", model="m")], sleep=None, clock=clock)  # type: ignore[arg-type]  # never sleeps here
     waits = [rot.note_rate_limit(0, None) for _ in range(9)]
     assert waits == [1, 2, 4, 8, 16, 32, 60, 60, 60]
 

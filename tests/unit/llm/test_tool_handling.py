@@ -116,7 +116,7 @@ def test_queue_concurrency_limit(llm: ScriptedLLM, concurrent: int, expected_max
 
 
 def test_queue_depth_is_tracked() -> None:
-    state, fn = _concurrency_probe()
+    _state, fn = _concurrency_probe()
     box = ToolBox([spec("work", fn, queue="q")], {"q": 1, "default": 1})
 
     async def go() -> None:
@@ -133,7 +133,7 @@ def test_default_queue_added_when_missing() -> None:
 def test_binding_to_missing_queue_fails_at_startup() -> None:
     with pytest.raises(LlmConfigError, match="nope"):
         ToolBox([spec("t", queue="nope")], {"default": 1})
-    with pytest.raises(LlmConfigError, match="mcp_servers.files.queue"):
+    with pytest.raises(LlmConfigError, match=r"mcp_servers.files.queue"):
         LlmSettings(mcp_servers={"files": {"command": "x", "queue": "missing"}}).validate_bindings()
     with pytest.raises(LlmConfigError, match="bot_queue"):
         LlmSettings(bot_queue="body").validate_bindings()

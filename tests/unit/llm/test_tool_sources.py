@@ -31,7 +31,7 @@ class _Body:
 
 
 def test_bot_registry_tools_exposed_as_server_bot(llm: ScriptedLLM) -> None:
-    specs = bot_tool_specs(default_tool_registry(), ToolContext(body=_Body()))  # type: ignore[arg-type]
+    specs = bot_tool_specs(default_tool_registry(), ToolContext(body=_Body()))  # type: ignore[arg-type]  # a fake body
     names = [s.exposed for s in specs]
     assert "bot__inventory" in names and all(n.startswith("bot__") for n in names)
     llm.add(call("bot__inventory"), final("5 logs"))
@@ -45,7 +45,7 @@ def test_bot_registry_tools_exposed_as_server_bot(llm: ScriptedLLM) -> None:
 
 
 def test_bot_registry_validation_error_reaches_the_model(llm: ScriptedLLM) -> None:
-    specs = bot_tool_specs(default_tool_registry(), ToolContext(body=_Body()))  # type: ignore[arg-type]
+    specs = bot_tool_specs(default_tool_registry(), ToolContext(body=_Body()))  # type: ignore[arg-type]  # a fake body
     llm.add(call("bot__find_blocks", {"block": "oak_log", "radius": 999}), final("ok"))
     r = run("x", make_settings(llm), tools=specs)
     assert r.conversation[3]["content"].startswith("(tool failed: VALIDATION_ERROR")

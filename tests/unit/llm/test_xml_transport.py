@@ -91,7 +91,7 @@ def test_unclosed_tool_tag_is_never_executed(llm: ScriptedLLM) -> None:
 def test_forced_final_turn_advertises_only_final_slot(llm: ScriptedLLM) -> None:
     llm.add(text(final_tag("ok")))
     run("x", make_settings(llm, tool_transport="xml", max_turns=1), tools=[spec("look")])
-    next_msg = [m["content"] for m in llm.requests[0].messages if "Session nonce" in m["content"]][0]
+    next_msg = next(m["content"] for m in llm.requests[0].messages if "Session nonce" in m["content"])
     assert "bot__look" not in next_msg and "FINAL" in next_msg
 
 
@@ -116,7 +116,7 @@ def progress_tag(body: str) -> str:
 
 
 def _next_message(req: Received) -> str:
-    return [m["content"] for m in req.messages if "Session nonce" in m["content"]][0]
+    return next(m["content"] for m in req.messages if "Session nonce" in m["content"])
 
 
 def test_xml_next_advertises_progress_slot_only_in_xml_mode_with_tools(llm: ScriptedLLM) -> None:

@@ -29,9 +29,11 @@ SNAPSHOT = WorldSnapshot.model_validate({
     "position": {"x": 10.5, "y": 64.0, "z": -3.5},
     "inventory": [{"name": "oak_log", "count": 3}, {"name": "dirt", "count": 12}, {"name": "oak_log", "count": 2}],
     "entities": [
-        {"name": "zombie", "type": "hostile", "hostile": True, "distance": 12.25, "position": {"x": 22, "y": 64, "z": -3}},
+        {"name": "zombie", "type": "hostile", "hostile": True, "distance": 12.25,
+         "position": {"x": 22, "y": 64, "z": -3}},
         {"name": "cow", "type": "animal", "hostile": False, "distance": 5.0, "position": {"x": 15, "y": 64, "z": -3}},
-        {"name": "sheep", "type": "animal", "hostile": False, "distance": 40.0, "position": {"x": 50, "y": 64, "z": -3}},
+        {"name": "sheep", "type": "animal", "hostile": False, "distance": 40.0,
+         "position": {"x": 50, "y": 64, "z": -3}},
     ],
     "hostiles": 1, "ts": 1_700_000_000_000,
 }).model_dump(mode="json")
@@ -89,7 +91,8 @@ class FakeDaemon:
 
         @app.exception_handler(RequestValidationError)
         async def bad_request(_r: Request, exc: RequestValidationError) -> JSONResponse:
-            errors = [{"loc": ".".join(str(p) for p in e.get("loc", ())), "msg": e.get("msg", "")} for e in exc.errors()]
+            errors = [{"loc": ".".join(str(p) for p in e.get("loc", ())), "msg": e.get("msg", "")}
+                      for e in exc.errors()]
             return JSONResponse({"error": "bad_request", "detail": errors}, status_code=400)
 
         @app.get("/healthz")
@@ -134,7 +137,8 @@ class FakeDaemon:
             if found is None:
                 return JSONResponse({"error": "not_found", "detail": f"no action {action_id}"}, 404)
             if found["status"] != "running":
-                return JSONResponse({"error": "conflict", "detail": f"action {action_id} already {found['status']}"}, 409)
+                return JSONResponse({"error": "conflict", "detail": f"action {action_id} already {found['status']}"},
+                                    409)
             self._end(found, "cancelled", error={"code": "CANCELLED", "message": "cancelled by the caller"})
             return found
 
@@ -180,7 +184,8 @@ class FakeDaemon:
         out = []
         for name in self.registry.names():
             tool = self.registry.get(name)
-            out.append({"name": name, "description": tool.description, "inputSchema": tool.input_model.model_json_schema(),
+            out.append({"name": name, "description": tool.description,
+                        "inputSchema": tool.input_model.model_json_schema(),
                         "timeoutS": tool.timeout_s, "movesBody": tool.queue is not None})
         return out
 

@@ -36,7 +36,7 @@ def test_a_finished_action_is_its_output_or_an_error_with_code_and_message():
     with pytest.raises(ActionFailed, match=r"^dig failed \(act-3\): NO_PATH: no path to 1 2 3$"):
         outcome({"actionId": "act-3", "tool": "dig", "status": "failed",
                  "error": {"code": "NO_PATH", "message": "no path to 1 2 3"}})
-    with pytest.raises(ActionFailed, match="explore cancelled .*: CANCELLED: a reflex needs the body"):
+    with pytest.raises(ActionFailed, match=r"explore cancelled .*: CANCELLED: a reflex needs the body"):
         outcome({"actionId": "act-4", "tool": "explore", "status": "cancelled",
                  "error": {"code": "CANCELLED", "message": "a reflex needs the body"}})
 

@@ -47,7 +47,7 @@ def test_with_no_daemon_answering_it_exits_3_and_says_how_to_get_one(tmp_path):
 def test_an_http_host_off_loopback_needs_a_token(tmp_path):
     out = _mcbot(["mcp", "--transport", "http", "--host", "0.0.0.0"], tmp_path)
     assert out.returncode == 4 and "set mcp.token" in out.stderr
-    with pytest.raises(ConfigError, match="mcp.token must be set when mcp.host"):
+    with pytest.raises(ConfigError, match=r"mcp.token must be set when mcp.host"):
         load_config(cwd=tmp_path, home=tmp_path, etc_dir=tmp_path, environ={"MCBOT_MCP__HOST": "10.1.2.3"})
     cfg = load_config(cwd=tmp_path, home=tmp_path, etc_dir=tmp_path,
                       environ={"MCBOT_MCP__HOST": "10.1.2.3", "MCBOT_MCP__TOKEN": "t"}).config
@@ -116,7 +116,8 @@ def test_over_http_the_token_is_required_as_a_bearer_header(daemon, tmp_path):
     _fake, base = daemon
     port = free_port()
     url = f"http://127.0.0.1:{port}/mcp"
-    p = subprocess.Popen([sys.executable, "-m", "bot", "mcp", "--transport", "http", "--port", str(port), "--api", base],
+    p = subprocess.Popen([sys.executable, "-m", "bot", "mcp", "--transport", "http", "--port", str(port), "--api",
+                          base],
                          cwd=tmp_path, env=_env(MCBOT_MCP__TOKEN="s3cret"), stdout=subprocess.PIPE,
                          stderr=subprocess.STDOUT, text=True)
     try:
@@ -156,7 +157,8 @@ def test_every_stdout_line_is_json_rpc_and_sigterm_ends_it_with_stdin_still_open
             p.stdin.flush()
 
         send({"jsonrpc": "2.0", "id": 1, "method": "initialize",
-              "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}})
+              "params": {"protocolVersion": "2025-06-18", "capabilities": {},
+                         "clientInfo": {"name": "t", "version": "1"}}})
         send({"jsonrpc": "2.0", "method": "notifications/initialized"})
         send({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "inventory", "arguments": {}}})
         answers = {}

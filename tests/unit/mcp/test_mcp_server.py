@@ -78,7 +78,8 @@ def test_look_tools_read_the_snapshot_and_the_blocks_around(daemon):
             return (await c.call_tool("snapshot", {}), await c.call_tool("inventory", {}),
                     await c.call_tool("nearby_entities", {"radius": 20}),
                     await c.call_tool("nearby_entities", {"hostile_only": True}),
-                    await c.call_tool("blocks_around", {"radius": 3}), await c.call_tool("blocks_around", {"radius": 99}))
+                    await c.call_tool("blocks_around", {"radius": 3}),
+                    await c.call_tool("blocks_around", {"radius": 99}))
 
     snap, inv, near, hostile, blocks, too_far = asyncio.run(scenario())
     assert _json(snap)["health"] == 18.0 and _json(snap)["position"] == {"x": 10.5, "y": 64.0, "z": -3.5}
@@ -129,7 +130,8 @@ def test_a_list_argument_sent_as_a_json_string_reaches_the_daemon_as_a_list(daem
      "bad_request: invalid input for 'move_to': speed: Extra inputs are not permitted"),
     ("go_to", {"x": 1}, None, "y: Field required; z: Field required"),
     ("follow", {"username": "nobody"}, Plan(polls=1, status="failed",
-                                            error={"code": "target_not_found", "message": "no player 'nobody' in view"}),
+                                            error={"code": "target_not_found",
+                                                   "message": "no player 'nobody' in view"}),
      "follow failed (act-1): target_not_found: no player 'nobody' in view"),
 ])
 def test_the_daemons_refusals_and_failures_are_tool_errors_with_its_words(daemon, tool, args, plan, says):
@@ -279,7 +281,7 @@ def test_over_its_budget_a_call_is_refused_without_reaching_the_daemon(daemon):
 
 
 def test_a_daemon_that_went_away_is_named_in_the_error(daemon):
-    fake, base = daemon
+    fake, _base = daemon
     gone = f"http://127.0.0.1:{free_port()}"
 
     async def scenario():

@@ -24,7 +24,8 @@ def _recording(tmp_path):
         {"kind": "event", "t": 500, "data": {"type": "health", "ts": 1500, "data": {"health": 16}}},
         {"kind": "snapshot", "t": 1000, "data": {**SNAP, "health": 16}},
         {"kind": "event", "t": 1500, "data": {"type": "death", "ts": 2500, "data": {}}},
-        {"kind": "region", "t": 1000, "data": {"origin": [0, 0, 0], "size": [2, 1, 1], "palette": ["dirt"], "data": [0, 0]}},
+        {"kind": "region", "t": 1000,
+         "data": {"origin": [0, 0, 0], "size": [2, 1, 1], "palette": ["dirt"], "data": [0, 0]}},
         {"kind": "action", "t": 1200, "data": {"id": "a1", "kind": "dig", "state": "done", "startedAt": 1, "endedAt": 2,
                                                "result": {"dug": "dirt"}}},
     ])
@@ -86,7 +87,7 @@ def test_replay_rejects_malformed_line_naming_file_and_line(tmp_path):
 
 def test_replay_requires_header(tmp_path):
     p = _write(tmp_path, [{"kind": "snapshot", "t": 0, "data": SNAP}])
-    with pytest.raises(ReplayFormatError, match="rec.jsonl:1"):
+    with pytest.raises(ReplayFormatError, match=r"rec.jsonl:1"):
         Recording(p)
 
 

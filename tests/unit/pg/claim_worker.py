@@ -10,11 +10,11 @@ from agency.clock import FrozenClock
 
 def claim_all(backend: str, location: str, daemon_id: str, results: Any) -> None:
     if backend == "postgresql":
-        from agency.pg.task_store import PgTaskStore
+        from agency.pg.task_store import PgTaskStore  # noqa: PLC0415 - psycopg only for the PostgreSQL race
 
         store: Any = PgTaskStore(location, daemon_id=daemon_id, clock=FrozenClock(), dev_mode=False)
     else:
-        from agency.planning.tasks.store import SqliteTaskStore
+        from agency.planning.tasks.store import SqliteTaskStore  # noqa: PLC0415 - imported in its branch, like the PostgreSQL store
 
         store = SqliteTaskStore(location, clock=FrozenClock(), dev_mode=False)
     try:

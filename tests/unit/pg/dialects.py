@@ -35,8 +35,8 @@ class Databases:
         """The task store of this dialect on db."""
         kw = {"dev_mode": False, "strict_finalize": False, **kw}
         if self.dialect == "sqlite":
-            return SqliteTaskStore(db, clock=clock, **kw)  # type: ignore[arg-type]
-        return PgTaskStore(db, daemon_id=daemon_id, clock=clock, **kw)  # type: ignore[arg-type]
+            return SqliteTaskStore(db, clock=clock, **kw)  # type: ignore[arg-type]  # the other dialect's database is refused at run time
+        return PgTaskStore(db, daemon_id=daemon_id, clock=clock, **kw)  # type: ignore[arg-type]  # the other dialect's database is refused at run time
 
     @classmethod
     def for_test(cls, request: pytest.FixtureRequest, tmp_path: Path) -> Self:

@@ -20,7 +20,7 @@ from tests.unit.execution.test_workflow_invariants import wf, work
 from tests.unit.pg.dialects import DIALECTS, Databases
 
 # The SQLite place store's own tests, collected here again with this module's `store`: once per dialect.
-from tests.unit.places.test_place_memory import (  # noqa: F401
+from tests.unit.places.test_place_memory import (  # noqa: F401 - collected here again, see above
     WORLD_A,
     test_a_placed_table_seen_again_stays_placed_and_its_sighting_moves_on,
     test_an_unknown_kind_is_refused,

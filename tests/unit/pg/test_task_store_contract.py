@@ -49,7 +49,8 @@ def test_finalize_stamps_origin_once_and_it_survives_patches(store, clock):
 
 def test_unknown_task_raises_typed_not_found(store):
     for write in (lambda: store.set_status("nope", "active"), lambda: store.set_progress("nope", 0.5),
-                  lambda: store.update_task_metadata("nope", {}), lambda: store.finalize_new_task("nope", {"kind": "x"}),
+                  lambda: store.update_task_metadata("nope", {}),
+                  lambda: store.finalize_new_task("nope", {"kind": "x"}),
                   lambda: store.record_event("nope", "step_started")):
         with pytest.raises(TaskNotFoundError):
             write()
@@ -92,7 +93,8 @@ def test_a_metadata_patch_cannot_move_created_at_and_drops_unknown_keys(store, c
     t = store.add_task(draft())
     clock.advance(10)
     u = store.update_task_metadata(t.id, {"createdAt": 1, "updatedAt": 2, "nope": 3, "nextEligibleAt": 99})
-    assert (u.metadata.createdAt, u.metadata.updatedAt, u.metadata.nextEligibleAt) == (t.metadata.createdAt, clock(), 99)
+    assert (u.metadata.createdAt, u.metadata.updatedAt, u.metadata.nextEligibleAt) == (t.metadata.createdAt, clock(),
+                                                                                       99)
     assert store.get_task(t.id) == u
 
 

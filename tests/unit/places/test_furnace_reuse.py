@@ -60,7 +60,7 @@ def test_a_smelt_walks_to_a_remembered_furnace_instead_of_placing_the_one_it_hol
     memory.placed("furnace", *FURNACE)
     res = _smelt(body, ftime, memory)
     assert res.success, res.error
-    assert res.output["furnace"] == dict(zip("xyz", FURNACE)) and res.output["furnaceFrom"] == "remembered"
+    assert res.output["furnace"] == dict(zip("xyz", FURNACE, strict=True)) and res.output["furnaceFrom"] == "remembered"
     assert [k for k, _ in body.started if k == "place"] == [] and body.inventory["furnace"] == 1
     walked = [a for k, a in body.started if k == "move_to"]
     assert walked and (walked[-1]["x"], walked[-1]["z"]) == (FURNACE[0] + 0.5, FURNACE[2] + 0.5)
@@ -71,7 +71,8 @@ def test_a_smelt_walks_to_a_remembered_furnace_instead_of_placing_the_one_it_hol
 def test_without_the_memory_the_held_furnace_is_placed(body, ftime):
     res = _smelt(body, ftime)
     assert res.success, res.error
-    assert [a["block"] for k, a in body.started if k == "place"] == ["furnace"] and res.output["furnaceFrom"] == "placed"
+    assert [a["block"] for k,
+            a in body.started if k == "place"] == ["furnace"] and res.output["furnaceFrom"] == "placed"
     assert list(body.blocks.values()).count("furnace") == 2
 
 
@@ -118,7 +119,8 @@ def test_the_drive_tick_counts_a_remembered_furnace_and_asks_for_no_second_one(t
 def test_the_drive_tick_counts_a_remembered_bed_and_crafts_no_second_one(tmp_path, ftime, body):
     bed = ((5, GROUND_Y, 5), (6, GROUND_Y, 5))
     body.inventory.clear()
-    body.inventory.update({"oak_log": 20, "crafting_table": 1, "stone_pickaxe": 1, "stone_sword": 1, "cooked_beef": 4, "white_wool": 3})
+    body.inventory.update({"oak_log": 20, "crafting_table": 1, "stone_pickaxe": 1, "stone_sword": 1, "cooked_beef": 4,
+                           "white_wool": 3})
     agency = _agency(tmp_path, ftime, body)
     try:
         snap = body.snapshot()

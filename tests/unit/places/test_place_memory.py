@@ -105,7 +105,8 @@ def test_places_are_scoped_to_their_world(store):
     assert [p.pos for p in store.list(WORLD_A)] == [(10, 64, 0)]
     # the same position in world B is a place of its own
     store.remember(WORLD_B, "bed", (10, 64, 0), "red_bed", "seen")
-    assert [p.kind for p in store.list(WORLD_A)] == ["crafting_table"] and [p.kind for p in store.list(WORLD_B)] == ["bed"]
+    assert [p.kind for p in store.list(WORLD_A)] == ["crafting_table"] and [p.kind
+                                                                            for p in store.list(WORLD_B)] == ["bed"]
 
 
 def test_places_survive_a_restart_of_the_store_on_the_same_file(tmp_path, clock):
@@ -173,7 +174,8 @@ def test_observing_a_region_remembers_what_is_in_sight_a_bed_once(store, logs):
     got = mem.observe(_region((-8, 63, -8), (17, 4, 17), blocks))
     assert got == {"remembered": 4, "forgotten": 0}
     kinds = sorted((p.kind, p.pos) for p in store.list(WORLD_A))
-    assert kinds == [("bed", (-4, 64, 1)), ("bed", (6, 64, 6)), ("crafting_table", (2, 64, 2)), ("furnace", (5, 64, -3))]
+    assert kinds == [("bed", (-4, 64, 1)), ("bed", (6, 64, 6)), ("crafting_table", (2, 64, 2)),
+                     ("furnace", (5, 64, -3))]
     assert all(p.source == "seen" for p in store.list(WORLD_A))
     # seen again: nothing new, no new log line, and a bed remembered by one half is not added by the other
     again = mem.observe(_region((-8, 63, -8), (17, 4, 17), blocks))

@@ -100,7 +100,7 @@ def test_converter_returns_an_outcome_for_every_thought_and_never_raises(store, 
     assert [o.status for o in result.outcomes] == ["converted", "error", "error", "skipped"]
     assert result.outcomes[1].thought_id == "bad-1"
     assert result.log_line() == "[Thought-to-task] ack batch size=4 fetched=4 converted=1 skipped=1 errors=2"
-    broken = convert_thought(_eligible(clock()), BrokenStore(), clock())  # type: ignore[arg-type]
+    broken = convert_thought(_eligible(clock()), BrokenStore(), clock())  # type: ignore[arg-type]  # a store that fails
     assert broken.status == "error" and "db gone" in broken.error
 
 
@@ -108,7 +108,8 @@ def test_drive_tick_thought_converts_into_drive_tick_task(store, clock, make_sna
     fired = evaluate_drive_tick(make_snapshot({"oak_log": 2}), clock(), DriveTickState(), store)
     out = convert_thought(fired.thought, store, clock())
     task = store.get_task(out.task_id)
-    assert (task.source, task.metadata.origin.kind, task.metadata.extractedGoalSource) == ("drive-tick", "drive-tick", "drive-tick")
+    assert (task.source, task.metadata.origin.kind, task.metadata.extractedGoalSource) == ("drive-tick", "drive-tick",
+                                                                                           "drive-tick")
     assert task.metadata.goalKey == "craft:crafting_table"
 
 

@@ -43,7 +43,7 @@ def test_no_failure_no_wait(store, clock):
 
 
 def test_each_failure_in_a_row_waits_longer(store, clock):
-    for n, wait in enumerate(BACKOFF_MS + (BACKOFF_MS[-1],), start=1):
+    for n, wait in enumerate((*BACKOFF_MS, BACKOFF_MS[-1]), start=1):
         _task(store, KEY, "failed")
         held = held_back(store, KEY, clock())
         assert held is not None and (held.failures, held.wait_ms) == (n, wait)

@@ -254,7 +254,9 @@ def test_find_by_goal_key_and_status(store):
 
 
 def test_goal_key_and_status_queries_are_backed_by_indexes(store):
-    plan = lambda sql, params: " ".join(r[-1] for r in store._conn.execute("EXPLAIN QUERY PLAN " + sql, params))  # noqa: E731
+    def plan(sql, params):
+        return " ".join(r[-1] for r in store._conn.execute("EXPLAIN QUERY PLAN " + sql, params))
+
     assert "idx_tasks_goal_key_status" in plan(SQL_BY_GOAL_KEY_STATUS.format(marks="?, ?"), ["k", "pending", "active"])
     assert "idx_tasks_claim (status=?)" in plan(SQL_BY_STATUS.format(marks="?"), ["pending"])
 
@@ -270,7 +272,8 @@ def test_task_store_survives_reopening_the_database_file(tmp_path, clock):
     got = reopened.get_task(t.id)
     reopened.close()
     assert got is not None
-    assert (got.status, got.progress, got.metadata.goalKey, got.metadata.origin.kind) == (S.active, 0.25, "collect:oak_log", "thought")
+    assert (got.status, got.progress, got.metadata.goalKey, got.metadata.origin.kind) == (S.active, 0.25,
+                                                                                          "collect:oak_log", "thought")
 
 
 def test_database_runs_in_wal_mode_and_records_schema_version(store, tmp_path, clock):
@@ -342,7 +345,7 @@ def test_an_older_database_gets_the_urgency_column_from_its_tasks(tmp_path, cloc
     s = SqliteTaskStore(tmp_path / "scratch.db", clock=clock, dev_mode=False)
     ids = [s.add_task({"title": f"t{i}", "type": "collect"}) for i in range(2)]
     s.close()
-    for task, urgency in zip(ids, (0.3, 0.7)):
+    for task, urgency in zip(ids, (0.3, 0.7), strict=True):
         row = task.model_copy(update={"urgency": urgency})
         conn.execute("INSERT INTO tasks (id, status, goal_key, progress, created_at, updated_at, data) "
                      "VALUES (?, 'pending', NULL, 0, ?, ?, ?)",

@@ -301,7 +301,8 @@ def test_a_version_5_file_keeps_its_tasks_and_gains_the_log(tmp_path, clock):
         assert s.events(old.id) == []  # no history invented for the past
         s.set_status(old.id, S.completed)
         ev = s.events(old.id)
-        assert [(e.event, e.status, e.progress, e.data) for e in ev] == [("completed", "completed", 0.3, {"from": "active"})]
+        assert [(e.event, e.status, e.progress, e.data)
+                for e in ev] == [("completed", "completed", 0.3, {"from": "active"})]
         plan = " ".join(r[3] for r in s._conn.execute(
             "EXPLAIN QUERY PLAN SELECT seq FROM task_events WHERE task_id = ? AND seq > ? ORDER BY seq", ("x", 0)))
         assert "idx_task_events_task" in plan

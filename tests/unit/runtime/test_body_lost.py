@@ -38,7 +38,7 @@ class _Bridge:
 
 
 def _body(answers: dict[str, Any]) -> MineflayerBody:
-    body = MineflayerBody(_Bridge(answers), ConnectionSettings())  # type: ignore[arg-type]
+    body = MineflayerBody(_Bridge(answers), ConnectionSettings())  # type: ignore[arg-type]  # a fake bridge
     body.bot_id, body.connected = "1", True
     return body
 
@@ -111,7 +111,7 @@ class _JoiningBridge:
 def test_a_stalled_login_is_retried_once_with_a_new_connection(monkeypatch):
     now = [0.0]
     bridge = _JoiningBridge()
-    body = MineflayerBody(bridge, ConnectionSettings(), clock=lambda: now[0],  # type: ignore[arg-type]
+    body = MineflayerBody(bridge, ConnectionSettings(), clock=lambda: now[0],  # type: ignore[arg-type]  # a fake bridge
                           sleep=lambda s: now.__setitem__(0, now[0] + s))
     monkeypatch.setattr(body, "resolve_version", lambda: "1.21.4")
     body.connect()
@@ -126,7 +126,7 @@ def test_a_bot_that_spawned_but_never_got_ready_fails_the_join_at_once(monkeypat
         def call_json(self, fn: str, *args: Any, **_: Any) -> Any:
             return {"state": "spawned", "client": "play", "error": "Timeout waiting for 5 chunks to load after 10000ms"}
 
-    body = MineflayerBody(_NoChunks(), ConnectionSettings(), clock=lambda: now[0],  # type: ignore[arg-type]
+    body = MineflayerBody(_NoChunks(), ConnectionSettings(), clock=lambda: now[0],  # type: ignore[arg-type]  # a fake bridge
                           sleep=lambda s: now.__setitem__(0, now[0] + s))
     monkeypatch.setattr(body, "resolve_version", lambda: "1.21.4")
     with pytest.raises(ServerUnreachable, match="never got ready: Timeout waiting for 5 chunks"):
@@ -148,10 +148,10 @@ def test_after_the_bridge_died_the_bot_rejoins_once_the_server_had_time_to_drop_
             self.alive, self.rebuilt, self.generation = True, self.rebuilt + 1, self.generation + 1
 
     bridge = _Dead()
-    body = MineflayerBody(bridge, ConnectionSettings(), clock=lambda: now[0],  # type: ignore[arg-type]
+    body = MineflayerBody(bridge, ConnectionSettings(), clock=lambda: now[0],  # type: ignore[arg-type]  # a fake bridge
                           sleep=lambda s: now.__setitem__(0, now[0] + s))
     joins = []
-    body.connect = lambda: joins.append(now[0])  # type: ignore[method-assign]
+    body.connect = lambda: joins.append(now[0])  # type: ignore[method-assign]  # the test's stand-in
     assert body.maintain() is False and bridge.rebuilt == 1 and joins == []
     now[0] = 1.9
     assert body.maintain() is False and joins == []
@@ -176,7 +176,7 @@ def test_bots_sharing_a_bridge_rebuild_it_once_and_each_rejoins():
                 self.alive, self.rebuilt, self.generation = True, self.rebuilt + 1, self.generation + 1
 
     bridge = _Shared()
-    bodies = [MineflayerBody(bridge, ConnectionSettings(username=n), clock=lambda: now[0])  # type: ignore[arg-type]
+    bodies = [MineflayerBody(bridge, ConnectionSettings(username=n), clock=lambda: now[0])  # type: ignore[arg-type]  # a fake bridge
               for n in ("alice", "bob")]
     for body in bodies:
         body.bot_id, body._generation, body.connected = "1", bridge.generation, True

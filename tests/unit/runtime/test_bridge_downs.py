@@ -107,7 +107,7 @@ class _RebuildingBridge(FakeBridge):
 def _fleet() -> tuple[_RebuildingBridge, dict[str, MineflayerBody], dict[str, BodyDowns]]:
     """Two bots on one bridge, each with its executor's view (as bot.runtime.wiring makes it)."""
     bridge = _RebuildingBridge()
-    bodies = {name: MineflayerBody(bridge, ConnectionSettings(username=name)) for name in "AB"}  # type: ignore[arg-type]
+    bodies = {name: MineflayerBody(bridge, ConnectionSettings(username=name)) for name in "AB"}  # type: ignore[arg-type]  # a fake bridge
     for name, body in bodies.items():
         body.bot_id, body.connected, body._generation = name, True, bridge.generation
     return bridge, bodies, {name: bridge_downs(bridge).of_body(body.actions_running) for name, body in bodies.items()}

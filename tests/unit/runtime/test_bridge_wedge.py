@@ -95,10 +95,9 @@ def test_lag_samples_lagging_beats_in_a_row_are_a_wedge_dated_from_the_first_one
 
 def test_a_beat_on_time_between_lagging_ones_starts_the_count_again() -> None:
     judge = WedgeJudge(LIMITS, now=0.0)
-    t, seq = 0.0, 0
-    for lag in (2500, 2500, 10, 2500, 2500, 10, 2500, 2500):  # a GC pause now and then
+    t = 0.0
+    for seq, lag in enumerate((2500, 2500, 10, 2500, 2500, 10, 2500, 2500), start=1):  # a GC pause now and then
         t += 1.0
-        seq += 1
         judge.beat(t, _beat(seq, 1000 + t, lag_ms=lag))
         assert judge.judge(t) is None
 
@@ -132,7 +131,8 @@ def test_rss_over_the_limit_is_a_wedge_and_a_zero_limit_is_none() -> None:
     assert judge.judge(0.0) is None
     judge.beat(0.5, _beat(2, 1000.5, rss_mb=3500))
     verdict = judge.judge(0.5)
-    assert verdict is not None and verdict.kind == "rss" and "node RSS 3500 MB over the limit of 3072 MB" in verdict.reason
+    assert verdict is not None and verdict.kind == "rss"
+    assert "node RSS 3500 MB over the limit of 3072 MB" in verdict.reason
 
     unlimited = WedgeJudge(WedgeLimits(max_rss_mb=0), now=0.0)
     unlimited.beat(0.0, _beat(1, 1000.0, rss_mb=50_000))
@@ -273,7 +273,8 @@ class _Node:
         return gate
 
     def jspy_timeout(self, *_: object, timeout: float) -> str:
-        raise Exception("Call to 'jspy_timeout' timed out. Increase the timeout by setting the `timeout` keyword argument.")
+        raise Exception("Call to 'jspy_timeout' timed out. Increase the timeout by setting the "
+                        "`timeout` keyword argument.")
 
     def js_error(self, *_: object, timeout: float) -> str:
         raise Exception("Error: unknown action kind fly")  # an answer, if an unwelcome one
@@ -333,7 +334,7 @@ def _in_flight(bridge: Bridge, what: str | None) -> None:
 def _call_in_thread(bridge: Bridge, out: list[object], *args: object, **kw: object) -> threading.Thread:
     def run() -> None:
         try:
-            out.append(bridge.call(*args, **kw))  # type: ignore[arg-type]
+            out.append(bridge.call(*args, **kw))  # type: ignore[arg-type]  # any arguments, passed through
         except Exception as e:  # noqa: BLE001 - the test reads it
             out.append(e)
 

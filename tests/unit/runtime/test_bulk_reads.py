@@ -33,13 +33,14 @@ class ManyBridge:
         assert fn == "many"
         args = json.loads(args_json)
         self.asked.append(args)
-        return {k: ({"value": self.table[k]} if k in self.table else {"error": f"bot {k} has disconnected"}) for k in args}
+        return {k: ({"value": self.table[k]} if k in self.table else {"error": f"bot {k} has disconnected"})
+                for k in args}
 
 
 def test_keys_asking_within_max_age_share_one_call_and_a_stale_answer_is_fetched_again_for_all():
     clock = Clock()
     bridge = ManyBridge({"b1": {"hp": 20}, "b2": {"hp": 18}})
-    snaps = BulkRead(bridge, "snapshot", max_age_s=0.25, monotonic=clock)  # type: ignore[arg-type]
+    snaps = BulkRead(bridge, "snapshot", max_age_s=0.25, monotonic=clock)  # type: ignore[arg-type]  # a fake bridge
     assert snaps.read("b1", "b1", 16) == {"hp": 20}
     assert snaps.read("b2", "b2", 16) == {"hp": 18}  # new to the read: fetched, with b1 along
     assert bridge.asked == [{"b1": ["b1", 16]}, {"b1": ["b1", 16], "b2": ["b2", 16]}]
@@ -55,7 +56,8 @@ def test_keys_asking_within_max_age_share_one_call_and_a_stale_answer_is_fetched
 def test_with_same_args_off_an_answer_serves_a_key_asking_with_new_args():
     clock = Clock()
     bridge = ManyBridge({"b1": {"seq": 3, "threats": []}})
-    threats = BulkRead(bridge, "threatsSince", max_age_s=0.015, same_args=False, monotonic=clock)  # type: ignore[arg-type]
+    threats = BulkRead(bridge, "threatsSince", max_age_s=0.015, same_args=False,
+                       monotonic=clock)
     threats.read("b1", "b1", 0)
     threats.read("b1", "b1", 3)
     assert len(bridge.asked) == 1
@@ -67,7 +69,7 @@ def test_with_same_args_off_an_answer_serves_a_key_asking_with_new_args():
 def test_a_failed_key_gets_its_error_the_others_their_answers_and_quiet_keys_are_left_out():
     clock = Clock()
     bridge = ManyBridge({"a1": {"state": "running"}, "a2": {"state": "done"}})
-    polls = BulkRead(bridge, "pollAction", max_age_s=0.15, forget_s=5, monotonic=clock)  # type: ignore[arg-type]
+    polls = BulkRead(bridge, "pollAction", max_age_s=0.15, forget_s=5, monotonic=clock)  # type: ignore[arg-type]  # a fake bridge
     polls.read("a1", "a1")
     polls.read("a2", "a2")
     with pytest.raises(BridgeError, match="has disconnected"):
@@ -107,7 +109,8 @@ def test_a_reader_that_waited_behind_a_slow_call_takes_its_answer_instead_of_cal
         return clock()
 
     bridge = SlowBridge({"b1": {"seq": 0, "threats": []}, "b2": {"seq": 0, "threats": []}})
-    threats = BulkRead(bridge, "threatsSince", max_age_s=0.015, same_args=False, monotonic=monotonic)  # type: ignore[arg-type]
+    threats = BulkRead(bridge, "threatsSince", max_age_s=0.015, same_args=False,
+                       monotonic=monotonic)
     threats.read("b1", "b1", 0)
     threats.read("b2", "b2", 0)
     clock.now += 1
@@ -146,7 +149,7 @@ class QueueBridge:
 def test_a_lone_reader_drains_at_every_call():
     clock = Clock()
     bridge = QueueBridge({"b1": ["spawn"]})
-    events = BulkDrain(bridge, "drainEvents", max_age_s=0.5, monotonic=clock)  # type: ignore[arg-type]
+    events = BulkDrain(bridge, "drainEvents", max_age_s=0.5, monotonic=clock)  # type: ignore[arg-type]  # a fake bridge
     assert events.take("b1", "b1", 500) == ["spawn"]
     bridge.queues["b1"] = ["chat"]
     assert events.take("b1", "b1", 500) == ["chat"]
@@ -157,7 +160,7 @@ def test_a_lone_reader_drains_at_every_call():
 def test_bots_take_what_another_bots_drain_brought_them_until_it_is_old():
     clock = Clock()
     bridge = QueueBridge({"b1": [], "b2": []})
-    events = BulkDrain(bridge, "drainEvents", max_age_s=0.5, monotonic=clock)  # type: ignore[arg-type]
+    events = BulkDrain(bridge, "drainEvents", max_age_s=0.5, monotonic=clock)  # type: ignore[arg-type]  # a fake bridge
     events.take("b1", "b1", 500)
     events.take("b2", "b2", 500)  # new: drains at once, for b1 too
     assert bridge.asked == [["b1"], ["b1", "b2"]]
@@ -179,7 +182,7 @@ def test_bots_take_what_another_bots_drain_brought_them_until_it_is_old():
 def test_a_drain_failing_for_a_key_raises_for_it_alone_and_forgotten_keys_lose_their_items():
     clock = Clock()
     bridge = QueueBridge({"b1": ["spawn"]})
-    events = BulkDrain(bridge, "drainEvents", max_age_s=0.5, forget_s=5.0, monotonic=clock)  # type: ignore[arg-type]
+    events = BulkDrain(bridge, "drainEvents", max_age_s=0.5, forget_s=5.0, monotonic=clock)  # type: ignore[arg-type]  # a fake bridge
     with pytest.raises(BridgeError, match="no bot with id broken"):
         events.take("broken", "broken", 500)
     assert events.take("b1", "b1", 500) == ["spawn"]
@@ -202,9 +205,10 @@ class Waited:
 
 def test_a_reader_that_waited_longer_than_forget_for_the_lock_still_gets_its_answer():
     bridge = ManyBridge({"b1": {"hp": 20}})
-    snaps = BulkRead(bridge, "snapshot", max_age_s=0.5, forget_s=5.0, monotonic=Waited(6.0))  # type: ignore[arg-type]
+    snaps = BulkRead(bridge, "snapshot", max_age_s=0.5, forget_s=5.0, monotonic=Waited(6.0))  # type: ignore[arg-type]  # a fake bridge
     assert snaps.read("b1", 8) == {"hp": 20} and bridge.asked == [{"b1": [8]}]
-    events = BulkDrain(ManyBridge({"b1": ["spawn"]}), "drainEvents", max_age_s=0.5, forget_s=5.0,  # type: ignore[arg-type]
+    events = BulkDrain(ManyBridge({"b1": ["spawn"]}), "drainEvents", max_age_s=0.5,
+                       forget_s=5.0,
                        monotonic=Waited(6.0))
     assert events.take("b1", 50) == ["spawn"]
 
@@ -232,7 +236,7 @@ def test_readers_queued_behind_a_drain_stuck_past_the_forget_time_keep_their_ite
     last take is 7 s old, but it was asking all along), nor drop the events held for it."""
     clock = Clock()
     bridge = StuckBridge({"b1": [], "b3": []})
-    events = BulkDrain(bridge, "drainEvents", max_age_s=0.5, forget_s=5.0, monotonic=clock)  # type: ignore[arg-type]
+    events = BulkDrain(bridge, "drainEvents", max_age_s=0.5, forget_s=5.0, monotonic=clock)  # type: ignore[arg-type]  # a fake bridge
     assert events.take("b1", "b1", 500) == [] and events.take("b3", "b3", 500) == []
     bridge.queues.update({"b1": ["hurt"], "b3": ["death"]})
     clock.now = 101.0

@@ -13,7 +13,7 @@ def test_backoff_doubles_from_5s_to_a_60s_cap_with_jitter():
     b = Backoff(5.0, 60.0, rng=random.Random(7))
     delays = [b.next_delay() for _ in range(8)]
     bases = [5, 10, 20, 40, 60, 60, 60, 60]
-    for d, base in zip(delays, bases):
+    for d, base in zip(delays, bases, strict=True):
         assert base <= d <= min(60.0, base * 1.25)
     assert delays[-1] <= 60.0
 
@@ -46,6 +46,6 @@ def test_ping_garbage_reply_is_server_unreachable():
 
     t = threading.Thread(target=answer, daemon=True)
     t.start()
-    with pytest.raises(ServerUnreachable, match="malformed|closed"):
+    with pytest.raises(ServerUnreachable, match=r"malformed|closed"):
         ping("127.0.0.1", port, timeout_s=2)
     srv.close()

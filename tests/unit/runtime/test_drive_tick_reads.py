@@ -116,6 +116,7 @@ def test_a_failed_sight_read_is_one_line_and_quiet_when_the_bot_went_away(tmp_pa
         logger.remove(sink)
     failed = [(lvl, msg) for lvl, msg in lines if "failed" in msg and "[DriveTick]" in msg]
     if warned:
-        assert failed and all(lvl == "WARNING" and "\n" not in msg and msg.endswith("(socketClosed)") for lvl, msg in failed)
+        assert failed and all(lvl == "WARNING" and "\n" not in msg and msg.endswith("(socketClosed)") for lvl,
+                              msg in failed)
     else:
         assert failed == []

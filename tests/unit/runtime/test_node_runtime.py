@@ -62,7 +62,7 @@ def test_auto_falls_back_to_path_and_checks_its_version(tmp_path: Path, monkeypa
     bindir.mkdir()
     fake_node(bindir, "v18.19.0")
     monkeypatch.setenv("PATH", str(bindir))
-    with pytest.raises(NodeRuntimeError, match="Node v18.19.0"):
+    with pytest.raises(NodeRuntimeError, match=r"Node v18.19.0"):
         resolve_node_bin("auto")
     fake_node(bindir, "v24.1.0")
     node_runtime._versions.clear()
@@ -73,8 +73,8 @@ def test_auto_falls_back_to_path_and_checks_its_version(tmp_path: Path, monkeypa
 
 def _installer():  # the installer script, loaded as a module
     spec = importlib.util.spec_from_file_location("install_node", ROOT / "scripts" / "install_node.py")
-    mod = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]
-    spec.loader.exec_module(mod)  # type: ignore[union-attr]
+    mod = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]  # the script exists
+    spec.loader.exec_module(mod)  # type: ignore[union-attr]  # the script exists
     return mod
 
 
@@ -130,7 +130,8 @@ def test_install_fetches_checks_and_unpacks_node_and_npm(tmp_path: Path, registr
     served["/node.tgz"], served["/npm.tgz"] = node_tgz, npm_tgz
     pkg = inst.platform_package()
     lock = {"packages": {
-        f"node_modules/{pkg}": {"version": "22.23.3", "resolved": f"{base}/node.tgz", "integrity": _integrity(node_tgz)},
+        f"node_modules/{pkg}": {"version": "22.23.3", "resolved": f"{base}/node.tgz",
+                                "integrity": _integrity(node_tgz)},
         "node_modules/npm": {"version": "10.9.9", "resolved": f"{base}/npm.tgz", "integrity": _integrity(npm_tgz)},
     }}
     monkeypatch.delenv("npm_config_registry", raising=False)
@@ -163,7 +164,9 @@ def test_the_pinned_node_on_path_is_not_taken_for_the_machines(tmp_path: Path, m
     pinned = fake_node(prefix / "bin", "v22.23.3")
     lock = json.loads(inst.LOCKFILE.read_text())
     pkg = inst.platform_package()
-    (prefix / ".installed").write_text(f"{pkg}@{inst.locked(lock, pkg)['version']} npm@{inst.locked(lock, 'npm')['version']}\n")
+    (prefix
+     / ".installed").write_text(f"{pkg}@{inst.locked(lock, pkg)['version']} "
+                                f"npm@{inst.locked(lock, 'npm')['version']}\n")
     sysbin = tmp_path / "usr-bin"
     sysbin.mkdir()
     fake_node(sysbin, "v20.20.2")

@@ -94,7 +94,7 @@ class _FakeBridge:
 def test_resolve_version_on_a_newer_server_raises_the_complete_message():
     with status_server(PAPER_NEWER) as port:
         bridge = _FakeBridge(CHECKS["paper_newer"]["reply"])
-        body = MineflayerBody(bridge, ConnectionSettings(port=port))  # type: ignore[arg-type]
+        body = MineflayerBody(bridge, ConnectionSettings(port=port))  # type: ignore[arg-type]  # a fake bridge
         with pytest.raises(VersionUnsupported) as e:
             body.resolve_version()
     assert not e.value.explicit  # exit 3, not 4
@@ -132,7 +132,8 @@ def test_login_warning_names_issue_and_workaround_once_per_version(logs):
 # ---- chat refused (events as chat_guard.js queues them) -----------------------------------------
 def _refused(server: str = "mc.example.org:25565", source: str = "system_message") -> dict[str, Any]:
     reason = "Chat disabled due to missing profile public key. Please try reconnecting."
-    return {"type": "error", "ts": 1, "data": {"code": "chat_refused", "message": f"chat refused by the server: {reason}",
+    return {"type": "error", "ts": 1,
+            "data": {"code": "chat_refused", "message": f"chat refused by the server: {reason}",
                                                  "reason": reason, "source": source, "server": server,
                                                  "fix": realities.SECURE_PROFILE_FIX}}
 
@@ -150,8 +151,9 @@ def test_chat_refusal_is_logged_once_as_an_error_naming_the_fix(logs):
 def test_body_drains_refusals_once_across_reconnects_and_keeps_the_events(logs):
     # First bot: the refusal; the bot rejoins after a kick, whose guard says it again ('remembered').
     bridge = _FakeBridge({}, events=[[_refused()], [_refused(source="remembered"), {"type": "chat", "ts": 2,
-                                                                                      "data": {"username": "a", "message": "hi"}}]])
-    body = MineflayerBody(bridge, ConnectionSettings())  # type: ignore[arg-type]
+                                                                                      "data": {"username": "a",
+                                                                                               "message": "hi"}}]])
+    body = MineflayerBody(bridge, ConnectionSettings())  # type: ignore[arg-type]  # a fake bridge
     body.bot_id = "1"
     first, second = body.events(), body.events()
     assert [e.type for e in first] == [EventType.error]
@@ -174,7 +176,7 @@ def test_body_drains_refusals_once_across_reconnects_and_keeps_the_events(logs):
     ("You are banned from this server.\nReason: spam", "/pardon"),
 ])
 def test_kick_reasons_are_explained(reason, expect):
-    what, fix = explain_kick(reason)  # type: ignore[misc]
+    what, fix = explain_kick(reason)  # type: ignore[misc]  # a kick it explains
     assert what and expect in fix
 
 
@@ -201,7 +203,7 @@ def test_table_has_one_header_aligned_columns_and_a_fix_per_problem():
                 Finding("login", "skip", "version not supported")]
     lines = render(findings).splitlines()
     assert lines[0].split() == ["CHECK", "RESULT", "FINDING", "FIX"] and set(lines[1]) <= {"-", " "}
-    starts = {line.index(f.finding) for line, f in zip(lines[2:], findings)}
+    starts = {line.index(f.finding) for line, f in zip(lines[2:], findings, strict=True)}
     assert len(starts) == 1  # the findings column is aligned
     assert lines[3].endswith("install ViaVersion and ViaBackwards")
     assert exit_code(findings) == 3
@@ -210,7 +212,8 @@ def test_table_has_one_header_aligned_columns_and_a_fix_per_problem():
 
 def test_kick_reason_text_from_json_and_nbt():
     assert _plain('{"text":"","extra":[{"text":"You are banned"}]}') == "You are banned"
-    assert _plain({"type": "compound", "value": {"translate": {"type": "string", "value": "multiplayer.disconnect.banned"}}}) \
+    assert _plain({"type": "compound",
+                   "value": {"translate": {"type": "string", "value": "multiplayer.disconnect.banned"}}}) \
         == "multiplayer.disconnect.banned"
     assert _plain("plain words") == "plain words"
 

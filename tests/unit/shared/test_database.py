@@ -130,9 +130,9 @@ def test_write_transactions_on_two_databases_serialise(tmp_path):
         two.execute("PRAGMA busy_timeout = 0")
         with one.tx():
             _insert_goal(one, "a")
-            with pytest.raises(sqlite3.OperationalError, match="locked"):
-                with two.tx():  # BEGIN IMMEDIATE: refused up front, not half-way through
-                    pass
+            # BEGIN IMMEDIATE: refused up front, not half-way through
+            with pytest.raises(sqlite3.OperationalError, match="locked"), two.tx():
+                pass
         with two.tx():
             _insert_goal(two, "b")
         assert _goal_ids(one) == {"a", "b"}

@@ -139,11 +139,13 @@ def test_block_categories() -> None:
     for plant in ("grass", "short_grass", "tall_grass", "fern", "dead_bush", "snow"):
         assert blocks.is_replaceable(plant) and blocks.is_passable(plant) and not blocks.is_solid(plant), plant
     for flower in ("dandelion", "poppy", "torchflower", "oak_sapling", "cherry_sapling"):
-        assert blocks.is_passable(flower) and not blocks.is_replaceable(flower), flower  # a placement does not replace it
+        # a placement does not replace it
+        assert blocks.is_passable(flower) and not blocks.is_replaceable(flower), flower
     assert blocks.is_passable("sign") and blocks.is_passable("oak_hanging_sign")
     assert blocks.is_solid("grass_block") and blocks.is_solid("oak_leaves") and blocks.is_solid("crafting_table")
     assert not blocks.is_replaceable("water") and blocks.is_passable("water") and not blocks.is_walkable("water")
-    assert blocks.is_passable("oak_door") and not blocks.is_walkable("oak_door") and not blocks.is_open_for_enclosure("oak_door")
+    assert blocks.is_passable("oak_door") and not blocks.is_walkable("oak_door")
+    assert not blocks.is_open_for_enclosure("oak_door")
     assert blocks.is_log("cherry_log") and blocks.is_log("pale_oak_log") and not blocks.is_log("stripped_oak_log")
     assert blocks.is_leaves("azalea_leaves") and not blocks.is_leaves("oak_log")
     for unknown in (blocks.is_air, blocks.is_replaceable, blocks.is_passable, blocks.is_solid, blocks.is_log):

@@ -44,7 +44,8 @@ def test_snapshot_requires_every_key():
 
 def test_block_region_block_at_uses_world_coordinates():
     # 2x2x2 at origin (10, 60, -5); data ordered y, z, x
-    reg = BlockRegion(origin=(10, 60, -5), size=(2, 2, 2), palette=["stone", "air", None], data=[0, 0, 0, 2, 1, 1, 1, 0])
+    reg = BlockRegion(origin=(10, 60, -5), size=(2, 2, 2), palette=["stone", "air", None],
+                      data=[0, 0, 0, 2, 1, 1, 1, 0])
     assert reg.block_at(10, 60, -5) == "stone"
     assert reg.block_at(11, 60, -4) is None  # unloaded
     assert reg.block_at(10, 61, -5) == "air"

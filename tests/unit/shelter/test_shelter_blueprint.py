@@ -51,4 +51,4 @@ def test_site_signature():
 
 def test_bad_facing():
     with pytest.raises(ValueError):
-        basic_shelter((0, 0, 0), "up")  # type: ignore[arg-type]
+        basic_shelter((0, 0, 0), "up")  # type: ignore[arg-type]  # an invalid facing, on purpose

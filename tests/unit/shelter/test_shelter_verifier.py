@@ -124,7 +124,7 @@ def test_probe_inside_a_block():
 
 
 def test_soft_scores():
-    x0, y0, z0 = ORIGIN
+    _x0, y0, _z0 = ORIGIN
     furnished = with_blocks(
         BUILT, [((3, y0, 1), "red_bed"), ((1, y0 + 1, 1), "chest"), ((3, y0, 3), "crafting_table")]
     )
@@ -140,7 +140,8 @@ def test_workstations_out_of_reach_do_not_count():
 
 
 def test_block_classes():
-    for name in ("air", "cave_air", "void_air", "torch", "wall_torch", "short_grass", "tall_grass", "oak_door", "iron_door"):
+    for name in ("air", "cave_air", "void_air", "torch", "wall_torch", "short_grass", "tall_grass", "oak_door",
+                 "iron_door"):
         assert is_passable(name), name
     for name in ("oak_leaves", "glass", "dirt", "oak_slab", "cobblestone"):
         assert is_solid(name), name

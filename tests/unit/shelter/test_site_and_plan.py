@@ -13,7 +13,7 @@ FEET = (0, 64, 0)
 
 def _region(blocks=None):
     origin, size = scan_box(FEET)
-    hi = tuple(o + s - 1 for o, s in zip(origin, size))
+    hi = tuple(o + s - 1 for o, s in zip(origin, size, strict=True))
     return region_from_blocks(Bounds(min=origin, max=hi), blocks or {}, ground_y=63, ground="stone")
 
 
@@ -97,19 +97,24 @@ def test_a_crater_beside_a_hut_being_repaired_is_stood_around_but_one_under_its_
 
 
 def test_build_plan_delegates_only_missing_materials_and_a_repair_brings_only_what_is_gone():
-    ids = lambda wf: [s.id for s in wf.steps]  # noqa: E731
+    def ids(wf):
+        return [s.id for s in wf.steps]
+
     task = {"action": "build", "target": "basic_shelter", "amount": 1, "id": "t"}
     full = build_plan("builder", task, {"oak_planks": 80, "oak_door": 1, "torch": 1})
     assert ids(full) == ["site", "prepare", "module-walls-layer-1", "module-walls-layer-2", "module-walls-layer-3",
                          "module-roof", "module-door", "module-light"]
     empty = build_plan("builder", task, {})
     # materials first: the site is chosen where the bot stands with everything in hand
-    assert ids(empty)[:4] == ["get-door", "get-walls", "site", "prepare"] and "module-light" not in ids(empty)  # no coal
+    # no coal
+    assert ids(empty)[:4] == ["get-door", "get-walls", "site", "prepare"] and "module-light" not in ids(empty)
     walls = next(s for s in empty.steps if s.id == "get-walls")
-    assert walls.agent == "crafter" and walls.task == {"action": "craft", "target": "oak_planks", "amount": 71 + 10 + 4}  # + spare planks to fill holes
+    # + spare planks to fill holes
+    assert walls.agent == "crafter" and walls.task == {"action": "craft", "target": "oak_planks", "amount": 71 + 10 + 4}
     coal = build_plan("builder", task, {"coal": 1})
     assert "get-torch" in ids(coal) and "module-light" in ids(coal)
     repair = build_plan("builder", {**task, "facts": {"needed": {"oak_planks": 1}, "wallBlock": "oak_planks"}}, {})
     assert next(s for s in repair.steps if s.id == "get-walls").task["amount"] == 1
     assert "get-door" not in ids(repair)
-    assert ids(build_plan("builder", {"action": "build", "target": "dirt", "amount": 1}, {})) == ["where", "base", "stack"]
+    assert ids(build_plan("builder", {"action": "build", "target": "dirt", "amount": 1}, {})) == ["where", "base",
+                                                                                                  "stack"]

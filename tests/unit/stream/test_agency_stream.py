@@ -134,7 +134,8 @@ def test_KA_A8_goal_plus_passing_grounding_is_accepted(stream, clock, logs):
 def test_drive_tick_thoughts_carry_passing_grounding_and_are_actionable(stream, clock, make_snapshot):
     r = evaluate_drive_tick(make_snapshot(), clock(), DriveTickState(), [])
     assert r.thought.metadata.grounding["pass"] is True
-    assert r.thought.metadata.grounding["reason"] is None  # computed by agency.cognition.grounding, see test_agency_drive_tick
+    # computed by agency.cognition.grounding, see test_agency_drive_tick
+    assert r.thought.metadata.grounding["reason"] is None
     stored = stream.publish(r.thought)
     assert stored.convertEligible is True
     assert [t.id for t in stream.actionable(5)] == [stored.id]

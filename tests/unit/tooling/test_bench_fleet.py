@@ -91,7 +91,9 @@ def test_a_bot_whose_walk_is_live_is_left_alone_and_the_others_get_a_walk():
 
 
 def test_moved_is_horizontal_and_an_unknown_position_did_not_move():
-    view = lambda pos: positions({"bots": [{"name": n, "position": p} for n, p in pos.items()]})  # noqa: E731
+    def view(pos):
+        return positions({"bots": [{"name": n, "position": p} for n, p in pos.items()]})
+
     before = view({"a": {"x": 0, "y": 64, "z": 0}, "b": {"x": 0, "y": 64, "z": 0}, "c": None})
     after = view({"a": {"x": 3, "y": 64, "z": 4}, "b": {"x": 0.5, "y": 70, "z": 0}, "c": {"x": 9, "y": 0, "z": 9}})
     assert moved(before, after) == {"a": True, "b": False, "c": False}

@@ -322,7 +322,8 @@ def test_a_competence_fail_fails_the_run_except_under_chaos():
     add_competence(report, bad, LIMITS, chaos=True)
     assert report["pass"] is True and report["competence"]["decides"] is False
     lines = competence_lines(report["competence"])
-    assert lines[0].startswith("[Soak] FAIL K1 task success rate at least 80 %: (informational under chaos) 1 completed")
+    assert lines[0].startswith("[Soak] FAIL K1 task success rate at least 80 %: (informational "
+                               "under chaos) 1 completed")
 
 
 def test_not_judged_never_fails_nor_passes_the_run():
@@ -430,8 +431,8 @@ def test_a_recorded_fast_soak_is_judged_where_it_can_be_and_not_judged_where_it_
     assert {k: v for k, v in block["milestones"].items() if v is not None} == {
         "log": 110.0, "planks": 600.0, "crafting_table": 600.0}
     # the same run would FAIL K2 with a one-day window: no milestone after day 0.5
-    assert by_id(evaluate_competence(_recorded("plain-1.18.2"), CompetenceLimits(milestone_game_days=0.8,
-                                                                                 wedge_s=120.0)))["K2"]["verdict"] == FAIL
+    limits = CompetenceLimits(milestone_game_days=0.8, wedge_s=120.0)
+    assert by_id(evaluate_competence(_recorded("plain-1.18.2"), limits))["K2"]["verdict"] == FAIL
 
 
 def test_a_recorded_chaos_soak_s_world_restarts_do_not_add_game_days():

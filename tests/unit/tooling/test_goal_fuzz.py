@@ -83,7 +83,8 @@ def test_each_finding_is_named():
 
 
 def test_a_stop_that_had_to_be_killed_is_a_finding():
-    assert any("stop took too long" in f for f in _result(GoalResult("eat bread", "completed"), stop_s=None).findings(Limits()))
+    assert any("stop took too long" in f
+               for f in _result(GoalResult("eat bread", "completed"), stop_s=None).findings(Limits()))
 
 
 def test_goal_outcome_reads_the_task():

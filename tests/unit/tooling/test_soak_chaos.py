@@ -8,6 +8,8 @@ import copy
 
 import pytest
 
+from bot.tooling.soak import CounterCarry, prune_results
+from bot.tooling.soak_chaos import INTERVALS_S, QUIET_END_S, Chaos
 from bot.tooling.soak_chaos_verdict import FAULT_WINDOW_S, evaluate_chaos
 
 
@@ -50,7 +52,7 @@ def only_failing(by_id, cid):
 
 
 def test_a_chaos_run_that_loses_nothing_passes():
-    r, by_id = judge(clean())
+    r, _by_id = judge(clean())
     assert r["pass"], r["criteria"]
     assert r["faultsByKind"] == {"bridge": 1, "world": 1, "daemon": 1}
     assert r["recovery"]["world"]["p50S"] == 12.0 and r["recovery"]["bridge"]["maxS"] == 2.1
@@ -131,7 +133,7 @@ def test_a_duplicate_live_goal_key_fails():
 
 
 def test_an_orphan_process_fails():
-    r, by_id = judge(clean(), orphans=["node server.js (pid 4242)"])
+    _r, by_id = judge(clean(), orphans=["node server.js (pid 4242)"])
     only_failing(by_id, "C5")
 
 
@@ -145,8 +147,6 @@ def test_a_fault_not_recovered_within_its_bound_fails(fault):
 # -- the harness's schedule and the results cap ---------------------------------------------
 
 def test_the_chaos_schedule_is_seeded_bounded_and_sees_every_kind():
-    from bot.tooling.soak_chaos import INTERVALS_S, QUIET_END_S, Chaos
-
     def make(seed, embedded=True):
         return Chaos(seed=seed, fast=True, embedded=embedded, base="http://127.0.0.1:1", restart=None,
                      say=lambda _: None)
@@ -166,8 +166,6 @@ def test_the_chaos_schedule_is_seeded_bounded_and_sees_every_kind():
 
 
 def test_soak_results_keep_only_the_newest_runs(tmp_path):
-    from bot.tooling.soak import prune_results
-
     stamps = [f"20261123-0{h}0000" for h in range(5)]
     for st in stamps:
         for suffix in (".log", "-report.json", ".db", ".db-wal", "-daemon.log"):
@@ -183,8 +181,6 @@ def test_soak_results_keep_only_the_newest_runs(tmp_path):
 
 
 def test_two_soaks_started_in_the_same_second_keep_their_files_apart(tmp_path):
-    from bot.tooling.soak import prune_results
-
     stamps = ["20261123-010000-p11", "20261123-010000-p12", "20261123-020000-p13"]
     for st in stamps:
         (tmp_path / f"soak-{st}.log").write_text("x")
@@ -196,8 +192,6 @@ def test_two_soaks_started_in_the_same_second_keep_their_files_apart(tmp_path):
 
 
 def test_counters_stay_cumulative_across_a_daemon_restart():
-    from bot.tooling.soak import CounterCarry
-
     carry = CounterCarry()
     seen = [carry(c) for c in ({"driveTicks": 3, "llmCalls": 1}, {"driveTicks": 4, "llmCalls": 1},
                                {}, {"driveTicks": 0, "llmCalls": 0}, {"driveTicks": 2, "llmCalls": 1})]

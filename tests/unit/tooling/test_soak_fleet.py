@@ -36,7 +36,7 @@ def task(i, status="active", key="collect:oak_log", bot=None, held=None, binding
 
 def bot(name, connected=True, health=20, pos=(0.0, 64.0, 0.0)):
     return {"name": name, "connected": connected, "health": health, "food": 20,
-            "position": dict(zip("xyz", pos)) if pos else None, "runningTaskId": None}
+            "position": dict(zip("xyz", pos, strict=True)) if pos else None, "runningTaskId": None}
 
 
 def sample(t, tasks=(), bots=None):

@@ -8,6 +8,7 @@ import copy
 import json
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import ClassVar
 
 import pytest
 
@@ -44,7 +45,7 @@ def clean_run():
     done = [_task(i, "completed", k, s + 2, progress=1.0) for i, k, s in ticks[:2]]
     running = _task("c", "active", "explore:nearby", 43, progress=0.3)
     samples = [_sample(0, [], thoughts[:1], drives=1)]
-    samples += [_sample(t, done + [running], thoughts[1:] if t == 5 else ()) for t in range(5, 125, 5)]
+    samples += [_sample(t, [*done, running], thoughts[1:] if t == 5 else ()) for t in range(5, 125, 5)]
     return samples
 
 
@@ -204,7 +205,7 @@ def _creative(drives=0, mode="creative", counters=True):
 
 
 def test_a_creative_run_with_no_drive_ticks_passes():
-    r, by_id = judge(_creative(), creative=True)
+    r, _by_id = judge(_creative(), creative=True)
     assert r["pass"], r["criteria"]
 
 
@@ -280,7 +281,8 @@ def test_shelters_count_verified_at_night_day_unverified_and_failed():
     base = clean_run()
     extra = {
         60: ([_shelter("day", "active"), _shelter("night", "active")], 6000),
-        65: ([_shelter("day", "completed"), _shelter("night", "active"), _shelter("once", "completed", passes=1)], 6500),
+        65: ([_shelter("day", "completed"), _shelter("night", "active"), _shelter("once", "completed", passes=1)],
+             6500),
         70: ([_shelter("night", "completed"), _shelter("bad", "failed", passes=0, done=None, reason="no wood")], 14000),
         75: ([_shelter("bad2", "failed", passes=0, done=None, reason="no wood")], 15000),
     }
@@ -321,7 +323,7 @@ def test_old_samples_without_clock_goal_or_thought_fields_do_not_crash():
 # -- sampling the daemon's HTTP API ------------------------------------------------------------
 
 class _Api(BaseHTTPRequestHandler):
-    routes: dict[str, object] = {}
+    routes: ClassVar[dict[str, object]] = {}  # set by each test before it serves
 
     def do_GET(self):  # the method name http.server calls
         body = self.routes.get(self.path)
@@ -354,7 +356,8 @@ def test_a_sample_reads_source_thought_ids_and_each_thought_once(api):
                               "origin": {"kind": "drive-tick", "sourceId": "th-2"}}}
     thoughts = [{"id": "th-2", "convertEligible": False, "timestamp": T0 + 5, "cognitiveSystem": "keepalive",
                  "content": "..."},
-                {"id": "th-1", "convertEligible": True, "timestamp": T0, "cognitiveSystem": "drive-tick", "content": "..."}]
+                {"id": "th-1", "convertEligible": True, "timestamp": T0, "cognitiveSystem": "drive-tick",
+                 "content": "..."}]
     routes.update({
         "/healthz": {"ok": True}, "/api/agency/counters": {"driveTicks": 1},
         "/api/bot/snapshot": {"health": 20, "gameMode": "survival", "timeOfDay": 100, "isDay": True},

@@ -50,9 +50,11 @@ class HuntBody(FakeBody):
                     "at": {"x": target.x, "y": target.y, "z": target.z}}
         self.mobs.remove(target)
         for i, item in enumerate(ANIMAL_DROPS[target.name]):
-            (self.late if self.late_loot else self.loot).append((Mob("item", hostile=False, x=target.x + 0.5 * i, z=target.z), item))
+            (self.late if self.late_loot
+             else self.loot).append((Mob("item", hostile=False, x=target.x + 0.5 * i, z=target.z), item))
         self.late_loot = False
-        return {"target": target.name, "killed": True, "hits": 5, "weapon": "stone_sword" if self.inventory["stone_sword"] else None,
+        return {"target": target.name, "killed": True, "hits": 5,
+                "weapon": "stone_sword" if self.inventory["stone_sword"] else None,
                 "at": {"x": target.x, "y": target.y, "z": target.z}}
 
     def _do_move_to(self, a: dict[str, Any]) -> dict[str, Any]:
@@ -132,7 +134,8 @@ def test_a_target_that_is_no_game_is_a_validation_error(hctx, hbody):
                 {"target": "cow", "radius": 64}, {"target": "cow", "weapon": "sword"}):
         res = hunt(hctx, **bad)
         assert not res.success and res.error.code == VALIDATION_ERROR, bad
-    assert "'zombie' is not an animal the bot hunts (animals: cow, mooshroom" in hunt(hctx, target="zombie").error.message
+    assert "'zombie' is not an animal the bot hunts (animals: cow, mooshroom" in hunt(hctx,
+                                                                                      target="zombie").error.message
     assert hbody.started == []
 
 
@@ -200,4 +203,5 @@ def test_the_survivor_carries_out_hunt_goals():
     assert "hunt" in agents.routable_actions()
     survivor = agents.require("survivor")
     wf = survivor.workflows["hunt"].static("survivor-hunt")
-    assert [(s.tool, dict(s.args)) for s in wf.steps] == [("hunt", {"target": "${task.target}", "count": "${task.amount}"})]
+    assert [(s.tool, dict(s.args))
+            for s in wf.steps] == [("hunt", {"target": "${task.target}", "count": "${task.amount}"})]

@@ -33,7 +33,7 @@ def test_a_tool_cancelled_mid_start_cancels_the_action_the_start_began():
     body = SlowStartBody()
 
     async def main() -> None:
-        call = asyncio.ensure_future(run_action(ToolContext(body=body, offload=True), "move_to", {"x": 1}))  # type: ignore[arg-type]
+        call = asyncio.ensure_future(run_action(ToolContext(body=body, offload=True), "move_to", {"x": 1}))  # type: ignore[arg-type]  # a fake body
         while not body.entered.is_set():
             await asyncio.sleep(0.01)
         call.cancel()

@@ -66,7 +66,8 @@ def test_fuel_values_match_the_embedded_worlds():
     assert fuel_ticks("wooden_pickaxe") == 0 and fuel_ticks("crafting_table") == 0  # never burns its things
 
 
-@pytest.mark.parametrize("item,out", [("iron_ingot", "iron_ingot"), ("raw_iron", "iron_ingot"), ("cobblestone", "stone"),
+@pytest.mark.parametrize("item,out",
+                         [("iron_ingot", "iron_ingot"), ("raw_iron", "iron_ingot"), ("cobblestone", "stone"),
                                       ("stone", "stone"), ("beef", "cooked_beef"), ("chicken", "cooked_chicken"),
                                       ("oak_log", "charcoal"), ("spruce_log", "charcoal"), ("charcoal", "charcoal"),
                                       ("crimson_stem", None), ("dirt", None), ("iron_pickaxe", None)])
@@ -79,7 +80,8 @@ def test_coal_first_then_planks_or_logs_then_sticks():
     plan = choose_fuel({"stick": 20, "oak_planks": 10, "coal": 1, "oak_log": 4, "wooden_pickaxe": 1}, 10)
     assert [(f.name, f.count) for f in plan.picks] == [("coal", 1), ("oak_planks", 2)]  # 1600 + 600 >= 2000
     assert plan.enough and plan.ticks >= 10 * 200
-    assert [(f.name, f.count) for f in choose_fuel({"stick": 20, "oak_log": 1}, 2).picks] == [("oak_log", 1), ("stick", 1)]
+    assert [(f.name, f.count) for f in choose_fuel({"stick": 20, "oak_log": 1}, 2).picks] == [("oak_log", 1),
+                                                                                              ("stick", 1)]
     assert [(f.name, f.count) for f in choose_fuel({"charcoal": 3}, 2).picks] == [("charcoal", 1)]
 
 
@@ -116,7 +118,10 @@ class SmeltBody(FakeBody):
         if self.block(*pos) != "furnace":
             raise BodyError(f"no furnace at {pos}")
         f = self.furnaces.setdefault(pos, {"input": None, "n": 0, "out": 0})
-        ours = lambda n: n in a["inputs"] or (a.get("anyLog") and n.endswith("_log"))  # noqa: E731
+
+        def ours(n):
+            return n in a["inputs"] or (a.get("anyLog") and n.endswith("_log"))
+
         gained = f["out"]
         self.inventory[a["output"]] += f["out"]
         f["out"] = 0
@@ -175,20 +180,24 @@ def test_nothing_to_smelt_is_a_clear_precondition_error(sctx, sbody):
     sbody.inventory.update({"coal": 2, "furnace": 1})
     res = smelt(sctx, item="iron_ingot", count=2)
     assert not res.success and res.error.code == PRECONDITION_FAILED
-    assert res.error.message == "nothing to smelt: no raw_iron or iron_ore or deepslate_iron_ore in the inventory to make iron_ingot"
+    assert res.error.message == ("nothing to smelt: no raw_iron or iron_ore or deepslate_iron_ore in the inventory "
+                                 "to make iron_ingot")
     sbody.inventory["raw_iron"] = 1
     res = smelt(sctx, item="iron_ingot", count=2)
-    assert res.error.code == PRECONDITION_FAILED and res.error.message == "only 1 raw_iron to smelt, 2 iron_ingot wanted"
+    assert res.error.code == PRECONDITION_FAILED
+    assert res.error.message == "only 1 raw_iron to smelt, 2 iron_ingot wanted"
     assert sbody.started == [] and sbody.inventory["furnace"] == 1  # no furnace placed for nothing
 
 
 def test_no_fuel_and_no_furnace_are_precondition_errors(sctx, sbody):
     sbody.inventory.update({"raw_iron": 2, "furnace": 1, "stick": 1})
     res = smelt(sctx, item="raw_iron", count=2)
-    assert res.error.code == PRECONDITION_FAILED and res.error.message.startswith("not enough fuel for 2 iron_ingot: 300 burn ticks short")
+    assert res.error.code == PRECONDITION_FAILED and res.error.message.startswith("not enough fuel for 2 "
+                                                                                  "iron_ingot: 300 burn ticks short")
     sbody.inventory.update({"furnace": -1, "coal": 1})
     res = smelt(sctx, item="raw_iron", count=2)
-    assert res.error.code == PRECONDITION_FAILED and "no furnace within 16 blocks and none in the inventory" in res.error.message
+    assert res.error.code == PRECONDITION_FAILED
+    assert "no furnace within 16 blocks and none in the inventory" in res.error.message
     assert sbody.started == []
 
 
@@ -204,7 +213,8 @@ def test_places_a_furnace_from_the_inventory_and_smelts_with_coal_first(sctx, sb
     assert args["output"] == "iron_ingot" and args["want"] == 2 and "raw_iron" in args["inputs"]
     assert args["fuels"] == [{"name": "coal", "count": 1, "ticks": 1600}]  # coal covers it: no planks burnt
     assert res.output["smelted"] == 2 and res.output["furnaceFrom"] == "placed"
-    assert sbody.inventory["iron_ingot"] == 2 and sbody.inventory["raw_iron"] == 0 and sbody.inventory["oak_planks"] == 4
+    assert sbody.inventory["iron_ingot"] == 2 and sbody.inventory["raw_iron"] == 0
+    assert sbody.inventory["oak_planks"] == 4
 
 
 def test_uses_a_furnace_in_sight_instead_of_placing_one(sctx, sbody):
@@ -223,7 +233,8 @@ def test_charcoal_burns_no_log_it_smelts(sctx, sbody):
     sbody.inventory.update({"oak_log": 3, "stick": 2})
     res = smelt(sctx, item="oak_log", count=2)
     assert res.success, res.error
-    assert sbody.started[0][1]["fuels"] == [{"name": "oak_log", "count": 1, "ticks": 300}, {"name": "stick", "count": 1, "ticks": 100}]
+    assert sbody.started[0][1]["fuels"] == [{"name": "oak_log", "count": 1, "ticks": 300},
+                                            {"name": "stick", "count": 1, "ticks": 100}]
     assert sbody.started[0][1]["anyLog"] is True
     assert sbody.inventory["charcoal"] == 2
 
@@ -273,14 +284,16 @@ def test_the_furnace_reports_nothing_to_smelt(sctx, sbody):
     sbody.inventory.update({"coal": 1})
     res = smelt(sctx, item="iron_ingot")
     assert res.error.code == PRECONDITION_FAILED
-    assert res.error.message.startswith("nothing to smelt: no raw_iron or iron_ore or deepslate_iron_ore in the inventory or the furnace at 2,64,0")
+    assert res.error.message.startswith("nothing to smelt: no raw_iron or iron_ore or deepslate_iron_ore in the "
+                                        "inventory or the furnace at 2,64,0")
 
 
 def test_a_missing_gain_is_an_execution_error(sctx, sbody):
     sbody.inventory.update({"raw_iron": 1, "coal": 1, "furnace": 1})
     sbody._do_smelt = lambda a: {"status": "done", "gained": 1}  # says done, the inventory disagrees
     res = smelt(sctx, item="iron_ingot")
-    assert res.error.code == EXECUTION_ERROR and res.error.message == "smelting ended with 0 iron_ingot in the inventory, wanted 1"
+    assert res.error.code == EXECUTION_ERROR
+    assert res.error.message == "smelting ended with 0 iron_ingot in the inventory, wanted 1"
 
 
 def test_a_stop_cancels_the_furnace_wait_and_the_wait_is_bounded_by_the_count(sctx, sbody, ftime):

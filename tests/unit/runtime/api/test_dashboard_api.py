@@ -26,7 +26,7 @@ def _events(text: str) -> list[tuple[str, dict]]:
     return out
 
 
-def test_the_page_is_served_without_the_token_but_its_data_needs_it(world):  # noqa: F811
+def test_the_page_is_served_without_the_token_but_its_data_needs_it(world):  # noqa: F811 - the imported fixture
     agency, _body, _ = world
     c = TestClient(create_app(agency.api_context(_DaemonView()), token="s3cret"))
     page = c.get("/")
@@ -40,10 +40,10 @@ def test_the_page_is_served_without_the_token_but_its_data_needs_it(world):  # n
     assert c.get("/api/tools", headers={"authorization": "Bearer s3cret"}).status_code == 200
 
 
-def test_a_direct_action_runs_to_its_end_through_the_api(world):  # noqa: F811
+def test_a_direct_action_runs_to_its_end_through_the_api(world):  # noqa: F811 - the imported fixture
     agency, body, _ = world
     with TestClient(create_app(agency.api_context(_DaemonView()))) as c:
-        c.app  # the same event loop serves every request: the action runs between them
+        # the same event loop serves every request: the action runs between them
         catalog = c.get("/api/tools").json()
         assert catalog["count"] == len(catalog["tools"]) and {"move_to", "follow", "inventory"} <= {
             t["name"] for t in catalog["tools"]}
@@ -71,14 +71,15 @@ def test_a_direct_action_runs_to_its_end_through_the_api(world):  # noqa: F811
     ({"tool": "move_to", "extra": 1}, 400, "bad_request", "extra"),
     ({"args": {}}, 400, "bad_request", "tool"),
 ])
-def test_bad_action_requests_get_a_400_naming_the_field_and_nothing_runs(world, body, status, error, says):  # noqa: F811
+def test_bad_action_requests_get_a_400_naming_the_field_and_nothing_runs(
+        world, body, status, error, says):  # noqa: F811 - the imported fixture
     agency, fake, c = world
     r = c.post("/api/actions", json=body)
     assert r.status_code == status and r.json()["error"] == error and says in json.dumps(r.json())
     assert fake.started == [] and agency.direct.recent() == []
 
 
-def test_a_second_body_action_is_a_409_naming_the_running_one(world):  # noqa: F811
+def test_a_second_body_action_is_a_409_naming_the_running_one(world):  # noqa: F811 - the imported fixture
     agency, body, _ = world
     body.hang.add("move_to")
 
@@ -99,7 +100,7 @@ def test_a_second_body_action_is_a_409_naming_the_running_one(world):  # noqa: F
         assert c.get(f"/api/actions/{first['actionId']}").json()["error"]["code"] == "CANCELLED"
 
 
-def test_blocks_around_the_bot_are_counted_by_name_without_air(world):  # noqa: F811
+def test_blocks_around_the_bot_are_counted_by_name_without_air(world):  # noqa: F811 - the imported fixture
     _agency, _body, c = world
     got = c.get("/api/bot/blocks?radius=5").json()
     assert got["radius"] == 5 and got["counts"]["oak_log"] == 4  # the tree at 4, 4
@@ -107,7 +108,7 @@ def test_blocks_around_the_bot_are_counted_by_name_without_air(world):  # noqa: 
     assert c.get("/api/bot/blocks?radius=17").status_code == 400
 
 
-def test_the_log_tail_and_the_live_stream_carry_state_tasks_thoughts_and_log_lines(world):  # noqa: F811
+def test_the_log_tail_and_the_live_stream_carry_state_tasks_thoughts_and_log_lines(world):  # noqa: F811 - the imported fixture
 
     agency, _body, _ = world
     view = _DaemonView()
@@ -136,7 +137,7 @@ def test_the_log_tail_and_the_live_stream_carry_state_tasks_thoughts_and_log_lin
     assert logs[0] == "dashboard line two" and "dashboard line one" not in logs
 
 
-def test_without_a_token_only_loopback_names_are_answered(world):  # noqa: F811
+def test_without_a_token_only_loopback_names_are_answered(world):  # noqa: F811 - the imported fixture
     """A page that rebinds its own name to 127.0.0.1 sends that name as Host: refused."""
     agency, _body, _ = world
     app = create_app(agency.api_context(_DaemonView()), allowed_hosts=LOOPBACK_NAMES)
@@ -148,7 +149,8 @@ def test_without_a_token_only_loopback_names_are_answered(world):  # noqa: F811
     assert evil.get("/").status_code == 403 and agency.direct.recent() == []
 
 
-def test_the_bot_s_own_routes_run_its_actions_and_read_its_blocks_and_name_the_bots_for_an_unknown_one(world):  # noqa: F811
+def test_the_bot_s_own_routes_run_its_actions_and_read_its_blocks_and_name_the_bots_for_an_unknown_one(
+        world):  # noqa: F811 - the imported fixture
     agency, body, _ = world
     with TestClient(create_app(agency.api_context(_DaemonView()))) as c:
         mine = f"/api/bots/{agency.name.upper()}"  # player names ignore case
@@ -166,12 +168,13 @@ def test_the_bot_s_own_routes_run_its_actions_and_read_its_blocks_and_name_the_b
         assert c.get(f"{mine}/blocks?radius=5").json()["counts"]["oak_log"] == 4
         for method, path in (("post", "/actions"), ("get", "/actions"), ("get", "/actions/x"),
                              ("post", "/actions/x/cancel"), ("get", "/blocks")):
-            r = c.request(method.upper(), f"/api/bots/zulu{path}", json={"tool": "inventory"} if method == "post" else None)
+            r = c.request(method.upper(), f"/api/bots/zulu{path}",
+                          json={"tool": "inventory"} if method == "post" else None)
             assert r.status_code == 404 and f"this daemon drives {agency.name}" in r.json()["detail"], (path, r.text)
         assert c.post(f"{mine}/actions", json={"tool": "teleport"}).status_code == 400
 
 
-def test_a_snapshot_read_through_either_route_is_the_model_s_own_json(world):  # noqa: F811
+def test_a_snapshot_read_through_either_route_is_the_model_s_own_json(world):  # noqa: F811 - the imported fixture
     agency, body, c = world
     mine = c.get(f"/api/bots/{agency.name}/snapshot")
     first = c.get("/api/bot/snapshot")

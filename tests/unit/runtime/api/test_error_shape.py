@@ -50,12 +50,13 @@ def _context(**overrides: Any) -> ApiContext:
     def broken() -> list[Any]:
         raise RuntimeError("a store that fails")
 
-    fields: dict[str, Any] = dict(
-        stream=NS(actionable=lambda _limit: broken(), recent=lambda _limit, processed=None: [],
+    fields: dict[str, Any] = {
+        "stream": NS(actionable=lambda _limit: broken(), recent=lambda _limit, processed=None: [],
                   ack=lambda ids, processed_by: NS(acked=[], requested=ids, already_processed=[], unknown=ids)),
-        tasks=NS(get_task=lambda _id: None), counters=NS(snapshot=dict), snapshot=snapshot, poke_keepalive=None,
-        health=lambda: {"ok": True}, metrics=lambda: "", inject_thought=None, submit_goal=submit_goal,
-        direct=_Direct(), bot_name="alpha")
+        "tasks": NS(get_task=lambda _id: None), "counters": NS(snapshot=dict), "snapshot": snapshot,
+        "poke_keepalive": None,
+        "health": lambda: {"ok": True}, "metrics": lambda: "", "inject_thought": None, "submit_goal": submit_goal,
+        "direct": _Direct(), "bot_name": "alpha"}
     return ApiContext(**{**fields, **overrides})
 
 

@@ -36,7 +36,7 @@ def test_a_goal_goes_to_the_bot_it_names_whatever_the_case_and_an_open_one_to_th
     fleet = _fleet(None)
     assert asyncio.run(fleet.submit_goal(GoalRequest(text="collect dirt 1", bot="bravo"))) == ("Bravo", "bravo")
     assert asyncio.run(fleet.submit_goal(GoalRequest(text="collect dirt 1")))[0] == "alpha"
-    with pytest.raises(GoalRequestError, match="unknown bot 'zulu'.*alpha, Bravo"):
+    with pytest.raises(GoalRequestError, match=r"unknown bot 'zulu'.*alpha, Bravo"):
         asyncio.run(fleet.submit_goal(GoalRequest(text="collect dirt 1", bot="zulu")))
 
 
@@ -79,7 +79,7 @@ def test_each_bot_s_action_and_block_routes_reach_that_bot_and_the_plain_routes_
 
     fleet = FleetView({n: agency(n) for n in ("alpha", "Bravo")})
     first = fleet.agency("alpha")
-    ctx = ApiContext(stream=None, tasks=None, counters=None, snapshot=None, poke_keepalive=None, health=lambda: {},
+    ctx = ApiContext(stream=None, tasks=None, counters=None, snapshot=None, poke_keepalive=None, health=dict,
                      metrics=lambda: "", inject_thought=None, direct=first.direct, blocks_around=first.blocks_around,
                      bots=fleet, bot_name="alpha")
     c = TestClient(create_app(ctx))
@@ -90,7 +90,8 @@ def test_each_bot_s_action_and_block_routes_reach_that_bot_and_the_plain_routes_
         assert c.post("/api/actions", json={"tool": "eat"}).json()["actionId"] == "act-alpha"
     finally:
         logger.remove(sink)
-    assert [line for line in lines if line[0].startswith("started")] == [("started chat", "Bravo"), ("started eat", "alpha")]
+    assert [line for line in lines if line[0].startswith("started")] == [("started chat", "Bravo"),
+                                                                         ("started eat", "alpha")]
     assert (fleet.agency("Bravo").direct.started, first.direct.started) == (["chat"], ["eat"])
     assert c.get("/api/bots/Bravo/blocks?radius=3").json() == {"bot": "Bravo", "radius": 3}
     assert c.get("/api/bot/blocks").json()["bot"] == "alpha"

@@ -200,7 +200,8 @@ def test_mcbot_goal_follow_prints_the_lifecycle_with_a_progress_bar(world):
     assert goal_cli._follow_existing(api, created, out) == goal_cli.EXIT_OK
     lines = out.getvalue().splitlines()
     assert lines[0].startswith(f"{created}: Collect oak log x2")
-    assert "claimed" in lines[2] and lines[-1].split()[1] == "completed" and lines[-1].endswith("[####################] 100%")
+    assert "claimed" in lines[2] and lines[-1].split()[1] == "completed"
+    assert lines[-1].endswith("[####################] 100%")
     assert any(re.search(r"step 1/\d+ finished", line) for line in lines)
     assert goal_cli._guard(lambda: goal_cli._goal(api, "sleep bed", 0.5, False, io.StringIO())) == goal_cli.EXIT_REFUSED
     table = goal_cli.render_tasks([t.model_dump(mode="json") for t in agency.tasks.list_by_status(*TaskStatus)])
@@ -236,7 +237,10 @@ class _DroppingStream(goal_cli.Api):
 
     def events(self, task_id, after=0):
         self.asked_after.append(after)
-        ev = lambda seq, kind, status: (kind, {"seq": seq, "event": kind, "status": status, "progress": 0.0, "at": 0})  # noqa: E731
+
+        def ev(seq, kind, status):
+            return kind, {"seq": seq, "event": kind, "status": status, "progress": 0.0, "at": 0}
+
         if len(self.asked_after) == 1:
             yield ev(1, "created", "pending")
             yield ev(2, "claimed", "active")

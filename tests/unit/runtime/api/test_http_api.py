@@ -154,5 +154,5 @@ def test_snapshot_without_a_bot_is_503(agency, monkeypatch):
 
 
 def test_non_loopback_api_host_without_token_is_a_config_error():
-    with pytest.raises(ValidationError, match="api.token must be set"):
+    with pytest.raises(ValidationError, match=r"api.token must be set"):
         McbotConfig.model_validate({"api": {"host": "0.0.0.0"}})

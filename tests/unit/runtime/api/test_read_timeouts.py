@@ -9,9 +9,9 @@ import time
 
 import pytest
 
+from bot.config.loader import McbotConfig
 from bot.runtime.api import create_app
 from bot.runtime.api.server import api_server
-from bot.config.loader import McbotConfig
 from bot.runtime.server import free_port
 from bot.runtime.wiring import Agency
 from tests.unit.runtime.api.test_http_api import _DaemonView

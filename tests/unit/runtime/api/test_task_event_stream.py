@@ -69,7 +69,8 @@ def test_a_client_that_went_away_ends_the_stream_without_an_end(store):
         async def gone() -> bool:
             return True
 
-        return [c async for c in task_event_stream(store, task_id, 0, stopping=lambda: False, disconnected=gone, poll_s=0)]
+        return [c async
+                for c in task_event_stream(store, task_id, 0, stopping=lambda: False, disconnected=gone, poll_s=0)]
 
     assert _kinds("".join(asyncio.run(go()))) == ["created"]
 
@@ -113,7 +114,8 @@ def test_resuming_an_ended_task_with_nothing_left_is_a_204(store):
     assert c.get(f"/api/tasks/{task_id}/events", params={"after": last - 1}).status_code == 200
 
 
-@pytest.mark.parametrize("header, params", [("\u00b2".encode("latin-1"), {}), ("12a", {}), ("9" * 30, {}), (None, {"after": 2**70}),
+@pytest.mark.parametrize("header, params",
+                         [("\u00b2".encode("latin-1"), {}), ("12a", {}), ("9" * 30, {}), (None, {"after": 2**70}),
                                             (None, {"after": -1})])
 def test_a_bad_resume_position_is_a_400(store, header, params):
     task_id = _task(store)
