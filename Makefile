@@ -16,7 +16,7 @@ MC_VERSIONS := 1.21.4 1.18.2
 # The pinned node and npm (when installed) come first for every recipe and what it starts.
 export PATH := $(CURDIR)/.toolchain/bin:$(PATH)
 
-.PHONY: install run lint lint-node test test-matrix test-unit test-integration test-sequential test-node soak-fast soak-chaos server bench checks clean
+.PHONY: install run lint lint-node lint-python test test-matrix test-unit test-integration test-sequential test-node soak-fast soak-chaos server bench checks clean
 
 install: $(PY_STAMP) $(NODE_STAMP)
 
@@ -47,12 +47,16 @@ server: install
 checks: install
 	$(BIN)/python -m bot.tooling.mv_checks
 
-# The linters, zero findings; make test runs them first (seconds). Node: neostandard on ESLint
-# (node/eslint.config.js).
-lint: lint-node
+# The linters, zero findings; make test runs them first. Node: neostandard on ESLint
+# (node/eslint.config.js). Python: ruff and mypy (strict on agency/), set up in pyproject.toml.
+lint: lint-node lint-python
 
 lint-node: $(NODE_STAMP)
 	cd node && node_modules/.bin/eslint .
+
+lint-python: $(PY_STAMP)
+	$(BIN)/ruff check .
+	$(BIN)/mypy
 
 # node/test/survival.test.js drives collectblock with ignoreNoPath=false and times out now
 # and then on canopy logs; the same wood-to-stone chain runs through the bridge in
