@@ -66,7 +66,7 @@ NODE_TESTS := $(patsubst node/%,%,$(wildcard node/test/*.test.js))
 NODE_CI_TESTS := $(filter-out test/survival.test.js,$(NODE_TESTS))
 
 # At most 25 minutes on 2 cores (docs/testing.md has the timings): the linters; the unit tests
-# in two workers; the integration tests of each version side by side, each in two workers, with
+# in two workers; the integration tests of each version side by side, one process each, with
 # the long game runs in a process of their own (scripts/pytest_matrix.sh); the node tests of
 # each version side by side; then the three 3-minute soaks side by side (one bot, one bot under
 # chaos, a fleet of three; each waits mostly on its own embedded world), with the goal fuzz's

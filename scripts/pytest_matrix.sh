@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The integration tests as make test runs them: every version's tests side by side, each
-# version in its own pytest process with PYTEST_WORKERS workers (pytest-xdist, whole files
-# to a worker: a file's tests share one embedded world) against its own embedded servers, and
+# version in its own pytest process (PYTEST_WORKERS=2: two pytest-xdist workers, whole files to
+# a worker; on 2 cores that starved the worlds into watchdog wedges) against its own embedded servers, and
 # the long game runs in a process of their own beside them. They mostly wait on the game, so
 # several worlds at once take little more wall time than one. A one_version test (a daemon
 # property the protocol cannot change) runs in the last version's process only. Each
@@ -10,7 +10,7 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 pytest=$1; versions=$2; shift 2
-workers=${PYTEST_WORKERS:-2}
+workers=${PYTEST_WORKERS:-1}
 xdist=()
 [ "$workers" -gt 1 ] && xdist=(-n "$workers" --dist loadfile)
 logs=$(mktemp -d)
