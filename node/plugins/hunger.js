@@ -94,6 +94,9 @@ module.exports.player = function (player, serv, cfg) {
   }
   player._client.on('position', (p) => onMove(p.x, p.y, p.z, p.onGround))
   player._client.on('position_look', (p) => onMove(p.x, p.y, p.z, p.onGround))
+  // onGround from every movement packet, as vanilla: a landing without a move comes as a bare
+  // 'flying' (or 'look') packet, and the jump after it is a jump
+  for (const name of ['look', 'flying']) player._client.on(name, (p) => { lastOnGround = p.onGround })
   player._client.on('entity_action', ({ actionId }) => {
     if (actionId === 3 || actionId === 'start_sprinting') sprinting = true
     if (actionId === 4 || actionId === 'stop_sprinting') sprinting = false
