@@ -30,6 +30,9 @@ hunger_rate = 0.0
 
 [drive_tick]
 enabled = false
+
+[viewer]
+view_distance = 2
 """
 # A root process in a container: no sandbox; no GPU; none of the browser's own network chatter.
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--enable-unsafe-swiftshader", "--disable-background-networking",
@@ -45,22 +48,26 @@ def _terrain_share(png: bytes) -> float:
     return float((np.abs(pixels - SKY).sum(axis=2) > 0.12).mean())
 
 
-def _wait_for_terrain(frame, timeout_s: float = 90) -> float:
-    """The viewer meshes chunks in web workers after they arrive: wait until they are drawn.
-    On a loaded machine a screenshot may wait long for the view to hold still (its frames
-    starved of CPU): that one is taken again, within the same deadline."""
+def _wait_for_terrain(frame, shots: int = 40, stalls: int = 12) -> float:
+    """The viewer meshes chunks in web workers after they arrive: take screenshots until one
+    shows them drawn, at most `shots` that came back. A screenshot waits for the view to hold
+    still; on a starved machine its frames can take longer than a screenshot's timeout, and
+    that one is taken again (at most `stalls` times) without counting."""
     from playwright.sync_api import TimeoutError as ScreenshotTimeout  # noqa: PLC0415 - playwright may be missing
 
-    deadline = time.monotonic() + timeout_s
     share = 0.0
-    while True:
+    while shots > 0 and stalls > 0:
         try:
             share = _terrain_share(frame.screenshot(timeout=15_000))
+            shots -= 1
         except ScreenshotTimeout:
+            stalls -= 1
             print("viewer screenshot: the view did not hold still within 15 s; taking it again")
-        if share >= TERRAIN_SHARE or time.monotonic() > deadline:
-            return share
+            continue
+        if share >= TERRAIN_SHARE:
+            break
         time.sleep(1)
+    return share
 
 
 def _browser():
