@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
-# The integration tests as make test runs them: every version's tests side by side, each
-# version in its own pytest process (PYTEST_WORKERS=2: two pytest-xdist workers, whole files to
-# a worker; on 2 cores that starved the worlds into watchdog wedges) against its own embedded servers, and
-# the long game runs in a process of their own beside them. They mostly wait on the game, so
-# several worlds at once take little more wall time than one. A one_version test (a daemon
-# property the protocol cannot change) runs in the last version's process only. Each
-# process's output is printed whole once it is done; the exit code is non-zero when any failed.
+# The integration tests as make test runs them: every version's protocol-facing tests side by
+# side, each version in its own pytest process against its own embedded servers, and the
+# one_version tests (a daemon property the protocol cannot change: its API, store, processes
+# and faults) in a process of their own at the first version. They mostly wait on the game, so
+# several worlds at once take little more wall time than one. PYTEST_WORKERS=2 gives each
+# process two pytest-xdist workers (whole files to a worker; on 2 cores that starved the worlds
+# into watchdog wedges). The long game runs (long_run) are left to make test-matrix and make
+# bench. Each process's output is printed whole once it is done; the exit code is non-zero
+# when any failed.
 # Usage: scripts/pytest_matrix.sh PYTEST "VERSIONS" [PYTEST ARGS...]
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -15,19 +17,19 @@ xdist=()
 [ "$workers" -gt 1 ] && xdist=(-n "$workers" --dist loadfile)
 logs=$(mktemp -d)
 trap 'rm -rf "$logs"' EXIT
-last=${versions##* }
+first=${versions%% *}
+run() { # name, marks, version, args...
+  local name=$1 marks=$2 version=$3; shift 3
+  ("$pytest" -m "$marks" --mc-version "$version" "${xdist[@]}" "$@" > "$logs/$name.log" 2>&1
+   echo $? > "$logs/$name.rc") &
+}
 for v in $versions; do
-  marks="integration and not long_run"
-  [ "$v" = "$last" ] || marks="$marks and not one_version"
-  ("$pytest" -m "$marks" --mc-version "$v" "${xdist[@]}" "$@" > "$logs/$v.log" 2>&1; echo $? > "$logs/$v.rc") &
+  run "$v" "integration and not long_run and not one_version" "$v" "$@"
 done
-# The long game runs (long_run) wait on game time for minutes: a process of their own, every
-# version one after the other, beside the versions' processes.
-("$pytest" -m "integration and long_run" --mc-version "${versions// /,}" "$@" > "$logs/long_run.log" 2>&1
- echo $? > "$logs/long_run.rc") &
+run one_version "integration and not long_run and one_version" "$first" "$@"
 wait
 failed=""
-for v in $versions long_run; do
+for v in $versions one_version; do
   echo "integration tests: $v"
   cat "$logs/$v.log"
   [ "$(cat "$logs/$v.rc")" = 0 ] || failed="$failed $v"

@@ -44,6 +44,8 @@ def _proc(port, db, task_id, user, crash_after=None):
     return r.returncode, json.loads(lines[-1])
 
 
+@pytest.mark.one_version(
+    reason="a workflow's checkpoint and its resume are the daemon's store; each step is tested per version")
 def test_interrupted_after_the_third_step_the_workflow_resumes_in_a_new_process(tmp_path, mc_version):
     # A world folder keeps the player's inventory across the crash, as a real server does.
     server = EmbeddedServer(EmbeddedServerSettings(port=free_port(), version=mc_version, hostiles=False,

@@ -10,6 +10,7 @@ import sys
 import time
 
 import psutil
+import pytest
 
 from bot.runtime.server import free_port
 from tests.conftest import ROOT, wait_until
@@ -48,6 +49,7 @@ def test_snapshot_prints_json_and_leaves_no_node_process(embedded_server):
                                for pid in spawned), 5, "node processes started by mcbot snapshot to exit")
 
 
+@pytest.mark.one_version(reason="a process property of the command line, with no world")
 def test_snapshot_against_a_dead_port_exits_3_with_one_line_reason():
     port = free_port()
     r = subprocess.run([*MCBOT, "snapshot", "--port", str(port)], capture_output=True, text=True, cwd=ROOT,
@@ -60,6 +62,7 @@ def test_snapshot_against_a_dead_port_exits_3_with_one_line_reason():
 
 HOLD_BRIDGE = """
 import signal, sys, time
+import pytest
 from bot.runtime.bridge import Bridge
 # A shell that starts a job in the background ignores SIGINT for it, and Python then keeps it
 # ignored: give this holder Python's own SIGINT handling whatever started the tests.
@@ -89,6 +92,7 @@ def _gone(pid):
         return True
 
 
+@pytest.mark.one_version(reason="a process property of the command line, with no world")
 def test_node_exits_when_python_is_sigkilled():
     p, node_pid = _bridge_holder()
     p.kill()
@@ -96,6 +100,7 @@ def test_node_exits_when_python_is_sigkilled():
     wait_until(lambda: _gone(node_pid), 10, "node to exit after its Python parent was SIGKILLed")
 
 
+@pytest.mark.one_version(reason="a process property of the command line, with no world")
 def test_node_exits_on_sigterm_and_sigint_of_python():
     for sig in (signal.SIGTERM, signal.SIGINT):
         p, node_pid = _bridge_holder()
@@ -111,6 +116,7 @@ def test_snapshot_with_a_version_mineflayer_does_not_support_exits_4(embedded_se
     assert "1.5.2" in r.stderr and "supported" in r.stderr and r.stdout == ""
 
 
+@pytest.mark.one_version(reason="a process property of the command line, with no world")
 def test_invalid_config_from_env_exits_4_naming_the_field():
     r = subprocess.run([*MCBOT, "snapshot"], capture_output=True, text=True, cwd=ROOT,
                        env={**_env(), "MCBOT_SERVER__PORT": "99999"}, timeout=60)

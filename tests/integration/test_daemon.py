@@ -9,9 +9,13 @@ import time
 
 import httpx
 import psutil
+import pytest
 
 from bot.runtime.server import free_port
 from tests.conftest import ROOT, daemon_env, wait_until
+
+pytestmark = pytest.mark.one_version(
+    reason="the daemon's HTTP surface and its stop are the daemon's, the same at every protocol")
 
 
 def test_mcbot_run_serves_healthz_snapshot_metrics_and_stops_cleanly_on_sigterm(tmp_path, mc_version):

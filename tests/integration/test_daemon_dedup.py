@@ -17,10 +17,14 @@ import sys
 from typing import Any
 
 import httpx
+import pytest
 
 from agency.llm.testing import ScriptedLLM, text
 from bot.runtime.server import free_port
 from tests.conftest import ROOT, daemon_env, wait_until
+
+pytestmark = pytest.mark.one_version(
+    reason="the keep-alive's suppression is agency logic over the daemon's stream, not the protocol")
 
 SAID = "The grass is green and nothing moves."
 HEARTBEAT_MS = 2000

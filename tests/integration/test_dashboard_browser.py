@@ -22,6 +22,9 @@ from matplotlib import image as mpimg
 from bot.runtime.server import free_port
 from tests.conftest import ROOT, daemon_env, wait_healthy
 
+pytestmark = pytest.mark.one_version(
+    reason="the dashboard is the daemon's page; test_viewer.py serves the 3D view at every version")
+
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 SHOTS = ROOT / "logs" / "screenshots"
 CONFIG = """

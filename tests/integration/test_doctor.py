@@ -9,6 +9,8 @@ import os
 import subprocess
 import sys
 
+import pytest
+
 from bot.runtime.server import free_port
 from tests.conftest import ROOT
 from tests.status_server import PAPER_NEWER, PAPER_OLDER, status_server
@@ -59,6 +61,7 @@ def test_doctor_fails_a_command_the_bot_may_not_run(embedded_server, mc_version)
     assert rows["login"][0][0] == "ok" and rows["chat"][0][0] == "ok"  # the rest of the bot is fine
 
 
+@pytest.mark.one_version(reason="a dead port has no protocol")
 def test_doctor_on_a_dead_port_is_a_clear_exit_3():
     port = free_port()
     r = _doctor("--port", str(port))

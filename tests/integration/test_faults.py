@@ -10,6 +10,7 @@ from pathlib import Path
 
 import httpx
 import psutil
+import pytest
 
 from agency.execution.workflows import SqliteCheckpointStore
 from agency.planning.tasks.store import SqliteTaskStore
@@ -89,6 +90,7 @@ def _all_gone(pids: list[int]) -> bool:
     return not any(psutil.pid_exists(p) and psutil.Process(p).status() != psutil.STATUS_ZOMBIE for p in pids)
 
 
+@pytest.mark.one_version(reason="a task's checkpoint and its resume are the daemon's store, the same at every protocol")
 def test_daemon_sigkilled_mid_task_resumes_the_task_from_its_checkpoint_on_restart(tmp_path, mc_version):
     api = free_port()
     world = {"MCBOT_SERVER__PORT": str(free_port()), "MCBOT_SERVER__WORLD_FOLDER": str(tmp_path / "world")}

@@ -10,9 +10,13 @@ import subprocess
 import sys
 
 import httpx
+import pytest
 
 from bot.runtime.server import free_port
 from tests.conftest import ROOT, USER_TASKS_ONLY, daemon_env, stop_daemon, wait_healthy, wait_until
+
+pytestmark = pytest.mark.one_version(
+    reason="a fleet's shared store and per-bot goals are the daemon's; each bot's actions are tested per version")
 
 BOTS = ("alpha", "bravo", "charlie")
 CONFIG = USER_TASKS_ONLY + "".join(f'\n[[bots]]\nusername = "{name}"\n' for name in BOTS)

@@ -10,9 +10,13 @@ import subprocess
 import sys
 
 import httpx
+import pytest
 
 from bot.runtime.server import free_port
 from tests.conftest import ROOT, USER_TASKS_ONLY, daemon_env, stop_daemon, wait_healthy, wait_until
+
+pytestmark = pytest.mark.one_version(
+    reason="the fleet's hand-off is agency logic; test_give.py hands items over at every version")
 
 CONFIG = USER_TASKS_ONLY + """
 [[bots]]

@@ -9,8 +9,12 @@ import os
 import subprocess
 import sys
 
+import pytest
+
 from bot.config.loader import EMBEDDED_VERSIONS
 from tests.conftest import ROOT
+
+pytestmark = pytest.mark.one_version(reason="the manual checks drive the daemon's API and process, not the protocol")
 
 
 def test_mv_checks_pass_on_a_throwaway_daemon_and_leave_nothing_running(tmp_path):

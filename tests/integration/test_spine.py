@@ -6,6 +6,8 @@ import math
 import os
 import signal
 
+import pytest
+
 from agency.world import ActionState, EventType
 from bot.runtime.server import EmbeddedServer, EmbeddedServerSettings, free_port
 from tests.conftest import make_body, wait_until
@@ -16,6 +18,7 @@ def _ground_below(body):
     return math.floor(p.x), math.floor(p.y), math.floor(p.z)
 
 
+@pytest.mark.one_version(reason="the bridge's round trips do not depend on the protocol")
 def test_a_helper_is_read_from_node_once_then_every_call_is_one_round_trip(bridge):
     """JSPyBridge reads `mod.fn` with a round trip of its own: the bridge keeps the helper."""
     from javascript import config  # noqa: PLC0415 - importing it starts node: the bridge fixture's job first
@@ -102,6 +105,7 @@ def test_bot_reconnects_by_itself_after_server_restart(bridge, mc_version):
         server.stop()
 
 
+@pytest.mark.one_version(reason="rebuilding a killed bridge is the daemon's, not the protocol")
 def test_killed_node_is_detected_and_rebuilt_with_a_fresh_bot(bridge, live_body):
     old_pid, old_bot, old_gen = bridge.node_pid, live_body.bot_id, bridge.generation
     os.kill(old_pid, signal.SIGKILL)

@@ -22,6 +22,9 @@ from bot.runtime.server import free_port
 from tests.conftest import ROOT, USER_TASKS_ONLY, daemon_env, stop_daemon, wait_healthy, wait_until
 from tests.pg_server import MISSING, PgServer, find_binaries
 
+pytestmark = pytest.mark.one_version(
+    reason="the PostgreSQL store's claims and take-over are the daemon's, the same at every protocol")
+
 LEASE_S = 3
 GOAL = {"text": "craft wooden_pickaxe 1"}  # several steps: logs, planks, sticks, a table, the pickaxe
 

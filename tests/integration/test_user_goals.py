@@ -12,9 +12,13 @@ import subprocess
 import sys
 
 import httpx
+import pytest
 
 from bot.runtime.server import free_port
 from tests.conftest import ROOT, USER_TASKS_ONLY, daemon_env, wait_healthy, wait_until
+
+pytestmark = pytest.mark.one_version(
+    reason="goal intake over HTTP and the command line is the daemon's; the actions it runs are tested per version")
 
 CONFIG = USER_TASKS_ONLY
 

@@ -25,6 +25,8 @@ from bot.runtime.server import free_port
 from bot.tooling.daemon_run import bridge_node
 from tests.conftest import ROOT, wait_until
 
+pytestmark = pytest.mark.one_version(reason="the bridge's watchdog and the daemon's stop do not depend on the protocol")
+
 REBUILT_WITHIN_S = 15.0  # from the first missed heartbeat to the new node answering
 STOP_BUDGET_S = 10.0
 
@@ -134,7 +136,6 @@ def _bridge_pid(daemon_pid: int) -> int | None:
     return node.pid if node is not None else None
 
 
-@pytest.mark.one_version(reason="the bridge's watchdog and the daemon's stop do not depend on the protocol")
 def test_a_daemon_whose_bridge_is_stopped_says_wedged_comes_back_and_stops_in_budget(tmp_path, mc_version):
     api = free_port()
     base = f"http://127.0.0.1:{api}"

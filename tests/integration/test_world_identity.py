@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 
+import pytest
 from loguru import logger
 
 from agency.goals import BuildIntent, VerificationResult, anchor_goal, basic_shelter, read_binding
@@ -17,6 +18,8 @@ from bot.config.loader import McbotConfig
 from bot.runtime.server import EmbeddedServer, EmbeddedServerSettings, free_port
 from bot.runtime.wiring import Agency
 from tests.conftest import make_body
+
+pytestmark = pytest.mark.one_version(reason="the world's identity and the archive of its places are the daemon's store")
 
 NEW_WORLD = re.compile(r"\[World\] new world (memory:1337:\w+) \(was (memory:1337:\w+)\): "
                        r"archived 1 goals, 0 checkpoints")

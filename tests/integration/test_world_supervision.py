@@ -10,9 +10,13 @@ import time
 
 import httpx
 import psutil
+import pytest
 
 from bot.runtime.server import free_port
 from tests.conftest import ROOT, daemon_env, wait_until
+
+pytestmark = pytest.mark.one_version(
+    reason="restarting the world process is the daemon's supervision, not the protocol")
 
 
 def _world_process(daemon_pid: int) -> psutil.Process | None:
