@@ -66,13 +66,14 @@ NODE_TESTS := $(patsubst node/%,%,$(wildcard node/test/*.test.js))
 NODE_CI_TESTS := $(filter-out test/survival.test.js,$(NODE_TESTS))
 
 # At most 25 minutes on 2 cores (docs/testing.md has the timings): the linters; the unit tests
-# in two workers; the integration tests of each version side by side, one process each, with
-# the long game runs in a process of their own (scripts/pytest_matrix.sh); the node tests of
-# each version side by side; then the three 3-minute soaks side by side (one bot, one bot under
-# chaos, a fleet of three; each waits mostly on its own embedded world), with the goal fuzz's
-# short sample beside them (make bench runs the whole fuzz, a new seed each time).
-# make test-matrix runs what does not fit here: node/test/survival.test.js, and the pytest suite
-# one version after the other with nothing beside it.
+# in two workers; the integration tests, each version's protocol-facing ones side by side with
+# the one_version ones (the daemon's own properties) at the first version, one process each
+# (scripts/pytest_matrix.sh); the node tests of each version side by side; then the three
+# 3-minute soaks side by side (one bot, one bot under chaos, a fleet of three; each waits
+# mostly on its own embedded world), with the goal fuzz's short sample beside them (make bench
+# runs the whole fuzz, a new seed each time).
+# make test-matrix runs what does not fit here: node/test/survival.test.js, the long game runs
+# (long_run), and the pytest suite one version after the other with nothing beside it.
 test: install lint
 	scripts/install_debian_package.sh chromium "command -v chromium || command -v chromium-browser" "the dashboard's browser test"
 	scripts/install_debian_package.sh postgresql "ls /usr/lib/postgresql/*/bin/postgres" "the PostgreSQL store tests"
@@ -88,7 +89,7 @@ test: install lint
 # Every version of every test, one version after the other, nothing side by side: the pytest
 # suite (unit, integration, long runs) and all the node tests, survival.test.js included.
 test-matrix: install
-	$(BIN)/pytest
+	$(BIN)/pytest --every-version
 	set -e; for v in $(MC_VERSIONS); do (cd node && MCBOT_MC_VERSION=$$v node --test $(NODE_TESTS)); done
 
 test-unit: install

@@ -5,7 +5,8 @@ The version matrix: every test that uses the embedded world runs once per versio
 `--mc-version` (repeatable or comma-separated), else of the environment variable
 MCBOT_TEST_MC_VERSIONS, else of MC_VERSIONS below. Tests are grouped by version, so one
 server per version is up at a time. A test marked one_version (a daemon property the protocol
-cannot change) runs at the first of those versions only; the summary says which and why."""
+cannot change) runs at the first of those versions only, unless --every-version is given (make
+test-matrix gives it); the summary says which and why."""
 
 from __future__ import annotations
 
@@ -35,6 +36,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                      help="Minecraft version(s) of the embedded world for integration tests "
                           f"(repeatable or comma-separated; default {','.join(MC_VERSIONS)} "
                           "or $MCBOT_TEST_MC_VERSIONS)")
+    parser.addoption("--every-version", action="store_true",
+                     help="run the one_version tests at every selected version too")
 
 
 def mc_versions(config: pytest.Config) -> list[str]:
@@ -59,7 +62,8 @@ def replay_fixture(version: str, name: str) -> Path:
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     if "mc_version" in metafunc.fixturenames:
         versions = mc_versions(metafunc.config)
-        if metafunc.definition.get_closest_marker("one_version"):
+        one = metafunc.definition.get_closest_marker("one_version")
+        if one and not metafunc.config.getoption("--every-version"):
             versions = versions[:1]  # the other versions run every protocol-facing test
         metafunc.parametrize("mc_version", versions, scope="session")
 
@@ -73,8 +77,9 @@ def pytest_terminal_summary(terminalreporter, exitstatus: int, config: pytest.Co
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    every = config.getoption("--every-version")
     config.stash[_ONE_VERSION] = [f"one version only: {item.nodeid} ({m.kwargs.get('reason', '')})"
-                                  for item in items if (m := item.get_closest_marker("one_version"))]
+                                  for item in items if not every and (m := item.get_closest_marker("one_version"))]
     for item in items:
         if "/integration/" in str(item.fspath):
             item.add_marker(pytest.mark.integration)
