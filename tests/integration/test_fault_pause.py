@@ -52,8 +52,8 @@ def test_bridge_node_killed_mid_task_holds_the_task_then_it_resumes_and_complete
         wait_until(lambda: (b := bridge_node(p.pid)) is not None and b.pid != node.pid, 60, "a fresh bridge")
         _wait_healthy(p, api)
         wait_until(lambda: status() in ("active", "completed"), 60, "the task resumed after the bridge came back")
-        wait_until(lambda: status() == "completed", 240, "the task to complete")
-        assert "failed" not in seen
+        wait_until(lambda: status() in ("completed", "failed", "cancelled"), 240, "the task to end")
+        assert "failed" not in seen, f"the task failed: {_task(api, 'craft:wooden_pickaxe')}"
         log = _log(tmp_path)
         assert f"[Executor] resumed task={task_id} after disconnected" in log
         assert f"failed task={task_id}" not in log

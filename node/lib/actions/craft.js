@@ -26,13 +26,20 @@ async function run (bot, args, rec) {
   if (bot.currentWindow) bot.closeWindow(bot.currentWindow)
   await tidyInventoryWindow(bot)
   const before = count(bot, name)
+  const perCraft = Math.max(1, Number(recipes[0].result && recipes[0].result.count) || 1)
+  const wanted = times * perCraft
   let gained = 0
-  for (let attempt = 1; attempt <= 2 && gained <= 0; attempt++) {
-    if (attempt > 1) await tidyInventoryWindow(bot)
-    await bot.craft(recipes[0], times, table)
+  // A click the server ignored (a loaded server, a window state the client got wrong after a
+  // reconnect) makes one craft of several come to nothing: craft what is still missing, from
+  // the server's view of the inventory, up to three rounds.
+  for (let round = 1; round <= 3 && gained < wanted; round++) {
+    if (round > 1) await tidyInventoryWindow(bot)
+    const recipe = round === 1 ? recipes[0] : bot.recipesFor(def.id, null, 1, table)[0]
+    if (!recipe) break // the ingredients are gone: the caller counts what was made
+    await bot.craft(recipe, Math.ceil((wanted - gained) / perCraft), table)
     if (rec.cancelled) return null
     gained = count(bot, name) - before
-    if (gained <= 0) { // the client's model may be stale (a click the server ignored): ask for the truth
+    if (gained < wanted) { // the client's model may be stale: ask for the truth
       await bot._syncWindow(bot.inventory)
       gained = count(bot, name) - before
     }
