@@ -81,7 +81,7 @@ test: install lint
 	@echo "node/test/survival.test.js: not run here (flaky collectblock pathing; see Makefile, make test-matrix runs it)"
 	NODE_TESTS="$(NODE_CI_TESTS)" scripts/pytest_matrix.sh $(BIN)/pytest "$(MC_VERSIONS)"
 	scripts/together.sh "scripts/soak.sh 3 --fast --version $(lastword $(MC_VERSIONS))" \
-	  "scripts/soak.sh 3 --fast --chaos --version $(firstword $(MC_VERSIONS))" \
+	  "scripts/soak.sh 3 --fast --chaos --recovery-times figures --version $(firstword $(MC_VERSIONS))" \
 	  "scripts/soak_fleet.sh 3 --fast --bots 3 --version $(firstword $(MC_VERSIONS))" \
 	  "$(BIN)/mcbot bench goals --sample --version $(firstword $(MC_VERSIONS)) --out bench-results"
 

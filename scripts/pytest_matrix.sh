@@ -28,7 +28,7 @@ version_lane() { # version, pytest args...
   if [ -n "$node_tests" ]; then
     echo "node tests at $v"
     # shellcheck disable=SC2086 # the file names are words
-    (cd node && MCBOT_MC_VERSION=$v node --test $node_tests) || rc=1
+    (cd node && MCBOT_MC_VERSION=$v node --test --test-concurrency=2 $node_tests) || rc=1
   fi
   return $rc
 }

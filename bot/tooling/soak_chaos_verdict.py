@@ -83,20 +83,26 @@ def _lost_thoughts(samples: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return list(lost.values())
 
 
-def evaluate_chaos(samples: list[dict[str, Any]], faults: list[dict[str, Any]], orphans: list[str]) -> dict[str, Any]:
+def evaluate_chaos(samples: list[dict[str, Any]], faults: list[dict[str, Any]], orphans: list[str],
+                   judge_times: bool = True) -> dict[str, Any]:
     """The chaos verdict: FAIL on any task or acked thought lost, any duplicate live goal
-    key, any orphan process, or a fault not recovered within its bound."""
+    key, any orphan process, or a fault not recovered (within its bound, unless judge_times
+    is off: then the times are figures, as on a machine shared with other worlds)."""
     rec = _recoveries(faults)
     tasks = _lost_tasks(samples, faults)
     thoughts = _lost_thoughts(samples)
     dups = sorted({k for s in samples if s.get("reachable", True) for k in duplicates(s)})
     slow = [f for f in faults if f.get("recoveryS") is None or f["recoveryS"] > RECOVERY_MAX_S[f["kind"]]]
+    unrecovered = [f for f in faults if f.get("recoveryS") is None]
     recovered = "; ".join(f"{k}: {v['recovered']}/{v['injected']} p50={v['p50S']} max={v['maxS']} s "
                           f"(bound {v['boundS']:g} s)" for k, v in rec.items())
     if slow:
         recovered += f"; slow or unrecovered: {[(f['kind'], f['t'], f.get('recoveryS')) for f in slow]}"
+    if not judge_times:
+        recovered += "; times are figures here (--recovery-times figures), not judged"
     crits = [
-        crit("C1", "faults recovered in time", not slow, recovered),
+        crit("C1", "faults recovered in time" if judge_times else "faults recovered",
+             not (slow if judge_times else unrecovered), recovered),
         crit("C2", "no task lost", not tasks, f"{len(tasks)} lost: {tasks[:5]}" if tasks else "0 lost"),
         crit("C3", "no acked thought lost", not thoughts,
               f"{len(thoughts)} lost: {thoughts[:5]}" if thoughts else "0 lost"),

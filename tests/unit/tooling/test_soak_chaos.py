@@ -144,6 +144,17 @@ def test_a_fault_not_recovered_within_its_bound_fails(fault):
     only_failing(judge(clean(), faults=faults)[1], "C1")
 
 
+def test_with_recovery_times_as_figures_a_slow_recovery_passes_and_an_unrecovered_fault_still_fails():
+    slow = [f if f["kind"] != "bridge" else {**f, "recoveryS": 12.2} for f in FAULTS]
+    r = evaluate_chaos(clean(), slow, [], judge_times=False)
+    c1 = next(c for c in r["criteria"] if c["id"] == "C1")
+    assert r["pass"] and c1["pass"], c1
+    assert "12.2" in c1["detail"] and "not judged" in c1["detail"]  # the figure is still printed
+    gone = [f if f["kind"] != "world" else {**f, "recoveryS": None} for f in FAULTS]
+    r = evaluate_chaos(clean(), gone, [], judge_times=False)
+    assert [c["id"] for c in r["criteria"] if not c["pass"]] == ["C1"]
+
+
 # -- the harness's schedule and the results cap ---------------------------------------------
 
 def test_the_chaos_schedule_is_seeded_bounded_and_sees_every_kind():
