@@ -56,6 +56,7 @@ lint-node: $(NODE_STAMP)
 
 lint-python: $(PY_STAMP)
 	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
 	$(BIN)/mypy
 
 # node/test/survival.test.js drives collectblock with ignoreNoPath=false and times out now

@@ -26,28 +26,91 @@ LIQUIDS = frozenset({"water", "lava", "bubble_column"})
 # test holds equal), so a tuft of grass is a free cell, not an obstacle.
 REPLACEABLE_PLANTS = frozenset(
     {
-        "short_grass", "tall_grass", "fern", "large_fern", "dead_bush", "short_dry_grass", "tall_dry_grass", "bush",
-        "seagrass", "tall_seagrass", "vine", "glow_lichen", "hanging_roots", "crimson_roots", "warped_roots",
-        "nether_sprouts", "leaf_litter", "snow", "light", "structure_void",
+        "short_grass",
+        "tall_grass",
+        "fern",
+        "large_fern",
+        "dead_bush",
+        "short_dry_grass",
+        "tall_dry_grass",
+        "bush",
+        "seagrass",
+        "tall_seagrass",
+        "vine",
+        "glow_lichen",
+        "hanging_roots",
+        "crimson_roots",
+        "warped_roots",
+        "nether_sprouts",
+        "leaf_litter",
+        "snow",
+        "light",
+        "structure_void",
     }
 )
 REPLACEABLE = AIRS | REPLACEABLE_PLANTS
 
 # Non-colliding blocks a mob can stand in: plants, torches, rails, signs, carpets, snow
 # layers, liquids (water/lava are openings, not walls).
-_PASSABLE_EXACT = REPLACEABLE_PLANTS | LIQUIDS | frozenset(
-    {
-        "torch", "wall_torch", "soul_torch", "soul_wall_torch", "redstone_torch", "redstone_wall_torch",
-        "dandelion", "poppy", "blue_orchid", "allium", "azure_bluet", "red_tulip", "orange_tulip", "white_tulip",
-        "pink_tulip", "oxeye_daisy", "cornflower", "lily_of_the_valley", "wither_rose", "torchflower",
-        "closed_eyeblossom", "open_eyeblossom", "pink_petals", "wildflowers", "firefly_bush",
-        "sunflower", "lilac", "rose_bush", "peony", "pitcher_plant",
-        "brown_mushroom", "red_mushroom", "sugar_cane", "mangrove_propagule", "pale_hanging_moss",
-        "cave_vines", "cave_vines_plant", "weeping_vines", "weeping_vines_plant", "twisting_vines",
-        "twisting_vines_plant", "kelp", "kelp_plant",
-        "rail", "powered_rail", "detector_rail", "activator_rail", "redstone_wire", "lever", "tripwire",
-        "cobweb", "ladder",
-    }
+_PASSABLE_EXACT = (
+    REPLACEABLE_PLANTS
+    | LIQUIDS
+    | frozenset(
+        {
+            "torch",
+            "wall_torch",
+            "soul_torch",
+            "soul_wall_torch",
+            "redstone_torch",
+            "redstone_wall_torch",
+            "dandelion",
+            "poppy",
+            "blue_orchid",
+            "allium",
+            "azure_bluet",
+            "red_tulip",
+            "orange_tulip",
+            "white_tulip",
+            "pink_tulip",
+            "oxeye_daisy",
+            "cornflower",
+            "lily_of_the_valley",
+            "wither_rose",
+            "torchflower",
+            "closed_eyeblossom",
+            "open_eyeblossom",
+            "pink_petals",
+            "wildflowers",
+            "firefly_bush",
+            "sunflower",
+            "lilac",
+            "rose_bush",
+            "peony",
+            "pitcher_plant",
+            "brown_mushroom",
+            "red_mushroom",
+            "sugar_cane",
+            "mangrove_propagule",
+            "pale_hanging_moss",
+            "cave_vines",
+            "cave_vines_plant",
+            "weeping_vines",
+            "weeping_vines_plant",
+            "twisting_vines",
+            "twisting_vines_plant",
+            "kelp",
+            "kelp_plant",
+            "rail",
+            "powered_rail",
+            "detector_rail",
+            "activator_rail",
+            "redstone_wire",
+            "lever",
+            "tripwire",
+            "cobweb",
+            "ladder",
+        }
+    )
 )
 _PASSABLE_SUFFIXES = ("_sapling", "_carpet", "_sign", "_button", "_pressure_plate", "_banner")
 DOOR_SUFFIX = "_door"  # iron_door included: existence check, not a redstone check
@@ -93,12 +156,7 @@ def is_passable(name: str | None) -> bool:
     if name is None:
         return False
     name = canonical(name)
-    return (
-        name in AIRS
-        or name in _PASSABLE_EXACT
-        or name.endswith(_PASSABLE_SUFFIXES)
-        or is_door(name)
-    )
+    return name in AIRS or name in _PASSABLE_EXACT or name.endswith(_PASSABLE_SUFFIXES) or is_door(name)
 
 
 def is_walkable(name: str | None) -> bool:
@@ -121,13 +179,28 @@ def tree_blocks() -> tuple[str, ...]:
     return tuple(f"{wood}_{part}" for wood in WOODS for part in ("leaves", "log")) + LEAVES_EXTRA
 
 
-SOIL = frozenset({"dirt", "grass_block", "coarse_dirt", "podzol", "rooted_dirt", "mycelium", "moss_block",
-                  "sand", "red_sand", "gravel", "clay", "snow_block"})
+SOIL = frozenset(
+    {
+        "dirt",
+        "grass_block",
+        "coarse_dirt",
+        "podzol",
+        "rooted_dirt",
+        "mycelium",
+        "moss_block",
+        "sand",
+        "red_sand",
+        "gravel",
+        "clay",
+        "snow_block",
+    }
+)
 ROCK = frozenset({"stone", "andesite", "diorite", "granite", "tuff", "coal_ore", "iron_ore", "copper_ore"})
 
 
-DEEP_ROCK = frozenset({"deepslate", "sandstone", "red_sandstone", "deepslate_coal_ore", "deepslate_iron_ore",
-                       "deepslate_copper_ore"})
+DEEP_ROCK = frozenset(
+    {"deepslate", "sandstone", "red_sandstone", "deepslate_coal_ore", "deepslate_iron_ore", "deepslate_copper_ore"}
+)
 
 
 def natural_ground() -> tuple[str, ...]:

@@ -191,8 +191,12 @@ MIGRATIONS: list[tuple[int, str, str]] = [
         );
         DROP TRIGGER trg_goal_keys_insert;
         DROP TRIGGER trg_goal_keys_update;
-        {_goal_key_triggers("NEW.status IN ('completed', 'failed') OR "
-                            "json_extract(NEW.data, '$.metadata.goalBinding.archivedWorld') IS NOT NULL")}
+        {
+            _goal_key_triggers(
+                "NEW.status IN ('completed', 'failed') OR "
+                "json_extract(NEW.data, '$.metadata.goalBinding.archivedWorld') IS NOT NULL"
+            )
+        }
         UPDATE goal_keys SET terminal = 1 WHERE task_id IN (
             SELECT id FROM tasks WHERE json_extract(data, '$.metadata.goalBinding.archivedWorld') IS NOT NULL);
         """,
@@ -342,6 +346,7 @@ class SharedDatabase:
     _dialects: ClassVar[list[type[SharedDatabase]]] = []  # every dialect imported so far
 
     if TYPE_CHECKING:
+
         def __init__(self, source: Any) -> None: ...  # each dialect opens its own kind of source (`of`)
 
     def __init_subclass__(cls, **kwargs: Any) -> None:

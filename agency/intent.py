@@ -13,9 +13,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
-VALID_INTENTS: frozenset[str] = frozenset(
-    {"none", "explore", "gather", "craft", "shelter", "food", "mine", "navigate"}
-)
+VALID_INTENTS: frozenset[str] = frozenset({"none", "explore", "gather", "craft", "shelter", "food", "mine", "navigate"})
 
 IntentParse = Literal["final_line", "inline_noncompliant"]
 

@@ -26,8 +26,9 @@ class LogRate:
     """One repetitive line: the first per window at INFO, the others at DEBUG, then
     `{summary} x{n} in the last {s} s{suffix}` at INFO when the window is over."""
 
-    def __init__(self, summary: str, *, suffix: str = "", window_s: float = WINDOW_S,
-                 clock: Clock = time.monotonic) -> None:
+    def __init__(
+        self, summary: str, *, suffix: str = "", window_s: float = WINDOW_S, clock: Clock = time.monotonic
+    ) -> None:
         self.summary, self.suffix, self.window_s, self._clock = summary, suffix, window_s, clock
         self._start: float | None = None  # when the current window opened (its first line)
         self._count = 0
@@ -49,8 +50,13 @@ class LogRate:
         if self._start is None or now - self._start < self.window_s:
             return
         if self._count > 1:
-            logger.info("{} x{} in the last {:.0f} s{}", self.summary, self._count, now - self._start,
-                        f" {self.suffix}" if self.suffix else "")
+            logger.info(
+                "{} x{} in the last {:.0f} s{}",
+                self.summary,
+                self._count,
+                now - self._start,
+                f" {self.suffix}" if self.suffix else "",
+            )
         self._start, self._count = None, 0
 
 

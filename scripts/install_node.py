@@ -52,16 +52,21 @@ def node_major(node: str) -> int | None:
 
 def system_tool(name: str, prefix: Path) -> str | None:
     """`name` on PATH outside our own prefix (make puts .toolchain/bin first on PATH)."""
-    dirs = [d for d in os.environ.get("PATH", "").split(os.pathsep)
-            if d and not Path(d).resolve().is_relative_to(prefix.resolve())]
+    dirs = [
+        d
+        for d in os.environ.get("PATH", "").split(os.pathsep)
+        if d and not Path(d).resolve().is_relative_to(prefix.resolve())
+    ]
     return shutil.which(name, path=os.pathsep.join(dirs))
 
 
 def locked(lock: dict, name: str) -> dict:
     entry = lock["packages"].get(f"node_modules/{name}")
     if not entry:
-        raise SystemExit(f"install_node: {name} is not in {LOCKFILE.relative_to(ROOT)} "
-                         f"(no pinned Node for this platform; set bridge.node_bin to a Node >= {MIN_MAJOR})")
+        raise SystemExit(
+            f"install_node: {name} is not in {LOCKFILE.relative_to(ROOT)} "
+            f"(no pinned Node for this platform; set bridge.node_bin to a Node >= {MIN_MAJOR})"
+        )
     return entry
 
 
@@ -134,9 +139,11 @@ def install(lock: dict, prefix: Path) -> str:
 def _link_bins(prefix: Path) -> None:
     (prefix / "bin" / "node").symlink_to(Path("..") / "node" / "bin" / "node")
     npm = prefix / "bin" / "npm"
-    npm.write_text('#!/bin/sh\n# the pinned npm, run by the pinned node beside it\n'
-                   'here=$(cd "$(dirname "$0")" && pwd)\n'
-                   'exec "$here/node" "$here/../lib/node_modules/npm/bin/npm-cli.js" "$@"\n')
+    npm.write_text(
+        "#!/bin/sh\n# the pinned npm, run by the pinned node beside it\n"
+        'here=$(cd "$(dirname "$0")" && pwd)\n'
+        'exec "$here/node" "$here/../lib/node_modules/npm/bin/npm-cli.js" "$@"\n'
+    )
     npm.chmod(0o755)
 
 

@@ -40,8 +40,12 @@ def day_to_dusk(rec: Recorder, elapsed: float, state: dict) -> None:
 
 def taking_damage(rec: Recorder, elapsed: float, state: dict) -> None:
     """A calm start, then three hits and a hungry stomach."""
-    steps = [(3.0, f"/mcbot damage {USER} 3"), (6.0, f"/mcbot damage {USER} 4"),
-             (9.0, f"/mcbot food {USER} 12"), (12.0, f"/mcbot damage {USER} 6")]
+    steps = [
+        (3.0, f"/mcbot damage {USER} 3"),
+        (6.0, f"/mcbot damage {USER} 4"),
+        (9.0, f"/mcbot food {USER} 12"),
+        (12.0, f"/mcbot damage {USER} 6"),
+    ]
     for at, cmd in steps:
         if elapsed >= at and at not in state:
             state[at] = True
@@ -78,8 +82,12 @@ def main() -> int:
             state: dict = {}
             with (out_dir / f"{name}.jsonl").open("w", encoding="utf-8") as f:
                 rec = Recorder(body, f, config={"fixture": name, "seed": 42, "hostiles": False})
-                rec.run(seconds, snapshot_every_s=1.0, region_every_s=6.0, on_tick=lambda r, e, script=script,
-                        state=state: script(r, e, state))
+                rec.run(
+                    seconds,
+                    snapshot_every_s=1.0,
+                    region_every_s=6.0,
+                    on_tick=lambda r, e, script=script, state=state: script(r, e, state),
+                )
             print(f"{name}: {rec.lines} lines", file=sys.stderr)
             body.close()
     finally:

@@ -32,12 +32,18 @@ FIXTURES = ROOT / "tests" / "fixtures"
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
-    parser.addoption("--mc-version", action="append", default=[], metavar="VERSION",
-                     help="Minecraft version(s) of the embedded world for integration tests "
-                          f"(repeatable or comma-separated; default {','.join(MC_VERSIONS)} "
-                          "or $MCBOT_TEST_MC_VERSIONS)")
-    parser.addoption("--every-version", action="store_true",
-                     help="run the one_version tests at every selected version too")
+    parser.addoption(
+        "--mc-version",
+        action="append",
+        default=[],
+        metavar="VERSION",
+        help="Minecraft version(s) of the embedded world for integration tests "
+        f"(repeatable or comma-separated; default {','.join(MC_VERSIONS)} "
+        "or $MCBOT_TEST_MC_VERSIONS)",
+    )
+    parser.addoption(
+        "--every-version", action="store_true", help="run the one_version tests at every selected version too"
+    )
 
 
 def mc_versions(config: pytest.Config) -> list[str]:
@@ -78,8 +84,11 @@ def pytest_terminal_summary(terminalreporter, exitstatus: int, config: pytest.Co
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     every = config.getoption("--every-version")
-    config.stash[_ONE_VERSION] = [f"one version only: {item.nodeid} ({m.kwargs.get('reason', '')})"
-                                  for item in items if not every and (m := item.get_closest_marker("one_version"))]
+    config.stash[_ONE_VERSION] = [
+        f"one version only: {item.nodeid} ({m.kwargs.get('reason', '')})"
+        for item in items
+        if not every and (m := item.get_closest_marker("one_version"))
+    ]
     for item in items:
         if "/integration/" in str(item.fspath):
             item.add_marker(pytest.mark.integration)
@@ -135,10 +144,12 @@ def stop_daemon(p: subprocess.Popen[str], timeout_s: float = 30) -> int:
     return p.wait()
 
 
-def wait_healthy(p: subprocess.Popen[str], base: str, timeout_s: float = 120,
-                 output: Callable[[], str] | None = None) -> None:
+def wait_healthy(
+    p: subprocess.Popen[str], base: str, timeout_s: float = 120, output: Callable[[], str] | None = None
+) -> None:
     """Wait until a `mcbot run` started by a test says ok on /healthz; if it exits first,
     fail with its output (`output` reads it when it goes to a file, not a pipe)."""
+
     def healthy() -> bool:
         assert p.poll() is None, output() if output else (p.stdout.read() if p.stdout else "daemon exited")
         try:

@@ -25,14 +25,22 @@ import psycopg
 from bot.runtime.server import free_port
 
 BIN_GLOB = "/usr/lib/postgresql/*/bin"
-MISSING = ("PostgreSQL server binaries not found (/usr/lib/postgresql/*/bin/postgres): "
-           "`make test` installs Debian's postgresql package (scripts/install_debian_package.sh, "
-           "needs root and apt-get)")
+MISSING = (
+    "PostgreSQL server binaries not found (/usr/lib/postgresql/*/bin/postgres): "
+    "`make test` installs Debian's postgresql package (scripts/install_debian_package.sh, "
+    "needs root and apt-get)"
+)
 RUN_AS = "nobody"  # initdb and postgres refuse to run as root
 START_TIMEOUT_S = 30.0
 # Durability buys nothing in a throwaway cluster; these settings make it start and write fast.
-FAST = ("fsync=off", "synchronous_commit=off", "full_page_writes=off", "unix_socket_directories=",
-        "max_connections=200", "log_min_messages=warning")
+FAST = (
+    "fsync=off",
+    "synchronous_commit=off",
+    "full_page_writes=off",
+    "unix_socket_directories=",
+    "max_connections=200",
+    "log_min_messages=warning",
+)
 
 
 def find_binaries() -> Path | None:
@@ -85,8 +93,19 @@ class PgServer:
             raise
 
     def _initdb(self) -> None:
-        cmd = [str(self.bin_dir / "initdb"), "-D", str(self.data), "-U", "postgres", "-A", "trust",
-               "-E", "UTF8", "--locale=C.UTF-8", "--no-sync"]
+        cmd = [
+            str(self.bin_dir / "initdb"),
+            "-D",
+            str(self.data),
+            "-U",
+            "postgres",
+            "-A",
+            "trust",
+            "-E",
+            "UTF8",
+            "--locale=C.UTF-8",
+            "--no-sync",
+        ]
         done = subprocess.run(_as_server_user(cmd, pdeathsig=False), capture_output=True, text=True, cwd=self.root)
         if done.returncode != 0:
             raise RuntimeError(f"initdb failed ({done.returncode}): {done.stderr.strip()}")
@@ -98,8 +117,9 @@ class PgServer:
         for setting in FAST:
             cmd += ["-c", setting]
         with open(self.log, "ab") as log:
-            self._proc = subprocess.Popen(_as_server_user(cmd, pdeathsig=True), stdout=log, stderr=log,
-                                          stdin=subprocess.DEVNULL, cwd=self.root)
+            self._proc = subprocess.Popen(
+                _as_server_user(cmd, pdeathsig=True), stdout=log, stderr=log, stdin=subprocess.DEVNULL, cwd=self.root
+            )
         deadline = time.monotonic() + START_TIMEOUT_S
         while time.monotonic() < deadline:
             if self._proc.poll() is not None:

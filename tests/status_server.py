@@ -15,10 +15,12 @@ from typing import Any
 from bot.runtime.ping import _varint
 
 # Status replies shaped like Paper's (its version name carries the brand).
-PAPER_NEWER = {"version": {"name": "Paper 26.9", "protocol": 9999},
-               "players": {"max": 20, "online": 1}, "description": {"text": "A Paper server"}}
-PAPER_OLDER = {"version": {"name": "1.7.10", "protocol": 5},
-               "players": {"max": 20, "online": 0}, "description": "old"}
+PAPER_NEWER = {
+    "version": {"name": "Paper 26.9", "protocol": 9999},
+    "players": {"max": 20, "online": 1},
+    "description": {"text": "A Paper server"},
+}
+PAPER_OLDER = {"version": {"name": "1.7.10", "protocol": 5}, "players": {"max": 20, "online": 0}, "description": "old"}
 
 
 def _packet(payload: bytes) -> bytes:

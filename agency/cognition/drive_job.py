@@ -36,10 +36,22 @@ from agency.world import WorldSnapshot
 
 
 class DriveJob:
-    def __init__(self, reads: DriveReads, *, holder: BodyHolder, gate: BodyGate, seen: LastSeen, tasks: TaskLookup,
-                 publish: Callable[[Thought], Thought], shelter_nearby: Callable[[WorldSnapshot], bool | None],
-                 state: DriveTickState, config: DriveTickConfig, counters: AgencyCounters, clock: Clock,
-                 bot: str | None = None) -> None:
+    def __init__(
+        self,
+        reads: DriveReads,
+        *,
+        holder: BodyHolder,
+        gate: BodyGate,
+        seen: LastSeen,
+        tasks: TaskLookup,
+        publish: Callable[[Thought], Thought],
+        shelter_nearby: Callable[[WorldSnapshot], bool | None],
+        state: DriveTickState,
+        config: DriveTickConfig,
+        counters: AgencyCounters,
+        clock: Clock,
+        bot: str | None = None,
+    ) -> None:
         self.reads = reads
         self.holder = holder
         self.gate = gate
@@ -67,14 +79,37 @@ class DriveJob:
         shelter_nearby = self.shelter_nearby(snap)
         places = await self.reads.places_nearby(snap, now)
         sheltering = self.holder.reflexes_hold  # as it is after the reads
-        candidate = drive_candidate(snap, now, self.state, self.tasks, bot=self.bot, shelter_nearby=shelter_nearby,
-                                    sheltering=sheltering, config=self.config, **places)
+        candidate = drive_candidate(
+            snap,
+            now,
+            self.state,
+            self.tasks,
+            bot=self.bot,
+            shelter_nearby=shelter_nearby,
+            sheltering=sheltering,
+            config=self.config,
+            **places,
+        )
         region = await self.reads.in_sight(snap) if needs_sight(candidate) else None
-        result = evaluate_drive_tick(snap, now, self.state, self.tasks, region=region, counters=self.counters,
-                                     bot=self.bot, shelter_nearby=shelter_nearby, sheltering=sheltering,
-                                     config=self.config, **places)
+        result = evaluate_drive_tick(
+            snap,
+            now,
+            self.state,
+            self.tasks,
+            region=region,
+            counters=self.counters,
+            bot=self.bot,
+            shelter_nearby=shelter_nearby,
+            sheltering=sheltering,
+            config=self.config,
+            **places,
+        )
         if isinstance(result, DriveTickFired):
             stored = self.publish(result.thought)
-            logger.info("[DriveTick] fired goal={} rule={} thought={}", stored.metadata.goalKey, result.selection.rule,
-                        stored.id)
+            logger.info(
+                "[DriveTick] fired goal={} rule={} thought={}",
+                stored.metadata.goalKey,
+                result.selection.rule,
+                stored.id,
+            )
         return result

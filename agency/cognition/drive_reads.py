@@ -29,8 +29,9 @@ from agency.world import BlockRegion, BodyLost, ConnectedBody, WorldSnapshot
 
 
 class DriveReads:
-    def __init__(self, body: ConnectedBody, ctx: ToolContext, places: PlaceMemory, state: DriveTickState,
-                 config: DriveTickConfig) -> None:
+    def __init__(
+        self, body: ConnectedBody, ctx: ToolContext, places: PlaceMemory, state: DriveTickState, config: DriveTickConfig
+    ) -> None:
         self.body = body
         self.ctx = ctx  # the tools' view of the body: the table search is the crafter's own
         self.places = places
@@ -51,9 +52,11 @@ class DriveReads:
 
     async def places_nearby(self, snap: WorldSnapshot, now_ms: int) -> dict[str, bool | None]:
         """The drive rules' table_nearby, furnace_nearby and bed_known."""
-        return {"table_nearby": await self.table_nearby(snap, now_ms),
-                "furnace_nearby": await self.furnace_nearby(snap, now_ms),
-                "bed_known": await self.bed_known(snap, now_ms)}
+        return {
+            "table_nearby": await self.table_nearby(snap, now_ms),
+            "furnace_nearby": await self.furnace_nearby(snap, now_ms),
+            "bed_known": await self.bed_known(snap, now_ms),
+        }
 
     async def table_nearby(self, snap: WorldSnapshot, now_ms: int) -> bool | None:
         """Is a placed crafting table in the crafter's reach, or remembered and still standing

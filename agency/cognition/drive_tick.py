@@ -68,8 +68,13 @@ SIGHT_VERTICAL = 8
 EXPLORE_FIRST_LEGS = 2  # legs of the explore workflow (16 blocks each): new ground comes into sight
 FURNACE_BLOCKS = ("furnace", "lit_furnace")  # lit_furnace: the block's name before 1.13
 
-_CATEGORY = {"collect": "gathering", "descend": "gathering", "build": "building", "craft": "crafting",
-             "explore": "exploration"}
+_CATEGORY = {
+    "collect": "gathering",
+    "descend": "gathering",
+    "build": "building",
+    "craft": "crafting",
+    "explore": "exploration",
+}
 
 
 @dataclass
@@ -90,10 +95,14 @@ class DriveTickState:
 
 _SAVE_SET = "ON CONFLICT (bot) DO UPDATE SET last_fired_ms = excluded.last_fired_ms"
 _MEMORY_SQL = {  # (read, save) in each dialect
-    "sqlite": ("SELECT last_fired_ms FROM drive_ticks WHERE bot = ?",
-               f"INSERT INTO drive_ticks (bot, last_fired_ms) VALUES (?, ?) {_SAVE_SET}"),
-    "postgresql": ("SELECT last_fired_ms FROM drive_ticks WHERE bot = %s",
-                   f"INSERT INTO drive_ticks (bot, last_fired_ms) VALUES (%s, %s) {_SAVE_SET}"),
+    "sqlite": (
+        "SELECT last_fired_ms FROM drive_ticks WHERE bot = ?",
+        f"INSERT INTO drive_ticks (bot, last_fired_ms) VALUES (?, ?) {_SAVE_SET}",
+    ),
+    "postgresql": (
+        "SELECT last_fired_ms FROM drive_ticks WHERE bot = %s",
+        f"INSERT INTO drive_ticks (bot, last_fired_ms) VALUES (%s, %s) {_SAVE_SET}",
+    ),
 }
 
 
@@ -152,9 +161,14 @@ class DriveTickSkipped:
 DriveTickResult = DriveTickFired | DriveTickSkipped
 
 
-def select_drive(snapshot: WorldSnapshot, shelter_nearby: bool | None, table_nearby: bool | None = None,
-                 furnace_nearby: bool | None = None, bed_known: bool | None = None,
-                 held: Callable[[DriveSelection], bool] = lambda _sel: False) -> DriveSelection:
+def select_drive(
+    snapshot: WorldSnapshot,
+    shelter_nearby: bool | None,
+    table_nearby: bool | None = None,
+    furnace_nearby: bool | None = None,
+    bed_known: bool | None = None,
+    held: Callable[[DriveSelection], bool] = lambda _sel: False,
+) -> DriveSelection:
     """DRIVE-3, first match wins. shelter_nearby None means unknown = no shelter.
     A crafting table placed within reach counts as had (table_nearby): crafts place the
     table they need, and judging by the inventory alone crafted a new one after each.
@@ -200,8 +214,13 @@ SIGHT_ACTIONS = frozenset({"collect", "gather", "mine", "craft"})
 
 def explore_first(ungrounded: DriveSelection, grounding: GroundingResult) -> DriveSelection:
     why = grounding.detail.split(": ", 1)[-1]
-    return DriveSelection("explore", "nearby", EXPLORE_FIRST_LEGS, "explore_first",
-                          f"I cannot {ungrounded.action} {ungrounded.target} from here ({why}); I will explore first.")
+    return DriveSelection(
+        "explore",
+        "nearby",
+        EXPLORE_FIRST_LEGS,
+        "explore_first",
+        f"I cannot {ungrounded.action} {ungrounded.target} from here ({why}); I will explore first.",
+    )
 
 
 def _safety_gate(snapshot: WorldSnapshot) -> DriveTickSkipped | None:
@@ -216,8 +235,9 @@ def _safety_gate(snapshot: WorldSnapshot) -> DriveTickSkipped | None:
     return None
 
 
-def _build_thought(sel: DriveSelection, now_ms: int, thought_id: str, grounding: GroundingResult,
-                   bot: str | None) -> Thought:
+def _build_thought(
+    sel: DriveSelection, now_ms: int, thought_id: str, grounding: GroundingResult, bot: str | None
+) -> Thought:
     # Round-trip through the sanitizer: the goal on the thought is exactly what an LLM
     # reply carrying the same tag would yield.
     parsed = sanitize(f"{sel.reason}\n{build_goal_tag_v1(sel.action, sel.target, sel.amount)}")
@@ -267,9 +287,19 @@ def evaluate_drive_tick(
     moment can fire. `bot`: whose tick it is (module docstring); None, the one bot's."""
     if furnace_nearby is not True and region is not None and furnace_in_sight(region):
         furnace_nearby = True
-    candidate = drive_candidate(snapshot, now_ms, state, existing_tasks, shelter_nearby=shelter_nearby,
-                                table_nearby=table_nearby, furnace_nearby=furnace_nearby, bed_known=bed_known,
-                                sheltering=sheltering, config=config, bot=bot)
+    candidate = drive_candidate(
+        snapshot,
+        now_ms,
+        state,
+        existing_tasks,
+        shelter_nearby=shelter_nearby,
+        table_nearby=table_nearby,
+        furnace_nearby=furnace_nearby,
+        bed_known=bed_known,
+        sheltering=sheltering,
+        config=config,
+        bot=bot,
+    )
     if isinstance(candidate, DriveTickSkipped):
         return candidate
     sel = candidate
@@ -316,8 +346,14 @@ def drive_candidate(
     gated = drive_gate(snapshot, now_ms, state, sheltering=sheltering, config=config)
     if gated is not None:
         return gated
-    sel = select_drive(snapshot, shelter_nearby, table_nearby, furnace_nearby, bed_known,
-                       held=lambda step: _held_back(existing_tasks, step, now_ms, bot) is not None)
+    sel = select_drive(
+        snapshot,
+        shelter_nearby,
+        table_nearby,
+        furnace_nearby,
+        bed_known,
+        held=lambda step: _held_back(existing_tasks, step, now_ms, bot) is not None,
+    )
     # A goal already in flight is its task's business: it is not grounded again.
     blocked = _blocked(existing_tasks, sel, now_ms, config, bot)
     if blocked is not None:
@@ -329,17 +365,29 @@ def drive_candidate(
     if sel.rule == "night_no_shelter":  # no wandering off in the dark: the build is tried again soon
         return DriveTickSkipped(DriveSkipReason.retry_later, f"{sel.action}:{sel.target} failed a moment ago")
     tries = "try" if held.failures == 1 else f"{held.failures} tries"
-    retry = DriveSelection("explore", "nearby", EXPLORE_FIRST_LEGS, "retry_later",
-                           f"My last {tries} to {sel.action} {sel.target} failed; "
-                           f"I will explore and try again in {math.ceil(held.wait_ms / 1000)} s.")
+    retry = DriveSelection(
+        "explore",
+        "nearby",
+        EXPLORE_FIRST_LEGS,
+        "retry_later",
+        f"My last {tries} to {sel.action} {sel.target} failed; "
+        f"I will explore and try again in {math.ceil(held.wait_ms / 1000)} s.",
+    )
     if _held_back(existing_tasks, retry, now_ms, bot) is not None:
-        return DriveTickSkipped(DriveSkipReason.retry_later,
-                                f"{sel.action}:{sel.target} and explore:nearby just failed")
+        return DriveTickSkipped(
+            DriveSkipReason.retry_later, f"{sel.action}:{sel.target} and explore:nearby just failed"
+        )
     return _blocked(existing_tasks, retry, now_ms, config, bot) or retry
 
 
-def drive_gate(snapshot: WorldSnapshot, now_ms: int, state: DriveTickState, *, sheltering: bool = False,
-               config: DriveTickConfig = DriveTickConfig()) -> DriveTickSkipped | None:
+def drive_gate(
+    snapshot: WorldSnapshot,
+    now_ms: int,
+    state: DriveTickState,
+    *,
+    sheltering: bool = False,
+    config: DriveTickConfig = DriveTickConfig(),
+) -> DriveTickSkipped | None:
     """The gates that need nothing but the snapshot (off, the safety gates, the night in the
     shelter, the interval): the daemon asks them before it reads anything more for a tick."""
     if not config.enabled:
@@ -367,8 +415,9 @@ def needs_sight(candidate: DriveSelection | DriveTickSkipped) -> bool:
     return isinstance(candidate, DriveSelection) and candidate.action in SIGHT_ACTIONS
 
 
-def _held_back(tasks: TaskLookup | Iterable[Task], sel: DriveSelection, now_ms: int,
-               bot: str | None) -> HeldBack | None:
+def _held_back(
+    tasks: TaskLookup | Iterable[Task], sel: DriveSelection, now_ms: int, bot: str | None
+) -> HeldBack | None:
     key = canonical_goal_key(sel.action, sel.target)
     return held_back(tasks, key, now_ms, bot=bot) if key is not None else None
 
@@ -377,11 +426,13 @@ def _goal(sel: DriveSelection) -> ExtractedGoal:
     return ExtractedGoal(action=sel.action, target=sel.target, amount=sel.amount)
 
 
-def _blocked(tasks: TaskLookup | Iterable[Task], sel: DriveSelection, now_ms: int,
-             config: DriveTickConfig, bot: str | None) -> DriveTickSkipped | None:
+def _blocked(
+    tasks: TaskLookup | Iterable[Task], sel: DriveSelection, now_ms: int, config: DriveTickConfig, bot: str | None
+) -> DriveTickSkipped | None:
     goal_key = canonical_goal_key(sel.action, sel.target)
     blocking = find_blocking_task(tasks, goal_key, now_ms, config.stuck_timeout_ms, bot=bot)
     if blocking is None:
         return None
-    return DriveTickSkipped(DriveSkipReason.duplicate_goal, f"{goal_key} already {blocking.status.value}",
-                            blocking_task_id=blocking.id)
+    return DriveTickSkipped(
+        DriveSkipReason.duplicate_goal, f"{goal_key} already {blocking.status.value}", blocking_task_id=blocking.id
+    )

@@ -153,8 +153,9 @@ class KeepAlive:
         """apoke, blocking."""
         return self.tick(snapshot, poke=True)
 
-    def tick(self, snapshot: WorldSnapshot, stimuli: Sequence[Stimulus] = (), *,
-             poke: bool = False) -> KeepAliveOutcome:
+    def tick(
+        self, snapshot: WorldSnapshot, stimuli: Sequence[Stimulus] = (), *, poke: bool = False
+    ) -> KeepAliveOutcome:
         """atick, blocking: the same body run on this thread, with the generator's generate."""
         return _run_unsuspended(self._tick(snapshot, stimuli, poke, awaiting=False))
 
@@ -178,8 +179,13 @@ class KeepAlive:
         return await self._introspect(snapshot, stimuli, now, bypass, awaiting=awaiting)
 
     async def _introspect(
-        self, snapshot: WorldSnapshot, stimuli: Sequence[Stimulus], now: int, bypass: BypassReason | None,
-        *, awaiting: bool,
+        self,
+        snapshot: WorldSnapshot,
+        stimuli: Sequence[Stimulus],
+        now: int,
+        bypass: BypassReason | None,
+        *,
+        awaiting: bool,
     ) -> KeepAliveOutcome:
         logger.info("[KeepAlive] request_perception_refresh type=environmental_awareness source=keepalive")
         self._perception.request_refresh(source="keepalive")
@@ -196,7 +202,11 @@ class KeepAlive:
         self._last_frame_snapshot = snapshot
         logger.info(
             "[KeepAlive] introspection frame_kind={} profile={} facts={} memories={} deltas={}",
-            frame.kind, frame.profile, len(frame.facts), len(frame.memories), len(frame.deltas),
+            frame.kind,
+            frame.profile,
+            len(frame.facts),
+            len(frame.memories),
+            len(frame.deltas),
         )
         if self._generator is None:
             return KeepAliveOutcome("framed", frame=frame, bypass=bypass)  # AUTONOMY-2: observing is enough
@@ -211,19 +221,28 @@ class KeepAlive:
             raw = await agenerate(frame) if agenerate is not None else self._generator.generate(frame)
         except Exception as exc:  # noqa: BLE001 - a failing model must not stop the loop
             logger.warning("[KeepAlive] generator failed {}: {}", type(exc).__name__, exc)
-            return KeepAliveOutcome("error", frame=frame, bypass=bypass, situation=situation,
-                                    error=f"{type(exc).__name__}: {exc}")
+            return KeepAliveOutcome(
+                "error", frame=frame, bypass=bypass, situation=situation, error=f"{type(exc).__name__}: {exc}"
+            )
         if raw is None or not raw.strip():
             return KeepAliveOutcome("silent", frame=frame, bypass=bypass, situation=situation)
         return self._publish(raw, frame, now, bypass, situation)
 
     def _publish(
-        self, raw: str, frame: SituationFrame, now: int, bypass: BypassReason | None,
-        situation: SituationDecision | None
+        self,
+        raw: str,
+        frame: SituationFrame,
+        now: int,
+        bypass: BypassReason | None,
+        situation: SituationDecision | None,
     ) -> KeepAliveOutcome:
         draft = build_llm_thought(
-            raw, now_ms=now, origin="heartbeat" if situation == "heartbeat" else "llm", counters=self._counters,
-            thought_type="introspection", cognitive_system="keepalive",
+            raw,
+            now_ms=now,
+            origin="heartbeat" if situation == "heartbeat" else "llm",
+            counters=self._counters,
+            thought_type="introspection",
+            cognitive_system="keepalive",
         )
         if not draft.content:
             return KeepAliveOutcome("silent", frame=frame, bypass=bypass, situation=situation)
@@ -238,13 +257,16 @@ class KeepAlive:
         if self._recorder is not None:
             outcome = self._recorder.record(thought)  # content dedup may demote, never promote
             if outcome.broadcast is None:
-                return KeepAliveOutcome("held", frame=frame, thought=outcome.recorded, bypass=bypass,
-                                        situation=situation)
+                return KeepAliveOutcome(
+                    "held", frame=frame, thought=outcome.recorded, bypass=bypass, situation=situation
+                )
             thought = outcome.broadcast
         stored = self._stream.publish(thought)
         logger.info(
             "[Cognition] keepalive_thought published id={} convertEligible={} processed={}",
-            stored.id, _flag(stored.convertEligible), _flag(stored.processed),
+            stored.id,
+            _flag(stored.convertEligible),
+            _flag(stored.processed),
         )
         return KeepAliveOutcome("published", frame=frame, thought=stored, bypass=bypass, situation=situation)
 
@@ -278,8 +300,14 @@ def build_keepalive(
     """Keep-alive as the daemon runs it: situation-signature gate and content recorder wired
     to the session's counters."""
     return KeepAlive(
-        stream=stream, perception=perception, clock=clock, generator=generator, config=config,
-        is_routable=is_routable, counters=counters, recorder=ThoughtRecorder(counters, clock),
+        stream=stream,
+        perception=perception,
+        clock=clock,
+        generator=generator,
+        config=config,
+        is_routable=is_routable,
+        counters=counters,
+        recorder=ThoughtRecorder(counters, clock),
         gate=SituationGate(counters, heartbeat_ms=config.heartbeat_ms),
     )
 

@@ -165,15 +165,28 @@ class LlmThoughtGenerator:
             response = await provider_for(providers, target.provider).complete(request, target)
         except ProviderError as e:
             self.budget.record(False)
-            gen.attempts.append({"target": target.label, "ok": False, "error": str(e),
-                                 "latency_ms": int((time.perf_counter() - t0) * 1000)})
+            gen.attempts.append(
+                {
+                    "target": target.label,
+                    "ok": False,
+                    "error": str(e),
+                    "latency_ms": int((time.perf_counter() - t0) * 1000),
+                }
+            )
             logger.warning("[KeepAlive] llm_failed target={} {}", target.label, e)
             gen.status, gen.error = "error", str(e)
             return e.fatal
         usage = response.usage.model_dump()
         self.budget.record(True, response.usage.totalTokens)
-        gen.attempts.append({"target": target.label, "ok": True, "latency_ms": int((time.perf_counter() - t0) * 1000),
-                             "usage": usage, "stop_reason": response.stop_reason})
+        gen.attempts.append(
+            {
+                "target": target.label,
+                "ok": True,
+                "latency_ms": int((time.perf_counter() - t0) * 1000),
+                "usage": usage,
+                "stop_reason": response.stop_reason,
+            }
+        )
         gen.target, gen.actual_model, gen.usage, gen.error = target.label, response.actual_model, usage, None
         text = response.content.strip()
         gen.status, gen.text = ("ok", response.content) if text else ("silent", None)

@@ -103,32 +103,90 @@ def next_progression_step(snapshot: WorldSnapshot, furnace_nearby: bool | None =
     to_smelt = 0 if iron_pick else max(0, IRON_FOR_PICKAXE - ingots)
     furnace_needed = to_smelt > 0 and not has_furnace
     steps: list[tuple[bool, DriveSelection]] = []
-    need = ((0 if stone_pick else STONE_PICKAXE_COBBLE) + (0 if sword else STONE_SWORD_COBBLE)
-            + (FURNACE_COBBLE if furnace_needed else 0))
+    need = (
+        (0 if stone_pick else STONE_PICKAXE_COBBLE)
+        + (0 if sword else STONE_SWORD_COBBLE)
+        + (FURNACE_COBBLE if furnace_needed else 0)
+    )
     if cobble < need:
         short = need - cobble
-        steps.append((True, DriveSelection(
-            "collect", "stone", short, "no_cobblestone",
-            f"I need {short} more cobblestone for stone tools and a furnace; I will mine stone.")))
+        steps.append(
+            (
+                True,
+                DriveSelection(
+                    "collect",
+                    "stone",
+                    short,
+                    "no_cobblestone",
+                    f"I need {short} more cobblestone for stone tools and a furnace; I will mine stone.",
+                ),
+            )
+        )
     steps += [
-        (not stone_pick, DriveSelection("craft", "stone_pickaxe", 1, "no_stone_pickaxe",
-                                        "A wooden pickaxe is not enough for iron; I will make a stone pickaxe.")),
-        (not sword, DriveSelection("craft", "stone_sword", 1, "no_sword",
-                                   "I fight with bare hands; I will make a stone sword.")),
-        (furnace_needed, DriveSelection("craft", "furnace", 1, "no_furnace",
-                                        "There is iron to smelt ahead and no furnace nearby; I will make one.")),
-        (to_smelt > 0 and raw + ingots < IRON_FOR_PICKAXE and coal == 0,
-         DriveSelection("collect", "coal_ore", COAL_BATCH, "no_coal",
-                        "I will need fuel to smelt iron; I should find some coal.")),
-        (raw < to_smelt, DriveSelection("collect", "iron_ore", max(1, to_smelt - raw), "no_iron_ore",
-                                        "I need iron for an iron pickaxe; I should find some iron ore.")),
-        (to_smelt > 0, DriveSelection("smelt", "iron_ingot", max(1, to_smelt), "no_iron_ingot",
-                                      "I have the raw iron; I will smelt it into ingots.")),
-        (not iron_pick, DriveSelection("craft", "iron_pickaxe", 1, "no_iron_pickaxe",
-                                       "I have the iron ingots; I will make an iron pickaxe.")),
-        (iron_pick and snapshot.count_of("iron_sword") == 0 and ingots >= IRON_FOR_SWORD,
-         DriveSelection("craft", "iron_sword", 1, "no_iron_sword",
-                        "I have iron to spare; I will make an iron sword.")),
+        (
+            not stone_pick,
+            DriveSelection(
+                "craft",
+                "stone_pickaxe",
+                1,
+                "no_stone_pickaxe",
+                "A wooden pickaxe is not enough for iron; I will make a stone pickaxe.",
+            ),
+        ),
+        (
+            not sword,
+            DriveSelection(
+                "craft", "stone_sword", 1, "no_sword", "I fight with bare hands; I will make a stone sword."
+            ),
+        ),
+        (
+            furnace_needed,
+            DriveSelection(
+                "craft",
+                "furnace",
+                1,
+                "no_furnace",
+                "There is iron to smelt ahead and no furnace nearby; I will make one.",
+            ),
+        ),
+        (
+            to_smelt > 0 and raw + ingots < IRON_FOR_PICKAXE and coal == 0,
+            DriveSelection(
+                "collect", "coal_ore", COAL_BATCH, "no_coal", "I will need fuel to smelt iron; I should find some coal."
+            ),
+        ),
+        (
+            raw < to_smelt,
+            DriveSelection(
+                "collect",
+                "iron_ore",
+                max(1, to_smelt - raw),
+                "no_iron_ore",
+                "I need iron for an iron pickaxe; I should find some iron ore.",
+            ),
+        ),
+        (
+            to_smelt > 0,
+            DriveSelection(
+                "smelt",
+                "iron_ingot",
+                max(1, to_smelt),
+                "no_iron_ingot",
+                "I have the raw iron; I will smelt it into ingots.",
+            ),
+        ),
+        (
+            not iron_pick,
+            DriveSelection(
+                "craft", "iron_pickaxe", 1, "no_iron_pickaxe", "I have the iron ingots; I will make an iron pickaxe."
+            ),
+        ),
+        (
+            iron_pick and snapshot.count_of("iron_sword") == 0 and ingots >= IRON_FOR_SWORD,
+            DriveSelection(
+                "craft", "iron_sword", 1, "no_iron_sword", "I have iron to spare; I will make an iron sword."
+            ),
+        ),
     ]
     for missing, sel in steps:
         if missing:
@@ -138,8 +196,9 @@ def next_progression_step(snapshot: WorldSnapshot, furnace_nearby: bool | None =
     return None
 
 
-def dig_down_first(ungrounded: DriveSelection, snapshot: WorldSnapshot,
-                   grounding: GroundingResult) -> DriveSelection | None:
+def dig_down_first(
+    ungrounded: DriveSelection, snapshot: WorldSnapshot, grounding: GroundingResult
+) -> DriveSelection | None:
     """For coal or iron out of sight: a staircase down to where it lies (module docstring),
     or None (not an ore found below, no pickaxe to dig with, too close to the floor)."""
     if ungrounded.action != "collect" or ungrounded.target not in DIG_DOWN_ORES:
@@ -154,6 +213,11 @@ def dig_down_first(ungrounded: DriveSelection, snapshot: WorldSnapshot,
     if y - level < MIN_DESCENT:
         return None
     why = grounding.detail.split(": ", 1)[-1]
-    return DriveSelection("descend", level_target(level), 1, "dig_down_first",
-                          f"I cannot {ungrounded.action} {ungrounded.target} from here ({why}); it lies deeper, "
-                          f"so I will dig a staircase down to y {level}.")
+    return DriveSelection(
+        "descend",
+        level_target(level),
+        1,
+        "dig_down_first",
+        f"I cannot {ungrounded.action} {ungrounded.target} from here ({why}); it lies deeper, "
+        f"so I will dig a staircase down to y {level}.",
+    )

@@ -40,9 +40,17 @@ from agency.intent import VALID_INTENTS, IntentParse, extract_intent
 from agency.thoughts import Thought, ThoughtMetadata, is_convert_eligible, novelty_for
 
 __all__ = [
-    "ACTION_NORMALIZE_MAP", "CANONICAL_ACTIONS", "NORMALIZE_MAP_VERSION", "VALID_INTENTS",
-    "ExtractedGoal", "SanitizeResult", "build_goal_tag_v1", "canonical_goal_key",
-    "extract_goal_tag", "extract_intent", "sanitize",
+    "ACTION_NORMALIZE_MAP",
+    "CANONICAL_ACTIONS",
+    "NORMALIZE_MAP_VERSION",
+    "VALID_INTENTS",
+    "ExtractedGoal",
+    "SanitizeResult",
+    "build_goal_tag_v1",
+    "canonical_goal_key",
+    "extract_goal_tag",
+    "extract_intent",
+    "sanitize",
 ]
 
 MAX_OUTPUT_CHARS = 2000  # a thought is a few sentences; anything longer is runaway output
@@ -59,9 +67,19 @@ _ROLE_LABEL = re.compile(
 )
 # Lines that echo the system prompt back instead of thinking.
 _LEAK_LINE_PREFIXES = (
-    "system:", "[system]", "<<sys>>", "<|system|>", "<|im_start|>", "you are a minecraft",
-    "you are an ai", "you are a helpful", "your task is to", "respond in ", "respond with ",
-    "output format:", "do not include",
+    "system:",
+    "[system]",
+    "<<sys>>",
+    "<|system|>",
+    "<|im_start|>",
+    "you are a minecraft",
+    "you are an ai",
+    "you are a helpful",
+    "your task is to",
+    "respond in ",
+    "respond with ",
+    "output format:",
+    "do not include",
 )
 _SPECIAL_TOKENS = ("<|endoftext|>", "<|im_end|>", "<|eot_id|>", "<|end|>", "</s>", "<end_of_turn>", "<eos>")
 _GARBAGE_CHARS = frozenset(" \t\r\f\v\n\"'`*#|_~=-<>[{(,;:/\\")
@@ -262,8 +280,6 @@ def build_llm_thought(
         timestamp=now_ms,
         novelty=novelty,
         cognitiveSystem=cognitive_system,
-        convertEligible=is_convert_eligible(
-            novelty=novelty, extracted_goal=goal, extracted_intent=result.intent
-        ),
+        convertEligible=is_convert_eligible(novelty=novelty, extracted_goal=goal, extracted_intent=result.intent),
         metadata=meta,
     )

@@ -40,8 +40,9 @@ BED = "white_bed"  # the bed sheep's wool makes
 MAX_SMELT = 64
 
 
-def next_survival_step(snapshot: WorldSnapshot, *, furnace_nearby: bool | None = None,
-                       bed_known: bool | None = None) -> DriveSelection | None:
+def next_survival_step(
+    snapshot: WorldSnapshot, *, furnace_nearby: bool | None = None, bed_known: bool | None = None
+) -> DriveSelection | None:
     """The first missing survival step (table in the module docstring), or None.
     furnace_nearby: a furnace in sight or remembered near; bed_known: a bed placed and
     remembered (None = unknown: only a bed held counts)."""
@@ -59,17 +60,28 @@ def _food(snapshot: WorldSnapshot, furnace_nearby: bool | None) -> DriveSelectio
     stock = food_stock(snapshot)
     if stock < FOOD_STOCK and game_in_sight(snapshot.entities):
         kills = math.ceil((FOOD_STOCK - stock) / 2)
-        return DriveSelection("hunt", "animal", kills, "low_food_stock",
-                              f"My food stock is low ({stock} to eat); I will hunt an animal nearby.")
+        return DriveSelection(
+            "hunt",
+            "animal",
+            kills,
+            "low_food_stock",
+            f"My food stock is low ({stock} to eat); I will hunt an animal nearby.",
+        )
     raw = sorted(((snapshot.count_of(m), m) for m in RAW_MEATS if snapshot.count_of(m)), reverse=True)
-    can_furnace = (snapshot.count_of("furnace") > 0 or furnace_nearby is True
-                   or snapshot.count_of("cobblestone") >= FURNACE_COBBLE)
+    can_furnace = (
+        snapshot.count_of("furnace") > 0 or furnace_nearby is True or snapshot.count_of("cobblestone") >= FURNACE_COBBLE
+    )
     if raw and can_furnace:
         count, meat = raw[0]
         cooked = output_of(meat)
         assert cooked is not None  # every raw meat smelts (agency.game.furnace)
-        return DriveSelection("smelt", cooked, min(count, MAX_SMELT), "raw_meat",
-                              f"Raw {meat} is worth more cooked; I will cook {min(count, MAX_SMELT)} in a furnace.")
+        return DriveSelection(
+            "smelt",
+            cooked,
+            min(count, MAX_SMELT),
+            "raw_meat",
+            f"Raw {meat} is worth more cooked; I will cook {min(count, MAX_SMELT)} in a furnace.",
+        )
     return None
 
 
@@ -80,11 +92,17 @@ def _bed(snapshot: WorldSnapshot, bed_known: bool | None) -> DriveSelection | No
     if wool < WOOL_FOR_BED:
         if not game_in_sight(snapshot.entities, "sheep"):
             return None
-        return DriveSelection("hunt", "sheep", WOOL_FOR_BED - wool, "no_wool",
-                              "I need white wool for a bed to sleep in; I will hunt sheep nearby.")
+        return DriveSelection(
+            "hunt",
+            "sheep",
+            WOOL_FOR_BED - wool,
+            "no_wool",
+            "I need white wool for a bed to sleep in; I will hunt sheep nearby.",
+        )
     planks = snapshot.count_matching("_planks")
     logs = sum(i.count for i in snapshot.inventory if is_log(i.name))
     if planks < PLANKS_FOR_BED and logs == 0:
         return None
-    return DriveSelection("craft", BED, 1, "no_bed",
-                          "Three white wool and planks make a bed to sleep in; I will craft one.")
+    return DriveSelection(
+        "craft", BED, 1, "no_bed", "Three white wool and planks make a bed to sleep in; I will craft one."
+    )

@@ -71,8 +71,7 @@ class ThoughtRecorder:
         now = self._clock()
         recent = list(self._history)[-self._compare_last :]
         return any(
-            now - t.timestamp <= self._window_ms and similarity(content, t.content) >= self._threshold
-            for t in recent
+            now - t.timestamp <= self._window_ms and similarity(content, t.content) >= self._threshold for t in recent
         )
 
     def record(self, thought: Thought) -> RecordOutcome:

@@ -30,13 +30,22 @@ def run_dir(root: str | Path, suite: str, profile: str, run_id: str) -> Path:
 def model_config(settings: LlmSettings) -> dict[str, Any]:
     """Targets and effective thought sampling; api_key is left out on purpose."""
     targets = [
-        {"label": t.label, "provider": t.provider, "model": t.model, "base_url": t.url,
-         "overrides": t.overrides.model_dump(exclude_none=True),
-         "sampling": thought_sampling(settings, t).model_dump(exclude_none=True)}
+        {
+            "label": t.label,
+            "provider": t.provider,
+            "model": t.model,
+            "base_url": t.url,
+            "overrides": t.overrides.model_dump(exclude_none=True),
+            "sampling": thought_sampling(settings, t).model_dump(exclude_none=True),
+        }
         for t in settings.targets
     ]
-    return {"ids": [t.label for t in settings.targets], "targets": targets,
-            "request_timeout_s": settings.request_timeout_s, "budgets": settings.budgets.model_dump()}
+    return {
+        "ids": [t.label for t in settings.targets],
+        "targets": targets,
+        "request_timeout_s": settings.request_timeout_s,
+        "budgets": settings.budgets.model_dump(),
+    }
 
 
 def scenario_record(r: ScenarioResult, run: dict[str, Any]) -> dict[str, Any]:
@@ -46,30 +55,59 @@ def scenario_record(r: ScenarioResult, run: dict[str, Any]) -> dict[str, Any]:
     grounding = d.grounding.as_record() if d is not None and d.grounding is not None else None
     return {
         "run": run,
-        "scenario": {"id": sc.id, "version": sc.version, "hash": sc.hash, "line": sc.line,
-                     "stimulus": sc.stimulus, "description": sc.description,
-                     "expect": sc.expect.model_dump()},
-        "frame": {"kind": r.frame.kind, "profile": r.frame.profile, "text": r.frame.text,
-                  "facts": list(r.frame.facts), "deltas": list(r.frame.deltas), "memories": list(r.frame.memories)},
+        "scenario": {
+            "id": sc.id,
+            "version": sc.version,
+            "hash": sc.hash,
+            "line": sc.line,
+            "stimulus": sc.stimulus,
+            "description": sc.description,
+            "expect": sc.expect.model_dump(),
+        },
+        "frame": {
+            "kind": r.frame.kind,
+            "profile": r.frame.profile,
+            "text": r.frame.text,
+            "facts": list(r.frame.facts),
+            "deltas": list(r.frame.deltas),
+            "memories": list(r.frame.memories),
+        },
         "prompt": {"system": gen.system_prompt, "user": gen.user_prompt},
-        "model": {"target": gen.target, "actual_model": gen.actual_model, "usage": gen.usage,
-                  "attempts": gen.attempts, "status": gen.status, "error": gen.error},
-        "output": {"raw": gen.text, "text": thought.content if thought is not None else None,
-                   "intent": meta.extractedIntent if meta is not None else None,
-                   "intentParse": meta.intentParse if meta is not None else None,
-                   "goalFailReason": meta.goalFailReason if meta is not None else None},
+        "model": {
+            "target": gen.target,
+            "actual_model": gen.actual_model,
+            "usage": gen.usage,
+            "attempts": gen.attempts,
+            "status": gen.status,
+            "error": gen.error,
+        },
+        "output": {
+            "raw": gen.text,
+            "text": thought.content if thought is not None else None,
+            "intent": meta.extractedIntent if meta is not None else None,
+            "intentParse": meta.intentParse if meta is not None else None,
+            "goalFailReason": meta.goalFailReason if meta is not None else None,
+        },
         "extractedGoal": goal,
         "goalKey": meta.goalKey if meta is not None else None,
-        "grounding": {"decision": "none" if grounding is None else ("pass" if grounding["pass"] else "fail"),
-                      "reason": grounding["reason"] if grounding else None,
-                      "detail": grounding["detail"] if grounding else "no thought: nothing to ground"},
-        "convertEligible": {"value": r.convert_eligible,
-                            "reason": d.reason if d is not None else "no_thought",
-                            "routable": d.routable if d is not None else None},
+        "grounding": {
+            "decision": "none" if grounding is None else ("pass" if grounding["pass"] else "fail"),
+            "reason": grounding["reason"] if grounding else None,
+            "detail": grounding["detail"] if grounding else "no thought: nothing to ground",
+        },
+        "convertEligible": {
+            "value": r.convert_eligible,
+            "reason": d.reason if d is not None else "no_thought",
+            "routable": d.routable if d is not None else None,
+        },
         "planning": r.planning,
         "properties": r.properties,
-        "timestamps": {"started_at": iso(r.started_ms), "finished_at": iso(r.finished_ms),
-                       "started_ms": r.started_ms, "finished_ms": r.finished_ms},
+        "timestamps": {
+            "started_at": iso(r.started_ms),
+            "finished_at": iso(r.finished_ms),
+            "started_ms": r.started_ms,
+            "finished_ms": r.finished_ms,
+        },
         "latency_ms": gen.latency_ms,
     }
 

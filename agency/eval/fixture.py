@@ -38,10 +38,20 @@ def load_fixture_suite(path: str | Path) -> LoadedSuite:
         stimuli = tuple(perception.observe(snap, events).stimuli)
         kinds = {s.kind for s in stimuli}
         calm = kinds <= CALM_STIMULI and snap.hostiles == 0
-        scenarios.append(PreparedScenario(
-            id=f"{p.stem}-{i:03d}-t{t}", version=1, hash=scenario_hash(snap.model_dump(mode="json")),
-            stimulus="low" if calm else "high", snapshot=snap, previous=prev, stimuli=stimuli, memory=(),
-            expect=ScenarioExpect(), line=i, description=f"snapshot {i} of {p.name} at t={t} ms",
-        ))
+        scenarios.append(
+            PreparedScenario(
+                id=f"{p.stem}-{i:03d}-t{t}",
+                version=1,
+                hash=scenario_hash(snap.model_dump(mode="json")),
+                stimulus="low" if calm else "high",
+                snapshot=snap,
+                previous=prev,
+                stimuli=stimuli,
+                memory=(),
+                expect=ScenarioExpect(),
+                line=i,
+                description=f"snapshot {i} of {p.name} at t={t} ms",
+            )
+        )
         prev, last_t = snap, t
     return LoadedSuite(f"fixture-{p.stem}", p, sha, count, scenarios)

@@ -56,8 +56,10 @@ def judge(r: ScenarioResult) -> dict[str, dict[str, Any]]:
         props["no_compulsion"] = _prop(goal is None, f"goal {goal.action} {goal.target}" if goal else "no goal")
     if r.planning is not None:
         p = r.planning
-        props["planning_acked"] = _prop(p["fetched"] == p["acked"] and (not eligible or p["thought_processed"] is True),
-                                        f"fetched={p['fetched']} acked={p['acked']}")
+        props["planning_acked"] = _prop(
+            p["fetched"] == p["acked"] and (not eligible or p["thought_processed"] is True),
+            f"fetched={p['fetched']} acked={p['acked']}",
+        )
     return props
 
 
@@ -87,8 +89,11 @@ def compute_metrics(results: Sequence[ScenarioResult]) -> dict[str, Any]:
     grounded = [r for r in thoughts if not (r.decision and r.decision.grounding and not r.decision.grounding.passed)]
     low = [r for r in results if r.scenario.stimulus == "low"]
     low_goals = [r for r in low if r.goal is not None]
-    failures: Counter[str | None] = Counter(r.decision.grounding.reason for r in thoughts
-                       if r.decision and r.decision.grounding and not r.decision.grounding.passed)
+    failures: Counter[str | None] = Counter(
+        r.decision.grounding.reason
+        for r in thoughts
+        if r.decision and r.decision.grounding and not r.decision.grounding.passed
+    )
     repeated = repetitions(results)
     latencies = [r.generation.latency_ms for r in results if r.generation.attempts]
     return {

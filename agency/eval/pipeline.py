@@ -62,11 +62,13 @@ def scenario_frame(sc: PreparedScenario, profile: str) -> SituationFrame:
     return build_frame(sc.snapshot, profile, previous=sc.previous, stimuli=sc.stimuli, memories=sc.memory)
 
 
-def to_thought(raw: str, sc: PreparedScenario, frame: SituationFrame, now_ms: int,
-               counters: AgencyCounters) -> tuple[Thought | None, EligibilityDecision | None]:
+def to_thought(
+    raw: str, sc: PreparedScenario, frame: SituationFrame, now_ms: int, counters: AgencyCounters
+) -> tuple[Thought | None, EligibilityDecision | None]:
     """KeepAlive._publish's steps, minus publishing; (None, None) when nothing is left."""
-    draft = build_llm_thought(raw, now_ms=now_ms, counters=counters, thought_type="introspection",
-                              cognitive_system="keepalive")
+    draft = build_llm_thought(
+        raw, now_ms=now_ms, counters=counters, thought_type="introspection", cognitive_system="keepalive"
+    )
     if not draft.content:
         return None, None  # keep-alive stays silent here too, even if a tag was present
     meta = draft.metadata.model_copy(update={"source": "keepalive", "frameProfile": frame.profile})
@@ -80,13 +82,23 @@ def log_goal_lines(r: ScenarioResult) -> None:
     if goal is None:
         logger.info("[Eval] no_goal scenario={} convertEligible={}", sid, "true" if r.convert_eligible else "false")
     elif r.convert_eligible:
-        logger.info("[Eval] goal_emitted scenario={} action={} target={} grounding=pass routable=true",
-                    sid, goal.action, goal.target)
+        logger.info(
+            "[Eval] goal_emitted scenario={} action={} target={} grounding=pass routable=true",
+            sid,
+            goal.action,
+            goal.target,
+        )
     else:
         d = r.decision
         grounding = (d.grounding.reason or "pass") if d and d.grounding else "none"
-        logger.info("[Eval] goal_rejected scenario={} action={} target={} reason={} grounding={}",
-                    sid, goal.action, goal.target, d.reason if d else "none", grounding)
+        logger.info(
+            "[Eval] goal_rejected scenario={} action={} target={} reason={} grounding={}",
+            sid,
+            goal.action,
+            goal.target,
+            d.reason if d else "none",
+            grounding,
+        )
 
 
 def run_planning(thought: Thought | None, db: Path, clock: Clock) -> dict[str, Any]:
@@ -111,8 +123,9 @@ def run_planning(thought: Thought | None, db: Path, clock: Clock) -> dict[str, A
         tasks = store.list_by_status(*TaskStatus)
         stored = stream.get(thought.id) if thought is not None else None
         stats["tasks_created"] = len(tasks)
-        stats["tasks"] = [{"id": t.id, "title": t.title, "goalKey": t.metadata.goalKey, "status": t.status.value}
-                          for t in tasks]
+        stats["tasks"] = [
+            {"id": t.id, "title": t.title, "goalKey": t.metadata.goalKey, "status": t.status.value} for t in tasks
+        ]
         stats["thought_processed"] = stored.processed if stored is not None else None
         stats["thought_processed_by"] = stored.processedBy if stored is not None else None
         return stats
@@ -122,12 +135,26 @@ def run_planning(thought: Thought | None, db: Path, clock: Clock) -> dict[str, A
 
 
 async def run_scenario(
-    sc: PreparedScenario, *, profile: str, seed: int, mode: Mode, generator: LlmThoughtGenerator,
-    counters: AgencyCounters, clock: Clock, work_dir: Path | None,
+    sc: PreparedScenario,
+    *,
+    profile: str,
+    seed: int,
+    mode: Mode,
+    generator: LlmThoughtGenerator,
+    counters: AgencyCounters,
+    clock: Clock,
+    work_dir: Path | None,
 ) -> ScenarioResult:
     frame = scenario_frame(sc, profile)
-    logger.info("[Eval] scenario_run id={} profile={} facts={} memories={} deltas={} seed={}",
-                sc.id, frame.profile, len(frame.facts), len(frame.memories), len(frame.deltas), seed)
+    logger.info(
+        "[Eval] scenario_run id={} profile={} facts={} memories={} deltas={} seed={}",
+        sc.id,
+        frame.profile,
+        len(frame.facts),
+        len(frame.memories),
+        len(frame.deltas),
+        seed,
+    )
     started = clock()
     gen = await generator.acomplete(frame, counters=counters)
     result = ScenarioResult(sc, frame, gen, started_ms=started)

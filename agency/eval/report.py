@@ -52,20 +52,39 @@ def load_runs(dirs: list[Path]) -> list[RunSummary]:
 def _row(r: RunSummary) -> list[str]:
     d, m = r.data, r.data.get("metrics", {})
     halluc = m.get("hallucination_count", {}).get("total", 0)
-    return [r.label, str(d.get("mode")), str(m.get("scenarios", 0)),
-            *(f"{r.metric(k):.3f}" for k in RATE_METRICS), str(halluc),
-            *(f"{r.metric(k):.0f}" for k in LATENCY_METRICS), str(d.get("verdict"))]
+    return [
+        r.label,
+        str(d.get("mode")),
+        str(m.get("scenarios", 0)),
+        *(f"{r.metric(k):.3f}" for k in RATE_METRICS),
+        str(halluc),
+        *(f"{r.metric(k):.0f}" for k in LATENCY_METRICS),
+        str(d.get("verdict")),
+    ]
 
 
-HEADER = ["run", "mode", "n", "action", "grounding", "repetition", "compulsion", "halluc", "p50_ms", "p95_ms",
-          "verdict"]
+HEADER = [
+    "run",
+    "mode",
+    "n",
+    "action",
+    "grounding",
+    "repetition",
+    "compulsion",
+    "halluc",
+    "p50_ms",
+    "p95_ms",
+    "verdict",
+]
 
 
 def render_table(runs: list[RunSummary]) -> str:
     rows = [HEADER] + [_row(r) for r in runs]
     widths = [max(len(row[i]) for row in rows) for i in range(len(HEADER))]
-    lines = ["  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(row, widths, strict=True)))
-             for row in rows]
+    lines = [
+        "  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(row, widths, strict=True)))
+        for row in rows
+    ]
     lines.insert(1, "  ".join("-" * w for w in widths))
     return "\n".join(lines)
 
@@ -75,18 +94,24 @@ def _bar_chart(title: str, runs: list[RunSummary], metric: str, scale_max: float
     top = scale_max if scale_max is not None else max([*values, 1.0])
     bar_w, gap, height, left = 36, 14, 160, 40
     width = left + len(runs) * (bar_w + gap) + gap
-    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height + 40}" role="img" '
-             f'aria-label="{html.escape(title)}">',
-             f'<text x="4" y="14" font-size="12" font-family="sans-serif">{html.escape(title)}</text>',
-             f'<line x1="{left}" y1="{height + 20}" x2="{width}" y2="{height + 20}" stroke="#888"/>']
+    parts = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height + 40}" role="img" '
+        f'aria-label="{html.escape(title)}">',
+        f'<text x="4" y="14" font-size="12" font-family="sans-serif">{html.escape(title)}</text>',
+        f'<line x1="{left}" y1="{height + 20}" x2="{width}" y2="{height + 20}" stroke="#888"/>',
+    ]
     for i, (r, v) in enumerate(zip(runs, values, strict=True)):
         h = 0 if top <= 0 else int(height * min(v, top) / top)
         x = left + gap + i * (bar_w + gap)
         color = PALETTE[i % len(PALETTE)]
-        parts.append(f'<rect x="{x}" y="{height + 20 - h}" width="{bar_w}" height="{h}" fill="{color}">'
-                     f'<title>{html.escape(r.label)}: {v:g}</title></rect>')
-        parts.append(f'<text x="{x + bar_w / 2}" y="{height + 16 - h}" font-size="10" text-anchor="middle" '
-                     f'font-family="sans-serif">{v:.2f}</text>')
+        parts.append(
+            f'<rect x="{x}" y="{height + 20 - h}" width="{bar_w}" height="{h}" fill="{color}">'
+            f"<title>{html.escape(r.label)}: {v:g}</title></rect>"
+        )
+        parts.append(
+            f'<text x="{x + bar_w / 2}" y="{height + 16 - h}" font-size="10" text-anchor="middle" '
+            f'font-family="sans-serif">{v:.2f}</text>'
+        )
     parts.append("</svg>")
     return "".join(parts)
 
@@ -102,9 +127,12 @@ def render_html(runs: list[RunSummary]) -> str:
     charts += [_bar_chart(m, runs, m, None) for m in LATENCY_METRICS]
     halluc = "".join(
         f"<tr><td>{html.escape(r.label)}</td>"
-        + "".join(f"<td>{r.data.get('metrics', {}).get('hallucination_count', {}).get(c, 0)}</td>"
-                  for c in ("missing_entity", "missing_item", "missing_location", "total"))
-        + "</tr>" for r in runs
+        + "".join(
+            f"<td>{r.data.get('metrics', {}).get('hallucination_count', {}).get(c, 0)}</td>"
+            for c in ("missing_entity", "missing_item", "missing_location", "total")
+        )
+        + "</tr>"
+        for r in runs
     )
     return (
         "<!doctype html><html><head><meta charset='utf-8'><title>mcbot eval report</title>"

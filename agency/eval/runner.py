@@ -62,7 +62,10 @@ def log_summary(m: dict[str, Any]) -> None:
     logger.info(
         "[Eval] summary action_rate={:.3f} grounding_pass_rate={:.3f} repetition_rate={:.3f} "
         "compulsion_proxy={:.3f} latency_p95_ms={}",
-        m["action_rate"], m["grounding_pass_rate"], m["repetition_rate"], m["compulsion_proxy"],
+        m["action_rate"],
+        m["grounding_pass_rate"],
+        m["repetition_rate"],
+        m["compulsion_proxy"],
         int(m["latency_p95_ms"]),
     )
 
@@ -72,12 +75,26 @@ def log_verdict(failed: list[dict[str, Any]]) -> None:
         logger.info("[Eval] PASS properties_satisfied=true action_rate_may_be_zero=true")
         return
     first = failed[0]
-    logger.error("[Eval] FAIL properties_satisfied=false failed_scenarios={} first={}:{}",
-                 len(failed), first["scenario"], ",".join(first["properties"]))
+    logger.error(
+        "[Eval] FAIL properties_satisfied=false failed_scenarios={} first={}:{}",
+        len(failed),
+        first["scenario"],
+        ",".join(first["properties"]),
+    )
 
 
-async def _run_all(suite: LoadedSuite, generator: LlmThoughtGenerator, *, profile: str, seed: int, mode: Mode,
-                   concurrency: int, counters: AgencyCounters, clock: Clock, work: Path | None) -> list[ScenarioResult]:
+async def _run_all(
+    suite: LoadedSuite,
+    generator: LlmThoughtGenerator,
+    *,
+    profile: str,
+    seed: int,
+    mode: Mode,
+    concurrency: int,
+    counters: AgencyCounters,
+    clock: Clock,
+    work: Path | None,
+) -> list[ScenarioResult]:
     gate = asyncio.Semaphore(max(1, concurrency))
     progress = Progress(len(suite.scenarios), label=f"eval {suite.name}/{profile}")
     order = list(range(len(suite.scenarios)))
@@ -87,8 +104,16 @@ async def _run_all(suite: LoadedSuite, generator: LlmThoughtGenerator, *, profil
     async def one(i: int) -> None:
         async with gate:
             sc = suite.scenarios[i]
-            results[i] = await run_scenario(sc, profile=profile, seed=seed, mode=mode, generator=generator,
-                                            counters=counters, clock=clock, work_dir=work)
+            results[i] = await run_scenario(
+                sc,
+                profile=profile,
+                seed=seed,
+                mode=mode,
+                generator=generator,
+                counters=counters,
+                clock=clock,
+                work_dir=work,
+            )
             progress.advance(sc.id)
 
     await asyncio.gather(*(one(i) for i in order))
@@ -96,8 +121,15 @@ async def _run_all(suite: LoadedSuite, generator: LlmThoughtGenerator, *, profil
 
 
 def run_eval(
-    suite: LoadedSuite, generator: LlmThoughtGenerator, *, profile: str, mode: Mode, seed: int = 0,
-    run_id: str | None = None, concurrency: int = DEFAULT_CONCURRENCY, out_root: str | Path = DEFAULT_OUT_ROOT,
+    suite: LoadedSuite,
+    generator: LlmThoughtGenerator,
+    *,
+    profile: str,
+    mode: Mode,
+    seed: int = 0,
+    run_id: str | None = None,
+    concurrency: int = DEFAULT_CONCURRENCY,
+    out_root: str | Path = DEFAULT_OUT_ROOT,
     clock: Clock = system_clock_ms,
 ) -> EvalOutcome:
     get_profile(profile)  # unknown profile: ValueError before any call
@@ -110,8 +142,19 @@ def run_eval(
     started = clock()
     with tempfile.TemporaryDirectory(prefix="mcbot-eval-") as tmp:
         work = Path(tmp) if mode == "end_to_end" else None
-        results = asyncio.run(_run_all(suite, generator, profile=profile, seed=seed, mode=mode,
-                                       concurrency=concurrency, counters=counters, clock=clock, work=work))
+        results = asyncio.run(
+            _run_all(
+                suite,
+                generator,
+                profile=profile,
+                seed=seed,
+                mode=mode,
+                concurrency=concurrency,
+                counters=counters,
+                clock=clock,
+                work=work,
+            )
+        )
     failed = []
     for r in results:
         r.properties = judge(r)
@@ -122,22 +165,40 @@ def run_eval(
     log_summary(metrics)
     planning = planning_totals(results)
     if planning is not None:
-        logger.info("[Eval] planning fetched={fetched} acked={acked} converted={converted} skipped={skipped} "
-                    "errors={errors} tasks_created={tasks_created}", **planning)
+        logger.info(
+            "[Eval] planning fetched={fetched} acked={acked} converted={converted} skipped={skipped} "
+            "errors={errors} tasks_created={tasks_created}",
+            **planning,
+        )
     log_verdict(failed)
     run = {"suite": suite.name, "profile": profile, "mode": mode, "seed": seed, "run_id": rid}
     summary = {
         **run,
-        "suite_path": str(suite.path), "suite_sha256": suite.sha256, "line_count": suite.line_count,
+        "suite_path": str(suite.path),
+        "suite_sha256": suite.sha256,
+        "line_count": suite.line_count,
         "model": model_config(generator.settings),
-        "started_at": iso(started), "finished_at": iso(clock()), "concurrency": concurrency,
-        "metrics": metrics, "planning": planning, "counters": counters.snapshot(),
+        "started_at": iso(started),
+        "finished_at": iso(clock()),
+        "concurrency": concurrency,
+        "metrics": metrics,
+        "planning": planning,
+        "counters": counters.snapshot(),
         "budget": generator.budget.stats(),
-        "verdict": "PASS" if not failed else "FAIL", "properties_satisfied": not failed,
-        "action_rate_may_be_zero": True, "failed": failed,
-        "scenarios": [{"id": r.scenario.id, "version": r.scenario.version, "hash": r.scenario.hash,
-                       "goal": r.thought.metadata.goalKey if r.thought else None,
-                       "convertEligible": r.convert_eligible} for r in results],
+        "verdict": "PASS" if not failed else "FAIL",
+        "properties_satisfied": not failed,
+        "action_rate_may_be_zero": True,
+        "failed": failed,
+        "scenarios": [
+            {
+                "id": r.scenario.id,
+                "version": r.scenario.version,
+                "hash": r.scenario.hash,
+                "goal": r.thought.metadata.goalKey if r.thought else None,
+                "convertEligible": r.convert_eligible,
+            }
+            for r in results
+        ],
     }
     write_bundle(out, summary, [scenario_record(r, run) for r in results])
     logger.info("[Eval] artifacts dir={}", out)

@@ -26,8 +26,24 @@ from agency.perception.stimuli import Stimulus, StimulusKind
 from agency.world import EntityInfo, InventoryItem, Vec3, WorldSnapshot, day_phase
 
 # Creatures counted as hostile when a scenario does not say (matches what the bridge reports).
-HOSTILE_NAMES = frozenset({"zombie", "skeleton", "creeper", "spider", "cave_spider", "enderman", "witch", "slime",
-                           "drowned", "husk", "stray", "phantom", "pillager", "zombie_villager"})
+HOSTILE_NAMES = frozenset(
+    {
+        "zombie",
+        "skeleton",
+        "creeper",
+        "spider",
+        "cave_spider",
+        "enderman",
+        "witch",
+        "slime",
+        "drowned",
+        "husk",
+        "stray",
+        "phantom",
+        "pillager",
+        "zombie_villager",
+    }
+)
 ScenarioStimulus = Literal["low", "elevated", "high"]
 
 
@@ -65,16 +81,29 @@ class ScenarioWorld(_Strict):
     def snapshot(self, ts: int = 0) -> WorldSnapshot:
         x, y, z = self.position
         ents = [
-            EntityInfo(name=e.name, type="mob", hostile=e.hostile if e.hostile is not None else e.name in HOSTILE_NAMES,
-                       distance=e.distance, position=Vec3(x=x + e.distance, y=y, z=z))
+            EntityInfo(
+                name=e.name,
+                type="mob",
+                hostile=e.hostile if e.hostile is not None else e.name in HOSTILE_NAMES,
+                distance=e.distance,
+                position=Vec3(x=x + e.distance, y=y, z=z),
+            )
             for e in self.entities
         ]
         hostiles = self.hostiles if self.hostiles is not None else sum(1 for e in ents if e.hostile)
         return WorldSnapshot(
-            health=self.health, food=self.food, saturation=self.saturation, gameMode=self.gameMode,
-            dimension=self.dimension, timeOfDay=self.timeOfDay, isDay=day_phase(self.timeOfDay) != "night",
-            position=Vec3(x=x, y=y, z=z), inventory=[InventoryItem(name=n, count=c) for n, c in self.inventory.items()],
-            entities=ents, hostiles=hostiles, ts=ts,
+            health=self.health,
+            food=self.food,
+            saturation=self.saturation,
+            gameMode=self.gameMode,
+            dimension=self.dimension,
+            timeOfDay=self.timeOfDay,
+            isDay=day_phase(self.timeOfDay) != "night",
+            position=Vec3(x=x, y=y, z=z),
+            inventory=[InventoryItem(name=n, count=c) for n, c in self.inventory.items()],
+            entities=ents,
+            hostiles=hostiles,
+            ts=ts,
         )
 
 
@@ -154,8 +183,19 @@ def prepare(s: Scenario, line: int, raw: dict[str, Any]) -> PreparedScenario:
     if s.deltas.previous is not None:
         prev = ScenarioWorld.model_validate(s.world.model_dump() | s.deltas.previous).snapshot()
     stimuli = tuple(Stimulus(st.kind, 0, dict(st.detail)) for st in s.deltas.stimuli)
-    return PreparedScenario(s.id, s.version, scenario_hash(raw), s.stimulus, snap, prev, stimuli, tuple(s.memory),
-                            s.expect, line, s.description)
+    return PreparedScenario(
+        s.id,
+        s.version,
+        scenario_hash(raw),
+        s.stimulus,
+        snap,
+        prev,
+        stimuli,
+        tuple(s.memory),
+        s.expect,
+        line,
+        s.description,
+    )
 
 
 def _errors(e: ValidationError) -> list[dict[str, Any]]:
@@ -184,13 +224,15 @@ def load_suite(path: str | Path) -> LoadedSuite:
             raw = json.loads(text)
             scenario = Scenario.model_validate(raw)
         except json.JSONDecodeError as e:
-            raise _invalid(p, lineno, [{"loc": [], "msg": f"not JSON: {e.msg} at column {e.colno}",
-                                        "type": "json_invalid"}]) from None
+            raise _invalid(
+                p, lineno, [{"loc": [], "msg": f"not JSON: {e.msg} at column {e.colno}", "type": "json_invalid"}]
+            ) from None
         except ValidationError as e:
             raise _invalid(p, lineno, _errors(e)) from None
         if scenario.id in seen:  # ids name artifact files: a duplicate would overwrite one
-            raise _invalid(p, lineno, [{"loc": ["id"], "msg": f"duplicate scenario id {scenario.id!r}",
-                                        "type": "duplicate_id"}])
+            raise _invalid(
+                p, lineno, [{"loc": ["id"], "msg": f"duplicate scenario id {scenario.id!r}", "type": "duplicate_id"}]
+            )
         seen.add(scenario.id)
         scenarios.append(prepare(scenario, lineno, raw))
     if not scenarios:

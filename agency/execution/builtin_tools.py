@@ -12,8 +12,21 @@ from agency.tools.registry import ToolRegistry
 
 def default_tool_registry(queue_limits: Mapping[str, int] | None = None) -> ToolRegistry:
     reg = ToolRegistry(queue_limits)
-    for module in (queries, movement, gathering, mining, crafting, smelting, building, combat, hunting, delivery,
-                   shelter, shelter_door, shelter_bed):
+    for module in (
+        queries,
+        movement,
+        gathering,
+        mining,
+        crafting,
+        smelting,
+        building,
+        combat,
+        hunting,
+        delivery,
+        shelter,
+        shelter_door,
+        shelter_bed,
+    ):
         for tool in module.TOOLS:
             reg.register(tool)
     return reg

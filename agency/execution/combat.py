@@ -23,8 +23,20 @@ from agency.world import EntityInfo, WorldSnapshot
 CREEPERS = ("creeper",)
 ARCHERS = ("skeleton", "stray", "bogged")
 # Best first, as node/lib/names.js equips them (a weapon held makes a strike worth it).
-WEAPONS = ("netherite_sword", "diamond_sword", "iron_sword", "stone_sword", "golden_sword", "wooden_sword",
-           "netherite_axe", "diamond_axe", "iron_axe", "stone_axe", "golden_axe", "wooden_axe")
+WEAPONS = (
+    "netherite_sword",
+    "diamond_sword",
+    "iron_sword",
+    "stone_sword",
+    "golden_sword",
+    "wooden_sword",
+    "netherite_axe",
+    "diamond_axe",
+    "iron_axe",
+    "stone_axe",
+    "golden_axe",
+    "wooden_axe",
+)
 MELEE_REACH = 3.0  # a player's attack reach in survival
 
 RETREAT = "retreat"
@@ -62,25 +74,40 @@ def choose_combat(snap: WorldSnapshot, cfg: ReflexConfig) -> CombatChoice | None
     hostiles = sorted((e for e in snap.entities if e.hostile), key=lambda e: e.distance)
     close = [e for e in hostiles if e.distance <= cfg.fight_radius]
     if close and snap.health <= cfg.retreat_below_health:
-        return CombatChoice(RETREAT, close[0], f"health {snap.health:g} <= {cfg.retreat_below_health:g} with "
-                                               f"{len(close)} hostile(s) within {cfg.fight_radius:g} blocks")
+        return CombatChoice(
+            RETREAT,
+            close[0],
+            f"health {snap.health:g} <= {cfg.retreat_below_health:g} with "
+            f"{len(close)} hostile(s) within {cfg.fight_radius:g} blocks",
+        )
     if len(close) >= cfg.outnumbered_at:
         return CombatChoice(RETREAT, close[0], f"outnumbered: {len(close)} hostiles within {cfg.fight_radius:g} blocks")
     creeper = next((e for e in hostiles if _is(e, CREEPERS) and e.distance <= cfg.creeper_flee_within), None)
     if creeper is not None:
         weapon = best_weapon(snap)
         if weapon is not None and creeper.distance <= MELEE_REACH:
-            return CombatChoice(STRIKE_AND_BACK_OFF, creeper,
-                                f"creeper at {creeper.distance:.1f} blocks, in reach: one hit with {weapon} pushes it "
-                                f"back, then out of its blast ({cfg.creeper_safe_distance:g} blocks)")
-        return CombatChoice(EVADE, creeper, f"creeper at {creeper.distance:.1f} blocks: out of its blast "
-                                            f"({cfg.creeper_safe_distance:g} blocks)")
+            return CombatChoice(
+                STRIKE_AND_BACK_OFF,
+                creeper,
+                f"creeper at {creeper.distance:.1f} blocks, in reach: one hit with {weapon} pushes it "
+                f"back, then out of its blast ({cfg.creeper_safe_distance:g} blocks)",
+            )
+        return CombatChoice(
+            EVADE,
+            creeper,
+            f"creeper at {creeper.distance:.1f} blocks: out of its blast ({cfg.creeper_safe_distance:g} blocks)",
+        )
     archer = next((e for e in hostiles if _is(e, ARCHERS) and e.distance <= cfg.skeleton_engage_within), None)
     if archer is not None:
-        return CombatChoice(CLOSE_IN, archer, f"{archer.name} at {archer.distance:.1f} blocks shoots from range: "
-                                              f"closing in with {best_weapon(snap) or 'bare hands'}")
+        return CombatChoice(
+            CLOSE_IN,
+            archer,
+            f"{archer.name} at {archer.distance:.1f} blocks shoots from range: "
+            f"closing in with {best_weapon(snap) or 'bare hands'}",
+        )
     near = next((e for e in hostiles if e.distance <= cfg.fight_within), None)
     if near is not None:
-        return CombatChoice(FIGHT, near, f"{near.name} at {near.distance:.1f} blocks: fighting with "
-                                         f"{best_weapon(snap) or 'bare hands'}")
+        return CombatChoice(
+            FIGHT, near, f"{near.name} at {near.distance:.1f} blocks: fighting with {best_weapon(snap) or 'bare hands'}"
+        )
     return None

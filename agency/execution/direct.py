@@ -63,11 +63,20 @@ class DirectAction:
     task: asyncio.Task[None] | None = None
 
     def view(self, now_ms: int) -> dict[str, Any]:
-        return {"actionId": self.action_id, "tool": self.tool, "args": self.args, "status": self.status,
-                "startedAt": self.started_at, "endedAt": self.ended_at,
-                "elapsedMs": (self.ended_at or now_ms) - self.started_at, "timeoutS": self.timeout_s,
-                "movesBody": self.moves_body, "pausedTaskId": self.paused_task_id,
-                "output": self.output, "error": self.error}
+        return {
+            "actionId": self.action_id,
+            "tool": self.tool,
+            "args": self.args,
+            "status": self.status,
+            "startedAt": self.started_at,
+            "endedAt": self.ended_at,
+            "elapsedMs": (self.ended_at or now_ms) - self.started_at,
+            "timeoutS": self.timeout_s,
+            "movesBody": self.moves_body,
+            "pausedTaskId": self.paused_task_id,
+            "output": self.output,
+            "error": self.error,
+        }
 
 
 class HoldsBody(Protocol):
@@ -78,8 +87,15 @@ class HoldsBody(Protocol):
 
 
 class DirectActions:
-    def __init__(self, tools: ToolRegistry, ctx: ToolContext, executor: Executor, *,
-                 connected: Callable[[], bool] = lambda: True, clock: Clock = system_clock_ms) -> None:
+    def __init__(
+        self,
+        tools: ToolRegistry,
+        ctx: ToolContext,
+        executor: Executor,
+        *,
+        connected: Callable[[], bool] = lambda: True,
+        clock: Clock = system_clock_ms,
+    ) -> None:
         self.tools = tools
         self.ctx = ctx
         self.executor = executor
@@ -107,9 +123,15 @@ class DirectActions:
             tool = self.tools.get(name)
             if tool is None or not tool.enabled:
                 continue
-            out.append({"name": name, "description": tool.description,
-                        "inputSchema": tool.input_model.model_json_schema(),
-                        "timeoutS": tool.timeout_s, "movesBody": tool.queue is not None})
+            out.append(
+                {
+                    "name": name,
+                    "description": tool.description,
+                    "inputSchema": tool.input_model.model_json_schema(),
+                    "timeoutS": tool.timeout_s,
+                    "movesBody": tool.queue is not None,
+                }
+            )
         return out
 
     @property
@@ -138,14 +160,23 @@ class DirectActions:
         if moves_body:
             running = self.body_busy
             if running is not None:
-                raise DirectActionError("busy", f"action {running.action_id} ({running.tool}) has the body; "
-                                                f"cancel it or wait", {"actionId": running.action_id})
+                raise DirectActionError(
+                    "busy",
+                    f"action {running.action_id} ({running.tool}) has the body; cancel it or wait",
+                    {"actionId": running.action_id},
+                )
             held = self.reflex_holding()
             if held:
                 raise DirectActionError("busy", f"the reflexes have the body: {held}")
         self._seq += 1
-        action = DirectAction(action_id=f"act-{self.clock()}-{self._seq}", tool=tool_name, args=args,
-                              moves_body=moves_body, timeout_s=timeout_s or tool.timeout_s, started_at=self.clock())
+        action = DirectAction(
+            action_id=f"act-{self.clock()}-{self._seq}",
+            tool=tool_name,
+            args=args,
+            moves_body=moves_body,
+            timeout_s=timeout_s or tool.timeout_s,
+            started_at=self.clock(),
+        )
         self._actions[action.action_id] = action
         self._prune()
         action.task = asyncio.create_task(self._run(action), name=f"direct-{action.action_id}")
@@ -211,8 +242,13 @@ class DirectActions:
             action.ended_at = self.clock()
             if action.moves_body:
                 self.give_back_orphans()
-            logger.info("[Direct] {} {}: {}{}", action.action_id, action.status, action.tool,
-                        f" ({action.error['message']})" if action.error else "")
+            logger.info(
+                "[Direct] {} {}: {}{}",
+                action.action_id,
+                action.status,
+                action.tool,
+                f" ({action.error['message']})" if action.error else "",
+            )
 
     def give_back_orphans(self) -> list[str]:
         """Tasks paused for a direct action go back in the queue: after each body action, and

@@ -193,8 +193,11 @@ class Executor:
         for task in self.tasks.list_by_status(TaskStatus.active):
             if task.metadata.heldBy is None:
                 self.tasks.set_status(task.id, TaskStatus.pending)
-                logger.info("[Executor] task={} goalKey={} active with no bot holding it: back to pending",
-                            task.id, task.metadata.goalKey)
+                logger.info(
+                    "[Executor] task={} goalKey={} active with no bot holding it: back to pending",
+                    task.id,
+                    task.metadata.goalKey,
+                )
 
     def _mine(self, status: TaskStatus) -> list[Task]:
         """This bot's tasks in `status` (the ones it holds); with no bot, every one."""
@@ -209,8 +212,9 @@ class Executor:
         if why_not:
             self.tasks.set_status(task.id, TaskStatus.unplannable, metadata_patch={"blockedReason": why_not})
             self.stats.unplannable += 1
-            logger.warning("[Executor] unplannable task={} goalKey={} reason={}", task.id, task.metadata.goalKey,
-                           why_not)
+            logger.warning(
+                "[Executor] unplannable task={} goalKey={} reason={}", task.id, task.metadata.goalKey, why_not
+            )
             self._lifecycle("unplannable", task.id)
             return "unplannable"
         if not resumed:
@@ -220,7 +224,10 @@ class Executor:
         agent = self.runtime.choose_agent(_spec(task)).id
         logger.info(
             "[Executor] {} task={} goalKey={} agent={} ({} -> active)",
-            "resumed" if resumed else "claimed", task.id, task.metadata.goalKey, agent,
+            "resumed" if resumed else "claimed",
+            task.id,
+            task.metadata.goalKey,
+            agent,
             "active" if resumed else TaskStatus.pending.value,
         )
         handle = self.runtime.start_task(_spec(task), fresh=True) if fresh else self.runtime.start_task(_spec(task))
@@ -307,8 +314,12 @@ class Executor:
         started = self.clock()
         await self.stop_run(reason)
         report = _stop_report(run)
-        stop = SafeStop(report, steps_used=report.stepsAfterStop if report is not None else 0,
-                        elapsed_ms=self.clock() - started, timed_out=not run.handle.task.done())
+        stop = SafeStop(
+            report,
+            steps_used=report.stepsAfterStop if report is not None else 0,
+            elapsed_ms=self.clock() - started,
+            timed_out=not run.handle.task.done(),
+        )
         if reason != DISCONNECTED or not self._poisoned(run):
             self._pause(run.task_id, reason, stop)
         return run.task_id
@@ -339,13 +350,21 @@ class Executor:
             return False
         task = self.tasks.record_bridge_down(task.id, why)
         if task.status is not TaskStatus.failed:
-            logger.warning("[Executor] task={} goalKey={}: the bridge went down during its run ({}); holding it",
-                           task.id, task.metadata.goalKey, why)
+            logger.warning(
+                "[Executor] task={} goalKey={}: the bridge went down during its run ({}); holding it",
+                task.id,
+                task.metadata.goalKey,
+                why,
+            )
             return False
         self._replanned.discard(task.id)
         self.stats.failed += 1
-        logger.warning("[Executor] failed task={} goalKey={} reason={} (not resumed)", task.id, task.metadata.goalKey,
-                       task.metadata.solver.get("failureReason"))
+        logger.warning(
+            "[Executor] failed task={} goalKey={} reason={} (not resumed)",
+            task.id,
+            task.metadata.goalKey,
+            task.metadata.solver.get("failureReason"),
+        )
         self._lifecycle("failed", task.id)
         return True
 
@@ -421,6 +440,10 @@ def _body_lost(result: WorkflowRunResult, body_ready: bool) -> bool:
 
 def _spec(task: Task) -> TaskSpec:
     params = task.parameters or {}
-    return TaskSpec(action=task.type, target=str(params.get("target", "")), amount=int(params.get("amount") or 1),
-                    id=task.id,
-                    to=str(params.get("to") or ""))
+    return TaskSpec(
+        action=task.type,
+        target=str(params.get("target", "")),
+        amount=int(params.get("amount") or 1),
+        id=task.id,
+        to=str(params.get("to") or ""),
+    )

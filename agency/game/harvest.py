@@ -40,9 +40,14 @@ def _data() -> dict[str, Any]:
 @cache
 def _versions() -> dict[str, dict[str, tuple[frozenset[str], tuple[str, ...]]]]:
     """version -> canonical block name -> (tools that harvest it, what it drops)."""
-    return {version: {canonical(block): (frozenset(g["tools"]), tuple(canonical(d) for d in drops))
-                      for g in groups for block, drops in g["blocks"].items()}
-            for version, groups in _data()["versions"].items()}
+    return {
+        version: {
+            canonical(block): (frozenset(g["tools"]), tuple(canonical(d) for d in drops))
+            for g in groups
+            for block, drops in g["blocks"].items()
+        }
+        for version, groups in _data()["versions"].items()
+    }
 
 
 def versions() -> tuple[str, ...]:

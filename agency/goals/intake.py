@@ -21,9 +21,18 @@ from agency.world import BodyLost, BodyUnavailable, ConnectedBody
 
 
 class GoalIntake:
-    def __init__(self, name: str, *, body: Callable[[], ConnectedBody | None], seen: LastSeen, tasks: TaskStore,
-                 is_routable: Callable[[ExtractedGoal], bool], router: GoalRouter | None, clock: Clock,
-                 stuck_timeout_ms: int = STUCK_PENDING_TIMEOUT_MS) -> None:
+    def __init__(
+        self,
+        name: str,
+        *,
+        body: Callable[[], ConnectedBody | None],
+        seen: LastSeen,
+        tasks: TaskStore,
+        is_routable: Callable[[ExtractedGoal], bool],
+        router: GoalRouter | None,
+        clock: Clock,
+        stuck_timeout_ms: int = STUCK_PENDING_TIMEOUT_MS,
+    ) -> None:
         self.name = name  # the bot this daemon drives
         self.body = body  # None until the bot's body is attached
         self.seen = seen  # a goal's fresh snapshot is the bot's latest
@@ -48,8 +57,14 @@ class GoalIntake:
         except BodyLost as e:
             raise BodyUnavailable(f"bot went away while checking the goal ({e}); the goal was not stored") from None
         self.seen.saw(snap)
-        return submit_user_goal(goal, store=self.tasks, now_ms=self.clock(),
-                                facts=FrameFacts.from_snapshot(snap, region=region),
-                                is_routable=self.is_routable, router=self.router, priority=request.priority,
-                                stuck_timeout_ms=self.stuck_timeout_ms,
-                                bot=self.name if request.bot is not None else None)
+        return submit_user_goal(
+            goal,
+            store=self.tasks,
+            now_ms=self.clock(),
+            facts=FrameFacts.from_snapshot(snap, region=region),
+            is_routable=self.is_routable,
+            router=self.router,
+            priority=request.priority,
+            stuck_timeout_ms=self.stuck_timeout_ms,
+            bot=self.name if request.bot is not None else None,
+        )

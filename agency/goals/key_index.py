@@ -41,13 +41,17 @@ def is_goal_key_conflict(exc: BaseException) -> bool:
 # its unique index does (SQLite: terminal = 0, a boolean in PostgreSQL), so the index serves
 # the lookup; ids sort bytewise in both (PostgreSQL's default collation may not).
 _SQL = {
-    "sqlite": ("SELECT task_id FROM goal_keys WHERE goal_type = ? AND key = ? AND terminal = 0",
-               "SELECT DISTINCT task_id FROM goal_keys WHERE goal_type = ? AND terminal = ? ORDER BY task_id",
-               "SELECT goal_type, key, task_id FROM goal_keys WHERE terminal = 0"),
-    "postgresql": ("SELECT task_id FROM goal_keys WHERE goal_type = %s AND key = %s AND terminal = false",
-                   "SELECT task_id FROM goal_keys WHERE goal_type = %s AND terminal = %s "
-                   'GROUP BY task_id ORDER BY task_id COLLATE "C"',
-                   "SELECT goal_type, key, task_id FROM goal_keys WHERE terminal = false"),
+    "sqlite": (
+        "SELECT task_id FROM goal_keys WHERE goal_type = ? AND key = ? AND terminal = 0",
+        "SELECT DISTINCT task_id FROM goal_keys WHERE goal_type = ? AND terminal = ? ORDER BY task_id",
+        "SELECT goal_type, key, task_id FROM goal_keys WHERE terminal = 0",
+    ),
+    "postgresql": (
+        "SELECT task_id FROM goal_keys WHERE goal_type = %s AND key = %s AND terminal = false",
+        "SELECT task_id FROM goal_keys WHERE goal_type = %s AND terminal = %s "
+        'GROUP BY task_id ORDER BY task_id COLLATE "C"',
+        "SELECT goal_type, key, task_id FROM goal_keys WHERE terminal = false",
+    ),
 }
 
 

@@ -183,8 +183,13 @@ class GoalLifecycle:
                 task = self._write(task, binding, TaskStatus.pending, binding_patch(binding))
             now = self.clock()
             witness = binding.hold.holdWitness if binding.hold is not None else None
-            hold = Hold(reason=HOLD_WORLD_CHANGED, heldAt=now, resumeHints=["world_changed"],
-                        nextReviewAt=now, holdWitness=witness)
+            hold = Hold(
+                reason=HOLD_WORLD_CHANGED,
+                heldAt=now,
+                resumeHints=["world_changed"],
+                nextReviewAt=now,
+                holdWitness=witness,
+            )
             to = None if task.status is TaskStatus.paused else TaskStatus.paused
             after = self._write(task, binding, to, hold_patch(binding, hold))
         self.emit("goal_archived", after, binding, world=world_id)

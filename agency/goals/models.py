@@ -37,6 +37,7 @@ HOLD_MANUAL_PAUSE = "manual_pause"  # hard wall: only an explicit resume lifts i
 HOLD_WORLD_CHANGED = "world_changed"  # archived: the goal's world is gone; nothing lifts it
 REGRESSION_DETECTED = "regression_detected"
 
+
 class RegionHint(BaseModel):
     x: float
     y: float

@@ -137,8 +137,12 @@ class ActivationReactor:
         for task in candidates:
             binding = read_binding(task)
             site = binding.anchors.siteSignature if binding is not None else None
-            if binding is None or binding.archived or site is None \
-                    or not site.footprintBounds.expanded(SITE_MARGIN).contains(position):
+            if (
+                binding is None
+                or binding.archived
+                or site is None
+                or not site.footprintBounds.expanded(SITE_MARGIN).contains(position)
+            ):
                 continue  # an archived site lies in another world, whatever its coordinates
             if task.status is not TaskStatus.completed and binding.completion.consecutivePasses == 0:
                 continue

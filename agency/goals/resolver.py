@@ -87,9 +87,14 @@ def score_candidate(task: Task, binding: GoalBinding, intent: BuildIntent, now_m
     + 0.1 if worked on within 30 min, capped at 1. A candidate at >= 128 m scores 0 whatever
     its progress: distance alone must never be outweighed (false continuation)."""
     site = binding.anchors.siteSignature
-    if intent.site is not None and site is not None and (site.refCorner, site.facing) == (
-        intent.site.refCorner,
-        intent.site.facing,
+    if (
+        intent.site is not None
+        and site is not None
+        and (site.refCorner, site.facing)
+        == (
+            intent.site.refCorner,
+            intent.site.facing,
+        )
     ):
         return 1.0
     pos = task_position(task, binding)
@@ -126,8 +131,9 @@ def in_satisfaction_scope(binding: GoalBinding, intent: BuildIntent) -> bool:
     return hint is not None and _distance((hint.x, hint.y, hint.z), intent.bot_position) <= PROVISIONAL_SCOPE_M
 
 
-def _bound_tasks(store: TaskStore, index: GoalKeyIndex, goal_type: str, *,
-                 terminal: bool) -> list[tuple[Task, GoalBinding]]:
+def _bound_tasks(
+    store: TaskStore, index: GoalKeyIndex, goal_type: str, *, terminal: bool
+) -> list[tuple[Task, GoalBinding]]:
     out = []
     for task_id in index.task_ids(goal_type, terminal=terminal):
         task = store.get_task(task_id)

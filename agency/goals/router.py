@@ -29,7 +29,12 @@ Position = Callable[[], "tuple[float, float, float] | None"]
 
 class ShelterGoalRouter:
     def __init__(
-        self, index: GoalKeyIndex, lifecycle: GoalLifecycle, *, position: Position, verify: Verifier,
+        self,
+        index: GoalKeyIndex,
+        lifecycle: GoalLifecycle,
+        *,
+        position: Position,
+        verify: Verifier,
         clock: Clock = system_clock_ms,
     ) -> None:
         self.index = index
@@ -58,17 +63,33 @@ class ShelterGoalRouter:
             priority=priority,
         )
         res = resolve_or_create_build_goal(
-            self.store, self.index, intent, verify=self.verify, lifecycle=self.lifecycle, clock=self.clock,
+            self.store,
+            self.index,
+            intent,
+            verify=self.verify,
+            lifecycle=self.lifecycle,
+            clock=self.clock,
             origin=TaskOrigin(kind=kind, sourceId=thought.id),
         )
-        logger.info("[Goals] resolve build_shelter thought={} -> {} task={} score={}", thought.id, res.outcome.value,
-                    res.task.id, res.score)
+        logger.info(
+            "[Goals] resolve build_shelter thought={} -> {} task={} score={}",
+            thought.id,
+            res.outcome.value,
+            res.task.id,
+            res.score,
+        )
         if res.outcome is Outcome.created:
-            self.store.update_task_metadata(res.task.id, {
-                "goalKey": goal_key, "sourceThoughtId": None if kind == "user" else thought.id,
-                "extractedGoal": goal.model_dump(),
-                "extractedGoalSource": source, "convertEligible": True, "tags": list(thought.tags),
-            })
+            self.store.update_task_metadata(
+                res.task.id,
+                {
+                    "goalKey": goal_key,
+                    "sourceThoughtId": None if kind == "user" else thought.id,
+                    "extractedGoal": goal.model_dump(),
+                    "extractedGoalSource": source,
+                    "convertEligible": True,
+                    "tags": list(thought.tags),
+                },
+            )
             return ConversionOutcome(thought.id, "converted", task_id=res.task.id)
         if res.outcome is Outcome.reactivated:  # a regressed shelter in scope: repair it
             return ConversionOutcome(thought.id, "converted", task_id=res.task.id)

@@ -44,7 +44,6 @@ def verify_task(body: Body, task: Task, binding: GoalBinding) -> tuple[Verificat
     return verify_region(region, site, task.metadata.build), region
 
 
-
 class GoalRunHooks:
     def __init__(
         self,
@@ -96,8 +95,13 @@ class GoalRunHooks:
             task = self.lifecycle.record_verification(task.id, last)
             verified = read_binding(task)
             assert verified is not None  # a goal-bound task keeps its binding
-            logger.info("[Goals] verify task={} pass={} done={} blockers={}", task.id,
-                        verified.completion.consecutivePasses, last.done, last.blockers)
+            logger.info(
+                "[Goals] verify task={} pass={} done={} blockers={}",
+                task.id,
+                verified.completion.consecutivePasses,
+                last.done,
+                last.blockers,
+            )
             if task.status is TaskStatus.completed:
                 if self._on_verified is not None:
                     self._on_verified(task, region)
@@ -150,10 +154,16 @@ class GoalRunHooks:
             return False
         region = read_site(self.body(), bp.site)
         start = hold_protocol.resume_module(plan, lambda i: _module_stands(bp, region, i))
-        self.store.update_task_metadata(task.id, {"build": {**(task.metadata.build or {}), "rescanned": record,
-                                                            "rescanStart": start}})
-        logger.info("[Goals] conservative rescan task={} cursor={} verified={} -> start module {}",
-                    task.id, plan.start_module, plan.verify_first, start)
+        self.store.update_task_metadata(
+            task.id, {"build": {**(task.metadata.build or {}), "rescanned": record, "rescanStart": start}}
+        )
+        logger.info(
+            "[Goals] conservative rescan task={} cursor={} verified={} -> start module {}",
+            task.id,
+            plan.start_module,
+            plan.verify_first,
+            start,
+        )
         return start < plan.start_module
 
     # ---- tools: ctx.hooks["shelter"] ----------------------------------------------------
@@ -168,9 +178,15 @@ class GoalRunHooks:
 
     def anchor(self, task_id: str, blueprint: ShelterBlueprint, materials: dict[str, Any]) -> None:
         anchor_goal(self.store, task_id, blueprint.site)  # phase A -> B, once
-        build = {"template": blueprint.template, "origin": list(blueprint.site.refCorner),
-                 "facing": blueprint.site.facing, **materials, "totalModules": blueprint.total_modules,
-                 "moduleCursor": 0, "lastWorkedAt": self.lifecycle.clock()}
+        build = {
+            "template": blueprint.template,
+            "origin": list(blueprint.site.refCorner),
+            "facing": blueprint.site.facing,
+            **materials,
+            "totalModules": blueprint.total_modules,
+            "moduleCursor": 0,
+            "lastWorkedAt": self.lifecycle.clock(),
+        }
         self.store.update_task_metadata(task_id, {"build": build})
         logger.info("[Goals] anchored task={} site={} facing={}", task_id, build["origin"], build["facing"])
 
@@ -178,8 +194,13 @@ class GoalRunHooks:
         task = self.store.get_task(task_id)
         if task is None:
             return
-        build = {**(task.metadata.build or {}), "moduleCursor": index, "totalModules": total,
-                 "lastStepId": f"module-{name.replace('_', '-')}", "lastWorkedAt": self.lifecycle.clock()}
+        build = {
+            **(task.metadata.build or {}),
+            "moduleCursor": index,
+            "totalModules": total,
+            "lastStepId": f"module-{name.replace('_', '-')}",
+            "lastWorkedAt": self.lifecycle.clock(),
+        }
         self.store.update_task_metadata(task_id, {"build": build})
 
     # ---- runtime: plan_facts --------------------------------------------------------------

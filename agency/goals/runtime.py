@@ -39,8 +39,14 @@ EVENT_LOG = 200
 
 class GoalRuntime:
     def __init__(
-        self, db: StoreSource, tasks: TaskStore, clock: Clock, *, last_snapshot: Callable[[], WorldSnapshot | None],
-        body: Callable[[], Any] = lambda: None, sleep: Callable[[float], Any] = asyncio.sleep,
+        self,
+        db: StoreSource,
+        tasks: TaskStore,
+        clock: Clock,
+        *,
+        last_snapshot: Callable[[], WorldSnapshot | None],
+        body: Callable[[], Any] = lambda: None,
+        sleep: Callable[[float], Any] = asyncio.sleep,
     ) -> None:
         self.tasks = tasks
         self.clock = clock
@@ -57,8 +63,9 @@ class GoalRuntime:
             verify=self._verify_for_reactor,
         )
         self.scorer = PriorityScorer(tasks, clock, foods=FOODS)  # Task.urgency's one writer
-        self.router = ShelterGoalRouter(self.index, self.lifecycle, position=self._position,
-                                        verify=self.hooks.verify, clock=clock)
+        self.router = ShelterGoalRouter(
+            self.index, self.lifecycle, position=self._position, verify=self.hooks.verify, clock=clock
+        )
         self._digests: dict[str, str] = {}  # task id -> region digest at its last read
         self._fresh: dict[str, BlockRegion] = {}  # task id -> region read this review (reactor's verify)
         self._last_time: int | None = None
@@ -67,8 +74,12 @@ class GoalRuntime:
     # ---- plumbing ---------------------------------------------------------------------
     def _emit(self, event: dict[str, Any]) -> None:
         self.events = [*self.events, event][-EVENT_LOG:]
-        logger.info("[Goals] {} task={} {}", event["event"], event["taskId"],
-                    {k: v for k, v in event.items() if k not in ("event", "taskId", "goalInstanceId", "at")})
+        logger.info(
+            "[Goals] {} task={} {}",
+            event["event"],
+            event["taskId"],
+            {k: v for k, v in event.items() if k not in ("event", "taskId", "goalInstanceId", "at")},
+        )
 
     def _position(self) -> tuple[float, float, float] | None:
         snap = self._snapshot()
@@ -95,8 +106,12 @@ class GoalRuntime:
         for task_id in self.index.task_ids(BUILD_SHELTER, terminal=True):
             task = self.tasks.get_task(task_id)
             binding = read_binding(task) if task is not None else None
-            if task is not None and binding is not None and task.status is TaskStatus.completed \
-                    and not binding.archived:  # an archived shelter stands in another world
+            if (
+                task is not None
+                and binding is not None
+                and task.status is TaskStatus.completed
+                and not binding.archived
+            ):  # an archived shelter stands in another world
                 out.append((task, binding))
         return out
 
@@ -108,8 +123,17 @@ class GoalRuntime:
             site, last = binding.anchors.siteSignature, binding.completion.lastResult
             if site is not None:
                 x, y, z = site.refCorner
-                out.append({"kind": "shelter", "x": x, "y": y, "z": z, "facing": site.facing, "taskId": task.id,
-                            "verified": bool(last is not None and last.done)})
+                out.append(
+                    {
+                        "kind": "shelter",
+                        "x": x,
+                        "y": y,
+                        "z": z,
+                        "facing": site.facing,
+                        "taskId": task.id,
+                        "verified": bool(last is not None and last.done),
+                    }
+                )
         return out
 
     def shelter_status(self, limit: int = 5) -> list[dict[str, Any]]:
@@ -123,16 +147,20 @@ class GoalRuntime:
                 if binding is None or binding.archived:
                     continue
                 site, last = binding.anchors.siteSignature, binding.completion.lastResult
-                out.append({"taskId": task.id, "status": task.status.value,
-                            "site": None if site is None
-                            else {"refCorner": list(site.refCorner), "facing": site.facing},
-                            "verified": bool(last is not None and last.done),
-                            "score": last.score if last is not None else None,
-                            "blockers": list(last.blockers) if last is not None else [],
-                            "lit": last.lit if last is not None else None,
-                            "lastVerifiedAt": binding.completion.lastVerifiedAt,
-                            "consecutivePasses": binding.completion.consecutivePasses,
-                            "hold": binding.hold.reason if binding.hold is not None else None})
+                out.append(
+                    {
+                        "taskId": task.id,
+                        "status": task.status.value,
+                        "site": None if site is None else {"refCorner": list(site.refCorner), "facing": site.facing},
+                        "verified": bool(last is not None and last.done),
+                        "score": last.score if last is not None else None,
+                        "blockers": list(last.blockers) if last is not None else [],
+                        "lit": last.lit if last is not None else None,
+                        "lastVerifiedAt": binding.completion.lastVerifiedAt,
+                        "consecutivePasses": binding.completion.consecutivePasses,
+                        "hold": binding.hold.reason if binding.hold is not None else None,
+                    }
+                )
                 if len(out) >= limit:
                     return out
         return out
@@ -175,8 +203,9 @@ class GoalRuntime:
         if snap is None:
             return
         t, prev = snap.timeOfDay, self._last_time
-        crossed = prev is not None and ((prev < DUSK_START <= t)
-                                        or (prev > t and (t >= DUSK_START or prev < DUSK_START)))
+        crossed = prev is not None and (
+            (prev < DUSK_START <= t) or (prev > t and (t >= DUSK_START or prev < DUSK_START))
+        )
         if crossed:
             woken = self.reactor.dusk_approaching(verified_shelter_nearby=bool(self.shelter_nearby(snap)))
             logger.info("[Goals] dusk_approaching time={} woken={}", t, woken)
@@ -192,8 +221,12 @@ class GoalRuntime:
         self.observe(snap)
         report = self.reactor.tick()
         if report.reactivated or report.deferred:
-            logger.info("[Goals] reactor reactivated={} deferred={} over_budget={}", report.reactivated,
-                        report.deferred, report.over_budget)
+            logger.info(
+                "[Goals] reactor reactivated={} deferred={} over_budget={}",
+                report.reactivated,
+                report.deferred,
+                report.over_budget,
+            )
         self.scorer.evaluate(snap, shelter_nearby=self.shelter_nearby(snap))
 
     async def job_review(self) -> list[str]:
@@ -254,4 +287,3 @@ class GoalRuntime:
     def close(self) -> None:
         self.index.close()
         self.sync.close()
-

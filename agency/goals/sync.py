@@ -50,8 +50,10 @@ def reduce_goal_status(
     if to_status is s.failed:
         return GoalStatus.FAILED
     if to_status is s.completed:
-        verified = binding is not None and binding.completion.consecutivePasses >= 2 and bool(
-            binding.completion.lastResult and binding.completion.lastResult.done
+        verified = (
+            binding is not None
+            and binding.completion.consecutivePasses >= 2
+            and bool(binding.completion.lastResult and binding.completion.lastResult.done)
         )
         return GoalStatus.COMPLETED if verified else current
     if to_status in (s.pending, s.active, s.pending_planning, s.unplannable):
@@ -60,15 +62,20 @@ def reduce_goal_status(
     return current
 
 
-_UPSERT_SET = ("ON CONFLICT (id) DO UPDATE SET type = excluded.type, status = excluded.status, "
-               "updated_at = excluded.updated_at, data = excluded.data")
+_UPSERT_SET = (
+    "ON CONFLICT (id) DO UPDATE SET type = excluded.type, status = excluded.status, "
+    "updated_at = excluded.updated_at, data = excluded.data"
+)
 # (upsert, get) in each dialect
 _SQL = {
-    "sqlite": (f"INSERT INTO goals (id, type, status, updated_at, data) VALUES (?, ?, ?, ?, ?) {_UPSERT_SET}",
-               "SELECT data FROM goals WHERE id = ?"),
-    "postgresql": (f"INSERT INTO goals (id, type, status, updated_at, data) VALUES (%s, %s, %s, %s, %s::jsonb) "
-                   f"{_UPSERT_SET}",
-                   "SELECT data FROM goals WHERE id = %s"),
+    "sqlite": (
+        f"INSERT INTO goals (id, type, status, updated_at, data) VALUES (?, ?, ?, ?, ?) {_UPSERT_SET}",
+        "SELECT data FROM goals WHERE id = ?",
+    ),
+    "postgresql": (
+        f"INSERT INTO goals (id, type, status, updated_at, data) VALUES (%s, %s, %s, %s, %s::jsonb) {_UPSERT_SET}",
+        "SELECT data FROM goals WHERE id = %s",
+    ),
 }
 
 

@@ -19,8 +19,9 @@ from agency.planning.tasks.store import TaskStore, existing_task
 TaskCommand = Literal["pause", "resume", "cancel"]
 
 
-async def run_task_command(tasks: TaskStore, executor: Executor | None, goals: GoalRuntime,
-                           task_id: str, command: str) -> Task:
+async def run_task_command(
+    tasks: TaskStore, executor: Executor | None, goals: GoalRuntime, task_id: str, command: str
+) -> Task:
     """The task after the command; ValueError when its status does not allow it (the
     caller has checked that the task exists)."""
     task = existing_task(tasks, task_id)

@@ -53,7 +53,7 @@ class GoalRequest(BaseModel):
         if self.text is not None and any(v is not None for v in structured):
             raise ValueError("give either text or action/target/amount, not both")
         if self.text is None and (self.action is None or self.target is None):
-            raise ValueError("give text (e.g. \"collect oak_log 8\") or both action and target")
+            raise ValueError('give text (e.g. "collect oak_log 8") or both action and target')
         return self
 
     def goal(self) -> ExtractedGoal:
@@ -67,7 +67,7 @@ class GoalRequest(BaseModel):
 
 _WHY = {
     "unknown_action": "{text!r}: the action is not one the bot knows (collect, craft, build, explore, ...)",
-    "no_target": "{text!r}: no target (e.g. \"collect oak_log 8\")",
+    "no_target": '{text!r}: no target (e.g. "collect oak_log 8")',
     "malformed": "{text!r}: not a goal (action, target, optional amount 1..10000; ids of a-z, 0-9, _)",
     "empty_inner": "{text!r}: empty goal",
 }
@@ -123,8 +123,9 @@ def submit_user_goal(
         convertEligible=True,
         cognitiveSystem="user",
         tags=["user"],
-        metadata=ThoughtMetadata(extractedGoal=goal, extractedGoalSource="user", goalKey=goal_key,
-                                 grounding=grounding.as_record(), bot=bot),
+        metadata=ThoughtMetadata(
+            extractedGoal=goal, extractedGoalSource="user", goalKey=goal_key, grounding=grounding.as_record(), bot=bot
+        ),
     )
     out = convert_thought(thought, store, now_ms, stuck_timeout_ms=stuck_timeout_ms, router=router, priority=priority)
     if out.status == "converted":

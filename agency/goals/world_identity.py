@@ -70,8 +70,12 @@ def carries_position(value: Any) -> bool:
         if all(isinstance(value.get(k), (int, float)) and not isinstance(value.get(k), bool) for k in ("x", "z")):
             return True
         for k, v in value.items():
-            if k in _POSITION_LIST_KEYS and isinstance(v, (list, tuple)) and len(v) == 3 \
-                    and all(isinstance(c, (int, float)) for c in v):
+            if (
+                k in _POSITION_LIST_KEYS
+                and isinstance(v, (list, tuple))
+                and len(v) == 3
+                and all(isinstance(c, (int, float)) for c in v)
+            ):
                 return True
             if carries_position(v):
                 return True
@@ -139,15 +143,23 @@ def enter_world(
     finally:
         record.close()
     if entry.changed:
-        logger.info("[World] new world {} (was {}): archived {} goals, {} checkpoints",
-                    identity.id, previous or "unrecorded", len(entry.goals), len(entry.runs))
+        logger.info(
+            "[World] new world {} (was {}): archived {} goals, {} checkpoints",
+            identity.id,
+            previous or "unrecorded",
+            len(entry.goals),
+            len(entry.runs),
+        )
     else:
         logger.info("[World] world {}{}", identity.id, "" if previous else " (recorded)")
     return entry
 
 
 def _archive(
-    old: str, identity: WorldIdentity, lifecycle: GoalLifecycle, checkpoints: DatabaseCheckpointStore,
+    old: str,
+    identity: WorldIdentity,
+    lifecycle: GoalLifecycle,
+    checkpoints: DatabaseCheckpointStore,
     previous: str | None,
 ) -> WorldEntry:
     entry = WorldEntry(identity.id, previous, changed=True)
@@ -160,8 +172,9 @@ def _archive(
     archived_goals = set(entry.goals)
     for run in checkpoints.unfinished_runs():
         latest = checkpoints.latest(run.runId)
-        positional = carries_position(run.context) or (latest is not None and carries_position(
-            [latest.stepOutputs, latest.context, latest.memorySnapshot]))
+        positional = carries_position(run.context) or (
+            latest is not None and carries_position([latest.stepOutputs, latest.context, latest.memorySnapshot])
+        )
         if positional or run.taskId in archived_goals:
             entry.runs.append(checkpoints.archive_run(run.runId, old))
     return entry

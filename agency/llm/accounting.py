@@ -9,9 +9,19 @@ from agency.llm.messages import TokenUsage
 
 
 def llm_entry(
-    *, provider: str, model: str, ok: bool, latency_ms: int, timestamp: int, usage: TokenUsage | None = None,
-    error: str | None = None, stop_reason: str | None = None, actual_model: str | None = None,
-    agent_id: str | None = None, txn_id: str | None = None, **context: int,
+    *,
+    provider: str,
+    model: str,
+    ok: bool,
+    latency_ms: int,
+    timestamp: int,
+    usage: TokenUsage | None = None,
+    error: str | None = None,
+    stop_reason: str | None = None,
+    actual_model: str | None = None,
+    agent_id: str | None = None,
+    txn_id: str | None = None,
+    **context: int,
 ) -> dict[str, Any]:
     """`context` carries the guard's request metrics (ctxTokens, newTokens, schemaTokens,
     expectedTokens, limitTokens) so the context guard (LLM-10) is observable in accounting."""
@@ -31,8 +41,18 @@ def llm_entry(
 
 
 def tool_entry(
-    *, server: str, command: str, ok: bool, latency_ms: int, timestamp: int, chars_in: int, chars_out: int,
-    error: str | None = None, source: str = "native", agent_id: str | None = None, txn_id: str | None = None,
+    *,
+    server: str,
+    command: str,
+    ok: bool,
+    latency_ms: int,
+    timestamp: int,
+    chars_in: int,
+    chars_out: int,
+    error: str | None = None,
+    source: str = "native",
+    agent_id: str | None = None,
+    txn_id: str | None = None,
     **extra: Any,
 ) -> dict[str, Any]:
     entry: dict[str, Any] = {

@@ -52,6 +52,11 @@ def parse_arguments(raw: str, tool: str = "") -> ParsedArgs:
     if obj is None:
         logger.error("tool {} arguments unparseable, call dropped; raw payload: {}", tool, raw)
         return ParsedArgs(None, error=f"arguments are not valid JSON ({first_error})")
-    logger.warning("tool {} arguments repaired: steps=json.loads failed ({}) -> json_repair; original={!r} repaired={}",
-                   tool, first_error, raw, json.dumps(obj, ensure_ascii=False))
+    logger.warning(
+        "tool {} arguments repaired: steps=json.loads failed ({}) -> json_repair; original={!r} repaired={}",
+        tool,
+        first_error,
+        raw,
+        json.dumps(obj, ensure_ascii=False),
+    )
     return ParsedArgs(obj, repaired=True)

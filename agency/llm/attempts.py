@@ -21,11 +21,13 @@ from agency.llm.tokens import estimate_messages
 from agency.llm.tool_phase import handle_tool_calls, record_final_tool, record_progress
 from agency.llm.xml_transport import FINAL_XML_COMMAND, XmlParse
 
-EMPTY_NOTICE = ("System notice: plain text responses without tool calls are ignored. "
-                "Use final_report to provide your answer.")
+EMPTY_NOTICE = (
+    "System notice: plain text responses without tool calls are ignored. Use final_report to provide your answer."
+)
 XML_EMPTY_NOTICE = "System notice: no valid tag for this session's nonce was found. Use the slots given."
-PROGRESS_ALONE_NOTICE = ("System notice: a progress report alone is not a step. Call a tool in a numbered slot, "
-                         "or write the final report.")
+PROGRESS_ALONE_NOTICE = (
+    "System notice: a progress report alone is not a step. Call a tool in a numbered slot, or write the final report."
+)
 TRUNCATED_NOTICE = "System notice: your final report was cut off (output limit). Write it again, shorter."
 
 
@@ -49,8 +51,13 @@ async def run_turn(state: SessionState, turn: int) -> None:
                 return
         await state.rotation.wait_if_all_limited()
         messages = state.conversation + state.ephemeral(final_turn) + retry_notices
-        request = LlmRequest(model=target.model, messages=messages, tools=state.native_tools(final_turn),
-                             tool_choice="auto", sampling=state.settings.sampling_for(target))
+        request = LlmRequest(
+            model=target.model,
+            messages=messages,
+            tools=state.native_tools(final_turn),
+            tool_choice="auto",
+            sampling=state.settings.sampling_for(target),
+        )
         response = await _send(state, target, request, context)
         retry_notices = []
         if isinstance(response, ProviderError):
@@ -90,14 +97,23 @@ def _preflight(state: SessionState, target: TargetConfig, final_turn: bool, noti
         ephemeral = estimate_messages(state.ephemeral(True) + notices)
         decision = guard.turn_preflight(limit, ephemeral, pair)
         if not decision.ok:
-            logger.warning("context still over limit after shrinking tools: projected {} > limit {}; "
-                           "sending best effort", decision.projected, decision.limit)
-    return {"ctxTokens": guard.ctx, "newTokens": guard.pending + ephemeral, "schemaTokens": guard.schema,
-            "expectedTokens": decision.projected, "limitTokens": decision.limit}
+            logger.warning(
+                "context still over limit after shrinking tools: projected {} > limit {}; sending best effort",
+                decision.projected,
+                decision.limit,
+            )
+    return {
+        "ctxTokens": guard.ctx,
+        "newTokens": guard.pending + ephemeral,
+        "schemaTokens": guard.schema,
+        "expectedTokens": decision.projected,
+        "limitTokens": decision.limit,
+    }
 
 
-async def _send(state: SessionState, target: TargetConfig, request: LlmRequest,
-                context: dict[str, int]) -> LlmResponse | ProviderError:
+async def _send(
+    state: SessionState, target: TargetConfig, request: LlmRequest, context: dict[str, int]
+) -> LlmResponse | ProviderError:
     provider = provider_for(state.providers, target.provider)
     started = time.perf_counter()
     timestamp = state.clock()
@@ -108,13 +124,22 @@ async def _send(state: SessionState, target: TargetConfig, request: LlmRequest,
         response = e
     latency = int((time.perf_counter() - started) * 1000)
     ok = response if not isinstance(response, ProviderError) else None
-    state.accounting.append(llm_entry(
-        provider=target.provider, model=target.model, ok=ok is not None, latency_ms=latency, timestamp=timestamp,
-        usage=ok.usage if ok is not None else None, error=None if ok is not None else str(response),
-        stop_reason=ok.stop_reason if ok is not None else None,
-        actual_model=ok.actual_model if ok is not None else None,
-        agent_id=state.agent_id, txn_id=state.txn_id, **context,
-    ))
+    state.accounting.append(
+        llm_entry(
+            provider=target.provider,
+            model=target.model,
+            ok=ok is not None,
+            latency_ms=latency,
+            timestamp=timestamp,
+            usage=ok.usage if ok is not None else None,
+            error=None if ok is not None else str(response),
+            stop_reason=ok.stop_reason if ok is not None else None,
+            actual_model=ok.actual_model if ok is not None else None,
+            agent_id=state.agent_id,
+            txn_id=state.txn_id,
+            **context,
+        )
+    )
     if state.budget is not None:
         state.budget.record(ok is not None, ok.usage.totalTokens if ok is not None else 0)
     return response
@@ -132,8 +157,9 @@ async def _handle_response(state: SessionState, r: LlmResponse, final_turn: bool
         state.commit_response(r.usage, sent, Message(role="assistant", content="", reasoning=r.reasoning))
         return None  # the turn proceeds; reasoning is kept for the next turn
     if parsed.has_final:
-        state.commit_response(r.usage, sent,
-                              Message(role="assistant", content=r.content, reasoning=r.reasoning or None))
+        state.commit_response(
+            r.usage, sent, Message(role="assistant", content=r.content, reasoning=r.reasoning or None)
+        )
         args = xml.final_args(parsed, state.expected_format)
         outcome = process_final_report(args, state.expected_format, state.output_schema, state.clock())
         record_final_tool(state, FINAL_XML_COMMAND, args, outcome, source="xml")
@@ -141,8 +167,16 @@ async def _handle_response(state: SessionState, r: LlmResponse, final_turn: bool
     if r.tool_calls or parsed.calls:
         xml_mode = bool(parsed.calls)
         calls = parsed.calls if xml_mode else r.tool_calls
-        state.commit_response(r.usage, sent, Message(role="assistant", content=r.content, reasoning=r.reasoning or None,
-                                                     toolCalls=None if xml_mode else calls))
+        state.commit_response(
+            r.usage,
+            sent,
+            Message(
+                role="assistant",
+                content=r.content,
+                reasoning=r.reasoning or None,
+                toolCalls=None if xml_mode else calls,
+            ),
+        )
         if parsed.progress is not None:  # it rides along with the calls it describes
             record_progress(state, parsed.progress, "xml")
         await handle_tool_calls(state, calls, xml_mode, final_turn)
@@ -152,10 +186,10 @@ async def _handle_response(state: SessionState, r: LlmResponse, final_turn: bool
     if final_turn:  # LLM-6: text on the final turn is the report
         outcome = text_fallback(r.content, state.expected_format, state.output_schema, state.clock())
         if outcome.report is not None:
-            state.commit_response(r.usage, sent, Message(role="assistant", content=r.content,
-                                                         reasoning=r.reasoning or None))
+            state.commit_response(
+                r.usage, sent, Message(role="assistant", content=r.content, reasoning=r.reasoning or None)
+            )
             state.finish(outcome.report)
             return None
         return f"System notice: {outcome.error}. Call agent__final_report with a valid report."
     return EMPTY_NOTICE
-

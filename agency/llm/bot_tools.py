@@ -22,14 +22,16 @@ def bot_tool_specs(registry: Any, ctx: Any, queue: str = "default") -> list[Tool
         tool = registry.get(name)
         if tool is None or not tool.enabled:
             continue
-        specs.append(ToolSpec(
-            server=BOT_SERVER,
-            name=name,
-            description=tool.description,
-            parameters=tool.input_model.model_json_schema(),
-            call=_caller(registry, ctx, name),
-            queue=queue,
-        ))
+        specs.append(
+            ToolSpec(
+                server=BOT_SERVER,
+                name=name,
+                description=tool.description,
+                parameters=tool.input_model.model_json_schema(),
+                call=_caller(registry, ctx, name),
+                queue=queue,
+            )
+        )
     return specs
 
 

@@ -74,8 +74,11 @@ class AutonomyBudget:
         c = self.config
         if c.breaker_failures and self.consecutive_failures >= c.breaker_failures and not self.breaker_open():
             self.breaker_open_until_ms = now + int(c.breaker_cooldown_s * 1000)
-            logger.warning("LLM circuit breaker open for {} s after {} consecutive failures",
-                           c.breaker_cooldown_s, self.consecutive_failures)
+            logger.warning(
+                "LLM circuit breaker open for {} s after {} consecutive failures",
+                c.breaker_cooldown_s,
+                self.consecutive_failures,
+            )
 
     def stats(self) -> dict[str, float]:
         """Flat numbers for /metrics (e.g. mcbot_llm_<key>)."""

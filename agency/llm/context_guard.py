@@ -60,8 +60,14 @@ class ContextGuard:
         self.flush()
         projected = self.projected(ephemeral)
         decision = GuardDecision(projected <= limit, projected, limit, "turn_preflight")
-        logger.debug("LLM request prepared: ctx {} new {} schema {} expected {} limit {}",
-                     self.ctx, self.pending + ephemeral, self.schema, projected, limit)
+        logger.debug(
+            "LLM request prepared: ctx {} new {} schema {} expected {} limit {}",
+            self.ctx,
+            self.pending + ephemeral,
+            self.schema,
+            projected,
+            limit,
+        )
         if not decision.ok and target is not None:
             self.blocked.append(target)
         return decision
@@ -74,6 +80,10 @@ class ContextGuard:
         if decision.ok:
             self.new += tokens
         else:
-            logger.warning("tool output dropped: projected_tokens={} limit_tokens={} remaining_tokens={}",
-                           projected, limit, max(0, limit - self.projected()))
+            logger.warning(
+                "tool output dropped: projected_tokens={} limit_tokens={} remaining_tokens={}",
+                projected,
+                limit,
+                max(0, limit - self.projected()),
+            )
         return decision

@@ -136,5 +136,10 @@ def text_fallback(text: str, expected_format: str, output_schema: dict[str, Any]
 
 
 def synthetic_failure(reason: str, message: str, expected_format: str, ts: int) -> dict[str, Any]:
-    return {"status": "failure", "format": expected_format, "content": message, "metadata": {"reason": reason},
-            "ts": ts}
+    return {
+        "status": "failure",
+        "format": expected_format,
+        "content": message,
+        "metadata": {"reason": reason},
+        "ts": ts,
+    }

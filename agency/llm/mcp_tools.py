@@ -50,8 +50,16 @@ async def _start(stack: AsyncExitStack, name: str, cfg: McpServerConfig, errlog:
     specs = []
     for tool in listed.tools:
         schema = _field(tool, "input_schema", "inputSchema") or {"type": "object", "properties": {}}
-        specs.append(ToolSpec(server=name, name=tool.name, description=tool.description or "",
-                              parameters=dict(schema), call=_caller(session, tool.name), queue=cfg.queue))
+        specs.append(
+            ToolSpec(
+                server=name,
+                name=tool.name,
+                description=tool.description or "",
+                parameters=dict(schema),
+                call=_caller(session, tool.name),
+                queue=cfg.queue,
+            )
+        )
     logger.info("MCP server {} started with {} tools", name, len(specs))
     return specs
 
@@ -68,9 +76,7 @@ def _caller(session: Any, tool: str) -> Callable[[dict[str, Any]], Awaitable[str
 
 
 @asynccontextmanager
-async def open_mcp_servers(
-    servers: Mapping[str, McpServerConfig], errlog: Any = None
-) -> AsyncIterator[list[ToolSpec]]:
+async def open_mcp_servers(servers: Mapping[str, McpServerConfig], errlog: Any = None) -> AsyncIterator[list[ToolSpec]]:
     """Start every enabled server; yield their tools; stop them on exit."""
     async with AsyncExitStack() as stack:
         specs: list[ToolSpec] = []

@@ -58,8 +58,13 @@ async def run_session(
     try:
         state = SessionState(
             settings=settings,
-            toolbox=toolbox or ToolBox(list(tools or []), settings.effective_queues(), settings.tool_timeout_ms,
-                                       settings.tool_response_max_bytes),
+            toolbox=toolbox
+            or ToolBox(
+                list(tools or []),
+                settings.effective_queues(),
+                settings.tool_timeout_ms,
+                settings.tool_response_max_bytes,
+            ),
             providers=providers or make_providers(client, settings.request_timeout_s),
             rotation=TargetRotation(settings.targets, sleep, clock),
             clock=clock,
@@ -96,8 +101,11 @@ async def _loop(state: SessionState, prompt: str, system_prompt: str) -> AgentRe
             break
     if not state.done:
         last_error = state.error
-        state.fail(REASON_MAX_TURNS, f"max turns ({state.settings.max_turns}) reached without a final report",
-                   last_error or "max turns exhausted without a final report")
+        state.fail(
+            REASON_MAX_TURNS,
+            f"max turns ({state.settings.max_turns}) reached without a final report",
+            last_error or "max turns exhausted without a final report",
+        )
     report = state.final_report or {}
     return AgentResult(
         success=report.get("status") == "success",

@@ -143,8 +143,9 @@ class LlmSettings(_Model):
     def validate_bindings(self) -> None:
         """Every queue binding must name an existing queue; checked at startup."""
         queues = self.effective_queues()
-        bindings = {"bot_queue": self.bot_queue} | {f"mcp_servers.{n}.queue": s.queue for n,
-                                                    s in self.mcp_servers.items()}
+        bindings = {"bot_queue": self.bot_queue} | {
+            f"mcp_servers.{n}.queue": s.queue for n, s in self.mcp_servers.items()
+        }
         for where, queue in bindings.items():
             if queue not in queues:
                 raise LlmConfigError(f"llm.{where} = {queue!r}: no such queue (known: {', '.join(sorted(queues))})")

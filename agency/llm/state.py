@@ -20,8 +20,9 @@ from agency.llm.tokens import estimate_message, estimate_messages, estimate_sche
 from agency.llm.toolbox import ToolBox
 from agency.llm.xml_transport import XmlTransport
 
-FINAL_INSTRUCTION = ("This is the final turn: no more tools can run. Call agent__final_report now with the "
-                     "information already gathered.")
+FINAL_INSTRUCTION = (
+    "This is the final turn: no more tools can run. Call agent__final_report now with the information already gathered."
+)
 XML_FINAL_INSTRUCTION = "This is the final turn: no more tools can run. Write the final report tag now."
 
 
@@ -75,11 +76,16 @@ class SessionState:
         out: list[Message] = []
         if self.xml.mode != "native":
             tools = self.toolbox.schemas()
-            out.append(self.xml.next_message(tools, self.expected_format, final_turn,
-                                             self.settings.max_tool_calls_per_turn))
+            out.append(
+                self.xml.next_message(tools, self.expected_format, final_turn, self.settings.max_tool_calls_per_turn)
+            )
         if final_turn:
-            out.append(Message(role="system" if self.xml.mode == "native" else "user",
-                               content=FINAL_INSTRUCTION if self.xml.mode == "native" else XML_FINAL_INSTRUCTION))
+            out.append(
+                Message(
+                    role="system" if self.xml.mode == "native" else "user",
+                    content=FINAL_INSTRUCTION if self.xml.mode == "native" else XML_FINAL_INSTRUCTION,
+                )
+            )
         return out
 
     def schema_tokens(self, final_turn: bool) -> int:

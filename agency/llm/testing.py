@@ -130,8 +130,9 @@ def empty(**kw: Any) -> Reply:
 
 def fail(status: int, body: str = "", retry_after: str | None = None, **kw: Any) -> Reply:
     headers = {"Retry-After": retry_after} if retry_after is not None else {}
-    return Reply(status=status, raw_body=body or json.dumps({"error": {"message": f"scripted {status}"}}),
-                 headers=headers, **kw)
+    return Reply(
+        status=status, raw_body=body or json.dumps({"error": {"message": f"scripted {status}"}}), headers=headers, **kw
+    )
 
 
 def malformed(body: str = "{not json", **kw: Any) -> Reply:
@@ -234,8 +235,12 @@ class _Handler(BaseHTTPRequestHandler):
         pass
 
     def do_POST(self) -> None:
-        api = {"/v1/chat/completions": "openai", "/chat/completions": "openai", "/api/chat": "ollama",
-               "/v1/messages": "anthropic"}.get(self.path)
+        api = {
+            "/v1/chat/completions": "openai",
+            "/chat/completions": "openai",
+            "/api/chat": "ollama",
+            "/v1/messages": "anthropic",
+        }.get(self.path)
         length = int(self.headers.get("Content-Length") or 0)
         try:
             body = json.loads(self.rfile.read(length) or b"{}")
@@ -276,29 +281,50 @@ def _render(api: str, req: Received, r: Reply) -> dict[str, Any]:
         if r.reasoning:
             msg["reasoning_content"] = r.reasoning
         if calls_:
-            msg["tool_calls"] = [{"id": i, "type": "function", "function": {
-                "name": n, "arguments": a if isinstance(a, str) else json.dumps(a)}} for i, n, a in calls_]
-        return {"id": "chatcmpl-scripted", "object": "chat.completion", "model": req.model,
-                "choices": [{"index": 0, "message": msg,
-                             "finish_reason": stop or ("tool_calls" if calls_ else "stop")}],
-                "usage": {"prompt_tokens": inp, "completion_tokens": out, "total_tokens": inp + out}}
+            msg["tool_calls"] = [
+                {
+                    "id": i,
+                    "type": "function",
+                    "function": {"name": n, "arguments": a if isinstance(a, str) else json.dumps(a)},
+                }
+                for i, n, a in calls_
+            ]
+        return {
+            "id": "chatcmpl-scripted",
+            "object": "chat.completion",
+            "model": req.model,
+            "choices": [{"index": 0, "message": msg, "finish_reason": stop or ("tool_calls" if calls_ else "stop")}],
+            "usage": {"prompt_tokens": inp, "completion_tokens": out, "total_tokens": inp + out},
+        }
     if api == "ollama":
         omsg: dict[str, Any] = {"role": "assistant", "content": content}
         if r.reasoning:
             omsg["thinking"] = r.reasoning
         if calls_:
             omsg["tool_calls"] = [{"function": {"name": n, "arguments": a}} for _, n, a in calls_]
-        return {"model": req.model, "message": omsg, "done": True, "done_reason": stop or "stop",
-                "prompt_eval_count": inp, "eval_count": out}
+        return {
+            "model": req.model,
+            "message": omsg,
+            "done": True,
+            "done_reason": stop or "stop",
+            "prompt_eval_count": inp,
+            "eval_count": out,
+        }
     blocks: list[dict[str, Any]] = []
     if r.reasoning:
         blocks.append({"type": "thinking", "thinking": r.reasoning})
     if content:
         blocks.append({"type": "text", "text": content})
     blocks += [{"type": "tool_use", "id": i, "name": n, "input": a} for i, n, a in calls_]
-    return {"id": "msg_scripted", "type": "message", "role": "assistant", "model": req.model, "content": blocks,
-            "stop_reason": stop or ("tool_use" if calls_ else "end_turn"),
-            "usage": {"input_tokens": inp, "output_tokens": out}}
+    return {
+        "id": "msg_scripted",
+        "type": "message",
+        "role": "assistant",
+        "model": req.model,
+        "content": blocks,
+        "stop_reason": stop or ("tool_use" if calls_ else "end_turn"),
+        "usage": {"input_tokens": inp, "output_tokens": out},
+    }
 
 
 def main() -> None:

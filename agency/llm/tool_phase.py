@@ -26,11 +26,21 @@ OVERFLOW_STUB = failed("context window budget exceeded")
 
 def record_final_tool(state: SessionState, command: str, args: Any, outcome: ReportOutcome, source: str) -> None:
     payload = json.dumps(args, ensure_ascii=False, default=str)
-    state.accounting.append(tool_entry(
-        server="agent", command=command, ok=outcome.report is not None, latency_ms=0, timestamp=state.clock(),
-        chars_in=len(payload), chars_out=0, error=outcome.error, source=source, agent_id=state.agent_id,
-        txn_id=state.txn_id,
-    ))
+    state.accounting.append(
+        tool_entry(
+            server="agent",
+            command=command,
+            ok=outcome.report is not None,
+            latency_ms=0,
+            timestamp=state.clock(),
+            chars_in=len(payload),
+            chars_out=0,
+            error=outcome.error,
+            source=source,
+            agent_id=state.agent_id,
+            txn_id=state.txn_id,
+        )
+    )
     if outcome.report is not None:
         state.finish(outcome.report)
         return
@@ -42,10 +52,20 @@ def record_final_tool(state: SessionState, command: str, args: Any, outcome: Rep
 
 def record_progress(state: SessionState, text: str, source: str) -> None:
     """A progress report: accounted like any tool execution, logged, handed to the caller."""
-    state.accounting.append(tool_entry(
-        server="agent", command=PROGRESS_TOOL, ok=True, latency_ms=0, timestamp=state.clock(), chars_in=len(text),
-        chars_out=0, source=source, agent_id=state.agent_id, txn_id=state.txn_id,
-    ))
+    state.accounting.append(
+        tool_entry(
+            server="agent",
+            command=PROGRESS_TOOL,
+            ok=True,
+            latency_ms=0,
+            timestamp=state.clock(),
+            chars_in=len(text),
+            chars_out=0,
+            source=source,
+            agent_id=state.agent_id,
+            txn_id=state.txn_id,
+        )
+    )
     logger.info("progress: {}", text)
     if state.on_progress is not None:
         try:
@@ -60,8 +80,11 @@ async def handle_tool_calls(state: SessionState, calls: list[ToolCall], xml_mode
     if finals and not xml_mode:
         final = finals[-1]  # the last one wins when a single result is expected
         args = parse_arguments(final.arguments, final.name)
-        outcome = (process_final_report(args.value, state.expected_format, state.output_schema, state.clock())
-                   if args.value is not None else ReportOutcome(None, args.error))
+        outcome = (
+            process_final_report(args.value, state.expected_format, state.output_schema, state.clock())
+            if args.value is not None
+            else ReportOutcome(None, args.error)
+        )
         record_final_tool(state, FINAL_REPORT_TOOL, final.arguments if not args.ok else args.value, outcome, "native")
         return
     answers: dict[str, str] = {}
@@ -69,8 +92,9 @@ async def handle_tool_calls(state: SessionState, calls: list[ToolCall], xml_mode
     limit = state.settings.max_tool_calls_per_turn
     for i, call in enumerate(calls):
         if i >= limit:
-            answers[call.id] = failed(f"dropped: more than maxToolCallsPerTurn={limit} calls in one turn; "
-                                      f"only the first {limit} ran")
+            answers[call.id] = failed(
+                f"dropped: more than maxToolCallsPerTurn={limit} calls in one turn; only the first {limit} ran"
+            )
         elif final_turn or state.tool_budget_exceeded:
             answers[call.id] = failed("no new tools may run now; call agent__final_report with what you have")
         elif not state.toolbox.has(call.name):
@@ -105,21 +129,45 @@ def _commit_output(state: SessionState, call: ToolCall, args: dict[str, Any], ou
         state.force_final("context")
         extra = {"originalTokens": tokens, "replacementTokens": estimate_text(text), "droppedForContext": True}
         state.guard.new += extra["replacementTokens"]
-    state.accounting.append(tool_entry(
-        server=out.server, command=out.command, ok=out.ok, latency_ms=out.latency_ms, timestamp=state.clock(),
-        chars_in=out.chars_in, chars_out=out.chars_out, error=out.error, source="xml" if xml_mode else "native",
-        agent_id=state.agent_id, txn_id=state.txn_id, truncated=out.truncated or None, **extra,
-    ))
+    state.accounting.append(
+        tool_entry(
+            server=out.server,
+            command=out.command,
+            ok=out.ok,
+            latency_ms=out.latency_ms,
+            timestamp=state.clock(),
+            chars_in=out.chars_in,
+            chars_out=out.chars_out,
+            error=out.error,
+            source="xml" if xml_mode else "native",
+            agent_id=state.agent_id,
+            txn_id=state.txn_id,
+            truncated=out.truncated or None,
+            **extra,
+        )
+    )
     _answer(state, call, text, ok=out.ok, latency=out.latency_ms, xml_mode=xml_mode, request=args, counted=True)
 
 
-def _answer(state: SessionState, call: ToolCall, text: str, ok: bool, latency: int, xml_mode: bool,
-            request: Any = None, counted: bool = False) -> None:
+def _answer(
+    state: SessionState,
+    call: ToolCall,
+    text: str,
+    ok: bool,
+    latency: int,
+    xml_mode: bool,
+    request: Any = None,
+    counted: bool = False,
+) -> None:
     if xml_mode:
-        msg = state.xml.response_message(call.id, call.name, ok, latency,
-                                         json.dumps(request, ensure_ascii=False) if request is not None
-                                         else call.arguments,
-                                         text)
+        msg = state.xml.response_message(
+            call.id,
+            call.name,
+            ok,
+            latency,
+            json.dumps(request, ensure_ascii=False) if request is not None else call.arguments,
+            text,
+        )
     else:
         msg = Message(role="tool", content=text, toolCallId=call.id, toolName=call.name)
     state.conversation.append(msg)

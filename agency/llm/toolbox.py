@@ -98,8 +98,10 @@ class ToolBox:
 
     def queue_stats(self) -> dict[str, dict[str, int]]:
         """Queue depth telemetry (LLM-8)."""
-        return {n: {"concurrent": q.limit, "inFlight": q.in_flight, "waiting": q.waiting, "maxWaiting": q.max_waiting}
-                for n, q in self._queues.items()}
+        return {
+            n: {"concurrent": q.limit, "inFlight": q.in_flight, "waiting": q.waiting, "maxWaiting": q.max_waiting}
+            for n, q in self._queues.items()
+        }
 
     def add(self, specs: Iterable[ToolSpec]) -> None:
         for spec in specs:

@@ -73,18 +73,24 @@ class XmlTransport:
         """XML-NEXT: the only place XML instructions and schemas live (ephemeral)."""
         lines = [f"XML transport. Session nonce: {self.nonce}."]
         if self.mode == "xml" and not final_only and tools:
-            lines.append(f"To call tools, write one tag per call (at most {max_calls} this turn), "
-                         "with the arguments as a JSON object:")
+            lines.append(
+                f"To call tools, write one tag per call (at most {max_calls} this turn), "
+                "with the arguments as a JSON object:"
+            )
             for i, t in enumerate(tools):
                 slot = self.slot(self.next_slot + i % max(1, max_calls))
-                lines.append(f'- {t.name}: {t.description}\n  schema: {json.dumps(t.parameters)}\n'
-                             f'  <ai-agent-{slot} tool="{t.name}">{{...}}</ai-agent-{slot}>')
+                lines.append(
+                    f"- {t.name}: {t.description}\n  schema: {json.dumps(t.parameters)}\n"
+                    f'  <ai-agent-{slot} tool="{t.name}">{{...}}</ai-agent-{slot}>'
+                )
             lines.append(f"Use slot numbers from {self.slot(self.next_slot)} upward, each once.")
             lines.append("Together with tool calls you may say what you are doing (at most 15 words):")
             lines.append(f'<ai-agent-{self.progress_slot} tool="{PROGRESS_TOOL}">...</ai-agent-{self.progress_slot}>')
         lines.append("When you have the answer, write the final report (raw content, no wrapper):")
-        lines.append(f'<ai-agent-{self.final_slot} tool="{FINAL_REPORT_TOOL}" format="{expected_format}">'
-                     f"...</ai-agent-{self.final_slot}>")
+        lines.append(
+            f'<ai-agent-{self.final_slot} tool="{FINAL_REPORT_TOOL}" format="{expected_format}">'
+            f"...</ai-agent-{self.final_slot}>"
+        )
         return Message(role="user", content="\n".join(lines))
 
     def parse(self, content: str, stop_reason: str | None, allow_tools: bool) -> XmlParse:
@@ -95,18 +101,21 @@ class XmlTransport:
             head_end = content.find(">", start)
             if head_end < 0:
                 break
-            head = content[start + len("<ai-agent-"):head_end]
+            head = content[start + len("<ai-agent-") : head_end]
             slot = head.split()[0] if head.split() else ""
             attrs = dict(_ATTR.findall(head))
             close = f"</ai-agent-{slot}>"
             end = content.find(close, head_end + 1)
             closed = end >= 0
-            payload = content[head_end + 1:end] if closed else content[head_end + 1:]
+            payload = content[head_end + 1 : end] if closed else content[head_end + 1 :]
             pos = end + len(close) if closed else len(content)
             if slot == self.final_slot and attrs.get("tool") == FINAL_REPORT_TOOL:
                 self._final(out, attrs, payload, closed, stop_reason)
-            elif slot == self.progress_slot and attrs.get("tool") == PROGRESS_TOOL and self._progress_allowed(
-                    allow_tools, closed, payload):
+            elif (
+                slot == self.progress_slot
+                and attrs.get("tool") == PROGRESS_TOOL
+                and self._progress_allowed(allow_tools, closed, payload)
+            ):
                 out.progress = payload.strip()  # last one wins
             elif allow_tools and self.mode == "xml" and closed and self._usable(slot) and attrs.get("tool"):
                 out.calls.append(ToolCall(id=slot, name=attrs["tool"], arguments=payload.strip()))
@@ -152,8 +161,11 @@ class XmlTransport:
     @staticmethod
     def response_message(slot: str, tool: str, ok: bool, latency_ms: int, request: str, response: str) -> Message:
         status = "ok" if ok else "failed"
-        return Message(role="user", content=(
-            f"System Notice: tool response for {slot} ({tool})\n"
-            f"status: {status}, duration: {latency_ms} ms\n"
-            f"<request>{request}</request>\n<response>{response}</response>"
-        ))
+        return Message(
+            role="user",
+            content=(
+                f"System Notice: tool response for {slot} ({tool})\n"
+                f"status: {status}, duration: {latency_ms} ms\n"
+                f"<request>{request}</request>\n<response>{response}</response>"
+            ),
+        )

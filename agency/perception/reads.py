@@ -35,5 +35,9 @@ async def blocks_around(body: ConnectedBody | None, radius: int) -> dict[str, An
     side = 2 * radius + 1
     region = await asyncio.to_thread(body.region, (c[0] - radius, c[1] - radius, c[2] - radius), (side, side, side))
     counts = region.counts()
-    return {"center": {"x": c[0], "y": c[1], "z": c[2]}, "radius": radius, "total": sum(counts.values()),
-            "counts": counts}
+    return {
+        "center": {"x": c[0], "y": c[1], "z": c[2]},
+        "radius": radius,
+        "total": sum(counts.values()),
+        "counts": counts,
+    }

@@ -100,8 +100,9 @@ class Perception:
         self._entity_seen_ms: dict[str, int] = {}
         self._last_emitted: dict[str, int] = {}  # content hash -> when last published
         # a steady scene is suppressed every tick: INFO gets the first and a count per minute
-        self._suppressed_log = LogRate("[Saliency] awareness_suppressed", suffix="(dedup)",
-                                       clock=lambda: clock() / 1000)
+        self._suppressed_log = LogRate(
+            "[Saliency] awareness_suppressed", suffix="(dedup)", clock=lambda: clock() / 1000
+        )
 
     @property
     def last_snapshot(self) -> WorldSnapshot | None:
@@ -163,8 +164,9 @@ class Perception:
         window = self._config.dedup_window_ms
         last = self._last_emitted.get(h)
         if last is not None and now - last < window:
-            self._suppressed_log.log("[Saliency] awareness_suppressed reason=dedup window_ms={} content_hash={}",
-                                     window, h)
+            self._suppressed_log.log(
+                "[Saliency] awareness_suppressed reason=dedup window_ms={} content_hash={}", window, h
+            )
             return None
         self._last_emitted = {k: v for k, v in self._last_emitted.items() if now - v < window}  # stay bounded
         self._last_emitted[h] = now

@@ -72,8 +72,9 @@ class PgDatabase(SharedDatabase):
 
     def __init__(self, url: str, *, connect_timeout_s: int = 10) -> None:
         self.url = url
-        self.conn: Connection = psycopg.connect(url, autocommit=True, row_factory=dict_row,
-                                                connect_timeout=connect_timeout_s)
+        self.conn: Connection = psycopg.connect(
+            url, autocommit=True, row_factory=dict_row, connect_timeout=connect_timeout_s
+        )
         try:
             migrate(self.conn)
         except BaseException:

@@ -140,8 +140,13 @@ class PgTaskStore(TaskStoreBase):
         if lease_ms <= 0:
             raise ValueError(f"lease_ms must be positive, got {lease_ms!r}")
         # a URL: a connection of its own; a PgDatabase: the shared one
-        super().__init__(PgDatabase.of(source), clock=clock, dev_mode=dev_mode, strict_finalize=strict_finalize,
-                         invariant_check=invariant_check)
+        super().__init__(
+            PgDatabase.of(source),
+            clock=clock,
+            dev_mode=dev_mode,
+            strict_finalize=strict_finalize,
+            invariant_check=invariant_check,
+        )
         self.daemon_id = daemon_id
         self.lease_ms = lease_ms
 
@@ -155,9 +160,16 @@ class PgTaskStore(TaskStoreBase):
 
     def _row(self, task: Task) -> dict[str, Any]:
         m = task.metadata
-        return {"id": task.id, "status": task.status.value, "goal_key": m.goalKey, "progress": task.progress,
-                "urgency": task.urgency, "created_at": m.createdAt, "updated_at": m.updatedAt,
-                "data": task.model_dump_json(exclude_none=True)}
+        return {
+            "id": task.id,
+            "status": task.status.value,
+            "goal_key": m.goalKey,
+            "progress": task.progress,
+            "urgency": task.urgency,
+            "created_at": m.createdAt,
+            "updated_at": m.updatedAt,
+            "data": task.model_dump_json(exclude_none=True),
+        }
 
     def _insert(self, conn: Connection, task: Task) -> None:
         conn.execute(SQL_INSERT, self._row(task))
@@ -167,8 +179,9 @@ class PgTaskStore(TaskStoreBase):
         conn.execute(SQL_SAVE, {**self._row(task), **lease})
 
     def _insert_event(self, conn: Connection, ev: TaskEvent) -> int:
-        row = conn.execute(SQL_APPEND_EVENT, (ev.taskId, ev.at, ev.event, ev.status, ev.progress,
-                                              json.dumps(ev.data))).fetchone()
+        row = conn.execute(
+            SQL_APPEND_EVENT, (ev.taskId, ev.at, ev.event, ev.status, ev.progress, json.dumps(ev.data))
+        ).fetchone()
         assert row is not None  # the INSERT returns the seq
         return int(row["seq"])
 
@@ -199,8 +212,13 @@ class PgTaskStore(TaskStoreBase):
                 before = self._task_of(row["data"])
                 task = rules.touched(before, now, status=TaskStatus.pending)
                 self._save(conn, task)
-                self._append_event(conn, task, LEASE_EXPIRED, {"from": before.status.value, "owner": row["claimed_by"],
-                                                              "leaseUntil": row["lease_until"]}, at=now)
+                self._append_event(
+                    conn,
+                    task,
+                    LEASE_EXPIRED,
+                    {"from": before.status.value, "owner": row["claimed_by"], "leaseUntil": row["lease_until"]},
+                    at=now,
+                )
                 taken.append(task)
         return taken
 
@@ -208,4 +226,3 @@ class PgTaskStore(TaskStoreBase):
         """(owner, lease_until) of an active task, None for any other (or no) task."""
         row = self._conn.execute("SELECT claimed_by, lease_until FROM tasks WHERE id = %s", (task_id,)).fetchone()
         return None if row is None or row["claimed_by"] is None else (row["claimed_by"], row["lease_until"])
-

@@ -37,8 +37,14 @@ _SIDES = ((1, 0, 0), (-1, 0, 0), (0, 0, 1), (0, 0, -1))  # where a bed's other h
 
 
 class PlaceMemory:
-    def __init__(self, store: PlaceStore, world: Callable[[], str | None], *, config: PlacesConfig = PlacesConfig(),
-                 shelters: Callable[[], list[dict[str, Any]]] | None = None) -> None:
+    def __init__(
+        self,
+        store: PlaceStore,
+        world: Callable[[], str | None],
+        *,
+        config: PlacesConfig = PlacesConfig(),
+        shelters: Callable[[], list[dict[str, Any]]] | None = None,
+    ) -> None:
         """world: the id of the world the daemon is in now (None = not known yet: nothing
         is remembered or recalled). shelters: the verified shelters, for `view`."""
         self.store = store
@@ -124,8 +130,13 @@ class PlaceMemory:
         self._forget(world, place, now)
         return False
 
-    async def standing_read(self, read: Callable[[Pos], Awaitable[str | None]], kind: str,
-                            near: tuple[float, float, float], max_distance: float | None = None) -> Place | None:
+    async def standing_read(
+        self,
+        read: Callable[[Pos], Awaitable[str | None]],
+        kind: str,
+        near: tuple[float, float, float],
+        max_distance: float | None = None,
+    ) -> Place | None:
         """The nearest remembered place of `kind` whose real block is still there, or
         None: each candidate's block is read now (one block each, awaited: the daemon reads
         on a worker thread and keeps the database on its event loop, the connection's one
@@ -140,8 +151,13 @@ class PlaceMemory:
         world = self.world()
         places = [p.as_dict() for p in self.store.list(world)] if world is not None else []
         shelters = self._shelters() if self._shelters is not None and world is not None else []
-        return {"world": world, "enabled": self.config.enabled, "reuseDistance": self.reuse_distance,
-                "places": places, "shelters": shelters}
+        return {
+            "world": world,
+            "enabled": self.config.enabled,
+            "reuseDistance": self.reuse_distance,
+            "places": places,
+            "shelters": shelters,
+        }
 
 
 def _places_in(region: BlockRegion, beds_kept: Iterable[Pos]) -> list[tuple[Pos, str]]:

@@ -63,8 +63,16 @@ class Place:
         return math.dist((self.x + 0.5, self.y + 0.5, self.z + 0.5), p)
 
     def as_dict(self) -> dict[str, object]:
-        return {"kind": self.kind, "x": self.x, "y": self.y, "z": self.z, "block": self.block,
-                "source": self.source, "firstAt": self.first_at, "seenAt": self.seen_at}
+        return {
+            "kind": self.kind,
+            "x": self.x,
+            "y": self.y,
+            "z": self.z,
+            "block": self.block,
+            "source": self.source,
+            "firstAt": self.first_at,
+            "seenAt": self.seen_at,
+        }
 
 
 def _place(r: Any) -> Place:
@@ -102,18 +110,26 @@ _SQL = {
     "sqlite": _Statements(
         get=f"SELECT {_COLUMNS} FROM places WHERE world_id = ? AND x = ? AND y = ? AND z = ?",
         kind_at="SELECT kind FROM places WHERE world_id = ? AND x = ? AND y = ? AND z = ?",
-        upsert=("INSERT INTO places (world_id, x, y, z, kind, block, source, first_at, seen_at) "
-                f"VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) {_UPSERT_SET}"),
-        trim=("DELETE FROM places WHERE world_id = ? AND kind = ? AND (x, y, z) NOT IN ("
-              "  SELECT x, y, z FROM places WHERE world_id = ? AND kind = ? ORDER BY seen_at DESC LIMIT ?)"),
+        upsert=(
+            "INSERT INTO places (world_id, x, y, z, kind, block, source, first_at, seen_at) "
+            f"VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) {_UPSERT_SET}"
+        ),
+        trim=(
+            "DELETE FROM places WHERE world_id = ? AND kind = ? AND (x, y, z) NOT IN ("
+            "  SELECT x, y, z FROM places WHERE world_id = ? AND kind = ? ORDER BY seen_at DESC LIMIT ?)"
+        ),
         touch="UPDATE places SET seen_at = ? WHERE world_id = ? AND x = ? AND y = ? AND z = ?",
         delete="DELETE FROM places WHERE world_id = ? AND x = ? AND y = ? AND z = ?",
         list=f"SELECT {_COLUMNS} FROM places WHERE world_id = ? ORDER BY kind, x, y, z",
         list_kind=f"SELECT {_COLUMNS} FROM places WHERE world_id = ? AND kind = ? ORDER BY kind, x, y, z",
-        in_box=(f"SELECT {_COLUMNS} FROM places WHERE world_id = ? "
-                "AND x BETWEEN ? AND ? AND y BETWEEN ? AND ? AND z BETWEEN ? AND ?"),
-        in_box_kind=(f"SELECT {_COLUMNS} FROM places WHERE world_id = ? AND kind = ? "
-                     "AND x BETWEEN ? AND ? AND y BETWEEN ? AND ? AND z BETWEEN ? AND ?"),
+        in_box=(
+            f"SELECT {_COLUMNS} FROM places WHERE world_id = ? "
+            "AND x BETWEEN ? AND ? AND y BETWEEN ? AND ? AND z BETWEEN ? AND ?"
+        ),
+        in_box_kind=(
+            f"SELECT {_COLUMNS} FROM places WHERE world_id = ? AND kind = ? "
+            "AND x BETWEEN ? AND ? AND y BETWEEN ? AND ? AND z BETWEEN ? AND ?"
+        ),
     ),
 }
 # The same statements with PostgreSQL's placeholders (none of them holds a literal ? or %).
@@ -154,8 +170,11 @@ class PlaceStore:
         return None if row is None else _place(row)
 
     def list(self, world: str, kind: str | None = None) -> list[Place]:
-        rows = (self._db.execute(self._sql.list, (world,)) if kind is None
-                else self._db.execute(self._sql.list_kind, (world, kind)))
+        rows = (
+            self._db.execute(self._sql.list, (world,))
+            if kind is None
+            else self._db.execute(self._sql.list_kind, (world, kind))
+        )
         return [_place(r) for r in rows]
 
     def near(self, world: str, kind: str, p: tuple[float, float, float], max_distance: float) -> builtins.list[Place]:

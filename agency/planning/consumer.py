@@ -75,8 +75,9 @@ class PlanningConsumer:
 
     def _convert(self, feed: ActionableFeed) -> ConversionBatch:
         try:
-            return convert_thoughts(feed.thoughts, self._store, self._clock(), stuck_timeout_ms=self._stuck_timeout_ms,
-                                    router=self.router)
+            return convert_thoughts(
+                feed.thoughts, self._store, self._clock(), stuck_timeout_ms=self._stuck_timeout_ms, router=self.router
+            )
         except Exception as exc:  # noqa: BLE001 - the converter should never raise; if it does, ack as errors
             logger.warning("[Thought-to-task] batch failed {}: {}", type(exc).__name__, exc)
             err = f"{type(exc).__name__}: {exc}"

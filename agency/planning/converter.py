@@ -22,8 +22,12 @@ from agency.planning.tasks.store import TaskStore
 from agency.thoughts import Thought
 
 SkipReason = Literal[
-    "already_processed", "not_convert_eligible", "no_extracted_goal", "no_goal_key", "duplicate_goal",
-    "already_satisfied"
+    "already_processed",
+    "not_convert_eligible",
+    "no_extracted_goal",
+    "no_goal_key",
+    "duplicate_goal",
+    "already_satisfied",
 ]
 
 

@@ -50,15 +50,29 @@ class DeliveryBoard:
         """Post (or find, on a resumed run) the live delivery of `item` for the parent task;
         `near`: where the asking bot is (the helper walks there first: it may be out of sight)."""
         for task in self.tasks.list_by_status(*LIVE):
-            if (task.type == DELIVER and task.metadata.parentTaskId == parent_task_id
-                    and task.parameters.get("target") == item and task.parameters.get("to") == self.me):
+            if (
+                task.type == DELIVER
+                and task.metadata.parentTaskId == parent_task_id
+                and task.parameters.get("target") == item
+                and task.parameters.get("to") == self.me
+            ):
                 return task.id
         task = self.tasks.add_task(
-            {"title": f"deliver {count} {item} to {self.me}", "type": DELIVER, "source": "delivery",
-             "priority": 0.7,
-             "parameters": {"target": item, "amount": count, "to": self.me, **({"near": list(near)} if near else {})},
-             "metadata": {"parentTaskId": parent_task_id}},
-            origin=TaskOrigin(kind="system", sourceId=self.me, parentTaskId=parent_task_id))
+            {
+                "title": f"deliver {count} {item} to {self.me}",
+                "type": DELIVER,
+                "source": "delivery",
+                "priority": 0.7,
+                "parameters": {
+                    "target": item,
+                    "amount": count,
+                    "to": self.me,
+                    **({"near": list(near)} if near else {}),
+                },
+                "metadata": {"parentTaskId": parent_task_id},
+            },
+            origin=TaskOrigin(kind="system", sourceId=self.me, parentTaskId=parent_task_id),
+        )
         logger.info("[Delivery] {} asks for {} {} (task {}, for {})", self.me, count, item, task.id, parent_task_id)
         return task.id
 
@@ -74,8 +88,12 @@ class DeliveryBoard:
         if task is None or task.status is not TaskStatus.pending:
             return False
         try:
-            self.tasks.set_status(task_id, TaskStatus.failed, metadata_patch={"blockedReason": f"withdrawn: {why}"},
-                                  only_from=TaskStatus.pending)
+            self.tasks.set_status(
+                task_id,
+                TaskStatus.failed,
+                metadata_patch={"blockedReason": f"withdrawn: {why}"},
+                only_from=TaskStatus.pending,
+            )
         except (IllegalTransitionError, TaskNotFoundError):
             return False  # claimed in between (active -> failed is a legal move: the read is checked again)
         logger.info("[Delivery] {} withdrew task {}: {}", self.me, task_id, why)
@@ -83,8 +101,11 @@ class DeliveryBoard:
 
     def withdraw_for(self, parent_task_id: str, why: str) -> int:
         """The task that asked ended: withdraw its requests nobody has taken yet."""
-        return sum(self.withdraw(t.id, why) for t in self.tasks.list_by_status(TaskStatus.pending)
-                   if t.type == DELIVER and t.metadata.parentTaskId == parent_task_id)
+        return sum(
+            self.withdraw(t.id, why)
+            for t in self.tasks.list_by_status(TaskStatus.pending)
+            if t.type == DELIVER and t.metadata.parentTaskId == parent_task_id
+        )
 
     def on_task_event(self, kind: str, task: Task) -> None:
         """The executor's lifecycle events: a build that ended needs no more deliveries."""

@@ -9,12 +9,23 @@ from agency.planning.tasks.models import Task, TaskStatus
 
 EXECUTOR_STALE_MS = 60_000  # an executor that has not ticked for this long is unavailable
 
-STALL_CLASSES = ("unplannable", "blocked_reason", "executor_unavailable", "goalKey_missing",
-                 "convertEligible_gate", "stuck_pending")
+STALL_CLASSES = (
+    "unplannable",
+    "blocked_reason",
+    "executor_unavailable",
+    "goalKey_missing",
+    "convertEligible_gate",
+    "stuck_pending",
+)
 
 
-def classify_stall(task: Task, now_ms: int, executor_last_tick_ms: int | None,
-                   stuck_timeout_ms: int = STUCK_PENDING_TIMEOUT_MS, executor_busy_ms: int | None = None) -> str | None:
+def classify_stall(
+    task: Task,
+    now_ms: int,
+    executor_last_tick_ms: int | None,
+    stuck_timeout_ms: int = STUCK_PENDING_TIMEOUT_MS,
+    executor_busy_ms: int | None = None,
+) -> str | None:
     """The stall class of a task, or None when it is terminal or moving normally.
 
     `stuck_pending` is "the executor sees the task but does not claim it": a task queued
@@ -40,9 +51,13 @@ def classify_stall(task: Task, now_ms: int, executor_last_tick_ms: int | None,
     return None
 
 
-def stalled_tasks(tasks: list[Task], now_ms: int, executor_last_tick_ms: int | None,
-                  stuck_timeout_ms: int = STUCK_PENDING_TIMEOUT_MS,
-                  executor_busy_ms: int | None = None) -> list[dict[str, Any]]:
+def stalled_tasks(
+    tasks: list[Task],
+    now_ms: int,
+    executor_last_tick_ms: int | None,
+    stuck_timeout_ms: int = STUCK_PENDING_TIMEOUT_MS,
+    executor_busy_ms: int | None = None,
+) -> list[dict[str, Any]]:
     out = []
     for t in tasks:
         cls = classify_stall(t, now_ms, executor_last_tick_ms, stuck_timeout_ms, executor_busy_ms)

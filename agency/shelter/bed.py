@@ -145,8 +145,10 @@ async def place_bed(ctx: ToolContext, origin: Pos, facing: Facing) -> dict[str, 
     region = await _interior_region(ctx, door, facing)
     for cell in (spot.foot, spot.head):
         if not is_replaceable(region.block_at(*cell)):
-            raise ToolFailure(PRECONDITION_FAILED, f"the bed spot {list(cell)} in the shelter at {list(origin)} "
-                              f"is taken by {region.block_at(*cell)}")
+            raise ToolFailure(
+                PRECONDITION_FAILED,
+                f"the bed spot {list(cell)} in the shelter at {list(origin)} is taken by {region.block_at(*cell)}",
+            )
     pos = (await ctx.snapshot()).position
     stand = spot.inside if _inside(origin, int(pos.x // 1), int(pos.z // 1)) else spot.outside
     await run_action(ctx, "move_to", {"x": stand[0] + 0.5, "y": stand[1], "z": stand[2] + 0.5, "range": 0})
@@ -154,13 +156,17 @@ async def place_bed(ctx: ToolContext, origin: Pos, facing: Facing) -> dict[str, 
     await run_action(ctx, "place", {"block": item, "x": spot.foot[0], "y": spot.foot[1], "z": spot.foot[2]})
     now = await _interior_region(ctx, door, facing)
     if not (is_bed(now.block_at(*spot.foot)) and is_bed(now.block_at(*spot.head))):
-        raise ToolFailure(EXECUTION_ERROR, f"the bed at {list(spot.foot)} did not stand whole (head cell "
-                          f"{list(spot.head)}: {now.block_at(*spot.head)})")
+        raise ToolFailure(
+            EXECUTION_ERROR,
+            f"the bed at {list(spot.foot)} did not stand whole (head cell "
+            f"{list(spot.head)}: {now.block_at(*spot.head)})",
+        )
     places = ctx.hooks.get(PLACES_HOOK)
     if places is not None:
         places.placed(item, *spot.foot)
-    logger.info(f"[Shelter] {item} placed in the shelter at {list(origin)}: foot "
-                f"{list(spot.foot)}, head {list(spot.head)}")
+    logger.info(
+        f"[Shelter] {item} placed in the shelter at {list(origin)}: foot {list(spot.foot)}, head {list(spot.head)}"
+    )
     return {"placed": True, "bed": list(spot.foot), "head": list(spot.head), "item": item}
 
 
@@ -209,13 +215,29 @@ async def wake(ctx: ToolContext, _p: WakeInput) -> dict[str, Any]:
 
 
 TOOLS = [
-    Tool("place_shelter_bed",
-         "Put a held bed inside the basic shelter at origin/facing (both halves inside, clear of the door).",
-         ShelterBedInput, place_shelter_bed, timeout_s=60, queue=BODY_QUEUE),
-    Tool("sleep", "Lie down in the bed at x,y,z (either half); only at night with no monster near.",
-         SleepInput, sleep, timeout_s=15, queue=BODY_QUEUE),
-    Tool("sleep_in_shelter",
-         "Lie down in the bed inside the shelter whose door is given (a held bed is put there first).",
-         DoorwayInput, sleep_in_shelter, timeout_s=45, queue=BODY_QUEUE),
+    Tool(
+        "place_shelter_bed",
+        "Put a held bed inside the basic shelter at origin/facing (both halves inside, clear of the door).",
+        ShelterBedInput,
+        place_shelter_bed,
+        timeout_s=60,
+        queue=BODY_QUEUE,
+    ),
+    Tool(
+        "sleep",
+        "Lie down in the bed at x,y,z (either half); only at night with no monster near.",
+        SleepInput,
+        sleep,
+        timeout_s=15,
+        queue=BODY_QUEUE,
+    ),
+    Tool(
+        "sleep_in_shelter",
+        "Lie down in the bed inside the shelter whose door is given (a held bed is put there first).",
+        DoorwayInput,
+        sleep_in_shelter,
+        timeout_s=45,
+        queue=BODY_QUEUE,
+    ),
     Tool("wake", "Get out of bed.", WakeInput, wake, timeout_s=10, queue=BODY_QUEUE),
 ]

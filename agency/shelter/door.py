@@ -61,8 +61,9 @@ async def _set_door(ctx: ToolContext, door: Cell, open_: bool) -> None:
     if not is_door(out.get("block")):
         raise ToolFailure(EXECUTION_ERROR, f"no door at {list(door)} (found {out.get('block')})")
     if now != str(open_).lower():
-        raise ToolFailure(EXECUTION_ERROR,
-                          f"the door at {list(door)} did not {'open' if open_ else 'close'} (open={now})")
+        raise ToolFailure(
+            EXECUTION_ERROR, f"the door at {list(door)} did not {'open' if open_ else 'close'} (open={now})"
+        )
 
 
 async def _step(ctx: ToolContext, cell: Cell) -> None:
@@ -120,8 +121,20 @@ async def leave_shelter(ctx: ToolContext, p: DoorwayInput) -> dict[str, Any]:
 
 
 TOOLS = [
-    Tool("enter_shelter", "Walk into a built shelter through its door and close the door behind.",
-         DoorwayInput, enter_shelter, timeout_s=45, queue=BODY_QUEUE),  # under the reflex job's 60 s
-    Tool("leave_shelter", "Walk out of a shelter through its door and close the door behind.",
-         DoorwayInput, leave_shelter, timeout_s=30, queue=BODY_QUEUE),
+    Tool(
+        "enter_shelter",
+        "Walk into a built shelter through its door and close the door behind.",
+        DoorwayInput,
+        enter_shelter,
+        timeout_s=45,
+        queue=BODY_QUEUE,
+    ),  # under the reflex job's 60 s
+    Tool(
+        "leave_shelter",
+        "Walk out of a shelter through its door and close the door behind.",
+        DoorwayInput,
+        leave_shelter,
+        timeout_s=30,
+        queue=BODY_QUEUE,
+    ),
 ]

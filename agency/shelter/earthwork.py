@@ -85,8 +85,15 @@ def _shell(name: str, kind: ColumnKind, dy: int) -> bool:
     return shell and is_solid(name) and dig_cost(name) is not None  # leaves too: mobs neither pass nor spawn on them
 
 
-def column_work(region: BlockRegion, x: int, z: int, y0: int, kind: ColumnKind,
-                keep: Collection[Pos] = (), clear: Collection[Pos] = ()) -> Work | str:
+def column_work(
+    region: BlockRegion,
+    x: int,
+    z: int,
+    y0: int,
+    kind: ColumnKind,
+    keep: Collection[Pos] = (),
+    clear: Collection[Pos] = (),
+) -> Work | str:
     """The work making column x,z usable at floor level y0 (footprint: 4 layers clear or
     shell; ring: 2 standable layers; both: solid ground below), or why it cannot be. `keep`:
     cells already holding what the shelter puts there (a resumed or repaired build, whose
@@ -135,8 +142,11 @@ def column_kind(origin: Pos, x: int, z: int) -> ColumnKind:
 def site_columns(origin: Pos) -> list[tuple[int, int, ColumnKind]]:
     """(x, z, kind) for the footprint and the ring around it."""
     x0, _, z0 = origin
-    return [(x, z, column_kind(origin, x, z))
-            for x in range(x0 - RING, x0 + SIZE + RING) for z in range(z0 - RING, z0 + SIZE + RING)]
+    return [
+        (x, z, column_kind(origin, x, z))
+        for x in range(x0 - RING, x0 + SIZE + RING)
+        for z in range(z0 - RING, z0 + SIZE + RING)
+    ]
 
 
 def site_work(region: BlockRegion, origin: Pos, keep: Collection[Pos] = (), clear: Collection[Pos] = ()) -> Work | str:

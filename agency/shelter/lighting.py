@@ -21,10 +21,24 @@ from agency.names import canonical
 from agency.shelter.models import Bounds, Pos
 
 EMITS = {
-    "torch": 14, "wall_torch": 14, "soul_torch": 10, "soul_wall_torch": 10, "redstone_torch": 7,
-    "redstone_wall_torch": 7, "lantern": 15, "soul_lantern": 10, "glowstone": 15, "jack_o_lantern": 15,
-    "sea_lantern": 15, "shroomlight": 15, "campfire": 15, "soul_campfire": 10, "end_rod": 14,
-    "ochre_froglight": 15, "verdant_froglight": 15, "pearlescent_froglight": 15,
+    "torch": 14,
+    "wall_torch": 14,
+    "soul_torch": 10,
+    "soul_wall_torch": 10,
+    "redstone_torch": 7,
+    "redstone_wall_torch": 7,
+    "lantern": 15,
+    "soul_lantern": 10,
+    "glowstone": 15,
+    "jack_o_lantern": 15,
+    "sea_lantern": 15,
+    "shroomlight": 15,
+    "campfire": 15,
+    "soul_campfire": 10,
+    "end_rod": 14,
+    "ochre_froglight": 15,
+    "verdant_froglight": 15,
+    "pearlescent_froglight": 15,
 }
 SAFE_LEVEL = 8
 _STEPS = ((1, 0, 0), (-1, 0, 0), (0, 1, 0), (0, -1, 0), (0, 0, 1), (0, 0, -1))
@@ -38,8 +52,12 @@ def emits(name: str | None) -> int:
 
 def block_light(block_at: BlockAt, box: Bounds) -> dict[Pos, int]:
     """Block light of every non-solid cell in `box` reached by an emitter inside it."""
-    cells = [(x, y, z) for x in range(box.min[0], box.max[0] + 1) for y in range(box.min[1], box.max[1] + 1)
-             for z in range(box.min[2], box.max[2] + 1)]
+    cells = [
+        (x, y, z)
+        for x in range(box.min[0], box.max[0] + 1)
+        for y in range(box.min[1], box.max[1] + 1)
+        for z in range(box.min[2], box.max[2] + 1)
+    ]
     level: dict[Pos, int] = {}
     queue: deque[Pos] = deque()
     for p in cells:

@@ -78,17 +78,22 @@ def choose_site(region: BlockRegion, feet: Pos) -> SiteChoice | None:
     (ox, _, oz), (sx, _, sz) = region.origin, region.size
     best: tuple[float, Pos] | None = None
     for y0 in range(fy - MAX_STEP, fy + MAX_STEP + 1):
-        inner, wall, ring = (_Sums([[_cost(column_work(region, ox + i, oz + j, y0, kind)) for j in range(sz)]
-                                    for i in range(sx)]) for kind in ("inside", "wall", "ring"))
+        inner, wall, ring = (
+            _Sums([[_cost(column_work(region, ox + i, oz + j, y0, kind)) for j in range(sz)] for i in range(sx)])
+            for kind in ("inside", "wall", "ring")
+        )
         for i in range(RING, sx - SIZE - RING + 1):
             for j in range(RING, sz - SIZE - RING + 1):
                 x0, z0 = ox + i, oz + j
                 if x0 <= fx < x0 + SIZE and z0 <= fz < z0 + SIZE:
                     continue  # never build over the bot
-                work = (inner.rect(i + 1, j + 1, i + SIZE - 1, j + SIZE - 1)
-                        + wall.rect(i, j, i + SIZE, j + SIZE) - wall.rect(i + 1, j + 1, i + SIZE - 1, j + SIZE - 1)
-                        + ring.rect(i - RING, j - RING, i + SIZE + RING, j + SIZE + RING)
-                        - ring.rect(i, j, i + SIZE, j + SIZE))
+                work = (
+                    inner.rect(i + 1, j + 1, i + SIZE - 1, j + SIZE - 1)
+                    + wall.rect(i, j, i + SIZE, j + SIZE)
+                    - wall.rect(i + 1, j + 1, i + SIZE - 1, j + SIZE - 1)
+                    + ring.rect(i - RING, j - RING, i + SIZE + RING, j + SIZE + RING)
+                    - ring.rect(i, j, i + SIZE, j + SIZE)
+                )
                 if work > MAX_COST:
                     continue
                 dist = math.hypot(x0 + SIZE / 2 - (fx + 0.5), z0 + SIZE / 2 - (fz + 0.5))

@@ -104,15 +104,26 @@ async def shelter_site(ctx: ToolContext, p: ShelterSiteInput) -> dict[str, Any]:
     feet = await _ground_feet(ctx, block_pos((await ctx.snapshot()).position))
     choice = choose_site(await ctx.region(*scan_box(feet)), feet)
     if choice is None:
-        raise ToolFailure(PRECONDITION_FAILED, f"no 7x7 spot within {SCAN_RADIUS} blocks of the bot can be cleared "
-                          f"and levelled with under {MAX_COST:g} units of earthwork")
+        raise ToolFailure(
+            PRECONDITION_FAILED,
+            f"no 7x7 spot within {SCAN_RADIUS} blocks of the bot can be cleared "
+            f"and levelled with under {MAX_COST:g} units of earthwork",
+        )
     bp = blueprint_for(p, choice.origin, choice.facing)
     materials = {"wallBlock": p.wallBlock, "doorBlock": p.doorBlock, "lightBlock": p.lightBlock}
     if hooks is not None and p.taskId:
         hooks.anchor(p.taskId, bp, materials)
-    return {"origin": list(choice.origin), "facing": choice.facing, "modules": [m.name for m in bp.modules],
-            "anchored": bool(hooks and p.taskId), "reused": False, "digs": len(choice.work.digs),
-            "fills": len(choice.work.fills), "earthwork": choice.work.cost, **materials}
+    return {
+        "origin": list(choice.origin),
+        "facing": choice.facing,
+        "modules": [m.name for m in bp.modules],
+        "anchored": bool(hooks and p.taskId),
+        "reused": False,
+        "digs": len(choice.work.digs),
+        "fills": len(choice.work.fills),
+        "earthwork": choice.work.cost,
+        **materials,
+    }
 
 
 def _reach(stand: tuple[float, float, float], target: tuple[int, int, int]) -> bool:
@@ -124,8 +135,9 @@ async def _never() -> bool:
     return False
 
 
-async def walk_site(ctx: ToolContext, x: float, y: float, z: float, rng: float,
-                    good_enough: Callable[[], Awaitable[bool]] = _never) -> None:
+async def walk_site(
+    ctx: ToolContext, x: float, y: float, z: float, rng: float, good_enough: Callable[[], Awaitable[bool]] = _never
+) -> None:
     """Walk to a spot at the site. If the path is blocked (a bot coming back out of the
     canopy, a leaf wall round a clearing), try again digging through leaves and logs only;
     a walk that fails where the bot can already do its job (`good_enough`) is no failure."""
@@ -137,8 +149,9 @@ async def walk_site(ctx: ToolContext, x: float, y: float, z: float, rng: float,
             raise
         if await good_enough():
             return
-        logger.info(f"[Builder] path to {x:.1f},{y:.1f},{z:.1f} blocked ({e.message}); retrying, "
-                    "digging through trees only")
+        logger.info(
+            f"[Builder] path to {x:.1f},{y:.1f},{z:.1f} blocked ({e.message}); retrying, digging through trees only"
+        )
     try:
         await run_action(ctx, "move_to", {"x": x, "y": y, "z": z, "range": rng, "digOnly": list(PATH_DIGGABLE)})
     except ToolFailure as e:
@@ -146,8 +159,9 @@ async def walk_site(ctx: ToolContext, x: float, y: float, z: float, rng: float,
             raise
 
 
-async def _approach(ctx: ToolContext, origin: tuple[int, int, int], target: tuple[int, int, int],
-                    upcoming: list[tuple[int, int, int]]) -> None:
+async def _approach(
+    ctx: ToolContext, origin: tuple[int, int, int], target: tuple[int, int, int], upcoming: list[tuple[int, int, int]]
+) -> None:
     """Stay put if the target is within reach from outside the footprint; else walk to the
     ring cell that reaches it and as many of the upcoming placements as possible (fewest
     walks), the nearest such cell first."""
@@ -174,8 +188,9 @@ async def _approach(ctx: ToolContext, origin: tuple[int, int, int], target: tupl
     await walk_site(ctx, spot[0] + 0.5, spot[1], spot[2] + 0.5, 0, placeable_from_here)
 
 
-def _build_order(placements: list[tuple[int, int, int, str]], origin: tuple[int, int, int],
-                 feet: tuple[int, int, int]) -> list[tuple[int, int, int, str]]:
+def _build_order(
+    placements: list[tuple[int, int, int, str]], origin: tuple[int, int, int], feet: tuple[int, int, int]
+) -> list[tuple[int, int, int, str]]:
     """Around the footprint once, starting on the bot's side (a walk every few blocks, not
     every block); outer rings first, so each roof block has a placed neighbour to go against."""
     cx, cz = origin[0] + 2, origin[2] + 2
@@ -196,8 +211,12 @@ def _built(region: BlockRegion, bp: ShelterBlueprint) -> set[tuple[int, int, int
     """Cells already holding what the blueprint puts there, or the hut's bed: never dug as
     'in the way' (a repair builds around them)."""
     out = {pos for pos, want in bp.expected_blocks().items() if same(region.block_at(*pos), want)}
-    out |= {(x, y, z) for m in bp.modules for x, y, z,
-            want in m.placements if stands(m.name, want, region.block_at(x, y, z))}
+    out |= {
+        (x, y, z)
+        for m in bp.modules
+        for x, y, z, want in m.placements
+        if stands(m.name, want, region.block_at(x, y, z))
+    }
     assert bp.site.entrance is not None
     out |= {c for c in interior_cells(bp.site.entrance, bp.site.facing) if is_bed(region.block_at(*c))}  # its furniture
     return out
@@ -241,6 +260,7 @@ async def _dig_all(ctx: ToolContext, origin: tuple[int, int, int], digs: list[tu
         reachable = [t for t in todo if _reach(stand, t)]
         if not reachable:
             x, _, z = min(todo, key=lambda t: math.dist((t[0], t[2]), (feet[0], feet[2])))
+
             async def reaches_one() -> bool:
                 eye, _ = await _eye(ctx)
                 return any(_reach(eye, t) for t in todo)
@@ -270,9 +290,11 @@ async def _fill_all(ctx: ToolContext, p: ShelterPrepareInput, fills: list[tuple[
         ctx.check()
         block = await _filler(ctx, p)
         if block is None:
-            raise ToolFailure(PRECONDITION_FAILED,
-                              f"{len(fills)} holes to fill at the site and nothing to fill them with "
-                              f"(no dirt, no stone, no spare {p.wallBlock})")
+            raise ToolFailure(
+                PRECONDITION_FAILED,
+                f"{len(fills)} holes to fill at the site and nothing to fill them with "
+                f"(no dirt, no stone, no spare {p.wallBlock})",
+            )
         if not await _fill_spot_ok(ctx, holes, target):
             feet = (await _eye(ctx))[1]
             spot = min(cells, key=lambda c: (not _reach((c[0] + 0.5, c[1], c[2] + 0.5), target), math.dist(c, feet)))
@@ -291,9 +313,11 @@ async def prepare_shelter_site(ctx: ToolContext, p: ShelterPrepareInput) -> dict
         filled += await _fill_all(ctx, p, list(work.fills))
     left = await _site_work(ctx, p)
     if not left.empty:
-        raise ToolFailure(PRECONDITION_FAILED,
-                          f"the site at {p.origin} is still not level after {PREPARE_PASSES} passes: "
-                          f"{len(left.digs)} blocks in the way, {len(left.fills)} holes")
+        raise ToolFailure(
+            PRECONDITION_FAILED,
+            f"the site at {p.origin} is still not level after {PREPARE_PASSES} passes: "
+            f"{len(left.digs)} blocks in the way, {len(left.fills)} holes",
+        )
     return {"origin": list(p.origin), "dug": dug, "filled": filled}
 
 
@@ -314,8 +338,11 @@ async def _check_materials(ctx: ToolContext, module: str, todo: list[tuple[int, 
     need = Counter(block for *_, block in todo)
     missing = {b: n - snap.count_of(b) for b, n in need.items() if snap.count_of(b) < n}
     if missing:
-        raise ToolFailure(PRECONDITION_FAILED, f"materials missing for the {module}: " +
-                          ", ".join(f"{n} {b}" for b, n in sorted(missing.items())), details={"missing": missing})
+        raise ToolFailure(
+            PRECONDITION_FAILED,
+            f"materials missing for the {module}: " + ", ".join(f"{n} {b}" for b, n in sorted(missing.items())),
+            details={"missing": missing},
+        )
 
 
 async def build_shelter_module(ctx: ToolContext, p: ShelterModuleInput) -> dict[str, Any]:
@@ -334,8 +361,9 @@ async def build_shelter_module(ctx: ToolContext, p: ShelterModuleInput) -> dict[
         if stands(p.module, block, here):
             skipped += 1
         elif here is not None and not is_replaceable(here):
-            raise ToolFailure(PRECONDITION_FAILED,
-                              f"{p.module}: {x},{y},{z} is taken by {here}, {block} cannot go there")
+            raise ToolFailure(
+                PRECONDITION_FAILED, f"{p.module}: {x},{y},{z} is taken by {here}, {block} cannot go there"
+            )
         else:
             todo.append((x, y, z, block))
     await _check_materials(ctx, p.module, todo)
@@ -345,7 +373,7 @@ async def build_shelter_module(ctx: ToolContext, p: ShelterModuleInput) -> dict[
     fast = replace(ctx, poll_interval_s=min(ctx.poll_interval_s, PLACE_POLL_S))
     for i, (x, y, z, block) in enumerate(todo):
         ctx.check()
-        await _approach(ctx, p.origin, (x, y, z), [(a, b, c) for a, b, c, _ in todo[i + 1:]])
+        await _approach(ctx, p.origin, (x, y, z), [(a, b, c) for a, b, c, _ in todo[i + 1 :]])
         try:
             await run_action(fast, "place", {"block": block, "x": x, "y": y, "z": z})
         except ToolFailure:
@@ -359,12 +387,28 @@ async def build_shelter_module(ctx: ToolContext, p: ShelterModuleInput) -> dict[
 
 
 TOOLS = [
-    Tool("shelter_site",
-         "Choose (or recall) a site for a basic shelter near the bot (least earthwork) and anchor the goal there.",
-         ShelterSiteInput, shelter_site, timeout_s=30, queue=BODY_QUEUE),
-    Tool("prepare_shelter_site",
-         "Clear and level a chosen shelter site: dig natural blocks in the way, fill small holes.",
-         ShelterPrepareInput, prepare_shelter_site, timeout_s=600, queue=BODY_QUEUE),
-    Tool("build_shelter_module", "Build one module of a basic shelter, skipping blocks that already stand.",
-         ShelterModuleInput, build_shelter_module, timeout_s=300, queue=BODY_QUEUE),
+    Tool(
+        "shelter_site",
+        "Choose (or recall) a site for a basic shelter near the bot (least earthwork) and anchor the goal there.",
+        ShelterSiteInput,
+        shelter_site,
+        timeout_s=30,
+        queue=BODY_QUEUE,
+    ),
+    Tool(
+        "prepare_shelter_site",
+        "Clear and level a chosen shelter site: dig natural blocks in the way, fill small holes.",
+        ShelterPrepareInput,
+        prepare_shelter_site,
+        timeout_s=600,
+        queue=BODY_QUEUE,
+    ),
+    Tool(
+        "build_shelter_module",
+        "Build one module of a basic shelter, skipping blocks that already stand.",
+        ShelterModuleInput,
+        build_shelter_module,
+        timeout_s=300,
+        queue=BODY_QUEUE,
+    ),
 ]

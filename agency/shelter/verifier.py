@@ -242,6 +242,8 @@ def _lit(view: _BoundedView, footprint: Bounds, enclosed: list[set[Pos]], eviden
     levels = block_light(view.get, footprint)
     dark = [p for p in floor if levels.get(p, 0) < SAFE_LEVEL]
     lowest = min(floor, key=lambda p: levels.get(p, 0))
-    evidence.append(f"lit:{len(floor) - len(dark)}/{len(floor)} floor cells >= {SAFE_LEVEL}, "
-                    f"lowest {levels.get(lowest, 0)} at {_fmt(lowest)}")
+    evidence.append(
+        f"lit:{len(floor) - len(dark)}/{len(floor)} floor cells >= {SAFE_LEVEL}, "
+        f"lowest {levels.get(lowest, 0)} at {_fmt(lowest)}"
+    )
     return not dark

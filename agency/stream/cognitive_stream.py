@@ -64,8 +64,9 @@ _MINE = "daemon_id = %(daemon)s"
 _SQL = {
     "sqlite": _Statements(
         get="SELECT * FROM thoughts WHERE id = :id",
-        insert=("INSERT INTO thoughts (id, ts, processed, convert_eligible, data) "
-                "VALUES (:id, :ts, 0, :eligible, :data)"),
+        insert=(
+            "INSERT INTO thoughts (id, ts, processed, convert_eligible, data) VALUES (:id, :ts, 0, :eligible, :data)"
+        ),
         processed_of="SELECT processed FROM thoughts WHERE id = :id",
         ack="UPDATE thoughts SET processed = 1, processed_by = :by, processed_at = :at WHERE id = :id",
         count="SELECT COUNT(*) AS n FROM thoughts",
@@ -74,29 +75,42 @@ _SQL = {
         actionable=f"SELECT * FROM thoughts WHERE {_ACTIONABLE_SQLITE} ORDER BY seq LIMIT :limit",
         recent="SELECT * FROM thoughts ORDER BY seq DESC LIMIT :limit",
         recent_processed="SELECT * FROM thoughts WHERE processed = :processed ORDER BY seq DESC LIMIT :limit",
-        prune_non_actionable=("DELETE FROM thoughts WHERE seq IN (SELECT seq FROM thoughts "
-                              f"WHERE NOT ({_ACTIONABLE_SQLITE}) ORDER BY seq LIMIT :limit)"),
-        prune_actionable=("DELETE FROM thoughts WHERE seq IN (SELECT seq FROM thoughts "
-                          f"WHERE {_ACTIONABLE_SQLITE} ORDER BY seq LIMIT :limit)"),
+        prune_non_actionable=(
+            "DELETE FROM thoughts WHERE seq IN (SELECT seq FROM thoughts "
+            f"WHERE NOT ({_ACTIONABLE_SQLITE}) ORDER BY seq LIMIT :limit)"
+        ),
+        prune_actionable=(
+            "DELETE FROM thoughts WHERE seq IN (SELECT seq FROM thoughts "
+            f"WHERE {_ACTIONABLE_SQLITE} ORDER BY seq LIMIT :limit)"
+        ),
     ),
     "postgresql": _Statements(
         get=f"SELECT * FROM thoughts WHERE {_MINE} AND id = %(id)s",
-        insert=("INSERT INTO thoughts (daemon_id, id, ts, convert_eligible, data) "
-                "VALUES (%(daemon)s, %(id)s, %(ts)s, %(eligible)s, %(data)s::jsonb)"),
+        insert=(
+            "INSERT INTO thoughts (daemon_id, id, ts, convert_eligible, data) "
+            "VALUES (%(daemon)s, %(id)s, %(ts)s, %(eligible)s, %(data)s::jsonb)"
+        ),
         processed_of=f"SELECT processed FROM thoughts WHERE {_MINE} AND id = %(id)s",
-        ack=("UPDATE thoughts SET processed = true, processed_by = %(by)s, processed_at = %(at)s "
-             f"WHERE {_MINE} AND id = %(id)s"),
+        ack=(
+            "UPDATE thoughts SET processed = true, processed_by = %(by)s, processed_at = %(at)s "
+            f"WHERE {_MINE} AND id = %(id)s"
+        ),
         count=f"SELECT COUNT(*) AS n FROM thoughts WHERE {_MINE}",
         count_processed=f"SELECT COUNT(*) AS n FROM thoughts WHERE {_MINE} AND processed = %(processed)s",
         count_actionable=f"SELECT COUNT(*) AS n FROM thoughts WHERE {_MINE} AND {_ACTIONABLE_PG}",
         actionable=f"SELECT * FROM thoughts WHERE {_MINE} AND {_ACTIONABLE_PG} ORDER BY seq LIMIT %(limit)s",
         recent=f"SELECT * FROM thoughts WHERE {_MINE} ORDER BY seq DESC LIMIT %(limit)s",
-        recent_processed=(f"SELECT * FROM thoughts WHERE {_MINE} AND processed = %(processed)s "
-                          "ORDER BY seq DESC LIMIT %(limit)s"),
-        prune_non_actionable=("DELETE FROM thoughts WHERE seq IN (SELECT seq FROM thoughts "
-                              f"WHERE {_MINE} AND NOT ({_ACTIONABLE_PG}) ORDER BY seq LIMIT %(limit)s)"),
-        prune_actionable=("DELETE FROM thoughts WHERE seq IN (SELECT seq FROM thoughts "
-                          f"WHERE {_MINE} AND {_ACTIONABLE_PG} ORDER BY seq LIMIT %(limit)s)"),
+        recent_processed=(
+            f"SELECT * FROM thoughts WHERE {_MINE} AND processed = %(processed)s ORDER BY seq DESC LIMIT %(limit)s"
+        ),
+        prune_non_actionable=(
+            "DELETE FROM thoughts WHERE seq IN (SELECT seq FROM thoughts "
+            f"WHERE {_MINE} AND NOT ({_ACTIONABLE_PG}) ORDER BY seq LIMIT %(limit)s)"
+        ),
+        prune_actionable=(
+            "DELETE FROM thoughts WHERE seq IN (SELECT seq FROM thoughts "
+            f"WHERE {_MINE} AND {_ACTIONABLE_PG} ORDER BY seq LIMIT %(limit)s)"
+        ),
     ),
 }
 
@@ -188,8 +202,7 @@ class CognitiveStream:
         self._cap = max_thoughts
         self._low_water = max(1, int(max_thoughts * LOW_WATER_FRACTION))
         # logged on every publish and every planning poll: rate-limited so INFO stays readable
-        self._published_log = LogRate("[Cognition] thought_published processed=false",
-                                      clock=lambda: clock() / 1000)
+        self._published_log = LogRate("[Cognition] thought_published processed=false", clock=lambda: clock() / 1000)
         self._actionable_logs = (LogOnChange(), LogOnChange())
 
     @property
@@ -243,8 +256,10 @@ class CognitiveStream:
             if existing is not None:
                 logger.debug("[CognitiveStream] publish of existing id {} ignored", t.id)
                 return self._row_to_thought(existing)
-            conn.execute(self._sql.insert, self._args(id=t.id, ts=t.timestamp, eligible=t.convertEligible is True,
-                                                      data=t.model_dump_json()))
+            conn.execute(
+                self._sql.insert,
+                self._args(id=t.id, ts=t.timestamp, eligible=t.convertEligible is True, data=t.model_dump_json()),
+            )
             if self._count(conn, self._sql.count) > self._cap:
                 pruned = self._prune_in_tx(conn, self._low_water)
         self._published_log.log("[Cognition] thought_published processed=false")
@@ -328,7 +343,9 @@ class CognitiveStream:
         opt_in.log("[CognitiveStream] /actionable: returned={} opt_in_only=true", feed.count)
         sizes.log(
             "[CognitiveStream] /actionable: returned={} queue_size={} filtered_out={}",
-            feed.count, feed.queue_size, feed.filtered_out,
+            feed.count,
+            feed.queue_size,
+            feed.filtered_out,
         )
         return feed
 

@@ -68,8 +68,12 @@ async def place_near_bot(ctx: ToolContext, block: str) -> dict[str, Any]:
         seen = sorted({n for n in around.palette if n is not None})
         details = {"feet": list(feet), "health": snap.health, "blocksAround": seen}
         if not seen:  # a bot whose chunks are gone (dead and never respawned) sees nothing at all
-            raise ToolFailure(PRECONDITION_FAILED, f"the blocks around the bot at {list(feet)} are not loaded "
-                              f"(health {snap.health:g}): cannot place {block}", details=details)
+            raise ToolFailure(
+                PRECONDITION_FAILED,
+                f"the blocks around the bot at {list(feet)} are not loaded "
+                f"(health {snap.health:g}): cannot place {block}",
+                details=details,
+            )
         raise ToolFailure(PRECONDITION_FAILED, f"no free spot next to the bot to place {block}", details=details)
     return await place_at(ctx, block, *spot)
 
@@ -114,8 +118,22 @@ def _undo_blueprint(_p: BuildBlueprintInput, out: Mapping[str, Any]) -> dict[str
 
 
 TOOLS = [
-    Tool("place_block", "Place a block from the inventory at x,y,z or next to the bot.", PlaceBlockInput, place_block,
-         timeout_s=30, queue=BODY_QUEUE, compensate=_undo_place),
-    Tool("build_blueprint", "Place a list of blocks in modules, skipping what already stands.", BuildBlueprintInput,
-         build_blueprint, timeout_s=600, queue=BODY_QUEUE, compensate=_undo_blueprint),
+    Tool(
+        "place_block",
+        "Place a block from the inventory at x,y,z or next to the bot.",
+        PlaceBlockInput,
+        place_block,
+        timeout_s=30,
+        queue=BODY_QUEUE,
+        compensate=_undo_place,
+    ),
+    Tool(
+        "build_blueprint",
+        "Place a list of blocks in modules, skipping what already stands.",
+        BuildBlueprintInput,
+        build_blueprint,
+        timeout_s=600,
+        queue=BODY_QUEUE,
+        compensate=_undo_blueprint,
+    ),
 ]

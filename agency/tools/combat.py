@@ -35,13 +35,15 @@ class AttackInput(ToolInput):
     entityId: int | None = Field(default=None, description="entity to attack; none = nearest hostile")
     target: str | None = Field(default=None, description="kind of hostile to attack (e.g. zombie); generic = nearest")
     radius: float = Field(default=8.0, gt=0, le=32, description="how far to look for a hostile")
-    hits: int | None = Field(default=None, ge=1, le=100,
-                             description="stop after this many hits; none = until it is gone")
+    hits: int | None = Field(
+        default=None, ge=1, le=100, description="stop after this many hits; none = until it is gone"
+    )
 
 
 class FleeInput(ToolInput):
-    threat: str | None = Field(default=None,
-                               description="what to run from (e.g. zombie); none or generic = every hostile")
+    threat: str | None = Field(
+        default=None, description="what to run from (e.g. zombie); none or generic = every hostile"
+    )
     radius: float = Field(default=16.0, gt=0, le=48, description="threats this close are fled from")
     distance: float = Field(default=16.0, ge=4, le=40, description="end at least this far from every threat")
     legs: int = Field(default=3, ge=1, le=6, description="walks at most")
@@ -151,15 +153,33 @@ async def flee(ctx: ToolContext, p: FleeInput) -> dict[str, Any]:
     seen = [e for e in (await ctx.snapshot()).entities if matches(e, p.threat)]
     end = seen[0].distance if seen else None  # None: out of sight
     if end is not None and end <= start:
-        raise ToolFailure(EXECUTION_ERROR, f"could not get away from {name}: {start:.1f} -> {end:.1f} blocks",
-                          details={"legs": legs})
-    return {"threat": name, "fled": True, "from": round(start, 2), "to": None if end is None else round(end, 2),
-            "legs": legs}
+        raise ToolFailure(
+            EXECUTION_ERROR, f"could not get away from {name}: {start:.1f} -> {end:.1f} blocks", details={"legs": legs}
+        )
+    return {
+        "threat": name,
+        "fled": True,
+        "from": round(start, 2),
+        "to": None if end is None else round(end, 2),
+        "legs": legs,
+    }
 
 
 TOOLS = [
-    Tool("attack", "Fight a hostile mob (the nearest, the nearest of a kind, or a given entity) until it is gone.",
-         AttackInput, attack, timeout_s=25, queue=BODY_QUEUE),
-    Tool("flee", "Walk away from a threat (or every hostile) until out of its reach.", FleeInput, flee,
-         timeout_s=90, queue=BODY_QUEUE),
+    Tool(
+        "attack",
+        "Fight a hostile mob (the nearest, the nearest of a kind, or a given entity) until it is gone.",
+        AttackInput,
+        attack,
+        timeout_s=25,
+        queue=BODY_QUEUE,
+    ),
+    Tool(
+        "flee",
+        "Walk away from a threat (or every hostile) until out of its reach.",
+        FleeInput,
+        flee,
+        timeout_s=90,
+        queue=BODY_QUEUE,
+    ),
 ]

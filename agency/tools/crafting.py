@@ -56,9 +56,9 @@ async def held(ctx: ToolContext) -> dict[str, int]:
 
 async def nearby_table(ctx: ToolContext) -> dict[str, Any] | None:
     """A placed crafting table the crafter would use (within TABLE_SEARCH_RADIUS), or None."""
-    hits = await find_blocks_now(ctx,
-                                 FindBlocksInput(block="crafting_table", radius=TABLE_SEARCH_RADIUS, count=1,
-                                                 vertical=4))
+    hits = await find_blocks_now(
+        ctx, FindBlocksInput(block="crafting_table", radius=TABLE_SEARCH_RADIUS, count=1, vertical=4)
+    )
     return hits["blocks"][0] if hits["blocks"] else None
 
 
@@ -80,14 +80,21 @@ async def found_or_remembered(ctx: ToolContext, found: dict[str, Any] | None, ki
         return found
     pos = (await ctx.snapshot()).position
     here = (pos.x, pos.y, pos.z)
+
     async def block_at(pos: tuple[int, int, int]) -> str | None:
         return (await ctx.region(pos, (1, 1, 1))).block_at(*pos)
 
     hit = await places.standing_read(block_at, kind, here)
     if hit is None:
         return None
-    return {"x": hit.x, "y": hit.y, "z": hit.z, "name": hit.block, "distance": round(hit.distance_to(here), 2),
-            "remembered": True}
+    return {
+        "x": hit.x,
+        "y": hit.y,
+        "z": hit.z,
+        "name": hit.block,
+        "distance": round(hit.distance_to(here), 2),
+        "remembered": True,
+    }
 
 
 async def table_facts(ctx: ToolContext) -> dict[str, Any]:
@@ -108,12 +115,20 @@ async def craft(ctx: ToolContext, p: CraftInput) -> dict[str, Any]:
     # Look for a table only when a step needs one (a remembered one costs block reads).
     table = await usable_table(ctx) if plan_craft(p.item, need, inv).needs_table else None
     if table is not None and table.get("remembered"):
-        logger.info("[Places] reusing crafting_table at {} {} {} ({} m away) instead of placing a new one",
-                    table["x"], table["y"], table["z"], table["distance"])
+        logger.info(
+            "[Places] reusing crafting_table at {} {} {} ({} m away) instead of placing a new one",
+            table["x"],
+            table["y"],
+            table["z"],
+            table["distance"],
+        )
     plan = plan_craft(p.item, need, inv, table_nearby=table is not None)
     if plan.missing:
-        raise ToolFailure(PRECONDITION_FAILED, f"missing materials for {need} {p.item}: {plan.missing}",
-                          details={"missing": plan.missing})
+        raise ToolFailure(
+            PRECONDITION_FAILED,
+            f"missing materials for {need} {p.item}: {plan.missing}",
+            details={"missing": plan.missing},
+        )
     done: list[dict[str, Any]] = []
     placed_table = None
     for step in plan.steps:
@@ -134,8 +149,9 @@ async def craft(ctx: ToolContext, p: CraftInput) -> dict[str, Any]:
         done.append({"item": step.item, "times": step.crafts, "result": out})
     have = available(await held(ctx), p.item)
     if have < start + need:
-        raise ToolFailure(EXECUTION_ERROR, f"crafting ended with {have} {p.item}, wanted {start + need}",
-                          details={"steps": done})
+        raise ToolFailure(
+            EXECUTION_ERROR, f"crafting ended with {have} {p.item}, wanted {start + need}", details={"steps": done}
+        )
     return {"item": p.item, "crafted": have - start, "have": have, "steps": done, "placedTable": placed_table}
 
 
@@ -176,10 +192,18 @@ async def eat(ctx: ToolContext, p: EatInput) -> dict[str, Any]:
 
 
 TOOLS = [
-    Tool("craft", "Craft an item, crafting intermediates and placing a table as needed.", CraftInput, craft,
-         timeout_s=120, queue=BODY_QUEUE, compensate=_undo_craft),
+    Tool(
+        "craft",
+        "Craft an item, crafting intermediates and placing a table as needed.",
+        CraftInput,
+        craft,
+        timeout_s=120,
+        queue=BODY_QUEUE,
+        compensate=_undo_craft,
+    ),
     Tool("equip", "Hold or wear an item.", EquipInput, equip, timeout_s=10, queue=BODY_QUEUE),
     # Up to 20 one-point foods at about 1.6 s each before the bot is full.
-    Tool("eat", "Eat a food item (the best one held when none is named).", EatInput, eat, timeout_s=40,
-         queue=BODY_QUEUE),
+    Tool(
+        "eat", "Eat a food item (the best one held when none is named).", EatInput, eat, timeout_s=40, queue=BODY_QUEUE
+    ),
 ]

@@ -96,10 +96,26 @@ async def await_delivery(ctx: ToolContext, p: AwaitInput) -> dict[str, Any]:
 
 
 TOOLS = [
-    Tool("give", "Walk up to a player and hand them items (tossed within their reach).", GiveInput, give,
-         timeout_s=130, queue=BODY_QUEUE),
-    Tool("request_delivery", "Ask the fleet's other bots for items: an open deliver task in the store.",
-         RequestInput, request_delivery, timeout_s=15),
-    Tool("await_delivery", "Wait until the inventory holds the items asked for, or the request lapses.",
-         AwaitInput, await_delivery, timeout_s=3700),
+    Tool(
+        "give",
+        "Walk up to a player and hand them items (tossed within their reach).",
+        GiveInput,
+        give,
+        timeout_s=130,
+        queue=BODY_QUEUE,
+    ),
+    Tool(
+        "request_delivery",
+        "Ask the fleet's other bots for items: an open deliver task in the store.",
+        RequestInput,
+        request_delivery,
+        timeout_s=15,
+    ),
+    Tool(
+        "await_delivery",
+        "Wait until the inventory holds the items asked for, or the request lapses.",
+        AwaitInput,
+        await_delivery,
+        timeout_s=3700,
+    ),
 ]

@@ -86,8 +86,11 @@ async def require_harvest_tool(ctx: ToolContext, block: str) -> None:
     """PRECONDITION_FAILED naming the tools when none held makes `block` drop anything."""
     if can_harvest(await held_items(ctx), block):
         return
-    raise ToolFailure(PRECONDITION_FAILED, f"{unless_dug_with(block)}, and the bot holds none",
-                      details={"block": block, "tools": list(ranked_tools(block))})
+    raise ToolFailure(
+        PRECONDITION_FAILED,
+        f"{unless_dug_with(block)}, and the bot holds none",
+        details={"block": block, "tools": list(ranked_tools(block))},
+    )
 
 
 async def collect_block(ctx: ToolContext, p: CollectBlockInput) -> dict[str, Any]:
@@ -101,17 +104,20 @@ async def collect_block(ctx: ToolContext, p: CollectBlockInput) -> dict[str, Any
         hits = (await find_blocks_now(ctx, FindBlocksInput(block=p.block, radius=min(p.radius, 32), count=1)))["blocks"]
         if not hits:
             if explored >= p.explore_attempts:
-                raise ToolFailure(PRECONDITION_FAILED,
-                                  f"no {p.block} within {p.radius} blocks (explored {explored} times)",
-                                  details={"have": have, "goal": goal})
+                raise ToolFailure(
+                    PRECONDITION_FAILED,
+                    f"no {p.block} within {p.radius} blocks (explored {explored} times)",
+                    details={"have": have, "goal": goal},
+                )
             explored += 1
             await explore(ctx, ExploreInput(legs=2, leg_distance=24))
             continue
         name = hits[0]["name"]
         kinds.append(name)
         try:
-            await run_action(ctx, "collect",
-                             {"block": name, "count": goal - have, "maxDistance": p.radius, "item": drop_of(name)})
+            await run_action(
+                ctx, "collect", {"block": name, "count": goal - have, "maxDistance": p.radius, "item": drop_of(name)}
+            )
             why = None
         except ToolFailure as e:  # e.g. an unreachable treetop: what counts is what we now hold
             why = e.message
@@ -119,9 +125,11 @@ async def collect_block(ctx: ToolContext, p: CollectBlockInput) -> dict[str, Any
         futile = futile + 1 if now <= have else 0
         have = now
         if futile >= MAX_FUTILE:
-            raise ToolFailure(PRECONDITION_FAILED,
-                              f"collecting {name} made no progress {MAX_FUTILE} times (last: {why})",
-                              details={"have": have, "goal": goal})
+            raise ToolFailure(
+                PRECONDITION_FAILED,
+                f"collecting {name} made no progress {MAX_FUTILE} times (last: {why})",
+                details={"have": have, "goal": goal},
+            )
     return {"block": p.block, "item": item, "gained": have - start, "have": have, "kinds": sorted(set(kinds))}
 
 
@@ -201,8 +209,9 @@ async def pick_up_items(ctx: ToolContext, p: PickUpItemsInput) -> dict[str, Any]
                 raise
             continue
         waited = 0.0
-        while waited < PICKUP_WAIT_S and any(_cell(e) == _cell(item)
-                                             for e in items_near(await ctx.snapshot(), spot, p.radius)):
+        while waited < PICKUP_WAIT_S and any(
+            _cell(e) == _cell(item) for e in items_near(await ctx.snapshot(), spot, p.radius)
+        ):
             await ctx.pause()
             waited += ctx.poll_interval_s
     remaining = len(items_near(await ctx.snapshot(), spot, p.radius))
@@ -214,11 +223,28 @@ def _cell(e: EntityInfo) -> tuple[int, int, int]:
 
 
 TOOLS = [
-    Tool("collect_block", "Find and collect blocks (explores when none are near).", CollectBlockInput, collect_block,
-         timeout_s=300, queue=BODY_QUEUE),
-    Tool("mine_block", "Dig a block at x,y,z, the nearest of a kind, or a list of positions.", MineBlockInput,
-         mine_block,
-         timeout_s=120, queue=BODY_QUEUE),
-    Tool("pick_up_items", "Walk to x,y,z and pick up the items lying around it (e.g. dropped on a death).",
-         PickUpItemsInput, pick_up_items, timeout_s=120, queue=BODY_QUEUE),
+    Tool(
+        "collect_block",
+        "Find and collect blocks (explores when none are near).",
+        CollectBlockInput,
+        collect_block,
+        timeout_s=300,
+        queue=BODY_QUEUE,
+    ),
+    Tool(
+        "mine_block",
+        "Dig a block at x,y,z, the nearest of a kind, or a list of positions.",
+        MineBlockInput,
+        mine_block,
+        timeout_s=120,
+        queue=BODY_QUEUE,
+    ),
+    Tool(
+        "pick_up_items",
+        "Walk to x,y,z and pick up the items lying around it (e.g. dropped on a death).",
+        PickUpItemsInput,
+        pick_up_items,
+        timeout_s=120,
+        queue=BODY_QUEUE,
+    ),
 ]

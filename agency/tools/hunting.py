@@ -57,8 +57,9 @@ def game_in_sight(entities: list[EntityInfo], kind: str = "animal", radius: floa
 
 
 class HuntInput(ToolInput):
-    target: str = Field(default="animal", min_length=1,
-                        description=f"an animal kind ({', '.join(ANIMALS)}) or 'animal' for any of them")
+    target: str = Field(
+        default="animal", min_length=1, description=f"an animal kind ({', '.join(ANIMALS)}) or 'animal' for any of them"
+    )
     count: int = Field(default=1, ge=1, le=MAX_HUNT, description="animals to kill")
     radius: float = Field(default=HUNT_RADIUS, gt=0, le=48, description="how far to look for them")
 
@@ -85,13 +86,19 @@ async def _pick_up_drops(ctx: ToolContext, at: dict[str, Any], held_before: int)
     spot = Vec3(x=float(at["x"]), y=float(at["y"]), z=float(at["z"]))
 
     waited = 0.0
-    while waited < DROP_WAIT_S and not items_near(await ctx.snapshot(), spot,
-                                                  DROP_RADIUS) and await _total(ctx) <= held_before:
+    while (
+        waited < DROP_WAIT_S
+        and not items_near(await ctx.snapshot(), spot, DROP_RADIUS)
+        and await _total(ctx) <= held_before
+    ):
         await ctx.pause()
         waited += ctx.poll_interval_s
     out = await pick_up_items(ctx, PickUpItemsInput(x=spot.x, y=spot.y, z=spot.z, radius=DROP_RADIUS, max_walks=6))
-    return {"at": {k: round(float(at[k]), 1) for k in "xyz"}, "gained": await _total(ctx) - held_before,
-            "itemsLeft": out["itemsLeft"]}
+    return {
+        "at": {k: round(float(at[k]), 1) for k in "xyz"},
+        "gained": await _total(ctx) - held_before,
+        "itemsLeft": out["itemsLeft"],
+    }
 
 
 async def _sweep(ctx: ToolContext, drops: list[dict[str, Any]]) -> None:
@@ -101,8 +108,9 @@ async def _sweep(ctx: ToolContext, drops: list[dict[str, Any]]) -> None:
         spot = Vec3(**d["at"])
         if items_near(await ctx.snapshot(), spot, DROP_RADIUS):
             held_before = await _total(ctx)
-            out = await pick_up_items(ctx,
-                                      PickUpItemsInput(x=spot.x, y=spot.y, z=spot.z, radius=DROP_RADIUS, max_walks=6))
+            out = await pick_up_items(
+                ctx, PickUpItemsInput(x=spot.x, y=spot.y, z=spot.z, radius=DROP_RADIUS, max_walks=6)
+            )
             d.update(gained=d["gained"] + await _total(ctx) - held_before, itemsLeft=out["itemsLeft"])
 
 
@@ -117,16 +125,22 @@ async def hunt(ctx: ToolContext, p: HuntInput) -> dict[str, Any]:
         ctx.check()
         if not game_in_sight((await ctx.snapshot()).entities, p.target, p.radius):
             if not kills:
-                raise ToolFailure(PRECONDITION_FAILED, f"no {p.target} within {p.radius:g} blocks to hunt",
-                                  details={"target": p.target, "radius": p.radius})
+                raise ToolFailure(
+                    PRECONDITION_FAILED,
+                    f"no {p.target} within {p.radius:g} blocks to hunt",
+                    details={"target": p.target, "radius": p.radius},
+                )
             break
         # One kill, bounded inside what the call itself has left.
         held_before = await _total(ctx)
         deadline = ctx.clock() + int(KILL_TIMEOUT_S * 1000)
         kill_ctx = replace(ctx, deadline_ms=deadline if ctx.deadline_ms is None else min(ctx.deadline_ms, deadline))
         try:
-            out = await run_action(kill_ctx, "hunt", {"kinds": kinds, "radius": p.radius, "skip": list(lost),
-                                                      "giveUpMs": int(GIVE_UP_S * 1000)})
+            out = await run_action(
+                kill_ctx,
+                "hunt",
+                {"kinds": kinds, "radius": p.radius, "skip": list(lost), "giveUpMs": int(GIVE_UP_S * 1000)},
+            )
         except ToolTimeout:
             ctx.check()  # the call's own deadline: that ends the hunt
             out = {"killed": False, "why": f"not killed within {KILL_TIMEOUT_S:g} s"}
@@ -135,8 +149,11 @@ async def hunt(ctx: ToolContext, p: HuntInput) -> dict[str, Any]:
                 raise
             # Only animals given up on are left in sight: the hunt ends as if none were.
             if not kills:
-                raise ToolFailure(PRECONDITION_FAILED, f"no {p.target} within reach to hunt ({len(lost)} out of "
-                                  "reach given up on)", details={"target": p.target, "lost": len(lost)}) from e
+                raise ToolFailure(
+                    PRECONDITION_FAILED,
+                    f"no {p.target} within reach to hunt ({len(lost)} out of reach given up on)",
+                    details={"target": p.target, "lost": len(lost)},
+                ) from e
             break
         hits += int(out.get("hits") or 0)
         weapon = out.get("weapon") or weapon
@@ -145,19 +162,37 @@ async def hunt(ctx: ToolContext, p: HuntInput) -> dict[str, Any]:
                 lost.append(int(out["targetId"]))
             misses += 1
             if misses > MAX_MISSES:
-                raise ToolFailure(EXECUTION_ERROR, f"lost {misses} {p.target} before killing them "
-                                  f"({len(kills)} of {p.count} killed)", details={"kills": kills, "last": out})
+                raise ToolFailure(
+                    EXECUTION_ERROR,
+                    f"lost {misses} {p.target} before killing them ({len(kills)} of {p.count} killed)",
+                    details={"kills": kills, "last": out},
+                )
             continue
         kills.append(str(out.get("target")))
         drops.append(await _pick_up_drops(ctx, out["at"], held_before))
     await _sweep(ctx, drops)
     gained = _gained(before, await held(ctx))
-    return {"target": p.target, "requested": p.count, "kills": len(kills), "killed": kills,
-            "short": p.count - len(kills), "gained": gained, "hits": hits, "weapon": weapon, "drops": drops}
+    return {
+        "target": p.target,
+        "requested": p.count,
+        "kills": len(kills),
+        "killed": kills,
+        "short": p.count - len(kills),
+        "gained": gained,
+        "hits": hits,
+        "weapon": weapon,
+        "drops": drops,
+    }
 
 
 TOOLS = [
-    Tool("hunt", "Hunt animals (a kind, or 'animal' for any): kill the nearest with the best weapon held, pick up "
-         "the drops (meat, leather, wool, feathers); `count` kills.", HuntInput, hunt,
-         timeout_s=MAX_HUNT * (KILL_TIMEOUT_S + 20), queue=BODY_QUEUE),
+    Tool(
+        "hunt",
+        "Hunt animals (a kind, or 'animal' for any): kill the nearest with the best weapon held, pick up "
+        "the drops (meat, leather, wool, feathers); `count` kills.",
+        HuntInput,
+        hunt,
+        timeout_s=MAX_HUNT * (KILL_TIMEOUT_S + 20),
+        queue=BODY_QUEUE,
+    ),
 ]

@@ -54,7 +54,8 @@ def descend_timeout_s(blocks: int) -> float:
 class DescendInput(ToolInput):
     target_y: int = Field(ge=SAFE_FLOOR_Y, description=f"the level to reach (y<N> or N), at least y {SAFE_FLOOR_Y}")
     direction: Literal["north", "east", "south", "west"] | None = Field(
-        default=None, description="the way to dig first (default: the way the bot faces)")
+        default=None, description="the way to dig first (default: the way the bot faces)"
+    )
 
     @field_validator("target_y", mode="before")
     @classmethod
@@ -72,8 +73,11 @@ async def descend(ctx: ToolContext, p: DescendInput) -> dict[str, Any]:
         return {"steps": 0, "y": here, "turned": 0, "targetY": p.target_y}
     blocks = here - p.target_y
     if blocks > MAX_DESCENT:
-        raise ToolFailure(PRECONDITION_FAILED, f"y {p.target_y} is {blocks} blocks down from y {here}; at most "
-                          f"{MAX_DESCENT} in one descent", details={"y": here, "targetY": p.target_y})
+        raise ToolFailure(
+            PRECONDITION_FAILED,
+            f"y {p.target_y} is {blocks} blocks down from y {here}; at most {MAX_DESCENT} in one descent",
+            details={"y": here, "targetY": p.target_y},
+        )
     if not await _has_pickaxe(ctx):  # stone by hand: 7.5 s a block, and it drops nothing
         raise ToolFailure(PRECONDITION_FAILED, "no pickaxe to dig a staircase with")
     ctx.check()
@@ -90,13 +94,20 @@ async def descend(ctx: ToolContext, p: DescendInput) -> dict[str, Any]:
     out = await run_action(replace(ctx, deadline_ms=deadline), "staircase", args)
     y = math.floor((await ctx.snapshot()).position.y)
     if y > p.target_y:
-        raise ToolFailure(EXECUTION_ERROR, f"the staircase ended at y {y}, above y {p.target_y}",
-                          details={"action": out})
+        raise ToolFailure(
+            EXECUTION_ERROR, f"the staircase ended at y {y}, above y {p.target_y}", details={"action": out}
+        )
     return {"steps": out.get("steps"), "y": y, "turned": out.get("turned"), "targetY": p.target_y}
 
 
 TOOLS = [
-    Tool("descend", "Dig a staircase down to a level (target_y, at least y 12), turning away from water, lava "
-         "and falling blocks; needs a pickaxe.", DescendInput, descend,
-         timeout_s=descend_timeout_s(MAX_DESCENT) + 30, queue=BODY_QUEUE),
+    Tool(
+        "descend",
+        "Dig a staircase down to a level (target_y, at least y 12), turning away from water, lava "
+        "and falling blocks; needs a pickaxe.",
+        DescendInput,
+        descend,
+        timeout_s=descend_timeout_s(MAX_DESCENT) + 30,
+        queue=BODY_QUEUE,
+    ),
 ]

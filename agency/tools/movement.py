@@ -45,8 +45,16 @@ class ExploreInput(ToolInput):
     max_distance: int = Field(default=64, ge=8, le=256, description="never farther than this from the start")
 
 
-async def walk(ctx: ToolContext, x: float, y: float, z: float, rng: float = 1.0, *,
-               dig_out: bool = True, stall_ms: int | None = None) -> dict[str, Any]:
+async def walk(
+    ctx: ToolContext,
+    x: float,
+    y: float,
+    z: float,
+    rng: float = 1.0,
+    *,
+    dig_out: bool = True,
+    stall_ms: int | None = None,
+) -> dict[str, Any]:
     """Walk without digging; a walk that makes no progress (in a pit the bot dug collecting
     stone, behind a tree) is tried once more through natural ground (dig_out). A caller
     whose path must not be dug (a shelter's floor) says dig_out=False; one with no time to
@@ -60,9 +68,13 @@ async def walk(ctx: ToolContext, x: float, y: float, z: float, rng: float = 1.0,
         remaining = ctx.remaining_ms()
         if not dig_out or NO_PROGRESS not in e.message or (remaining is not None and remaining < DIG_OUT_STALL_MS):
             raise  # (too little time left for a walk that may dig for 20 s)
-        logger.info("[Tools] move_to made no progress toward {:.0f} {:.0f} {:.0f}; trying again, "
-                    "digging through natural ground",
-                    x, y, z)
+        logger.info(
+            "[Tools] move_to made no progress toward {:.0f} {:.0f} {:.0f}; trying again, "
+            "digging through natural ground",
+            x,
+            y,
+            z,
+        )
     return await run_action(ctx, "move_to", {**args, "digOnly": list(natural_ground()), "stallMs": DIG_OUT_STALL_MS})
 
 
@@ -74,8 +86,9 @@ async def move_to(ctx: ToolContext, p: MoveToInput) -> dict[str, Any]:
 async def follow(ctx: ToolContext, p: FollowInput) -> dict[str, Any]:
     """Keep near a player for a while (a user's or MCP client's direct action; no workflow
     follows anyone). Fails when the target is not in view, or out of view for 5 s."""
-    return await run_action(ctx, "follow", {"username": p.username, "distance": p.distance,
-                                            "durationMs": int(p.duration_s * 1000)})
+    return await run_action(
+        ctx, "follow", {"username": p.username, "distance": p.distance, "durationMs": int(p.duration_s * 1000)}
+    )
 
 
 def _seen(ctx: ToolContext) -> set[str]:
@@ -87,8 +100,9 @@ def _remember(ctx: ToolContext, x: float, z: float) -> None:
     ctx.memory[SEEN_KEY] = sorted(seen)
 
 
-def pick_leg(ctx: ToolContext, here: tuple[int, int, int], start: tuple[int, int, int], p: ExploreInput) -> tuple[int,
-                                                                                                                  int]:
+def pick_leg(
+    ctx: ToolContext, here: tuple[int, int, int], start: tuple[int, int, int], p: ExploreInput
+) -> tuple[int, int]:
     """Eight headings in a seeded random order; the first landing in an unseen chunk
     within max_distance wins, else the first one within max_distance."""
     seen = _seen(ctx)
@@ -123,11 +137,19 @@ async def climb_out(ctx: ToolContext) -> dict[str, Any] | None:
     ground = await _ground_over(ctx, here)
     if len(ground) < MIN_ROOF:
         return None
-    logger.info("[Tools] explore: underground at {} {} {} (ground over the head up to y {}); climbing out first",
-                here[0], here[1], here[2], max(ground))
+    logger.info(
+        "[Tools] explore: underground at {} {} {} (ground over the head up to y {}); climbing out first",
+        here[0],
+        here[1],
+        here[2],
+        max(ground),
+    )
     how, why = "staircase", None
-    starts = [s for s in ctx.hooks.get(STAIRCASES_HOOK, ())
-              if math.dist((s[0], s[2]), (here[0], here[2])) <= CLIMB_BACK_WITHIN]
+    starts = [
+        s
+        for s in ctx.hooks.get(STAIRCASES_HOOK, ())
+        if math.dist((s[0], s[2]), (here[0], here[2])) <= CLIMB_BACK_WITHIN
+    ]
     try:
         if starts:
             sx, sy, sz = starts[-1]
@@ -168,17 +190,36 @@ async def explore(ctx: ToolContext, p: ExploreInput) -> dict[str, Any]:
         legs.append({"x": tx, "y": ty, "z": tz, "ok": ok, "why": why})
     if not any(leg["ok"] for leg in legs):
         stuck = f" (underground; climbing out failed: {climbed['failed']})" if climbed and climbed["failed"] else ""
-        raise ToolFailure(PRECONDITION_FAILED, f"explore: no leg could be walked{stuck}",
-                          details={"legs": legs, "climbedOut": climbed})
+        raise ToolFailure(
+            PRECONDITION_FAILED,
+            f"explore: no leg could be walked{stuck}",
+            details={"legs": legs, "climbedOut": climbed},
+        )
     end = (await ctx.snapshot()).position
-    return {"legs": legs, "end": {"x": end.x, "y": end.y, "z": end.z}, "seenChunks": len(_seen(ctx)),
-            "climbedOut": climbed}
+    return {
+        "legs": legs,
+        "end": {"x": end.x, "y": end.y, "z": end.z},
+        "seenChunks": len(_seen(ctx)),
+        "climbedOut": climbed,
+    }
 
 
 TOOLS = [
     Tool("move_to", "Walk to x,y,z (within range).", MoveToInput, move_to, timeout_s=60, queue=BODY_QUEUE),
-    Tool("follow", "Follow a player (or entity) in view for a while, keeping within distance.", FollowInput, follow,
-         timeout_s=610, queue=BODY_QUEUE),
-    Tool("explore", "Bounded random walk preferring unseen chunks.", ExploreInput, explore, timeout_s=240,
-         queue=BODY_QUEUE),
+    Tool(
+        "follow",
+        "Follow a player (or entity) in view for a while, keeping within distance.",
+        FollowInput,
+        follow,
+        timeout_s=610,
+        queue=BODY_QUEUE,
+    ),
+    Tool(
+        "explore",
+        "Bounded random walk preferring unseen chunks.",
+        ExploreInput,
+        explore,
+        timeout_s=240,
+        queue=BODY_QUEUE,
+    ),
 ]

@@ -56,7 +56,12 @@ async def chat(ctx: ToolContext, p: ChatInput) -> dict[str, Any]:
 TOOLS = [
     Tool("inventory", "Items held, summed by name.", NoInput, inventory, timeout_s=5),
     Tool("snapshot", "Vitals, position, inventory and nearby entities.", NoInput, snapshot, timeout_s=5),
-    Tool("find_blocks", "Nearest blocks of a kind within a radius (one region read).", FindBlocksInput, find_blocks,
-         timeout_s=10),
+    Tool(
+        "find_blocks",
+        "Nearest blocks of a kind within a radius (one region read).",
+        FindBlocksInput,
+        find_blocks,
+        timeout_s=10,
+    ),
     Tool("chat", "Say something in chat.", ChatInput, chat, timeout_s=5),
 ]

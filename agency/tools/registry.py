@@ -118,8 +118,9 @@ class ToolRegistry:
         except ToolFailure as e:
             return tool_failure(tool.name, e.code, e.message, details=e.details, duration_ms=took())
         except ToolTimeout as e:
-            return tool_failure(tool.name, TIMEOUT, f"'{tool.name}' timed out after {limit:g} s: {e}",
-                                duration_ms=took())
+            return tool_failure(
+                tool.name, TIMEOUT, f"'{tool.name}' timed out after {limit:g} s: {e}", duration_ms=took()
+            )
         except TimeoutError:
             return tool_failure(tool.name, TIMEOUT, f"'{tool.name}' timed out after {limit:g} s", duration_ms=took())
         except ToolCancelled as e:

@@ -89,8 +89,9 @@ class ToolExecutionResult(BaseModel):
         return out
 
 
-def tool_success(tool_name: str, output: Any = None, *, duration_ms: int = 0,
-                 compensation: Any = None) -> ToolExecutionResult:
+def tool_success(
+    tool_name: str, output: Any = None, *, duration_ms: int = 0, compensation: Any = None
+) -> ToolExecutionResult:
     return ToolExecutionResult(
         toolName=tool_name,
         success=True,

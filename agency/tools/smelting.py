@@ -34,12 +34,14 @@ STALL_MS = 20_000  # no cook progress and no output for this long: the furnace i
 
 
 class SmeltInput(ToolInput):
-    item: str = Field(min_length=1,
-                      description="what to make (iron_ingot, stone, cooked_beef, charcoal) or what to smelt (raw_iron)")
+    item: str = Field(
+        min_length=1, description="what to make (iron_ingot, stone, cooked_beef, charcoal) or what to smelt (raw_iron)"
+    )
     count: int = Field(default=1, ge=1, le=MAX_SMELT)
     ensure: bool = Field(default=False, description="count is the total wanted in the inventory")
-    craft_furnace: bool = Field(default=False,
-                                description="craft a furnace (8 cobblestone, at a table) when none is near or held")
+    craft_furnace: bool = Field(
+        default=False, description="craft a furnace (8 cobblestone, at a table) when none is near or held"
+    )
 
     @field_validator("item")
     @classmethod
@@ -51,8 +53,9 @@ class SmeltInput(ToolInput):
 
 
 async def nearby_furnace(ctx: ToolContext) -> dict[str, Any] | None:
-    hits = await find_blocks_now(ctx,
-                                 FindBlocksInput(block="furnace", radius=FURNACE_SEARCH_RADIUS, count=1, vertical=4))
+    hits = await find_blocks_now(
+        ctx, FindBlocksInput(block="furnace", radius=FURNACE_SEARCH_RADIUS, count=1, vertical=4)
+    )
     return hits["blocks"][0] if hits["blocks"] else None
 
 
@@ -79,15 +82,21 @@ async def _get_furnace(ctx: ToolContext, p: SmeltInput) -> tuple[dict[str, Any],
     found = await usable_furnace(ctx)
     if found is not None:
         if found.get("remembered"):
-            logger.info("[Places] reusing furnace at {} {} {} ({} m away) instead of placing a new one",
-                        found["x"], found["y"], found["z"], found["distance"])
+            logger.info(
+                "[Places] reusing furnace at {} {} {} ({} m away) instead of placing a new one",
+                found["x"],
+                found["y"],
+                found["z"],
+                found["distance"],
+            )
             return found, "remembered"
         return found, None
     how = "placed"
     if (await held(ctx)).get("furnace", 0) < 1:
         if not p.craft_furnace:
-            raise ToolFailure(PRECONDITION_FAILED,
-                              f"no furnace within {FURNACE_SEARCH_RADIUS} blocks and none in the inventory")
+            raise ToolFailure(
+                PRECONDITION_FAILED, f"no furnace within {FURNACE_SEARCH_RADIUS} blocks and none in the inventory"
+            )
         await craft(ctx, CraftInput(item="furnace", count=1, ensure=True))
         how = "crafted"
     placed = await place_near_bot(ctx, "furnace")
@@ -108,17 +117,25 @@ async def smelt(ctx: ToolContext, p: SmeltInput) -> dict[str, Any]:
     # JS action counts them); a new one holds nothing, so the inventory must have it all.
     if not furnace_near:
         if kind is None:
-            raise ToolFailure(PRECONDITION_FAILED, f"nothing to smelt: no {' or '.join(inputs_for(output))} in the "
-                              f"inventory to make {output}",
-                              details={"item": output, "inputs": list(inputs_for(output))})
+            raise ToolFailure(
+                PRECONDITION_FAILED,
+                f"nothing to smelt: no {' or '.join(inputs_for(output))} in the inventory to make {output}",
+                details={"item": output, "inputs": list(inputs_for(output))},
+            )
         if have_input < need:
-            raise ToolFailure(PRECONDITION_FAILED, f"only {have_input} {kind} to smelt, {need} {output} wanted",
-                              details={"have": have_input, "need": need, "input": kind})
+            raise ToolFailure(
+                PRECONDITION_FAILED,
+                f"only {have_input} {kind} to smelt, {need} {output} wanted",
+                details={"have": have_input, "need": need, "input": kind},
+            )
     fuel = choose_fuel(inv, need, reserve={kind: need} if kind else None)
     if not fuel.enough and not furnace_near:
-        raise ToolFailure(PRECONDITION_FAILED, f"not enough fuel for {need} {output}: {fuel.short_ticks} burn ticks "
-                          f"short (coal or charcoal 1600, planks or logs 300, sticks 100; an item takes {COOK_TICKS})",
-                          details={"shortTicks": fuel.short_ticks, "fuel": [f.__dict__ for f in fuel.picks]})
+        raise ToolFailure(
+            PRECONDITION_FAILED,
+            f"not enough fuel for {need} {output}: {fuel.short_ticks} burn ticks "
+            f"short (coal or charcoal 1600, planks or logs 300, sticks 100; an item takes {COOK_TICKS})",
+            details={"shortTicks": fuel.short_ticks, "fuel": [f.__dict__ for f in fuel.picks]},
+        )
     ctx.check()
     furnace, how = await _get_furnace(ctx, p)
     pos = (await ctx.snapshot()).position
@@ -128,37 +145,66 @@ async def smelt(ctx: ToolContext, p: SmeltInput) -> dict[str, Any]:
     wait_ms = int(cook_timeout_s(need) * 1000) + 1000
     deadline = ctx.clock() + wait_ms if ctx.deadline_ms is None else min(ctx.deadline_ms, ctx.clock() + wait_ms)
     args = {
-        "x": furnace["x"], "y": furnace["y"], "z": furnace["z"], "output": output, "want": need,
+        "x": furnace["x"],
+        "y": furnace["y"],
+        "z": furnace["z"],
+        "output": output,
+        "want": need,
         "inputs": [i for i in inputs_for(output) if i != "log"] + sorted(held_inputs(inv, output)),
         "anyLog": "log" in inputs_for(output),
         "fuels": [{"name": f.name, "count": f.count, "ticks": f.ticks} for f in fuel.picks],
-        "cookTicks": COOK_TICKS, "stallMs": STALL_MS,
+        "cookTicks": COOK_TICKS,
+        "stallMs": STALL_MS,
     }
     out = await run_action(replace(ctx, deadline_ms=deadline), "smelt", args)
     status = out.get("status")
     if status == "nothing_to_smelt":
-        raise ToolFailure(PRECONDITION_FAILED,
-                          f"nothing to smelt: no {' or '.join(inputs_for(output))} in the inventory "
-                          f"or the furnace at {furnace['x']},{furnace['y']},{furnace['z']}", details=out)
+        raise ToolFailure(
+            PRECONDITION_FAILED,
+            f"nothing to smelt: no {' or '.join(inputs_for(output))} in the inventory "
+            f"or the furnace at {furnace['x']},{furnace['y']},{furnace['z']}",
+            details=out,
+        )
     if status == "short_input":
-        raise ToolFailure(PRECONDITION_FAILED, f"only {out.get('have')} {out.get('input') or 'input'} to smelt, "
-                          f"{need - int(out.get('gained') or 0)} {output} still wanted", details=out)
+        raise ToolFailure(
+            PRECONDITION_FAILED,
+            f"only {out.get('have')} {out.get('input') or 'input'} to smelt, "
+            f"{need - int(out.get('gained') or 0)} {output} still wanted",
+            details=out,
+        )
     if status == "short_fuel":
-        raise ToolFailure(PRECONDITION_FAILED, f"not enough fuel for {need} {output}: {out.get('missingTicks')} burn "
-                          "ticks short", details=out)
+        raise ToolFailure(
+            PRECONDITION_FAILED,
+            f"not enough fuel for {need} {output}: {out.get('missingTicks')} burn ticks short",
+            details=out,
+        )
     have = (await held(ctx)).get(output, 0)
     if have < start + need:
-        raise ToolFailure(EXECUTION_ERROR,
-                          f"smelting ended with {have} {output} in the inventory, wanted {start + need}",
-                          details={"action": out})
-    return {"item": output, "smelted": have - start, "have": have, "input": out.get("input"),
-            "fuel": out.get("fuel"), "furnace": {"x": furnace["x"], "y": furnace["y"], "z": furnace["z"]},
-            "furnaceFrom": how}
+        raise ToolFailure(
+            EXECUTION_ERROR,
+            f"smelting ended with {have} {output} in the inventory, wanted {start + need}",
+            details={"action": out},
+        )
+    return {
+        "item": output,
+        "smelted": have - start,
+        "have": have,
+        "input": out.get("input"),
+        "fuel": out.get("fuel"),
+        "furnace": {"x": furnace["x"], "y": furnace["y"], "z": furnace["z"]},
+        "furnaceFrom": how,
+    }
 
 
 TOOLS = [
     # 64 items at 10 s each plus the margin, and time to craft and place a furnace first.
-    Tool("smelt", "Smelt in a furnace (one in sight, else placed from the inventory): raw_iron -> iron_ingot, "
-         "cobblestone -> stone, raw meat -> cooked, logs -> charcoal.", SmeltInput, smelt,
-         timeout_s=cook_timeout_s(MAX_SMELT) + 180, queue=BODY_QUEUE),
+    Tool(
+        "smelt",
+        "Smelt in a furnace (one in sight, else placed from the inventory): raw_iron -> iron_ingot, "
+        "cobblestone -> stone, raw meat -> cooked, logs -> charcoal.",
+        SmeltInput,
+        smelt,
+        timeout_s=cook_timeout_s(MAX_SMELT) + 180,
+        queue=BODY_QUEUE,
+    ),
 ]

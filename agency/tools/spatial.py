@@ -75,7 +75,11 @@ def surface_y(region: BlockRegion, x: int, z: int, near_y: int) -> int | None:
         below, feet, head = region.block_at(x, y - 1, z), region.block_at(x, y, z), region.block_at(x, y + 1, z)
         if below is None or feet is None or head is None:
             continue
-        if (is_solid(below) and is_walkable(feet) and is_walkable(head)
-                and (best is None or abs(y - near_y) < abs(best - near_y))):
+        if (
+            is_solid(below)
+            and is_walkable(feet)
+            and is_walkable(head)
+            and (best is None or abs(y - near_y) < abs(best - near_y))
+        ):
             best = y
     return best

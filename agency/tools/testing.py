@@ -91,13 +91,27 @@ class FakeBody:
 
     def snapshot(self) -> WorldSnapshot:
         seen = sorted(self.mobs, key=self.distance_to)
-        entities = [EntityInfo(name=m.name, type="hostile" if m.hostile else "animal", hostile=m.hostile,
-                               distance=self.distance_to(m), position=Vec3(x=m.x, y=m.y, z=m.z)) for m in seen]
+        entities = [
+            EntityInfo(
+                name=m.name,
+                type="hostile" if m.hostile else "animal",
+                hostile=m.hostile,
+                distance=self.distance_to(m),
+                position=Vec3(x=m.x, y=m.y, z=m.z),
+            )
+            for m in seen
+        ]
         return WorldSnapshot(
-            health=20, food=self.food, gameMode="survival", dimension="overworld", timeOfDay=1000, isDay=True,
+            health=20,
+            food=self.food,
+            gameMode="survival",
+            dimension="overworld",
+            timeOfDay=1000,
+            isDay=True,
             position=self.position,
             inventory=[InventoryItem(name=n, count=c) for n, c in sorted(self.inventory.items()) if c > 0],
-            entities=entities, hostiles=sum(1 for m in seen if m.hostile and self.distance_to(m) <= 16),
+            entities=entities,
+            hostiles=sum(1 for m in seen if m.hostile and self.distance_to(m) <= 16),
             ts=self.clock(),
         )
 
@@ -135,8 +149,9 @@ class FakeBody:
         rec = self._actions[aid]
         if rec["status"].state is ActionState.running:
             self.running_now -= 1
-            rec["status"] = rec["status"].model_copy(update={"state": state, "result": result, "error": error,
-                                                             "endedAt": self.clock()})
+            rec["status"] = rec["status"].model_copy(
+                update={"state": state, "result": result, "error": error, "endedAt": self.clock()}
+            )
         status: ActionStatus = rec["status"]
         return status
 

@@ -29,8 +29,12 @@ def add_agent_commands(subparsers: Any) -> None:
     sub = agent.add_subparsers(dest="agent_command", required=True, parser_class=type(agent))
     run = sub.add_parser("run", help="run one LLM session and print the AgentResult as JSON")
     run.add_argument("--prompt", required=True, help="the task for the model")
-    run.add_argument("--format", choices=["json", "markdown", "text"], default=None,
-                     help="expected final report format (default markdown; json when --schema is given)")
+    run.add_argument(
+        "--format",
+        choices=["json", "markdown", "text"],
+        default=None,
+        help="expected final report format (default markdown; json when --schema is given)",
+    )
     run.add_argument("--schema", metavar="FILE", help="JSON Schema the json final report must satisfy")
     run.add_argument("--no-bot", action="store_true", help="no bot tools (no Minecraft connection)")
     run.add_argument("--system", help="system prompt (default: the built-in mcbot prompt)")
@@ -123,7 +127,17 @@ async def _session(settings: Any, args: argparse.Namespace, fmt: str, schema: An
     from agency.llm.toolbox import ToolBox
 
     async with open_mcp_servers(settings.mcp_servers) as mcp_specs:
-        toolbox = ToolBox(bot_specs + mcp_specs, settings.effective_queues(),
-                          settings.tool_timeout_ms, settings.tool_response_max_bytes)
-        return await run_session(args.prompt, settings, system_prompt=args.system or DEFAULT_SYSTEM_PROMPT,
-                                 toolbox=toolbox, expected_format=fmt, output_schema=schema)
+        toolbox = ToolBox(
+            bot_specs + mcp_specs,
+            settings.effective_queues(),
+            settings.tool_timeout_ms,
+            settings.tool_response_max_bytes,
+        )
+        return await run_session(
+            args.prompt,
+            settings,
+            system_prompt=args.system or DEFAULT_SYSTEM_PROMPT,
+            toolbox=toolbox,
+            expected_format=fmt,
+            output_schema=schema,
+        )

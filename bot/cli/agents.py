@@ -20,15 +20,17 @@ from bot.cli.exit_codes import EXIT_INVALID, EXIT_OK
 
 def add_agents_commands(subparsers: Any) -> argparse.ArgumentParser:
     agents = subparsers.add_parser("agents", help="agent profiles: list them, or see which one a task selects")
-    agents.add_argument("--config-dir", metavar="DIR",
-                        help="directory holding agents/ and abilities/ (default: the shipped config/)")
+    agents.add_argument(
+        "--config-dir", metavar="DIR", help="directory holding agents/ and abilities/ (default: the shipped config/)"
+    )
     sub = agents.add_subparsers(dest="agents_command", required=True, parser_class=type(agents))
     ls = sub.add_parser("list", help="registered agents")
     ls.add_argument("--json", action="store_true", help="print a JSON list")
-    sel = sub.add_parser("select", help="rank agents for a task text, e.g. \"craft wooden_pickaxe 1\"")
+    sel = sub.add_parser("select", help='rank agents for a task text, e.g. "craft wooden_pickaxe 1"')
     sel.add_argument("task", help="the task text")
-    sel.add_argument("--json", action="store_true",
-                     help='print [{"agentId": ..., "confidence": ...}] in selection order')
+    sel.add_argument(
+        "--json", action="store_true", help='print [{"agentId": ..., "confidence": ...}] in selection order'
+    )
     return agents
 
 
@@ -42,9 +44,16 @@ def cmd_agents(args: Any, _cfg: Any = None, _loaded: Any = None) -> int:
         return EXIT_INVALID
     if args.agents_command == "list":
         rows: list[dict[str, Any]] = [
-            {"agentId": p.id, "displayName": p.displayName, "enabled": p.enabled, "actions": sorted(p.workflows),
-             "exampleTasks": p.exampleTasks, "notForTasks": p.notForTasks, "coreAbilities": p.coreAbilities,
-             "description": p.description}
+            {
+                "agentId": p.id,
+                "displayName": p.displayName,
+                "enabled": p.enabled,
+                "actions": sorted(p.workflows),
+                "exampleTasks": p.exampleTasks,
+                "notForTasks": p.notForTasks,
+                "coreAbilities": p.coreAbilities,
+                "description": p.description,
+            }
             for p in registry.list()
         ]
         if args.json:

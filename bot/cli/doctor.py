@@ -43,7 +43,8 @@ NOT_A_REPLY_TEXT = re.compile(
     r"^\w{1,16} (joined the game|left the game|\(formerly known as \w+\) joined the game|died|was slain by|"
     r"was shot by|was killed|was blown up by|blew up|fell |drowned|burned to death|went up in flames|"
     r"tried to swim in lava|suffocated|starved to death|hit the ground|froze to death|withered away|"
-    r"was squashed|was pricked|walked into|experienced kinetic energy|was impaled|was fireballed)")
+    r"was squashed|was pricked|walked into|experienced kinetic energy|was impaled|was fireballed)"
+)
 REACH_WANTED = 32  # blocks loaded on each side: less and the bot's searches come up short
 
 
@@ -68,9 +69,17 @@ def exit_code(findings: list[Finding]) -> int:
 
 
 class Doctor:
-    def __init__(self, cfg: McbotConfig, host: str | None = None, port: int | None = None, version: str | None = None,
-                 commands: list[str] | None = None, wait_s: float = 5.0,
-                 clock: Callable[[], float] = time.monotonic, sleep: Callable[[float], None] = time.sleep) -> None:
+    def __init__(
+        self,
+        cfg: McbotConfig,
+        host: str | None = None,
+        port: int | None = None,
+        version: str | None = None,
+        commands: list[str] | None = None,
+        wait_s: float = 5.0,
+        clock: Callable[[], float] = time.monotonic,
+        sleep: Callable[[float], None] = time.sleep,
+    ) -> None:
         self.cfg = cfg
         self.settings = connection_settings(cfg, host=host, port=port, version=version)
         self.commands = [c if c.startswith("/") else f"/{c}" for c in commands or []]
@@ -100,11 +109,19 @@ class Doctor:
             info = ping(s.host, s.port)
         except ServerUnreachable as e:
             what_fix = explain_kick(str(e))
-            self.add("server", "FAIL", str(e), what_fix[1] if what_fix else
-                     "start the server, or check server.host / server.port (and the firewall)")
+            self.add(
+                "server",
+                "FAIL",
+                str(e),
+                what_fix[1] if what_fix else "start the server, or check server.host / server.port (and the firewall)",
+            )
             return self.skip_rest("server unreachable")
-        self.add("server", "ok", f"{s.host}:{s.port} answers: {info.version_name} (protocol {info.protocol}), "
-                                 f"{info.players_online} player(s) online")
+        self.add(
+            "server",
+            "ok",
+            f"{s.host}:{s.port} answers: {info.version_name} (protocol {info.protocol}), "
+            f"{info.players_online} player(s) online",
+        )
         bridge = bridge_of(self.cfg)  # [bridge] as the daemon has it: watchdog limits, heap limit
         body: MineflayerBody | None = None
         try:
@@ -120,8 +137,12 @@ class Doctor:
             if self.check_chat(bridge, body):
                 self.check_commands(bridge, body)
         except (BridgeInitError, BridgeDead) as e:
-            self.add(self._current(), "FAIL", f"node side failed: {e}",
-                     "run `make install` (node and node/node_modules), then retry")
+            self.add(
+                self._current(),
+                "FAIL",
+                f"node side failed: {e}",
+                "run `make install` (node and node/node_modules), then retry",
+            )
         except (BridgeError, BodyError) as e:  # the bot lost its footing mid-check (e.g. kicked)
             self.add(self._current(), "FAIL", str(e), "read the server's log around this time")
         finally:
@@ -140,8 +161,12 @@ class Doctor:
             return None
         how = "pinned" if pinned else "from the ping"
         self.version = verdict.version
-        self.add("version", "ok", f"the bot speaks {verdict.version} ({how}); mineflayer {check.get('mineflayer')} "
-                                  f"supports {check.get('range')}")
+        self.add(
+            "version",
+            "ok",
+            f"the bot speaks {verdict.version} ({how}); mineflayer {check.get('mineflayer')} "
+            f"supports {check.get('range')}",
+        )
         return verdict.version
 
     def check_movement(self, version: str) -> None:
@@ -159,13 +184,23 @@ class Doctor:
             reason = _kick_reason(body) or str(e)
             what_fix = explain_kick(reason)
             what = f" ({what_fix[0]})" if what_fix else ""
-            self.add("login", "FAIL", f"{reason}{what}", what_fix[1] if what_fix else
-                     "read the server's log for why it refused the bot; check bot.auth and bot.username")
+            self.add(
+                "login",
+                "FAIL",
+                f"{reason}{what}",
+                what_fix[1]
+                if what_fix
+                else "read the server's log for why it refused the bot; check bot.auth and bot.username",
+            )
             return False
         snap = body.snapshot()
         p = snap.position
-        self.add("login", "ok", f"{self.settings.username} spawned in {self.clock() - started:.1f} s at "
-                                f"({p.x:.0f}, {p.y:.0f}, {p.z:.0f}), {snap.gameMode}, health {snap.health:g}")
+        self.add(
+            "login",
+            "ok",
+            f"{self.settings.username} spawned in {self.clock() - started:.1f} s at "
+            f"({p.x:.0f}, {p.y:.0f}, {p.z:.0f}), {snap.gameMode}, health {snap.health:g}",
+        )
         return True
 
     def check_blocks(self, body: MineflayerBody) -> None:
@@ -175,20 +210,30 @@ class Doctor:
         loaded = [b for i in near.data if (b := near.palette[i]) is not None]
         kinds = sorted({b for b in loaded if not is_air(b)})
         if not loaded:
-            self.add("blocks", "FAIL", "no blocks loaded around the bot (9x9x9 read)",
-                     "the server sent no chunks: check view-distance in server.properties (>= 4) "
-                     "and the server's log")
+            self.add(
+                "blocks",
+                "FAIL",
+                "no blocks loaded around the bot (9x9x9 read)",
+                "the server sent no chunks: check view-distance in server.properties (>= 4) and the server's log",
+            )
             return
         line = body.region((x - 64, y - 1, z), (129, 1, 1))
         reach = _loaded_reach(line.data, line.palette, 64)
         shown = ", ".join(kinds[:4]) + (", ..." if len(kinds) > 4 else "")
-        finding = (f"read {len(near.data)} blocks around the bot: {len(loaded)} loaded, {len(kinds)} kind(s) "
-                   f"({shown or 'all air'}); chunks loaded to {reach} blocks each side")
+        finding = (
+            f"read {len(near.data)} blocks around the bot: {len(loaded)} loaded, {len(kinds)} kind(s) "
+            f"({shown or 'all air'}); chunks loaded to {reach} blocks each side"
+        )
         if not kinds:
             self.add("blocks", "warn", finding, "the bot stands in air: is it in a void or spectator world?")
         elif reach < REACH_WANTED:
-            self.add("blocks", "warn", finding, "raise view-distance in server.properties to 4 or more "
-                                                "(the bot searches up to 32 blocks around itself)")
+            self.add(
+                "blocks",
+                "warn",
+                finding,
+                "raise view-distance in server.properties to 4 or more "
+                "(the bot searches up to 32 blocks around itself)",
+            )
         else:
             self.add("blocks", "ok", finding)
 
@@ -217,12 +262,20 @@ class Doctor:
                     reason = _plain(ev.data.get("reason"))
                     what_fix = explain_kick(reason)
                     if what_fix and what_fix[1] == SECURE_PROFILE_FIX:  # once: the rejoined bot never chats again
-                        self.add("chat", "warn", f"kicked for chatting: {reason} (an offline-mode bot on a server that "
-                                                 "enforces secure profiles; the bot rejoins and lives without chat)",
-                                 SECURE_PROFILE_FIX)
+                        self.add(
+                            "chat",
+                            "warn",
+                            f"kicked for chatting: {reason} (an offline-mode bot on a server that "
+                            "enforces secure profiles; the bot rejoins and lives without chat)",
+                            SECURE_PROFILE_FIX,
+                        )
                     else:
-                        self.add("chat", "FAIL", f"kicked after chatting: {reason}",
-                                 what_fix[1] if what_fix else "read the server's log")
+                        self.add(
+                            "chat",
+                            "FAIL",
+                            f"kicked after chatting: {reason}",
+                            what_fix[1] if what_fix else "read the server's log",
+                        )
                     return False
             # A chat plugin may send the line back reformatted, as a system message: any message holding it counts.
             heard = any(line in m["text"] for m in bridge.call_json("chatFacts", body.bot_id, facts["seq"])["system"])
@@ -231,20 +284,32 @@ class Doctor:
                 return True
             self.sleep(0.1)
         if refused is not None:
-            self.add("chat", "warn", f'the server refuses the bot\'s chat: "{refused}" (an offline-mode bot on '
-                                     "a server that enforces secure profiles; the bot lives on without chat)",
-                     SECURE_PROFILE_FIX)
+            self.add(
+                "chat",
+                "warn",
+                f'the server refuses the bot\'s chat: "{refused}" (an offline-mode bot on '
+                "a server that enforces secure profiles; the bot lives on without chat)",
+                SECURE_PROFILE_FIX,
+            )
             return True
         hint = " The server says it enforces secure chat." if facts.get("enforcesSecureChat") else ""
-        self.add("chat", "warn", f'sent "{line}" but it did not come back within {self.wait_s:g} s.{hint}',
-                 "check chat plugins (formatting, channels, mutes) and the server log; "
-                 + (SECURE_PROFILE_FIX if hint else "the bot can live without chat"))
+        self.add(
+            "chat",
+            "warn",
+            f'sent "{line}" but it did not come back within {self.wait_s:g} s.{hint}',
+            "check chat plugins (formatting, channels, mutes) and the server log; "
+            + (SECURE_PROFILE_FIX if hint else "the bot can live without chat"),
+        )
         return True
 
     def check_commands(self, bridge: Bridge, body: MineflayerBody) -> None:
         if not self.commands:
-            self.add("commands", "skip", "none to check (the bot needs no commands to live)",
-                     'to check one your setup uses: mcbot doctor --command "/time query daytime"')
+            self.add(
+                "commands",
+                "skip",
+                "none to check (the bot needs no commands to live)",
+                'to check one your setup uses: mcbot doctor --command "/time query daytime"',
+            )
             return
         for cmd in self.commands:
             facts = bridge.call_json("chatFacts", body.bot_id, 0)
@@ -253,18 +318,32 @@ class Doctor:
                 body.chat(cmd)
             except BodyError as e:
                 refused = facts.get("refused") or "chat refused" in str(e).lower()
-                self.add("commands", "FAIL", f"{cmd}: could not send: {e}", SECURE_PROFILE_FIX if refused else
-                         "read the server's log around this time and check the connection to the server")
+                self.add(
+                    "commands",
+                    "FAIL",
+                    f"{cmd}: could not send: {e}",
+                    SECURE_PROFILE_FIX
+                    if refused
+                    else "read the server's log around this time and check the connection to the server",
+                )
                 continue
             reply = self._first_reply(bridge, body, since)
             if reply is None:
-                self.add("commands", "warn", f"{cmd}: no reply within {self.wait_s:g} s",
-                         "run it from the server console to see what it does")
+                self.add(
+                    "commands",
+                    "warn",
+                    f"{cmd}: no reply within {self.wait_s:g} s",
+                    "run it from the server console to see what it does",
+                )
             elif command_denied(reply):
-                self.add("commands", "FAIL", f'{cmd}: refused: "{reply}"',
-                         f"as op: /op {self.settings.username}, or grant the command's permission with your "
-                         f"permissions plugin (LuckPerms: /lp user {self.settings.username} "
-                         "permission set <node> true)")
+                self.add(
+                    "commands",
+                    "FAIL",
+                    f'{cmd}: refused: "{reply}"',
+                    f"as op: /op {self.settings.username}, or grant the command's permission with your "
+                    f"permissions plugin (LuckPerms: /lp user {self.settings.username} "
+                    "permission set <node> true)",
+                )
             else:
                 self.add("commands", "ok", f'{cmd}: answered "{reply}"')
 
@@ -326,19 +405,25 @@ def _short(text: str, limit: int = 100) -> str:
 
 def _loaded_reach(data: list[int], palette: list[str | None], center: int) -> int:
     """How far blocks are loaded on both sides of `center` along a line (the smaller side)."""
+
     def side(step: int) -> int:
         n, i = 0, center + step
         while 0 <= i < len(data) and palette[data[i]] is not None:
             n, i = n + 1, i + step
         return n
+
     return min(side(-1), side(1))
 
 
-def doctor(cfg: McbotConfig, host: str | None, port: int | None, version: str | None,
-           commands: list[str] | None) -> int:
+def doctor(
+    cfg: McbotConfig, host: str | None, port: int | None, version: str | None, commands: list[str] | None
+) -> int:
     findings = Doctor(cfg, host=host, port=port, version=version, commands=commands).run()
     print(render(findings))
     code = exit_code(findings)
-    print("verdict: the bot can live here" if code == EXIT_OK else
-          f"verdict: the bot cannot live here ({sum(f.result == 'FAIL' for f in findings)} failed check(s))")
+    print(
+        "verdict: the bot can live here"
+        if code == EXIT_OK
+        else f"verdict: the bot cannot live here ({sum(f.result == 'FAIL' for f in findings)} failed check(s))"
+    )
     return code

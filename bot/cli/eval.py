@@ -35,8 +35,9 @@ def add_eval_commands(subparsers: Any) -> None:
     ev.add_argument("--profile", choices=PROFILES, default="balanced", help="prompt profile (frame composition)")
     ev.add_argument("--mode", choices=("thought_only", "end_to_end"), default="thought_only")
     ev.add_argument("--seed", type=val.integer, default=0, help="fixes scenario start order; recorded in artifacts")
-    ev.add_argument("--run-id", type=val.run_id,
-                    help="run directory name (default: UTC time, seed and a random suffix)")
+    ev.add_argument(
+        "--run-id", type=val.run_id, help="run directory name (default: UTC time, seed and a random suffix)"
+    )
     ev.add_argument("--concurrency", type=val.positive_int, default=4, help="scenarios in flight at once (>= 1)")
     ev.add_argument("--out-dir", default="artifacts/evals", help="artifact root (default artifacts/evals)")
     sub = ev.add_subparsers(dest="eval_command", parser_class=type(ev))
@@ -82,8 +83,16 @@ def cmd_eval_run(args: argparse.Namespace, cfg: McbotConfig) -> int:
     except OSError as e:
         return _error(f"error: argument --out-dir: cannot create {args.out_dir}: {e.strerror or e}", EXIT_INVALID)
     try:
-        outcome = run_eval(suite, LlmThoughtGenerator(settings), profile=args.profile, mode=args.mode,
-                           seed=args.seed, run_id=args.run_id, concurrency=args.concurrency, out_root=args.out_dir)
+        outcome = run_eval(
+            suite,
+            LlmThoughtGenerator(settings),
+            profile=args.profile,
+            mode=args.mode,
+            seed=args.seed,
+            run_id=args.run_id,
+            concurrency=args.concurrency,
+            out_root=args.out_dir,
+        )
     except RunDirExists as e:
         return _error(str(e), EXIT_INVALID)
     print(outcome.out_dir)

@@ -50,8 +50,9 @@ def add_goal_commands(sub: Any) -> None:
     tasks.add_argument("--api", metavar="URL", type=val.api_url, help=api_help)
 
     task = sub.add_parser("task", help="pause, resume, cancel or follow one task")
-    task.add_argument("task_command", metavar="{pause,resume,cancel,follow}",
-                      choices=("pause", "resume", "cancel", "follow"))
+    task.add_argument(
+        "task_command", metavar="{pause,resume,cancel,follow}", choices=("pause", "resume", "cancel", "follow")
+    )
     task.add_argument("task_id", metavar="ID")
     task.add_argument("--api", metavar="URL", type=val.api_url, help=api_help)
 
@@ -67,15 +68,20 @@ class Api:
         try:
             return self.client.request(method, path, **kw)
         except httpx.TransportError as e:
-            raise NoDaemon(f"no daemon answers at {self.base} ({type(e).__name__}: {e}); "
-                           "start one with `mcbot run`") from None
+            raise NoDaemon(
+                f"no daemon answers at {self.base} ({type(e).__name__}: {e}); start one with `mcbot run`"
+            ) from None
 
     def events(self, task_id: str, after: int = 0) -> Iterator[tuple[str, dict[str, Any]]]:
         """(event, data) pairs of the task's event stream after `after`, until it closes
         (nothing at all when the task ended with nothing left: 204). A stream quiet for
         longer than two keep-alives is a dead connection: httpx.ReadTimeout."""
-        with self.client.stream("GET", f"/api/tasks/{task_id}/events", params={"after": after},
-                                timeout=httpx.Timeout(30.0, read=READ_TIMEOUT_S)) as r:
+        with self.client.stream(
+            "GET",
+            f"/api/tasks/{task_id}/events",
+            params={"after": after},
+            timeout=httpx.Timeout(30.0, read=READ_TIMEOUT_S),
+        ) as r:
             if r.status_code == 204:
                 return
             if r.status_code != 200:
@@ -259,15 +265,22 @@ def render_tasks(items: list[dict[str, Any]]) -> str:
     for t in items:
         meta = t.get("metadata", {})
         reason = meta.get("blockedReason") or (meta.get("solver") or {}).get("failureReason") or ""
-        rows.append((t["id"], t["status"], f"{round(t.get('progress', 0) * 100)}%",
-                     (meta.get("origin") or {}).get("kind", ""), meta.get("goalKey") or t.get("title", ""),
-                     _clip(reason, REASON_WIDTH)))
+        rows.append(
+            (
+                t["id"],
+                t["status"],
+                f"{round(t.get('progress', 0) * 100)}%",
+                (meta.get("origin") or {}).get("kind", ""),
+                meta.get("goalKey") or t.get("title", ""),
+                _clip(reason, REASON_WIDTH),
+            )
+        )
     widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]) - 1)]
     return "\n".join("  ".join(c.ljust(w) for c, w in zip(r, widths, strict=False)) + "  " + r[-1] for r in rows)
 
 
 def _clip(text: str, width: int) -> str:
-    return text if len(text) <= width else text[:width - 3] + "..."
+    return text if len(text) <= width else text[: width - 3] + "..."
 
 
 def _task_command(api: Api, command: str, task_id: str, out: TextIO) -> int:

@@ -46,16 +46,28 @@ OWN_LOG = Path("logs") / "mcp-daemon.log"
 
 def add_mcp_command(sub: Any) -> None:
     p = sub.add_parser("mcp", help="serve the bot to MCP clients (stdio or streamable HTTP) through the running daemon")
-    p.add_argument("--transport", choices=("stdio", "http"), default="stdio",
-                   help="stdio (default: the client starts `mcbot mcp`) or http (streamable HTTP at /mcp)")
-    p.add_argument("--api", metavar="URL", type=val.api_url,
-                   help="the daemon's API, e.g. http://127.0.0.1:3003 (default: from [api])")
-    p.add_argument("--own", action="store_true",
-                   help="when no daemon answers, start one (same --config) and stop it on exit")
+    p.add_argument(
+        "--transport",
+        choices=("stdio", "http"),
+        default="stdio",
+        help="stdio (default: the client starts `mcbot mcp`) or http (streamable HTTP at /mcp)",
+    )
+    p.add_argument(
+        "--api",
+        metavar="URL",
+        type=val.api_url,
+        help="the daemon's API, e.g. http://127.0.0.1:3003 (default: from [api])",
+    )
+    p.add_argument(
+        "--own", action="store_true", help="when no daemon answers, start one (same --config) and stop it on exit"
+    )
     p.add_argument("--host", help="the HTTP transport's address (default: [mcp] host)")
     p.add_argument("--port", type=val.port, help="the HTTP transport's port (default: [mcp] port)")
-    p.add_argument("--bot", metavar="NAME",
-                   help="serve this bot of a fleet (its snapshot, actions, goals and tasks; default: the first bot)")
+    p.add_argument(
+        "--bot",
+        metavar="NAME",
+        help="serve this bot of a fleet (its snapshot, actions, goals and tasks; default: the first bot)",
+    )
 
 
 def cmd_mcp(args: Any, cfg: McbotConfig, _loaded: Any) -> int:
@@ -63,8 +75,11 @@ def cmd_mcp(args: Any, cfg: McbotConfig, _loaded: Any) -> int:
 
     host, port = args.host or cfg.mcp.host, args.port or cfg.mcp.port
     if args.transport == "http" and not is_loopback(host) and not cfg.mcp.token:
-        print(f"mcbot: error: argument --host: {host} is not a loopback address; set mcp.token first "
-              "(clients then send Authorization: Bearer <token>)", file=sys.stderr)
+        print(
+            f"mcbot: error: argument --host: {host} is not a loopback address; set mcp.token first "
+            "(clients then send Authorization: Bearer <token>)",
+            file=sys.stderr,
+        )
         return EXIT_INVALID
     if args.transport == "http":
         _check_port_free(host, port)  # before a daemon of our own is started for nothing
@@ -177,8 +192,15 @@ def _bot_to_serve(api: Api, name: str) -> tuple[str | None, str | None]:
     return (found if len(names) > 1 else None), None
 
 
-async def _serve(base: str, cfg: McbotConfig, transport: str, host: str, port: int,
-                 own: OwnDaemon | None = None, bot: str | None = None) -> None:
+async def _serve(
+    base: str,
+    cfg: McbotConfig,
+    transport: str,
+    host: str,
+    port: int,
+    own: OwnDaemon | None = None,
+    bot: str | None = None,
+) -> None:
     from bot.mcp.daemon_client import DaemonClient, DaemonUnreachable
     from bot.mcp.serve import MCP_PATH, serve_http, serve_stdio
     from bot.mcp.server import BotRoutes, McpSettings, build_server
@@ -190,8 +212,9 @@ async def _serve(base: str, cfg: McbotConfig, transport: str, host: str, port: i
             catalog = await daemon_catalog(daemon)
         except DaemonUnreachable as e:
             raise InitError(str(e)) from None
-        server = build_server(daemon, catalog, McpSettings(cfg.mcp.calls_per_minute, cfg.mcp.poll_s),
-                              routes=BotRoutes(bot))
+        server = build_server(
+            daemon, catalog, McpSettings(cfg.mcp.calls_per_minute, cfg.mcp.poll_s), routes=BotRoutes(bot)
+        )
         whose = f"bot {bot} of the daemon" if bot else "the daemon"
         if transport == "http":
             logger.info("[MCP] serving http://{}:{}{} for {} at {}", host, port, MCP_PATH, whose, base)
@@ -230,19 +253,32 @@ class OwnDaemon:
         if _port_taken(cfg.api.host or "127.0.0.1", port):
             port = _free_port()
         base = f"http://{f'[{api_host}]' if ':' in api_host else api_host}:{port}"
-        cmd = [sys.executable, "-m", "bot", *(["--config", str(Path(config_path).resolve())] if config_path else []),
-               "run"]
+        cmd = [
+            sys.executable,
+            "-m",
+            "bot",
+            *(["--config", str(Path(config_path).resolve())] if config_path else []),
+            "run",
+        ]
         try:
             OWN_LOG.parent.mkdir(parents=True, exist_ok=True)
         except OSError as e:  # a client may start us in a folder we cannot write to
-            raise InitError(f"cannot write the own daemon's log {OWN_LOG.resolve()}: {e}; start mcbot mcp from a "
-                            "writable folder or run `mcbot run` yourself") from None
+            raise InitError(
+                f"cannot write the own daemon's log {OWN_LOG.resolve()}: {e}; start mcbot mcp from a "
+                "writable folder or run `mcbot run` yourself"
+            ) from None
         # stdin too is kept from the child: over stdio it is the MCP channel. Its own session: an MCP
         # client that kills our process group must not cut the daemon's shutdown short; it dies with us.
         with OWN_LOG.open("ab") as log:
-            proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
-                                    env={**os.environ, "MCBOT_API__PORT": str(port)}, preexec_fn=die_with_parent,
-                                    start_new_session=True)
+            proc = subprocess.Popen(
+                cmd,
+                stdin=subprocess.DEVNULL,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                env={**os.environ, "MCBOT_API__PORT": str(port)},
+                preexec_fn=die_with_parent,
+                start_new_session=True,
+            )
         own = cls(proc, base, OWN_LOG)
         logger.info("[MCP] started a daemon of our own: pid {}, API {}, log {}", proc.pid, base, OWN_LOG)
         try:
@@ -263,8 +299,10 @@ class OwnDaemon:
             except (NoDaemon, ValueError):
                 pass
             time.sleep(0.5)
-        raise InitError(f"the daemon started by --own did not report healthy at {self.base}/healthz within "
-                        f"{timeout_s:.0f} s; see {self.log}")
+        raise InitError(
+            f"the daemon started by --own did not report healthy at {self.base}/healthz within "
+            f"{timeout_s:.0f} s; see {self.log}"
+        )
 
     def stop(self) -> None:
         if self.proc.poll() is None:
@@ -272,8 +310,9 @@ class OwnDaemon:
             try:
                 self.proc.wait(timeout=OWN_STOP_S)
             except subprocess.TimeoutExpired:
-                logger.warning("[MCP] the own daemon (pid {}) did not stop within {:.0f} s: killed", self.proc.pid,
-                               OWN_STOP_S)
+                logger.warning(
+                    "[MCP] the own daemon (pid {}) did not stop within {:.0f} s: killed", self.proc.pid, OWN_STOP_S
+                )
                 self.proc.kill()
                 self.proc.wait()
         logger.info("[MCP] the own daemon stopped (exit {})", self.proc.returncode)

@@ -85,8 +85,9 @@ def embedded_version(value: str) -> str:
     from bot.config.loader import EMBEDDED_VERSIONS
 
     if value not in EMBEDDED_VERSIONS:
-        raise argparse.ArgumentTypeError(f"{value!r} is not an embedded version; accepted: "
-                                         f"{', '.join(EMBEDDED_VERSIONS)}")
+        raise argparse.ArgumentTypeError(
+            f"{value!r} is not an embedded version; accepted: {', '.join(EMBEDDED_VERSIONS)}"
+        )
     return value
 
 
@@ -101,8 +102,9 @@ def seed_list(value: str) -> str:
     """A comma-separated list of world seeds (integers), kept as the string the caller splits."""
     parts = [v.strip() for v in value.split(",")]
     if not all(re.fullmatch(r"-?\d{1,18}", v) for v in parts):
-        raise argparse.ArgumentTypeError(f"{value!r} is not accepted; accepted: integer seeds "
-                                         "separated by commas, e.g. 1,2,3")
+        raise argparse.ArgumentTypeError(
+            f"{value!r} is not accepted; accepted: integer seeds separated by commas, e.g. 1,2,3"
+        )
     return value
 
 
@@ -111,4 +113,3 @@ def run_id(value: str) -> str:
     if not value or value in (".", "..") or "/" in value or "\\" in value:
         raise argparse.ArgumentTypeError(f"{value!r} is not accepted; accepted: a directory name without '/'")
     return value
-

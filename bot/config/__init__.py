@@ -1,2 +1,1 @@
-"""Configuration: layered TOML, `${VAR}` expansion, MCBOT_ overrides, validated by pydantic.
-"""
+"""Configuration: layered TOML, `${VAR}` expansion, MCBOT_ overrides, validated by pydantic."""

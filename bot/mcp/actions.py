@@ -29,8 +29,10 @@ def outcome(record: dict[str, Any]) -> dict[str, Any]:
     if record.get("status") == "succeeded":
         return record.get("output") or {}
     error = record.get("error") or {}
-    raise ActionFailed(f"{record.get('tool')} {record.get('status')} ({record.get('actionId')}): "
-                       f"{error.get('code', 'failed')}: {error.get('message', '')}")
+    raise ActionFailed(
+        f"{record.get('tool')} {record.get('status')} ({record.get('actionId')}): "
+        f"{error.get('code', 'failed')}: {error.get('message', '')}"
+    )
 
 
 def progress_of(record: dict[str, Any]) -> tuple[float, float | None, str]:
@@ -39,8 +41,13 @@ def progress_of(record: dict[str, Any]) -> tuple[float, float | None, str]:
 
 
 class ActionRunner:
-    def __init__(self, daemon: DaemonClient, poll_s: float = 0.5,
-                 sleep: Callable[[float], Awaitable[None]] = anyio.sleep, actions: str = "/api/actions") -> None:
+    def __init__(
+        self,
+        daemon: DaemonClient,
+        poll_s: float = 0.5,
+        sleep: Callable[[float], Awaitable[None]] = anyio.sleep,
+        actions: str = "/api/actions",
+    ) -> None:
         self.daemon = daemon
         self.actions = actions  # the bot's action routes: /api/actions (the first bot's) or /api/bots/{name}/actions
         self.poll_s = poll_s
@@ -89,8 +96,10 @@ class ActionRunner:
         if not stopped:
             return {"stopped": [], "message": "nothing was running"}
         names = ", ".join(f"{r['actionId']} ({r.get('tool')})" for r in stopped)
-        return {"stopped": [{"actionId": r["actionId"], "tool": r.get("tool")} for r in stopped],
-                "message": f"stopped {whose} action(s): {names}"}
+        return {
+            "stopped": [{"actionId": r["actionId"], "tool": r.get("tool")} for r in stopped],
+            "message": f"stopped {whose} action(s): {names}",
+        }
 
     async def _poll(self, action_id: str) -> dict[str, Any]:
         """The action's record; one failed read (a reconnecting bot, a slow answer) is retried."""

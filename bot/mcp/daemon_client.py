@@ -47,8 +47,14 @@ def refusal(status: int, body: Any, text: str = "") -> DaemonRefused:
 class DaemonClient:
     """A thin async client of the daemon's API: JSON in, JSON out, errors raised."""
 
-    def __init__(self, base: str, token: str | None = None, *, timeout_s: float = TIMEOUT_S,
-                 transport: httpx.AsyncBaseTransport | None = None) -> None:
+    def __init__(
+        self,
+        base: str,
+        token: str | None = None,
+        *,
+        timeout_s: float = TIMEOUT_S,
+        transport: httpx.AsyncBaseTransport | None = None,
+    ) -> None:
         self.base = base.rstrip("/")
         headers = {"authorization": f"Bearer {token}"} if token else {}
         self._http = httpx.AsyncClient(base_url=self.base, headers=headers, timeout=timeout_s, transport=transport)
@@ -57,8 +63,9 @@ class DaemonClient:
         try:
             r = await self._http.request(method, path, **kw)
         except httpx.TimeoutException:
-            raise DaemonUnreachable(f"the daemon at {self.base} did not answer {method} {path} within "
-                                    f"{self._http.timeout.read:.0f} s") from None
+            raise DaemonUnreachable(
+                f"the daemon at {self.base} did not answer {method} {path} within {self._http.timeout.read:.0f} s"
+            ) from None
         except httpx.TransportError as e:
             raise DaemonUnreachable(f"no daemon answers at {self.base} ({type(e).__name__}: {e})") from None
         try:

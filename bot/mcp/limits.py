@@ -64,8 +64,9 @@ class RateLimiter:
         bucket = self._buckets.get(client)
         if bucket is None:
             self._forget_idle(now)
-            bucket = self._buckets[client] = TokenBucket(float(self.calls_per_minute), self.calls_per_minute / 60.0,
-                                                         float(self.calls_per_minute), now)
+            bucket = self._buckets[client] = TokenBucket(
+                float(self.calls_per_minute), self.calls_per_minute / 60.0, float(self.calls_per_minute), now
+            )
         wait_s = bucket.take(now)
         if wait_s == 0.0:
             return None

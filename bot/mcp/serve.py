@@ -25,8 +25,13 @@ class BearerToken:
             given = dict(scope.get("headers") or []).get(b"authorization", b"")
             if not hmac.compare_digest(given, self.expected):
                 body = b'{"error":"unauthorized","detail":"missing or wrong MCP token"}'
-                await send({"type": "http.response.start", "status": 401,
-                            "headers": [(b"content-type", b"application/json"), (b"www-authenticate", b"Bearer")]})
+                await send(
+                    {
+                        "type": "http.response.start",
+                        "status": 401,
+                        "headers": [(b"content-type", b"application/json"), (b"www-authenticate", b"Bearer")],
+                    }
+                )
                 await send({"type": "http.response.body", "body": body})
                 return
         await self.app(scope, receive, send)
@@ -39,9 +44,15 @@ def http_app(server: MCPServer, host: str, token: str | None) -> ASGIApp:
 
 async def serve_http(server: MCPServer, host: str, port: int, token: str | None) -> None:
     # log_config=None: uvicorn keeps our logging (stderr); its access log would print every POST.
-    config = uvicorn.Config(http_app(server, host, token), host=host, port=port, log_config=None,
-                            access_log=False, lifespan="on",
-                            timeout_graceful_shutdown=5)  # a call polling a long action must not hold a stop
+    config = uvicorn.Config(
+        http_app(server, host, token),
+        host=host,
+        port=port,
+        log_config=None,
+        access_log=False,
+        lifespan="on",
+        timeout_graceful_shutdown=5,
+    )  # a call polling a long action must not hold a stop
     await uvicorn.Server(config).serve()
 
 

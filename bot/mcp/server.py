@@ -79,9 +79,15 @@ class McpSettings:
     poll_s: float = 0.5
 
 
-def build_server(daemon: DaemonClient, catalog: list[dict[str, Any]], settings: McpSettings = McpSettings(), *,
-                 routes: BotRoutes = BotRoutes(), clock: Clock = time.monotonic,
-                 sleep: Callable[[float], Awaitable[None]] = anyio.sleep) -> MCPServer:
+def build_server(
+    daemon: DaemonClient,
+    catalog: list[dict[str, Any]],
+    settings: McpSettings = McpSettings(),
+    *,
+    routes: BotRoutes = BotRoutes(),
+    clock: Clock = time.monotonic,
+    sleep: Callable[[float], Awaitable[None]] = anyio.sleep,
+) -> MCPServer:
     """The MCP server over `daemon` for the bot `routes` reach; `catalog` is the daemon's
     GET /api/tools list."""
     runner = ActionRunner(daemon, settings.poll_s, sleep, routes.actions)
@@ -90,12 +96,20 @@ def build_server(daemon: DaemonClient, catalog: list[dict[str, Any]], settings: 
         return await runner.run(client_key(ctx.request_context), tool, args, ctx.report_progress)
 
     actions = action_tools(catalog, run_action)
-    tools = [*look_tools(daemon, routes),
-             *[t for t in actions if (t.meta or {}).get(GROUP_META) == "move"], stop_tool(runner),
-             *[t for t in actions if (t.meta or {}).get(GROUP_META) == "act"],
-             *direct_tools(daemon, routes)]
-    server = MCPServer("mcbot", version=package_version(), instructions=INSTRUCTIONS, tools=tools,
-                       middleware=[rate_limit(RateLimiter(settings.calls_per_minute, clock))])
+    tools = [
+        *look_tools(daemon, routes),
+        *[t for t in actions if (t.meta or {}).get(GROUP_META) == "move"],
+        stop_tool(runner),
+        *[t for t in actions if (t.meta or {}).get(GROUP_META) == "act"],
+        *direct_tools(daemon, routes),
+    ]
+    server = MCPServer(
+        "mcbot",
+        version=package_version(),
+        instructions=INSTRUCTIONS,
+        tools=tools,
+        middleware=[rate_limit(RateLimiter(settings.calls_per_minute, clock))],
+    )
     add_resources(server, daemon, routes)
     return server
 
@@ -141,9 +155,14 @@ def _reasons(fn: Callable[..., Awaitable[Any]]) -> Callable[..., Awaitable[Any]]
 
 
 def _tool(fn: Callable[..., Awaitable[Any]], group: str, *, read_only: bool) -> Tool:
-    return Tool.from_function(_reasons(fn), name=fn.__name__, title=fn.__name__.replace("_", " "),
-                              annotations=ToolAnnotations(read_only_hint=read_only, open_world_hint=True),
-                              meta={GROUP_META: group}, structured_output=False)
+    return Tool.from_function(
+        _reasons(fn),
+        name=fn.__name__,
+        title=fn.__name__.replace("_", " "),
+        annotations=ToolAnnotations(read_only_hint=read_only, open_world_hint=True),
+        meta={GROUP_META: group},
+        structured_output=False,
+    )
 
 
 # ---- look ---------------------------------------------------------------------------------
@@ -189,9 +208,14 @@ TaskId = Annotated[str, Field(min_length=1, max_length=128, description="a task 
 
 def direct_tools(daemon: DaemonClient, routes: BotRoutes = BotRoutes()) -> list[Tool]:
     async def create_goal(
-        text: Annotated[str | None, Field(description="the goal as text: action target [amount], "
-                                                      "e.g. 'collect oak_log 8', 'craft stone_pickaxe', "
-                                                      "'build basic_shelter'")] = None,
+        text: Annotated[
+            str | None,
+            Field(
+                description="the goal as text: action target [amount], "
+                "e.g. 'collect oak_log 8', 'craft stone_pickaxe', "
+                "'build basic_shelter'"
+            ),
+        ] = None,
         action: Annotated[str | None, Field(description="or the goal's fields: action (collect, craft, ...)")] = None,
         target: Annotated[str | None, Field(description="... its target (oak_log)")] = None,
         amount: Annotated[int | None, Field(ge=1, le=10000, description="... and amount")] = None,
@@ -200,20 +224,27 @@ def direct_tools(daemon: DaemonClient, routes: BotRoutes = BotRoutes()) -> list[
         """Give the bot a goal; it becomes a task the bot's executor works on (see list_tasks).
         Refused when the same goal is live, or when it is not doable from here (e.g. nothing to
         collect in sight): the error says why."""
-        body = {k: v for k, v in {"text": text, "action": action, "target": target, "amount": amount}.items()
-                if v is not None}
+        body = {
+            k: v
+            for k, v in {"text": text, "action": action, "target": target, "amount": amount}.items()
+            if v is not None
+        }
         try:
-            task = await daemon.request("POST", "/api/goals", json=routes.goal({**body, "priority": priority}),
-                                        ok=(201,))
+            task = await daemon.request(
+                "POST", "/api/goals", json=routes.goal({**body, "priority": priority}), ok=(201,)
+            )
         except DaemonRefused as e:
             live = (e.body or {}).get("task") if isinstance(e.body, dict) else None
-            raise ToolError(f"{e} (the live task: {live['id']})" if isinstance(live, dict) and live.get("id")
-                            else str(e)) from e
+            raise ToolError(
+                f"{e} (the live task: {live['id']})" if isinstance(live, dict) and live.get("id") else str(e)
+            ) from e
         return task_view(task)
 
     async def list_tasks(
-        status: Annotated[str | None, Field(description="only these statuses, comma-separated: "
-                                                        "pending,active,paused,completed,failed")] = None,
+        status: Annotated[
+            str | None,
+            Field(description="only these statuses, comma-separated: pending,active,paused,completed,failed"),
+        ] = None,
         limit: Annotated[int, Field(ge=1, le=200, description="the newest N")] = 20,
     ) -> dict[str, Any]:
         """The bot's tasks, newest first: status, progress, origin (user, drive-tick, ...), goal, reason."""
@@ -227,11 +258,17 @@ def direct_tools(daemon: DaemonClient, routes: BotRoutes = BotRoutes()) -> list[
         run.__name__, run.__doc__ = name, doc
         return run
 
-    return [_tool(create_goal, "direct", read_only=False), _tool(list_tasks, "direct", read_only=True),
-            _tool(command("pause_task", "Pause a task; only resume_task lifts the pause."), "direct", read_only=False),
-            _tool(command("resume_task", "Resume a paused task."), "direct", read_only=False),
-            _tool(command("cancel_task", "Cancel a task (it ends failed, 'cancelled by the user')."), "direct",
-                  read_only=False)]
+    return [
+        _tool(create_goal, "direct", read_only=False),
+        _tool(list_tasks, "direct", read_only=True),
+        _tool(command("pause_task", "Pause a task; only resume_task lifts the pause."), "direct", read_only=False),
+        _tool(command("resume_task", "Resume a paused task."), "direct", read_only=False),
+        _tool(
+            command("cancel_task", "Cancel a task (it ends failed, 'cancelled by the user')."),
+            "direct",
+            read_only=False,
+        ),
+    ]
 
 
 # ---- resources ----------------------------------------------------------------------------
@@ -242,18 +279,33 @@ def add_resources(server: MCPServer, daemon: DaemonClient, routes: BotRoutes = B
         except BotRuntimeError as e:
             raise ResourceError(str(e)) from e
 
-    @server.resource("mcbot://snapshot", name="snapshot", mime_type="application/json",
-                     description="The bot's state now (GET /api/bot/snapshot).")
+    @server.resource(
+        "mcbot://snapshot",
+        name="snapshot",
+        mime_type="application/json",
+        description="The bot's state now (GET /api/bot/snapshot).",
+    )
     async def snapshot() -> str:
         return await read(routes.snapshot)
 
-    @server.resource("mcbot://inventory", name="inventory", mime_type="application/json",
-                     description="Items the bot holds, summed by name.")
+    @server.resource(
+        "mcbot://inventory",
+        name="inventory",
+        mime_type="application/json",
+        description="Items the bot holds, summed by name.",
+    )
     async def inventory() -> str:
         return await read(routes.snapshot, inventory_view)
 
-    @server.resource("mcbot://tasks", name="tasks", mime_type="application/json",
-                     description="The bot's 50 newest tasks, newest first.")
+    @server.resource(
+        "mcbot://tasks",
+        name="tasks",
+        mime_type="application/json",
+        description="The bot's 50 newest tasks, newest first.",
+    )
     async def tasks() -> str:
-        return await read("/api/tasks", lambda body: [task_view(t) for t in body.get("tasks", [])],
-                          **routes.tasks(limit=50, order="desc"))
+        return await read(
+            "/api/tasks",
+            lambda body: [task_view(t) for t in body.get("tasks", [])],
+            **routes.tasks(limit=50, order="desc"),
+        )

@@ -72,8 +72,9 @@ class DaemonActionTool(Tool):
         return self.fn_metadata.convert_result(result) if convert_result else result
 
 
-async def daemon_catalog(daemon: DaemonClient, wait_s: float = CATALOG_WAIT_S,
-                         sleep: Callable[[float], Awaitable[None]] = anyio.sleep) -> list[dict[str, Any]]:
+async def daemon_catalog(
+    daemon: DaemonClient, wait_s: float = CATALOG_WAIT_S, sleep: Callable[[float], Awaitable[None]] = anyio.sleep
+) -> list[dict[str, Any]]:
     """The daemon's tools (GET /api/tools), waiting while its bot attaches; [] from a daemon
     that has no direct actions (404): the look and direct tools still work then."""
     waited = 0.0
@@ -82,8 +83,9 @@ async def daemon_catalog(daemon: DaemonClient, wait_s: float = CATALOG_WAIT_S,
             return list((await daemon.get("/api/tools")).get("tools", []))
         except DaemonRefused as e:
             if e.status == 404:
-                logger.warning("[MCP] the daemon at {} has no direct actions ({}): no move or act tools", daemon.base,
-                               e)
+                logger.warning(
+                    "[MCP] the daemon at {} has no direct actions ({}): no move or act tools", daemon.base, e
+                )
                 return []
             if e.status != 503 or waited >= wait_s:
                 raise InitError(f"the daemon at {daemon.base} did not list its tools: {e}") from None
@@ -111,11 +113,16 @@ def json_in_strings(arguments: dict[str, Any], schema: dict[str, Any]) -> dict[s
 
 
 def describe(spec: ActionSpec, entry: dict[str, Any]) -> str:
-    how = ("It pauses the bot's own task while it runs and gives it back after; a reflex (a threat, hunger) "
-           "may stop it. " if entry.get("movesBody") else "")
-    return (f"{entry.get('description', spec.tool)} (the bot's `{spec.tool}` tool, run as a direct action. {how}"
-            f"Progress is reported while it runs, at most {entry.get('timeoutS', '?')} s; cancelling the call, "
-            f"or the `stop` tool, stops it.)")
+    how = (
+        "It pauses the bot's own task while it runs and gives it back after; a reflex (a threat, hunger) may stop it. "
+        if entry.get("movesBody")
+        else ""
+    )
+    return (
+        f"{entry.get('description', spec.tool)} (the bot's `{spec.tool}` tool, run as a direct action. {how}"
+        f"Progress is reported while it runs, at most {entry.get('timeoutS', '?')} s; cancelling the call, "
+        f"or the `stop` tool, stops it.)"
+    )
 
 
 def action_tools(catalog: list[dict[str, Any]], run_action: RunAction) -> list[Tool]:
@@ -138,9 +145,15 @@ def _action_tool(spec: ActionSpec, entry: dict[str, Any], run_action: RunAction)
     schema = dict(entry.get("inputSchema") or {"type": "object", "properties": {}})
     schema.setdefault("type", "object")
     return DaemonActionTool(
-        fn=call, name=spec.name, title=spec.name.replace("_", " "), description=describe(spec, entry),
-        parameters=schema, fn_metadata=func_metadata(_no_arguments, structured_output=False), is_async=True,
-        annotations=ToolAnnotations(read_only_hint=False, destructive_hint=spec.tool in ("mine_block", "attack"),
-                                    open_world_hint=True),
+        fn=call,
+        name=spec.name,
+        title=spec.name.replace("_", " "),
+        description=describe(spec, entry),
+        parameters=schema,
+        fn_metadata=func_metadata(_no_arguments, structured_output=False),
+        is_async=True,
+        annotations=ToolAnnotations(
+            read_only_hint=False, destructive_hint=spec.tool in ("mine_block", "attack"), open_world_hint=True
+        ),
         meta={GROUP_META: spec.group, "mcbot/daemonTool": spec.tool},
     )

@@ -149,8 +149,13 @@ class BodyConnection:
                 # Seen against the embedded world right after a bridge was killed: a login that
                 # never spawns while a new connection gets in at once. One retry, then wait out
                 # the rest of the timeout (a slow server still gets it).
-                logger.warning("login to {}:{} stalled ({:.0f} s, client {}); retrying with a new connection",
-                               s.host, s.port, self.clock() - started, st.get("client"))
+                logger.warning(
+                    "login to {}:{} stalled ({:.0f} s, client {}); retrying with a new connection",
+                    s.host,
+                    s.port,
+                    self.clock() - started,
+                    st.get("client"),
+                )
                 self._quit_quietly()
                 self.bot_id = self.bridge.call("createBot", json.dumps(options))
                 retried = True

@@ -74,10 +74,9 @@ class _Worker:
     URGENT, NORMAL, STOP = 0, 1, 2
 
     def __init__(self, name: str) -> None:
-        self._queue: queue.PriorityQueue[tuple[int, int, concurrent.futures.Future[Any] | None,
-                                               Callable[[], Any] | None]] = (
-            queue.PriorityQueue()
-        )
+        self._queue: queue.PriorityQueue[
+            tuple[int, int, concurrent.futures.Future[Any] | None, Callable[[], Any] | None]
+        ] = queue.PriorityQueue()
         self._seq = itertools.count()  # in order within a lane
         self.thread = threading.Thread(target=self._loop, name=name, daemon=True)
         self.thread.start()
@@ -197,8 +196,9 @@ class Bridge:
         self._starting = False
         self._watchdog = threading.Thread(target=self._watch, name="jsbridge-watchdog", daemon=True)
         self._watchdog.start()
-        logger.info("bridge up: node pid {} (generation {}, heap limit {} MB)", self.node_pid, self.generation,
-                    self.heap_mb)
+        logger.info(
+            "bridge up: node pid {} (generation {}, heap limit {} MB)", self.node_pid, self.generation, self.heap_mb
+        )
 
     def _start_on_thread(self) -> None:
         self._thread = threading.current_thread()
@@ -234,8 +234,11 @@ class Bridge:
             return
         self._dead_reason = "shut down while node was not answering"
         judge = self.node_watch.judge
-        logger.warning("bridge: node pid {} has not beaten for {:.1f} s while stopping; killed without goodbyes",
-                       self.node_pid, judge.silent_for(time.monotonic()) if judge is not None else 0.0)
+        logger.warning(
+            "bridge: node pid {} has not beaten for {:.1f} s while stopping; killed without goodbyes",
+            self.node_pid,
+            judge.silent_for(time.monotonic()) if judge is not None else 0.0,
+        )
         self._signal_kill()
 
     def shutdown(self) -> None:
@@ -319,7 +322,7 @@ class Bridge:
 
     @property
     def state(self) -> str:
-        """"up", "wedged" (also while a wedged bridge is rebuilt), "dead", "starting" or "stopped"."""
+        """ "up", "wedged" (also while a wedged bridge is rebuilt), "dead", "starting" or "stopped"."""
         reason = self._dead_reason
         if reason and reason.startswith("wedged"):
             return "wedged"
@@ -383,9 +386,15 @@ class Bridge:
         reason = f"wedged: {verdict.reason}"
         self._dead_reason = reason  # first: callers waiting on node give up now, as BridgeDead
         record = self.node_watch.wedged(verdict, self.generation)
-        logger.error("bridge wedged: {}; in flight on the bridge thread: {}; actions running: {}; "
-                     "killing node pid {} (generation {})", verdict.reason, record.in_flight or "nothing",
-                     ", ".join(record.actions) or "none", record.node_pid, record.generation)
+        logger.error(
+            "bridge wedged: {}; in flight on the bridge thread: {}; actions running: {}; "
+            "killing node pid {} (generation {})",
+            verdict.reason,
+            record.in_flight or "nothing",
+            ", ".join(record.actions) or "none",
+            record.node_pid,
+            record.generation,
+        )
         self._signal_kill()
         record.killed_ts = self.node_watch.wall()
         return reason
@@ -452,8 +461,10 @@ class Bridge:
                         self._abandon()
                         raise BridgeDead(f"call {fn} abandoned: the bridge is shutting down") from None
                     busy = watch.in_flight
-                    raise BridgeDead(f"call {fn} never ran: the bridge thread was busy"
-                                     f"{f' in {busy[0]}' if busy else ''} for {limit:.1f} s") from None
+                    raise BridgeDead(
+                        f"call {fn} never ran: the bridge thread was busy"
+                        f"{f' in {busy[0]}' if busy else ''} for {limit:.1f} s"
+                    ) from None
                 if not ran_at:  # taken up just now: its own time starts here
                     ran_at.append(now)
                     continue

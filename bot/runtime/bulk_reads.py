@@ -62,8 +62,16 @@ class _Asks:
 
 
 class BulkRead:
-    def __init__(self, bridge: Bridge, fn: str, *, max_age_s: float, same_args: bool = True,
-                 forget_s: float = FORGET_S, monotonic: Callable[[], float] = time.monotonic) -> None:
+    def __init__(
+        self,
+        bridge: Bridge,
+        fn: str,
+        *,
+        max_age_s: float,
+        same_args: bool = True,
+        forget_s: float = FORGET_S,
+        monotonic: Callable[[], float] = time.monotonic,
+    ) -> None:
         """same_args=False: an answer serves a key whatever args it asks with now (threats:
         fetched after an older seq, the caller keeps the ones after its own)."""
         self.bridge, self.fn, self.max_age_s, self.forget_s, self.monotonic = bridge, fn, max_age_s, forget_s, monotonic
@@ -82,8 +90,11 @@ class BulkRead:
         BridgeError when the helper failed for this key (a bot the bridge no longer has)."""
         arrived = self.monotonic()  # before the lock: an answer fetched while this caller waited serves it
         with self._asks.asking(key, arrived), self._lock:
-            fresh = (key in self._answer and (not self.same_args or self._answered_args.get(key) == args)
-                     and arrived - self._at < self.max_age_s)
+            fresh = (
+                key in self._answer
+                and (not self.same_args or self._answered_args.get(key) == args)
+                and arrived - self._at < self.max_age_s
+            )
             self._args[key] = args
             self._asks.note(key, arrived)  # again: a forget since the first note must not leave it unrecorded
             if not fresh:
@@ -91,8 +102,9 @@ class BulkRead:
                 for old in self._asks.drop_stale(now):  # never the asker: it is calling
                     self._args.pop(old, None)
                 asked = dict(self._args)
-                self._answer = self.bridge.call_json("many", self.fn,
-                                                     json.dumps({k: list(a) for k, a in asked.items()}))
+                self._answer = self.bridge.call_json(
+                    "many", self.fn, json.dumps({k: list(a) for k, a in asked.items()})
+                )
                 self._answered_args, self._at = asked, now
                 self.calls += 1
                 for failed in [k for k, a in self._answer.items() if "error" in a]:
@@ -123,8 +135,15 @@ class BulkDrain:
     otherwise it takes what another key's drain brought it: one call for a fleet's bots each
     draining once a second, a fresh drain for every call of a lone reader."""
 
-    def __init__(self, bridge: Bridge, fn: str, *, max_age_s: float, forget_s: float = FORGET_S,
-                 monotonic: Callable[[], float] = time.monotonic) -> None:
+    def __init__(
+        self,
+        bridge: Bridge,
+        fn: str,
+        *,
+        max_age_s: float,
+        forget_s: float = FORGET_S,
+        monotonic: Callable[[], float] = time.monotonic,
+    ) -> None:
         self.bridge, self.fn, self.max_age_s, self.forget_s, self.monotonic = bridge, fn, max_age_s, forget_s, monotonic
         self._lock = threading.Lock()
         self._args: dict[str, tuple[Any, ...]] = {}

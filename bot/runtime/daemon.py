@@ -113,7 +113,8 @@ class Daemon:
         # Every bridge call runs in a worker thread; each bot keeps a few going at once
         # (its action poll, snapshot, perception), so the pool grows with the fleet.
         asyncio.get_running_loop().set_default_executor(
-            ThreadPoolExecutor(max_workers=8 + 4 * len(entries), thread_name_prefix="mcbot-io"))
+            ThreadPoolExecutor(max_workers=8 + 4 * len(entries), thread_name_prefix="mcbot-io")
+        )
         for i, entry in enumerate(entries):
             try:
                 self.agencies[entry.username] = Agency(cfg, bot=entry, shared=self.shared, fleet=len(entries) > 1)
@@ -154,8 +155,12 @@ class Daemon:
         if self.world is not None:
             self._world_task = asyncio.create_task(self._supervise_world(), name="world-supervisor")
         self.state = DaemonState.running
-        logger.info("daemon running: {} jobs, API {}{}", len(self.scheduler.jobs), self.api_url or "off",
-                    f", dashboard {self.api_url}/" if self.api_url else "")
+        logger.info(
+            "daemon running: {} jobs, API {}{}",
+            len(self.scheduler.jobs),
+            self.api_url or "off",
+            f", dashboard {self.api_url}/" if self.api_url else "",
+        )
 
     async def run(self) -> None:
         self._require(DaemonState.running)
@@ -234,8 +239,9 @@ class Daemon:
         api = self.cfg.api
         # No token (loopback only): answer only to loopback names, against DNS rebinding.
         hosts = None if api.token else LOOPBACK_NAMES | {api.host}
-        app = create_app(api_context(self), token=api.token or None, max_body_bytes=api.max_body_bytes,
-                         allowed_hosts=hosts)
+        app = create_app(
+            api_context(self), token=api.token or None, max_body_bytes=api.max_body_bytes, allowed_hosts=hosts
+        )
         self._api_server = api_server(app, api.host, api.port, api.read_timeout_s)
         self._api_task = asyncio.create_task(self._api_server.serve(), name="http-api")
         while not self._api_server.started:
@@ -276,7 +282,6 @@ class Daemon:
             "state": self.state.value,
             "uptimeS": round(time.time() - self.started_at, 1),
         }
-
 
 
 async def run_daemon(cfg: McbotConfig, host: str | None = None, port: int | None = None) -> int:

@@ -13,14 +13,18 @@ from fastapi import FastAPI
 from fastapi.responses import FileResponse
 
 STATIC = Path(__file__).parent / "static"
-FILES = {"/": ("dashboard.html", "text/html"), "/dashboard/app.js": ("dashboard.js", "text/javascript"),
-         "/dashboard/style.css": ("dashboard.css", "text/css")}
+FILES = {
+    "/": ("dashboard.html", "text/html"),
+    "/dashboard/app.js": ("dashboard.js", "text/javascript"),
+    "/dashboard/style.css": ("dashboard.css", "text/css"),
+}
 PUBLIC_PATHS = frozenset(FILES)
 
 
 def _server(name: str, media_type: str) -> Callable[[], FileResponse]:
     def serve() -> FileResponse:
         return FileResponse(STATIC / name, media_type=media_type, headers={"cache-control": "no-cache"})
+
     return serve
 
 

@@ -19,7 +19,10 @@ def lease_job(tasks: Any, lease_s: float) -> JobSpec:
     async def renew_and_take_over() -> None:
         tasks.renew_leases()
         for task in tasks.take_over_expired():
-            logger.warning("[Leases] task={} goalKey={} back to pending: its daemon's lease ran out", task.id,
-                           task.metadata.goalKey)
+            logger.warning(
+                "[Leases] task={} goalKey={} back to pending: its daemon's lease ran out",
+                task.id,
+                task.metadata.goalKey,
+            )
 
     return JobSpec("leases", renew_and_take_over, lease_s / RENEWALS_PER_LEASE, timeout_s=30.0)

@@ -41,17 +41,30 @@ def _dump(obj: Any) -> Any:
 
 
 def job_health(scheduler: Any) -> dict[str, dict[str, Any]]:
-    return {name: {"enabled": spec.enabled, "intervalS": spec.interval_s, "runs": spec.stats.runs,
-                   "errors": spec.stats.errors, "timeouts": spec.stats.timeouts, "skipped": spec.stats.skipped,
-                   "lastRunS": round(spec.stats.last_run_s, 3), "lastError": spec.stats.last_error}
-            for name, spec in scheduler.jobs.items()}
+    return {
+        name: {
+            "enabled": spec.enabled,
+            "intervalS": spec.interval_s,
+            "runs": spec.stats.runs,
+            "errors": spec.stats.errors,
+            "timeouts": spec.stats.timeouts,
+            "skipped": spec.stats.skipped,
+            "lastRunS": round(spec.stats.last_run_s, 3),
+            "lastError": spec.stats.last_error,
+        }
+        for name, spec in scheduler.jobs.items()
+    }
 
 
 def reflex_state(reflexes: Any) -> dict[str, Any] | None:
     if reflexes is None:
         return None
-    return {"holding": reflexes.holding_tasks, "why": reflexes.hold_reason, "deaths": reflexes.stats.deaths,
-            "nightsSheltered": reflexes.stats.nights_sheltered}
+    return {
+        "holding": reflexes.holding_tasks,
+        "why": reflexes.hold_reason,
+        "deaths": reflexes.stats.deaths,
+        "nightsSheltered": reflexes.stats.nights_sheltered,
+    }
 
 
 def bot_summary(agency: Any) -> dict[str, Any]:
@@ -86,8 +99,9 @@ def live_sources(agency: Any, daemon: Any) -> LiveSources:
 
     def build_state() -> dict[str, Any]:
         mine = getattr(agency, "claim_as", None)  # a fleet's bot: the task it holds, not another's
-        active = agency.tasks.held_by(mine,
-                                      TaskStatus.active) if mine else agency.tasks.list_by_status(TaskStatus.active)
+        active = (
+            agency.tasks.held_by(mine, TaskStatus.active) if mine else agency.tasks.list_by_status(TaskStatus.active)
+        )
         direct = agency.direct.body_busy if agency.direct is not None else None
         snap = agency.last_snapshot
         return {

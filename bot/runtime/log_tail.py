@@ -21,9 +21,15 @@ class LogTail:
 
     def sink(self, message: Any) -> None:
         r = message.record
-        self._lines.append({"seq": next(self._seq), "time": r["time"].strftime("%H:%M:%S.%f")[:-3],
-                            "level": r["level"].name, "bot": r["extra"].get("bot"),  # a fleet's bot, or None
-                            "message": str(r["message"])[:2000]})
+        self._lines.append(
+            {
+                "seq": next(self._seq),
+                "time": r["time"].strftime("%H:%M:%S.%f")[:-3],
+                "level": r["level"].name,
+                "bot": r["extra"].get("bot"),  # a fleet's bot, or None
+                "message": str(r["message"])[:2000],
+            }
+        )
 
     def attach(self, level: str = "INFO") -> None:
         if self._sink_id is None:

@@ -35,13 +35,16 @@ FILE = "{time:YYYY-MM-DD HH:mm:ss.SSS} | {level: <8} | {name}:{function}:{line} 
 
 def line_format(head: str) -> Callable[[Record], str]:
     """head, then the bot's column when the line has one, then the message."""
+
     def fmt(record: Record) -> str:
         return head + ("{extra[bot]} | " if record["extra"].get("bot") else "") + "{message}\n{exception}"
+
     return fmt
 
 
-def setup_logging(level: str = "INFO", file: str | None = None, rotation: str = "10 MB",
-                  retention: int | str = 5) -> None:
+def setup_logging(
+    level: str = "INFO", file: str | None = None, rotation: str = "10 MB", retention: int | str = 5
+) -> None:
     logger.remove()
     logger.add(sys.stderr, level=level.upper(), format=line_format(CONSOLE))
     if file:

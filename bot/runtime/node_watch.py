@@ -110,8 +110,17 @@ class NodeWatch:
         last = self.last_beat
         in_flight, actions = self.running()
         onset = verdict.onset_ms / 1000 if verdict.onset_ms is not None else now
-        record = WedgeRecord(verdict.kind, verdict.reason, self.pid, generation, in_flight, actions,
-                             last.ts / 1000 if last is not None else None, min(onset, now), now)
+        record = WedgeRecord(
+            verdict.kind,
+            verdict.reason,
+            self.pid,
+            generation,
+            in_flight,
+            actions,
+            last.ts / 1000 if last is not None else None,
+            min(onset, now),
+            now,
+        )
         self.wedges.append(record)
         self.note("wedged", verdict.reason)
         return record

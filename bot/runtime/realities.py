@@ -44,8 +44,9 @@ class VersionVerdict:
         return f"{self.problem}. Fix: {self.fix}" if self.problem else ""
 
 
-def version_verdict(host: str, port: int, server_name: str, protocol: int, check: dict[str, Any],
-                    pinned: str | None) -> VersionVerdict:
+def version_verdict(
+    host: str, port: int, server_name: str, protocol: int, check: dict[str, Any], pinned: str | None
+) -> VersionVerdict:
     """`check` is node's versions.check(protocol, name); `pinned` the configured version or None."""
     supported: list[str] = check["supported"]
     rng = check.get("range") or f"{supported[0]} - {supported[-1]}"
@@ -56,9 +57,11 @@ def version_verdict(host: str, port: int, server_name: str, protocol: int, check
         if pinned in supported:
             return VersionVerdict(True, pinned, explicit=True)
         return VersionVerdict(
-            False, None, explicit=True,
+            False,
+            None,
+            explicit=True,
             problem=f"configured version {pinned} is not one {mineflayer} supports "
-                    f"(supported: {rng}: {', '.join(supported)})",
+            f"(supported: {rng}: {', '.join(supported)})",
             fix='set server.version = "auto" (ask the server) or one of the supported versions',
         )
     if check["ok"]:
@@ -67,14 +70,18 @@ def version_verdict(host: str, port: int, server_name: str, protocol: int, check
     relation = check.get("relation")
     if relation == "older":
         problem = f"{where}, older than {mineflayer} supports (supported: {rng})"
-        fix = (f"update the server to {oldest} or later, or put ViaVersion on it (a proxy such as "
-               f'ViaProxy for servers older than 1.8) and set server.version = "{oldest}" in mcbot.toml')
+        fix = (
+            f"update the server to {oldest} or later, or put ViaVersion on it (a proxy such as "
+            f'ViaProxy for servers older than 1.8) and set server.version = "{oldest}" in mcbot.toml'
+        )
     else:
         kind = "newer than" if relation == "newer" else "a version unknown to"
         problem = f"{where}, {kind} {mineflayer} supports (supported: {rng})"
-        fix = (f"install ViaVersion and ViaBackwards on the server (so it accepts older clients) and "
-               f'set server.version = "{latest}" in mcbot.toml (or --version {latest}), '
-               "or upgrade mcbot's mineflayer once it supports this version")
+        fix = (
+            f"install ViaVersion and ViaBackwards on the server (so it accepts older clients) and "
+            f'set server.version = "{latest}" in mcbot.toml (or --version {latest}), '
+            "or upgrade mcbot's mineflayer once it supports this version"
+        )
     return VersionVerdict(False, None, explicit=False, problem=problem, fix=fix)
 
 
@@ -98,25 +105,32 @@ class KnownIssue:
         return _vkey(self.first) <= v and (self.last is None or v <= _vkey(self.last))
 
 
-_PIN_1_21_8 = ('reported not to happen at 1.21.8: with ViaBackwards on the server, '
-               'set server.version = "1.21.8" (untested here)')
+_PIN_1_21_8 = (
+    'reported not to happen at 1.21.8: with ViaBackwards on the server, set server.version = "1.21.8" (untested here)'
+)
 KNOWN_ISSUES: tuple[KnownIssue, ...] = (
     KnownIssue(
-        key="step-up", first="1.21.9", last=None,
+        key="step-up",
+        first="1.21.9",
+        last=None,
         issue="the bot cannot step or jump up a 1-block ledge: it walks into the block and stops, "
-              "so pathfinding stalls at the first step up",
+        "so pathfinding stalls at the first step up",
         workaround="as op, run `/attribute <bot> minecraft:scale base set 0.9999999` once the bot "
-                   f"is in (reported to restore stepping up; again after a death if lost); or {_PIN_1_21_8}",
+        f"is in (reported to restore stepping up; again after a death if lost); or {_PIN_1_21_8}",
         refs=("PrismarineJS/mineflayer#3911", "PrismarineJS/mineflayer#3913"),
     ),
     KnownIssue(
-        key="swimming", first="1.21.9", last=None,
+        key="swimming",
+        first="1.21.9",
+        last=None,
         issue="the bot cannot swim out of water: it bobs at the surface and never reaches the shore",
         workaround=f"keep the bot's area free of deep water (or fence it); or {_PIN_1_21_8}",
         refs=("PrismarineJS/mineflayer#3913",),
     ),
     KnownIssue(
-        key="knockback", first="1.21.9", last=None,
+        key="knockback",
+        first="1.21.9",
+        last=None,
         issue="horizontal knockback is ignored: a hit lifts the bot but does not push it back",
         workaround=f"none inside mineflayer yet (the scale attribute does not help); {_PIN_1_21_8}",
         refs=("PrismarineJS/mineflayer#3915",),
@@ -138,8 +152,14 @@ def warn_known_issues(version: str) -> list[KnownIssue]:
         if (version, i.key) in _warned:
             continue
         _warned.add((version, i.key))
-        logger.warning("known mineflayer issue at {} ({}): {}. Workaround: {} [{}]",
-                       version, i.key, i.issue, i.workaround, ", ".join(i.refs))
+        logger.warning(
+            "known mineflayer issue at {} ({}): {}. Workaround: {} [{}]",
+            version,
+            i.key,
+            i.issue,
+            i.workaround,
+            ", ".join(i.refs),
+        )
     return issues
 
 
@@ -157,38 +177,63 @@ def note_body_event(ev: BodyEvent) -> bool:
         logger.debug("chat still refused by {} ({})", server, ev.data.get("source"))
         return True
     _logged.add(server)
-    logger.error('chat refused by the server {}: "{}": an offline-mode bot on a server that enforces '
-                 "secure profiles. The bot keeps working without chat (chat calls fail with this "
-                 "reason). Fix: {}", server, ev.data.get("reason"), ev.data.get("fix") or SECURE_PROFILE_FIX)
+    logger.error(
+        'chat refused by the server {}: "{}": an offline-mode bot on a server that enforces '
+        "secure profiles. The bot keeps working without chat (chat calls fail with this "
+        "reason). Fix: {}",
+        server,
+        ev.data.get("reason"),
+        ev.data.get("fix") or SECURE_PROFILE_FIX,
+    )
     return True
 
 
 # ---- kicks and failed joins --------------------------------------------------------------------
 # (pattern on the reason, what it means, the fix): first match wins.
 KICK_FIXES: tuple[tuple[str, str, str], ...] = (
-    (r"not_whitelisted|not white-?listed", "the bot's name is not on the server's whitelist",
-     "as op: /whitelist add <bot name>"),
-    (r"unverified_username|failed to verify username",
-     "the server is in online mode and the bot joined with auth offline",
-     'set bot.auth = "microsoft" in mcbot.toml (the bot needs a Minecraft account), or '
-     "online-mode=false in server.properties (only safe behind an authenticating proxy)"),
-    (r"missing_public_key|requires secure profiles|unsigned_chat|chat_validation_failed|profile public key",
-     "the server enforces secure profiles and the bot cannot sign chat", SECURE_PROFILE_FIX),
+    (
+        r"not_whitelisted|not white-?listed",
+        "the bot's name is not on the server's whitelist",
+        "as op: /whitelist add <bot name>",
+    ),
+    (
+        r"unverified_username|failed to verify username",
+        "the server is in online mode and the bot joined with auth offline",
+        'set bot.auth = "microsoft" in mcbot.toml (the bot needs a Minecraft account), or '
+        "online-mode=false in server.properties (only safe behind an authenticating proxy)",
+    ),
+    (
+        r"missing_public_key|requires secure profiles|unsigned_chat|chat_validation_failed|profile public key",
+        "the server enforces secure profiles and the bot cannot sign chat",
+        SECURE_PROFILE_FIX,
+    ),
     (r"banned", "the bot's name or address is banned", "as op: /pardon <bot name> (or /pardon-ip)"),
-    (r"outdated_(client|server)|incompatible client|outdated (client|server)",
-     "the server expects another protocol version",
-     'leave server.version = "auto", or install ViaVersion (and ViaBackwards for older clients) on the server'),
-    (r"duplicate_login|logged in from another location|already connected",
-     "another client is logged in with the bot's name",
-     "stop the other client (a running `mcbot run`?) or use another bot.username"),
+    (
+        r"outdated_(client|server)|incompatible client|outdated (client|server)",
+        "the server expects another protocol version",
+        'leave server.version = "auto", or install ViaVersion (and ViaBackwards for older clients) on the server',
+    ),
+    (
+        r"duplicate_login|logged in from another location|already connected",
+        "another client is logged in with the bot's name",
+        "stop the other client (a running `mcbot run`?) or use another bot.username",
+    ),
     (r"server is full|server_full", "the server is full", "raise max-players in server.properties"),
-    (r"flying is not enabled|kicked for flying",
-     "the server thinks the bot is flying (mineflayer's physics can look like that to it)",
-     "set allow-flight=true in server.properties (or relax the anti-cheat for the bot)"),
-    (r"ECONNREFUSED|connection refused", "nothing listens at that address",
-     "start the server, or check server.host / server.port (and the firewall)"),
-    (r"timed out|timeout", "the connection timed out",
-     "check the network between the bot and the server, and bot.connect_timeout_s"),
+    (
+        r"flying is not enabled|kicked for flying",
+        "the server thinks the bot is flying (mineflayer's physics can look like that to it)",
+        "set allow-flight=true in server.properties (or relax the anti-cheat for the bot)",
+    ),
+    (
+        r"ECONNREFUSED|connection refused",
+        "nothing listens at that address",
+        "start the server, or check server.host / server.port (and the firewall)",
+    ),
+    (
+        r"timed out|timeout",
+        "the connection timed out",
+        "check the network between the bot and the server, and bot.connect_timeout_s",
+    ),
 )
 
 
@@ -203,7 +248,9 @@ def explain_kick(reason: str) -> tuple[str, str] | None:
 # A reply that means "you may not" (vanilla, Bukkit/Paper, flying-squid wordings).
 COMMAND_DENIED = re.compile(
     r"unknown or incomplete command|unknown command|command not found|do(?: not|n't) have permission|"
-    r"no permission|insufficient permissions|not allowed to use|command\.unknown", re.IGNORECASE)
+    r"no permission|insufficient permissions|not allowed to use|command\.unknown",
+    re.IGNORECASE,
+)
 
 
 def command_denied(reply: str) -> bool:

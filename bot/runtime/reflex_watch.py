@@ -45,8 +45,9 @@ class ThreatFeed:
     it. Twenty bots each polling on its own woke the event loop a thousand times a second and
     kept a user's request waiting behind them."""
 
-    def __init__(self, poll_s: float = DEFAULT_POLL_S,
-                 sleep: Callable[[float], Awaitable[None]] = asyncio.sleep) -> None:
+    def __init__(
+        self, poll_s: float = DEFAULT_POLL_S, sleep: Callable[[float], Awaitable[None]] = asyncio.sleep
+    ) -> None:
         self.poll_s = poll_s
         self.sleep = sleep
         self._waiting: dict[int, tuple[ThreatWatchedBody, asyncio.Future[list[dict[str, Any]]]]] = {}
@@ -117,8 +118,15 @@ def threat_feed(poll_s: float) -> ThreatFeed:
 
 
 class ReflexWatch:
-    def __init__(self, body: ThreatWatchedBody, reflexes: Reflexes, *, poll_s: float = DEFAULT_POLL_S,
-                 monotonic: Callable[[], float] = time.monotonic, feed: ThreatFeed | None = None) -> None:
+    def __init__(
+        self,
+        body: ThreatWatchedBody,
+        reflexes: Reflexes,
+        *,
+        poll_s: float = DEFAULT_POLL_S,
+        monotonic: Callable[[], float] = time.monotonic,
+        feed: ThreatFeed | None = None,
+    ) -> None:
         self.body = body
         self.feed = feed  # None: the loop's shared one
         self.reflexes = reflexes

@@ -153,8 +153,15 @@ class Scheduler:
         log_rate.flush_all()
 
     def start(self) -> None:
-        self._aps.add_job(self.log_summaries, "interval", seconds=SUMMARY_S, id=SUMMARY_JOB,
-                          max_instances=1, coalesce=True, replace_existing=True)
+        self._aps.add_job(
+            self.log_summaries,
+            "interval",
+            seconds=SUMMARY_S,
+            id=SUMMARY_JOB,
+            max_instances=1,
+            coalesce=True,
+            replace_existing=True,
+        )
         self._aps.start()
 
     @property

@@ -174,8 +174,9 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def settings_from_config(server_cfg: ServerConfig, port: int | None = None,
-                         version: str | None = None) -> EmbeddedServerSettings:
+def settings_from_config(
+    server_cfg: ServerConfig, port: int | None = None, version: str | None = None
+) -> EmbeddedServerSettings:
     """Embedded server settings from the `[server]` config section."""
     return EmbeddedServerSettings(
         port=port or server_cfg.port,

@@ -21,8 +21,13 @@ class Session:
     server: EmbeddedServer | None
 
 
-def connection_settings(cfg: McbotConfig, host: str | None = None, port: int | None = None, version: str | None = None,
-                        bot: BotEntry | None = None) -> ConnectionSettings:
+def connection_settings(
+    cfg: McbotConfig,
+    host: str | None = None,
+    port: int | None = None,
+    version: str | None = None,
+    bot: BotEntry | None = None,
+) -> ConnectionSettings:
     """How one bot joins: `bot` (a [[bots]] entry) names it; the rest comes from [bot]."""
     s, b = cfg.server, cfg.bot
     return ConnectionSettings(
@@ -42,11 +47,21 @@ def connection_settings(cfg: McbotConfig, host: str | None = None, port: int | N
 def bridge_of(cfg: McbotConfig) -> Bridge:
     """The bridge as [bridge] configures it (not started)."""
     b = cfg.bridge
-    limits = WedgeLimits(heartbeat_interval_s=b.heartbeat_interval_s, missed_heartbeat_s=b.missed_heartbeat_s,
-                         max_loop_lag_ms=b.max_loop_lag_ms, lag_samples=b.lag_samples,
-                         timeouts_in_a_row=b.timeouts_in_a_row, max_rss_mb=b.max_rss_mb)
-    return Bridge(node_bin=b.node_bin, call_margin_s=b.call_margin_s, dead_check_interval_s=b.dead_check_interval_s,
-                  limits=limits, heap_mb=b.heap_mb)
+    limits = WedgeLimits(
+        heartbeat_interval_s=b.heartbeat_interval_s,
+        missed_heartbeat_s=b.missed_heartbeat_s,
+        max_loop_lag_ms=b.max_loop_lag_ms,
+        lag_samples=b.lag_samples,
+        timeouts_in_a_row=b.timeouts_in_a_row,
+        max_rss_mb=b.max_rss_mb,
+    )
+    return Bridge(
+        node_bin=b.node_bin,
+        call_margin_s=b.call_margin_s,
+        dead_check_interval_s=b.dead_check_interval_s,
+        limits=limits,
+        heap_mb=b.heap_mb,
+    )
 
 
 @contextmanager
@@ -66,8 +81,9 @@ def live_session(
             server = EmbeddedServer(settings_from_config(cfg.server, port=port), node_bin=cfg.bridge.node_bin)
             server.start()
         bridge.start()
-        body = MineflayerBody(bridge,
-                              connection_settings(cfg, host=None if embedded else host, port=port, version=version))
+        body = MineflayerBody(
+            bridge, connection_settings(cfg, host=None if embedded else host, port=port, version=version)
+        )
         body.connect()
         yield Session(bridge=bridge, body=body, server=server)
     finally:

@@ -37,8 +37,11 @@ class SharedStores:
     bot_up: dict[str, Callable[[], bool]] = field(default_factory=dict)
 
     def bots_that_can(self, action: str) -> list[str]:
-        return [name for name, actions in self.bot_actions.items()
-                if action in actions and self.bot_up.get(name, lambda: False)()]
+        return [
+            name
+            for name, actions in self.bot_actions.items()
+            if action in actions and self.bot_up.get(name, lambda: False)()
+        ]
 
     @classmethod
     def open(cls, cfg: McbotConfig, clock: Clock) -> SharedStores:
@@ -52,10 +55,19 @@ class SharedStores:
         from agency.pg.task_store import PgTaskStore  # noqa: PLC0415 - as the line above
 
         pg = PgDatabase(cfg.storage.url)
-        tasks = PgTaskStore(pg, daemon_id=daemon_id, clock=clock, lease_ms=int(cfg.storage.lease_s * 1000),
-                            invariant_check=assert_task_state)
-        logger.info("task store: PostgreSQL {} as daemon {} (leases {} s)", _safe(cfg.storage.url), daemon_id,
-                    cfg.storage.lease_s)
+        tasks = PgTaskStore(
+            pg,
+            daemon_id=daemon_id,
+            clock=clock,
+            lease_ms=int(cfg.storage.lease_s * 1000),
+            invariant_check=assert_task_state,
+        )
+        logger.info(
+            "task store: PostgreSQL {} as daemon {} (leases {} s)",
+            _safe(cfg.storage.url),
+            daemon_id,
+            cfg.storage.lease_s,
+        )
         return cls(pg, tasks, daemon_id, True)
 
     def close(self) -> None:

@@ -34,8 +34,7 @@ class BotViewer:
             return
         options = {"host": v.host, "port": v.port, "viewDistance": v.view_distance, "firstPerson": v.first_person}
         try:
-            st = self.bridge.call_json("startViewer", bot_id, json.dumps(options),
-                                       timeout_ms=VIEWER_START_TIMEOUT_MS)
+            st = self.bridge.call_json("startViewer", bot_id, json.dumps(options), timeout_ms=VIEWER_START_TIMEOUT_MS)
         except (BridgeError, BridgeDead) as e:
             st = {"running": False, "error": str(e)}
         if not st.get("running"):

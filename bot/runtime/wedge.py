@@ -36,9 +36,15 @@ class Beat:
 
     @classmethod
     def from_json(cls, d: dict[str, Any]) -> Beat:
-        return cls(pid=int(d["pid"]), seq=int(d["seq"]), ts=float(d["ts"]), lag_ms=float(d.get("lagMs", 0)),
-                   heap_used_mb=float(d.get("heapUsedMb", 0)), rss_mb=float(d.get("rssMb", 0)),
-                   heap_limit_mb=float(d.get("heapLimitMb", 0)))
+        return cls(
+            pid=int(d["pid"]),
+            seq=int(d["seq"]),
+            ts=float(d["ts"]),
+            lag_ms=float(d.get("lagMs", 0)),
+            heap_used_mb=float(d.get("heapUsedMb", 0)),
+            rss_mb=float(d.get("rssMb", 0)),
+            heap_limit_mb=float(d.get("heapLimitMb", 0)),
+        )
 
 
 @dataclass(frozen=True)
@@ -94,18 +100,31 @@ class WedgeJudge:
         if silent > lim.missed_heartbeat_s:
             if last is None:
                 return Verdict("silent", f"no heartbeat since the start ({silent:.1f} s)")
-            return Verdict("silent", f"no heartbeat for {silent:.1f} s (last #{last.seq}, "
-                                     f"loop lag {last.lag_ms:.0f} ms, heap {last.heap_used_mb:.0f} MB)",
-                           onset_ms=last.ts + lim.heartbeat_interval_s * 1000)
+            return Verdict(
+                "silent",
+                f"no heartbeat for {silent:.1f} s (last #{last.seq}, "
+                f"loop lag {last.lag_ms:.0f} ms, heap {last.heap_used_mb:.0f} MB)",
+                onset_ms=last.ts + lim.heartbeat_interval_s * 1000,
+            )
         if len(self._lagging) >= lim.lag_samples:
             first = self._lagging[0]
-            lags = ", ".join(f"{b.lag_ms:.0f}" for b in self._lagging[-lim.lag_samples:])
-            return Verdict("lagging", f"event loop lag over {lim.max_loop_lag_ms:.0f} ms for {len(self._lagging)} "
-                                      f"heartbeats in a row ({lags} ms)", onset_ms=first.ts - first.lag_ms)
+            lags = ", ".join(f"{b.lag_ms:.0f}" for b in self._lagging[-lim.lag_samples :])
+            return Verdict(
+                "lagging",
+                f"event loop lag over {lim.max_loop_lag_ms:.0f} ms for {len(self._lagging)} "
+                f"heartbeats in a row ({lags} ms)",
+                onset_ms=first.ts - first.lag_ms,
+            )
         if len(self._timeouts) >= lim.timeouts_in_a_row:
-            return Verdict("timeouts", f"{len(self._timeouts)} bridge calls in a row timed out "
-                                       f"({', '.join(self._timeouts[-lim.timeouts_in_a_row:])})")
+            return Verdict(
+                "timeouts",
+                f"{len(self._timeouts)} bridge calls in a row timed out "
+                f"({', '.join(self._timeouts[-lim.timeouts_in_a_row :])})",
+            )
         if lim.max_rss_mb and last is not None and last.rss_mb > lim.max_rss_mb:
-            return Verdict("rss", f"node RSS {last.rss_mb:.0f} MB over the limit of {lim.max_rss_mb:.0f} MB "
-                                  f"(heap {last.heap_used_mb:.0f} MB)")
+            return Verdict(
+                "rss",
+                f"node RSS {last.rss_mb:.0f} MB over the limit of {lim.max_rss_mb:.0f} MB "
+                f"(heap {last.heap_used_mb:.0f} MB)",
+            )
         return None

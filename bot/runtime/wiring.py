@@ -61,8 +61,7 @@ from bot.runtime.world_id import world_identity
 class GoalWiring(GoalRuntime):
     """The goal runtime on the configured store file."""
 
-    def __init__(self, cfg: McbotConfig, tasks: TaskStore, clock: Clock, db: Any = None,
-                 **kwargs: Any) -> None:
+    def __init__(self, cfg: McbotConfig, tasks: TaskStore, clock: Clock, db: Any = None, **kwargs: Any) -> None:
         super().__init__(db if db is not None else cfg.storage.db_path, tasks, clock, **kwargs)
 
 
@@ -75,8 +74,15 @@ class Agency:
     once the bot has connected (the world and the bridge start in between, and a config
     error must surface before either)."""
 
-    def __init__(self, cfg: McbotConfig, clock: Clock = system_clock_ms, *, bot: BotEntry | None = None,
-                 shared: SharedStores | None = None, fleet: bool = False) -> None:
+    def __init__(
+        self,
+        cfg: McbotConfig,
+        clock: Clock = system_clock_ms,
+        *,
+        bot: BotEntry | None = None,
+        shared: SharedStores | None = None,
+        fleet: bool = False,
+    ) -> None:
         self.cfg = cfg
         self.clock = clock
         self.entry = bot or cfg.bot_entries()[0]
@@ -105,26 +111,37 @@ class Agency:
         )
         self.goals = GoalWiring(cfg, self.tasks, clock, db, last_snapshot=self.seen.get, body=lambda: self.body)
         # `build basic_shelter` -> the goal resolver
-        self.planning = PlanningConsumer(self.stream, self.tasks, clock,
-                                         stuck_timeout_ms=cfg.drive_tick.stuck_timeout_ms,
-                                         router=self.goals.router)
+        self.planning = PlanningConsumer(
+            self.stream, self.tasks, clock, stuck_timeout_ms=cfg.drive_tick.stuck_timeout_ms, router=self.goals.router
+        )
         self.idle = IdleReporter(self.tasks, clock)
         self.drive_memory = DriveTickMemory(db, bot=self.claim_as or "")  # the interval survives a restart, per bot
         self.drive_state = self.drive_memory.state()
         self.drive_config = cfg.drive_tick
         self.checkpoints = SqliteCheckpointStore(db, clock=clock)
         # Tables, furnaces and beds of the world entered at attach_body (none before it).
-        self.places = PlaceMemory(PlaceStore(db, clock=clock), lambda: self.world.world if self.world else None,
-                                  config=cfg.places, shelters=self.goals.shelter_places)
+        self.places = PlaceMemory(
+            PlaceStore(db, clock=clock),
+            lambda: self.world.world if self.world else None,
+            config=cfg.places,
+            shelters=self.goals.shelter_places,
+        )
         self.tools = default_tool_registry()
         self.agents = bot_agents(self.entry.agents)  # AgentProfileError: an unknown profile name
         shared.bot_actions[self.name] = self.agents.routable_actions()
         shared.bot_up[self.name] = lambda: self._connected
         # Materials asked of the other bots through the task store (a shelter's planks).
         self.delivery = DeliveryBoard(self.tasks, self.name, lambda: shared.bots_that_can(DELIVER))
-        self.intake = GoalIntake(self.name, body=lambda: self.body, seen=self.seen, tasks=self.tasks,
-                                 is_routable=routable_by(self.agents), router=self.goals.router, clock=clock,
-                                 stuck_timeout_ms=cfg.drive_tick.stuck_timeout_ms)
+        self.intake = GoalIntake(
+            self.name,
+            body=lambda: self.body,
+            seen=self.seen,
+            tasks=self.tasks,
+            is_routable=routable_by(self.agents),
+            router=self.goals.router,
+            clock=clock,
+            stuck_timeout_ms=cfg.drive_tick.stuck_timeout_ms,
+        )
         self.staircases: list[tuple[float, float, float]] = []  # the tops of the staircases dug (climb_out)
         self.gate = BodyGate()  # jobs that act on the world wait for a connected bot
         self._embedded: bool | None = None  # did the daemon start the world (attach_body)
@@ -158,33 +175,69 @@ class Agency:
             self._enter_world(address)
         self.body = body
         ctx = self.tool_ctx = ToolContext(
-            body=body, clock=self.clock, poll_interval_s=0.2, offload=is_remote(body),
-            hooks={"shelter": self.goals.hooks, PLACES_HOOK: self.places, STAIRCASES_HOOK: self.staircases,
-                   DELIVERY_HOOK: self.delivery})
+            body=body,
+            clock=self.clock,
+            poll_interval_s=0.2,
+            offload=is_remote(body),
+            hooks={
+                "shelter": self.goals.hooks,
+                PLACES_HOOK: self.places,
+                STAIRCASES_HOOK: self.staircases,
+                DELIVERY_HOOK: self.delivery,
+            },
+        )
         # A body with no bridge (a fake or replayed one) has none to lose: no task is poison. A
         # live one is blamed only for the downs it had actions running in (a fleet's bots share the bridge).
         bridge = getattr(body, "bridge", None)
         running = getattr(body, "actions_running", None)  # a live body's long actions on node
-        runtime = AgentRuntime(self.agents, self.tools, ctx, checkpoints=self.checkpoints,
-                               plan_facts=PlanFacts(self.goals.hooks, self.delivery),
-                               on_step=record_step(self.tasks))  # each step in the task's event log
+        runtime = AgentRuntime(
+            self.agents,
+            self.tools,
+            ctx,
+            checkpoints=self.checkpoints,
+            plan_facts=PlanFacts(self.goals.hooks, self.delivery),
+            on_step=record_step(self.tasks),
+        )  # each step in the task's event log
         executor = self.executor = Executor(
-            self.tasks, runtime, self.clock, on_lifecycle=self._on_task_event, goals=self.goals.hooks,
-            before_tick=self.goals.on_executor_tick, bot=self.claim_as,
+            self.tasks,
+            runtime,
+            self.clock,
+            on_lifecycle=self._on_task_event,
+            goals=self.goals.hooks,
+            before_tick=self.goals.on_executor_tick,
+            bot=self.claim_as,
             actions=self.agents.routable_actions() if self.entry.agents else None,
-            bridge=None if bridge is None or running is None else bridge_downs(bridge).of_body(running))
-        direct = self.direct = DirectActions(self.tools, ctx, executor, connected=lambda: self._connected,
-                                             clock=self.clock)
-        reflexes = self.reflexes = Reflexes(self.tools, ctx, executor, self.cfg.reflexes, direct=direct,
-                                            shelter_lookup=self.goals.nearest_verified_shelter, clock=self.clock)
+            bridge=None if bridge is None or running is None else bridge_downs(bridge).of_body(running),
+        )
+        direct = self.direct = DirectActions(
+            self.tools, ctx, executor, connected=lambda: self._connected, clock=self.clock
+        )
+        reflexes = self.reflexes = Reflexes(
+            self.tools,
+            ctx,
+            executor,
+            self.cfg.reflexes,
+            direct=direct,
+            shelter_lookup=self.goals.nearest_verified_shelter,
+            clock=self.clock,
+        )
         direct.defer_to(reflexes)  # each needs the other: the reflexes stop a direct action, which they refuse
         direct.give_back_orphans()  # a task paused for a direct action the last daemon never ended
         self.holder = BodyHolder(reflexes, direct)
-        self.drive = DriveJob(DriveReads(body, ctx, self.places, self.drive_state, self.drive_config),
-                              holder=self.holder, gate=self.gate, seen=self.seen, tasks=self.tasks,
-                              publish=self.stream.publish, shelter_nearby=self.goals.shelter_nearby,
-                              state=self.drive_state, config=self.drive_config, counters=self.counters,
-                              clock=self.clock, bot=self.claim_as)
+        self.drive = DriveJob(
+            DriveReads(body, ctx, self.places, self.drive_state, self.drive_config),
+            holder=self.holder,
+            gate=self.gate,
+            seen=self.seen,
+            tasks=self.tasks,
+            publish=self.stream.publish,
+            shelter_nearby=self.goals.shelter_nearby,
+            state=self.drive_state,
+            config=self.drive_config,
+            counters=self.counters,
+            clock=self.clock,
+            bot=self.claim_as,
+        )
         if isinstance(body, WatchesThreats):  # a live bot: threats wake the reflexes
             self.reflex_watch = ReflexWatch(body, reflexes, poll_s=self.cfg.jobs.reflex_watch_s)
 
@@ -197,8 +250,9 @@ class Agency:
         # bot making its own would archive the others' goals as another world's).
         if self.shared.world_id is None:
             self.shared.world_id = world_identity(self.cfg.server, settings.host, settings.port, self._embedded)
-        self.world = enter_world(self.db, self.shared.world_id,
-                                 lifecycle=self.goals.lifecycle, checkpoints=self.checkpoints)
+        self.world = enter_world(
+            self.db, self.shared.world_id, lifecycle=self.goals.lifecycle, checkpoints=self.checkpoints
+        )
 
     def world_restarted(self) -> None:
         """The supervisor restarted the embedded world: one kept in memory is a new world
@@ -259,8 +313,7 @@ class Agency:
 
     async def job_executor(self) -> None:
         assert self.executor is not None and self.body is not None
-        outcome = await self.executor.tick(can_work=self.gate.open("Executor", self._connected),
-                                           held=self.holder.taken)
+        outcome = await self.executor.tick(can_work=self.gate.open("Executor", self._connected), held=self.holder.taken)
         if outcome == "idle":
             self.idle.check()
 
@@ -287,8 +340,12 @@ class Agency:
         planning=False leaves turning the shared stream's thoughts into tasks to another
         bot's job (one consumer a daemon)."""
         j, e = self.cfg.jobs, self.entry
-        switched_off = {"drive_tick": not e.drives, "reflexes": not e.reflexes, "keepalive": not e.keepalive,
-                        "planning": not planning}
+        switched_off = {
+            "drive_tick": not e.drives,
+            "reflexes": not e.reflexes,
+            "keepalive": not e.keepalive,
+            "planning": not planning,
+        }
         declared = [
             ("body", self.job_body, j.body_s, 90.0),
             ("perception", self.job_perception, j.perception_s, 30.0),
@@ -303,9 +360,17 @@ class Agency:
         ]
         suffix = f"@{bot}" if bot else ""
         # planning turns every bot's thoughts into tasks: its lines are the daemon's
-        return [JobSpec(name + suffix, body, interval_s, timeout_s=timeout_s, bot=None if name == "planning" else bot,
-                        enabled=name not in j.disabled and not switched_off.get(name, False))
-                for name, body, interval_s, timeout_s in declared]
+        return [
+            JobSpec(
+                name + suffix,
+                body,
+                interval_s,
+                timeout_s=timeout_s,
+                bot=None if name == "planning" else bot,
+                enabled=name not in j.disabled and not switched_off.get(name, False),
+            )
+            for name, body, interval_s, timeout_s in declared
+        ]
 
     # ---- what the HTTP API calls -------------------------------------------------------
     def api_context(self, daemon: Any) -> ApiContext:
@@ -326,9 +391,13 @@ class Agency:
 
     def stalled(self) -> list[dict[str, Any]]:
         stats = self.executor.stats if self.executor else None
-        return stalled_tasks(self.tasks.list_by_status(*TaskStatus), self.clock(),
-                             stats.last_tick_ms if stats is not None else None, self.cfg.drive_tick.stuck_timeout_ms,
-                             stats.last_busy_ms if stats is not None else None)
+        return stalled_tasks(
+            self.tasks.list_by_status(*TaskStatus),
+            self.clock(),
+            stats.last_tick_ms if stats is not None else None,
+            self.cfg.drive_tick.stuck_timeout_ms,
+            stats.last_busy_ms if stats is not None else None,
+        )
 
     # ---- shutdown ----------------------------------------------------------------------
     async def on_shutdown(self) -> None:

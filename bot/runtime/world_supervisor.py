@@ -58,8 +58,13 @@ class RestartPolicy:
 class WorldSupervisor:
     """Polls the server process; `status` is what /healthz shows ("up", "restarting (2/5)")."""
 
-    def __init__(self, server: Any, policy: RestartPolicy, on_restarted: Callable[[], None] = lambda: None,
-                 check_interval_s: float = CHECK_INTERVAL_S) -> None:
+    def __init__(
+        self,
+        server: Any,
+        policy: RestartPolicy,
+        on_restarted: Callable[[], None] = lambda: None,
+        check_interval_s: float = CHECK_INTERVAL_S,
+    ) -> None:
         self.server = server
         self.policy = policy
         self.on_restarted = on_restarted  # e.g. tell the bot to reconnect now

@@ -41,6 +41,7 @@ def wait_for(pred: Callable[[], Any], timeout_s: float, what: str) -> None:
             raise TimeoutError(f"bench set-up: no {what} within {timeout_s:.0f} s")
         time.sleep(0.1)
 
+
 REGION_SIZE = (32, 16, 32)  # x, y, z: "32x32x16" = 32 wide, 32 deep, 16 high
 PER_BLOCK_SAMPLE = 256
 ENTITIES = 100  # a crowded scene
@@ -84,8 +85,13 @@ def _per_property_snapshot(bot: Any) -> dict[str, Any]:
     return state
 
 
-def bench_bridge(cfg: McbotConfig, as_json: bool = False, rounds: int = 200, versions: str | None = None,
-                 config_path: str | None = None) -> int:
+def bench_bridge(
+    cfg: McbotConfig,
+    as_json: bool = False,
+    rounds: int = 200,
+    versions: str | None = None,
+    config_path: str | None = None,
+) -> int:
     if versions:
         return _bench_versions([v.strip() for v in versions.split(",") if v.strip()], as_json, rounds, config_path)
     port = free_port()
@@ -171,10 +177,14 @@ def _print_table(r: dict[str, Any]) -> None:
     print(f"bridge benchmark (entities seen: {r['entities_seen']})")
     print(f"{'':32}{'p50 ms':>10}{'p95 ms':>10}")
     print(f"{'snapshot helper (1 call)':32}{r['snapshot_p50_ms']:>10.3f}{r['snapshot_p95_ms']:>10.3f}")
-    print(f"{'snapshot per property':32}{r['snapshot_per_property_p50_ms']:>10.3f}"
-          f"{r['snapshot_per_property_p95_ms']:>10.3f}")
-    print(f"  -> helper is {r['snapshot_speedup']}x faster (target >= {TARGETS['snapshot_speedup']:.0f}x, p50 <= "
-          f"{TARGETS['snapshot_p50_ms']} ms)")
+    print(
+        f"{'snapshot per property':32}{r['snapshot_per_property_p50_ms']:>10.3f}"
+        f"{r['snapshot_per_property_p95_ms']:>10.3f}"
+    )
+    print(
+        f"  -> helper is {r['snapshot_speedup']}x faster (target >= {TARGETS['snapshot_speedup']:.0f}x, p50 <= "
+        f"{TARGETS['snapshot_p50_ms']} ms)"
+    )
     print(f"{'region 32x32x16 helper':32}{r['region_p50_ms']:>10.3f}{r['region_p95_ms']:>10.3f}")
     print(f"{'region block by block (extrap.)':32}{r['region_per_block_ms']:>10.1f}")
     print(f"  -> helper is {r['region_speedup']}x faster (target p50 <= {TARGETS['region_p50_ms']} ms)")
@@ -199,8 +209,9 @@ ROWS = (  # (label, key, format) of the side-by-side table
 CHILD_TIMEOUT_S = 900
 
 
-def run_per_version(command: str, versions: list[str], args: list[str], config_path: str | None) -> dict[str,
-                                                                                                         Any] | int:
+def run_per_version(
+    command: str, versions: list[str], args: list[str], config_path: str | None
+) -> dict[str, Any] | int:
     """`mcbot bench <command> --json <args>` in a child process per version (one JSPyBridge
     per process), with the same config: {version: result}, or the exit code of a failure.
     The child's progress lines are passed on as they come, the version before each."""
@@ -209,8 +220,9 @@ def run_per_version(command: str, versions: list[str], args: list[str], config_p
     for v in versions:
         print(f"bench: measuring the embedded world at {v} ...", file=sys.stderr, flush=True)
         env = {**os.environ, "MCBOT_SERVER__EMBEDDED_VERSION": v}
-        ran = run_relaying([*base, "bench", command, "--json", *args], env, f"bench {command}:", f"[{v}] ",
-                           CHILD_TIMEOUT_S)
+        ran = run_relaying(
+            [*base, "bench", command, "--json", *args], env, f"bench {command}:", f"[{v}] ", CHILD_TIMEOUT_S
+        )
         if ran is None:
             print(f"bench: {v} did not finish within {CHILD_TIMEOUT_S} s", file=sys.stderr)
             return 1
@@ -223,8 +235,9 @@ def run_per_version(command: str, versions: list[str], args: list[str], config_p
     return results
 
 
-def run_relaying(cmd: list[str], env: dict[str, str], marker: str, tag: str, timeout_s: float,
-                 say: Callable[[str], None] = to_stderr) -> tuple[int, str, str] | None:
+def run_relaying(
+    cmd: list[str], env: dict[str, str], marker: str, tag: str, timeout_s: float, say: Callable[[str], None] = to_stderr
+) -> tuple[int, str, str] | None:
     """Run `cmd`: (exit code, its stdout, the end of its stderr), or None when it ran past
     `timeout_s` (then it is killed). Its stderr lines that start with `marker` (its progress)
     are said at once, `tag` first; the others (its log) are kept for a failure's message."""
@@ -263,8 +276,10 @@ def _bench_versions(versions: list[str], as_json: bool, rounds: int, config_path
     if as_json:
         print(json.dumps({"versions": results}))
         return 0
-    print("bridge benchmark, side by side" + f" (targets: snapshot p50 <= {TARGETS['snapshot_p50_ms']} ms and "
-          f">= {TARGETS['snapshot_speedup']:.0f}x, region p50 <= {TARGETS['region_p50_ms']} ms)")
+    print(
+        "bridge benchmark, side by side" + f" (targets: snapshot p50 <= {TARGETS['snapshot_p50_ms']} ms and "
+        f">= {TARGETS['snapshot_speedup']:.0f}x, region p50 <= {TARGETS['region_p50_ms']} ms)"
+    )
     print(f"{'':32}" + "".join(f"{v:>12}" for v in versions))
     for label, key, fmt in ROWS:
         print(f"{label:32}" + "".join(f"{results[v][key]:>12{fmt}}" for v in versions))

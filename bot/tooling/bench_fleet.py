@@ -81,23 +81,26 @@ def parse_counts(text: str) -> tuple[int, ...]:
 
 def config_text(names: Iterable[str]) -> str:
     """The daemon's config file: the fleet, no drive ticks, no hostiles, no hunger, no 3D view."""
-    head = ("[server]\nhostiles = false\nhunger_rate = 0.0\n\n[drive_tick]\nenabled = false\n\n"
-            "[viewer]\nenabled = false\n")
+    head = (
+        "[server]\nhostiles = false\nhunger_rate = 0.0\n\n[drive_tick]\nenabled = false\n\n[viewer]\nenabled = false\n"
+    )
     return head + "".join(f'\n[[bots]]\nusername = "{name}"\n' for name in names)
 
 
 def daemon_env(db: Path, version: str, api_port: int) -> dict[str, str]:
     """Environment overrides beat the config files: pin what the bench depends on."""
-    return {**os.environ,
-            "MCBOT_SERVER__HOST": "",  # the embedded world
-            "MCBOT_SERVER__PORT": str(free_port()),
-            "MCBOT_SERVER__EMBEDDED_VERSION": version,
-            "MCBOT_API__PORT": str(api_port),
-            "MCBOT_VIEWER__ENABLED": "false",
-            "MCBOT_STORAGE__DB_PATH": str(db),
-            "MCBOT_STORAGE__URL": "",
-            "MCBOT_LOGGING__FILE": "",
-            "MCBOT_LLM__TARGETS": "[]"}  # no model, whatever the user's config says
+    return {
+        **os.environ,
+        "MCBOT_SERVER__HOST": "",  # the embedded world
+        "MCBOT_SERVER__PORT": str(free_port()),
+        "MCBOT_SERVER__EMBEDDED_VERSION": version,
+        "MCBOT_API__PORT": str(api_port),
+        "MCBOT_VIEWER__ENABLED": "false",
+        "MCBOT_STORAGE__DB_PATH": str(db),
+        "MCBOT_STORAGE__URL": "",
+        "MCBOT_LOGGING__FILE": "",
+        "MCBOT_LLM__TARGETS": "[]",
+    }  # no model, whatever the user's config says
 
 
 # -- pure helpers -----------------------------------------------------------------------------
@@ -183,12 +186,20 @@ class RunResult:
         def r(x: float | None) -> float | None:
             return None if x is None else round(x, 2)
 
-        return {**out, "snapshot_samples": len(self.snapshot_ms), "snapshot_p50_ms": r(self.p50),
-                "snapshot_p95_ms": r(self.p95), "cpu_pct_all_cores": r(self.cpu_pct),
-                "cpu_pct_two_cores": r(self.cpu_pct_two_cores), "cpu_pct_per_bot": r(self.cpu_pct / self.bots),
-                "python_cpu_pct": r(self.pct(self.python_cpu_s)), "world_cpu_pct": r(self.pct(self.world_cpu_s)),
-                "bench_cpu_pct": r(self.pct(self.bench_cpu_s)),
-                "rss_mb_per_bot": r(self.rss_mb / self.bots), "moved_bots": sum(self.moved.values())}
+        return {
+            **out,
+            "snapshot_samples": len(self.snapshot_ms),
+            "snapshot_p50_ms": r(self.p50),
+            "snapshot_p95_ms": r(self.p95),
+            "cpu_pct_all_cores": r(self.cpu_pct),
+            "cpu_pct_two_cores": r(self.cpu_pct_two_cores),
+            "cpu_pct_per_bot": r(self.cpu_pct / self.bots),
+            "python_cpu_pct": r(self.pct(self.python_cpu_s)),
+            "world_cpu_pct": r(self.pct(self.world_cpu_s)),
+            "bench_cpu_pct": r(self.pct(self.bench_cpu_s)),
+            "rss_mb_per_bot": r(self.rss_mb / self.bots),
+            "moved_bots": sum(self.moved.values()),
+        }
 
 
 def add_marginals(runs: list[RunResult]) -> None:
@@ -207,26 +218,44 @@ def verdicts(runs: list[RunResult]) -> list[dict[str, Any]]:
     big = max(runs, key=lambda r: r.bots)
     share = big.cpu_pct_two_cores
     note = "" if big.bots >= TARGET_BOTS else f" (judged at {big.bots} bots; the target names {TARGET_BOTS})"
-    out = [{"id": "cpu", "name": f"{big.bots} bots under {CPU_TARGET_PCT:g} % of two cores while idle-walking",
+    out = [
+        {
+            "id": "cpu",
+            "name": f"{big.bots} bots under {CPU_TARGET_PCT:g} % of two cores while idle-walking",
             "status": PASS if share < CPU_TARGET_PCT else FAIL,
             "detail": f"{share:.1f} % of two cores ({big.daemon_cpu_s:.1f} CPU s over {big.seconds:.0f} s; "
-                      f"{big.cpu_pct:.1f} % of this machine's {big.cpu_count} cores){note}"}]
+            f"{big.cpu_pct:.1f} % of this machine's {big.cpu_count} cores){note}",
+        }
+    ]
     one = next((r for r in runs if r.bots == 1), None)
     name = f"snapshot p50 within {SNAPSHOT_RATIO:g}x of the 1-bot figure"
     if one is None or big is one:
-        out.append({"id": "snapshot", "name": name, "status": NOT_JUDGED,
-                    "detail": "needs 1 and a larger fleet in --bots"})
+        out.append(
+            {"id": "snapshot", "name": name, "status": NOT_JUDGED, "detail": "needs 1 and a larger fleet in --bots"}
+        )
     elif one.p50 is None or big.p50 is None:
         out.append({"id": "snapshot", "name": name, "status": FAIL, "detail": "no snapshot answered"})
     else:
         ratio = big.p50 / one.p50 if one.p50 > 0 else math.inf
-        out.append({"id": "snapshot", "name": name, "status": PASS if ratio <= SNAPSHOT_RATIO else FAIL,
-                    "detail": f"{big.bots} bots {big.p50:.1f} ms vs 1 bot {one.p50:.1f} ms: {ratio:.2f}x"})
+        out.append(
+            {
+                "id": "snapshot",
+                "name": name,
+                "status": PASS if ratio <= SNAPSHOT_RATIO else FAIL,
+                "detail": f"{big.bots} bots {big.p50:.1f} ms vs 1 bot {one.p50:.1f} ms: {ratio:.2f}x",
+            }
+        )
     still = {r.bots: sorted(n for n, m in r.moved.items() if not m) for r in runs}
     still = {n: names for n, names in still.items() if names}
-    out.append({"id": "moved", "name": "every bot walked during the window", "status": FAIL if still else PASS,
-                "detail": "; ".join(f"{n} bots: {', '.join(names)} did not move" for n, names in still.items())
-                          or f"{', '.join(f'{sum(r.moved.values())}/{r.bots}' for r in runs)} moved"})
+    out.append(
+        {
+            "id": "moved",
+            "name": "every bot walked during the window",
+            "status": FAIL if still else PASS,
+            "detail": "; ".join(f"{n} bots: {', '.join(names)} did not move" for n, names in still.items())
+            or f"{', '.join(f'{sum(r.moved.values())}/{r.bots}' for r in runs)} moved",
+        }
+    )
     return out
 
 
@@ -265,6 +294,7 @@ def verdict_lines(judged: list[dict[str, Any]]) -> list[str]:
 
 
 # -- the daemon's process tree ----------------------------------------------------------------
+
 
 def _is_world(p: psutil.Process) -> bool:
     try:
@@ -308,6 +338,7 @@ def rss_mb(procs: Iterable[psutil.Process]) -> float:
 
 # -- one fleet size ---------------------------------------------------------------------------
 
+
 def snapshot_gap(rng: random.Random) -> float:
     """Seconds to the next snapshot request: uniform over [0, 2 x SNAPSHOT_EVERY_S). A fixed
     half-second period can lock onto the daemon's own half-second jobs (the reflex tick's and
@@ -334,16 +365,25 @@ class FleetRun:
             base = f"http://127.0.0.1:{api_port}"
             log_path = Path(tmp) / "daemon.log"
             with log_path.open("w") as log:
-                proc = subprocess.Popen([sys.executable, "-m", "bot", "--config", str(cfg), "run"], cwd=ROOT,
-                                        env=daemon_env(Path(tmp) / "fleet.db", self.version, api_port),
-                                        stdout=log, stderr=subprocess.STDOUT, preexec_fn=die_with_parent)
+                proc = subprocess.Popen(
+                    [sys.executable, "-m", "bot", "--config", str(cfg), "run"],
+                    cwd=ROOT,
+                    env=daemon_env(Path(tmp) / "fleet.db", self.version, api_port),
+                    stdout=log,
+                    stderr=subprocess.STDOUT,
+                    preexec_fn=die_with_parent,
+                )
             try:
                 t0 = time.monotonic()
-                self.progress.note(f"starting a daemon of {self.n} bots and its world {self.version}, "
-                                   f"up to {start_timeout_s(self.n):.0f} s")
+                self.progress.note(
+                    f"starting a daemon of {self.n} bots and its world {self.version}, "
+                    f"up to {start_timeout_s(self.n):.0f} s"
+                )
                 if not wait_up(proc, base, start_timeout_s(self.n)):
-                    self.say(f"[Bench fleet] N={self.n}: the daemon did not say ok on /healthz within "
-                             f"{start_timeout_s(self.n):.0f} s (exit {proc.poll()}); its log ends:")
+                    self.say(
+                        f"[Bench fleet] N={self.n}: the daemon did not say ok on /healthz within "
+                        f"{start_timeout_s(self.n):.0f} s (exit {proc.poll()}); its log ends:"
+                    )
                     for line in log_path.read_text(errors="replace").splitlines()[-40:]:
                         self.say(f"    {line}")
                     return False
@@ -420,8 +460,10 @@ class FleetRun:
                 world_rss.append(rss_mb(world))
                 next_rss += RSS_EVERY_S
             if self.progress.due(PROGRESS_S):
-                self.progress.note(f"measuring, {now - t0:.0f}/{self.seconds:g} s, {len(r.snapshot_ms)} snapshots "
-                                   f"read, {r.snapshot_errors} unanswered")
+                self.progress.note(
+                    f"measuring, {now - t0:.0f}/{self.seconds:g} s, {len(r.snapshot_ms)} snapshots "
+                    f"read, {r.snapshot_errors} unanswered"
+                )
             time.sleep(max(0.0, min(next_snap, next_walk, next_rss, end) - time.monotonic()))
         daemon, world = process_sides(pid)
         d1 = cpu_reading(daemon)
@@ -437,8 +479,10 @@ class FleetRun:
         r.world_rss_mb = sum(world_rss) / len(world_rss)
         for t in (_get(api, "/api/tasks", status="completed,failed", limit=1000) or {}).get("tasks", []):
             self._count(t["status"])
-        self.say(f"[Bench fleet] N={self.n}: {r.cpu_pct:.1f} % CPU of {r.cpu_count} cores, {r.rss_mb:.0f} MB, "
-                 f"snapshot p50 {_fmt(r.p50)} ms, {sum(r.moved.values())}/{self.n} moved")
+        self.say(
+            f"[Bench fleet] N={self.n}: {r.cpu_pct:.1f} % CPU of {r.cpu_count} cores, {r.rss_mb:.0f} MB, "
+            f"snapshot p50 {_fmt(r.p50)} ms, {sum(r.moved.values())}/{self.n} moved"
+        )
 
 
 def _get(api: httpx.Client, path: str, **params: Any) -> Any:
@@ -449,8 +493,9 @@ def _get(api: httpx.Client, path: str, **params: Any) -> Any:
         return None
 
 
-def bench_fleet(counts: tuple[int, ...], seconds: float = 60.0, version: str = "1.21.4",
-                out: str = "bench-results") -> int:
+def bench_fleet(
+    counts: tuple[int, ...], seconds: float = 60.0, version: str = "1.21.4", out: str = "bench-results"
+) -> int:
     """Every fleet size in turn; the table, the targets, the JSON report."""
     logging.getLogger("httpx").setLevel(logging.WARNING)  # a line per request would bury the progress
     stamp = f"{time.strftime('%Y%m%d-%H%M%S')}-p{os.getpid()}"
@@ -460,8 +505,10 @@ def bench_fleet(counts: tuple[int, ...], seconds: float = 60.0, version: str = "
     def say(line: str) -> None:
         print(line, flush=True)
 
-    say(f"[Bench fleet] fleets of {','.join(map(str, counts))} bots, {seconds:g} s each, world {version}, "
-        f"{psutil.cpu_count()} cores, load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    say(
+        f"[Bench fleet] fleets of {','.join(map(str, counts))} bots, {seconds:g} s each, world {version}, "
+        f"{psutil.cpu_count()} cores, load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}"
+    )
     runs: list[RunResult] = []
     code = EXIT_OK
     for n in counts:
@@ -481,10 +528,21 @@ def bench_fleet(counts: tuple[int, ...], seconds: float = 60.0, version: str = "
         say(line)
     if code == EXIT_OK and any(v["status"] == FAIL for v in judged):
         code = EXIT_FAILED
-    report = {"settings": {"bots": list(counts), "seconds": seconds, "version": version, "walkGoal": WALK_GOAL,
-                           "snapshotEveryS": SNAPSHOT_EVERY_S, "config": config_text(["fleetNN"]),
-                           "cpuCount": psutil.cpu_count(), "stamp": stamp},
-              "runs": [r.summary() for r in runs], "verdicts": judged, "exitCode": code}
+    report = {
+        "settings": {
+            "bots": list(counts),
+            "seconds": seconds,
+            "version": version,
+            "walkGoal": WALK_GOAL,
+            "snapshotEveryS": SNAPSHOT_EVERY_S,
+            "config": config_text(["fleetNN"]),
+            "cpuCount": psutil.cpu_count(),
+            "stamp": stamp,
+        },
+        "runs": [r.summary() for r in runs],
+        "verdicts": judged,
+        "exitCode": code,
+    }
     path = folder / f"fleet-{stamp}.json"
     path.write_text(json.dumps(report, indent=2))
     say(f"[Bench fleet] report {path}")

@@ -45,8 +45,9 @@ ROUND_S = 8.0  # a reflex that has not acted by then is counted as missed
 class Arena:
     """The bot on a flat stone floor; mobs summoned at a distance in +x."""
 
-    def __init__(self, body: MineflayerBody, reflexes: Reflexes, poll_s: float,
-                 at: tuple[int, int, int] | None = None) -> None:
+    def __init__(
+        self, body: MineflayerBody, reflexes: Reflexes, poll_s: float, at: tuple[int, int, int] | None = None
+    ) -> None:
         self.body = body
         self.reflexes = reflexes
         self.watch = ReflexWatch(body, reflexes, poll_s=poll_s)
@@ -74,6 +75,7 @@ class Arena:
         self.body.chat("/mcbot killall")
         self.body.chat(f"/mcbot health {name} 20")
         self.body.chat(f"/mcbot tp {name} {self.x + 0.5} {self.y} {self.z + 0.5}")
+
         def clear() -> bool:
             snap = self.body.snapshot()
             home = math.dist((snap.position.x, snap.position.z), (self.x + 0.5, self.z + 0.5))
@@ -109,9 +111,12 @@ class Arena:
             return {"kind": kind, "mode": mode, "ms": None, "action": None}
         entered = min(t["ts"] for t in threats)
         first = min((s for s in self.starts if s[1] >= entered), key=lambda s: s[1], default=None)
-        return {"kind": kind, "mode": mode, "ms": None if first is None else first[1] - entered,
-                "action": None if first is None else first[0]}
-
+        return {
+            "kind": kind,
+            "mode": mode,
+            "ms": None if first is None else first[1] - entered,
+            "action": None if first is None else first[0],
+        }
 
 
 def _reflexes(body: MineflayerBody, folder: Path) -> Reflexes:
@@ -122,9 +127,15 @@ def _reflexes(body: MineflayerBody, folder: Path) -> Reflexes:
     return Reflexes(tools, ctx, executor, ReflexConfig(shelter_at_night=False))
 
 
-def measure(body: MineflayerBody, rounds: int, kinds: tuple[str, ...] = KINDS, modes: tuple[str, ...] = MODES,
-            poll_s: float = DEFAULT_POLL_S, progress: Progress | None = None,
-            at: tuple[int, int, int] | None = None) -> dict[str, Any]:
+def measure(
+    body: MineflayerBody,
+    rounds: int,
+    kinds: tuple[str, ...] = KINDS,
+    modes: tuple[str, ...] = MODES,
+    poll_s: float = DEFAULT_POLL_S,
+    progress: Progress | None = None,
+    at: tuple[int, int, int] | None = None,
+) -> dict[str, Any]:
     """Rounds per kind and mode on a live body (the arena where it stands, or at `at`): per
     kind and mode p50/p95/max ms, the actions the reflexes started first, and the rounds
     where none acted. `progress` says a line per round."""
@@ -135,15 +146,17 @@ def measure(body: MineflayerBody, rounds: int, kinds: tuple[str, ...] = KINDS, m
         rows: list[dict[str, Any]] = []
         total = rounds * len(kinds) * len(modes)
         if progress:
-            progress.begin(total, f"{total} rounds: {rounds} per mob kind ({', '.join(kinds)}) and mode "
-                                  f"({', '.join(modes)}), each up to {ROUND_S:.0f} s after a reset")
+            progress.begin(
+                total,
+                f"{total} rounds: {rounds} per mob kind ({', '.join(kinds)}) and mode "
+                f"({', '.join(modes)}), each up to {ROUND_S:.0f} s after a reset",
+            )
         for i in range(rounds):
             for kind in kinds:
                 for mode in modes:
                     rows.append(asyncio.run(arena.round(kind, mode)))
                     if progress:
-                        progress.step(len(rows), f"round {i + 1}/{rounds} {kind} ({mode}): "
-                                                 f"{_fmt(rows[-1]['ms'])} ms")
+                        progress.step(len(rows), f"round {i + 1}/{rounds} {kind} ({mode}): {_fmt(rows[-1]['ms'])} ms")
         arena.reset()
     out: dict[str, Any] = {"rounds": rounds, "poll_ms": round(poll_s * 1000, 1), "kinds": {}}
     for kind in kinds:
@@ -152,30 +165,40 @@ def measure(body: MineflayerBody, rounds: int, kinds: tuple[str, ...] = KINDS, m
             ms = sorted(r["ms"] for r in rows if r["kind"] == kind and r["mode"] == mode and r["ms"] is not None)
             actions = Counter(r["action"] for r in rows if r["kind"] == kind and r["mode"] == mode and r["action"])
             out["kinds"][kind][mode] = {
-                "n": len(ms), "missed": rounds - len(ms),
+                "n": len(ms),
+                "missed": rounds - len(ms),
                 "p50_ms": statistics.median(ms) if ms else None,
                 "p95_ms": ms[min(len(ms) - 1, int(0.95 * len(ms)))] if ms else None,
                 "max_ms": ms[-1] if ms else None,
-                "first_actions": dict(actions)}
+                "first_actions": dict(actions),
+            }
     watch = [r["ms"] for r in rows if r["mode"] == "watch" and r["ms"] is not None]
     out["watch_p50_ms"] = statistics.median(watch) if watch else None
     out["target_met"] = bool(watch) and statistics.median(watch) <= TARGET_P50_MS
     return out
 
 
-def bench_reflexes(cfg: McbotConfig, as_json: bool = False, rounds: int = 8, versions: str | None = None,
-                   config_path: str | None = None) -> int:
+def bench_reflexes(
+    cfg: McbotConfig,
+    as_json: bool = False,
+    rounds: int = 8,
+    versions: str | None = None,
+    config_path: str | None = None,
+) -> int:
     if versions:
-        results = run_per_version("reflexes", [v.strip() for v in versions.split(",") if v.strip()],
-                                  ["--rounds", str(rounds)], config_path)
+        results = run_per_version(
+            "reflexes", [v.strip() for v in versions.split(",") if v.strip()], ["--rounds", str(rounds)], config_path
+        )
         if isinstance(results, int):
             return results
     else:
         # Progress goes to stderr, with --json too: stdout is the table or the JSON alone.
         progress = Progress("bench reflexes")
         port = free_port()
-        server = EmbeddedServer(settings_from_config(cfg.server.model_copy(update={"hostiles": False}), port=port),
-                                node_bin=cfg.bridge.node_bin)
+        server = EmbeddedServer(
+            settings_from_config(cfg.server.model_copy(update={"hostiles": False}), port=port),
+            node_bin=cfg.bridge.node_bin,
+        )
         progress.note(f"starting the embedded world at {cfg.server.embedded_version}")
         server.start()
         try:
@@ -201,8 +224,10 @@ def _fmt(v: float | None) -> str:
 
 def _print_table(results: dict[str, Any]) -> None:
     versions = list(results)
-    print(f"reflex reaction time, ms from a hostile entering its radius to the reflex's first action "
-          f"(target: watch p50 <= {TARGET_P50_MS:.0f} ms; tick = the plain 1 s reflex tick)")
+    print(
+        f"reflex reaction time, ms from a hostile entering its radius to the reflex's first action "
+        f"(target: watch p50 <= {TARGET_P50_MS:.0f} ms; tick = the plain 1 s reflex tick)"
+    )
     head = "".join(f"{f'{v} {m} p50/p95':>24}" for v in versions for m in MODES)
     print(f"{'kind':10}{head}   first action (watch)")
     for kind in next(iter(results.values()))["kinds"]:

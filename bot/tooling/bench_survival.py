@@ -78,19 +78,21 @@ class SurvivalSettings:
     def env(self) -> dict[str, str]:
         """The daemon's settings beyond the soak's: the fast intervals (soak.FAST), this
         bench's day scale and drive-tick interval, no LLM."""
-        return {**FAST,
-                "MCBOT_SERVER__DAY_LENGTH_SCALE": f"{self.day_length_scale:g}",
-                "MCBOT_DRIVE_TICK__INTERVAL_MS": str(self.drive_tick_ms),
-                # DRIVE-2's 5 minutes (docs/contracts.md), not the fast soak's 1: a table
-                # queued behind a long collect was asked for (and crafted) twice
-                "MCBOT_DRIVE_TICK__STUCK_TIMEOUT_MS": str(DriveTickConfig().stuck_timeout_ms),
-                "MCBOT_JOBS__DRIVE_TICK_S": "1",
-                # a goal becomes a task and starts within a second, not 5 s + 2 s later: the bench
-                # measures the bot's skills, not the daemon's idle cadence
-                "MCBOT_JOBS__PLANNING_S": "1",
-                "MCBOT_JOBS__EXECUTOR_S": "1",
-                "MCBOT_LLM__TARGETS": "[]",  # no model, whatever the user's config says
-                **self.extra_env}
+        return {
+            **FAST,
+            "MCBOT_SERVER__DAY_LENGTH_SCALE": f"{self.day_length_scale:g}",
+            "MCBOT_DRIVE_TICK__INTERVAL_MS": str(self.drive_tick_ms),
+            # DRIVE-2's 5 minutes (docs/contracts.md), not the fast soak's 1: a table
+            # queued behind a long collect was asked for (and crafted) twice
+            "MCBOT_DRIVE_TICK__STUCK_TIMEOUT_MS": str(DriveTickConfig().stuck_timeout_ms),
+            "MCBOT_JOBS__DRIVE_TICK_S": "1",
+            # a goal becomes a task and starts within a second, not 5 s + 2 s later: the bench
+            # measures the bot's skills, not the daemon's idle cadence
+            "MCBOT_JOBS__PLANNING_S": "1",
+            "MCBOT_JOBS__EXECUTOR_S": "1",
+            "MCBOT_LLM__TARGETS": "[]",  # no model, whatever the user's config says
+            **self.extra_env,
+        }
 
 
 def places_seen(base: str) -> dict[str, Any] | None:
@@ -102,15 +104,24 @@ def places_seen(base: str) -> dict[str, Any] | None:
         return None
     if not isinstance(view, dict):
         return None
-    return {"placed": sorted({p.get("kind") for p in view.get("places") or [] if p.get("source") == "placed"}),
-            "verifiedShelters": sum(bool(s.get("verified")) for s in view.get("shelters") or [])}
+    return {
+        "placed": sorted({p.get("kind") for p in view.get("places") or [] if p.get("source") == "placed"}),
+        "verifiedShelters": sum(bool(s.get("verified")) for s in view.get("shelters") or []),
+    }
 
 
 class Run:
     """One daemon on one fresh world (version, seed), sampled until it is done."""
 
-    def __init__(self, version: str, seed: int, settings: SurvivalSettings, folder: Path,
-                 say: Callable[[str], None], stop: threading.Event | None = None) -> None:
+    def __init__(
+        self,
+        version: str,
+        seed: int,
+        settings: SurvivalSettings,
+        folder: Path,
+        say: Callable[[str], None],
+        stop: threading.Event | None = None,
+    ) -> None:
         self.version, self.seed, self.settings, self.say = version, seed, settings, say
         self.stop = stop or threading.Event()  # set on Ctrl-C: the run ends at its next sample
         self.name = f"{version}-seed{seed}"
@@ -133,15 +144,23 @@ class Run:
         ns = argparse.Namespace(server="embedded", version=self.version, creative=False, fast=False)
         env = {**daemon_env(ns, self.db, api_port), **self.settings.env(), "MCBOT_SERVER__SEED": str(self.seed)}
         with self.log_path.open("a") as log, self.samples_path.open("w") as out:
-            proc = subprocess.Popen([sys.executable, "-m", "bot", "run"], cwd=ROOT, env=env, stdout=log,
-                                    stderr=subprocess.STDOUT, preexec_fn=die_with_parent)
+            proc = subprocess.Popen(
+                [sys.executable, "-m", "bot", "run"],
+                cwd=ROOT,
+                env=env,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                preexec_fn=die_with_parent,
+            )
             self.say(f"{self.tag()} daemon pid {proc.pid} api {base}, log {self.log_path}")
             try:
                 t0 = time.monotonic()
                 if not wait_up(proc, base, START_TIMEOUT_S):
                     self.ended = "daemon did not start"
-                    self.say(f"{self.tag()} FAIL the daemon did not become healthy within {START_TIMEOUT_S:.0f} s "
-                             f"(exit {proc.poll()}); see {self.log_path}")
+                    self.say(
+                        f"{self.tag()} FAIL the daemon did not become healthy within {START_TIMEOUT_S:.0f} s "
+                        f"(exit {proc.poll()}); see {self.log_path}"
+                    )
                     return False
                 self.server_version = server_version(env)
                 self.ended = "interrupted"
@@ -200,14 +219,23 @@ class Run:
             by[t["status"]] = by.get(t["status"], 0) + 1
         deaths = sum(len(x.get("deaths") or []) for x in self.samples)
         tree = sum(ms in self.reached for ms in MILESTONES)
-        self.say(f"{self.tag()} [{'#' * filled}{'-' * (20 - filled)}] day {days:.2f}/{total:g} t={last['t']:.0f}s "
-                 f"ok={last['ok']} health={last.get('health')} milestones {tree}/{len(MILESTONES)} "
-                 f"tasks {' '.join(f'{k}={v}' for k, v in sorted(by.items())) or 'none'} deaths {deaths}")
+        self.say(
+            f"{self.tag()} [{'#' * filled}{'-' * (20 - filled)}] day {days:.2f}/{total:g} t={last['t']:.0f}s "
+            f"ok={last['ok']} health={last.get('health')} milestones {tree}/{len(MILESTONES)} "
+            f"tasks {' '.join(f'{k}={v}' for k, v in sorted(by.items())) or 'none'} deaths {deaths}"
+        )
 
     def result(self) -> dict[str, Any]:
         r = run_result(self.samples, wedge_s(False))
-        return {"version": self.version, "seed": self.seed, "serverVersion": self.server_version,
-                "ended": self.ended, **r, "daemon_log": str(self.log_path), "samples_file": str(self.samples_path)}
+        return {
+            "version": self.version,
+            "seed": self.seed,
+            "serverVersion": self.server_version,
+            "ended": self.ended,
+            **r,
+            "daemon_log": str(self.log_path),
+            "samples_file": str(self.samples_path),
+        }
 
 
 def bench_survival(settings: SurvivalSettings, as_json: bool = False) -> int:
@@ -222,12 +250,14 @@ def bench_survival(settings: SurvivalSettings, as_json: bool = False) -> int:
 
     logging.getLogger("httpx").setLevel(logging.WARNING)  # a request line per API read would bury the progress
     total = len(settings.versions) * len(settings.seeds)
-    say(f"[Bench survival] {total} runs (versions {','.join(settings.versions)} x seeds "
+    say(
+        f"[Bench survival] {total} runs (versions {','.join(settings.versions)} x seeds "
         f"{','.join(map(str, settings.seeds))}): {settings.game_days:g} game days each"
         + (f" or until {settings.until}" if settings.until else "")
         + f", day length x{settings.day_length_scale:g} ({GAME_S_PER_DAY * settings.day_length_scale / 60:g} wall "
-          f"min per game day), drive tick every {settings.drive_tick_ms / 1000:g} s, at most "
-          f"{settings.wall_limit_s / 60:.1f} min each, {min(settings.jobs, total)} at once; output {folder}")
+        f"min per game day), drive tick every {settings.drive_tick_ms / 1000:g} s, at most "
+        f"{settings.wall_limit_s / 60:.1f} min each, {min(settings.jobs, total)} at once; output {folder}"
+    )
     stop = threading.Event()
     runs = [Run(version, seed, settings, folder, say, stop) for version in settings.versions for seed in settings.seeds]
 
@@ -254,15 +284,27 @@ def bench_survival(settings: SurvivalSettings, as_json: bool = False) -> int:
         pool.shutdown(wait=True, cancel_futures=True)
     results = [r.result() for r in runs if r.samples]
     targets = judge(results) if results else []
-    report = {"settings": {**asdict(settings), "wall_limit_s": settings.wall_limit_s, "wedge_s": wedge_s(False),
-                           "daemon_env": settings.env(), "stamp": stamp},
-              "runs": results, "targets": targets, "pass": bool(results) and not failed(targets),
-              "interrupted": code == EXIT_INTERRUPTED}
+    report = {
+        "settings": {
+            **asdict(settings),
+            "wall_limit_s": settings.wall_limit_s,
+            "wedge_s": wedge_s(False),
+            "daemon_env": settings.env(),
+            "stamp": stamp,
+        },
+        "runs": results,
+        "targets": targets,
+        "pass": bool(results) and not failed(targets),
+        "interrupted": code == EXIT_INTERRUPTED,
+    }
     report_path, chart = folder / "report.json", folder / "timeline.png"
     report_path.write_text(json.dumps(report, indent=2))
     if results:
-        write_timeline(results, chart, f"mcbot bench survival: game days to each milestone "
-                                       f"(day length x{settings.day_length_scale:g})")
+        write_timeline(
+            results,
+            chart,
+            f"mcbot bench survival: game days to each milestone (day length x{settings.day_length_scale:g})",
+        )
     for r in results:
         say(f"[Bench survival] {r['version']} seed {r['seed']} milestones: {milestone_detail(r)}")
         for line in failure_lines(r):

@@ -26,12 +26,27 @@ def write_timeline(runs: list[dict[str, Any]], path: Path, title: str) -> None:
         for i, ms in enumerate(MILESTONES):
             g = r["milestones"].get(ms)
             if g is not None:
-                ax.scatter(g / GAME_S_PER_DAY, y, color=colours(i % 20), s=60, zorder=3, edgecolor="black",
-                           lw=0.4, label=None if ms in _labels(ax) else ms)
+                ax.scatter(
+                    g / GAME_S_PER_DAY,
+                    y,
+                    color=colours(i % 20),
+                    s=60,
+                    zorder=3,
+                    edgecolor="black",
+                    lw=0.4,
+                    label=None if ms in _labels(ax) else ms,
+                )
         for d in r["deaths"]:
             if d["game_s"] is not None:
-                ax.scatter(d["game_s"] / GAME_S_PER_DAY, y, marker="x", color="red", s=80, zorder=4,
-                           label="death" if "death" not in _labels(ax) else None)
+                ax.scatter(
+                    d["game_s"] / GAME_S_PER_DAY,
+                    y,
+                    marker="x",
+                    color="red",
+                    s=80,
+                    zorder=4,
+                    label="death" if "death" not in _labels(ax) else None,
+                )
     ax.axvline(IRON_DAYS, ls="--", color="grey", lw=1)
     ax.set_yticks(range(len(runs)), [f"{r['version']} seed {r['seed']}" for r in reversed(runs)])
     ax.set_xlim(0, span * 1.02)
@@ -39,10 +54,18 @@ def write_timeline(runs: list[dict[str, Any]], path: Path, title: str) -> None:
     ax.set_xlabel("game days since the run began (target: iron pickaxe by the dashed line)")
     ax.set_title(title, fontsize=10)
     handles, labels = ax.get_legend_handles_labels()
-    order = sorted(range(len(labels)), key=lambda i: (*MILESTONES, "death").index(labels[i])
-                   if labels[i] in (*MILESTONES, "death") else 99)
-    ax.legend([handles[i] for i in order], [labels[i] for i in order], loc="upper left",
-              bbox_to_anchor=(1.01, 1.0), fontsize=7, frameon=False)
+    order = sorted(
+        range(len(labels)),
+        key=lambda i: (*MILESTONES, "death").index(labels[i]) if labels[i] in (*MILESTONES, "death") else 99,
+    )
+    ax.legend(
+        [handles[i] for i in order],
+        [labels[i] for i in order],
+        loc="upper left",
+        bbox_to_anchor=(1.01, 1.0),
+        fontsize=7,
+        frameon=False,
+    )
     fig.tight_layout()
     fig.savefig(path, dpi=80)
     plt.close(fig)

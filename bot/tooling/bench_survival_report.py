@@ -55,6 +55,7 @@ TARGET_NAMES = {
 
 # -- one run ------------------------------------------------------------------------------------
 
+
 def places_reached(samples: list[dict[str, Any]], at: list[float | None]) -> dict[str, float | None]:
     """`placed_<kind>` and `verified_shelter` from each sample's `places` ({"placed": [kind],
     "verifiedShelters": n}): the `at` value of the first sample showing it."""
@@ -75,10 +76,17 @@ def places_reached(samples: list[dict[str, Any]], at: list[float | None]) -> dic
 # item held only between two samples (planks crafted into a table at once) is dated by the
 # first milestone that needed it, the latest time it can have been reached.
 NEEDS: dict[str, tuple[str, ...]] = {
-    "planks": ("log",), "crafting_table": ("planks",), "wooden_pickaxe": ("crafting_table",),
-    "cobblestone": ("wooden_pickaxe",), "stone_pickaxe": ("cobblestone",), "furnace": ("cobblestone",),
-    "coal": ("wooden_pickaxe",), "iron_ore": ("stone_pickaxe",), "iron_ingot": ("iron_ore", "furnace"),
-    "iron_pickaxe": ("iron_ingot",), "bed": ("planks",),
+    "planks": ("log",),
+    "crafting_table": ("planks",),
+    "wooden_pickaxe": ("crafting_table",),
+    "cobblestone": ("wooden_pickaxe",),
+    "stone_pickaxe": ("cobblestone",),
+    "furnace": ("cobblestone",),
+    "coal": ("wooden_pickaxe",),
+    "iron_ore": ("stone_pickaxe",),
+    "iron_ingot": ("iron_ore", "furnace"),
+    "iron_pickaxe": ("iron_ingot",),
+    "bed": ("planks",),
 }
 
 
@@ -117,8 +125,7 @@ def absolute_ticks(samples: list[dict[str, Any]], game_s: list[float | None]) ->
     return None
 
 
-def nights(samples: list[dict[str, Any]], game_s: list[float | None],
-           deaths: list[dict[str, Any]]) -> dict[str, int]:
+def nights(samples: list[dict[str, Any]], game_s: list[float | None], deaths: list[dict[str, Any]]) -> dict[str, int]:
     """Nights (13000..23000 of a day) whose morning came during the run, and of those the ones
     without a death between their dusk (or the run's start) and their morning."""
     start = absolute_ticks(samples, game_s)
@@ -131,8 +138,7 @@ def nights(samples: list[dict[str, Any]], game_s: list[float | None],
     while (morning := k * TICKS_PER_DAY + NIGHT_END) <= end:
         if morning > start:
             dusk = max(start, k * TICKS_PER_DAY + NIGHT_START)
-            died = any(d["game_s"] is not None and dusk <= start + d["game_s"] * TICKS_PER_S <= morning
-                       for d in deaths)
+            died = any(d["game_s"] is not None and dusk <= start + d["game_s"] * TICKS_PER_S <= morning for d in deaths)
             seen += 1
             survived += not died
         k += 1
@@ -142,8 +148,11 @@ def nights(samples: list[dict[str, Any]], game_s: list[float | None],
 def deaths_at(samples: list[dict[str, Any]], game_s: list[float | None]) -> list[dict[str, Any]]:
     """Each death the daemon recorded, with its cause and the game seconds of the sample
     that read it."""
-    return [{"cause": d.get("cause") or "", "game_s": g, "t": s["t"]}
-            for s, g in zip(samples, game_s, strict=True) for d in s.get("deaths") or []]
+    return [
+        {"cause": d.get("cause") or "", "game_s": g, "t": s["t"]}
+        for s, g in zip(samples, game_s, strict=True)
+        for d in s.get("deaths") or []
+    ]
 
 
 def failure_reasons(samples: list[dict[str, Any]], top: int = 5) -> list[dict[str, Any]]:
@@ -176,7 +185,7 @@ def run_result(samples: list[dict[str, Any]], wedge_s: float) -> dict[str, Any]:
         "milestones_run_s": all_milestones(samples, [s["t"] for s in samples]),
         "task_success_rate": None if rate is None else round(rate, 4),
         "tasks": {st: sum(v == st for v in tasks.values()) for st in ("completed", "failed", "unplannable")}
-                 | {"total": len(tasks)},
+        | {"total": len(tasks)},
         **nights(samples, game_s, deaths),
         "deaths": deaths,
         "deaths_explained": k3["verdict"],
@@ -197,6 +206,7 @@ def reached_in_order(result: dict[str, Any], names: list[str]) -> bool:
 
 # -- the targets --------------------------------------------------------------------------------
 
+
 def _target(tid: str, verdict: str, detail: str) -> dict[str, Any]:
     return {"id": tid, "name": TARGET_NAMES[tid], "verdict": verdict, "detail": detail}
 
@@ -212,8 +222,9 @@ def _iron(runs: list[dict[str, Any]]) -> dict[str, Any]:
         mine = [r for r in runs if r["version"] == v]
         need = math.ceil(IRON_SHARE * len(mine) - 1e-9)
         hit = sum((r["milestones"].get("iron_pickaxe") or math.inf) <= window for r in mine)
-        open_ = sum((r["milestones"].get("iron_pickaxe") is None) and (r["game_days"] or 0) < IRON_DAYS
-                    for r in mine)  # stopped before the window closed, no pickaxe yet
+        open_ = sum(
+            (r["milestones"].get("iron_pickaxe") is None) and (r["game_days"] or 0) < IRON_DAYS for r in mine
+        )  # stopped before the window closed, no pickaxe yet
         if hit >= need:
             verdicts.append(PASS)
         elif hit + open_ >= need:
@@ -231,8 +242,11 @@ def _tasks(runs: list[dict[str, Any]]) -> dict[str, Any]:
     detail = ", ".join(f"{_label(r)} {_pct(r['task_success_rate'])}" for r in runs)
     if low:
         return _target("tasks", FAIL, detail)
-    return _target("tasks", PASS if rated and len(rated) == len(runs) else NOT_JUDGED,
-                   detail + ("" if len(rated) == len(runs) else " (a run without a finished task)"))
+    return _target(
+        "tasks",
+        PASS if rated and len(rated) == len(runs) else NOT_JUDGED,
+        detail + ("" if len(rated) == len(runs) else " (a run without a finished task)"),
+    )
 
 
 def _deaths(runs: list[dict[str, Any]]) -> dict[str, Any]:
@@ -245,16 +259,18 @@ def _deaths(runs: list[dict[str, Any]]) -> dict[str, Any]:
     if bad or failed:
         return _target("deaths", FAIL, detail + "; " + "; ".join(f"{_label(r)}: {r['deaths_detail']}" for r in failed))
     if unread:
-        return _target("deaths", NOT_JUDGED, detail + "; death records never read in " +
-                       ", ".join(_label(r) for r in unread))
+        return _target(
+            "deaths", NOT_JUDGED, detail + "; death records never read in " + ", ".join(_label(r) for r in unread)
+        )
     return _target("deaths", PASS, detail)
 
 
 def _wedges(runs: list[dict[str, Any]]) -> dict[str, Any]:
     stuck = [(r, w) for r in runs for w in r["wedges"]]
     if stuck:
-        return _target("wedges", FAIL, "; ".join(f"{_label(r)}: {w['kind']} {w['s']:g} s from t={w['from']:g}s"
-                                                 for r, w in stuck))
+        return _target(
+            "wedges", FAIL, "; ".join(f"{_label(r)}: {w['kind']} {w['s']:g} s from t={w['from']:g}s" for r, w in stuck)
+        )
     return _target("wedges", PASS, f"none in {len(runs)} runs")
 
 
@@ -268,6 +284,7 @@ def failed(targets: list[dict[str, Any]]) -> bool:
 
 
 # -- printing -----------------------------------------------------------------------------------
+
 
 def _pct(x: float | None) -> str:
     return "-" if x is None else f"{100 * x:.0f} %"
@@ -284,10 +301,14 @@ def table_lines(runs: list[dict[str, Any]]) -> list[str]:
     rows = [
         ("iron pickaxe at", [_fmt_s(r["milestones"].get("iron_pickaxe")) for r in runs]),
         ("stone pickaxe at", [_fmt_s(r["milestones"].get("stone_pickaxe")) for r in runs]),
-        ("milestones reached", [f"{sum(r['milestones'][m] is not None for m in MILESTONES)}/{len(MILESTONES)}"
-                                for r in runs]),
-        ("tasks completed", [f"{_pct(r['task_success_rate'])} of {r['tasks']['completed'] + r['tasks']['failed']}"
-                             for r in runs]),
+        (
+            "milestones reached",
+            [f"{sum(r['milestones'][m] is not None for m in MILESTONES)}/{len(MILESTONES)}" for r in runs],
+        ),
+        (
+            "tasks completed",
+            [f"{_pct(r['task_success_rate'])} of {r['tasks']['completed'] + r['tasks']['failed']}" for r in runs],
+        ),
         ("nights survived", [f"{r['nights_survived']}/{r['nights']}" for r in runs]),
         ("deaths", [str(len(r["deaths"])) for r in runs]),
         ("wedges", [str(len(r["wedges"])) for r in runs]),

@@ -46,7 +46,6 @@ def bench_verifier(cfg: McbotConfig, as_json: bool = False, rounds: int = 200) -
     return 0 if result["all_done"] else 1
 
 
-
 def _op(body: Any, command: str) -> None:
     """One op command, waiting for the server's reply: a big fill still running when the
     next command lands would overwrite it."""

@@ -79,12 +79,17 @@ class CompetenceLimits:
 
     def __post_init__(self) -> None:
         if not (isinstance(self.min_task_success, (int, float)) and 0.0 <= self.min_task_success <= 1.0):
-            raise ValueError("min_task_success must be a fraction from 0 to 1 (0.8 = 80 %), got "
-                             f"{self.min_task_success!r}")
-        if not (isinstance(self.milestone_game_days, (int, float)) and math.isfinite(self.milestone_game_days)
-                and self.milestone_game_days > 0):
-            raise ValueError("milestone_game_days must be a number of game days above 0, got "
-                             f"{self.milestone_game_days!r}")
+            raise ValueError(
+                f"min_task_success must be a fraction from 0 to 1 (0.8 = 80 %), got {self.min_task_success!r}"
+            )
+        if not (
+            isinstance(self.milestone_game_days, (int, float))
+            and math.isfinite(self.milestone_game_days)
+            and self.milestone_game_days > 0
+        ):
+            raise ValueError(
+                f"milestone_game_days must be a number of game days above 0, got {self.milestone_game_days!r}"
+            )
         if not self.wedge_s > 0:
             raise ValueError(f"wedge_s must be above 0, got {self.wedge_s!r}")
         if not (isinstance(self.min_finished_tasks, int) and self.min_finished_tasks >= 1):
@@ -114,8 +119,11 @@ def tick_rate(samples: list[dict[str, Any]]) -> float | None:
     """World-clock ticks per run second: the median over consecutive readings that moved by
     less than a quarter day (20 in a real world, 200 in a --fast one); None with no pair."""
     clocked = [(s["t"], int(s["timeOfDay"])) for s in samples if isinstance(s.get("timeOfDay"), (int, float))]
-    rates = sorted(d / (tb - ta) for (ta, a), (tb, b) in itertools.pairwise(clocked)
-                   if tb > ta and (d := (b - a) % TICKS_PER_DAY) < TICKS_PER_DAY / 4)
+    rates = sorted(
+        d / (tb - ta)
+        for (ta, a), (tb, b) in itertools.pairwise(clocked)
+        if tb > ta and (d := (b - a) % TICKS_PER_DAY) < TICKS_PER_DAY / 4
+    )
     return rates[len(rates) // 2] if rates else None
 
 
@@ -171,17 +179,29 @@ def milestones(samples: list[dict[str, Any]], game_s: list[float | None] | None 
 
 def _verified_shelter(task: dict[str, Any]) -> bool:
     goal = task.get("goal") or {}
-    shelter = (task.get("goalKey") or "").startswith("build:") or (goal.get("goalType")
-                                                                   or "").startswith("build_shelter")
-    return (bool(goal) and shelter and task.get("status") == "completed"
-            and (goal.get("consecutivePasses") or 0) >= 2 and goal.get("done") is True)
+    shelter = (task.get("goalKey") or "").startswith("build:") or (goal.get("goalType") or "").startswith(
+        "build_shelter"
+    )
+    return (
+        bool(goal)
+        and shelter
+        and task.get("status") == "completed"
+        and (goal.get("consecutivePasses") or 0) >= 2
+        and goal.get("done") is True
+    )
 
 
 # -- the criteria -----------------------------------------------------------------------------
 
+
 def _crit(cid: str, name: str, verdict: str, detail: str) -> dict[str, Any]:
-    return {"id": cid, "name": name, "verdict": verdict, "pass": {PASS: True, FAIL: False}.get(verdict),
-            "detail": detail}
+    return {
+        "id": cid,
+        "name": name,
+        "verdict": verdict,
+        "pass": {PASS: True, FAIL: False}.get(verdict),
+        "detail": detail,
+    }
 
 
 def _pct(x: float) -> str:
@@ -205,8 +225,12 @@ def task_success(samples: list[dict[str, Any]], limits: CompetenceLimits) -> tup
     return _crit("K1", name, PASS if rate >= limits.min_task_success else FAIL, detail), rate
 
 
-def milestone_progress(samples: list[dict[str, Any]], reached: dict[str, float | None],
-                       game_s: list[float | None], limits: CompetenceLimits) -> dict[str, Any]:
+def milestone_progress(
+    samples: list[dict[str, Any]],
+    reached: dict[str, float | None],
+    game_s: list[float | None],
+    limits: CompetenceLimits,
+) -> dict[str, Any]:
     """K2: the longest stretch of game time without a new milestone, from the run's start to
     the first, between two, and from the last to the run's end (while any is missing)."""
     window = limits.milestone_game_days * GAME_S_PER_DAY
@@ -221,19 +245,30 @@ def milestone_progress(samples: list[dict[str, Any]], reached: dict[str, float |
     gaps = [(b[0] - a[0], a, b) for a, b in itertools.pairwise(marks)]
     longest = max(gaps, default=(0.0, marks[0], marks[0]), key=lambda x: x[0])
     days = end / GAME_S_PER_DAY
-    head = (f"{len(got)}/{len(reached)} reached in {days:.2f} game days"
-            + (f" (last: {got[-1][1]} at day {got[-1][0] / GAME_S_PER_DAY:.2f})" if got else ""))
+    head = f"{len(got)}/{len(reached)} reached in {days:.2f} game days" + (
+        f" (last: {got[-1][1]} at day {got[-1][0] / GAME_S_PER_DAY:.2f})" if got else ""
+    )
     if longest[0] >= window:
         (gap, (a_at, a), (b_at, b)) = longest
         after = f"after {a}" if a != "the start" else "from the start"
-        return _crit("K2", name, FAIL, f"{head}; none new for {gap / GAME_S_PER_DAY:.2f} game days {after} "
-                                       f"(day {a_at / GAME_S_PER_DAY:.2f} to {b_at / GAME_S_PER_DAY:.2f}"
-                                       + (f", next: {b}" if b != "the end" else "") + ")")
+        return _crit(
+            "K2",
+            name,
+            FAIL,
+            f"{head}; none new for {gap / GAME_S_PER_DAY:.2f} game days {after} "
+            f"(day {a_at / GAME_S_PER_DAY:.2f} to {b_at / GAME_S_PER_DAY:.2f}"
+            + (f", next: {b}" if b != "the end" else "")
+            + ")",
+        )
     if not missing:
         return _crit("K2", name, PASS, f"{head}: the whole tree")
     if end < window:
-        return _crit("K2", name, NOT_JUDGED, f"{head}; the run lasted {days:.2f} game days, shorter than the "
-                                             f"{limits.milestone_game_days:g}-day window")
+        return _crit(
+            "K2",
+            name,
+            NOT_JUDGED,
+            f"{head}; the run lasted {days:.2f} game days, shorter than the {limits.milestone_game_days:g}-day window",
+        )
     return _crit("K2", name, PASS, f"{head}; longest stretch without one {longest[0] / GAME_S_PER_DAY:.2f} game days")
 
 
@@ -245,18 +280,23 @@ def deaths_explained(samples: list[dict[str, Any]]) -> tuple[dict[str, Any], lis
     deaths = [{"t": s["t"], "cause": d.get("cause") or ""} for s in samples for d in s.get("deaths") or []]
     if not read:
         return _crit("K3", name, NOT_JUDGED, "the daemon's death records were never read"), deaths
-    seen_dead = sum(1 for a, b in zip([None, *samples], samples, strict=False)
-                    if b.get("health") == 0 and (a is None or a.get("health") != 0))
+    seen_dead = sum(
+        1
+        for a, b in zip([None, *samples], samples, strict=False)
+        if b.get("health") == 0 and (a is None or a.get("health") != 0)
+    )
     no_cause = [d for d in deaths if d["cause"].lower() in NO_CAUSE]
     unrecorded = max(0, seen_dead - len(deaths))
-    causes = ", ".join(f"{d['cause'] or '?'} at t={d['t']:g}s" for d in deaths[:8]) + (", ..." if len(deaths) > 8
-                                                                                       else "")
+    causes = ", ".join(f"{d['cause'] or '?'} at t={d['t']:g}s" for d in deaths[:8]) + (
+        ", ..." if len(deaths) > 8 else ""
+    )
     detail = f"{len(deaths)} deaths recorded" + (f" ({causes})" if deaths else "")
     if seen_dead:
         detail += f"; seen dead (health 0) {seen_dead} times"
     if no_cause or unrecorded:
         parts = ([f"{len(no_cause)} without a cause"] if no_cause else []) + (
-            [f"{unrecorded} seen but never recorded"] if unrecorded else [])
+            [f"{unrecorded} seen but never recorded"] if unrecorded else []
+        )
         return _crit("K3", name, FAIL, f"{detail}: {', '.join(parts)}"), deaths
     return _crit("K3", name, PASS, detail if deaths else "no death"), deaths
 
@@ -301,26 +341,41 @@ def wedges(samples: list[dict[str, Any]], wedge_s: float) -> list[dict[str, Any]
     return sorted(out, key=lambda w: w["from"])
 
 
-def never_wedged(samples: list[dict[str, Any]], limits: CompetenceLimits) -> tuple[dict[str, Any],
-                                                                                   list[dict[str, Any]]]:
+def never_wedged(
+    samples: list[dict[str, Any]], limits: CompetenceLimits
+) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """K4."""
     name = f"never wedged ({limits.wedge_s:g} s without movement or down)"
     found = wedges(samples, limits.wedge_s)
     if found:
-        return _crit("K4", name, FAIL, "; ".join(f"{w['kind']} from t={w['from']:g}s to t={w['to']:g}s ({w['s']:g} s)"
-                                                for w in found)), found
+        return _crit(
+            "K4",
+            name,
+            FAIL,
+            "; ".join(f"{w['kind']} from t={w['from']:g}s to t={w['to']:g}s ({w['s']:g} s)" for w in found),
+        ), found
     span = samples[-1]["t"] - samples[0]["t"] if samples else 0
     if not any(s.get("position") for s in samples):
         return _crit("K4", name, NOT_JUDGED, "the bot's position was never read"), found
     if span < limits.wedge_s:
         return _crit("K4", name, NOT_JUDGED, f"the run lasted {span:g} s, shorter than the window"), found
     active = sum(_still(s) is not None for s in samples)
-    return _crit("K4", name, PASS, f"no stretch of {limits.wedge_s:g} s frozen or down in {span:g} s "
-                                   f"({active}/{len(samples)} samples with an active task)"), found
+    return _crit(
+        "K4",
+        name,
+        PASS,
+        f"no stretch of {limits.wedge_s:g} s frozen or down in {span:g} s "
+        f"({active}/{len(samples)} samples with an active task)",
+    ), found
 
 
-def evaluate_competence(samples: list[dict[str, Any]], limits: CompetenceLimits = CompetenceLimits(),
-                        *, decides: bool = True, creative: bool = False) -> dict[str, Any]:
+def evaluate_competence(
+    samples: list[dict[str, Any]],
+    limits: CompetenceLimits = CompetenceLimits(),
+    *,
+    decides: bool = True,
+    creative: bool = False,
+) -> dict[str, Any]:
     """The competence block of a run's report. `pass` is False when a criterion FAILS and it
     `decides` (a chaos soak's faults disturb what these read: there it is informational).
     In creative mode the bot does not play (no drive ticks): K1 and K2 are not judged."""
@@ -329,9 +384,15 @@ def evaluate_competence(samples: list[dict[str, Any]], limits: CompetenceLimits 
     k1, rate = task_success(samples, limits)
     k2 = milestone_progress(samples, reached, game_s, limits)
     if creative:
-        k1, k2 = ({**k, "verdict": NOT_JUDGED, "pass": None,
-                   "detail": f"creative mode, the bot does not play ({k['detail']})"}
-                  for k in (k1, k2))
+        k1, k2 = (
+            {
+                **k,
+                "verdict": NOT_JUDGED,
+                "pass": None,
+                "detail": f"creative mode, the bot does not play ({k['detail']})",
+            }
+            for k in (k1, k2)
+        )
     k3, deaths = deaths_explained(samples)
     k4, stuck = never_wedged(samples, limits)
     crits = [k1, k2, k3, k4]
@@ -354,5 +415,6 @@ def milestone_line(block: dict[str, Any]) -> str:
     """`log=40 planks=60 ... (game s); not reached: coal, ...` for the report."""
     got = [f"{ms}={g:g}" for ms, g in block["milestones"].items() if g is not None]
     missing = [ms for ms, g in block["milestones"].items() if g is None]
-    return ((" ".join(got) + " (game s)" if got else "none reached")
-            + (f"; not reached: {', '.join(missing)}" if missing else ""))
+    return (" ".join(got) + " (game s)" if got else "none reached") + (
+        f"; not reached: {', '.join(missing)}" if missing else ""
+    )

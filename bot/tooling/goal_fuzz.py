@@ -27,13 +27,29 @@ from typing import Any
 # Every canonical action (agency/goal_tag.py CANONICAL_ACTIONS) with representative targets:
 # what a user might type on day one, not what our plans were written for.
 GOALS: dict[str, tuple[str, ...]] = {
-    "collect": ("collect oak_log 3", "collect stone 3", "collect cobblestone 3", "collect iron_ore 1",
-                "collect coal 2", "collect dirt 4"),
+    "collect": (
+        "collect oak_log 3",
+        "collect stone 3",
+        "collect cobblestone 3",
+        "collect iron_ore 1",
+        "collect coal 2",
+        "collect dirt 4",
+    ),
     "gather": ("gather oak_log 2",),
     "mine": ("mine stone 2", "mine coal_ore 1", "mine iron_ore 1"),
-    "craft": ("craft crafting_table 1", "craft stick 4", "craft wooden_pickaxe 1", "craft stone_pickaxe 1",
-              "craft stone_sword 1", "craft furnace 1", "craft torch 4", "craft iron_pickaxe 1", "craft chest 1",
-              "craft oak_door 1", "craft white_bed 1"),
+    "craft": (
+        "craft crafting_table 1",
+        "craft stick 4",
+        "craft wooden_pickaxe 1",
+        "craft stone_pickaxe 1",
+        "craft stone_sword 1",
+        "craft furnace 1",
+        "craft torch 4",
+        "craft iron_pickaxe 1",
+        "craft chest 1",
+        "craft oak_door 1",
+        "craft white_bed 1",
+    ),
     "smelt": ("smelt iron_ingot 1", "smelt stone 1", "smelt charcoal 1", "smelt cooked_beef 1"),
     "build": ("build shelter",),
     "explore": ("explore area",),
@@ -121,8 +137,9 @@ class RoundResult:
 
     def findings(self, limits: Limits) -> list[str]:
         """What went wrong in this round; empty when it passed."""
-        out = [f"{g.goal}: {g.outcome} ({g.reason or 'no progress'})" for g in self.goals
-               if g.outcome not in OK_OUTCOMES]
+        out = [
+            f"{g.goal}: {g.outcome} ({g.reason or 'no progress'})" for g in self.goals if g.outcome not in OK_OUTCOMES
+        ]
         out += [f"{g.goal}: failed without a reason" for g in self.goals if g.outcome == "failed" and not g.reason]
         if self.error:
             out.append(self.error)
@@ -134,8 +151,9 @@ class RoundResult:
         if self.active_without_run:
             out.append(f"active with no run: {', '.join(self.active_without_run)}")
         if self.stop_s is None or self.stop_s > limits.stop_s:
-            out.append(f"stop took {'too long' if self.stop_s is None else f'{self.stop_s:.1f} s'} "
-                       f"(limit {limits.stop_s:.0f})")
+            out.append(
+                f"stop took {'too long' if self.stop_s is None else f'{self.stop_s:.1f} s'} (limit {limits.stop_s:.0f})"
+            )
         return out
 
     def to_json(self) -> dict[str, Any]:
@@ -148,8 +166,13 @@ def goal_outcome(task: dict[str, Any] | None) -> tuple[str, str] | None:
         return None
     status = task.get("status")
     meta = task.get("metadata") or {}
-    reason = str((meta.get("solver") or {}).get("failureReason") or meta.get("failureReason") or
-                 meta.get("unplannableReason") or meta.get("blockedReason") or "")
+    reason = str(
+        (meta.get("solver") or {}).get("failureReason")
+        or meta.get("failureReason")
+        or meta.get("unplannableReason")
+        or meta.get("blockedReason")
+        or ""
+    )
     if status == "completed":
         return "completed", ""
     if status == "failed":
@@ -186,8 +209,15 @@ class Progress:
 
     def sample(self, t: float, task: dict[str, Any], world: Any = None) -> None:
         meta = task.get("metadata") or {}
-        key = (task.get("status"), task.get("progress"), meta.get("currentStep"), meta.get("stepIndex"),
-               task.get("updatedAt"), meta.get("updatedAt"), world if task.get("status") == "active" else None)
+        key = (
+            task.get("status"),
+            task.get("progress"),
+            meta.get("currentStep"),
+            meta.get("stepIndex"),
+            task.get("updatedAt"),
+            meta.get("updatedAt"),
+            world if task.get("status") == "active" else None,
+        )
         prev = self.last.get(task["id"])
         if prev is None or prev[0] != key:
             self.last[task["id"]] = (key, t)
@@ -203,13 +233,19 @@ def table(results: list[RoundResult], limits: Limits) -> str:
     for r in results:
         rd = r.round
         for g in r.goals:
-            lines.append(f"{rd.index:>5}  {rd.world_seed:>7} {'on' if rd.hostiles else 'off':>4} "
-                         f"{'short' if rd.short_days else 'day':>5}  {g.goal:<26} {g.outcome:<12} {g.seconds:>5.0f}  "
-                         f"{g.reason[:90]}")
-        peaks = "  ".join(f"{role} {r.peak_mb.get(role, 0):.0f} MB / {r.peak_cpu.get(role, 0):.0f}% cpu"
-                          for role in ("daemon", "bridge", "world"))
+            lines.append(
+                f"{rd.index:>5}  {rd.world_seed:>7} {'on' if rd.hostiles else 'off':>4} "
+                f"{'short' if rd.short_days else 'day':>5}  {g.goal:<26} {g.outcome:<12} {g.seconds:>5.0f}  "
+                f"{g.reason[:90]}"
+            )
+        peaks = "  ".join(
+            f"{role} {r.peak_mb.get(role, 0):.0f} MB / {r.peak_cpu.get(role, 0):.0f}% cpu"
+            for role in ("daemon", "bridge", "world")
+        )
         found = r.findings(limits)
         stop = "-" if r.stop_s is None else f"{r.stop_s:.1f} s"
-        lines.append(f"{'':>5}  peaks: {peaks}  unhealthy {r.longest_unhealthy_s:.1f} s  stop {stop}  "
-                     f"{'PASS' if not found else 'FAIL: ' + '; '.join(found)}")
+        lines.append(
+            f"{'':>5}  peaks: {peaks}  unhealthy {r.longest_unhealthy_s:.1f} s  stop {stop}  "
+            f"{'PASS' if not found else 'FAIL: ' + '; '.join(found)}"
+        )
     return "\n".join(lines)

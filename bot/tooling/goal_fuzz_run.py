@@ -98,20 +98,22 @@ class ProcessSampler:
 
 def round_env(rd: Round, settings: FuzzSettings, db: Path, api_port: int) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("MCBOT_")}
-    env.update({
-        "MCBOT_SERVER__EMBEDDED_VERSION": settings.version,
-        "MCBOT_SERVER__HOST": "",
-        "MCBOT_SERVER__PORT": str(free_port()),
-        "MCBOT_SERVER__SEED": str(rd.world_seed),
-        "MCBOT_SERVER__HOSTILES": "true" if rd.hostiles else "false",
-        "MCBOT_SERVER__DAY_LENGTH_SCALE": str(SHORT_DAY_SCALE if rd.short_days else 1.0),
-        "MCBOT_API__PORT": str(api_port),
-        "MCBOT_VIEWER__ENABLED": "false",
-        "MCBOT_STORAGE__DB_PATH": str(db),
-        "MCBOT_LOGGING__FILE": "",
-        "MCBOT_LOGGING__LEVEL": "INFO",
-        "MCBOT_DRIVE_TICK__ENABLED": "false",  # the user's goals only
-    })
+    env.update(
+        {
+            "MCBOT_SERVER__EMBEDDED_VERSION": settings.version,
+            "MCBOT_SERVER__HOST": "",
+            "MCBOT_SERVER__PORT": str(free_port()),
+            "MCBOT_SERVER__SEED": str(rd.world_seed),
+            "MCBOT_SERVER__HOSTILES": "true" if rd.hostiles else "false",
+            "MCBOT_SERVER__DAY_LENGTH_SCALE": str(SHORT_DAY_SCALE if rd.short_days else 1.0),
+            "MCBOT_API__PORT": str(api_port),
+            "MCBOT_VIEWER__ENABLED": "false",
+            "MCBOT_STORAGE__DB_PATH": str(db),
+            "MCBOT_LOGGING__FILE": "",
+            "MCBOT_LOGGING__LEVEL": "INFO",
+            "MCBOT_DRIVE_TICK__ENABLED": "false",  # the user's goals only
+        }
+    )
     return env
 
 
@@ -158,6 +160,7 @@ def world_key(base: str) -> Any:
 def active_without_run(base: str) -> list[str]:
     """Tasks active yet run by no bot, in two readings a few seconds apart (a claim and the
     start of its run are not one step)."""
+
     def once() -> set[str]:
         active = {t["id"] for t in (_get(base, "/api/tasks?status=active&limit=100") or {}).get("tasks", [])}
         running = {b.get("runningTaskId") for b in (_get(base, "/api/bots") or {}).get("bots", [])}
@@ -177,8 +180,14 @@ def run_round(rd: Round, settings: FuzzSettings, say: Callable[[str], None]) -> 
     api_port = free_port()
     base = f"http://127.0.0.1:{api_port}"
     log = (folder / "daemon.log").open("wb")
-    proc = subprocess.Popen([sys.executable, "-m", "bot", "run"], cwd=ROOT, stdout=log, stderr=subprocess.STDOUT,
-                            env=round_env(rd, settings, folder / "daemon.db", api_port), preexec_fn=die_with_parent)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "bot", "run"],
+        cwd=ROOT,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        env=round_env(rd, settings, folder / "daemon.db", api_port),
+        preexec_fn=die_with_parent,
+    )
     try:
         if not wait_up(proc, base, START_TIMEOUT_S):
             result.error = f"the daemon did not start (see {folder / 'daemon.log'})"
@@ -198,8 +207,9 @@ def run_round(rd: Round, settings: FuzzSettings, say: Callable[[str], None]) -> 
     return result
 
 
-def _watch(base: str, result: RoundResult, sampler: ProcessSampler, limits: Limits, t0: float,
-           say: Callable[[str], None]) -> None:
+def _watch(
+    base: str, result: RoundResult, sampler: ProcessSampler, limits: Limits, t0: float, say: Callable[[str], None]
+) -> None:
     health, progress = Unhealthy(), Progress()
     running = [g for g in result.goals if g.task_id]
     last_said = t0
@@ -252,18 +262,26 @@ def goal_fuzz(settings: FuzzSettings, *, as_json: bool = False) -> int:
         print(line, file=stream, flush=True)
 
     rounds = plan_rounds(settings.seed, settings.rounds, include=settings.include)
-    say(f"goal fuzz: seed {settings.seed}, {len(rounds)} rounds at {settings.version} (replay: mcbot bench goals "
-        f"--seed {settings.seed} --rounds {settings.rounds} --version {settings.version}); output {out}")
+    say(
+        f"goal fuzz: seed {settings.seed}, {len(rounds)} rounds at {settings.version} (replay: mcbot bench goals "
+        f"--seed {settings.seed} --rounds {settings.rounds} --version {settings.version}); output {out}"
+    )
     results: list[RoundResult] = []
     for rd in rounds:
-        say(f"round {rd.index}/{len(rounds)}: world seed {rd.world_seed}, hostiles {'on' if rd.hostiles else 'off'}, "
-            f"{'short days' if rd.short_days else 'normal days'}: {' + '.join(rd.goals)}")
+        say(
+            f"round {rd.index}/{len(rounds)}: world seed {rd.world_seed}, hostiles {'on' if rd.hostiles else 'off'}, "
+            f"{'short days' if rd.short_days else 'normal days'}: {' + '.join(rd.goals)}"
+        )
         res = run_round(rd, settings, say)
         results.append(res)
         found = res.findings(settings.limits)
         say(f"round {rd.index}: {'PASS' if not found else 'FAIL: ' + '; '.join(found)}")
-    report = {"seed": settings.seed, "version": settings.version, "limits": settings.limits.__dict__,
-              "rounds": [r.to_json() for r in results]}
+    report = {
+        "seed": settings.seed,
+        "version": settings.version,
+        "limits": settings.limits.__dict__,
+        "rounds": [r.to_json() for r in results],
+    }
     (out / "report.json").write_text(json.dumps(report, indent=2))
     say("")
     say(table(results, settings.limits))
@@ -276,5 +294,6 @@ def goal_fuzz(settings: FuzzSettings, *, as_json: bool = False) -> int:
 
 def sample_settings(version: str, out: Path) -> FuzzSettings:
     """make test's short sample: the first reported goal from empty hands, then a drawn round."""
-    return FuzzSettings(SAMPLE_SEED, SAMPLE_ROUNDS, version, Limits(goal_s=150.0, stall_s=75.0), out,
-                        include=(FIRST_REPORTED,))
+    return FuzzSettings(
+        SAMPLE_SEED, SAMPLE_ROUNDS, version, Limits(goal_s=150.0, stall_s=75.0), out, include=(FIRST_REPORTED,)
+    )

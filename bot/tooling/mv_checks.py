@@ -66,8 +66,13 @@ def start_daemon(workdir: Path, version: str | None) -> tuple[subprocess.Popen[s
     if version:
         env["MCBOT_SERVER__EMBEDDED_VERSION"] = version
     log = (workdir / "daemon.log").open("w")
-    p = subprocess.Popen([sys.executable, "-m", "bot", "--config", str(cfg), "run"], env=env,
-                         stdout=log, stderr=subprocess.STDOUT, text=True)
+    p = subprocess.Popen(
+        [sys.executable, "-m", "bot", "--config", str(cfg), "run"],
+        env=env,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
     return p, f"http://127.0.0.1:{api_port}"
 
 
@@ -103,21 +108,32 @@ def run_checks(base: str, say: Callable[[str], None]) -> bool:
 
     seen = wait_for(percepts, PERCEPTS_S)  # the world is percept-only, not silent: thoughts flow
     count = actionable()["count"]
-    check("MV-E1", bool(seen) and count == 0,
-          f"{len(seen)} percept thoughts in the stream, actionable count = {count} (want > 0 and 0)")
+    check(
+        "MV-E1",
+        bool(seen) and count == 0,
+        f"{len(seen)} percept thoughts in the stream, actionable count = {count} (want > 0 and 0)",
+    )
 
     injected = http.post("/thoughts", json={"content": "[GOAL: explore nearby]", "convertEligible": True}).json()
     listed = [t["id"] for t in actionable()["thoughts"]]
-    recent = {t["id"]: t["processed"]
-              for t in http.get("/api/cognitive-stream/recent", params={"limit": 20}).json()["thoughts"]}
-    check("MV-E2", listed == [injected["id"]] and recent.get(injected["id"]) is False,
-          f"an explicit goal is actionable ({len(listed)}) and processed={recent.get(injected['id'])} until acked")
+    recent = {
+        t["id"]: t["processed"]
+        for t in http.get("/api/cognitive-stream/recent", params={"limit": 20}).json()["thoughts"]
+    }
+    check(
+        "MV-E2",
+        listed == [injected["id"]] and recent.get(injected["id"]) is False,
+        f"an explicit goal is actionable ({len(listed)}) and processed={recent.get(injected['id'])} until acked",
+    )
 
     acked = http.post("/api/cognitive-stream/ack", json={"thoughtIds": listed}).json()
     after = actionable()["count"]
     again = http.post("/api/cognitive-stream/ack", json={"thoughtIds": listed}).json()
-    check("MV-E3", acked["acked"] == 1 and after == 0 and again["alreadyProcessed"] == listed,
-          f"acked {acked['acked']}, actionable afterwards = {after}, acking again says alreadyProcessed")
+    check(
+        "MV-E3",
+        acked["acked"] == 1 and after == 0 and again["alreadyProcessed"] == listed,
+        f"acked {acked['acked']}, actionable afterwards = {after}, acking again says alreadyProcessed",
+    )
     return all(results)
 
 

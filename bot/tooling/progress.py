@@ -24,8 +24,9 @@ def to_stderr(line: str) -> None:
 class Progress:
     """`prefix: what (0:42 elapsed)` lines through `say`, timed on `clock` (injected in tests)."""
 
-    def __init__(self, prefix: str, say: Callable[[str], None] = to_stderr,
-                 clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(
+        self, prefix: str, say: Callable[[str], None] = to_stderr, clock: Callable[[], float] = time.monotonic
+    ) -> None:
         self.prefix, self.say, self.clock = prefix, say, clock
         self.started = clock()
         self.last = self.started  # when the last line was said

@@ -17,8 +17,9 @@ REGION_HALF = (8, 4, 8)  # a 16x8x16 box around the bot
 
 
 class Recorder:
-    def __init__(self, body: MineflayerBody, out: IO[str], config: dict[str, Any],
-                 clock: Callable[[], float] = time.time):
+    def __init__(
+        self, body: MineflayerBody, out: IO[str], config: dict[str, Any], clock: Callable[[], float] = time.time
+    ):
         self.body = body
         self.out = out
         self.clock = clock

@@ -105,8 +105,9 @@ def _fraction(text: str) -> float:
     try:
         x = float(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number: give a fraction "
-                                         "from 0 to 1 (0.8 = 80 %)") from None
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not a number: give a fraction from 0 to 1 (0.8 = 80 %)"
+        ) from None
     if not 0.0 <= x <= 1.0:
         raise argparse.ArgumentTypeError(f"{text} is not a fraction from 0 to 1 (0.8 = 80 %)")
     return x
@@ -126,25 +127,43 @@ def parse(argv: list[str]) -> argparse.Namespace:
     ap = argparse.ArgumentParser(prog="soak.sh")
     ap.add_argument("minutes", type=float)
     ap.add_argument("--server", default="embedded", help="embedded (default) or HOST:PORT")
-    ap.add_argument("--version", choices=EMBEDDED_VERSIONS,
-                    help="Minecraft version of the embedded world (default: server.embedded_version)")
+    ap.add_argument(
+        "--version",
+        choices=EMBEDDED_VERSIONS,
+        help="Minecraft version of the embedded world (default: server.embedded_version)",
+    )
     ap.add_argument("--creative", action="store_true", help="play in creative mode (checks criterion 8)")
     ap.add_argument("--fast", action="store_true", help="scaled intervals for CI")
     ap.add_argument("--out", default="soak-results")
-    ap.add_argument("--chaos", action="store_true",
-                    help="kill the bridge, the embedded world and the daemon at random intervals")
+    ap.add_argument(
+        "--chaos", action="store_true", help="kill the bridge, the embedded world and the daemon at random intervals"
+    )
     ap.add_argument("--seed", type=int, help="the chaos schedule's seed (default: random, printed)")
-    ap.add_argument("--recovery-times", choices=("bounds", "figures"), default="bounds",
-                    help="judge each fault's recovery against its bound (default), or only print the times "
-                         "(make test: its soaks share the machine with other worlds)")
+    ap.add_argument(
+        "--recovery-times",
+        choices=("bounds", "figures"),
+        default="bounds",
+        help="judge each fault's recovery against its bound (default), or only print the times "
+        "(make test: its soaks share the machine with other worlds)",
+    )
     limits = CompetenceLimits()
-    ap.add_argument("--min-task-success", type=_fraction, default=limits.min_task_success, metavar="FRACTION",
-                    help="competence K1: FAIL when completed / finished tasks is below this "
-                         f"(default {limits.min_task_success:g}; judged from "
-                         f"{limits.min_finished_tasks} finished tasks)")
-    ap.add_argument("--milestone-game-days", type=_game_days, default=limits.milestone_game_days, metavar="DAYS",
-                    help="competence K2: FAIL after this many game days without a new tech-tree milestone "
-                         f"(default {limits.milestone_game_days:g})")
+    ap.add_argument(
+        "--min-task-success",
+        type=_fraction,
+        default=limits.min_task_success,
+        metavar="FRACTION",
+        help="competence K1: FAIL when completed / finished tasks is below this "
+        f"(default {limits.min_task_success:g}; judged from "
+        f"{limits.min_finished_tasks} finished tasks)",
+    )
+    ap.add_argument(
+        "--milestone-game-days",
+        type=_game_days,
+        default=limits.milestone_game_days,
+        metavar="DAYS",
+        help="competence K2: FAIL after this many game days without a new tech-tree milestone "
+        f"(default {limits.milestone_game_days:g})",
+    )
     args = ap.parse_args(argv)
     if args.version and args.server != "embedded":
         ap.error("--version chooses the embedded world's version; your server speaks its own")
@@ -178,8 +197,9 @@ def daemon_env(args: argparse.Namespace, db: Path, api_port: int) -> dict[str, s
     return env
 
 
-def sample(base: str, t0: float, seen_thoughts: set[str], chaos: bool = False,
-           daemon_log: LogTail | None = None) -> dict[str, Any]:
+def sample(
+    base: str, t0: float, seen_thoughts: set[str], chaos: bool = False, daemon_log: LogTail | None = None
+) -> dict[str, Any]:
     """One reading of the daemon's API. Thoughts are recorded once each (compact), in the
     first sample that sees them: criterion 7 reads the source thought of every task. A chaos
     run also records the newest processed thoughts (id, timestamp), to find acked ones lost,
@@ -247,20 +267,31 @@ def _inventory(items: Any) -> dict[str, int] | None:
 
 
 def _thought(th: dict[str, Any]) -> dict[str, Any]:
-    return {"id": th["id"], "convertEligible": th.get("convertEligible"), "timestamp": th.get("timestamp"),
-            "cognitiveSystem": th.get("cognitiveSystem")}
+    return {
+        "id": th["id"],
+        "convertEligible": th.get("convertEligible"),
+        "timestamp": th.get("timestamp"),
+        "cognitiveSystem": th.get("cognitiveSystem"),
+    }
 
 
 def _task(t: dict[str, Any]) -> dict[str, Any]:
     meta = t.get("metadata") or {}
     solver = meta.get("solver") or {}
     origin = meta.get("origin") or {}
-    out = {"id": t["id"], "status": t["status"], "progress": t.get("progress", 0), "source": t.get("source"),
-           "goalKey": meta.get("goalKey"), "createdAt": meta.get("createdAt"),
-           "convertEligible": meta.get("convertEligible"), "solver": meta.get("solver"),
-           "failureReason": solver.get("failureReason"),
-           # the thought it came from (a goal-bound task is stamped with it after creation)
-           "sourceThoughtId": meta.get("sourceThoughtId") or origin.get("sourceId")}
+    out = {
+        "id": t["id"],
+        "status": t["status"],
+        "progress": t.get("progress", 0),
+        "source": t.get("source"),
+        "goalKey": meta.get("goalKey"),
+        "createdAt": meta.get("createdAt"),
+        "convertEligible": meta.get("convertEligible"),
+        "solver": meta.get("solver"),
+        "failureReason": solver.get("failureReason"),
+        # the thought it came from (a goal-bound task is stamped with it after creation)
+        "sourceThoughtId": meta.get("sourceThoughtId") or origin.get("sourceId"),
+    }
     if meta.get("goalBinding"):
         out["goal"] = _goal(meta["goalBinding"])
     return out
@@ -271,9 +302,14 @@ def _goal(b: dict[str, Any]) -> dict[str, Any]:
     exclude_none, so any field may be missing."""
     completion = b.get("completion") or {}
     last = completion.get("lastResult") or {}
-    return {"goalType": b.get("goalType"), "consecutivePasses": completion.get("consecutivePasses") or 0,
-            "lastVerifiedAt": completion.get("lastVerifiedAt"), "done": last.get("done"),
-            "blockers": last.get("blockers") or [], "anchored": bool((b.get("anchors") or {}).get("siteSignature"))}
+    return {
+        "goalType": b.get("goalType"),
+        "consecutivePasses": completion.get("consecutivePasses") or 0,
+        "lastVerifiedAt": completion.get("lastVerifiedAt"),
+        "done": last.get("done"),
+        "blockers": last.get("blockers") or [],
+        "anchored": bool((b.get("anchors") or {}).get("siteSignature")),
+    }
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -291,31 +327,43 @@ def main(argv: list[str] | None = None) -> int:
         env["MCBOT_SERVER__WORLD_FOLDER"] = str(out / f"soak-{stamp}-world")
     interval = 5.0 if args.fast else 30.0
     with log_path.open("w", encoding="utf-8") as log:
+
         def say(line: str) -> None:
             print(line, flush=True)
             log.write(line + "\n")
             log.flush()
 
-        say(f"[Soak] start minutes={args.minutes} server={args.server} creative={args.creative} "
-            f"scale={'fast' if args.fast else 'real'} api={base}")
+        say(
+            f"[Soak] start minutes={args.minutes} server={args.server} creative={args.creative} "
+            f"scale={'fast' if args.fast else 'real'} api={base}"
+        )
         daemon_log = (out / f"soak-{stamp}-daemon.log").open("a")
         deaths_log = LogTail(out / f"soak-{stamp}-daemon.log")
 
         def start_daemon() -> subprocess.Popen:
             daemon_log.write(f"---- soak: daemon started at {time.strftime('%H:%M:%S')} ----\n")
             daemon_log.flush()
-            return subprocess.Popen([sys.executable, "-m", "bot", "run"], cwd=ROOT, env=env, stdout=daemon_log,
-                                    stderr=subprocess.STDOUT, preexec_fn=die_with_parent)
+            return subprocess.Popen(
+                [sys.executable, "-m", "bot", "run"],
+                cwd=ROOT,
+                env=env,
+                stdout=daemon_log,
+                stderr=subprocess.STDOUT,
+                preexec_fn=die_with_parent,
+            )
 
         proc = start_daemon()
         chaos = None
         if args.chaos:
             seed = args.seed if args.seed is not None else random.SystemRandom().randrange(2**31)
-            chaos = Chaos(seed=seed, fast=args.fast, embedded=args.server == "embedded", base=base,
-                          restart=start_daemon, say=say)
+            chaos = Chaos(
+                seed=seed, fast=args.fast, embedded=args.server == "embedded", base=base, restart=start_daemon, say=say
+            )
             lo, hi = chaos.interval
-            say(f"[Soak] chaos seed={seed} kinds={','.join(chaos.kinds)} every {lo:g}-{hi:g} s "
-                f"(replay with --chaos --seed {seed})")
+            say(
+                f"[Soak] chaos seed={seed} kinds={','.join(chaos.kinds)} every {lo:g}-{hi:g} s "
+                f"(replay with --chaos --seed {seed})"
+            )
         samples: list[dict[str, Any]] = []
         seen_thoughts: set[str] = set()
         carry = CounterCarry()
@@ -344,8 +392,10 @@ def main(argv: list[str] | None = None) -> int:
                     chaos.schedule(time.monotonic(), deadline)
                 s = take()
                 c = s["counters"]
-                say(f"[Soak] t={s['t']}s ok={s['ok']} drives={c.get('driveTicks')} goals={c.get('goalTags')} "
-                    f"tasks={_by_status(s['tasks'])} stalled={len(s['stalled'])}")
+                say(
+                    f"[Soak] t={s['t']}s ok={s['ok']} drives={c.get('driveTicks')} goals={c.get('goalTags')} "
+                    f"tasks={_by_status(s['tasks'])} stalled={len(s['stalled'])}"
+                )
                 time.sleep(min(interval, max(0.0, deadline - time.monotonic())))
             take()
         finally:
@@ -354,34 +404,56 @@ def main(argv: list[str] | None = None) -> int:
         if samples:  # what the daemon logged after the last sample (a death in its last second)
             late = deaths_log.read()
             samples[-1]["deaths"] = samples[-1].get("deaths", []) + deaths_in(late or [])
-        report = evaluate(samples, creative=args.creative, daemon_alive_until_end=proc.returncode in (0, None),
-                          drive_interval_ms=cadence_ms(args.fast))
-        report.update({"minutes": args.minutes, "server": args.server, "serverVersion": served,
-                       "creative": args.creative,
-                       "scale": {"mode": "fast", **FAST} if args.fast else {"mode": "real"}, "samples": samples})
+        report = evaluate(
+            samples,
+            creative=args.creative,
+            daemon_alive_until_end=proc.returncode in (0, None),
+            drive_interval_ms=cadence_ms(args.fast),
+        )
+        report.update(
+            {
+                "minutes": args.minutes,
+                "server": args.server,
+                "serverVersion": served,
+                "creative": args.creative,
+                "scale": {"mode": "fast", **FAST} if args.fast else {"mode": "real"},
+                "samples": samples,
+            }
+        )
         # under chaos, cadence and closure are what the faults disturb on purpose: the SOAK-1
         # criteria are shown, and the verdict is what the faults cost (plus never wedged)
         shown = "(informational under chaos) " if chaos is not None else ""
         for c in report["criteria"]:
-            say(f"[Soak] {'PASS' if c['pass'] else 'FAIL'} {c['id']} {c['name']}: {shown if c['id'] != 'alive' else ''}"
-                f"{c['detail']}")
+            say(
+                f"[Soak] {'PASS' if c['pass'] else 'FAIL'} {c['id']} {c['name']}: {shown if c['id'] != 'alive' else ''}"
+                f"{c['detail']}"
+            )
         sh = report["shelters"]
-        say(f"[Soak] shelters built={sh['built']} verified={sh['verified']} at_night={sh['atNight']} "
-            f"failed={sh['failed']}")
+        say(
+            f"[Soak] shelters built={sh['built']} verified={sh['verified']} at_night={sh['atNight']} "
+            f"failed={sh['failed']}"
+        )
         if sh["failed"]:
             say(f"[Soak] shelter failures: {'; '.join(sh['failureReasons'])}")
         say(f"[Soak] stall classes: {json.dumps(report['stallClasses'])}")
         for st in report["stalls"]:
-            say(f"[Soak] stall {st['id']} {st['goalKey']} {st['stallClass']} at t={st['stalledAt']}s "
-                + (f"recovered at t={st['recoveredAt']}s by {st['by']}" if st["recovered"] else "not recovered"))
-        limits = CompetenceLimits(min_task_success=args.min_task_success,
-                                  milestone_game_days=args.milestone_game_days, wedge_s=wedge_s(args.fast))
-        for line in competence_lines(add_competence(report, samples, limits, chaos=chaos is not None,
-                                                   creative=args.creative)):
+            say(
+                f"[Soak] stall {st['id']} {st['goalKey']} {st['stallClass']} at t={st['stalledAt']}s "
+                + (f"recovered at t={st['recoveredAt']}s by {st['by']}" if st["recovered"] else "not recovered")
+            )
+        limits = CompetenceLimits(
+            min_task_success=args.min_task_success,
+            milestone_game_days=args.milestone_game_days,
+            wedge_s=wedge_s(args.fast),
+        )
+        for line in competence_lines(
+            add_competence(report, samples, limits, chaos=chaos is not None, creative=args.creative)
+        ):
             say(line)
         if chaos is not None:
-            verdict = evaluate_chaos(samples, chaos.faults, chaos.leftovers(),
-                                     judge_times=args.recovery_times == "bounds")
+            verdict = evaluate_chaos(
+                samples, chaos.faults, chaos.leftovers(), judge_times=args.recovery_times == "bounds"
+            )
             report["chaos"] = {"seed": chaos.seed, **verdict}
             alive = next(c for c in report["criteria"] if c["id"] == "alive")
             report["pass"] = alive["pass"] and verdict["pass"]  # competence: informational, like SOAK-1
@@ -395,8 +467,10 @@ def main(argv: list[str] | None = None) -> int:
     shutil.copyfile(chart, out / "chart.png")
     removed = prune_results(out)
     if removed:
-        print(f"[Soak] removed {len(removed)} old runs from {out} (keeping the newest {KEEP_RUNS}): "
-              f"{', '.join(removed)}", flush=True)
+        print(
+            f"[Soak] removed {len(removed)} old runs from {out} (keeping the newest {KEEP_RUNS}): {', '.join(removed)}",
+            flush=True,
+        )
     return 0 if report["pass"] else 1
 
 
@@ -422,10 +496,14 @@ def _say_chaos(say: Any, verdict: dict[str, Any]) -> None:
     say(f"[Soak] chaos faults injected: {by_kind}")
     for kind, r in verdict["recovery"].items():
         if r["injected"]:
-            say(f"[Soak] chaos recovery {kind}: {r['recovered']}/{r['injected']} recovered, "
-                f"p50={r['p50S']} s max={r['maxS']} s (bound {r['boundS']:g} s)")
-    say(f"[Soak] chaos lost: tasks={len(verdict['tasksLost'])} ackedThoughts={len(verdict['thoughtsLost'])} "
-        f"duplicateGoalKeys={len(verdict['duplicateGoalKeys'])} orphans={len(verdict['orphans'])}")
+            say(
+                f"[Soak] chaos recovery {kind}: {r['recovered']}/{r['injected']} recovered, "
+                f"p50={r['p50S']} s max={r['maxS']} s (bound {r['boundS']:g} s)"
+            )
+    say(
+        f"[Soak] chaos lost: tasks={len(verdict['tasksLost'])} ackedThoughts={len(verdict['thoughtsLost'])} "
+        f"duplicateGoalKeys={len(verdict['duplicateGoalKeys'])} orphans={len(verdict['orphans'])}"
+    )
     for c in verdict["criteria"]:
         say(f"[Soak] chaos {'PASS' if c['pass'] else 'FAIL'} {c['id']} {c['name']}: {c['detail']}")
 

@@ -107,9 +107,14 @@ class Chaos:
         fault = {"kind": kind, "t": t, "victim": victim, **self._recovery(killed_at, proc)}
         self.faults.append(fault)
         self.track(proc)
-        self.say(f"[Soak] chaos t={t:g}s killed {kind} ({victim}): "
-                 + (f"healthy again after {fault['recoveryS']:.1f} s" if fault["recoveryS"] is not None
-                    else f"NOT recovered ({fault['note']})"))
+        self.say(
+            f"[Soak] chaos t={t:g}s killed {kind} ({victim}): "
+            + (
+                f"healthy again after {fault['recoveryS']:.1f} s"
+                if fault["recoveryS"] is not None
+                else f"NOT recovered ({fault['note']})"
+            )
+        )
         return proc
 
     def _node(self, proc: subprocess.Popen, *, world: bool) -> psutil.Process | None:

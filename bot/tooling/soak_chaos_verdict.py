@@ -21,8 +21,13 @@ def _recoveries(faults: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
     for kind in FAULT_KINDS:
         mine = [f for f in faults if f["kind"] == kind]
         times = [f["recoveryS"] for f in mine if f.get("recoveryS") is not None]
-        out[kind] = {"injected": len(mine), "recovered": len(times), "p50S": percentile(times, 0.5),
-                     "maxS": max(times) if times else None, "boundS": RECOVERY_MAX_S[kind]}
+        out[kind] = {
+            "injected": len(mine),
+            "recovered": len(times),
+            "p50S": percentile(times, 0.5),
+            "maxS": max(times) if times else None,
+            "boundS": RECOVERY_MAX_S[kind],
+        }
     return out
 
 
@@ -48,8 +53,13 @@ def _lost_tasks(samples: list[dict[str, Any]], faults: list[dict[str, Any]]) -> 
             named = any(w in reason.lower() for w in FAULT_WORDS)
             near = [f for f in faults if f["t"] <= s["t"] and (prev_t is None or prev_t <= f["t"] + FAULT_WINDOW_S)]
             if named or (near and t["id"] not in _failed_before(samples, s, t["id"])):
-                lost[t["id"]] = {"id": t["id"], "how": "failed", "goalKey": t.get("goalKey"),
-                                 "detail": reason or "no reason", "fault": near[-1]["kind"] if near else None}
+                lost[t["id"]] = {
+                    "id": t["id"],
+                    "how": "failed",
+                    "goalKey": t.get("goalKey"),
+                    "detail": reason or "no reason",
+                    "fault": near[-1]["kind"] if near else None,
+                }
         prev_t = s["t"]
     return list(lost.values())
 
@@ -83,8 +93,9 @@ def _lost_thoughts(samples: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return list(lost.values())
 
 
-def evaluate_chaos(samples: list[dict[str, Any]], faults: list[dict[str, Any]], orphans: list[str],
-                   judge_times: bool = True) -> dict[str, Any]:
+def evaluate_chaos(
+    samples: list[dict[str, Any]], faults: list[dict[str, Any]], orphans: list[str], judge_times: bool = True
+) -> dict[str, Any]:
     """The chaos verdict: FAIL on any task or acked thought lost, any duplicate live goal
     key, any orphan process, or a fault not recovered (within its bound, unless judge_times
     is off: then the times are figures, as on a machine shared with other worlds)."""
@@ -94,21 +105,39 @@ def evaluate_chaos(samples: list[dict[str, Any]], faults: list[dict[str, Any]], 
     dups = sorted({k for s in samples if s.get("reachable", True) for k in duplicates(s)})
     slow = [f for f in faults if f.get("recoveryS") is None or f["recoveryS"] > RECOVERY_MAX_S[f["kind"]]]
     unrecovered = [f for f in faults if f.get("recoveryS") is None]
-    recovered = "; ".join(f"{k}: {v['recovered']}/{v['injected']} p50={v['p50S']} max={v['maxS']} s "
-                          f"(bound {v['boundS']:g} s)" for k, v in rec.items())
+    recovered = "; ".join(
+        f"{k}: {v['recovered']}/{v['injected']} p50={v['p50S']} max={v['maxS']} s (bound {v['boundS']:g} s)"
+        for k, v in rec.items()
+    )
     if slow:
         recovered += f"; slow or unrecovered: {[(f['kind'], f['t'], f.get('recoveryS')) for f in slow]}"
     if not judge_times:
         recovered += "; times are figures here (--recovery-times figures), not judged"
     crits = [
-        crit("C1", "faults recovered in time" if judge_times else "faults recovered",
-             not (slow if judge_times else unrecovered), recovered),
+        crit(
+            "C1",
+            "faults recovered in time" if judge_times else "faults recovered",
+            not (slow if judge_times else unrecovered),
+            recovered,
+        ),
         crit("C2", "no task lost", not tasks, f"{len(tasks)} lost: {tasks[:5]}" if tasks else "0 lost"),
-        crit("C3", "no acked thought lost", not thoughts,
-              f"{len(thoughts)} lost: {thoughts[:5]}" if thoughts else "0 lost"),
+        crit(
+            "C3",
+            "no acked thought lost",
+            not thoughts,
+            f"{len(thoughts)} lost: {thoughts[:5]}" if thoughts else "0 lost",
+        ),
         crit("C4", "no duplicate live goal key", not dups, f"duplicates: {dups}" if dups else "none"),
         crit("C5", "no orphan process", not orphans, f"orphans: {orphans}" if orphans else "none"),
     ]
-    return {"pass": all(c["pass"] for c in crits), "criteria": crits, "faults": faults,
-            "faultsByKind": {k: v["injected"] for k, v in rec.items()}, "recovery": rec,
-            "tasksLost": tasks, "thoughtsLost": thoughts, "duplicateGoalKeys": dups, "orphans": orphans}
+    return {
+        "pass": all(c["pass"] for c in crits),
+        "criteria": crits,
+        "faults": faults,
+        "faultsByKind": {k: v["injected"] for k, v in rec.items()},
+        "recovery": rec,
+        "tasksLost": tasks,
+        "thoughtsLost": thoughts,
+        "duplicateGoalKeys": dups,
+        "orphans": orphans,
+    }

@@ -35,8 +35,11 @@ def write_chart(samples: list[dict[str, Any]], path: Path) -> None:
             i = j + 1
         else:
             i += 1
-    marks = [item["firstCompletedAt"] / 60 for item in shelters(samples)["items"]
-             if item["verified"] and item["firstCompletedAt"] is not None]
+    marks = [
+        item["firstCompletedAt"] / 60
+        for item in shelters(samples)["items"]
+        if item["verified"] and item["firstCompletedAt"] is not None
+    ]
     for n, x in enumerate(marks):
         bottom.axvline(x, ls="--", color="green", lw=1, label="shelter verified" if n == 0 else None)
     bottom.set_ylabel("tasks")

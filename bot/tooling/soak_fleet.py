@@ -67,19 +67,33 @@ def config_text(names: Iterable[str]) -> str:
 
 # -- a sample ---------------------------------------------------------------------------------
 
+
 def compact_task(t: dict[str, Any]) -> dict[str, Any]:
     meta = t.get("metadata") or {}
     binding = meta.get("goalBinding") or {}
-    return {"id": t["id"], "status": t["status"], "progress": t.get("progress", 0), "goalKey": meta.get("goalKey"),
-            "bot": meta.get("bot"), "heldBy": meta.get("heldBy"), "bindingKey": binding.get("goalKey"),
-            "createdAt": meta.get("createdAt")}
+    return {
+        "id": t["id"],
+        "status": t["status"],
+        "progress": t.get("progress", 0),
+        "goalKey": meta.get("goalKey"),
+        "bot": meta.get("bot"),
+        "heldBy": meta.get("heldBy"),
+        "bindingKey": binding.get("goalKey"),
+        "createdAt": meta.get("createdAt"),
+    }
 
 
 def compact_bot(b: dict[str, Any]) -> dict[str, Any]:
     p = b.get("position")
     pos = {k: round(p[k], 1) for k in "xyz"} if isinstance(p, dict) and all(k in p for k in "xyz") else None
-    return {"name": b["name"], "connected": bool(b.get("connected")), "health": _one_place(b.get("health")),
-            "food": _one_place(b.get("food")), "position": pos, "runningTaskId": b.get("runningTaskId")}
+    return {
+        "name": b["name"],
+        "connected": bool(b.get("connected")),
+        "health": _one_place(b.get("health")),
+        "food": _one_place(b.get("food")),
+        "position": pos,
+        "runningTaskId": b.get("runningTaskId"),
+    }
 
 
 def _one_place(x: Any) -> Any:
@@ -97,9 +111,12 @@ def take_sample(base: str, t: float, deaths: LogTail | None = None) -> dict[str,
 
     bots = get("/api/bots")
     tasks = get("/api/tasks", status=",".join(SAMPLED), limit=1000)
-    out: dict[str, Any] = {"t": round(t, 1), "at": int(time.time() * 1000),  # the daemon's clock: tasks' createdAt
-                           "bots": [compact_bot(b) for b in bots["bots"]] if bots else None,
-                           "tasks": [compact_task(x) for x in tasks["tasks"]] if tasks else None}
+    out: dict[str, Any] = {
+        "t": round(t, 1),
+        "at": int(time.time() * 1000),  # the daemon's clock: tasks' createdAt
+        "bots": [compact_bot(b) for b in bots["bots"]] if bots else None,
+        "tasks": [compact_task(x) for x in tasks["tasks"]] if tasks else None,
+    }
     if deaths is not None:
         out["deaths"] = deaths_in(deaths.read() or [])
     return out
@@ -107,16 +124,23 @@ def take_sample(base: str, t: float, deaths: LogTail | None = None) -> dict[str,
 
 # -- judging (pure) ---------------------------------------------------------------------------
 
+
 def stuck(task: dict[str, Any], at_ms: int | None, stuck_ms: int | None) -> bool:
     """Pending with no progress for the stuck timeout: a twin of it is the stuck-timeout
     recovery (agency/planning/tasks/idempotency.py), not a duplicate."""
-    return (stuck_ms is not None and at_ms is not None and task["status"] in ("pending", "pending_planning")
-            and not task.get("progress") and isinstance(task.get("createdAt"), int)
-            and at_ms - task["createdAt"] >= stuck_ms)
+    return (
+        stuck_ms is not None
+        and at_ms is not None
+        and task["status"] in ("pending", "pending_planning")
+        and not task.get("progress")
+        and isinstance(task.get("createdAt"), int)
+        and at_ms - task["createdAt"] >= stuck_ms
+    )
 
 
-def duplicates(sample: dict[str, Any], statuses: Iterable[str] = LIVE,
-               stuck_ms: int | None = None) -> list[dict[str, Any]]:
+def duplicates(
+    sample: dict[str, Any], statuses: Iterable[str] = LIVE, stuck_ms: int | None = None
+) -> list[dict[str, Any]]:
     """The duplicate goals of one sample: tasks in `statuses` sharing (goalKey, bound bot) (an
     open task's binding is None, its own), or sharing a goalBinding.goalKey; a stuck task
     (stuck_ms given) is left out."""
@@ -128,9 +152,17 @@ def duplicates(sample: dict[str, Any], statuses: Iterable[str] = LIVE,
             groups.setdefault(("goalKey", t["goalKey"], t.get("bot")), []).append(t)
         if t.get("bindingKey"):
             groups.setdefault(("goalBinding", t["bindingKey"], None), []).append(t)
-    return [{"t": sample.get("t"), "kind": kind, "key": key, "bot": bot,
-             "tasks": [{"id": x["id"], "status": x["status"], "heldBy": x.get("heldBy")} for x in ts]}
-            for (kind, key, bot), ts in groups.items() if len(ts) > 1]
+    return [
+        {
+            "t": sample.get("t"),
+            "kind": kind,
+            "key": key,
+            "bot": bot,
+            "tasks": [{"id": x["id"], "status": x["status"], "heldBy": x.get("heldBy")} for x in ts],
+        }
+        for (kind, key, bot), ts in groups.items()
+        if len(ts) > 1
+    ]
 
 
 def _criterion(cid: str, name: str, ok: bool, detail: str) -> dict[str, Any]:
@@ -143,17 +175,23 @@ def judge_duplicates(samples: list[dict[str, Any]], stuck_ms: int | None = None)
     most = max((sum(t["status"] in LIVE for t in s["tasks"]) for s in read), default=0)
     if not read:
         return _criterion("no-duplicate", "no duplicate live goal", False, "no sample read the tasks")
-    keys = sorted({f"{d['key']}@{d['bot'] or 'open'}" if d["kind"] == "goalKey" else f"binding {d['key']}"
-                   for d in found})
-    detail = (f"{len(found)} duplicates in {len(read)} samples: {', '.join(keys)}" if found
-              else f"none in {len(read)} samples (at most {most} live tasks at once)")
+    keys = sorted(
+        {f"{d['key']}@{d['bot'] or 'open'}" if d["kind"] == "goalKey" else f"binding {d['key']}" for d in found}
+    )
+    detail = (
+        f"{len(found)} duplicates in {len(read)} samples: {', '.join(keys)}"
+        if found
+        else f"none in {len(read)} samples (at most {most} live tasks at once)"
+    )
     return _criterion("no-duplicate", "no duplicate live goal", not found, detail)
 
 
 def bot_series(samples: list[dict[str, Any]], name: str) -> list[dict[str, Any] | None]:
     """The bot's entry in each sample (None: not listed, or the API did not answer)."""
-    return [next((b for b in s["bots"] or [] if b["name"] == name), None) if s.get("bots") is not None else None
-            for s in samples]
+    return [
+        next((b for b in s["bots"] or [] if b["name"] == name), None) if s.get("bots") is not None else None
+        for s in samples
+    ]
 
 
 def judge_alive(samples: list[dict[str, Any]], names: list[str], share: float = ALIVE_SHARE) -> dict[str, Any]:
@@ -162,8 +200,9 @@ def judge_alive(samples: list[dict[str, Any]], names: list[str], share: float = 
     connection; it is counted apart, and more than half of them unanswered fails)."""
     answered = [s for s in samples if s.get("bots") is not None]
     if not answered or len(answered) * 2 < len(samples):
-        return _criterion("alive", "every bot alive", False,
-                          f"the API answered {len(answered)} of {len(samples)} samples")
+        return _criterion(
+            "alive", "every bot alive", False, f"the API answered {len(answered)} of {len(samples)} samples"
+        )
     bad, parts = [], []
     for name in names:
         series = bot_series(answered, name)
@@ -176,8 +215,7 @@ def judge_alive(samples: list[dict[str, Any]], names: list[str], share: float = 
     unanswered = len(samples) - len(answered)
     detail = "; ".join(parts) + (f" (API unanswered in {unanswered} of {len(samples)} samples)" if unanswered else "")
     if bad:
-        detail += (f" (need connected and health > 0 at the end, connected in >= {share:.0%}); "
-                   f"FAILED: {', '.join(bad)}")
+        detail += f" (need connected and health > 0 at the end, connected in >= {share:.0%}); FAILED: {', '.join(bad)}"
     return _criterion("alive", "every bot alive", not bad, detail)
 
 
@@ -186,12 +224,20 @@ def judge_worked(completed: dict[str, list[dict[str, Any]]]) -> dict[str, Any]:
     held = {name: sum(t.get("heldBy") == name for t in tasks) for name, tasks in completed.items()}
     idle = [n for n, k in held.items() if k == 0]
     detail = ", ".join(f"{n} {k}" for n, k in held.items()) + " completed tasks held"
-    return _criterion("worked", "every bot completed a task it held", bool(held) and not idle,
-                      detail + (f"; none by {', '.join(idle)}" if idle else ""))
+    return _criterion(
+        "worked",
+        "every bot completed a task it held",
+        bool(held) and not idle,
+        detail + (f"; none by {', '.join(idle)}" if idle else ""),
+    )
 
 
-def per_bot(samples: list[dict[str, Any]], names: list[str], finished: dict[str, list[dict[str, Any]]],
-            log_deaths: Sequence[dict[str, Any]] = ()) -> dict[str, dict[str, Any]]:
+def per_bot(
+    samples: list[dict[str, Any]],
+    names: list[str],
+    finished: dict[str, list[dict[str, Any]]],
+    log_deaths: Sequence[dict[str, Any]] = (),
+) -> dict[str, dict[str, Any]]:
     """Per bot: completed and failed tasks it held, health-0 readings (deaths seen), the
     deaths the log recorded for it, where it ended."""
     out = {}
@@ -199,14 +245,19 @@ def per_bot(samples: list[dict[str, Any]], names: list[str], finished: dict[str,
         series = bot_series(samples, name)
         seen = [b for b in series if b]
         tasks = [t for t in finished.get(name, []) if t.get("heldBy") == name]
-        out[name] = {"completed": sum(t["status"] == "completed" for t in tasks),
-                     "failed": sum(t["status"] == "failed" for t in tasks),
-                     "deathsSeen": sum(1 for a, b in zip([None, *seen], seen, strict=False) if b.get("health") == 0
-                                       and (a is None or a.get("health") != 0)),
-                     "deathsLogged": sum(d.get("bot") == name for d in log_deaths),
-                     "finalPosition": next((b["position"] for b in reversed(seen) if b.get("position")), None),
-                     "finalHealth": seen[-1].get("health") if seen else None,
-                     "connectedShare": _connected_share(samples, name)}
+        out[name] = {
+            "completed": sum(t["status"] == "completed" for t in tasks),
+            "failed": sum(t["status"] == "failed" for t in tasks),
+            "deathsSeen": sum(
+                1
+                for a, b in zip([None, *seen], seen, strict=False)
+                if b.get("health") == 0 and (a is None or a.get("health") != 0)
+            ),
+            "deathsLogged": sum(d.get("bot") == name for d in log_deaths),
+            "finalPosition": next((b["position"] for b in reversed(seen) if b.get("position")), None),
+            "finalHealth": seen[-1].get("health") if seen else None,
+            "connectedShare": _connected_share(samples, name),
+        }
     return out
 
 
@@ -216,34 +267,53 @@ def _connected_share(samples: list[dict[str, Any]], name: str) -> float:
     return round(sum(bool(b and b["connected"]) for b in series) / len(series), 3) if series else 0.0
 
 
-def evaluate(samples: list[dict[str, Any]], names: list[str],
-             finished: dict[str, list[dict[str, Any]]], stuck_ms: int | None = None) -> dict[str, Any]:
+def evaluate(
+    samples: list[dict[str, Any]],
+    names: list[str],
+    finished: dict[str, list[dict[str, Any]]],
+    stuck_ms: int | None = None,
+) -> dict[str, Any]:
     """finished: bot -> its completed and failed tasks at the end (from /api/tasks?bot=);
     stuck_ms: the daemon's stuck timeout."""
     completed = {n: [t for t in finished.get(n, []) if t["status"] == "completed"] for n in names}
     criteria = [judge_duplicates(samples, stuck_ms), judge_alive(samples, names), judge_worked(completed)]
     # shown, not judged: an unplannable task suppresses no new one (agency/planning/tasks/idempotency.py)
-    with_unplannable = sorted({d["key"] for s in samples for d in duplicates(s, SAMPLED)
-                               if any(x["status"] == "unplannable" for x in d["tasks"])})
+    with_unplannable = sorted(
+        {
+            d["key"]
+            for s in samples
+            for d in duplicates(s, SAMPLED)
+            if any(x["status"] == "unplannable" for x in d["tasks"])
+        }
+    )
     log_deaths = [d for s in samples for d in s.get("deaths") or []]
-    return {"pass": all(c["pass"] for c in criteria), "criteria": criteria,
-            "bots": per_bot(samples, names, finished, log_deaths),
-            "sameGoalAsUnplannable": with_unplannable, "logDeaths": log_deaths}
+    return {
+        "pass": all(c["pass"] for c in criteria),
+        "criteria": criteria,
+        "bots": per_bot(samples, names, finished, log_deaths),
+        "sameGoalAsUnplannable": with_unplannable,
+        "logDeaths": log_deaths,
+    }
 
 
 def verdict_lines(report: dict[str, Any]) -> list[str]:
     lines = [f"{'PASS' if c['pass'] else 'FAIL'} {c['id']}: {c['detail']}" for c in report["criteria"]]
-    lines.append(f"{'bot':<10}{'completed':>10}{'failed':>8}{'deaths':>8}{'logged':>8}{'health':>8}{'connected':>11}"
-                 "  final position")
+    lines.append(
+        f"{'bot':<10}{'completed':>10}{'failed':>8}{'deaths':>8}{'logged':>8}{'health':>8}{'connected':>11}"
+        "  final position"
+    )
     for name, b in report["bots"].items():
         p = b["finalPosition"]
         where = f"{p['x']:.0f} {p['y']:.0f} {p['z']:.0f}" if p else "-"
-        lines.append(f"{name:<10}{b['completed']:>10}{b['failed']:>8}{b['deathsSeen']:>8}{b['deathsLogged']:>8}"
-                     f"{b['finalHealth']!s:>8}"
-                     f"{b['connectedShare']:>11.0%}  {where}")
+        lines.append(
+            f"{name:<10}{b['completed']:>10}{b['failed']:>8}{b['deathsSeen']:>8}{b['deathsLogged']:>8}"
+            f"{b['finalHealth']!s:>8}"
+            f"{b['connectedShare']:>11.0%}  {where}"
+        )
     if report["sameGoalAsUnplannable"]:
-        lines.append("(not judged) live again beside an unplannable task: "
-                     f"{', '.join(report['sameGoalAsUnplannable'])}")
+        lines.append(
+            f"(not judged) live again beside an unplannable task: {', '.join(report['sameGoalAsUnplannable'])}"
+        )
     causes = ", ".join(f"{d.get('bot', '?')} {d['cause']}" for d in report["logDeaths"]) or "none"
     lines.append(f"deaths in the daemon's log: {len(report['logDeaths'])} ({causes})")
     lines.append(f"{'PASS' if report['pass'] else 'FAIL'} overall")
@@ -252,12 +322,16 @@ def verdict_lines(report: dict[str, Any]) -> list[str]:
 
 # -- the run ----------------------------------------------------------------------------------
 
+
 def parse(argv: list[str]) -> argparse.Namespace:
     ap = argparse.ArgumentParser(prog="python -m bot.tooling.soak_fleet")
     ap.add_argument("minutes", type=float)
     ap.add_argument("--bots", type=int, default=3, help="fleet size (default 3)")
-    ap.add_argument("--version", choices=EMBEDDED_VERSIONS,
-                    help="Minecraft version of the embedded world (default: server.embedded_version)")
+    ap.add_argument(
+        "--version",
+        choices=EMBEDDED_VERSIONS,
+        help="Minecraft version of the embedded world (default: server.embedded_version)",
+    )
     ap.add_argument("--fast", action="store_true", help="the one-bot soak's scaled intervals (soak.FAST)")
     ap.add_argument("--out", default="soak-results")
     args = ap.parse_args(argv)
@@ -272,8 +346,9 @@ def finished_tasks(base: str, names: list[str]) -> dict[str, list[dict[str, Any]
     out = {}
     for name in names:
         try:
-            page = httpx.get(f"{base}/api/tasks", params={"status": "completed,failed", "bot": name, "limit": 1000},
-                             timeout=10).json()
+            page = httpx.get(
+                f"{base}/api/tasks", params={"status": "completed,failed", "bot": name, "limit": 1000}, timeout=10
+            ).json()
         except (httpx.HTTPError, ValueError):
             page = {}
         out[name] = [compact_task(t) for t in page.get("tasks", [])]
@@ -296,22 +371,33 @@ def main(argv: list[str] | None = None, clock: Callable[[], float] = time.monoto
     samples: list[dict[str, Any]] = []
     stuck_ms = stuck_timeout_ms(args.fast)
     with (out / f"fleet-soak-{stamp}.log").open("w", encoding="utf-8") as log:
+
         def say(line: str) -> None:
             print(line, flush=True)
             log.write(line + "\n")
             log.flush()
 
-        say(f"[Fleet soak] start minutes={args.minutes:g} bots={','.join(names)} "
-            f"scale={'fast' if args.fast else 'real'} api={base} daemon log {daemon_log_path}")
+        say(
+            f"[Fleet soak] start minutes={args.minutes:g} bots={','.join(names)} "
+            f"scale={'fast' if args.fast else 'real'} api={base} daemon log {daemon_log_path}"
+        )
         with daemon_log_path.open("w") as daemon_log:
-            proc = subprocess.Popen([sys.executable, "-m", "bot", "--config", str(cfg), "run"], cwd=ROOT, env=env,
-                                    stdout=daemon_log, stderr=subprocess.STDOUT, preexec_fn=die_with_parent)
+            proc = subprocess.Popen(
+                [sys.executable, "-m", "bot", "--config", str(cfg), "run"],
+                cwd=ROOT,
+                env=env,
+                stdout=daemon_log,
+                stderr=subprocess.STDOUT,
+                preexec_fn=die_with_parent,
+            )
         deaths = LogTail(daemon_log_path)
         try:
             if not wait_up(proc, base, start_timeout_s(args.bots)):
-                say("[Fleet soak] FAIL the daemon did not say ok on /healthz within "
+                say(
+                    "[Fleet soak] FAIL the daemon did not say ok on /healthz within "
                     f"{start_timeout_s(args.bots):.0f} s "
-                    f"(exit {proc.poll()}); its log ends:")
+                    f"(exit {proc.poll()}); its log ends:"
+                )
                 for line in daemon_log_path.read_text(errors="replace").splitlines()[-40:]:
                     say(f"    {line}")
                 return EXIT_START
@@ -335,23 +421,36 @@ def main(argv: list[str] | None = None, clock: Callable[[], float] = time.monoto
             say(f"[Fleet soak] the daemon exited {proc.returncode}")
         for line in verdict_lines(report):
             say(f"[Fleet soak] {line}")
-    report.update({"minutes": args.minutes, "bots": names, "version": args.version,
-                   "scale": {"mode": "fast", **FAST} if args.fast else {"mode": "real"},
-                   "daemonExit": proc.returncode, "daemonLog": str(daemon_log_path), "samples": samples})
+    report.update(
+        {
+            "minutes": args.minutes,
+            "bots": names,
+            "version": args.version,
+            "scale": {"mode": "fast", **FAST} if args.fast else {"mode": "real"},
+            "daemonExit": proc.returncode,
+            "daemonLog": str(daemon_log_path),
+            "samples": samples,
+        }
+    )
     (out / f"fleet-soak-{stamp}.json").write_text(json.dumps(report, indent=2))
     return EXIT_PASS if report["pass"] else EXIT_FAIL
 
 
 def _progress(s: dict[str, Any], stuck_ms: int | None) -> str:
-    bots = " ".join(f"{b['name']}={'up' if b['connected'] else 'DOWN'}/hp{b['health']}/"
-                    f"{(b['runningTaskId'] or '-')[-8:]}"
-                    for b in s["bots"] or []) or "the API did not answer /api/bots"
+    bots = (
+        " ".join(
+            f"{b['name']}={'up' if b['connected'] else 'DOWN'}/hp{b['health']}/{(b['runningTaskId'] or '-')[-8:]}"
+            for b in s["bots"] or []
+        )
+        or "the API did not answer /api/bots"
+    )
     by: dict[str, int] = {}
     for t in s["tasks"] or []:
         by[t["status"]] = by.get(t["status"], 0) + 1
     dups = duplicates(s, stuck_ms=stuck_ms)
-    return (f"[Fleet soak] t={s['t']}s {bots} tasks {' '.join(f'{k}={v}' for k, v in sorted(by.items())) or 'none'}"
-            + (f" DUPLICATES {[d['key'] for d in dups]}" if dups else ""))
+    return f"[Fleet soak] t={s['t']}s {bots} tasks {' '.join(f'{k}={v}' for k, v in sorted(by.items())) or 'none'}" + (
+        f" DUPLICATES {[d['key'] for d in dups]}" if dups else ""
+    )
 
 
 if __name__ == "__main__":

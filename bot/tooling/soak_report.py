@@ -16,8 +16,15 @@ __all__ = ["add_competence", "competence_lines", "evaluate", "evaluate_chaos", "
 
 # -- competence: beside the eight criteria (bot/tooling/competence.py) ------------------------
 
-def add_competence(report: dict[str, Any], samples: list[dict[str, Any]], limits: CompetenceLimits, *,
-                   chaos: bool, creative: bool = False) -> dict[str, Any]:
+
+def add_competence(
+    report: dict[str, Any],
+    samples: list[dict[str, Any]],
+    limits: CompetenceLimits,
+    *,
+    chaos: bool,
+    creative: bool = False,
+) -> dict[str, Any]:
     """Judge competence beside the SOAK-1 criteria: report["competence"], and a competence FAIL
     fails the run. Under chaos, like the SOAK-1 criteria, it is shown and does not decide."""
     block = evaluate_competence(samples, limits, decides=not chaos, creative=creative)
@@ -30,7 +37,8 @@ def competence_lines(block: dict[str, Any]) -> list[str]:
     """The report's lines: one per criterion in the `[Soak] PASS|FAIL|NOT JUDGED id name:
     detail` form of the SOAK-1 criteria, then the milestones reached (game seconds)."""
     shown = "" if block["decides"] else "(informational under chaos) "
-    lines = [f"[Soak] {VERDICT_WORDS[c['verdict']]} {c['id']} {c['name']}: {shown}{c['detail']}"
-             for c in block["criteria"]]
+    lines = [
+        f"[Soak] {VERDICT_WORDS[c['verdict']]} {c['id']} {c['name']}: {shown}{c['detail']}" for c in block["criteria"]
+    ]
     lines.append(f"[Soak] milestones: {milestone_line(block)}")
     return lines

@@ -43,10 +43,20 @@ def main() -> int:
     rt = AgentRuntime(load_default_registry(), tools, ToolContext(body=body, poll_interval_s=0.1), checkpoints=store)
     res = asyncio.run(rt.run_task(TaskSpec(action="craft", target="wooden_pickaxe", amount=1, id=task_id)))
     snap = body.snapshot()
-    print(json.dumps({"status": res.status, "agentId": res.agentId, "resumedFrom": res.resumedFrom,
-                      "steps": [[s.stepId, s.status] for s in res.steps], "calls": dict(tools.call_counts),
-                      "pickaxes": snap.count_of("wooden_pickaxe"),
-                      "errors": [e.model_dump(mode="json") for e in res.errors]}), flush=True)
+    print(
+        json.dumps(
+            {
+                "status": res.status,
+                "agentId": res.agentId,
+                "resumedFrom": res.resumedFrom,
+                "steps": [[s.stepId, s.status] for s in res.steps],
+                "calls": dict(tools.call_counts),
+                "pickaxes": snap.count_of("wooden_pickaxe"),
+                "errors": [e.model_dump(mode="json") for e in res.errors],
+            }
+        ),
+        flush=True,
+    )
     body.close()
     bridge.shutdown()
     return 0

@@ -22,8 +22,12 @@ def test_crafter_crafts_a_wooden_pickaxe_from_an_empty_inventory_near_trees(brid
     try:
         assert body.snapshot().inventory == []
         tools = default_tool_registry()
-        rt = AgentRuntime(load_default_registry(), tools, ToolContext(body=body, poll_interval_s=0.1),
-                          checkpoints=SqliteCheckpointStore(tmp_path / "cp.db"))
+        rt = AgentRuntime(
+            load_default_registry(),
+            tools,
+            ToolContext(body=body, poll_interval_s=0.1),
+            checkpoints=SqliteCheckpointStore(tmp_path / "cp.db"),
+        )
         task = TaskSpec(action="craft", target="wooden_pickaxe", amount=1, id="task-pickaxe-1")
         assert rt.choose_agent(task).id == "crafter"
         res = asyncio.run(rt.run_task(task))
@@ -45,11 +49,15 @@ def _proc(port, db, task_id, user, crash_after=None):
 
 
 @pytest.mark.one_version(
-    reason="a workflow's checkpoint and its resume are the daemon's store; each step is tested per version")
+    reason="a workflow's checkpoint and its resume are the daemon's store; each step is tested per version"
+)
 def test_interrupted_after_the_third_step_the_workflow_resumes_in_a_new_process(tmp_path, mc_version):
     # A world folder keeps the player's inventory across the crash, as a real server does.
-    server = EmbeddedServer(EmbeddedServerSettings(port=free_port(), version=mc_version, hostiles=False,
-                                                   world_folder=str(tmp_path / "world")))
+    server = EmbeddedServer(
+        EmbeddedServerSettings(
+            port=free_port(), version=mc_version, hostiles=False, world_folder=str(tmp_path / "world")
+        )
+    )
     server.start()
     try:
         db = tmp_path / "checkpoints.db"
@@ -80,8 +88,13 @@ def _husks(body):
 def _onto_pad(body):
     x, y, z = PAD
     body.chat(f"/mcbot tp {SURVIVOR} {x} {y} {z}")
-    wait_until(lambda: abs((p := body.snapshot().position).x - (x + 0.5)) < 1 and abs(p.z - (z + 0.5)) < 1
-               and abs(p.y - y) < 0.5, 10, "the survivor standing at the pad's centre")
+    wait_until(
+        lambda: (
+            abs((p := body.snapshot().position).x - (x + 0.5)) < 1 and abs(p.z - (z + 0.5)) < 1 and abs(p.y - y) < 0.5
+        ),
+        10,
+        "the survivor standing at the pad's centre",
+    )
 
 
 def _arena(body, r=28):
@@ -94,8 +107,15 @@ def _arena(body, r=28):
     body.chat(f"/mcbot fill {x - r} {y - 1} {z - r} {x + r} {y - 1} {z + r} stone")
     body.chat(f"/mcbot fill {x - r} {y} {z - r} {x + r} {y + 4} {z + r} air")
     side = 2 * r + 1
-    wait_until(lambda: body.region((x - r, y - 1, z - r), (side, 1, side)).palette == ["stone"]
-               and body.region((x - r, y, z - r), (side, 5, side)).palette == ["air"], 60, "the pad built", poll_s=0.5)
+    wait_until(
+        lambda: (
+            body.region((x - r, y - 1, z - r), (side, 1, side)).palette == ["stone"]
+            and body.region((x - r, y, z - r), (side, 5, side)).palette == ["air"]
+        ),
+        60,
+        "the pad built",
+        poll_s=0.5,
+    )
     _onto_pad(body)
 
 
@@ -104,8 +124,10 @@ def survivor(bridge, embedded_server):
     body = make_body(bridge, embedded_server.port, SURVIVOR)
     try:
         _arena(body)
-        yield body, AgentRuntime(load_default_registry(), default_tool_registry(),
-                                 ToolContext(body=body, poll_interval_s=0.1))
+        yield (
+            body,
+            AgentRuntime(load_default_registry(), default_tool_registry(), ToolContext(body=body, poll_interval_s=0.1)),
+        )
     finally:
         body.chat("/mcbot killall husk")
         body.close()
@@ -120,8 +142,11 @@ def fresh(survivor):
         body.chat("/mcbot killall husk")
         body.chat(f"/mcbot health {SURVIVOR} 20")
         body.chat(f"/mcbot food {SURVIVOR} 20")
-        wait_until(lambda: (s := body.snapshot()).health == 20 and s.food == 20 and not _husks(body), 15,
-                   "the survivor healthy, fed, alone")
+        wait_until(
+            lambda: (s := body.snapshot()).health == 20 and s.food == 20 and not _husks(body),
+            15,
+            "the survivor healthy, fed, alone",
+        )
         _onto_pad(body)
 
     reset()

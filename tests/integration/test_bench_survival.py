@@ -24,11 +24,29 @@ PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 
 @pytest.mark.long_run  # minutes of game time, mostly waiting: its own process in make test
 @pytest.mark.timeout(MAX_MINUTES * 60 + 180)  # + the daemon's start and stop, the report
-def test_the_bot_reaches_the_stone_pickaxe_and_the_report_says_when(tmp_path: Path, mc_version: str,
-                                                                    node_available: None) -> None:
+def test_the_bot_reaches_the_stone_pickaxe_and_the_report_says_when(
+    tmp_path: Path, mc_version: str, node_available: None
+) -> None:
     # Day length x1: the world starts at dawn, so the run ends before dusk sends it to build a shelter.
-    cmd = [sys.executable, "-m", "bot", "bench", "survival", "--seeds", "1", "--version", mc_version,
-           "--until", "stone_pickaxe", "--day-scale", "1", "--max-minutes", str(MAX_MINUTES), "--out", str(tmp_path)]
+    cmd = [
+        sys.executable,
+        "-m",
+        "bot",
+        "bench",
+        "survival",
+        "--seeds",
+        "1",
+        "--version",
+        mc_version,
+        "--until",
+        "stone_pickaxe",
+        "--day-scale",
+        "1",
+        "--max-minutes",
+        str(MAX_MINUTES),
+        "--out",
+        str(tmp_path),
+    ]
     proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=MAX_MINUTES * 60 + 150)
     print(proc.stdout[-4000:])
     reports = list(tmp_path.glob("survival-*/report.json"))

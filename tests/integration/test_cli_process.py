@@ -34,7 +34,11 @@ def _children_node_pids(proc_pid: int) -> set[int]:
 def test_snapshot_prints_json_and_leaves_no_node_process(embedded_server):
     p = subprocess.Popen(
         [*MCBOT, "snapshot", "--port", str(embedded_server.port)],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT, env=_env(),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        cwd=ROOT,
+        env=_env(),
     )
     spawned: set[int] = set()
     while p.poll() is None:  # note every node process it starts while it runs
@@ -45,15 +49,21 @@ def test_snapshot_prints_json_and_leaves_no_node_process(embedded_server):
     snap = json.loads(out)
     assert snap["gameMode"] == "survival" and snap["health"] > 0
     assert spawned, "expected mcbot snapshot to start a node process"
-    wait_until(lambda: not any(psutil.pid_exists(pid) and psutil.Process(pid).status() != psutil.STATUS_ZOMBIE
-                               for pid in spawned), 5, "node processes started by mcbot snapshot to exit")
+    wait_until(
+        lambda: (
+            not any(psutil.pid_exists(pid) and psutil.Process(pid).status() != psutil.STATUS_ZOMBIE for pid in spawned)
+        ),
+        5,
+        "node processes started by mcbot snapshot to exit",
+    )
 
 
 @pytest.mark.one_version(reason="a process property of the command line, with no world")
 def test_snapshot_against_a_dead_port_exits_3_with_one_line_reason():
     port = free_port()
-    r = subprocess.run([*MCBOT, "snapshot", "--port", str(port)], capture_output=True, text=True, cwd=ROOT,
-                       env=_env(), timeout=60)
+    r = subprocess.run(
+        [*MCBOT, "snapshot", "--port", str(port)], capture_output=True, text=True, cwd=ROOT, env=_env(), timeout=60
+    )
     assert r.returncode == 3
     lines = [line for line in r.stderr.splitlines() if line.startswith("mcbot:")]
     assert len(lines) == 1 and f"127.0.0.1:{port}" in lines[0] and "refused" in lines[0].lower()
@@ -110,15 +120,27 @@ def test_node_exits_on_sigterm_and_sigint_of_python():
 
 
 def test_snapshot_with_a_version_mineflayer_does_not_support_exits_4(embedded_server):
-    r = subprocess.run([*MCBOT, "snapshot", "--port", str(embedded_server.port), "--version", "1.5.2"],
-                       capture_output=True, text=True, cwd=ROOT, env=_env(), timeout=60)
+    r = subprocess.run(
+        [*MCBOT, "snapshot", "--port", str(embedded_server.port), "--version", "1.5.2"],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        env=_env(),
+        timeout=60,
+    )
     assert r.returncode == 4, r.stderr
     assert "1.5.2" in r.stderr and "supported" in r.stderr and r.stdout == ""
 
 
 @pytest.mark.one_version(reason="a process property of the command line, with no world")
 def test_invalid_config_from_env_exits_4_naming_the_field():
-    r = subprocess.run([*MCBOT, "snapshot"], capture_output=True, text=True, cwd=ROOT,
-                       env={**_env(), "MCBOT_SERVER__PORT": "99999"}, timeout=60)
+    r = subprocess.run(
+        [*MCBOT, "snapshot"],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        env={**_env(), "MCBOT_SERVER__PORT": "99999"},
+        timeout=60,
+    )
     assert r.returncode == 4
     assert "server.port" in r.stderr

@@ -15,17 +15,25 @@ from bot.runtime.server import free_port
 from tests.conftest import ROOT, daemon_env, wait_until
 
 pytestmark = pytest.mark.one_version(
-    reason="the daemon's HTTP surface and its stop are the daemon's, the same at every protocol")
+    reason="the daemon's HTTP surface and its stop are the daemon's, the same at every protocol"
+)
 
 
 def test_mcbot_run_serves_healthz_snapshot_metrics_and_stops_cleanly_on_sigterm(tmp_path, mc_version):
     api_port = free_port()
     env = daemon_env(tmp_path, mc_version, api_port)
-    p = subprocess.Popen([sys.executable, "-m", "bot", "run"], cwd=ROOT, env=env,
-                         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    p = subprocess.Popen(
+        [sys.executable, "-m", "bot", "run"],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
     base = f"http://127.0.0.1:{api_port}"
     children: set[int] = set()
     try:
+
         def healthy():
             children.update(c.pid for c in psutil.Process(p.pid).children(recursive=True))
             assert p.poll() is None, p.stdout.read()
@@ -40,8 +48,14 @@ def test_mcbot_run_serves_healthz_snapshot_metrics_and_stops_cleanly_on_sigterm(
         assert h["botConnected"] and h["bridgeAlive"] and h["schedulerRunning"]
         snap = httpx.get(f"{base}/api/bot/snapshot").json()
         assert snap["gameMode"] == "survival" and snap["health"] > 0
-        wait_until(lambda: 'mcbot_job_runs_total{job="perception"}' in httpx.get(f"{base}/metrics").text
-                   and "mcbot_bridge_calls_total" in httpx.get(f"{base}/metrics").text, 20, "metrics")
+        wait_until(
+            lambda: (
+                'mcbot_job_runs_total{job="perception"}' in httpx.get(f"{base}/metrics").text
+                and "mcbot_bridge_calls_total" in httpx.get(f"{base}/metrics").text
+            ),
+            20,
+            "metrics",
+        )
         metrics = httpx.get(f"{base}/metrics").text
         assert 'mcbot_agency_counter{name="driveTicks",bot="mcbot"}' in metrics
         assert len(children) >= 2  # the embedded server and the bridge's node
@@ -51,8 +65,13 @@ def test_mcbot_run_serves_healthz_snapshot_metrics_and_stops_cleanly_on_sigterm(
         assert p.returncode == 0, out[-2000:]
         assert time.monotonic() - started < 10
         assert "daemon stopped" in out
-        wait_until(lambda: not any(psutil.pid_exists(c) and psutil.Process(c).status() != psutil.STATUS_ZOMBIE
-                                   for c in children), 5, "no orphan node/server process")
+        wait_until(
+            lambda: (
+                not any(psutil.pid_exists(c) and psutil.Process(c).status() != psutil.STATUS_ZOMBIE for c in children)
+            ),
+            5,
+            "no orphan node/server process",
+        )
     finally:
         if p.poll() is None:
             p.kill()

@@ -24,7 +24,8 @@ from bot.runtime.server import free_port
 from tests.conftest import ROOT, daemon_env, wait_until
 
 pytestmark = pytest.mark.one_version(
-    reason="the keep-alive's suppression is agency logic over the daemon's stream, not the protocol")
+    reason="the keep-alive's suppression is agency logic over the daemon's stream, not the protocol"
+)
 
 SAID = "The grass is green and nothing moves."
 HEARTBEAT_MS = 2000
@@ -59,8 +60,14 @@ def test_daemon_keepalive_suppresses_demotes_and_broadcasts_one_in_five(tmp_path
     cfg.write_text(_config(llm.url()))
     api_port = free_port()
     env = daemon_env(tmp_path, mc_version, api_port)
-    p = subprocess.Popen([sys.executable, "-m", "bot", "--config", str(cfg), "run"], cwd=ROOT, env=env,
-                         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    p = subprocess.Popen(
+        [sys.executable, "-m", "bot", "--config", str(cfg), "run"],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
     base = f"http://127.0.0.1:{api_port}"
     pokes: list[dict[str, Any]] = []
 
@@ -73,6 +80,7 @@ def test_daemon_keepalive_suppresses_demotes_and_broadcasts_one_in_five(tmp_path
         return httpx.get(f"{base}/api/agency/counters", timeout=5).json()
 
     try:
+
         def connected():
             assert p.poll() is None, p.stdout.read()
             try:
@@ -87,8 +95,12 @@ def test_daemon_keepalive_suppresses_demotes_and_broadcasts_one_in_five(tmp_path
         def deduplicated() -> bool:
             poke()
             c = counters()
-            return (c["signatureSuppressions"] >= 1 and c["contentSuppressions"] >= 1
-                    and c["lowNoveltyBroadcast"] >= 1 and c["lowNoveltyRecorded"] > c["lowNoveltyBroadcast"])
+            return (
+                c["signatureSuppressions"] >= 1
+                and c["contentSuppressions"] >= 1
+                and c["lowNoveltyBroadcast"] >= 1
+                and c["lowNoveltyRecorded"] > c["lowNoveltyBroadcast"]
+            )
 
         wait_until(deduplicated, 60, "signature and content dedup to fire on repeated pokes", poll_s=0.5)
         c = counters()

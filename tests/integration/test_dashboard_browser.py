@@ -23,7 +23,8 @@ from bot.runtime.server import free_port
 from tests.conftest import ROOT, daemon_env, wait_healthy
 
 pytestmark = pytest.mark.one_version(
-    reason="the dashboard is the daemon's page; test_viewer.py serves the 3D view at every version")
+    reason="the dashboard is the daemon's page; test_viewer.py serves the 3D view at every version"
+)
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 SHOTS = ROOT / "logs" / "screenshots"
@@ -38,8 +39,16 @@ enabled = false
 view_distance = 2
 """
 # A root process in a container: no sandbox; no GPU; none of the browser's own network chatter.
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--enable-unsafe-swiftshader", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-dev-shm-usage"]
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--enable-unsafe-swiftshader",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    "--disable-dev-shm-usage",
+]
 WAIT_MS = 60_000
 SKY = np.array([173, 216, 230]) / 255  # prismarine-viewer's background ('lightblue')
 TERRAIN_SHARE = 0.2  # of the view's pixels away from the sky colour: blocks were meshed and drawn
@@ -75,8 +84,10 @@ def _wait_for_terrain(frame, shots: int = 40, stalls: int = 12) -> float:
 
 def _browser():
     if CHROMIUM is None:
-        pytest.skip("no Chromium on this machine: `make test` installs Debian's chromium package where it can "
-                    "(as root with apt-get); install it to run the dashboard's browser test")
+        pytest.skip(
+            "no Chromium on this machine: `make test` installs Debian's chromium package where it can "
+            "(as root with apt-get); install it to run the dashboard's browser test"
+        )
     playwright = pytest.importorskip("playwright.sync_api", reason="playwright is missing: run `make install`")
     return playwright.sync_playwright
 
@@ -88,8 +99,14 @@ def test_the_dashboard_shows_the_bot_live_and_drives_a_task_in_a_real_browser(tm
     api_port, viewer_port = free_port(), free_port()
     env = daemon_env(tmp_path, mc_version, api_port, MCBOT_VIEWER__PORT=str(viewer_port))
     base = f"http://127.0.0.1:{api_port}"
-    p = subprocess.Popen([sys.executable, "-m", "bot", "--config", str(cfg), "run"], cwd=ROOT, env=env,
-                         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    p = subprocess.Popen(
+        [sys.executable, "-m", "bot", "--config", str(cfg), "run"],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
     try:
         wait_healthy(p, base, 90)
         with sync_playwright() as pw:
@@ -102,8 +119,9 @@ def test_the_dashboard_shows_the_bot_live_and_drives_a_task_in_a_real_browser(tm
 
                 # live vitals and position from the stream (no polling in the page)
                 # an en dash: no value yet
-                page.wait_for_function("document.querySelector('[data-testid=health-value]').textContent !== '\u2013'",
-                                       timeout=WAIT_MS)
+                page.wait_for_function(
+                    "document.querySelector('[data-testid=health-value]').textContent !== '\u2013'", timeout=WAIT_MS
+                )
                 health = float(page.inner_text("[data-testid=health-value]"))
                 assert 0 < health <= 20
                 assert len(page.inner_text("[data-testid=position]").split()) == 3
@@ -119,20 +137,23 @@ def test_the_dashboard_shows_the_bot_live_and_drives_a_task_in_a_real_browser(tm
                 page.click("[data-testid=goal-submit]", timeout=WAIT_MS)
                 page.wait_for_function(
                     "document.querySelector('[data-testid=goal-result]').textContent.startsWith('created')",
-                    timeout=WAIT_MS)
+                    timeout=WAIT_MS,
+                )
                 task_id = page.inner_text("[data-testid=goal-result]").split()[1]
                 status = f"[data-testid='status-{task_id}']"
                 row = page.wait_for_selector(status, timeout=WAIT_MS)
                 page.click(f"[data-testid='pause-{task_id}']", timeout=WAIT_MS)
-                page.wait_for_function(f"document.querySelector(\"{status}\")?.textContent === 'paused'",
-                                       timeout=WAIT_MS)
+                page.wait_for_function(
+                    f"document.querySelector(\"{status}\")?.textContent === 'paused'", timeout=WAIT_MS
+                )
                 # the row was updated in place, not rebuilt (a rebuilt row under the pointer loses the click)
                 assert row.evaluate("cell => cell.isConnected"), "the task's row was replaced by a new one"
                 assert httpx.get(f"{base}/api/tasks/{task_id}", timeout=10).json()["status"] == "paused"
                 page.click(f"[data-testid='resume-{task_id}']", timeout=WAIT_MS)
-                page.wait_for_function("['pending', "
-                                       f"'active'].includes(document.querySelector(\"{status}\")?.textContent)",
-                                       timeout=WAIT_MS)
+                page.wait_for_function(
+                    f"['pending', 'active'].includes(document.querySelector(\"{status}\")?.textContent)",
+                    timeout=WAIT_MS,
+                )
                 assert httpx.get(f"{base}/api/tasks/{task_id}", timeout=10).json()["status"] in ("pending", "active")
 
                 # the log panel carries the daemon's own lines about it

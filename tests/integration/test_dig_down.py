@@ -21,9 +21,17 @@ from tests.integration.world_setup import agency_on, block_at, give, restore_vit
 NAME = "deep_bot"
 X, Y, Z = -900, 52, -900  # far from spawn and from the other tests' pads; underground, 12 above y 40
 SIGHT = 32  # the drive tick's sight box: 32 around, 8 up and down
-GIVE = {"oak_log": 20, "crafting_table": 1, "wooden_pickaxe": 1, "stone_pickaxe": 1, "stone_sword": 1, "furnace": 1,
-        "coal": 3,
-        "cooked_beef": 4, "white_bed": 1}  # every step before iron ore done; fed and with a bed: no survival step
+GIVE = {
+    "oak_log": 20,
+    "crafting_table": 1,
+    "wooden_pickaxe": 1,
+    "stone_pickaxe": 1,
+    "stone_sword": 1,
+    "furnace": 1,
+    "coal": 3,
+    "cooked_beef": 4,
+    "white_bed": 1,
+}  # every step before iron ore done; fed and with a bed: no survival step
 VEIN = [(X, 36, Z), (X + 1, 36, Z), (X, 36, Z + 1)]  # below the start's sight, in sight from y 40
 
 
@@ -62,8 +70,12 @@ def test_no_iron_in_sight_digs_down_to_it_and_then_collects(bridge, embedded_ser
 
         async def go():
             task = await tick("descend:y40")
-            await run_executor_until(agency, lambda: agency.tasks.get_task(task.id).status
-                             in (TaskStatus.completed, TaskStatus.failed), 120, "the descent")
+            await run_executor_until(
+                agency,
+                lambda: agency.tasks.get_task(task.id).status in (TaskStatus.completed, TaskStatus.failed),
+                120,
+                "the descent",
+            )
             assert agency.tasks.get_task(task.id).status is TaskStatus.completed
             snap = body.snapshot()
             assert math.floor(snap.position.y) == 40, snap.position

@@ -35,8 +35,9 @@ def _rows(stdout: str) -> dict[str, list[tuple[str, str]]]:
 
 
 def test_doctor_on_the_embedded_world_finds_a_livable_server(embedded_server, mc_version):
-    r = _doctor("--port", str(embedded_server.port), "--command", "/mcbot info",
-                username=f"doc_{mc_version.replace('.', '')}")
+    r = _doctor(
+        "--port", str(embedded_server.port), "--command", "/mcbot info", username=f"doc_{mc_version.replace('.', '')}"
+    )
     assert r.returncode == 0, r.stdout + r.stderr
     rows = _rows(r.stdout)
     assert set(rows) == set(CHECKS), r.stdout  # one table, every check in it
@@ -52,8 +53,13 @@ def test_doctor_on_the_embedded_world_finds_a_livable_server(embedded_server, mc
 
 
 def test_doctor_fails_a_command_the_bot_may_not_run(embedded_server, mc_version):
-    r = _doctor("--port", str(embedded_server.port), "--command", "/no_such_command",
-                username=f"docx_{mc_version.replace('.', '')}")
+    r = _doctor(
+        "--port",
+        str(embedded_server.port),
+        "--command",
+        "/no_such_command",
+        username=f"docx_{mc_version.replace('.', '')}",
+    )
     assert r.returncode == 3, r.stdout + r.stderr
     rows = _rows(r.stdout)
     assert rows["commands"][0][0] == "FAIL"
@@ -81,8 +87,15 @@ def test_doctor_on_a_newer_server_than_mineflayer_names_the_range_and_viaversion
     assert rows["server"][0][0] == "ok"
     result, text = rows["version"][0]
     assert result == "FAIL"
-    for part in ("Paper 26.9", "protocol 9999", "newer than mineflayer", "1.8.8 - 26.1", "ViaVersion", "ViaBackwards",
-                 'server.version = "26.1"'):
+    for part in (
+        "Paper 26.9",
+        "protocol 9999",
+        "newer than mineflayer",
+        "1.8.8 - 26.1",
+        "ViaVersion",
+        "ViaBackwards",
+        'server.version = "26.1"',
+    ):
         assert part in text, (part, text)
     assert rows["login"][0][0] == "skip"
 
@@ -98,8 +111,14 @@ def test_doctor_on_an_older_server_than_mineflayer_fails_the_version():
 def test_snapshot_on_a_newer_server_exits_3_with_the_complete_message():
     # The same verdict on the daemon's path (MineflayerBody.resolve_version), before any login.
     with status_server(PAPER_NEWER) as port:
-        r = subprocess.run([*MCBOT, "snapshot", "--port", str(port)], capture_output=True, text=True, cwd=ROOT,
-                           env={**os.environ, "MCBOT_LOGGING__FILE": ""}, timeout=60)
+        r = subprocess.run(
+            [*MCBOT, "snapshot", "--port", str(port)],
+            capture_output=True,
+            text=True,
+            cwd=ROOT,
+            env={**os.environ, "MCBOT_LOGGING__FILE": ""},
+            timeout=60,
+        )
     assert r.returncode == 3, r.stderr
     assert r.stdout == ""
     for part in ("Paper 26.9", "1.8.8 - 26.1", "ViaVersion and ViaBackwards", "Fix:"):

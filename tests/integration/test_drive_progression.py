@@ -39,8 +39,12 @@ def test_drive_ticks_climb_from_a_wooden_pickaxe_to_an_iron_pickaxe(bridge, embe
             assert poll.converted == 1, poll.batch.outcomes
             task = agency.tasks.get_task(poll.batch.outcomes[0].task_id)
             assert task.metadata.goalKey == goal_key
-            await run_executor_until(agency, lambda: agency.tasks.get_task(task.id).status
-                             in (TaskStatus.completed, TaskStatus.failed), timeout_s, goal_key)
+            await run_executor_until(
+                agency,
+                lambda: agency.tasks.get_task(task.id).status in (TaskStatus.completed, TaskStatus.failed),
+                timeout_s,
+                goal_key,
+            )
             assert agency.tasks.get_task(task.id).status is TaskStatus.completed, goal_key
 
         async def go():

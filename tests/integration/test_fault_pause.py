@@ -20,15 +20,17 @@ from tests.conftest import wait_until
 from tests.integration.test_faults import _api, _daemon, _get, _post_goal, _task, _wait_healthy
 
 pytestmark = pytest.mark.one_version(
-    reason="a killed or wedged bridge and the task's hold are the daemon's, not the protocol")
+    reason="a killed or wedged bridge and the task's hold are the daemon's, not the protocol"
+)
 
 
 def _log(tmp_path: Path) -> str:
     return sorted(tmp_path.glob("daemon-*.log"))[-1].read_text()
 
 
-def test_bridge_node_killed_mid_task_holds_the_task_then_it_resumes_and_completes(tmp_path, mc_version,
-                                                                                  embedded_server):
+def test_bridge_node_killed_mid_task_holds_the_task_then_it_resumes_and_completes(
+    tmp_path, mc_version, embedded_server
+):
     api = free_port()
     p = _daemon(tmp_path, api, mc_version, MCBOT_SERVER__HOST="127.0.0.1", MCBOT_SERVER__PORT=str(embedded_server.port))
     seen: list[str] = []
@@ -47,8 +49,9 @@ def test_bridge_node_killed_mid_task_holds_the_task_then_it_resumes_and_complete
         node = bridge_node(p.pid)
         assert node is not None, "no bridge node process among the daemon's children"
         node.send_signal(signal.SIGKILL)  # mid-task: the crafter is gathering logs
-        wait_until(lambda: f"paused task={task_id} reason=disconnected" in _log(tmp_path), 30,
-                   "the task held as disconnected")
+        wait_until(
+            lambda: f"paused task={task_id} reason=disconnected" in _log(tmp_path), 30, "the task held as disconnected"
+        )
         wait_until(lambda: (b := bridge_node(p.pid)) is not None and b.pid != node.pid, 60, "a fresh bridge")
         _wait_healthy(p, api)
         wait_until(lambda: status() in ("active", "completed"), 60, "the task resumed after the bridge came back")
@@ -71,8 +74,14 @@ def _actions_started(api: int) -> int:
         text = httpx.get(f"{_api(api)}/metrics", timeout=3).text
     except httpx.HTTPError:
         return 0
-    return next((int(float(line.split()[-1])) for line in text.splitlines()
-                 if line.startswith('mcbot_bridge_helper_calls_total{fn="startAction"}')), 0)
+    return next(
+        (
+            int(float(line.split()[-1]))
+            for line in text.splitlines()
+            if line.startswith('mcbot_bridge_helper_calls_total{fn="startAction"}')
+        ),
+        0,
+    )
 
 
 def test_a_task_whose_runs_wedge_the_bridge_twice_is_failed_as_poison(tmp_path, mc_version, embedded_server):
@@ -96,8 +105,12 @@ def test_a_task_whose_runs_wedge_the_bridge_twice_is_failed_as_poison(tmp_path, 
         counted = 0
         for n in range(1, 6):  # a wedge that caught the bot between actions is held, not counted: again
             started = _actions_started(api)
-            wait_until(lambda started=started: _actions_started(api) > started, 60, "an action of the task started",
-                       poll_s=0.05)
+            wait_until(
+                lambda started=started: _actions_started(api) > started,
+                60,
+                "an action of the task started",
+                poll_s=0.05,
+            )
             node = bridge_node(p.pid)
             assert node is not None, "no bridge node process among the daemon's children"
             node.send_signal(signal.SIGSTOP)  # it stops answering: the watchdog kills it as wedged
@@ -105,10 +118,14 @@ def test_a_task_whose_runs_wedge_the_bridge_twice_is_failed_as_poison(tmp_path, 
             counted += "actions running: none" not in wedges()[-1]
             if counted == 2:
                 break
-            wait_until(lambda n=n: _log(tmp_path).count(f"paused task={task_id} reason=disconnected") == n, 30,
-                       "the task held as disconnected")
-            wait_until(lambda node=node: (b := bridge_node(p.pid)) is not None and b.pid != node.pid, 60,
-                       "a fresh bridge")
+            wait_until(
+                lambda n=n: _log(tmp_path).count(f"paused task={task_id} reason=disconnected") == n,
+                30,
+                "the task held as disconnected",
+            )
+            wait_until(
+                lambda node=node: (b := bridge_node(p.pid)) is not None and b.pid != node.pid, 60, "a fresh bridge"
+            )
             _wait_healthy(p, api)
             wait_until(lambda: status() == "active", 60, "the task resumed after the bridge came back")
         assert counted == 2, wedges()

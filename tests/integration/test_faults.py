@@ -34,8 +34,9 @@ def _daemon(tmp_path: Path, api_port: int, mc_version: str, **env_over: str) -> 
     }
     # the child keeps its copy
     with open(tmp_path / f"daemon-{api_port}-{len(list(tmp_path.glob('daemon-*')))}.log", "w") as log:
-        return subprocess.Popen([sys.executable, "-m", "bot", "run"], cwd=ROOT, env=env, stdout=log,
-                                stderr=subprocess.STDOUT)
+        return subprocess.Popen(
+            [sys.executable, "-m", "bot", "run"], cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT
+        )
 
 
 def _api(port: int) -> str:
@@ -60,8 +61,9 @@ def _wait_healthy(p: subprocess.Popen, port: int, timeout_s: float = 60) -> None
 
 
 def _post_goal(port: int, goal: str) -> None:
-    r = httpx.post(f"{_api(port)}/thoughts",
-                   json={"content": f"I will do this. [GOAL: {goal}]", "convertEligible": True})
+    r = httpx.post(
+        f"{_api(port)}/thoughts", json={"content": f"I will do this. [GOAL: {goal}]", "convertEligible": True}
+    )
     assert r.status_code == 201 and r.json()["convertEligible"] is True, r.text
 
 
@@ -133,24 +135,29 @@ def test_daemon_sigkilled_mid_task_resumes_the_task_from_its_checkpoint_on_resta
 
 
 def test_server_restart_mid_task_pauses_the_task_then_resumes_it(tmp_path, mc_version):
-    server = EmbeddedServer(EmbeddedServerSettings(port=free_port(), version=mc_version, hostiles=False,
-                                                   world_folder=str(tmp_path / "w")))
+    server = EmbeddedServer(
+        EmbeddedServerSettings(port=free_port(), version=mc_version, hostiles=False, world_folder=str(tmp_path / "w"))
+    )
     server.start()
     api = free_port()
     p = _daemon(tmp_path, api, mc_version, MCBOT_SERVER__HOST="127.0.0.1", MCBOT_SERVER__PORT=str(server.port))
     try:
         _wait_healthy(p, api)
         _post_goal(api, "craft wooden_pickaxe 1")
-        wait_until(lambda: (t := _task(api, "craft:wooden_pickaxe")) and t["status"] == "active", 60,
-                   "pickaxe task active")
+        wait_until(
+            lambda: (t := _task(api, "craft:wooden_pickaxe")) and t["status"] == "active", 60, "pickaxe task active"
+        )
         server.stop()
         wait_until(lambda: (t := _task(api, "craft:wooden_pickaxe")) and t["status"] == "paused", 30, "task paused")
         assert _task(api, "craft:wooden_pickaxe")["metadata"]["blockedReason"] == "disconnected"
         stalled = _get(f"{_api(api)}/api/tasks?stalled=true")
         assert any(s["stallClass"] == "blocked_reason" for s in stalled["tasks"])
         server.start()
-        wait_until(lambda: _task(api, "craft:wooden_pickaxe")["status"] in ("active", "completed"), 60,
-                   "task resumed after reconnect")
+        wait_until(
+            lambda: _task(api, "craft:wooden_pickaxe")["status"] in ("active", "completed"),
+            60,
+            "task resumed after reconnect",
+        )
         assert not _task(api, "craft:wooden_pickaxe")["metadata"].get("blockedReason")
     finally:
         p.send_signal(signal.SIGTERM)

@@ -16,7 +16,8 @@ from bot.runtime.server import free_port
 from tests.conftest import ROOT, USER_TASKS_ONLY, daemon_env, stop_daemon, wait_healthy, wait_until
 
 pytestmark = pytest.mark.one_version(
-    reason="a fleet's shared store and per-bot goals are the daemon's; each bot's actions are tested per version")
+    reason="a fleet's shared store and per-bot goals are the daemon's; each bot's actions are tested per version"
+)
 
 BOTS = ("alpha", "bravo", "charlie")
 CONFIG = USER_TASKS_ONLY + "".join(f'\n[[bots]]\nusername = "{name}"\n' for name in BOTS)
@@ -30,7 +31,7 @@ def _live_state(base: str) -> dict:
             if line.startswith("event:"):
                 event = line.split(":", 1)[1].strip()
             elif line.startswith("data:") and event == "state":
-                return json.loads(line[len("data:"):])
+                return json.loads(line[len("data:") :])
     raise AssertionError("the live stream ended without a state event")
 
 
@@ -47,8 +48,14 @@ def test_three_bots_in_one_daemon_share_one_store_and_each_does_its_own_goals(tm
     base = f"http://127.0.0.1:{api_port}"
     log = tmp_path / "daemon.out"
     with log.open("w") as out:
-        p = subprocess.Popen([sys.executable, "-m", "bot", "--config", str(cfg), "run"], cwd=ROOT, env=env,
-                             stdout=out, stderr=subprocess.STDOUT, text=True)
+        p = subprocess.Popen(
+            [sys.executable, "-m", "bot", "--config", str(cfg), "run"],
+            cwd=ROOT,
+            env=env,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            text=True,
+        )
     try:
         wait_healthy(p, base, 150, output=log.read_text)  # ok once every bot is connected
         health = httpx.get(f"{base}/healthz", timeout=5).json()

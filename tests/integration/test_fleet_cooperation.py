@@ -16,9 +16,12 @@ from bot.runtime.server import free_port
 from tests.conftest import ROOT, USER_TASKS_ONLY, daemon_env, stop_daemon, wait_healthy, wait_until
 
 pytestmark = pytest.mark.one_version(
-    reason="the fleet's hand-off is agency logic; test_give.py hands items over at every version")
+    reason="the fleet's hand-off is agency logic; test_give.py hands items over at every version"
+)
 
-CONFIG = USER_TASKS_ONLY + """
+CONFIG = (
+    USER_TASKS_ONLY
+    + """
 [[bots]]
 username = "builder1"
 agents = ["builder", "crafter", "standard"]
@@ -27,6 +30,7 @@ agents = ["builder", "crafter", "standard"]
 username = "gatherer1"
 agents = ["gatherer", "crafter", "standard"]
 """
+)
 WALLS = 75  # the hut's 71 planks and 4 to fill holes: the builder holds a door, nothing else
 
 
@@ -55,9 +59,14 @@ def test_a_gatherer_delivers_the_planks_a_builder_asks_for_and_the_shelter_verif
     base = f"http://127.0.0.1:{api_port}"
     log = tmp_path / "daemon.out"
     with log.open("w") as out:
-        p = subprocess.Popen([sys.executable, "-m", "bot", "--config", str(cfg), "run"], cwd=ROOT,
-                             env=daemon_env(tmp_path, mc_version, api_port), stdout=out, stderr=subprocess.STDOUT,
-                             text=True)
+        p = subprocess.Popen(
+            [sys.executable, "-m", "bot", "--config", str(cfg), "run"],
+            cwd=ROOT,
+            env=daemon_env(tmp_path, mc_version, api_port),
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            text=True,
+        )
     try:
         wait_healthy(p, base, 150, output=log.read_text)
         _say(base, "/give gatherer1 oak_planks 64")
@@ -71,22 +80,27 @@ def test_a_gatherer_delivers_the_planks_a_builder_asks_for_and_the_shelter_verif
         # one live task per goal across the fleet: the same shelter for any bot is the builder's
         twice = httpx.post(f"{base}/api/goals", json={"text": "build basic_shelter"}, timeout=30)
         assert twice.status_code == 409 and twice.json()["task"]["id"] == build["id"], twice.text
-        not_a_builder = httpx.post(f"{base}/api/goals", json={"text": "build basic_shelter", "bot": "gatherer1"},
-                                   timeout=30)
+        not_a_builder = httpx.post(
+            f"{base}/api/goals", json={"text": "build basic_shelter", "bot": "gatherer1"}, timeout=30
+        )
         assert not_a_builder.status_code == 422 and "no agent" in not_a_builder.text  # its agents cannot build
 
         ask = wait_until(lambda: _deliveries(base), 60, "the builder's delivery request")[0]
         near = ask["parameters"].pop("near")  # where the builder stood: the helper walks there first
         assert ask["parameters"] == {"target": "oak_planks", "amount": WALLS, "to": "builder1"} and len(near) == 3
         assert "bot" not in ask["metadata"] and ask["metadata"]["parentTaskId"] == build["id"]  # open to any bot
-        done = wait_until(lambda: (t := _task(base, ask["id"]))["status"] in ("completed", "failed") and t, 120,
-                          "the delivery to end")
+        done = wait_until(
+            lambda: (t := _task(base, ask["id"]))["status"] in ("completed", "failed") and t, 120, "the delivery to end"
+        )
         why = (done["metadata"].get("solver") or {}).get("failureReason")
         assert done["status"] == "completed" and done["metadata"]["heldBy"] == "gatherer1", why or done
         assert _planks(base, "gatherer1") == 80 - WALLS
 
-        built = wait_until(lambda: (t := _task(base, build["id"]))["status"] in ("completed", "failed") and t, 180,
-                           "the shelter to be built and verified")
+        built = wait_until(
+            lambda: (t := _task(base, build["id"]))["status"] in ("completed", "failed") and t,
+            180,
+            "the shelter to be built and verified",
+        )
         assert built["status"] == "completed" and built["metadata"]["heldBy"] == "builder1", built
         assert f"[Delivery] builder1 asks for {WALLS} oak_planks" in log.read_text()
     finally:

@@ -30,15 +30,21 @@ def test_the_follower_keeps_near_a_player_who_walks_away(pair):
     x, y, z = 900, 70, 760
     stone_pad(leader, LEADER, x, y, z, r=12, headroom=3)
     teleport(follower, FOLLOWER, x - 2, y, z)
-    wait_until(lambda: any(e.name == LEADER or e.type == "player" for e in follower.snapshot().entities), 10,
-               "the leader in the follower's sight")
+    wait_until(
+        lambda: any(e.name == LEADER or e.type == "player" for e in follower.snapshot().entities),
+        10,
+        "the leader in the follower's sight",
+    )
 
     async def both() -> tuple:
         follow = default_tool_registry().execute(
-            "follow", {"username": LEADER, "distance": 2, "duration_s": 14},
-            ToolContext(body=follower, poll_interval_s=0.2))
+            "follow",
+            {"username": LEADER, "distance": 2, "duration_s": 14},
+            ToolContext(body=follower, poll_interval_s=0.2),
+        )
         walk = default_tool_registry().execute(
-            "move_to", {"x": x + 10, "y": y, "z": z + 6}, ToolContext(body=leader, poll_interval_s=0.2))
+            "move_to", {"x": x + 10, "y": y, "z": z + 6}, ToolContext(body=leader, poll_interval_s=0.2)
+        )
         return await asyncio.gather(follow, walk)
 
     followed, walked = asyncio.run(both())
@@ -54,6 +60,9 @@ def test_the_follower_keeps_near_a_player_who_walks_away(pair):
 
 def test_following_a_player_who_is_not_there_fails_with_the_reason(pair):
     _leader, follower = pair
-    result = asyncio.run(default_tool_registry().execute(
-        "follow", {"username": "nobody_here", "duration_s": 5}, ToolContext(body=follower, poll_interval_s=0.2)))
+    result = asyncio.run(
+        default_tool_registry().execute(
+            "follow", {"username": "nobody_here", "duration_s": 5}, ToolContext(body=follower, poll_interval_s=0.2)
+        )
+    )
     assert not result.success and "no entity 'nobody_here' in view" in result.error.message

@@ -31,17 +31,26 @@ def test_a_bot_walks_up_to_another_and_hands_it_planks(pair):
     give(giver, "giver_bot", {"oak_planks": 16})  # two stacks: a shelter's walls are 75
     before = taker.snapshot().count_of("oak_planks")
     held = giver.snapshot().count_of("oak_planks")
-    res = asyncio.run(default_tool_registry().execute(
-        "give", {"player": "taker_bot", "item": "oak_planks", "count": 75},
-        ToolContext(body=giver, poll_interval_s=0.1)))
+    res = asyncio.run(
+        default_tool_registry().execute(
+            "give",
+            {"player": "taker_bot", "item": "oak_planks", "count": 75},
+            ToolContext(body=giver, poll_interval_s=0.1),
+        )
+    )
     assert res.success, res.error
     assert res.output["given"] == 75 and res.output["to"] == "taker_bot"
-    wait_until(lambda: taker.snapshot().count_of("oak_planks") == before + 75, 10,
-               "the planks in the taker's inventory")
+    wait_until(
+        lambda: taker.snapshot().count_of("oak_planks") == before + 75, 10, "the planks in the taker's inventory"
+    )
     assert giver.snapshot().count_of("oak_planks") == held - 75
     # more than it holds: refused before anything is tossed
-    res = asyncio.run(default_tool_registry().execute(
-        "give", {"player": "taker_bot", "item": "oak_planks", "count": 10},
-        ToolContext(body=giver, poll_interval_s=0.1)))
+    res = asyncio.run(
+        default_tool_registry().execute(
+            "give",
+            {"player": "taker_bot", "item": "oak_planks", "count": 10},
+            ToolContext(body=giver, poll_interval_s=0.1),
+        )
+    )
     assert not res.success and "cannot give 10" in res.error.message
     assert giver.snapshot().count_of("oak_planks") == held - 75

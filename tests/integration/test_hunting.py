@@ -38,8 +38,9 @@ def test_cows_are_hunted_their_beef_cooked_and_the_cooked_beef_eaten_first(hunte
     give(body, NAME, {"stone_sword": 1})
     body.chat(f"/mcbot summon cow {x + 3} {y} {z}")
     body.chat(f"/mcbot summon cow {x - 3} {y} {z + 2}")
-    wait_until(lambda: sum(e.name == "cow" and e.distance < 8 for e in body.snapshot().entities) == 2, 10,
-               "two cows in sight")
+    wait_until(
+        lambda: sum(e.name == "cow" and e.distance < 8 for e in body.snapshot().entities) == 2, 10, "two cows in sight"
+    )
 
     tools = default_tool_registry()
     rt = AgentRuntime(load_default_registry(), tools, ToolContext(body=body, poll_interval_s=0.1))
@@ -52,8 +53,9 @@ def test_cows_are_hunted_their_beef_cooked_and_the_cooked_beef_eaten_first(hunte
     beef = body.snapshot().count_of("beef")
     assert beef >= 2 and out["gained"]["beef"] == beef, repr(dict(out))  # vanilla loot: 1-3 beef a cow, all picked up
     # a killed mob's body stays a second before the server removes it
-    wait_until(lambda: not any(e.name == "cow" and e.distance < 8 for e in body.snapshot().entities), 5,
-               "both cows gone")
+    wait_until(
+        lambda: not any(e.name == "cow" and e.distance < 8 for e in body.snapshot().entities), 5, "both cows gone"
+    )
 
     # Cooking: the crafter's smelt workflow, a furnace from the inventory and one coal (one
     # beef: a furnace takes 10 s an item).
@@ -71,8 +73,12 @@ def test_cows_are_hunted_their_beef_cooked_and_the_cooked_beef_eaten_first(hunte
     tasks = SqliteTaskStore(tmp_path / "t.db", dev_mode=False, strict_finalize=False)
     try:
         ctx = ToolContext(body=body, poll_interval_s=0.1)
-        reflexes = Reflexes(tools, ctx, Executor(tasks, AgentRuntime(load_default_registry(), tools, ctx), ctx.clock),
-                            ReflexConfig(shelter_at_night=False))
+        reflexes = Reflexes(
+            tools,
+            ctx,
+            Executor(tasks, AgentRuntime(load_default_registry(), tools, ctx), ctx.clock),
+            ReflexConfig(shelter_at_night=False),
+        )
         assert asyncio.run(reflexes.tick(body.snapshot())) == "eat"
     finally:
         tasks.close()
@@ -87,8 +93,9 @@ def test_a_sheep_hunted_gives_the_wool_that_with_two_more_makes_a_bed(hunter):
     x, y, z = 860, 70, 700
     stone_pad(body, NAME, x, y, z, r=8, headroom=3)
     body.chat(f"/mcbot summon sheep {x + 3} {y} {z}")
-    wait_until(lambda: any(e.name == "sheep" and e.distance < 8 for e in body.snapshot().entities), 10,
-               "a sheep in sight")
+    wait_until(
+        lambda: any(e.name == "sheep" and e.distance < 8 for e in body.snapshot().entities), 10, "a sheep in sight"
+    )
     tools = default_tool_registry()
     rt = AgentRuntime(load_default_registry(), tools, ToolContext(body=body, poll_interval_s=0.1))
     res = asyncio.run(rt.run_task(TaskSpec(action="hunt", target="sheep", amount=1, id="task-hunt-sheep")))
@@ -118,12 +125,17 @@ def test_a_hurt_bot_with_nothing_to_eat_forages_eats_the_meat_raw_and_heals(brid
         body.chat(f"/mcbot food {name} 17 0")
         wait_until(lambda: body.snapshot().health == 10 and body.snapshot().food == 17, 10, "hurt and peckish")
         body.chat(f"/mcbot summon cow {x + 4} {y} {z}")
-        wait_until(lambda: any(e.name == "cow" and e.distance < 8 for e in body.snapshot().entities), 10,
-                   "a cow in sight")
+        wait_until(
+            lambda: any(e.name == "cow" and e.distance < 8 for e in body.snapshot().entities), 10, "a cow in sight"
+        )
         tools = default_tool_registry()
         ctx = ToolContext(body=body, poll_interval_s=0.1)
-        reflexes = Reflexes(tools, ctx, Executor(tasks, AgentRuntime(load_default_registry(), tools, ctx), ctx.clock),
-                            ReflexConfig(shelter_at_night=False))
+        reflexes = Reflexes(
+            tools,
+            ctx,
+            Executor(tasks, AgentRuntime(load_default_registry(), tools, ctx), ctx.clock),
+            ReflexConfig(shelter_at_night=False),
+        )
         assert asyncio.run(reflexes.tick(body.snapshot())) == "forage"
         assert reflexes.stats.forages == 1
         wait_until(lambda: body.snapshot().count_of("beef") >= 1, 5, "the cow's beef picked up")

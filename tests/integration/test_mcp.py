@@ -24,14 +24,17 @@ from mcp.client.stdio import stdio_client
 from bot.runtime.server import free_port
 from tests.conftest import ROOT, USER_TASKS_ONLY, daemon_env, wait_healthy, wait_until
 
-pytestmark = pytest.mark.one_version(reason="MCP is protocol-independent: it speaks to the daemon's API, the same "
-                                            "at every Minecraft version")
+pytestmark = pytest.mark.one_version(
+    reason="MCP is protocol-independent: it speaks to the daemon's API, the same at every Minecraft version"
+)
 
 CONFIG = USER_TASKS_ONLY
-GROUPS = {"look": {"snapshot", "blocks_around", "nearby_entities", "inventory"},
-          "move": {"go_to", "follow", "explore", "stop"},
-          "act": {"collect", "dig", "place", "craft", "equip", "eat", "attack", "chat"},
-          "direct": {"create_goal", "list_tasks", "pause_task", "resume_task", "cancel_task"}}
+GROUPS = {
+    "look": {"snapshot", "blocks_around", "nearby_entities", "inventory"},
+    "move": {"go_to", "follow", "explore", "stop"},
+    "act": {"collect", "dig", "place", "craft", "equip", "eat", "attack", "chat"},
+    "direct": {"create_goal", "list_tasks", "pause_task", "resume_task", "cancel_task"},
+}
 
 
 def _json(result) -> dict:
@@ -93,15 +96,21 @@ def test_an_mcp_client_drives_the_daemon_over_stdio_and_streamable_http(tmp_path
     base = f"http://127.0.0.1:{api_port}"
     daemon_log = tmp_path / "daemon.log"  # a file, not a pipe: nobody drains a pipe while the client runs
     with daemon_log.open("w") as log:
-        p = subprocess.Popen([sys.executable, "-m", "bot", "--config", str(cfg), "run"], cwd=ROOT, env=env,
-                             stdout=log, stderr=subprocess.STDOUT)
+        p = subprocess.Popen(
+            [sys.executable, "-m", "bot", "--config", str(cfg), "run"],
+            cwd=ROOT,
+            env=env,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+        )
     http_mcp = None
     try:
         wait_healthy(p, base, 120, output=lambda: daemon_log.read_text()[-3000:])
 
         # ---- stdio: the client starts `mcbot mcp`; its stdout is the protocol channel --------
-        params = StdioServerParameters(command=sys.executable, args=["-m", "bot", "mcp", "--api", base],
-                                       cwd=str(ROOT), env=env)
+        params = StdioServerParameters(
+            command=sys.executable, args=["-m", "bot", "mcp", "--api", base], cwd=str(ROOT), env=env
+        )
         with (tmp_path / "mcp-stderr.txt").open("w") as errlog:
             seen = asyncio.run(_over_stdio(params, errlog, base))
 
@@ -133,9 +142,13 @@ def test_an_mcp_client_drives_the_daemon_over_stdio_and_streamable_http(tmp_path
         mcp_port = free_port()
         http_log = tmp_path / "mcp-http.log"
         with http_log.open("w") as log:
-            http_mcp = subprocess.Popen([sys.executable, "-m", "bot", "mcp", "--transport", "http", "--port",
-                                         str(mcp_port), "--api", base], cwd=ROOT, env=env, stdout=log,
-                                        stderr=subprocess.STDOUT)
+            http_mcp = subprocess.Popen(
+                [sys.executable, "-m", "bot", "mcp", "--transport", "http", "--port", str(mcp_port), "--api", base],
+                cwd=ROOT,
+                env=env,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+            )
         url = f"http://127.0.0.1:{mcp_port}/mcp"
 
         def listening() -> bool:
@@ -176,8 +189,9 @@ def test_mcp_own_starts_a_daemon_when_none_answers_and_stops_it_when_the_client_
     api_port = free_port()
     env = {**daemon_env(tmp_path, mc_version, api_port), "PYTHONPATH": str(ROOT)}
     base = f"http://127.0.0.1:{api_port}"
-    params = StdioServerParameters(command=sys.executable, args=["-m", "bot", "--config", str(cfg), "mcp", "--own"],
-                                   cwd=str(tmp_path), env=env)
+    params = StdioServerParameters(
+        command=sys.executable, args=["-m", "bot", "--config", str(cfg), "mcp", "--own"], cwd=str(tmp_path), env=env
+    )
     errlog_path = tmp_path / "mcp-stderr.txt"
 
     async def session() -> tuple:

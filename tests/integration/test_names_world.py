@@ -49,8 +49,9 @@ def _field(body, x, z, plant, r=4):
         body.chat(f"/mcbot tp {NAME} {x} {Y} {z}")
     wait_until(lambda: abs(body.snapshot().position.y - Y) < 0.5, 10, "standing on the pad")
     body.chat(f"/mcbot fill {x - r} {Y} {z - r} {x + r} {Y} {z + r} {plant}")
-    wait_until(lambda: set(body.region(*box).palette) == {"grass_block", plant}, 15,
-               f"a field of {plant} around the bot")
+    wait_until(
+        lambda: set(body.region(*box).palette) == {"grass_block", plant}, 15, f"a field of {plant} around the bot"
+    )
 
 
 @pytest.fixture(scope="module")
@@ -77,8 +78,9 @@ def test_the_world_reports_grass_by_its_own_versions_name_and_agency_matches_it(
     assert same(here, "short_grass") and same(here, "grass")
     assert is_passable(here) and is_replaceable(here)
     field_body.chat(f"/give {NAME} {plant} 3")
-    wait_until(lambda: field_body.snapshot().count_of("short_grass") >= 3, 10,
-               "the plant item, counted by its canonical name")
+    wait_until(
+        lambda: field_body.snapshot().count_of("short_grass") >= 3, 10, "the plant item, counted by its canonical name"
+    )
     assert [i.name for i in field_body.snapshot().inventory if same(i.name, "short_grass")] == [plant]
 
 

@@ -50,16 +50,28 @@ def _pad(body, r=16):
     body.chat(f"/mcbot fill {x - r} {y - 1} {z - r} {x + r} {y - 1} {z + r} stone")
     body.chat(f"/mcbot fill {x - r} {y} {z - r} {x + r} {y + 4} {z + r} air")
     side = 2 * r + 1
-    wait_until(lambda: body.region((x - r, y - 1, z - r), (side, 1, side)).palette == ["stone"]
-               and body.region((x - r, y, z - r), (side, 5, side)).palette == ["air"], 60, "the pad built", poll_s=0.5)
+    wait_until(
+        lambda: (
+            body.region((x - r, y - 1, z - r), (side, 1, side)).palette == ["stone"]
+            and body.region((x - r, y, z - r), (side, 5, side)).palette == ["air"]
+        ),
+        60,
+        "the pad built",
+        poll_s=0.5,
+    )
     _to_pad_centre(body)
 
 
 def _tables_on_pad(body, r=16) -> list[tuple[int, int, int]]:
     x, y, z = PAD
     region = body.region((x - r, y, z - r), (2 * r + 1, 3, 2 * r + 1))
-    return [(i, j, k) for i in range(x - r, x + r + 1) for j in range(y, y + 3) for k in range(z - r, z + r + 1)
-            if region.block_at(i, j, k) == "crafting_table"]
+    return [
+        (i, j, k)
+        for i in range(x - r, x + r + 1)
+        for j in range(y, y + 3)
+        for k in range(z - r, z + r + 1)
+        if region.block_at(i, j, k) == "crafting_table"
+    ]
 
 
 @pytest.fixture
@@ -92,8 +104,11 @@ def test_after_a_restart_a_pickaxe_is_crafted_at_the_remembered_table_not_a_seco
     try:
         body.chat(f"/give {BOT} crafting_table 1")
         wait_until(lambda: body.snapshot().count_of("crafting_table") == 1, 10, "a crafting table held")
-        placed = asyncio.run(first.tools.execute("place_block", {"block": "crafting_table", "x": TABLE[0],
-                                                                 "y": TABLE[1], "z": TABLE[2]}, first.tool_ctx))
+        placed = asyncio.run(
+            first.tools.execute(
+                "place_block", {"block": "crafting_table", "x": TABLE[0], "y": TABLE[1], "z": TABLE[2]}, first.tool_ctx
+            )
+        )
         assert placed.success, placed.error
         assert _tables_on_pad(body) == [TABLE]
         at = f"{TABLE[0]} {TABLE[1]} {TABLE[2]}"
@@ -111,8 +126,11 @@ def test_after_a_restart_a_pickaxe_is_crafted_at_the_remembered_table_not_a_seco
         _to_pad_centre(body)
         body.chat(f"/give {BOT} oak_planks 8")
         body.chat(f"/give {BOT} stick 2")
-        wait_until(lambda: (s := body.snapshot()).count_of("oak_planks") == 8 and s.count_of("stick") == 2, 10,
-                   "8 planks and 2 sticks held")
+        wait_until(
+            lambda: (s := body.snapshot()).count_of("oak_planks") == 8 and s.count_of("stick") == 2,
+            10,
+            "8 planks and 2 sticks held",
+        )
         snap = body.snapshot()
         assert snap.count_of("crafting_table") == 0
         here = (snap.position.x, snap.position.y, snap.position.z)
@@ -122,8 +140,11 @@ def test_after_a_restart_a_pickaxe_is_crafted_at_the_remembered_table_not_a_seco
         assert asyncio.run(second.drive.reads.table_nearby(snap, second.clock())) is True
 
         # the crafter's task, as the executor runs it
-        res = asyncio.run(second.executor.runtime.run_task(
-            TaskSpec(action="craft", target="wooden_pickaxe", amount=1, id="task-places-pickaxe")))
+        res = asyncio.run(
+            second.executor.runtime.run_task(
+                TaskSpec(action="craft", target="wooden_pickaxe", amount=1, id="task-places-pickaxe")
+            )
+        )
         assert res.status == "completed", res.errors
         assert [s.stepId for s in res.steps] == ["craft-wooden-pickaxe"]  # no table crafted, none placed
         after = body.snapshot()
@@ -131,8 +152,10 @@ def test_after_a_restart_a_pickaxe_is_crafted_at_the_remembered_table_not_a_seco
         assert after.count_of("oak_planks") == 5 and after.count_of("crafting_table") == 0  # 3 planks used, not 7
         assert _tables_on_pad(body) == [TABLE]
         assert second.tools.call_counts["place_block"] == 0
-        assert any(line.startswith(f"[Places] reusing crafting_table at {TABLE[0]} {TABLE[1]} {TABLE[2]} ")
-                   for line in log_lines), [line for line in log_lines if "[Places]" in line]
+        assert any(
+            line.startswith(f"[Places] reusing crafting_table at {TABLE[0]} {TABLE[1]} {TABLE[2]} ")
+            for line in log_lines
+        ), [line for line in log_lines if "[Places]" in line]
 
         # the table broken: found gone at the next look, forgotten, no longer counted
         body.chat(f"/mcbot setblock {TABLE[0]} {TABLE[1]} {TABLE[2]} air")

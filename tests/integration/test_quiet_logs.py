@@ -44,9 +44,11 @@ def test_a_steady_daemon_logs_fewer_than_20_info_lines_a_minute(tmp_path, embedd
         "MCBOT_STORAGE__DB_PATH": str(tmp_path / "daemon.db"),
         "MCBOT_LOGGING__FILE": str(log),
     }
-    p = subprocess.Popen([sys.executable, "-m", "bot", "run"], cwd=ROOT, env=env,
-                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    p = subprocess.Popen(
+        [sys.executable, "-m", "bot", "run"], cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
     try:
+
         def healthy():
             assert p.poll() is None, "the daemon exited"
             try:

@@ -64,8 +64,9 @@ def test_at_dusk_the_bot_builds_a_shelter_that_verifies_twice_then_the_task_comp
         task = agency.tasks.get_task(task_id)
         assert task.type == "build" and task.metadata.goalKey == "build:basic_shelter"
         assert read_binding(task).goalKey.startswith("build_shelter:A:")  # provisional until a site is chosen
-        await run_executor_until(agency, lambda: _status(agency, task_id) is TaskStatus.completed, 120,
-                                 "the shelter task")
+        await run_executor_until(
+            agency, lambda: _status(agency, task_id) is TaskStatus.completed, 120, "the shelter task"
+        )
         return task_id
 
     task_id = asyncio.run(go())
@@ -165,8 +166,9 @@ def test_a_crafting_table_placed_in_reach_counts_for_the_drive_tick(world):
     assert nearby is False
     assert select_drive(snap, True, nearby).rule == "no_crafting_table"
     body.chat(f"/mcbot setblock {x + 3} {Y} {z} crafting_table")
-    wait_until(lambda: body.region((x + 3, Y, z), (1, 1, 1)).block_at(x + 3, Y, z) == "crafting_table", 10,
-               "table placed")
+    wait_until(
+        lambda: body.region((x + 3, Y, z), (1, 1, 1)).block_at(x + 3, Y, z) == "crafting_table", 10, "table placed"
+    )
     nearby = asyncio.run(agency.drive.reads.table_nearby(snap, agency.clock()))
     assert nearby is True
     assert select_drive(snap, True, nearby).rule != "no_crafting_table"
@@ -174,23 +176,34 @@ def test_a_crafting_table_placed_in_reach_counts_for_the_drive_tick(world):
 
 def _door_closed(body, door) -> bool:
     """Ask the door to be closed; `used` False means it already was."""
-    st = body.wait_action(body.start_action("activate", {"x": door[0], "y": door[1], "z": door[2],
-                                                         "ensure": {"open": False}}).id, max_s=10)
+    st = body.wait_action(
+        body.start_action("activate", {"x": door[0], "y": door[1], "z": door[2], "ensure": {"open": False}}).id,
+        max_s=10,
+    )
     assert st.state.value == "done", st.error
     return st.result["used"] is False and st.result["properties"]["open"] in (False, "false")
 
 
 def test_at_night_the_bot_spends_the_night_in_its_shelter_and_comes_out_in_the_morning(world):
     agency, body = world
-    site = agency.goals.nearest_verified_shelter(body.snapshot().model_copy(
-        update={"position": body.snapshot().position.model_copy(update={"x": X + 2, "z": Z + 2})}))
+    site = agency.goals.nearest_verified_shelter(
+        body.snapshot().model_copy(
+            update={"position": body.snapshot().position.model_copy(update={"x": X + 2, "z": Z + 2})}
+        )
+    )
     assert site is not None and site.entrance is not None  # built and verified by the tests above
     outside, _inside = doorway_cells(site.entrance, site.facing)
     dx, dz = outside[0] - site.entrance[0], outside[2] - site.entrance[2]
     start = (outside[0] + 4 * dx, outside[1], outside[2] + 4 * dz)  # 5 blocks in front of the door
     body.chat(f"/mcbot tp {NAME} {start[0]} {start[1]} {start[2]}")
-    wait_until(lambda: abs(body.snapshot().position.x - (start[0] + 0.5)) < 1.5
-               and abs(body.snapshot().position.z - (start[2] + 0.5)) < 1.5, 10, "in front of the shelter")
+    wait_until(
+        lambda: (
+            abs(body.snapshot().position.x - (start[0] + 0.5)) < 1.5
+            and abs(body.snapshot().position.z - (start[2] + 0.5)) < 1.5
+        ),
+        10,
+        "in front of the shelter",
+    )
     body.chat("/time set 12500")
     wait_until(lambda: body.snapshot().timeOfDay >= 12500, 10, "dusk")
 
@@ -240,8 +253,11 @@ def test_a_creeper_blast_at_the_back_wall_is_found_by_the_verifier_and_repaired(
     asyncio.run(agency.goals.job_review())
     assert _status(agency, task_id) is TaskStatus.completed
     body.chat(f"/mcbot summon creeper {back[0]} {feet} {back[1]} ignited")
-    broken = wait_until(lambda: (v := verify_region(read_site(body, site), site, None)).done is False and v,
-                        15, "the blast's hole in the wall")
+    broken = wait_until(
+        lambda: (v := verify_region(read_site(body, site), site, None)).done is False and v,
+        15,
+        "the blast's hole in the wall",
+    )
     print("the blast left:", broken.blockers)
     assert body.snapshot().health == 20  # 12 blocks off: out of the blast
 

@@ -63,8 +63,9 @@ def world(bridge, embedded_server, tmp_path_factory):
         body.chat("/time set 1000")
         body.chat(f"/mcbot tp {NAME} {X + 2} {Y} {Z + 9}")
         wait_until(lambda: abs(body.snapshot().position.z - (Z + 9.5)) < 1.5, 10, "teleported near the site")
-        wait_until(lambda: body.region((X, Y - 1, Z), (1, 1, 1)).block_at(X, Y - 1, Z) is not None, 15,
-                   "the site loaded")
+        wait_until(
+            lambda: body.region((X, Y - 1, Z), (1, 1, 1)).block_at(X, Y - 1, Z) is not None, 15, "the site loaded"
+        )
         _lay_hut(body, bp)
         body.chat(f"/give {NAME} white_bed 1")
         body.chat(f"/mcbot health {NAME} 20")
@@ -93,8 +94,9 @@ def test_at_night_the_reflexes_put_the_bed_in_the_shelter_the_bot_sleeps_and_the
     # by day the server (or mineflayer) refuses a bed, and says why
     body.chat(f"/mcbot setblock {X + 8} {Y} {Z + 8} white_bed[facing=north,part=foot]")
     body.chat(f"/mcbot setblock {X + 8} {Y} {Z + 7} white_bed[facing=north,part=head]")
-    wait_until(lambda: body.region((X + 8, Y, Z + 7), (1, 1, 1)).block_at(X + 8, Y, Z + 7) == "white_bed", 10,
-               "a bed outside")
+    wait_until(
+        lambda: body.region((X + 8, Y, Z + 7), (1, 1, 1)).block_at(X + 8, Y, Z + 7) == "white_bed", 10, "a bed outside"
+    )
     st = body.wait_action(body.start_action("sleep", {"x": X + 8, "y": Y, "z": Z + 8}).id, max_s=15)
     assert st.state.value == "failed" and "not night" in (st.error or ""), st
     body.chat(f"/mcbot fill {X + 8} {Y} {Z + 7} {X + 8} {Y} {Z + 8} air")
@@ -120,8 +122,9 @@ def test_at_night_the_reflexes_put_the_bed_in_the_shelter_the_bot_sleeps_and_the
     assert body.snapshot().count_of("white_bed") == 0
     assert agency.reflexes.stats.sleeps == 1
     # the server skips the night once the bot has slept 100 ticks, and wakes it
-    wait_until(lambda: (s := body.snapshot()).timeOfDay < 1000 and not s.isSleeping, 30,
-               "the night skipped, the bot up")
+    wait_until(
+        lambda: (s := body.snapshot()).timeOfDay < 1000 and not s.isSleeping, 30, "the night skipped, the bot up"
+    )
 
     async def morning():
         assert await agency.reflexes.tick(body.snapshot()) == "leave_shelter"

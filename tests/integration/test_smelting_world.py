@@ -70,8 +70,11 @@ def test_a_stopped_smelt_leaves_its_items_in_the_furnace_and_the_next_call_takes
     assert snap.count_of("cobblestone") == 0 and snap.count_of("stone") == 0  # all in the furnace
     assert snap.count_of("coal") == 1  # one coal burns for 8 items
     # a resumed task: the items come out of the furnace, the coal already burning is counted
-    res = asyncio.run(tools.execute("smelt", {"item": "stone", "count": 3, "ensure": True},
-                                    ToolContext(body=body, poll_interval_s=0.1)))
+    res = asyncio.run(
+        tools.execute(
+            "smelt", {"item": "stone", "count": 3, "ensure": True}, ToolContext(body=body, poll_interval_s=0.1)
+        )
+    )
     assert res.success, res.error
     assert res.output["furnaceFrom"] is None and res.output["furnace"] == {"x": x + 2, "y": y, "z": z}
     assert res.output["fuel"] == ()  # nothing more put in: the burning coal covers the rest

@@ -83,8 +83,9 @@ def test_a_placed_door_has_both_halves_and_toggles_open(live_body):
     live_body.chat(f"/mcbot fill {dx - 1} {y} {dz - 1} {dx + 1} {y + 2} {dz + 1} air")
     live_body.chat("/give mcbot_test oak_door 1")
     wait_until(lambda: live_body.snapshot().count_of("oak_door") >= 1, 10, "a door in the inventory")
-    st = live_body.wait_action(live_body.start_action("place", {"x": dx, "y": y, "z": dz, "block": "oak_door"}).id,
-                               max_s=20)
+    st = live_body.wait_action(
+        live_body.start_action("place", {"x": dx, "y": y, "z": dz, "block": "oak_door"}).id, max_s=20
+    )
     assert st.state is ActionState.done, st.error
     region = live_body.region((dx, y, dz), (1, 2, 1))
     assert region.block_at(dx, y, dz) == "oak_door" and region.block_at(dx, y + 1, dz) == "oak_door"
@@ -114,8 +115,9 @@ def test_wood_to_table_to_pickaxe_to_stone_through_the_bridge(bridge, embedded_s
         x, y, z = feet(bot)
         bot.chat(f"/mcbot fill {x + 1} {y} {z - 1} {x + 2} {y + 1} {z + 1} air")
         bot.chat(f"/mcbot setblock {x + 2} {y - 1} {z} stone")
-        wait_until(lambda: bot.region((x + 2, y, z), (1, 1, 1)).block_at(x + 2, y, z) == "air", 10,
-                   "room for the table")
+        wait_until(
+            lambda: bot.region((x + 2, y, z), (1, 1, 1)).block_at(x + 2, y, z) == "air", 10, "room for the table"
+        )
         _act(bot, "place", x=x + 2, y=y, z=z, block="crafting_table")
         assert bot.region((x + 2, y, z), (1, 1, 1)).block_at(x + 2, y, z) == "crafting_table"
         _act(bot, "craft", item="wooden_pickaxe", times=1, table={"x": x + 2, "y": y, "z": z})
@@ -130,8 +132,9 @@ def test_wood_to_table_to_pickaxe_to_stone_through_the_bridge(bridge, embedded_s
 
 
 def test_food_drops_with_activity_and_bread_restores_breads_value(bridge, mc_version):
-    server = EmbeddedServer(EmbeddedServerSettings(port=free_port(), version=mc_version, hostiles=False,
-                                                   hunger_rate=40.0))
+    server = EmbeddedServer(
+        EmbeddedServerSettings(port=free_port(), version=mc_version, hostiles=False, hunger_rate=40.0)
+    )
     server.start()
     try:
         bot = make_body(bridge, server.port, "eater")

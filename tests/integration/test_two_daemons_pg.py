@@ -23,7 +23,8 @@ from tests.conftest import ROOT, USER_TASKS_ONLY, daemon_env, stop_daemon, wait_
 from tests.pg_server import MISSING, PgServer, find_binaries
 
 pytestmark = pytest.mark.one_version(
-    reason="the PostgreSQL store's claims and take-over are the daemon's, the same at every protocol")
+    reason="the PostgreSQL store's claims and take-over are the daemon's, the same at every protocol"
+)
 
 LEASE_S = 3
 GOAL = {"text": "craft wooden_pickaxe 1"}  # several steps: logs, planks, sticks, a table, the pickaxe
@@ -48,13 +49,28 @@ class _Daemon:
         cfg.write_text(USER_TASKS_ONLY)
         api_port = free_port()
         self.base = f"http://127.0.0.1:{api_port}"
-        env = daemon_env(tmp, mc_version, api_port, MCBOT_SERVER__HOST="127.0.0.1", MCBOT_SERVER__PORT=str(world_port),
-                         MCBOT_STORAGE__URL=pg_url, MCBOT_STORAGE__DAEMON_ID=name, MCBOT_STORAGE__LEASE_S=str(LEASE_S),
-                         MCBOT_BOT__USERNAME=bot, MCBOT_STORAGE__DB_PATH=str(tmp / f"{name}.db"))
+        env = daemon_env(
+            tmp,
+            mc_version,
+            api_port,
+            MCBOT_SERVER__HOST="127.0.0.1",
+            MCBOT_SERVER__PORT=str(world_port),
+            MCBOT_STORAGE__URL=pg_url,
+            MCBOT_STORAGE__DAEMON_ID=name,
+            MCBOT_STORAGE__LEASE_S=str(LEASE_S),
+            MCBOT_BOT__USERNAME=bot,
+            MCBOT_STORAGE__DB_PATH=str(tmp / f"{name}.db"),
+        )
         self.log = tmp / f"{name}.out"
         with self.log.open("w") as out:
-            self.p = subprocess.Popen([sys.executable, "-m", "bot", "--config", str(cfg), "run"], cwd=ROOT, env=env,
-                                      stdout=out, stderr=subprocess.STDOUT, text=True)
+            self.p = subprocess.Popen(
+                [sys.executable, "-m", "bot", "--config", str(cfg), "run"],
+                cwd=ROOT,
+                env=env,
+                stdout=out,
+                stderr=subprocess.STDOUT,
+                text=True,
+            )
 
     def output(self) -> str:
         return f"--- {self.name} ---\n" + self.log.read_text()[-4000:]
@@ -69,12 +85,14 @@ class _Daemon:
 def _events(pg_url: str, task_id: str) -> list[dict]:
     """The task's event log as the database holds it, in order."""
     with psycopg.connect(pg_url, row_factory=dict_row) as conn:
-        return conn.execute("SELECT event, data FROM task_events WHERE task_id = %s ORDER BY seq",
-                            (task_id,)).fetchall()
+        return conn.execute(
+            "SELECT event, data FROM task_events WHERE task_id = %s ORDER BY seq", (task_id,)
+        ).fetchall()
 
 
-def test_two_daemons_on_one_postgres_do_a_goal_once_and_take_over_a_dead_ones_task(tmp_path, mc_version,
-                                                                                   embedded_server, pg_url):
+def test_two_daemons_on_one_postgres_do_a_goal_once_and_take_over_a_dead_ones_task(
+    tmp_path, mc_version, embedded_server, pg_url
+):
     one = _Daemon(tmp_path, "daemon-one", "alpha", mc_version, embedded_server.port, pg_url)
     two = _Daemon(tmp_path, "daemon-two", "bravo", mc_version, embedded_server.port, pg_url)
     daemons = [one, two]
@@ -108,8 +126,12 @@ def test_two_daemons_on_one_postgres_do_a_goal_once_and_take_over_a_dead_ones_ta
             return t if t["metadata"].get("heldBy") == other.bot else None
 
         wait_until(taken_over, LEASE_S + 30, f"{other.name} to take the task over after the {LEASE_S} s lease")
-        done = wait_until(lambda: (t := other.task(task_id))["status"] in ("completed", "failed") and t, 240,
-                          "the taken-over task to finish", poll_s=1)
+        done = wait_until(
+            lambda: (t := other.task(task_id))["status"] in ("completed", "failed") and t,
+            240,
+            "the taken-over task to finish",
+            poll_s=1,
+        )
         assert done["status"] == "completed", done
         events = _events(pg_url, task_id)
         kinds = [e["event"] for e in events]
@@ -119,11 +141,13 @@ def test_two_daemons_on_one_postgres_do_a_goal_once_and_take_over_a_dead_ones_ta
         # resumed from the checkpoint: the first step after the take-over is past the ones done
         assert after and after[0]["data"]["index"] > done_before >= 0, events
         # done once: one task for the goal in the whole store
-        same = [x for x in httpx.get(f"{other.base}/api/tasks", timeout=10).json()["tasks"]
-                if x["metadata"].get("goalKey") == done["metadata"]["goalKey"]]
+        same = [
+            x
+            for x in httpx.get(f"{other.base}/api/tasks", timeout=10).json()["tasks"]
+            if x["metadata"].get("goalKey") == done["metadata"]["goalKey"]
+        ]
         assert [x["id"] for x in same] == [task_id]
     finally:
         codes = {d.name: d.stop() for d in daemons}
     survivors = {name: code for name, code in codes.items() if code != -signal.SIGKILL}
     assert all(code == 0 for code in survivors.values()), "\n".join(d.output() for d in daemons)
-

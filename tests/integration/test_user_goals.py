@@ -18,14 +18,16 @@ from bot.runtime.server import free_port
 from tests.conftest import ROOT, USER_TASKS_ONLY, daemon_env, wait_healthy, wait_until
 
 pytestmark = pytest.mark.one_version(
-    reason="goal intake over HTTP and the command line is the daemon's; the actions it runs are tested per version")
+    reason="goal intake over HTTP and the command line is the daemon's; the actions it runs are tested per version"
+)
 
 CONFIG = USER_TASKS_ONLY
 
 
 def _mcbot(*args: str, env: dict[str, str], timeout: float = 180) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "bot", *args], cwd=ROOT, env=env, capture_output=True, text=True,
-                          timeout=timeout)
+    return subprocess.run(
+        [sys.executable, "-m", "bot", *args], cwd=ROOT, env=env, capture_output=True, text=True, timeout=timeout
+    )
 
 
 def _first_lines(lines: list[str], *patterns: str) -> list[int]:
@@ -45,8 +47,14 @@ def test_user_goals_from_http_and_the_command_line_run_to_the_end(tmp_path, mc_v
     env = daemon_env(tmp_path, mc_version, api_port)
     base = f"http://127.0.0.1:{api_port}"
     client_env = {**env, "MCBOT_API__PORT": str(api_port)}
-    p = subprocess.Popen([sys.executable, "-m", "bot", "--config", str(cfg), "run"], cwd=ROOT, env=env,
-                         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    p = subprocess.Popen(
+        [sys.executable, "-m", "bot", "--config", str(cfg), "run"],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
     try:
         wait_healthy(p, base, 90)
 
@@ -56,9 +64,14 @@ def test_user_goals_from_http_and_the_command_line_run_to_the_end(tmp_path, mc_v
         assert followed.returncode == 0, out + followed.stderr
         task_id = re.search(r"created (task-\S+):", out).group(1)
         lines = out.splitlines()
-        order = _first_lines(lines, r":\d\d created ", r":\d\d claimed ", r" step 1/\d+ started ",
-                             r" step \d+/\d+ finished ",
-                             r" completed ")
+        order = _first_lines(
+            lines,
+            r":\d\d created ",
+            r":\d\d claimed ",
+            r" step 1/\d+ started ",
+            r" step \d+/\d+ finished ",
+            r" completed ",
+        )
         assert order == sorted(order), out
         assert lines[-1].split()[1] == "completed" and lines[-1].endswith("100%"), out
         done = httpx.get(f"{base}/api/tasks/{task_id}").json()
@@ -68,11 +81,15 @@ def test_user_goals_from_http_and_the_command_line_run_to_the_end(tmp_path, mc_v
         r = httpx.post(f"{base}/api/goals", json={"text": "craft oak_planks 4"}, timeout=30)
         assert r.status_code == 201, r.text
         planks = r.json()["id"]
-        again = httpx.post(f"{base}/api/goals", json={"action": "craft", "target": "oak_planks", "amount": 4},
-                           timeout=30)
+        again = httpx.post(
+            f"{base}/api/goals", json={"action": "craft", "target": "oak_planks", "amount": 4}, timeout=30
+        )
         assert again.status_code == 409 and again.json()["task"]["id"] == planks, again.text
-        wait_until(lambda: httpx.get(f"{base}/api/tasks/{planks}").json()["status"] in ("completed", "failed"), 90,
-                   "the planks task to end")
+        wait_until(
+            lambda: httpx.get(f"{base}/api/tasks/{planks}").json()["status"] in ("completed", "failed"),
+            90,
+            "the planks task to end",
+        )
         assert httpx.get(f"{base}/api/tasks/{planks}").json()["status"] == "completed"
 
         # ungrounded: 422 with the reason, nothing stored; the command line says it and exits 1
@@ -96,8 +113,13 @@ def test_user_goals_from_http_and_the_command_line_run_to_the_end(tmp_path, mc_v
         assert cancelled.returncode == 0 and cancelled.stdout.strip().endswith("-> failed"), cancelled.stderr
         history = _mcbot("task", "follow", build["id"], env=client_env)
         assert history.returncode == 1  # the task failed (cancelled)
-        order = _first_lines(history.stdout.splitlines(), r":\d\d created ", r" held \(manual_pause\)", r" resumed ",
-                             r" failed \(cancelled by the user\)")
+        order = _first_lines(
+            history.stdout.splitlines(),
+            r":\d\d created ",
+            r" held \(manual_pause\)",
+            r" resumed ",
+            r" failed \(cancelled by the user\)",
+        )
         assert order == sorted(order), history.stdout
 
         p.send_signal(signal.SIGTERM)

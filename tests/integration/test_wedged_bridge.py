@@ -83,7 +83,12 @@ def test_a_stopped_node_is_declared_wedged_killed_and_rebuilt_with_the_bot_back(
 
         w = bridge.node_watch.wedges[-1]
         assert (w.kind, w.node_pid, w.generation, w.new_pid, w.new_generation) == (
-            "silent", old_pid, old_gen, bridge.node_pid, old_gen + 1)
+            "silent",
+            old_pid,
+            old_gen,
+            bridge.node_pid,
+            old_gen + 1,
+        )
         assert w.in_flight is not None and w.in_flight.startswith("snapshot for "), w.in_flight
         assert any(a.startswith(f"move_to #{walk.id} of ") for a in w.actions), w.actions
         # In order: the last beat, the first one missed, the wedge seen, node killed, the new one up.
@@ -93,8 +98,10 @@ def test_a_stopped_node_is_declared_wedged_killed_and_rebuilt_with_the_bot_back(
         assert w.rebuild_s <= REBUILT_WITHIN_S, w
         events = [what for _, what, _ in bridge.node_watch.history]
         assert events[-5:] == ["up", "wedged", "killed", "rebuild", "up"], events
-        print(f"\nwedge figures: detected {w.detect_s:.2f} s and rebuilt {w.rebuild_s:.2f} s "
-              f"after the first missed heartbeat ({w.reason})")
+        print(
+            f"\nwedge figures: detected {w.detect_s:.2f} s and rebuilt {w.rebuild_s:.2f} s "
+            f"after the first missed heartbeat ({w.reason})"
+        )
     finally:
         bridge.node_watch.action_sources.remove(live_body.actions_running)
         if _alive(old_pid):
@@ -118,8 +125,9 @@ def _daemon(tmp_path: Path, api_port: int, mc_version: str) -> tuple[subprocess.
     }
     log = tmp_path / "daemon.log"
     with log.open("w") as out:  # the child keeps its copy
-        p = subprocess.Popen([sys.executable, "-m", "bot", "run"], cwd=ROOT, env=env, stdout=out,
-                             stderr=subprocess.STDOUT)
+        p = subprocess.Popen(
+            [sys.executable, "-m", "bot", "run"], cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT
+        )
     return p, log
 
 
@@ -142,6 +150,7 @@ def test_a_daemon_whose_bridge_is_stopped_says_wedged_comes_back_and_stops_in_bu
     p, log = _daemon(tmp_path, api, mc_version)
     stopped: list[int] = []
     try:
+
         def healthy() -> bool:
             assert p.poll() is None, log.read_text()
             h = _health(base)

@@ -21,17 +21,24 @@ from tests.conftest import make_body
 
 pytestmark = pytest.mark.one_version(reason="the world's identity and the archive of its places are the daemon's store")
 
-NEW_WORLD = re.compile(r"\[World\] new world (memory:1337:\w+) \(was (memory:1337:\w+)\): "
-                       r"archived 1 goals, 0 checkpoints")
+NEW_WORLD = re.compile(
+    r"\[World\] new world (memory:1337:\w+) \(was (memory:1337:\w+)\): "
+    r"archived 1 goals, 0 checkpoints"
+)
 
 
 def _verified_shelter_at(agency: Agency, pos: tuple[float, float, float]) -> str:
     """A shelter goal of this world, completed after two passing verifications."""
     g = agency.goals
-    intent = BuildIntent(goal_type=BUILD_SHELTER, params={"template": "basic_shelter", "count": 1},
-                         bot_position=pos, title="build basic_shelter 1")
-    task = resolve_or_create_build_goal(agency.tasks, g.index, intent, verify=g.hooks.verify,
-                                        lifecycle=g.lifecycle).task
+    intent = BuildIntent(
+        goal_type=BUILD_SHELTER,
+        params={"template": "basic_shelter", "count": 1},
+        bot_position=pos,
+        title="build basic_shelter 1",
+    )
+    task = resolve_or_create_build_goal(
+        agency.tasks, g.index, intent, verify=g.hooks.verify, lifecycle=g.lifecycle
+    ).task
     site = basic_shelter((int(pos[0]) + 3, int(pos[1]), int(pos[2]) + 3), "south").site
     anchor_goal(agency.tasks, task.id, site)
     agency.tasks.set_status(task.id, "active")

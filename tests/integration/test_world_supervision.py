@@ -16,7 +16,8 @@ from bot.runtime.server import free_port
 from tests.conftest import ROOT, daemon_env, wait_until
 
 pytestmark = pytest.mark.one_version(
-    reason="restarting the world process is the daemon's supervision, not the protocol")
+    reason="restarting the world process is the daemon's supervision, not the protocol"
+)
 
 
 def _world_process(daemon_pid: int) -> psutil.Process | None:
@@ -32,8 +33,14 @@ def _world_process(daemon_pid: int) -> psutil.Process | None:
 def test_killed_world_is_restarted_on_the_same_port_and_the_daemon_is_healthy_again(tmp_path, mc_version):
     api_port, mc_port = free_port(), free_port()
     env = daemon_env(tmp_path, mc_version, api_port, MCBOT_SERVER__PORT=str(mc_port))
-    p = subprocess.Popen([sys.executable, "-m", "bot", "run"], cwd=ROOT, env=env,
-                         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    p = subprocess.Popen(
+        [sys.executable, "-m", "bot", "run"],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
     base = f"http://127.0.0.1:{api_port}"
     seen: list[dict] = []
 
@@ -55,8 +62,9 @@ def test_killed_world_is_restarted_on_the_same_port_and_the_daemon_is_healthy_ag
         world.send_signal(signal.SIGKILL)
         killed_at = time.monotonic()
 
-        wait_until(lambda: (h := health()) and "world" in h["down"], 10, "/healthz to name the world as down",
-                   poll_s=0.05)
+        wait_until(
+            lambda: (h := health()) and "world" in h["down"], 10, "/healthz to name the world as down", poll_s=0.05
+        )
         down = next(h for h in seen if "world" in h["down"])
         assert down["ok"] is False and down["world"].startswith("restarting (1/")
         wait_until(lambda: (h := health()) and h["ok"], 30, "the daemon healthy again after the world restart")
@@ -68,8 +76,7 @@ def test_killed_world_is_restarted_on_the_same_port_and_the_daemon_is_healthy_ag
         assert new_world is not None and new_world.pid != old_pid
         assert new_world.cmdline()[new_world.cmdline().index("--port") + 1] == str(mc_port)
         assert not psutil.pid_exists(old_pid) or psutil.Process(old_pid).status() != psutil.STATUS_ZOMBIE
-        zombies = [c.pid for c in psutil.Process(p.pid).children(recursive=True)
-                   if c.status() == psutil.STATUS_ZOMBIE]
+        zombies = [c.pid for c in psutil.Process(p.pid).children(recursive=True) if c.status() == psutil.STATUS_ZOMBIE]
         assert zombies == []
 
         p.send_signal(signal.SIGTERM)
@@ -87,11 +94,19 @@ def test_killed_world_is_restarted_on_the_same_port_and_the_daemon_is_healthy_ag
 
 def test_a_world_that_keeps_dying_stops_the_daemon_with_exit_3(tmp_path, mc_version):
     api_port = free_port()
-    env = daemon_env(tmp_path, mc_version, api_port,
-                     MCBOT_SERVER__WORLD_MAX_RESTARTS="0")  # the first death is one too many
-    p = subprocess.Popen([sys.executable, "-m", "bot", "run"], cwd=ROOT, env=env,
-                         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    env = daemon_env(
+        tmp_path, mc_version, api_port, MCBOT_SERVER__WORLD_MAX_RESTARTS="0"
+    )  # the first death is one too many
+    p = subprocess.Popen(
+        [sys.executable, "-m", "bot", "run"],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
     try:
+
         def running() -> bool:
             assert p.poll() is None, p.stdout.read()
             try:
@@ -105,8 +120,13 @@ def test_a_world_that_keeps_dying_stops_the_daemon_with_exit_3(tmp_path, mc_vers
         out, _ = p.communicate(timeout=30)
         assert p.returncode == 3, out[-2000:]
         assert "embedded world died 1 time within 600 s (server.world_max_restarts = 0); giving up" in out
-        wait_until(lambda: not any(psutil.pid_exists(c) and psutil.Process(c).status() != psutil.STATUS_ZOMBIE
-                                   for c in children), 5, "no orphan node process")
+        wait_until(
+            lambda: (
+                not any(psutil.pid_exists(c) and psutil.Process(c).status() != psutil.STATUS_ZOMBIE for c in children)
+            ),
+            5,
+            "no orphan node process",
+        )
     finally:
         if p.poll() is None:
             p.kill()

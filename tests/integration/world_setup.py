@@ -28,6 +28,7 @@ def feet(body: Any) -> tuple[int, int, int]:
 
 def teleport(body: Any, name: str, x: int, y: int, z: int, attempts: int = 3) -> None:
     """Move the bot to the middle of x, z at y, and wait for the chunks there to load."""
+
     def there() -> bool:
         return abs(body.snapshot().position.x - (x + 0.5)) < 1.5 and abs(body.snapshot().position.z - (z + 0.5)) < 1.5
 
@@ -50,8 +51,12 @@ def stone_pad(body: Any, name: str, x: int, y: int, z: int, r: int = 10, headroo
     body.chat(f"/mcbot fill {x - r} {y - 1} {z - r} {x + r} {y - 1} {z + r} stone")
     body.chat(f"/mcbot fill {x - r} {y} {z - r} {x + r} {y + headroom} {z + r} air")
     teleport(body, name, x, y, z)
-    wait_until(lambda: block_at(body, x, y - 1, z) == "stone" and block_at(body, x + r, y, z + r) == "air", 10,
-               "pad under the bot")
+    wait_until(
+        lambda: block_at(body, x, y - 1, z) == "stone" and block_at(body, x + r, y, z + r) == "air",
+        10,
+        "pad under the bot",
+    )
+
     # On a loaded machine the chunks can reach the bot before the fill does, and it falls to
     # the terrain under the pad: put it back on top once the pad is there.
     def on_pad() -> bool:
@@ -73,8 +78,9 @@ def give(body: Any, name: str, items: dict[str, int]) -> None:
     before = {item: body.snapshot().count_of(item) for item in items}
     for item, n in items.items():
         body.chat(f"/give {name} {item} {n}")
-    wait_until(lambda: all(body.snapshot().count_of(i) >= before[i] + n for i, n in items.items()), 15,
-               f"given {items}")
+    wait_until(
+        lambda: all(body.snapshot().count_of(i) >= before[i] + n for i, n in items.items()), 15, f"given {items}"
+    )
 
 
 def restore_vitals(body: Any, name: str) -> None:
@@ -98,7 +104,9 @@ async def run_executor_until(agency: Any, pred: Callable[[], bool], timeout_s: f
     while not pred():
         if time.monotonic() > deadline:
             t = agency.executor.current
-            raise AssertionError(f"timed out after {timeout_s} s waiting for {what} (running: {t and t.task_id}); "
-                                 f"events: {agency.goals.events[-5:]}")
+            raise AssertionError(
+                f"timed out after {timeout_s} s waiting for {what} (running: {t and t.task_id}); "
+                f"events: {agency.goals.events[-5:]}"
+            )
         await agency.job_executor()
         await asyncio.sleep(0.2)

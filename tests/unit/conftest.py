@@ -52,9 +52,15 @@ def store(tmp_path: Path, clock: FrozenClock) -> Any:
 def make_snapshot() -> Callable[..., WorldSnapshot]:
     def make(inventory: dict[str, int] | None = None, **over: Any) -> WorldSnapshot:
         fields: dict[str, Any] = {
-            "health": 20, "food": 20, "gameMode": "survival", "dimension": "overworld", "timeOfDay": 1000,
+            "health": 20,
+            "food": 20,
+            "gameMode": "survival",
+            "dimension": "overworld",
+            "timeOfDay": 1000,
             "isDay": True,
-            "position": Vec3(x=0, y=64, z=0), "hostiles": 0, "ts": 0,
+            "position": Vec3(x=0, y=64, z=0),
+            "hostiles": 0,
+            "ts": 0,
         }
         fields.update(over)
         items = [InventoryItem(name=n, count=c) for n, c in (inventory or {}).items()]

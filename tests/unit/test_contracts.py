@@ -41,11 +41,15 @@ EARLIER_IN_TEXT = [
 OUTSIDE = [
     (re.compile("\u00a7"), "a section sign"),
     # node/test/server.test.js's player is named "contract" (/mcbot food contract 7 2)
-    (re.compile(r"(?<!food )(?<!damage )(?<!health )(?<!\d )\b[Cc]ontract (?:sections? )?\d"),
-     "a numbered contract section"),
+    (
+        re.compile(r"(?<!food )(?<!damage )(?<!health )(?<!\d )\b[Cc]ontract (?:sections? )?\d"),
+        "a numbered contract section",
+    ),
     (re.compile(r"\b[Cc]ontract B\b"), "a lettered contract rule"),
-    (re.compile(r"\bspec's\b|\bthe specs\b|\bspecs'|\bspecs?[ /]README\b|\bkeep-alive spec\b|\bspecs/"),
-     "the specifications"),
+    (
+        re.compile(r"\bspec's\b|\bthe specs\b|\bspecs'|\bspecs?[ /]README\b|\bkeep-alive spec\b|\bspecs/"),
+        "the specifications",
+    ),
     (re.compile(r"shared/(?:design|specs)"), "the shared design folder"),
     (re.compile(r"\bSTYLE(?:\.md)? ?#\d|design/STYLE|ARCHITECTURE\.md"), "the design notes"),
     (re.compile(r"bridge-notes"), "the bridge notes"),
@@ -75,7 +79,7 @@ def _entries() -> dict[str, str]:
     for i, (start, id_) in enumerate(starts):
         end = starts[i + 1][0] if i + 1 < len(starts) else len(text)
         heading = text.find("\n## ", start)
-        out[id_] = text[start:heading if 0 <= heading < end else end]
+        out[id_] = text[start : heading if 0 <= heading < end else end]
     return out
 
 
@@ -151,8 +155,10 @@ def test_every_id_the_code_cites_is_defined(sources):
 
 
 def _earlier_names_in_test_name(name: str) -> list[str]:
-    found = [f"{a.upper()}-{b.upper()}{n}" for a, b, n in
-             re.findall(r"(?i)(?<![a-z0-9])(ka|sc|ev|pa|mv)_([a-e])(\d)(?![0-9])", name)]
+    found = [
+        f"{a.upper()}-{b.upper()}{n}"
+        for a, b, n in re.findall(r"(?i)(?<![a-z0-9])(ka|sc|ev|pa|mv)_([a-e])(\d)(?![0-9])", name)
+    ]
     found += [f"I-{n}" for n in re.findall(r"(?<=^test_)I(\d)(?=_)", name)]
     found += [f"INV-{body.replace('_', '-')}-{n}" for body, n in re.findall(r"INV_([A-Z_]+?)_(\d{3})", name)]
     found += ["6.1"] if name.startswith("test_6_1_") else []
@@ -180,8 +186,11 @@ def test_every_earlier_name_the_code_uses_is_listed(sources):
                     unlisted.append(f"{_where(path, text, m.start())}: {m.group(0)}")
         if path.suffix == ".py":
             for m in re.finditer(r"def (test_\w+)\(", text):
-                unlisted += [f"{_where(path, text, m.start())}: {a} (in {m.group(1)})"
-                             for a in _earlier_names_in_test_name(m.group(1)) if a not in aliases]
+                unlisted += [
+                    f"{_where(path, text, m.start())}: {a} (in {m.group(1)})"
+                    for a in _earlier_names_in_test_name(m.group(1))
+                    if a not in aliases
+                ]
     assert not unlisted, "earlier names not in docs/contracts.md's table:\n" + "\n".join(unlisted)
 
 

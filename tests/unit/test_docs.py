@@ -79,7 +79,7 @@ def _table(text: str, header: str) -> list[list[str]]:
     starts = [i for i, line in enumerate(lines) if line.startswith(header)]
     assert starts, f"no table starting {header!r}"
     for start in starts:
-        for line in lines[start + 2:]:
+        for line in lines[start + 2 :]:
             if not line.startswith("|"):
                 break
             rows.append([c.strip() for c in re.split(r"(?<!\\)\|", line)[1:-1]])
@@ -138,7 +138,7 @@ def _invocations() -> list[tuple[str, str]]:
     for path, text in _all().items():
         for span in _spans(text):
             if span.startswith("mcbot "):
-                found.append((path.name, span[len("mcbot "):]))
+                found.append((path.name, span[len("mcbot ") :]))
         for line in _fenced_lines(text):
             m = re.match(r"^(?:\$ )?(?:\.venv/bin/)?mcbot ([^#;]*)", line.strip())
             if m:
@@ -168,7 +168,7 @@ def _expand(line: str) -> list[list[str]]:
     words = [w.strip("[]") for w in line.replace("\\|", "|").split()]
     for i, w in enumerate(words):
         if "|" in w and not w.startswith("-"):
-            return [[*words[:i], alt, *words[i + 1:]] for alt in w.split("|") if alt]
+            return [[*words[:i], alt, *words[i + 1 :]] for alt in w.split("|") if alt]
     return [words]
 
 
@@ -180,10 +180,11 @@ def test_every_command_the_pages_show_exists_with_its_flags():
         for words in _expand(line):
             chain, parser = _resolve(words)
             positional = [a for a in parser._actions if not a.option_strings and a.choices]
-            rest = words[len(chain):]
+            rest = words[len(chain) :]
             if positional and rest and not rest[0].startswith("-"):
-                assert rest[0] in positional[0].choices, f"{page}: mcbot {line}: {rest[0]!r} not one of " \
-                                                         f"{sorted(positional[0].choices)}"
+                assert rest[0] in positional[0].choices, (
+                    f"{page}: mcbot {line}: {rest[0]!r} not one of {sorted(positional[0].choices)}"
+                )
             for flag in re.findall(r"(?<![\w-])--[a-z][a-z-]*", " ".join(rest)):
                 assert flag in _options(parser) | global_options, f"{page}: mcbot {line}: no option {flag}"
 
@@ -207,10 +208,16 @@ def test_the_command_table_lists_every_command():
 
 def test_exit_codes_are_the_ones_the_command_line_returns():
     text = re.sub(r"\s+", " ", _page("api.md"))
-    para = text[text.index("Exit codes:"):text.index("For example, with nothing listening")]
+    para = text[text.index("Exit codes:") : text.index("For example, with nothing listening")]
     documented = {int(code): words for code, words in re.findall(r"`(\d+)` ([a-z]+)", para)}
-    meaning = {"ok": EXIT_OK, "failure": EXIT_FAILURE, "initialization": EXIT_INIT, "invalid": EXIT_INVALID,
-               "schema": EXIT_SCHEMA, "a": EXIT_INTERRUPTED}
+    meaning = {
+        "ok": EXIT_OK,
+        "failure": EXIT_FAILURE,
+        "initialization": EXIT_INIT,
+        "invalid": EXIT_INVALID,
+        "schema": EXIT_SCHEMA,
+        "a": EXIT_INTERRUPTED,
+    }
     assert {code: meaning[word] for code, word in documented.items()} == {c: c for c in documented}
     assert set(documented) == {EXIT_OK, EXIT_FAILURE, EXIT_INIT, EXIT_INVALID, EXIT_SCHEMA, EXIT_INTERRUPTED}
 
@@ -253,8 +260,12 @@ def _config_keys_named(text: str) -> set[str]:
     for span in _spans(text):
         key = span.split(" = ")[0].strip()
         m = re.fullmatch(r"([a-z_]+)\.[a-z_]+(?:\.[a-z_]+)*", key)
-        if m and m.group(1) in SECTIONS and not _is_module(key) \
-                and not re.search(r"\.(js|py|toml|json|md|log|db|properties)$", key):
+        if (
+            m
+            and m.group(1) in SECTIONS
+            and not _is_module(key)
+            and not re.search(r"\.(js|py|toml|json|md|log|db|properties)$", key)
+        ):
             keys.add(key)
     for section, key in re.findall(r"MCBOT_([A-Z_]+?)__([A-Z_]+)", text):
         keys.add(f"{section.lower()}.{key.lower()}")
@@ -311,7 +322,7 @@ def _documented_routes() -> set[tuple[str, str]]:
     for cells in _table(_page("api.md"), "| endpoint |"):
         for method, path in re.findall(r"`(GET|POST|PUT|PATCH|DELETE) ([^`?\s\[]+(?:\[/\{id\}\])?)", cells[0]):
             path = path.replace("\\|", "|")
-            for p in ([path.replace("[/{id}]", ""), path.replace("[/{id}]", "/{id}")] if "[" in path else [path]):
+            for p in [path.replace("[/{id}]", ""), path.replace("[/{id}]", "/{id}")] if "[" in path else [path]:
                 head, _, last = p.rpartition("/")
                 for alt in last.split("|"):
                     routes.add((method, f"{head}/{alt}"))

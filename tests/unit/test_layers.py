@@ -52,8 +52,11 @@ def _targets(package: str) -> dict[str, set[tuple[int, str]]]:
     mods = _modules(package)
     graph: dict[str, set[tuple[int, str]]] = {}
     for name, path in mods.items():
-        graph[name] = {(line, dotted) for line, dotted in _imports(name, path)
-                       if dotted in mods and dotted != name and dotted.split(".")[0] == package}
+        graph[name] = {
+            (line, dotted)
+            for line, dotted in _imports(name, path)
+            if dotted in mods and dotted != name and dotted.split(".")[0] == package
+        }
     return graph
 
 
@@ -63,10 +66,13 @@ def _room(module: str, rooms: tuple[str, ...]) -> str | None:
 
 
 def test_agency_imports_follow_the_declared_layer_order() -> None:
-    wrong = [f"{agency_layers.room_of(src) or 'shared'}: {src}:{line} imports {dst} "
-             f"({agency_layers.room_of(dst) or 'shared'})"
-             for src, deps in _targets("agency").items() for line, dst in deps
-             if not agency_layers.may_import(src, dst)]
+    wrong = [
+        f"{agency_layers.room_of(src) or 'shared'}: {src}:{line} imports {dst} "
+        f"({agency_layers.room_of(dst) or 'shared'})"
+        for src, deps in _targets("agency").items()
+        for line, dst in deps
+        if not agency_layers.may_import(src, dst)
+    ]
     assert wrong == []
 
 
@@ -111,14 +117,17 @@ def test_the_import_check_catches_a_postgresql_client_outside_agency_pg() -> Non
     at_import = "import sqlite3\nimport psycopg\n"
     in_a_function = "def f():\n    from psycopg.errors import UniqueViolation\n    return UniqueViolation\n"
     assert _outside_imports("agency.goals.key_index", _imports_of("agency.goals.key_index", at_import)) == [
-        "agency.goals.key_index:2 imports psycopg outside agency.pg"]
+        "agency.goals.key_index:2 imports psycopg outside agency.pg"
+    ]
     assert _outside_imports("agency.db", _imports_of("agency.db", in_a_function)) == [
         "agency.db:2 imports psycopg.errors.UniqueViolation outside agency.pg",
-        "agency.db:2 imports psycopg.errors outside agency.pg"]
+        "agency.db:2 imports psycopg.errors outside agency.pg",
+    ]
     assert _outside_imports("agency.pg.database", _imports_of("agency.pg.database", at_import + in_a_function)) == []
     assert _outside_imports("agency.llm.providers.openai", _imports_of("agency.llm.x", "import httpx\n")) == []
     assert _outside_imports("agency.goals.x", _imports_of("agency.goals.x", "import httpx\n")) == [
-        "agency.goals.x:1 imports httpx outside agency.llm"]
+        "agency.goals.x:1 imports httpx outside agency.llm"
+    ]
 
 
 def test_bot_imports_follow_the_declared_layer_order() -> None:
@@ -140,8 +149,10 @@ def test_bot_imports_follow_the_declared_layer_order() -> None:
 def test_no_import_circles_between_modules(package: str) -> None:
     graph = {src: {dst for _, dst in deps} for src, deps in _targets(package).items()}
     # a package's __init__ that re-exports its modules is not a circle with them
-    graph = {src: {d for d in deps if not (src.startswith(d + ".") and (ROOT / d.replace(".", "/")).is_dir())}
-             for src, deps in graph.items()}
+    graph = {
+        src: {d for d in deps if not (src.startswith(d + ".") and (ROOT / d.replace(".", "/")).is_dir())}
+        for src, deps in graph.items()
+    }
     circles = []
     index: dict[str, int] = {}
     low: dict[str, int] = {}
@@ -177,8 +188,11 @@ def test_no_import_circles_between_modules(package: str) -> None:
 
 @pytest.mark.parametrize("package", ["agency", "bot"])
 def test_every_room_says_what_it_does(package: str) -> None:
-    bare = [str(p.relative_to(ROOT)) for p in (ROOT / package).rglob("__init__.py")
-            if not ast.get_docstring(ast.parse(p.read_text(encoding="utf-8")))]
+    bare = [
+        str(p.relative_to(ROOT))
+        for p in (ROOT / package).rglob("__init__.py")
+        if not ast.get_docstring(ast.parse(p.read_text(encoding="utf-8")))
+    ]
     assert bare == []
 
 
@@ -196,16 +210,21 @@ def test_the_layer_check_catches_an_upward_import() -> None:
 
 def test_agency_loads_without_psycopg_and_catches_postgresql_refusals_once_agency_pg_is_loaded() -> None:
     rooms = [r for r in agency_layers.LAYERS if r != agency_layers.PG_ROOM]
-    script = "\n".join([
-        "import importlib, sys",
-        "from agency.db import integrity_errors",
-        *[f"importlib.import_module({m!r})" for m in sorted(_modules("agency"))
-          if agency_layers.room_of(m) in rooms or agency_layers.room_of(m) is None],
-        "print(sorted(m for m in sys.modules if m.split('.')[0] == 'psycopg')[:1])",
-        "print([e.__module__ for e in integrity_errors()])",
-        "import agency.pg.database",
-        "print([e.__module__ for e in integrity_errors()])",
-    ])
+    script = "\n".join(
+        [
+            "import importlib, sys",
+            "from agency.db import integrity_errors",
+            *[
+                f"importlib.import_module({m!r})"
+                for m in sorted(_modules("agency"))
+                if agency_layers.room_of(m) in rooms or agency_layers.room_of(m) is None
+            ],
+            "print(sorted(m for m in sys.modules if m.split('.')[0] == 'psycopg')[:1])",
+            "print([e.__module__ for e in integrity_errors()])",
+            "import agency.pg.database",
+            "print([e.__module__ for e in integrity_errors()])",
+        ]
+    )
     out = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
     assert out.stdout.splitlines() == ["[]", "['sqlite3']", "['sqlite3', 'psycopg']"]

@@ -113,8 +113,12 @@ def inject_abilities(
         ids.append(aid)
         used = estimate_tokens("".join(out))
     if truncated:
-        logger.warning("ability injection truncated to {} tokens (budget {}); dropped: {}", used, budget_tokens,
-                       ", ".join(dropped) or "none (core text cut)")
+        logger.warning(
+            "ability injection truncated to {} tokens (budget {}); dropped: {}",
+            used,
+            budget_tokens,
+            ", ".join(dropped) or "none (core text cut)",
+        )
     block = "".join(out) if ids else ""
     system = f"{block}\n{base_system}".strip() + "\n" if block else base_system
     return InjectionResult(system, ids, used if ids else 0, truncated, dropped)

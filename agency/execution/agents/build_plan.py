@@ -52,8 +52,13 @@ def choose_wall(inventory: Mapping[str, int]) -> str:
 
 
 def _craft(step_id: str, target: str, amount: int, why: str) -> StepDef:
-    return StepDef(id=step_id, kind="delegate", agent="crafter", description=why,
-                   task={"action": "craft", "target": target, "amount": amount})
+    return StepDef(
+        id=step_id,
+        kind="delegate",
+        agent="crafter",
+        description=why,
+        task={"action": "craft", "target": target, "amount": amount},
+    )
 
 
 def shelter_plan(agent_id: str, task: Mapping[str, Any], inventory: Mapping[str, int]) -> WorkflowDef:
@@ -84,34 +89,73 @@ def shelter_plan(agent_id: str, task: Mapping[str, Any], inventory: Mapping[str,
     if helpers and wall.endswith("_planks") and held > 0 and ask > 0:
         # A fleet: another bot brings the walls while this one makes the door; whatever has
         # not come when the wait ends, the crafter makes (it crafts only what is missing).
-        steps.insert(0,
-                     StepDef(id="ask-walls", tool="request_delivery",
-                             description=f"ask {', '.join(helpers)} for {ask} {wall}",
-                                args={"taskId": "${task.id}", "item": wall, "count": ask}))
-        steps.append(StepDef(id="await-walls", tool="await_delivery", description=f"wait to hold {held} {wall}",
-                             args={"item": wall, "total": held, "deliveryTaskId": "${steps.ask-walls.deliveryTaskId}"}))
-        steps.append(StepDef(id="get-walls", kind="delegate", agent="crafter", description=f"hold {held} {wall}",
-                             task={"action": "craft", "target": wall, "amount": held, "ensure": True}))
+        steps.insert(
+            0,
+            StepDef(
+                id="ask-walls",
+                tool="request_delivery",
+                description=f"ask {', '.join(helpers)} for {ask} {wall}",
+                args={"taskId": "${task.id}", "item": wall, "count": ask},
+            ),
+        )
+        steps.append(
+            StepDef(
+                id="await-walls",
+                tool="await_delivery",
+                description=f"wait to hold {held} {wall}",
+                args={"item": wall, "total": held, "deliveryTaskId": "${steps.ask-walls.deliveryTaskId}"},
+            )
+        )
+        steps.append(
+            StepDef(
+                id="get-walls",
+                kind="delegate",
+                agent="crafter",
+                description=f"hold {held} {wall}",
+                task={"action": "craft", "target": wall, "amount": held, "ensure": True},
+            )
+        )
     elif short > 0:
         if not wall.endswith("_planks"):
             raise WorkflowPlanError("NO_MATERIALS", f"the shelter needs {short} more {wall}")
         steps.append(_craft("get-walls", wall, short, f"have {short} more {wall} for the walls and roof"))
-    steps.append(StepDef(id="site", tool="shelter_site",
-                         description="choose a site (least earthwork nearby) and anchor the goal",
-                         args=materials))
-    site = {"taskId": "${task.id}", "origin": "${steps.site.origin}", "facing": "${steps.site.facing}",
-            "wallBlock": "${steps.site.wallBlock}", "doorBlock": "${steps.site.doorBlock}",
-            "lightBlock": "${steps.site.lightBlock}"}
-    steps.append(StepDef(id="prepare", tool="prepare_shelter_site", description="clear and level the site",
-                         args=site))
+    steps.append(
+        StepDef(
+            id="site",
+            tool="shelter_site",
+            description="choose a site (least earthwork nearby) and anchor the goal",
+            args=materials,
+        )
+    )
+    site = {
+        "taskId": "${task.id}",
+        "origin": "${steps.site.origin}",
+        "facing": "${steps.site.facing}",
+        "wallBlock": "${steps.site.wallBlock}",
+        "doorBlock": "${steps.site.doorBlock}",
+        "lightBlock": "${steps.site.lightBlock}",
+    }
+    steps.append(StepDef(id="prepare", tool="prepare_shelter_site", description="clear and level the site", args=site))
     for module in basic_shelter((0, 0, 0)).modules:
         if module.name == "light" and not light:
             continue  # "a torch if possible": without torch or coal the hut is dark but covered
-        steps.append(StepDef(id=f"module-{module.name.replace('_', '-')}", tool="build_shelter_module",
-                             description=f"build the {module.name}", args={**site, "module": module.name}))
+        steps.append(
+            StepDef(
+                id=f"module-{module.name.replace('_', '-')}",
+                tool="build_shelter_module",
+                description=f"build the {module.name}",
+                args={**site, "module": module.name},
+            )
+        )
     if any(is_bed(name) and n > 0 for name, n in inventory.items()):
-        steps.append(StepDef(id="furnish-bed", tool="place_shelter_bed", description="put the held bed inside",
-                             args={"origin": "${steps.site.origin}", "facing": "${steps.site.facing}"}))
+        steps.append(
+            StepDef(
+                id="furnish-bed",
+                tool="place_shelter_bed",
+                description="put the held bed inside",
+                args={"origin": "${steps.site.origin}", "facing": "${steps.site.facing}"},
+            )
+        )
     return WorkflowDef(id=f"{agent_id}-build-shelter", description="build a basic shelter and verify it", steps=steps)
 
 
@@ -120,12 +164,23 @@ def pillar_plan(agent_id: str, target: str) -> WorkflowDef:
     steps = [
         StepDef(id="where", tool="snapshot"),
         StepDef(id="base", tool="place_block", args={"block": target}, dependsOn=["where"]),
-        StepDef(id="stack", tool="build_blueprint", dependsOn=["base"], args={
-            "name": "pillar", "origin": ["${steps.base.x}", "${steps.base.y}", "${steps.base.z}"],
-            "placements": [{"x": 0, "y": 1, "z": 0, "block": target}]}),
+        StepDef(
+            id="stack",
+            tool="build_blueprint",
+            dependsOn=["base"],
+            args={
+                "name": "pillar",
+                "origin": ["${steps.base.x}", "${steps.base.y}", "${steps.base.z}"],
+                "placements": [{"x": 0, "y": 1, "z": 0, "block": target}],
+            },
+        ),
     ]
-    return WorkflowDef(id=f"{agent_id}-build", description="a 2-high pillar of the target block",
-                       steps=steps, parallel=ParallelConfig(maxConcurrency=1, strategy="rollback"))
+    return WorkflowDef(
+        id=f"{agent_id}-build",
+        description="a 2-high pillar of the target block",
+        steps=steps,
+        parallel=ParallelConfig(maxConcurrency=1, strategy="rollback"),
+    )
 
 
 def build_plan(agent_id: str, task: Mapping[str, Any], inventory: Mapping[str, int]) -> WorkflowDef:

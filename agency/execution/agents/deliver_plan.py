@@ -27,18 +27,31 @@ def deliver_plan(agent_id: str, task: Mapping[str, Any], inventory: Mapping[str,
     short = amount - int(inventory.get(item, 0))
     steps: list[StepDef] = []
     if short > 0 and item in CRAFTABLE:
-        steps += craft_plan(agent_id, {"target": item, "amount": short, "facts": task.get("facts") or {}},
-                            inventory).steps
+        steps += craft_plan(
+            agent_id, {"target": item, "amount": short, "facts": task.get("facts") or {}}, inventory
+        ).steps
     elif short > 0:  # a raw material: dug from its block (cobblestone from stone), else from a block of its name
         plan = PlanBuilder(inventory, table_known=bool((task.get("facts") or {}).get("craftingTable")))
         plan.gather(item, short, step_id="collect", block=SOURCE_BLOCK.get(item, item))
         steps += plan.steps
     near = (task.get("facts") or {}).get("near")
     if near:  # where the bot that asked was: out of sight from where the items were got, perhaps
-        steps.append(StepDef(id="go-near", tool="move_to", description=f"walk back towards {to}",
-                             args={"x": near[0], "y": near[1], "z": near[2], "range": 6}))
-    steps.append(StepDef(id="give", tool="give", description=f"hand {amount} {item} to {to}",
-                         args={"player": to, "item": item, "count": amount}))
-    return WorkflowDef(id=f"{agent_id}-deliver-{item.replace('_', '-')}",
-                       description=f"deliver {amount} {item} to {to}",
-                       steps=steps)
+        steps.append(
+            StepDef(
+                id="go-near",
+                tool="move_to",
+                description=f"walk back towards {to}",
+                args={"x": near[0], "y": near[1], "z": near[2], "range": 6},
+            )
+        )
+    steps.append(
+        StepDef(
+            id="give",
+            tool="give",
+            description=f"hand {amount} {item} to {to}",
+            args={"player": to, "item": item, "count": amount},
+        )
+    )
+    return WorkflowDef(
+        id=f"{agent_id}-deliver-{item.replace('_', '-')}", description=f"deliver {amount} {item} to {to}", steps=steps
+    )

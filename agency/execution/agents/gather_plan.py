@@ -33,8 +33,13 @@ class _AskCrafter(PlanBuilder):
         if can_harvest(self.sim, block):
             return
         tool = tool_to_make(block)
-        self.add("get-tool", kind="delegate", agent=CRAFTER, description=f"a {tool} to dig {block} with",
-                 task={"action": "craft", "target": tool, "amount": 1, "ensure": True})
+        self.add(
+            "get-tool",
+            kind="delegate",
+            agent=CRAFTER,
+            description=f"a {tool} to dig {block} with",
+            task={"action": "craft", "target": tool, "amount": 1, "ensure": True},
+        )
         self.sim[tool] = self.sim.get(tool, 0) + 1
 
 

@@ -12,9 +12,13 @@ from agency.execution.agents.smelt_plan import smelt_plan
 from agency.tools.crafting import table_facts
 from agency.tools.smelting import smelt_facts
 
-GENERATORS = {"craft_plan": craft_plan, "build_plan": build_plan, "smelt_plan": smelt_plan,
-              "deliver_plan": deliver_plan,
-              "gather_plan": gather_plan}
+GENERATORS = {
+    "craft_plan": craft_plan,
+    "build_plan": build_plan,
+    "smelt_plan": smelt_plan,
+    "deliver_plan": deliver_plan,
+    "gather_plan": gather_plan,
+}
 # A table or furnace already standing (in sight, or remembered and found standing): a plan
 # crafts neither (nor gathers their wood and stone). A gather plan's tools come from the
 # crafter, whose craft plan is told of the table then.

@@ -112,8 +112,9 @@ class PlanBuilder:
 
     def uses_left(self, block: str) -> int:
         """How many `block` the held tools dig before the last breaks."""
-        return sum(self.sim[t] * durability(t) - self.worn.get(t, 0) for t in harvest_tools(block)
-                   if self.sim.get(t, 0) > 0)
+        return sum(
+            self.sim[t] * durability(t) - self.worn.get(t, 0) for t in harvest_tools(block) if self.sim.get(t, 0) > 0
+        )
 
     def _wear(self, block: str, digs: int) -> None:
         """Spend `digs` uses on the tools the bot digs `block` with, fastest first; a tool
@@ -131,8 +132,9 @@ class PlanBuilder:
         assert not digs, f"{digs} {block} dug with no tool left"
 
     # ---- gathering ------------------------------------------------------------------------
-    def gather(self, raw: str, short: int, *, step_id: str | None = None, note: str = "",
-               block: str | None = None) -> None:
+    def gather(
+        self, raw: str, short: int, *, step_id: str | None = None, note: str = "", block: str | None = None
+    ) -> None:
         """collect_block steps for `short` more `raw` in batches, each ensuring a running total,
         each after a tool with uses left for it: a batch ends where the last tool breaks."""
         block = block or SOURCE_BLOCK[raw]
@@ -140,9 +142,12 @@ class PlanBuilder:
             self.ensure_tool(block)
             batch = min(self.batch, short, self.uses_left(block) if needs_tool(block) else short)
             total = self.held(raw) + batch
-            self.add(step_id or f"gather-{raw}", tool="collect_block",
-                     description=f"have {total} {raw}" + (f" ({note})" if note else ""),
-                     args={"block": block, "count": total, "ensure": True})
+            self.add(
+                step_id or f"gather-{raw}",
+                tool="collect_block",
+                description=f"have {total} {raw}" + (f" ({note})" if note else ""),
+                args={"block": block, "count": total, "ensure": True},
+            )
             self._wear(block, batch)
             self.sim[raw] = self.sim.get(raw, 0) + batch
             short -= batch
@@ -160,8 +165,9 @@ class PlanBuilder:
                 break
             for raw, _short in raws:
                 if raw not in SOURCE_BLOCK:
-                    raise WorkflowPlanError("NO_SOURCE",
-                                            f"'{raw}' is needed for {item} and the bot cannot gather it yet")
+                    raise WorkflowPlanError(
+                        "NO_SOURCE", f"'{raw}' is needed for {item} and the bot cannot gather it yet"
+                    )
             blocked = next((SOURCE_BLOCK[raw] for raw, _ in raws if not can_harvest(self.sim, SOURCE_BLOCK[raw])), None)
             if blocked is not None:
                 # The tool first, then plan again: its leftovers (sticks, planks, the table) count.
@@ -177,14 +183,22 @@ class PlanBuilder:
             raise AssertionError(f"no plan for {item} gets its materials")
         for st in plan.steps:
             if st.place_table:
-                self.add("place-crafting-table", tool="place_block", description="place a crafting table",
-                         args={"block": "crafting_table"})
+                self.add(
+                    "place-crafting-table",
+                    tool="place_block",
+                    description="place a crafting table",
+                    args={"block": "crafting_table"},
+                )
                 _take(self.sim, "crafting_table", 1)
                 self.table = True
                 continue
             total = self.held(st.item) + st.makes
-            self.add(f"craft-{st.item.replace('_', '-')}", tool="craft", description=f"have {total} {st.item}",
-                     args={"item": st.item, "count": total, "ensure": True})
+            self.add(
+                f"craft-{st.item.replace('_', '-')}",
+                tool="craft",
+                description=f"have {total} {st.item}",
+                args={"item": st.item, "count": total, "ensure": True},
+            )
             rec = recipe_for(st.item)
             assert rec is not None
             for ing, n in rec.ingredients:

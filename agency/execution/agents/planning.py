@@ -31,10 +31,13 @@ def craft_plan(agent_id: str, task: Mapping[str, Any], inventory: Mapping[str, i
     if task.get("ensure"):  # hold `amount` in all: make only what is missing
         amount -= available(inventory, item)
         if amount <= 0:
-            return WorkflowDef(id=f"{agent_id}-craft-{item.replace('_', '-')}", description=f"{item}: enough held",
-                               steps=[StepDef(id="held", tool="inventory",
-                                              description=f"already hold {task.get('amount')} {item}")])
+            return WorkflowDef(
+                id=f"{agent_id}-craft-{item.replace('_', '-')}",
+                description=f"{item}: enough held",
+                steps=[StepDef(id="held", tool="inventory", description=f"already hold {task.get('amount')} {item}")],
+            )
     plan = PlanBuilder(inventory, table_known=table_known)
     plan.craft(item, amount)
-    return WorkflowDef(id=f"{agent_id}-craft-{item.replace('_', '-')}", description=f"craft {amount} {item}",
-                       steps=plan.steps)
+    return WorkflowDef(
+        id=f"{agent_id}-craft-{item.replace('_', '-')}", description=f"craft {amount} {item}", steps=plan.steps
+    )

@@ -99,8 +99,9 @@ def parse_profile(data: Mapping[str, Any] | AgentProfile, source: str | None = N
     try:
         return AgentProfile.model_validate(dict(data))
     except ValidationError as e:
-        problems = "; ".join(f"{'.'.join(str(p) for p in err['loc']) or '(profile)'}: {err['msg']}"
-                             for err in e.errors())
+        problems = "; ".join(
+            f"{'.'.join(str(p) for p in err['loc']) or '(profile)'}: {err['msg']}" for err in e.errors()
+        )
         raise ProfileValidationError(f"invalid agent profile: {problems}", source) from None
 
 

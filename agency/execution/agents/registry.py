@@ -44,7 +44,9 @@ class AgentRegistry:
         if core_tokens > profile.abilityTokenBudget:
             raise ProfileValidationError(
                 f"agent '{profile.id}': core abilities need ~{core_tokens} tokens, over abilityTokenBudget "
-                f"{profile.abilityTokenBudget}", source)
+                f"{profile.abilityTokenBudget}",
+                source,
+            )
         if profile.id == STANDARD_AGENT and not profile.enabled:
             raise ProfileValidationError("the 'standard' agent must stay enabled", source)
         return profile
@@ -111,8 +113,9 @@ class AgentRegistry:
             except ProfileValidationError as e:
                 errors.append(str(e))
         ids = [p.id for p in checked]
-        errors += [f"agent id '{i}' defined more than once in {path}"
-                   for i in sorted({i for i in ids if ids.count(i) > 1})]
+        errors += [
+            f"agent id '{i}' defined more than once in {path}" for i in sorted({i for i in ids if ids.count(i) > 1})
+        ]
         errors += [f"agent '{i}' is already registered" for i in ids if i in self._agents]
         if errors:
             raise ProfileValidationError("; ".join(errors))

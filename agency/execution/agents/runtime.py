@@ -98,8 +98,9 @@ class AgentRuntime:
         self.plan_facts = plan_facts
         self.tools = tools
         self.checkpoints = checkpoints
-        executor = StepExecutor(tools, tool_context, prompt_runner=prompt_runner, inject=self.inject,
-                                delegate=self.delegate)
+        executor = StepExecutor(
+            tools, tool_context, prompt_runner=prompt_runner, inject=self.inject, delegate=self.delegate
+        )
         # on_step hears the steps of task runs (delegated child runs have no task id).
         self.engine = WorkflowEngine(executor, checkpoints, stop_grace_s=stop_grace_s, on_step=on_step)
         self.tool_context = tool_context
@@ -149,8 +150,15 @@ class AgentRuntime:
             rec = self.checkpoints.latest_run_for_task(task.id)
             if rec is not None and rec.status != "completed":  # resume, same steps, same agent
                 chain = DelegationChain((rec.agentId,), self.agents.require(rec.agentId).maxDelegationDepth)
-                return await self.engine.run(rec.workflow, run_id=rec.runId, agent_id=rec.agentId,
-                                             task=rec.context.get("task"), task_id=task.id, chain=chain, stop=stop)
+                return await self.engine.run(
+                    rec.workflow,
+                    run_id=rec.runId,
+                    agent_id=rec.agentId,
+                    task=rec.context.get("task"),
+                    task_id=task.id,
+                    chain=chain,
+                    stop=stop,
+                )
         profile = self.agents.require(agent_id) if agent_id else self.choose_agent(task)
         run_id = task.id or f"run-{uuid.uuid4().hex[:12]}"
         if task.id and self.checkpoints is not None and self.checkpoints.latest_run_for_task(task.id) is not None:
@@ -163,9 +171,15 @@ class AgentRuntime:
             return _refused(run_id, profile.id, e.code, str(e))
         except BodyLost as e:  # planning reads the inventory: no body, no plan, no fault of the task
             return _refused(run_id, profile.id, BODY_LOST, str(e))
-        return await self.engine.run(workflow, run_id=run_id, agent_id=profile.id, task=task.as_context(),
-                                     task_id=task.id, chain=DelegationChain((profile.id,), profile.maxDelegationDepth),
-                                     stop=stop)
+        return await self.engine.run(
+            workflow,
+            run_id=run_id,
+            agent_id=profile.id,
+            task=task.as_context(),
+            task_id=task.id,
+            chain=DelegationChain((profile.id,), profile.maxDelegationDepth),
+            stop=stop,
+        )
 
     def start_task(self, task: TaskSpec, **kw: Any) -> RunHandle:
         flag = StopFlag()
@@ -175,32 +189,54 @@ class AgentRuntime:
         run_id = f"{req.parent_run_id}/{req.step_id}"
         profile = self.agents.get(req.target)
         if profile is None or not profile.enabled:
-            return _refused(run_id, req.target, AGENT_UNAVAILABLE,
-                            f"agent '{req.target}' is not registered or disabled")
-        task = TaskSpec(action=str(req.task.get("action", "")) or "noop", target=str(req.task.get("target", "")),
-                        amount=int(req.task.get("amount") or 1), ensure=bool(req.task.get("ensure")))
+            return _refused(
+                run_id, req.target, AGENT_UNAVAILABLE, f"agent '{req.target}' is not registered or disabled"
+            )
+        task = TaskSpec(
+            action=str(req.task.get("action", "")) or "noop",
+            target=str(req.task.get("target", "")),
+            amount=int(req.task.get("amount") or 1),
+            ensure=bool(req.task.get("ensure")),
+        )
         stored = self.checkpoints.get_run(run_id) if self.checkpoints is not None else None
         if stored is not None and stored.agentId == profile.id:
             # A resumed parent resumes its child with the steps the child started with: a
             # generator re-run now would plan from today's inventory (fewer logs to gather).
-            return await self.engine.run(stored.workflow, run_id=run_id, agent_id=profile.id,
-                                         task=stored.context.get("task") or task.as_context(), chain=req.chain,
-                                         stop=req.stop)
+            return await self.engine.run(
+                stored.workflow,
+                run_id=run_id,
+                agent_id=profile.id,
+                task=stored.context.get("task") or task.as_context(),
+                chain=req.chain,
+                stop=req.stop,
+            )
         try:
             workflow = await self.workflow_for(profile, task)
         except WorkflowPlanError as e:
             return _refused(run_id, profile.id, e.code, str(e))
         except BodyLost as e:  # planning reads the inventory: no body, no plan, no fault of the task
             return _refused(run_id, profile.id, BODY_LOST, str(e))
-        return await self.engine.run(workflow, run_id=run_id, agent_id=profile.id, task=task.as_context(),
-                                     chain=req.chain, stop=req.stop)
+        return await self.engine.run(
+            workflow, run_id=run_id, agent_id=profile.id, task=task.as_context(), chain=req.chain, stop=req.stop
+        )
 
     def inject(self, agent_id: str, task_text: str, base_system: str) -> InjectionResult:
         profile = self.agents.get(agent_id) or self.agents.ensure_standard()
-        return inject_abilities(self.agents.abilities, profile.coreAbilities, profile.abilities or None, task_text,
-                                base_system, profile.abilityTokenBudget)
+        return inject_abilities(
+            self.agents.abilities,
+            profile.coreAbilities,
+            profile.abilities or None,
+            task_text,
+            base_system,
+            profile.abilityTokenBudget,
+        )
 
 
 def _refused(run_id: str, agent_id: str, code: str, message: str) -> WorkflowRunResult:
-    return WorkflowRunResult(runId=run_id, workflowId="none", agentId=agent_id or STANDARD_AGENT, status="failed",
-                             errors=[StepError(code=code, message=message)])
+    return WorkflowRunResult(
+        runId=run_id,
+        workflowId="none",
+        agentId=agent_id or STANDARD_AGENT,
+        status="failed",
+        errors=[StepError(code=code, message=message)],
+    )

@@ -70,8 +70,9 @@ def score_agent(profile: AgentProfile, task: str, action: str | None) -> tuple[f
     return score, reasons
 
 
-def select_agents(task_text: str, agents: Iterable[AgentProfile],
-                  context: Mapping[str, Any] | None = None) -> list[AgentSelection]:
+def select_agents(
+    task_text: str, agents: Iterable[AgentProfile], context: Mapping[str, Any] | None = None
+) -> list[AgentSelection]:
     task = normalize(task_text)
     action = str((context or {}).get("action") or (task.split(" ")[0] if task else "")).lower() or None
     results = []

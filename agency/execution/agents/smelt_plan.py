@@ -32,8 +32,9 @@ def smelt_plan(agent_id: str, task: Mapping[str, Any], inventory: Mapping[str, i
     amount = int(task.get("amount") or 1)
     output = output_of(target)
     if output is None:
-        raise WorkflowPlanError("NO_RECIPE",
-                                f"nothing smelts into or from '{target}' (products: {', '.join(sorted(SMELTING))})")
+        raise WorkflowPlanError(
+            "NO_RECIPE", f"nothing smelts into or from '{target}' (products: {', '.join(sorted(SMELTING))})"
+        )
     facts = task.get("facts") or {}
     plan = PlanBuilder(inventory, table_known=bool(facts.get("craftingTable")))
     # The input: held, or gathered when a source block is known (cobblestone from stone, logs).
@@ -43,8 +44,11 @@ def smelt_plan(agent_id: str, task: Mapping[str, Any], inventory: Mapping[str, i
     if short > 0:
         source = next((i for i in inputs_for(output) if i in SOURCE_BLOCK), None)
         if source is None:
-            raise WorkflowPlanError("NO_SOURCE", f"{amount} {output} needs {short} more "
-                                    f"{' or '.join(inputs_for(output))} and the bot cannot gather it yet")
+            raise WorkflowPlanError(
+                "NO_SOURCE",
+                f"{amount} {output} needs {short} more "
+                f"{' or '.join(inputs_for(output))} and the bot cannot gather it yet",
+            )
     with plan.reserved({kind: min(have, amount)} if kind else {}):  # neither is made of the input held
         if source is not None:
             plan.ensure_tool(SOURCE_BLOCK[source])  # at the table, before walking off to the ore
@@ -55,13 +59,19 @@ def smelt_plan(agent_id: str, task: Mapping[str, Any], inventory: Mapping[str, i
     # The fuel: what the inventory holds besides the input, else logs gathered for it.
     fuel = choose_fuel(plan.sim, amount, reserve=_reserve(held_inputs(plan.sim, output), amount))
     if not fuel.enough:
-        plan.gather(FUEL_LOG, math.ceil(fuel.short_ticks / FUEL_TICKS["log"]), step_id=f"gather-{FUEL_LOG}-fuel",
-                    note="fuel")
+        plan.gather(
+            FUEL_LOG, math.ceil(fuel.short_ticks / FUEL_TICKS["log"]), step_id=f"gather-{FUEL_LOG}-fuel", note="fuel"
+        )
     total = plan.sim.get(output, 0) + amount
-    plan.add(f"smelt-{output.replace('_', '-')}", tool="smelt", description=f"have {total} {output}",
-             args={"item": output, "count": total, "ensure": True, "craft_furnace": True})
-    return WorkflowDef(id=f"{agent_id}-smelt-{output.replace('_', '-')}", description=f"smelt {amount} {output}",
-                       steps=plan.steps)
+    plan.add(
+        f"smelt-{output.replace('_', '-')}",
+        tool="smelt",
+        description=f"have {total} {output}",
+        args={"item": output, "count": total, "ensure": True, "craft_furnace": True},
+    )
+    return WorkflowDef(
+        id=f"{agent_id}-smelt-{output.replace('_', '-')}", description=f"smelt {amount} {output}", steps=plan.steps
+    )
 
 
 def _reserve(inputs: Mapping[str, int], amount: int) -> dict[str, int]:

@@ -32,5 +32,15 @@ from agency.execution.reflexes.base import (
 )
 from agency.execution.settings import ReflexConfig  # the one schema, also the [reflexes] section
 
-__all__ = ["DIED", "PREEMPTED", "SAFE_MODES", "SHELTERING", "Death", "ReflexConfig", "ReflexStats", "Reflexes",
-           "ShelterLookup", "YieldsBody"]
+__all__ = [
+    "DIED",
+    "PREEMPTED",
+    "SAFE_MODES",
+    "SHELTERING",
+    "Death",
+    "ReflexConfig",
+    "ReflexStats",
+    "Reflexes",
+    "ShelterLookup",
+    "YieldsBody",
+]

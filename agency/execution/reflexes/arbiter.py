@@ -82,8 +82,11 @@ class Reflexes(CombatReflex, EatReflex, ForageReflex, RecoverReflex, ShelterRefl
     async def _act(self, reflex: str, snap: WorldSnapshot) -> None:
         if snap.isSleeping and reflex != "sleep":  # nothing else is done lying in bed
             woke = await self.tools.execute("wake", {}, self.ctx)
-            logger.info("[Reflex] getting out of bed to {} -> {}", reflex,
-                        "ok" if woke.success else woke.error.message if woke.error else "failed")
+            logger.info(
+                "[Reflex] getting out of bed to {} -> {}",
+                reflex,
+                "ok" if woke.success else woke.error.message if woke.error else "failed",
+            )
             self._asleep = False
         if reflex == "sleep":
             await self._sleep(snap)
@@ -99,8 +102,13 @@ class Reflexes(CombatReflex, EatReflex, ForageReflex, RecoverReflex, ShelterRefl
             return
         combat = self._combat
         if combat is not None:
-            logger.info("[Reflex] {} at {:.1f} blocks -> {}: {}", combat.target.name, combat.target.distance,
-                        combat.reflex, combat.reason)
+            logger.info(
+                "[Reflex] {} at {:.1f} blocks -> {}: {}",
+                combat.target.name,
+                combat.target.distance,
+                combat.reflex,
+                combat.reason,
+            )
             if combat.reflex == RETREAT and night_approaching(snap) and self._retreat_site(snap) is not None:
                 self.stats.retreats += 1
                 await self._shelter("shelter")  # by night into the shelter, tasks held until morning
@@ -110,6 +118,10 @@ class Reflexes(CombatReflex, EatReflex, ForageReflex, RecoverReflex, ShelterRefl
                 result = await self._answer(combat)
             else:
                 result = await self._eat(snap)
-            logger.info("[Reflex] {} -> {} {}", reflex, "ok" if result.success else "failed",
-                        result.output if result.success else result.error)
+            logger.info(
+                "[Reflex] {} -> {} {}",
+                reflex,
+                "ok" if result.success else "failed",
+                result.output if result.success else result.error,
+            )
         self._log({"reflex": reflex, "pausedTask": paused})

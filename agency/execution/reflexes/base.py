@@ -64,9 +64,17 @@ class ReflexBase:
     """The state of the reflexes and what every reflex asks of it; each reflex module adds
     its own methods, and the arbiter (agency.execution.reflexes.arbiter) puts them together."""
 
-    def __init__(self, tools: ToolRegistry, ctx: ToolContext, executor: Executor, config: ReflexConfig = ReflexConfig(),
-                 *, shelter_lookup: ShelterLookup | None = None, direct: YieldsBody | None = None,
-                 clock: Clock = system_clock_ms):
+    def __init__(
+        self,
+        tools: ToolRegistry,
+        ctx: ToolContext,
+        executor: Executor,
+        config: ReflexConfig = ReflexConfig(),
+        *,
+        shelter_lookup: ShelterLookup | None = None,
+        direct: YieldsBody | None = None,
+        clock: Clock = system_clock_ms,
+    ):
         self.tools = tools
         self.ctx = ctx
         self.executor = executor

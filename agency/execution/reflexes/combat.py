@@ -16,8 +16,12 @@ class CombatReflex(ReflexBase):
         """Carry out a combat reflex with the tools: one tool call, or a strike then an evasion."""
         cfg, name = self.config, combat.target.name
         self.stats.by_kind[name] += 1
-        evade = {"threat": name, "radius": max(cfg.creeper_flee_within, cfg.fight_radius),
-                 "distance": cfg.creeper_safe_distance, "legs": 3}
+        evade = {
+            "threat": name,
+            "radius": max(cfg.creeper_flee_within, cfg.fight_radius),
+            "distance": cfg.creeper_safe_distance,
+            "legs": 3,
+        }
         if combat.reflex in (FIGHT, CLOSE_IN):
             self.stats.fought += 1
             radius = cfg.skeleton_engage_within if combat.reflex == CLOSE_IN else cfg.fight_radius

@@ -25,12 +25,17 @@ class ForageReflex(ReflexBase):
     async def _forage(self, snap: WorldSnapshot) -> None:
         game = sorted(game_in_sight(snap.entities), key=lambda e: e.distance)
         if game:
-            logger.info("[Reflex] forage: {}, nothing to eat held -> hunting the {} at {:.1f} blocks", vitals(snap),
-                        game[0].name, game[0].distance)
+            logger.info(
+                "[Reflex] forage: {}, nothing to eat held -> hunting the {} at {:.1f} blocks",
+                vitals(snap),
+                game[0].name,
+                game[0].distance,
+            )
             call, args = "hunt", {"target": "animal", "count": 1}
         else:
-            logger.info("[Reflex] forage: {}, nothing to eat held and no animal in sight -> exploring for one",
-                        vitals(snap))
+            logger.info(
+                "[Reflex] forage: {}, nothing to eat held and no animal in sight -> exploring for one", vitals(snap)
+            )
             call, args = "explore", {"legs": 2, "leg_distance": 12}  # a short walk: the shelter stays near
         async with self._task_held() as paused:
             self.stats.forages += 1
@@ -39,7 +44,10 @@ class ForageReflex(ReflexBase):
         self._fruitless_forages = 0 if fed else self._fruitless_forages + 1
         wait = 0 if fed else forage_wait_ms(self.config, self._fruitless_forages)
         self._forage_retry_at = self.clock() + wait
-        logger.info("[Reflex] forage -> {} {}{}", "ok" if result.success else "failed",
-                    result.output if result.success else result.error,
-                    "" if fed else f"; no food: next forage in {wait // 1000} s at the earliest")
+        logger.info(
+            "[Reflex] forage -> {} {}{}",
+            "ok" if result.success else "failed",
+            result.output if result.success else result.error,
+            "" if fed else f"; no food: next forage in {wait // 1000} s at the earliest",
+        )
         self._log({"reflex": "forage", "pausedTask": paused, "ok": result.success})

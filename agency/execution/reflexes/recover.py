@@ -26,8 +26,12 @@ class RecoverReflex(ReflexBase):
             self.stats.deaths += 1
             self.stats.death_causes[cause] += 1
             where = ev.data.get("position")
-            self.death = Death(cause=cause, position=Vec3(**where) if where else None, at_ms=self.clock(),
-                               dimension=ev.data.get("dimension") or None)
+            self.death = Death(
+                cause=cause,
+                position=Vec3(**where) if where else None,
+                at_ms=self.clock(),
+                dimension=ev.data.get("dimension") or None,
+            )
             logger.warning("[Reflex] death recorded (total {}) cause={} at {}", self.stats.deaths, cause, where)
         return died
 
@@ -79,8 +83,11 @@ class RecoverReflex(ReflexBase):
         if result.success:
             got = int(result.output["pickedUp"])
             self.stats.items_recovered += max(0, got)
-            self._end_recovery(f"recovered {got} items at {[round(p.x), round(p.y), round(p.z)]} "
-                               f"({result.output['itemsLeft']} left there)", d)
+            self._end_recovery(
+                f"recovered {got} items at {[round(p.x), round(p.y), round(p.z)]} "
+                f"({result.output['itemsLeft']} left there)",
+                d,
+            )
         else:
             self._end_recovery(f"recovering the items failed: {result.error}", d)
         self._log({"reflex": "recover", "pausedTask": paused, "ok": result.success})

@@ -40,9 +40,15 @@ class ShelterReflex(SleepReflex):
         if not self._morning_wait_logged:
             self._morning_wait_logged = True
             first = min(near, key=lambda e: e.distance)
-            logger.info("[Reflex] morning: staying in the shelter while {} hostile(s) are within {:g} blocks "
-                        "({} at {:.1f}); out when they are gone or at time {}", len(near), cfg.morning_clear_within,
-                        first.name, first.distance, cfg.morning_leave_by)
+            logger.info(
+                "[Reflex] morning: staying in the shelter while {} hostile(s) are within {:g} blocks "
+                "({} at {:.1f}); out when they are gone or at time {}",
+                len(near),
+                cfg.morning_clear_within,
+                first.name,
+                first.distance,
+                cfg.morning_leave_by,
+            )
         return False
 
     def _retreat_site(self, snap: WorldSnapshot) -> SiteSignature | None:
@@ -57,8 +63,12 @@ class ShelterReflex(SleepReflex):
             site, self.sheltered, self._bedless = self.sheltered, None, None
             assert site is not None
             result = await self.tools.execute("leave_shelter", doorway(site), self.ctx)
-            logger.info("[Reflex] morning: leaving the shelter at {} -> {} {}", list(site.refCorner),
-                        "ok" if result.success else "failed", result.output if result.success else result.error)
+            logger.info(
+                "[Reflex] morning: leaving the shelter at {} -> {} {}",
+                list(site.refCorner),
+                "ok" if result.success else "failed",
+                result.output if result.success else result.error,
+            )
             self.executor.resume_paused(SHELTERING)
             return
         site = self._site
@@ -69,12 +79,19 @@ class ShelterReflex(SleepReflex):
             if self.sheltered is None:
                 self.stats.nights_sheltered += 1
             self.sheltered = site
-            logger.info("[Reflex] night: in the shelter at {}, door closed; tasks held until morning (paused {})",
-                        list(site.refCorner), paused)
+            logger.info(
+                "[Reflex] night: in the shelter at {}, door closed; tasks held until morning (paused {})",
+                list(site.refCorner),
+                paused,
+            )
         else:
             self._shelter_retry_at = self.clock() + self.config.shelter_retry_ms
-            logger.warning("[Reflex] night: could not get into the shelter at {}: {}; retry in {} s",
-                           list(site.refCorner), result.error, self.config.shelter_retry_ms // 1000)
+            logger.warning(
+                "[Reflex] night: could not get into the shelter at {}: {}; retry in {} s",
+                list(site.refCorner),
+                result.error,
+                self.config.shelter_retry_ms // 1000,
+            )
             if self.sheltered is None:
                 self.executor.resume_paused(SHELTERING)
         self._log({"reflex": reflex, "pausedTask": paused, "ok": result.success})

@@ -26,8 +26,13 @@ class SleepReflex(ReflexBase):
 
     def _note_waking(self, snap: WorldSnapshot) -> None:
         if self._asleep and not snap.isSleeping:
-            why = ("morning" if not sleep_time(snap.timeOfDay) else "hurt" if self._under_attack()
-                   else "woken up by the server")
+            why = (
+                "morning"
+                if not sleep_time(snap.timeOfDay)
+                else "hurt"
+                if self._under_attack()
+                else "woken up by the server"
+            )
             logger.info("[Reflex] out of bed at time={} ({})", snap.timeOfDay, why)
         self._asleep = snap.isSleeping
 
@@ -38,18 +43,28 @@ class SleepReflex(ReflexBase):
         if result.success:
             self.stats.sleeps += 1
             self._asleep = bool(result.output.get("sleeping", True))
-            logger.info("[Reflex] night: asleep in the bed at {} in the shelter at {} (time={}{})",
-                        result.output.get("bed"),
-                        list(site.refCorner), snap.timeOfDay,
-                        ", the held bed put there first" if result.output.get("placedBed") else "")
+            logger.info(
+                "[Reflex] night: asleep in the bed at {} in the shelter at {} (time={}{})",
+                result.output.get("bed"),
+                list(site.refCorner),
+                snap.timeOfDay,
+                ", the held bed put there first" if result.output.get("placedBed") else "",
+            )
         elif result.error is not None and result.error.code == PRECONDITION_FAILED:  # no bed there, or no room
             self._bedless, self._sleep_retry_at = site, self.clock() + self.config.sleep_retry_ms
-            logger.info("[Reflex] night: not sleeping in the shelter at {}: {}; not asking again tonight unless a bed "
-                        "is held (then in {} s)", list(site.refCorner), result.error.message,
-                        self.config.sleep_retry_ms // 1000)
+            logger.info(
+                "[Reflex] night: not sleeping in the shelter at {}: {}; not asking again tonight unless a bed "
+                "is held (then in {} s)",
+                list(site.refCorner),
+                result.error.message,
+                self.config.sleep_retry_ms // 1000,
+            )
         else:
             self._sleep_retry_at = self.clock() + self.config.sleep_retry_ms
-            logger.info("[Reflex] night: not sleeping in the shelter at {}: {}; trying again in {} s",
-                        list(site.refCorner), result.error.message if result.error else "?",
-                        self.config.sleep_retry_ms // 1000)
+            logger.info(
+                "[Reflex] night: not sleeping in the shelter at {}: {}; trying again in {} s",
+                list(site.refCorner),
+                result.error.message if result.error else "?",
+                self.config.sleep_retry_ms // 1000,
+            )
         self._log({"reflex": "sleep", "ok": result.success})

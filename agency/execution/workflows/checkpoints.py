@@ -88,17 +88,23 @@ _SQL = {
     "sqlite": _Statements(
         start_run="INSERT OR IGNORE INTO workflow_runs VALUES (?, ?, ?, ?, ?, 'running', ?, ?)",
         get_run="SELECT * FROM workflow_runs WHERE run_id = ?",
-        latest_run_for_task=(f"SELECT * FROM workflow_runs WHERE task_id = ? AND {_NOT_ARCHIVED} "
-                             "ORDER BY created_at DESC, rowid DESC LIMIT 1"),
-        unfinished_runs=(f"SELECT * FROM workflow_runs WHERE status <> 'completed' AND {_NOT_ARCHIVED} "
-                         "ORDER BY created_at, rowid"),
-        copy_run=("INSERT INTO workflow_runs SELECT ?, task_id, agent_id, workflow, context, status, created_at, "
-                  "updated_at FROM workflow_runs WHERE run_id = ?"),
+        latest_run_for_task=(
+            f"SELECT * FROM workflow_runs WHERE task_id = ? AND {_NOT_ARCHIVED} "
+            "ORDER BY created_at DESC, rowid DESC LIMIT 1"
+        ),
+        unfinished_runs=(
+            f"SELECT * FROM workflow_runs WHERE status <> 'completed' AND {_NOT_ARCHIVED} ORDER BY created_at, rowid"
+        ),
+        copy_run=(
+            "INSERT INTO workflow_runs SELECT ?, task_id, agent_id, workflow, context, status, created_at, "
+            "updated_at FROM workflow_runs WHERE run_id = ?"
+        ),
         move_checkpoints="UPDATE workflow_checkpoints SET run_id = ? WHERE run_id = ?",
         delete_run="DELETE FROM workflow_runs WHERE run_id = ?",
         list_archived="INSERT INTO workflow_run_archive VALUES (?, ?, ?, ?)",
-        archived_runs=("SELECT run_id FROM workflow_run_archive WHERE ? IS NULL OR world_id = ? "
-                       "ORDER BY archived_at, run_id"),
+        archived_runs=(
+            "SELECT run_id FROM workflow_run_archive WHERE ? IS NULL OR world_id = ? ORDER BY archived_at, run_id"
+        ),
         set_run_status="UPDATE workflow_runs SET status = ?, updated_at = ? WHERE run_id = ?",
         next_seq="SELECT COALESCE(MAX(seq), 0) + 1 AS seq FROM workflow_checkpoints WHERE run_id = ?",
         insert_checkpoint="INSERT INTO workflow_checkpoints VALUES (?, ?, ?, ?, ?, ?)",
@@ -107,25 +113,37 @@ _SQL = {
         history="SELECT data FROM workflow_checkpoints WHERE run_id = ? ORDER BY seq",
     ),
     "postgresql": _Statements(
-        start_run=(f"INSERT INTO workflow_runs ({_RUN_COLUMNS}) "
-                   "VALUES (%s, %s, %s, %s::jsonb, %s::jsonb, 'running', %s, %s) ON CONFLICT (run_id) DO NOTHING"),
+        start_run=(
+            f"INSERT INTO workflow_runs ({_RUN_COLUMNS}) "
+            "VALUES (%s, %s, %s, %s::jsonb, %s::jsonb, 'running', %s, %s) ON CONFLICT (run_id) DO NOTHING"
+        ),
         get_run="SELECT * FROM workflow_runs WHERE run_id = %s",
-        latest_run_for_task=(f"SELECT * FROM workflow_runs WHERE task_id = %s AND {_NOT_ARCHIVED} "
-                             "ORDER BY created_at DESC, seq DESC LIMIT 1"),
-        unfinished_runs=(f"SELECT * FROM workflow_runs WHERE status <> 'completed' AND {_NOT_ARCHIVED} "
-                         "ORDER BY created_at, seq"),
-        copy_run=(f"INSERT INTO workflow_runs ({_RUN_COLUMNS}) SELECT %s, task_id, agent_id, workflow, context, "
-                  "status, created_at, updated_at FROM workflow_runs WHERE run_id = %s"),
+        latest_run_for_task=(
+            f"SELECT * FROM workflow_runs WHERE task_id = %s AND {_NOT_ARCHIVED} "
+            "ORDER BY created_at DESC, seq DESC LIMIT 1"
+        ),
+        unfinished_runs=(
+            f"SELECT * FROM workflow_runs WHERE status <> 'completed' AND {_NOT_ARCHIVED} ORDER BY created_at, seq"
+        ),
+        copy_run=(
+            f"INSERT INTO workflow_runs ({_RUN_COLUMNS}) SELECT %s, task_id, agent_id, workflow, context, "
+            "status, created_at, updated_at FROM workflow_runs WHERE run_id = %s"
+        ),
         move_checkpoints="UPDATE workflow_checkpoints SET run_id = %s WHERE run_id = %s",
         delete_run="DELETE FROM workflow_runs WHERE run_id = %s",
-        list_archived=("INSERT INTO workflow_run_archive (run_id, original_id, world_id, archived_at) "
-                       "VALUES (%s, %s, %s, %s)"),
-        archived_runs=("SELECT run_id FROM workflow_run_archive WHERE %s::text IS NULL OR world_id = %s "
-                       "ORDER BY archived_at, run_id"),
+        list_archived=(
+            "INSERT INTO workflow_run_archive (run_id, original_id, world_id, archived_at) VALUES (%s, %s, %s, %s)"
+        ),
+        archived_runs=(
+            "SELECT run_id FROM workflow_run_archive WHERE %s::text IS NULL OR world_id = %s "
+            "ORDER BY archived_at, run_id"
+        ),
         set_run_status="UPDATE workflow_runs SET status = %s, updated_at = %s WHERE run_id = %s",
         next_seq="SELECT COALESCE(MAX(seq), 0) + 1 AS seq FROM workflow_checkpoints WHERE run_id = %s",
-        insert_checkpoint=("INSERT INTO workflow_checkpoints (run_id, seq, step_index, completed_step_id, data, "
-                           "created_at) VALUES (%s, %s, %s, %s, %s::jsonb, %s)"),
+        insert_checkpoint=(
+            "INSERT INTO workflow_checkpoints (run_id, seq, step_index, completed_step_id, data, "
+            "created_at) VALUES (%s, %s, %s, %s, %s::jsonb, %s)"
+        ),
         touch_run="UPDATE workflow_runs SET updated_at = %s WHERE run_id = %s",
         latest="SELECT data FROM workflow_checkpoints WHERE run_id = %s ORDER BY seq DESC LIMIT 1",
         history="SELECT data FROM workflow_checkpoints WHERE run_id = %s ORDER BY seq",
@@ -162,16 +180,18 @@ class Checkpoint(BaseModel):
         if self.workflowId != workflow.id:
             raise CheckpointInvalid(f"checkpoint for workflow '{self.workflowId}', run uses '{workflow.id}'")
         if self.stepIndex >= len(workflow.steps) or workflow.steps[self.stepIndex].id != self.completedStepId:
-            raise CheckpointInvalid(f"stepIndex {self.stepIndex} is not step "
-                                    f"'{self.completedStepId}' of '{workflow.id}'")
+            raise CheckpointInvalid(
+                f"stepIndex {self.stepIndex} is not step '{self.completedStepId}' of '{workflow.id}'"
+            )
         unknown = set(self.stepOutputs) - {s.id for s in workflow.steps}
         if unknown:
             raise CheckpointInvalid(f"stepOutputs name steps not in '{workflow.id}': {sorted(unknown)}")
         if workflow.parallel is None:
             expected = {s.id for s in workflow.steps[: self.stepIndex + 1]}
             if set(self.stepOutputs) != expected:
-                raise CheckpointInvalid(f"sequential checkpoint at {self.stepIndex} must hold "
-                                        f"outputs of {sorted(expected)}")
+                raise CheckpointInvalid(
+                    f"sequential checkpoint at {self.stepIndex} must hold outputs of {sorted(expected)}"
+                )
         try:
             json.dumps(self.model_dump(mode="json"))
         except (TypeError, ValueError) as e:
@@ -192,8 +212,9 @@ class RunRecord(BaseModel):
 
 
 class CheckpointStore(Protocol):
-    def start_run(self, run_id: str, workflow: WorkflowDef, agent_id: str, task_id: str | None,
-                  context: dict[str, Any]) -> RunRecord: ...
+    def start_run(
+        self, run_id: str, workflow: WorkflowDef, agent_id: str, task_id: str | None, context: dict[str, Any]
+    ) -> RunRecord: ...
     def get_run(self, run_id: str) -> RunRecord | None: ...
     def latest_run_for_task(self, task_id: str) -> RunRecord | None: ...
     def set_run_status(self, run_id: str, status: RunStatus) -> None: ...
@@ -216,11 +237,13 @@ class DatabaseCheckpointStore:
     def close(self) -> None:
         self._db.release()
 
-    def start_run(self, run_id: str, workflow: WorkflowDef, agent_id: str, task_id: str | None,
-                  context: dict[str, Any]) -> RunRecord:
+    def start_run(
+        self, run_id: str, workflow: WorkflowDef, agent_id: str, task_id: str | None, context: dict[str, Any]
+    ) -> RunRecord:
         now = self.clock()
-        self.conn.execute(self._sql.start_run,
-                          (run_id, task_id, agent_id, workflow.model_dump_json(), json.dumps(context), now, now))
+        self.conn.execute(
+            self._sql.start_run, (run_id, task_id, agent_id, workflow.model_dump_json(), json.dumps(context), now, now)
+        )
         rec = self.get_run(run_id)
         assert rec is not None
         return rec
@@ -229,9 +252,14 @@ class DatabaseCheckpointStore:
         if row is None:
             return None
         return RunRecord(
-            runId=row["run_id"], taskId=row["task_id"], agentId=row["agent_id"],
-            workflow=WorkflowDef.model_validate(json_value(row["workflow"])), context=json_value(row["context"]),
-            status=row["status"], createdAt=row["created_at"], updatedAt=row["updated_at"],
+            runId=row["run_id"],
+            taskId=row["task_id"],
+            agentId=row["agent_id"],
+            workflow=WorkflowDef.model_validate(json_value(row["workflow"])),
+            context=json_value(row["context"]),
+            status=row["status"],
+            createdAt=row["created_at"],
+            updatedAt=row["updated_at"],
         )
 
     def get_run(self, run_id: str) -> RunRecord | None:
@@ -268,9 +296,17 @@ class DatabaseCheckpointStore:
         checkpoint.validate_against(workflow)
         with self._db.tx() as conn:
             seq = conn.execute(self._sql.next_seq, (checkpoint.runId,)).fetchone()["seq"]
-            conn.execute(self._sql.insert_checkpoint,
-                         (checkpoint.runId, seq, checkpoint.stepIndex, checkpoint.completedStepId,
-                          checkpoint.model_dump_json(), checkpoint.createdAt))
+            conn.execute(
+                self._sql.insert_checkpoint,
+                (
+                    checkpoint.runId,
+                    seq,
+                    checkpoint.stepIndex,
+                    checkpoint.completedStepId,
+                    checkpoint.model_dump_json(),
+                    checkpoint.createdAt,
+                ),
+            )
             conn.execute(self._sql.touch_run, (self.clock(), checkpoint.runId))
 
     def latest(self, run_id: str) -> Checkpoint | None:

@@ -31,7 +31,7 @@ def find_cycle(deps: dict[str, list[str]]) -> list[str] | None:
                 stack.append((node, i + 1))
                 child = children[i]
                 if state.get(child) == 1:
-                    return [*path[path.index(child):], child]
+                    return [*path[path.index(child) :], child]
                 if not state.get(child):
                     stack.append((child, 0))
             else:

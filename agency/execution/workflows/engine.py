@@ -94,8 +94,9 @@ class WorkflowEngine:
                 return base.model_copy(update={"errors": [StepError(code=WORKFLOW_CYCLE, message=str(e))]})
         chain = chain or DelegationChain((agent_id,))
         context = {"task": task or {}, "agentId": agent_id, "chain": list(chain.agents), "compensations": {}}
-        state = RunState(run_id, workflow, agent_id, chain, context, memory if memory is not None else {},
-                         stop or StopFlag())
+        state = RunState(
+            run_id, workflow, agent_id, chain, context, memory if memory is not None else {}, stop or StopFlag()
+        )
         cp: Checkpoint | None = None
         if self.checkpoints is not None:
             rec = self.checkpoints.start_run(run_id, workflow, agent_id, task_id, context)
@@ -142,15 +143,29 @@ class _Run:
     def notify(self, kind: str, step_id: str, error: StepError | None = None) -> None:
         if self.e.on_step is None or self.task_id is None:
             return
-        event = StepEvent(kind, self.s.run_id, self.task_id, step_id, self.wf.index_of(step_id), len(self.wf.steps),
-                          error.code if error else None, error.message if error else None)
+        event = StepEvent(
+            kind,
+            self.s.run_id,
+            self.task_id,
+            step_id,
+            self.wf.index_of(step_id),
+            len(self.wf.steps),
+            error.code if error else None,
+            error.message if error else None,
+        )
         try:
             self.e.on_step(event)
         except Exception as e:  # noqa: BLE001 - a watcher's fault must not fail the work it watches
             if not self.observer_warned:  # once per run: a broken observer would repeat every step
                 self.observer_warned = True
-                logger.warning("run {}: step observer failed on {} of {} ({}: {}); the run goes on",
-                               self.s.run_id, kind, step_id, type(e).__name__, e)
+                logger.warning(
+                    "run {}: step observer failed on {} of {} ({}: {}); the run goes on",
+                    self.s.run_id,
+                    kind,
+                    step_id,
+                    type(e).__name__,
+                    e,
+                )
 
     def launch(self, step: StepDef) -> None:
         async def body() -> tuple[StepOutcome, Any]:
@@ -158,8 +173,9 @@ class _Run:
                 return await self.e.executor.execute(step, self.s)
             except asyncio.CancelledError:  # our own cancel (failFast, stop grace): an outcome, not a crash
                 why = self.s.stop.reason or "cancelled after another step failed"
-                return StepOutcome(stepId=step.id, status="cancelled",
-                                   error=StepError(code="CANCELLED", message=why)), None
+                return StepOutcome(
+                    stepId=step.id, status="cancelled", error=StepError(code="CANCELLED", message=why)
+                ), None
 
         self.notify(STEP_STARTED, step.id)
         self.running[asyncio.ensure_future(body())] = step
@@ -174,9 +190,14 @@ class _Run:
         if self.e.checkpoints is not None:  # CHECKPOINT-1: after a successful step only, validated
             self.e.checkpoints.save(
                 Checkpoint(
-                    runId=self.s.run_id, workflowId=self.wf.id, stepIndex=index, completedStepId=step.id,
-                    stepOutputs=copy.deepcopy(self.s.outputs), context=copy.deepcopy(self.s.context),
-                    memorySnapshot=copy.deepcopy(self.s.memory), createdAt=self.e.clock(),
+                    runId=self.s.run_id,
+                    workflowId=self.wf.id,
+                    stepIndex=index,
+                    completedStepId=step.id,
+                    stepOutputs=copy.deepcopy(self.s.outputs),
+                    context=copy.deepcopy(self.s.context),
+                    memorySnapshot=copy.deepcopy(self.s.memory),
+                    createdAt=self.e.clock(),
                 ),
                 self.wf,
             )
@@ -218,15 +239,24 @@ class _Run:
         stop = None
         if status == "stopped":
             stop = StopReport(
-                stepIndex=self.last_index, lastStepId=self.order[-1] if self.order else None,
-                atCheckpointBoundary=self.interrupted is None, interruptedStepId=self.interrupted,
-                reason=self.s.stop.reason or "", stepsAfterStop=self.in_flight_at_stop,
+                stepIndex=self.last_index,
+                lastStepId=self.order[-1] if self.order else None,
+                atCheckpointBoundary=self.interrupted is None,
+                interruptedStepId=self.interrupted,
+                reason=self.s.stop.reason or "",
+                stepsAfterStop=self.in_flight_at_stop,
             )
         return WorkflowRunResult(
-            runId=self.s.run_id, workflowId=self.wf.id, agentId=self.s.agent_id,
+            runId=self.s.run_id,
+            workflowId=self.wf.id,
+            agentId=self.s.agent_id,
             status=status,
-            outputs=dict(self.s.outputs), steps=self.outcomes, errors=self.errors, compensated=compensated or [],
-            resumedFrom=self.cp.stepIndex if self.cp else None, stop=stop,
+            outputs=dict(self.s.outputs),
+            steps=self.outcomes,
+            errors=self.errors,
+            compensated=compensated or [],
+            resumedFrom=self.cp.stepIndex if self.cp else None,
+            stop=stop,
         )
 
     async def go(self) -> WorkflowRunResult:
@@ -237,8 +267,9 @@ class _Run:
             watcher.cancel()
             for t, step in self.running.items():  # still running as the run ends (a stop past its grace)
                 t.cancel()
-                self.notify("step_failed", step.id,
-                            StepError(code="CANCELLED", message="the run ended with it running"))
+                self.notify(
+                    "step_failed", step.id, StepError(code="CANCELLED", message="the run ended with it running")
+                )
 
     # ---- sequential: array order, one at a time ---------------------------------------
     async def sequential(self) -> WorkflowRunResult:
@@ -270,9 +301,13 @@ class _Run:
                         continue
                     if any(d in failed or d in skipped for d in step.dependsOn):
                         skipped.add(sid)  # continueOnError: dependents of a failure never run
-                        self.outcomes.append(StepOutcome(stepId=sid, status="skipped",
-                                                         error=StepError(code="DEPENDENCY_FAILED",
-                                                                         message=f"a dependency of '{sid}' failed")))
+                        self.outcomes.append(
+                            StepOutcome(
+                                stepId=sid,
+                                status="skipped",
+                                error=StepError(code="DEPENDENCY_FAILED", message=f"a dependency of '{sid}' failed"),
+                            )
+                        )
                         continue
                     if all(d in done for d in step.dependsOn) and len(self.running) < cfg.maxConcurrency:
                         self.launch(step)

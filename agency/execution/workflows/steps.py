@@ -49,8 +49,12 @@ class RunState:
     outputs: dict[str, Any] = field(default_factory=dict)
 
     def scope(self) -> dict[str, Any]:
-        return {"task": self.context.get("task", {}), "context": self.context, "memory": self.memory,
-                "steps": self.outputs}
+        return {
+            "task": self.context.get("task", {}),
+            "context": self.context,
+            "memory": self.memory,
+            "steps": self.outputs,
+        }
 
     def task_text(self) -> str:
         t = self.context.get("task", {})
@@ -144,12 +148,22 @@ class StepExecutor:
         except Exception as e:  # noqa: BLE001 - a broken delegate is a step failure
             return failed(step, DELEGATION_FAILED, f"delegation to '{target}' raised {type(e).__name__}: {e}")
         if result.ok:
-            return StepOutcome(stepId=step.id, status="completed",
-                               output={"agentId": target, "runId": result.runId, "outputs": result.outputs})
-        err = result.errors[0] if result.errors else StepError(code=DELEGATION_FAILED,
-                                                               message=f"'{target}' {result.status}")
-        return failed(step, err.code, f"delegated to '{target}': {err.message}",
-                      "cancelled" if result.status == "stopped" else "failed")
+            return StepOutcome(
+                stepId=step.id,
+                status="completed",
+                output={"agentId": target, "runId": result.runId, "outputs": result.outputs},
+            )
+        err = (
+            result.errors[0]
+            if result.errors
+            else StepError(code=DELEGATION_FAILED, message=f"'{target}' {result.status}")
+        )
+        return failed(
+            step,
+            err.code,
+            f"delegated to '{target}': {err.message}",
+            "cancelled" if result.status == "stopped" else "failed",
+        )
 
     async def _prompt(self, step: StepDef, state: RunState) -> StepOutcome:
         prompt = render(step.prompt or "", state.scope())
@@ -157,8 +171,14 @@ class StepExecutor:
         if self.inject is not None:  # ABILITY-1 (docs/contracts.md): injected before the runner runs
             inj = self.inject(state.agent_id, state.task_text(), step.system)
             system, ability_ids = inj.system_prompt, list(inj.ability_ids)
-        req = PromptRequest(agentId=state.agent_id, stepId=step.id, system=system, prompt=prompt,
-                            abilityIds=ability_ids, context={"task": state.context.get("task", {})})
+        req = PromptRequest(
+            agentId=state.agent_id,
+            stepId=step.id,
+            system=system,
+            prompt=prompt,
+            abilityIds=ability_ids,
+            context={"task": state.context.get("task", {})},
+        )
         try:
             res = await self.prompt_runner.run(req)
         except PromptRunnerMissing as e:
@@ -167,5 +187,6 @@ class StepExecutor:
             raise
         except Exception as e:  # noqa: BLE001 - whatever the prompt runner raises fails the step, not the run
             return failed(step, PROMPT_FAILED, f"prompt step '{step.id}': {type(e).__name__}: {e}")
-        return StepOutcome(stepId=step.id, status="completed",
-                           output={"text": res.text, "data": res.data, "abilityIds": ability_ids})
+        return StepOutcome(
+            stepId=step.id, status="completed", output={"text": res.text, "data": res.data, "abilityIds": ability_ids}
+        )

@@ -15,7 +15,10 @@ from agency.llm.providers.openai import OpenAIProvider
 
 # Each provider class is built from the shared client and the timeout.
 PROVIDERS: dict[str, Callable[[httpx.AsyncClient, float], Provider]] = {
-    "openai": OpenAIProvider, "ollama": OllamaProvider, "anthropic": AnthropicProvider}
+    "openai": OpenAIProvider,
+    "ollama": OllamaProvider,
+    "anthropic": AnthropicProvider,
+}
 
 
 def make_providers(client: httpx.AsyncClient, timeout_s: float) -> dict[str, Provider]:
@@ -23,8 +26,9 @@ def make_providers(client: httpx.AsyncClient, timeout_s: float) -> dict[str, Pro
 
 
 @asynccontextmanager
-async def open_providers(timeout_s: float,
-                         given: dict[str, Provider] | None = None) -> AsyncIterator[dict[str, Provider]]:
+async def open_providers(
+    timeout_s: float, given: dict[str, Provider] | None = None
+) -> AsyncIterator[dict[str, Provider]]:
     """The given providers, or one per wire protocol on an HTTP client open for the block:
     callers outside agency.llm never hold an HTTP client themselves."""
     if given:

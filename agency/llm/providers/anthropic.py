@@ -30,8 +30,10 @@ def _messages(msgs: list[Message]) -> tuple[str, list[dict[str, Any]]]:
             continue
         if m.role == "assistant" and m.toolCalls:
             blocks: list[dict[str, Any]] = [{"type": "text", "text": m.content}] if m.content else []
-            blocks += [{"type": "tool_use", "id": c.id, "name": c.name, "input": load_args_obj(c.arguments)}
-                       for c in m.toolCalls]
+            blocks += [
+                {"type": "tool_use", "id": c.id, "name": c.name, "input": load_args_obj(c.arguments)}
+                for c in m.toolCalls
+            ]
             out.append({"role": "assistant", "content": blocks})
             continue
         out.append({"role": m.role, "content": m.content or "(empty)"})
@@ -53,8 +55,9 @@ def build_body(req: LlmRequest) -> dict[str, Any]:
         if s.top_p is not None:
             body["top_p"] = s.top_p
     if req.tools:
-        body["tools"] = [{"name": t.name, "description": t.description, "input_schema": t.parameters}
-                         for t in req.tools]
+        body["tools"] = [
+            {"name": t.name, "description": t.description, "input_schema": t.parameters} for t in req.tools
+        ]
         body["tool_choice"] = {"type": "any" if req.tool_choice == "required" else "auto"}
     return body
 
@@ -78,8 +81,9 @@ def parse_body(data: dict[str, Any]) -> LlmResponse:
         reasoning="".join(thinking),
         tool_calls=calls,
         stop_reason=data.get("stop_reason"),
-        usage=TokenUsage.of(usage.get("input_tokens"), usage.get("output_tokens"),
-                            usage.get("cache_read_input_tokens")),
+        usage=TokenUsage.of(
+            usage.get("input_tokens"), usage.get("output_tokens"), usage.get("cache_read_input_tokens")
+        ),
         actual_model=data.get("model"),
     )
 

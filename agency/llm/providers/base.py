@@ -50,8 +50,12 @@ def classify_status(status: int, body: str, headers: Mapping[str, str]) -> Provi
     if status == 402 or (status in (400, 429) and any(h in lowered for h in _QUOTA_HINTS)):
         return ProviderError("quota", text or "quota exceeded", status=status)
     if status == 429:
-        return ProviderError("rate_limit", text or "rate limited", status=status,
-                             retry_after_s=retry_after_seconds(headers.get("retry-after")))
+        return ProviderError(
+            "rate_limit",
+            text or "rate limited",
+            status=status,
+            retry_after_s=retry_after_seconds(headers.get("retry-after")),
+        )
     if status in (408, 504):
         return ProviderError("timeout", text or "gateway timeout", status=status)
     # 4xx (model not found, bad request) and 5xx: this target cannot answer; try the next.

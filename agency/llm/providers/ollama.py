@@ -18,8 +18,9 @@ def _message(m: Message) -> dict[str, Any]:
         return {"role": "tool", "content": m.content, "tool_name": m.toolName or ""}
     out: dict[str, Any] = {"role": m.role, "content": m.content}
     if m.toolCalls:
-        out["tool_calls"] = [{"function": {"name": c.name, "arguments": load_args_obj(c.arguments)}}
-                             for c in m.toolCalls]
+        out["tool_calls"] = [
+            {"function": {"name": c.name, "arguments": load_args_obj(c.arguments)}} for c in m.toolCalls
+        ]
     if m.reasoning:
         out["thinking"] = m.reasoning
     return out
@@ -57,8 +58,13 @@ def parse_body(data: dict[str, Any]) -> LlmResponse:
         if not fn.get("name"):
             raise ProviderError("invalid_response", "tool call without a function name")
         # Ollama gives no call ids; the conversation needs them to pair results.
-        calls.append(ToolCall(id=raw.get("id") or f"call_{uuid.uuid4().hex[:12]}", name=fn["name"],
-                              arguments=dump_args(fn.get("arguments"))))
+        calls.append(
+            ToolCall(
+                id=raw.get("id") or f"call_{uuid.uuid4().hex[:12]}",
+                name=fn["name"],
+                arguments=dump_args(fn.get("arguments")),
+            )
+        )
     return LlmResponse(
         content=msg.get("content") or "",
         reasoning=msg.get("thinking") or "",

@@ -64,8 +64,13 @@ def parse_body(data: dict[str, Any]) -> LlmResponse:
         fn = raw.get("function") or {}
         if not fn.get("name"):
             raise ProviderError("invalid_response", "tool call without a function name")
-        calls.append(ToolCall(id=raw.get("id") or f"call_{uuid.uuid4().hex[:12]}", name=fn["name"],
-                              arguments=dump_args(fn.get("arguments"))))
+        calls.append(
+            ToolCall(
+                id=raw.get("id") or f"call_{uuid.uuid4().hex[:12]}",
+                name=fn["name"],
+                arguments=dump_args(fn.get("arguments")),
+            )
+        )
     usage = data.get("usage") or {}
     cached = (usage.get("prompt_tokens_details") or {}).get("cached_tokens")
     return LlmResponse(
@@ -87,6 +92,7 @@ class OpenAIProvider:
 
     async def complete(self, request: LlmRequest, target: TargetConfig) -> LlmResponse:
         headers = {"Authorization": f"Bearer {target.api_key}"} if target.api_key else {}
-        data = await post_json(self.client, f"{target.url}/chat/completions", build_body(request), headers,
-                               self.timeout_s)
+        data = await post_json(
+            self.client, f"{target.url}/chat/completions", build_body(request), headers, self.timeout_s
+        )
         return parse_body(data)

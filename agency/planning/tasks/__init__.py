@@ -18,8 +18,20 @@ from agency.planning.tasks.models import (
 from agency.planning.tasks.store import SqliteTaskStore, TaskStore
 
 __all__ = [
-    "PROPAGATED_META_KEYS", "REBUILT_META_KEYS", "STUCK_PENDING_TIMEOUT_MS", "TRANSITIONS",
-    "IllegalTransitionError", "InvalidProgressError", "NewTask", "SqliteTaskStore", "Task",
-    "TaskMetadata", "TaskNotFoundError", "TaskOrigin", "TaskStatus", "TaskStore", "TaskStoreError",
+    "PROPAGATED_META_KEYS",
+    "REBUILT_META_KEYS",
+    "STUCK_PENDING_TIMEOUT_MS",
+    "TRANSITIONS",
+    "IllegalTransitionError",
+    "InvalidProgressError",
+    "NewTask",
+    "SqliteTaskStore",
+    "Task",
+    "TaskMetadata",
+    "TaskNotFoundError",
+    "TaskOrigin",
+    "TaskStatus",
+    "TaskStore",
+    "TaskStoreError",
     "find_blocking_task",
 ]

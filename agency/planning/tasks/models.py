@@ -75,8 +75,9 @@ class StaleStatusError(IllegalTransitionError):
     """A status change conditional on the status the caller read, which the task has left."""
 
     def __init__(self, task_id: str, expected: TaskStatus, found: TaskStatus, to_status: TaskStatus) -> None:
-        TaskStoreError.__init__(self, f"task {task_id}: is {found.value}, not {expected.value} as read: "
-                                      f"not moved to {to_status.value}")
+        TaskStoreError.__init__(
+            self, f"task {task_id}: is {found.value}, not {expected.value} as read: not moved to {to_status.value}"
+        )
         self.task_id, self.from_status, self.to_status, self.expected = task_id, found, to_status, expected
 
 
@@ -163,7 +164,14 @@ PROPAGATED_META_KEYS: tuple[str, ...] = (
     "bot",
 )
 REBUILT_META_KEYS: tuple[str, ...] = (
-    "createdAt", "updatedAt", "retryCount", "maxRetries", "childTaskIds", "tags", "category", "solver",
+    "createdAt",
+    "updatedAt",
+    "retryCount",
+    "maxRetries",
+    "childTaskIds",
+    "tags",
+    "category",
+    "solver",
 )
 
 _missing = (set(PROPAGATED_META_KEYS) | set(REBUILT_META_KEYS)) - set(TaskMetadata.model_fields)

@@ -26,8 +26,9 @@ def is_poison(reason: str | None) -> bool:
     return (reason or "").startswith(POISON)
 
 
-def bridge_down_update(task: Task, reason: str, now: int,
-                       poison_after: int = POISON_AFTER) -> tuple[dict[str, Any], TaskStatus | None]:
+def bridge_down_update(
+    task: Task, reason: str, now: int, poison_after: int = POISON_AFTER
+) -> tuple[dict[str, Any], TaskStatus | None]:
     """The metadata patch and status (None: unchanged) recording one more bridge down on
     `task`: the record appended, and at the `poison_after`-th the task failed with why."""
     downs = [*(task.metadata.bridgeDowns or []), BridgeDown(at=now, reason=reason)]

@@ -37,8 +37,9 @@ class HeldBack:
     reason: str  # the last failure's reason
 
 
-def held_back(tasks: TaskLookup | Iterable[Task], goal_key: str, now_ms: int, *,
-              bot: str | None = None) -> HeldBack | None:
+def held_back(
+    tasks: TaskLookup | Iterable[Task], goal_key: str, now_ms: int, *, bot: str | None = None
+) -> HeldBack | None:
     """Is goal_key held back now for `bot`? None when its newest task did not fail or its wait is over."""
     depth = len(BACKOFF_MS) + 1  # failures beyond the last step wait no longer: no need to read them
     if hasattr(tasks, "latest_by_goal_key"):  # a store: its newest few, not every task of the goal

@@ -47,7 +47,10 @@ def stamp(origin: TaskOrigin | Mapping[str, Any], clock: Clock) -> TaskOrigin:
 
 
 def new_task(
-    draft: NewTask | Mapping[str, Any], clock: Clock, *, origin: TaskOrigin | Mapping[str, Any] | None,
+    draft: NewTask | Mapping[str, Any],
+    clock: Clock,
+    *,
+    origin: TaskOrigin | Mapping[str, Any] | None,
     on_dropped: OnDropped,
 ) -> Task:
     """add_task's task: metadata rebuilt from scratch, the caller's keys only through the
@@ -69,8 +72,15 @@ def new_task(
     )
     if origin is not None:
         metadata = metadata.model_copy(update={"origin": stamp(origin, clock)})
-    return Task(title=new.title, type=new.type, description=new.description, priority=new.priority,
-                source=new.source, parameters=new.parameters, metadata=metadata)
+    return Task(
+        title=new.title,
+        type=new.type,
+        description=new.description,
+        priority=new.priority,
+        source=new.source,
+        parameters=new.parameters,
+        metadata=metadata,
+    )
 
 
 def warn_unfinalized(task: Task, *, strict: bool, allow_unfinalized: bool) -> None:
@@ -171,5 +181,6 @@ def check_page_limit(limit: int) -> None:
 
 def new_event(task: Task, event: str, data: Mapping[str, Any], at: int) -> TaskEvent:
     """An event as it is logged: the task's status and progress now; seq comes from the database."""
-    return TaskEvent(seq=0, taskId=task.id, at=at, event=event, status=task.status.value,
-                     progress=task.progress, data=dict(data))
+    return TaskEvent(
+        seq=0, taskId=task.id, at=at, event=event, status=task.status.value, progress=task.progress, data=dict(data)
+    )

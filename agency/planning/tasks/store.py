@@ -94,7 +94,11 @@ class TaskStore(Protocol):
     def update_task_metadata(self, task_id: str, patch: Mapping[str, Any]) -> Task: ...
 
     def set_status(
-        self, task_id: str, status: TaskStatus | str, *, metadata_patch: Mapping[str, Any] | None = None,
+        self,
+        task_id: str,
+        status: TaskStatus | str,
+        *,
+        metadata_patch: Mapping[str, Any] | None = None,
         only_from: TaskStatus | None = None,
     ) -> Task: ...
 
@@ -231,8 +235,9 @@ class TaskStoreBase:
         self._check(task)
         self._write(conn, task)
 
-    def _append_event(self, conn: Any, task: Task, event: str, data: Mapping[str, Any],
-                      at: int | None = None) -> TaskEvent:
+    def _append_event(
+        self, conn: Any, task: Task, event: str, data: Mapping[str, Any], at: int | None = None
+    ) -> TaskEvent:
         """Log one event inside the caller's transaction: the log never disagrees with the row."""
         ev = rules.new_event(task, event, data, self._clock() if at is None else at)
         return ev.model_copy(update={"seq": self._insert_event(conn, ev)})
@@ -279,8 +284,9 @@ class TaskStoreBase:
         row = self._conn.execute(self._SQL_LOAD, (task_id,)).fetchone()
         return None if row is None else self._task_of(row["data"])
 
-    def _patch(self, task_id: str, patch: Mapping[str, Any], to: TaskStatus | None,
-               only_from: TaskStatus | None = None) -> Task:
+    def _patch(
+        self, task_id: str, patch: Mapping[str, Any], to: TaskStatus | None, only_from: TaskStatus | None = None
+    ) -> Task:
         clean = rules.clean_patch(task_id, patch, self._warn_dropped)
         with self._tx() as conn:
             before = self._load(conn, task_id)
@@ -299,7 +305,11 @@ class TaskStoreBase:
         return self._patch(task_id, patch, None)
 
     def set_status(
-        self, task_id: str, status: TaskStatus | str, *, metadata_patch: Mapping[str, Any] | None = None,
+        self,
+        task_id: str,
+        status: TaskStatus | str,
+        *,
+        metadata_patch: Mapping[str, Any] | None = None,
         only_from: TaskStatus | None = None,
     ) -> Task:
         """Change status; metadata_patch (same rules as update_task_metadata) lands in the
@@ -331,8 +341,9 @@ class TaskStoreBase:
             self._save(conn, task)
             downs = len(task.metadata.bridgeDowns or [])
             # stamped with the status the run had; a poison failure's own `failed` event follows
-            self._append_event(conn, before, BRIDGE_DOWN,
-                               {"reason": reason, "count": downs, "poisonAfter": poison_after})
+            self._append_event(
+                conn, before, BRIDGE_DOWN, {"reason": reason, "count": downs, "poisonAfter": poison_after}
+            )
             self._log_change(conn, before, task)
             return task
 
@@ -430,8 +441,15 @@ class TaskStoreBase:
         rules.check_page_limit(limit)
         rows = self._conn.execute(self._SQL_EVENTS, (task_id, after_seq, limit)).fetchall()
         return [
-            TaskEvent(seq=r["seq"], taskId=r["task_id"], at=r["at"], event=r["event"], status=r["status"],
-                      progress=r["progress"], data=self._json_of(r["data"]))
+            TaskEvent(
+                seq=r["seq"],
+                taskId=r["task_id"],
+                at=r["at"],
+                event=r["event"],
+                status=r["status"],
+                progress=r["progress"],
+                data=self._json_of(r["data"]),
+            )
             for r in rows
         ]
 
@@ -472,8 +490,13 @@ class SqliteTaskStore(TaskStoreBase):
         invariant_check: Callable[[Task], None] | None = None,
     ) -> None:
         # a path: a connection of its own; a Database: the shared one
-        super().__init__(Database.of(path), clock=clock, dev_mode=dev_mode, strict_finalize=strict_finalize,
-                         invariant_check=invariant_check)
+        super().__init__(
+            Database.of(path),
+            clock=clock,
+            dev_mode=dev_mode,
+            strict_finalize=strict_finalize,
+            invariant_check=invariant_check,
+        )
 
     def _task_of(self, data: Any) -> Task:
         return Task.model_validate_json(data)

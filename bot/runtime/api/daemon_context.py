@@ -23,8 +23,17 @@ from bot.runtime.live_state import bot_summary, live_sources
 from bot.runtime.metrics import render_metrics
 
 # Grounding with no snapshot yet: nothing is known, so a named item or entity cannot ground.
-_EMPTY = WorldSnapshot(health=20, food=20, gameMode="survival", dimension="overworld", timeOfDay=0, isDay=True,
-                       position={"x": 0, "y": 0, "z": 0}, hostiles=0, ts=0)
+_EMPTY = WorldSnapshot(
+    health=20,
+    food=20,
+    gameMode="survival",
+    dimension="overworld",
+    timeOfDay=0,
+    isDay=True,
+    position={"x": 0, "y": 0, "z": 0},
+    hostiles=0,
+    ts=0,
+)
 
 
 def api_context(daemon: Any) -> ApiContext:
@@ -51,8 +60,12 @@ def bot_api_context(agency: Any, daemon: Any) -> ApiContext:
         snap = await asyncio.to_thread(agency.body.snapshot)
         agency.last_snapshot = snap
         outcome = await agency.keepalive.apoke(snap)  # may await the LLM
-        return {"status": outcome.status, "bypass": outcome.bypass, "situation": outcome.situation,
-                "thoughtId": getattr(outcome.thought, "id", None)}
+        return {
+            "status": outcome.status,
+            "bypass": outcome.bypass,
+            "situation": outcome.situation,
+            "thoughtId": getattr(outcome.thought, "id", None),
+        }
 
     def inject(body: dict[str, Any]) -> Any:
         snap = agency.last_snapshot

@@ -26,9 +26,20 @@ from agency.goals.user_goals import GoalRequestError
 from bot.runtime.errors import BotRuntimeError
 
 # The code an error's status carries when nothing more precise is said.
-CODES = {400: "bad_request", 401: "unauthorized", 403: "forbidden", 404: "not_found", 405: "method_not_allowed",
-         408: "request_timeout", 409: "conflict", 413: "payload_too_large", 422: "unprocessable",
-         500: "internal_error", 501: "not_available", 503: "unavailable"}
+CODES = {
+    400: "bad_request",
+    401: "unauthorized",
+    403: "forbidden",
+    404: "not_found",
+    405: "method_not_allowed",
+    408: "request_timeout",
+    409: "conflict",
+    413: "payload_too_large",
+    422: "unprocessable",
+    500: "internal_error",
+    501: "not_available",
+    503: "unavailable",
+}
 
 # A refused direct action: the status code by the refusal's kind (agency.execution.direct).
 ACTION_REFUSED = {"unknown_tool": 400, "invalid_args": 400, "busy": 409, "unavailable": 503}
@@ -74,8 +85,9 @@ def error_body(error: str, detail: Any, **fields: Any) -> dict[str, Any]:
     return {"error": error, "detail": detail, **fields}
 
 
-def error_response(status: int, detail: Any, error: str | None = None, *, headers: Mapping[str, str] | None = None,
-                   **fields: Any) -> JSONResponse:
+def error_response(
+    status: int, detail: Any, error: str | None = None, *, headers: Mapping[str, str] | None = None, **fields: Any
+) -> JSONResponse:
     return JSONResponse(error_body(error or CODES[status], detail, **fields), status_code=status, headers=headers)
 
 

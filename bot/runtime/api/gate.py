@@ -76,11 +76,15 @@ class Gate:
             headers = dict(scope.get("headers") or [])
             host = headers.get(b"host", b"").decode("latin-1")
             if self.allowed_hosts is not None and host_name(host) not in self.allowed_hosts:
-                await error_response(403, "this API answers only to its loopback address "
-                                     "(set api.token to serve other names)")(scope, receive, send)
+                await error_response(
+                    403, "this API answers only to its loopback address (set api.token to serve other names)"
+                )(scope, receive, send)
                 return
-            if (self.expected is not None and scope["path"] not in PUBLIC_PATHS  # the page's shell holds no data
-                    and not hmac.compare_digest(headers.get(b"authorization", b""), self.expected)):
+            if (
+                self.expected is not None
+                and scope["path"] not in PUBLIC_PATHS  # the page's shell holds no data
+                and not hmac.compare_digest(headers.get(b"authorization", b""), self.expected)
+            ):
                 await error_response(401, "missing or wrong API token")(scope, receive, send)
                 return
         await self.app(scope, receive, send)
@@ -89,5 +93,5 @@ class Gate:
 def host_name(host: str) -> str:
     """The name in a Host header, without its port ('[::1]:3003' -> '::1')."""
     if host.startswith("["):
-        return host[1:host.find("]")] if "]" in host else host
+        return host[1 : host.find("]")] if "]" in host else host
     return host.rsplit(":", 1)[0] if host.count(":") == 1 else host

@@ -42,13 +42,20 @@ def _same(a: Any, b: Any) -> bool:
 def _steady(state: dict[str, Any]) -> dict[str, Any]:
     """The state without what changes every second by itself (the daemon's uptime)."""
     health = state.get("health")
-    return {**state, "health": {k: v for k, v in health.items() if k != "uptimeS"}} if isinstance(health,
-                                                                                                  dict) else state
+    return (
+        {**state, "health": {k: v for k, v in health.items() if k != "uptimeS"}} if isinstance(health, dict) else state
+    )
 
 
-async def live_stream(src: LiveSources, *, stopping: Callable[[], bool], disconnected: Callable[[], Awaitable[bool]],
-                      period_s: float = PERIOD_S, state_every_s: float = STATE_EVERY_S,
-                      log_after: int = 0) -> AsyncIterator[str]:
+async def live_stream(
+    src: LiveSources,
+    *,
+    stopping: Callable[[], bool],
+    disconnected: Callable[[], Awaitable[bool]],
+    period_s: float = PERIOD_S,
+    state_every_s: float = STATE_EVERY_S,
+    log_after: int = 0,
+) -> AsyncIterator[str]:
     last_state: Any = None
     last_tasks: Any = None
     seen_thoughts: list[str] = []

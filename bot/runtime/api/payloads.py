@@ -28,5 +28,6 @@ def sse(event: str, data: Any, event_id: int | None = None) -> str:
 
 def event_stream(events: AsyncIterator[str]) -> StreamingResponse:
     """Server-sent events that no proxy buffers or caches."""
-    return StreamingResponse(events, media_type="text/event-stream",
-                             headers={"cache-control": "no-cache", "x-accel-buffering": "no"})
+    return StreamingResponse(
+        events, media_type="text/event-stream", headers={"cache-control": "no-cache", "x-accel-buffering": "no"}
+    )

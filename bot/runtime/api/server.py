@@ -66,6 +66,5 @@ def api_server(app: Any, host: str, port: int, read_timeout_s: float) -> uvicorn
     """The uvicorn server the daemon runs. While it serves, uvicorn takes SIGTERM and SIGINT: it
     stops, then raises the signal again for the daemon's own handlers."""
     protocol = type("ApiProtocol", (ReadDeadlineProtocol,), {"read_timeout_s": read_timeout_s})
-    config = uvicorn.Config(app, host=host, port=port, http=protocol, log_config=None, access_log=False,
-                            lifespan="off")
+    config = uvicorn.Config(app, host=host, port=port, http=protocol, log_config=None, access_log=False, lifespan="off")
     return uvicorn.Server(config)

@@ -92,8 +92,9 @@ def test_log_level_is_case_insensitive():
 def _run_cli(argv, cwd):
     """The real entry point in a child: main() past parsing sets up logging and signals."""
     env = {**os.environ, "PYTHONPATH": str(REPO)}
-    return subprocess.run([sys.executable, "-m", "bot", *argv], cwd=cwd, env=env, capture_output=True, text=True,
-                          timeout=60)
+    return subprocess.run(
+        [sys.executable, "-m", "bot", *argv], cwd=cwd, env=env, capture_output=True, text=True, timeout=60
+    )
 
 
 def test_unwritable_record_out_exits_4_before_connecting(tmp_path):

@@ -21,12 +21,14 @@ REPO = Path(__file__).resolve().parents[3]
 
 def _mcbot(argv: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "PYTHONPATH": str(REPO)}
-    return subprocess.run([sys.executable, "-m", "bot", *argv], cwd=cwd, env=env, capture_output=True, text=True,
-                          timeout=60)
+    return subprocess.run(
+        [sys.executable, "-m", "bot", *argv], cwd=cwd, env=env, capture_output=True, text=True, timeout=60
+    )
 
 
-def _parsers(p: argparse.ArgumentParser,
-             path: tuple[str, ...] = ()) -> Iterator[tuple[tuple[str, ...], argparse.ArgumentParser]]:
+def _parsers(
+    p: argparse.ArgumentParser, path: tuple[str, ...] = ()
+) -> Iterator[tuple[tuple[str, ...], argparse.ArgumentParser]]:
     yield path, p
     for action in p._actions:
         if isinstance(action, argparse._SubParsersAction):
@@ -60,23 +62,31 @@ def test_a_global_option_is_read_before_and_after_the_command(argv, config, leve
     assert (args.config, args.log_level) == (config, level)
 
 
-@pytest.mark.parametrize("argv", [["run", "--log-level", "LOUD"], ["--log-level", "LOUD", "run"],
-                                  ["bench", "reflexes", "--log-level", "LOUD"],
-                                  ["task", "pause", "t-1", "--log-level", "LOUD"]])
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["run", "--log-level", "LOUD"],
+        ["--log-level", "LOUD", "run"],
+        ["bench", "reflexes", "--log-level", "LOUD"],
+        ["task", "pause", "t-1", "--log-level", "LOUD"],
+    ],
+)
 def test_an_invalid_log_level_after_the_command_is_an_argument_error(argv, tmp_path):
     out = _mcbot(argv, tmp_path)
     assert out.returncode == EXIT_INVALID
     assert out.stderr.strip().splitlines() == [
         "mcbot: error: argument --log-level: 'LOUD' is not a log level; accepted: TRACE, DEBUG, INFO, SUCCESS, "
-        "WARNING, ERROR, CRITICAL"]
+        "WARNING, ERROR, CRITICAL"
+    ]
 
 
 def test_a_config_given_after_the_command_is_loaded(tmp_path):
     (tmp_path / "mine.toml").write_text("[api]\nport = 3999\n")
     out = _mcbot(["config", "show", "--config", "mine.toml"], tmp_path)
     assert out.returncode == 0, out.stderr
-    assert any(line.startswith("api.port = 3999") and str(tmp_path / "mine.toml") in line
-               for line in out.stdout.splitlines()), out.stdout
+    assert any(
+        line.startswith("api.port = 3999") and str(tmp_path / "mine.toml") in line for line in out.stdout.splitlines()
+    ), out.stdout
     missing = _mcbot(["run", "--config", "/nonexistent/mcbot.toml"], tmp_path)
     assert missing.returncode == EXIT_INVALID
     assert missing.stderr.strip().splitlines() == ["mcbot: --config /nonexistent/mcbot.toml: file not found"]
@@ -91,7 +101,10 @@ def daemon() -> Iterator[str]:
 def test_client_commands_print_their_answer_and_no_library_log_lines(daemon, tmp_path):
     goal = _mcbot(["goal", "collect", "oak_log", "8", "--api", daemon], tmp_path)
     assert (goal.returncode, goal.stdout, goal.stderr) == (
-        0, "created task-1: collect oak_log 8 (collect:oak_log), pending\n", "")
+        0,
+        "created task-1: collect oak_log 8 (collect:oak_log), pending\n",
+        "",
+    )
     tasks = _mcbot(["tasks", "--api", daemon], tmp_path)
     assert tasks.returncode == 0 and tasks.stderr == "" and "task-1  pending" in tasks.stdout
     pause = _mcbot(["task", "pause", "task-1", "--api", daemon], tmp_path)

@@ -33,8 +33,13 @@ class FakeBody:
     the server kicks in answer to a line: the kick is queued and the bot has ended (as mineflayer
     sends 'end' right after 'kicked'). With `chat_error` every line fails to send."""
 
-    def __init__(self, batches: list[list[dict[str, Any]]] | None = None, connect_error: str | None = None,
-                 kick_on_chat: dict[str, Any] | None = None, chat_error: str | None = None) -> None:
+    def __init__(
+        self,
+        batches: list[list[dict[str, Any]]] | None = None,
+        connect_error: str | None = None,
+        kick_on_chat: dict[str, Any] | None = None,
+        chat_error: str | None = None,
+    ) -> None:
         self.batches = batches or []
         self.sent: list[str] = []
         self.bot_id = "1"
@@ -63,10 +68,20 @@ class FakeBridge:
     """With `raise_after_kick` (a FakeBody), chatFacts raises once that bot has ended, as
     bots.get(id) did for an ended bot."""
 
-    def __init__(self, facts: dict[str, Any] | None = None, replies: list[dict[str, Any]] | None = None,
-                 raise_after_kick: FakeBody | None = None) -> None:
-        self.facts = {"refused": False, "reason": None, "enforcesSecureChat": False, "seq": 0, "system": [],
-                      **(facts or {})}
+    def __init__(
+        self,
+        facts: dict[str, Any] | None = None,
+        replies: list[dict[str, Any]] | None = None,
+        raise_after_kick: FakeBody | None = None,
+    ) -> None:
+        self.facts = {
+            "refused": False,
+            "reason": None,
+            "enforcesSecureChat": False,
+            "seq": 0,
+            "system": [],
+            **(facts or {}),
+        }
         self.replies = replies or []
         self.polls = 0
         self.raise_after_kick = raise_after_kick
@@ -84,8 +99,14 @@ class FakeBridge:
 @pytest.fixture
 def doctor() -> Doctor:
     clock = Clock()
-    return Doctor(McbotConfig(), host="mc.example.org", port=25565, commands=["time query daytime"],
-                  clock=clock, sleep=clock.sleep)
+    return Doctor(
+        McbotConfig(),
+        host="mc.example.org",
+        port=25565,
+        commands=["time query daytime"],
+        clock=clock,
+        sleep=clock.sleep,
+    )
 
 
 def _row(d: Doctor, check: str) -> tuple[str, str, str]:
@@ -142,19 +163,23 @@ def test_silence_after_chat_is_a_warning_that_mentions_the_secure_chat_flag(doct
 
 
 def test_a_kick_at_login_names_the_reason_and_its_fix(doctor):
-    body = FakeBody(batches=[[{"type": "kicked",
-                               "data": {"reason": '{"translate":"multiplayer.disconnect.not_whitelisted"}'}}]],
-                    connect_error="disconnected while joining mc.example.org:25565: socketClosed")
+    body = FakeBody(
+        batches=[[{"type": "kicked", "data": {"reason": '{"translate":"multiplayer.disconnect.not_whitelisted"}'}}]],
+        connect_error="disconnected while joining mc.example.org:25565: socketClosed",
+    )
     assert not doctor.check_login(body)
     result, finding, fix = _row(doctor, "login")
     assert result == "FAIL" and "not_whitelisted" in finding and "/whitelist add" in fix
 
 
-@pytest.mark.parametrize("reply,result", [
-    ("Unknown or incomplete command, see below for error", "FAIL"),
-    ("I'm sorry, but you do not have permission to perform this command.", "FAIL"),
-    ("The time is 1234", "ok"),
-])
+@pytest.mark.parametrize(
+    "reply,result",
+    [
+        ("Unknown or incomplete command, see below for error", "FAIL"),
+        ("I'm sorry, but you do not have permission to perform this command.", "FAIL"),
+        ("The time is 1234", "ok"),
+    ],
+)
 def test_command_permission_from_the_servers_reply(doctor, reply, result):
     bridge = FakeBridge(replies=[{"seq": 1, "text": reply, "position": "system"}])
     doctor.check_commands(bridge, FakeBody())
@@ -193,29 +218,29 @@ def test_with_system_chat_noise_alone_is_no_reply(doctor):
 
 def test_before_1_19_a_chat_line_that_is_no_players_is_the_reply(doctor):
     doctor.version = "1.18.2"
-    replies = [{"seq": 1, "text": "<Steve> hi all", "position": "chat"},
-               {"seq": 2, "text": "Steve joined the game", "position": "chat"},
-               {"seq": 3, "text": "mcbot: 1 bot", "position": "chat"}]
+    replies = [
+        {"seq": 1, "text": "<Steve> hi all", "position": "chat"},
+        {"seq": 2, "text": "Steve joined the game", "position": "chat"},
+        {"seq": 3, "text": "mcbot: 1 bot", "position": "chat"},
+    ]
     doctor.check_commands(FakeBridge(replies=replies), FakeBody())
     assert _row(doctor, "commands")[:2] == ("ok", '/time query daytime: answered "mcbot: 1 bot"')
 
 
 def test_a_command_that_cannot_be_sent_is_blamed_on_secure_profiles_only_when_chat_was_refused(doctor):
-    doctor.check_commands(FakeBridge(),
-                          FakeBody(chat_error="bot 1 has disconnected (socketClosed)"))
+    doctor.check_commands(FakeBridge(), FakeBody(chat_error="bot 1 has disconnected (socketClosed)"))
     result, _, fix = _row(doctor, "commands")
     assert result == "FAIL" and fix != SECURE_PROFILE_FIX and "server's log" in fix and "connection" in fix
 
     doctor.findings.clear()
-    doctor.check_commands(FakeBridge({"refused": True, "reason": REFUSAL}),
-                          FakeBody(chat_error="bot 1 has disconnected"))
+    doctor.check_commands(
+        FakeBridge({"refused": True, "reason": REFUSAL}), FakeBody(chat_error="bot 1 has disconnected")
+    )
     assert _row(doctor, "commands")[::2] == ("FAIL", SECURE_PROFILE_FIX)
 
     doctor.findings.clear()
-    doctor.check_commands(FakeBridge(),
-                          FakeBody(chat_error=f'chat refused by the server: "{REFUSAL}"'))
+    doctor.check_commands(FakeBridge(), FakeBody(chat_error=f'chat refused by the server: "{REFUSAL}"'))
     assert _row(doctor, "commands")[::2] == ("FAIL", SECURE_PROFILE_FIX)
-
 
 
 def test_chat_sent_back_reformatted_by_a_chat_plugin_counts(doctor):
@@ -223,8 +248,11 @@ def test_chat_sent_back_reformatted_by_a_chat_plugin_counts(doctor):
 
     class PluginBridge(FakeBridge):
         def call_json(self, fn: str, _id: str, since: int) -> dict[str, Any]:
-            system = [{"seq": 3, "text": f"[Member] mcbot \u00bb {body.sent[-1]}",
-                       "position": "system"}] if body.sent else []
+            system = (
+                [{"seq": 3, "text": f"[Member] mcbot \u00bb {body.sent[-1]}", "position": "system"}]
+                if body.sent
+                else []
+            )
             return {**self.facts, "seq": 2, "system": [m for m in system if m["seq"] > since]}
 
     assert doctor.check_chat(PluginBridge(), body)

@@ -9,8 +9,14 @@ from agency.cognition.counters import COUNTER_NAMES, AgencyCounters
 
 def test_every_contract_counter_exists_and_starts_at_zero(counters, clock):
     assert set(COUNTER_NAMES) == {
-        "llmCalls", "goalTags", "driveTicks", "signatureSuppressions", "contentSuppressions",
-        "intentExtractions", "lowNoveltyRecorded", "lowNoveltyBroadcast",
+        "llmCalls",
+        "goalTags",
+        "driveTicks",
+        "signatureSuppressions",
+        "contentSuppressions",
+        "intentExtractions",
+        "lowNoveltyRecorded",
+        "lowNoveltyBroadcast",
     }
     snap = counters.snapshot()
     assert snap == {**dict.fromkeys(COUNTER_NAMES, 0), "startedAtMs": clock()}
@@ -58,8 +64,15 @@ def test_resetAgencyCounters_is_the_only_reset_and_restarts_uptime(counters, clo
 
 
 def test_agency_log_line_exact_format(counters, clock):
-    for name, n in [("llmCalls", 7), ("goalTags", 3), ("driveTicks", 2), ("signatureSuppressions", 5),
-                    ("contentSuppressions", 4), ("intentExtractions", 1), ("lowNoveltyRecorded", 9)]:
+    for name, n in [
+        ("llmCalls", 7),
+        ("goalTags", 3),
+        ("driveTicks", 2),
+        ("signatureSuppressions", 5),
+        ("contentSuppressions", 4),
+        ("intentExtractions", 1),
+        ("lowNoveltyRecorded", 9),
+    ]:
         counters.increment(name, by=n)
     line = counters.format_agency_log_line(clock() + 12 * 60_000 + 59_999)
     assert line == "[Agency 12m] llm=7 goals=3 drives=2 sigDedup=5 contentDedup=4 intents=1"

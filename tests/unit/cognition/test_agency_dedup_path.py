@@ -45,18 +45,25 @@ def stream(tmp_path, clock):
 @pytest.fixture
 def keepalive(llm, stream, clock, counters):
     generator = build_thought_generator(
-        {"targets": [{"provider": "openai", "model": "m", "base_url": llm.url()}], "request_timeout_s": 5}, clock)
-    return build_keepalive(stream=stream, perception=Perception(clock, publish=stream.publish), clock=clock,
-                           generator=generator, config=KeepAliveConfig(min_interval_ms=2 * MIN, heartbeat_ms=5 * MIN),
-                           counters=counters)
+        {"targets": [{"provider": "openai", "model": "m", "base_url": llm.url()}], "request_timeout_s": 5}, clock
+    )
+    return build_keepalive(
+        stream=stream,
+        perception=Perception(clock, publish=stream.publish),
+        clock=clock,
+        generator=generator,
+        config=KeepAliveConfig(min_interval_ms=2 * MIN, heartbeat_ms=5 * MIN),
+        counters=counters,
+    )
 
 
 def keepalive_thoughts(stream):
     return sorted((t for t in stream.recent(1000) if t.cognitiveSystem == "keepalive"), key=lambda t: t.timestamp)
 
 
-def test_repeated_situation_is_suppressed_demoted_and_broadcast_one_in_five(keepalive, llm, stream, clock, counters,
-                                                                           make_snapshot):
+def test_repeated_situation_is_suppressed_demoted_and_broadcast_one_in_five(
+    keepalive, llm, stream, clock, counters, make_snapshot
+):
     calm = make_snapshot({"oak_log": 3})
     situations = []
     for _ in range(7):  # an introspection every 2 minutes for 12 minutes, nothing changing
@@ -65,8 +72,16 @@ def test_repeated_situation_is_suppressed_demoted_and_broadcast_one_in_five(keep
     assert situations == ["fresh", "suppressed", "suppressed", "heartbeat", "suppressed", "suppressed", "heartbeat"]
     assert len(llm.requests) == 3  # suppressed cycles never reach the model
     assert counters.snapshot() | {"startedAtMs": 0} == {
-        "llmCalls": 3, "goalTags": 0, "driveTicks": 0, "signatureSuppressions": 4, "contentSuppressions": 2,
-        "intentExtractions": 0, "lowNoveltyRecorded": 6, "lowNoveltyBroadcast": 2, "startedAtMs": 0}
+        "llmCalls": 3,
+        "goalTags": 0,
+        "driveTicks": 0,
+        "signatureSuppressions": 4,
+        "contentSuppressions": 2,
+        "intentExtractions": 0,
+        "lowNoveltyRecorded": 6,
+        "lowNoveltyBroadcast": 2,
+        "startedAtMs": 0,
+    }
 
     first, fallback, demoted = keepalive_thoughts(stream)  # the four held-back copies are absent
     assert (first.content, first.novelty, first.convertEligible, first.metadata.fallback) == (SAID, "high", False, None)
@@ -76,7 +91,11 @@ def test_repeated_situation_is_suppressed_demoted_and_broadcast_one_in_five(keep
     assert fallback.content.startswith("Nothing new since my last thought: health 20/20; food 20/20")
     # 6th: the heartbeat reply of t=12 min, like the first one, demoted by content dedup
     assert (demoted.content, demoted.novelty, demoted.convertEligible, demoted.metadata.fallback) == (
-        SAID, "low", False, True)
+        SAID,
+        "low",
+        False,
+        True,
+    )
     assert demoted.timestamp == first.timestamp + 12 * MIN
     assert stream.actionable(10).count == 0
 
@@ -87,8 +106,9 @@ def test_changed_band_or_stimulus_calls_the_model_fresh(keepalive, llm, clock, c
     clock.advance(2 * MIN)
     assert keepalive.tick(make_snapshot({"oak_log": 3}, health=10)).situation == "fresh"  # health band changed
     clock.advance(1_000)  # inside the cooldown: only a stimulus gets through, and it counts as news
-    out = keepalive.tick(make_snapshot({"oak_log": 3}, health=10),
-                         [Stimulus("novel_entity", clock(), {"names": ["fox"]})])
+    out = keepalive.tick(
+        make_snapshot({"oak_log": 3}, health=10), [Stimulus("novel_entity", clock(), {"names": ["fox"]})]
+    )
     assert (out.bypass, out.situation) == ("novel_entity", "fresh")
     assert len(llm.requests) == 3 and counters.signatureSuppressions == 0
 
@@ -100,7 +120,10 @@ def test_held_back_fallback_reports_held_and_publishes_nothing(keepalive, stream
         outcomes.append(keepalive.poke(calm))
         clock.advance(1_000)
     assert [(o.status, o.situation) for o in outcomes] == [
-        ("published", "fresh"), ("published", "suppressed"), ("held", "suppressed")]
+        ("published", "fresh"),
+        ("published", "suppressed"),
+        ("held", "suppressed"),
+    ]
     held = outcomes[2].thought
     assert held.novelty == "low" and held.metadata.fallback is None  # the local copy, not the broadcast one
     assert stream.get(held.id) is None
@@ -117,9 +140,13 @@ def test_fallback_is_factual_and_stays_out_of_the_memory_slice(keepalive, stream
 
 
 def test_daemon_wiring_runs_keepalive_with_gate_and_recorder(tmp_path, llm, make_snapshot):
-    cfg = McbotConfig.model_validate({
-        "storage": {"db_path": str(tmp_path / "a.db")}, "keepalive": {"heartbeat_ms": 600_000},
-        "llm": {"targets": [{"provider": "openai", "model": "m", "base_url": llm.url()}]}})
+    cfg = McbotConfig.model_validate(
+        {
+            "storage": {"db_path": str(tmp_path / "a.db")},
+            "keepalive": {"heartbeat_ms": 600_000},
+            "llm": {"targets": [{"provider": "openai", "model": "m", "base_url": llm.url()}]},
+        }
+    )
     agency = Agency(cfg)
     try:
         calm = make_snapshot()

@@ -33,8 +33,18 @@ from agency.world import BlockRegion, Vec3
 
 BASE = {"oak_log": 20, "crafting_table": 1, "wooden_pickaxe": 1}  # the first five DRIVE-3 rules all pass
 SPEC_RULES = ("no_logs", "night_no_shelter", "no_crafting_table", "no_pickaxe", "low_logs")
-ORDER = ("no_cobblestone", "no_stone_pickaxe", "no_sword", "no_furnace", "no_coal", "no_iron_ore", "no_iron_ingot",
-         "no_iron_pickaxe", "no_iron_sword", "default")
+ORDER = (
+    "no_cobblestone",
+    "no_stone_pickaxe",
+    "no_sword",
+    "no_furnace",
+    "no_coal",
+    "no_iron_ore",
+    "no_iron_ingot",
+    "no_iron_pickaxe",
+    "no_iron_sword",
+    "default",
+)
 AGENTS = Path(__file__).resolve().parents[3] / "config" / "agents"
 
 
@@ -59,8 +69,11 @@ WALK = [
     (_inv(stone_pickaxe=1, stone_sword=1, furnace=1, coal=3), "no_iron_ore", ("collect", "iron_ore", 3)),
     (_inv(stone_pickaxe=1, stone_sword=1, furnace=1, coal=3, raw_iron=1), "no_iron_ore", ("collect", "iron_ore", 2)),
     (_inv(stone_pickaxe=1, stone_sword=1, furnace=1, coal=3, raw_iron=3), "no_iron_ingot", ("smelt", "iron_ingot", 3)),
-    (_inv(stone_pickaxe=1, stone_sword=1, furnace=1, coal=2, raw_iron=2, iron_ingot=1), "no_iron_ingot",
-     ("smelt", "iron_ingot", 2)),
+    (
+        _inv(stone_pickaxe=1, stone_sword=1, furnace=1, coal=2, raw_iron=2, iron_ingot=1),
+        "no_iron_ingot",
+        ("smelt", "iron_ingot", 2),
+    ),
     (_inv(stone_pickaxe=1, stone_sword=1, coal=2, iron_ingot=3), "no_iron_pickaxe", ("craft", "iron_pickaxe", 1)),
     (_inv(stone_pickaxe=1, stone_sword=1, iron_pickaxe=1, iron_ingot=2), "no_iron_sword", ("craft", "iron_sword", 1)),
     (_inv(stone_pickaxe=1, stone_sword=1, iron_pickaxe=1), "default", ("explore", "nearby", 1)),
@@ -106,8 +119,16 @@ def test_later_steps_never_fire_before_the_ones_they_build_on(make_snapshot, iro
     """Over a grid of inventories: what each step needs is in hand whenever it fires."""
     seen = set()
     for cobble, stone, furnace, coal, raw, ingots, iron, sword in GRID:
-        inv = _inv(cobblestone=cobble, stone_pickaxe=stone, stone_sword=sword, furnace=furnace, coal=coal, raw_iron=raw,
-                   iron_ingot=ingots, iron_pickaxe=iron)
+        inv = _inv(
+            cobblestone=cobble,
+            stone_pickaxe=stone,
+            stone_sword=sword,
+            furnace=furnace,
+            coal=coal,
+            raw_iron=raw,
+            iron_ingot=ingots,
+            iron_pickaxe=iron,
+        )
         sel = select_drive(make_snapshot({k: v for k, v in inv.items() if v}), True)
         seen.add(sel.rule)
         later = ORDER.index(sel.rule)
@@ -145,8 +166,11 @@ def test_no_furnace_is_wanted_once_the_iron_is_smelted(make_snapshot):
 
 
 def test_iron_in_hand_is_smelted_with_the_logs_when_no_coal_was_found(make_snapshot):
-    assert _goal(select_drive(make_snapshot(_inv(stone_pickaxe=1, stone_sword=1, furnace=1, raw_iron=3)),
-                              True)) == ("smelt", "iron_ingot", 3)
+    assert _goal(select_drive(make_snapshot(_inv(stone_pickaxe=1, stone_sword=1, furnace=1, raw_iron=3)), True)) == (
+        "smelt",
+        "iron_ingot",
+        3,
+    )
 
 
 def test_the_iron_tools_are_crafted_once_the_ingots_are_held(make_snapshot):
@@ -186,6 +210,7 @@ def test_every_emitted_goal_round_trips_and_its_workflow_plans(make_snapshot, ir
 
 # -- through the drive tick: the frame grounds the progression's goals -----------------------------
 
+
 def _sight(*names):
     palette = ["air", *names]
     return BlockRegion(origin=(0, 64, 0), size=(len(palette), 1, 1), palette=palette, data=list(range(len(palette))))
@@ -206,15 +231,19 @@ COAL_NEXT = _inv(stone_pickaxe=1, stone_sword=1, furnace=1)
 IRON_NEXT = _inv(stone_pickaxe=1, stone_sword=1, furnace=1, coal=3)
 
 
-@pytest.mark.parametrize(("inventory", "y", "step", "goal_key"), [
-    (COAL_NEXT, 64, "no_coal", "descend:y52"),  # 12 below the bot
-    (COAL_NEXT, 30, "no_coal", "descend:y18"),
-    (COAL_NEXT, 20, "no_coal", "descend:y12"),  # the safe floor, not lower
-    (IRON_NEXT, 64, "no_iron_ore", "descend:y40"),  # down to where iron lies
-    (IRON_NEXT, 90, "no_iron_ore", "descend:y42"),  # at most 48 blocks in one descent
-    (IRON_NEXT, 45, "no_iron_ore", "descend:y33"),  # already near it: 12 lower
-    (IRON_NEXT, 15, "no_iron_ore", "explore:nearby"),  # at the floor: explore
-], ids=lambda v: str(v) if not isinstance(v, dict) else "")
+@pytest.mark.parametrize(
+    ("inventory", "y", "step", "goal_key"),
+    [
+        (COAL_NEXT, 64, "no_coal", "descend:y52"),  # 12 below the bot
+        (COAL_NEXT, 30, "no_coal", "descend:y18"),
+        (COAL_NEXT, 20, "no_coal", "descend:y12"),  # the safe floor, not lower
+        (IRON_NEXT, 64, "no_iron_ore", "descend:y40"),  # down to where iron lies
+        (IRON_NEXT, 90, "no_iron_ore", "descend:y42"),  # at most 48 blocks in one descent
+        (IRON_NEXT, 45, "no_iron_ore", "descend:y33"),  # already near it: 12 lower
+        (IRON_NEXT, 15, "no_iron_ore", "explore:nearby"),  # at the floor: explore
+    ],
+    ids=lambda v: str(v) if not isinstance(v, dict) else "",
+)
 def test_ores_out_of_sight_are_dug_down_for(make_snapshot, inventory, y, step, goal_key):
     r = _tick(make_snapshot(inventory, position=Vec3(x=0, y=y, z=0)), region=_sight("grass_block", "stone"))
     assert isinstance(r, DriveTickFired) and r.ungrounded is not None and r.ungrounded.rule == step
@@ -234,8 +263,9 @@ def test_once_the_ore_is_in_sight_the_collect_step_takes_over(make_snapshot):
 def test_no_digging_down_without_a_pickaxe_or_for_what_lies_on_the_surface(make_snapshot):
     failed = GroundingResult(False, "missing_item", "collect iron_ore: none in sight")
     no_pick = make_snapshot({"oak_log": 20, "coal": 3})
-    assert progression.dig_down_first(DriveSelection("collect", "iron_ore", 3, "no_iron_ore", ""), no_pick,
-                                      failed) is None
+    assert (
+        progression.dig_down_first(DriveSelection("collect", "iron_ore", 3, "no_iron_ore", ""), no_pick, failed) is None
+    )
     with_pick = make_snapshot(IRON_NEXT)
     assert progression.dig_down_first(DriveSelection("collect", "oak_log", 8, "no_logs", ""), with_pick, failed) is None
     sel = progression.dig_down_first(DriveSelection("collect", "iron_ore", 3, "no_iron_ore", ""), with_pick, failed)
@@ -246,8 +276,10 @@ def test_no_digging_down_without_a_pickaxe_or_for_what_lies_on_the_surface(make_
 def test_a_descent_in_flight_is_not_asked_for_again(make_snapshot, store, clock):
     snap = make_snapshot(IRON_NEXT)
     assert _tick(snap, region=_sight("stone")).thought.metadata.goalKey == "descend:y40"
-    task = store.add_task({"title": "Descend", "type": "descend", "metadata": {"goalKey": "descend:y40"}},
-                          origin=TaskOrigin(kind="drive-tick"))
+    task = store.add_task(
+        {"title": "Descend", "type": "descend", "metadata": {"goalKey": "descend:y40"}},
+        origin=TaskOrigin(kind="drive-tick"),
+    )
     store.set_status(task.id, "active")
     r = evaluate_drive_tick(snap, clock(), DriveTickState(), store, shelter_nearby=True, region=_sight("stone"))
     assert isinstance(r, DriveTickSkipped) and r.reason is DriveSkipReason.duplicate_goal

@@ -43,6 +43,7 @@ def _goal(sel):
 
 # -- DRIVE-1 safety gates ---------------------------------------------------------------
 
+
 @pytest.mark.parametrize("mode", ["creative", "spectator"])
 def test_drive_tick_never_fires_in_creative_or_spectator(make_snapshot, clock, counters, mode):
     state = DriveTickState()
@@ -58,8 +59,9 @@ def test_drive_tick_fires_in_survival_and_adventure(make_snapshot, clock, mode):
     assert isinstance(_tick(make_snapshot(READY, gameMode=mode), clock()), DriveTickFired)
 
 
-@pytest.mark.parametrize(("field", "reason"),
-                         [("health", DriveSkipReason.low_health), ("food", DriveSkipReason.low_food)])
+@pytest.mark.parametrize(
+    ("field", "reason"), [("health", DriveSkipReason.low_health), ("food", DriveSkipReason.low_food)]
+)
 def test_vital_gate_boundary_15_blocks_16_fires(make_snapshot, clock, field, reason):
     r15 = _tick(make_snapshot(READY, **{field: 15}), clock())
     assert isinstance(r15, DriveTickSkipped) and r15.reason is reason
@@ -110,9 +112,12 @@ def test_disabled_drive_ticks_never_fire(make_snapshot, clock):
 
 # -- DRIVE-2 idempotency ---------------------------------------------------------------------
 
+
 def _explore_task(store, status="pending", progress=0.0):
-    t = store.add_task({"title": "Explore", "type": "explore", "metadata": {"goalKey": "explore:nearby"}},
-                       origin=TaskOrigin(kind="drive-tick"))
+    t = store.add_task(
+        {"title": "Explore", "type": "explore", "metadata": {"goalKey": "explore:nearby"}},
+        origin=TaskOrigin(kind="drive-tick"),
+    )
     if status != "pending":
         store.set_status(t.id, status)
     if progress:
@@ -158,8 +163,10 @@ def test_terminal_task_same_goalKey_is_no_duplicate(make_snapshot, clock, store,
 
 
 def test_task_with_other_goalKey_does_not_suppress(make_snapshot, clock, store):
-    store.add_task({"title": "Logs", "type": "collect", "metadata": {"goalKey": "collect:oak_log"}},
-                   origin=TaskOrigin(kind="drive-tick"))
+    store.add_task(
+        {"title": "Logs", "type": "collect", "metadata": {"goalKey": "collect:oak_log"}},
+        origin=TaskOrigin(kind="drive-tick"),
+    )
     assert isinstance(_tick(make_snapshot(READY), clock(), tasks=store), DriveTickFired)
 
 
@@ -169,6 +176,7 @@ def test_idempotency_accepts_a_plain_task_list(make_snapshot, clock, store):
 
 
 # -- DRIVE-3 selection priority -------------------------------------------------------------
+
 
 def test_rule1_empty_inventory_collects_oak_logs(make_snapshot):
     assert _goal(select_drive(make_snapshot({}), None)) == ("collect", "oak_log", 8)
@@ -183,15 +191,17 @@ def test_any_log_kind_counts_as_logs(make_snapshot):
     assert _goal(select_drive(make_snapshot({"birch_log": 3}), None)) == ("craft", "crafting_table", 1)
 
 
-@pytest.mark.parametrize(("tod", "is_day", "shelter"),
-                         [(11_000, True, None), (12_999, True, False), (18_000, False, None)])
+@pytest.mark.parametrize(
+    ("tod", "is_day", "shelter"), [(11_000, True, None), (12_999, True, False), (18_000, False, None)]
+)
 def test_rule2_night_approaching_without_shelter_builds_basic_shelter(make_snapshot, tod, is_day, shelter):
     snap = make_snapshot(READY, timeOfDay=tod, isDay=is_day)
     assert _goal(select_drive(snap, shelter)) == ("build", "basic_shelter", 1)
 
 
-@pytest.mark.parametrize(("tod", "is_day", "shelter"),
-                         [(10_999, True, None), (11_500, True, True), (23_500, True, None)])
+@pytest.mark.parametrize(
+    ("tod", "is_day", "shelter"), [(10_999, True, None), (11_500, True, True), (23_500, True, None)]
+)
 def test_rule2_not_applied_by_day_or_with_shelter(make_snapshot, tod, is_day, shelter):
     snap = make_snapshot(READY, timeOfDay=tod, isDay=is_day)
     assert _goal(select_drive(snap, shelter)) == ("explore", "nearby", 1)
@@ -231,6 +241,7 @@ def test_rule6_default_explores_nearby(make_snapshot):
 
 # -- DRIVE-4 output shape ----------------------------------------------------------------------
 
+
 def test_drive_tick_output_shape(make_snapshot, clock):
     r = _tick(make_snapshot({"oak_log": 20}), clock())
     assert isinstance(r, DriveTickFired)
@@ -246,6 +257,7 @@ def test_drive_tick_output_shape(make_snapshot, clock):
 
 
 # -- grounding: computed from the snapshot the tick fired on ----------------------------------
+
 
 def _sight(*names):
     """A region read around the bot holding these blocks (one row, plus air)."""
@@ -265,8 +277,9 @@ def test_collect_logs_fires_when_logs_are_in_sight_with_a_computed_grounding(mak
     assert not [m for _, m in logs if m.startswith("[Grounding]")]
 
 
-@pytest.mark.parametrize(("inventory", "rule"),
-                         [({}, "no_logs"), ({"oak_log": 5, "crafting_table": 1, "wooden_pickaxe": 1}, "low_logs")])
+@pytest.mark.parametrize(
+    ("inventory", "rule"), [({}, "no_logs"), ({"oak_log": 5, "crafting_table": 1, "wooden_pickaxe": 1}, "low_logs")]
+)
 def test_collect_logs_with_none_in_sight_explores_first(make_snapshot, clock, logs, inventory, rule):
     r = _tick(make_snapshot(inventory), clock(), region=BARE)
     assert isinstance(r, DriveTickFired)
@@ -286,16 +299,20 @@ def test_no_region_read_means_nothing_in_sight(make_snapshot, clock):
 
 
 def test_grounding_follows_the_frame_not_a_constant(make_snapshot, clock):
-    records = {_tick(make_snapshot({}), clock(), region=reg).thought.metadata.grounding["detail"]
-               for reg in (TREES, BARE)}
+    records = {
+        _tick(make_snapshot({}), clock(), region=reg).thought.metadata.grounding["detail"] for reg in (TREES, BARE)
+    }
     assert records == {"oak_log in sight", "explore: no world claim"}
 
 
 def test_craft_drives_ground_on_the_logs_they_are_made_from(make_snapshot, clock):
     r = _tick(make_snapshot({"birch_log": 2}), clock(), region=BARE)
     assert r.thought.metadata.goalKey == "craft:crafting_table"
-    assert r.thought.metadata.grounding == {"pass": True, "reason": None,
-                                            "detail": "crafting_table: ingredients at hand"}
+    assert r.thought.metadata.grounding == {
+        "pass": True,
+        "reason": None,
+        "detail": "crafting_table: ingredients at hand",
+    }
 
 
 def test_shelter_drive_at_dusk_is_grounded_whatever_is_in_sight(make_snapshot, clock):
@@ -311,8 +328,10 @@ def test_explore_first_is_suppressed_while_an_explore_task_is_in_flight(make_sna
 
 
 def test_an_ungrounded_goal_already_in_flight_is_left_to_its_task(make_snapshot, clock, store, logs):
-    collect = store.add_task({"title": "Logs", "type": "collect", "metadata": {"goalKey": "collect:oak_log"}},
-                             origin=TaskOrigin(kind="drive-tick"))
+    collect = store.add_task(
+        {"title": "Logs", "type": "collect", "metadata": {"goalKey": "collect:oak_log"}},
+        origin=TaskOrigin(kind="drive-tick"),
+    )
     store.set_status(collect.id, "active")
     r = _tick(make_snapshot({}), clock(), tasks=store, region=BARE)
     assert r.reason is DriveSkipReason.duplicate_goal and r.blocking_task_id == collect.id
@@ -333,8 +352,11 @@ def test_the_sight_box_is_the_collectors_search_box(make_snapshot):
             return _sight()
 
     radius = min(CollectBlockInput(block="oak_log").radius, 32)  # what collect_block searches with
-    asyncio.run(find_blocks_now(ToolContext(body=Body(), clock=lambda: 0),
-                                FindBlocksInput(block="oak_log", radius=radius, count=1)))
+    asyncio.run(
+        find_blocks_now(
+            ToolContext(body=Body(), clock=lambda: 0), FindBlocksInput(block="oak_log", radius=radius, count=1)
+        )
+    )
     assert asked == [sight_box(snap)]
 
 

@@ -29,12 +29,30 @@ def msgs(logs):
 @pytest.mark.parametrize(
     "action, target",
     [
-        ("collect", "oak_log"), ("collect", "wood"), ("gather", "trees"), ("mine", "stone"),
-        ("mine", "cobblestone"), ("mine", "coal"), ("find", "cow"), ("attack", "zombie"), ("attack", "zombies"),
-        ("flee", "zombie"), ("flee", "hostiles"), ("eat", "bread"), ("eat", "food"), ("place", "oak_log"),
-        ("craft", "crafting_table"), ("craft", "wooden_pickaxe"), ("smelt", "iron_ingot"),
-        ("build", "basic_shelter"), ("explore", "nearby"), ("explore", "the_unknown"),
-        ("navigate", "north"), ("navigate", "home"), ("navigate", "stone"), ("sleep", "night"),
+        ("collect", "oak_log"),
+        ("collect", "wood"),
+        ("gather", "trees"),
+        ("mine", "stone"),
+        ("mine", "cobblestone"),
+        ("mine", "coal"),
+        ("find", "cow"),
+        ("attack", "zombie"),
+        ("attack", "zombies"),
+        ("flee", "zombie"),
+        ("flee", "hostiles"),
+        ("eat", "bread"),
+        ("eat", "food"),
+        ("place", "oak_log"),
+        ("craft", "crafting_table"),
+        ("craft", "wooden_pickaxe"),
+        ("smelt", "iron_ingot"),
+        ("build", "basic_shelter"),
+        ("explore", "nearby"),
+        ("explore", "the_unknown"),
+        ("navigate", "north"),
+        ("navigate", "home"),
+        ("navigate", "stone"),
+        ("sleep", "night"),
     ],
 )
 def test_PA_D1_grounded_goals_pass(action, target, logs):
@@ -126,6 +144,7 @@ def test_frame_facts_from_snapshot_and_region(make_snapshot):
 
 
 # -- drive-tick goals: held to what the frame shows (a check, not a constant) -------------
+
 
 def _drive_facts(inventory=(), blocks=()):
     return FrameFacts(inventory=frozenset(inventory), blocks=frozenset(blocks))

@@ -24,8 +24,20 @@ from agency.stream.cognitive_stream import CognitiveStream
 from agency.thoughts import Thought
 from agency.world import EntityInfo, Vec3
 
-ACTION_VERBS = ("explore", "gather", "craft", "collect", "mine", "build", "hunt", "attack", "flee", "navigate",
-                "chop", "harvest")
+ACTION_VERBS = (
+    "explore",
+    "gather",
+    "craft",
+    "collect",
+    "mine",
+    "build",
+    "hunt",
+    "attack",
+    "flee",
+    "navigate",
+    "chop",
+    "harvest",
+)
 ADVICE = ("you should", "should", "consider", "try to", "[goal", "goal", "task", "suggest")
 
 
@@ -81,6 +93,7 @@ def keepalive_thoughts(stream):
 
 # -- KEEPALIVE-1 --------------------------------------------------------------------
 
+
 def _words_in(text: str, words) -> list[str]:
     return [w for w in words if re.search(rf"\b{re.escape(w)}\b", text, re.IGNORECASE)]
 
@@ -95,8 +108,14 @@ def test_KA_A1_frame_building_code_has_no_action_verbs_or_advice():
 @pytest.mark.parametrize("profile", sorted(PROFILES))
 def test_KA_A1_rendered_frames_are_factual_only(profile, make_snapshot):
     prev = make_snapshot({"oak_log": 1}, health=20, timeOfDay=10_000)
-    cur = make_snapshot({"oak_log": 3, "crafting_table": 1, "wooden_pickaxe": 1}, health=14, food=12, hostiles=1,
-                        timeOfDay=12_000, entities=[ent("cow"), ent("zombie", hostile=True)])
+    cur = make_snapshot(
+        {"oak_log": 3, "crafting_table": 1, "wooden_pickaxe": 1},
+        health=14,
+        food=12,
+        hostiles=1,
+        timeOfDay=12_000,
+        entities=[ent("cow"), ent("zombie", hostile=True)],
+    )
     stimuli = [Stimulus("damage", 0, {"hits": 1}), Stimulus("novel_entity", 0, {"names": ["zombie"]})]
     frame = build_frame(cur, profile, previous=prev, stimuli=stimuli, memories=["It is getting dark.", "Cows."])
     assert frame.kind == "factual_only"
@@ -138,6 +157,7 @@ def test_memory_slice_leaves_out_drive_ticks_and_goal_thoughts(make_snapshot, cl
 
 # -- KEEPALIVE-2 --------------------------------------------------------------------
 
+
 def test_KA_A2_goal_less_output_published_non_actionable(make_keepalive, calm, stream, logs):
     out = make_keepalive(Scripted("The cows are grazing. It is quiet.")).tick(calm)
     t = out.thought
@@ -177,6 +197,7 @@ def test_I3_explicit_grounded_routable_goal_becomes_actionable(make_keepalive, c
 
 # -- KEEPALIVE-3 --------------------------------------------------------------------
 
+
 def test_KA_A3_ten_minute_stable_scenario_has_zero_actionable_and_zero_tasks(
     make_keepalive, perception, stream, store, calm, clock, logs
 ):
@@ -203,6 +224,7 @@ def test_KA_A3_ten_minute_stable_scenario_has_zero_actionable_and_zero_tasks(
 
 
 # -- KEEPALIVE-4 --------------------------------------------------------------------
+
 
 def test_KA_A4_cooldown_skips_until_120s_boundary(make_keepalive, calm, clock, logs):
     gen = Scripted("Quiet.")
@@ -238,6 +260,7 @@ def test_KA_A4_no_generator_still_rate_limits_frames(make_keepalive, calm, clock
 
 
 # -- KEEPALIVE-5 --------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("kind", ["threat_delta", "damage", "hunger_drop", "health_drop", "novel_entity"])
 def test_KA_A5_stimulus_bypasses_cooldown_with_reason(kind, make_keepalive, calm, clock, logs):
@@ -279,8 +302,8 @@ def test_KA_A5_perceived_threat_bypasses_end_to_end(make_keepalive, perception, 
 
 # -- KEEPALIVE-6 --------------------------------------------------------------------
 
-def test_KA_A6_refresh_goes_through_perception_with_keepalive_source(make_keepalive, perception, calm, stream,
-                                                                      logs):
+
+def test_KA_A6_refresh_goes_through_perception_with_keepalive_source(make_keepalive, perception, calm, stream, logs):
     perception.observe(calm)  # the pipeline has a snapshot; its own awareness goes out now
     ka = make_keepalive()
     ka.tick(calm)
@@ -300,6 +323,7 @@ def test_KA_A6_refresh_event_reaches_stream(make_keepalive, perception, calm, st
 
 # -- KEEPALIVE-7 --------------------------------------------------------------------
 
+
 def test_KA_A7_keepalive_does_not_raise_identical_percept_rate(make_keepalive, perception, calm, stream, clock):
     ka = make_keepalive()
     for _ in range(60):
@@ -314,17 +338,26 @@ def test_KA_A7_keepalive_does_not_raise_identical_percept_rate(make_keepalive, p
 
 # -- KEEPALIVE-8 and AUTONOMY-2 -----------------------------------------------------------
 
+
 def test_KA_A8_keepalive_module_does_not_import_task_creation():
     tree = ast.parse(Path(keepalive_mod.__file__).read_text())
     imported = {n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)}
     imported |= {a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
-    assert not {m for m in imported if m
-                and (m.startswith("agency.planning.tasks") or m == "agency.planning.converter")}
-    code = ("import sys, agency.cognition.keepalive; "
-            "print(sorted(m for m in sys.modules if m.startswith('agency.planning.tasks') or m in "
-            "('agency.planning.converter', 'agency.planning.consumer')))")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
-                         cwd=Path(keepalive_mod.__file__).parent.parent)
+    assert not {
+        m for m in imported if m and (m.startswith("agency.planning.tasks") or m == "agency.planning.converter")
+    }
+    code = (
+        "import sys, agency.cognition.keepalive; "
+        "print(sorted(m for m in sys.modules if m.startswith('agency.planning.tasks') or m in "
+        "('agency.planning.converter', 'agency.planning.consumer')))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=Path(keepalive_mod.__file__).parent.parent,
+    )
     assert out.stdout.strip() == "[]"  # not even transitively
 
 

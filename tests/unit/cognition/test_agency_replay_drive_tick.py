@@ -27,8 +27,20 @@ def _decisions(version: str, name: str, interval_ms: int = 1_000):
     for t in range(STEP_MS, rec.duration_ms, STEP_MS):
         now["t"] = t
         snap = body.snapshot()
-        out.append((t, snap, evaluate_drive_tick(snap, rec.header.startedAt + t, state, [], region=_in_sight(rec, t),
-                                                 config=DriveTickConfig(interval_ms=interval_ms))))
+        out.append(
+            (
+                t,
+                snap,
+                evaluate_drive_tick(
+                    snap,
+                    rec.header.startedAt + t,
+                    state,
+                    [],
+                    region=_in_sight(rec, t),
+                    config=DriveTickConfig(interval_ms=interval_ms),
+                ),
+            )
+        )
     return out
 
 
@@ -44,8 +56,9 @@ def test_replay_day_to_dusk_switches_from_collecting_logs_to_shelter_at_dusk(rep
     # Empty inventory: rule 1 (collect logs) wins by day AND at dusk, since it comes first,
     # grounded on the recorded region's logs.
     assert goals and all(key == "collect:oak_log" for _, key in goals)
-    assert all(r.thought.metadata.grounding == {"pass": True, "reason": None, "detail": "oak_log in sight"}
-               for _, r in fired)
+    assert all(
+        r.thought.metadata.grounding == {"pass": True, "reason": None, "detail": "oak_log in sight"} for _, r in fired
+    )
     assert any(t < 11_000 for t, _ in goals) and any(t >= 13_000 for t, _ in goals)
 
 

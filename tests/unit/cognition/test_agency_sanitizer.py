@@ -13,14 +13,44 @@ from agency.cognition.sanitizer import SanitizeResult, sanitize
 from agency.goal_tag import ExtractedGoal, extract_goal_tag
 
 CONTRACT_ORDER = [
-    "strip_code_fences", "strip_wrapping_quotes", "strip_system_prompt_leaks", "extract_goal_tag",
-    "extract_intent", "truncate_degeneration", "strip_trailing_garbage", "normalize_whitespace",
+    "strip_code_fences",
+    "strip_wrapping_quotes",
+    "strip_system_prompt_leaks",
+    "extract_goal_tag",
+    "extract_intent",
+    "truncate_degeneration",
+    "strip_trailing_garbage",
+    "normalize_whitespace",
 ]
 
 # Fragments that stress the parsers more than uniform random text would.
 _FRAGMENTS = st.sampled_from(
-    ["[GOAL:", "[goal:", "]", "[", " ", "\n", "\t", "collect", "oak_log", "get", "8", "0", "INTENT:", "intent:",
-     "gather", "none", "```", '"', "Assistant:", "</s>", "...", "!!!!", "wood wood ", "I need wood. "]
+    [
+        "[GOAL:",
+        "[goal:",
+        "]",
+        "[",
+        " ",
+        "\n",
+        "\t",
+        "collect",
+        "oak_log",
+        "get",
+        "8",
+        "0",
+        "INTENT:",
+        "intent:",
+        "gather",
+        "none",
+        "```",
+        '"',
+        "Assistant:",
+        "</s>",
+        "...",
+        "!!!!",
+        "wood wood ",
+        "I need wood. ",
+    ]
 )
 ADVERSARIAL = st.lists(st.one_of(_FRAGMENTS, st.text(max_size=6)), max_size=40).map("".join)
 ANY_TEXT = st.one_of(st.text(), ADVERSARIAL)
@@ -96,7 +126,8 @@ def test_sanitize_never_raises_on_any_unicode_input(text):
 @settings(deadline=None, max_examples=300, database=None)
 @given(ANY_TEXT, st.sampled_from(["collect", "get", "craft", "mine"]), st.sampled_from(["oak_log", "stone"]), ANY_TEXT)
 def test_the_goal_stage_strips_only_the_matched_tag_and_no_later_stage_adds_or_rewrites_one(
-        prefix, action, target, suffix):
+    prefix, action, target, suffix
+):
     text = f"{prefix}[GOAL: {action} {target} 3]{suffix}"
     before = sanitizer.strip_system_prompt_leaks(sanitizer.strip_wrapping_quotes(sanitizer.strip_code_fences(text)))
     extracted = extract_goal_tag(before)
@@ -140,8 +171,17 @@ def test_intent_is_null_or_an_allowlisted_label(text):
 @pytest.mark.timeout(20)
 @pytest.mark.parametrize(
     "adversarial",
-    ["[GOAL:" * 17_000, "INTENT:" * 15_000, "a" * 100_000, "wood " * 20_000, "\n" * 100_000,
-     "[GOAL: a" + "]" * 100_000, "I need wood. " * 8_000, "```\n" * 25_000, "</s>" * 25_000],
+    [
+        "[GOAL:" * 17_000,
+        "INTENT:" * 15_000,
+        "a" * 100_000,
+        "wood " * 20_000,
+        "\n" * 100_000,
+        "[GOAL: a" + "]" * 100_000,
+        "I need wood. " * 8_000,
+        "```\n" * 25_000,
+        "</s>" * 25_000,
+    ],
 )
 def test_sanitize_completes_on_100kb_adversarial_input(adversarial):
     assert isinstance(sanitize(adversarial), SanitizeResult)

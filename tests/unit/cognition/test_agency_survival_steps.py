@@ -23,8 +23,13 @@ STONE_AGE = {**BASE, "stone_pickaxe": 1, "stone_sword": 1, "cobblestone": 8}  # 
 
 
 def mob(name: str, distance: float = 6.0, hostile: bool = False) -> EntityInfo:
-    return EntityInfo(name=name, type="hostile" if hostile else "animal", hostile=hostile, distance=distance,
-                      position=Vec3(x=distance, y=64, z=0))
+    return EntityInfo(
+        name=name,
+        type="hostile" if hostile else "animal",
+        hostile=hostile,
+        distance=distance,
+        position=Vec3(x=distance, y=64, z=0),
+    )
 
 
 def _goal(sel):
@@ -69,8 +74,12 @@ def test_each_rule_fires_exactly_when_it_should(make_snapshot, extra, entities, 
 def test_no_bed_is_crafted_without_planks_or_logs_for_it(make_snapshot):
     snap = make_snapshot({"white_wool": 3, "cooked_beef": 4})
     assert next_survival_step(snap) is None
-    assert _goal(next_survival_step(make_snapshot({"white_wool": 3, "cooked_beef": 4, "birch_planks": 3}))) == \
-        ("no_bed", "craft", "white_bed", 1)
+    assert _goal(next_survival_step(make_snapshot({"white_wool": 3, "cooked_beef": 4, "birch_planks": 3}))) == (
+        "no_bed",
+        "craft",
+        "white_bed",
+        1,
+    )
 
 
 def test_survival_steps_come_after_the_spec_rules_and_the_stone_age_and_before_the_progression(make_snapshot):
@@ -81,8 +90,10 @@ def test_survival_steps_come_after_the_spec_rules_and_the_stone_age_and_before_t
     # Stone first: the stone pickaxe, the sword and the furnace's cobblestone before a hunt
     assert select_drive(make_snapshot(BASE, entities=herd), True).rule == "no_cobblestone"
     assert select_drive(make_snapshot({**BASE, "cobblestone": 13}, entities=herd), True).rule == "no_stone_pickaxe"
-    assert select_drive(make_snapshot({**BASE, "stone_pickaxe": 1, "cobblestone": 10}, entities=herd), True).rule \
+    assert (
+        select_drive(make_snapshot({**BASE, "stone_pickaxe": 1, "cobblestone": 10}, entities=herd), True).rule
         == "no_sword"
+    )
     assert select_drive(make_snapshot({**STONE_AGE, "cobblestone": 7}, entities=herd), True).rule == "no_cobblestone"
     assert select_drive(make_snapshot({**STONE_AGE, "beef": 3}), True).rule == "raw_meat"
     assert select_drive(make_snapshot(STONE_AGE), True).rule == "no_furnace"  # no game in sight: the tech tree
@@ -105,16 +116,21 @@ def test_a_hunt_with_animals_in_sight_fires_as_it_is_not_explore(make_snapshot):
     assert isinstance(r, DriveTickFired) and r.ungrounded is None
     assert r.selection.rule == "low_food_stock" and r.thought.metadata.goalKey == "hunt:animal"
     assert r.thought.metadata.grounding == {"pass": True, "reason": None, "detail": "animal nearby"}
-    r = evaluate_drive_tick(make_snapshot({**STONE_AGE, "cooked_beef": 4}, entities=[mob("sheep")]), 1_000,
-                            DriveTickState(),
-                            (), shelter_nearby=True)
+    r = evaluate_drive_tick(
+        make_snapshot({**STONE_AGE, "cooked_beef": 4}, entities=[mob("sheep")]),
+        1_000,
+        DriveTickState(),
+        (),
+        shelter_nearby=True,
+    )
     assert r.selection.rule == "no_wool" and r.thought.metadata.goalKey == "hunt:sheep"
 
 
 # Every goal the survival steps emit: it round-trips, grounds on its own frame (goal and
 # reason), names a workflow, and that workflow plans from the inventory it fired on.
 EMITTED = [c for c in CASES if c[3] is not None] + [
-    ({"cooked_beef": 4, "white_wool": 3, "oak_planks": 3}, [], {}, ("no_bed", "craft", "white_bed", 1))]
+    ({"cooked_beef": 4, "white_wool": 3, "oak_planks": 3}, [], {}, ("no_bed", "craft", "white_bed", 1))
+]
 
 
 @pytest.mark.parametrize(("extra", "entities", "kw", "goal"), EMITTED, ids=[str(i) for i in range(len(EMITTED))])
@@ -126,8 +142,9 @@ def test_every_emitted_goal_round_trips_grounds_and_plans(make_snapshot, extra, 
     assert parsed is not None and (parsed.action, parsed.target, parsed.amount) == goal[1:]
     facts = FrameFacts.from_snapshot(snap)
     assert check_text(sel.reason, facts, scenario_id="t").passed, sel.reason  # the reason claims nothing absent
-    r = evaluate_drive_tick(snap, 1_000, DriveTickState(), (), shelter_nearby=True,
-                            furnace_nearby=kw.get("furnace_nearby"))
+    r = evaluate_drive_tick(
+        snap, 1_000, DriveTickState(), (), shelter_nearby=True, furnace_nearby=kw.get("furnace_nearby")
+    )
     if not kw:  # the drive tick itself passes neither keyword yet
         assert r.selection.rule == goal[0] and r.ungrounded is None and r.thought.metadata.grounding["pass"]
     agents = load_default_registry()
@@ -142,11 +159,19 @@ def test_every_emitted_goal_round_trips_grounds_and_plans(make_snapshot, extra, 
         assert [s.tool for s in steps] == ["hunt"]
 
 
-@pytest.mark.parametrize(("target", "entities", "passed"), [
-    ("cow", {"cow"}, True), ("cows", {"cow", "zombie"}, True), ("animal", {"sheep"}, True),
-    ("animal", {"zombie", "villager"}, False), ("cow", {"pig"}, False), ("zombie", {"zombie"}, False),
-])
+@pytest.mark.parametrize(
+    ("target", "entities", "passed"),
+    [
+        ("cow", {"cow"}, True),
+        ("cows", {"cow", "zombie"}, True),
+        ("animal", {"sheep"}, True),
+        ("animal", {"zombie", "villager"}, False),
+        ("cow", {"pig"}, False),
+        ("zombie", {"zombie"}, False),
+    ],
+)
 def test_a_hunt_goal_grounds_only_with_its_game_nearby(target, entities, passed):
-    r = check_goal(ExtractedGoal(action="hunt", target=target), FrameFacts(entities=frozenset(entities)),
-                   scenario_id=None)
+    r = check_goal(
+        ExtractedGoal(action="hunt", target=target), FrameFacts(entities=frozenset(entities)), scenario_id=None
+    )
     assert r.passed is passed and (passed or r.reason == "missing_entity")

@@ -42,12 +42,22 @@ class Env:
         self.direct = SimpleNamespace(body_busy=None)
         self.seen = LastSeen()
         self.published: list = []
-        self.reads = DriveReads(self.body, ToolContext(body=self.body, clock=clock), self.places, self.state,
-                                self.config)
-        self.job = DriveJob(self.reads, holder=BodyHolder(self.reflexes, self.direct), gate=BodyGate(), seen=self.seen,
-                            tasks=[], publish=lambda t: self.published.append(t) or t,
-                            shelter_nearby=lambda snap: True, state=self.state, config=self.config,
-                            counters=AgencyCounters(clock), clock=clock)
+        self.reads = DriveReads(
+            self.body, ToolContext(body=self.body, clock=clock), self.places, self.state, self.config
+        )
+        self.job = DriveJob(
+            self.reads,
+            holder=BodyHolder(self.reflexes, self.direct),
+            gate=BodyGate(),
+            seen=self.seen,
+            tasks=[],
+            publish=lambda t: self.published.append(t) or t,
+            shelter_nearby=lambda snap: True,
+            state=self.state,
+            config=self.config,
+            counters=AgencyCounters(clock),
+            clock=clock,
+        )
 
     def run(self):
         if self.seen.get() is None:
@@ -108,6 +118,7 @@ def test_a_failed_fresh_read_is_one_warning_and_the_tick_chooses_on_the_last_sna
 
     def broken():
         raise RuntimeError("bridge call failed\n  at JS stack")
+
     env.body.snapshot = broken
     assert asyncio.run(env.reads.fresh_snapshot(last)) is last
     assert ("WARNING", "[DriveTick] fresh snapshot failed: bridge call failed") in logs
@@ -118,6 +129,7 @@ def test_a_body_lost_under_the_fresh_read_is_no_warning(env, logs):
 
     def lost():
         raise BodyLost("bot 1 has disconnected")
+
     env.body.snapshot = lost
     assert asyncio.run(env.reads.fresh_snapshot(last)) is last
     assert not [m for level, m in logs if level == "WARNING"]
@@ -156,6 +168,7 @@ def test_the_blocks_in_sight_remember_a_bed_and_a_failed_read_grounds_nothing(en
 
     def broken(origin, size):
         raise RuntimeError("region read timed out")
+
     env.body.region = broken
     assert asyncio.run(env.reads.in_sight(snap)) is None
     assert ("WARNING", "[DriveTick] reading the blocks in sight failed: region read timed out") in logs

@@ -44,16 +44,24 @@ def llm() -> Iterator[ScriptedLLM]:
 
 
 def _open(db: Path, clock: FrozenClock, llm: ScriptedLLM) -> Agency:
-    cfg = McbotConfig.model_validate({
-        "storage": {"db_path": str(db)}, "keepalive": {"heartbeat_ms": 600_000},
-        "llm": {"targets": [{"provider": "openai", "model": "m", "base_url": llm.url()}]}})
+    cfg = McbotConfig.model_validate(
+        {
+            "storage": {"db_path": str(db)},
+            "keepalive": {"heartbeat_ms": 600_000},
+            "llm": {"targets": [{"provider": "openai", "model": "m", "base_url": llm.url()}]},
+        }
+    )
     return Agency(cfg, clock=clock)
 
 
 def _post(agency: Agency, content: str, facts: FrameFacts):
     """What POST /api/thoughts does with a body: inject, ground against the world, publish."""
-    thought = apply_dev_injection({"content": content, "convertEligible": True}, DEV, now_ms=agency.clock(),
-                                  ground=lambda goal, tid: check_goal(goal, facts, scenario_id=tid))
+    thought = apply_dev_injection(
+        {"content": content, "convertEligible": True},
+        DEV,
+        now_ms=agency.clock(),
+        ground=lambda goal, tid: check_goal(goal, facts, scenario_id=tid),
+    )
     return agency.stream.publish(thought)
 
 
@@ -78,7 +86,8 @@ def _tasks(agency: Agency) -> list[tuple[str | None, str]]:
 
 
 def test_a_thought_with_two_goal_tags_stored_and_replayed_across_restarts_makes_exactly_one_task(
-        tmp_path, llm, make_snapshot):
+    tmp_path, llm, make_snapshot
+):
     db, clock = tmp_path / "agency.db", FrozenClock(1_700_000_000_000)
     snapshot = make_snapshot({"oak_log": 4, "oak_planks": 8})
     facts = FrameFacts.from_snapshot(snapshot)
@@ -99,8 +108,10 @@ def test_a_thought_with_two_goal_tags_stored_and_replayed_across_restarts_makes_
     assert (broken.convertEligible, broken.metadata.extractedGoal) == (False, None)
     assert sanitize(BROKEN_FIRST).goal_fail_reason == "unknown_action"
 
-    expected = [("craft:crafting_table", "Planks in hand. Then sticks [GOAL: craft stick 4]"),
-                ("craft:oak_planks", "Logs in hand. and after that [GOAL: craft wooden_pickaxe 1]")]
+    expected = [
+        ("craft:crafting_table", "Planks in hand. Then sticks [GOAL: craft stick 4]"),
+        ("craft:oak_planks", "Logs in hand. and after that [GOAL: craft wooden_pickaxe 1]"),
+    ]
     for restart in range(2):
         daemon = _open(db, clock, llm)
         try:
@@ -111,15 +122,22 @@ def test_a_thought_with_two_goal_tags_stored_and_replayed_across_restarts_makes_
             assert [stored[t.id].content for t in (replied, posted, broken)] == [
                 "Planks in hand. Then sticks [GOAL: craft stick 4]",
                 "Logs in hand. and after that [GOAL: craft wooden_pickaxe 1]",
-                "Hm. Then [GOAL: craft wooden_shovel 1]"]  # only the matched tag left each text
+                "Hm. Then [GOAL: craft wooden_shovel 1]",
+            ]  # only the matched tag left each text
             # Each stored text still holds a valid tag that a new extraction would find; the
             # task count below shows nothing does.
             assert [sanitize(stored[t.id].content).goal is not None for t in (replied, posted, broken)] == [
-                True, True, True]
+                True,
+                True,
+                True,
+            ]
             assert _plan_until_drained(daemon) == (2 if restart == 0 else 0)
             assert _tasks(daemon) == expected  # one task per thought, of its first tag, on every start
-            assert all(stored_again.processed for stored_again in daemon.stream.recent(50)
-                       if stored_again.id in (replied.id, posted.id))
+            assert all(
+                stored_again.processed
+                for stored_again in daemon.stream.recent(50)
+                if stored_again.id in (replied.id, posted.id)
+            )
             # Keep-alive's memory of recent thoughts never replays a stored tag to the model.
             assert memory_slice(daemon.stream.recent(50), 8) == []
         finally:

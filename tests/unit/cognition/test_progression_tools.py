@@ -19,8 +19,17 @@ GRID = list(itertools.product(PICKS, (0, 3, 13), (0, 1), (0, 1), (0, 3), (0, 3),
 def test_no_drive_goal_digs_a_block_without_its_tool(make_snapshot):
     dug = set()
     for pick, cobble, table, furnace, coal, raw, ingots, sword in GRID:
-        inv = {"oak_log": 20, **pick, "cobblestone": cobble, "crafting_table": table, "furnace": furnace, "coal": coal,
-               "raw_iron": raw, "iron_ingot": ingots, "stone_sword": sword}
+        inv = {
+            "oak_log": 20,
+            **pick,
+            "cobblestone": cobble,
+            "crafting_table": table,
+            "furnace": furnace,
+            "coal": coal,
+            "raw_iron": raw,
+            "iron_ingot": ingots,
+            "stone_sword": sword,
+        }
         inv = {k: v for k, v in inv.items() if v}
         for furnace_near in (None, True):
             sel = select_drive(make_snapshot(inv), True, None, furnace_near)

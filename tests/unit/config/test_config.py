@@ -97,8 +97,14 @@ def test_six_layers_highest_present_wins(layers: Layers) -> None:
 
 
 def test_every_layer_contributes_its_own_keys(layers: Layers) -> None:
-    keys = {"explicit": ("hostile_cap", 2), "cwd": ("seed", 3), "profile": ("port", 4),
-            "project": ("tree_density", 0.5), "home": ("hunger_rate", 6.0), "etc": ("day_length_scale", 7.0)}
+    keys = {
+        "explicit": ("hostile_cap", 2),
+        "cwd": ("seed", 3),
+        "profile": ("port", 4),
+        "project": ("tree_density", 0.5),
+        "home": ("hunger_rate", 6.0),
+        "etc": ("day_length_scale", 7.0),
+    }
     for name, (key, value) in keys.items():
         layers.write(name, f"[server]\n{key} = {value}\n")
     loaded = layers.load(explicit=True)
@@ -142,15 +148,27 @@ def test_explicit_config_must_exist(layers: Layers) -> None:
 
 def test_relative_explicit_path_is_relative_to_cwd(layers: Layers) -> None:
     (layers.cwd / "alt.toml").write_text("[server]\nseed = 42\n")
-    loaded = load_config(explicit="alt.toml", cwd=layers.cwd, home=layers.home, etc_dir=layers.etc,
-                         project_dir=layers.project, environ={})
+    loaded = load_config(
+        explicit="alt.toml",
+        cwd=layers.cwd,
+        home=layers.home,
+        etc_dir=layers.etc,
+        project_dir=layers.project,
+        environ={},
+    )
     assert loaded.config.server.seed == 42
 
 
 def test_same_file_reached_twice_is_one_layer(layers: Layers) -> None:
     path = layers.write("cwd", "[server]\nseed = 7\n")
-    loaded = load_config(cwd=layers.cwd, profile_dir=layers.cwd, home=layers.home, etc_dir=layers.etc,
-                         project_dir=layers.project, environ={})
+    loaded = load_config(
+        cwd=layers.cwd,
+        profile_dir=layers.cwd,
+        home=layers.home,
+        etc_dir=layers.etc,
+        project_dir=layers.project,
+        environ={},
+    )
     assert loaded.layers == [str(path)]
 
 
@@ -248,14 +266,16 @@ def test_env_override_key_is_case_insensitive(layers: Layers) -> None:
 
 
 def test_env_override_types_reach_the_model(layers: Layers) -> None:
-    cfg = layers.load({
-        "MCBOT_SERVER__TREE_DENSITY": "0.5",
-        "MCBOT_SERVER__HOSTILES": "false",
-        "MCBOT_SERVER__HOST": "play.example.net",  # not TOML: raw string
-        "MCBOT_SERVER__VERSION": "1.18",  # TOML float, but the field is a string
-        "MCBOT_BOT__USERNAME": '"quoted_bot"',
-        "MCBOT_LOGGING__RETENTION": "7 days",
-    }).config
+    cfg = layers.load(
+        {
+            "MCBOT_SERVER__TREE_DENSITY": "0.5",
+            "MCBOT_SERVER__HOSTILES": "false",
+            "MCBOT_SERVER__HOST": "play.example.net",  # not TOML: raw string
+            "MCBOT_SERVER__VERSION": "1.18",  # TOML float, but the field is a string
+            "MCBOT_BOT__USERNAME": '"quoted_bot"',
+            "MCBOT_LOGGING__RETENTION": "7 days",
+        }
+    ).config
     assert cfg.server.tree_density == 0.5
     assert cfg.server.hostiles is False
     assert cfg.server.host == "play.example.net"
@@ -343,8 +363,12 @@ def test_hostile_kinds_and_animals_reach_the_embedded_world(layers: Layers) -> N
     layers.write("cwd", '[server]\nhostiles = ["zombie", "spider"]\nanimals = false\nanimal_cap = 4\n')
     cfg = layers.load({"MCBOT_SERVER__HOSTILE_CAP": "3"}).config
     sent = json.loads(settings_from_config(cfg.server).to_json())
-    assert (sent["hostiles"], sent["hostileCap"], sent["animals"], sent["animalCap"]) == (["zombie", "spider"], 3,
-                                                                                          False, 4)
+    assert (sent["hostiles"], sent["hostileCap"], sent["animals"], sent["animalCap"]) == (
+        ["zombie", "spider"],
+        3,
+        False,
+        4,
+    )
     assert layers.load({"MCBOT_SERVER__HOSTILES": '["creeper"]'}).config.server.hostiles == ["creeper"]
 
 
@@ -365,8 +389,11 @@ def test_union_field_error_is_reported_once_at_the_field(layers: Layers) -> None
 
 
 def test_valid_edge_values_are_accepted(layers: Layers) -> None:
-    layers.write("cwd", '[server]\nversion = "1.20"\nport = 65535\n[bot]\nusername = "Bot_123"\n'
-                        'reconnect_min_s = 60.0\n[logging]\nlevel = "debug"\n')
+    layers.write(
+        "cwd",
+        '[server]\nversion = "1.20"\nport = 65535\n[bot]\nusername = "Bot_123"\n'
+        'reconnect_min_s = 60.0\n[logging]\nlevel = "debug"\n',
+    )
     cfg = layers.load().config
     assert (cfg.server.version, cfg.server.port, cfg.bot.username) == ("1.20", 65535, "Bot_123")
     assert cfg.logging.level == "DEBUG"
@@ -419,12 +446,26 @@ def test_shipped_config_documents_every_default() -> None:
 
 def test_config_module_imports_nothing_heavy() -> None:
     # Of agency, only the rooms' settings models (the sections' one schema) and what they import.
-    code = ("import sys, bot.config.loader; "
-            "print(sorted(m for m in sys.modules if m.split('.')[0] in ('javascript', 'fastapi', 'agency')))")
+    code = (
+        "import sys, bot.config.loader; "
+        "print(sorted(m for m in sys.modules if m.split('.')[0] in ('javascript', 'fastapi', 'agency')))"
+    )
     root = Path(__file__).resolve().parents[3]
     out = subprocess.run([sys.executable, "-c", code], cwd=root, capture_output=True, text=True, check=True)
-    light = ["agency", "agency.cognition", "agency.cognition.settings", "agency.errors", "agency.execution",
-             "agency.execution.settings", "agency.llm", "agency.llm.errors", "agency.llm.messages",
-             "agency.llm.settings", "agency.places", "agency.places.settings", "agency.stream",
-             "agency.stream.settings"]
+    light = [
+        "agency",
+        "agency.cognition",
+        "agency.cognition.settings",
+        "agency.errors",
+        "agency.execution",
+        "agency.execution.settings",
+        "agency.llm",
+        "agency.llm.errors",
+        "agency.llm.messages",
+        "agency.llm.settings",
+        "agency.places",
+        "agency.places.settings",
+        "agency.stream",
+        "agency.stream.settings",
+    ]
     assert out.stdout.strip() == repr(light)

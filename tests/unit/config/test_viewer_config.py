@@ -25,7 +25,12 @@ def test_defaults_serve_loopback_on_3007(tmp_path: Path) -> None:
     viewer = _load(tmp_path).viewer
     assert viewer == ViewerConfig()
     assert (viewer.enabled, viewer.host, viewer.port, viewer.view_distance, viewer.first_person) == (
-        True, "127.0.0.1", 3007, 6, False)
+        True,
+        "127.0.0.1",
+        3007,
+        6,
+        False,
+    )
 
 
 @pytest.mark.parametrize("host", ["127.0.0.1", "127.0.0.2", "localhost", "::1"])
@@ -63,7 +68,7 @@ def test_the_viewer_host_is_refused_even_when_the_view_is_off() -> None:
         ("view_distance = 1", "viewer.view_distance"),
         ("view_distance = 13", "viewer.view_distance"),
         ('first_person = "maybe"', "viewer.first_person"),
-        ("token = \"x\"", "viewer.token"),
+        ('token = "x"', "viewer.token"),
     ],
 )
 def test_out_of_range_values_name_their_field(tmp_path: Path, toml: str, field: str) -> None:
@@ -73,6 +78,8 @@ def test_out_of_range_values_name_their_field(tmp_path: Path, toml: str, field: 
 
 
 def test_environment_overrides_reach_the_section(tmp_path: Path) -> None:
-    viewer = _load(tmp_path, environ={"MCBOT_VIEWER__PORT": "3100", "MCBOT_VIEWER__ENABLED": "false",
-                                      "MCBOT_VIEWER__VIEW_DISTANCE": "12"}).viewer
+    viewer = _load(
+        tmp_path,
+        environ={"MCBOT_VIEWER__PORT": "3100", "MCBOT_VIEWER__ENABLED": "false", "MCBOT_VIEWER__VIEW_DISTANCE": "12"},
+    ).viewer
     assert (viewer.port, viewer.enabled, viewer.view_distance) == (3100, False, 12)

@@ -64,8 +64,13 @@ def llm() -> Iterator[ScriptedLLM]:
 
 
 def llm_section(llm: ScriptedLLM, **kw: Any) -> LlmSection:
-    return LlmSection.model_validate({"targets": [{"provider": "openai", "model": "scripted-1",
-                                                   "base_url": llm.url()}], "request_timeout_s": 5, **kw})
+    return LlmSection.model_validate(
+        {
+            "targets": [{"provider": "openai", "model": "scripted-1", "base_url": llm.url()}],
+            "request_timeout_s": 5,
+            **kw,
+        }
+    )
 
 
 def settings(llm: ScriptedLLM, **kw: Any) -> LlmSettings:

@@ -31,8 +31,21 @@ def test_from_fixture_builds_frames_from_recorded_snapshots(logs, replay_version
 
 
 def test_from_fixture_runs_end_to_end(llm, logs, tmp_path, replay_version):
-    code = run_cli(llm, ["--from-fixture", str(replay_fixture(replay_version, "day_to_dusk")), "--profile", "rich",
-                         "--mode", "end_to_end", "--run-id", "fx", "--out-dir", str(tmp_path / "out")])
+    code = run_cli(
+        llm,
+        [
+            "--from-fixture",
+            str(replay_fixture(replay_version, "day_to_dusk")),
+            "--profile",
+            "rich",
+            "--mode",
+            "end_to_end",
+            "--run-id",
+            "fx",
+            "--out-dir",
+            str(tmp_path / "out"),
+        ],
+    )
     summary = json.loads((tmp_path / "out" / "fixture-day_to_dusk" / "rich" / "fx" / "summary.json").read_text())
     assert code == 0 and summary["metrics"]["scenarios"] == len(lines(logs, "[Eval] scenario_run")) > 0
 

@@ -25,16 +25,22 @@ def run(llm, tmp_path, rows, replies, *extra, run_id="r"):
 
 
 def test_ev_c3_scenario_run_line_per_scenario_with_profile_counts_and_seed(llm, logs, tmp_path):
-    rows = [scenario(1, memory=["Earlier I saw a cow.", "The sun rose."]),
-            scenario(2, world={"food": 15}, deltas={"previous": {"food": 19}}, memory=["x"])]
-    for profile, expect in (("balanced", {"sc-01": (8, 2, 0), "sc-02": (8, 1, 1)}),
-                            ("rich", {"sc-01": (9, 2, 0), "sc-02": (9, 1, 1)}),
-                            ("minimal", {"sc-01": (4, 0, 0), "sc-02": (4, 0, 0)})):
+    rows = [
+        scenario(1, memory=["Earlier I saw a cow.", "The sun rose."]),
+        scenario(2, world={"food": 15}, deltas={"previous": {"food": 19}}, memory=["x"]),
+    ]
+    for profile, expect in (
+        ("balanced", {"sc-01": (8, 2, 0), "sc-02": (8, 1, 1)}),
+        ("rich", {"sc-01": (9, 2, 0), "sc-02": (9, 1, 1)}),
+        ("minimal", {"sc-01": (4, 0, 0), "sc-02": (4, 0, 0)}),
+    ):
         logs.clear()
         run(llm, tmp_path, rows, {}, "--profile", profile, "--seed", "7", run_id=profile)
         got = sorted(lines(logs, "[Eval] scenario_run"))
-        assert got == [f"[Eval] scenario_run id={sid} profile={profile} facts={f} memories={m} deltas={d} seed=7"
-                       for sid, (f, m, d) in sorted(expect.items())]
+        assert got == [
+            f"[Eval] scenario_run id={sid} profile={profile} facts={f} memories={m} deltas={d} seed=7"
+            for sid, (f, m, d) in sorted(expect.items())
+        ]
 
 
 def test_ev_c4_artifacts_hold_every_listed_field(llm, logs, tmp_path):
@@ -93,7 +99,8 @@ def test_ev_c5_metrics_on_crafted_outputs(llm, logs, tmp_path):
     assert m["latency_p95_ms"] >= m["latency_p50_ms"] > 0
     assert lines(logs, "[Eval] summary") == [
         f"[Eval] summary action_rate={3 / 7:.3f} grounding_pass_rate={4 / 7:.3f} repetition_rate={1 / 7:.3f} "
-        f"compulsion_proxy={2 / 6:.3f} latency_p95_ms={int(m['latency_p95_ms'])}"]
+        f"compulsion_proxy={2 / 6:.3f} latency_p95_ms={int(m['latency_p95_ms'])}"
+    ]
     assert code == 1  # hallucinations break the no_hallucination property
 
 
@@ -111,14 +118,23 @@ def test_ev_c6_thought_only_mode(llm, logs, tmp_path):
 
 def test_ev_c6_end_to_end_planning_acks_and_creates_tasks(llm, logs, tmp_path):
     rows = [scenario(1, world={"inventory": {"oak_log": 3}}), scenario(2), scenario(3)]
-    replies = {1: "Three logs. [GOAL: craft oak_planks 4]\nINTENT: craft",
-               3: "I will collect the diamonds here. [GOAL: collect diamond 3]\nINTENT: mine"}
+    replies = {
+        1: "Three logs. [GOAL: craft oak_planks 4]\nINTENT: craft",
+        3: "I will collect the diamonds here. [GOAL: collect diamond 3]\nINTENT: mine",
+    }
     code, out, summary = run(llm, tmp_path, rows, replies, "--mode", "end_to_end")
     assert "[Eval] mode=end_to_end planning_ack=true" in logs
-    assert summary["planning"] == {"fetched": 1, "acked": 1, "converted": 1, "skipped": 0, "errors": 0,
-                                   "tasks_created": 1}
+    assert summary["planning"] == {
+        "fetched": 1,
+        "acked": 1,
+        "converted": 1,
+        "skipped": 0,
+        "errors": 0,
+        "tasks_created": 1,
+    }
     assert lines(logs, "[Eval] planning") == [
-        "[Eval] planning fetched=1 acked=1 converted=1 skipped=0 errors=0 tasks_created=1"]
+        "[Eval] planning fetched=1 acked=1 converted=1 skipped=0 errors=0 tasks_created=1"
+    ]
     recs = {p.stem: json.loads(p.read_text()) for p in (out / "scenarios").iterdir()}
     assert recs["sc-01"]["planning"]["tasks"][0]["goalKey"] == "craft:oak_planks"
     assert recs["sc-01"]["planning"]["thought_processed"] is True
@@ -154,8 +170,16 @@ def test_ev_c7_unreachable_model_is_not_a_pass(llm, logs, tmp_path):
 
 def test_pa_d1_fabricated_state_logs_grounding_fail_with_scenario_id(llm, logs, tmp_path):
     rows = [scenario(1, "fab-item"), scenario(2, "fab-entity"), scenario(3, "fab-place")]
-    run(llm, tmp_path, rows, {1: "I am holding a torch.\nINTENT: none", 2: "Two creepers hiss nearby.\nINTENT: none",
-                              3: "Home is close. [GOAL: navigate home]\nINTENT: navigate"})
+    run(
+        llm,
+        tmp_path,
+        rows,
+        {
+            1: "I am holding a torch.\nINTENT: none",
+            2: "Two creepers hiss nearby.\nINTENT: none",
+            3: "Home is close. [GOAL: navigate home]\nINTENT: navigate",
+        },
+    )
     assert sorted(lines(logs, "[Grounding] fail")) == [
         "[Grounding] fail scenario=fab-entity reason=missing_entity",
         "[Grounding] fail scenario=fab-item reason=missing_item",
@@ -164,14 +188,24 @@ def test_pa_d1_fabricated_state_logs_grounding_fail_with_scenario_id(llm, logs, 
 
 
 def test_pa_d2_goal_emitted_only_when_grounded_and_routable(llm, logs, tmp_path):
-    rows = [scenario(1, "eat-ok", world={"inventory": {"bread": 2}, "food": 8}, stimulus="elevated"),
-            scenario(2, "eat-absent", stimulus="elevated", world={"food": 8}),
-            scenario(3, "sleep", stimulus="elevated", world={"timeOfDay": 14000})]
-    _code, out, _ = run(llm, tmp_path, rows, {1: "My stomach growls. [GOAL: eat bread 1]\nINTENT: food",
-                                           2: "My stomach growls. [GOAL: eat bread 1]\nINTENT: food",
-                                           3: "It is dark. [GOAL: sleep bed]\nINTENT: none"})
+    rows = [
+        scenario(1, "eat-ok", world={"inventory": {"bread": 2}, "food": 8}, stimulus="elevated"),
+        scenario(2, "eat-absent", stimulus="elevated", world={"food": 8}),
+        scenario(3, "sleep", stimulus="elevated", world={"timeOfDay": 14000}),
+    ]
+    _code, out, _ = run(
+        llm,
+        tmp_path,
+        rows,
+        {
+            1: "My stomach growls. [GOAL: eat bread 1]\nINTENT: food",
+            2: "My stomach growls. [GOAL: eat bread 1]\nINTENT: food",
+            3: "It is dark. [GOAL: sleep bed]\nINTENT: none",
+        },
+    )
     assert lines(logs, "[Eval] goal_emitted") == [
-        "[Eval] goal_emitted scenario=eat-ok action=eat target=bread grounding=pass routable=true"]
+        "[Eval] goal_emitted scenario=eat-ok action=eat target=bread grounding=pass routable=true"
+    ]
     rec = json.loads((out / "scenarios" / "eat-ok.json").read_text())
     assert rec["extractedGoal"]["action"] == "eat" and rec["grounding"]["decision"] == "pass"
     assert rec["convertEligible"]["value"] is True
@@ -180,8 +214,9 @@ def test_pa_d2_goal_emitted_only_when_grounded_and_routable(llm, logs, tmp_path)
     not_routable = json.loads((out / "scenarios" / "sleep.json").read_text())
     assert not_routable["convertEligible"] == {"value": False, "reason": "not_routable", "routable": False}
     rejected = sorted(lines(logs, "[Eval] goal_rejected"))
-    assert rejected[0].startswith("[Eval] goal_rejected scenario=eat-absent action=eat target=bread "
-                                  "reason=grounding_failed")
+    assert rejected[0].startswith(
+        "[Eval] goal_rejected scenario=eat-absent action=eat target=bread reason=grounding_failed"
+    )
     assert rejected[1].startswith("[Eval] goal_rejected scenario=sleep action=sleep target=bed reason=not_routable")
 
 
@@ -190,9 +225,17 @@ def test_routable_is_what_an_agent_can_do_so_sleep_is_rejected_and_smelt_is_a_ta
     it never becomes a task the executor could not plan; a grounded smelt goal, which the
     crafter handles (smelt_plan), does."""
     rows = [scenario(1, "sleep"), scenario(2, "smelt", world={"inventory": {"raw_iron": 2, "coal": 1}})]
-    _code, out, _summary = run(llm, tmp_path, rows, {1: "Night is near. [GOAL: sleep bed]\nINTENT: none",
-                                                   2: "Raw iron in my pack. [GOAL: smelt iron_ingot 2]\nINTENT: craft"},
-                             "--mode", "end_to_end")
+    _code, out, _summary = run(
+        llm,
+        tmp_path,
+        rows,
+        {
+            1: "Night is near. [GOAL: sleep bed]\nINTENT: none",
+            2: "Raw iron in my pack. [GOAL: smelt iron_ingot 2]\nINTENT: craft",
+        },
+        "--mode",
+        "end_to_end",
+    )
     sleep = json.loads((out / "scenarios" / "sleep.json").read_text())
     assert sleep["grounding"]["decision"] == "pass"
     assert sleep["convertEligible"] == {"value": False, "reason": "not_routable", "routable": False}
@@ -202,15 +245,19 @@ def test_routable_is_what_an_agent_can_do_so_sleep_is_rejected_and_smelt_is_a_ta
     assert smelt["convertEligible"] == {"value": True, "reason": "goal_passed", "routable": True}
     assert smelt["planning"]["tasks_created"] == 1
     assert lines(logs, "[Eval] goal_rejected scenario=sleep")[0].startswith(
-        "[Eval] goal_rejected scenario=sleep action=sleep target=bed reason=not_routable")
+        "[Eval] goal_rejected scenario=sleep action=sleep target=bed reason=not_routable"
+    )
 
 
 def test_pa_d3_no_goal_stays_non_actionable_and_creates_no_task(llm, logs, tmp_path):
     rows = [scenario(1, "quiet"), scenario(2, "intent-only")]
-    code, out, summary = run(llm, tmp_path, rows, {1: QUIET, 2: "I could look around.\nINTENT: explore"},
-                             "--mode", "end_to_end")
-    assert sorted(lines(logs, "[Eval] no_goal")) == ["[Eval] no_goal scenario=intent-only convertEligible=false",
-                                                      "[Eval] no_goal scenario=quiet convertEligible=false"]
+    code, out, summary = run(
+        llm, tmp_path, rows, {1: QUIET, 2: "I could look around.\nINTENT: explore"}, "--mode", "end_to_end"
+    )
+    assert sorted(lines(logs, "[Eval] no_goal")) == [
+        "[Eval] no_goal scenario=intent-only convertEligible=false",
+        "[Eval] no_goal scenario=quiet convertEligible=false",
+    ]
     assert summary["planning"]["tasks_created"] == 0 and code == 0
     rec = json.loads((out / "scenarios" / "intent-only.json").read_text())
     assert rec["output"]["intent"] == "explore" and rec["convertEligible"]["value"] is False

@@ -24,8 +24,10 @@ def test_ev_c1_hot_swap_new_sha_and_count_on_next_run(llm, logs, tmp_path):
     assert run_cli(llm, ["--suite", str(suite), "--run-id", "r2", "--out-dir", out]) == 0
     sha2 = hashlib.sha256(suite.read_bytes()).hexdigest()
     loaded = lines(logs, "[Eval] suite_loaded")
-    assert loaded == [f"[Eval] suite_loaded path={suite} line_count=2 suite_sha256={sha1}",
-                      f"[Eval] suite_loaded path={suite} line_count=3 suite_sha256={sha2}"]
+    assert loaded == [
+        f"[Eval] suite_loaded path={suite} line_count=2 suite_sha256={sha1}",
+        f"[Eval] suite_loaded path={suite} line_count=3 suite_sha256={sha2}",
+    ]
     assert sha1 != sha2
     summary = json.loads((tmp_path / "out" / "hot" / "balanced" / "r2" / "summary.json").read_text())
     assert summary["suite_sha256"] == sha2 and summary["line_count"] == 3 and summary["metrics"]["scenarios"] == 3
@@ -41,18 +43,21 @@ def test_ev_c2_invalid_line_fails_fast_with_diagnostics_and_exit_5(llm, logs, tm
     assert len(invalid) == 1  # fail fast: line 3 is never reached
     prefix = f"[Eval] suite_invalid path={suite} line=2 errors="
     assert invalid[0].startswith(prefix)
-    errors = json.loads(invalid[0][len(prefix):])
+    errors = json.loads(invalid[0][len(prefix) :])
     assert {tuple(e["loc"]) for e in errors} == {("version",), ("world", "health")}
     assert not llm.requests and not (tmp_path / "out").exists()  # nothing ran
 
 
-@pytest.mark.parametrize("row, loc", [
-    ("{not json", []),
-    ({"id": "x", "version": 1, "stimulus": "calm", "world": {}}, ["stimulus"]),
-    ({"id": "x", "version": 1, "stimulus": "low", "world": {"inventory": {"bread": -1}}}, ["world"]),
-    ({"id": "x", "version": 1, "stimulus": "low", "world": {}, "surprise": 1}, ["surprise"]),
-    ({"id": "../x", "version": 1, "stimulus": "low", "world": {}}, ["id"]),
-])
+@pytest.mark.parametrize(
+    "row, loc",
+    [
+        ("{not json", []),
+        ({"id": "x", "version": 1, "stimulus": "calm", "world": {}}, ["stimulus"]),
+        ({"id": "x", "version": 1, "stimulus": "low", "world": {"inventory": {"bread": -1}}}, ["world"]),
+        ({"id": "x", "version": 1, "stimulus": "low", "world": {}, "surprise": 1}, ["surprise"]),
+        ({"id": "../x", "version": 1, "stimulus": "low", "world": {}}, ["id"]),
+    ],
+)
 def test_ev_c2_schema_rejects(tmp_path, logs, row, loc):
     suite = write_suite(tmp_path / "s.jsonl", [scenario(1), row])
     with pytest.raises(SuiteInvalid) as exc:

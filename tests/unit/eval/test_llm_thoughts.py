@@ -29,16 +29,39 @@ from bot.config.loader import McbotConfig
 from bot.runtime.wiring import Agency
 from tests.unit.eval.conftest import llm_section, settings
 
-ACTION_VERBS = ("explore", "gather", "craft", "collect", "mine", "build", "hunt", "attack", "flee", "navigate",
-                "chop", "harvest", "eat", "sleep", "smelt")
+ACTION_VERBS = (
+    "explore",
+    "gather",
+    "craft",
+    "collect",
+    "mine",
+    "build",
+    "hunt",
+    "attack",
+    "flee",
+    "navigate",
+    "chop",
+    "harvest",
+    "eat",
+    "sleep",
+    "smelt",
+)
 ADVICE = ("you should", "should", "consider", "try to", "suggest", "recommend", "you could", "maybe you")
 
 
 def snap(**kw):
     inv = kw.pop("inventory", {})
-    base = {"health": 20, "food": 20, "gameMode": "survival", "dimension": "overworld", "timeOfDay": 1000,
-            "isDay": True,
-                "position": Vec3(x=0, y=64, z=0), "hostiles": 0, "ts": 0}
+    base = {
+        "health": 20,
+        "food": 20,
+        "gameMode": "survival",
+        "dimension": "overworld",
+        "timeOfDay": 1000,
+        "isDay": True,
+        "position": Vec3(x=0, y=64, z=0),
+        "hostiles": 0,
+        "ts": 0,
+    }
     return WorldSnapshot(inventory=[InventoryItem(name=n, count=c) for n, c in inv.items()], **(base | kw))
 
 
@@ -91,8 +114,13 @@ def test_circuit_breaker_opens_after_failures(llm, logs):
 
 def test_falls_back_to_next_target_and_speaks_ollama(llm):
     llm.default = lambda req: fail(503) if req.api == "openai" else text("From ollama.\nINTENT: none")
-    section = llm_section(llm, targets=[{"provider": "openai", "model": "a", "base_url": llm.url()},
-                                        {"provider": "ollama", "model": "b", "base_url": llm.url("ollama")}])
+    section = llm_section(
+        llm,
+        targets=[
+            {"provider": "openai", "model": "a", "base_url": llm.url()},
+            {"provider": "ollama", "model": "b", "base_url": llm.url("ollama")},
+        ],
+    )
     gen = build_thought_generator(section)
     g = gen.complete(build_frame(snap(), "balanced"))
     assert g.status == "ok" and g.target == "ollama/b" and g.text.startswith("From ollama.")
@@ -122,8 +150,13 @@ def stream(tmp_path):
 
 def _keepalive(llm, stream, counters):
     clock = FrozenClock()
-    return KeepAlive(stream=stream, perception=Perception(clock), clock=clock,
-                     generator=build_thought_generator(llm_section(llm), clock), counters=counters)
+    return KeepAlive(
+        stream=stream,
+        perception=Perception(clock),
+        clock=clock,
+        generator=build_thought_generator(llm_section(llm), clock),
+        counters=counters,
+    )
 
 
 def test_keepalive_end_to_end_goal_naming_absent_item_is_never_convert_eligible(llm, stream, logs):
@@ -148,8 +181,9 @@ def test_keepalive_end_to_end_grounded_goal_becomes_actionable(llm, stream):
 
 def test_daemon_wiring_uses_the_generator_only_with_targets(llm, tmp_path):
     for llm_cfg, expected in (({}, type(None)), (llm_section(llm).model_dump(), LlmThoughtGenerator)):
-        cfg = McbotConfig.model_validate({"storage": {"db_path": str(tmp_path / f"{expected.__name__}.db")},
-                                          "llm": llm_cfg})
+        cfg = McbotConfig.model_validate(
+            {"storage": {"db_path": str(tmp_path / f"{expected.__name__}.db")}, "llm": llm_cfg}
+        )
         agency = Agency(cfg)
         try:
             assert isinstance(agency.keepalive._generator, expected)

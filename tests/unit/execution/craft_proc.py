@@ -54,10 +54,19 @@ def main() -> int:
     rt = AgentRuntime(load_default_registry(), tools, ctx, checkpoints=store)
     res = asyncio.run(rt.run_task(TaskSpec(action="craft", target="wooden_pickaxe", amount=1, id=task_id)))
     save_world(world, body)
-    print(json.dumps({"status": res.status, "agentId": res.agentId, "resumedFrom": res.resumedFrom,
-                      "steps": [[s.stepId, s.status] for s in res.steps], "calls": dict(tools.call_counts),
-                      "inventory": {k: v for k, v in body.inventory.items() if v},
-                      "errors": [e.model_dump() for e in res.errors]}))
+    print(
+        json.dumps(
+            {
+                "status": res.status,
+                "agentId": res.agentId,
+                "resumedFrom": res.resumedFrom,
+                "steps": [[s.stepId, s.status] for s in res.steps],
+                "calls": dict(tools.call_counts),
+                "inventory": {k: v for k, v in body.inventory.items() if v},
+                "errors": [e.model_dump() for e in res.errors],
+            }
+        )
+    )
     return 0
 
 

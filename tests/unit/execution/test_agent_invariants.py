@@ -32,8 +32,13 @@ from tests.unit.conftest import run
 
 
 def prof(agent_id: str, examples: list[str], not_for: list[str] | None = None, **extra: Any) -> dict[str, Any]:
-    p = {"id": agent_id, "displayName": agent_id.title(), "description": f"{agent_id} agent",
-         "exampleTasks": examples, "notForTasks": not_for or []}
+    p = {
+        "id": agent_id,
+        "displayName": agent_id.title(),
+        "description": f"{agent_id} agent",
+        "exampleTasks": examples,
+        "notForTasks": not_for or [],
+    }
     p.update(extra)
     return p
 
@@ -53,10 +58,23 @@ def test_INV_AGT_001_invalid_profiles_rejected_with_descriptive_error(tmp_path: 
         (prof("miner", []), "exampleTasks"),  # no examples
         ({"id": "miner", "displayName": "M", "exampleTasks": ["mine"]}, "description"),  # missing field
         (prof("miner", ["mine"], colour="red"), "colour"),  # unknown field
-        (prof("miner", ["mine"], workflows={"mine": {"steps": [{"id": "a", "kind": "delegate", "agent": "x"}]}}),
-         "task"),
-        (prof("miner", ["mine"], workflows={"mine": {"steps": [{"id": "a", "tool": "dig", "dependsOn": ["a"]}],
-                                                     "parallel": {"maxConcurrency": 2}}}), "cycle"),
+        (
+            prof("miner", ["mine"], workflows={"mine": {"steps": [{"id": "a", "kind": "delegate", "agent": "x"}]}}),
+            "task",
+        ),
+        (
+            prof(
+                "miner",
+                ["mine"],
+                workflows={
+                    "mine": {
+                        "steps": [{"id": "a", "tool": "dig", "dependsOn": ["a"]}],
+                        "parallel": {"maxConcurrency": 2},
+                    }
+                },
+            ),
+            "cycle",
+        ),
         (prof("miner", ["mine"], coreAbilities=["no-such-ability"]), "no-such-ability"),
     ]
     for bad, mentioned in cases:
@@ -102,8 +120,12 @@ def test_shipped_profiles_load() -> None:
 
 # ---- selection --------------------------------------------------------------------------
 PROFILES = [
-    prof("crafter", ["craft wooden_pickaxe 1", "craft sticks"], ["build"],
-         workflows={"craft": {"generator": "craft_plan"}}),
+    prof(
+        "crafter",
+        ["craft wooden_pickaxe 1", "craft sticks"],
+        ["build"],
+        workflows={"craft": {"generator": "craft_plan"}},
+    ),
     prof("gatherer", ["collect log 8", "mine stone"], ["craft"]),
     prof("builder", ["build a wall"], ["craft"]),
     prof("alpha", ["craft sticks"]),
@@ -124,9 +146,11 @@ def test_INV_AGT_SEL_001_selection_is_deterministic_whatever_the_registry_order(
 
 
 @settings(max_examples=60, deadline=None)
-@given(task=st.text(max_size=40),
-       examples=st.lists(st.text(min_size=1, max_size=20).filter(str.strip), min_size=1, max_size=4),
-       not_for=st.lists(st.text(min_size=1, max_size=20).filter(str.strip), max_size=3))
+@given(
+    task=st.text(max_size=40),
+    examples=st.lists(st.text(min_size=1, max_size=20).filter(str.strip), min_size=1, max_size=4),
+    not_for=st.lists(st.text(min_size=1, max_size=20).filter(str.strip), max_size=3),
+)
 def test_INV_AGT_SEL_002_confidence_always_within_0_and_1(task: str, examples: list[str], not_for: list[str]) -> None:
     reg = registry(prof("fuzz", examples, not_for, workflows={"craft": {"generator": "craft_plan"}}))
     for sel in select_agents(task, reg.list(), {"action": "craft"}):
@@ -140,8 +164,12 @@ def test_INV_AGT_SEL_002_out_of_range_scores_clamped_and_logged(logs: list[tuple
 
 
 def test_INV_AGT_SEL_003_results_sorted_by_confidence_then_id() -> None:
-    reg = registry(prof("zeta", ["chop wood"]), prof("mid", ["chop wood fast"]), prof("beta", ["chop wood"]),
-                   prof("owner", ["x"], workflows={"chop": {"steps": [{"id": "a", "tool": "t"}]}}))
+    reg = registry(
+        prof("zeta", ["chop wood"]),
+        prof("mid", ["chop wood fast"]),
+        prof("beta", ["chop wood"]),
+        prof("owner", ["x"], workflows={"chop": {"steps": [{"id": "a", "tool": "t"}]}}),
+    )
     res = select_agents("chop wood", reg.list())
     assert [(s.agentId, s.confidence) for s in res] == [("beta", 0.6), ("zeta", 0.6), ("mid", 0.4), ("owner", 0.3)]
     keys = [(-s.confidence, s.agentId) for s in select_agents("craft sticks", registry(*PROFILES).list())]
@@ -190,12 +218,14 @@ def test_INV_AGT_SEL_006_not_for_tasks_reduce_confidence() -> None:
 
 
 # ---- abilities --------------------------------------------------------------------------
-LIB = AbilityLibrary([
-    Ability(id="core-one", title="Core one", text="always here " * 5, keywords=["nothing"]),
-    Ability(id="wood", title="Wood", text="logs make planks " * 10, keywords=["log", "planks", "craft"]),
-    Ability(id="stone", title="Stone", text="stone needs a pickaxe " * 10, keywords=["stone", "pickaxe", "craft"]),
-    Ability(id="boats", title="Boats", text="boats float " * 10, keywords=["boat", "water"]),
-])
+LIB = AbilityLibrary(
+    [
+        Ability(id="core-one", title="Core one", text="always here " * 5, keywords=["nothing"]),
+        Ability(id="wood", title="Wood", text="logs make planks " * 10, keywords=["log", "planks", "craft"]),
+        Ability(id="stone", title="Stone", text="stone needs a pickaxe " * 10, keywords=["stone", "pickaxe", "craft"]),
+        Ability(id="boats", title="Boats", text="boats float " * 10, keywords=["boat", "water"]),
+    ]
+)
 
 
 class RecordingRunner:
@@ -211,9 +241,26 @@ class RecordingRunner:
 
 def test_INV_AGT_ABL_001_abilities_injected_before_prompt(tools: ToolRegistry, ctx: ToolContext) -> None:
     reg = AgentRegistry(LIB)
-    reg.register(prof("standard", ["think"], coreAbilities=["core-one"], abilityTokenBudget=1000,
-                      workflows={"think": {"steps": [{"id": "ask", "kind": "prompt", "system": "You are a bot.",
-                                                      "prompt": "how to get ${task.target}?"}]}}))
+    reg.register(
+        prof(
+            "standard",
+            ["think"],
+            coreAbilities=["core-one"],
+            abilityTokenBudget=1000,
+            workflows={
+                "think": {
+                    "steps": [
+                        {
+                            "id": "ask",
+                            "kind": "prompt",
+                            "system": "You are a bot.",
+                            "prompt": "how to get ${task.target}?",
+                        }
+                    ]
+                }
+            },
+        )
+    )
     events: list[str] = []
     runner = RecordingRunner(events)
     rt = AgentRuntime(reg, tools, ctx, prompt_runner=runner)

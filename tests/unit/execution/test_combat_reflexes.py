@@ -23,20 +23,23 @@ def _snap(*mobs: tuple[str, float], health: float = 20, inventory: tuple[str, ..
     return body.snapshot().model_copy(update={"health": health})
 
 
-@pytest.mark.parametrize("mobs, inventory, expected, target", [
-    ([("zombie", 3.0)], (), FIGHT, "zombie"),
-    ([("spider", 2.0)], ("stone_sword",), FIGHT, "spider"),
-    ([("zombie", 6.0)], (), None, None),  # beyond fight_within: no reflex yet
-    ([("skeleton", 12.0)], (), CLOSE_IN, "skeleton"),
-    ([("skeleton", 17.0)], (), None, None),  # out of its bow's range
-    ([("creeper", 5.0)], ("iron_sword",), EVADE, "creeper"),  # armed, but not in reach: keep away
-    ([("creeper", 2.5)], ("iron_sword",), STRIKE_AND_BACK_OFF, "creeper"),
-    ([("creeper", 2.5)], (), EVADE, "creeper"),  # bare hands: a strike is not worth the blast
-    ([("creeper", 7.5)], (), None, None),
-    ([("zombie", 2.0), ("creeper", 5.0)], (), EVADE, "creeper"),  # the blast first
-    ([("zombie", 2.0), ("skeleton", 10.0)], (), CLOSE_IN, "skeleton"),
-    ([("zombie", 2.0), ("zombie", 5.0), ("spider", 7.0)], (), RETREAT, "zombie"),  # outnumbered
-])
+@pytest.mark.parametrize(
+    "mobs, inventory, expected, target",
+    [
+        ([("zombie", 3.0)], (), FIGHT, "zombie"),
+        ([("spider", 2.0)], ("stone_sword",), FIGHT, "spider"),
+        ([("zombie", 6.0)], (), None, None),  # beyond fight_within: no reflex yet
+        ([("skeleton", 12.0)], (), CLOSE_IN, "skeleton"),
+        ([("skeleton", 17.0)], (), None, None),  # out of its bow's range
+        ([("creeper", 5.0)], ("iron_sword",), EVADE, "creeper"),  # armed, but not in reach: keep away
+        ([("creeper", 2.5)], ("iron_sword",), STRIKE_AND_BACK_OFF, "creeper"),
+        ([("creeper", 2.5)], (), EVADE, "creeper"),  # bare hands: a strike is not worth the blast
+        ([("creeper", 7.5)], (), None, None),
+        ([("zombie", 2.0), ("creeper", 5.0)], (), EVADE, "creeper"),  # the blast first
+        ([("zombie", 2.0), ("skeleton", 10.0)], (), CLOSE_IN, "skeleton"),
+        ([("zombie", 2.0), ("zombie", 5.0), ("spider", 7.0)], (), RETREAT, "zombie"),  # outnumbered
+    ],
+)
 def test_the_reflex_answers_the_hostile_by_its_kind(mobs, inventory, expected, target):
     choice = choose_combat(_snap(*mobs, inventory=inventory), CFG)
     assert (choice.reflex, choice.target.name) == (expected, target) if expected else choice is None
@@ -50,8 +53,10 @@ def test_a_hurt_bot_retreats_from_a_hostile_it_would_fight_at_full_health():
 
 
 def test_the_reasons_name_the_kind_the_distance_and_the_weapon():
-    assert choose_combat(_snap(("zombie", 3.0), inventory=("stone_sword", "wooden_sword")), CFG).reason == \
-        "zombie at 3.0 blocks: fighting with stone_sword"
+    assert (
+        choose_combat(_snap(("zombie", 3.0), inventory=("stone_sword", "wooden_sword")), CFG).reason
+        == "zombie at 3.0 blocks: fighting with stone_sword"
+    )
     assert choose_combat(_snap(("creeper", 5.0)), CFG).reason == "creeper at 5.0 blocks: out of its blast (17 blocks)"
 
 
@@ -79,8 +84,10 @@ def test_a_creeper_is_evaded_beyond_its_blast_and_the_decision_is_logged(env):
     assert [k for k, _ in body.started] == ["move_to"] and body.started[0][1]["x"] < 0  # away from it
     assert body.started[0][1]["stallMs"] == 3000  # a blocked way is given up quickly: its fuse is 1.5 s
     assert reflexes.stats.evaded == 1 and reflexes.stats.by_kind == {"creeper": 1}
-    assert any(line.startswith("[Reflex] creeper at 4.0 blocks -> evade: creeper at 4.0 blocks: out of its blast")
-               for line in lines), lines
+    assert any(
+        line.startswith("[Reflex] creeper at 4.0 blocks -> evade: creeper at 4.0 blocks: out of its blast")
+        for line in lines
+    ), lines
 
 
 def test_an_armed_bot_strikes_a_creeper_in_reach_once_then_backs_off(env):
@@ -114,4 +121,3 @@ def test_outnumbered_by_day_the_bot_walks_away_from_them_all(env):
     assert asyncio.run(reflexes.tick(body.snapshot())) == RETREAT
     assert reflexes.stats.retreats == 1 and body.started[0][0] == "move_to" and body.position.x < 0
     assert min(e.distance for e in body.snapshot().entities) >= 8
-

@@ -17,12 +17,19 @@ from agency.tools.testing import FakeBody
 from tests.unit.conftest import run
 
 ROOT = Path(__file__).resolve().parents[3]
-EXPECTED_STEPS = ["gather-log", "craft-planks", "craft-crafting-table", "place-crafting-table", "craft-stick",
-                  "craft-wooden-pickaxe"]
+EXPECTED_STEPS = [
+    "gather-log",
+    "craft-planks",
+    "craft-crafting-table",
+    "place-crafting-table",
+    "craft-stick",
+    "craft-wooden-pickaxe",
+]
 
 
-def test_crafter_makes_a_wooden_pickaxe_from_nothing(ctx: ToolContext, body: FakeBody,
-                                                     store: SqliteCheckpointStore) -> None:
+def test_crafter_makes_a_wooden_pickaxe_from_nothing(
+    ctx: ToolContext, body: FakeBody, store: SqliteCheckpointStore
+) -> None:
     body.add_tree(4, 2, height=5)
     rt = AgentRuntime(load_default_registry(), default_tool_registry(), ctx, checkpoints=store)
     task = TaskSpec(action="craft", target="wooden_pickaxe", amount=1, id="task-pick")
@@ -56,7 +63,8 @@ def test_crafter_resumes_in_a_new_process_after_a_crash(tmp_path: Path) -> None:
 
 
 def test_a_resumed_build_resumes_its_delegated_craft_with_the_steps_it_started_with(
-        ctx: ToolContext, body: FakeBody, store: SqliteCheckpointStore) -> None:
+    ctx: ToolContext, body: FakeBody, store: SqliteCheckpointStore
+) -> None:
     body.inventory.update({"oak_door": 1, "torch": 1})
     body.add_tree(12, 12, height=6)  # one tree: the first batch of logs, then nothing
     rt = AgentRuntime(load_default_registry(), default_tool_registry(), ctx, checkpoints=store)
@@ -78,7 +86,8 @@ def test_a_resumed_build_resumes_its_delegated_craft_with_the_steps_it_started_w
 
 
 def test_crafter_makes_a_door_from_nothing_gathering_logs_for_the_table_and_the_oak_planks(
-        ctx: ToolContext, body: FakeBody, store: SqliteCheckpointStore) -> None:
+    ctx: ToolContext, body: FakeBody, store: SqliteCheckpointStore
+) -> None:
     """A door needs oak logs (oak planks) and any logs (the table's planks): the generic
     gather's total must count the oak logs gathered before it, else 2 logs came for 3."""
     body.add_tree(4, 2, height=6)

@@ -42,9 +42,16 @@ class MortalBody(FakeBody):
 
     def snapshot(self):
         snap = super().snapshot()
-        items = [EntityInfo(name="item", type="object", hostile=False, position=p,
-                            distance=math.dist((p.x, p.y, p.z), (self.position.x, self.position.y, self.position.z)))
-                 for _, _, p in self.ground]
+        items = [
+            EntityInfo(
+                name="item",
+                type="object",
+                hostile=False,
+                position=p,
+                distance=math.dist((p.x, p.y, p.z), (self.position.x, self.position.y, self.position.z)),
+            )
+            for _, _, p in self.ground
+        ]
         return snap.model_copy(update={"entities": [*snap.entities, *items]})
 
     def _do_move_to(self, a: dict[str, Any]) -> dict[str, Any]:

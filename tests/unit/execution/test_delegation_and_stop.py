@@ -25,15 +25,24 @@ from tests.unit.conftest import Probe, run
 
 
 def profile(agent_id: str, steps: list[dict[str, Any]], action: str = "relay", **extra: Any) -> dict[str, Any]:
-    base = {"id": agent_id, "displayName": agent_id, "description": "test agent", "exampleTasks": [f"{action} things"],
-            "workflows": {action: {"steps": steps}}}
+    base = {
+        "id": agent_id,
+        "displayName": agent_id,
+        "description": "test agent",
+        "exampleTasks": [f"{action} things"],
+        "workflows": {action: {"steps": steps}},
+    }
     base.update(extra)
     return base
 
 
 def delegate_to(target: str) -> dict[str, Any]:
-    return {"id": "pass-on", "kind": "delegate", "agent": target,
-            "task": {"action": "relay", "target": "${task.target}"}}
+    return {
+        "id": "pass-on",
+        "kind": "delegate",
+        "agent": target,
+        "task": {"action": "relay", "target": "${task.target}"},
+    }
 
 
 def chain_registry(ids: list[str], *, loop_back_to: str | None = None) -> AgentRegistry:
@@ -72,8 +81,9 @@ def test_INV_DT_001_delegation_blocked_beyond_max_depth(tools: ToolRegistry, ctx
 
 
 @pytest.mark.parametrize("length", [1, 2, 3, 5])
-def test_INV_DT_002_circular_delegation_detected_at_any_depth(tools: ToolRegistry, ctx: ToolContext, probe: Probe,
-                                                              length: int) -> None:
+def test_INV_DT_002_circular_delegation_detected_at_any_depth(
+    tools: ToolRegistry, ctx: ToolContext, probe: Probe, length: int
+) -> None:
     ids = [f"loop-{i}" for i in range(length)]
     rt = AgentRuntime(chain_registry(ids, loop_back_to=ids[0]), tools, ctx)
     res = run(rt.run_task(TaskSpec(action="relay", target="x"), agent_id=ids[0]))
@@ -87,17 +97,24 @@ def test_INV_DT_002_circular_delegation_detected_at_any_depth(tools: ToolRegistr
         assert DelegationChain(tuple(ids)).check(ids[1]).code == CIRCULAR_DELEGATION
 
 
-def test_stop_cancels_current_tool_and_reports_position(tools: ToolRegistry, ctx: ToolContext, body: FakeBody,
-                                                        store: SqliteCheckpointStore) -> None:
+def test_stop_cancels_current_tool_and_reports_position(
+    tools: ToolRegistry, ctx: ToolContext, body: FakeBody, store: SqliteCheckpointStore
+) -> None:
     real = default_tool_registry()
     body.hang.add("move_to")
     reg = AgentRegistry(AbilityLibrary())
-    reg.register(profile("standard", [
-        {"id": "hello", "tool": "chat", "args": {"message": "on my way"}},
-        {"id": "look", "tool": "inventory"},
-        {"id": "walk", "tool": "move_to", "args": {"x": 9, "y": 64, "z": 9}},
-        {"id": "bye", "tool": "chat", "args": {"message": "arrived"}},
-    ], action="go"))
+    reg.register(
+        profile(
+            "standard",
+            [
+                {"id": "hello", "tool": "chat", "args": {"message": "on my way"}},
+                {"id": "look", "tool": "inventory"},
+                {"id": "walk", "tool": "move_to", "args": {"x": 9, "y": 64, "z": 9}},
+                {"id": "bye", "tool": "chat", "args": {"message": "arrived"}},
+            ],
+            action="go",
+        )
+    )
     rt = AgentRuntime(reg, real, ctx, checkpoints=store, stop_grace_s=2)
 
     async def go() -> Any:

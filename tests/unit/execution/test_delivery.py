@@ -25,8 +25,9 @@ def test_deliver_plan_crafts_a_recipe_then_gives_and_collects_a_raw_material_the
     assert [s.id for s in planks.steps] == ["gather-oak_log", "craft-oak-planks", "give"]
     assert planks.steps[-1].args == {"player": "builder1", "item": "oak_planks", "count": 8}
     pick = {"wooden_pickaxe": 1}  # stone drops cobblestone only to a pickaxe
-    stone = deliver_plan("gatherer", {"target": "cobblestone", "amount": 5, "to": "builder1"},
-                         {**pick, "cobblestone": 2})
+    stone = deliver_plan(
+        "gatherer", {"target": "cobblestone", "amount": 5, "to": "builder1"}, {**pick, "cobblestone": 2}
+    )
     assert [(s.id, s.tool) for s in stone.steps] == [("collect", "collect_block"), ("give", "give")]
     assert stone.steps[0].args == {"block": "stone", "count": 5, "ensure": True}  # 5 held in all, 2 already
     many = deliver_plan("gatherer", {"target": "cobblestone", "amount": 20, "to": "builder1"}, pick)
@@ -64,8 +65,9 @@ def test_a_fleet_builder_asks_for_its_walls_first_makes_the_door_meanwhile_then_
     # (not the door's 6 and the table's 4: the crafter makes those from logs meanwhile)
     assert wait.args["total"] == alone_get.task["amount"] - 10
     # holding 20 planks: the door takes 10 of them, so it asks for what the site needs beyond the other 10
-    some = shelter_plan("builder", {"target": "basic_shelter", "id": "t1", "facts": {"helpers": ["g1"]}},
-                        {"oak_planks": 20})
+    some = shelter_plan(
+        "builder", {"target": "basic_shelter", "id": "t1", "facts": {"helpers": ["g1"]}}, {"oak_planks": 20}
+    )
     assert next(s for s in some.steps if s.id == "ask-walls").args["count"] == wait.args["total"] - 10
 
 
@@ -105,18 +107,25 @@ def test_the_board_posts_one_open_delivery_per_parent_and_item_and_withdraws_onl
 
 
 def _ctx(body, ftime, board=None):
-    return ToolContext(body=body, clock=ftime.clock, sleep=ftime.sleep, poll_interval_s=0.1,
-                       hooks={DELIVERY_HOOK: board} if board else {})
+    return ToolContext(
+        body=body,
+        clock=ftime.clock,
+        sleep=ftime.sleep,
+        poll_interval_s=0.1,
+        hooks={DELIVERY_HOOK: board} if board else {},
+    )
 
 
 def test_request_and_await_are_no_ops_for_a_bot_alone(store):
     _, ftime = store
     tools, body = default_tool_registry(), FakeBody(FakeTime().clock)
-    req = asyncio.run(tools.execute("request_delivery", {"taskId": "t1", "item": "oak_planks", "count": 8},
-                                    _ctx(body, ftime)))
+    req = asyncio.run(
+        tools.execute("request_delivery", {"taskId": "t1", "item": "oak_planks", "count": 8}, _ctx(body, ftime))
+    )
     assert req.success and req.output["requested"] is False
-    wait = asyncio.run(tools.execute("await_delivery", {"item": "oak_planks", "total": 8, "deliveryTaskId": None},
-                                     _ctx(body, ftime)))
+    wait = asyncio.run(
+        tools.execute("await_delivery", {"item": "oak_planks", "total": 8, "deliveryTaskId": None}, _ctx(body, ftime))
+    )
     assert wait.success and wait.output["delivered"] is False and ftime.slept == 0
 
 
@@ -131,8 +140,9 @@ def test_await_returns_once_the_items_arrive_and_withdraws_a_request_nobody_take
     tasks.claim_next("gatherer1", {DELIVER})
 
     async def arrives_later():
-        call = asyncio.ensure_future(tools.execute("await_delivery",
-                                                   {"item": "oak_planks", "total": 8, "deliveryTaskId": delivery}, ctx))
+        call = asyncio.ensure_future(
+            tools.execute("await_delivery", {"item": "oak_planks", "total": 8, "deliveryTaskId": delivery}, ctx)
+        )
         for _ in range(50):
             await ftime.sleep(1)
         body.inventory["oak_planks"] += 8  # the helper's toss picked up
@@ -144,8 +154,11 @@ def test_await_returns_once_the_items_arrive_and_withdraws_a_request_nobody_take
 
     untaken = board.request("t1", "cobblestone", 3)
     before = ftime.clock()
-    res = asyncio.run(tools.execute("await_delivery",
-                                    {"item": "cobblestone", "total": 3, "deliveryTaskId": untaken, "claimS": 30}, ctx))
+    res = asyncio.run(
+        tools.execute(
+            "await_delivery", {"item": "cobblestone", "total": 3, "deliveryTaskId": untaken, "claimS": 30}, ctx
+        )
+    )
     assert res.success and res.output["delivered"] is False and "no bot took" in res.output["why"]
     assert 30_000 <= ftime.clock() - before < 32_000
     assert tasks.get_task(untaken).status is TaskStatus.failed
@@ -173,8 +186,11 @@ def test_a_build_that_ends_withdraws_its_untaken_requests_and_leaves_a_taken_one
 
 
 def test_a_helper_walks_back_to_where_the_asking_bot_was_before_it_gives():
-    plan = deliver_plan("gatherer", {"target": "oak_planks", "amount": 8, "to": "builder1",
-                                     "facts": {"near": [10, 64, -3]}}, {"oak_planks": 8})
+    plan = deliver_plan(
+        "gatherer",
+        {"target": "oak_planks", "amount": 8, "to": "builder1", "facts": {"near": [10, 64, -3]}},
+        {"oak_planks": 8},
+    )
     assert [(s.id, s.tool) for s in plan.steps] == [("go-near", "move_to"), ("give", "give")]
     assert plan.steps[0].args == {"x": 10, "y": 64, "z": -3, "range": 6}
 
@@ -183,8 +199,11 @@ def test_a_request_says_where_the_asking_bot_is(store):
     tasks, ftime = store
     body = FakeBody(ftime.clock)
     board = DeliveryBoard(tasks, "builder1", lambda: ["gatherer1"])
-    res = asyncio.run(default_tool_registry().execute(
-        "request_delivery", {"taskId": "t1", "item": "oak_planks", "count": 8}, _ctx(body, ftime, board)))
+    res = asyncio.run(
+        default_tool_registry().execute(
+            "request_delivery", {"taskId": "t1", "item": "oak_planks", "count": 8}, _ctx(body, ftime, board)
+        )
+    )
     p = body.position
     assert board.near(res.output["deliveryTaskId"]) == [int(p.x // 1), int(p.y // 1), int(p.z // 1)]
     assert board.near("task-none") is None
@@ -202,6 +221,7 @@ def test_a_withdrawal_that_loses_the_race_to_a_claim_leaves_the_claimed_task_alo
         if task_id == asked and seen.status is TaskStatus.pending:
             tasks.claim_next("gatherer1", {DELIVER})
         return seen
+
     tasks.get_task = read_then_claimed
     assert board.withdraw(asked, "nobody came") is False
     tasks.get_task = read

@@ -189,5 +189,9 @@ def test_the_newest_tasks_and_the_counts_come_from_one_read_each(env):
     tasks.set_status(ids[0], TaskStatus.active)
     assert [t.id for t in tasks.newest(3)] == ids[::-1][:3]
     counts = tasks.counts_by_status()
-    assert counts["pending"] == 4 and counts["active"] == 1 and counts["failed"] == 0 and set(counts) == {
-        s.value for s in TaskStatus}
+    assert (
+        counts["pending"] == 4
+        and counts["active"] == 1
+        and counts["failed"] == 0
+        and set(counts) == {s.value for s in TaskStatus}
+    )

@@ -32,8 +32,13 @@ class ArenaBody(FakeBody):
         snap = super().snapshot()
         if self.zombie_at is None:
             return snap
-        z = EntityInfo(name="zombie", type="hostile", hostile=True, distance=self.zombie_at,
-                       position=Vec3(x=self.zombie_at, y=64, z=0))
+        z = EntityInfo(
+            name="zombie",
+            type="hostile",
+            hostile=True,
+            distance=self.zombie_at,
+            position=Vec3(x=self.zombie_at, y=64, z=0),
+        )
         return snap.model_copy(update={"entities": [z], "hostiles": 1})
 
     def _do_attack(self, a: dict[str, Any]) -> dict[str, Any]:
@@ -81,8 +86,10 @@ def test_executor_claims_a_pending_task_and_completes_it_in_the_world(env):
     task = tasks.get_task(tid)
     assert task.status is TaskStatus.completed and task.progress == 1.0
     assert body.inventory["oak_log"] >= 3
-    assert any(f"[Executor] claimed task={tid} goalKey=collect:oak_log" in line
-               and "pending -> active" in line for line in lines)
+    assert any(
+        f"[Executor] claimed task={tid} goalKey=collect:oak_log" in line and "pending -> active" in line
+        for line in lines
+    )
     assert task.metadata.solver["agentId"] == "gatherer"
 
 
@@ -160,8 +167,9 @@ def test_an_active_task_with_no_run_in_flight_resumes_from_its_checkpoint(env, t
     assert tasks.get_task(tid).status is TaskStatus.active
     old = ex.runtime  # a new runtime and executor over the same files, as after a restart
     tools = default_tool_registry()
-    runtime = AgentRuntime(load_default_registry(), tools, env["ctx"],
-                           checkpoints=SqliteCheckpointStore(tmp_path / "t.db"))
+    runtime = AgentRuntime(
+        load_default_registry(), tools, env["ctx"], checkpoints=SqliteCheckpointStore(tmp_path / "t.db")
+    )
     assert old.checkpoints.latest_run_for_task(tid) is not None
     fresh = Executor(tasks, runtime, ftime.clock)
 
@@ -253,8 +261,9 @@ def test_a_resumed_run_that_no_longer_fits_the_world_is_replanned_once(env, tmp_
     asyncio.run(until_first_checkpoint())
     body.inventory["oak_log"] = 0  # the crash lost what the checkpoint says was gathered
     tools = default_tool_registry()
-    runtime = AgentRuntime(load_default_registry(), tools, env["ctx"],
-                           checkpoints=SqliteCheckpointStore(tmp_path / "t.db"))
+    runtime = AgentRuntime(
+        load_default_registry(), tools, env["ctx"], checkpoints=SqliteCheckpointStore(tmp_path / "t.db")
+    )
     fresh = Executor(tasks, runtime, ftime.clock)
     outcomes = []
 

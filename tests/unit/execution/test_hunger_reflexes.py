@@ -29,32 +29,41 @@ class RecordingTools:
         return self.results[name]
 
 
-def _snap(env, *, health: float = 20, food: int = 20, inventory: dict[str, int] | None = None,
-          mobs: tuple[Mob, ...] = (), time: int = 1000) -> WorldSnapshot:
+def _snap(
+    env,
+    *,
+    health: float = 20,
+    food: int = 20,
+    inventory: dict[str, int] | None = None,
+    mobs: tuple[Mob, ...] = (),
+    time: int = 1000,
+) -> WorldSnapshot:
     body = env["body"]
     body.inventory.clear()
     body.inventory.update(inventory or {})
     body.mobs = list(mobs)
-    return body.snapshot().model_copy(update={"health": health, "food": food, "timeOfDay": time,
-                                              "isDay": time < 12542})
+    return body.snapshot().model_copy(update={"health": health, "food": food, "timeOfDay": time, "isDay": time < 12542})
 
 
 COW = Mob("cow", hostile=False, x=10.5, z=0.5)
 
 
-@pytest.mark.parametrize("health, food, held, expected", [
-    (9.7, 17, {"beef": 2}, "eat"),  # hurt, no regeneration under 18: eating is the way back
-    (9.7, 18, {"beef": 2}, None),  # 18 food heals by itself
-    (20, 17, {"beef": 2}, None),  # whole and fed enough to work
-    (20, 15, {"beef": 2}, "eat"),  # under the drive tick's food gate
-    (9.7, 17, {}, "forage"),  # nothing to eat: find some
-    (20, 15, {}, "forage"),
-    (20, 16, {}, None),
-    (15.9, 18, {}, None),
-    (9.7, 17, {"rotten_flesh": 3}, "forage"),  # to heal, nothing that drains food: better food is found
-    (20, 15, {"rotten_flesh": 3}, "eat"),  # hungry: anything
-    (9.7, 17, {"chicken": 1, "bread": 1}, "eat"),
-])
+@pytest.mark.parametrize(
+    "health, food, held, expected",
+    [
+        (9.7, 17, {"beef": 2}, "eat"),  # hurt, no regeneration under 18: eating is the way back
+        (9.7, 18, {"beef": 2}, None),  # 18 food heals by itself
+        (20, 17, {"beef": 2}, None),  # whole and fed enough to work
+        (20, 15, {"beef": 2}, "eat"),  # under the drive tick's food gate
+        (9.7, 17, {}, "forage"),  # nothing to eat: find some
+        (20, 15, {}, "forage"),
+        (20, 16, {}, None),
+        (15.9, 18, {}, None),
+        (9.7, 17, {"rotten_flesh": 3}, "forage"),  # to heal, nothing that drains food: better food is found
+        (20, 15, {"rotten_flesh": 3}, "eat"),  # hungry: anything
+        (9.7, 17, {"chicken": 1, "bread": 1}, "eat"),
+    ],
+)
 def test_eat_or_forage_by_the_vitals(env, health, food, held, expected):
     reflexes = Reflexes(env["tools"], env["ctx"], env["ex"], ReflexConfig())
     assert reflexes.choose(_snap(env, health=health, food=food, inventory=held, mobs=(COW,))) == expected

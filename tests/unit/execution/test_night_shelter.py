@@ -39,8 +39,15 @@ class NightBody(FakeBody):
         snap = super().snapshot()
         update: dict[str, Any] = {"timeOfDay": self.time_of_day, "isDay": not 13000 <= self.time_of_day < 23000}
         if self.zombie_at is not None:
-            update["entities"] = [EntityInfo(name="zombie", type="hostile", hostile=True, distance=self.zombie_at,
-                                             position=Vec3(x=12, y=64, z=18))]
+            update["entities"] = [
+                EntityInfo(
+                    name="zombie",
+                    type="hostile",
+                    hostile=True,
+                    distance=self.zombie_at,
+                    position=Vec3(x=12, y=64, z=18),
+                )
+            ]
             update["hostiles"] = 1
         return snap.model_copy(update=update)
 
@@ -78,9 +85,9 @@ def env(tmp_path):
         body.add_tree(x, 22)
     e = executor_env(tmp_path, ftime, body)
     shelters = {"site": SITE}
-    e["reflexes"] = Reflexes(e["tools"], e["ctx"], e["ex"], ReflexConfig(),
-                             shelter_lookup=lambda snap: shelters["site"],
-                             clock=ftime.clock)
+    e["reflexes"] = Reflexes(
+        e["tools"], e["ctx"], e["ex"], ReflexConfig(), shelter_lookup=lambda snap: shelters["site"], clock=ftime.clock
+    )
     e["shelters"] = shelters
     yield e
     e["tasks"].close()
@@ -121,8 +128,10 @@ def test_at_dusk_the_bot_goes_in_closes_the_door_and_tasks_wait_until_morning(en
     assert tasks.get_task(queued).status is TaskStatus.pending
     # the queued task waits its turn: held, not stuck_pending, after 6 minutes unclaimed
     now = ftime.clock()
-    assert classify_stall(tasks.get_task(queued), now, ex.stats.last_tick_ms,
-                          executor_busy_ms=ex.stats.last_busy_ms) is None
+    assert (
+        classify_stall(tasks.get_task(queued), now, ex.stats.last_tick_ms, executor_busy_ms=ex.stats.last_busy_ms)
+        is None
+    )
     skipped = evaluate_drive_tick(body.snapshot(), now, DriveTickState(), [], sheltering=reflexes.holding_tasks)
     assert isinstance(skipped, DriveTickSkipped) and skipped.reason is DriveSkipReason.sheltering
     assert reflexes.stats.nights_sheltered == 1
@@ -189,8 +198,9 @@ def test_tasks_held_for_a_night_before_a_restart_are_given_back(env):
     assert tasks.get_task(running).status is TaskStatus.paused
     # the daemon restarts in the morning: a fresh Reflexes knows of no shelter it is in
     body.time_of_day = 1000
-    fresh = Reflexes(env["reflexes"].tools, env["reflexes"].ctx, ex, ReflexConfig(), shelter_lookup=lambda s: SITE,
-                     clock=ftime.clock)
+    fresh = Reflexes(
+        env["reflexes"].tools, env["reflexes"].ctx, ex, ReflexConfig(), shelter_lookup=lambda s: SITE, clock=ftime.clock
+    )
     asyncio.run(fresh.tick(body.snapshot()))
     assert tasks.get_task(running).status is TaskStatus.pending
 
@@ -247,7 +257,8 @@ def test_in_the_morning_the_bot_stays_in_while_hostiles_are_near_until_they_go_o
         logger.remove(sink)
     assert [m for m in lines if "staying in the shelter" in m] == [
         "[Reflex] morning: staying in the shelter while 1 hostile(s) are within 16 blocks (zombie at 6.0); "
-        "out when they are gone or at time 1000"]  # once, not at every tick
+        "out when they are gone or at time 1000"
+    ]  # once, not at every tick
     body.time_of_day = 500
     assert reflexes.choose(body.snapshot()) is None  # burning still
     body.zombie_at = None  # burnt

@@ -147,15 +147,20 @@ def test_the_second_bridge_down_fails_the_task_as_poison_and_a_restart_does_not_
     asyncio.run(go())
     task = tasks.get_task(tid)
     assert task.status is TaskStatus.failed and task.metadata.solver["failureReason"] == POISON
-    assert _events(tasks, tid) == [("bridge_down", WEDGED), ("held", DISCONNECTED), ("bridge_down", WEDGED),
-                                   ("failed", POISON)]
+    assert _events(tasks, tid) == [
+        ("bridge_down", WEDGED),
+        ("held", DISCONNECTED),
+        ("bridge_down", WEDGED),
+        ("failed", POISON),
+    ]
     assert ex.stats.failed == 1 and ex.stats.paused == 1 and ex.stats.resumed == 1
     tasks.close()
 
     # The next daemon start: a fresh executor on the same file claims and resumes nothing.
     env["tasks"] = reopened = SqliteTaskStore(env["path"], clock=ftime.clock, dev_mode=False, strict_finalize=False)
-    runtime = AgentRuntime(load_default_registry(), env["tools"], env["ctx"],
-                           checkpoints=SqliteCheckpointStore(env["path"]))
+    runtime = AgentRuntime(
+        load_default_registry(), env["tools"], env["ctx"], checkpoints=SqliteCheckpointStore(env["path"])
+    )
     fresh = Executor(reopened, runtime, ftime.clock, bridge=BridgeDowns(FakeBridge()).of_body(list))
     started = len(body.started)
     assert asyncio.run(fresh.tick(can_work=True)) == "idle"
@@ -225,8 +230,10 @@ def test_in_a_fleet_only_the_task_whose_bot_was_working_on_node_is_poison(tmp_pa
         envs[name] = e = executor_env(tmp_path / name, ftime, body)
         e["ex"].bridge = bridge_downs(a.bridge).of_body(body.actions_running)
     exa, exb = envs["A"]["ex"], envs["B"]["ex"]
-    ta, tb = add_task(envs["A"]["tasks"], "collect", "oak_log", 2), add_task(envs["B"]["tasks"], "collect", "oak_log",
-                                                                             2)
+    ta, tb = (
+        add_task(envs["A"]["tasks"], "collect", "oak_log", 2),
+        add_task(envs["B"]["tasks"], "collect", "oak_log", 2),
+    )
     a.hang.add("collect")  # A's action never ends: node is wedged in it
 
     async def wedge_while_a_works() -> tuple[str, str]:

@@ -24,13 +24,31 @@ from tests.unit.execution.world import add_task, executor_env
 
 # A target per allowlisted action that grounds in FACTS, so routing alone decides.
 TARGETS = {
-    "collect": "oak_log", "gather": "oak_log", "mine": "stone", "find": "oak_log", "craft": "stick",
-    "smelt": "charcoal", "build": "pillar", "place": "dirt", "eat": "bread", "explore": "nearby",
-    "navigate": "nearby", "attack": "zombie", "flee": "zombie", "sleep": "bed", "pause": "now",
-    "continue": "work", "hunt": "cow", "descend": "y40",
+    "collect": "oak_log",
+    "gather": "oak_log",
+    "mine": "stone",
+    "find": "oak_log",
+    "craft": "stick",
+    "smelt": "charcoal",
+    "build": "pillar",
+    "place": "dirt",
+    "eat": "bread",
+    "explore": "nearby",
+    "navigate": "nearby",
+    "attack": "zombie",
+    "flee": "zombie",
+    "sleep": "bed",
+    "pause": "now",
+    "continue": "work",
+    "hunt": "cow",
+    "descend": "y40",
 }
-FACTS = FrameFacts(inventory=frozenset({"bread", "dirt", "oak_log"}), entities=frozenset({"zombie", "cow"}),
-                   blocks=frozenset({"oak_log", "stone"}), hostiles=1)
+FACTS = FrameFacts(
+    inventory=frozenset({"bread", "dirt", "oak_log"}),
+    entities=frozenset({"zombie", "cow"}),
+    blocks=frozenset({"oak_log", "stone"}),
+    hostiles=1,
+)
 
 
 def test_every_allowlisted_action_has_a_target_here():
@@ -54,8 +72,9 @@ def env(tmp_path):
 def test_an_allowlisted_action_is_routable_iff_the_executor_can_plan_it(env, action):
     ex, tasks, ftime = env["ex"], env["tasks"], env["ftime"]
     target = TARGETS[action]
-    draft = build_llm_thought(f"Time to act. [GOAL: {action} {target}]", now_ms=ftime.clock(),
-                              cognitive_system="keepalive")
+    draft = build_llm_thought(
+        f"Time to act. [GOAL: {action} {target}]", now_ms=ftime.clock(), cognitive_system="keepalive"
+    )
     assert draft.metadata.extractedGoal == ExtractedGoal(action=action, target=target)
     decision = decide(draft, FACTS)  # the default routing, as keep-alive and the eval harness use it
     assert decision.grounding is not None and decision.grounding.passed
@@ -99,8 +118,12 @@ def test_routability_follows_the_registry_it_is_derived_from():
     crafter = agents.require("crafter")
     agents.update(crafter.model_copy(update={"enabled": False}))  # a disabled agent routes nothing
     assert not is_routable(craft)
-    sleeper = {"id": "sleeper", "displayName": "Sleeper", "description": "Sleeps in a bed.",
-               "exampleTasks": ["sleep bed"],
-               "workflows": {"sleep": {"steps": [{"id": "sleep", "tool": "inventory"}]}}}
+    sleeper = {
+        "id": "sleeper",
+        "displayName": "Sleeper",
+        "description": "Sleeps in a bed.",
+        "exampleTasks": ["sleep bed"],
+        "workflows": {"sleep": {"steps": [{"id": "sleep", "tool": "inventory"}]}},
+    }
     agents.register(sleeper)
     assert is_routable(sleep)

@@ -32,8 +32,9 @@ def _beds_like_the_game(body: FakeBody) -> None:
     body._do_place = do_place  # type: ignore[method-assign]  # the test's stand-in
 
 
-def test_a_held_bed_goes_into_the_built_shelter_whole(ctx: ToolContext, body: FakeBody,
-                                                      store: SqliteCheckpointStore) -> None:
+def test_a_held_bed_goes_into_the_built_shelter_whole(
+    ctx: ToolContext, body: FakeBody, store: SqliteCheckpointStore
+) -> None:
     _beds_like_the_game(body)
     body.inventory.update({"oak_planks": 80, "oak_door": 1, "torch": 1, "white_bed": 1})
     rt = AgentRuntime(load_default_registry(), default_tool_registry(), ctx, checkpoints=store)

@@ -39,8 +39,11 @@ class SleepyBody(NightBody):
         snap = super().snapshot()
         update: dict[str, Any] = {"isSleeping": self.sleeping}
         if self.zombie_at is not None:
-            update["entities"] = [EntityInfo(name="zombie", type="hostile", hostile=True, distance=self.zombie_at,
-                                             position=self.zombie_pos)]
+            update["entities"] = [
+                EntityInfo(
+                    name="zombie", type="hostile", hostile=True, distance=self.zombie_at, position=self.zombie_pos
+                )
+            ]
         return snap.model_copy(update=update)
 
     def _do_place(self, a: dict[str, Any]) -> dict[str, Any]:
@@ -71,8 +74,9 @@ def env(tmp_path):
     body = SleepyBody(ftime.clock, polls_to_finish=2)
     body.position = Vec3(x=12.5, y=GROUND_Y, z=20.5)  # 6 blocks in front of the door
     e = executor_env(tmp_path, ftime, body)
-    e["reflexes"] = Reflexes(e["tools"], e["ctx"], e["ex"], ReflexConfig(), shelter_lookup=lambda snap: SITE,
-                             clock=ftime.clock)
+    e["reflexes"] = Reflexes(
+        e["tools"], e["ctx"], e["ex"], ReflexConfig(), shelter_lookup=lambda snap: SITE, clock=ftime.clock
+    )
     yield e
     e["tasks"].close()
 

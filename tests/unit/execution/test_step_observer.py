@@ -39,11 +39,20 @@ def brief(events: list[StepEvent]) -> list[tuple[str, str, int]]:
 def test_sequential_steps_report_start_and_end_in_order(tools: ToolRegistry, ctx: ToolContext, probe: Probe) -> None:
     probe.fail_always.add("c")
     seen: list[StepEvent] = []
-    res = run(engine(tools, ctx, seen).run(wf([work("a"), work("b"), work("c")]), run_id="r1", agent_id="standard",
-                                           task_id="task-1"))
+    res = run(
+        engine(tools, ctx, seen).run(
+            wf([work("a"), work("b"), work("c")]), run_id="r1", agent_id="standard", task_id="task-1"
+        )
+    )
     assert res.status == "failed"
-    assert brief(seen) == [("step_started", "a", 0), ("step_finished", "a", 0), ("step_started", "b", 1),
-                           ("step_finished", "b", 1), ("step_started", "c", 2), ("step_failed", "c", 2)]
+    assert brief(seen) == [
+        ("step_started", "a", 0),
+        ("step_finished", "a", 0),
+        ("step_started", "b", 1),
+        ("step_finished", "b", 1),
+        ("step_started", "c", 2),
+        ("step_failed", "c", 2),
+    ]
     assert {(e.run_id, e.task_id, e.total) for e in seen} == {("r1", "task-1", 3)}
     assert (seen[-1].error_code, seen[-1].error_message) == ("BOOM", "c failed")
     assert seen[1].error_code is None and seen[1].error_message is None
@@ -55,8 +64,9 @@ def test_a_run_without_a_task_id_reports_nothing(tools: ToolRegistry, ctx: ToolC
     assert res.ok and seen == []
 
 
-def test_a_resumed_run_reports_only_the_steps_it_runs(tools: ToolRegistry, ctx: ToolContext, probe: Probe,
-                                                       store: SqliteCheckpointStore) -> None:
+def test_a_resumed_run_reports_only_the_steps_it_runs(
+    tools: ToolRegistry, ctx: ToolContext, probe: Probe, store: SqliteCheckpointStore
+) -> None:
     flow = wf([work("s1"), work("s2"), work("s3")])
     probe.fail_once.add("s2")
     first: list[StepEvent] = []
@@ -65,12 +75,17 @@ def test_a_resumed_run_reports_only_the_steps_it_runs(tools: ToolRegistry, ctx: 
     res = run(engine(tools, ctx, again, store).run(flow, run_id="t-9", agent_id="standard", task_id="t-9"))
     assert res.ok and res.resumedFrom == 0
     assert brief(first)[-1] == ("step_failed", "s2", 1)
-    assert brief(again) == [("step_started", "s2", 1), ("step_finished", "s2", 1),
-                            ("step_started", "s3", 2), ("step_finished", "s3", 2)]  # s1 restored: no event
+    assert brief(again) == [
+        ("step_started", "s2", 1),
+        ("step_finished", "s2", 1),
+        ("step_started", "s3", 2),
+        ("step_finished", "s3", 2),
+    ]  # s1 restored: no event
 
 
-def test_fail_fast_reports_the_failure_and_the_cancelled_sibling(tools: ToolRegistry, ctx: ToolContext,
-                                                                 probe: Probe) -> None:
+def test_fail_fast_reports_the_failure_and_the_cancelled_sibling(
+    tools: ToolRegistry, ctx: ToolContext, probe: Probe
+) -> None:
     probe.fail_always.add("bad")
     seen: list[StepEvent] = []
     flow = wf([work("slow", ticks=20), work("bad", ticks=1), work("after")], parallel={"maxConcurrency": 2})
@@ -82,8 +97,9 @@ def test_fail_fast_reports_the_failure_and_the_cancelled_sibling(tools: ToolRegi
     assert "after" not in {e.step_id for e in seen}  # never started: no event
 
 
-def test_an_observer_that_raises_never_breaks_the_run(tools: ToolRegistry, ctx: ToolContext, probe: Probe,
-                                                      logs: list[tuple[str, str]]) -> None:
+def test_an_observer_that_raises_never_breaks_the_run(
+    tools: ToolRegistry, ctx: ToolContext, probe: Probe, logs: list[tuple[str, str]]
+) -> None:
     calls: list[str] = []
 
     def broken(e: StepEvent) -> None:
@@ -99,19 +115,43 @@ def test_an_observer_that_raises_never_breaks_the_run(tools: ToolRegistry, ctx: 
 
 
 def test_the_runtime_reports_task_steps_into_the_store_and_skips_delegated_ones(
-        tools: ToolRegistry, ctx: ToolContext, ftime: FakeTime, tmp_path: Any) -> None:
+    tools: ToolRegistry, ctx: ToolContext, ftime: FakeTime, tmp_path: Any
+) -> None:
     reg = AgentRegistry(AbilityLibrary())
-    reg.register({"id": "standard", "displayName": "standard", "description": "test agent",
-                  "exampleTasks": ["explore things"],
-                  "workflows": {"explore": {"steps": [work("noop")]}}})
-    reg.register({"id": "boss", "displayName": "boss", "description": "test agent", "exampleTasks": ["relay things"],
-                  "workflows": {"relay": {"steps": [
-                      work("prep"),
-                      {"id": "pass-on", "kind": "delegate", "agent": "helper", "task": {"action": "relay"}},
-                  ]}}})
-    reg.register({"id": "helper", "displayName": "helper", "description": "test agent",
-                  "exampleTasks": ["relay things"],
-                  "workflows": {"relay": {"steps": [work("leaf")]}}})
+    reg.register(
+        {
+            "id": "standard",
+            "displayName": "standard",
+            "description": "test agent",
+            "exampleTasks": ["explore things"],
+            "workflows": {"explore": {"steps": [work("noop")]}},
+        }
+    )
+    reg.register(
+        {
+            "id": "boss",
+            "displayName": "boss",
+            "description": "test agent",
+            "exampleTasks": ["relay things"],
+            "workflows": {
+                "relay": {
+                    "steps": [
+                        work("prep"),
+                        {"id": "pass-on", "kind": "delegate", "agent": "helper", "task": {"action": "relay"}},
+                    ]
+                }
+            },
+        }
+    )
+    reg.register(
+        {
+            "id": "helper",
+            "displayName": "helper",
+            "description": "test agent",
+            "exampleTasks": ["relay things"],
+            "workflows": {"relay": {"steps": [work("leaf")]}},
+        }
+    )
     tasks = SqliteTaskStore(tmp_path / "tasks.db", clock=ftime.clock, dev_mode=False)
     try:
         t = tasks.add_task({"title": "relay", "type": "relay"})
@@ -121,8 +161,10 @@ def test_the_runtime_reports_task_steps_into_the_store_and_skips_delegated_ones(
         evs = tasks.events(t.id)
         assert [(e.event, e.data.get("stepId"), e.data.get("index")) for e in evs] == [
             ("created", None, None),
-            ("step_started", "prep", 0), ("step_finished", "prep", 0),
-            ("step_started", "pass-on", 1), ("step_finished", "pass-on", 1),  # the helper's "leaf" is not here
+            ("step_started", "prep", 0),
+            ("step_finished", "prep", 0),
+            ("step_started", "pass-on", 1),
+            ("step_finished", "pass-on", 1),  # the helper's "leaf" is not here
         ]
         assert all(e.data["runId"] == t.id and e.data["total"] == 2 for e in evs[1:])
     finally:
@@ -133,8 +175,11 @@ def test_a_run_cancelled_with_a_step_in_flight_closes_that_step(tools: ToolRegis
     seen: list[StepEvent] = []
 
     async def go() -> None:
-        task = asyncio.ensure_future(engine(tools, ctx, seen).run(wf([work("long", ticks=1000)]), run_id="r",
-                                                                  agent_id="standard", task_id="task-3"))
+        task = asyncio.ensure_future(
+            engine(tools, ctx, seen).run(
+                wf([work("long", ticks=1000)]), run_id="r", agent_id="standard", task_id="task-3"
+            )
+        )
         while not seen:  # the step has started
             await asyncio.sleep(0)
         task.cancel()  # e.g. a shutdown whose safe stop ran out of time
@@ -142,5 +187,7 @@ def test_a_run_cancelled_with_a_step_in_flight_closes_that_step(tools: ToolRegis
             await task
 
     run(go())
-    assert [(e.kind, e.step_id, e.error_code) for e in seen] == [("step_started", "long", None),
-                                                                  ("step_failed", "long", "CANCELLED")]
+    assert [(e.kind, e.step_id, e.error_code) for e in seen] == [
+        ("step_started", "long", None),
+        ("step_failed", "long", "CANCELLED"),
+    ]

@@ -49,8 +49,9 @@ def test_eat_a_named_food_eats_that_one_when_held_else_the_best(rt: AgentRuntime
     assert body.eaten[-1] == "cooked_beef"
 
 
-def test_eat_stops_when_full_and_fails_with_the_reason_when_nothing_can_be_eaten(rt: AgentRuntime,
-                                                                                 body: FakeBody) -> None:
+def test_eat_stops_when_full_and_fails_with_the_reason_when_nothing_can_be_eaten(
+    rt: AgentRuntime, body: FakeBody
+) -> None:
     body.inventory.update({"bread": 5})
     body.food = 15
     assert run(rt.run_task(TaskSpec(action="eat", target="bread", amount=100))).ok
@@ -80,14 +81,18 @@ def test_attack_a_named_hostile_fights_that_kind_not_the_nearest_one(rt: AgentRu
 
 
 def test_attack_a_generic_target_fights_the_nearest_hostile(rt: AgentRuntime, body: FakeBody) -> None:
-    body.mobs += [Mob("cow", hostile=False, x=1.5, z=0.5), Mob("zombie", hostile=True, x=3.5, z=0.5),
-                  Mob("husk", hostile=True, x=6.5, z=0.5)]
+    body.mobs += [
+        Mob("cow", hostile=False, x=1.5, z=0.5),
+        Mob("zombie", hostile=True, x=3.5, z=0.5),
+        Mob("husk", hostile=True, x=6.5, z=0.5),
+    ]
     assert run(rt.run_task(TaskSpec(action="attack", target="hostiles"))).ok
     assert [m.name for m in body.mobs] == ["cow", "husk"] and "name" not in body.started[-1][1]
 
 
-def test_attack_fails_with_the_reason_when_the_target_is_absent_or_not_hostile(rt: AgentRuntime,
-                                                                               body: FakeBody) -> None:
+def test_attack_fails_with_the_reason_when_the_target_is_absent_or_not_hostile(
+    rt: AgentRuntime, body: FakeBody
+) -> None:
     body.mobs += [Mob("cow", hostile=False, x=1.5, z=0.5)]
     absent = run(rt.run_task(TaskSpec(action="attack", target="zombies")))
     assert not absent.ok and absent.errors[0].code == PRECONDITION_FAILED and "no zombie" in absent.errors[0].message
@@ -110,7 +115,8 @@ def test_flee_moves_directly_away_from_the_threat_out_of_its_reach(rt: AgentRunt
 
 
 def test_flee_a_generic_threat_runs_from_all_hostiles_and_takes_another_heading_when_blocked(
-        rt: AgentRuntime, body: FakeBody) -> None:
+    rt: AgentRuntime, body: FakeBody
+) -> None:
     body.mobs += [Mob("zombie", hostile=True, x=3.5, z=0.5), Mob("husk", hostile=True, x=0.5, z=3.5)]
     # no ground to stand on straight away from both (toward -x,-z): a pit
     for x in range(-20, -4):

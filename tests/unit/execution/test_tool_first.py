@@ -47,6 +47,7 @@ FURNACE = {"furnace": {"x": 4, "y": 64, "z": 0}}
 
 # ---- the simulation ------------------------------------------------------------------------
 
+
 class Sim:
     def __init__(self, inventory: Mapping[str, int], facts: Mapping[str, Any]) -> None:
         self.inv: Counter[str] = Counter({k: v for k, v in inventory.items() if v > 0})
@@ -145,18 +146,26 @@ REFUSALS = {"NO_SOURCE", "NO_TOOL"}  # what the bot cannot get yet (iron for an 
 def plans(inventory: Mapping[str, int], facts: Mapping[str, Any]):
     """(name, steps) of every plan the generators make for every target they accept."""
     for item in sorted(CRAFTABLE):
-        yield f"craft {item}", lambda i=item: craft_plan("crafter", {"target": i, "amount": 2, "facts": facts},
-                                                         inventory)
+        yield (
+            f"craft {item}",
+            lambda i=item: craft_plan("crafter", {"target": i, "amount": 2, "facts": facts}, inventory),
+        )
     for item in SMELT_TARGETS:
-        yield f"smelt {item}", lambda i=item: smelt_plan("crafter", {"target": i, "amount": 3, "facts": facts},
-                                                         inventory)
+        yield (
+            f"smelt {item}",
+            lambda i=item: smelt_plan("crafter", {"target": i, "amount": 3, "facts": facts}, inventory),
+        )
     for item in DELIVER_TARGETS:
-        yield f"deliver {item}", lambda i=item: deliver_plan(
-            "gatherer", {"target": i, "amount": 5, "to": "b2", "facts": facts}, inventory)
+        yield (
+            f"deliver {item}",
+            lambda i=item: deliver_plan("gatherer", {"target": i, "amount": 5, "to": "b2", "facts": facts}, inventory),
+        )
     for action in ("collect", "gather", "mine"):
         for block in GATHER_BLOCKS:
-            yield f"{action} {block}", lambda a=action, b=block: gather_plan(
-                "gatherer", {"action": a, "target": b, "amount": 3}, inventory)
+            yield (
+                f"{action} {block}",
+                lambda a=action, b=block: gather_plan("gatherer", {"action": a, "target": b, "amount": 3}, inventory),
+            )
     yield "build basic_shelter", lambda: build_plan("builder", {"target": "basic_shelter", "facts": facts}, inventory)
 
 
@@ -178,13 +187,27 @@ def check_all(inventory: Mapping[str, int], facts: Mapping[str, Any]) -> int:
 
 
 # the builder's own steps (site, modules...) use materials the simulation does not model
-_SHELTER_TOOLS = {"shelter_site", "prepare_shelter_site", "build_shelter_module", "place_shelter_bed",
-                  "request_delivery", "await_delivery"}
+_SHELTER_TOOLS = {
+    "shelter_site",
+    "prepare_shelter_site",
+    "build_shelter_module",
+    "place_shelter_bed",
+    "request_delivery",
+    "await_delivery",
+}
 
 STARTS = [
-    {}, {"oak_log": 5}, {"wooden_pickaxe": 1}, {"golden_pickaxe": 1}, {"stone_pickaxe": 1, "oak_planks": 2},
-    {"cobblestone": 8, "stick": 3}, {"crafting_table": 1, "oak_log": 2}, {"furnace": 1, "coal": 2},
-    {"raw_iron": 2, "oak_planks": 9}, {"iron_pickaxe": 1, "oak_log": 1}, {"cobblestone": 20, "oak_log": 1, "beef": 3},
+    {},
+    {"oak_log": 5},
+    {"wooden_pickaxe": 1},
+    {"golden_pickaxe": 1},
+    {"stone_pickaxe": 1, "oak_planks": 2},
+    {"cobblestone": 8, "stick": 3},
+    {"crafting_table": 1, "oak_log": 2},
+    {"furnace": 1, "coal": 2},
+    {"raw_iron": 2, "oak_planks": 9},
+    {"iron_pickaxe": 1, "oak_log": 1},
+    {"cobblestone": 20, "oak_log": 1, "beef": 3},
 ]
 
 
@@ -194,14 +217,34 @@ def test_no_plan_digs_a_block_before_it_holds_the_tool_and_every_step_can_run(in
     assert check_all(inventory, facts) > 40
 
 
-ITEMS = st.sampled_from(["oak_log", "oak_planks", "stick", "cobblestone", "coal", "raw_iron", "beef",
-                         "crafting_table", "furnace", "wooden_pickaxe", "stone_pickaxe", "golden_pickaxe",
-                         "iron_ingot", "white_wool", "oak_door", "torch", "charcoal"])
+ITEMS = st.sampled_from(
+    [
+        "oak_log",
+        "oak_planks",
+        "stick",
+        "cobblestone",
+        "coal",
+        "raw_iron",
+        "beef",
+        "crafting_table",
+        "furnace",
+        "wooden_pickaxe",
+        "stone_pickaxe",
+        "golden_pickaxe",
+        "iron_ingot",
+        "white_wool",
+        "oak_door",
+        "torch",
+        "charcoal",
+    ]
+)
 
 
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(inventory=st.dictionaries(ITEMS, st.integers(min_value=0, max_value=20), max_size=6),
-       facts=st.sampled_from([{}, TABLE, FURNACE, {**TABLE, **FURNACE}]))
+@given(
+    inventory=st.dictionaries(ITEMS, st.integers(min_value=0, max_value=20), max_size=6),
+    facts=st.sampled_from([{}, TABLE, FURNACE, {**TABLE, **FURNACE}]),
+)
 def test_any_starting_inventory_gets_its_tools_first(inventory, facts) -> None:
     check_all(inventory, facts)
 
@@ -221,6 +264,7 @@ def test_from_empty_hands_the_targets_the_bot_can_reach_are_all_planned() -> Non
 
 # ---- the concrete orders ---------------------------------------------------------------------
 
+
 def test_a_stone_pickaxe_from_empty_hands_makes_a_wooden_one_first() -> None:
     wf = craft_plan("crafter", {"target": "stone_pickaxe", "amount": 1}, {})
     assert [(s.id, s.tool, s.args.get("block") or s.args.get("item"), s.args.get("count")) for s in wf.steps] == [
@@ -238,8 +282,9 @@ def test_a_stone_pickaxe_from_empty_hands_makes_a_wooden_one_first() -> None:
 
 
 def test_a_stone_pickaxe_with_a_wooden_one_held_digs_at_once() -> None:
-    wf = craft_plan("crafter", {"target": "stone_pickaxe", "amount": 1, "facts": TABLE},
-                    {"wooden_pickaxe": 1, "stick": 2})
+    wf = craft_plan(
+        "crafter", {"target": "stone_pickaxe", "amount": 1, "facts": TABLE}, {"wooden_pickaxe": 1, "stick": 2}
+    )
     assert [s.id for s in wf.steps] == ["gather-cobblestone", "craft-stone-pickaxe"]
 
 
@@ -261,16 +306,20 @@ def test_smelting_iron_from_empty_hands_gets_both_pickaxes_and_a_furnace_before_
         ("smelt-iron-ingot", "iron_ingot", 1),  # the spare planks burn
     ]
     sim = simulate(wf.steps, {})
-    assert sim.dug == [("log", frozenset()), ("stone", {"wooden_pickaxe"}),
-                       ("stone", {"wooden_pickaxe", "stone_pickaxe"}),
-                       ("stone", {"wooden_pickaxe", "stone_pickaxe"}),
-                       ("iron_ore", {"wooden_pickaxe", "stone_pickaxe"})]
+    assert sim.dug == [
+        ("log", frozenset()),
+        ("stone", {"wooden_pickaxe"}),
+        ("stone", {"wooden_pickaxe", "stone_pickaxe"}),
+        ("stone", {"wooden_pickaxe", "stone_pickaxe"}),
+        ("iron_ore", {"wooden_pickaxe", "stone_pickaxe"}),
+    ]
     assert sim.inv["iron_ingot"] == 1 and sim.inv["stone_pickaxe"] == 1
 
 
 def test_a_smelt_with_a_furnace_known_crafts_none_and_the_input_is_never_made_into_one() -> None:
-    near = smelt_plan("crafter", {"target": "iron_ingot", "amount": 1, "facts": FURNACE},
-                      {"stone_pickaxe": 1, "coal": 1})
+    near = smelt_plan(
+        "crafter", {"target": "iron_ingot", "amount": 1, "facts": FURNACE}, {"stone_pickaxe": 1, "coal": 1}
+    )
     assert [s.id for s in near.steps] == ["gather-raw_iron-input", "smelt-iron-ingot"]
     # 8 cobblestone held to smelt into stone: the furnace gets 8 more, dug with a pickaxe made first
     wf = smelt_plan("crafter", {"target": "stone", "amount": 8}, {"cobblestone": 8, "oak_log": 3, "coal": 1})
@@ -293,6 +342,7 @@ def test_a_gatherer_asks_the_crafter_for_the_pickaxe_first() -> None:
 
 # ---- the runtime guard -----------------------------------------------------------------------
 
+
 def test_collect_block_refuses_stone_without_a_pickaxe_naming_the_tool(ctx: ToolContext, body: FakeBody) -> None:
     body.blocks[(3, GROUND_Y, 0)] = "stone"
     res = run(default_tool_registry().execute("collect_block", {"block": "stone", "count": 1}, ctx))
@@ -306,8 +356,9 @@ def test_collect_block_refuses_stone_without_a_pickaxe_naming_the_tool(ctx: Tool
     assert ok.success and body.inventory["cobblestone"] == 1
 
 
-def test_mine_block_refuses_a_kind_without_the_tool_but_clears_positions_with_bare_hands(ctx: ToolContext,
-                                                                                       body: FakeBody) -> None:
+def test_mine_block_refuses_a_kind_without_the_tool_but_clears_positions_with_bare_hands(
+    ctx: ToolContext, body: FakeBody
+) -> None:
     body.blocks[(1, GROUND_Y, 0)] = "stone"
     reg = default_tool_registry()
     res = run(reg.execute("mine_block", {"block": "stone"}, ctx))
@@ -318,8 +369,10 @@ def test_mine_block_refuses_a_kind_without_the_tool_but_clears_positions_with_ba
 
 # ---- on the fake world, through the agents -----------------------------------------------------
 
-def test_craft_stone_pickaxe_from_nothing_runs_to_the_end(ctx: ToolContext, body: FakeBody,
-                                                         store: SqliteCheckpointStore) -> None:
+
+def test_craft_stone_pickaxe_from_nothing_runs_to_the_end(
+    ctx: ToolContext, body: FakeBody, store: SqliteCheckpointStore
+) -> None:
     body.add_tree(4, 2, height=5)
     for dx in range(3):
         body.blocks[(-3 - dx, GROUND_Y, 2)] = "stone"
@@ -329,8 +382,9 @@ def test_craft_stone_pickaxe_from_nothing_runs_to_the_end(ctx: ToolContext, body
     assert body.inventory["stone_pickaxe"] == 1 and body.inventory["wooden_pickaxe"] == 1
 
 
-def test_collect_stone_from_nothing_has_the_crafter_make_the_pickaxe(ctx: ToolContext, body: FakeBody,
-                                                                    store: SqliteCheckpointStore) -> None:
+def test_collect_stone_from_nothing_has_the_crafter_make_the_pickaxe(
+    ctx: ToolContext, body: FakeBody, store: SqliteCheckpointStore
+) -> None:
     body.add_tree(4, 2, height=5)
     for dx in range(3):
         body.blocks[(-3 - dx, GROUND_Y, 2)] = "stone"

@@ -28,6 +28,14 @@ def executor_env(tmp_path: Path, ftime: FakeTime, body: FakeBody) -> dict[str, A
 
 def add_task(tasks: SqliteTaskStore, action: str, target: str, amount: int = 1, goal_key: bool = True) -> str:
     meta = {"goalKey": f"{action}:{target}"} if goal_key else {}
-    t = tasks.add_task(NewTask(title=f"{action} {target} {amount}", type=action, source="drive-tick",
-                               parameters={"target": target, "amount": amount}, metadata=meta), allow_unfinalized=True)
+    t = tasks.add_task(
+        NewTask(
+            title=f"{action} {target} {amount}",
+            type=action,
+            source="drive-tick",
+            parameters={"target": target, "amount": amount},
+            metadata=meta,
+        ),
+        allow_unfinalized=True,
+    )
     return t.id

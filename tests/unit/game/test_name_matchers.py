@@ -85,16 +85,27 @@ def test_a_placement_stands_whichever_version_named_it() -> None:
     assert not stands("door", "oak_door", "air")
 
 
-@pytest.mark.parametrize("generic, name", [("short_grass", "grass"), ("grass", "short_grass"), ("log", "cherry_log"),
-                                           ("log", "pale_oak_log"), ("planks", "mangrove_planks"),
-                                           ("coal", "charcoal")])
+@pytest.mark.parametrize(
+    "generic, name",
+    [
+        ("short_grass", "grass"),
+        ("grass", "short_grass"),
+        ("log", "cherry_log"),
+        ("log", "pale_oak_log"),
+        ("planks", "mangrove_planks"),
+        ("coal", "charcoal"),
+    ],
+)
 def test_recipe_matching_across_versions_and_woods(generic: str, name: str) -> None:
     assert matches(generic, name)
 
 
 def test_recipe_matching_refuses_what_is_not_one() -> None:
-    assert not matches("log", "stripped_oak_log") and not matches("grass", "grass_block") and not matches("log",
-                                                                                                          "oak_planks")
+    assert (
+        not matches("log", "stripped_oak_log")
+        and not matches("grass", "grass_block")
+        and not matches("log", "oak_planks")
+    )
     assert {"cherry_planks", "pale_oak_planks", "mangrove_planks", "oak_planks"} <= CRAFTABLE
     assert available({"grass": 3, "short_grass": 2}, "short_grass") == 5
 
@@ -108,9 +119,18 @@ def test_find_blocks_finds_the_plant_by_either_name(plant: str) -> None:
 
 
 def test_inventory_counts_and_grounding_take_either_name() -> None:
-    snap = WorldSnapshot(health=20, food=20, gameMode="survival", dimension="overworld", timeOfDay=1000, isDay=True,
-                         position=Vec3(x=0, y=64, z=0), inventory=[InventoryItem(name="grass", count=3)], hostiles=0,
-                         ts=0)
+    snap = WorldSnapshot(
+        health=20,
+        food=20,
+        gameMode="survival",
+        dimension="overworld",
+        timeOfDay=1000,
+        isDay=True,
+        position=Vec3(x=0, y=64, z=0),
+        inventory=[InventoryItem(name="grass", count=3)],
+        hostiles=0,
+        ts=0,
+    )
     assert snap.count_of("short_grass") == snap.count_of("grass") == 3
     assert snap.count_of("grass_block") == 0
     for seen, asked in (("short_grass", "grass"), ("grass", "short_grass")):
@@ -118,11 +138,13 @@ def test_inventory_counts_and_grounding_take_either_name() -> None:
         goal = ExtractedGoal(action="collect", target=asked, amount=1)
         assert check_goal(goal, facts, scenario_id="t").passed, (seen, asked)
     facts = FrameFacts.from_snapshot(snap.model_copy(update={"inventory": []}), blocks=["grass_block"])
-    assert not check_goal(ExtractedGoal(action="collect", target="short_grass", amount=1), facts,
-                          scenario_id="t").passed
+    assert not check_goal(
+        ExtractedGoal(action="collect", target="short_grass", amount=1), facts, scenario_id="t"
+    ).passed
 
 
 # -- place_block next to the bot, on a fake world --------------------------------------------
+
 
 @pytest.fixture
 def fake() -> tuple[FakeBody, ToolContext]:
@@ -132,8 +154,9 @@ def fake() -> tuple[FakeBody, ToolContext]:
 
 
 @pytest.mark.parametrize("plant", PLANTS)
-def test_place_block_next_to_a_bot_in_a_field_of_grass_replaces_a_plant(fake: tuple[FakeBody, ToolContext],
-                                                                        plant: str) -> None:
+def test_place_block_next_to_a_bot_in_a_field_of_grass_replaces_a_plant(
+    fake: tuple[FakeBody, ToolContext], plant: str
+) -> None:
     body, ctx = fake
     for dx in range(-3, 4):
         for dz in range(-3, 4):
@@ -145,9 +168,9 @@ def test_place_block_next_to_a_bot_in_a_field_of_grass_replaces_a_plant(fake: tu
 
 def test_place_block_in_an_unloaded_world_says_so_rather_than_no_free_spot(fake: tuple[FakeBody, ToolContext]) -> None:
     body, ctx = fake
-    body.region = lambda origin, size: BlockRegion(origin=origin, size=size,
-                                                   palette=[None],
-                                                   data=[0] * (size[0] * size[1] * size[2]))
+    body.region = lambda origin, size: BlockRegion(
+        origin=origin, size=size, palette=[None], data=[0] * (size[0] * size[1] * size[2])
+    )
     res = asyncio.run(default_tool_registry().execute("place_block", {"block": "crafting_table"}, ctx))
     assert not res.success and res.error.code == PRECONDITION_FAILED
     assert "not loaded" in res.error.message and "no free spot" not in res.error.message
@@ -168,10 +191,18 @@ def test_place_block_with_no_room_says_no_free_spot_and_what_is_around(fake: tup
 
 def test_the_drive_tick_counts_logs_as_the_crafter_does() -> None:
     def snap(*items: tuple[str, int]) -> WorldSnapshot:
-        return WorldSnapshot(health=20, food=20, gameMode="survival", dimension="overworld", timeOfDay=1000, isDay=True,
-                             position=Vec3(x=0, y=64, z=0),
-                             inventory=[InventoryItem(name=n, count=c) for n, c in items],
-                             hostiles=0, ts=0)
+        return WorldSnapshot(
+            health=20,
+            food=20,
+            gameMode="survival",
+            dimension="overworld",
+            timeOfDay=1000,
+            isDay=True,
+            position=Vec3(x=0, y=64, z=0),
+            inventory=[InventoryItem(name=n, count=c) for n, c in items],
+            hostiles=0,
+            ts=0,
+        )
 
     assert select_drive(snap(("stripped_oak_log", 9)), True).rule == "no_logs"  # no planks from those
     assert select_drive(snap(("cherry_log", 9)), True).rule == "no_crafting_table"

@@ -21,9 +21,18 @@ from bot.runtime.wiring import Agency
 
 
 def _snap(time_of_day: int = 6000) -> WorldSnapshot:
-    return WorldSnapshot(health=20, food=20, gameMode="survival", dimension="overworld", timeOfDay=time_of_day,
-                         isDay=time_of_day < 13000, position={"x": 10, "y": 64, "z": 10}, hostiles=0, ts=1,
-                         inventory=[{"name": "oak_log", "count": 1}])
+    return WorldSnapshot(
+        health=20,
+        food=20,
+        gameMode="survival",
+        dimension="overworld",
+        timeOfDay=time_of_day,
+        isDay=time_of_day < 13000,
+        position={"x": 10, "y": 64, "z": 10},
+        hostiles=0,
+        ts=1,
+        inventory=[{"name": "oak_log", "count": 1}],
+    )
 
 
 @pytest.fixture
@@ -67,8 +76,9 @@ def test_a_held_goal_with_no_event_is_reviewed_on_the_60th_executor_tick(agency)
 
 
 def test_at_dusk_the_executor_job_claims_the_shelter_goal_before_older_work(agency):
-    older = agency.tasks.add_task(NewTask(title="collect oak_log 8", type="collect",
-                                          parameters={"target": "oak_log", "amount": 8})).id
+    older = agency.tasks.add_task(
+        NewTask(title="collect oak_log 8", type="collect", parameters={"target": "oak_log", "amount": 8})
+    ).id
     agency.clock.advance(60_000)
     goal = _shelter_task(agency)
     agency.body.connected = True

@@ -25,9 +25,18 @@ class _DaemonView(_NoBot):
 
 
 def _snap(time_of_day=6000, hostiles=0):
-    return WorldSnapshot(health=20, food=20, gameMode="survival", dimension="overworld", timeOfDay=time_of_day,
-                         isDay=time_of_day < 13000, position={"x": 10, "y": 64, "z": 10}, hostiles=hostiles, ts=1,
-                         inventory=[{"name": "oak_log", "count": 1}])
+    return WorldSnapshot(
+        health=20,
+        food=20,
+        gameMode="survival",
+        dimension="overworld",
+        timeOfDay=time_of_day,
+        isDay=time_of_day < 13000,
+        position={"x": 10, "y": 64, "z": 10},
+        hostiles=hostiles,
+        ts=1,
+        inventory=[{"name": "oak_log", "count": 1}],
+    )
 
 
 @pytest.fixture

@@ -31,8 +31,15 @@ class Env:
             real = getattr(self.body, name)
             setattr(self.body, name, lambda *a, _real=real, _name=name: self.reads.append(_name) or _real(*a))
         self.seen = LastSeen()
-        self.intake = GoalIntake(BOT, body=lambda: self.body, seen=self.seen, tasks=store,
-                                 is_routable=lambda goal: goal.action != "craft", router=None, clock=clock)
+        self.intake = GoalIntake(
+            BOT,
+            body=lambda: self.body,
+            seen=self.seen,
+            tasks=store,
+            is_routable=lambda goal: goal.action != "craft",
+            router=None,
+            clock=clock,
+        )
 
     def submit(self, **request):
         return asyncio.run(self.intake.submit(GoalRequest(**request)))
@@ -84,6 +91,7 @@ def test_the_bot_gone_in_the_middle_of_the_reads_is_unavailable_and_nothing_is_s
     def lost(origin, size):
         assert (origin, size) == sight_box(env.body.snapshot())
         raise BodyLost("bot 1 has disconnected (kicked)")
+
     env.body.region = lost
     with pytest.raises(BodyUnavailable, match=r"went away while checking the goal \(bot 1 has disconnected"):
         env.submit(text="collect oak_log 3")

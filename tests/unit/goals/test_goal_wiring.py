@@ -45,27 +45,51 @@ class Env:
         self.ftime = FakeTime()
         self.body = HutBody(self.ftime.clock, inventory=dict(inventory))
         db = tmp_path / "g.db"
-        self.tasks = SqliteTaskStore(db, clock=self.ftime.clock, dev_mode=True, strict_finalize=False,
-                                     invariant_check=assert_task_state)
+        self.tasks = SqliteTaskStore(
+            db, clock=self.ftime.clock, dev_mode=True, strict_finalize=False, invariant_check=assert_task_state
+        )
         cfg = McbotConfig.model_validate({"storage": {"db_path": str(db)}})
         self.snap = None
-        self.goals = GoalWiring(cfg, self.tasks, self.ftime.clock, last_snapshot=lambda: self.snap,
-                                body=lambda: self.body, sleep=self.ftime.sleep)
-        ctx = ToolContext(body=self.body, clock=self.ftime.clock, sleep=self.ftime.sleep, poll_interval_s=0.1,
-                          hooks={"shelter": self.goals.hooks})
+        self.goals = GoalWiring(
+            cfg,
+            self.tasks,
+            self.ftime.clock,
+            last_snapshot=lambda: self.snap,
+            body=lambda: self.body,
+            sleep=self.ftime.sleep,
+        )
+        ctx = ToolContext(
+            body=self.body,
+            clock=self.ftime.clock,
+            sleep=self.ftime.sleep,
+            poll_interval_s=0.1,
+            hooks={"shelter": self.goals.hooks},
+        )
         self.checkpoints = SqliteCheckpointStore(db)
-        runtime = AgentRuntime(load_default_registry(), default_tool_registry(), ctx, checkpoints=self.checkpoints,
-                               plan_facts=self.goals.hooks.plan_facts)
-        self.ex = Executor(self.tasks, runtime, self.ftime.clock, on_lifecycle=self.goals.on_task_event,
-                           goals=self.goals.hooks, before_tick=self.goals.on_executor_tick)
+        runtime = AgentRuntime(
+            load_default_registry(),
+            default_tool_registry(),
+            ctx,
+            checkpoints=self.checkpoints,
+            plan_facts=self.goals.hooks.plan_facts,
+        )
+        self.ex = Executor(
+            self.tasks,
+            runtime,
+            self.ftime.clock,
+            on_lifecycle=self.goals.on_task_event,
+            goals=self.goals.hooks,
+            before_tick=self.goals.on_executor_tick,
+        )
 
     def look(self, time_of_day=11_500):
         self.snap = self.body.snapshot().model_copy(update={"timeOfDay": time_of_day, "isDay": time_of_day < 13_000})
         return self.snap
 
     def shelter_thought(self):
-        fired = evaluate_drive_tick(self.look(), self.ftime.clock(), DriveTickState(), [],
-                                    shelter_nearby=self.goals.shelter_nearby(self.snap))
+        fired = evaluate_drive_tick(
+            self.look(), self.ftime.clock(), DriveTickState(), [], shelter_nearby=self.goals.shelter_nearby(self.snap)
+        )
         assert fired.selection.rule == "night_no_shelter"
         return fired.thought
 
@@ -80,6 +104,7 @@ class Env:
                 await self.ex.tick()
                 await self.ftime.sleep(0.1)
             raise AssertionError(f"not done after {ticks} ticks; events {self.goals.events[-4:]}")
+
         asyncio.run(go())
 
     def status(self, task_id):
@@ -195,8 +220,9 @@ def test_preempting_a_build_mid_module_leaves_an_unverified_witness_and_resume_r
 def test_a_hold_at_a_checkpoint_boundary_is_verified(env):
     task_id = env.convert(env.shelter_thought()).task_id
     task = env.tasks.set_status(task_id, "active")
-    report = StopReport(stepIndex=2, lastStepId="module-walls-layer-2", atCheckpointBoundary=True, reason="preempted",
-                        stepsAfterStop=1)
+    report = StopReport(
+        stepIndex=2, lastStepId="module-walls-layer-2", atCheckpointBoundary=True, reason="preempted", stepsAfterStop=1
+    )
     held = env.goals.hooks.hold(task, "preempted", SafeStop(report, steps_used=1, elapsed_ms=800, timed_out=False))
     assert read_binding(held).hold.holdWitness.verified is True
     env.goals.hooks.release(held)

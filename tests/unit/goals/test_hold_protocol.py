@@ -38,8 +38,11 @@ class FakeStopper:
 
 def _stop(*, at_checkpoint, module_cursor, completed, steps_used=0, last_step_id="s"):
     return SafeStopResult(
-        at_checkpoint=at_checkpoint, last_step_id=last_step_id, module_cursor=module_cursor,
-        completed=completed, steps_used=steps_used,
+        at_checkpoint=at_checkpoint,
+        last_step_id=last_step_id,
+        module_cursor=module_cursor,
+        completed=completed,
+        steps_used=steps_used,
     )
 
 
@@ -67,8 +70,9 @@ def test_safe_stop(store, lifecycle, clock, goals):
 def test_emergency_hold(store, lifecycle, clock):
     """Mid-module, the safe stop times out: the minimum witness is still written."""
     task = _building(store)
-    timed_out = _stop(at_checkpoint=False, last_step_id="walls_layer_2#7", module_cursor=2, completed=False,
-                      steps_used=3)
+    timed_out = _stop(
+        at_checkpoint=False, last_step_id="walls_layer_2#7", module_cursor=2, completed=False, steps_used=3
+    )
     stopper = FakeStopper(clock, timed_out, spend_ms=5000)
     out = preempt(lifecycle, task.id, stopper)
     w = read_binding(out.task).hold.holdWitness

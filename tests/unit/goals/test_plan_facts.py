@@ -18,7 +18,9 @@ def _facts(helpers: list[str], near: dict[str, list[int]], goal_facts: dict | No
 def test_a_build_is_told_the_goal_store_s_facts_and_its_helpers():
     facts = _facts(["g1", "g2"], {}, {"needed": {"oak_planks": 9}})
     assert facts(TaskSpec(action="build", target="basic_shelter", id="t1")) == {
-        "needed": {"oak_planks": 9}, "helpers": ["g1", "g2"]}
+        "needed": {"oak_planks": 9},
+        "helpers": ["g1", "g2"],
+    }
 
 
 def test_a_build_with_no_other_bot_to_help_is_told_no_helpers():

@@ -17,22 +17,37 @@ NOON, DUSK, MIDNIGHT = 6000, 11_500, 18_000
 
 
 def snap(time_of_day=NOON, health=20, food=20):
-    return WorldSnapshot(health=health, food=food, gameMode="survival", dimension="overworld",
-                         timeOfDay=time_of_day, isDay=time_of_day < 13_000, position={"x": 0, "y": 64, "z": 0},
-                         hostiles=0, ts=0)
+    return WorldSnapshot(
+        health=health,
+        food=food,
+        gameMode="survival",
+        dimension="overworld",
+        timeOfDay=time_of_day,
+        isDay=time_of_day < 13_000,
+        position={"x": 0, "y": 64, "z": 0},
+        hostiles=0,
+        ts=0,
+    )
 
 
 def plain(store, clock, action="collect", target="oak_log", priority=0.5):
-    t = store.add_task(NewTask(title=f"{action} {target}", type=action, priority=priority,
-                               parameters={"target": target}))
+    t = store.add_task(
+        NewTask(title=f"{action} {target}", type=action, priority=priority, parameters={"target": target})
+    )
     clock.advance(1000)
     return t.id
 
 
 def shelter(store, clock, n=0):
     b = new_binding(BUILD_SHELTER, {"n": n}, (n * 300.0, 64, 0), verifier="verify_shelter_v0", goal_id=f"g{n}")
-    t = store.add_task(NewTask(title="build basic_shelter", type="build", parameters={"target": "basic_shelter"},
-                               metadata={"goalBinding": dump_binding(b)}))
+    t = store.add_task(
+        NewTask(
+            title="build basic_shelter",
+            type="build",
+            parameters={"target": "basic_shelter"},
+            metadata={"goalBinding": dump_binding(b)},
+        )
+    )
     clock.advance(1000)
     return t.id
 
@@ -69,7 +84,8 @@ def test_from_dusk_with_no_verified_shelter_the_shelter_goal_is_claimed_before_o
 
 
 def test_the_dusk_spike_raises_a_held_shelter_goal_above_other_shelter_goals_for_one_night(
-        store, clock, scorer, lifecycle, events):
+    store, clock, scorer, lifecycle, events
+):
     spiked, other = shelter(store, clock, 0), shelter(store, clock, 1)
     for task_id in (spiked, other):
         store.set_status(task_id, TaskStatus.active)

@@ -66,7 +66,10 @@ def test_atomic_resolve(db_path, store, index, clock):
         s, i = SqliteTaskStore(db_path, clock=clock, dev_mode=False), GoalKeyIndex(db_path)
         try:
             res = resolve_or_create_build_goal(
-                s, i, shelter_intent((3.0, 64.0, 3.0)), verify=lambda *_: None,
+                s,
+                i,
+                shelter_intent((3.0, 64.0, 3.0)),
+                verify=lambda *_: None,
                 on_before_create=lambda attempt: barrier.wait(timeout=10) if attempt == 0 else None,
             )
             results.append((res.outcome, res.task.id))
@@ -171,8 +174,9 @@ def test_scoring(store, index, world, clock):
 
 
 def test_created_goal_gets_a_goal_row(store, index, lifecycle, goals, world):
-    res = resolve_or_create_build_goal(store, index, shelter_intent((2.0, 64.0, 2.0), goal_id="g-new"),
-                                       verify=world.verify, lifecycle=lifecycle)
+    res = resolve_or_create_build_goal(
+        store, index, shelter_intent((2.0, 64.0, 2.0), goal_id="g-new"), verify=world.verify, lifecycle=lifecycle
+    )
     goal = goals.get("g-new")
     assert goal.status.value == "ACTIVE" and goal.goalInstanceId == read_binding(res.task).goalInstanceId
 

@@ -43,28 +43,47 @@ class Env:
     def __init__(self, tmp_path, workflow: dict[str, Any], *, stop_grace_s: float = 5.0) -> None:
         self.ftime = FakeTime()
         db = tmp_path / "h.db"
-        self.tasks = SqliteTaskStore(db, clock=self.ftime.clock, dev_mode=True, strict_finalize=False,
-                                     invariant_check=assert_task_state)
-        self.hooks = GoalRunHooks(GoalLifecycle(self.tasks, clock=self.ftime.clock), lambda: FakeBody(self.ftime.clock),
-                                  sleep=self.ftime.sleep)
+        self.tasks = SqliteTaskStore(
+            db, clock=self.ftime.clock, dev_mode=True, strict_finalize=False, invariant_check=assert_task_state
+        )
+        self.hooks = GoalRunHooks(
+            GoalLifecycle(self.tasks, clock=self.ftime.clock),
+            lambda: FakeBody(self.ftime.clock),
+            sleep=self.ftime.sleep,
+        )
         tools = ToolRegistry()
         tools.register(Tool("settle", "a step that runs to its end", WorkInput, _settle, timeout_s=30))
         agents = AgentRegistry(AbilityLibrary())
         for agent_id, flows in (("standard", {}), ("builder", {"build": workflow})):
-            agents.register({"id": agent_id, "displayName": agent_id, "description": agent_id,
-                             "exampleTasks": [f"{agent_id} things"], "workflows": flows})
-        ctx = ToolContext(body=FakeBody(self.ftime.clock), clock=self.ftime.clock, sleep=self.ftime.sleep,
-                          poll_interval_s=0.1)
+            agents.register(
+                {
+                    "id": agent_id,
+                    "displayName": agent_id,
+                    "description": agent_id,
+                    "exampleTasks": [f"{agent_id} things"],
+                    "workflows": flows,
+                }
+            )
+        ctx = ToolContext(
+            body=FakeBody(self.ftime.clock), clock=self.ftime.clock, sleep=self.ftime.sleep, poll_interval_s=0.1
+        )
         self.checkpoints = SqliteCheckpointStore(db, clock=self.ftime.clock)
         runtime = AgentRuntime(agents, tools, ctx, checkpoints=self.checkpoints, stop_grace_s=stop_grace_s)
         self.ex = Executor(self.tasks, runtime, self.ftime.clock, goals=self.hooks)
         binding = new_binding(BUILD_SHELTER, {"n": 0}, (0, 64, 0), verifier="verify_shelter_v0", goal_id="g0")
-        self.task_id = self.tasks.add_task(NewTask(title="build it", type="build", parameters={"target": "wall"},
-                                                   metadata={"goalBinding": dump_binding(binding)})).id
+        self.task_id = self.tasks.add_task(
+            NewTask(
+                title="build it",
+                type="build",
+                parameters={"target": "wall"},
+                metadata={"goalBinding": dump_binding(binding)},
+            )
+        ).id
 
     def preempt(self, *, started: bool = True):
         """Claim the task, let its run start its steps (started=False: not even that),
         preempt it; the hold."""
+
         async def go() -> None:
             assert await self.ex.tick() == "claimed"
             for _ in range(20 if started else 0):

@@ -13,8 +13,9 @@ from tests.unit.goals.conftest import ORIGIN, completed_shelter, shelter_intent
 
 @pytest.fixture
 def wiring(db_path, clock, store):
-    w = GoalWiring(McbotConfig.model_validate({"storage": {"db_path": str(db_path)}}), store, clock,
-                   last_snapshot=lambda: None)
+    w = GoalWiring(
+        McbotConfig.model_validate({"storage": {"db_path": str(db_path)}}), store, clock, last_snapshot=lambda: None
+    )
     yield w
     w.close()
 
@@ -23,8 +24,9 @@ def test_a_verified_shelter_and_one_being_built_are_listed_live_first(wiring, st
     assert wiring.shelter_status() == []
     done = completed_shelter(store, index, lifecycle, world)
     far = (ORIGIN[0] + 300, ORIGIN[1], ORIGIN[2])
-    building = resolve_or_create_build_goal(store, index, shelter_intent(far, goal_id="g2"), verify=world.verify,
-                                            lifecycle=lifecycle).task
+    building = resolve_or_create_build_goal(
+        store, index, shelter_intent(far, goal_id="g2"), verify=world.verify, lifecycle=lifecycle
+    ).task
     got = wiring.shelter_status()
     assert [s["taskId"] for s in got] == [building.id, done.id]
     live, verified = got

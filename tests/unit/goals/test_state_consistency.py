@@ -30,16 +30,17 @@ NOW = 1_700_000_000_000
 
 def _task(status: str, binding, **meta) -> Task:
     return Task(
-        title="t", type="build", status=TaskStatus(status),
+        title="t",
+        type="build",
+        status=TaskStatus(status),
         metadata=TaskMetadata(createdAt=NOW, updatedAt=NOW, goalBinding=dump_binding(binding), **meta),
     )
 
 
 def _binding(**update):
-    return new_binding(BUILD_SHELTER, {"template": "basic_shelter"}, (1, 64, 1),
-                       verifier="verify_shelter_v0").model_copy(
-        update=update
-    )
+    return new_binding(
+        BUILD_SHELTER, {"template": "basic_shelter"}, (1, 64, 1), verifier="verify_shelter_v0"
+    ).model_copy(update=update)
 
 
 HOLD = Hold(reason=HOLD_MATERIALS_MISSING, heldAt=NOW, nextReviewAt=NOW + 300_000)
@@ -49,8 +50,9 @@ SITE = basic_shelter(ORIGIN).site
 
 ILLEGAL = {
     "paused_without_hold": _task("paused", _binding()),
-    "active_with_hold": _task("active", _binding(hold=HOLD), blockedReason=HOLD.reason,
-                              nextEligibleAt=HOLD.nextReviewAt),
+    "active_with_hold": _task(
+        "active", _binding(hold=HOLD), blockedReason=HOLD.reason, nextEligibleAt=HOLD.nextReviewAt
+    ),
     "manual_pause_blocked_reason_mismatch": _task(
         "paused", _binding(hold=MANUAL), blockedReason="materials_missing", nextEligibleAt=MANUAL.nextReviewAt
     ),
@@ -91,8 +93,9 @@ def test_legal_states_pass():
 
 
 def test_pause_resume_field_synchronization(store, lifecycle, clock):
-    task = store.add_task(NewTask(title="t", type="build",
-                                  metadata={"goalBinding": dump_binding(_binding(goalId="g1"))}))
+    task = store.add_task(
+        NewTask(title="t", type="build", metadata={"goalBinding": dump_binding(_binding(goalId="g1"))})
+    )
     store.set_status(task.id, TaskStatus.active)
     for reason in (HOLD_MATERIALS_MISSING, HOLD_MANUAL_PAUSE, "unsafe"):
         held = lifecycle.hold(task.id, reason) if reason != HOLD_MANUAL_PAUSE else lifecycle.pause(task.id)
@@ -110,8 +113,9 @@ def test_pause_resume_field_synchronization(store, lifecycle, clock):
 
 
 def test_goal_status_tracks_task_status(store, lifecycle, goals, clock):
-    task = store.add_task(NewTask(title="t", type="build",
-                                  metadata={"goalBinding": dump_binding(_binding(goalId="g1"))}))
+    task = store.add_task(
+        NewTask(title="t", type="build", metadata={"goalBinding": dump_binding(_binding(goalId="g1"))})
+    )
     store.set_status(task.id, TaskStatus.active)
     lifecycle.hold(task.id, "preempted")
     goal = goals.get("g1")

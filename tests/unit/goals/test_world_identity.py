@@ -28,22 +28,43 @@ TWO_STEPS = WorkflowDef.model_validate({"id": "w", "steps": [{"id": "one", "tool
 
 
 def _snap_at(x: float, y: float, z: float) -> WorldSnapshot:
-    return WorldSnapshot(health=20, food=20, gameMode="survival", dimension="overworld", timeOfDay=12000,
-                         isDay=False, position={"x": x, "y": y, "z": z}, hostiles=0, ts=1)
+    return WorldSnapshot(
+        health=20,
+        food=20,
+        gameMode="survival",
+        dimension="overworld",
+        timeOfDay=12000,
+        isDay=False,
+        position={"x": x, "y": y, "z": z},
+        hostiles=0,
+        ts=1,
+    )
 
 
 def _plain(store, action: str):
-    task = store.add_task(NewTask(title=f"{action} oak_planks 4", type=action, parameters={"item": "oak_planks"}),
-                          origin=TaskOrigin(kind="goal"))
+    task = store.add_task(
+        NewTask(title=f"{action} oak_planks 4", type=action, parameters={"item": "oak_planks"}),
+        origin=TaskOrigin(kind="goal"),
+    )
     return store.set_status(task.id, "active")
 
 
 def _checkpointed_run(checkpoints: SqliteCheckpointStore, task_id: str, output: dict, clock) -> None:
     checkpoints.start_run(task_id, TWO_STEPS, "agent", task_id, {"task": {"action": "x"}})
     checkpoints.set_run_status(task_id, "stopped")
-    checkpoints.save(Checkpoint(runId=task_id, workflowId="w", stepIndex=0, completedStepId="one",
-                                stepOutputs={"one": output}, context={}, memorySnapshot={}, createdAt=clock()),
-                                TWO_STEPS)
+    checkpoints.save(
+        Checkpoint(
+            runId=task_id,
+            workflowId="w",
+            stepIndex=0,
+            completedStepId="one",
+            stepOutputs={"one": output},
+            context={},
+            memorySnapshot={},
+            createdAt=clock(),
+        ),
+        TWO_STEPS,
+    )
 
 
 @pytest.fixture
@@ -68,8 +89,9 @@ def world_a(db_path, store, index, lifecycle, world, checkpoints, clock):
     assert not enter_world(db_path, A, lifecycle=lifecycle, checkpoints=checkpoints).changed
     shelter = completed_shelter(store, index, lifecycle, world)
     far = (ORIGIN[0] + 300, ORIGIN[1], ORIGIN[2])
-    building = resolve_or_create_build_goal(store, index, shelter_intent(far, goal_id="g2"), verify=world.verify,
-                                            lifecycle=lifecycle).task
+    building = resolve_or_create_build_goal(
+        store, index, shelter_intent(far, goal_id="g2"), verify=world.verify, lifecycle=lifecycle
+    ).task
     store.set_status(building.id, "active")
     _checkpointed_run(checkpoints, building.id, {"placed": [{"x": 300, "y": 64, "z": 0}]}, clock)
     craft, gather = _plain(store, "craft"), _plain(store, "gather")
@@ -106,12 +128,14 @@ def test_a_new_world_archives_the_old_shelters_and_positional_checkpoints_and_ke
         lifecycle.reactivate(building.id)
     assert [e["event"] for e in events].count("goal_archived") == 2
     # its keys are no longer live: a shelter asked for at the same place in world B is a new goal
-    res = resolve_or_create_build_goal(store, index, shelter_intent(world_a.far, goal_id="g3"),
-                                       verify=world.verify, lifecycle=lifecycle)
+    res = resolve_or_create_build_goal(
+        store, index, shelter_intent(world_a.far, goal_id="g3"), verify=world.verify, lifecycle=lifecycle
+    )
     assert res.outcome is Outcome.created and res.task.id != world_a.building.id
     at_old_shelter = (ORIGIN[0] + 2.5, ORIGIN[1], ORIGIN[2] + 7.5)
-    res = resolve_or_create_build_goal(store, index, shelter_intent(at_old_shelter, goal_id="g4"),
-                                       verify=world.verify, lifecycle=lifecycle)
+    res = resolve_or_create_build_goal(
+        store, index, shelter_intent(at_old_shelter, goal_id="g4"), verify=world.verify, lifecycle=lifecycle
+    )
     assert res.outcome is Outcome.created  # not "already satisfied" by the old world's shelter
     assert world.verifier_calls == []  # the old shelter was not even verified
     # plain tasks carry on; only the checkpoint that names places is archived
@@ -124,9 +148,7 @@ def test_a_new_world_archives_the_old_shelters_and_positional_checkpoints_and_ke
     assert checkpoints.history(f"{world_a.gather.id}@{A.id}")[0].stepOutputs["one"]["dug"][0]["x"] == 5  # kept
 
 
-def test_archived_stays_archived_when_the_old_world_comes_back(
-    db_path, lifecycle, checkpoints, wiring, world_a, store
-):
+def test_archived_stays_archived_when_the_old_world_comes_back(db_path, lifecycle, checkpoints, wiring, world_a, store):
     enter_world(db_path, B, lifecycle=lifecycle, checkpoints=checkpoints)
     again = enter_world(db_path, A, lifecycle=lifecycle, checkpoints=checkpoints)
     assert again.changed and again.goals == [] and again.runs == []  # nothing of B's to archive
@@ -144,8 +166,9 @@ def test_an_unrecorded_store_is_adopted_by_a_persistent_world_and_archived_by_an
     db_path, store, index, lifecycle, world, checkpoints
 ):
     shelter = completed_shelter(store, index, lifecycle, world)  # a store from before world identity
-    assert not enter_world(db_path, WorldIdentity.server("play.example.net", 25565), lifecycle=lifecycle,
-                           checkpoints=checkpoints).changed
+    assert not enter_world(
+        db_path, WorldIdentity.server("play.example.net", 25565), lifecycle=lifecycle, checkpoints=checkpoints
+    ).changed
     assert read_binding(store.get_task(shelter.id)).archivedWorld is None
     # a fresh in-memory world never saw anything stored before it started
 
@@ -178,8 +201,9 @@ def test_carries_position():
 
 
 def test_the_archived_binding_round_trips():
-    b = GoalBinding.model_validate({"goalKey": "k", "goalType": "build_shelter", "completion": {"verifier": "v"},
-                                    "archivedWorld": "memory:1:x"})
+    b = GoalBinding.model_validate(
+        {"goalKey": "k", "goalType": "build_shelter", "completion": {"verifier": "v"}, "archivedWorld": "memory:1:x"}
+    )
     assert b.archived and GoalBinding.model_validate(b.model_dump()).archivedWorld == "memory:1:x"
 
 
@@ -203,8 +227,9 @@ def test_an_in_memory_world_restarted_by_the_supervisor_is_a_new_world(tmp_path)
         first = agency.world.world
         agency.world_restarted()
         assert agency.world.world != first and agency.world.changed
-        kept = McbotConfig.model_validate({"storage": {"db_path": str(tmp_path / "b.db")},
-                                           "server": {"world_folder": str(tmp_path / "w")}})
+        kept = McbotConfig.model_validate(
+            {"storage": {"db_path": str(tmp_path / "b.db")}, "server": {"world_folder": str(tmp_path / "w")}}
+        )
         folder = Agency(kept)
         try:
             folder.body, folder._embedded = agency.body, True

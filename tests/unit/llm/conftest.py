@@ -92,8 +92,15 @@ def tool_entries(result: AgentResult) -> list[dict[str, Any]]:
     return [e for e in result.accounting if e["type"] == "tool"]
 
 
-def spec(name: str, fn: Any = None, *, output: Any = "ok", server: str = "bot", queue: str = "default",
-         params: dict[str, Any] | None = None) -> ToolSpec:
+def spec(
+    name: str,
+    fn: Any = None,
+    *,
+    output: Any = "ok",
+    server: str = "bot",
+    queue: str = "default",
+    params: dict[str, Any] | None = None,
+) -> ToolSpec:
     """A test tool: `fn(args)` (sync or async) or a constant output; calls are recorded."""
     seen: list[dict[str, Any]] = []
 
@@ -104,7 +111,13 @@ def spec(name: str, fn: Any = None, *, output: Any = "ok", server: str = "bot", 
             value = await value
         return value if isinstance(value, str) else json.dumps(value)
 
-    s = ToolSpec(server=server, name=name, description=f"test tool {name}",
-                 parameters=params or {"type": "object", "properties": {}}, call=call, queue=queue)
+    s = ToolSpec(
+        server=server,
+        name=name,
+        description=f"test tool {name}",
+        parameters=params or {"type": "object", "properties": {}},
+        call=call,
+        queue=queue,
+    )
     object.__setattr__(s, "seen", seen)  # frozen dataclass: test-only attribute
     return s

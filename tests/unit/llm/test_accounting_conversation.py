@@ -11,8 +11,14 @@ TOOL_FIELDS = {"type", "mcpServer", "command", "status", "latency", "timestamp",
 
 def test_one_llm_entry_per_attempt_with_every_field(llm: ScriptedLLM, clock) -> None:
     llm.add(fail(500), call("bot__look", usage=(120, 30)), final("ok"))
-    r = run("x", make_settings(llm, [target(llm, model="a"), target(llm, model="b")]), tools=[spec("look")],
-            clock=clock, agent_id="main", txn_id="t1")
+    r = run(
+        "x",
+        make_settings(llm, [target(llm, model="a"), target(llm, model="b")]),
+        tools=[spec("look")],
+        clock=clock,
+        agent_id="main",
+        txn_id="t1",
+    )
     entries = llm_entries(r)
     assert len(entries) == 3
     for e in entries:
@@ -22,8 +28,12 @@ def test_one_llm_entry_per_attempt_with_every_field(llm: ScriptedLLM, clock) -> 
         assert e["agentId"] == "main" and e["txnId"] == "t1"
     failed, ok = entries[0], entries[1]
     assert failed["status"] == "failed" and failed["error"]
-    assert ok["status"] == "ok" and ok["tokens"] == {"inputTokens": 120, "outputTokens": 30, "cachedTokens": 0,
-                                                      "totalTokens": 150}
+    assert ok["status"] == "ok" and ok["tokens"] == {
+        "inputTokens": 120,
+        "outputTokens": 30,
+        "cachedTokens": 0,
+        "totalTokens": 150,
+    }
     assert ok["stopReason"] == "tool_calls" and ok["actualModel"] == "b"
     # provider fallback observable: a failed entry followed by a different model
     assert [e["model"] for e in entries] == ["a", "b", "a"]
@@ -38,8 +48,15 @@ def test_one_tool_entry_per_execution_success_or_failure(llm: ScriptedLLM) -> No
     look, boom_e, fin = tool_entries(r)
     for e in (look, boom_e, fin):
         assert set(e) >= TOOL_FIELDS
-    assert look == {**look, "mcpServer": "bot", "command": "bot__look", "status": "ok", "charactersIn": 9,
-                    "charactersOut": 5, "source": "native"}
+    assert look == {
+        **look,
+        "mcpServer": "bot",
+        "command": "bot__look",
+        "status": "ok",
+        "charactersIn": 9,
+        "charactersOut": 5,
+        "source": "native",
+    }
     assert boom_e["status"] == "failed" and "bad block" in boom_e["error"]
     assert fin["mcpServer"] == "agent" and fin["command"] == "agent__final_report"
     stamps = [e["timestamp"] for e in r.accounting]

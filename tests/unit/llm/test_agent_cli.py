@@ -39,8 +39,11 @@ def test_no_bot_run_prints_result_json_and_exits_zero(llm: ScriptedLLM, capsys) 
 
 def test_ollama_target_works_through_config_only(llm: ScriptedLLM, capsys) -> None:
     llm.default = demo_step
-    code = _cli(llm, ["--prompt", "hi", "--no-bot"],
-                targets=[{"provider": "ollama", "model": "qwen3:8b", "base_url": llm.url("ollama")}])
+    code = _cli(
+        llm,
+        ["--prompt", "hi", "--no-bot"],
+        targets=[{"provider": "ollama", "model": "qwen3:8b", "base_url": llm.url("ollama")}],
+    )
     assert code == 0 and llm.requests[0].api == "ollama"
     assert json.loads(capsys.readouterr().out)["accounting"][0]["provider"] == "ollama"
 

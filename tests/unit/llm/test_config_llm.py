@@ -14,8 +14,16 @@ from agency.llm.settings import LlmSettings
 from bot.config.loader import ConfigError, McbotConfig, load_config
 
 
-@pytest.mark.parametrize("bad", [{"max_turns": 0}, {"targets": [{"provider": "gemini", "model": "x"}]},
-                                 {"temperature": 3}, {"surprise": 1}, {"tool_transport": "json"}])
+@pytest.mark.parametrize(
+    "bad",
+    [
+        {"max_turns": 0},
+        {"targets": [{"provider": "gemini", "model": "x"}]},
+        {"temperature": 3},
+        {"surprise": 1},
+        {"tool_transport": "json"},
+    ],
+)
 def test_invalid_values_are_rejected(bad: dict[str, Any]) -> None:
     with pytest.raises(ValidationError):
         LlmSettings.model_validate(bad)
@@ -27,12 +35,20 @@ def _write(path: Path, text: str) -> None:
 
 
 def _load(tmp: Path, environ: dict[str, str] | None = None):
-    return load_config(explicit=None, cwd=tmp / "cwd", home=tmp / "home", etc_dir=tmp / "etc",
-                       project_dir=tmp / "project", environ=environ or {})
+    return load_config(
+        explicit=None,
+        cwd=tmp / "cwd",
+        home=tmp / "home",
+        etc_dir=tmp / "etc",
+        project_dir=tmp / "project",
+        environ=environ or {},
+    )
 
 
 def test_layers_deep_merge_llm_tables(tmp_path: Path) -> None:
-    _write(tmp_path / "project" / "mcbot.toml", """
+    _write(
+        tmp_path / "project" / "mcbot.toml",
+        """
 [llm]
 max_turns = 5
 [[llm.targets]]
@@ -40,13 +56,17 @@ provider = "ollama"
 model = "qwen3:8b"
 [llm.queues.web]
 concurrent = 2
-""")
-    _write(tmp_path / "cwd" / "mcbot.toml", """
+""",
+    )
+    _write(
+        tmp_path / "cwd" / "mcbot.toml",
+        """
 [llm]
 temperature = 0.6
 [llm.queues.slow]
 concurrent = 1
-""")
+""",
+    )
     cfg = _load(tmp_path).config.llm
     assert cfg.max_turns == 5 and cfg.temperature == 0.6
     assert set(cfg.queues) == {"web", "slow"}  # tables deep-merge
@@ -56,7 +76,9 @@ concurrent = 1
 
 
 def test_api_key_placeholder_expands_from_layer_dotenv_then_environ(tmp_path: Path) -> None:
-    _write(tmp_path / "cwd" / "mcbot.toml", """
+    _write(
+        tmp_path / "cwd" / "mcbot.toml",
+        """
 [[llm.targets]]
 provider = "openai"
 model = "gpt-4o-mini"
@@ -64,7 +86,8 @@ api_key = "${OPENAI_API_KEY}"
 [llm.mcp_servers.files]
 command = "srv"
 env = { TOKEN = "${CHILD_TOKEN}" }
-""")
+""",
+    )
     _write(tmp_path / "cwd" / ".env", "OPENAI_API_KEY=from-dotenv\n")
     cfg = _load(tmp_path, {"OPENAI_API_KEY": "from-env"}).config.llm
     assert cfg.targets[0].api_key == "from-dotenv"

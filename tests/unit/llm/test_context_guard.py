@@ -15,8 +15,10 @@ from agency.llm.testing import ScriptedLLM, call, calls, fail, final
 from tests.unit.llm.conftest import llm_entries, make_settings, run, spec, target, tool_entries
 
 STUB = "(tool failed: context window budget exceeded)"
-OPENAI_OVERFLOW = ('{"error": {"message": "This model\'s maximum context length is 1500 tokens. However, your messages '
-                   'resulted in 2100 tokens.", "type": "invalid_request_error", "code": "context_length_exceeded"}}')
+OPENAI_OVERFLOW = (
+    '{"error": {"message": "This model\'s maximum context length is 1500 tokens. However, your messages '
+    'resulted in 2100 tokens.", "type": "invalid_request_error", "code": "context_length_exceeded"}}'
+)
 SMALL = {"context_window": 2000, "context_window_buffer_tokens": 100, "max_output_tokens": 400}  # limit 1500
 
 
@@ -137,8 +139,10 @@ def test_best_effort_overflow_rejected_by_provider_ends_in_a_result(llm: Scripte
     """The provider's own overflow error on a best-effort request is an ordinary provider error:
     retried on the next target, turns go on, and the session still returns its result."""
     llm.add(fail(400, OPENAI_OVERFLOW, times=4))
-    r = run("p" * 8000, make_settings(llm, [target(llm, model="a"), target(llm, model="b")], max_turns=2,
-                                      max_retries=2, **SMALL))
+    r = run(
+        "p" * 8000,
+        make_settings(llm, [target(llm, model="a"), target(llm, model="b")], max_turns=2, max_retries=2, **SMALL),
+    )
     assert [(e["model"], e["status"]) for e in llm_entries(r)] == [("a", "failed"), ("b", "failed")] * 2
     assert not r.success and r.finalReport["status"] == "failure"
     assert r.reason == "max_turns_exhausted"
@@ -148,8 +152,11 @@ def test_best_effort_overflow_rejected_by_provider_ends_in_a_result(llm: Scripte
 def test_per_target_limit_is_used_for_each_attempt(llm: ScriptedLLM) -> None:
     llm.add(fail(500), final("ok"))
     tight = target(llm, model="tight", overrides={"context_window": 700, "max_output_tokens": 100})
-    r = run("x", make_settings(llm, [target(llm, model="roomy"), tight], **SMALL),
-            tools=[spec("t", params={"type": "object", "description": "d" * 1400, "properties": {}})])
+    r = run(
+        "x",
+        make_settings(llm, [target(llm, model="roomy"), tight], **SMALL),
+        tools=[spec("t", params={"type": "object", "description": "d" * 1400, "properties": {}})],
+    )
     assert [e["limitTokens"] for e in llm_entries(r)] == [1500, 500]
     assert llm.requests[0].tool_names == ["bot__t", "agent__final_report"]
     assert llm.requests[1].tool_names == ["agent__final_report"]

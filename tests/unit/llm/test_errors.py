@@ -15,11 +15,14 @@ from agency.llm.testing import ScriptedLLM, fail, final, hang, malformed
 from tests.unit.llm.conftest import Sleeper, llm_entries, make_settings, run, target
 
 
-@pytest.mark.parametrize("reply", [
-    fail(401, '{"error": "invalid api key"}'),
-    fail(402, '{"error": "payment required"}'),
-    fail(429, '{"error": {"code": "insufficient_quota", "message": "You exceeded your current quota"}}'),
-])
+@pytest.mark.parametrize(
+    "reply",
+    [
+        fail(401, '{"error": "invalid api key"}'),
+        fail(402, '{"error": "payment required"}'),
+        fail(429, '{"error": {"code": "insufficient_quota", "message": "You exceeded your current quota"}}'),
+    ],
+)
 def test_auth_and_quota_are_fatal_without_retry(llm: ScriptedLLM, reply, sleeper: Sleeper) -> None:
     llm.add(reply)
     targets = [target(llm, model="a"), target(llm, model="b")]
@@ -82,8 +85,11 @@ def test_network_error_goes_to_next_target_at_once(llm: ScriptedLLM, sleeper: Sl
 
 def test_timeout_goes_to_next_target_at_once(llm: ScriptedLLM, sleeper: Sleeper) -> None:
     llm.add(hang(2.0), final("ok"))
-    r = run("x", make_settings(llm, [target(llm, model="slow"), target(llm, model="fast")], request_timeout_s=0.2),
-            sleep=sleeper)
+    r = run(
+        "x",
+        make_settings(llm, [target(llm, model="slow"), target(llm, model="fast")], request_timeout_s=0.2),
+        sleep=sleeper,
+    )
     assert r.success
     assert llm_entries(r)[0]["error"].startswith("timeout")
     assert sleeper.calls == []
@@ -123,21 +129,25 @@ def test_classification_table() -> None:
     assert retry_after_seconds("soon") is None
 
 
-ANTHROPIC_OVERFLOW = ('{"type": "error", "error": {"type": "invalid_request_error", '
-                      '"message": "prompt is too long: 215000 tokens > 200000 maximum"}}')
-OPENAI_OVERFLOW = ('{"error": {"message": "This model\'s maximum context length is 8192 tokens. However, your '
-                   'messages resulted in 9000 tokens.", "type": "invalid_request_error", '
-                   '"code": "context_length_exceeded"}}')
+ANTHROPIC_OVERFLOW = (
+    '{"type": "error", "error": {"type": "invalid_request_error", '
+    '"message": "prompt is too long: 215000 tokens > 200000 maximum"}}'
+)
+OPENAI_OVERFLOW = (
+    '{"error": {"message": "This model\'s maximum context length is 8192 tokens. However, your '
+    'messages resulted in 9000 tokens.", "type": "invalid_request_error", '
+    '"code": "context_length_exceeded"}}'
+)
 
 
 @pytest.mark.parametrize("api,body", [("openai", OPENAI_OVERFLOW), ("anthropic", ANTHROPIC_OVERFLOW)])
-def test_provider_context_overflow_is_an_ordinary_provider_error(llm: ScriptedLLM, sleeper: Sleeper, api: str,
-                                                                 body: str) -> None:
+def test_provider_context_overflow_is_an_ordinary_provider_error(
+    llm: ScriptedLLM, sleeper: Sleeper, api: str, body: str
+) -> None:
     """A 400 with the provider's context-length message: not fatal, no backoff, next target."""
     assert classify_status(400, body, {}).kind == "model"
     llm.add(fail(400, body), final("ok"))
-    r = run("x", make_settings(llm, [target(llm, api, model="small"), target(llm, api, model="large")]),
-            sleep=sleeper)
+    r = run("x", make_settings(llm, [target(llm, api, model="small"), target(llm, api, model="large")]), sleep=sleeper)
     assert r.success
     assert [(e["model"], e["status"]) for e in llm_entries(r)] == [("small", "failed"), ("large", "ok")]
     assert "HTTP 400" in llm_entries(r)[0]["error"]

@@ -87,10 +87,17 @@ def test_synthetic_failure_on_max_turns(llm: ScriptedLLM) -> None:
     assert "max turns" in fr["content"] and fr["format"] == "markdown"
 
 
-@pytest.mark.parametrize("reason,code", [
-    ("max_turns_exhausted", 1), ("fatal_provider_error", 1), ("context_window_exceeded", 1),
-    ("final_report_schema_invalid", 5), ("llm_not_configured", 4), ("initialization_failed", 3),
-])
+@pytest.mark.parametrize(
+    "reason,code",
+    [
+        ("max_turns_exhausted", 1),
+        ("fatal_provider_error", 1),
+        ("context_window_exceeded", 1),
+        ("final_report_schema_invalid", 5),
+        ("llm_not_configured", 4),
+        ("initialization_failed", 3),
+    ],
+)
 def test_exit_codes_never_zero_on_failure(reason: str, code: int) -> None:
     r = AgentResult(success=False, finalReport={"status": "failure", "metadata": {"reason": reason}}, error="e")
     assert exit_code(r) == code

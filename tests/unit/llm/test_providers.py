@@ -43,12 +43,16 @@ def test_provider_and_model_overrides_layer_over_session_defaults(llm: ScriptedL
         target(llm, "ollama", model="tuned", overrides={"temperature": 0.9}),
         target(llm, "openai", model="default"),
     ]
-    settings = make_settings(llm, targets, temperature=0.1, top_p=0.5,
-                             provider_overrides={"ollama": {"temperature": 0.3}})
+    settings = make_settings(
+        llm, targets, temperature=0.1, top_p=0.5, provider_overrides={"ollama": {"temperature": 0.3}}
+    )
     for t in settings.targets:
         run("x", settings.model_copy(update={"targets": [t]}))
     assert [(q.model, q.temperature, q.top_p) for q in llm.requests] == [
-        ("plain", 0.3, 0.5), ("tuned", 0.9, 0.5), ("default", 0.1, 0.5)]
+        ("plain", 0.3, 0.5),
+        ("tuned", 0.9, 0.5),
+        ("default", 0.1, 0.5),
+    ]
 
 
 def test_reasoning_settings_are_passed(llm: ScriptedLLM) -> None:

@@ -75,13 +75,16 @@ def test_unparseable_call_dropped_while_valid_sibling_runs(llm: ScriptedLLM) -> 
     assert [e["command"] for e in tool_entries(r)] == ["bot__good", "agent__final_report"]
 
 
-@pytest.mark.parametrize("raw,expected", [
-    ('{"a": 1}', {"a": 1}),
-    ("", {}),
-    ('"{\\"a\\": 2}"', {"a": 2}),
-    ("{'a': 3}", {"a": 3}),
-    ('{"a": [1, 2', {"a": [1, 2]}),
-])
+@pytest.mark.parametrize(
+    "raw,expected",
+    [
+        ('{"a": 1}', {"a": 1}),
+        ("", {}),
+        ('"{\\"a\\": 2}"', {"a": 2}),
+        ("{'a': 3}", {"a": 3}),
+        ('{"a": [1, 2', {"a": [1, 2]}),
+    ],
+)
 def test_parse_arguments_pipeline(raw: str, expected: dict) -> None:
     assert parse_arguments(raw).value == expected
 

@@ -25,9 +25,18 @@ class _Body:
     """Just enough Body for the inventory/snapshot queries."""
 
     def snapshot(self) -> WorldSnapshot:
-        return WorldSnapshot(health=20, food=20, gameMode="survival", dimension="overworld", timeOfDay=1000,
-                             isDay=True, position=Vec3(x=0, y=64, z=0), hostiles=0, ts=1,
-                             inventory=[InventoryItem(name="oak_log", count=3), InventoryItem(name="oak_log", count=2)])
+        return WorldSnapshot(
+            health=20,
+            food=20,
+            gameMode="survival",
+            dimension="overworld",
+            timeOfDay=1000,
+            isDay=True,
+            position=Vec3(x=0, y=64, z=0),
+            hostiles=0,
+            ts=1,
+            inventory=[InventoryItem(name="oak_log", count=3), InventoryItem(name="oak_log", count=2)],
+        )
 
 
 def test_bot_registry_tools_exposed_as_server_bot(llm: ScriptedLLM) -> None:

@@ -22,9 +22,11 @@ def final_tag(body: str, fmt: str = "markdown", close: bool = True) -> str:
 
 def test_xml_mode_full_session(llm: ScriptedLLM) -> None:
     look = spec("look", output="3 oak logs")
-    llm.add(text("Checking. " + tag("0001", "bot__look", '{"r": 1}')),
-            text(tag("0002", "bot__look")),
-            text(final_tag("You have 3 oak logs.")))
+    llm.add(
+        text("Checking. " + tag("0001", "bot__look", '{"r": 1}')),
+        text(tag("0002", "bot__look")),
+        text(final_tag("You have 3 oak logs.")),
+    )
     r = run("logs?", make_settings(llm, tool_transport="xml"), tools=[look], nonce="abcd1234")
     assert r.success and r.finalReport["content"] == "You have 3 oak logs."
     assert look.seen == [{"r": 1}, {}]
@@ -38,7 +40,10 @@ def test_xml_mode_full_session(llm: ScriptedLLM) -> None:
     assert "from abcd1234-0002 upward" in second.messages[-1]["content"]  # slots continue across turns
     assert "from abcd1234-0003 upward" in third.messages[-1]["content"]
     assert [(e["command"], e["source"]) for e in tool_entries(r)] == [
-        ("bot__look", "xml"), ("bot__look", "xml"), ("agent__final_report_xml", "xml")]
+        ("bot__look", "xml"),
+        ("bot__look", "xml"),
+        ("agent__final_report_xml", "xml"),
+    ]
     # XML-NEXT is ephemeral: never stored in the conversation
     assert not any("Session nonce" in m["content"] for m in r.conversation)
 
@@ -51,9 +56,11 @@ def test_system_prompt_has_no_tool_text_in_xml_modes(llm: ScriptedLLM) -> None:
 
 def test_used_slot_and_foreign_nonce_are_ignored(llm: ScriptedLLM) -> None:
     look = spec("look")
-    llm.add(text(tag("0001", "bot__look")),
-            text(tag("0001", "bot__look") + '<ai-agent-ffffffff-0002 tool="bot__look">{}</ai-agent-ffffffff-0002>'),
-            text(final_tag("ok")))
+    llm.add(
+        text(tag("0001", "bot__look")),
+        text(tag("0001", "bot__look") + '<ai-agent-ffffffff-0002 tool="bot__look">{}</ai-agent-ffffffff-0002>'),
+        text(final_tag("ok")),
+    )
     r = run("x", make_settings(llm, tool_transport="xml"), tools=[look])
     assert len(look.seen) == 1  # reused slot and mismatched nonce never ran
     assert r.success and len(llm_entries(r)) == 3
@@ -71,8 +78,10 @@ def test_xml_final_keeps_native_tools_but_final_report_is_xml(llm: ScriptedLLM) 
     assert "FINAL" in llm.requests[0].messages[-1]["content"]  # XML-NEXT advertises the final slot
 
 
-@pytest.mark.parametrize("stop,accepted", [("stop", True), ("end_turn", True), ("eos", True),
-                                           ("length", False), ("max_tokens", False), ("mystery", True)])
+@pytest.mark.parametrize(
+    "stop,accepted",
+    [("stop", True), ("end_turn", True), ("eos", True), ("length", False), ("max_tokens", False), ("mystery", True)],
+)
 def test_unclosed_final_tag_by_stop_reason(llm: ScriptedLLM, stop: str, accepted: bool) -> None:
     llm.add(text(final_tag("partial answer", close=False), stop_reason=stop), text(final_tag("full answer")))
     r = run("x", make_settings(llm, tool_transport="xml"))
@@ -104,8 +113,10 @@ def test_json_final_report_via_xml_validates_payload(llm: ScriptedLLM) -> None:
 
 def test_last_final_tag_wins_and_parser_is_substring_based() -> None:
     x = XmlTransport("xml", nonce="00aa11bb")
-    content = ('noise <ai-agent-00aa11bb-FINAL tool="agent__final_report" format="text">one</ai-agent-00aa11bb-FINAL>'
-               ' <ai-agent-00aa11bb-FINAL tool="agent__final_report" format="text">two</ai-agent-00aa11bb-FINAL>')
+    content = (
+        'noise <ai-agent-00aa11bb-FINAL tool="agent__final_report" format="text">one</ai-agent-00aa11bb-FINAL>'
+        ' <ai-agent-00aa11bb-FINAL tool="agent__final_report" format="text">two</ai-agent-00aa11bb-FINAL>'
+    )
     assert x.parse(content, "stop", allow_tools=True).final_payload == "two"
     x.commit([])
     assert x.slot(x.next_slot) == "00aa11bb-0001"
@@ -133,13 +144,15 @@ def test_xml_next_advertises_progress_slot_only_in_xml_mode_with_tools(llm: Scri
 def test_progress_tag_is_reported_without_using_a_slot(llm: ScriptedLLM) -> None:
     look = spec("look")
     seen: list[str] = []
-    llm.add(text(progress_tag("Looking around first.") + tag("0001", "bot__look")),
-            text(final_tag("done")))
+    llm.add(text(progress_tag("Looking around first.") + tag("0001", "bot__look")), text(final_tag("done")))
     r = run("x", make_settings(llm, tool_transport="xml"), tools=[look], nonce="abcd1234", on_progress=seen.append)
     assert r.success and look.seen == [{}]
     assert seen == ["Looking around first."]
     assert [(e["command"], e["source"], e["status"]) for e in tool_entries(r)] == [
-        ("agent__progress_report", "xml", "ok"), ("bot__look", "xml", "ok"), ("agent__final_report_xml", "xml", "ok")]
+        ("agent__progress_report", "xml", "ok"),
+        ("bot__look", "xml", "ok"),
+        ("agent__final_report_xml", "xml", "ok"),
+    ]
     assert "from abcd1234-0002 upward" in _next_message(llm.requests[1])  # PROGRESS took no numbered slot
     # The progress report gets no tool-response message (only the numbered slot does).
     notices = [m["content"] for m in r.conversation if m["content"].startswith("System Notice")]
@@ -169,9 +182,11 @@ def test_progress_tag_is_ignored_in_xml_final_and_on_forced_final_turns(llm: Scr
 
 def test_progress_parse_is_substring_based_and_last_wins() -> None:
     x = XmlTransport("xml", nonce="00aa11bb")
-    content = ('<ai-agent-00aa11bb-PROGRESS tool="agent__progress_report">one</ai-agent-00aa11bb-PROGRESS>'
-               '<ai-agent-00aa11bb-PROGRESS tool="agent__progress_report"> two </ai-agent-00aa11bb-PROGRESS>'
-               '<ai-agent-ffffffff-PROGRESS tool="agent__progress_report">foreign</ai-agent-ffffffff-PROGRESS>')
+    content = (
+        '<ai-agent-00aa11bb-PROGRESS tool="agent__progress_report">one</ai-agent-00aa11bb-PROGRESS>'
+        '<ai-agent-00aa11bb-PROGRESS tool="agent__progress_report"> two </ai-agent-00aa11bb-PROGRESS>'
+        '<ai-agent-ffffffff-PROGRESS tool="agent__progress_report">foreign</ai-agent-ffffffff-PROGRESS>'
+    )
     parsed = x.parse(content, "stop", allow_tools=True)
     assert parsed.progress == "two" and parsed.calls == [] and not parsed.has_final
     assert x.parse(content, "stop", allow_tools=False).progress is None

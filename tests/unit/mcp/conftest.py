@@ -32,15 +32,21 @@ def daemon(served: tuple[FakeDaemon, str]) -> tuple[FakeDaemon, str]:
 
 
 @asynccontextmanager
-async def mcp_client(base: str, *, calls_per_minute: int = 10000, clock: Any = time.monotonic,
-                     bot: str | None = None) -> AsyncIterator[Client]:
+async def mcp_client(
+    base: str, *, calls_per_minute: int = 10000, clock: Any = time.monotonic, bot: str | None = None
+) -> AsyncIterator[Client]:
     """An MCP client session on a fresh server over the daemon at `base` (polls back to back:
     the fake's actions advance per poll, not per second)."""
     daemon = DaemonClient(base)
     try:
         catalog = await daemon_catalog(daemon)
-        server = build_server(daemon, catalog, McpSettings(calls_per_minute=calls_per_minute, poll_s=0.0), clock=clock,
-                              routes=BotRoutes(bot))
+        server = build_server(
+            daemon,
+            catalog,
+            McpSettings(calls_per_minute=calls_per_minute, poll_s=0.0),
+            clock=clock,
+            routes=BotRoutes(bot),
+        )
         async with Client(server) as client:
             yield client
     finally:

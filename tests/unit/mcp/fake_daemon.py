@@ -24,19 +24,43 @@ from agency.execution.builtin_tools import default_tool_registry
 from agency.world import WorldSnapshot
 from bot.runtime.server import free_port
 
-SNAPSHOT = WorldSnapshot.model_validate({
-    "health": 18.0, "food": 17, "gameMode": "survival", "dimension": "overworld", "timeOfDay": 1000, "isDay": True,
-    "position": {"x": 10.5, "y": 64.0, "z": -3.5},
-    "inventory": [{"name": "oak_log", "count": 3}, {"name": "dirt", "count": 12}, {"name": "oak_log", "count": 2}],
-    "entities": [
-        {"name": "zombie", "type": "hostile", "hostile": True, "distance": 12.25,
-         "position": {"x": 22, "y": 64, "z": -3}},
-        {"name": "cow", "type": "animal", "hostile": False, "distance": 5.0, "position": {"x": 15, "y": 64, "z": -3}},
-        {"name": "sheep", "type": "animal", "hostile": False, "distance": 40.0,
-         "position": {"x": 50, "y": 64, "z": -3}},
-    ],
-    "hostiles": 1, "ts": 1_700_000_000_000,
-}).model_dump(mode="json")
+SNAPSHOT = WorldSnapshot.model_validate(
+    {
+        "health": 18.0,
+        "food": 17,
+        "gameMode": "survival",
+        "dimension": "overworld",
+        "timeOfDay": 1000,
+        "isDay": True,
+        "position": {"x": 10.5, "y": 64.0, "z": -3.5},
+        "inventory": [{"name": "oak_log", "count": 3}, {"name": "dirt", "count": 12}, {"name": "oak_log", "count": 2}],
+        "entities": [
+            {
+                "name": "zombie",
+                "type": "hostile",
+                "hostile": True,
+                "distance": 12.25,
+                "position": {"x": 22, "y": 64, "z": -3},
+            },
+            {
+                "name": "cow",
+                "type": "animal",
+                "hostile": False,
+                "distance": 5.0,
+                "position": {"x": 15, "y": 64, "z": -3},
+            },
+            {
+                "name": "sheep",
+                "type": "animal",
+                "hostile": False,
+                "distance": 40.0,
+                "position": {"x": 50, "y": 64, "z": -3},
+            },
+        ],
+        "hostiles": 1,
+        "ts": 1_700_000_000_000,
+    }
+).model_dump(mode="json")
 
 
 @dataclass
@@ -52,13 +76,18 @@ BOTS = ("mcbot", "helper")  # the fake's fleet: /api/bots lists them
 
 def _ignoring_bot(handler: Any) -> Any:
     """A route of the first bot's, mounted under /api/bots/{bot}: the bot's name is only in the path."""
+
     @functools.wraps(handler)
     async def route(bot: str, **kw: Any) -> Any:
         return await handler(**kw)
 
     sig = inspect.signature(handler)
-    route.__signature__ = sig.replace(parameters=[inspect.Parameter("bot", inspect.Parameter.POSITIONAL_OR_KEYWORD,
-                                                                    annotation=str), *sig.parameters.values()])
+    route.__signature__ = sig.replace(
+        parameters=[
+            inspect.Parameter("bot", inspect.Parameter.POSITIONAL_OR_KEYWORD, annotation=str),
+            *sig.parameters.values(),
+        ]
+    )
     return route
 
 
@@ -91,8 +120,9 @@ class FakeDaemon:
 
         @app.exception_handler(RequestValidationError)
         async def bad_request(_r: Request, exc: RequestValidationError) -> JSONResponse:
-            errors = [{"loc": ".".join(str(p) for p in e.get("loc", ())), "msg": e.get("msg", "")}
-                      for e in exc.errors()]
+            errors = [
+                {"loc": ".".join(str(p) for p in e.get("loc", ())), "msg": e.get("msg", "")} for e in exc.errors()
+            ]
             return JSONResponse({"error": "bad_request", "detail": errors}, status_code=400)
 
         @app.get("/healthz")
@@ -106,8 +136,12 @@ class FakeDaemon:
         @app.get("/api/bot/blocks")
         async def blocks(radius: int = Query(8, ge=1, le=16)) -> dict[str, Any]:
             counts = {"grass_block": 4 * radius, "oak_log": 4, "stone": 100}
-            return {"center": {"x": 10, "y": 64, "z": -4}, "radius": radius, "total": sum(counts.values()),
-                    "counts": counts}
+            return {
+                "center": {"x": 10, "y": 64, "z": -4},
+                "radius": radius,
+                "total": sum(counts.values()),
+                "counts": counts,
+            }
 
         @app.get("/api/tools")
         async def tools() -> Any:
@@ -137,8 +171,9 @@ class FakeDaemon:
             if found is None:
                 return JSONResponse({"error": "not_found", "detail": f"no action {action_id}"}, 404)
             if found["status"] != "running":
-                return JSONResponse({"error": "conflict", "detail": f"action {action_id} already {found['status']}"},
-                                    409)
+                return JSONResponse(
+                    {"error": "conflict", "detail": f"action {action_id} already {found['status']}"}, 409
+                )
             self._end(found, "cancelled", error={"code": "CANCELLED", "message": "cancelled by the caller"})
             return found
 
@@ -149,23 +184,36 @@ class FakeDaemon:
                 return JSONResponse({"error": "boom"}, 500)
             return {"count": len(self.bot_names), "bots": [{"name": n, "connected": True} for n in self.bot_names]}
 
-        for path, method, handler in (("/snapshot", "GET", snapshot), ("/blocks", "GET", blocks),
-                                      ("/actions", "POST", start), ("/actions", "GET", actions),
-                                      ("/actions/{action_id}", "GET", action),
-                                      ("/actions/{action_id}/cancel", "POST", cancel)):
-            app.add_api_route("/api/bots/{bot}" + path, _ignoring_bot(handler), methods=[method],
-                              status_code=202 if (path, method) == ("/actions", "POST") else 200)
+        for path, method, handler in (
+            ("/snapshot", "GET", snapshot),
+            ("/blocks", "GET", blocks),
+            ("/actions", "POST", start),
+            ("/actions", "GET", actions),
+            ("/actions/{action_id}", "GET", action),
+            ("/actions/{action_id}/cancel", "POST", cancel),
+        ):
+            app.add_api_route(
+                "/api/bots/{bot}" + path,
+                _ignoring_bot(handler),
+                methods=[method],
+                status_code=202 if (path, method) == ("/actions", "POST") else 200,
+            )
 
         @app.post("/api/goals", status_code=201)
         async def goals(request: Request) -> Any:
             return self.goal(await request.json())
 
         @app.get("/api/tasks")
-        async def tasks(status: str | None = None, limit: int = 100, order: str = "asc",
-                        bot: str | None = None) -> dict[str, Any]:
+        async def tasks(
+            status: str | None = None, limit: int = 100, order: str = "asc", bot: str | None = None
+        ) -> dict[str, Any]:
             self.task_queries.append(bot)
-            items = [t for t in self.tasks.values() if (status is None or t["status"] in status.split(","))
-                     and (bot is None or t.get("metadata", {}).get("bot") == bot)]
+            items = [
+                t
+                for t in self.tasks.values()
+                if (status is None or t["status"] in status.split(","))
+                and (bot is None or t.get("metadata", {}).get("bot") == bot)
+            ]
             items = list(reversed(items)) if order == "desc" else items
             return {"count": len(items[:limit]), "tasks": items[:limit]}
 
@@ -184,9 +232,15 @@ class FakeDaemon:
         out = []
         for name in self.registry.names():
             tool = self.registry.get(name)
-            out.append({"name": name, "description": tool.description,
-                        "inputSchema": tool.input_model.model_json_schema(),
-                        "timeoutS": tool.timeout_s, "movesBody": tool.queue is not None})
+            out.append(
+                {
+                    "name": name,
+                    "description": tool.description,
+                    "inputSchema": tool.input_model.model_json_schema(),
+                    "timeoutS": tool.timeout_s,
+                    "movesBody": tool.queue is not None,
+                }
+            )
         return out
 
     def start(self, body: dict[str, Any]) -> Any:
@@ -202,13 +256,29 @@ class FakeDaemon:
         moves = tool.queue is not None
         running = next((a for a in self.actions.values() if a["status"] == "running" and a["movesBody"]), None)
         if moves and running is not None:
-            return JSONResponse({"error": "busy", "detail": f"action {running['actionId']} ({running['tool']}) has the "
-                                                           f"body; cancel it or wait"}, 409)
+            return JSONResponse(
+                {
+                    "error": "busy",
+                    "detail": f"action {running['actionId']} ({running['tool']}) has the body; cancel it or wait",
+                },
+                409,
+            )
         action_id = f"act-{len(self.actions) + 1}"
         self.actions[action_id] = {
-            "actionId": action_id, "tool": tool.name, "args": args, "status": "running", "startedAt": 1000,
-            "endedAt": None, "elapsedMs": 0, "timeoutS": tool.timeout_s, "movesBody": moves, "pausedTaskId": None,
-            "output": None, "error": None, "polls": 0}
+            "actionId": action_id,
+            "tool": tool.name,
+            "args": args,
+            "status": "running",
+            "startedAt": 1000,
+            "endedAt": None,
+            "elapsedMs": 0,
+            "timeoutS": tool.timeout_s,
+            "movesBody": moves,
+            "pausedTaskId": None,
+            "output": None,
+            "error": None,
+            "polls": 0,
+        }
         return self.actions[action_id]
 
     def poll(self, action_id: str) -> dict[str, Any]:
@@ -218,8 +288,9 @@ class FakeDaemon:
             record["elapsedMs"] = record["polls"] * 1000
             plan = self.plans.get(record["tool"], Plan())
             if plan.polls is not None and record["polls"] >= plan.polls:
-                self._end(record, plan.status, output=plan.output if plan.status == "succeeded" else None,
-                          error=plan.error)
+                self._end(
+                    record, plan.status, output=plan.output if plan.status == "succeeded" else None, error=plan.error
+                )
         return record
 
     def _end(self, record: dict[str, Any], status: str, output: Any = None, error: Any = None) -> None:
@@ -228,20 +299,45 @@ class FakeDaemon:
     def goal(self, body: dict[str, Any]) -> Any:
         text = body.get("text") or f"{body.get('action')} {body.get('target')} {body.get('amount') or 1}"
         if "diamond_ore" in text:
-            return JSONResponse({"error": "not_grounded", "detail": "missing_item: collect diamond_ore: none in sight",
-                                 "goalKey": "collect:diamond_ore", "goal": {}}, 422)
+            return JSONResponse(
+                {
+                    "error": "not_grounded",
+                    "detail": "missing_item: collect diamond_ore: none in sight",
+                    "goalKey": "collect:diamond_ore",
+                    "goal": {},
+                },
+                422,
+            )
         action, target = text.split()[:2]
         key = f"{action}:{target}"
-        live = next((t for t in self.tasks.values() if t["metadata"]["goalKey"] == key
-                     and t["status"] not in ("completed", "failed")), None)
+        live = next(
+            (
+                t
+                for t in self.tasks.values()
+                if t["metadata"]["goalKey"] == key and t["status"] not in ("completed", "failed")
+            ),
+            None,
+        )
         if live is not None:
-            return JSONResponse({"error": "duplicate", "detail": f"a live task has goal {key}", "goalKey": key,
-                                 "goal": {}, "task": live}, 409)
+            return JSONResponse(
+                {
+                    "error": "duplicate",
+                    "detail": f"a live task has goal {key}",
+                    "goalKey": key,
+                    "goal": {},
+                    "task": live,
+                },
+                409,
+            )
         task_id = f"task-{len(self.tasks) + 1}"
-        self.tasks[task_id] = {"id": task_id, "title": text, "status": "pending", "progress": 0.0,
-                               "priority": body.get("priority", 0.5),
-                               "metadata": {"goalKey": key, "origin": {"kind": "user"}, "createdAt": 1,
-                                            "bot": body.get("bot")}}
+        self.tasks[task_id] = {
+            "id": task_id,
+            "title": text,
+            "status": "pending",
+            "progress": 0.0,
+            "priority": body.get("priority", 0.5),
+            "metadata": {"goalKey": key, "origin": {"kind": "user"}, "createdAt": 1, "bot": body.get("bot")},
+        }
         return JSONResponse(self.tasks[task_id], 201)
 
 

@@ -15,16 +15,32 @@ from bot.mcp.views import entities_view, task_view
 from bot.runtime.errors import InitError
 
 
-@pytest.mark.parametrize("status, body, text, reason", [
-    (400, {"error": "bad_request", "detail": "invalid input for 'move_to': x: Input should be a valid number"}, "",
-     "bad_request: invalid input for 'move_to': x: Input should be a valid number"),
-    (400, {"error": "bad_request", "detail": [{"loc": "body.tool", "msg": "Field required"},
-                                              {"loc": "body.args.x", "msg": "Input should be a valid number"}]}, "",
-     "bad_request: body.tool: Field required; body.args.x: Input should be a valid number"),
-    (409, {"error": "busy", "detail": "a reflex has the body"}, "", "busy: a reflex has the body"),
-    (503, {"error": "unavailable", "detail": {"why": "bridge"}}, "", "unavailable: {'why': 'bridge'}"),
-    (502, None, "<html>Bad Gateway</html>", "HTTP 502: <html>Bad Gateway</html>"),
-])
+@pytest.mark.parametrize(
+    "status, body, text, reason",
+    [
+        (
+            400,
+            {"error": "bad_request", "detail": "invalid input for 'move_to': x: Input should be a valid number"},
+            "",
+            "bad_request: invalid input for 'move_to': x: Input should be a valid number",
+        ),
+        (
+            400,
+            {
+                "error": "bad_request",
+                "detail": [
+                    {"loc": "body.tool", "msg": "Field required"},
+                    {"loc": "body.args.x", "msg": "Input should be a valid number"},
+                ],
+            },
+            "",
+            "bad_request: body.tool: Field required; body.args.x: Input should be a valid number",
+        ),
+        (409, {"error": "busy", "detail": "a reflex has the body"}, "", "busy: a reflex has the body"),
+        (503, {"error": "unavailable", "detail": {"why": "bridge"}}, "", "unavailable: {'why': 'bridge'}"),
+        (502, None, "<html>Bad Gateway</html>", "HTTP 502: <html>Bad Gateway</html>"),
+    ],
+)
 def test_an_error_body_becomes_the_reason(status, body, text, reason):
     e = refusal(status, body, text)
     assert str(e) == reason and e.status == status
@@ -34,16 +50,31 @@ def test_a_finished_action_is_its_output_or_an_error_with_code_and_message():
     assert outcome({"status": "succeeded", "output": {"walked": 4}}) == {"walked": 4}
     assert outcome({"status": "succeeded", "output": None}) == {}
     with pytest.raises(ActionFailed, match=r"^dig failed \(act-3\): NO_PATH: no path to 1 2 3$"):
-        outcome({"actionId": "act-3", "tool": "dig", "status": "failed",
-                 "error": {"code": "NO_PATH", "message": "no path to 1 2 3"}})
+        outcome(
+            {
+                "actionId": "act-3",
+                "tool": "dig",
+                "status": "failed",
+                "error": {"code": "NO_PATH", "message": "no path to 1 2 3"},
+            }
+        )
     with pytest.raises(ActionFailed, match=r"explore cancelled .*: CANCELLED: a reflex needs the body"):
-        outcome({"actionId": "act-4", "tool": "explore", "status": "cancelled",
-                 "error": {"code": "CANCELLED", "message": "a reflex needs the body"}})
+        outcome(
+            {
+                "actionId": "act-4",
+                "tool": "explore",
+                "status": "cancelled",
+                "error": {"code": "CANCELLED", "message": "a reflex needs the body"},
+            }
+        )
 
 
 def test_progress_is_elapsed_seconds_of_the_timeout():
     assert progress_of({"tool": "collect_block", "elapsedMs": 12400, "timeoutS": 180.0}) == (
-        12.4, 180.0, "collect_block running 12 s")
+        12.4,
+        180.0,
+        "collect_block running 12 s",
+    )
 
 
 def test_the_catalog_waits_while_the_bot_attaches_and_a_daemon_without_actions_serves_the_rest(daemon):
@@ -76,14 +107,30 @@ async def _no_wait(_seconds: float) -> None:
 
 
 def test_entities_nearest_first_within_the_radius_and_tasks_as_the_table_shows_them():
-    snap = {"position": {"x": 0, "y": 64, "z": 0}, "hostiles": 1, "entities": [
-        {"name": "a", "type": "mob", "hostile": True, "distance": 9.87, "position": {}},
-        {"name": "b", "type": "player", "hostile": False, "distance": 2.0, "position": {}},
-        {"name": "c", "type": "animal", "hostile": False, "distance": 30.0, "position": {}}]}
+    snap = {
+        "position": {"x": 0, "y": 64, "z": 0},
+        "hostiles": 1,
+        "entities": [
+            {"name": "a", "type": "mob", "hostile": True, "distance": 9.87, "position": {}},
+            {"name": "b", "type": "player", "hostile": False, "distance": 2.0, "position": {}},
+            {"name": "c", "type": "animal", "hostile": False, "distance": 30.0, "position": {}},
+        ],
+    }
     view = entities_view(snap, 10.0)
     assert [(e["name"], e["distance"]) for e in view["entities"]] == [("b", 2.0), ("a", 9.9)] and view["count"] == 2
-    task = {"id": "t1", "title": "Collect", "status": "failed", "progress": 0.333,
-            "metadata": {"goalKey": "collect:oak_log", "origin": {"kind": "user"},
-                         "solver": {"failureReason": "no path"}}}
-    assert task_view(task) == {"id": "t1", "title": "Collect", "status": "failed", "progress": 0.33,
-                               "origin": "user", "goalKey": "collect:oak_log", "reason": "no path"}
+    task = {
+        "id": "t1",
+        "title": "Collect",
+        "status": "failed",
+        "progress": 0.333,
+        "metadata": {"goalKey": "collect:oak_log", "origin": {"kind": "user"}, "solver": {"failureReason": "no path"}},
+    }
+    assert task_view(task) == {
+        "id": "t1",
+        "title": "Collect",
+        "status": "failed",
+        "progress": 0.33,
+        "origin": "user",
+        "goalKey": "collect:oak_log",
+        "reason": "no path",
+    }

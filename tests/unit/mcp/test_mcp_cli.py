@@ -32,8 +32,9 @@ def _env(**over: str) -> dict[str, str]:
 
 
 def _mcbot(argv: list[str], cwd: Path, **env: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "bot", *argv], cwd=cwd, env=_env(**env), capture_output=True,
-                          text=True, timeout=60)
+    return subprocess.run(
+        [sys.executable, "-m", "bot", *argv], cwd=cwd, env=_env(**env), capture_output=True, text=True, timeout=60
+    )
 
 
 def test_with_no_daemon_answering_it_exits_3_and_says_how_to_get_one(tmp_path):
@@ -49,8 +50,9 @@ def test_an_http_host_off_loopback_needs_a_token(tmp_path):
     assert out.returncode == 4 and "set mcp.token" in out.stderr
     with pytest.raises(ConfigError, match=r"mcp.token must be set when mcp.host"):
         load_config(cwd=tmp_path, home=tmp_path, etc_dir=tmp_path, environ={"MCBOT_MCP__HOST": "10.1.2.3"})
-    cfg = load_config(cwd=tmp_path, home=tmp_path, etc_dir=tmp_path,
-                      environ={"MCBOT_MCP__HOST": "10.1.2.3", "MCBOT_MCP__TOKEN": "t"}).config
+    cfg = load_config(
+        cwd=tmp_path, home=tmp_path, etc_dir=tmp_path, environ={"MCBOT_MCP__HOST": "10.1.2.3", "MCBOT_MCP__TOKEN": "t"}
+    ).config
     assert (cfg.mcp.port, cfg.mcp.calls_per_minute, cfg.mcp.poll_s) == (3005, 120, 0.5)
 
 
@@ -68,8 +70,12 @@ def test_the_one_bot_of_a_daemon_named_by_bot_is_served_through_the_plain_routes
     fake, base = daemon
     fake.bot_names = ("mcbot",)
     errlog = tmp_path / "stderr.txt"
-    params = StdioServerParameters(command=sys.executable, args=["-m", "bot", "mcp", "--api", base, "--bot", "MCBOT"],
-                                   cwd=str(tmp_path), env=_env())
+    params = StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "bot", "mcp", "--api", base, "--bot", "MCBOT"],
+        cwd=str(tmp_path),
+        env=_env(),
+    )
 
     async def scenario() -> None:
         with errlog.open("w") as err:
@@ -93,8 +99,12 @@ def test_a_daemon_that_cannot_list_its_bots_is_exit_3(daemon, tmp_path):
 def test_over_stdio_stdout_is_the_protocol_channel_and_logs_go_to_stderr(daemon, tmp_path):
     _fake, base = daemon
     errlog = tmp_path / "stderr.txt"
-    params = StdioServerParameters(command=sys.executable, args=["-m", "bot", "mcp", "--api", base, "--bot", "HELPER"],
-                                   cwd=str(tmp_path), env=_env())
+    params = StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "bot", "mcp", "--api", base, "--bot", "HELPER"],
+        cwd=str(tmp_path),
+        env=_env(),
+    )
 
     async def scenario() -> tuple:
         with errlog.open("w") as err:  # a stray line on stdout would break the session
@@ -116,11 +126,16 @@ def test_over_http_the_token_is_required_as_a_bearer_header(daemon, tmp_path):
     _fake, base = daemon
     port = free_port()
     url = f"http://127.0.0.1:{port}/mcp"
-    p = subprocess.Popen([sys.executable, "-m", "bot", "mcp", "--transport", "http", "--port", str(port), "--api",
-                          base],
-                         cwd=tmp_path, env=_env(MCBOT_MCP__TOKEN="s3cret"), stdout=subprocess.PIPE,
-                         stderr=subprocess.STDOUT, text=True)
+    p = subprocess.Popen(
+        [sys.executable, "-m", "bot", "mcp", "--transport", "http", "--port", str(port), "--api", base],
+        cwd=tmp_path,
+        env=_env(MCBOT_MCP__TOKEN="s3cret"),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
     try:
+
         def up() -> bool:
             assert p.poll() is None, p.stdout.read()
             try:
@@ -149,16 +164,33 @@ def test_every_stdout_line_is_json_rpc_and_sigterm_ends_it_with_stdin_still_open
     """Spoken raw, line by line: a stray print on stdout would fail json.loads here (the
     SDK's client only logs such a line and carries on)."""
     _fake, base = daemon
-    p = subprocess.Popen([sys.executable, "-m", "bot", "mcp", "--api", base], cwd=tmp_path, env=_env(),
-                         stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    p = subprocess.Popen(
+        [sys.executable, "-m", "bot", "mcp", "--api", base],
+        cwd=tmp_path,
+        env=_env(),
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+    )
     try:
+
         def send(message: dict) -> None:
             p.stdin.write(json.dumps(message) + "\n")
             p.stdin.flush()
 
-        send({"jsonrpc": "2.0", "id": 1, "method": "initialize",
-              "params": {"protocolVersion": "2025-06-18", "capabilities": {},
-                         "clientInfo": {"name": "t", "version": "1"}}})
+        send(
+            {
+                "jsonrpc": "2.0",
+                "id": 1,
+                "method": "initialize",
+                "params": {
+                    "protocolVersion": "2025-06-18",
+                    "capabilities": {},
+                    "clientInfo": {"name": "t", "version": "1"},
+                },
+            }
+        )
         send({"jsonrpc": "2.0", "method": "notifications/initialized"})
         send({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "inventory", "arguments": {}}})
         answers = {}

@@ -75,11 +75,14 @@ def test_look_tools_read_the_snapshot_and_the_blocks_around(daemon):
 
     async def scenario() -> tuple:
         async with mcp_client(base) as c:
-            return (await c.call_tool("snapshot", {}), await c.call_tool("inventory", {}),
-                    await c.call_tool("nearby_entities", {"radius": 20}),
-                    await c.call_tool("nearby_entities", {"hostile_only": True}),
-                    await c.call_tool("blocks_around", {"radius": 3}),
-                    await c.call_tool("blocks_around", {"radius": 99}))
+            return (
+                await c.call_tool("snapshot", {}),
+                await c.call_tool("inventory", {}),
+                await c.call_tool("nearby_entities", {"radius": 20}),
+                await c.call_tool("nearby_entities", {"hostile_only": True}),
+                await c.call_tool("blocks_around", {"radius": 3}),
+                await c.call_tool("blocks_around", {"radius": 99}),
+            )
 
     snap, inv, near, hostile, blocks, too_far = asyncio.run(scenario())
     assert _json(snap)["health"] == 18.0 and _json(snap)["position"] == {"x": 10.5, "y": 64.0, "z": -3.5}
@@ -107,8 +110,11 @@ def test_an_action_maps_its_arguments_reports_progress_and_returns_the_output(da
     assert _json(result) == {"collected": 2, "block": "oak_log"}
     assert fake.bodies[0] == {"tool": "collect_block", "args": {"block": "oak_log", "count": 2}}
     timeout_s = fake.registry.get("collect_block").timeout_s
-    assert progress == [(0.0, timeout_s, "collect_block running 0 s"), (1.0, timeout_s, "collect_block running 1 s"),
-                        (2.0, timeout_s, "collect_block running 2 s")]
+    assert progress == [
+        (0.0, timeout_s, "collect_block running 0 s"),
+        (1.0, timeout_s, "collect_block running 1 s"),
+        (2.0, timeout_s, "collect_block running 2 s"),
+    ]
     assert fake.actions["act-1"]["status"] == "succeeded"
 
 
@@ -123,17 +129,30 @@ def test_a_list_argument_sent_as_a_json_string_reaches_the_daemon_as_a_list(daem
     assert fake.bodies[0] == {"tool": "mine_block", "args": {"positions": [{"x": 1, "y": 63, "z": 2}]}}
 
 
-@pytest.mark.parametrize("tool, args, plan, says", [
-    ("go_to", {"x": "north", "y": 64, "z": 1}, None,
-     "Error executing tool go_to: bad_request: invalid input for 'move_to': x: Input should be a valid number"),
-    ("go_to", {"x": 1, "y": 64, "z": 1, "speed": 3}, None,
-     "bad_request: invalid input for 'move_to': speed: Extra inputs are not permitted"),
-    ("go_to", {"x": 1}, None, "y: Field required; z: Field required"),
-    ("follow", {"username": "nobody"}, Plan(polls=1, status="failed",
-                                            error={"code": "target_not_found",
-                                                   "message": "no player 'nobody' in view"}),
-     "follow failed (act-1): target_not_found: no player 'nobody' in view"),
-])
+@pytest.mark.parametrize(
+    "tool, args, plan, says",
+    [
+        (
+            "go_to",
+            {"x": "north", "y": 64, "z": 1},
+            None,
+            "Error executing tool go_to: bad_request: invalid input for 'move_to': x: Input should be a valid number",
+        ),
+        (
+            "go_to",
+            {"x": 1, "y": 64, "z": 1, "speed": 3},
+            None,
+            "bad_request: invalid input for 'move_to': speed: Extra inputs are not permitted",
+        ),
+        ("go_to", {"x": 1}, None, "y: Field required; z: Field required"),
+        (
+            "follow",
+            {"username": "nobody"},
+            Plan(polls=1, status="failed", error={"code": "target_not_found", "message": "no player 'nobody' in view"}),
+            "follow failed (act-1): target_not_found: no player 'nobody' in view",
+        ),
+    ],
+)
 def test_the_daemons_refusals_and_failures_are_tool_errors_with_its_words(daemon, tool, args, plan, says):
     fake, base = daemon
     if plan is not None:
@@ -172,8 +191,10 @@ def test_a_second_body_action_is_refused_busy_and_stop_ends_this_clients_action(
 
     busy, stopped, walked, nothing = asyncio.run(scenario())
     assert busy.is_error and "busy: action act-1 (move_to) has the body; cancel it or wait" in _text(busy)
-    assert _json(stopped) == {"stopped": [{"actionId": "act-1", "tool": "move_to"}],
-                              "message": "stopped this client's action(s): act-1 (move_to)"}
+    assert _json(stopped) == {
+        "stopped": [{"actionId": "act-1", "tool": "move_to"}],
+        "message": "stopped this client's action(s): act-1 (move_to)",
+    }
     assert walked.is_error and "move_to cancelled (act-1): CANCELLED: cancelled by the caller" in _text(walked)
     assert _json(nothing) == {"stopped": [], "message": "nothing was running"}
 
@@ -218,24 +239,34 @@ def test_direct_tools_give_goals_and_manage_tasks_and_refusals_say_why(daemon):
 
     async def scenario() -> dict:
         async with mcp_client(base) as c:
-            out = {"created": await c.call_tool("create_goal", {"text": "collect oak_log 1"}),
-                   "again": await c.call_tool("create_goal", {"action": "collect", "target": "oak_log"}),
-                   "ungrounded": await c.call_tool("create_goal", {"text": "collect diamond_ore 2"}),
-                   "paused": await c.call_tool("pause_task", {"task_id": "task-1"}),
-                   "listed": await c.call_tool("list_tasks", {"status": "paused"}),
-                   "resumed": await c.call_tool("resume_task", {"task_id": "task-1"}),
-                   "cancelled": await c.call_tool("cancel_task", {"task_id": "task-1"}),
-                   "unknown": await c.call_tool("cancel_task", {"task_id": "task-9"})}
+            out = {
+                "created": await c.call_tool("create_goal", {"text": "collect oak_log 1"}),
+                "again": await c.call_tool("create_goal", {"action": "collect", "target": "oak_log"}),
+                "ungrounded": await c.call_tool("create_goal", {"text": "collect diamond_ore 2"}),
+                "paused": await c.call_tool("pause_task", {"task_id": "task-1"}),
+                "listed": await c.call_tool("list_tasks", {"status": "paused"}),
+                "resumed": await c.call_tool("resume_task", {"task_id": "task-1"}),
+                "cancelled": await c.call_tool("cancel_task", {"task_id": "task-1"}),
+                "unknown": await c.call_tool("cancel_task", {"task_id": "task-9"}),
+            }
             return out
 
     r = asyncio.run(scenario())
-    assert _json(r["created"]) == {"id": "task-1", "title": "collect oak_log 1", "status": "pending", "progress": 0.0,
-                                   "origin": "user", "goalKey": "collect:oak_log"}
+    assert _json(r["created"]) == {
+        "id": "task-1",
+        "title": "collect oak_log 1",
+        "status": "pending",
+        "progress": 0.0,
+        "origin": "user",
+        "goalKey": "collect:oak_log",
+    }
     assert fake.bodies[0] == {"text": "collect oak_log 1", "priority": 0.5}
     assert r["again"].is_error and _text(r["again"]).endswith(
-        "duplicate: a live task has goal collect:oak_log (the live task: task-1)")
+        "duplicate: a live task has goal collect:oak_log (the live task: task-1)"
+    )
     assert r["ungrounded"].is_error and "not_grounded: missing_item: collect diamond_ore: none in sight" in _text(
-        r["ungrounded"])
+        r["ungrounded"]
+    )
     assert _json(r["paused"])["status"] == "paused"
     assert [t["id"] for t in _json(r["listed"])["tasks"]] == ["task-1"]
     assert _json(r["resumed"])["status"] == "pending" and _json(r["cancelled"])["status"] == "failed"
@@ -244,8 +275,13 @@ def test_direct_tools_give_goals_and_manage_tasks_and_refusals_say_why(daemon):
 
 def test_resources_are_the_snapshot_the_inventory_and_the_tasks_as_json(daemon):
     fake, base = daemon
-    fake.tasks["task-1"] = {"id": "task-1", "title": "t", "status": "active", "progress": 0.5,
-                            "metadata": {"goalKey": "craft:stick", "origin": {"kind": "drive-tick"}}}
+    fake.tasks["task-1"] = {
+        "id": "task-1",
+        "title": "t",
+        "status": "active",
+        "progress": 0.5,
+        "metadata": {"goalKey": "craft:stick", "origin": {"kind": "drive-tick"}},
+    }
 
     async def scenario() -> tuple:
         async with mcp_client(base) as c:
@@ -257,8 +293,16 @@ def test_resources_are_the_snapshot_the_inventory_and_the_tasks_as_json(daemon):
     assert listed == ["mcbot://snapshot", "mcbot://inventory", "mcbot://tasks"]
     assert snap.contents[0].mime_type == "application/json" and json.loads(snap.contents[0].text)["food"] == 17
     assert json.loads(inv.contents[0].text)["items"]["oak_log"] == 5
-    assert json.loads(tasks.contents[0].text) == [{"id": "task-1", "title": "t", "status": "active", "progress": 0.5,
-                                                   "origin": "drive-tick", "goalKey": "craft:stick"}]
+    assert json.loads(tasks.contents[0].text) == [
+        {
+            "id": "task-1",
+            "title": "t",
+            "status": "active",
+            "progress": 0.5,
+            "origin": "drive-tick",
+            "goalKey": "craft:stick",
+        }
+    ]
 
 
 def test_over_its_budget_a_call_is_refused_without_reaching_the_daemon(daemon):
@@ -267,8 +311,11 @@ def test_over_its_budget_a_call_is_refused_without_reaching_the_daemon(daemon):
 
     async def scenario() -> list:
         async with mcp_client(base, calls_per_minute=2, clock=lambda: now[0]) as c:
-            out = [await c.call_tool("inventory", {}), await c.call_tool("inventory", {}),
-                   await c.call_tool("inventory", {})]
+            out = [
+                await c.call_tool("inventory", {}),
+                await c.call_tool("inventory", {}),
+                await c.call_tool("inventory", {}),
+            ]
             now[0] += 30.0  # half a minute refills one call
             out += [await c.call_tool("inventory", {}), await c.call_tool("inventory", {})]
             return out
@@ -315,8 +362,12 @@ def test_serving_one_bot_of_a_fleet_every_tool_and_resource_uses_that_bot_s_rout
     goal, stopped = asyncio.run(scenario())
     paths = [p for _m, p in fake.calls if p not in ("/api/tools", "/healthz")]
     assert {p for p in paths if not p.startswith("/api/bots/helper/")} == {"/api/goals", "/api/tasks"}, paths
-    assert {"/api/bots/helper/snapshot", "/api/bots/helper/blocks", "/api/bots/helper/actions",
-            "/api/bots/helper/actions/act-1/cancel"} <= set(paths)
+    assert {
+        "/api/bots/helper/snapshot",
+        "/api/bots/helper/blocks",
+        "/api/bots/helper/actions",
+        "/api/bots/helper/actions/act-1/cancel",
+    } <= set(paths)
     assert fake.bodies[0] == {"text": "collect dirt 2", "priority": 0.5, "bot": "helper"}
     assert fake.tasks[goal["id"]]["metadata"]["bot"] == "helper"
     assert fake.task_queries == ["helper", "helper"]

@@ -67,12 +67,15 @@ def test_a_budget_below_one_call_is_refused():
         RateLimiter(0)
 
 
-@pytest.mark.parametrize("request_obj, key", [
-    (None, LOCAL_CLIENT),  # stdio and in-process: the one client
-    # a session id header is the client's own word: a fresh one must not buy a fresh budget
-    (SimpleNamespace(headers={"mcp-session-id": "abc"}, client=SimpleNamespace(host="10.0.0.2")), "peer:10.0.0.2"),
-    (SimpleNamespace(headers={}, client=SimpleNamespace(host="10.0.0.2")), "peer:10.0.0.2"),  # stateless HTTP
-    (SimpleNamespace(headers={}, client=None), "peer:unknown"),
-])
+@pytest.mark.parametrize(
+    "request_obj, key",
+    [
+        (None, LOCAL_CLIENT),  # stdio and in-process: the one client
+        # a session id header is the client's own word: a fresh one must not buy a fresh budget
+        (SimpleNamespace(headers={"mcp-session-id": "abc"}, client=SimpleNamespace(host="10.0.0.2")), "peer:10.0.0.2"),
+        (SimpleNamespace(headers={}, client=SimpleNamespace(host="10.0.0.2")), "peer:10.0.0.2"),  # stateless HTTP
+        (SimpleNamespace(headers={}, client=None), "peer:unknown"),
+    ],
+)
 def test_who_the_client_is(request_obj, key):
     assert client_key(SimpleNamespace(request=request_obj)) == key

@@ -42,15 +42,25 @@ def test_awareness_is_factual_and_never_convertible(perception, make_snapshot, p
 
 
 def test_describe_entities_lists_and_pluralizes():
-    base = {"health": 20, "food": 20, "gameMode": "survival", "dimension": "overworld", "timeOfDay": 0, "isDay": True,
-                "position": Vec3(x=0, y=0, z=0), "hostiles": 0, "ts": 0}
+    base = {
+        "health": 20,
+        "food": 20,
+        "gameMode": "survival",
+        "dimension": "overworld",
+        "timeOfDay": 0,
+        "isDay": True,
+        "position": Vec3(x=0, y=0, z=0),
+        "hostiles": 0,
+        "ts": 0,
+    }
     assert describe_entities(WorldSnapshot(**base), 32)[0] == "No creatures nearby."
     snap = WorldSnapshot(**base, entities=[ent("sheep"), ent("sheep"), ent("pig"), ent("cow"), ent("far", distance=99)])
     assert describe_entities(snap, 32)[0] == "2 sheep, 1 cow and 1 pig nearby."
 
 
-def test_KA_A7_identical_awareness_suppressed_inside_30s_window_boundary(perception, clock, make_snapshot, logs,
-                                                                         published):
+def test_KA_A7_identical_awareness_suppressed_inside_30s_window_boundary(
+    perception, clock, make_snapshot, logs, published
+):
     snap = make_snapshot(entities=[ent("cow"), ent("cow")])
     assert perception.observe(snap).awareness is not None
     h = content_hash("2 cows nearby.")

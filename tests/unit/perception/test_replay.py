@@ -18,17 +18,33 @@ HEADER = {"kind": "header", "format": 1, "startedAt": 1000, "versions": {"minecr
 
 
 def _recording(tmp_path):
-    return _write(tmp_path, [
-        HEADER,
-        {"kind": "snapshot", "t": 0, "data": SNAP},
-        {"kind": "event", "t": 500, "data": {"type": "health", "ts": 1500, "data": {"health": 16}}},
-        {"kind": "snapshot", "t": 1000, "data": {**SNAP, "health": 16}},
-        {"kind": "event", "t": 1500, "data": {"type": "death", "ts": 2500, "data": {}}},
-        {"kind": "region", "t": 1000,
-         "data": {"origin": [0, 0, 0], "size": [2, 1, 1], "palette": ["dirt"], "data": [0, 0]}},
-        {"kind": "action", "t": 1200, "data": {"id": "a1", "kind": "dig", "state": "done", "startedAt": 1, "endedAt": 2,
-                                               "result": {"dug": "dirt"}}},
-    ])
+    return _write(
+        tmp_path,
+        [
+            HEADER,
+            {"kind": "snapshot", "t": 0, "data": SNAP},
+            {"kind": "event", "t": 500, "data": {"type": "health", "ts": 1500, "data": {"health": 16}}},
+            {"kind": "snapshot", "t": 1000, "data": {**SNAP, "health": 16}},
+            {"kind": "event", "t": 1500, "data": {"type": "death", "ts": 2500, "data": {}}},
+            {
+                "kind": "region",
+                "t": 1000,
+                "data": {"origin": [0, 0, 0], "size": [2, 1, 1], "palette": ["dirt"], "data": [0, 0]},
+            },
+            {
+                "kind": "action",
+                "t": 1200,
+                "data": {
+                    "id": "a1",
+                    "kind": "dig",
+                    "state": "done",
+                    "startedAt": 1,
+                    "endedAt": 2,
+                    "result": {"dug": "dirt"},
+                },
+            },
+        ],
+    )
 
 
 def test_replay_snapshot_follows_injected_clock(tmp_path):

@@ -56,8 +56,11 @@ class Backend:
 
     def insert_raw_task(self, task_id: str, data: dict[str, Any], status: str = "pending") -> None:
         """A task row written around the store, as another program on the database could."""
-        self.raw("INSERT INTO tasks (id, status, goal_key, progress, created_at, updated_at, data) "
-                 f"VALUES (%s, %s, NULL, 0, 0, 0, {self.json_param})", (task_id, status, json.dumps(data)))
+        self.raw(
+            "INSERT INTO tasks (id, status, goal_key, progress, created_at, updated_at, data) "
+            f"VALUES (%s, %s, NULL, 0, 0, 0, {self.json_param})",
+            (task_id, status, json.dumps(data)),
+        )
 
 
 class SqliteBackend(Backend):
@@ -87,8 +90,9 @@ class PgBackend(Backend):
         self.location = url
 
     def make(self, clock: Any, daemon_id: str = "daemon-a", **kw: Any) -> PgTaskStore:
-        return PgTaskStore(self.location, daemon_id=daemon_id, clock=clock,
-                           **{"dev_mode": False, "strict_finalize": False, **kw})
+        return PgTaskStore(
+            self.location, daemon_id=daemon_id, clock=clock, **{"dev_mode": False, "strict_finalize": False, **kw}
+        )
 
     def raw(self, sql: str, params: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
         with psycopg.connect(self.location, autocommit=True) as conn:

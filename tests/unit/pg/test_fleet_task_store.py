@@ -25,6 +25,7 @@ def _add(store, clock, title, bot=None, urgency=None, goal_key=None):
 
 # -- the claim -----------------------------------------------------------------------------
 
+
 def test_a_bot_claims_its_own_and_open_tasks_never_another_bots(store, clock):
     for_b = _add(store, clock, "b's", bot="B", urgency=0.9)  # the most urgent, but not A's to take
     for_a = _add(store, clock, "a's", bot="A", urgency=0.5)
@@ -109,6 +110,7 @@ def test_bots_claiming_at_once_on_their_own_connections_never_take_one_task_twic
 
 # -- who holds it -------------------------------------------------------------------------------
 
+
 def test_held_by_is_the_stores_a_caller_can_neither_add_nor_patch_it(store, clock):
     t = store.add_task({"title": "t", "type": "collect", "metadata": {"bot": "A", "heldBy": "A"}})
     assert (t.metadata.bot, t.metadata.heldBy) == ("A", None)
@@ -155,6 +157,7 @@ def test_a_finished_or_reopened_task_keeps_the_bot_that_ran_it(store, clock):
 
 # -- listing by bot -------------------------------------------------------------------------------
 
+
 def test_lists_by_bot_hold_the_tasks_bound_to_or_held_by_it(store, clock):
     bound_a = _add(store, clock, "bound to A", bot="A")
     open_held_a = _add(store, clock, "open, A's claim", urgency=0.9)
@@ -195,6 +198,7 @@ def test_latest_by_goal_key_open_to_a_bot_leaves_out_other_bots_tasks(store, clo
 
 
 # -- PostgreSQL: leases and row locks ----------------------------------------------------------
+
 
 def test_a_lease_take_over_puts_the_task_back_in_the_queue_held_by_none(pg, clock):
     dead, alive = pg.make(clock, daemon_id="daemon-a"), pg.make(clock, daemon_id="daemon-b")

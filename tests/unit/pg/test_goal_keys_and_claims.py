@@ -20,8 +20,13 @@ def _bound(binding=None, **extra):
 
 
 def _task_json(task_id, binding, status="pending"):
-    return {"id": task_id, "title": "raw", "type": "build", "status": status,
-            "metadata": {"createdAt": 0, "updatedAt": 0, "goalBinding": binding}}
+    return {
+        "id": task_id,
+        "title": "raw",
+        "type": "build",
+        "status": status,
+        "metadata": {"createdAt": 0, "updatedAt": 0, "goalBinding": binding},
+    }
 
 
 def _live_rows(backend):
@@ -87,8 +92,9 @@ def test_claims_across_processes_take_each_task_exactly_once(backend, clock):
     ctx = multiprocessing.get_context("spawn")
     results = ctx.Queue()
     daemons = [f"daemon-{n}" for n in range(3)]
-    procs = [ctx.Process(target=claim_worker.claim_all, args=(backend.name, backend.location, d, results))
-             for d in daemons]
+    procs = [
+        ctx.Process(target=claim_worker.claim_all, args=(backend.name, backend.location, d, results)) for d in daemons
+    ]
     for p in procs:
         p.start()
     claimed = dict(results.get(timeout=90) for _ in procs)

@@ -40,8 +40,9 @@ def _file_before_bots(path: Any, remembered: int | None) -> None:
     for version, _desc, sql in MIGRATIONS[:8]:
         conn.executescript(f"BEGIN;\n{sql}\nPRAGMA user_version = {version};\nCOMMIT;")
     if remembered is not None:
-        conn.execute("CREATE TABLE drive_tick_state (id INTEGER PRIMARY KEY CHECK (id = 1), "
-                     "last_fired_ms INTEGER NOT NULL)")
+        conn.execute(
+            "CREATE TABLE drive_tick_state (id INTEGER PRIMARY KEY CHECK (id = 1), last_fired_ms INTEGER NOT NULL)"
+        )
         conn.execute("INSERT INTO drive_tick_state (id, last_fired_ms) VALUES (1, ?)", (remembered,))
     conn.close()
 

@@ -80,7 +80,8 @@ def world() -> World:
 
 def _bound(key: str, aliases: list[str] | None = None) -> NewTask:
     binding = new_binding(BUILD_SHELTER, {}, (0, 64, 0), verifier="v").model_copy(
-        update={"goalKey": key, "goalKeyAliases": aliases or []})
+        update={"goalKey": key, "goalKeyAliases": aliases or []}
+    )
     return NewTask(title="shelter", type="build", metadata={"goalBinding": dump_binding(binding)})
 
 
@@ -93,8 +94,9 @@ def test_goals_are_upserted_and_follow_their_task(store, index, lifecycle, goals
     clock.advance(10)
     goals.upsert(stored.model_copy(update={"status": GoalStatus.FAILED}))
     assert goals.get("g1").status is GoalStatus.FAILED and goals.get("g1").updatedAt == clock()
-    res = resolve_or_create_build_goal(store, index, shelter_intent((2.0, 64.0, 2.0), goal_id="g2"),
-                                       verify=world.verify, lifecycle=lifecycle)
+    res = resolve_or_create_build_goal(
+        store, index, shelter_intent((2.0, 64.0, 2.0), goal_id="g2"), verify=world.verify, lifecycle=lifecycle
+    )
     assert goals.get("g2").status is GoalStatus.ACTIVE
     assert goals.get("g2").goalInstanceId == read_binding(res.task).goalInstanceId
     lifecycle.hold(res.task.id, "unsafe")  # the reducer writes the goal's status through GoalSync
@@ -106,8 +108,9 @@ def test_the_index_reads_live_and_terminal_keys_the_same_on_both(store, index):
     b = store.add_task(_bound("shelter@2"))
     assert index.live_task_id(BUILD_SHELTER, "chunk:0:0") == a.id  # an alias, matched exactly
     assert index.live_task_id(BUILD_SHELTER, "CHUNK:0:0") is None and index.live_task_id("other", "shelter@1") is None
-    assert index.live_key_holders() == {(BUILD_SHELTER, k): [a.id] for k in ("shelter@1", "chunk:0:0", "Chunk:0:0")} \
-        | {(BUILD_SHELTER, "shelter@2"): [b.id]}
+    assert index.live_key_holders() == {(BUILD_SHELTER, k): [a.id] for k in ("shelter@1", "chunk:0:0", "Chunk:0:0")} | {
+        (BUILD_SHELTER, "shelter@2"): [b.id]
+    }
     store.set_status(b.id, TaskStatus.failed)
     assert index.task_ids(BUILD_SHELTER, terminal=False) == [a.id]
     assert index.task_ids(BUILD_SHELTER, terminal=True) == [b.id]
@@ -139,7 +142,9 @@ def test_a_duplicate_shelter_goal_through_two_connections_is_refused_not_raised(
         db = dbs.open()
         try:
             res = resolve_or_create_build_goal(
-                dbs.tasks(db, clock, daemon_id=name), GoalKeyIndex(db), shelter_intent((3.0, 64.0, 3.0)),
+                dbs.tasks(db, clock, daemon_id=name),
+                GoalKeyIndex(db),
+                shelter_intent((3.0, 64.0, 3.0)),
                 verify=lambda *_: None,
                 on_before_create=lambda attempt: barrier.wait(timeout=10) if attempt == 0 else None,
             )

@@ -65,9 +65,16 @@ TWO = wf([work("one", value=1), work("two")], wid="two-steps")
 
 def _checkpoint(run_id: str, step: int, clock: Any) -> Checkpoint:
     done = ["one", "two"][: step + 1]
-    return Checkpoint(runId=run_id, workflowId="two-steps", stepIndex=step, completedStepId=done[-1],
-                      stepOutputs={s: {"name": s, "at": [step, 64, 0], "ratio": 0.1} for s in done},
-                      context={"task": {"action": "x"}}, memorySnapshot={"done": done}, createdAt=clock())
+    return Checkpoint(
+        runId=run_id,
+        workflowId="two-steps",
+        stepIndex=step,
+        completedStepId=done[-1],
+        stepOutputs={s: {"name": s, "at": [step, 64, 0], "ratio": 0.1} for s in done},
+        context={"task": {"action": "x"}},
+        memorySnapshot={"done": done},
+        createdAt=clock(),
+    )
 
 
 def test_runs_and_checkpoints_round_trip(dbs, clock):
@@ -77,7 +84,11 @@ def test_runs_and_checkpoints_round_trip(dbs, clock):
     assert cps.latest_run_for_task("task-1").runId == "r1"  # the same millisecond: the later run wins
     assert cps.start_run("r1", TWO, "other", "task-1", {}) == first  # started once: a retry changes nothing
     assert (first.workflow, first.context, first.status, first.createdAt) == (
-        TWO, {"task": {"action": "craft", "amount": 2}}, "running", clock())
+        TWO,
+        {"task": {"action": "craft", "amount": 2}},
+        "running",
+        clock(),
+    )
     cps.save(_checkpoint("r1", 0, clock), TWO)
     clock.advance(10)
     cps.save(_checkpoint("r1", 1, clock), TWO)
@@ -113,13 +124,22 @@ def test_a_run_written_by_one_daemon_is_resumed_by_another(dbs):
     flow = wf([work("s1", value=41), work("s2"), work("s3"), work("s4", value="${steps.s1.value}")])
     probe.fail_once.add("s4")
     first = SqliteCheckpointStore(dbs.open(), clock=time.clock)  # the old name still works, on either database
-    assert run(WorkflowEngine(StepExecutor(tools, ctx), first).run(flow, run_id="task-7", agent_id="standard",
-                                                                   task_id="task-7")).status == "failed"
+    assert (
+        run(
+            WorkflowEngine(StepExecutor(tools, ctx), first).run(
+                flow, run_id="task-7", agent_id="standard", task_id="task-7"
+            )
+        ).status
+        == "failed"
+    )
 
     taker = DatabaseCheckpointStore(dbs.open(), clock=time.clock)
     assert taker.latest_run_for_task("task-7").workflow == flow
-    resumed = run(WorkflowEngine(StepExecutor(tools, ctx), taker).run(flow, run_id="task-7", agent_id="standard",
-                                                                      task_id="task-7"))
+    resumed = run(
+        WorkflowEngine(StepExecutor(tools, ctx), taker).run(
+            flow, run_id="task-7", agent_id="standard", task_id="task-7"
+        )
+    )
     assert resumed.ok and resumed.resumedFrom == 2 and resumed.outputs["s4"]["value"] == 41
     assert probe.calls == {"s1": 1, "s2": 1, "s3": 1, "s4": 2}  # s1..s3 never re-run
     assert first.get_run("task-7").status == "completed"  # seen from the first connection too

@@ -33,6 +33,7 @@ def _add(store, title="t"):
 
 # -- leases ---------------------------------------------------------------------------
 
+
 def test_a_claim_is_leased_to_the_claiming_daemon_and_leaving_active_drops_it(two, clock):
     a, b = two
     tid = _add(a)
@@ -107,6 +108,7 @@ def test_a_store_needs_a_daemon_id_and_a_positive_lease(pg_url):
 
 # -- row locks between daemons --------------------------------------------------------------
 
+
 def _wait_for_a_blocked_backend(pg, deadline_s=10.0):
     """Whether some connection is waiting for a lock, polled until the deadline."""
     end = time.monotonic() + deadline_s
@@ -177,6 +179,7 @@ def test_a_goal_key_conflict_is_told_apart_from_other_refusals(pg, clock):
 
 
 # -- the database and its migrations ------------------------------------------------------------
+
 
 def test_migrations_run_at_open_once_each_and_are_recorded(pg_url):
     with PgDatabase(pg_url) as db:

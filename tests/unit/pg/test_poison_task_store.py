@@ -27,8 +27,11 @@ def test_a_bridge_down_is_recorded_with_an_event_and_leaves_the_hold_to_the_call
     assert t.status is S.active and store.get_task(tid) == t
     assert [(d.at, d.reason) for d in t.metadata.bridgeDowns] == [(clock(), DIED)]
     last = store.events(tid)[-1]
-    assert (last.event, last.status, last.data) == ("bridge_down", "active",
-                                                    {"reason": DIED, "count": 1, "poisonAfter": POISON_AFTER})
+    assert (last.event, last.status, last.data) == (
+        "bridge_down",
+        "active",
+        {"reason": DIED, "count": 1, "poisonAfter": POISON_AFTER},
+    )
     held = store.set_status(tid, S.paused, metadata_patch={"blockedReason": "disconnected"})
     assert held.metadata.bridgeDowns == t.metadata.bridgeDowns  # a hold, a resume and a claim keep the record
     store.set_status(tid, S.pending, metadata_patch={"blockedReason": None})

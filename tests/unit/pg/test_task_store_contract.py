@@ -24,9 +24,18 @@ S = TaskStatus
 
 # -- add, finalize, get ---------------------------------------------------------------
 
+
 def test_a_task_added_reads_back_equal_and_pending(store, clock):
-    t = store.add_task({"title": "Collect oak log", "type": "collect", "description": "d", "priority": 0.7,
-                        "source": "drive-tick", "parameters": {"item": "oak_log", "count": 3}})
+    t = store.add_task(
+        {
+            "title": "Collect oak log",
+            "type": "collect",
+            "description": "d",
+            "priority": 0.7,
+            "source": "drive-tick",
+            "parameters": {"item": "oak_log", "count": 3},
+        }
+    )
     got = store.get_task(t.id)
     assert got == t
     assert (got.status, got.progress, got.urgency, got.metadata.createdAt) == (S.pending, 0.0, 0.5, clock())
@@ -48,25 +57,46 @@ def test_finalize_stamps_origin_once_and_it_survives_patches(store, clock):
 
 
 def test_unknown_task_raises_typed_not_found(store):
-    for write in (lambda: store.set_status("nope", "active"), lambda: store.set_progress("nope", 0.5),
-                  lambda: store.update_task_metadata("nope", {}),
-                  lambda: store.finalize_new_task("nope", {"kind": "x"}),
-                  lambda: store.record_event("nope", "step_started")):
+    for write in (
+        lambda: store.set_status("nope", "active"),
+        lambda: store.set_progress("nope", 0.5),
+        lambda: store.update_task_metadata("nope", {}),
+        lambda: store.finalize_new_task("nope", {"kind": "x"}),
+        lambda: store.record_event("nope", "step_started"),
+    ):
         with pytest.raises(TaskNotFoundError):
             write()
 
 
 # -- metadata projection -------------------------------------------------------------------
 
+
 def test_metadata_is_rebuilt_and_only_allowlisted_keys_survive(store, clock):
-    t = store.add_task(draft(goalKey="collect:oak_log", sourceThoughtId="th-1", secret="x", origin={"kind": "forged"},
-                             createdAt=1, retryCount=9, childTaskIds=["x"], tags=["a", 3], solver={"s": 1}))
+    t = store.add_task(
+        draft(
+            goalKey="collect:oak_log",
+            sourceThoughtId="th-1",
+            secret="x",
+            origin={"kind": "forged"},
+            createdAt=1,
+            retryCount=9,
+            childTaskIds=["x"],
+            tags=["a", 3],
+            solver={"s": 1},
+        )
+    )
     for m in (t.metadata, store.get_task(t.id).metadata):
         dumped = m.model_dump(exclude_none=True)
         assert "secret" not in dumped and "origin" not in dumped
         assert (m.goalKey, m.sourceThoughtId) == ("collect:oak_log", "th-1")
         assert (m.createdAt, m.retryCount, m.childTaskIds, m.tags, m.solver, m.category) == (
-            clock(), 0, [], ["a"], {"s": 1}, "collect")
+            clock(),
+            0,
+            [],
+            ["a"],
+            {"s": 1},
+            "collect",
+        )
 
 
 def test_dev_mode_warns_once_per_dropped_key(store, logs):
@@ -93,12 +123,16 @@ def test_a_metadata_patch_cannot_move_created_at_and_drops_unknown_keys(store, c
     t = store.add_task(draft())
     clock.advance(10)
     u = store.update_task_metadata(t.id, {"createdAt": 1, "updatedAt": 2, "nope": 3, "nextEligibleAt": 99})
-    assert (u.metadata.createdAt, u.metadata.updatedAt, u.metadata.nextEligibleAt) == (t.metadata.createdAt, clock(),
-                                                                                       99)
+    assert (u.metadata.createdAt, u.metadata.updatedAt, u.metadata.nextEligibleAt) == (
+        t.metadata.createdAt,
+        clock(),
+        99,
+    )
     assert store.get_task(t.id) == u
 
 
 # -- transitions and progress ------------------------------------------------------------------
+
 
 def test_every_status_change_follows_the_transition_table(store):
     wrong = []
@@ -130,6 +164,7 @@ def test_progress_must_be_a_number_within_0_and_1(store, bad):
 
 # -- events ------------------------------------------------------------------------------
 
+
 def test_events_follow_every_change_in_order_with_the_status_after_it(store, clock):
     t = store.add_task(draft(goalKey="collect:oak_log"), origin={"kind": "manual"})
     assert store.claim_next().id == t.id
@@ -145,8 +180,15 @@ def test_events_follow_every_change_in_order_with_the_status_after_it(store, clo
         store.set_status(t.id, S.completed)  # refused: logs nothing
     events = store.events(t.id)
     assert [(e.event, e.status) for e in events] == [
-        ("created", "pending"), ("claimed", "active"), ("progress", "active"), ("step_started", "active"),
-        ("held", "paused"), ("held", "paused"), ("resumed", "pending"), ("planning", "pending_planning")]
+        ("created", "pending"),
+        ("claimed", "active"),
+        ("progress", "active"),
+        ("step_started", "active"),
+        ("held", "paused"),
+        ("held", "paused"),
+        ("resumed", "pending"),
+        ("planning", "pending_planning"),
+    ]
     assert events[0].data == {"origin": "manual", "goalKey": "collect:oak_log"}
     assert events[4].data == {"from": "active", "reason": "reflex: low health"}
     assert events[5].data == {"from": "paused", "reason": "user pause"}
@@ -178,6 +220,7 @@ def test_a_refused_write_leaves_neither_the_change_nor_its_event(backend, clock)
 
 # -- queries ------------------------------------------------------------------------------
 
+
 def test_find_and_latest_by_goal_key(store, clock):
     a = store.add_task(draft(goalKey="collect:oak_log"))
     clock.advance(1)
@@ -207,11 +250,19 @@ def test_newest_and_counts_by_status(store, clock):
     store.set_status(ids[1], S.active)
     assert [t.id for t in store.newest(3)] == [same_ms[1], same_ms[0], ids[3]]
     counts = store.counts_by_status()
-    assert counts == {"pending": 4, "pending_planning": 0, "active": 1, "completed": 0, "failed": 1,
-                      "paused": 0, "unplannable": 0}
+    assert counts == {
+        "pending": 4,
+        "pending_planning": 0,
+        "active": 1,
+        "completed": 0,
+        "failed": 1,
+        "paused": 0,
+        "unplannable": 0,
+    }
 
 
 # -- urgency and the claim --------------------------------------------------------------------
+
 
 def test_claim_next_takes_the_most_urgent_pending_task_then_the_oldest(store, clock):
     old_low = add_pending(store, clock, "old low", 0.2)
@@ -264,7 +315,11 @@ def test_the_store_survives_reopening(backend, clock):
     try:
         got = again.get_task(t.id)
         assert (got.status, got.progress, got.metadata.goalKey, got.metadata.origin.kind) == (
-            S.active, 0.25, "collect:oak_log", "thought")
+            S.active,
+            0.25,
+            "collect:oak_log",
+            "thought",
+        )
         assert [e.event for e in again.events(t.id)] == ["created", "claimed", "progress"]
     finally:
         again.close()

@@ -51,8 +51,13 @@ def logs():
 
 
 def _smelt(body, ftime, memory=None):
-    ctx = ToolContext(body=body, clock=ftime.clock, sleep=ftime.sleep, poll_interval_s=0.1,
-                      hooks={HOOK: memory} if memory is not None else {})
+    ctx = ToolContext(
+        body=body,
+        clock=ftime.clock,
+        sleep=ftime.sleep,
+        poll_interval_s=0.1,
+        hooks={HOOK: memory} if memory is not None else {},
+    )
     return asyncio.run(default_tool_registry().execute("smelt", {"item": "iron_ingot", "count": 2}, ctx))
 
 
@@ -71,8 +76,9 @@ def test_a_smelt_walks_to_a_remembered_furnace_instead_of_placing_the_one_it_hol
 def test_without_the_memory_the_held_furnace_is_placed(body, ftime):
     res = _smelt(body, ftime)
     assert res.success, res.error
-    assert [a["block"] for k,
-            a in body.started if k == "place"] == ["furnace"] and res.output["furnaceFrom"] == "placed"
+    assert [a["block"] for k, a in body.started if k == "place"] == ["furnace"] and res.output[
+        "furnaceFrom"
+    ] == "placed"
     assert list(body.blocks.values()).count("furnace") == 2
 
 
@@ -88,16 +94,26 @@ def test_a_remembered_furnace_found_gone_is_forgotten_and_the_held_one_placed(bo
 def _agency(tmp_path, ftime, body):
     body.connected = True
     body.settings = SimpleNamespace(host="127.0.0.1", port=25565)  # a server's address: its world id
-    agency = Agency(McbotConfig.model_validate({"storage": {"db_path": str(tmp_path / "daemon.db")}}),
-                    clock=ftime.clock)
+    agency = Agency(
+        McbotConfig.model_validate({"storage": {"db_path": str(tmp_path / "daemon.db")}}), clock=ftime.clock
+    )
     agency.attach_body(body, embedded=False)
     return agency
 
 
 def test_the_drive_tick_counts_a_remembered_furnace_and_asks_for_no_second_one(tmp_path, ftime, body):
     body.inventory.clear()
-    body.inventory.update({"oak_log": 20, "crafting_table": 1, "stone_pickaxe": 1, "stone_sword": 1, "cobblestone": 8,
-                           "cooked_beef": 4, "white_bed": 1})
+    body.inventory.update(
+        {
+            "oak_log": 20,
+            "crafting_table": 1,
+            "stone_pickaxe": 1,
+            "stone_sword": 1,
+            "cobblestone": 8,
+            "cooked_beef": 4,
+            "white_bed": 1,
+        }
+    )
     agency = _agency(tmp_path, ftime, body)
     try:
         snap = body.snapshot()
@@ -119,8 +135,9 @@ def test_the_drive_tick_counts_a_remembered_furnace_and_asks_for_no_second_one(t
 def test_the_drive_tick_counts_a_remembered_bed_and_crafts_no_second_one(tmp_path, ftime, body):
     bed = ((5, GROUND_Y, 5), (6, GROUND_Y, 5))
     body.inventory.clear()
-    body.inventory.update({"oak_log": 20, "crafting_table": 1, "stone_pickaxe": 1, "stone_sword": 1, "cooked_beef": 4,
-                           "white_wool": 3})
+    body.inventory.update(
+        {"oak_log": 20, "crafting_table": 1, "stone_pickaxe": 1, "stone_sword": 1, "cooked_beef": 4, "white_wool": 3}
+    )
     agency = _agency(tmp_path, ftime, body)
     try:
         snap = body.snapshot()

@@ -59,10 +59,21 @@ def _region(origin, size, blocks: dict, default: str | None = "air") -> BlockReg
 # ---- kinds ---------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("name, kind", [("crafting_table", "crafting_table"), ("furnace", "furnace"),
-                                        ("lit_furnace", "furnace"), ("red_bed", "bed"), ("white_bed", "bed"),
-                                        ("bed", "bed"), ("oak_planks", None), ("bedrock", None), ("air", None),
-                                        (None, None)])
+@pytest.mark.parametrize(
+    "name, kind",
+    [
+        ("crafting_table", "crafting_table"),
+        ("furnace", "furnace"),
+        ("lit_furnace", "furnace"),
+        ("red_bed", "bed"),
+        ("white_bed", "bed"),
+        ("bed", "bed"),
+        ("oak_planks", None),
+        ("bedrock", None),
+        ("air", None),
+        (None, None),
+    ],
+)
 def test_a_block_name_is_a_kind_of_place_or_none(name, kind):
     assert place_kind(name) == kind
 
@@ -105,8 +116,9 @@ def test_places_are_scoped_to_their_world(store):
     assert [p.pos for p in store.list(WORLD_A)] == [(10, 64, 0)]
     # the same position in world B is a place of its own
     store.remember(WORLD_B, "bed", (10, 64, 0), "red_bed", "seen")
-    assert [p.kind for p in store.list(WORLD_A)] == ["crafting_table"] and [p.kind
-                                                                            for p in store.list(WORLD_B)] == ["bed"]
+    assert [p.kind for p in store.list(WORLD_A)] == ["crafting_table"] and [p.kind for p in store.list(WORLD_B)] == [
+        "bed"
+    ]
 
 
 def test_places_survive_a_restart_of_the_store_on_the_same_file(tmp_path, clock):
@@ -158,7 +170,8 @@ def test_only_places_are_remembered_and_each_once(store, logs):
     mem.saw("crafting_table", 4, 64, 4)
     assert [p.pos for p in store.list(WORLD_A)] == [(4, 64, 4)]
     assert [line for line in logs if line.startswith("[Places]")] == [
-        "[Places] crafting_table at 4 64 4 remembered (placed crafting_table)"]
+        "[Places] crafting_table at 4 64 4 remembered (placed crafting_table)"
+    ]
 
 
 def test_a_disabled_memory_remembers_nothing(store):
@@ -169,13 +182,23 @@ def test_a_disabled_memory_remembers_nothing(store):
 
 def test_observing_a_region_remembers_what_is_in_sight_a_bed_once(store, logs):
     mem = PlaceMemory(store, lambda: WORLD_A)
-    blocks = {(2, 64, 2): "crafting_table", (5, 64, -3): "furnace", (-4, 64, 1): "red_bed", (-3, 64, 1): "red_bed",
-              (6, 64, 6): "white_bed", (6, 64, 7): "white_bed"}  # two beds of two halves each
+    blocks = {
+        (2, 64, 2): "crafting_table",
+        (5, 64, -3): "furnace",
+        (-4, 64, 1): "red_bed",
+        (-3, 64, 1): "red_bed",
+        (6, 64, 6): "white_bed",
+        (6, 64, 7): "white_bed",
+    }  # two beds of two halves each
     got = mem.observe(_region((-8, 63, -8), (17, 4, 17), blocks))
     assert got == {"remembered": 4, "forgotten": 0}
     kinds = sorted((p.kind, p.pos) for p in store.list(WORLD_A))
-    assert kinds == [("bed", (-4, 64, 1)), ("bed", (6, 64, 6)), ("crafting_table", (2, 64, 2)),
-                     ("furnace", (5, 64, -3))]
+    assert kinds == [
+        ("bed", (-4, 64, 1)),
+        ("bed", (6, 64, 6)),
+        ("crafting_table", (2, 64, 2)),
+        ("furnace", (5, 64, -3)),
+    ]
     assert all(p.source == "seen" for p in store.list(WORLD_A))
     # seen again: nothing new, no new log line, and a bed remembered by one half is not added by the other
     again = mem.observe(_region((-8, 63, -8), (17, 4, 17), blocks))

@@ -58,8 +58,13 @@ def logs():
 
 
 def _ctx(body, ftime, memory=None) -> ToolContext:
-    return ToolContext(body=body, clock=ftime.clock, sleep=ftime.sleep, poll_interval_s=0.1,
-                       hooks={HOOK: memory} if memory is not None else {})
+    return ToolContext(
+        body=body,
+        clock=ftime.clock,
+        sleep=ftime.sleep,
+        poll_interval_s=0.1,
+        hooks={HOOK: memory} if memory is not None else {},
+    )
 
 
 def _craft(ctx, item="wooden_pickaxe", **args):
@@ -137,7 +142,9 @@ def test_placing_a_furnace_or_a_bed_with_the_place_tool_remembers_it(body, ftime
     assert asyncio.run(reg.execute("place_block", {"block": "furnace", "x": 2, "y": GROUND_Y, "z": 0}, ctx)).success
     assert asyncio.run(reg.execute("place_block", {"block": "red_bed", "x": 0, "y": GROUND_Y, "z": 2}, ctx)).success
     assert sorted((p.kind, p.pos, p.source) for p in memory.store.list(WORLD)) == [
-        ("bed", (0, GROUND_Y, 2), "placed"), ("furnace", (2, GROUND_Y, 0), "placed")]
+        ("bed", (0, GROUND_Y, 2), "placed"),
+        ("furnace", (2, GROUND_Y, 0), "placed"),
+    ]
 
 
 # ---- the crafter's workflow ------------------------------------------------------------------
@@ -146,8 +153,14 @@ def test_placing_a_furnace_or_a_bed_with_the_place_tool_remembers_it(body, ftime
 def test_the_crafters_plan_has_no_table_steps_when_a_table_is_known():
     inv = {"oak_log": 3}
     unknown = [s.id for s in craft_plan("crafter", {"target": "wooden_pickaxe", "amount": 1}, inv).steps]
-    known = [s.id for s in craft_plan("crafter", {"target": "wooden_pickaxe", "amount": 1,
-                                                   "facts": {"craftingTable": {"x": 14, "y": 64, "z": 3}}}, inv).steps]
+    known = [
+        s.id
+        for s in craft_plan(
+            "crafter",
+            {"target": "wooden_pickaxe", "amount": 1, "facts": {"craftingTable": {"x": 14, "y": 64, "z": 3}}},
+            inv,
+        ).steps
+    ]
     assert "craft-crafting-table" in unknown and "place-crafting-table" in unknown
     assert "craft-crafting-table" not in known and "place-crafting-table" not in known
     assert known[-1] == "craft-wooden-pickaxe"
@@ -159,8 +172,9 @@ def test_the_crafters_plan_has_no_table_steps_when_a_table_is_known():
 def _agency(tmp_path, ftime, body, port=25565):
     body.connected = True
     body.settings = SimpleNamespace(host="127.0.0.1", port=port)  # a server's address: its world id
-    agency = Agency(McbotConfig.model_validate({"storage": {"db_path": str(tmp_path / "daemon.db")}}),
-                    clock=ftime.clock)
+    agency = Agency(
+        McbotConfig.model_validate({"storage": {"db_path": str(tmp_path / "daemon.db")}}), clock=ftime.clock
+    )
     agency.attach_body(body, embedded=False)
     return agency
 
@@ -182,7 +196,8 @@ def test_after_a_restart_in_the_same_world_the_drive_tick_counts_the_remembered_
         body.blocks[TABLE] = "crafting_table"  # and one standing there again is seen again
         second.places.saw("crafting_table", *TABLE)
         assert asyncio.run(WORLD_FACTS["craft_plan"](second.tool_ctx)) == {  # what a craft plan is told
-            "craftingTable": {"x": TABLE[0], "y": TABLE[1], "z": TABLE[2]}}
+            "craftingTable": {"x": TABLE[0], "y": TABLE[1], "z": TABLE[2]}
+        }
         second.last_snapshot = snap
         asyncio.run(second.job_drive_tick())
         [thought] = second.stream.recent(5)
@@ -212,7 +227,9 @@ def test_the_drive_ticks_sight_read_remembers_what_it_sees(tmp_path, ftime, body
         agency.last_snapshot = body.snapshot()
         asyncio.run(agency.job_drive_tick())
         assert sorted((p.kind, p.pos) for p in agency.places.store.list(WORLD)) == [
-            ("crafting_table", TABLE), ("furnace", (-5, GROUND_Y, 9))]
+            ("crafting_table", TABLE),
+            ("furnace", (-5, GROUND_Y, 9)),
+        ]
     finally:
         agency.close()
 
@@ -225,6 +242,7 @@ def test_the_api_lists_the_places_of_this_world(tmp_path, ftime, body, monkeypat
         got = client.get("/api/places").json()
         assert got["world"] == WORLD and got["reuseDistance"] == 48.0 and got["shelters"] == []
         assert [(p["kind"], p["x"], p["y"], p["z"], p["source"]) for p in got["places"]] == [
-            ("crafting_table", *TABLE, "placed")]
+            ("crafting_table", *TABLE, "placed")
+        ]
     finally:
         agency.close()

@@ -15,8 +15,13 @@ GOAL = ExtractedGoal(action="collect", target="oak_log", amount=8)
 
 
 def _eligible(now, goal=GOAL, **meta):
-    return Thought(content="I need wood.", timestamp=now, novelty="high", convertEligible=True,
-                   metadata=ThoughtMetadata(extractedGoal=goal, extractedGoalSource="llm", **meta))
+    return Thought(
+        content="I need wood.",
+        timestamp=now,
+        novelty="high",
+        convertEligible=True,
+        metadata=ThoughtMetadata(extractedGoal=goal, extractedGoalSource="llm", **meta),
+    )
 
 
 def test_converts_eligible_thought_with_goal_into_task(store, clock):
@@ -108,8 +113,11 @@ def test_drive_tick_thought_converts_into_drive_tick_task(store, clock, make_sna
     fired = evaluate_drive_tick(make_snapshot({"oak_log": 2}), clock(), DriveTickState(), store)
     out = convert_thought(fired.thought, store, clock())
     task = store.get_task(out.task_id)
-    assert (task.source, task.metadata.origin.kind, task.metadata.extractedGoalSource) == ("drive-tick", "drive-tick",
-                                                                                           "drive-tick")
+    assert (task.source, task.metadata.origin.kind, task.metadata.extractedGoalSource) == (
+        "drive-tick",
+        "drive-tick",
+        "drive-tick",
+    )
     assert task.metadata.goalKey == "craft:crafting_table"
 
 

@@ -24,8 +24,13 @@ def stream(tmp_path, clock):
 
 def goal_thought(now, action="collect", target="oak_log", **meta):
     goal = ExtractedGoal(action=action, target=target, amount=4)
-    return Thought(content=f"{action} {target}", timestamp=now, novelty="high", convertEligible=True,
-                   metadata=ThoughtMetadata(extractedGoal=goal, grounding=PASS, **meta))
+    return Thought(
+        content=f"{action} {target}",
+        timestamp=now,
+        novelty="high",
+        convertEligible=True,
+        metadata=ThoughtMetadata(extractedGoal=goal, grounding=PASS, **meta),
+    )
 
 
 def msgs(logs):

@@ -22,8 +22,10 @@ KEY = "craft:crafting_table"
 
 
 def _task(store, goal_key, status, reason="EXECUTION_ERROR: move_to failed: no progress"):
-    t = store.add_task({"title": goal_key, "type": goal_key.split(":")[0], "metadata": {"goalKey": goal_key}},
-                       origin=TaskOrigin(kind="drive-tick"))
+    t = store.add_task(
+        {"title": goal_key, "type": goal_key.split(":")[0], "metadata": {"goalKey": goal_key}},
+        origin=TaskOrigin(kind="drive-tick"),
+    )
     store.set_status(t.id, "active")
     if status == "failed":
         store.update_task_metadata(t.id, {"solver": {"failureReason": reason}})

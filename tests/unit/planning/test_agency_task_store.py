@@ -38,6 +38,7 @@ def _warnings(logs):
 
 # -- TASK-1 projection allowlist ---------------------------------------------------
 
+
 def test_propagated_meta_keys_are_fields_of_task_metadata():
     assert set(PROPAGATED_META_KEYS) | set(REBUILT_META_KEYS) <= set(TaskMetadata.model_fields)
     assert "origin" not in PROPAGATED_META_KEYS
@@ -52,8 +53,18 @@ def test_addTask_keeps_only_propagated_meta_keys(store):
 
 
 def test_addTask_rebuilds_metadata_keys_from_scratch(store, clock):
-    t = store.add_task(draft(createdAt=1, updatedAt=2, retryCount=9, maxRetries=99, childTaskIds=["x"],
-                             tags=["a", 3], category="cat", solver={"s": 1}))
+    t = store.add_task(
+        draft(
+            createdAt=1,
+            updatedAt=2,
+            retryCount=9,
+            maxRetries=99,
+            childTaskIds=["x"],
+            tags=["a", 3],
+            category="cat",
+            solver={"s": 1},
+        )
+    )
     m = t.metadata
     assert (m.createdAt, m.updatedAt, m.retryCount, m.maxRetries, m.childTaskIds) == (clock(), clock(), 0, 3, [])
     assert (m.tags, m.category, m.solver) == (["a"], "cat", {"s": 1})
@@ -151,6 +162,7 @@ def test_the_store_and_dev_injection_read_MCBOT_ENV_the_same_way(tmp_path, clock
 
 # -- TASK-2 origin ---------------------------------------------------------------------
 
+
 def test_origin_is_stamped_by_finalize_new_task(store, clock):
     t = store.add_task(draft(), allow_unfinalized=True)
     assert t.metadata.origin is None
@@ -207,6 +219,7 @@ def test_strict_finalize_flag_reads_env(tmp_path, clock, logs, monkeypatch):
 
 # -- statuses and progress ---------------------------------------------------------------
 
+
 @pytest.mark.parametrize(("frm", "to"), list(itertools.product(TaskStatus, TaskStatus)))
 def test_status_transitions_follow_the_explicit_table(store, frm, to):
     t = store.add_task(draft())
@@ -242,6 +255,7 @@ def test_unknown_task_raises_typed_not_found(store):
 
 # -- queries and persistence -----------------------------------------------------------------
 
+
 def test_find_by_goal_key_and_status(store):
     a = store.add_task(draft(goalKey="collect:oak_log"))
     b = store.add_task(draft(goalKey="collect:oak_log"))
@@ -272,8 +286,12 @@ def test_task_store_survives_reopening_the_database_file(tmp_path, clock):
     got = reopened.get_task(t.id)
     reopened.close()
     assert got is not None
-    assert (got.status, got.progress, got.metadata.goalKey, got.metadata.origin.kind) == (S.active, 0.25,
-                                                                                          "collect:oak_log", "thought")
+    assert (got.status, got.progress, got.metadata.goalKey, got.metadata.origin.kind) == (
+        S.active,
+        0.25,
+        "collect:oak_log",
+        "thought",
+    )
 
 
 def test_database_runs_in_wal_mode_and_records_schema_version(store, tmp_path, clock):
@@ -285,8 +303,14 @@ def test_database_runs_in_wal_mode_and_records_schema_version(store, tmp_path, c
 
 
 def test_task_json_uses_camelCase_keys(store):
-    t = store.add_task({"title": "Collect oak log", "type": "collect", "source": "drive-tick",
-                        "metadata": {"goalKey": "collect:oak_log"}})
+    t = store.add_task(
+        {
+            "title": "Collect oak log",
+            "type": "collect",
+            "source": "drive-tick",
+            "metadata": {"goalKey": "collect:oak_log"},
+        }
+    )
     data = t.model_dump(mode="json")
     assert {"id", "title", "type", "status", "progress", "priority", "urgency", "source", "metadata"} <= set(data)
     assert {"goalKey", "createdAt", "updatedAt", "retryCount", "maxRetries", "childTaskIds"} <= set(data["metadata"])
@@ -295,6 +319,7 @@ def test_task_json_uses_camelCase_keys(store):
 # -- urgency and the claim -------------------------------------------------------------------
 # (The claim order and two stores claiming are in the contract, tests/unit/pg/
 # test_task_store_contract.py, which runs them on SQLite as well.)
+
 
 def test_claim_query_is_backed_by_an_index(store):
     plan = " ".join(r[-1] for r in store._conn.execute("EXPLAIN QUERY PLAN " + SQL_CLAIM_NEXT))
@@ -347,9 +372,11 @@ def test_an_older_database_gets_the_urgency_column_from_its_tasks(tmp_path, cloc
     s.close()
     for task, urgency in zip(ids, (0.3, 0.7), strict=True):
         row = task.model_copy(update={"urgency": urgency})
-        conn.execute("INSERT INTO tasks (id, status, goal_key, progress, created_at, updated_at, data) "
-                     "VALUES (?, 'pending', NULL, 0, ?, ?, ?)",
-                     (row.id, row.metadata.createdAt, row.metadata.updatedAt, row.model_dump_json()))
+        conn.execute(
+            "INSERT INTO tasks (id, status, goal_key, progress, created_at, updated_at, data) "
+            "VALUES (?, 'pending', NULL, 0, ?, ?, ?)",
+            (row.id, row.metadata.createdAt, row.metadata.updatedAt, row.model_dump_json()),
+        )
     conn.close()
     upgraded = SqliteTaskStore(path, clock=clock, dev_mode=False)
     try:

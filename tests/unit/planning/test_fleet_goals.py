@@ -39,12 +39,20 @@ def _explore_task(store, bot=None, status=None):
 
 
 def _thought(bot, goal=LOGS, thought_id="thought-1"):
-    return Thought(id=thought_id, type="drive", content="I need logs.", timestamp=0, convertEligible=True,
-                   metadata=ThoughtMetadata(extractedGoal=goal, extractedGoalSource="drive-tick",
-                                            goalKey=f"{goal.action}:{goal.target}", bot=bot))
+    return Thought(
+        id=thought_id,
+        type="drive",
+        content="I need logs.",
+        timestamp=0,
+        convertEligible=True,
+        metadata=ThoughtMetadata(
+            extractedGoal=goal, extractedGoalSource="drive-tick", goalKey=f"{goal.action}:{goal.target}", bot=bot
+        ),
+    )
 
 
 # -- drive ticks ---------------------------------------------------------------------------------
+
 
 def test_a_drive_tick_thought_names_its_bot(make_snapshot, clock, store):
     fired = _tick(make_snapshot, clock(), store, "A")
@@ -93,6 +101,7 @@ def test_a_drive_tick_of_one_bot_converted_blocks_that_bot_alone(make_snapshot, 
 
 # -- the converter ---------------------------------------------------------------------------------
 
+
 def test_the_converter_binds_the_task_to_the_thoughts_bot_and_checks_duplicates_per_bot(clock, store):
     for_a = convert_thought(_thought("A", thought_id="t-a"), store, clock())
     assert store.get_task(for_a.task_id).metadata.bot == "A"
@@ -111,9 +120,16 @@ def test_a_thought_with_no_bot_makes_an_open_task(clock, store):
 
 # -- user goals ---------------------------------------------------------------------------------
 
+
 def _submit(store, clock, bot):
-    return submit_user_goal(LOGS, store=store, now_ms=clock(), facts=FrameFacts(blocks=frozenset({"oak_log"})),
-                            is_routable=lambda _goal: True, bot=bot)
+    return submit_user_goal(
+        LOGS,
+        store=store,
+        now_ms=clock(),
+        facts=FrameFacts(blocks=frozenset({"oak_log"})),
+        is_routable=lambda _goal: True,
+        bot=bot,
+    )
 
 
 def test_a_user_goal_naming_a_bot_makes_a_task_bound_to_it(clock, store):

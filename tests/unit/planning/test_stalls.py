@@ -15,8 +15,16 @@ def _store(tmp_path):
 
 def _add(store, **meta):
     src = meta.pop("source", "drive-tick")
-    return store.add_task(NewTask(title="collect oak_log 8", type="collect", source=src,
-                                  parameters={"target": "oak_log", "amount": 8}, metadata=meta), allow_unfinalized=True)
+    return store.add_task(
+        NewTask(
+            title="collect oak_log 8",
+            type="collect",
+            source=src,
+            parameters={"target": "oak_log", "amount": 8},
+            metadata=meta,
+        ),
+        allow_unfinalized=True,
+    )
 
 
 def test_each_stall_class_is_produced_and_classified(tmp_path):

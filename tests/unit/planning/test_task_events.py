@@ -75,6 +75,7 @@ def _kinds(store, task_id):
 
 # -- the mapping --------------------------------------------------------------------------
 
+
 def test_every_legal_transition_maps_to_its_kind():
     legal = {(frm, to) for frm, tos in TRANSITIONS.items() for to in tos}
     assert legal == set(EXPECTED_KIND)
@@ -91,7 +92,9 @@ def test_no_status_change_is_no_event():
 
 def test_created_names_origin_kind_and_goal_key():
     assert status_event(None, _task(goalKey="collect:oak_log", origin=TaskOrigin(kind="thought"))) == (
-        "created", {"origin": "thought", "goalKey": "collect:oak_log"})
+        "created",
+        {"origin": "thought", "goalKey": "collect:oak_log"},
+    )
     assert status_event(None, _task()) == ("created", {"origin": None, "goalKey": None})
 
 
@@ -111,6 +114,7 @@ def test_kind_sets():
 
 
 # -- the store writes them ----------------------------------------------------------------
+
 
 def test_a_task_life_is_logged_in_order_with_status_progress_and_time(store, clock):
     start = clock()
@@ -217,6 +221,7 @@ def test_an_invariant_check_that_refuses_a_write_drops_its_event_too(tmp_path, c
 
 # -- record_event -------------------------------------------------------------------------
 
+
 def test_record_event_stamps_the_current_status_and_progress(store, clock):
     t = store.add_task(_draft())
     store.claim_next()
@@ -253,6 +258,7 @@ def test_record_step_writes_engine_step_events(store):
 
 # -- paging and JSON ----------------------------------------------------------------------
 
+
 def test_events_pages_after_a_seq_and_keeps_tasks_apart(store):
     a = store.add_task(_draft())
     b = store.add_task(_draft())
@@ -281,6 +287,7 @@ def test_task_event_json_is_camelCase(store):
 
 # -- migration ----------------------------------------------------------------------------
 
+
 def test_a_version_5_file_keeps_its_tasks_and_gains_the_log(tmp_path, clock):
     path = tmp_path / "v5.db"
     conn = sqlite3.connect(path, isolation_level=None)
@@ -288,10 +295,14 @@ def test_a_version_5_file_keeps_its_tasks_and_gains_the_log(tmp_path, clock):
         conn.executescript(f"BEGIN;\n{sql}\nPRAGMA user_version = {version};\nCOMMIT;")
     assert schema_version(conn) == 5
     assert conn.execute("SELECT name FROM sqlite_master WHERE name = 'task_events'").fetchone() is None
-    old = Task(title="old", type="collect", status=S.active, progress=0.3,
-               metadata=TaskMetadata(createdAt=1, updatedAt=2))
-    conn.execute("INSERT INTO tasks (id, status, goal_key, progress, urgency, created_at, updated_at, data) "
-                 "VALUES (?, 'active', NULL, 0.3, 0.5, 1, 2, ?)", (old.id, old.model_dump_json()))
+    old = Task(
+        title="old", type="collect", status=S.active, progress=0.3, metadata=TaskMetadata(createdAt=1, updatedAt=2)
+    )
+    conn.execute(
+        "INSERT INTO tasks (id, status, goal_key, progress, urgency, created_at, updated_at, data) "
+        "VALUES (?, 'active', NULL, 0.3, 0.5, 1, 2, ?)",
+        (old.id, old.model_dump_json()),
+    )
     conn.close()
 
     s = SqliteTaskStore(path, clock=clock, dev_mode=False)
@@ -301,10 +312,15 @@ def test_a_version_5_file_keeps_its_tasks_and_gains_the_log(tmp_path, clock):
         assert s.events(old.id) == []  # no history invented for the past
         s.set_status(old.id, S.completed)
         ev = s.events(old.id)
-        assert [(e.event, e.status, e.progress, e.data)
-                for e in ev] == [("completed", "completed", 0.3, {"from": "active"})]
-        plan = " ".join(r[3] for r in s._conn.execute(
-            "EXPLAIN QUERY PLAN SELECT seq FROM task_events WHERE task_id = ? AND seq > ? ORDER BY seq", ("x", 0)))
+        assert [(e.event, e.status, e.progress, e.data) for e in ev] == [
+            ("completed", "completed", 0.3, {"from": "active"})
+        ]
+        plan = " ".join(
+            r[3]
+            for r in s._conn.execute(
+                "EXPLAIN QUERY PLAN SELECT seq FROM task_events WHERE task_id = ? AND seq > ? ORDER BY seq", ("x", 0)
+            )
+        )
         assert "idx_task_events_task" in plan
     finally:
         s.close()

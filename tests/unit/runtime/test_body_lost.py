@@ -111,8 +111,12 @@ class _JoiningBridge:
 def test_a_stalled_login_is_retried_once_with_a_new_connection(monkeypatch):
     now = [0.0]
     bridge = _JoiningBridge()
-    body = MineflayerBody(bridge, ConnectionSettings(), clock=lambda: now[0],  # type: ignore[arg-type]  # a fake bridge
-                          sleep=lambda s: now.__setitem__(0, now[0] + s))
+    body = MineflayerBody(
+        bridge,
+        ConnectionSettings(),
+        clock=lambda: now[0],  # type: ignore[arg-type]  # a fake bridge
+        sleep=lambda s: now.__setitem__(0, now[0] + s),
+    )
     monkeypatch.setattr(body, "resolve_version", lambda: "1.21.4")
     body.connect()
     assert body.connected and body.bot_id == "2" and bridge.quit == ["1"]
@@ -126,8 +130,12 @@ def test_a_bot_that_spawned_but_never_got_ready_fails_the_join_at_once(monkeypat
         def call_json(self, fn: str, *args: Any, **_: Any) -> Any:
             return {"state": "spawned", "client": "play", "error": "Timeout waiting for 5 chunks to load after 10000ms"}
 
-    body = MineflayerBody(_NoChunks(), ConnectionSettings(), clock=lambda: now[0],  # type: ignore[arg-type]  # a fake bridge
-                          sleep=lambda s: now.__setitem__(0, now[0] + s))
+    body = MineflayerBody(
+        _NoChunks(),
+        ConnectionSettings(),
+        clock=lambda: now[0],  # type: ignore[arg-type]  # a fake bridge
+        sleep=lambda s: now.__setitem__(0, now[0] + s),
+    )
     monkeypatch.setattr(body, "resolve_version", lambda: "1.21.4")
     with pytest.raises(ServerUnreachable, match="never got ready: Timeout waiting for 5 chunks"):
         body.connect()
@@ -148,8 +156,12 @@ def test_after_the_bridge_died_the_bot_rejoins_once_the_server_had_time_to_drop_
             self.alive, self.rebuilt, self.generation = True, self.rebuilt + 1, self.generation + 1
 
     bridge = _Dead()
-    body = MineflayerBody(bridge, ConnectionSettings(), clock=lambda: now[0],  # type: ignore[arg-type]  # a fake bridge
-                          sleep=lambda s: now.__setitem__(0, now[0] + s))
+    body = MineflayerBody(
+        bridge,
+        ConnectionSettings(),
+        clock=lambda: now[0],  # type: ignore[arg-type]  # a fake bridge
+        sleep=lambda s: now.__setitem__(0, now[0] + s),
+    )
     joins = []
     body.connect = lambda: joins.append(now[0])  # type: ignore[method-assign]  # the test's stand-in
     assert body.maintain() is False and bridge.rebuilt == 1 and joins == []
@@ -176,8 +188,10 @@ def test_bots_sharing_a_bridge_rebuild_it_once_and_each_rejoins():
                 self.alive, self.rebuilt, self.generation = True, self.rebuilt + 1, self.generation + 1
 
     bridge = _Shared()
-    bodies = [MineflayerBody(bridge, ConnectionSettings(username=n), clock=lambda: now[0])  # type: ignore[arg-type]  # a fake bridge
-              for n in ("alice", "bob")]
+    bodies = [
+        MineflayerBody(bridge, ConnectionSettings(username=n), clock=lambda: now[0])  # type: ignore[arg-type]  # a fake bridge
+        for n in ("alice", "bob")
+    ]
     for body in bodies:
         body.bot_id, body._generation, body.connected = "1", bridge.generation, True
     bridge.alive = False
@@ -185,4 +199,6 @@ def test_bots_sharing_a_bridge_rebuild_it_once_and_each_rejoins():
     assert bridge.rebuilt == 1  # once, not once per bot
     assert all(b.bot_id is None and not b.connected for b in bodies)
     assert [[e.data.get("reason") for e in b.events()] for b in bodies] == [
-        ["bridge dead: node process exited (code -9)"], ["bridge rebuilt for another bot"]]
+        ["bridge dead: node process exited (code -9)"],
+        ["bridge rebuilt for another bot"],
+    ]

@@ -61,7 +61,8 @@ def no_package(monkeypatch: pytest.MonkeyPatch) -> _NoJavascriptPackage:
 
 
 def test_the_bridge_reads_a_preloaded_connection_and_never_imports_the_package(
-        no_package: _NoJavascriptPackage, monkeypatch: pytest.MonkeyPatch) -> None:
+    no_package: _NoJavascriptPackage, monkeypatch: pytest.MonkeyPatch
+) -> None:
     proc, stopped = _Proc(), []
     connection = SimpleNamespace(proc=proc, com_thread=None, stop=lambda: stopped.append(True))
     config = SimpleNamespace(event_thread=None)
@@ -108,8 +109,12 @@ def test_doctor_builds_its_bridge_from_the_bridge_config(tmp_path: Path, monkeyp
 
 
 def _metrics(bridge: Bridge | None) -> str:
-    agency = SimpleNamespace(counters=SimpleNamespace(snapshot=dict), body=None, stream=SimpleNamespace(
-        count=lambda: 0), tasks=SimpleNamespace(counts_by_status=dict))
+    agency = SimpleNamespace(
+        counters=SimpleNamespace(snapshot=dict),
+        body=None,
+        stream=SimpleNamespace(count=lambda: 0),
+        tasks=SimpleNamespace(counts_by_status=dict),
+    )
     daemon = SimpleNamespace(scheduler=SimpleNamespace(jobs={}), bridge=bridge)
     return render_metrics(daemon, {"mcbot": agency})
 

@@ -24,8 +24,14 @@ from bot.runtime.node_spawn import _Subprocess
 from bot.runtime.node_watch import NodeWatch
 from bot.runtime.wedge import Beat, Verdict, WedgeJudge, WedgeLimits
 
-LIMITS = WedgeLimits(heartbeat_interval_s=0.5, missed_heartbeat_s=5.0, max_loop_lag_ms=2000, lag_samples=3,
-                     timeouts_in_a_row=3, max_rss_mb=3072)
+LIMITS = WedgeLimits(
+    heartbeat_interval_s=0.5,
+    missed_heartbeat_s=5.0,
+    max_loop_lag_ms=2000,
+    lag_samples=3,
+    timeouts_in_a_row=3,
+    max_rss_mb=3072,
+)
 
 
 def _beat(seq: int, ts_s: float, lag_ms: float = 5, rss_mb: float = 200, pid: int = 42) -> Beat:
@@ -234,9 +240,21 @@ def _load(tmp_path: Path, toml: str = "", environ: dict[str, str] | None = None)
 
 def test_the_bridge_limits_default_to_the_watchdogs_own(tmp_path: Path) -> None:
     b = _load(tmp_path).bridge
-    assert (b.heartbeat_interval_s, b.missed_heartbeat_s, b.max_loop_lag_ms, b.lag_samples, b.timeouts_in_a_row,
-            b.max_rss_mb) == (LIMITS.heartbeat_interval_s, LIMITS.missed_heartbeat_s, LIMITS.max_loop_lag_ms,
-                              LIMITS.lag_samples, LIMITS.timeouts_in_a_row, LIMITS.max_rss_mb)
+    assert (
+        b.heartbeat_interval_s,
+        b.missed_heartbeat_s,
+        b.max_loop_lag_ms,
+        b.lag_samples,
+        b.timeouts_in_a_row,
+        b.max_rss_mb,
+    ) == (
+        LIMITS.heartbeat_interval_s,
+        LIMITS.missed_heartbeat_s,
+        LIMITS.max_loop_lag_ms,
+        LIMITS.lag_samples,
+        LIMITS.timeouts_in_a_row,
+        LIMITS.max_rss_mb,
+    )
     assert b.heap_mb == 1024
 
 
@@ -250,8 +268,9 @@ def test_the_bridge_limits_default_to_the_watchdogs_own(tmp_path: Path) -> None:
         ("[bridge]\nmissed_heartbeat_s = 1.0\n", {}, "bridge.missed_heartbeat_s", "3 x bridge.heartbeat_interval_s"),
     ],
 )
-def test_an_invalid_limit_exits_4_naming_its_field(tmp_path: Path, toml: str, environ: dict[str, str], field: str,
-                                                   says: str) -> None:
+def test_an_invalid_limit_exits_4_naming_its_field(
+    tmp_path: Path, toml: str, environ: dict[str, str], field: str, says: str
+) -> None:
     with pytest.raises(ConfigError) as exc:
         _load(tmp_path, toml, environ)
     assert exc.value.exit_code == 4
@@ -273,8 +292,9 @@ class _Node:
         return gate
 
     def jspy_timeout(self, *_: object, timeout: float) -> str:
-        raise Exception("Call to 'jspy_timeout' timed out. Increase the timeout by setting the "
-                        "`timeout` keyword argument.")
+        raise Exception(
+            "Call to 'jspy_timeout' timed out. Increase the timeout by setting the `timeout` keyword argument."
+        )
 
     def js_error(self, *_: object, timeout: float) -> str:
         raise Exception("Error: unknown action kind fly")  # an answer, if an unwelcome one

@@ -33,8 +33,9 @@ class ManyBridge:
         assert fn == "many"
         args = json.loads(args_json)
         self.asked.append(args)
-        return {k: ({"value": self.table[k]} if k in self.table else {"error": f"bot {k} has disconnected"})
-                for k in args}
+        return {
+            k: ({"value": self.table[k]} if k in self.table else {"error": f"bot {k} has disconnected"}) for k in args
+        }
 
 
 def test_keys_asking_within_max_age_share_one_call_and_a_stale_answer_is_fetched_again_for_all():
@@ -56,8 +57,7 @@ def test_keys_asking_within_max_age_share_one_call_and_a_stale_answer_is_fetched
 def test_with_same_args_off_an_answer_serves_a_key_asking_with_new_args():
     clock = Clock()
     bridge = ManyBridge({"b1": {"seq": 3, "threats": []}})
-    threats = BulkRead(bridge, "threatsSince", max_age_s=0.015, same_args=False,
-                       monotonic=clock)
+    threats = BulkRead(bridge, "threatsSince", max_age_s=0.015, same_args=False, monotonic=clock)
     threats.read("b1", "b1", 0)
     threats.read("b1", "b1", 3)
     assert len(bridge.asked) == 1
@@ -109,8 +109,7 @@ def test_a_reader_that_waited_behind_a_slow_call_takes_its_answer_instead_of_cal
         return clock()
 
     bridge = SlowBridge({"b1": {"seq": 0, "threats": []}, "b2": {"seq": 0, "threats": []}})
-    threats = BulkRead(bridge, "threatsSince", max_age_s=0.015, same_args=False,
-                       monotonic=monotonic)
+    threats = BulkRead(bridge, "threatsSince", max_age_s=0.015, same_args=False, monotonic=monotonic)
     threats.read("b1", "b1", 0)
     threats.read("b2", "b2", 0)
     clock.now += 1
@@ -207,9 +206,7 @@ def test_a_reader_that_waited_longer_than_forget_for_the_lock_still_gets_its_ans
     bridge = ManyBridge({"b1": {"hp": 20}})
     snaps = BulkRead(bridge, "snapshot", max_age_s=0.5, forget_s=5.0, monotonic=Waited(6.0))  # type: ignore[arg-type]  # a fake bridge
     assert snaps.read("b1", 8) == {"hp": 20} and bridge.asked == [{"b1": [8]}]
-    events = BulkDrain(ManyBridge({"b1": ["spawn"]}), "drainEvents", max_age_s=0.5,
-                       forget_s=5.0,
-                       monotonic=Waited(6.0))
+    events = BulkDrain(ManyBridge({"b1": ["spawn"]}), "drainEvents", max_age_s=0.5, forget_s=5.0, monotonic=Waited(6.0))
     assert events.take("b1", 50) == ["spawn"]
 
 

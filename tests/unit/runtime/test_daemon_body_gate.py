@@ -23,8 +23,18 @@ from tests.unit.execution.test_body_lost import LosingBody
 
 
 def _snap(time_of_day: int = 1000, **kw) -> WorldSnapshot:
-    return WorldSnapshot(health=20, food=20, gameMode="survival", dimension="overworld", timeOfDay=time_of_day,
-                         isDay=time_of_day < 13000, position={"x": 0, "y": 64, "z": 0}, hostiles=0, ts=1, **kw)
+    return WorldSnapshot(
+        health=20,
+        food=20,
+        gameMode="survival",
+        dimension="overworld",
+        timeOfDay=time_of_day,
+        isDay=time_of_day < 13000,
+        position={"x": 0, "y": 64, "z": 0},
+        hostiles=0,
+        ts=1,
+        **kw,
+    )
 
 
 def _agency(db, clock) -> tuple[Agency, LosingBody]:
@@ -63,8 +73,9 @@ def _run(*jobs, times: int = 1) -> None:
 def test_while_the_bot_is_not_connected_no_job_acts_and_each_says_so_once(daemon, lines):
     agency, body = daemon
     body.add_tree(4, 4)
-    pending = agency.tasks.add_task(NewTask(title="collect oak_log 2", type="collect",
-                                            parameters={"target": "oak_log", "amount": 2})).id
+    pending = agency.tasks.add_task(
+        NewTask(title="collect oak_log 2", type="collect", parameters={"target": "oak_log", "amount": 2})
+    ).id
     body.connected = False
     jobs = (agency.job_drive_tick, agency.job_planning, agency.job_executor, agency.job_reflexes)
     _run(*jobs, times=5)
@@ -72,8 +83,9 @@ def test_while_the_bot_is_not_connected_no_job_acts_and_each_says_so_once(daemon
     assert agency.tasks.get_task(pending).status is TaskStatus.pending  # nothing claimed
     assert body.started == []
     waiting = [m for m in lines if "waiting: the bot is not connected" in m]
-    assert sorted(waiting) == sorted(f"[{j}] waiting: the bot is not connected"
-                                     for j in ("DriveTick", "Planning", "Executor", "Reflexes"))
+    assert sorted(waiting) == sorted(
+        f"[{j}] waiting: the bot is not connected" for j in ("DriveTick", "Planning", "Executor", "Reflexes")
+    )
 
     body.connected = True
     _run(*jobs)
@@ -170,8 +182,10 @@ def test_a_body_lost_under_the_snapshot_read_is_no_job_error(tmp_path):
     agency = Agency(McbotConfig.model_validate({"storage": {"db_path": str(tmp_path / "a.db")}}), clock=body.clock)
     agency.attach_body(body)
     try:
+
         def lost():
             raise BodyLost("bridge dead: node process exited (code -9)")
+
         body.snapshot = lost
         asyncio.run(agency.job_perception())
         asyncio.run(agency.job_reflexes())

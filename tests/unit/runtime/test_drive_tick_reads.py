@@ -64,8 +64,9 @@ def test_an_unsafe_tick_reads_nothing(tmp_path, cleanup):
 
 def _in_flight(agency, key):
     action = key.split(":")[0]
-    t = agency.tasks.add_task({"title": key, "type": action, "metadata": {"goalKey": key}},
-                              origin=TaskOrigin(kind="drive-tick"))
+    t = agency.tasks.add_task(
+        {"title": key, "type": action, "metadata": {"goalKey": key}}, origin=TaskOrigin(kind="drive-tick")
+    )
     agency.tasks.set_status(t.id, "active")
 
 
@@ -98,6 +99,7 @@ def _failing_reads(body, connected_after: bool):
     def region(origin, size):
         body.connected = connected_after  # a world dying mid-read drops the bot with the error
         raise RuntimeError("snapshot: bot 1 has disconnected (socketClosed)\n    at Object.get (bots.js:26:36)")
+
     body.region = region
 
 
@@ -116,7 +118,8 @@ def test_a_failed_sight_read_is_one_line_and_quiet_when_the_bot_went_away(tmp_pa
         logger.remove(sink)
     failed = [(lvl, msg) for lvl, msg in lines if "failed" in msg and "[DriveTick]" in msg]
     if warned:
-        assert failed and all(lvl == "WARNING" and "\n" not in msg and msg.endswith("(socketClosed)") for lvl,
-                              msg in failed)
+        assert failed and all(
+            lvl == "WARNING" and "\n" not in msg and msg.endswith("(socketClosed)") for lvl, msg in failed
+        )
     else:
         assert failed == []

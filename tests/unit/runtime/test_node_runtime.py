@@ -71,6 +71,7 @@ def test_auto_falls_back_to_path_and_checks_its_version(tmp_path: Path, monkeypa
 
 # ---- scripts/install_node.py -------------------------------------------------------------
 
+
 def _installer():  # the installer script, loaded as a module
     spec = importlib.util.spec_from_file_location("install_node", ROOT / "scripts" / "install_node.py")
     mod = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]  # the script exists
@@ -129,11 +130,16 @@ def test_install_fetches_checks_and_unpacks_node_and_npm(tmp_path: Path, registr
     npm_tgz = _npm_tarball({"bin/npm-cli.js": b"// npm"})
     served["/node.tgz"], served["/npm.tgz"] = node_tgz, npm_tgz
     pkg = inst.platform_package()
-    lock = {"packages": {
-        f"node_modules/{pkg}": {"version": "22.23.3", "resolved": f"{base}/node.tgz",
-                                "integrity": _integrity(node_tgz)},
-        "node_modules/npm": {"version": "10.9.9", "resolved": f"{base}/npm.tgz", "integrity": _integrity(npm_tgz)},
-    }}
+    lock = {
+        "packages": {
+            f"node_modules/{pkg}": {
+                "version": "22.23.3",
+                "resolved": f"{base}/node.tgz",
+                "integrity": _integrity(node_tgz),
+            },
+            "node_modules/npm": {"version": "10.9.9", "resolved": f"{base}/npm.tgz", "integrity": _integrity(npm_tgz)},
+        }
+    }
     monkeypatch.delenv("npm_config_registry", raising=False)
     prefix = tmp_path / ".toolchain"
     assert inst.install(lock, prefix) == f"{pkg}@22.23.3 npm@10.9.9"
@@ -164,9 +170,9 @@ def test_the_pinned_node_on_path_is_not_taken_for_the_machines(tmp_path: Path, m
     pinned = fake_node(prefix / "bin", "v22.23.3")
     lock = json.loads(inst.LOCKFILE.read_text())
     pkg = inst.platform_package()
-    (prefix
-     / ".installed").write_text(f"{pkg}@{inst.locked(lock, pkg)['version']} "
-                                f"npm@{inst.locked(lock, 'npm')['version']}\n")
+    (prefix / ".installed").write_text(
+        f"{pkg}@{inst.locked(lock, pkg)['version']} npm@{inst.locked(lock, 'npm')['version']}\n"
+    )
     sysbin = tmp_path / "usr-bin"
     sysbin.mkdir()
     fake_node(sysbin, "v20.20.2")
@@ -184,10 +190,16 @@ def test_a_failed_fetch_keeps_the_installed_node(tmp_path: Path, registry, monke
     (prefix / "bin").mkdir(parents=True)
     old = fake_node(prefix / "bin", "v22.1.0")
     pkg = inst.platform_package()
-    lock = {"packages": {
-        f"node_modules/{pkg}": {"version": "22.23.3", "resolved": f"{base}/node.tgz", "integrity": _integrity(b"x")},
-        "node_modules/npm": {"version": "10.9.9", "resolved": f"{base}/npm.tgz", "integrity": _integrity(b"y")},
-    }}
+    lock = {
+        "packages": {
+            f"node_modules/{pkg}": {
+                "version": "22.23.3",
+                "resolved": f"{base}/node.tgz",
+                "integrity": _integrity(b"x"),
+            },
+            "node_modules/npm": {"version": "10.9.9", "resolved": f"{base}/npm.tgz", "integrity": _integrity(b"y")},
+        }
+    }
     monkeypatch.delenv("npm_config_registry", raising=False)
     with pytest.raises(OSError):
         inst.install(lock, prefix)

@@ -104,11 +104,18 @@ def test_resolve_version_on_a_newer_server_raises_the_complete_message():
 
 
 # ---- known movement issues -----------------------------------------------------------------
-@pytest.mark.parametrize("version,keys", [
-    ("1.21.4", []), ("1.21.8", []), ("1.20.4", []), ("1.18.2", []),
-    ("1.21.9", ["step-up", "swimming", "knockback"]), ("1.21.11", ["step-up", "swimming", "knockback"]),
-    ("26.1", ["step-up", "swimming", "knockback"]),
-])
+@pytest.mark.parametrize(
+    "version,keys",
+    [
+        ("1.21.4", []),
+        ("1.21.8", []),
+        ("1.20.4", []),
+        ("1.18.2", []),
+        ("1.21.9", ["step-up", "swimming", "knockback"]),
+        ("1.21.11", ["step-up", "swimming", "knockback"]),
+        ("26.1", ["step-up", "swimming", "knockback"]),
+    ],
+)
 def test_known_issues_by_version(version, keys):
     assert [i.key for i in movement_issues(version)] == keys
 
@@ -132,10 +139,18 @@ def test_login_warning_names_issue_and_workaround_once_per_version(logs):
 # ---- chat refused (events as chat_guard.js queues them) -----------------------------------------
 def _refused(server: str = "mc.example.org:25565", source: str = "system_message") -> dict[str, Any]:
     reason = "Chat disabled due to missing profile public key. Please try reconnecting."
-    return {"type": "error", "ts": 1,
-            "data": {"code": "chat_refused", "message": f"chat refused by the server: {reason}",
-                                                 "reason": reason, "source": source, "server": server,
-                                                 "fix": realities.SECURE_PROFILE_FIX}}
+    return {
+        "type": "error",
+        "ts": 1,
+        "data": {
+            "code": "chat_refused",
+            "message": f"chat refused by the server: {reason}",
+            "reason": reason,
+            "source": source,
+            "server": server,
+            "fix": realities.SECURE_PROFILE_FIX,
+        },
+    }
 
 
 def test_chat_refusal_is_logged_once_as_an_error_naming_the_fix(logs):
@@ -150,9 +165,13 @@ def test_chat_refusal_is_logged_once_as_an_error_naming_the_fix(logs):
 
 def test_body_drains_refusals_once_across_reconnects_and_keeps_the_events(logs):
     # First bot: the refusal; the bot rejoins after a kick, whose guard says it again ('remembered').
-    bridge = _FakeBridge({}, events=[[_refused()], [_refused(source="remembered"), {"type": "chat", "ts": 2,
-                                                                                      "data": {"username": "a",
-                                                                                               "message": "hi"}}]])
+    bridge = _FakeBridge(
+        {},
+        events=[
+            [_refused()],
+            [_refused(source="remembered"), {"type": "chat", "ts": 2, "data": {"username": "a", "message": "hi"}}],
+        ],
+    )
     body = MineflayerBody(bridge, ConnectionSettings())  # type: ignore[arg-type]  # a fake bridge
     body.bot_id = "1"
     first, second = body.events(), body.events()
@@ -163,18 +182,21 @@ def test_body_drains_refusals_once_across_reconnects_and_keeps_the_events(logs):
 
 
 # ---- kicks and command replies in the servers' words -------------------------------------------
-@pytest.mark.parametrize("reason,expect", [
-    ('{"translate":"multiplayer.disconnect.not_whitelisted"}', "/whitelist add"),
-    ("You are not white-listed on this server!", "/whitelist add"),
-    ('{"translate":"multiplayer.disconnect.unverified_username"}', 'bot.auth = "microsoft"'),
-    ("Failed to verify username!", 'bot.auth = "microsoft"'),
-    ("Missing profile public key.\nThis server requires secure profiles.", "enforce-secure-profile=false"),
-    ('{"translate":"multiplayer.disconnect.unsigned_chat"}', "enforce-secure-profile=false"),
-    ("Incompatible client! Please use 1.21.4", "ViaVersion"),
-    ("You logged in from another location", "another bot.username"),
-    ("Flying is not enabled on this server", "allow-flight=true"),
-    ("You are banned from this server.\nReason: spam", "/pardon"),
-])
+@pytest.mark.parametrize(
+    "reason,expect",
+    [
+        ('{"translate":"multiplayer.disconnect.not_whitelisted"}', "/whitelist add"),
+        ("You are not white-listed on this server!", "/whitelist add"),
+        ('{"translate":"multiplayer.disconnect.unverified_username"}', 'bot.auth = "microsoft"'),
+        ("Failed to verify username!", 'bot.auth = "microsoft"'),
+        ("Missing profile public key.\nThis server requires secure profiles.", "enforce-secure-profile=false"),
+        ('{"translate":"multiplayer.disconnect.unsigned_chat"}', "enforce-secure-profile=false"),
+        ("Incompatible client! Please use 1.21.4", "ViaVersion"),
+        ("You logged in from another location", "another bot.username"),
+        ("Flying is not enabled on this server", "allow-flight=true"),
+        ("You are banned from this server.\nReason: spam", "/pardon"),
+    ],
+)
 def test_kick_reasons_are_explained(reason, expect):
     what, fix = explain_kick(reason)  # type: ignore[misc]  # a kick it explains
     assert what and expect in fix
@@ -184,23 +206,28 @@ def test_an_unknown_kick_reason_has_no_made_up_explanation():
     assert explain_kick("Kicked by an operator") is None
 
 
-@pytest.mark.parametrize("reply,denied", [
-    ("Unknown or incomplete command, see below for error", True),  # vanilla/Paper, not op
-    ("I'm sorry, but you do not have permission to perform this command.", True),  # Bukkit/Paper
-    ("Unknown command or insufficient permissions", True),
-    ("Command not found", True),  # flying-squid
-    ("The time is 1234", False),
-    ('mcbot: {"time":160}', False),
-])
+@pytest.mark.parametrize(
+    "reply,denied",
+    [
+        ("Unknown or incomplete command, see below for error", True),  # vanilla/Paper, not op
+        ("I'm sorry, but you do not have permission to perform this command.", True),  # Bukkit/Paper
+        ("Unknown command or insufficient permissions", True),
+        ("Command not found", True),  # flying-squid
+        ("The time is 1234", False),
+        ('mcbot: {"time":160}', False),
+    ],
+)
 def test_command_replies(reply, denied):
     assert command_denied(reply) is denied
 
 
 # ---- the doctor's table --------------------------------------------------------------------
 def test_table_has_one_header_aligned_columns_and_a_fix_per_problem():
-    findings = [Finding("server", "ok", "127.0.0.1:25565 answers"),
-                Finding("version", "FAIL", "server speaks Paper 26.9", "install ViaVersion and ViaBackwards"),
-                Finding("login", "skip", "version not supported")]
+    findings = [
+        Finding("server", "ok", "127.0.0.1:25565 answers"),
+        Finding("version", "FAIL", "server speaks Paper 26.9", "install ViaVersion and ViaBackwards"),
+        Finding("login", "skip", "version not supported"),
+    ]
     lines = render(findings).splitlines()
     assert lines[0].split() == ["CHECK", "RESULT", "FINDING", "FIX"] and set(lines[1]) <= {"-", " "}
     starts = {line.index(f.finding) for line, f in zip(lines[2:], findings, strict=True)}
@@ -212,9 +239,12 @@ def test_table_has_one_header_aligned_columns_and_a_fix_per_problem():
 
 def test_kick_reason_text_from_json_and_nbt():
     assert _plain('{"text":"","extra":[{"text":"You are banned"}]}') == "You are banned"
-    assert _plain({"type": "compound",
-                   "value": {"translate": {"type": "string", "value": "multiplayer.disconnect.banned"}}}) \
+    assert (
+        _plain(
+            {"type": "compound", "value": {"translate": {"type": "string", "value": "multiplayer.disconnect.banned"}}}
+        )
         == "multiplayer.disconnect.banned"
+    )
     assert _plain("plain words") == "plain words"
 
 

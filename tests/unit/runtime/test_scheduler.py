@@ -144,6 +144,7 @@ def test_a_fleet_bot_s_job_names_its_bot_in_every_line_it_and_its_tasks_log():
         async def run_task():
             await asyncio.sleep(0)
             logger.info("[Executor] completed task=t1")
+
         started.append(asyncio.ensure_future(run_task()))
 
     async def go():
@@ -159,4 +160,7 @@ def test_a_fleet_bot_s_job_names_its_bot_in_every_line_it_and_its_tasks_log():
     finally:
         logger.remove(sink)
     assert sorted(line.split(" | ", 2)[2].rstrip("\n") for line in out) == [
-        "[Thought-to-task] converted", "alice | [Executor] claimed task=t1", "alice | [Executor] completed task=t1"]
+        "[Thought-to-task] converted",
+        "alice | [Executor] claimed task=t1",
+        "alice | [Executor] completed task=t1",
+    ]

@@ -67,8 +67,9 @@ class DeadWorld:
 
 def test_supervisor_restarts_then_gives_up_with_a_status_naming_why():
     world = DeadWorld()
-    sup = WorldSupervisor(world, RestartPolicy(max_restarts=3, window_s=600, backoff_s=0.0, clock=FrozenClock()),
-                          check_interval_s=0)
+    sup = WorldSupervisor(
+        world, RestartPolicy(max_restarts=3, window_s=600, backoff_s=0.0, clock=FrozenClock()), check_interval_s=0
+    )
     with pytest.raises(WorldGaveUp):
         asyncio.run(sup.run())
     assert world.starts == 3  # each failed start counted as one more death
@@ -84,8 +85,12 @@ def test_supervisor_status_while_restarting_and_after():
     seen: list[str] = []
     world = Flaky()
     restarted = []
-    sup = WorldSupervisor(world, RestartPolicy(max_restarts=5, window_s=600, backoff_s=0.0, clock=FrozenClock()),
-                          on_restarted=lambda: restarted.append(True), check_interval_s=0)
+    sup = WorldSupervisor(
+        world,
+        RestartPolicy(max_restarts=5, window_s=600, backoff_s=0.0, clock=FrozenClock()),
+        on_restarted=lambda: restarted.append(True),
+        check_interval_s=0,
+    )
 
     async def go() -> None:
         task = asyncio.create_task(sup.run())

@@ -21,8 +21,22 @@ from agency.goal_tag import (
 )
 
 REQUIRED_ACTIONS = {
-    "collect", "mine", "craft", "build", "explore", "navigate", "gather", "smelt",
-    "place", "eat", "sleep", "flee", "attack", "find", "pause", "continue",
+    "collect",
+    "mine",
+    "craft",
+    "build",
+    "explore",
+    "navigate",
+    "gather",
+    "smelt",
+    "place",
+    "eat",
+    "sleep",
+    "flee",
+    "attack",
+    "find",
+    "pause",
+    "continue",
 }
 
 
@@ -38,22 +52,33 @@ def test_normalize_map_only_maps_into_canonical_actions_and_is_versioned():
 
 @pytest.mark.parametrize(
     ("synonym", "canonical"),
-    [("get", "collect"), ("obtain", "collect"), ("chop", "collect"), ("make", "craft"),
-     ("go", "navigate"), ("walk", "navigate"), ("dig", "mine"), ("construct", "build")],
+    [
+        ("get", "collect"),
+        ("obtain", "collect"),
+        ("chop", "collect"),
+        ("make", "craft"),
+        ("go", "navigate"),
+        ("walk", "navigate"),
+        ("dig", "mine"),
+        ("construct", "build"),
+    ],
 )
 def test_synonyms_normalize_to_canonical_action(synonym, canonical):
-    assert extract_goal_tag(f"[GOAL: {synonym} oak_log 2]").goal == ExtractedGoal(action=canonical, target="oak_log",
-                                                                                  amount=2)
+    assert extract_goal_tag(f"[GOAL: {synonym} oak_log 2]").goal == ExtractedGoal(
+        action=canonical, target="oak_log", amount=2
+    )
 
 
 def test_goal_tag_amount_is_optional_and_defaults_to_one():
-    assert extract_goal_tag("[GOAL: craft crafting_table]").goal == ExtractedGoal(action="craft",
-                                                                                  target="crafting_table", amount=1)
+    assert extract_goal_tag("[GOAL: craft crafting_table]").goal == ExtractedGoal(
+        action="craft", target="crafting_table", amount=1
+    )
 
 
 def test_goal_tag_is_case_insensitive_and_multiword_target_is_joined():
-    assert extract_goal_tag("[goal: Collect Oak Log 3]").goal == ExtractedGoal(action="collect", target="oak_log",
-                                                                               amount=3)
+    assert extract_goal_tag("[goal: Collect Oak Log 3]").goal == ExtractedGoal(
+        action="collect", target="oak_log", amount=3
+    )
 
 
 def test_unknown_action_fails_closed_with_reason():
@@ -100,7 +125,7 @@ def test_broken_first_tag_is_not_replaced_by_a_later_valid_one():
 
 
 def test_extractGoalTag_never_mutates_text_except_to_strip_the_matched_tag():
-    text = "  Weird   spacing,\n\n\"quotes\"  [GOAL: get oak_log 8] and\ttabs INTENT: x  "
+    text = '  Weird   spacing,\n\n"quotes"  [GOAL: get oak_log 8] and\ttabs INTENT: x  '
     r = extract_goal_tag(text)
     assert r.raw == "[GOAL: get oak_log 8]"
     assert r.text == text.replace(r.raw, "", 1)
@@ -136,8 +161,9 @@ def test_nested_tags_strip_only_the_inner_matched_tag():
     assert r.text == "a [GOAL: craft planks 4] b"
 
 
-@pytest.mark.parametrize("target",
-                         ["minecraft:oak_log", "MINECRAFT:Oak_Log", "minecraft:oak log", "minecraft: oak_log"])
+@pytest.mark.parametrize(
+    "target", ["minecraft:oak_log", "MINECRAFT:Oak_Log", "minecraft:oak log", "minecraft: oak_log"]
+)
 def test_a_namespaced_target_is_normalised_to_its_plain_id(target):
     r = extract_goal_tag(f"[GOAL: collect {target} 8]")
     assert r.goal == ExtractedGoal(action="collect", target="oak_log", amount=8)
@@ -155,8 +181,9 @@ def test_canonical_goal_key_drops_the_minecraft_namespace():
     assert canonical_goal_key("Craft", "Minecraft:Crafting Table") == "craft:crafting_table"
 
 
-@pytest.mark.parametrize(("action", "target"),
-                         [("collect", "othermod:oak_log"), ("collect", "a:b"), ("col:lect", "oak_log")])
+@pytest.mark.parametrize(
+    ("action", "target"), [("collect", "othermod:oak_log"), ("collect", "a:b"), ("col:lect", "oak_log")]
+)
 def test_canonical_goal_key_is_never_more_than_action_colon_target(action, target):
     assert canonical_goal_key(action, target) is None
 
@@ -169,8 +196,14 @@ def test_goal_scan_is_linear_by_design_no_regex_on_model_output():
 @pytest.mark.timeout(10)
 @pytest.mark.parametrize(
     "adversarial",
-    ["[GOAL:" * 17_000, "[" * 100_000, "]" * 100_000, "[GOAL: a" + "]" * 100_000, "[GOAL: x]" * 11_000,
-     ("[GOAL: " + " " * 99 + "]") * 900],
+    [
+        "[GOAL:" * 17_000,
+        "[" * 100_000,
+        "]" * 100_000,
+        "[GOAL: a" + "]" * 100_000,
+        "[GOAL: x]" * 11_000,
+        ("[GOAL: " + " " * 99 + "]") * 900,
+    ],
 )
 def test_goal_extraction_completes_on_100kb_adversarial_input(adversarial):
     r = extract_goal_tag(adversarial)
@@ -182,8 +215,9 @@ def test_canonical_goal_key_is_lowercase_action_colon_target_with_underscores():
     assert canonical_goal_key("build", "basic-shelter") == "build:basic_shelter"
 
 
-@pytest.mark.parametrize(("action", "target"),
-                         [("", "oak_log"), ("collect", ""), ("  ", " "), (None, "x"), ("x", None)])
+@pytest.mark.parametrize(
+    ("action", "target"), [("", "oak_log"), ("collect", ""), ("  ", " "), (None, "x"), ("x", None)]
+)
 def test_canonical_goal_key_returns_none_never_empty_string(action, target):
     assert canonical_goal_key(action, target) is None
 
@@ -194,8 +228,9 @@ def test_build_goal_tag_v1_parses_back_through_extractor():
     assert extract_goal_tag(tag).goal == ExtractedGoal(action="collect", target="oak_log", amount=8)
 
 
-@pytest.mark.parametrize(("action", "target", "amount"),
-                         [("dance", "x", 1), ("get", "oak_log", 1), ("collect", "", 1), ("collect", "x", 0)])
+@pytest.mark.parametrize(
+    ("action", "target", "amount"), [("dance", "x", 1), ("get", "oak_log", 1), ("collect", "", 1), ("collect", "x", 0)]
+)
 def test_build_goal_tag_v1_rejects_non_canonical_goals(action, target, amount):
     with pytest.raises(ValueError):
         build_goal_tag_v1(action, target, amount)

@@ -13,11 +13,18 @@ GOAL = ExtractedGoal(action="collect", target="oak_log", amount=8)
 
 
 def _thought(content: str, now: int, goal: ExtractedGoal | None = None, **kw) -> Thought:
-    return Thought(content=content, timestamp=now, novelty="high", convertEligible=goal is not None,
-                   metadata=ThoughtMetadata(extractedGoal=goal), **kw)
+    return Thought(
+        content=content,
+        timestamp=now,
+        novelty="high",
+        convertEligible=goal is not None,
+        metadata=ThoughtMetadata(extractedGoal=goal),
+        **kw,
+    )
 
 
 # -- THOUGHT-1 novelty markers ----------------------------------------------------
+
 
 def test_novelty_markers_high_medium_low():
     assert novelty_for("llm") == "high"
@@ -28,6 +35,7 @@ def test_novelty_markers_high_medium_low():
 
 
 # -- THOUGHT-2 convertEligible ------------------------------------------------------
+
 
 def test_convertEligible_true_for_drive_tick():
     assert is_convert_eligible(novelty="high", drive_tick=True)
@@ -76,6 +84,7 @@ def test_thought_metadata_empty_goal_key_is_absent(clock):
 
 
 # -- DEDUP-1 content dedup ------------------------------------------------------------
+
 
 def test_content_dedup_tags_low_novelty_and_not_convert_eligible(clock, counters):
     rec = ThoughtRecorder(counters, clock)
@@ -135,6 +144,7 @@ def test_content_dedup_window_expires_with_injected_clock(clock, counters):
 
 
 # -- situation signature dedup ------------------------------------------------------------
+
 
 def test_situation_signature_dedup_suppresses_same_banded_state(clock, counters, make_snapshot):
     gate = SituationGate(counters, heartbeat_ms=300_000)

@@ -158,8 +158,9 @@ class AwaitedModel:
 
 
 def _keepalive(stream, generator, clock):
-    return KeepAlive(stream=stream, perception=Perception(clock, publish=stream.publish), clock=clock,
-                     generator=generator)
+    return KeepAlive(
+        stream=stream, perception=Perception(clock, publish=stream.publish), clock=clock, generator=generator
+    )
 
 
 @pytest.fixture
@@ -222,8 +223,9 @@ def test_atick_with_the_llm_generator_awaits_the_http_call(stream, clock, make_s
         return text("Birds overhead.\nINTENT: none")
 
     with ScriptedLLM(default=slow) as llm:
-        settings = LlmSettings.model_validate({"targets": [{"provider": "openai", "model": "scripted-1",
-                                                            "base_url": llm.url()}], "request_timeout_s": 5})
+        settings = LlmSettings.model_validate(
+            {"targets": [{"provider": "openai", "model": "scripted-1", "base_url": llm.url()}], "request_timeout_s": 5}
+        )
 
         async def main():
             ticks = 0
@@ -247,8 +249,17 @@ def test_atick_with_the_llm_generator_awaits_the_http_call(stream, clock, make_s
 
 def test_the_stores_hold_no_locks():
     root = Path(__file__).resolve().parents[3] / "agency"
-    stores = ["db.py", "planning/tasks/store.py", "goals/sync.py", "goals/key_index.py", "goals/world_identity.py",
-              "stream/cognitive_stream.py", "execution/workflows/checkpoints.py", "cognition/drive_tick.py",
-              "cognition/keepalive.py", "cognition/llm_thoughts.py"]
+    stores = [
+        "db.py",
+        "planning/tasks/store.py",
+        "goals/sync.py",
+        "goals/key_index.py",
+        "goals/world_identity.py",
+        "stream/cognitive_stream.py",
+        "execution/workflows/checkpoints.py",
+        "cognition/drive_tick.py",
+        "cognition/keepalive.py",
+        "cognition/llm_thoughts.py",
+    ]
     for rel in stores:
         assert "threading" not in (root / rel).read_text(), rel

@@ -65,9 +65,11 @@ def test_a_line_that_comes_back_after_the_window_summarises_then_starts_afresh(l
     rate.log("[KeepAlive] skip reason=cooldown remaining_ms={}", 90)
     clock.now += 75
     rate.log("[KeepAlive] skip reason=cooldown remaining_ms={}", 10)
-    assert info(logs) == ["[KeepAlive] skip reason=cooldown remaining_ms=100",
-                          "[KeepAlive] skip reason=cooldown x2 in the last 75 s",
-                          "[KeepAlive] skip reason=cooldown remaining_ms=10"]
+    assert info(logs) == [
+        "[KeepAlive] skip reason=cooldown remaining_ms=100",
+        "[KeepAlive] skip reason=cooldown x2 in the last 75 s",
+        "[KeepAlive] skip reason=cooldown remaining_ms=10",
+    ]
 
 
 def test_a_single_line_in_a_window_has_no_summary(logs, clock):
@@ -92,7 +94,9 @@ def test_log_on_change_is_info_only_when_the_line_changes(logs):
     line = LogOnChange()
     for n in (0, 0, 0, 2, 2, 0):
         line.log("[CognitiveStream] /actionable: returned={} opt_in_only=true", n)
-    assert info(logs) == ["[CognitiveStream] /actionable: returned=0 opt_in_only=true",
-                          "[CognitiveStream] /actionable: returned=2 opt_in_only=true",
-                          "[CognitiveStream] /actionable: returned=0 opt_in_only=true"]
+    assert info(logs) == [
+        "[CognitiveStream] /actionable: returned=0 opt_in_only=true",
+        "[CognitiveStream] /actionable: returned=2 opt_in_only=true",
+        "[CognitiveStream] /actionable: returned=0 opt_in_only=true",
+    ]
     assert len(logs) == 6

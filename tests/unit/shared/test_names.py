@@ -35,10 +35,17 @@ def mc_names(version: str, kind: str) -> frozenset[str]:
 
 def releases() -> list[str]:
     """Every release since the flattening that minecraft-data describes, oldest first."""
+
     def key(v: str) -> tuple[int, ...]:
         return tuple(int(p) for p in v.split("."))
-    out = [v for v in _paths() if all(p.isdigit() for p in v.split(".")) and key(v) >= (1, 13)
-           and all(k in _paths()[v] for k in ("blocks", "items", "entities"))]
+
+    out = [
+        v
+        for v in _paths()
+        if all(p.isdigit() for p in v.split("."))
+        and key(v) >= (1, 13)
+        and all(k in _paths()[v] for k in ("blocks", "items", "entities"))
+    ]
     return sorted(out, key=key)
 
 
@@ -47,6 +54,7 @@ def anywhere(name: str) -> bool:
 
 
 # -- the table ----------------------------------------------------------------------------
+
 
 def test_canonical_is_the_newest_name_and_leaves_unchanged_names_alone() -> None:
     assert canonical("grass") == "short_grass"
@@ -83,6 +91,7 @@ def test_the_table_has_no_chains_or_clashes() -> None:
 
 # -- the table against minecraft-data --------------------------------------------------------
 
+
 @pytest.mark.parametrize("kind", ["blocks", "items", "entities"])
 def test_every_name_gone_between_the_tested_versions_is_in_the_table(kind: str) -> None:
     old, new = (mc_names(v, kind) for v in TESTED)
@@ -108,14 +117,21 @@ def test_every_rename_in_the_table_is_one_in_minecraft_data() -> None:
 
 
 def test_every_name_in_the_block_vocabulary_exists_in_some_version() -> None:
-    vocabulary = (blocks.AIRS | blocks.LIQUIDS | blocks.REPLACEABLE | blocks._PASSABLE_EXACT
-                  | set(blocks.tree_blocks()) | {f"{w}_planks" for w in blocks.WOODS})
+    vocabulary = (
+        blocks.AIRS
+        | blocks.LIQUIDS
+        | blocks.REPLACEABLE
+        | blocks._PASSABLE_EXACT
+        | set(blocks.tree_blocks())
+        | {f"{w}_planks" for w in blocks.WOODS}
+    )
     typos = sorted(n for n in vocabulary if not anywhere(n))
     assert typos == []
     assert all(canonical(n) == n for n in vocabulary), "vocabularies are written with canonical names"
 
 
 # -- the bot side's copy -------------------------------------------------------------------
+
 
 def test_node_names_json_is_the_same_table_and_vocabulary() -> None:
     data = json.loads(NAMES_JSON.read_text())
@@ -127,11 +143,30 @@ def test_node_names_json_is_the_same_table_and_vocabulary() -> None:
 
 # -- the block vocabulary: one answer whatever the version calls the block ---------------------
 
-@pytest.mark.parametrize("old, new", [("grass", "short_grass"), ("sign", "oak_sign"), ("wall_sign", "oak_wall_sign"),
-                                      ("grass_path", "dirt_path"), ("chain", "iron_chain")])
+
+@pytest.mark.parametrize(
+    "old, new",
+    [
+        ("grass", "short_grass"),
+        ("sign", "oak_sign"),
+        ("wall_sign", "oak_wall_sign"),
+        ("grass_path", "dirt_path"),
+        ("chain", "iron_chain"),
+    ],
+)
 def test_matchers_answer_the_same_for_both_names(old: str, new: str) -> None:
-    for matcher in (blocks.is_air, blocks.is_liquid, blocks.is_replaceable, blocks.is_passable, blocks.is_walkable,
-                    blocks.is_solid, blocks.is_open_for_enclosure, blocks.is_door, blocks.is_leaves, blocks.is_log):
+    for matcher in (
+        blocks.is_air,
+        blocks.is_liquid,
+        blocks.is_replaceable,
+        blocks.is_passable,
+        blocks.is_walkable,
+        blocks.is_solid,
+        blocks.is_open_for_enclosure,
+        blocks.is_door,
+        blocks.is_leaves,
+        blocks.is_log,
+    ):
         assert matcher(old) == matcher(new), f"{matcher.__name__}({old}) != {matcher.__name__}({new})"
 
 

@@ -24,7 +24,15 @@ def test_one_value_is_every_percentile(interpolate):
 def test_nearest_rank_is_a_measured_value():
     xs = [40, 10, 30, 20]  # unsorted ints: sorted here, returned as floats
     assert [percentile(xs, q) for q in (0.0, 0.25, 0.26, 0.5, 0.51, 0.75, 0.95, 1.0)] == [
-        10.0, 10.0, 20.0, 20.0, 30.0, 30.0, 40.0, 40.0]
+        10.0,
+        10.0,
+        20.0,
+        20.0,
+        30.0,
+        30.0,
+        40.0,
+        40.0,
+    ]
     assert isinstance(percentile(xs, 0.5), float)
     assert percentile(range(1, 101), 0.95) == 95.0 and percentile(range(1, 101), 0.5) == 50.0
     assert percentile(range(1, 13), 0.95) == 12.0  # ceil(11.4): the 12th of 12

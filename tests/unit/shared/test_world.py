@@ -6,12 +6,21 @@ from pydantic import ValidationError
 from agency.world import BlockRegion, BodyEvent, EventType, WorldSnapshot
 
 SNAP = {
-    "health": 20, "food": 20, "saturation": 5.0, "gameMode": "survival", "dimension": "overworld",
-    "timeOfDay": 6000, "isDay": True, "isSleeping": False, "position": {"x": 1.5, "y": 64, "z": -3},
+    "health": 20,
+    "food": 20,
+    "saturation": 5.0,
+    "gameMode": "survival",
+    "dimension": "overworld",
+    "timeOfDay": 6000,
+    "isDay": True,
+    "isSleeping": False,
+    "position": {"x": 1.5, "y": 64, "z": -3},
     "inventory": [{"name": "oak_log", "count": 3}, {"name": "birch_log", "count": 2}, {"name": "dirt", "count": 9}],
-    "entities": [{"name": "zombie", "type": "hostile", "hostile": True, "distance": 7.5,
-                  "position": {"x": 5, "y": 64, "z": 1}}],
-    "hostiles": 1, "ts": 1700000000000,
+    "entities": [
+        {"name": "zombie", "type": "hostile", "hostile": True, "distance": 7.5, "position": {"x": 5, "y": 64, "z": 1}}
+    ],
+    "hostiles": 1,
+    "ts": 1700000000000,
 }
 
 
@@ -44,8 +53,9 @@ def test_snapshot_requires_every_key():
 
 def test_block_region_block_at_uses_world_coordinates():
     # 2x2x2 at origin (10, 60, -5); data ordered y, z, x
-    reg = BlockRegion(origin=(10, 60, -5), size=(2, 2, 2), palette=["stone", "air", None],
-                      data=[0, 0, 0, 2, 1, 1, 1, 0])
+    reg = BlockRegion(
+        origin=(10, 60, -5), size=(2, 2, 2), palette=["stone", "air", None], data=[0, 0, 0, 2, 1, 1, 1, 0]
+    )
     assert reg.block_at(10, 60, -5) == "stone"
     assert reg.block_at(11, 60, -4) is None  # unloaded
     assert reg.block_at(10, 61, -5) == "air"

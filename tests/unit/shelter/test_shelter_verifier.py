@@ -125,9 +125,7 @@ def test_probe_inside_a_block():
 
 def test_soft_scores():
     _x0, y0, _z0 = ORIGIN
-    furnished = with_blocks(
-        BUILT, [((3, y0, 1), "red_bed"), ((1, y0 + 1, 1), "chest"), ((3, y0, 3), "crafting_table")]
-    )
+    furnished = with_blocks(BUILT, [((3, y0, 1), "red_bed"), ((1, y0 + 1, 1), "chest"), ((3, y0, 3), "crafting_table")])
     r = verify(furnished, stations={"furnace": [(1, y0, 3)]}, completed_modules=3, total_modules=6)
     assert r.done, r.blockers
     assert {"soft:bed", "soft:storage", "soft:workstations"} <= set(r.evidence)
@@ -140,8 +138,17 @@ def test_workstations_out_of_reach_do_not_count():
 
 
 def test_block_classes():
-    for name in ("air", "cave_air", "void_air", "torch", "wall_torch", "short_grass", "tall_grass", "oak_door",
-                 "iron_door"):
+    for name in (
+        "air",
+        "cave_air",
+        "void_air",
+        "torch",
+        "wall_torch",
+        "short_grass",
+        "tall_grass",
+        "oak_door",
+        "iron_door",
+    ):
         assert is_passable(name), name
     for name in ("oak_leaves", "glass", "dirt", "oak_slab", "cobblestone"):
         assert is_solid(name), name
@@ -152,11 +159,13 @@ def test_block_classes():
 def test_shelter_80m_away_does_not_verify_here():
     """A perfect shelter 80 m away is outside footprint + 8 of this site: judged absent."""
     far = basic_shelter((80, 64, 0), "south")
-    spy = RegionSpy(region_from_blocks(
-        SITE.footprintBounds.expanded(8).model_copy(update={"max": (100, 80, 20)}),
-        far.expected_blocks(),
-        ground_y=GROUND_Y,
-    ))
+    spy = RegionSpy(
+        region_from_blocks(
+            SITE.footprintBounds.expanded(8).model_copy(update={"max": (100, 80, 20)}),
+            far.expected_blocks(),
+            ground_y=GROUND_Y,
+        )
+    )
     r = verify_shelter_v0(spy, SITE)
     assert not r.done
     assert spy.outside(SITE.footprintBounds.expanded(8)) == []

@@ -102,8 +102,16 @@ def test_build_plan_delegates_only_missing_materials_and_a_repair_brings_only_wh
 
     task = {"action": "build", "target": "basic_shelter", "amount": 1, "id": "t"}
     full = build_plan("builder", task, {"oak_planks": 80, "oak_door": 1, "torch": 1})
-    assert ids(full) == ["site", "prepare", "module-walls-layer-1", "module-walls-layer-2", "module-walls-layer-3",
-                         "module-roof", "module-door", "module-light"]
+    assert ids(full) == [
+        "site",
+        "prepare",
+        "module-walls-layer-1",
+        "module-walls-layer-2",
+        "module-walls-layer-3",
+        "module-roof",
+        "module-door",
+        "module-light",
+    ]
     empty = build_plan("builder", task, {})
     # materials first: the site is chosen where the bot stands with everything in hand
     # no coal
@@ -116,5 +124,8 @@ def test_build_plan_delegates_only_missing_materials_and_a_repair_brings_only_wh
     repair = build_plan("builder", {**task, "facts": {"needed": {"oak_planks": 1}, "wallBlock": "oak_planks"}}, {})
     assert next(s for s in repair.steps if s.id == "get-walls").task["amount"] == 1
     assert "get-door" not in ids(repair)
-    assert ids(build_plan("builder", {"action": "build", "target": "dirt", "amount": 1}, {})) == ["where", "base",
-                                                                                                  "stack"]
+    assert ids(build_plan("builder", {"action": "build", "target": "dirt", "amount": 1}, {})) == [
+        "where",
+        "base",
+        "stack",
+    ]

@@ -34,8 +34,13 @@ def percept(now, content="2 cows nearby.", **kw):
 
 
 def actionable_thought(now, content="I need wood.", **meta):
-    return Thought(content=content, timestamp=now, novelty="high", convertEligible=True,
-                   metadata=ThoughtMetadata(extractedGoal=GOAL, grounding=PASS, **meta))
+    return Thought(
+        content=content,
+        timestamp=now,
+        novelty="high",
+        convertEligible=True,
+        metadata=ThoughtMetadata(extractedGoal=GOAL, grounding=PASS, **meta),
+    )
 
 
 def msgs(logs):
@@ -43,6 +48,7 @@ def msgs(logs):
 
 
 # -- STREAM-1 -----------------------------------------------------------------
+
 
 def test_SC_B1_actionable_on_percept_only_stream_returns_zero(stream, clock, logs):
     for i in range(5):
@@ -77,6 +83,7 @@ def test_actionable_limit_is_respected_and_validated(stream, clock):
 
 # -- STREAM-3 -----------------------------------------------------------------
 
+
 def test_SC_B3_every_publish_starts_unprocessed_and_logs(stream, clock, logs):
     forged = actionable_thought(clock()).model_copy(update={"processed": True})
     stored = stream.publish(forged)
@@ -103,6 +110,7 @@ def test_republishing_an_acked_id_never_resets_processed(stream, clock):
 
 
 # -- KEEPALIVE-8 gate ---------------------------------------------------------------
+
 
 @pytest.mark.parametrize(
     "meta, why",
@@ -143,6 +151,7 @@ def test_drive_tick_thoughts_carry_passing_grounding_and_are_actionable(stream, 
 
 # -- ack semantics (STREAM-2, STREAM-7) ---------------------------------------------
 
+
 def test_ack_reports_acked_unknown_and_already_processed(stream, clock, logs):
     a = stream.publish(actionable_thought(clock(), "a"))
     b = stream.publish(actionable_thought(clock(), "b"))
@@ -171,6 +180,7 @@ def test_ack_requires_a_processor_name(stream):
 
 # -- recent ------------------------------------------------------------------------
 
+
 def test_recent_filters_by_processed_newest_first(stream, clock):
     ids = []
     for i in range(4):
@@ -186,6 +196,7 @@ def test_recent_filters_by_processed_newest_first(stream, clock):
 
 
 # -- STREAM-4 ----------------------------------------------------------------------
+
 
 def test_SC_B4_flood_of_10000_percepts_stays_under_cap(db_path, clock, logs):
     s = CognitiveStream(db_path, clock=clock, max_thoughts=500)
@@ -233,6 +244,7 @@ def test_prune_below_target_drops_nothing_and_logs_nothing(stream, clock, logs):
 
 
 # -- durability -----------------------------------------------------------------------
+
 
 def test_stream_survives_reopening_the_db_file(db_path, clock):
     s = CognitiveStream(db_path, clock=clock)

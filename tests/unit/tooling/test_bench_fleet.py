@@ -36,8 +36,15 @@ from bot.tooling.competence import FAIL, NOT_JUDGED, PASS
 
 def result(bots, *, cpu_s=10.0, seconds=60.0, rss=200.0, snaps=(5.0, 6.0, 7.0), still=(), cores=2):
     names = bot_names(bots)
-    return RunResult(bots=bots, seconds=seconds, cpu_count=cores, daemon_cpu_s=cpu_s, rss_mb=rss,
-                     snapshot_ms=list(snaps), moved={n: n not in still for n in names})
+    return RunResult(
+        bots=bots,
+        seconds=seconds,
+        cpu_count=cores,
+        daemon_cpu_s=cpu_s,
+        rss_mb=rss,
+        snapshot_ms=list(snaps),
+        moved={n: n not in still for n in names},
+    )
 
 
 def by_id(judged):
@@ -45,6 +52,7 @@ def by_id(judged):
 
 
 # -- parsing and config -------------------------------------------------------------------------
+
 
 def test_fleet_sizes_keep_their_order_and_drop_repeats():
     assert parse_counts("1,5,10,20") == (1, 5, 10, 20)
@@ -70,6 +78,7 @@ def test_a_larger_fleet_gets_longer_to_start():
 
 
 # -- measurement helpers ------------------------------------------------------------------------
+
 
 def test_the_snapshot_figures_interpolate_between_ranks():
     r = result(2, snaps=(4.0, 1.0, 3.0, 2.0))
@@ -113,6 +122,7 @@ def test_cpu_shares_of_all_cores_and_of_two_cores():
 
 
 # -- verdicts and the table ---------------------------------------------------------------------
+
 
 def test_the_largest_fleet_is_judged_against_half_of_two_cores():
     ok = by_id(verdicts([result(1, cpu_s=3.0), result(20, cpu_s=59.0)]))["cpu"]
@@ -162,6 +172,7 @@ def test_the_table_has_a_column_per_fleet_and_the_asked_rows():
 
 
 # -- the CLI ------------------------------------------------------------------------------------
+
 
 def test_bench_fleet_flags_and_defaults():
     args = build_parser().parse_args(["bench", "fleet"])

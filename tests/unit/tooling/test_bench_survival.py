@@ -39,11 +39,20 @@ def samples(n, *, tod0=0, inventory_at=None, places_at=None, deaths_at=None, tas
     for k in range(n):
         inv = {**inv, **(inventory_at or {}).get(k, {})}
         places = {**places, **(places_at or {}).get(k, {})}
-        out.append({"t": 3.0 * k, "ok": True, "health": 20,
-                    "timeOfDay": clock(k) if clock else (tod0 + k * STEP) % 24_000,
-                    "position": {"x": float(k), "y": 64.0, "z": 0.0}, "inventory": dict(inv),
-                    "tasks": [dict(t) for t in tasks], "deathsRead": True,
-                    "deaths": [{"cause": c} for c in (deaths_at or {}).get(k, [])], "places": dict(places)})
+        out.append(
+            {
+                "t": 3.0 * k,
+                "ok": True,
+                "health": 20,
+                "timeOfDay": clock(k) if clock else (tod0 + k * STEP) % 24_000,
+                "position": {"x": float(k), "y": 64.0, "z": 0.0},
+                "inventory": dict(inv),
+                "tasks": [dict(t) for t in tasks],
+                "deathsRead": True,
+                "deaths": [{"cause": c} for c in (deaths_at or {}).get(k, [])],
+                "places": dict(places),
+            }
+        )
     return out
 
 
@@ -54,10 +63,22 @@ def task(i, status):
 def run(version="1.21.4", seed=1, **over):
     """A run result as the bench stores it, with defaults that meet every target."""
     ms = dict.fromkeys(MILESTONES) | {"iron_pickaxe": 2.0 * GAME_S_PER_DAY}
-    return {"version": version, "seed": seed, "milestones": ms, "task_success_rate": 1.0,
-            "tasks": {"completed": 10, "failed": 0, "unplannable": 0, "total": 10}, "nights": 2,
-            "nights_survived": 2, "deaths": [], "deaths_explained": PASS, "deaths_detail": "no death",
-            "wedges": [], "game_days": 3.0, "ended": "3 game days", **over}
+    return {
+        "version": version,
+        "seed": seed,
+        "milestones": ms,
+        "task_success_rate": 1.0,
+        "tasks": {"completed": 10, "failed": 0, "unplannable": 0, "total": 10},
+        "nights": 2,
+        "nights_survived": 2,
+        "deaths": [],
+        "deaths_explained": PASS,
+        "deaths_detail": "no death",
+        "wedges": [],
+        "game_days": 3.0,
+        "ended": "3 game days",
+        **over,
+    }
 
 
 def by_id(targets):
@@ -66,19 +87,29 @@ def by_id(targets):
 
 # -- milestones and game time -------------------------------------------------------------------
 
+
 def test_milestones_in_game_seconds_from_inventories_and_placed_blocks():
-    s = samples(12, inventory_at={1: {"oak_log": 4}, 2: {"oak_planks": 8}, 5: {"wooden_pickaxe": 1},
-                                  7: {"cobblestone": 3}, 8: {"stone_pickaxe": 1}},
-                places_at={3: {"placed": ["crafting_table"]}, 10: {"verifiedShelters": 1}})
+    s = samples(
+        12,
+        inventory_at={
+            1: {"oak_log": 4},
+            2: {"oak_planks": 8},
+            5: {"wooden_pickaxe": 1},
+            7: {"cobblestone": 3},
+            8: {"stone_pickaxe": 1},
+        },
+        places_at={3: {"placed": ["crafting_table"]}, 10: {"verifiedShelters": 1}},
+    )
     ms = all_milestones(s, game_seconds(s))
     per = STEP / 20
     assert ms["log"] == per and ms["planks"] == 2 * per and ms["wooden_pickaxe"] == 5 * per
     assert ms["crafting_table"] == ms["placed_crafting_table"] == 3 * per  # never held in a sample: placed counts
     assert ms["stone_pickaxe"] == 8 * per and ms["verified_shelter"] == 10 * per
     assert ms["iron_pickaxe"] is None and ms["placed_furnace"] is None
-    assert list(ms)[:len(MILESTONES)] == list(MILESTONES)
-    assert reached_in_order(run_result(s, 120.0),
-                            ["log", "planks", "crafting_table", "wooden_pickaxe", "cobblestone", "stone_pickaxe"])
+    assert list(ms)[: len(MILESTONES)] == list(MILESTONES)
+    assert reached_in_order(
+        run_result(s, 120.0), ["log", "planks", "crafting_table", "wooden_pickaxe", "cobblestone", "stone_pickaxe"]
+    )
 
 
 def test_held_before_placed_keeps_the_earlier_time():
@@ -118,6 +149,7 @@ def test_reached_in_order_needs_every_one_and_non_decreasing_times():
 
 # -- nights and deaths ----------------------------------------------------------------------------
 
+
 def test_nights_seen_to_morning_and_survived_with_a_death_in_the_second():
     s = samples(100, deaths_at={75: ["zombie"]})  # 0 .. 59400 ticks: mornings at 23000 and 47000
     r = run_result(s, 120.0)
@@ -140,9 +172,19 @@ def test_a_run_starting_at_night_counts_that_night_from_its_start():
 
 # -- success rate and wedges ------------------------------------------------------------------------
 
+
 def test_task_success_is_completed_over_finished_unplannable_apart():
-    s = samples(5, tasks=[task("a", "completed"), task("b", "completed"), task("c", "completed"),
-                          task("d", "failed"), task("e", "unplannable"), task("f", "active")])
+    s = samples(
+        5,
+        tasks=[
+            task("a", "completed"),
+            task("b", "completed"),
+            task("c", "completed"),
+            task("d", "failed"),
+            task("e", "unplannable"),
+            task("f", "active"),
+        ],
+    )
     r = run_result(s, 120.0)
     assert r["task_success_rate"] == 0.75
     assert r["tasks"] == {"completed": 3, "failed": 1, "unplannable": 1, "total": 6}
@@ -152,14 +194,23 @@ def test_task_success_is_completed_over_finished_unplannable_apart():
 def test_the_commonest_failure_reasons_are_reported():
     stuck = {**task("a", "failed"), "goalKey": "craft:stone_pickaxe", "failureReason": "move_to failed: no progress"}
     elsewhere = {**stuck, "id": "b", "failureReason": "move_to failed: no progress"}
-    s = samples(3, tasks=[{**stuck, "failureReason": "move_to failed: no progress toward -7.5,60,6.5 (distance 3.5)"},
-                          {**elsewhere, "failureReason": "move_to failed: no progress toward -8,61,6.5 (distance 2)"},
-                          {**task("c", "failed"), "goalKey": "hunt:animal"}])
+    s = samples(
+        3,
+        tasks=[
+            {**stuck, "failureReason": "move_to failed: no progress toward -7.5,60,6.5 (distance 3.5)"},
+            {**elsewhere, "failureReason": "move_to failed: no progress toward -8,61,6.5 (distance 2)"},
+            {**task("c", "failed"), "goalKey": "hunt:animal"},
+        ],
+    )
     r = run_result(s, 120.0)
     assert r["failures"] == [
-        {"goalKey": "craft:stone_pickaxe", "reason": "move_to failed: no progress toward -7.5,60,6.5 (distance 3.5)",
-         "n": 2},
-        {"goalKey": "hunt:animal", "reason": "no reason given", "n": 1}]
+        {
+            "goalKey": "craft:stone_pickaxe",
+            "reason": "move_to failed: no progress toward -7.5,60,6.5 (distance 3.5)",
+            "n": 2,
+        },
+        {"goalKey": "hunt:animal", "reason": "no reason given", "n": 1},
+    ]
     assert failure_lines(r)[0].startswith("2x craft:stone_pickaxe: move_to failed")
 
 
@@ -172,6 +223,7 @@ def test_a_bot_frozen_with_an_active_task_is_a_wedge():
 
 
 # -- the targets ---------------------------------------------------------------------------------
+
 
 def test_every_target_met_passes():
     runs = [run(seed=1), run(seed=2), run(seed=3, milestones=dict.fromkeys(MILESTONES))]  # 2 of 3 seeds
@@ -201,8 +253,9 @@ def test_a_run_stopped_before_three_days_without_iron_is_not_judged():
     assert not failed(judge([short]))
 
 
-@pytest.mark.parametrize(("rates", "verdict"), [
-    ([0.95, 0.9], PASS), ([0.95, 0.89], FAIL), ([1.0, None], NOT_JUDGED), ([None, 0.5], FAIL)])
+@pytest.mark.parametrize(
+    ("rates", "verdict"), [([0.95, 0.9], PASS), ([0.95, 0.89], FAIL), ([1.0, None], NOT_JUDGED), ([None, 0.5], FAIL)]
+)
 def test_tasks_target_needs_ninety_percent_in_each_run(rates, verdict):
     runs = [run(seed=i, task_success_rate=r) for i, r in enumerate(rates)]
     assert by_id(judge(runs))["tasks"]["verdict"] == verdict
@@ -212,8 +265,11 @@ def test_a_death_without_a_cause_fails_one_with_a_cause_passes():
     ok = run(deaths=[{"cause": "zombie", "game_s": 900.0, "t": 40.0}])
     t = by_id(judge([ok]))["deaths"]
     assert t["verdict"] == PASS and "zombie at day 0.75" in t["detail"]
-    bad = run(deaths=[{"cause": "unknown", "game_s": 900.0, "t": 40.0}], deaths_explained=FAIL,
-              deaths_detail="1 deaths recorded: 1 without a cause")
+    bad = run(
+        deaths=[{"cause": "unknown", "game_s": 900.0, "t": 40.0}],
+        deaths_explained=FAIL,
+        deaths_detail="1 deaths recorded: 1 without a cause",
+    )
     assert by_id(judge([ok, bad]))["deaths"]["verdict"] == FAIL
     assert by_id(judge([run(deaths_explained=NOT_JUDGED)]))["deaths"]["verdict"] == NOT_JUDGED
 
@@ -226,6 +282,7 @@ def test_a_wedge_fails():
 
 
 # -- the report's shape and the printing -------------------------------------------------------------
+
 
 def test_a_run_result_is_json_with_the_agreed_keys():
     s = samples(50, inventory_at={2: {"birch_log": 1}}, tasks=[task("a", "completed")], deaths_at={30: ["creeper"]})
@@ -251,6 +308,7 @@ def test_table_and_target_lines_show_each_run_side_by_side():
 
 # -- the command's settings and flags ----------------------------------------------------------------
 
+
 def test_settings_give_the_daemon_no_llm_the_day_scale_and_the_tick():
     env = SurvivalSettings(day_length_scale=0.25, drive_tick_ms=4000).env()
     assert env["MCBOT_LLM__TARGETS"] == "[]"
@@ -263,8 +321,10 @@ def test_places_seen_is_none_when_the_api_does_not_answer():
     assert places_seen("http://127.0.0.1:9") is None  # discard port: nothing listens
 
 
-@pytest.mark.parametrize("argv", [["--seeds", "1,x"], ["--game-days", "0"], ["--until", "diamond"],
-                                  ["--version", "1.12.2"], ["--day-scale", "-1"]])
+@pytest.mark.parametrize(
+    "argv",
+    [["--seeds", "1,x"], ["--game-days", "0"], ["--until", "diamond"], ["--version", "1.12.2"], ["--day-scale", "-1"]],
+)
 def test_bad_flags_exit_4_naming_the_flag(argv, capsys):
     with pytest.raises(SystemExit) as e:
         build_parser().parse_args(["bench", "survival", *argv])
@@ -273,11 +333,30 @@ def test_bad_flags_exit_4_naming_the_flag(argv, capsys):
 
 
 def test_flags_parse_into_the_settings():
-    a = build_parser().parse_args(["bench", "survival", "--seeds", "4,5", "--game-days", "1.5", "--until",
-                                   "stone_pickaxe", "--version", "1.21.4,1.18.2", "--jobs", "3"])
+    a = build_parser().parse_args(
+        [
+            "bench",
+            "survival",
+            "--seeds",
+            "4,5",
+            "--game-days",
+            "1.5",
+            "--until",
+            "stone_pickaxe",
+            "--version",
+            "1.21.4,1.18.2",
+            "--jobs",
+            "3",
+        ]
+    )
     assert a.jobs == 3
-    assert (a.seeds, a.game_days, a.until, a.version, a.day_scale) == ("4,5", 1.5, "stone_pickaxe",
-                                                                     "1.21.4,1.18.2", 1.0)
+    assert (a.seeds, a.game_days, a.until, a.version, a.day_scale) == (
+        "4,5",
+        1.5,
+        "stone_pickaxe",
+        "1.21.4,1.18.2",
+        1.0,
+    )
 
 
 def test_jobs_runs_that_many_at_once_and_every_run_is_reported(monkeypatch, tmp_path):

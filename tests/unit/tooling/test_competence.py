@@ -48,11 +48,23 @@ def run(n=36, *, tod0=1000, moving=True, tasks=(), inventory_at=None, deaths_rea
     for k in range(n):
         inv = {**inv, **((inventory_at or {}).get(k, {}))}
         active = _task("act", "active", progress=round(k / n, 3) if moving else 0.5)
-        out.append({"t": 5.0 * k, "ok": True, "health": 20, "gameMode": "survival",
-                    "timeOfDay": (tod0 + k * TICKS_PER_SAMPLE) % 24_000, "isDay": True,
-                    "position": {"x": float(k if moving else 0), "y": 64.0, "z": 0.0}, "inventory": dict(inv),
-                    "tasks": copy.deepcopy([active, *tasks]), "stalled": [], "counters": {},
-                    "deathsRead": deaths_read, "deaths": []})
+        out.append(
+            {
+                "t": 5.0 * k,
+                "ok": True,
+                "health": 20,
+                "gameMode": "survival",
+                "timeOfDay": (tod0 + k * TICKS_PER_SAMPLE) % 24_000,
+                "isDay": True,
+                "position": {"x": float(k if moving else 0), "y": 64.0, "z": 0.0},
+                "inventory": dict(inv),
+                "tasks": copy.deepcopy([active, *tasks]),
+                "stalled": [],
+                "counters": {},
+                "deathsRead": deaths_read,
+                "deaths": [],
+            }
+        )
     return out
 
 
@@ -69,6 +81,7 @@ def finished(done, failed):
 
 
 # -- game time and milestones -------------------------------------------------------------------
+
 
 def _clock(*readings):
     return [{"t": t, "timeOfDay": tod} for t, tod in readings]
@@ -87,8 +100,17 @@ def test_game_seconds_count_day_wraps_and_a_night_slept_through():
 def test_a_clock_set_back_by_a_restarted_world_counts_the_time_that_passed():
     # the chaos soak's world restart: 5800 -> 200 in 11 s, then 12400 -> 400 in 14.5 s (at dusk:
     # no bed can be used yet, so no night was slept through)
-    samples = _clock((0, 4_800), (5, 5_800), (16, 200), (21, 1_200), (26, 2_200), (76, 12_200), (77, 12_400),
-                     (91.5, 400), (96.5, 1_400))
+    samples = _clock(
+        (0, 4_800),
+        (5, 5_800),
+        (16, 200),
+        (21, 1_200),
+        (26, 2_200),
+        (76, 12_200),
+        (77, 12_400),
+        (91.5, 400),
+        (96.5, 1_400),
+    )
     g = game_seconds(samples)
     assert tick_rate(samples) == 200
     assert g[2] - g[1] == 11 * 200 / 20  # not the 18400 ticks "forward" the clock moved
@@ -102,8 +124,15 @@ def test_a_fast_three_minute_soak_is_about_one_and_a_half_game_days():
 
 
 def test_milestones_are_reached_the_first_time_the_item_is_held_in_any_version_s_name():
-    samples = run(10, inventory_at={2: {"birch_log": 3}, 3: {"oak_planks": 4, "crafting_table": 1},
-                                    5: {"raw_iron": 1}, 7: {"red_bed": 1}})
+    samples = run(
+        10,
+        inventory_at={
+            2: {"birch_log": 3},
+            3: {"oak_planks": 4, "crafting_table": 1},
+            5: {"raw_iron": 1},
+            7: {"red_bed": 1},
+        },
+    )
     samples[4]["inventory"] = {}  # a death dropped everything: reached stays reached
     got = milestones(samples)
     assert list(got) == list(MILESTONES)
@@ -116,9 +145,12 @@ def test_milestones_are_reached_the_first_time_the_item_is_held_in_any_version_s
 def test_a_verified_shelter_is_a_milestone_an_unverified_one_is_not():
     def shelter(passes, done):
         t = _task("s", "completed", 1.0)
-        t.update(goalKey="build:basic_shelter@1", goal={"goalType": "build_shelter", "consecutivePasses": passes,
-                                                        "done": done})
+        t.update(
+            goalKey="build:basic_shelter@1",
+            goal={"goalType": "build_shelter", "consecutivePasses": passes, "done": done},
+        )
         return t
+
     samples = run(6)
     samples[2]["tasks"].append(shelter(1, True))
     assert milestones(samples)["verified_shelter"] is None
@@ -134,15 +166,19 @@ def test_items_seen_before_the_world_clock_count_from_the_start():
 
 # -- K1 task success rate -----------------------------------------------------------------------
 
-@pytest.mark.parametrize(("done", "failed", "limit", "verdict"), [
-    (5, 1, 0.8, PASS),  # 83 %
-    (4, 1, 0.8, PASS),  # exactly 80 %
-    (3, 3, 0.8, FAIL),  # 50 %
-    (3, 3, 0.5, PASS),  # the threshold is the caller's
-    (8, 2, 0.9, FAIL),
-    (3, 1, 0.8, NOT_JUDGED),  # 4 finished: too few to judge
-    (0, 0, 0.8, NOT_JUDGED),
-])
+
+@pytest.mark.parametrize(
+    ("done", "failed", "limit", "verdict"),
+    [
+        (5, 1, 0.8, PASS),  # 83 %
+        (4, 1, 0.8, PASS),  # exactly 80 %
+        (3, 3, 0.8, FAIL),  # 50 %
+        (3, 3, 0.5, PASS),  # the threshold is the caller's
+        (8, 2, 0.9, FAIL),
+        (3, 1, 0.8, NOT_JUDGED),  # 4 finished: too few to judge
+        (0, 0, 0.8, NOT_JUDGED),
+    ],
+)
 def test_k1_task_success_rate(done, failed, limit, verdict):
     samples = run(6, tasks=finished(done, failed))
     block = evaluate_competence(samples, CompetenceLimits(min_task_success=limit, wedge_s=120.0))
@@ -178,8 +214,9 @@ def test_k2_fails_when_no_milestone_came_for_the_window_at_the_end():
 
 
 def test_k2_fails_on_a_gap_in_the_middle_even_if_progress_resumed():
-    samples = run(4 * DAY, inventory_at={2: {"oak_log": 1}, 2 + 2 * DAY + 1: {"oak_planks": 1},
-                                         3 * DAY: {"crafting_table": 1}})
+    samples = run(
+        4 * DAY, inventory_at={2: {"oak_log": 1}, 2 + 2 * DAY + 1: {"oak_planks": 1}, 3 * DAY: {"crafting_table": 1}}
+    )
     k2 = judge(samples)["K2"]
     assert k2["verdict"] == FAIL and "next: planks" in k2["detail"], k2
 
@@ -196,12 +233,28 @@ def test_k2_is_not_judged_in_a_run_shorter_than_the_window_even_with_no_mileston
 
 
 def test_k2_passes_once_the_whole_tree_is_reached():
-    every = {"oak_log": 1, "oak_planks": 1, "crafting_table": 1, "wooden_pickaxe": 1, "cobblestone": 1,
-             "stone_pickaxe": 1, "furnace": 1, "coal": 1, "raw_iron": 1, "iron_ingot": 1, "iron_pickaxe": 1,
-             "white_bed": 1}
+    every = {
+        "oak_log": 1,
+        "oak_planks": 1,
+        "crafting_table": 1,
+        "wooden_pickaxe": 1,
+        "cobblestone": 1,
+        "stone_pickaxe": 1,
+        "furnace": 1,
+        "coal": 1,
+        "raw_iron": 1,
+        "iron_ingot": 1,
+        "iron_pickaxe": 1,
+        "white_bed": 1,
+    }
     samples = run(3 * DAY, inventory_at={3: every})
-    samples[4]["tasks"].append({**_task("s", "completed", 1.0), "goalKey": "build:basic_shelter",
-                                "goal": {"goalType": "build_shelter", "consecutivePasses": 2, "done": True}})
+    samples[4]["tasks"].append(
+        {
+            **_task("s", "completed", 1.0),
+            "goalKey": "build:basic_shelter",
+            "goal": {"goalType": "build_shelter", "consecutivePasses": 2, "done": True},
+        }
+    )
     k2 = judge(samples)["K2"]
     assert k2["verdict"] == PASS and "13/13" in k2["detail"], k2
 
@@ -210,23 +263,35 @@ def test_k2_is_not_judged_without_a_world_clock():
     samples = run(3 * DAY)
     for s in samples:
         s["timeOfDay"] = None
-    assert judge(samples)["K2"] == {"id": "K2", "name": "a new milestone every 2 game days", "verdict": NOT_JUDGED,
-                                    "pass": None, "detail": "the world clock was never read"}
+    assert judge(samples)["K2"] == {
+        "id": "K2",
+        "name": "a new milestone every 2 game days",
+        "verdict": NOT_JUDGED,
+        "pass": None,
+        "detail": "the world clock was never read",
+    }
 
 
 # -- K3 deaths explained ----------------------------------------------------------------------------
+
 
 def test_the_daemon_s_death_record_is_the_line_the_soak_parses():
     lines = []
     sink = logger.add(lambda m: lines.append(m.record["message"]), level="WARNING")
     try:
         reflexes = Reflexes(None, None, None, clock=lambda: 0)  # record_events needs none of them
-        reflexes.record_events([BodyEvent(type=EventType.death, ts=0, data={"cause": "zombie"}),
-                                BodyEvent(type=EventType.death, ts=1, data={})])
+        reflexes.record_events(
+            [
+                BodyEvent(type=EventType.death, ts=0, data={"cause": "zombie"}),
+                BodyEvent(type=EventType.death, ts=1, data={}),
+            ]
+        )
     finally:
         logger.remove(sink)
     assert deaths_in([f"12:00:21.522 | WARNING | {m}" for m in lines] + ["[Reflex] fight -> ok"]) == [
-        {"cause": "zombie"}, {"cause": "unknown"}]
+        {"cause": "zombie"},
+        {"cause": "unknown"},
+    ]
 
 
 def _die(samples, k, cause, seen_dead=False):
@@ -242,9 +307,14 @@ def test_k3_passes_without_a_death_and_with_deaths_that_have_causes():
     assert k3["verdict"] == PASS and "zombie at t=15s, fall at t=30s" in k3["detail"], k3
 
 
-@pytest.mark.parametrize(("cause", "seen_dead", "why"), [("unknown", False, "1 without a cause"),
-                                                         ("", False, "1 without a cause"),
-                                                         (None, True, "1 seen but never recorded")])
+@pytest.mark.parametrize(
+    ("cause", "seen_dead", "why"),
+    [
+        ("unknown", False, "1 without a cause"),
+        ("", False, "1 without a cause"),
+        (None, True, "1 seen but never recorded"),
+    ],
+)
 def test_k3_fails_on_a_death_without_a_recorded_cause(cause, seen_dead, why):
     k3 = judge(_die(run(10), 4, cause, seen_dead))["K3"]
     assert k3["verdict"] == FAIL and why in k3["detail"], k3
@@ -261,6 +331,7 @@ def test_k3_is_not_judged_when_the_death_records_were_never_read():
 
 
 # -- K4 never wedged -------------------------------------------------------------------------------
+
 
 def test_k4_passes_a_bot_that_keeps_moving():
     k4 = judge(run(36))["K4"]
@@ -311,6 +382,7 @@ def test_k4_is_not_judged_when_the_run_could_not_show_it(why):
 
 # -- the block, the verdict and the report lines ----------------------------------------------------
 
+
 def test_a_competence_fail_fails_the_run_except_under_chaos():
     bad = run(36, tasks=finished(1, 5))
     block = evaluate_competence(bad, LIMITS)
@@ -322,8 +394,9 @@ def test_a_competence_fail_fails_the_run_except_under_chaos():
     add_competence(report, bad, LIMITS, chaos=True)
     assert report["pass"] is True and report["competence"]["decides"] is False
     lines = competence_lines(report["competence"])
-    assert lines[0].startswith("[Soak] FAIL K1 task success rate at least 80 %: (informational "
-                               "under chaos) 1 completed")
+    assert lines[0].startswith(
+        "[Soak] FAIL K1 task success rate at least 80 %: (informational under chaos) 1 completed"
+    )
 
 
 def test_not_judged_never_fails_nor_passes_the_run():
@@ -332,8 +405,9 @@ def test_not_judged_never_fails_nor_passes_the_run():
     assert report["pass"] is False and block["pass"] is True
     lines = competence_lines(block)
     assert [line.split(" ")[1] for line in lines[:4]] == ["NOT", "NOT", "PASS", "PASS"]
-    assert lines[0].startswith("[Soak] NOT JUDGED K1 task success rate at least 80 %: 0 completed, 0 failed: "
-                               "fewer than 5 finished tasks")
+    assert lines[0].startswith(
+        "[Soak] NOT JUDGED K1 task success rate at least 80 %: 0 completed, 0 failed: fewer than 5 finished tasks"
+    )
     assert lines[4] == "[Soak] milestones: none reached; not reached: " + ", ".join(MILESTONES)
 
 
@@ -341,8 +415,12 @@ def test_the_json_block_keys_milestones_by_name_in_game_seconds():
     block = evaluate_competence(run(10, inventory_at={1: {"oak_log": 2}}), LIMITS)
     assert block["milestones"]["log"] == 50.0 and set(block["milestones"]) == set(MILESTONES)
     assert competence_lines(block)[4].startswith("[Soak] milestones: log=50 (game s); not reached: planks, ")
-    assert block["limits"] == {"min_task_success": 0.8, "milestone_game_days": 2.0, "wedge_s": 120.0,
-                               "min_finished_tasks": 5}
+    assert block["limits"] == {
+        "min_task_success": 0.8,
+        "milestone_game_days": 2.0,
+        "wedge_s": 120.0,
+        "min_finished_tasks": 5,
+    }
 
 
 def test_in_creative_mode_the_bot_does_not_play_so_k1_and_k2_are_not_judged():
@@ -354,6 +432,7 @@ def test_in_creative_mode_the_bot_does_not_play_so_k1_and_k2_are_not_judged():
 
 # -- thresholds: the soak's flags and the limits object ----------------------------------------------
 
+
 def test_the_soak_flags_set_the_thresholds_with_documented_defaults():
     a = parse(["3"])
     assert (a.min_task_success, a.milestone_game_days) == (0.8, 2.0)
@@ -362,16 +441,19 @@ def test_the_soak_flags_set_the_thresholds_with_documented_defaults():
     assert wedge_s(fast=True) == 120.0 and wedge_s(fast=False) == 600.0
 
 
-@pytest.mark.parametrize(("flag", "value", "says"), [
-    ("--min-task-success", "80", "80 is not a fraction from 0 to 1 (0.8 = 80 %)"),
-    ("--min-task-success", "-0.1", "is not a fraction from 0 to 1"),
-    ("--min-task-success", "most", "'most' is not a number"),
-    ("--min-task-success", "nan", "is not a fraction"),
-    ("--milestone-game-days", "0", "the window must be above 0"),
-    ("--milestone-game-days", "-2", "the window must be above 0"),
-    ("--milestone-game-days", "inf", "the window must be above 0"),
-    ("--milestone-game-days", "two", "'two' is not a number of game days"),
-])
+@pytest.mark.parametrize(
+    ("flag", "value", "says"),
+    [
+        ("--min-task-success", "80", "80 is not a fraction from 0 to 1 (0.8 = 80 %)"),
+        ("--min-task-success", "-0.1", "is not a fraction from 0 to 1"),
+        ("--min-task-success", "most", "'most' is not a number"),
+        ("--min-task-success", "nan", "is not a fraction"),
+        ("--milestone-game-days", "0", "the window must be above 0"),
+        ("--milestone-game-days", "-2", "the window must be above 0"),
+        ("--milestone-game-days", "inf", "the window must be above 0"),
+        ("--milestone-game-days", "two", "'two' is not a number of game days"),
+    ],
+)
 def test_a_bad_threshold_is_refused_with_a_clear_message(flag, value, says, capsys):
     with pytest.raises(SystemExit) as e:
         parse(["3", flag, value])
@@ -380,14 +462,16 @@ def test_a_bad_threshold_is_refused_with_a_clear_message(flag, value, says, caps
     assert f"argument {flag}: " in err and says in err, err
 
 
-@pytest.mark.parametrize("kw", [{"min_task_success": 1.2}, {"milestone_game_days": 0}, {"wedge_s": 0},
-                                {"min_finished_tasks": 0}])
+@pytest.mark.parametrize(
+    "kw", [{"min_task_success": 1.2}, {"milestone_game_days": 0}, {"wedge_s": 0}, {"min_finished_tasks": 0}]
+)
 def test_the_limits_refuse_bad_values(kw):
     with pytest.raises(ValueError, match=next(iter(kw))):
         CompetenceLimits(**kw)
 
 
 # -- reading the daemon's log -----------------------------------------------------------------------
+
 
 def test_the_log_tail_returns_only_new_whole_lines(tmp_path):
     log = tmp_path / "daemon.log"
@@ -405,8 +489,9 @@ def test_a_game_day_is_1200_game_seconds():
     assert GAME_S_PER_DAY == 1200
 
 
-@pytest.mark.parametrize(("given", "runs_with"), [(None, "INFO"), ("ERROR", "INFO"), ("debug", "debug"),
-                                                  ("WARNING", "WARNING")])
+@pytest.mark.parametrize(
+    ("given", "runs_with"), [(None, "INFO"), ("ERROR", "INFO"), ("debug", "debug"), ("WARNING", "WARNING")]
+)
 def test_the_soaked_daemon_logs_its_death_records(given, runs_with, monkeypatch, tmp_path):
     if given is None:
         monkeypatch.delenv("MCBOT_LOGGING__LEVEL", raising=False)
@@ -417,6 +502,7 @@ def test_the_soaked_daemon_logs_its_death_records(given, runs_with, monkeypatch,
 
 
 # -- recorded runs: the two soaks of make test, as they were sampled ----------------------------------
+
 
 def _recorded(name):
     return json.loads((Path(__file__).parents[2] / "fixtures" / f"soak-competence-{name}.json").read_text())["samples"]
@@ -429,7 +515,10 @@ def test_a_recorded_fast_soak_is_judged_where_it_can_be_and_not_judged_where_it_
     assert crit["K1"]["detail"] == "2 completed, 0 failed (100 %): fewer than 5 finished tasks"
     assert block["pass"] and block["gameDays"] == pytest.approx(1.36, abs=0.01)
     assert {k: v for k, v in block["milestones"].items() if v is not None} == {
-        "log": 110.0, "planks": 600.0, "crafting_table": 600.0}
+        "log": 110.0,
+        "planks": 600.0,
+        "crafting_table": 600.0,
+    }
     # the same run would FAIL K2 with a one-day window: no milestone after day 0.5
     limits = CompetenceLimits(milestone_game_days=0.8, wedge_s=120.0)
     assert by_id(evaluate_competence(_recorded("plain-1.18.2"), limits))["K2"]["verdict"] == FAIL
@@ -444,6 +533,8 @@ def test_a_recorded_chaos_soak_s_world_restarts_do_not_add_game_days():
 
 
 def test_a_fleet_s_death_line_names_its_bot():
-    lines = ["12:00:21.522 | WARNING | fleet02 | [Reflex] death recorded (total 1) cause=zombie at {'x': 1}",
-             "12:00:22.001 | WARNING | [Reflex] death recorded (total 2) cause=fall at {'x': 1}"]
+    lines = [
+        "12:00:21.522 | WARNING | fleet02 | [Reflex] death recorded (total 1) cause=zombie at {'x': 1}",
+        "12:00:22.001 | WARNING | [Reflex] death recorded (total 2) cause=fall at {'x': 1}",
+    ]
     assert deaths_in(lines) == [{"cause": "zombie", "bot": "fleet02"}, {"cause": "fall"}]

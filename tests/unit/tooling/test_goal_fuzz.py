@@ -35,7 +35,7 @@ def test_rounds_replay_from_their_seed_and_differ_between_seeds():
 
 def test_every_goal_is_given_once_before_any_is_given_twice():
     rounds = plan_rounds(3, 40, pair_share=0.0)
-    first = [rd.goals[0] for rd in rounds[:len(ALL_GOALS)]]
+    first = [rd.goals[0] for rd in rounds[: len(ALL_GOALS)]]
     assert sorted(first) == sorted(ALL_GOALS)
 
 
@@ -61,17 +61,26 @@ def _result(*goals: GoalResult, **kw) -> RoundResult:
 
 
 def test_a_round_that_ended_every_goal_cleanly_passes():
-    r = _result(GoalResult("craft stick 4", "completed"), GoalResult("sleep bed", "refused", 422, reason="422 no bed"),
-                GoalResult("smelt stone 1", "failed", reason="no furnace"), peak_mb={"bridge": 300.0})
+    r = _result(
+        GoalResult("craft stick 4", "completed"),
+        GoalResult("sleep bed", "refused", 422, reason="422 no bed"),
+        GoalResult("smelt stone 1", "failed", reason="no furnace"),
+        peak_mb={"bridge": 300.0},
+    )
     assert r.findings(Limits()) == []
     assert "PASS" in table([r], Limits())
 
 
 def test_each_finding_is_named():
     limits = Limits()
-    r = _result(GoalResult("craft stone_pickaxe 1", "stuck", reason="still running"),
-                GoalResult("collect stone 3", "failed"), peak_mb={"bridge": 1500.0}, longest_unhealthy_s=40.0,
-                active_without_run=["task-1"], stop_s=23.8)
+    r = _result(
+        GoalResult("craft stone_pickaxe 1", "stuck", reason="still running"),
+        GoalResult("collect stone 3", "failed"),
+        peak_mb={"bridge": 1500.0},
+        longest_unhealthy_s=40.0,
+        active_without_run=["task-1"],
+        stop_s=23.8,
+    )
     found = " | ".join(r.findings(limits))
     assert "craft stone_pickaxe 1: stuck" in found
     assert "collect stone 3: failed without a reason" in found
@@ -83,8 +92,9 @@ def test_each_finding_is_named():
 
 
 def test_a_stop_that_had_to_be_killed_is_a_finding():
-    assert any("stop took too long" in f
-               for f in _result(GoalResult("eat bread", "completed"), stop_s=None).findings(Limits()))
+    assert any(
+        "stop took too long" in f for f in _result(GoalResult("eat bread", "completed"), stop_s=None).findings(Limits())
+    )
 
 
 def test_goal_outcome_reads_the_task():

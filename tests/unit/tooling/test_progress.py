@@ -24,8 +24,9 @@ class Clock:
         return self.t
 
 
-@pytest.mark.parametrize("seconds,text", [(0, "0:00"), (7.4, "0:07"), (59.6, "1:00"), (725, "12:05"),
-                                          (3723, "1:02:03"), (-3, "0:00")])
+@pytest.mark.parametrize(
+    "seconds,text", [(0, "0:00"), (7.4, "0:07"), (59.6, "1:00"), (725, "12:05"), (3723, "1:02:03"), (-3, "0:00")]
+)
 def test_clock_text(seconds, text):
     assert clock_text(seconds) == text
 
@@ -88,11 +89,12 @@ def test_a_bench_childs_progress_is_passed_on_as_it_comes_and_its_log_kept_for_a
             said.append(line)
             flag.touch()
 
-        code, stdout, stderr = run_relaying([*_child(script), str(flag)], {}, "bench reflexes:", "[1.18.2] ", 30,
-                                            say)
+        code, stdout, stderr = run_relaying([*_child(script), str(flag)], {}, "bench reflexes:", "[1.18.2] ", 30, say)
     assert (code, stdout) == (0, '{"relayed_first": true}\n')
-    assert said == ["[1.18.2] bench reflexes: 1/2 round 1/1 zombie (watch): 31 ms (0:05 elapsed)",
-                    "[1.18.2] bench reflexes: 2/2 round 1/1 creeper (watch): 19 ms (0:09 elapsed)"]
+    assert said == [
+        "[1.18.2] bench reflexes: 1/2 round 1/1 zombie (watch): 31 ms (0:05 elapsed)",
+        "[1.18.2] bench reflexes: 2/2 round 1/1 creeper (watch): 19 ms (0:09 elapsed)",
+    ]
     assert stderr == "12:00:00.000 | INFO    | embedded server ready"
 
 
@@ -104,6 +106,12 @@ def test_a_bench_child_past_its_time_is_killed():
 
 
 def test_a_failing_bench_childs_exit_code_and_log_come_back():
-    code, stdout, stderr = run_relaying(_child("import sys\nprint('Traceback: boom', file=sys.stderr)\nsys.exit(3)\n"),
-                                        {}, "bench x:", "", 30, [].append)
+    code, stdout, stderr = run_relaying(
+        _child("import sys\nprint('Traceback: boom', file=sys.stderr)\nsys.exit(3)\n"),
+        {},
+        "bench x:",
+        "",
+        30,
+        [].append,
+    )
     assert (code, stdout, stderr) == (3, "", "Traceback: boom")

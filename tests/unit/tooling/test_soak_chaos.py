@@ -14,17 +14,34 @@ from bot.tooling.soak_chaos_verdict import FAULT_WINDOW_S, evaluate_chaos
 
 
 def _task(i, status, key, reason=None, progress=0.0):
-    return {"id": i, "status": status, "progress": progress, "source": "drive-tick", "goalKey": key,
-            "failureReason": reason}
+    return {
+        "id": i,
+        "status": status,
+        "progress": progress,
+        "source": "drive-tick",
+        "goalKey": key,
+        "failureReason": reason,
+    }
 
 
 def _sample(t, tasks, processed, reachable=True, full=False):
-    return {"t": t, "ok": reachable, "reachable": reachable, "tasks": copy.deepcopy(tasks),
-            "stalled": [], "thoughts": [], "processed": [list(p) for p in processed], "processedFull": full}
+    return {
+        "t": t,
+        "ok": reachable,
+        "reachable": reachable,
+        "tasks": copy.deepcopy(tasks),
+        "stalled": [],
+        "thoughts": [],
+        "processed": [list(p) for p in processed],
+        "processedFull": full,
+    }
 
 
-FAULTS = [{"kind": "bridge", "t": 30.0, "recoveryS": 2.1}, {"kind": "world", "t": 60.0, "recoveryS": 12.0},
-          {"kind": "daemon", "t": 90.0, "recoveryS": 8.5}]
+FAULTS = [
+    {"kind": "bridge", "t": 30.0, "recoveryS": 2.1},
+    {"kind": "world", "t": 60.0, "recoveryS": 12.0},
+    {"kind": "daemon", "t": 90.0, "recoveryS": 8.5},
+]
 
 
 def clean():
@@ -68,8 +85,9 @@ def _set(samples, since, tid, **fields):
     return samples
 
 
-@pytest.mark.parametrize("reason", ["EXECUTION_ERROR: BridgeDead: node process exited (code -9)",
-                                    "bot disconnected", "the bot died"])
+@pytest.mark.parametrize(
+    "reason", ["EXECUTION_ERROR: BridgeDead: node process exited (code -9)", "bot disconnected", "the bot died"]
+)
 def test_a_task_failed_with_a_fault_reason_is_lost(reason):
     r, by_id = judge(_set(clean(), 35, "a", status="failed", failureReason=reason))
     only_failing(by_id, "C2")
@@ -83,8 +101,9 @@ def test_a_task_failed_soon_after_a_fault_is_lost_whatever_its_reason():
 
 
 def test_a_task_failed_long_after_every_fault_on_its_own_merits_is_not_lost():
-    r, _ = judge(_set(clean(), 60 + FAULT_WINDOW_S + 15, "a", status="failed", failureReason="path blocked"),
-                 faults=FAULTS[:2])
+    r, _ = judge(
+        _set(clean(), 60 + FAULT_WINDOW_S + 15, "a", status="failed", failureReason="path blocked"), faults=FAULTS[:2]
+    )
     assert r["pass"], r["criteria"]
 
 
@@ -137,8 +156,9 @@ def test_an_orphan_process_fails():
     only_failing(by_id, "C5")
 
 
-@pytest.mark.parametrize("fault", [{"kind": "bridge", "t": 30.0, "recoveryS": 11.0},
-                                   {"kind": "world", "t": 60.0, "recoveryS": None}])
+@pytest.mark.parametrize(
+    "fault", [{"kind": "bridge", "t": 30.0, "recoveryS": 11.0}, {"kind": "world", "t": 60.0, "recoveryS": None}]
+)
 def test_a_fault_not_recovered_within_its_bound_fails(fault):
     faults = [f if f["kind"] != fault["kind"] else fault for f in FAULTS]
     only_failing(judge(clean(), faults=faults)[1], "C1")
@@ -157,10 +177,12 @@ def test_with_recovery_times_as_figures_a_slow_recovery_passes_and_an_unrecovere
 
 # -- the harness's schedule and the results cap ---------------------------------------------
 
+
 def test_the_chaos_schedule_is_seeded_bounded_and_sees_every_kind():
     def make(seed, embedded=True):
-        return Chaos(seed=seed, fast=True, embedded=embedded, base="http://127.0.0.1:1", restart=None,
-                     say=lambda _: None)
+        return Chaos(
+            seed=seed, fast=True, embedded=embedded, base="http://127.0.0.1:1", restart=None, say=lambda _: None
+        )
 
     a, b = make(7), make(7)
     kinds = [a.next_kind() for _ in range(6)]
@@ -198,13 +220,24 @@ def test_two_soaks_started_in_the_same_second_keep_their_files_apart(tmp_path):
         (tmp_path / f"soak-{st}-world").mkdir()
     assert prune_results(tmp_path, keep=2) == stamps[:1]
     assert sorted(p.name for p in tmp_path.iterdir()) == [
-        "soak-20261123-010000-p12-world", "soak-20261123-010000-p12.log",
-        "soak-20261123-020000-p13-world", "soak-20261123-020000-p13.log"]
+        "soak-20261123-010000-p12-world",
+        "soak-20261123-010000-p12.log",
+        "soak-20261123-020000-p13-world",
+        "soak-20261123-020000-p13.log",
+    ]
 
 
 def test_counters_stay_cumulative_across_a_daemon_restart():
     carry = CounterCarry()
-    seen = [carry(c) for c in ({"driveTicks": 3, "llmCalls": 1}, {"driveTicks": 4, "llmCalls": 1},
-                               {}, {"driveTicks": 0, "llmCalls": 0}, {"driveTicks": 2, "llmCalls": 1})]
+    seen = [
+        carry(c)
+        for c in (
+            {"driveTicks": 3, "llmCalls": 1},
+            {"driveTicks": 4, "llmCalls": 1},
+            {},
+            {"driveTicks": 0, "llmCalls": 0},
+            {"driveTicks": 2, "llmCalls": 1},
+        )
+    ]
     assert [c.get("driveTicks") for c in seen] == [3, 4, None, 4, 6]  # the restart counted from 0 again
     assert seen[-1]["llmCalls"] == 2

@@ -30,13 +30,27 @@ NAMES = ["fleet01", "fleet02", "fleet03"]
 
 
 def task(i, status="active", key="collect:oak_log", bot=None, held=None, binding=None):
-    return {"id": f"t{i}", "status": status, "progress": 0, "goalKey": key, "bot": bot, "heldBy": held,
-            "bindingKey": binding, "createdAt": 0}
+    return {
+        "id": f"t{i}",
+        "status": status,
+        "progress": 0,
+        "goalKey": key,
+        "bot": bot,
+        "heldBy": held,
+        "bindingKey": binding,
+        "createdAt": 0,
+    }
 
 
 def bot(name, connected=True, health=20, pos=(0.0, 64.0, 0.0)):
-    return {"name": name, "connected": connected, "health": health, "food": 20,
-            "position": dict(zip("xyz", pos, strict=True)) if pos else None, "runningTaskId": None}
+    return {
+        "name": name,
+        "connected": connected,
+        "health": health,
+        "food": 20,
+        "position": dict(zip("xyz", pos, strict=True)) if pos else None,
+        "runningTaskId": None,
+    }
 
 
 def sample(t, tasks=(), bots=None):
@@ -44,6 +58,7 @@ def sample(t, tasks=(), bots=None):
 
 
 # -- duplicates ---------------------------------------------------------------------------------
+
 
 def test_the_same_goal_bound_to_the_same_bot_twice_is_a_duplicate():
     s = sample(5.0, [task(1, bot="fleet01"), task(2, "pending", bot="fleet01")])
@@ -75,8 +90,13 @@ def test_a_paused_twin_counts_a_finished_or_unplannable_one_does_not():
 
 
 def test_two_live_goal_bound_tasks_with_one_binding_key_clash_whatever_their_bots():
-    s = sample(0, [task(1, key="build:shelter", bot="fleet01", binding="build_shelter:A:abc"),
-                   task(2, key="build:shelter", bot="fleet02", binding="build_shelter:A:abc")])
+    s = sample(
+        0,
+        [
+            task(1, key="build:shelter", bot="fleet01", binding="build_shelter:A:abc"),
+            task(2, key="build:shelter", bot="fleet02", binding="build_shelter:A:abc"),
+        ],
+    )
     found = duplicates(s)
     assert [(d["kind"], d["key"]) for d in found] == [("goalBinding", "build_shelter:A:abc")]
     assert "binding build_shelter:A:abc" in judge_duplicates([s])["detail"]
@@ -89,6 +109,7 @@ def test_no_task_page_read_is_not_a_pass():
 
 
 # -- alive --------------------------------------------------------------------------------------
+
 
 def test_every_bot_connected_and_healthy_is_alive():
     v = judge_alive([sample(t) for t in range(10)], NAMES)
@@ -129,10 +150,13 @@ def test_a_sample_the_api_did_not_answer_is_counted_apart_not_as_a_disconnection
 
 # -- worked and per bot -------------------------------------------------------------------------
 
+
 def test_a_bot_that_held_no_completed_task_is_caught():
-    completed = {"fleet01": [task(1, "completed", held="fleet01")],
-                 "fleet02": [task(2, "completed", bot="fleet02", held="fleet01")],  # bound to 02, done by 01
-                 "fleet03": [task(3, "completed", held="fleet03")]}
+    completed = {
+        "fleet01": [task(1, "completed", held="fleet01")],
+        "fleet02": [task(2, "completed", bot="fleet02", held="fleet01")],  # bound to 02, done by 01
+        "fleet03": [task(3, "completed", held="fleet03")],
+    }
     v = judge_worked(completed)
     assert v["pass"] is False and "none by fleet02" in v["detail"]
     completed["fleet02"].append(task(4, "completed", held="fleet02"))
@@ -140,13 +164,20 @@ def test_a_bot_that_held_no_completed_task_is_caught():
 
 
 def test_per_bot_counts_held_tasks_deaths_seen_and_logged_and_the_final_position():
-    samples = [sample(0, bots=[bot("fleet01", pos=(1, 64, 1))]),
-               sample(5, bots=[bot("fleet01", health=0, pos=(2, 64, 2))]),
-               sample(10, bots=[bot("fleet01", health=0, pos=None)]),  # still dead: one death
-               sample(15, bots=[bot("fleet01", health=20, pos=(0, 70, 0))]),
-               sample(20, bots=[bot("fleet01", health=0, pos=(5, 60, 5))])]
-    finished = {"fleet01": [task(1, "completed", held="fleet01"), task(2, "failed", held="fleet01"),
-                            task(3, "completed", bot="fleet01", held="fleet02")]}
+    samples = [
+        sample(0, bots=[bot("fleet01", pos=(1, 64, 1))]),
+        sample(5, bots=[bot("fleet01", health=0, pos=(2, 64, 2))]),
+        sample(10, bots=[bot("fleet01", health=0, pos=None)]),  # still dead: one death
+        sample(15, bots=[bot("fleet01", health=20, pos=(0, 70, 0))]),
+        sample(20, bots=[bot("fleet01", health=0, pos=(5, 60, 5))]),
+    ]
+    finished = {
+        "fleet01": [
+            task(1, "completed", held="fleet01"),
+            task(2, "failed", held="fleet01"),
+            task(3, "completed", bot="fleet01", held="fleet02"),
+        ]
+    }
     logged = [{"cause": "zombie", "bot": "fleet01"}, {"cause": "fall", "bot": "fleet02"}, {"cause": "fall"}]
     b = per_bot(samples, ["fleet01"], finished, logged)["fleet01"]
     assert (b["completed"], b["failed"], b["deathsSeen"], b["deathsLogged"]) == (1, 1, 2, 1)
@@ -171,15 +202,32 @@ def test_evaluate_fails_when_one_criterion_fails():
 
 # -- reading the API and the command line --------------------------------------------------------
 
+
 def test_compact_task_and_bot_read_the_api_shapes():
-    t = compact_task({"id": "x", "status": "paused", "progress": 0.5,
-                      "metadata": {"goalKey": "build:shelter", "bot": "fleet02", "heldBy": "fleet02",
-                                   "goalBinding": {"goalKey": "build_shelter:B:123"}, "createdAt": 7}})
-    assert (t["goalKey"], t["bot"], t["heldBy"], t["bindingKey"]) == ("build:shelter", "fleet02", "fleet02",
-                                                                      "build_shelter:B:123")
+    t = compact_task(
+        {
+            "id": "x",
+            "status": "paused",
+            "progress": 0.5,
+            "metadata": {
+                "goalKey": "build:shelter",
+                "bot": "fleet02",
+                "heldBy": "fleet02",
+                "goalBinding": {"goalKey": "build_shelter:B:123"},
+                "createdAt": 7,
+            },
+        }
+    )
+    assert (t["goalKey"], t["bot"], t["heldBy"], t["bindingKey"]) == (
+        "build:shelter",
+        "fleet02",
+        "fleet02",
+        "build_shelter:B:123",
+    )
     assert compact_task({"id": "y", "status": "pending", "metadata": {}})["bot"] is None
-    b = compact_bot({"name": "fleet01", "connected": True, "health": 12.666666984558105,
-                     "position": {"x": 1.234, "y": 64, "z": -2}})
+    b = compact_bot(
+        {"name": "fleet01", "connected": True, "health": 12.666666984558105, "position": {"x": 1.234, "y": 64, "z": -2}}
+    )
     assert b["position"] == {"x": 1.2, "y": 64, "z": -2} and b["health"] == 12.7
     assert compact_bot({"name": "fleet02", "connected": False, "position": None})["position"] is None
 

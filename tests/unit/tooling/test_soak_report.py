@@ -22,9 +22,17 @@ CRITERIA = ("1", "2", "3", "4", "5", "6", "7", "8", "alive")
 
 
 def _task(i, status, key, created_s, progress=0.0, source="drive-tick", thought=None, ce=True):
-    return {"id": i, "status": status, "progress": progress, "source": source, "goalKey": key,
-            "createdAt": T0 + int(created_s * 1000), "convertEligible": ce, "solver": None,
-            "sourceThoughtId": thought if thought is not None else (f"th-{i}" if source != "manual" else None)}
+    return {
+        "id": i,
+        "status": status,
+        "progress": progress,
+        "source": source,
+        "goalKey": key,
+        "createdAt": T0 + int(created_s * 1000),
+        "convertEligible": ce,
+        "solver": None,
+        "sourceThoughtId": thought if thought is not None else (f"th-{i}" if source != "manual" else None),
+    }
 
 
 def _thought(i, at_s, ce=True, system="drive-tick"):
@@ -33,8 +41,16 @@ def _thought(i, at_s, ce=True, system="drive-tick"):
 
 def _sample(t, tasks, thoughts=(), drives=3, stalled=(), mode="survival", ok=True, counters=None):
     c = {"driveTicks": drives, "goalTags": drives, "intentExtractions": 0, "llmCalls": 0}
-    return {"t": t, "ok": ok, "health": 20, "gameMode": mode, "counters": {**c, **(counters or {})},
-            "tasks": copy.deepcopy(list(tasks)), "stalled": list(stalled), "thoughts": list(thoughts)}
+    return {
+        "t": t,
+        "ok": ok,
+        "health": 20,
+        "gameMode": mode,
+        "counters": {**c, **(counters or {})},
+        "tasks": copy.deepcopy(list(tasks)),
+        "stalled": list(stalled),
+        "thoughts": list(thoughts),
+    }
 
 
 def clean_run():
@@ -68,6 +84,7 @@ def test_a_clean_run_passes_every_criterion():
 
 
 # -- one violation at a time --------------------------------------------------------------
+
 
 def _each(samples, fn):
     for s in samples:
@@ -105,6 +122,7 @@ def v2_no_drive_task_ever_claimed(s):
     def pend(x):
         x["tasks"] = [{**t, "status": "pending", "progress": 0.0} for t in x["tasks"]]
         x["tasks"].append(_task("m", "completed", "manual:job", 50, progress=1.0, source="manual"))
+
     return _each(s, pend)
 
 
@@ -114,8 +132,12 @@ def v3_nothing_ever_closes(s):
 
 def v4_two_moving_tasks_share_a_goal_key(s):
     # an LLM's thought for the goal the running drive task already pursues
-    return _each(s, lambda x: x["tasks"].append(_task("d", "pending", "explore:nearby", 44, progress=0.1,
-                                                      source="thought", thought="th-c")))
+    return _each(
+        s,
+        lambda x: x["tasks"].append(
+            _task("d", "pending", "explore:nearby", 44, progress=0.1, source="thought", thought="th-c")
+        ),
+    )
 
 
 def v5_a_stuck_task_never_recovers(s):
@@ -168,22 +190,30 @@ def v_alive_the_bot_wedges(s):
 
 
 VIOLATIONS = {
-    "1": [v1_no_drive_ticks, v1_ticks_faster_than_the_cadence, v1_ticks_never_near_the_cadence,
-          v1_a_long_run_with_a_single_tick],
+    "1": [
+        v1_no_drive_ticks,
+        v1_ticks_faster_than_the_cadence,
+        v1_ticks_never_near_the_cadence,
+        v1_a_long_run_with_a_single_tick,
+    ],
     "2": [v2_no_drive_task_ever_claimed],
     "3": [v3_nothing_ever_closes],
     "4": [v4_two_moving_tasks_share_a_goal_key],
     "5": [v5_a_stuck_task_never_recovers],
     "6": [v6_counters_never_observed, v6_more_intents_than_model_calls, v6_a_counter_goes_backwards],
-    "7": [v7_a_task_from_a_non_convertible_thought, v7_a_source_thought_never_seen,
-          v7_a_thought_task_without_source_thought],
+    "7": [
+        v7_a_task_from_a_non_convertible_thought,
+        v7_a_source_thought_never_seen,
+        v7_a_thought_task_without_source_thought,
+    ],
     "8": [v8_a_drive_tick_while_in_creative],
     "alive": [v_alive_the_bot_wedges],
 }
 
 
-@pytest.mark.parametrize(("cid", "violate"), [(c, v) for c, vs in VIOLATIONS.items() for v in vs],
-                         ids=lambda x: getattr(x, "__name__", x))
+@pytest.mark.parametrize(
+    ("cid", "violate"), [(c, v) for c, vs in VIOLATIONS.items() for v in vs], ids=lambda x: getattr(x, "__name__", x)
+)
 def test_each_criterion_fails_on_a_run_that_violates_it(cid, violate):
     r, by_id = judge(violate(clean_run()))
     only_failing(by_id, cid)
@@ -195,6 +225,7 @@ def test_every_criterion_has_a_violation():
 
 
 # -- creative runs (criterion 8) ----------------------------------------------------------
+
 
 def _creative(drives=0, mode="creative", counters=True):
     samples = [_sample(t, [], drives=drives, mode=mode) for t in range(0, 65, 5)]
@@ -209,8 +240,11 @@ def test_a_creative_run_with_no_drive_ticks_passes():
     assert r["pass"], r["criteria"]
 
 
-@pytest.mark.parametrize("run", [_creative(drives=1), _creative(mode="survival"), _creative(counters=False)],
-                         ids=["drive_ticks_fired", "bot_never_in_creative", "counters_never_read"])
+@pytest.mark.parametrize(
+    "run",
+    [_creative(drives=1), _creative(mode="survival"), _creative(counters=False)],
+    ids=["drive_ticks_fired", "bot_never_in_creative", "counters_never_read"],
+)
 def test_a_creative_run_fails_criterion_8_when_it_cannot_show_safety(run):
     _, by_id = judge(run, creative=True)
     assert not by_id["8"]["pass"], by_id["8"]
@@ -218,13 +252,15 @@ def test_a_creative_run_fails_criterion_8_when_it_cannot_show_safety(run):
 
 # -- criterion 5 reports the stall and its recovery -----------------------------------------
 
+
 def _stall_then(recover_with):
     s = v5_a_stuck_task_never_recovers(clean_run())
     for x in s:
         if x["t"] >= 90:
             if recover_with == "fresh":
-                x["tasks"].append(_task("y", "active", "craft:wooden_pickaxe", 88, progress=0.2, source="thought",
-                                        thought="th-c"))
+                x["tasks"].append(
+                    _task("y", "active", "craft:wooden_pickaxe", 88, progress=0.2, source="thought", thought="th-c")
+                )
             else:
                 x["stalled"] = []
                 x["tasks"] = [{**t, "status": "active", "progress": 0.1} if t["id"] == "z" else t for t in x["tasks"]]
@@ -236,8 +272,15 @@ def test_a_recovered_stall_passes_and_says_which_stall_and_when(how, by):
     r, by_id = judge(_stall_then(how))
     assert by_id["5"]["pass"], by_id["5"]
     [stall] = r["stalls"]
-    assert stall == {"id": "z", "goalKey": "craft:wooden_pickaxe", "stallClass": "stuck_pending", "stalledAt": 80,
-                     "recovered": True, "recoveredAt": 90, "by": by}
+    assert stall == {
+        "id": "z",
+        "goalKey": "craft:wooden_pickaxe",
+        "stallClass": "stuck_pending",
+        "stalledAt": 80,
+        "recovered": True,
+        "recoveredAt": 90,
+        "by": by,
+    }
     assert "z craft:wooden_pickaxe stuck_pending at 80 s: recovered at 90 s" in by_id["5"]["detail"]
 
 
@@ -258,6 +301,7 @@ def test_no_stall_says_recovery_was_not_exercised():
 
 # -- the cadence scale follows the fast soak's drive-tick interval ---------------------------
 
+
 def test_the_expected_cadence_is_the_specs_3_minutes_scaled_like_the_fast_soak():
     assert cadence_ms(fast=False) == 180_000
     assert cadence_ms(fast=True) == int(FAST["MCBOT_DRIVE_TICK__INTERVAL_MS"]) == INTERVAL
@@ -265,11 +309,18 @@ def test_the_expected_cadence_is_the_specs_3_minutes_scaled_like_the_fast_soak()
 
 # -- shelters: informational ------------------------------------------------------------------
 
+
 def _shelter(i, status, passes=2, done=True, reason=None):
     t = _task(i, status, f"build:basic_shelter@{i}", 50, source="thought", thought="th-c")  # one key each
     t["failureReason"] = reason
-    t["goal"] = {"goalType": "build_shelter", "consecutivePasses": passes, "lastVerifiedAt": 1, "done": done,
-                 "blockers": [], "anchored": True}
+    t["goal"] = {
+        "goalType": "build_shelter",
+        "consecutivePasses": passes,
+        "lastVerifiedAt": 1,
+        "done": done,
+        "blockers": [],
+        "anchored": True,
+    }
     return t
 
 
@@ -281,13 +332,16 @@ def test_shelters_count_verified_at_night_day_unverified_and_failed():
     base = clean_run()
     extra = {
         60: ([_shelter("day", "active"), _shelter("night", "active")], 6000),
-        65: ([_shelter("day", "completed"), _shelter("night", "active"), _shelter("once", "completed", passes=1)],
-             6500),
+        65: (
+            [_shelter("day", "completed"), _shelter("night", "active"), _shelter("once", "completed", passes=1)],
+            6500,
+        ),
         70: ([_shelter("night", "completed"), _shelter("bad", "failed", passes=0, done=None, reason="no wood")], 14000),
         75: ([_shelter("bad2", "failed", passes=0, done=None, reason="no wood")], 15000),
     }
-    samples = [_clock({**s, "tasks": s["tasks"] + extra[s["t"]][0]}, extra[s["t"]][1]) if s["t"] in extra else s
-               for s in base]
+    samples = [
+        _clock({**s, "tasks": s["tasks"] + extra[s["t"]][0]}, extra[s["t"]][1]) if s["t"] in extra else s for s in base
+    ]
     r, _ = judge(samples)
     sh = r["shelters"]
     assert (sh["built"], sh["verified"], sh["atNight"], sh["failed"]) == (3, 2, 1, 2)
@@ -322,6 +376,7 @@ def test_old_samples_without_clock_goal_or_thought_fields_do_not_crash():
 
 # -- sampling the daemon's HTTP API ------------------------------------------------------------
 
+
 class _Api(BaseHTTPRequestHandler):
     routes: ClassVar[dict[str, object]] = {}  # set by each test before it serves
 
@@ -348,22 +403,43 @@ def api():
 
 def test_a_sample_reads_source_thought_ids_and_each_thought_once(api):
     routes, base = api
-    task = {"id": "t1", "status": "active", "progress": 0.2, "source": "drive-tick",
-            "metadata": {"goalKey": "collect:oak_log", "createdAt": T0, "convertEligible": True,
-                         "sourceThoughtId": "th-1", "origin": {"kind": "drive-tick", "sourceId": "th-1"}}}
-    goal_task = {"id": "t2", "status": "pending", "source": "drive-tick",
-                 "metadata": {"goalKey": "build:basic_shelter", "createdAt": T0,
-                              "origin": {"kind": "drive-tick", "sourceId": "th-2"}}}
-    thoughts = [{"id": "th-2", "convertEligible": False, "timestamp": T0 + 5, "cognitiveSystem": "keepalive",
-                 "content": "..."},
-                {"id": "th-1", "convertEligible": True, "timestamp": T0, "cognitiveSystem": "drive-tick",
-                 "content": "..."}]
-    routes.update({
-        "/healthz": {"ok": True}, "/api/agency/counters": {"driveTicks": 1},
-        "/api/bot/snapshot": {"health": 20, "gameMode": "survival", "timeOfDay": 100, "isDay": True},
-        "/api/tasks?limit=1000": {"tasks": [task, goal_task]}, "/api/tasks?stalled=true&limit=1000": {"tasks": []},
-        "/api/cognitive-stream/recent?limit=500": {"thoughts": thoughts},
-    })
+    task = {
+        "id": "t1",
+        "status": "active",
+        "progress": 0.2,
+        "source": "drive-tick",
+        "metadata": {
+            "goalKey": "collect:oak_log",
+            "createdAt": T0,
+            "convertEligible": True,
+            "sourceThoughtId": "th-1",
+            "origin": {"kind": "drive-tick", "sourceId": "th-1"},
+        },
+    }
+    goal_task = {
+        "id": "t2",
+        "status": "pending",
+        "source": "drive-tick",
+        "metadata": {
+            "goalKey": "build:basic_shelter",
+            "createdAt": T0,
+            "origin": {"kind": "drive-tick", "sourceId": "th-2"},
+        },
+    }
+    thoughts = [
+        {"id": "th-2", "convertEligible": False, "timestamp": T0 + 5, "cognitiveSystem": "keepalive", "content": "..."},
+        {"id": "th-1", "convertEligible": True, "timestamp": T0, "cognitiveSystem": "drive-tick", "content": "..."},
+    ]
+    routes.update(
+        {
+            "/healthz": {"ok": True},
+            "/api/agency/counters": {"driveTicks": 1},
+            "/api/bot/snapshot": {"health": 20, "gameMode": "survival", "timeOfDay": 100, "isDay": True},
+            "/api/tasks?limit=1000": {"tasks": [task, goal_task]},
+            "/api/tasks?stalled=true&limit=1000": {"tasks": []},
+            "/api/cognitive-stream/recent?limit=500": {"thoughts": thoughts},
+        }
+    )
     seen: set[str] = set()
     first = sample(base, 0.0, seen)
     assert [t["sourceThoughtId"] for t in first["tasks"]] == ["th-1", "th-2"]  # origin.sourceId when metadata lacks it
@@ -376,15 +452,27 @@ def test_a_sample_reads_source_thought_ids_and_each_thought_once(api):
 
 def test_a_sample_reads_position_inventory_and_the_deaths_logged_since_the_last(api, tmp_path):
     routes, base = api
-    routes.update({
-        "/healthz": {"ok": True}, "/api/agency/counters": {}, "/api/tasks?limit=1000": {"tasks": []},
-        "/api/tasks?stalled=true&limit=1000": {"tasks": []}, "/api/cognitive-stream/recent?limit=500": {"thoughts": []},
-        "/api/bot/snapshot": {"health": 20, "gameMode": "survival", "timeOfDay": 100, "isDay": True,
-                              "position": {"x": 1.234, "y": 64.0, "z": -7.66},
-                              "inventory": [{"name": "oak_log", "count": 3, "slot": 36},
-                                            {"name": "oak_log", "count": 2, "slot": 37},
-                                            {"name": "wooden_pickaxe", "count": 1, "slot": 38}]},
-    })
+    routes.update(
+        {
+            "/healthz": {"ok": True},
+            "/api/agency/counters": {},
+            "/api/tasks?limit=1000": {"tasks": []},
+            "/api/tasks?stalled=true&limit=1000": {"tasks": []},
+            "/api/cognitive-stream/recent?limit=500": {"thoughts": []},
+            "/api/bot/snapshot": {
+                "health": 20,
+                "gameMode": "survival",
+                "timeOfDay": 100,
+                "isDay": True,
+                "position": {"x": 1.234, "y": 64.0, "z": -7.66},
+                "inventory": [
+                    {"name": "oak_log", "count": 3, "slot": 36},
+                    {"name": "oak_log", "count": 2, "slot": 37},
+                    {"name": "wooden_pickaxe", "count": 1, "slot": 38},
+                ],
+            },
+        }
+    )
     log = tmp_path / "daemon.log"
     log.write_text("12:00:21.522 | WARNING | [Reflex] death recorded (total 1) cause=zombie at {'x': 1}\n")
     tail = LogTail(log)

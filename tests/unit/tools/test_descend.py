@@ -79,9 +79,16 @@ def test_a_direction_is_passed_on_and_a_level_already_reached_digs_nothing(sctx,
     assert len(sbody.started) == 1
 
 
-@pytest.mark.parametrize("args",
-                         [{"target_y": SAFE_FLOOR_Y - 1}, {"target_y": "deep"}, {"target_y": 40, "direction": "up"},
-                                  {}, {"target_y": 40, "depth": 3}])
+@pytest.mark.parametrize(
+    "args",
+    [
+        {"target_y": SAFE_FLOOR_Y - 1},
+        {"target_y": "deep"},
+        {"target_y": 40, "direction": "up"},
+        {},
+        {"target_y": 40, "depth": 3},
+    ],
+)
 def test_bad_arguments_are_refused_before_anything_moves(sctx, sbody, args):
     res = descend(sctx, **args)
     assert not res.success and res.error.code == VALIDATION_ERROR
@@ -124,5 +131,6 @@ def test_descend_is_a_goal_the_gatherer_carries_out_and_grounds_on_a_level():
     facts = FrameFacts()
     assert check_goal(goal, facts, scenario_id=None).passed
     assert not check_goal(ExtractedGoal(action="descend", target="y3"), facts, scenario_id=None).passed
-    assert check_goal(ExtractedGoal(action="descend", target="iron"), facts,
-                      scenario_id=None).reason == "missing_location"
+    assert (
+        check_goal(ExtractedGoal(action="descend", target="iron"), facts, scenario_id=None).reason == "missing_location"
+    )

@@ -39,23 +39,37 @@ class HuntBody(FakeBody):
     def _do_hunt(self, a: dict[str, Any]) -> dict[str, Any]:
         self.loot += self.late
         self.late = []
-        game = [m for m in self.mobs if m.name in a["kinds"] and not m.hostile and self.distance_to(m) <= a["radius"]
-                and id(m) not in a["skip"]]
+        game = [
+            m
+            for m in self.mobs
+            if m.name in a["kinds"] and not m.hostile and self.distance_to(m) <= a["radius"] and id(m) not in a["skip"]
+        ]
         if not game:
             raise BodyError(f"no {' or '.join(a['kinds'])} within {a['radius']} blocks to hunt")
         target = min(game, key=self.distance_to)
         if self.lose:
             self.lose -= 1
-            return {"target": target.name, "targetId": id(target), "killed": False, "hits": 2, "weapon": None,
-                    "at": {"x": target.x, "y": target.y, "z": target.z}}
+            return {
+                "target": target.name,
+                "targetId": id(target),
+                "killed": False,
+                "hits": 2,
+                "weapon": None,
+                "at": {"x": target.x, "y": target.y, "z": target.z},
+            }
         self.mobs.remove(target)
         for i, item in enumerate(ANIMAL_DROPS[target.name]):
-            (self.late if self.late_loot
-             else self.loot).append((Mob("item", hostile=False, x=target.x + 0.5 * i, z=target.z), item))
+            (self.late if self.late_loot else self.loot).append(
+                (Mob("item", hostile=False, x=target.x + 0.5 * i, z=target.z), item)
+            )
         self.late_loot = False
-        return {"target": target.name, "killed": True, "hits": 5,
-                "weapon": "stone_sword" if self.inventory["stone_sword"] else None,
-                "at": {"x": target.x, "y": target.y, "z": target.z}}
+        return {
+            "target": target.name,
+            "killed": True,
+            "hits": 5,
+            "weapon": "stone_sword" if self.inventory["stone_sword"] else None,
+            "at": {"x": target.x, "y": target.y, "z": target.z},
+        }
 
     def _do_move_to(self, a: dict[str, Any]) -> dict[str, Any]:
         out = super()._do_move_to(a)
@@ -80,9 +94,22 @@ def hunt(ctx, **args):
     return run(default_tool_registry().execute("hunt", args, ctx))
 
 
-@pytest.mark.parametrize("word,kind", [("cow", "cow"), ("cows", "cow"), ("Sheep", "sheep"), ("chickens", "chicken"),
-                                       ("minecraft:pig", "pig"), ("animal", "animal"), ("animals", "animal"),
-                                       ("food", "animal"), ("zombie", None), ("villager", None), ("", None)])
+@pytest.mark.parametrize(
+    "word,kind",
+    [
+        ("cow", "cow"),
+        ("cows", "cow"),
+        ("Sheep", "sheep"),
+        ("chickens", "chicken"),
+        ("minecraft:pig", "pig"),
+        ("animal", "animal"),
+        ("animals", "animal"),
+        ("food", "animal"),
+        ("zombie", None),
+        ("villager", None),
+        ("", None),
+    ],
+)
 def test_which_words_name_game(word, kind):
     assert animal_kind(word) == kind
 
@@ -100,8 +127,11 @@ def test_a_cow_hunted_gives_its_meat_and_leather_picked_up(hctx, hbody):
 
 
 def test_any_animal_means_the_nearest_food_animal_and_count_kills_that_many(hctx, hbody):
-    hbody.mobs += [Mob("sheep", hostile=False, x=4.5, z=0.5), Mob("chicken", hostile=False, x=-8.5, z=0.5),
-                   Mob("zombie", hostile=True, x=2.5, z=2.5)]
+    hbody.mobs += [
+        Mob("sheep", hostile=False, x=4.5, z=0.5),
+        Mob("chicken", hostile=False, x=-8.5, z=0.5),
+        Mob("zombie", hostile=True, x=2.5, z=2.5),
+    ]
     res = hunt(hctx, target="animal", count=2)
     assert res.success, res.error
     assert hbody.started[0][1]["kinds"] == list(ANIMALS)
@@ -130,12 +160,18 @@ def test_no_animal_in_range_is_a_clear_error_and_nothing_moves(hctx, hbody):
 
 
 def test_a_target_that_is_no_game_is_a_validation_error(hctx, hbody):
-    for bad in ({"target": "zombie"}, {"target": "cow", "count": 0}, {"target": "cow", "count": 11},
-                {"target": "cow", "radius": 64}, {"target": "cow", "weapon": "sword"}):
+    for bad in (
+        {"target": "zombie"},
+        {"target": "cow", "count": 0},
+        {"target": "cow", "count": 11},
+        {"target": "cow", "radius": 64},
+        {"target": "cow", "weapon": "sword"},
+    ):
         res = hunt(hctx, **bad)
         assert not res.success and res.error.code == VALIDATION_ERROR, bad
-    assert "'zombie' is not an animal the bot hunts (animals: cow, mooshroom" in hunt(hctx,
-                                                                                      target="zombie").error.message
+    assert (
+        "'zombie' is not an animal the bot hunts (animals: cow, mooshroom" in hunt(hctx, target="zombie").error.message
+    )
     assert hbody.started == []
 
 
@@ -203,5 +239,6 @@ def test_the_survivor_carries_out_hunt_goals():
     assert "hunt" in agents.routable_actions()
     survivor = agents.require("survivor")
     wf = survivor.workflows["hunt"].static("survivor-hunt")
-    assert [(s.tool, dict(s.args))
-            for s in wf.steps] == [("hunt", {"target": "${task.target}", "count": "${task.amount}"})]
+    assert [(s.tool, dict(s.args)) for s in wf.steps] == [
+        ("hunt", {"target": "${task.target}", "count": "${task.amount}"})
+    ]

@@ -51,8 +51,11 @@ def _js_fuel(name: str) -> dict[str, int]:
     src = FURNACE_JS.read_text(encoding="utf-8")
     start = src.index(f"const {name} = byTicks({{")
     body = src[start : src.index("\n})\n", start)]
-    return {item: int(ticks) for ticks, names in re.findall(r"^\s+(\d+): \[([^\]]*)\]", body, flags=re.M)
-            for item in re.findall(r"'(\w+)'", names)}
+    return {
+        item: int(ticks)
+        for ticks, names in re.findall(r"^\s+(\d+): \[([^\]]*)\]", body, flags=re.M)
+        for item in re.findall(r"'(\w+)'", names)
+    }
 
 
 def test_fuel_values_match_the_embedded_worlds():
@@ -66,11 +69,23 @@ def test_fuel_values_match_the_embedded_worlds():
     assert fuel_ticks("wooden_pickaxe") == 0 and fuel_ticks("crafting_table") == 0  # never burns its things
 
 
-@pytest.mark.parametrize("item,out",
-                         [("iron_ingot", "iron_ingot"), ("raw_iron", "iron_ingot"), ("cobblestone", "stone"),
-                                      ("stone", "stone"), ("beef", "cooked_beef"), ("chicken", "cooked_chicken"),
-                                      ("oak_log", "charcoal"), ("spruce_log", "charcoal"), ("charcoal", "charcoal"),
-                                      ("crimson_stem", None), ("dirt", None), ("iron_pickaxe", None)])
+@pytest.mark.parametrize(
+    "item,out",
+    [
+        ("iron_ingot", "iron_ingot"),
+        ("raw_iron", "iron_ingot"),
+        ("cobblestone", "stone"),
+        ("stone", "stone"),
+        ("beef", "cooked_beef"),
+        ("chicken", "cooked_chicken"),
+        ("oak_log", "charcoal"),
+        ("spruce_log", "charcoal"),
+        ("charcoal", "charcoal"),
+        ("crimson_stem", None),
+        ("dirt", None),
+        ("iron_pickaxe", None),
+    ],
+)
 def test_what_an_item_smelts_into(item, out):
     assert output_of(item) == out
 
@@ -80,8 +95,10 @@ def test_coal_first_then_planks_or_logs_then_sticks():
     plan = choose_fuel({"stick": 20, "oak_planks": 10, "coal": 1, "oak_log": 4, "wooden_pickaxe": 1}, 10)
     assert [(f.name, f.count) for f in plan.picks] == [("coal", 1), ("oak_planks", 2)]  # 1600 + 600 >= 2000
     assert plan.enough and plan.ticks >= 10 * 200
-    assert [(f.name, f.count) for f in choose_fuel({"stick": 20, "oak_log": 1}, 2).picks] == [("oak_log", 1),
-                                                                                              ("stick", 1)]
+    assert [(f.name, f.count) for f in choose_fuel({"stick": 20, "oak_log": 1}, 2).picks] == [
+        ("oak_log", 1),
+        ("stick", 1),
+    ]
     assert [(f.name, f.count) for f in choose_fuel({"charcoal": 3}, 2).picks] == [("charcoal", 1)]
 
 
@@ -168,8 +185,13 @@ def smelt(ctx, **args):
 
 
 def test_an_unknown_item_is_a_validation_error_before_anything_moves(sctx, sbody):
-    for bad in ({"item": "dirt"}, {"item": "diamond_sword"}, {"item": "raw_iron", "count": 0},
-                {"item": "raw_iron", "count": 65}, {"item": "raw_iron", "fuel": "coal"}):
+    for bad in (
+        {"item": "dirt"},
+        {"item": "diamond_sword"},
+        {"item": "raw_iron", "count": 0},
+        {"item": "raw_iron", "count": 65},
+        {"item": "raw_iron", "fuel": "coal"},
+    ):
         res = smelt(sctx, **bad)
         assert not res.success and res.error.code == VALIDATION_ERROR, bad
     assert "nothing smelts into or from 'dirt'" in smelt(sctx, item="dirt").error.message
@@ -180,8 +202,9 @@ def test_nothing_to_smelt_is_a_clear_precondition_error(sctx, sbody):
     sbody.inventory.update({"coal": 2, "furnace": 1})
     res = smelt(sctx, item="iron_ingot", count=2)
     assert not res.success and res.error.code == PRECONDITION_FAILED
-    assert res.error.message == ("nothing to smelt: no raw_iron or iron_ore or deepslate_iron_ore in the inventory "
-                                 "to make iron_ingot")
+    assert res.error.message == (
+        "nothing to smelt: no raw_iron or iron_ore or deepslate_iron_ore in the inventory to make iron_ingot"
+    )
     sbody.inventory["raw_iron"] = 1
     res = smelt(sctx, item="iron_ingot", count=2)
     assert res.error.code == PRECONDITION_FAILED
@@ -192,8 +215,9 @@ def test_nothing_to_smelt_is_a_clear_precondition_error(sctx, sbody):
 def test_no_fuel_and_no_furnace_are_precondition_errors(sctx, sbody):
     sbody.inventory.update({"raw_iron": 2, "furnace": 1, "stick": 1})
     res = smelt(sctx, item="raw_iron", count=2)
-    assert res.error.code == PRECONDITION_FAILED and res.error.message.startswith("not enough fuel for 2 "
-                                                                                  "iron_ingot: 300 burn ticks short")
+    assert res.error.code == PRECONDITION_FAILED and res.error.message.startswith(
+        "not enough fuel for 2 iron_ingot: 300 burn ticks short"
+    )
     sbody.inventory.update({"furnace": -1, "coal": 1})
     res = smelt(sctx, item="raw_iron", count=2)
     assert res.error.code == PRECONDITION_FAILED
@@ -233,8 +257,10 @@ def test_charcoal_burns_no_log_it_smelts(sctx, sbody):
     sbody.inventory.update({"oak_log": 3, "stick": 2})
     res = smelt(sctx, item="oak_log", count=2)
     assert res.success, res.error
-    assert sbody.started[0][1]["fuels"] == [{"name": "oak_log", "count": 1, "ticks": 300},
-                                            {"name": "stick", "count": 1, "ticks": 100}]
+    assert sbody.started[0][1]["fuels"] == [
+        {"name": "oak_log", "count": 1, "ticks": 300},
+        {"name": "stick", "count": 1, "ticks": 100},
+    ]
     assert sbody.started[0][1]["anyLog"] is True
     assert sbody.inventory["charcoal"] == 2
 
@@ -284,8 +310,9 @@ def test_the_furnace_reports_nothing_to_smelt(sctx, sbody):
     sbody.inventory.update({"coal": 1})
     res = smelt(sctx, item="iron_ingot")
     assert res.error.code == PRECONDITION_FAILED
-    assert res.error.message.startswith("nothing to smelt: no raw_iron or iron_ore or deepslate_iron_ore in the "
-                                        "inventory or the furnace at 2,64,0")
+    assert res.error.message.startswith(
+        "nothing to smelt: no raw_iron or iron_ore or deepslate_iron_ore in the inventory or the furnace at 2,64,0"
+    )
 
 
 def test_a_missing_gain_is_an_execution_error(sctx, sbody):
@@ -341,7 +368,8 @@ FURNACE_NEAR = {"furnace": {"x": 3, "y": 64, "z": 0}}
 
 def test_a_held_input_and_fuel_plan_one_smelt_step_ensuring_the_total():
     assert steps("iron_ingot", 2, {"raw_iron": 2, "coal": 1, "iron_ingot": 1, **FURNACE}) == [
-        ("smelt-iron-ingot", "smelt", {"item": "iron_ingot", "count": 3, "ensure": True, "craft_furnace": True})]
+        ("smelt-iron-ingot", "smelt", {"item": "iron_ingot", "count": 3, "ensure": True, "craft_furnace": True})
+    ]
     assert steps("iron_ingot", 2, {"raw_iron": 2, "coal": 1}, FURNACE_NEAR)[0][0] == "smelt-iron-ingot"
     assert steps("raw_iron", 2, {"raw_iron": 2, "coal": 1, **FURNACE})[-1][2]["item"] == "iron_ingot"
 
@@ -350,15 +378,20 @@ def test_gatherable_inputs_and_missing_fuel_are_gathered_first():
     assert steps("stone", 8, {"coal": 1, "wooden_pickaxe": 1, **FURNACE}) == [
         ("gather-cobblestone-input", "collect_block", {"block": "stone", "count": 6, "ensure": True}),
         ("gather-cobblestone-input-2", "collect_block", {"block": "stone", "count": 8, "ensure": True}),
-        ("smelt-stone", "smelt", {"item": "stone", "count": 8, "ensure": True, "craft_furnace": True})]
+        ("smelt-stone", "smelt", {"item": "stone", "count": 8, "ensure": True, "craft_furnace": True}),
+    ]
     # charcoal: 2 logs to smelt, 2 more to burn (300 ticks each, 200 per item)
     assert steps("charcoal", 2, {"oak_log": 1, **FURNACE}) == [
         ("gather-log-input", "collect_block", {"block": "log", "count": 2, "ensure": True}),
         ("gather-log-fuel", "collect_block", {"block": "log", "count": 4, "ensure": True}),
-        ("smelt-charcoal", "smelt", {"item": "charcoal", "count": 2, "ensure": True, "craft_furnace": True})]
+        ("smelt-charcoal", "smelt", {"item": "charcoal", "count": 2, "ensure": True, "craft_furnace": True}),
+    ]
     # 3 beef: 600 ticks, the sticks give 200, 2 logs the other 400
     assert steps("cooked_beef", 3, {"beef": 3, "stick": 2}, FURNACE_NEAR)[0] == (
-        "gather-log-fuel", "collect_block", {"block": "log", "count": 2, "ensure": True})
+        "gather-log-fuel",
+        "collect_block",
+        {"block": "log", "count": 2, "ensure": True},
+    )
 
 
 def test_an_input_the_bot_cannot_gather_or_an_unknown_item_refuses_the_plan():

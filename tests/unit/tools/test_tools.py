@@ -20,8 +20,9 @@ from agency.world import BodyError, Vec3
 from tests.unit.conftest import Probe, run
 
 
-def test_INV_TOOL_001_invalid_inputs_rejected_before_any_tool_code(ctx: ToolContext, body: FakeBody,
-                                                                   tools: ToolRegistry, probe: Probe) -> None:
+def test_INV_TOOL_001_invalid_inputs_rejected_before_any_tool_code(
+    ctx: ToolContext, body: FakeBody, tools: ToolRegistry, probe: Probe
+) -> None:
     res = run(tools.execute("work", {"ticks": -1}, ctx))  # missing name, negative ticks
     assert isinstance(res, ToolExecutionResult) and res.success is False
     assert res.error is not None and res.error.code == VALIDATION_ERROR
@@ -86,8 +87,9 @@ def test_stop_flag_cancels_running_action(ctx: ToolContext, body: FakeBody) -> N
     assert res.error.code == CANCELLED and body.cancelled == ["a1"]
 
 
-def test_body_queue_runs_one_at_a_time_queries_in_parallel(ctx: ToolContext, body: FakeBody, tools: ToolRegistry,
-                                                           probe: Probe) -> None:
+def test_body_queue_runs_one_at_a_time_queries_in_parallel(
+    ctx: ToolContext, body: FakeBody, tools: ToolRegistry, probe: Probe
+) -> None:
     body.polls_to_finish = 3
     reg = default_tool_registry()
 
@@ -216,15 +218,15 @@ def test_collect_block_counts_what_it_holds_after_a_failed_collect(ctx: ToolCont
         original({**a, "count": 3})
         raise BodyError("Took to long to decide path to goal!")
 
-
     body._do_collect = partial_then_fail  # type: ignore[method-assign]  # the test's stand-in
     res = run(reg.execute("collect_block", {"block": "log", "count": 3, "ensure": True}, ctx))
     assert res.success, res.error
     assert res.output["have"] == 3 and body.inventory["oak_log"] == 3
 
 
-def test_prepare_shelter_site_digs_what_is_in_the_way_fills_holes_then_a_rerun_does_nothing(ctx: ToolContext,
-                                                                                            body: FakeBody) -> None:
+def test_prepare_shelter_site_digs_what_is_in_the_way_fills_holes_then_a_rerun_does_nothing(
+    ctx: ToolContext, body: FakeBody
+) -> None:
     origin = (3, GROUND_Y, 3)  # footprint x,z 3..7; the door faces north: doorway (5, 64..65, 3)
     body.blocks[(5, GROUND_Y, 5)] = "dirt"  # a bump in the middle of the floor
     body.add_tree(4, 6, height=4)  # a trunk inside, up through the roof layer
@@ -247,8 +249,9 @@ def test_prepare_shelter_site_digs_what_is_in_the_way_fills_holes_then_a_rerun_d
 
 def test_prepare_shelter_site_refuses_a_site_someone_built_on(ctx: ToolContext, body: FakeBody) -> None:
     body.blocks[(5, GROUND_Y, 5)] = "chest"
-    res = run(default_tool_registry().execute("prepare_shelter_site", {"origin": [3, GROUND_Y, 3], "facing": "north"},
-                                              ctx))
+    res = run(
+        default_tool_registry().execute("prepare_shelter_site", {"origin": [3, GROUND_Y, 3], "facing": "north"}, ctx)
+    )
     assert res.success is False and res.error.code == PRECONDITION_FAILED
     assert "chest" in res.error.message and not any(kind == "dig" for kind, _ in body.started)
 
@@ -256,17 +259,20 @@ def test_prepare_shelter_site_refuses_a_site_someone_built_on(ctx: ToolContext, 
 def test_a_blocked_walk_to_the_site_is_retried_digging_through_trees_only(ctx: ToolContext, body: FakeBody) -> None:
     body.blocks[(20, GROUND_Y, 20)] = "dirt"  # a bump at a site far out of reach
     body.fail["move_to"] = "no progress toward the site for 8000 ms"
-    res = run(default_tool_registry().execute("prepare_shelter_site", {"origin": [18, GROUND_Y, 18], "facing": "north"},
-                                              ctx))
+    res = run(
+        default_tool_registry().execute("prepare_shelter_site", {"origin": [18, GROUND_Y, 18], "facing": "north"}, ctx)
+    )
     assert res.success is False and "no progress" in res.error.message
     walks = [args for kind, args in body.started if kind == "move_to"]
     assert len(walks) == 2 and "digOnly" not in walks[0]
-    assert set(walks[1]["digOnly"]) == set(PATH_DIGGABLE) and all(n.endswith(("_log", "_leaves"))
-                                                                  for n in PATH_DIGGABLE)
+    assert set(walks[1]["digOnly"]) == set(PATH_DIGGABLE) and all(
+        n.endswith(("_log", "_leaves")) for n in PATH_DIGGABLE
+    )
 
 
-def test_shelter_site_searches_from_the_ground_under_a_bot_standing_in_the_canopy(ctx: ToolContext,
-                                                                                  body: FakeBody) -> None:
+def test_shelter_site_searches_from_the_ground_under_a_bot_standing_in_the_canopy(
+    ctx: ToolContext, body: FakeBody
+) -> None:
     for y in range(GROUND_Y, GROUND_Y + 4):
         body.blocks[(0, y, 0)] = "oak_log"  # a trunk under the bot, whose top it just cut
     body.blocks[(0, GROUND_Y + 4, 0)] = "oak_leaves"

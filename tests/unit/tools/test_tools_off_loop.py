@@ -53,16 +53,20 @@ def test_gathering_crafting_and_walking_read_the_body_off_the_loop(ftime) -> Non
     body = OffLoopBody(ftime.clock)
     body.add_tree(3, 3, height=4)
     ctx = replace(ToolContext(body=body, clock=ftime.clock, sleep=ftime.sleep, poll_interval_s=0.1), offload=True)
-    results = run_tools(body, ctx, [
-        ("find_blocks", {"block": "log", "radius": 8}),
-        ("collect_block", {"block": "log", "count": 3}),
-        ("craft", {"item": "wooden_pickaxe"}),
-        ("explore", {"legs": 2}),
-        ("inventory", {}),
-        ("chat", {"message": "hello"}),
-        ("shelter_site", {}),
-        ("prepare_shelter_site", {"origin": [3, GROUND_Y, 3], "facing": "north"}),
-    ])
+    results = run_tools(
+        body,
+        ctx,
+        [
+            ("find_blocks", {"block": "log", "radius": 8}),
+            ("collect_block", {"block": "log", "count": 3}),
+            ("craft", {"item": "wooden_pickaxe"}),
+            ("explore", {"legs": 2}),
+            ("inventory", {}),
+            ("chat", {"message": "hello"}),
+            ("shelter_site", {}),
+            ("prepare_shelter_site", {"origin": [3, GROUND_Y, 3], "facing": "north"}),
+        ],
+    )
     for res in results:
         assert res.success or "on the event loop" not in str(res.error), res.error
     assert body.on_loop == [], f"read on the loop: {body.on_loop}"

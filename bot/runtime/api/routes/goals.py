@@ -16,8 +16,13 @@ from bot.runtime.api.payloads import dump
 router = APIRouter()
 
 # A refused user goal: the status code by verdict (agency.goals.user_goals.Verdict).
-GOAL_REFUSED = {"duplicate": 409, "already_satisfied": 409, "not_routable": 422, "not_grounded": 422,
-                "internal_error": 500}
+GOAL_REFUSED = {
+    "duplicate": 409,
+    "already_satisfied": 409,
+    "not_routable": 422,
+    "not_grounded": 422,
+    "internal_error": 500,
+}
 
 
 @router.post("/api/goals", status_code=201)

@@ -20,8 +20,9 @@ router = APIRouter()
 async def live(ctx: Ctx, request: Request, logAfter: int = Query(0, ge=0, le=MAX_SEQ)) -> Any:
     if ctx.live is None:
         raise ApiError.not_wired("the live view is not wired")
-    return event_stream(live_stream(ctx.live, stopping=ctx.stopping, disconnected=request.is_disconnected,
-                                    log_after=logAfter))
+    return event_stream(
+        live_stream(ctx.live, stopping=ctx.stopping, disconnected=request.is_disconnected, log_after=logAfter)
+    )
 
 
 @router.get("/api/logs")

@@ -35,9 +35,14 @@ def _known_task(ctx: Any, task_id: str) -> Any:
 
 
 @router.get("/api/tasks")
-async def tasks(ctx: Ctx, status: str | None = None, stalled: bool = False, limit: int = Query(100, ge=1, le=1000),
-                order: Literal["asc", "desc"] = "asc",
-                bot: str | None = Query(None, min_length=1, max_length=16)) -> Any:
+async def tasks(
+    ctx: Ctx,
+    status: str | None = None,
+    stalled: bool = False,
+    limit: int = Query(100, ge=1, le=1000),
+    order: Literal["asc", "desc"] = "asc",
+    bot: str | None = Query(None, min_length=1, max_length=16),
+) -> Any:
     if stalled:
         if ctx.stalled is None:
             raise ApiError.not_wired("stall classification not wired")
@@ -74,5 +79,6 @@ async def task_events(ctx: Ctx, task_id: str, request: Request, after: int = Que
         raise ApiError.bad_request(str(e)) from e
     if nothing_left(ctx.tasks, task_id, after_seq):
         return Response(status_code=204)
-    return event_stream(task_event_stream(ctx.tasks, task_id, after_seq, stopping=ctx.stopping,
-                                          disconnected=request.is_disconnected))
+    return event_stream(
+        task_event_stream(ctx.tasks, task_id, after_seq, stopping=ctx.stopping, disconnected=request.is_disconnected)
+    )

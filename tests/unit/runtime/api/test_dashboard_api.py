@@ -46,7 +46,8 @@ def test_a_direct_action_runs_to_its_end_through_the_api(world):  # noqa: F811 -
         # the same event loop serves every request: the action runs between them
         catalog = c.get("/api/tools").json()
         assert catalog["count"] == len(catalog["tools"]) and {"move_to", "follow", "inventory"} <= {
-            t["name"] for t in catalog["tools"]}
+            t["name"] for t in catalog["tools"]
+        }
         r = c.post("/api/actions", json={"tool": "move_to", "args": {"x": 3, "y": 64, "z": 2}})
         assert r.status_code == 202, r.text
         started = r.json()
@@ -64,15 +65,17 @@ def test_a_direct_action_runs_to_its_end_through_the_api(world):  # noqa: F811 -
         assert c.get("/api/actions/act-nope").status_code == 404
 
 
-@pytest.mark.parametrize("body, status, error, says", [
-    ({"tool": "teleport"}, 400, "bad_request", "no tool 'teleport'"),
-    ({"tool": "move_to", "args": {"x": 1}}, 400, "bad_request", "y: Field required"),
-    ({"tool": "move_to", "args": {"x": 1, "y": 2, "z": 3}, "timeoutS": 0}, 400, "bad_request", "timeoutS"),
-    ({"tool": "move_to", "extra": 1}, 400, "bad_request", "extra"),
-    ({"args": {}}, 400, "bad_request", "tool"),
-])
-def test_bad_action_requests_get_a_400_naming_the_field_and_nothing_runs(
-        world, body, status, error, says):  # noqa: F811 - the imported fixture
+@pytest.mark.parametrize(
+    "body, status, error, says",
+    [
+        ({"tool": "teleport"}, 400, "bad_request", "no tool 'teleport'"),
+        ({"tool": "move_to", "args": {"x": 1}}, 400, "bad_request", "y: Field required"),
+        ({"tool": "move_to", "args": {"x": 1, "y": 2, "z": 3}, "timeoutS": 0}, 400, "bad_request", "timeoutS"),
+        ({"tool": "move_to", "extra": 1}, 400, "bad_request", "extra"),
+        ({"args": {}}, 400, "bad_request", "tool"),
+    ],
+)
+def test_bad_action_requests_get_a_400_naming_the_field_and_nothing_runs(world, body, status, error, says):  # noqa: F811 - the imported fixture
     agency, fake, c = world
     r = c.post("/api/actions", json=body)
     assert r.status_code == status and r.json()["error"] == error and says in json.dumps(r.json())
@@ -149,8 +152,7 @@ def test_without_a_token_only_loopback_names_are_answered(world):  # noqa: F811 
     assert evil.get("/").status_code == 403 and agency.direct.recent() == []
 
 
-def test_the_bot_s_own_routes_run_its_actions_and_read_its_blocks_and_name_the_bots_for_an_unknown_one(
-        world):  # noqa: F811 - the imported fixture
+def test_the_bot_s_own_routes_run_its_actions_and_read_its_blocks_and_name_the_bots_for_an_unknown_one(world):  # noqa: F811 - the imported fixture
     agency, body, _ = world
     with TestClient(create_app(agency.api_context(_DaemonView()))) as c:
         mine = f"/api/bots/{agency.name.upper()}"  # player names ignore case
@@ -166,10 +168,16 @@ def test_the_bot_s_own_routes_run_its_actions_and_read_its_blocks_and_name_the_b
         assert c.get(f"/api/actions/{action_id}").json()["status"] == "succeeded"  # the first bot's routes: the same
         assert c.post(f"{mine}/actions/{action_id}/cancel").status_code == 409
         assert c.get(f"{mine}/blocks?radius=5").json()["counts"]["oak_log"] == 4
-        for method, path in (("post", "/actions"), ("get", "/actions"), ("get", "/actions/x"),
-                             ("post", "/actions/x/cancel"), ("get", "/blocks")):
-            r = c.request(method.upper(), f"/api/bots/zulu{path}",
-                          json={"tool": "inventory"} if method == "post" else None)
+        for method, path in (
+            ("post", "/actions"),
+            ("get", "/actions"),
+            ("get", "/actions/x"),
+            ("post", "/actions/x/cancel"),
+            ("get", "/blocks"),
+        ):
+            r = c.request(
+                method.upper(), f"/api/bots/zulu{path}", json={"tool": "inventory"} if method == "post" else None
+            )
             assert r.status_code == 404 and f"this daemon drives {agency.name}" in r.json()["detail"], (path, r.text)
         assert c.post(f"{mine}/actions", json={"tool": "teleport"}).status_code == 400
 

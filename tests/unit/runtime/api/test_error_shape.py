@@ -44,19 +44,35 @@ def _context(**overrides: Any) -> ApiContext:
         raise BotUnavailable("bot mcbot is not connected")
 
     async def submit_goal(_request: Any) -> Any:
-        return NS(created=False, task_id=None, verdict="duplicate", reason="already doing it",
-                  goal_key="collect:oak_log", goal=NS(model_dump=lambda: {"action": "collect"}))
+        return NS(
+            created=False,
+            task_id=None,
+            verdict="duplicate",
+            reason="already doing it",
+            goal_key="collect:oak_log",
+            goal=NS(model_dump=lambda: {"action": "collect"}),
+        )
 
     def broken() -> list[Any]:
         raise RuntimeError("a store that fails")
 
     fields: dict[str, Any] = {
-        "stream": NS(actionable=lambda _limit: broken(), recent=lambda _limit, processed=None: [],
-                  ack=lambda ids, processed_by: NS(acked=[], requested=ids, already_processed=[], unknown=ids)),
-        "tasks": NS(get_task=lambda _id: None), "counters": NS(snapshot=dict), "snapshot": snapshot,
+        "stream": NS(
+            actionable=lambda _limit: broken(),
+            recent=lambda _limit, processed=None: [],
+            ack=lambda ids, processed_by: NS(acked=[], requested=ids, already_processed=[], unknown=ids),
+        ),
+        "tasks": NS(get_task=lambda _id: None),
+        "counters": NS(snapshot=dict),
+        "snapshot": snapshot,
         "poke_keepalive": None,
-        "health": lambda: {"ok": True}, "metrics": lambda: "", "inject_thought": None, "submit_goal": submit_goal,
-        "direct": _Direct(), "bot_name": "alpha"}
+        "health": lambda: {"ok": True},
+        "metrics": lambda: "",
+        "inject_thought": None,
+        "submit_goal": submit_goal,
+        "direct": _Direct(),
+        "bot_name": "alpha",
+    }
     return ApiContext(**{**fields, **overrides})
 
 
@@ -81,17 +97,20 @@ def _shape(r: Any, status: int, error: str) -> Any:
 DEEP = "[" * 5000 + "]" * 5000
 
 
-@pytest.mark.parametrize("method, path, content, why", [
-    ("GET", "/api/cognitive-stream/actionable?limit=0", None, "query.limit"),
-    ("GET", "/api/tasks?order=up", None, "query.order"),
-    ("POST", "/api/goals", b'{"priority": 2}', "body.priority"),
-    ("POST", "/api/actions", b'{"tool": "move_to", "more": 1}', "body.more"),
-    ("POST", "/api/cognitive-stream/ack", b'{not json', "JSON decode error"),
-    ("POST", "/thoughts", b"\xff\xfe", "JSON decode error"),
-    ("POST", "/api/goals", b"", "Field required"),
-    ("POST", "/api/goals", DEEP.encode(), "error parsing the body"),
-    ("POST", "/thoughts", DEEP.encode(), "error parsing the body"),
-])
+@pytest.mark.parametrize(
+    "method, path, content, why",
+    [
+        ("GET", "/api/cognitive-stream/actionable?limit=0", None, "query.limit"),
+        ("GET", "/api/tasks?order=up", None, "query.order"),
+        ("POST", "/api/goals", b'{"priority": 2}', "body.priority"),
+        ("POST", "/api/actions", b'{"tool": "move_to", "more": 1}', "body.more"),
+        ("POST", "/api/cognitive-stream/ack", b"{not json", "JSON decode error"),
+        ("POST", "/thoughts", b"\xff\xfe", "JSON decode error"),
+        ("POST", "/api/goals", b"", "Field required"),
+        ("POST", "/api/goals", DEEP.encode(), "error parsing the body"),
+        ("POST", "/thoughts", DEEP.encode(), "error parsing the body"),
+    ],
+)
 def test_a_request_that_cannot_be_read_is_a_400_in_the_shape(method, path, content, why):
     r = _client().request(method, path, content=content, headers={"content-type": "application/json"})
     body = _shape(r, 400, "bad_request")
@@ -106,8 +125,12 @@ def test_an_unknown_route_is_a_404_naming_it():
 
 def test_a_method_the_route_does_not_take_is_a_405_saying_which_it_takes():
     c = _client()
-    for method, path, allowed in (("GET", "/api/goals", "POST"), ("DELETE", "/thoughts", "POST"),
-                                  ("POST", "/healthz", "GET"), ("PUT", "/api/actions/act-1", "GET")):
+    for method, path, allowed in (
+        ("GET", "/api/goals", "POST"),
+        ("DELETE", "/thoughts", "POST"),
+        ("POST", "/healthz", "GET"),
+        ("PUT", "/api/actions/act-1", "GET"),
+    ):
         r = c.request(method, path)
         body = _shape(r, 405, "method_not_allowed")
         assert r.headers["allow"] == allowed
@@ -146,8 +169,9 @@ def test_the_gate_answers_in_the_shape_before_routing():
     small = _client(max_body_bytes=100)
     declared = small.post("/thoughts", json={"content": "x" * 200})
     assert _shape(declared, 413, "payload_too_large")["detail"] == "request body exceeds 100 bytes"
-    streamed = small.post("/thoughts", content=iter([b'{"content": "', b"y" * 200, b'"}']),
-                          headers={"content-type": "application/json"})  # no Content-Length
+    streamed = small.post(
+        "/thoughts", content=iter([b'{"content": "', b"y" * 200, b'"}']), headers={"content-type": "application/json"}
+    )  # no Content-Length
     _shape(streamed, 413, "payload_too_large")
 
 
@@ -162,8 +186,9 @@ def test_a_request_that_does_not_arrive_in_time_is_a_408_in_the_shape():
             assert time.monotonic() < deadline and thread.is_alive(), "API server did not start"
             time.sleep(0.02)
         with socket.create_connection(("127.0.0.1", port), timeout=10) as s:
-            s.sendall(b"POST /thoughts HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
-                      b"Content-Length: 50\r\n\r\n{")  # 1 of 50 bytes
+            s.sendall(
+                b"POST /thoughts HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 50\r\n\r\n{"
+            )  # 1 of 50 bytes
             reply = b""
             while chunk := s.recv(4096):
                 reply += chunk

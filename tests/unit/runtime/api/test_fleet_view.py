@@ -40,11 +40,14 @@ def test_a_goal_goes_to_the_bot_it_names_whatever_the_case_and_an_open_one_to_th
         asyncio.run(fleet.submit_goal(GoalRequest(text="collect dirt 1", bot="zulu")))
 
 
-@pytest.mark.parametrize("task, executor", [
-    (_task(held_by="Bravo", bot="alpha"), "executor-Bravo"),  # the bot working on it, before the binding
-    (_task(bot="Bravo"), "executor-Bravo"),  # bound, not claimed yet
-    (_task(), "executor-alpha"),  # open: the first bot's executor
-])
+@pytest.mark.parametrize(
+    "task, executor",
+    [
+        (_task(held_by="Bravo", bot="alpha"), "executor-Bravo"),  # the bot working on it, before the binding
+        (_task(bot="Bravo"), "executor-Bravo"),  # bound, not claimed yet
+        (_task(), "executor-alpha"),  # open: the first bot's executor
+    ],
+)
 def test_a_task_command_goes_to_the_bot_holding_the_task(monkeypatch, task, executor):
     seen = []
 
@@ -75,13 +78,25 @@ def test_each_bot_s_action_and_block_routes_reach_that_bot_and_the_plain_routes_
     def agency(name):
         async def blocks(radius):
             return {"bot": name, "radius": radius}
+
         return SimpleNamespace(name=name, direct=Direct(name), blocks_around=blocks)
 
     fleet = FleetView({n: agency(n) for n in ("alpha", "Bravo")})
     first = fleet.agency("alpha")
-    ctx = ApiContext(stream=None, tasks=None, counters=None, snapshot=None, poke_keepalive=None, health=dict,
-                     metrics=lambda: "", inject_thought=None, direct=first.direct, blocks_around=first.blocks_around,
-                     bots=fleet, bot_name="alpha")
+    ctx = ApiContext(
+        stream=None,
+        tasks=None,
+        counters=None,
+        snapshot=None,
+        poke_keepalive=None,
+        health=dict,
+        metrics=lambda: "",
+        inject_thought=None,
+        direct=first.direct,
+        blocks_around=first.blocks_around,
+        bots=fleet,
+        bot_name="alpha",
+    )
     c = TestClient(create_app(ctx))
     lines = []
     sink = logger.add(lambda m: lines.append((m.record["message"], m.record["extra"].get("bot"))), level="INFO")
@@ -90,8 +105,10 @@ def test_each_bot_s_action_and_block_routes_reach_that_bot_and_the_plain_routes_
         assert c.post("/api/actions", json={"tool": "eat"}).json()["actionId"] == "act-alpha"
     finally:
         logger.remove(sink)
-    assert [line for line in lines if line[0].startswith("started")] == [("started chat", "Bravo"),
-                                                                         ("started eat", "alpha")]
+    assert [line for line in lines if line[0].startswith("started")] == [
+        ("started chat", "Bravo"),
+        ("started eat", "alpha"),
+    ]
     assert (fleet.agency("Bravo").direct.started, first.direct.started) == (["chat"], ["eat"])
     assert c.get("/api/bots/Bravo/blocks?radius=3").json() == {"bot": "Bravo", "radius": 3}
     assert c.get("/api/bot/blocks").json()["bot"] == "alpha"

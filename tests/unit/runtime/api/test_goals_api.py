@@ -79,11 +79,14 @@ def test_the_user_task_is_claimed_and_completed_by_the_executor(world):
     assert body.inventory.get("oak_log", 0) >= 2
 
 
-@pytest.mark.parametrize("goal, verdict, detail", [
-    ({"text": "collect diamond_ore 3"}, "not_grounded", "missing_item: collect diamond_ore: none in sight"),
-    ({"text": "craft iron_pickaxe"}, "not_grounded", "missing_item: craft iron_pickaxe: no"),
-    ({"text": "sleep bed"}, "not_routable", "no agent carries out 'sleep' goals"),
-])
+@pytest.mark.parametrize(
+    "goal, verdict, detail",
+    [
+        ({"text": "collect diamond_ore 3"}, "not_grounded", "missing_item: collect diamond_ore: none in sight"),
+        ({"text": "craft iron_pickaxe"}, "not_grounded", "missing_item: craft iron_pickaxe: no"),
+        ({"text": "sleep bed"}, "not_routable", "no agent carries out 'sleep' goals"),
+    ],
+)
 def test_a_goal_that_cannot_be_done_now_is_a_422_with_the_reason_and_stores_nothing(world, goal, verdict, detail):
     agency, _body, c = world
     r = c.post("/api/goals", json=goal)
@@ -92,19 +95,22 @@ def test_a_goal_that_cannot_be_done_now_is_a_422_with_the_reason_and_stores_noth
     assert agency.tasks.list_by_status(*TaskStatus) == []
 
 
-@pytest.mark.parametrize("goal, says", [
-    ({"text": "dance wildly"}, "not one the bot knows"),
-    ({"text": "collect"}, "no target"),
-    ({"text": "collect oak_log 0"}, "not a goal"),
-    ({"action": "collect"}, "give text"),
-    ({"text": "collect oak_log", "action": "collect"}, "not both"),
-    ({"action": "collect", "target": "oak_log", "amount": 10_001}, "less than or equal"),
-    ({"text": "collect oak_log", "priority": 1.5}, "less than or equal"),
-    ({"text": "collect oak_log", "urgent": True}, "body.urgent"),
-    ({"text": "collect oak_log", "priority": "0.7"}, "body.priority"),
-    ({"text": "collect oak_log", "priority": True}, "body.priority"),
-    ({"action": "collect", "target": "oak_log 5"}, "body.target"),
-])
+@pytest.mark.parametrize(
+    "goal, says",
+    [
+        ({"text": "dance wildly"}, "not one the bot knows"),
+        ({"text": "collect"}, "no target"),
+        ({"text": "collect oak_log 0"}, "not a goal"),
+        ({"action": "collect"}, "give text"),
+        ({"text": "collect oak_log", "action": "collect"}, "not both"),
+        ({"action": "collect", "target": "oak_log", "amount": 10_001}, "less than or equal"),
+        ({"text": "collect oak_log", "priority": 1.5}, "less than or equal"),
+        ({"text": "collect oak_log", "urgent": True}, "body.urgent"),
+        ({"text": "collect oak_log", "priority": "0.7"}, "body.priority"),
+        ({"text": "collect oak_log", "priority": True}, "body.priority"),
+        ({"action": "collect", "target": "oak_log 5"}, "body.target"),
+    ],
+)
 def test_bad_input_is_a_400_with_the_reason_and_stores_nothing(world, goal, says):
     agency, _body, c = world
     r = c.post("/api/goals", json=goal)

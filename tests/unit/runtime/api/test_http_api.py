@@ -75,13 +75,16 @@ def test_ack_semantics_fetched_equals_acked_and_acked_never_reappear(agency, mon
     assert {t["id"] for t in processed["thoughts"]} == set(ids)
 
 
-@pytest.mark.parametrize("body,content_type", [
-    (b"{not json", "application/json"),
-    (json.dumps({"thoughtIds": "abc"}).encode(), "application/json"),
-    (json.dumps({"thoughtIds": [1, 2]}).encode(), "application/json"),
-    (json.dumps({"thoughtIds": []}).encode(), "application/json"),
-    (json.dumps({"ids": ["x"]}).encode(), "application/json"),
-])
+@pytest.mark.parametrize(
+    "body,content_type",
+    [
+        (b"{not json", "application/json"),
+        (json.dumps({"thoughtIds": "abc"}).encode(), "application/json"),
+        (json.dumps({"thoughtIds": [1, 2]}).encode(), "application/json"),
+        (json.dumps({"thoughtIds": []}).encode(), "application/json"),
+        (json.dumps({"ids": ["x"]}).encode(), "application/json"),
+    ],
+)
 def test_bad_ack_bodies_get_400_with_a_reason_and_change_nothing(agency, monkeypatch, body, content_type):
     c = _client(agency, monkeypatch)
     r = c.post("/api/cognitive-stream/ack", content=body, headers={"content-type": content_type})

@@ -29,6 +29,7 @@ def world(tmp_path, monkeypatch):
 
 def _run_daemon_jobs(agency, body, task_id) -> None:
     """The body and executor jobs in turn; every run of the task wedges the bridge."""
+
     async def go() -> None:
         for _ in range(400):
             await agency.job_executor()

@@ -53,8 +53,11 @@ def _read_until_close(s: socket.socket) -> bytes:
 
 def test_stalled_requests_get_408_and_a_close_within_the_bound(served):
     t0 = time.monotonic()
-    short_body = _send(served, b"POST /thoughts HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
-                               b"Content-Length: 100\r\n\r\n" + b'{"content"')  # 10 of 100 bytes
+    short_body = _send(
+        served,
+        b"POST /thoughts HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+        b"Content-Length: 100\r\n\r\n" + b'{"content"',
+    )  # 10 of 100 bytes
     partial_headers = _send(served, b"GET /thoughts HTTP/1.1\r\nHost: x\r\nX-Slow: ")
     idle = _send(served, b"")
     for s in (short_body, partial_headers):
@@ -72,7 +75,9 @@ def test_whole_requests_are_served_and_keep_alive_still_works(served):
     while b'"thoughts"' not in first:
         first += s.recv(65536)
     assert first.startswith(b"HTTP/1.1 200 "), first
-    s.sendall(b"POST /thoughts HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 18\r\n"
-              b"Connection: close\r\n\r\n" + b'{"content": "hi!"}')
+    s.sendall(
+        b"POST /thoughts HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 18\r\n"
+        b"Connection: close\r\n\r\n" + b'{"content": "hi!"}'
+    )
     second = _read_until_close(s)
     assert second.startswith(b"HTTP/1.1 201 "), second

@@ -26,8 +26,21 @@ def test_every_route_in_the_table_is_served():
 
 def test_a_bot_s_routes_are_written_once_and_served_at_both_paths():
     table = set(route_table())
-    plain = {(m, p.removeprefix("/api/bot").removeprefix("/api")) for m, p in table
-             if p.startswith(("/api/actions", "/api/bot/"))}
+    plain = {
+        (m, p.removeprefix("/api/bot").removeprefix("/api"))
+        for m, p in table
+        if p.startswith(("/api/actions", "/api/bot/"))
+    }
     named = {(m, p.removeprefix("/api/bots/{name}")) for m, p in table if p.startswith("/api/bots/{name}/")}
-    assert plain == named == {("POST", "/actions"), ("GET", "/actions"), ("GET", "/actions/{action_id}"),
-                              ("POST", "/actions/{action_id}/cancel"), ("GET", "/blocks"), ("GET", "/snapshot")}
+    assert (
+        plain
+        == named
+        == {
+            ("POST", "/actions"),
+            ("GET", "/actions"),
+            ("GET", "/actions/{action_id}"),
+            ("POST", "/actions/{action_id}/cancel"),
+            ("GET", "/blocks"),
+            ("GET", "/snapshot"),
+        }
+    )

@@ -29,13 +29,21 @@ def _task(store) -> str:
 
 
 def _client(store, token=None) -> TestClient:
-    ctx = ApiContext(stream=None, tasks=store, counters=None, snapshot=None, poke_keepalive=None, health=dict,
-                     metrics=str, inject_thought=None)
+    ctx = ApiContext(
+        stream=None,
+        tasks=store,
+        counters=None,
+        snapshot=None,
+        poke_keepalive=None,
+        health=dict,
+        metrics=str,
+        inject_thought=None,
+    )
     return TestClient(create_app(ctx, token=token))
 
 
 def _kinds(text: str) -> list[str]:
-    return [line[len("event: "):] for line in text.splitlines() if line.startswith("event: ")]
+    return [line[len("event: ") :] for line in text.splitlines() if line.startswith("event: ")]
 
 
 def test_events_written_after_connecting_arrive_live_with_keepalives_between(store):
@@ -46,8 +54,16 @@ def test_events_written_after_connecting_arrive_live_with_keepalives_between(sto
         async def connected() -> bool:
             return False
 
-        gen = task_event_stream(store, task_id, 0, stopping=lambda: False, disconnected=connected, poll_s=0,
-                                keepalive_s=15, clock=lambda: now[0])
+        gen = task_event_stream(
+            store,
+            task_id,
+            0,
+            stopping=lambda: False,
+            disconnected=connected,
+            poll_s=0,
+            keepalive_s=15,
+            clock=lambda: now[0],
+        )
         got = [await anext(gen)]
         store.claim_next()
         got.append(await anext(gen))
@@ -59,7 +75,12 @@ def test_events_written_after_connecting_arrive_live_with_keepalives_between(sto
 
     chunks = asyncio.run(go())
     assert [c.split("\n")[1] if c.startswith("id:") else c.split("\n")[0] for c in chunks] == [
-        "event: created", "event: claimed", ": keep-alive", "event: completed", "event: end"]
+        "event: created",
+        "event: claimed",
+        ": keep-alive",
+        "event: completed",
+        "event: end",
+    ]
 
 
 def test_a_client_that_went_away_ends_the_stream_without_an_end(store):
@@ -69,8 +90,9 @@ def test_a_client_that_went_away_ends_the_stream_without_an_end(store):
         async def gone() -> bool:
             return True
 
-        return [c async
-                for c in task_event_stream(store, task_id, 0, stopping=lambda: False, disconnected=gone, poll_s=0)]
+        return [
+            c async for c in task_event_stream(store, task_id, 0, stopping=lambda: False, disconnected=gone, poll_s=0)
+        ]
 
     assert _kinds("".join(asyncio.run(go()))) == ["created"]
 
@@ -114,9 +136,10 @@ def test_resuming_an_ended_task_with_nothing_left_is_a_204(store):
     assert c.get(f"/api/tasks/{task_id}/events", params={"after": last - 1}).status_code == 200
 
 
-@pytest.mark.parametrize("header, params",
-                         [("\u00b2".encode("latin-1"), {}), ("12a", {}), ("9" * 30, {}), (None, {"after": 2**70}),
-                                            (None, {"after": -1})])
+@pytest.mark.parametrize(
+    "header, params",
+    [("\u00b2".encode("latin-1"), {}), ("12a", {}), ("9" * 30, {}), (None, {"after": 2**70}), (None, {"after": -1})],
+)
 def test_a_bad_resume_position_is_a_400(store, header, params):
     task_id = _task(store)
     headers = {"last-event-id": header} if header is not None else {}
