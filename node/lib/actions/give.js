@@ -8,13 +8,14 @@ const { goals, Movements } = require('mineflayer-pathfinder')
 const { itemName } = require('../names')
 const { findTarget } = require('./follow')
 const { bound } = require('../path_search')
+const { tickCounter, ticksFor } = require('../ticks')
 
 const DISTANCES = [2.5, 2.2, 2.8] // blocks from the receiver, one per attempt: a toss flies about 2-3 blocks
 const TOO_CLOSE = 1.8 // a toss from closer flies past the receiver's reach
 const SETTLE_MS = 2500 // vanilla's pickup delay is 2 s; the embedded world's 0.5 s
 // Walking up to the receiver: no 0.5 blocks closer for this many of the bot's physics ticks
-// (10 s at 20 a second) is stuck. Ticks, not wall time: a starved process runs fewer of them.
-const STALL_TICKS = 200
+// is stuck (lib/ticks).
+const STALL_TICKS = ticksFor(10000)
 const SIGHT_MS = 5000 // a player who just arrived or teleported is in view within this
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms))
@@ -64,10 +65,8 @@ async function approach (bot, name, distance, rec) {
   if (!target) throw new Error(`no player '${name}' in view to give to`)
   let heading = null // 'to' the receiver, or 'away' from one too close
   let best = Infinity
-  let ticks = 0
+  const clock = tickCounter(bot)
   let progressAt = 0
-  const onTick = () => { ticks++ }
-  bot.on('physicsTick', onTick)
   try {
     while (!rec.cancelled) {
       target = findTarget(bot, name)
@@ -78,19 +77,19 @@ async function approach (bot, name, distance, rec) {
       if (want !== heading) {
         heading = want
         best = Infinity
-        progressAt = ticks
+        progressAt = clock.ticks
         const near = new goals.GoalFollow(target, want === 'away' ? TOO_CLOSE + 0.5 : distance)
         bot.pathfinder.setGoal(want === 'away' ? new goals.GoalInvert(near) : near, true)
       }
-      if (d < best - 0.5) { best = d; progressAt = ticks }
-      if (ticks - progressAt > STALL_TICKS) {
+      if (d < best - 0.5) { best = d; progressAt = clock.ticks }
+      if (clock.ticks - progressAt > STALL_TICKS) {
         throw new Error(`could not get within ${distance} blocks of '${name}': no closer for ${STALL_TICKS} ticks (still ${d.toFixed(1)} away)`)
       }
       await sleep(200)
     }
     return null
   } finally {
-    bot.removeListener('physicsTick', onTick)
+    clock.stop()
     bot.pathfinder.setGoal(null)
   }
 }

@@ -8,8 +8,11 @@
 const { goals, Movements } = require('mineflayer-pathfinder')
 const { blockName } = require('../names')
 const { bound, watch } = require('../path_search')
+const { tickCounter, ticksFor } = require('../ticks')
 
-const STALL_MS = 8000 // without getting 0.5 closer; a walk that digs its way asks for longer (stallMs)
+// Without getting 0.5 closer for this much game time (in the bot's physics ticks, lib/ticks) the
+// walk is stuck; a walk that digs its way asks for longer (stallMs).
+const STALL_MS = 8000
 
 function run (bot, args, rec) {
   const { x, y, z } = args
@@ -34,8 +37,10 @@ function run (bot, args, rec) {
   bot.pathfinder.setGoal(goal)
   return new Promise((resolve, reject) => {
     let best = Infinity
-    let lastProgress = Date.now()
-    const end = () => { clearInterval(timer); search.stop() }
+    const clock = tickCounter(bot)
+    const stallTicks = ticksFor(stallMs)
+    let lastProgress = 0
+    const end = () => { clearInterval(timer); search.stop(); clock.stop() }
     const timer = setInterval(() => {
       if (rec.cancelled) { end(); return resolve(null) }
       const p = bot.entity.position
@@ -50,12 +55,12 @@ function run (bot, args, rec) {
         bot.pathfinder.setGoal(null)
         return reject(new Error(`no progress toward ${x},${y},${z} (distance ${d.toFixed(1)}): ${stopped}`))
       }
-      if (d < best - 0.5) { best = d; lastProgress = Date.now() }
-      if (Date.now() - lastProgress > stallMs) {
+      if (d < best - 0.5) { best = d; lastProgress = clock.ticks }
+      if (clock.ticks - lastProgress > stallTicks) {
         end()
         bot.pathfinder.setGoal(null)
         const why = search.reason ? `; ${search.reason}` : ''
-        reject(new Error(`no progress toward ${x},${y},${z} for ${stallMs} ms (distance ${d.toFixed(1)})${why}`))
+        reject(new Error(`no progress toward ${x},${y},${z} for ${stallTicks} ticks (distance ${d.toFixed(1)})${why}`))
       }
     }, 250)
     rec.cleanup = end

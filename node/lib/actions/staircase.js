@@ -13,6 +13,7 @@
 const { Vec3 } = require('vec3')
 const { withTimeout } = require('../guard')
 const { names } = require('../names')
+const { tickCounter, ticksFor } = require('../ticks')
 
 const DIRS = { north: new Vec3(0, 0, -1), east: new Vec3(1, 0, 0), south: new Vec3(0, 0, 1), west: new Vec3(-1, 0, 0) }
 const ORDER = ['north', 'east', 'south', 'west'] // clockwise: index + 1 is a right turn
@@ -20,7 +21,7 @@ const NEIGHBOURS = [new Vec3(1, 0, 0), new Vec3(-1, 0, 0), new Vec3(0, 1, 0), ne
 const MAX_STEPS = 64
 const STEP_MS = 15000 // digging three blocks with a poor tool, filling a hole and walking down
 const DIG_MS = 10000
-const WALK_STALL_MS = 2000
+const WALK_STALL_TICKS = ticksFor(2000) // walking onto a step: physics ticks without getting closer (lib/ticks)
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms))
 const at = (p) => `${p.x},${p.y},${p.z}`
@@ -98,9 +99,11 @@ function walkDown (bot, to, rec) {
   const target = new Vec3(to.x + 0.5, to.y, to.z + 0.5)
   return new Promise((resolve, reject) => {
     let best = Infinity
-    let lastProgress = Date.now()
+    const clock = tickCounter(bot)
+    let lastProgress = 0
     const done = (err) => {
       clearInterval(timer)
+      clock.stop()
       rec.walking = null
       bot.clearControlStates()
       return err ? reject(err) : resolve()
@@ -110,8 +113,8 @@ function walkDown (bot, to, rec) {
       const p = bot.entity.position
       const flat = Math.hypot(target.x - p.x, target.z - p.z)
       if (flat < 0.25 && bot.entity.onGround && Math.floor(p.y) === to.y) return done()
-      if (flat < best - 0.05) { best = flat; lastProgress = Date.now() }
-      if (Date.now() - lastProgress > WALK_STALL_MS) {
+      if (flat < best - 0.05) { best = flat; lastProgress = clock.ticks }
+      if (clock.ticks - lastProgress > WALK_STALL_TICKS) {
         return done(new Error(`could not walk down onto the step at ${at(to)} (${flat.toFixed(2)} blocks away)`))
       }
       bot.lookAt(new Vec3(target.x, p.y + bot.entity.height * 0.9, target.z), true)
