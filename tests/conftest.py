@@ -26,6 +26,7 @@ from bot.runtime.body import ConnectionSettings, MineflayerBody
 from bot.runtime.bridge import Bridge
 from bot.runtime.node_runtime import NodeRuntimeError, resolve_node_bin
 from bot.runtime.server import EmbeddedServer, EmbeddedServerSettings, free_port
+from bot.tooling.loopback_http import loopback
 
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = ROOT / "tests" / "fixtures"
@@ -153,7 +154,7 @@ def wait_healthy(
     def healthy() -> bool:
         assert p.poll() is None, output() if output else (p.stdout.read() if p.stdout else "daemon exited")
         try:
-            return httpx.get(f"{base}/healthz", timeout=2).json().get("ok", False)
+            return loopback().get(f"{base}/healthz", timeout=2).json().get("ok", False)
         except (httpx.HTTPError, ValueError):
             return False
 

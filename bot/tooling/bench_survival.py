@@ -45,6 +45,7 @@ from bot.tooling.bench_survival_report import (
 )
 from bot.tooling.competence import GAME_S_PER_DAY, MILESTONES, game_seconds, milestones
 from bot.tooling.daemon_run import ROOT, LogTail, die_with_parent, server_version, stop_daemon, wait_up
+from bot.tooling.loopback_http import loopback
 from bot.tooling.soak import FAST, daemon_env, sample, wedge_s
 
 STATUS_S = 30.0  # a status line this often (wall seconds)
@@ -99,7 +100,7 @@ def places_seen(base: str) -> dict[str, Any] | None:
     """The places view, compact: the kinds of place the bot PLACED, and how many verified
     shelters it remembers (None: the view did not answer)."""
     try:
-        view = httpx.get(base + "/api/places", timeout=5).json()
+        view = loopback().get(base + "/api/places", timeout=5).json()
     except (httpx.HTTPError, ValueError):
         return None
     if not isinstance(view, dict):

@@ -17,6 +17,7 @@ import httpx
 import psutil
 
 from bot.runtime.ping import ServerUnreachable, ping
+from bot.tooling.loopback_http import loopback
 
 ROOT = Path(__file__).resolve().parents[2]  # the checkout: the daemon runs from here (`python -m bot run`)
 
@@ -35,7 +36,7 @@ def wait_up(proc: subprocess.Popen, base: str, timeout_s: float) -> bool:
         if proc.poll() is not None:
             return False
         try:
-            if httpx.get(base + "/healthz", timeout=2).status_code == 200:
+            if loopback().get(base + "/healthz", timeout=2).status_code == 200:
                 return True
         except httpx.HTTPError:
             pass
@@ -82,7 +83,7 @@ def bridge_node(daemon_pid: int) -> psutil.Process | None:
 def healthy(base: str) -> bool:
     """Does the daemon at `base` say ok on /healthz (within 2 s)?"""
     try:
-        r = httpx.get(base + "/healthz", timeout=2)
+        r = loopback().get(base + "/healthz", timeout=2)
         return r.status_code == 200 and bool(r.json().get("ok"))
     except (httpx.HTTPError, ValueError):
         return False

@@ -39,6 +39,7 @@ from bot.tooling.goal_fuzz import (
     plan_rounds,
     table,
 )
+from bot.tooling.loopback_http import loopback
 
 EXIT_PASS, EXIT_FAIL, EXIT_START = 0, 1, 3
 SAMPLE_S = 1.0
@@ -129,7 +130,7 @@ def _reason(r: httpx.Response) -> str:
 def submit(base: str, goal: str) -> GoalResult:
     res = GoalResult(goal)
     try:
-        r = httpx.post(f"{base}/api/goals", json={"text": goal}, timeout=30)
+        r = loopback().post(f"{base}/api/goals", json={"text": goal}, timeout=30)
     except httpx.HTTPError as e:
         res.outcome, res.reason = "stuck", f"the API did not answer the goal: {e}"
         return res
@@ -143,7 +144,7 @@ def submit(base: str, goal: str) -> GoalResult:
 
 def _get(base: str, path: str) -> Any:
     try:
-        r = httpx.get(base + path, timeout=2)
+        r = loopback().get(base + path, timeout=2)
         return r.json() if r.status_code == 200 else None
     except (httpx.HTTPError, ValueError):
         return None

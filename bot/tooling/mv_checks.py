@@ -25,6 +25,7 @@ from typing import Any
 import httpx
 
 from bot.runtime.server import free_port
+from bot.tooling.loopback_http import loopback
 
 CONFIG = """
 [server]
@@ -82,7 +83,7 @@ def wait_ready(p: subprocess.Popen[str], base: str, timeout_s: float = READY_S) 
         if p.poll() is not None:
             raise RuntimeError(f"the check daemon exited with {p.returncode} before it was ready")
         try:
-            if httpx.get(f"{base}/healthz", timeout=2).json().get("ok"):
+            if loopback().get(f"{base}/healthz", timeout=2).json().get("ok"):
                 return
         except (httpx.HTTPError, ValueError):
             pass

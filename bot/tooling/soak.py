@@ -47,6 +47,7 @@ from bot.config.loader import EMBEDDED_VERSIONS
 from bot.runtime.server import free_port
 from bot.tooling.competence import CompetenceLimits, deaths_in
 from bot.tooling.daemon_run import ROOT, LogTail, die_with_parent, server_version, stop_daemon, wait_up
+from bot.tooling.loopback_http import loopback
 from bot.tooling.soak_chaos import Chaos
 from bot.tooling.soak_report import add_competence, competence_lines, evaluate, evaluate_chaos, write_chart
 
@@ -209,7 +210,7 @@ def sample(
 
     def get(path: str) -> Any:
         try:
-            r = httpx.get(base + path, timeout=5)
+            r = loopback().get(base + path, timeout=5)
             return r.json()
         except (httpx.HTTPError, ValueError):
             return None

@@ -44,6 +44,7 @@ from bot.config.loader import EMBEDDED_VERSIONS
 from bot.runtime.server import free_port
 from bot.tooling.competence import deaths_in
 from bot.tooling.daemon_run import ROOT, LogTail, die_with_parent, server_version, stop_daemon, wait_up
+from bot.tooling.loopback_http import loopback
 from bot.tooling.soak import FAST, daemon_env, stuck_timeout_ms
 
 EXIT_PASS, EXIT_FAIL, EXIT_START = 0, 1, 3
@@ -105,7 +106,7 @@ def take_sample(base: str, t: float, deaths: LogTail | None = None) -> dict[str,
 
     def get(path: str, **params: Any) -> Any:
         try:
-            return httpx.get(base + path, params=params, timeout=10).json()
+            return loopback().get(base + path, params=params, timeout=10).json()
         except (httpx.HTTPError, ValueError):
             return None
 
@@ -346,9 +347,11 @@ def finished_tasks(base: str, names: list[str]) -> dict[str, list[dict[str, Any]
     out = {}
     for name in names:
         try:
-            page = httpx.get(
-                f"{base}/api/tasks", params={"status": "completed,failed", "bot": name, "limit": 1000}, timeout=10
-            ).json()
+            page = (
+                loopback()
+                .get(f"{base}/api/tasks", params={"status": "completed,failed", "bot": name, "limit": 1000}, timeout=10)
+                .json()
+            )
         except (httpx.HTTPError, ValueError):
             page = {}
         out[name] = [compact_task(t) for t in page.get("tasks", [])]

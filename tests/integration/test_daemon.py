@@ -12,6 +12,7 @@ import psutil
 import pytest
 
 from bot.runtime.server import free_port
+from bot.tooling.loopback_http import loopback
 from tests.conftest import ROOT, daemon_env, wait_until
 
 pytestmark = pytest.mark.one_version(
@@ -38,25 +39,25 @@ def test_mcbot_run_serves_healthz_snapshot_metrics_and_stops_cleanly_on_sigterm(
             children.update(c.pid for c in psutil.Process(p.pid).children(recursive=True))
             assert p.poll() is None, p.stdout.read()
             try:
-                r = httpx.get(f"{base}/healthz", timeout=2)
+                r = loopback().get(f"{base}/healthz", timeout=2)
             except httpx.HTTPError:
                 return False
             return r.status_code == 200 and r.json()["ok"]
 
         wait_until(healthy, 60, "the daemon's /healthz to report ok")
-        h = httpx.get(f"{base}/healthz").json()
+        h = loopback().get(f"{base}/healthz").json()
         assert h["botConnected"] and h["bridgeAlive"] and h["schedulerRunning"]
-        snap = httpx.get(f"{base}/api/bot/snapshot").json()
+        snap = loopback().get(f"{base}/api/bot/snapshot").json()
         assert snap["gameMode"] == "survival" and snap["health"] > 0
         wait_until(
             lambda: (
-                'mcbot_job_runs_total{job="perception"}' in httpx.get(f"{base}/metrics").text
-                and "mcbot_bridge_calls_total" in httpx.get(f"{base}/metrics").text
+                'mcbot_job_runs_total{job="perception"}' in loopback().get(f"{base}/metrics").text
+                and "mcbot_bridge_calls_total" in loopback().get(f"{base}/metrics").text
             ),
             20,
             "metrics",
         )
-        metrics = httpx.get(f"{base}/metrics").text
+        metrics = loopback().get(f"{base}/metrics").text
         assert 'mcbot_agency_counter{name="driveTicks",bot="mcbot"}' in metrics
         assert len(children) >= 2  # the embedded server and the bridge's node
         p.send_signal(signal.SIGTERM)

@@ -21,6 +21,7 @@ import pytest
 
 from agency.llm.testing import ScriptedLLM, text
 from bot.runtime.server import free_port
+from bot.tooling.loopback_http import loopback
 from tests.conftest import ROOT, daemon_env, wait_until
 
 pytestmark = pytest.mark.one_version(
@@ -72,19 +73,19 @@ def test_daemon_keepalive_suppresses_demotes_and_broadcasts_one_in_five(tmp_path
     pokes: list[dict[str, Any]] = []
 
     def poke() -> dict[str, Any]:
-        r = httpx.post(f"{base}/api/keepalive/poke", timeout=30).json()
+        r = loopback().post(f"{base}/api/keepalive/poke", timeout=30).json()
         pokes.append(r)
         return r
 
     def counters() -> dict[str, int]:
-        return httpx.get(f"{base}/api/agency/counters", timeout=5).json()
+        return loopback().get(f"{base}/api/agency/counters", timeout=5).json()
 
     try:
 
         def connected():
             assert p.poll() is None, p.stdout.read()
             try:
-                return httpx.get(f"{base}/healthz", timeout=2).json().get("botConnected")
+                return loopback().get(f"{base}/healthz", timeout=2).json().get("botConnected")
             except (httpx.HTTPError, ValueError):
                 return False
 
@@ -110,7 +111,7 @@ def test_daemon_keepalive_suppresses_demotes_and_broadcasts_one_in_five(tmp_path
         assert len(llm.requests) == c["llmCalls"] == sum(s != "suppressed" for s in situations)
         assert c["signatureSuppressions"] == situations.count("suppressed")
 
-        thoughts = httpx.get(f"{base}/thoughts", params={"limit": 500}, timeout=5).json()["thoughts"]
+        thoughts = loopback().get(f"{base}/thoughts", params={"limit": 500}, timeout=5).json()["thoughts"]
         keepalive = {t["id"]: t for t in thoughts if t.get("cognitiveSystem") == "keepalive"}
         t0 = keepalive[first["thoughtId"]]
         assert (t0["content"], t0["novelty"], t0["convertEligible"]) == (SAID, "high", False)
@@ -126,7 +127,7 @@ def test_daemon_keepalive_suppresses_demotes_and_broadcasts_one_in_five(tmp_path
         assert sum(t["novelty"] == "low" for t in keepalive.values()) == c["lowNoveltyBroadcast"] == len(shown)
         assert c["lowNoveltyRecorded"] == len(pokes) - 1
 
-        metrics = httpx.get(f"{base}/metrics", timeout=5).text
+        metrics = loopback().get(f"{base}/metrics", timeout=5).text
         for name in ("signatureSuppressions", "contentSuppressions", "lowNoveltyRecorded", "lowNoveltyBroadcast"):
             m = re.search(rf'mcbot_agency_counter\{{name="{name}",bot="[^"]+"\}} (\d+)', metrics)
             assert m and int(m.group(1)) >= 1, name

@@ -14,12 +14,12 @@ import subprocess
 import sys
 import time
 
-import httpx
 import numpy as np
 import pytest
 from matplotlib import image as mpimg
 
 from bot.runtime.server import free_port
+from bot.tooling.loopback_http import loopback
 from tests.conftest import ROOT, daemon_env, wait_healthy
 
 pytestmark = pytest.mark.one_version(
@@ -129,7 +129,7 @@ def test_the_dashboard_shows_the_bot_live_and_drives_a_task_in_a_real_browser(tm
                 assert page.is_hidden("#bots-panel")  # one bot: the fleet's table stays out of the way
 
                 # a stream entry: a thought posted to the daemon shows up in the feed
-                httpx.post(f"{base}/thoughts", json={"content": "watching the sunrise from the hill"}, timeout=10)
+                loopback().post(f"{base}/thoughts", json={"content": "watching the sunrise from the hill"}, timeout=10)
                 page.wait_for_selector("[data-testid=stream] li:has-text('watching the sunrise')", timeout=WAIT_MS)
 
                 # a goal through the page's form, then pause and resume through its row's buttons
@@ -148,13 +148,16 @@ def test_the_dashboard_shows_the_bot_live_and_drives_a_task_in_a_real_browser(tm
                 )
                 # the row was updated in place, not rebuilt (a rebuilt row under the pointer loses the click)
                 assert row.evaluate("cell => cell.isConnected"), "the task's row was replaced by a new one"
-                assert httpx.get(f"{base}/api/tasks/{task_id}", timeout=10).json()["status"] == "paused"
+                assert loopback().get(f"{base}/api/tasks/{task_id}", timeout=10).json()["status"] == "paused"
                 page.click(f"[data-testid='resume-{task_id}']", timeout=WAIT_MS)
                 page.wait_for_function(
                     f"['pending', 'active'].includes(document.querySelector(\"{status}\")?.textContent)",
                     timeout=WAIT_MS,
                 )
-                assert httpx.get(f"{base}/api/tasks/{task_id}", timeout=10).json()["status"] in ("pending", "active")
+                assert loopback().get(f"{base}/api/tasks/{task_id}", timeout=10).json()["status"] in (
+                    "pending",
+                    "active",
+                )
 
                 # the log panel carries the daemon's own lines about it
                 page.wait_for_selector(f"[data-testid=log] span:has-text('{task_id}')", timeout=WAIT_MS)
@@ -185,7 +188,7 @@ def test_the_dashboard_shows_the_bot_live_and_drives_a_task_in_a_real_browser(tm
                 assert errors == [], errors
             finally:
                 browser.close()
-        httpx.post(f"{base}/api/tasks/{task_id}/cancel", timeout=10)
+        loopback().post(f"{base}/api/tasks/{task_id}/cancel", timeout=10)
         p.send_signal(signal.SIGTERM)
         out, _ = p.communicate(timeout=30)
         assert p.returncode == 0, out[-2000:]

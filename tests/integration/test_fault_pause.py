@@ -16,6 +16,7 @@ import pytest
 
 from bot.runtime.server import free_port
 from bot.tooling.daemon_run import bridge_node
+from bot.tooling.loopback_http import loopback
 from tests.conftest import wait_until
 from tests.integration.test_faults import _api, _daemon, _get, _post_goal, _task, _wait_healthy
 
@@ -71,7 +72,7 @@ def test_bridge_node_killed_mid_task_holds_the_task_then_it_resumes_and_complete
 def _actions_started(api: int) -> int:
     """startAction calls so far (/metrics): one has just returned when the count grows."""
     try:
-        text = httpx.get(f"{_api(api)}/metrics", timeout=3).text
+        text = loopback().get(f"{_api(api)}/metrics", timeout=3).text
     except httpx.HTTPError:
         return 0
     return next(

@@ -15,6 +15,7 @@ import pytest
 from agency.execution.workflows import SqliteCheckpointStore
 from agency.planning.tasks.store import SqliteTaskStore
 from bot.runtime.server import EmbeddedServer, EmbeddedServerSettings, free_port
+from bot.tooling.loopback_http import loopback
 from tests.conftest import ROOT, wait_until
 
 
@@ -45,7 +46,7 @@ def _api(port: int) -> str:
 
 def _get(url: str):
     try:
-        r = httpx.get(url, timeout=3)
+        r = loopback().get(url, timeout=3)
         return r.json() if r.status_code == 200 else None
     except httpx.HTTPError:
         return None
@@ -61,7 +62,7 @@ def _wait_healthy(p: subprocess.Popen, port: int, timeout_s: float = 60) -> None
 
 
 def _post_goal(port: int, goal: str) -> None:
-    r = httpx.post(
+    r = loopback().post(
         f"{_api(port)}/thoughts", json={"content": f"I will do this. [GOAL: {goal}]", "convertEligible": True}
     )
     assert r.status_code == 201 and r.json()["convertEligible"] is True, r.text

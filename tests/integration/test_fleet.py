@@ -9,10 +9,10 @@ import json
 import subprocess
 import sys
 
-import httpx
 import pytest
 
 from bot.runtime.server import free_port
+from bot.tooling.loopback_http import loopback
 from tests.conftest import ROOT, USER_TASKS_ONLY, daemon_env, stop_daemon, wait_healthy, wait_until
 
 pytestmark = pytest.mark.one_version(
@@ -25,7 +25,7 @@ CONFIG = USER_TASKS_ONLY + "".join(f'\n[[bots]]\nusername = "{name}"\n' for name
 
 def _live_state(base: str) -> dict:
     """The first `state` event of the dashboard's live stream."""
-    with httpx.stream("GET", f"{base}/api/live", timeout=15) as r:
+    with loopback().stream("GET", f"{base}/api/live", timeout=15) as r:
         event = None
         for line in r.iter_lines():
             if line.startswith("event:"):
@@ -36,7 +36,7 @@ def _live_state(base: str) -> dict:
 
 
 def _finished(base: str, task_id: str) -> dict | None:
-    task = httpx.get(f"{base}/api/tasks/{task_id}", timeout=10).json()
+    task = loopback().get(f"{base}/api/tasks/{task_id}", timeout=10).json()
     return task if task["status"] in ("completed", "failed") else None
 
 
@@ -58,27 +58,27 @@ def test_three_bots_in_one_daemon_share_one_store_and_each_does_its_own_goals(tm
         )
     try:
         wait_healthy(p, base, 150, output=log.read_text)  # ok once every bot is connected
-        health = httpx.get(f"{base}/healthz", timeout=5).json()
+        health = loopback().get(f"{base}/healthz", timeout=5).json()
         assert health["bots"] == dict.fromkeys(BOTS, True)
-        bots = httpx.get(f"{base}/api/bots", timeout=5).json()
+        bots = loopback().get(f"{base}/api/bots", timeout=5).json()
         assert [b["name"] for b in bots["bots"]] == list(BOTS) and all(b["connected"] for b in bots["bots"])
-        snap = httpx.get(f"{base}/api/bots/charlie/snapshot", timeout=10)
+        snap = loopback().get(f"{base}/api/bots/charlie/snapshot", timeout=10)
         assert snap.status_code == 200 and snap.json()["health"] > 0
-        unknown = httpx.get(f"{base}/api/bots/zulu/snapshot", timeout=5)
+        unknown = loopback().get(f"{base}/api/bots/zulu/snapshot", timeout=5)
         assert unknown.status_code == 404 and "alpha, bravo, charlie" in unknown.json()["detail"]
 
         # bound to bravo: bravo does it; the same goal again is refused
-        r = httpx.post(f"{base}/api/goals", json={"text": "collect oak_log 1", "bot": "bravo"}, timeout=30)
+        r = loopback().post(f"{base}/api/goals", json={"text": "collect oak_log 1", "bot": "bravo"}, timeout=30)
         assert r.status_code == 201, r.text
         bound = r.json()
         assert bound["metadata"]["bot"] == "bravo"
-        again = httpx.post(f"{base}/api/goals", json={"text": "collect oak_log 1", "bot": "bravo"}, timeout=30)
+        again = loopback().post(f"{base}/api/goals", json={"text": "collect oak_log 1", "bot": "bravo"}, timeout=30)
         assert again.status_code == 409 and again.json()["task"]["id"] == bound["id"], again.text
-        nobody = httpx.post(f"{base}/api/goals", json={"text": "collect oak_log 1", "bot": "zulu"}, timeout=30)
+        nobody = loopback().post(f"{base}/api/goals", json={"text": "collect oak_log 1", "bot": "zulu"}, timeout=30)
         assert nobody.status_code == 400 and "unknown bot" in nobody.json()["detail"]
 
         # open to any bot: one of them takes it
-        r = httpx.post(f"{base}/api/goals", json={"text": "collect dirt 1"}, timeout=30)
+        r = loopback().post(f"{base}/api/goals", json={"text": "collect dirt 1"}, timeout=30)
         assert r.status_code == 201, r.text
         open_task = r.json()
         assert "bot" not in open_task["metadata"]
@@ -88,16 +88,16 @@ def test_three_bots_in_one_daemon_share_one_store_and_each_does_its_own_goals(tm
         done_open = wait_until(lambda: _finished(base, open_task["id"]), 150, "the open task to finish")
         assert done_open["status"] == "completed" and done_open["metadata"]["heldBy"] in BOTS, done_open
 
-        mine = httpx.get(f"{base}/api/tasks", params={"bot": "bravo"}, timeout=5).json()["tasks"]
+        mine = loopback().get(f"{base}/api/tasks", params={"bot": "bravo"}, timeout=5).json()["tasks"]
         assert bound["id"] in [t["id"] for t in mine]
-        others = httpx.get(f"{base}/api/tasks", params={"bot": "charlie"}, timeout=5).json()["tasks"]
+        others = loopback().get(f"{base}/api/tasks", params={"bot": "charlie"}, timeout=5).json()["tasks"]
         assert bound["id"] not in [t["id"] for t in others]
-        assert httpx.get(f"{base}/api/tasks", params={"bot": "zulu"}, timeout=5).status_code == 404
+        assert loopback().get(f"{base}/api/tasks", params={"bot": "zulu"}, timeout=5).status_code == 404
 
         # the dashboard's live stream carries every bot (its Bots panel)
         assert [b["name"] for b in _live_state(base)["bots"]] == list(BOTS)
 
-        metrics = httpx.get(f"{base}/metrics", timeout=5).text
+        metrics = loopback().get(f"{base}/metrics", timeout=5).text
         for name in BOTS:
             assert f'mcbot_bot_connected{{bot="{name}"}} 1' in metrics
             assert f'mcbot_job_runs_total{{job="executor@{name}"}}' in metrics

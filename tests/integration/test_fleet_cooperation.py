@@ -9,10 +9,10 @@ from __future__ import annotations
 import subprocess
 import sys
 
-import httpx
 import pytest
 
 from bot.runtime.server import free_port
+from bot.tooling.loopback_http import loopback
 from tests.conftest import ROOT, USER_TASKS_ONLY, daemon_env, stop_daemon, wait_healthy, wait_until
 
 pytestmark = pytest.mark.one_version(
@@ -35,21 +35,21 @@ WALLS = 75  # the hut's 71 planks and 4 to fill holes: the builder holds a door,
 
 
 def _planks(base: str, bot: str) -> int:
-    snap = httpx.get(f"{base}/api/bots/{bot}/snapshot", timeout=10).json()
+    snap = loopback().get(f"{base}/api/bots/{bot}/snapshot", timeout=10).json()
     return sum(it["count"] for it in snap["inventory"] if it["name"] == "oak_planks")
 
 
 def _say(base: str, message: str) -> None:
-    r = httpx.post(f"{base}/api/actions", json={"tool": "chat", "args": {"message": message}}, timeout=10)
+    r = loopback().post(f"{base}/api/actions", json={"tool": "chat", "args": {"message": message}}, timeout=10)
     assert r.status_code == 202, r.text
 
 
 def _task(base: str, task_id: str) -> dict:
-    return httpx.get(f"{base}/api/tasks/{task_id}", timeout=10).json()
+    return loopback().get(f"{base}/api/tasks/{task_id}", timeout=10).json()
 
 
 def _deliveries(base: str) -> list[dict]:
-    return [t for t in httpx.get(f"{base}/api/tasks", timeout=10).json()["tasks"] if t["type"] == "deliver"]
+    return [t for t in loopback().get(f"{base}/api/tasks", timeout=10).json()["tasks"] if t["type"] == "deliver"]
 
 
 def test_a_gatherer_delivers_the_planks_a_builder_asks_for_and_the_shelter_verifies(tmp_path, mc_version):
@@ -74,13 +74,13 @@ def test_a_gatherer_delivers_the_planks_a_builder_asks_for_and_the_shelter_verif
         _say(base, "/give builder1 oak_door 1")
         wait_until(lambda: _planks(base, "gatherer1") == 80, 20, "80 planks in the gatherer's inventory")
 
-        r = httpx.post(f"{base}/api/goals", json={"text": "build basic_shelter", "bot": "builder1"}, timeout=30)
+        r = loopback().post(f"{base}/api/goals", json={"text": "build basic_shelter", "bot": "builder1"}, timeout=30)
         assert r.status_code == 201, r.text
         build = r.json()
         # one live task per goal across the fleet: the same shelter for any bot is the builder's
-        twice = httpx.post(f"{base}/api/goals", json={"text": "build basic_shelter"}, timeout=30)
+        twice = loopback().post(f"{base}/api/goals", json={"text": "build basic_shelter"}, timeout=30)
         assert twice.status_code == 409 and twice.json()["task"]["id"] == build["id"], twice.text
-        not_a_builder = httpx.post(
+        not_a_builder = loopback().post(
             f"{base}/api/goals", json={"text": "build basic_shelter", "bot": "gatherer1"}, timeout=30
         )
         assert not_a_builder.status_code == 422 and "no agent" in not_a_builder.text  # its agents cannot build

@@ -22,6 +22,7 @@ from mcp import Client, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
 from bot.runtime.server import free_port
+from bot.tooling.loopback_http import loopback
 from tests.conftest import ROOT, USER_TASKS_ONLY, daemon_env, wait_healthy, wait_until
 
 pytestmark = pytest.mark.one_version(
@@ -130,13 +131,13 @@ def test_an_mcp_client_drives_the_daemon_over_stdio_and_streamable_http(tmp_path
         assert max(seen["explore_progress"]) >= 1.0
 
         def explore_record() -> dict | None:
-            listed = httpx.get(f"{base}/api/actions", timeout=5).json()["actions"]
+            listed = loopback().get(f"{base}/api/actions", timeout=5).json()["actions"]
             found = next(a for a in listed if a["tool"] == "explore")
             return found if found["status"] != "running" else None
 
         ended = wait_until(explore_record, 30, "the explore the client cancelled to end on the daemon")
         assert ended["status"] == "cancelled" and ended["error"]["code"] == "CANCELLED", ended
-        assert httpx.get(f"{base}/api/tasks/{task['id']}", timeout=5).json()["status"] == "failed"
+        assert loopback().get(f"{base}/api/tasks/{task['id']}", timeout=5).json()["status"] == "failed"
 
         # ---- streamable HTTP -------------------------------------------------------------------
         mcp_port = free_port()
@@ -154,7 +155,7 @@ def test_an_mcp_client_drives_the_daemon_over_stdio_and_streamable_http(tmp_path
         def listening() -> bool:
             assert http_mcp.poll() is None, http_log.read_text()
             try:
-                httpx.get(url, timeout=2)
+                loopback().get(url, timeout=2)
                 return True
             except httpx.TransportError:
                 return False
@@ -209,7 +210,7 @@ def test_mcp_own_starts_a_daemon_when_none_answers_and_stops_it_when_the_client_
 
     def stopped() -> bool:
         try:
-            httpx.get(f"{base}/healthz", timeout=2)
+            loopback().get(f"{base}/healthz", timeout=2)
             return False
         except httpx.TransportError:
             return "daemon stopped" in own_log.read_text()

@@ -15,6 +15,7 @@ import httpx
 import pytest
 
 from bot.runtime.server import free_port
+from bot.tooling.loopback_http import loopback
 from tests.conftest import ROOT, wait_until
 
 STARTUP_S = 20  # start-up lines (server, bridge, first ticks) are not steady state
@@ -52,7 +53,7 @@ def test_a_steady_daemon_logs_fewer_than_20_info_lines_a_minute(tmp_path, embedd
         def healthy():
             assert p.poll() is None, "the daemon exited"
             try:
-                return httpx.get(f"http://127.0.0.1:{api_port}/healthz", timeout=2).json().get("ok")
+                return loopback().get(f"http://127.0.0.1:{api_port}/healthz", timeout=2).json().get("ok")
             except (httpx.HTTPError, ValueError):
                 return False
 

@@ -13,12 +13,12 @@ import sys
 from collections.abc import Iterator
 from pathlib import Path
 
-import httpx
 import psycopg
 import pytest
 from psycopg.rows import dict_row
 
 from bot.runtime.server import free_port
+from bot.tooling.loopback_http import loopback
 from tests.conftest import ROOT, USER_TASKS_ONLY, daemon_env, stop_daemon, wait_healthy, wait_until
 from tests.pg_server import MISSING, PgServer, find_binaries
 
@@ -76,7 +76,7 @@ class _Daemon:
         return f"--- {self.name} ---\n" + self.log.read_text()[-4000:]
 
     def task(self, task_id: str) -> dict:
-        return httpx.get(f"{self.base}/api/tasks/{task_id}", timeout=10).json()
+        return loopback().get(f"{self.base}/api/tasks/{task_id}", timeout=10).json()
 
     def stop(self) -> int:
         return stop_daemon(self.p)
@@ -101,10 +101,10 @@ def test_two_daemons_on_one_postgres_do_a_goal_once_and_take_over_a_dead_ones_ta
             wait_healthy(d.p, d.base, 120, output=d.output)
 
         # the same goal given to both daemons is one task
-        r = httpx.post(f"{one.base}/api/goals", json=GOAL, timeout=30)
+        r = loopback().post(f"{one.base}/api/goals", json=GOAL, timeout=30)
         assert r.status_code == 201, r.text + one.output()
         task_id = r.json()["id"]
-        again = httpx.post(f"{two.base}/api/goals", json=GOAL, timeout=30)
+        again = loopback().post(f"{two.base}/api/goals", json=GOAL, timeout=30)
         assert again.status_code == 409 and again.json()["task"]["id"] == task_id, again.text
         assert two.task(task_id)["id"] == task_id  # one store: the other daemon reads it
 
@@ -143,7 +143,7 @@ def test_two_daemons_on_one_postgres_do_a_goal_once_and_take_over_a_dead_ones_ta
         # done once: one task for the goal in the whole store
         same = [
             x
-            for x in httpx.get(f"{other.base}/api/tasks", timeout=10).json()["tasks"]
+            for x in loopback().get(f"{other.base}/api/tasks", timeout=10).json()["tasks"]
             if x["metadata"].get("goalKey") == done["metadata"]["goalKey"]
         ]
         assert [x["id"] for x in same] == [task_id]

@@ -11,10 +11,10 @@ import signal
 import subprocess
 import sys
 
-import httpx
 import pytest
 
 from bot.runtime.server import free_port
+from bot.tooling.loopback_http import loopback
 from tests.conftest import ROOT, USER_TASKS_ONLY, daemon_env, wait_healthy, wait_until
 
 pytestmark = pytest.mark.one_version(
@@ -74,32 +74,32 @@ def test_user_goals_from_http_and_the_command_line_run_to_the_end(tmp_path, mc_v
         )
         assert order == sorted(order), out
         assert lines[-1].split()[1] == "completed" and lines[-1].endswith("100%"), out
-        done = httpx.get(f"{base}/api/tasks/{task_id}").json()
+        done = loopback().get(f"{base}/api/tasks/{task_id}").json()
         assert done["status"] == "completed" and done["metadata"]["origin"]["kind"] == "user"
 
         # POST /api/goals: created, the same goal again is a 409 naming it, and it completes
-        r = httpx.post(f"{base}/api/goals", json={"text": "craft oak_planks 4"}, timeout=30)
+        r = loopback().post(f"{base}/api/goals", json={"text": "craft oak_planks 4"}, timeout=30)
         assert r.status_code == 201, r.text
         planks = r.json()["id"]
-        again = httpx.post(
+        again = loopback().post(
             f"{base}/api/goals", json={"action": "craft", "target": "oak_planks", "amount": 4}, timeout=30
         )
         assert again.status_code == 409 and again.json()["task"]["id"] == planks, again.text
         wait_until(
-            lambda: httpx.get(f"{base}/api/tasks/{planks}").json()["status"] in ("completed", "failed"),
+            lambda: loopback().get(f"{base}/api/tasks/{planks}").json()["status"] in ("completed", "failed"),
             90,
             "the planks task to end",
         )
-        assert httpx.get(f"{base}/api/tasks/{planks}").json()["status"] == "completed"
+        assert loopback().get(f"{base}/api/tasks/{planks}").json()["status"] == "completed"
 
         # ungrounded: 422 with the reason, nothing stored; the command line says it and exits 1
-        r = httpx.post(f"{base}/api/goals", json={"text": "collect diamond_ore 2"}, timeout=30)
+        r = loopback().post(f"{base}/api/goals", json={"text": "collect diamond_ore 2"}, timeout=30)
         assert r.status_code == 422 and r.json()["error"] == "not_grounded", r.text
         ungrounded = _mcbot("goal", "collect", "diamond_ore", "2", env=client_env)
         assert ungrounded.returncode == 1 and "none in sight" in ungrounded.stderr
 
         # a build goal goes through the goal resolver; pause, resume, cancel; follow replays it all
-        r = httpx.post(f"{base}/api/goals", json={"text": "build basic_shelter"}, timeout=30)
+        r = loopback().post(f"{base}/api/goals", json={"text": "build basic_shelter"}, timeout=30)
         assert r.status_code == 201, r.text
         build = r.json()
         assert build["metadata"]["goalBinding"]["goalType"] == "build_shelter"

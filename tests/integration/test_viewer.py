@@ -9,7 +9,6 @@ import signal
 import socket
 from collections.abc import Iterator
 
-import httpx
 import pytest
 from loguru import logger
 
@@ -17,6 +16,7 @@ from agency.world import EventType
 from bot.config.sections import ViewerConfig
 from bot.runtime.body import ConnectionSettings, MineflayerBody
 from bot.runtime.server import free_port
+from bot.tooling.loopback_http import loopback
 from tests.conftest import wait_until
 
 
@@ -48,7 +48,7 @@ def _assert_served(body: MineflayerBody, port: int) -> None:
     st = body.viewer_status()
     assert st["running"] and st["botAttached"], st
     assert (st["port"], st["url"], st["error"]) == (port, f"http://127.0.0.1:{port}/", None)
-    page = httpx.get(st["url"], timeout=10)
+    page = loopback().get(st["url"], timeout=10)
     assert page.status_code == 200 and 'src="index.js"' in page.text
 
 

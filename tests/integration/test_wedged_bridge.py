@@ -23,6 +23,7 @@ import pytest
 from agency.world import BodyLost
 from bot.runtime.server import free_port
 from bot.tooling.daemon_run import bridge_node
+from bot.tooling.loopback_http import loopback
 from tests.conftest import ROOT, wait_until
 
 pytestmark = pytest.mark.one_version(reason="the bridge's watchdog and the daemon's stop do not depend on the protocol")
@@ -133,7 +134,7 @@ def _daemon(tmp_path: Path, api_port: int, mc_version: str) -> tuple[subprocess.
 
 def _health(base: str) -> tuple[int, dict] | None:
     try:
-        r = httpx.get(f"{base}/healthz", timeout=2)
+        r = loopback().get(f"{base}/healthz", timeout=2)
         return r.status_code, r.json()
     except (httpx.HTTPError, ValueError):
         return None

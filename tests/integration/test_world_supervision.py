@@ -13,6 +13,7 @@ import psutil
 import pytest
 
 from bot.runtime.server import free_port
+from bot.tooling.loopback_http import loopback
 from tests.conftest import ROOT, daemon_env, wait_until
 
 pytestmark = pytest.mark.one_version(
@@ -47,7 +48,7 @@ def test_killed_world_is_restarted_on_the_same_port_and_the_daemon_is_healthy_ag
     def health() -> dict | None:
         assert p.poll() is None, p.stdout.read()
         try:
-            h = httpx.get(f"{base}/healthz", timeout=2).json()
+            h = loopback().get(f"{base}/healthz", timeout=2).json()
         except httpx.HTTPError:
             return None
         seen.append(h)
@@ -110,7 +111,7 @@ def test_a_world_that_keeps_dying_stops_the_daemon_with_exit_3(tmp_path, mc_vers
         def running() -> bool:
             assert p.poll() is None, p.stdout.read()
             try:
-                return httpx.get(f"http://127.0.0.1:{api_port}/healthz", timeout=2).json()["ok"]
+                return loopback().get(f"http://127.0.0.1:{api_port}/healthz", timeout=2).json()["ok"]
             except httpx.HTTPError:
                 return False
 

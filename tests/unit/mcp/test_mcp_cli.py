@@ -22,6 +22,7 @@ from mcp.client.streamable_http import streamable_http_client
 
 from bot.config.loader import ConfigError, load_config
 from bot.runtime.server import free_port
+from bot.tooling.loopback_http import loopback
 from tests.conftest import wait_until
 
 REPO = Path(__file__).resolve().parents[3]
@@ -139,12 +140,12 @@ def test_over_http_the_token_is_required_as_a_bearer_header(daemon, tmp_path):
         def up() -> bool:
             assert p.poll() is None, p.stdout.read()
             try:
-                return httpx.post(url, json={}, timeout=2).status_code == 401
+                return loopback().post(url, json={}, timeout=2).status_code == 401
             except httpx.HTTPError:
                 return False
 
         wait_until(up, 30, "mcbot mcp to listen")
-        refused = httpx.post(url, json={}, headers={"authorization": "Bearer wrong"}, timeout=5)
+        refused = loopback().post(url, json={}, headers={"authorization": "Bearer wrong"}, timeout=5)
         assert refused.status_code == 401 and refused.json()["error"] == "unauthorized"
 
         async def scenario():
