@@ -249,15 +249,3 @@ module.exports.server = function (serv, cfg = {}) {
     }
   })
 }
-
-// A player's commands run one after the other, as vanilla runs them. flying-squid starts each
-// as it arrives, so a /give sent after a /mcbot fill (which waits on chunks) could finish first
-// and a bot saw its item before the blocks it had asked for.
-module.exports.player = function (player) {
-  const run = player.handleCommand // flying-squid's: it reports its own errors to the player
-  let last = Promise.resolve()
-  player.handleCommand = (str) => {
-    last = last.then(() => run(str))
-    return last
-  }
-}

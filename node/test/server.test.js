@@ -73,28 +73,6 @@ test('server contract', { timeout: 270000 }, async (t) => {
     assert.strictEqual(await command(bot, '/mcbot save'), 'mcbot: nothing to save: the world is in memory')
   })
 
-  await t.test('a player\'s commands run in the order sent: a setblock after a large fill lands on top of it', async () => {
-    const p = bot.entity.position.floored()
-    const [x, z] = [p.x + 200, p.z + 200] // chunks nobody has loaded: the fill waits on their generation
-    const replies = []
-    const onMsg = (msg) => { if (/^mcbot: (filled|set) /.test(msg.toString())) replies.push(msg.toString()) }
-    bot.on('message', onMsg)
-    try {
-      bot.chat(`/mcbot fill ${x} ${p.y - 3} ${z} ${x + 31} ${p.y + 4} ${z + 31} stone`) // 8192 blocks
-      bot.chat(`/mcbot setblock ${x + 31} ${p.y + 4} ${z + 31} gold_block`) // not waiting on the fill's reply
-      await waitFor(() => replies.length === 2, 30000, 'both replies')
-    } finally {
-      bot.removeListener('message', onMsg)
-    }
-    assert.match(replies[0], /^mcbot: filled 8192 blocks/)
-    assert.match(replies[1], /^mcbot: set /)
-    await command(bot, `/mcbot tp contract ${x + 31} ${p.y + 5} ${z + 31}`)
-    const top = p.offset(200 + 31, 4, 200 + 31)
-    await waitFor(() => bot.blockAt(top)?.name === 'gold_block', 15000, 'the setblock on top of the fill')
-    await command(bot, `/mcbot tp contract ${p.x} ${p.y} ${p.z}`)
-    await waitFor(() => bot.entity.position.distanceTo(p.offset(0.5, 0, 0.5)) < 1, 15000, 'back at the start')
-  })
-
   await t.test('renamed blocks: grass and short_grass both place this version\'s plant, which digs', async () => {
     const plant = bot.registry.blocksByName.short_grass ? 'short_grass' : 'grass' // renamed in 1.20.3
     const p = bot.entity.position.floored()
