@@ -7,7 +7,7 @@ import pytest
 from agency.world import ActionState, EventType
 from bot.runtime.server import EmbeddedServer, EmbeddedServerSettings, free_port
 from tests.conftest import make_body, wait_until
-from tests.integration.world_setup import feet, stone_pad
+from tests.integration.world_setup import feet, fill, stone_pad
 
 
 @pytest.fixture(scope="module")
@@ -28,8 +28,8 @@ def test_at_night_a_zombie_hurts_a_bot_in_the_open_but_not_one_in_a_closed_hut(a
     stone_pad(open_bot, "open_bot", ox, y, oz)
     stone_pad(hut_bot, "hut_bot", hx, y, hz)
     # a closed 3x3 hut: planks walls and roof, an oak door shut on the north side
-    hut_bot.chat(f"/mcbot fill {hx - 2} {y} {hz - 2} {hx + 2} {y + 3} {hz + 2} oak_planks")
-    hut_bot.chat(f"/mcbot fill {hx - 1} {y} {hz - 1} {hx + 1} {y + 2} {hz + 1} air")
+    fill(hut_bot, (hx - 2, y, hz - 2), (hx + 2, y + 3, hz + 2), "oak_planks")
+    fill(hut_bot, (hx - 1, y, hz - 1), (hx + 1, y + 2, hz + 1), "air")
     hut_bot.chat(f"/mcbot setblock {hx} {y} {hz - 2} oak_door[facing=south,half=lower,open=false]")
     hut_bot.chat(f"/mcbot setblock {hx} {y + 1} {hz - 2} oak_door[facing=south,half=upper,open=false]")
     wait_until(lambda: hut_bot.region((hx, y + 3, hz), (1, 1, 1)).block_at(hx, y + 3, hz) == "oak_planks", 10, "roof")
@@ -79,8 +79,8 @@ def test_a_10_block_drop_deals_7_damage(bridge, embedded_server):
 def test_a_placed_door_has_both_halves_and_toggles_open(live_body):
     x, y, z = feet(live_body)
     dx, dz = x + 3, z + 3
-    live_body.chat(f"/mcbot fill {dx - 1} {y - 1} {dz - 1} {dx + 1} {y - 1} {dz + 1} stone")
-    live_body.chat(f"/mcbot fill {dx - 1} {y} {dz - 1} {dx + 1} {y + 2} {dz + 1} air")
+    fill(live_body, (dx - 1, y - 1, dz - 1), (dx + 1, y - 1, dz + 1), "stone")
+    fill(live_body, (dx - 1, y, dz - 1), (dx + 1, y + 2, dz + 1), "air")
     live_body.chat("/give mcbot_test oak_door 1")
     wait_until(lambda: live_body.snapshot().count_of("oak_door") >= 1, 10, "a door in the inventory")
     st = live_body.wait_action(

@@ -44,6 +44,25 @@ def teleport(body: Any, name: str, x: int, y: int, z: int, attempts: int = 3) ->
     wait_until(lambda: block_at(body, x, y - 1, z) is not None, 10, "chunks loaded")
 
 
+def fill(body: Any, lo: tuple[int, int, int], hi: tuple[int, int, int], block: str) -> None:
+    """/mcbot fill the box from lo to hi, and wait until the bot sees every block of it: the
+    server runs a player's commands as they arrive, so a later command (a /give) can finish
+    before a fill that waits on its chunks."""
+    body.chat(f"/mcbot fill {lo[0]} {lo[1]} {lo[2]} {hi[0]} {hi[1]} {hi[2]} {block}")
+    size = (hi[0] - lo[0] + 1, hi[1] - lo[1] + 1, hi[2] - lo[2] + 1)
+
+    def done() -> bool:
+        region = body.region(lo, size)
+        return all(
+            region.block_at(x, y, z) == block
+            for x in range(lo[0], hi[0] + 1)
+            for y in range(lo[1], hi[1] + 1)
+            for z in range(lo[2], hi[2] + 1)
+        )
+
+    wait_until(done, 15, f"{block} from {lo} to {hi}")
+
+
 def stone_pad(body: Any, name: str, x: int, y: int, z: int, r: int = 10, headroom: int = 4) -> None:
     """A flat stone pad (floor at y - 1, 2r + 1 wide) with `headroom` + 1 blocks of clear air
     above it, centred on x, z, built before the bot is teleported onto its middle (fill works
