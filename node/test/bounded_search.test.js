@@ -7,7 +7,7 @@
 
 const test = require('node:test')
 const assert = require('node:assert')
-const { startServer, connectBot, waitFor, command, withTimeout } = require('./helpers')
+const { startServer, connectBot, waitFor, command, withTimeout, oneVersion } = require('./helpers')
 const actions = require('../lib/actions')
 const { PLUGINS } = require('../lib/bots') // the bridge's bots load these
 
@@ -41,7 +41,7 @@ const searches = (bot) => {
   return { seen, stop: () => bot.removeListener('path_update', on) }
 }
 
-test('bounded searches', { timeout: 300000 }, async (t) => {
+test('bounded searches', { timeout: 300000, ...oneVersion('search bounds and heap size belong to the pathfinder, not the protocol') }, async (t) => {
   const server = await startServer({ seed: 11, hostiles: false, animals: false })
   const bot = await connectBot(server.port, 'seeker', { plugins: PLUGINS })
   t.after(async () => { bot.quit(); await server.stop() })

@@ -8,7 +8,7 @@ const path = require('path')
 const fs = require('fs')
 const os = require('os')
 const mineflayer = require('mineflayer')
-const { startServer, connectBot, waitFor, command, withTimeout, stepTicks, roundTrip, VERSION } = require('./helpers')
+const { startServer, connectBot, waitFor, command, withTimeout, stepTicks, roundTrip, VERSION, oneVersion } = require('./helpers')
 
 test('server contract', { timeout: 270000 }, async (t) => {
   const server = await startServer({ seed: 7, hostiles: false })
@@ -150,7 +150,7 @@ test('two players see each other, follow a long teleport, a punch hurts, leaving
   }
 })
 
-test('server exits when stdin closes and fails clearly on a busy port', { timeout: 90000 }, async () => {
+test('server exits when stdin closes and fails clearly on a busy port', { timeout: 90000, ...oneVersion('the life of the server process, not the protocol') }, async () => {
   const a = await startServer({})
   const code = await new Promise((resolve) => {
     const proc = spawn(process.execPath, [path.join(__dirname, '..', 'server.js'), '--port', String(a.port)], { stdio: ['pipe', 'pipe', 'pipe'] })
@@ -231,7 +231,7 @@ test('a bot saved just across a chunk line (z = -0.3) gets its 5x5 chunks after 
 
 // Counted in ticks on a frozen clock: the day clock moves on every 20th tick, so any 40 ticks
 // in a row move it twice, 2000 each at 100x (20 at 1x).
-test('dayLengthScale speeds up the daylight cycle', { timeout: 90000 }, async () => {
+test('dayLengthScale speeds up the daylight cycle', { timeout: 90000, ...oneVersion('the day length is the server clock, not the protocol') }, async () => {
   const s = await startServer({ dayLengthScale: 100, hostiles: false })
   const bot = await connectBot(s.port, 'clock')
   try {
@@ -247,7 +247,7 @@ test('dayLengthScale speeds up the daylight cycle', { timeout: 90000 }, async ()
   }
 })
 
-test('the server stops when its parent dies even while another process holds its stdin open', { timeout: 180000 }, async () => {
+test('the server stops when its parent dies even while another process holds its stdin open', { timeout: 180000, ...oneVersion('the life of the server process, not the protocol') }, async () => {
   // A daemon killed with SIGKILL closes our stdin, and we exit on that; but a copy of the
   // pipe's write end elsewhere (here `sleep`, on a FIFO) keeps stdin open: the parent check
   // must stop us anyway.
