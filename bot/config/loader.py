@@ -82,6 +82,7 @@ class ServerConfig(_Section):
     hunger_rate: float = Field(1.0, ge=0)
     day_length_scale: float = Field(1.0, gt=0)
     game_mode: Literal["survival", "creative", "adventure", "spectator"] = "survival"  # new players (embedded)
+    view_distance: int = Field(6, ge=2, le=12)  # chunks the embedded world sends around each player
     # Supervision of the embedded world the daemon started (bot/runtime/world_supervisor.py)
     world_max_restarts: int = Field(5, ge=0)  # restarts within the window; one more death exits 3
     world_restart_window_s: float = Field(600.0, gt=0)

@@ -46,6 +46,7 @@ class EmbeddedServerSettings:
     hunger_rate: float = 1.0
     day_length_scale: float = 1.0  # multiplier on day LENGTH (0.1 = days ten times shorter)
     game_mode: str = "survival"
+    view_distance: int = 6  # chunks sent around each player (vanilla's view-distance)
     extra: dict[str, Any] = field(default_factory=dict)
 
     def to_json(self) -> str:
@@ -62,6 +63,7 @@ class EmbeddedServerSettings:
                 # the server's dayLengthScale is a clock SPEED multiplier: the inverse
                 "dayLengthScale": 1.0 / self.day_length_scale,
                 "gameMode": self.game_mode,
+                "viewDistance": self.view_distance,
                 **self.extra,
             }
         )
@@ -191,4 +193,5 @@ def settings_from_config(
         hunger_rate=server_cfg.hunger_rate,
         day_length_scale=server_cfg.day_length_scale,
         game_mode=server_cfg.game_mode,
+        view_distance=server_cfg.view_distance,
     )

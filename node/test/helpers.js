@@ -42,8 +42,11 @@ function troubleOf (server) {
 // Resolves { port, proc, log, stop } once the READY line is printed.
 // The timeouts here and below only guard against a hung server: a loaded machine is slow to
 // start one and to join it.
+// The test worlds send 4 chunks around each player unless a test asks for more: 81 chunks to
+// generate, send and parse after each far teleport instead of the default's 169.
 function startServer (config = {}, { version = VERSION, timeout = 60000 } = {}) {
-  const proc = spawn(process.execPath, [SERVER, '--port', '0', '--version', version, '--config', JSON.stringify(config)], {
+  const settings = JSON.stringify({ viewDistance: 4, ...config })
+  const proc = spawn(process.execPath, [SERVER, '--port', '0', '--version', version, '--config', settings], {
     stdio: ['pipe', 'pipe', 'pipe']
   })
   running.add(proc)

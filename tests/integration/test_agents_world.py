@@ -13,8 +13,8 @@ from agency.execution.agents import AgentRuntime, TaskSpec, load_default_registr
 from agency.execution.builtin_tools import default_tool_registry
 from agency.execution.workflows import SqliteCheckpointStore
 from agency.tools import ToolContext
-from bot.runtime.server import EmbeddedServer, EmbeddedServerSettings, free_port
-from tests.conftest import ROOT, make_body, wait_until
+from bot.runtime.server import EmbeddedServer, free_port
+from tests.conftest import ROOT, make_body, wait_until, world_settings
 
 
 def test_crafter_crafts_a_wooden_pickaxe_from_an_empty_inventory_near_trees(bridge, embedded_server, tmp_path):
@@ -54,9 +54,7 @@ def _proc(port, db, task_id, user, crash_after=None):
 def test_interrupted_after_the_third_step_the_workflow_resumes_in_a_new_process(tmp_path, mc_version):
     # A world folder keeps the player's inventory across the crash, as a real server does.
     server = EmbeddedServer(
-        EmbeddedServerSettings(
-            port=free_port(), version=mc_version, hostiles=False, world_folder=str(tmp_path / "world")
-        )
+        world_settings(port=free_port(), version=mc_version, hostiles=False, world_folder=str(tmp_path / "world"))
     )
     server.start()
     try:

@@ -14,9 +14,9 @@ import pytest
 
 from agency.execution.workflows import SqliteCheckpointStore
 from agency.planning.tasks.store import SqliteTaskStore
-from bot.runtime.server import EmbeddedServer, EmbeddedServerSettings, free_port
+from bot.runtime.server import EmbeddedServer, free_port
 from bot.tooling.loopback_http import loopback
-from tests.conftest import ROOT, wait_until
+from tests.conftest import ROOT, wait_until, world_settings
 
 
 def _daemon(tmp_path: Path, api_port: int, mc_version: str, **env_over: str) -> subprocess.Popen:
@@ -137,7 +137,7 @@ def test_daemon_sigkilled_mid_task_resumes_the_task_from_its_checkpoint_on_resta
 
 def test_server_restart_mid_task_pauses_the_task_then_resumes_it(tmp_path, mc_version):
     server = EmbeddedServer(
-        EmbeddedServerSettings(port=free_port(), version=mc_version, hostiles=False, world_folder=str(tmp_path / "w"))
+        world_settings(port=free_port(), version=mc_version, hostiles=False, world_folder=str(tmp_path / "w"))
     )
     server.start()
     api = free_port()

@@ -9,8 +9,8 @@ import signal
 import pytest
 
 from agency.world import ActionState, EventType
-from bot.runtime.server import EmbeddedServer, EmbeddedServerSettings, free_port
-from tests.conftest import make_body, wait_until
+from bot.runtime.server import EmbeddedServer, free_port
+from tests.conftest import make_body, wait_until, world_settings
 
 
 def _ground_below(body):
@@ -89,7 +89,7 @@ def test_op_damage_arrives_as_a_health_event(live_body):
 
 
 def test_bot_reconnects_by_itself_after_server_restart(bridge, mc_version):
-    server = EmbeddedServer(EmbeddedServerSettings(port=free_port(), version=mc_version, hostiles=False))
+    server = EmbeddedServer(world_settings(port=free_port(), version=mc_version, hostiles=False))
     server.start()
     try:
         body = make_body(bridge, server.port, "mcbot_restart", reconnect_min_s=1.0, reconnect_max_s=2.0)

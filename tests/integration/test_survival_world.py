@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from agency.world import ActionState, EventType
-from bot.runtime.server import EmbeddedServer, EmbeddedServerSettings, free_port
-from tests.conftest import make_body, wait_until
+from bot.runtime.server import EmbeddedServer, free_port
+from tests.conftest import make_body, wait_until, world_settings
 from tests.integration.world_setup import feet, fill, stone_pad
 
 
@@ -132,9 +132,7 @@ def test_wood_to_table_to_pickaxe_to_stone_through_the_bridge(bridge, embedded_s
 
 
 def test_food_drops_with_activity_and_bread_restores_breads_value(bridge, mc_version):
-    server = EmbeddedServer(
-        EmbeddedServerSettings(port=free_port(), version=mc_version, hostiles=False, hunger_rate=40.0)
-    )
+    server = EmbeddedServer(world_settings(port=free_port(), version=mc_version, hostiles=False, hunger_rate=40.0))
     server.start()
     try:
         bot = make_body(bridge, server.port, "eater")

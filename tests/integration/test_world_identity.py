@@ -15,9 +15,9 @@ from agency.goals.models import BUILD_SHELTER
 from agency.goals.resolver import resolve_or_create_build_goal
 from agency.planning.tasks.models import TaskStatus
 from bot.config.loader import McbotConfig
-from bot.runtime.server import EmbeddedServer, EmbeddedServerSettings, free_port
+from bot.runtime.server import EmbeddedServer, free_port
 from bot.runtime.wiring import Agency
-from tests.conftest import make_body
+from tests.conftest import make_body, world_settings
 
 pytestmark = pytest.mark.one_version(reason="the world's identity and the archive of its places are the daemon's store")
 
@@ -53,7 +53,7 @@ def test_a_second_start_in_a_fresh_in_memory_world_archives_the_old_worlds_shelt
     cfg = McbotConfig.model_validate({"storage": {"db_path": str(tmp_path / "agency.db")}})  # in-memory world
     lines: list[str] = []
     sink = logger.add(lambda m: lines.append(str(m)), level="INFO", format="{message}")
-    fresh = EmbeddedServer(EmbeddedServerSettings(port=free_port(), version=mc_version, hostiles=False))
+    fresh = EmbeddedServer(world_settings(port=free_port(), version=mc_version, hostiles=False))
     try:
         # start 1, world A: the bot remembers a verified shelter next to it
         body = make_body(bridge, embedded_server.port, "world_a_bot")

@@ -372,6 +372,14 @@ def test_hostile_kinds_and_animals_reach_the_embedded_world(layers: Layers) -> N
     assert layers.load({"MCBOT_SERVER__HOSTILES": '["creeper"]'}).config.server.hostiles == ["creeper"]
 
 
+def test_the_view_distance_reaches_the_embedded_world_and_is_bounded(layers: Layers) -> None:
+    layers.write("cwd", "[server]\nview_distance = 4\n")
+    assert json.loads(settings_from_config(layers.load().config.server).to_json())["viewDistance"] == 4
+    layers.write("cwd", "[server]\nview_distance = 40\n")
+    with pytest.raises(ConfigError, match=r"server\.view_distance:"):
+        layers.load()
+
+
 def test_cross_field_error_names_both_layers(layers: Layers) -> None:
     path = layers.write("cwd", "[bot]\nreconnect_max_s = 10.0\n")
     with pytest.raises(ConfigError) as exc:
