@@ -30,13 +30,20 @@ async function run (bot, args, rec) {
   const wanted = times * perCraft
   let gained = 0
   // A click the server ignored (a loaded server, a window state the client got wrong after a
-  // reconnect) makes one craft of several come to nothing: craft what is still missing, from
-  // the server's view of the inventory, up to three rounds.
+  // reconnect) makes one craft of several come to nothing or end half-way: craft what is still
+  // missing, from the server's view of the inventory, up to three rounds.
   for (let round = 1; round <= 3 && gained < wanted; round++) {
     if (round > 1) await tidyInventoryWindow(bot)
     const recipe = round === 1 ? recipes[0] : bot.recipesFor(def.id, null, 1, table)[0]
     if (!recipe) break // the ingredients are gone: the caller counts what was made
-    await bot.craft(recipe, Math.ceil((wanted - gained) / perCraft), table)
+    try {
+      await bot.craft(recipe, Math.ceil((wanted - gained) / perCraft), table)
+    } catch (err) {
+      // mineflayer looks for each ingredient in the client's model of the inventory; a stale
+      // model (a fresh bot just after a bridge rebuild) ends a craft half-way with 'missing
+      // ingredient'. The next round starts from the server's view.
+      if (round === 3 || !/missing ingredient/.test(err.message)) throw err
+    }
     if (rec.cancelled) return null
     gained = count(bot, name) - before
     if (gained < wanted) { // the client's model may be stale: ask for the truth
