@@ -70,13 +70,12 @@ NODE_TESTS := $(patsubst node/%,%,$(wildcard node/test/*.test.js))
 NODE_CI_TESTS := $(filter-out test/survival.test.js,$(NODE_TESTS))
 
 # At most 25 minutes on 2 cores (docs/testing.md has the timings): the linters; the unit tests
-# in two workers; the world tests in lanes side by side (scripts/pytest_matrix.sh): per version
-# its protocol-facing integration tests, one lane of node tests (each version in turn), and one
-# lane of one_version tests (the daemon's own properties) at the first version; once the
-# version and node lanes are done, beside the one_version lane's tail, the three 3-minute soaks
-# side by side (one bot, one bot under chaos, a fleet of three; each waits mostly on its own
-# embedded world), with the goal fuzz's short sample beside them (make bench runs the whole
-# fuzz, a new seed each time).
+# in two workers; the world tests in lanes side by side (scripts/pytest_matrix.sh): per version,
+# its protocol-facing integration tests and then its node tests, and one lane of one_version
+# tests (the daemon's own properties) at the first version; then the three 3-minute soaks side
+# by side (one bot, one bot under chaos, a fleet of three; each waits mostly on its own embedded
+# world), with the goal fuzz's short sample beside them (make bench runs the whole fuzz, a new
+# seed each time).
 # make test-matrix runs what does not fit here: node/test/survival.test.js, the long game runs
 # (long_run), and the pytest suite one version after the other with nothing beside it.
 test: install lint
@@ -84,13 +83,11 @@ test: install lint
 	scripts/install_debian_package.sh postgresql "ls /usr/lib/postgresql/*/bin/postgres" "the PostgreSQL store tests"
 	$(BIN)/pytest -m "not integration" -n 2
 	@echo "node/test/survival.test.js: not run here (flaky collectblock pathing; see Makefile, make test-matrix runs it)"
-	NODE_TESTS="$(NODE_CI_TESTS)" THEN='$(CI_SOAKS)' scripts/pytest_matrix.sh $(BIN)/pytest "$(MC_VERSIONS)"
-
-# make test's soaks, side by side, once its version and node lanes are done.
-CI_SOAKS := scripts/together.sh "scripts/soak.sh 3 --fast --version $(lastword $(MC_VERSIONS))" \
-  "scripts/soak.sh 3 --fast --chaos --recovery-times figures --version $(firstword $(MC_VERSIONS))" \
-  "scripts/soak_fleet.sh 3 --fast --bots 3 --version $(firstword $(MC_VERSIONS))" \
-  "$(BIN)/mcbot bench goals --sample --version $(firstword $(MC_VERSIONS)) --out bench-results"
+	NODE_TESTS="$(NODE_CI_TESTS)" scripts/pytest_matrix.sh $(BIN)/pytest "$(MC_VERSIONS)"
+	scripts/together.sh "scripts/soak.sh 3 --fast --version $(lastword $(MC_VERSIONS))" \
+	  "scripts/soak.sh 3 --fast --chaos --recovery-times figures --version $(firstword $(MC_VERSIONS))" \
+	  "scripts/soak_fleet.sh 3 --fast --bots 3 --version $(firstword $(MC_VERSIONS))" \
+	  "$(BIN)/mcbot bench goals --sample --version $(firstword $(MC_VERSIONS)) --out bench-results"
 
 # Every version of every test, one version after the other, nothing side by side: the pytest
 # suite (unit, integration, long runs) and all the node tests, survival.test.js included.
