@@ -59,7 +59,18 @@ module.exports.server = function (serv, cfg = {}) {
     })
   }
 
-  async function setBlocks (world, positions, id) {
+  // World edits (fill, setblock) apply in the order they arrive, one after the other, as vanilla
+  // runs commands. Each write awaits its chunk, so two fills started side by side interleave, and
+  // a large fill sent first could overwrite, cell by cell, a small one sent after it (a test's
+  // air chamber inside a stone box came back stone).
+  let edits = Promise.resolve()
+  function setBlocks (world, positions, id) {
+    const run = edits.then(() => writeBlocks(world, positions, id))
+    edits = run.catch(() => {})
+    return run
+  }
+
+  async function writeBlocks (world, positions, id) {
     const viewers = serv.players.filter(p => p.world === world)
     for (const pos of positions) {
       await world.setBlockStateId(pos, id)

@@ -8,6 +8,7 @@ const path = require('path')
 const fs = require('fs')
 const os = require('os')
 const mineflayer = require('mineflayer')
+const { Vec3 } = require('vec3')
 const { startServer, connectBot, waitFor, command, withTimeout, stepTicks, roundTrip, VERSION, oneVersion } = require('./helpers')
 
 test('server contract', { timeout: 270000 }, async (t) => {
@@ -71,6 +72,28 @@ test('server contract', { timeout: 270000 }, async (t) => {
     const err = await command(bot, '/mcbot fill 0 0 0 100 100 100 stone')
     assert.match(err, /error/)
     assert.strictEqual(await command(bot, '/mcbot save'), 'mcbot: nothing to save: the world is in memory')
+  })
+
+  await t.test('world edits apply in the order sent: a setblock sent right after a large fill lands on top of it', async () => {
+    const p = bot.entity.position.floored()
+    const [x, y, z] = [p.x + 160, p.y - 3, p.z + 160] // chunks nobody has loaded: the fill waits on their generation
+    const replies = []
+    const onMsg = (msg) => { if (/^mcbot: (filled|set) /.test(msg.toString())) replies.push(msg.toString()) }
+    bot.on('message', onMsg)
+    try {
+      bot.chat(`/mcbot fill ${x} ${y} ${z} ${x + 31} ${y + 7} ${z + 31} stone`) // 8192 blocks
+      bot.chat(`/mcbot setblock ${x + 31} ${y + 7} ${z + 31} gold_block`) // not waiting on the fill's reply
+      await waitFor(() => replies.length === 2, 30000, 'both replies')
+    } finally {
+      bot.removeListener('message', onMsg)
+    }
+    assert.deepStrictEqual(replies.map((r) => r.split(' ')[1]), ['filled', 'set'])
+    await command(bot, `/mcbot tp contract ${x + 31} ${y + 8} ${z + 31}`)
+    const top = new Vec3(x + 31, y + 7, z + 31)
+    await waitFor(() => bot.blockAt(top)?.name === 'gold_block', 15000, 'the setblock on top of the fill')
+    assert.strictEqual(bot.blockAt(top.offset(-1, 0, 0))?.name, 'stone')
+    await command(bot, `/mcbot tp contract ${p.x} ${p.y} ${p.z}`)
+    await waitFor(() => bot.entity.position.distanceTo(p.offset(0.5, 0, 0.5)) < 1, 15000, 'back at the start')
   })
 
   await t.test('renamed blocks: grass and short_grass both place this version\'s plant, which digs', async () => {
