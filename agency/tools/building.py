@@ -48,7 +48,12 @@ class BuildBlueprintInput(ToolInput):
 
 
 async def place_at(ctx: ToolContext, block: str, x: int, y: int, z: int) -> dict[str, Any]:
-    pos = (await ctx.snapshot()).position
+    snap = await ctx.snapshot()
+    if snap.count_of(block) == 0:
+        # A precondition, not a failed placement: a run resumed after the world restarted from
+        # its last save can find an item it had made gone, and the executor replans it.
+        raise ToolFailure(PRECONDITION_FAILED, f"no {block} in inventory", details={"block": block})
+    pos = snap.position
     if pos.distance_to(type(pos)(x=x + 0.5, y=y + 0.5, z=z + 0.5)) > REACH:
         await walk(ctx, x + 0.5, y, z + 0.5, 2.5, dig_out=False)  # never dig up a build's own ground
     out = await run_action(ctx, "place", {"block": block, "x": x, "y": y, "z": z})

@@ -309,3 +309,21 @@ def test_a_walk_failing_for_another_reason_is_not_tried_again(ctx: ToolContext, 
     res = run(default_tool_registry().execute("move_to", {"x": 9, "y": GROUND_Y, "z": 9}, ctx))
     assert res.success is False
     assert [kind for kind, _ in body.started] == ["move_to"]
+
+
+def test_placing_an_item_the_bot_does_not_hold_is_a_precondition_and_starts_nothing(
+    ctx: ToolContext, body: FakeBody
+) -> None:
+    # A run resumed after the world restarted from its last save can find the table it crafted
+    # gone: a precondition, which the executor answers by replanning.
+    res = run(
+        default_tool_registry().execute("place_block", {"block": "crafting_table", "x": 2, "y": GROUND_Y, "z": 0}, ctx)
+    )
+    assert res.success is False and res.error.code == PRECONDITION_FAILED
+    assert "no crafting_table in inventory" in res.error.message
+    assert body.started == []
+    body.inventory["crafting_table"] = 1
+    res = run(
+        default_tool_registry().execute("place_block", {"block": "crafting_table", "x": 2, "y": GROUND_Y, "z": 0}, ctx)
+    )
+    assert res.success, res.error
