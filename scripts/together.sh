@@ -10,14 +10,14 @@ trap 'rm -rf "$logs"' EXIT
 i=0
 for cmd in "$@"; do
   i=$((i + 1))
-  (bash -c "$cmd" > "$logs/$i.log" 2>&1; echo $? > "$logs/$i.rc") &
+  (start=$SECONDS; bash -c "$cmd" > "$logs/$i.log" 2>&1; echo $? > "$logs/$i.rc"; echo $((SECONDS - start)) > "$logs/$i.s") &
 done
 wait
 failed=0
 i=0
 for cmd in "$@"; do
   i=$((i + 1))
-  echo "== $cmd (exit $(cat "$logs/$i.rc"))"
+  echo "== $cmd (exit $(cat "$logs/$i.rc"), $(cat "$logs/$i.s") s)"
   cat "$logs/$i.log"
   [ "$(cat "$logs/$i.rc")" = 0 ] || failed=1
 done

@@ -16,7 +16,7 @@ import math
 from agency.planning.tasks.models import TaskStatus
 from agency.tools.movement import climb_out
 from tests.conftest import make_body, wait_until
-from tests.integration.world_setup import agency_on, block_at, give, restore_vitals, run_executor_until, teleport
+from tests.integration.world_setup import agency_on, block_at, fill, give, restore_vitals, run_executor_until, teleport
 
 NAME = "deep_bot"
 X, Y, Z = -900, 52, -900  # far from spawn and from the other tests' pads; underground, 12 above y 40
@@ -86,11 +86,13 @@ def test_no_iron_in_sight_digs_down_to_it_and_then_collects(bridge, embedded_ser
 
         asyncio.run(go())
         # Back up: from the foot of the staircase (stone over the head) an explore's climb walks
-        # up the staircase the descent dug, to where it started (the chamber, still under
-        # ground here, so the climb then goes on digging: best effort, not judged).
+        # up the staircase the descent dug, to where it started. The chamber is opened to the
+        # sky first, so the climb ends there (under a roof it would go on digging straight up).
+        fill(body, (X - 2, Y + 3, Z - 2), (X + 2, Y + 20, Z + 2), "air")
         res = asyncio.run(climb_out(agency.tool_ctx))
         assert res is not None and res["from"][1] == 40, res
-        assert res["to"][1] >= Y, res  # at least back up to where the descent started
+        assert res["how"] == "staircase" and res["failed"] is None, res
+        assert math.floor(res["to"][1]) == Y, res  # back up to where the descent started
     finally:
         agency.close()
         body.close()
