@@ -96,6 +96,23 @@ test('server contract', { timeout: 270000 }, async (t) => {
     await waitFor(() => bot.entity.position.distanceTo(p.offset(0.5, 0, 0.5)) < 1, 15000, 'back at the start')
   })
 
+  await t.test('a fill sends its blocks only to the players that have their chunks', async () => {
+    const p = bot.entity.position.floored()
+    let changes = 0
+    const onChange = () => { changes++ }
+    bot._client.on('block_change', onChange)
+    try {
+      // the reply comes after every write of the fill, on the same connection as its packets
+      await command(bot, `/mcbot fill ${p.x + 400} ${p.y} ${p.z} ${p.x + 403} ${p.y + 1} ${p.z + 3} stone`) // far away
+      assert.strictEqual(changes, 0)
+      await command(bot, `/mcbot fill ${p.x + 3} ${p.y + 6} ${p.z + 3} ${p.x + 4} ${p.y + 6} ${p.z + 4} glass`) // overhead
+      assert.strictEqual(changes, 4)
+      await command(bot, `/mcbot fill ${p.x + 3} ${p.y + 6} ${p.z + 3} ${p.x + 4} ${p.y + 6} ${p.z + 4} air`)
+    } finally {
+      bot._client.removeListener('block_change', onChange)
+    }
+  })
+
   await t.test('renamed blocks: grass and short_grass both place this version\'s plant, which digs', async () => {
     const plant = bot.registry.blocksByName.short_grass ? 'short_grass' : 'grass' // renamed in 1.20.3
     const p = bot.entity.position.floored()
