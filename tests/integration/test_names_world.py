@@ -31,9 +31,9 @@ def _feet(body):
 
 def _field(body, x, z, plant, r=4):
     """A flat grass_block pad at Y-1 with the plant on every cell of its top, the bot in the
-    middle of it (standing in the plant, as a bot in a meadow does). Each fill is waited for
-    before the next: the server runs them concurrently, and a big air fill finishing last
-    would wipe the plants."""
+    middle of it (standing in the plant, as a bot in a meadow does). The plants are filled
+    only once the bot stands on the bare pad: a teleport does not wait for the fills before
+    it, and a bot that fell through a pad not yet there is put back on top first."""
     box = ((x - r, Y - 1, z - r), (2 * r + 1, 2, 2 * r + 1))
     body.chat(f"/mcbot fill {x - r - 2} {Y - 1} {z - r - 2} {x + r + 2} {Y - 1} {z + r + 2} grass_block")
     body.chat(f"/mcbot fill {x - r - 2} {Y} {z - r - 2} {x + r + 2} {Y + 4} {z + r + 2} air")
