@@ -68,7 +68,7 @@ async def place_near_bot(ctx: ToolContext, block: str) -> dict[str, Any]:
     snap = await ctx.snapshot()
     feet = block_pos(snap.position)
     around = await ctx.io(read_around, ctx.body, feet, 2, 2, 2)
-    spot = free_spot_near(around, feet)
+    spot = free_spot_near(around, feet, snap.position)
     if spot is None:
         seen = sorted({n for n in around.palette if n is not None})
         details = {"feet": list(feet), "health": snap.health, "blocksAround": seen}

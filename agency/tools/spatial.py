@@ -11,6 +11,9 @@ from agency.blocks import is_replaceable, is_solid, is_walkable
 from agency.game.recipes import matches
 from agency.world import BlockRegion, Body, Vec3
 
+PLAYER_HALF_WIDTH = 0.3
+PLAYER_HEIGHT = 1.8
+
 
 def block_pos(p: Vec3) -> tuple[int, int, int]:
     return (math.floor(p.x), math.floor(p.y), math.floor(p.z))
@@ -51,9 +54,13 @@ def find_in_region(region: BlockRegion, block: str, origin: Vec3, count: int) ->
     return [{"x": x, "y": y, "z": z, "name": n, "distance": d} for d, x, y, z, n in hits[:count]]
 
 
-def free_spot_near(region: BlockRegion, feet: tuple[int, int, int]) -> tuple[int, int, int] | None:
+def free_spot_near(
+    region: BlockRegion, feet: tuple[int, int, int], standing: Vec3 | None = None
+) -> tuple[int, int, int] | None:
     """A cell a block can be placed into (air, or a plant a placement replaces: grass,
-    fern...) on solid ground, next to (not inside) the bot's column, nearest first."""
+    fern...) on solid ground, next to (not inside) the bot's column, nearest first. Given where
+    the bot stands, a cell its body reaches into is skipped too: the game refuses to place a
+    block into a player."""
     fx, fy, fz = feet
     for r in (1, 2):
         for dy in (0, -1, 1):
@@ -62,9 +69,23 @@ def free_spot_near(region: BlockRegion, feet: tuple[int, int, int]) -> tuple[int
                     if max(abs(dx), abs(dz)) != r:
                         continue
                     x, y, z = fx + dx, fy + dy, fz + dz
+                    if standing is not None and _in_body(standing, x, y, z):
+                        continue
                     if is_replaceable(region.block_at(x, y, z)) and is_solid(region.block_at(x, y - 1, z)):
                         return (x, y, z)
     return None
+
+
+def _in_body(p: Vec3, x: int, y: int, z: int) -> bool:
+    """Whether a player standing at p (0.6 wide, 1.8 tall) reaches into the cell x, y, z."""
+    return (
+        x < p.x + PLAYER_HALF_WIDTH
+        and p.x - PLAYER_HALF_WIDTH < x + 1
+        and z < p.z + PLAYER_HALF_WIDTH
+        and p.z - PLAYER_HALF_WIDTH < z + 1
+        and y < p.y + PLAYER_HEIGHT
+        and p.y < y + 1
+    )
 
 
 def surface_y(region: BlockRegion, x: int, z: int, near_y: int) -> int | None:

@@ -271,6 +271,8 @@ module.exports.player = function (player, serv) {
     player._client.write('spawn_position', { location: player.spawnPoint.floored(), angle: 0 })
   }
 
+  answerEveryPlacement(player, serv)
+
   // Pickup: flying-squid added 1 per entity whatever the dropped stack size.
   player.collect = (entity) => {
     if (player.mcbotDead || player.gameMode === 3) return
@@ -289,4 +291,45 @@ module.exports.player = function (player, serv) {
       serv.mcbotUpdateMetadata(entity, { item: new Item(entity.itemId, left) }) // the stack others see
     } else entity.destroy()
   }
+}
+
+// Vanilla answers every block placement with the clicked block and the block across the face,
+// whether it placed anything or not, so a client's guess is corrected at once. flying-squid
+// answers only the placements it makes and refuses others silently (the player's own feet in
+// the cell, nothing in the hand): mineflayer then waited 5 s and reported "Server did not
+// answer the placement". Cells the handler already sent are left alone (their write may still
+// be on its way to the world); a refusal is logged with what the server saw.
+function answerEveryPlacement (player, serv) {
+  const { registry } = serv
+  const handlers = player._client.listeners('block_place')
+  player._client.removeAllListeners('block_place')
+  player._client.on('block_place', async (packet) => {
+    const face = FACES[packet.direction]
+    if (!packet.location || !face) return Promise.all(handlers.map(h => h.call(player._client, packet)))
+    const world = player.world
+    const ref = new Vec3(packet.location.x, packet.location.y, packet.location.z)
+    const refState = world.sync.getBlockStateId(ref) || 0
+    const cell = registry.blocksByStateId[refState]?.boundingBox === 'empty' ? ref : ref.plus(face.v)
+    const sent = new Set()
+    const sendBlock = player.sendBlock
+    player.sendBlock = (pos, id) => { sent.add(pos.toString()); return sendBlock(pos, id) }
+    const held = player.inventory.slots[36 + player.heldItemSlot]
+    const feet = player.position.floored()
+    try {
+      await Promise.all(handlers.map(h => h.call(player._client, packet)))
+    } catch (err) {
+      serv.err(`block_place: ${err.stack}`)
+    } finally {
+      player.sendBlock = sendBlock
+    }
+    if (sent.has(cell.toString())) return
+    if (held && registry.blocksByName[held.name]) {
+      const why = cell.equals(feet) ? `the player's feet are there (${player.position})` : 'the item places nothing there'
+      serv.info(`[mcbot] ${player.username}'s ${held.name} at ${cell} against ${ref} not placed: ${why}`)
+    }
+    for (const pos of [ref, cell]) {
+      if (sent.has(pos.toString())) continue
+      player._client.write('block_change', { location: pos, type: world.sync.getBlockStateId(pos) || 0 })
+    }
+  })
 }

@@ -127,6 +127,27 @@ test('server contract', { timeout: 270000 }, async (t) => {
     await waitFor(() => bot.blockAt(p.offset(-1, 0, 2))?.name === 'air', 3000, `${plant} gone`)
   })
 
+  await t.test('a placement the server refuses is answered at once, with the blocks as they are', async () => {
+    const dirt = bot.registry.itemsByName.dirt.id
+    const held = bot.inventory.count(dirt) + 1
+    await command(bot, '/give contract dirt 1', { match: /gave 1 dirt/ })
+    await waitFor(() => bot.inventory.count(dirt) === held, 3000, 'dirt')
+    await bot.equip(dirt, 'hand')
+    const feet = bot.entity.position.floored()
+    const answered = []
+    const onChange = (p) => answered.push(`${p.location.x},${p.location.y},${p.location.z}`)
+    bot._client.on('block_change', onChange)
+    try {
+      // the bot's own feet: flying-squid refuses, and used to say nothing (mineflayer waited 5 s)
+      await assert.rejects(bot.placeBlock(bot.blockAt(feet.offset(0, -1, 0)), new Vec3(0, 1, 0)), /refused to place dirt/)
+    } finally {
+      bot._client.removeListener('block_change', onChange)
+    }
+    assert.deepStrictEqual(answered, [`${feet.x},${feet.y - 1},${feet.z}`, `${feet.x},${feet.y},${feet.z}`])
+    assert.strictEqual(bot.blockAt(feet).name, 'air')
+    assert.strictEqual(bot.inventory.count(dirt), held, 'the dirt is still held')
+  })
+
   await t.test('a killed bot respawns at spawn with full vitals', async () => {
     const died = new Promise(resolve => bot.once('death', resolve))
     await command(bot, '/mcbot damage contract 30')

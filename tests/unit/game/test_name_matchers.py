@@ -52,6 +52,14 @@ def test_a_free_spot_prefers_nothing_but_nearness_and_needs_solid_ground() -> No
     assert free_spot_near(flooded, FEET) is None
 
 
+def test_a_free_spot_is_never_a_cell_the_bots_body_reaches_into() -> None:
+    """A bot near its cell's north-west corner reaches into the cells west, north and
+    north-west of it: the game would refuse a block there, so the spot is the next one."""
+    region = region_from_blocks(Bounds(min=(-2, 62, -2), max=(2, 66, 2)), {}, ground_y=63)
+    assert free_spot_near(region, FEET) == (-1, 64, -1)  # nearest first, west first
+    assert free_spot_near(region, FEET, Vec3(x=0.1, y=64, z=0.1)) == (-1, 64, 1)
+
+
 def test_no_free_spot_in_an_unloaded_world() -> None:
     unloaded = BlockRegion(origin=(-2, 62, -2), size=(5, 5, 5), palette=[None], data=[0] * 125)
     assert free_spot_near(unloaded, FEET) is None
