@@ -132,7 +132,7 @@ const cfg = {
 cfg.version = args.version
 const GAME_MODES = { survival: 0, creative: 1, adventure: 2, spectator: 3 }
 
-const PLUGINS = ['ticks', 'protocol', 'fixes', 'drops', 'windows', 'furnace', 'crafting', 'hunger', 'damage', 'doors', 'beds',
+const PLUGINS = ['ticks', 'protocol', 'teleports', 'fixes', 'visibility', 'drops', 'windows', 'furnace', 'crafting', 'hunger', 'damage', 'doors', 'beds',
   'mobs', 'spawning', 'animals', 'daylight', 'commands']
   .map((name) => ({ name, ...require(path.join(__dirname, 'plugins', name + '.js')) }))
 const terrain = require('./plugins/terrain.js')

@@ -257,7 +257,7 @@ module.exports.player = function (player, serv) {
       player.foodExhaustion = 0
       player.fallDistance = 0
       player.updateHealth(20)
-      player.nearbyEntities = []
+      player.mcbotForgetAll()
       await player.worldSendInitialChunks()
       player.sendSelfPosition(player.spawnPoint.clone())
       player.updateAndSpawn()

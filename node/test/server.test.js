@@ -211,6 +211,38 @@ test('two players see each other, follow a long teleport, a punch hurts, leaving
   }
 })
 
+test('a move sent before the client saw its teleport does not undo it: the players at the destination see each other', { timeout: 180000 }, async () => {
+  const s = await startServer({ seed: 5, hostiles: false, animals: false })
+  const a = await connectBot(s.port, 'ann')
+  const b = await connectBot(s.port, 'ben')
+  try {
+    // a flat floor around ann, so that ben lands still beside her and sends no more moves
+    const p = a.entity.position.floored()
+    await command(a, `/mcbot fill ${p.x - 3} ${p.y - 1} ${p.z - 3} ${p.x + 3} ${p.y - 1} ${p.z + 3} stone`)
+    await command(a, `/mcbot fill ${p.x - 3} ${p.y} ${p.z - 3} ${p.x + 3} ${p.y + 2} ${p.z + 3} air`)
+    await command(b, '/mcbot tp ben ~300 ~ ~') // out of sight (entities are seen within 150 blocks)
+    await waitFor(() => !a.players.ben?.entity && !b.players.ann?.entity, 10000, 'out of each other\'s sight')
+    const far = b.entity.position.clone()
+    // Ben's client sends one more move from far away after the server has moved him, as a
+    // client that had not yet read the teleport does.
+    b._client.prependOnceListener('position', () => {
+      b._client.write('position', { x: far.x, y: far.y, z: far.z, onGround: true, flags: { onGround: true, hasHorizontalCollision: false } })
+    })
+    await command(a, `/mcbot tp ben ${p.x + 2} ${p.y} ${p.z}`)
+    await waitFor(() => b.entity.position.distanceTo(p) < 3 && b.entity.onGround, 10000, 'ben standing beside ann')
+    // the server has read every move ben sent before this command, and each has sent what
+    // the server wrote to it before the reply
+    await roundTrip(b)
+    await roundTrip(a)
+    assert.ok(b.players.ann?.entity, 'ben sees ann')
+    assert.ok(a.players.ben?.entity && a.players.ben.entity.position.distanceTo(b.entity.position) < 0.5, 'ann sees ben where he is')
+  } finally {
+    a.quit()
+    b.quit()
+    await s.stop()
+  }
+})
+
 test('server exits when stdin closes and fails clearly on a busy port', { timeout: 90000, ...oneVersion('the life of the server process, not the protocol') }, async () => {
   const a = await startServer({})
   const code = await new Promise((resolve) => {
