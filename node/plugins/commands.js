@@ -171,6 +171,9 @@ module.exports.server = function (serv, cfg = {}) {
     },
     async tp ([who, ...xyz], ctx) {
       const p = playerArg(who, ctx)
+      // after the world edits sent before it: a player sent onto a pad just filled lands on it,
+      // not on the chunks as they were (and falls through where the pad comes later)
+      await edits
       const [x, y, z] = coords(xyz, { player: ctx.player || p })
       const dest = new Vec3(x, y, z)
       // whole numbers mean block centres, like vanilla

@@ -113,6 +113,21 @@ test('server contract', { timeout: 270000 }, async (t) => {
     }
   })
 
+  await t.test('a teleport sent right after a fill lands on what the fill built', async () => {
+    const p = bot.entity.position.floored()
+    const [x, z] = [p.x - 300, p.z + 100] // chunks nobody has loaded
+    const top = 106 // a floating block of stone, 32 high, over any terrain; its last slab (x + 31) is filled last
+    bot.chat(`/mcbot fill ${x} ${top - 31} ${z} ${x + 31} ${top} ${z + 31} stone`) // 32768 blocks
+    const arrived = await command(bot, `/mcbot tp contract ${x + 31} ${top + 1} ${z + 31}`, { match: /^mcbot: (teleported|error)/ }) // not waiting on the fill
+    assert.match(arrived, /^mcbot: teleported/)
+    await waitFor(() => bot.entity.position.distanceTo(new Vec3(x + 31.5, top + 1, z + 31.5)) < 1 && bot.entity.onGround, 15000, 'standing after the teleport')
+    await physicsTicks(bot, 20) // a second of the bot's physics: over nothing it would be falling by now
+    assert.strictEqual(bot.entity.position.y, top + 1)
+    assert.strictEqual(bot.blockAt(new Vec3(x + 31, top, z + 31))?.name, 'stone')
+    await command(bot, `/mcbot tp contract ${p.x} ${p.y} ${p.z}`)
+    await waitFor(() => bot.entity.position.distanceTo(p.offset(0.5, 0, 0.5)) < 1, 15000, 'back at the start')
+  })
+
   await t.test('renamed blocks: grass and short_grass both place this version\'s plant, which digs', async () => {
     const plant = bot.registry.blocksByName.short_grass ? 'short_grass' : 'grass' // renamed in 1.20.3
     const p = bot.entity.position.floored()
@@ -259,6 +274,12 @@ test('server exits when stdin closes and fails clearly on a busy port', { timeou
 // A restart finds what /mcbot save wrote (its reply comes once the chunks and the players are on
 // disk), not whatever a periodic save or the stopping server's bounded flush got to on a loaded
 // machine. The bot leaves first: its logout save is one the stopping server waits for.
+// The bot's own physics ticks (client side), counted as they run.
+const physicsTicks = (bot, n) => new Promise((resolve) => {
+  let seen = 0
+  const on = () => { if (++seen >= n) { bot.removeListener('physicsTick', on); resolve() } }
+  bot.on('physicsTick', on)
+})
 const left = (s, name) => waitFor(() => s.log.some(l => l.includes(`${name} disconnected`)), 30000, `${name} gone`)
 
 test('a worldFolder world keeps blocks, inventory and seed across a SIGTERM restart', { timeout: 180000 }, async () => {
