@@ -17,6 +17,7 @@ from agency.names import same
 from agency.tools import ToolContext
 from agency.world import ActionState, EventType
 from tests.conftest import make_body, wait_until
+from tests.integration.world_setup import teleport
 
 NAME = "names_bot"
 X, Y, Z = 520, 72, -380  # far from spawn and from the other tests' pads
@@ -32,21 +33,12 @@ def _feet(body):
 def _field(body, x, z, plant, r=4):
     """A flat grass_block pad at Y-1 with the plant on every cell of its top, the bot in the
     middle of it (standing in the plant, as a bot in a meadow does). The plants are filled
-    only once the bot stands on the bare pad: a teleport does not wait for the fills before
-    it, and a bot that fell through a pad not yet there is put back on top first."""
+    once the bot stands on the bare pad (the teleport runs after the fills before it)."""
     box = ((x - r, Y - 1, z - r), (2 * r + 1, 2, 2 * r + 1))
     body.chat(f"/mcbot fill {x - r - 2} {Y - 1} {z - r - 2} {x + r + 2} {Y - 1} {z + r + 2} grass_block")
     body.chat(f"/mcbot fill {x - r - 2} {Y} {z - r - 2} {x + r + 2} {Y + 4} {z + r + 2} air")
-    for _attempt in range(3):  # on a loaded machine a far teleport can be slow: ask again
-        body.chat(f"/mcbot tp {NAME} {x} {Y} {z}")
-        try:
-            wait_until(lambda: abs(body.snapshot().position.x - (x + 0.5)) < 1.5, 10, "teleported to the pad")
-            break
-        except AssertionError:
-            continue
+    teleport(body, NAME, x, Y, z)  # after the fills: it lands on the bare pad
     wait_until(lambda: set(body.region(*box).palette) == {"grass_block", "air"}, 15, "the bare pad")
-    if body.snapshot().position.y < Y - 0.5:  # the chunks came before the pad: it fell, put it back
-        body.chat(f"/mcbot tp {NAME} {x} {Y} {z}")
     wait_until(lambda: abs(body.snapshot().position.y - Y) < 0.5, 10, "standing on the pad")
     body.chat(f"/mcbot fill {x - r} {Y} {z - r} {x + r} {Y} {z + r} {plant}")
     wait_until(

@@ -31,14 +31,8 @@ def _standing_at(body, x, y, z) -> bool:
 
 def _to_pad_centre(body):
     x, y, z = PAD
-    for attempt in range(3):  # on a loaded machine a tp can be slow: ask again
-        body.chat(f"/mcbot tp {BOT} {x} {y} {z}")
-        try:
-            wait_until(lambda: _standing_at(body, x, y, z), 10, f"{BOT} at the pad's centre")
-            return
-        except AssertionError:
-            if attempt == 2:
-                raise
+    body.chat(f"/mcbot tp {BOT} {x} {y} {z}")  # after the fills before it (docs/world.md)
+    wait_until(lambda: _standing_at(body, x, y, z), 30, f"{BOT} at the pad's centre")
 
 
 def _pad(body, r=16):

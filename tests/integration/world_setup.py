@@ -26,20 +26,16 @@ def feet(body: Any) -> tuple[int, int, int]:
     return math.floor(p.x), math.floor(p.y), math.floor(p.z)
 
 
-def teleport(body: Any, name: str, x: int, y: int, z: int, attempts: int = 3) -> None:
-    """Move the bot to the middle of x, z at y, and wait for the chunks there to load."""
+def teleport(body: Any, name: str, x: int, y: int, z: int) -> None:
+    """Move the bot to the middle of x, z at y, and wait for the chunks there to load. The
+    server runs the teleport after the fills and setblocks sent before it (docs/world.md)."""
 
     def there() -> bool:
-        return abs(body.snapshot().position.x - (x + 0.5)) < 1.5 and abs(body.snapshot().position.z - (z + 0.5)) < 1.5
+        p = body.snapshot().position
+        return abs(p.x - (x + 0.5)) < 1.5 and abs(p.z - (z + 0.5)) < 1.5
 
-    for attempt in range(attempts):  # on a loaded machine a tp far away can be slow: ask again
-        body.chat(f"/mcbot tp {name} {x} {y} {z}")
-        try:
-            wait_until(there, 10, f"{name} teleported")
-            break
-        except AssertionError:
-            if attempt == attempts - 1:
-                raise
+    body.chat(f"/mcbot tp {name} {x} {y} {z}")
+    wait_until(there, 30, f"{name} teleported")  # after the fills before it: seconds on a loaded machine
     # the chunks there must be loaded before the world around can be read
     wait_until(lambda: block_at(body, x, y - 1, z) is not None, 10, "chunks loaded")
 
@@ -69,27 +65,13 @@ def stone_pad(body: Any, name: str, x: int, y: int, z: int, r: int = 10, headroo
     on unloaded chunks too)."""
     body.chat(f"/mcbot fill {x - r} {y - 1} {z - r} {x + r} {y - 1} {z + r} stone")
     body.chat(f"/mcbot fill {x - r} {y} {z - r} {x + r} {y + headroom} {z + r} air")
-    teleport(body, name, x, y, z)
+    teleport(body, name, x, y, z)  # after the fills: it lands on the pad
     wait_until(
         lambda: block_at(body, x, y - 1, z) == "stone" and block_at(body, x + r, y, z + r) == "air",
         10,
         "pad under the bot",
     )
-
-    # On a loaded machine the chunks can reach the bot before the fill does, and it falls to
-    # the terrain under the pad: put it back on top once the pad is there.
-    def on_pad() -> bool:
-        return abs(body.snapshot().position.y - y) < 0.5
-
-    for attempt in range(3):
-        if body.snapshot().position.y < y - 0.5 or (attempt > 0 and not on_pad()):
-            teleport(body, name, x, y, z)
-        try:
-            wait_until(on_pad, 10, f"{name} standing on the pad")
-            return
-        except AssertionError:
-            if attempt == 2:
-                raise
+    wait_until(lambda: abs(body.snapshot().position.y - y) < 0.5, 10, f"{name} standing on the pad")
 
 
 def give(body: Any, name: str, items: dict[str, int]) -> None:
