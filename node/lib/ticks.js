@@ -20,4 +20,18 @@ function ticksFor (ms) {
   return Math.max(1, Math.round(ms / TICK_MS))
 }
 
-module.exports = { tickCounter, ticksFor, TICK_MS }
+// Look at a point and resolve once the look has gone to the server. mineflayer's forced look
+// only turns the bot: its physics tick sends it, after the caller's next packets (a toss right
+// after it flew the way the bot looked before). The tick emits 'physicsTick' and then sends the
+// look; this resolves after both. A bot whose physics do not run (no chunks under it) sends
+// nothing either way: that wait is bounded.
+async function lookAndSend (bot, point, boundMs = 1000) {
+  await bot.lookAt(point, true)
+  await new Promise((resolve) => {
+    const timer = setTimeout(done, boundMs)
+    function done () { clearTimeout(timer); bot.removeListener('physicsTick', done); resolve() }
+    bot.once('physicsTick', done)
+  })
+}
+
+module.exports = { tickCounter, ticksFor, lookAndSend, TICK_MS }

@@ -209,7 +209,9 @@ module.exports.player = function (player, serv) {
 
   function throwItem (it) {
     if (!it || it.count <= 0) return
-    const yaw = (player.yaw || 0) * Math.PI / 128
+    // the look as the client sent it (fixes.js): flying-squid's own copy is set a few promise
+    // turns after the packet, so a click read in the same burst found the look before it
+    const yaw = player.mcbotLook ? player.mcbotLook.yaw * Math.PI / 180 : (player.yaw || 0) * Math.PI / 128
     const v = new Vec3(-Math.sin(yaw) * 6, 2, Math.cos(yaw) * 6)
     dropItem(serv, player.world, player.position.offset(0, 1.3, 0), it.type, it.count, v)
   }

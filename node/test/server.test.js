@@ -163,6 +163,24 @@ test('server contract', { timeout: 270000 }, async (t) => {
     assert.strictEqual(bot.inventory.count(dirt), held, 'the dirt is still held')
   })
 
+  await t.test('a toss right after a look flies the way of that look', async () => {
+    const { lookAndSend } = require('../lib/ticks')
+    await command(bot, '/give contract stick 2', { match: /gave 2 stick/ })
+    await waitFor(() => bot.inventory.count(bot.registry.itemsByName.stick.id) >= 2, 3000, 'sticks')
+    for (const dx of [-4, 4]) { // west, then east at once: the second toss must not fly west
+      const spawned = new Promise((resolve) => {
+        const onSpawn = (e) => { if (e.name === 'item') { bot.removeListener('entitySpawn', onSpawn); resolve(e) } }
+        bot.on('entitySpawn', onSpawn)
+      })
+      const from = bot.entity.position.clone()
+      await lookAndSend(bot, from.offset(dx, 1.6, 0))
+      await bot.toss(bot.registry.itemsByName.stick.id, null, 1)
+      const item = await withTimeout(spawned, 5000, 'the tossed stick')
+      await waitFor(() => Math.abs(item.position.x - from.x) > 1, 5000, 'the stick flying')
+      assert.strictEqual(Math.sign(item.position.x - from.x), Math.sign(dx), `a toss looking ${dx < 0 ? 'west' : 'east'}`)
+    }
+  })
+
   await t.test('a killed bot respawns at spawn with full vitals', async () => {
     const died = new Promise(resolve => bot.once('death', resolve))
     await command(bot, '/mcbot damage contract 30')

@@ -8,7 +8,7 @@ const { goals, Movements } = require('mineflayer-pathfinder')
 const { itemName } = require('../names')
 const { findTarget } = require('./follow')
 const { bound } = require('../path_search')
-const { tickCounter, ticksFor } = require('../ticks')
+const { tickCounter, ticksFor, lookAndSend } = require('../ticks')
 
 const DISTANCES = [2.5, 2.2, 2.8] // blocks from the receiver, one per attempt: a toss flies about 2-3 blocks
 const TOO_CLOSE = 1.8 // a toss from closer flies past the receiver's reach
@@ -110,7 +110,7 @@ async function run (bot, args, rec) {
     if (!target) return null // cancelled
     const left = count - (start - held(bot, name))
     if (left > 0) {
-      await bot.lookAt(target.position.offset(0, 1, 0), true)
+      await lookAndSend(bot, target.position.offset(0, 1, 0)) // the toss flies the way the server has the bot look
       await bot.toss(item.id, null, left)
     }
     await sleep(SETTLE_MS)
