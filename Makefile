@@ -10,8 +10,10 @@ BIN    := $(VENV)/bin
 PY_STAMP   := $(VENV)/.mcbot-installed
 NODE_RUNTIME := .toolchain/.installed
 NODE_STAMP := node/node_modules/.mcbot-installed
-# Every Minecraft version we claim, each run by make test (the default embedded one first).
+# The Minecraft versions make test runs (the default embedded one first), and every version
+# we claim, which make test-matrix runs (bot/config/loader.py EmbeddedVersion).
 MC_VERSIONS := 1.21.4 1.18.2
+ALL_MC_VERSIONS := 1.21.4 1.21.11 1.18.2
 
 # The pinned node and npm (when installed) come first for every recipe and what it starts.
 export PATH := $(CURDIR)/.toolchain/bin:$(PATH)
@@ -93,7 +95,7 @@ test: install lint
 # suite (unit, integration, long runs) and all the node tests, survival.test.js included.
 test-matrix: install
 	$(BIN)/pytest --every-version
-	set -e; for v in $(MC_VERSIONS); do (cd node && MCBOT_MC_VERSION=$$v node --test $(NODE_TESTS)); done
+	set -e; for v in $(ALL_MC_VERSIONS); do (cd node && MCBOT_MC_VERSION=$$v node --test $(NODE_TESTS)); done
 
 test-unit: install
 	$(BIN)/pytest -m "not integration"

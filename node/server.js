@@ -132,7 +132,10 @@ const cfg = {
 cfg.version = args.version
 const GAME_MODES = { survival: 0, creative: 1, adventure: 2, spectator: 3 }
 
-const PLUGINS = ['ticks', 'protocol', 'teleports', 'fixes', 'visibility', 'drops', 'windows', 'furnace', 'crafting', 'hunger', 'damage', 'doors', 'beds',
+// flying-squid refuses versions newer than the last it was tested with (1.21.4); the newer
+// ones we serve go through our adapters (plugins/protocol.js) and are tested here.
+require('flying-squid/src/lib/version').latestSupportedVersion = '1.21.11'
+const PLUGINS = ['ticks', 'protocol', 'teleports', 'clipping', 'fixes', 'visibility', 'drops', 'windows', 'furnace', 'crafting', 'hunger', 'damage', 'doors', 'beds',
   'mobs', 'spawning', 'animals', 'daylight', 'commands']
   .map((name) => ({ name, ...require(path.join(__dirname, 'plugins', name + '.js')) }))
 const terrain = require('./plugins/terrain.js')
@@ -170,11 +173,15 @@ try {
   fatal(err.message)
 }
 
+// one 'tick' listener per plugin that runs on the clock: more than Node's default warning mark
+serv.setMaxListeners(50)
+
 serv.on('error', (err) => {
   if (!ready && err && (err.code === 'EADDRINUSE' || err.code === 'EACCES')) fatal(`${err.code} ${err.message}`)
   logErr('server error', err)
 })
 
+require('./lib/food_data').fixFoods(serv.registry) // the foods as the game has them, before any plugin reads them
 terrain.server(serv, cfg, genOptions)
 for (const p of PLUGINS) p.server?.(serv, cfg)
 serv.on('newPlayer', (player) => {

@@ -45,7 +45,7 @@ SHIPPED_CONFIG_DIR = Path(__file__).resolve().parents[2] / "config"
 PROTECTED_KEYS = ("llm.mcp_servers.*.env", "llm.mcp_servers.*.headers")
 
 # The Minecraft versions the embedded world serves, each tested by make test; the default first.
-EmbeddedVersion = Literal["1.21.4", "1.18.2"]
+EmbeddedVersion = Literal["1.21.4", "1.21.11", "1.18.2"]
 EMBEDDED_VERSIONS: tuple[EmbeddedVersion, ...] = get_args(EmbeddedVersion)
 _VAR = re.compile(r"\$(\$?)\{([A-Za-z_][A-Za-z0-9_]*)\}")
 

@@ -25,6 +25,7 @@ module.exports = function explosions (serv, api) {
   const { hurt, bodyOf, forPlayer } = api
   const fields = (registry.protocol.play.toClient.types.packet_explosion?.[1] || []).map(f => f.name)
   const LISTS_BLOCKS = fields.includes('affectedBlockOffsets') // up to 1.21.1
+  const CENTERED = fields.includes('center') // 1.21.9+: a vec3 centre, the radius and the block count
   const states = Math.max(...registry.blocksArray.map(b => b.maxStateId)) + 1
   const resistance = new Float32Array(states)
   for (const b of registry.blocksArray) for (let s = b.minStateId; s <= b.maxStateId; s++) resistance[s] = b.resistance ?? 0
@@ -127,6 +128,16 @@ module.exports = function explosions (serv, api) {
           playerMotionX: push.x,
           playerMotionY: push.y,
           playerMotionZ: push.z
+        })
+      } else if (CENTERED) {
+        p._client.write('explosion', {
+          center: { x: center.x, y: center.y, z: center.z },
+          radius: power,
+          blockCount: blocks.length,
+          playerKnockback: knockbacks.has(p) ? { x: push.x, y: push.y, z: push.z } : undefined,
+          explosionParticle: { type: 'explosion_emitter' },
+          sound: { soundId: registry.soundsByName['entity.generic.explode'].id },
+          blockParticles: []
         })
       } else {
         p._client.write('explosion', {

@@ -137,7 +137,17 @@ module.exports.server = function (serv, cfg) {
     }
   }
 
-  P.entityActions = reverseMapper(fieldType(toServer, 'entity_action', 'actionId'))
+  // entity_action by name, to the numbers every plugin reads (1.18-1.21.4's; 1.21.6 dropped
+  // the sneak actions and renumbered the rest)
+  P.entityActions = reverseMapper(fieldType(registry18EntityAction(), 'entity_action', 'actionId'))
+  P.playerInputShift = /shift/.test(JSON.stringify(fieldType(toServer, 'player_input', 'inputs') || ''))
+  P.respawnData = toClient.packet_spawn_position === 'RespawnData'
+  P.lpVelocity = fieldType(toClient, 'entity_velocity', 'velocity') === 'lpVec3'
+}
+
+// The entity_action numbering the plugins (and flying-squid's animations.js) were written for.
+function registry18EntityAction () {
+  return require('prismarine-registry')('1.18.2').protocol.play.toServer.types
 }
 
 module.exports.player = function (player, serv) {
@@ -166,12 +176,21 @@ module.exports.player = function (player, serv) {
       if (P.teleportVelocity) Object.assign(q, { dx: 0, dy: 0, dz: 0, flags: {} })
       return q
     },
-    spawn_entity (p) { return { ...p, headPitch: p.headPitch ?? 0, objectData: p.objectData ?? 0 } },
+    spawn_entity (p) {
+      const q = { ...p, headPitch: p.headPitch ?? 0, objectData: p.objectData ?? 0 }
+      if (P.lpVelocity) q.velocity = lpVelocity(p.velocity ?? { x: p.velocityX, y: p.velocityY, z: p.velocityZ })
+      return q
+    },
+    // 1.21.9+: velocity in blocks a tick (flying-squid and our plugins count 1/8000 of one)
+    entity_velocity (p) { return P.lpVelocity ? { entityId: p.entityId, velocity: lpVelocity(p.velocity ?? { x: p.velocityX, y: p.velocityY, z: p.velocityZ }) } : p },
+    // 1.21.9+: the respawn point names its dimension and carries a look
+    spawn_position (p) { return P.respawnData && !p.globalPos ? { globalPos: { dimensionName: 'minecraft:overworld', location: p.location }, yaw: p.angle ?? 0, pitch: 0 } : p },
     open_window (p) {
       return P.nbtWindowTitle && typeof p.windowTitle === 'string' ? { ...p, windowTitle: chatToNbt(JSON.parse(p.windowTitle)) } : p
     },
     update_time (p) { return P.tickDayTime && p.tickDayTime === undefined ? { ...p, tickDayTime: Boolean(serv.mcbotDaylightCycle) } : p }
   }
+  const lpVelocity = (v) => ({ x: (v?.x ?? 0) / 8000, y: (v?.y ?? 0) / 8000, z: (v?.z ?? 0) / 8000 })
   const write = client.write.bind(client)
   client.write = (name, params) => {
     // 1.19.3+ removes players from the tab list with their own packet (the player left)
@@ -217,4 +236,12 @@ module.exports.player = function (player, serv) {
   client.prependListener('entity_action', (p) => {
     if (typeof p.actionId === 'string' && P.entityActions[p.actionId] !== undefined) p.actionId = P.entityActions[p.actionId]
   })
+  // 1.21.6+ sneaks with player_input's shift alone: told to the plugins as the old actions
+  if (P.playerInputShift) {
+    client.on('player_input', ({ inputs } = {}) => {
+      const shift = Boolean(inputs?.shift)
+      if (shift === Boolean(player.crouching)) return
+      client.emit('entity_action', { entityId: player.id, actionId: shift ? P.entityActions.start_sneaking : P.entityActions.stop_sneaking, jumpBoost: 0 })
+    })
+  }
 }
