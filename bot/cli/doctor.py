@@ -174,7 +174,10 @@ class Doctor:
         if not issues:
             self.add("movement", "ok", f"no known mineflayer movement issue at {version}")
         for i in issues:
-            self.add("movement", "warn", f"{version}: {i.issue} [{', '.join(i.refs)}]", i.workaround)
+            if i.handled:
+                self.add("movement", "ok", f"{version}: {i.key} worked around in the bot: {i.handled} [{', '.join(i.refs)}]")
+            else:
+                self.add("movement", "warn", f"{version}: {i.issue} [{', '.join(i.refs)}]", i.workaround)
 
     def check_login(self, body: MineflayerBody) -> bool:
         started = self.clock()

@@ -99,6 +99,7 @@ class KnownIssue:
     issue: str
     workaround: str
     refs: tuple[str, ...]
+    handled: str | None = None  # how the bot itself works around it (node/lib/client_fixes.js)
 
     def affects(self, version: str) -> bool:
         v = _vkey(version)
@@ -107,6 +108,10 @@ class KnownIssue:
 
 _PIN_1_21_8 = (
     'reported not to happen at 1.21.8: with ViaBackwards on the server, set server.version = "1.21.8" (untested here)'
+)
+_GAP = (
+    "the bot's collisions stop 1e-5 short of a block's side, so the server's single-precision "
+    "box never overlaps it (the server sent the bot back for an overlap of 1e-8)"
 )
 KNOWN_ISSUES: tuple[KnownIssue, ...] = (
     KnownIssue(
@@ -118,6 +123,7 @@ KNOWN_ISSUES: tuple[KnownIssue, ...] = (
         workaround="as op, run `/attribute <bot> minecraft:scale base set 0.9999999` once the bot "
         f"is in (reported to restore stepping up; again after a death if lost); or {_PIN_1_21_8}",
         refs=("PrismarineJS/mineflayer#3911", "PrismarineJS/mineflayer#3913"),
+        handled=_GAP,
     ),
     KnownIssue(
         key="swimming",
@@ -126,6 +132,7 @@ KNOWN_ISSUES: tuple[KnownIssue, ...] = (
         issue="the bot cannot swim out of water: it bobs at the surface and never reaches the shore",
         workaround=f"keep the bot's area free of deep water (or fence it); or {_PIN_1_21_8}",
         refs=("PrismarineJS/mineflayer#3913",),
+        handled=_GAP,
     ),
     KnownIssue(
         key="knockback",
@@ -134,6 +141,7 @@ KNOWN_ISSUES: tuple[KnownIssue, ...] = (
         issue="horizontal knockback is ignored: a hit lifts the bot but does not push it back",
         workaround=f"none inside mineflayer yet (the scale attribute does not help); {_PIN_1_21_8}",
         refs=("PrismarineJS/mineflayer#3915",),
+        handled="the bot scales the server's block-per-tick velocities back to what mineflayer 4.39 expects",
     ),
 )
 
@@ -146,12 +154,16 @@ _warned: set[tuple[str, str]] = set()
 
 
 def warn_known_issues(version: str) -> list[KnownIssue]:
-    """At login: one warning per known issue of this version (once per process)."""
+    """At login: one line per known issue of this version (once per process): a warning for
+    one the bot does not work around itself, else what it does about it."""
     issues = movement_issues(version)
     for i in issues:
         if (version, i.key) in _warned:
             continue
         _warned.add((version, i.key))
+        if i.handled:
+            logger.info("known mineflayer issue at {} ({}) worked around: {} [{}]", version, i.key, i.handled, ", ".join(i.refs))
+            continue
         logger.warning(
             "known mineflayer issue at {} ({}): {}. Workaround: {} [{}]",
             version,

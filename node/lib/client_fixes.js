@@ -42,7 +42,7 @@ function velocitiesInBlocks (bot) {
 const WALL_GAP = 1e-5
 let wallGapInstalled = false
 function keepOffWalls (bot) {
-  if (bot.registry.version['>=']('1.21.11')) installWallGap()
+  if (bot.registry.version['>=']('1.21.9')) installWallGap() // reported from 1.21.10 (1.21.11 surely): the gap costs nothing earlier
 }
 
 function installWallGap () {
