@@ -175,7 +175,9 @@ class Doctor:
             self.add("movement", "ok", f"no known mineflayer movement issue at {version}")
         for i in issues:
             if i.handled:
-                self.add("movement", "ok", f"{version}: {i.key} worked around in the bot: {i.handled} [{', '.join(i.refs)}]")
+                self.add(
+                    "movement", "ok", f"{version}: {i.key} worked around in the bot: {i.handled} [{', '.join(i.refs)}]"
+                )
             else:
                 self.add("movement", "warn", f"{version}: {i.issue} [{', '.join(i.refs)}]", i.workaround)
 

@@ -162,7 +162,9 @@ def warn_known_issues(version: str) -> list[KnownIssue]:
             continue
         _warned.add((version, i.key))
         if i.handled:
-            logger.info("known mineflayer issue at {} ({}) worked around: {} [{}]", version, i.key, i.handled, ", ".join(i.refs))
+            logger.info(
+                "known mineflayer issue at {} ({}) worked around: {} [{}]", version, i.key, i.handled, ", ".join(i.refs)
+            )
             continue
         logger.warning(
             "known mineflayer issue at {} ({}): {}. Workaround: {} [{}]",

@@ -45,7 +45,11 @@ def test_doctor_on_the_embedded_world_finds_a_livable_server(embedded_server, mc
     results = {check: {res for res, _ in found} for check, found in rows.items()}
     assert results == {c: {"ok"} for c in CHECKS}, r.stdout  # 1.21.9+: a row per movement issue the bot works around
     if mc_version == "1.21.11":
-        assert {line.split(": ")[1].split(" ")[0] for _, line in rows["movement"]} == {"step-up", "swimming", "knockback"}
+        assert {line.split(": ")[1].split(" ")[0] for _, line in rows["movement"]} == {
+            "step-up",
+            "swimming",
+            "knockback",
+        }
     assert f"speaks {mc_version}" in rows["version"][0][1]
     assert "spawned" in rows["login"][0][1]
     assert "729 loaded" in rows["blocks"][0][1]
