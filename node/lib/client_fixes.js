@@ -41,6 +41,7 @@ function velocitiesInBlocks (bot) {
 // Installed once, for the whole process, by the first bot on such a server.
 const WALL_GAP = 1e-5
 let wallGapInstalled = false
+const original = {}
 function keepOffWalls (bot) {
   if (bot.registry.version['>=']('1.21.9')) installWallGap() // reported from 1.21.10 (1.21.11 surely): the gap costs nothing earlier
 }
@@ -49,6 +50,8 @@ function installWallGap () {
   if (wallGapInstalled) return
   wallGapInstalled = true
   const AABB = require('prismarine-physics/lib/aabb')
+  original.x = AABB.prototype.computeOffsetX
+  original.z = AABB.prototype.computeOffsetZ
   const across = (a, b, lo1, hi1, lo2, hi2) => b[hi1] > a[lo1] && b[lo1] < a[hi1] && b[hi2] > a[lo2] && b[lo2] < a[hi2]
   const offset = (lo, hi, lo1, hi1, lo2, hi2) => function (other, d) {
     if (!across(this, other, lo1, hi1, lo2, hi2)) return d
@@ -69,4 +72,14 @@ function install (bot) {
   bot.once('inject_allowed', () => keepOffWalls(bot))
 }
 
-module.exports = { install, installWallGap, WALL_GAP }
+// The collisions as prismarine-physics has them (for a test that must leave the process as it
+// found it).
+function removeWallGap () {
+  if (!wallGapInstalled) return
+  const AABB = require('prismarine-physics/lib/aabb')
+  AABB.prototype.computeOffsetX = original.x
+  AABB.prototype.computeOffsetZ = original.z
+  wallGapInstalled = false
+}
+
+module.exports = { install, installWallGap, removeWallGap, WALL_GAP }

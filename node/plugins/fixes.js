@@ -303,6 +303,13 @@ function answerEveryPlacement (player, serv) {
   const { registry } = serv
   const handlers = player._client.listeners('block_place')
   player._client.removeAllListeners('block_place')
+  // what each placement in flight has sent (a client may send the next before this one ends)
+  const inFlight = new Set()
+  const sendBlock = player.sendBlock
+  player.sendBlock = (pos, id) => {
+    for (const sent of inFlight) sent.add(pos.toString())
+    return sendBlock(pos, id)
+  }
   player._client.on('block_place', async (packet) => {
     const face = FACES[packet.direction]
     if (!packet.location || !face) return Promise.all(handlers.map(h => h.call(player._client, packet)))
@@ -311,8 +318,7 @@ function answerEveryPlacement (player, serv) {
     const refState = world.sync.getBlockStateId(ref) || 0
     const cell = registry.blocksByStateId[refState]?.boundingBox === 'empty' ? ref : ref.plus(face.v)
     const sent = new Set()
-    const sendBlock = player.sendBlock
-    player.sendBlock = (pos, id) => { sent.add(pos.toString()); return sendBlock(pos, id) }
+    inFlight.add(sent)
     const held = player.inventory.slots[36 + player.heldItemSlot]
     const feet = player.position.floored()
     try {
@@ -320,7 +326,7 @@ function answerEveryPlacement (player, serv) {
     } catch (err) {
       serv.err(`block_place: ${err.stack}`)
     } finally {
-      player.sendBlock = sendBlock
+      inFlight.delete(sent)
     }
     if (sent.has(cell.toString())) return
     if (held && registry.blocksByName[held.name]) {

@@ -236,7 +236,9 @@ module.exports.player = function (player, serv) {
   client.prependListener('entity_action', (p) => {
     if (typeof p.actionId === 'string' && P.entityActions[p.actionId] !== undefined) p.actionId = P.entityActions[p.actionId]
   })
-  // 1.21.6+ sneaks with player_input's shift alone: told to the plugins as the old actions
+  // player_input's shift (1.21.2+; from 1.21.6 the only sneak signal, and what mineflayer sends
+  // from 1.21.2) told to the plugins as the old sneak actions: a crouching player's click
+  // places a block instead of opening a table or furnace, as at 1.18.2
   if (P.playerInputShift) {
     client.on('player_input', ({ inputs } = {}) => {
       const shift = Boolean(inputs?.shift)

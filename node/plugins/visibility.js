@@ -32,6 +32,9 @@ module.exports.server = function (serv) {
       if (entity.position.distanceTo(entity.lastPositionPlayersUpdated) > 2) entity.updateAndSpawn()
     })
     entity.updateAndSpawn = () => {
+      // one already removed (an item picked up in the tick that moves it, a player gone) is
+      // never shown again
+      if (serv.entities[entity.id] !== entity) return
       const near = entity.getNearby()
       for (const e of [...entity.nearbyEntities]) {
         if (near.includes(e)) continue
@@ -54,14 +57,21 @@ module.exports.server = function (serv) {
     }
   })
 
-  // A removed entity leaves the lists of those that knew it (they were sent entity_destroy).
+  // A removed entity leaves the lists of those that knew it, each told (flying-squid tells the
+  // players within range, which a linked one just past it is not).
   const destroyEntity = serv.destroyEntity
   serv.destroyEntity = (entity) => {
     destroyEntity(entity)
-    for (const e of entity.nearbyEntities) {
-      const i = e.nearbyEntities.indexOf(entity)
-      if (i !== -1) e.nearbyEntities.splice(i, 1)
-    }
-    entity.nearbyEntities = []
+    entity.mcbotForgetAll()
   }
+  // A player who left: the others were told by flying-squid; nobody keeps it in a list.
+  serv.on('newPlayer', (player) => {
+    player.once('disconnected', () => {
+      for (const e of player.nearbyEntities) {
+        const i = e.nearbyEntities.indexOf(player)
+        if (i !== -1) e.nearbyEntities.splice(i, 1)
+      }
+      player.nearbyEntities = []
+    })
+  })
 }
