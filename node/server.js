@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // mcbot embedded world: a flying-squid server plus our survival plugins (node/plugins/).
 //
-// Usage: node node/server.js --port 25565 --version 1.21.4 [--config '<json>']
+// Usage: node node/server.js --port 25565 --version 1.21.11 [--config '<json>']
 //   config keys (all optional): worldFolder (string | null = in-memory), seed (int),
 //   treeDensity (0..1, trees per surface column, default 0.015), hostiles (bool, default true),
 //   hostileCap (int, default 12), hungerRate (float, 1.0 = vanilla), dayLengthScale
@@ -98,7 +98,7 @@ if (!process.stdout.isTTY) readline.cursorTo = (stream, x, y, cb) => { if (typeo
 
 // --- arguments ------------------------------------------------------------------------------
 function parseArgs (argv) {
-  const args = { port: 25565, version: '1.21.4', config: {} }
+  const args = { port: 25565, version: '1.21.11', config: {} }
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]
     const next = () => {

@@ -1,6 +1,6 @@
 'use strict'
 // Regenerates agency/game/harvest.json from the installed minecraft-data (node/node_modules):
-// for every Minecraft version we claim (MC_VERSIONS in the Makefile), the blocks that drop
+// for every Minecraft version we claim (ALL_MC_VERSIONS in the Makefile), the blocks that drop
 // nothing unless dug with the right tool, grouped by the tools that harvest them, each with
 // what it drops without silk touch; and the uses each of those tools has before it breaks
 // (items[].maxDurability), so a plan makes the next one in time. agency/ plans offline,
@@ -17,8 +17,8 @@ const OUT = path.join(ROOT, 'agency', 'game', 'harvest.json')
 const mcData = require(path.join(ROOT, 'node', 'node_modules', 'minecraft-data'))
 
 function claimedVersions () {
-  const line = fs.readFileSync(path.join(ROOT, 'Makefile'), 'utf8').match(/^MC_VERSIONS\s*:=\s*(.+)$/m)
-  if (!line) throw new Error('no MC_VERSIONS line in the Makefile')
+  const line = fs.readFileSync(path.join(ROOT, 'Makefile'), 'utf8').match(/^ALL_MC_VERSIONS\s*:=\s*(.+)$/m)
+  if (!line) throw new Error('no ALL_MC_VERSIONS line in the Makefile')
   return line[1].trim().split(/\s+/)
 }
 

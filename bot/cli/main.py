@@ -114,7 +114,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--versions",
         metavar="V1,V2",
         type=val.embedded_versions,
-        help="embedded versions to measure side by side, e.g. 1.21.4,1.18.2 (default: server.embedded_version)",
+        help="embedded versions to measure side by side, e.g. 1.21.11,1.18.2 (default: server.embedded_version)",
     )
     br = bench_sub.add_parser(
         "reflexes",
@@ -160,7 +160,7 @@ def _add_bench_survival(bench_sub: Any) -> None:
         "--version",
         metavar="V[,V2]",
         type=val.embedded_versions,
-        help="embedded versions, e.g. 1.21.4,1.18.2 (default: server.embedded_version)",
+        help="embedded versions, e.g. 1.21.11,1.18.2 (default: server.embedded_version)",
     )
     bs.add_argument(
         "--until",
@@ -230,8 +230,7 @@ def _add_bench_fleet(bench_sub: Any) -> None:
     bf.add_argument(
         "--version",
         type=val.embedded_version,
-        default="1.21.4",
-        help="Minecraft version of the embedded world (default 1.21.4)",
+        help="Minecraft version of the embedded world (default: the newest served, bot/config/loader.py)",
     )
     bf.add_argument("--out", default="bench-results", metavar="DIR", help="output folder (default bench-results)")
 
@@ -261,8 +260,7 @@ def _add_bench_goals(bench_sub: Any) -> None:
     bg.add_argument(
         "--version",
         type=val.embedded_version,
-        default="1.21.4",
-        help="Minecraft version of the embedded world (default 1.21.4)",
+        help="Minecraft version of the embedded world (default: the newest served, bot/config/loader.py)",
     )
     bg.add_argument(
         "--goal-s",
@@ -281,10 +279,16 @@ def _bench_goals(args: Any) -> int:
 
     out = Path(args.out)
     if args.sample:
-        return goal_fuzz(sample_settings(args.version, out), as_json=args.json)
+        return goal_fuzz(sample_settings(_embedded(args.version), out), as_json=args.json)
     seed = args.seed if args.seed is not None else random.SystemRandom().randrange(1, 1_000_000)
     limits = Limits(goal_s=args.goal_s, stall_s=min(120.0, args.goal_s / 2))
-    return goal_fuzz(FuzzSettings(seed, args.rounds, args.version, limits, out), as_json=args.json)
+    return goal_fuzz(FuzzSettings(seed, args.rounds, _embedded(args.version), limits, out), as_json=args.json)
+
+
+def _embedded(version: str | None) -> str:
+    from bot.config.loader import EMBEDDED_VERSIONS
+
+    return version or EMBEDDED_VERSIONS[0]
 
 
 def _install_signal_handlers() -> None:
@@ -459,7 +463,7 @@ def _bench_fleet(args: Any) -> int:
     except ValueError as e:
         print(f"mcbot: error: argument --bots: {e}", file=sys.stderr)
         return EXIT_INVALID
-    return bench_fleet(counts, seconds=args.seconds, version=args.version, out=args.out)
+    return bench_fleet(counts, seconds=args.seconds, version=_embedded(args.version), out=args.out)
 
 
 def _agents(args: Any, cfg: McbotConfig, loaded: Any) -> int:

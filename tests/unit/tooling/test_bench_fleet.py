@@ -176,7 +176,7 @@ def test_the_table_has_a_column_per_fleet_and_the_asked_rows():
 
 def test_bench_fleet_flags_and_defaults():
     args = build_parser().parse_args(["bench", "fleet"])
-    assert (args.bots, args.seconds, args.version, args.out) == ("1,5,10,20", 60.0, "1.21.4", "bench-results")
+    assert (args.bots, args.seconds, args.version, args.out) == ("1,5,10,20", 60.0, None, "bench-results")
     args = build_parser().parse_args(["bench", "fleet", "--bots", "1,3", "--seconds", "20", "--version", "1.18.2"])
     assert (args.bots, args.seconds, args.version) == ("1,3", 20.0, "1.18.2")
 
