@@ -16,10 +16,20 @@ from typing import Any, Literal, Protocol
 from loguru import logger
 
 from agency.goal_tag import canonical_goal_key
-from agency.planning.tasks.idempotency import STUCK_PENDING_TIMEOUT_MS, find_blocking_task
-from agency.planning.tasks.models import NewTask, TaskOrigin
+from agency.planning.tasks.idempotency import STUCK_PENDING_TIMEOUT_MS, find_blocking_task, stale_twins
+from agency.planning.tasks.models import (
+    IllegalTransitionError,
+    NewTask,
+    Task,
+    TaskNotFoundError,
+    TaskOrigin,
+    TaskStatus,
+)
 from agency.planning.tasks.store import TaskStore
 from agency.thoughts import Thought
+
+# The start of the reason a task superseded by its goal's retry failed with.
+SUPERSEDED = "superseded by"
 
 SkipReason = Literal[
     "already_processed",
@@ -115,6 +125,7 @@ def convert_thought(
         blocking = find_blocking_task(store, goal_key, now_ms, stuck_timeout_ms, bot=bot)
         if blocking is not None:
             return ConversionOutcome(thought.id, "skipped", "duplicate_goal", task_id=blocking.id)
+        stale = stale_twins(store, goal_key, now_ms, stuck_timeout_ms, bot=bot)
         source = thought.metadata.extractedGoalSource or "llm"
         kind = origin_kind(source)
         task = store.add_task(
@@ -139,10 +150,29 @@ def convert_thought(
             origin=TaskOrigin(kind=kind, sourceId=thought.id),
         )
         logger.info("[Thought-to-task] converted thought={} task={} goalKey={}", thought.id, task.id, goal_key)
+        for old in stale:
+            _supersede(store, old, task.id, now_ms)
         return ConversionOutcome(thought.id, "converted", task_id=task.id)
     except Exception as exc:  # noqa: BLE001 - a bad thought must not stop the batch
         logger.warning("[Thought-to-task] error thought={} {}: {}", thought_id, type(exc).__name__, exc)
         return ConversionOutcome(thought_id, "error", error=f"{type(exc).__name__}: {exc}")
+
+
+def _supersede(store: TaskStore, old: Task, new_id: str, now_ms: int) -> None:
+    """Close a task the stuck timeout gave up on, now that `new_id` retries its goal."""
+    waited_s = (now_ms - old.metadata.createdAt) // 1000
+    try:
+        store.set_status(
+            old.id,
+            TaskStatus.failed,
+            metadata_patch={"blockedReason": f"{SUPERSEDED} {new_id}: pending {waited_s} s with no progress"},
+            only_from=TaskStatus.pending,
+        )
+    except (IllegalTransitionError, TaskNotFoundError):
+        return  # claimed or ended in between: it runs (or ran) as it is
+    logger.info(
+        "[Thought-to-task] superseded task={} by task={} (pending {} s with no progress)", old.id, new_id, waited_s
+    )
 
 
 def convert_thoughts(

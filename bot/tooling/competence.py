@@ -31,6 +31,7 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from agency.names import canonical
+from agency.planning.converter import SUPERSEDED
 
 TICKS_PER_DAY = 24_000
 TICKS_PER_S = 20
@@ -209,10 +210,11 @@ def _pct(x: float) -> str:
 
 
 def task_success(samples: list[dict[str, Any]], limits: CompetenceLimits) -> tuple[dict[str, Any], float | None]:
-    """K1 on each task's latest view."""
+    """K1 on each task's latest view; a task its goal's retry superseded did not fail at anything."""
     tasks = {t["id"]: t for s in samples for t in s.get("tasks", [])}
+    superseded = sum(str(t.get("blockedReason") or "").startswith(SUPERSEDED) for t in tasks.values())
     done = sum(t["status"] == "completed" for t in tasks.values())
-    failed = sum(t["status"] == "failed" for t in tasks.values())
+    failed = sum(t["status"] == "failed" for t in tasks.values()) - superseded
     unplannable = sum(t["status"] == "unplannable" for t in tasks.values())
     finished = done + failed
     rate = done / finished if finished else None
@@ -220,6 +222,8 @@ def task_success(samples: list[dict[str, Any]], limits: CompetenceLimits) -> tup
     detail = f"{done} completed, {failed} failed" + (f" ({_pct(rate)})" if rate is not None else "")
     if unplannable:
         detail += f"; {unplannable} unplannable not counted"
+    if superseded:
+        detail += f"; {superseded} superseded by a retry not counted"
     if rate is None or finished < limits.min_finished_tasks:
         return _crit("K1", name, NOT_JUDGED, f"{detail}: fewer than {limits.min_finished_tasks} finished tasks"), rate
     return _crit("K1", name, PASS if rate >= limits.min_task_success else FAIL, detail), rate

@@ -12,7 +12,7 @@ competence (bot/tooling/competence.py: task success rate, a new tech-tree milest
 game days, deaths with recorded causes, never wedged), which FAILS the run except under
 chaos, where it is informational like the SOAK-1 criteria.
 
-    scripts/soak.sh MINUTES [--server embedded|HOST:PORT] [--version 1.21.11|1.21.4|1.18.2] [--creative] [--fast]
+    scripts/soak.sh MINUTES [--server embedded|HOST:PORT] [--version 26.1|1.21.11|1.21.4|1.18.2] [--creative] [--fast]
                             [--chaos [--seed N]] [--min-task-success 0.8] [--milestone-game-days 2]
 
 Writes soak-results/soak-<ts>.log (samples and verdicts), soak-results/soak-<ts>-report.json
@@ -290,6 +290,7 @@ def _task(t: dict[str, Any]) -> dict[str, Any]:
         "convertEligible": meta.get("convertEligible"),
         "solver": meta.get("solver"),
         "failureReason": solver.get("failureReason"),
+        "blockedReason": meta.get("blockedReason"),
         # the thought it came from (a goal-bound task is stamped with it after creation)
         "sourceThoughtId": meta.get("sourceThoughtId") or origin.get("sourceId"),
     }

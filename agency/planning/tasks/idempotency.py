@@ -3,7 +3,9 @@ the thought-to-task converter.
 
 A task for the same goalKey that is active, or pending with progress, or pending for less
 than STUCK_PENDING_TIMEOUT_MS, suppresses a new one. A task pending that long with zero
-progress is treated as blocked: it no longer suppresses, so the goal can be retried.
+progress is treated as blocked: it no longer suppresses, so the goal can be retried, and the
+retry supersedes it (`stale_twins`): left pending, it could still be claimed after its retry
+and the goal would run twice.
 
 With several bots, a goal about one bot's body or inventory is that bot's: asked for `bot`,
 only tasks open to it count (bound to it or to no bot); a task bound to another bot does
@@ -61,3 +63,22 @@ def find_blocking_task(
         if task.metadata.goalKey == goal_key and open_to(task, bot) and suppresses(task, now_ms, stuck_timeout_ms):
             return task
     return None
+
+
+def stale_twins(
+    tasks: TaskLookup,
+    goal_key: str | None,
+    now_ms: int,
+    stuck_timeout_ms: int = STUCK_PENDING_TIMEOUT_MS,
+    *,
+    bot: str | None = None,
+) -> list[Task]:
+    """The pending tasks open to `bot` for goal_key that the stuck timeout stopped suppressing:
+    a new task for the goal replaces them."""
+    if not goal_key:
+        return []
+    return [
+        t
+        for t in tasks.find_by_goal_key(goal_key, PENDING_STATUSES)
+        if t.metadata.goalKey == goal_key and open_to(t, bot) and not suppresses(t, now_ms, stuck_timeout_ms)
+    ]

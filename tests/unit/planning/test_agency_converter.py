@@ -83,11 +83,26 @@ def test_converter_skips_duplicate_goal_per_idempotency(store, clock):
     assert (second.status, second.reason, second.task_id) == ("skipped", "duplicate_goal", first.task_id)
 
 
-def test_converter_stuck_timeout_allows_new_task(store, clock):
-    convert_thought(_eligible(clock()), store, clock())
+def test_converter_stuck_timeout_allows_new_task_which_supersedes_the_stuck_one(store, clock):
+    stuck = convert_thought(_eligible(clock()), store, clock())
     clock.advance(300_000)
-    assert convert_thought(_eligible(clock()), store, clock()).status == "converted"
+    retry = convert_thought(_eligible(clock()), store, clock())
+    assert retry.status == "converted"
     assert len(store.find_by_goal_key("collect:oak_log")) == 2
+    # left pending, the stuck one could be claimed after its retry and the goal run twice
+    old = store.get_task(stuck.task_id)
+    assert old.status is TaskStatus.failed
+    assert old.metadata.blockedReason == f"superseded by {retry.task_id}: pending 300 s with no progress"
+    assert [t.id for t in store.find_by_goal_key("collect:oak_log", [TaskStatus.pending])] == [retry.task_id]
+
+
+def test_a_stuck_task_claimed_before_its_retry_supersedes_it_keeps_running(store, clock):
+    stuck = convert_thought(_eligible(clock()), store, clock())
+    clock.advance(300_000)
+    # the retry's lookup saw it pending; the executor claims it before it is superseded
+    store.set_status(stuck.task_id, TaskStatus.active)
+    assert convert_thought(_eligible(clock()), store, clock()).status == "skipped"
+    assert store.get_task(stuck.task_id).status is TaskStatus.active
 
 
 def test_already_processed_thought_is_skipped(store, clock):

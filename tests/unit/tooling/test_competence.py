@@ -195,6 +195,17 @@ def test_k1_reads_each_task_s_latest_view_and_reports_the_counts():
     assert k1["verdict"] == PASS and k1["detail"].startswith("6 completed, 0 failed (100 %)")
 
 
+def test_k1_leaves_out_a_task_its_goal_s_retry_superseded():
+    samples = run(6, tasks=finished(5, 2))
+    for s in samples:  # one failure is a stuck pending task closed when its goal was retried
+        s["tasks"] = [
+            {**t, "blockedReason": "superseded by task-9: pending 300 s with no progress"} if t["id"] == "f0" else t
+            for t in s["tasks"]
+        ]
+    k1 = judge(samples)["K1"]
+    assert k1["detail"] == "5 completed, 1 failed (83 %); 1 superseded by a retry not counted", k1
+
+
 # -- K2 a new milestone every N game days -----------------------------------------------------------
 
 DAY = round(24_000 / TICKS_PER_SAMPLE)  # samples per game day: 24
