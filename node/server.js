@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // mcbot embedded world: a flying-squid server plus our survival plugins (node/plugins/).
 //
-// Usage: node node/server.js --port 25565 --version 1.21.11 [--config '<json>']
+// Usage: node node/server.js --port 25565 --version 26.1 [--config '<json>']
 //   config keys (all optional): worldFolder (string | null = in-memory), seed (int),
 //   treeDensity (0..1, trees per surface column, default 0.015), hostiles (bool, default true),
 //   hostileCap (int, default 12), hungerRate (float, 1.0 = vanilla), dayLengthScale
@@ -98,7 +98,7 @@ if (!process.stdout.isTTY) readline.cursorTo = (stream, x, y, cb) => { if (typeo
 
 // --- arguments ------------------------------------------------------------------------------
 function parseArgs (argv) {
-  const args = { port: 25565, version: '1.21.11', config: {} }
+  const args = { port: 25565, version: '26.1', config: {} }
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]
     const next = () => {
@@ -132,9 +132,7 @@ const cfg = {
 cfg.version = args.version
 const GAME_MODES = { survival: 0, creative: 1, adventure: 2, spectator: 3 }
 
-// flying-squid refuses versions newer than the last it was tested with (1.21.4); the newer
-// ones we serve go through our adapters (plugins/protocol.js) and are tested here.
-require('flying-squid/src/lib/version').latestSupportedVersion = '1.21.11'
+require('./lib/squid_versions').liftVersionGate() // before flying-squid is required
 const PLUGINS = ['ticks', 'protocol', 'teleports', 'clipping', 'fixes', 'visibility', 'drops', 'windows', 'furnace', 'crafting', 'hunger', 'damage', 'doors', 'beds',
   'mobs', 'spawning', 'animals', 'daylight', 'commands']
   .map((name) => ({ name, ...require(path.join(__dirname, 'plugins', name + '.js')) }))

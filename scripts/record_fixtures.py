@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Record the replay fixtures in tests/fixtures/ from the embedded world.
 
-    .venv/bin/python scripts/record_fixtures.py --version 1.21.11|1.21.4|1.18.2 [--out tests/fixtures]
+    .venv/bin/python scripts/record_fixtures.py --version 26.1|1.21.11|1.21.4|1.18.2 [--out tests/fixtures]
 
 writes tests/fixtures/<version>/<name>.jsonl: the replay tests run on every version's set.
 

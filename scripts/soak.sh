@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Soak the daemon: scripts/soak.sh MINUTES [--server embedded|HOST:PORT] [--version 1.21.11|1.21.4|1.18.2] [--creative] [--fast]
+# Soak the daemon: scripts/soak.sh MINUTES [--server embedded|HOST:PORT] [--version 26.1|1.21.11|1.21.4|1.18.2] [--creative] [--fast]
 #                             [--chaos [--seed N] [--recovery-times bounds|figures]] [--min-task-success 0.8]
 #                             [--milestone-game-days 2]
 # Samples the HTTP API, judges the 8 acceptance criteria (docs/contracts.md SOAK-1), the stall

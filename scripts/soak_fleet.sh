@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Soak a fleet: scripts/soak_fleet.sh MINUTES [--bots 3] [--version 1.21.11|1.21.4|1.18.2] [--fast] [--out soak-results]
+# Soak a fleet: scripts/soak_fleet.sh MINUTES [--bots 3] [--version 26.1|1.21.11|1.21.4|1.18.2] [--fast] [--out soak-results]
 # One daemon drives N bots (fleet01..) on the embedded world with drive ticks on; samples
 # /api/bots and the live tasks every 5 s and judges: no duplicate live goal (same goal and
 # binding, or same goalBinding key), every bot alive at the end (and connected in >= 90 % of

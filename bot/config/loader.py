@@ -23,7 +23,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from fnmatch import fnmatchcase
 from pathlib import Path
-from typing import Any, Literal, get_args
+from typing import Any, Literal, get_args, get_origin
 
 import tomli_w
 from dotenv import dotenv_values
@@ -46,7 +46,7 @@ PROTECTED_KEYS = ("llm.mcp_servers.*.env", "llm.mcp_servers.*.headers")
 
 # The Minecraft versions the embedded world serves, the default first (make test runs it and the
 # oldest; make test-matrix and make bench run every one).
-EmbeddedVersion = Literal["1.21.11", "1.21.4", "1.18.2"]
+EmbeddedVersion = Literal["26.1", "1.21.11", "1.21.4", "1.18.2"]
 EMBEDDED_VERSIONS: tuple[EmbeddedVersion, ...] = get_args(EmbeddedVersion)
 _VAR = re.compile(r"\$(\$?)\{([A-Za-z_][A-Za-z0-9_]*)\}")
 
@@ -354,7 +354,8 @@ def _is_str_field(path: list[str]) -> bool:
         if not (isinstance(model, type) and issubclass(model, BaseModel)) or part not in model.model_fields:
             return False
         model = model.model_fields[part].annotation
-    return model is str
+    # a Literal of strings is one too: MCBOT_SERVER__EMBEDDED_VERSION=26.1 is "26.1", not 26.1
+    return model is str or (get_origin(model) is Literal and all(isinstance(a, str) for a in get_args(model)))
 
 
 def _nest(dotted: str, value: Any) -> dict[str, Any]:

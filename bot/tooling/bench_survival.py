@@ -59,7 +59,7 @@ class SurvivalSettings:
     """What a bench run is asked to do; every figure lands in the report."""
 
     seeds: tuple[int, ...] = (1, 2, 3)
-    versions: tuple[str, ...] = ("1.21.11",)
+    versions: tuple[str, ...] = ("26.1",)
     game_days: float = 3.0
     until: str | None = None  # a milestone that ends a run early
     day_length_scale: float = 1.0  # vanilla: a game day lasts 20 wall minutes (0.5: 10, the bot then has half the time)

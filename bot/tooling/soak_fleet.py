@@ -16,7 +16,7 @@ Also reported per bot: tasks completed and failed, deaths seen (health 0 in a sa
 deaths the daemon's log recorded for it (a fleet's lines name their bot) and the final
 position.
 
-    python -m bot.tooling.soak_fleet MINUTES [--bots 3] [--version 1.21.11] [--fast] [--out soak-results]
+    python -m bot.tooling.soak_fleet MINUTES [--bots 3] [--version 26.1] [--fast] [--out soak-results]
 
 --fast applies the one-bot soak's scaled intervals (bot/tooling/soak.py FAST). Writes
 OUT/fleet-soak-<stamp>.json (samples and verdicts), OUT/fleet-soak-<stamp>.log (what was

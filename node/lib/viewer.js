@@ -7,6 +7,7 @@
 // no token check, so the host it listens on is the caller's loopback choice.
 
 const { withTimeout } = require('./guard')
+const { drawnAs, translatingEmitter } = require('./viewer_versions')
 
 const LISTEN_TIMEOUT_MS = 5000
 const CLOSE_TIMEOUT_MS = 3000
@@ -101,8 +102,11 @@ function serve (socket) {
   // which needs the native 'canvas' package (a devDependency there, absent here).
   const { WorldView } = require('prismarine-viewer/viewer/lib/worldView')
   const { viewDistance, firstPerson } = settings
-  socket.emit('version', current.version)
-  const worldView = new WorldView(current.world, viewDistance, current.entity.position, socket)
+  // a version newer than the viewer's assets is drawn as the newest it has (lib/viewer_versions.js)
+  const drawn = drawnAs(current.registry)
+  socket.emit('version', drawn || current.version)
+  const emitter = drawn ? translatingEmitter(socket, current.registry) : socket
+  const worldView = new WorldView(current.world, viewDistance, current.entity.position, emitter)
   worldView.init(current.entity.position).catch(logError)
   const onMove = () => {
     const packet = { pos: current.entity.position, yaw: current.entity.yaw, addMesh: true }

@@ -1,5 +1,6 @@
 // Protocol adapter: flying-squid 1.12 writes packets shaped for ~1.18 and reads them that way.
-// This plugin (loaded first) makes every other plugin behave the same at 1.18.2 and 1.21.4.
+// This plugin (loaded first) makes every other plugin behave the same at every version we serve
+// (1.18.2 to 26.1; lib/squid_versions.js lifts flying-squid's gate).
 // Each fix is chosen from the running version's packet schema in minecraft-data, never from a
 // version string:
 // - outgoing: login/respawn carry a SpawnInfo (1.20.2+; respawn kicked the client before),
@@ -9,7 +10,9 @@
 //   key before): encoded from vanilla key names (entity.mcbotMeta);
 // - hurt: damage_event where it exists (1.19.4+; entity status 2 means nothing there);
 // - a player leaving: player_remove (1.19.3+), players spawning: spawn_entity needs their type;
-// - incoming: movement packets carry onGround inside `flags` (1.21.2+), entity_action names;
+// - 1.21.9+: velocities in blocks a tick, the respawn point as RespawnData; 26.1: world clocks;
+// - incoming: movement packets carry onGround inside `flags` (1.21.2+), entity_action names,
+//   player_input's shift as sneaking; 26.1's hand names and its own attack packet;
 // - a packet that still fails to encode is dropped and logged (MCBOT_PACKET_ERROR), instead of
 //   flying-squid kicking the client.
 'use strict'
@@ -34,6 +37,7 @@ module.exports.server = function (serv, cfg) {
     damageEvent: Boolean(toClient.packet_damage_event),
     soundHolder: has('sound_effect', 'sound'),
     tickDayTime: has('update_time', 'tickDayTime'),
+    clockUpdates: has('update_time', 'clockUpdates'),
     playerRemove: Boolean(toClient.packet_player_remove)
   }
   serv.mcbotProtocol = P
@@ -140,6 +144,9 @@ module.exports.server = function (serv, cfg) {
   // entity_action by name, to the numbers every plugin reads (1.18-1.21.4's; 1.21.6 dropped
   // the sneak actions and renumbered the rest)
   P.entityActions = reverseMapper(fieldType(registry18EntityAction(), 'entity_action', 'actionId'))
+  // 26.1: a hit is its own packet, use_entity has no mouse button, and hands are names
+  P.attackPacket = Boolean(toServer.packet_attack)
+  P.interactWithoutMouse = fieldType(toServer, 'use_entity', 'target') !== undefined && fieldType(toServer, 'use_entity', 'mouse') === undefined
   P.playerInputShift = /shift/.test(JSON.stringify(fieldType(toServer, 'player_input', 'inputs') || ''))
   P.respawnData = toClient.packet_spawn_position === 'RespawnData'
   P.lpVelocity = fieldType(toClient, 'entity_velocity', 'velocity') === 'lpVec3'
@@ -188,7 +195,14 @@ module.exports.player = function (player, serv) {
     open_window (p) {
       return P.nbtWindowTitle && typeof p.windowTitle === 'string' ? { ...p, windowTitle: chatToNbt(JSON.parse(p.windowTitle)) } : p
     },
-    update_time (p) { return P.tickDayTime && p.tickDayTime === undefined ? { ...p, tickDayTime: Boolean(serv.mcbotDaylightCycle) } : p }
+    update_time (p) {
+      // 26.1: one clock per world clock (0, the overworld's), its rate 0 while the cycle is off
+      if (P.clockUpdates && !p.clockUpdates) {
+        const ticks = Array.isArray(p.time) ? p.time[1] : Number(p.time ?? 0)
+        return { age: p.age, clockUpdates: [{ id: 0, totalTicks: ticks, partialTick: 0, rate: serv.mcbotDaylightCycle ? 1 : 0 }] }
+      }
+      return P.tickDayTime && p.tickDayTime === undefined ? { ...p, tickDayTime: Boolean(serv.mcbotDaylightCycle) } : p
+    }
   }
   const lpVelocity = (v) => ({ x: (v?.x ?? 0) / 8000, y: (v?.y ?? 0) / 8000, z: (v?.z ?? 0) / 8000 })
   const write = client.write.bind(client)
@@ -236,6 +250,13 @@ module.exports.player = function (player, serv) {
   client.prependListener('entity_action', (p) => {
     if (typeof p.actionId === 'string' && P.entityActions[p.actionId] !== undefined) p.actionId = P.entityActions[p.actionId]
   })
+  // 26.1: hands come as names, the plugins read 0 (main) and 1 (off)
+  const handNumber = (p) => { if (typeof p?.hand === 'string') p.hand = p.hand === 'off_hand' ? 1 : 0 }
+  for (const name of ['use_item', 'block_place', 'arm_animation', 'use_entity']) client.prependListener(name, handNumber)
+  // 26.1: a hit comes as `attack` and use_entity is only the interaction (mouse 0, or 2 at a
+  // point on the entity); flying-squid's pvp reads use_entity with mouse 1 as the hit
+  if (P.interactWithoutMouse) client.prependListener('use_entity', (p) => { if (p.mouse === undefined) p.mouse = p.location ? 2 : 0 })
+  if (P.attackPacket) client.on('attack', ({ entityId } = {}) => client.emit('use_entity', { target: entityId, mouse: 1, sneaking: false }))
   // player_input's shift (1.21.2+; from 1.21.6 the only sneak signal, and what mineflayer sends
   // from 1.21.2) told to the plugins as the old sneak actions: a crouching player's click
   // places a block instead of opening a table or furnace, as at 1.18.2

@@ -136,3 +136,29 @@ test('the 3D view follows the bot across a reconnect', { timeout: 360000 }, asyn
     assert.ok(await portIsFree(busy))
   })
 })
+
+test('a world newer than the viewer\'s assets is drawn as its newest version, block by block by name', () => {
+  const { translatingEmitter, drawnAs, DRAWN } = require('../lib/viewer_versions')
+  const { Vec3 } = require('vec3')
+  const newest = require('prismarine-registry')('26.1')
+  const drawn = require('prismarine-registry')(DRAWN)
+  assert.strictEqual(drawnAs(newest), DRAWN)
+  assert.strictEqual(drawnAs(drawn), null, 'a version with its own assets is sent as it is')
+  const Column = require('prismarine-chunk')(newest)
+  const column = new Column({ minY: -64, worldHeight: 384 })
+  const Block = require('prismarine-block')(newest)
+  column.setBlockStateId(new Vec3(1, 64, 1), Block.fromProperties('oak_log', { axis: 'x' }, 0).stateId)
+  column.setBlockStateId(new Vec3(2, 64, 1), newest.blocksByName.iron_chain.defaultState) // 'chain' until 1.21.9
+  column.setBlockStateId(new Vec3(3, 64, 1), newest.blocksByName.copper_chest.defaultState) // none at 1.21.4
+  const sent = []
+  const emitter = translatingEmitter({ emit: (name, payload) => sent.push({ name, payload }), on () {} }, newest)
+  emitter.emit('loadChunk', { x: 0, z: 0, chunk: column.toJson() })
+  emitter.emit('blockUpdate', { pos: new Vec3(1, 64, 1), stateId: newest.blocksByName.grass_block.defaultState })
+  const got = require('prismarine-chunk')(drawn).fromJson(sent[0].payload.chunk)
+  const at = (x) => require('prismarine-block')(drawn).fromStateId(got.getBlockStateId(new Vec3(x, 64, 1)), 0)
+  assert.deepStrictEqual([at(1).name, at(1).getProperties().axis], ['oak_log', 'x'])
+  assert.strictEqual(at(2).name, 'chain')
+  assert.strictEqual(at(3).name, 'stone')
+  assert.strictEqual(at(4).name, 'air')
+  assert.strictEqual(drawn.blocksByStateId[sent[1].payload.stateId].name, 'grass_block')
+})

@@ -22,7 +22,7 @@ from tests.integration.world_setup import teleport
 NAME = "names_bot"
 X, Y, Z = 520, 72, -380  # far from spawn and from the other tests' pads
 # The plant as each version names it (minecraft-data: renamed in 1.20.3).
-GRASS = {"1.21.4": "short_grass", "1.21.11": "short_grass", "1.18.2": "grass"}
+GRASS = {"26.1": "short_grass", "1.21.11": "short_grass", "1.21.4": "short_grass", "1.18.2": "grass"}
 
 
 def _feet(body):

@@ -294,6 +294,7 @@ def test_env_override_types_reach_the_model(layers: Layers) -> None:
         ("[1, 2]", ["some", "list"], [1, 2]),
         ("plain words", ["server", "host"], "plain words"),
         ("1.18", ["server", "version"], "1.18"),
+        ("26.1", ["server", "embedded_version"], "26.1"),  # a Literal of strings is a string field
         ("1.18", ["unknown", "key"], 1.18),
         ("5", ["logging", "retention"], 5),  # int | str is not a plain string field
     ],

@@ -16,7 +16,7 @@ from agency.names import RENAMES, aliases, canonical, same, with_aliases
 ROOT = Path(__file__).resolve().parents[3]
 NAMES_JSON = ROOT / "node" / "lib" / "names.json"
 MCDATA = ROOT / "node" / "node_modules" / "minecraft-data" / "minecraft-data" / "data"
-TESTED = ("1.18.2", "1.21.11")  # the oldest and the newest version the embedded world serves
+TESTED = ("1.18.2", "26.1")  # the oldest and the newest version the embedded world serves
 # Names that became several things, not one (no rename to alias): the thrown potion entity is
 # splash_potion and lingering_potion since 1.21.5.
 SPLIT = {"entities": {"potion"}}
