@@ -133,6 +133,7 @@ cfg.version = args.version
 const GAME_MODES = { survival: 0, creative: 1, adventure: 2, spectator: 3 }
 
 require('./lib/squid_versions').liftVersionGate() // before flying-squid is required
+require('./lib/chunk_fluids').installFluidMemo() // before any chunk class is made
 const PLUGINS = ['ticks', 'protocol', 'teleports', 'clipping', 'fixes', 'visibility', 'drops', 'windows', 'furnace', 'crafting', 'hunger', 'damage', 'doors', 'beds',
   'mobs', 'spawning', 'animals', 'daylight', 'commands']
   .map((name) => ({ name, ...require(path.join(__dirname, 'plugins', name + '.js')) }))

@@ -13,6 +13,7 @@ const deathCause = require('./death_cause')
 const threats = require('./threats')
 const { installBlockCache, memoizeMinecraftData } = require('./simulation_cache')
 const { installQuietSplitter } = require('./framing')
+require('./chunk_fluids').installFluidMemo() // before mineflayer makes its chunk class
 
 memoizeMinecraftData()
 installQuietSplitter()
