@@ -82,7 +82,8 @@ function chatReply (serv, ctx, text) {
   else serv.info('mcbot: ' + text)
 }
 
-// Spawn a dropped item entity (vanilla pickup delay 10 ticks, despawn after 5 minutes).
+// Spawn a dropped item entity: pickup delay 10 ticks, despawn after 6000 (plugins/items.js
+// counts them in game ticks).
 function dropItem (serv, world, position, itemId, count = 1, velocity) {
   return serv.spawnObject(serv.registry.entitiesByName.item.id, world, position, {
     velocity: velocity || new Vec3(Math.random() * 2 - 1, 3, Math.random() * 2 - 1),

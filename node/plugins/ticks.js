@@ -12,22 +12,29 @@ const TICK_S = 1 / TICKS_PER_SECOND
 module.exports.server = function (serv) {
   let stepping = null
 
-  // One tick as flying-squid's own interval runs it, but always of 1/20 s. Its interval passes
-  // the wall-clock time since serv.lastTickTime, which entity physics (a falling item) moves by:
-  // the first tick after a freeze got the whole frozen span (physics skips a tick over 1 s),
-  // later ones the machine's pace.
+  // One tick as flying-squid's own interval ran it, but always of 1/20 s: its interval passed
+  // the wall-clock time since the last tick, which entity physics (a falling item) moves by.
   function tickOnce () {
     serv.tickCount++
     serv.emit('tick', TICK_S, serv.tickCount)
     serv.lastTickTime = Date.now()
   }
 
+  // The running clock ticks the same way. flying-squid's interval passed the wall-clock time
+  // since the last tick, so on a loaded machine one late tick moved a thrown item a block or two
+  // at once (through what it should hit) and a tick over 1 s moved nothing. Vanilla's game slows
+  // when its server falls behind; every tick is still 1/20 s of game time.
+  serv.setTickInterval = (ticksPerSecond) => {
+    serv.stopTickInterval()
+    serv.tickInterval = setInterval(tickOnce, 1000 / ticksPerSecond)
+  }
+  serv.setTickInterval(TICKS_PER_SECOND)
+
   serv.mcbotTicksFrozen = () => !serv.tickInterval
   serv.mcbotFreezeTicks = () => { serv.stopTickInterval() }
   serv.mcbotUnfreezeTicks = () => {
     if (stepping) throw new Error('a step is still running')
     if (!serv.mcbotTicksFrozen()) return
-    serv.lastTickTime = Date.now() // the first real tick measures from here, not across the freeze
     serv.setTickInterval(TICKS_PER_SECOND)
   }
   // Resolves with the tick count once n ticks have run; only while frozen, one step at a time.
