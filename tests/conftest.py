@@ -119,6 +119,7 @@ def daemon_env(tmp_path: Path, mc_version: str, api_port: int, **over: str) -> d
         "MCBOT_LOGGING__FILE": "",
         "MCBOT_SERVER__HOSTILES": "false",
         "MCBOT_SERVER__VIEW_DISTANCE": str(TEST_VIEW_DISTANCE),
+        "MCBOT_SERVER__WORLD_FOLDER": "",  # a fresh world in memory, unless a test keeps one
         **over,
     }
 

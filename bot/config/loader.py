@@ -27,7 +27,7 @@ from typing import Any, Literal, get_args, get_origin
 
 import tomli_w
 from dotenv import dotenv_values
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, field_validator, model_validator
 
 from agency.cognition.settings import DriveTickConfig, KeepAliveConfig
 from agency.execution.settings import ReflexConfig
@@ -48,6 +48,7 @@ PROTECTED_KEYS = ("llm.mcp_servers.*.env", "llm.mcp_servers.*.headers")
 # oldest; make test-matrix and make bench run every one).
 EmbeddedVersion = Literal["26.1", "1.21.11", "1.21.4", "1.18.2"]
 EMBEDDED_VERSIONS: tuple[EmbeddedVersion, ...] = get_args(EmbeddedVersion)
+AUTO_WORLD = "auto"  # server.world_folder: kept in the data directory (McbotConfig._world_folder)
 _VAR = re.compile(r"\$(\$?)\{([A-Za-z_][A-Za-z0-9_]*)\}")
 
 
@@ -72,7 +73,9 @@ class ServerConfig(_Section):
     version: str = Field("auto", pattern=r"^(auto|\d+\.\d+(\.\d+)?)$")  # auto = server list ping
     embedded: bool | None = None  # None = decided by host, see use_embedded
     embedded_version: EmbeddedVersion = EMBEDDED_VERSIONS[0]
-    world_folder: str = ""  # "" = in-memory world
+    # where the embedded world is kept between runs: "auto" = <storage.db_path's folder>/worlds/
+    # <embedded_version>-seed<seed> (McbotConfig resolves it), "" = in memory (lost on exit)
+    world_folder: str = "auto"
     seed: int = 1337
     tree_density: float = Field(0.04, ge=0, le=1)
     # true = vanilla's night mix, false = none, a list = only those kinds
@@ -206,6 +209,17 @@ class McbotConfig(_Section):
                 raise ValueError(f"bots[{i}].username {entry.username!r} is used by another bot")
             seen.add(name)
         return bots
+
+    @model_validator(mode="after")
+    def _world_folder(self) -> McbotConfig:
+        """ "auto" keeps the embedded world beside the daemon's database, one folder per version
+        (a save is of one version) and seed (a new seed is a new world); absolute, since the
+        world's process runs in node/."""
+        if self.server.world_folder == AUTO_WORLD:
+            data_dir = Path(self.storage.db_path).expanduser().resolve().parent
+            name = f"{self.server.embedded_version}-seed{self.server.seed}"
+            self.server.world_folder = str(data_dir / "worlds" / name)
+        return self
 
     def bot_entries(self) -> list[BotEntry]:
         """The bots this daemon drives: `[[bots]]`, or the single bot of `[bot]`."""

@@ -113,7 +113,14 @@ class EmbeddedServer:
             if time.monotonic() > deadline:
                 self.stop()
                 raise ServerStartError(f"embedded server not ready within {timeout_s:.0f} s")
-        logger.info("embedded server ready on 127.0.0.1:{} ({}), pid {}", s.port, s.version, self.proc.pid)
+        kept = f"kept in {s.world_folder}" if s.world_folder else "in memory, lost when it stops"
+        logger.info(
+            "embedded server ready on 127.0.0.1:{} ({}), pid {}; the world is {}",
+            s.port,
+            s.version,
+            self.proc.pid,
+            kept,
+        )
 
     def _read(self, ready: threading.Event) -> None:
         assert self.proc and self.proc.stdout
@@ -183,7 +190,7 @@ def settings_from_config(
     return EmbeddedServerSettings(
         port=port or server_cfg.port,
         version=version or server_cfg.embedded_version,
-        world_folder=str(Path(server_cfg.world_folder).expanduser()) if server_cfg.world_folder else "",
+        world_folder=str(Path(server_cfg.world_folder).expanduser().resolve()) if server_cfg.world_folder else "",
         seed=server_cfg.seed,
         tree_density=server_cfg.tree_density,
         hostiles=server_cfg.hostiles,

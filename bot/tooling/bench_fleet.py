@@ -98,6 +98,7 @@ def daemon_env(db: Path, version: str, api_port: int) -> dict[str, str]:
         "MCBOT_VIEWER__ENABLED": "false",
         "MCBOT_STORAGE__DB_PATH": str(db),
         "MCBOT_STORAGE__URL": "",
+        "MCBOT_SERVER__WORLD_FOLDER": "",  # a new world each run
         "MCBOT_LOGGING__FILE": "",
         "MCBOT_LLM__TARGETS": "[]",
     }  # no model, whatever the user's config says

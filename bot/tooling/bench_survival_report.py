@@ -171,6 +171,58 @@ def failure_reasons(samples: list[dict[str, Any]], top: int = 5) -> list[dict[st
     return [{"goalKey": k[0], "reason": first[k], "n": n} for k, n in counts.most_common(top)]
 
 
+IDLE_GAME_S = GAME_S_PER_DAY / 4  # daytime with nothing done, then the bot is stuck in a loop
+
+
+def _daytime(s: dict[str, Any]) -> bool:
+    day = s.get("isDay")
+    return bool(day) if day is not None else int(s.get("timeOfDay") or 0) % TICKS_PER_DAY < TICKS_PER_DAY // 2
+
+
+def idle_wedges(
+    samples: list[dict[str, Any]], game_s: list[float | None], reached: dict[str, float | None]
+) -> list[dict[str, Any]]:
+    """Stretches with a quarter of a game day of daylight (IDLE_GAME_S) and no task completed
+    and no milestone reached: a bot failing in a loop (explore and shelter failing again and
+    again underground) still moves, so the frozen judgement of `wedges` never sees it. Night
+    does not count: the bot keeps to its shelter then."""
+    progress = sorted(g for g in reached.values() if g is not None)
+    done: set[str] = set()
+    out: list[dict[str, Any]] = []
+    start: float | None = None  # game s of the last progress (or the first clock reading)
+    light = 0.0  # daytime game s since then
+    prev: float | None = None
+
+    def close(until: float) -> None:
+        if start is not None and light >= IDLE_GAME_S:
+            out.append(
+                {
+                    "kind": "idle",
+                    "from": start,
+                    "to": until,
+                    "s": round(until - start, 1),
+                    "daylight_s": round(light, 1),
+                }
+            )
+
+    for s, g in zip(samples, game_s, strict=True):
+        if g is None:
+            continue
+        finished = {t["id"] for t in s.get("tasks", []) if t.get("status") == "completed"} - done
+        done |= finished
+        moved = bool(finished) or any(prev is not None and prev < at <= g for at in progress)
+        if start is None or moved:
+            if start is not None:
+                close(g)
+            start, light = g, 0.0
+        elif prev is not None and _daytime(s):
+            light += g - prev
+        prev = g
+    if prev is not None:
+        close(prev)
+    return out
+
+
 def run_result(samples: list[dict[str, Any]], wedge_s: float) -> dict[str, Any]:
     """One run's figures, JSON-ready."""
     game_s = game_seconds(samples)
@@ -179,8 +231,9 @@ def run_result(samples: list[dict[str, Any]], wedge_s: float) -> dict[str, Any]:
     k3, _ = deaths_explained(samples)
     deaths = deaths_at(samples, game_s)
     clocked = [g for g in game_s if g is not None]
+    reached = all_milestones(samples, game_s)
     return {
-        "milestones": all_milestones(samples, game_s),
+        "milestones": reached,
         "failures": failure_reasons(samples),
         "milestones_run_s": all_milestones(samples, [s["t"] for s in samples]),
         "task_success_rate": None if rate is None else round(rate, 4),
@@ -190,7 +243,7 @@ def run_result(samples: list[dict[str, Any]], wedge_s: float) -> dict[str, Any]:
         "deaths": deaths,
         "deaths_explained": k3["verdict"],
         "deaths_detail": k3["detail"],
-        "wedges": wedges(samples, wedge_s),
+        "wedges": wedges(samples, wedge_s) + idle_wedges(samples, game_s, reached),
         "game_days": round(clocked[-1] / GAME_S_PER_DAY, 3) if clocked else None,
         "run_s": samples[-1]["t"] if samples else 0.0,
         "samples": len(samples),
@@ -265,12 +318,19 @@ def _deaths(runs: list[dict[str, Any]]) -> dict[str, Any]:
     return _target("deaths", PASS, detail)
 
 
+def _wedge(w: dict[str, Any]) -> str:
+    if w["kind"] == "idle":
+        return (
+            f"idle from {_fmt_s(w['from'])} to {_fmt_s(w['to'])}: {w['daylight_s']:g} game s of daylight"
+            " with no task completed and no milestone"
+        )
+    return f"{w['kind']} {w['s']:g} s from t={w['from']:g}s"
+
+
 def _wedges(runs: list[dict[str, Any]]) -> dict[str, Any]:
     stuck = [(r, w) for r in runs for w in r["wedges"]]
     if stuck:
-        return _target(
-            "wedges", FAIL, "; ".join(f"{_label(r)}: {w['kind']} {w['s']:g} s from t={w['from']:g}s" for r, w in stuck)
-        )
+        return _target("wedges", FAIL, "; ".join(f"{_label(r)}: {_wedge(w)}" for r, w in stuck))
     return _target("wedges", PASS, f"none in {len(runs)} runs")
 
 

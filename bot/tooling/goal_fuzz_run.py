@@ -110,6 +110,7 @@ def round_env(rd: Round, settings: FuzzSettings, db: Path, api_port: int) -> dic
             "MCBOT_API__PORT": str(api_port),
             "MCBOT_VIEWER__ENABLED": "false",
             "MCBOT_STORAGE__DB_PATH": str(db),
+            "MCBOT_SERVER__WORLD_FOLDER": "",  # a new world each round
             "MCBOT_LOGGING__FILE": "",
             "MCBOT_LOGGING__LEVEL": "INFO",
             "MCBOT_DRIVE_TICK__ENABLED": "false",  # the user's goals only

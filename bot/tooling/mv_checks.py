@@ -62,6 +62,7 @@ def start_daemon(workdir: Path, version: str | None) -> tuple[subprocess.Popen[s
         "MCBOT_VIEWER__PORT": str(free_port()),  # daemons side by side: a 3D view each
         "MCBOT_SERVER__PORT": str(free_port()),
         "MCBOT_SERVER__EMBEDDED": "true",  # whatever mcbot.toml says: a world of its own
+        "MCBOT_SERVER__WORLD_FOLDER": "",  # in memory
         "MCBOT_LOGGING__FILE": "",
     }
     if version:

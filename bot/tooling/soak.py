@@ -180,6 +180,7 @@ def daemon_env(args: argparse.Namespace, db: Path, api_port: int) -> dict[str, s
         "MCBOT_API__PORT": str(api_port),
         "MCBOT_VIEWER__PORT": str(free_port()),  # daemons side by side: a 3D view each
         "MCBOT_LOGGING__FILE": "",
+        "MCBOT_SERVER__WORLD_FOLDER": "",  # a new world each soak (--chaos keeps one, below)
     }
     if env.get("MCBOT_LOGGING__LEVEL", "").upper() not in ("TRACE", "DEBUG", "INFO", "SUCCESS", "WARNING"):
         env["MCBOT_LOGGING__LEVEL"] = "INFO"  # competence K3 reads the deaths the daemon logs (WARNING)

@@ -9,7 +9,7 @@ const fs = require('fs')
 const os = require('os')
 const mineflayer = require('mineflayer')
 const { Vec3 } = require('vec3')
-const { startServer, connectBot, waitFor, command, withTimeout, stepTicks, roundTrip, VERSION, oneVersion } = require('./helpers')
+const { startServer, connectBot, waitFor, command, withTimeout, stepTicks, sprintTicks, roundTrip, VERSION, oneVersion } = require('./helpers')
 
 test('server contract', { timeout: 270000 }, async (t) => {
   const server = await startServer({ seed: 7, hostiles: false })
@@ -330,6 +330,33 @@ test('a worldFolder world keeps blocks, inventory and seed across a SIGTERM rest
       assert.strictEqual(bot.blockAt(p.offset(2, 0, 0)).name, 'gold_block')
       assert.deepStrictEqual(bot.inventory.items().map(i => `${i.name}x${i.count}`), ['breadx3'])
       assert.ok(s.log.some(l => /World seed: 77/.test(l)), 'seed read back from level.dat')
+    } finally {
+      bot.quit()
+      await s.stop()
+    }
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true })
+  }
+})
+
+test('a saved world writes its players every 600 ticks: a killed world keeps what the bot picked up', { timeout: 180000 }, async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mcbot-crash-'))
+  try {
+    let s = await startServer({ worldFolder: dir, seed: 78, hostiles: false })
+    let bot = await connectBot(s.port, 'crasher')
+    await command(bot, '/give crasher bread 3', { match: /gave 3 bread/ })
+    const dat = path.join(dir, 'playerdata', `${bot.player.uuid}.dat`)
+    const before = fs.existsSync(dat) ? fs.statSync(dat).mtimeMs : 0
+    await command(bot, '/mcbot tick freeze')
+    await sprintTicks(bot, 600)
+    await waitFor(() => fs.existsSync(dat) && fs.statSync(dat).mtimeMs > before, 30000, 'the player written by the autosave')
+    s.proc.kill('SIGKILL') // no logout, no flush: only what the autosave wrote
+    await new Promise(resolve => s.proc.on('exit', resolve))
+    bot.end()
+    s = await startServer({ worldFolder: dir, hostiles: false })
+    bot = await connectBot(s.port, 'crasher')
+    try {
+      assert.deepStrictEqual(bot.inventory.items().map(i => `${i.name}x${i.count}`), ['breadx3'])
     } finally {
       bot.quit()
       await s.stop()

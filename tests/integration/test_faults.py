@@ -29,6 +29,7 @@ def _daemon(tmp_path: Path, api_port: int, mc_version: str, **env_over: str) -> 
         "MCBOT_LOGGING__FILE": "",
         "MCBOT_DRIVE_TICK__ENABLED": "false",
         "MCBOT_SERVER__HOSTILES": "false",
+        "MCBOT_SERVER__WORLD_FOLDER": "",  # in memory, unless a test keeps one
         "MCBOT_BOT__RECONNECT_MIN_S": "1",
         "MCBOT_BOT__RECONNECT_MAX_S": "2",
         **env_over,

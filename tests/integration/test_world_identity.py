@@ -50,7 +50,9 @@ def _verified_shelter_at(agency: Agency, pos: tuple[float, float, float]) -> str
 def test_a_second_start_in_a_fresh_in_memory_world_archives_the_old_worlds_shelter(
     bridge, embedded_server, mc_version, tmp_path
 ):
-    cfg = McbotConfig.model_validate({"storage": {"db_path": str(tmp_path / "agency.db")}})  # in-memory world
+    cfg = McbotConfig.model_validate(
+        {"storage": {"db_path": str(tmp_path / "agency.db")}, "server": {"world_folder": ""}}
+    )
     lines: list[str] = []
     sink = logger.add(lambda m: lines.append(str(m)), level="INFO", format="{message}")
     fresh = EmbeddedServer(world_settings(port=free_port(), version=mc_version, hostiles=False))

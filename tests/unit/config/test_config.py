@@ -381,6 +381,25 @@ def test_the_view_distance_reaches_the_embedded_world_and_is_bounded(layers: Lay
         layers.load()
 
 
+def test_the_embedded_world_is_kept_beside_the_database_by_default(layers: Layers, tmp_path: Path) -> None:
+    db = tmp_path / "data" / "mcbot.db"
+    cfg = layers.load({"MCBOT_STORAGE__DB_PATH": str(db), "MCBOT_SERVER__SEED": "42"}).config.server
+    assert cfg.world_folder == str(tmp_path / "data" / "worlds" / f"{cfg.embedded_version}-seed42")
+    assert json.loads(settings_from_config(cfg).to_json())["worldFolder"] == cfg.world_folder
+    # a version or a seed of its own is a world of its own (a save is of one version)
+    other = layers.load({"MCBOT_STORAGE__DB_PATH": str(db), "MCBOT_SERVER__EMBEDDED_VERSION": "1.18.2"})
+    assert other.config.server.world_folder == str(tmp_path / "data" / "worlds" / "1.18.2-seed1337")
+    # "" keeps it in memory; a relative path is the user's, made absolute (the world runs in node/)
+    assert (
+        json.loads(settings_from_config(layers.load({"MCBOT_SERVER__WORLD_FOLDER": ""}).config.server).to_json())[
+            "worldFolder"
+        ]
+        is None
+    )
+    mine = layers.load({"MCBOT_SERVER__WORLD_FOLDER": "my-world"}).config.server
+    assert json.loads(settings_from_config(mine).to_json())["worldFolder"] == str(Path("my-world").resolve())
+
+
 def test_cross_field_error_names_both_layers(layers: Layers) -> None:
     path = layers.write("cwd", "[bot]\nreconnect_max_s = 10.0\n")
     with pytest.raises(ConfigError) as exc:
@@ -449,7 +468,8 @@ def test_shipped_config_loads_and_equals_model_defaults(layers: Layers) -> None:
 
 def test_shipped_config_documents_every_default() -> None:
     shipped = _flatten(tomllib.loads((SHIPPED_CONFIG_DIR / "mcbot.toml").read_text()))
-    defaults = {k: v for k, v in _flatten(McbotConfig().model_dump()).items() if v is not None}
+    # the declared defaults, before validation resolves server.world_folder's "auto" to a path
+    defaults = {k: v for k, v in _flatten(McbotConfig.model_construct().model_dump()).items() if v is not None}
     assert shipped == defaults  # no key missing, none extra, and equal values
 
 

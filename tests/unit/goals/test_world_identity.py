@@ -181,7 +181,7 @@ def test_an_unrecorded_store_is_adopted_by_a_persistent_world_and_archived_by_an
 
 
 def test_world_identity_from_config():
-    memory = ServerConfig()
+    memory = ServerConfig(world_folder="")
     one, two = world_identity(memory, "127.0.0.1", 25565), world_identity(memory, "127.0.0.1", 25565)
     assert one.ephemeral and one.id != two.id  # a fresh in-memory world every start, same seed or not
     saved = ServerConfig(world_folder="/srv/world", seed=7)
@@ -210,15 +210,19 @@ def test_the_archived_binding_round_trips():
 def test_a_server_on_loopback_the_daemon_did_not_start_is_that_server_not_an_in_memory_world():
     """`mcbot run --host 127.0.0.1` with the default config: a local Paper server, whose
     memories must be kept from start to start."""
-    default = ServerConfig()
+    default = McbotConfig().server
     one = world_identity(default, "127.0.0.1", 25565, embedded=False)
     assert one.id == "server:127.0.0.1:25565" and not one.ephemeral
     assert world_identity(default, "127.0.0.1", 25565, embedded=False) == one
-    assert world_identity(default, "127.0.0.1", 25565, embedded=True).ephemeral
+    # the embedded world is kept by default (server.world_folder "auto"): one world from start to start
+    kept = world_identity(default, "127.0.0.1", 25565, embedded=True)
+    assert not kept.ephemeral and kept == world_identity(default, "127.0.0.1", 40000, embedded=True)
+    memory = ServerConfig(world_folder="")
+    assert world_identity(memory, "127.0.0.1", 25565, embedded=True).ephemeral
 
 
 def test_an_in_memory_world_restarted_by_the_supervisor_is_a_new_world(tmp_path):
-    cfg = McbotConfig.model_validate({"storage": {"db_path": str(tmp_path / "a.db")}})
+    cfg = McbotConfig.model_validate({"storage": {"db_path": str(tmp_path / "a.db")}, "server": {"world_folder": ""}})
     agency = Agency(cfg)
     try:
         agency.body = SimpleNamespace(settings=SimpleNamespace(host="127.0.0.1", port=25565))
