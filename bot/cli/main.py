@@ -98,12 +98,14 @@ def build_parser() -> argparse.ArgumentParser:
     from bot.cli.eval import add_eval_commands
     from bot.cli.goal import add_goal_commands
     from bot.cli.mcp import add_mcp_command
+    from bot.cli.world import add_world_commands
 
     add_goal_commands(sub)
     add_mcp_command(sub)
     add_agents_commands(sub)
     add_agent_commands(sub)
     add_eval_commands(sub)
+    add_world_commands(sub)
 
     bench = sub.add_parser("bench", help="benchmarks that print side-by-side ratios")
     bench_sub = bench.add_subparsers(dest="bench_command", required=True, parser_class=_SubParser)
@@ -493,6 +495,12 @@ def _mcp(args: Any, cfg: McbotConfig, loaded: Any) -> int:
     return cmd_mcp(args, cfg, loaded)
 
 
+def _world(args: Any, cfg: McbotConfig, loaded: Any) -> int:
+    from bot.cli.world import cmd_world
+
+    return cmd_world(args, cfg, loaded)
+
+
 def _eval(args: Any, cfg: McbotConfig, loaded: Any) -> int:
     from bot.cli.eval import cmd_eval
 
@@ -514,6 +522,7 @@ COMMANDS: dict[str, Callable[[Any, Any, Any], int]] = {
     "tasks": _goal_command("tasks"),
     "task": _goal_command("task"),
     "mcp": _mcp,
+    "world": _world,
 }
 # Commands that talk to a running daemon (or only read config): they write no log file, and the
 # libraries log only their warnings (quiet_libraries).
