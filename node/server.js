@@ -8,7 +8,8 @@
 //   (float, daylight cycle speed multiplier, 1.0 = vanilla), viewDistance (chunks, default 6),
 //   gameMode (survival | creative | adventure | spectator: the mode new players get),
 //   animals (bool, default true: herds of cows/pigs/chickens/sheep on grass), animalCap (int,
-//   default 10: no new herd near a player with that many animals within 128 blocks).
+//   default 10: no new herd near a player with that many animals within 128 blocks), terrain
+//   (plains | caves, default plains: hills over vanilla's underground, plugins/underground.js).
 //
 // Contract with the Python launcher:
 //   - binds 127.0.0.1, offline mode, survival, difficulty normal, everybody-op;
@@ -127,9 +128,12 @@ const cfg = {
   viewDistance: 6,
   animals: true,
   animalCap: 10,
+  terrain: 'plains',
   ...args.config
 }
 cfg.version = args.version
+const TERRAINS = ['plains', 'caves'] // plugins/terrain.js; caves: plugins/underground.js below it
+if (!TERRAINS.includes(cfg.terrain)) fatal(`unknown terrain '${cfg.terrain}' (one of: ${TERRAINS.join(', ')})`)
 const GAME_MODES = { survival: 0, creative: 1, adventure: 2, spectator: 3 }
 
 require('./lib/squid_versions').liftVersionGate() // before flying-squid is required

@@ -30,6 +30,7 @@ def add_world_commands(sub: Any) -> None:
     cmp.add_argument("--seed", type=val.integer, default=1, help="the embedded world's seed (default 1)")
     cmp.add_argument("--chunks", type=val.positive_int, default=64, help="chunks of ours to count (default 64)")
     cmp.add_argument("--version", type=val.embedded_version, help="the registry to generate ours in (default: config)")
+    cmp.add_argument("--terrain", choices=("plains", "caves"), help="the embedded world's ground (default: config)")
     cmp.add_argument("--out", type=Path, default=Path("bench-results"), help="folder for the JSON and the PNG")
     cmp.add_argument("--json", action="store_true", help="print the JSON report instead of the table")
 
@@ -41,8 +42,10 @@ def cmd_world(args: Any, cfg: McbotConfig, _loaded: Any) -> int:
     from bot.tooling.world_compare_chart import write_chart
 
     version = args.version or cfg.server.embedded_version
+    terrain = args.terrain or cfg.server.terrain
     try:
-        data = collect(NODE_DIR, resolve_node_bin(cfg.bridge.node_bin), version, args.seed, args.chunks)
+        node = resolve_node_bin(cfg.bridge.node_bin)
+        data = collect(NODE_DIR, node, version, args.seed, args.chunks, terrain)
     except (NodeRuntimeError, RuntimeError, OSError, ValueError) as e:
         print(f"mcbot: world compare: {e}", file=sys.stderr)
         return EXIT_INIT
@@ -57,7 +60,7 @@ def cmd_world(args: Any, cfg: McbotConfig, _loaded: Any) -> int:
     else:
         versions = list(data["vanilla"])
         chunks = ", ".join(f"{v} {n}" for v, n in result["chunks"].items())
-        print(f"[World compare] ours: seed {args.seed}, {version}; chunks counted: {chunks}")
+        print(f"[World compare] ours: {terrain} terrain, seed {args.seed}, {version}; chunks counted: {chunks}")
         for line in table_lines(rows, versions):
             print(line)
         print(f"surface blocks: {json.dumps(result['surface'])}")

@@ -47,6 +47,7 @@ class EmbeddedServerSettings:
     day_length_scale: float = 1.0  # multiplier on day LENGTH (0.1 = days ten times shorter)
     game_mode: str = "survival"
     view_distance: int = 6  # chunks sent around each player (vanilla's view-distance)
+    terrain: str = "plains"  # "caves": vanilla's underground under hills (node/plugins/underground.js)
     extra: dict[str, Any] = field(default_factory=dict)
 
     def to_json(self) -> str:
@@ -64,6 +65,7 @@ class EmbeddedServerSettings:
                 "dayLengthScale": 1.0 / self.day_length_scale,
                 "gameMode": self.game_mode,
                 "viewDistance": self.view_distance,
+                "terrain": self.terrain,
                 **self.extra,
             }
         )
@@ -201,4 +203,5 @@ def settings_from_config(
         day_length_scale=server_cfg.day_length_scale,
         game_mode=server_cfg.game_mode,
         view_distance=server_cfg.view_distance,
+        terrain=server_cfg.terrain,
     )

@@ -34,9 +34,12 @@ function valueNoise (seed, x, z, scale, salt) {
 const smooth = (t) => t * t * (3 - 2 * t)
 const lerp = (a, b, t) => a + (b - a) * t
 
-function makeTerrain (seed, treeDensity) {
+// hills: the "caves" terrain's wider swell of the ground, up to y 100 or so, as vanilla's plains
+// and forests rise into hills (its ores and caves reach up there too)
+function makeTerrain (seed, treeDensity, { hills = false } = {}) {
+  const swell = (x, z) => hills ? Math.max(0, valueNoise(seed, x, z, 96, 7) - 0.5) * 60 : 0
   const heightAt = (x, z) => BASE_Y + Math.round(
-    (valueNoise(seed, x, z, 48, 1) - 0.5) * 10 + (valueNoise(seed, x, z, 16, 2) - 0.5) * 3)
+    (valueNoise(seed, x, z, 48, 1) - 0.5) * 10 + (valueNoise(seed, x, z, 16, 2) - 0.5) * 3 + swell(x, z))
   const pTree = Math.min(0.95, Math.max(0, treeDensity) * CELL * CELL)
 
   // The tree of a cell, or null: trunk position, trunk height 4-6, canopy shape seed.
@@ -67,7 +70,7 @@ function generation (options) {
   const Chunk = require('prismarine-chunk')(registry)
   const cfg = options.mcbot || {}
   const seed = options.seed | 0
-  const terrain = makeTerrain(seed, cfg.treeDensity ?? 0.015)
+  const terrain = makeTerrain(seed, cfg.treeDensity ?? 0.015, { hills: cfg.terrain === 'caves' })
   const S = {
     bedrock: stateId(registry, 'bedrock'),
     stone: stateId(registry, 'stone'),
@@ -79,6 +82,8 @@ function generation (options) {
     iron: stateId(registry, 'iron_ore')
   }
   const plains = registry.biomesByName.plains.id
+  // "caves": vanilla's underground under the same surface (plugins/underground.js)
+  const underground = cfg.terrain === 'caves' ? require('./underground').makeUnderground(registry, seed) : null
 
   return function generateChunk (chunkX, chunkZ) {
     const chunk = new Chunk({ minY: -64, worldHeight: 384 })
@@ -91,9 +96,11 @@ function generation (options) {
         const h = terrain.heightAt(bx + x, bz + z)
         heights[x * 16 + z] = h
         p.x = x; p.z = z
-        p.y = 0; chunk.setBlockStateId(p, S.bedrock)
-        for (p.y = 1; p.y < h - 3; p.y++) chunk.setBlockStateId(p, S.stone)
-        for (; p.y < h; p.y++) chunk.setBlockStateId(p, S.dirt)
+        if (!underground) {
+          p.y = 0; chunk.setBlockStateId(p, S.bedrock)
+          for (p.y = 1; p.y < h - 3; p.y++) chunk.setBlockStateId(p, S.stone)
+        }
+        for (p.y = h - 3; p.y < h; p.y++) chunk.setBlockStateId(p, S.dirt)
         p.y = h; chunk.setBlockStateId(p, S.grass)
         for (p.y = h + 1; p.y < 256; p.y++) chunk.setSkyLight(p, 15)
       }
@@ -103,7 +110,8 @@ function generation (options) {
         for (let y = 0; y < 256; y += 4) { p.x = x; p.y = y; p.z = z; chunk.setBiome(p, plains) }
       }
     }
-    placeOres(chunk, p, chunkX, chunkZ, heights)
+    if (underground) underground.fill(chunk, p, heights, chunkX, chunkZ)
+    else placeOres(chunk, p, chunkX, chunkZ, heights)
     for (const t of terrain.treesNear(bx - 2, bz - 2, bx + 17, bz + 17)) placeTree(chunk, p, t, bx, bz)
     return chunk
   }
@@ -171,7 +179,7 @@ module.exports.server = function (serv, cfg, genOptions) {
   let spawn = null
   function findSpawn () {
     const seed = genOptions.seed | 0
-    const terrain = makeTerrain(seed, cfg.treeDensity ?? 0.015)
+    const terrain = makeTerrain(seed, cfg.treeDensity ?? 0.015, { hills: cfg.terrain === 'caves' })
     let best = null
     for (let r = 0; r <= 96 && !spawn; r += 2) {
       for (let i = -r; i <= r && !spawn; i += 2) {

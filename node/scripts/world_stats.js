@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Prints, as one JSON object, what the embedded world's chunks and the real vanilla samples are
 // made of (lib/world_stats.js): `mcbot world compare` judges and draws it.
-//   node scripts/world_stats.js --version V --seed S --chunks N
+//   node scripts/world_stats.js --version V --seed S --chunks N [--terrain plains|caves]
 'use strict'
 
 const { vanillaStats, ourStats, VANILLA_VERSIONS } = require('../lib/world_stats')
@@ -15,10 +15,11 @@ async function main () {
   const version = arg('version', '1.21.4')
   const seed = parseInt(arg('seed', '1'), 10)
   const chunks = parseInt(arg('chunks', '64'), 10)
-  const ours = ourStats(version, seed, chunks)
+  const terrain = arg('terrain', 'plains')
+  const ours = ourStats(version, seed, chunks, { terrain })
   const vanilla = {}
   for (const v of VANILLA_VERSIONS) vanilla[v] = await vanillaStats(v)
-  process.stdout.write(JSON.stringify({ version, seed, ours, vanilla }) + '\n')
+  process.stdout.write(JSON.stringify({ version, seed, terrain, ours, vanilla }) + '\n')
 }
 
 main().catch((err) => { process.stderr.write(`world_stats: ${err.stack || err}\n`); process.exit(1) })

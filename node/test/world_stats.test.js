@@ -68,3 +68,14 @@ test("the embedded world's chunks are counted with their generation time", oneVe
   assert.ok(stats.ores.coal.reduce((a, b) => a + b) > 0)
   assert.ok(stats.generateMs.p50 > 0 && stats.generateMs.p95 >= stats.generateMs.p50)
 })
+
+test('the caves terrain: caves, lava below y 0, every ore but emerald, diamonds only deep; none of it in the plains', oneVersion('counts block names'), () => {
+  const stats = ourStats('1.21.1', 9, 9, { terrain: 'caves' })
+  const sum = (a) => a.reduce((x, y) => x + y, 0)
+  assert.ok(sum(stats.undergroundAir) > 1000, 'caves')
+  assert.ok(stats.lavaBelow0 > 0)
+  assert.ok(sum(stats.ores.diamond) > 0 && sum(stats.ores.diamond.slice(band(16) + 1)) === 0, 'diamonds below y 17 only')
+  for (const ore of ['coal', 'iron', 'copper', 'gold', 'redstone', 'lapis']) assert.ok(sum(stats.ores[ore]) > 0, ore)
+  const plains = ourStats('1.21.1', 9, 9)
+  assert.strictEqual(sum(plains.ores.diamond), 0, 'the plains have no diamonds')
+})

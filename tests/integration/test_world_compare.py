@@ -12,6 +12,8 @@ import pytest
 
 from tests.conftest import ROOT
 
+COMPARE = [sys.executable, "-m", "bot", "world", "compare", "--chunks", "64"]
+
 
 @pytest.mark.one_version(reason="counts chunks offline, no world is started")
 def test_world_compare_puts_our_chunks_beside_every_vanilla_sample_and_fails_a_world_without_caves(tmp_path):
@@ -35,6 +37,28 @@ def test_world_compare_puts_our_chunks_beside_every_vanilla_sample_and_fails_a_w
     assert rows["diamond ore per chunk"]["verdict"] == "FAIL" and rows["diamond ore per chunk"]["ours"] == 0
     assert rows["coal ore per chunk"]["samples"]["1.21.1"] > 20
     assert (tmp_path / "world-compare.png").read_bytes().startswith(b"\x89PNG")
+
+
+@pytest.mark.one_version(reason="counts chunks offline, no world is started")
+def test_the_caves_terrain_has_vanillas_caves_fluids_and_ores_per_chunk(tmp_path):
+    r = subprocess.run(
+        [*COMPARE, "--terrain", "caves", "--seed", "5", "--out", str(tmp_path)],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        env={**os.environ, "MCBOT_LOGGING__FILE": ""},
+        timeout=300,
+    )
+    assert r.returncode in (0, 1), r.stderr
+    assert "ours: caves terrain, seed 5" in r.stdout
+    rows = {row["name"]: row for row in json.loads((tmp_path / "world-compare.json").read_text())["rows"]}
+    # the caves from the bedrock up to y 47, water and lava below y 0, and each ore's total per
+    # chunk, inside the real samples' range (the bands above depend on how hilly the ground is)
+    judged = [n for n in rows if n.startswith(("cave air, y -", "cave air, y 0."))]
+    judged += ["cave air, y 16..31", "cave air, y 32..47", "water below y 0 per chunk", "lava below y 0 per chunk"]
+    judged += [f"{ore} ore per chunk" for ore in ("coal", "iron", "copper", "gold", "redstone", "lapis", "diamond")]
+    outside = {n: (rows[n]["ours"], rows[n]["target"]) for n in judged if rows[n]["verdict"] != "PASS"}
+    assert len(judged) == 16 and not outside, outside
 
 
 @pytest.mark.one_version(reason="argument checking, no world")

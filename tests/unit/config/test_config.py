@@ -400,6 +400,14 @@ def test_the_embedded_world_is_kept_beside_the_database_by_default(layers: Layer
     assert json.loads(settings_from_config(mine).to_json())["worldFolder"] == str(Path("my-world").resolve())
 
 
+def test_the_terrain_reaches_the_embedded_world_and_an_unknown_one_is_refused(layers: Layers) -> None:
+    assert json.loads(settings_from_config(layers.load().config.server).to_json())["terrain"] == "plains"
+    caves = layers.load({"MCBOT_SERVER__TERRAIN": "caves"}).config.server
+    assert json.loads(settings_from_config(caves).to_json())["terrain"] == "caves"
+    with pytest.raises(ConfigError, match=r"server\.terrain:"):
+        layers.load({"MCBOT_SERVER__TERRAIN": "mountains"})
+
+
 def test_cross_field_error_names_both_layers(layers: Layers) -> None:
     path = layers.write("cwd", "[bot]\nreconnect_max_s = 10.0\n")
     with pytest.raises(ConfigError) as exc:
