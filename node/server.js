@@ -134,6 +134,9 @@ const cfg = {
 cfg.version = args.version
 const TERRAINS = ['plains', 'caves'] // plugins/terrain.js; caves: plugins/underground.js below it
 if (!TERRAINS.includes(cfg.terrain)) fatal(`unknown terrain '${cfg.terrain}' (one of: ${TERRAINS.join(', ')})`)
+if (cfg.worldFolder) {
+  try { require('./lib/world_lock').lockWorldFolder(cfg.worldFolder) } catch (err) { fatal(err.message) }
+}
 const GAME_MODES = { survival: 0, creative: 1, adventure: 2, spectator: 3 }
 
 require('./lib/squid_versions').liftVersionGate() // before flying-squid is required

@@ -95,7 +95,8 @@ def bench_bridge(
     if versions:
         return _bench_versions([v.strip() for v in versions.split(",") if v.strip()], as_json, rounds, config_path)
     port = free_port()
-    server = EmbeddedServer(settings_from_config(cfg.server, port=port), node_bin=cfg.bridge.node_bin)
+    fresh = cfg.server.model_copy(update={"world_folder": ""})  # a fresh world in memory, never the kept one
+    server = EmbeddedServer(settings_from_config(fresh, port=port), node_bin=cfg.bridge.node_bin)
     server.start()
     try:
         with live_session(cfg, embedded=False, host="127.0.0.1", port=port) as s:

@@ -196,7 +196,7 @@ def bench_reflexes(
         progress = Progress("bench reflexes")
         port = free_port()
         server = EmbeddedServer(
-            settings_from_config(cfg.server.model_copy(update={"hostiles": False}), port=port),
+            settings_from_config(cfg.server.model_copy(update={"hostiles": False, "world_folder": ""}), port=port),
             node_bin=cfg.bridge.node_bin,
         )
         progress.note(f"starting the embedded world at {cfg.server.embedded_version}")

@@ -35,7 +35,8 @@ def _sample_percentile(samples: list[float], q: float) -> float:
 
 def bench_verifier(cfg: McbotConfig, as_json: bool = False, rounds: int = 200) -> int:
     port = free_port()
-    server = EmbeddedServer(settings_from_config(cfg.server, port=port), node_bin=cfg.bridge.node_bin)
+    fresh = cfg.server.model_copy(update={"world_folder": ""})  # a fresh world in memory, never the kept one
+    server = EmbeddedServer(settings_from_config(fresh, port=port), node_bin=cfg.bridge.node_bin)
     server.start()
     try:
         with live_session(cfg, embedded=False, host="127.0.0.1", port=port) as s:

@@ -444,3 +444,23 @@ test('the server stops when its parent dies even while another process holds its
     fs.rmSync(dir, { recursive: true, force: true })
   }
 })
+
+test('one world process per world folder: a second is refused while the first runs, then takes it over', { timeout: 120000 }, async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mcbot-lock-'))
+  const first = await startServer({ worldFolder: dir, hostiles: false })
+  try {
+    const second = spawn(process.execPath, [path.join(__dirname, '..', 'server.js'), '--port', '0', '--version', VERSION,
+      '--config', JSON.stringify({ worldFolder: dir })], { stdio: ['pipe', 'pipe', 'pipe'] })
+    let err = ''
+    second.stderr.on('data', (d) => { err += d })
+    const code = await new Promise((resolve) => second.on('exit', resolve))
+    assert.strictEqual(code, 2)
+    assert.match(err, new RegExp(`MCBOT_SERVER_FAILED the world folder .* is in use by process ${first.proc.pid}`))
+  } finally {
+    first.proc.kill('SIGKILL') // its lock stays behind, naming a process that is gone
+    await new Promise((resolve) => first.proc.on('exit', resolve))
+  }
+  const third = await startServer({ worldFolder: dir, hostiles: false })
+  await third.stop()
+  fs.rmSync(dir, { recursive: true, force: true })
+})
