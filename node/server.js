@@ -135,7 +135,12 @@ cfg.version = args.version
 const TERRAINS = ['plains', 'caves'] // plugins/terrain.js; caves: plugins/underground.js below it
 if (!TERRAINS.includes(cfg.terrain)) fatal(`unknown terrain '${cfg.terrain}' (one of: ${TERRAINS.join(', ')})`)
 if (cfg.worldFolder) {
-  try { require('./lib/world_lock').lockWorldFolder(cfg.worldFolder) } catch (err) { fatal(err.message) }
+  try {
+    require('./lib/world_lock').lockWorldFolder(cfg.worldFolder)
+    const save = require('./lib/vanilla_saves').checkSave(cfg.worldFolder, require('prismarine-registry')(args.version))
+    if (save.files) process.stdout.write(`world folder ${cfg.worldFolder}: ${save.files} region files (newest data version ${save.newest})\n`)
+  } catch (err) { fatal(err.message) }
+  require('./lib/vanilla_saves').installSaveGuard((line) => process.stdout.write(`world folder: ${line}\n`))
 }
 const GAME_MODES = { survival: 0, creative: 1, adventure: 2, spectator: 3 }
 

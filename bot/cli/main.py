@@ -372,9 +372,10 @@ def cmd_run(args: Any, cfg: McbotConfig, _loaded: Any) -> int:
 
 
 def cmd_server(args: Any, cfg: McbotConfig, _loaded: Any) -> int:
-    from bot.runtime.server import EmbeddedServer, settings_from_config
+    from bot.runtime.server import EmbeddedServer
+    from bot.runtime.world_folder import embedded_settings
 
-    server = EmbeddedServer(settings_from_config(cfg.server, port=args.port, version=args.version), cfg.bridge.node_bin)
+    server = EmbeddedServer(embedded_settings(cfg, port=args.port, version=args.version), cfg.bridge.node_bin)
     server.start()
     print(f"embedded world on 127.0.0.1:{server.port} (Ctrl-C to stop)", file=sys.stderr)
     try:

@@ -76,6 +76,9 @@ class ServerConfig(_Section):
     # where the embedded world is kept between runs: "auto" = <storage.db_path's folder>/worlds/
     # <embedded_version>-seed<seed> (McbotConfig resolves it), "" = in memory (lost on exit)
     world_folder: str = "auto"
+    # a world_folder holding a save mcbot did not make (a vanilla world) is played as a copy in the
+    # data directory; true plays and writes the save itself (bot/runtime/world_folder.py)
+    world_in_place: bool = False
     seed: int = 1337
     tree_density: float = Field(0.04, ge=0, le=1)
     # the embedded world's ground: "plains" (rolling grass over stone, coal and iron, nothing

@@ -29,10 +29,11 @@ from bot.runtime.errors import BotRuntimeError
 from bot.runtime.leases import lease_job
 from bot.runtime.log_tail import LogTail
 from bot.runtime.scheduler import Scheduler
-from bot.runtime.server import EmbeddedServer, settings_from_config
+from bot.runtime.server import EmbeddedServer
 from bot.runtime.session import bridge_of, connection_settings
 from bot.runtime.stores import SharedStores
 from bot.runtime.wiring import Agency
+from bot.runtime.world_folder import embedded_settings
 from bot.runtime.world_supervisor import RestartPolicy, WorldGaveUp, WorldSupervisor
 
 SHUTDOWN_BUDGET_S = 10.0
@@ -123,7 +124,7 @@ class Daemon:
                 raise ConfigError(f"invalid config:\n  {where}: {e}") from None
         embedded = cfg.server.use_embedded and not self.host
         if embedded:
-            self.server = EmbeddedServer(settings_from_config(cfg.server, port=self.port), cfg.bridge.node_bin)
+            self.server = EmbeddedServer(embedded_settings(cfg, port=self.port), cfg.bridge.node_bin)
             await asyncio.to_thread(self.server.start)
         self.bridge = bridge_of(cfg)  # its watchdog's limits and node's heap limit from [bridge]
         await asyncio.to_thread(self.bridge.start)

@@ -10,8 +10,9 @@ from dataclasses import dataclass
 from bot.config.loader import BotEntry, McbotConfig
 from bot.runtime.body import ConnectionSettings, MineflayerBody
 from bot.runtime.bridge import Bridge
-from bot.runtime.server import EmbeddedServer, settings_from_config
+from bot.runtime.server import EmbeddedServer
 from bot.runtime.wedge import WedgeLimits
+from bot.runtime.world_folder import embedded_settings
 
 
 @dataclass
@@ -78,7 +79,7 @@ def live_session(
     body = None
     try:
         if embedded:
-            server = EmbeddedServer(settings_from_config(cfg.server, port=port), node_bin=cfg.bridge.node_bin)
+            server = EmbeddedServer(embedded_settings(cfg, port=port), node_bin=cfg.bridge.node_bin)
             server.start()
         bridge.start()
         body = MineflayerBody(

@@ -197,5 +197,19 @@ module.exports.server = function (serv, cfg, genOptions) {
     serv.info(`[mcbot] spawn point ${spawn} (seed ${seed})`)
     return spawn
   }
-  serv.getSpawnPoint = async () => (spawn || findSpawn()).clone()
+  // The spawn column as the world has it: in a save's real chunks (lib/vanilla_saves.js) the
+  // ground is not where our generator would put it.
+  async function onTheGround (p) {
+    const at = new Vec3(Math.floor(p.x), 0, Math.floor(p.z))
+    for (at.y = 318; at.y > -64; at.y--) {
+      const b = await serv.overworld.getBlock(at)
+      if (b && b.boundingBox === 'block' && !b.name.endsWith('_leaves')) return new Vec3(p.x, at.y + 1, p.z)
+    }
+    return p
+  }
+  let placed = null
+  serv.getSpawnPoint = async () => {
+    if (!placed) placed = onTheGround(spawn || findSpawn()).then((p) => { spawn = p; return p })
+    return (await placed).clone()
+  }
 }
