@@ -131,6 +131,9 @@ bench: install
 	$(BIN)/mcbot bench reflexes --versions $(subst $(eval) ,$(comma),$(ALL_MC_VERSIONS))
 	$(BIN)/mcbot bench survival --seeds 1,2,3 --game-days 3 --jobs $(BENCH_JOBS) --version $(subst $(eval) ,$(comma),$(ALL_MC_VERSIONS))
 	set -e; for v in $(ALL_MC_VERSIONS); do $(BIN)/mcbot bench goals --rounds 24 --version $$v; done
+	@# the two grounds beside real vanilla chunks (exit 1 while a statistic is outside vanilla's range)
+	-$(BIN)/mcbot world compare --terrain plains --seed $$RANDOM --out bench-results/world-plains
+	-$(BIN)/mcbot world compare --terrain caves --seed $$RANDOM --out bench-results/world-caves
 
 clean:
 	rm -rf $(VENV) node/node_modules .pytest_cache .toolchain

@@ -174,6 +174,7 @@ def report(data: dict[str, Any], rows: list[Row]) -> dict[str, Any]:
         "terrain": data.get("terrain", "plains"),
         "chunks": {"ours": ours["chunks"], **{v: s["chunks"] for v, s in vanilla.items()}},
         "generate_ms": ours.get("generateMs"),
+        "plains_generate_ms": ours.get("plainsGenerateMs"),
         "surface": {"ours": surface_mix(ours), **{v: surface_mix(s) for v, s in vanilla.items()}},
         "trees_per_chunk": {
             "ours": round(ours["trees"] / max(1, ours["chunks"]), 2),

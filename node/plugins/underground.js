@@ -83,14 +83,47 @@ function caveShare (y) {
   return CAVE_SHARE[CAVE_SHARE.length - 1][1]
 }
 
-// noise3's distribution, measured once: quantile(q) is the value it stays under with chance q.
+// noise3 sampled at every fourth block of a chunk (16 x (top + 64) x 16 blocks), read anywhere in
+// it by trilinear interpolation; chunk-local x, z (0..15) and world y.
+const STEP = 4
+function sampled (seed, bx, bz, top, sxz, sy, salt) {
+  const ny = Math.floor((top - MIN_Y) / STEP) + 2
+  const n = 16 / STEP + 1
+  const g = new Float32Array(n * n * ny)
+  for (let i = 0; i < n; i++) {
+    for (let j = 0; j < n; j++) {
+      for (let k = 0; k < ny; k++) g[(i * n + j) * ny + k] = noise3(seed, bx + i * STEP, MIN_Y + k * STEP, bz + j * STEP, sxz, sy, salt)
+    }
+  }
+  return (x, y, z) => {
+    const fx = x / STEP
+    const fy = (y - MIN_Y) / STEP
+    const fz = z / STEP
+    const i = Math.min(n - 2, Math.floor(fx))
+    const k = Math.min(ny - 2, Math.floor(fy))
+    const j = Math.min(n - 2, Math.floor(fz))
+    const tx = fx - i
+    const ty = fy - k
+    const tz = fz - j
+    const at = (di, dj, dk) => g[((i + di) * n + j + dj) * ny + k + dk]
+    return lerp(
+      lerp(lerp(at(0, 0, 0), at(1, 0, 0), tx), lerp(at(0, 1, 0), at(1, 1, 0), tx), tz),
+      lerp(lerp(at(0, 0, 1), at(1, 0, 1), tx), lerp(at(0, 1, 1), at(1, 1, 1), tx), tz),
+      ty)
+  }
+}
+
+// The sampled noise's distribution, measured once over a few chunks: quantile(q) is the value it
+// stays under with chance q.
 const QUANTILES = (() => {
   const values = []
-  for (let i = 0; i < 40000; i++) values.push(noise3(7, i * 7.31, i * 3.17, i * 5.03, 24, 12, 1))
+  for (let c = 0; c < 6; c++) {
+    const f = sampled(7, c * 160, c * 96, 64, 24, 12, 1)
+    for (let i = 0; i < 6000; i++) values.push(f((i * 7) % 16, MIN_Y + (i * 13) % 128, (i * 11) % 16))
+  }
   return values.sort((a, b) => a - b)
 })()
 const quantile = (q) => QUANTILES[Math.max(0, Math.min(QUANTILES.length - 1, Math.floor(q * QUANTILES.length)))]
-
 function makeUnderground (registry, seed) {
   const id = (name) => registry.blocksByName[name] ? registry.blocksByName[name].defaultState : null
   const S = {
@@ -123,38 +156,43 @@ function makeUnderground (registry, seed) {
   // Wide caverns and long tunnels: air where this is true. A cell is a cavern where the noise
   // is above the quantile that leaves CAVE_SHARE of the rock at that height (vanilla's measured
   // share of air under the ground, by band); tunnels, where two noise sheets cross, add to it.
-  function isCave (x, y, z, ground) {
+  // f: the chunk's noise fields (fieldsOf), read at the cell's place in the chunk.
+  function isCave (f, x, y, z, ground) {
     if (y > ground - SKIN || y <= MIN_Y + 4) return false
     const near = Math.min(1, (ground - SKIN - y) / 12) // thinning out under the ground
     const share = caveShare(y) * near
     if (share <= 0) return false
-    if (noise3(seed, x, y, z, 24, 12, 21) > quantile(1 - share * 0.8)) return true
+    if (f.cavern(x, y, z) > quantile(1 - share * 0.8)) return true
     const w = 0.03 * near
-    const a = noise3(seed, x, y, z, 28, 14, 22)
-    if (Math.abs(a - 0.5) >= w) return false
-    return Math.abs(noise3(seed, x, y, z, 28, 14, 23) - 0.5) < w
+    return Math.abs(f.sheetA(x, y, z) - 0.5) < w && Math.abs(f.sheetB(x, y, z) - 0.5) < w
   }
 
   // What fills a cave cell: lava under the lava level, water in a flooded region below y 0.
-  function caveFill (x, y, z) {
+  function caveFill (f, x, y, z) {
     if (y <= LAVA_LEVEL) return S.lava
-    if (y < 0 && noise3(seed, x, y, z, 24, 12, 24) > quantile(1 - FLOODED)) return S.water
+    if (y < 0 && f.flood(x, y, z) > quantile(1 - FLOODED)) return S.water
     return S.caveAir
+  }
+
+  // The noise fields of one chunk, as vanilla samples its density: at every fourth block, and
+  // trilinear between (a few hundred noise values a chunk instead of one per block and field).
+  function fieldsOf (chunkX, chunkZ, top) {
+    const field = (salt, sxz, sy) => sampled(seed, chunkX * 16, chunkZ * 16, top, sxz, sy, salt)
+    return { cavern: field(21, 24, 12), sheetA: field(22, 28, 14), sheetB: field(23, 28, 14), flood: field(24, 24, 12) }
   }
 
   // Fills one chunk's columns below each column's dirt (heights[x * 16 + z] is the ground).
   function fill (chunk, p, heights, chunkX, chunkZ) {
     const bx = chunkX * 16
     const bz = chunkZ * 16
+    const f = fieldsOf(chunkX, chunkZ, Math.max(...heights))
     for (let x = 0; x < 16; x++) {
       for (let z = 0; z < 16; z++) {
         const ground = heights[x * 16 + z]
         p.x = x; p.z = z
         for (let y = MIN_Y; y < ground - 3; y++) {
           p.y = y
-          const wx = bx + x
-          const wz = bz + z
-          chunk.setBlockStateId(p, isCave(wx, y, wz, ground) ? caveFill(wx, y, wz) : rockAt(wx, y, wz))
+          chunk.setBlockStateId(p, isCave(f, x, y, z, ground) ? caveFill(f, x, y, z) : rockAt(bx + x, y, bz + z))
         }
       }
     }
@@ -226,7 +264,7 @@ function makeUnderground (registry, seed) {
     return air
   }
 
-  return { fill, isCave, rockAt }
+  return { fill }
 }
 
 module.exports = { makeUnderground, ORE_FEATURES, LAVA_LEVEL }

@@ -17,6 +17,9 @@ async function main () {
   const chunks = parseInt(arg('chunks', '64'), 10)
   const terrain = arg('terrain', 'plains')
   const ours = ourStats(version, seed, chunks, { terrain })
+  // the plains generator timed in the same run, side by side
+  const plains = terrain === 'plains' ? ours : ourStats(version, seed, chunks, { terrain: 'plains' })
+  ours.plainsGenerateMs = plains.generateMs
   const vanilla = {}
   for (const v of VANILLA_VERSIONS) vanilla[v] = await vanillaStats(v)
   process.stdout.write(JSON.stringify({ version, seed, terrain, ours, vanilla }) + '\n')
