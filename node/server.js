@@ -137,7 +137,8 @@ if (!TERRAINS.includes(cfg.terrain)) fatal(`unknown terrain '${cfg.terrain}' (on
 if (cfg.worldFolder) {
   try {
     require('./lib/world_lock').lockWorldFolder(cfg.worldFolder)
-    const save = require('./lib/vanilla_saves').checkSave(cfg.worldFolder, require('prismarine-registry')(args.version))
+    const save = require('./lib/vanilla_saves').checkSave(cfg.worldFolder, require('prismarine-registry')(args.version),
+      (line) => process.stdout.write(`world folder: ${line}\n`))
     if (save.files) process.stdout.write(`world folder ${cfg.worldFolder}: ${save.files} region files (newest data version ${save.newest})\n`)
   } catch (err) { fatal(err.message) }
   require('./lib/vanilla_saves').installSaveGuard((line) => process.stdout.write(`world folder: ${line}\n`))
@@ -147,7 +148,7 @@ const GAME_MODES = { survival: 0, creative: 1, adventure: 2, spectator: 3 }
 require('./lib/squid_versions').liftVersionGate() // before flying-squid is required
 require('./lib/chunk_fluids').installFluidMemo() // before any chunk class is made
 const PLUGINS = ['ticks', 'protocol', 'teleports', 'clipping', 'fixes', 'visibility', 'drops', 'items', 'windows', 'furnace', 'crafting', 'hunger', 'damage', 'doors', 'beds',
-  'mobs', 'spawning', 'animals', 'daylight', 'autosave', 'commands']
+  'hazards', 'mobs', 'spawning', 'animals', 'daylight', 'autosave', 'commands']
   .map((name) => ({ name, ...require(path.join(__dirname, 'plugins', name + '.js')) }))
 const terrain = require('./plugins/terrain.js')
 

@@ -200,6 +200,12 @@ def _add_bench_survival(bench_sub: Any) -> None:
         help="runs at once, each with its own daemon and world (default 1: one after the other; "
         "game time is what is measured, so runs side by side compare while the machine keeps up)",
     )
+    bs.add_argument(
+        "--terrain",
+        choices=("plains", "caves"),
+        default="plains",
+        help="the embedded world's ground (default plains; caves: hills over vanilla's underground)",
+    )
     bs.add_argument("--json", action="store_true", help="also print the report as one JSON object (lines go to stderr)")
 
 
@@ -454,6 +460,7 @@ def _bench_survival(args: Any, cfg: McbotConfig) -> int:
         max_minutes=args.max_minutes,
         out=args.out,
         jobs=args.jobs,
+        terrain=args.terrain,
     )
     return bench_survival(settings, as_json=args.json)
 

@@ -45,7 +45,7 @@ def cmd_world(args: Any, cfg: McbotConfig, _loaded: Any) -> int:
     terrain = args.terrain or cfg.server.terrain
     try:
         node = resolve_node_bin(cfg.bridge.node_bin)
-        data = collect(NODE_DIR, node, version, args.seed, args.chunks, terrain)
+        data = collect(NODE_DIR, node, version, args.seed, args.chunks, terrain, cfg.server.tree_density)
     except (NodeRuntimeError, RuntimeError, OSError, ValueError) as e:
         print(f"mcbot: world compare: {e}", file=sys.stderr)
         return EXIT_INIT

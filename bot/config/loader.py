@@ -187,6 +187,12 @@ class StorageConfig(_Section):
         return bool(self.url)
 
 
+def auto_world_folder(cfg: McbotConfig) -> str:
+    """Where "auto" keeps the embedded world: beside the database, one folder per version and seed."""
+    data_dir = Path(cfg.storage.db_path).expanduser().resolve().parent
+    return str(data_dir / "worlds" / f"{cfg.server.embedded_version}-seed{cfg.server.seed}")
+
+
 class McbotConfig(_Section):
     server: ServerConfig = Field(default_factory=ServerConfig)
     bot: BotConfig = Field(default_factory=BotConfig)
@@ -223,9 +229,7 @@ class McbotConfig(_Section):
         (a save is of one version) and seed (a new seed is a new world); absolute, since the
         world's process runs in node/."""
         if self.server.world_folder == AUTO_WORLD:
-            data_dir = Path(self.storage.db_path).expanduser().resolve().parent
-            name = f"{self.server.embedded_version}-seed{self.server.seed}"
-            self.server.world_folder = str(data_dir / "worlds" / name)
+            self.server = self.server.model_copy(update={"world_folder": auto_world_folder(self)})
         return self
 
     def bot_entries(self) -> list[BotEntry]:

@@ -68,6 +68,7 @@ class SurvivalSettings:
     max_minutes: float | None = None  # None: 1.5 x the wall time the game days take, + 5 min
     out: str = "bench-results"
     jobs: int = 1  # runs at once (each its own daemon and world)
+    terrain: str = "plains"  # the embedded world's ground (server.terrain)
     extra_env: dict[str, str] = field(default_factory=dict)
 
     @property
@@ -92,6 +93,7 @@ class SurvivalSettings:
             "MCBOT_JOBS__PLANNING_S": "1",
             "MCBOT_JOBS__EXECUTOR_S": "1",
             "MCBOT_LLM__TARGETS": "[]",  # no model, whatever the user's config says
+            "MCBOT_SERVER__TERRAIN": self.terrain,
             **self.extra_env,
         }
 
@@ -253,7 +255,7 @@ def bench_survival(settings: SurvivalSettings, as_json: bool = False) -> int:
     total = len(settings.versions) * len(settings.seeds)
     say(
         f"[Bench survival] {total} runs (versions {','.join(settings.versions)} x seeds "
-        f"{','.join(map(str, settings.seeds))}): {settings.game_days:g} game days each"
+        f"{','.join(map(str, settings.seeds))}, {settings.terrain} terrain): {settings.game_days:g} game days each"
         + (f" or until {settings.until}" if settings.until else "")
         + f", day length x{settings.day_length_scale:g} ({GAME_S_PER_DAY * settings.day_length_scale / 60:g} wall "
         f"min per game day), drive tick every {settings.drive_tick_ms / 1000:g} s, at most "

@@ -134,12 +134,19 @@ def surface_mix(stats: dict[str, Any], top: int = 6) -> dict[str, float]:
 
 
 def collect(
-    node_dir: Path, node_bin: str, version: str, seed: int, chunks: int, terrain: str = "plains", timeout_s: float = 600
+    node_dir: Path,
+    node_bin: str,
+    version: str,
+    seed: int,
+    chunks: int,
+    terrain: str = "plains",
+    tree_density: float = 0.04,
+    timeout_s: float = 600,
 ) -> dict[str, Any]:
     """The counts of both worlds, from node/scripts/world_stats.js."""
     script = node_dir / "scripts" / "world_stats.js"
     cmd = [node_bin, str(script), "--version", version, "--seed", str(seed), "--chunks", str(chunks)]
-    cmd += ["--terrain", terrain]
+    cmd += ["--terrain", terrain, "--tree-density", str(tree_density)]
     out = subprocess.run(cmd, cwd=node_dir, capture_output=True, text=True, timeout=timeout_s, check=False)
     if out.returncode != 0:
         raise RuntimeError(f"{script.name} failed ({out.returncode}): {out.stderr.strip()[-500:]}")

@@ -11,7 +11,8 @@ const zlib = require('zlib')
 const SECTOR = 4096
 // A chunk's generation steps after which its blocks are final (features placed; light and mob
 // spawning follow), from an unfinished save's border ring inwards.
-const FINAL = new Set(['features', 'initialize_light', 'light', 'spawn', 'full'])
+const FINAL = new Set(['features', 'initialize_light', 'light', 'spawn', 'heightmaps', 'full'])
+const OLDEST = 2860 // 1.18's data version: the first of the -64..320 world
 
 // The data version of the first chunk stored in a region file, or null for an empty one.
 // Throws on a file that is not a region file.
@@ -42,9 +43,11 @@ function regionDataVersion (file) {
   }
 }
 
-// Refuses (throws) a save with a region file this version cannot read: not a region file, or
-// chunks of a newer version. Returns what it found, for the log.
-function checkSave (worldFolder, registry) {
+// Refuses (throws) a save this version cannot play: chunks of a newer version, or of one before
+// 1.18 (another world height and chunk format). A region file that cannot be read is logged and
+// its chunks are made anew, chunk by chunk (installSaveGuard): a world killed while the provider
+// made a region file leaves a short one, which must not keep the world from starting again.
+function checkSave (worldFolder, registry, log = () => {}) {
   const folder = path.join(worldFolder, 'region')
   if (!fs.existsSync(folder)) return { files: 0, newest: null }
   const own = registry.version.dataVersion
@@ -53,11 +56,20 @@ function checkSave (worldFolder, registry) {
   for (const name of fs.readdirSync(folder).filter((n) => /^r\.-?\d+\.-?\d+\.mca$/.test(n))) {
     const file = path.join(folder, name)
     let version
-    try { version = regionDataVersion(file) } catch (err) { throw new Error(`${file}: ${err.message}`) }
+    try {
+      version = regionDataVersion(file)
+    } catch (err) {
+      log(`${file} cannot be read (${err.message}): its chunks will be generated anew`)
+      continue
+    }
     files++
     if (version !== null && version > own) {
       throw new Error(`${file} holds chunks of data version ${version}, newer than this world's ` +
         `${registry.version.minecraftVersion} (${own}): run a newer server.embedded_version`)
+    }
+    if (version !== null && version < OLDEST) {
+      throw new Error(`${file} holds chunks of data version ${version}, from before 1.18 (${OLDEST}): ` +
+        'open the save in a 1.18 or newer vanilla game once, so it is upgraded')
     }
     if (version !== null && (newest === null || version > newest)) newest = version
   }
@@ -68,6 +80,15 @@ function checkSave (worldFolder, registry) {
 // makes its provider).
 function installSaveGuard (log) {
   const anvil = require('prismarine-provider-anvil')
+  // flying-squid reads the seed from level.dat's RandomSeed, which vanilla keeps in
+  // WorldGenSettings since 1.16; finding none, it wrote a level.dat of its own over vanilla's.
+  const readLevel = anvil.level.readLevel
+  anvil.level.readLevel = async (file) => {
+    const data = await readLevel(file)
+    const seed = data && !data.RandomSeed && data.WorldGenSettings ? data.WorldGenSettings.seed : undefined
+    if (seed !== undefined) data.RandomSeed = [Array.isArray(seed) ? seed[1] : Number(seed), 0]
+    return data
+  }
   const original = anvil.Anvil
   anvil.Anvil = (registry) => {
     const Base = original(registry)
@@ -81,7 +102,7 @@ function installSaveGuard (log) {
           return null
         }
         if (!raw) return null
-        const status = raw.value.Status ? String(raw.value.Status.value).replace('minecraft:', '') : 'full' // ours carry none
+        const status = raw.value.Status ? String(raw.value.Status.value).replace('minecraft:', '') : 'full'
         if (!FINAL.has(status)) return null // vanilla had not placed its blocks yet: ours instead
         try {
           return await super.load(x, z)

@@ -8,7 +8,8 @@ const path = require('path')
 const NAME = 'mcbot.lock'
 
 function alive (pid) {
-  try { process.kill(pid, 0); return true } catch (err) { return err.code === 'EPERM' }
+  try { process.kill(pid, 0) } catch (err) { return err.code === 'EPERM' }
+  try { return !/^\d+ \(.*\) Z/.test(fs.readFileSync(`/proc/${pid}/stat`, 'utf8')) } catch (err) { return true } // a zombie has exited
 }
 
 const holderOf = (file) => {
@@ -26,7 +27,11 @@ function lockWorldFolder (folder, { waitMs = 10000 } = {}) {
   for (let waited = 0; held() && waited < waitMs; waited += 100) sleep(100)
   const holder = held()
   if (holder) throw new Error(`the world folder ${folder} is in use by process ${holder} (another mcbot world)`)
-  fs.writeFileSync(file, String(process.pid))
+  // take it by an atomic rename, so two worlds starting together cannot both write it unseen
+  const mine = `${file}.${process.pid}`
+  fs.writeFileSync(mine, String(process.pid))
+  fs.renameSync(mine, file)
+  if (holderOf(file) !== process.pid) throw new Error(`the world folder ${folder} is in use by process ${holderOf(file)} (another mcbot world)`)
   process.on('exit', () => {
     try { if (parseInt(fs.readFileSync(file, 'utf8'), 10) === process.pid) fs.unlinkSync(file) } catch (err) {}
   })

@@ -115,6 +115,7 @@ async function vanillaStats (version) {
     }
   }
   await anvil.close?.()
+  if (!stats.chunks) throw new Error(`no fully generated chunk in ${folder}`)
   return stats
 }
 

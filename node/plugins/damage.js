@@ -20,6 +20,8 @@ const DEATH_TEXT = {
   player: '%s was slain by %m',
   arrow: '%s was shot by %m',
   explosion: '%s was blown up by %m',
+  lava: '%s tried to swim in lava',
+  drown: '%s drowned',
   command: '%s died'
 }
 // vanilla death.attack.explosion: an explosion with no one behind it

@@ -68,7 +68,7 @@ module.exports.server = function (serv, cfg) {
   const MOB_KEYS = [...BASE_KEYS, 'living_entity_flags', 'health', 'effect_particles', 'effect_ambience', 'arrow_count', 'stinger_count', 'sleeping_pos', 'mob_flags']
   const LEGACY_KEYS = { item: [...BASE_KEYS, 'item'], creeper: [...MOB_KEYS, 'swell_dir', 'is_powered', 'is_ignited'] }
   const keysOf = (name) => registry.entitiesByName[name]?.metadataKeys || LEGACY_KEYS[name] || BASE_KEYS
-  const META = { shared_flags: 'byte', item: 'item_stack', swell_dir: 'int', is_ignited: 'boolean' }
+  const META = { shared_flags: 'byte', item: 'item_stack', swell_dir: 'int', is_ignited: 'boolean', air_supply: 'int' }
   P.encodeMetadata = (entity, values) => {
     // by type id: flying-squid names every spawnObject 'unknown' (its objects table is empty)
     const keys = keysOf(registry.entities[entity.entityType]?.name || entity.name)
@@ -87,6 +87,12 @@ module.exports.server = function (serv, cfg) {
     const metadata = P.encodeMetadata(entity, values)
     if (metadata.length) entity._writeOthersNearby('entity_metadata', { entityId: entity.id, metadata })
   }
+  // The same, shown to the player it is about (its own air, as mineflayer's bot.oxygenLevel).
+  serv.mcbotUpdateOwnMetadata = (player, values) => {
+    player.mcbotMeta = { ...player.mcbotMeta, ...values }
+    const metadata = P.encodeMetadata(player, values)
+    if (metadata.length) player._client.write('entity_metadata', { entityId: player.id, metadata })
+  }
   serv.on('newEntity', (entity) => {
     entity.mcbotMeta = {}
     // flying-squid's callers pass 1.18-numbered entries; only the flags byte (sneak, sprint,
@@ -99,7 +105,7 @@ module.exports.server = function (serv, cfg) {
 
   // --- hurt ------------------------------------------------------------------------------------
   const damageTypes = damageTypeIds(registry)
-  const DAMAGE_TYPE = { mob: 'mob_attack', player: 'player_attack', fall: 'fall', starve: 'starve', fire: 'on_fire', command: 'generic', arrow: 'arrow', explosion: 'explosion' }
+  const DAMAGE_TYPE = { mob: 'mob_attack', player: 'player_attack', fall: 'fall', starve: 'starve', fire: 'on_fire', command: 'generic', arrow: 'arrow', explosion: 'explosion', lava: 'lava', drown: 'drown' }
   // The hurt flash and sound: what mineflayer reports as 'entityHurt'. Goes to the victim too.
   serv.mcbotHurtEffect = (entity, { cause = 'command', attacker = null } = {}) => {
     if (P.damageEvent) {

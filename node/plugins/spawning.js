@@ -3,7 +3,8 @@
 // The kind is drawn first, by vanilla overworld weights: zombie 95, zombie villager 5, skeleton
 // 100, creeper 100, spider 100 (cfg.hostiles: true = that mix, a list of names = only those,
 // false = none). A spot needs block light 0 (vanilla 1.18+; light.js, so a torch's lit area
-// stays clear) and room for the kind's body (a spider is 1.4 wide).
+// stays clear) and room for the kind's body (a spider is 1.4 wide). In the caves terrain, also at
+// any hour, a try for one under the ground: a dark floor with no sky above it.
 // Zombies and skeletons under open sky burn in daylight (1 hp/s, on fire); creepers and spiders
 // do not. Mobs with no player within 128 blocks despawn at once, beyond 32 blocks at random
 // (1/800 per tick, as vanilla).
@@ -73,6 +74,37 @@ module.exports.server = function (serv, cfg) {
     return false
   }
 
+  // Under the ground (the caves terrain): a dark floor with room above and no sky over it, at
+  // any hour, as vanilla spawns wherever block and sky light are 0. From a random height near the
+  // player's, down to the first floor within 16 blocks.
+  const caves = cfg.terrain === 'caves'
+  const AIRS = new Set(['air', 'cave_air'].map(n => registry.blocksByName[n]?.defaultState).filter(v => v !== undefined))
+  function caveFloor (world, x, z, from) {
+    if (!world.sync.getColumnAt(new Vec3(x, 0, z))) return null
+    for (let y = from; y > from - 16 && y > -63; y--) {
+      if (!AIRS.has(stateAt(world, x, y, z)) || !AIRS.has(stateAt(world, x, y + 1, z))) continue
+      const below = stateAt(world, x, y - 1, z)
+      if (AIRS.has(below)) continue
+      return isSolidState(registry, below) ? y : null
+    }
+    return null
+  }
+  function tryCaveSpawnNear (player) {
+    const world = player.world
+    const name = pickKind()
+    for (let attempt = 0; attempt < 4; attempt++) {
+      const { x, z } = columnAround(player.position, 24, 16)
+      const y = caveFloor(world, x, z, Math.floor(player.position.y) + 8 - Math.floor(Math.random() * 40))
+      if (y === null) continue
+      const pos = new Vec3(x + 0.5, y, z + 0.5)
+      if (serv.players.some(p => p.world === world && p.position.distanceTo(pos) < 24)) continue
+      if (skyAbove(world, pos) || blockLight(world, x, y, z) > 0 || !serv.mcbotFits(name, world, pos)) continue
+      serv.mcbotSpawnMob(name, world, pos)
+      return true
+    }
+    return false
+  }
+
   let tick = 0
   serv.on('tick', () => {
     tick++
@@ -96,13 +128,14 @@ module.exports.server = function (serv, cfg) {
       }
       if (burning) serv.mcbotHurtMob(mob, { damage: 1, cause: 'fire', bypassInvulnerability: true })
     }
-    if (!cfg.hostiles || !mix.length || !isNight(serv.time) || serv.difficulty === 0) return
+    const night = isNight(serv.time)
+    if (!cfg.hostiles || !mix.length || (!night && !caves) || serv.difficulty === 0) return
     let alive = 0
     for (const mob of mobs) if (!mob.ai.dead && !mob.ai.kind.passive) alive++
     const players = serv.players.filter(p => p.gameMode !== 3 && !p.mcbotDead && p.world === serv.overworld) // vanilla: spectators spawn nothing
     for (const p of players) {
-      if (alive >= cap) break
-      if (trySpawnNear(p)) alive++
+      if (alive < cap && night && trySpawnNear(p)) alive++
+      if (alive < cap && caves && tryCaveSpawnNear(p)) alive++
     }
   })
 }

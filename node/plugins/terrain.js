@@ -198,18 +198,40 @@ module.exports.server = function (serv, cfg, genOptions) {
     return spawn
   }
   // The spawn column as the world has it: in a save's real chunks (lib/vanilla_saves.js) the
-  // ground is not where our generator would put it.
-  async function onTheGround (p) {
-    const at = new Vec3(Math.floor(p.x), 0, Math.floor(p.z))
+  // ground is not where our generator would put it. The highest solid block with two free cells
+  // above it, not under water or lava; else the nearest such column within 32 blocks.
+  async function groundAt (x, z) {
+    const at = new Vec3(x, 0, z)
     for (at.y = 318; at.y > -64; at.y--) {
       const b = await serv.overworld.getBlock(at)
-      if (b && b.boundingBox === 'block' && !b.name.endsWith('_leaves')) return new Vec3(p.x, at.y + 1, p.z)
+      if (!b || b.boundingBox === 'empty') {
+        if (b && (b.name === 'water' || b.name === 'lava')) return null
+        continue
+      }
+      if (b.name.endsWith('_leaves') || b.name.endsWith('_log')) return null // a tree's column
+      return at.y + 1
+    }
+    return null
+  }
+  async function onTheGround (p) {
+    const x0 = Math.floor(p.x)
+    const z0 = Math.floor(p.z)
+    for (let r = 0; r <= 32; r += 2) {
+      for (let dx = -r; dx <= r; dx += 2) {
+        for (const dz of r === 0 ? [0] : (Math.abs(dx) === r ? [-r, 0, r] : [-r, r])) {
+          const y = await groundAt(x0 + dx, z0 + dz)
+          if (y !== null) return new Vec3(x0 + dx + 0.5, y, z0 + dz + 0.5)
+        }
+      }
     }
     return p
   }
   let placed = null
   serv.getSpawnPoint = async () => {
-    if (!placed) placed = onTheGround(spawn || findSpawn()).then((p) => { spawn = p; return p })
+    if (!placed) {
+      placed = onTheGround(spawn || findSpawn()).then((p) => { spawn = p; return p })
+      placed.catch(() => { placed = null }) // a failed look is tried again at the next join
+    }
     return (await placed).clone()
   }
 }

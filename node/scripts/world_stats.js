@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Prints, as one JSON object, what the embedded world's chunks and the real vanilla samples are
 // made of (lib/world_stats.js): `mcbot world compare` judges and draws it.
-//   node scripts/world_stats.js --version V --seed S --chunks N [--terrain plains|caves]
+//   node scripts/world_stats.js --version V --seed S --chunks N [--terrain plains|caves] [--tree-density D]
 'use strict'
 
 const { vanillaStats, ourStats, VANILLA_VERSIONS } = require('../lib/world_stats')
@@ -16,9 +16,10 @@ async function main () {
   const seed = parseInt(arg('seed', '1'), 10)
   const chunks = parseInt(arg('chunks', '64'), 10)
   const terrain = arg('terrain', 'plains')
-  const ours = ourStats(version, seed, chunks, { terrain })
+  const treeDensity = parseFloat(arg('tree-density', '0.04'))
+  const ours = ourStats(version, seed, chunks, { terrain, treeDensity })
   // the plains generator timed in the same run, side by side
-  const plains = terrain === 'plains' ? ours : ourStats(version, seed, chunks, { terrain: 'plains' })
+  const plains = terrain === 'plains' ? ours : ourStats(version, seed, chunks, { terrain: 'plains', treeDensity })
   ours.plainsGenerateMs = plains.generateMs
   const vanilla = {}
   for (const v of VANILLA_VERSIONS) vanilla[v] = await vanillaStats(v)

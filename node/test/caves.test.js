@@ -5,7 +5,7 @@
 const test = require('node:test')
 const assert = require('node:assert')
 const { Vec3 } = require('vec3')
-const { startServer, connectBot, waitFor, command } = require('./helpers')
+const { startServer, connectBot, waitFor, command, sprintTicks } = require('./helpers')
 
 test('a caves world: the bot spawns on grass over stone, deepslate, caves, lava, ores and bedrock, and digs deepslate', { timeout: 180000 }, async () => {
   const s = await startServer({ terrain: 'caves', seed: 5, hostiles: false, animals: false })
@@ -42,6 +42,35 @@ test('a caves world: the bot spawns on grass over stone, deepslate, caves, lava,
     assert.strictEqual(below.name, 'deepslate')
     await bot.dig(below)
     await waitFor(() => bot.inventory.items().some((i) => i.name === 'cobbled_deepslate'), 10000, 'cobbled deepslate picked up')
+  } finally {
+    bot.quit()
+    await s.stop()
+  }
+})
+
+test('in a caves world monsters spawn under the ground by day, in the dark with no sky above', { timeout: 240000 }, async () => {
+  const s = await startServer({ terrain: 'caves', seed: 6, hostiles: ['zombie'], animals: false })
+  const bot = await connectBot(s.port, 'delver')
+  try {
+    await waitFor(() => bot.entity.onGround, 10000, 'standing')
+    const c = bot.entity.position.floored()
+    // a stone pocket at y -20 to stand in, among the caves
+    await command(bot, `/mcbot fill ${c.x - 1} -22 ${c.z - 1} ${c.x + 1} -18 ${c.z + 1} stone`)
+    await command(bot, `/mcbot fill ${c.x} -21 ${c.z} ${c.x} -20 ${c.z} air`)
+    await command(bot, `/mcbot tp delver ${c.x + 0.5} -21 ${c.z + 0.5}`, { match: /teleported delver/ })
+    await waitFor(() => bot.entity.position.y < -20 && bot.entity.onGround, 10000, 'in the pocket')
+    await command(bot, '/mcbot time 1000')
+    await command(bot, '/mcbot tick freeze')
+    let zombies = []
+    for (let round = 0; round < 20 && !zombies.length; round++) {
+      await sprintTicks(bot, 200) // at most 4000 ticks: still day (sunset is 12000)
+      const info = JSON.parse((await command(bot, '/mcbot info')).slice('mcbot: '.length))
+      assert.ok(info.time % 24000 < 12000, `still day (${info.time})`)
+      zombies = info.mobList.filter((m) => m.name === 'zombie')
+    }
+    await command(bot, '/mcbot tick unfreeze')
+    assert.ok(zombies.length > 0, 'a zombie spawned under the ground by day')
+    for (const z of zombies) assert.ok(z.pos[1] < 50, `underground, not on the surface (y ${z.pos[1]})`)
   } finally {
     bot.quit()
     await s.stop()

@@ -43,6 +43,12 @@ function exposedOre (bot) {
 test('the real chunks of a vanilla 1.21.1 save are played: the bot, put there, mines a real ore', { timeout: 240000, skip: newEnough ? false : `a 1.21.1 save is newer than ${VERSION}` }, async () => {
   const before = digest()
   const dir = saveCopy()
+  // a level.dat as vanilla writes it: the seed in WorldGenSettings (flying-squid wrote its own over it)
+  const nbt = require('prismarine-nbt')
+  const level = require('zlib').gzipSync(nbt.writeUncompressed(nbt.comp({
+    Data: nbt.comp({ DataVersion: nbt.int(3955), LevelName: nbt.string('a vanilla world'), WorldGenSettings: nbt.comp({ seed: nbt.long([0, 424242]) }) })
+  })))
+  fs.writeFileSync(path.join(dir, 'level.dat'), level)
   const s = await startServer({ worldFolder: dir, hostiles: false, animals: false, viewDistance: 8 })
   try {
     assert.ok(s.log.some((l) => /1 region files \(newest data version 3955\)/.test(l)), 'the save was seen')
@@ -70,8 +76,10 @@ test('the real chunks of a vanilla 1.21.1 save are played: the bot, put there, m
     assert.strictEqual(bot.blockAt(found.ore).name, 'air', `${name} mined`)
     await waitFor(() => bot.inventory.items().length > held, 10000, `what ${name} drops, picked up`)
     bot.quit()
+    assert.ok(s.log.some((l) => /World seed: 424242/.test(l)), 'the seed read from vanilla\'s level.dat')
   } finally {
     await s.stop()
+    assert.ok(fs.readFileSync(path.join(dir, 'level.dat')).equals(level), 'vanilla\'s level.dat is not written over')
     fs.rmSync(dir, { recursive: true, force: true })
   }
   assert.strictEqual(digest(), before, 'the fixture itself is never written')
@@ -91,17 +99,30 @@ test('a save newer than the running version is refused at start, naming its file
   }
 })
 
-test('a region file that is not one is refused at start, naming it', { timeout: 60000 }, async () => {
+test('a region file that cannot be read is logged and its chunks made anew: the world still starts', { timeout: 60000 }, async () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mcbot-badsave-'))
   fs.mkdirSync(path.join(dir, 'region'))
   fs.writeFileSync(path.join(dir, 'region', 'r.0.0.mca'), 'not a region')
+  const s = await startServer({ worldFolder: dir, hostiles: false })
+  try {
+    assert.ok(s.log.some((l) => /world folder: .*r\.0\.0\.mca cannot be read \(not a region file \(12 bytes\)\): its chunks will be generated anew/.test(l)), s.log.join('\n'))
+  } finally {
+    await s.stop()
+    fs.rmSync(dir, { recursive: true, force: true })
+  }
+})
+
+test('a save from before 1.18 is refused at start, naming its file', { timeout: 60000 }, async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mcbot-oldsave-'))
+  fs.mkdirSync(path.join(dir, 'region'))
+  fs.copyFileSync(FIXTURE.replace(`${path.sep}1.21.1${path.sep}`, `${path.sep}1.17.1${path.sep}`), path.join(dir, 'region', 'r.0.0.mca'))
   try {
     const proc = spawn(process.execPath, [path.join(__dirname, '..', 'server.js'), '--port', '0', '--version', VERSION,
       '--config', JSON.stringify({ worldFolder: dir })], { stdio: ['pipe', 'pipe', 'pipe'] })
     let err = ''
     proc.stderr.on('data', (d) => { err += d })
     assert.strictEqual(await new Promise((resolve) => proc.on('exit', resolve)), 2)
-    assert.match(err, /MCBOT_SERVER_FAILED .*r\.0\.0\.mca: not a region file/)
+    assert.match(err, /MCBOT_SERVER_FAILED .*r\.0\.0\.mca holds chunks of data version 2730, from before 1\.18/)
   } finally {
     fs.rmSync(dir, { recursive: true, force: true })
   }
