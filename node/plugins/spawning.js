@@ -58,16 +58,18 @@ module.exports.server = function (serv, cfg) {
     return null
   }
 
-  function trySpawnNear (player) {
+  // Up to 4 tries for one monster 24-40 blocks from the player, where floorAt(world, x, z) finds
+  // a floor (a y, or null) and the spot is dark, away from every player, with room for the kind.
+  function trySpawnNear (player, floorAt, { underground = false } = {}) {
     const world = player.world
     const name = pickKind()
     for (let attempt = 0; attempt < 4; attempt++) {
       const { x, z } = columnAround(player.position, 24, 16)
-      const y = surface(world, x, z)
+      const y = floorAt(world, x, z)
       if (y === null) continue
       const pos = new Vec3(x + 0.5, y, z + 0.5)
       if (serv.players.some(p => p.world === world && p.position.distanceTo(pos) < 24)) continue
-      if (blockLight(world, x, y, z) > 0 || !serv.mcbotFits(name, world, pos)) continue
+      if ((underground && skyAbove(world, pos)) || blockLight(world, x, y, z) > 0 || !serv.mcbotFits(name, world, pos)) continue
       serv.mcbotSpawnMob(name, world, pos)
       return true
     }
@@ -89,21 +91,9 @@ module.exports.server = function (serv, cfg) {
     }
     return null
   }
-  function tryCaveSpawnNear (player) {
-    const world = player.world
-    const name = pickKind()
-    for (let attempt = 0; attempt < 4; attempt++) {
-      const { x, z } = columnAround(player.position, 24, 16)
-      const y = caveFloor(world, x, z, Math.floor(player.position.y) + 8 - Math.floor(Math.random() * 40))
-      if (y === null) continue
-      const pos = new Vec3(x + 0.5, y, z + 0.5)
-      if (serv.players.some(p => p.world === world && p.position.distanceTo(pos) < 24)) continue
-      if (skyAbove(world, pos) || blockLight(world, x, y, z) > 0 || !serv.mcbotFits(name, world, pos)) continue
-      serv.mcbotSpawnMob(name, world, pos)
-      return true
-    }
-    return false
-  }
+  const tryCaveSpawnNear = (player) => trySpawnNear(player,
+    (world, x, z) => caveFloor(world, x, z, Math.floor(player.position.y) + 8 - Math.floor(Math.random() * 40)),
+    { underground: true })
 
   let tick = 0
   serv.on('tick', () => {
@@ -134,7 +124,7 @@ module.exports.server = function (serv, cfg) {
     for (const mob of mobs) if (!mob.ai.dead && !mob.ai.kind.passive) alive++
     const players = serv.players.filter(p => p.gameMode !== 3 && !p.mcbotDead && p.world === serv.overworld) // vanilla: spectators spawn nothing
     for (const p of players) {
-      if (alive < cap && night && trySpawnNear(p)) alive++
+      if (alive < cap && night && trySpawnNear(p, surface)) alive++
       if (alive < cap && caves && tryCaveSpawnNear(p)) alive++
     }
   })

@@ -445,7 +445,7 @@ test('the server stops when its parent dies even while another process holds its
   }
 })
 
-test('one world process per world folder: a second is refused while the first runs, then takes it over', { timeout: 120000 }, async () => {
+test('one world process per world folder: a second is refused while the first runs, then takes it over', { timeout: 120000, ...oneVersion('the life of the server process, not the protocol') }, async () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mcbot-lock-'))
   const first = await startServer({ worldFolder: dir, hostiles: false })
   try {

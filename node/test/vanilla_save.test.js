@@ -24,6 +24,16 @@ function saveCopy () {
   return dir
 }
 
+// A world started on `dir` that must refuse it: exits 2; resolves with what it said on stderr.
+async function refusedAtStart (dir) {
+  const proc = spawn(process.execPath, [path.join(__dirname, '..', 'server.js'), '--port', '0', '--version', VERSION,
+    '--config', JSON.stringify({ worldFolder: dir })], { stdio: ['pipe', 'pipe', 'pipe'] })
+  let err = ''
+  proc.stderr.on('data', (d) => { err += d })
+  assert.strictEqual(await new Promise((resolve) => proc.on('exit', resolve)), 2, `exit code (stderr: ${err})`)
+  return err
+}
+
 // An ore block with open air beside it where the bot can stand (air at feet and head, solid below).
 function exposedOre (bot) {
   const ores = bot.registry.blocksArray.filter((b) => /_ore$/.test(b.name)).map((b) => b.id)
@@ -88,12 +98,7 @@ test('the real chunks of a vanilla 1.21.1 save are played: the bot, put there, m
 test('a save newer than the running version is refused at start, naming its file', { timeout: 60000, skip: newEnough ? `${VERSION} reads a 1.21.1 save` : false }, async () => {
   const dir = saveCopy()
   try {
-    const proc = spawn(process.execPath, [path.join(__dirname, '..', 'server.js'), '--port', '0', '--version', VERSION,
-      '--config', JSON.stringify({ worldFolder: dir })], { stdio: ['pipe', 'pipe', 'pipe'] })
-    let err = ''
-    proc.stderr.on('data', (d) => { err += d })
-    assert.strictEqual(await new Promise((resolve) => proc.on('exit', resolve)), 2)
-    assert.match(err, /MCBOT_SERVER_FAILED .*r\.0\.0\.mca holds chunks of data version 3955, newer than this world's 1\.18\.2/)
+    assert.match(await refusedAtStart(dir), /MCBOT_SERVER_FAILED .*r\.0\.0\.mca holds chunks of data version 3955, newer than this world's 1\.18\.2/)
   } finally {
     fs.rmSync(dir, { recursive: true, force: true })
   }
@@ -117,12 +122,7 @@ test('a save from before 1.18 is refused at start, naming its file', { timeout: 
   fs.mkdirSync(path.join(dir, 'region'))
   fs.copyFileSync(FIXTURE.replace(`${path.sep}1.21.1${path.sep}`, `${path.sep}1.17.1${path.sep}`), path.join(dir, 'region', 'r.0.0.mca'))
   try {
-    const proc = spawn(process.execPath, [path.join(__dirname, '..', 'server.js'), '--port', '0', '--version', VERSION,
-      '--config', JSON.stringify({ worldFolder: dir })], { stdio: ['pipe', 'pipe', 'pipe'] })
-    let err = ''
-    proc.stderr.on('data', (d) => { err += d })
-    assert.strictEqual(await new Promise((resolve) => proc.on('exit', resolve)), 2)
-    assert.match(err, /MCBOT_SERVER_FAILED .*r\.0\.0\.mca holds chunks of data version 2730, from before 1\.18/)
+    assert.match(await refusedAtStart(dir), /MCBOT_SERVER_FAILED .*r\.0\.0\.mca holds chunks of data version 2730, from before 1\.18/)
   } finally {
     fs.rmSync(dir, { recursive: true, force: true })
   }
