@@ -153,6 +153,7 @@ const PLUGINS = ['ticks', 'protocol', 'teleports', 'clipping', 'fixes', 'visibil
 const terrain = require('./plugins/terrain.js')
 
 const mcServer = require('flying-squid')
+const { makePlayerSavesAtomic } = require('./lib/player_saves')
 // Packets cut from the stream without an Error thrown at every chunk's end (lib/framing.js).
 require('./lib/framing').installQuietSplitter('flying-squid')
 // world.js replaces a falsy seed with a random one and a saved world's level.dat seed wins;
@@ -199,6 +200,7 @@ for (const p of PLUGINS) p.server?.(serv, cfg)
 serv.on('newPlayer', (player) => {
   // Track in-flight saves (logout saves are not awaited by flying-squid) so a shutdown right
   // after a player leaves does not exit before its inventory is on disk.
+  makePlayerSavesAtomic(player, serv, cfg.worldFolder)
   const save = player.save
   if (save) {
     player.save = (...a) => {

@@ -7,6 +7,8 @@ const { spawn } = require('child_process')
 const path = require('path')
 const fs = require('fs')
 const os = require('os')
+const zlib = require('zlib')
+const nbt = require('prismarine-nbt')
 const mineflayer = require('mineflayer')
 const { Vec3 } = require('vec3')
 const { startServer, connectBot, waitFor, command, withTimeout, stepTicks, sprintTicks, roundTrip, VERSION, oneVersion } = require('./helpers')
@@ -339,17 +341,25 @@ test('a worldFolder world keeps blocks, inventory and seed across a SIGTERM rest
   }
 })
 
+// What the player's file on disk holds (lib/player_saves.js renames whole files into place).
+function savedItems (file) {
+  if (!fs.existsSync(file)) return null
+  const player = nbt.simplify(nbt.parseUncompressed(zlib.gunzipSync(fs.readFileSync(file))))
+  return player.Inventory.map((i) => `${i.id.replace('minecraft:', '')}x${i.Count}`)
+}
+
 test('a saved world writes its players every 600 ticks: a killed world keeps what the bot picked up', { timeout: 180000 }, async () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mcbot-crash-'))
   try {
     let s = await startServer({ worldFolder: dir, seed: 78, hostiles: false })
     let bot = await connectBot(s.port, 'crasher')
-    await command(bot, '/give crasher bread 3', { match: /gave 3 bread/ })
     const dat = path.join(dir, 'playerdata', `${bot.player.uuid}.dat`)
-    const before = fs.existsSync(dat) ? fs.statSync(dat).mtimeMs : 0
-    await command(bot, '/mcbot tick freeze')
+    await waitFor(() => savedItems(dat) !== null, 30000, 'the save at the end of the login')
+    await command(bot, '/mcbot tick freeze') // no tick, no autosave, until the sprint
+    await command(bot, '/give crasher bread 3', { match: /gave 3 bread/ })
+    assert.deepStrictEqual(savedItems(dat), [], 'saved before any autosave ran')
     await sprintTicks(bot, 600)
-    await waitFor(() => fs.existsSync(dat) && fs.statSync(dat).mtimeMs > before, 30000, 'the player written by the autosave')
+    await waitFor(() => savedItems(dat).length > 0, 30000, 'the bread written by the autosave')
     s.proc.kill('SIGKILL') // no logout, no flush: only what the autosave wrote
     await new Promise(resolve => s.proc.on('exit', resolve))
     bot.end()
