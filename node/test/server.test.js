@@ -350,10 +350,15 @@ function savedItems (file) {
 
 test('a saved world writes its players every 600 ticks: a killed world keeps what the bot picked up', { timeout: 180000 }, async () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mcbot-crash-'))
+  let s = null
   try {
-    let s = await startServer({ worldFolder: dir, seed: 78, hostiles: false })
+    s = await startServer({ worldFolder: dir, seed: 78, hostiles: false })
     let bot = await connectBot(s.port, 'crasher')
     const dat = path.join(dir, 'playerdata', `${bot.player.uuid}.dat`)
+    // flying-squid ends a login (and saves the player) at the client's first look or flying
+    // packet, which a bot standing still may never send: a look on the ground sends one
+    await waitFor(() => bot.entity.onGround, 30000, 'the bot on the ground')
+    await bot.look(1, 0, true)
     await waitFor(() => savedItems(dat) !== null, 30000, 'the save at the end of the login')
     await command(bot, '/mcbot tick freeze') // no tick, no autosave, until the sprint
     await command(bot, '/give crasher bread 3', { match: /gave 3 bread/ })
@@ -372,6 +377,7 @@ test('a saved world writes its players every 600 ticks: a killed world keeps wha
       await s.stop()
     }
   } finally {
+    if (s && s.proc.exitCode === null) s.proc.kill('SIGKILL') // a failed step leaves no world writing here
     fs.rmSync(dir, { recursive: true, force: true })
   }
 })
