@@ -9,7 +9,8 @@
 //   gameMode (survival | creative | adventure | spectator: the mode new players get),
 //   animals (bool, default true: herds of cows/pigs/chickens/sheep on grass), animalCap (int,
 //   default 10: no new herd near a player with that many animals within 128 blocks), terrain
-//   (plains | caves, default plains: hills over vanilla's underground, plugins/underground.js).
+//   (plains | caves, default plains; caves: vanilla's layout and biomes, plugins/surface.js, over
+//   vanilla's underground, plugins/underground.js).
 //
 // Contract with the Python launcher:
 //   - binds 127.0.0.1, offline mode, survival, difficulty normal, everybody-op;
@@ -132,7 +133,7 @@ const cfg = {
   ...args.config
 }
 cfg.version = args.version
-const TERRAINS = ['plains', 'caves'] // plugins/terrain.js; caves: plugins/underground.js below it
+const TERRAINS = ['plains', 'caves'] // plugins/terrain.js; caves: plugins/surface.js over plugins/underground.js
 if (!TERRAINS.includes(cfg.terrain)) fatal(`unknown terrain '${cfg.terrain}' (one of: ${TERRAINS.join(', ')})`)
 if (cfg.worldFolder) {
   try {

@@ -60,7 +60,9 @@ def cmd_world(args: Any, cfg: McbotConfig, _loaded: Any) -> int:
     else:
         versions = list(data["vanilla"])
         chunks = ", ".join(f"{v} {n}" for v, n in result["chunks"].items())
-        print(f"[World compare] ours: {terrain} terrain, seed {args.seed}, {version}; chunks counted: {chunks}")
+        spawn = result.get("spawn") or {}
+        around = f" around the spawn at x {spawn['x']}, z {spawn['z']}" if spawn else ""
+        print(f"[World compare] ours: {terrain} terrain, seed {args.seed}, {version}{around}; chunks counted: {chunks}")
         for line in table_lines(rows, versions):
             print(line)
         print(f"surface blocks: {json.dumps(result['surface'])}")

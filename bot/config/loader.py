@@ -82,8 +82,8 @@ class ServerConfig(_Section):
     seed: int = 1337
     tree_density: float = Field(0.04, ge=0, le=1)
     # the embedded world's ground: "plains" (rolling grass over stone, coal and iron, nothing
-    # below y 0) or "caves" (hills over vanilla 1.18+'s underground: deepslate, caves, lava and
-    # water, every overworld ore at its depth; `mcbot world compare` measures both)
+    # below y 0) or "caves" (vanilla 1.18+'s layout: oceans, rivers, mountains and biomes, over
+    # its underground: deepslate, caves, lava and water, every ore; `mcbot world compare` measures both)
     terrain: Literal["plains", "caves"] = "plains"
     # true = vanilla's night mix, false = none, a list = only those kinds
     hostiles: bool | list[Literal["zombie", "zombie_villager", "skeleton", "creeper", "spider"]] = True

@@ -179,6 +179,7 @@ def report(data: dict[str, Any], rows: list[Row]) -> dict[str, Any]:
         "version": data["version"],
         "seed": data["seed"],
         "terrain": data.get("terrain", "plains"),
+        "spawn": ours.get("spawn"),
         "chunks": {"ours": ours["chunks"], **{v: s["chunks"] for v, s in vanilla.items()}},
         "generate_ms": ours.get("generateMs"),
         "plains_generate_ms": ours.get("plainsGenerateMs"),

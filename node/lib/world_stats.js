@@ -123,15 +123,20 @@ async function vanillaStats (version) {
 // own generator makes them for `seed`.
 function ourStats (version, seed, chunks, mcbot = {}) {
   const registry = require('prismarine-registry')(version)
-  const generate = require('../plugins/terrain.js')({ registry, seed, mcbot })
+  const terrain = require('../plugins/terrain.js')
+  const generate = terrain({ registry, seed, mcbot })
+  const { spawnColumn } = terrain
   const side = Math.max(1, Math.round(Math.sqrt(chunks)))
   const stats = emptyStats()
   stats.source = `the embedded world (${mcbot.terrain || 'plains'}), seed ${seed}, ${version}`
+  // the chunks around the world's spawn, where a player (and the bot) starts, as in the samples
+  const spawn = spawnColumn(seed, mcbot)
+  stats.spawn = { x: spawn.x, z: spawn.z }
   const times = []
   for (let cx = 0; cx < side; cx++) {
     for (let cz = 0; cz < side; cz++) {
       const t0 = process.hrtime.bigint()
-      const column = generate(cx - (side >> 1), cz - (side >> 1))
+      const column = generate((spawn.x >> 4) + cx - (side >> 1), (spawn.z >> 4) + cz - (side >> 1))
       times.push(Number(process.hrtime.bigint() - t0) / 1e6)
       addColumn(stats, column, registry)
     }

@@ -1,4 +1,5 @@
-// Terrain: rolling grass plains over dirt and stone, coal and iron ore blobs, oak trees.
+// Terrain: rolling grass plains over dirt and stone, coal and iron ore blobs, oak trees; or, for
+// the "caves" terrain, vanilla's layout (surface.js) over vanilla's underground (underground.js).
 // Everything is a pure function of (seed, x, z), so chunks can be generated in any order and
 // a tree's canopy that crosses a chunk border comes out identical on both sides.
 // module.exports is the flying-squid generator (world.js requires it by path); .server
@@ -7,39 +8,15 @@
 
 const { Vec3 } = require('vec3')
 const { stateId } = require('./_common')
+const { hash, valueNoise } = require('./_noise')
+const { makeSurface, makePainter } = require('./surface')
 
 const BASE_Y = 64
 const CELL = 5 // one tree candidate per 5x5 cell keeps trunks apart
 
-function hash (seed, x, z, salt) {
-  let h = (seed ^ Math.imul(x, 0x27d4eb2d) ^ Math.imul(z, 0x165667b1) ^ Math.imul(salt, 0x9e3779b9)) | 0
-  h = Math.imul(h ^ (h >>> 15), 0x85ebca6b)
-  h = Math.imul(h ^ (h >>> 13), 0xc2b2ae35)
-  return ((h ^ (h >>> 16)) >>> 0) / 4294967296
-}
-
-function valueNoise (seed, x, z, scale, salt) {
-  const fx = x / scale
-  const fz = z / scale
-  const x0 = Math.floor(fx)
-  const z0 = Math.floor(fz)
-  const sx = smooth(fx - x0)
-  const sz = smooth(fz - z0)
-  const a = hash(seed, x0, z0, salt)
-  const b = hash(seed, x0 + 1, z0, salt)
-  const c = hash(seed, x0, z0 + 1, salt)
-  const d = hash(seed, x0 + 1, z0 + 1, salt)
-  return lerp(lerp(a, b, sx), lerp(c, d, sx), sz)
-}
-const smooth = (t) => t * t * (3 - 2 * t)
-const lerp = (a, b, t) => a + (b - a) * t
-
-// hills: the "caves" terrain's wider swell of the ground, up to y 100 or so, as vanilla's plains
-// and forests rise into hills (its ores and caves reach up there too)
-function makeTerrain (seed, treeDensity, { hills = false } = {}) {
-  const swell = (x, z) => hills ? Math.max(0, valueNoise(seed, x, z, 96, 7) - 0.5) * 60 : 0
+function makeTerrain (seed, treeDensity) {
   const heightAt = (x, z) => BASE_Y + Math.round(
-    (valueNoise(seed, x, z, 48, 1) - 0.5) * 10 + (valueNoise(seed, x, z, 16, 2) - 0.5) * 3 + swell(x, z))
+    (valueNoise(seed, x, z, 48, 1) - 0.5) * 10 + (valueNoise(seed, x, z, 16, 2) - 0.5) * 3)
   const pTree = Math.min(0.95, Math.max(0, treeDensity) * CELL * CELL)
 
   // The tree of a cell, or null: trunk position, trunk height 4-6, canopy shape seed.
@@ -62,7 +39,13 @@ function makeTerrain (seed, treeDensity, { hills = false } = {}) {
     return out
   }
 
-  return { heightAt, treeInCell, treesNear }
+  return { heightAt, treeInCell, treesNear, spawnFriendly: () => true }
+}
+
+// The ground of the configured terrain: these plains, or the caves terrain's vanilla surface.
+function landOf (seed, cfg) {
+  const density = cfg.treeDensity ?? 0.015
+  return cfg.terrain === 'caves' ? makeSurface(seed, density) : makeTerrain(seed, density)
 }
 
 function generation (options) {
@@ -70,7 +53,7 @@ function generation (options) {
   const Chunk = require('prismarine-chunk')(registry)
   const cfg = options.mcbot || {}
   const seed = options.seed | 0
-  const terrain = makeTerrain(seed, cfg.treeDensity ?? 0.015, { hills: cfg.terrain === 'caves' })
+  const terrain = landOf(seed, cfg)
   const S = {
     bedrock: stateId(registry, 'bedrock'),
     stone: stateId(registry, 'stone'),
@@ -85,9 +68,20 @@ function generation (options) {
   // "caves": vanilla's underground under the same surface (plugins/underground.js)
   const underground = cfg.terrain === 'caves' ? require('./underground').makeUnderground(registry, seed) : null
 
+  const painter = underground ? makePainter(registry, terrain, seed) : null
+
   return function generateChunk (chunkX, chunkZ) {
     const chunk = new Chunk({ minY: -64, worldHeight: 384 })
     const p = new Vec3(0, 0, 0)
+    if (painter) {
+      const cols = painter.columns(chunkX, chunkZ)
+      const heights = []
+      for (let x = 0; x < 16; x++) for (let z = 0; z < 16; z++) heights[x * 16 + z] = cols.at(x, z).h
+      painter.lay(chunk, p, chunkX, chunkZ, cols)
+      underground.fill(chunk, p, heights, chunkX, chunkZ)
+      painter.decorate(chunk, p, chunkX, chunkZ, cols)
+      return chunk
+    }
     const bx = chunkX * 16
     const bz = chunkZ * 16
     const heights = []
@@ -96,10 +90,8 @@ function generation (options) {
         const h = terrain.heightAt(bx + x, bz + z)
         heights[x * 16 + z] = h
         p.x = x; p.z = z
-        if (!underground) {
-          p.y = 0; chunk.setBlockStateId(p, S.bedrock)
-          for (p.y = 1; p.y < h - 3; p.y++) chunk.setBlockStateId(p, S.stone)
-        }
+        p.y = 0; chunk.setBlockStateId(p, S.bedrock)
+        for (p.y = 1; p.y < h - 3; p.y++) chunk.setBlockStateId(p, S.stone)
         for (p.y = h - 3; p.y < h; p.y++) chunk.setBlockStateId(p, S.dirt)
         p.y = h; chunk.setBlockStateId(p, S.grass)
         for (p.y = h + 1; p.y < 256; p.y++) chunk.setSkyLight(p, 15)
@@ -110,8 +102,7 @@ function generation (options) {
         for (let y = 0; y < 256; y += 4) { p.x = x; p.y = y; p.z = z; chunk.setBiome(p, plains) }
       }
     }
-    if (underground) underground.fill(chunk, p, heights, chunkX, chunkZ)
-    else placeOres(chunk, p, chunkX, chunkZ, heights)
+    placeOres(chunk, p, chunkX, chunkZ, heights)
     for (const t of terrain.treesNear(bx - 2, bz - 2, bx + 17, bz + 17)) placeTree(chunk, p, t, bx, bz)
     return chunk
   }
@@ -173,27 +164,38 @@ function generation (options) {
 
 module.exports = generation
 module.exports.makeTerrain = makeTerrain
+module.exports.landOf = landOf
 
-// Spawn in the open (no trunk within 3 blocks) with at least 2 trees 8-20 blocks away.
+// The world's spawn column from the seed alone: in the open (no trunk within 3 blocks) with at
+// least 2 trees 8-20 blocks away, on dry land of a spawn biome; the nearest such to 0, 0.
+function spawnColumn (seed, cfg) {
+  const terrain = landOf(seed, cfg)
+  let best = null
+  // the caves terrain may start in a sea or a desert: dry land with trees can be further out
+  const far = cfg.terrain === 'caves' ? 512 : 96
+  for (let r = 0; r <= far; r += 2) {
+    for (let i = -r; i <= r; i += 2) {
+      for (const [x, z] of [[i, -r], [i, r], [-r, i], [r, i]]) {
+        if (!terrain.spawnFriendly(x, z)) continue
+        const trees = terrain.treesNear(x - 20, z - 20, x + 20, z + 20)
+          .map(t => Math.hypot(t.x - x, t.z - z))
+        if (trees.some(d => d < 4)) continue
+        const near = trees.filter(d => d >= 8 && d <= 20).length
+        if (near >= 2) return { x, z, y: terrain.heightAt(x, z) + 1 }
+        if (near >= 1 && !best) best = { x, z, y: terrain.heightAt(x, z) + 1 }
+      }
+    }
+  }
+  return best || { x: 0, z: 0, y: terrain.heightAt(0, 0) + 1 }
+}
+module.exports.spawnColumn = spawnColumn
+
 module.exports.server = function (serv, cfg, genOptions) {
   let spawn = null
   function findSpawn () {
     const seed = genOptions.seed | 0
-    const terrain = makeTerrain(seed, cfg.treeDensity ?? 0.015, { hills: cfg.terrain === 'caves' })
-    let best = null
-    for (let r = 0; r <= 96 && !spawn; r += 2) {
-      for (let i = -r; i <= r && !spawn; i += 2) {
-        for (const [x, z] of [[i, -r], [i, r], [-r, i], [r, i]]) {
-          const trees = terrain.treesNear(x - 20, z - 20, x + 20, z + 20)
-            .map(t => Math.hypot(t.x - x, t.z - z))
-          if (trees.some(d => d < 4)) continue
-          const near = trees.filter(d => d >= 8 && d <= 20).length
-          if (near >= 2) { spawn = new Vec3(x + 0.5, terrain.heightAt(x, z) + 1, z + 0.5); break }
-          if (near >= 1 && !best) best = new Vec3(x + 0.5, terrain.heightAt(x, z) + 1, z + 0.5)
-        }
-      }
-    }
-    spawn = spawn || best || new Vec3(0.5, terrain.heightAt(0, 0) + 1, 0.5)
+    const at = spawnColumn(seed, cfg)
+    spawn = new Vec3(at.x + 0.5, at.y, at.z + 0.5)
     serv.info(`[mcbot] spawn point ${spawn} (seed ${seed})`)
     return spawn
   }

@@ -1,0 +1,31 @@
+// Hash and 2D value noise for the terrain plugins (the leading underscore keeps it off the
+// plugin list): pure functions of (seed, x, z), so chunks come out the same in any order.
+'use strict'
+
+function hash (seed, x, z, salt) {
+  let h = (seed ^ Math.imul(x, 0x27d4eb2d) ^ Math.imul(z, 0x165667b1) ^ Math.imul(salt, 0x9e3779b9)) | 0
+  h = Math.imul(h ^ (h >>> 15), 0x85ebca6b)
+  h = Math.imul(h ^ (h >>> 13), 0xc2b2ae35)
+  return ((h ^ (h >>> 16)) >>> 0) / 4294967296
+}
+
+const smooth = (t) => t * t * (3 - 2 * t)
+const lerp = (a, b, t) => a + (b - a) * t
+const clamp01 = (t) => Math.min(1, Math.max(0, t))
+
+// 0..1, smooth between lattice points `scale` blocks apart
+function valueNoise (seed, x, z, scale, salt) {
+  const fx = x / scale
+  const fz = z / scale
+  const x0 = Math.floor(fx)
+  const z0 = Math.floor(fz)
+  const sx = smooth(fx - x0)
+  const sz = smooth(fz - z0)
+  const a = hash(seed, x0, z0, salt)
+  const b = hash(seed, x0 + 1, z0, salt)
+  const c = hash(seed, x0, z0 + 1, salt)
+  const d = hash(seed, x0 + 1, z0 + 1, salt)
+  return lerp(lerp(a, b, sx), lerp(c, d, sx), sz)
+}
+
+module.exports = { hash, valueNoise, smooth, lerp, clamp01 }
