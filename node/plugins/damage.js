@@ -22,6 +22,7 @@ const DEATH_TEXT = {
   explosion: '%s was blown up by %m',
   lava: '%s tried to swim in lava',
   drown: '%s drowned',
+  wall: '%s suffocated in a wall',
   command: '%s died'
 }
 // vanilla death.attack.explosion: an explosion with no one behind it

@@ -3,6 +3,8 @@
 // - the head under water: the air supply (300 ticks) falls by 1 a tick and, once it is at -20,
 //   2 damage and it is 0 again ("drowned"); out of the water it comes back 4 a tick. The player
 //   sees it as its air bubbles (entity metadata air_supply: mineflayer's bot.oxygenLevel).
+// - the head inside a full block (a gravel fall, a block placed there): 1 damage every 10 ticks
+//   ("suffocated in a wall").
 // Creative and spectator players are spared, as by every damage (damage.js).
 'use strict'
 
@@ -17,7 +19,10 @@ module.exports.player = function (player, serv) {
   const water = registry.blocksByName.water?.id
   let air = MAX_AIR
   let lavaCooldown = 0
-  const blockAt = (p) => player.world.sync.getBlockType(new Vec3(Math.floor(p.x), Math.floor(p.y), Math.floor(p.z)))
+  let wallCooldown = 0
+  const cell = (p) => new Vec3(Math.floor(p.x), Math.floor(p.y), Math.floor(p.z))
+  const blockAt = (p) => player.world.sync.getBlockType(cell(p))
+  const fullBlockAt = (p) => suffocates(registry, player.world.sync.getBlockStateId(cell(p)) || 0)
 
   function setAir (value) {
     if (value === air) return
@@ -34,6 +39,11 @@ module.exports.player = function (player, serv) {
       lavaCooldown = 10
       player.mcbotDamage(4, { cause: 'lava', bypassInvulnerability: true })
     }
+    if (wallCooldown > 0) wallCooldown--
+    if (fullBlockAt(player.position.offset(0, EYES, 0)) && wallCooldown === 0) {
+      wallCooldown = 10
+      player.mcbotDamage(1, { cause: 'wall', bypassInvulnerability: true })
+    }
     if (head === water) {
       if (air - 1 <= -20) {
         setAir(0)
@@ -41,7 +51,19 @@ module.exports.player = function (player, serv) {
       } else setAir(air - 1)
     } else if (air < MAX_AIR) setAir(Math.min(MAX_AIR, air + 4))
   }
-  player.on?.('mcbotDeath', () => { air = MAX_AIR; lavaCooldown = 0 })
+  player.on?.('mcbotDeath', () => { air = MAX_AIR; lavaCooldown = 0; wallCooldown = 0 })
+}
+
+// A full cube of collision that vanilla suffocates in: not a door, a ladder or a slab (their
+// shape is smaller), and not glass or leaves, which vanilla spares.
+function suffocates (registry, stateId) {
+  const block = registry.blocksByStateId[stateId]
+  if (!block || block.boundingBox !== 'block' || /glass|leaves/.test(block.name)) return false
+  const { blocks, shapes } = registry.blockCollisionShapes
+  const entry = blocks[block.name]
+  const index = Array.isArray(entry) ? entry[stateId - block.minStateId] : entry
+  const boxes = shapes[index]
+  return boxes?.length === 1 && boxes[0].join(',') === '0,0,0,1,1,1'
 }
 
 module.exports.server = function (serv) {

@@ -94,6 +94,7 @@ function makeSurface (seed, treeDensity) {
 
   // The tree of a cell, or null: trunk position and height, kind.
   function treeInCell (cx, cz) {
+    if (!(treeDensity > 0)) return null
     const x = cx * CELL + 1 + Math.floor(hash(seed, cx, cz, 4) * (CELL - 2))
     const z = cz * CELL + 1 + Math.floor(hash(seed, cx, cz, 5) * (CELL - 2))
     const col = column(x, z)

@@ -171,12 +171,15 @@ module.exports.landOf = landOf
 function spawnColumn (seed, cfg) {
   const terrain = landOf(seed, cfg)
   let best = null
+  let land = null // the nearest spawn land at all, for a world without trees
   // the caves terrain may start in a sea or a desert: dry land with trees can be further out
   const far = cfg.terrain === 'caves' ? 512 : 96
   for (let r = 0; r <= far; r += 2) {
     for (let i = -r; i <= r; i += 2) {
       for (const [x, z] of [[i, -r], [i, r], [-r, i], [r, i]]) {
         if (!terrain.spawnFriendly(x, z)) continue
+        if (!land) land = { x, z, y: terrain.heightAt(x, z) + 1 }
+        if (!(cfg.treeDensity ?? 0.015)) return land
         const trees = terrain.treesNear(x - 20, z - 20, x + 20, z + 20)
           .map(t => Math.hypot(t.x - x, t.z - z))
         if (trees.some(d => d < 4)) continue
@@ -186,7 +189,7 @@ function spawnColumn (seed, cfg) {
       }
     }
   }
-  return best || { x: 0, z: 0, y: terrain.heightAt(0, 0) + 1 }
+  return best || land || { x: 0, z: 0, y: terrain.heightAt(0, 0) + 1 }
 }
 module.exports.spawnColumn = spawnColumn
 

@@ -8,6 +8,7 @@ const fs = require('fs')
 const os = require('os')
 const path = require('path')
 const { promisify } = require('util')
+const { EventEmitter } = require('events')
 const nbt = require('prismarine-nbt')
 const { oneVersion } = require('./helpers')
 const { makePlayerSavesAtomic } = require('../lib/player_saves')
@@ -15,7 +16,7 @@ const { makePlayerSavesAtomic } = require('../lib/player_saves')
 const UUID = '0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0'
 
 function fakePlayer (breads) {
-  return {
+  return Object.assign(new EventEmitter(), {
     uuid: UUID,
     health: 20,
     food: 20,
@@ -28,7 +29,7 @@ function fakePlayer (breads) {
     onGround: true,
     inventory: { slots: [{ slot: 36, name: 'bread', count: breads }] },
     save: async () => { throw new Error('flying-squid in-place save called') }
-  }
+  })
 }
 
 async function breadsIn (file) {
@@ -66,6 +67,9 @@ test('a save caught half-way leaves the last whole file in place, and one player
   makePlayerSavesAtomic(player, { supportFeature: () => true }, dir)
   try {
     await player.save()
+    assert.ok(!fs.existsSync(file), 'no save before the login loaded the inventory')
+    player.emit('spawned')
+    await player.save()
     assert.strictEqual(await breadsIn(file), 3)
 
     const writes = holdWrites()
@@ -84,6 +88,7 @@ test('a save caught half-way leaves the last whole file in place, and one player
       writes.restore()
     }
     assert.strictEqual(await breadsIn(file), 5)
+    assert.deepStrictEqual(fs.readdirSync(path.join(dir, '.mcbot-staging')), [], 'no staged file left')
   } finally {
     fs.rmSync(dir, { recursive: true, force: true })
   }

@@ -106,6 +106,8 @@ test('staircase', { timeout: 450000 }, async (t) => {
     const z = b.z + 6
     await place(x, z)
     const gravel = new Vec3(x + 1, b.y + 2, z) // above the first step's head room, east
+    // on a stone the step would dig (gravel with nothing under it falls: plugins/block_physics.js)
+    await command(bot, `/mcbot setblock ${gravel.x} ${gravel.y - 1} ${gravel.z} stone`)
     await command(bot, `/mcbot setblock ${gravel.x} ${gravel.y} ${gravel.z} gravel`)
     await waitFor(() => bot.blockAt(gravel)?.name === 'gravel', 3000, 'gravel placed')
     const out = await withTimeout(staircase.run(bot, { targetY: b.y - 3, direction: 'east' }, { cancelled: false }), 60000, 'staircase')

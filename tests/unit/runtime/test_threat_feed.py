@@ -71,15 +71,29 @@ def test_one_poll_serves_every_watch_with_its_own_threats() -> None:
 async def _test_one_poll_serves_every_watch_with_its_own_threats() -> None:
     gate = Gate()
     feed = ThreatFeed(0.02, sleep=gate)
-    a, b = FakeBody([[zombie(1)]]), FakeBody()
-    got_a = asyncio.create_task(feed.next(a, 5.0))
-    got_b = asyncio.create_task(feed.next(b, 0.3))
+    a, b = FakeBody([[zombie(1)]]), FakeBody([[], [zombie(2)]])
+    # long timeouts: a loaded machine's slow settle() must not end a wait before the poll
+    got_a = asyncio.create_task(feed.next(a, 30.0))
+    got_b = asyncio.create_task(feed.next(b, 30.0))
     await settle()
     gate.open()
-    assert await asyncio.wait_for(got_a, 2.0) == [zombie(1)]
+    assert await asyncio.wait_for(got_a, 10.0) == [zombie(1)]
     assert feed.polls == 1 and a.reads == 1 and b.reads == 1
-    gate.open(50)
-    assert await asyncio.wait_for(got_b, 2.0) == []  # nothing came for b before its timeout
+    assert not got_b.done(), "b had nothing in that poll and still waits"
+    gate.open()
+    assert await asyncio.wait_for(got_b, 10.0) == [zombie(2)]  # its own, from the next poll
+    assert feed.polls == 2 and a.reads == 1, "a no longer waits, so the poll left it alone"
+
+
+def test_a_wait_with_nothing_found_ends_empty_at_its_timeout() -> None:
+    asyncio.run(_test_a_wait_with_nothing_found_ends_empty_at_its_timeout())
+
+
+async def _test_a_wait_with_nothing_found_ends_empty_at_its_timeout() -> None:
+    feed = ThreatFeed(0.02, sleep=Gate())  # the gate never opens: no poll comes
+    body = FakeBody([[zombie(1)]])
+    assert await feed.next(body, 0.01) == []
+    assert body.reads == 0
 
 
 def test_threats_read_after_a_watch_stopped_waiting_go_to_its_next_wait() -> None:
