@@ -1,4 +1,4 @@
-// Hash and 2D value noise for the terrain plugins (the leading underscore keeps it off the
+// Hash, 2D value noise and tree cells for the terrain plugins (the leading underscore keeps it off the
 // plugin list): pure functions of (seed, x, z), so chunks come out the same in any order.
 'use strict'
 
@@ -28,4 +28,17 @@ function valueNoise (seed, x, z, scale, salt) {
   return lerp(lerp(a, b, sx), lerp(c, d, sx), sz)
 }
 
-module.exports = { hash, valueNoise, smooth, lerp, clamp01 }
+// The trees whose trunks stand inside x0..x1, z0..z1: one candidate per cell of cellSize blocks
+// (treeInCell(cx, cz) gives it or null), so trunks stay apart and any area asks the same cells.
+function treesIn (treeInCell, cellSize, x0, z0, x1, z1) {
+  const out = []
+  for (let cx = Math.floor(x0 / cellSize); cx <= Math.floor(x1 / cellSize); cx++) {
+    for (let cz = Math.floor(z0 / cellSize); cz <= Math.floor(z1 / cellSize); cz++) {
+      const t = treeInCell(cx, cz)
+      if (t && t.x >= x0 && t.x <= x1 && t.z >= z0 && t.z <= z1) out.push(t)
+    }
+  }
+  return out
+}
+
+module.exports = { hash, valueNoise, smooth, lerp, clamp01, treesIn }

@@ -8,7 +8,7 @@
 // canopy crossing a chunk border comes out the same on both sides.
 'use strict'
 
-const { hash, valueNoise, smooth, lerp, clamp01 } = require('./_noise')
+const { hash, valueNoise, smooth, lerp, clamp01, treesIn } = require('./_noise')
 const { stateId } = require('./_common')
 
 const SEA_LEVEL = 63 // vanilla's: water fills every low column up to y 62
@@ -111,16 +111,7 @@ function makeSurface (seed, treeDensity) {
     return { x, z, y: col.h + 1, height: lo + Math.floor(hash(seed, cx, cz, 6) * span), kind, bend: hash(seed, cx, cz, 9) }
   }
 
-  function treesNear (x0, z0, x1, z1) {
-    const out = []
-    for (let cx = Math.floor(x0 / CELL); cx <= Math.floor(x1 / CELL); cx++) {
-      for (let cz = Math.floor(z0 / CELL); cz <= Math.floor(z1 / CELL); cz++) {
-        const t = treeInCell(cx, cz)
-        if (t && t.x >= x0 && t.x <= x1 && t.z >= z0 && t.z <= z1) out.push(t)
-      }
-    }
-    return out
-  }
+  const treesNear = (x0, z0, x1, z1) => treesIn(treeInCell, CELL, x0, z0, x1, z1)
 
   const heightAt = (x, z) => column(x, z).h
   const spawnFriendly = (x, z) => {

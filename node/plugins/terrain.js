@@ -8,7 +8,7 @@
 
 const { Vec3 } = require('vec3')
 const { stateId } = require('./_common')
-const { hash, valueNoise } = require('./_noise')
+const { hash, valueNoise, treesIn } = require('./_noise')
 const { makeSurface, makePainter } = require('./surface')
 
 const BASE_Y = 64
@@ -28,16 +28,7 @@ function makeTerrain (seed, treeDensity) {
     return { x, z, y: heightAt(x, z) + 1, height }
   }
 
-  function treesNear (x0, z0, x1, z1) {
-    const out = []
-    for (let cx = Math.floor(x0 / CELL); cx <= Math.floor(x1 / CELL); cx++) {
-      for (let cz = Math.floor(z0 / CELL); cz <= Math.floor(z1 / CELL); cz++) {
-        const t = treeInCell(cx, cz)
-        if (t && t.x >= x0 && t.x <= x1 && t.z >= z0 && t.z <= z1) out.push(t)
-      }
-    }
-    return out
-  }
+  const treesNear = (x0, z0, x1, z1) => treesIn(treeInCell, CELL, x0, z0, x1, z1)
 
   return { heightAt, treeInCell, treesNear, spawnFriendly: () => true }
 }
