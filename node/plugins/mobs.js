@@ -10,6 +10,8 @@
 // and there drop an unprovoked one (1/100 per tick, vanilla SpiderAttackGoal).
 // Without a target a hostile strolls (vanilla RandomStrollGoal): that is how one spawned behind
 // a hill or a tree comes into view.
+// Held up on the way to a target for 5 ticks, a walker follows a path round the obstacle
+// (lib/mob_paths.js), as vanilla's ground navigation does; a closed door stays in its way.
 // Melee (zombies, spiders): reach^2 = (2*width)^2 + 0.6, needs line of sight, one hit per 20
 // ticks, damage by difficulty (zombie 2.5/3/4.5, spider 2/2/3). Skeletons and creepers: mob_kinds.js.
 // Player hits deal the held weapon's vanilla damage with 0.4 knockback; death plays status 3,
@@ -21,6 +23,7 @@ const crypto = require('crypto')
 const { isSolidState, dropItem, randInt, itemName } = require('./_common')
 const light = require('./light')
 const mobKinds = require('./mob_kinds')
+const { findPath } = require('../lib/mob_paths')
 
 const ZOMBIE = { health: 20, damage: [2.5, 3, 4.5], speed: 0.115, follow: 35, eye: 1.74, loot: [['rotten_flesh', 0, 2]] }
 // Speeds in blocks/tick: about half the movement-speed attribute (zombie 0.23 -> 0.115).
@@ -117,7 +120,7 @@ module.exports.server = function (serv) {
     mob.health = kind.health
     mob.metadata = []
     if (kind.held && registry.itemsByName[kind.held]) mob.equipment[0] = new Item(registry.itemsByName[kind.held].id, 1) // main hand
-    mob.ai = { kind, body: bodyOf(name), vy: 0, kx: 0, kz: 0, onGround: false, cooldown: 0, target: null, provoked: false, stroll: null, unseen: 0, hurtAt: 0, dead: false, burning: false, fall: 0, tick: 0 }
+    mob.ai = { kind, body: bodyOf(name), vy: 0, kx: 0, kz: 0, onGround: false, cooldown: 0, target: null, provoked: false, stroll: null, unseen: 0, hurtAt: 0, dead: false, burning: false, fall: 0, tick: 0, stuck: 0, path: null, replanAt: 0 }
     mob.takeDamage = (opts) => hurt(mob, opts)
     mob.updateAndSpawn()
     mobs.add(mob)
@@ -227,7 +230,33 @@ module.exports.server = function (serv) {
       const dmg = ai.kind.damage[Math.max(0, Math.min(2, serv.difficulty - 1))]
       if (serv.difficulty > 0) t.mcbotDamage(dmg, { cause: 'mob', attacker: mob, knockbackFrom: mob.position })
     }
+    return chase(mob, t)
+  }
+
+  // Straight at the target while that gets it somewhere; held up for 5 ticks (a wall, a fence)
+  // it walks a path round (lib/mob_paths.js), planned afresh every 20 ticks while it lasts.
+  // Spiders climb over instead.
+  function chase (mob, t) {
+    const ai = mob.ai
+    if (!ai.kind.climbs && ai.stuck >= 5 && !ai.path) plan(mob, t)
+    else if (ai.path && ai.tick >= ai.replanAt) plan(mob, t)
+    while (ai.path?.length) {
+      const w = ai.path[0]
+      if (Math.hypot(w.x + 0.5 - mob.position.x, w.z + 0.5 - mob.position.z) >= 0.7 || Math.abs(w.y - mob.position.y) > 1.2) {
+        return toward(mob, w.x + 0.5, w.z + 0.5, ai.kind.speed)
+      }
+      ai.path.shift()
+    }
+    ai.path = null
     return toward(mob, t.position.x, t.position.z, ai.kind.speed)
+  }
+  function plan (mob, t) {
+    const ai = mob.ai
+    const solid = (x, y, z) => solidAt(mob.world, x + 0.5, y + 0.5, z + 0.5)
+    const path = findPath(solid, mob.position.floored(), t.position.floored(), { height: Math.ceil(ai.body.height) })
+    ai.path = path?.length ? path : null
+    ai.replanAt = ai.tick + 20
+    ai.stuck = 0
   }
 
   // Vanilla Player.hurt scaling of mob and explosion damage: easy min(d/2 + 1, d), hard 1.5 d.
@@ -279,6 +308,8 @@ module.exports.server = function (serv) {
       if (!collides(world, q, body)) p[axis] = q[axis]
       else { blocked = true; if (axis === 'x') mx = 0; else mz = 0 }
     }
+    const moving = want && (want.x !== 0 || want.z !== 0)
+    ai.stuck = moving && Math.hypot(p.x - mob.position.x, p.z - mob.position.z) < 0.01 ? (ai.stuck || 0) + 1 : 0
     if (blocked && want && ai.kind.climbs) {
       ai.vy = 0.2 // climbing a wall; no fall damage builds up on it
       ai.fall = 0
