@@ -10,7 +10,9 @@ sampled every SAMPLE_S over the HTTP API (/api/bots and the live tasks). Judged:
   alive         every bot connected with health above 0 in the last sample, and connected in
                 at least ALIVE_SHARE of the samples the API answered (a stalled daemon's
                 unanswered samples are counted apart; more than half unanswered fails)
-  worked        every bot held (metadata.heldBy) at least one task that completed
+  worked        every bot held (metadata.heldBy) at least one task that completed, or ends
+                holding items (each starts with nothing in a fresh world): a bot whose first
+                gather a loaded machine stretched past the run's minutes still worked
 
 Also reported per bot: tasks completed and failed, deaths seen (health 0 in a sample),
 deaths the daemon's log recorded for it (a fleet's lines name their bot) and the final
@@ -220,14 +222,21 @@ def judge_alive(samples: list[dict[str, Any]], names: list[str], share: float = 
     return _criterion("alive", "every bot alive", not bad, detail)
 
 
-def judge_worked(completed: dict[str, list[dict[str, Any]]]) -> dict[str, Any]:
-    """completed: bot -> the completed tasks /api/tasks?bot= listed for it; counts those it held."""
+def judge_worked(
+    completed: dict[str, list[dict[str, Any]]], items_held: dict[str, int | None] | None = None
+) -> dict[str, Any]:
+    """completed: bot -> the completed tasks /api/tasks?bot= listed for it; counts those it held.
+    items_held: bot -> the items in its inventory at the end (None: not read)."""
     held = {name: sum(t.get("heldBy") == name for t in tasks) for name, tasks in completed.items()}
-    idle = [n for n, k in held.items() if k == 0]
+    items = items_held or {}
+    idle = [n for n, k in held.items() if k == 0 and not items.get(n)]
     detail = ", ".join(f"{n} {k}" for n, k in held.items()) + " completed tasks held"
+    gathered = [f"{n} {items[n]}" for n, k in held.items() if k == 0 and items.get(n)]
+    if gathered:
+        detail += f"; no task finished but items gathered: {', '.join(gathered)}"
     return _criterion(
         "worked",
-        "every bot completed a task it held",
+        "every bot completed a task it held or gathered something",
         bool(held) and not idle,
         detail + (f"; none by {', '.join(idle)}" if idle else ""),
     )
@@ -273,11 +282,12 @@ def evaluate(
     names: list[str],
     finished: dict[str, list[dict[str, Any]]],
     stuck_ms: int | None = None,
+    items_held: dict[str, int | None] | None = None,
 ) -> dict[str, Any]:
     """finished: bot -> its completed and failed tasks at the end (from /api/tasks?bot=);
-    stuck_ms: the daemon's stuck timeout."""
+    stuck_ms: the daemon's stuck timeout; items_held: bot -> the items it holds at the end."""
     completed = {n: [t for t in finished.get(n, []) if t["status"] == "completed"] for n in names}
-    criteria = [judge_duplicates(samples, stuck_ms), judge_alive(samples, names), judge_worked(completed)]
+    criteria = [judge_duplicates(samples, stuck_ms), judge_alive(samples, names), judge_worked(completed, items_held)]
     # shown, not judged: an unplannable task suppresses no new one (agency/planning/tasks/idempotency.py)
     with_unplannable = sorted(
         {
@@ -291,7 +301,10 @@ def evaluate(
     return {
         "pass": all(c["pass"] for c in criteria),
         "criteria": criteria,
-        "bots": per_bot(samples, names, finished, log_deaths),
+        "bots": {
+            name: {**b, "items": (items_held or {}).get(name)}
+            for name, b in per_bot(samples, names, finished, log_deaths).items()
+        },
         "sameGoalAsUnplannable": with_unplannable,
         "logDeaths": log_deaths,
     }
@@ -301,7 +314,7 @@ def verdict_lines(report: dict[str, Any]) -> list[str]:
     lines = [f"{'PASS' if c['pass'] else 'FAIL'} {c['id']}: {c['detail']}" for c in report["criteria"]]
     lines.append(
         f"{'bot':<10}{'completed':>10}{'failed':>8}{'deaths':>8}{'logged':>8}{'health':>8}{'connected':>11}"
-        "  final position"
+        f"{'items':>7}  final position"
     )
     for name, b in report["bots"].items():
         p = b["finalPosition"]
@@ -309,7 +322,7 @@ def verdict_lines(report: dict[str, Any]) -> list[str]:
         lines.append(
             f"{name:<10}{b['completed']:>10}{b['failed']:>8}{b['deathsSeen']:>8}{b['deathsLogged']:>8}"
             f"{b['finalHealth']!s:>8}"
-            f"{b['connectedShare']:>11.0%}  {where}"
+            f"{b['connectedShare']:>11.0%}{b.get('items')!s:>7}  {where}"
         )
     if report["sameGoalAsUnplannable"]:
         lines.append(
@@ -355,6 +368,19 @@ def finished_tasks(base: str, names: list[str]) -> dict[str, list[dict[str, Any]
         except (httpx.HTTPError, ValueError):
             page = {}
         out[name] = [compact_task(t) for t in page.get("tasks", [])]
+    return out
+
+
+def items_held(base: str, names: list[str]) -> dict[str, int | None]:
+    """Each bot's item count from its snapshot (None when it could not be read)."""
+    out: dict[str, int | None] = {}
+    for name in names:
+        try:
+            snap = loopback().get(f"{base}/api/bots/{name}/snapshot", timeout=10).json()
+            inventory = snap.get("inventory")
+            out[name] = sum(int(i.get("count") or 0) for i in inventory) if isinstance(inventory, list) else None
+        except (httpx.HTTPError, ValueError, AttributeError, TypeError):
+            out[name] = None
     return out
 
 
@@ -415,11 +441,12 @@ def main(argv: list[str] | None = None, clock: Callable[[], float] = time.monoto
                     break
                 time.sleep(min(SAMPLE_S, max(0.0, deadline - clock())))
             finished = finished_tasks(base, names)
+            holding = items_held(base, names)
         finally:
             stop_daemon(proc)
         if samples:
             samples[-1]["deaths"] = samples[-1].get("deaths", []) + deaths_in(deaths.read() or [])
-        report = evaluate(samples, names, finished, stuck_ms)
+        report = evaluate(samples, names, finished, stuck_ms, holding)
         if proc.returncode not in (0, None):
             say(f"[Fleet soak] the daemon exited {proc.returncode}")
         for line in verdict_lines(report):

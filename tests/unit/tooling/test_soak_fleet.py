@@ -163,6 +163,14 @@ def test_a_bot_that_held_no_completed_task_is_caught():
     assert judge_worked(completed)["pass"] is True
 
 
+def test_a_bot_that_finished_no_task_but_gathered_items_worked_and_one_with_nothing_did_not():
+    completed = {"fleet01": [task(1, "completed", held="fleet01")], "fleet02": [], "fleet03": []}
+    v = judge_worked(completed, {"fleet01": 4, "fleet02": 5, "fleet03": 0})
+    assert v["pass"] is False and "items gathered: fleet02 5" in v["detail"] and "none by fleet03" in v["detail"]
+    assert judge_worked(completed, {"fleet02": 5, "fleet03": None})["pass"] is False  # fleet03 not read
+    assert judge_worked(completed, {"fleet02": 5, "fleet03": 1})["pass"] is True
+
+
 def test_per_bot_counts_held_tasks_deaths_seen_and_logged_and_the_final_position():
     samples = [
         sample(0, bots=[bot("fleet01", pos=(1, 64, 1))]),
