@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from agency.planning.converter import SUPERSEDED
 from agency.stats import percentile
 from bot.tooling.soak_criteria import crit, duplicates
 
@@ -34,7 +35,9 @@ def _recoveries(faults: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
 def _lost_tasks(samples: list[dict[str, Any]], faults: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """A task that ended failed because of a fault (its reason names the bridge or a
     disconnect, or it failed within FAULT_WINDOW_S of a fault), or one that vanished: seen
-    in one reachable sample and absent from a later one."""
+    in one reachable sample and absent from a later one. A task its goal's retry superseded
+    (agency/planning/converter.py) is not lost when the retry is seen: the goal lives on there."""
+    every_id = {t["id"] for s in samples if s.get("reachable", True) for t in s["tasks"]}
     lost: dict[str, dict[str, Any]] = {}
     seen: dict[str, float] = {}
     prev_t = None
@@ -47,7 +50,7 @@ def _lost_tasks(samples: list[dict[str, Any]], faults: list[dict[str, Any]]) -> 
                 lost[tid] = {"id": tid, "how": "vanished", "detail": f"seen at t={t_seen:g}s, gone at t={s['t']:g}s"}
         for t in s["tasks"]:
             seen[t["id"]] = s["t"]
-            if t["status"] != "failed" or t["id"] in lost:
+            if t["status"] != "failed" or t["id"] in lost or _successor(t) in every_id:
                 continue
             reason = t.get("failureReason") or ""
             named = any(w in reason.lower() for w in FAULT_WORDS)
@@ -62,6 +65,14 @@ def _lost_tasks(samples: list[dict[str, Any]], faults: list[dict[str, Any]]) -> 
                 }
         prev_t = s["t"]
     return list(lost.values())
+
+
+def _successor(task: dict[str, Any]) -> str | None:
+    """The task that took over a superseded one ("superseded by task-X: ..."), else None."""
+    reason = str(task.get("blockedReason") or "")
+    if not reason.startswith(SUPERSEDED):
+        return None
+    return reason[len(SUPERSEDED) :].strip().split(":", 1)[0] or None
 
 
 def _failed_before(samples: list[dict[str, Any]], upto: dict[str, Any], tid: str) -> set[str]:

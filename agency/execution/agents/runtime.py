@@ -8,7 +8,9 @@
    generator from the task, the current inventory and what it is told of the world
    (generators.WORLD_FACTS, then the daemon's plan_facts).
 Delegation steps come back here: the target agent runs its own workflow for the delegated
-task, with the chain extended (depth and cycles already checked by the step).
+task, with the chain extended (depth and cycles already checked by the step). A resumed
+parent resumes its child's stored run; if that fails on a precondition, the child is
+planned once more from the current inventory.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
+from loguru import logger
 from pydantic import BaseModel, ConfigDict, Field
 
 from agency.execution.agents.abilities import InjectionResult, inject_abilities
@@ -36,7 +39,7 @@ from agency.execution.workflows.prompts import PromptRunner
 from agency.execution.workflows.steps import DelegationRequest, StepExecutor
 from agency.tools.base import StopFlag, ToolContext
 from agency.tools.registry import ToolRegistry
-from agency.tools.results import BODY_LOST
+from agency.tools.results import BODY_LOST, PRECONDITION_FAILED
 from agency.world import BodyLost
 
 NO_WORKFLOW = "NO_WORKFLOW"
@@ -202,7 +205,7 @@ class AgentRuntime:
         if stored is not None and stored.agentId == profile.id:
             # A resumed parent resumes its child with the steps the child started with: a
             # generator re-run now would plan from today's inventory (fewer logs to gather).
-            return await self.engine.run(
+            resumed = await self.engine.run(
                 stored.workflow,
                 run_id=run_id,
                 agent_id=profile.id,
@@ -210,6 +213,14 @@ class AgentRuntime:
                 chain=req.chain,
                 stop=req.stop,
             )
+            if not _no_longer_fits(resumed):
+                return resumed
+            # The child's world is not its checkpoint's (a table placed as a pause cut the
+            # step, before its checkpoint): plan it once more from today's inventory, as
+            # the executor replans a resumed task (agency/execution/executor.py).
+            why = "; ".join(e.message for e in resumed.errors)
+            logger.warning("[Delegation] resumed child run={} no longer fits the world ({}); replanning", run_id, why)
+            run_id = f"{run_id}~{uuid.uuid4().hex[:8]}"
         try:
             workflow = await self.workflow_for(profile, task)
         except WorkflowPlanError as e:
@@ -230,6 +241,11 @@ class AgentRuntime:
             base_system,
             profile.abilityTokenBudget,
         )
+
+
+def _no_longer_fits(result: WorkflowRunResult) -> bool:
+    """A resumed run that failed on a precondition: the world moved on from its checkpoint."""
+    return result.status == "failed" and any(e.code == PRECONDITION_FAILED for e in result.errors)
 
 
 def _refused(run_id: str, agent_id: str, code: str, message: str) -> WorkflowRunResult:

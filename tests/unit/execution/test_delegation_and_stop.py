@@ -7,6 +7,7 @@ import asyncio
 from typing import Any
 
 import pytest
+from loguru import logger
 
 from agency.execution.agents import AbilityLibrary, AgentRegistry, AgentRuntime, TaskSpec
 from agency.execution.builtin_tools import default_tool_registry
@@ -182,3 +183,46 @@ def test_workflow_with_unknown_tool_fails_gracefully(make_engine: Any) -> None:
     flow = WorkflowDef.model_validate({"id": "w", "steps": [{"id": "x", "tool": "levitate"}]})
     res = run(make_engine().run(flow, run_id="r", agent_id="standard"))
     assert res.status == "failed" and res.errors[0].code == "TOOL_NOT_FOUND" and "levitate" in res.errors[0].message
+
+
+def test_a_resumed_child_that_no_longer_fits_the_world_is_planned_afresh(
+    ctx: ToolContext, body: FakeBody, store: SqliteCheckpointStore
+) -> None:
+    """A pause cut the child's placing of its table after the table went down, before the
+    step's checkpoint: the resumed child finds no table to place. It is planned once more
+    (it makes another and places that), and the parent's task goes on instead of failing."""
+    body.inventory["oak_planks"] = 8
+    body.hang.add("place")
+    reg = AgentRegistry(AbilityLibrary())
+    reg.register(profile("standard", [{"id": "look", "tool": "inventory"}], action="explore"))
+    get_table = {"id": "get-table", "kind": "delegate", "agent": "maker", "task": {"action": "make"}}
+    reg.register(profile("boss", [get_table]))
+    make = [
+        {"id": "craft", "tool": "craft", "args": {"item": "crafting_table"}},
+        {"id": "put", "tool": "place_block", "args": {"block": "crafting_table"}},
+    ]
+    reg.register(profile("maker", make, action="make"))
+    rt = AgentRuntime(reg, default_tool_registry(), ctx, checkpoints=store, stop_grace_s=2)
+
+    async def pause_mid_place() -> Any:
+        handle = rt.start_task(TaskSpec(action="relay", id="t-table"), agent_id="boss")
+        while not any(kind == "place" for kind, _ in body.started):
+            await asyncio.sleep(0)
+        handle.stop("manual_pause")
+        return await handle.result()
+
+    assert run(pause_mid_place()).status == "stopped"
+    body.hang.clear()
+    body.inventory["crafting_table"] -= 1  # it went down as the pause cut the step
+    body.blocks[(5, 64, 5)] = "crafting_table"
+    lines: list[str] = []
+    sink = logger.add(lambda m: lines.append(m.record["message"]), level="WARNING")
+    try:
+        res = run(rt.run_task(TaskSpec(action="relay", id="t-table")))
+    finally:
+        logger.remove(sink)
+    assert res.ok, res.errors
+    assert res.resumedFrom is None  # the parent had no step done: only the child resumed
+    tables = [pos for pos, name in body.blocks.items() if name == "crafting_table"]
+    assert len(tables) == 2 and body.inventory["oak_planks"] == 0  # a second table made and placed
+    assert any("resumed child run=t-table/get-table no longer fits the world" in line for line in lines), lines

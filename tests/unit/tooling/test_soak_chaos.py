@@ -107,6 +107,32 @@ def test_a_task_failed_long_after_every_fault_on_its_own_merits_is_not_lost():
     assert r["pass"], r["criteria"]
 
 
+def _superseded_after_the_world_fault(successor_seen):
+    """Task a, pending with no progress, is superseded by its goal's retry b soon after the
+    world fault; b is in the samples or not."""
+    samples = clean()
+    reason = "superseded by b: pending 65 s with no progress"
+    _set(samples, 0, "a", status="pending", progress=0.0)
+    _set(samples, 60 + FAULT_WINDOW_S - 5, "a", status="failed", blockedReason=reason)
+    if successor_seen:
+        for s in samples:
+            if s["t"] >= 60 + FAULT_WINDOW_S - 5:
+                s["tasks"].append(_task("b", "completed" if s["t"] >= 100 else "active", "collect:oak_log"))
+    return samples
+
+
+def test_a_task_superseded_by_its_goals_retry_is_not_lost_when_the_retry_is_there():
+    r, _ = judge(_superseded_after_the_world_fault(successor_seen=True))
+    assert r["pass"], r["criteria"]
+    assert r["tasksLost"] == []
+
+
+def test_a_task_superseded_by_a_retry_never_seen_is_lost():
+    r, by_id = judge(_superseded_after_the_world_fault(successor_seen=False))
+    only_failing(by_id, "C2")
+    assert r["tasksLost"][0]["id"] == "a" and r["tasksLost"][0]["how"] == "failed"
+
+
 def test_a_task_that_vanished_between_samples_is_lost():
     samples = clean()
     for s in samples:
