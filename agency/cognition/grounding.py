@@ -10,7 +10,8 @@ A goal grounds when the thing it names is in the frame, by these rules:
 - hunt: the animal named must be nearby; a generic one ('animal') needs any food animal
   nearby (missing_entity).
 - place / eat: the target must be in the inventory ('food' means any edible item).
-- craft / smelt: grounded when the target is a known item (KNOWN_ITEMS; for smelt also anything
+- craft / smelt: grounded when the target is a known item (KNOWN_ITEMS, or anything
+  minecraft-data has a recipe for: agency.game.recipes; for smelt also anything
   a furnace makes or smelts, agency.game.furnace); whether the
   ingredients are at hand is planning's question, not a fabrication.
 - build: grounded when the target is a known structure (KNOWN_STRUCTURES).
@@ -348,7 +349,11 @@ def check_goal(goal: ExtractedGoal, facts: FrameFacts, *, scenario_id: str | Non
             return GroundingResult(True, detail=f"{target} in inventory")
         return _fail("missing_item", f"{action} {target}: not in inventory", scenario_id)
     if action in ("craft", "smelt"):
-        if forms & KNOWN_ITEMS or (action == "smelt" and any(output_of(f) for f in forms)):
+        if (
+            forms & KNOWN_ITEMS
+            or any(f in recipes.CRAFTABLE for f in forms)
+            or (action == "smelt" and any(output_of(f) for f in forms))
+        ):
             return GroundingResult(True, detail=f"{target} is a known item")
         return _fail("missing_item", f"{action} {target}: unknown item", scenario_id)
     if action == "build":
@@ -414,7 +419,7 @@ def check_doable_goal(goal: ExtractedGoal, facts: FrameFacts, *, scenario_id: st
         missing = _missing_ingredient(target, facts)
         if missing is None:
             return GroundingResult(True, detail=f"{target}: ingredients at hand")
-        return _fail("missing_item", f"craft {target}: no {missing} at hand", scenario_id)
+        return _fail("missing_item", f"craft {target}: no {recipes.spoken(missing)} at hand", scenario_id)
     return check_goal(goal, facts, scenario_id=scenario_id)
 
 

@@ -1,4 +1,5 @@
-"""The game: what Minecraft is, as agency knows it. Crafting recipes (recipes), furnace
+"""The game: what Minecraft is, as agency knows it. minecraft-data's items, recipes and foods
+for the version played (mcdata), the crafting recipe book over them (recipes), furnace
 recipes and fuels (furnace), foods (foods), the animals hunted for them (animals), and which
 tool harvests which block, with its drops and durability (harvest, from minecraft-data).
 

@@ -1,59 +1,88 @@
-"""The crafts the bot needs, as a small Python table (the planner that expands a wanted item
-into its intermediate crafts is agency.tools.craft_planner).
+"""Crafting recipes, from minecraft-data (agency.game.mcdata) for the version the bot plays:
+every item the game can craft, not a list of ours. The craft planner
+(agency.tools.craft_planner) expands a wanted item into its intermediate crafts over them;
+the JS `craft` action picks the concrete recipe with bot.recipesFor at run time.
 
-Why a Python table and not minecraft-data: planning must run offline (unit tests, replay,
-workflow generation before the bot has the logs). Only what a plan needs lives here; the JS
-`craft` action picks the concrete recipe variant with bot.recipesFor from minecraft-data
-(bot.registry), so wood kinds and recipe shapes come from the game data at run time.
-
-Generic names: 'log' = any *_log, 'planks' = any *_planks, 'coal' = coal or charcoal.
+minecraft-data lists one recipe per variant (a crafting table of oak planks, one of birch
+planks...). Variants that differ only in which item fills the same slots are merged into one
+recipe whose ingredient is a group, named by a word when there is one: 'planks' (any planks),
+'log' (any log), 'coal' (coal or charcoal), a wood's own log ('oak_log' also stands for oak
+wood and stripped oak), else the members joined by '|' ('blackstone|cobbled_deepslate|cobblestone'
+for a stone pickaxe). An item's recipe is the one with the most variants (sticks from any
+planks before bamboo), a recipe that dyes another of the same (white wool from blue wool)
+last; a recipe that unpacks a storage block (iron ingots from an iron block,
+wheat from hay) is not used to make the item: those go both ways and the planner would loop.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Iterator, Mapping, Set as AbstractSet
 from dataclasses import dataclass
+from functools import cache
+from typing import Any
 
 from agency.blocks import WOODS, is_log
+from agency.game import mcdata
+from agency.game.animals import ANIMAL_DROPS
+from agency.game.furnace import SMELTING
 from agency.names import same
+
+LOGISH = ("_log", "_wood", "_stem", "_hyphae")  # a trunk and its bark and stripped forms
+# Smelted, mined or taken from animals, never crafted: ingots from nuggets, wool from string.
+GOTTEN_OTHERWISE = frozenset(SMELTING) | {d for drops in ANIMAL_DROPS.values() for d in drops}
 
 
 @dataclass(frozen=True)
 class Recipe:
     makes: int
-    ingredients: tuple[tuple[str, int], ...]
+    ingredients: tuple[tuple[str, int], ...]  # (item or group, count)
     needs_table: bool  # a 3x3 recipe: needs a placed crafting table
+    variants: int = 1  # minecraft-data recipes merged into this one
 
 
-RECIPES: dict[str, Recipe] = {
-    "planks": Recipe(4, (("log", 1),), False),
-    "stick": Recipe(4, (("planks", 2),), False),
-    "crafting_table": Recipe(1, (("planks", 4),), False),
-    "wooden_pickaxe": Recipe(1, (("planks", 3), ("stick", 2)), True),
-    "stone_pickaxe": Recipe(1, (("cobblestone", 3), ("stick", 2)), True),
-    "stone_sword": Recipe(1, (("cobblestone", 2), ("stick", 1)), True),
-    "iron_pickaxe": Recipe(1, (("iron_ingot", 3), ("stick", 2)), True),
-    "iron_sword": Recipe(1, (("iron_ingot", 2), ("stick", 1)), True),
-    "torch": Recipe(4, (("coal", 1), ("stick", 1)), False),  # coal or charcoal
-    "white_bed": Recipe(1, (("white_wool", 3), ("planks", 3)), True),  # 3 planks of one wood kind
-    "oak_door": Recipe(3, (("oak_planks", 6),), True),
-    "furnace": Recipe(1, (("cobblestone", 8),), True),
-    "chest": Recipe(1, (("planks", 8),), True),
-}
-CRAFTABLE = frozenset(RECIPES) | {f"{wood}_planks" for wood in WOODS}
+GENERIC_PLANKS = Recipe(4, (("log", 1),), False)  # 'craft planks': of whatever log is held
+
+
+def group_name(choices: frozenset[str]) -> str:
+    """The word for 'any of these' in a recipe (module docstring)."""
+    if len(choices) == 1:
+        return next(iter(choices))
+    if all(c.endswith("_planks") for c in choices):
+        return "planks"
+    if choices == {"coal", "charcoal"}:
+        return "coal"
+    if all(c.endswith(LOGISH) for c in choices):
+        logs = sorted(c for c in choices if is_log(c))
+        return logs[0] if len(logs) == 1 else "log"
+    return "|".join(sorted(choices))
+
+
+def spoken(group: str) -> str:
+    """A group as a player reads it: 'blackstone or cobbled_deepslate or cobblestone'."""
+    return " or ".join(members(group))
+
+
+def members(group: str) -> tuple[str, ...]:
+    """The items of a '|' group (the group itself when it is one item or a word)."""
+    return tuple(group.split("|"))
 
 
 def matches(generic: str, name: str) -> bool:
     """Is `name` (as the running version names it) an instance of `generic` (a generic
-    word, or any version's name of one thing)?"""
+    word, a group, or any version's name of one thing)?"""
     if same(generic, name):
         return True
+    if "|" in generic:
+        return any(same(m, name) for m in members(generic))
     if generic == "log":
         return is_log(name)
     if generic == "planks":
         return name.endswith("_planks")
     if generic == "coal":
         return name in ("coal", "charcoal")
+    if generic.endswith("_log") and not generic.startswith("stripped_"):  # oak_log: oak wood and stripped oak too
+        wood = generic.removesuffix("_log")
+        return name in (f"{wood}_wood", f"stripped_{wood}_log", f"stripped_{wood}_wood")
     return False
 
 
@@ -61,9 +90,155 @@ def available(inventory: Mapping[str, int], generic: str) -> int:
     return sum(n for name, n in inventory.items() if matches(generic, name))
 
 
+@dataclass
+class _Variants:
+    """minecraft-data recipes of one shape: the items seen in each of its slots."""
+
+    makes: int
+    per_slot: list[int]  # how many cells each slot (a distinct ingredient) fills
+    table: bool
+    choices: list[set[str]]
+    count: int = 0
+
+
+def _cells(recipe: Mapping[str, Any]) -> tuple[list[str | None], bool]:
+    """A recipe's cells in reading order, and whether it needs the 3x3 grid of a table."""
+    if "shape" in recipe:
+        rows = recipe["shape"]
+        return [c for row in rows for c in row], len(rows) > 2 or any(len(row) > 2 for row in rows)
+    cells = list(recipe["ingredients"])
+    return cells, len(cells) > 4
+
+
+def _merged(item: str, raw: list[dict[str, Any]]) -> list[Recipe]:
+    """minecraft-data's recipes for one item, variants merged, in the order the planner
+    prefers them (module docstring)."""
+    shapes: dict[tuple[bool, tuple[int, ...], int], _Variants] = {}
+    for r in raw:
+        cells, table = _cells(r)
+        order: list[str] = []
+        for c in cells:
+            if c is not None and c not in order:
+                order.append(c)
+        if not order:
+            continue  # every ingredient an id the version's item list lacks
+        labels = tuple(-1 if c is None else order.index(c) for c in cells)
+        key = ("shape" in r, labels, int(r["count"]))
+        if key not in shapes:
+            per_slot = [labels.count(i) for i in range(len(order))]
+            shapes[key] = _Variants(int(r["count"]), per_slot, table, [set() for _ in order])
+        v = shapes[key]
+        for i, name in enumerate(order):
+            v.choices[i].add(name)
+        v.count += 1
+    out = [
+        Recipe(
+            v.makes,
+            tuple((group_name(frozenset(cs)), v.per_slot[i]) for i, cs in enumerate(v.choices)),
+            v.table,
+            v.count,
+        )
+        for v in shapes.values()
+    ]
+    return sorted(out, key=lambda rec: (_recolours(item, rec), -rec.variants, sum(n for _, n in rec.ingredients)))
+
+
+def _recolours(item: str, rec: Recipe) -> bool:
+    """A recipe that dyes another of the same thing (white wool from any wool and a dye): a
+    way to change an item, never to get one, so it comes last."""
+    kind = item.split("_", 1)[-1]
+    return any(m != item and m.endswith(f"_{kind}") for ing, _ in rec.ingredients for m in members(ing))
+
+
+@cache
+def _book(version: str) -> dict[str, Recipe]:
+    """item -> the recipe the planner uses, for one version. What a furnace makes (ingots,
+    coal, redstone...) or an animal drops (wool, leather) is got that way, never crafted
+    (from a storage block, nuggets, string).
+    Where two items are each made of the other (iron_block and iron_ingot, hay and wheat),
+    the one that unpacks (makes more than it takes) takes its next recipe, if any."""
+    candidates = {
+        item: _merged(item, rs) for item, rs in mcdata.load(version).recipes.items() if item not in GOTTEN_OTHERWISE
+    }
+    pick = {item: 0 for item, recs in candidates.items() if recs}
+
+    def chosen(item: str) -> Recipe | None:
+        i = pick.get(item)
+        return None if i is None else candidates[item][i]
+
+    def uses(rec: Recipe, item: str) -> bool:
+        return any(item in _expand(ing) for ing, _ in rec.ingredients)
+
+    def ratio(rec: Recipe) -> float:
+        return rec.makes / sum(n for _, n in rec.ingredients)
+
+    for _ in range(8):
+        changed = False
+        for item in list(pick):
+            rec = chosen(item)
+            if rec is None:
+                continue
+            for ing, _n in rec.ingredients:
+                for other in _expand(ing):
+                    theirs = chosen(other)
+                    if other == item or theirs is None or not uses(theirs, item):
+                        continue
+                    loser = item if ratio(rec) >= ratio(theirs) else other
+                    pick[loser] += 1
+                    if pick[loser] >= len(candidates[loser]):
+                        del pick[loser]
+                    changed = True
+                    break
+                if changed:
+                    break
+        if not changed:
+            break
+    return {item: candidates[item][i] for item, i in pick.items()}
+
+
+def _expand(group: str) -> tuple[str, ...]:
+    if "|" in group:
+        return members(group)
+    if group == "planks":
+        return tuple(f"{w}_planks" for w in WOODS)
+    if group == "log":
+        return tuple(f"{w}_log" for w in WOODS)
+    if group == "coal":
+        return ("coal", "charcoal")
+    return (group,)
+
+
 def recipe_for(name: str) -> Recipe | None:
-    if name in RECIPES:
-        return RECIPES[name]
-    if name.endswith("_planks"):  # oak_planks <- oak_log
-        return Recipe(4, ((name.removesuffix("_planks") + "_log", 1),), False)
-    return None
+    """The recipe the planner makes `name` by, at the version in use (None: not crafted)."""
+    if name == "planks":
+        return GENERIC_PLANKS
+    return _book(mcdata.current_version()).get(name)
+
+
+class _Craftable(AbstractSet[str]):
+    """The items with a recipe at the version in use, plus 'planks' (of any log): a set
+    that follows `mcdata.use_version`."""
+
+    @classmethod
+    def _from_iterable(cls, it: Iterable[Any]) -> frozenset[Any]:
+        return frozenset(it)
+
+    def _names(self) -> frozenset[str]:
+        return _craftable(mcdata.current_version())
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._names()
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._names())
+
+    def __len__(self) -> int:
+        return len(self._names())
+
+
+@cache
+def _craftable(version: str) -> frozenset[str]:
+    return frozenset(_book(version)) | {"planks"}
+
+
+CRAFTABLE = _Craftable()

@@ -1,6 +1,7 @@
 """The craft planner: expands a wanted item into the intermediate crafts (planks from logs,
 sticks from planks, a crafting table placed when a 3x3 recipe needs one), on the recipes of
-agency.game.recipes.
+agency.game.recipes (minecraft-data's). An item whose recipe comes back to itself (a chain
+of recipes that loops) is a raw need, not expanded again.
 """
 
 from __future__ import annotations
@@ -37,16 +38,20 @@ class CraftPlan:
 
 
 class _Sim:
-    def __init__(self, inventory: Mapping[str, int]) -> None:
+    def __init__(self, inventory: Mapping[str, int], wood: str | None = None) -> None:
+        self.wood = wood  # the wood any planks are made of when no log is held (the plan needs it anyway)
         self.have: Counter[str] = Counter({k: v for k, v in inventory.items() if v > 0})
         self.steps: list[CraftStep] = []
         self.missing: Counter[str] = Counter()
         self.table = False
+        self.making: set[str] = set()  # items being expanded: a recipe that needs its own result is a raw need
 
     def concrete(self, generic: str) -> str:
         if generic == "planks":
             logs = sorted(((n, k) for k, n in self.have.items() if matches("log", k) and k != "log"), reverse=True)
-            return logs[0][1].removesuffix("_log") + "_planks" if logs else "planks"
+            if logs:
+                return logs[0][1].removesuffix("_log") + "_planks"
+            return f"{self.wood}_planks" if self.wood else "planks"
         return generic
 
     def take(self, generic: str, qty: int) -> None:
@@ -63,15 +68,20 @@ class _Sim:
         if short <= 0:
             return
         rec = recipe_for(generic)
-        if rec is None:
+        if rec is None or generic in self.making:
             self.missing[generic] += short
             self.have[generic] += short  # pretend gathered, so the rest of the plan is sized
             return
-        crafts = math.ceil(short / rec.makes)
         out = self.concrete(generic)  # before taking: the wood kind comes from the logs held
-        for ing, n in rec.ingredients:
-            self.ensure(ing, n * crafts)
-            self.take(ing, n * crafts)
+        rec = recipe_for(out) or rec  # oak planks of an oak log, not of any log
+        crafts = math.ceil(short / rec.makes)
+        self.making.add(generic)
+        try:
+            for ing, n in rec.ingredients:
+                self.ensure(ing, n * crafts)
+                self.take(ing, n * crafts)
+        finally:
+            self.making.discard(generic)
         self.table = self.table or rec.needs_table
         self.steps.append(CraftStep(out, crafts, crafts * rec.makes, rec.needs_table))
         self.have[out] += crafts * rec.makes
@@ -86,7 +96,10 @@ def plan_craft(item: str, count: int, inventory: Mapping[str, int], *, table_nea
     wanted = available(target, item) + count
     probe = _Sim(inventory)
     probe.ensure(item, wanted)
-    sim = _Sim(inventory)
+    # A recipe that wants one wood (oak planks for a fence) makes all the plan's planks of it:
+    # 'any planks' made first of nothing held would be the other kind's logs, gathered twice.
+    woods = sorted(k.removesuffix("_log") for k in probe.missing if k.endswith("_log") and k != "log")
+    sim = _Sim(inventory, woods[0] if woods else None)
     if probe.table and not table_nearby and item != "crafting_table":
         sim.ensure("crafting_table", 1)
         sim.take("crafting_table", 1)

@@ -17,6 +17,7 @@ from typing import Any
 
 from loguru import logger
 
+from agency.game import mcdata
 from agency.world import BodyEvent, EventType
 from bot.config.sections import ViewerConfig
 from bot.runtime.bridge import Bridge, BridgeDead, BridgeError
@@ -127,6 +128,7 @@ class BodyConnection:
         s = self.settings
         self.version = self.resolve_version()
         warn_known_issues(self.version)  # known mineflayer movement bugs of this version
+        use_game_data(self.version)  # recipes and items of the version played (agency/game/mcdata.py)
         options = {
             "host": s.host,
             "port": s.port,
@@ -261,3 +263,16 @@ class BodyConnection:
 
 def _event(kind: EventType, **data: Any) -> BodyEvent:
     return BodyEvent(type=kind, ts=int(time.time() * 1000), data=data)
+
+
+def use_game_data(version: str) -> None:
+    """Plan with the recipes and items of the version the bot plays. minecraft-data carries
+    every version the bridge accepts; if it lacks this one, plans keep the default's."""
+    if version == mcdata.current_version():
+        return
+    try:
+        mcdata.use_version(version)
+    except mcdata.GameDataMissing as e:
+        logger.warning("game data: {}; planning with Minecraft {}'s", e, mcdata.current_version())
+        return
+    logger.info("game data: Minecraft {} (minecraft-data)", version)

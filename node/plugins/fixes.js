@@ -198,7 +198,22 @@ module.exports.player = function (player, serv) {
   player.once('spawned', () => {
     player.worldSendRestOfChunks().catch((err) => serv.err(`chunks after spawn: ${err.stack}`))
     showAgain()
+    endLoginOnAnyMove()
   })
+
+  // flying-squid ends a login (and saves the player for the first time) at the client's first
+  // 'flying' or 'look' packet, and a mineflayer bot standing still sends neither: it sends
+  // 'position' every second, and a look that falls on that second goes out as 'position_look'.
+  // So a bot's login could stay open for good, and nothing of it was saved. Any movement packet
+  // ends it here ('flying' is read by nothing but that wait).
+  function endLoginOnAnyMove () {
+    const kinds = ['position', 'position_look']
+    const end = () => {
+      for (const kind of kinds) player._client.removeListener(kind, end)
+      player._client.emit('flying', { onGround: true })
+    }
+    for (const kind of kinds) player._client.on(kind, end)
+  }
 
   // On join flying-squid spawns the newcomer to the players around before it announces the
   // newcomer's name (player_info): a client gets an entity it cannot name, and a bot never

@@ -355,10 +355,8 @@ test('a saved world writes its players every 600 ticks: a killed world keeps wha
     s = await startServer({ worldFolder: dir, seed: 78, hostiles: false })
     let bot = await connectBot(s.port, 'crasher')
     const dat = path.join(dir, 'playerdata', `${bot.player.uuid}.dat`)
-    // flying-squid ends a login (and saves the player) at the client's first look or flying
-    // packet, which a bot standing still may never send: a look on the ground sends one
-    await waitFor(() => bot.entity.onGround, 30000, 'the bot on the ground')
-    await bot.look(1, 0, true)
+    // The login ends, and saves the player, at its first movement packet (plugins/fixes.js):
+    // a bot standing still sends its position every second, and nothing else
     await waitFor(() => savedItems(dat) !== null, 30000, 'the save at the end of the login')
     await command(bot, '/mcbot tick freeze') // no tick, no autosave, until the sprint
     await command(bot, '/give crasher bread 3', { match: /gave 3 bread/ })

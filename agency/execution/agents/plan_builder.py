@@ -30,7 +30,7 @@ from agency.game.harvest import (
     unless_dug_with,
     wear_order,
 )
-from agency.game.recipes import CRAFTABLE, available, matches, recipe_for
+from agency.game.recipes import CRAFTABLE, available, matches, members, recipe_for, spoken
 from agency.tools.craft_planner import plan_craft
 
 GATHER_BATCH = 6  # per collect step: a big order (a shelter's 18 logs) is several checkpointed steps,
@@ -40,6 +40,16 @@ GENERICS = ("log", "planks", "coal")  # words recipes use for any kind of a thin
 SOURCE_BLOCK = {"log": "log", "oak_log": "oak_log", "cobblestone": "stone", "coal": "coal_ore", "raw_iron": "iron_ore"}
 
 
+def gatherable(raw: str) -> str | None:
+    """What to gather for `raw`: itself, or for a recipe's group ('blackstone|cobbled_deepslate|
+    cobblestone', agency.game.recipes) the first member the bot can gather (None: none)."""
+    return next((m for m in members(raw) if m in SOURCE_BLOCK), None)
+
+
+def _makeable(tool: str) -> bool:
+    return tool in CRAFTABLE and all(gatherable(raw) for raw in plan_craft(tool, 1, {}).missing)
+
+
 class WorkflowPlanError(AgencyError, ValueError):
     def __init__(self, code: str, message: str) -> None:
         super().__init__(message)
@@ -47,8 +57,10 @@ class WorkflowPlanError(AgencyError, ValueError):
 
 
 def tool_to_make(block: str) -> str:
-    """The cheapest tool with a recipe that harvests `block` (NO_TOOL when there is none)."""
-    tool = next((t for t in ranked_tools(block) if t in CRAFTABLE), None)
+    """The cheapest tool that harvests `block` and that the bot can make from nothing: a
+    recipe whose raw materials it can gather (NO_TOOL when there is none: a diamond
+    pickaxe has a recipe, and no diamond source yet)."""
+    tool = next((t for t in ranked_tools(block) if _makeable(t)), None)
     if tool is None:
         raise WorkflowPlanError("NO_TOOL", f"{unless_dug_with(block)}, and the bot cannot craft one yet")
     return tool
@@ -137,6 +149,7 @@ class PlanBuilder:
     ) -> None:
         """collect_block steps for `short` more `raw` in batches, each ensuring a running total,
         each after a tool with uses left for it: a batch ends where the last tool breaks."""
+        raw = (gatherable(raw) or raw) if block is None else raw  # a group: the member gathered
         block = block or SOURCE_BLOCK[raw]
         while short > 0:
             self.ensure_tool(block)
@@ -163,12 +176,15 @@ class PlanBuilder:
             raws = sorted(plan.missing.items(), key=_specific_first)
             if not raws:
                 break
+            sources = {}
             for raw, _short in raws:
-                if raw not in SOURCE_BLOCK:
+                got = gatherable(raw)
+                if got is None:
                     raise WorkflowPlanError(
-                        "NO_SOURCE", f"'{raw}' is needed for {item} and the bot cannot gather it yet"
+                        "NO_SOURCE", f"'{spoken(raw)}' is needed for {item} and the bot cannot gather it yet"
                     )
-            blocked = next((SOURCE_BLOCK[raw] for raw, _ in raws if not can_harvest(self.sim, SOURCE_BLOCK[raw])), None)
+                sources[raw] = SOURCE_BLOCK[got]
+            blocked = next((b for b in sources.values() if not can_harvest(self.sim, b)), None)
             if blocked is not None:
                 # The tool first, then plan again: its leftovers (sticks, planks, the table) count.
                 self.ensure_tool(blocked)

@@ -85,15 +85,16 @@ def test_a_resumed_build_resumes_its_delegated_craft_with_the_steps_it_started_w
     assert steps[-1] == "craft-oak-planks" and body.inventory["oak_door"] == 0  # and the hut got its door
 
 
-def test_crafter_makes_a_door_from_nothing_gathering_logs_for_the_table_and_the_oak_planks(
+def test_crafter_makes_a_door_from_nothing_gathering_oak_logs_for_the_table_and_the_door(
     ctx: ToolContext, body: FakeBody, store: SqliteCheckpointStore
 ) -> None:
-    """A door needs oak logs (oak planks) and any logs (the table's planks): the generic
-    gather's total must count the oak logs gathered before it, else 2 logs came for 3."""
+    """A door needs oak planks, so the table's planks are oak too (agency.tools.craft_planner):
+    one gather of 3 oak logs for 10 planks, not oak logs and then some other wood's."""
     body.add_tree(4, 2, height=6)
     rt = AgentRuntime(load_default_registry(), default_tool_registry(), ctx, checkpoints=store)
     res = run(rt.run_task(TaskSpec(action="craft", target="oak_door", amount=1, id="task-door")))
     assert res.ok, res.errors
     assert body.inventory["oak_door"] >= 1
     gathered = [s.stepId for s in res.steps if s.stepId.startswith("gather-")]
-    assert gathered == ["gather-oak_log", "gather-log"]
+    assert gathered == ["gather-oak_log"]
+    assert body.inventory["oak_log"] == 0 and body.inventory["oak_planks"] == 2  # 12 made: 6 for the door, 4 the table
