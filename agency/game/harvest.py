@@ -132,3 +132,18 @@ def drop(block: str) -> str:
     stone, raw_iron for iron ore), else the block itself, named as given."""
     dropped = drops(block)
     return dropped[0] if len(dropped) == 1 else block
+
+
+@cache
+def ore_for(item: str) -> str | None:
+    """The ore a tool digs `item` out of (redstone_ore for redstone, diamond_ore for diamond,
+    iron_ore for raw_iron): the shortest-named block ending in _ore that drops it at some
+    claimed version, the deepslate and nether kinds aside; None when no ore drops it."""
+    name = canonical(item)
+    ores = {
+        block
+        for table in _versions().values()
+        for block, (_tools, dropped) in table.items()
+        if block.endswith("_ore") and not block.startswith(("deepslate_", "nether_")) and name in dropped
+    }
+    return min(ores, key=lambda b: (len(b), b)) if ores else None

@@ -22,4 +22,5 @@ GENERATORS = {
 # A table or furnace already standing (in sight, or remembered and found standing): a plan
 # crafts neither (nor gathers their wood and stone). A gather plan's tools come from the
 # crafter, whose craft plan is told of the table then.
-WORLD_FACTS = {"craft_plan": table_facts, "deliver_plan": table_facts, "smelt_plan": smelt_facts}
+# A craft may smelt (an iron pickaxe's ingots): it is told of a furnace too.
+WORLD_FACTS = {"craft_plan": smelt_facts, "deliver_plan": table_facts, "smelt_plan": smelt_facts}

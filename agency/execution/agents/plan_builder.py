@@ -15,24 +15,32 @@ that point, so re-running a step is a no-op.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
+from functools import cache
 from typing import Any
 
 from agency.errors import AgencyError
 from agency.execution.workflows.models import StepDef
+from agency.game import mcdata
+from agency.game.furnace import FUEL_TICKS, held_inputs, inputs_for, output_of
 from agency.game.harvest import (
     can_harvest,
     durability,
     harvest_tools,
     needs_tool,
+    ore_for,
     ranked_tools,
     unless_dug_with,
     wear_order,
 )
 from agency.game.recipes import CRAFTABLE, available, matches, members, recipe_for, spoken
 from agency.tools.craft_planner import plan_craft
+from agency.tools.smelt_planner import choose_fuel, input_choice
 
+FURNACE = "furnace"
+FUEL_LOG = "log"  # what to gather as fuel when none is held: any log burns 300 ticks
 GATHER_BATCH = 6  # per collect step: a big order (a shelter's 18 logs) is several checkpointed steps,
 # each well inside collect_block's time limit, so a stop loses at most one batch
 GENERICS = ("log", "planks", "coal")  # words recipes use for any kind of a thing
@@ -40,14 +48,34 @@ GENERICS = ("log", "planks", "coal")  # words recipes use for any kind of a thin
 SOURCE_BLOCK = {"log": "log", "oak_log": "oak_log", "cobblestone": "stone", "coal": "coal_ore", "raw_iron": "iron_ore"}
 
 
+def source_block(raw: str) -> str | None:
+    """The block the bot digs for `raw`: SOURCE_BLOCK's, else the ore that drops it
+    (redstone_ore for redstone: agency.game.harvest), else None."""
+    return SOURCE_BLOCK.get(raw) or ore_for(raw)
+
+
 def gatherable(raw: str) -> str | None:
     """What to gather for `raw`: itself, or for a recipe's group ('blackstone|cobbled_deepslate|
     cobblestone', agency.game.recipes) the first member the bot can gather (None: none)."""
-    return next((m for m in members(raw) if m in SOURCE_BLOCK), None)
+    return next((m for m in members(raw) if source_block(m)), None)
+
+
+def smeltable(raw: str) -> bool:
+    """Is `raw` a furnace's product whose input the bot can gather (iron_ingot from raw iron)?"""
+    return output_of(raw) == raw and any(source_block(i) for i in inputs_for(raw))
+
+
+def obtainable(raw: str) -> bool:
+    return gatherable(raw) is not None or smeltable(raw)
 
 
 def _makeable(tool: str) -> bool:
-    return tool in CRAFTABLE and all(gatherable(raw) for raw in plan_craft(tool, 1, {}).missing)
+    return _makeable_at(tool, mcdata.current_version())
+
+
+@cache
+def _makeable_at(tool: str, version: str) -> bool:
+    return tool in CRAFTABLE and all(obtainable(raw) for raw in plan_craft(tool, 1, {}).missing)
 
 
 class WorkflowPlanError(AgencyError, ValueError):
@@ -69,9 +97,10 @@ def tool_to_make(block: str) -> str:
 class PlanBuilder:
     batch = GATHER_BATCH  # the most one collect step gathers
 
-    def __init__(self, inventory: Mapping[str, int], *, table_known: bool = False) -> None:
+    def __init__(self, inventory: Mapping[str, int], *, table_known: bool = False, furnace_known: bool = False) -> None:
         self.sim: dict[str, int] = dict(inventory)
         self.table = table_known  # a crafting table the craft steps can use (told of, or placed by this plan)
+        self.furnace = furnace_known  # a furnace the smelt steps can use (told of, or placed by this plan)
         self.steps: list[StepDef] = []
         self.kept: dict[str, int] = {}  # held but out of the planner's reach (reserved), still counted in totals
         self._making: set[str] = set()  # tools being planned: a tool that needs itself is refused
@@ -150,7 +179,9 @@ class PlanBuilder:
         """collect_block steps for `short` more `raw` in batches, each ensuring a running total,
         each after a tool with uses left for it: a batch ends where the last tool breaks."""
         raw = (gatherable(raw) or raw) if block is None else raw  # a group: the member gathered
-        block = block or SOURCE_BLOCK[raw]
+        block = block or source_block(raw)
+        if block is None:
+            raise WorkflowPlanError("NO_SOURCE", f"the bot knows no block to gather {raw} from")
         while short > 0:
             self.ensure_tool(block)
             batch = min(self.batch, short, self.uses_left(block) if needs_tool(block) else short)
@@ -165,6 +196,52 @@ class PlanBuilder:
             self.sim[raw] = self.sim.get(raw, 0) + batch
             short -= batch
 
+    # ---- smelting ------------------------------------------------------------------------
+    def smelt(self, output: str, amount: int) -> None:
+        """Have `amount` more `output` from a furnace: the input held, or gathered after the
+        tool its block needs; a furnace crafted when none is held or known; logs as fuel when
+        what is held does not cover the count; then one `smelt` step ensuring the total."""
+        kind, have = input_choice(self.sim, output)
+        short = amount - have
+        source = None
+        if short > 0:
+            source = next((i for i in inputs_for(output) if source_block(i)), None)
+            if source is None:
+                raise WorkflowPlanError(
+                    "NO_SOURCE",
+                    f"{amount} {output} needs {short} more "
+                    f"{' or '.join(inputs_for(output))} and the bot cannot gather it yet",
+                )
+        with self.reserved({kind: min(have, amount)} if kind else {}):  # neither is made of the input held
+            if source is not None:
+                self.ensure_tool(str(source_block(source)))  # at the table, before walking off to the ore
+            if self.sim.get(FURNACE, 0) < 1 and not self.furnace:
+                self.craft(FURNACE, 1)
+        if source is not None:
+            self.gather(source, short, step_id=f"gather-{source}-input", note="input")
+        # The fuel: what the inventory holds besides the input, else logs gathered for it.
+        fuel = choose_fuel(self.sim, amount, reserve=_reserve(held_inputs(self.sim, output), amount))
+        if not fuel.enough:
+            logs = math.ceil(fuel.short_ticks / FUEL_TICKS["log"])
+            self.gather(FUEL_LOG, logs, step_id=f"gather-{FUEL_LOG}-fuel", note="fuel")
+            fuel = choose_fuel(self.sim, amount, reserve=_reserve(held_inputs(self.sim, output), amount))
+        total = self.sim.get(output, 0) + amount
+        if not self.furnace and self.sim.get(FURNACE, 0) > 0:
+            self.sim[FURNACE] -= 1  # the smelt step places the one held
+        self.add(
+            f"smelt-{output.replace('_', '-')}",
+            tool="smelt",
+            description=f"have {total} {output}",
+            args={"item": output, "count": total, "ensure": True, "craft_furnace": True},
+        )
+        used = _reserve(held_inputs(self.sim, output), amount)
+        for name, n in used.items():
+            self.sim[name] -= n
+        for pick in fuel.picks:
+            self.sim[pick.name] = self.sim.get(pick.name, 0) - pick.count
+        self.sim[output] = self.sim.get(output, 0) + amount
+        self.furnace = True  # the smelt step placed one (or used one in sight)
+
     # ---- crafting -------------------------------------------------------------------------
     def craft(self, item: str, amount: int) -> None:
         """Gather the raw materials (their tools first), then each intermediate craft, placing
@@ -176,14 +253,22 @@ class PlanBuilder:
             raws = sorted(plan.missing.items(), key=_specific_first)
             if not raws:
                 break
-            sources = {}
-            for raw, _short in raws:
+            sources: dict[str, str] = {}
+            smelts = []
+            for raw, short in raws:
                 got = gatherable(raw)
-                if got is None:
+                if got is not None:
+                    sources[raw] = SOURCE_BLOCK.get(got) or str(ore_for(got))
+                elif smeltable(raw):
+                    smelts.append((raw, short))
+                else:
                     raise WorkflowPlanError(
                         "NO_SOURCE", f"'{spoken(raw)}' is needed for {item} and the bot cannot gather it yet"
                     )
-                sources[raw] = SOURCE_BLOCK[got]
+            if smelts:
+                for raw, short in smelts:  # its tools, a furnace, the input and the fuel
+                    self.smelt(raw, short)
+                continue  # plan again from what the smelting used and made
             blocked = next((b for b in sources.values() if not can_harvest(self.sim, b)), None)
             if blocked is not None:
                 # The tool first, then plan again: its leftovers (sticks, planks, the table) count.
@@ -220,6 +305,17 @@ class PlanBuilder:
             for ing, n in rec.ingredients:
                 _take(self.sim, ing, n * st.crafts)
             self.sim[st.item] = self.sim.get(st.item, 0) + st.makes
+
+
+def _reserve(inputs: Mapping[str, int], amount: int) -> dict[str, int]:
+    """The held inputs a smelting uses (most held first), so they are not counted as fuel."""
+    out: dict[str, int] = {}
+    for name in sorted(inputs, key=lambda n: (-inputs[n], n)):
+        if amount <= 0:
+            break
+        out[name] = min(amount, inputs[name])
+        amount -= out[name]
+    return out
 
 
 def _specific_first(item: tuple[str, int]) -> tuple[bool, str]:

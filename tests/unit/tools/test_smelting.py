@@ -396,8 +396,8 @@ def test_gatherable_inputs_and_missing_fuel_are_gathered_first():
 
 def test_an_input_the_bot_cannot_gather_or_an_unknown_item_refuses_the_plan():
     with pytest.raises(WorkflowPlanError) as e:
-        smelt_plan("crafter", {"target": "gold_ingot", "amount": 2}, {"raw_gold": 1, "coal": 1})
-    assert e.value.code == "NO_SOURCE" and "needs 1 more raw_gold" in str(e.value)
+        smelt_plan("crafter", {"target": "cooked_beef", "amount": 2}, {"beef": 1, "coal": 1})
+    assert e.value.code == "NO_SOURCE" and "needs 1 more beef" in str(e.value)  # meat is hunted, not dug
     with pytest.raises(WorkflowPlanError) as e:
         smelt_plan("crafter", {"target": "dirt", "amount": 1}, {})
     assert e.value.code == "NO_RECIPE"
