@@ -40,7 +40,10 @@ class Recipe:
     variants: int = 1  # minecraft-data recipes merged into this one
 
 
-GENERIC_PLANKS = Recipe(4, (("log", 1),), False)  # 'craft planks': of whatever log is held
+GENERIC_PLANKS = Recipe(4, (("log", 1),), False)
+GENERIC_WORDS = frozenset(
+    {"planks", "log", "coal"}
+)  # words a goal or recipe may use for any of a kind  # 'craft planks': of whatever log is held
 
 
 def group_name(choices: frozenset[str]) -> str:

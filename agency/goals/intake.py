@@ -1,18 +1,22 @@
 """A user's goal as it reaches the daemon (POST /api/goals, `mcbot goal`): held to the bot it
 names, then checked against a snapshot read now, with the blocks in sight for a collect or
 craft goal (as a drive tick reads them), and submitted (agency.goals.user_goals). Nothing
-is stored for a goal that could not be checked."""
+is stored for a goal that could not be checked. `obtain X` (get, acquire) is first made the
+goal that gets X (agency.goals.obtain), or refused as unobtainable before anything is read."""
 
 from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
 
+from loguru import logger
+
 from agency.clock import Clock
 from agency.cognition.drive_tick import SIGHT_ACTIONS, sight_box
 from agency.cognition.grounding import FrameFacts
 from agency.goal_tag import ExtractedGoal
-from agency.goals.user_goals import GoalDecision, GoalRequest, GoalRequestError, submit_user_goal
+from agency.goals.obtain import PLANNED, Unobtainable, resolve_obtain
+from agency.goals.user_goals import GoalDecision, GoalRequest, GoalRequestError, refused, submit_user_goal
 from agency.perception.last_seen import LastSeen
 from agency.planning.converter import GoalRouter
 from agency.planning.tasks.idempotency import STUCK_PENDING_TIMEOUT_MS
@@ -48,6 +52,13 @@ class GoalIntake:
         goal = request.goal()
         if request.bot is not None and request.bot.lower() != self.name.lower():
             raise GoalRequestError(f"unknown bot {request.bot!r} (this daemon drives {self.name})")
+        planned = False
+        if request.obtains():  # the item by whatever way gets it: collect, craft, smelt or hunt
+            resolved = resolve_obtain(goal)
+            if isinstance(resolved, Unobtainable):
+                return refused(goal, "unobtainable", resolved.reason)
+            logger.info("[UserGoal] obtain {} {} -> {} {}", goal.target, goal.amount, resolved.action, resolved.target)
+            goal, planned = resolved, resolved.action in PLANNED
         body = self.body()
         if body is None or not body.connected:
             raise BodyUnavailable("bot is not connected; the goal was not stored")
@@ -67,4 +78,5 @@ class GoalIntake:
             priority=request.priority,
             stuck_timeout_ms=self.stuck_timeout_ms,
             bot=self.name if request.bot is not None else None,
+            planned=planned,
         )

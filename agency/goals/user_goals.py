@@ -18,15 +18,18 @@ from typing import Literal
 from loguru import logger
 from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr, model_validator
 
-from agency.cognition.grounding import FrameFacts, check_doable_goal
+from agency.cognition.grounding import FrameFacts, GroundingResult, check_doable_goal
 from agency.errors import InvalidInputError
 from agency.goal_tag import MAX_GOAL_AMOUNT, MAX_GOAL_INNER, ExtractedGoal, canonical_goal_key, parse_goal_text
+from agency.goals.obtain import OBTAIN_WORDS
 from agency.planning.converter import GoalRouter, convert_thought
 from agency.planning.tasks.idempotency import STUCK_PENDING_TIMEOUT_MS
 from agency.planning.tasks.store import TaskStore
 from agency.thoughts import Thought, ThoughtMetadata
 
-Verdict = Literal["created", "duplicate", "already_satisfied", "not_routable", "not_grounded", "internal_error"]
+Verdict = Literal[
+    "created", "duplicate", "already_satisfied", "not_routable", "not_grounded", "unobtainable", "internal_error"
+]
 
 
 class GoalRequestError(InvalidInputError):
@@ -55,6 +58,12 @@ class GoalRequest(BaseModel):
         if self.text is None and (self.action is None or self.target is None):
             raise ValueError('give text (e.g. "collect oak_log 8") or both action and target')
         return self
+
+    def obtains(self) -> bool:
+        """Does the goal say `obtain` (or `get`, `acquire`): the item, by whatever way gets it
+        (agency.goals.obtain)?"""
+        word = self.text.split()[0] if self.text else self.action
+        return (word or "").lower() in OBTAIN_WORDS
 
     def goal(self) -> ExtractedGoal:
         """The goal named, through the goal-tag grammar; GoalRequestError says why not."""
@@ -87,6 +96,13 @@ class GoalDecision:
         return self.verdict == "created"
 
 
+def refused(goal: ExtractedGoal, verdict: Verdict, reason: str) -> GoalDecision:
+    """A goal refused before anything was read or stored (logged like every refusal)."""
+    goal_key = canonical_goal_key(goal.action, goal.target) or f"{goal.action}:{goal.target}"
+    logger.info("[UserGoal] refused goalKey={} verdict={} reason={}", goal_key, verdict, reason)
+    return GoalDecision(verdict, goal, goal_key, f"user-goal-{uuid.uuid4()}", None, reason)
+
+
 def submit_user_goal(
     goal: ExtractedGoal,
     *,
@@ -98,8 +114,11 @@ def submit_user_goal(
     priority: float = 0.5,
     stuck_timeout_ms: int = STUCK_PENDING_TIMEOUT_MS,
     bot: str | None = None,
+    planned: bool = False,
 ) -> GoalDecision:
-    """bot: the bot the task is bound to (GoalRequest.bot); None, open to any."""
+    """bot: the bot the task is bound to (GoalRequest.bot); None, open to any. planned: the
+    goal's plan gets its materials itself (an obtain's craft, agency.goals.obtain), so what
+    is in sight does not decide it."""
     request_id = f"user-goal-{uuid.uuid4()}"
     goal_key = canonical_goal_key(goal.action, goal.target) or f"{goal.action}:{goal.target}"
 
@@ -112,7 +131,11 @@ def submit_user_goal(
 
     if not is_routable(goal):
         return decided("not_routable", f"no agent carries out '{goal.action}' goals")
-    grounding = check_doable_goal(goal, facts, scenario_id=request_id)
+    grounding = (
+        GroundingResult(True, detail=f"obtain: the plan gets {goal.target}'s materials itself")
+        if planned
+        else check_doable_goal(goal, facts, scenario_id=request_id)
+    )
     if not grounding.passed:
         return decided("not_grounded", f"{grounding.reason}: {grounding.detail}")
     thought = Thought(  # never published: the converter's input, so the same rules apply

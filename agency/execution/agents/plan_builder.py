@@ -45,7 +45,21 @@ GATHER_BATCH = 6  # per collect step: a big order (a shelter's 18 logs) is sever
 # each well inside collect_block's time limit, so a stop loses at most one batch
 GENERICS = ("log", "planks", "coal")  # words recipes use for any kind of a thing
 # Raw material -> the block that yields it (agency.game.harvest says which tool that block needs).
-SOURCE_BLOCK = {"log": "log", "oak_log": "oak_log", "cobblestone": "stone", "coal": "coal_ore", "raw_iron": "iron_ore"}
+SOURCE_BLOCK = {
+    "log": "log",
+    "oak_log": "oak_log",
+    "cobblestone": "stone",
+    "coal": "coal_ore",
+    "raw_iron": "iron_ore",
+    # the ground a player takes by hand (an ore's drop is found by ore_for)
+    "sand": "sand",
+    "red_sand": "red_sand",
+    "gravel": "gravel",
+    "dirt": "dirt",
+    "sugar_cane": "sugar_cane",
+    "cactus": "cactus",
+    "pumpkin": "pumpkin",
+}
 
 
 def source_block(raw: str) -> str | None:

@@ -21,6 +21,7 @@ GOAL_REFUSED = {
     "already_satisfied": 409,
     "not_routable": 422,
     "not_grounded": 422,
+    "unobtainable": 422,  # not in the overworld (a blaze rod), or no such item
     "internal_error": 500,
 }
 

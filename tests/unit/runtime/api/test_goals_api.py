@@ -96,6 +96,37 @@ def test_a_goal_that_cannot_be_done_now_is_a_422_with_the_reason_and_stores_noth
 
 
 @pytest.mark.parametrize(
+    "text, kind, target",
+    [
+        ("obtain compass", "craft", "compass"),  # its plan smelts the iron and digs the redstone itself
+        ("get iron_ingot 2", "smelt", "iron_ingot"),
+        ("acquire oak_log 2", "collect", "oak_log"),  # a block: collected where it is seen
+    ],
+)
+def test_obtain_becomes_the_goal_that_gets_the_item(world, text, kind, target):
+    _agency, _body, c = world
+    r = c.post("/api/goals", json={"text": text})
+    assert r.status_code == 201, r.text
+    assert (r.json()["type"], r.json()["parameters"]["target"]) == (kind, target)
+
+
+@pytest.mark.parametrize(
+    "text, detail",
+    [
+        ("obtain blaze_rod", "blaze_rod is found only in the nether"),
+        ("obtain ender_eye", "ender_eye needs blaze_rod, which is found only in the nether"),
+        ("obtain compas", "compas is not an item of Minecraft 26.1 (did you mean compass?)"),
+    ],
+)
+def test_what_the_overworld_lacks_or_no_such_item_is_a_422_at_once(world, text, detail):
+    agency, _body, c = world
+    r = c.post("/api/goals", json={"text": text})
+    assert r.status_code == 422, r.text
+    assert r.json()["error"] == "unobtainable" and r.json()["detail"].startswith(detail), r.text
+    assert agency.tasks.list_by_status(*TaskStatus) == []
+
+
+@pytest.mark.parametrize(
     "goal, says",
     [
         ({"text": "dance wildly"}, "not one the bot knows"),

@@ -1,0 +1,61 @@
+"""`obtain ITEM [N]` (also `get`, `acquire`): the goal a player means, whatever the item is.
+It becomes the goal that gets it: `collect` its block (stone for cobblestone, the ore for
+redstone or diamonds), `craft` it (its recipe tree from minecraft-data: the planner gathers,
+smelts and makes the tools first), `smelt` it (ingots), or `hunt` the animal that drops it.
+What the overworld does not have is refused at once naming where it is (a blaze rod: the
+nether), also when it is an ingredient (blaze powder needs a blaze rod); a name the game
+does not have is refused with the nearest names. A craft or smelt it becomes is not held to
+what is in sight (the plan gathers, smelts and makes the tools itself); a collect or a hunt is.
+"""
+
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass
+
+from agency.execution.agents.plan_builder import gatherable, obtainable, smeltable, source_block
+from agency.game import mcdata
+from agency.game.animals import ANIMAL_DROPS
+from agency.game.elsewhere import found_only_in
+from agency.game.recipes import CRAFTABLE, GENERIC_WORDS, spoken
+from agency.goal_tag import ExtractedGoal
+from agency.tools.craft_planner import plan_craft
+
+OBTAIN_WORDS = frozenset({"obtain", "get", "acquire"})
+PLANNED = frozenset({"craft", "smelt"})  # goals whose plan gets every material itself: no frame check
+
+
+@dataclass(frozen=True)
+class Unobtainable:
+    reason: str
+
+
+def resolve_obtain(goal: ExtractedGoal) -> ExtractedGoal | Unobtainable:
+    """The concrete goal that obtains goal.target, goal.amount of it; or why none does."""
+    item, amount = goal.target, goal.amount
+    items = mcdata.data().items
+    if item not in items and item not in GENERIC_WORDS:
+        near = difflib.get_close_matches(item, list(items), n=3, cutoff=0.75)
+        hint = f" (did you mean {', '.join(near)}?)" if near else ""
+        return Unobtainable(f"{item} is not an item of Minecraft {mcdata.current_version()}{hint}")
+    where = found_only_in(item)
+    if where is not None:
+        return Unobtainable(f"{item} is found only in {where}, and the bot stays in the overworld")
+    if gatherable(item) is not None:
+        return ExtractedGoal(action="collect", target=str(source_block(str(gatherable(item)))), amount=amount)
+    if item in CRAFTABLE:
+        raws = sorted(plan_craft(item, amount, {}).missing)
+        for raw in raws:
+            where = found_only_in(raw)
+            if where is not None:
+                return Unobtainable(f"{item} needs {raw}, which is found only in {where}")
+        for raw in raws:
+            if not obtainable(raw):
+                return Unobtainable(f"{item} needs {spoken(raw)}, which the bot cannot get on its own yet")
+        return ExtractedGoal(action="craft", target=item, amount=amount)
+    if smeltable(item):
+        return ExtractedGoal(action="smelt", target=item, amount=amount)
+    animal = next((a for a, drops in ANIMAL_DROPS.items() if item in drops), None)
+    if animal is not None:
+        return ExtractedGoal(action="hunt", target=animal, amount=min(amount, 10))
+    return ExtractedGoal(action="collect", target=item, amount=amount)  # a block: collected where seen
