@@ -180,7 +180,7 @@ def select_drive(
     has_table = snapshot.count_of("crafting_table") > 0 or table_nearby is True
     has_pickaxe = snapshot.count_matching("_pickaxe") > 0
     if not snapshot.inventory or logs == 0:
-        return DriveSelection("collect", "oak_log", 8, "no_logs", "I have no logs; I should gather some wood.")
+        return DriveSelection("collect", "log", 8, "no_logs", "I have no logs; I should gather some wood.")
     if night_approaching(snapshot) and shelter_nearby is not True:
         return DriveSelection(
             "build", "basic_shelter", 1, "night_no_shelter", "Night is coming and I have no shelter nearby."
@@ -190,7 +190,7 @@ def select_drive(
     if not has_pickaxe:
         return DriveSelection("craft", "wooden_pickaxe", 1, "no_pickaxe", "I have a crafting table but no pickaxe.")
     if logs < LOW_LOG_STOCK:
-        return DriveSelection("collect", "oak_log", 8, "low_logs", "My log stock is low; I should gather more wood.")
+        return DriveSelection("collect", "log", 8, "low_logs", "My log stock is low; I should gather more wood.")
     progression = next_progression_step(snapshot, furnace_nearby)
     # Stone first: a stone pickaxe is a couple of minutes' work and the furnace that cooks the
     # hunt's meat is made of the same stone, so hunting and the bed wait for it.

@@ -35,6 +35,7 @@ class GameData:
     item_names: dict[int, str]  # id -> name
     recipes: dict[str, list[dict[str, Any]]]  # result item name -> minecraft-data's recipes for it
     foods: dict[str, dict[str, Any]]  # name -> food record (foodPoints, saturation)
+    blocks: frozenset[str] = frozenset()  # the block names
 
 
 def use_version(version: str) -> None:
@@ -84,7 +85,8 @@ def load(version: str) -> GameData:
         if name is not None and name != "air" and made:
             recipes[name] = made
     foods = {str(f["name"]): f for f in _read(paths["foods"], "foods")} if "foods" in paths else {}
-    return GameData(version, {str(i["name"]): i for i in items}, names, recipes, foods)
+    blocks = frozenset(str(b["name"]) for b in _read(paths["blocks"], "blocks"))
+    return GameData(version, {str(i["name"]): i for i in items}, names, recipes, foods, blocks)
 
 
 def _named(recipe: dict[str, Any], names: dict[int, str]) -> dict[str, Any]:

@@ -6,12 +6,14 @@ the JS `craft` action picks the concrete recipe with bot.recipesFor at run time.
 minecraft-data lists one recipe per variant (a crafting table of oak planks, one of birch
 planks...). Variants that differ only in which item fills the same slots are merged into one
 recipe whose ingredient is a group, named by a word when there is one: 'planks' (any planks),
-'log' (any log), 'coal' (coal or charcoal), a wood's own log ('oak_log' also stands for oak
-wood and stripped oak), else the members joined by '|' ('blackstone|cobbled_deepslate|cobblestone'
-for a stone pickaxe). An item's recipe is the one with the most variants (sticks from any
-planks before bamboo), a recipe that dyes another of the same (white wool from blue wool)
-last; a recipe that unpacks a storage block (iron ingots from an iron block,
-wheat from hay) is not used to make the item: those go both ways and the planner would loop.
+'log' (any log), 'coal' (coal or charcoal), a wood's own log, else the members joined by
+'|' ('blackstone|cobbled_deepslate|cobblestone' for a stone pickaxe; it counts its most-held
+member, as one variant fills every cell with one item). An item's recipe is the one with
+the most variants (sticks from any planks before bamboo), then the one with fewer
+crafted ingredients (sugar of sugar cane, not of honey bottles), a recipe that dyes
+another of the same (white wool from blue wool) last; a recipe that unpacks a storage
+block (iron ingots from an iron block, wheat from hay) is not used to make the item: those
+go both ways and the planner would loop.
 """
 
 from __future__ import annotations
@@ -83,13 +85,15 @@ def matches(generic: str, name: str) -> bool:
         return name.endswith("_planks")
     if generic == "coal":
         return name in ("coal", "charcoal")
-    if generic.endswith("_log") and not generic.startswith("stripped_"):  # oak_log: oak wood and stripped oak too
-        wood = generic.removesuffix("_log")
-        return name in (f"{wood}_wood", f"stripped_{wood}_log", f"stripped_{wood}_wood")
     return False
 
 
 def available(inventory: Mapping[str, int], generic: str) -> int:
+    """How many of `generic` a recipe can take: a '|' group's most-held member (each game
+    variant fills every cell with one item: 3 cobblestone, not 2 deepslate and 1 cobble),
+    the sum for a word (any planks: vanilla's tags mix)."""
+    if "|" in generic:
+        return max((n for name, n in inventory.items() if matches(generic, name)), default=0)
     return sum(n for name, n in inventory.items() if matches(generic, name))
 
 
@@ -160,8 +164,15 @@ def _book(version: str) -> dict[str, Recipe]:
     (from a storage block, nuggets, string).
     Where two items are each made of the other (iron_block and iron_ingot, hay and wheat),
     the one that unpacks (makes more than it takes) takes its next recipe, if any."""
+    book = mcdata.load(version).recipes
+
+    def made(rec: Recipe) -> int:  # ingredients that are themselves crafted: the rawer recipe wins a tie
+        return sum(1 for ing, _ in rec.ingredients if any(m in book for m in _expand(ing)))
+
     candidates = {
-        item: _merged(item, rs) for item, rs in mcdata.load(version).recipes.items() if item not in GOTTEN_OTHERWISE
+        item: sorted(_merged(item, rs), key=lambda r: (_recolours(item, r), -r.variants, made(r)))
+        for item, rs in book.items()
+        if item not in GOTTEN_OTHERWISE
     }
     pick = {item: 0 for item, recs in candidates.items() if recs}
 

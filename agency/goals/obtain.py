@@ -58,4 +58,6 @@ def resolve_obtain(goal: ExtractedGoal) -> ExtractedGoal | Unobtainable:
     animal = next((a for a, drops in ANIMAL_DROPS.items() if item in drops), None)
     if animal is not None:
         return ExtractedGoal(action="hunt", target=animal, amount=min(amount, 10))
-    return ExtractedGoal(action="collect", target=item, amount=amount)  # a block: collected where seen
+    if item in mcdata.data().blocks:
+        return ExtractedGoal(action="collect", target=item, amount=amount)  # a block: collected where seen
+    return Unobtainable(f"the bot knows no way to get {item} on its own yet")

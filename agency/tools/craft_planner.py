@@ -73,7 +73,10 @@ class _Sim:
             self.have[generic] += short  # pretend gathered, so the rest of the plan is sized
             return
         out = self.concrete(generic)  # before taking: the wood kind comes from the logs held
-        rec = recipe_for(out) or rec  # oak planks of an oak log, not of any log
+        if generic != "planks" or not any(matches("log", k) for k in self.have):
+            # a wood named (oak planks) or hinted with no log held: that wood's log. Planks
+            # of any wood take any log held (a birch and an oak log make a chest's planks).
+            rec = recipe_for(out) or rec
         crafts = math.ceil(short / rec.makes)
         self.making.add(generic)
         try:
@@ -98,7 +101,11 @@ def plan_craft(item: str, count: int, inventory: Mapping[str, int], *, table_nea
     probe.ensure(item, wanted)
     # A recipe that wants one wood (oak planks for a fence) makes all the plan's planks of it:
     # 'any planks' made first of nothing held would be the other kind's logs, gathered twice.
-    woods = sorted(k.removesuffix("_log") for k in probe.missing if k.endswith("_log") and k != "log")
+    woods = sorted(
+        k.removesuffix("_log")
+        for k in probe.missing
+        if k.endswith("_log") and k != "log" and not k.startswith("stripped_")
+    )
     sim = _Sim(inventory, woods[0] if woods else None)
     if probe.table and not table_nearby and item != "crafting_table":
         sim.ensure("crafting_table", 1)

@@ -106,7 +106,7 @@ async def table_facts(ctx: ToolContext) -> dict[str, Any]:
 
 async def craft(ctx: ToolContext, p: CraftInput) -> dict[str, Any]:
     if p.item not in CRAFTABLE:
-        raise ToolFailure(PRECONDITION_FAILED, f"no recipe known for '{p.item}'", details={"known": sorted(CRAFTABLE)})
+        raise ToolFailure(PRECONDITION_FAILED, f"no recipe known for '{p.item}' (minecraft-data has none)")
     inv = await held(ctx)
     start = available(inv, p.item)
     need = max(0, p.count - start) if p.ensure else p.count

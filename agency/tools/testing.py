@@ -223,7 +223,10 @@ class FakeBody:
         times = a.get("times", 1)
         for ing, n in rec.ingredients:
             need = n * times
-            for name in [k for k in self.inventory if matches(ing, k)]:
+            names = [k for k in self.inventory if matches(ing, k)]
+            if "|" in ing:  # like the game: every cell of one variant holds the same item
+                names = sorted(names, key=lambda k: -self.inventory[k])[:1]
+            for name in names:
                 used = min(need, self.inventory[name])
                 self.inventory[name] -= used
                 need -= used

@@ -208,9 +208,9 @@ module.exports.player = function (player, serv) {
   // ends it here ('flying' is read by nothing but that wait).
   function endLoginOnAnyMove () {
     const kinds = ['position', 'position_look']
-    const end = () => {
+    const end = (packet) => {
       for (const kind of kinds) player._client.removeListener(kind, end)
-      player._client.emit('flying', { onGround: true })
+      player._client.emit('flying', { onGround: packet.onGround, flags: packet.flags })
     }
     for (const kind of kinds) player._client.on(kind, end)
   }

@@ -22,15 +22,16 @@ from collections import Counter
 from collections.abc import Mapping
 from typing import Any
 
+from agency.blocks import WOODS
 from agency.execution.agents.planning import WorkflowPlanError
 from agency.execution.workflows.models import ParallelConfig, StepDef, WorkflowDef
-from agency.game.recipes import available
+from agency.game.recipes import CRAFTABLE, available
 from agency.shelter.bed import is_bed
 from agency.shelter.blueprint import basic_shelter
 
 SHELTER_TARGETS = frozenset({"basic_shelter", "shelter"})
 WALL_CHOICES = ("oak_planks", "spruce_planks", "birch_planks", "cobblestone", "stone", "dirt")
-DEFAULT_WALL = "oak_planks"  # the embedded world's trees are oak: planks from logs always work
+DEFAULT_WALL = "oak_planks"  # when the bot holds no wood at all (the drive tick gets logs first)
 DOOR = "oak_door"
 LIGHT = "torch"
 DOOR_PLANKS = 6  # oak_door recipe (3 doors)
@@ -39,16 +40,36 @@ TORCH_PLANKS = 2  # one stick's worth
 FILL_PLANKS = 4  # spare, to fill holes when levelling (earthwork.MAX_FILLS) if no dirt is dug
 
 
-def _full_need(wall: str) -> Counter[str]:
-    return basic_shelter((0, 0, 0), wall_block=wall, door_block=DOOR, light_block=LIGHT).materials()
+def _full_need(wall: str, door: str = DOOR) -> Counter[str]:
+    return basic_shelter((0, 0, 0), wall_block=wall, door_block=door, light_block=LIGHT).materials()
 
 
 def choose_wall(inventory: Mapping[str, int]) -> str:
-    """A wall block the bot already holds enough of for the whole hut, else oak planks."""
+    """A wall block the bot already holds enough of for the whole hut, else the planks of
+    the wood it holds most of (logs or planks: a birch forest's bot builds of birch), else
+    oak planks."""
     for block in WALL_CHOICES:
         if inventory.get(block, 0) >= _full_need(block)[block]:
             return block
-    return DEFAULT_WALL
+    return f"{held_wood(inventory) or 'oak'}_planks"
+
+
+def held_wood(inventory: Mapping[str, int]) -> str | None:
+    """The wood kind most held as logs or planks (a log counts as the 4 planks it makes)."""
+    held: dict[str, int] = {}
+    for name, n in inventory.items():
+        for wood in WOODS:
+            if name == f"{wood}_log":
+                held[wood] = held.get(wood, 0) + 4 * n
+            elif name == f"{wood}_planks":
+                held[wood] = held.get(wood, 0) + n
+    return max(sorted(held), key=lambda w: held[w]) if held else None
+
+
+def door_of(wall: str) -> str:
+    """The door of the walls' wood (a door needs six planks of one wood), else oak's."""
+    wood = wall.removesuffix("_planks")
+    return f"{wood}_door" if wall.endswith("_planks") and f"{wood}_door" in CRAFTABLE else DOOR
 
 
 def _craft(step_id: str, target: str, amount: int, why: str) -> StepDef:
@@ -64,27 +85,28 @@ def _craft(step_id: str, target: str, amount: int, why: str) -> StepDef:
 def shelter_plan(agent_id: str, task: Mapping[str, Any], inventory: Mapping[str, int]) -> WorkflowDef:
     facts = task.get("facts") or {}
     wall = str(facts.get("wallBlock") or choose_wall(inventory))
-    door = str(facts.get("doorBlock") or DOOR)
-    need = Counter(facts["needed"]) if "needed" in facts else _full_need(wall)
+    door = str(facts.get("doorBlock") or door_of(wall))
+    need = Counter(facts["needed"]) if "needed" in facts else _full_need(wall, door)
     have = Counter(inventory)
     materials = {"taskId": "${task.id}", "wallBlock": wall, "doorBlock": door, "lightBlock": LIGHT}
     steps: list[StepDef] = []
     helpers = list(facts.get("helpers") or [])  # a fleet's bots that deliver (agency/planning/delivery.py)
     planks_used = 0
+    planks = wall if wall.endswith("_planks") else DEFAULT_WALL  # what the door, table and torch take
     if need[door] > have[door]:
-        if door != DOOR:
+        if door not in CRAFTABLE:
             raise WorkflowPlanError("NO_MATERIALS", f"the shelter needs a {door} and the bot cannot craft one")
-        steps.append(_craft("get-door", DOOR, 1, "craft a door"))
+        steps.append(_craft("get-door", door, 1, "craft a door"))
         planks_used += DOOR_PLANKS + (0 if have["crafting_table"] else TABLE_PLANKS)
     light = need[LIGHT] <= have[LIGHT] or available(have, "coal") > 0
     if need[LIGHT] > have[LIGHT] and light:
         steps.append(_craft("get-torch", LIGHT, 1, "craft a torch"))
         planks_used += 0 if have["stick"] else TORCH_PLANKS
     spare = FILL_PLANKS if "needed" not in facts else 0  # a repair builds on a levelled site
-    short = need[wall] - have[wall] + (planks_used + spare if wall == DEFAULT_WALL else 0)
-    held = need[wall] + (spare if wall == DEFAULT_WALL else 0)  # to hold at the site
+    short = need[wall] - have[wall] + (planks_used + spare if wall == planks else 0)
+    held = need[wall] + (spare if wall == planks else 0)  # to hold at the site
     # what the door and torch take from planks held (made from logs the crafter gathers otherwise)
-    taken = min(planks_used, have[wall]) if wall == DEFAULT_WALL else 0
+    taken = min(planks_used, have[wall]) if wall == planks else 0
     ask = held - have[wall] + taken
     if helpers and wall.endswith("_planks") and held > 0 and ask > 0:
         # A fleet: another bot brings the walls while this one makes the door; whatever has

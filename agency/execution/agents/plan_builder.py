@@ -70,8 +70,10 @@ def source_block(raw: str) -> str | None:
 
 def gatherable(raw: str) -> str | None:
     """What to gather for `raw`: itself, or for a recipe's group ('blackstone|cobbled_deepslate|
-    cobblestone', agency.game.recipes) the first member the bot can gather (None: none)."""
-    return next((m for m in members(raw) if source_block(m)), None)
+    cobblestone', agency.game.recipes) the member the bot can gather, SOURCE_BLOCK's first
+    (sand before red sand), else one an ore drops (None: none)."""
+    ms = members(raw)
+    return next((m for m in SOURCE_BLOCK if m in ms), None) or next((m for m in ms if ore_for(m)), None)
 
 
 def smeltable(raw: str) -> bool:

@@ -201,26 +201,29 @@ class AgentRuntime:
             amount=int(req.task.get("amount") or 1),
             ensure=bool(req.task.get("ensure")),
         )
-        stored = self.checkpoints.get_run(run_id) if self.checkpoints is not None else None
+        replan_id = f"{run_id}~replan"  # the child planned afresh once: a later resume finds it first
+        stored = None
+        if self.checkpoints is not None:
+            stored = self.checkpoints.get_run(replan_id) or self.checkpoints.get_run(run_id)
         if stored is not None and stored.agentId == profile.id:
             # A resumed parent resumes its child with the steps the child started with: a
             # generator re-run now would plan from today's inventory (fewer logs to gather).
             resumed = await self.engine.run(
                 stored.workflow,
-                run_id=run_id,
+                run_id=stored.runId,
                 agent_id=profile.id,
                 task=stored.context.get("task") or task.as_context(),
                 chain=req.chain,
                 stop=req.stop,
             )
-            if not _no_longer_fits(resumed):
-                return resumed
+            if not _no_longer_fits(resumed) or stored.runId == replan_id:
+                return resumed  # done, stopped, failed otherwise, or already planned afresh once
             # The child's world is not its checkpoint's (a table placed as a pause cut the
             # step, before its checkpoint): plan it once more from today's inventory, as
             # the executor replans a resumed task (agency/execution/executor.py).
             why = "; ".join(e.message for e in resumed.errors)
             logger.warning("[Delegation] resumed child run={} no longer fits the world ({}); replanning", run_id, why)
-            run_id = f"{run_id}~{uuid.uuid4().hex[:8]}"
+            run_id = replan_id
         try:
             workflow = await self.workflow_for(profile, task)
         except WorkflowPlanError as e:

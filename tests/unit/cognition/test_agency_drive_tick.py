@@ -164,7 +164,7 @@ def test_terminal_task_same_goalKey_is_no_duplicate(make_snapshot, clock, store,
 
 def test_task_with_other_goalKey_does_not_suppress(make_snapshot, clock, store):
     store.add_task(
-        {"title": "Logs", "type": "collect", "metadata": {"goalKey": "collect:oak_log"}},
+        {"title": "Logs", "type": "collect", "metadata": {"goalKey": "collect:log"}},
         origin=TaskOrigin(kind="drive-tick"),
     )
     assert isinstance(_tick(make_snapshot(READY), clock(), tasks=store), DriveTickFired)
@@ -179,12 +179,12 @@ def test_idempotency_accepts_a_plain_task_list(make_snapshot, clock, store):
 
 
 def test_rule1_empty_inventory_collects_oak_logs(make_snapshot):
-    assert _goal(select_drive(make_snapshot({}), None)) == ("collect", "oak_log", 8)
+    assert _goal(select_drive(make_snapshot({}), None)) == ("collect", "log", 8)
 
 
 def test_rule1_no_logs_collects_oak_logs_even_at_night(make_snapshot):
     snap = make_snapshot({"dirt": 64, "crafting_table": 1}, timeOfDay=12_000)
-    assert _goal(select_drive(snap, None)) == ("collect", "oak_log", 8)
+    assert _goal(select_drive(snap, None)) == ("collect", "log", 8)
 
 
 def test_any_log_kind_counts_as_logs(make_snapshot):
@@ -231,7 +231,7 @@ def test_rule4_crafting_table_without_pickaxe_crafts_wooden_pickaxe(make_snapsho
 def test_rule5_low_log_stock_below_16_collects_more(make_snapshot):
     low = make_snapshot({"oak_log": 15, "crafting_table": 1, "iron_pickaxe": 1})
     enough = make_snapshot({"oak_log": 16, "crafting_table": 1, "iron_pickaxe": 1, "iron_sword": 1})  # tech tree done
-    assert _goal(select_drive(low, None)) == ("collect", "oak_log", 8)
+    assert _goal(select_drive(low, None)) == ("collect", "log", 8)
     assert _goal(select_drive(enough, None)) == ("explore", "nearby", 1)
 
 
@@ -272,8 +272,8 @@ BARE = _sight("grass_block", "dirt", "stone")
 def test_collect_logs_fires_when_logs_are_in_sight_with_a_computed_grounding(make_snapshot, clock, logs):
     r = _tick(make_snapshot({}), clock(), region=TREES)
     assert isinstance(r, DriveTickFired) and r.selection.rule == "no_logs"
-    assert r.thought.metadata.goalKey == "collect:oak_log"
-    assert r.thought.metadata.grounding == {"pass": True, "reason": None, "detail": "oak_log in sight"}
+    assert r.thought.metadata.goalKey == "collect:log"
+    assert r.thought.metadata.grounding == {"pass": True, "reason": None, "detail": "log in sight"}
     assert not [m for _, m in logs if m.startswith("[Grounding]")]
 
 
@@ -288,7 +288,7 @@ def test_collect_logs_with_none_in_sight_explores_first(make_snapshot, clock, lo
     assert t.metadata.goalKey == "explore:nearby"
     assert t.metadata.extractedGoal == ExtractedGoal(action="explore", target="nearby", amount=EXPLORE_FIRST_LEGS)
     assert t.metadata.grounding == {"pass": True, "reason": None, "detail": "explore: no world claim"}
-    assert t.tags == ["drive-tick", "autonomous", "exploration"] and "oak_log" in t.content
+    assert t.tags == ["drive-tick", "autonomous", "exploration"] and "collect log" in t.content
     # the failed check is logged like any grounding failure, under the published thought's id
     assert f"[Grounding] fail scenario={t.id} reason=missing_item" in [m for _, m in logs]
 
@@ -302,7 +302,7 @@ def test_grounding_follows_the_frame_not_a_constant(make_snapshot, clock):
     records = {
         _tick(make_snapshot({}), clock(), region=reg).thought.metadata.grounding["detail"] for reg in (TREES, BARE)
     }
-    assert records == {"oak_log in sight", "explore: no world claim"}
+    assert records == {"log in sight", "explore: no world claim"}
 
 
 def test_craft_drives_ground_on_the_logs_they_are_made_from(make_snapshot, clock):
@@ -329,7 +329,7 @@ def test_explore_first_is_suppressed_while_an_explore_task_is_in_flight(make_sna
 
 def test_an_ungrounded_goal_already_in_flight_is_left_to_its_task(make_snapshot, clock, store, logs):
     collect = store.add_task(
-        {"title": "Logs", "type": "collect", "metadata": {"goalKey": "collect:oak_log"}},
+        {"title": "Logs", "type": "collect", "metadata": {"goalKey": "collect:log"}},
         origin=TaskOrigin(kind="drive-tick"),
     )
     store.set_status(collect.id, "active")

@@ -55,9 +55,9 @@ def test_replay_day_to_dusk_switches_from_collecting_logs_to_shelter_at_dusk(rep
     goals = [(snap.timeOfDay, r.thought.metadata.goalKey) for snap, r in fired]
     # Empty inventory: rule 1 (collect logs) wins by day AND at dusk, since it comes first,
     # grounded on the recorded region's logs.
-    assert goals and all(key == "collect:oak_log" for _, key in goals)
+    assert goals and all(key == "collect:log" for _, key in goals)
     assert all(
-        r.thought.metadata.grounding == {"pass": True, "reason": None, "detail": "oak_log in sight"} for _, r in fired
+        r.thought.metadata.grounding == {"pass": True, "reason": None, "detail": "log in sight"} for _, r in fired
     )
     assert any(t < 11_000 for t, _ in goals) and any(t >= 13_000 for t, _ in goals)
 

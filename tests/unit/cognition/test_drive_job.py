@@ -78,7 +78,7 @@ def env(tmp_path, clock):
 def test_a_due_tick_grounds_on_the_blocks_in_sight_and_publishes_its_thought(env):
     env.body.add_tree(4, 4)
     result = env.run()
-    assert isinstance(result, DriveTickFired) and result.thought.metadata.goalKey == "collect:oak_log"
+    assert isinstance(result, DriveTickFired) and result.thought.metadata.goalKey == "collect:log"
     assert env.published == [result.thought] and len(env.sight_reads()) == 1
 
 

@@ -91,7 +91,7 @@ def test_while_the_bot_is_not_connected_no_job_acts_and_each_says_so_once(daemon
     _run(*jobs)
     going_on = [m for m in lines if "going on: the bot is connected again" in m]
     assert len(going_on) == 4
-    assert [t.metadata.goalKey for t in agency.stream.recent(5)] == ["collect:oak_log"]  # the drive tick fired
+    assert [t.metadata.goalKey for t in agency.stream.recent(5)] == ["collect:log"]  # the drive tick fired
     assert agency.tasks.get_task(pending).status is TaskStatus.active  # and the executor claimed
 
 
@@ -104,7 +104,7 @@ def test_planning_claims_no_thought_while_the_bot_is_not_connected(daemon):
     assert agency.tasks.list_by_status(*TaskStatus) == []
     body.connected = True
     _run(agency.job_planning)
-    assert [t.metadata.goalKey for t in agency.tasks.list_by_status(*TaskStatus)] == ["collect:oak_log"]
+    assert [t.metadata.goalKey for t in agency.tasks.list_by_status(*TaskStatus)] == ["collect:log"]
 
 
 def test_the_drive_tick_interval_survives_a_daemon_restart(tmp_path):

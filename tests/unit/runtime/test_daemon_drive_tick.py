@@ -39,8 +39,8 @@ def test_logs_in_sight_make_the_drive_tick_collect_them(daemon):
     body.add_tree(6, -4)
     thought, reads = _fire(agency, body)
     assert sight_box(body.snapshot()) in reads
-    assert thought.metadata.goalKey == "collect:oak_log" and thought.convertEligible is True
-    assert thought.metadata.grounding == {"pass": True, "reason": None, "detail": "oak_log in sight"}
+    assert thought.metadata.goalKey == "collect:log" and thought.convertEligible is True
+    assert thought.metadata.grounding == {"pass": True, "reason": None, "detail": "log in sight"}
 
 
 @pytest.mark.parametrize("tree_at", [None, SIGHT_RADIUS + 4])
@@ -50,4 +50,4 @@ def test_no_logs_in_sight_make_the_drive_tick_explore_first(daemon, tree_at):
         body.add_tree(tree_at, 0)  # out of sight: the collector would not find it either
     thought, _ = _fire(agency, body)
     assert thought.metadata.goalKey == "explore:nearby" and thought.convertEligible is True
-    assert thought.metadata.grounding["pass"] is True and "oak_log" in thought.content
+    assert thought.metadata.grounding["pass"] is True and "collect log" in thought.content

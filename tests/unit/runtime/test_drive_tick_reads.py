@@ -73,9 +73,9 @@ def _in_flight(agency, key):
 def test_a_tick_whose_goal_is_in_flight_reads_nothing(tmp_path, cleanup):
     agency, body = _daemon(tmp_path)
     cleanup.append(agency)
-    _in_flight(agency, "collect:oak_log")
+    _in_flight(agency, "collect:log")
     sight_reads, _ = _run_job(agency, body)
-    assert sight_reads == [], "collect:oak_log is in flight: nothing to ground, nothing to read"
+    assert sight_reads == [], "collect:log is in flight: nothing to ground, nothing to read"
 
 
 def test_an_ungrounded_goal_whose_fallback_is_in_flight_logs_no_grounding_fail(tmp_path, cleanup):
