@@ -98,6 +98,7 @@ def build_parser() -> argparse.ArgumentParser:
     from bot.cli.eval import add_eval_commands
     from bot.cli.goal import add_goal_commands
     from bot.cli.mcp import add_mcp_command
+    from bot.cli.plan import add_plan_command
     from bot.cli.world import add_world_commands
 
     add_goal_commands(sub)
@@ -106,6 +107,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_agent_commands(sub)
     add_eval_commands(sub)
     add_world_commands(sub)
+    add_plan_command(sub)
 
     bench = sub.add_parser("bench", help="benchmarks that print side-by-side ratios")
     bench_sub = bench.add_subparsers(dest="bench_command", required=True, parser_class=_SubParser)
@@ -509,6 +511,12 @@ def _world(args: Any, cfg: McbotConfig, loaded: Any) -> int:
     return cmd_world(args, cfg, loaded)
 
 
+def _plan(args: Any, cfg: McbotConfig, loaded: Any) -> int:
+    from bot.cli.plan import cmd_plan
+
+    return cmd_plan(args, cfg, loaded)
+
+
 def _eval(args: Any, cfg: McbotConfig, loaded: Any) -> int:
     from bot.cli.eval import cmd_eval
 
@@ -531,10 +539,11 @@ COMMANDS: dict[str, Callable[[Any, Any, Any], int]] = {
     "task": _goal_command("task"),
     "mcp": _mcp,
     "world": _world,
+    "plan": _plan,
 }
 # Commands that talk to a running daemon (or only read config): they write no log file, and the
 # libraries log only their warnings (quiet_libraries).
-CLIENT_COMMANDS = frozenset({"config", "goal", "tasks", "task", "mcp"})
+CLIENT_COMMANDS = frozenset({"config", "goal", "tasks", "task", "mcp", "plan"})
 
 
 if __name__ == "__main__":
