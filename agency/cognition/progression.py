@@ -30,7 +30,8 @@ furnace table does not know) is never emitted (`routable`): the progression ends
 Coal and iron lie underground (below what a tick sees from the surface), so a collect of
 either with none in sight digs down first (`dig_down_first`, rule `dig_down_first`): a
 staircase to DIG_DOWN_BLOCKS below the bot for coal, to IRON_LEVEL (or DIG_DOWN_BLOCKS
-lower, when already that deep) for iron, never below mining.SAFE_FLOOR_Y:
+lower, when already that deep) for iron, never below DIG_DOWN_FLOOR (y 12: the deeper ores
+are a plan's, agency.tools.mining seek_ore):
 
 | ore | goal |
 |---|---|
@@ -51,7 +52,7 @@ from agency.cognition.grounding import GroundingResult
 from agency.cognition.survival_steps import SURVIVAL_ACTIONS
 from agency.game.furnace import output_of
 from agency.game.recipes import CRAFTABLE
-from agency.tools.mining import MAX_DESCENT, SAFE_FLOOR_Y, level_target
+from agency.tools.mining import MAX_DESCENT, level_target
 from agency.world import WorldSnapshot
 
 # The progression (module docstring): what each step needs.
@@ -71,6 +72,7 @@ IRON_OR_BETTER = ("iron_pickaxe", "diamond_pickaxe", "netherite_pickaxe")
 DIG_DOWN_ORES = ("coal_ore", "iron_ore")
 DIG_DOWN_BLOCKS = 12
 IRON_LEVEL = 40
+DIG_DOWN_FLOOR = 12  # coal and iron lie above it in every world we run (agency.game.ores)
 MIN_DESCENT = 4  # less than this above the floor: explore instead
 
 
@@ -209,7 +211,7 @@ def dig_down_first(
     level = y - DIG_DOWN_BLOCKS
     if ungrounded.target == "iron_ore":
         level = min(level, IRON_LEVEL)
-    level = max(level, SAFE_FLOOR_Y, y - MAX_DESCENT)
+    level = max(level, DIG_DOWN_FLOOR, y - MAX_DESCENT)
     if y - level < MIN_DESCENT:
         return None
     why = grounding.detail.split(": ", 1)[-1]

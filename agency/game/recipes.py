@@ -27,7 +27,7 @@ from agency.blocks import WOODS, is_log
 from agency.game import mcdata
 from agency.game.animals import ANIMAL_DROPS
 from agency.game.furnace import SMELTING
-from agency.names import same
+from agency.names import canonical, same
 
 LOGISH = ("_log", "_wood", "_stem", "_hyphae")  # a trunk and its bark and stripped forms
 # Smelted, mined or taken from animals, never crafted: ingots from nuggets, wool from string.
@@ -85,7 +85,9 @@ def matches(generic: str, name: str) -> bool:
         return name.endswith("_planks")
     if generic == "coal":
         return name in ("coal", "charcoal")
-    return False
+    # An ore and its deepslate kind are one thing to look for: below y 0 iron ore is deepslate
+    # iron ore, dug with the same tools for the same drop (agency.game.harvest).
+    return generic.endswith("_ore") and canonical(name) == f"deepslate_{canonical(generic)}"
 
 
 def available(inventory: Mapping[str, int], generic: str) -> int:

@@ -1,6 +1,7 @@
 """Getting blocks and items: collect_block (find + collectblock, exploring when nothing is
-near), mine_block (walk within reach, dig one or more positions) and pick_up_items (walk
-onto the item entities lying around a spot, e.g. what the bot dropped when it died).
+near; for an ore, digging on down to its level or tunnelling there: agency.tools.mining),
+mine_block (walk within reach, dig one or more positions) and pick_up_items (walk onto the
+item entities lying around a spot, e.g. what the bot dropped when it died).
 
 collect_block, and mine_block given a kind of block to mine, refuse up front when the bot
 holds no tool that makes the block drop anything (agency.game.harvest: stone by hand is 7.5 s a
@@ -14,10 +15,12 @@ from typing import Any
 from pydantic import Field, model_validator
 
 from agency.game.harvest import can_harvest, drop, ranked_tools, unless_dug_with
+from agency.game.ores import ore_level
 from agency.game.recipes import available
 from agency.names import canonical
 from agency.tools.actions import run_action
 from agency.tools.base import BODY_QUEUE, Tool, ToolContext, ToolFailure, ToolInput
+from agency.tools.mining import tunnel_for
 from agency.tools.movement import ExploreInput, explore, walk
 from agency.tools.queries import FindBlocksInput, find_blocks_now
 from agency.tools.results import PRECONDITION_FAILED
@@ -110,7 +113,10 @@ async def collect_block(ctx: ToolContext, p: CollectBlockInput) -> dict[str, Any
                     details={"have": have, "goal": goal},
                 )
             explored += 1
-            await explore(ctx, ExploreInput(legs=2, leg_distance=24))
+            if ore_level(p.block) is not None:  # it lies underground: dig on down or along, not back up
+                await tunnel_for(ctx, p.block)
+            else:
+                await explore(ctx, ExploreInput(legs=2, leg_distance=24))
             continue
         name = hits[0]["name"]
         kinds.append(name)

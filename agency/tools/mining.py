@@ -1,12 +1,13 @@
 """descend: dig down to a level by a staircase (one JS `staircase` action), where coal and iron
 lie below what the bot sees from the surface. Never straight down, never into a liquid: the
 JS side checks every block before digging it and turns away from a hazard (see
-node/lib/actions/staircase.js).
+node/lib/actions/staircase.js). seek_ore: staircases down to where an ore lies
+(agency.game.ores) until one is in sight; tunnel_for: a level tunnel there, to look further.
 
 A level is written `y<N>` in a goal (`descend y40`: a goal's target is a name, and a bare
-number would read as its amount). Levels below SAFE_FLOOR_Y are refused: the deep layers hold
-lava lakes (at y 10 before 1.18, the lava aquifers of deepslate after). The wait is bounded
-by the number of steps.
+number would read as its amount). Levels below SAFE_FLOOR_Y are refused: below y -54 the
+caves of a 1.18+ world hold lava (node/plugins/underground.js LAVA_LEVEL, as vanilla lays
+it). The wait is bounded by the number of steps.
 """
 
 from __future__ import annotations
@@ -18,15 +19,19 @@ from typing import Any, Literal
 
 from pydantic import Field, field_validator
 
+from agency.game.ores import ORE_LEVELS, ore_level
 from agency.tools.actions import run_action
 from agency.tools.base import BODY_QUEUE, Tool, ToolContext, ToolFailure, ToolInput
+from agency.tools.queries import FindBlocksInput, find_blocks_now
 from agency.tools.results import EXECUTION_ERROR, PRECONDITION_FAILED
 
-SAFE_FLOOR_Y = 12
+SAFE_FLOOR_Y = -48  # the sight box (8 down) stops above the lava
 MAX_DESCENT = 48  # blocks in one call (the JS action allows 64)
 STEP_S = 8.0  # one step: three blocks dug with a stone pickaxe, maybe a hole filled, a walk down
 STAIRCASES_HOOK = "staircases"  # ToolContext.hooks: a list of the tops of the staircases dug, newest last
 MAX_STAIRCASES = 8
+MAX_SEEK_LEGS = 3  # descents in one seek: from y 96 to the floor
+TUNNEL_BLOCKS = 24  # one look further at an ore's level: new rock for the sight box
 _LEVEL = re.compile(r"^y(-?\d+)$")
 
 
@@ -100,7 +105,66 @@ async def descend(ctx: ToolContext, p: DescendInput) -> dict[str, Any]:
     return {"steps": out.get("steps"), "y": y, "turned": out.get("turned"), "targetY": p.target_y}
 
 
+class SeekOreInput(ToolInput):
+    block: str = Field(description=f"an ore that lies underground: {', '.join(sorted(ORE_LEVELS))}")
+
+    @field_validator("block")
+    @classmethod
+    def _ore(cls, v: str) -> str:
+        if ore_level(v) is None:
+            raise ValueError(f"{v} is not an ore found by digging down (one of {', '.join(sorted(ORE_LEVELS))})")
+        return v
+
+
+async def in_sight(ctx: ToolContext, block: str) -> bool:
+    """Is a `block` in the sight box a collect searches (agency.tools.gathering)?"""
+    return bool((await find_blocks_now(ctx, FindBlocksInput(block=block, radius=32, count=1)))["blocks"])
+
+
+async def seek_ore(ctx: ToolContext, p: SeekOreInput) -> dict[str, Any]:
+    """Staircases down toward the ore's level until one is in sight; nothing when one is in
+    sight already or the bot is that deep. Reaching the level with none in sight is no
+    failure: the collect after it looks further (tunnel_for)."""
+    level = ore_level(p.block)
+    assert level is not None  # the input's validator
+    level = max(level, SAFE_FLOOR_Y)
+    legs = []
+    for _ in range(MAX_SEEK_LEGS):
+        if await in_sight(ctx, p.block):
+            break
+        here = math.floor((await ctx.snapshot()).position.y)
+        if here <= level:
+            break
+        legs.append(await descend(ctx, DescendInput(target_y=max(level, here - MAX_DESCENT))))
+    y = math.floor((await ctx.snapshot()).position.y)
+    return {"block": p.block, "level": level, "y": y, "inSight": await in_sight(ctx, p.block), "descents": legs}
+
+
+async def tunnel_for(ctx: ToolContext, block: str) -> dict[str, Any]:
+    """Look further for an ore out of sight: a staircase on down while above its level, else a
+    level tunnel of TUNNEL_BLOCKS through new rock (never the climb to the surface an explore
+    makes)."""
+    level = max(ore_level(block) or SAFE_FLOOR_Y, SAFE_FLOOR_Y)
+    here = math.floor((await ctx.snapshot()).position.y)
+    if here > level:
+        return await descend(ctx, DescendInput(target_y=max(level, here - TUNNEL_BLOCKS)))
+    if not await _has_pickaxe(ctx):
+        raise ToolFailure(PRECONDITION_FAILED, "no pickaxe to dig a tunnel with")
+    wait_ms = int(descend_timeout_s(TUNNEL_BLOCKS) * 1000)
+    deadline = ctx.clock() + wait_ms if ctx.deadline_ms is None else min(ctx.deadline_ms, ctx.clock() + wait_ms)
+    out = await run_action(replace(ctx, deadline_ms=deadline), "tunnel", {"blocks": TUNNEL_BLOCKS})
+    return {"steps": out.get("steps"), "y": out.get("y"), "turned": out.get("turned"), "tunnel": True}
+
+
 TOOLS = [
+    Tool(
+        "seek_ore",
+        "Dig staircases down to where an ore lies until one is in sight (nothing if one is); needs a pickaxe.",
+        SeekOreInput,
+        seek_ore,
+        timeout_s=MAX_SEEK_LEGS * descend_timeout_s(MAX_DESCENT) + 30,
+        queue=BODY_QUEUE,
+    ),
     Tool(
         "descend",
         "Dig a staircase down to a level (target_y, at least y 12), turning away from water, lava "

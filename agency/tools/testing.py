@@ -193,6 +193,15 @@ class FakeBody:
             self.inventory[a.get("item", a["block"])] += 1
         return {"collected": len(spots)}
 
+    def _do_staircase(self, a: dict[str, Any]) -> dict[str, Any]:  # east, one block down a step
+        steps = max(0, math.floor(self.position.y) - a["targetY"])
+        self.position = Vec3(x=self.position.x + steps, y=a["targetY"], z=self.position.z)
+        return {"steps": steps, "y": a["targetY"], "turned": 0, "reason": "reached"}
+
+    def _do_tunnel(self, a: dict[str, Any]) -> dict[str, Any]:  # east, level
+        self.position = Vec3(x=self.position.x + a["blocks"], y=self.position.y, z=self.position.z)
+        return {"steps": a["blocks"], "y": math.floor(self.position.y), "turned": 0, "reason": "reached"}
+
     def _do_dig(self, a: dict[str, Any]) -> dict[str, Any]:
         pos = (a["x"], a["y"], a["z"])
         name = self.block(*pos)

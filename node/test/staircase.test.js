@@ -1,7 +1,8 @@
 // The staircase action (lib/actions/staircase.js) on a stone block built with /mcbot fill: a
 // plain bot with a stone pickaxe digs down 10 steps one block at a time, fills a hole in a
 // step's floor from its inventory, turns away from a lava pocket ahead without touching it and
-// from gravel overhead, and stops at once when cancelled.
+// from gravel overhead, and stops at once when cancelled; a tunnel (lib/actions/tunnel.js)
+// digs on at the level the stairs reached.
 'use strict'
 
 const test = require('node:test')
@@ -79,6 +80,23 @@ test('staircase', { timeout: 450000 }, async (t) => {
       for (const dy of [0, 1, 2]) assert.strictEqual(bot.blockAt(new Vec3(b.x + k, b.y - k + dy, z)).name, 'air', `step ${k} +${dy}`)
     }
     assert.ok(bot.inventory.items().some((i) => i.name === 'cobblestone'), 'the dug stone was picked up')
+  })
+
+  await t.test('a tunnel from the foot of the stairs: level, two blocks high, on a solid floor', async () => {
+    const tunnel = require('../lib/actions/tunnel')
+    await assert.rejects(tunnel.run(bot, { blocks: 0 }, { cancelled: false }), /blocks between 1 and 64/)
+    const start = bot.entity.position.floored() // where the ten steps ended, inside the stone
+    const watch = watchDrops(bot)
+    const out = await withTimeout(tunnel.run(bot, { blocks: 8, direction: 'south' }, { cancelled: false }), 120000, 'tunnel')
+    watch.stop()
+    assert.deepStrictEqual(out, { steps: 8, y: start.y, turned: 0, reason: 'reached' })
+    assert.deepStrictEqual(bot.entity.position.floored(), start.offset(0, 0, 8))
+    assert.deepStrictEqual(watch.drops, [], 'never dropped')
+    for (let k = 1; k <= 8; k++) {
+      assert.strictEqual(bot.blockAt(start.offset(0, -1, k)).boundingBox, 'block', `floor at ${k}`)
+      for (const dy of [0, 1]) assert.strictEqual(bot.blockAt(start.offset(0, dy, k)).name, 'air', `cell ${k} +${dy}`)
+      assert.strictEqual(bot.blockAt(start.offset(0, 2, k)).name, 'stone', `roof at ${k}`)
+    }
   })
 
   await t.test('a lava pocket ahead: the staircase turns, nothing next to the lava is dug', async () => {

@@ -13,6 +13,9 @@ from __future__ import annotations
 import asyncio
 import math
 
+import pytest
+
+from agency.execution.agents.runtime import TaskSpec
 from agency.planning.tasks.models import TaskStatus
 from agency.tools.movement import climb_out
 from tests.conftest import make_body, wait_until
@@ -93,6 +96,50 @@ def test_no_iron_in_sight_digs_down_to_it_and_then_collects(bridge, embedded_ser
         assert res is not None and res["from"][1] == 40, res
         assert res["how"] == "staircase" and res["failed"] is None, res
         assert math.floor(res["to"][1]) == Y, res  # back up to where the descent started
+    finally:
+        agency.close()
+        body.close()
+
+
+COPPER_X, COPPER_Z = -900, -780  # a second pad, out of the first one's sight
+COPPER_Y = 60  # 12 above copper's level (y 48: agency.game.ores)
+COPPER_VEIN = [(COPPER_X, 44, COPPER_Z), (COPPER_X + 1, 44, COPPER_Z)]  # below the start's sight, in sight from y 52
+
+
+@pytest.mark.one_version(
+    reason="the staircase and the collect it chains are each tested at every version (node/test/staircase.test.js, "
+    "the test above); this is the plan around them"
+)
+def test_a_collect_of_an_ore_out_of_sight_digs_down_to_its_level_and_digs_it(bridge, embedded_server, tmp_path):
+    """`collect copper_ore 1` (no copper in the embedded plains: only the planted vein): the
+    gatherer's plan is seek_ore, collect, check; the seek's staircase goes down toward y 48
+    through the real bridge, and the collect digs the vein it brought into sight."""
+    body = make_body(bridge, embedded_server.port, "copper_bot")
+    agency = agency_on(body, tmp_path / "agency.db")
+    x, y, z = COPPER_X, COPPER_Y, COPPER_Z
+    try:
+        body.chat("/time set 1000")
+        for y0, y1 in ((y - 8, y - 3), (y - 2, y + 3), (y + 4, y + 8)):  # the start's sight: all stone
+            body.chat(f"/mcbot fill {x - SIGHT} {y0} {z - SIGHT} {x + SIGHT} {y1} {z + SIGHT} stone")
+        body.chat(f"/mcbot fill {x - 2} {y} {z - 2} {x + 2} {y + 2} {z + 2} air")
+        for vx, vy, vz in COPPER_VEIN:
+            body.chat(f"/mcbot setblock {vx} {vy} {vz} copper_ore")
+        teleport(body, "copper_bot", x, y, z)
+        wait_until(lambda: block_at(body, x, 44, z) == "copper_ore", 15, "vein planted")
+        wait_until(lambda: block_at(body, x + SIGHT, y + 8, z + SIGHT) == "stone", 15, "sight filled with stone")
+        give(body, "copper_bot", {"stone_pickaxe": 1, "cooked_beef": 4})
+        restore_vitals(body, "copper_bot")
+        wait_until(lambda: body.snapshot().position.y == y, 10, "standing in the chamber")
+        assert agency.tool_ctx is not None and agency.executor is not None
+        task = TaskSpec(action="collect", target="copper_ore", amount=1, id="task-copper")
+        res = asyncio.run(agency.executor.runtime.run_task(task))
+        assert res.ok, res.errors
+        assert [s.stepId for s in res.steps] == ["seek-copper-ore", "collect", "check"]
+        seek = res.steps[0].output
+        assert seek["inSight"] and seek["descents"] and seek["y"] <= y - 4, seek  # it went down for it
+        snap = body.snapshot()
+        assert snap.count_of("raw_copper") >= 1, snap.inventory
+        assert snap.health == 20, "unharmed"
     finally:
         agency.close()
         body.close()

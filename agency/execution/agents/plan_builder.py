@@ -10,7 +10,9 @@ Tools wear out: each block dug costs the tool the bot digs it with one use (the 
 that harvests it), so a batch stops where the last tool breaks and a new one is made before
 the next. Tools held at the start count as new: the inventory says nothing of their wear.
 Each craft/gather step ensures a total held *after* it, computed from the simulation at
-that point, so re-running a step is a no-op.
+that point, so re-running a step is a no-op. The first gather of an ore that lies
+underground comes after a seek_ore step (staircases down to its level unless one is in
+sight: agency.tools.mining).
 """
 
 from __future__ import annotations
@@ -35,6 +37,7 @@ from agency.game.harvest import (
     unless_dug_with,
     wear_order,
 )
+from agency.game.ores import ore_level
 from agency.game.recipes import CRAFTABLE, available, matches, members, recipe_for, spoken
 from agency.tools.craft_planner import plan_craft
 from agency.tools.smelt_planner import choose_fuel, input_choice
@@ -200,6 +203,7 @@ class PlanBuilder:
             raise WorkflowPlanError("NO_SOURCE", f"the bot knows no block to gather {raw} from")
         while short > 0:
             self.ensure_tool(block)
+            self._seek(block)
             batch = min(self.batch, short, self.uses_left(block) if needs_tool(block) else short)
             total = self.held(raw) + batch
             self.add(
@@ -211,6 +215,18 @@ class PlanBuilder:
             self._wear(block, batch)
             self.sim[raw] = self.sim.get(raw, 0) + batch
             short -= batch
+
+    def _seek(self, block: str) -> None:
+        """Before the first gather of an ore that lies underground (agency.game.ores): a
+        seek_ore step, staircases down to its level unless one is in sight by then."""
+        if ore_level(block) is None or any(s.tool == "seek_ore" and s.args.get("block") == block for s in self.steps):
+            return
+        self.add(
+            f"seek-{block.replace('_', '-')}",
+            tool="seek_ore",
+            description=f"dig down to where {block} lies, unless one is in sight",
+            args={"block": block},
+        )
 
     # ---- smelting ------------------------------------------------------------------------
     def smelt(self, output: str, amount: int) -> None:

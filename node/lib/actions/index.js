@@ -18,6 +18,7 @@ const KINDS = {
   hunt: require('./hunt'),
   sleep: require('./sleep'),
   staircase: require('./staircase'),
+  tunnel: require('./tunnel'),
   follow: require('./follow'),
   give: require('./give')
 }

@@ -10,6 +10,9 @@
 // direction; a hole in the floor is filled from the inventory (cobblestone, dirt), else it turns.
 // With no direction left it stops with an error naming the hazard and where it is.
 // Returns { steps, y, turned, reason } (reason: 'reached' or 'cancelled').
+//
+// The same steps with no drop make a tunnel (lib/actions/tunnel.js): two blocks cleared ahead
+// at the bot's level, the floor under them checked and filled alike.
 const { Vec3 } = require('vec3')
 const { withTimeout } = require('../guard')
 const { names } = require('../names')
@@ -41,11 +44,19 @@ function isLiquid (bot, block) {
 
 const isEmpty = (bot, block) => !!block && block.boundingBox === 'empty' && !isLiquid(bot, block)
 
-// What stops a step in `dir` from the feet cell `feet`, or null. The step's column: head room
-// at feet.y + 1, then feet.y and feet.y - 1 (where the bot will stand), floor at feet.y - 2.
-function hazardOf (bot, feet, dir) {
+// The cells a step in `dir` from the feet cell `feet` clears: head room at feet.y + 1, then down
+// to where the bot will stand (feet.y - drop); its floor is the cell under that.
+function stepCells (feet, dir, drop) {
   const col = feet.plus(DIRS[dir])
-  const dig = [col.offset(0, 1, 0), col, col.offset(0, -1, 0)]
+  const dig = [col.offset(0, 1, 0), col]
+  if (drop) dig.push(col.offset(0, -1, 0))
+  return { col, dig, stand: col.offset(0, -drop, 0), floor: col.offset(0, -drop - 1, 0) }
+}
+
+// What stops a step in `dir` from the feet cell `feet`, or null: a liquid in or next to a cell
+// to clear, an undiggable one, a falling block overhead, a hole in the floor with no filler.
+function hazardOf (bot, feet, dir, drop = 1) {
+  const { dig, floor: under } = stepCells(feet, dir, drop)
   for (const p of dig) {
     const b = bot.blockAt(p)
     if (!b) return { what: 'an unloaded block', pos: p }
@@ -57,8 +68,8 @@ function hazardOf (bot, feet, dir) {
   }
   const above = bot.blockAt(dig[0].offset(0, 1, 0))
   if (above && names(bot).falling.has(above.name)) return { what: `falling ${above.name} overhead`, pos: above.position }
-  const floor = bot.blockAt(col.offset(0, -2, 0))
-  if (!floor) return { what: 'an unloaded block', pos: col.offset(0, -2, 0) }
+  const floor = bot.blockAt(under)
+  if (!floor) return { what: 'an unloaded block', pos: under }
   if (floor.boundingBox !== 'block' && !filler(bot)) return { what: `a hole (${floor.name}) and nothing to fill it`, pos: floor.position }
   return null
 }
@@ -125,6 +136,37 @@ function walkDown (bot, to, rec) {
   })
 }
 
+// One step of `drop` blocks down (0: level) in walk.dir, turning right or left away from a
+// hazard, never back; false when cancelled. `what` names the dig in errors.
+async function step (bot, walk, drop, rec, what) {
+  const feet = bot.entity.position.floored()
+  const i = ORDER.indexOf(walk.dir)
+  const options = [walk.dir, ORDER[(i + 1) % 4], ORDER[(i + 3) % 4]]
+  const refused = []
+  let chosen = null
+  for (const d of options) {
+    const h = hazardOf(bot, feet, d, drop)
+    if (!h) { chosen = d; break }
+    refused.push(`${d}: ${h.what} at ${at(h.pos)}`)
+  }
+  if (!chosen) throw new Error(`${what} blocked at ${at(feet)} after ${walk.steps} steps: ${refused.join('; ')}`)
+  if (chosen !== walk.dir) { walk.turned++; walk.dir = chosen }
+  const { dig, stand, floor } = stepCells(feet, walk.dir, drop)
+  for (const p of dig) {
+    await digIfNeeded(bot, p, rec)
+    // What the digging showed (a liquid behind a dug block, a flow that came in) stops the step.
+    const h = hazardOf(bot, feet, walk.dir, drop)
+    if (h && !/^a hole/.test(h.what)) throw new Error(`${what} stopped at ${at(feet)}: ${h.what} at ${at(h.pos)} came to light`)
+  }
+  if (rec.cancelled) return false
+  if (bot.blockAt(floor).boundingBox !== 'block') await fillFloor(bot, floor)
+  await walkDown(bot, stand, rec)
+  if (rec.cancelled) return false
+  walk.steps++
+  await sleep(50) // let the drops of the step be picked up before the next look
+  return true
+}
+
 async function run (bot, args, rec) {
   const targetY = args.targetY
   if (!Number.isInteger(targetY)) throw new Error(`staircase needs an integer targetY (got ${JSON.stringify(targetY)})`)
@@ -139,45 +181,17 @@ async function run (bot, args, rec) {
   // What was asked is judged before the bot's state: bad arguments get their own reason.
   if (!bot.entity.onGround) throw new Error('the bot is not standing on the ground')
   const deadline = Date.now() + Math.max(1, wanted) * STEP_MS
-  let dir = args.direction || facing(bot)
-  let steps = 0
-  let turned = 0
+  const walk = { dir: args.direction || facing(bot), steps: 0, turned: 0 }
   while (bot.entity.position.floored().y > targetY) {
-    if (rec.cancelled) return result(bot, steps, turned, 'cancelled')
-    if (Date.now() > deadline) throw new Error(`staircase timed out after ${wanted * STEP_MS} ms (${steps} of ${wanted} steps)`)
-    const feet = bot.entity.position.floored()
-    // Ahead first, then right, then left; never back up the stairs just dug.
-    const i = ORDER.indexOf(dir)
-    const options = [dir, ORDER[(i + 1) % 4], ORDER[(i + 3) % 4]]
-    const refused = []
-    let chosen = null
-    for (const d of options) {
-      const h = hazardOf(bot, feet, d)
-      if (!h) { chosen = d; break }
-      refused.push(`${d}: ${h.what} at ${at(h.pos)}`)
-    }
-    if (!chosen) throw new Error(`staircase blocked at ${at(feet)} after ${steps} steps: ${refused.join('; ')}`)
-    if (chosen !== dir) { turned++; dir = chosen }
-    const col = feet.plus(DIRS[dir])
-    for (const y of [1, 0, -1]) {
-      await digIfNeeded(bot, col.offset(0, y, 0), rec)
-      // What the digging showed (a liquid behind a dug block, a flow that came in) stops the step.
-      const h = hazardOf(bot, feet, dir)
-      if (h && !/^a hole/.test(h.what)) throw new Error(`staircase stopped at ${at(feet)}: ${h.what} at ${at(h.pos)} came to light`)
-    }
-    if (rec.cancelled) return result(bot, steps, turned, 'cancelled')
-    const floor = col.offset(0, -2, 0)
-    if (bot.blockAt(floor).boundingBox !== 'block') await fillFloor(bot, floor)
-    await walkDown(bot, col.offset(0, -1, 0), rec)
-    if (rec.cancelled) return result(bot, steps, turned, 'cancelled')
-    steps++
-    await sleep(50) // let the drops of the step be picked up before the next look
+    if (rec.cancelled) return result(bot, walk, 'cancelled')
+    if (Date.now() > deadline) throw new Error(`staircase timed out after ${wanted * STEP_MS} ms (${walk.steps} of ${wanted} steps)`)
+    if (!(await step(bot, walk, 1, rec, 'staircase'))) return result(bot, walk, 'cancelled')
   }
-  return result(bot, steps, turned, 'reached')
+  return result(bot, walk, 'reached')
 }
 
-function result (bot, steps, turned, reason) {
-  return { steps, y: Math.floor(bot.entity.position.y), turned, reason }
+function result (bot, walk, reason) {
+  return { steps: walk.steps, y: Math.floor(bot.entity.position.y), turned: walk.turned, reason }
 }
 
 function stop (bot, rec) {
@@ -186,4 +200,4 @@ function stop (bot, rec) {
   bot.clearControlStates()
 }
 
-module.exports = { run, stop, defaultTimeoutMs: MAX_STEPS * STEP_MS, MAX_STEPS }
+module.exports = { run, stop, step, result, facing, DIRS, ORDER, defaultTimeoutMs: MAX_STEPS * STEP_MS, MAX_STEPS, STEP_MS }

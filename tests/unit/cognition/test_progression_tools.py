@@ -10,6 +10,7 @@ import itertools
 from agency.cognition.drive_tick import select_drive
 from agency.execution.agents.gather_plan import gather_plan
 from agency.game.harvest import can_harvest
+from agency.game.ores import ore_level
 
 DIGS = ("collect", "gather", "mine")
 PICKS = ({}, {"wooden_pickaxe": 1}, {"golden_pickaxe": 1}, {"stone_pickaxe": 1}, {"iron_pickaxe": 1})
@@ -38,5 +39,6 @@ def test_no_drive_goal_digs_a_block_without_its_tool(make_snapshot):
             dug.add(sel.target)
             assert can_harvest(inv, sel.target), f"{sel.rule}: {sel.action} {sel.target} holding {inv}"
             plan = gather_plan("gatherer", {"action": sel.action, "target": sel.target, "amount": sel.amount}, inv)
-            assert [s.id for s in plan.steps] == ["collect", "check"]
+            seek = [f"seek-{sel.target.replace('_', '-')}"] if ore_level(sel.target) is not None else []
+            assert [s.id for s in plan.steps] == [*seek, "collect", "check"]  # no tool to make first
     assert {"stone", "coal_ore", "iron_ore"} <= dug  # the grid reaches every digging step

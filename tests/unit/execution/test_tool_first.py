@@ -321,6 +321,7 @@ def test_smelting_iron_from_empty_hands_gets_both_pickaxes_and_a_furnace_before_
         ("gather-cobblestone-2", "stone", 6),  # the furnace's 8, in batches
         ("gather-cobblestone-3", "stone", 8),
         ("craft-furnace", "furnace", 1),
+        ("seek-iron-ore", "iron_ore", None),  # down to where iron lies, unless some is in sight
         ("gather-raw_iron-input", "iron_ore", 1),
         ("smelt-iron-ingot", "iron_ingot", 1),  # the spare planks burn
     ]
@@ -339,7 +340,7 @@ def test_a_smelt_with_a_furnace_known_crafts_none_and_the_input_is_never_made_in
     near = smelt_plan(
         "crafter", {"target": "iron_ingot", "amount": 1, "facts": FURNACE}, {"stone_pickaxe": 1, "coal": 1}
     )
-    assert [s.id for s in near.steps] == ["gather-raw_iron-input", "smelt-iron-ingot"]
+    assert [s.id for s in near.steps] == ["seek-iron-ore", "gather-raw_iron-input", "smelt-iron-ingot"]
     # 8 cobblestone held to smelt into stone: the furnace gets 8 more, dug with a pickaxe made first
     wf = smelt_plan("crafter", {"target": "stone", "amount": 8}, {"cobblestone": 8, "oak_log": 3, "coal": 1})
     counts = {s.id: s.args.get("count") for s in wf.steps}
@@ -349,7 +350,12 @@ def test_a_smelt_with_a_furnace_known_crafts_none_and_the_input_is_never_made_in
 
 def test_a_gatherer_asks_the_crafter_for_the_pickaxe_first() -> None:
     wf = gather_plan("gatherer", {"action": "collect", "target": "iron_ore", "amount": 2}, {"wooden_pickaxe": 1})
-    assert [(s.id, s.kind) for s in wf.steps] == [("get-tool", "delegate"), ("collect", "tool"), ("check", "tool")]
+    assert [(s.id, s.kind) for s in wf.steps] == [
+        ("get-tool", "delegate"),
+        ("seek-iron-ore", "tool"),  # after the pickaxe that digs the staircase
+        ("collect", "tool"),
+        ("check", "tool"),
+    ]
     assert wf.steps[0].agent == "crafter"
     assert wf.steps[0].task == {"action": "craft", "target": "stone_pickaxe", "amount": 1, "ensure": True}
     logs = gather_plan("gatherer", {"action": "collect", "target": "oak_log", "amount": 2}, {})

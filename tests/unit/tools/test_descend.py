@@ -130,7 +130,8 @@ def test_descend_is_a_goal_the_gatherer_carries_out_and_grounds_on_a_level():
     assert "descend" in agents.routable_actions()
     facts = FrameFacts()
     assert check_goal(goal, facts, scenario_id=None).passed
-    assert not check_goal(ExtractedGoal(action="descend", target="y3"), facts, scenario_id=None).passed
+    assert check_goal(ExtractedGoal(action="descend", target="y-48"), facts, scenario_id=None).passed
+    assert not check_goal(ExtractedGoal(action="descend", target="y-49"), facts, scenario_id=None).passed  # the lava
     assert (
         check_goal(ExtractedGoal(action="descend", target="iron"), facts, scenario_id=None).reason == "missing_location"
     )

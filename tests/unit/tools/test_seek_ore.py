@@ -1,0 +1,71 @@
+"""seek_ore and a collect's look further for an ore (agency.tools.mining) on the fake world,
+whose staircase and tunnel move the bot east (agency.tools.testing.FakeBody)."""
+
+from __future__ import annotations
+
+from agency.execution.builtin_tools import default_tool_registry
+from agency.tools.base import ToolContext
+from agency.tools.mining import MAX_DESCENT, TUNNEL_BLOCKS
+from agency.tools.results import VALIDATION_ERROR
+from agency.tools.testing import GROUND_Y, FakeBody
+from tests.unit.conftest import run
+
+
+def _kinds(body: FakeBody) -> list[str]:
+    return [k for k, _a in body.started]
+
+
+def test_an_ore_in_sight_needs_no_staircase(ctx: ToolContext, body: FakeBody) -> None:
+    body.inventory["stone_pickaxe"] = 1
+    body.blocks[(5, GROUND_Y - 3, 2)] = "iron_ore"
+    res = run(default_tool_registry().execute("seek_ore", {"block": "iron_ore"}, ctx))
+    assert res.success and res.output["inSight"] and not res.output["descents"]
+    assert _kinds(body) == []
+
+
+def test_out_of_sight_it_digs_down_in_legs_to_the_ores_level(ctx: ToolContext, body: FakeBody) -> None:
+    body.inventory["stone_pickaxe"] = 1
+    res = run(default_tool_registry().execute("seek_ore", {"block": "iron_ore"}, ctx))
+    assert res.success, res.error
+    targets = [a["targetY"] for k, a in body.started if k == "staircase"]
+    assert targets == [16]  # y 64 to 16: one staircase of 48
+    assert res.output == {**res.output, "level": 16, "y": 16, "inSight": False}
+    body.position = body.position.model_copy(update={"y": 96.0})  # a mountain: three legs to the floor
+    res = run(default_tool_registry().execute("seek_ore", {"block": "deepslate_diamond_ore"}, ctx))
+    assert [a["targetY"] for a in res.output["descents"]] == [96 - MAX_DESCENT, 96 - 2 * MAX_DESCENT, -48]
+
+
+def test_it_stops_where_the_ore_comes_in_sight(ctx: ToolContext, body: FakeBody) -> None:
+    body.inventory["iron_pickaxe"] = 1
+    body.position = body.position.model_copy(update={"y": 100.0})
+    body.blocks[(48, 50, 0)] = "deepslate_diamond_ore"  # in sight after the first leg (x 48, y 52)
+    res = run(default_tool_registry().execute("seek_ore", {"block": "diamond_ore"}, ctx))
+    assert res.success and res.output["inSight"] and len(res.output["descents"]) == 1
+
+
+def test_what_is_no_ore_to_dig_for_is_refused_and_no_pickaxe_fails_naming_it(ctx: ToolContext, body: FakeBody) -> None:
+    reg = default_tool_registry()
+    res = run(reg.execute("seek_ore", {"block": "oak_log"}, ctx))
+    assert res.error.code == VALIDATION_ERROR and "not an ore found by digging down" in res.error.message
+    assert "emerald" in run(reg.execute("seek_ore", {"block": "emerald_ore"}, ctx)).error.message
+    res = run(reg.execute("seek_ore", {"block": "coal_ore"}, ctx))
+    assert not res.success and "no pickaxe" in res.error.message and _kinds(body) == []
+
+
+def test_a_collect_of_an_ore_out_of_sight_digs_on_instead_of_climbing_out(ctx: ToolContext, body: FakeBody) -> None:
+    body.inventory["stone_pickaxe"] = 1
+    body.position = body.position.model_copy(update={"y": 20.0})
+    # beyond the sight box's 32 blocks until a tunnel brings it near
+    body.blocks[(int(body.position.x) + TUNNEL_BLOCKS + 20, 18, 0)] = "iron_ore"
+    res = run(default_tool_registry().execute("collect_block", {"block": "iron_ore", "count": 1}, ctx))
+    assert res.success, res.error
+    assert _kinds(body) == ["staircase", "tunnel", "collect"]  # y 20 -> 16, then along: never up to the surface
+    assert body.inventory["raw_iron"] == 1
+
+
+def test_a_collect_that_tunnels_in_vain_says_so(ctx: ToolContext, body: FakeBody) -> None:
+    body.inventory["iron_pickaxe"] = 1
+    body.position = body.position.model_copy(update={"y": 16.0})
+    res = run(default_tool_registry().execute("collect_block", {"block": "gold_ore", "count": 1}, ctx))
+    assert not res.success and "no gold_ore within 32 blocks" in res.error.message
+    assert _kinds(body) == ["staircase", "staircase"]  # y 16 -> -8 -> -16 (gold's level), then out of tries
