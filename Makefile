@@ -76,8 +76,8 @@ NODE_CI_TESTS := $(filter-out test/survival.test.js,$(NODE_TESTS))
 # its protocol-facing integration tests and then its node tests, and one lane of one_version
 # tests (the daemon's own properties) at the first version; then the three 3-minute soaks side
 # by side (one bot, one bot under chaos, a fleet of three; each waits mostly on its own embedded
-# world), with the goal fuzz's short sample beside them (make bench runs the whole fuzz, a new
-# seed each time).
+# world), with the goal fuzz's short sample and three MineCollab-format tasks beside them (make
+# bench runs the whole fuzz, a new seed each time, and our task files).
 # make test-matrix runs what does not fit here: node/test/survival.test.js, the long game runs
 # (long_run), and the pytest suite one version after the other with nothing beside it.
 test: install lint
@@ -89,7 +89,8 @@ test: install lint
 	scripts/together.sh "scripts/soak.sh 3 --fast --version $(lastword $(MC_VERSIONS))" \
 	  "scripts/soak.sh 3 --fast --chaos --recovery-times figures --version $(firstword $(MC_VERSIONS))" \
 	  "scripts/soak_fleet.sh 3 --fast --bots 3 --version $(firstword $(MC_VERSIONS))" \
-	  "$(BIN)/mcbot bench goals --sample --version $(firstword $(MC_VERSIONS)) --out bench-results"
+	  "$(BIN)/mcbot bench goals --sample --version $(firstword $(MC_VERSIONS)) --out bench-results" \
+	  "$(BIN)/mcbot bench tasks tests/fixtures/tasks/short.json --version $(firstword $(MC_VERSIONS)) --out bench-results"
 
 # Every version of every test, one version after the other, nothing side by side: the pytest
 # suite (unit, integration, long runs) and all the node tests, survival.test.js included.
@@ -131,6 +132,7 @@ bench: install
 	$(BIN)/mcbot bench reflexes --versions $(subst $(eval) ,$(comma),$(ALL_MC_VERSIONS))
 	$(BIN)/mcbot bench survival --seeds 1,2,3 --game-days 3 --jobs $(BENCH_JOBS) --version $(subst $(eval) ,$(comma),$(ALL_MC_VERSIONS))
 	set -e; for v in $(ALL_MC_VERSIONS); do $(BIN)/mcbot bench goals --rounds 24 --version $$v; done
+	$(BIN)/mcbot bench tasks tests/fixtures/tasks/crafting.json tests/fixtures/tasks/crafting_fleet.json --seed $$RANDOM
 	@# the two grounds beside real vanilla chunks (exit 1 while a statistic is outside vanilla's range)
 	-$(BIN)/mcbot world compare --terrain plains --seed $$RANDOM --out bench-results/world-plains
 	-$(BIN)/mcbot world compare --terrain caves --seed $$RANDOM --out bench-results/world-caves

@@ -101,6 +101,13 @@ class WorldSnapshot(BaseModel):
         """Items whose name ends with suffix (e.g. '_log' counts every kind of log)."""
         return sum(i.count for i in self.inventory if i.name.endswith(suffix))
 
+    def held(self) -> dict[str, int]:
+        """The inventory summed by name: what a planner starts from."""
+        out: dict[str, int] = {}
+        for i in self.inventory:
+            out[i.name] = out.get(i.name, 0) + i.count
+        return out
+
 
 AIRS = frozenset({"air", "cave_air", "void_air"})
 

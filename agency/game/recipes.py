@@ -200,9 +200,15 @@ def _book(version: str) -> dict[str, Recipe]:
                     if other == item or theirs is None or not uses(theirs, item):
                         continue
                     loser = item if ratio(rec) >= ratio(theirs) else other
-                    pick[loser] += 1
-                    if pick[loser] >= len(candidates[loser]):
-                        del pick[loser]
+                    # A variant makes the cycle (sandstone slabs of chiseled sandstone too): drop
+                    # that variant and keep the recipe; else the loser takes its next recipe.
+                    trimmed = _without(candidates[loser][pick[loser]], other if loser == item else item)
+                    if trimmed is not None:
+                        candidates[loser][pick[loser]] = trimmed
+                    else:
+                        pick[loser] += 1
+                        if pick[loser] >= len(candidates[loser]):
+                            del pick[loser]
                     changed = True
                     break
                 if changed:
@@ -210,6 +216,21 @@ def _book(version: str) -> dict[str, Recipe]:
         if not changed:
             break
     return {item: candidates[item][i] for item, i in pick.items()}
+
+
+def _without(rec: Recipe, member: str) -> Recipe | None:
+    """`rec` with `member` dropped from the '|' group it is one of; None when it is an
+    ingredient of its own or of a generic word (planks, log)."""
+    out = []
+    for ing, n in rec.ingredients:
+        ms = _expand(ing)
+        if member in ms:
+            rest = frozenset(m for m in ms if m != member)
+            if "|" not in ing or not rest:
+                return None
+            ing = group_name(rest)
+        out.append((ing, n))
+    return Recipe(rec.makes, tuple(out), rec.needs_table, rec.variants)
 
 
 def _expand(group: str) -> tuple[str, ...]:

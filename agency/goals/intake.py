@@ -52,18 +52,21 @@ class GoalIntake:
         goal = request.goal()
         if request.bot is not None and request.bot.lower() != self.name.lower():
             raise GoalRequestError(f"unknown bot {request.bot!r} (this daemon drives {self.name})")
-        planned = False
-        if request.obtains():  # the item by whatever way gets it: collect, craft, smelt or hunt
-            resolved = resolve_obtain(goal)
-            if isinstance(resolved, Unobtainable):
-                return refused(goal, "unobtainable", resolved.reason)
-            logger.info("[UserGoal] obtain {} {} -> {} {}", goal.target, goal.amount, resolved.action, resolved.target)
-            goal, planned = resolved, resolved.action in PLANNED
         body = self.body()
         if body is None or not body.connected:
             raise BodyUnavailable("bot is not connected; the goal was not stored")
         try:
             snap = await asyncio.to_thread(body.snapshot)
+        except BodyLost as e:
+            raise BodyUnavailable(f"bot went away while checking the goal ({e}); the goal was not stored") from None
+        planned = False
+        if request.obtains():  # the item by whatever way gets it: collect, craft, smelt or hunt
+            resolved = resolve_obtain(goal, snap.held())
+            if isinstance(resolved, Unobtainable):
+                return refused(goal, "unobtainable", resolved.reason)
+            logger.info("[UserGoal] obtain {} {} -> {} {}", goal.target, goal.amount, resolved.action, resolved.target)
+            goal, planned = resolved, resolved.action in PLANNED
+        try:
             region = await asyncio.to_thread(body.region, *sight_box(snap)) if goal.action in SIGHT_ACTIONS else None
         except BodyLost as e:
             raise BodyUnavailable(f"bot went away while checking the goal ({e}); the goal was not stored") from None

@@ -11,6 +11,7 @@ what is in sight (the plan gathers, smelts and makes the tools itself); a collec
 from __future__ import annotations
 
 import difflib
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from agency.execution.agents.plan_builder import gatherable, obtainable, smeltable, source_block
@@ -30,8 +31,9 @@ class Unobtainable:
     reason: str
 
 
-def resolve_obtain(goal: ExtractedGoal) -> ExtractedGoal | Unobtainable:
-    """The concrete goal that obtains goal.target, goal.amount of it; or why none does."""
+def resolve_obtain(goal: ExtractedGoal, inventory: Mapping[str, int] | None = None) -> ExtractedGoal | Unobtainable:
+    """The concrete goal that obtains goal.target, goal.amount of it; or why none does. What
+    is held counts: a cake's egg the bot holds needs no source."""
     item, amount = goal.target, goal.amount
     items = mcdata.data().items
     if item not in items and item not in GENERIC_WORDS:
@@ -44,7 +46,7 @@ def resolve_obtain(goal: ExtractedGoal) -> ExtractedGoal | Unobtainable:
     if gatherable(item) is not None:
         return ExtractedGoal(action="collect", target=str(source_block(str(gatherable(item)))), amount=amount)
     if item in CRAFTABLE:
-        raws = sorted(plan_craft(item, amount, {}).missing)
+        raws = sorted(plan_craft(item, amount, inventory or {}).missing)
         for raw in raws:
             where = found_only_in(raw)
             if where is not None:

@@ -7,8 +7,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from loguru import logger
 from pydantic import Field, model_validator
 
+from agency.blocks import DEEP_ROCK, ROCK, SOIL, is_liquid, is_solid
 from agency.names import same
 from agency.places.memory import HOOK as PLACES_HOOK
 from agency.tools.actions import run_action
@@ -17,6 +19,9 @@ from agency.tools.gathering import REACH
 from agency.tools.movement import walk
 from agency.tools.results import PRECONDITION_FAILED
 from agency.tools.spatial import block_pos, free_spot_near, read_around
+from agency.world import BlockRegion
+
+NEIGHBOURS = ((1, 0, 0), (-1, 0, 0), (0, 1, 0), (0, -1, 0), (0, 0, 1), (0, 0, -1))
 
 
 class PlaceBlockInput(ToolInput):
@@ -64,11 +69,33 @@ async def place_at(ctx: ToolContext, block: str, x: int, y: int, z: int) -> dict
     return {"block": block, "x": x, "y": y, "z": z, "placed": placed}
 
 
+SIDES = ((1, 0), (-1, 0), (0, 1), (0, -1))
+
+
+def room_to_dig(around: BlockRegion, feet: tuple[int, int, int]) -> tuple[int, int, int] | None:
+    """In a tunnel or a staircase, where nothing can be placed: a cell beside the bot's feet
+    of natural rock or soil, on a solid floor, with no liquid next to it, to dig so a block
+    fits there."""
+    fx, fy, fz = feet
+    diggable = SOIL | ROCK | DEEP_ROCK
+    for dx, dz in SIDES:
+        x, z = fx + dx, fz + dz
+        near = [around.block_at(x + ax, fy + ay, z + az) for ax, ay, az in NEIGHBOURS]
+        rock = around.block_at(x, fy, z) in diggable and is_solid(around.block_at(x, fy - 1, z))
+        if rock and not any(is_liquid(n) for n in near):
+            return (x, fy, z)
+    return None
+
+
 async def place_near_bot(ctx: ToolContext, block: str) -> dict[str, Any]:
     snap = await ctx.snapshot()
     feet = block_pos(snap.position)
     around = await ctx.io(read_around, ctx.body, feet, 2, 2, 2)
     spot = free_spot_near(around, feet, snap.position)
+    if spot is None and (room := room_to_dig(around, feet)) is not None:
+        await run_action(ctx, "dig", {"x": room[0], "y": room[1], "z": room[2]})
+        logger.info("[Tools] no room to place {} at {}: dug {} {} {} beside the bot", block, list(feet), *room)
+        return await place_at(ctx, block, *room)
     if spot is None:
         seen = sorted({n for n in around.palette if n is not None})
         details = {"feet": list(feet), "health": snap.health, "blocksAround": seen}

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, NoReturn
 
 from loguru import logger
 
-from bot.cli import values as val
+from bot.cli import bench_tasks as bench_tasks_cli, values as val
 from bot.cli.exit_codes import EXIT_FAILURE, EXIT_INVALID, EXIT_OK, KNOWN_ERRORS, exit_code_for
 
 if TYPE_CHECKING:  # the config loads only when a command runs (`--help` stays fast)
@@ -135,6 +135,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_bench_survival(bench_sub)
     _add_bench_fleet(bench_sub)
     _add_bench_goals(bench_sub)
+    bench_tasks_cli.add_parser(bench_sub)
     bv = bench_sub.add_parser("verifier", help="verify_shelter_v0 on a real region read (starts an embedded world)")
     bv.add_argument("--json", action="store_true", help="print one JSON object")
     bv.add_argument("--rounds", type=val.positive_int, default=200)
@@ -440,6 +441,8 @@ def cmd_bench(args: Any, cfg: McbotConfig, _loaded: Any) -> int:
         return _bench_fleet(args)
     if args.bench_command == "goals":
         return _bench_goals(args)
+    if args.bench_command == "tasks":
+        return bench_tasks_cli.run(args, _embedded(args.version))
     if args.bench_command == "verifier":
         return bench_verifier(cfg, as_json=args.json, rounds=args.rounds)
     return bench_bridge(cfg, as_json=args.json, rounds=args.rounds, versions=args.versions, config_path=args.config)

@@ -20,7 +20,9 @@ def add_plan_command(sub: Any) -> None:
     plan = sub.add_parser("plan", help="the steps the bot would take to obtain an item, e.g. mcbot plan compass")
     plan.add_argument("item", help="an item id, e.g. compass, iron_ingot, redstone")
     plan.add_argument("amount", nargs="?", type=val.positive_int, default=1, help="how many (default 1)")
-    plan.add_argument("--have", nargs="*", default=[], metavar="ITEM=N", help="what the bot holds, e.g. oak_log=4")
+    plan.add_argument(
+        "--have", nargs="*", action="extend", default=[], metavar="ITEM=N", help="what the bot holds, e.g. oak_log=4"
+    )
     plan.add_argument("--version", type=val.embedded_version, help="the Minecraft version (default: config)")
 
 
@@ -44,7 +46,7 @@ def cmd_plan(args: Any, cfg: McbotConfig, _loaded: Any, out: TextIO | None = Non
         have[name] = int(n)
     version = args.version or cfg.server.embedded_version
     mcdata.use_version(version)
-    goal = resolve_obtain(ExtractedGoal(action="obtain", target=args.item.lower(), amount=args.amount))
+    goal = resolve_obtain(ExtractedGoal(action="obtain", target=args.item.lower(), amount=args.amount), have)
     held = ", ".join(f"{n} {k}" for k, n in sorted(have.items())) or "empty hands"
     if isinstance(goal, Unobtainable):
         print(f"mcbot: refused: {goal.reason}", file=sys.stderr)

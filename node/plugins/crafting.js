@@ -1,5 +1,7 @@
 // Crafting: recipe matching from minecraft-data (shaped, mirrored shaped, shapeless) and the
-// 3x3 crafting-table menu opened by using a placed crafting_table. The click engine that
+// 3x3 crafting-table menu opened by using a placed crafting_table. A shaped recipe's cell takes
+// any item that cell holds in another variant of the same recipe (minecraft-data lists a
+// bookshelf once per wood; vanilla's tag takes any planks in each cell, mixed). The click engine that
 // moves items and takes results lives in windows.js; this file answers "what does this grid
 // make" and "what is left in the grid after taking it".
 'use strict'
@@ -8,16 +10,24 @@ module.exports.server = function (serv) {
   const { registry } = serv
   const Item = require('prismarine-item')(registry)
 
-  // Recipes grouped by ingredient count, built once.
+  // Recipes grouped by ingredient count, built once; per shaped recipe, the ids each cell takes.
   let byCount = null
+  const cellChoices = new Map() // recipe -> rows of Sets of ids
   function index () {
     byCount = new Map()
     for (const list of Object.values(registry.recipes)) {
+      const families = new Map() // shape signature -> rows of Sets, shared by the variants
       for (const rec of list) {
         const cells = rec.inShape ? rec.inShape.flat().filter(c => c !== null) : rec.ingredients
         const n = cells.length
         if (!byCount.has(n)) byCount.set(n, [])
         byCount.get(n).push(rec)
+        if (!rec.inShape) continue
+        const sig = rec.result.count + ':' + rec.inShape.map(row => row.map(c => (c === null ? '_' : 'x')).join('')).join('/')
+        if (!families.has(sig)) families.set(sig, rec.inShape.map(row => row.map(() => new Set())))
+        const sets = families.get(sig)
+        rec.inShape.forEach((row, y) => row.forEach((id, x) => { if (id !== null) sets[y][x].add(id) }))
+        cellChoices.set(rec, sets)
       }
     }
   }
@@ -43,12 +53,15 @@ module.exports.server = function (serv) {
       if (rec.inShape) {
         const shape = rec.inShape
         if (shape.length !== bh || shape.some(row => row.length !== bw)) continue
+        const sets = cellChoices.get(rec)
         for (const mirrored of [false, true]) {
           let ok = true
           for (let y = 0; y < bh && ok; y++) {
             for (let x = 0; x < bw && ok; x++) {
-              const want = shape[y][mirrored ? bw - 1 - x : x]
-              if ((want ?? null) !== cell(x, y)) ok = false
+              const sx = mirrored ? bw - 1 - x : x
+              const want = shape[y][sx] ?? null
+              const got = cell(x, y)
+              if (want === null ? got !== null : got === null || !sets[y][sx].has(got)) ok = false
             }
           }
           if (ok) return { recipe: rec, result: new Item(rec.result.id, rec.result.count), mirrored, minX, minY }

@@ -1,5 +1,5 @@
 // Crafting beyond the happy path: more recipes through bot.craft, shift-click on the result,
-// mirrored shapes, and closing a table with items still in its grid.
+// mirrored shapes, mixed variants (any planks), and closing a table with items still in its grid.
 'use strict'
 
 const test = require('node:test')
@@ -46,6 +46,18 @@ test('crafting', { timeout: 270000 }, async (t) => {
     assert.strictEqual(count('stick'), 0)
     await bot._syncWindow(bot.inventory)
     assert.strictEqual(count('torch'), 4, 'client and server agree after a full resync')
+  })
+
+  await t.test('the craft action mixes variants as vanilla tags do: a bookshelf of oak and birch planks', async () => {
+    const craftAction = require('../lib/actions/craft')
+    await give('oak_planks', 2)
+    await give('birch_planks', 4)
+    await give('book', 3)
+    assert.strictEqual(bot.recipesFor(id('bookshelf'), null, 1, table).length, 0, 'no single wood is enough')
+    const out = await withTimeout(craftAction.run(bot, { item: 'bookshelf', times: 1, table: table.position }, {}), 20000, 'craft action')
+    assert.strictEqual(out.gained, 1)
+    assert.strictEqual(count('bookshelf'), 1)
+    assert.strictEqual(count('oak_planks') + count('birch_planks') + count('book'), 0, 'every ingredient used')
   })
 
   await t.test('shift-click on the result crafts as many as the grid allows', async () => {

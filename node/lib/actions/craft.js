@@ -15,7 +15,8 @@ async function run (bot, args, rec) {
     table = bot.blockAt(new Vec3(args.table.x, args.table.y, args.table.z))
     if (!table || table.name !== names(bot).craftingTable) throw new Error(`no crafting_table at ${args.table.x},${args.table.y},${args.table.z}`)
   }
-  const recipes = bot.recipesFor(def.id, null, 1, table)
+  let recipes = bot.recipesFor(def.id, null, 1, table)
+  if (recipes.length === 0) recipes = mixedRecipe(bot, def.id, table)
   if (recipes.length === 0) {
     const needsTable = bot.recipesAll(def.id, null, true).length > 0 && bot.recipesAll(def.id, null, null).length === 0
     throw new Error(`no ${args.item} recipe craftable with the current inventory${needsTable && !table ? ' (needs a crafting table)' : ''}`)
@@ -34,7 +35,7 @@ async function run (bot, args, rec) {
   // missing, from the server's view of the inventory, up to three rounds.
   for (let round = 1; round <= 3 && gained < wanted; round++) {
     if (round > 1) await tidyInventoryWindow(bot)
-    const recipe = round === 1 ? recipes[0] : bot.recipesFor(def.id, null, 1, table)[0]
+    const recipe = round === 1 ? recipes[0] : (bot.recipesFor(def.id, null, 1, table)[0] || mixedRecipe(bot, def.id, table)[0])
     if (!recipe) break // the ingredients are gone: the caller counts what was made
     try {
       await bot.craft(recipe, Math.ceil((wanted - gained) / perCraft), table)
@@ -53,6 +54,38 @@ async function run (bot, args, rec) {
   }
   if (gained <= 0) throw new Error(`crafted ${times}x ${args.item} but gained none`)
   return { item: name, times, gained }
+}
+
+// A shaped recipe with its cells filled from what is held when no single variant is (2 oak
+// and 4 birch planks for a bookshelf): a cell takes any item it holds in some variant, as
+// vanilla's tags do (the embedded world matches the same way: plugins/crafting.js). [] if none.
+function mixedRecipe (bot, itemId, table) {
+  const any = bot.recipesAll(itemId, null, true)[0] // mineflayer's Recipe class, whatever its version
+  if (!any) return []
+  const Recipe = any.constructor
+  const raw = (bot.registry.recipes[itemId] || []).filter((r) => r.inShape)
+  const families = new Map()
+  for (const r of raw) {
+    const sig = r.result.count + ':' + r.inShape.map((row) => row.map((c) => (c === null ? '_' : 'x')).join('')).join('/')
+    if (!families.has(sig)) families.set(sig, { r, sets: r.inShape.map((row) => row.map(() => new Set())) })
+    r.inShape.forEach((row, y) => row.forEach((id, x) => { if (id !== null) families.get(sig).sets[y][x].add(id) }))
+  }
+  for (const { r, sets } of families.values()) {
+    const held = new Map()
+    for (const it of bot.inventory.items()) held.set(it.type, (held.get(it.type) || 0) + it.count)
+    const shape = sets.map((row) => row.map((choices) => {
+      if (choices.size === 0) return null
+      let best = null // the choice held most of (what is left of it)
+      for (const id of choices) if ((held.get(id) || 0) > 0 && (best === null || held.get(id) > held.get(best))) best = id
+      if (best === null) return undefined
+      held.set(best, held.get(best) - 1)
+      return best
+    }))
+    if (shape.some((row) => row.includes(undefined))) continue
+    const recipe = new Recipe({ result: r.result, inShape: shape, outShape: r.outShape })
+    if (!recipe.requiresTable || table) return [recipe]
+  }
+  return []
 }
 
 // An interrupted craft can leave ingredients in the inventory's 2x2 grid (slots 1-4, which

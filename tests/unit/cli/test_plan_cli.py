@@ -44,3 +44,14 @@ def test_what_is_held_shortens_the_plan_and_the_version_is_named(capsys):
 def test_refusals_say_why(capsys, argv, code, says):
     assert main(argv) == code
     assert says in capsys.readouterr().err
+
+
+def test_every_have_counts_and_what_is_held_needs_no_source(capsys):
+    """A cake's egg has no source the bot knows: refused from empty hands, planned when held."""
+    assert main(["plan", "cake"]) == 1
+    assert "cake needs blue_egg or brown_egg or egg" in capsys.readouterr().err
+    argv = ["plan", "cake", "--have", "milk_bucket=3", "--have", "sugar=2", "egg=1", "--have", "wheat=3"]
+    assert main(argv) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0].endswith("from 1 egg, 3 milk_bucket, 2 sugar, 3 wheat: craft cake")
+    assert out[-1].split()[1] == "craft-cake"

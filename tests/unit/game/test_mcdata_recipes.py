@@ -114,3 +114,13 @@ def test_every_craftable_item_of_every_version_plans_from_empty_hands_to_an_end(
         made = [s.item for s in plan.steps if not s.place_table]
         assert made and made[-1] in (item, plan_craft(item, 1, {}).steps[-1].item), item
         assert all(n > 0 for n in plan.missing.values()), (item, plan.missing)
+
+
+def test_a_variant_that_closes_a_cycle_is_dropped_not_the_recipe():
+    """minecraft-data makes sandstone slabs of sandstone or of chiseled sandstone, and
+    chiseled sandstone of slabs: the slab keeps its sandstone recipe."""
+    mcdata.use_version("26.1")
+    slab = recipe_for("sandstone_slab")
+    assert slab is not None and slab.ingredients == (("sandstone", 3),) and slab.makes == 6
+    plan = plan_craft("chiseled_sandstone", 1, {"sandstone": 3, "crafting_table": 1}, table_nearby=True)
+    assert not plan.missing and [s.item for s in plan.steps] == ["sandstone_slab", "chiseled_sandstone"]

@@ -191,10 +191,26 @@ def test_place_block_with_no_room_says_no_free_spot_and_what_is_around(fake: tup
         for dz in range(-3, 4):
             for dy in (-1, 0, 1, 2):
                 if (dx, dz) != (0, 0):
-                    body.blocks[(dx, GROUND_Y + dy, dz)] = "stone"  # walled into a 1x1 shaft
+                    body.blocks[(dx, GROUND_Y + dy, dz)] = "oak_planks"  # walled into a 1x1 shaft (not dug)
     res = asyncio.run(default_tool_registry().execute("place_block", {"block": "crafting_table"}, ctx))
     assert not res.success and res.error.message == "no free spot next to the bot to place crafting_table"
-    assert "stone" in res.error.details["blocksAround"]
+    assert "oak_planks" in res.error.details["blocksAround"]
+
+
+def test_in_a_tunnel_of_rock_a_cell_beside_the_feet_is_dug_to_place_in(fake: tuple[FakeBody, ToolContext]) -> None:
+    body, ctx = fake
+    body.inventory["furnace"] = 1
+    for dx in range(-3, 4):
+        for dz in range(-3, 4):
+            for dy in (-1, 0, 1, 2):
+                if (dx, dz) != (0, 0):
+                    body.blocks[(dx, GROUND_Y + dy, dz)] = "stone"
+    body.blocks[(1, GROUND_Y, 0)] = "coal_ore"  # rock too, but next to water: left alone
+    body.blocks[(2, GROUND_Y, 0)] = "water"
+    res = asyncio.run(default_tool_registry().execute("place_block", {"block": "furnace"}, ctx))
+    assert res.success, res.error
+    digs = [(a["x"], a["y"], a["z"]) for k, a in body.started if k == "dig"]
+    assert digs == [(-1, GROUND_Y, 0)] and body.block(-1, GROUND_Y, 0) == "furnace"
 
 
 def test_the_drive_tick_counts_logs_as_the_crafter_does() -> None:
