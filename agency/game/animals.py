@@ -12,3 +12,8 @@ ANIMAL_DROPS: dict[str, tuple[str, ...]] = {
     "rabbit": ("rabbit", "rabbit_hide"),
 }
 ANIMALS: tuple[str, ...] = tuple(ANIMAL_DROPS)
+
+
+def animal_for(item: str) -> str | None:
+    """The animal a plan hunts for `item` (leather: cow), the first that drops it; None if none."""
+    return next((a for a, drops in ANIMAL_DROPS.items() if item in drops), None)

@@ -8,6 +8,10 @@ the action at once: hunting never holds the body against a reflex.
 The target is an animal kind ('cow', 'sheep', plural or not) or a generic word ('animal'):
 any food animal. No animal within the radius is a precondition failure naming it; when some
 kills were made and no more animals are left, the result says how many fell short.
+
+A plan that needs a drop (leather for a book: agency.execution.agents.plan_builder) hunts
+`until_item` is held `until_count` times, `count` kills at most (drops are random), exploring
+`explore_attempts` times when no animal is in sight; short of it at the end is a failure.
 """
 
 from __future__ import annotations
@@ -18,11 +22,13 @@ from typing import Any
 from pydantic import Field, field_validator
 
 from agency.game.animals import ANIMALS
+from agency.game.recipes import available
 from agency.names import same
 from agency.tools.actions import run_action
 from agency.tools.base import BODY_QUEUE, Tool, ToolContext, ToolFailure, ToolInput, ToolTimeout
 from agency.tools.crafting import held
 from agency.tools.gathering import PickUpItemsInput, items_near, pick_up_items
+from agency.tools.movement import ExploreInput, explore
 from agency.tools.results import EXECUTION_ERROR, PRECONDITION_FAILED
 from agency.world import EntityInfo, Vec3
 
@@ -62,6 +68,9 @@ class HuntInput(ToolInput):
     )
     count: int = Field(default=1, ge=1, le=MAX_HUNT, description="animals to kill")
     radius: float = Field(default=HUNT_RADIUS, gt=0, le=48, description="how far to look for them")
+    until_item: str | None = Field(default=None, min_length=1, description="hunt until this many of it are held")
+    until_count: int = Field(default=1, ge=1, le=36 * 64)
+    explore_attempts: int = Field(default=0, ge=0, le=5, description="explores when no animal is in sight")
 
     @field_validator("target")
     @classmethod
@@ -121,9 +130,18 @@ async def hunt(ctx: ToolContext, p: HuntInput) -> dict[str, Any]:
     drops: list[dict[str, Any]] = []  # per kill: what was picked up, what was left lying
     hits, misses, weapon = 0, 0, None
     lost: list[int] = []  # animals given up on (out of reach): never chased again by this hunt
-    while len(kills) < p.count:
+    explored = 0
+
+    async def enough() -> bool:
+        return p.until_item is not None and available(await held(ctx), p.until_item) >= p.until_count
+
+    while len(kills) < p.count and not await enough():
         ctx.check()
         if not game_in_sight((await ctx.snapshot()).entities, p.target, p.radius):
+            if explored < p.explore_attempts:
+                explored += 1
+                await explore(ctx, ExploreInput(legs=2, leg_distance=24))
+                continue
             if not kills:
                 raise ToolFailure(
                     PRECONDITION_FAILED,
@@ -172,6 +190,13 @@ async def hunt(ctx: ToolContext, p: HuntInput) -> dict[str, Any]:
         drops.append(await _pick_up_drops(ctx, out["at"], held_before))
     await _sweep(ctx, drops)
     gained = _gained(before, await held(ctx))
+    if p.until_item is not None and not await enough():
+        have = available(await held(ctx), p.until_item)
+        raise ToolFailure(
+            PRECONDITION_FAILED,
+            f"{len(kills)} {p.target} hunted (explored {explored} times): {have} of {p.until_count} {p.until_item}",
+            details={"kills": kills, "gained": gained},
+        )
     return {
         "target": p.target,
         "requested": p.count,

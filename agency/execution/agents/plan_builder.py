@@ -26,6 +26,7 @@ from typing import Any
 from agency.errors import AgencyError
 from agency.execution.workflows.models import StepDef
 from agency.game import mcdata
+from agency.game.animals import animal_for
 from agency.game.furnace import FUEL_TICKS, held_inputs, inputs_for, output_of
 from agency.game.harvest import (
     can_harvest,
@@ -40,10 +41,12 @@ from agency.game.harvest import (
 from agency.game.ores import ore_level
 from agency.game.recipes import CRAFTABLE, available, matches, members, recipe_for, spoken
 from agency.tools.craft_planner import plan_craft
+from agency.tools.hunting import MAX_HUNT
 from agency.tools.smelt_planner import choose_fuel, input_choice
 
 FURNACE = "furnace"
 FUEL_LOG = "log"  # what to gather as fuel when none is held: any log burns 300 ticks
+HUNT_EXPLORES = 2  # explores a plan's hunt makes when no animal is in sight
 GATHER_BATCH = 6  # per collect step: a big order (a shelter's 18 logs) is several checkpointed steps,
 # each well inside collect_block's time limit, so a stop loses at most one batch
 GENERICS = ("log", "planks", "coal")  # words recipes use for any kind of a thing
@@ -84,8 +87,13 @@ def smeltable(raw: str) -> bool:
     return output_of(raw) == raw and any(source_block(i) for i in inputs_for(raw))
 
 
+def huntable(raw: str) -> str | None:
+    """The drop to hunt for `raw` (leather; white_wool for any wool), None when no animal drops it."""
+    return next((m for m in members(raw) if animal_for(m) is not None), None)
+
+
 def obtainable(raw: str) -> bool:
-    return gatherable(raw) is not None or smeltable(raw)
+    return gatherable(raw) is not None or smeltable(raw) or huntable(raw) is not None
 
 
 def _makeable(tool: str) -> bool:
@@ -228,6 +236,27 @@ class PlanBuilder:
             args={"block": block},
         )
 
+    # ---- hunting ------------------------------------------------------------------------
+    def hunt(self, drop: str, short: int) -> None:
+        """A hunt step until `short` more `drop` are held (drops are random: the kills are
+        counted at run time, MAX_HUNT at most), exploring when no animal is in sight."""
+        animal = animal_for(drop)
+        assert animal is not None, drop
+        total = self.held(drop) + short
+        self.add(
+            f"hunt-{animal}",
+            tool="hunt",
+            description=f"have {total} {drop}, hunting {animal}",
+            args={
+                "target": animal,
+                "count": MAX_HUNT,
+                "until_item": drop,
+                "until_count": total,
+                "explore_attempts": HUNT_EXPLORES,
+            },
+        )
+        self.sim[drop] = self.sim.get(drop, 0) + short
+
     # ---- smelting ------------------------------------------------------------------------
     def smelt(self, output: str, amount: int) -> None:
         """Have `amount` more `output` from a furnace: the input held, or gathered after the
@@ -287,20 +316,25 @@ class PlanBuilder:
                 break
             sources: dict[str, str] = {}
             smelts = []
+            hunts = []
             for raw, short in raws:
                 got = gatherable(raw)
                 if got is not None:
-                    sources[raw] = SOURCE_BLOCK.get(got) or str(ore_for(got))
+                    sources[raw] = str(source_block(got))
                 elif smeltable(raw):
                     smelts.append((raw, short))
+                elif huntable(raw) is not None:
+                    hunts.append((str(huntable(raw)), short))
                 else:
                     raise WorkflowPlanError(
                         "NO_SOURCE", f"'{spoken(raw)}' is needed for {item} and the bot cannot gather it yet"
                     )
-            if smelts:
+            if smelts or hunts:
                 for raw, short in smelts:  # its tools, a furnace, the input and the fuel
                     self.smelt(raw, short)
-                continue  # plan again from what the smelting used and made
+                for drop, short in hunts:
+                    self.hunt(drop, short)
+                continue  # plan again from what the smelting used and the hunting got
             blocked = next((b for b in sources.values() if not can_harvest(self.sim, b)), None)
             if blocked is not None:
                 # The tool first, then plan again: its leftovers (sticks, planks, the table) count.

@@ -110,6 +110,12 @@ class Sim:
             for pick in fuel.picks:
                 self.inv[pick.name] -= pick.count
             self.inv[out] += need
+        elif s.tool == "hunt":  # kills until the drop is held (the hunt tool counts them at run time)
+            item = a["until_item"]
+            assert self.inv[item] < a["until_count"], f"{s.id}: already holds {self.inv[item]} {item}"
+            self.inv[item] = a["until_count"]
+        elif s.tool == "seek_ore":  # a staircase down: a pickaxe digs it
+            assert any(t.endswith("_pickaxe") for t in self.inv), f"{s.id}: no pickaxe to dig down with"
         elif s.tool == "give":
             item = a["item"]
             assert self.inv[item] >= a["count"], f"{s.id}: {self.inv[item]} {item} to give {a['count']}"
@@ -275,10 +281,15 @@ def test_from_empty_hands_the_targets_the_bot_can_reach_are_all_planned() -> Non
         assert steps[-1].args["item"] == item and any(s.tool == "smelt" for s in steps), item
     obsidian = gather_plan("gatherer", {"action": "collect", "target": "obsidian", "amount": 1}, {}).steps
     assert obsidian[0].task["target"] == "diamond_pickaxe"
-    # what comes from animals or plants has no source in a plan yet: refused, naming it
+    # an animal's drop is hunted for (until held: drops are random), exploring when none is in sight
+    book = craft_plan("crafter", {"target": "book", "amount": 1}, {}).steps
+    hunt = next(s for s in book if s.tool == "hunt")
+    assert hunt.args == {"target": "cow", "count": 10, "until_item": "leather", "until_count": 1, "explore_attempts": 2}
+    assert simulate(book, {}).inv["book"] == 1
+    # what only a hostile drops has no source in a plan yet: refused, naming it
     with pytest.raises(WorkflowPlanError) as e:
-        craft_plan("crafter", {"target": "book", "amount": 1}, {})
-    assert e.value.code == "NO_SOURCE" and "'leather' is needed for book" in str(e.value)
+        craft_plan("crafter", {"target": "lead", "amount": 1}, {})
+    assert e.value.code == "NO_SOURCE" and "'string' is needed for lead" in str(e.value)
 
 
 # ---- the concrete orders ---------------------------------------------------------------------

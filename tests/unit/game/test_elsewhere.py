@@ -54,7 +54,7 @@ def test_obtain_picks_the_way_that_gets_the_item(item, goal):
         ("nether_star", "nether_star is found only in the nether"),
         ("beacon", "beacon needs nether_star, which is found only in the nether"),
         ("purpur_block", "purpur_block needs popped_chorus_fruit, which is found only in the end"),
-        ("book", "book needs leather, which the bot cannot get on its own yet"),
+        ("lead", "lead needs string, which the bot cannot get on its own yet"),
         ("diamon_pickaxe", "diamon_pickaxe is not an item of Minecraft 26.1 (did you mean diamond_pickaxe"),
         ("cooked_beef", "the bot knows no way to get cooked_beef on its own yet"),  # an item, no block to collect
     ],

@@ -242,3 +242,31 @@ def test_the_survivor_carries_out_hunt_goals():
     assert [(s.tool, dict(s.args)) for s in wf.steps] == [
         ("hunt", {"target": "${task.target}", "count": "${task.amount}"})
     ]
+
+
+def test_a_plans_hunt_kills_until_the_drop_is_held_and_explores_for_more(hctx, hbody):
+    """until_item: the kills stop once 2 leather are held (each cow drops one here), not at
+    `count`; with none in sight the hunt explores, and the first explore finds the next cow."""
+    hbody.mobs += [Mob("cow", hostile=False, x=4.5, z=0.5)]
+    far_cow = Mob("cow", hostile=False, x=200.5, z=0.5)
+    walk = hbody._do_move_to
+
+    def explore_finds_a_cow(a):  # a walk of the explore brings the cow in sight
+        out = walk(a)
+        if far_cow not in hbody.mobs and abs(a["x"]) > 5:
+            far_cow.x, far_cow.z = hbody.position.x + 3, hbody.position.z
+            hbody.mobs.append(far_cow)
+        return out
+
+    hbody._do_move_to = explore_finds_a_cow
+    res = hunt(hctx, target="cow", count=10, until_item="leather", until_count=2, explore_attempts=2)
+    assert res.success, res.error
+    assert res.output["kills"] == 2 and hbody.inventory["leather"] == 2
+    assert any(k == "move_to" and abs(a["x"]) > 5 for k, a in hbody.started)  # the explore's legs
+
+
+def test_a_plans_hunt_short_of_its_drop_fails_saying_how_short(hctx, hbody):
+    hbody.mobs += [Mob("cow", hostile=False, x=4.5, z=0.5)]
+    res = hunt(hctx, target="cow", count=10, until_item="leather", until_count=3)
+    assert not res.success and res.error.code == "PRECONDITION_FAILED"
+    assert res.error.message == "1 cow hunted (explored 0 times): 1 of 3 leather"
