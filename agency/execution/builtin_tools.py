@@ -6,7 +6,19 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from agency.shelter import bed as shelter_bed, door as shelter_door, tools as shelter
-from agency.tools import building, combat, crafting, delivery, gathering, hunting, mining, movement, queries, smelting
+from agency.tools import (
+    buckets,
+    building,
+    combat,
+    crafting,
+    delivery,
+    gathering,
+    hunting,
+    mining,
+    movement,
+    queries,
+    smelting,
+)
 from agency.tools.registry import ToolRegistry
 
 
@@ -22,6 +34,7 @@ def default_tool_registry(queue_limits: Mapping[str, int] | None = None) -> Tool
         building,
         combat,
         hunting,
+        buckets,
         delivery,
         shelter,
         shelter_door,

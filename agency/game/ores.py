@@ -1,4 +1,4 @@
-"""Where each ore lies: the level the bot digs down to when none is in sight.
+"""Where each ore (and lava) lies: the level the bot digs down to when none is in sight.
 
 Since 1.18 (the oldest version we run is 1.18.2) ores are placed by height: iron is most
 common around y 16, gold around y -16, diamonds and redstone at the bottom of the deepslate,
@@ -9,6 +9,8 @@ staircase ends; the sight box (8 blocks up and down: agency.tools.queries) then 
 band around it.
 
 Emeralds are left out: they grow only under mountains, which digging down does not find.
+Lava fills the caves below y -54 (node/plugins/underground.js LAVA_LEVEL): a bucket of it is
+dug down for to the floor, whose sight box reaches it.
 """
 
 from __future__ import annotations
@@ -27,8 +29,11 @@ ORE_LEVELS = {
 }
 
 
+FLUID_LEVELS = {"lava": -48}
+
+
 def ore_level(block: str) -> int | None:
     """The level to dig down to for `block` (an ore or its deepslate kind), None when it is
     not an ore found by digging down."""
     name = canonical(block).removeprefix("deepslate_")
-    return ORE_LEVELS.get(name)
+    return ORE_LEVELS.get(name, FLUID_LEVELS.get(name))

@@ -18,6 +18,7 @@ from agency.execution.agents.plan_builder import gatherable, obtainable, smeltab
 from agency.game import mcdata
 from agency.game.animals import ANIMAL_DROPS
 from agency.game.elsewhere import found_only_in
+from agency.game.fills import EMPTY, fill_source
 from agency.game.recipes import CRAFTABLE, GENERIC_WORDS, spoken
 from agency.goal_tag import ExtractedGoal
 from agency.tools.craft_planner import plan_craft
@@ -45,8 +46,8 @@ def resolve_obtain(goal: ExtractedGoal, inventory: Mapping[str, int] | None = No
         return Unobtainable(f"{item} is found only in {where}, and the bot stays in the overworld")
     if gatherable(item) is not None:
         return ExtractedGoal(action="collect", target=str(source_block(str(gatherable(item)))), amount=amount)
-    if item in CRAFTABLE:
-        raws = sorted(plan_craft(item, amount, inventory or {}).missing)
+    if item in CRAFTABLE or fill_source(item) is not None:  # a filled bucket: the craft plan fills one
+        raws = sorted(plan_craft(EMPTY if fill_source(item) else item, amount, inventory or {}).missing)
         for raw in raws:
             where = found_only_in(raw)
             if where is not None:

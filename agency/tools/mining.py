@@ -19,7 +19,7 @@ from typing import Any, Literal
 
 from pydantic import Field, field_validator
 
-from agency.game.ores import ORE_LEVELS, ore_level
+from agency.game.ores import FLUID_LEVELS, ORE_LEVELS, ore_level
 from agency.tools.actions import run_action
 from agency.tools.base import BODY_QUEUE, Tool, ToolContext, ToolFailure, ToolInput
 from agency.tools.queries import FindBlocksInput, find_blocks_now
@@ -105,14 +105,17 @@ async def descend(ctx: ToolContext, p: DescendInput) -> dict[str, Any]:
     return {"steps": out.get("steps"), "y": y, "turned": out.get("turned"), "targetY": p.target_y}
 
 
+DUG_FOR = {**ORE_LEVELS, **FLUID_LEVELS}
+
+
 class SeekOreInput(ToolInput):
-    block: str = Field(description=f"an ore that lies underground: {', '.join(sorted(ORE_LEVELS))}")
+    block: str = Field(description=f"an ore (or lava) that lies underground: {', '.join(sorted(DUG_FOR))}")
 
     @field_validator("block")
     @classmethod
     def _ore(cls, v: str) -> str:
         if ore_level(v) is None:
-            raise ValueError(f"{v} is not an ore found by digging down (one of {', '.join(sorted(ORE_LEVELS))})")
+            raise ValueError(f"{v} is not an ore found by digging down (one of {', '.join(sorted(DUG_FOR))})")
         return v
 
 

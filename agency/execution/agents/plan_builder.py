@@ -27,6 +27,7 @@ from agency.errors import AgencyError
 from agency.execution.workflows.models import StepDef
 from agency.game import mcdata
 from agency.game.animals import animal_for
+from agency.game.fills import EMPTY, fill_source
 from agency.game.furnace import FUEL_TICKS, held_inputs, inputs_for, output_of
 from agency.game.harvest import (
     can_harvest,
@@ -93,7 +94,7 @@ def huntable(raw: str) -> str | None:
 
 
 def obtainable(raw: str) -> bool:
-    return gatherable(raw) is not None or smeltable(raw) or huntable(raw) is not None
+    return gatherable(raw) is not None or smeltable(raw) or huntable(raw) is not None or fill_source(raw) is not None
 
 
 def _makeable(tool: str) -> bool:
@@ -257,6 +258,27 @@ class PlanBuilder:
         )
         self.sim[drop] = self.sim.get(drop, 0) + short
 
+    # ---- buckets ------------------------------------------------------------------------
+    def fill(self, filled: str, short: int) -> None:
+        """`short` more `filled` buckets: the empty buckets crafted first when too few are held
+        (lava is dug down for: agency.tools.buckets), then one fill_bucket step ensuring the total."""
+        fluid = str(fill_source(filled))
+        empty = self.sim.get(EMPTY, 0)
+        if empty < short:
+            self.craft(EMPTY, short - empty)
+        if fluid == "lava":
+            self.ensure_tool("stone")  # the staircase down needs a pickaxe
+            self._seek("lava")
+        total = self.sim.get(filled, 0) + short
+        self.add(
+            f"fill-{fluid}",
+            tool="fill_bucket",
+            description=f"have {total} {filled}",
+            args={"fluid": fluid, "count": total},
+        )
+        self.sim[EMPTY] -= short
+        self.sim[filled] = total
+
     # ---- smelting ------------------------------------------------------------------------
     def smelt(self, output: str, amount: int) -> None:
         """Have `amount` more `output` from a furnace: the input held, or gathered after the
@@ -306,7 +328,11 @@ class PlanBuilder:
     # ---- crafting -------------------------------------------------------------------------
     def craft(self, item: str, amount: int) -> None:
         """Gather the raw materials (their tools first), then each intermediate craft, placing
-        a crafting table when a 3x3 recipe needs one and none is known, then the item."""
+        a crafting table when a 3x3 recipe needs one and none is known, then the item. A
+        filled bucket (no recipe) is an empty one crafted and filled."""
+        if fill_source(item) is not None:
+            self.fill(item, amount)
+            return
         # Bounded: a round gets one more tool, or gathers; what a tool remade mid-gather took of
         # what the plan meant for `item` (planks, sticks) is a few logs, gathered by hand.
         for _ in range(2 * len(SOURCE_BLOCK) + 2):
@@ -317,6 +343,7 @@ class PlanBuilder:
             sources: dict[str, str] = {}
             smelts = []
             hunts = []
+            fills = []
             for raw, short in raws:
                 got = gatherable(raw)
                 if got is not None:
@@ -325,15 +352,19 @@ class PlanBuilder:
                     smelts.append((raw, short))
                 elif huntable(raw) is not None:
                     hunts.append((str(huntable(raw)), short))
+                elif fill_source(raw) is not None:
+                    fills.append((raw, short))
                 else:
                     raise WorkflowPlanError(
                         "NO_SOURCE", f"'{spoken(raw)}' is needed for {item} and the bot cannot gather it yet"
                     )
-            if smelts or hunts:
+            if smelts or hunts or fills:
                 for raw, short in smelts:  # its tools, a furnace, the input and the fuel
                     self.smelt(raw, short)
                 for drop, short in hunts:
                     self.hunt(drop, short)
+                for raw, short in fills:
+                    self.fill(raw, short)
                 continue  # plan again from what the smelting used and the hunting got
             blocked = next((b for b in sources.values() if not can_harvest(self.sim, b)), None)
             if blocked is not None:

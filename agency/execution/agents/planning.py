@@ -16,6 +16,7 @@ from typing import Any
 
 from agency.execution.agents.plan_builder import PlanBuilder, WorkflowPlanError
 from agency.execution.workflows.models import StepDef, WorkflowDef
+from agency.game.fills import fill_source
 from agency.game.recipes import CRAFTABLE, available
 
 __all__ = ["WorkflowPlanError", "craft_plan"]  # WorkflowPlanError: where callers have always imported it from
@@ -24,7 +25,7 @@ __all__ = ["WorkflowPlanError", "craft_plan"]  # WorkflowPlanError: where caller
 def craft_plan(agent_id: str, task: Mapping[str, Any], inventory: Mapping[str, int]) -> WorkflowDef:
     item = str(task.get("target") or "")
     amount = int(task.get("amount") or 1)
-    if item not in CRAFTABLE:
+    if item not in CRAFTABLE and fill_source(item) is None:
         raise WorkflowPlanError("NO_RECIPE", f"no recipe known for '{item}' (minecraft-data has none)")
     # A table the planner was told of (nearby, or remembered and found standing:
     # crafting.table_facts) is used by the craft step itself: no new table is planned.

@@ -19,6 +19,7 @@ const KINDS = {
   sleep: require('./sleep'),
   staircase: require('./staircase'),
   tunnel: require('./tunnel'),
+  fill_bucket: require('./fill_bucket'),
   follow: require('./follow'),
   give: require('./give')
 }
