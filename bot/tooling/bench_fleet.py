@@ -23,8 +23,6 @@ import math
 import os
 import random
 import shutil
-import subprocess
-import sys
 import tempfile
 import time
 from collections.abc import Callable, Iterable
@@ -38,7 +36,7 @@ import psutil
 from agency.stats import percentile
 from bot.runtime.server import free_port
 from bot.tooling.competence import FAIL, NOT_JUDGED, PASS
-from bot.tooling.daemon_run import ROOT, die_with_parent, stop_daemon, wait_up
+from bot.tooling.daemon_run import spawn_daemon, stop_daemon, wait_up
 from bot.tooling.progress import Progress
 
 EXIT_OK, EXIT_FAILED, EXIT_START = 0, 1, 3
@@ -365,15 +363,8 @@ class FleetRun:
             api_port = free_port()
             base = f"http://127.0.0.1:{api_port}"
             log_path = Path(tmp) / "daemon.log"
-            with log_path.open("w") as log:
-                proc = subprocess.Popen(
-                    [sys.executable, "-m", "bot", "--config", str(cfg), "run"],
-                    cwd=ROOT,
-                    env=daemon_env(Path(tmp) / "fleet.db", self.version, api_port),
-                    stdout=log,
-                    stderr=subprocess.STDOUT,
-                    preexec_fn=die_with_parent,
-                )
+            env = daemon_env(Path(tmp) / "fleet.db", self.version, api_port)
+            proc = spawn_daemon(cfg, env, log_path)
             try:
                 t0 = time.monotonic()
                 self.progress.note(

@@ -23,8 +23,6 @@ import json
 import logging
 import os
 import shutil
-import subprocess
-import sys
 import tempfile
 import time
 from collections.abc import Callable, Iterable
@@ -36,7 +34,7 @@ import httpx
 
 from bot.runtime.server import free_port
 from bot.tooling.competence import FAIL, NOT_JUDGED, PASS
-from bot.tooling.daemon_run import ROOT, die_with_parent, stop_daemon, wait_up
+from bot.tooling.daemon_run import spawn_daemon, stop_daemon, wait_up
 from bot.tooling.loopback_http import loopback
 from bot.tooling.task_files import CollabTask, TaskFileError, load_task_files
 
@@ -216,15 +214,8 @@ class TaskRun:
             api_port = free_port()
             base = f"http://127.0.0.1:{api_port}"
             log_path = Path(tmp) / "daemon.log"
-            with log_path.open("w") as log:
-                proc = subprocess.Popen(
-                    [sys.executable, "-m", "bot", "--config", str(cfg), "run"],
-                    cwd=ROOT,
-                    env=daemon_env(Path(tmp) / "bench.db", self.settings, self.seed, api_port),
-                    stdout=log,
-                    stderr=subprocess.STDOUT,
-                    preexec_fn=die_with_parent,
-                )
+            env = daemon_env(Path(tmp) / "bench.db", self.settings, self.seed, api_port)
+            proc = spawn_daemon(cfg, env, log_path)
             try:
                 if not wait_up(proc, base, START_TIMEOUT_S) or not self._connected(base):
                     return None

@@ -10,6 +10,7 @@ import contextlib
 import ctypes
 import signal
 import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -27,6 +28,20 @@ def die_with_parent() -> None:
     SIGKILLed (Linux prctl)."""
     with contextlib.suppress(OSError):
         ctypes.CDLL("libc.so.6").prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+
+
+def spawn_daemon(config: Path, env: dict[str, str], log_path: Path) -> subprocess.Popen:
+    """`python -m bot --config CONFIG run` from the checkout, its output into log_path, dying
+    with the tool."""
+    with log_path.open("w") as log:
+        return subprocess.Popen(
+            [sys.executable, "-m", "bot", "--config", str(config), "run"],
+            cwd=ROOT,
+            env=env,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            preexec_fn=die_with_parent,
+        )
 
 
 def wait_up(proc: subprocess.Popen, base: str, timeout_s: float) -> bool:

@@ -33,7 +33,6 @@ import json
 import math
 import os
 import signal
-import subprocess
 import sys
 import time
 from collections.abc import Callable, Iterable, Sequence
@@ -45,7 +44,7 @@ import httpx
 from bot.config.loader import EMBEDDED_VERSIONS
 from bot.runtime.server import free_port
 from bot.tooling.competence import deaths_in
-from bot.tooling.daemon_run import ROOT, LogTail, die_with_parent, server_version, stop_daemon, wait_up
+from bot.tooling.daemon_run import ROOT, LogTail, server_version, spawn_daemon, stop_daemon, wait_up
 from bot.tooling.loopback_http import loopback
 from bot.tooling.soak import FAST, daemon_env, stuck_timeout_ms
 
@@ -410,15 +409,7 @@ def main(argv: list[str] | None = None, clock: Callable[[], float] = time.monoto
             f"[Fleet soak] start minutes={args.minutes:g} bots={','.join(names)} "
             f"scale={'fast' if args.fast else 'real'} api={base} daemon log {daemon_log_path}"
         )
-        with daemon_log_path.open("w") as daemon_log:
-            proc = subprocess.Popen(
-                [sys.executable, "-m", "bot", "--config", str(cfg), "run"],
-                cwd=ROOT,
-                env=env,
-                stdout=daemon_log,
-                stderr=subprocess.STDOUT,
-                preexec_fn=die_with_parent,
-            )
+        proc = spawn_daemon(cfg, env, daemon_log_path)
         deaths = LogTail(daemon_log_path)
         try:
             if not wait_up(proc, base, start_timeout_s(args.bots)):
