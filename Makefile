@@ -132,6 +132,7 @@ bench: install
 	$(BIN)/mcbot bench reflexes --versions $(subst $(eval) ,$(comma),$(ALL_MC_VERSIONS))
 	$(BIN)/mcbot bench survival --seeds 1,2,3 --game-days 3 --jobs $(BENCH_JOBS) --version $(subst $(eval) ,$(comma),$(ALL_MC_VERSIONS))
 	set -e; for v in $(ALL_MC_VERSIONS); do $(BIN)/mcbot bench goals --rounds 24 --version $$v; done
+	$(BIN)/mcbot bench plans --versions $(subst $(eval) ,$(comma),$(ALL_MC_VERSIONS))
 	$(BIN)/mcbot bench tasks tests/fixtures/tasks/crafting.json tests/fixtures/tasks/crafting_fleet.json --seed $$RANDOM
 	@# the two grounds beside real vanilla chunks (exit 1 while a statistic is outside vanilla's range)
 	-$(BIN)/mcbot world compare --terrain plains --seed $$RANDOM --out bench-results/world-plains

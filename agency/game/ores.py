@@ -30,10 +30,13 @@ ORE_LEVELS = {
 
 
 FLUID_LEVELS = {"lava": -48}
+# The rock of the deep: deepslate below y 0 (stone above y 8, mixed between), tuff in blobs there.
+ROCK_LEVELS = {"deepslate": -8, "tuff": -8}
 
 
 def ore_level(block: str) -> int | None:
     """The level to dig down to for `block` (an ore or its deepslate kind), None when it is
     not an ore found by digging down."""
-    name = canonical(block).removeprefix("deepslate_")
-    return ORE_LEVELS.get(name, FLUID_LEVELS.get(name))
+    name = canonical(block)
+    name = name if name in ROCK_LEVELS else name.removeprefix("deepslate_")
+    return ORE_LEVELS.get(name, FLUID_LEVELS.get(name, ROCK_LEVELS.get(name)))

@@ -19,7 +19,7 @@ from typing import Any, Literal
 
 from pydantic import Field, field_validator
 
-from agency.game.ores import FLUID_LEVELS, ORE_LEVELS, ore_level
+from agency.game.ores import FLUID_LEVELS, ORE_LEVELS, ROCK_LEVELS, ore_level
 from agency.tools.actions import run_action
 from agency.tools.base import BODY_QUEUE, Tool, ToolContext, ToolFailure, ToolInput
 from agency.tools.queries import FindBlocksInput, find_blocks_now
@@ -105,7 +105,7 @@ async def descend(ctx: ToolContext, p: DescendInput) -> dict[str, Any]:
     return {"steps": out.get("steps"), "y": y, "turned": out.get("turned"), "targetY": p.target_y}
 
 
-DUG_FOR = {**ORE_LEVELS, **FLUID_LEVELS}
+DUG_FOR = {**ORE_LEVELS, **FLUID_LEVELS, **ROCK_LEVELS}
 
 
 class SeekOreInput(ToolInput):

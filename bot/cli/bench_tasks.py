@@ -1,10 +1,29 @@
-"""`mcbot bench tasks FILE...`: the command line of bot/tooling/bench_tasks.py."""
+"""`mcbot bench tasks FILE...` and `mcbot bench plans`: the command lines of
+bot/tooling/bench_tasks.py and bench_plans.py (the obtain planner judged)."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from bot.cli import values as val
+
+
+def add_plans_parser(bench_sub: Any) -> None:
+    bp = bench_sub.add_parser(
+        "plans",
+        help="plan every item of the version's item list from empty hands and mid-game: p50/p95 per plan",
+        description="For each version, obtain ITEM 1 planned for every item of its item list (offline, no world), "
+        "from empty hands and from a mid-game inventory: how many got a plan, the refusals by kind, p50/p95 and "
+        "the slowest plan. Target: p95 <= 50 ms. Exit code: 0 met, 1 not.",
+    )
+    bp.add_argument("--versions", default="26.1,1.21.11,1.21.4,1.18.2", metavar="V1,V2", help="versions (default all)")
+    bp.add_argument("--json", action="store_true", help="also print the rows as one JSON object")
+
+
+def run_plans(args: Any) -> int:
+    from bot.tooling.bench_plans import bench_plans
+
+    return bench_plans(tuple(v.strip() for v in args.versions.split(",") if v.strip()), as_json=args.json)
 
 
 def add_parser(bench_sub: Any) -> None:

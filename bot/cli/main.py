@@ -136,6 +136,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_bench_fleet(bench_sub)
     _add_bench_goals(bench_sub)
     bench_tasks_cli.add_parser(bench_sub)
+    bench_tasks_cli.add_plans_parser(bench_sub)
     bv = bench_sub.add_parser("verifier", help="verify_shelter_v0 on a real region read (starts an embedded world)")
     bv.add_argument("--json", action="store_true", help="print one JSON object")
     bv.add_argument("--rounds", type=val.positive_int, default=200)
@@ -443,6 +444,8 @@ def cmd_bench(args: Any, cfg: McbotConfig, _loaded: Any) -> int:
         return _bench_goals(args)
     if args.bench_command == "tasks":
         return bench_tasks_cli.run(args, _embedded(args.version))
+    if args.bench_command == "plans":
+        return bench_tasks_cli.run_plans(args)
     if args.bench_command == "verifier":
         return bench_verifier(cfg, as_json=args.json, rounds=args.rounds)
     return bench_bridge(cfg, as_json=args.json, rounds=args.rounds, versions=args.versions, config_path=args.config)

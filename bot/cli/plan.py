@@ -27,14 +27,9 @@ def add_plan_command(sub: Any) -> None:
 
 
 def cmd_plan(args: Any, cfg: McbotConfig, _loaded: Any, out: TextIO | None = None) -> int:
-    from agency.execution.agents.build_plan import build_plan
-    from agency.execution.agents.gather_plan import gather_plan
-    from agency.execution.agents.plan_builder import WorkflowPlanError
-    from agency.execution.agents.planning import craft_plan
-    from agency.execution.agents.smelt_plan import smelt_plan
     from agency.game import mcdata
-    from agency.goal_tag import ExtractedGoal
-    from agency.goals.obtain import Unobtainable, resolve_obtain
+    from agency.goals.obtain import Unobtainable
+    from agency.goals.obtain_plan import plan_obtain
 
     out = out or sys.stdout
     have: dict[str, int] = {}
@@ -46,25 +41,19 @@ def cmd_plan(args: Any, cfg: McbotConfig, _loaded: Any, out: TextIO | None = Non
         have[name] = int(n)
     version = args.version or cfg.server.embedded_version
     mcdata.use_version(version)
-    goal = resolve_obtain(ExtractedGoal(action="obtain", target=args.item.lower(), amount=args.amount), have)
-    held = ", ".join(f"{n} {k}" for k, n in sorted(have.items())) or "empty hands"
-    if isinstance(goal, Unobtainable):
-        print(f"mcbot: refused: {goal.reason}", file=sys.stderr)
+    plan = plan_obtain(args.item.lower(), args.amount, have)
+    if isinstance(plan, Unobtainable):
+        print(f"mcbot: refused: {plan.reason}", file=sys.stderr)
         return EXIT_FAILURE
-    task = {"action": goal.action, "target": goal.target, "amount": goal.amount}
-    makers = {"craft": craft_plan, "smelt": smelt_plan, "collect": gather_plan, "build": build_plan}
+    held = ", ".join(f"{n} {k}" for k, n in sorted(have.items())) or "empty hands"
+    goal = plan.goal
     print(
         f"obtain {args.item} {args.amount} at Minecraft {version}, from {held}: {goal.action} {goal.target}", file=out
     )
-    if goal.action not in makers:
+    if not plan.steps:
         print(f"  1 {goal.action} {goal.target} {goal.amount}", file=out)
         return EXIT_OK
-    try:
-        steps = makers[goal.action]("planner", task, have).steps
-    except WorkflowPlanError as e:
-        print(f"mcbot: refused: {e.code}: {e}", file=sys.stderr)
-        return EXIT_FAILURE
-    for i, step in enumerate(steps, 1):
+    for i, step in enumerate(plan.steps, 1):
         what = step.tool if step.kind != "delegate" else f"ask {step.agent}: {(step.task or {}).get('action')}"
         print(f"  {i:>2} {step.id:<28} {what:<18} {step.description}", file=out)
     return EXIT_OK

@@ -23,6 +23,7 @@ from contextlib import contextmanager
 from functools import cache
 from typing import Any
 
+from agency.blocks import FLOWERS
 from agency.errors import AgencyError
 from agency.execution.workflows.models import StepDef
 from agency.game import mcdata
@@ -66,6 +67,12 @@ SOURCE_BLOCK = {
     "sugar_cane": "sugar_cane",
     "cactus": "cactus",
     "pumpkin": "pumpkin",
+    "bamboo": "bamboo",
+    # below y 0 (agency.game.ores: dug down for)
+    "cobbled_deepslate": "deepslate",
+    "tuff": "tuff",
+    # the flowers a dye is made of (picked by hand)
+    **{flower: flower for flower in FLOWERS},
 }
 
 

@@ -43,3 +43,8 @@ def test_an_ore_is_known_by_its_deepslate_kind_and_emeralds_are_not_dug_down_for
     assert matches("iron_ore", "deepslate_iron_ore") and matches("diamond_ore", "deepslate_diamond_ore")
     assert not matches("deepslate_iron_ore", "iron_ore")  # the plain kind is asked for by its own name
     assert not matches("iron_ore", "deepslate") and not matches("coal", "deepslate_coal_ore")
+
+
+def test_the_deep_rock_is_dug_down_for_by_its_own_name():
+    assert ore_level("deepslate") == ore_level("tuff") == -8
+    assert ore_level("lava") == -48 and ore_level("water") is None
