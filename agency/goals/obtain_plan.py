@@ -44,3 +44,47 @@ def plan_obtain(item: str, amount: int, inventory: Mapping[str, int]) -> ObtainP
         return ObtainPlan(goal, tuple(maker("planner", task, inventory).steps))
     except WorkflowPlanError as e:
         return Unobtainable(f"{e.code}: {e}")
+
+
+def plan_tree(steps: tuple[StepDef, ...] | list[StepDef]) -> dict[str, Any]:
+    """The steps as a tree of what they serve (StepDef.serves): {"what", "steps", "children"},
+    each step {"n", "id", "tool", "description"} numbered in the order it runs."""
+    root: dict[str, Any] = {"what": "", "steps": [], "children": []}
+    for n, step in enumerate(steps, 1):
+        node = root
+        for part in [p for p in step.serves.split(" > ") if p]:
+            last = node["children"][-1] if node["children"] else None
+            if last is None or last["what"] != part or _after(last, node, n):
+                last = {"what": part, "steps": [], "children": []}
+                node["children"].append(last)
+            node = last
+        node["steps"].append({"n": n, "id": step.id, "tool": step.tool or step.kind, "description": step.description})
+    return root
+
+
+def _after(child: dict[str, Any], parent: dict[str, Any], n: int) -> bool:
+    """Did a step of `parent` itself run after `child`'s last one (so a later part of the
+    same name is a new node)?"""
+    own = [s["n"] for s in parent["steps"]]
+    return bool(own) and max(own) > _last(child)
+
+
+def _last(node: dict[str, Any]) -> int:
+    return max([s["n"] for s in node["steps"]] + [_last(c) for c in node["children"]], default=0)
+
+
+def tree_lines(node: dict[str, Any], depth: int = 0) -> list[str]:
+    """The tree as indented lines: a part's name, then its steps and parts in the order they run."""
+    lines = [f"{'  ' * depth}{node['what']}"] if node["what"] else []
+    inner = depth + (1 if node["what"] else 0)
+    items = [(s["n"], "step", s) for s in node["steps"]] + [(_first(c), "part", c) for c in node["children"]]
+    for _, kind, x in sorted(items, key=lambda t: t[0]):
+        if kind == "step":
+            lines.append(f"{'  ' * inner}{x['n']:>2} {x['id']:<26} {x['tool']:<14} {x['description']}")
+        else:
+            lines.extend(tree_lines(x, inner))
+    return lines
+
+
+def _first(node: dict[str, Any]) -> int:
+    return min([s["n"] for s in node["steps"]] + [_first(c) for c in node["children"]], default=0)

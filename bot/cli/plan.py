@@ -24,12 +24,13 @@ def add_plan_command(sub: Any) -> None:
         "--have", nargs="*", action="extend", default=[], metavar="ITEM=N", help="what the bot holds, e.g. oak_log=4"
     )
     plan.add_argument("--version", type=val.embedded_version, help="the Minecraft version (default: config)")
+    plan.add_argument("--tree", action="store_true", help="the steps under what each is for (a tool, a smelt...)")
 
 
 def cmd_plan(args: Any, cfg: McbotConfig, _loaded: Any, out: TextIO | None = None) -> int:
     from agency.game import mcdata
     from agency.goals.obtain import Unobtainable
-    from agency.goals.obtain_plan import plan_obtain
+    from agency.goals.obtain_plan import plan_obtain, plan_tree, tree_lines
 
     out = out or sys.stdout
     have: dict[str, int] = {}
@@ -52,6 +53,10 @@ def cmd_plan(args: Any, cfg: McbotConfig, _loaded: Any, out: TextIO | None = Non
     )
     if not plan.steps:
         print(f"  1 {goal.action} {goal.target} {goal.amount}", file=out)
+        return EXIT_OK
+    if args.tree:
+        for line in tree_lines(plan_tree(plan.steps)):
+            print(f"  {line}", file=out)
         return EXIT_OK
     for i, step in enumerate(plan.steps, 1):
         what = step.tool if step.kind != "delegate" else f"ask {step.agent}: {(step.task or {}).get('action')}"

@@ -140,6 +140,7 @@ class PlanBuilder:
         self.kept: dict[str, int] = {}  # held but out of the planner's reach (reserved), still counted in totals
         self._making: set[str] = set()  # tools being planned: a tool that needs itself is refused
         self.worn: dict[str, int] = {}  # tool -> uses spent on the held copy being worn out
+        self._for: list[str] = []  # what the steps being added serve, outermost first (StepDef.serves)
 
     def add(self, step_id: str, **fields: Any) -> StepDef:
         """Append a step; an id already taken gets -2, -3... (batches, a second round of planks)."""
@@ -147,9 +148,18 @@ class PlanBuilder:
         sid, n = step_id, 2
         while sid in taken:
             sid, n = f"{step_id}-{n}", n + 1
-        step = StepDef(id=sid, **fields)
+        step = StepDef(id=sid, serves=" > ".join(self._for), **fields)
         self.steps.append(step)
         return step
+
+    @contextmanager
+    def serving(self, what: str) -> Iterator[None]:
+        """The steps added inside serve `what` (the plan's tree: agency.goals.obtain_plan)."""
+        self._for.append(what)
+        try:
+            yield
+        finally:
+            self._for.pop()
 
     def held(self, generic: str) -> int:
         """What the inventory holds at this point of the plan (reserved items included): the
@@ -181,7 +191,8 @@ class PlanBuilder:
             raise WorkflowPlanError("NO_TOOL", f"making a {tool} needs a {tool} first")
         self._making.add(tool)
         try:
-            self.craft(tool, 1)
+            with self.serving(f"a tool for {block}"):
+                self.craft(tool, 1)
         finally:
             self._making.discard(tool)
         assert can_harvest(self.sim, block), f"{tool} was planned and {block} is still not harvestable"
@@ -291,6 +302,10 @@ class PlanBuilder:
         """Have `amount` more `output` from a furnace: the input held, or gathered after the
         tool its block needs; a furnace crafted when none is held or known; logs as fuel when
         what is held does not cover the count; then one `smelt` step ensuring the total."""
+        with self.serving(f"smelt {output}"):
+            self._smelt(output, amount)
+
+    def _smelt(self, output: str, amount: int) -> None:
         kind, have = input_choice(self.sim, output)
         short = amount - have
         source = None
@@ -337,9 +352,14 @@ class PlanBuilder:
         """Gather the raw materials (their tools first), then each intermediate craft, placing
         a crafting table when a 3x3 recipe needs one and none is known, then the item. A
         filled bucket (no recipe) is an empty one crafted and filled."""
-        if fill_source(item) is not None:
-            self.fill(item, amount)
-            return
+        filled = fill_source(item) is not None
+        with self.serving(f"{'fill' if filled else 'craft'} {item}"):
+            if filled:
+                self.fill(item, amount)
+            else:
+                self._craft(item, amount)
+
+    def _craft(self, item: str, amount: int) -> None:
         # Bounded: a round gets one more tool, or gathers; what a tool remade mid-gather took of
         # what the plan meant for `item` (planks, sticks) is a few logs, gathered by hand.
         for _ in range(2 * len(SOURCE_BLOCK) + 2):

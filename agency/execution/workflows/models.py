@@ -36,6 +36,7 @@ class StepDef(_Frozen):
     dependsOn: list[str] = Field(default_factory=list)
     timeoutS: float | None = Field(default=None, gt=0)
     compensate: ToolCall | None = None  # overrides the tool's own compensation on rollback
+    serves: str = ""  # in a generated plan, what the step is for: "craft iron_pickaxe > smelt iron_ingot"
 
     @model_validator(mode="after")
     def _kind_fields(self) -> StepDef:

@@ -55,3 +55,12 @@ def test_every_have_counts_and_what_is_held_needs_no_source(capsys):
     out = capsys.readouterr().out.splitlines()
     assert out[0].endswith("from 1 egg, 3 milk_bucket, 2 sugar, 3 wheat: craft cake")
     assert out[-1].split()[1] == "craft-cake"
+
+
+def test_the_tree_puts_each_step_under_what_it_is_for(capsys):
+    assert main(["plan", "bucket", "--tree"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    heads = [line.strip() for line in out[1:] if not line.strip()[:1].isdigit()]
+    assert heads[:4] == ["craft bucket", "smelt iron_ingot", "a tool for iron_ore", "craft stone_pickaxe"]
+    depth = {line.strip().split()[1]: len(line) - len(line.lstrip()) for line in out[1:] if line.strip()[:1].isdigit()}
+    assert depth["gather-log"] > depth["gather-raw_iron-input"] > depth["craft-bucket"]  # deeper: further from the goal

@@ -1,6 +1,7 @@
-"""The bots this daemon drives, and what one bot's body reads: its snapshot and the blocks
-around it. BOT_ROUTES serve the first bot at /api/bot/... and each bot of a fleet at
-/api/bots/{name}/... (bot/runtime/api/app.py includes them at both)."""
+"""The bots this daemon drives, and what one bot's body reads: its snapshot, the blocks
+around it, and the plan an `obtain ITEM N` would become from what it holds. BOT_ROUTES
+serve the first bot at /api/bot/... and each bot of a fleet at /api/bots/{name}/...
+(bot/runtime/api/app.py includes them at both)."""
 
 from __future__ import annotations
 
@@ -8,6 +9,8 @@ from typing import Any
 
 from fastapi import APIRouter, Query
 
+from agency.goals.obtain import Unobtainable
+from agency.goals.obtain_plan import plan_obtain, plan_tree
 from bot.runtime.api.deps import Ctx, TheBot
 from bot.runtime.api.errors import ApiError
 from bot.runtime.api.payloads import json_of
@@ -41,3 +44,30 @@ async def blocks(bot: TheBot, radius: int = Query(8, ge=1, le=16)) -> Any:
         return await read(radius)
     except Exception as e:  # not connected, bridge down: say so (a JS stack's first line)
         raise ApiError.unavailable((str(e) or type(e).__name__).splitlines()[0]) from e
+
+
+@BOT_ROUTES.get("/plan")
+async def plan(
+    bot: TheBot,
+    item: str = Query(min_length=1, max_length=64, pattern=r"^[a-z0-9_:]+$"),
+    amount: int = Query(1, ge=1, le=2304),
+) -> Any:
+    """The plan `obtain ITEM N` becomes from the bot's inventory now, as steps and as a tree
+    of what each serves (agency.goals.obtain_plan); 422 with the reason when there is none.
+    Nothing is stored."""
+    try:
+        snap = await bot.snapshot()
+    except Exception as e:  # not connected, bridge down: say so
+        raise ApiError.unavailable(str(e)) from e
+    got = plan_obtain(item.removeprefix("minecraft:"), amount, snap.held())
+    if isinstance(got, Unobtainable):
+        raise ApiError(422, got.reason, "unobtainable")
+    return {
+        "item": item,
+        "amount": amount,
+        "goal": got.goal.model_dump(),
+        "steps": [
+            {"id": s.id, "tool": s.tool or s.kind, "description": s.description, "serves": s.serves} for s in got.steps
+        ],
+        "tree": plan_tree(got.steps),
+    }

@@ -12,6 +12,7 @@ import pytest
 from fastapi.testclient import TestClient
 from loguru import logger
 
+from agency.planning.tasks.models import TaskStatus
 from bot.runtime.api import LOOPBACK_NAMES, create_app
 from tests.unit.runtime.api.test_goals_api import world  # noqa: F401 - the fixture
 from tests.unit.runtime.api.test_http_api import _DaemonView
@@ -189,3 +190,21 @@ def test_a_snapshot_read_through_either_route_is_the_model_s_own_json(world):  #
     assert mine.status_code == first.status_code == 200 and mine.headers["content-type"] == "application/json"
     assert first.json() == body.snapshot().model_dump(mode="json") == mine.json()
     assert first.json()["position"] == {"x": body.position.x, "y": body.position.y, "z": body.position.z}
+
+
+def test_the_plan_an_obtain_would_become_is_shown_as_steps_and_a_tree_and_nothing_is_stored(world):  # noqa: F811
+    agency, body, c = world
+    body.inventory["iron_ingot"] = 3
+    got = c.get("/api/bot/plan?item=bucket")
+    assert got.status_code == 200, got.text
+    plan = got.json()
+    assert plan["goal"] == {"action": "craft", "target": "bucket", "amount": 1}
+    assert plan["steps"][-1]["id"] == "craft-bucket" and plan["steps"][-1]["serves"] == "craft bucket"
+    assert not any(s["id"].startswith("smelt") for s in plan["steps"])  # the ingots held
+    top = plan["tree"]["children"][0]
+    assert top["what"] == "craft bucket" and top["steps"][-1]["id"] == "craft-bucket"
+    refused = c.get("/api/bot/plan?item=blaze_rod")
+    assert refused.status_code == 422 and "the nether" in refused.json()["detail"]
+    assert c.get("/api/bot/plan?item=Bad Name").status_code == 400
+    assert c.get("/api/bot/plan?item=stick&amount=0").status_code == 400
+    assert agency.tasks.list_by_status(*TaskStatus) == []
