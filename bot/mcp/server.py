@@ -4,7 +4,7 @@ A thin client of the running daemon's HTTP API: the daemon's executor and reflex
 charge, and every tool is one or a few API calls. Tools come in four groups (each tool's
 `_meta` names its group): look (snapshot, blocks_around, nearby_entities, inventory), move
 (go_to, follow, explore, stop), act (collect, dig, place, craft, equip, eat, attack, chat)
-and direct (create_goal, list_tasks, pause_task, resume_task, cancel_task). The move and act
+and direct (create_goal, list_tasks, plan_item, pause_task, resume_task, cancel_task). The move and act
 tools run the daemon's tools as direct actions (tools.py, actions.py);
 every tool call is counted against its client's budget (bot/mcp/limits.py).
 """
@@ -60,6 +60,10 @@ class BotRoutes:
     @property
     def blocks(self) -> str:
         return f"{self._base}/blocks"
+
+    @property
+    def plan(self) -> str:
+        return f"{self._base}/plan"
 
     @property
     def actions(self) -> str:
@@ -212,7 +216,7 @@ def direct_tools(daemon: DaemonClient, routes: BotRoutes = BotRoutes()) -> list[
             str | None,
             Field(
                 description="the goal as text: action target [amount], "
-                "e.g. 'collect oak_log 8', 'craft stone_pickaxe', "
+                "e.g. 'collect oak_log 8', 'craft stone_pickaxe', 'obtain compass', "
                 "'build basic_shelter'"
             ),
         ] = None,
@@ -251,6 +255,19 @@ def direct_tools(daemon: DaemonClient, routes: BotRoutes = BotRoutes()) -> list[
         listed = await daemon.get("/api/tasks", **routes.tasks(status=status, limit=limit, order="desc"))
         return {"count": listed.get("count", 0), "tasks": [task_view(t) for t in listed.get("tasks", [])]}
 
+    async def plan_item(
+        item: Annotated[str, Field(min_length=1, max_length=64, pattern=r"^[a-z0-9_:]+$", description="e.g. compass")],
+        amount: Annotated[int, Field(ge=1, le=2304, description="how many")] = 1,
+    ) -> dict[str, Any]:
+        """The plan 'obtain ITEM N' would become from what the bot holds now: the goal, the steps
+        and a tree of what each step is for (a tool, a smelt...). Nothing is stored; refused
+        with the reason when the item cannot be got (only in the nether, no source yet)."""
+        try:
+            got: dict[str, Any] = await daemon.get(routes.plan, item=item, amount=amount)
+        except DaemonRefused as e:
+            raise ToolError(str(e)) from e
+        return got
+
     def command(name: str, doc: str) -> Callable[..., Awaitable[dict[str, Any]]]:
         async def run(task_id: TaskId) -> dict[str, Any]:
             return task_view(await daemon.post(f"/api/tasks/{quote(task_id, safe='')}/{name.split('_')[0]}"))
@@ -261,6 +278,7 @@ def direct_tools(daemon: DaemonClient, routes: BotRoutes = BotRoutes()) -> list[
     return [
         _tool(create_goal, "direct", read_only=False),
         _tool(list_tasks, "direct", read_only=True),
+        _tool(plan_item, "direct", read_only=True),
         _tool(command("pause_task", "Pause a task; only resume_task lifts the pause."), "direct", read_only=False),
         _tool(command("resume_task", "Resume a paused task."), "direct", read_only=False),
         _tool(

@@ -143,6 +143,20 @@ class FakeDaemon:
                 "counts": counts,
             }
 
+        @app.get("/api/bot/plan")
+        async def plan(item: str, amount: int = Query(1, ge=1, le=2304)) -> Any:
+            if item == "blaze_rod":
+                return JSONResponse({"error": "unobtainable", "detail": "blaze_rod is found only in the nether"}, 422)
+            step = {"id": f"craft-{item}", "tool": "craft", "description": f"have {amount} {item}", "serves": ""}
+            tree = {"what": "", "steps": [{**step, "n": 1}], "children": []}
+            return {
+                "item": item,
+                "amount": amount,
+                "goal": {"action": "craft", "target": item},
+                "steps": [step],
+                "tree": tree,
+            }
+
         @app.get("/api/tools")
         async def tools() -> Any:
             if self.tools_status != 200:
@@ -187,6 +201,7 @@ class FakeDaemon:
         for path, method, handler in (
             ("/snapshot", "GET", snapshot),
             ("/blocks", "GET", blocks),
+            ("/plan", "GET", plan),
             ("/actions", "POST", start),
             ("/actions", "GET", actions),
             ("/actions/{action_id}", "GET", action),

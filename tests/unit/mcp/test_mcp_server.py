@@ -26,7 +26,7 @@ GROUPS = {
     "look": {"snapshot", "blocks_around", "nearby_entities", "inventory"},
     "move": {"go_to", "follow", "explore", "stop"},
     "act": {"collect", "dig", "place", "craft", "equip", "eat", "attack", "chat"},
-    "direct": {"create_goal", "list_tasks", "pause_task", "resume_task", "cancel_task"},
+    "direct": {"create_goal", "list_tasks", "plan_item", "pause_task", "resume_task", "cancel_task"},
 }
 
 
@@ -372,3 +372,20 @@ def test_serving_one_bot_of_a_fleet_every_tool_and_resource_uses_that_bot_s_rout
     assert fake.tasks[goal["id"]]["metadata"]["bot"] == "helper"
     assert fake.task_queries == ["helper", "helper"]
     assert [s["actionId"] for s in stopped["stopped"]] == ["act-1"] and fake.actions["act-1"]["status"] == "cancelled"
+
+
+def test_plan_item_shows_the_plan_an_obtain_would_become_and_a_refusal_says_why(daemon):
+    fake, base = daemon
+
+    async def scenario() -> dict:
+        async with mcp_client(base) as c:
+            return {
+                "plan": await c.call_tool("plan_item", {"item": "stick", "amount": 4}),
+                "refused": await c.call_tool("plan_item", {"item": "blaze_rod"}),
+            }
+
+    r = asyncio.run(scenario())
+    plan = _json(r["plan"])
+    assert plan["goal"]["target"] == "stick" and plan["steps"][0]["id"] == "craft-stick"
+    assert ("GET", "/api/bot/plan") in fake.calls
+    assert r["refused"].is_error and "found only in the nether" in _text(r["refused"])
