@@ -18,8 +18,8 @@ from agency.tools.base import BODY_QUEUE, Tool, ToolContext, ToolFailure, ToolIn
 from agency.tools.gathering import REACH
 from agency.tools.movement import walk
 from agency.tools.results import PRECONDITION_FAILED
-from agency.tools.spatial import block_pos, free_spot_near, read_around
-from agency.world import BlockRegion
+from agency.tools.spatial import block_pos, free_spot_near, in_body, read_around
+from agency.world import BlockRegion, Vec3
 
 NEIGHBOURS = ((1, 0, 0), (-1, 0, 0), (0, 1, 0), (0, -1, 0), (0, 0, 1), (0, 0, -1))
 
@@ -72,14 +72,16 @@ async def place_at(ctx: ToolContext, block: str, x: int, y: int, z: int) -> dict
 SIDES = ((1, 0), (-1, 0), (0, 1), (0, -1))
 
 
-def room_to_dig(around: BlockRegion, feet: tuple[int, int, int]) -> tuple[int, int, int] | None:
+def room_to_dig(around: BlockRegion, feet: tuple[int, int, int], standing: Vec3) -> tuple[int, int, int] | None:
     """In a tunnel or a staircase, where nothing can be placed: a cell beside the bot's feet
-    of natural rock or soil, on a solid floor, with no liquid next to it, to dig so a block
-    fits there."""
+    of natural rock or soil, on a solid floor, with no liquid next to it and clear of the
+    bot's body (the game refuses a block in a player), to dig so a block fits there."""
     fx, fy, fz = feet
     diggable = SOIL | ROCK | DEEP_ROCK
     for dx, dz in SIDES:
         x, z = fx + dx, fz + dz
+        if in_body(standing, x, fy, z):
+            continue
         near = [around.block_at(x + ax, fy + ay, z + az) for ax, ay, az in NEIGHBOURS]
         rock = around.block_at(x, fy, z) in diggable and is_solid(around.block_at(x, fy - 1, z))
         if rock and not any(is_liquid(n) for n in near):
@@ -92,7 +94,7 @@ async def place_near_bot(ctx: ToolContext, block: str) -> dict[str, Any]:
     feet = block_pos(snap.position)
     around = await ctx.io(read_around, ctx.body, feet, 2, 2, 2)
     spot = free_spot_near(around, feet, snap.position)
-    if spot is None and (room := room_to_dig(around, feet)) is not None:
+    if spot is None and (room := room_to_dig(around, feet, snap.position)) is not None:
         await run_action(ctx, "dig", {"x": room[0], "y": room[1], "z": room[2]})
         logger.info("[Tools] no room to place {} at {}: dug {} {} {} beside the bot", block, list(feet), *room)
         return await place_at(ctx, block, *room)

@@ -69,14 +69,14 @@ def free_spot_near(
                     if max(abs(dx), abs(dz)) != r:
                         continue
                     x, y, z = fx + dx, fy + dy, fz + dz
-                    if standing is not None and _in_body(standing, x, y, z):
+                    if standing is not None and in_body(standing, x, y, z):
                         continue
                     if is_replaceable(region.block_at(x, y, z)) and is_solid(region.block_at(x, y - 1, z)):
                         return (x, y, z)
     return None
 
 
-def _in_body(p: Vec3, x: int, y: int, z: int) -> bool:
+def in_body(p: Vec3, x: int, y: int, z: int) -> bool:
     """Whether a player standing at p (0.6 wide, 1.8 tall) reaches into the cell x, y, z."""
     return (
         x < p.x + PLAYER_HALF_WIDTH

@@ -136,4 +136,16 @@ test('crafting', { timeout: 270000 }, async (t) => {
     assert.strictEqual(count('oak_planks'), before + 8)
     assert.strictEqual(bot.currentWindow, null)
   })
+
+  await t.test('a block placed on a furnace goes on top of it: the bot sneaks instead of opening it', async () => {
+    const placeAction = require('../lib/actions/place')
+    const f = p.offset(-2, 0, 1)
+    await command(bot, `/mcbot setblock ${f.x} ${f.y} ${f.z} furnace`)
+    await waitFor(() => bot.blockAt(f)?.name === 'furnace', 3000, 'furnace')
+    await give('crafting_table', 1)
+    const out = await withTimeout(placeAction.run(bot, { block: 'crafting_table', x: f.x, y: f.y + 1, z: f.z }), 15000, 'place')
+    assert.strictEqual(out.placed, 'crafting_table')
+    assert.strictEqual(bot.currentWindow, null, 'no furnace window opened')
+    assert.strictEqual(bot.getControlState('sneak'), false, 'standing up again')
+  })
 })

@@ -1,7 +1,12 @@
 'use strict'
-// Place an item from the inventory at x,y,z against any solid neighbour.
+// Place an item from the inventory at x,y,z against any solid neighbour: one that does nothing
+// when used first; against a block that opens or toggles (a furnace, a table, a door) the bot
+// sneaks, as a player does, so the use places instead of opening it.
 const { Vec3 } = require('vec3')
 const { names, itemName } = require('../names')
+
+// Blocks a use opens or toggles instead of placing against (unless sneaking).
+const USABLE = /(^|_)(furnace|smoker|crafting_table|chest|barrel|anvil|bed|door|trapdoor|fence_gate|button|lever|table|loom|stonecutter|grindstone|shulker_box|hopper|dispenser|dropper|lectern|bell|beacon|brewing_stand|enchanting_table|note_block|repeater|comparator)$/
 
 const FACES = [new Vec3(0, -1, 0), new Vec3(0, 1, 0), new Vec3(1, 0, 0), new Vec3(-1, 0, 0), new Vec3(0, 0, 1), new Vec3(0, 0, -1)]
 
@@ -13,15 +18,19 @@ async function run (bot, args) {
   const wanted = itemName(bot.registry, args.block) || args.block
   const item = bot.inventory.items().find((i) => i.name === wanted)
   if (!item) throw new Error(`no ${args.block} in inventory`)
-  let reference = null
-  let face = null
-  for (const f of FACES) {
-    const b = bot.blockAt(target.plus(f))
-    if (b && b.boundingBox === 'block') { reference = b; face = f.scaled(-1); break }
-  }
-  if (!reference) throw new Error(`no solid block next to ${target} to place against`)
+  const solid = FACES.map((f) => ({ b: bot.blockAt(target.plus(f)), face: f.scaled(-1) }))
+    .filter(({ b }) => b && b.boundingBox === 'block')
+  const ref = solid.find(({ b }) => !USABLE.test(b.name)) || solid[0]
+  if (!ref) throw new Error(`no solid block next to ${target} to place against`)
   await bot.equip(item, 'hand')
-  await bot.placeBlock(reference, face)
+  const sneak = USABLE.test(ref.b.name)
+  if (sneak) bot.setControlState('sneak', true)
+  try {
+    if (sneak) await bot.waitForTicks(2) // the server knows the bot crouches before the use
+    await bot.placeBlock(ref.b, ref.face)
+  } finally {
+    if (sneak) bot.setControlState('sneak', false)
+  }
   const placed = bot.blockAt(target)
   return { placed: placed ? placed.name : null, position: { x: target.x, y: target.y, z: target.z } }
 }
