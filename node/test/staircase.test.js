@@ -1,7 +1,8 @@
 // The staircase action (lib/actions/staircase.js) on a stone block built with /mcbot fill: a
 // plain bot with a stone pickaxe digs down 10 steps one block at a time, fills a hole in a
 // step's floor from its inventory, turns away from a lava pocket ahead without touching it and
-// from gravel overhead, and stops at once when cancelled; a tunnel (lib/actions/tunnel.js)
+// from gravel overhead, from obsidian it cannot dig and from a hole over a cave, and stops
+// at once when cancelled; a tunnel (lib/actions/tunnel.js)
 // digs on at the level the stairs reached.
 'use strict'
 
@@ -132,6 +133,33 @@ test('staircase', { timeout: 450000 }, async (t) => {
     assert.deepStrictEqual(out, { steps: 3, y: b.y - 3, turned: 1, reason: 'reached' })
     assert.strictEqual(bot.blockAt(gravel).name, 'gravel')
     assert.strictEqual(bot.blockAt(new Vec3(x + 1, b.y - 1, z)).name, 'stone', 'the east step was never dug')
+  })
+
+  await t.test('a block too hard for the pickaxe held ahead (obsidian): the staircase turns and leaves it', async () => {
+    const z = b.z - 10
+    await place(b.x, z)
+    const hard = new Vec3(b.x + 1, b.y - 1, z) // the first step's lower block, east
+    await command(bot, `/mcbot setblock ${hard.x} ${hard.y} ${hard.z} obsidian`)
+    await waitFor(() => bot.blockAt(hard)?.name === 'obsidian', 3000, 'obsidian placed')
+    const out = await withTimeout(staircase.run(bot, { targetY: b.y - 3, direction: 'east' }, { cancelled: false }), 60000, 'staircase')
+    assert.strictEqual(out.reason, 'reached')
+    assert.ok(out.turned >= 1, `turned (${JSON.stringify(out)})`)
+    assert.strictEqual(bot.blockAt(hard).name, 'obsidian')
+  })
+
+  await t.test('a hole over a cave (nothing solid to fill it against): the staircase turns', async () => {
+    const z = b.z + 22
+    await place(b.x, z)
+    // a pocket of air under the first step east: its floor has no solid block beside or below it
+    await command(bot, `/mcbot fill ${b.x + 1} ${b.y - 5} ${z - 1} ${b.x + 3} ${b.y - 2} ${z + 1} air`)
+    const hole = new Vec3(b.x + 1, b.y - 2, z)
+    await waitFor(() => bot.blockAt(hole)?.name === 'air' && bot.blockAt(hole.offset(1, -3, 1))?.name === 'air', 5000, 'cave made')
+    const watch = watchDrops(bot)
+    const out = await withTimeout(staircase.run(bot, { targetY: b.y - 3, direction: 'east' }, { cancelled: false }), 60000, 'staircase')
+    watch.stop()
+    assert.strictEqual(out.reason, 'reached')
+    assert.ok(out.turned >= 1, `turned (${JSON.stringify(out)})`)
+    assert.deepStrictEqual(watch.drops, [], 'never dropped more than one block')
   })
 
   await t.test('a cancel halts the digging and the walk at once', async () => {

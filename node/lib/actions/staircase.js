@@ -54,7 +54,9 @@ function stepCells (feet, dir, drop) {
 }
 
 // What stops a step in `dir` from the feet cell `feet`, or null: a liquid in or next to a cell
-// to clear, an undiggable one, a falling block overhead, a hole in the floor with no filler.
+// to clear, an undiggable one or one too hard for the tools held (ore a stone pickaxe cannot
+// harvest, obsidian), a falling block overhead, a hole in the floor with no filler or nothing
+// solid to fill it against (a cave below).
 function hazardOf (bot, feet, dir, drop = 1) {
   const { dig, floor: under } = stepCells(feet, dir, drop)
   for (const p of dig) {
@@ -65,13 +67,27 @@ function hazardOf (bot, feet, dir, drop = 1) {
       if (isLiquid(bot, nb)) return { what: nb.name, pos: q }
     }
     if (!isEmpty(bot, b) && (!b.diggable || b.hardness === null || b.hardness < 0)) return { what: `undiggable ${b.name}`, pos: p }
+    if (!isEmpty(bot, b) && fastestDigMs(bot, b) > DIG_MS * 0.8) return { what: `${b.name} too hard to dig with the tools held`, pos: p }
   }
   const above = bot.blockAt(dig[0].offset(0, 1, 0))
   if (above && names(bot).falling.has(above.name)) return { what: `falling ${above.name} overhead`, pos: above.position }
   const floor = bot.blockAt(under)
   if (!floor) return { what: 'an unloaded block', pos: under }
   if (floor.boundingBox !== 'block' && !filler(bot)) return { what: `a hole (${floor.name}) and nothing to fill it`, pos: floor.position }
+  if (floor.boundingBox !== 'block' && !NEIGHBOURS.some((n) => n.y <= 0 && bot.blockAt(under.plus(n))?.boundingBox === 'block')) {
+    return { what: `a hole (${floor.name}) over open ground, nothing to fill it against`, pos: floor.position }
+  }
   return null
+}
+
+// The quickest dig of `block` with what is held (or bare hands), in ms.
+function fastestDigMs (bot, block) {
+  let best = block.digTime(null, false, false, false, [], {})
+  for (const item of bot.inventory.items()) {
+    if (!/_(pickaxe|shovel|axe)$/.test(item.name)) continue
+    best = Math.min(best, block.digTime(item.type, false, false, false, [], {}))
+  }
+  return best
 }
 
 function filler (bot) {
