@@ -34,7 +34,7 @@ GROUPS = {
     "look": {"snapshot", "blocks_around", "nearby_entities", "inventory"},
     "move": {"go_to", "follow", "explore", "stop"},
     "act": {"collect", "dig", "place", "craft", "equip", "eat", "attack", "chat"},
-    "direct": {"create_goal", "list_tasks", "pause_task", "resume_task", "cancel_task"},
+    "direct": {"create_goal", "list_tasks", "plan_item", "pause_task", "resume_task", "cancel_task"},
 }
 
 
