@@ -52,6 +52,21 @@ REPLACEABLE = AIRS | REPLACEABLE_PLANTS
 
 # Non-colliding blocks a mob can stand in: plants, torches, rails, signs, carpets, snow
 # layers, liquids (water/lava are openings, not walls).
+# The small flowers of the overworld's surface (a dye's source).
+FLOWERS = (
+    "dandelion",
+    "poppy",
+    "blue_orchid",
+    "allium",
+    "azure_bluet",
+    "red_tulip",
+    "orange_tulip",
+    "white_tulip",
+    "pink_tulip",
+    "oxeye_daisy",
+    "cornflower",
+    "lily_of_the_valley",
+)
 _PASSABLE_EXACT = (
     REPLACEABLE_PLANTS
     | LIQUIDS
@@ -63,18 +78,7 @@ _PASSABLE_EXACT = (
             "soul_wall_torch",
             "redstone_torch",
             "redstone_wall_torch",
-            "dandelion",
-            "poppy",
-            "blue_orchid",
-            "allium",
-            "azure_bluet",
-            "red_tulip",
-            "orange_tulip",
-            "white_tulip",
-            "pink_tulip",
-            "oxeye_daisy",
-            "cornflower",
-            "lily_of_the_valley",
+            *FLOWERS,
             "wither_rose",
             "torchflower",
             "closed_eyeblossom",
@@ -116,21 +120,6 @@ _PASSABLE_SUFFIXES = ("_sapling", "_carpet", "_sign", "_button", "_pressure_plat
 DOOR_SUFFIX = "_door"  # iron_door included: existence check, not a redstone check
 # Every wood a tree can be, across versions (mangrove 1.19, cherry 1.20, pale oak 1.21.4):
 # a version without one just never shows it.
-# The small flowers of the overworld's surface (a dye's source).
-FLOWERS = (
-    "dandelion",
-    "poppy",
-    "blue_orchid",
-    "allium",
-    "azure_bluet",
-    "red_tulip",
-    "orange_tulip",
-    "white_tulip",
-    "pink_tulip",
-    "oxeye_daisy",
-    "cornflower",
-    "lily_of_the_valley",
-)
 WOODS = ("oak", "spruce", "birch", "jungle", "acacia", "dark_oak", "mangrove", "cherry", "pale_oak")
 LEAVES_EXTRA = ("azalea_leaves", "flowering_azalea_leaves")
 
