@@ -12,3 +12,6 @@ class DriveSelection:
     amount: int
     rule: str  # which rule chose it (docs/contracts.md DRIVE-3, the survival steps or the tech-tree progression)
     reason: str  # first-person sentence used as the thought text
+    planned: bool = (
+        False  # its plan gets its materials itself (a progression step): what is in sight does not decide it
+    )

@@ -16,17 +16,18 @@ frame does not ground (logs to collect but none in sight, a craft with no ingred
 sources at hand) becomes `explore nearby` first: exploring claims nothing and is how the
 bot finds what is missing; the next tick chooses again from the new frame.
 
-Where the last rule's plain `explore nearby` was (DRIVE-3), the tech-tree progression
-(agency.cognition.progression) and the survival steps (agency.cognition.survival_steps)
-pick the next missing step; a collect of coal or iron out of sight digs down first.
+Where the last rule's plain `explore nearby` was (DRIVE-3), the progression (what to have, in
+order: agency.cognition.progression) and the survival steps (agency.cognition.survival_steps)
+pick the next missing step. A progression step is a whole obtain whose plan gets its materials
+itself (digging down for ores out of sight included), so it is not held to the frame.
 
 A goal whose newest tasks failed waits before it is asked again (20 s after one failure, 60 s
 after two, 180 s after three or more in a row: agency.planning.tasks.retry_backoff); meanwhile
 the tick explores nearby (rule `retry_later`), and skips (`retry_later`) when exploring just
 failed too, or when the goal is the night's shelter (no wandering off in the dark). A held
 survival or progression step lets the next one have its turn (a stone pickaxe that cannot be
-made from here does not keep the bot from hunting); a stand-in (explore first, dig down
-first) that just failed makes the tick skip.
+made from here does not keep the bot from hunting); a stand-in (explore first) that just
+failed makes the tick skip.
 
 With several bots, a tick's goal is about its own bot's body and inventory: the thought names
 the bot (metadata.bot, so its task is bound to it), and only tasks open to that bot (bound to
@@ -45,7 +46,7 @@ from agency.blocks import is_log
 from agency.cognition.counters import AgencyCounters
 from agency.cognition.drive_selection import DriveSelection
 from agency.cognition.grounding import FrameFacts, GroundingResult, check_doable_goal, log_grounding_fail
-from agency.cognition.progression import STONE_AGE_RULES, dig_down_first, next_progression_step
+from agency.cognition.progression import STONE_AGE_RULES, next_progression_step
 from agency.cognition.sanitizer import sanitize
 from agency.cognition.settings import DriveTickConfig  # the one schema, also the [drive_tick] section
 from agency.cognition.survival_steps import next_survival_step
@@ -191,7 +192,7 @@ def select_drive(
         return DriveSelection("craft", "wooden_pickaxe", 1, "no_pickaxe", "I have a crafting table but no pickaxe.")
     if logs < LOW_LOG_STOCK:
         return DriveSelection("collect", "log", 8, "low_logs", "My log stock is low; I should gather more wood.")
-    progression = next_progression_step(snapshot, furnace_nearby)
+    progression = next_progression_step(snapshot, furnace_nearby, bed_known)
     # Stone first: a stone pickaxe is a couple of minutes' work and the furnace that cooks the
     # hunt's meat is made of the same stone, so hunting and the bed wait for it.
     early = progression is not None and progression.rule in STONE_AGE_RULES
@@ -306,10 +307,14 @@ def evaluate_drive_tick(
     thought_id = f"thought-{uuid.uuid4()}"  # the scenario id of the grounding log line
     facts = FrameFacts.from_snapshot(snapshot, region=region, blocks=("crafting_table",) if table_nearby else ())
     # Judged quietly: a failure is logged only under a thought that is published.
-    grounding = check_doable_goal(_goal(sel), facts, scenario_id=None)
+    grounding = (
+        GroundingResult(True, detail=f"the plan gets {sel.target}'s materials itself")
+        if sel.planned
+        else check_doable_goal(_goal(sel), facts, scenario_id=None)
+    )
     ungrounded = None
     if not grounding.passed:
-        ungrounded, sel = sel, dig_down_first(sel, snapshot, grounding) or explore_first(sel, grounding)
+        ungrounded, sel = sel, explore_first(sel, grounding)
         blocked = _blocked(existing_tasks, sel, now_ms, config, bot)
         if blocked is not None:
             return blocked
@@ -411,8 +416,9 @@ def furnace_in_sight(region: BlockRegion) -> bool:
 
 
 def needs_sight(candidate: DriveSelection | DriveTickSkipped) -> bool:
-    """Collect and craft goals ground on the blocks around the bot; the others do not."""
-    return isinstance(candidate, DriveSelection) and candidate.action in SIGHT_ACTIONS
+    """Collect and craft goals ground on the blocks around the bot; the others, and a planned
+    goal (a progression step), do not."""
+    return isinstance(candidate, DriveSelection) and candidate.action in SIGHT_ACTIONS and not candidate.planned
 
 
 def _held_back(

@@ -2,7 +2,7 @@
 names, then checked against a snapshot read now, with the blocks in sight for a collect or
 craft goal (as a drive tick reads them), and submitted (agency.goals.user_goals). Nothing
 is stored for a goal that could not be checked. `obtain X` (get, acquire) is first made the
-goal that gets X (agency.goals.obtain), or refused as unobtainable before anything is read."""
+goal that gets X (agency.execution.agents.obtain), or refused as unobtainable before anything is read."""
 
 from __future__ import annotations
 
@@ -14,8 +14,8 @@ from loguru import logger
 from agency.clock import Clock
 from agency.cognition.drive_tick import SIGHT_ACTIONS, sight_box
 from agency.cognition.grounding import FrameFacts
+from agency.execution.agents.obtain import PLANNED, Unobtainable, resolve_obtain
 from agency.goal_tag import ExtractedGoal
-from agency.goals.obtain import PLANNED, Unobtainable, resolve_obtain
 from agency.goals.user_goals import GoalDecision, GoalRequest, GoalRequestError, refused, submit_user_goal
 from agency.perception.last_seen import LastSeen
 from agency.planning.converter import GoalRouter

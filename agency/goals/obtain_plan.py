@@ -1,5 +1,5 @@
 """The plan an `obtain ITEM N` goal becomes, offline: the goal it resolves to
-(agency.goals.obtain) and that goal's generated workflow from a given inventory. Used by
+(agency.execution.agents.obtain) and that goal's generated workflow from a given inventory. Used by
 `mcbot plan` and the planning bench (bot/tooling/bench_plans.py)."""
 
 from __future__ import annotations
@@ -10,12 +10,12 @@ from typing import Any
 
 from agency.execution.agents.build_plan import build_plan
 from agency.execution.agents.gather_plan import gather_plan
+from agency.execution.agents.obtain import Unobtainable, resolve_obtain
 from agency.execution.agents.plan_builder import WorkflowPlanError
 from agency.execution.agents.planning import craft_plan
 from agency.execution.agents.smelt_plan import smelt_plan
 from agency.execution.workflows.models import StepDef, WorkflowDef
 from agency.goal_tag import ExtractedGoal
-from agency.goals.obtain import Unobtainable, resolve_obtain
 
 MAKERS: dict[str, Callable[[str, Mapping[str, Any], Mapping[str, int]], WorkflowDef]] = {
     "craft": craft_plan,

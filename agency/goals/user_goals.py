@@ -20,8 +20,8 @@ from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr, model_v
 
 from agency.cognition.grounding import FrameFacts, GroundingResult, check_doable_goal
 from agency.errors import InvalidInputError
+from agency.execution.agents.obtain import OBTAIN_WORDS
 from agency.goal_tag import MAX_GOAL_AMOUNT, MAX_GOAL_INNER, ExtractedGoal, canonical_goal_key, parse_goal_text
-from agency.goals.obtain import OBTAIN_WORDS
 from agency.planning.converter import GoalRouter, convert_thought
 from agency.planning.tasks.idempotency import STUCK_PENDING_TIMEOUT_MS
 from agency.planning.tasks.store import TaskStore
@@ -61,7 +61,7 @@ class GoalRequest(BaseModel):
 
     def obtains(self) -> bool:
         """Does the goal say `obtain` (or `get`, `acquire`): the item, by whatever way gets it
-        (agency.goals.obtain)?"""
+        (agency.execution.agents.obtain)?"""
         word = self.text.split()[0] if self.text else self.action
         return (word or "").lower() in OBTAIN_WORDS
 
@@ -117,7 +117,7 @@ def submit_user_goal(
     planned: bool = False,
 ) -> GoalDecision:
     """bot: the bot the task is bound to (GoalRequest.bot); None, open to any. planned: the
-    goal's plan gets its materials itself (an obtain's craft, agency.goals.obtain), so what
+    goal's plan gets its materials itself (an obtain's craft, agency.execution.agents.obtain), so what
     is in sight does not decide it."""
     request_id = f"user-goal-{uuid.uuid4()}"
     goal_key = canonical_goal_key(goal.action, goal.target) or f"{goal.action}:{goal.target}"

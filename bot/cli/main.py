@@ -186,9 +186,9 @@ def _add_bench_survival(bench_sub: Any) -> None:
     bs.add_argument(
         "--drive-tick-ms",
         type=val.positive_int,
-        default=5000,
+        default=180_000,
         metavar="MS",
-        help="drive-tick interval (default 5000; at least 1000)",
+        help="drive-tick interval (default 180000, the daemon's own; at least 1000)",
     )
     bs.add_argument(
         "--max-minutes",

@@ -1,5 +1,5 @@
 """`mcbot plan ITEM [N]`: the plan the bot would follow to obtain an item, without a daemon or
-a world: what `obtain ITEM N` becomes (agency/goals/obtain.py) and that goal's generated
+a world: what `obtain ITEM N` becomes (agency/execution/agents/obtain.py) and that goal's generated
 workflow, one line a step, from empty hands or from `--have` items. Exit codes: 0 a plan,
 1 refused (the reason: only in the nether, no source yet, no such item), 4 invalid arguments.
 """
@@ -28,8 +28,8 @@ def add_plan_command(sub: Any) -> None:
 
 
 def cmd_plan(args: Any, cfg: McbotConfig, _loaded: Any, out: TextIO | None = None) -> int:
+    from agency.execution.agents.obtain import Unobtainable
     from agency.game import mcdata
-    from agency.goals.obtain import Unobtainable
     from agency.goals.obtain_plan import plan_obtain, plan_tree, tree_lines
 
     out = out or sys.stdout

@@ -15,8 +15,8 @@ from collections import Counter
 from collections.abc import Callable
 from typing import Any
 
+from agency.execution.agents.obtain import Unobtainable
 from agency.game import mcdata
-from agency.goals.obtain import Unobtainable
 from agency.goals.obtain_plan import plan_obtain
 from agency.stats import percentile
 from bot.tooling.competence import FAIL, PASS

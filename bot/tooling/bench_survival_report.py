@@ -32,8 +32,10 @@ from bot.tooling.competence import (
     TICKS_PER_S,
     VERDICT_WORDS,
     CompetenceLimits,
+    daytime,
     deaths_explained,
     game_seconds,
+    idle_share,
     milestones,
     task_success,
     wedges,
@@ -44,12 +46,15 @@ NIGHT_START, NIGHT_END = 13_000, 23_000  # mineflayer's isDay is false in betwee
 IRON_DAYS = 3.0  # target: an iron pickaxe within this many game days...
 IRON_SHARE = 2 / 3  # ...on at least this share of the seeds (2 of 3)
 MIN_TASK_SUCCESS = 0.9
+MAX_IDLE = 0.2  # target: no task active under this share of the daylight, each run
+IDLE_MIN_DAYLIGHT_S = 600.0  # less daylight seen than this: the idle share is not judged
 NUMBER = re.compile(r"-?\d+(\.\d+)?")
 TARGET_NAMES = {
     "iron_pickaxe": f"iron pickaxe within {IRON_DAYS:g} game days on at least 2 of 3 seeds, at each version",
     "tasks": f"at least {MIN_TASK_SUCCESS:.0%} of tasks completed, each run",
     "deaths": "every death explained (a recorded cause, none unrecorded)",
     "wedges": "0 wedges",
+    "idle": f"idle (no task active) under {MAX_IDLE:.0%} of the daylight, each run",
 }
 
 
@@ -87,6 +92,8 @@ NEEDS: dict[str, tuple[str, ...]] = {
     "iron_ingot": ("iron_ore", "furnace"),
     "iron_pickaxe": ("iron_ingot",),
     "bed": ("planks",),
+    "diamond": ("iron_pickaxe",),
+    "diamond_pickaxe": ("diamond",),
 }
 
 
@@ -174,11 +181,6 @@ def failure_reasons(samples: list[dict[str, Any]], top: int = 5) -> list[dict[st
 IDLE_GAME_S = GAME_S_PER_DAY / 4  # daytime with nothing done, then the bot is stuck in a loop
 
 
-def _daytime(s: dict[str, Any]) -> bool:
-    day = s.get("isDay")
-    return bool(day) if day is not None else int(s.get("timeOfDay") or 0) % TICKS_PER_DAY < TICKS_PER_DAY // 2
-
-
 def idle_wedges(
     samples: list[dict[str, Any]], game_s: list[float | None], reached: dict[str, float | None]
 ) -> list[dict[str, Any]]:
@@ -215,7 +217,7 @@ def idle_wedges(
             if start is not None:
                 close(g)
             start, light = g, 0.0
-        elif prev is not None and _daytime(s):
+        elif prev is not None and daytime(s):
             light += g - prev
         prev = g
     if prev is not None:
@@ -244,6 +246,7 @@ def run_result(samples: list[dict[str, Any]], wedge_s: float) -> dict[str, Any]:
         "deaths_explained": k3["verdict"],
         "deaths_detail": k3["detail"],
         "wedges": wedges(samples, wedge_s) + idle_wedges(samples, game_s, reached),
+        "idle": idle_share(samples),
         "game_days": round(clocked[-1] / GAME_S_PER_DAY, 3) if clocked else None,
         "run_s": samples[-1]["t"] if samples else 0.0,
         "samples": len(samples),
@@ -334,9 +337,22 @@ def _wedges(runs: list[dict[str, Any]]) -> dict[str, Any]:
     return _target("wedges", PASS, f"none in {len(runs)} runs")
 
 
+def _idle(runs: list[dict[str, Any]]) -> dict[str, Any]:
+    shares = [(r, r.get("idle") or {}) for r in runs]
+    detail = ", ".join(f"{_label(r)} {_pct(i.get('share'))}" for r, i in shares)
+    if any(i.get("share") is not None and i["share"] >= MAX_IDLE for _r, i in shares):
+        return _target("idle", FAIL, detail)
+    short = [r for r, i in shares if (i.get("daylight_s") or 0) < IDLE_MIN_DAYLIGHT_S]
+    if short:
+        return _target(
+            "idle", NOT_JUDGED, detail + f" (under {IDLE_MIN_DAYLIGHT_S:g} s of daylight in {len(short)} runs)"
+        )
+    return _target("idle", PASS, detail)
+
+
 def judge(runs: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """The issue's targets over every run (each run carries `version` and `seed`)."""
-    return [_iron(runs), _tasks(runs), _deaths(runs), _wedges(runs)]
+    return [_iron(runs), _tasks(runs), _deaths(runs), _wedges(runs), _idle(runs)]
 
 
 def failed(targets: list[dict[str, Any]]) -> bool:
@@ -361,6 +377,7 @@ def table_lines(runs: list[dict[str, Any]]) -> list[str]:
     rows = [
         ("iron pickaxe at", [_fmt_s(r["milestones"].get("iron_pickaxe")) for r in runs]),
         ("stone pickaxe at", [_fmt_s(r["milestones"].get("stone_pickaxe")) for r in runs]),
+        ("diamond pickaxe at", [_fmt_s(r["milestones"].get("diamond_pickaxe")) for r in runs]),
         (
             "milestones reached",
             [f"{sum(r['milestones'][m] is not None for m in MILESTONES)}/{len(MILESTONES)}" for r in runs],
@@ -372,6 +389,7 @@ def table_lines(runs: list[dict[str, Any]]) -> list[str]:
         ("nights survived", [f"{r['nights_survived']}/{r['nights']}" for r in runs]),
         ("deaths", [str(len(r["deaths"])) for r in runs]),
         ("wedges", [str(len(r["wedges"])) for r in runs]),
+        ("idle in daylight", [_pct((r.get("idle") or {}).get("share")) for r in runs]),
         ("game days run", ["-" if r["game_days"] is None else f"{r['game_days']:.2f}" for r in runs]),
         ("ended by", [r.get("ended", "-") for r in runs]),
     ]

@@ -3,7 +3,7 @@ on a fresh embedded world. For each task a daemon starts with as many bots as th
 agents (bench0, bench1...), no LLM and no drive ticks, on a new world at its own seed; the
 bots are given what the task lists (/give), in daylight; the teammates hand what they hold to
 bench0 (the fleet's `give` tool: they walk up to it and toss the items); then bench0 is asked
-`obtain TARGET N` (POST /api/goals, agency.goals.obtain), and the task succeeds when a bot
+`obtain TARGET N` (POST /api/goals, agency.execution.agents.obtain), and the task succeeds when a bot
 holds N of the target once its task ends, or at the timeout. A goal refused (422) fails the
 task with the refusal's reason.
 

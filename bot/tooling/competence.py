@@ -9,6 +9,8 @@ no clock is read, a sample's `t` (seconds since the run began) and the world clo
   from the snapshots' time of day, day wraps and nights slept through included, so a fast
   world's days count as days; a clock set back, as a restarted world's is, counts the time
   the run's own clock says passed).
+- The idle share: of the daylight run time (the daemon up), the share in which the bot had no
+  task active (`idle_share`): what the drive tick's interval costs when its goals are short.
 - Four criteria, each PASS, FAIL or NOT JUDGED (a run too short, or data never read, is
   never passed on trust):
   K1 task success rate: completed / (completed + failed) at least `min_task_success`
@@ -64,9 +66,13 @@ ITEM_MILESTONES: dict[str, Callable[[str], bool]] = {
     "iron_ingot": _item("iron_ingot"),
     "iron_pickaxe": _item("iron_pickaxe"),
     "bed": _suffix("_bed"),
+    "diamond": _item("diamond"),
+    "diamond_pickaxe": _item("diamond_pickaxe"),
 }
 EVENT_MILESTONES = ("verified_shelter",)
-MILESTONES: tuple[str, ...] = (*list(ITEM_MILESTONES)[:-1], *EVENT_MILESTONES, "bed")  # the tree's order
+_ITEMS = list(ITEM_MILESTONES)
+_SHELTER_AT = _ITEMS.index("bed")  # the verified shelter comes before the bed
+MILESTONES: tuple[str, ...] = (*_ITEMS[:_SHELTER_AT], *EVENT_MILESTONES, *_ITEMS[_SHELTER_AT:])  # the tree's order
 
 
 @dataclass(frozen=True)
@@ -176,6 +182,38 @@ def milestones(samples: list[dict[str, Any]], game_s: list[float | None] | None 
         if reached["verified_shelter"] is None and any(_verified_shelter(t) for t in s.get("tasks", [])):
             reached["verified_shelter"] = at
     return reached
+
+
+def daytime(s: dict[str, Any]) -> bool:
+    """Day by the sample's isDay, else by its time of day (the first half of the day)."""
+    day = s.get("isDay")
+    return bool(day) if day is not None else int(s.get("timeOfDay") or 0) % TICKS_PER_DAY < TICKS_PER_DAY // 2
+
+
+def idle_share(samples: list[dict[str, Any]]) -> dict[str, Any]:
+    """Of the daylight between samples (each gap counted by the sample that opens it, when
+    the daemon answered and the world said day), the seconds with no task active. share is
+    None with no daylight seen."""
+    daylight = idle = 0.0
+    for a, b in itertools.pairwise(samples):
+        if not a.get("ok") or not daytime(a):
+            continue
+        dt = max(0.0, b["t"] - a["t"])
+        daylight += dt
+        if not any(t.get("status") == "active" for t in a.get("tasks", [])):
+            idle += dt
+    return {
+        "daylight_s": round(daylight, 1),
+        "idle_s": round(idle, 1),
+        "share": round(idle / daylight, 4) if daylight else None,
+    }
+
+
+def idle_line(idle: dict[str, Any]) -> str:
+    """`idle 23 % of 412 s of daylight (no task active)` for the reports."""
+    if idle["share"] is None:
+        return "idle share: no daylight seen"
+    return f"idle {100 * idle['share']:.0f} % of {idle['daylight_s']:g} s of daylight (no task active)"
 
 
 def _verified_shelter(task: dict[str, Any]) -> bool:
@@ -412,6 +450,7 @@ def evaluate_competence(
         "gameDays": round(clocked[-1] / GAME_S_PER_DAY, 3) if clocked else None,
         "deaths": deaths,
         "wedges": stuck,
+        "idle": idle_share(samples),
     }
 
 

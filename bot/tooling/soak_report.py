@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from bot.tooling.competence import VERDICT_WORDS, CompetenceLimits, evaluate_competence, milestone_line
+from bot.tooling.competence import VERDICT_WORDS, CompetenceLimits, evaluate_competence, idle_line, milestone_line
 from bot.tooling.soak_chaos_verdict import evaluate_chaos
 from bot.tooling.soak_chart import write_chart
 from bot.tooling.soak_criteria import evaluate
@@ -35,10 +35,12 @@ def add_competence(
 
 def competence_lines(block: dict[str, Any]) -> list[str]:
     """The report's lines: one per criterion in the `[Soak] PASS|FAIL|NOT JUDGED id name:
-    detail` form of the SOAK-1 criteria, then the milestones reached (game seconds)."""
+    detail` form of the SOAK-1 criteria, then the milestones reached (game seconds) and the
+    idle share in daylight (informational here: the soak's drive tick is its own interval)."""
     shown = "" if block["decides"] else "(informational under chaos) "
     lines = [
         f"[Soak] {VERDICT_WORDS[c['verdict']]} {c['id']} {c['name']}: {shown}{c['detail']}" for c in block["criteria"]
     ]
     lines.append(f"[Soak] milestones: {milestone_line(block)}")
+    lines.append(f"[Soak] {idle_line(block['idle'])}")
     return lines

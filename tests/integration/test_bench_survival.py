@@ -42,6 +42,9 @@ def test_the_bot_reaches_the_stone_pickaxe_and_the_report_says_when(
         "stone_pickaxe",
         "--day-scale",
         "1",
+        # a tick every 20 s, not the daemon's 180 s: the five small first steps take 15 minutes at 180 s
+        "--drive-tick-ms",
+        "20000",
         "--max-minutes",
         str(MAX_MINUTES),
         "--out",
@@ -61,6 +64,8 @@ def test_the_bot_reaches_the_stone_pickaxe_and_the_report_says_when(
     assert run["tasks"]["completed"] >= 4  # logs, a table, a pickaxe, stone, a pickaxe: tasks did it
     assert {t["id"] for t in report["targets"]} == {"iron_pickaxe", "tasks", "deaths", "wedges"}
     assert report["settings"]["daemon_env"]["MCBOT_LLM__TARGETS"] == "[]"
+    assert report["settings"]["daemon_env"]["MCBOT_DRIVE_TICK__INTERVAL_MS"] == "20000"
+    assert 0.0 <= run["idle"]["share"] <= 1.0 and run["idle"]["daylight_s"] > 0, run["idle"]
     png = reports[0].parent / "timeline.png"
     assert png.read_bytes()[:8] == PNG_MAGIC
     assert "[Bench survival]" in proc.stdout and "milestone stone_pickaxe at game day" in proc.stdout

@@ -1,6 +1,6 @@
-"""The drive tick's tech-tree progression against the real world: with logs, a
-table and a wooden pickaxe held and stone in sight, successive drive ticks ask for
-cobblestone, a stone pickaxe, a stone sword and a furnace, then (ingots given) an iron pickaxe, and each
+"""The drive tick's progression against the real world: with logs, a table and a wooden
+pickaxe held and stone in sight, successive drive ticks ask for a stone pickaxe (its plan
+mines the stone), a stone sword and a furnace, then (ingots given) an iron pickaxe, and each
 task the planner makes of them completes through the real bridge.
 
 The daemon's Agency runs in-process on the session's server and bridge; its jobs are
@@ -48,13 +48,11 @@ def test_drive_ticks_climb_from_a_wooden_pickaxe_to_an_iron_pickaxe(bridge, embe
             assert agency.tasks.get_task(task.id).status is TaskStatus.completed, goal_key
 
         async def go():
-            await step("collect:stone", 180)
-            assert body.snapshot().count_of("cobblestone") >= 13
-            await step("craft:stone_pickaxe", 90)
+            await step("craft:stone_pickaxe", 180)
             assert body.snapshot().count_of("stone_pickaxe") == 1
-            await step("craft:stone_sword", 90)
+            await step("craft:stone_sword", 180)
             assert body.snapshot().count_of("stone_sword") == 1
-            await step("craft:furnace", 90)
+            await step("craft:furnace", 180)
             assert body.snapshot().count_of("furnace") == 1
             # iron smelted (the smelt tool's own test): the next step is the iron pickaxe
             give(body, NAME, {"iron_ingot": 3})

@@ -20,6 +20,7 @@ from agency.cognition.drive_tick import (
     select_drive,
     sight_box,
 )
+from agency.cognition.progression import PROGRESSION
 from agency.cognition.sanitizer import sanitize
 from agency.goal_tag import ExtractedGoal, build_goal_tag_v1
 from agency.planning.tasks.models import TaskOrigin
@@ -30,7 +31,7 @@ from agency.tools.queries import FindBlocksInput, find_blocks_now
 from agency.world import BlockRegion
 
 # the progression done: the default drive
-READY = {"oak_log": 20, "crafting_table": 1, "iron_pickaxe": 1, "iron_sword": 1}
+READY = {"oak_log": 20, "crafting_table": 1, **{step.item: step.amount for step in PROGRESSION}}
 
 
 def _tick(snapshot, now, state=None, tasks=(), **kw):
@@ -230,7 +231,7 @@ def test_rule4_crafting_table_without_pickaxe_crafts_wooden_pickaxe(make_snapsho
 
 def test_rule5_low_log_stock_below_16_collects_more(make_snapshot):
     low = make_snapshot({"oak_log": 15, "crafting_table": 1, "iron_pickaxe": 1})
-    enough = make_snapshot({"oak_log": 16, "crafting_table": 1, "iron_pickaxe": 1, "iron_sword": 1})  # tech tree done
+    enough = make_snapshot({**READY, "oak_log": 16})  # the progression done
     assert _goal(select_drive(low, None)) == ("collect", "log", 8)
     assert _goal(select_drive(enough, None)) == ("explore", "nearby", 1)
 

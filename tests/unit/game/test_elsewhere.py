@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import pytest
 
+from agency.execution.agents.obtain import Unobtainable, resolve_obtain
 from agency.game import mcdata
 from agency.game.elsewhere import FOUND_ONLY_IN, found_only_in
 from agency.goal_tag import ExtractedGoal
-from agency.goals.obtain import Unobtainable, resolve_obtain
 from tests.unit.game.test_mcdata_recipes import CLAIMED
 
 

@@ -123,7 +123,7 @@ def test_the_drive_tick_counts_a_remembered_furnace_and_asks_for_no_second_one(t
         agency.last_snapshot = snap
         asyncio.run(agency.job_drive_tick())
         [thought] = agency.stream.recent(5)
-        assert thought.metadata.goalKey == "descend:y52"  # the coal step (dug down for): not craft:furnace
+        assert thought.metadata.goalKey == "craft:iron_pickaxe"  # the step after the furnace: not craft:furnace
         del body.blocks[FURNACE]  # broken: memory does not outlive the block
         ftime.clock.advance(agency.drive_config.interval_ms)
         assert asyncio.run(agency.drive.reads.furnace_nearby(body.snapshot(), ftime.clock())) is False

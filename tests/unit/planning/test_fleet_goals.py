@@ -15,6 +15,7 @@ from agency.cognition.drive_tick import (
     evaluate_drive_tick,
 )
 from agency.cognition.grounding import FrameFacts
+from agency.cognition.progression import PROGRESSION
 from agency.goal_tag import ExtractedGoal
 from agency.goals.user_goals import GoalRequest, submit_user_goal
 from agency.planning.converter import convert_thought
@@ -23,7 +24,7 @@ from agency.planning.tasks.models import TaskOrigin, TaskStatus
 from agency.planning.tasks.retry_backoff import held_back
 from agency.thoughts import Thought, ThoughtMetadata
 
-READY = {"oak_log": 20, "crafting_table": 1, "iron_pickaxe": 1, "iron_sword": 1}  # the default drive: explore nearby
+READY = {"oak_log": 20, "crafting_table": 1, **{s.item: s.amount for s in PROGRESSION}}  # the default drive: explore
 KEY = "explore:nearby"
 LOGS = ExtractedGoal(action="collect", target="oak_log", amount=3)
 

@@ -75,6 +75,7 @@ def run(version="1.21.4", seed=1, **over):
         "deaths_explained": PASS,
         "deaths_detail": "no death",
         "wedges": [],
+        "idle": {"daylight_s": 1800.0, "idle_s": 180.0, "share": 0.1},
         "game_days": 3.0,
         "ended": "3 game days",
         **over,
@@ -239,13 +240,38 @@ def test_a_quarter_day_of_daylight_with_nothing_done_is_an_idle_wedge_though_the
     assert [w for w in run_result(night, 120.0)["wedges"] if w["kind"] == "idle"] == []
 
 
+def test_the_idle_share_is_the_daylight_with_no_task_active():
+    # 40 samples (a game day) 3 s apart: daylight to tick 12000 (the first 20 samples, t 0..57)
+    s = samples(40, tasks=[task("a", "active")])
+    for x in s[10:20]:  # 30 s of the 60 daylight seconds: nothing active
+        x["tasks"] = [task("a", "completed")]
+    idle = run_result(s, 120.0)["idle"]
+    assert (idle["daylight_s"], idle["idle_s"], idle["share"]) == (60.0, 30.0, 0.5)
+    for x in s[20:]:  # the night's samples: nothing active, not counted
+        x["tasks"] = []
+    assert run_result(s, 120.0)["idle"] == idle
+
+
+@pytest.mark.parametrize(
+    ("idle", "verdict"),
+    [
+        ({"daylight_s": 3600.0, "idle_s": 700.0, "share": 0.194}, PASS),
+        ({"daylight_s": 3600.0, "idle_s": 720.0, "share": 0.2}, FAIL),
+        ({"daylight_s": 300.0, "idle_s": 30.0, "share": 0.1}, NOT_JUDGED),  # too little daylight seen
+        ({"daylight_s": 300.0, "idle_s": 240.0, "share": 0.8}, FAIL),  # already over, however short
+    ],
+)
+def test_the_idle_target_is_under_a_fifth_of_the_daylight_each_run(idle, verdict):
+    assert by_id(judge([run(), run(seed=2, idle=idle)]))["idle"]["verdict"] == verdict
+
+
 # -- the targets ---------------------------------------------------------------------------------
 
 
 def test_every_target_met_passes():
     runs = [run(seed=1), run(seed=2), run(seed=3, milestones=dict.fromkeys(MILESTONES))]  # 2 of 3 seeds
     t = by_id(judge(runs))
-    assert [x["verdict"] for x in t.values()] == [PASS] * 4
+    assert [x["verdict"] for x in t.values()] == [PASS] * 5
     assert not failed(judge(runs))
 
 
@@ -320,7 +346,8 @@ def test_table_and_target_lines_show_each_run_side_by_side():
     assert iron.split()[-4:] == ["day", "2.00", "day", "2.00"]
     assert next(x for x in lines if x.startswith("deaths")).split()[-2:] == ["0", "1"]
     words = [x.split()[0] for x in target_lines(judge(runs))]
-    assert words == ["PASS", "FAIL", "PASS", "PASS"]
+    assert words == ["PASS", "FAIL", "PASS", "PASS", "PASS"]
+    assert next(x for x in lines if x.startswith("idle in daylight")).split()[-4:] == ["10", "%", "10", "%"]
 
 
 # -- the command's settings and flags ----------------------------------------------------------------
@@ -346,7 +373,7 @@ def test_places_seen_is_none_when_the_api_does_not_answer():
     [
         ["--seeds", "1,x"],
         ["--game-days", "0"],
-        ["--until", "diamond"],
+        ["--until", "emerald"],
         ["--version", "1.12.2"],
         ["--day-scale", "-1"],
         ["--terrain", "mountains"],

@@ -215,7 +215,7 @@ def test_k2_passes_a_run_past_the_window_with_milestones_coming_in_time():
     samples = run(3 * DAY, inventory_at={DAY: {"oak_log": 1}, 2 * DAY: {"oak_planks": 1}})  # ~3 game days
     k2 = judge(samples)["K2"]
     assert k2["verdict"] == PASS, k2
-    assert "2/13 reached" in k2["detail"]
+    assert f"2/{len(MILESTONES)} reached" in k2["detail"]
 
 
 def test_k2_fails_when_no_milestone_came_for_the_window_at_the_end():
@@ -257,6 +257,8 @@ def test_k2_passes_once_the_whole_tree_is_reached():
         "iron_ingot": 1,
         "iron_pickaxe": 1,
         "white_bed": 1,
+        "diamond": 1,
+        "diamond_pickaxe": 1,
     }
     samples = run(3 * DAY, inventory_at={3: every})
     samples[4]["tasks"].append(
@@ -267,7 +269,7 @@ def test_k2_passes_once_the_whole_tree_is_reached():
         }
     )
     k2 = judge(samples)["K2"]
-    assert k2["verdict"] == PASS and "13/13" in k2["detail"], k2
+    assert k2["verdict"] == PASS and f"{len(MILESTONES)}/{len(MILESTONES)}" in k2["detail"], k2
 
 
 def test_k2_is_not_judged_without_a_world_clock():
@@ -420,6 +422,19 @@ def test_not_judged_never_fails_nor_passes_the_run():
         "[Soak] NOT JUDGED K1 task success rate at least 80 %: 0 completed, 0 failed: fewer than 5 finished tasks"
     )
     assert lines[4] == "[Soak] milestones: none reached; not reached: " + ", ".join(MILESTONES)
+    assert lines[5] == "[Soak] idle 0 % of 175 s of daylight (no task active)"  # a task active in every sample
+
+
+def test_the_idle_share_counts_daylight_with_no_task_active_and_leaves_the_night_out():
+    samples = run(36)
+    for s in samples[10:20]:
+        s["tasks"] = []
+    for s in samples[20:]:
+        s["tasks"], s["isDay"] = [], False  # night: not counted
+    idle = evaluate_competence(samples, LIMITS)["idle"]
+    assert idle == {"daylight_s": 100.0, "idle_s": 50.0, "share": 0.5}
+    samples[5]["ok"] = False  # the daemon down: not the bot's idling
+    assert evaluate_competence(samples, LIMITS)["idle"]["daylight_s"] == 95.0
 
 
 def test_the_json_block_keys_milestones_by_name_in_game_seconds():

@@ -9,10 +9,10 @@ from typing import Any
 
 import pytest
 
+from agency.execution.agents.obtain import resolve_obtain
 from agency.execution.agents.planning import craft_plan
 from agency.execution.builtin_tools import default_tool_registry
 from agency.goal_tag import ExtractedGoal
-from agency.goals.obtain import resolve_obtain
 from agency.tools.base import ToolContext
 from agency.tools.results import VALIDATION_ERROR
 from agency.tools.testing import GROUND_Y, FakeBody, Mob

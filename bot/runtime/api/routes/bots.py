@@ -9,7 +9,7 @@ from typing import Any
 
 from fastapi import APIRouter, Query
 
-from agency.goals.obtain import Unobtainable
+from agency.execution.agents.obtain import Unobtainable
 from agency.goals.obtain_plan import plan_obtain, plan_tree
 from bot.runtime.api.deps import Ctx, TheBot
 from bot.runtime.api.errors import ApiError
