@@ -9,6 +9,13 @@ running workflow is a handle;
 puts such tasks back in the queue; an `active` task found on a tick with no run in flight
 (the daemon was killed mid-task) is resumed from its last checkpoint.
 
+A run of a plan made from what the bot holds (a craft, smelt or gather plan) that fails on a
+step the world refused (nothing found, no progress, a timeout) is planned afresh from what
+the bot holds now, for what is still short of the goal (AgentRuntime.run_task, replan), at
+most MAX_STEP_REPLANS times per task (counted in its `replanned` events, so a restart does
+not reset them): what the first run got is not fetched again, and the new plan's steps look
+further from where the bot now is (a collect tunnels on, a hunt explores).
+
 A run that ends because the body went away (BODY_LOST from a tool, or any failure seen
 while the body is not connected) did not fail on its merits: its task is held as
 `disconnected` like a preemption (an unverified witness: the goal side rescans on resume)
@@ -37,11 +44,15 @@ from agency.clock import Clock
 from agency.execution.agents.runtime import AgentRuntime, RunHandle, TaskSpec
 from agency.execution.bridge_watch import BridgeWatch
 from agency.execution.workflows.models import StopReport, WorkflowRunResult
+from agency.execution.workflows.steps import DELEGATION_FAILED
+from agency.planning.tasks.events import REPLANNED
 from agency.planning.tasks.models import Task, TaskStatus
 from agency.planning.tasks.store import TaskStore
-from agency.tools.results import BODY_LOST
+from agency.tools.results import BODY_LOST, EXECUTION_ERROR, PRECONDITION_FAILED, TIMEOUT
 
 SAFE_STOP_BUDGET_S = 5.0  # a preemption waits this long for the workflow's safe stop
+MAX_STEP_REPLANS = 2  # a failed step's task is planned afresh at most this often (module docstring)
+REPLAN_CODES = frozenset({EXECUTION_ERROR, PRECONDITION_FAILED, TIMEOUT, DELEGATION_FAILED})  # the world refused
 DISCONNECTED = "disconnected"  # the hold reason of work the body's loss interrupted
 
 
@@ -151,7 +162,7 @@ class Executor:
                     return "failed:poison"
                 self._pause(run.task_id, DISCONNECTED, SafeStop(None, steps_used=0, elapsed_ms=0, timed_out=False))
                 return f"paused:{DISCONNECTED}"
-            if self._replan(run, result):
+            if self._replan(run, result) or self._replan_failed_step(run, result):
                 return "replanned"
             await self._finish(run, result)
             return f"finished:{result.status}"
@@ -255,6 +266,45 @@ class Executor:
         handle = self.runtime.start_task(_spec(task), fresh=True)
         self.current = _Running(task.id, handle, self.clock(), run.agent_id, run.bridge_mark)
         return True
+
+    def _replan_failed_step(self, run: _Running, result: WorkflowRunResult) -> bool:
+        """A plan's step failed on the world (module docstring): plan the task again from
+        what the bot holds, unless it was planned afresh MAX_STEP_REPLANS times already."""
+        if result.status != "failed" or not any(e.code in REPLAN_CODES for e in result.errors):
+            return False
+        task = self.tasks.get_task(run.task_id)
+        if task is None or task.status is not TaskStatus.active:
+            return False
+        if (self.goals is not None and self.goals.owns(task)) or not self.runtime.plans_afresh(_spec(task)):
+            return False
+        done = self._replans(task.id)
+        if done >= MAX_STEP_REPLANS:
+            return False
+        step = next((s.stepId for s in reversed(result.steps) if s.status == "failed"), "")
+        why = next(e.message for e in result.errors if e.code in REPLAN_CODES)
+        self.tasks.record_event(
+            task.id, REPLANNED, {"step": step, "reason": why, "replan": done + 1, "of": MAX_STEP_REPLANS}
+        )
+        logger.warning(
+            "[Executor] task={} goalKey={} step {} failed ({}); planning again from what the bot holds ({} of {})",
+            task.id,
+            task.metadata.goalKey,
+            step or "?",
+            why,
+            done + 1,
+            MAX_STEP_REPLANS,
+        )
+        handle = self.runtime.start_task(_spec(task), replan=True)
+        self.current = _Running(task.id, handle, self.clock(), run.agent_id, run.bridge_mark)
+        return True
+
+    def _replans(self, task_id: str) -> int:
+        """How often the task was planned afresh after a failed step (its `replanned` events)."""
+        n, after = 0, 0
+        while page := self.tasks.events(task_id, after_seq=after):
+            n += sum(e.event == REPLANNED for e in page)
+            after = page[-1].seq
+        return n
 
     def _report_progress(self, task_id: str) -> None:
         store = self.runtime.checkpoints

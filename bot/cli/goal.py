@@ -230,6 +230,8 @@ def format_event(event: str, data: dict[str, Any], progress: float | None = None
         error = d.get("error") or {}
         if error:
             what += f" ({error.get('code')}: {error.get('message', '')})"
+    elif event == "replanned":  # a failed step's plan made again (a failure line follows the last)
+        what = f"replanned {d.get('replan', '?')}/{d.get('of', '?')} after {d.get('step', '?')} ({d.get('reason', '')})"
     elif event == "bridge_down":  # the count toward failing the task as poison (a failure line follows the last)
         what = f"bridge down {d.get('count', '?')}/{d.get('poisonAfter', '?')} ({d.get('reason', '')})"
     else:

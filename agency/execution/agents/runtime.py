@@ -43,6 +43,9 @@ from agency.tools.results import BODY_LOST, PRECONDITION_FAILED
 from agency.world import BodyLost
 
 NO_WORKFLOW = "NO_WORKFLOW"
+# Plans a failed step's task is planned again with (the executor's replan): shelters are the
+# goal side's (verified, repaired), deliveries are the fleet's.
+REPLANNED_GENERATORS = frozenset({"craft_plan", "smelt_plan", "gather_plan"})
 AGENT_UNAVAILABLE = "AGENT_UNAVAILABLE"
 
 
@@ -112,6 +115,12 @@ class AgentRuntime:
     def select(self, task: TaskSpec) -> list[AgentSelection]:
         return select_agents(task.text(), self.agents.list(), {"action": task.action.lower()})
 
+    def plans_afresh(self, task: TaskSpec) -> bool:
+        """Is the task's workflow a plan made from what the bot holds (a craft, smelt or
+        gather plan), so planning it again after a failed step routes around what failed?"""
+        spec = self.choose_agent(task).workflows.get(task.action.lower())
+        return spec is not None and spec.generator in REPLANNED_GENERATORS
+
     def choose_agent(self, task: TaskSpec) -> AgentProfile:
         """The best-ranked agent owning a workflow for the action; else any owner (one a
         notForTasks phrase scored down to 0 is still the one that can do it), so an action
@@ -144,11 +153,24 @@ class AgentRuntime:
 
     # ---- running -----------------------------------------------------------------------
     async def run_task(
-        self, task: TaskSpec, *, stop: StopFlag | None = None, agent_id: str | None = None, fresh: bool = False
+        self,
+        task: TaskSpec,
+        *,
+        stop: StopFlag | None = None,
+        agent_id: str | None = None,
+        fresh: bool = False,
+        replan: bool = False,
     ) -> WorkflowRunResult:
         """fresh=True never resumes the task's stored run (e.g. a rescan found its
-        checkpointed work gone from the world): a new run of a newly planned workflow."""
+        checkpointed work gone from the world): a new run of a newly planned workflow.
+        replan=True (fresh too) plans the task again after a failed step, for what is still
+        short of the goal its stored run was planned for (`_still_short`)."""
         stop = stop or StopFlag()
+        earlier = None
+        if replan and task.id and self.checkpoints is not None:
+            rec = self.checkpoints.latest_run_for_task(task.id)
+            earlier = rec.workflow if rec is not None else None
+            fresh = True
         if task.id and self.checkpoints is not None and not fresh:
             rec = self.checkpoints.latest_run_for_task(task.id)
             if rec is not None and rec.status != "completed":  # resume, same steps, same agent
@@ -170,6 +192,8 @@ class AgentRuntime:
             run_id = f"{task.id}~{uuid.uuid4().hex[:8]}"
         try:
             workflow = await self.workflow_for(profile, task)
+            if earlier is not None:
+                workflow = await self._still_short(profile, task, workflow, earlier)
         except WorkflowPlanError as e:
             return _refused(run_id, profile.id, e.code, str(e))
         except BodyLost as e:  # planning reads the inventory: no body, no plan, no fault of the task
@@ -183,6 +207,26 @@ class AgentRuntime:
             chain=DelegationChain((profile.id,), profile.maxDelegationDepth),
             stop=stop,
         )
+
+    async def _still_short(
+        self, profile: AgentProfile, task: TaskSpec, workflow: WorkflowDef, earlier: WorkflowDef
+    ) -> WorkflowDef:
+        """A plan asks for `amount` more of its item than is held when it is made (its last
+        step holds the total: count with ensure). Planned again after a failed step, what the
+        earlier runs got counts: the amount is cut by what the total grew by since the earlier
+        plan, so a collect of 8 that got 4 asks for 4 more, not 8."""
+        now, before = _goal_total(workflow), _goal_total(earlier)
+        if now is None or before is None or now[0] != before[0] or now[1] <= before[1]:
+            return workflow
+        short = max(1, task.amount - (now[1] - before[1]))
+        logger.info(
+            "[Executor] task={} planned again for {} more {} (the earlier runs got {})",
+            task.id,
+            short,
+            now[0],
+            now[1] - before[1],
+        )
+        return await self.workflow_for(profile, task.model_copy(update={"amount": short}))
 
     def start_task(self, task: TaskSpec, **kw: Any) -> RunHandle:
         flag = StopFlag()
@@ -249,6 +293,15 @@ class AgentRuntime:
 def _no_longer_fits(result: WorkflowRunResult) -> bool:
     """A resumed run that failed on a precondition: the world moved on from its checkpoint."""
     return result.status == "failed" and any(e.code == PRECONDITION_FAILED for e in result.errors)
+
+
+def _goal_total(workflow: WorkflowDef) -> tuple[str, int] | None:
+    """(item, total to hold) of a generated plan's last step that holds a total (ensure)."""
+    for step in reversed(workflow.steps):
+        item = step.args.get("item") or step.args.get("block")
+        if step.args.get("ensure") and isinstance(step.args.get("count"), int) and isinstance(item, str):
+            return item, step.args["count"]
+    return None
 
 
 def _refused(run_id: str, agent_id: str, code: str, message: str) -> WorkflowRunResult:

@@ -30,12 +30,14 @@ BRIDGE_DOWN = "bridge_down"  # the bridge went down during the task's run (poiso
 STEP_STARTED = "step_started"
 STEP_FINISHED = "step_finished"
 STEP_FAILED = "step_failed"
+REPLANNED = "replanned"  # a failed step's task planned afresh from what the bot holds (agency/execution/executor.py)
 
 STATUS_EVENTS = frozenset(
     {CREATED, CLAIMED, HELD, RESUMED, REQUEUED, PLANNING, COMPLETED, FAILED, UNPLANNABLE, REOPENED}
 )
 STEP_EVENTS = frozenset({STEP_STARTED, STEP_FINISHED, STEP_FAILED})
-EVENT_KINDS = STATUS_EVENTS | STEP_EVENTS | {PROGRESS, BRIDGE_DOWN}
+RUN_EVENTS = STEP_EVENTS | {REPLANNED}  # what the running side records itself (record_event)
+EVENT_KINDS = STATUS_EVENTS | RUN_EVENTS | {PROGRESS, BRIDGE_DOWN}
 TERMINAL_EVENTS = frozenset({COMPLETED, FAILED})
 
 S = TaskStatus

@@ -14,7 +14,7 @@ from typing import Any
 from loguru import logger
 
 from agency.clock import Clock
-from agency.planning.tasks.events import STEP_EVENTS, TaskEvent
+from agency.planning.tasks.events import RUN_EVENTS, TaskEvent
 from agency.planning.tasks.idempotency import PENDING_STATUSES
 from agency.planning.tasks.models import (
     TRANSITIONS,
@@ -169,9 +169,10 @@ def all_counts(got: Mapping[str, int]) -> dict[str, int]:
 
 
 def check_step_event(event: str) -> None:
-    """record_event takes step events only: status and progress events come from their writes."""
-    if event not in STEP_EVENTS:
-        raise ValueError(f"record_event takes step events ({', '.join(sorted(STEP_EVENTS))}), not {event!r}")
+    """record_event takes the run's own events only (steps, a replan): status and progress
+    events come from their writes."""
+    if event not in RUN_EVENTS:
+        raise ValueError(f"record_event takes run events ({', '.join(sorted(RUN_EVENTS))}), not {event!r}")
 
 
 def check_page_limit(limit: int) -> None:

@@ -110,7 +110,8 @@ def test_reasons_come_from_the_task_after_the_change():
 def test_kind_sets():
     assert frozenset({"completed", "failed"}) == TERMINAL_EVENTS
     assert {"progress", "step_started", "step_finished", "step_failed"} <= EVENT_KINDS
-    assert STATUS_EVENTS | {"progress", "step_started", "step_finished", "step_failed", "bridge_down"} == EVENT_KINDS
+    kinds = {"progress", "step_started", "step_finished", "step_failed", "replanned", "bridge_down"}
+    assert STATUS_EVENTS | kinds == EVENT_KINDS
 
 
 # -- the store writes them ----------------------------------------------------------------

@@ -1,0 +1,107 @@
+"""A plan whose step fails on the world is planned again from what the bot holds, at most
+MAX_STEP_REPLANS times per task, each time a `replanned` event with the step and the reason;
+what the first run got is not fetched again. Over the fake block world (no node)."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+from loguru import logger
+
+from agency.execution.agents.runtime import TaskSpec
+from agency.execution.executor import MAX_STEP_REPLANS
+from agency.planning.tasks.events import REPLANNED
+from agency.planning.tasks.models import TaskStatus
+from agency.tools.testing import FakeBody, FakeTime
+from bot.cli.goal import format_event
+from tests.unit.execution.world import add_task, executor_env
+
+
+@pytest.fixture
+def env(tmp_path):
+    ftime = FakeTime()
+    body = FakeBody(ftime.clock, polls_to_finish=2)
+    body.add_tree(3, 3)  # 4 logs
+    e = executor_env(tmp_path, ftime, body)
+    yield e
+    e["tasks"].close()
+
+
+def _run(env, tid, on_outcome=lambda out: None, max_ticks=6000):
+    ex, ftime = env["ex"], env["ftime"]
+    outcomes: list[str] = []
+
+    async def go():
+        for _ in range(max_ticks):
+            out = await ex.tick()
+            outcomes.append(out)
+            on_outcome(out)
+            if out.startswith("finished"):
+                return
+            await ftime.sleep(0.1)
+        raise AssertionError(f"the task did not finish: {outcomes[-5:]}")
+
+    asyncio.run(go())
+    return outcomes
+
+
+def _replans(tasks, tid):
+    return [e.data for e in tasks.events(tid) if e.event == REPLANNED]
+
+
+def test_a_failed_step_is_planned_again_at_most_twice_then_the_task_fails(env):
+    tasks = env["tasks"]
+    lines: list[str] = []
+    sink = logger.add(lambda m: lines.append(m.record["message"]), level="WARNING")
+    try:
+        tid = add_task(tasks, "collect", "oak_log", 8)  # 4 logs in the world
+        outcomes = _run(env, tid)
+    finally:
+        logger.remove(sink)
+    assert outcomes.count("replanned") == MAX_STEP_REPLANS == 2
+    assert tasks.get_task(tid).status is TaskStatus.failed
+    replans = _replans(tasks, tid)
+    assert [(r["replan"], r["of"]) for r in replans] == [(1, 2), (2, 2)]
+    assert all(r["step"] and r["reason"] for r in replans)
+    assert sum("planning again from what the bot holds (1 of 2)" in line for line in lines) == 1
+    assert env["body"].inventory.get("oak_log") == 4  # what the world had, gathered once
+    # `mcbot goal --follow` shows each replan with its step and reason
+    shown = [format_event(e.event, e.model_dump()) for e in tasks.events(tid) if e.event == REPLANNED]
+    assert "replanned 1/2 after collect (no oak_log within 32 blocks" in shown[0]
+
+
+def test_a_replan_goes_on_from_what_the_first_run_got(env):
+    tasks, body = env["tasks"], env["body"]
+    tid = add_task(tasks, "collect", "oak_log", 8)
+
+    def trees_grow(out: str) -> None:
+        if out == "replanned" and (9, 9, 9) not in body.blocks:
+            # new ground in reach of where the explores left the bot: the fresh plan finds the rest
+            body.add_tree(int(body.position.x) + 4, int(body.position.z))
+            body.blocks[(9, 9, 9)] = "stone"  # once
+
+    lines: list[str] = []
+    sink = logger.add(lambda m: lines.append(m.record["message"]), level="INFO")
+    try:
+        _run(env, tid, trees_grow)
+    finally:
+        logger.remove(sink)
+    assert tasks.get_task(tid).status is TaskStatus.completed
+    assert f"[Executor] task={tid} planned again for 4 more oak_log (the earlier runs got 4)" in lines
+    assert len(_replans(tasks, tid)) == 1
+    assert body.inventory.get("oak_log") == 8  # the 4 of the first run, and 4 more: not 8 more
+
+
+def test_a_task_that_completes_is_never_replanned(env):
+    tid = add_task(env["tasks"], "collect", "oak_log", 3)
+    assert "replanned" not in _run(env, tid)
+    assert env["tasks"].get_task(tid).status is TaskStatus.completed and _replans(env["tasks"], tid) == []
+
+
+@pytest.mark.parametrize(
+    ("action", "afresh"),
+    [("craft", True), ("smelt", True), ("collect", True), ("build", False), ("explore", False)],
+)
+def test_only_plans_made_from_the_inventory_are_planned_again(env, action, afresh):
+    assert env["ex"].runtime.plans_afresh(TaskSpec(action=action, target="x")) is afresh
