@@ -4,15 +4,14 @@
 It stands where the plain `explore nearby` was: once the first five rules of
 docs/contracts.md DRIVE-3 pass (logs, shelter at night, table, a pickaxe, 16 logs), the first
 step of PROGRESSION the bot does not have yet is its goal. A step is had when the inventory
-holds `amount` of its item or of one at least as good (`had_by`: an iron pickaxe has the stone
+holds `amount` of its item or of one at least as good (`had_by`: a diamond pickaxe has the iron
 pickaxe's step), or, for a furnace or a bed, when one stands nearby.
 
 | step | had by |
 |---|---|
-| stone_pickaxe | a stone, iron, diamond or netherite pickaxe |
 | stone_sword | any sword |
-| furnace | one held, in sight or remembered standing |
 | iron_pickaxe | an iron, diamond or netherite pickaxe |
+| furnace | one held, in sight or remembered standing |
 | iron_sword | an iron, diamond or netherite sword |
 | torch 16 | 16 torches |
 | white_bed | any bed held, or one placed and remembered |
@@ -23,17 +22,19 @@ pickaxe's step), or, for a furnace or a bed, when one stands nearby.
 | diamond_sword | a diamond or netherite sword |
 
 A step's goal is what `obtain ITEM N` resolves to from what is held (`craft iron_pickaxe 1`:
-its plan gathers the logs, mines the stone, digs down for the iron and the coal, makes the
-furnace and smelts), so one tick's goal is minutes of work and the bot works between ticks.
+its plan gathers the logs, mines the stone, makes a stone pickaxe and a furnace, digs down
+for the iron and smelts it), so one tick's goal is minutes of work and the bot works
+between ticks (at 180 s, a stone pickaxe as a step of its own left the bot idle for most of
+the interval after it). A step is as big as it can be without putting off what keeps the
+bot alive: the sword comes first, on its own.
 The goal is planned (`DriveSelection.planned`): the plan gets its materials itself, so what
 is in sight does not decide it. A step the bot cannot obtain ends the progression: a later
 step would skip the one it builds on.
 
-The first two steps (STONE_AGE_RULES) come before the survival steps (hunting, cooking, a
-bed when sheep are in sight: agency.cognition.survival_steps), the others after them: the
-furnace that cooks the meat is made of the same stone, and the sword is there because bare
-hands take 12 hits for a zombie and cannot push a creeper back out of its fuse range
-(agency.execution.combat).
+The first step (STONE_AGE_RULES) comes before the survival steps (hunting, cooking, a bed
+when sheep are in sight: agency.cognition.survival_steps), the others after them. The sword
+is first because bare hands take 12 hits for a zombie and cannot push a creeper back out of
+its fuse range (agency.execution.combat).
 """
 
 from __future__ import annotations
@@ -73,18 +74,13 @@ class Step:
 
 
 PROGRESSION: tuple[Step, ...] = (
-    Step(
-        "stone_pickaxe",
-        "A wooden pickaxe is not enough for iron; I will make a stone pickaxe.",
-        at_least("stone", "pickaxe"),
-    ),
     Step("stone_sword", "I fight with bare hands; I will make a stone sword.", at_least("wooden", "sword")),
-    Step("furnace", "I have nothing to smelt or cook in; I will make a furnace.", placed=True),
     Step(
         "iron_pickaxe",
-        "I will make an iron pickaxe: I will dig for iron and coal and smelt it.",
+        "I will make an iron pickaxe: a stone one first, then I will dig for iron and smelt it.",
         at_least("iron", "pickaxe"),
     ),
+    Step("furnace", "I have nothing to smelt or cook in nearby; I will make a furnace.", placed=True),
     Step("iron_sword", "A stone sword is weak; I will make an iron sword.", at_least("iron", "sword")),
     Step("torch", "I have too few torches for the dark; I will make some.", amount=16),
     Step("white_bed", "I have no bed to sleep through the night; I will make one.", placed=True),
@@ -110,7 +106,7 @@ PROGRESSION: tuple[Step, ...] = (
     ),
     Step("diamond_sword", "I will make a diamond sword.", at_least("diamond", "sword")),
 )
-STONE_AGE_RULES = frozenset({"have_stone_pickaxe", "have_stone_sword"})  # asked before the survival steps
+STONE_AGE_RULES = frozenset({"have_stone_sword"})  # asked before the survival steps
 BEDS = "_bed"
 
 

@@ -1,7 +1,6 @@
 """Survival steps of the drive tick: what keeps the bot fed and rested, asked for once the
-first five DRIVE-3 rules pass and the stone age is done (progression.STONE_AGE_RULES: the cobblestone for
-a stone pickaxe, a sword and a furnace, the stone pickaxe, the stone sword), before the rest of the tech-tree
-progression. First match wins:
+first five DRIVE-3 rules pass and the progression's first step is had (progression.STONE_AGE_RULES:
+a stone sword), before the rest of the progression. First match wins:
 
 | rule | fires when | goal |
 |---|---|---|
@@ -23,7 +22,7 @@ import math
 
 from agency.blocks import is_log
 from agency.cognition.drive_selection import DriveSelection
-from agency.game.foods import FOODS, RAW_MEATS
+from agency.game.foods import FOODS, HARMFUL, RAW_MEATS
 from agency.game.furnace import output_of
 from agency.game.recipes import CRAFTABLE
 from agency.tools.hunting import game_in_sight
@@ -32,7 +31,8 @@ from agency.world import WorldSnapshot
 SURVIVAL_ACTIONS: frozenset[str] = frozenset({"hunt"})  # actions beyond collect/craft/smelt a workflow carries out
 
 FOOD_STOCK = 4  # edible items the bot keeps in hand before it is hungry
-STOCK_FOODS = tuple(f for f in FOODS if f != "rotten_flesh")  # eaten in need, never a stock
+# harmful food is eaten in need, never a stock; raw chicken is one, as it will be cooked
+STOCK_FOODS = tuple(f for f in FOODS if f not in HARMFUL or f in RAW_MEATS)
 FURNACE_COBBLE = 8
 WOOL_FOR_BED = 3
 PLANKS_FOR_BED = 3

@@ -1,16 +1,37 @@
-"""The food animals: what each drops, and so the kinds the bot hunts (agency.tools.hunting)."""
+"""The food animals: the kinds the bot hunts, and what each drops, from minecraft-data's
+entity loot (mcdata.GameData.entity_loot). Which animals are hunted is ours: the passive
+ones whose meat is food. A drop rarer than SURE_DROP is not planned on (a rabbit's foot,
+one kill in ten).
+
+minecraft-data's sheep loot lists mutton only; vanilla's sheep loot table also drops the
+wool of the sheep's colour (LOOT_ADDED: white, the sheep the bot hunts for a bed). The drops
+are the same at every version we claim (a unit test holds them), so one table answers."""
 
 from __future__ import annotations
 
-# What each food animal drops (vanilla loot); the keys are the kinds the bot hunts.
-ANIMAL_DROPS: dict[str, tuple[str, ...]] = {
-    "cow": ("beef", "leather"),
-    "mooshroom": ("beef", "leather"),
-    "pig": ("porkchop",),
-    "chicken": ("chicken", "feather"),
-    "sheep": ("mutton", "white_wool"),
-    "rabbit": ("rabbit", "rabbit_hide"),
-}
+from functools import cache
+
+from agency.game import mcdata
+
+HUNTED = ("cow", "mooshroom", "pig", "chicken", "sheep", "rabbit")
+SURE_DROP = 0.5
+LOOT_ADDED: dict[str, tuple[str, ...]] = {"sheep": ("white_wool",)}
+
+
+@cache
+def animal_drops(version: str = mcdata.DEFAULT_VERSION) -> dict[str, tuple[str, ...]]:
+    """What each hunted animal drops at `version`: meat first, then the rest, as minecraft-data lists them."""
+    loot = mcdata.load(version).entity_loot
+    out: dict[str, tuple[str, ...]] = {}
+    for animal in HUNTED:
+        sure = [str(d["item"]) for d in loot.get(animal, []) if float(d.get("dropChance", 0)) >= SURE_DROP]
+        meat = [i for i in sure if i in mcdata.load(version).foods]
+        out[animal] = (*meat, *(i for i in sure if i not in meat), *LOOT_ADDED.get(animal, ()))
+    return out
+
+
+# The keys are the kinds the bot hunts (agency.tools.hunting).
+ANIMAL_DROPS: dict[str, tuple[str, ...]] = animal_drops()
 ANIMALS: tuple[str, ...] = tuple(ANIMAL_DROPS)
 
 

@@ -1,6 +1,6 @@
-"""minecraft-data, read by Python: the game's own items, crafting recipes and foods for one
-Minecraft version, from the JSON files of the minecraft-data package node already installs
-(node/node_modules/minecraft-data). Read offline and once per version, so planning, unit
+"""minecraft-data, read by Python: the game's own items, crafting recipes, foods and entity
+loot for one Minecraft version, from the JSON files of the minecraft-data package node
+already installs (node/node_modules/minecraft-data). Read offline and once per version, so planning, unit
 tests and replay need no server and no node process.
 
 The version is the one the bot plays (`use_version`, set by the daemon from the server it
@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -36,6 +36,7 @@ class GameData:
     recipes: dict[str, list[dict[str, Any]]]  # result item name -> minecraft-data's recipes for it
     foods: dict[str, dict[str, Any]]  # name -> food record (foodPoints, saturation)
     blocks: frozenset[str] = frozenset()  # the block names
+    entity_loot: dict[str, list[dict[str, Any]]] = field(default_factory=dict)  # entity -> its drops
 
 
 def use_version(version: str) -> None:
@@ -86,7 +87,8 @@ def load(version: str) -> GameData:
             recipes[name] = made
     foods = {str(f["name"]): f for f in _read(paths["foods"], "foods")} if "foods" in paths else {}
     blocks = frozenset(str(b["name"]) for b in _read(paths["blocks"], "blocks"))
-    return GameData(version, {str(i["name"]): i for i in items}, names, recipes, foods, blocks)
+    loot = {str(e["entity"]): list(e["drops"]) for e in _read(paths["entityLoot"], "entityLoot")}
+    return GameData(version, {str(i["name"]): i for i in items}, names, recipes, foods, blocks, loot)
 
 
 def _named(recipe: dict[str, Any], names: dict[int, str]) -> dict[str, Any]:

@@ -65,8 +65,8 @@ def test_the_progression_reaches_diamond_tools_and_then_explores(make_snapshot):
 @pytest.mark.parametrize(
     ("held", "rule"),
     [
-        ({"iron_pickaxe": 1}, "have_stone_sword"),  # an iron pickaxe has the stone pickaxe's step
-        ({"diamond_pickaxe": 1, "wooden_sword": 1, "furnace": 1}, "have_iron_sword"),
+        ({"iron_pickaxe": 1}, "have_stone_sword"),
+        ({"diamond_pickaxe": 1, "wooden_sword": 1, "furnace": 1}, "have_iron_sword"),  # a diamond one has iron's step
         ({"stone_pickaxe": 1, "golden_sword": 1, "furnace": 1}, "have_iron_pickaxe"),
         ({"netherite_pickaxe": 1, "diamond_sword": 1, "furnace": 1}, "have_torch"),
     ],
@@ -76,9 +76,9 @@ def test_what_is_at_least_as_good_counts(make_snapshot, held, rule):
 
 
 def test_a_furnace_or_a_bed_standing_nearby_counts_as_had(make_snapshot):
-    tools = {**BASE, "stone_pickaxe": 1, "stone_sword": 1}
+    tools = {**BASE, "iron_pickaxe": 1, "stone_sword": 1}
     assert select_drive(make_snapshot(tools), True).rule == "have_furnace"
-    assert select_drive(make_snapshot(tools), True, None, True).rule == "have_iron_pickaxe"
+    assert select_drive(make_snapshot(tools), True, None, True).rule == "have_iron_sword"
     to_bed = WALK[[s.rule for s in PROGRESSION].index("have_white_bed")][0]
     assert select_drive(make_snapshot(to_bed), True).rule == "have_white_bed"
     assert select_drive(make_snapshot(to_bed), True, bed_known=True).rule == "have_shield"
@@ -131,12 +131,15 @@ def test_every_emitted_goal_round_trips_and_plans_everything_it_needs(make_snaps
     tools = {s.tool for s in plan.steps}
     if rule == "have_iron_pickaxe":
         assert {"seek_ore", "smelt"} <= tools  # digs down for the iron and smelts it, in one plan
+        made = [s.args.get("item") for s in plan.steps if s.tool == "craft"]
+        assert made.index("stone_pickaxe") < made.index("furnace") < made.index("iron_pickaxe")
     if rule == "have_diamond_pickaxe":
         assert "seek_ore" in tools
 
 
-def test_the_stone_age_comes_first():
-    assert {s.rule for s in PROGRESSION[:2]} == STONE_AGE_RULES
+def test_the_sword_comes_first_and_then_the_iron_pickaxe_with_everything_it_needs():
+    assert {s.rule for s in PROGRESSION[:1]} == STONE_AGE_RULES == {"have_stone_sword"}
+    assert PROGRESSION[1].item == "iron_pickaxe"  # its plan makes the stone pickaxe and the furnace
 
 
 # -- through the drive tick: a planned step is not held to the frame -----------------------------

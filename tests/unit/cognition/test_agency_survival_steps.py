@@ -1,5 +1,5 @@
 """The drive tick's survival steps (food and wool to a bed), asked after the stone age
-(a stone pickaxe and a sword) and before the rest of the tech-tree progression. Each rule
+(a stone sword) and before the rest of the tech-tree progression. Each rule
 fires exactly when it should; the first five rules of docs/contracts.md DRIVE-3 stay ahead;
 every goal round-trips through the sanitizer, grounds on its frame and plans."""
 
@@ -87,11 +87,11 @@ def test_survival_steps_come_after_the_spec_rules_and_the_stone_age_and_before_t
     assert select_drive(make_snapshot(STONE_AGE, entities=herd), True).rule == "low_food_stock"
     assert select_drive(make_snapshot({"oak_log": 20}, entities=herd), True).rule == "no_crafting_table"
     assert select_drive(make_snapshot({**BASE, "oak_log": 10}, entities=herd), True).rule == "low_logs"
-    # Stone first: the stone pickaxe and the sword before a hunt
-    assert select_drive(make_snapshot(BASE, entities=herd), True).rule == "have_stone_pickaxe"
-    assert select_drive(make_snapshot({**BASE, "stone_pickaxe": 1}, entities=herd), True).rule == "have_stone_sword"
+    # The sword first, before a hunt; then the hunt before the iron pickaxe
+    assert select_drive(make_snapshot(BASE, entities=herd), True).rule == "have_stone_sword"
+    assert select_drive(make_snapshot({**BASE, "stone_sword": 1}, entities=herd), True).rule == "low_food_stock"
     assert select_drive(make_snapshot({**STONE_AGE, "beef": 3}), True).rule == "raw_meat"
-    assert select_drive(make_snapshot(STONE_AGE), True).rule == "have_furnace"  # no game in sight: the progression
+    assert select_drive(make_snapshot(STONE_AGE), True).rule == "have_iron_pickaxe"  # no game in sight: the progression
 
 
 def test_hunting_is_routable_through_the_survivor():

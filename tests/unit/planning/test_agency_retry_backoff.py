@@ -116,8 +116,8 @@ def test_a_stand_in_that_just_failed_makes_the_tick_skip(make_snapshot, clock, s
 def test_a_held_stone_age_step_lets_the_hunt_have_its_turn(make_snapshot, clock, store):
     herd = [mob("cow")]
     r = evaluate_drive_tick(make_snapshot(BASE, entities=herd), clock(), DriveTickState(), store, shelter_nearby=True)
-    assert r.selection.rule == "have_stone_pickaxe"  # stone first
-    _task(store, "craft:stone_pickaxe", "failed")
+    assert r.selection.rule == "have_stone_sword"  # the sword first
+    _task(store, "craft:stone_sword", "failed")
     r = evaluate_drive_tick(make_snapshot(BASE, entities=herd), clock(), DriveTickState(), store, shelter_nearby=True)
     assert isinstance(r, DriveTickFired) and r.selection.rule == "low_food_stock"
 
