@@ -1,5 +1,5 @@
-"""minecraft-data, read by Python: the game's own items, crafting recipes, foods and entity
-loot for one Minecraft version, from the JSON files of the minecraft-data package node
+"""minecraft-data, read by Python: the game's own items, crafting recipes, foods, and block
+and entity loot for one Minecraft version, from the JSON files of the minecraft-data package node
 already installs (node/node_modules/minecraft-data). Read offline and once per version, so planning, unit
 tests and replay need no server and no node process.
 
@@ -37,6 +37,7 @@ class GameData:
     foods: dict[str, dict[str, Any]]  # name -> food record (foodPoints, saturation)
     blocks: frozenset[str] = frozenset()  # the block names
     entity_loot: dict[str, list[dict[str, Any]]] = field(default_factory=dict)  # entity -> its drops
+    block_loot: dict[str, list[dict[str, Any]]] = field(default_factory=dict)  # block -> its drops
 
 
 def use_version(version: str) -> None:
@@ -88,7 +89,8 @@ def load(version: str) -> GameData:
     foods = {str(f["name"]): f for f in _read(paths["foods"], "foods")} if "foods" in paths else {}
     blocks = frozenset(str(b["name"]) for b in _read(paths["blocks"], "blocks"))
     loot = {str(e["entity"]): list(e["drops"]) for e in _read(paths["entityLoot"], "entityLoot")}
-    return GameData(version, {str(i["name"]): i for i in items}, names, recipes, foods, blocks, loot)
+    block_loot = {str(b["block"]): list(b["drops"]) for b in _read(paths["blockLoot"], "blockLoot")}
+    return GameData(version, {str(i["name"]): i for i in items}, names, recipes, foods, blocks, loot, block_loot)
 
 
 def _named(recipe: dict[str, Any], names: dict[int, str]) -> dict[str, Any]:

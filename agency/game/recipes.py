@@ -11,7 +11,8 @@ recipe whose ingredient is a group, named by a word when there is one: 'planks' 
 member, as one variant fills every cell with one item). An item's recipe is the one with
 the most variants (sticks from any planks before bamboo), then the one with fewer
 crafted ingredients (sugar of sugar cane, not of honey bottles), a recipe that dyes
-another of the same (white wool from blue wool) last; a recipe that unpacks a storage
+another of the same (white wool from blue wool) last; the planner takes another of them when
+what is held covers it (recipes_for: sugar of the honey bottles held); a recipe that unpacks a storage
 block (iron ingots from an iron block, wheat from hay) is not used to make the item: those
 go both ways and the planner would loop.
 """
@@ -161,9 +162,39 @@ def _recolours(item: str, rec: Recipe) -> bool:
 
 @cache
 def _book(version: str) -> dict[str, Recipe]:
-    """item -> the recipe the planner uses, for one version. What a furnace makes (ingots,
-    coal, redstone...) or an animal drops (wool, leather) is got that way, never crafted
-    (from a storage block, nuggets, string).
+    """item -> the recipe the planner uses by default, for one version (_resolved)."""
+    return _resolved(version)[0]
+
+
+@cache
+def _alternatives(version: str) -> dict[str, tuple[Recipe, ...]]:
+    """item -> its recipes the planner may choose between by cost (the default first): the
+    others of its candidates that neither dye another of the same nor use an item whose own
+    recipe uses this one (iron ingots and an iron block), so no choice makes a loop."""
+    chosen, candidates = _resolved(version)
+    out: dict[str, tuple[Recipe, ...]] = {}
+    for item, rec in chosen.items():
+        others = [
+            r
+            for r in candidates[item]
+            if r is not rec
+            and not _recolours(item, r)
+            and not any(
+                item in _expand(i) for ing, _n in r.ingredients for m in _expand(ing) for i, _k in _ings(chosen.get(m))
+            )
+        ]
+        out[item] = (rec, *others)
+    return out
+
+
+def _ings(rec: Recipe | None) -> tuple[tuple[str, int], ...]:
+    return rec.ingredients if rec is not None else ()
+
+
+def _resolved(version: str) -> tuple[dict[str, Recipe], dict[str, list[Recipe]]]:
+    """(item -> the recipe the planner uses, item -> every candidate recipe), for one
+    version. What a furnace makes (ingots, coal, redstone...) or an animal drops (wool,
+    leather) is got that way, never crafted (from a storage block, nuggets, string).
     Where two items are each made of the other (iron_block and iron_ingot, hay and wheat),
     the one that unpacks (makes more than it takes) takes its next recipe, if any."""
     book = mcdata.load(version).recipes
@@ -215,7 +246,7 @@ def _book(version: str) -> dict[str, Recipe]:
                     break
         if not changed:
             break
-    return {item: candidates[item][i] for item, i in pick.items()}
+    return {item: candidates[item][i] for item, i in pick.items()}, candidates
 
 
 def _without(rec: Recipe, member: str) -> Recipe | None:
@@ -250,6 +281,13 @@ def recipe_for(name: str) -> Recipe | None:
     if name == "planks":
         return GENERIC_PLANKS
     return _book(mcdata.current_version()).get(name)
+
+
+def recipes_for(name: str) -> tuple[Recipe, ...]:
+    """Every recipe the planner may make `name` by (recipe_for's first), at the version in use."""
+    if name == "planks":
+        return (GENERIC_PLANKS,)
+    return _alternatives(mcdata.current_version()).get(name, ())
 
 
 class _Craftable(AbstractSet[str]):

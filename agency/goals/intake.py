@@ -7,7 +7,7 @@ goal that gets X (agency.execution.agents.obtain), or refused as unobtainable be
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 
 from loguru import logger
 
@@ -36,6 +36,7 @@ class GoalIntake:
         router: GoalRouter | None,
         clock: Clock,
         stuck_timeout_ms: int = STUCK_PENDING_TIMEOUT_MS,
+        team_held: Callable[[], Mapping[str, int]] | None = None,
     ) -> None:
         self.name = name  # the bot this daemon drives
         self.body = body  # None until the bot's body is attached
@@ -45,6 +46,9 @@ class GoalIntake:
         self.router = router
         self.clock = clock
         self.stuck_timeout_ms = stuck_timeout_ms
+        # What the fleet's other bots hold: the plan asks them for it (agency.planning.delivery),
+        # so a cake whose egg a teammate holds is not refused for want of an egg.
+        self.team_held = team_held
 
     async def submit(self, request: GoalRequest) -> GoalDecision:
         """GoalRequestError (nothing read): no goal named, or another bot named.
@@ -61,7 +65,10 @@ class GoalIntake:
             raise BodyUnavailable(f"bot went away while checking the goal ({e}); the goal was not stored") from None
         planned = False
         if request.obtains():  # the item by whatever way gets it: collect, craft, smelt or hunt
-            resolved = resolve_obtain(goal, snap.held())
+            held = snap.held()
+            for item, n in (self.team_held() if self.team_held is not None else {}).items():
+                held[item] = held.get(item, 0) + n
+            resolved = resolve_obtain(goal, held)
             if isinstance(resolved, Unobtainable):
                 return refused(goal, "unobtainable", resolved.reason)
             logger.info("[UserGoal] obtain {} {} -> {} {}", goal.target, goal.amount, resolved.action, resolved.target)

@@ -1,7 +1,7 @@
 """What a workflow generator is told beyond the inventory and what it reads of the world
 itself (agency.execution.agents.generators.WORLD_FACTS: the table a craft uses): the goal
-store's facts (a shelter's missing blocks), a build's helpers (the other bots that can
-deliver), where a delivery goes (where its asker was)."""
+store's facts (a shelter's missing blocks), a build's or a craft's helpers (the other bots
+that can deliver; for a craft, what they hold), where a delivery goes (where its asker was)."""
 
 from __future__ import annotations
 
@@ -21,6 +21,8 @@ class PlanFacts:
         facts = dict(self.goal_hooks.plan_facts(task) or {})
         if task.action.lower() == "build" and (helpers := self.delivery.helpers()):
             facts["helpers"] = helpers
+        if task.action.lower() == "craft" and (helpers := self.delivery.helpers()):
+            facts["helpers"], facts["helpersHold"] = helpers, self.delivery.helpers_hold()
         if task.action.lower() == DELIVER and (near := self.delivery.near(task.id)):
             facts["near"] = near
         return facts

@@ -1,7 +1,10 @@
 """Deliveries: how one bot of a fleet asks the others for materials, through the task store.
 
-A builder short of planks posts a `deliver` task (target: the item, amount: how many,
-parameters.to: the builder) open to any bot, with the build task as its parent. Another bot
+A builder short of planks (or a crafter short of an ingredient) posts a `deliver` task
+(target: the item, amount: how many, parameters.to: the asker) with the asking task as its
+parent: bound to the helper that holds the most of the item when one of this daemon's holds
+any (`held_by`: a helper without it would go and gather it while the holder idles), else
+open to any bot. Another bot
 claims it like any task, gets the items and hands them over (the `give` tool). The asking
 bot waits on its own inventory and the delivery task's status, and withdraws a request
 nobody took. Nothing is shared but the store, so bots of several daemons help each other
@@ -10,7 +13,7 @@ the same way.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from loguru import logger
@@ -40,11 +43,36 @@ class DeliveryState:
 class DeliveryBoard:
     """One bot's side of deliveries: `me` asks, `helpers()` names the bots that may deliver."""
 
-    def __init__(self, tasks: TaskStore, me: str, helpers: Callable[[], Sequence[str]]) -> None:
+    def __init__(
+        self,
+        tasks: TaskStore,
+        me: str,
+        helpers: Callable[[], Sequence[str]],
+        *,
+        held_by: Callable[[str], Mapping[str, int]] | None = None,
+    ) -> None:
         self.tasks, self.me, self._helpers = tasks, me, helpers
+        self._held_by = held_by  # a helper's inventory at its last look; None: not known (another daemon's)
 
     def helpers(self) -> list[str]:
         return [name for name in self._helpers() if name != self.me]
+
+    def helpers_hold(self) -> dict[str, int]:
+        """What the helpers hold together, by item (empty when not known)."""
+        out: dict[str, int] = {}
+        if self._held_by is not None:
+            for name in self.helpers():
+                for item, n in self._held_by(name).items():
+                    out[item] = out.get(item, 0) + n
+        return out
+
+    def holder(self, item: str) -> str | None:
+        """The helper holding the most of `item`, None when none is known to hold any."""
+        if self._held_by is None:
+            return None
+        held = [(self._held_by(name).get(item, 0), name) for name in self.helpers()]
+        best = max(held, default=(0, ""))
+        return best[1] if best[0] > 0 else None
 
     def request(self, parent_task_id: str, item: str, count: int, near: Sequence[int] | None = None) -> str:
         """Post (or find, on a resumed run) the live delivery of `item` for the parent task;
@@ -57,6 +85,7 @@ class DeliveryBoard:
                 and task.parameters.get("to") == self.me
             ):
                 return task.id
+        holder = self.holder(item)
         task = self.tasks.add_task(
             {
                 "title": f"deliver {count} {item} to {self.me}",
@@ -69,11 +98,19 @@ class DeliveryBoard:
                     "to": self.me,
                     **({"near": list(near)} if near else {}),
                 },
-                "metadata": {"parentTaskId": parent_task_id},
+                "metadata": {"parentTaskId": parent_task_id, **({"bot": holder} if holder else {})},
             },
             origin=TaskOrigin(kind="system", sourceId=self.me, parentTaskId=parent_task_id),
         )
-        logger.info("[Delivery] {} asks for {} {} (task {}, for {})", self.me, count, item, task.id, parent_task_id)
+        logger.info(
+            "[Delivery] {} asks for {} {} (of {}; task {}, for {})",
+            self.me,
+            count,
+            item,
+            holder or "any bot",
+            task.id,
+            parent_task_id,
+        )
         return task.id
 
     def state(self, task_id: str) -> DeliveryState:

@@ -11,7 +11,7 @@ from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from agency.game.recipes import available, matches, recipe_for
+from agency.game.recipes import Recipe, available, matches, recipe_for, recipes_for
 
 
 @dataclass(frozen=True)
@@ -54,6 +54,17 @@ class _Sim:
             return f"{self.wood}_planks" if self.wood else "planks"
         return generic
 
+    def cheapest(self, generic: str, short: int) -> Recipe | None:
+        """The recipe to make `short` of `generic` by: one whose ingredients are all held
+        (sugar of the honey bottles held, not of sugar cane to gather) costs nothing to
+        gather, so it wins; else the default (recipe_for)."""
+        recipes = recipes_for(generic)
+        for rec in recipes[1:]:
+            crafts = math.ceil(short / rec.makes)
+            if all(available(self.have, ing) >= n * crafts for ing, n in rec.ingredients):
+                return rec
+        return recipes[0] if recipes else recipe_for(generic)
+
     def take(self, generic: str, qty: int) -> None:
         for name in sorted((k for k in self.have if matches(generic, k)), key=lambda k: -self.have[k]):
             used = min(qty, self.have[name])
@@ -67,13 +78,13 @@ class _Sim:
         short = qty - available(self.have, generic)
         if short <= 0:
             return
-        rec = recipe_for(generic)
+        rec = self.cheapest(generic, short)
         if rec is None or generic in self.making:
             self.missing[generic] += short
             self.have[generic] += short  # pretend gathered, so the rest of the plan is sized
             return
         out = self.concrete(generic)  # before taking: the wood kind comes from the logs held
-        if generic != "planks" or not any(matches("log", k) for k in self.have):
+        if out != generic and (generic != "planks" or not any(matches("log", k) for k in self.have)):
             # a wood named (oak planks) or hinted with no log held: that wood's log. Planks
             # of any wood take any log held (a birch and an oak log make a chest's planks).
             rec = recipe_for(out) or rec

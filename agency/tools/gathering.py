@@ -14,7 +14,8 @@ from typing import Any
 
 from pydantic import Field, model_validator
 
-from agency.game.harvest import can_harvest, drop, ranked_tools, unless_dug_with
+from agency.game.harvest import can_harvest, drop, needs_tool, ranked_tools, unless_dug_with
+from agency.game.loot import sure_drop
 from agency.game.ores import ore_level
 from agency.game.recipes import available
 from agency.names import canonical
@@ -35,8 +36,10 @@ MAX_FUTILE = 3
 
 
 def drop_of(block: str) -> str:
-    """The item collecting `block` gains (cobblestone for stone, dirt for grass_block)."""
-    return BARE_HAND_DROPS.get(canonical(block)) or drop(block)
+    """The item collecting `block` gains (cobblestone for stone, dirt for grass_block, clay
+    balls for clay: minecraft-data's loot, agency.game.loot, for a block that needs no tool)."""
+    name = canonical(block)
+    return BARE_HAND_DROPS.get(name) or (drop(block) if needs_tool(block) else sure_drop(name)) or block
 
 
 class CollectBlockInput(ToolInput):

@@ -35,6 +35,12 @@ class SharedStores:
     # in this daemon can deliver now.
     bot_actions: dict[str, frozenset[str]] = field(default_factory=dict)
     bot_up: dict[str, Callable[[], bool]] = field(default_factory=dict)
+    # What each bot of this daemon held at its last look (WorldSnapshot.held): who to ask first.
+    bot_held: dict[str, Callable[[], dict[str, int]]] = field(default_factory=dict)
+
+    def held_by(self, name: str) -> dict[str, int]:
+        held = self.bot_held.get(name)
+        return held() if held is not None else {}
 
     def bots_that_can(self, action: str) -> list[str]:
         return [

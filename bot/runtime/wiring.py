@@ -130,8 +130,12 @@ class Agency:
         self.agents = bot_agents(self.entry.agents)  # AgentProfileError: an unknown profile name
         shared.bot_actions[self.name] = self.agents.routable_actions()
         shared.bot_up[self.name] = lambda: self._connected
-        # Materials asked of the other bots through the task store (a shelter's planks).
-        self.delivery = DeliveryBoard(self.tasks, self.name, lambda: shared.bots_that_can(DELIVER))
+        shared.bot_held[self.name] = lambda: snap.held() if (snap := self.seen.get()) is not None else {}
+        # Materials asked of the other bots through the task store (a shelter's planks, a
+        # craft's ingredients), of the one holding them when one of this daemon's does.
+        self.delivery = DeliveryBoard(
+            self.tasks, self.name, lambda: shared.bots_that_can(DELIVER), held_by=shared.held_by
+        )
         self.intake = GoalIntake(
             self.name,
             body=lambda: self.body,
@@ -141,6 +145,7 @@ class Agency:
             router=self.goals.router,
             clock=clock,
             stuck_timeout_ms=cfg.drive_tick.stuck_timeout_ms,
+            team_held=self.delivery.helpers_hold,
         )
         self.staircases: list[tuple[float, float, float]] = []  # the tops of the staircases dug (climb_out)
         self.gate = BodyGate()  # jobs that act on the world wait for a connected bot

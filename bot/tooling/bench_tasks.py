@@ -1,9 +1,9 @@
 """`mcbot bench tasks FILE...`: tasks in MineCollab's format (bot/tooling/task_files.py), each
 on a fresh embedded world. For each task a daemon starts with as many bots as the task has
 agents (bench0, bench1...), no LLM and no drive ticks, on a new world at its own seed; the
-bots are given what the task lists (/give), in daylight; the teammates hand what they hold to
-bench0 (the fleet's `give` tool: they walk up to it and toss the items); then bench0 is asked
-`obtain TARGET N` (POST /api/goals, agency.execution.agents.obtain), and the task succeeds when a bot
+bots are given what the task lists (/give), in daylight; then bench0 is asked `obtain TARGET
+N` (POST /api/goals, agency.execution.agents.obtain), whose plan asks the teammates for what
+they hold of it (the fleet's deliveries: agency.execution.agents.planning), and the task succeeds when a bot
 holds N of the target once its task ends, or at the timeout. A goal refused (422) fails the
 task with the refusal's reason.
 
@@ -41,7 +41,6 @@ from bot.tooling.task_files import CollabTask, TaskFileError, load_task_files
 EXIT_OK, EXIT_FAILED, EXIT_START, EXIT_CONFIG, EXIT_INTERRUPTED = 0, 1, 3, 4, 130
 START_TIMEOUT_S = 90.0
 GIVE_TIMEOUT_S = 30.0  # for the /give items to show in the inventories
-HANDOVER_TIMEOUT_S = 120.0  # for the teammates' items to reach bench0
 POLL_S = 1.0
 TARGETS = {1: 0.95, 2: 0.85, 3: 0.85}  # success rate wanted, by the task's bot count
 DAYLIGHT = "/time set 1000"
@@ -125,12 +124,6 @@ def daemon_env(db: Path, settings: BenchTasksSettings, seed: int, api_port: int)
 
 def held_count(inventory: Iterable[dict[str, Any]], item: str) -> int:
     return sum(int(i.get("count", 0)) for i in inventory if i.get("name") == item)
-
-
-def handovers(task: CollabTask) -> list[tuple[str, str, int]]:
-    """(teammate, item, count): what each bot but bench0 hands to bench0 before the goal."""
-    names = bot_names(len(task.agents))
-    return [(names[i], item, n) for i, inv in enumerate(task.agents) if i > 0 for item, n in inv.items()]
 
 
 # -- the report ---------------------------------------------------------------------------------
@@ -267,41 +260,9 @@ class TaskRun:
                 return f"{name} was not given {inv} within {GIVE_TIMEOUT_S:.0f} s"
         return None
 
-    def _hand_over(self, api: httpx.Client) -> str | None:
-        """Each teammate gives what it holds to bench0, one give at a time (a give has the body)."""
-        moves = handovers(self.task)
-        for who, item, n in moves:
-            body = {"tool": "give", "args": {"player": self.names[0], "item": item, "count": n}}
-            r = api.post(f"/api/bots/{who}/actions", json=body)
-            if r.status_code >= 400:
-                return f"{who} could not hand over {n} {item}: {r.text[:200]}"
-            action: dict[str, Any] = r.json()
-
-            def over(who: str = who, aid: str = str(r.json()["actionId"])) -> bool:
-                nonlocal action
-                got = api.get(f"/api/bots/{who}/actions/{aid}")
-                action = got.json() if got.status_code == 200 else action
-                return action.get("status") != "running"
-
-            if not self._wait(over, HANDOVER_TIMEOUT_S) or action.get("status") != "succeeded":
-                why = (action.get("error") or {}).get("message") or action.get("status")
-                return f"{who} could not hand over {n} {item}: {why}"
-        want: dict[str, int] = {}
-        for inv in self.task.agents:
-            for item, n in inv.items():
-                want[item] = want.get(item, 0) + n
-
-        def arrived() -> bool:
-            held = self._inventory(api, self.names[0])
-            return all(held_count(held, item) >= n for item, n in want.items())
-
-        if moves and not self._wait(arrived, HANDOVER_TIMEOUT_S):
-            return f"the teammates' items did not reach {self.names[0]} within {HANDOVER_TIMEOUT_S:.0f} s"
-        return None
-
     def _play(self, api: httpx.Client) -> None:
         t = self.task
-        why = self._give(api) or self._hand_over(api)
+        why = self._give(api)
         if why:
             self.result.reason = why
             return

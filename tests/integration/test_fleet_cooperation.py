@@ -88,7 +88,8 @@ def test_a_gatherer_delivers_the_planks_a_builder_asks_for_and_the_shelter_verif
         ask = wait_until(lambda: _deliveries(base), 60, "the builder's delivery request")[0]
         near = ask["parameters"].pop("near")  # where the builder stood: the helper walks there first
         assert ask["parameters"] == {"target": "oak_planks", "amount": WALLS, "to": "builder1"} and len(near) == 3
-        assert "bot" not in ask["metadata"] and ask["metadata"]["parentTaskId"] == build["id"]  # open to any bot
+        # bound to the helper holding the planks (one without them would go and gather them)
+        assert ask["metadata"]["bot"] == "gatherer1" and ask["metadata"]["parentTaskId"] == build["id"]
         done = wait_until(
             lambda: (t := _task(base, ask["id"]))["status"] in ("completed", "failed") and t, 120, "the delivery to end"
         )
@@ -102,7 +103,7 @@ def test_a_gatherer_delivers_the_planks_a_builder_asks_for_and_the_shelter_verif
             "the shelter to be built and verified",
         )
         assert built["status"] == "completed" and built["metadata"]["heldBy"] == "builder1", built
-        assert f"[Delivery] builder1 asks for {WALLS} oak_planks" in log.read_text()
+        assert f"[Delivery] builder1 asks for {WALLS} oak_planks (of gatherer1;" in log.read_text()
     finally:
         code = stop_daemon(p)
     assert code == 0, log.read_text()[-3000:]

@@ -54,3 +54,24 @@ def test_a_bot_walks_up_to_another_and_hands_it_planks(pair):
     )
     assert not res.success and "cannot give 10" in res.error.message
     assert giver.snapshot().count_of("oak_planks") == held - 75
+
+
+def test_a_bot_standing_on_the_receiver_backs_off_and_hands_it_over(pair):
+    """Bots that log in at one spawn stand in the same block: a toss from there flies past the
+    receiver's reach, so the giver backs off first (a fleet's first delivery, found live)."""
+    giver, taker = pair
+    stone_pad(giver, "giver_bot", 820, 70, 760, r=8, headroom=3)
+    teleport(taker, "taker_bot", 820, 70, 760)
+    teleport(giver, "giver_bot", 820, 70, 760)  # the same block
+    wait_until(lambda: giver.snapshot().position.distance_to(taker.snapshot().position) < 0.5, 10, "one spot")
+    give(giver, "giver_bot", {"stick": 2})
+    before = taker.snapshot().count_of("stick")
+    res = asyncio.run(
+        default_tool_registry().execute(
+            "give",
+            {"player": "taker_bot", "item": "stick", "count": 2},
+            ToolContext(body=giver, poll_interval_s=0.1),
+        )
+    )
+    assert res.success, res.error
+    wait_until(lambda: taker.snapshot().count_of("stick") == before + 2, 10, "the sticks in the taker's inventory")

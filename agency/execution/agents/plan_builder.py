@@ -23,11 +23,12 @@ from contextlib import contextmanager
 from functools import cache
 from typing import Any
 
-from agency.blocks import FLOWERS
+from agency.blocks import FLOWERS, is_log
 from agency.errors import AgencyError
 from agency.execution.workflows.models import StepDef
 from agency.game import mcdata
 from agency.game.animals import animal_for
+from agency.game.elsewhere import found_only_in
 from agency.game.fills import EMPTY, fill_source
 from agency.game.furnace import FUEL_TICKS, held_inputs, inputs_for, output_of
 from agency.game.harvest import (
@@ -40,6 +41,7 @@ from agency.game.harvest import (
     unless_dug_with,
     wear_order,
 )
+from agency.game.loot import block_dropping
 from agency.game.ores import ore_level
 from agency.game.recipes import CRAFTABLE, available, matches, members, recipe_for, spoken
 from agency.tools.craft_planner import plan_craft
@@ -78,16 +80,35 @@ SOURCE_BLOCK = {
 
 def source_block(raw: str) -> str | None:
     """The block the bot digs for `raw`: SOURCE_BLOCK's, else the ore that drops it
-    (redstone_ore for redstone: agency.game.harvest), else None."""
-    return SOURCE_BLOCK.get(raw) or ore_for(raw)
+    (redstone_ore for redstone: agency.game.harvest), else the block minecraft-data's loot
+    says surely drops it (a birch log itself, clay for clay balls: agency.game.loot), else None."""
+    return SOURCE_BLOCK.get(raw) or ore_for(raw) or _dug_for(raw)
+
+
+def _dug_for(raw: str) -> str | None:
+    """The loot's block for a raw item of the overworld: not one a recipe or a furnace
+    makes (a crafting table drops itself, but it is crafted), nor one an animal gives (wool
+    blocks drop themselves, but nature places none), nor one of the nether or the end. Nor a
+    log of one wood: a plan of birch planks and sticks can have its sticks crafted of the
+    birch planks it needs, as the craft action picks any planks (the generic `log` is
+    gathered instead)."""
+    if raw in CRAFTABLE or output_of(raw) == raw or animal_for(raw) is not None or found_only_in(raw) is not None:
+        return None
+    if is_log(raw):
+        return None
+    return block_dropping(raw)
 
 
 def gatherable(raw: str) -> str | None:
     """What to gather for `raw`: itself, or for a recipe's group ('blackstone|cobbled_deepslate|
     cobblestone', agency.game.recipes) the member the bot can gather, SOURCE_BLOCK's first
-    (sand before red sand), else one an ore drops (None: none)."""
+    (sand before red sand), else one an ore drops, else one the loot says a block drops (None: none)."""
     ms = members(raw)
-    return next((m for m in SOURCE_BLOCK if m in ms), None) or next((m for m in ms if ore_for(m)), None)
+    return (
+        next((m for m in SOURCE_BLOCK if m in ms), None)
+        or next((m for m in ms if ore_for(m)), None)
+        or next((m for m in ms if _dug_for(m)), None)
+    )
 
 
 def smeltable(raw: str) -> bool:

@@ -110,7 +110,9 @@ async def bot_snapshot(agency: Any) -> WorldSnapshot:
         raise BotUnavailable(f"bot {agency.name} is not connected")
     body = agency.body
     read = partial(body.snapshot, urgent=True) if isinstance(body, MineflayerBody) else body.snapshot  # a user waits
-    return await asyncio.to_thread(read)
+    snap = await asyncio.to_thread(read)
+    agency.seen.saw(snap)  # a fresh read is the bot's latest (what its teammates' plans count on)
+    return snap
 
 
 class FleetView:

@@ -49,6 +49,28 @@ async function pickBackUp (bot, itemId, where, rec) {
   await sleep(SETTLE_MS)
 }
 
+// Backing off a receiver too close: a standing cell BACK_OFF blocks from it, away from it (or,
+// from the very same spot, the first open one around); an inverted follow when none is open.
+// Bots that log in at one spawn stand in one block, where the inverted follow found no path.
+const BACK_OFF = 3
+const AROUND = [[1, 0], [0, 1], [-1, 0], [0, -1], [1, 1], [-1, 1], [1, -1], [-1, -1]]
+
+function backOff (bot, target) {
+  const from = target.position
+  const dx = bot.entity.position.x - from.x
+  const dz = bot.entity.position.z - from.z
+  const len = Math.hypot(dx, dz)
+  const dirs = [...(len > 0.1 ? [[dx / len, dz / len]] : []), ...AROUND.map(([x, z]) => [x / Math.hypot(x, z), z / Math.hypot(x, z)])]
+  for (const [ux, uz] of dirs) {
+    const p = from.offset(ux * BACK_OFF, 0, uz * BACK_OFF).floored()
+    const [ground, feet, head] = [-1, 0, 1].map((dy) => bot.blockAt(p.offset(0, dy, 0)))
+    if (ground?.boundingBox === 'block' && feet?.boundingBox === 'empty' && head?.boundingBox === 'empty') {
+      return new goals.GoalBlock(p.x, p.y, p.z)
+    }
+  }
+  return new goals.GoalInvert(new goals.GoalFollow(target, TOO_CLOSE + 0.5))
+}
+
 async function approach (bot, name, distance, rec) {
   const movements = new Movements(bot)
   movements.canDig = false // walk to a player, never through what they built
@@ -76,14 +98,16 @@ async function approach (bot, name, distance, rec) {
       const want = d < TOO_CLOSE ? 'away' : 'to'
       if (want !== heading) {
         heading = want
-        best = Infinity
+        best = want === 'away' ? -Infinity : Infinity
         progressAt = clock.ticks
-        const near = new goals.GoalFollow(target, want === 'away' ? TOO_CLOSE + 0.5 : distance)
-        bot.pathfinder.setGoal(want === 'away' ? new goals.GoalInvert(near) : near, true)
+        bot.pathfinder.setGoal(want === 'away' ? backOff(bot, target) : new goals.GoalFollow(target, distance), true)
       }
-      if (d < best - 0.5) { best = d; progressAt = clock.ticks }
+      // progress is getting closer, or, backing off a receiver too close, getting further
+      const better = want === 'away' ? d > best + 0.5 : d < best - 0.5
+      if (better) { best = d; progressAt = clock.ticks }
       if (clock.ticks - progressAt > STALL_TICKS) {
-        throw new Error(`could not get within ${distance} blocks of '${name}': no closer for ${STALL_TICKS} ticks (still ${d.toFixed(1)} away)`)
+        const how = want === 'away' ? `no further for ${STALL_TICKS} ticks (still only` : `no closer for ${STALL_TICKS} ticks (still`
+        throw new Error(`could not get within ${distance} blocks of '${name}': ${how} ${d.toFixed(1)} away)`)
       }
       await sleep(200)
     }

@@ -227,3 +227,56 @@ def test_a_withdrawal_that_loses_the_race_to_a_claim_leaves_the_claimed_task_alo
     tasks.get_task = read
     got = tasks.get_task(asked)
     assert (got.status, got.metadata.heldBy, got.metadata.blockedReason) == (TaskStatus.active, "gatherer1", None)
+
+
+# -- a craft's ingredients from the fleet ------------------------------------------------------------
+
+
+def test_a_delivery_is_bound_to_the_helper_holding_the_most_and_open_when_none_holds_it(store):
+    tasks, _ = store
+    held = {"gatherer1": {"stick": 2}, "gatherer2": {"stick": 5, "iron_ingot": 1}}
+    board = DeliveryBoard(
+        tasks, "crafter1", lambda: ["crafter1", "gatherer1", "gatherer2"], held_by=lambda n: held.get(n, {})
+    )
+    assert board.helpers_hold() == {"stick": 7, "iron_ingot": 1}
+    sticks = tasks.get_task(board.request("task-pick", "stick", 2))
+    assert sticks.metadata.bot == "gatherer2"  # the one holding most: it hands them over at once
+    assert tasks.claim_next("gatherer1", {DELIVER}) is None  # not the other helper's to take
+    planks = tasks.get_task(board.request("task-pick", "oak_planks", 4))
+    assert planks.metadata.bot is None  # nobody holds any: open to any bot
+
+
+def _fleet(hold, **inv):
+    return craft_plan(
+        "crafter",
+        {"target": "iron_pickaxe", "amount": 1, "facts": {"helpers": ["bench1"], "helpersHold": hold}},
+        {"crafting_table": 1, **inv},
+    )
+
+
+def test_a_craft_in_a_fleet_asks_for_the_ingredients_a_helper_holds_then_makes_the_item():
+    plan = _fleet({"iron_ingot": 1, "stick": 2}, iron_ingot=2)
+    ids = [s.id for s in plan.steps]
+    assert ids[:4] == ["ask-iron-ingot", "ask-stick", "await-iron-ingot", "await-stick"]
+    assert plan.steps[0].args == {"taskId": "${task.id}", "item": "iron_ingot", "count": 1}
+    assert plan.steps[2].args["total"] == 3  # 2 held + 1 asked for
+    assert plan.steps[-1].tool == "craft" and plan.steps[-1].args["item"] == "iron_pickaxe"
+    assert "gather-log" not in ids  # planned as if the sticks came
+
+
+def test_what_no_helper_holds_is_not_asked_for():
+    plan = _fleet({"stick": 1}, iron_ingot=3)  # a helper holds 1 of the 2 sticks
+    assert [(s.id, s.args.get("count")) for s in plan.steps if s.tool == "request_delivery"] == [("ask-stick", 1)]
+    alone = _fleet({}, iron_ingot=3)  # nobody holds anything useful: the bot's own plan
+    assert not [s for s in alone.steps if s.tool in ("request_delivery", "await_delivery")]
+    child = craft_plan(  # a child of a plan (ensure) never asks: its parent did
+        "crafter",
+        {
+            "target": "iron_pickaxe",
+            "amount": 1,
+            "ensure": True,
+            "facts": {"helpers": ["b"], "helpersHold": {"stick": 2}},
+        },
+        {"iron_ingot": 3},
+    )
+    assert not [s for s in child.steps if s.tool == "request_delivery"]

@@ -102,3 +102,15 @@ def test_a_goal_no_agent_carries_out_or_the_frame_does_not_ground_is_refused_and
     assert env.submit(text="craft wooden_pickaxe 1").verdict == "not_routable"
     assert env.submit(text="collect diamond 3").verdict == "not_grounded"
     assert env.tasks() == []
+
+
+def test_what_a_teammate_holds_counts_for_an_obtain(env):
+    """A cake needs an egg and wheat, which no plan gets yet: refused for a bot alone, taken
+    when the fleet's bots hold them (the plan asks them for them: agency.planning.delivery)."""
+    env.intake.is_routable = lambda goal: True
+    refused = env.submit(text="obtain cake 1")
+    assert not refused.created and "egg" in refused.reason and env.tasks() == []
+    env.intake.team_held = lambda: {"egg": 1, "wheat": 3}
+    taken = env.submit(text="obtain cake 1")
+    assert taken.created, taken.reason
+    assert env.store.get_task(taken.task_id).metadata.goalKey == "craft:cake"

@@ -13,7 +13,6 @@ from bot.tooling.bench_tasks import (
     BenchTasksSettings,
     TaskResult,
     bench_tasks,
-    handovers,
     rate_lines,
     table_lines,
     verdicts,
@@ -140,9 +139,3 @@ def test_rates_and_targets_by_bot_count():
     table = table_lines(results)
     assert table[0].split()[:4] == ["task", "kind", "bots", "success"]
     assert table[1].endswith("task failed: no sheep") and " no " in table[1]
-
-
-def test_the_teammates_hand_everything_to_bench0():
-    task = load_task_files([FIXTURES / "crafting_fleet.json"], "26.1").tasks
-    cake = next(t for t in task if t.id == "three_bots_cake")
-    assert handovers(cake) == [("bench1", "sugar", 2), ("bench1", "egg", 1), ("bench2", "wheat", 3)]

@@ -1,9 +1,12 @@
 """The crafter's plans for the shelter's furniture: torches from coal or charcoal, a white bed
-from wool and planks (any wood kind), each on the table it needs."""
+from wool and planks (any wood kind), each on the table it needs; an item with several
+recipes made of what is held."""
 
 from __future__ import annotations
 
-from agency.tools.craft_planner import plan_craft
+import pytest
+
+from agency.tools.craft_planner import _Sim, plan_craft
 
 
 def test_torch_from_coal_or_charcoal_in_the_inventory_grid() -> None:
@@ -32,3 +35,24 @@ def test_white_bed_from_logs_places_a_table_first_and_names_the_missing_wool() -
     assert [s.item for s in plan.steps][:2] == ["oak_planks", "crafting_table"]
     assert plan.steps[2].place_table and plan.steps[-1].item == "white_bed"
     assert plan.missing == {"white_wool": 2}
+
+
+# -- the cheapest recipe from what is held ---------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("item", "count", "held", "made_of"),
+    [
+        ("sugar", 3, {"honey_bottle": 1}, "honey_bottle"),  # held: nothing to gather
+        ("sugar", 3, {}, "sugar_cane"),  # nothing held: the default, cane to gather
+        ("sugar", 6, {"honey_bottle": 1}, "sugar_cane"),  # one bottle makes 3, not 6: the default
+        ("stick", 4, {"bamboo": 8}, "bamboo"),
+        ("stick", 4, {"bamboo": 8, "oak_planks": 2}, "bamboo"),
+        ("stick", 4, {"oak_log": 1}, "planks"),
+    ],
+)
+def test_an_item_with_several_recipes_is_made_of_what_is_held(item, count, held, made_of):
+    rec = _Sim(held).cheapest(item, count)
+    assert rec is not None and rec.ingredients[0][0] == made_of
+    plan = plan_craft(item, count, held)
+    assert plan.feasible is (made_of in held or made_of == "planks")  # held covers it: nothing missing

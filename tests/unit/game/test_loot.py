@@ -1,0 +1,64 @@
+"""Which block a raw item is dug from, by minecraft-data's block loot: sure drops only, and
+only for raw items of the overworld; the collect tool counts the block's drop."""
+
+from __future__ import annotations
+
+import pytest
+
+from agency.execution.agents.obtain import resolve_obtain
+from agency.execution.agents.plan_builder import source_block
+from agency.execution.agents.planning import craft_plan
+from agency.game.loot import block_dropping, sure_drop
+from agency.goal_tag import ExtractedGoal
+from agency.tools.gathering import drop_of
+from tests.unit.game.test_mcdata_recipes import CLAIMED
+
+
+@pytest.mark.parametrize("v", CLAIMED)
+@pytest.mark.parametrize(
+    ("item", "block"),
+    [("clay_ball", "clay"), ("snowball", "snow_block"), ("birch_log", "birch_log"), ("cobblestone", "cobblestone")],
+)
+def test_a_sure_drop_names_its_block_at_every_version(v, item, block):
+    assert block_dropping(item, v) == block
+
+
+@pytest.mark.parametrize("item", ["flint", "apple", "wheat_seeds", "string", "melon_slice"])
+def test_a_chance_drop_is_never_planned_on(item):
+    assert block_dropping(item) is None  # gravel's flint, leaves' apple, grass's seeds: chances
+
+
+def test_the_collect_tool_counts_what_the_block_drops():
+    assert (drop_of("clay"), drop_of("snow_block"), drop_of("stone"), drop_of("grass_block")) == (
+        "clay_ball",
+        "snowball",
+        "cobblestone",
+        "dirt",
+    )
+    assert drop_of("oak_log") == "oak_log" and drop_of("log") == "log" and sure_drop("gravel") is None
+
+
+@pytest.mark.parametrize(
+    ("item", "goal"),
+    [
+        ("clay_ball", ("collect", "clay")),
+        ("snowball", ("collect", "snow_block")),
+        ("bricks", ("craft", "bricks")),  # clay balls dug, smelted into brick, crafted
+    ],
+)
+def test_obtain_digs_the_loots_block(item, goal):
+    got = resolve_obtain(ExtractedGoal(action="obtain", target=item, amount=1))
+    assert isinstance(got, ExtractedGoal) and (got.action, got.target) == goal
+
+
+def test_what_is_made_given_or_found_elsewhere_is_not_dug_for():
+    assert source_block("crafting_table") is None  # it drops itself, but it is crafted
+    assert source_block("white_wool") is None  # sheep give it; nature places no wool
+    assert source_block("glowstone_dust") is None  # the nether's
+    assert source_block("birch_log") is None  # one wood's log: the generic log is gathered
+
+
+def test_a_bricks_plan_digs_clay_smelts_and_crafts():
+    steps = craft_plan("crafter", {"target": "bricks", "amount": 1}, {"stone_pickaxe": 1, "oak_log": 8}).steps
+    tools = [(s.tool, s.args.get("block") or s.args.get("item")) for s in steps]
+    assert ("collect_block", "clay") in tools and ("smelt", "brick") in tools and tools[-1] == ("craft", "bricks")
