@@ -1,17 +1,18 @@
 // Buckets (plugins/buckets.js and lib/actions/fill_bucket.js): an empty bucket fills from a
-// water or a lava source in view and takes it away, never from a flowing cell, and fills with
-// milk from a cow; one of a stack is filled.
+// water or a lava source in view and takes it away, never from a flowing cell, steps up to a
+// source out of reach, and fills with milk from a cow; one of a stack is filled.
 'use strict'
 
 const test = require('node:test')
 const assert = require('node:assert')
 const { Vec3 } = require('vec3')
+const { pathfinder } = require('mineflayer-pathfinder')
 const { startServer, connectBot, waitFor, command, withTimeout } = require('./helpers')
 const fillBucket = require('../lib/actions/fill_bucket')
 
 test('buckets', { timeout: 180000 }, async (t) => {
   const server = await startServer({ seed: 5, hostiles: false, animals: false })
-  const bot = await connectBot(server.port, 'filler')
+  const bot = await connectBot(server.port, 'filler', { plugins: [pathfinder] }) // a far source is walked to
   t.after(async () => { bot.quit(); await server.stop() })
   const count = (n) => bot.inventory.count(bot.registry.itemsByName[n].id)
   const p = bot.entity.position.floored()
@@ -43,6 +44,19 @@ test('buckets', { timeout: 180000 }, async (t) => {
     const l = await withTimeout(fillBucket.run(bot, { fluid: 'lava' }, { cancelled: false }), 15000, 'fill lava')
     assert.strictEqual(l.have, 1)
     await waitFor(() => bot.blockAt(lava)?.name === 'air', 3000, 'the lava source taken')
+    assert.strictEqual(count('bucket'), 1)
+  })
+
+  await t.test('a source out of reach is stepped up to, standing dry', async () => {
+    const far = new Vec3(p.x - 4, p.y - 1, p.z - 4) // about 6 blocks from the eyes: out of reach
+    await command(bot, `/mcbot setblock ${far.x} ${far.y} ${far.z} lava`)
+    await waitFor(() => bot.blockAt(far)?.name === 'lava', 3000, 'the far pool made')
+    await command(bot, '/give filler bucket 1', { match: /gave 1 bucket/ })
+    await waitFor(() => count('bucket') === 2, 3000, 'a second bucket held')
+    const l = await withTimeout(fillBucket.run(bot, { fluid: 'lava' }, { cancelled: false }), 30000, 'fill far lava')
+    assert.strictEqual(l.have, 2)
+    await waitFor(() => bot.blockAt(far)?.name === 'air', 3000, 'the far lava source taken')
+    assert.ok(!['lava', 'water'].includes(bot.blockAt(bot.entity.position.floored())?.name), 'standing dry')
     assert.strictEqual(count('bucket'), 1)
   })
 
