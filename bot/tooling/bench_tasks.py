@@ -14,7 +14,8 @@ task its id, success, seconds and reason; per file the rate) and each daemon's l
 A task naming an item the version lacks is reported invalid with the names and not counted.
 
 Exit codes: 0 every judged target met, 1 a target FAILED, 3 a daemon did not start, 4 a task
-file is malformed (the message names the file, the task and the field), 130 interrupted.
+file is malformed (the message names the file, the task and the field) or --only names a task
+the files do not have, 130 interrupted.
 """
 
 from __future__ import annotations
@@ -310,6 +311,11 @@ def bench_tasks(settings: BenchTasksSettings, say: Callable[[str], None] = print
         loaded = load_task_files([Path(f) for f in settings.files], settings.version)
     except TaskFileError as e:
         say(f"[Bench tasks] {e}")
+        return EXIT_CONFIG
+    unknown = sorted(set(settings.only) - {t.id for t in loaded.tasks})
+    if unknown:
+        known = ", ".join(t.id for t in loaded.tasks[:12])
+        say(f"[Bench tasks] --only names no task of the files: {', '.join(unknown)} (their tasks: {known})")
         return EXIT_CONFIG
     tasks = [t for t in loaded.tasks if not settings.only or t.id in settings.only]
     if settings.limit is not None:

@@ -139,3 +139,13 @@ def test_rates_and_targets_by_bot_count():
     table = table_lines(results)
     assert table[0].split()[:4] == ["task", "kind", "bots", "success"]
     assert table[1].endswith("task failed: no sheep") and " no " in table[1]
+
+
+def test_only_naming_no_task_of_the_files_exits_4_naming_it_and_runs_nothing(tmp_path):
+    said: list[str] = []
+    settings = BenchTasksSettings(
+        files=(str(FIXTURES / "short.json"),), only=("lava_bucket",), out=str(tmp_path / "out")
+    )
+    assert bench_tasks(settings, say=said.append) == 4
+    assert "--only names no task of the files: lava_bucket (their tasks: craft_torches" in said[-1]
+    assert not (tmp_path / "out").exists()  # nothing started
