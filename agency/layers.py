@@ -31,6 +31,7 @@ LAYERS: tuple[str, ...] = (
     "agency.execution",  # workflows, agents, the executor, reflexes
     "agency.cognition",  # drive ticks, keep-alive, grounding, eligibility
     "agency.goals",  # goal binding, user goals, world identity
+    "agency.chat",  # players' commands in the game's chat: through the goal intake and direct actions
     "agency.pg",  # PostgreSQL stores behind the rooms' store protocols (above every room they serve)
     "agency.eval",  # scenario suites, metrics, bundles
 )

@@ -34,7 +34,7 @@ from agency.execution.settings import ReflexConfig
 from agency.llm.settings import LlmSettings
 from agency.places.settings import PlacesConfig
 from agency.stream.settings import StreamConfig
-from bot.config.sections import ApiConfig, JobsConfig, McpConfig, ViewerConfig
+from bot.config.sections import ApiConfig, ChatConfig, JobsConfig, McpConfig, ViewerConfig
 
 CONFIG_NAME = "mcbot.toml"
 ENV_PREFIX = "MCBOT_"
@@ -203,6 +203,7 @@ class McbotConfig(_Section):
     viewer: ViewerConfig = Field(default_factory=ViewerConfig)
     jobs: JobsConfig = Field(default_factory=JobsConfig)
     mcp: McpConfig = Field(default_factory=McpConfig)
+    chat: ChatConfig = Field(default_factory=ChatConfig)
     # The sections an agency room reads: that room's own settings model, nothing mirrored.
     drive_tick: DriveTickConfig = Field(default_factory=DriveTickConfig)
     keepalive: KeepAliveConfig = Field(default_factory=KeepAliveConfig)

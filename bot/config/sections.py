@@ -6,6 +6,7 @@ are that room's own settings models, agency/<room>/settings.py; McbotConfig gath
 from __future__ import annotations
 
 import ipaddress
+import re
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
@@ -74,6 +75,22 @@ class JobsConfig(_Section):
     counters_log_s: float = Field(60.0, gt=0)
     stream_prune_s: float = Field(60.0, gt=0)
     disabled: list[str] = Field(default_factory=list)
+
+
+class ChatConfig(_Section):
+    """Players' commands in the game's chat (agency.chat, docs/chat.md)."""
+
+    enabled: bool = True  # off: the bot reads no chat
+    commanders: list[str] = Field(default_factory=list)  # player names obeyed (any case); [] = none
+    reply_every_s: float = Field(1.0, gt=0, le=60)  # after a burst of 4, one reply this often
+
+    @field_validator("commanders")
+    @classmethod
+    def _names(cls, names: list[str]) -> list[str]:
+        for i, name in enumerate(names):
+            if not re.fullmatch(r"[A-Za-z0-9_]{1,16}", name):
+                raise ValueError(f"commanders[{i}] {name!r} is not a player name (1-16 letters, digits or _)")
+        return names
 
 
 class McpConfig(_Section):

@@ -13,6 +13,9 @@ from typing import Any
 
 from loguru import logger
 
+from agency.chat.gate import ReplyGate
+from agency.chat.handler import ChatHandler
+from agency.chat.status import status_line
 from agency.clock import Clock, system_clock_ms
 from agency.cognition.counters import AgencyCounters
 from agency.cognition.drive_job import DriveJob
@@ -159,6 +162,8 @@ class Agency:
         self.executor: Executor | None = None
         self.reflexes: Reflexes | None = None
         self.direct: DirectActions | None = None  # a user's or MCP client's tool calls (POST /api/actions)
+        self.chat: ChatHandler | None = None  # players' commands in chat ([chat]), with the body
+        self._chat_notices: set[asyncio.Future[None]] = set()  # a chat task's start or end, being said
         self.holder = BodyHolder()  # who has the body: nobody else's before one is attached
         self.drive: DriveJob | None = None
         self.reflex_watch: ReflexWatch | None = None
@@ -229,6 +234,21 @@ class Agency:
         direct.defer_to(reflexes)  # each needs the other: the reflexes stop a direct action, which they refuse
         direct.give_back_orphans()  # a task paused for a direct action the last daemon never ended
         self.holder = BodyHolder(reflexes, direct)
+        self.chat = (
+            ChatHandler(
+                self.name,
+                commanders=self.cfg.chat.commanders,
+                say=self._say,
+                submit=self.intake.submit,
+                snapshot=self._look,
+                status=lambda: status_line(self.tasks, self.claim_as, reflexes.hold_reason),
+                direct=lambda: self.direct,
+                clock=self.clock,
+                gate=ReplyGate(self.clock, every_ms=round(self.cfg.chat.reply_every_s * 1000)),
+            )
+            if self.cfg.chat.enabled
+            else None
+        )
         self.drive = DriveJob(
             DriveReads(body, ctx, self.places, self.drive_state, self.drive_config),
             holder=self.holder,
@@ -249,6 +269,28 @@ class Agency:
     def _on_task_event(self, kind: str, task: Any) -> None:
         self.goals.on_task_event(kind, task)
         self.delivery.on_task_event(kind, task)
+        said = self.chat.on_task_event(kind, task) if self.chat is not None else None
+        if said is not None:
+            self._chat_notices.add(asyncio.ensure_future(said))  # said when the loop next runs
+            self._chat_notices = {f for f in self._chat_notices if not f.done()}
+
+    async def _look(self) -> WorldSnapshot | None:
+        """A fresh read for a chat command (the last one when the bot cannot be read now)."""
+        snap = await snapshot_or_none(self.body) if self.body is not None and self.body.connected else None
+        if snap is not None:
+            self.seen.saw(snap)
+        return snap or self.seen.get()
+
+    async def _say(self, line: str) -> bool:
+        """Say a line in chat; False when the bot cannot (not connected, the server refuses)."""
+        if self.body is None or not self.body.connected:
+            return False
+        try:
+            await asyncio.to_thread(self.body.chat, line)
+        except Exception as e:  # noqa: BLE001 - a refused chat (chat_guard) or a lost bot: the reply is a log line
+            logger.debug("[Chat] not said ({}): {}", e, line)
+            return False
+        return True
 
     def _enter_world(self, settings: Any) -> None:
         # One identity for every bot of the daemon (an in-memory world's is generated: each
@@ -286,6 +328,8 @@ class Agency:
         self._events.extend(events)
         if self.reflexes is not None:
             await self.reflexes.on_events(events)  # a death holds the running task at once
+        if self.chat is not None:
+            await self.chat.on_events(events)  # players' commands (agency.chat)
         if not self.body.connected and self.executor.current is not None:
             await self.executor.preempt(DISCONNECTED)  # the drained events held an `end`
 

@@ -127,6 +127,7 @@ function attach (rec, hostileRadius) {
   })
   bot.on('mcbot_action_done', (s) => push(rec, 'action_done', s))
   bot.on('chat', (username, message) => push(rec, 'chat', { username, message }))
+  bot.on('whisper', (username, message) => push(rec, 'chat', { username, message, whisper: true })) // agency/chat
   bot.on('entitySpawn', (e) => {
     if (!bot.entity || e === bot.entity) return
     push(rec, 'entity_appear', describe(bot, e))

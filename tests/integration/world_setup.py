@@ -90,10 +90,13 @@ def restore_vitals(body: Any, name: str) -> None:
     wait_until(lambda: body.snapshot().health == 20 and body.snapshot().food == 20, 10, f"{name} healthy and fed")
 
 
-def agency_on(body: Any, db_path: Path) -> Agency:
+def agency_on(body: Any, db_path: Path, **sections: Any) -> Agency:
     """The daemon's Agency on the session's bridge and server, drive ticks due every second; the
-    test calls its jobs itself (drive tick, planning, executor) in the order it decides."""
-    cfg = McbotConfig.model_validate({"storage": {"db_path": str(db_path)}, "drive_tick": {"interval_ms": 1000}})
+    test calls its jobs itself (drive tick, planning, executor) in the order it decides.
+    `sections`: more of the config (chat={"commanders": [...]})."""
+    cfg = McbotConfig.model_validate(
+        {"storage": {"db_path": str(db_path)}, "drive_tick": {"interval_ms": 1000}, **sections}
+    )
     agency = Agency(cfg)
     agency.attach_body(body)
     return agency

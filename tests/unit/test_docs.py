@@ -286,6 +286,8 @@ def test_every_config_key_the_pages_name_exists():
 def _default_of(doc: str) -> object:
     if doc == "unset":
         return None
+    if doc == "[]":
+        return []
     if doc in ("true", "false"):
         return doc == "true"
     if re.fullmatch(r"-?\d+(\.\d+)?", doc):

@@ -1,0 +1,168 @@
+"""The bot's side of chat: a line from a player becomes a command or a goal, and an answer.
+
+Only the players the config trusts (`[chat] commanders`) are obeyed; any other player who
+addresses the bot gets one polite line, ever, and is logged. A goal goes through the goal
+intake, the same grammar, grounding, routing and one-live-task rule as `POST /api/goals`.
+Every answer is made of the bot's own words and the names the grammar and the game data
+allow (a task id, an item name, a refusal's reason), never the player's text back, goes
+through the rate gate (what does not pass is dropped and counted), and when the server
+refuses the bot's chat it becomes a log line instead; a command is never lost for it.
+Tasks given in chat are reported when they end."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Iterable
+from typing import Any
+
+from loguru import logger
+
+from agency.chat.commands import Command, parse
+from agency.chat.gate import ReplyGate, Strangers
+from agency.chat.lines import addressed, clean
+from agency.clock import Clock
+from agency.errors import InvalidInputError
+from agency.execution.direct import DirectActionError, DirectActions
+from agency.goals.user_goals import GoalDecision, GoalRequest
+from agency.planning.tasks.models import Task
+from agency.world import BodyEvent, EventType, WorldSnapshot
+
+HELP = (
+    "I understand: status, inventory, stop, come, follow me, give me N item, "
+    "and goals like collect oak_log 8, obtain compass, build basic_shelter"
+)
+POLITE = "Sorry, I only take orders from the players I work with."
+FOLLOW_S = 120  # how long `follow me` follows
+COME_RANGE = 2
+MAX_NOTICED = 500  # chat tasks whose end is still to be reported
+
+
+class ChatHandler:
+    def __init__(
+        self,
+        bot_name: str,
+        *,
+        commanders: Iterable[str],
+        say: Callable[[str], Awaitable[bool]],
+        submit: Callable[[GoalRequest], Awaitable[GoalDecision]],
+        snapshot: Callable[[], Awaitable[WorldSnapshot | None]],
+        status: Callable[[], str],
+        direct: Callable[[], DirectActions | None],
+        clock: Clock,
+        gate: ReplyGate | None = None,
+    ) -> None:
+        self.bot_name = bot_name
+        self.commanders = frozenset(c.lower() for c in commanders)
+        self.say, self.submit, self.snapshot, self.status, self.direct = say, submit, snapshot, status, direct
+        self.gate = gate or ReplyGate(clock)
+        self.strangers = Strangers()
+        self.asked_by: dict[str, str] = {}  # task id -> the player who gave it
+        self.heard = 0
+
+    async def on_events(self, events: Iterable[BodyEvent]) -> None:
+        for e in events:
+            if e.type is EventType.chat:
+                await self.hear(str(e.data.get("username") or ""), e.data.get("message"), bool(e.data.get("whisper")))
+
+    async def hear(self, player: str, message: Any, whisper: bool = False) -> None:
+        if not player or player.lower() == self.bot_name.lower():
+            return  # the bot's own lines come back in chat
+        text = addressed(clean(message), self.bot_name, whisper=whisper)
+        if text is None:
+            return
+        self.heard += 1
+        if player.lower() not in self.commanders:
+            first = self.strangers.first_time(player)
+            logger.info("[Chat] {} (not a commander) addressed the bot{}", player, "; answered once" if first else "")
+            if first:
+                await self.reply(player, POLITE)
+            return
+        command = parse(text)
+        logger.info("[Chat] {}: {} {}", player, command.kind, command.args or "")
+        await self.reply(player, await self.answer(player, command))
+
+    async def answer(self, player: str, command: Command) -> str:
+        kind, args = command.kind, command.args
+        if kind == "help":
+            return HELP
+        if kind == "bad":
+            return str(args["why"])
+        if kind == "status":
+            return self.status()
+        if kind == "inventory":
+            return self._inventory(await self.snapshot())
+        if kind == "stop":
+            return self._stop()
+        if kind in ("come", "follow", "give"):
+            return self._act(player, kind, args, await self.snapshot() if kind == "come" else None)
+        return await self._goal(player, str(args["text"]))
+
+    def _inventory(self, snap: WorldSnapshot | None) -> str:
+        if snap is None:
+            return "I cannot see my inventory right now."
+        held = sorted(snap.held().items(), key=lambda kv: -kv[1])
+        return (
+            "I hold "
+            + (", ".join(f"{n} {name}" for name, n in held[:12]) or "nothing")
+            + (f" and {len(held) - 12} more kinds" if len(held) > 12 else "")
+        )
+
+    def _stop(self) -> str:
+        direct = self.direct()
+        busy = direct.body_busy if direct is not None else None
+        if direct is None or busy is None:
+            return "I am not doing anything you asked me to right now."
+        direct.cancel(busy.action_id, "stopped in chat")
+        return f"Stopped {busy.tool}."
+
+    def _act(self, player: str, kind: str, args: dict[str, object], snap: WorldSnapshot | None) -> str:
+        direct = self.direct()
+        if direct is None:
+            return "I cannot move right now."
+        if kind == "give":
+            call = ("give", {"player": player, "item": args["item"], "count": args["count"]})
+        elif kind == "follow":
+            call = ("follow", {"username": player, "distance": 3, "duration_s": FOLLOW_S})
+        else:
+            them = next((e for e in (snap.entities if snap else []) if e.name.lower() == player.lower()), None)
+            if them is None:
+                return "I cannot see you from here."
+            p = them.position
+            call = ("move_to", {"x": p.x, "y": p.y, "z": p.z, "range": COME_RANGE})
+        try:
+            action = direct.start(*call)
+        except (DirectActionError, InvalidInputError) as e:
+            return f"I cannot do that now: {e}"
+        what = {"give": f"handing you {args.get('count')} {args.get('item')}", "follow": "following you"}
+        return f"OK, {what.get(kind, 'coming')} ({action.action_id})."
+
+    async def _goal(self, player: str, text: str) -> str:
+        try:
+            decision = await self.submit(GoalRequest(text=text[:128], bot=self.bot_name))
+        except InvalidInputError:
+            return "I did not understand that; say mcbot help."
+        goal = f"{decision.goal.action} {decision.goal.target} {decision.goal.amount}"
+        if decision.created and decision.task_id is not None:
+            if len(self.asked_by) < MAX_NOTICED:
+                self.asked_by[decision.task_id] = player
+            return f"OK: {goal} (task {decision.task_id[-8:]})."
+        return f"I will not {goal}: {decision.reason or decision.verdict}"
+
+    def on_task_event(self, kind: str, task: Task) -> Awaitable[None] | None:
+        """The executor's lifecycle events: a chat task's start and end are said to its player."""
+        player = self.asked_by.get(task.id)
+        if player is None or kind not in ("claimed", "completed", "failed"):
+            return None
+        if kind != "claimed":
+            del self.asked_by[task.id]
+        goal = task.metadata.goalKey or task.type
+        reason = (task.metadata.solver or {}).get("failureReason") or task.metadata.blockedReason or ""
+        text = {"claimed": f"Starting {goal}.", "completed": f"Done: {goal}."}.get(kind, f"{goal} failed: {reason}")
+        return self.reply(player, text)
+
+    async def reply(self, player: str, text: str) -> None:
+        line = f"{player}, {text}"[:256]
+        if not self.gate.allow():
+            logger.info("[Chat] reply to {} dropped (rate limit; {} dropped so far)", player, self.gate.dropped)
+            return
+        if not await self.say(line):
+            logger.info("[Chat] (not said: the server refuses the bot's chat) {}", line)
