@@ -8,7 +8,9 @@ In order:
   within reach of an armed bot is struck first (the knockback pushes it out of its fuse
   range) and then left behind;
 - a skeleton within its bow's range: close in and fight it (in the open a bot that keeps its
-  distance is shot at every second or two);
+  distance is shot at every second or two); but one the last close-in could not reach
+  (`unreachable`: on a ledge, across a ravine) is left be while it does not hurt the bot, and
+  retreated from while it does (closing in on it again and again held the task for good);
 - anything else within reach (zombies, spiders, ...): fight it with the best weapon held.
 """
 
@@ -70,7 +72,11 @@ def threat_radii(cfg: ReflexConfig) -> dict[str, float]:
     return radii
 
 
-def choose_combat(snap: WorldSnapshot, cfg: ReflexConfig) -> CombatChoice | None:
+def choose_combat(
+    snap: WorldSnapshot, cfg: ReflexConfig, *, unreachable: bool = False, hurt: bool = False
+) -> CombatChoice | None:
+    """`unreachable`: the last close-in on an archer failed a moment ago; `hurt`: the bot was
+    hurt a moment ago."""
     hostiles = sorted((e for e in snap.entities if e.hostile), key=lambda e: e.distance)
     close = [e for e in hostiles if e.distance <= cfg.fight_radius]
     if close and snap.health <= cfg.retreat_below_health:
@@ -98,7 +104,9 @@ def choose_combat(snap: WorldSnapshot, cfg: ReflexConfig) -> CombatChoice | None
             f"creeper at {creeper.distance:.1f} blocks: out of its blast ({cfg.creeper_safe_distance:g} blocks)",
         )
     archer = next((e for e in hostiles if _is(e, ARCHERS) and e.distance <= cfg.skeleton_engage_within), None)
-    if archer is not None:
+    if archer is not None and unreachable and hurt:
+        return CombatChoice(RETREAT, archer, f"{archer.name} at {archer.distance:.1f} blocks, out of reach, shoots")
+    if archer is not None and not unreachable:
         return CombatChoice(
             CLOSE_IN,
             archer,

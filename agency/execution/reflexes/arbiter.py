@@ -11,7 +11,7 @@ from loguru import logger
 from agency.execution.combat import RETREAT, choose_combat
 from agency.execution.hunger import food_to_eat
 from agency.execution.reflexes.base import DIED, SAFE_MODES, SHELTERING
-from agency.execution.reflexes.combat import CombatReflex
+from agency.execution.reflexes.combat import UNREACHABLE_MS, CombatReflex
 from agency.execution.reflexes.eat import EatReflex
 from agency.execution.reflexes.forage import ForageReflex
 from agency.execution.reflexes.recover import RecoverReflex
@@ -47,7 +47,13 @@ class Reflexes(CombatReflex, EatReflex, ForageReflex, RecoverReflex, ShelterRefl
             return None
         indoors = self.sheltered is not None and in_hut(self.sheltered, snap.position)
         # a closed door keeps them out: indoors only a hostile inside the hut is answered
-        self._combat = choose_combat(inside_only(snap, self.sheltered) if indoors else snap, self.config)
+        unreachable = self._close_in_failed_at is not None and self.clock() - self._close_in_failed_at < UNREACHABLE_MS
+        self._combat = choose_combat(
+            inside_only(snap, self.sheltered) if indoors else snap,
+            self.config,
+            unreachable=unreachable,
+            hurt=self._hurt_at is not None and self.clock() - self._hurt_at < self.config.under_attack_ms,
+        )
         if self._combat is not None:
             return self._combat.reflex
         if food_to_eat(snap, self.config) is not None:

@@ -96,6 +96,7 @@ class ReflexBase:
         self.death: Death | None = None  # the last death, until its items are recovered or given up
         self._hurt_at: int | None = None
         self._combat: CombatChoice | None = None  # what choose() answered, for _act
+        self._close_in_failed_at: int | None = None  # the last close-in on an archer that did not reach it
         self.direct = direct  # stopped when a reflex needs the body
 
     def _hostile_near(self, snap: WorldSnapshot) -> bool:

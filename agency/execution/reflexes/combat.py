@@ -10,6 +10,8 @@ from loguru import logger
 from agency.execution.combat import CLOSE_IN, EVADE, FIGHT, RETREAT, STRIKE_AND_BACK_OFF, CombatChoice
 from agency.execution.reflexes.base import ReflexBase
 
+UNREACHABLE_MS = 60_000  # an archer a close-in could not reach is left be this long (agency.execution.combat)
+
 
 class CombatReflex(ReflexBase):
     async def _answer(self, combat: CombatChoice) -> Any:
@@ -25,7 +27,16 @@ class CombatReflex(ReflexBase):
         if combat.reflex in (FIGHT, CLOSE_IN):
             self.stats.fought += 1
             radius = cfg.skeleton_engage_within if combat.reflex == CLOSE_IN else cfg.fight_radius
-            return await self.tools.execute("attack", {"target": name, "radius": radius}, self.ctx)
+            res = await self.tools.execute("attack", {"target": name, "radius": radius}, self.ctx)
+            if combat.reflex == CLOSE_IN and not res.success:
+                self._close_in_failed_at = self.clock()
+                logger.info(
+                    "[Reflex] could not reach the {} ({}): left be for {} s unless it hurts the bot",
+                    name,
+                    res.error.message if res.error else "failed",
+                    UNREACHABLE_MS // 1000,
+                )
+            return res
         if combat.reflex == STRIKE_AND_BACK_OFF:
             self.stats.fought += 1
             struck = await self.tools.execute("attack", {"target": name, "radius": 4.0, "hits": 1}, self.ctx)

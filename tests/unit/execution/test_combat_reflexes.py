@@ -121,3 +121,26 @@ def test_outnumbered_by_day_the_bot_walks_away_from_them_all(env):
     assert asyncio.run(reflexes.tick(body.snapshot())) == RETREAT
     assert reflexes.stats.retreats == 1 and body.started[0][0] == "move_to" and body.position.x < 0
     assert min(e.distance for e in body.snapshot().entities) >= 8
+
+
+def test_an_archer_out_of_reach_is_left_be_unless_it_hurts_then_retreated_from():
+    skel = _snap(("skeleton", 12.0))
+    assert choose_combat(skel, CFG, unreachable=True) is None  # not closed in on again and again
+    away = choose_combat(skel, CFG, unreachable=True, hurt=True)
+    assert away.reflex == RETREAT and "out of reach, shoots" in away.reason
+    assert choose_combat(_snap(("skeleton", 12.0), ("zombie", 3.0)), CFG, unreachable=True).reflex == FIGHT
+
+
+def test_a_close_in_that_cannot_reach_leaves_the_archer_be_for_a_minute(env):
+    body, ftime = env["body"], env["ftime"]
+    reflexes = Reflexes(env["tools"], env["ctx"], env["ex"], CFG, clock=ftime.clock)
+    body.mobs = [Mob("skeleton", hostile=True, x=12.5, z=0.5)]
+
+    def unreachable(a):
+        raise RuntimeError("attack timed out after 24499 ms")
+
+    body._do_attack = unreachable
+    assert asyncio.run(reflexes.tick(body.snapshot())) == CLOSE_IN  # tried once
+    assert reflexes.choose(body.snapshot()) is None  # then left be: the task goes on
+    ftime.clock.advance(60_000)
+    assert reflexes.choose(body.snapshot()) == CLOSE_IN  # a minute on, tried again
