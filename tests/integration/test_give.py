@@ -23,6 +23,17 @@ def pair(bridge, embedded_server):  # one login each for the module: quick relog
     taker.close()
 
 
+def _give(giver, item: str, count: int):
+    """The give tool, as a delivery runs it: to taker_bot."""
+    return asyncio.run(
+        default_tool_registry().execute(
+            "give",
+            {"player": "taker_bot", "item": item, "count": count},
+            ToolContext(body=giver, poll_interval_s=0.1),
+        )
+    )
+
+
 def test_a_bot_walks_up_to_another_and_hands_it_planks(pair):
     giver, taker = pair
     stone_pad(giver, "giver_bot", 820, 70, 700, r=8, headroom=3)
@@ -31,13 +42,7 @@ def test_a_bot_walks_up_to_another_and_hands_it_planks(pair):
     give(giver, "giver_bot", {"oak_planks": 16})  # two stacks: a shelter's walls are 75
     before = taker.snapshot().count_of("oak_planks")
     held = giver.snapshot().count_of("oak_planks")
-    res = asyncio.run(
-        default_tool_registry().execute(
-            "give",
-            {"player": "taker_bot", "item": "oak_planks", "count": 75},
-            ToolContext(body=giver, poll_interval_s=0.1),
-        )
-    )
+    res = _give(giver, "oak_planks", 75)
     assert res.success, res.error
     assert res.output["given"] == 75 and res.output["to"] == "taker_bot"
     wait_until(
@@ -45,13 +50,7 @@ def test_a_bot_walks_up_to_another_and_hands_it_planks(pair):
     )
     assert giver.snapshot().count_of("oak_planks") == held - 75
     # more than it holds: refused before anything is tossed
-    res = asyncio.run(
-        default_tool_registry().execute(
-            "give",
-            {"player": "taker_bot", "item": "oak_planks", "count": 10},
-            ToolContext(body=giver, poll_interval_s=0.1),
-        )
-    )
+    res = _give(giver, "oak_planks", 10)
     assert not res.success and "cannot give 10" in res.error.message
     assert giver.snapshot().count_of("oak_planks") == held - 75
 
@@ -66,12 +65,6 @@ def test_a_bot_standing_on_the_receiver_backs_off_and_hands_it_over(pair):
     wait_until(lambda: giver.snapshot().position.distance_to(taker.snapshot().position) < 0.5, 10, "one spot")
     give(giver, "giver_bot", {"stick": 2})
     before = taker.snapshot().count_of("stick")
-    res = asyncio.run(
-        default_tool_registry().execute(
-            "give",
-            {"player": "taker_bot", "item": "stick", "count": 2},
-            ToolContext(body=giver, poll_interval_s=0.1),
-        )
-    )
+    res = _give(giver, "stick", 2)
     assert res.success, res.error
     wait_until(lambda: taker.snapshot().count_of("stick") == before + 2, 10, "the sticks in the taker's inventory")
