@@ -14,7 +14,8 @@ import difflib
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from agency.execution.agents.plan_builder import gatherable, obtainable, smeltable, source_block
+from agency.execution.agents.plan_builder import WorkflowPlanError, gatherable, obtainable, smeltable, source_block
+from agency.execution.agents.planning import craft_plan
 from agency.game import mcdata
 from agency.game.animals import ANIMAL_DROPS
 from agency.game.elsewhere import found_only_in
@@ -55,6 +56,9 @@ def resolve_obtain(goal: ExtractedGoal, inventory: Mapping[str, int] | None = No
         for raw in raws:
             if not obtainable(raw):
                 return Unobtainable(f"{item} needs {spoken(raw)}, which the bot cannot get on its own yet")
+        refused = _no_source(item, amount, inventory or {})
+        if refused is not None:
+            return Unobtainable(refused)
         return ExtractedGoal(action="craft", target=item, amount=amount)
     if smeltable(item):
         return ExtractedGoal(action="smelt", target=item, amount=amount)
@@ -64,3 +68,13 @@ def resolve_obtain(goal: ExtractedGoal, inventory: Mapping[str, int] | None = No
     if item in mcdata.data().blocks:
         return ExtractedGoal(action="collect", target=item, amount=amount)  # a block: collected where seen
     return Unobtainable(f"the bot knows no way to get {item} on its own yet")
+
+
+def _no_source(item: str, amount: int, inventory: Mapping[str, int]) -> str | None:
+    """Why the craft's plan cannot get a material (its NO_SOURCE: a birch fence's birch log,
+    agency.execution.agents.plan_builder), else None: refused now, not as a task that fails."""
+    try:
+        craft_plan("planner", {"action": "craft", "target": item, "amount": amount}, inventory)
+    except WorkflowPlanError as e:
+        return str(e) if e.code == "NO_SOURCE" else None
+    return None

@@ -88,15 +88,23 @@ def source_block(raw: str) -> str | None:
 def _dug_for(raw: str) -> str | None:
     """The loot's block for a raw item of the overworld: not one a recipe or a furnace
     makes (a crafting table drops itself, but it is crafted), nor one an animal gives (wool
-    blocks drop themselves, but nature places none), nor one of the nether or the end. Nor a
-    log of one wood: a plan of birch planks and sticks can have its sticks crafted of the
-    birch planks it needs, as the craft action picks any planks (the generic `log` is
-    gathered instead)."""
+    blocks drop themselves, but nature places none), nor one of the nether or the end. A log
+    of one wood is (more spruce planks for a spruce shelter), but not for a plan that also
+    makes something of any planks (`_any_planks`)."""
     if raw in CRAFTABLE or output_of(raw) == raw or animal_for(raw) is not None or found_only_in(raw) is not None:
         return None
-    if is_log(raw):
-        return None
     return block_dropping(raw)
+
+
+def _one_wood_log(raw: str) -> bool:
+    """A log of one wood that only the loot makes a source (oak's is SOURCE_BLOCK's own)."""
+    return is_log(raw) and raw not in SOURCE_BLOCK
+
+
+def _any_planks(item: str) -> bool:
+    """Is `item` made of any planks (sticks, a table, a chest)?"""
+    rec = recipe_for(item)
+    return rec is not None and not item.endswith("_planks") and any(ing == "planks" for ing, _ in rec.ingredients)
 
 
 def gatherable(raw: str) -> str | None:
@@ -392,8 +400,12 @@ class PlanBuilder:
             smelts = []
             hunts = []
             fills = []
+            # A plan of one wood's planks that also makes sticks, a table or a chest of any
+            # planks cannot count on its planks: the craft action may take the one wood's for
+            # the sticks. Such a plan does not gather one wood's log (it is refused instead).
+            one_wood_refused = any(_any_planks(s.item) for s in plan.steps)
             for raw, short in raws:
-                got = gatherable(raw)
+                got = None if one_wood_refused and _one_wood_log(raw) else gatherable(raw)
                 if got is not None:
                     sources[raw] = str(source_block(got))
                 elif smeltable(raw):

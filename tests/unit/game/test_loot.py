@@ -55,7 +55,19 @@ def test_what_is_made_given_or_found_elsewhere_is_not_dug_for():
     assert source_block("crafting_table") is None  # it drops itself, but it is crafted
     assert source_block("white_wool") is None  # sheep give it; nature places no wool
     assert source_block("glowstone_dust") is None  # the nether's
-    assert source_block("birch_log") is None  # one wood's log: the generic log is gathered
+    assert source_block("birch_log") == "birch_log"  # one wood's log: dug for (not with sticks: below)
+
+
+def test_one_woods_log_is_gathered_for_its_planks_but_not_beside_any_planks():
+    """More spruce planks for a spruce shelter: spruce logs. A birch fence (birch planks and
+    sticks of any planks) is refused: the craft action may take the birch planks for sticks."""
+    steps = craft_plan("crafter", {"target": "spruce_planks", "amount": 8}, {}).steps
+    assert [(s.tool, s.args.get("block") or s.args.get("item")) for s in steps] == [
+        ("collect_block", "spruce_log"),
+        ("craft", "spruce_planks"),
+    ]
+    fence = resolve_obtain(ExtractedGoal(action="obtain", target="birch_fence", amount=1), {"oak_log": 5})
+    assert not isinstance(fence, ExtractedGoal) and "birch_log" in fence.reason  # refused at once, a 422
 
 
 def test_a_bricks_plan_digs_clay_smelts_and_crafts():
