@@ -7,8 +7,10 @@ The reflexes close that gap:
 
 - eat: food at or below eat_below_food and anything edible held (FOODS, best first); or
   health under heal_below_health with food under REGEN_FOOD (eating is the only way back to
-  healing) and a food that does no harm held (not rotten flesh or raw chicken, whose hunger
-  effect would drain the food healing needs);
+  healing) and a food that does no harm held; with no food animal in sight to hunt instead,
+  rotten flesh or raw chicken too, as their Hunger drains less than they give (a bot at 4
+  health holding only raw chicken stayed hurt, the drive tick waiting on it, in the caves
+  survival bench); never a poisonous one;
 - forage: nothing fit to eat now, and hungry or unable to heal: hunt a food animal in
   sight, else explore nearby for one. A forage that brings no food waits forage_retry_ms
   before the next, doubling after each fruitless one up to MAX_BACKOFF times (a bot only
@@ -18,7 +20,8 @@ The reflexes close that gap:
 from __future__ import annotations
 
 from agency.execution.settings import ReflexConfig
-from agency.game.foods import FOODS, HARMFUL, REGEN_FOOD
+from agency.game.foods import FOODS, HARMFUL, POISONOUS, REGEN_FOOD
+from agency.tools.hunting import game_in_sight
 from agency.world import WorldSnapshot
 
 MAX_BACKOFF = 8  # the longest wait between fruitless forages: 8 x forage_retry_ms
@@ -37,7 +40,8 @@ def food_to_eat(snap: WorldSnapshot, cfg: ReflexConfig) -> str | None:
     if snap.food <= cfg.eat_below_food:
         return _first(snap, FOODS)
     if cannot_heal(snap, cfg):
-        return _first(snap, tuple(f for f in FOODS if f not in HARMFUL))
+        spared = POISONOUS if not game_in_sight(snap.entities) else HARMFUL
+        return _first(snap, tuple(f for f in FOODS if f not in spared))
     return None
 
 

@@ -9,8 +9,9 @@
 //   once, section palettes first; a column's list is dropped when an emitter is placed or broken
 //   there or the column reloads) and the search only runs when one is within reach.
 // - skyDarken(time): vanilla Level.updateSkyBrightness with clear weather: 0 by day, 11 at night.
-// - skyLight(world, x, y, z): 15 minus the filters of the blocks above (0 under an opaque block);
-//   vanilla also spreads sky light sideways under overhangs, which is left out.
+// - skyLight(world, x, y, z): 15 minus the filters of the blocks above (0 under an opaque block),
+//   spread sideways and up from the open cells near, as vanilla's (an overhang, a cave mouth, the
+//   shade of a tree are lit from the side).
 // - brightness(world, x, y, z, time): vanilla raw brightness, max(sky - darken, block).
 'use strict'
 
@@ -166,15 +167,59 @@ function build (serv) {
     return Math.floor((1 - f) * 11)
   }
 
+  // Sky light as vanilla spreads it: 15 straight down an open column less the filters passed
+  // (leaves, water), and from there sideways and up like block light, one less per block, so a
+  // cave mouth or the shade of a tree is lit by the open cells beside it.
   function skyLight (world, x, y, z) {
-    x = Math.floor(x); z = Math.floor(z)
-    const column = world.sync.getColumn(x >> 4, z >> 4)
-    if (!column) return 0
-    const top = (column.minY ?? 0) + (column.worldHeight ?? 256)
+    x = Math.floor(x); y = Math.floor(y); z = Math.floor(z)
     const read = stateReader(world)
-    let light = MAX
-    for (let yy = Math.floor(y) + 1; yy < top && light > 0; yy++) light -= filter[Math.max(0, read(x, yy, z))]
-    return Math.max(0, light)
+    const here = read(x, y, z)
+    if (here < 0) return 0
+    const column = world.sync.getColumn(x >> 4, z >> 4)
+    const top = (column?.minY ?? 0) + (column?.worldHeight ?? 256)
+    const openFrom = new Map() // 'x,z' -> lowest y with only clear blocks above, found so far
+    const straight = (cx, cy, cz) => { // sky light of a cell from straight above
+      const key = cx * 100003 + cz
+      const open = openFrom.get(key)
+      let light = MAX
+      for (let yy = cy + 1; yy < top && light > 0; yy++) {
+        if (open !== undefined && yy >= open) break
+        const s = read(cx, yy, cz)
+        if (s < 0) return 0
+        light -= filter[s]
+      }
+      if (light === MAX && (open === undefined || cy + 1 < open)) openFrom.set(key, cy + 1)
+      return Math.max(0, light)
+    }
+    let light = straight(x, y, z)
+    if (light >= MAX || cost[here] >= MAX) return light
+    const buckets = Array.from({ length: MAX + 1 }, () => [])
+    const at = (dx, dy, dz) => ((dx + R) * SIDE + (dy + R)) * SIDE + (dz + R)
+    buckets[cost[here]].push([0, 0, 0])
+    best[at(0, 0, 0)] = cost[here]; touched.push(at(0, 0, 0))
+    for (let c = 1; c <= MAX && c < MAX - light; c++) {
+      for (const [dx, dy, dz] of buckets[c]) {
+        if (best[at(dx, dy, dz)] !== c) continue
+        for (const [ox, oy, oz] of NEIGHBOURS) {
+          const nx = dx + ox; const ny = dy + oy; const nz = dz + oz
+          if (Math.abs(nx) >= R || Math.abs(ny) >= R || Math.abs(nz) >= R) continue
+          const s = read(x + nx, y + ny, z + nz)
+          if (s < 0 || cost[s] >= MAX) continue
+          const sky = straight(x + nx, y + ny, z + nz)
+          if (sky > light + c) light = sky - c
+          const nc = c + cost[s]
+          if (nc >= MAX - light) continue
+          const k = at(nx, ny, nz)
+          if (best[k] && best[k] <= nc) continue
+          if (!best[k]) touched.push(k)
+          best[k] = nc
+          buckets[nc].push([nx, ny, nz])
+        }
+      }
+    }
+    for (const k of touched) best[k] = 0
+    touched.length = 0
+    return light
   }
 
   const brightness = (world, x, y, z, time) =>

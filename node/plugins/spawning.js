@@ -3,8 +3,9 @@
 // The kind is drawn first, by vanilla overworld weights: zombie 95, zombie villager 5, skeleton
 // 100, creeper 100, spider 100 (cfg.hostiles: true = that mix, a list of names = only those,
 // false = none). A spot needs block light 0 (vanilla 1.18+; light.js, so a torch's lit area
-// stays clear) and room for the kind's body (a spider is 1.4 wide). In the caves terrain, also at
-// any hour, a try for one under the ground: a dark floor with no sky above it.
+// stays clear), vanilla's test of sky light and brightness (darkEnough), and room for the kind's
+// body (a spider is 1.4 wide). In the caves terrain, also at any hour, a try for one under the
+// ground: a dark floor with no sky above it.
 // Zombies and skeletons under open sky burn in daylight (1 hp/s, on fire); creepers and spiders
 // do not. Mobs with no player within 128 blocks despawn at once, beyond 32 blocks at random
 // (1/800 per tick, as vanilla).
@@ -25,7 +26,16 @@ module.exports.MIX = MIX
 
 module.exports.server = function (serv, cfg) {
   const { registry } = serv
-  const { blockLight } = light(serv)
+  const { blockLight, skyLight, skyDarken } = light(serv)
+  // Vanilla Monster.isDarkEnoughToSpawn (clear weather, 1.18+ overworld): sky light above a
+  // random 0..31 fails, any block light fails, and the raw brightness (sky light darkened by the
+  // hour) must be at most a random 0..7. So the shade of a tree or a cave mouth by day stays clear.
+  function darkEnough (world, x, y, z) {
+    const sky = skyLight(world, x, y, z)
+    if (sky > Math.floor(Math.random() * 32)) return false
+    if (blockLight(world, x, y, z) > 0) return false
+    return sky - skyDarken(serv.time) <= Math.floor(Math.random() * 8)
+  }
   const cap = cfg.hostileCap ?? 12
   const mix = Array.isArray(cfg.hostiles)
     ? cfg.hostiles.filter(n => registry.entitiesByName[n]).map(n => [n, MIX[n] || 100])
@@ -69,7 +79,7 @@ module.exports.server = function (serv, cfg) {
       if (y === null) continue
       const pos = new Vec3(x + 0.5, y, z + 0.5)
       if (serv.players.some(p => p.world === world && p.position.distanceTo(pos) < 24)) continue
-      if ((underground && skyAbove(world, pos)) || blockLight(world, x, y, z) > 0 || !serv.mcbotFits(name, world, pos)) continue
+      if ((underground && skyAbove(world, pos)) || !darkEnough(world, x, y, z) || !serv.mcbotFits(name, world, pos)) continue
       serv.mcbotSpawnMob(name, world, pos)
       return true
     }

@@ -256,6 +256,14 @@ test('torch light keeps natural spawns away; the dark gets the vanilla mix', { t
   assert.strictEqual(await lightAt(12), 6, '8 blocks from the row')
   assert.strictEqual(await lightAt(-9), 1, '13 blocks from the row')
   assert.strictEqual(await lightAt(-10), 0, '14 blocks from the row')
+  // Sky light spreads sideways: under the middle of a 5x5 roof two blocks up, 3 blocks from the
+  // open columns beside it (one more per block, as vanilla; straight down it would be 0)
+  const [rx, rz] = [c.x - 30, c.z + 30]
+  await command(bot, `/mcbot fill ${rx - 2} ${Y + 3} ${rz - 2} ${rx + 2} ${Y + 3} ${rz + 2} stone`)
+  const skyAt = async (x, z) => JSON.parse((await command(bot, `/mcbot light ${x} ${Y + 1} ${z}`)).slice('mcbot: '.length)).sky
+  assert.strictEqual(await skyAt(rx, rz), 12, 'under the roof, lit from 3 blocks away')
+  assert.strictEqual(await skyAt(rx + 2, rz), 14, 'under its edge')
+  assert.strictEqual(await skyAt(rx + 3, rz), 15, 'beside it, open sky')
 
   const spawned = []
   const hostile = new Set(['zombie', 'zombie_villager', 'skeleton', 'creeper', 'spider'])

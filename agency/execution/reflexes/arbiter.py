@@ -11,7 +11,7 @@ from loguru import logger
 from agency.execution.combat import RETREAT, choose_combat
 from agency.execution.hunger import food_to_eat
 from agency.execution.reflexes.base import DIED, SAFE_MODES, SHELTERING
-from agency.execution.reflexes.combat import UNREACHABLE_MS, CombatReflex
+from agency.execution.reflexes.combat import CORNERED_MS, UNREACHABLE_MS, CombatReflex
 from agency.execution.reflexes.eat import EatReflex
 from agency.execution.reflexes.forage import ForageReflex
 from agency.execution.reflexes.recover import RecoverReflex
@@ -53,6 +53,8 @@ class Reflexes(CombatReflex, EatReflex, ForageReflex, RecoverReflex, ShelterRefl
             self.config,
             unreachable=unreachable,
             hurt=self._hurt_at is not None and self.clock() - self._hurt_at < self.config.under_attack_ms,
+            cornered=indoors
+            or (self._evade_failed_at is not None and self.clock() - self._evade_failed_at < CORNERED_MS),
         )
         if self._combat is not None:
             return self._combat.reflex

@@ -11,6 +11,7 @@ from agency.execution.combat import CLOSE_IN, EVADE, FIGHT, RETREAT, STRIKE_AND_
 from agency.execution.reflexes.base import ReflexBase
 
 UNREACHABLE_MS = 60_000  # an archer a close-in could not reach is left be this long (agency.execution.combat)
+CORNERED_MS = 20_000  # after an evasion that got nowhere, a bare-handed bot fights for this long
 
 
 class CombatReflex(ReflexBase):
@@ -45,7 +46,11 @@ class CombatReflex(ReflexBase):
             return await self.tools.execute("flee", evade, self.ctx)
         if combat.reflex == EVADE:
             self.stats.evaded += 1
-            return await self.tools.execute("flee", evade, self.ctx)
+            res = await self.tools.execute("flee", evade, self.ctx)
+            if not res.success:
+                self._evade_failed_at = self.clock()
+                logger.info("[Reflex] could not get away from the {}: fighting it if it comes", name)
+            return res
         assert combat.reflex == RETREAT
         self.stats.retreats += 1
         return await self.tools.execute("flee", {"radius": cfg.fight_radius * 2, "distance": 16.0, "legs": 3}, self.ctx)

@@ -26,7 +26,9 @@ def _snap(*mobs: tuple[str, float], health: float = 20, inventory: tuple[str, ..
 @pytest.mark.parametrize(
     "mobs, inventory, expected, target",
     [
-        ([("zombie", 3.0)], (), FIGHT, "zombie"),
+        ([("zombie", 3.0)], ("wooden_sword",), FIGHT, "zombie"),
+        ([("zombie", 3.0)], (), EVADE, "zombie"),  # bare hands: keep out of its reach
+        ([("spider", 2.0)], ("stone_axe",), FIGHT, "spider"),
         ([("spider", 2.0)], ("stone_sword",), FIGHT, "spider"),
         ([("zombie", 6.0)], (), None, None),  # beyond fight_within: no reflex yet
         ([("skeleton", 12.0)], (), CLOSE_IN, "skeleton"),
@@ -43,6 +45,14 @@ def _snap(*mobs: tuple[str, float], health: float = 20, inventory: tuple[str, ..
 def test_the_reflex_answers_the_hostile_by_its_kind(mobs, inventory, expected, target):
     choice = choose_combat(_snap(*mobs, inventory=inventory), CFG)
     assert (choice.reflex, choice.target.name) == (expected, target) if expected else choice is None
+
+
+def test_a_cornered_bot_fights_with_bare_hands():
+    choice = choose_combat(_snap(("zombie", 3.0)), CFG, cornered=True)
+    assert choice.reflex == FIGHT and choice.reason == "zombie at 3.0 blocks: fighting with bare hands"
+    assert choose_combat(_snap(("zombie", 3.0)), CFG).reason == (
+        "zombie at 3.0 blocks and no weapon held: keeping out of its reach"
+    )
 
 
 def test_a_hurt_bot_retreats_from_a_hostile_it_would_fight_at_full_health():
@@ -104,6 +114,7 @@ def test_an_armed_bot_strikes_a_creeper_in_reach_once_then_backs_off(env):
 
 def test_a_skeleton_is_closed_in_on_and_a_spider_fought_by_their_kinds(env):
     body = env["body"]
+    body.inventory["stone_sword"] = 1
     reflexes = Reflexes(env["tools"], env["ctx"], env["ex"], CFG)
     body.mobs = [Mob("skeleton", hostile=True, x=12.5, z=0.5)]
     assert asyncio.run(reflexes.tick(body.snapshot())) == CLOSE_IN
@@ -128,7 +139,8 @@ def test_an_archer_out_of_reach_is_left_be_unless_it_hurts_then_retreated_from()
     assert choose_combat(skel, CFG, unreachable=True) is None  # not closed in on again and again
     away = choose_combat(skel, CFG, unreachable=True, hurt=True)
     assert away.reflex == RETREAT and "out of reach, shoots" in away.reason
-    assert choose_combat(_snap(("skeleton", 12.0), ("zombie", 3.0)), CFG, unreachable=True).reflex == FIGHT
+    armed = _snap(("skeleton", 12.0), ("zombie", 3.0), inventory=("stone_sword",))
+    assert choose_combat(armed, CFG, unreachable=True).reflex == FIGHT
 
 
 def test_a_close_in_that_cannot_reach_leaves_the_archer_be_for_a_minute(env):
@@ -144,3 +156,19 @@ def test_a_close_in_that_cannot_reach_leaves_the_archer_be_for_a_minute(env):
     assert reflexes.choose(body.snapshot()) is None  # then left be: the task goes on
     ftime.clock.advance(60_000)
     assert reflexes.choose(body.snapshot()) == CLOSE_IN  # a minute on, tried again
+
+
+def test_a_bare_handed_bot_that_cannot_get_away_fights_for_a_while(env):
+    body, ftime = env["body"], env["ftime"]
+    reflexes = Reflexes(env["tools"], env["ctx"], env["ex"], CFG, clock=ftime.clock)
+    body.mobs = [Mob("zombie", hostile=True, x=3.5, z=0.5)]
+    assert reflexes.choose(body.snapshot()) == EVADE
+
+    def walled_in(a):
+        raise RuntimeError("no path")
+
+    body._do_move_to = walled_in
+    assert asyncio.run(reflexes.tick(body.snapshot())) == EVADE  # tried, got nowhere
+    assert reflexes.choose(body.snapshot()) == FIGHT  # cornered: bare hands it is
+    ftime.clock.advance(20_000)
+    assert reflexes.choose(body.snapshot()) == EVADE

@@ -207,6 +207,7 @@ def test_preempt_pauses_with_reason_and_resume_puts_the_task_back(env):
 def test_reflex_preemption_pauses_the_task_fights_then_resumes_it(env):
     ex, tasks, ftime, body = env["ex"], env["tasks"], env["ftime"], env["body"]
     body.polls_to_finish = 30
+    body.inventory["stone_sword"] = 1  # armed: a fight (bare hands keep out of reach)
     tid = _add(tasks, "craft", "wooden_pickaxe")
     reflexes = Reflexes(env["tools"], env["ctx"], ex, ReflexConfig())
 
@@ -239,6 +240,7 @@ def test_reflex_eats_when_food_is_low_and_food_is_held(env):
 def test_no_reflex_attacks_in_creative_or_spectator(env, mode):
     body = env["body"]
     body.zombie_at = 1.5
+    body.inventory["stone_sword"] = 1
     reflexes = Reflexes(env["tools"], env["ctx"], env["ex"])
     assert reflexes.choose(body.snapshot()) == "fight"
     assert reflexes.choose(body.snapshot().model_copy(update={"gameMode": mode})) is None

@@ -69,6 +69,20 @@ def test_eat_or_forage_by_the_vitals(env, health, food, held, expected):
     assert reflexes.choose(_snap(env, health=health, food=food, inventory=held, mobs=(COW,))) == expected
 
 
+@pytest.mark.parametrize(
+    "held, expected",
+    [
+        ({"chicken": 1}, "eat"),  # its Hunger drains less than it gives: the way back to healing
+        ({"rotten_flesh": 2}, "eat"),
+        ({"spider_eye": 2}, "forage"),  # poison hurts: never eaten to heal
+        ({"pufferfish": 1}, "forage"),
+    ],
+)
+def test_with_no_animal_in_sight_a_hungering_food_is_eaten_to_heal(env, held, expected):
+    reflexes = Reflexes(env["tools"], env["ctx"], env["ex"], ReflexConfig())
+    assert reflexes.choose(_snap(env, health=4, food=17, inventory=held)) == expected
+
+
 def test_no_forage_by_night_near_a_hostile_or_when_turned_off(env):
     reflexes = Reflexes(env["tools"], env["ctx"], env["ex"], ReflexConfig())
     hungry = {"health": 9.7, "food": 17, "mobs": (COW,)}

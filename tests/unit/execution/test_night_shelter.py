@@ -159,7 +159,9 @@ def test_a_zombie_at_the_wall_is_not_fought_from_inside(env):
     assert reflexes.holding_tasks
     body.zombie_at = 3.0
     assert reflexes.choose(body.snapshot()) is None
-    body.position = Vec3(x=12.5, y=GROUND_Y, z=20.5)  # pushed out somehow: fight first, then back in
+    body.position = Vec3(x=12.5, y=GROUND_Y, z=20.5)  # pushed out somehow: answered first, then back in
+    assert reflexes.choose(body.snapshot()) == "evade"  # bare hands: out of its reach
+    body.inventory["stone_sword"] = 1
     assert reflexes.choose(body.snapshot()) == "fight"
     body.zombie_at = None
     assert reflexes.choose(body.snapshot()) == "shelter"
