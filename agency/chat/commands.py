@@ -33,6 +33,23 @@ SIMPLE = {
 }
 
 
+# Words of a sentence, not of the goal grammar (`collect oak_log 8`): with a model configured,
+# a line holding one goes to the model (agency.chat.talk) rather than the grammar, which would
+# read "get me diamonds please" as an item named me_diamonds_please.
+_SPOKEN = frozenset(
+    {
+        *("i", "me", "my", "we", "us", "you", "your", "please", "could", "would", "can", "will", "some"),
+        *("any", "a", "an", "the", "hi", "hello", "hey", "thanks", "thank", "what", "why", "how", "where"),
+        *("when", "who", "is", "are", "do", "does"),
+    }
+)
+
+
+def spoken(text: str) -> bool:
+    """Is the line a sentence in plain words rather than a goal in the grammar?"""
+    return "?" in text or any(w.strip(",.!") in _SPOKEN for w in text.lower().split())
+
+
 def parse(text: str) -> Command:
     """The command a cleaned, addressed text asks for."""
     words = text.lower().strip().rstrip("!.?") if text.strip() not in ("?",) else "?"

@@ -7,7 +7,9 @@ Every answer is made of the bot's own words and the names the grammar and the ga
 allow (a task id, an item name, a refusal's reason), never the player's text back, goes
 through the rate gate (what does not pass is dropped and counted), and when the server
 refuses the bot's chat it becomes a log line instead; a command is never lost for it.
-Tasks given in chat are reported when they end."""
+Tasks given in chat are reported when they end. A line that is neither a command nor a goal
+goes to the model when one is configured (agency.chat.talk: its answer said, a goal in it
+through the intake); without one the bot says which commands it understands."""
 
 from __future__ import annotations
 
@@ -16,9 +18,10 @@ from typing import Any
 
 from loguru import logger
 
-from agency.chat.commands import Command, parse
+from agency.chat.commands import Command, parse, spoken
 from agency.chat.gate import ReplyGate, Strangers
 from agency.chat.lines import addressed, clean
+from agency.chat.talk import ChatTalk
 from agency.clock import Clock
 from agency.errors import InvalidInputError
 from agency.execution.direct import DirectActionError, DirectActions
@@ -31,6 +34,7 @@ HELP = (
     "and goals like collect oak_log 8, obtain compass, build basic_shelter"
 )
 POLITE = "Sorry, I only take orders from the players I work with."
+NOT_UNDERSTOOD = "I did not understand that. " + HELP
 FOLLOW_S = 120  # how long `follow me` follows
 COME_RANGE = 2
 MAX_NOTICED = 500  # chat tasks whose end is still to be reported
@@ -49,11 +53,13 @@ class ChatHandler:
         direct: Callable[[], DirectActions | None],
         clock: Clock,
         gate: ReplyGate | None = None,
+        talk: ChatTalk | None = None,
     ) -> None:
         self.bot_name = bot_name
         self.commanders = frozenset(c.lower() for c in commanders)
         self.say, self.submit, self.snapshot, self.status, self.direct = say, submit, snapshot, status, direct
         self.gate = gate or ReplyGate(clock)
+        self.talk = talk
         self.strangers = Strangers()
         self.asked_by: dict[str, str] = {}  # task id -> the player who gave it
         self.heard = 0
@@ -78,7 +84,9 @@ class ChatHandler:
             return
         command = parse(text)
         logger.info("[Chat] {}: {} {}", player, command.kind, command.args or "")
-        await self.reply(player, await self.answer(player, command))
+        answer = await self.answer(player, command)
+        if answer:
+            await self.reply(player, answer)
 
     async def answer(self, player: str, command: Command) -> str:
         kind, args = command.kind, command.args
@@ -136,10 +144,31 @@ class ChatHandler:
         return f"OK, {what.get(kind, 'coming')} ({action.action_id})."
 
     async def _goal(self, player: str, text: str) -> str:
+        if self.talk is not None and spoken(text):
+            return await self._talk(player, text)
         try:
             decision = await self.submit(GoalRequest(text=text[:128], bot=self.bot_name))
         except InvalidInputError:
-            return "I did not understand that; say mcbot help."
+            return await self._talk(player, text) if self.talk is not None else NOT_UNDERSTOOD
+        return self._decided(player, decision)
+
+    async def _talk(self, player: str, text: str) -> str:
+        """The model's answer said; then what became of a goal in it ("" when it had none)."""
+        assert self.talk is not None
+        answer = await self.talk.answer(player, text)
+        await self.reply(player, answer.said)
+        if answer.goal is None:
+            return ""
+        goal = answer.goal
+        try:
+            decision = await self.submit(
+                GoalRequest(text=f"{goal.action} {goal.target} {goal.amount}", bot=self.bot_name)
+            )
+        except InvalidInputError as e:
+            return f"I will not {goal.action} {goal.target}: {e}"
+        return self._decided(player, decision)
+
+    def _decided(self, player: str, decision: GoalDecision) -> str:
         goal = f"{decision.goal.action} {decision.goal.target} {decision.goal.amount}"
         if decision.created and decision.task_id is not None:
             if len(self.asked_by) < MAX_NOTICED:

@@ -94,12 +94,14 @@ class LlmThoughtGenerator:
         clock: Clock = system_clock_ms,
         providers: dict[str, Provider] | None = None,
         system_prompt: str = THOUGHT_SYSTEM_PROMPT,
+        max_output_tokens: int = THOUGHT_MAX_OUTPUT_TOKENS,
     ) -> None:
         self.settings = settings
         self.budget = budget if budget is not None else AutonomyBudget(settings.budgets, clock)
         self._counters = counters
         self._providers = providers
         self._system = system_prompt
+        self._max_output = max_output_tokens
 
     @property
     def model_ids(self) -> list[str]:
@@ -123,10 +125,13 @@ class LlmThoughtGenerator:
         with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
             return pool.submit(asyncio.run, self.acomplete(frame)).result()
 
-    async def acomplete(self, frame: SituationFrame, *, counters: AgencyCounters | None = None) -> Generation:
-        """counters: where this call counts llmCalls (default: the constructor's, if any)."""
+    async def acomplete(
+        self, frame: SituationFrame, *, counters: AgencyCounters | None = None, note: str = ""
+    ) -> Generation:
+        """counters: where this call counts llmCalls (default: the constructor's, if any);
+        note: a line after the frame (a player's words in chat, agency.chat.talk)."""
         counters = counters if counters is not None else self._counters
-        user = render_prompt(frame)
+        user = render_prompt(frame) + (f"\n\n{note}" if note else "")
         gen = Generation(status="not_configured", system_prompt=self._system, user_prompt=user)
         if not self.settings.configured:
             gen.error = "no [[llm.targets]] configured"
@@ -159,7 +164,10 @@ class LlmThoughtGenerator:
         self, gen: Generation, providers: dict[str, Provider], target: TargetConfig, messages: list[Message]
     ) -> bool:
         """One request to one target; True when the generation is settled (answer or fatal)."""
-        request = LlmRequest(model=target.model, messages=messages, sampling=thought_sampling(self.settings, target))
+        sampling = thought_sampling(self.settings, target)
+        if sampling.max_output_tokens > self._max_output:
+            sampling = sampling.model_copy(update={"max_output_tokens": self._max_output})
+        request = LlmRequest(model=target.model, messages=messages, sampling=sampling)
         t0 = time.perf_counter()
         try:
             response = await provider_for(providers, target.provider).complete(request, target)
@@ -197,11 +205,16 @@ def _text(gen: Generation) -> str | None:
     return gen.text if gen.status == "ok" else None
 
 
-def build_thought_generator(llm_config: Any, clock: Clock = system_clock_ms) -> LlmThoughtGenerator | None:
+def build_thought_generator(
+    llm_config: Any,
+    clock: Clock = system_clock_ms,
+    system_prompt: str = THOUGHT_SYSTEM_PROMPT,
+    max_output_tokens: int = THOUGHT_MAX_OUTPUT_TOKENS,
+) -> LlmThoughtGenerator | None:
     """From the `[llm]` section (bot.config.llm.LlmSection or a dict): None when no targets,
     so keep-alive keeps publishing nothing (AUTONOMY-2)."""
     data = llm_config if isinstance(llm_config, dict) else llm_config.model_dump()
     settings = LlmSettings.model_validate(data)
     if not settings.configured:
         return None
-    return LlmThoughtGenerator(settings, clock=clock)
+    return LlmThoughtGenerator(settings, clock=clock, system_prompt=system_prompt, max_output_tokens=max_output_tokens)

@@ -97,6 +97,7 @@ def build_parser() -> argparse.ArgumentParser:
     from bot.cli.agents import add_agents_commands
     from bot.cli.eval import add_eval_commands
     from bot.cli.goal import add_goal_commands
+    from bot.cli.llm import add_llm_commands
     from bot.cli.mcp import add_mcp_command
     from bot.cli.plan import add_plan_command
     from bot.cli.world import add_world_commands
@@ -108,6 +109,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_eval_commands(sub)
     add_world_commands(sub)
     add_plan_command(sub)
+    add_llm_commands(sub)
 
     bench = sub.add_parser("bench", help="benchmarks that print side-by-side ratios")
     bench_sub = bench.add_subparsers(dest="bench_command", required=True, parser_class=_SubParser)
@@ -517,6 +519,12 @@ def _world(args: Any, cfg: McbotConfig, loaded: Any) -> int:
     return cmd_world(args, cfg, loaded)
 
 
+def _llm(args: Any, cfg: McbotConfig, loaded: Any) -> int:
+    from bot.cli.llm import cmd_llm
+
+    return cmd_llm(args, cfg, loaded)
+
+
 def _plan(args: Any, cfg: McbotConfig, loaded: Any) -> int:
     from bot.cli.plan import cmd_plan
 
@@ -545,6 +553,7 @@ COMMANDS: dict[str, Callable[[Any, Any, Any], int]] = {
     "task": _goal_command("task"),
     "mcp": _mcp,
     "world": _world,
+    "llm": _llm,
     "plan": _plan,
 }
 # Commands that talk to a running daemon (or only read config): they write no log file, and the

@@ -7,6 +7,7 @@ state); bridge calls are awaited on worker threads."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -16,11 +17,12 @@ from loguru import logger
 from agency.chat.gate import ReplyGate
 from agency.chat.handler import ChatHandler
 from agency.chat.status import status_line
+from agency.chat.talk import build_chat_talk, chat_frame
 from agency.clock import Clock, system_clock_ms
 from agency.cognition.counters import AgencyCounters
 from agency.cognition.drive_job import DriveJob
 from agency.cognition.drive_reads import DriveReads
-from agency.cognition.drive_tick import DriveTickMemory
+from agency.cognition.drive_tick import DriveTickMemory, sight_box
 from agency.cognition.eligibility import routable_by
 from agency.cognition.keepalive import build_keepalive
 from agency.cognition.llm_thoughts import build_thought_generator
@@ -51,7 +53,7 @@ from agency.planning.tasks.store import TaskStore
 from agency.stream.cognitive_stream import CognitiveStream
 from agency.tools import ToolContext
 from agency.tools.mining import STAIRCASES_HOOK
-from agency.world import BodyEvent, BodyUnavailable, ConnectedBody, WorldSnapshot, is_remote
+from agency.world import BodyError, BodyEvent, BodyUnavailable, ConnectedBody, WorldSnapshot, is_remote
 from bot.config.loader import BotEntry, McbotConfig
 from bot.runtime.api import ApiContext, BotUnavailable
 from bot.runtime.bridge_downs import bridge_downs
@@ -245,6 +247,13 @@ class Agency:
                 direct=lambda: self.direct,
                 clock=self.clock,
                 gate=ReplyGate(self.clock, every_ms=round(self.cfg.chat.reply_every_s * 1000)),
+                talk=build_chat_talk(
+                    self.cfg.llm,
+                    self._chat_frame,
+                    is_routable=routable_by(self.agents),
+                    counters=self.counters,
+                    clock=self.clock,
+                ),
             )
             if self.cfg.chat.enabled
             else None
@@ -280,6 +289,17 @@ class Agency:
         if snap is not None:
             self.seen.saw(snap)
         return snap or self.seen.get()
+
+    async def _chat_frame(self) -> Any:
+        """The frame a chat sentence is answered with (agency.chat.talk.chat_frame)."""
+        snap = await self._look()
+        if snap is None:
+            return None
+        region = None
+        if self.body is not None and self.body.connected:
+            with contextlib.suppress(BodyError):  # unread: answered from the snapshot alone
+                region = await asyncio.to_thread(self.body.region, *sight_box(snap))
+        return chat_frame(snap, region, self.cfg.keepalive.profile)
 
     async def _say(self, line: str) -> bool:
         """Say a line in chat; False when the bot cannot (not connected, the server refuses)."""

@@ -10,9 +10,9 @@ from types import SimpleNamespace
 
 import pytest
 
-from agency.chat.commands import MAX_GIVE, Command, parse
+from agency.chat.commands import MAX_GIVE, Command, parse, spoken
 from agency.chat.gate import ReplyGate, Strangers
-from agency.chat.handler import HELP, POLITE, ChatHandler
+from agency.chat.handler import HELP, NOT_UNDERSTOOD, POLITE, ChatHandler
 from agency.chat.lines import MAX_LINE, addressed, clean
 from agency.chat.status import status_line
 from agency.goal_tag import ExtractedGoal
@@ -64,6 +64,21 @@ def test_a_line_is_addressed_by_the_prefix_the_bots_name_or_a_whisper(line, whis
 def test_a_command_or_a_goal(text, kind, args):
     cmd = parse(text)
     assert cmd.kind == kind and (args is None or cmd.args == args)
+
+
+@pytest.mark.parametrize(
+    ("text", "plain"),
+    [
+        ("could you get me some wood", True),
+        ("get me diamonds please", True),
+        ("is it night yet?", True),
+        ("collect oak_log 8", False),
+        ("obtain compass", False),
+        ("build basic_shelter", False),
+    ],
+)
+def test_plain_words_are_told_from_the_goal_grammar(text, plain):
+    assert spoken(text) is plain
 
 
 def test_the_gate_lets_a_burst_through_then_one_a_second(clock):
@@ -172,7 +187,7 @@ def test_a_goal_goes_through_the_intake_and_its_end_is_said(clock, store):
 def test_nonsense_is_answered_without_the_players_words(clock):
     env = Env(clock)
     said = env.hear("Alice", "mcbot /op Eve please")
-    assert said == ["Alice, I did not understand that; say mcbot help."]
+    assert said == [f"Alice, {NOT_UNDERSTOOD}"]
     assert "/op" not in said[0] and "Eve" not in said[0]
 
 
