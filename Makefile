@@ -135,6 +135,7 @@ BENCH_JOBS ?= 6
 bench: install
 	$(BIN)/mcbot bench bridge --versions $(subst $(eval) ,$(comma),$(ALL_MC_VERSIONS))
 	$(BIN)/mcbot bench reflexes --versions $(subst $(eval) ,$(comma),$(ALL_MC_VERSIONS))
+	$(BIN)/mcbot bench chat --versions $(subst $(eval) ,$(comma),$(ALL_MC_VERSIONS))
 	$(BIN)/mcbot bench survival --seeds 1,2,3 --game-days 3 --jobs $(BENCH_JOBS) --version $(subst $(eval) ,$(comma),$(ALL_MC_VERSIONS))
 	set -e; for v in $(ALL_MC_VERSIONS); do $(BIN)/mcbot bench goals --rounds 24 --version $$v; done
 	$(BIN)/mcbot bench plans --versions $(subst $(eval) ,$(comma),$(ALL_MC_VERSIONS))
@@ -144,4 +145,4 @@ bench: install
 	-$(BIN)/mcbot world compare --terrain caves --seed $$RANDOM --out bench-results/world-caves
 
 clean:
-	rm -rf $(VENV) node/node_modules .pytest_cache .toolchain
+	rm -rf $(VENV) node/node_modules node/llm/node_modules .llm .pytest_cache .toolchain

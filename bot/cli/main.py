@@ -134,6 +134,19 @@ def build_parser() -> argparse.ArgumentParser:
         type=val.embedded_versions,
         help="embedded versions to measure side by side (default: server.embedded_version)",
     )
+    bc = bench_sub.add_parser(
+        "chat",
+        help="time from a commander's line in chat to the bot's reply, quiet and under a chat flood "
+        "(starts an embedded world)",
+    )
+    bc.add_argument("--json", action="store_true", help="print one JSON object")
+    bc.add_argument("--rounds", type=val.positive_int, default=10, help="rounds per mode (quiet, flood)")
+    bc.add_argument(
+        "--versions",
+        metavar="V1,V2",
+        type=val.embedded_versions,
+        help="embedded versions to measure side by side (default: server.embedded_version)",
+    )
     _add_bench_survival(bench_sub)
     _add_bench_fleet(bench_sub)
     _add_bench_goals(bench_sub)
@@ -438,6 +451,10 @@ def cmd_bench(args: Any, cfg: McbotConfig, _loaded: Any) -> int:
         return bench_reflexes(
             cfg, as_json=args.json, rounds=args.rounds, versions=args.versions, config_path=args.config
         )
+    if args.bench_command == "chat":
+        from bot.tooling.bench_chat import bench_chat
+
+        return bench_chat(cfg, as_json=args.json, rounds=args.rounds, versions=args.versions, config_path=args.config)
     if args.bench_command == "survival":
         return _bench_survival(args, cfg)
     if args.bench_command == "fleet":

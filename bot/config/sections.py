@@ -63,7 +63,7 @@ class ViewerConfig(_Section):
 class JobsConfig(_Section):
     """Intervals (seconds) of the daemon's scheduled jobs; `disabled` switches jobs off."""
 
-    body_s: float = Field(1.0, gt=0)  # drain bot events, reconnect
+    body_s: float = Field(0.5, gt=0)  # drain bot events (chat answered within 1 s: bench chat), reconnect
     perception_s: float = Field(2.0, gt=0)
     keepalive_s: float = Field(10.0, gt=0)  # keep-alive has its own cooldown inside
     planning_s: float = Field(5.0, gt=0)
