@@ -9,10 +9,17 @@ through the rate gate (what does not pass is dropped and counted), and when the 
 refuses the bot's chat it becomes a log line instead; a command is never lost for it.
 Tasks given in chat are reported when they end. A line that is neither a command nor a goal
 goes to the model when one is configured (agency.chat.talk: its answer said, a goal in it
-through the intake); without one the bot says which commands it understands."""
+through the intake); without one the bot says which commands it understands.
+
+The dashboard talks to the bot the same way (`ask`): its lines come from the loopback user
+(DASHBOARD) with a commander's rights, and the answers go back to it rather than into the
+game's chat. The lines the bot hears and says are kept (the last MAX_LINES) for the
+dashboard to show."""
 
 from __future__ import annotations
 
+import asyncio
+from collections import deque
 from collections.abc import Awaitable, Callable, Iterable
 from typing import Any
 
@@ -38,6 +45,8 @@ NOT_UNDERSTOOD = "I did not understand that. " + HELP
 FOLLOW_S = 120  # how long `follow me` follows
 COME_RANGE = 2
 MAX_NOTICED = 500  # chat tasks whose end is still to be reported
+DASHBOARD = "(dashboard)"  # the loopback user at the dashboard: no player can have this name
+MAX_LINES = 200  # lines heard and said, kept for the dashboard
 
 
 class ChatHandler:
@@ -63,6 +72,11 @@ class ChatHandler:
         self.strangers = Strangers()
         self.asked_by: dict[str, str] = {}  # task id -> the player who gave it
         self.heard = 0
+        self.clock = clock
+        self.lines: deque[dict[str, Any]] = deque(maxlen=MAX_LINES)
+        self._seq = 0
+        self._asking: list[str] | None = None  # the dashboard's answers while `ask` runs
+        self._ask_lock = asyncio.Lock()
 
     async def on_events(self, events: Iterable[BodyEvent]) -> None:
         for e in events:
@@ -72,7 +86,9 @@ class ChatHandler:
     async def hear(self, player: str, message: Any, whisper: bool = False) -> None:
         if not player or player.lower() == self.bot_name.lower():
             return  # the bot's own lines come back in chat
-        text = addressed(clean(message), self.bot_name, whisper=whisper)
+        line = clean(message)
+        self._record(player, line, said=False)
+        text = addressed(line, self.bot_name, whisper=whisper)
         if text is None:
             return
         self.heard += 1
@@ -82,6 +98,29 @@ class ChatHandler:
             if first:
                 await self.reply(player, POLITE)
             return
+        await self._obey(player, text)
+
+    async def ask(self, text: str) -> list[str]:
+        """A line from the dashboard (the loopback user, a commander): its answers, in order."""
+        async with self._ask_lock:
+            line = clean(text)
+            self._record(DASHBOARD, line, said=False)
+            self._asking = []
+            try:
+                await self._obey(DASHBOARD, addressed(line, self.bot_name) or line)
+                return self._asking
+            finally:
+                self._asking = None
+
+    def lines_after(self, seq: int) -> list[dict[str, Any]]:
+        """The lines heard and said after `seq` (0: all those kept), oldest first."""
+        return [dict(line) for line in self.lines if line["seq"] > seq]
+
+    def _record(self, player: str, text: str, *, said: bool) -> None:
+        self._seq += 1
+        self.lines.append({"seq": self._seq, "ts": self.clock(), "player": player, "text": text, "said": said})
+
+    async def _obey(self, player: str, text: str) -> None:
         command = parse(text)
         logger.info("[Chat] {}: {} {}", player, command.kind, command.args or "")
         answer = await self.answer(player, command)
@@ -190,8 +229,15 @@ class ChatHandler:
 
     async def reply(self, player: str, text: str) -> None:
         line = f"{player}, {text}"[:256]
+        if player == DASHBOARD:  # back to the dashboard, not into the game's chat
+            self._record(self.bot_name, line, said=True)
+            if self._asking is not None:
+                self._asking.append(text)
+            return
         if not self.gate.allow():
             logger.info("[Chat] reply to {} dropped (rate limit; {} dropped so far)", player, self.gate.dropped)
             return
         if not await self.say(line):
             logger.info("[Chat] (not said: the server refuses the bot's chat) {}", line)
+            return
+        self._record(self.bot_name, line, said=True)

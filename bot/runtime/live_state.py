@@ -123,4 +123,10 @@ def live_sources(agency: Any, daemon: Any) -> LiveSources:
     def thoughts(limit: int) -> list[dict[str, Any]]:
         return [_dump(t) for t in agency.stream.recent(limit)]
 
-    return LiveSources(state=state, tasks=tasks, thoughts=thoughts, logs=lambda after: daemon.log_tail.after(after))
+    def chat(after: int) -> list[dict[str, Any]]:
+        handler = getattr(agency, "chat", None)
+        return handler.lines_after(after) if handler is not None else []
+
+    return LiveSources(
+        state=state, tasks=tasks, thoughts=thoughts, logs=lambda after: daemon.log_tail.after(after), chat=chat
+    )

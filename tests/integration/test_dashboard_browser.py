@@ -1,5 +1,6 @@
 """The dashboard in a real headless Chromium against `mcbot run` on the embedded world: the
-page shows live vitals and a stream entry, a goal created through its form becomes a task
+page shows live vitals and a stream entry, its chat box gets the bot's answer (and the chat
+feed shows the line and the answer), a goal created through its form becomes a task
 row, the row's pause and resume buttons change the task through the API (the row updated in
 place), the log panel fills, the 3D view's frame draws the world around the bot (terrain, not
 only sky), and a screenshot is saved (logs/screenshots/dashboard-<version>.png; the README
@@ -131,6 +132,16 @@ def test_the_dashboard_shows_the_bot_live_and_drives_a_task_in_a_real_browser(tm
                 # a stream entry: a thought posted to the daemon shows up in the feed
                 loopback().post(f"{base}/thoughts", json={"content": "watching the sunrise from the hill"}, timeout=10)
                 page.wait_for_selector("[data-testid=stream] li:has-text('watching the sunrise')", timeout=WAIT_MS)
+
+                # the chat box: a line as a commander's, answered in the box and shown in the chat feed
+                page.fill("[data-testid=chat-text]", "inventory")
+                page.click("[data-testid=chat-submit]", timeout=WAIT_MS)
+                page.wait_for_function(
+                    "document.querySelector('[data-testid=chat-result]').textContent.startsWith('I hold')",
+                    timeout=WAIT_MS,
+                )
+                page.wait_for_selector("[data-testid=chat] li:has-text('(dashboard)inventory')", timeout=WAIT_MS)
+                page.wait_for_selector("[data-testid=chat] li:has-text('(dashboard), I hold')", timeout=WAIT_MS)
 
                 # a goal through the page's form, then pause and resume through its row's buttons
                 page.fill("[data-testid=goal-text]", "build basic_shelter 1")

@@ -43,6 +43,7 @@ class ApiContext:
     bots: Any = None  # bot.runtime.api.daemon_context.FleetView of a fleet; None = one bot (GET /api/bots lists it)
     bot_name: str = "mcbot"  # the one bot's name (or the fleet's first)
     bot_summary: Callable[[], dict[str, Any]] | None = None  # GET /api/bots of a one-bot daemon
+    chat: Callable[[], Any] | None = None  # agency.chat.handler.ChatHandler (None from it: chat is off)
 
     def bot_names(self) -> list[str]:
         return self.bots.names() if self.bots is not None else [self.bot_name]
@@ -64,6 +65,12 @@ class ApiContext:
 
     def blocks_of(self, name: str) -> Callable[[int], Awaitable[dict[str, Any]]] | None:
         return self.bots.agency(name).blocks_around if self.bots is not None else self.blocks_around
+
+    def chat_of(self, name: str) -> Any:
+        """The named bot's chat handler (None: chat is off)."""
+        if self.bots is not None:
+            return self.bots.agency(name).chat
+        return self.chat() if self.chat is not None else None
 
     async def snapshot_of(self, name: str) -> Any:
         return await (self.bots.snapshot(name) if self.bots is not None else self.snapshot())
@@ -96,6 +103,14 @@ class Bot:
     @property
     def blocks_around(self) -> Callable[[int], Awaitable[dict[str, Any]]] | None:
         return self.ctx.blocks_around if self.asked is None else self.ctx.blocks_of(self.name)
+
+    @property
+    def chat(self) -> Any:
+        """Its chat handler; ApiError 409 when chat is off for it."""
+        handler = self.ctx.chat_of(self.name)
+        if handler is None:
+            raise ApiError(409, f"chat is off for {self.name} ([chat] enabled = false)", "chat_off")
+        return handler
 
     @property
     def snapshot(self) -> Callable[[], Awaitable[Any]]:

@@ -102,6 +102,7 @@ def bot_api_context(agency: Any, daemon: Any) -> ApiContext:
         shelters=agency.goals.shelter_status,
         bot_name=agency.name,
         bot_summary=lambda: bot_summary(agency),
+        chat=lambda: agency.chat,
     )
 
 

@@ -4,7 +4,8 @@ Events: `state` (vitals, position, time of day, inventory, nearby entities, the 
 with its last step, the running direct action, health, counters, job health, shelters),
 sent when it changed and at least every `STATE_EVERY_S`; `tasks` (the newest tasks with
 outcomes and reasons) when the list changed; `thought` for each new cognitive-stream entry;
-`log` for each new log line. The state is built from what the daemon already holds (the
+`log` for each new log line; `chat` for each line the bot heard or said in the game's chat
+(and the dashboard's own, agency.chat.handler). The state is built from what the daemon already holds (the
 perception job's last snapshot): a page costs no bridge call. The stream ends with `end`
 when the daemon stops; the state at least every 5 s keeps proxies from closing it.
 """
@@ -33,6 +34,7 @@ class LiveSources:
     tasks: Callable[[int], list[dict[str, Any]]]  # newest first
     thoughts: Callable[[int], list[dict[str, Any]]]  # newest first, each with an `id`
     logs: Callable[[int], list[dict[str, Any]]]  # lines after a seq, oldest first, each with `seq`
+    chat: Callable[[int], list[dict[str, Any]]] = lambda _after: []  # chat lines after a seq, oldest first
 
 
 def _same(a: Any, b: Any) -> bool:
@@ -59,6 +61,7 @@ async def live_stream(
     last_state: Any = None
     last_tasks: Any = None
     seen_thoughts: list[str] = []
+    chat_after = 0
     since_state = state_every_s
     first = True
     while True:
@@ -78,6 +81,9 @@ async def live_stream(
         for line in src.logs(log_after):
             log_after = line["seq"]
             yield sse("log", line, line["seq"])
+        for said in src.chat(chat_after):
+            chat_after = said["seq"]
+            yield sse("chat", said)
         first = False
         if stopping():
             yield sse("end", {"reason": "daemon stopping"})

@@ -87,7 +87,7 @@ function dispatch (block) {
   }
   if (!data.length) return
   const payload = JSON.parse(data.join('\n'))
-  const handler = { state: renderState, tasks: renderTasks, thought: addThought, log: addLog, end: () => setConn('daemon stopping', 'off') }[event]
+  const handler = { state: renderState, tasks: renderTasks, thought: addThought, log: addLog, chat: addChat, end: () => setConn('daemon stopping', 'off') }[event]
   if (handler) handler(payload)
 }
 
@@ -255,6 +255,22 @@ function addThought (t) {
   while (feed.children.length > 100) feed.lastChild.remove()
 }
 
+let chatAfter = 0 // a reconnected stream sends the kept chat lines again
+function addChat (line) {
+  if (line.seq <= chatAfter) return
+  chatAfter = line.seq
+  const li = document.createElement('li')
+  const who = document.createElement('span')
+  who.className = line.said ? 'kind said' : 'kind'
+  who.textContent = line.player
+  li.append(who, document.createTextNode(line.text))
+  li.title = new Date(line.ts).toLocaleTimeString()
+  const feed = $('chat')
+  feed.append(li)
+  while (feed.children.length > 200) feed.firstChild.remove()
+  feed.scrollTop = feed.scrollHeight
+}
+
 function addLog (line) {
   logAfter = Math.max(logAfter, line.seq)
   const pre = $('log')
@@ -330,6 +346,14 @@ $('goal-form').addEventListener('submit', async (e) => {
   const res = await api('POST', '/api/goals', { text: $('goal-text').value.trim(), priority: Number($('goal-priority').value) })
   out.className = `result ${res.ok ? 'ok' : 'err'}`
   out.textContent = res.ok ? `created ${res.data.id}` : reason(res)
+})
+$('chat-form').addEventListener('submit', async (e) => {
+  e.preventDefault() // a line to the bot as a commander's; the answers come back here
+  const out = $('chat-result')
+  const res = await api('POST', '/api/bot/chat', { text: $('chat-text').value.trim() })
+  out.className = `result ${res.ok ? 'ok' : 'err'}`
+  out.textContent = res.ok ? res.data.replies.join(' · ') : reason(res)
+  if (res.ok) $('chat-text').value = ''
 })
 $('poke').addEventListener('click', async () => {
   const res = await api('POST', '/api/keepalive/poke')

@@ -1,5 +1,6 @@
 """The bots this daemon drives, and what one bot's body reads: its snapshot, the blocks
-around it, and the plan an `obtain ITEM N` would become from what it holds. BOT_ROUTES
+around it, and the plan an `obtain ITEM N` would become from what it holds; and its chat,
+to talk to it from the dashboard and see what it hears and says. BOT_ROUTES
 serve the first bot at /api/bot/... and each bot of a fleet at /api/bots/{name}/...
 (bot/runtime/api/app.py includes them at both)."""
 
@@ -8,7 +9,9 @@ from __future__ import annotations
 from typing import Any
 
 from fastapi import APIRouter, Query
+from pydantic import BaseModel, ConfigDict, Field, StrictStr
 
+from agency.chat.lines import MAX_LINE
 from agency.execution.agents.obtain import Unobtainable
 from agency.goals.obtain_plan import plan_obtain, plan_tree
 from bot.runtime.api.deps import Ctx, TheBot
@@ -71,3 +74,25 @@ async def plan(
         ],
         "tree": plan_tree(got.steps),
     }
+
+
+class ChatLine(BaseModel):
+    """A line to the bot from the dashboard: what a commander would say after `mcbot`."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    text: StrictStr = Field(min_length=1, max_length=MAX_LINE)
+
+
+@BOT_ROUTES.post("/chat")
+async def chat_to(bot: TheBot, body: ChatLine) -> Any:
+    """The line as a commander's (the loopback user's), answered here rather than in the game's
+    chat (agency.chat.handler.ChatHandler.ask); 409 when chat is off for the bot."""
+    replies = await bot.chat.ask(body.text)
+    return {"bot": bot.name, "replies": replies}
+
+
+@BOT_ROUTES.get("/chat")
+async def chat_heard(bot: TheBot, after: int = Query(0, ge=0)) -> Any:
+    """The lines the bot heard and said after `after` (a line's seq), oldest first."""
+    return {"bot": bot.name, "lines": bot.chat.lines_after(after)}

@@ -41,6 +41,8 @@ def test_a_bot_s_routes_are_written_once_and_served_at_both_paths():
             ("GET", "/actions/{action_id}"),
             ("POST", "/actions/{action_id}/cancel"),
             ("GET", "/blocks"),
+            ("GET", "/chat"),
+            ("POST", "/chat"),
             ("GET", "/plan"),
             ("GET", "/snapshot"),
         }
