@@ -165,6 +165,8 @@ def _goal(api: Api, text: str, priority: float, follow: bool, out: TextIO) -> in
         raise Refused(_reason(r) + suffix)
     task = r.json()
     print(f"created {task['id']}: {task['title']} ({task['metadata'].get('goalKey')}), {task['status']}", file=out)
+    if task.get("waiting"):
+        print(f"  {task['waiting']}", file=out)  # why it does not start now (the night's shelter, ...)
     return _follow(api, task["id"], out) if follow else EXIT_OK
 
 
@@ -174,6 +176,8 @@ def _follow_existing(api: Api, task_id: str, out: TextIO) -> int:
         raise Refused(_reason(r))
     task = r.json()
     print(f"{task['id']}: {task['title']}, {task['status']}", file=out)
+    if task.get("waiting"):
+        print(f"  {task['waiting']}", file=out)
     return _follow(api, task_id, out)
 
 
@@ -266,7 +270,7 @@ def render_tasks(items: list[dict[str, Any]]) -> str:
     rows = [("ID", "STATUS", "PROGRESS", "ORIGIN", "GOAL", "REASON")]
     for t in items:
         meta = t.get("metadata", {})
-        reason = meta.get("blockedReason") or (meta.get("solver") or {}).get("failureReason") or ""
+        reason = t.get("waiting") or (meta.get("solver") or {}).get("failureReason") or ""
         rows.append(
             (
                 t["id"],

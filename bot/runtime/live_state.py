@@ -118,7 +118,13 @@ def live_sources(agency: Any, daemon: Any) -> LiveSources:
         }
 
     def tasks(limit: int) -> list[dict[str, Any]]:
-        return [_dump(t) for t in agency.tasks.newest(limit)]
+        out = []
+        for t in agency.tasks.newest(limit):
+            row, why = _dump(t), agency.waiting(t)
+            if why:
+                row["waiting"] = why
+            out.append(row)
+        return out
 
     def thoughts(limit: int) -> list[dict[str, Any]]:
         return [_dump(t) for t in agency.stream.recent(limit)]

@@ -50,6 +50,7 @@ from agency.planning.stalls import stalled_tasks
 from agency.planning.tasks.events import record_step
 from agency.planning.tasks.models import TaskStatus
 from agency.planning.tasks.store import TaskStore
+from agency.planning.waiting import waiting_reason
 from agency.stream.cognitive_stream import CognitiveStream
 from agency.tools import ToolContext
 from agency.tools.mining import STAIRCASES_HOOK
@@ -457,6 +458,13 @@ class Agency:
         """A user's goal (agency.goals.intake)."""
         with _unavailable_is_503():
             return await self.intake.submit(request)
+
+    def waiting(self, task: Any) -> str | None:
+        """Why the task waits, in words (agency.planning.waiting), None when it does not."""
+        mine = self.claim_as
+        active = self.tasks.held_by(mine, TaskStatus.active) if mine else self.tasks.list_by_status(TaskStatus.active)
+        held = self.reflexes.hold_reason if self.reflexes is not None else None
+        return waiting_reason(task, held=held, running=active[0] if active else None, connected=self._connected)
 
     def stalled(self) -> list[dict[str, Any]]:
         stats = self.executor.stats if self.executor else None

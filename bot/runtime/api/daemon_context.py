@@ -103,6 +103,7 @@ def bot_api_context(agency: Any, daemon: Any) -> ApiContext:
         bot_name=agency.name,
         bot_summary=lambda: bot_summary(agency),
         chat=lambda: agency.chat,
+        waiting=agency.waiting,
     )
 
 

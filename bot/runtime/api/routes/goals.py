@@ -33,7 +33,7 @@ async def post_goal(ctx: Ctx, body: GoalRequest) -> Any:
     decision = await ctx.submit_goal(body)
     task = ctx.tasks.get_task(decision.task_id) if decision.task_id else None
     if decision.created:
-        return dump(task)
+        return ctx.task_json(task)
     fields: dict[str, Any] = {"goalKey": decision.goal_key, "goal": decision.goal.model_dump()}
     if task is not None:
         fields["task"] = dump(task)

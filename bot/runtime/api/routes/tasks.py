@@ -51,12 +51,12 @@ async def tasks(
     wanted = _statuses(status)
     found = ctx.tasks.list_by_status(*wanted, bot=ctx.known_bot(bot)) if bot else ctx.tasks.list_by_status(*wanted)
     found = sorted(found, key=lambda t: t.metadata.createdAt, reverse=order == "desc")[:limit]
-    return {"count": len(found), "tasks": [dump(t) for t in found]}
+    return {"count": len(found), "tasks": [ctx.task_json(t) for t in found]}
 
 
 @router.get("/api/tasks/{task_id}")
 async def task(ctx: Ctx, task_id: str) -> Any:
-    return dump(_known_task(ctx, task_id))
+    return ctx.task_json(_known_task(ctx, task_id))
 
 
 @router.post("/api/tasks/{task_id}/{command}")

@@ -295,3 +295,17 @@ def test_follow_picks_a_dropped_stream_up_after_the_last_event_seen(monkeypatch)
     assert goal_cli._follow(api, "task-1", out) == goal_cli.EXIT_OK
     assert api.asked_after == [0, 2]
     assert [line.split()[1] for line in out.getvalue().splitlines()] == ["created", "claimed", "completed"]
+
+
+def test_a_task_that_waits_says_why_wherever_it_is_shown(world):
+    agency, _body, c = world
+    created = c.post("/api/goals", json={"text": "collect oak_log 2"}).json()
+    assert created["status"] == "pending" and created["waiting"].startswith("next:")
+    agency.reflexes.sheltered = object()  # the night in the shelter holds every task until morning
+    try:
+        why = "waiting: the bot is sheltering for the night (until morning)"
+        assert c.get(f"/api/tasks/{created['id']}").json()["waiting"] == why
+        assert c.get("/api/tasks").json()["tasks"][0]["waiting"] == why
+        assert agency.api_context(_DaemonView()).live.tasks(5)[0]["waiting"] == why  # the dashboard's stream
+    finally:
+        agency.reflexes.sheltered = None
