@@ -47,6 +47,7 @@ COME_RANGE = 2
 MAX_NOTICED = 500  # chat tasks whose end is still to be reported
 DASHBOARD = "(dashboard)"  # the loopback user at the dashboard: no player can have this name
 MAX_LINES = 200  # lines heard and said, kept for the dashboard
+PROGRESS_EVERY_MS = 30_000  # at most one progress line per chat task this often
 
 
 class ChatHandler:
@@ -76,6 +77,7 @@ class ChatHandler:
         self.lines: deque[dict[str, Any]] = deque(maxlen=MAX_LINES)
         self._seq = 0
         self._asking: list[str] | None = None  # the dashboard's answers while `ask` runs
+        self._progress_at: dict[str, int] = {}  # chat task id -> when its last progress line was said
         self._ask_lock = asyncio.Lock()
 
     async def on_events(self, events: Iterable[BodyEvent]) -> None:
@@ -222,10 +224,25 @@ class ChatHandler:
             return None
         if kind != "claimed":
             del self.asked_by[task.id]
+            self._progress_at.pop(task.id, None)
         goal = task.metadata.goalKey or task.type
         reason = (task.metadata.solver or {}).get("failureReason") or task.metadata.blockedReason or ""
         text = {"claimed": f"Starting {goal}.", "completed": f"Done: {goal}."}.get(kind, f"{goal} failed: {reason}")
         return self.reply(player, text)
+
+    def on_step(self, task_id: str, kind: str, index: int, total: int, step: str) -> Awaitable[None] | None:
+        """A workflow step's event: a chat task's finished steps are said to its player as its
+        progress, at most one line per PROGRESS_EVERY_MS (the last step's line is the end's)."""
+        player = self.asked_by.get(task_id)
+        if player is None or kind != "step_finished" or total < 2 or index + 1 >= total:
+            return None
+        now = self.clock()
+        if now - self._progress_at.get(task_id, -PROGRESS_EVERY_MS) < PROGRESS_EVERY_MS:
+            return None
+        self._progress_at[task_id] = now
+        if len(self._progress_at) > MAX_NOTICED:
+            self._progress_at.pop(next(iter(self._progress_at)))
+        return self.reply(player, f"Progress: step {index + 1} of {total} done ({step}).")
 
     async def reply(self, player: str, text: str) -> None:
         line = f"{player}, {text}"[:256]

@@ -209,8 +209,8 @@ class Agency:
             ctx,
             checkpoints=self.checkpoints,
             plan_facts=PlanFacts(self.goals.hooks, self.delivery),
-            on_step=record_step(self.tasks),
-        )  # each step in the task's event log
+            on_step=self._on_step(record_step(self.tasks)),
+        )  # each step in the task's event log, and a chat task's progress in chat
         executor = self.executor = Executor(
             self.tasks,
             runtime,
@@ -275,6 +275,15 @@ class Agency:
         )
         if isinstance(body, WatchesThreats):  # a live bot: threats wake the reflexes
             self.reflex_watch = ReflexWatch(body, reflexes, poll_s=self.cfg.jobs.reflex_watch_s)
+
+    def _on_step(self, record: Any) -> Any:
+        def observe(e: Any) -> None:
+            record(e)
+            said = self.chat.on_step(e.task_id, e.kind, e.index, e.total, e.step_id) if self.chat is not None else None
+            if said is not None:
+                self._chat_notices.add(asyncio.ensure_future(said))
+
+        return observe
 
     def _on_task_event(self, kind: str, task: Any) -> None:
         self.goals.on_task_event(kind, task)

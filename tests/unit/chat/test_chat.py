@@ -254,3 +254,24 @@ def test_command_kinds_are_the_documented_ones():
     assert isinstance(parse("explore"), Command)
     with pytest.raises(GoalRequestError):
         GoalRequest(text="/op Eve").goal()
+
+
+def test_a_chat_tasks_progress_is_said_at_its_steps_at_most_every_30_s(clock):
+    env = Env(clock)
+    env.chat.asked_by["task-1"] = "Alice"
+
+    def step(index: int, total: int = 4, kind: str = "step_finished"):
+        said = env.chat.on_step("task-1", kind, index, total, f"s{index}")
+        if said is not None:
+            asyncio.run(said)
+
+    step(0)
+    assert env.said[-1] == "Alice, Progress: step 1 of 4 done (s0)."
+    step(1)  # within 30 s of the last: not said
+    clock.advance(30_000)
+    step(1, kind="step_started")  # only finished steps
+    step(3)  # the last step: the task's end says it
+    assert len(env.said) == 1
+    step(2)
+    assert env.said[-1] == "Alice, Progress: step 3 of 4 done (s2)."
+    assert env.chat.on_step("task-other", "step_finished", 0, 4, "x") is None  # not a chat task
