@@ -1,6 +1,10 @@
 """The forage reflex: hungry or unable to heal with nothing to eat held, by day and out of
 the shelter: hunt an animal in sight, else explore for one; a fruitless forage waits longer
-before the next (agency.execution.hunger)."""
+before the next (agency.execution.hunger) while a task is running, which each forage holds.
+With no task running there is nothing to hold up (and a bot too hurt for the drive tick has
+nothing else to do): the wait stays forage_retry_ms and each fruitless walk goes a leg
+further, up to MAX_LEGS (in the caves survival bench a bot at 10 health with the chickens
+near its spawn eaten walked two short legs every few minutes for half a game day)."""
 
 from __future__ import annotations
 
@@ -10,6 +14,8 @@ from agency.execution.hunger import fed_by, forage_wait_ms, should_forage, vital
 from agency.execution.reflexes.base import ReflexBase
 from agency.tools.hunting import game_in_sight
 from agency.world import WorldSnapshot, night_approaching
+
+MAX_LEGS = 5  # of 12 blocks: the walk of a fruitless forage grows to this (the shelter stays within reach by dusk)
 
 
 class ForageReflex(ReflexBase):
@@ -36,13 +42,16 @@ class ForageReflex(ReflexBase):
             logger.info(
                 "[Reflex] forage: {}, nothing to eat held and no animal in sight -> exploring for one", vitals(snap)
             )
-            call, args = "explore", {"legs": 2, "leg_distance": 12}  # a short walk: the shelter stays near
+            idle = self.executor.current is None
+            legs = min(MAX_LEGS, 2 + self._fruitless_forages) if idle else 2
+            call, args = "explore", {"legs": legs, "leg_distance": 12}  # a short walk: the shelter stays near
         async with self._task_held() as paused:
             self.stats.forages += 1
             result = await self.tools.execute(call, args, self.ctx)
         fed = result.success and fed_by(result.output.get("gained"))
         self._fruitless_forages = 0 if fed else self._fruitless_forages + 1
-        wait = 0 if fed else forage_wait_ms(self.config, self._fruitless_forages)
+        holding = paused is not None  # a task was held for it: do not drag it off again soon
+        wait = 0 if fed else forage_wait_ms(self.config, self._fruitless_forages if holding else 1)
         self._forage_retry_at = self.clock() + wait
         logger.info(
             "[Reflex] forage -> {} {}{}",

@@ -111,11 +111,23 @@ def test_a_kill_that_dropped_no_food_is_a_fruitless_forage(env):
     assert reflexes.choose(snap) is None
 
 
+class _Busy:
+    """An executor with a task running: each forage holds it."""
+
+    current = object()
+
+    async def preempt(self, reason):
+        return "task-running"
+
+    def resume_paused(self, reason):
+        return ["task-running"]
+
+
 def test_with_no_animal_in_sight_it_explores_then_waits_longer_after_each_fruitless_forage(env):
     ftime = env["ftime"]
     tools = RecordingTools({"explore": tool_success("explore", {"legs": 2})})
     cfg = ReflexConfig(forage_retry_ms=30_000)
-    reflexes = Reflexes(tools, env["ctx"], env["ex"], cfg, clock=ftime.clock)
+    reflexes = Reflexes(tools, env["ctx"], _Busy(), cfg, clock=ftime.clock)
     snap = _snap(env, health=20, food=12)
     for wait_s in (30, 60, 120, 240, 240):  # doubling up to 8 x forage_retry_ms
         assert asyncio.run(reflexes.tick(snap)) == "forage"
@@ -126,6 +138,20 @@ def test_with_no_animal_in_sight_it_explores_then_waits_longer_after_each_fruitl
         ftime.clock.advance(1)
         assert reflexes.choose(snap) == "forage"
     assert reflexes.stats.forages == 5
+
+
+def test_with_no_task_to_hold_a_fruitless_forage_walks_further_without_waiting_longer(env):
+    ftime = env["ftime"]
+    tools = RecordingTools({"explore": tool_success("explore", {"legs": 2})})
+    reflexes = Reflexes(tools, env["ctx"], env["ex"], ReflexConfig(forage_retry_ms=30_000), clock=ftime.clock)
+    snap = _snap(env, health=10, food=17)  # too hurt for the drive tick, nothing to eat
+    for legs in (2, 3, 4, 5, 5):
+        assert asyncio.run(reflexes.tick(snap)) == "forage"
+        assert tools.calls[-1] == ("explore", {"legs": legs, "leg_distance": 12})
+        ftime.clock.advance(30_000 - 1)
+        assert reflexes.choose(snap) is None
+        ftime.clock.advance(1)
+        assert reflexes.choose(snap) == "forage"  # the same 30 s each time
 
 
 def test_no_forage_in_the_shelter_or_while_the_items_of_a_death_wait(env):
