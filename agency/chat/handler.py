@@ -50,6 +50,11 @@ MAX_LINES = 200  # lines heard and said, kept for the dashboard
 PROGRESS_EVERY_MS = 30_000  # at most one progress line per chat task this often
 
 
+def _by(player: str) -> str:
+    """Who asked, as a task's origin names them: `chat:Steve`, or `dashboard`."""
+    return "dashboard" if player == DASHBOARD else f"chat:{player}"
+
+
 class ChatHandler:
     def __init__(
         self,
@@ -188,7 +193,7 @@ class ChatHandler:
         if self.talk is not None and spoken(text):
             return await self._talk(player, text)
         try:
-            decision = await self.submit(GoalRequest(text=text[:128], bot=self.bot_name))
+            decision = await self.submit(GoalRequest(text=text[:128], bot=self.bot_name, by=_by(player)))
         except InvalidInputError:
             return await self._talk(player, text) if self.talk is not None else NOT_UNDERSTOOD
         return self._decided(player, decision)
@@ -203,7 +208,7 @@ class ChatHandler:
         goal = answer.goal
         try:
             decision = await self.submit(
-                GoalRequest(text=f"{goal.action} {goal.target} {goal.amount}", bot=self.bot_name)
+                GoalRequest(text=f"{goal.action} {goal.target} {goal.amount}", bot=self.bot_name, by=_by(player))
             )
         except InvalidInputError as e:
             return f"I will not {goal.action} {goal.target}: {e}"

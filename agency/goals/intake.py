@@ -89,4 +89,5 @@ class GoalIntake:
             stuck_timeout_ms=self.stuck_timeout_ms,
             bot=self.name if request.bot is not None else None,
             planned=planned,
+            by=request.by,
         )

@@ -32,6 +32,9 @@ Verdict = Literal[
 ]
 
 
+BY_TAG = "by:"  # a user goal's thought tag naming who asked; the task's origin carries it (TaskOrigin.by)
+
+
 class GoalRequestError(InvalidInputError):
     """The request does not name a goal; str() is the reason for a 400."""
 
@@ -49,6 +52,7 @@ class GoalRequest(BaseModel):
     amount: StrictInt | None = Field(default=None, ge=1, le=MAX_GOAL_AMOUNT)
     priority: float = Field(default=0.5, ge=0, le=1, strict=True)
     bot: StrictStr | None = Field(default=None, min_length=1, max_length=64)
+    by: StrictStr | None = Field(default=None, max_length=40, pattern=r"^[A-Za-z0-9_:-]+$")  # who asks
 
     @model_validator(mode="after")
     def _one_form(self) -> GoalRequest:
@@ -115,6 +119,7 @@ def submit_user_goal(
     stuck_timeout_ms: int = STUCK_PENDING_TIMEOUT_MS,
     bot: str | None = None,
     planned: bool = False,
+    by: str | None = None,
 ) -> GoalDecision:
     """bot: the bot the task is bound to (GoalRequest.bot); None, open to any. planned: the
     goal's plan gets its materials itself (an obtain's craft, agency.execution.agents.obtain), so what
@@ -145,7 +150,7 @@ def submit_user_goal(
         timestamp=now_ms,
         convertEligible=True,
         cognitiveSystem="user",
-        tags=["user"],
+        tags=["user", *([f"{BY_TAG}{by}"] if by else [])],
         metadata=ThoughtMetadata(
             extractedGoal=goal, extractedGoalSource="user", goalKey=goal_key, grounding=grounding.as_record(), bot=bot
         ),

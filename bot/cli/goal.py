@@ -157,7 +157,7 @@ def _guard(run: Any) -> int:
 
 
 def _goal(api: Api, text: str, priority: float, follow: bool, out: TextIO) -> int:
-    r = api.request("POST", "/api/goals", json={"text": text, "priority": priority})
+    r = api.request("POST", "/api/goals", json={"text": text, "priority": priority, "by": "cli"})
     if r.status_code != 201:
         body = _json(r)
         blocking = body.get("task", {}).get("id") if isinstance(body.get("task"), dict) else None
@@ -264,6 +264,12 @@ def _tasks(api: Api, status: str | None, limit: int, as_json: bool, out: TextIO)
     return EXIT_OK
 
 
+def _origin(origin: dict[str, Any]) -> str:
+    """`user`, or who asked: `user (chat:Steve)`."""
+    kind, by = origin.get("kind", ""), origin.get("by")
+    return f"{kind} ({by})" if by else kind
+
+
 def render_tasks(items: list[dict[str, Any]]) -> str:
     if not items:
         return "no tasks"
@@ -276,7 +282,7 @@ def render_tasks(items: list[dict[str, Any]]) -> str:
                 t["id"],
                 t["status"],
                 f"{round(t.get('progress', 0) * 100)}%",
-                (meta.get("origin") or {}).get("kind", ""),
+                _origin(meta.get("origin") or {}),
                 meta.get("goalKey") or t.get("title", ""),
                 _clip(reason, REASON_WIDTH),
             )

@@ -235,7 +235,7 @@ def direct_tools(daemon: DaemonClient, routes: BotRoutes = BotRoutes()) -> list[
         }
         try:
             task = await daemon.request(
-                "POST", "/api/goals", json=routes.goal({**body, "priority": priority}), ok=(201,)
+                "POST", "/api/goals", json=routes.goal({**body, "priority": priority, "by": "mcp"}), ok=(201,)
             )
         except DaemonRefused as e:
             live = (e.body or {}).get("task") if isinstance(e.body, dict) else None

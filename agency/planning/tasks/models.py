@@ -97,6 +97,7 @@ class TaskOrigin(BaseModel):
     sourceId: str | None = None  # e.g. the thought id
     parentTaskId: str | None = None
     stampedAt: int | None = None  # filled by the store
+    by: str | None = None  # who asked, for a user's goal: "chat:Steve", "dashboard" (GoalRequest.by)
 
 
 def _no_empty_key(v: Any) -> Any:

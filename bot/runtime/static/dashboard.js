@@ -343,7 +343,7 @@ function renderShelters (list) {
 $('goal-form').addEventListener('submit', async (e) => {
   e.preventDefault()
   const out = $('goal-result')
-  const res = await api('POST', '/api/goals', { text: $('goal-text').value.trim(), priority: Number($('goal-priority').value) })
+  const res = await api('POST', '/api/goals', { text: $('goal-text').value.trim(), priority: Number($('goal-priority').value), by: 'dashboard' })
   out.className = `result ${res.ok ? 'ok' : 'err'}`
   out.textContent = res.ok ? `created ${res.data.id}` : reason(res)
 })

@@ -260,7 +260,7 @@ def test_direct_tools_give_goals_and_manage_tasks_and_refusals_say_why(daemon):
         "origin": "user",
         "goalKey": "collect:oak_log",
     }
-    assert fake.bodies[0] == {"text": "collect oak_log 1", "priority": 0.5}
+    assert fake.bodies[0] == {"text": "collect oak_log 1", "priority": 0.5, "by": "mcp"}
     assert r["again"].is_error and _text(r["again"]).endswith(
         "duplicate: a live task has goal collect:oak_log (the live task: task-1)"
     )
@@ -368,7 +368,7 @@ def test_serving_one_bot_of_a_fleet_every_tool_and_resource_uses_that_bot_s_rout
         "/api/bots/helper/actions",
         "/api/bots/helper/actions/act-1/cancel",
     } <= set(paths)
-    assert fake.bodies[0] == {"text": "collect dirt 2", "priority": 0.5, "bot": "helper"}
+    assert fake.bodies[0] == {"text": "collect dirt 2", "priority": 0.5, "by": "mcp", "bot": "helper"}
     assert fake.tasks[goal["id"]]["metadata"]["bot"] == "helper"
     assert fake.task_queries == ["helper", "helper"]
     assert [s["actionId"] for s in stopped["stopped"]] == ["act-1"] and fake.actions["act-1"]["status"] == "cancelled"

@@ -309,3 +309,18 @@ def test_a_task_that_waits_says_why_wherever_it_is_shown(world):
         assert agency.api_context(_DaemonView()).live.tasks(5)[0]["waiting"] == why  # the dashboard's stream
     finally:
         agency.reflexes.sheltered = None
+
+
+def test_the_origin_names_who_asked(world):
+    agency, _body, c = world
+    task = c.post("/api/goals", json={"text": "collect oak_log 2", "by": "cli"}).json()
+    assert task["metadata"]["origin"]["kind"] == "user" and task["metadata"]["origin"]["by"] == "cli"
+    said = c.post("/api/bot/chat", json={"text": "collect oak_log 3"})
+    assert said.json()["replies"][0].startswith("I will not collect oak_log 3: the same goal is already live")
+    c.post(f"/api/tasks/{task['id']}/cancel")
+    made = c.post("/api/bot/chat", json={"text": "collect oak_log 3"}).json()["replies"][0]
+    chat_task = agency.tasks.get_task(next(t.id for t in _live(agency)))
+    assert made.startswith("OK:") and chat_task.metadata.origin.by == "dashboard"
+    assert c.post("/api/goals", json={"text": "collect oak_log 2", "by": "no spaces!"}).status_code == 400
+    table = goal_cli.render_tasks([t.model_dump(mode="json") for t in agency.tasks.list_by_status(*TaskStatus)])
+    assert "user (cli)" in table and "user (dashboard)" in table
