@@ -19,6 +19,7 @@ dashboard to show."""
 from __future__ import annotations
 
 import asyncio
+import re
 from collections import deque
 from collections.abc import Awaitable, Callable, Iterable
 from typing import Any
@@ -27,7 +28,7 @@ from loguru import logger
 
 from agency.chat.commands import Command, parse, spoken
 from agency.chat.gate import ReplyGate, Strangers
-from agency.chat.lines import addressed, clean
+from agency.chat.lines import MAX_LINE, addressed, clean
 from agency.chat.talk import ChatTalk
 from agency.clock import Clock
 from agency.errors import InvalidInputError
@@ -42,6 +43,7 @@ HELP = (
 )
 POLITE = "Sorry, I only take orders from the players I work with."
 NOT_UNDERSTOOD = "I did not understand that. " + HELP
+BUSY = "I am still answering the last thing I was asked; one at a time."
 FOLLOW_S = 120  # how long `follow me` follows
 COME_RANGE = 2
 MAX_NOTICED = 500  # chat tasks whose end is still to be reported
@@ -51,8 +53,18 @@ PROGRESS_EVERY_MS = 30_000  # at most one progress line per chat task this often
 
 
 def _by(player: str) -> str:
-    """Who asked, as a task's origin names them: `chat:Steve`, or `dashboard`."""
-    return "dashboard" if player == DASHBOARD else f"chat:{player}"
+    """Who asked, as a task's origin names them: `chat:Steve`, or `dashboard` (a name of
+    other characters, as some servers allow, with them made `_`)."""
+    return "dashboard" if player == DASHBOARD else "chat:" + re.sub(r"[^A-Za-z0-9_]", "_", player)[:32]
+
+
+def said_line(player: str, text: str) -> str:
+    """The line said in chat: `Player, text`, one chat message whatever the text holds.
+    Characters outside the Basic Multilingual Plane are dropped: the client counts a line's
+    256 in UTF-16 units and sends the rest as a second message, which would start with the
+    text's own words (and one starting with `/` is sent as a server command)."""
+    line = "".join(c for c in f"{player}, {text}" if ord(c) <= 0xFFFF)
+    return line[:MAX_LINE]
 
 
 class ChatHandler:
@@ -83,6 +95,7 @@ class ChatHandler:
         self._seq = 0
         self._asking: list[str] | None = None  # the dashboard's answers while `ask` runs
         self._progress_at: dict[str, int] = {}  # chat task id -> when its last progress line was said
+        self._talking: asyncio.Future[None] | None = None  # the sentence the model is answering
         self._ask_lock = asyncio.Lock()
 
     async def on_events(self, events: Iterable[BodyEvent]) -> None:
@@ -115,6 +128,7 @@ class ChatHandler:
             self._asking = []
             try:
                 await self._obey(DASHBOARD, addressed(line, self.bot_name) or line)
+                await self.settle()  # a sentence's answer comes back in this response too
                 return self._asking
             finally:
                 self._asking = None
@@ -191,28 +205,50 @@ class ChatHandler:
 
     async def _goal(self, player: str, text: str) -> str:
         if self.talk is not None and spoken(text):
-            return await self._talk(player, text)
+            return self._talk_later(player, text)
         try:
             decision = await self.submit(GoalRequest(text=text[:128], bot=self.bot_name, by=_by(player)))
         except InvalidInputError:
-            return await self._talk(player, text) if self.talk is not None else NOT_UNDERSTOOD
+            return self._talk_later(player, text) if self.talk is not None else NOT_UNDERSTOOD
         return self._decided(player, decision)
 
-    async def _talk(self, player: str, text: str) -> str:
-        """The model's answer said; then what became of a goal in it ("" when it had none)."""
-        assert self.talk is not None
-        answer = await self.talk.answer(player, text)
-        await self.reply(player, answer.said)
-        if answer.goal is None:
+    def _talk_later(self, player: str, text: str) -> str:
+        """The model asked in the background (the body job that heard the line goes on: a slow
+        model must not hold the bot's events), one sentence at a time; a line the reply gate
+        would drop is not sent to the model at all."""
+        if self._talking is not None and not self._talking.done():
+            return BUSY
+        if player != DASHBOARD and not self.gate.allow():
+            logger.info("[Chat] {}'s sentence not answered (rate limit; {} dropped so far)", player, self.gate.dropped)
             return ""
-        goal = answer.goal
+        self._talking = asyncio.ensure_future(self._talk(player, text))
+        return ""
+
+    async def settle(self) -> None:
+        """Wait for the sentence being answered, if any (the dashboard's ask; tests)."""
+        if self._talking is not None:
+            await asyncio.wait([self._talking])
+
+    async def _talk(self, player: str, text: str) -> None:
+        """The model's answer said (its gate token taken already); then what became of a goal
+        in it."""
+        assert self.talk is not None
         try:
-            decision = await self.submit(
-                GoalRequest(text=f"{goal.action} {goal.target} {goal.amount}", bot=self.bot_name, by=_by(player))
-            )
-        except InvalidInputError as e:
-            return f"I will not {goal.action} {goal.target}: {e}"
-        return self._decided(player, decision)
+            answer = await self.talk.answer(player, text)
+            await self.reply(player, answer.said, gated=False)
+            if answer.goal is None:
+                return
+            goal = answer.goal
+            try:
+                request = GoalRequest(
+                    text=f"{goal.action} {goal.target} {goal.amount}", bot=self.bot_name, by=_by(player)
+                )
+                decided = self._decided(player, await self.submit(request))
+            except InvalidInputError as e:
+                decided = f"I will not {goal.action} {goal.target}: {e}"
+            await self.reply(player, decided)
+        except Exception as e:  # noqa: BLE001 - a failed answer must not be lost silently, nor crash the loop
+            logger.warning("[Chat] answering {}'s sentence failed: {}: {}", player, type(e).__name__, e)
 
     def _decided(self, player: str, decision: GoalDecision) -> str:
         goal = f"{decision.goal.action} {decision.goal.target} {decision.goal.amount}"
@@ -249,14 +285,14 @@ class ChatHandler:
             self._progress_at.pop(next(iter(self._progress_at)))
         return self.reply(player, f"Progress: step {index + 1} of {total} done ({step}).")
 
-    async def reply(self, player: str, text: str) -> None:
-        line = f"{player}, {text}"[:256]
+    async def reply(self, player: str, text: str, *, gated: bool = True) -> None:
+        line = said_line(player, text)
         if player == DASHBOARD:  # back to the dashboard, not into the game's chat
             self._record(self.bot_name, line, said=True)
             if self._asking is not None:
                 self._asking.append(text)
             return
-        if not self.gate.allow():
+        if gated and not self.gate.allow():
             logger.info("[Chat] reply to {} dropped (rate limit; {} dropped so far)", player, self.gate.dropped)
             return
         if not await self.say(line):

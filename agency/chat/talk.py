@@ -28,6 +28,7 @@ from agency.cognition.llm_thoughts import LlmThoughtGenerator, build_thought_gen
 from agency.cognition.sanitizer import build_llm_thought
 from agency.cognition.situation_frame import SituationFrame, build_frame
 from agency.goal_tag import ExtractedGoal
+from agency.llm.budgets import AutonomyBudget
 from agency.world import BlockRegion, WorldSnapshot
 
 # Format and manners only: like the thought prompt (AUTONOMY-1) it names no activity.
@@ -115,10 +116,12 @@ def build_chat_talk(
     is_routable: Routable,
     counters: AgencyCounters | None,
     clock: Clock,
+    budget: AutonomyBudget | None = None,
 ) -> ChatTalk | None:
-    """From the `[llm]` section: None without [[llm.targets]] (the bot lists its commands)."""
+    """From the `[llm]` section: None without [[llm.targets]] (the bot lists its commands).
+    `budget`: keep-alive's, so the caps and the breaker count the bot's every call."""
     generator = build_thought_generator(
-        llm_config, clock, system_prompt=CHAT_SYSTEM_PROMPT, max_output_tokens=ANSWER_TOKENS
+        llm_config, clock, system_prompt=CHAT_SYSTEM_PROMPT, max_output_tokens=ANSWER_TOKENS, budget=budget
     )
     if generator is None:
         return None

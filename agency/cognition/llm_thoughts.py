@@ -210,6 +210,7 @@ def build_thought_generator(
     clock: Clock = system_clock_ms,
     system_prompt: str = THOUGHT_SYSTEM_PROMPT,
     max_output_tokens: int = THOUGHT_MAX_OUTPUT_TOKENS,
+    budget: AutonomyBudget | None = None,
 ) -> LlmThoughtGenerator | None:
     """From the `[llm]` section (bot.config.llm.LlmSection or a dict): None when no targets,
     so keep-alive keeps publishing nothing (AUTONOMY-2)."""
@@ -217,4 +218,6 @@ def build_thought_generator(
     settings = LlmSettings.model_validate(data)
     if not settings.configured:
         return None
-    return LlmThoughtGenerator(settings, clock=clock, system_prompt=system_prompt, max_output_tokens=max_output_tokens)
+    return LlmThoughtGenerator(
+        settings, budget=budget, clock=clock, system_prompt=system_prompt, max_output_tokens=max_output_tokens
+    )

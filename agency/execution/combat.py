@@ -14,8 +14,8 @@ In order:
 - anything else within reach (zombies, spiders, ...): fight it with the best weapon held;
   with none held, keep out of its reach instead (bare hands take 20 hits for a zombie that
   hurts for 3 each second: in the caves survival bench a bare-handed bot died to one in 10
-  of its 13 deaths), unless `cornered` (the last evasion got nowhere, or the bot is indoors),
-  when it fights.
+  of its 13 deaths), unless `cornered` (the last evasion got nowhere, the hostile kept coming
+  after three of them within a minute, or the bot is indoors), when it fights.
 """
 
 from __future__ import annotations

@@ -20,7 +20,7 @@ from agency.goals.lifecycle import GoalLifecycle
 from agency.goals.models import BUILD_SHELTER
 from agency.goals.resolver import BuildIntent, Outcome, Verifier, resolve_or_create_build_goal
 from agency.goals.run_hooks import SHELTER_TARGETS
-from agency.planning.converter import ConversionOutcome, origin_kind
+from agency.planning.converter import ConversionOutcome, asked_by, origin_kind
 from agency.planning.tasks.models import TaskOrigin
 from agency.thoughts import Thought
 
@@ -69,7 +69,7 @@ class ShelterGoalRouter:
             verify=self.verify,
             lifecycle=self.lifecycle,
             clock=self.clock,
-            origin=TaskOrigin(kind=kind, sourceId=thought.id),
+            origin=TaskOrigin(kind=kind, sourceId=thought.id, by=asked_by(thought.tags)),
         )
         logger.info(
             "[Goals] resolve build_shelter thought={} -> {} task={} score={}",

@@ -83,7 +83,7 @@ def _goal_key(thought: Thought) -> str | None:
     return from_thought or (canonical_goal_key(goal.action, goal.target) if goal else None) or None
 
 
-def _asked_by(tags: list[str]) -> str | None:
+def asked_by(tags: list[str]) -> str | None:
     """Who asked for a user's goal, from its thought's `by:` tag (agency.goals.user_goals.BY_TAG)."""
     return next((t[3:] for t in tags if t.startswith("by:")), None)
 
@@ -152,7 +152,7 @@ def convert_thought(
                     "bot": bot,
                 },
             ),
-            origin=TaskOrigin(kind=kind, sourceId=thought.id, by=_asked_by(thought.tags)),
+            origin=TaskOrigin(kind=kind, sourceId=thought.id, by=asked_by(thought.tags)),
         )
         logger.info("[Thought-to-task] converted thought={} task={} goalKey={}", thought.id, task.id, goal_key)
         for old in stale:

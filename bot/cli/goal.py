@@ -276,7 +276,7 @@ def render_tasks(items: list[dict[str, Any]]) -> str:
     rows = [("ID", "STATUS", "PROGRESS", "ORIGIN", "GOAL", "REASON")]
     for t in items:
         meta = t.get("metadata", {})
-        reason = t.get("waiting") or (meta.get("solver") or {}).get("failureReason") or ""
+        reason = t.get("waiting") or meta.get("blockedReason") or (meta.get("solver") or {}).get("failureReason") or ""
         rows.append(
             (
                 t["id"],

@@ -118,11 +118,11 @@ def live_sources(agency: Any, daemon: Any) -> LiveSources:
         }
 
     def tasks(limit: int) -> list[dict[str, Any]]:
-        out = []
+        why, out = agency.waiting_now(), []
         for t in agency.tasks.newest(limit):
-            row, why = _dump(t), agency.waiting(t)
-            if why:
-                row["waiting"] = why
+            row, reason = _dump(t), why(t)
+            if reason:
+                row["waiting"] = reason
             out.append(row)
         return out
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
@@ -106,12 +106,13 @@ class Agency:
         # On PostgreSQL a daemon's thoughts are its own (its bots' only): no other daemon converts them.
         self.stream = CognitiveStream(db, clock=clock, max_thoughts=cfg.stream.max_thoughts, daemon_id=shared.daemon_id)
         self.perception = Perception(clock, publish=self.stream.publish)
+        self.thoughts = build_thought_generator(cfg.llm, clock)  # None without [[llm.targets]]
         self.keepalive = build_keepalive(  # situation and content dedup (docs/contracts.md DEDUP-1..2)
             stream=self.stream,
             perception=self.perception,
             clock=clock,
             # None without [[llm.targets]]: frames only (AUTONOMY-2)
-            generator=build_thought_generator(cfg.llm, clock),
+            generator=self.thoughts,
             config=cfg.keepalive,
             counters=self.counters,
         )
@@ -254,6 +255,7 @@ class Agency:
                     is_routable=routable_by(self.agents),
                     counters=self.counters,
                     clock=self.clock,
+                    budget=self.thoughts.budget if self.thoughts is not None else None,
                 ),
             )
             if self.cfg.chat.enabled
@@ -468,12 +470,14 @@ class Agency:
         with _unavailable_is_503():
             return await self.intake.submit(request)
 
-    def waiting(self, task: Any) -> str | None:
-        """Why the task waits, in words (agency.planning.waiting), None when it does not."""
+    def waiting_now(self) -> Callable[[Any], str | None]:
+        """Why a task waits, in words (agency.planning.waiting), None when it does not: the
+        bot's state read once, for a whole list of tasks."""
         mine = self.claim_as
         active = self.tasks.held_by(mine, TaskStatus.active) if mine else self.tasks.list_by_status(TaskStatus.active)
         held = self.reflexes.hold_reason if self.reflexes is not None else None
-        return waiting_reason(task, held=held, running=active[0] if active else None, connected=self._connected)
+        running, connected = (active[0] if active else None), self._connected
+        return lambda task: waiting_reason(task, held=held, running=running, connected=connected)
 
     def stalled(self) -> list[dict[str, Any]]:
         stats = self.executor.stats if self.executor else None

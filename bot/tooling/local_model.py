@@ -22,6 +22,7 @@ import subprocess
 import sys
 import tempfile
 import threading
+import time
 import zipfile
 from pathlib import Path
 from typing import IO
@@ -139,19 +140,25 @@ class LocalModel:
             stderr=subprocess.STDOUT,
             text=True,
         )
-        ready = threading.Event()
+        ready, ended = threading.Event(), threading.Event()
+        proc = self.proc
 
-        def read() -> None:
-            assert self.proc is not None and self.proc.stdout is not None
-            for line in self.proc.stdout:
+        def read() -> None:  # to the end of its output, so the pipe never fills
+            assert proc.stdout is not None
+            for line in proc.stdout:
                 self.log.append(line.rstrip())
-                if line.startswith(READY):
-                    fields = dict(f.split("=", 1) for f in line.split()[1:])
-                    self.port, self.model = int(fields["port"]), fields["model"]
+                del self.log[:-200]
+                fields = dict(f.split("=", 1) for f in line.split()[1:] if "=" in f)
+                if line.startswith(READY) and fields.get("port", "").isdigit():
+                    self.port, self.model = int(fields["port"]), fields.get("model", self.model)
                     ready.set()
+            ended.set()  # it exited: no need to wait out the start timeout
 
         threading.Thread(target=read, daemon=True).start()
-        if not ready.wait(START_TIMEOUT_S) or self.proc.poll() is not None:
+        deadline = time.monotonic() + START_TIMEOUT_S
+        while not ready.is_set() and not ended.is_set() and time.monotonic() < deadline:
+            ready.wait(0.2)
+        if not ready.is_set() or self.proc.poll() is not None:
             self.stop()
             raise LocalModelError("the model server did not start: " + " | ".join(self.log[-5:]))
         self.base_url = f"http://127.0.0.1:{self.port}/v1"

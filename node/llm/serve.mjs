@@ -66,15 +66,17 @@ function toHistory (messages) {
 
 async function complete (body) {
   const { history, prompt } = toHistory(body.messages)
-  const maxTokens = Math.min(MAX_TOKENS, Math.max(1, Number(body.max_tokens ?? body.max_completion_tokens ?? 256)))
+  const asked = Number(body.max_tokens ?? body.max_completion_tokens ?? 256)
+  if (!Number.isFinite(asked)) throw new Error('max_tokens must be a number')
+  const maxTokens = Math.min(MAX_TOKENS, Math.max(1, Math.floor(asked)))
   const session = new LlamaChatSession({ contextSequence: sequence, autoDisposeSequence: false })
   try {
     session.setChatHistory(history)
     const before = sequence.tokenMeter.getState()
     const answer = await session.promptWithMeta(prompt, {
       maxTokens,
-      temperature: body.temperature ?? 0.7,
-      topP: body.top_p ?? undefined,
+      temperature: Number.isFinite(body.temperature) ? body.temperature : 0.7,
+      topP: Number.isFinite(body.top_p) ? body.top_p : undefined,
       repeatPenalty: body.repeat_penalty ? { penalty: body.repeat_penalty } : undefined
     })
     const after = sequence.tokenMeter.getState()
@@ -114,6 +116,7 @@ const server = http.createServer((req, res) => {
     try { body = JSON.parse(Buffer.concat(chunks).toString('utf8')) } catch (e) { return fail(res, 400, `the body is not JSON: ${e.message}`) }
     if (body?.stream) return fail(res, 400, 'stream: true is not served; ask with stream: false')
     queue = queue.then(async () => {
+      if (res.destroyed || res.writableEnded) return // its client gave up while it waited its turn
       try {
         reply(res, await complete(body))
       } catch (e) {

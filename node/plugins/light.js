@@ -9,9 +9,10 @@
 //   once, section palettes first; a column's list is dropped when an emitter is placed or broken
 //   there or the column reloads) and the search only runs when one is within reach.
 // - skyDarken(time): vanilla Level.updateSkyBrightness with clear weather: 0 by day, 11 at night.
-// - skyLight(world, x, y, z): 15 minus the filters of the blocks above (0 under an opaque block),
-//   spread sideways and up from the open cells near, as vanilla's (an overhang, a cave mouth, the
-//   shade of a tree are lit from the side).
+// - skyLight(world, x, y, z[, limit]): 15 straight down through clear blocks, then one less per
+//   block (more through a filter) below the first that filters (0 under an opaque block), spread
+//   sideways and up from the cells near, as vanilla's (an overhang, a cave mouth, the shade of a
+//   tree are lit from the side).
 // - brightness(world, x, y, z, time): vanilla raw brightness, max(sky - darken, block).
 'use strict'
 
@@ -167,10 +168,12 @@ function build (serv) {
     return Math.floor((1 - f) * 11)
   }
 
-  // Sky light as vanilla spreads it: 15 straight down an open column less the filters passed
-  // (leaves, water), and from there sideways and up like block light, one less per block, so a
-  // cave mouth or the shade of a tree is lit by the open cells beside it.
-  function skyLight (world, x, y, z) {
+  // Sky light as vanilla spreads it: 15 straight down through clear blocks; below the first
+  // block that filters (leaves, water) every block costs max(1, its filter), as does every
+  // step sideways or up, so a cave mouth or the shade of a tree is lit from the open cells
+  // beside it. `limit`: the caller only asks whether the light is above it (spawning): the
+  // search stops as soon as it is, and does not look where no light above it could come from.
+  function skyLight (world, x, y, z, limit = 0) {
     x = Math.floor(x); y = Math.floor(y); z = Math.floor(z)
     const read = stateReader(world)
     const here = read(x, y, z)
@@ -178,26 +181,40 @@ function build (serv) {
     const column = world.sync.getColumn(x >> 4, z >> 4)
     const top = (column?.minY ?? 0) + (column?.worldHeight ?? 256)
     const openFrom = new Map() // 'x,z' -> lowest y with only clear blocks above, found so far
-    const straight = (cx, cy, cz) => { // sky light of a cell from straight above
+    const straightOf = new Map() // cell -> its light from straight above
+    const straight = (cx, cy, cz, s) => {
+      const cell = (cx * 4099 + cy) * 4099 + cz
+      const known = straightOf.get(cell)
+      if (known !== undefined) return known
       const key = cx * 100003 + cz
       const open = openFrom.get(key)
       let light = MAX
-      for (let yy = cy + 1; yy < top && light > 0; yy++) {
+      let dimmed = false // below a block that filters: every block costs from here down
+      const above = []
+      for (let yy = cy + 1; yy < top; yy++) {
         if (open !== undefined && yy >= open) break
-        const s = read(cx, yy, cz)
-        if (s < 0) return 0
-        light -= filter[s]
+        const t = read(cx, yy, cz)
+        if (t < 0 || filter[t] >= MAX) { light = 0; break }
+        above.push(filter[t])
       }
-      if (light === MAX && (open === undefined || cy + 1 < open)) openFrom.set(key, cy + 1)
-      return Math.max(0, light)
+      if (light > 0) {
+        for (let i = above.length - 1; i >= 0 && light > 0; i--) {
+          if (dimmed || above[i] > 0) { dimmed = true; light -= Math.max(1, above[i]) }
+        }
+        if (!dimmed && (open === undefined || cy + 1 < open)) openFrom.set(key, cy + 1)
+        light = dimmed || filter[s] > 0 ? light - Math.max(1, filter[s]) : light
+      }
+      light = Math.max(0, light)
+      straightOf.set(cell, light)
+      return light
     }
-    let light = straight(x, y, z)
-    if (light >= MAX || cost[here] >= MAX) return light
+    let light = straight(x, y, z, here)
+    if ((limit > 0 && light > limit) || light >= MAX || cost[here] >= MAX) return light
     const buckets = Array.from({ length: MAX + 1 }, () => [])
     const at = (dx, dy, dz) => ((dx + R) * SIDE + (dy + R)) * SIDE + (dz + R)
     buckets[cost[here]].push([0, 0, 0])
     best[at(0, 0, 0)] = cost[here]; touched.push(at(0, 0, 0))
-    for (let c = 1; c <= MAX && c < MAX - light; c++) {
+    for (let c = 1; c <= MAX && c < MAX - Math.max(light, limit); c++) {
       for (const [dx, dy, dz] of buckets[c]) {
         if (best[at(dx, dy, dz)] !== c) continue
         for (const [ox, oy, oz] of NEIGHBOURS) {
@@ -205,10 +222,10 @@ function build (serv) {
           if (Math.abs(nx) >= R || Math.abs(ny) >= R || Math.abs(nz) >= R) continue
           const s = read(x + nx, y + ny, z + nz)
           if (s < 0 || cost[s] >= MAX) continue
-          const sky = straight(x + nx, y + ny, z + nz)
+          const sky = straight(x + nx, y + ny, z + nz, s)
           if (sky > light + c) light = sky - c
           const nc = c + cost[s]
-          if (nc >= MAX - light) continue
+          if (nc >= MAX - Math.max(light, limit)) continue
           const k = at(nx, ny, nz)
           if (best[k] && best[k] <= nc) continue
           if (!best[k]) touched.push(k)
@@ -216,6 +233,7 @@ function build (serv) {
           buckets[nc].push([nx, ny, nz])
         }
       }
+      if (light > limit && limit > 0) break // enough to answer the caller
     }
     for (const k of touched) best[k] = 0
     touched.length = 0

@@ -31,10 +31,11 @@ module.exports.server = function (serv, cfg) {
   // random 0..31 fails, any block light fails, and the raw brightness (sky light darkened by the
   // hour) must be at most a random 0..7. So the shade of a tree or a cave mouth by day stays clear.
   function darkEnough (world, x, y, z) {
-    const sky = skyLight(world, x, y, z)
-    if (sky > Math.floor(Math.random() * 32)) return false
-    if (blockLight(world, x, y, z) > 0) return false
-    return sky - skyDarken(serv.time) <= Math.floor(Math.random() * 8)
+    const skyMost = Math.floor(Math.random() * 32) // the sky light the first test allows
+    const rawMost = Math.floor(Math.random() * 8) // the raw brightness the last allows
+    const most = Math.min(skyMost, rawMost + skyDarken(serv.time)) // the sky light both allow
+    if (skyLight(world, x, y, z, most) > most) return false
+    return blockLight(world, x, y, z) === 0
   }
   const cap = cfg.hostileCap ?? 12
   const mix = Array.isArray(cfg.hostiles)

@@ -264,6 +264,11 @@ test('torch light keeps natural spawns away; the dark gets the vanilla mix', { t
   assert.strictEqual(await skyAt(rx, rz), 12, 'under the roof, lit from 3 blocks away')
   assert.strictEqual(await skyAt(rx + 2, rz), 14, 'under its edge')
   assert.strictEqual(await skyAt(rx + 3, rz), 15, 'beside it, open sky')
+  // Below a block that filters, every block costs: under the middle of a 7x7 canopy of leaves
+  // two blocks up, 15 - 1 (the leaves) - 1 - 1 (two blocks of air) = 12, as vanilla's
+  const [lx, lz] = [c.x - 30, c.z - 30]
+  await command(bot, `/mcbot fill ${lx - 3} ${Y + 3} ${lz - 3} ${lx + 3} ${Y + 3} ${lz + 3} oak_leaves`)
+  assert.strictEqual(await skyAt(lx, lz), 12, 'under the canopy')
 
   const spawned = []
   const hostile = new Set(['zombie', 'zombie_villager', 'skeleton', 'creeper', 'spider'])

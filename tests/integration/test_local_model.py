@@ -27,7 +27,7 @@ from bot.tooling.local_model import LocalModel
 from tests.conftest import make_body, wait_until
 from tests.integration.world_setup import agency_on, give, stone_pad, teleport
 
-pytestmark = [pytest.mark.integration, pytest.mark.one_version("the model and the contracts, not the protocol")]
+pytestmark = [pytest.mark.integration, pytest.mark.one_version(reason="the model and the contracts, not the protocol")]
 
 BOT, BOSS = "model_bot", "model_boss"
 X, Y, Z = -620, 70, 410  # a pad of its own

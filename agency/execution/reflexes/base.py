@@ -98,6 +98,7 @@ class ReflexBase:
         self._combat: CombatChoice | None = None  # what choose() answered, for _act
         self._close_in_failed_at: int | None = None  # the last close-in on an archer that did not reach it
         self._evade_failed_at: int | None = None  # the last evasion that got nowhere
+        self._evasions: list[int] = []  # when the recent evasions of melee hostiles were
         self.direct = direct  # stopped when a reflex needs the body
 
     def _hostile_near(self, snap: WorldSnapshot) -> bool:

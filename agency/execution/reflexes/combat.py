@@ -7,11 +7,12 @@ from typing import Any
 
 from loguru import logger
 
-from agency.execution.combat import CLOSE_IN, EVADE, FIGHT, RETREAT, STRIKE_AND_BACK_OFF, CombatChoice
+from agency.execution.combat import CLOSE_IN, CREEPERS, EVADE, FIGHT, RETREAT, STRIKE_AND_BACK_OFF, CombatChoice
 from agency.execution.reflexes.base import ReflexBase
 
 UNREACHABLE_MS = 60_000  # an archer a close-in could not reach is left be this long (agency.execution.combat)
 CORNERED_MS = 20_000  # after an evasion that got nowhere, a bare-handed bot fights for this long
+CHASED = (3, 60_000)  # this many evasions of melee hostiles within this long: it keeps coming, fight
 
 
 class CombatReflex(ReflexBase):
@@ -47,9 +48,18 @@ class CombatReflex(ReflexBase):
         if combat.reflex == EVADE:
             self.stats.evaded += 1
             res = await self.tools.execute("flee", evade, self.ctx)
+            now = self.clock()
             if not res.success:
-                self._evade_failed_at = self.clock()
+                self._evade_failed_at = now
                 logger.info("[Reflex] could not get away from the {}: fighting it if it comes", name)
+            elif name not in CREEPERS:  # a zombie in a cave never burns and follows a bot that only walks off
+                times, within = CHASED
+                self._evasions = [t for t in self._evasions if now - t < within] + [now]
+                if len(self._evasions) >= times:
+                    self._evade_failed_at, self._evasions = now, []
+                    logger.info(
+                        "[Reflex] the {} keeps coming ({} evasions in {} s): fighting it", name, times, within // 1000
+                    )
             return res
         assert combat.reflex == RETREAT
         self.stats.retreats += 1

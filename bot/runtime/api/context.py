@@ -44,15 +44,23 @@ class ApiContext:
     bot_name: str = "mcbot"  # the one bot's name (or the fleet's first)
     bot_summary: Callable[[], dict[str, Any]] | None = None  # GET /api/bots of a one-bot daemon
     chat: Callable[[], Any] | None = None  # agency.chat.handler.ChatHandler (None from it: chat is off)
-    waiting: Callable[[Any], str | None] | None = None  # why a task waits (agency.planning.waiting)
+    # why a task waits (agency.planning.waiting): the bots' state read once per call, for a list
+    waiting: Callable[[], Callable[[Any], str | None]] | None = None
+
+    def tasks_json(self, tasks: list[Any]) -> list[dict[str, Any]]:
+        """Tasks as the API shows them: each with `waiting`, why it waits, when it does."""
+        why = self.waiting() if self.waiting is not None else (lambda _t: None)
+        out = []
+        for task in tasks:
+            row: dict[str, Any] = task.model_dump(mode="json", exclude_none=True)
+            reason = why(task)
+            if reason:
+                row["waiting"] = reason
+            out.append(row)
+        return out
 
     def task_json(self, task: Any) -> dict[str, Any]:
-        """A task as the API shows it: with `waiting`, why it waits, when it does."""
-        out: dict[str, Any] = task.model_dump(mode="json", exclude_none=True)
-        why = self.waiting(task) if self.waiting is not None else None
-        if why:
-            out["waiting"] = why
-        return out
+        return self.tasks_json([task])[0]
 
     def bot_names(self) -> list[str]:
         return self.bots.names() if self.bots is not None else [self.bot_name]

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+from collections.abc import Callable
 from functools import partial
 from typing import Any
 
@@ -45,6 +46,7 @@ def api_context(daemon: Any) -> ApiContext:
         ctx.bots = FleetView(agencies)
         ctx.submit_goal = ctx.bots.submit_goal
         ctx.task_command = ctx.bots.task_command
+        ctx.waiting = ctx.bots.waiting_now
     return ctx
 
 
@@ -103,7 +105,7 @@ def bot_api_context(agency: Any, daemon: Any) -> ApiContext:
         bot_name=agency.name,
         bot_summary=lambda: bot_summary(agency),
         chat=lambda: agency.chat,
-        waiting=agency.waiting,
+        waiting=agency.waiting_now,
     )
 
 
@@ -150,6 +152,18 @@ class FleetView:
         if agency is None:
             raise GoalRequestError(f"unknown bot {bot!r} (this daemon drives {', '.join(self.agencies)})")
         return await agency.submit_goal(request)
+
+    def waiting_now(self) -> Callable[[Task], str | None]:
+        """Why a task waits, asked of the bot it is held by or bound to (else the first)."""
+        per_bot: dict[str, Callable[[Task], str | None]] = {}
+
+        def why(task: Task) -> str | None:
+            agency = self._holder(task) or self._first
+            if agency.name not in per_bot:
+                per_bot[agency.name] = agency.waiting_now()
+            return per_bot[agency.name](task)
+
+        return why
 
     async def task_command(self, task_id: str, command: str) -> Any:
         task = self._first.tasks.get_task(task_id)

@@ -220,7 +220,7 @@ function renderTasks (payload) {
   const shown = payload.tasks.map((t) => {
     const row = taskRow(t.id)
     const meta = t.metadata || {}
-    const why = t.waiting || (meta.solver || {}).failureReason || ''
+    const why = t.waiting || meta.blockedReason || (meta.solver || {}).failureReason || ''
     const bot = meta.heldBy || meta.bot || ''
     const texts = [t.id.slice(0, 13), meta.goalKey || t.title || '', bot, t.status, `${Math.round((t.progress || 0) * 100)}%`, why]
     texts.forEach((text, i) => { if (row.cells[i].textContent !== text) row.cells[i].textContent = text })

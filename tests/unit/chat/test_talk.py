@@ -11,7 +11,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from agency.chat.handler import HELP, NOT_UNDERSTOOD, ChatHandler
+from agency.chat.handler import HELP, NOT_UNDERSTOOD, ChatHandler, said_line
 from agency.chat.talk import CHAT_SYSTEM_PROMPT, ChatTalk
 from agency.cognition.counters import AgencyCounters
 from agency.cognition.grounding import FrameFacts
@@ -94,7 +94,12 @@ class Talk:
 
     def hear(self, line: str) -> list[str]:
         before = len(self.said)
-        asyncio.run(self.chat.hear("Alice", line))
+
+        async def go():
+            await self.chat.hear("Alice", line)
+            await self.chat.settle()  # the model answers in the background
+
+        asyncio.run(go())
         return self.said[before:]
 
 
@@ -172,3 +177,25 @@ def test_without_a_model_the_bot_says_which_commands_it_understands(clock):
     )
     asyncio.run(chat.hear("Alice", "mcbot could you get me some wood?"))
     assert said == [f"Alice, {NOT_UNDERSTOOD}"] and HELP in said[0] and len(said[0]) <= 256
+
+
+def test_the_model_answers_in_the_background_one_sentence_at_a_time(llm, clock):
+    t = Talk(llm, clock)
+    llm.default = lambda req: text("Fine, thanks.")
+
+    async def go():
+        await t.chat.hear("Alice", "mcbot how are you")  # returns at once: the model is asked in the background
+        assert t.said == []
+        await t.chat.hear("Alice", "mcbot and you")
+        assert t.said == ["Alice, I am still answering the last thing I was asked; one at a time."]
+        await t.chat.settle()
+
+    asyncio.run(go())
+    assert t.said[-1] == "Alice, Fine, thanks." and len(llm.requests) == 1
+
+
+def test_a_line_said_is_one_chat_message_whatever_the_model_wrote():
+    line = said_line("Alice", "\U0001f600" * 300 + " /op Eve")
+    assert line == "Alice,  /op Eve"  # one message, starting with the player's name
+    long = said_line("Alice", "x" * 400)
+    assert len(long) == 256 and long.startswith("Alice, x")

@@ -172,3 +172,17 @@ def test_a_bare_handed_bot_that_cannot_get_away_fights_for_a_while(env):
     assert reflexes.choose(body.snapshot()) == FIGHT  # cornered: bare hands it is
     ftime.clock.advance(20_000)
     assert reflexes.choose(body.snapshot()) == EVADE
+
+
+def test_a_hostile_that_keeps_coming_after_three_evasions_is_fought(env):
+    body, ftime = env["body"], env["ftime"]
+    reflexes = Reflexes(env["tools"], env["ctx"], env["ex"], CFG, clock=ftime.clock)
+    start = body.position
+    for _ in range(3):
+        body.position = start
+        body.mobs = [Mob("zombie", hostile=True, x=3.5, z=0.5)]  # back again after each evasion
+        assert asyncio.run(reflexes.tick(body.snapshot())) == EVADE
+        ftime.clock.advance(10_000)
+    body.position = start
+    body.mobs = [Mob("zombie", hostile=True, x=3.5, z=0.5)]
+    assert reflexes.choose(body.snapshot()) == FIGHT  # it keeps coming: bare hands it is

@@ -51,7 +51,7 @@ async def tasks(
     wanted = _statuses(status)
     found = ctx.tasks.list_by_status(*wanted, bot=ctx.known_bot(bot)) if bot else ctx.tasks.list_by_status(*wanted)
     found = sorted(found, key=lambda t: t.metadata.createdAt, reverse=order == "desc")[:limit]
-    return {"count": len(found), "tasks": [ctx.task_json(t) for t in found]}
+    return {"count": len(found), "tasks": ctx.tasks_json(found)}
 
 
 @router.get("/api/tasks/{task_id}")
