@@ -52,6 +52,19 @@ class _SubParser(_ArgParser):
         add_global_options(self, default=argparse.SUPPRESS)
 
 
+def _add_world_bench(bench_sub: Any, name: str, what: str, rounds: int, rounds_help: str) -> None:
+    """A bench of rounds on an embedded world, at one version or several side by side."""
+    b = bench_sub.add_parser(name, help=what)
+    b.add_argument("--json", action="store_true", help="print one JSON object")
+    b.add_argument("--rounds", type=val.positive_int, default=rounds, help=rounds_help)
+    b.add_argument(
+        "--versions",
+        metavar="V1,V2",
+        type=val.embedded_versions,
+        help="embedded versions to measure side by side (default: server.embedded_version)",
+    )
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = _ArgParser(prog="mcbot", description="A daemon that lives in a Minecraft world through a Mineflayer bot.")
     add_global_options(p)
@@ -122,30 +135,20 @@ def build_parser() -> argparse.ArgumentParser:
         type=val.embedded_versions,
         help="embedded versions to measure side by side, e.g. 1.21.11,1.18.2 (default: server.embedded_version)",
     )
-    br = bench_sub.add_parser(
+    _add_world_bench(
+        bench_sub,
         "reflexes",
-        help="reaction time of the reflexes by mob kind, threat watch vs 1 s tick (starts an embedded world)",
+        "reaction time of the reflexes by mob kind, threat watch vs 1 s tick (starts an embedded world)",
+        8,
+        "rounds per mob kind and mode",
     )
-    br.add_argument("--json", action="store_true", help="print one JSON object")
-    br.add_argument("--rounds", type=val.positive_int, default=8, help="rounds per mob kind and mode")
-    br.add_argument(
-        "--versions",
-        metavar="V1,V2",
-        type=val.embedded_versions,
-        help="embedded versions to measure side by side (default: server.embedded_version)",
-    )
-    bc = bench_sub.add_parser(
+    _add_world_bench(
+        bench_sub,
         "chat",
-        help="time from a commander's line in chat to the bot's reply, quiet and under a chat flood "
+        "time from a commander's line in chat to the bot's reply, quiet and under a chat flood "
         "(starts an embedded world)",
-    )
-    bc.add_argument("--json", action="store_true", help="print one JSON object")
-    bc.add_argument("--rounds", type=val.positive_int, default=10, help="rounds per mode (quiet, flood)")
-    bc.add_argument(
-        "--versions",
-        metavar="V1,V2",
-        type=val.embedded_versions,
-        help="embedded versions to measure side by side (default: server.embedded_version)",
+        10,
+        "rounds per mode (quiet, flood)",
     )
     _add_bench_survival(bench_sub)
     _add_bench_fleet(bench_sub)

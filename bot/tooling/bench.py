@@ -23,7 +23,7 @@ from agency.stats import percentile
 from bot.config.loader import McbotConfig
 from bot.runtime.server import EmbeddedServer, free_port, settings_from_config
 from bot.runtime.session import live_session
-from bot.tooling.progress import to_stderr
+from bot.tooling.progress import Progress, to_stderr
 
 
 def _sample_percentile(samples: list[float], q: float) -> float:
@@ -234,6 +234,41 @@ def run_per_version(
             return code or 1
         results[v] = json.loads(lines[-1])
     return results
+
+
+def bench_world(
+    name: str,
+    cfg: McbotConfig,
+    measure: Callable[[int, Progress], dict[str, Any]],
+    *,
+    as_json: bool,
+    rounds: int,
+    versions: str | None,
+    config_path: str | None,
+    quiet: dict[str, Any],
+) -> dict[str, Any] | int:
+    """A world bench's runs: with `versions`, one child per version (run_per_version); else
+    `measure(port, progress)` here, on a fresh embedded world with the server settings
+    `quiet` (no mobs, ...) on a free port. {version: result}, or an exit code: the child's
+    failure, or 0 once `--json` printed a child's own result."""
+    if versions:
+        return run_per_version(
+            name, [v.strip() for v in versions.split(",") if v.strip()], ["--rounds", str(rounds)], config_path
+        )
+    progress = Progress(f"bench {name}")  # on stderr, with --json too: stdout is the table or the JSON alone
+    port = free_port()
+    world = cfg.server.model_copy(update={"world_folder": "", **quiet})
+    server = EmbeddedServer(settings_from_config(world, port=port), node_bin=cfg.bridge.node_bin)
+    progress.note(f"starting the embedded world at {cfg.server.embedded_version}")
+    server.start()
+    try:
+        result = measure(port, progress)
+    finally:
+        server.stop()
+    if as_json:
+        print(json.dumps(result))
+        return 0
+    return {cfg.server.embedded_version: result}
 
 
 def run_relaying(

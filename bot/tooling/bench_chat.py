@@ -23,10 +23,9 @@ from agency.world import EventType
 from bot.config.loader import McbotConfig
 from bot.runtime.body import MineflayerBody
 from bot.runtime.body_connection import ConnectionSettings
-from bot.runtime.server import EmbeddedServer, free_port, settings_from_config
 from bot.runtime.session import live_session
 from bot.runtime.wiring import Agency
-from bot.tooling.bench import run_per_version
+from bot.tooling.bench import bench_world
 from bot.tooling.progress import Progress
 
 TARGET_P95_MS = 1000.0
@@ -144,27 +143,18 @@ def bench_chat(
     versions: str | None = None,
     config_path: str | None = None,
 ) -> int:
-    if versions:
-        results = run_per_version(
-            "chat", [v.strip() for v in versions.split(",") if v.strip()], ["--rounds", str(rounds)], config_path
-        )
-        if isinstance(results, int):
-            return results
-    else:
-        progress = Progress("bench chat")
-        port = free_port()
-        quiet_world = cfg.server.model_copy(update={"hostiles": False, "animals": False, "world_folder": ""})
-        server = EmbeddedServer(settings_from_config(quiet_world, port=port), node_bin=cfg.bridge.node_bin)
-        progress.note(f"starting the embedded world at {cfg.server.embedded_version}")
-        server.start()
-        try:
-            result = measure(cfg, port, rounds, progress)
-        finally:
-            server.stop()
-        if as_json:
-            print(json.dumps(result))
-            return 0
-        results = {cfg.server.embedded_version: result}
+    results = bench_world(
+        "chat",
+        cfg,
+        lambda port, progress: measure(cfg, port, rounds, progress),
+        as_json=as_json,
+        rounds=rounds,
+        versions=versions,
+        config_path=config_path,
+        quiet={"hostiles": False, "animals": False},
+    )
+    if isinstance(results, int):
+        return results
     if as_json:
         print(json.dumps({"versions": results}))
         return 0

@@ -30,9 +30,8 @@ from agency.tools import ToolContext
 from bot.config.loader import McbotConfig
 from bot.runtime.body import MineflayerBody
 from bot.runtime.reflex_watch import DEFAULT_POLL_S, ReflexWatch
-from bot.runtime.server import EmbeddedServer, free_port, settings_from_config
 from bot.runtime.session import live_session
-from bot.tooling.bench import run_per_version, wait_for
+from bot.tooling.bench import bench_world, wait_for
 from bot.tooling.progress import Progress
 
 KINDS = ("zombie", "spider", "skeleton", "creeper")
@@ -185,32 +184,23 @@ def bench_reflexes(
     versions: str | None = None,
     config_path: str | None = None,
 ) -> int:
-    if versions:
-        results = run_per_version(
-            "reflexes", [v.strip() for v in versions.split(",") if v.strip()], ["--rounds", str(rounds)], config_path
-        )
-        if isinstance(results, int):
-            return results
-    else:
-        # Progress goes to stderr, with --json too: stdout is the table or the JSON alone.
-        progress = Progress("bench reflexes")
-        port = free_port()
-        server = EmbeddedServer(
-            settings_from_config(cfg.server.model_copy(update={"hostiles": False, "world_folder": ""}), port=port),
-            node_bin=cfg.bridge.node_bin,
-        )
-        progress.note(f"starting the embedded world at {cfg.server.embedded_version}")
-        server.start()
-        try:
-            progress.note("the bot joins")
-            with live_session(cfg, embedded=False, host="127.0.0.1", port=port) as s:
-                result = measure(s.body, rounds, progress=progress)
-        finally:
-            server.stop()
-        if as_json:
-            print(json.dumps(result))
-            return 0
-        results = {cfg.server.embedded_version: result}
+    def run(port: int, progress: Progress) -> dict[str, Any]:
+        progress.note("the bot joins")
+        with live_session(cfg, embedded=False, host="127.0.0.1", port=port) as s:
+            return measure(s.body, rounds, progress=progress)
+
+    results = bench_world(
+        "reflexes",
+        cfg,
+        run,
+        as_json=as_json,
+        rounds=rounds,
+        versions=versions,
+        config_path=config_path,
+        quiet={"hostiles": False},
+    )
+    if isinstance(results, int):
+        return results
     if as_json:
         print(json.dumps({"versions": results}))
         return 0

@@ -20,24 +20,14 @@ from agency.cognition.situation_frame import build_frame
 from agency.goals.user_goals import GoalDecision
 from agency.llm.settings import LlmSettings
 from agency.llm.testing import Received, ScriptedLLM, fail, text
-from agency.world import InventoryItem, Vec3, WorldSnapshot
+from agency.world import WorldSnapshot
+from tests.unit.eval.test_llm_thoughts import snap
 
 BOT = "Helper"
 
 
 def _snap() -> WorldSnapshot:
-    return WorldSnapshot(
-        health=20,
-        food=20,
-        gameMode="survival",
-        dimension="overworld",
-        timeOfDay=1000,
-        isDay=True,
-        position=Vec3(x=0, y=64, z=0),
-        hostiles=0,
-        ts=0,
-        inventory=[InventoryItem(name="stick", count=2)],
-    )
+    return snap(inventory={"stick": 2})
 
 
 @pytest.fixture
