@@ -246,15 +246,24 @@ def bench_world(
     versions: str | None,
     config_path: str | None,
     quiet: dict[str, Any],
-) -> dict[str, Any] | int:
-    """A world bench's runs: with `versions`, one child per version (run_per_version); else
-    `measure(port, progress)` here, on a fresh embedded world with the server settings
-    `quiet` (no mobs, ...) on a free port. {version: result}, or an exit code: the child's
-    failure, or 0 once `--json` printed a child's own result."""
+    table: Callable[[dict[str, Any]], None],
+    met: Callable[[dict[str, Any]], bool] = lambda _results: True,
+) -> int:
+    """A world bench's runs and its exit code: with `versions`, one child per version
+    (run_per_version); else `measure(port, progress)` here, on a fresh embedded world with the
+    server settings `quiet` (no mobs, ...) on a free port. Prints `table(results by version)`,
+    or the JSON; exits 1 when not `met(results)`, or with a child's failure."""
     if versions:
-        return run_per_version(
+        found = run_per_version(
             name, [v.strip() for v in versions.split(",") if v.strip()], ["--rounds", str(rounds)], config_path
         )
+        if isinstance(found, int):
+            return found
+        if as_json:
+            print(json.dumps({"versions": found}))
+            return 0
+        table(found)
+        return 0 if met(found) else 1
     progress = Progress(f"bench {name}")  # on stderr, with --json too: stdout is the table or the JSON alone
     port = free_port()
     world = cfg.server.model_copy(update={"world_folder": "", **quiet})
@@ -268,7 +277,9 @@ def bench_world(
     if as_json:
         print(json.dumps(result))
         return 0
-    return {cfg.server.embedded_version: result}
+    results: dict[str, Any] = {cfg.server.embedded_version: result}
+    table(results)
+    return 0 if met(results) else 1
 
 
 def run_relaying(

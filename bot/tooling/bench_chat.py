@@ -11,7 +11,6 @@ ROUND_GAP_S between rounds, slower than the reply gate's one a second after its 
 from __future__ import annotations
 
 import asyncio
-import json
 import random
 import tempfile
 import time
@@ -143,7 +142,7 @@ def bench_chat(
     versions: str | None = None,
     config_path: str | None = None,
 ) -> int:
-    results = bench_world(
+    return bench_world(
         "chat",
         cfg,
         lambda port, progress: measure(cfg, port, rounds, progress),
@@ -152,14 +151,9 @@ def bench_chat(
         versions=versions,
         config_path=config_path,
         quiet={"hostiles": False, "animals": False},
+        table=_print_table,
+        met=lambda results: all(r["target_met"] for r in results.values()),
     )
-    if isinstance(results, int):
-        return results
-    if as_json:
-        print(json.dumps({"versions": results}))
-        return 0
-    _print_table(results)
-    return 0 if all(r["target_met"] for r in results.values()) else 1
 
 
 def _fmt(v: float | None) -> str:

@@ -10,7 +10,6 @@ summoned just inside its kind's radius; the reflex answers it (fight, close in, 
 from __future__ import annotations
 
 import asyncio
-import json
 import math
 import random
 import statistics
@@ -189,7 +188,7 @@ def bench_reflexes(
         with live_session(cfg, embedded=False, host="127.0.0.1", port=port) as s:
             return measure(s.body, rounds, progress=progress)
 
-    results = bench_world(
+    return bench_world(
         "reflexes",
         cfg,
         run,
@@ -198,14 +197,8 @@ def bench_reflexes(
         versions=versions,
         config_path=config_path,
         quiet={"hostiles": False},
+        table=_print_table,
     )
-    if isinstance(results, int):
-        return results
-    if as_json:
-        print(json.dumps({"versions": results}))
-        return 0
-    _print_table(results)
-    return 0
 
 
 def _fmt(v: float | None) -> str:
