@@ -158,6 +158,7 @@ BLOCK_DROPS: dict[str, str] = {
     "deepslate_iron_ore": "raw_iron",
     "grass_block": "dirt",
     "oak_leaves": "oak_sapling",
+    "gravel": "flint",  # by chance (agency.game.loot.CHANCE_DROPS)
 }
 EDIBLE: frozenset[str] = frozenset(
     {

@@ -10,6 +10,7 @@ placed block, a path dug through): it digs with whatever is held."""
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from pydantic import Field, model_validator
@@ -48,6 +49,8 @@ class CollectBlockInput(ToolInput):
     ensure: bool = Field(default=False, description="count is the total wanted in the inventory")
     radius: int = Field(default=32, ge=1, le=32)
     explore_attempts: int = Field(default=2, ge=0, le=5)
+    item: str | None = Field(default=None, description="count this item, a chance drop of the block (flint)")
+    chance: float = Field(default=1.0, gt=0, le=1, description="the chance one block drops `item`")
 
     @model_validator(mode="after")
     def _bounded(self) -> CollectBlockInput:
@@ -101,7 +104,8 @@ async def require_harvest_tool(ctx: ToolContext, block: str) -> None:
 
 async def collect_block(ctx: ToolContext, p: CollectBlockInput) -> dict[str, Any]:
     await require_harvest_tool(ctx, p.block)
-    item = drop_of(p.block)
+    item = p.item or drop_of(p.block)
+    futile_limit = math.ceil(MAX_FUTILE / p.chance)  # a chance drop: many blocks dug for nothing
     start = await _held(ctx, item)
     goal = p.count if p.ensure else start + p.count
     have, futile, explored, kinds = start, 0, 0, []
@@ -125,7 +129,9 @@ async def collect_block(ctx: ToolContext, p: CollectBlockInput) -> dict[str, Any
         kinds.append(name)
         try:
             await run_action(
-                ctx, "collect", {"block": name, "count": goal - have, "maxDistance": p.radius, "item": drop_of(name)}
+                ctx,
+                "collect",
+                {"block": name, "count": goal - have, "maxDistance": p.radius, "item": p.item or drop_of(name)},
             )
             why = None
         except ToolFailure as e:  # e.g. an unreachable treetop: what counts is what we now hold
@@ -133,7 +139,7 @@ async def collect_block(ctx: ToolContext, p: CollectBlockInput) -> dict[str, Any
         now = await _held(ctx, item)
         futile = futile + 1 if now <= have else 0
         have = now
-        if futile >= MAX_FUTILE:
+        if futile >= futile_limit:
             raise ToolFailure(
                 PRECONDITION_FAILED,
                 f"collecting {name} made no progress {MAX_FUTILE} times (last: {why})",

@@ -19,6 +19,7 @@ from typing import Any
 from agency.execution.agents.plan_builder import PlanBuilder, WorkflowPlanError, tool_to_make
 from agency.execution.workflows.models import WorkflowDef
 from agency.game.harvest import can_harvest
+from agency.game.loot import chance_drop
 from agency.tools.gathering import MAX_PER_CALL, drop_of
 
 CRAFTER = "crafter"
@@ -53,6 +54,8 @@ def gather_plan(agent_id: str, task: Mapping[str, Any], inventory: Mapping[str, 
     if action == "mine":
         plan.ensure_tool(block)
         plan.add("dig", tool="mine_block", description=f"dig the nearest {block}", args={"block": block})
+    elif chance_drop(block) is not None:  # flint: its block (gravel) dug until enough drop
+        plan.gather(block, amount, step_id="collect")
     else:
         plan.gather(drop_of(block), amount, step_id="collect", block=block)
     plan.add("check", tool="inventory")

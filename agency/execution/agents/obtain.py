@@ -20,6 +20,7 @@ from agency.game import mcdata
 from agency.game.animals import ANIMAL_DROPS
 from agency.game.elsewhere import found_only_in
 from agency.game.fills import EMPTY, fill_source
+from agency.game.loot import chance_drop
 from agency.game.recipes import CRAFTABLE, GENERIC_WORDS, spoken
 from agency.goal_tag import ExtractedGoal
 from agency.tools.craft_planner import plan_craft
@@ -45,8 +46,10 @@ def resolve_obtain(goal: ExtractedGoal, inventory: Mapping[str, int] | None = No
     where = found_only_in(item)
     if where is not None:
         return Unobtainable(f"{item} is found only in {where}, and the bot stays in the overworld")
-    if gatherable(item) is not None:
-        return ExtractedGoal(action="collect", target=str(source_block(str(gatherable(item)))), amount=amount)
+    raw = gatherable(item)
+    if raw is not None:  # its block; a chance drop (flint) is collected by its own name, its block dug until enough
+        target = raw if chance_drop(raw) is not None else str(source_block(raw))
+        return ExtractedGoal(action="collect", target=target, amount=amount)
     if item in CRAFTABLE or fill_source(item) is not None:  # a filled bucket: the craft plan fills one
         raws = sorted(plan_craft(EMPTY if fill_source(item) else item, amount, inventory or {}).missing)
         for raw in raws:

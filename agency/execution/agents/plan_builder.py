@@ -41,7 +41,7 @@ from agency.game.harvest import (
     unless_dug_with,
     wear_order,
 )
-from agency.game.loot import block_dropping
+from agency.game.loot import block_dropping, chance_drop
 from agency.game.ores import ore_level
 from agency.game.recipes import CRAFTABLE, available, matches, members, recipe_for, spoken
 from agency.tools.craft_planner import plan_craft
@@ -82,7 +82,13 @@ def source_block(raw: str) -> str | None:
     """The block the bot digs for `raw`: SOURCE_BLOCK's, else the ore that drops it
     (redstone_ore for redstone: agency.game.harvest), else the block minecraft-data's loot
     says surely drops it (a birch log itself, clay for clay balls: agency.game.loot), else None."""
-    return SOURCE_BLOCK.get(raw) or ore_for(raw) or _dug_for(raw)
+    return SOURCE_BLOCK.get(raw) or ore_for(raw) or _dug_for(raw) or _by_chance(raw)
+
+
+def _by_chance(raw: str) -> str | None:
+    """The block dug again and again for a chance drop (gravel for flint: agency.game.loot)."""
+    found = chance_drop(raw)
+    return found[0] if found else None
 
 
 def _dug_for(raw: str) -> str | None:
@@ -116,6 +122,7 @@ def gatherable(raw: str) -> str | None:
         next((m for m in SOURCE_BLOCK if m in ms), None)
         or next((m for m in ms if ore_for(m)), None)
         or next((m for m in ms if _dug_for(m)), None)
+        or next((m for m in ms if _by_chance(m)), None)
     )
 
 
@@ -260,15 +267,19 @@ class PlanBuilder:
         while short > 0:
             self.ensure_tool(block)
             self._seek(block)
-            batch = min(self.batch, short, self.uses_left(block) if needs_tool(block) else short)
+            by_chance = chance_drop(raw)
+            chance = by_chance[1] if by_chance is not None and by_chance[0] == block else 1.0
+            uses = int(self.uses_left(block) * chance) if needs_tool(block) else short  # digs per item: 1 / chance
+            batch = min(self.batch, short, max(1, uses))
             total = self.held(raw) + batch
             self.add(
                 step_id or f"gather-{raw}",
                 tool="collect_block",
                 description=f"have {total} {raw}" + (f" ({note})" if note else ""),
-                args={"block": block, "count": total, "ensure": True},
+                args={"block": block, "count": total, "ensure": True}
+                | ({"item": raw, "chance": chance} if chance < 1 else {}),
             )
-            self._wear(block, batch)
+            self._wear(block, math.ceil(batch / chance))
             self.sim[raw] = self.sim.get(raw, 0) + batch
             short -= batch
 

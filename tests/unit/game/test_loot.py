@@ -1,14 +1,16 @@
 """Which block a raw item is dug from, by minecraft-data's block loot: sure drops only, and
-only for raw items of the overworld; the collect tool counts the block's drop."""
+only for raw items of the overworld; the collect tool counts the block's drop. A chance drop
+of our table (flint: gravel, one in ten) is dug for until enough drop."""
 
 from __future__ import annotations
 
 import pytest
 
+from agency.execution.agents.gather_plan import gather_plan
 from agency.execution.agents.obtain import resolve_obtain
 from agency.execution.agents.plan_builder import source_block
 from agency.execution.agents.planning import craft_plan
-from agency.game.loot import block_dropping, sure_drop
+from agency.game.loot import block_dropping, chance_drop, sure_drop
 from agency.goal_tag import ExtractedGoal
 from agency.tools.gathering import drop_of
 from tests.unit.game.test_mcdata_recipes import CLAIMED
@@ -24,8 +26,24 @@ def test_a_sure_drop_names_its_block_at_every_version(v, item, block):
 
 
 @pytest.mark.parametrize("item", ["flint", "apple", "wheat_seeds", "string", "melon_slice"])
-def test_a_chance_drop_is_never_planned_on(item):
+def test_the_loots_chances_are_never_planned_on(item):
     assert block_dropping(item) is None  # gravel's flint, leaves' apple, grass's seeds: chances
+    assert chance_drop(item) is None or item == "flint"  # only our table's, with vanilla's figure
+
+
+def test_flint_is_collected_by_digging_gravel_until_enough_drop():
+    got = resolve_obtain(ExtractedGoal(action="obtain", target="flint", amount=2))
+    assert isinstance(got, ExtractedGoal) and (got.action, got.target, got.amount) == ("collect", "flint", 2)
+    steps = gather_plan("gatherer", {"action": "collect", "target": "flint", "amount": 2}, {}).steps
+    assert steps[0].tool == "collect_block" and steps[0].args == {
+        "block": "gravel",
+        "count": 2,
+        "ensure": True,
+        "item": "flint",
+        "chance": 0.1,
+    }
+    steel = craft_plan("crafter", {"target": "flint_and_steel", "amount": 1}, {"iron_ingot": 1}).steps
+    assert [(s.tool, s.args.get("item")) for s in steel] == [("collect_block", "flint"), ("craft", "flint_and_steel")]
 
 
 def test_the_collect_tool_counts_what_the_block_drops():

@@ -1,0 +1,33 @@
+"""A chance drop obtained in the world: `collect flint` (what `obtain flint` becomes) digs the
+gravel beside the bot until a flint drops (the embedded world drops one in ten, as vanilla;
+node/plugins/drops.js). 110 gravel blocks: all dug for none is a chance of 1 in 100 000.
+At every version, in the version lanes: the one_version lane is make test's longest."""
+
+from __future__ import annotations
+
+import asyncio
+
+from agency.execution.agents import AgentRuntime, TaskSpec, load_default_registry
+from agency.execution.builtin_tools import default_tool_registry
+from agency.tools import ToolContext
+from tests.conftest import make_body
+from tests.integration.world_setup import fill, stone_pad
+
+NAME = "flint_bot"
+X, Y, Z = 760, 70, 760  # a pad of its own
+
+
+def test_flint_is_collected_by_digging_gravel_until_one_drops(bridge, embedded_server):
+    body = make_body(bridge, embedded_server.port, NAME)
+    try:
+        stone_pad(body, NAME, X, Y, Z, r=8, headroom=3)
+        fill(body, (X + 2, Y, Z - 5), (X + 6, Y + 1, Z + 5), "gravel")
+        tools = default_tool_registry()
+        rt = AgentRuntime(load_default_registry(), tools, ToolContext(body=body, poll_interval_s=0.1))
+        res = asyncio.run(rt.run_task(TaskSpec(action="collect", target="flint", amount=1, id="task-flint-1")))
+        assert res.status == "completed", res.errors
+        snap = body.snapshot()
+        assert snap.count_of("flint") >= 1
+        print(f"flint after digging: {snap.count_of('gravel')} gravel picked up on the way")
+    finally:
+        body.close()
