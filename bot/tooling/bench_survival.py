@@ -68,7 +68,7 @@ class SurvivalSettings:
     max_minutes: float | None = None  # None: 1.5 x the wall time the game days take, + 5 min
     out: str = "bench-results"
     jobs: int = 1  # runs at once (each its own daemon and world)
-    terrain: str = "plains"  # the embedded world's ground (server.terrain)
+    terrain: str = "caves"  # the embedded world's ground (server.terrain): competence is claimed on the vanilla one
     extra_env: dict[str, str] = field(default_factory=dict)
 
     @property

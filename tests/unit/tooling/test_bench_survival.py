@@ -359,9 +359,10 @@ def test_settings_give_the_daemon_no_llm_the_day_scale_and_the_tick():
     assert env["MCBOT_SERVER__DAY_LENGTH_SCALE"] == "0.25" and env["MCBOT_DRIVE_TICK__INTERVAL_MS"] == "4000"
     assert SurvivalSettings(game_days=2, day_length_scale=0.5).wall_limit_s == 1.5 * 2 * 600 + 300
     assert SurvivalSettings(max_minutes=4).wall_limit_s == 240
-    assert env["MCBOT_SERVER__TERRAIN"] == "plains"
-    assert SurvivalSettings(terrain="caves").env()["MCBOT_SERVER__TERRAIN"] == "caves"
-    assert build_parser().parse_args(["bench", "survival", "--terrain", "caves"]).terrain == "caves"
+    assert env["MCBOT_SERVER__TERRAIN"] == "caves"  # competence is claimed on the vanilla world
+    assert SurvivalSettings(terrain="plains").env()["MCBOT_SERVER__TERRAIN"] == "plains"
+    assert build_parser().parse_args(["bench", "survival"]).terrain == "caves"
+    assert build_parser().parse_args(["bench", "survival", "--terrain", "plains"]).terrain == "plains"
 
 
 def test_places_seen_is_none_when_the_api_does_not_answer():
