@@ -183,6 +183,8 @@ class ChatHandler:
         return f"Stopped {busy.tool}."
 
     def _act(self, player: str, kind: str, args: dict[str, object], snap: WorldSnapshot | None) -> str:
+        if player == DASHBOARD:
+            return f"{kind} needs a player in the game to go to; the dashboard is not one."
         direct = self.direct()
         if direct is None:
             return "I cannot move right now."

@@ -25,9 +25,13 @@ def test_the_dashboard_talks_to_the_bot_as_a_commander_and_sees_the_chat(tmp_pat
         goal = c.post("/api/bot/chat", json={"text": "collect oak_log 2"}).json()["replies"]
         assert goal[0].startswith("OK: collect oak_log 2 (task "), goal
         assert said_in_game == []  # answered to the dashboard, not in the game's chat
+        come = c.post("/api/bot/chat", json={"text": "follow me"}).json()["replies"]
+        assert come == ["follow needs a player in the game to go to; the dashboard is not one."]
+        assert agency.direct.recent() == []  # nothing started
         lines = c.get("/api/bot/chat").json()["lines"]
         assert [(line["player"], line["said"]) for line in lines[:2]] == [(DASHBOARD, False), (agency.name, True)]
         assert lines[0]["text"] == "mcbot status" and lines[1]["text"].startswith(f"{DASHBOARD}, I am")
+        lines = c.get("/api/bot/chat").json()["lines"]
         after = c.get("/api/bot/chat", params={"after": lines[-2]["seq"]}).json()["lines"]
         assert after == lines[-1:]
         for bad in ({"text": ""}, {"text": "x" * 257}, {"text": 5}, {"line": "status"}):
