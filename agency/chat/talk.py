@@ -47,8 +47,7 @@ ECHO_CHARS = 12  # a run of the player's words this long in the answer: not said
 @dataclass(frozen=True)
 class TalkAnswer:
     said: str  # what to say in chat (the bot's words)
-    goal: ExtractedGoal | None  # a goal that passed extraction, grounding and routing
-    why_no_goal: str | None = None  # the eligibility reason when a tag was written but not taken
+    goal: ExtractedGoal | None  # a goal that passed extraction, grounding and routing (a refused one is logged)
 
 
 def _echoes(answer: str, heard: str) -> bool:
@@ -100,7 +99,7 @@ class ChatTalk:
             goal.amount,
             decision.reason,
         )
-        return TalkAnswer(said, goal if decision.eligible else None, None if decision.eligible else decision.reason)
+        return TalkAnswer(said, goal if decision.eligible else None)
 
 
 def chat_frame(snap: WorldSnapshot, region: BlockRegion | None, profile: str) -> SituationFrame:

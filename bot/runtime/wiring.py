@@ -282,18 +282,20 @@ class Agency:
         def observe(e: Any) -> None:
             record(e)
             said = self.chat.on_step(e.task_id, e.kind, e.index, e.total, e.step_id) if self.chat is not None else None
-            if said is not None:
-                self._chat_notices.add(asyncio.ensure_future(said))
+            self._notice(said)
 
         return observe
+
+    def _notice(self, said: Any) -> None:
+        """A chat line the handler made on a task's event, said when the loop next runs."""
+        if said is not None:
+            self._chat_notices.add(asyncio.ensure_future(said))
+            self._chat_notices = {f for f in self._chat_notices if not f.done()}
 
     def _on_task_event(self, kind: str, task: Any) -> None:
         self.goals.on_task_event(kind, task)
         self.delivery.on_task_event(kind, task)
-        said = self.chat.on_task_event(kind, task) if self.chat is not None else None
-        if said is not None:
-            self._chat_notices.add(asyncio.ensure_future(said))  # said when the loop next runs
-            self._chat_notices = {f for f in self._chat_notices if not f.done()}
+        self._notice(self.chat.on_task_event(kind, task) if self.chat is not None else None)
 
     async def _look(self) -> WorldSnapshot | None:
         """A fresh read for a chat command (the last one when the bot cannot be read now)."""
