@@ -9,6 +9,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from agency.game.furnace import COOK_SECONDS, COOK_TICKS, FUEL_ORDER, FUEL_TICKS, fuel_kind, held_inputs
+from agency.game.recipes import matches
 
 
 def input_choice(inventory: Mapping[str, int], output: str) -> tuple[str | None, int]:
@@ -59,6 +60,19 @@ def choose_fuel(inventory: Mapping[str, int], items: int, reserve: Mapping[str, 
             picks.append(FuelPick(name, use, ticks))
             need -= use * ticks
     return FuelPlan(items, picks, max(0, need))
+
+
+def kept_names(inventory: Mapping[str, int], keep: Mapping[str, int]) -> dict[str, int]:
+    """`keep` ('log': any log) as the held names it spares, the ones held most first."""
+    out: dict[str, int] = {}
+    for generic, n in keep.items():
+        for name in sorted((k for k in inventory if matches(generic, k)), key=lambda k: (-inventory[k], k)):
+            spared = min(n, inventory[name] - out.get(name, 0))
+            out[name] = out.get(name, 0) + spared
+            n -= spared
+            if n <= 0:
+                break
+    return out
 
 
 def cook_timeout_s(items: int, margin_s: float = 20.0) -> float:

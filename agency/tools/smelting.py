@@ -1,6 +1,7 @@
 """smelt: find a furnace in sight, or a remembered one still standing within the places' reuse
 distance (walked to; agency.places), or place one from the inventory, or craft one when asked;
-load the input and the best fuel for the count, wait for the outputs and take them (one JS
+load the input and the best fuel for the count (sparing what `keep` names: logs a later step
+needs), wait for the outputs and take them (one JS
 `smelt` action through mineflayer's bot.openFurnace), then check the inventory gained them.
 
 The wait is bounded by the count (10 s an item plus a margin, smelt_planner.cook_timeout_s);
@@ -26,7 +27,7 @@ from agency.tools.gathering import REACH
 from agency.tools.movement import walk
 from agency.tools.queries import FindBlocksInput, find_blocks_now
 from agency.tools.results import EXECUTION_ERROR, PRECONDITION_FAILED
-from agency.tools.smelt_planner import choose_fuel, cook_timeout_s, input_choice
+from agency.tools.smelt_planner import choose_fuel, cook_timeout_s, input_choice, kept_names
 
 FURNACE_SEARCH_RADIUS = 16
 MAX_SMELT = 64  # one output stack; also bounds the wait (64 x 10 s)
@@ -41,6 +42,10 @@ class SmeltInput(ToolInput):
     ensure: bool = Field(default=False, description="count is the total wanted in the inventory")
     craft_furnace: bool = Field(
         default=False, description="craft a furnace (8 cobblestone, at a table) when none is near or held"
+    )
+    keep: dict[str, int] = Field(
+        default_factory=dict,
+        description="held items not to burn, e.g. {'log': 2}: what a later step needs (any log for 'log')",
     )
 
     @field_validator("item")
@@ -128,7 +133,10 @@ async def smelt(ctx: ToolContext, p: SmeltInput) -> dict[str, Any]:
                 f"only {have_input} {kind} to smelt, {need} {output} wanted",
                 details={"have": have_input, "need": need, "input": kind},
             )
-    fuel = choose_fuel(inv, need, reserve={kind: need} if kind else None)
+    fuel = choose_fuel(inv, need, reserve=({kind: need} if kind else {}) | kept_names(inv, p.keep))
+    if not fuel.enough and p.keep:  # better the later step gathers again than no smelt at all
+        logger.info("[Smelt] burning what was kept for later ({}): no other fuel covers {} {}", p.keep, need, output)
+        fuel = choose_fuel(inv, need, reserve={kind: need} if kind else None)
     if not fuel.enough and not furnace_near:
         raise ToolFailure(
             PRECONDITION_FAILED,

@@ -13,12 +13,17 @@ Each craft/gather step ensures a total held *after* it, computed from the simula
 that point, so re-running a step is a no-op. The first gather of an ore that lies
 underground comes after a seek_ore step (staircases down to its level unless one is in
 sight: agency.tools.mining).
+
+Logs come from the surface: a plan that would gather them after its first descent (the
+sticks of an iron pickaxe, the fuel of its smelt) takes them down instead. `planned` builds
+the plan once to count them, then again with that stock gathered just before the descent,
+the logs a later craft needs kept out of the furnaces (the smelt step's `keep`).
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from functools import cache
 from typing import Any
@@ -46,13 +51,14 @@ from agency.game.ores import ore_level
 from agency.game.recipes import CRAFTABLE, available, matches, members, recipe_for, spoken
 from agency.tools.craft_planner import plan_craft
 from agency.tools.hunting import MAX_HUNT
-from agency.tools.smelt_planner import choose_fuel, input_choice
+from agency.tools.smelt_planner import choose_fuel, input_choice, kept_names
 
 FURNACE = "furnace"
 FUEL_LOG = "log"  # what to gather as fuel when none is held: any log burns 300 ticks
 HUNT_EXPLORES = 2  # explores a plan's hunt makes when no animal is in sight
 GATHER_BATCH = 6  # per collect step: a big order (a shelter's 18 logs) is several checkpointed steps,
 # each well inside collect_block's time limit, so a stop loses at most one batch
+STOCK_ROUNDS = 4  # builds of a plan at most, each taking down the logs the one before gathered below
 GENERICS = ("log", "planks", "coal")  # words recipes use for any kind of a thing
 # Raw material -> the block that yields it (agency.game.harvest says which tool that block needs).
 SOURCE_BLOCK = {
@@ -168,7 +174,14 @@ def tool_to_make(block: str) -> str:
 class PlanBuilder:
     batch = GATHER_BATCH  # the most one collect step gathers
 
-    def __init__(self, inventory: Mapping[str, int], *, table_known: bool = False, furnace_known: bool = False) -> None:
+    def __init__(
+        self,
+        inventory: Mapping[str, int],
+        *,
+        table_known: bool = False,
+        furnace_known: bool = False,
+        stock: tuple[int, int] = (0, 0),
+    ) -> None:
         self.sim: dict[str, int] = dict(inventory)
         self.table = table_known  # a crafting table the craft steps can use (told of, or placed by this plan)
         self.furnace = furnace_known  # a furnace the smelt steps can use (told of, or placed by this plan)
@@ -177,6 +190,9 @@ class PlanBuilder:
         self._making: set[str] = set()  # tools being planned: a tool that needs itself is refused
         self.worn: dict[str, int] = {}  # tool -> uses spent on the held copy being worn out
         self._for: list[str] = []  # what the steps being added serve, outermost first (StepDef.serves)
+        self.stock = stock  # logs to take down at the first descent: (for crafts, as fuel) (planned)
+        self.unburnt = 0  # logs held that the smelts must not burn: a later craft needs them
+        self.logs_below: list[tuple[int, bool]] = []  # log batches gathered after a descent: (count, as fuel)
 
     def add(self, step_id: str, **fields: Any) -> StepDef:
         """Append a step; an id already taken gets -2, -3... (batches, a second round of planks)."""
@@ -280,6 +296,8 @@ class PlanBuilder:
                 | ({"item": raw, "chance": chance} if chance < 1 else {}),
             )
             self._wear(block, math.ceil(batch / chance))
+            if block == FUEL_LOG and self._descended():
+                self.logs_below.append((batch, note == "fuel"))
             self.sim[raw] = self.sim.get(raw, 0) + batch
             short -= batch
 
@@ -288,12 +306,26 @@ class PlanBuilder:
         seek_ore step, staircases down to its level unless one is in sight by then."""
         if ore_level(block) is None or any(s.tool == "seek_ore" and s.args.get("block") == block for s in self.steps):
             return
+        if not self._descended():
+            self._stock_up()
         self.add(
             f"seek-{block.replace('_', '-')}",
             tool="seek_ore",
             description=f"dig down to where {block} lies, unless one is in sight",
             args={"block": block},
         )
+
+    def _descended(self) -> bool:
+        return any(s.tool == "seek_ore" for s in self.steps)
+
+    def _stock_up(self) -> None:
+        """Before the first descent: the logs the rest of the plan needs (self.stock)."""
+        kept, fuel = self.stock
+        if kept + fuel <= 0:
+            return
+        with self.serving("after the descent"):
+            self.gather(FUEL_LOG, kept + fuel, step_id="gather-log-stock", note="taken down")
+        self.unburnt += kept
 
     # ---- hunting ------------------------------------------------------------------------
     def hunt(self, drop: str, short: int) -> None:
@@ -364,12 +396,17 @@ class PlanBuilder:
                 self.craft(FURNACE, 1)
         if source is not None:
             self.gather(source, short, step_id=f"gather-{source}-input", note="input")
-        # The fuel: what the inventory holds besides the input, else logs gathered for it.
-        fuel = choose_fuel(self.sim, amount, reserve=_reserve(held_inputs(self.sim, output), amount))
+        # The fuel: what the inventory holds besides the input and the logs kept, else logs gathered for it.
+        keep = {FUEL_LOG: self.unburnt} if self.unburnt else {}
+        fuel = choose_fuel(
+            self.sim, amount, reserve=_reserve(held_inputs(self.sim, output), amount) | kept_names(self.sim, keep)
+        )
         if not fuel.enough:
             logs = math.ceil(fuel.short_ticks / FUEL_TICKS["log"])
             self.gather(FUEL_LOG, logs, step_id=f"gather-{FUEL_LOG}-fuel", note="fuel")
-            fuel = choose_fuel(self.sim, amount, reserve=_reserve(held_inputs(self.sim, output), amount))
+            fuel = choose_fuel(
+                self.sim, amount, reserve=_reserve(held_inputs(self.sim, output), amount) | kept_names(self.sim, keep)
+            )
         total = self.sim.get(output, 0) + amount
         if not self.furnace and self.sim.get(FURNACE, 0) > 0:
             self.sim[FURNACE] -= 1  # the smelt step places the one held
@@ -377,7 +414,8 @@ class PlanBuilder:
             f"smelt-{output.replace('_', '-')}",
             tool="smelt",
             description=f"have {total} {output}",
-            args={"item": output, "count": total, "ensure": True, "craft_furnace": True},
+            args={"item": output, "count": total, "ensure": True, "craft_furnace": True}
+            | ({"keep": keep} if keep else {}),
         )
         used = _reserve(held_inputs(self.sim, output), amount)
         for name, n in used.items():
@@ -404,7 +442,7 @@ class PlanBuilder:
         # what the plan meant for `item` (planks, sticks) is a few logs, gathered by hand.
         for _ in range(2 * len(SOURCE_BLOCK) + 2):
             plan = plan_craft(item, amount, self.sim, table_nearby=self.table)
-            raws = sorted(plan.missing.items(), key=_specific_first)
+            raws = sorted(plan.missing.items(), key=_surface_first)
             if not raws:
                 break
             sources: dict[str, str] = {}
@@ -472,7 +510,31 @@ class PlanBuilder:
             assert rec is not None
             for ing, n in rec.ingredients:
                 _take(self.sim, ing, n * st.crafts)
+                if matches(FUEL_LOG, ing):  # a kept log used as it was kept for
+                    self.unburnt = max(0, self.unburnt - n * st.crafts)
             self.sim[st.item] = self.sim.get(st.item, 0) + st.makes
+
+
+def planned(
+    inventory: Mapping[str, int],
+    make: Callable[[PlanBuilder], None],
+    *,
+    table_known: bool = False,
+    furnace_known: bool = False,
+) -> list[StepDef]:
+    """The steps `make` adds to a PlanBuilder over `inventory`; built again with more logs
+    taken down at the first descent while a build still gathers some below (module
+    docstring). Logs are alike, so a stock can go to another use than the one it was
+    counted for (a held oak log burnt where a kept one was meant): a few rounds settle it."""
+    kept = fuel = 0
+    for _ in range(STOCK_ROUNDS):
+        plan = PlanBuilder(inventory, table_known=table_known, furnace_known=furnace_known, stock=(kept, fuel))
+        make(plan)
+        if not plan.logs_below:
+            break
+        kept += sum(n for n, as_fuel in plan.logs_below if not as_fuel)
+        fuel += sum(n for n, as_fuel in plan.logs_below if as_fuel)
+    return plan.steps
 
 
 def _reserve(inputs: Mapping[str, int], amount: int) -> dict[str, int]:
@@ -484,6 +546,13 @@ def _reserve(inputs: Mapping[str, int], amount: int) -> dict[str, int]:
         out[name] = min(amount, inputs[name])
         amount -= out[name]
     return out
+
+
+def _surface_first(item: tuple[str, int]) -> tuple[bool, bool, str]:
+    """What grows or lies on the surface before what is dug down for (logs before deepslate:
+    no climb back up), each group _specific_first."""
+    block = source_block(gatherable(item[0]) or item[0])
+    return (block is not None and ore_level(block) is not None, *_specific_first(item))
 
 
 def _specific_first(item: tuple[str, int]) -> tuple[bool, str]:

@@ -23,7 +23,7 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
-from agency.execution.agents.plan_builder import PlanBuilder, WorkflowPlanError
+from agency.execution.agents.plan_builder import WorkflowPlanError, planned
 from agency.execution.workflows.models import StepDef, WorkflowDef
 from agency.game.fills import fill_source
 from agency.game.recipes import CRAFTABLE, available, matches, recipe_for
@@ -55,10 +55,14 @@ def craft_plan(agent_id: str, task: Mapping[str, Any], inventory: Mapping[str, i
         asked = fleet_craft(agent_id, item, amount, inventory, helpers, hold, table_known, bool(facts.get("furnace")))
         if asked is not None:
             return asked
-    plan = PlanBuilder(inventory, table_known=table_known, furnace_known=bool(facts.get("furnace")))
-    plan.craft(item, amount)
+    steps = planned(
+        inventory,
+        lambda plan: plan.craft(item, amount),
+        table_known=table_known,
+        furnace_known=bool(facts.get("furnace")),
+    )
     return WorkflowDef(
-        id=f"{agent_id}-craft-{item.replace('_', '-')}", description=f"craft {amount} {item}", steps=plan.steps
+        id=f"{agent_id}-craft-{item.replace('_', '-')}", description=f"craft {amount} {item}", steps=steps
     )
 
 
@@ -122,9 +126,9 @@ def fleet_craft(
     assumed = dict(inventory)
     for ing, n in short:
         assumed[ing] = assumed.get(ing, 0) + n
-    plan = PlanBuilder(assumed, table_known=table_known, furnace_known=furnace_known)
-    plan.craft(item, amount)
-    steps += plan.steps
+    steps += planned(
+        assumed, lambda plan: plan.craft(item, amount), table_known=table_known, furnace_known=furnace_known
+    )
     return WorkflowDef(
         id=f"{agent_id}-craft-{item.replace('_', '-')}",
         description=f"craft {amount} {item} with the fleet",

@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from agency.execution.agents.plan_builder import PlanBuilder, WorkflowPlanError
+from agency.execution.agents.plan_builder import WorkflowPlanError, planned
 from agency.execution.workflows.models import WorkflowDef
 from agency.game.furnace import SMELTING, output_of
 
@@ -32,10 +32,12 @@ def smelt_plan(agent_id: str, task: Mapping[str, Any], inventory: Mapping[str, i
             "NO_RECIPE", f"nothing smelts into or from '{target}' (products: {', '.join(sorted(SMELTING))})"
         )
     facts = task.get("facts") or {}
-    plan = PlanBuilder(
-        inventory, table_known=bool(facts.get("craftingTable")), furnace_known=bool(facts.get("furnace"))
+    steps = planned(
+        inventory,
+        lambda plan: plan.smelt(output, amount),
+        table_known=bool(facts.get("craftingTable")),
+        furnace_known=bool(facts.get("furnace")),
     )
-    plan.smelt(output, amount)
     return WorkflowDef(
-        id=f"{agent_id}-smelt-{output.replace('_', '-')}", description=f"smelt {amount} {output}", steps=plan.steps
+        id=f"{agent_id}-smelt-{output.replace('_', '-')}", description=f"smelt {amount} {output}", steps=steps
     )

@@ -18,6 +18,7 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
+from agency.blocks import is_log
 from agency.execution.agents import AgentRuntime, TaskSpec, load_default_registry
 from agency.execution.agents.build_plan import build_plan
 from agency.execution.agents.deliver_plan import deliver_plan
@@ -34,7 +35,7 @@ from agency.tools import ToolContext
 from agency.tools.craft_planner import plan_craft
 from agency.tools.gathering import drop_of
 from agency.tools.results import PRECONDITION_FAILED
-from agency.tools.smelt_planner import choose_fuel, input_choice
+from agency.tools.smelt_planner import choose_fuel, input_choice, kept_names
 from agency.tools.testing import GROUND_Y, FakeBody
 from tests.unit.conftest import run
 
@@ -101,7 +102,7 @@ class Sim:
             assert self.furnace or self.inv["furnace"] >= 1, f"{s.id}: no furnace held or known"
             kind, have = input_choice(self.inv, out)
             assert kind is not None and have >= need, f"{s.id}: {have} {kind} to smelt {need} {out}"
-            fuel = choose_fuel(self.inv, need, reserve={kind: need})
+            fuel = choose_fuel(self.inv, need, reserve={kind: need} | kept_names(self.inv, a.get("keep", {})))
             assert fuel.enough, f"{s.id}: fuel {fuel.short_ticks} ticks short holding {dict(self.inv)}"
             if not self.furnace:
                 self.inv["furnace"] -= 1
@@ -200,11 +201,22 @@ def check_all(inventory: Mapping[str, int], facts: Mapping[str, Any]) -> int:
             continue
         steps = [s for s in wf.steps if s.tool not in _SHELTER_TOOLS]
         try:
+            assert not logs_gathered_below(steps), f"logs gathered after the descent: {logs_gathered_below(steps)}"
             simulate(steps, inventory, facts)
         except AssertionError as e:
             raise AssertionError(f"{name} from {dict(inventory)} {facts}: {e}") from None
         made += 1
     return made
+
+
+def logs_gathered_below(steps: list[Any]) -> list[str]:
+    """The log-gathering steps after a plan's first seek_ore: logs grow on the surface."""
+    first = next((i for i, s in enumerate(steps) if s.tool == "seek_ore"), len(steps))
+    return [s.id for s in steps[first:] if s.tool == "collect_block" and _log(str(s.args.get("block")))]
+
+
+def _log(block: str) -> bool:
+    return block == "log" or is_log(block)  # "log": any log
 
 
 # the builder's own steps (site, modules...) use materials the simulation does not model

@@ -13,13 +13,13 @@ from typing import Any
 import pytest
 
 from agency.execution.agents import load_default_registry
-from agency.execution.agents.planning import WorkflowPlanError
+from agency.execution.agents.planning import WorkflowPlanError, craft_plan
 from agency.execution.agents.smelt_plan import smelt_plan
 from agency.execution.builtin_tools import default_tool_registry
 from agency.game.furnace import FUEL_TICKS, SMELTING, fuel_ticks, output_of
 from agency.tools.base import ToolContext
 from agency.tools.results import CANCELLED, EXECUTION_ERROR, PRECONDITION_FAILED, VALIDATION_ERROR
-from agency.tools.smelt_planner import choose_fuel, cook_timeout_s
+from agency.tools.smelt_planner import choose_fuel, cook_timeout_s, kept_names
 from agency.tools.testing import GROUND_Y, FakeBody, FakeTime
 from agency.world import BodyError
 from tests.conftest import ROOT
@@ -265,6 +265,26 @@ def test_charcoal_burns_no_log_it_smelts(sctx, sbody):
     assert sbody.inventory["charcoal"] == 2
 
 
+def test_what_a_later_step_needs_is_kept_out_of_the_fire_unless_nothing_else_burns(sctx, sbody):
+    sbody.blocks[(2, GROUND_Y, 0)] = "furnace"
+    sbody.inventory.update({"raw_iron": 2, "birch_log": 3, "oak_planks": 1})
+    res = smelt(sctx, item="iron_ingot", count=2, keep={"log": 2})  # 400 ticks: the planks and one log
+    assert res.success, res.error
+    assert sorted(f["name"] for f in sbody.started[0][1]["fuels"]) == ["birch_log", "oak_planks"]
+    assert sbody.inventory["birch_log"] == 2
+    sbody.inventory.update({"raw_iron": 1})
+    res = smelt(sctx, item="iron_ingot", count=1, keep={"log": 2})  # only kept logs burn: one goes
+    assert res.success, res.error
+    assert sbody.inventory["birch_log"] == 1
+
+
+def test_kept_names_spread_a_word_over_the_names_held_most_first():
+    inv = {"oak_log": 1, "birch_log": 3, "oak_planks": 4}
+    assert kept_names(inv, {"log": 2}) == {"birch_log": 2}
+    assert kept_names(inv, {"log": 5}) == {"birch_log": 3, "oak_log": 1}
+    assert kept_names(inv, {}) == {}
+
+
 def test_ensure_counts_what_is_held(sctx, sbody):
     sbody.inventory.update({"iron_ingot": 2, "raw_iron": 1, "coal": 1, "furnace": 1})
     res = smelt(sctx, item="iron_ingot", count=2, ensure=True)
@@ -392,6 +412,18 @@ def test_gatherable_inputs_and_missing_fuel_are_gathered_first():
         "collect_block",
         {"block": "log", "count": 2, "ensure": True},
     )
+
+
+def test_the_logs_a_plan_needs_after_its_descent_are_taken_down_and_kept_out_of_the_fire():
+    """An iron pickaxe from empty hands: the sticks' log and the smelt's fuel are gathered
+    before the staircase down, not at y 16 with no tree in sight."""
+    wf = craft_plan("crafter", {"target": "iron_pickaxe", "amount": 1}, {})
+    ids = [s.id for s in wf.steps]
+    assert ids.index("gather-log-stock") == ids.index("seek-iron-ore") - 1
+    below = wf.steps[ids.index("seek-iron-ore") :]
+    assert not [s.id for s in below if s.tool == "collect_block" and s.args["block"] == "log"]
+    smelt_step = wf.steps[ids.index("smelt-iron-ingot")]
+    assert smelt_step.args["keep"] == {"log": 1}  # the log the iron pickaxe's sticks are made of
 
 
 def test_an_input_the_bot_cannot_gather_or_an_unknown_item_refuses_the_plan():
