@@ -6,9 +6,10 @@ for the same goalKey is already in flight (DRIVE-2), and emit a high-novelty, co
 thought whose goal came from build_goal_tag_v1 and was parsed back by the sanitizer, so
 drive ticks and LLM replies share one goal vocabulary.
 
-Night approaching (DRIVE-3's second rule) means timeOfDay in the dusk window [11000, 13000) or the
-snapshot already reports night (not isDay): a bot without shelter at night still needs
-one, and mineflayer's isDay is false for 13000..22999.
+Night approaching (DRIVE-3's second rule) means, for building a shelter, timeOfDay from 6000
+(agency.world.SHELTER_BUILD_START: a tick interval and a build ahead of the dusk window
+[11000, 13000)) or the snapshot already reports night (not isDay): a bot without shelter at
+night still needs one, and mineflayer's isDay is false for 13000..22999.
 
 Grounding is a check, not a stamp: the chosen goal is held to the frame the tick fired on
 (the snapshot plus the blocks in sight, agency.cognition.grounding.check_doable_goal). A goal the
@@ -56,7 +57,7 @@ from agency.planning.tasks.idempotency import TaskLookup, find_blocking_task
 from agency.planning.tasks.models import Task
 from agency.planning.tasks.retry_backoff import HeldBack, held_back
 from agency.thoughts import Thought, ThoughtMetadata
-from agency.world import BlockRegion, WorldSnapshot, night_approaching
+from agency.world import BlockRegion, WorldSnapshot, shelter_due
 
 DRIVE_TICK_INTERVAL_MS = 180_000  # fixed, no jitter in v1
 SAFE_HEALTH = 16
@@ -182,7 +183,7 @@ def select_drive(
     has_pickaxe = snapshot.count_matching("_pickaxe") > 0
     if not snapshot.inventory or logs == 0:
         return DriveSelection("collect", "log", 8, "no_logs", "I have no logs; I should gather some wood.")
-    if night_approaching(snapshot) and shelter_nearby is not True:
+    if shelter_due(snapshot) and shelter_nearby is not True:
         return DriveSelection(
             "build", "basic_shelter", 1, "night_no_shelter", "Night is coming and I have no shelter nearby."
         )

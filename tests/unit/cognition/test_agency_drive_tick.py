@@ -193,7 +193,8 @@ def test_any_log_kind_counts_as_logs(make_snapshot):
 
 
 @pytest.mark.parametrize(
-    ("tod", "is_day", "shelter"), [(11_000, True, None), (12_999, True, False), (18_000, False, None)]
+    ("tod", "is_day", "shelter"),
+    [(6_000, True, None), (11_000, True, None), (12_999, True, False), (18_000, False, None)],
 )
 def test_rule2_night_approaching_without_shelter_builds_basic_shelter(make_snapshot, tod, is_day, shelter):
     snap = make_snapshot(READY, timeOfDay=tod, isDay=is_day)
@@ -201,7 +202,7 @@ def test_rule2_night_approaching_without_shelter_builds_basic_shelter(make_snaps
 
 
 @pytest.mark.parametrize(
-    ("tod", "is_day", "shelter"), [(10_999, True, None), (11_500, True, True), (23_500, True, None)]
+    ("tod", "is_day", "shelter"), [(5_999, True, None), (11_500, True, True), (23_500, True, None)]
 )
 def test_rule2_not_applied_by_day_or_with_shelter(make_snapshot, tod, is_day, shelter):
     snap = make_snapshot(READY, timeOfDay=tod, isDay=is_day)

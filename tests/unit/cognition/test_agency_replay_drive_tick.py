@@ -11,7 +11,7 @@ from agency.cognition.drive_tick import (
     evaluate_drive_tick,
 )
 from agency.perception.replay import Recording, ReplayBody
-from agency.world import InventoryItem
+from agency.world import SHELTER_BUILD_START, InventoryItem
 from tests.conftest import replay_fixture
 
 STEP_MS = 500
@@ -62,7 +62,7 @@ def test_replay_day_to_dusk_switches_from_collecting_logs_to_shelter_at_dusk(rep
     assert any(t < 11_000 for t, _ in goals) and any(t >= 13_000 for t, _ in goals)
 
 
-def test_replay_day_to_dusk_with_logs_in_hand_asks_for_shelter_once_dusk_comes(replay_version):
+def test_replay_day_to_dusk_with_logs_in_hand_asks_for_shelter_before_dusk_comes(replay_version):
     rec = Recording(replay_fixture(replay_version, "day_to_dusk"))
     now = {"t": 0}
     body = ReplayBody(rec, clock=lambda: now["t"])
@@ -74,8 +74,9 @@ def test_replay_day_to_dusk_with_logs_in_hand_asks_for_shelter_once_dusk_comes(r
         r = evaluate_drive_tick(with_logs, t, DriveTickState(), [], shelter_nearby=False)
         assert isinstance(r, DriveTickFired)
         keys.append((snap.timeOfDay, r.thought.metadata.goalKey))
-    day = {k for t, k in keys if t < 11_000}
-    dusk = {k for t, k in keys if t >= 11_000}
+    # the shelter is asked for a tick and a build ahead of the dusk (agency.world.SHELTER_BUILD_START)
+    day = {k for t, k in keys if t < SHELTER_BUILD_START}
+    dusk = {k for t, k in keys if t >= SHELTER_BUILD_START}
     assert day == {"craft:crafting_table"}
     assert dusk == {"build:basic_shelter"}
 
