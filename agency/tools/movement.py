@@ -190,9 +190,10 @@ async def explore(ctx: ToolContext, p: ExploreInput) -> dict[str, Any]:
         legs.append({"x": tx, "y": ty, "z": tz, "ok": ok, "why": why})
     if not any(leg["ok"] for leg in legs):
         stuck = f" (underground; climbing out failed: {climbed['failed']})" if climbed and climbed["failed"] else ""
+        whys = sorted({str(leg["why"]) for leg in legs})  # the log says why, not only that
         raise ToolFailure(
             PRECONDITION_FAILED,
-            f"explore: no leg could be walked{stuck}",
+            f"explore: no leg could be walked{stuck}: {'; '.join(whys)[:300]}",
             details={"legs": legs, "climbedOut": climbed},
         )
     end = (await ctx.snapshot()).position

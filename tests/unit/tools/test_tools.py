@@ -188,6 +188,7 @@ def test_a_climb_that_fails_leaves_the_explore_to_its_legs_and_says_so(ctx: Tool
     assert calls["n"] == 2  # the climb was tried, then the legs (no standable ground down here)
     assert res.success is False and "underground; climbing out failed: " in res.error.message
     assert "no progress" in res.error.details["climbedOut"]["failed"]
+    assert res.error.message.endswith(": no standable ground")  # each leg's why, in the message the log shows
 
 
 def test_explore_under_a_thin_roof_or_the_sky_does_not_climb(ctx: ToolContext, body: FakeBody) -> None:
