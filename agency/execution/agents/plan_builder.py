@@ -308,6 +308,9 @@ class PlanBuilder:
             return
         if not self._descended():
             self._stock_up()
+            self.table = (
+                False  # the one up there is out of reach below (places' reuse distance): a craft there places its own
+            )
         self.add(
             f"seek-{block.replace('_', '-')}",
             tool="seek_ore",
