@@ -122,11 +122,13 @@ function makeSurface (seed, treeDensity) {
 }
 
 // Lays one chunk's surface: the top four blocks of every column, the water over low ground,
-// the biomes, then plants and trees (after the underground is filled in under it).
-function makePainter (registry, surface, seed) {
+// the biomes, then plants and trees (after the underground is filled in under it and carved:
+// carvedAt(x, y, z), when given, says where a carver took the ground, and nothing grows there).
+function makePainter (registry, surface, seed, carvedAt) {
   const id = (name, props) => stateId(registry, name, props)
   const S = {
     air: id('air'),
+    caveAir: id('cave_air'),
     water: id('water'),
     grass: id('grass_block', { snowy: 'false' }),
     snowyGrass: id('grass_block', { snowy: 'true' }),
@@ -210,7 +212,10 @@ function makePainter (registry, surface, seed) {
         if (c.water) continue
         const b = BIOMES[c.biome]
         const r = (salt) => hash(seed, bx + x, bz + z, salt)
-        p.x = x; p.z = z; p.y = c.h + 1
+        p.x = x; p.z = z; p.y = c.h
+        const ground = chunk.getBlockStateId(p)
+        if (ground === S.air || ground === S.caveAir) continue // carved away
+        p.y = c.h + 1
         if (snowy(c)) { chunk.setBlockStateId(p, S.snow); continue }
         if (c.h === WATER_TOP && r(62) < 0.25 && besideWater(cols, x, z)) {
           const tall = 1 + Math.floor(r(63) * 3)
@@ -230,7 +235,17 @@ function makePainter (registry, surface, seed) {
         }
       }
     }
-    for (const t of surface.treesNear(bx - REACH, bz - REACH, bx + 15 + REACH, bz + 15 + REACH)) placeTree(chunk, p, t, bx, bz)
+    for (const t of surface.treesNear(bx - REACH, bz - REACH, bx + 15 + REACH, bz + 15 + REACH)) {
+      if (!rootless(t)) placeTree(chunk, p, t, bx, bz)
+    }
+  }
+
+  // A tree whose ground a carver took (any of a dark oak's four trunks) does not grow, in every
+  // chunk its leaves reach.
+  function rootless (t) {
+    if (!carvedAt) return false
+    if (carvedAt(t.x, t.y - 1, t.z)) return true
+    return t.kind === 'dark_oak' && [[1, 0], [0, 1], [1, 1]].some(([dx, dz]) => carvedAt(t.x + dx, surface.heightAt(t.x + dx, t.z + dz), t.z + dz))
   }
 
   function besideWater (cols, x, z) {

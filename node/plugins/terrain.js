@@ -10,6 +10,7 @@ const { Vec3 } = require('vec3')
 const { stateId } = require('./_common')
 const { hash, valueNoise, treesIn } = require('./_noise')
 const { makeSurface, makePainter } = require('./surface')
+const underground = () => require('./underground') // only the caves terrain loads it
 
 const BASE_Y = 64
 const CELL = 5 // one tree candidate per 5x5 cell keeps trunks apart
@@ -57,9 +58,9 @@ function generation (options) {
   }
   const plains = registry.biomesByName.plains.id
   // "caves": vanilla's underground under the same surface (plugins/underground.js)
-  const underground = cfg.terrain === 'caves' ? require('./underground').makeUnderground(registry, seed) : null
+  const below = cfg.terrain === 'caves' ? underground().makeUnderground(registry, seed, terrain) : null
 
-  const painter = underground ? makePainter(registry, terrain, seed) : null
+  const painter = below ? makePainter(registry, terrain, seed, below.carvedAt) : null
 
   return function generateChunk (chunkX, chunkZ) {
     const chunk = new Chunk({ minY: -64, worldHeight: 384 })
@@ -69,7 +70,7 @@ function generation (options) {
       const heights = []
       for (let x = 0; x < 16; x++) for (let z = 0; z < 16; z++) heights[x * 16 + z] = cols.at(x, z).h
       painter.lay(chunk, p, chunkX, chunkZ, cols)
-      underground.fill(chunk, p, heights, chunkX, chunkZ)
+      below.fill(chunk, p, heights, chunkX, chunkZ, cols)
       painter.decorate(chunk, p, chunkX, chunkZ, cols)
       return chunk
     }
@@ -161,6 +162,9 @@ module.exports.landOf = landOf
 // least 2 trees 8-20 blocks away, on dry land of a spawn biome; the nearest such to 0, 0.
 function spawnColumn (seed, cfg) {
   const terrain = landOf(seed, cfg)
+  // not over a carved cave's mouth, where the ground is gone
+  const carvers = cfg.terrain === 'caves' ? underground().makeCarvers(seed, terrain.column) : null
+  const carved = (x, z) => carvers && [0, 1, 2].some((d) => carvers.carvedAt(x, terrain.heightAt(x, z) - d, z))
   let best = null
   let land = null // the nearest spawn land at all, for a world without trees
   // the caves terrain may start in a sea or a desert: dry land with trees can be further out
@@ -168,7 +172,7 @@ function spawnColumn (seed, cfg) {
   for (let r = 0; r <= far; r += 2) {
     for (let i = -r; i <= r; i += 2) {
       for (const [x, z] of [[i, -r], [i, r], [-r, i], [r, i]]) {
-        if (!terrain.spawnFriendly(x, z)) continue
+        if (!terrain.spawnFriendly(x, z) || carved(x, z)) continue
         if (!land) land = { x, z, y: terrain.heightAt(x, z) + 1 }
         if (!(cfg.treeDensity ?? 0.015)) return land
         const trees = terrain.treesNear(x - 20, z - 20, x + 20, z + 20)
