@@ -81,11 +81,12 @@ class RecoverReflex(ReflexBase):
         async with self._task_held() as paused:
             result = await self.tools.execute("pick_up_items", {"x": p.x, "y": p.y, "z": p.z}, self.ctx)
         if result.success:
-            got = int(result.output["pickedUp"])
+            got = int(result.output["pickedUp"])  # the inventory's change: less when it died again meanwhile
             self.stats.items_recovered += max(0, got)
+            lost = f" (the inventory lost {-got} items meanwhile)" if got < 0 else ""
             self._end_recovery(
-                f"recovered {got} items at {[round(p.x), round(p.y), round(p.z)]} "
-                f"({result.output['itemsLeft']} left there)",
+                f"recovered {max(0, got)} items at {[round(p.x), round(p.y), round(p.z)]} "
+                f"({result.output['itemsLeft']} left there){lost}",
                 d,
             )
         else:
