@@ -7,8 +7,15 @@
 //   spread; 7 and every 10 ticks for lava in the nether), one cell every 5 ticks for water and 30
 //   for lava. Where they meet, the lava sets:
 //   a lava source to obsidian, flowing lava to cobblestone.
-// A flow does not drain when its source is taken away (vanilla's does), and nothing flows until
-// a block next to a fluid changes: the world's chunks keep the fluids where they were made.
+// - a flowing cell next to a change is worked out again from its neighbours after its fluid's
+//   delay, as vanilla works out a flowing cell: falling under the same fluid, else a step weaker
+//   than its strongest side, else air. So a flow whose source is taken (a bucket of
+//   plugins/buckets.js, a block put there) recedes a level a delay from the source out, and is
+//   gone once nothing feeds it; it only ever touches cells the flow is in.
+// - water between two water sources, over something solid or a source, is a source (vanilla's
+//   infinite water; never lava, as vanilla's rules by default).
+// Nothing flows or drains until a block next to a fluid changes: the world's chunks keep the
+// fluids where they were made.
 'use strict'
 
 const { Vec3 } = require('vec3')
@@ -16,7 +23,7 @@ const { stateId, stateProps } = require('./_common')
 
 const FALL_DELAY = 2
 const FLUIDS = {
-  water: { delay: 5, step: 1, reach: 7 },
+  water: { delay: 5, step: 1, reach: 7, infinite: true },
   lava: { delay: 30, step: 2, reach: 6 } // lava's levels go 2, 4, 6 in the overworld: 3 cells
 }
 const NETHER_LAVA = { delay: 10, step: 1, reach: 7 }
@@ -24,6 +31,7 @@ const FALLING_LEVEL = 8 // a fluid that fell into a cell, as vanilla marks it
 const SIDES = [new Vec3(1, 0, 0), new Vec3(-1, 0, 0), new Vec3(0, 0, 1), new Vec3(0, 0, -1)]
 const DOWN = new Vec3(0, -1, 0)
 const UP = new Vec3(0, 1, 0)
+const ZERO = new Vec3(0, 0, 0)
 // What a fluid or a falling block takes the place of: air and the plants of the ground.
 const GIVES_WAY = ['air', 'cave_air', 'void_air', 'short_grass', 'grass', 'tall_grass', 'fern', 'dead_bush', 'dandelion',
   'poppy', 'oxeye_daisy', 'azure_bluet', 'cornflower', 'blue_orchid', 'snow']
@@ -74,6 +82,7 @@ module.exports.server = function (serv) {
     return fluid ? { fluid, level: Number(stateProps(registry, id).level || 0) } : null
   }
   const inWorld = (p) => p.y >= -64 && p.y < 320
+  const solid = (world, p) => loaded(world, p) && registry.blocksByStateId[world.sync.getBlockStateId(p) || 0]?.boundingBox === 'block'
   const rules = (world, fluid) => fluid === 'lava' && world === serv.netherworld ? NETHER_LAVA : FLUIDS[fluid]
 
   // A falling block at p, if it has nothing under it, lands on the first thing that holds it.
@@ -87,9 +96,10 @@ module.exports.server = function (serv) {
     put(world, to, id)
   }
 
-  // What fluid comes into the open cell p: one falling from above, or one spreading from a side
-  // where it rests on something, a level further than the nearest.
+  // What fluid comes into the open cell p: a water source between two, one falling from above,
+  // or one spreading from a side where it rests on something, a level further than the nearest.
   function inflow (world, p) {
+    if (becomesSource(world, p, 'water')) return { fluid: 'water', level: 0 }
     const above = fluidAt(world, p.plus(UP))
     if (above) return { fluid: above.fluid, level: FALLING_LEVEL }
     let best = null
@@ -105,6 +115,39 @@ module.exports.server = function (serv) {
     }
     return best
   }
+  // Vanilla's infinite water: two source sides and a solid block or a source under the cell.
+  function becomesSource (world, p, fluid) {
+    if (!rules(world, fluid).infinite) return false
+    if (SIDES.filter((s) => { const f = fluidAt(world, p.plus(s)); return f?.fluid === fluid && f.level === 0 }).length < 2) return false
+    const below = fluidAt(world, p.plus(DOWN))
+    return below ? below.fluid === fluid && below.level === 0 : solid(world, p.plus(DOWN))
+  }
+
+  // The level a cell of a fluid has from its neighbours, as vanilla works it out: a source by the
+  // rule above, falling under the same fluid, else a step weaker than its strongest side of that
+  // fluid (resting or not: a flow past a hole keeps its far side), else null: nothing feeds it.
+  function fedLevel (world, p, fluid) {
+    if (becomesSource(world, p, fluid)) return 0
+    if (fluidAt(world, p.plus(UP))?.fluid === fluid) return FALLING_LEVEL
+    const spread = rules(world, fluid)
+    let from = Infinity
+    for (const s of SIDES) {
+      const f = fluidAt(world, p.plus(s))
+      if (f?.fluid === fluid) from = Math.min(from, f.level >= FALLING_LEVEL ? 0 : f.level)
+    }
+    return from + spread.step <= spread.reach ? from + spread.step : null
+  }
+
+  // A flowing cell takes the level its neighbours give it, or turns to air. Its change reaches
+  // its neighbours through onChange, a fluid's delay later: that is a drain's pace, and it goes
+  // no further than the cells the fluid is in.
+  function settle (world, p) {
+    const f = fluidAt(world, p)
+    if (!f || f.level === 0) return // a source stays till something takes it
+    const level = fedLevel(world, p, f.fluid)
+    if (level !== f.level) put(world, p, level === null ? 0 : stateId(registry, f.fluid, { level: String(level) }))
+  }
+
   // A fluid spreads sideways where it cannot go down.
   function restsOnSomething (world, p) {
     const below = p.plus(DOWN)
@@ -147,6 +190,13 @@ module.exports.server = function (serv) {
         const n = p.plus(s)
         if (inWorld(n) && opens(world, n)) later(rules(world, f.fluid).delay, 'flow', n, () => flow(world, n))
       }
+    }
+    // Every flowing cell p's change can feed or starve (below and beside it, p itself) or make a
+    // source (above it) is worked out again, as vanilla's neighbour updates do.
+    for (const s of [ZERO, UP, DOWN, ...SIDES]) {
+      const n = p.plus(s)
+      const g = inWorld(n) && fluidAt(world, n)
+      if (g && g.level > 0) later(rules(world, g.fluid).delay, 'settle', n, () => settle(world, n))
     }
   }
 
