@@ -11,7 +11,8 @@ recipe whose ingredient is a group, named by a word when there is one: 'planks' 
 member, as one variant fills every cell with one item). An item's recipe is the one with
 the most variants (sticks from any planks before bamboo), then the one with fewer
 crafted ingredients (sugar of sugar cane, not of honey bottles), a recipe that dyes
-another of the same (white wool from blue wool) last; the planner takes another of them when
+another of the same (white wool from blue wool) last, a dye recipe taking the white one (blue
+wool of white wool and blue dye, where minecraft-data names a tag by another colour: _white_to_dye); the planner takes another of them when
 what is held covers it (recipes_for: sugar of the honey bottles held); a recipe that unpacks a storage
 block (iron ingots from an iron block, wheat from hay) is not used to make the item: those
 go both ways and the planner would loop.
@@ -197,7 +198,8 @@ def _resolved(version: str) -> tuple[dict[str, Recipe], dict[str, list[Recipe]]]
     leather) is got that way, never crafted (from a storage block, nuggets, string).
     Where two items are each made of the other (iron_block and iron_ingot, hay and wheat),
     the one that unpacks (makes more than it takes) takes its next recipe, if any."""
-    book = mcdata.load(version).recipes
+    game = mcdata.load(version)
+    book = {item: [_white_to_dye(item, r, game.items) for r in rs] for item, rs in game.recipes.items()}
 
     def made(rec: Recipe) -> int:  # ingredients that are themselves crafted: the rawer recipe wins a tie
         return sum(1 for ing, _ in rec.ingredients if any(m in book for m in _expand(ing)))
@@ -247,6 +249,25 @@ def _resolved(version: str) -> tuple[dict[str, Recipe], dict[str, list[Recipe]]]
         if not changed:
             break
     return {item: candidates[item][i] for item, i in pick.items()}, candidates
+
+
+def _white_to_dye(item: str, recipe: dict[str, Any], items: Mapping[str, Any]) -> dict[str, Any]:
+    """A dye recipe as every version makes it: the dye and the white one. minecraft-data (1.21.4,
+    26.1) lists vanilla's 'any wool (carpet, bed) but this colour' by one member (blue wool of
+    black wool, black wool of blue): two colours then made each other, the resolver dropped
+    one, and red wool was planned of black wool of a wither rose. White is in that tag in every
+    version (and 1.18's only one)."""
+    ings = recipe.get("ingredients")
+    if "shape" in recipe or not ings or len(ings) != 2:
+        return recipe
+    dye = next((i for i in ings if i.endswith("_dye")), None)
+    other = next((i for i in ings if i != dye), None)
+    if dye is None or other is None or not item.startswith(dye.removesuffix("dye")):
+        return recipe
+    white = "white_" + item.removeprefix(dye.removesuffix("dye"))
+    if other == white or white == item or white not in items or not other.endswith(white.removeprefix("white")):
+        return recipe
+    return {**recipe, "ingredients": [dye, white]}
 
 
 def _without(rec: Recipe, member: str) -> Recipe | None:

@@ -124,3 +124,20 @@ def test_a_variant_that_closes_a_cycle_is_dropped_not_the_recipe():
     assert slab is not None and slab.ingredients == (("sandstone", 3),) and slab.makes == 6
     plan = plan_craft("chiseled_sandstone", 1, {"sandstone": 3, "crafting_table": 1}, table_nearby=True)
     assert not plan.missing and [s.item for s in plan.steps] == ["sandstone_slab", "chiseled_sandstone"]
+
+
+COLOURS = ("orange", "magenta", "light_blue", "yellow", "lime", "pink", "gray", "light_gray", "cyan", "purple")
+COLOURS += ("blue", "brown", "green", "red", "black")
+
+
+@pytest.mark.parametrize("v", CLAIMED)
+def test_every_colour_of_wool_is_its_dye_and_white_wool_at_every_version(version, v):
+    """minecraft-data 1.21.4 and 26.1 name vanilla's 'any wool but this colour' by one colour
+    (blue wool of black wool, black of blue): blue wool had no recipe left, and red wool was
+    planned of black wool of a wither rose."""
+    mcdata.use_version(v)
+    for colour in COLOURS:
+        rec = recipe_for(f"{colour}_wool")
+        assert rec is not None and sorted(rec.ingredients) == sorted([(f"{colour}_dye", 1), ("white_wool", 1)]), colour
+    missing = plan_craft("red_wool", 1, {}).missing
+    assert "white_wool" in missing and not any("wool" in m and m != "white_wool" for m in missing), missing
