@@ -11,9 +11,9 @@ recipe whose ingredient is a group, named by a word when there is one: 'planks' 
 member, as one variant fills every cell with one item). An item's recipe is the one with
 the most variants (sticks from any planks before bamboo), then the one with fewer
 crafted ingredients (sugar of sugar cane, not of honey bottles), a recipe that dyes
-another of the same (white wool from blue wool) last, a dye recipe taking the white one (blue
-wool of white wool and blue dye, where minecraft-data names a tag by another colour: _white_to_dye); the planner takes another of them when
-what is held covers it (recipes_for: sugar of the honey bottles held); a recipe that unpacks a storage
+another of the same (white wool from blue wool) last, a dye recipe taking the white one
+(blue wool of white wool and blue dye, where minecraft-data names a tag by another colour:
+_white_to_dye); the planner takes another of them when what is held covers it (recipes_for: sugar of the honey bottles held); a recipe that unpacks a storage
 block (iron ingots from an iron block, wheat from hay) is not used to make the item: those
 go both ways and the planner would loop.
 """
