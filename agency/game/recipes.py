@@ -13,9 +13,10 @@ the most variants (sticks from any planks before bamboo), then the one with fewe
 crafted ingredients (sugar of sugar cane, not of honey bottles), a recipe that dyes
 another of the same (white wool from blue wool) last, a dye recipe taking the white one
 (blue wool of white wool and blue dye, where minecraft-data names a tag by another colour:
-_white_to_dye); the planner takes another of them when what is held covers it (recipes_for: sugar of the honey bottles held); a recipe that unpacks a storage
-block (iron ingots from an iron block, wheat from hay) is not used to make the item: those
-go both ways and the planner would loop.
+_white_to_dye); the planner takes another of them when what is held covers it
+(recipes_for: sugar of the honey bottles held); a recipe that unpacks a storage block (iron
+ingots from an iron block, wheat from hay) is not used to make the item: those go both ways
+and the planner would loop.
 """
 
 from __future__ import annotations
