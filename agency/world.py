@@ -99,6 +99,7 @@ class WorldSnapshot(BaseModel):
     timeOfDay: int = Field(ge=0, lt=24000)
     isDay: bool
     isSleeping: bool = False  # in a bed (mineflayer bot.isSleeping); older recordings lack it
+    oxygen: int | None = Field(default=None, ge=0, le=20)  # air bubbles, 20 full (bot.oxygenLevel); None: not read
     position: Vec3
     inventory: list[InventoryItem] = Field(default_factory=list)
     entities: list[EntityInfo] = Field(default_factory=list)

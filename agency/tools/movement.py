@@ -1,6 +1,6 @@
-"""Walking: move_to (one pathfinder action) and explore (a bounded random walk that
+"""Walking: move_to (one pathfinder action), explore (a bounded random walk that
 prefers chunks not seen before, remembered in the workflow memory so a resumed run keeps
-preferring new ground)."""
+preferring new ground) and surface (up out of the water for air, then onto dry ground)."""
 
 from __future__ import annotations
 
@@ -205,8 +205,26 @@ async def explore(ctx: ToolContext, p: ExploreInput) -> dict[str, Any]:
     }
 
 
+class SurfaceInput(ToolInput):
+    pass
+
+
+async def surface(ctx: ToolContext, _p: SurfaceInput) -> dict[str, Any]:
+    """Up out of the water for air and onto the nearest dry ground (the JS `surface` action:
+    onLand says whether it got there; a bot left in deep water sinks and drowns)."""
+    return await run_action(ctx, "surface", {})
+
+
 TOOLS = [
     Tool("move_to", "Walk to x,y,z (within range).", MoveToInput, move_to, timeout_s=60, queue=BODY_QUEUE),
+    Tool(
+        "surface",
+        "Swim up for air and onto the nearest dry ground (16 blocks around).",
+        SurfaceInput,
+        surface,
+        timeout_s=45,
+        queue=BODY_QUEUE,
+    ),
     Tool(
         "follow",
         "Follow a player (or entity) in view for a while, keeping within distance.",

@@ -39,6 +39,7 @@ function snapshot (bot, hostileRadius) {
     timeOfDay: Number.isFinite(timeOfDay) ? timeOfDay : 0,
     isDay: Boolean(time.isDay),
     isSleeping: Boolean(bot.isSleeping),
+    oxygen: Number.isFinite(bot.oxygenLevel) ? bot.oxygenLevel : null, // air bubbles, 20 full (plugins/hazards.js)
     position: { x: me.x, y: me.y, z: me.z },
     inventory: [...counts].map(([name, count]) => ({ name, count })),
     entities: entities.slice(0, MAX_ENTITIES),

@@ -1,5 +1,5 @@
-"""The arbiter: which reflex a snapshot calls for, in order (a hostile, food, the items after
-a death, the night's shelter and sleep, forage), and the tick that takes the body from a
+"""The arbiter: which reflex a snapshot calls for, in order (air under water, a hostile, food,
+the items after a death, the night's shelter and sleep, forage), and the tick that takes the body from a
 direct action and acts on it."""
 
 from __future__ import annotations
@@ -45,6 +45,8 @@ class Reflexes(CombatReflex, EatReflex, ForageReflex, RecoverReflex, ShelterRefl
         """Which reflex this snapshot calls for (None = none), for tests and logs."""
         if not self.config.enabled or snap.gameMode in SAFE_MODES:
             return None
+        if snap.oxygen is not None and snap.oxygen <= self.config.surface_below_air:
+            return "surface"  # before a fight: drowning wins every fight under water
         indoors = self.sheltered is not None and in_hut(self.sheltered, snap.position)
         # a closed door keeps them out: indoors only a hostile inside the hut is answered
         unreachable = self._close_in_failed_at is not None and self.clock() - self._close_in_failed_at < UNREACHABLE_MS
@@ -108,6 +110,9 @@ class Reflexes(CombatReflex, EatReflex, ForageReflex, RecoverReflex, ShelterRefl
         if reflex == "forage":
             await self._forage(snap)
             return
+        if reflex == "surface":
+            await self._surface(snap)
+            return
         combat = self._combat
         if combat is not None:
             logger.info(
@@ -133,3 +138,15 @@ class Reflexes(CombatReflex, EatReflex, ForageReflex, RecoverReflex, ShelterRefl
                 result.output if result.success else result.error,
             )
         self._log({"reflex": reflex, "pausedTask": paused})
+
+    async def _surface(self, snap: WorldSnapshot) -> None:
+        logger.info("[Reflex] under water with {} of 20 air -> surface", snap.oxygen)
+        async with self._task_held() as paused:
+            result = await self.tools.execute("surface", {}, self.ctx)
+        self.stats.surfaced += 1
+        logger.info(
+            "[Reflex] surface -> {} {}",
+            "ok" if result.success else "failed",
+            result.output if result.success else result.error,
+        )
+        self._log({"reflex": "surface", "pausedTask": paused, "ok": result.success})

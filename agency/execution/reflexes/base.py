@@ -50,6 +50,7 @@ class ReflexStats:
     fought: int = 0  # fights, close-ins and strikes
     evaded: int = 0  # creepers kept out of blast range
     retreats: int = 0
+    surfaced: int = 0  # swims up for air
     by_kind: Counter[str] = field(default_factory=Counter)  # combat reflexes by the hostile's kind
     deaths: int = 0
     death_causes: Counter[str] = field(default_factory=Counter)

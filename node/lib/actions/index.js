@@ -21,7 +21,8 @@ const KINDS = {
   tunnel: require('./tunnel'),
   fill_bucket: require('./fill_bucket'),
   follow: require('./follow'),
-  give: require('./give')
+  give: require('./give'),
+  surface: require('./surface')
 }
 
 const MAX_KEPT = 500

@@ -14,6 +14,7 @@ SNAP = {
     "timeOfDay": 6000,
     "isDay": True,
     "isSleeping": False,
+    "oxygen": 20,
     "position": {"x": 1.5, "y": 64, "z": -3},
     "inventory": [{"name": "oak_log", "count": 3}, {"name": "birch_log", "count": 2}, {"name": "dirt", "count": 9}],
     "entities": [

@@ -1,0 +1,94 @@
+'use strict'
+// Up for air: the head under water and the air running out (plugins/hazards.js drowns a player
+// whose air is gone). Hold jump, as a player swims up, heading for the nearest dry ground in
+// reach, until the head has been out of the water a few ticks; then on, jump held, onto that
+// ground (pressed against its edge, a swimmer is lifted out as in vanilla): a bot that stops
+// in deep water sinks again. pathfinder plans no way out of water onto a bank at its level.
+const { Vec3 } = require('vec3')
+const { tickCounter, ticksFor } = require('../ticks')
+
+const LAND_RADIUS = 16
+const OUT_TICKS = 3 // the head out of the water this many physics ticks in a row: surfaced
+const MAX_TICKS = ticksFor(10000) // each phase: up, then ashore
+const EYE = 1.62
+const WET = new Set(['water', 'bubble_column', 'seagrass', 'tall_seagrass', 'kelp', 'kelp_plant'])
+
+function wet (block) {
+  if (!block) return false
+  if (WET.has(block.name)) return true
+  const props = typeof block.getProperties === 'function' ? block.getProperties() : {}
+  return props.waterlogged === true || props.waterlogged === 'true'
+}
+
+function headInWater (bot) {
+  return wet(bot.blockAt(bot.entity.position.offset(0, EYE, 0).floored()))
+}
+
+// Open for a player to stand in: no collision, no water, no lava.
+function open (block) {
+  return Boolean(block) && block.boundingBox === 'empty' && !wet(block) && block.name !== 'lava'
+}
+
+function nearestLand (bot) {
+  const found = bot.findBlock({
+    maxDistance: LAND_RADIUS,
+    useExtraInfo: true,
+    matching: (b) => b.boundingBox === 'block' && !wet(b) && open(bot.blockAt(b.position.offset(0, 1, 0))) &&
+      open(bot.blockAt(b.position.offset(0, 2, 0)))
+  })
+  return found ? { x: found.position.x, y: found.position.y, z: found.position.z } : null
+}
+
+function feetDry (bot) {
+  const p = bot.entity.position
+  return bot.entity.onGround && !wet(bot.blockAt(p.floored())) && !headInWater(bot)
+}
+
+function run (bot, args, rec) {
+  const land = nearestLand(bot)
+  const from = bot.entity.position.clone()
+  const where = (p) => ({ x: p.x, y: p.y, z: p.z })
+  return new Promise((resolve, reject) => {
+    const clock = tickCounter(bot)
+    let phase = 'up'
+    let since = 0 // the tick the phase began
+    let good = 0 // ticks in a row the phase's aim held
+    const done = (err, value) => {
+      clearInterval(timer)
+      clock.stop()
+      bot.clearControlStates()
+      return err ? reject(err) : resolve(value)
+    }
+    const timer = setInterval(() => {
+      if (rec.cancelled) return done(null, null)
+      const p = bot.entity.position
+      good = (phase === 'up' ? !headInWater(bot) : feetDry(bot)) ? good + 1 : 0
+      if (good >= OUT_TICKS) {
+        if (phase === 'up' && land) {
+          phase = 'ashore'
+          since = clock.ticks
+          good = 0
+        } else {
+          return done(null, { surfaced: true, from: where(from), at: where(p), land, onLand: phase === 'ashore' })
+        }
+      }
+      if (clock.ticks - since > MAX_TICKS) {
+        if (phase === 'up') return done(new Error(`still under water after ${MAX_TICKS} ticks at ${p.x.toFixed(1)},${p.y.toFixed(1)},${p.z.toFixed(1)}`))
+        return done(null, { surfaced: true, from: where(from), at: where(p), land, onLand: false })
+      }
+      // on the bank, a held jump would hop on and never stand: jump only while in the water
+      bot.setControlState('jump', phase === 'up' || Boolean(bot.entity.isInWater) || wet(bot.blockAt(p.floored())))
+      if (land) {
+        bot.lookAt(new Vec3(land.x + 0.5, p.y + EYE, land.z + 0.5), true)
+        bot.setControlState('forward', Math.hypot(land.x + 0.5 - p.x, land.z + 0.5 - p.z) > 0.3)
+      }
+    }, 50)
+    rec.cleanup = () => { clearInterval(timer); clock.stop(); bot.clearControlStates() }
+  })
+}
+
+function stop (bot, rec) {
+  if (rec.cleanup) rec.cleanup()
+}
+
+module.exports = { run, stop, defaultTimeoutMs: 24000 }
