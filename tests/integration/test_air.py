@@ -9,14 +9,10 @@ import math
 
 import pytest
 
-from agency.execution.agents import AgentRuntime, load_default_registry
-from agency.execution.builtin_tools import default_tool_registry
-from agency.execution.executor import Executor
 from agency.execution.reflexes import ReflexConfig, Reflexes
-from agency.planning.tasks.store import SqliteTaskStore
-from agency.tools import ToolContext
 from agency.world import EventType
 from tests.conftest import make_body, wait_until
+from tests.integration.world_setup import reflexes_on
 
 NAME = "diver"
 DEPTH = 5
@@ -30,11 +26,7 @@ def diver(bridge, embedded_server):
 
 
 def _reflexes(body, tmp_path) -> Reflexes:
-    tasks = SqliteTaskStore(tmp_path / "t.db", dev_mode=False, strict_finalize=False)
-    tools = default_tool_registry()
-    ctx = ToolContext(body=body, poll_interval_s=0.2)
-    executor = Executor(tasks, AgentRuntime(load_default_registry(), tools, ctx), ctx.clock)
-    return Reflexes(tools, ctx, executor, ReflexConfig(shelter_at_night=False, forage=False))
+    return reflexes_on(body, tmp_path / "t.db", ReflexConfig(shelter_at_night=False, forage=False))
 
 
 def test_a_bot_on_a_pools_floor_swims_up_for_air_and_out_before_it_drowns(diver, tmp_path):

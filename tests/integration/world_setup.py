@@ -12,6 +12,12 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from agency.execution.agents import AgentRuntime, load_default_registry
+from agency.execution.builtin_tools import default_tool_registry
+from agency.execution.executor import Executor
+from agency.execution.reflexes import ReflexConfig, Reflexes
+from agency.planning.tasks.store import SqliteTaskStore
+from agency.tools import ToolContext
 from bot.config.loader import McbotConfig
 from bot.runtime.wiring import Agency
 from tests.conftest import wait_until
@@ -114,3 +120,12 @@ async def run_executor_until(agency: Any, pred: Callable[[], bool], timeout_s: f
             )
         await agency.job_executor()
         await asyncio.sleep(0.2)
+
+
+def reflexes_on(body: Any, db_path: Path, config: ReflexConfig) -> Reflexes:
+    """The reflexes over a real body, with a task store and an executor of their own (no daemon)."""
+    tasks = SqliteTaskStore(db_path, dev_mode=False, strict_finalize=False)
+    tools = default_tool_registry()
+    ctx = ToolContext(body=body, poll_interval_s=0.2)
+    executor = Executor(tasks, AgentRuntime(load_default_registry(), tools, ctx), ctx.clock)
+    return Reflexes(tools, ctx, executor, config)

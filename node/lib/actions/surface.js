@@ -5,7 +5,8 @@
 // ground (pressed against its edge, a swimmer is lifted out as in vanilla): a bot that stops
 // in deep water sinks again. pathfinder plans no way out of water onto a bank at its level.
 const { Vec3 } = require('vec3')
-const { tickCounter, ticksFor } = require('../ticks')
+const { ticksFor } = require('../ticks')
+const { controlLoop } = require('../controls')
 
 const LAND_RADIUS = 16
 const OUT_TICKS = 3 // the head out of the water this many physics ticks in a row: surfaced
@@ -48,42 +49,28 @@ function run (bot, args, rec) {
   const land = nearestLand(bot)
   const from = bot.entity.position.clone()
   const where = (p) => ({ x: p.x, y: p.y, z: p.z })
-  return new Promise((resolve, reject) => {
-    const clock = tickCounter(bot)
-    let phase = 'up'
-    let since = 0 // the tick the phase began
-    let good = 0 // ticks in a row the phase's aim held
-    const done = (err, value) => {
-      clearInterval(timer)
-      clock.stop()
-      bot.clearControlStates()
-      return err ? reject(err) : resolve(value)
+  let phase = 'up'
+  let since = 0 // the tick the phase began
+  let good = 0 // ticks in a row the phase's aim held
+  return controlLoop(bot, rec, (clock) => {
+    const p = bot.entity.position
+    good = (phase === 'up' ? !headInWater(bot) : feetDry(bot)) ? good + 1 : 0
+    if (good >= OUT_TICKS) {
+      if (phase !== 'up' || !land) return { surfaced: true, from: where(from), at: where(p), land, onLand: phase === 'ashore' }
+      phase = 'ashore'
+      since = clock.ticks
+      good = 0
     }
-    const timer = setInterval(() => {
-      if (rec.cancelled) return done(null, null)
-      const p = bot.entity.position
-      good = (phase === 'up' ? !headInWater(bot) : feetDry(bot)) ? good + 1 : 0
-      if (good >= OUT_TICKS) {
-        if (phase === 'up' && land) {
-          phase = 'ashore'
-          since = clock.ticks
-          good = 0
-        } else {
-          return done(null, { surfaced: true, from: where(from), at: where(p), land, onLand: phase === 'ashore' })
-        }
-      }
-      if (clock.ticks - since > MAX_TICKS) {
-        if (phase === 'up') return done(new Error(`still under water after ${MAX_TICKS} ticks at ${p.x.toFixed(1)},${p.y.toFixed(1)},${p.z.toFixed(1)}`))
-        return done(null, { surfaced: true, from: where(from), at: where(p), land, onLand: false })
-      }
-      // on the bank, a held jump would hop on and never stand: jump only while in the water
-      bot.setControlState('jump', phase === 'up' || Boolean(bot.entity.isInWater) || wet(bot.blockAt(p.floored())))
-      if (land) {
-        bot.lookAt(new Vec3(land.x + 0.5, p.y + EYE, land.z + 0.5), true)
-        bot.setControlState('forward', Math.hypot(land.x + 0.5 - p.x, land.z + 0.5 - p.z) > 0.3)
-      }
-    }, 50)
-    rec.cleanup = () => { clearInterval(timer); clock.stop(); bot.clearControlStates() }
+    if (clock.ticks - since > MAX_TICKS) {
+      if (phase === 'up') throw new Error(`still under water after ${MAX_TICKS} ticks at ${p.x.toFixed(1)},${p.y.toFixed(1)},${p.z.toFixed(1)}`)
+      return { surfaced: true, from: where(from), at: where(p), land, onLand: false }
+    }
+    // on the bank, a held jump would hop on and never stand: jump only while in the water
+    bot.setControlState('jump', phase === 'up' || Boolean(bot.entity.isInWater) || wet(bot.blockAt(p.floored())))
+    if (land) {
+      bot.lookAt(new Vec3(land.x + 0.5, p.y + EYE, land.z + 0.5), true)
+      bot.setControlState('forward', Math.hypot(land.x + 0.5 - p.x, land.z + 0.5 - p.z) > 0.3)
+    }
   })
 }
 

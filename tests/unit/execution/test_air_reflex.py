@@ -12,9 +12,8 @@ import pytest
 
 from agency.execution.reflexes import ReflexConfig, Reflexes
 from agency.tools.results import tool_success
-from agency.tools.testing import FakeBody, FakeTime, Mob
+from agency.tools.testing import Mob
 from agency.world import WorldSnapshot
-from tests.unit.execution.world import executor_env
 
 
 class RecordingTools:
@@ -24,14 +23,6 @@ class RecordingTools:
     async def execute(self, name: str, args: dict[str, Any], ctx: Any) -> Any:
         self.calls.append((name, args))
         return tool_success(name, {"surfaced": True, "land": {"x": 3, "y": 63, "z": 0}, "onLand": True})
-
-
-@pytest.fixture
-def env(tmp_path):
-    ftime = FakeTime()
-    e = executor_env(tmp_path, ftime, FakeBody(ftime.clock))
-    yield e
-    e["tasks"].close()
 
 
 def _snap(env, oxygen: int | None, *, mobs: tuple[Mob, ...] = (), food: int = 20) -> WorldSnapshot:
