@@ -25,7 +25,8 @@ itself (digging down for ores out of sight included), so it is not held to the f
 A goal whose newest tasks failed waits before it is asked again (20 s after one failure, 60 s
 after two, 180 s after three or more in a row: agency.planning.tasks.retry_backoff); meanwhile
 the tick explores nearby (rule `retry_later`), and skips (`retry_later`) when exploring just
-failed too, or when the goal is the night's shelter (no wandering off in the dark). A held
+failed too, or when the goal is the night's shelter at dusk or night (no wandering off in the
+dark; by day it is explored away from like any goal). A held
 survival or progression step lets the next one have its turn (a stone pickaxe that cannot be
 made from here does not keep the bot from hunting); a stand-in (explore first) that just
 failed makes the tick skip.
@@ -57,7 +58,7 @@ from agency.planning.tasks.idempotency import TaskLookup, find_blocking_task
 from agency.planning.tasks.models import Task
 from agency.planning.tasks.retry_backoff import HeldBack, held_back
 from agency.thoughts import Thought, ThoughtMetadata
-from agency.world import BlockRegion, WorldSnapshot, shelter_due
+from agency.world import BlockRegion, WorldSnapshot, night_approaching, shelter_due
 
 DRIVE_TICK_INTERVAL_MS = 180_000  # fixed, no jitter in v1
 SAFE_HEALTH = 16
@@ -368,7 +369,8 @@ def drive_candidate(
     held = _held_back(existing_tasks, sel, now_ms, bot)
     if held is None:
         return sel
-    if sel.rule == "night_no_shelter":  # no wandering off in the dark: the build is tried again soon
+    if sel.rule == "night_no_shelter" and night_approaching(snapshot):  # no wandering off in the dark
+        # (by day, before the dusk, the tick explores like any held goal: new ground, a new site)
         return DriveTickSkipped(DriveSkipReason.retry_later, f"{sel.action}:{sel.target} failed a moment ago")
     tries = "try" if held.failures == 1 else f"{held.failures} tries"
     retry = DriveSelection(

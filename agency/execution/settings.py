@@ -20,7 +20,7 @@ class ReflexConfig(BaseModel):
     enabled: bool = True
     # swim up for air at or below this many of the 20 air bubbles (0.75 s each under water):
     # 9 s of air left, time to reach the surface from a lake's floor
-    surface_below_air: int = Field(12, ge=0, le=20)
+    surface_below_air: int = Field(12, ge=0, le=19)  # the snapshot reads the air only with the head in water
     # eat (or forage) at or below this food level; under 16 the drive tick waits
     # (docs/contracts.md DRIVE-1), so below 15 a fed bot could idle at 15 for good
     eat_below_food: int = Field(15, ge=0, le=20)

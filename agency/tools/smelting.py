@@ -133,7 +133,10 @@ async def smelt(ctx: ToolContext, p: SmeltInput) -> dict[str, Any]:
                 f"only {have_input} {kind} to smelt, {need} {output} wanted",
                 details={"have": have_input, "need": need, "input": kind},
             )
-    fuel = choose_fuel(inv, need, reserve=({kind: need} if kind else {}) | kept_names(inv, p.keep))
+    smelted = {kind: need} if kind else {}
+    spare = {n: c - smelted.get(n, 0) for n, c in inv.items()}  # what is kept comes out of the rest
+    kept = kept_names(spare, p.keep)
+    fuel = choose_fuel(inv, need, reserve={n: smelted.get(n, 0) + kept.get(n, 0) for n in {*smelted, *kept}})
     if not fuel.enough and p.keep:  # better the later step gathers again than no smelt at all
         logger.info("[Smelt] burning what was kept for later ({}): no other fuel covers {} {}", p.keep, need, output)
         fuel = choose_fuel(inv, need, reserve={kind: need} if kind else None)

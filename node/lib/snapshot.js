@@ -1,6 +1,7 @@
 'use strict'
 // One WorldSnapshot (agency/world.py) in one call: vitals, inventory, nearby entities.
 const { isHostile } = require('./names')
+const { headInWater } = require('./water')
 
 const MAX_ENTITIES = 100
 const ENTITY_RADIUS = 48
@@ -39,7 +40,9 @@ function snapshot (bot, hostileRadius) {
     timeOfDay: Number.isFinite(timeOfDay) ? timeOfDay : 0,
     isDay: Boolean(time.isDay),
     isSleeping: Boolean(bot.isSleeping),
-    oxygen: Number.isFinite(bot.oxygenLevel) ? bot.oxygenLevel : null, // air bubbles, 20 full (plugins/hazards.js)
+    // air bubbles (20 full), read only with the head under water: out of it the air refills, and
+    // mineflayer keeps a drowned bot's last reading until the server next sends one
+    oxygen: Number.isFinite(bot.oxygenLevel) && headInWater(bot) ? Math.max(0, Math.min(20, bot.oxygenLevel)) : null,
     position: { x: me.x, y: me.y, z: me.z },
     inventory: [...counts].map(([name, count]) => ({ name, count })),
     entities: entities.slice(0, MAX_ENTITIES),

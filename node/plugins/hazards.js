@@ -30,8 +30,13 @@ module.exports.player = function (player, serv) {
     serv.mcbotUpdateOwnMetadata(player, { air_supply: air })
   }
 
+  let resend = false // a death refills the air: the client hears it once the player is back
   player.mcbotHazardsTick = () => {
     if (player.mcbotDead || player.gameMode === 1 || player.gameMode === 3 || !player.world?.sync) return
+    if (resend) {
+      resend = false
+      serv.mcbotUpdateOwnMetadata(player, { air_supply: air })
+    }
     const feet = blockAt(player.position)
     const head = blockAt(player.position.offset(0, EYES, 0))
     if (lavaCooldown > 0) lavaCooldown--
@@ -51,7 +56,7 @@ module.exports.player = function (player, serv) {
       } else setAir(air - 1)
     } else if (air < MAX_AIR) setAir(Math.min(MAX_AIR, air + 4))
   }
-  player.on?.('mcbotDeath', () => { air = MAX_AIR; lavaCooldown = 0; wallCooldown = 0 })
+  player.on?.('mcbotDeath', () => { air = MAX_AIR; resend = true; lavaCooldown = 0; wallCooldown = 0 })
 }
 
 // A full cube of collision that vanilla suffocates in: not a door, a ladder or a slab (their

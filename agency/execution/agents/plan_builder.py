@@ -308,9 +308,9 @@ class PlanBuilder:
             return
         if not self._descended():
             self._stock_up()
-            self.table = (
-                False  # the one up there is out of reach below (places' reuse distance): a craft there places its own
-            )
+        # A table or furnace placed above is out of reach at an ore's level (the places' reuse
+        # distance is 48 m, an ore's level as far below): the crafts and smelts there get their own.
+        self.table = self.furnace = False
         self.add(
             f"seek-{block.replace('_', '-')}",
             tool="seek_ore",
@@ -399,16 +399,21 @@ class PlanBuilder:
                 self.craft(FURNACE, 1)
         if source is not None:
             self.gather(source, short, step_id=f"gather-{source}-input", note="input")
+            if self.sim.get(FURNACE, 0) < 1 and not self.furnace:  # the one known is up above (_seek)
+                with self.reserved({source: self.held(source)}):
+                    self.craft(FURNACE, 1)
         # The fuel: what the inventory holds besides the input and the logs kept, else logs gathered for it.
         keep = {FUEL_LOG: self.unburnt} if self.unburnt else {}
         fuel = choose_fuel(
-            self.sim, amount, reserve=_reserve(held_inputs(self.sim, output), amount) | kept_names(self.sim, keep)
+            self.sim, amount, reserve=_add(_reserve(held_inputs(self.sim, output), amount), kept_names(self.sim, keep))
         )
         if not fuel.enough:
             logs = math.ceil(fuel.short_ticks / FUEL_TICKS["log"])
             self.gather(FUEL_LOG, logs, step_id=f"gather-{FUEL_LOG}-fuel", note="fuel")
             fuel = choose_fuel(
-                self.sim, amount, reserve=_reserve(held_inputs(self.sim, output), amount) | kept_names(self.sim, keep)
+                self.sim,
+                amount,
+                reserve=_add(_reserve(held_inputs(self.sim, output), amount), kept_names(self.sim, keep)),
             )
         total = self.sim.get(output, 0) + amount
         if not self.furnace and self.sim.get(FURNACE, 0) > 0:
@@ -538,6 +543,11 @@ def planned(
         kept += sum(n for n, as_fuel in plan.logs_below if not as_fuel)
         fuel += sum(n for n, as_fuel in plan.logs_below if as_fuel)
     return plan.steps
+
+
+def _add(a: Mapping[str, int], b: Mapping[str, int]) -> dict[str, int]:
+    """Two reserves together (logs smelted into charcoal and logs kept for a craft add up)."""
+    return {k: a.get(k, 0) + b.get(k, 0) for k in {*a, *b}}
 
 
 def _reserve(inputs: Mapping[str, int], amount: int) -> dict[str, int]:

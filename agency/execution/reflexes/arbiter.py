@@ -45,7 +45,7 @@ class Reflexes(CombatReflex, EatReflex, ForageReflex, RecoverReflex, ShelterRefl
         """Which reflex this snapshot calls for (None = none), for tests and logs."""
         if not self.config.enabled or snap.gameMode in SAFE_MODES:
             return None
-        if snap.oxygen is not None and snap.oxygen <= self.config.surface_below_air:
+        if snap.oxygen is not None and snap.health > 0 and snap.oxygen <= self.config.surface_below_air:
             return "surface"  # before a fight: drowning wins every fight under water
         indoors = self.sheltered is not None and in_hut(self.sheltered, snap.position)
         # a closed door keeps them out: indoors only a hostile inside the hut is answered

@@ -11,6 +11,8 @@ from loguru import logger
 from agency.execution.reflexes.base import DIED, Death, ReflexBase
 from agency.world import BodyEvent, EventType, Vec3, WorldSnapshot
 
+DROWNED = frozenset({"drowning", "drown"})  # the death cause as the world reports a drowning
+
 
 class RecoverReflex(ReflexBase):
     def record_events(self, events: Iterable[BodyEvent]) -> bool:
@@ -56,6 +58,8 @@ class RecoverReflex(ReflexBase):
         assert d is not None
         if not self.config.recover_items or d.position is None:
             return "recovery off" if not self.config.recover_items else "death position unknown"
+        if d.cause in DROWNED:  # the items lie where the air ran out: going back drowned it again
+            return "it drowned there (the items lie under water)"
         if self.clock() - d.at_ms > self.config.item_despawn_ms:
             return f"the items despawned ({(self.clock() - d.at_ms) // 1000} s since the death)"
         if d.dimension and d.dimension != snap.dimension:

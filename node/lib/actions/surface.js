@@ -7,35 +7,27 @@
 const { Vec3 } = require('vec3')
 const { ticksFor } = require('../ticks')
 const { controlLoop } = require('../controls')
+const { wet, headInWater, EYE } = require('../water')
 
 const LAND_RADIUS = 16
 const OUT_TICKS = 3 // the head out of the water this many physics ticks in a row: surfaced
 const MAX_TICKS = ticksFor(10000) // each phase: up, then ashore
-const EYE = 1.62
-const WET = new Set(['water', 'bubble_column', 'seagrass', 'tall_seagrass', 'kelp', 'kelp_plant'])
-
-function wet (block) {
-  if (!block) return false
-  if (WET.has(block.name)) return true
-  const props = typeof block.getProperties === 'function' ? block.getProperties() : {}
-  return props.waterlogged === true || props.waterlogged === 'true'
-}
-
-function headInWater (bot) {
-  return wet(bot.blockAt(bot.entity.position.offset(0, EYE, 0).floored()))
-}
+const FULL_AIR = 20
 
 // Open for a player to stand in: no collision, no water, no lava.
 function open (block) {
   return Boolean(block) && block.boundingBox === 'empty' && !wet(block) && block.name !== 'lava'
 }
 
+// The nearest dry ground to stand on, not below the bot's feet (a dry cave under a lake's
+// floor is no way out).
 function nearestLand (bot) {
+  const feet = Math.floor(bot.entity.position.y)
   const found = bot.findBlock({
     maxDistance: LAND_RADIUS,
     useExtraInfo: true,
-    matching: (b) => b.boundingBox === 'block' && !wet(b) && open(bot.blockAt(b.position.offset(0, 1, 0))) &&
-      open(bot.blockAt(b.position.offset(0, 2, 0)))
+    matching: (b) => b.position.y >= feet && b.boundingBox === 'block' && !wet(b) &&
+      open(bot.blockAt(b.position.offset(0, 1, 0))) && open(bot.blockAt(b.position.offset(0, 2, 0)))
   })
   return found ? { x: found.position.x, y: found.position.y, z: found.position.z } : null
 }
@@ -54,7 +46,9 @@ function run (bot, args, rec) {
   let good = 0 // ticks in a row the phase's aim held
   return controlLoop(bot, rec, (clock) => {
     const p = bot.entity.position
-    good = (phase === 'up' ? !headInWater(bot) : feetDry(bot)) ? good + 1 : 0
+    // with no ground in reach, up means up until the air is full: treading water, not sinking again
+    const aim = phase === 'ashore' ? feetDry(bot) : !headInWater(bot) && (land || bot.oxygenLevel >= FULL_AIR)
+    good = aim ? good + 1 : 0
     if (good >= OUT_TICKS) {
       if (phase !== 'up' || !land) return { surfaced: true, from: where(from), at: where(p), land, onLand: phase === 'ashore' }
       phase = 'ashore'
@@ -62,7 +56,7 @@ function run (bot, args, rec) {
       good = 0
     }
     if (clock.ticks - since > MAX_TICKS) {
-      if (phase === 'up') throw new Error(`still under water after ${MAX_TICKS} ticks at ${p.x.toFixed(1)},${p.y.toFixed(1)},${p.z.toFixed(1)}`)
+      if (phase === 'up' && headInWater(bot)) throw new Error(`still under water after ${MAX_TICKS} ticks at ${p.x.toFixed(1)},${p.y.toFixed(1)},${p.z.toFixed(1)}`)
       return { surfaced: true, from: where(from), at: where(p), land, onLand: false }
     }
     // on the bank, a held jump would hop on and never stand: jump only while in the water

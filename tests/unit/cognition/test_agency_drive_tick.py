@@ -370,3 +370,22 @@ def test_the_snapshot_gates_are_asked_alone_before_the_daemon_reads_more(make_sn
     assert drive_gate(snap.model_copy(update={"health": 15}), 1_000, state).reason is DriveSkipReason.low_health
     state.fired(1_000)
     assert drive_gate(snap, 2_000, state).reason is DriveSkipReason.interval_not_elapsed
+
+
+@pytest.mark.parametrize(
+    ("tod", "is_day", "skips"), [(8_000, True, False), (11_500, True, True), (18_000, False, True)]
+)
+def test_a_shelter_that_just_failed_is_explored_around_by_day_and_waited_for_by_dusk(
+    make_snapshot, clock, store, tod, is_day, skips
+):
+    t = store.add_task(
+        {"title": "Shelter", "type": "build", "metadata": {"goalKey": "build:basic_shelter"}},
+        origin=TaskOrigin(kind="drive-tick"),
+    )
+    store.set_status(t.id, "active")
+    store.set_status(t.id, "failed")
+    r = _tick(make_snapshot({"oak_log": 20}, timeOfDay=tod, isDay=is_day), clock(), tasks=store, shelter_nearby=False)
+    if skips:  # no wandering off in the dark: the build is tried again soon
+        assert isinstance(r, DriveTickSkipped) and r.reason is DriveSkipReason.retry_later
+    else:  # asked for ahead of the dusk (from 6000): by day a failed site is explored away from
+        assert isinstance(r, DriveTickFired) and r.selection.rule == "retry_later", r

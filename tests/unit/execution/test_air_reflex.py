@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from agency.execution.reflexes import ReflexConfig, Reflexes
+from agency.execution.reflexes import Death, ReflexConfig, Reflexes
 from agency.tools.results import tool_success
 from agency.tools.testing import Mob
 from agency.world import WorldSnapshot
@@ -66,3 +66,18 @@ def test_the_reflex_calls_the_surface_tool_and_counts_it(env):
     reflexes = Reflexes(tools, env["ctx"], env["ex"], ReflexConfig())
     assert asyncio.run(reflexes.tick(_snap(env, 6))) == "surface"
     assert tools.calls == [("surface", {})] and reflexes.stats.surfaced == 1
+
+
+def test_a_drowned_bots_items_are_not_walked_back_to(env):
+    """Its items lie where its air ran out: the bench's bot went back for them and drowned again."""
+    reflexes = Reflexes(RecordingTools(), env["ctx"], env["ex"], ReflexConfig())
+    snap = _snap(env, None)
+    reflexes.death = Death(cause="drowning", position=snap.position, at_ms=reflexes.clock())
+    assert reflexes._recovery_out_of_reach(snap) == "it drowned there (the items lie under water)"
+    reflexes.death = Death(cause="fall", position=snap.position, at_ms=reflexes.clock())
+    assert reflexes._recovery_out_of_reach(snap) is None
+
+
+def test_a_dead_bot_does_not_swim(env):
+    reflexes = Reflexes(RecordingTools(), env["ctx"], env["ex"], ReflexConfig())
+    assert reflexes.choose(_snap(env, 3).model_copy(update={"health": 0})) != "surface"

@@ -117,6 +117,7 @@ class Sim:
             self.inv[item] = a["until_count"]
         elif s.tool == "seek_ore":  # a staircase down: a pickaxe digs it
             assert any(t.endswith("_pickaxe") for t in self.inv), f"{s.id}: no pickaxe to dig down with"
+            self.table = self.furnace = False  # left up there, beyond the places' reuse distance
         elif s.tool == "give":
             item = a["item"]
             assert self.inv[item] >= a["count"], f"{s.id}: {self.inv[item]} {item} to give {a['count']}"
@@ -360,10 +361,25 @@ def test_smelting_iron_from_empty_hands_gets_both_pickaxes_and_a_furnace_before_
 
 
 def test_a_smelt_with_a_furnace_known_crafts_none_and_the_input_is_never_made_into_one() -> None:
-    near = smelt_plan(
+    near = smelt_plan("crafter", {"target": "stone", "amount": 1, "facts": FURNACE}, {"cobblestone": 1, "coal": 1})
+    assert [s.id for s in near.steps] == ["smelt-stone"]
+    # the ore is dug for: the furnace up there is beyond the places' reuse distance at its level,
+    # so one is made down there, of the staircase's stone, at a table of the log taken down
+    deep = smelt_plan(
         "crafter", {"target": "iron_ingot", "amount": 1, "facts": FURNACE}, {"stone_pickaxe": 1, "coal": 1}
     )
-    assert [s.id for s in near.steps] == ["seek-iron-ore", "gather-raw_iron-input", "smelt-iron-ingot"]
+    assert [s.id for s in deep.steps] == [
+        "gather-log-stock",
+        "seek-iron-ore",
+        "gather-raw_iron-input",
+        "gather-cobblestone",
+        "gather-cobblestone-2",
+        "craft-planks",
+        "craft-crafting-table",
+        "place-crafting-table",
+        "craft-furnace",
+        "smelt-iron-ingot",
+    ]
     # 8 cobblestone held to smelt into stone: the furnace gets 8 more, dug with a pickaxe made first
     wf = smelt_plan("crafter", {"target": "stone", "amount": 8}, {"cobblestone": 8, "oak_log": 3, "coal": 1})
     counts = {s.id: s.args.get("count") for s in wf.steps}
