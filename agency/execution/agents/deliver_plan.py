@@ -12,8 +12,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from agency.execution.agents.plan_builder import SOURCE_BLOCK, PlanBuilder, WorkflowPlanError
+from agency.execution.agents.plan_builder import PlanBuilder, WorkflowPlanError
 from agency.execution.agents.planning import craft_plan
+from agency.execution.agents.sources import SOURCE_BLOCK
 from agency.execution.workflows.models import StepDef, WorkflowDef
 from agency.game.recipes import CRAFTABLE
 

@@ -14,8 +14,9 @@ import difflib
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from agency.execution.agents.plan_builder import WorkflowPlanError, gatherable, obtainable, smeltable, source_block
+from agency.execution.agents.plan_builder import WorkflowPlanError
 from agency.execution.agents.planning import craft_plan
+from agency.execution.agents.sources import gatherable, obtainable, smeltable, source_block
 from agency.game import mcdata
 from agency.game.animals import ANIMAL_DROPS
 from agency.game.elsewhere import found_only_in

@@ -28,27 +28,34 @@ from contextlib import contextmanager
 from functools import cache
 from typing import Any
 
-from agency.blocks import FLOWERS, is_log
 from agency.errors import AgencyError
+from agency.execution.agents.sources import (
+    SOURCE_BLOCK,
+    any_planks,
+    gatherable,
+    huntable,
+    obtainable,
+    one_wood_log,
+    smeltable,
+    source_block,
+)
 from agency.execution.workflows.models import StepDef
 from agency.game import mcdata
 from agency.game.animals import animal_for
-from agency.game.elsewhere import found_only_in
 from agency.game.fills import EMPTY, fill_source
-from agency.game.furnace import FUEL_TICKS, held_inputs, inputs_for, output_of
+from agency.game.furnace import FUEL_TICKS, held_inputs, inputs_for
 from agency.game.harvest import (
     can_harvest,
     durability,
     harvest_tools,
     needs_tool,
-    ore_for,
     ranked_tools,
     unless_dug_with,
     wear_order,
 )
-from agency.game.loot import block_dropping, chance_drop
+from agency.game.loot import chance_drop
 from agency.game.ores import ore_level
-from agency.game.recipes import CRAFTABLE, available, matches, members, recipe_for, spoken
+from agency.game.recipes import CRAFTABLE, available, matches, recipe_for, spoken
 from agency.tools.craft_planner import plan_craft
 from agency.tools.hunting import MAX_HUNT
 from agency.tools.smelt_planner import choose_fuel, input_choice, kept_names
@@ -60,90 +67,6 @@ GATHER_BATCH = 6  # per collect step: a big order (a shelter's 18 logs) is sever
 # each well inside collect_block's time limit, so a stop loses at most one batch
 STOCK_ROUNDS = 4  # builds of a plan at most, each taking down the logs the one before gathered below
 GENERICS = ("log", "planks", "coal")  # words recipes use for any kind of a thing
-# Raw material -> the block that yields it (agency.game.harvest says which tool that block needs).
-SOURCE_BLOCK = {
-    "log": "log",
-    "oak_log": "oak_log",
-    "cobblestone": "stone",
-    "coal": "coal_ore",
-    "raw_iron": "iron_ore",
-    # the ground a player takes by hand (an ore's drop is found by ore_for)
-    "sand": "sand",
-    "red_sand": "red_sand",
-    "gravel": "gravel",
-    "dirt": "dirt",
-    "sugar_cane": "sugar_cane",
-    "cactus": "cactus",
-    "pumpkin": "pumpkin",
-    "bamboo": "bamboo",
-    # below y 0 (agency.game.ores: dug down for)
-    "cobbled_deepslate": "deepslate",
-    "tuff": "tuff",
-    # the flowers a dye is made of (picked by hand)
-    **{flower: flower for flower in FLOWERS},
-}
-
-
-def source_block(raw: str) -> str | None:
-    """The block the bot digs for `raw`: SOURCE_BLOCK's, else the ore that drops it
-    (redstone_ore for redstone: agency.game.harvest), else the block minecraft-data's loot
-    says surely drops it (a birch log itself, clay for clay balls: agency.game.loot), else None."""
-    return SOURCE_BLOCK.get(raw) or ore_for(raw) or _dug_for(raw) or _by_chance(raw)
-
-
-def _by_chance(raw: str) -> str | None:
-    """The block dug again and again for a chance drop (gravel for flint: agency.game.loot)."""
-    found = chance_drop(raw)
-    return found[0] if found else None
-
-
-def _dug_for(raw: str) -> str | None:
-    """The loot's block for a raw item of the overworld: not one a recipe or a furnace
-    makes (a crafting table drops itself, but it is crafted), nor one an animal gives (wool
-    blocks drop themselves, but nature places none), nor one of the nether or the end. A log
-    of one wood is (more spruce planks for a spruce shelter), but not for a plan that also
-    makes something of any planks (`_any_planks`)."""
-    if raw in CRAFTABLE or output_of(raw) == raw or animal_for(raw) is not None or found_only_in(raw) is not None:
-        return None
-    return block_dropping(raw)
-
-
-def _one_wood_log(raw: str) -> bool:
-    """A log of one wood that only the loot makes a source (oak's is SOURCE_BLOCK's own)."""
-    return is_log(raw) and raw not in SOURCE_BLOCK
-
-
-def _any_planks(item: str) -> bool:
-    """Is `item` made of any planks (sticks, a table, a chest)?"""
-    rec = recipe_for(item)
-    return rec is not None and not item.endswith("_planks") and any(ing == "planks" for ing, _ in rec.ingredients)
-
-
-def gatherable(raw: str) -> str | None:
-    """What to gather for `raw`: itself, or for a recipe's group ('blackstone|cobbled_deepslate|
-    cobblestone', agency.game.recipes) the member the bot can gather, SOURCE_BLOCK's first
-    (sand before red sand), else one an ore drops, else one the loot says a block drops (None: none)."""
-    ms = members(raw)
-    return (
-        next((m for m in SOURCE_BLOCK if m in ms), None)
-        or next((m for m in ms if ore_for(m)), None)
-        or next((m for m in ms if _dug_for(m)), None)
-        or next((m for m in ms if _by_chance(m)), None)
-    )
-
-
-def smeltable(raw: str) -> bool:
-    """Is `raw` a furnace's product whose input the bot can gather (iron_ingot from raw iron)?"""
-    return output_of(raw) == raw and any(source_block(i) for i in inputs_for(raw))
-
-
-def huntable(raw: str) -> str | None:
-    """The drop to hunt for `raw` (leather; white_wool for any wool), None when no animal drops it."""
-    return next((m for m in members(raw) if animal_for(m) is not None), None)
-
-
-def obtainable(raw: str) -> bool:
-    return gatherable(raw) is not None or smeltable(raw) or huntable(raw) is not None or fill_source(raw) is not None
 
 
 def _makeable(tool: str) -> bool:
@@ -460,9 +383,9 @@ class PlanBuilder:
             # A plan of one wood's planks that also makes sticks, a table or a chest of any
             # planks cannot count on its planks: the craft action may take the one wood's for
             # the sticks. Such a plan does not gather one wood's log (it is refused instead).
-            one_wood_refused = any(_any_planks(s.item) for s in plan.steps)
+            one_wood_refused = any(any_planks(s.item) for s in plan.steps)
             for raw, short in raws:
-                got = None if one_wood_refused and _one_wood_log(raw) else gatherable(raw)
+                got = None if one_wood_refused and one_wood_log(raw) else gatherable(raw)
                 if got is not None:
                     sources[raw] = str(source_block(got))
                 elif smeltable(raw):

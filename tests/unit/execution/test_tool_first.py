@@ -23,9 +23,10 @@ from agency.execution.agents import AgentRuntime, TaskSpec, load_default_registr
 from agency.execution.agents.build_plan import build_plan
 from agency.execution.agents.deliver_plan import deliver_plan
 from agency.execution.agents.gather_plan import gather_plan
-from agency.execution.agents.plan_builder import SOURCE_BLOCK, WorkflowPlanError
+from agency.execution.agents.plan_builder import WorkflowPlanError
 from agency.execution.agents.planning import craft_plan
 from agency.execution.agents.smelt_plan import smelt_plan
+from agency.execution.agents.sources import SOURCE_BLOCK
 from agency.execution.builtin_tools import default_tool_registry
 from agency.execution.workflows import SqliteCheckpointStore
 from agency.game.furnace import SMELTING, output_of

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from agency.execution.agents.plan_builder import SOURCE_BLOCK
+from agency.execution.agents.sources import SOURCE_BLOCK
 from agency.game import harvest
 from agency.tools.gathering import drop_of
 

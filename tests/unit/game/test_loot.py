@@ -8,8 +8,8 @@ import pytest
 
 from agency.execution.agents.gather_plan import gather_plan
 from agency.execution.agents.obtain import resolve_obtain
-from agency.execution.agents.plan_builder import source_block
 from agency.execution.agents.planning import craft_plan
+from agency.execution.agents.sources import source_block
 from agency.game.loot import block_dropping, chance_drop, sure_drop
 from agency.goal_tag import ExtractedGoal
 from agency.tools.gathering import drop_of

@@ -1,0 +1,100 @@
+"""Where a raw material comes from: the block the bot digs for it (SOURCE_BLOCK, an ore's drop,
+the loot's block, a chance drop), whether a furnace makes it of something gatherable, which
+animal drops it, and so whether a plan can get it at all (agency.execution.agents.plan_builder
+builds the steps; obtain resolves a goal with it)."""
+
+from __future__ import annotations
+
+from agency.blocks import FLOWERS, is_log
+from agency.game.animals import animal_for
+from agency.game.elsewhere import found_only_in
+from agency.game.fills import fill_source
+from agency.game.furnace import inputs_for, output_of
+from agency.game.harvest import ore_for
+from agency.game.loot import block_dropping, chance_drop
+from agency.game.recipes import CRAFTABLE, members, recipe_for
+
+# Raw material -> the block that yields it (agency.game.harvest says which tool that block needs).
+SOURCE_BLOCK = {
+    "log": "log",
+    "oak_log": "oak_log",
+    "cobblestone": "stone",
+    "coal": "coal_ore",
+    "raw_iron": "iron_ore",
+    # the ground a player takes by hand (an ore's drop is found by ore_for)
+    "sand": "sand",
+    "red_sand": "red_sand",
+    "gravel": "gravel",
+    "dirt": "dirt",
+    "sugar_cane": "sugar_cane",
+    "cactus": "cactus",
+    "pumpkin": "pumpkin",
+    "bamboo": "bamboo",
+    # below y 0 (agency.game.ores: dug down for)
+    "cobbled_deepslate": "deepslate",
+    "tuff": "tuff",
+    # the flowers a dye is made of (picked by hand)
+    **{flower: flower for flower in FLOWERS},
+}
+
+
+def source_block(raw: str) -> str | None:
+    """The block the bot digs for `raw`: SOURCE_BLOCK's, else the ore that drops it
+    (redstone_ore for redstone: agency.game.harvest), else the block minecraft-data's loot
+    says surely drops it (a birch log itself, clay for clay balls: agency.game.loot), else None."""
+    return SOURCE_BLOCK.get(raw) or ore_for(raw) or _dug_for(raw) or _by_chance(raw)
+
+
+def _by_chance(raw: str) -> str | None:
+    """The block dug again and again for a chance drop (gravel for flint: agency.game.loot)."""
+    found = chance_drop(raw)
+    return found[0] if found else None
+
+
+def _dug_for(raw: str) -> str | None:
+    """The loot's block for a raw item of the overworld: not one a recipe or a furnace
+    makes (a crafting table drops itself, but it is crafted), nor one an animal gives (wool
+    blocks drop themselves, but nature places none), nor one of the nether or the end. A log
+    of one wood is (more spruce planks for a spruce shelter), but not for a plan that also
+    makes something of any planks (`_any_planks`)."""
+    if raw in CRAFTABLE or output_of(raw) == raw or animal_for(raw) is not None or found_only_in(raw) is not None:
+        return None
+    return block_dropping(raw)
+
+
+def one_wood_log(raw: str) -> bool:
+    """A log of one wood that only the loot makes a source (oak's is SOURCE_BLOCK's own)."""
+    return is_log(raw) and raw not in SOURCE_BLOCK
+
+
+def any_planks(item: str) -> bool:
+    """Is `item` made of any planks (sticks, a table, a chest)?"""
+    rec = recipe_for(item)
+    return rec is not None and not item.endswith("_planks") and any(ing == "planks" for ing, _ in rec.ingredients)
+
+
+def gatherable(raw: str) -> str | None:
+    """What to gather for `raw`: itself, or for a recipe's group ('blackstone|cobbled_deepslate|
+    cobblestone', agency.game.recipes) the member the bot can gather, SOURCE_BLOCK's first
+    (sand before red sand), else one an ore drops, else one the loot says a block drops (None: none)."""
+    ms = members(raw)
+    return (
+        next((m for m in SOURCE_BLOCK if m in ms), None)
+        or next((m for m in ms if ore_for(m)), None)
+        or next((m for m in ms if _dug_for(m)), None)
+        or next((m for m in ms if _by_chance(m)), None)
+    )
+
+
+def smeltable(raw: str) -> bool:
+    """Is `raw` a furnace's product whose input the bot can gather (iron_ingot from raw iron)?"""
+    return output_of(raw) == raw and any(source_block(i) for i in inputs_for(raw))
+
+
+def huntable(raw: str) -> str | None:
+    """The drop to hunt for `raw` (leather; white_wool for any wool), None when no animal drops it."""
+    return next((m for m in members(raw) if animal_for(m) is not None), None)
+
+
+def obtainable(raw: str) -> bool:
+    return gatherable(raw) is not None or smeltable(raw) or huntable(raw) is not None or fill_source(raw) is not None
