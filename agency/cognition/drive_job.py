@@ -58,7 +58,7 @@ class DriveJob:
         self.seen = seen
         self.tasks = tasks
         self.publish = publish  # the cognitive stream's
-        self.shelter_nearby = shelter_nearby  # a verified shelter within 32 m (the goal store knows them)
+        self.shelter_nearby = shelter_nearby  # a verified shelter to walk back to (the goal store knows them)
         self.state = state
         self.config = config
         self.counters = counters

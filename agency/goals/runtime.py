@@ -33,6 +33,10 @@ from agency.shelter.site_check import read_site, region_digest, verify_region
 from agency.world import DUSK_START, BlockRegion, WorldSnapshot
 
 REVIEW_RANGE_M = 96.0  # finished sites re-read only this close (their chunks are loaded)
+# A verified shelter this near is walked back to for the night rather than a new one built
+# (its planks are a morning's logs); within REVIEW_RANGE_M, so its verification is fresh.
+SHELTER_RETURN_M = 64.0
+UNREACHABLE_FOR_MS = 15 * 60_000  # a shelter the bot could not walk into: not tried again tonight
 MATERIAL_ACTIONS = frozenset({"collect", "gather", "craft", "mine"})
 EVENT_LOG = 200
 
@@ -70,6 +74,7 @@ class GoalRuntime:
         self._fresh: dict[str, BlockRegion] = {}  # task id -> region read this review (reactor's verify)
         self._last_time: int | None = None
         self._last_hostiles = 0
+        self._unreachable: dict[tuple[int, int, int], int] = {}  # a shelter's refCorner -> tried again from
 
     # ---- plumbing ---------------------------------------------------------------------
     def _emit(self, event: dict[str, Any]) -> None:
@@ -167,23 +172,46 @@ class GoalRuntime:
 
     def shelter_nearby(self, snap: WorldSnapshot | None) -> bool | None:
         """A verified shelter (completed goal-bound task whose last verification passed)
-        within the provisional scope (32 m) of the bot. None before the first snapshot."""
+        the bot walks back to for the night (nearest_verified_shelter). None before the first
+        snapshot."""
         if snap is None:
             return None
         return self.nearest_verified_shelter(snap) is not None
 
     def nearest_verified_shelter(self, snap: WorldSnapshot) -> SiteSignature | None:
-        """The site of the nearest verified shelter within 32 m (the night-shelter reflex)."""
+        """The site of the nearest verified shelter within SHELTER_RETURN_M, leaving out one
+        the bot just failed to walk into (shelter_unreachable): the night-shelter reflex walks
+        there, and the drive tick builds no other."""
         pos = (snap.position.x, snap.position.y, snap.position.z)
+        now = self.clock()
         best: tuple[float, SiteSignature] | None = None
         for _task, b in self.finished_shelters():
             site, last = b.anchors.siteSignature, b.completion.lastResult
-            if site is None or last is None or not last.done:
+            if site is None or last is None or not last.done or self._unreachable.get(site.refCorner, 0) > now:
                 continue
             d = site.footprintBounds.distance_to(pos)
-            if d <= PROVISIONAL_SCOPE_M and (best is None or d < best[0]):
+            if d <= SHELTER_RETURN_M and (best is None or d < best[0]):
                 best = (d, site)
         return best[1] if best else None
+
+    def shelter_unreachable(self, site: SiteSignature) -> None:
+        """The night reflex could not get into `site`. One beyond the provisional scope (32 m)
+        is left out for UNREACHABLE_FOR_MS: the walk there failed, and a shelter nearer the
+        bot is built instead. A near one is tried again (a mob in the doorway, a door shut)."""
+        snap = self._snapshot()
+        if snap is None:
+            return
+        d = site.footprintBounds.distance_to((snap.position.x, snap.position.y, snap.position.z))
+        if d <= PROVISIONAL_SCOPE_M:
+            return
+        self._unreachable[site.refCorner] = self.clock() + UNREACHABLE_FOR_MS
+        logger.warning(
+            "[Goals] shelter at {} not reached from {:.0f} m away: not walked to again for {} min; "
+            "a shelter nearer the bot is asked for instead",
+            list(site.refCorner),
+            d,
+            UNREACHABLE_FOR_MS // 60_000,
+        )
 
     def on_task_event(self, kind: str, task: Task) -> None:
         """The executor's lifecycle events: keep goals in step with plain transitions, and

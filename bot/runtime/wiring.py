@@ -233,6 +233,7 @@ class Agency:
             self.cfg.reflexes,
             direct=direct,
             shelter_lookup=self.goals.nearest_verified_shelter,
+            shelter_failed=self.goals.shelter_unreachable,
             clock=self.clock,
         )
         direct.defer_to(reflexes)  # each needs the other: the reflexes stop a direct action, which they refuse

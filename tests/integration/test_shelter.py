@@ -23,7 +23,7 @@ from agency.shelter.door import doorway_cells, in_hut
 from agency.shelter.earthwork import PATH_DIGGABLE
 from agency.shelter.site_check import read_site, verify_region
 from tests.conftest import make_body, wait_until
-from tests.integration.world_setup import agency_on, give, restore_vitals, run_executor_until, stone_pad
+from tests.integration.world_setup import agency_on, give, restore_vitals, run_executor_until, stone_pad, teleport
 
 NAME = "shelter_bot"
 X, Y, Z = -420, 70, 640  # far from spawn and from the other tests' pads
@@ -225,6 +225,38 @@ def test_at_night_the_bot_spends_the_night_in_its_shelter_and_comes_out_in_the_m
     pos = body.snapshot().position
     assert not in_hut(site, pos) and (int(pos.x // 1), int(pos.z // 1)) == (outside[0], outside[2])
     assert _door_closed(body, site.entrance)
+
+
+def test_at_dusk_the_bot_walks_back_to_its_shelter_from_50_blocks_away_instead_of_building_another(world):
+    agency, body = world
+    site = agency.goals.nearest_verified_shelter(body.snapshot())
+    assert site is not None and site.entrance is not None  # built and verified by the tests above
+    outside, _inside = doorway_cells(site.entrance, site.facing)
+    dx, dz = outside[0] - site.entrance[0], outside[2] - site.entrance[2]
+    far = (outside[0] + 50 * dx, outside[1], outside[2] + 50 * dz)
+    # a clear stone strip from the door out there: the walk back is the test, not the terrain
+    (x0, x1), (z0, z1) = sorted((outside[0] - dz, far[0] + dz)), sorted((outside[2] - dx, far[2] + dx))
+    body.chat(f"/mcbot fill {x0} {far[1] - 1} {z0} {x1} {far[1] - 1} {z1} stone")
+    body.chat(f"/mcbot fill {x0} {far[1]} {z0} {x1} {far[1] + 3} {z1} air")
+    teleport(body, NAME, *far)
+    body.chat("/time set 6500")
+    wait_until(lambda: 6500 <= body.snapshot().timeOfDay < 11_000, 10, "afternoon")
+    snap = body.snapshot()
+    assert agency.goals.nearest_verified_shelter(snap) == site  # 50 blocks off: walked back to
+    assert select_drive(snap, agency.goals.shelter_nearby(snap)).rule != "night_no_shelter"  # none built
+    body.chat("/time set 12500")
+    wait_until(lambda: body.snapshot().timeOfDay >= 12500, 10, "dusk")
+
+    async def night():
+        assert await agency.reflexes.tick(body.snapshot()) == "shelter"
+        assert agency.reflexes.holding_tasks
+
+    asyncio.run(night())
+    assert in_hut(site, body.snapshot().position), body.snapshot().position
+    assert _door_closed(body, site.entrance)
+    body.chat("/time set 1000")
+    wait_until(lambda: body.snapshot().timeOfDay < 2000, 10, "morning")
+    assert asyncio.run(agency.reflexes.tick(body.snapshot())) == "leave_shelter"
 
 
 def test_a_creeper_blast_at_the_back_wall_is_found_by_the_verifier_and_repaired(world):

@@ -26,6 +26,7 @@ SAFE_MODES = ("creative", "spectator")
 
 
 ShelterLookup = Callable[[WorldSnapshot], SiteSignature | None]  # a verified shelter near the bot
+ShelterFailed = Callable[[SiteSignature], None]  # told when the bot could not get into that shelter
 
 
 class YieldsBody(Protocol):
@@ -73,6 +74,7 @@ class ReflexBase:
         config: ReflexConfig = ReflexConfig(),
         *,
         shelter_lookup: ShelterLookup | None = None,
+        shelter_failed: ShelterFailed | None = None,
         direct: YieldsBody | None = None,
         clock: Clock = system_clock_ms,
     ):
@@ -81,6 +83,7 @@ class ReflexBase:
         self.executor = executor
         self.config = config
         self.shelter_lookup = shelter_lookup
+        self.shelter_failed = shelter_failed
         self.clock = clock
         self.stats = ReflexStats()
         self.sheltered: SiteSignature | None = None  # the shelter the bot spends this night in

@@ -92,6 +92,8 @@ class ShelterReflex(SleepReflex):
                 result.error,
                 self.config.shelter_retry_ms // 1000,
             )
+            if self.shelter_failed is not None:
+                self.shelter_failed(site)
             if self.sheltered is None:
                 self.executor.resume_paused(SHELTERING)
         self._log({"reflex": reflex, "pausedTask": paused, "ok": result.success})

@@ -85,10 +85,18 @@ def env(tmp_path):
         body.add_tree(x, 22)
     e = executor_env(tmp_path, ftime, body)
     shelters = {"site": SITE}
+    failed: list = []
     e["reflexes"] = Reflexes(
-        e["tools"], e["ctx"], e["ex"], ReflexConfig(), shelter_lookup=lambda snap: shelters["site"], clock=ftime.clock
+        e["tools"],
+        e["ctx"],
+        e["ex"],
+        ReflexConfig(),
+        shelter_lookup=lambda snap: shelters["site"],
+        shelter_failed=failed.append,
+        clock=ftime.clock,
     )
     e["shelters"] = shelters
+    e["failed"] = failed
     yield e
     e["tasks"].close()
 
@@ -134,7 +142,7 @@ def test_at_dusk_the_bot_goes_in_closes_the_door_and_tasks_wait_until_morning(en
     )
     skipped = evaluate_drive_tick(body.snapshot(), now, DriveTickState(), [], sheltering=reflexes.holding_tasks)
     assert isinstance(skipped, DriveTickSkipped) and skipped.reason is DriveSkipReason.sheltering
-    assert reflexes.stats.nights_sheltered == 1
+    assert reflexes.stats.nights_sheltered == 1 and env["failed"] == []
 
     async def morning():
         body.time_of_day = 23_500
@@ -181,6 +189,7 @@ def test_a_failed_attempt_gives_the_tasks_back_and_waits_before_trying_again(env
     asyncio.run(go())
     assert not reflexes.holding_tasks
     assert tasks.get_task(running).status is TaskStatus.pending  # given back at once
+    assert env["failed"] == [SITE]  # the goals are told (a far one is left out for the night)
     assert reflexes.choose(body.snapshot()) is None  # waiting out the retry delay
     ftime.clock.advance(ReflexConfig().shelter_retry_ms)
     assert reflexes.choose(body.snapshot()) == "shelter"

@@ -17,6 +17,7 @@ from agency.execution.executor import Executor, SafeStop
 from agency.execution.workflows import SqliteCheckpointStore
 from agency.execution.workflows.models import StopReport, WorkflowRunResult
 from agency.goals import assert_task_state, read_binding
+from agency.goals.runtime import SHELTER_RETURN_M, UNREACHABLE_FOR_MS
 from agency.goals.sync import GoalStatus
 from agency.planning.converter import convert_thought
 from agency.planning.tasks.models import TaskStatus
@@ -160,10 +161,28 @@ def test_the_executor_completes_a_goal_bound_build_only_after_two_verifier_passe
     x0, _, z0 = b.anchors.siteSignature.refCorner
     walks = [a for k, a in env.body.started if k == "move_to"]
     assert walks and all(not (x0 <= a["x"] < x0 + 5 and z0 <= a["z"] < z0 + 5) for a in walks)
-    # a verified shelter within 32 m: the next dusk drive tick picks something else
+    # a verified shelter within a walk back (SHELTER_RETURN_M): the next dusk drive tick picks
+    # something else, and the night reflex walks there; one farther off is built anew
     assert env.goals.shelter_nearby(env.look()) is True
-    far = env.look().model_copy(update={"position": Vec3(x=200, y=64, z=200)})
+    x, y, z = (env.look().position.x, env.look().position.y, env.look().position.z)
+    walk = env.look().model_copy(update={"position": Vec3(x=x + SHELTER_RETURN_M - 8, y=y, z=z)})
+    assert env.goals.shelter_nearby(walk) is True
+    far = env.look().model_copy(update={"position": Vec3(x=x + SHELTER_RETURN_M + 16, y=y, z=z)})
     assert env.goals.shelter_nearby(far) is False
+
+
+def test_a_shelter_the_bot_could_not_walk_into_from_afar_is_left_out_for_the_night(env):
+    task_id = env.convert(env.shelter_thought()).task_id
+    env.run(lambda: env.status(task_id) is TaskStatus.completed)
+    site = read_binding(env.tasks.get_task(task_id)).anchors.siteSignature
+    x, y, z = (env.look().position.x, env.look().position.y, env.look().position.z)
+    env.goals.shelter_unreachable(site)  # failed at the door (the bot stands by it): tried again
+    assert env.goals.nearest_verified_shelter(env.look()) == site
+    env.snap = env.look().model_copy(update={"position": Vec3(x=x + 50, y=y, z=z)})
+    env.goals.shelter_unreachable(site)  # the walk from 50 m failed: the drive tick builds nearer
+    assert env.goals.shelter_nearby(env.snap) is False
+    env.ftime.clock.advance(UNREACHABLE_FOR_MS)  # the next night it is walked to again
+    assert env.goals.nearest_verified_shelter(env.snap) == site
 
 
 def test_world_drift_at_a_finished_shelter_reopens_it_as_a_repair_that_places_only_what_is_missing(env):
