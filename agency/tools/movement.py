@@ -23,6 +23,7 @@ SKY_CHECK = 40  # blocks read over the bot's head to tell underground from the s
 GROUND_ROOF = SOIL | ROCK | DEEP_ROCK  # over the head: underground (leaves, logs or planks are not)
 MIN_ROOF = 3  # blocks of it: a hut's dirt roof or an overhang is thinner
 CLIMB_BACK_WITHIN = 96  # a staircase top farther than this is not walked back to
+LEG_MIN = 4  # the shortest leg tried when no heading has ground at the full distance
 DIG_OUT_STALL_MS = 20000  # digging up out of a pit gets no closer for a while: stone by hand is slow
 
 
@@ -100,25 +101,42 @@ def _remember(ctx: ToolContext, x: float, z: float) -> None:
     ctx.memory[SEEN_KEY] = sorted(seen)
 
 
-def pick_leg(
-    ctx: ToolContext, here: tuple[int, int, int], start: tuple[int, int, int], p: ExploreInput
-) -> tuple[int, int]:
-    """Eight headings in a seeded random order; the first landing in an unseen chunk
-    within max_distance wins, else the first one within max_distance."""
+def leg_targets(
+    ctx: ToolContext, here: tuple[int, int, int], start: tuple[int, int, int], p: ExploreInput, distance: int
+) -> list[tuple[int, int]]:
+    """The eight headings' targets `distance` away, in a seeded random order, those landing in
+    an unseen chunk first; none farther than max_distance from the start (the start itself
+    when every heading is)."""
     seen = _seen(ctx)
     headings = list(range(8))
     ctx.rng.shuffle(headings)
-    fallback: tuple[int, int] | None = None
+    targets = []
     for h in headings:
         a = h * math.pi / 4
-        tx = here[0] + round(math.cos(a) * p.leg_distance)
-        tz = here[2] + round(math.sin(a) * p.leg_distance)
-        if math.dist((tx, tz), (start[0], start[2])) > p.max_distance:
-            continue
-        if chunk_of(tx, tz) not in seen:
-            return tx, tz
-        fallback = fallback or (tx, tz)
-    return fallback or (start[0], start[2])
+        tx = here[0] + round(math.cos(a) * distance)
+        tz = here[2] + round(math.sin(a) * distance)
+        if math.dist((tx, tz), (start[0], start[2])) <= p.max_distance:
+            targets.append((tx, tz))
+    targets.sort(key=lambda t: chunk_of(*t) in seen)  # stable: the seeded order within each kind
+    return targets or [(start[0], start[2])]
+
+
+async def pick_leg(
+    ctx: ToolContext, here: tuple[int, int, int], start: tuple[int, int, int], p: ExploreInput
+) -> tuple[int, int, int | None]:
+    """The next leg's target: the first of leg_targets with ground to stand on (over a sea, a
+    ravine or a cliff there is none), at leg_distance, else at half of it; (x, z, None) when
+    no heading has any (the first target, for the log)."""
+    first: tuple[int, int] | None = None
+    for distance in (p.leg_distance, max(LEG_MIN, p.leg_distance // 2)):
+        for tx, tz in leg_targets(ctx, here, start, p, distance):
+            first = first or (tx, tz)
+            column = await ctx.region((tx, here[1] - 16, tz), (1, 33, 1))
+            ty = surface_y(column, tx, tz, here[1])
+            if ty is not None:
+                return tx, tz, ty
+    assert first is not None
+    return first[0], first[1], None
 
 
 async def _ground_over(ctx: ToolContext, here: tuple[int, int, int]) -> list[int]:
@@ -174,11 +192,9 @@ async def explore(ctx: ToolContext, p: ExploreInput) -> dict[str, Any]:
     for _ in range(p.legs):
         ctx.check()
         here = block_pos((await ctx.snapshot()).position)
-        tx, tz = pick_leg(ctx, here, start, p)
-        column = await ctx.region((tx, here[1] - 16, tz), (1, 33, 1))
-        ty = surface_y(column, tx, tz, here[1])
+        tx, tz, ty = await pick_leg(ctx, here, start, p)
         if ty is None:
-            legs.append({"x": tx, "z": tz, "ok": False, "why": "no standable ground"})
+            legs.append({"x": tx, "z": tz, "ok": False, "why": "no standable ground in any direction"})
             continue
         try:
             await walk(ctx, tx + 0.5, ty, tz + 0.5, 2)

@@ -141,6 +141,28 @@ def test_explore_prefers_unseen_chunks(ctx: ToolContext, body: FakeBody) -> None
     assert all(abs(leg["x"]) <= 64 and abs(leg["z"]) <= 64 for leg in res.output["legs"])
 
 
+def test_explore_on_a_shore_takes_the_heading_with_ground_and_a_shorter_leg(ctx: ToolContext, body: FakeBody) -> None:
+    """On a spit of land in a sea, no heading has ground 16 blocks off: the leg goes half as
+    far, the one way there is land (a coastal spawn's explore once failed every leg)."""
+
+    def land(x: int, z: int) -> bool:
+        return (abs(x) <= 2 and abs(z) <= 2) or (6 <= x <= 10 and abs(z) <= 1)
+
+    def block(x: int, y: int, z: int) -> str:
+        if y >= GROUND_Y:
+            return "air"
+        return "dirt" if land(x, z) or y < GROUND_Y - 20 else "water"
+
+    body.block = block  # type: ignore[method-assign]
+    res = run(default_tool_registry().execute("explore", {"legs": 1}, ctx))
+    assert res.success, res.error
+    leg = res.output["legs"][0]
+    assert (leg["x"], leg["z"], leg["ok"]) == (8, 0, True)
+    body.block = lambda x, y, z: "air" if y >= GROUND_Y else "water"  # type: ignore[method-assign]
+    res = run(default_tool_registry().execute("explore", {"legs": 1}, ctx))
+    assert res.success is False and res.error.message.endswith("no standable ground in any direction")
+
+
 def test_explore_underground_climbs_out_to_the_surface_first(ctx: ToolContext, body: FakeBody) -> None:
     """At the foot of a staircase dug for ore (ground over the head), the surface's legs are
     out of reach: the explore walks up to the top of its column first."""
@@ -188,7 +210,8 @@ def test_a_climb_that_fails_leaves_the_explore_to_its_legs_and_says_so(ctx: Tool
     assert calls["n"] == 2  # the climb was tried, then the legs (no standable ground down here)
     assert res.success is False and "underground; climbing out failed: " in res.error.message
     assert "no progress" in res.error.details["climbedOut"]["failed"]
-    assert res.error.message.endswith(": no standable ground")  # each leg's why, in the message the log shows
+    # each leg's why, in the message the log shows
+    assert res.error.message.endswith(": no standable ground in any direction")
 
 
 def test_explore_under_a_thin_roof_or_the_sky_does_not_climb(ctx: ToolContext, body: FakeBody) -> None:
