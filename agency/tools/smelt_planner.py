@@ -75,6 +75,15 @@ def kept_names(inventory: Mapping[str, int], keep: Mapping[str, int]) -> dict[st
     return out
 
 
+def fuel_reserve(inventory: Mapping[str, int], smelted: Mapping[str, int], keep: Mapping[str, int]) -> dict[str, int]:
+    """What a smelt must not burn: its input (`smelted`, by held name) and what `keep` spares
+    of the rest (kept_names), added up: logs smelted into charcoal and logs kept for a later
+    craft are not the same logs. The smelt tool and the planner's smelt step both ask this."""
+    spare = {n: c - smelted.get(n, 0) for n, c in inventory.items()}
+    kept = kept_names(spare, keep)
+    return {n: smelted.get(n, 0) + kept.get(n, 0) for n in {*smelted, *kept}}
+
+
 def cook_timeout_s(items: int, margin_s: float = 20.0) -> float:
     """How long smelting `items` may take: 10 s each, plus a margin for a busy server (half
     the cook time, at least margin_s)."""

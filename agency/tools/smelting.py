@@ -27,7 +27,7 @@ from agency.tools.gathering import REACH
 from agency.tools.movement import walk
 from agency.tools.queries import FindBlocksInput, find_blocks_now
 from agency.tools.results import EXECUTION_ERROR, PRECONDITION_FAILED
-from agency.tools.smelt_planner import choose_fuel, cook_timeout_s, input_choice, kept_names
+from agency.tools.smelt_planner import choose_fuel, cook_timeout_s, fuel_reserve, input_choice
 
 FURNACE_SEARCH_RADIUS = 16
 MAX_SMELT = 64  # one output stack; also bounds the wait (64 x 10 s)
@@ -134,9 +134,7 @@ async def smelt(ctx: ToolContext, p: SmeltInput) -> dict[str, Any]:
                 details={"have": have_input, "need": need, "input": kind},
             )
     smelted = {kind: need} if kind else {}
-    spare = {n: c - smelted.get(n, 0) for n, c in inv.items()}  # what is kept comes out of the rest
-    kept = kept_names(spare, p.keep)
-    fuel = choose_fuel(inv, need, reserve={n: smelted.get(n, 0) + kept.get(n, 0) for n in {*smelted, *kept}})
+    fuel = choose_fuel(inv, need, reserve=fuel_reserve(inv, smelted, p.keep))
     if not fuel.enough and p.keep:  # better the later step gathers again than no smelt at all
         logger.info("[Smelt] burning what was kept for later ({}): no other fuel covers {} {}", p.keep, need, output)
         fuel = choose_fuel(inv, need, reserve={kind: need} if kind else None)

@@ -58,7 +58,7 @@ from agency.game.ores import ore_level
 from agency.game.recipes import CRAFTABLE, available, matches, recipe_for, spoken
 from agency.tools.craft_planner import plan_craft
 from agency.tools.hunting import MAX_HUNT
-from agency.tools.smelt_planner import choose_fuel, input_choice, kept_names
+from agency.tools.smelt_planner import choose_fuel, fuel_reserve, input_choice
 
 FURNACE = "furnace"
 FUEL_LOG = "log"  # what to gather as fuel when none is held: any log burns 300 ticks
@@ -328,15 +328,13 @@ class PlanBuilder:
         # The fuel: what the inventory holds besides the input and the logs kept, else logs gathered for it.
         keep = {FUEL_LOG: self.unburnt} if self.unburnt else {}
         fuel = choose_fuel(
-            self.sim, amount, reserve=_add(_reserve(held_inputs(self.sim, output), amount), kept_names(self.sim, keep))
+            self.sim, amount, reserve=fuel_reserve(self.sim, _reserve(held_inputs(self.sim, output), amount), keep)
         )
         if not fuel.enough:
             logs = math.ceil(fuel.short_ticks / FUEL_TICKS["log"])
             self.gather(FUEL_LOG, logs, step_id=f"gather-{FUEL_LOG}-fuel", note="fuel")
             fuel = choose_fuel(
-                self.sim,
-                amount,
-                reserve=_add(_reserve(held_inputs(self.sim, output), amount), kept_names(self.sim, keep)),
+                self.sim, amount, reserve=fuel_reserve(self.sim, _reserve(held_inputs(self.sim, output), amount), keep)
             )
         total = self.sim.get(output, 0) + amount
         if not self.furnace and self.sim.get(FURNACE, 0) > 0:
@@ -466,11 +464,6 @@ def planned(
         kept += sum(n for n, as_fuel in plan.logs_below if not as_fuel)
         fuel += sum(n for n, as_fuel in plan.logs_below if as_fuel)
     return plan.steps
-
-
-def _add(a: Mapping[str, int], b: Mapping[str, int]) -> dict[str, int]:
-    """Two reserves together (logs smelted into charcoal and logs kept for a craft add up)."""
-    return {k: a.get(k, 0) + b.get(k, 0) for k in {*a, *b}}
 
 
 def _reserve(inputs: Mapping[str, int], amount: int) -> dict[str, int]:

@@ -19,7 +19,7 @@ from agency.execution.builtin_tools import default_tool_registry
 from agency.game.furnace import FUEL_TICKS, SMELTING, fuel_ticks, output_of
 from agency.tools.base import ToolContext
 from agency.tools.results import CANCELLED, EXECUTION_ERROR, PRECONDITION_FAILED, VALIDATION_ERROR
-from agency.tools.smelt_planner import choose_fuel, cook_timeout_s, kept_names
+from agency.tools.smelt_planner import choose_fuel, cook_timeout_s, fuel_reserve, kept_names
 from agency.tools.testing import GROUND_Y, FakeBody, FakeTime
 from agency.world import BodyError
 from tests.conftest import ROOT
@@ -283,6 +283,14 @@ def test_kept_names_spread_a_word_over_the_names_held_most_first():
     assert kept_names(inv, {"log": 2}) == {"birch_log": 2}
     assert kept_names(inv, {"log": 5}) == {"birch_log": 3, "oak_log": 1}
     assert kept_names(inv, {}) == {}
+
+
+def test_the_fuel_reserve_keeps_the_input_and_what_is_kept_of_the_rest_apart():
+    inv = {"oak_log": 5, "birch_log": 1, "coal": 1}
+    # 3 oak logs become charcoal; 2 logs are kept for a later craft: of the 2 oak logs left, not the input's
+    assert fuel_reserve(inv, {"oak_log": 3}, {"log": 2}) == {"oak_log": 5}
+    assert fuel_reserve(inv, {"oak_log": 4}, {"log": 2}) == {"oak_log": 5, "birch_log": 1}
+    assert fuel_reserve(inv, {}, {}) == {}
 
 
 def test_ensure_counts_what_is_held(sctx, sbody):
