@@ -47,8 +47,14 @@ function start (bot, kind, args, timeoutMs) {
     .catch((err) => {
       const message = String((err && err.message) || err)
       const timedOut = /timed out after/.test(message)
-      if (timedOut) stopQuietly(rec)
-      finish(rec, rec.cancelled ? 'cancelled' : (timedOut ? 'timeout' : 'failed'), null, message)
+      const state = rec.cancelled ? 'cancelled' : (timedOut ? 'timeout' : 'failed')
+      if (timedOut) {
+        // Past its time the action is over for good: its loops check rec.cancelled (an attack
+        // that timed out kept chasing and swinging, and failed every action after it).
+        rec.cancelled = true
+        stopQuietly(rec)
+      }
+      finish(rec, state, null, message)
     })
   return { ...status }
 }
