@@ -2,8 +2,9 @@
 // Collect up to `count` blocks of a type near the bot with mineflayer-collectblock.
 // Trunks are tried nearest and lowest first (a trunk's base, not a log inside the canopy),
 // other blocks nearest and highest first (an exposed face of stone, not a pit dug down to the
-// deepest one, which the bot cannot walk out of); one unreachable block is skipped rather than
-// failing the whole action, MAX_UNREACHABLE in a row end it. A block the bot holds no tool to
+// deepest one, which the bot cannot walk out of); one block that fails (unreachable, or not
+// collected within PER_BLOCK_MS) is skipped rather than failing the whole action, MAX_FAILED
+// in a row end it. A block the bot holds no tool to
 // harvest (stone without a pickaxe) is refused before anything is searched, and the action stops
 // when the tool is gone (it broke on the block before). `stopped` in the result says why it
 // ended short of `count`.
@@ -22,7 +23,9 @@ const spot = (name, p) => (isTrunk(name) ? `${p.x},${p.z}` : `${p.x},${p.y},${p.
 const takenByOther = (bot, key) => TAKEN.has(key) && TAKEN.get(key) !== bot.username
 const PER_BLOCK_MS = 45000 // collectblock has no time limit of its own: one stuck treetop must not eat the action
 const CANCEL_WAIT_MS = 3000 // for collectblock to end a cancelled task
-const MAX_UNREACHABLE = 3 // blocks in a row whose path search failed: the rest are likely no better
+// Blocks in a row that failed (the path search, or their time): the rest are likely no better.
+// Timed-out blocks count too: nine treetops out of reach at 45 s each outlasted the action.
+const MAX_FAILED = 3
 
 async function run (bot, args, rec) {
   const name = blockName(bot.registry, args.block)
@@ -46,7 +49,7 @@ async function run (bot, args, rec) {
   bound(bot, { dig: true })
   const errors = []
   let collected = 0
-  let unreachable = 0
+  let failed = 0
   let stopped = null
   for (const p of positions) {
     if (rec.cancelled || countItems(bot, item) - before >= count) break
@@ -67,18 +70,18 @@ async function run (bot, args, rec) {
       })
       await Promise.race([bot.collectBlock.collect(block, { ignoreNoPath: true }), late])
       collected++
-      unreachable = 0
+      failed = 0
     } catch (err) {
       const why = (search && search.reason) || String((err && err.message) || err)
       errors.push(why)
-      if (search && search.reason) unreachable++
+      failed++
       await abandon(bot)
     } finally {
       clearTimeout(timer)
       if (search) search.stop()
       if (TAKEN.get(key) === bot.username) TAKEN.delete(key)
     }
-    if (unreachable >= MAX_UNREACHABLE) { stopped = `gave up after ${MAX_UNREACHABLE} unreachable ${name} in a row`; break }
+    if (failed >= MAX_FAILED) { stopped = `gave up after ${MAX_FAILED} ${name} in a row could not be collected`; break }
   }
   const gained = countItems(bot, item) - before
   if (gained === 0 && errors.length) {
