@@ -5,6 +5,7 @@ const test = require('node:test')
 const assert = require('node:assert')
 const { Vec3 } = require('vec3')
 const { startServer, connectBot, waitFor, command, withTimeout, stepTicks, roundTrip } = require('./helpers')
+const actions = require('../lib/actions')
 
 // Resolves after the bot's next n jumps (left the ground while the jump control was held).
 function jumps (bot, n) {
@@ -79,6 +80,36 @@ test('survival mechanics', { timeout: 360000 }, async (t) => {
       assert.strictEqual(bot.food, 10 + bread.foodPoints)
       assert.strictEqual(bot.foodSaturation, bread.saturation)
       assert.strictEqual(bot.inventory.count(reg.itemsByName.bread.id), 1)
+    } finally {
+      await command(bot, '/mcbot tick unfreeze')
+    }
+    await command(bot, '/mcbot food mech 20 5')
+  })
+
+  // mineflayer ends bot.consume() early, without an error, when the held stack changes (an item
+  // picked up mid-eat): the consume action then waits for the server's food update instead of
+  // reporting an eat that did not happen (the eat reflex ate again and again at food 15).
+  await t.test('an eat cut short on the client still waits for the food to rise', async () => {
+    await command(bot, '/mcbot tick freeze')
+    try {
+      await command(bot, '/mcbot food mech 10 0')
+      await waitFor(() => bot.food === 10, 3000, 'food 10')
+      const held = bot.inventory.count(reg.itemsByName.bread.id) // left by the test before
+      await command(bot, '/give mech bread 1', { match: /gave 1 bread/ })
+      await waitFor(() => bot.inventory.count(reg.itemsByName.bread.id) === held + 1, 3000, 'bread')
+      const started = actions.start(bot, 'consume', { item: 'bread' }, 20000)
+      const done = new Promise((resolve) => {
+        const onDone = (st) => { if (st.id === started.id) { bot.removeListener('mcbot_action_done', onDone); resolve(st) } }
+        bot.on('mcbot_action_done', onDone)
+      })
+      await waitFor(() => bot.usingHeldItem, 3000, 'eating started')
+      await roundTrip(bot) // the server has the use_item
+      await command(bot, '/give mech bread 1', { match: /gave 1 bread/ }) // the held stack grows mid-eat
+      await waitFor(() => !bot.usingHeldItem, 3000, 'mineflayer ended the eat on the stack change')
+      await stepTicks(bot, 32)
+      const st = await withTimeout(done, 15000, 'the consume action')
+      assert.strictEqual(st.state, 'done', st.error)
+      assert.strictEqual(st.result.foodAfter, 10 + reg.foodsByName.bread.foodPoints, 'the eat reported is the eat made')
     } finally {
       await command(bot, '/mcbot tick unfreeze')
     }

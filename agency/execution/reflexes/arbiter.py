@@ -9,7 +9,6 @@ from collections.abc import Iterable
 from loguru import logger
 
 from agency.execution.combat import RETREAT, choose_combat
-from agency.execution.hunger import food_to_eat
 from agency.execution.reflexes.base import DIED, SAFE_MODES, SHELTERING
 from agency.execution.reflexes.combat import CORNERED_MS, UNREACHABLE_MS, CombatReflex
 from agency.execution.reflexes.eat import EatReflex
@@ -60,7 +59,7 @@ class Reflexes(CombatReflex, EatReflex, ForageReflex, RecoverReflex, ShelterRefl
         )
         if self._combat is not None:
             return self._combat.reflex
-        if food_to_eat(snap, self.config) is not None:
+        if self._eat_due(snap):
             return "eat"
         if self.death is not None and not indoors and self._safe_to_recover(snap):
             return "recover"

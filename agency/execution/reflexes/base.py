@@ -90,6 +90,7 @@ class ReflexBase:
         self._shelter_retry_at = 0
         self._morning_wait_logged = False
         self._forage_retry_at = 0
+        self._eat_retry_at = 0  # after an eat that did not take (agency.execution.reflexes.eat)
         self._fruitless_forages = 0  # in a row: the wait between them doubles
         self._sleep_retry_at = 0
         self._bedless: SiteSignature | None = None  # a shelter found with no bed tonight (and none held)

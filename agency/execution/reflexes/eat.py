@@ -1,5 +1,7 @@
 """The eat reflex: food low, or hurt and unable to heal, with something fit to eat held
-(what to eat: agency.execution.hunger)."""
+(what to eat: agency.execution.hunger). An eat that did not take (the food did not rise: the
+eat was cut short) is not tried again for EAT_RETRY_MS, so the task held for it gets the
+body back meanwhile (one bench bot ate its mutton every 4 s for minutes at food 15)."""
 
 from __future__ import annotations
 
@@ -8,10 +10,17 @@ from agency.execution.reflexes.base import ReflexBase
 from agency.tools.results import ToolExecutionResult
 from agency.world import WorldSnapshot
 
+EAT_RETRY_MS = 15_000
+
 
 class EatReflex(ReflexBase):
     async def _eat(self, snap: WorldSnapshot) -> ToolExecutionResult:
         """Eat what food_to_eat picks, inside the task held by the arbiter."""
         result = await self.tools.execute("eat", {"item": food_to_eat(snap, self.config)}, self.ctx)
         self.stats.ate += 1
+        if not result.success:
+            self._eat_retry_at = self.clock() + EAT_RETRY_MS
         return result
+
+    def _eat_due(self, snap: WorldSnapshot) -> bool:
+        return self.clock() >= self._eat_retry_at and food_to_eat(snap, self.config) is not None

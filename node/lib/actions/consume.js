@@ -5,6 +5,7 @@ const { itemName } = require('../names')
 // mineflayer gives the server 2.5 s to finish an eat (32 ticks); a lagging server finishes
 // later, and its food update is then the proof the eat happened.
 const LATE_EAT_MS = 5000
+const FULL = 20 // a golden apple is eaten at full food: no food update proves that eat
 
 function foodRose (bot, before, ms) {
   if (bot.food > before) return Promise.resolve(true)
@@ -31,6 +32,11 @@ async function run (bot, args) {
     await bot.consume()
   } catch (e) {
     if (!/timed out/i.test(String(e && e.message)) || !(await foodRose(bot, before, LATE_EAT_MS))) throw e
+  }
+  // mineflayer also ends consume() without an error when the held stack changes (an item picked
+  // up mid-eat) while the server eats on: the food update says when the eat is done.
+  if (before < FULL && !(await foodRose(bot, before, LATE_EAT_MS))) {
+    throw new Error(`the eat of ${item.name} did not take: food still ${bot.food}`)
   }
   return { ate: item.name, foodBefore: before, foodAfter: bot.food }
 }

@@ -13,6 +13,7 @@ from agency.execution.agents import AgentRuntime, load_default_registry
 from agency.execution.builtin_tools import default_tool_registry
 from agency.execution.executor import Executor
 from agency.execution.reflexes import ReflexConfig, Reflexes
+from agency.execution.reflexes.eat import EAT_RETRY_MS
 from agency.execution.workflows import SqliteCheckpointStore
 from agency.planning.stalls import classify_stall
 from agency.planning.tasks.models import TaskStatus
@@ -234,6 +235,23 @@ def test_reflex_eats_when_food_is_low_and_food_is_held(env):
     assert reflexes.choose(snap) == "eat"
     assert reflexes.choose(snap.model_copy(update={"food": 15})) is None
     assert reflexes.choose(snap.model_copy(update={"inventory": []})) == "forage"  # nothing to eat: find some
+
+
+def test_an_eat_that_did_not_take_is_not_tried_again_at_once(env):
+    body, ftime = env["body"], env["ftime"]
+    body.inventory["bread"] = 3
+    body.food = 15
+    body.fail["consume"] = "the eat of bread did not take: food still 15"
+    reflexes = Reflexes(env["tools"], env["ctx"], env["ex"], ReflexConfig(), clock=ftime.clock)
+    snap = body.snapshot()
+    assert asyncio.run(reflexes.tick(snap)) == "eat"
+    assert reflexes.choose(snap) is None  # the task held for it gets the body back meanwhile
+    ftime.clock.advance(EAT_RETRY_MS)
+    assert reflexes.choose(snap) == "eat"
+    del body.fail["consume"]
+    assert asyncio.run(reflexes.tick(snap)) == "eat" and body.food == 20
+    body.food = 15
+    assert reflexes.choose(body.snapshot()) == "eat"  # after a good eat, the next one when due: no wait
 
 
 @pytest.mark.parametrize("mode", ["creative", "spectator"])
