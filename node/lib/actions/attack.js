@@ -5,9 +5,13 @@
 const { goals } = require('mineflayer-pathfinder')
 const { bound } = require('../path_search')
 const { entityName, isHostile, names } = require('../names')
+const { tickCounter, ticksFor } = require('../ticks')
 
 const REACH = 3.0
 const HIT_EVERY_MS = 650 // a sword's attack cooldown, roughly
+// A chase that gets no block closer in this long is out of reach (a skeleton on a ledge): it
+// ends then, not at the action's time limit (the reflexes chased such skeletons 25 s a time).
+const CHASE_STALL_TICKS = ticksFor(8000)
 
 function pickTarget (bot, args) {
   if (args.entityId !== undefined) return bot.entities[args.entityId] || null
@@ -30,23 +34,39 @@ async function run (bot, args, rec) {
   if (weapon) await bot.equip(weapon, 'hand')
   bound(bot, { dig: bot.pathfinder.movements.canDig }) // the chase replans as the target moves: each search bounded
   let hits = 0
-  while (!rec.cancelled) {
-    const e = bot.entities[target.id]
-    if (!e || e.isValid === false) break
-    const d = e.position.distanceTo(bot.entity.position)
-    if (d > REACH) {
-      bot.pathfinder.setGoal(new goals.GoalFollow(e, 1.5), true)
-    } else {
-      bot.pathfinder.setGoal(null)
-      await bot.lookAt(e.position.offset(0, e.height ? e.height * 0.8 : 1.4, 0), true)
-      bot.attack(e)
-      hits++
+  const clock = tickCounter(bot)
+  let closest = Infinity
+  let closestAt = 0
+  try {
+    while (!rec.cancelled) {
+      const e = bot.entities[target.id]
+      if (!e || e.isValid === false) break
+      const d = e.position.distanceTo(bot.entity.position)
+      if (d <= REACH || d < closest - 1) { closest = d; closestAt = clock.ticks }
+      if (d > REACH && clock.ticks - closestAt >= CHASE_STALL_TICKS) {
+        throw new Error(`could not get closer to the ${target.name} (${d.toFixed(1)} blocks away, no nearer in ${CHASE_STALL_TICKS} ticks)`)
+      }
+      await chaseOrHit(bot, e, d, () => hits++)
       if (args.maxHits && hits >= args.maxHits) break
+      await new Promise((resolve) => setTimeout(resolve, HIT_EVERY_MS))
     }
-    await new Promise((resolve) => setTimeout(resolve, HIT_EVERY_MS))
+  } finally {
+    clock.stop()
+    bot.pathfinder.setGoal(null)
   }
-  bot.pathfinder.setGoal(null)
   return { target: target.name, targetId: target.id, hits, weapon: weapon ? weapon.name : null, gone: !bot.entities[target.id] }
+}
+
+// One beat of the fight: out of reach, follow; in reach, stop, look and hit.
+async function chaseOrHit (bot, e, d, hit) {
+  if (d > REACH) {
+    bot.pathfinder.setGoal(new goals.GoalFollow(e, 1.5), true)
+  } else {
+    bot.pathfinder.setGoal(null)
+    await bot.lookAt(e.position.offset(0, e.height ? e.height * 0.8 : 1.4, 0), true)
+    bot.attack(e)
+    hit()
+  }
 }
 
 function stop (bot) { bot.pathfinder.setGoal(null) }

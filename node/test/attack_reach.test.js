@@ -1,0 +1,39 @@
+// lib/actions/attack.js: a chase that gets no closer ends as out of reach, in the bot's own
+// physics ticks, long before the action's time limit (the reflexes chased skeletons on ledges
+// for 25 s at a time, the task held meanwhile).
+'use strict'
+
+const test = require('node:test')
+const assert = require('node:assert')
+const { oneVersion, startServer, connectBot, waitFor, command, withTimeout } = require('./helpers')
+const actions = require('../lib/actions')
+const { PLUGINS } = require('../lib/bots')
+
+test('an attack on a hostile it cannot reach ends as out of reach', { timeout: 240000, ...oneVersion('the chase is the pathfinder\'s, not the protocol\'s') }, async (t) => {
+  const server = await startServer({ seed: 5, hostiles: false, animals: false })
+  const bot = await connectBot(server.port, 'chaser', { plugins: PLUGINS })
+  t.after(async () => { bot.quit(); await server.stop() })
+  const b = bot.entity.position.floored()
+  await command(bot, `/mcbot fill ${b.x - 2} ${b.y - 1} ${b.z - 2} ${b.x + 12} ${b.y - 1} ${b.z + 2} stone`, { timeout: 60000 })
+  await command(bot, `/mcbot fill ${b.x - 2} ${b.y} ${b.z - 2} ${b.x + 12} ${b.y + 4} ${b.z + 2} air`, { timeout: 60000 })
+  // a zombie sealed in bedrock 5 blocks up, 9 east: it stays there, no path leads within a
+  // hit of it (the bot holds no blocks to pillar with), and the sun is down (it burns zombies)
+  await command(bot, '/mcbot time 14000')
+  const z = b.offset(9, 5, 0)
+  await command(bot, `/mcbot fill ${z.x - 1} ${z.y - 1} ${z.z - 1} ${z.x + 1} ${z.y + 2} ${z.z + 1} bedrock`)
+  await command(bot, `/mcbot fill ${z.x} ${z.y} ${z.z} ${z.x} ${z.y + 1} ${z.z} air`)
+  await waitFor(() => bot.blockAt(z)?.name === 'air' && bot.blockAt(z.offset(-1, 0, 0))?.name === 'bedrock', 10000, 'the box')
+  const r = await command(bot, `/mcbot summon zombie ${z.x + 0.5} ${z.y} ${z.z + 0.5}`, { match: /summoned zombie/ })
+  const id = parseInt(r.split(': ').pop(), 10)
+  await waitFor(() => bot.entities[id], 5000, 'zombie in view')
+
+  const started = actions.start(bot, 'attack', { entityId: id }, 120000) // far above the stall
+  const done = new Promise((resolve) => {
+    const onDone = (st) => { if (st.id === started.id) { bot.removeListener('mcbot_action_done', onDone); resolve(st) } }
+    bot.on('mcbot_action_done', onDone)
+  })
+  const st = await withTimeout(done, 150000, 'the attack to end')
+  assert.strictEqual(st.state, 'failed', `ended ${st.state}: ${st.error}`)
+  assert.match(st.error, /could not get closer to the zombie \(\d+\.\d blocks away, no nearer in 160 ticks\)/)
+  assert.ok(bot.entities[id], 'the zombie is still there: it was never reached')
+})
