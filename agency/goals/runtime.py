@@ -30,13 +30,13 @@ from agency.planning.tasks.events import cancelled_patch
 from agency.planning.tasks.models import Task, TaskStatus
 from agency.planning.tasks.store import TaskStore, existing_task
 from agency.shelter.site_check import read_site, region_digest, verify_region
-from agency.world import DUSK_START, BlockRegion, WorldSnapshot
+from agency.world import DUSK_START, NIGHT_END, BlockRegion, WorldSnapshot
 
 REVIEW_RANGE_M = 96.0  # finished sites re-read only this close (their chunks are loaded)
 # A verified shelter this near is walked back to for the night rather than a new one built
 # (its planks are a morning's logs); within REVIEW_RANGE_M, so its verification is fresh.
 SHELTER_RETURN_M = 64.0
-UNREACHABLE_FOR_MS = 15 * 60_000  # a shelter the bot could not walk into: not tried again tonight
+UNREACHABLE_FOR_MS = 15 * 60_000  # a shelter the bot could not walk into: at most this, ended by the morning
 MATERIAL_ACTIONS = frozenset({"collect", "gather", "craft", "mine"})
 EVENT_LOG = 200
 
@@ -180,24 +180,28 @@ class GoalRuntime:
 
     def nearest_verified_shelter(self, snap: WorldSnapshot) -> SiteSignature | None:
         """The site of the nearest verified shelter within SHELTER_RETURN_M, leaving out one
-        the bot just failed to walk into (shelter_unreachable): the night-shelter reflex walks
-        there, and the drive tick builds no other."""
+        the bot failed to walk into tonight (shelter_unreachable) unless it is within the
+        provisional scope again: the night-shelter reflex walks there, and the drive tick
+        builds no other."""
         pos = (snap.position.x, snap.position.y, snap.position.z)
         now = self.clock()
         best: tuple[float, SiteSignature] | None = None
         for _task, b in self.finished_shelters():
             site, last = b.anchors.siteSignature, b.completion.lastResult
-            if site is None or last is None or not last.done or self._unreachable.get(site.refCorner, 0) > now:
+            if site is None or last is None or not last.done:
                 continue
             d = site.footprintBounds.distance_to(pos)
+            if d > PROVISIONAL_SCOPE_M and self._unreachable.get(site.refCorner, 0) > now:
+                continue  # left out tonight; one the bot stands near again counts (the resolver's scope)
             if d <= SHELTER_RETURN_M and (best is None or d < best[0]):
                 best = (d, site)
         return best[1] if best else None
 
     def shelter_unreachable(self, site: SiteSignature) -> None:
         """The night reflex could not get into `site`. One beyond the provisional scope (32 m)
-        is left out for UNREACHABLE_FOR_MS: the walk there failed, and a shelter nearer the
-        bot is built instead. A near one is tried again (a mob in the doorway, a door shut)."""
+        is left out until the morning (UNREACHABLE_FOR_MS at most): the walk there failed, and
+        a shelter nearer the bot is built instead. A near one is tried again (a mob in the
+        doorway, a door shut)."""
         snap = self._snapshot()
         if snap is None:
             return
@@ -206,8 +210,8 @@ class GoalRuntime:
             return
         self._unreachable[site.refCorner] = self.clock() + UNREACHABLE_FOR_MS
         logger.warning(
-            "[Goals] shelter at {} not reached from {:.0f} m away: not walked to again for {} min; "
-            "a shelter nearer the bot is asked for instead",
+            "[Goals] shelter at {} not reached from {:.0f} m away: not walked to again until the morning "
+            "({} min at most); a shelter nearer the bot is asked for instead",
             list(site.refCorner),
             d,
             UNREACHABLE_FOR_MS // 60_000,
@@ -237,6 +241,9 @@ class GoalRuntime:
         if crossed:
             woken = self.reactor.dusk_approaching(verified_shelter_nearby=bool(self.shelter_nearby(snap)))
             logger.info("[Goals] dusk_approaching time={} woken={}", t, woken)
+        morning = prev is not None and ((prev < NIGHT_END <= t) or (prev > t and prev < NIGHT_END))
+        if morning:
+            self._unreachable.clear()  # a new day: every shelter is walked back to again
         if self._last_hostiles > 0 and snap.hostiles == 0:
             self.reactor.threat_resolved()
         self._last_time, self._last_hostiles = t, snap.hostiles

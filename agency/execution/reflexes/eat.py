@@ -1,6 +1,6 @@
 """The eat reflex: food low, or hurt and unable to heal, with something fit to eat held
-(what to eat: agency.execution.hunger). An eat that did not take (the food did not rise: the
-eat was cut short) is not tried again for EAT_RETRY_MS, so the task held for it gets the
+(what to eat: agency.execution.hunger). An eat that did not take (neither food nor saturation
+rose: the eat was cut short) is not tried again for EAT_RETRY_MS, so the task held for it gets the
 body back meanwhile (one bench bot ate its mutton every 4 s for minutes at food 15)."""
 
 from __future__ import annotations
@@ -11,6 +11,7 @@ from agency.tools.results import ToolExecutionResult
 from agency.world import WorldSnapshot
 
 EAT_RETRY_MS = 15_000
+NOT_TAKEN = "did not take"  # the consume action's word for an eat the food did not show (consume.js)
 
 
 class EatReflex(ReflexBase):
@@ -18,7 +19,7 @@ class EatReflex(ReflexBase):
         """Eat what food_to_eat picks, inside the task held by the arbiter."""
         result = await self.tools.execute("eat", {"item": food_to_eat(snap, self.config)}, self.ctx)
         self.stats.ate += 1
-        if not result.success:
+        if not result.success and result.error is not None and NOT_TAKEN in result.error.message:
             self._eat_retry_at = self.clock() + EAT_RETRY_MS
         return result
 

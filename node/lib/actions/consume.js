@@ -7,11 +7,17 @@ const { itemName } = require('../names')
 const LATE_EAT_MS = 5000
 const FULL = 20 // a golden apple is eaten at full food: no food update proves that eat
 
+// Fed: food or saturation rose (an eat always adds saturation, and exhaustion takes it first, so
+// a 1-point food eaten while a point drains may leave the food where it was).
+function fed (bot, before) {
+  return bot.food > before.food || bot.foodSaturation > before.saturation
+}
+
 function foodRose (bot, before, ms) {
-  if (bot.food > before) return Promise.resolve(true)
+  if (fed(bot, before)) return Promise.resolve(true)
   return new Promise((resolve) => {
-    const done = (fed) => { clearTimeout(timer); bot.removeListener('health', onHealth); resolve(fed) }
-    const onHealth = () => { if (bot.food > before) done(true) }
+    const done = (ok) => { clearTimeout(timer); bot.removeListener('health', onHealth); resolve(ok) }
+    const onHealth = () => { if (fed(bot, before)) done(true) }
     const timer = setTimeout(() => done(false), ms)
     bot.on('health', onHealth)
   })
@@ -26,7 +32,7 @@ async function run (bot, args) {
     ? edible.find((i) => i.name === wanted)
     : edible.sort((a, b) => foods[b.name].foodPoints - foods[a.name].foodPoints)[0]
   if (!item) throw new Error(`no ${args.item} (food) in inventory`)
-  const before = bot.food
+  const before = { food: bot.food, saturation: bot.foodSaturation }
   await bot.equip(item, 'hand')
   try {
     await bot.consume()
@@ -35,10 +41,10 @@ async function run (bot, args) {
   }
   // mineflayer also ends consume() without an error when the held stack changes (an item picked
   // up mid-eat) while the server eats on: the food update says when the eat is done.
-  if (before < FULL && !(await foodRose(bot, before, LATE_EAT_MS))) {
+  if (before.food < FULL && !(await foodRose(bot, before, LATE_EAT_MS))) {
     throw new Error(`the eat of ${item.name} did not take: food still ${bot.food}`)
   }
-  return { ate: item.name, foodBefore: before, foodAfter: bot.food }
+  return { ate: item.name, foodBefore: before.food, foodAfter: bot.food }
 }
 
 function stop (bot) { try { bot.deactivateItem() } catch (e) { /* not eating */ } }

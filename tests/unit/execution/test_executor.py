@@ -252,6 +252,9 @@ def test_an_eat_that_did_not_take_is_not_tried_again_at_once(env):
     assert asyncio.run(reflexes.tick(snap)) == "eat" and body.food == 20
     body.food = 15
     assert reflexes.choose(body.snapshot()) == "eat"  # after a good eat, the next one when due: no wait
+    body.fail["consume"] = "no bread (food) in inventory"  # another failure: no wait either
+    assert asyncio.run(reflexes.tick(body.snapshot())) == "eat"
+    assert reflexes.choose(body.snapshot()) == "eat"
 
 
 @pytest.mark.parametrize("mode", ["creative", "spectator"])

@@ -178,11 +178,20 @@ def test_a_shelter_the_bot_could_not_walk_into_from_afar_is_left_out_for_the_nig
     x, y, z = (env.look().position.x, env.look().position.y, env.look().position.z)
     env.goals.shelter_unreachable(site)  # failed at the door (the bot stands by it): tried again
     assert env.goals.nearest_verified_shelter(env.look()) == site
-    env.snap = env.look().model_copy(update={"position": Vec3(x=x + 50, y=y, z=z)})
+    far = env.look(20_000).model_copy(update={"position": Vec3(x=x + 50, y=y, z=z)})
+    env.snap = far
     env.goals.shelter_unreachable(site)  # the walk from 50 m failed: the drive tick builds nearer
-    assert env.goals.shelter_nearby(env.snap) is False
-    env.ftime.clock.advance(UNREACHABLE_FOR_MS)  # the next night it is walked to again
-    assert env.goals.nearest_verified_shelter(env.snap) == site
+    assert env.goals.shelter_nearby(far) is False
+    # back near it (a chase, a task), it counts again: the resolver would call it satisfied
+    assert env.goals.nearest_verified_shelter(env.look(20_000)) == site
+    env.goals.observe(far)
+    env.goals.observe(far.model_copy(update={"timeOfDay": 23_100}))  # the morning: walked back to again
+    assert env.goals.nearest_verified_shelter(far) == site
+    env.snap = far
+    env.goals.shelter_unreachable(site)
+    assert env.goals.nearest_verified_shelter(far) is None
+    env.ftime.clock.advance(UNREACHABLE_FOR_MS)  # and at most this long in any case
+    assert env.goals.nearest_verified_shelter(far) == site
 
 
 def test_world_drift_at_a_finished_shelter_reopens_it_as_a_repair_that_places_only_what_is_missing(env):
