@@ -97,6 +97,19 @@ def test_lava_out_of_sight_is_dug_down_for(bctx, bbody):
     assert bbody.inventory["lava_bucket"] == 1
 
 
+def test_lava_not_in_sight_at_its_level_is_tunnelled_for_along_it(bctx, bbody):
+    bbody.inventory["stone_pickaxe"] = 1
+    # the staircases (east, 48 down each) end at lava's level, y -48, at x 112; the lava lies 38
+    # blocks on, out of sight until a tunnel along the level comes within 32
+    bbody.blocks[(150, -49, 0)] = "lava"
+    bbody.sources.add((150, -49, 0))
+    res = fill(bctx, fluid="lava")
+    assert res.success, res.error
+    started = [(k, a.get("targetY", a.get("blocks"))) for k, a in bbody.started if k in ("staircase", "tunnel")]
+    assert started == [("staircase", 16), ("staircase", -32), ("staircase", -48), ("tunnel", 24)]
+    assert bbody.inventory["lava_bucket"] == 1
+
+
 def test_a_filled_bucket_is_a_plan_of_its_empty_bucket_and_the_fill():
     steps = craft_plan("crafter", {"target": "lava_bucket", "amount": 1}, {}).steps
     ids = [s.id for s in steps]
