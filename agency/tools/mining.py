@@ -17,13 +17,16 @@ import re
 from dataclasses import replace
 from typing import Any, Literal
 
+from loguru import logger
 from pydantic import Field, field_validator
 
+from agency.blocks import is_solid, is_walkable
 from agency.game.ores import FLUID_LEVELS, ORE_LEVELS, ROCK_LEVELS, ore_level
 from agency.tools.actions import run_action
 from agency.tools.base import BODY_QUEUE, Tool, ToolContext, ToolFailure, ToolInput
 from agency.tools.queries import FindBlocksInput, find_blocks_now
 from agency.tools.results import EXECUTION_ERROR, PRECONDITION_FAILED
+from agency.tools.spatial import block_pos
 
 SAFE_FLOOR_Y = -48  # the sight box (8 down) stops above the lava
 MAX_DESCENT = 48  # blocks in one call (the JS action allows 64)
@@ -32,6 +35,10 @@ STAIRCASES_HOOK = "staircases"  # ToolContext.hooks: a list of the tops of the s
 MAX_STAIRCASES = 8
 MAX_SEEK_LEGS = 3  # descents in one seek: from y 96 to the floor
 TUNNEL_BLOCKS = 24  # one look further at an ore's level: new rock for the sight box
+BLOCKED = "staircase blocked at"  # staircase.js: every way on was a hazard (holes over a cave, a liquid)
+CAVE_LOOK = 8  # a blocked staircase looks this far around for a cave floor below it
+CAVE_DEPTH = 16  # and this far down
+CAVE_TRIES = 3  # floors walked to at most
 _LEVEL = re.compile(r"^y(-?\d+)$")
 
 
@@ -96,13 +103,60 @@ async def descend(ctx: ToolContext, p: DescendInput) -> dict[str, Any]:
     args: dict[str, Any] = {"targetY": p.target_y}
     if p.direction is not None:
         args["direction"] = p.direction
-    out = await run_action(replace(ctx, deadline_ms=deadline), "staircase", args)
+    timed = replace(ctx, deadline_ms=deadline)
+    try:
+        out = await run_action(timed, "staircase", args)
+    except ToolFailure as e:
+        if BLOCKED not in e.message:
+            raise
+        out = await _down_through_the_cave(timed, args, e)
     y = math.floor((await ctx.snapshot()).position.y)
     if y > p.target_y:
         raise ToolFailure(
             EXECUTION_ERROR, f"the staircase ended at y {y}, above y {p.target_y}", details={"action": out}
         )
     return {"steps": out.get("steps"), "y": y, "turned": out.get("turned"), "targetY": p.target_y}
+
+
+async def _down_through_the_cave(ctx: ToolContext, args: dict[str, Any], blocked: ToolFailure) -> dict[str, Any]:
+    """A staircase blocked on every side (the bot at a cave's edge, holes all round with nothing
+    to fill them against) goes down the cave instead: the bot walks to the lowest floor in reach
+    below it and digs on from there, once. `blocked` if no walk gets lower."""
+    here = block_pos((await ctx.snapshot()).position)
+    for floor in await _cave_floor(ctx, here):
+        ctx.check()
+        try:
+            await run_action(ctx, "move_to", {"x": floor[0] + 0.5, "y": floor[1], "z": floor[2] + 0.5, "range": 1})
+        except ToolFailure:
+            continue  # not reachable without digging: the next
+        y = math.floor((await ctx.snapshot()).position.y)
+        if y >= here[1]:
+            continue
+        logger.info(
+            "[Tools] descend: staircase blocked at {} {} {} (a cave all round); walked down the cave to y {}",
+            *here,
+            y,
+        )
+        if y <= args["targetY"]:
+            return {"steps": 0, "y": y, "turned": 0, "cave": True}
+        return {**await run_action(ctx, "staircase", args), "cave": True}
+    raise blocked
+
+
+async def _cave_floor(ctx: ToolContext, here: tuple[int, int, int]) -> list[tuple[int, int, int]]:
+    """Up to CAVE_TRIES cells to stand on below the bot's feet, within CAVE_LOOK blocks around
+    and CAVE_DEPTH down, the lowest first (the nearest among equals)."""
+    r, depth = CAVE_LOOK, CAVE_DEPTH
+    region = await ctx.region((here[0] - r, here[1] - depth - 1, here[2] - r), (2 * r + 1, depth + 2, 2 * r + 1))
+    cells = []
+    for x in range(here[0] - r, here[0] + r + 1):
+        for z in range(here[2] - r, here[2] + r + 1):
+            for y in range(here[1] - depth, here[1]):
+                below, feet, head = (region.block_at(x, y + d, z) for d in (-1, 0, 1))
+                if is_solid(below) and is_walkable(feet) and is_walkable(head):
+                    cells.append((x, y, z))
+    cells.sort(key=lambda c: (c[1], math.dist((c[0], c[2]), (here[0], here[2]))))
+    return cells[:CAVE_TRIES]
 
 
 DUG_FOR = {**ORE_LEVELS, **FLUID_LEVELS, **ROCK_LEVELS}

@@ -194,6 +194,32 @@ def test_explore_underground_walks_back_up_the_staircase_it_dug_first(ctx: ToolC
     assert res.output["climbedOut"]["how"] == "staircase" and res.output["climbedOut"]["failed"] is None
 
 
+def test_a_staircase_blocked_all_round_at_a_caves_edge_goes_down_the_cave(ctx: ToolContext, body: FakeBody) -> None:
+    body.inventory["stone_pickaxe"] = 1
+    for y in (GROUND_Y - 8, GROUND_Y - 7):
+        body.blocks[(3, y, 2)] = "air"  # a cave's floor 8 below, 3 and 2 blocks off (dirt under it)
+    first = {"blocked": True}
+    dig = body._do_staircase
+
+    def staircase(a):
+        if first.pop("blocked", False):
+            raise BodyError("staircase blocked at 0,64,0 after 0 steps: south: a hole (cave_air) over open ground")
+        return dig(a)
+
+    body._do_staircase = staircase  # type: ignore[method-assign]
+    res = run(default_tool_registry().execute("descend", {"target_y": GROUND_Y - 20}, ctx))
+    assert res.success, res.error
+    walks = [a for k, a in body.started if k == "move_to"]
+    assert (walks[0]["x"], walks[0]["y"], walks[0]["z"]) == (3.5, GROUND_Y - 8, 2.5)  # down to the floor
+    assert [a["targetY"] for k, a in body.started if k == "staircase"] == [GROUND_Y - 20, GROUND_Y - 20]
+    assert res.output["y"] == GROUND_Y - 20
+    # with no floor below in reach the first failure stands
+    body.position = Vec3(x=30.5, y=GROUND_Y, z=0.5)
+    first["blocked"] = True
+    res = run(default_tool_registry().execute("descend", {"target_y": GROUND_Y - 20}, ctx))
+    assert res.success is False and "staircase blocked at 0,64,0 after 0 steps" in res.error.message
+
+
 def test_a_climb_that_fails_leaves_the_explore_to_its_legs_and_says_so(ctx: ToolContext, body: FakeBody) -> None:
     body.position = Vec3(x=0.5, y=GROUND_Y - 20, z=0.5)
     calls = {"n": 0}
