@@ -7,7 +7,7 @@
 //   inventory is dropped where they died (keepInventory false) and a death message is sent
 //   (vanilla wording: "was slain by Zombie", "was shot by Skeleton", "was blown up by Creeper");
 // - fall damage = ceil(fallDistance - 3), from the positions and onGround flags the client
-//   reports (the server trusts client movement, like flying-squid does).
+//   reports (the server trusts client movement, like flying-squid does); water ends a fall.
 'use strict'
 
 const { Vec3 } = require('vec3')
@@ -100,12 +100,17 @@ module.exports.player = function (player, serv) {
   // --- fall damage --------------------------------------------------------------------------
   player.fallDistance = 0
   let lastY = null
-  function onMove (y, onGround) {
+  const water = serv.registry?.blocksByName.water?.id
+  // Water ends a fall, as in vanilla: a bot bobbing in a pool summed every sink into one fall
+  // and died of it on the pool's floor, four times over in a survival bench.
+  const inWater = (x, y, z) => water !== undefined && player.world?.sync?.getBlockType(new Vec3(Math.floor(x), Math.floor(y), Math.floor(z))) === water
+  function onMove (y, onGround, x = player.position.x, z = player.position.z) {
     if (lastY === null || player.mcbotDead) { lastY = y; return }
     const dy = y - lastY
     lastY = y
     // A jump of more than 10 blocks in one packet is a teleport or respawn, not a fall.
     if (Math.abs(dy) > 10) { player.fallDistance = 0; return }
+    if (inWater(x, y, z)) { player.fallDistance = 0; return }
     if (onGround) {
       if (player.fallDistance > 3) {
         const dmg = Math.ceil(player.fallDistance - 3)
@@ -114,8 +119,8 @@ module.exports.player = function (player, serv) {
       player.fallDistance = 0
     } else if (dy < 0) player.fallDistance -= dy
   }
-  player._client.on('position', (p) => onMove(p.y, p.onGround))
-  player._client.on('position_look', (p) => onMove(p.y, p.onGround))
+  player._client.on('position', (p) => onMove(p.y, p.onGround, p.x, p.z))
+  player._client.on('position_look', (p) => onMove(p.y, p.onGround, p.x, p.z))
   player._client.on('flying', (p) => { if (p.onGround && lastY !== null) onMove(lastY, true) })
   // Server-side teleports (/tp, respawn) reset the fall.
   const sendSelfPosition = player.sendSelfPosition

@@ -182,4 +182,22 @@ test('survival mechanics', { timeout: 360000 }, async (t) => {
     await roundTrip(bot) // the server has the landing
     assert.strictEqual(bot.health, 13)
   })
+
+  // Water ends a fall: dropped a block into a pool 5 deep, the bot sinks to its floor (6 blocks
+  // down in all, 3 damage on dry ground) and lands unhurt.
+  await t.test('sinking through water to the floor deals no fall damage', async () => {
+    const p = base.offset(10, 0, 0) // beside the pad: stone walls, a stone floor, water 5 deep
+    await command(bot, `/mcbot fill ${p.x - 2} ${p.y - 6} ${p.z - 2} ${p.x + 2} ${p.y - 1} ${p.z + 2} stone`)
+    await command(bot, `/mcbot fill ${p.x - 1} ${p.y - 5} ${p.z - 1} ${p.x + 1} ${p.y - 1} ${p.z + 1} water`)
+    await command(bot, `/mcbot fill ${p.x - 2} ${p.y} ${p.z - 2} ${p.x + 2} ${p.y + 3} ${p.z + 2} air`)
+    await waitFor(() => bot.blockAt(p.offset(0, -5, 0))?.name === 'water' && bot.blockAt(p.offset(0, -1, 0))?.name === 'water', 5000, 'the pool')
+    await command(bot, '/mcbot health mech 20')
+    await waitFor(() => bot.health === 20, 3000, 'full health')
+    await command(bot, `/mcbot tp mech ${p.x + 0.5} ${p.y} ${p.z + 0.5}`)
+    await waitFor(() => bot.entity.onGround && bot.entity.position.y < p.y - 4.9, 20000, 'on the pool floor')
+    await roundTrip(bot) // the server has the landing
+    assert.strictEqual(bot.health, 20)
+    await command(bot, `/mcbot tp mech ${base.x} ${base.y} ${base.z}`)
+    await waitFor(() => bot.entity.onGround && bot.entity.position.y === base.y, 5000, 'back on the pad')
+  })
 })
