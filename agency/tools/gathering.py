@@ -127,11 +127,15 @@ async def collect_block(ctx: ToolContext, p: CollectBlockInput) -> dict[str, Any
             continue
         name = hits[0]["name"]
         kinds.append(name)
+        # The sight box is a box (32 around, 8 up and down); the JS search is a sphere: reach
+        # as far as the block seen (an ore in a corner of the box, 40 blocks off, was "not
+        # within 32 blocks" to the collect three times over, and the diamond pickaxe failed).
+        reach = max(p.radius, math.ceil(hits[0]["distance"]) + 1)
         try:
             await run_action(
                 ctx,
                 "collect",
-                {"block": name, "count": goal - have, "maxDistance": p.radius, "item": p.item or drop_of(name)},
+                {"block": name, "count": goal - have, "maxDistance": reach, "item": p.item or drop_of(name)},
             )
             why = None
         except ToolFailure as e:  # e.g. an unreachable treetop: what counts is what we now hold

@@ -274,6 +274,17 @@ def test_collect_block_counts_what_it_holds_after_a_failed_collect(ctx: ToolCont
     assert res.output["have"] == 3 and body.inventory["oak_log"] == 3
 
 
+def test_collect_block_reaches_as_far_as_the_block_it_saw_in_a_corner_of_the_sight_box(
+    ctx: ToolContext, body: FakeBody
+) -> None:
+    body.inventory["iron_pickaxe"] = 1
+    body.blocks[(30, GROUND_Y - 8, 30)] = "diamond_ore"  # in the box (32 around, 8 down), 43 blocks off
+    res = run(default_tool_registry().execute("collect_block", {"block": "diamond_ore", "count": 1}, ctx))
+    assert res.success, res.error
+    collect = next(a for k, a in body.started if k == "collect")
+    assert collect["maxDistance"] >= 43  # the JS search is a sphere: 32 would not reach it
+
+
 def test_prepare_shelter_site_digs_what_is_in_the_way_fills_holes_then_a_rerun_does_nothing(
     ctx: ToolContext, body: FakeBody
 ) -> None:
