@@ -39,6 +39,9 @@ BLOCKED = "staircase blocked at"  # staircase.js: every way on was a hazard (hol
 CAVE_LOOK = 8  # a blocked staircase looks this far around for a cave floor below it
 CAVE_DEPTH = 16  # and this far down
 CAVE_TRIES = 3  # floors walked to at most
+SIDESTEP_BLOCKS = 3  # with no cave floor to walk to: a level tunnel this long, then down again
+SIDESTEP_TRIES = 2
+DIRECTIONS = ("north", "east", "south", "west")
 _LEVEL = re.compile(r"^y(-?\d+)$")
 
 
@@ -121,7 +124,7 @@ async def descend(ctx: ToolContext, p: DescendInput) -> dict[str, Any]:
 async def _down_through_the_cave(ctx: ToolContext, args: dict[str, Any], blocked: ToolFailure) -> dict[str, Any]:
     """A staircase blocked on every side (the bot at a cave's edge, holes all round with nothing
     to fill them against) goes down the cave instead: the bot walks to the lowest floor in reach
-    below it and digs on from there, once. `blocked` if no walk gets lower."""
+    below it and digs on from there, once; with none, it steps aside (_aside_and_down)."""
     here = block_pos((await ctx.snapshot()).position)
     for floor in await _cave_floor(ctx, here):
         ctx.check()
@@ -140,6 +143,35 @@ async def _down_through_the_cave(ctx: ToolContext, args: dict[str, Any], blocked
         if y <= args["targetY"]:
             return {"steps": 0, "y": y, "turned": 0, "cave": True}
         return {**await run_action(ctx, "staircase", args), "cave": True}
+    return await _aside_and_down(ctx, args, blocked, here)
+
+
+async def _aside_and_down(
+    ctx: ToolContext, args: dict[str, Any], blocked: ToolFailure, here: tuple[int, int, int]
+) -> dict[str, Any]:
+    """No cave floor to walk down to: a short level tunnel a way the staircase did not find
+    blocked (SIDESTEP_BLOCKS), and the staircase on from there that way, once. A Voyager task's
+    staircase met ore too hard for its pickaxe on two sides and gravel overhead on the third."""
+    named = {d for d in DIRECTIONS if f"{d}:" in blocked.message}
+    for way in [d for d in DIRECTIONS if d not in named][:SIDESTEP_TRIES]:
+        ctx.check()
+        try:
+            await run_action(ctx, "tunnel", {"blocks": SIDESTEP_BLOCKS, "direction": way})
+        except ToolFailure:
+            continue
+        now = block_pos((await ctx.snapshot()).position)
+        if math.dist((now[0], now[2]), (here[0], here[2])) < SIDESTEP_BLOCKS - 1:
+            continue
+        logger.info(
+            "[Tools] descend: staircase blocked at {} {} {}; stepped {} blocks {} and digging on",
+            *here,
+            SIDESTEP_BLOCKS,
+            way,
+        )
+        try:
+            return {**await run_action(ctx, "staircase", {**args, "direction": way}), "aside": way}
+        except ToolFailure:
+            continue
     raise blocked
 
 

@@ -213,9 +213,17 @@ def test_a_staircase_blocked_all_round_at_a_caves_edge_goes_down_the_cave(ctx: T
     assert (walks[0]["x"], walks[0]["y"], walks[0]["z"]) == (3.5, GROUND_Y - 8, 2.5)  # down to the floor
     assert [a["targetY"] for k, a in body.started if k == "staircase"] == [GROUND_Y - 20, GROUND_Y - 20]
     assert res.output["y"] == GROUND_Y - 20
-    # with no floor below in reach the first failure stands
+    # with no cave floor in reach: a short tunnel a way not found blocked, and down from there
     body.position = Vec3(x=30.5, y=GROUND_Y, z=0.5)
+    body.started.clear()
     first["blocked"] = True
+    res = run(default_tool_registry().execute("descend", {"target_y": GROUND_Y - 20}, ctx))
+    assert res.success, res.error
+    moves = [(k, a.get("direction")) for k, a in body.started if k in ("staircase", "tunnel")]
+    assert moves == [("staircase", None), ("tunnel", "north"), ("staircase", "north")]  # south was blocked
+    # and when that is blocked too, the first failure stands
+    body.position = Vec3(x=60.5, y=GROUND_Y, z=0.5)
+    body.fail["staircase"] = "staircase blocked at 0,64,0 after 0 steps: south: a hole (cave_air) over open ground"
     res = run(default_tool_registry().execute("descend", {"target_y": GROUND_Y - 20}, ctx))
     assert res.success is False and "staircase blocked at 0,64,0 after 0 steps" in res.error.message
 
