@@ -25,6 +25,7 @@ const light = require('./light')
 const mobKinds = require('./mob_kinds')
 const { findPath } = require('../lib/mob_paths')
 
+const FIRST_LOOK = 10 // ticks between a hostile's looks for a target, the first on its 10th tick
 const ZOMBIE = { health: 20, damage: [2.5, 3, 4.5], speed: 0.115, follow: 35, eye: 1.74, loot: [['rotten_flesh', 0, 2]] }
 // Speeds in blocks/tick: about half the movement-speed attribute (zombie 0.23 -> 0.115).
 const KINDS = {
@@ -200,7 +201,7 @@ module.exports.server = function (serv) {
     if (t && (!targetable(t) || t.world !== mob.world || t.position.distanceTo(mob.position) > kind.follow ||
         !serv.players.includes(t))) ai.target = null
     if (ai.target && kind.shy && !ai.provoked && Math.random() < 0.01 && bright(mob)) ai.target = null
-    if (!ai.target && ai.tick % 10 === 0 && !(kind.shy && bright(mob))) {
+    if (!ai.target && ai.tick % FIRST_LOOK === 0 && !(kind.shy && bright(mob))) {
       ai.target = nearestTarget(mob)
       ai.provoked = false
     }
@@ -272,10 +273,12 @@ module.exports.server = function (serv) {
     return brains[ai.kind.brain || 'melee'](mob, ai.target)
   }
 
-  // Now and then (1/120 per tick) walk toward a random spot 3-10 blocks away, for at most 10 s.
+  // Now and then (1/120 per tick) walk toward a random spot 3-10 blocks away, for at most 10 s;
+  // never before the first look for a target (tick 10): a zombie summoned to hunt a player
+  // wandered off sideways one time in twenty before it had looked (node/test/mob_paths.test.js).
   function stroll (mob) {
     const ai = mob.ai
-    if (!ai.stroll && Math.random() < 1 / 120) {
+    if (!ai.stroll && ai.tick >= FIRST_LOOK && Math.random() < 1 / 120) {
       const a = Math.random() * Math.PI * 2
       const r = 3 + Math.random() * 7
       ai.stroll = { x: mob.position.x + Math.cos(a) * r, z: mob.position.z + Math.sin(a) * r, until: ai.tick + 200 }
