@@ -86,6 +86,17 @@ def shelter_due(snapshot: WorldSnapshot) -> bool:
     return night_approaching(snapshot) or SHELTER_BUILD_START <= snapshot.timeOfDay < DUSK_START
 
 
+# Rock over the head that no hut roof has: the bot is in a mine or a cave. Down there the night
+# changes nothing (hostiles spawn in the dark at any hour, and none spawns within 24 blocks of a
+# player), so a bot at work underground at dusk works on rather than walking up to its shelter.
+UNDERGROUND_COVER = 4
+
+
+def underground(snapshot: WorldSnapshot) -> bool:
+    """At least UNDERGROUND_COVER solid blocks over the bot's head (False when not read)."""
+    return snapshot.cover is not None and snapshot.cover >= UNDERGROUND_COVER
+
+
 class WorldSnapshot(BaseModel):
     """One reading of the bot's vitals and surroundings, taken in one bridge call."""
 
@@ -101,6 +112,8 @@ class WorldSnapshot(BaseModel):
     isSleeping: bool = False  # in a bed (mineflayer bot.isSleeping); older recordings lack it
     oxygen: int | None = Field(default=None, ge=0, le=20)  # air bubbles, 20 full (bot.oxygenLevel); None: not read
     position: Vec3
+    # solid blocks over the head, leaves left out, counted up to 16 (node/lib/snapshot.js); None: not read
+    cover: int | None = Field(default=None, ge=0)
     inventory: list[InventoryItem] = Field(default_factory=list)
     entities: list[EntityInfo] = Field(default_factory=list)
     hostiles: int = Field(ge=0)

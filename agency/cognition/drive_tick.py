@@ -48,17 +48,17 @@ from agency.blocks import is_log
 from agency.cognition.counters import AgencyCounters
 from agency.cognition.drive_selection import DriveSelection
 from agency.cognition.grounding import FrameFacts, GroundingResult, check_doable_goal, log_grounding_fail
-from agency.cognition.progression import STONE_AGE_RULES, next_progression_step
+from agency.cognition.progression import IRON_AGE_RULES, STONE_AGE_RULES, next_progression_step
 from agency.cognition.sanitizer import sanitize
 from agency.cognition.settings import DriveTickConfig  # the one schema, also the [drive_tick] section
-from agency.cognition.survival_steps import next_survival_step
+from agency.cognition.survival_steps import food_stock_step, next_survival_step
 from agency.db import StoreSource, database_of
 from agency.goal_tag import ExtractedGoal, build_goal_tag_v1, canonical_goal_key
 from agency.planning.tasks.idempotency import TaskLookup, find_blocking_task
 from agency.planning.tasks.models import Task
 from agency.planning.tasks.retry_backoff import HeldBack, held_back
 from agency.thoughts import Thought, ThoughtMetadata
-from agency.world import BlockRegion, WorldSnapshot, night_approaching, shelter_due
+from agency.world import BlockRegion, WorldSnapshot, night_approaching, shelter_due, underground
 
 DRIVE_TICK_INTERVAL_MS = 180_000  # fixed, no jitter in v1
 SAFE_HEALTH = 16
@@ -184,7 +184,9 @@ def select_drive(
     has_pickaxe = snapshot.count_matching("_pickaxe") > 0
     if not snapshot.inventory or logs == 0:
         return DriveSelection("collect", "log", 8, "no_logs", "I have no logs; I should gather some wood.")
-    if shelter_due(snapshot) and shelter_nearby is not True:
+    # underground at dusk or night, the rock overhead is the night's shelter (agency.world.underground)
+    sheltered = shelter_nearby is True or (night_approaching(snapshot) and underground(snapshot))
+    if shelter_due(snapshot) and not sheltered:
         return DriveSelection(
             "build", "basic_shelter", 1, "night_no_shelter", "Night is coming and I have no shelter nearby."
         )
@@ -195,11 +197,19 @@ def select_drive(
     if logs < LOW_LOG_STOCK:
         return DriveSelection("collect", "log", 8, "low_logs", "My log stock is low; I should gather more wood.")
     progression = next_progression_step(snapshot, furnace_nearby, bed_known)
-    # Stone first: a stone pickaxe is a couple of minutes' work and the furnace that cooks the
-    # hunt's meat is made of the same stone, so hunting and the bed wait for it.
-    early = progression is not None and progression.rule in STONE_AGE_RULES
     survival = next_survival_step(snapshot, furnace_nearby=furnace_nearby, bed_known=bed_known)
-    for step in (progression, survival) if early else (survival, progression):
+    # Stone first: a stone pickaxe is a couple of minutes' work and the furnace that cooks the
+    # hunt's meat is made of the same stone, so hunting and the bed wait for it. The iron pickaxe
+    # comes after a stock of food and before the cooking and the bed (progression.IRON_AGE_RULES).
+    rule = progression.rule if progression is not None else None
+    order: tuple[DriveSelection | None, ...]
+    if rule in STONE_AGE_RULES:
+        order = (progression, survival)
+    elif rule in IRON_AGE_RULES:
+        order = (food_stock_step(snapshot), progression, survival)
+    else:
+        order = (survival, progression)
+    for step in order:
         if step is not None and not held(step):
             return step
     return DriveSelection("explore", "nearby", 1, "default", "Things are calm; I will explore nearby.")

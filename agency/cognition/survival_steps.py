@@ -56,17 +56,25 @@ def food_stock(snapshot: WorldSnapshot) -> int:
     return sum(snapshot.count_of(f) for f in STOCK_FOODS)
 
 
-def _food(snapshot: WorldSnapshot, furnace_nearby: bool | None) -> DriveSelection | None:
+def food_stock_step(snapshot: WorldSnapshot) -> DriveSelection | None:
+    """The low_food_stock rule alone: a hunt while the stock is short and game is in sight."""
     stock = food_stock(snapshot)
-    if stock < FOOD_STOCK and game_in_sight(snapshot.entities):
-        kills = math.ceil((FOOD_STOCK - stock) / 2)
-        return DriveSelection(
-            "hunt",
-            "animal",
-            kills,
-            "low_food_stock",
-            f"My food stock is low ({stock} to eat); I will hunt an animal nearby.",
-        )
+    if stock >= FOOD_STOCK or not game_in_sight(snapshot.entities):
+        return None
+    kills = math.ceil((FOOD_STOCK - stock) / 2)
+    return DriveSelection(
+        "hunt",
+        "animal",
+        kills,
+        "low_food_stock",
+        f"My food stock is low ({stock} to eat); I will hunt an animal nearby.",
+    )
+
+
+def _food(snapshot: WorldSnapshot, furnace_nearby: bool | None) -> DriveSelection | None:
+    hunt = food_stock_step(snapshot)
+    if hunt is not None:
+        return hunt
     raw = sorted(((snapshot.count_of(m), m) for m in RAW_MEATS if snapshot.count_of(m)), reverse=True)
     can_furnace = (
         snapshot.count_of("furnace") > 0 or furnace_nearby is True or snapshot.count_of("cobblestone") >= FURNACE_COBBLE

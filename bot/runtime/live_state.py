@@ -64,6 +64,7 @@ def reflex_state(reflexes: Any) -> dict[str, Any] | None:
         "why": reflexes.hold_reason,
         "deaths": reflexes.stats.deaths,
         "nightsSheltered": reflexes.stats.nights_sheltered,
+        "nightsUnderground": reflexes.stats.nights_underground,
     }
 
 

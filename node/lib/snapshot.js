@@ -5,6 +5,20 @@ const { headInWater } = require('./water')
 
 const MAX_ENTITIES = 100
 const ENTITY_RADIUS = 48
+const COVER_SCAN = 16 // blocks above the head read for `cover`
+
+// Solid blocks over the bot's head (leaves left out: a tree's crown is no roof against the
+// night), counted up to COVER_SCAN: a hut's roof is 1 or 2, rock over a mine is more
+// (agency/world.py `underground`).
+function coverAbove (bot) {
+  const head = bot.entity.position.floored().offset(0, 2, 0)
+  let cover = 0
+  for (let dy = 0; dy < COVER_SCAN; dy++) {
+    const block = bot.blockAt(head.offset(0, dy, 0), false)
+    if (block && block.boundingBox === 'block' && !block.name.endsWith('leaves')) cover++
+  }
+  return cover
+}
 
 function snapshot (bot, hostileRadius) {
   if (bot.health === undefined || !bot.entity) throw new Error('bot not ready: no health or entity yet')
@@ -44,6 +58,7 @@ function snapshot (bot, hostileRadius) {
     // mineflayer keeps a drowned bot's last reading until the server next sends one
     oxygen: Number.isFinite(bot.oxygenLevel) && headInWater(bot) ? Math.max(0, Math.min(20, bot.oxygenLevel)) : null,
     position: { x: me.x, y: me.y, z: me.z },
+    cover: coverAbove(bot),
     inventory: [...counts].map(([name, count]) => ({ name, count })),
     entities: entities.slice(0, MAX_ENTITIES),
     hostiles,

@@ -17,7 +17,7 @@ from agency.execution.reflexes.recover import RecoverReflex
 from agency.execution.reflexes.shelter import ShelterReflex, inside_only
 from agency.execution.reflexes.sleep import SleepReflex
 from agency.shelter.door import in_hut
-from agency.world import BodyEvent, WorldSnapshot, night_approaching
+from agency.world import BodyEvent, WorldSnapshot, night_approaching, underground
 
 
 class Reflexes(CombatReflex, EatReflex, ForageReflex, RecoverReflex, ShelterReflex, SleepReflex):
@@ -121,7 +121,12 @@ class Reflexes(CombatReflex, EatReflex, ForageReflex, RecoverReflex, ShelterRefl
                 combat.reflex,
                 combat.reason,
             )
-            if combat.reflex == RETREAT and night_approaching(snap) and self._retreat_site(snap) is not None:
+            if (
+                combat.reflex == RETREAT
+                and night_approaching(snap)
+                and not underground(snap)  # not up through the night to the shelter: a retreat down here
+                and self._retreat_site(snap) is not None
+            ):
                 self.stats.retreats += 1
                 await self._shelter("shelter")  # by night into the shelter, tasks held until morning
                 return

@@ -58,6 +58,7 @@ class ReflexStats:
     items_recovered: int = 0
     preemptions: int = 0  # tasks paused for a reflex's tool calls (and given back)
     nights_sheltered: int = 0
+    nights_underground: int = 0  # dusks met at work underground, not walked up to the shelter from
     sleeps: int = 0  # times the bot lay down in a shelter's bed
     log: list[dict[str, Any]] = field(default_factory=list)
 
@@ -89,6 +90,7 @@ class ReflexBase:
         self.sheltered: SiteSignature | None = None  # the shelter the bot spends this night in
         self._shelter_retry_at = 0
         self._morning_wait_logged = False
+        self._underground_tonight = False  # this dusk was met underground (logged and counted once)
         self._forage_retry_at = 0
         self._eat_retry_at = 0  # after an eat that did not take (agency.execution.reflexes.eat)
         self._fruitless_forages = 0  # in a row: the wait between them doubles

@@ -1,6 +1,10 @@
 """The night's shelter: in at dusk (or when a retreat at night calls for it), the door
 closed and every task held until morning, then out once no hostile is near. Sleeping in its
-bed is the sleep reflex, asked for once the bot is inside."""
+bed is the sleep reflex, asked for once the bot is inside.
+
+A bot underground at dusk (agency.world.underground: rock over its head) is not called up:
+the night changes nothing down there, so its task goes on. Once it comes up into the open
+at night, the shelter is where it goes, as from anywhere else."""
 
 from __future__ import annotations
 
@@ -10,7 +14,7 @@ from agency.execution.reflexes.base import SHELTERING, doorway
 from agency.execution.reflexes.sleep import SleepReflex
 from agency.shelter.door import in_hut
 from agency.shelter.models import SiteSignature
-from agency.world import DUSK_START, WorldSnapshot, night_approaching
+from agency.world import DUSK_START, WorldSnapshot, night_approaching, underground
 
 
 class ShelterReflex(SleepReflex):
@@ -21,13 +25,31 @@ class ShelterReflex(SleepReflex):
             return "sleep" if self._sleep_due(snap) else None
         if not self.config.shelter_at_night or self.shelter_lookup is None:
             return None
-        if not night_approaching(snap) or self.clock() < self._shelter_retry_at:
+        if not night_approaching(snap):
+            self._underground_tonight = False
+            return None
+        if self.sheltered is None and underground(snap):
+            self._night_underground(snap)
+            return None
+        if self.clock() < self._shelter_retry_at:
             return None
         site = self.sheltered or self.shelter_lookup(snap)  # pushed out (or respawned): back in
         if site is None or site.entrance is None:
             return None
         self._site = site
         return "shelter"
+
+    def _night_underground(self, snap: WorldSnapshot) -> None:
+        if self._underground_tonight:
+            return
+        self._underground_tonight = True
+        self.stats.nights_underground += 1
+        logger.info(
+            "[Reflex] night: underground ({} solid blocks overhead at y={:.0f}); working on through the night "
+            "rather than walking up to the shelter",
+            snap.cover,
+            snap.position.y,
+        )
 
     def _morning_clear(self, snap: WorldSnapshot) -> bool:
         """Out of the shelter once no hostile is near (the morning sun burns zombies and

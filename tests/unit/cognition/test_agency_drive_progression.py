@@ -104,6 +104,17 @@ def test_the_spec_rules_keep_their_order_ahead_of_the_progression(make_snapshot,
     assert select_drive(make_snapshot(no_pick), True).rule == "no_pickaxe"
 
 
+def test_underground_at_dusk_or_night_the_rock_overhead_is_the_night_shelter(make_snapshot):
+    """No shelter built over a bot working underground at dusk (agency.world.underground): the
+    progression goes on. Before the dusk, and in the open, the rule holds."""
+    below = {"cover": 4}
+    assert select_drive(make_snapshot(BASE, timeOfDay=12_000, **below), False).rule != "night_no_shelter"
+    assert select_drive(make_snapshot(BASE, timeOfDay=15_000, isDay=False, **below), None).rule != "night_no_shelter"
+    assert select_drive(make_snapshot(BASE, timeOfDay=12_000, cover=3), False).rule == "night_no_shelter"
+    assert select_drive(make_snapshot(BASE, timeOfDay=12_000), False).rule == "night_no_shelter"  # not read
+    assert select_drive(make_snapshot(BASE, timeOfDay=7_000, **below), False).rule == "night_no_shelter"
+
+
 def test_a_step_that_cannot_be_obtained_ends_the_progression(make_snapshot, monkeypatch):
     """A later step would skip the one it builds on: none is asked for past it."""
     monkeypatch.setattr(progression, "CRAFTABLE", progression.CRAFTABLE - {"shield"})

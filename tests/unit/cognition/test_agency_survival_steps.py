@@ -1,5 +1,6 @@
 """The drive tick's survival steps (food and wool to a bed), asked after the stone age
-(a stone sword) and before the rest of the tech-tree progression. Each rule
+(a stone sword), the food stock's hunt before the iron pickaxe and the rest after it, and all
+before the rest of the tech-tree progression. Each rule
 fires exactly when it should; the first five rules of docs/contracts.md DRIVE-3 stay ahead;
 every goal round-trips through the sanitizer, grounds on its frame and plans."""
 
@@ -20,6 +21,7 @@ from agency.world import BlockRegion, EntityInfo, Vec3
 
 BASE = {"oak_log": 20, "crafting_table": 1, "wooden_pickaxe": 1}  # the first five DRIVE-3 rules all pass
 STONE_AGE = {**BASE, "stone_pickaxe": 1, "stone_sword": 1, "cobblestone": 8}  # stone tools and a furnace's stone held
+IRON_AGE = {**STONE_AGE, "iron_pickaxe": 1}
 
 
 def mob(name: str, distance: float = 6.0, hostile: bool = False) -> EntityInfo:
@@ -90,7 +92,13 @@ def test_survival_steps_come_after_the_spec_rules_and_the_stone_age_and_before_t
     # The sword first, before a hunt; then the hunt before the iron pickaxe
     assert select_drive(make_snapshot(BASE, entities=herd), True).rule == "have_stone_sword"
     assert select_drive(make_snapshot({**BASE, "stone_sword": 1}, entities=herd), True).rule == "low_food_stock"
-    assert select_drive(make_snapshot({**STONE_AGE, "beef": 3}), True).rule == "raw_meat"
+    assert select_drive(make_snapshot(STONE_AGE, entities=herd), True).rule == "low_food_stock"
+    # the iron pickaxe before the cooking and the bed (a daylight holds three ticks)
+    assert select_drive(make_snapshot({**STONE_AGE, "beef": 3}), True).rule == "have_iron_pickaxe"
+    assert select_drive(make_snapshot({**STONE_AGE, "cooked_beef": 4}, entities=[mob("sheep")]), True).rule == (
+        "have_iron_pickaxe"
+    )
+    assert select_drive(make_snapshot({**IRON_AGE, "beef": 3}), True).rule == "raw_meat"
     assert select_drive(make_snapshot(STONE_AGE), True).rule == "have_iron_pickaxe"  # no game in sight: the progression
 
 
@@ -112,7 +120,7 @@ def test_a_hunt_with_animals_in_sight_fires_as_it_is_not_explore(make_snapshot):
     assert r.selection.rule == "low_food_stock" and r.thought.metadata.goalKey == "hunt:animal"
     assert r.thought.metadata.grounding == {"pass": True, "reason": None, "detail": "animal nearby"}
     r = evaluate_drive_tick(
-        make_snapshot({**STONE_AGE, "cooked_beef": 4}, entities=[mob("sheep")]),
+        make_snapshot({**IRON_AGE, "cooked_beef": 4}, entities=[mob("sheep")]),
         1_000,
         DriveTickState(),
         (),
@@ -130,7 +138,7 @@ EMITTED = [c for c in CASES if c[3] is not None] + [
 
 @pytest.mark.parametrize(("extra", "entities", "kw", "goal"), EMITTED, ids=[str(i) for i in range(len(EMITTED))])
 def test_every_emitted_goal_round_trips_grounds_and_plans(make_snapshot, extra, entities, kw, goal):
-    inventory = {**STONE_AGE, **extra}  # past the stone age, where the survival steps come first
+    inventory = {**IRON_AGE, **extra}  # past the iron pickaxe, where every survival step comes first
     snap = make_snapshot(inventory, entities=entities)
     sel = next_survival_step(snap, **kw)
     parsed = sanitize(f"{sel.reason}\n{build_goal_tag_v1(sel.action, sel.target, sel.amount)}").goal

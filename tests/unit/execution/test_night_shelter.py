@@ -34,10 +34,17 @@ class NightBody(FakeBody):
         self.zombie_at: float | None = None
         self.blocks[DOOR] = "oak_door"
         self.blocked_crossings = 0  # the next n walks through the doorway are blocked
+        self.cover = 0  # solid blocks over the head: 0 in the open
+        self.health = 20.0
 
     def snapshot(self):
         snap = super().snapshot()
-        update: dict[str, Any] = {"timeOfDay": self.time_of_day, "isDay": not 13000 <= self.time_of_day < 23000}
+        update: dict[str, Any] = {
+            "timeOfDay": self.time_of_day,
+            "isDay": not 13000 <= self.time_of_day < 23000,
+            "cover": self.cover,
+            "health": self.health,
+        }
         if self.zombie_at is not None:
             update["entities"] = [
                 EntityInfo(
@@ -158,6 +165,51 @@ def test_at_dusk_the_bot_goes_in_closes_the_door_and_tasks_wait_until_morning(en
 
     asyncio.run(morning())
     assert tasks.get_task(running).status is TaskStatus.completed
+
+
+def test_underground_at_dusk_the_task_goes_on_and_in_the_open_the_shelter_is_sought(env):
+    body, tasks, ex, reflexes = env["body"], env["tasks"], env["ex"], env["reflexes"]
+    body.polls_to_finish = 30
+    running = _add(tasks, "craft", "wooden_pickaxe")
+    lines: list[str] = []
+    sink = logger.add(lambda m: lines.append(m.record["message"]), level="INFO")
+
+    async def dusk_below():
+        assert await ex.tick() == "claimed"
+        body.cover, body.time_of_day = 5, 12_000  # five blocks of rock overhead
+        for _ in range(3):
+            assert await reflexes.tick(body.snapshot()) is None
+            await ex.tick(held=reflexes.holding_tasks)
+
+    try:
+        asyncio.run(dusk_below())
+    finally:
+        logger.remove(sink)
+    assert not reflexes.holding_tasks and tasks.get_task(running).status is TaskStatus.active
+    assert reflexes.stats.nights_underground == 1 and reflexes.stats.nights_sheltered == 0
+    assert [line for line in lines if "underground" in line] == [
+        "[Reflex] night: underground (5 solid blocks overhead at y=64); working on through the night "
+        "rather than walking up to the shelter"
+    ]
+    body.cover = 3  # a roof of three is not rock enough: the open
+    assert reflexes.choose(body.snapshot()) == "shelter"
+    body.cover = 0
+    assert reflexes.choose(body.snapshot()) == "shelter"
+    body.time_of_day = 1_000  # morning, and the next dusk is met underground again: counted again
+    assert reflexes.choose(body.snapshot()) is None
+    body.cover, body.time_of_day = 6, 12_000
+    assert reflexes.choose(body.snapshot()) is None and reflexes.stats.nights_underground == 2
+
+
+def test_a_retreat_at_night_underground_is_not_up_to_the_shelter(env):
+    body, reflexes = env["body"], env["reflexes"]
+    body.time_of_day, body.zombie_at, body.health = 14_000, 3.0, 5.0  # hurt, a zombie near: retreat
+    body.cover = 6
+    asyncio.run(reflexes.tick(body.snapshot()))
+    assert reflexes.sheltered is None and "activate" not in [k for k, _ in body.started]
+    body.cover = 0
+    asyncio.run(reflexes.tick(body.snapshot()))
+    assert reflexes.sheltered == SITE  # in the open, the retreat is into the shelter
 
 
 def test_a_zombie_at_the_wall_is_not_fought_from_inside(env):

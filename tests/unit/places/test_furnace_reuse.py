@@ -136,7 +136,7 @@ def test_the_drive_tick_counts_a_remembered_bed_and_crafts_no_second_one(tmp_pat
     bed = ((5, GROUND_Y, 5), (6, GROUND_Y, 5))
     body.inventory.clear()
     body.inventory.update(
-        {"oak_log": 20, "crafting_table": 1, "stone_pickaxe": 1, "stone_sword": 1, "cooked_beef": 4, "white_wool": 3}
+        {"oak_log": 20, "crafting_table": 1, "iron_pickaxe": 1, "stone_sword": 1, "cooked_beef": 4, "white_wool": 3}
     )
     agency = _agency(tmp_path, ftime, body)
     try:
