@@ -215,6 +215,18 @@ def select_drive(
     return DriveSelection("explore", "nearby", 1, "default", "Things are calm; I will explore nearby.")
 
 
+NIGHT_WORK_ACTIONS = frozenset({"craft", "smelt"})  # done wherever the bot is: a table or furnace placed there
+
+
+def night_work_due(snapshot: WorldSnapshot) -> bool:
+    """Would the drive tick's next goal keep the bot busy underground (a progression step, whose
+    plan digs for its stone and ores, or a craft or smelt from what is held)? A night in the hut
+    is then spent dug in under it (agency.shelter.dig_in); logs, a hunt or wool are not had
+    underground, and exploring is not done in the dark. The shelter counts as had."""
+    sel = select_drive(snapshot, True)
+    return sel.planned or sel.action in NIGHT_WORK_ACTIONS
+
+
 def sight_box(snapshot: WorldSnapshot) -> tuple[tuple[int, int, int], tuple[int, int, int]]:
     """(origin, size) of the block region a drive tick grounds on, centred on the bot's block."""
     x, y, z = (math.floor(c) for c in (snapshot.position.x, snapshot.position.y, snapshot.position.z))

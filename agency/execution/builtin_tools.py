@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from agency.shelter import bed as shelter_bed, door as shelter_door, tools as shelter
+from agency.shelter import bed as shelter_bed, dig_in as shelter_dig_in, door as shelter_door, tools as shelter
 from agency.tools import (
     buckets,
     building,
@@ -38,6 +38,7 @@ def default_tool_registry(queue_limits: Mapping[str, int] | None = None) -> Tool
         delivery,
         shelter,
         shelter_door,
+        shelter_dig_in,
         shelter_bed,
     ):
         for tool in module.TOOLS:

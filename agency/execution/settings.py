@@ -39,6 +39,9 @@ class ReflexConfig(BaseModel):
     # after isDay turns true at 23000), or at the latest at time morning_leave_by
     morning_clear_within: float = Field(16.0, ge=0)
     morning_leave_by: int = Field(1000, ge=0, le=11_000)
+    # at night in the hut, with underground work to do (the drive's next step): a staircase down
+    # under it, its floor closed behind, and the night worked underground (agency.shelter.dig_in)
+    dig_in_at_night: bool = True
     sleep_in_shelter: bool = True  # at night in the shelter, door closed: lie down in its bed (a held one is put there)
     sleep_retry_ms: int = Field(60_000, ge=0)  # after a failed attempt to sleep (no bed, monsters near)
     recover_items: bool = True  # after a death, walk back and pick up the dropped items

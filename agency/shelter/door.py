@@ -47,6 +47,14 @@ def _inside_of(door: Cell, facing: str, x: float, y: float, z: float) -> bool:
     return abs(int(x // 1) - cx) < half and abs(int(z // 1) - cz) < half and door[1] - 0.5 <= y < door[1] + 1.5
 
 
+def interior_cells(door: Cell, facing: str) -> list[Cell]:
+    """The (SIZE-2)^2 cells of the hut's floor level behind the door wall (what _inside_of counts)."""
+    dx, dz = FACING_VECTORS[facing]
+    half = SIZE // 2
+    cx, cz = door[0] - half * dx, door[2] - half * dz
+    return [(cx + i, door[1], cz + k) for i in range(1 - half, half) for k in range(1 - half, half)]
+
+
 def in_hut(site: SiteSignature, pos: Vec3) -> bool:
     return site.entrance is not None and _inside_of(site.entrance, site.facing, pos.x, pos.y, pos.z)
 

@@ -65,6 +65,7 @@ def reflex_state(reflexes: Any) -> dict[str, Any] | None:
         "deaths": reflexes.stats.deaths,
         "nightsSheltered": reflexes.stats.nights_sheltered,
         "nightsUnderground": reflexes.stats.nights_underground,
+        "nightsDugIn": reflexes.stats.nights_dug_in,
     }
 
 

@@ -22,7 +22,7 @@ from agency.clock import Clock, system_clock_ms
 from agency.cognition.counters import AgencyCounters
 from agency.cognition.drive_job import DriveJob
 from agency.cognition.drive_reads import DriveReads
-from agency.cognition.drive_tick import DriveTickMemory, sight_box
+from agency.cognition.drive_tick import DriveTickMemory, night_work_due, sight_box
 from agency.cognition.eligibility import routable_by
 from agency.cognition.keepalive import build_keepalive
 from agency.cognition.llm_thoughts import build_thought_generator
@@ -234,6 +234,8 @@ class Agency:
             direct=direct,
             shelter_lookup=self.goals.nearest_verified_shelter,
             shelter_failed=self.goals.shelter_unreachable,
+            # a night dug in under the hut is for the drive tick's work: none without its ticks
+            night_work=night_work_due if self.cfg.drive_tick.enabled else None,
             clock=self.clock,
         )
         direct.defer_to(reflexes)  # each needs the other: the reflexes stop a direct action, which they refuse

@@ -22,6 +22,7 @@ from agency.shelter.bed import shelter_bed_spot
 from agency.shelter.door import doorway_cells, in_hut
 from agency.shelter.earthwork import PATH_DIGGABLE
 from agency.shelter.site_check import read_site, verify_region
+from agency.world import underground
 from tests.conftest import make_body, wait_until
 from tests.integration.world_setup import agency_on, give, restore_vitals, run_executor_until, stone_pad, teleport
 
@@ -303,3 +304,42 @@ def test_a_creeper_blast_at_the_back_wall_is_found_by_the_verifier_and_repaired(
     assert verify_region(read_site(body, site), site, None).done
     b = read_binding(agency.tasks.get_task(task_id))
     assert b.completion.consecutivePasses >= 2 and b.reopened is None
+
+
+def test_at_night_with_work_underground_the_bot_digs_in_under_the_hut_which_still_verifies(world):
+    agency, body = world
+    site = agency.goals.nearest_verified_shelter(body.snapshot())
+    assert site is not None and site.entrance is not None  # built, verified and repaired by the tests above
+    (x0, _, z0), (x1, _, z1) = site.footprintBounds.min, site.footprintBounds.max
+    floor_y = site.entrance[1]
+    # solid ground under the hut and around it (the pad is one block thick, the blast left a crater)
+    body.chat(f"/mcbot fill {x0 - 3} {floor_y - 8} {z0 - 3} {x1 + 3} {floor_y - 1} {z1 + 3} stone")
+    outside, _inside = doorway_cells(site.entrance, site.facing)
+    teleport(body, NAME, *outside)
+    give(body, NAME, {"wooden_pickaxe": 1, "oak_log": 20, "crafting_table": 1})  # a progression step is next
+    reflexes = agency.reflexes
+    sleeps = reflexes.config
+    reflexes.config = sleeps.model_copy(update={"sleep_in_shelter": False})  # the module gave it a bed
+    body.chat("/time set 12500")
+    wait_until(lambda: body.snapshot().timeOfDay >= 12500, 10, "dusk")
+    try:
+
+        async def night():
+            assert await reflexes.tick(body.snapshot()) == "shelter"
+            assert await reflexes.tick(body.snapshot()) == "dig_in"
+            assert await reflexes.tick(body.snapshot()) is None  # underground: not called back up
+
+        asyncio.run(night())
+        snap = body.snapshot()
+        assert reflexes.stats.nights_dug_in == 1 and not reflexes.holding_tasks, reflexes.stats.log[-1]
+        assert snap.position.y <= floor_y - 3 and underground(snap), (snap.position, snap.cover)
+        assert not in_hut(site, snap.position)
+        # the floor closed behind: the hut verifies with its staircase under it
+        check = verify_region(read_site(body, site), site, None)
+        assert check.done, check.blockers
+        body.chat("/time set 1000")
+        wait_until(lambda: body.snapshot().timeOfDay < 2000, 10, "morning")
+        asyncio.run(reflexes.tick(body.snapshot()))
+        assert not reflexes._dug_in  # the night's mark cleared, the tasks held at dusk given back
+    finally:
+        reflexes.config = sleeps

@@ -73,6 +73,7 @@ class Reflexes(CombatReflex, EatReflex, ForageReflex, RecoverReflex, ShelterRefl
             if self.death is None:  # a death before the restart: its items are not tracked
                 self.executor.resume_paused(DIED)
         self._note_waking(snap)
+        self._note_morning(snap)
         if self.death is not None:
             why = self._recovery_out_of_reach(snap)
             if why is not None:
@@ -100,7 +101,7 @@ class Reflexes(CombatReflex, EatReflex, ForageReflex, RecoverReflex, ShelterRefl
         if reflex == "sleep":
             await self._sleep(snap)
             return
-        if reflex in ("shelter", "leave_shelter"):
+        if reflex in ("shelter", "leave_shelter", "dig_in"):
             await self._shelter(reflex)
             return
         if reflex == "recover":

@@ -27,6 +27,7 @@ SAFE_MODES = ("creative", "spectator")
 
 ShelterLookup = Callable[[WorldSnapshot], SiteSignature | None]  # a verified shelter near the bot
 ShelterFailed = Callable[[SiteSignature], None]  # told when the bot could not get into that shelter
+NightWork = Callable[[WorldSnapshot], bool]  # is there underground work to do (the drive tick's next goal)?
 
 
 class YieldsBody(Protocol):
@@ -59,6 +60,7 @@ class ReflexStats:
     preemptions: int = 0  # tasks paused for a reflex's tool calls (and given back)
     nights_sheltered: int = 0
     nights_underground: int = 0  # dusks met at work underground, not walked up to the shelter from
+    nights_dug_in: int = 0  # nights worked underground from under the hut (agency.shelter.dig_in)
     sleeps: int = 0  # times the bot lay down in a shelter's bed
     log: list[dict[str, Any]] = field(default_factory=list)
 
@@ -76,6 +78,7 @@ class ReflexBase:
         *,
         shelter_lookup: ShelterLookup | None = None,
         shelter_failed: ShelterFailed | None = None,
+        night_work: NightWork | None = None,
         direct: YieldsBody | None = None,
         clock: Clock = system_clock_ms,
     ):
@@ -85,12 +88,15 @@ class ReflexBase:
         self.config = config
         self.shelter_lookup = shelter_lookup
         self.shelter_failed = shelter_failed
+        self.night_work = night_work
         self.clock = clock
         self.stats = ReflexStats()
         self.sheltered: SiteSignature | None = None  # the shelter the bot spends this night in
         self._shelter_retry_at = 0
         self._morning_wait_logged = False
         self._underground_tonight = False  # this dusk was met underground (logged and counted once)
+        self._dig_in_tried = False  # tonight (once a night: a failed one is not tried again)
+        self._dug_in = False  # the night is spent under the hut: the tasks held at dusk wait for the morning
         self._forage_retry_at = 0
         self._eat_retry_at = 0  # after an eat that did not take (agency.execution.reflexes.eat)
         self._fruitless_forages = 0  # in a row: the wait between them doubles

@@ -4,7 +4,12 @@ bed is the sleep reflex, asked for once the bot is inside.
 
 A bot underground at dusk (agency.world.underground: rock over its head) is not called up:
 the night changes nothing down there, so its task goes on. Once it comes up into the open
-at night, the shelter is where it goes, as from anywhere else."""
+at night, the shelter is where it goes, as from anywhere else.
+
+In the hut with no bed to sleep in and underground work to do (`night_work`: the drive tick's
+next goal digs or crafts), the bot digs in: a staircase under the hut, its floor closed behind
+(agency.shelter.dig_in), once a night. From there it is underground and works on; the tasks
+held at dusk (surface work) wait for the morning."""
 
 from __future__ import annotations
 
@@ -22,11 +27,12 @@ class ShelterReflex(SleepReflex):
         if self.sheltered is not None and not night_approaching(snap):
             return "leave_shelter" if self._morning_clear(snap) else None
         if indoors:
-            return "sleep" if self._sleep_due(snap) else None
+            if self._sleep_due(snap):
+                return "sleep"
+            return "dig_in" if self._dig_in_due(snap) else None
         if not self.config.shelter_at_night or self.shelter_lookup is None:
             return None
         if not night_approaching(snap):
-            self._underground_tonight = False
             return None
         if self.sheltered is None and underground(snap):
             self._night_underground(snap)
@@ -39,8 +45,24 @@ class ShelterReflex(SleepReflex):
         self._site = site
         return "shelter"
 
+    def _dig_in_due(self, snap: WorldSnapshot) -> bool:
+        if not self.config.dig_in_at_night or self.night_work is None or self._dig_in_tried:
+            return False
+        return not self._hostile_near(snap) and self.night_work(snap)
+
+    def _note_morning(self, snap: WorldSnapshot) -> None:
+        """The night's marks cleared in the morning, and a night dug in under the hut ended:
+        the tasks held at dusk given back."""
+        if night_approaching(snap):
+            return
+        self._underground_tonight = self._dig_in_tried = False
+        if self._dug_in:
+            self._dug_in = False
+            self.executor.resume_paused(SHELTERING)
+            logger.info("[Reflex] morning: the night underground is over; the tasks held at dusk are given back")
+
     def _night_underground(self, snap: WorldSnapshot) -> None:
-        if self._underground_tonight:
+        if self._underground_tonight or self._dug_in:
             return
         self._underground_tonight = True
         self.stats.nights_underground += 1
@@ -80,7 +102,32 @@ class ShelterReflex(SleepReflex):
         self._site = site
         return site
 
+    async def _dig_in(self) -> None:
+        site = self.sheltered
+        assert site is not None
+        self._dig_in_tried = True
+        result = await self.tools.execute("dig_in", doorway(site), self.ctx)
+        if result.success:
+            self.sheltered, self._dug_in = None, True
+            self.stats.nights_dug_in += 1
+            logger.info(
+                "[Reflex] night: dug in under the shelter at {} -> {}; working underground until morning "
+                "(the tasks held at dusk wait for it)",
+                list(site.refCorner),
+                result.output,
+            )
+        else:
+            logger.warning(
+                "[Reflex] night: could not dig in under the shelter at {}: {}; staying in it until morning",
+                list(site.refCorner),
+                result.error,
+            )
+        self._log({"reflex": "dig_in", "ok": result.success})
+
     async def _shelter(self, reflex: str) -> None:
+        if reflex == "dig_in":
+            await self._dig_in()
+            return
         if reflex == "leave_shelter":
             site, self.sheltered, self._bedless = self.sheltered, None, None
             assert site is not None

@@ -15,6 +15,7 @@ from agency.cognition.drive_tick import (
     DriveTickSkipped,
     DriveTickState,
     evaluate_drive_tick,
+    night_work_due,
     select_drive,
 )
 from agency.cognition.progression import PROGRESSION, STONE_AGE_RULES, next_progression_step, routable
@@ -22,6 +23,7 @@ from agency.cognition.sanitizer import sanitize
 from agency.execution.agents.planning import craft_plan
 from agency.goal_tag import build_goal_tag_v1
 from agency.planning.tasks.models import TaskOrigin
+from agency.world import EntityInfo, Vec3
 
 BASE = {"oak_log": 20, "crafting_table": 1, "wooden_pickaxe": 1}  # the first five DRIVE-3 rules all pass
 SPEC_RULES = ("no_logs", "night_no_shelter", "no_crafting_table", "no_pickaxe", "low_logs")
@@ -113,6 +115,16 @@ def test_underground_at_dusk_or_night_the_rock_overhead_is_the_night_shelter(mak
     assert select_drive(make_snapshot(BASE, timeOfDay=12_000, cover=3), False).rule == "night_no_shelter"
     assert select_drive(make_snapshot(BASE, timeOfDay=12_000), False).rule == "night_no_shelter"  # not read
     assert select_drive(make_snapshot(BASE, timeOfDay=7_000, **below), False).rule == "night_no_shelter"
+
+
+def test_night_work_is_a_progression_step_or_a_craft_never_logs_or_a_hunt(make_snapshot):
+    night = {"timeOfDay": 15_000, "isDay": False}
+    assert night_work_due(make_snapshot(BASE, **night))  # the stone sword: stone dug underground
+    assert night_work_due(make_snapshot({"oak_log": 20, "wooden_pickaxe": 1}, **night))  # a table: a craft
+    assert not night_work_due(make_snapshot({**BASE, "oak_log": 10}, **night))  # logs grow on the surface
+    assert not night_work_due(make_snapshot({"crafting_table": 1, "wooden_pickaxe": 1}, **night))
+    cow = EntityInfo(name="cow", type="animal", hostile=False, distance=5, position=Vec3(x=5, y=64, z=0))
+    assert not night_work_due(make_snapshot({**BASE, "stone_sword": 1}, entities=[cow], **night))  # a hunt
 
 
 def test_a_step_that_cannot_be_obtained_ends_the_progression(make_snapshot, monkeypatch):

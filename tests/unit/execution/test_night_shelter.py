@@ -196,7 +196,7 @@ def test_underground_at_dusk_the_task_goes_on_and_in_the_open_the_shelter_is_sou
     body.cover = 0
     assert reflexes.choose(body.snapshot()) == "shelter"
     body.time_of_day = 1_000  # morning, and the next dusk is met underground again: counted again
-    assert reflexes.choose(body.snapshot()) is None
+    assert asyncio.run(reflexes.tick(body.snapshot())) is None
     body.cover, body.time_of_day = 6, 12_000
     assert reflexes.choose(body.snapshot()) is None and reflexes.stats.nights_underground == 2
 
@@ -332,3 +332,74 @@ def test_in_the_morning_the_bot_stays_in_while_hostiles_are_near_until_they_go_o
     body.time_of_day = 23_100
     body.zombie_at = 20.0  # beyond morning_clear_within
     assert reflexes.choose(body.snapshot()) == "leave_shelter"
+
+
+class DiggingBody(NightBody):
+    """The staircase under the hut digs the floor cells it passes (the fake one walks east only)."""
+
+    def _do_staircase(self, a: dict[str, Any]) -> dict[str, Any]:
+        feet = (int(self.position.x // 1), int(self.position.y // 1), int(self.position.z // 1))
+        for k in (1, 2):  # the door faces south: the way in is north
+            self.blocks[(feet[0], GROUND_Y - 1, feet[2] - k)] = "air"
+        self.position = Vec3(x=self.position.x, y=a["targetY"], z=self.position.z - 3)
+        self.cover = 4  # under the back wall and the roof
+        return {"steps": 3, "y": a["targetY"], "turned": 0, "reason": "reached"}
+
+
+@pytest.fixture
+def dig_env(tmp_path):
+    ftime = FakeTime()
+    body = DiggingBody(ftime.clock, polls_to_finish=2)
+    body.position = Vec3(x=12.5, y=GROUND_Y, z=20.5)
+    body.inventory.update({"wooden_pickaxe": 1, "cobblestone": 4})
+    e = executor_env(tmp_path, ftime, body)
+    work = {"due": True}
+    e["reflexes"] = Reflexes(
+        e["tools"],
+        e["ctx"],
+        e["ex"],
+        ReflexConfig(sleep_in_shelter=False),
+        shelter_lookup=lambda snap: SITE,
+        night_work=lambda snap: work["due"],
+        clock=ftime.clock,
+    )
+    e["work"] = work
+    yield e
+    e["tasks"].close()
+
+
+def test_with_work_underground_the_bot_digs_in_closes_the_floor_and_the_held_tasks_wait_for_morning(dig_env):
+    body, tasks, ex, reflexes = dig_env["body"], dig_env["tasks"], dig_env["ex"], dig_env["reflexes"]
+    body.polls_to_finish = 30
+    held = _add(tasks, "collect", "oak_log", 8)
+
+    async def night():
+        assert await ex.tick() == "claimed"
+        body.time_of_day = 12_000
+        assert await reflexes.tick(body.snapshot()) == "shelter"
+        assert tasks.get_task(held).status is TaskStatus.paused
+        assert await reflexes.tick(body.snapshot()) == "dig_in"
+        assert await reflexes.tick(body.snapshot()) is None  # underground: not called back up
+
+    asyncio.run(night())
+    assert reflexes.sheltered is None and not reflexes.holding_tasks and reflexes.stats.nights_dug_in == 1
+    assert body.position.y == GROUND_Y - 3 and not in_hut(SITE, body.position)
+    floor = [(12, GROUND_Y - 1, 13 - k) for k in (1, 2)]  # under the middle and the back cell
+    assert [body.blocks[c] for c in floor] == ["cobblestone", "cobblestone"]  # closed behind
+    assert tasks.get_task(held).status is TaskStatus.paused  # surface work: not at night
+    body.time_of_day = 1_000
+    asyncio.run(reflexes.tick(body.snapshot()))
+    assert tasks.get_task(held).status is TaskStatus.pending  # given back in the morning
+
+
+def test_no_dig_in_without_work_underground_and_a_failed_one_is_not_tried_again_tonight(dig_env):
+    body, reflexes, work = dig_env["body"], dig_env["reflexes"], dig_env["work"]
+    body.time_of_day = 12_000
+    work["due"] = False
+    assert asyncio.run(reflexes.tick(body.snapshot())) == "shelter"
+    assert reflexes.choose(body.snapshot()) is None  # nothing to do down there: the night in the hut
+    work["due"] = True
+    body.fail["staircase"] = "staircase blocked at 12,64,13: lava"
+    assert asyncio.run(reflexes.tick(body.snapshot())) == "dig_in"
+    assert reflexes.sheltered == SITE and in_hut(SITE, body.position)  # back on the floor, still in
+    assert reflexes.choose(body.snapshot()) is None and reflexes.stats.nights_dug_in == 0

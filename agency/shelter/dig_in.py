@@ -1,0 +1,116 @@
+"""dig_in: at night, from inside the hut, a staircase down into the ground under it, the hut's
+floor made whole again from below. The bot ends in a pocket under the hut's back wall, closed
+on every side, with the wall and the roof over its head (agency.world.underground), and from
+there works underground through the night; the hut still verifies (a hole in its floor would be
+a leak: agency.shelter.verifier).
+
+The staircase starts on the cell behind the door and heads away from it: its first two steps
+are under the hut's floor and the third under its back wall, so no step opens the hut to the
+outside (the wall stands over it). The floor cells dug are then filled from below with a block
+the staircase dug out. A staircase that cannot start (a hazard under the hut: node/lib/actions/
+staircase.js) leaves the bot back on the floor, the floor filled from above.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from loguru import logger
+
+from agency.blocks import is_solid, is_walkable
+from agency.shelter.door import DoorwayInput, doorway_cells, interior_cells
+from agency.shelter.models import FACING_VECTORS
+from agency.tools.actions import run_action
+from agency.tools.base import BODY_QUEUE, Tool, ToolContext, ToolFailure
+from agency.tools.mining import DescendInput, descend
+from agency.tools.results import EXECUTION_ERROR, PRECONDITION_FAILED
+from agency.tools.spatial import block_pos
+
+STEPS = 3  # two under the floor, the third under the back wall
+AWAY = {"north": "south", "south": "north", "east": "west", "west": "east"}
+# what the staircase digs out of the ground under a hut, the fillers placed back
+FILLERS = ("dirt", "cobblestone", "cobbled_deepslate", "granite", "diorite", "andesite", "tuff", "coarse_dirt")
+
+
+async def dig_in(ctx: ToolContext, p: DoorwayInput) -> dict[str, Any]:
+    _, inside = doorway_cells(p.door, p.facing)
+    in_the_way = await _in_the_way(ctx, p, inside)
+    if in_the_way:
+        raise ToolFailure(PRECONDITION_FAILED, f"the staircase's way under the hut is taken: {in_the_way}")
+    if block_pos((await ctx.snapshot()).position) != inside:
+        await run_action(ctx, "move_to", {"x": inside[0], "y": inside[1], "z": inside[2], "range": 0})
+    floor_y = inside[1]
+    try:
+        down = await descend(ctx, DescendInput(target_y=floor_y - STEPS, direction=AWAY[p.facing]))
+    except ToolFailure as e:
+        await _back_on_the_floor(ctx, p, inside)
+        raise ToolFailure(EXECUTION_ERROR, f"no staircase under the hut: {e.message}") from e
+    holes = await _fill_floor(ctx, p)
+    if holes:
+        raise ToolFailure(EXECUTION_ERROR, f"the hut's floor is still open at {holes} (no block to fill it)")
+    end = (await ctx.snapshot()).position
+    return {"steps": down.get("steps"), "y": math.floor(end.y), "at": list(block_pos(end)), "floorClosed": True}
+
+
+async def _in_the_way(ctx: ToolContext, p: DoorwayInput, inside: tuple[int, int, int]) -> str | None:
+    """A block on the hut's floor where the first two steps clear head room (a bed, a table)."""
+    dx, dz = FACING_VECTORS[AWAY[p.facing]]
+    x, y, z = inside
+    cells = [(x + dx, y, z + dz), (x + dx, y + 1, z + dz), (x + 2 * dx, y, z + 2 * dz)]
+    region = await ctx.region(
+        (min(c[0] for c in cells), y, min(c[2] for c in cells)), (abs(2 * dx) + 1, 2, abs(2 * dz) + 1)
+    )
+    taken = [f"{region.block_at(*c)} at {list(c)}" for c in cells if not is_walkable(region.block_at(*c))]
+    return ", ".join(taken) or None
+
+
+async def _fill_floor(ctx: ToolContext, p: DoorwayInput) -> list[list[int]]:
+    """Fill the hut's floor cells the staircase dug (one layer under its interior); returns the
+    ones still open."""
+    floor = [(x, y - 1, z) for x, y, z in interior_cells(p.door, p.facing)]
+    xs, ys, zs = zip(*floor, strict=True)
+    region = await ctx.region((min(xs), min(ys), min(zs)), (max(xs) - min(xs) + 1, 1, max(zs) - min(zs) + 1))
+    here = block_pos((await ctx.snapshot()).position)
+    holes = sorted(
+        (c for c in floor if not is_solid(region.block_at(*c))),
+        key=lambda c: -math.dist(c, here),  # the farthest first: the nearer ones do not stand in its way
+    )
+    still: list[list[int]] = []
+    for cell in holes:
+        filler = await _filler(ctx)
+        if filler is None:
+            still.append(list(cell))
+            continue
+        try:
+            await run_action(ctx, "place", {"block": filler, "x": cell[0], "y": cell[1], "z": cell[2]})
+        except ToolFailure as e:
+            logger.info("[Shelter] dig in: could not fill the floor at {}: {}", list(cell), e.message)
+            still.append(list(cell))
+    return still
+
+
+async def _filler(ctx: ToolContext) -> str | None:
+    held = {i.name: i.count for i in (await ctx.snapshot()).inventory}
+    return next((name for name in FILLERS if held.get(name, 0) > 0), None)
+
+
+async def _back_on_the_floor(ctx: ToolContext, p: DoorwayInput, inside: tuple[int, int, int]) -> None:
+    try:
+        if block_pos((await ctx.snapshot()).position) != inside:
+            await run_action(ctx, "move_to", {"x": inside[0], "y": inside[1], "z": inside[2], "range": 0})
+        await _fill_floor(ctx, p)
+    except ToolFailure as e:
+        logger.warning("[Shelter] dig in: could not get back onto the hut's floor: {}", e.message)
+
+
+TOOLS = [
+    Tool(
+        "dig_in",
+        "From inside a shelter at night, dig down under it by a staircase and close its floor behind.",
+        DoorwayInput,
+        dig_in,
+        timeout_s=90,  # three steps and two blocks placed, under the reflex job's 120 s
+        queue=BODY_QUEUE,
+    ),
+]
