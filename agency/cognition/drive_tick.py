@@ -222,7 +222,10 @@ def night_work_due(snapshot: WorldSnapshot) -> bool:
     """Would the drive tick's next goal keep the bot busy underground (a progression step, whose
     plan digs for its stone and ores, or a craft or smelt from what is held)? A night in the hut
     is then spent dug in under it (agency.shelter.dig_in); logs, a hunt or wool are not had
-    underground, and exploring is not done in the dark. The shelter counts as had."""
+    underground, and exploring is not done in the dark. The shelter counts as had; the staircase
+    down needs a pickaxe."""
+    if snapshot.count_matching("_pickaxe") == 0:
+        return False
     sel = select_drive(snapshot, True)
     return sel.planned or sel.action in NIGHT_WORK_ACTIONS
 

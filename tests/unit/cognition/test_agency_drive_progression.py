@@ -123,6 +123,7 @@ def test_night_work_is_a_progression_step_or_a_craft_never_logs_or_a_hunt(make_s
     assert night_work_due(make_snapshot({"oak_log": 20, "wooden_pickaxe": 1}, **night))  # a table: a craft
     assert not night_work_due(make_snapshot({**BASE, "oak_log": 10}, **night))  # logs grow on the surface
     assert not night_work_due(make_snapshot({"crafting_table": 1, "wooden_pickaxe": 1}, **night))
+    assert not night_work_due(make_snapshot({"oak_log": 20, "crafting_table": 1}, **night))  # nothing to dig with
     cow = EntityInfo(name="cow", type="animal", hostile=False, distance=5, position=Vec3(x=5, y=64, z=0))
     assert not night_work_due(make_snapshot({**BASE, "stone_sword": 1}, entities=[cow], **night))  # a hunt
 
