@@ -5,7 +5,13 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from agency.shelter import bed as shelter_bed, dig_in as shelter_dig_in, door as shelter_door, tools as shelter
+from agency.shelter import (
+    bed as shelter_bed,
+    burrow as shelter_burrow,
+    dig_in as shelter_dig_in,
+    door as shelter_door,
+    tools as shelter,
+)
 from agency.tools import (
     buckets,
     building,
@@ -39,6 +45,7 @@ def default_tool_registry(queue_limits: Mapping[str, int] | None = None) -> Tool
         shelter,
         shelter_door,
         shelter_dig_in,
+        shelter_burrow,
         shelter_bed,
     ):
         for tool in module.TOOLS:

@@ -42,6 +42,9 @@ class ReflexConfig(BaseModel):
     # at night in the hut, with underground work to do (the drive's next step): a staircase down
     # under it, its floor closed behind, and the night worked underground (agency.shelter.dig_in)
     dig_in_at_night: bool = True
+    # at night with no shelter to go to (none known, or it could not be reached): a staircase
+    # three steps down where the bot stands, closed over, tasks held until morning (agency.shelter.burrow)
+    burrow_at_night: bool = True
     sleep_in_shelter: bool = True  # at night in the shelter, door closed: lie down in its bed (a held one is put there)
     sleep_retry_ms: int = Field(60_000, ge=0)  # after a failed attempt to sleep (no bed, monsters near)
     recover_items: bool = True  # after a death, walk back and pick up the dropped items

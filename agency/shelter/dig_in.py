@@ -18,7 +18,8 @@ from typing import Any
 
 from loguru import logger
 
-from agency.blocks import is_solid, is_walkable
+from agency.blocks import is_walkable
+from agency.shelter.backfill import fill_open
 from agency.shelter.door import DoorwayInput, doorway_cells, interior_cells
 from agency.shelter.models import FACING_VECTORS
 from agency.tools.actions import run_action
@@ -29,8 +30,6 @@ from agency.tools.spatial import block_pos
 
 STEPS = 3  # two under the floor, the third under the back wall
 AWAY = {"north": "south", "south": "north", "east": "west", "west": "east"}
-# what the staircase digs out of the ground under a hut, the fillers placed back
-FILLERS = ("dirt", "cobblestone", "cobbled_deepslate", "granite", "diorite", "andesite", "tuff", "coarse_dirt")
 
 
 async def dig_in(ctx: ToolContext, p: DoorwayInput) -> dict[str, Any]:
@@ -68,31 +67,7 @@ async def _in_the_way(ctx: ToolContext, p: DoorwayInput, inside: tuple[int, int,
 async def _fill_floor(ctx: ToolContext, p: DoorwayInput) -> list[list[int]]:
     """Fill the hut's floor cells the staircase dug (one layer under its interior); returns the
     ones still open."""
-    floor = [(x, y - 1, z) for x, y, z in interior_cells(p.door, p.facing)]
-    xs, ys, zs = zip(*floor, strict=True)
-    region = await ctx.region((min(xs), min(ys), min(zs)), (max(xs) - min(xs) + 1, 1, max(zs) - min(zs) + 1))
-    here = block_pos((await ctx.snapshot()).position)
-    holes = sorted(
-        (c for c in floor if not is_solid(region.block_at(*c))),
-        key=lambda c: -math.dist(c, here),  # the farthest first: the nearer ones do not stand in its way
-    )
-    still: list[list[int]] = []
-    for cell in holes:
-        filler = await _filler(ctx)
-        if filler is None:
-            still.append(list(cell))
-            continue
-        try:
-            await run_action(ctx, "place", {"block": filler, "x": cell[0], "y": cell[1], "z": cell[2]})
-        except ToolFailure as e:
-            logger.info("[Shelter] dig in: could not fill the floor at {}: {}", list(cell), e.message)
-            still.append(list(cell))
-    return still
-
-
-async def _filler(ctx: ToolContext) -> str | None:
-    held = {i.name: i.count for i in (await ctx.snapshot()).inventory}
-    return next((name for name in FILLERS if held.get(name, 0) > 0), None)
+    return await fill_open(ctx, [(x, y - 1, z) for x, y, z in interior_cells(p.door, p.facing)])
 
 
 async def _back_on_the_floor(ctx: ToolContext, p: DoorwayInput, inside: tuple[int, int, int]) -> None:

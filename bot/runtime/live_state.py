@@ -66,6 +66,7 @@ def reflex_state(reflexes: Any) -> dict[str, Any] | None:
         "nightsSheltered": reflexes.stats.nights_sheltered,
         "nightsUnderground": reflexes.stats.nights_underground,
         "nightsDugIn": reflexes.stats.nights_dug_in,
+        "nightsBurrowed": reflexes.stats.nights_burrowed,
     }
 
 

@@ -24,7 +24,15 @@ from agency.shelter.earthwork import PATH_DIGGABLE
 from agency.shelter.site_check import read_site, verify_region
 from agency.world import underground
 from tests.conftest import make_body, wait_until
-from tests.integration.world_setup import agency_on, give, restore_vitals, run_executor_until, stone_pad, teleport
+from tests.integration.world_setup import (
+    agency_on,
+    block_at,
+    give,
+    restore_vitals,
+    run_executor_until,
+    stone_pad,
+    teleport,
+)
 
 NAME = "shelter_bot"
 X, Y, Z = -420, 70, 640  # far from spawn and from the other tests' pads
@@ -343,3 +351,37 @@ def test_at_night_with_work_underground_the_bot_digs_in_under_the_hut_which_stil
         assert not reflexes._dug_in  # the night's mark cleared, the tasks held at dusk given back
     finally:
         reflexes.config = sleeps
+
+
+def test_at_night_with_no_shelter_in_reach_the_bot_burrows_in_and_digs_out_in_the_morning(world):
+    agency, body = world
+    bx, by, bz = X + 120, Y, Z  # 120 blocks from the hut: no shelter to go to
+    body.chat(f"/mcbot fill {bx - 6} {by - 8} {bz - 6} {bx + 6} {by - 4} {bz + 6} stone")
+    body.chat(f"/mcbot fill {bx - 6} {by - 3} {bz - 6} {bx + 6} {by - 1} {bz + 6} dirt")
+    body.chat(f"/mcbot fill {bx - 6} {by} {bz - 6} {bx + 6} {by + 4} {bz + 6} air")
+    teleport(body, NAME, bx, by, bz)
+    wait_until(lambda: block_at(body, bx, by - 1, bz) == "dirt", 10, "the dirt patch")
+    reflexes = agency.reflexes
+    body.chat("/time set 14000")
+    wait_until(lambda: body.snapshot().timeOfDay >= 14000, 10, "night")
+    assert agency.goals.nearest_verified_shelter(body.snapshot()) is None
+
+    async def night():
+        assert await reflexes.tick(body.snapshot()) == "burrow"
+        assert reflexes.holding_tasks, reflexes.stats.log[-1]
+
+    asyncio.run(night())
+    pos = body.snapshot().position
+    assert pos.y <= by - 3, pos
+    # the ground the bot stood on is whole again: the pocket is closed
+    ground = body.region((bx - 4, by - 1, bz - 4), (9, 1, 9))
+    assert all(ground.block_at(x, by - 1, z) != "air" for x in range(bx - 4, bx + 5) for z in range(bz - 4, bz + 5))
+    body.chat("/time set 1000")
+    wait_until(lambda: body.snapshot().timeOfDay < 2000, 10, "morning")
+    asyncio.run(reflexes.tick(body.snapshot()))
+    assert not reflexes.holding_tasks
+    out = asyncio.run(
+        agency.tools.execute("move_to", {"x": bx + 5.5, "y": by, "z": bz + 5.5, "range": 1}, agency.tool_ctx)
+    )
+    assert out.success, out.error
+    assert body.snapshot().position.y >= by - 0.5  # dug its way up through the fill

@@ -27,13 +27,15 @@ class Reflexes(CombatReflex, EatReflex, ForageReflex, RecoverReflex, ShelterRefl
         executor claims nothing (else it claimed the next task while the bot walked to its
         shelter, and the two fought over the body) and drive ticks skip. Also from a death
         until its items are recovered or given up (at most the items' despawn time)."""
-        return self.sheltered is not None or self._acting or self.death is not None
+        return self.sheltered is not None or self._burrowed or self._acting or self.death is not None
 
     @property
     def hold_reason(self) -> str | None:
         """Why the reflexes hold the body, in words (None: they do not)."""
         if self.sheltered is not None:
             return "the bot is sheltering for the night (until morning)"
+        if self._burrowed:
+            return "the bot is burrowed in for the night (until morning)"
         if self.death is not None:
             return "the bot is recovering the items it dropped when it died"
         if self._acting:
@@ -101,7 +103,7 @@ class Reflexes(CombatReflex, EatReflex, ForageReflex, RecoverReflex, ShelterRefl
         if reflex == "sleep":
             await self._sleep(snap)
             return
-        if reflex in ("shelter", "leave_shelter", "dig_in"):
+        if reflex in ("shelter", "leave_shelter", "dig_in", "burrow"):
             await self._shelter(reflex)
             return
         if reflex == "recover":

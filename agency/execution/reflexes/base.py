@@ -61,6 +61,7 @@ class ReflexStats:
     nights_sheltered: int = 0
     nights_underground: int = 0  # dusks met at work underground, not walked up to the shelter from
     nights_dug_in: int = 0  # nights worked underground from under the hut (agency.shelter.dig_in)
+    nights_burrowed: int = 0  # nights with no shelter to go to, spent in a burrow (agency.shelter.burrow)
     sleeps: int = 0  # times the bot lay down in a shelter's bed
     log: list[dict[str, Any]] = field(default_factory=list)
 
@@ -97,6 +98,8 @@ class ReflexBase:
         self._underground_tonight = False  # this dusk was met underground (logged and counted once)
         self._dig_in_tried = False  # tonight (once a night: a failed one is not tried again)
         self._dug_in = False  # the night is spent under the hut: the tasks held at dusk wait for the morning
+        self._burrowed = False  # the night is spent in a burrow (no shelter to go to), tasks held
+        self._burrow_retry_at = 0
         self._forage_retry_at = 0
         self._eat_retry_at = 0  # after an eat that did not take (agency.execution.reflexes.eat)
         self._fruitless_forages = 0  # in a row: the wait between them doubles

@@ -9,7 +9,10 @@ at night, the shelter is where it goes, as from anywhere else.
 In the hut with no bed to sleep in and underground work to do (`night_work`: the drive tick's
 next goal digs or crafts), the bot digs in: a staircase under the hut, its floor closed behind
 (agency.shelter.dig_in), once a night. From there it is underground and works on; the tasks
-held at dusk (surface work) wait for the morning."""
+held at dusk (surface work) wait for the morning.
+
+With no shelter to go to at night proper (none verified within reach, or the way in failed), the
+bot burrows in where it stands (agency.shelter.burrow) and holds its tasks until morning."""
 
 from __future__ import annotations
 
@@ -19,7 +22,7 @@ from agency.execution.reflexes.base import SHELTERING, doorway
 from agency.execution.reflexes.sleep import SleepReflex
 from agency.shelter.door import in_hut
 from agency.shelter.models import SiteSignature
-from agency.world import DUSK_START, WorldSnapshot, night_approaching, underground
+from agency.world import DUSK_START, NIGHT_START, WorldSnapshot, night_approaching, underground
 
 
 class ShelterReflex(SleepReflex):
@@ -32,16 +35,16 @@ class ShelterReflex(SleepReflex):
             return "dig_in" if self._dig_in_due(snap) else None
         if not self.config.shelter_at_night or self.shelter_lookup is None:
             return None
-        if not night_approaching(snap):
+        if not night_approaching(snap) or self._burrowed:
             return None
         if self.sheltered is None and underground(snap):
             self._night_underground(snap)
             return None
         if self.clock() < self._shelter_retry_at:
-            return None
+            return "burrow" if self._burrow_due(snap) else None
         site = self.sheltered or self.shelter_lookup(snap)  # pushed out (or respawned): back in
         if site is None or site.entrance is None:
-            return None
+            return "burrow" if self._burrow_due(snap) else None
         self._site = site
         return "shelter"
 
@@ -50,16 +53,23 @@ class ShelterReflex(SleepReflex):
             return False
         return not self._hostile_near(snap) and self.night_work(snap)
 
+    def _burrow_due(self, snap: WorldSnapshot) -> bool:
+        """Night proper (hostiles spawn from 13000) with no shelter to go to, not just tried."""
+        if not self.config.burrow_at_night or self.clock() < self._burrow_retry_at:
+            return False
+        return not snap.isDay or snap.timeOfDay >= NIGHT_START
+
     def _note_morning(self, snap: WorldSnapshot) -> None:
-        """The night's marks cleared in the morning, and a night dug in under the hut ended:
-        the tasks held at dusk given back."""
+        """The night's marks cleared in the morning, and a night dug in under the hut or in a
+        burrow ended: the tasks held given back."""
         if night_approaching(snap):
             return
         self._underground_tonight = self._dig_in_tried = False
-        if self._dug_in:
-            self._dug_in = False
+        if self._dug_in or self._burrowed:
+            where = "underground" if self._dug_in else "in the burrow"
+            self._dug_in = self._burrowed = False
             self.executor.resume_paused(SHELTERING)
-            logger.info("[Reflex] morning: the night underground is over; the tasks held at dusk are given back")
+            logger.info("[Reflex] morning: the night {} is over; the tasks held are given back", where)
 
     def _night_underground(self, snap: WorldSnapshot) -> None:
         if self._underground_tonight or self._dug_in:
@@ -124,9 +134,33 @@ class ShelterReflex(SleepReflex):
             )
         self._log({"reflex": "dig_in", "ok": result.success})
 
+    async def _burrow(self) -> None:
+        paused = await self.executor.preempt(SHELTERING)
+        result = await self.tools.execute("burrow", {}, self.ctx)
+        if result.success:
+            self._burrowed = True
+            self.stats.nights_burrowed += 1
+            logger.info(
+                "[Reflex] night: no shelter to go to; burrowed in -> {}; tasks held until morning (paused {})",
+                result.output,
+                paused,
+            )
+        else:
+            self._burrow_retry_at = self.clock() + self.config.shelter_retry_ms
+            logger.warning(
+                "[Reflex] night: no shelter to go to and could not burrow in: {}; retry in {} s",
+                result.error,
+                self.config.shelter_retry_ms // 1000,
+            )
+            self.executor.resume_paused(SHELTERING)
+        self._log({"reflex": "burrow", "pausedTask": paused, "ok": result.success})
+
     async def _shelter(self, reflex: str) -> None:
         if reflex == "dig_in":
             await self._dig_in()
+            return
+        if reflex == "burrow":
+            await self._burrow()
             return
         if reflex == "leave_shelter":
             site, self.sheltered, self._bedless = self.sheltered, None, None

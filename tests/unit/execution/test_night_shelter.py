@@ -242,6 +242,9 @@ def test_a_failed_attempt_gives_the_tasks_back_and_waits_before_trying_again(env
     assert not reflexes.holding_tasks
     assert tasks.get_task(running).status is TaskStatus.pending  # given back at once
     assert env["failed"] == [SITE]  # the goals are told (a far one is left out for the night)
+    # night proper and the shelter out of reach for now: the bot burrows in where it is
+    assert reflexes.choose(body.snapshot()) == "burrow"
+    reflexes.config = ReflexConfig(burrow_at_night=False)
     assert reflexes.choose(body.snapshot()) is None  # waiting out the retry delay
     ftime.clock.advance(ReflexConfig().shelter_retry_ms)
     assert reflexes.choose(body.snapshot()) == "shelter"
@@ -403,3 +406,69 @@ def test_no_dig_in_without_work_underground_and_a_failed_one_is_not_tried_again_
     assert asyncio.run(reflexes.tick(body.snapshot())) == "dig_in"
     assert reflexes.sheltered == SITE and in_hut(SITE, body.position)  # back on the floor, still in
     assert reflexes.choose(body.snapshot()) is None and reflexes.stats.nights_dug_in == 0
+
+
+class BurrowBody(NightBody):
+    """The staircase digs the ground cells it passes (east, as the fake one walks)."""
+
+    def _do_staircase(self, a: dict[str, Any]) -> dict[str, Any]:
+        x, z = int(self.position.x // 1), int(self.position.z // 1)
+        for k in (1, 2, 3):
+            self.blocks[(x + k, GROUND_Y - 1, z)] = "air"
+        self.position = Vec3(x=self.position.x + 3, y=a["targetY"], z=self.position.z)
+        return {"steps": 3, "y": a["targetY"], "turned": 0, "reason": "reached"}
+
+
+def test_at_night_with_no_shelter_the_bot_burrows_in_and_holds_its_tasks_until_morning(tmp_path):
+    ftime = FakeTime()
+    body = BurrowBody(ftime.clock, polls_to_finish=30)
+    body.position = Vec3(x=40.5, y=GROUND_Y, z=40.5)
+    body.inventory.update({"dirt": 2, "cobblestone": 2})
+    e = executor_env(tmp_path, ftime, body)
+    reflexes = Reflexes(
+        e["tools"], e["ctx"], e["ex"], ReflexConfig(), shelter_lookup=lambda snap: None, clock=ftime.clock
+    )
+    tasks, ex = e["tasks"], e["ex"]
+    running = _add(tasks, "build", "basic_shelter")
+    try:
+
+        async def night():
+            assert await ex.tick() == "claimed"
+            body.time_of_day = 12_000
+            assert await reflexes.tick(body.snapshot()) is None  # dusk: the shelter may yet be finished
+            body.time_of_day = 13_500
+            assert await reflexes.tick(body.snapshot()) == "burrow"
+            assert await reflexes.tick(body.snapshot()) is None  # in it: nothing more tonight
+            assert await ex.tick(held=reflexes.holding_tasks) == "held"
+
+        asyncio.run(night())
+        assert reflexes.holding_tasks and reflexes.stats.nights_burrowed == 1
+        assert "burrowed in" in reflexes.hold_reason
+        assert body.position.y == GROUND_Y - 3
+        closed = [body.blocks[(40 + k, GROUND_Y - 1, 40)] for k in (1, 2, 3)]
+        assert closed == ["dirt", "dirt", "cobblestone"]  # the way in filled, dirt first
+        assert tasks.get_task(running).status is TaskStatus.paused
+        body.time_of_day = 500
+        asyncio.run(reflexes.tick(body.snapshot()))
+        assert not reflexes.holding_tasks and tasks.get_task(running).status is TaskStatus.pending
+    finally:
+        tasks.close()
+
+
+def test_a_burrow_that_cannot_be_dug_gives_the_tasks_back_and_waits(tmp_path):
+    ftime = FakeTime()
+    body = BurrowBody(ftime.clock, polls_to_finish=30)
+    body.fail["staircase"] = "staircase blocked at 40,64,40: water at 41,63,40"
+    e = executor_env(tmp_path, ftime, body)
+    reflexes = Reflexes(
+        e["tools"], e["ctx"], e["ex"], ReflexConfig(), shelter_lookup=lambda snap: None, clock=ftime.clock
+    )
+    body.time_of_day = 14_000
+    try:
+        assert asyncio.run(reflexes.tick(body.snapshot())) == "burrow"
+        assert not reflexes.holding_tasks and reflexes.stats.nights_burrowed == 0
+        assert reflexes.choose(body.snapshot()) is None  # waits before the next try
+        ftime.clock.advance(ReflexConfig().shelter_retry_ms)
+        assert reflexes.choose(body.snapshot()) == "burrow"
+    finally:
+        e["tasks"].close()

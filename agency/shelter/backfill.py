@@ -1,0 +1,49 @@
+"""Closing behind a staircase: the cells it opened that must be solid again (a hut's floor, the
+ground over a burrow) filled with a block it dug out, farthest first, so a nearer one never stands
+between the bot and the next. Used by agency.shelter.dig_in and agency.shelter.burrow."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable
+
+from loguru import logger
+
+from agency.blocks import is_solid
+from agency.tools.actions import run_action
+from agency.tools.base import ToolContext, ToolFailure
+from agency.tools.spatial import block_pos
+
+Cell = tuple[int, int, int]
+# what a staircase digs out of the ground, placed back
+FILLERS = ("dirt", "cobblestone", "cobbled_deepslate", "granite", "diorite", "andesite", "tuff", "coarse_dirt")
+
+
+async def fill_open(ctx: ToolContext, cells: Iterable[Cell]) -> list[list[int]]:
+    """Fill those of `cells` that are not solid; returns the ones still open (no filler held, or
+    the place failed)."""
+    cells = list(cells)
+    if not cells:
+        return []
+    xs, ys, zs = zip(*cells, strict=True)
+    lo = (min(xs), min(ys), min(zs))
+    region = await ctx.region(lo, (max(xs) - lo[0] + 1, max(ys) - lo[1] + 1, max(zs) - lo[2] + 1))
+    here = block_pos((await ctx.snapshot()).position)
+    holes = sorted((c for c in cells if not is_solid(region.block_at(*c))), key=lambda c: -math.dist(c, here))
+    still: list[list[int]] = []
+    for cell in holes:
+        filler = await _filler(ctx)
+        if filler is None:
+            still.append(list(cell))
+            continue
+        try:
+            await run_action(ctx, "place", {"block": filler, "x": cell[0], "y": cell[1], "z": cell[2]})
+        except ToolFailure as e:
+            logger.info("[Shelter] could not fill {} behind the staircase: {}", list(cell), e.message)
+            still.append(list(cell))
+    return still
+
+
+async def _filler(ctx: ToolContext) -> str | None:
+    held = {i.name: i.count for i in (await ctx.snapshot()).inventory}
+    return next((name for name in FILLERS if held.get(name, 0) > 0), None)

@@ -1,0 +1,59 @@
+"""burrow: a night with no shelter to go to, spent in the ground. A staircase three steps down
+from where the bot stands (node/lib/actions/staircase.js checks every block before digging it:
+no liquid, no falling block overhead, no hole over a cave), then the ground cells it opened
+filled from below (agency.shelter.backfill), so the bot sits in a closed pocket two cells long.
+No pickaxe is needed: the first steps are mostly soil, and the staircase refuses a block too
+hard for the tools held. In the morning the next walk digs the way up through the fill (dirt
+first: natural ground to the pathfinder)."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from agency.blocks import is_solid
+from agency.shelter.backfill import fill_open
+from agency.tools.actions import run_action
+from agency.tools.base import BODY_QUEUE, Tool, ToolContext, ToolFailure, ToolInput
+from agency.tools.results import EXECUTION_ERROR
+from agency.tools.spatial import block_pos
+
+STEPS = 3  # the third step puts a block of ground over the bot's head
+
+
+class BurrowInput(ToolInput):
+    pass
+
+
+async def burrow(ctx: ToolContext, _p: BurrowInput) -> dict[str, Any]:
+    start = block_pos((await ctx.snapshot()).position)
+    ground_y = start[1] - 1  # the layer the bot stands on: what the staircase opens to the sky
+    r = STEPS + 1  # the staircase may turn: its whole reach
+    before = await ctx.region((start[0] - r, ground_y, start[2] - r), (2 * r + 1, 1, 2 * r + 1))
+    ground = [
+        (x, ground_y, z)
+        for x in range(start[0] - r, start[0] + r + 1)
+        for z in range(start[2] - r, start[2] + r + 1)
+        if is_solid(before.block_at(x, ground_y, z))
+    ]
+    try:
+        out = await run_action(ctx, "staircase", {"targetY": start[1] - STEPS})
+    except ToolFailure as e:
+        raise ToolFailure(EXECUTION_ERROR, f"no staircase down from {list(start)}: {e.message}") from e
+    open_ = await fill_open(ctx, ground)  # only those the staircase dug are open now
+    if open_:
+        raise ToolFailure(EXECUTION_ERROR, f"the way in is still open at {open_} (no block to fill it)")
+    end = (await ctx.snapshot()).position
+    return {"from": list(start), "at": [end.x, end.y, end.z], "y": math.floor(end.y), "steps": out.get("steps")}
+
+
+TOOLS = [
+    Tool(
+        "burrow",
+        "With no shelter at night: dig a staircase three steps down where the bot stands and close it over.",
+        BurrowInput,
+        burrow,
+        timeout_s=100,  # nine blocks of stone by hand at worst, under the reflex job's 120 s
+        queue=BODY_QUEUE,
+    ),
+]
