@@ -27,6 +27,8 @@ from agency.tools.base import ToolContext
 from agency.tools.crafting import nearby_table
 from agency.world import BlockRegion, BodyLost, ConnectedBody, WorldSnapshot
 
+TABLE_HAD_M = 128.0  # a crafting table remembered standing this near counts as the bot's for the drive rules
+
 
 class DriveReads:
     def __init__(
@@ -60,7 +62,10 @@ class DriveReads:
 
     async def table_nearby(self, snap: WorldSnapshot, now_ms: int) -> bool | None:
         """Is a placed crafting table in the crafter's reach, or remembered and still standing
-        within the reuse distance? (One small region read, and one block per remembered table.)"""
+        within TABLE_HAD_M? (One small region read, and one block per remembered table.) A
+        table that far is the bot's own: the next craft places a new one where it is if it is
+        beyond the reuse distance, so a tick spent crafting one on its own (DRIVE-3's third
+        rule) is a tick lost (a bench bot back from a hunt 50 m off did, once a day)."""
         if not self._due(now_ms) or snap.count_of("crafting_table") or not self.body.connected:
             return None
         try:  # one in reach (usable_table's order), or a remembered one still standing
@@ -68,7 +73,8 @@ class DriveReads:
             if near is not None:
                 self.places.saw(near["name"], near["x"], near["y"], near["z"])
                 return True
-            return await self.places.standing_read(self._block_at, "crafting_table", _here(snap)) is not None
+            table = await self.places.standing_read(self._block_at, "crafting_table", _here(snap), TABLE_HAD_M)
+            return table is not None
         except Exception as e:  # noqa: BLE001 - a failed read must not stop the drive tick: judge by the inventory
             self._read_failed("crafting table search", e)
             return None

@@ -206,6 +206,17 @@ def test_after_a_restart_in_the_same_world_the_drive_tick_counts_the_remembered_
         second.close()
 
 
+def test_the_drive_tick_counts_a_table_remembered_beyond_the_reuse_distance_up_to_128_blocks(tmp_path, ftime, body):
+    agency = _agency(tmp_path, ftime, body)
+    agency.places.placed("crafting_table", *TABLE)
+    try:
+        for x, had in ((TABLE[0] + 80, True), (TABLE[0] + 127, True), (TABLE[0] + 140, False)):
+            body.position = body.position.model_copy(update={"x": x + 0.5, "z": TABLE[2] + 0.5})
+            assert asyncio.run(agency.drive.reads.table_nearby(body.snapshot(), ftime.clock())) is had, x
+    finally:
+        agency.close()
+
+
 def test_a_table_remembered_in_another_world_is_not_counted(tmp_path, ftime, body):
     first = _agency(tmp_path, ftime, body, port=25565)
     first.places.placed("crafting_table", *TABLE)
