@@ -349,22 +349,29 @@ class DiggingBody(NightBody):
         return {"steps": 3, "y": a["targetY"], "turned": 0, "reason": "reached"}
 
 
+def _night_env(tmp_path, body_class, x: float, z: float, held: dict[str, int], config: ReflexConfig, **hooks):
+    """The executor and reflexes over a fake body of `body_class` standing at x, z."""
+    ftime = FakeTime()
+    body = body_class(ftime.clock, polls_to_finish=30)
+    body.position = Vec3(x=x, y=GROUND_Y, z=z)
+    body.inventory.update(held)
+    e = executor_env(tmp_path, ftime, body)
+    e["reflexes"] = Reflexes(e["tools"], e["ctx"], e["ex"], config, clock=ftime.clock, **hooks)
+    return e
+
+
 @pytest.fixture
 def dig_env(tmp_path):
-    ftime = FakeTime()
-    body = DiggingBody(ftime.clock, polls_to_finish=2)
-    body.position = Vec3(x=12.5, y=GROUND_Y, z=20.5)
-    body.inventory.update({"wooden_pickaxe": 1, "cobblestone": 4})
-    e = executor_env(tmp_path, ftime, body)
     work = {"due": True}
-    e["reflexes"] = Reflexes(
-        e["tools"],
-        e["ctx"],
-        e["ex"],
+    e = _night_env(
+        tmp_path,
+        DiggingBody,
+        12.5,
+        20.5,
+        {"wooden_pickaxe": 1, "cobblestone": 4},
         ReflexConfig(sleep_in_shelter=False),
         shelter_lookup=lambda snap: SITE,
         night_work=lambda snap: work["due"],
-        clock=ftime.clock,
     )
     e["work"] = work
     yield e
@@ -373,7 +380,6 @@ def dig_env(tmp_path):
 
 def test_with_work_underground_the_bot_digs_in_closes_the_floor_and_the_held_tasks_wait_for_morning(dig_env):
     body, tasks, ex, reflexes = dig_env["body"], dig_env["tasks"], dig_env["ex"], dig_env["reflexes"]
-    body.polls_to_finish = 30
     held = _add(tasks, "collect", "oak_log", 8)
 
     async def night():
@@ -419,56 +425,47 @@ class BurrowBody(NightBody):
         return {"steps": 3, "y": a["targetY"], "turned": 0, "reason": "reached"}
 
 
-def test_at_night_with_no_shelter_the_bot_burrows_in_and_holds_its_tasks_until_morning(tmp_path):
-    ftime = FakeTime()
-    body = BurrowBody(ftime.clock, polls_to_finish=30)
-    body.position = Vec3(x=40.5, y=GROUND_Y, z=40.5)
-    body.inventory.update({"dirt": 2, "cobblestone": 2})
-    e = executor_env(tmp_path, ftime, body)
-    reflexes = Reflexes(
-        e["tools"], e["ctx"], e["ex"], ReflexConfig(), shelter_lookup=lambda snap: None, clock=ftime.clock
+@pytest.fixture
+def burrow_env(tmp_path):
+    """No shelter known: the fake world's staircase digs the ground it passes."""
+    e = _night_env(
+        tmp_path, BurrowBody, 40.5, 40.5, {"dirt": 2, "cobblestone": 2}, ReflexConfig(), shelter_lookup=lambda s: None
     )
-    tasks, ex = e["tasks"], e["ex"]
+    yield e
+    e["tasks"].close()
+
+
+def test_at_night_with_no_shelter_the_bot_burrows_in_and_holds_its_tasks_until_morning(burrow_env):
+    body, tasks, ex, reflexes = burrow_env["body"], burrow_env["tasks"], burrow_env["ex"], burrow_env["reflexes"]
     running = _add(tasks, "build", "basic_shelter")
-    try:
 
-        async def night():
-            assert await ex.tick() == "claimed"
-            body.time_of_day = 12_000
-            assert await reflexes.tick(body.snapshot()) is None  # dusk: the shelter may yet be finished
-            body.time_of_day = 13_500
-            assert await reflexes.tick(body.snapshot()) == "burrow"
-            assert await reflexes.tick(body.snapshot()) is None  # in it: nothing more tonight
-            assert await ex.tick(held=reflexes.holding_tasks) == "held"
+    async def night():
+        assert await ex.tick() == "claimed"
+        body.time_of_day = 12_000
+        assert await reflexes.tick(body.snapshot()) is None  # dusk: the shelter may yet be finished
+        body.time_of_day = 13_500
+        assert await reflexes.tick(body.snapshot()) == "burrow"
+        assert await reflexes.tick(body.snapshot()) is None  # in it: nothing more tonight
+        assert await ex.tick(held=reflexes.holding_tasks) == "held"
 
-        asyncio.run(night())
-        assert reflexes.holding_tasks and reflexes.stats.nights_burrowed == 1
-        assert "burrowed in" in reflexes.hold_reason
-        assert body.position.y == GROUND_Y - 3
-        closed = [body.blocks[(40 + k, GROUND_Y - 1, 40)] for k in (1, 2, 3)]
-        assert closed == ["dirt", "dirt", "cobblestone"]  # the way in filled, dirt first
-        assert tasks.get_task(running).status is TaskStatus.paused
-        body.time_of_day = 500
-        asyncio.run(reflexes.tick(body.snapshot()))
-        assert not reflexes.holding_tasks and tasks.get_task(running).status is TaskStatus.pending
-    finally:
-        tasks.close()
+    asyncio.run(night())
+    assert reflexes.holding_tasks and reflexes.stats.nights_burrowed == 1
+    assert "burrowed in" in (reflexes.hold_reason or "")
+    assert body.position.y == GROUND_Y - 3
+    closed = [body.blocks[(40 + k, GROUND_Y - 1, 40)] for k in (1, 2, 3)]
+    assert closed == ["dirt", "dirt", "cobblestone"]  # the way in filled, dirt first
+    assert tasks.get_task(running).status is TaskStatus.paused
+    body.time_of_day = 500
+    asyncio.run(reflexes.tick(body.snapshot()))
+    assert not reflexes.holding_tasks and tasks.get_task(running).status is TaskStatus.pending
 
 
-def test_a_burrow_that_cannot_be_dug_gives_the_tasks_back_and_waits(tmp_path):
-    ftime = FakeTime()
-    body = BurrowBody(ftime.clock, polls_to_finish=30)
+def test_a_burrow_that_cannot_be_dug_gives_the_tasks_back_and_waits(burrow_env):
+    body, reflexes, ftime = burrow_env["body"], burrow_env["reflexes"], burrow_env["ftime"]
     body.fail["staircase"] = "staircase blocked at 40,64,40: water at 41,63,40"
-    e = executor_env(tmp_path, ftime, body)
-    reflexes = Reflexes(
-        e["tools"], e["ctx"], e["ex"], ReflexConfig(), shelter_lookup=lambda snap: None, clock=ftime.clock
-    )
     body.time_of_day = 14_000
-    try:
-        assert asyncio.run(reflexes.tick(body.snapshot())) == "burrow"
-        assert not reflexes.holding_tasks and reflexes.stats.nights_burrowed == 0
-        assert reflexes.choose(body.snapshot()) is None  # waits before the next try
-        ftime.clock.advance(ReflexConfig().shelter_retry_ms)
-        assert reflexes.choose(body.snapshot()) == "burrow"
-    finally:
-        e["tasks"].close()
+    assert asyncio.run(reflexes.tick(body.snapshot())) == "burrow"
+    assert not reflexes.holding_tasks and reflexes.stats.nights_burrowed == 0
+    assert reflexes.choose(body.snapshot()) is None  # waits before the next try
+    ftime.clock.advance(ReflexConfig().shelter_retry_ms)
+    assert reflexes.choose(body.snapshot()) == "burrow"
