@@ -222,11 +222,13 @@ def night_work_due(snapshot: WorldSnapshot) -> bool:
     """Would the drive tick's next goal keep the bot busy underground (a progression step, whose
     plan digs for its stone and ores, or a craft or smelt from what is held)? A night in the hut
     is then spent dug in under it (agency.shelter.dig_in); logs, a hunt or wool are not had
-    underground, and exploring is not done in the dark. The shelter counts as had; the staircase
-    down needs a pickaxe."""
+    underground, and exploring is not done in the dark. The shelter and a crafting table count as
+    had (one stands in reach of the hut or is remembered: the tick's own reads are not at hand
+    here, and judged by the inventory a tick for a table would be asked where the real tick
+    counts the remembered one and asks for logs); the staircase down needs a pickaxe."""
     if snapshot.count_matching("_pickaxe") == 0:
         return False
-    sel = select_drive(snapshot, True)
+    sel = select_drive(snapshot, True, True)
     return sel.planned or sel.action in NIGHT_WORK_ACTIONS
 
 

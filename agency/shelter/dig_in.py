@@ -4,9 +4,10 @@ on every side, with the wall and the roof over its head (agency.world.undergroun
 there works underground through the night; the hut still verifies (a hole in its floor would be
 a leak: agency.shelter.verifier).
 
-The staircase starts on the cell behind the door and heads away from it: its first two steps
-are under the hut's floor and the third under its back wall, so no step opens the hut to the
-outside (the wall stands over it). The floor cells dug are then filled from below with a block
+The staircase starts on the cell behind the door and heads straight away from it: its first two
+steps are under the hut's floor and the third under its back wall, so no step opens the hut to
+the outside (the wall stands over it); a hazard stops it rather than turning it toward a side
+wall. The floor cells dug are then filled from below with a block
 the staircase dug out. A staircase that cannot start (a hazard under the hut: node/lib/actions/
 staircase.js) leaves the bot back on the floor, the floor filled from above.
 """
@@ -24,7 +25,6 @@ from agency.shelter.door import DoorwayInput, doorway_cells, interior_cells
 from agency.shelter.models import FACING_VECTORS
 from agency.tools.actions import run_action
 from agency.tools.base import BODY_QUEUE, Tool, ToolContext, ToolFailure
-from agency.tools.mining import DescendInput, descend
 from agency.tools.results import EXECUTION_ERROR, PRECONDITION_FAILED
 from agency.tools.spatial import block_pos
 
@@ -40,8 +40,10 @@ async def dig_in(ctx: ToolContext, p: DoorwayInput) -> dict[str, Any]:
     if block_pos((await ctx.snapshot()).position) != inside:
         await run_action(ctx, "move_to", {"x": inside[0], "y": inside[1], "z": inside[2], "range": 0})
     floor_y = inside[1]
-    try:
-        down = await descend(ctx, DescendInput(target_y=floor_y - STEPS, direction=AWAY[p.facing]))
+    try:  # straight: a turn under the hut would dig the bottom of a side wall
+        down = await run_action(
+            ctx, "staircase", {"targetY": floor_y - STEPS, "direction": AWAY[p.facing], "straight": True}
+        )
     except ToolFailure as e:
         await _back_on_the_floor(ctx, p, inside)
         raise ToolFailure(EXECUTION_ERROR, f"no staircase under the hut: {e.message}") from e

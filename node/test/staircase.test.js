@@ -1,8 +1,8 @@
 // The staircase action (lib/actions/staircase.js) on a stone block built with /mcbot fill: a
 // plain bot with a stone pickaxe digs down 10 steps one block at a time, fills a hole in a
 // step's floor from its inventory, turns away from a lava pocket ahead without touching it and
-// from gravel overhead, from obsidian it cannot dig and from a hole over a cave, and stops
-// at once when cancelled; a tunnel (lib/actions/tunnel.js)
+// from gravel overhead (or, told to go straight, stops there), from obsidian it cannot dig and
+// from a hole over a cave, and stops at once when cancelled; a tunnel (lib/actions/tunnel.js)
 // digs on at the level the stairs reached.
 'use strict'
 
@@ -133,6 +133,22 @@ test('staircase', { timeout: 450000 }, async (t) => {
     assert.deepStrictEqual(out, { steps: 3, y: b.y - 3, turned: 1, reason: 'reached' })
     assert.strictEqual(bot.blockAt(gravel).name, 'gravel')
     assert.strictEqual(bot.blockAt(new Vec3(x + 1, b.y - 1, z)).name, 'stone', 'the east step was never dug')
+  })
+
+  await t.test('told to go straight, it stops at a hazard ahead rather than turning', async () => {
+    const x = b.x + 12
+    const z = b.z - 6
+    await place(x, z)
+    const gravel = new Vec3(x + 1, b.y + 2, z)
+    await command(bot, `/mcbot setblock ${gravel.x} ${gravel.y - 1} ${gravel.z} stone`)
+    await command(bot, `/mcbot setblock ${gravel.x} ${gravel.y} ${gravel.z} gravel`)
+    await waitFor(() => bot.blockAt(gravel)?.name === 'gravel', 3000, 'gravel placed')
+    await assert.rejects(
+      staircase.run(bot, { targetY: b.y - 3, direction: 'east', straight: true }, { cancelled: false }),
+      /blocked at .* after 0 steps: east: falling gravel overhead/
+    )
+    assert.ok(bot.entity.position.floored().equals(new Vec3(x, b.y, z)), 'not a step taken')
+    assert.strictEqual(bot.blockAt(new Vec3(x + 1, b.y + 1, z)).name, 'stone', 'nothing dug')
   })
 
   await t.test('a block too hard for the pickaxe held ahead (obsidian): the staircase turns and leaves it', async () => {

@@ -361,6 +361,7 @@ def test_at_night_with_no_shelter_in_reach_the_bot_burrows_in_and_digs_out_in_th
     body.chat(f"/mcbot fill {bx - 6} {by} {bz - 6} {bx + 6} {by + 4} {bz + 6} air")
     teleport(body, NAME, bx, by, bz)
     wait_until(lambda: block_at(body, bx, by - 1, bz) == "dirt", 10, "the dirt patch")
+    wait_until(lambda: abs(body.snapshot().position.y - by) < 0.01, 10, "standing on the dirt")
     reflexes = agency.reflexes
     body.chat("/time set 14000")
     wait_until(lambda: body.snapshot().timeOfDay >= 14000, 10, "night")

@@ -14,7 +14,7 @@ from agency.execution.reflexes.combat import CORNERED_MS, UNREACHABLE_MS, Combat
 from agency.execution.reflexes.eat import EatReflex
 from agency.execution.reflexes.forage import ForageReflex
 from agency.execution.reflexes.recover import RecoverReflex
-from agency.execution.reflexes.shelter import ShelterReflex, inside_only
+from agency.execution.reflexes.shelter import ShelterReflex, in_pocket_only, inside_only
 from agency.execution.reflexes.sleep import SleepReflex
 from agency.shelter.door import in_hut
 from agency.world import BodyEvent, WorldSnapshot, night_approaching, underground
@@ -51,12 +51,15 @@ class Reflexes(CombatReflex, EatReflex, ForageReflex, RecoverReflex, ShelterRefl
         indoors = self.sheltered is not None and in_hut(self.sheltered, snap.position)
         # a closed door keeps them out: indoors only a hostile inside the hut is answered
         unreachable = self._close_in_failed_at is not None and self.clock() - self._close_in_failed_at < UNREACHABLE_MS
+        # in a burrow only a hostile in its pocket is answered, as one inside the hut is
+        seen = inside_only(snap, self.sheltered) if indoors else in_pocket_only(snap) if self._burrowed else snap
         self._combat = choose_combat(
-            inside_only(snap, self.sheltered) if indoors else snap,
+            seen,
             self.config,
             unreachable=unreachable,
             hurt=self._hurt_at is not None and self.clock() - self._hurt_at < self.config.under_attack_ms,
             cornered=indoors
+            or self._burrowed
             or (self._evade_failed_at is not None and self.clock() - self._evade_failed_at < CORNERED_MS),
         )
         if self._combat is not None:

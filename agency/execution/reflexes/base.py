@@ -99,6 +99,7 @@ class ReflexBase:
         self._dig_in_tried = False  # tonight (once a night: a failed one is not tried again)
         self._dug_in = False  # the night is spent under the hut: the tasks held at dusk wait for the morning
         self._burrowed = False  # the night is spent in a burrow (no shelter to go to), tasks held
+        self._night_hold = False  # tasks held for a night dug in or burrowed: given back in the morning
         self._burrow_retry_at = 0
         self._forage_retry_at = 0
         self._eat_retry_at = 0  # after an eat that did not take (agency.execution.reflexes.eat)

@@ -41,6 +41,7 @@ class RecoverReflex(ReflexBase):
         """The body's events as they are drained: a death holds the running task at once
         (before it fails on an empty inventory), until the items are back."""
         if self.record_events(events):
+            self._burrowed = False  # respawned elsewhere: no burrow around it (its tasks still wait for the morning)
             await self._take_body("the bot died")
             held = await self.executor.preempt(DIED)
             if held is not None:

@@ -20,6 +20,7 @@ from loguru import logger
 
 from agency.execution.reflexes.base import SHELTERING, doorway
 from agency.execution.reflexes.sleep import SleepReflex
+from agency.shelter.bed import is_bed
 from agency.shelter.door import in_hut
 from agency.shelter.models import SiteSignature
 from agency.world import DUSK_START, NIGHT_START, WorldSnapshot, night_approaching, underground
@@ -37,7 +38,7 @@ class ShelterReflex(SleepReflex):
             return None
         if not night_approaching(snap) or self._burrowed:
             return None
-        if self.sheltered is None and underground(snap):
+        if self.sheltered is None and self._stays_down(snap) and not self._at_home(snap):
             self._night_underground(snap)
             return None
         if self.clock() < self._shelter_retry_at:
@@ -48,10 +49,29 @@ class ShelterReflex(SleepReflex):
         self._site = site
         return "shelter"
 
+    def _at_home(self, snap: WorldSnapshot) -> bool:
+        """In the hut of the shelter it would go to (a hut under a cliff has rock over its roof)."""
+        assert self.shelter_lookup is not None
+        site = self.shelter_lookup(snap)
+        return site is not None and in_hut(site, snap.position)
+
+    def _stays_down(self, snap: WorldSnapshot) -> bool:
+        """Underground at dusk, or still under some ground (cover 1 or more) once the night is
+        worked down there: a staircase on from under the hut passes under open ground with 1 to
+        3 blocks over it. Only the open sky (cover 0) calls the bot up to its shelter."""
+        if underground(snap):
+            return True
+        return (self._dug_in or self._underground_tonight) and bool(snap.cover)
+
     def _dig_in_due(self, snap: WorldSnapshot) -> bool:
-        if not self.config.dig_in_at_night or self.night_work is None or self._dig_in_tried:
+        """Once a night, with work underground, no bed to sleep in (the sleep reflex found none
+        in the hut and none is held, or sleeping is off), not in bed."""
+        if not self.config.dig_in_at_night or self.night_work is None or self._dig_in_tried or snap.isSleeping:
             return False
-        return not self._hostile_near(snap) and self.night_work(snap)
+        bedless = not self.config.sleep_in_shelter or (
+            self._bedless == self.sheltered and not any(is_bed(i.name) for i in snap.inventory)
+        )
+        return bedless and not self._hostile_near(snap) and self.night_work(snap)
 
     def _burrow_due(self, snap: WorldSnapshot) -> bool:
         """Night proper (hostiles spawn from 13000) with no shelter to go to, not just tried."""
@@ -65,9 +85,9 @@ class ShelterReflex(SleepReflex):
         if night_approaching(snap):
             return
         self._underground_tonight = self._dig_in_tried = False
-        if self._dug_in or self._burrowed:
-            where = "underground" if self._dug_in else "in the burrow"
-            self._dug_in = self._burrowed = False
+        if self._night_hold:
+            where = "underground" if self._dug_in else "in the burrow" if self._burrowed else "out"
+            self._dug_in = self._burrowed = self._night_hold = False
             self.executor.resume_paused(SHELTERING)
             logger.info("[Reflex] morning: the night {} is over; the tasks held are given back", where)
 
@@ -118,7 +138,7 @@ class ShelterReflex(SleepReflex):
         self._dig_in_tried = True
         result = await self.tools.execute("dig_in", doorway(site), self.ctx)
         if result.success:
-            self.sheltered, self._dug_in = None, True
+            self.sheltered, self._dug_in, self._night_hold = None, True, True
             self.stats.nights_dug_in += 1
             logger.info(
                 "[Reflex] night: dug in under the shelter at {} -> {}; working underground until morning "
@@ -138,7 +158,7 @@ class ShelterReflex(SleepReflex):
         paused = await self.executor.preempt(SHELTERING)
         result = await self.tools.execute("burrow", {}, self.ctx)
         if result.success:
-            self._burrowed = True
+            self._burrowed = self._night_hold = True
             self.stats.nights_burrowed += 1
             logger.info(
                 "[Reflex] night: no shelter to go to; burrowed in -> {}; tasks held until morning (paused {})",
@@ -200,6 +220,19 @@ class ShelterReflex(SleepReflex):
             if self.sheltered is None:
                 self.executor.resume_paused(SHELTERING)
         self._log({"reflex": reflex, "pausedTask": paused, "ok": result.success})
+
+
+POCKET_REACH = 2.5  # a burrow's pocket: two cells; a hostile further off is outside its ground
+
+
+def in_pocket_only(snap: WorldSnapshot) -> WorldSnapshot:
+    """The snapshot with only the hostiles in the burrow's pocket with the bot: the ground over
+    it keeps the others off (a zombie standing on the fill is 3 blocks up, and not fought)."""
+    me = snap.position
+    near = [
+        e for e in snap.entities if not e.hostile or (e.distance <= POCKET_REACH and abs(e.position.y - me.y) < 1.5)
+    ]
+    return snap.model_copy(update={"entities": near, "hostiles": sum(e.hostile for e in near)})
 
 
 def inside_only(snap: WorldSnapshot, site: SiteSignature | None) -> WorldSnapshot:

@@ -1,7 +1,8 @@
 'use strict'
 // Dig a descending staircase down to a target y: each step one block forward and one down,
 // the bot walking down onto it, so it never digs the block it stands on and never drops more
-// than one block. args: { targetY, direction? ('north' | 'east' | 'south' | 'west') }
+// than one block. args: { targetY, direction? ('north' | 'east' | 'south' | 'west'), straight? }
+// (straight: a hazard stops it rather than turning it: under a hut a turn opens a wall)
 //
 // A step clears three blocks of the column ahead (head room at the step edge, then the two the
 // bot stands in below it) and needs a solid floor under them. Before digging, the blocks to dig,
@@ -22,6 +23,7 @@ const DIRS = { north: new Vec3(0, 0, -1), east: new Vec3(1, 0, 0), south: new Ve
 const ORDER = ['north', 'east', 'south', 'west'] // clockwise: index + 1 is a right turn
 const NEIGHBOURS = [new Vec3(1, 0, 0), new Vec3(-1, 0, 0), new Vec3(0, 1, 0), new Vec3(0, -1, 0), new Vec3(0, 0, 1), new Vec3(0, 0, -1)]
 const MAX_STEPS = 64
+const LANDING_TICKS = 20 // physics ticks waited for the bot to touch the ground before the first step
 const STEP_MS = 15000 // digging three blocks with a poor tool, filling a hole and walking down
 const DIG_MS = 10000
 const WALK_STALL_TICKS = ticksFor(2000) // walking onto a step: physics ticks without getting closer (lib/ticks)
@@ -157,7 +159,7 @@ function walkDown (bot, to, rec) {
 async function step (bot, walk, drop, rec, what) {
   const feet = bot.entity.position.floored()
   const i = ORDER.indexOf(walk.dir)
-  const options = [walk.dir, ORDER[(i + 1) % 4], ORDER[(i + 3) % 4]]
+  const options = walk.straight ? [walk.dir] : [walk.dir, ORDER[(i + 1) % 4], ORDER[(i + 3) % 4]]
   const refused = []
   let chosen = null
   for (const d of options) {
@@ -195,9 +197,11 @@ async function run (bot, args, rec) {
   const wanted = start.y - targetY
   if (wanted > MAX_STEPS) throw new Error(`targetY ${targetY} is ${wanted} blocks down; at most ${MAX_STEPS} in one staircase`)
   // What was asked is judged before the bot's state: bad arguments get their own reason.
+  // a bot just landing (a teleport, a jump, a step down) gets a second to touch the ground
+  for (let t = 0; t < LANDING_TICKS && !bot.entity.onGround; t++) await bot.waitForTicks(1)
   if (!bot.entity.onGround) throw new Error('the bot is not standing on the ground')
   const deadline = Date.now() + Math.max(1, wanted) * STEP_MS
-  const walk = { dir: args.direction || facing(bot), steps: 0, turned: 0 }
+  const walk = { dir: args.direction || facing(bot), steps: 0, turned: 0, straight: args.straight === true }
   while (bot.entity.position.floored().y > targetY) {
     if (rec.cancelled) return result(bot, walk, 'cancelled')
     if (Date.now() > deadline) throw new Error(`staircase timed out after ${wanted * STEP_MS} ms (${walk.steps} of ${wanted} steps)`)

@@ -16,8 +16,8 @@ from agency.planning.stalls import classify_stall
 from agency.planning.tasks.models import TaskStatus
 from agency.shelter.blueprint import basic_shelter
 from agency.shelter.door import in_hut
-from agency.tools.testing import GROUND_Y, FakeBody, FakeTime
-from agency.world import BodyError, EntityInfo, Vec3
+from agency.tools.testing import GROUND_Y, FakeBody, FakeTime, Mob
+from agency.world import BodyError, BodyEvent, EntityInfo, EventType, Vec3
 from tests.unit.execution.world import add_task, executor_env
 
 SITE = basic_shelter((10, GROUND_Y, 10), "south").site  # door at (12, 64, 14), outside (12, 64, 15)
@@ -176,7 +176,9 @@ def test_underground_at_dusk_the_task_goes_on_and_in_the_open_the_shelter_is_sou
 
     async def dusk_below():
         assert await ex.tick() == "claimed"
-        body.cover, body.time_of_day = 5, 12_000  # five blocks of rock overhead
+        body.cover, body.time_of_day = 3, 12_000  # a roof of three is not rock enough at dusk
+        assert reflexes.choose(body.snapshot()) == "shelter"
+        body.cover = 5  # five blocks of rock overhead
         for _ in range(3):
             assert await reflexes.tick(body.snapshot()) is None
             await ex.tick(held=reflexes.holding_tasks)
@@ -191,9 +193,9 @@ def test_underground_at_dusk_the_task_goes_on_and_in_the_open_the_shelter_is_sou
         "[Reflex] night: underground (5 solid blocks overhead at y=64); working on through the night "
         "rather than walking up to the shelter"
     ]
-    body.cover = 3  # a roof of three is not rock enough: the open
-    assert reflexes.choose(body.snapshot()) == "shelter"
-    body.cover = 0
+    body.cover = 2  # on its way under some ground, the night worked down here: it stays down
+    assert reflexes.choose(body.snapshot()) is None
+    body.cover = 0  # the open sky: up to the shelter
     assert reflexes.choose(body.snapshot()) == "shelter"
     body.time_of_day = 1_000  # morning, and the next dusk is met underground again: counted again
     assert asyncio.run(reflexes.tick(body.snapshot())) is None
@@ -338,7 +340,7 @@ def test_in_the_morning_the_bot_stays_in_while_hostiles_are_near_until_they_go_o
 
 
 class DiggingBody(NightBody):
-    """The staircase under the hut digs the floor cells it passes (the fake one walks east only)."""
+    """The staircase under the hut digs the floor cells it passes, north (the door faces south)."""
 
     def _do_staircase(self, a: dict[str, Any]) -> dict[str, Any]:
         feet = (int(self.position.x // 1), int(self.position.y // 1), int(self.position.z // 1))
@@ -469,3 +471,62 @@ def test_a_burrow_that_cannot_be_dug_gives_the_tasks_back_and_waits(burrow_env):
     assert reflexes.choose(body.snapshot()) is None  # waits before the next try
     ftime.clock.advance(ReflexConfig().shelter_retry_ms)
     assert reflexes.choose(body.snapshot()) == "burrow"
+
+
+def test_a_bed_comes_before_digging_in_and_a_bot_in_bed_is_not_woken_for_it(dig_env):
+    body, reflexes = dig_env["body"], dig_env["reflexes"]
+    reflexes.config = ReflexConfig()  # sleeping in the shelter on
+    body.time_of_day = 12_000
+    assert asyncio.run(reflexes.tick(body.snapshot())) == "shelter"
+    assert reflexes.choose(body.snapshot()) is None  # too early to sleep, and a bed may be there
+    reflexes._bedless = reflexes.sheltered  # what the sleep reflex marks: no bed in it, none held
+    assert reflexes.choose(body.snapshot().model_copy(update={"isSleeping": True})) is None
+    assert reflexes.choose(body.snapshot()) == "dig_in"
+    body.inventory["white_bed"] = 1  # a bed to hand: the night is slept
+    assert reflexes.choose(body.snapshot()) != "dig_in"
+
+
+def test_dug_in_the_bot_stays_down_under_any_ground_and_comes_up_only_into_the_open(dig_env):
+    body, reflexes = dig_env["body"], dig_env["reflexes"]
+    body.time_of_day = 12_000
+    asyncio.run(reflexes.tick(body.snapshot()))
+    assert asyncio.run(reflexes.tick(body.snapshot())) == "dig_in"
+    for cover in (3, 2, 1):  # the staircase on to the ore passes under open ground
+        body.cover = cover
+        assert reflexes.choose(body.snapshot()) is None, cover
+    body.cover = 0  # out under the sky at night: back to the hut
+    assert reflexes.choose(body.snapshot()) == "shelter"
+
+
+def test_a_death_in_the_burrow_lets_the_night_go_on_and_the_morning_gives_the_tasks_back(burrow_env):
+    body, tasks, ex, reflexes = burrow_env["body"], burrow_env["tasks"], burrow_env["ex"], burrow_env["reflexes"]
+    running = _add(tasks, "collect", "oak_log", 8)
+
+    async def night():
+        assert await ex.tick() == "claimed"
+        body.time_of_day = 14_000
+        assert await reflexes.tick(body.snapshot()) == "burrow"
+        body.mobs = [Mob("zombie", hostile=True, x=body.position.x + 1, y=GROUND_Y, z=body.position.z)]
+        assert reflexes.choose(body.snapshot()) is None  # on the ground over the pocket: not fought
+        body.mobs = [Mob("zombie", hostile=True, x=body.position.x + 1, y=body.position.y, z=body.position.z)]
+        assert reflexes.choose(body.snapshot()) is not None  # in the pocket with it: answered
+        body.mobs = []
+        await reflexes.on_events([BodyEvent(type=EventType.death, ts=0, data={"cause": "zombie"})])
+
+    asyncio.run(night())
+    assert not reflexes._burrowed  # respawned: no burrow around it
+    assert tasks.get_task(running).status is TaskStatus.paused
+    body.time_of_day = 500
+    reflexes.death = None  # its items given up
+    asyncio.run(reflexes.tick(body.snapshot()))
+    assert tasks.get_task(running).status is TaskStatus.pending  # the morning gives it back
+
+
+def test_in_its_hut_under_a_cliff_the_bot_shelters_however_much_rock_is_over_the_roof(env):
+    body, reflexes = env["body"], env["reflexes"]
+    body.position = Vec3(x=12.5, y=GROUND_Y, z=12.5)  # inside the hut
+    body.cover, body.time_of_day = 5, 12_000  # the roof and four blocks of the cliff over it
+    assert in_hut(SITE, body.position)
+    assert reflexes.choose(body.snapshot()) == "shelter"
+    body.position = Vec3(x=12.5, y=GROUND_Y - 6, z=30.5)  # down a mine: works on
+    assert reflexes.choose(body.snapshot()) is None
