@@ -145,6 +145,9 @@ class DriveSkipReason(str, Enum):
     # the goal failed a moment ago (retry_backoff) and exploring instead did too, or it is the
     # night's shelter (no wandering off in the dark), or the stand-in for a goal out of sight failed
     retry_later = "retry_later"
+    # under ground at night (dug in, or met underground at dusk): logs, a hunt or exploring
+    # would take the bot up into the dark; they wait for the morning
+    surface_work_at_night = "surface_work_at_night"
 
 
 @dataclass(frozen=True)
@@ -218,6 +221,12 @@ def select_drive(
 NIGHT_WORK_ACTIONS = frozenset({"craft", "smelt"})  # done wherever the bot is: a table or furnace placed there
 
 
+def is_night_work(sel: DriveSelection) -> bool:
+    """Work done underground: a progression step (its plan digs for its stone and ores) or a
+    craft or smelt."""
+    return sel.planned or sel.action in NIGHT_WORK_ACTIONS
+
+
 def night_work_due(snapshot: WorldSnapshot) -> bool:
     """Would the drive tick's next goal keep the bot busy underground (a progression step, whose
     plan digs for its stone and ores, or a craft or smelt from what is held)? A night in the hut
@@ -228,8 +237,7 @@ def night_work_due(snapshot: WorldSnapshot) -> bool:
     counts the remembered one and asks for logs); the staircase down needs a pickaxe."""
     if snapshot.count_matching("_pickaxe") == 0:
         return False
-    sel = select_drive(snapshot, True, True)
-    return sel.planned or sel.action in NIGHT_WORK_ACTIONS
+    return is_night_work(select_drive(snapshot, True, True))
 
 
 def sight_box(snapshot: WorldSnapshot) -> tuple[tuple[int, int, int], tuple[int, int, int]]:
@@ -388,6 +396,11 @@ def drive_candidate(
         bed_known,
         held=lambda step: _held_back(existing_tasks, step, now_ms, bot) is not None,
     )
+    if night_approaching(snapshot) and snapshot.cover and sel.rule != "night_no_shelter" and not is_night_work(sel):
+        return DriveTickSkipped(
+            DriveSkipReason.surface_work_at_night,
+            f"{sel.action}:{sel.target} is surface work; under ground at night it waits for the morning",
+        )
     # A goal already in flight is its task's business: it is not grounded again.
     blocked = _blocked(existing_tasks, sel, now_ms, config, bot)
     if blocked is not None:

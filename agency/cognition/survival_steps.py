@@ -12,8 +12,9 @@ a stone sword), before the rest of the progression. First match wins:
 The drive tick fires only while food is at 16 or more (docs/contracts.md DRIVE-1), so the
 food rule keeps a stock before hunger rather than reacting to it; the eat reflex eats cooked
 food first. A hunt asks for half as many kills as items short: a cow, pig or sheep drops 1-3
-meat. Rules needing an animal wait until one is in sight (HUNT_RADIUS, the radius the hunt searches):
-exploring for animals is the progression's business, which runs when no step fires.
+meat. Rules needing an animal wait until one is in sight (HUNT_RADIUS, the radius the hunt searches),
+and for the day (from dusk the animals' surface is the hostiles'): exploring for animals is the
+progression's business, which runs when no step fires.
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ from agency.game.foods import FOODS, HARMFUL, RAW_MEATS
 from agency.game.furnace import output_of
 from agency.game.recipes import CRAFTABLE
 from agency.tools.hunting import game_in_sight
-from agency.world import WorldSnapshot
+from agency.world import WorldSnapshot, night_approaching
 
 SURVIVAL_ACTIONS: frozenset[str] = frozenset({"hunt"})  # actions beyond collect/craft/smelt a workflow carries out
 
@@ -57,9 +58,10 @@ def food_stock(snapshot: WorldSnapshot) -> int:
 
 
 def food_stock_step(snapshot: WorldSnapshot) -> DriveSelection | None:
-    """The low_food_stock rule alone: a hunt while the stock is short and game is in sight."""
+    """The low_food_stock rule alone: a hunt while the stock is short and game is in sight, by
+    day (the animals graze on the surface, where the night's hostiles are)."""
     stock = food_stock(snapshot)
-    if stock >= FOOD_STOCK or not game_in_sight(snapshot.entities):
+    if stock >= FOOD_STOCK or night_approaching(snapshot) or not game_in_sight(snapshot.entities):
         return None
     kills = math.ceil((FOOD_STOCK - stock) / 2)
     return DriveSelection(
@@ -98,7 +100,7 @@ def _bed(snapshot: WorldSnapshot, bed_known: bool | None) -> DriveSelection | No
         return None
     wool = snapshot.count_of("white_wool")
     if wool < WOOL_FOR_BED:
-        if not game_in_sight(snapshot.entities, "sheep"):
+        if night_approaching(snapshot) or not game_in_sight(snapshot.entities, "sheep"):
             return None
         return DriveSelection(
             "hunt",

@@ -14,6 +14,7 @@ from agency.cognition.drive_tick import (
     DriveTickFired,
     DriveTickSkipped,
     DriveTickState,
+    drive_candidate,
     evaluate_drive_tick,
     night_work_due,
     select_drive,
@@ -117,7 +118,7 @@ def test_underground_at_dusk_or_night_the_rock_overhead_is_the_night_shelter(mak
     assert select_drive(make_snapshot(BASE, timeOfDay=7_000, **below), False).rule == "night_no_shelter"
 
 
-def test_night_work_is_a_progression_step_or_a_craft_never_logs_or_a_hunt(make_snapshot):
+def test_night_work_is_a_progression_step_or_a_craft_never_logs(make_snapshot):
     night = {"timeOfDay": 15_000, "isDay": False}
     assert night_work_due(make_snapshot(BASE, **night))  # the stone sword: stone dug underground
     # a table is counted as had (the tick counts a remembered one): with few logs, logs come next
@@ -127,7 +128,25 @@ def test_night_work_is_a_progression_step_or_a_craft_never_logs_or_a_hunt(make_s
     assert not night_work_due(make_snapshot({"crafting_table": 1, "wooden_pickaxe": 1}, **night))
     assert not night_work_due(make_snapshot({"oak_log": 20, "crafting_table": 1}, **night))  # nothing to dig with
     cow = EntityInfo(name="cow", type="animal", hostile=False, distance=5, position=Vec3(x=5, y=64, z=0))
-    assert not night_work_due(make_snapshot({**BASE, "stone_sword": 1}, entities=[cow], **night))  # a hunt
+    # a cow in sight: the hunt waits for the day, the iron pickaxe is the night's work
+    assert night_work_due(make_snapshot({**BASE, "stone_sword": 1}, entities=[cow], **night))
+
+
+def test_under_ground_at_night_surface_work_waits_for_the_morning(make_snapshot):
+    night = {"timeOfDay": 15_000, "isDay": False}
+    low_logs = make_snapshot({**BASE, "oak_log": 10}, cover=2, **night)
+    r = drive_candidate(low_logs, 1_000, DriveTickState(), [], shelter_nearby=True)
+    assert isinstance(r, DriveTickSkipped) and r.reason is DriveSkipReason.surface_work_at_night, r
+    assert "collect:log is surface work" in r.detail
+    step = drive_candidate(make_snapshot(BASE, cover=2, **night), 1_000, DriveTickState(), [], shelter_nearby=True)
+    assert not isinstance(step, DriveTickSkipped) and step.rule == "have_stone_sword"  # work for down there
+    # in the open at night (no roof over it), or by day, the rules are as ever
+    open_sky = drive_candidate(
+        make_snapshot({**BASE, "oak_log": 10}, cover=0, **night), 1_000, DriveTickState(), [], shelter_nearby=True
+    )
+    assert not isinstance(open_sky, DriveTickSkipped) and open_sky.rule == "low_logs"
+    day = drive_candidate(make_snapshot({**BASE, "oak_log": 10}, cover=2), 1_000, DriveTickState(), [])
+    assert not isinstance(day, DriveTickSkipped) and day.rule == "low_logs"
 
 
 def test_a_step_that_cannot_be_obtained_ends_the_progression(make_snapshot, monkeypatch):

@@ -73,6 +73,17 @@ def test_each_rule_fires_exactly_when_it_should(make_snapshot, extra, entities, 
     assert _goal(next_survival_step(snap, **kw)) == goal
 
 
+def test_hunts_wait_for_the_day(make_snapshot):
+    herd = [mob("cow"), mob("sheep")]
+    for time in (11_500, 15_000):  # dusk and night: the surface is the hostiles'
+        snap = make_snapshot({**BASE, "cooked_beef": 1}, entities=herd, timeOfDay=time, isDay=time < 13_000)
+        assert next_survival_step(snap) is None, time
+    stocked = make_snapshot({**BASE, "cooked_beef": 4}, entities=herd, timeOfDay=15_000, isDay=False)
+    assert next_survival_step(stocked) is None  # no wool hunt either
+    cook = make_snapshot({**BASE, "beef": 5, "furnace": 1}, entities=herd, timeOfDay=15_000, isDay=False)
+    assert _goal(next_survival_step(cook)) == ("raw_meat", "smelt", "cooked_beef", 5)  # cooking is not a hunt
+
+
 def test_no_bed_is_crafted_without_planks_or_logs_for_it(make_snapshot):
     snap = make_snapshot({"white_wool": 3, "cooked_beef": 4})
     assert next_survival_step(snap) is None
