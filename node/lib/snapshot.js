@@ -20,10 +20,15 @@ function coverAbove (bot) {
   return cover
 }
 
+// With ground over its head the bot shares its space only with what is near its level: a zombie
+// on the surface over a mine or a burrow is not a hostile near (the drive tick's gate, the frames).
+const SAME_LEVEL = 3
+
 function snapshot (bot, hostileRadius) {
   if (bot.health === undefined || !bot.entity) throw new Error('bot not ready: no health or entity yet')
   const me = bot.entity.position
   const radius = hostileRadius || 16
+  const cover = coverAbove(bot)
   const entities = []
   let hostiles = 0
   for (const e of Object.values(bot.entities)) {
@@ -31,7 +36,7 @@ function snapshot (bot, hostileRadius) {
     const distance = me.distanceTo(e.position)
     if (distance > ENTITY_RADIUS) continue
     const hostile = isHostile(bot, e)
-    if (hostile && distance <= radius) hostiles++
+    if (hostile && distance <= radius && (cover === 0 || Math.abs(e.position.y - me.y) < SAME_LEVEL)) hostiles++
     entities.push({
       name: e.name || e.username || String(e.type),
       type: String(e.type),
@@ -58,7 +63,7 @@ function snapshot (bot, hostileRadius) {
     // mineflayer keeps a drowned bot's last reading until the server next sends one
     oxygen: Number.isFinite(bot.oxygenLevel) && headInWater(bot) ? Math.max(0, Math.min(20, bot.oxygenLevel)) : null,
     position: { x: me.x, y: me.y, z: me.z },
-    cover: coverAbove(bot),
+    cover,
     inventory: [...counts].map(([name, count]) => ({ name, count })),
     entities: entities.slice(0, MAX_ENTITIES),
     hostiles,

@@ -29,3 +29,33 @@ test('cover counts the solid blocks over the head, leaves left out', { timeout: 
     await s.stop()
   }
 })
+
+test('with ground over its head, a hostile counts only near the bot\'s level', { timeout: 120000 }, async () => {
+  const s = await startServer({ hostiles: false, animals: false })
+  const bot = await connectBot(s.port, 'miner')
+  try {
+    await waitFor(() => bot.entity.onGround, 10000, 'standing')
+    const p = bot.entity.position.floored()
+    // a pocket 8 blocks down in stone, a zombie on the ground over it and one beside the bot
+    await command(bot, `/mcbot fill ${p.x - 6} ${p.y - 12} ${p.z - 6} ${p.x + 6} ${p.y - 1} ${p.z + 6} stone`)
+    await command(bot, `/mcbot fill ${p.x - 6} ${p.y} ${p.z - 6} ${p.x + 6} ${p.y + 4} ${p.z + 6} air`)
+    await command(bot, `/mcbot fill ${p.x} ${p.y - 9} ${p.z} ${p.x + 3} ${p.y - 8} ${p.z} air`)
+    await command(bot, '/mcbot tick freeze')
+    await command(bot, `/mcbot tp miner ${p.x + 0.5} ${p.y - 9} ${p.z + 0.5}`, { match: /teleported miner/ })
+    await waitFor(() => Math.floor(bot.entity.position.y) === p.y - 9, 5000, 'in the pocket')
+    await command(bot, `/mcbot summon zombie ${p.x + 1.5} ${p.y} ${p.z + 0.5}`)
+    await waitFor(() => Object.values(bot.entities).some((e) => e.name === 'zombie'), 5000, 'the zombie over it')
+    let snap = snapshot(bot)
+    assert.ok(snap.cover >= 4, `under the rock (${snap.cover})`)
+    assert.strictEqual(snap.entities.filter((e) => e.hostile).length, 1, 'seen')
+    assert.strictEqual(snap.hostiles, 0, 'nine blocks up, through the rock: not near')
+    await command(bot, `/mcbot summon zombie ${p.x + 3.5} ${p.y - 9} ${p.z + 0.5}`)
+    await waitFor(() => Object.values(bot.entities).filter((e) => e.name === 'zombie').length === 2, 5000, 'one beside it')
+    snap = snapshot(bot)
+    assert.strictEqual(snap.hostiles, 1, 'the one in the pocket counts')
+  } finally {
+    await command(bot, '/mcbot tick unfreeze').catch(() => {})
+    bot.quit()
+    await s.stop()
+  }
+})
