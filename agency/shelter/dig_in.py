@@ -7,9 +7,9 @@ a leak: agency.shelter.verifier).
 The staircase starts on the cell behind the door and heads straight away from it: its first two
 steps are under the hut's floor and the third under its back wall, so no step opens the hut to
 the outside (the wall stands over it); a hazard stops it rather than turning it toward a side
-wall. The floor cells dug are then filled from below with a block
-the staircase dug out. A staircase that cannot start (a hazard under the hut: node/lib/actions/
-staircase.js) leaves the bot back on the floor, the floor filled from above.
+wall. The floor cells dug, and the one under the back wall, are then filled from below with a
+block the staircase dug out. A staircase that cannot start (a hazard under the hut:
+node/lib/actions/staircase.js) leaves the bot back on the floor, the floor filled from above.
 """
 
 from __future__ import annotations
@@ -67,9 +67,14 @@ async def _in_the_way(ctx: ToolContext, p: DoorwayInput, inside: tuple[int, int,
 
 
 async def _fill_floor(ctx: ToolContext, p: DoorwayInput) -> list[list[int]]:
-    """Fill the hut's floor cells the staircase dug (one layer under its interior); returns the
-    ones still open."""
-    return await fill_open(ctx, [(x, y - 1, z) for x, y, z in interior_cells(p.door, p.facing)])
+    """Fill the hut's floor cells the staircase dug (one layer under its interior) and the one
+    under its back wall (the third step's head room: the footprint's ground layer, which a repair
+    of the hut checks for holes); returns the ones still open."""
+    _, inside = doorway_cells(p.door, p.facing)
+    dx, dz = FACING_VECTORS[AWAY[p.facing]]
+    under_wall = (inside[0] + STEPS * dx, inside[1] - 1, inside[2] + STEPS * dz)
+    floor = [(x, y - 1, z) for x, y, z in interior_cells(p.door, p.facing)]
+    return await fill_open(ctx, [*floor, under_wall])
 
 
 async def _back_on_the_floor(ctx: ToolContext, p: DoorwayInput, inside: tuple[int, int, int]) -> None:

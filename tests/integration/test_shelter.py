@@ -342,9 +342,13 @@ def test_at_night_with_work_underground_the_bot_digs_in_under_the_hut_which_stil
         assert reflexes.stats.nights_dug_in == 1 and not reflexes.holding_tasks, reflexes.stats.log[-1]
         assert snap.position.y <= floor_y - 3 and underground(snap), (snap.position, snap.cover)
         assert not in_hut(site, snap.position)
-        # the floor closed behind: the hut verifies with its staircase under it
+        # the floor closed behind: the hut verifies with its staircase under it, and the ground
+        # under its back wall (the third step's head room) is whole, as a repair's site check wants
         check = verify_region(read_site(body, site), site, None)
         assert check.done, check.blockers
+        ax, az = outside[0] - site.entrance[0], outside[2] - site.entrance[2]  # the way out; in is -a
+        inside = _inside
+        assert block_at(body, inside[0] - 3 * ax, floor_y - 1, inside[2] - 3 * az) != "air"
         body.chat("/time set 1000")
         wait_until(lambda: body.snapshot().timeOfDay < 2000, 10, "morning")
         asyncio.run(reflexes.tick(body.snapshot()))

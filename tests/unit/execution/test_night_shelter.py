@@ -344,7 +344,7 @@ class DiggingBody(NightBody):
 
     def _do_staircase(self, a: dict[str, Any]) -> dict[str, Any]:
         feet = (int(self.position.x // 1), int(self.position.y // 1), int(self.position.z // 1))
-        for k in (1, 2):  # the door faces south: the way in is north
+        for k in (1, 2, 3):  # the door faces south: the way in is north (the third under the back wall)
             self.blocks[(feet[0], GROUND_Y - 1, feet[2] - k)] = "air"
         self.position = Vec3(x=self.position.x, y=a["targetY"], z=self.position.z - 3)
         self.cover = 4  # under the back wall and the roof
@@ -395,8 +395,8 @@ def test_with_work_underground_the_bot_digs_in_closes_the_floor_and_the_held_tas
     asyncio.run(night())
     assert reflexes.sheltered is None and not reflexes.holding_tasks and reflexes.stats.nights_dug_in == 1
     assert body.position.y == GROUND_Y - 3 and not in_hut(SITE, body.position)
-    floor = [(12, GROUND_Y - 1, 13 - k) for k in (1, 2)]  # under the middle and the back cell
-    assert [body.blocks[c] for c in floor] == ["cobblestone", "cobblestone"]  # closed behind
+    floor = [(12, GROUND_Y - 1, 13 - k) for k in (1, 2, 3)]  # under the middle, the back cell, the back wall
+    assert [body.blocks[c] for c in floor] == ["cobblestone"] * 3  # closed behind
     assert tasks.get_task(held).status is TaskStatus.paused  # surface work: not at night
     body.time_of_day = 1_000
     asyncio.run(reflexes.tick(body.snapshot()))
