@@ -3,26 +3,31 @@ from where the bot stands (node/lib/actions/staircase.js checks every block befo
 no liquid, no falling block overhead, no hole over a cave), then the ground cells it opened
 filled from below (agency.shelter.backfill), so the bot sits in a closed pocket two cells long.
 No pickaxe is needed: the first steps are mostly soil, and the staircase refuses a block too
-hard for the tools held. In the morning the next walk digs the way up through the fill (dirt
-first: natural ground to the pathfinder)."""
+hard for the tools held. In the morning, dig_out walks back up to where the burrow began,
+digging through the fill (cobblestone too: the fill is of what the staircase dug out)."""
 
 from __future__ import annotations
 
 import math
 from typing import Any
 
-from agency.blocks import is_solid
-from agency.shelter.backfill import fill_open
+from agency.blocks import is_solid, natural_ground
+from agency.shelter.backfill import FILLERS, fill_open
 from agency.tools.actions import run_action
 from agency.tools.base import BODY_QUEUE, Tool, ToolContext, ToolFailure, ToolInput
 from agency.tools.results import EXECUTION_ERROR
 from agency.tools.spatial import block_pos
 
 STEPS = 3  # the third step puts a block of ground over the bot's head
+DIG_OUT_STALL_MS = 20000  # a fill of stone dug by hand gets the walk no closer for a while
 
 
 class BurrowInput(ToolInput):
     pass
+
+
+class DigOutInput(ToolInput):
+    start: tuple[int, int, int]  # where the burrow began (burrow's "from")
 
 
 async def burrow(ctx: ToolContext, _p: BurrowInput) -> dict[str, Any]:
@@ -47,6 +52,24 @@ async def burrow(ctx: ToolContext, _p: BurrowInput) -> dict[str, Any]:
     return {"from": list(start), "at": [end.x, end.y, end.z], "y": math.floor(end.y), "steps": out.get("steps")}
 
 
+async def dig_out(ctx: ToolContext, p: DigOutInput) -> dict[str, Any]:
+    x, y, z = p.start
+    await run_action(
+        ctx,
+        "move_to",
+        {
+            "x": x + 0.5,
+            "y": y,
+            "z": z + 0.5,
+            "range": 1,
+            "digOnly": sorted(set(natural_ground()) | set(FILLERS)),
+            "stallMs": DIG_OUT_STALL_MS,
+        },
+    )
+    end = (await ctx.snapshot()).position
+    return {"at": [end.x, end.y, end.z]}
+
+
 TOOLS = [
     Tool(
         "burrow",
@@ -54,6 +77,14 @@ TOOLS = [
         BurrowInput,
         burrow,
         timeout_s=100,  # nine blocks of stone by hand at worst, under the reflex job's 120 s
+        queue=BODY_QUEUE,
+    ),
+    Tool(
+        "dig_out",
+        "In the morning, from a burrow: back up to where it began, digging through its fill.",
+        DigOutInput,
+        dig_out,
+        timeout_s=60,
         queue=BODY_QUEUE,
     ),
 ]

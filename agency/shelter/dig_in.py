@@ -10,6 +10,12 @@ the outside (the wall stands over it); a hazard stops it rather than turning it 
 wall. The floor cells dug, and the one under the back wall, are then filled from below with a
 block the staircase dug out. A staircase that cannot start (a hazard under the hut:
 node/lib/actions/staircase.js) leaves the bot back on the floor, the floor filled from above.
+
+climb_back, in the morning: from the pocket, the three fills over the staircase dug out, up
+into the hut, and its floor filled again from above; the bot is then in the hut as after a night
+on its floor and leaves by the door. (Nothing else gets it out: the pocket's roof is the hut's
+planks, which no walk digs, and a hunt does not dig at all: a bot that stayed down there hungry
+could neither hunt nor, under 16 food, get a goal from the drive tick.)
 """
 
 from __future__ import annotations
@@ -19,7 +25,7 @@ from typing import Any
 
 from loguru import logger
 
-from agency.blocks import is_walkable
+from agency.blocks import is_solid, is_walkable
 from agency.shelter.backfill import fill_open
 from agency.shelter.door import DoorwayInput, doorway_cells, interior_cells
 from agency.shelter.models import FACING_VECTORS
@@ -29,6 +35,7 @@ from agency.tools.results import EXECUTION_ERROR, PRECONDITION_FAILED
 from agency.tools.spatial import block_pos
 
 STEPS = 3  # two under the floor, the third under the back wall
+POCKET_NEAR = 2.0  # within this of the staircase's bottom step, the bot is in its pocket
 AWAY = {"north": "south", "south": "north", "east": "west", "west": "east"}
 
 
@@ -52,6 +59,41 @@ async def dig_in(ctx: ToolContext, p: DoorwayInput) -> dict[str, Any]:
         raise ToolFailure(EXECUTION_ERROR, f"the hut's floor is still open at {holes} (no block to fill it)")
     end = (await ctx.snapshot()).position
     return {"steps": down.get("steps"), "y": math.floor(end.y), "at": list(block_pos(end)), "floorClosed": True}
+
+
+def pocket_bottom(p: DoorwayInput) -> tuple[int, int, int]:
+    """The cell the staircase ends on: under the back wall, STEPS down."""
+    _, (x, y, z) = doorway_cells(p.door, p.facing)
+    dx, dz = FACING_VECTORS[AWAY[p.facing]]
+    return x + STEPS * dx, y - STEPS, z + STEPS * dz
+
+
+def in_pocket(p: DoorwayInput, position: tuple[float, float, float]) -> bool:
+    return math.dist(pocket_bottom(p), position) <= POCKET_NEAR
+
+
+async def climb_back(ctx: ToolContext, p: DoorwayInput) -> dict[str, Any]:
+    here = block_pos((await ctx.snapshot()).position)
+    if not in_pocket(p, here):
+        raise ToolFailure(PRECONDITION_FAILED, f"not in the pocket under the hut (at {list(here)})")
+    _, inside = doorway_cells(p.door, p.facing)
+    dx, dz = FACING_VECTORS[AWAY[p.facing]]
+    x, y, z = inside
+    # the head room of each step up: the cell under the back wall, then the two floor cells
+    fills = [(x + k * dx, y - 1, z + k * dz) for k in range(STEPS, 0, -1)]
+    region = await ctx.region(
+        (min(c[0] for c in fills), y - 1, min(c[2] for c in fills)), (abs(2 * dx) + 1, 1, abs(2 * dz) + 1)
+    )
+    dug = 0
+    for cell in fills:
+        if is_solid(region.block_at(*cell)):
+            await run_action(ctx, "dig", {"x": cell[0], "y": cell[1], "z": cell[2]})
+            dug += 1
+    await run_action(ctx, "move_to", {"x": x + 0.5, "y": y, "z": z + 0.5, "range": 0})
+    holes = await _fill_floor(ctx, p)
+    if holes:
+        raise ToolFailure(EXECUTION_ERROR, f"back in the hut, its floor still open at {holes} (no block to fill it)")
+    return {"from": list(here), "at": list(inside), "dug": dug, "floorClosed": True}
 
 
 async def _in_the_way(ctx: ToolContext, p: DoorwayInput, inside: tuple[int, int, int]) -> str | None:
@@ -93,6 +135,14 @@ TOOLS = [
         DoorwayInput,
         dig_in,
         timeout_s=90,  # three steps and two blocks placed, under the reflex job's 120 s
+        queue=BODY_QUEUE,
+    ),
+    Tool(
+        "climb_back",
+        "In the morning, from the pocket dug under a shelter: up into the hut, its floor closed behind.",
+        DoorwayInput,
+        climb_back,
+        timeout_s=60,  # three blocks dug, three steps up, three placed
         queue=BODY_QUEUE,
     ),
 ]

@@ -6,7 +6,9 @@ over the drops (pick_up_items). A stop (the reflex arbiter preempting, a deadlin
 the action at once: hunting never holds the body against a reflex.
 
 The target is an animal kind ('cow', 'sheep', plural or not) or a generic word ('animal'):
-any food animal. No animal within the radius is a precondition failure naming it; when some
+any food animal. Underground (after a night dug in, or digging for ore), the bot climbs out
+first (movement.climb_out): the animals it sees are on the surface over the rock, and the hunt's
+walk does not dig. No animal within the radius is a precondition failure naming it; when some
 kills were made and no more animals are left, the result says how many fell short.
 
 A plan that needs a drop (leather for a book: agency.execution.agents.plan_builder) hunts
@@ -28,7 +30,7 @@ from agency.tools.actions import run_action
 from agency.tools.base import BODY_QUEUE, Tool, ToolContext, ToolFailure, ToolInput, ToolTimeout
 from agency.tools.crafting import held
 from agency.tools.gathering import PickUpItemsInput, items_near, pick_up_items
-from agency.tools.movement import ExploreInput, explore
+from agency.tools.movement import ExploreInput, climb_out, explore
 from agency.tools.results import EXECUTION_ERROR, PRECONDITION_FAILED
 from agency.world import EntityInfo, Vec3
 
@@ -131,6 +133,7 @@ async def hunt(ctx: ToolContext, p: HuntInput) -> dict[str, Any]:
     hits, misses, weapon = 0, 0, None
     lost: list[int] = []  # animals given up on (out of reach): never chased again by this hunt
     explored = 0
+    climbed = await climb_out(ctx)
 
     async def enough() -> bool:
         return p.until_item is not None and available(await held(ctx), p.until_item) >= p.until_count
@@ -207,6 +210,7 @@ async def hunt(ctx: ToolContext, p: HuntInput) -> dict[str, Any]:
         "hits": hits,
         "weapon": weapon,
         "drops": drops,
+        **({"climbedOut": climbed} if climbed is not None else {}),
     }
 
 

@@ -351,8 +351,20 @@ def test_at_night_with_work_underground_the_bot_digs_in_under_the_hut_which_stil
         assert block_at(body, inside[0] - 3 * ax, floor_y - 1, inside[2] - 3 * az) != "air"
         body.chat("/time set 1000")
         wait_until(lambda: body.snapshot().timeOfDay < 2000, 10, "morning")
-        asyncio.run(reflexes.tick(body.snapshot()))
-        assert not reflexes._dug_in  # the night's mark cleared, the tasks held at dusk given back
+
+        async def morning():
+            assert await reflexes.tick(body.snapshot()) == "come_up", reflexes.stats.log[-1]
+            snap = body.snapshot()
+            assert in_hut(site, snap.position) and reflexes.sheltered == site, (snap.position, reflexes.stats.log)
+            # the staircase's fills dug on the way up, the floor closed again from above
+            check = verify_region(read_site(body, site), site, None)
+            assert check.done, check.blockers
+            assert await reflexes.tick(body.snapshot()) == "leave_shelter"
+
+        asyncio.run(morning())
+        snap = body.snapshot()
+        assert not reflexes._dug_in and not reflexes.holding_tasks and not in_hut(site, snap.position)
+        assert snap.cover == 0, snap.cover  # out under the sky, where the animals are
     finally:
         reflexes.config = sleeps
 
@@ -383,10 +395,7 @@ def test_at_night_with_no_shelter_in_reach_the_bot_burrows_in_and_digs_out_in_th
     assert all(ground.block_at(x, by - 1, z) != "air" for x in range(bx - 4, bx + 5) for z in range(bz - 4, bz + 5))
     body.chat("/time set 1000")
     wait_until(lambda: body.snapshot().timeOfDay < 2000, 10, "morning")
-    asyncio.run(reflexes.tick(body.snapshot()))
-    assert not reflexes.holding_tasks
-    out = asyncio.run(
-        agency.tools.execute("move_to", {"x": bx + 5.5, "y": by, "z": bz + 5.5, "range": 1}, agency.tool_ctx)
-    )
-    assert out.success, out.error
-    assert body.snapshot().position.y >= by - 0.5  # dug its way up through the fill
+    assert asyncio.run(reflexes.tick(body.snapshot())) == "come_up"
+    assert not reflexes.holding_tasks and reflexes.stats.log[-1]["ok"], reflexes.stats.log[-1]
+    pos = body.snapshot().position
+    assert pos.y >= by - 0.5 and abs(pos.x - bx) <= 2 and abs(pos.z - bz) <= 2, pos  # dug up through the fill

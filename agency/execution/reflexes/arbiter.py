@@ -109,6 +109,9 @@ class Reflexes(CombatReflex, EatReflex, ForageReflex, RecoverReflex, ShelterRefl
         if reflex in ("shelter", "leave_shelter", "dig_in", "burrow"):
             await self._shelter(reflex)
             return
+        if reflex == "come_up":
+            await self._come_up(snap)
+            return
         if reflex == "recover":
             await self._recover()
             return

@@ -12,7 +12,11 @@ next goal digs or crafts), the bot digs in: a staircase under the hut, its floor
 held at dusk (surface work) wait for the morning.
 
 With no shelter to go to at night proper (none verified within reach, or the way in failed), the
-bot burrows in where it stands (agency.shelter.burrow) and holds its tasks until morning."""
+bot burrows in where it stands (agency.shelter.burrow) and holds its tasks until morning.
+
+In the morning a bot still in its pocket comes up first (`come_up`): back up the staircase into
+the hut, which it then leaves by the door (agency.shelter.dig_in.climb_back), or out of the
+burrow to where it began (agency.shelter.burrow.dig_out); then the tasks held are given back."""
 
 from __future__ import annotations
 
@@ -21,13 +25,17 @@ from loguru import logger
 from agency.execution.reflexes.base import SHELTERING, doorway
 from agency.execution.reflexes.sleep import SleepReflex
 from agency.shelter.bed import is_bed
-from agency.shelter.door import in_hut
+from agency.shelter.dig_in import in_pocket
+from agency.shelter.door import DoorwayInput, in_hut
 from agency.shelter.models import SiteSignature
 from agency.world import DUSK_START, NIGHT_START, WorldSnapshot, night_approaching, underground
 
 
 class ShelterReflex(SleepReflex):
     def _choose_shelter(self, snap: WorldSnapshot, indoors: bool) -> str | None:
+        if (self._dug_in or self._burrowed) and not night_approaching(snap):
+            # into the closed hut at once; out of a burrow once the morning is clear of hostiles
+            return "come_up" if self._dug_in or self._morning_clear(snap) else None
         if self.sheltered is not None and not night_approaching(snap):
             return "leave_shelter" if self._morning_clear(snap) else None
         if indoors:
@@ -80,16 +88,48 @@ class ShelterReflex(SleepReflex):
         return not snap.isDay or snap.timeOfDay >= NIGHT_START
 
     def _note_morning(self, snap: WorldSnapshot) -> None:
-        """The night's marks cleared in the morning, and a night dug in under the hut or in a
-        burrow ended: the tasks held given back."""
+        """The night's marks cleared in the morning; a night held out of a pocket (a death took
+        the bot out of its burrow) ends with the tasks held given back. From a pocket, come_up
+        ends it."""
         if night_approaching(snap):
             return
         self._underground_tonight = self._dig_in_tried = False
-        if self._night_hold:
-            where = "underground" if self._dug_in else "in the burrow" if self._burrowed else "out"
-            self._dug_in = self._burrowed = self._night_hold = False
+        if self._night_hold and not (self._dug_in or self._burrowed):
+            self._night_hold = False
             self.executor.resume_paused(SHELTERING)
-            logger.info("[Reflex] morning: the night {} is over; the tasks held are given back", where)
+            logger.info("[Reflex] morning: the night out is over; the tasks held are given back")
+
+    async def _come_up(self, snap: WorldSnapshot) -> None:
+        """Out of the night's pocket: into the hut (left by the door next, as after a night on
+        its floor), or out of the burrow; a bot that is no longer in the pocket under the hut
+        (it worked on from there) goes on from where it is."""
+        site, start, dug_in = self._dug_in_under, self._burrow_start, self._dug_in
+        self._dug_in = self._burrowed = self._night_hold = False
+        here = (snap.position.x, snap.position.y, snap.position.z)
+        if dug_in and site is not None and site.entrance is not None:
+            if not in_pocket(DoorwayInput(**doorway(site)), here):
+                logger.info("[Reflex] morning: the night underground is over; the tasks held are given back")
+                self.executor.resume_paused(SHELTERING)
+                return
+            result = await self.tools.execute("climb_back", doorway(site), self.ctx)
+            if result.success:
+                self.sheltered = site  # the tasks stay held until it leaves by the door
+        elif start is not None:
+            result = await self.tools.execute("dig_out", {"start": list(start)}, self.ctx)
+        else:
+            self.executor.resume_paused(SHELTERING)
+            return
+        logger.log(
+            "INFO" if result.success else "WARNING",
+            "[Reflex] morning: up out of the {} -> {} {}",
+            "pocket under the hut" if dug_in else "burrow",
+            "ok" if result.success else "failed",
+            result.output if result.success else result.error,
+        )
+        if self.sheltered is None:
+            self.executor.resume_paused(SHELTERING)
+            logger.info("[Reflex] morning: the tasks held are given back")
+        self._log({"reflex": "come_up", "ok": result.success})
 
     def _night_underground(self, snap: WorldSnapshot) -> None:
         if self._underground_tonight or self._dug_in:
@@ -138,7 +178,7 @@ class ShelterReflex(SleepReflex):
         self._dig_in_tried = True
         result = await self.tools.execute("dig_in", doorway(site), self.ctx)
         if result.success:
-            self.sheltered, self._dug_in, self._night_hold = None, True, True
+            self.sheltered, self._dug_in, self._night_hold, self._dug_in_under = None, True, True, site
             self.stats.nights_dug_in += 1
             logger.info(
                 "[Reflex] night: dug in under the shelter at {} -> {}; working underground until morning "
@@ -159,6 +199,8 @@ class ShelterReflex(SleepReflex):
         result = await self.tools.execute("burrow", {}, self.ctx)
         if result.success:
             self._burrowed = self._night_hold = True
+            x, y, z = result.output["from"]
+            self._burrow_start = (int(x), int(y), int(z))
             self.stats.nights_burrowed += 1
             logger.info(
                 "[Reflex] night: no shelter to go to; burrowed in -> {}; tasks held until morning (paused {})",

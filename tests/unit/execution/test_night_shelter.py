@@ -399,8 +399,32 @@ def test_with_work_underground_the_bot_digs_in_closes_the_floor_and_the_held_tas
     assert [body.blocks[c] for c in floor] == ["cobblestone"] * 3  # closed behind
     assert tasks.get_task(held).status is TaskStatus.paused  # surface work: not at night
     body.time_of_day = 1_000
-    asyncio.run(reflexes.tick(body.snapshot()))
+    body.cover = 0
+    assert asyncio.run(reflexes.tick(body.snapshot())) == "come_up"
+    assert in_hut(SITE, body.position) and reflexes.sheltered == SITE  # back up into the hut
+    assert [body.blocks[c] for c in floor] == ["cobblestone"] * 3  # its floor closed again
+    assert tasks.get_task(held).status is TaskStatus.paused  # until it is out of the door
+    assert asyncio.run(reflexes.tick(body.snapshot())) == "leave_shelter"
     assert tasks.get_task(held).status is TaskStatus.pending  # given back in the morning
+
+
+def test_a_bot_that_worked_on_away_from_its_pocket_is_not_walked_back_to_it_in_the_morning(dig_env):
+    body, tasks, ex, reflexes = dig_env["body"], dig_env["tasks"], dig_env["ex"], dig_env["reflexes"]
+    held = _add(tasks, "collect", "oak_log", 8)
+
+    async def night():
+        assert await ex.tick() == "claimed"
+        body.time_of_day = 12_000
+        assert await reflexes.tick(body.snapshot()) == "shelter"
+        assert await reflexes.tick(body.snapshot()) == "dig_in"
+
+    asyncio.run(night())
+    body.position = Vec3(x=30.5, y=GROUND_Y - 20, z=2.5)  # down its staircase to the ore
+    body.time_of_day = 1_000
+    assert asyncio.run(reflexes.tick(body.snapshot())) == "come_up"
+    assert body.position.y == GROUND_Y - 20 and reflexes.sheltered is None  # it goes on from there
+    assert tasks.get_task(held).status is TaskStatus.pending
+    assert reflexes.choose(body.snapshot()) is None  # the night is over
 
 
 def test_no_dig_in_without_work_underground_and_a_failed_one_is_not_tried_again_tonight(dig_env):
@@ -425,6 +449,14 @@ class BurrowBody(NightBody):
             self.blocks[(x + k, GROUND_Y - 1, z)] = "air"
         self.position = Vec3(x=self.position.x + 3, y=a["targetY"], z=self.position.z)
         return {"steps": 3, "y": a["targetY"], "turned": 0, "reason": "reached"}
+
+    dig_outs: list[dict[str, float]]
+
+    def _do_move_to(self, a: dict[str, Any]) -> dict[str, Any]:
+        if a.get("digOnly"):  # the way out of the burrow: dirt and the cobblestone of the fill may be dug
+            assert {"dirt", "cobblestone"} <= set(a["digOnly"]) and "oak_planks" not in a["digOnly"]
+            self.dig_outs = [*getattr(self, "dig_outs", []), {k: a[k] for k in ("x", "y", "z")}]
+        return super()._do_move_to(a)
 
 
 @pytest.fixture
@@ -458,8 +490,13 @@ def test_at_night_with_no_shelter_the_bot_burrows_in_and_holds_its_tasks_until_m
     assert closed == ["dirt", "dirt", "cobblestone"]  # the way in filled, dirt first
     assert tasks.get_task(running).status is TaskStatus.paused
     body.time_of_day = 500
-    asyncio.run(reflexes.tick(body.snapshot()))
+    body.mobs = [Mob("zombie", hostile=True, x=body.position.x + 2, y=GROUND_Y, z=body.position.z)]
+    assert reflexes.choose(body.snapshot()) is None  # a zombie by the way out, not yet burnt
+    body.mobs = []
+    assert asyncio.run(reflexes.tick(body.snapshot())) == "come_up"
+    assert body.dig_outs == [{"x": 40.5, "y": GROUND_Y, "z": 40.5}]  # up to where it began, digging
     assert not reflexes.holding_tasks and tasks.get_task(running).status is TaskStatus.pending
+    assert reflexes.choose(body.snapshot()) is None
 
 
 def test_a_burrow_that_cannot_be_dug_gives_the_tasks_back_and_waits(burrow_env):

@@ -270,3 +270,22 @@ def test_a_plans_hunt_short_of_its_drop_fails_saying_how_short(hctx, hbody):
     res = hunt(hctx, target="cow", count=10, until_item="leather", until_count=3)
     assert not res.success and res.error.code == "PRECONDITION_FAILED"
     assert res.error.message == "1 cow hunted (explored 0 times): 1 of 3 leather"
+
+
+def test_underground_the_bot_climbs_out_before_it_hunts(hctx, hbody):
+    """A bot in the rock (after a night dug in, or digging for ore) sees the animals over it but
+    cannot walk to them without digging: it climbs out first."""
+    hbody.position = hbody.position.model_copy(update={"y": 50.0})
+    for y in range(52, 64):  # twelve blocks of ground over its head
+        hbody.blocks[(0, y, 0)] = "stone"
+    hbody.mobs += [Mob("cow", hostile=False, x=6.5, y=64, z=0.5)]
+    res = hunt(hctx, target="cow")
+    assert res.success, res.error
+    assert hbody.started[0][0] == "move_to" and hbody.started[0][1]["y"] == 64  # up through it first
+    assert res.output["climbedOut"]["how"] == "dug" and res.output["kills"] == 1
+
+
+def test_on_the_surface_the_hunt_goes_straight_for_the_animal(hctx, hbody):
+    hbody.mobs += [Mob("cow", hostile=False, x=6.5, z=0.5)]
+    res = hunt(hctx, target="cow")
+    assert res.success and hbody.started[0][0] == "hunt" and "climbedOut" not in res.output
