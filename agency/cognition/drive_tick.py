@@ -44,26 +44,24 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from enum import Enum
 
-from agency.blocks import is_log
 from agency.cognition.counters import AgencyCounters
+from agency.cognition.drive_rules import select_drive
 from agency.cognition.drive_selection import DriveSelection
 from agency.cognition.grounding import FrameFacts, GroundingResult, check_doable_goal, log_grounding_fail
-from agency.cognition.progression import IRON_AGE_RULES, STONE_AGE_RULES, next_progression_step
+from agency.cognition.night_work import is_night_work
 from agency.cognition.sanitizer import sanitize
 from agency.cognition.settings import DriveTickConfig  # the one schema, also the [drive_tick] section
-from agency.cognition.survival_steps import food_stock_step, next_survival_step
 from agency.db import StoreSource, database_of
 from agency.goal_tag import ExtractedGoal, build_goal_tag_v1, canonical_goal_key
 from agency.planning.tasks.idempotency import TaskLookup, find_blocking_task
 from agency.planning.tasks.models import Task
 from agency.planning.tasks.retry_backoff import HeldBack, held_back
 from agency.thoughts import Thought, ThoughtMetadata
-from agency.world import BlockRegion, WorldSnapshot, night_approaching, shelter_due, underground
+from agency.world import BlockRegion, WorldSnapshot, night_approaching
 
 DRIVE_TICK_INTERVAL_MS = 180_000  # fixed, no jitter in v1
 SAFE_HEALTH = 16
 SAFE_FOOD = 16
-LOW_LOG_STOCK = 16
 # The blocks "in sight": the box collect_block searches (radius 32, 8 blocks up and down),
 # so a collect goal grounds exactly when the collector would find its block from here.
 SIGHT_RADIUS = 32
@@ -165,79 +163,6 @@ class DriveTickSkipped:
 
 
 DriveTickResult = DriveTickFired | DriveTickSkipped
-
-
-def select_drive(
-    snapshot: WorldSnapshot,
-    shelter_nearby: bool | None,
-    table_nearby: bool | None = None,
-    furnace_nearby: bool | None = None,
-    bed_known: bool | None = None,
-    held: Callable[[DriveSelection], bool] = lambda _sel: False,
-) -> DriveSelection:
-    """DRIVE-3, first match wins. shelter_nearby None means unknown = no shelter.
-    A crafting table placed within reach counts as had (table_nearby): crafts place the
-    table they need, and judging by the inventory alone crafted a new one after each.
-    Where the plain `explore nearby` was, the progression picks the next missing tech-tree step
-    (module docstring); furnace_nearby (a furnace in sight, or remembered and still standing
-    within the places' reuse distance) counts as a furnace held. A survival or progression step
-    `held` back (its last tasks failed: retry_backoff) lets the next one have its turn."""
-    logs = sum(i.count for i in snapshot.inventory if is_log(i.name))  # what the crafter can make planks of
-    has_table = snapshot.count_of("crafting_table") > 0 or table_nearby is True
-    has_pickaxe = snapshot.count_matching("_pickaxe") > 0
-    if not snapshot.inventory or logs == 0:
-        return DriveSelection("collect", "log", 8, "no_logs", "I have no logs; I should gather some wood.")
-    # underground at dusk or night, the rock overhead is the night's shelter (agency.world.underground)
-    sheltered = shelter_nearby is True or (night_approaching(snapshot) and underground(snapshot))
-    if shelter_due(snapshot) and not sheltered:
-        return DriveSelection(
-            "build", "basic_shelter", 1, "night_no_shelter", "Night is coming and I have no shelter nearby."
-        )
-    if not has_table:
-        return DriveSelection("craft", "crafting_table", 1, "no_crafting_table", "I have logs but no crafting table.")
-    if not has_pickaxe:
-        return DriveSelection("craft", "wooden_pickaxe", 1, "no_pickaxe", "I have a crafting table but no pickaxe.")
-    if logs < LOW_LOG_STOCK:
-        return DriveSelection("collect", "log", 8, "low_logs", "My log stock is low; I should gather more wood.")
-    progression = next_progression_step(snapshot, furnace_nearby, bed_known)
-    survival = next_survival_step(snapshot, furnace_nearby=furnace_nearby, bed_known=bed_known)
-    # Stone first: a stone pickaxe is a couple of minutes' work and the furnace that cooks the
-    # hunt's meat is made of the same stone, so hunting and the bed wait for it. The iron pickaxe
-    # comes after a stock of food and before the cooking and the bed (progression.IRON_AGE_RULES).
-    rule = progression.rule if progression is not None else None
-    order: tuple[DriveSelection | None, ...]
-    if rule in STONE_AGE_RULES:
-        order = (progression, survival)
-    elif rule in IRON_AGE_RULES:
-        order = (food_stock_step(snapshot), progression, survival)
-    else:
-        order = (survival, progression)
-    for step in order:
-        if step is not None and not held(step):
-            return step
-    return DriveSelection("explore", "nearby", 1, "default", "Things are calm; I will explore nearby.")
-
-
-NIGHT_WORK_ACTIONS = frozenset({"craft", "smelt"})  # done wherever the bot is: a table or furnace placed there
-
-
-def is_night_work(sel: DriveSelection) -> bool:
-    """Work done underground: a progression step (its plan digs for its stone and ores) or a
-    craft or smelt."""
-    return sel.planned or sel.action in NIGHT_WORK_ACTIONS
-
-
-def night_work_due(snapshot: WorldSnapshot) -> bool:
-    """Would the drive tick's next goal keep the bot busy underground (a progression step, whose
-    plan digs for its stone and ores, or a craft or smelt from what is held)? A night in the hut
-    is then spent dug in under it (agency.shelter.dig_in); logs, a hunt or wool are not had
-    underground, and exploring is not done in the dark. The shelter and a crafting table count as
-    had (one stands in reach of the hut or is remembered: the tick's own reads are not at hand
-    here, and judged by the inventory a tick for a table would be asked where the real tick
-    counts the remembered one and asks for logs); the staircase down needs a pickaxe."""
-    if snapshot.count_matching("_pickaxe") == 0:
-        return False
-    return is_night_work(select_drive(snapshot, True, True))
 
 
 def sight_box(snapshot: WorldSnapshot) -> tuple[tuple[int, int, int], tuple[int, int, int]]:

@@ -22,10 +22,11 @@ from agency.clock import Clock, system_clock_ms
 from agency.cognition.counters import AgencyCounters
 from agency.cognition.drive_job import DriveJob
 from agency.cognition.drive_reads import DriveReads
-from agency.cognition.drive_tick import DriveTickMemory, night_work_due, sight_box
+from agency.cognition.drive_tick import DriveTickMemory, sight_box
 from agency.cognition.eligibility import routable_by
 from agency.cognition.keepalive import build_keepalive
 from agency.cognition.llm_thoughts import build_thought_generator
+from agency.cognition.night_work import night_work_due
 from agency.execution.agents import AgentRuntime, bot_agents
 from agency.execution.body_holder import BodyHolder
 from agency.execution.builtin_tools import default_tool_registry

@@ -14,7 +14,7 @@ import asyncio
 
 import pytest
 
-from agency.cognition.drive_tick import select_drive
+from agency.cognition.drive_rules import select_drive
 from agency.goals import read_binding
 from agency.goals.sync import GoalStatus
 from agency.planning.tasks.models import TaskStatus

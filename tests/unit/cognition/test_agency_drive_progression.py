@@ -9,6 +9,7 @@ from __future__ import annotations
 import pytest
 
 from agency.cognition import drive_tick, progression
+from agency.cognition.drive_rules import select_drive
 from agency.cognition.drive_tick import (
     DriveSkipReason,
     DriveTickFired,
@@ -16,9 +17,8 @@ from agency.cognition.drive_tick import (
     DriveTickState,
     drive_candidate,
     evaluate_drive_tick,
-    night_work_due,
-    select_drive,
 )
+from agency.cognition.night_work import night_work_due
 from agency.cognition.progression import PROGRESSION, STONE_AGE_RULES, next_progression_step, routable
 from agency.cognition.sanitizer import sanitize
 from agency.execution.agents.planning import craft_plan

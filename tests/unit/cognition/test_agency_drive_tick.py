@@ -7,6 +7,7 @@ import asyncio
 
 import pytest
 
+from agency.cognition.drive_rules import select_drive
 from agency.cognition.drive_tick import (
     DRIVE_TICK_INTERVAL_MS,
     EXPLORE_FIRST_LEGS,
@@ -17,7 +18,6 @@ from agency.cognition.drive_tick import (
     DriveTickState,
     drive_gate,
     evaluate_drive_tick,
-    select_drive,
     sight_box,
 )
 from agency.cognition.progression import PROGRESSION

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import pytest
 
-from agency.cognition.drive_tick import DriveTickFired, DriveTickState, evaluate_drive_tick, select_drive
+from agency.cognition.drive_rules import select_drive
+from agency.cognition.drive_tick import DriveTickFired, DriveTickState, evaluate_drive_tick
 from agency.cognition.grounding import FrameFacts, check_goal, check_text
 from agency.cognition.progression import routable
 from agency.cognition.sanitizer import sanitize

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import itertools
 
-from agency.cognition.drive_tick import select_drive
+from agency.cognition.drive_rules import select_drive
 from agency.execution.agents.gather_plan import gather_plan
 from agency.execution.agents.planning import craft_plan
 from agency.game.harvest import can_harvest

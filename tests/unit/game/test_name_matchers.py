@@ -8,7 +8,7 @@ import asyncio
 
 import pytest
 
-from agency.cognition.drive_tick import select_drive
+from agency.cognition.drive_rules import select_drive
 from agency.cognition.grounding import FrameFacts, check_goal
 from agency.execution.builtin_tools import default_tool_registry
 from agency.game.recipes import CRAFTABLE, available, matches
