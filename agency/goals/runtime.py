@@ -70,6 +70,9 @@ class GoalRuntime:
         self.router = ShelterGoalRouter(
             self.index, self.lifecycle, position=self._position, verify=self.hooks.verify, clock=clock
         )
+        # True while the bot reshapes a hut it is in (a dig-in opens its floor for seconds): a
+        # review then would read a hole that is about to be filled and re-open the goal as a repair
+        self.review_held: Callable[[], bool] = lambda: False
         self._digests: dict[str, str] = {}  # task id -> region digest at its last read
         self._fresh: dict[str, BlockRegion] = {}  # task id -> region read this review (reactor's verify)
         self._last_time: int | None = None
@@ -269,7 +272,7 @@ class GoalRuntime:
         a changed read is drift, re-verified through the reactor (a failure re-opens the
         goal as a repair). Unloaded reads are skipped, never judged."""
         pos, body = self._position(), self._body()
-        if body is None or pos is None or not getattr(body, "connected", True):
+        if body is None or pos is None or not getattr(body, "connected", True) or self.review_held():
             return []
         drifted = []
         for task, binding in self.finished_shelters():

@@ -239,6 +239,7 @@ class Agency:
             night_work=night_work_due if self.cfg.drive_tick.enabled else None,
             clock=self.clock,
         )
+        self.goals.review_held = lambda: reflexes.reshaping_shelter
         direct.defer_to(reflexes)  # each needs the other: the reflexes stop a direct action, which they refuse
         direct.give_back_orphans()  # a task paused for a direct action the last daemon never ended
         self.holder = BodyHolder(reflexes, direct)

@@ -111,7 +111,11 @@ class ShelterReflex(SleepReflex):
                 logger.info("[Reflex] morning: the night underground is over; the tasks held are given back")
                 self.executor.resume_paused(SHELTERING)
                 return
-            result = await self.tools.execute("climb_back", doorway(site), self.ctx)
+            self.reshaping_shelter = True
+            try:
+                result = await self.tools.execute("climb_back", doorway(site), self.ctx)
+            finally:
+                self.reshaping_shelter = False
             if result.success:
                 self.sheltered = site  # the tasks stay held until it leaves by the door
         elif start is not None:
@@ -176,7 +180,11 @@ class ShelterReflex(SleepReflex):
         site = self.sheltered
         assert site is not None
         self._dig_in_tried = True
-        result = await self.tools.execute("dig_in", doorway(site), self.ctx)
+        self.reshaping_shelter = True
+        try:
+            result = await self.tools.execute("dig_in", doorway(site), self.ctx)
+        finally:
+            self.reshaping_shelter = False
         if result.success:
             self.sheltered, self._dug_in, self._night_hold, self._dug_in_under = None, True, True, site
             self.stats.nights_dug_in += 1

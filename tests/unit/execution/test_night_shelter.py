@@ -342,7 +342,16 @@ def test_in_the_morning_the_bot_stays_in_while_hostiles_are_near_until_they_go_o
 class DiggingBody(NightBody):
     """The staircase under the hut digs the floor cells it passes, north (the door faces south)."""
 
+    reshaping: list[bool]
+    reflexes: Any = None
+
+    def _do_dig(self, a: dict[str, Any]) -> dict[str, Any]:
+        self.reshaping = [*getattr(self, "reshaping", []), self.reflexes.reshaping_shelter]
+        return super()._do_dig(a)
+
     def _do_staircase(self, a: dict[str, Any]) -> dict[str, Any]:
+        if self.reflexes is not None:
+            self.reshaping = [*getattr(self, "reshaping", []), self.reflexes.reshaping_shelter]
         feet = (int(self.position.x // 1), int(self.position.y // 1), int(self.position.z // 1))
         for k in (1, 2, 3):  # the door faces south: the way in is north (the third under the back wall)
             self.blocks[(feet[0], GROUND_Y - 1, feet[2] - k)] = "air"
@@ -376,6 +385,7 @@ def dig_env(tmp_path):
         night_work=lambda snap: work["due"],
     )
     e["work"] = work
+    e["body"].reflexes = e["reflexes"]  # to see whether the goal review is held while it digs
     yield e
     e["tasks"].close()
 
@@ -404,6 +414,8 @@ def test_with_work_underground_the_bot_digs_in_closes_the_floor_and_the_held_tas
     assert in_hut(SITE, body.position) and reflexes.sheltered == SITE  # back up into the hut
     assert [body.blocks[c] for c in floor] == ["cobblestone"] * 3  # its floor closed again
     assert tasks.get_task(held).status is TaskStatus.paused  # until it is out of the door
+    # the goal review waited while the hut's floor was open, down and up again
+    assert body.reshaping == [True] * 4 and not reflexes.reshaping_shelter
     assert asyncio.run(reflexes.tick(body.snapshot())) == "leave_shelter"
     assert tasks.get_task(held).status is TaskStatus.pending  # given back in the morning
 

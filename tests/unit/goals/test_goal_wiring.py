@@ -200,6 +200,9 @@ def test_world_drift_at_a_finished_shelter_reopens_it_as_a_repair_that_places_on
     assert asyncio.run(env.goals.job_review()) == []  # unchanged since the completing read
     x0, y0, z0 = read_binding(env.tasks.get_task(task_id)).anchors.siteSignature.refCorner
     env.body.blocks[(x0, y0 + 1, z0 + 1)] = "air"  # an op command knocks a wall block out
+    env.goals.review_held = lambda: True  # the bot is digging in under it: its floor open for seconds
+    assert asyncio.run(env.goals.job_review()) == []
+    env.goals.review_held = lambda: False
     assert asyncio.run(env.goals.job_review()) == [task_id]
     reopened = env.tasks.get_task(task_id)
     assert reopened.status is TaskStatus.active and read_binding(reopened).reopened.reason == "regression_detected"
