@@ -1,7 +1,8 @@
-"""DRIVE-3 (docs/contracts.md): which goal a drive tick asks for, first match wins. The spec's
-first five rules (logs, the night's shelter, a table, a pickaxe, 16 logs), then the progression
-(agency.cognition.progression) and the survival steps (agency.cognition.survival_steps) where
-the spec's plain `explore nearby` was, in the order the select_drive docstring gives."""
+"""DRIVE-3 (docs/contracts.md): which goal a drive tick asks for, first match wins. The
+contract's first five rules (logs, the night's shelter, a table, a pickaxe, 16 logs), then the
+progression (agency.cognition.progression) and the survival steps
+(agency.cognition.survival_steps) where the contract's plain `explore nearby` was, in the order
+the select_drive docstring gives."""
 
 from __future__ import annotations
 

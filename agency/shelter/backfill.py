@@ -15,8 +15,18 @@ from agency.tools.base import ToolContext, ToolFailure
 from agency.tools.spatial import block_pos
 
 Cell = tuple[int, int, int]
-# what a staircase digs out of the ground, placed back
-FILLERS = ("dirt", "cobblestone", "cobbled_deepslate", "granite", "diorite", "andesite", "tuff", "coarse_dirt")
+# what a staircase or a site's levelling digs out of the ground, placed back (dirt first)
+FILLERS = (
+    "dirt",
+    "coarse_dirt",
+    "cobblestone",
+    "cobbled_deepslate",
+    "stone",
+    "granite",
+    "diorite",
+    "andesite",
+    "tuff",
+)
 
 
 async def fill_open(ctx: ToolContext, cells: Iterable[Cell]) -> list[list[int]]:

@@ -26,6 +26,7 @@ from pydantic import Field
 
 from agency.blocks import is_leaves, is_log, is_replaceable, is_solid
 from agency.names import same
+from agency.shelter.backfill import FILLERS
 from agency.shelter.bed import interior_cells, is_bed
 from agency.shelter.blueprint import ShelterBlueprint, basic_shelter
 from agency.shelter.door import doorway_cells
@@ -35,6 +36,7 @@ from agency.shelter.site_check import stands
 from agency.shelter.site_finder import SCAN_RADIUS, choose_site, ring_cells, scan_box
 from agency.tools.actions import run_action
 from agency.tools.base import BODY_QUEUE, Tool, ToolContext, ToolFailure, ToolInput
+from agency.tools.crafting import CraftInput, craft
 from agency.tools.movement import walk
 from agency.tools.results import EXECUTION_ERROR, PRECONDITION_FAILED
 from agency.tools.spatial import block_pos
@@ -203,7 +205,7 @@ def _build_order(
     return sorted(placements, key=key)
 
 
-FILLERS = ("dirt", "coarse_dirt", "cobblestone", "stone", "andesite", "diorite", "granite")
+PLANKS_PER_LOG = 4
 PREPARE_PASSES = 3  # re-read and redo: sand or gravel may slide into a dug cell
 
 
@@ -236,13 +238,24 @@ async def _site_work(ctx: ToolContext, p: ShelterPrepareInput) -> Work:
 
 async def _filler(ctx: ToolContext, p: ShelterPrepareInput) -> str | None:
     """Dirt or stone if held (digging the site yields dirt), else wall blocks the blueprint
-    will not need (the builder brings a few spare planks for this)."""
+    will not need (the builder brings a few spare planks for this), else planks of the walls'
+    wood made from a log held (the spare went into an earlier pass, and a site on rock yields
+    no dirt: a bench build failed on two holes with logs in its pack)."""
     snap = await ctx.snapshot()
     for item in FILLERS:
         if snap.count_of(item) > 0:
             return item
-    spare = snap.count_of(p.wallBlock) - blueprint_for(p, p.origin, p.facing).materials()[p.wallBlock]
-    return p.wallBlock if spare > 0 else None
+    need = blueprint_for(p, p.origin, p.facing).materials()[p.wallBlock]
+    if snap.count_of(p.wallBlock) > need:
+        return p.wallBlock
+    if not p.wallBlock.endswith("_planks"):
+        return None
+    try:
+        await craft(ctx, CraftInput(item=p.wallBlock, count=PLANKS_PER_LOG))
+    except ToolFailure as e:
+        logger.info("[Shelter] no filler for the site's holes: no {} to spare and {}", p.wallBlock, e.message)
+        return None
+    return p.wallBlock if (await ctx.snapshot()).count_of(p.wallBlock) > need else None
 
 
 async def _eye(ctx: ToolContext) -> tuple[tuple[float, float, float], tuple[int, int, int]]:

@@ -10,6 +10,7 @@ import pytest
 from pydantic import ValidationError
 
 from agency.execution.builtin_tools import default_tool_registry
+from agency.shelter.blueprint import basic_shelter
 from agency.shelter.earthwork import PATH_DIGGABLE, site_work, work_box
 from agency.tools import TOOL_NOT_FOUND, VALIDATION_ERROR, FrozenDict, ToolExecutionResult, tool_success
 from agency.tools.base import ToolContext
@@ -396,3 +397,24 @@ def test_placing_an_item_the_bot_does_not_hold_is_a_precondition_and_starts_noth
         default_tool_registry().execute("place_block", {"block": "crafting_table", "x": 2, "y": GROUND_Y, "z": 0}, ctx)
     )
     assert res.success, res.error
+
+
+@pytest.mark.parametrize("logs,filled", [(1, True), (0, False)])
+def test_holes_at_the_site_with_no_dirt_and_no_spare_planks_are_filled_with_planks_made_from_a_log(
+    ctx: ToolContext, body: FakeBody, logs: int, filled: bool
+) -> None:
+    """A site on rock yields no dirt, and the spare planks went into an earlier pass: a log held
+    makes four more (a bench build failed on two holes with logs in its pack)."""
+    origin = (3, GROUND_Y, 3)
+    body.blocks[(6, GROUND_Y - 1, 4)] = "air"
+    body.blocks[(4, GROUND_Y - 1, 5)] = "air"
+    need = basic_shelter(origin, "north").materials()["oak_planks"]
+    body.inventory.update({"oak_planks": need, "oak_log": logs})
+    res = run(default_tool_registry().execute("prepare_shelter_site", {"origin": list(origin), "facing": "north"}, ctx))
+    if filled:
+        assert res.success, res.error
+        assert res.output["filled"] == 2 and body.block(6, GROUND_Y - 1, 4) == "oak_planks"
+        assert body.inventory["oak_planks"] == need + 2 and body.inventory["oak_log"] == 0  # the walls still all there
+    else:
+        assert res.success is False and "nothing to fill them with" in res.error.message
+        assert body.inventory["oak_planks"] == need  # the walls' planks are not used up
