@@ -6,7 +6,7 @@ The executor claims the most urgent pending task, the oldest among equals
 
 Task.priority (strategic, 0.5 by default) sets the base: a default task scores 0.5, the
 urgency a task is born with, so plain work keeps its first-come order. On top of it:
-- night: a shelter goal from dusk to morning while no verified shelter is within a walk back (64 m);
+- night: a shelter goal from dusk to morning while no verified shelter is within a walk back (96 m);
 - spike: a held shelter goal that dusk_approaching spiked (no verified shelter), for that
   night (the spike time is kept on the goal binding, so it survives a restart);
 - hunger (food below 16): a task that brings food (eat, or a food as its target);

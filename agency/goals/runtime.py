@@ -34,8 +34,9 @@ from agency.world import DUSK_START, NIGHT_END, BlockRegion, WorldSnapshot
 
 REVIEW_RANGE_M = 96.0  # finished sites re-read only this close (their chunks are loaded)
 # A verified shelter this near is walked back to for the night rather than a new one built
-# (its planks are a morning's logs); within REVIEW_RANGE_M, so its verification is fresh.
-SHELTER_RETURN_M = 64.0
+# (its planks are a morning's logs and a drive tick: at 64 m a bench bot a forage had taken 66 m
+# off built a second one); within REVIEW_RANGE_M, so its verification is fresh.
+SHELTER_RETURN_M = REVIEW_RANGE_M
 UNREACHABLE_FOR_MS = 15 * 60_000  # a shelter the bot could not walk into: at most this, ended by the morning
 MATERIAL_ACTIONS = frozenset({"collect", "gather", "craft", "mine"})
 EVENT_LOG = 200
