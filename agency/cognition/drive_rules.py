@@ -15,6 +15,17 @@ from agency.cognition.survival_steps import food_stock_step, next_survival_step
 from agency.world import WorldSnapshot, night_approaching, shelter_due, underground
 
 LOW_LOG_STOCK = 16
+# Under a roof at night with this many logs, the fifth rule (16 logs) waits for the morning: a
+# table, sticks and a furnace's fuel for the work down there (agency.cognition.night_work).
+NIGHT_LOG_FLOOR = 4
+
+
+def logs_wait_for_morning(snapshot: WorldSnapshot, logs: int) -> bool:
+    """Under cover at night (a block over the head: in the hut, dug in or underground) logs are
+    not had; with NIGHT_LOG_FLOOR held the low-log rule is passed over until the morning and
+    the night goes to the next rule's work (a bench bot short of 16 logs at dusk spent whole
+    nights in its hut with a pickaxe and the stone sword's and iron pickaxe's work to do)."""
+    return night_approaching(snapshot) and bool(snapshot.cover) and logs >= NIGHT_LOG_FLOOR
 
 
 def select_drive(
@@ -31,7 +42,9 @@ def select_drive(
     Where the plain `explore nearby` was, the progression picks the next missing tech-tree step
     (module docstring); furnace_nearby (a furnace in sight, or remembered and still standing
     within the places' reuse distance) counts as a furnace held. A survival or progression step
-    `held` back (its last tasks failed: retry_backoff) lets the next one have its turn."""
+    `held` back (its last tasks failed: retry_backoff) lets the next one have its turn. Under
+    cover at night with a few logs held, the low-log rule waits for the morning
+    (logs_wait_for_morning)."""
     logs = sum(i.count for i in snapshot.inventory if is_log(i.name))  # what the crafter can make planks of
     has_table = snapshot.count_of("crafting_table") > 0 or table_nearby is True
     has_pickaxe = snapshot.count_matching("_pickaxe") > 0
@@ -47,7 +60,7 @@ def select_drive(
         return DriveSelection("craft", "crafting_table", 1, "no_crafting_table", "I have logs but no crafting table.")
     if not has_pickaxe:
         return DriveSelection("craft", "wooden_pickaxe", 1, "no_pickaxe", "I have a crafting table but no pickaxe.")
-    if logs < LOW_LOG_STOCK:
+    if logs < LOW_LOG_STOCK and not logs_wait_for_morning(snapshot, logs):
         return DriveSelection("collect", "log", 8, "low_logs", "My log stock is low; I should gather more wood.")
     progression = next_progression_step(snapshot, furnace_nearby, bed_known)
     survival = next_survival_step(snapshot, furnace_nearby=furnace_nearby, bed_known=bed_known)

@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 
 from agency.cognition import drive_tick, progression
-from agency.cognition.drive_rules import select_drive
+from agency.cognition.drive_rules import NIGHT_LOG_FLOOR, select_drive
 from agency.cognition.drive_tick import (
     DriveSkipReason,
     DriveTickFired,
@@ -134,10 +134,15 @@ def test_night_work_is_a_progression_step_or_a_craft_never_logs(make_snapshot):
 
 def test_under_ground_at_night_surface_work_waits_for_the_morning(make_snapshot):
     night = {"timeOfDay": 15_000, "isDay": False}
-    low_logs = make_snapshot({**BASE, "oak_log": 10}, cover=2, **night)
-    r = drive_candidate(low_logs, 1_000, DriveTickState(), [], shelter_nearby=True)
+    no_logs = make_snapshot({**BASE, "oak_log": NIGHT_LOG_FLOOR - 1}, cover=2, **night)
+    r = drive_candidate(no_logs, 1_000, DriveTickState(), [], shelter_nearby=True)
     assert isinstance(r, DriveTickSkipped) and r.reason is DriveSkipReason.surface_work_at_night, r
     assert "collect:log is surface work" in r.detail
+    # with a few logs held, the 16 logs wait for the morning and the night goes to the next step
+    low_logs = make_snapshot({**BASE, "oak_log": 10}, cover=2, **night)
+    passed = drive_candidate(low_logs, 1_000, DriveTickState(), [], shelter_nearby=True)
+    assert not isinstance(passed, DriveTickSkipped) and passed.rule == "have_stone_sword", passed
+    assert night_work_due(low_logs) and not night_work_due(no_logs)  # in the hut: dig in for it, or not
     step = drive_candidate(make_snapshot(BASE, cover=2, **night), 1_000, DriveTickState(), [], shelter_nearby=True)
     assert not isinstance(step, DriveTickSkipped) and step.rule == "have_stone_sword"  # work for down there
     # in the open at night (no roof over it), or by day, the rules are as ever
