@@ -312,6 +312,23 @@ def recipes_for(name: str) -> tuple[Recipe, ...]:
     return _alternatives(mcdata.current_version()).get(name, ())
 
 
+def any_planks(item: str) -> bool:
+    """Is `item` made of any planks (sticks, a table, a chest)?"""
+    rec = recipe_for(item)
+    return rec is not None and not item.endswith("_planks") and any(ing == "planks" for ing, _ in rec.ingredients)
+
+
+def planks_by_name(items: Iterable[str]) -> list[str]:
+    """The planks of one wood that the recipes of `items` take by name (a birch door's birch
+    planks), which a craft of any planks is to leave alone."""
+    named = set()
+    for item in items:
+        rec = recipe_for(item)
+        if rec is not None:
+            named |= {ing for ing, _ in rec.ingredients if ing.endswith("_planks") and "|" not in ing}
+    return sorted(named)
+
+
 class _Craftable(AbstractSet[str]):
     """The items with a recipe at the version in use, plus 'planks' (of any log): a set
     that follows `mcdata.use_version`."""

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping, Set as AbstractSet
 from dataclasses import dataclass, field
 
-from agency.game.recipes import Recipe, available, matches, recipe_for, recipes_for
+from agency.game.recipes import Recipe, available, matches, planks_by_name, recipe_for, recipes_for
 
 
 @dataclass(frozen=True)
@@ -31,6 +31,7 @@ class CraftPlan:
     missing: dict[str, int] = field(default_factory=dict)  # raw materials to gather first
     needs_table: bool = False
     after: dict[str, int] = field(default_factory=dict)  # simulated inventory at the end
+    keep: list[str] = field(default_factory=list)  # one wood's planks a step takes by name: any-planks steps leave them
 
     @property
     def feasible(self) -> bool:
@@ -38,8 +39,9 @@ class CraftPlan:
 
 
 class _Sim:
-    def __init__(self, inventory: Mapping[str, int], wood: str | None = None) -> None:
+    def __init__(self, inventory: Mapping[str, int], wood: str | None = None, keep: Iterable[str] = ()) -> None:
         self.wood = wood  # the wood any planks are made of when no log is held (the plan needs it anyway)
+        self.keep = frozenset(keep)  # taken for 'any' only when nothing else will do (the craft action's keep)
         self.have: Counter[str] = Counter({k: v for k, v in inventory.items() if v > 0})
         self.steps: list[CraftStep] = []
         self.missing: Counter[str] = Counter()
@@ -66,7 +68,7 @@ class _Sim:
         return recipes[0] if recipes else recipe_for(generic)
 
     def take(self, generic: str, qty: int) -> None:
-        for name in sorted((k for k in self.have if matches(generic, k)), key=lambda k: -self.have[k]):
+        for name in taking_order(self.have, generic, self.keep):
             used = min(qty, self.have[name])
             self.have[name] -= used
             qty -= used
@@ -101,15 +103,30 @@ class _Sim:
         self.have[out] += crafts * rec.makes
 
 
-def plan_craft(item: str, count: int, inventory: Mapping[str, int], *, table_nearby: bool = False) -> CraftPlan:
+def taking_order(have: Mapping[str, int], generic: str, keep: AbstractSet[str] = frozenset()) -> list[str]:
+    """Which held items a recipe's `generic` ingredient takes, in order: the most held first, a
+    kept one (a later step needs it by name) last, as node/lib/actions/craft.js chooses."""
+    return sorted((k for k in have if matches(generic, k) and have[k] > 0), key=lambda k: (k in keep, -have[k]))
+
+
+def plan_craft(
+    item: str,
+    count: int,
+    inventory: Mapping[str, int],
+    *,
+    table_nearby: bool = False,
+    keep: Iterable[str] = (),
+) -> CraftPlan:
     """Steps to end with `count` more of `item` than `inventory` holds (raw shortfalls in
     `missing`). A crafting table is crafted and placed first when any step needs one and
     none is nearby. Same-item steps are merged at their first position (producing an
-    intermediate earlier never hurts)."""
+    intermediate earlier never hurts). The planks of one wood a step takes by name (a birch
+    fence's), and those in `keep` (a later craft's), are the last any-planks steps take."""
     target = Counter(inventory)
     wanted = available(target, item) + count
     probe = _Sim(inventory)
     probe.ensure(item, wanted)
+    kept = sorted(set(keep) | set(planks_by_name(s.item for s in probe.steps)))
     # A recipe that wants one wood (oak planks for a fence) makes all the plan's planks of it:
     # 'any planks' made first of nothing held would be the other kind's logs, gathered twice.
     woods = sorted(
@@ -117,13 +134,13 @@ def plan_craft(item: str, count: int, inventory: Mapping[str, int], *, table_nea
         for k in probe.missing
         if k.endswith("_log") and k != "log" and not k.startswith("stripped_")
     )
-    sim = _Sim(inventory, woods[0] if woods else None)
+    sim = _Sim(inventory, woods[0] if woods else None, kept)
     if probe.table and not table_nearby and item != "crafting_table":
         sim.ensure("crafting_table", 1)
         sim.take("crafting_table", 1)
         sim.steps.append(CraftStep("crafting_table", 0, 0, False, place_table=True))
     sim.ensure(item, wanted)
-    return CraftPlan(item, count, _merge(sim.steps), dict(sim.missing), probe.table, dict(sim.have))
+    return CraftPlan(item, count, _merge(sim.steps), dict(sim.missing), probe.table, dict(sim.have), kept)
 
 
 def _merge(steps: list[CraftStep]) -> list[CraftStep]:

@@ -28,6 +28,11 @@ class CraftInput(ToolInput):
     item: str = Field(min_length=1, description="e.g. wooden_pickaxe, stick, or generic 'planks'")
     count: int = Field(default=1, ge=1, le=256)
     ensure: bool = Field(default=False, description="count is the total wanted in the inventory")
+    keep: list[str] = Field(
+        default_factory=list,
+        max_length=16,
+        description="items a later craft needs by name (a birch door's birch_planks): another variant first",
+    )
 
 
 class EquipInput(ToolInput):
@@ -122,7 +127,7 @@ async def craft(ctx: ToolContext, p: CraftInput) -> dict[str, Any]:
             table["z"],
             table["distance"],
         )
-    plan = plan_craft(p.item, need, inv, table_nearby=table is not None)
+    plan = plan_craft(p.item, need, inv, table_nearby=table is not None, keep=p.keep)
     if plan.missing:
         raise ToolFailure(
             PRECONDITION_FAILED,
@@ -139,6 +144,8 @@ async def craft(ctx: ToolContext, p: CraftInput) -> dict[str, Any]:
             done.append({"placed": "crafting_table", "at": [table["x"], table["y"], table["z"]]})
             continue
         args: dict[str, Any] = {"item": step.item, "times": step.crafts}
+        if plan.keep:
+            args["keep"] = plan.keep
         if step.needs_table:
             assert table is not None  # the plan placed one when none was near
             pos = (await ctx.snapshot()).position

@@ -16,7 +16,8 @@ from typing import Any
 
 from agency.blocks import is_replaceable
 from agency.clock import FrozenClock
-from agency.game.recipes import matches, recipe_for
+from agency.game.recipes import recipe_for
+from agency.tools.craft_planner import taking_order
 from agency.world import (
     ActionState,
     ActionStatus,
@@ -232,9 +233,9 @@ class FakeBody:
         times = a.get("times", 1)
         for ing, n in rec.ingredients:
             need = n * times
-            names = [k for k in self.inventory if matches(ing, k)]
+            names = taking_order(self.inventory, ing, frozenset(a.get("keep", ())))  # as craft.js chooses
             if "|" in ing:  # like the game: every cell of one variant holds the same item
-                names = sorted(names, key=lambda k: -self.inventory[k])[:1]
+                names = names[:1]
             for name in names:
                 used = min(need, self.inventory[name])
                 self.inventory[name] -= used

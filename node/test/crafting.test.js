@@ -148,4 +148,19 @@ test('crafting', { timeout: 270000 }, async (t) => {
     assert.strictEqual(bot.currentWindow, null, 'no furnace window opened')
     assert.strictEqual(bot.getControlState('sneak'), false, 'standing up again')
   })
+  await t.test('the craft action leaves the planks a later craft needs by name while another wood will do', async () => {
+    const craftAction = require('../lib/actions/craft')
+    await give('birch_planks', 6)
+    await give('spruce_planks', 2)
+    const other = () => count('oak_planks') + count('spruce_planks')
+    const before = other()
+    const out = await withTimeout(craftAction.run(bot, { item: 'stick', times: 1, keep: ['birch_planks'] }, {}), 20000, 'craft action')
+    assert.strictEqual(out.gained, 4)
+    assert.strictEqual(other(), before - 2, 'the sticks were made of another wood')
+    assert.strictEqual(count('birch_planks'), 6, "the birch door's planks are all there")
+    // every wood held kept: keeping is a preference, not a refusal
+    const all = ['birch_planks', 'oak_planks', 'spruce_planks']
+    const again = await withTimeout(craftAction.run(bot, { item: 'stick', times: 1, keep: all }, {}), 20000, 'craft action')
+    assert.strictEqual(again.gained, 4)
+  })
 })

@@ -23,7 +23,7 @@ the logs a later craft needs kept out of the furnaces (the smelt step's `keep`).
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Set as AbstractSet
 from contextlib import contextmanager
 from functools import cache
 from typing import Any
@@ -31,11 +31,9 @@ from typing import Any
 from agency.errors import AgencyError
 from agency.execution.agents.sources import (
     SOURCE_BLOCK,
-    any_planks,
     gatherable,
     huntable,
     obtainable,
-    one_wood_log,
     smeltable,
     source_block,
 )
@@ -55,8 +53,8 @@ from agency.game.harvest import (
 )
 from agency.game.loot import chance_drop
 from agency.game.ores import ore_level
-from agency.game.recipes import CRAFTABLE, available, matches, recipe_for, spoken
-from agency.tools.craft_planner import plan_craft
+from agency.game.recipes import CRAFTABLE, any_planks, available, matches, recipe_for, spoken
+from agency.tools.craft_planner import plan_craft, taking_order
 from agency.tools.hunting import MAX_HUNT
 from agency.tools.smelt_planner import choose_fuel, fuel_reserve, input_choice
 
@@ -370,7 +368,7 @@ class PlanBuilder:
         # Bounded: a round gets one more tool, or gathers; what a tool remade mid-gather took of
         # what the plan meant for `item` (planks, sticks) is a few logs, gathered by hand.
         for _ in range(2 * len(SOURCE_BLOCK) + 2):
-            plan = plan_craft(item, amount, self.sim, table_nearby=self.table)
+            plan = plan_craft(item, amount, self.sim, table_nearby=self.table)  # its keep: planks_by_name
             raws = sorted(plan.missing.items(), key=_surface_first)
             if not raws:
                 break
@@ -378,12 +376,8 @@ class PlanBuilder:
             smelts = []
             hunts = []
             fills = []
-            # A plan of one wood's planks that also makes sticks, a table or a chest of any
-            # planks cannot count on its planks: the craft action may take the one wood's for
-            # the sticks. Such a plan does not gather one wood's log (it is refused instead).
-            one_wood_refused = any(any_planks(s.item) for s in plan.steps)
             for raw, short in raws:
-                got = None if one_wood_refused and one_wood_log(raw) else gatherable(raw)
+                got = gatherable(raw)
                 if got is not None:
                     sources[raw] = str(source_block(got))
                 elif smeltable(raw):
@@ -417,6 +411,9 @@ class PlanBuilder:
             # A tool worn out meanwhile was remade, perhaps of what the plan meant for `item`: plan again.
         else:
             raise AssertionError(f"no plan for {item} gets its materials")
+        # One wood's planks a step needs by name (a birch door's) are left alone by the steps
+        # of any planks (its sticks, the table): the craft action's `keep`.
+        kept = plan.keep
         for st in plan.steps:
             if st.place_table:
                 self.add(
@@ -429,16 +426,17 @@ class PlanBuilder:
                 self.table = True
                 continue
             total = self.held(st.item) + st.makes
+            keep = {"keep": kept} if kept and any_planks(st.item) else {}
             self.add(
                 f"craft-{st.item.replace('_', '-')}",
                 tool="craft",
                 description=f"have {total} {st.item}",
-                args={"item": st.item, "count": total, "ensure": True},
+                args={"item": st.item, "count": total, "ensure": True, **keep},
             )
             rec = recipe_for(st.item)
             assert rec is not None
             for ing, n in rec.ingredients:
-                _take(self.sim, ing, n * st.crafts)
+                _take(self.sim, ing, n * st.crafts, frozenset(kept))
                 if matches(FUEL_LOG, ing):  # a kept log used as it was kept for
                     self.unburnt = max(0, self.unburnt - n * st.crafts)
             self.sim[st.item] = self.sim.get(st.item, 0) + st.makes
@@ -492,8 +490,8 @@ def _specific_first(item: tuple[str, int]) -> tuple[bool, str]:
     return (not any(g != raw and matches(g, raw) for g in GENERICS), raw)
 
 
-def _take(sim: dict[str, int], generic: str, qty: int) -> None:
-    for name in sorted((k for k in sim if matches(generic, k)), key=lambda k: -sim[k]):
+def _take(sim: dict[str, int], generic: str, qty: int, keep: AbstractSet[str] = frozenset()) -> None:
+    for name in taking_order(sim, generic, keep):
         used = min(qty, sim[name])
         sim[name] -= used
         qty -= used

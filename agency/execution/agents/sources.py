@@ -5,14 +5,14 @@ builds the steps; obtain resolves a goal with it)."""
 
 from __future__ import annotations
 
-from agency.blocks import FLOWERS, is_log
+from agency.blocks import FLOWERS
 from agency.game.animals import animal_for
 from agency.game.elsewhere import found_only_in
 from agency.game.fills import fill_source
 from agency.game.furnace import inputs_for, output_of
 from agency.game.harvest import ore_for
 from agency.game.loot import block_dropping, chance_drop
-from agency.game.recipes import CRAFTABLE, members, recipe_for
+from agency.game.recipes import CRAFTABLE, members
 
 # Raw material -> the block that yields it (agency.game.harvest says which tool that block needs).
 SOURCE_BLOCK = {
@@ -60,17 +60,6 @@ def _dug_for(raw: str) -> str | None:
     if raw in CRAFTABLE or output_of(raw) == raw or animal_for(raw) is not None or found_only_in(raw) is not None:
         return None
     return block_dropping(raw)
-
-
-def one_wood_log(raw: str) -> bool:
-    """A log of one wood that only the loot makes a source (oak's is SOURCE_BLOCK's own)."""
-    return is_log(raw) and raw not in SOURCE_BLOCK
-
-
-def any_planks(item: str) -> bool:
-    """Is `item` made of any planks (sticks, a table, a chest)?"""
-    rec = recipe_for(item)
-    return rec is not None and not item.endswith("_planks") and any(ing == "planks" for ing, _ in rec.ingredients)
 
 
 def gatherable(raw: str) -> str | None:

@@ -1,7 +1,9 @@
 'use strict'
 // Craft one recipe `times` times. The recipe variant comes from minecraft-data through
 // bot.recipesFor (so any wood kind works); Python plans which intermediates to craft.
-// args: { item, times, table?: {x,y,z} }  (table: a placed crafting_table within reach)
+// args: { item, times, table?: {x,y,z}, keep?: [names] }  (table: a placed crafting_table within
+// reach; keep: items a later craft needs by name, left alone while another variant will do: the
+// sticks of a birch door's plan are not made of the birch planks its door needs)
 const { Vec3 } = require('vec3')
 const { names, itemName } = require('../names')
 
@@ -15,8 +17,12 @@ async function run (bot, args, rec) {
     table = bot.blockAt(new Vec3(args.table.x, args.table.y, args.table.z))
     if (!table || table.name !== names(bot).craftingTable) throw new Error(`no crafting_table at ${args.table.x},${args.table.y},${args.table.z}`)
   }
-  let recipes = bot.recipesFor(def.id, null, 1, table)
-  if (recipes.length === 0) recipes = mixedRecipe(bot, def.id, table)
+  const keep = keptIds(bot, args.keep)
+  const choose = () => {
+    const found = bot.recipesFor(def.id, null, 1, table)
+    return found.length ? keeping(bot, found, keep, times) : mixedRecipe(bot, def.id, table, keep)
+  }
+  const recipes = choose()
   if (recipes.length === 0) {
     const needsTable = bot.recipesAll(def.id, null, true).length > 0 && bot.recipesAll(def.id, null, null).length === 0
     throw new Error(`no ${args.item} recipe craftable with the current inventory${needsTable && !table ? ' (needs a crafting table)' : ''}`)
@@ -35,7 +41,7 @@ async function run (bot, args, rec) {
   // missing, from the server's view of the inventory, up to three rounds.
   for (let round = 1; round <= 3 && gained < wanted; round++) {
     if (round > 1) await tidyInventoryWindow(bot)
-    const recipe = round === 1 ? recipes[0] : (bot.recipesFor(def.id, null, 1, table)[0] || mixedRecipe(bot, def.id, table)[0])
+    const recipe = round === 1 ? recipes[0] : choose()[0]
     if (!recipe) break // the ingredients are gone: the caller counts what was made
     try {
       await bot.craft(recipe, Math.ceil((wanted - gained) / perCraft), table)
@@ -56,10 +62,35 @@ async function run (bot, args, rec) {
   return { item: name, times, gained }
 }
 
+function keptIds (bot, keep) {
+  const ids = new Set()
+  for (const n of keep || []) {
+    const name = itemName(bot.registry, n)
+    if (name) ids.add(bot.registry.itemsByName[name].id)
+  }
+  return ids
+}
+
+// The variants in order of preference: those that leave the kept items alone and can run every
+// craft asked for from what is held, then those that leave them alone, then the rest.
+function keeping (bot, recipes, keep, times) {
+  if (keep.size === 0) return recipes
+  const held = new Map()
+  for (const it of bot.inventory.items()) held.set(it.type, (held.get(it.type) || 0) + it.count)
+  const rank = (r) => {
+    const uses = r.delta.filter((d) => d.count < 0)
+    const takes = uses.some((d) => keep.has(d.id))
+    const runs = Math.min(...uses.map((d) => Math.floor((held.get(d.id) || 0) / -d.count)))
+    return (takes ? 2 : 0) + (runs >= times ? 0 : 1)
+  }
+  return recipes.map((r, i) => [rank(r), i, r]).sort((a, b) => a[0] - b[0] || a[1] - b[1]).map((x) => x[2])
+}
+
 // A shaped recipe with its cells filled from what is held when no single variant is (2 oak
 // and 4 birch planks for a bookshelf): a cell takes any item it holds in some variant, as
-// vanilla's tags do (the embedded world matches the same way: plugins/crafting.js). [] if none.
-function mixedRecipe (bot, itemId, table) {
+// vanilla's tags do (the embedded world matches the same way: plugins/crafting.js), a kept one
+// last. [] if none.
+function mixedRecipe (bot, itemId, table, keep = new Set()) {
   const any = bot.recipesAll(itemId, null, true)[0] // mineflayer's Recipe class, whatever its version
   if (!any) return []
   const Recipe = any.constructor
@@ -76,7 +107,12 @@ function mixedRecipe (bot, itemId, table) {
     const shape = sets.map((row) => row.map((choices) => {
       if (choices.size === 0) return null
       let best = null // the choice held most of (what is left of it)
-      for (const id of choices) if ((held.get(id) || 0) > 0 && (best === null || held.get(id) > held.get(best))) best = id
+      const better = (id) => {
+        if (best === null) return true
+        if (keep.has(best) !== keep.has(id)) return !keep.has(id)
+        return held.get(id) > held.get(best)
+      }
+      for (const id of choices) if ((held.get(id) || 0) > 0 && better(id)) best = id
       if (best === null) return undefined
       held.set(best, held.get(best) - 1)
       return best

@@ -87,7 +87,7 @@ class Sim:
             item = a["item"]
             held = available(self.inv, item)
             assert held < a["count"], f"{s.id}: already holds {held} {item}, the step does nothing"
-            plan = plan_craft(item, a["count"] - held, self.inv, table_nearby=self.table)
+            plan = plan_craft(item, a["count"] - held, self.inv, table_nearby=self.table, keep=a.get("keep", ()))
             assert plan.feasible, f"{s.id}: {item} is missing {plan.missing} holding {dict(self.inv)}"
             self.table = self.table or any(x.place_table for x in plan.steps)
             self.inv = Counter({k: v for k, v in plan.after.items() if v > 0})

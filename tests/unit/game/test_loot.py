@@ -76,16 +76,22 @@ def test_what_is_made_given_or_found_elsewhere_is_not_dug_for():
     assert source_block("birch_log") == "birch_log"  # one wood's log: dug for (not with sticks: below)
 
 
-def test_one_woods_log_is_gathered_for_its_planks_but_not_beside_any_planks():
+def test_one_woods_log_is_gathered_for_its_planks_and_the_sticks_beside_them_leave_them_alone():
     """More spruce planks for a spruce shelter: spruce logs. A birch fence (birch planks and
-    sticks of any planks) is refused: the craft action may take the birch planks for sticks."""
+    sticks of any planks): birch logs, and its sticks and table told to keep the birch planks
+    (the craft action's `keep`), so they are made of the oak held."""
     steps = craft_plan("crafter", {"target": "spruce_planks", "amount": 8}, {}).steps
     assert [(s.tool, s.args.get("block") or s.args.get("item")) for s in steps] == [
         ("collect_block", "spruce_log"),
         ("craft", "spruce_planks"),
     ]
     fence = resolve_obtain(ExtractedGoal(action="obtain", target="birch_fence", amount=1), {"oak_log": 5})
-    assert not isinstance(fence, ExtractedGoal) and "birch_log" in fence.reason  # refused at once, a 422
+    assert fence == ExtractedGoal(action="craft", target="birch_fence", amount=1)
+    steps = craft_plan("crafter", {"target": "birch_fence", "amount": 1}, {"oak_log": 5}).steps
+    assert ("collect_block", "birch_log") in [(s.tool, s.args.get("block")) for s in steps]
+    keeps = {s.args["item"]: s.args.get("keep") for s in steps if s.tool == "craft"}
+    assert keeps["stick"] == ["birch_planks"] and keeps["crafting_table"] == ["birch_planks"]
+    assert keeps["birch_fence"] is None  # it takes them
 
 
 def test_a_bricks_plan_digs_clay_smelts_and_crafts():

@@ -418,3 +418,18 @@ def test_holes_at_the_site_with_no_dirt_and_no_spare_planks_are_filled_with_plan
     else:
         assert res.success is False and "nothing to fill them with" in res.error.message
         assert body.inventory["oak_planks"] == need  # the walls' planks are not used up
+
+
+def test_a_craft_keeps_the_planks_a_later_step_takes_by_name(ctx: ToolContext, body: FakeBody) -> None:
+    """A birch fence is four birch planks and two sticks of any planks: the sticks are made of
+    the oak held, or the fence would be short of birch (the craft action's `keep`)."""
+    body.blocks[(1, GROUND_Y, 0)] = "crafting_table"
+    body.inventory.update({"birch_planks": 4, "oak_planks": 2})
+    res = run(default_tool_registry().execute("craft", {"item": "birch_fence", "count": 3}, ctx))
+    assert res.success, res.error
+    crafts = [args for kind, args in body.started if kind == "craft"]
+    assert [(c["item"], c.get("keep")) for c in crafts] == [
+        ("stick", ["birch_planks"]),
+        ("birch_fence", ["birch_planks"]),
+    ]
+    assert body.inventory["birch_fence"] == 3 and body.inventory["oak_planks"] == 0
