@@ -304,10 +304,12 @@ class PlanBuilder:
     def _smelt(self, output: str, amount: int) -> None:
         kind, have = input_choice(self.sim, output)
         short = amount - have
-        source = None
+        source = game = None
         if short > 0:
             source = next((i for i in inputs_for(output) if source_block(i)), None)
-            if source is None:
+            # meat to cook: the furnace first (its stone is at hand), then the hunt, then the smelt
+            game = None if source is not None else next((i for i in inputs_for(output) if huntable(i)), None)
+            if source is None and game is None:
                 raise WorkflowPlanError(
                     "NO_SOURCE",
                     f"{amount} {output} needs {short} more "
@@ -323,6 +325,8 @@ class PlanBuilder:
             if self.sim.get(FURNACE, 0) < 1 and not self.furnace:  # the one known is up above (_seek)
                 with self.reserved({source: self.held(source)}):
                     self.craft(FURNACE, 1)
+        if game is not None:
+            self.hunt(str(huntable(game)), short)
         # The fuel: what the inventory holds besides the input and the logs kept, else logs gathered for it.
         keep = {FUEL_LOG: self.unburnt} if self.unburnt else {}
         fuel = choose_fuel(

@@ -76,8 +76,9 @@ def gatherable(raw: str) -> str | None:
 
 
 def smeltable(raw: str) -> bool:
-    """Is `raw` a furnace's product whose input the bot can gather (iron_ingot from raw iron)?"""
-    return output_of(raw) == raw and any(source_block(i) for i in inputs_for(raw))
+    """Is `raw` a furnace's product whose input the bot can gather (iron_ingot from raw iron)
+    or hunt (cooked_beef from a cow's beef)?"""
+    return output_of(raw) == raw and any(source_block(i) or huntable(i) for i in inputs_for(raw))
 
 
 def huntable(raw: str) -> str | None:

@@ -41,6 +41,7 @@ def _obtain(item, amount=1):
         ("white_wool", ("hunt", "sheep")),
         ("sand", ("collect", "sand")),
         ("sugar", ("craft", "sugar")),
+        ("cooked_beef", ("smelt", "cooked_beef")),  # a cow hunted, its beef cooked
     ],
 )
 def test_obtain_picks_the_way_that_gets_the_item(item, goal):
@@ -56,7 +57,7 @@ def test_obtain_picks_the_way_that_gets_the_item(item, goal):
         ("purpur_block", "purpur_block needs popped_chorus_fruit, which is found only in the end"),
         ("lead", "lead needs string, which the bot cannot get on its own yet"),
         ("diamon_pickaxe", "diamon_pickaxe is not an item of Minecraft 26.1 (did you mean diamond_pickaxe"),
-        ("cooked_beef", "the bot knows no way to get cooked_beef on its own yet"),  # an item, no block to collect
+        ("cooked_cod", "the bot knows no way to get cooked_cod on its own yet"),  # fish are not caught yet
     ],
 )
 def test_obtain_refuses_what_it_cannot_get_saying_why(item, why):

@@ -438,8 +438,8 @@ def test_the_logs_a_plan_needs_after_its_descent_are_taken_down_and_kept_out_of_
 
 def test_an_input_the_bot_cannot_gather_or_an_unknown_item_refuses_the_plan():
     with pytest.raises(WorkflowPlanError) as e:
-        smelt_plan("crafter", {"target": "cooked_beef", "amount": 2}, {"beef": 1, "coal": 1})
-    assert e.value.code == "NO_SOURCE" and "needs 1 more beef" in str(e.value)  # meat is hunted, not dug
+        smelt_plan("crafter", {"target": "cooked_cod", "amount": 2}, {"cod": 1, "coal": 1})
+    assert e.value.code == "NO_SOURCE" and "needs 1 more cod" in str(e.value)  # fish are not caught yet
     with pytest.raises(WorkflowPlanError) as e:
         smelt_plan("crafter", {"target": "dirt", "amount": 1}, {})
     assert e.value.code == "NO_RECIPE"
@@ -455,3 +455,12 @@ def test_the_crafter_owns_smelt_so_a_smelt_goal_is_routable():
 def test_fuel_table_covers_every_fuel_kind():
     assert set(FUEL_TICKS) == {"coal", "charcoal", "planks", "log", "stick"}
     assert Counter(FUEL_TICKS.values())[300] == 2
+
+
+def test_meat_to_cook_is_hunted_after_the_furnace_and_before_the_smelt():
+    steps = smelt_plan("crafter", {"target": "cooked_beef", "amount": 2}, {"beef": 1, "coal": 1, "furnace": 1}).steps
+    assert [(s.tool, s.args.get("item") or s.args.get("target")) for s in steps] == [
+        ("hunt", "cow"),
+        ("smelt", "cooked_beef"),
+    ]
+    assert steps[0].args["until_item"] == "beef" and steps[0].args["until_count"] == 2
