@@ -12,6 +12,7 @@ from agency.execution.reflexes.base import DIED, Death, ReflexBase
 from agency.world import BodyEvent, EventType, Vec3, WorldSnapshot
 
 DROWNED = frozenset({"drowning", "drown"})  # the death cause as the world reports a drowning
+RECOVER_AT_NIGHT_M = 16.0  # by night, items farther than this from the respawned bot wait for the day
 
 
 class RecoverReflex(ReflexBase):
@@ -42,16 +43,24 @@ class RecoverReflex(ReflexBase):
         (before it fails on an empty inventory), until the items are back."""
         if self.record_events(events):
             self._burrowed = False  # respawned elsewhere: no burrow around it (its tasks still wait for the morning)
+            self._burrow_retry_at = 0  # nor the ground a burrow failed in: one may be dug at once where it stands
             await self._take_body("the bot died")
             held = await self.executor.preempt(DIED)
             if held is not None:
                 logger.info("[Reflex] task={} held until the dropped items are recovered", held)
 
     def _safe_to_recover(self, snap: WorldSnapshot) -> bool:
-        """Respawned, no hostile within reach, and by night not under attack."""
-        if snap.health <= 0 or self._hostile_near(snap):
+        """Respawned, no hostile within reach, not in the night's burrow or pocket; by night
+        only items lying within RECOVER_AT_NIGHT_M, and not under attack. (A bench bot walked
+        back across the dark to where a spider had killed it, and out of its burrow for what the
+        next death dropped: 12 deaths in one night.)"""
+        if snap.health <= 0 or self._hostile_near(snap) or self._burrowed or self._dug_in:
             return False
-        return snap.isDay or not self._under_attack()
+        if snap.isDay:
+            return True
+        d = self.death
+        near = d is not None and d.position is not None and d.position.distance_to(snap.position) <= RECOVER_AT_NIGHT_M
+        return near and not self._under_attack()
 
     def _recovery_out_of_reach(self, snap: WorldSnapshot) -> str | None:
         """Why the last death's items cannot be recovered any more (None = they can)."""

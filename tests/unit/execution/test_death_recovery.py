@@ -256,3 +256,25 @@ def test_a_second_death_in_the_same_task_replans_again(env):
     outcomes = asyncio.run(twice())
     assert outcomes.count("replanned") == 2, outcomes
     assert tasks.get_task(task_id).status is TaskStatus.completed and body.inventory["wooden_pickaxe"] == 1
+
+
+def test_by_night_only_items_lying_near_are_walked_back_to_and_none_from_the_burrow(env):
+    """A bench bot walked back across the dark to where a spider had killed it, and out of its
+    burrow for what the next death dropped: 12 deaths in one night."""
+    body, reflexes = env["body"], env["reflexes"]
+    night = {"isDay": False, "timeOfDay": 15_000}
+    reflexes.record_events([_death({"x": 0.5, "y": GROUND_Y, "z": 0.5}, "spider")])
+    body.position = SPAWN  # 21 blocks off
+    assert reflexes.choose(body.snapshot().model_copy(update=night)) != "recover"
+    assert reflexes.choose(body.snapshot()) == "recover"  # by day it goes back for them
+    body.position = Vec3(x=-10.5, y=GROUND_Y, z=0.5)  # 11 blocks off: near enough by night too
+    assert reflexes.choose(body.snapshot().model_copy(update=night)) == "recover"
+    reflexes._burrowed = True  # but not out of the burrow
+    assert reflexes.choose(body.snapshot().model_copy(update=night)) != "recover"
+
+
+def test_a_death_lets_a_burrow_be_dug_at_once_where_the_bot_respawned(env):
+    reflexes = env["reflexes"]
+    reflexes._burrow_retry_at = reflexes.clock() + 120_000  # one failed where it died
+    asyncio.run(reflexes.on_events([_death({"x": 0.5, "y": GROUND_Y, "z": 0.5}, "zombie")]))
+    assert reflexes._burrow_retry_at == 0
