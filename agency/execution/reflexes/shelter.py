@@ -216,11 +216,15 @@ class ShelterReflex(SleepReflex):
                 paused,
             )
         else:
-            self._burrow_retry_at = self.clock() + self.config.shelter_retry_ms
+            # a dig stopped half-way (a hostile's hit, the threat watch taking the body) says
+            # nothing against the ground here: tried again soon, not after shelter_retry_ms
+            stopped = result.error is not None and "aborted" in result.error.message
+            wait = BURROW_RETRY_AFTER_STOP_MS if stopped else self.config.shelter_retry_ms
+            self._burrow_retry_at = self.clock() + wait
             logger.warning(
                 "[Reflex] night: no shelter to go to and could not burrow in: {}; retry in {} s",
                 result.error,
-                self.config.shelter_retry_ms // 1000,
+                wait // 1000,
             )
             self.executor.resume_paused(SHELTERING)
         self._log({"reflex": "burrow", "pausedTask": paused, "ok": result.success})
@@ -272,6 +276,7 @@ class ShelterReflex(SleepReflex):
         self._log({"reflex": reflex, "pausedTask": paused, "ok": result.success})
 
 
+BURROW_RETRY_AFTER_STOP_MS = 5000
 POCKET_REACH = 2.5  # a burrow's pocket: two cells; a hostile further off is outside its ground
 
 

@@ -12,6 +12,7 @@ from loguru import logger
 
 from agency.cognition.drive_tick import DriveSkipReason, DriveTickSkipped, DriveTickState, evaluate_drive_tick
 from agency.execution.reflexes import SHELTERING, ReflexConfig, Reflexes
+from agency.execution.reflexes.shelter import BURROW_RETRY_AFTER_STOP_MS
 from agency.planning.stalls import classify_stall
 from agency.planning.tasks.models import TaskStatus
 from agency.shelter.blueprint import basic_shelter
@@ -520,6 +521,16 @@ def test_a_burrow_that_cannot_be_dug_gives_the_tasks_back_and_waits(burrow_env):
     assert reflexes.choose(body.snapshot()) is None  # waits before the next try
     ftime.clock.advance(ReflexConfig().shelter_retry_ms)
     assert reflexes.choose(body.snapshot()) == "burrow"
+
+
+def test_a_burrow_whose_dig_was_stopped_half_way_is_tried_again_soon(burrow_env):
+    body, reflexes, ftime = burrow_env["body"], burrow_env["reflexes"], burrow_env["ftime"]
+    body.fail["staircase"] = "Digging aborted"  # a spider's hit, the threat watch taking the body
+    body.time_of_day = 14_000
+    assert asyncio.run(reflexes.tick(body.snapshot())) == "burrow"
+    assert reflexes.choose(body.snapshot()) is None
+    ftime.clock.advance(BURROW_RETRY_AFTER_STOP_MS)
+    assert reflexes.choose(body.snapshot()) == "burrow"  # not two minutes later
 
 
 def test_a_bed_comes_before_digging_in_and_a_bot_in_bed_is_not_woken_for_it(dig_env):
