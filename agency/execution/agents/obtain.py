@@ -3,7 +3,8 @@ It becomes the goal that gets it: `collect` its block (stone for cobblestone, th
 redstone or diamonds), `craft` it (its recipe tree from minecraft-data: the planner gathers,
 smelts and makes the tools first), `smelt` it (ingots), or `hunt` the animal that drops it.
 What the overworld does not have is refused at once naming where it is (a blaze rod: the
-nether), also when it is an ingredient (blaze powder needs a blaze rod); a name the game
+nether), also when it is an ingredient (blaze powder needs a blaze rod), and what survival
+never gives (a spawn egg, bedrock) saying so; a name the game
 does not have is refused with the nearest names. A craft or smelt it becomes is not held to
 what is in sight (the plan gathers, smelts and makes the tools itself); a collect or a hunt is.
 """
@@ -19,6 +20,7 @@ from agency.execution.agents.planning import craft_plan
 from agency.execution.agents.sources import gatherable, obtainable, smeltable, source_block
 from agency.game import mcdata
 from agency.game.animals import ANIMAL_DROPS
+from agency.game.creative import creative_only
 from agency.game.elsewhere import found_only_in
 from agency.game.fills import EMPTY, fill_source
 from agency.game.loot import chance_drop
@@ -44,6 +46,8 @@ def resolve_obtain(goal: ExtractedGoal, inventory: Mapping[str, int] | None = No
         near = difflib.get_close_matches(item, list(items), n=3, cutoff=0.75)
         hint = f" (did you mean {', '.join(near)}?)" if near else ""
         return Unobtainable(f"{item} is not an item of Minecraft {mcdata.current_version()}{hint}")
+    if creative_only(item):
+        return Unobtainable(f"{item} cannot be had in survival: only creative mode or a command gives it")
     where = found_only_in(item)
     if where is not None:
         return Unobtainable(f"{item} is found only in {where}, and the bot stays in the overworld")
