@@ -19,6 +19,7 @@ from agency.tools.gathering import REACH
 from agency.tools.movement import walk
 from agency.tools.queries import FindBlocksInput, find_blocks_now
 from agency.tools.results import EXECUTION_ERROR, PRECONDITION_FAILED
+from agency.world import night_approaching
 
 TABLE_SEARCH_RADIUS = 8
 FULL_FOOD = 20
@@ -77,13 +78,19 @@ async def usable_table(ctx: ToolContext) -> dict[str, Any] | None:
 
 async def found_or_remembered(ctx: ToolContext, found: dict[str, Any] | None, kind: str) -> dict[str, Any] | None:
     """A block of `kind` found near the bot (then remembered in places), else the nearest
-    remembered one still standing within the reuse distance, marked `remembered`, else None."""
+    remembered one still standing within the reuse distance, marked `remembered` (not under
+    cover at night), else None."""
     places = ctx.hooks.get(PLACES_HOOK)
     if found is not None or places is None:
         if found is not None and places is not None:
             places.saw(found.get("name", kind), found["x"], found["y"], found["z"])
         return found
-    pos = (await ctx.snapshot()).position
+    snap = await ctx.snapshot()
+    if night_approaching(snap) and snap.cover:
+        # Under cover at night (dug in, underground) one is placed where the bot is: the walk to
+        # a remembered one on the surface took a bench bot out of its pocket into the dark.
+        return None
+    pos = snap.position
     here = (pos.x, pos.y, pos.z)
 
     async def block_at(pos: tuple[int, int, int]) -> str | None:

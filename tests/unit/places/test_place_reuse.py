@@ -89,6 +89,25 @@ def test_a_craft_walks_to_a_remembered_table_instead_of_placing_a_second(body, f
     assert any(line.startswith(f"[Places] reusing crafting_table at {TABLE[0]} {TABLE[1]} {TABLE[2]}") for line in logs)
 
 
+class CoveredNight(FakeBody):
+    """Dug in under the hut at night: a block over the head."""
+
+    def snapshot(self):
+        return super().snapshot().model_copy(update={"timeOfDay": 15_000, "isDay": False, "cover": 4})
+
+
+def test_under_cover_at_night_a_table_is_placed_where_the_bot_is_not_walked_to(ftime, memory):
+    """A bench bot dug in under its hut walked to a table remembered 30 m off on the surface:
+    out of its pocket into the dark, and back to the hut for the night."""
+    body = CoveredNight(ftime.clock, inventory={"oak_planks": 8, "stick": 2})
+    body.blocks[TABLE] = "crafting_table"
+    memory.placed("crafting_table", *TABLE)
+    res = _craft(_ctx(body, ftime, memory))
+    assert res.success, res.error
+    assert [a["block"] for a in _placed(body)] == ["crafting_table"]
+    assert not [a for kind, a in body.started if kind == "move_to"]  # no walk to the remembered one
+
+
 def test_without_the_memory_the_same_craft_places_a_second_table(body, ftime):
     res = _craft(_ctx(body, ftime))  # what a restart cost before places were remembered
     assert res.success, res.error
