@@ -78,7 +78,15 @@ def bench_version(version: str) -> list[dict[str, Any]]:
 
 def _kind(reason: str) -> str:
     """A refusal's kind, for the counts: 'found only in the nether', 'no way yet', ..."""
-    for key in ("found only in", "is not an item", "cannot get on its own", "knows no way", "NO_SOURCE", "NO_TOOL"):
+    for key in (
+        "cannot be had in survival",
+        "found only in",
+        "is not an item",
+        "cannot get on its own",
+        "knows no way",
+        "NO_SOURCE",
+        "NO_TOOL",
+    ):
         if key in reason:
             return key
     return reason.split(":")[0][:40]
