@@ -11,8 +11,9 @@ wall. The floor cells dug, and the one under the back wall, are then filled from
 block the staircase dug out. A staircase that cannot start (a hazard under the hut:
 node/lib/actions/staircase.js) leaves the bot back on the floor, the floor filled from above.
 
-climb_back, in the morning: from the pocket, the three fills over the staircase dug out, up
-into the hut, and its floor filled again from above; the bot is then in the hut as after a night
+climb_back, in the morning: from the pocket, the three fills over the staircase dug out (and
+a table or furnace the night's work placed on a step), up into the hut, and its floor filled
+again from above (from below, if the climb fails); the bot is then in the hut as after a night
 on its floor and leaves by the door. (Nothing else gets it out: the pocket's roof is the hut's
 planks, which no walk digs, and a hunt does not dig at all: a bot that stayed down there hungry
 could neither hunt nor, under 16 food, get a goal from the drive tick.)
@@ -77,23 +78,44 @@ async def climb_back(ctx: ToolContext, p: DoorwayInput) -> dict[str, Any]:
     if not in_pocket(p, here):
         raise ToolFailure(PRECONDITION_FAILED, f"not in the pocket under the hut (at {list(here)})")
     _, inside = doorway_cells(p.door, p.facing)
-    dx, dz = FACING_VECTORS[AWAY[p.facing]]
     x, y, z = inside
-    # the head room of each step up: the cell under the back wall, then the two floor cells
-    fills = [(x + k * dx, y - 1, z + k * dz) for k in range(STEPS, 0, -1)]
+    way = _way_up(p)
     region = await ctx.region(
-        (min(c[0] for c in fills), y - 1, min(c[2] for c in fills)), (abs(2 * dx) + 1, 1, abs(2 * dz) + 1)
+        (min(c[0] for c in way), y - STEPS, min(c[2] for c in way)),
+        (
+            max(c[0] for c in way) - min(c[0] for c in way) + 1,
+            STEPS,
+            max(c[2] for c in way) - min(c[2] for c in way) + 1,
+        ),
     )
     dug = 0
-    for cell in fills:
+    for cell in way:
         if is_solid(region.block_at(*cell)):
             await run_action(ctx, "dig", {"x": cell[0], "y": cell[1], "z": cell[2]})
             dug += 1
-    await run_action(ctx, "move_to", {"x": x + 0.5, "y": y, "z": z + 0.5, "range": 0})
+    try:
+        await run_action(ctx, "move_to", {"x": x + 0.5, "y": y, "z": z + 0.5, "range": 0})
+    except ToolFailure as e:
+        await _fill_floor(ctx, p)  # from below again: the hut is not left open
+        raise ToolFailure(EXECUTION_ERROR, f"could not climb back into the hut: {e.message}") from e
     holes = await _fill_floor(ctx, p)
     if holes:
         raise ToolFailure(EXECUTION_ERROR, f"back in the hut, its floor still open at {holes} (no block to fill it)")
     return {"from": list(here), "at": list(inside), "dug": dug, "floorClosed": True}
+
+
+def _way_up(p: DoorwayInput) -> list[tuple[int, int, int]]:
+    """The cells the climb from the bottom step into the hut passes through below the floor,
+    nearest first: the fills over the staircase (the cell under the back wall and the two floor
+    cells) and the steps' own cells, where a table or furnace the night's work placed may stand."""
+    _, (x, y, z) = doorway_cells(p.door, p.facing)
+    dx, dz = FACING_VECTORS[AWAY[p.facing]]
+    cells = []
+    for k in range(STEPS, 0, -1):
+        for yy in (y - k, y - k + 1, y - k + 2):
+            if yy <= y - 1 and (k, yy) != (STEPS, y - STEPS):  # below the floor; not the bot's own cell
+                cells.append((x + k * dx, yy, z + k * dz))
+    return cells
 
 
 async def _in_the_way(ctx: ToolContext, p: DoorwayInput, inside: tuple[int, int, int]) -> str | None:

@@ -8,7 +8,8 @@ the action at once: hunting never holds the body against a reflex.
 The target is an animal kind ('cow', 'sheep', plural or not) or a generic word ('animal'):
 any food animal. Underground (after a night dug in, or digging for ore), the bot climbs out
 first (movement.climb_out): the animals it sees are on the surface over the rock, and the hunt's
-walk does not dig. No animal within the radius is a precondition failure naming it; when some
+walk does not dig; at night it does not go up into the dark (a plan's hunt waits for the day).
+No animal within the radius is a precondition failure naming it; when some
 kills were made and no more animals are left, the result says how many fell short.
 
 A plan that needs a drop (leather for a book: agency.execution.agents.plan_builder) hunts
@@ -32,7 +33,7 @@ from agency.tools.crafting import held
 from agency.tools.gathering import PickUpItemsInput, items_near, pick_up_items
 from agency.tools.movement import ExploreInput, climb_out, explore
 from agency.tools.results import EXECUTION_ERROR, PRECONDITION_FAILED
-from agency.world import EntityInfo, Vec3
+from agency.world import EntityInfo, Vec3, night_approaching, underground
 
 GENERIC_ANIMAL = frozenset({"animal", "animals", "food", "meat", "game"})
 HUNT_RADIUS = 32.0  # how far the bot looks for game (and how far a survival step counts it in sight)
@@ -133,10 +134,16 @@ async def hunt(ctx: ToolContext, p: HuntInput) -> dict[str, Any]:
     hits, misses, weapon = 0, 0, None
     lost: list[int] = []  # animals given up on (out of reach): never chased again by this hunt
     explored = 0
-    climbed = await climb_out(ctx)
 
     async def enough() -> bool:
         return p.until_item is not None and available(await held(ctx), p.until_item) >= p.until_count
+
+    snap = await ctx.snapshot()
+    if night_approaching(snap) and underground(snap) and not await enough():
+        raise ToolFailure(
+            PRECONDITION_FAILED, f"no {p.target} down here: the animals graze on the surface, and at night they wait"
+        )
+    climbed = None if await enough() else await climb_out(ctx)
 
     while len(kills) < p.count and not await enough():
         ctx.check()

@@ -111,6 +111,7 @@ class ShelterReflex(SleepReflex):
                 logger.info("[Reflex] morning: the night underground is over; the tasks held are given back")
                 self.executor.resume_paused(SHELTERING)
                 return
+            await self.executor.preempt(SHELTERING)  # the night's work stops: it would dig on down there
             self.reshaping_shelter = True
             try:
                 result = await self.tools.execute("climb_back", doorway(site), self.ctx)

@@ -19,8 +19,12 @@ async function run (bot, args, rec) {
   }
   const keep = keptIds(bot, args.keep)
   const choose = () => {
-    const found = bot.recipesFor(def.id, null, 1, table)
-    return found.length ? keeping(bot, found, keep, times) : mixedRecipe(bot, def.id, table, keep)
+    const found = keeping(bot, bot.recipesFor(def.id, null, 1, table), keep, times)
+    if (found.length && !takes(found[0], keep)) return found
+    // every single-wood variant takes a kept item: the other woods held, mixed in one grid as
+    // vanilla's tags allow (1 oak and 1 spruce plank for the sticks), before the kept one
+    const mixed = mixedRecipe(bot, def.id, table, keep)
+    return found.length && (!mixed.length || takes(mixed[0], keep)) ? found : mixed
   }
   const recipes = choose()
   if (recipes.length === 0) {
@@ -71,6 +75,10 @@ function keptIds (bot, keep) {
   return ids
 }
 
+function takes (recipe, keep) {
+  return recipe.delta.some((d) => d.count < 0 && keep.has(d.id))
+}
+
 // The variants in order of preference: those that leave the kept items alone and can run every
 // craft asked for from what is held, then those that leave them alone, then the rest.
 function keeping (bot, recipes, keep, times) {
@@ -79,9 +87,8 @@ function keeping (bot, recipes, keep, times) {
   for (const it of bot.inventory.items()) held.set(it.type, (held.get(it.type) || 0) + it.count)
   const rank = (r) => {
     const uses = r.delta.filter((d) => d.count < 0)
-    const takes = uses.some((d) => keep.has(d.id))
     const runs = Math.min(...uses.map((d) => Math.floor((held.get(d.id) || 0) / -d.count)))
-    return (takes ? 2 : 0) + (runs >= times ? 0 : 1)
+    return (takes(r, keep) ? 2 : 0) + (runs >= times ? 0 : 1)
   }
   return recipes.map((r, i) => [rank(r), i, r]).sort((a, b) => a[0] - b[0] || a[1] - b[1]).map((x) => x[2])
 }

@@ -355,7 +355,8 @@ class DiggingBody(NightBody):
             self.reshaping = [*getattr(self, "reshaping", []), self.reflexes.reshaping_shelter]
         feet = (int(self.position.x // 1), int(self.position.y // 1), int(self.position.z // 1))
         for k in (1, 2, 3):  # the door faces south: the way in is north (the third under the back wall)
-            self.blocks[(feet[0], GROUND_Y - 1, feet[2] - k)] = "air"
+            for y in range(GROUND_Y - k, GROUND_Y):  # each step's cells, up to the floor layer
+                self.blocks[(feet[0], y, feet[2] - k)] = "air"
         self.position = Vec3(x=self.position.x, y=a["targetY"], z=self.position.z - 3)
         self.cover = 4  # under the back wall and the roof
         return {"steps": 3, "y": a["targetY"], "turned": 0, "reason": "reached"}
@@ -419,6 +420,32 @@ def test_with_work_underground_the_bot_digs_in_closes_the_floor_and_the_held_tas
     assert body.reshaping == [True] * 4 and not reflexes.reshaping_shelter
     assert asyncio.run(reflexes.tick(body.snapshot())) == "leave_shelter"
     assert tasks.get_task(held).status is TaskStatus.pending  # given back in the morning
+
+
+def test_in_the_morning_the_nights_work_is_stopped_and_a_table_it_placed_on_a_step_is_dug(dig_env):
+    body, tasks, ex, reflexes = dig_env["body"], dig_env["tasks"], dig_env["ex"], dig_env["reflexes"]
+    body.time_of_day = 12_000
+    asyncio.run(reflexes.tick(body.snapshot()))
+    assert asyncio.run(reflexes.tick(body.snapshot())) == "dig_in"
+    work = _add(tasks, "craft", "stone_sword", 1)
+    assert asyncio.run(ex.tick()) == "claimed"  # the night's work, running in the pocket
+    body.blocks[(12, GROUND_Y - 2, 11)] = "crafting_table"  # placed on the second step
+    body.time_of_day = 1_000
+    assert asyncio.run(reflexes.tick(body.snapshot())) == "come_up"
+    assert tasks.get_task(work).status is TaskStatus.paused  # stopped before the floor opened
+    assert ("dig", {"x": 12, "y": GROUND_Y - 2, "z": 11}) in body.started  # the way up cleared
+    assert in_hut(SITE, body.position)
+    assert asyncio.run(reflexes.tick(body.snapshot())) == "leave_shelter"
+    assert tasks.get_task(work).status is TaskStatus.pending  # given back once out of the door
+
+
+def test_a_death_while_dug_in_ends_the_pocket_but_the_tasks_wait_for_the_morning(dig_env):
+    body, reflexes = dig_env["body"], dig_env["reflexes"]
+    body.time_of_day = 12_000
+    asyncio.run(reflexes.tick(body.snapshot()))
+    assert asyncio.run(reflexes.tick(body.snapshot())) == "dig_in"
+    asyncio.run(reflexes.on_events([BodyEvent(type=EventType.death, ts=0, data={"cause": "zombie"})]))
+    assert not reflexes._dug_in and reflexes._night_hold
 
 
 def test_a_bot_that_worked_on_away_from_its_pocket_is_not_walked_back_to_it_in_the_morning(dig_env):

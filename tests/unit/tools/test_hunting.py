@@ -289,3 +289,14 @@ def test_on_the_surface_the_hunt_goes_straight_for_the_animal(hctx, hbody):
     hbody.mobs += [Mob("cow", hostile=False, x=6.5, z=0.5)]
     res = hunt(hctx, target="cow")
     assert res.success and hbody.started[0][0] == "hunt" and "climbedOut" not in res.output
+
+
+def test_underground_at_night_a_hunt_does_not_go_up_into_the_dark(hctx, hbody, monkeypatch):
+    snap = hbody.snapshot
+    monkeypatch.setattr(
+        hbody, "snapshot", lambda: snap().model_copy(update={"timeOfDay": 15_000, "isDay": False, "cover": 6})
+    )
+    hbody.mobs += [Mob("cow", hostile=False, x=6.5, y=64, z=0.5)]
+    res = hunt(hctx, target="cow")
+    assert res.success is False and res.error.code == PRECONDITION_FAILED and "at night" in res.error.message
+    assert hbody.started == []  # not a step up
