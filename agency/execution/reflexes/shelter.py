@@ -28,6 +28,7 @@ from agency.shelter.bed import is_bed
 from agency.shelter.dig_in import in_pocket
 from agency.shelter.door import DoorwayInput, in_hut
 from agency.shelter.models import SiteSignature
+from agency.tools import ToolExecutionResult
 from agency.world import DUSK_START, NIGHT_START, WorldSnapshot, night_approaching, underground
 
 
@@ -112,11 +113,7 @@ class ShelterReflex(SleepReflex):
                 self.executor.resume_paused(SHELTERING)
                 return
             await self.executor.preempt(SHELTERING)  # the night's work stops: it would dig on down there
-            self.reshaping_shelter = True
-            try:
-                result = await self.tools.execute("climb_back", doorway(site), self.ctx)
-            finally:
-                self.reshaping_shelter = False
+            result = await self._reshape("climb_back", site)
             if result.success:
                 self.sheltered = site  # the tasks stay held until it leaves by the door
         elif start is not None:
@@ -177,15 +174,20 @@ class ShelterReflex(SleepReflex):
         self._site = site
         return site
 
+    async def _reshape(self, tool: str, site: SiteSignature) -> ToolExecutionResult:
+        """Dig under the hut or climb back into it: its floor is open meanwhile, and the goal
+        review waits (reshaping_shelter)."""
+        self.reshaping_shelter = True
+        try:
+            return await self.tools.execute(tool, doorway(site), self.ctx)
+        finally:
+            self.reshaping_shelter = False
+
     async def _dig_in(self) -> None:
         site = self.sheltered
         assert site is not None
         self._dig_in_tried = True
-        self.reshaping_shelter = True
-        try:
-            result = await self.tools.execute("dig_in", doorway(site), self.ctx)
-        finally:
-            self.reshaping_shelter = False
+        result = await self._reshape("dig_in", site)
         if result.success:
             self.sheltered, self._dug_in, self._night_hold, self._dug_in_under = None, True, True, site
             self.stats.nights_dug_in += 1

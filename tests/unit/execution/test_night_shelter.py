@@ -422,11 +422,25 @@ def test_with_work_underground_the_bot_digs_in_closes_the_floor_and_the_held_tas
     assert tasks.get_task(held).status is TaskStatus.pending  # given back in the morning
 
 
+def _dig_in_tonight(env: dict[str, Any], held: tuple[str, str, int] | None = None) -> str | None:
+    """At dusk into the hut (a running task held, when given), then dug in under it."""
+    body, tasks, ex, reflexes = env["body"], env["tasks"], env["ex"], env["reflexes"]
+    task_id = _add(tasks, *held) if held else None
+
+    async def night():
+        if task_id is not None:
+            assert await ex.tick() == "claimed"
+        body.time_of_day = 12_000
+        assert await reflexes.tick(body.snapshot()) == "shelter"
+        assert await reflexes.tick(body.snapshot()) == "dig_in"
+
+    asyncio.run(night())
+    return task_id
+
+
 def test_in_the_morning_the_nights_work_is_stopped_and_a_table_it_placed_on_a_step_is_dug(dig_env):
     body, tasks, ex, reflexes = dig_env["body"], dig_env["tasks"], dig_env["ex"], dig_env["reflexes"]
-    body.time_of_day = 12_000
-    asyncio.run(reflexes.tick(body.snapshot()))
-    assert asyncio.run(reflexes.tick(body.snapshot())) == "dig_in"
+    _dig_in_tonight(dig_env)
     work = _add(tasks, "craft", "stone_sword", 1)
     assert asyncio.run(ex.tick()) == "claimed"  # the night's work, running in the pocket
     body.blocks[(12, GROUND_Y - 2, 11)] = "crafting_table"  # placed on the second step
@@ -440,25 +454,15 @@ def test_in_the_morning_the_nights_work_is_stopped_and_a_table_it_placed_on_a_st
 
 
 def test_a_death_while_dug_in_ends_the_pocket_but_the_tasks_wait_for_the_morning(dig_env):
-    body, reflexes = dig_env["body"], dig_env["reflexes"]
-    body.time_of_day = 12_000
-    asyncio.run(reflexes.tick(body.snapshot()))
-    assert asyncio.run(reflexes.tick(body.snapshot())) == "dig_in"
+    reflexes = dig_env["reflexes"]
+    _dig_in_tonight(dig_env)
     asyncio.run(reflexes.on_events([BodyEvent(type=EventType.death, ts=0, data={"cause": "zombie"})]))
     assert not reflexes._dug_in and reflexes._night_hold
 
 
 def test_a_bot_that_worked_on_away_from_its_pocket_is_not_walked_back_to_it_in_the_morning(dig_env):
-    body, tasks, ex, reflexes = dig_env["body"], dig_env["tasks"], dig_env["ex"], dig_env["reflexes"]
-    held = _add(tasks, "collect", "oak_log", 8)
-
-    async def night():
-        assert await ex.tick() == "claimed"
-        body.time_of_day = 12_000
-        assert await reflexes.tick(body.snapshot()) == "shelter"
-        assert await reflexes.tick(body.snapshot()) == "dig_in"
-
-    asyncio.run(night())
+    body, tasks, reflexes = dig_env["body"], dig_env["tasks"], dig_env["reflexes"]
+    held = _dig_in_tonight(dig_env, ("collect", "oak_log", 8))
     body.position = Vec3(x=30.5, y=GROUND_Y - 20, z=2.5)  # down its staircase to the ore
     body.time_of_day = 1_000
     assert asyncio.run(reflexes.tick(body.snapshot())) == "come_up"
