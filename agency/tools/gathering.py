@@ -15,6 +15,7 @@ from typing import Any
 
 from pydantic import Field, model_validator
 
+from agency.blocks import DEEP_ROCK, ROCK
 from agency.game.harvest import can_harvest, drop, needs_tool, ranked_tools, unless_dug_with
 from agency.game.loot import sure_drop
 from agency.game.ores import ore_level
@@ -26,7 +27,7 @@ from agency.tools.mining import tunnel_for
 from agency.tools.movement import ExploreInput, explore, walk
 from agency.tools.queries import FindBlocksInput, find_blocks_now
 from agency.tools.results import PRECONDITION_FAILED
-from agency.world import EntityInfo, Vec3, WorldSnapshot
+from agency.world import EntityInfo, Vec3, WorldSnapshot, night_approaching
 
 # Blocks that need no tool and drop something else: the harvest data holds only the blocks
 # that need one (and what they drop), by canonical name.
@@ -34,6 +35,7 @@ BARE_HAND_DROPS = {"grass_block": "dirt"}
 MAX_PER_CALL = 64  # what one collect gathers at most (a total ensured may be more: a plan's batches)
 REACH = 4.0
 MAX_FUTILE = 3
+NIGHT_REACH_UP = 1  # under cover at night: blocks up to head height (the pocket's walls), none higher
 
 
 def drop_of(block: str) -> str:
@@ -111,8 +113,19 @@ async def collect_block(ctx: ToolContext, p: CollectBlockInput) -> dict[str, Any
     have, futile, explored, kinds = start, 0, 0, []
     while have < goal:
         ctx.check()
-        hits = (await find_blocks_now(ctx, FindBlocksInput(block=p.block, radius=min(p.radius, 32), count=1)))["blocks"]
+        snap = await ctx.snapshot()
+        # Under cover at night (dug in, underground) only blocks at the bot's level or below: a
+        # dug-in bench bot walked up to stone on a hillside, into the dark, and back to its hut.
+        below = night_approaching(snap) and bool(snap.cover)
+        find = FindBlocksInput(block=p.block, radius=min(p.radius, 32), count=1, up=NIGHT_REACH_UP if below else None)
+        hits = (await find_blocks_now(ctx, find))["blocks"]
         if not hits:
+            if below and ore_level(p.block) is None and p.block not in ROCK | DEEP_ROCK:
+                raise ToolFailure(
+                    PRECONDITION_FAILED,
+                    f"no {p.block} at this level or below; up in the dark it waits for the morning",
+                    details={"have": have, "goal": goal},
+                )
             if explored >= p.explore_attempts:
                 raise ToolFailure(
                     PRECONDITION_FAILED,
@@ -120,7 +133,7 @@ async def collect_block(ctx: ToolContext, p: CollectBlockInput) -> dict[str, Any
                     details={"have": have, "goal": goal},
                 )
             explored += 1
-            if ore_level(p.block) is not None:  # it lies underground: dig on down or along, not back up
+            if ore_level(p.block) is not None or below:  # it lies underground: dig on down or along, not back up
                 await tunnel_for(ctx, p.block)
             else:
                 await explore(ctx, ExploreInput(legs=2, leg_distance=24))
@@ -135,7 +148,13 @@ async def collect_block(ctx: ToolContext, p: CollectBlockInput) -> dict[str, Any
             await run_action(
                 ctx,
                 "collect",
-                {"block": name, "count": goal - have, "maxDistance": reach, "item": p.item or drop_of(name)},
+                {
+                    "block": name,
+                    "count": goal - have,
+                    "maxDistance": reach,
+                    "item": p.item or drop_of(name),
+                    **({"maxY": math.floor(snap.position.y) + NIGHT_REACH_UP} if below else {}),
+                },
             )
             why = None
         except ToolFailure as e:  # e.g. an unreachable treetop: what counts is what we now hold

@@ -19,6 +19,7 @@ class FindBlocksInput(ToolInput):
     radius: int = Field(default=16, ge=1, le=32)
     count: int = Field(default=16, ge=1, le=256)
     vertical: int = Field(default=8, ge=1, le=32)
+    up: int | None = Field(default=None, ge=0, le=32, description="blocks above the bot searched (default: vertical)")
 
 
 class ChatInput(ToolInput):
@@ -39,7 +40,8 @@ async def snapshot(ctx: ToolContext, _p: NoInput) -> dict[str, Any]:
 
 async def find_blocks_now(ctx: ToolContext, p: FindBlocksInput) -> dict[str, Any]:
     pos = (await ctx.snapshot()).position
-    region = await ctx.io(read_around, ctx.body, block_pos(pos), p.radius, p.vertical, p.vertical)
+    up = p.vertical if p.up is None else p.up
+    region = await ctx.io(read_around, ctx.body, block_pos(pos), p.radius, up, p.vertical)
     blocks = find_in_region(region, p.block, pos, p.count)
     return {"block": p.block, "found": len(blocks), "blocks": blocks}
 

@@ -188,7 +188,8 @@ class FakeBody:
         return {"position": {"x": self.position.x, "y": a["y"], "z": self.position.z}}
 
     def _do_collect(self, a: dict[str, Any]) -> dict[str, Any]:
-        spots = sorted(p for p, n in self.blocks.items() if n == a["block"])[: a.get("count", 1)]
+        top = a.get("maxY", math.inf)  # like node/lib/actions/collect.js
+        spots = sorted(p for p, n in self.blocks.items() if n == a["block"] and p[1] <= top)[: a.get("count", 1)]
         for p in spots:
             del self.blocks[p]
             self.inventory[a.get("item", a["block"])] += 1

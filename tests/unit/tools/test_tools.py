@@ -433,3 +433,27 @@ def test_a_craft_keeps_the_planks_a_later_step_takes_by_name(ctx: ToolContext, b
         ("birch_fence", ["birch_planks"]),
     ]
     assert body.inventory["birch_fence"] == 3 and body.inventory["oak_planks"] == 0
+
+
+class CoveredNightBody(FakeBody):
+    """Under cover at night (dug in under the hut): a block over the head."""
+
+    def snapshot(self):
+        return super().snapshot().model_copy(update={"timeOfDay": 15_000, "isDay": False, "cover": 4})
+
+
+def test_under_cover_at_night_a_collect_takes_only_blocks_at_its_level_or_below(ftime) -> None:
+    """A dug-in bench bot walked up to stone on a hillside, into the dark, and back to its hut."""
+    body = CoveredNightBody(ftime.clock, inventory={"wooden_pickaxe": 1})
+    ctx = ToolContext(body=body, clock=ftime.clock, sleep=ftime.sleep, poll_interval_s=0.1)
+    body.blocks[(3, GROUND_Y + 4, 0)] = "stone"  # up on the hillside
+    body.blocks[(2, GROUND_Y - 1, 0)] = "stone"  # in the pocket's wall
+    res = run(default_tool_registry().execute("collect_block", {"block": "stone", "count": 1}, ctx))
+    assert res.success, res.error
+    collect = next(a for kind, a in body.started if kind == "collect")
+    assert collect["maxY"] == GROUND_Y + 1 and body.block(3, GROUND_Y + 4, 0) == "stone"  # the hillside left be
+    for y in range(GROUND_Y + 3, GROUND_Y + 7):  # a tree on the surface over the pocket
+        body.blocks[(5, y, 0)] = "oak_log"
+    logs = run(default_tool_registry().execute("collect_block", {"block": "oak_log", "count": 1}, ctx))
+    assert logs.success is False and "waits for the morning" in logs.error.message  # not walked up to
+    assert body.block(5, GROUND_Y + 3, 0) == "oak_log"
