@@ -143,7 +143,8 @@ async def hunt(ctx: ToolContext, p: HuntInput) -> dict[str, Any]:
         raise ToolFailure(
             PRECONDITION_FAILED, f"no {p.target} down here: the animals graze on the surface, and at night they wait"
         )
-    climbed = None if await enough() else await climb_out(ctx)
+    # any ground over the head: the animals are up there (two blocks of it kept a bench bot from them)
+    climbed = None if await enough() else await climb_out(ctx, min_roof=1)
 
     while len(kills) < p.count and not await enough():
         ctx.check()

@@ -97,9 +97,12 @@ async def descend(ctx: ToolContext, p: DescendInput) -> dict[str, Any]:
         raise ToolFailure(PRECONDITION_FAILED, "no pickaxe to dig a staircase with")
     ctx.check()
     starts = ctx.hooks.get(STAIRCASES_HOOK)
-    if starts is not None:  # where the staircase starts: the way back up (movement.climb_out)
-        pos = (await ctx.snapshot()).position
-        starts.append((pos.x, pos.y, pos.z))
+    snap = await ctx.snapshot()
+    # where the staircase starts: the way back up (movement.climb_out), when it starts under the
+    # sky; one started under cover (the pocket dug under the hut) led a bench bot back into its
+    # closed pocket in the morning, out of reach of the animals it saw
+    if starts is not None and not snap.cover:
+        starts.append((snap.position.x, snap.position.y, snap.position.z))
         del starts[:-MAX_STAIRCASES]
     wait_ms = int(descend_timeout_s(blocks) * 1000)
     deadline = ctx.clock() + wait_ms if ctx.deadline_ms is None else min(ctx.deadline_ms, ctx.clock() + wait_ms)

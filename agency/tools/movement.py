@@ -145,15 +145,15 @@ async def _ground_over(ctx: ToolContext, here: tuple[int, int, int]) -> list[int
     return [y for y in range(here[1] + 2, here[1] + SKY_CHECK) if column.block_at(here[0], y, here[2]) in GROUND_ROOF]
 
 
-async def climb_out(ctx: ToolContext) -> dict[str, Any] | None:
-    """Underground (MIN_ROOF or more blocks of soil or rock over the bot's head: after digging
-    down for ore), get back to the surface: up the staircase it dug (the newest descent start
+async def climb_out(ctx: ToolContext, min_roof: int = MIN_ROOF) -> dict[str, Any] | None:
+    """Underground (min_roof, by default MIN_ROOF, or more blocks of soil or rock over the bot's
+    head: after digging down for ore), get back to the surface: up the staircase it dug (the newest descent start
     within CLIMB_BACK_WITHIN, walked without digging), else straight up to the top of its
     column, digging through natural ground. Best effort: a failed climb is logged and the
     explore goes on. None when the bot is not underground."""
     here = block_pos((await ctx.snapshot()).position)
     ground = await _ground_over(ctx, here)
-    if len(ground) < MIN_ROOF:
+    if len(ground) < min_roof:
         return None
     logger.info(
         "[Tools] explore: underground at {} {} {} (ground over the head up to y {}); climbing out first",
@@ -174,7 +174,7 @@ async def climb_out(ctx: ToolContext) -> dict[str, Any] | None:
             await walk(ctx, sx, sy, sz, 1, dig_out=False)
         now = block_pos((await ctx.snapshot()).position)
         ground = await _ground_over(ctx, now)
-        if len(ground) >= MIN_ROOF:  # no staircase known, or its top is underground too
+        if len(ground) >= min_roof:  # no staircase known, or its top is underground too
             how = "dug"
             await walk(ctx, now[0] + 0.5, max(ground) + 1, now[2] + 0.5, 3)
     except (ToolFailure, ToolTimeout) as e:

@@ -16,7 +16,7 @@ from agency.game.animals import ANIMAL_DROPS, ANIMALS
 from agency.tools.base import ToolContext
 from agency.tools.hunting import KILL_TIMEOUT_S, MAX_MISSES, animal_kind
 from agency.tools.results import CANCELLED, EXECUTION_ERROR, PRECONDITION_FAILED, VALIDATION_ERROR
-from agency.tools.testing import FakeBody, FakeTime, Mob
+from agency.tools.testing import GROUND_Y, FakeBody, FakeTime, Mob
 from agency.world import BodyError
 from tests.unit.conftest import run
 
@@ -283,6 +283,16 @@ def test_underground_the_bot_climbs_out_before_it_hunts(hctx, hbody):
     assert res.success, res.error
     assert hbody.started[0][0] == "move_to" and hbody.started[0][1]["y"] == 64  # up through it first
     assert res.output["climbedOut"]["how"] == "dug" and res.output["kills"] == 1
+
+
+def test_two_blocks_of_ground_over_the_bot_are_climbed_through_for_the_animals(hctx, hbody):
+    hbody.position = hbody.position.model_copy(update={"y": GROUND_Y - 3.0})  # a staircase's end
+    hbody.blocks[(0, GROUND_Y - 3, 0)] = hbody.blocks[(0, GROUND_Y - 2, 0)] = "air"  # feet and head
+    hbody.blocks[(0, GROUND_Y - 1, 0)] = "dirt"  # one block of ground over it
+    hbody.mobs += [Mob("cow", hostile=False, x=6.5, y=GROUND_Y, z=0.5)]
+    res = hunt(hctx, target="cow")
+    assert res.success, res.error
+    assert res.output["climbedOut"]["how"] == "dug" and hbody.started[0][0] == "move_to"
 
 
 def test_on_the_surface_the_hunt_goes_straight_for_the_animal(hctx, hbody):

@@ -195,6 +195,16 @@ def test_explore_underground_walks_back_up_the_staircase_it_dug_first(ctx: ToolC
     assert res.output["climbedOut"]["how"] == "staircase" and res.output["climbedOut"]["failed"] is None
 
 
+def test_a_staircase_started_under_cover_is_not_the_way_back_up(ctx: ToolContext, ftime) -> None:
+    """One started in the pocket dug under the hut led a bench bot back into the closed pocket
+    in the morning, out of reach of the animals it saw."""
+    body = CoveredNightBody(ftime.clock, inventory={"stone_pickaxe": 1})
+    staircases: list = []
+    ctx = replace(ctx, body=body, hooks={"staircases": staircases})
+    assert run(default_tool_registry().execute("descend", {"target_y": GROUND_Y - 10}, ctx)).success
+    assert staircases == []
+
+
 def test_a_staircase_blocked_all_round_at_a_caves_edge_goes_down_the_cave(ctx: ToolContext, body: FakeBody) -> None:
     body.inventory["stone_pickaxe"] = 1
     for y in (GROUND_Y - 8, GROUND_Y - 7):
