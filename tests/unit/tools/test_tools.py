@@ -195,9 +195,10 @@ def test_explore_underground_walks_back_up_the_staircase_it_dug_first(ctx: ToolC
     assert res.output["climbedOut"]["how"] == "staircase" and res.output["climbedOut"]["failed"] is None
 
 
-def test_a_staircase_started_under_cover_is_not_the_way_back_up(ctx: ToolContext, ftime) -> None:
+def test_a_staircase_started_under_cover_at_night_is_not_the_way_back_up(ctx: ToolContext, ftime) -> None:
     """One started in the pocket dug under the hut led a bench bot back into the closed pocket
-    in the morning, out of reach of the animals it saw."""
+    in the morning, out of reach of the animals it saw. (By day one started in a cave is:
+    tests/integration/test_dig_down.py.)"""
     body = CoveredNightBody(ftime.clock, inventory={"stone_pickaxe": 1})
     staircases: list = []
     ctx = replace(ctx, body=body, hooks={"staircases": staircases})
