@@ -97,6 +97,11 @@ def underground(snapshot: WorldSnapshot) -> bool:
     return snapshot.cover is not None and snapshot.cover >= UNDERGROUND_COVER
 
 
+def under_cover_at_night(snapshot: WorldSnapshot) -> bool:
+    """Dusk or night with any solid block over the bot (a hut's roof, a pocket, a burrow)."""
+    return night_approaching(snapshot) and bool(snapshot.cover)
+
+
 class WorldSnapshot(BaseModel):
     """One reading of the bot's vitals and surroundings, taken in one bridge call."""
 

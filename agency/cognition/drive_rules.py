@@ -12,7 +12,7 @@ from agency.blocks import is_log
 from agency.cognition.drive_selection import DriveSelection
 from agency.cognition.progression import IRON_AGE_RULES, STONE_AGE_RULES, next_progression_step
 from agency.cognition.survival_steps import food_stock_step, next_survival_step
-from agency.world import WorldSnapshot, night_approaching, shelter_due, underground
+from agency.world import WorldSnapshot, night_approaching, shelter_due, under_cover_at_night, underground
 
 LOW_LOG_STOCK = 16
 # Under a roof at night with this many logs, the fifth rule (16 logs) waits for the morning: a
@@ -25,7 +25,7 @@ def logs_wait_for_morning(snapshot: WorldSnapshot, logs: int) -> bool:
     not had; with NIGHT_LOG_FLOOR held the low-log rule is passed over until the morning and
     the night goes to the next rule's work (a bench bot short of 16 logs at dusk spent whole
     nights in its hut with a pickaxe and the stone sword's and iron pickaxe's work to do)."""
-    return night_approaching(snapshot) and bool(snapshot.cover) and logs >= NIGHT_LOG_FLOOR
+    return under_cover_at_night(snapshot) and logs >= NIGHT_LOG_FLOOR
 
 
 def select_drive(

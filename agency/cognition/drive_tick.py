@@ -57,7 +57,7 @@ from agency.planning.tasks.idempotency import TaskLookup, find_blocking_task
 from agency.planning.tasks.models import Task
 from agency.planning.tasks.retry_backoff import HeldBack, held_back
 from agency.thoughts import Thought, ThoughtMetadata
-from agency.world import BlockRegion, WorldSnapshot, night_approaching
+from agency.world import BlockRegion, WorldSnapshot, night_approaching, under_cover_at_night
 
 DRIVE_TICK_INTERVAL_MS = 180_000  # fixed, no jitter in v1
 SAFE_HEALTH = 16
@@ -321,7 +321,7 @@ def drive_candidate(
         bed_known,
         held=lambda step: _held_back(existing_tasks, step, now_ms, bot) is not None,
     )
-    if night_approaching(snapshot) and snapshot.cover and sel.rule != "night_no_shelter" and not is_night_work(sel):
+    if under_cover_at_night(snapshot) and sel.rule != "night_no_shelter" and not is_night_work(sel):
         return DriveTickSkipped(
             DriveSkipReason.surface_work_at_night,
             f"{sel.action}:{sel.target} is surface work; under ground at night it waits for the morning",

@@ -19,7 +19,7 @@ from agency.tools.gathering import REACH
 from agency.tools.movement import walk
 from agency.tools.queries import FindBlocksInput, find_blocks_now
 from agency.tools.results import EXECUTION_ERROR, PRECONDITION_FAILED
-from agency.world import night_approaching
+from agency.world import under_cover_at_night
 
 TABLE_SEARCH_RADIUS = 8
 FULL_FOOD = 20
@@ -86,7 +86,7 @@ async def found_or_remembered(ctx: ToolContext, found: dict[str, Any] | None, ki
             places.saw(found.get("name", kind), found["x"], found["y"], found["z"])
         return found
     snap = await ctx.snapshot()
-    if night_approaching(snap) and snap.cover:
+    if under_cover_at_night(snap):
         # Under cover at night (dug in, underground) one is placed where the bot is: the walk to
         # a remembered one on the surface took a bench bot out of its pocket into the dark.
         return None

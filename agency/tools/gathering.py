@@ -27,7 +27,7 @@ from agency.tools.mining import tunnel_for
 from agency.tools.movement import ExploreInput, explore, walk
 from agency.tools.queries import FindBlocksInput, find_blocks_now
 from agency.tools.results import PRECONDITION_FAILED
-from agency.world import EntityInfo, Vec3, WorldSnapshot, night_approaching
+from agency.world import EntityInfo, Vec3, WorldSnapshot, under_cover_at_night
 
 # Blocks that need no tool and drop something else: the harvest data holds only the blocks
 # that need one (and what they drop), by canonical name.
@@ -116,7 +116,7 @@ async def collect_block(ctx: ToolContext, p: CollectBlockInput) -> dict[str, Any
         snap = await ctx.snapshot()
         # Under cover at night (dug in, underground) only blocks at the bot's level or below: a
         # dug-in bench bot walked up to stone on a hillside, into the dark, and back to its hut.
-        below = night_approaching(snap) and bool(snap.cover)
+        below = under_cover_at_night(snap)
         find = FindBlocksInput(block=p.block, radius=min(p.radius, 32), count=1, up=NIGHT_REACH_UP if below else None)
         hits = (await find_blocks_now(ctx, find))["blocks"]
         if not hits:

@@ -27,7 +27,7 @@ from agency.tools.base import BODY_QUEUE, Tool, ToolContext, ToolFailure, ToolIn
 from agency.tools.queries import FindBlocksInput, find_blocks_now
 from agency.tools.results import EXECUTION_ERROR, PRECONDITION_FAILED
 from agency.tools.spatial import block_pos
-from agency.world import night_approaching
+from agency.world import under_cover_at_night
 
 SAFE_FLOOR_Y = -48  # the sight box (8 down) stops above the lava
 MAX_DESCENT = 48  # blocks in one call (the JS action allows 64)
@@ -102,7 +102,7 @@ async def descend(ctx: ToolContext, p: DescendInput) -> dict[str, Any]:
     # where the staircase starts: the way back up (movement.climb_out), but not one started under
     # cover at night (from the pocket dug under the hut, or on from there): that led a bench bot
     # back into its closed pocket in the morning, out of reach of the animals it saw
-    if starts is not None and not (night_approaching(snap) and snap.cover):
+    if starts is not None and not under_cover_at_night(snap):
         starts.append((snap.position.x, snap.position.y, snap.position.z))
         del starts[:-MAX_STAIRCASES]
     wait_ms = int(descend_timeout_s(blocks) * 1000)

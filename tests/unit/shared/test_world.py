@@ -3,7 +3,7 @@ import json
 import pytest
 from pydantic import ValidationError
 
-from agency.world import BlockRegion, BodyEvent, EventType, WorldSnapshot
+from agency.world import BlockRegion, BodyEvent, EventType, WorldSnapshot, under_cover_at_night
 
 SNAP = {
     "health": 20,
@@ -80,3 +80,18 @@ def test_body_event_types_are_closed():
     assert BodyEvent.model_validate({"type": "health", "ts": 1, "data": {"health": 3}}).type is EventType.health
     with pytest.raises(ValidationError):
         BodyEvent.model_validate({"type": "teleport", "ts": 1})
+
+
+@pytest.mark.parametrize(
+    ("time_of_day", "is_day", "cover", "expected"),
+    [
+        (18000, False, 1, True),  # night, a roof over the head
+        (12600, True, 3, True),  # dusk counts as night approaching
+        (18000, False, 0, False),  # night in the open
+        (18000, False, None, False),  # cover not read
+        (6000, True, 5, False),  # noon underground
+    ],
+)
+def test_under_cover_at_night(time_of_day, is_day, cover, expected):
+    snap = WorldSnapshot.model_validate({**SNAP, "timeOfDay": time_of_day, "isDay": is_day, "cover": cover})
+    assert under_cover_at_night(snap) is expected
