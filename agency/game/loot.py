@@ -6,7 +6,8 @@ leaves, seeds from grass) is never planned on, and the data's chances are not tr
 "always" (it lists leaves dropping an apple every time).
 
 A chance drop worth digging for is CHANCE_DROPS': vanilla's own figure, stated here (the data
-says gravel drops flint a third of the time; vanilla, and node/plugins/drops.js, one in ten).
+says gravel drops flint a third of the time; vanilla, and node/plugins/drops.js, one in ten;
+short grass seeds one in eight).
 An apple (one oak leaf in 200) is not worth planning on."""
 
 from __future__ import annotations
@@ -52,7 +53,10 @@ def sure_drop(block: str, version: str | None = None) -> str | None:
 
 
 # item -> (the block that drops it by chance, vanilla's chance without fortune)
-CHANCE_DROPS: dict[str, tuple[str, float]] = {"flint": ("gravel", 0.1)}
+CHANCE_DROPS: dict[str, tuple[str, float]] = {
+    "flint": ("gravel", 0.1),
+    "wheat_seeds": ("short_grass", 0.125),  # 1.18.2's `grass` (agency.names); node/plugins/drops.js alike
+}
 
 
 def chance_drop(item: str) -> tuple[str, float] | None:

@@ -1,6 +1,9 @@
 """A chance drop obtained in the world: `collect flint` (what `obtain flint` becomes) digs the
 gravel beside the bot until a flint drops (the embedded world drops one in ten, as vanilla;
 node/plugins/drops.js). 110 gravel blocks: all dug for none is a chance of 1 in 100 000.
+`collect wheat_seeds` cuts short grass (`grass` at 1.18.2) until a seed drops, one in eight:
+105 tufts all cut for none is a chance of 1 in 1 000 000. Both are blocks a ray goes through
+(no collision box), as are the flowers picked for dyes (node/lib/actions/pick_plant.js).
 At every version, in the version lanes: the one_version lane is make test's longest."""
 
 from __future__ import annotations
@@ -29,5 +32,25 @@ def test_flint_is_collected_by_digging_gravel_until_one_drops(bridge, embedded_s
         snap = body.snapshot()
         assert snap.count_of("flint") >= 1
         print(f"flint after digging: {snap.count_of('gravel')} gravel picked up on the way")
+    finally:
+        body.close()
+
+
+def test_wheat_seeds_and_poppies_are_collected_where_a_ray_goes_through_the_block(bridge, embedded_server):
+    name, x, y, z = "seeds_bot", 880, 70, 760
+    body = make_body(bridge, embedded_server.port, name)
+    try:
+        stone_pad(body, name, x, y, z, r=8, headroom=3)
+        fill(body, (x + 1, y - 1, z - 7), (x + 7, y - 1, z + 7), "grass_block")
+        fill(body, (x + 1, y, z - 7), (x + 7, y, z + 7), "short_grass")
+        rt = AgentRuntime(load_default_registry(), default_tool_registry(), ToolContext(body=body, poll_interval_s=0.1))
+        res = asyncio.run(rt.run_task(TaskSpec(action="collect", target="wheat_seeds", amount=1, id="task-seeds-1")))
+        assert res.status == "completed", res.errors
+        assert body.snapshot().count_of("wheat_seeds") >= 1
+        fill(body, (x - 5, y - 1, z - 2), (x - 3, y - 1, z + 2), "grass_block")
+        fill(body, (x - 5, y, z - 2), (x - 3, y, z + 2), "poppy")
+        res = asyncio.run(rt.run_task(TaskSpec(action="collect", target="poppy", amount=3, id="task-poppy-1")))
+        assert res.status == "completed", res.errors
+        assert body.snapshot().count_of("poppy") >= 3
     finally:
         body.close()

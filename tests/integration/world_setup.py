@@ -16,6 +16,7 @@ from agency.execution.agents import AgentRuntime, load_default_registry
 from agency.execution.builtin_tools import default_tool_registry
 from agency.execution.executor import Executor
 from agency.execution.reflexes import ReflexConfig, Reflexes
+from agency.names import same
 from agency.planning.tasks.store import SqliteTaskStore
 from agency.tools import ToolContext
 from bot.config.loader import McbotConfig
@@ -56,7 +57,7 @@ def fill(body: Any, lo: tuple[int, int, int], hi: tuple[int, int, int], block: s
     def done() -> bool:
         region = body.region(lo, size)
         return all(
-            region.block_at(x, y, z) == block
+            same(region.block_at(x, y, z), block)  # either version's spelling (short_grass, grass)
             for x in range(lo[0], hi[0] + 1)
             for y in range(lo[1], hi[1] + 1)
             for z in range(lo[2], hi[2] + 1)

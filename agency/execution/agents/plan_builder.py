@@ -33,6 +33,7 @@ from agency.execution.agents.sources import (
     SOURCE_BLOCK,
     gatherable,
     huntable,
+    made_input,
     obtainable,
     smeltable,
     source_block,
@@ -309,6 +310,17 @@ class PlanBuilder:
             source = next((i for i in inputs_for(output) if source_block(i)), None)
             # meat to cook: the furnace first (its stone is at hand), then the hunt, then the smelt
             game = None if source is not None else next((i for i in inputs_for(output) if huntable(i)), None)
+            made = None if source is not None or game is not None else made_input(output)
+            if made is not None and made not in self._making:
+                # an input made first (stone smelted for smooth stone, a clay block crafted for
+                # terracotta), then this smelt of what is then held
+                self._making.add(made)
+                try:
+                    self.smelt(made, short) if smeltable(made) else self.craft(made, short)
+                finally:
+                    self._making.discard(made)
+                self._smelt(output, amount)
+                return
             if source is None and game is None:
                 raise WorkflowPlanError(
                     "NO_SOURCE",

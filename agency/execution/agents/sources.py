@@ -5,7 +5,10 @@ builds the steps; obtain resolves a goal with it)."""
 
 from __future__ import annotations
 
+from functools import cache
+
 from agency.blocks import FLOWERS
+from agency.game import mcdata
 from agency.game.animals import animal_for
 from agency.game.elsewhere import found_only_in
 from agency.game.fills import fill_source
@@ -13,6 +16,7 @@ from agency.game.furnace import inputs_for, output_of
 from agency.game.harvest import ore_for
 from agency.game.loot import block_dropping, chance_drop
 from agency.game.recipes import CRAFTABLE, members
+from agency.tools.craft_planner import plan_craft
 
 # Raw material -> the block that yields it (agency.game.harvest says which tool that block needs).
 SOURCE_BLOCK = {
@@ -76,9 +80,44 @@ def gatherable(raw: str) -> str | None:
 
 
 def smeltable(raw: str) -> bool:
-    """Is `raw` a furnace's product whose input the bot can gather (iron_ingot from raw iron)
-    or hunt (cooked_beef from a cow's beef)?"""
-    return output_of(raw) == raw and any(source_block(i) or huntable(i) for i in inputs_for(raw))
+    """Is `raw` a furnace's product whose input the bot can gather (iron_ingot from raw iron),
+    hunt (cooked_beef from a cow's beef), or make first (smooth stone of stone smelted from
+    cobblestone; terracotta of a clay block crafted from clay balls)?"""
+    return _smeltable(raw, mcdata.current_version(), MAKE_DEPTH)
+
+
+# How many furnaces or crafts an input may pass through before the furnace that wants it:
+# glazed terracotta is stained terracotta (a craft of terracotta and a dye), terracotta a
+# clay block (a craft of clay balls) smelted.
+MAKE_DEPTH = 3
+
+
+@cache
+def _smeltable(raw: str, version: str, depth: int) -> bool:
+    return output_of(raw) == raw and any(_input_at_hand(i, version, depth) for i in inputs_for(raw))
+
+
+def _input_at_hand(item: str, version: str, depth: int) -> bool:
+    """Can the bot get a furnace's input `item`: gathered, hunted, or (depth left) smelted or
+    crafted of what it can get."""
+    if source_block(item) or huntable(item):
+        return True
+    return depth > 0 and (_smeltable(item, version, depth - 1) or _crafted_input(item, version, depth - 1))
+
+
+@cache
+def _crafted_input(item: str, version: str, depth: int) -> bool:
+    if item not in CRAFTABLE:
+        return False
+    raws = plan_craft(item, 1, {}).missing
+    return all(gatherable(r) is not None or huntable(r) is not None or _smeltable(r, version, depth) for r in raws)
+
+
+def made_input(output: str) -> str | None:
+    """The input of `output` to smelt or craft first when none can be gathered or hunted
+    (stone for smooth stone, clay for terracotta), None when there is none."""
+    version = mcdata.current_version()
+    return next((i for i in inputs_for(output) if _input_at_hand(i, version, MAKE_DEPTH - 1)), None)
 
 
 def huntable(raw: str) -> str | None:

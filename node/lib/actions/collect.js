@@ -13,6 +13,7 @@ const { blockName, itemName } = require('../names')
 const { bound, watch } = require('../path_search')
 const { cannotHarvest } = require('../harvest')
 const { SCAN_MAX_DISTANCE, SCAN_MAX_COUNT } = require('../limits')
+const { pickPlant, uncollidable } = require('./pick_plant')
 
 const SPARE_TARGETS = 6 // candidates beyond `count`, for the ones that cannot be reached
 // What each bot on this bridge is collecting: a fleet's bots go for different trees (a trunk's
@@ -70,7 +71,8 @@ async function run (bot, args, rec) {
         // arrived, and it digs from where it stands): any failed search ends this block.
         search = watch(bot, `${name} at ${p.x},${p.y},${p.z}`, (why) => reject(new Error(why)))
       })
-      await Promise.race([bot.collectBlock.collect(block, { ignoreNoPath: true }), late])
+      const take = uncollidable(def) ? pickPlant(bot, block) : bot.collectBlock.collect(block, { ignoreNoPath: true })
+      await Promise.race([take, late])
       collected++
       failed = 0
     } catch (err) {

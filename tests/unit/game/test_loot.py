@@ -28,7 +28,7 @@ def test_a_sure_drop_names_its_block_at_every_version(v, item, block):
 @pytest.mark.parametrize("item", ["flint", "apple", "wheat_seeds", "string", "melon_slice"])
 def test_the_loots_chances_are_never_planned_on(item):
     assert block_dropping(item) is None  # gravel's flint, leaves' apple, grass's seeds: chances
-    assert chance_drop(item) is None or item == "flint"  # only our table's, with vanilla's figure
+    assert chance_drop(item) is None or item in ("flint", "wheat_seeds")  # only our table's, with vanilla's figure
 
 
 def test_flint_is_collected_by_digging_gravel_until_enough_drop():
@@ -44,6 +44,13 @@ def test_flint_is_collected_by_digging_gravel_until_enough_drop():
     }
     steel = craft_plan("crafter", {"target": "flint_and_steel", "amount": 1}, {"iron_ingot": 1}).steps
     assert [(s.tool, s.args.get("item")) for s in steel] == [("collect_block", "flint"), ("craft", "flint_and_steel")]
+
+
+def test_wheat_seeds_are_collected_by_cutting_short_grass_one_in_eight():
+    got = resolve_obtain(ExtractedGoal(action="obtain", target="wheat_seeds", amount=3))
+    assert isinstance(got, ExtractedGoal) and (got.action, got.target) == ("collect", "wheat_seeds")
+    step = gather_plan("gatherer", {"action": "collect", "target": "wheat_seeds", "amount": 3}, {}).steps[0]
+    assert step.args["block"] == "short_grass" and step.args["chance"] == 0.125 and step.args["item"] == "wheat_seeds"
 
 
 def test_the_collect_tool_counts_what_the_block_drops():

@@ -464,3 +464,27 @@ def test_meat_to_cook_is_hunted_after_the_furnace_and_before_the_smelt():
         ("smelt", "cooked_beef"),
     ]
     assert steps[0].args["until_item"] == "beef" and steps[0].args["until_count"] == 2
+
+
+def test_an_input_no_block_drops_is_smelted_first_smooth_stone_of_stone_of_cobblestone():
+    inv = {"coal": 4, "furnace": 1, "cobblestone": 3}
+    steps = smelt_plan("crafter", {"target": "smooth_stone", "amount": 2}, inv).steps
+    assert [(s.tool, s.args.get("item"), s.args.get("count")) for s in steps] == [
+        ("smelt", "stone", 2),
+        ("smelt", "smooth_stone", 2),
+    ]
+
+
+def test_an_input_no_block_drops_is_crafted_first_terracotta_of_a_clay_block():
+    steps = smelt_plan("crafter", {"target": "terracotta", "amount": 1}, {"coal": 2, "furnace": 1}).steps
+    assert [(s.tool, s.args.get("item") or s.args.get("block")) for s in steps] == [
+        ("collect_block", "clay"),
+        ("craft", "clay"),
+        ("smelt", "terracotta"),
+    ]
+    assert steps[0].args["count"] == 4  # clay balls: a clay block drops 4, the craft takes 4
+
+
+def test_what_no_chain_reaches_is_still_refused_naming_the_inputs():
+    with pytest.raises(WorkflowPlanError, match=r"netherrack and the bot cannot gather it"):
+        smelt_plan("crafter", {"target": "nether_brick", "amount": 1}, {"coal": 2, "furnace": 1})
