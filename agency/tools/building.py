@@ -89,7 +89,23 @@ def room_to_dig(around: BlockRegion, feet: tuple[int, int, int], standing: Vec3)
     return None
 
 
+# A spot read free can be filled before the place lands: gravel the bot undermined fell into
+# the cell a bench bot's furnace was for, and the iron pickaxe's plan failed on it.
+PLACE_TRIES = 2
+
+
 async def place_near_bot(ctx: ToolContext, block: str) -> dict[str, Any]:
+    for attempt in range(1, PLACE_TRIES + 1):
+        try:
+            return await _place_near_bot_once(ctx, block)
+        except ToolFailure as e:
+            if attempt == PLACE_TRIES or "is occupied by" not in str(e):
+                raise
+            logger.info("[Tools] {}: the blocks around the bot are read again for another spot", e)
+    raise AssertionError("unreachable")
+
+
+async def _place_near_bot_once(ctx: ToolContext, block: str) -> dict[str, Any]:
     snap = await ctx.snapshot()
     feet = block_pos(snap.position)
     around = await ctx.io(read_around, ctx.body, feet, 2, 2, 2)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 from dataclasses import replace
+from typing import Any
 
 import pytest
 from pydantic import ValidationError
@@ -468,3 +469,24 @@ def test_under_cover_at_night_a_collect_takes_only_blocks_at_its_level_or_below(
     logs = run(default_tool_registry().execute("collect_block", {"block": "oak_log", "count": 1}, ctx))
     assert logs.success is False and "waits for the morning" in logs.error.message  # not walked up to
     assert body.block(5, GROUND_Y + 3, 0) == "oak_log"
+
+
+def test_a_spot_filled_before_the_place_lands_gravel_falling_in_is_given_up_for_another(
+    ctx: ToolContext, body: FakeBody
+) -> None:
+    body.inventory["furnace"] = 1
+    place = body._do_place
+    fell: list[tuple[int, int, int]] = []
+
+    def gravel_falls_in_first(a: dict[str, Any]) -> dict[str, Any]:
+        if not fell:
+            fell.append((a["x"], a["y"], a["z"]))
+            body.blocks[fell[0]] = "gravel"
+        return place(a)
+
+    body._do_place = gravel_falls_in_first  # type: ignore[method-assign]
+    res = run(default_tool_registry().execute("place_block", {"block": "furnace"}, ctx))
+    assert res.success, res.error
+    assert body.blocks[fell[0]] == "gravel"
+    spot = (res.output["x"], res.output["y"], res.output["z"])
+    assert spot != fell[0] and body.blocks[spot] == "furnace"
