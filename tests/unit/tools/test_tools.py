@@ -490,3 +490,16 @@ def test_a_spot_filled_before_the_place_lands_gravel_falling_in_is_given_up_for_
     assert body.blocks[fell[0]] == "gravel"
     spot = (res.output["x"], res.output["y"], res.output["z"])
     assert spot != fell[0] and body.blocks[spot] == "furnace"
+
+
+def test_with_no_site_at_the_bots_level_a_terrace_over_it_is_taken(ctx: ToolContext, body: FakeBody) -> None:
+    # a player's blocks from y 64 to 66 all round (never torn down): the floors the site
+    # finder reaches from the bot's feet; the top of them, y 67, is a floor free of work
+    body.blocks.update({(x, y, z): "oak_planks" for x in range(-20, 21) for z in range(-20, 21) for y in (64, 65, 66)})
+    res = run(default_tool_registry().execute("shelter_site", {}, ctx))
+    assert res.success, res.error
+    assert res.output["origin"][1] == 67 and res.output["earthwork"] == 0
+    body.blocks.update({(x, 67, z): "oak_planks" for x in range(-30, 31) for z in range(-30, 31)})
+    body.blocks.update({(x, y, z): "oak_planks" for x in range(-30, 31) for z in range(-30, 31) for y in range(68, 76)})
+    res = run(default_tool_registry().execute("shelter_site", {}, ctx))
+    assert not res.success and "up to 8 blocks over or under it" in res.error.message
