@@ -11,7 +11,7 @@ from collections import Counter
 from collections.abc import Iterable, Mapping, Set as AbstractSet
 from dataclasses import dataclass, field
 
-from agency.game.recipes import Recipe, available, matches, planks_by_name, recipe_for, recipes_for
+from agency.game.recipes import Recipe, available, matches, members, planks_by_name, recipe_for, recipes_for
 
 
 @dataclass(frozen=True)
@@ -54,7 +54,19 @@ class _Sim:
             if logs:
                 return logs[0][1].removesuffix("_log") + "_planks"
             return f"{self.wood}_planks" if self.wood else "planks"
+        if "|" in generic:
+            return self.member(generic) or generic
         return generic
+
+    def member(self, group: str) -> str | None:
+        """The member of a group of wooden things to make of planks (any wooden slab: a
+        composter's), of the wood the plan's planks are, else oak's; None for any other group
+        (any wool is a sheep's, not four strings)."""
+        made = [m for m in members(group) if _of_planks(recipe_for(m))]
+        wood = self.concrete("planks").removesuffix("planks")
+        return next((m for m in made if wood and m.startswith(wood)), None) or next(
+            (m for m in made if m.startswith("oak_")), made[0] if made else None
+        )
 
     def cheapest(self, generic: str, short: int) -> Recipe | None:
         """The recipe to make `short` of `generic` by: one whose ingredients are all held
@@ -81,6 +93,8 @@ class _Sim:
         if short <= 0:
             return
         rec = self.cheapest(generic, short)
+        if rec is None and "|" in generic and (member := self.member(generic)) is not None:
+            rec = recipe_for(member)
         if rec is None or generic in self.making:
             self.missing[generic] += short
             self.have[generic] += short  # pretend gathered, so the rest of the plan is sized
@@ -101,6 +115,10 @@ class _Sim:
         self.table = self.table or rec.needs_table
         self.steps.append(CraftStep(out, crafts, crafts * rec.makes, rec.needs_table))
         self.have[out] += crafts * rec.makes
+
+
+def _of_planks(rec: Recipe | None) -> bool:
+    return rec is not None and all(matches("planks", ing) for ing, _ in rec.ingredients)
 
 
 def taking_order(have: Mapping[str, int], generic: str, keep: AbstractSet[str] = frozenset()) -> list[str]:

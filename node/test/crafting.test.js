@@ -60,6 +60,18 @@ test('crafting', { timeout: 270000 }, async (t) => {
     assert.strictEqual(count('oak_planks') + count('birch_planks') + count('book'), 0, 'every ingredient used')
   })
 
+  await t.test('a barrel of oak slabs made first (any wooden slab, as the planner makes them)', async () => {
+    const craftAction = require('../lib/actions/craft')
+    await give('oak_planks', 9)
+    const slabs = await withTimeout(craftAction.run(bot, { item: 'oak_slab', times: 1, table: table.position }, {}), 20000, 'craft action')
+    assert.strictEqual(slabs.gained, 6)
+    const out = await withTimeout(craftAction.run(bot, { item: 'barrel', times: 1, table: table.position }, {}), 20000, 'craft action')
+    assert.strictEqual(out.gained, 1)
+    assert.strictEqual(count('barrel'), 1)
+    assert.strictEqual(count('oak_slab'), 4, 'two slabs used')
+    assert.strictEqual(count('oak_planks'), 0, 'six planks used')
+  })
+
   await t.test('shift-click on the result crafts as many as the grid allows', async () => {
     await give('oak_log', 5)
     const logSlot = bot.inventory.findInventoryItem(id('oak_log')).slot

@@ -13,8 +13,9 @@ import asyncio
 from agency.execution.agents import AgentRuntime, TaskSpec, load_default_registry
 from agency.execution.builtin_tools import default_tool_registry
 from agency.tools import ToolContext
+from agency.tools.actions import run_action
 from tests.conftest import make_body
-from tests.integration.world_setup import fill, stone_pad
+from tests.integration.world_setup import block_at, fill, stone_pad
 
 NAME = "flint_bot"
 X, Y, Z = 760, 70, 760  # a pad of its own
@@ -52,5 +53,25 @@ def test_wheat_seeds_and_poppies_are_collected_where_a_ray_goes_through_the_bloc
         res = asyncio.run(rt.run_task(TaskSpec(action="collect", target="poppy", amount=3, id="task-poppy-1")))
         assert res.status == "completed", res.errors
         assert body.snapshot().count_of("poppy") >= 3
+    finally:
+        body.close()
+
+
+def test_a_collect_under_a_ceiling_takes_the_low_block_past_nearer_ones_above_it(bridge, embedded_server):
+    # Under cover at night a collect takes nothing over the bot's head + 1 (agency/tools/gathering.py):
+    # 21 sponges floating 3 over the pad, the nearest; one on the pad 7 blocks off (no sponge
+    # grows in the overworld: no other in reach). mineflayer's findBlocks keeps the nearest
+    # `count` it finds: the ceiling must be part of the search.
+    name, x, y, z = "ceiling_bot", 940, 70, 760
+    body = make_body(bridge, embedded_server.port, name)
+    try:
+        stone_pad(body, name, x, y, z, r=8, headroom=4)
+        fill(body, (x - 3, y + 3, z - 1), (x + 3, y + 3, z + 1), "sponge")
+        fill(body, (x - 7, y, z), (x - 7, y, z), "sponge")
+        ctx = ToolContext(body=body, poll_interval_s=0.1)
+        out = asyncio.run(run_action(ctx, "collect", {"block": "sponge", "count": 1, "maxDistance": 32, "maxY": y + 1}))
+        assert out["gained"] == 1, out
+        assert block_at(body, x - 7, y, z) == "air"
+        assert all(block_at(body, x + dx, y + 3, z) == "sponge" for dx in range(-3, 4))
     finally:
         body.close()

@@ -40,8 +40,11 @@ async function run (bot, args, rec) {
   const maxDistance = Math.min(args.maxDistance || 32, SCAN_MAX_DISTANCE)
   // maxY: none higher (under cover at night the caller keeps the bot out of the open)
   const maxY = Number.isFinite(args.maxY) ? args.maxY : Infinity
-  const positions = bot.findBlocks({ matching: def.id, maxDistance, count: Math.min(count + SPARE_TARGETS + TAKEN.size, SCAN_MAX_COUNT) })
-    .filter((p) => p.y <= maxY && !takenByOther(bot, spot(name, p)))
+  // The ceiling is part of the search, not a filter after it: the nearest logs were all up in
+  // the canopies, and a trunk's foot at the bot's level was never in the list.
+  const underCeiling = Number.isFinite(maxY) ? { useExtraInfo: (b) => b.position.y <= maxY } : {}
+  const positions = bot.findBlocks({ matching: def.id, maxDistance, count: Math.min(count + SPARE_TARGETS + TAKEN.size, SCAN_MAX_COUNT), ...underCeiling })
+    .filter((p) => !takenByOther(bot, spot(name, p)))
   if (positions.length === 0) {
     const others = [...TAKEN.values()].filter((u) => u !== bot.username)
     throw new Error(`no ${name} within ${maxDistance} blocks` + (others.length ? ` that ${others.join(', ')} are not collecting` : ''))

@@ -56,3 +56,13 @@ def test_an_item_with_several_recipes_is_made_of_what_is_held(item, count, held,
     assert rec is not None and rec.ingredients[0][0] == made_of
     plan = plan_craft(item, count, held)
     assert plan.feasible is (made_of in held or made_of == "planks")  # held covers it: nothing missing
+
+
+def test_any_wooden_slab_is_made_of_the_plans_planks_and_any_wool_is_never_made_of_string() -> None:
+    barrel = plan_craft("barrel", 1, {"birch_log": 5})
+    assert barrel.missing == {} and [s.item for s in barrel.steps][-2:] == ["birch_slab", "barrel"]
+    composter = plan_craft("composter", 1, {})
+    assert composter.missing == {"oak_log": 3} and "oak_slab" in [s.item for s in composter.steps]
+    painting = plan_craft("painting", 1, {})  # any wool: hunted for (a sheep), not crafted of string
+    assert "string" not in painting.missing and any("white_wool" in k.split("|") for k in painting.missing)
+    assert not any(s.item.endswith("_wool") for s in painting.steps)
