@@ -321,7 +321,7 @@ def drive_candidate(
         bed_known,
         held=lambda step: _held_back(existing_tasks, step, now_ms, bot) is not None,
     )
-    if under_cover_at_night(snapshot) and sel.rule != "night_no_shelter" and not is_night_work(sel):
+    if under_cover_at_night(snapshot) and sel.rule != "night_no_shelter" and not is_night_work(sel, snapshot.held()):
         return DriveTickSkipped(
             DriveSkipReason.surface_work_at_night,
             f"{sel.action}:{sel.target} is surface work; under ground at night it waits for the morning",

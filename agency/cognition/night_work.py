@@ -3,17 +3,35 @@ underground at dusk may be asked for, and whether the drive tick's next goal is 
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from agency.cognition.drive_rules import select_drive
 from agency.cognition.drive_selection import DriveSelection
+from agency.execution.agents.sources import huntable, source_block
+from agency.game.furnace import inputs_for
+from agency.game.recipes import CRAFTABLE
+from agency.tools.craft_planner import plan_craft
 from agency.world import WorldSnapshot
 
 NIGHT_WORK_ACTIONS = frozenset({"craft", "smelt"})  # done wherever the bot is: a table or furnace placed there
 
 
-def is_night_work(sel: DriveSelection) -> bool:
+def is_night_work(sel: DriveSelection, inventory: Mapping[str, int] | None = None) -> bool:
     """Work done underground: a progression step (its plan digs for its stone and ores) or a
-    craft or smelt."""
-    return sel.planned or sel.action in NIGHT_WORK_ACTIONS
+    craft or smelt, but not one whose plan hunts for what the inventory lacks (a bed's wool, raw
+    meat to cook: a bench bot's bed failed three times in one night, no sheep down there)."""
+    if not (sel.planned or sel.action in NIGHT_WORK_ACTIONS):
+        return False
+    return not _hunts(sel, inventory or {})
+
+
+def _hunts(sel: DriveSelection, inventory: Mapping[str, int]) -> bool:
+    if sel.action == "craft" and sel.target in CRAFTABLE:
+        return any(huntable(raw) for raw in plan_craft(sel.target, sel.amount, inventory).missing)
+    if sel.action == "smelt":
+        held = any(inventory.get(i, 0) > 0 for i in inputs_for(sel.target))
+        return not held and not any(source_block(i) for i in inputs_for(sel.target))
+    return False
 
 
 def night_work_due(snapshot: WorldSnapshot) -> bool:
@@ -26,4 +44,4 @@ def night_work_due(snapshot: WorldSnapshot) -> bool:
     counts the remembered one and asks for logs); the staircase down needs a pickaxe."""
     if snapshot.count_matching("_pickaxe") == 0:
         return False
-    return is_night_work(select_drive(snapshot, True, True))
+    return is_night_work(select_drive(snapshot, True, True), snapshot.held())

@@ -10,6 +10,7 @@ import pytest
 
 from agency.cognition import drive_tick, progression
 from agency.cognition.drive_rules import NIGHT_LOG_FLOOR, select_drive
+from agency.cognition.drive_selection import DriveSelection
 from agency.cognition.drive_tick import (
     DriveSkipReason,
     DriveTickFired,
@@ -18,7 +19,7 @@ from agency.cognition.drive_tick import (
     drive_candidate,
     evaluate_drive_tick,
 )
-from agency.cognition.night_work import night_work_due
+from agency.cognition.night_work import is_night_work, night_work_due
 from agency.cognition.progression import PROGRESSION, STONE_AGE_RULES, next_progression_step, routable
 from agency.cognition.sanitizer import sanitize
 from agency.execution.agents.planning import craft_plan
@@ -130,6 +131,16 @@ def test_night_work_is_a_progression_step_or_a_craft_never_logs(make_snapshot):
     cow = EntityInfo(name="cow", type="animal", hostile=False, distance=5, position=Vec3(x=5, y=64, z=0))
     # a cow in sight: the hunt waits for the day, the iron pickaxe is the night's work
     assert night_work_due(make_snapshot({**BASE, "stone_sword": 1}, entities=[cow], **night))
+
+
+def test_a_craft_or_smelt_whose_plan_hunts_is_not_night_work():
+    bed = DriveSelection("craft", "white_bed", 1, "have_white_bed", "", planned=True)
+    assert not is_night_work(bed, {"oak_planks": 3})  # its wool: no sheep down there
+    assert is_night_work(bed, {"oak_planks": 3, "white_wool": 3})
+    cook = DriveSelection("smelt", "cooked_beef", 2, "raw_meat", "")
+    assert not is_night_work(cook, {}) and is_night_work(cook, {"beef": 2})
+    assert is_night_work(DriveSelection("smelt", "iron_ingot", 3, "x", ""), {})  # its ore is dug for
+    assert is_night_work(DriveSelection("craft", "stone_sword", 1, "x", "", planned=True), {})
 
 
 def test_under_ground_at_night_surface_work_waits_for_the_morning(make_snapshot):
