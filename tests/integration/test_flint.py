@@ -9,6 +9,7 @@ At every version, in the version lanes: the one_version lane is make test's long
 from __future__ import annotations
 
 import asyncio
+from contextlib import contextmanager
 
 from agency.execution.agents import AgentRuntime, TaskSpec, load_default_registry
 from agency.execution.builtin_tools import default_tool_registry
@@ -17,44 +18,45 @@ from agency.tools.actions import run_action
 from tests.conftest import make_body
 from tests.integration.world_setup import block_at, fill, stone_pad
 
-NAME = "flint_bot"
-X, Y, Z = 760, 70, 760  # a pad of its own
+
+@contextmanager
+def on_pad(bridge, embedded_server, name, x, y, z, headroom=3):
+    """A bot of its own on a stone pad of its own (r 8), logged out after the test."""
+    body = make_body(bridge, embedded_server.port, name)
+    try:
+        stone_pad(body, name, x, y, z, r=8, headroom=headroom)
+        yield body
+    finally:
+        body.close()
+
+
+def collect(body, target, amount, task_id):
+    rt = AgentRuntime(load_default_registry(), default_tool_registry(), ToolContext(body=body, poll_interval_s=0.1))
+    res = asyncio.run(rt.run_task(TaskSpec(action="collect", target=target, amount=amount, id=task_id)))
+    assert res.status == "completed", res.errors
 
 
 def test_flint_is_collected_by_digging_gravel_until_one_drops(bridge, embedded_server):
-    body = make_body(bridge, embedded_server.port, NAME)
-    try:
-        stone_pad(body, NAME, X, Y, Z, r=8, headroom=3)
-        fill(body, (X + 2, Y, Z - 5), (X + 6, Y + 1, Z + 5), "gravel")
-        tools = default_tool_registry()
-        rt = AgentRuntime(load_default_registry(), tools, ToolContext(body=body, poll_interval_s=0.1))
-        res = asyncio.run(rt.run_task(TaskSpec(action="collect", target="flint", amount=1, id="task-flint-1")))
-        assert res.status == "completed", res.errors
+    x, y, z = 760, 70, 760
+    with on_pad(bridge, embedded_server, "flint_bot", x, y, z) as body:
+        fill(body, (x + 2, y, z - 5), (x + 6, y + 1, z + 5), "gravel")
+        collect(body, "flint", 1, "task-flint-1")
         snap = body.snapshot()
         assert snap.count_of("flint") >= 1
         print(f"flint after digging: {snap.count_of('gravel')} gravel picked up on the way")
-    finally:
-        body.close()
 
 
 def test_wheat_seeds_and_poppies_are_collected_where_a_ray_goes_through_the_block(bridge, embedded_server):
-    name, x, y, z = "seeds_bot", 880, 70, 760
-    body = make_body(bridge, embedded_server.port, name)
-    try:
-        stone_pad(body, name, x, y, z, r=8, headroom=3)
+    x, y, z = 880, 70, 760
+    with on_pad(bridge, embedded_server, "seeds_bot", x, y, z) as body:
         fill(body, (x + 1, y - 1, z - 7), (x + 7, y - 1, z + 7), "grass_block")
         fill(body, (x + 1, y, z - 7), (x + 7, y, z + 7), "short_grass")
-        rt = AgentRuntime(load_default_registry(), default_tool_registry(), ToolContext(body=body, poll_interval_s=0.1))
-        res = asyncio.run(rt.run_task(TaskSpec(action="collect", target="wheat_seeds", amount=1, id="task-seeds-1")))
-        assert res.status == "completed", res.errors
+        collect(body, "wheat_seeds", 1, "task-seeds-1")
         assert body.snapshot().count_of("wheat_seeds") >= 1
         fill(body, (x - 5, y - 1, z - 2), (x - 3, y - 1, z + 2), "grass_block")
         fill(body, (x - 5, y, z - 2), (x - 3, y, z + 2), "poppy")
-        res = asyncio.run(rt.run_task(TaskSpec(action="collect", target="poppy", amount=3, id="task-poppy-1")))
-        assert res.status == "completed", res.errors
+        collect(body, "poppy", 3, "task-poppy-1")
         assert body.snapshot().count_of("poppy") >= 3
-    finally:
-        body.close()
 
 
 def test_a_collect_under_a_ceiling_takes_the_low_block_past_nearer_ones_above_it(bridge, embedded_server):
@@ -62,10 +64,8 @@ def test_a_collect_under_a_ceiling_takes_the_low_block_past_nearer_ones_above_it
     # 21 sponges floating 3 over the pad, the nearest; one on the pad 7 blocks off (no sponge
     # grows in the overworld: no other in reach). mineflayer's findBlocks keeps the nearest
     # `count` it finds: the ceiling must be part of the search.
-    name, x, y, z = "ceiling_bot", 940, 70, 760
-    body = make_body(bridge, embedded_server.port, name)
-    try:
-        stone_pad(body, name, x, y, z, r=8, headroom=4)
+    x, y, z = 940, 70, 760
+    with on_pad(bridge, embedded_server, "ceiling_bot", x, y, z, headroom=4) as body:
         fill(body, (x - 3, y + 3, z - 1), (x + 3, y + 3, z + 1), "sponge")
         fill(body, (x - 7, y, z), (x - 7, y, z), "sponge")
         ctx = ToolContext(body=body, poll_interval_s=0.1)
@@ -73,5 +73,3 @@ def test_a_collect_under_a_ceiling_takes_the_low_block_past_nearer_ones_above_it
         assert out["gained"] == 1, out
         assert block_at(body, x - 7, y, z) == "air"
         assert all(block_at(body, x + dx, y + 3, z) == "sponge" for dx in range(-3, 4))
-    finally:
-        body.close()
