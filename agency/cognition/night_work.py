@@ -7,10 +7,8 @@ from collections.abc import Mapping
 
 from agency.cognition.drive_rules import select_drive
 from agency.cognition.drive_selection import DriveSelection
-from agency.execution.agents.sources import huntable, source_block
-from agency.game.furnace import inputs_for
-from agency.game.recipes import CRAFTABLE
-from agency.tools.craft_planner import plan_craft
+from agency.execution.agents.planning import WorkflowPlanError, craft_plan
+from agency.execution.agents.smelt_plan import smelt_plan
 from agency.world import WorldSnapshot
 
 NIGHT_WORK_ACTIONS = frozenset({"craft", "smelt"})  # done wherever the bot is: a table or furnace placed there
@@ -26,12 +24,15 @@ def is_night_work(sel: DriveSelection, inventory: Mapping[str, int] | None = Non
 
 
 def _hunts(sel: DriveSelection, inventory: Mapping[str, int]) -> bool:
-    if sel.action == "craft" and sel.target in CRAFTABLE:
-        return any(huntable(raw) for raw in plan_craft(sel.target, sel.amount, inventory).missing)
-    if sel.action == "smelt":
-        held = any(inventory.get(i, 0) > 0 for i in inputs_for(sel.target))
-        return not held and not any(source_block(i) for i in inputs_for(sel.target))
-    return False
+    """Does the plan the step becomes (from this inventory) have a hunt in it?"""
+    make = {"craft": craft_plan, "smelt": smelt_plan}.get(sel.action)
+    if make is None:
+        return False
+    try:
+        steps = make("planner", {"action": sel.action, "target": sel.target, "amount": sel.amount}, inventory).steps
+    except WorkflowPlanError:
+        return False  # refused: the tick's own planning says so
+    return any(s.tool == "hunt" for s in steps)
 
 
 def night_work_due(snapshot: WorldSnapshot) -> bool:

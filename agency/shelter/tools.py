@@ -1,7 +1,7 @@
 """Shelter tools for the builder: pick and anchor a site, then build one blueprint module.
 
 `shelter_site` reads one region around the bot and picks the site needing the least
-earthwork, reading again over and under the bot when its level has none (or returns the
+earthwork, reading again over the bot when its level has none (or returns the
 site the goal is already anchored to, so a resumed or repair run builds in the same place).
 `prepare_shelter_site` does the site's earthwork (digs natural blocks in the way, fills
 1-deep holes in the floor), re-reading the site first so a re-run only does what is left.
@@ -84,9 +84,10 @@ def blueprint_for(p: _Materials, origin: tuple[int, int, int], facing: Facing) -
 
 GROUND_SEARCH = 8
 # Floors looked at when none within the site finder's reach of the feet will do: a slope has
-# no level spot at the bot's height, but a terrace over it or the valley floor under it (a
-# bench bot on a hillside failed two shelters in a row and burrowed for the night).
-LEVEL_SHIFTS = (0, 4, -4, 8, -8)
+# no level spot at the bot's height, but a terrace up it may (a bench bot on a hillside failed
+# two shelters in a row and burrowed for the night). Not down: a cave's floor under the hill
+# would score as a site whose walls are already there.
+LEVEL_SHIFTS = (0, 4, 8)
 
 
 async def _ground_feet(ctx: ToolContext, feet: tuple[int, int, int]) -> tuple[int, int, int]:
@@ -114,18 +115,13 @@ async def shelter_site(ctx: ToolContext, p: ShelterSiteInput) -> dict[str, Any]:
         choice = choose_site(await ctx.region(*scan_box(level)), level)
         if choice is not None:
             if dy:
-                logger.info(
-                    "[Shelter] no site at the bot's level (y {}): one {} blocks {}",
-                    feet[1],
-                    abs(dy),
-                    "up" if dy > 0 else "down",
-                )
+                logger.info("[Shelter] no site at the bot's level (y {}): one {} blocks up", feet[1], dy)
             break
     if choice is None:
         raise ToolFailure(
             PRECONDITION_FAILED,
             f"no 7x7 spot within {SCAN_RADIUS} blocks of the bot, at its level or up to "
-            f"{max(LEVEL_SHIFTS)} blocks over or under it, can be cleared "
+            f"{max(LEVEL_SHIFTS)} blocks over it, can be cleared "
             f"and levelled with under {MAX_COST:g} units of earthwork",
         )
     bp = blueprint_for(p, choice.origin, choice.facing)

@@ -64,6 +64,9 @@ class _Sim:
         (any wool is a sheep's, not four strings)."""
         made = [m for m in members(group) if _of_planks(recipe_for(m))]
         wood = self.concrete("planks").removesuffix("planks")
+        if not wood:  # no log held nor named: the planks held most (spruce planks make spruce slabs)
+            held = taking_order(self.have, "planks", self.keep)
+            wood = held[0].removesuffix("planks") if held else ""
         return next((m for m in made if wood and m.startswith(wood)), None) or next(
             (m for m in made if m.startswith("oak_")), made[0] if made else None
         )

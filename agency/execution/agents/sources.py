@@ -86,9 +86,8 @@ def smeltable(raw: str) -> bool:
     return _smeltable(raw, mcdata.current_version(), MAKE_DEPTH)
 
 
-# How many furnaces or crafts an input may pass through before the furnace that wants it:
-# glazed terracotta is stained terracotta (a craft of terracotta and a dye), terracotta a
-# clay block (a craft of clay balls) smelted.
+# How many furnaces or crafts an input may pass through before the furnace that wants it
+# (smooth stone: stone, smelted of cobblestone; terracotta: a clay block, crafted of clay balls).
 MAKE_DEPTH = 3
 
 
@@ -117,7 +116,7 @@ def made_input(output: str) -> str | None:
     """The input of `output` to smelt or craft first when none can be gathered or hunted
     (stone for smooth stone, clay for terracotta), None when there is none."""
     version = mcdata.current_version()
-    return next((i for i in inputs_for(output) if _input_at_hand(i, version, MAKE_DEPTH - 1)), None)
+    return next((i for i in inputs_for(output) if _input_at_hand(i, version, MAKE_DEPTH)), None)
 
 
 def huntable(raw: str) -> str | None:

@@ -1,5 +1,6 @@
 'use strict'
-// A block with no collision box (short grass, a flower, sugar cane, a snow layer) is dug from
+// A block with no collision box (short grass, a flower, sugar cane, a cobweb; a snow layer from
+// 1.21.4 on) is dug from
 // within reach and its drops walked over. mineflayer-collectblock walks to a spot that sees one
 // of the block's faces by a ray, and a ray goes through such a block: no spot ever qualified
 // and each search ran to its node limit ("could not find a path to grass").
@@ -19,6 +20,8 @@ async function pickPlant (bot, block) {
   const onDrop = (entity) => { if (entity.position.distanceTo(centre) <= DROP_RANGE) drops.push(entity) }
   bot.on('itemDrop', onDrop)
   try {
+    // the harvest tool if it needs one (a cobweb's sword or shears; a snow layer's shovel)
+    if (block.harvestTools) await bot.tool.equipForBlock(block, { requireHarvest: true })
     await bot.dig(bot.blockAt(p) || block, true)
     await bot.waitForTicks(DROP_TICKS)
   } finally {

@@ -139,7 +139,9 @@ def test_a_craft_or_smelt_whose_plan_hunts_is_not_night_work():
     assert is_night_work(bed, {"oak_planks": 3, "white_wool": 3})
     cook = DriveSelection("smelt", "cooked_beef", 2, "raw_meat", "")
     assert not is_night_work(cook, {}) and is_night_work(cook, {"beef": 2})
+    assert not is_night_work(DriveSelection("smelt", "cooked_beef", 4, "raw_meat", ""), {"beef": 1})  # 3 more hunted
     assert is_night_work(DriveSelection("smelt", "iron_ingot", 3, "x", ""), {})  # its ore is dug for
+    assert is_night_work(DriveSelection("smelt", "smooth_stone", 2, "x", ""), {"cobblestone": 10})
     assert is_night_work(DriveSelection("craft", "stone_sword", 1, "x", "", planned=True), {})
 
 

@@ -61,6 +61,8 @@ def test_an_item_with_several_recipes_is_made_of_what_is_held(item, count, held,
 def test_any_wooden_slab_is_made_of_the_plans_planks_and_any_wool_is_never_made_of_string() -> None:
     barrel = plan_craft("barrel", 1, {"birch_log": 5})
     assert barrel.missing == {} and [s.item for s in barrel.steps][-2:] == ["birch_slab", "barrel"]
+    spruce = plan_craft("composter", 1, {"spruce_planks": 20}, table_nearby=True)  # the planks held: no log
+    assert spruce.missing == {} and "spruce_slab" in [s.item for s in spruce.steps]
     composter = plan_craft("composter", 1, {})
     assert composter.missing == {"oak_log": 3} and "oak_slab" in [s.item for s in composter.steps]
     painting = plan_craft("painting", 1, {})  # any wool: hunted for (a sheep), not crafted of string

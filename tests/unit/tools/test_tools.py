@@ -502,4 +502,4 @@ def test_with_no_site_at_the_bots_level_a_terrace_over_it_is_taken(ctx: ToolCont
     body.blocks.update({(x, 67, z): "oak_planks" for x in range(-30, 31) for z in range(-30, 31)})
     body.blocks.update({(x, y, z): "oak_planks" for x in range(-30, 31) for z in range(-30, 31) for y in range(68, 76)})
     res = run(default_tool_registry().execute("shelter_site", {}, ctx))
-    assert not res.success and "up to 8 blocks over or under it" in res.error.message
+    assert not res.success and "up to 8 blocks over it" in res.error.message
