@@ -19,7 +19,7 @@ module.exports = {
   // A path that digs pays 3-10 per block of rock or earth broken, so the same room to manoeuvre
   // costs about twice as much.
   DIG_SEARCH_RADIUS: 128,
-  // Block scans (bot.findBlocks): sections farther than this are never read, and no more
+  // Block scans (lib/find_blocks.js): no sphere wider than this is searched, and no more
   // positions than this are returned (a collect wants its count plus a few spares).
   SCAN_MAX_DISTANCE: 64,
   SCAN_MAX_COUNT: 64

@@ -14,6 +14,7 @@ const { bound, watch } = require('../path_search')
 const { cannotHarvest } = require('../harvest')
 const { SCAN_MAX_DISTANCE, SCAN_MAX_COUNT } = require('../limits')
 const { pickPlant, uncollidable } = require('./pick_plant')
+const { findWithin } = require('../find_blocks')
 
 const SPARE_TARGETS = 6 // candidates beyond `count`, for the ones that cannot be reached
 // What each bot on this bridge is collecting: a fleet's bots go for different trees (a trunk's
@@ -42,8 +43,8 @@ async function run (bot, args, rec) {
   const maxY = Number.isFinite(args.maxY) ? args.maxY : Infinity
   // The ceiling is part of the search, not a filter after it: the nearest logs were all up in
   // the canopies, and a trunk's foot at the bot's level was never in the list.
-  const underCeiling = Number.isFinite(maxY) ? { useExtraInfo: (b) => b.position.y <= maxY } : {}
-  const positions = bot.findBlocks({ matching: def.id, maxDistance, count: Math.min(count + SPARE_TARGETS + TAKEN.size, SCAN_MAX_COUNT), ...underCeiling })
+  const underCeiling = Number.isFinite(maxY) ? (b) => b.position.y <= maxY : null
+  const positions = findWithin(bot, { matching: def.id, maxDistance, count: Math.min(count + SPARE_TARGETS + TAKEN.size, SCAN_MAX_COUNT), filter: underCeiling })
     .filter((p) => !takenByOther(bot, spot(name, p)))
   if (positions.length === 0) {
     const others = [...TAKEN.values()].filter((u) => u !== bot.username)

@@ -8,6 +8,7 @@
 // a rim: found live, six lava cells tried in a cave and none taken).
 const { tickCounter, ticksFor } = require('../ticks')
 const moveTo = require('./move_to')
+const { findWithin } = require('../find_blocks')
 
 const REACH = 4.5
 const SEEK = 8 // sources this far from the bot are stepped up to
@@ -27,7 +28,7 @@ const isSource = (b) => b && Number((b.getProperties().level ?? 0)) === 0
 function sourcesNear (bot, fluid, range) {
   const def = bot.registry.blocksByName[fluid]
   const eyes = eyesOf(bot)
-  return bot.findBlocks({ matching: def.id, maxDistance: range, count: 64 })
+  return findWithin(bot, { matching: def.id, maxDistance: range, count: 64 })
     .map((p) => bot.blockAt(p))
     .filter(isSource)
     .sort((a, b) => a.position.distanceTo(eyes) - b.position.distanceTo(eyes))

@@ -1,0 +1,44 @@
+// lib/find_blocks.js searches a whole sphere: mineflayer's findBlocks reads sections in an
+// octahedron and misses blocks off its diagonals, well within the distance asked for.
+'use strict'
+
+const test = require('node:test')
+const assert = require('node:assert')
+const { startServer, connectBot, waitFor, command, oneVersion } = require('./helpers')
+const { findWithin } = require('../lib/find_blocks')
+
+const RADIUS = 32
+const sectionOf = (p) => [Math.floor(p.x / 16), Math.floor(p.y / 16), Math.floor(p.z / 16)]
+// How many sections apart two blocks are, counted as mineflayer's octahedron counts them.
+const sectionSteps = (a, b) => sectionOf(a).reduce((n, s, i) => n + Math.abs(s - sectionOf(b)[i]), 0)
+const apothem = Math.ceil((RADIUS + 8) / 16) // mineflayer's, for maxDistance RADIUS
+
+test('a block search covers its whole sphere', { timeout: 120000, ...oneVersion('the search is mineflayer\'s chunk store, the same at every version') }, async (t) => {
+  const server = await startServer({ seed: 23, hostiles: false, animals: false })
+  const bot = await connectBot(server.port, 'finder')
+  t.after(async () => { bot.quit(); await server.stop() })
+  const me = bot.entity.position.floored()
+
+  // A sponge (none grows in the world) within RADIUS but more sections off than the octahedron
+  // holds: up a section and across on both axes.
+  let spot = null
+  for (let d = 16; d <= 24 && !spot; d++) {
+    for (const [sx, sz] of [[1, 1], [1, -1], [-1, 1], [-1, -1]]) {
+      const p = me.offset(sx * d, 16 - (((me.y % 16) + 16) % 16) + 2, sz * d)
+      if (p.distanceTo(me) <= RADIUS - 2 && sectionSteps(p, me) > apothem) { spot = p; break }
+    }
+  }
+  assert.ok(spot, 'a spot within the sphere and outside the octahedron')
+  await command(bot, `/mcbot setblock ${spot.x} ${spot.y} ${spot.z} sponge`)
+  await waitFor(() => bot.blockAt(spot)?.name === 'sponge', 10000, 'the sponge in view')
+  const sponge = bot.registry.blocksByName.sponge.id
+
+  const raw = bot.findBlocks({ matching: sponge, maxDistance: RADIUS, count: 4 })
+  assert.deepStrictEqual(raw, [], `mineflayer's own search misses the sponge ${spot.distanceTo(me).toFixed(1)} blocks off`)
+  const found = findWithin(bot, { matching: sponge, maxDistance: RADIUS, count: 4 })
+  assert.deepStrictEqual(found.map(String), [spot.toString()], 'the sphere search finds it')
+  assert.deepStrictEqual(findWithin(bot, { matching: sponge, maxDistance: Math.floor(spot.distanceTo(me)) - 1 }), [],
+    'nothing beyond the radius asked for')
+  assert.deepStrictEqual(findWithin(bot, { matching: sponge, maxDistance: RADIUS, filter: (b) => b.position.y < spot.y }), [],
+    'the caller\'s filter holds')
+})
