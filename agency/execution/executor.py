@@ -133,6 +133,10 @@ class Executor:
         self._replanned: set[str] = set()  # tasks given their fresh plan since their last hold
         self.stats = ExecutorStats()
 
+    def running_task(self) -> Task | None:
+        """The task whose workflow is in flight, if any."""
+        return self.tasks.get_task(self.current.task_id) if self.current is not None else None
+
     # ---- routing -----------------------------------------------------------------------
     def _has_workflow(self, task: Task) -> str | None:
         """None when some agent can carry the task out, else why not."""

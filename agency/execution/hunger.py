@@ -11,6 +11,10 @@ The reflexes close that gap:
   rotten flesh or raw chicken too, as their Hunger drains less than they give (a bot at 4
   health holding only raw chicken stayed hurt, the drive tick waiting on it, in the caves
   survival bench); never a poisonous one;
+- the raw food the running task is cooking (a smelt of cooked beef: the beef) is spared while
+  food is above URGENT_FOOD and health above URGENT_HEALTH, and no forage starts while it is held:
+  eaten raw, the smelt fell short of its input, replanned a hunt, and the bot ate that meat
+  too, again and again (a survival bench bot, judged wedged);
 - forage: nothing fit to eat now, and hungry or unable to heal: hunt a food animal in
   sight, else explore nearby for one. A forage that brings no food waits forage_retry_ms
   before the next, doubling after each fruitless one up to MAX_BACKOFF times (a bot only
@@ -21,10 +25,14 @@ from __future__ import annotations
 
 from agency.execution.settings import ReflexConfig
 from agency.game.foods import FOODS, HARMFUL, POISONOUS, REGEN_FOOD
+from agency.game.furnace import inputs_for, output_of
 from agency.tools.hunting import game_in_sight
 from agency.world import WorldSnapshot
 
 MAX_BACKOFF = 8  # the longest wait between fruitless forages: 8 x forage_retry_ms
+URGENT_FOOD = 6  # at 6 or less vanilla stops the sprint: the meat being cooked is eaten raw
+URGENT_HEALTH = 8.0  # hurt this much, whatever is held is eaten now
+NOTHING: frozenset[str] = frozenset()
 
 
 def _first(snap: WorldSnapshot, foods: tuple[str, ...]) -> str | None:
@@ -35,20 +43,40 @@ def cannot_heal(snap: WorldSnapshot, cfg: ReflexConfig) -> bool:
     return snap.health < cfg.heal_below_health and snap.food < REGEN_FOOD
 
 
-def food_to_eat(snap: WorldSnapshot, cfg: ReflexConfig) -> str | None:
-    """What to eat now (module docstring), or None."""
+def cooked_by(action: str, target: str) -> frozenset[str]:
+    """The raw foods a task cooks: a smelt whose product is food (named by the product or
+    by the raw food), else none."""
+    product = output_of(target) if action == "smelt" else None
+    if product is None or product not in FOODS:
+        return NOTHING
+    return frozenset(i for i in inputs_for(product) if i in FOODS)
+
+
+def _spared(snap: WorldSnapshot, cooking: frozenset[str]) -> frozenset[str]:
+    urgent = snap.food <= URGENT_FOOD or snap.health <= URGENT_HEALTH
+    return NOTHING if urgent else cooking
+
+
+def food_to_eat(snap: WorldSnapshot, cfg: ReflexConfig, cooking: frozenset[str] = NOTHING) -> str | None:
+    """What to eat now (module docstring), or None. cooking: the raw foods the running task
+    cooks (cooked_by)."""
+    spared = _spared(snap, cooking)
     if snap.food <= cfg.eat_below_food:
-        return _first(snap, FOODS)
+        return _first(snap, tuple(f for f in FOODS if f not in spared))
     if cannot_heal(snap, cfg):
-        spared = POISONOUS if not game_in_sight(snap.entities) else HARMFUL
+        spared |= POISONOUS if not game_in_sight(snap.entities) else HARMFUL
         return _first(snap, tuple(f for f in FOODS if f not in spared))
     return None
 
 
-def should_forage(snap: WorldSnapshot, cfg: ReflexConfig) -> bool:
-    """Nothing fit to eat now, and hungry or unable to heal (the caller adds when and where)."""
+def should_forage(snap: WorldSnapshot, cfg: ReflexConfig, cooking: frozenset[str] = NOTHING) -> bool:
+    """Nothing fit to eat now, and hungry or unable to heal (the caller adds when and where);
+    never while food the running task cooks is held (it is on its way)."""
     hungry = snap.food <= cfg.eat_below_food
-    return cfg.forage and food_to_eat(snap, cfg) is None and (hungry or cannot_heal(snap, cfg))
+    on_its_way = any(snap.count_of(f) for f in _spared(snap, cooking))
+    return (
+        cfg.forage and not on_its_way and food_to_eat(snap, cfg, cooking) is None and (hungry or cannot_heal(snap, cfg))
+    )
 
 
 def fed_by(gained: dict[str, int] | None) -> bool:

@@ -13,6 +13,7 @@ from typing import Any, Protocol
 from agency.clock import Clock, system_clock_ms
 from agency.execution.combat import CombatChoice
 from agency.execution.executor import Executor
+from agency.execution.hunger import cooked_by
 from agency.execution.settings import ReflexConfig
 from agency.shelter.models import SiteSignature
 from agency.tools.base import ToolContext
@@ -124,6 +125,11 @@ class ReflexBase:
     def _hostile_near(self, snap: WorldSnapshot) -> bool:
         """A hostile within fight_radius: no walk away for food or dropped items."""
         return any(e.hostile and e.distance <= self.config.fight_radius for e in snap.entities)
+
+    def _cooking(self) -> frozenset[str]:
+        """The raw foods the running task cooks (agency.execution.hunger.cooked_by)."""
+        task = self.executor.running_task()
+        return cooked_by(task.type, str((task.parameters or {}).get("target", ""))) if task else frozenset()
 
     def _under_attack(self) -> bool:
         return self._hurt_at is not None and self.clock() - self._hurt_at < self.config.under_attack_ms

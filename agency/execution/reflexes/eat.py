@@ -15,13 +15,19 @@ NOT_TAKEN = "did not take"  # the consume action's word for an eat the food did 
 
 
 class EatReflex(ReflexBase):
+    _food_chosen: str | None = None  # by _eat_due, while the running task (what it cooks) was known
+
     async def _eat(self, snap: WorldSnapshot) -> ToolExecutionResult:
-        """Eat what food_to_eat picks, inside the task held by the arbiter."""
-        result = await self.tools.execute("eat", {"item": food_to_eat(snap, self.config)}, self.ctx)
+        """Eat what food_to_eat picked when the eat was due (the task is held by now)."""
+        food = self._food_chosen or food_to_eat(snap, self.config)
+        result = await self.tools.execute("eat", {"item": food}, self.ctx)
         self.stats.ate += 1
         if not result.success and result.error is not None and NOT_TAKEN in result.error.message:
             self._eat_retry_at = self.clock() + EAT_RETRY_MS
         return result
 
     def _eat_due(self, snap: WorldSnapshot) -> bool:
-        return self.clock() >= self._eat_retry_at and food_to_eat(snap, self.config) is not None
+        if self.clock() < self._eat_retry_at:
+            return False
+        self._food_chosen = food_to_eat(snap, self.config, self._cooking())
+        return self._food_chosen is not None

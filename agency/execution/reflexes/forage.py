@@ -24,7 +24,7 @@ class ForageReflex(ReflexBase):
         with nothing to eat held (the drive tick, gated on the same vitals, cannot hunt)."""
         if self.sheltered is not None or self.death is not None or night_approaching(snap):
             return False
-        if self.clock() < self._forage_retry_at or not should_forage(snap, self.config):
+        if self.clock() < self._forage_retry_at or not should_forage(snap, self.config, self._cooking()):
             return False
         return not self._hostile_near(snap)
 

@@ -7,10 +7,12 @@ pin the choice on snapshots and what a forage calls, on a recording tool registr
 from __future__ import annotations
 
 import asyncio
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
 
+from agency.execution.hunger import cooked_by
 from agency.execution.reflexes import Death, ReflexConfig, Reflexes
 from agency.tools.results import tool_failure, tool_success
 from agency.tools.testing import Mob
@@ -116,6 +118,9 @@ class _Busy:
 
     current = object()
 
+    def running_task(self):
+        return None
+
     async def preempt(self, reason):
         return "task-running"
 
@@ -172,3 +177,49 @@ def test_a_failed_hunt_waits_too(env):
     snap = _snap(env, health=9.7, food=17, mobs=(COW,))
     assert asyncio.run(reflexes.tick(snap)) == "forage"
     assert reflexes.choose(snap) is None
+
+
+class _Cooking:
+    """An executor running a smelt of cooked beef; a preempt pauses it (nothing runs after)."""
+
+    def __init__(self) -> None:
+        self.task: Any = SimpleNamespace(type="smelt", parameters={"target": "cooked_beef", "amount": 3})
+
+    def running_task(self):
+        return self.task
+
+    async def preempt(self, reason):
+        self.task = None
+        return "task-cooking"
+
+    def resume_paused(self, reason):
+        return ["task-cooking"]
+
+
+def test_what_a_task_cooks():
+    assert cooked_by("smelt", "cooked_beef") == {"beef"}
+    assert cooked_by("smelt", "mutton") == {"mutton"}  # named by the raw food
+    assert cooked_by("smelt", "iron_ingot") == frozenset()
+    assert cooked_by("craft", "cooked_beef") == frozenset()
+
+
+@pytest.mark.parametrize(
+    "health, food, held, expected",
+    [
+        (20, 15, {"beef": 3}, None),  # the beef is on its way cooked: neither eaten raw nor foraged for
+        (20, 6, {"beef": 3}, "eat"),  # too hungry to wait for it
+        (8, 17, {"beef": 3}, "eat"),  # too hurt to wait for it
+        (20, 15, {"beef": 3, "mutton": 1}, "eat"),  # other food is eaten meanwhile
+    ],
+)
+def test_the_meat_being_cooked_is_spared_unless_in_need(env, health, food, held, expected):
+    reflexes = Reflexes(env["tools"], env["ctx"], _Cooking(), ReflexConfig())
+    assert reflexes.choose(_snap(env, health=health, food=food, inventory=held, mobs=(COW,))) == expected
+
+
+def test_the_food_chosen_while_the_task_ran_is_the_one_eaten(env):
+    """The eat holds the task before it eats: what the task cooks is judged before that."""
+    tools = RecordingTools({"eat": tool_success("eat", {"ate": ["mutton"]})})
+    reflexes = Reflexes(tools, env["ctx"], _Cooking(), ReflexConfig())
+    assert asyncio.run(reflexes.tick(_snap(env, food=15, inventory={"beef": 3, "mutton": 1}))) == "eat"
+    assert tools.calls == [("eat", {"item": "mutton"})]
