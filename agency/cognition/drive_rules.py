@@ -12,12 +12,13 @@ from agency.blocks import is_log
 from agency.cognition.drive_selection import DriveSelection
 from agency.cognition.progression import IRON_AGE_RULES, STONE_AGE_RULES, next_progression_step
 from agency.cognition.survival_steps import food_stock_step, next_survival_step
+from agency.execution.agents.build_plan import NIGHT_KIT_LOGS
 from agency.world import WorldSnapshot, night_approaching, shelter_due, under_cover_at_night, underground
 
 LOW_LOG_STOCK = 16
 # Under a roof at night with this many logs, the fifth rule (16 logs) waits for the morning: a
 # table, sticks and a furnace's fuel for the work down there (agency.cognition.night_work).
-NIGHT_LOG_FLOOR = 4
+NIGHT_LOG_FLOOR = NIGHT_KIT_LOGS  # what the first hut leaves (agency.execution.agents.build_plan)
 
 
 def logs_wait_for_morning(snapshot: WorldSnapshot, logs: int) -> bool:

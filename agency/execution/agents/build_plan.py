@@ -38,6 +38,10 @@ DOOR_PLANKS = 6  # oak_door recipe (3 doors)
 TABLE_PLANKS = 4  # a crafting table, when none is held
 TORCH_PLANKS = 2  # one stick's worth
 FILL_PLANKS = 4  # spare, to fill holes when levelling (earthwork.MAX_FILLS) if no dirt is dug
+# The night kit (_night_kit): what a hut built of the trees around it leaves the bot with.
+NIGHT_KIT_TOOL = "wooden_pickaxe"
+NIGHT_KIT_PLANKS = 5  # the pickaxe's 3 planks and 2 for its sticks
+NIGHT_KIT_LOGS = 4  # a table, sticks and a furnace's fuel down there (agency.cognition.drive_rules)
 
 
 def _full_need(wall: str, door: str = DOOR) -> Counter[str]:
@@ -72,6 +76,21 @@ def door_of(wall: str) -> str:
     return f"{wood}_door" if wall.endswith("_planks") and f"{wood}_door" in CRAFTABLE else DOOR
 
 
+def _night_kit(facts: Mapping[str, Any], inventory: Mapping[str, int], wall: str, short: int) -> bool:
+    """A first hut made of planks from the trees around it (the crafter gathers logs for it),
+    with no pickaxe held, also leaves a wooden pickaxe and NIGHT_KIT_LOGS logs: the night's
+    work under the hut (agency.shelter.dig_in) needs both, and a bench bot whose hut took every
+    log sat its first night out in it, the pickaxe the next morning's first goal. A repair, a
+    fleet's build and a hut of materials held get none."""
+    return (
+        "needed" not in facts
+        and not facts.get("helpers")
+        and wall.endswith("_planks")
+        and short > 0
+        and not any(name.endswith("_pickaxe") and n > 0 for name, n in inventory.items())
+    )
+
+
 def _craft(step_id: str, target: str, amount: int, why: str) -> StepDef:
     return StepDef(
         id=step_id,
@@ -104,6 +123,11 @@ def shelter_plan(agent_id: str, task: Mapping[str, Any], inventory: Mapping[str,
         planks_used += 0 if have["stick"] else TORCH_PLANKS
     spare = FILL_PLANKS if "needed" not in facts else 0  # a repair builds on a levelled site
     short = need[wall] - have[wall] + (planks_used + spare if wall == planks else 0)
+    kit = _night_kit(facts, inventory, wall, short)
+    if kit:
+        steps.append(_craft("get-pickaxe", NIGHT_KIT_TOOL, 1, "craft a wooden pickaxe for the night's work"))
+        planks_used += NIGHT_KIT_PLANKS
+        short += NIGHT_KIT_PLANKS
     held = need[wall] + (spare if wall == planks else 0)  # to hold at the site
     # what the door and torch take from planks held (made from logs the crafter gathers otherwise)
     taken = min(planks_used, have[wall]) if wall == planks else 0
@@ -141,6 +165,15 @@ def shelter_plan(agent_id: str, task: Mapping[str, Any], inventory: Mapping[str,
         if not wall.endswith("_planks"):
             raise WorkflowPlanError("NO_MATERIALS", f"the shelter needs {short} more {wall}")
         steps.append(_craft("get-walls", wall, short, f"have {short} more {wall} for the walls and roof"))
+    if kit:
+        steps.append(
+            StepDef(
+                id="keep-logs",
+                tool="collect_block",
+                description=f"have {NIGHT_KIT_LOGS} logs for the night's work underground",
+                args={"block": "log", "count": NIGHT_KIT_LOGS, "ensure": True},
+            )
+        )
     steps.append(
         StepDef(
             id="site",

@@ -65,7 +65,7 @@ def test_crafter_resumes_in_a_new_process_after_a_crash(tmp_path: Path) -> None:
 def test_a_resumed_build_resumes_its_delegated_craft_with_the_steps_it_started_with(
     ctx: ToolContext, body: FakeBody, store: SqliteCheckpointStore
 ) -> None:
-    body.inventory.update({"oak_door": 1, "torch": 1})
+    body.inventory.update({"oak_door": 1, "torch": 1, "wooden_pickaxe": 1})  # (a pickaxe held: no night kit)
     body.add_tree(12, 12, height=6)  # one tree: the first batch of logs, then nothing
     rt = AgentRuntime(load_default_registry(), default_tool_registry(), ctx, checkpoints=store)
     task = TaskSpec(action="build", target="basic_shelter", amount=1, id="task-hut")

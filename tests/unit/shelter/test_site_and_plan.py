@@ -115,10 +115,13 @@ def test_build_plan_delegates_only_missing_materials_and_a_repair_brings_only_wh
     empty = build_plan("builder", task, {})
     # materials first: the site is chosen where the bot stands with everything in hand
     # no coal
-    assert ids(empty)[:4] == ["get-door", "get-walls", "site", "prepare"] and "module-light" not in ids(empty)
+    # (and the night kit: a wooden pickaxe and logs for the night's work, below)
+    assert ids(empty)[:6] == ["get-door", "get-pickaxe", "get-walls", "keep-logs", "site", "prepare"]
+    assert "module-light" not in ids(empty)
     walls = next(s for s in empty.steps if s.id == "get-walls")
-    # + spare planks to fill holes
-    assert walls.agent == "crafter" and walls.task == {"action": "craft", "target": "oak_planks", "amount": 71 + 10 + 4}
+    # + spare planks to fill holes, + the pickaxe's
+    assert walls.agent == "crafter"
+    assert walls.task == {"action": "craft", "target": "oak_planks", "amount": 71 + 10 + 4 + 5}
     coal = build_plan("builder", task, {"coal": 1})
     assert "get-torch" in ids(coal) and "module-light" in ids(coal)
     repair = build_plan("builder", {**task, "facts": {"needed": {"oak_planks": 1}, "wallBlock": "oak_planks"}}, {})
@@ -129,3 +132,24 @@ def test_build_plan_delegates_only_missing_materials_and_a_repair_brings_only_wh
         "base",
         "stack",
     ]
+
+
+def test_a_first_hut_of_the_trees_around_leaves_a_wooden_pickaxe_and_logs_for_the_night():
+    task = {"action": "build", "target": "basic_shelter", "amount": 1, "id": "t"}
+    first = build_plan("builder", task, {"oak_log": 7, "crafting_table": 1})
+    pickaxe = next(s for s in first.steps if s.id == "get-pickaxe")
+    assert pickaxe.agent == "crafter" and pickaxe.task == {"action": "craft", "target": "wooden_pickaxe", "amount": 1}
+    logs = next(s for s in first.steps if s.id == "keep-logs")
+    assert logs.tool == "collect_block" and logs.args == {"block": "log", "count": 4, "ensure": True}
+    ids = [s.id for s in first.steps]
+    assert ids.index("get-walls") < ids.index("keep-logs") < ids.index("site")  # the walls' planks do not take them
+
+    def kit(inventory, **facts):
+        steps = {s.id for s in build_plan("builder", {**task, "facts": facts} if facts else task, inventory).steps}
+        return {"get-pickaxe", "keep-logs"} & steps
+
+    assert kit({"oak_log": 7, "stone_pickaxe": 1}) == set()  # a pickaxe held
+    assert kit({"oak_planks": 80, "oak_door": 1}) == set()  # a hut of the planks held: no trees felled for it
+    assert kit({"cobblestone": 80}) == set()  # not of wood
+    assert kit({}, needed={"oak_planks": 3}, wallBlock="oak_planks") == set()  # a repair
+    assert kit({}, helpers=["g1"]) == set()  # a fleet's build: the walls are brought
