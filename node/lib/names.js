@@ -68,7 +68,9 @@ function forRegistry (registry) {
     replaceable: namesIn(blocks, [...data.replaceable, ...data.liquids]),
     liquids: namesIn(blocks, data.liquids),
     falling: namesIn(blocks, FALLING),
-    fillers: [...namesIn(registry.itemsByName, FILLERS)],
+    // planks last: a hut's leftovers fill a staircase's hole when no stone or earth is held (a
+    // bot whose hut found no site on a mountain held 85 planks and could not burrow in)
+    fillers: [...namesIn(registry.itemsByName, FILLERS), ...Object.keys(registry.itemsByName).filter((k) => k.endsWith('_planks')).sort()],
     craftingTable: blockName(registry, 'crafting_table'),
     hostiles: namesIn(registry.entitiesByName, HOSTILES),
     weapons: [...namesIn(registry.itemsByName, WEAPONS)]
