@@ -1,5 +1,5 @@
-// lib/find_blocks.js searches a whole sphere: mineflayer's findBlocks reads sections in an
-// octahedron and misses blocks off its diagonals, well within the distance asked for.
+// lib/find_blocks.js searches a whole sphere, nearest first: mineflayer's findBlocks reads sections
+// in an octahedron and misses blocks off its diagonals, well within the distance asked for.
 'use strict'
 
 const test = require('node:test')
@@ -41,4 +41,11 @@ test('a block search covers its whole sphere', { timeout: 120000, ...oneVersion(
     'nothing beyond the radius asked for')
   assert.deepStrictEqual(findWithin(bot, { matching: sponge, maxDistance: RADIUS, filter: (b) => b.position.y < spot.y }), [],
     'the caller\'s filter holds')
+
+  // A second sponge nearer: one asked for, the nearer one comes (its section is read first)
+  const near = me.offset(3, 1, 0)
+  await command(bot, `/mcbot setblock ${near.x} ${near.y} ${near.z} sponge`)
+  await waitFor(() => bot.blockAt(near)?.name === 'sponge', 10000, 'the near sponge in view')
+  assert.deepStrictEqual(findWithin(bot, { matching: sponge, maxDistance: RADIUS, count: 1 }).map(String), [near.toString()])
+  assert.deepStrictEqual(findWithin(bot, { matching: sponge, maxDistance: RADIUS }).map(String), [near, spot].map(String), 'nearest first')
 })
