@@ -55,5 +55,9 @@ async def fill_open(ctx: ToolContext, cells: Iterable[Cell]) -> list[list[int]]:
 
 
 async def _filler(ctx: ToolContext) -> str | None:
-    held = {i.name: i.count for i in (await ctx.snapshot()).inventory}
-    return next((name for name in FILLERS if held.get(name, 0) > 0), None)
+    """A block dug out, else planks (the hut's own material: a staircase under a hut levelled
+    with planks, or down a cave, dug out nothing to fill with, and the floor stayed open all
+    night in a bench run)."""
+    held = {i.name: i.count for i in (await ctx.snapshot()).inventory if i.count > 0}
+    dug = next((name for name in FILLERS if held.get(name, 0) > 0), None)
+    return dug or next((name for name in sorted(held) if name.endswith("_planks")), None)

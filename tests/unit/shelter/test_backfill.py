@@ -1,0 +1,39 @@
+"""Closing behind a staircase (agency.shelter.backfill): a block dug out first, planks when
+nothing was dug out (a staircase under a hut levelled with planks left the floor open all
+night), and the cells left open said when nothing is held."""
+
+from __future__ import annotations
+
+import asyncio
+
+from agency.shelter.backfill import fill_open
+from agency.tools.base import ToolContext
+from agency.tools.testing import FakeBody, FakeTime
+
+HOLES = [(0, 63, 0), (1, 63, 0)]  # under the feet level: dirt unless opened
+
+
+def _fill(inventory: dict[str, int]) -> tuple[FakeBody, list[list[int]]]:
+    ftime = FakeTime()
+    body = FakeBody(ftime.clock, inventory=inventory)
+    for cell in HOLES:
+        body.blocks[cell] = "air"
+    ctx = ToolContext(body=body, clock=ftime.clock, sleep=ftime.sleep, poll_interval_s=0.1)
+    return body, asyncio.run(fill_open(ctx, HOLES))
+
+
+def test_a_block_dug_out_fills_first():
+    body, still = _fill({"dirt": 1, "cobblestone": 1, "oak_planks": 5})
+    assert still == [] and sorted(body.blocks[c] for c in HOLES) == ["cobblestone", "dirt"]
+    assert body.inventory["oak_planks"] == 5
+
+
+def test_planks_fill_when_nothing_was_dug_out():
+    body, still = _fill({"acacia_planks": 18, "acacia_log": 5})
+    assert still == [] and [body.blocks[c] for c in HOLES] == ["acacia_planks", "acacia_planks"]
+    assert body.inventory["acacia_log"] == 5  # logs are the night's work, never a fill
+
+
+def test_with_nothing_to_fill_the_cells_left_open_are_said():
+    body, still = _fill({"acacia_log": 5})
+    assert sorted(still) == sorted([list(c) for c in HOLES])
