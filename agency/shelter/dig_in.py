@@ -8,8 +8,9 @@ The staircase starts on the cell behind the door and heads straight away from it
 steps are under the hut's floor and the third under its back wall, so no step opens the hut to
 the outside (the wall stands over it); a hazard stops it rather than turning it toward a side
 wall. The floor cells dug, and the one under the back wall, are then filled from below with a
-block the staircase dug out (planks, if it dug out none: agency.shelter.backfill). A staircase that cannot start (a hazard under the hut:
-node/lib/actions/staircase.js) leaves the bot back on the floor, the floor filled from above.
+block the staircase dug out (planks, if it dug out none: agency.shelter.backfill). A staircase
+that cannot start (a hazard under the hut: node/lib/actions/staircase.js) leaves the bot back
+on the floor, the floor filled from above.
 
 climb_back, in the morning: from the pocket, the three fills over the staircase dug out (and
 a table or furnace the night's work placed on a step), up into the hut, and its floor filled

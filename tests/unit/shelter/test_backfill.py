@@ -35,5 +35,5 @@ def test_planks_fill_when_nothing_was_dug_out():
 
 
 def test_with_nothing_to_fill_the_cells_left_open_are_said():
-    body, still = _fill({"acacia_log": 5})
+    _, still = _fill({"acacia_log": 5})
     assert sorted(still) == sorted([list(c) for c in HOLES])
