@@ -188,6 +188,21 @@ def test_recovery_waits_for_safety_and_gives_up_on_a_far_or_old_death(env):
     assert reflexes.stats.deaths == 2 and reflexes.stats.death_causes == {"zombie": 1, "unknown": 1}
 
 
+def test_items_deep_under_the_respawn_are_dug_down_to_only_with_a_pickaxe(env):
+    """Bare hands dig a shaft through dirt and gravel and stop at the stone, the bot trapped."""
+    body, reflexes = env["body"], env["reflexes"]
+    reflexes.record_events([_death({"x": SPAWN.x + 3, "y": GROUND_Y - 25, "z": SPAWN.z}, "skeleton")])
+    body.position = SPAWN
+    assert reflexes._recovery_out_of_reach(body.snapshot()) == (
+        "the items lie 25 blocks down and no pickaxe is held to dig down to them"
+    )
+    body.inventory["wooden_pickaxe"] = 1
+    assert reflexes._recovery_out_of_reach(body.snapshot()) is None
+    body.inventory.clear()
+    reflexes.record_events([_death({"x": SPAWN.x + 3, "y": GROUND_Y - 3, "z": SPAWN.z}, "zombie")])
+    assert reflexes._recovery_out_of_reach(body.snapshot()) is None  # a step or two down: walked to
+
+
 def _pickaxe_from_nothing(env: dict[str, Any]) -> str:
     """A wooden pickaxe to craft with nothing held: a tree here, three by the respawn point."""
     body = env["body"]
