@@ -89,6 +89,7 @@ class _Running:
     started_ms: int
     agent_id: str
     bridge_mark: int = 0  # where the bridge stood when the run started (BridgeWatch.mark)
+    goal: tuple[str, str] = ("", "")  # the task's action and target, read without the store
 
 
 @dataclass
@@ -133,9 +134,10 @@ class Executor:
         self._replanned: set[str] = set()  # tasks given their fresh plan since their last hold
         self.stats = ExecutorStats()
 
-    def running_task(self) -> Task | None:
-        """The task whose workflow is in flight, if any."""
-        return self.tasks.get_task(self.current.task_id) if self.current is not None else None
+    def running_goal(self) -> tuple[str, str] | None:
+        """The action and target of the task whose workflow is in flight, if any (no store
+        read: the reflexes ask on every tick)."""
+        return self.current.goal if self.current is not None else None
 
     # ---- routing -----------------------------------------------------------------------
     def _has_workflow(self, task: Task) -> str | None:
@@ -247,7 +249,7 @@ class Executor:
         )
         handle = self.runtime.start_task(_spec(task), fresh=True) if fresh else self.runtime.start_task(_spec(task))
         mark = self.bridge.mark() if self.bridge is not None else 0
-        self.current = _Running(task.id, handle, self.clock(), agent, mark)
+        self.current = _Running(task.id, handle, self.clock(), agent, mark, _goal(task))
         self._lifecycle("resumed" if resumed else "claimed", task.id)
         return "resumed" if resumed else "claimed"
 
@@ -268,7 +270,7 @@ class Executor:
         why = "; ".join(e.message for e in result.errors)
         logger.warning("[Executor] resumed run of task={} no longer fits the world ({}); replanning", task.id, why)
         handle = self.runtime.start_task(_spec(task), fresh=True)
-        self.current = _Running(task.id, handle, self.clock(), run.agent_id, run.bridge_mark)
+        self.current = _Running(task.id, handle, self.clock(), run.agent_id, run.bridge_mark, run.goal)
         return True
 
     def _replan_failed_step(self, run: _Running, result: WorkflowRunResult) -> bool:
@@ -299,7 +301,7 @@ class Executor:
             MAX_STEP_REPLANS,
         )
         handle = self.runtime.start_task(_spec(task), replan=True)
-        self.current = _Running(task.id, handle, self.clock(), run.agent_id, run.bridge_mark)
+        self.current = _Running(task.id, handle, self.clock(), run.agent_id, run.bridge_mark, run.goal)
         return True
 
     def _replans(self, task_id: str) -> int:
@@ -490,6 +492,11 @@ def _body_lost(result: WorkflowRunResult, body_ready: bool) -> bool:
     if result.status != "failed":
         return False
     return not body_ready or any(e.code == BODY_LOST for e in result.errors)
+
+
+def _goal(task: Task) -> tuple[str, str]:
+    spec = _spec(task)
+    return (spec.action, spec.target)
 
 
 def _spec(task: Task) -> TaskSpec:

@@ -24,7 +24,7 @@ The reflexes close that gap:
 from __future__ import annotations
 
 from agency.execution.settings import ReflexConfig
-from agency.game.foods import FOODS, HARMFUL, POISONOUS, REGEN_FOOD
+from agency.game.foods import FOODS, HARMFUL, POISONOUS, REGEN_FOOD, RESERVED
 from agency.game.furnace import inputs_for, output_of
 from agency.tools.hunting import game_in_sight
 from agency.world import WorldSnapshot
@@ -59,8 +59,11 @@ def _spared(snap: WorldSnapshot, cooking: frozenset[str]) -> frozenset[str]:
 
 def food_to_eat(snap: WorldSnapshot, cfg: ReflexConfig, cooking: frozenset[str] = NOTHING) -> str | None:
     """What to eat now (module docstring), or None. cooking: the raw foods the running task
-    cooks (cooked_by)."""
+    cooks (cooked_by); while one of them is held and spared, only a food fit to eat anyway is
+    eaten meanwhile (no golden apple, nothing harmful: the cooked meat is on its way)."""
     spared = _spared(snap, cooking)
+    if any(snap.count_of(f) for f in spared):
+        spared |= HARMFUL | frozenset(RESERVED)
     if snap.food <= cfg.eat_below_food:
         return _first(snap, tuple(f for f in FOODS if f not in spared))
     if cannot_heal(snap, cfg):

@@ -29,9 +29,10 @@ FILLERS = (
 )
 
 
-async def fill_open(ctx: ToolContext, cells: Iterable[Cell]) -> list[list[int]]:
+async def fill_open(ctx: ToolContext, cells: Iterable[Cell], *, planks: bool = False) -> list[list[int]]:
     """Fill those of `cells` that are not solid; returns the ones still open (no filler held, or
-    the place failed)."""
+    the place failed). `planks`: planks held fill when nothing dug out is (a hut's floor, of
+    the hut's own material; a burrow's way out digs natural ground and its fill only)."""
     cells = list(cells)
     if not cells:
         return []
@@ -42,7 +43,7 @@ async def fill_open(ctx: ToolContext, cells: Iterable[Cell]) -> list[list[int]]:
     holes = sorted((c for c in cells if not is_solid(region.block_at(*c))), key=lambda c: -math.dist(c, here))
     still: list[list[int]] = []
     for cell in holes:
-        filler = await _filler(ctx)
+        filler = await _filler(ctx, planks)
         if filler is None:
             still.append(list(cell))
             continue
@@ -54,10 +55,9 @@ async def fill_open(ctx: ToolContext, cells: Iterable[Cell]) -> list[list[int]]:
     return still
 
 
-async def _filler(ctx: ToolContext) -> str | None:
-    """A block dug out, else planks (the hut's own material: a staircase under a hut levelled
-    with planks, or down a cave, dug out nothing to fill with, and the floor stayed open all
-    night in a bench run)."""
+async def _filler(ctx: ToolContext, planks: bool) -> str | None:
+    """A block dug out, else (when allowed) planks: a staircase under a hut dug out nothing to
+    fill its floor with, and the floor stayed open all night in a bench run."""
     held = {i.name: i.count for i in (await ctx.snapshot()).inventory if i.count > 0}
     dug = next((name for name in FILLERS if held.get(name, 0) > 0), None)
-    return dug or next((name for name in sorted(held) if name.endswith("_planks")), None)
+    return dug or (next((name for name in sorted(held) if name.endswith("_planks")), None) if planks else None)

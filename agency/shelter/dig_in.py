@@ -139,7 +139,7 @@ async def _fill_floor(ctx: ToolContext, p: DoorwayInput) -> list[list[int]]:
     dx, dz = FACING_VECTORS[AWAY[p.facing]]
     under_wall = (inside[0] + STEPS * dx, inside[1] - 1, inside[2] + STEPS * dz)
     floor = [(x, y - 1, z) for x, y, z in interior_cells(p.door, p.facing)]
-    return await fill_open(ctx, [*floor, under_wall])
+    return await fill_open(ctx, [*floor, under_wall], planks=True)
 
 
 async def _back_on_the_floor(ctx: ToolContext, p: DoorwayInput, inside: tuple[int, int, int]) -> None:

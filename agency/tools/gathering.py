@@ -208,6 +208,7 @@ class PickUpItemsInput(ToolInput):
     z: float
     radius: float = Field(default=8.0, ge=1, le=16, description="items this close to x,y,z are picked up")
     max_walks: int = Field(default=16, ge=1, le=64)
+    dig: bool = Field(default=True, description="a walk that makes no progress may dig through natural ground")
 
 
 def items_near(snap: WorldSnapshot, spot: Vec3, radius: float) -> list[EntityInfo]:
@@ -225,7 +226,7 @@ async def pick_up_items(ctx: ToolContext, p: PickUpItemsInput) -> dict[str, Any]
     spot = Vec3(x=p.x, y=p.y, z=p.z)
     before = await _inventory_total(ctx)
     try:
-        await walk(ctx, p.x, p.y, p.z, 1.0)
+        await walk(ctx, p.x, p.y, p.z, 1.0, dig_out=p.dig)
     except ToolFailure as e:  # the spot itself (a ledge, water) may not be reachable; its items may
         if e.code == PRECONDITION_FAILED:
             raise

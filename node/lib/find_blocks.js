@@ -47,14 +47,20 @@ function sectionsMeeting (bot, centre, radius) {
   return out.sort((a, b) => a.d - b.d)
 }
 
+// Could the section hold one of `ids`? A section of one block (all air above the ground: a
+// single-value container, no palette) answers by its value; one with a palette by it; one with
+// the global palette (no palette, no single value) must be read.
 function holds (section, ids) {
-  if (!section) return false // an empty section: air only
-  return !section.palette || section.palette.some((s) => ids.has(s)) // no palette: the global one, read it
+  if (!section) return false
+  const data = section.data
+  if (!section.palette && data && typeof data.value === 'number') return ids.has(data.value)
+  return !section.palette || section.palette.some((s) => ids.has(s))
 }
 
 // Positions (Vec3) of `matching` (a block id or ids) within maxDistance of the bot's feet block,
 // at most `count`, nearest first; `filter(block)` (a mineflayer Block) may leave some out.
 function findWithin (bot, { matching, maxDistance, count = SCAN_MAX_COUNT, filter = null }) {
+  if (count <= 0) return []
   const centre = bot.entity.position.floored()
   const ids = stateIds(bot.registry, matching)
   const r2 = maxDistance * maxDistance

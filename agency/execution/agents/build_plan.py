@@ -112,11 +112,13 @@ def shelter_plan(agent_id: str, task: Mapping[str, Any], inventory: Mapping[str,
     helpers = list(facts.get("helpers") or [])  # a fleet's bots that deliver (agency/planning/delivery.py)
     planks_used = 0
     planks = wall if wall.endswith("_planks") else DEFAULT_WALL  # what the door, table and torch take
+    table_counted = bool(have["crafting_table"])  # the planks of a table the crafter places are counted once
     if need[door] > have[door]:
         if door not in CRAFTABLE:
             raise WorkflowPlanError("NO_MATERIALS", f"the shelter needs a {door} and the bot cannot craft one")
         steps.append(_craft("get-door", door, 1, "craft a door"))
-        planks_used += DOOR_PLANKS + (0 if have["crafting_table"] else TABLE_PLANKS)
+        planks_used += DOOR_PLANKS + (0 if table_counted else TABLE_PLANKS)
+        table_counted = True
     light = need[LIGHT] <= have[LIGHT] or available(have, "coal") > 0
     if need[LIGHT] > have[LIGHT] and light:
         steps.append(_craft("get-torch", LIGHT, 1, "craft a torch"))
@@ -126,8 +128,9 @@ def shelter_plan(agent_id: str, task: Mapping[str, Any], inventory: Mapping[str,
     kit = _night_kit(facts, inventory, wall, short)
     if kit:
         steps.append(_craft("get-pickaxe", NIGHT_KIT_TOOL, 1, "craft a wooden pickaxe for the night's work"))
-        planks_used += NIGHT_KIT_PLANKS
-        short += NIGHT_KIT_PLANKS
+        kit_planks = NIGHT_KIT_PLANKS + (0 if table_counted else TABLE_PLANKS)  # its table, if the door made none
+        planks_used += kit_planks
+        short += kit_planks
     held = need[wall] + (spare if wall == planks else 0)  # to hold at the site
     # what the door and torch take from planks held (made from logs the crafter gathers otherwise)
     taken = min(planks_used, have[wall]) if wall == planks else 0

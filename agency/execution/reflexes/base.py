@@ -128,8 +128,8 @@ class ReflexBase:
 
     def _cooking(self) -> frozenset[str]:
         """The raw foods the running task cooks (agency.execution.hunger.cooked_by)."""
-        task = self.executor.running_task()
-        return cooked_by(task.type, str((task.parameters or {}).get("target", ""))) if task else frozenset()
+        goal = self.executor.running_goal()
+        return cooked_by(*goal) if goal is not None else frozenset()
 
     def _under_attack(self) -> bool:
         return self._hurt_at is not None and self.clock() - self._hurt_at < self.config.under_attack_ms

@@ -13,10 +13,10 @@ from agency.world import BodyEvent, EventType, Vec3, WorldSnapshot
 
 DROWNED = frozenset({"drowning", "drown"})  # the death cause as the world reports a drowning
 RECOVER_AT_NIGHT_M = 16.0  # by night, items farther than this from the respawned bot wait for the day
-# Items lying deeper than this under the respawned bot's feet are dug down to only with a
-# pickaxe held: a 26.1 bench bot killed at y 47 dug a shaft toward its items with bare hands
-# from the spawn at y 72, through dirt and gravel to the stone, and stayed trapped in it for
-# the last day and a half (no tool to dig the stone, no path out).
+# Items lying deeper than this under the respawned bot's feet are walked to, never dug down to
+# (a respawned bot holds nothing: its pickaxe lies with the items): a 26.1 bench bot killed at
+# y 47 dug a shaft toward its items with bare hands from the spawn at y 72, through dirt and
+# gravel to the stone, and stayed trapped in it for the last day and a half.
 RECOVER_BELOW_M = 4.0
 
 
@@ -83,9 +83,6 @@ class RecoverReflex(ReflexBase):
         far = snap.position.distance_to(d.position)
         if snap.health > 0 and far > self.config.recover_within:
             return f"the death spot is {far:.0f} blocks away (over {self.config.recover_within:g})"
-        down = snap.position.y - d.position.y
-        if snap.health > 0 and down > RECOVER_BELOW_M and snap.count_matching("_pickaxe") == 0:
-            return f"the items lie {down:.0f} blocks down and no pickaxe is held to dig down to them"
         return None
 
     def _end_recovery(self, outcome: str, death: Death | None = None) -> None:
@@ -102,7 +99,9 @@ class RecoverReflex(ReflexBase):
         assert d is not None and d.position is not None
         p = d.position
         async with self._task_held() as paused:
-            result = await self.tools.execute("pick_up_items", {"x": p.x, "y": p.y, "z": p.z}, self.ctx)
+            down = (await self.ctx.snapshot()).position.y - p.y
+            args = {"x": p.x, "y": p.y, "z": p.z} | ({"dig": False} if down > RECOVER_BELOW_M else {})
+            result = await self.tools.execute("pick_up_items", args, self.ctx)
         if result.success:
             got = int(result.output["pickedUp"])  # the inventory's change: less when it died again meanwhile
             self.stats.items_recovered += max(0, got)

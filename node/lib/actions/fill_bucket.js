@@ -28,9 +28,8 @@ const isSource = (b) => b && Number((b.getProperties().level ?? 0)) === 0
 function sourcesNear (bot, fluid, range) {
   const def = bot.registry.blocksByName[fluid]
   const eyes = eyesOf(bot)
-  return findWithin(bot, { matching: def.id, maxDistance: range, count: 64 })
+  return findWithin(bot, { matching: def.id, maxDistance: range, count: 64, filter: isSource })
     .map((p) => bot.blockAt(p))
-    .filter(isSource)
     .sort((a, b) => a.position.distanceTo(eyes) - b.position.distanceTo(eyes))
 }
 

@@ -188,19 +188,25 @@ def test_recovery_waits_for_safety_and_gives_up_on_a_far_or_old_death(env):
     assert reflexes.stats.deaths == 2 and reflexes.stats.death_causes == {"zombie": 1, "unknown": 1}
 
 
-def test_items_deep_under_the_respawn_are_dug_down_to_only_with_a_pickaxe(env):
-    """Bare hands dig a shaft through dirt and gravel and stop at the stone, the bot trapped."""
-    body, reflexes = env["body"], env["reflexes"]
-    reflexes.record_events([_death({"x": SPAWN.x + 3, "y": GROUND_Y - 25, "z": SPAWN.z}, "skeleton")])
-    body.position = SPAWN
-    assert reflexes._recovery_out_of_reach(body.snapshot()) == (
-        "the items lie 25 blocks down and no pickaxe is held to dig down to them"
-    )
-    body.inventory["wooden_pickaxe"] = 1
-    assert reflexes._recovery_out_of_reach(body.snapshot()) is None
-    body.inventory.clear()
-    reflexes.record_events([_death({"x": SPAWN.x + 3, "y": GROUND_Y - 3, "z": SPAWN.z}, "zombie")])
-    assert reflexes._recovery_out_of_reach(body.snapshot()) is None  # a step or two down: walked to
+def test_items_deep_under_the_respawn_are_walked_to_never_dug_down_to(env):
+    """Bare hands dug a shaft through dirt and gravel to the stone, and the bot was trapped."""
+    body, reflexes, tools = env["body"], env["reflexes"], env["tools"]
+    calls = []
+    execute = tools.execute
+
+    async def recording(name, args, ctx):
+        calls.append((name, dict(args)))
+        return await execute(name, args, ctx)
+
+    tools.execute = recording
+    for depth, dig in ((25, False), (3, True)):  # a step or two down: a walk that may dig its way
+        calls.clear()
+        reflexes.record_events([_death({"x": SPAWN.x + 3, "y": GROUND_Y - depth, "z": SPAWN.z}, "skeleton")])
+        body.position = SPAWN
+        assert reflexes._recovery_out_of_reach(body.snapshot()) is None
+        asyncio.run(reflexes._recover())
+        pick = next(a for n, a in calls if n == "pick_up_items")
+        assert pick.get("dig", True) is dig, pick
 
 
 def _pickaxe_from_nothing(env: dict[str, Any]) -> str:

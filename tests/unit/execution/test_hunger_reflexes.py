@@ -7,7 +7,6 @@ pin the choice on snapshots and what a forage calls, on a recording tool registr
 from __future__ import annotations
 
 import asyncio
-from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -118,7 +117,7 @@ class _Busy:
 
     current = object()
 
-    def running_task(self):
+    def running_goal(self):
         return None
 
     async def preempt(self, reason):
@@ -183,13 +182,13 @@ class _Cooking:
     """An executor running a smelt of cooked beef; a preempt pauses it (nothing runs after)."""
 
     def __init__(self) -> None:
-        self.task: Any = SimpleNamespace(type="smelt", parameters={"target": "cooked_beef", "amount": 3})
+        self.goal: tuple[str, str] | None = ("smelt", "cooked_beef")
 
-    def running_task(self):
-        return self.task
+    def running_goal(self):
+        return self.goal
 
     async def preempt(self, reason):
-        self.task = None
+        self.goal = None
         return "task-cooking"
 
     def resume_paused(self, reason):
@@ -210,6 +209,8 @@ def test_what_a_task_cooks():
         (20, 6, {"beef": 3}, "eat"),  # too hungry to wait for it
         (8, 17, {"beef": 3}, "eat"),  # too hurt to wait for it
         (20, 15, {"beef": 3, "mutton": 1}, "eat"),  # other food is eaten meanwhile
+        (20, 12, {"beef": 3, "golden_apple": 1}, None),  # but not a golden apple
+        (20, 12, {"beef": 3, "rotten_flesh": 2}, None),  # nor anything harmful
     ],
 )
 def test_the_meat_being_cooked_is_spared_unless_in_need(env, health, food, held, expected):

@@ -1,6 +1,6 @@
 """Closing behind a staircase (agency.shelter.backfill): a block dug out first, planks when
-nothing was dug out (a staircase under a hut levelled with planks left the floor open all
-night), and the cells left open said when nothing is held."""
+nothing was dug out and planks may fill (a hut's floor: a staircase under a hut left the floor
+open all night), and the cells left open said when nothing is held."""
 
 from __future__ import annotations
 
@@ -13,13 +13,13 @@ from agency.tools.testing import FakeBody, FakeTime
 HOLES = [(0, 63, 0), (1, 63, 0)]  # under the feet level: dirt unless opened
 
 
-def _fill(inventory: dict[str, int]) -> tuple[FakeBody, list[list[int]]]:
+def _fill(inventory: dict[str, int], *, planks: bool = True) -> tuple[FakeBody, list[list[int]]]:
     ftime = FakeTime()
     body = FakeBody(ftime.clock, inventory=inventory)
     for cell in HOLES:
         body.blocks[cell] = "air"
     ctx = ToolContext(body=body, clock=ftime.clock, sleep=ftime.sleep, poll_interval_s=0.1)
-    return body, asyncio.run(fill_open(ctx, HOLES))
+    return body, asyncio.run(fill_open(ctx, HOLES, planks=planks))
 
 
 def test_a_block_dug_out_fills_first():
@@ -36,4 +36,10 @@ def test_planks_fill_when_nothing_was_dug_out():
 
 def test_with_nothing_to_fill_the_cells_left_open_are_said():
     _, still = _fill({"acacia_log": 5})
+    assert sorted(still) == sorted([list(c) for c in HOLES])
+
+
+def test_planks_fill_only_where_allowed():
+    """A burrow's way out in the morning digs natural ground and its fill, never planks."""
+    _, still = _fill({"acacia_planks": 18}, planks=False)
     assert sorted(still) == sorted([list(c) for c in HOLES])

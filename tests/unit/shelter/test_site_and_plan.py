@@ -148,6 +148,9 @@ def test_a_first_hut_of_the_trees_around_leaves_a_wooden_pickaxe_and_logs_for_th
         steps = {s.id for s in build_plan("builder", {**task, "facts": facts} if facts else task, inventory).steps}
         return {"get-pickaxe", "keep-logs"} & steps
 
+    # a door held and no table: the pickaxe's table is counted in the planks
+    walls = next(s for s in build_plan("builder", task, {"oak_door": 1, "oak_log": 3}).steps if s.id == "get-walls")
+    assert walls.task["amount"] == 71 + 4 + 5 + 4
     assert kit({"oak_log": 7, "stone_pickaxe": 1}) == set()  # a pickaxe held
     assert kit({"oak_planks": 80, "oak_door": 1}) == set()  # a hut of the planks held: no trees felled for it
     assert kit({"cobblestone": 80}) == set()  # not of wood
