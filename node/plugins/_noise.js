@@ -9,6 +9,17 @@ function hash (seed, x, z, salt) {
   return ((h ^ (h >>> 16)) >>> 0) / 4294967296
 }
 
+// Small seeded generator (mulberry32): a stream of 0..1 draws, the same for the same seed.
+function rng (seed) {
+  let a = seed | 0
+  return () => {
+    a = (a + 0x6d2b79f5) | 0
+    let t = Math.imul(a ^ (a >>> 15), 1 | a)
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
+  }
+}
+
 const smooth = (t) => t * t * (3 - 2 * t)
 const lerp = (a, b, t) => a + (b - a) * t
 const clamp01 = (t) => Math.min(1, Math.max(0, t))
@@ -41,4 +52,4 @@ function treesIn (treeInCell, cellSize, x0, z0, x1, z1) {
   return out
 }
 
-module.exports = { hash, valueNoise, smooth, lerp, clamp01, treesIn }
+module.exports = { hash, rng, valueNoise, smooth, lerp, clamp01, treesIn }

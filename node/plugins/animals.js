@@ -16,23 +16,13 @@
 
 const { Vec3 } = require('vec3')
 const { columnAround } = require('./_common')
+const { rng } = require('./_noise')
 
 const WEIGHTS = [['sheep', 12], ['pig', 10], ['chicken', 10], ['cow', 8]]
 const KINDS = new Set(WEIGHTS.map(([k]) => k))
 const PERIOD = 400
 const CHUNK_CHANCE = 0.1
 const KEEP_RADIUS = 128
-
-// Small seeded generator (mulberry32), so a seed gives the same start herds.
-function rng (seed) {
-  let a = seed | 0
-  return () => {
-    a = (a + 0x6d2b79f5) | 0
-    let t = Math.imul(a ^ (a >>> 15), 1 | a)
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-}
 
 module.exports.server = function (serv, cfg) {
   if (cfg.animals === false) return

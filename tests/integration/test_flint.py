@@ -1,6 +1,8 @@
 """A chance drop obtained in the world: `collect flint` (what `obtain flint` becomes) digs the
-gravel beside the bot until a flint drops (the embedded world drops one in ten, as vanilla;
-node/plugins/drops.js). 110 gravel blocks: all dug for none is a chance of 1 in 100 000.
+gravel beside the bot until a flint drops (the embedded world drops one in ten, as vanilla,
+drawn from the seed, the cell and the blocks dug there before: node/plugins/drops.js, so a
+bank gives the same flint every run). 110 gravel blocks: all dug for none is a chance of 1 in
+100 000 for a seed.
 `collect wheat_seeds` cuts short grass (`grass` at 1.18.2) until a seed drops, one in eight:
 105 tufts all cut for none is a chance of 1 in 1 000 000. Both are blocks a ray goes through
 (no collision box), as are the flowers picked for dyes (node/lib/actions/pick_plant.js).
