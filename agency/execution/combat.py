@@ -43,6 +43,22 @@ WEAPONS = (
     "golden_axe",
     "wooden_axe",
 )
+# What a fight holds when no weapon is: a digging tool hits harder than a fist (the attack
+# action equips it, node/lib/names.js), yet not enough to take on melee hostiles by choice.
+TOOLS_TO_HIT_WITH = (
+    "netherite_shovel",
+    "netherite_pickaxe",
+    "diamond_shovel",
+    "diamond_pickaxe",
+    "iron_shovel",
+    "iron_pickaxe",
+    "stone_shovel",
+    "stone_pickaxe",
+    "golden_shovel",
+    "wooden_shovel",
+    "golden_pickaxe",
+    "wooden_pickaxe",
+)
 MELEE_REACH = 3.0  # a player's attack reach in survival
 
 RETREAT = "retreat"
@@ -66,6 +82,11 @@ def _is(entity: EntityInfo, kinds: tuple[str, ...]) -> bool:
 
 def best_weapon(snap: WorldSnapshot) -> str | None:
     return next((w for w in WEAPONS if snap.count_of(w)), None)
+
+
+def held_to_hit_with(snap: WorldSnapshot) -> str:
+    """What a fight hits with: the best weapon, else the best digging tool, else bare hands."""
+    return best_weapon(snap) or next((t for t in TOOLS_TO_HIT_WITH if snap.count_of(t)), None) or "bare hands"
 
 
 def threat_radii(cfg: ReflexConfig) -> dict[str, float]:
@@ -120,7 +141,7 @@ def choose_combat(
             CLOSE_IN,
             archer,
             f"{archer.name} at {archer.distance:.1f} blocks shoots from range: "
-            f"closing in with {best_weapon(snap) or 'bare hands'}",
+            f"closing in with {held_to_hit_with(snap)}",
         )
     near = next((e for e in hostiles if e.distance <= cfg.fight_within), None)
     if near is not None and best_weapon(snap) is None and not cornered:
@@ -129,6 +150,6 @@ def choose_combat(
         )
     if near is not None:
         return CombatChoice(
-            FIGHT, near, f"{near.name} at {near.distance:.1f} blocks: fighting with {best_weapon(snap) or 'bare hands'}"
+            FIGHT, near, f"{near.name} at {near.distance:.1f} blocks: fighting with {held_to_hit_with(snap)}"
         )
     return None

@@ -52,9 +52,12 @@ const FALLING = ['sand', 'red_sand', 'gravel', 'suspicious_sand', 'suspicious_gr
     'blue', 'brown', 'green', 'red', 'black'].map((c) => `${c}_concrete_powder`)]
 // Plain blocks to fill a hole in a floor with, most common first.
 const FILLERS = ['cobblestone', 'cobbled_deepslate', 'dirt', 'stone', 'netherrack', 'andesite', 'diorite', 'granite', 'tuff']
-// Best weapon first.
+// Best weapon first; with no sword or axe a digging tool still hits harder than a fist (vanilla
+// attack damage: a stone pickaxe 3, a stone shovel 3.5, a fist 1: a skeleton takes 7 hits, not 20).
 const WEAPONS = ['netherite_sword', 'diamond_sword', 'iron_sword', 'stone_sword', 'golden_sword', 'wooden_sword',
-  'netherite_axe', 'diamond_axe', 'iron_axe', 'stone_axe', 'golden_axe', 'wooden_axe']
+  'netherite_axe', 'diamond_axe', 'iron_axe', 'stone_axe', 'golden_axe', 'wooden_axe',
+  'netherite_shovel', 'netherite_pickaxe', 'diamond_shovel', 'diamond_pickaxe', 'iron_shovel', 'iron_pickaxe',
+  'stone_shovel', 'stone_pickaxe', 'golden_shovel', 'wooden_shovel', 'golden_pickaxe', 'wooden_pickaxe']
 
 // The running version's names, computed once per registry (one per Minecraft version).
 const cache = new WeakMap()

@@ -1,12 +1,12 @@
 // lib/actions/attack.js: a chase that gets no closer ends as out of reach, in the bot's own
 // physics ticks, long before the action's time limit (the reflexes chased skeletons on ledges
-// for 25 s at a time, the task held meanwhile).
+// for 25 s at a time, the task held meanwhile); with no sword or axe a digging tool is the
+// weapon (lib/names.js WEAPONS).
 'use strict'
 
 const test = require('node:test')
 const assert = require('node:assert')
-const { oneVersion, startServer, connectBot, waitFor, command, withTimeout } = require('./helpers')
-const actions = require('../lib/actions')
+const { oneVersion, startServer, connectBot, waitFor, command, runAction } = require('./helpers')
 const { PLUGINS } = require('../lib/bots')
 
 test('an attack on a hostile it cannot reach ends as out of reach', { timeout: 240000, ...oneVersion('the chase is the pathfinder\'s, not the protocol\'s') }, async (t) => {
@@ -27,13 +27,30 @@ test('an attack on a hostile it cannot reach ends as out of reach', { timeout: 2
   const id = parseInt(r.split(': ').pop(), 10)
   await waitFor(() => bot.entities[id], 5000, 'zombie in view')
 
-  const started = actions.start(bot, 'attack', { entityId: id }, 120000) // far above the stall
-  const done = new Promise((resolve) => {
-    const onDone = (st) => { if (st.id === started.id) { bot.removeListener('mcbot_action_done', onDone); resolve(st) } }
-    bot.on('mcbot_action_done', onDone)
-  })
-  const st = await withTimeout(done, 150000, 'the attack to end')
+  const st = await runAction(bot, 'attack', { entityId: id }, 120000) // far above the stall
   assert.strictEqual(st.state, 'failed', `ended ${st.state}: ${st.error}`)
   assert.match(st.error, /could not get closer to the zombie \(\d+\.\d blocks away, no nearer in 160 ticks\)/)
   assert.ok(bot.entities[id], 'the zombie is still there: it was never reached')
+})
+
+test('with no sword or axe the attack hits with the pickaxe, not a fist', { timeout: 240000, ...oneVersion('the weapon list is the bot\'s, not the protocol\'s') }, async (t) => {
+  const server = await startServer({ seed: 6, hostiles: false, animals: false })
+  const bot = await connectBot(server.port, 'digger', { plugins: PLUGINS })
+  t.after(async () => { bot.quit(); await server.stop() })
+  const b = bot.entity.position.floored()
+  // a closed stone room: the skeleton cannot back off out of reach, the sun cannot burn it
+  await command(bot, `/mcbot fill ${b.x - 3} ${b.y - 1} ${b.z - 3} ${b.x + 3} ${b.y + 3} ${b.z + 3} stone`, { timeout: 60000 })
+  await command(bot, `/mcbot fill ${b.x - 2} ${b.y} ${b.z - 2} ${b.x + 2} ${b.y + 2} ${b.z + 2} air`, { timeout: 60000 })
+  await command(bot, '/give digger stone_pickaxe 1')
+  await command(bot, '/give digger dirt 16')
+  await waitFor(() => bot.inventory.items().some((i) => i.name === 'stone_pickaxe'), 5000, 'the pickaxe held')
+  const r = await command(bot, `/mcbot summon skeleton ${b.x + 2.5} ${b.y} ${b.z + 0.5}`, { match: /summoned skeleton/ })
+  const id = parseInt(r.split(': ').pop(), 10)
+  await waitFor(() => bot.entities[id], 5000, 'skeleton in view')
+  const st = await runAction(bot, 'attack', { entityId: id }, 120000)
+  assert.strictEqual(st.state, 'done', `ended ${st.state}: ${st.error}`)
+  const out = st.result
+  assert.strictEqual(out.weapon, 'stone_pickaxe', JSON.stringify(out))
+  assert.ok(out.gone, 'the skeleton is dead')
+  assert.ok(out.hits <= 7, `${out.hits} hits (a skeleton has 20 health, a stone pickaxe hits for 3, a fist for 1)`)
 })

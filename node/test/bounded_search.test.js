@@ -7,8 +7,7 @@
 
 const test = require('node:test')
 const assert = require('node:assert')
-const { startServer, connectBot, waitFor, command, withTimeout, oneVersion } = require('./helpers')
-const actions = require('../lib/actions')
+const { startServer, connectBot, waitFor, command, withTimeout, oneVersion, runAction } = require('./helpers')
 const { PLUGINS } = require('../lib/bots') // the bridge's bots load these
 
 const HEAP_GROWTH_MB = 300 // generous: a bounded search holds a few tens of MB
@@ -17,14 +16,6 @@ const HEAP_GROWTH_MB = 300 // generous: a bounded search holds a few tens of MB
 // action's own wall-clock limit (the bridge's, as in use), far above what its bounded searches
 // take; a search may also end on its own time bound ('search stopped after N ms'), which is the
 // bridge's behaviour under test, not a window of game time.
-function runAction (bot, kind, args, timeoutMs) {
-  const started = actions.start(bot, kind, args, timeoutMs)
-  const done = new Promise((resolve) => {
-    const onDone = (s) => { if (s.id === started.id) { bot.removeListener('mcbot_action_done', onDone); resolve(s) } }
-    bot.on('mcbot_action_done', onDone)
-  })
-  return withTimeout(done, timeoutMs + 30000, `${kind} action`)
-}
 
 // Highest heapUsed seen while `promise` runs, sampled on a timer (a loop that never yields
 // would stop the samples too: the action's end is awaited, so such a test fails on its timeout).

@@ -203,4 +203,19 @@ function roundTrip (bot) {
   return command(bot, '/mcbot info', { timeout: 60000 })
 }
 
-module.exports = { VERSION, oneVersion, startServer, connectBot, waitFor, command, withTimeout, sleep, stepTicks, sprintTicks, roundTrip }
+// The final status of an action started with lib/actions' start (its 'mcbot_action_done').
+function actionDone (bot, started) {
+  return new Promise((resolve) => {
+    const onDone = (st) => { if (st.id === started.id) { bot.removeListener('mcbot_action_done', onDone); resolve(st) } }
+    bot.on('mcbot_action_done', onDone)
+  })
+}
+
+// Start an action and wait for its end (its own time limit, plus 30 s for the end to arrive).
+function runAction (bot, kind, args, timeoutMs) {
+  const actions = require('../lib/actions')
+  const started = actions.start(bot, kind, args, timeoutMs)
+  return withTimeout(actionDone(bot, started), timeoutMs + 30000, `${kind} action`)
+}
+
+module.exports = { VERSION, actionDone, runAction, oneVersion, startServer, connectBot, waitFor, command, withTimeout, sleep, stepTicks, sprintTicks, roundTrip }

@@ -4,7 +4,7 @@
 const test = require('node:test')
 const assert = require('node:assert')
 const { Vec3 } = require('vec3')
-const { startServer, connectBot, waitFor, command, withTimeout, stepTicks, roundTrip } = require('./helpers')
+const { startServer, connectBot, waitFor, command, withTimeout, stepTicks, roundTrip, actionDone } = require('./helpers')
 const actions = require('../lib/actions')
 
 // Resolves after the bot's next n jumps (left the ground while the jump control was held).
@@ -98,10 +98,7 @@ test('survival mechanics', { timeout: 360000 }, async (t) => {
       await command(bot, '/give mech bread 1', { match: /gave 1 bread/ })
       await waitFor(() => bot.inventory.count(reg.itemsByName.bread.id) === held + 1, 3000, 'bread')
       const started = actions.start(bot, 'consume', { item: 'bread' }, 20000)
-      const done = new Promise((resolve) => {
-        const onDone = (st) => { if (st.id === started.id) { bot.removeListener('mcbot_action_done', onDone); resolve(st) } }
-        bot.on('mcbot_action_done', onDone)
-      })
+      const done = actionDone(bot, started)
       await waitFor(() => bot.usingHeldItem, 3000, 'eating started')
       await roundTrip(bot) // the server has the use_item
       await command(bot, '/give mech bread 1', { match: /gave 1 bread/ }) // the held stack grows mid-eat

@@ -55,6 +55,18 @@ def test_a_cornered_bot_fights_with_bare_hands():
     )
 
 
+def test_with_no_weapon_a_digging_tool_is_what_a_fight_hits_with_but_no_reason_to_fight():
+    # the attack action equips it (node/lib/names.js): a stone pickaxe hits for 3, a fist for 1
+    held = ("stone_pickaxe", "wooden_pickaxe", "wooden_shovel")
+    assert choose_combat(_snap(("zombie", 3.0), inventory=held), CFG).reflex == EVADE
+    cornered = choose_combat(_snap(("zombie", 3.0), inventory=held), CFG, cornered=True)
+    assert cornered.reason == "zombie at 3.0 blocks: fighting with stone_pickaxe"
+    archer = choose_combat(_snap(("skeleton", 9.0), inventory=held), CFG)
+    assert archer.reason == "skeleton at 9.0 blocks shoots from range: closing in with stone_pickaxe"
+    armed = choose_combat(_snap(("skeleton", 9.0), inventory=(*held, "wooden_sword")), CFG)
+    assert armed.reason.endswith("closing in with wooden_sword")
+
+
 def test_a_hurt_bot_retreats_from_a_hostile_it_would_fight_at_full_health():
     assert choose_combat(_snap(("zombie", 6.0)), CFG) is None
     hurt = choose_combat(_snap(("zombie", 6.0), health=5), CFG)
