@@ -196,6 +196,7 @@ serv.on('error', (err) => {
 })
 
 require('./lib/food_data').fixFoods(serv.registry) // the foods as the game has them, before any plugin reads them
+require('./lib/block_data').fixBlocks(serv.registry) // likewise the blocks
 terrain.server(serv, cfg, genOptions)
 for (const p of PLUGINS) p.server?.(serv, cfg)
 serv.on('newPlayer', (player) => {

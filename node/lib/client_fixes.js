@@ -2,6 +2,7 @@
 // What a mineflayer 4.39 bot needs to play the versions it lists as tested, installed on every
 // bot (lib/bots.js) and on the node tests' bots (test/helpers.js) alike.
 const { fixFoods } = require('./food_data')
+const { fixBlocks } = require('./block_data')
 
 // mineflayer writes entity_action with the numbers of 1.18-1.21.5 (its wake: 2, its sprint: 3
 // and 4); 1.21.6 dropped the sneak actions and renumbered the rest, so there a wake asked to
@@ -67,6 +68,7 @@ function install (bot) {
   nameEntityActions(bot)
   bot.once('inject_allowed', () => {
     fixFoods(bot.registry)
+    fixBlocks(bot.registry)
     velocitiesInBlocks(bot)
   })
   bot.once('inject_allowed', () => keepOffWalls(bot))
