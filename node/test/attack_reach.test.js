@@ -1,4 +1,4 @@
-// lib/actions/attack.js: a chase that gets no closer ends as out of reach, in the bot's own
+// lib/actions/attack.js: a chase that lands no hit ends as out of reach, in the bot's own
 // physics ticks, long before the action's time limit (the reflexes chased skeletons on ledges
 // for 25 s at a time, the task held meanwhile); with no sword or axe a digging tool is the
 // weapon (lib/names.js WEAPONS).
@@ -29,7 +29,7 @@ test('an attack on a hostile it cannot reach ends as out of reach', { timeout: 2
 
   const st = await runAction(bot, 'attack', { entityId: id }, 120000) // far above the stall
   assert.strictEqual(st.state, 'failed', `ended ${st.state}: ${st.error}`)
-  assert.match(st.error, /could not get closer to the zombie \(\d+\.\d blocks away, no nearer in 160 ticks\)/)
+  assert.match(st.error, /could not get at the zombie \(\d+\.\d blocks away, no hit in 200 ticks\)/)
   assert.ok(bot.entities[id], 'the zombie is still there: it was never reached')
 })
 
