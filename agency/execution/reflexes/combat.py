@@ -7,7 +7,16 @@ from typing import Any
 
 from loguru import logger
 
-from agency.execution.combat import CLOSE_IN, CREEPERS, EVADE, FIGHT, RETREAT, STRIKE_AND_BACK_OFF, CombatChoice
+from agency.execution.combat import (
+    CLOSE_IN,
+    CREEPERS,
+    EVADE,
+    FIGHT,
+    RETREAT,
+    STRIKE_AND_BACK_OFF,
+    CombatChoice,
+    is_archer,
+)
 from agency.execution.reflexes.base import ReflexBase
 
 UNREACHABLE_MS = 60_000  # an archer a close-in could not reach is left be this long (agency.execution.combat)
@@ -22,7 +31,10 @@ class CombatReflex(ReflexBase):
         self.stats.by_kind[name] += 1
         evade = {
             "threat": name,
-            "radius": max(cfg.creeper_flee_within, cfg.fight_radius),
+            # an archer is evaded from as far as it is answered (its bow's range)
+            "radius": cfg.skeleton_engage_within
+            if is_archer(combat.target)
+            else max(cfg.creeper_flee_within, cfg.fight_radius),
             "distance": cfg.creeper_safe_distance,
             "legs": 3,
         }

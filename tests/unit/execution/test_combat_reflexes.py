@@ -31,14 +31,15 @@ def _snap(*mobs: tuple[str, float], health: float = 20, inventory: tuple[str, ..
         ([("spider", 2.0)], ("stone_axe",), FIGHT, "spider"),
         ([("spider", 2.0)], ("stone_sword",), FIGHT, "spider"),
         ([("zombie", 6.0)], (), None, None),  # beyond fight_within: no reflex yet
-        ([("skeleton", 12.0)], (), CLOSE_IN, "skeleton"),
+        ([("skeleton", 12.0)], ("wooden_pickaxe",), CLOSE_IN, "skeleton"),
+        ([("skeleton", 12.0)], (), EVADE, "skeleton"),  # bare hands: out of its range
         ([("skeleton", 17.0)], (), None, None),  # out of its bow's range
         ([("creeper", 5.0)], ("iron_sword",), EVADE, "creeper"),  # armed, but not in reach: keep away
         ([("creeper", 2.5)], ("iron_sword",), STRIKE_AND_BACK_OFF, "creeper"),
         ([("creeper", 2.5)], (), EVADE, "creeper"),  # bare hands: a strike is not worth the blast
         ([("creeper", 7.5)], (), None, None),
         ([("zombie", 2.0), ("creeper", 5.0)], (), EVADE, "creeper"),  # the blast first
-        ([("zombie", 2.0), ("skeleton", 10.0)], (), CLOSE_IN, "skeleton"),
+        ([("zombie", 2.0), ("skeleton", 10.0)], ("stone_sword",), CLOSE_IN, "skeleton"),
         ([("zombie", 2.0), ("zombie", 5.0), ("spider", 7.0)], (), RETREAT, "zombie"),  # outnumbered
     ],
 )
@@ -159,6 +160,7 @@ def test_a_close_in_that_cannot_reach_leaves_the_archer_be_for_a_minute(env):
     body, ftime = env["body"], env["ftime"]
     reflexes = Reflexes(env["tools"], env["ctx"], env["ex"], CFG, clock=ftime.clock)
     body.mobs = [Mob("skeleton", hostile=True, x=12.5, z=0.5)]
+    body.inventory["stone_sword"] = 1
 
     def unreachable(a):
         raise RuntimeError("attack timed out after 24499 ms")
@@ -168,6 +170,24 @@ def test_a_close_in_that_cannot_reach_leaves_the_archer_be_for_a_minute(env):
     assert reflexes.choose(body.snapshot()) is None  # then left be: the task goes on
     ftime.clock.advance(60_000)
     assert reflexes.choose(body.snapshot()) == CLOSE_IN  # a minute on, tried again
+
+
+def test_a_bare_handed_bot_gets_out_of_an_archers_range_and_closes_in_when_it_cannot(env):
+    body, ftime = env["body"], env["ftime"]
+    reflexes = Reflexes(env["tools"], env["ctx"], env["ex"], CFG, clock=ftime.clock)
+    body.mobs = [Mob("skeleton", hostile=True, x=12.5, z=0.5)]
+    choice = choose_combat(body.snapshot(), CFG)
+    assert (choice.reflex, choice.reason) == (
+        EVADE,
+        "skeleton at 12.0 blocks and nothing to fight it with: out of its range (17 blocks)",
+    )
+
+    def walled_in(a):
+        raise RuntimeError("no path")
+
+    body._do_move_to = walled_in
+    assert asyncio.run(reflexes.tick(body.snapshot())) == EVADE  # tried, got nowhere
+    assert reflexes.choose(body.snapshot()) == CLOSE_IN  # cornered: bare hands it is
 
 
 def test_a_bare_handed_bot_that_cannot_get_away_fights_for_a_while(env):
