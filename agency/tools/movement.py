@@ -176,9 +176,16 @@ async def climb_out(ctx: ToolContext, min_roof: int = MIN_ROOF) -> dict[str, Any
         ground = await _ground_over(ctx, now)
         if len(ground) >= min_roof:  # no staircase known, or its top is underground too
             how = "dug"
-            await walk(ctx, now[0] + 0.5, max(ground) + 1, now[2] + 0.5, 3)
+            # within 1 of the top: a walk within 3 of it ended in the shaft, under its last block
+            # (a 26.1 bench bot sat sealed in one for half a game day, every hunt failing)
+            await walk(ctx, now[0] + 0.5, max(ground) + 1, now[2] + 0.5, 1)
+        now = block_pos((await ctx.snapshot()).position)
+        left = await _ground_over(ctx, now)
+        if len(left) >= min_roof:
+            why = f"still under {len(left)} blocks of ground at {now[0]} {now[1]} {now[2]}"
     except (ToolFailure, ToolTimeout) as e:
         why = str(e.message if isinstance(e, ToolFailure) else e)
+    if why is not None:
         logger.info("[Tools] explore: could not climb out ({}); exploring from here", why)
     end = (await ctx.snapshot()).position
     return {"from": list(here), "to": [end.x, end.y, end.z], "how": how, "failed": why}
