@@ -182,7 +182,7 @@ async def climb_out(ctx: ToolContext, min_roof: int = MIN_ROOF) -> dict[str, Any
         now = block_pos((await ctx.snapshot()).position)
         left = await _ground_over(ctx, now)
         if len(left) >= min_roof:
-            why = f"still under {len(left)} blocks of ground at {now[0]} {now[1]} {now[2]}"
+            why = f"still under ground at {now[0]} {now[1]} {now[2]} (up to y {max(left)})"
     except (ToolFailure, ToolTimeout) as e:
         why = str(e.message if isinstance(e, ToolFailure) else e)
     if why is not None:

@@ -1,7 +1,8 @@
 'use strict'
-// Blocks as the game has them, from minecraft-data. Its 1.18.2 data gives the snow layer a
+// Blocks as the game has them, from minecraft-data. Its 1.18 data gives the snow layer a
 // 'block' bounding box where every later version's data says 'empty' (a layer of one has no
-// collision in the game, and the layers' heights are in their shapes): at 1.18.2 the
+// collision in the game, deeper snow its height in its shapes, as the pathfinder reads them):
+// at 1.18.2 the
 // pathfinder took a snowy plain for a wall of blocks (a shelter's builder could not step onto
 // a snowy cell next to it), a surface search found no open cell in it, and the server's
 // suffocation check counted it. Corrected in place, once per registry, on the bots and on the

@@ -12,10 +12,10 @@ const { PLUGINS } = require('../lib/bots') // the bridge's bots load these
 
 const HEAP_GROWTH_MB = 300 // generous: a bounded search holds a few tens of MB
 
-// Start an action through the bridge's action API and resolve its final status. timeoutMs is the
-// action's own wall-clock limit (the bridge's, as in use), far above what its bounded searches
-// take; a search may also end on its own time bound ('search stopped after N ms'), which is the
-// bridge's behaviour under test, not a window of game time.
+// runAction's timeoutMs (helpers.js) is the action's own wall-clock limit (the bridge's, as in
+// use), far above what its bounded searches take; a search may also end on its own time bound
+// ('search stopped after N ms'), which is the bridge's behaviour under test, not a window of
+// game time.
 
 // Highest heapUsed seen while `promise` runs, sampled on a timer (a loop that never yields
 // would stop the samples too: the action's end is awaited, so such a test fails on its timeout).

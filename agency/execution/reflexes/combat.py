@@ -21,7 +21,7 @@ from agency.execution.reflexes.base import ReflexBase
 
 UNREACHABLE_MS = 60_000  # an archer a close-in could not reach is left be this long (agency.execution.combat)
 CORNERED_MS = 20_000  # after an evasion that got nowhere, a bare-handed bot fights for this long
-CHASED = (3, 60_000)  # this many evasions of melee hostiles within this long: it keeps coming, fight
+CHASED = (3, 60_000)  # this many evasions (that fled) within this long: it keeps coming, fight
 
 
 class CombatReflex(ReflexBase):
@@ -31,13 +31,18 @@ class CombatReflex(ReflexBase):
         self.stats.by_kind[name] += 1
         evade = {
             "threat": name,
-            # an archer is evaded from as far as it is answered (its bow's range)
-            "radius": cfg.skeleton_engage_within
-            if is_archer(combat.target)
-            else max(cfg.creeper_flee_within, cfg.fight_radius),
+            "radius": max(cfg.creeper_flee_within, cfg.fight_radius),
             "distance": cfg.creeper_safe_distance,
             "legs": 3,
         }
+        if is_archer(combat.target):
+            # away from every hostile as far as the bow is answered (a zombie beside the bot
+            # is not run past), and out of that radius
+            evade = {
+                "radius": cfg.skeleton_engage_within,
+                "distance": max(cfg.creeper_safe_distance, cfg.skeleton_engage_within + 1),
+                "legs": 3,
+            }
         if combat.reflex in (FIGHT, CLOSE_IN):
             self.stats.fought += 1
             radius = cfg.skeleton_engage_within if combat.reflex == CLOSE_IN else cfg.fight_radius
@@ -64,7 +69,8 @@ class CombatReflex(ReflexBase):
             if not res.success:
                 self._evade_failed_at = now
                 logger.info("[Reflex] could not get away from the {}: fighting it if it comes", name)
-            elif name not in CREEPERS:  # a zombie in a cave never burns and follows a bot that only walks off
+            elif name not in CREEPERS and res.output and res.output.get("fled"):
+                # a zombie in a cave never burns and follows a bot that only walks off
                 times, within = CHASED
                 self._evasions = [t for t in self._evasions if now - t < within] + [now]
                 if len(self._evasions) >= times:

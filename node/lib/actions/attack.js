@@ -9,7 +9,7 @@ const { tickCounter, ticksFor } = require('../ticks')
 
 const REACH = 3.0
 const HIT_EVERY_MS = 650 // a sword's attack cooldown, roughly
-// A fight that lands no hit in this long is out of reach (a skeleton on a ledge, or one that
+// A fight with no hit swung in reach in this long is out of reach (a skeleton on a ledge, or one that
 // backs off through a cave as fast as the bot follows): it ends then, not at the action's time
 // limit (the reflexes chased such skeletons 25 s a time, shot all the while: two of a bench's
 // deaths). A reachable hostile 16 blocks off is hit within 5 s.

@@ -40,6 +40,7 @@ def _snap(*mobs: tuple[str, float], health: float = 20, inventory: tuple[str, ..
         ([("creeper", 7.5)], (), None, None),
         ([("zombie", 2.0), ("creeper", 5.0)], (), EVADE, "creeper"),  # the blast first
         ([("zombie", 2.0), ("skeleton", 10.0)], ("stone_sword",), CLOSE_IN, "skeleton"),
+        ([("zombie", 2.0), ("skeleton", 10.0)], (), EVADE, "skeleton"),  # away from both (the flee's threat: all)
         ([("zombie", 2.0), ("zombie", 5.0), ("spider", 7.0)], (), RETREAT, "zombie"),  # outnumbered
     ],
 )
@@ -185,8 +186,18 @@ def test_a_bare_handed_bot_gets_out_of_an_archers_range_and_closes_in_when_it_ca
     def walled_in(a):
         raise RuntimeError("no path")
 
+    calls = []
+    execute = reflexes.tools.execute
+
+    async def spy(name, args, ctx):
+        calls.append((name, args))
+        return await execute(name, args, ctx)
+
+    reflexes.tools.execute = spy
     body._do_move_to = walled_in
     assert asyncio.run(reflexes.tick(body.snapshot())) == EVADE  # tried, got nowhere
+    # away from every hostile (not only the archer), out of the radius the bow is answered in
+    assert calls == [("flee", {"radius": CFG.skeleton_engage_within, "distance": 17.0, "legs": 3})]
     assert reflexes.choose(body.snapshot()) == CLOSE_IN  # cornered: bare hands it is
 
 

@@ -319,6 +319,17 @@ def test_a_climb_up_a_shaft_ends_out_of_it_not_within_reach_of_its_last_block(hc
     assert climbed["how"] == "dug" and climbed["failed"] is None and climbed["to"][1] >= GROUND_Y - 1, climbed
 
 
+def test_a_climb_that_leaves_the_bot_under_ground_says_so(hctx, hbody):
+    hbody.position = hbody.position.model_copy(update={"y": GROUND_Y - 3.0})
+    hbody.blocks[(0, GROUND_Y - 3, 0)] = hbody.blocks[(0, GROUND_Y - 2, 0)] = "air"
+    hbody.blocks[(0, GROUND_Y - 1, 0)] = "dirt"
+    hbody._do_move_to = lambda a: {"position": {"x": a["x"], "y": a["y"], "z": a["z"]}}  # "there", not moved
+    hbody.mobs += [Mob("cow", hostile=False, x=6.5, y=GROUND_Y, z=0.5)]
+    res = hunt(hctx, target="cow")
+    climbed = (res.output if res.success else res.error.details)["climbedOut"]
+    assert climbed["failed"] == f"still under ground at 0 {GROUND_Y - 3} 0 (up to y {GROUND_Y - 1})", climbed
+
+
 def test_on_the_surface_the_hunt_goes_straight_for_the_animal(hctx, hbody):
     hbody.mobs += [Mob("cow", hostile=False, x=6.5, z=0.5)]
     res = hunt(hctx, target="cow")
