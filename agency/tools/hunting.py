@@ -14,7 +14,10 @@ kills were made and no more animals are left, the result says how many fell shor
 
 A plan that needs a drop (leather for a book: agency.execution.agents.plan_builder) hunts
 `until_item` is held `until_count` times, `count` kills at most (drops are random), exploring
-`explore_attempts` times when no animal is in sight; short of it at the end is a failure.
+`explore_attempts` times when no animal is in sight (or only ones given up on as out of
+reach); short of it at the end is a failure. A `hunt` goal explores as often
+(config/agents/survivor.toml): an animal seen from 30 blocks when the goal was set may have
+strolled off before the task ran (two of a bench's hunt tasks failed so).
 """
 
 from __future__ import annotations
@@ -176,7 +179,12 @@ async def hunt(ctx: ToolContext, p: HuntInput) -> dict[str, Any]:
         except ToolFailure as e:
             if not lost or "to hunt" not in e.message:
                 raise
-            # Only animals given up on are left in sight: the hunt ends as if none were.
+            # Only animals given up on are left in sight (across water, up a cliff): look
+            # elsewhere as when none is in sight, else the hunt ends as if none were.
+            if explored < p.explore_attempts:
+                explored += 1
+                await explore(ctx, ExploreInput(legs=2, leg_distance=24))
+                continue
             if not kills:
                 raise ToolFailure(
                     PRECONDITION_FAILED,

@@ -208,6 +208,23 @@ def test_when_only_animals_out_of_reach_are_left_the_hunt_ends(hctx, hbody):
     assert res.error.message == "no cow within reach to hunt (1 out of reach given up on)"
 
 
+def test_with_explores_left_a_hunt_looks_elsewhere_when_only_animals_out_of_reach_are_left(hctx, hbody):
+    hbody.mobs += [Mob("cow", hostile=False, x=5.5, z=0.5)]
+    hbody.lose = 1  # that cow cannot be reached (across water, up a cliff)
+    walk = hbody._do_move_to
+
+    def explore_finds_a_cow(a):  # a walk of the explore brings another cow in sight
+        out = walk(a)
+        if not any(m.name == "cow" and m.x > 20 for m in hbody.mobs):
+            hbody.mobs.append(Mob("cow", hostile=False, x=hbody.position.x + 4, z=hbody.position.z))
+        return out
+
+    hbody._do_move_to = explore_finds_a_cow
+    res = hunt(hctx, target="cow", explore_attempts=2)
+    assert res.success and res.output["kills"] == 1 and hbody.inventory["beef"] >= 1, res
+    assert any(k == "move_to" for k, _ in hbody.started)  # the explore's legs
+
+
 def test_a_kill_that_takes_too_long_is_cancelled_and_counts_as_a_miss(hctx, hbody, ftime):
     hbody.mobs.append(Mob("cow", hostile=False, x=5.5, z=0.5))
     hbody.hang.add("hunt")
@@ -241,7 +258,7 @@ def test_the_survivor_carries_out_hunt_goals():
     survivor = agents.require("survivor")
     wf = survivor.workflows["hunt"].static("survivor-hunt")
     assert [(s.tool, dict(s.args)) for s in wf.steps] == [
-        ("hunt", {"target": "${task.target}", "count": "${task.amount}"})
+        ("hunt", {"target": "${task.target}", "count": "${task.amount}", "explore_attempts": 2})
     ]
 
 
