@@ -10,6 +10,13 @@ const { controlLoop } = require('../controls')
 const { wet, headInWater, EYE } = require('../water')
 
 const LAND_RADIUS = 16
+// Farther than that (a lake or a sea), the nearest shore along SHORE_HEADINGS headings, ring by
+// ring out to SHORE_RADIUS: a bench bot with no ground within 16 blocks trod water for half a
+// game day, surfacing every 10 s. The ashore phase swims toward it for its 10 s; the next call
+// starts nearer.
+const SHORE_RADIUS = 64
+const SHORE_HEADINGS = 16
+const SHORE_RISE = 8 // from the floor of the water up to the banks
 const OUT_TICKS = 3 // the head out of the water this many physics ticks in a row: surfaced
 const MAX_TICKS = ticksFor(10000) // each phase: up, then ashore
 const FULL_AIR = 20
@@ -32,13 +39,31 @@ function nearestLand (bot) {
   return found ? { x: found.position.x, y: found.position.y, z: found.position.z } : null
 }
 
+function shoreAlongHeadings (bot) {
+  const p = bot.entity.position
+  const feet = Math.floor(p.y)
+  const cell = (x, y, z) => bot.blockAt(new Vec3(x, y, z))
+  for (let d = LAND_RADIUS + 2; d <= SHORE_RADIUS; d += 2) {
+    for (let i = 0; i < SHORE_HEADINGS; i++) {
+      const a = (2 * Math.PI * i) / SHORE_HEADINGS
+      const x = Math.floor(p.x + Math.cos(a) * d)
+      const z = Math.floor(p.z + Math.sin(a) * d)
+      for (let y = feet; y <= feet + SHORE_RISE; y++) {
+        const b = cell(x, y, z)
+        if (b && b.boundingBox === 'block' && !wet(b) && open(cell(x, y + 1, z)) && open(cell(x, y + 2, z))) return { x, y, z }
+      }
+    }
+  }
+  return null
+}
+
 function feetDry (bot) {
   const p = bot.entity.position
   return bot.entity.onGround && !wet(bot.blockAt(p.floored())) && !headInWater(bot)
 }
 
 function run (bot, args, rec) {
-  const land = nearestLand(bot)
+  const land = nearestLand(bot) || shoreAlongHeadings(bot)
   const from = bot.entity.position.clone()
   const where = (p) => ({ x: p.x, y: p.y, z: p.z })
   let phase = 'up'
