@@ -18,6 +18,7 @@ from agency.execution.combat import (
     is_archer,
 )
 from agency.execution.reflexes.base import ReflexBase
+from agency.tools.results import TIMEOUT
 
 UNREACHABLE_MS = 60_000  # an archer a close-in could not reach is left be this long (agency.execution.combat)
 CORNERED_MS = 20_000  # after an evasion that got nowhere, a bare-handed bot fights for this long
@@ -47,8 +48,11 @@ class CombatReflex(ReflexBase):
             self.stats.fought += 1
             radius = cfg.skeleton_engage_within if combat.reflex == CLOSE_IN else cfg.fight_radius
             res = await self.tools.execute("attack", {"target": name, "radius": radius}, self.ctx)
-            if combat.reflex == CLOSE_IN and not res.success:
-                self._close_in_failed_at = self.clock()
+            # a close-in that failed, or a fight out of reach (a chase that got no hit in, or
+            # the attack's time limit): not a target already gone
+            out_of_reach = res.error is not None and ("could not get" in res.error.message or res.error.code == TIMEOUT)
+            if not res.success and (combat.reflex == CLOSE_IN or out_of_reach):
+                self._out_of_reach = (name, self.clock())
                 logger.info(
                     "[Reflex] could not reach the {} ({}): left be for {} s unless it hurts the bot",
                     name,
