@@ -21,6 +21,9 @@ class CraftStep:
     makes: int  # items produced
     needs_table: bool
     place_table: bool = False  # a 'place crafting_table' step, not a craft
+    # what one craft takes, as the plan counted it (oak planks of any log held), for a caller
+    # that follows the plan's inventory (agency.execution.agents.plan_builder)
+    ingredients: tuple[tuple[str, int], ...] = field(default=(), compare=False)
 
 
 @dataclass
@@ -116,7 +119,7 @@ class _Sim:
         finally:
             self.making.discard(generic)
         self.table = self.table or rec.needs_table
-        self.steps.append(CraftStep(out, crafts, crafts * rec.makes, rec.needs_table))
+        self.steps.append(CraftStep(out, crafts, crafts * rec.makes, rec.needs_table, ingredients=rec.ingredients))
         self.have[out] += crafts * rec.makes
 
 
@@ -174,5 +177,7 @@ def _merge(steps: list[CraftStep]) -> list[CraftStep]:
             total[key] = s
         else:
             t = total[key]
-            total[key] = CraftStep(s.item, t.crafts + s.crafts, t.makes + s.makes, s.needs_table, s.place_table)
+            total[key] = CraftStep(
+                s.item, t.crafts + s.crafts, t.makes + s.makes, s.needs_table, s.place_table, t.ingredients
+            )
     return [total[k] for k in order]

@@ -451,7 +451,8 @@ class PlanBuilder:
             )
             rec = recipe_for(st.item)
             assert rec is not None
-            for ing, n in rec.ingredients:
+            # as the craft plan took them: oak planks of the gathered logs of any wood ('log')
+            for ing, n in st.ingredients or rec.ingredients:
                 _take(self.sim, ing, n * st.crafts, frozenset(kept))
                 if matches(FUEL_LOG, ing):  # a kept log used as it was kept for
                     self.unburnt = max(0, self.unburnt - n * st.crafts)

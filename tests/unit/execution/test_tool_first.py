@@ -284,6 +284,17 @@ def test_any_starting_inventory_gets_its_tools_first(inventory, facts) -> None:
     check_all(inventory, facts)
 
 
+def test_planks_of_one_wood_made_of_logs_gathered_as_any_wood_are_counted_off_those_logs() -> None:
+    # Found by the property above: the craft plan made oak planks of the logs gathered for the
+    # descent ('log', any wood) while the plan builder counted them off the one oak log held, so
+    # a later craft's log was burnt as fuel and missing.
+    steps = deliver_plan(
+        "gatherer", {"target": "golden_sword", "amount": 5, "to": "b2", "facts": TABLE}, {"oak_log": 3}
+    )
+    sim = simulate([s for s in steps.steps if s.tool not in _SHELTER_TOOLS], {"oak_log": 3}, TABLE)
+    assert sim.inv["golden_sword"] == 0 and sim.inv["gold_ingot"] == 0  # made and given
+
+
 def test_from_empty_hands_the_targets_the_bot_can_reach_are_all_planned() -> None:
     for item in ("stone_pickaxe", "stone_sword", "furnace", "torch", "chest", "wooden_pickaxe"):
         craft_plan("crafter", {"target": item, "amount": 1}, {})
