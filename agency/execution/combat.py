@@ -25,6 +25,7 @@ In order:
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import dataclass
 
 from agency.execution.settings import ReflexConfig
@@ -111,11 +112,11 @@ def choose_combat(
     snap: WorldSnapshot,
     cfg: ReflexConfig,
     *,
-    unreachable: str | None = None,
+    unreachable: Collection[str] = (),
     hurt: bool = False,
     cornered: bool = False,
 ) -> CombatChoice | None:
-    """`unreachable`: the kind the last attack (a close-in, a fight) could not reach a moment ago; `hurt`: the bot was
+    """`unreachable`: the kinds an attack (a close-in, a fight) could not reach a moment ago; `hurt`: the bot was
     hurt a moment ago; `cornered`: the bot cannot get away (module docstring)."""
     hostiles = sorted((e for e in snap.entities if e.hostile), key=lambda e: e.distance)
     close = [e for e in hostiles if e.distance <= cfg.fight_radius]
@@ -144,7 +145,7 @@ def choose_combat(
             f"creeper at {creeper.distance:.1f} blocks: out of its blast ({cfg.creeper_safe_distance:g} blocks)",
         )
     archer = next((e for e in hostiles if _is(e, ARCHERS) and e.distance <= cfg.skeleton_engage_within), None)
-    out_of_reach = archer is not None and unreachable is not None and same(archer.name, unreachable)
+    out_of_reach = archer is not None and any(same(archer.name, k) for k in unreachable)
     if archer is not None and out_of_reach and hurt:
         return CombatChoice(RETREAT, archer, f"{archer.name} at {archer.distance:.1f} blocks, out of reach, shoots")
     if archer is not None and not out_of_reach and held_to_hit_with(snap) == BARE_HANDS and not cornered:
@@ -166,7 +167,7 @@ def choose_combat(
         (
             e
             for e in hostiles
-            if e.distance <= cfg.fight_within and not (unreachable and same(e.name, unreachable) and not hurt)
+            if e.distance <= cfg.fight_within and not (not hurt and any(same(e.name, k) for k in unreachable))
         ),
         None,
     )

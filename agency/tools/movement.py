@@ -242,7 +242,7 @@ TOOLS = [
     Tool("move_to", "Walk to x,y,z (within range).", MoveToInput, move_to, timeout_s=60, queue=BODY_QUEUE),
     Tool(
         "surface",
-        "Swim up for air and onto the nearest dry ground (16 blocks around).",
+        "Swim up for air and toward the nearest dry ground (16 blocks around, else a shore up to 64 away).",
         SurfaceInput,
         surface,
         timeout_s=45,

@@ -7,20 +7,23 @@ const assert = require('node:assert')
 const { oneVersion, startServer, connectBot, waitFor, command, runAction } = require('./helpers')
 const { PLUGINS } = require('../lib/bots')
 
-test('a bot in the middle of a lake 50 blocks wide swims to its shore', { timeout: 300000, ...oneVersion('the swim is the bot\'s physics, not the protocol\'s') }, async (t) => {
+test('a bot on the floor of a lake 50 blocks wide and 12 deep swims up and to its shore', { timeout: 300000, ...oneVersion('the swim is the bot\'s physics, not the protocol\'s') }, async (t) => {
   const server = await startServer({ seed: 9, hostiles: false, animals: false })
   const bot = await connectBot(server.port, 'swimmer', { plugins: PLUGINS })
   t.after(async () => { bot.quit(); await server.stop() })
   const b = bot.entity.position.floored()
   const R = 25
-  // a stone basin, water 4 deep to the ground's level, a dry stone rim 3 wide, open sky
-  await command(bot, `/mcbot fill ${b.x - R - 3} ${b.y - 5} ${b.z - R - 3} ${b.x + R + 3} ${b.y - 1} ${b.z + R + 3} stone`, { timeout: 60000 })
+  const DEPTH = 12 // from its floor the rim is beyond the first look's rise (surface.js SHORE_RISE)
+  // a stone basin, water DEPTH deep to the ground's level, a dry stone rim 3 wide, open sky
+  const half = b.y - Math.ceil(DEPTH / 2) // two fills: one is at most 32768 blocks (plugins/commands.js)
+  await command(bot, `/mcbot fill ${b.x - R - 3} ${b.y - DEPTH - 1} ${b.z - R - 3} ${b.x + R + 3} ${half - 1} ${b.z + R + 3} stone`, { timeout: 60000 })
+  await command(bot, `/mcbot fill ${b.x - R - 3} ${half} ${b.z - R - 3} ${b.x + R + 3} ${b.y - 1} ${b.z + R + 3} stone`, { timeout: 60000 })
   await command(bot, `/mcbot fill ${b.x - R - 3} ${b.y} ${b.z - R - 3} ${b.x + R + 3} ${b.y + 6} ${b.z + R + 3} air`, { timeout: 60000 })
-  await command(bot, `/mcbot fill ${b.x - R} ${b.y - 4} ${b.z - R} ${b.x + R} ${b.y - 1} ${b.z + R} water`, { timeout: 60000 })
+  await command(bot, `/mcbot fill ${b.x - R} ${b.y - DEPTH} ${b.z - R} ${b.x + R} ${b.y - 1} ${b.z + R} water`, { timeout: 60000 })
   await command(bot, '/mcbot time 1000')
   await waitFor(() => bot.blockAt(b.offset(R, -1, 0))?.name === 'water', 15000, 'the lake')
-  await command(bot, `/mcbot tp swimmer ${b.x + 0.5} ${b.y - 4} ${b.z + 0.5}`)
-  await waitFor(() => bot.entity.position.y < b.y - 2, 15000, 'the bot at the lake\'s floor')
+  await command(bot, `/mcbot tp swimmer ${b.x + 0.5} ${b.y - DEPTH} ${b.z + 0.5}`)
+  await waitFor(() => bot.entity.position.y < b.y - DEPTH + 1, 15000, 'the bot at the lake\'s floor')
   let out = null
   for (let call = 0; call < 4 && !out?.onLand; call++) {
     const st = await runAction(bot, 'surface', {}, 24000)

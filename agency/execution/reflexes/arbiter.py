@@ -50,8 +50,9 @@ class Reflexes(CombatReflex, EatReflex, ForageReflex, RecoverReflex, ShelterRefl
             return "surface"  # before a fight: drowning wins every fight under water
         indoors = self.sheltered is not None and in_hut(self.sheltered, snap.position)
         # a closed door keeps them out: indoors only a hostile inside the hut is answered
-        out = self._out_of_reach
-        unreachable = out[0] if out is not None and self.clock() - out[1] < UNREACHABLE_MS else None
+        now = self.clock()
+        self._out_of_reach = {k: t for k, t in self._out_of_reach.items() if now - t < UNREACHABLE_MS}
+        unreachable = frozenset(self._out_of_reach)
         # in a burrow only a hostile in its pocket is answered, as one inside the hut is
         seen = inside_only(snap, self.sheltered) if indoors else in_pocket_only(snap) if self._burrowed else snap
         self._combat = choose_combat(

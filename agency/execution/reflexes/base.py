@@ -117,7 +117,7 @@ class ReflexBase:
         self.death: Death | None = None  # the last death, until its items are recovered or given up
         self._hurt_at: int | None = None
         self._combat: CombatChoice | None = None  # what choose() answered, for _act
-        self._out_of_reach: tuple[str, int] | None = None  # (kind, when) of the last attack that did not reach it
+        self._out_of_reach: dict[str, int] = {}  # kind -> when an attack on it last did not reach it
         self._evade_failed_at: int | None = None  # the last evasion that got nowhere
         self._evasions: list[int] = []  # when the recent evasions of melee hostiles were
         self.direct = direct  # stopped when a reflex needs the body

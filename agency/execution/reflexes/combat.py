@@ -20,7 +20,7 @@ from agency.execution.combat import (
 from agency.execution.reflexes.base import ReflexBase
 from agency.tools.results import TIMEOUT
 
-UNREACHABLE_MS = 60_000  # an archer a close-in could not reach is left be this long (agency.execution.combat)
+UNREACHABLE_MS = 60_000  # a kind an attack could not reach is left be this long (agency.execution.combat)
 CORNERED_MS = 20_000  # after an evasion that got nowhere, a bare-handed bot fights for this long
 CHASED = (3, 60_000)  # this many evasions (that fled) within this long: it keeps coming, fight
 
@@ -52,7 +52,7 @@ class CombatReflex(ReflexBase):
             # the attack's time limit): not a target already gone
             out_of_reach = res.error is not None and ("could not get" in res.error.message or res.error.code == TIMEOUT)
             if not res.success and (combat.reflex == CLOSE_IN or out_of_reach):
-                self._out_of_reach = (name, self.clock())
+                self._out_of_reach[name] = self.clock()
                 logger.info(
                     "[Reflex] could not reach the {} ({}): left be for {} s unless it hurts the bot",
                     name,

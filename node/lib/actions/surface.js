@@ -26,6 +26,11 @@ function open (block) {
   return Boolean(block) && block.boundingBox === 'empty' && !wet(block) && block.name !== 'lava'
 }
 
+// Ground: a dry solid block, not a lily pad or a canopy's leaves over the water.
+function ground (block) {
+  return Boolean(block) && block.boundingBox === 'block' && !wet(block) && block.name !== 'lily_pad' && !block.name.endsWith('_leaves')
+}
+
 // The nearest dry ground to stand on, not below the bot's feet (a dry cave under a lake's
 // floor is no way out).
 function nearestLand (bot) {
@@ -33,7 +38,7 @@ function nearestLand (bot) {
   const found = bot.findBlock({
     maxDistance: LAND_RADIUS,
     useExtraInfo: true,
-    matching: (b) => b.position.y >= feet && b.boundingBox === 'block' && !wet(b) &&
+    matching: (b) => b.position.y >= feet && ground(b) &&
       open(bot.blockAt(b.position.offset(0, 1, 0))) && open(bot.blockAt(b.position.offset(0, 2, 0)))
   })
   return found ? { x: found.position.x, y: found.position.y, z: found.position.z } : null
@@ -50,7 +55,7 @@ function shoreAlongHeadings (bot) {
       const z = Math.floor(p.z + Math.sin(a) * d)
       for (let y = feet; y <= feet + SHORE_RISE; y++) {
         const b = cell(x, y, z)
-        if (b && b.boundingBox === 'block' && !wet(b) && open(cell(x, y + 1, z)) && open(cell(x, y + 2, z))) return { x, y, z }
+        if (ground(b) && open(cell(x, y + 1, z)) && open(cell(x, y + 2, z))) return { x, y, z }
       }
     }
   }
@@ -62,8 +67,13 @@ function feetDry (bot) {
   return bot.entity.onGround && !wet(bot.blockAt(p.floored())) && !headInWater(bot)
 }
 
+const landNear = (bot) => nearestLand(bot) || shoreAlongHeadings(bot)
+
 function run (bot, args, rec) {
-  const land = nearestLand(bot) || shoreAlongHeadings(bot)
+  // looked for from the floor of deep water, the banks are more than SHORE_RISE above the
+  // feet: looked for again once the head is out
+  let land = landNear(bot)
+  let lookedUp = false
   const from = bot.entity.position.clone()
   const where = (p) => ({ x: p.x, y: p.y, z: p.z })
   let phase = 'up'
@@ -71,6 +81,10 @@ function run (bot, args, rec) {
   let good = 0 // ticks in a row the phase's aim held
   return controlLoop(bot, rec, (clock) => {
     const p = bot.entity.position
+    if (!land && !lookedUp && phase === 'up' && !headInWater(bot)) {
+      lookedUp = true
+      land = landNear(bot)
+    }
     // with no ground in reach, up means up until the air is full: treading water, not sinking again
     const aim = phase === 'ashore' ? feetDry(bot) : !headInWater(bot) && (land || bot.oxygenLevel >= FULL_AIR)
     good = aim ? good + 1 : 0

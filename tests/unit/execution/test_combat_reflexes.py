@@ -150,11 +150,11 @@ def test_outnumbered_by_day_the_bot_walks_away_from_them_all(env):
 
 def test_an_archer_out_of_reach_is_left_be_unless_it_hurts_then_retreated_from():
     skel = _snap(("skeleton", 12.0))
-    assert choose_combat(skel, CFG, unreachable="skeleton") is None  # not closed in on again and again
-    away = choose_combat(skel, CFG, unreachable="skeleton", hurt=True)
+    assert choose_combat(skel, CFG, unreachable={"skeleton"}) is None  # not closed in on again and again
+    away = choose_combat(skel, CFG, unreachable={"skeleton"}, hurt=True)
     assert away.reflex == RETREAT and "out of reach, shoots" in away.reason
     armed = _snap(("skeleton", 12.0), ("zombie", 3.0), inventory=("stone_sword",))
-    assert choose_combat(armed, CFG, unreachable="skeleton").reflex == FIGHT
+    assert choose_combat(armed, CFG, unreachable={"skeleton"}).reflex == FIGHT
 
 
 def test_a_close_in_that_cannot_reach_leaves_the_archer_be_for_a_minute(env):
@@ -176,12 +176,14 @@ def test_a_close_in_that_cannot_reach_leaves_the_archer_be_for_a_minute(env):
 def test_a_hostile_in_reach_the_last_fight_could_not_get_at_is_left_be_unless_it_hurts():
     near = _snap(("skeleton", 3.5), inventory=("stone_sword",))
     assert choose_combat(near, CFG).reflex == CLOSE_IN
-    assert choose_combat(near, CFG, unreachable="skeleton") is None  # in a hole, behind a wall: left be
-    assert choose_combat(near, CFG, unreachable="skeleton", hurt=True).reflex == RETREAT  # it shoots: away
+    assert choose_combat(near, CFG, unreachable={"skeleton"}) is None  # in a hole, behind a wall: left be
+    assert choose_combat(near, CFG, unreachable={"skeleton"}, hurt=True).reflex == RETREAT  # it shoots: away
     zombie = _snap(("zombie", 2.0), inventory=("stone_sword",))
-    assert choose_combat(zombie, CFG, unreachable="zombie") is None
-    assert choose_combat(zombie, CFG, unreachable="zombie", hurt=True).reflex == FIGHT  # it hits: it is in reach
-    assert choose_combat(zombie, CFG, unreachable="skeleton").reflex == FIGHT  # another kind's failure
+    assert choose_combat(zombie, CFG, unreachable={"zombie"}) is None
+    assert choose_combat(zombie, CFG, unreachable={"zombie"}, hurt=True).reflex == FIGHT  # it hits: it is in reach
+    assert choose_combat(zombie, CFG, unreachable={"skeleton"}).reflex == FIGHT  # another kind's failure
+    both = _snap(("zombie", 3.0), ("skeleton", 3.5), inventory=("stone_sword",))
+    assert choose_combat(both, CFG, unreachable={"zombie", "skeleton"}) is None  # neither, not each in turn
 
 
 def test_a_fight_out_of_reach_marks_it_but_one_whose_target_is_gone_does_not(env):
