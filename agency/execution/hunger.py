@@ -27,11 +27,17 @@ from agency.execution.settings import ReflexConfig
 from agency.game.foods import FOODS, HARMFUL, POISONOUS, REGEN_FOOD, RESERVED
 from agency.game.furnace import inputs_for, output_of
 from agency.tools.hunting import game_in_sight
-from agency.world import WorldSnapshot
+from agency.world import DUSK_START, WorldSnapshot
 
 MAX_BACKOFF = 8  # the longest wait between fruitless forages: 8 x forage_retry_ms
 URGENT_FOOD = 6  # at 6 or less vanilla stops the sprint: the meat being cooked is eaten raw
 URGENT_HEALTH = 8.0  # hurt this much, whatever is held is eaten now
+# Before dusk a bot holding nothing to eat forages for something: the night's work underground
+# waits on the drive tick, which waits for food 16 (docs/contracts.md DRIVE-1), and by night no
+# forage goes out (a 26.1 bench bot dug in under its hut with nothing to eat did no work all
+# night and came up at food 14).
+STOCK_UP_BEFORE_DUSK = 2_000  # ticks: the last 100 s of the day
+FULL_FOOD = 20
 NOTHING: frozenset[str] = frozenset()
 
 
@@ -80,6 +86,13 @@ def should_forage(snap: WorldSnapshot, cfg: ReflexConfig, cooking: frozenset[str
     return (
         cfg.forage and not on_its_way and food_to_eat(snap, cfg, cooking) is None and (hungry or cannot_heal(snap, cfg))
     )
+
+
+def needs_food_for_the_night(snap: WorldSnapshot, cfg: ReflexConfig) -> bool:
+    """The last STOCK_UP_BEFORE_DUSK ticks of the day, not full, nothing safe to eat held."""
+    if not cfg.forage or not snap.isDay or not DUSK_START - STOCK_UP_BEFORE_DUSK <= snap.timeOfDay < DUSK_START:
+        return False
+    return snap.food < FULL_FOOD and not any(snap.count_of(f) for f in FOODS if f not in HARMFUL)
 
 
 def fed_by(gained: dict[str, int] | None) -> bool:

@@ -1,5 +1,6 @@
 """The forage reflex: hungry or unable to heal with nothing to eat held, by day and out of
-the shelter: hunt an animal in sight, else explore for one; a fruitless forage waits longer
+the shelter, or nothing to eat held at all in the last 100 s before dusk (for the night's
+work, agency.execution.hunger): hunt an animal in sight, else explore for one; a fruitless forage waits longer
 before the next (agency.execution.hunger) while a task is running, which each forage holds.
 With no task running there is nothing to hold up (and a bot too hurt for the drive tick has
 nothing else to do): the wait stays forage_retry_ms and each fruitless walk goes a leg
@@ -10,7 +11,7 @@ from __future__ import annotations
 
 from loguru import logger
 
-from agency.execution.hunger import fed_by, forage_wait_ms, should_forage, vitals
+from agency.execution.hunger import fed_by, forage_wait_ms, needs_food_for_the_night, should_forage, vitals
 from agency.execution.reflexes.base import ReflexBase
 from agency.tools.hunting import game_in_sight
 from agency.world import WorldSnapshot, night_approaching
@@ -24,7 +25,9 @@ class ForageReflex(ReflexBase):
         with nothing to eat held (the drive tick, gated on the same vitals, cannot hunt)."""
         if self.sheltered is not None or self.death is not None or night_approaching(snap):
             return False
-        if self.clock() < self._forage_retry_at or not should_forage(snap, self.config, self._cooking()):
+        if self.clock() < self._forage_retry_at:
+            return False
+        if not should_forage(snap, self.config, self._cooking()) and not needs_food_for_the_night(snap, self.config):
             return False
         return not self._hostile_near(snap)
 

@@ -94,6 +94,17 @@ def test_no_forage_by_night_near_a_hostile_or_when_turned_off(env):
     assert off.choose(_snap(env, **hungry)) is None
 
 
+def test_in_the_last_100_s_before_dusk_a_bot_with_nothing_to_eat_forages_for_the_night(env):
+    # the night's work waits on the drive tick, which waits for food 16: something to eat is held by then
+    reflexes = Reflexes(env["tools"], env["ctx"], env["ex"], ReflexConfig())
+    fed = {"health": 20, "food": 18, "mobs": (COW,)}
+    assert reflexes.choose(_snap(env, **fed, time=9500)) == "forage"
+    assert reflexes.choose(_snap(env, **fed, time=8500)) is None  # not yet
+    assert reflexes.choose(_snap(env, **fed, time=9500, inventory={"bread": 1})) is None  # something held
+    assert reflexes.choose(_snap(env, **fed, time=9500, inventory={"rotten_flesh": 4})) == "forage"  # not that
+    assert reflexes.choose(_snap(env, **{**fed, "food": 20}, time=9500)) is None  # full
+
+
 def test_a_forage_hunts_the_animal_in_sight(env):
     tools = RecordingTools({"hunt": tool_success("hunt", {"kills": 1, "gained": {"beef": 2, "leather": 1}})})
     reflexes = Reflexes(tools, env["ctx"], env["ex"], ReflexConfig(), clock=env["ftime"].clock)
