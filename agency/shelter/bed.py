@@ -26,7 +26,7 @@ from agency.blocks import is_replaceable
 from agency.names import canonical
 from agency.places.memory import HOOK as PLACES_HOOK
 from agency.shelter.blueprint import SIZE, basic_shelter
-from agency.shelter.door import DoorwayInput
+from agency.shelter.door import DoorwayInput, hut_origin
 from agency.shelter.models import FACING_VECTORS, Facing, Pos
 from agency.tools.actions import run_action
 from agency.tools.base import BODY_QUEUE, Tool, ToolContext, ToolFailure, ToolInput
@@ -105,13 +105,6 @@ def bed_in_hut(region: Any, door: Pos, facing: str) -> Pos | None:
         if any((a[0] + sx, a[1], a[2] + sz) in cells for sx, sz in ((1, 0), (0, 1), (-1, 0), (0, -1))):
             return a
     return None
-
-
-def hut_origin(door: Pos, facing: str) -> Pos:
-    """The basic shelter's origin (min corner at feet level) from its doorway and facing."""
-    dx, dz = FACING_VECTORS[facing]
-    half = SIZE // 2
-    return (door[0] - half - dx * half, door[1], door[2] - half - dz * half)
 
 
 def shelter_bed_spot(origin: Pos, facing: Facing) -> BedSpot:

@@ -16,9 +16,11 @@ from loguru import logger
 
 from agency.blocks import is_door
 from agency.shelter.blueprint import SIZE
+from agency.shelter.earthwork import keep_box
 from agency.shelter.models import FACING_VECTORS, SiteSignature
 from agency.tools.actions import run_action
 from agency.tools.base import BODY_QUEUE, Tool, ToolContext, ToolFailure, ToolInput
+from agency.tools.movement import NO_PROGRESS, dig_walk
 from agency.tools.results import EXECUTION_ERROR
 from agency.tools.spatial import block_pos
 from agency.world import Vec3
@@ -80,9 +82,30 @@ async def _step(ctx: ToolContext, cell: Cell) -> None:
         raise ToolFailure(EXECUTION_ERROR, f"did not reach {list(cell)} (at {list(await _feet(ctx))})")
 
 
-async def _pass(ctx: ToolContext, door: Cell, start: Cell, end: Cell) -> dict[str, Any]:
+def hut_origin(door: Cell, facing: str) -> Cell:
+    """The basic shelter's origin (min corner at feet level) from its doorway and facing."""
+    dx, dz = FACING_VECTORS[facing]
+    half = SIZE // 2
+    return (door[0] - half - dx * half, door[1], door[2] - half - dz * half)
+
+
+async def _walk_to(ctx: ToolContext, cell: Cell, facing: str, door: Cell) -> None:
+    """To a cell by the doorway; a walk that gets nowhere (the bot in the pit its collect of
+    stone left, 40 blocks off) goes again digging through natural ground, never in the hut
+    or its ring (earthwork.keep_box)."""
+    try:
+        await run_action(ctx, "move_to", {"x": cell[0], "y": cell[1], "z": cell[2], "range": 0})
+        return
+    except ToolFailure as e:
+        if NO_PROGRESS not in e.message:
+            raise
+        logger.info(f"[Shelter] no way to the door at {list(door)} ({e.message}); again, digging through the ground")
+    await dig_walk(ctx, cell[0], cell[1], cell[2], 0, keep_out=keep_box(hut_origin(door, facing)))
+
+
+async def _pass(ctx: ToolContext, door: Cell, start: Cell, end: Cell, facing: str) -> dict[str, Any]:
     if (await _feet(ctx))[0::2] not in (start[0::2], end[0::2]):
-        await run_action(ctx, "move_to", {"x": start[0], "y": start[1], "z": start[2], "range": 0})
+        await _walk_to(ctx, start, facing, door)
     for attempt in range(CROSSING_ATTEMPTS):
         if (await _feet(ctx))[0::2] == end[0::2]:
             break
@@ -118,14 +141,14 @@ async def enter_shelter(ctx: ToolContext, p: DoorwayInput) -> dict[str, Any]:
     if await _in_hut_now(ctx, p):  # already in (it built the hut around itself, or walked in)
         await _set_door(ctx, p.door, False)
         return {"at": list(await _feet(ctx)), "door": list(p.door), "doorOpen": False}
-    return await _pass(ctx, p.door, outside, inside)
+    return await _pass(ctx, p.door, outside, inside, p.facing)
 
 
 async def leave_shelter(ctx: ToolContext, p: DoorwayInput) -> dict[str, Any]:
     outside, inside = doorway_cells(p.door, p.facing)
     if not await _in_hut_now(ctx, p):  # not in the hut (respawned elsewhere): nothing to do
         return {"at": list(await _feet(ctx)), "door": list(p.door), "left": False}
-    return {**await _pass(ctx, p.door, inside, outside), "left": True}
+    return {**await _pass(ctx, p.door, inside, outside, p.facing), "left": True}
 
 
 TOOLS = [

@@ -30,14 +30,14 @@ from agency.shelter.backfill import FILLERS
 from agency.shelter.bed import interior_cells, is_bed
 from agency.shelter.blueprint import ShelterBlueprint, basic_shelter
 from agency.shelter.door import doorway_cells
-from agency.shelter.earthwork import MAX_COST, PATH_DIGGABLE, Work, site_columns, site_work, work_box
-from agency.shelter.models import Facing
+from agency.shelter.earthwork import MAX_COST, PATH_DIGGABLE, Work, keep_box, site_columns, site_work, work_box
+from agency.shelter.models import Facing, Pos
 from agency.shelter.site_check import stands
 from agency.shelter.site_finder import SCAN_RADIUS, choose_site, ring_cells, scan_box
 from agency.tools.actions import run_action
 from agency.tools.base import BODY_QUEUE, Tool, ToolContext, ToolFailure, ToolInput
 from agency.tools.crafting import CraftInput, craft
-from agency.tools.movement import walk
+from agency.tools.movement import dig_walk, walk
 from agency.tools.results import EXECUTION_ERROR, PRECONDITION_FAILED
 from agency.tools.spatial import block_pos
 from agency.world import BlockRegion
@@ -151,11 +151,19 @@ async def _never() -> bool:
 
 
 async def walk_site(
-    ctx: ToolContext, x: float, y: float, z: float, rng: float, good_enough: Callable[[], Awaitable[bool]] = _never
+    ctx: ToolContext,
+    origin: Pos,
+    spot: tuple[float, float, float],
+    rng: float,
+    good_enough: Callable[[], Awaitable[bool]] = _never,
 ) -> None:
-    """Walk to a spot at the site. If the path is blocked (a bot coming back out of the
-    canopy, a leaf wall round a clearing), try again digging through leaves and logs only;
-    a walk that fails where the bot can already do its job (`good_enough`) is no failure."""
+    """Walk to a spot at the site at origin. If the path is blocked (a bot coming back out of
+    the canopy, a leaf wall round a clearing), try again digging through leaves and logs only;
+    if that fails too (a bot in the pit its collect of stone left, under a cliff the site is
+    on), once more digging through natural ground anywhere but the site (earthwork.keep_box:
+    never its floor). A walk that fails where the bot can already do its job (`good_enough`)
+    is no failure."""
+    x, y, z = spot
     try:
         await walk(ctx, x, y, z, rng, dig_out=False)  # never through soil: that holes the site's floor
         return
@@ -169,6 +177,18 @@ async def walk_site(
         )
     try:
         await run_action(ctx, "move_to", {"x": x, "y": y, "z": z, "range": rng, "digOnly": list(PATH_DIGGABLE)})
+        return
+    except ToolFailure as e:
+        if e.code != EXECUTION_ERROR:
+            raise
+        if await good_enough():
+            return
+        logger.info(
+            f"[Builder] path to {x:.1f},{y:.1f},{z:.1f} still blocked ({e.message}); retrying, "
+            "digging through natural ground outside the site"
+        )
+    try:
+        await dig_walk(ctx, x, y, z, rng, keep_out=keep_box(origin))
     except ToolFailure as e:
         if e.code != EXECUTION_ERROR or not await good_enough():
             raise
@@ -200,7 +220,7 @@ async def _approach(
         f = block_pos(p)
         return not (x0 <= f[0] < x0 + 5 and z0 <= f[2] < z0 + 5) and _reach((p.x, p.y, p.z), target)
 
-    await walk_site(ctx, spot[0] + 0.5, spot[1], spot[2] + 0.5, 0, placeable_from_here)
+    await walk_site(ctx, origin, (spot[0] + 0.5, spot[1], spot[2] + 0.5), 0, placeable_from_here)
 
 
 def _build_order(
@@ -291,7 +311,7 @@ async def _dig_all(ctx: ToolContext, origin: tuple[int, int, int], digs: list[tu
                 eye, _ = await _eye(ctx)
                 return any(_reach(eye, t) for t in todo)
 
-            await walk_site(ctx, x + 0.5, origin[1], z + 0.5, 2, reaches_one)
+            await walk_site(ctx, origin, (x + 0.5, origin[1], z + 0.5), 2, reaches_one)
             stand, _ = await _eye(ctx)
             reachable = [t for t in todo if _reach(stand, t)] or [min(todo, key=lambda t: math.dist(t, feet))]
         target = max(reachable, key=lambda t: (t[1], -math.dist(t, feet)))
@@ -324,7 +344,9 @@ async def _fill_all(ctx: ToolContext, p: ShelterPrepareInput, fills: list[tuple[
         if not await _fill_spot_ok(ctx, holes, target):
             feet = (await _eye(ctx))[1]
             spot = min(cells, key=lambda c: (not _reach((c[0] + 0.5, c[1], c[2] + 0.5), target), math.dist(c, feet)))
-            await walk_site(ctx, spot[0] + 0.5, spot[1], spot[2] + 0.5, 0, partial(_fill_spot_ok, ctx, holes, target))
+            await walk_site(
+                ctx, p.origin, (spot[0] + 0.5, spot[1], spot[2] + 0.5), 0, partial(_fill_spot_ok, ctx, holes, target)
+            )
         await run_action(ctx, "place", {"block": block, "x": target[0], "y": target[1], "z": target[2]})
     return len(fills)
 
@@ -353,7 +375,7 @@ async def _face_the_doorway(ctx: ToolContext, bp: ShelterBlueprint) -> None:
     stand along the doorway, and then the open door blocked the way in."""
     assert bp.site.entrance is not None
     outside, _inside = doorway_cells(bp.site.entrance, bp.site.facing)
-    await walk_site(ctx, outside[0] + 0.5, outside[1], outside[2] + 0.5, 0)
+    await walk_site(ctx, bp.site.refCorner, (outside[0] + 0.5, outside[1], outside[2] + 0.5), 0)
     await run_action(ctx, "step", {"x": outside[0], "y": outside[1], "z": outside[2]})  # the middle: look straight in
 
 

@@ -46,6 +46,21 @@ class ExploreInput(ToolInput):
     max_distance: int = Field(default=64, ge=8, le=256, description="never farther than this from the start")
 
 
+Box = tuple[int, int, int, int, int, int]  # x0 y0 z0 x1 y1 z1: min corner inclusive, max exclusive
+
+
+async def dig_walk(
+    ctx: ToolContext, x: float, y: float, z: float, rng: float = 1.0, keep_out: Box | None = None
+) -> dict[str, Any]:
+    """Walk digging through natural ground where the path needs it (out of a pit, through a
+    hill), never in keep_out (a hut and its site: its floor stays whole)."""
+    args: dict[str, Any] = {"x": x, "y": y, "z": z, "range": rng}
+    args |= {"digOnly": list(natural_ground()), "stallMs": DIG_OUT_STALL_MS}
+    if keep_out is not None:
+        args["keepOut"] = list(keep_out)
+    return await run_action(ctx, "move_to", args)
+
+
 async def walk(
     ctx: ToolContext,
     x: float,
@@ -58,8 +73,9 @@ async def walk(
 ) -> dict[str, Any]:
     """Walk without digging; a walk that makes no progress (in a pit the bot dug collecting
     stone, behind a tree) is tried once more through natural ground (dig_out). A caller
-    whose path must not be dug (a shelter's floor) says dig_out=False; one with no time to
-    wait on a blocked path (a flight) gives up sooner (stall_ms; move_to.js: 8 s)."""
+    whose path must not be dug anywhere says dig_out=False (one near a hut uses dig_walk with
+    the hut kept out); one with no time to wait on a blocked path (a flight) gives up sooner
+    (stall_ms; move_to.js: 8 s)."""
     args: dict[str, Any] = {"x": x, "y": y, "z": z, "range": rng}
     if stall_ms is not None:
         args["stallMs"] = stall_ms
@@ -76,7 +92,7 @@ async def walk(
             y,
             z,
         )
-    return await run_action(ctx, "move_to", {**args, "digOnly": list(natural_ground()), "stallMs": DIG_OUT_STALL_MS})
+    return await dig_walk(ctx, x, y, z, rng)
 
 
 async def move_to(ctx: ToolContext, p: MoveToInput) -> dict[str, Any]:

@@ -29,6 +29,17 @@ function run (bot, args, rec) {
     movements.canDig = true
     for (const b of bot.registry.blocksArray) if (!allowed.has(b.name)) movements.blocksCantBreak.add(b.id)
   }
+  if (Array.isArray(args.keepOut) && args.keepOut.length === 6) {
+    // A box (min corner inclusive, max exclusive) nothing is dug in or placed in: a walk that
+    // digs out of a pit near a hut's site must not hole its floor or pillar up on it.
+    const [x0, y0, z0, x1, y1, z1] = args.keepOut
+    const inBox = (b) => {
+      const p = b.position
+      return p.x >= x0 && p.x < x1 && p.y >= y0 && p.y < y1 && p.z >= z0 && p.z < z1 ? 100 : 0
+    }
+    movements.exclusionAreasBreak.push(inBox)
+    movements.exclusionAreasPlace.push(inBox)
+  }
   bound(bot, { dig: movements.canDig })
   bot.pathfinder.setMovements(movements)
   const goal = new goals.GoalNear(x, y, z, range)

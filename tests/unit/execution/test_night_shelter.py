@@ -17,6 +17,7 @@ from agency.planning.stalls import classify_stall
 from agency.planning.tasks.models import TaskStatus
 from agency.shelter.blueprint import basic_shelter
 from agency.shelter.door import in_hut
+from agency.shelter.earthwork import keep_box
 from agency.tools.testing import GROUND_Y, FakeBody, FakeTime, Mob
 from agency.world import BodyError, BodyEvent, EntityInfo, EventType, Vec3
 from tests.unit.execution.world import add_task, executor_env
@@ -283,6 +284,27 @@ def test_a_blocked_doorway_is_tried_once_more_and_never_left_open(env, blocked, 
     assert reflexes.holding_tasks is gets_in
     assert in_hut(SITE, body.position) is gets_in
     assert body.door_open is False
+
+
+def test_a_bot_in_a_pit_digs_its_way_to_the_door_but_never_through_its_hut(env):
+    """A bench bot in the 1x1 pit its collect of stone left, 43 blocks from its hut, found no
+    path at dusk ('all 1 nodes in reach searched') and spent the night dug in where it was."""
+    body, reflexes = env["body"], env["reflexes"]
+    plain = body._do_move_to
+
+    def out_of_the_pit(a: dict[str, Any]) -> dict[str, Any]:
+        if "stone" not in a.get("digOnly", ()):
+            raise BodyError(f"no progress toward {a['x']},{a['y']},{a['z']} for 160 ticks (distance 42.6)")
+        return plain(a)
+
+    body._do_move_to = out_of_the_pit
+    body.time_of_day = 12_500
+    assert asyncio.run(reflexes.tick(body.snapshot())) == "shelter"
+    assert in_hut(SITE, body.position) and body.door_open is False and env["failed"] == []
+    walks = [a for k, a in body.started if k == "move_to"]
+    assert len(walks) == 2 and "digOnly" not in walks[0]
+    assert walks[1]["keepOut"] == list(keep_box(SITE.refCorner))  # the hut and its ring
+    assert (walks[1]["x"], walks[1]["z"]) == (12, 15)  # the cell in front of the door
 
 
 def test_the_executor_claims_nothing_while_the_bot_walks_to_its_shelter(env):

@@ -12,9 +12,9 @@ from typing import Any
 import pytest
 
 from agency.execution.reflexes import ReflexConfig, Reflexes
-from agency.shelter.bed import SLEEP_FROM, bed_in_hut, bed_spot, hut_origin, shelter_bed_spot
+from agency.shelter.bed import SLEEP_FROM, bed_in_hut, bed_spot, shelter_bed_spot
 from agency.shelter.blueprint import SIZE, basic_shelter
-from agency.shelter.door import doorway_cells, in_hut
+from agency.shelter.door import doorway_cells, hut_origin, in_hut
 from agency.tools.testing import GROUND_Y, FakeTime
 from agency.world import BodyError, BodyEvent, EntityInfo, EventType, Vec3
 from tests.unit.execution.test_night_shelter import SITE, NightBody

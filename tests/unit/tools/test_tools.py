@@ -12,7 +12,7 @@ from pydantic import ValidationError
 
 from agency.execution.builtin_tools import default_tool_registry
 from agency.shelter.blueprint import basic_shelter
-from agency.shelter.earthwork import PATH_DIGGABLE, site_work, work_box
+from agency.shelter.earthwork import PATH_DIGGABLE, keep_box, site_work, work_box
 from agency.tools import TOOL_NOT_FOUND, VALIDATION_ERROR, FrozenDict, ToolExecutionResult, tool_success
 from agency.tools.base import ToolContext
 from agency.tools.registry import ToolRegistry
@@ -338,7 +338,9 @@ def test_prepare_shelter_site_refuses_a_site_someone_built_on(ctx: ToolContext, 
     assert "chest" in res.error.message and not any(kind == "dig" for kind, _ in body.started)
 
 
-def test_a_blocked_walk_to_the_site_is_retried_digging_through_trees_only(ctx: ToolContext, body: FakeBody) -> None:
+def test_a_blocked_walk_to_the_site_is_retried_through_trees_then_the_ground_outside_the_site(
+    ctx: ToolContext, body: FakeBody
+) -> None:
     body.blocks[(20, GROUND_Y, 20)] = "dirt"  # a bump at a site far out of reach
     body.fail["move_to"] = "no progress toward the site for 8000 ms"
     res = run(
@@ -346,22 +348,35 @@ def test_a_blocked_walk_to_the_site_is_retried_digging_through_trees_only(ctx: T
     )
     assert res.success is False and "no progress" in res.error.message
     walks = [args for kind, args in body.started if kind == "move_to"]
-    assert len(walks) == 2 and "digOnly" not in walks[0]
+    assert len(walks) == 3 and "digOnly" not in walks[0]
     assert set(walks[1]["digOnly"]) == set(PATH_DIGGABLE) and all(
         n.endswith(("_log", "_leaves")) for n in PATH_DIGGABLE
     )
+    assert {"stone", "dirt"} <= set(walks[2]["digOnly"]) and "keepOut" not in walks[1]
+    assert walks[2]["keepOut"] == list(keep_box((18, GROUND_Y, 18)))
 
 
-def test_shelter_site_searches_from_the_ground_under_a_bot_standing_in_the_canopy(
-    ctx: ToolContext, body: FakeBody
-) -> None:
-    for y in range(GROUND_Y, GROUND_Y + 4):
-        body.blocks[(0, y, 0)] = "oak_log"  # a trunk under the bot, whose top it just cut
-    body.blocks[(0, GROUND_Y + 4, 0)] = "oak_leaves"
-    body.position = Vec3(x=0.5, y=GROUND_Y + 5, z=0.5)
-    res = run(default_tool_registry().execute("shelter_site", {}, ctx))
+class DeepPitBody(FakeBody):
+    """A bot in a pit 4 deep: a walk gets out only if it may dig soil and rock."""
+
+    def _do_move_to(self, a):
+        if "stone" not in a.get("digOnly", ()):
+            raise BodyError(f"no progress toward {a['x']},{a['y']},{a['z']} for 160 ticks (distance 4.8); no path")
+        return super()._do_move_to(a)
+
+
+def test_a_builder_in_a_pit_digs_out_of_it_but_never_under_the_site(ctx: ToolContext) -> None:
+    body = DeepPitBody(ctx.clock)
+    ctx.body = body
+    body.blocks[(20, GROUND_Y, 20)] = "dirt"  # a bump at the site to dig, out of reach from the pit
+    res = run(
+        default_tool_registry().execute("prepare_shelter_site", {"origin": [18, GROUND_Y, 18], "facing": "north"}, ctx)
+    )
     assert res.success, res.error
-    assert res.output["origin"][1] == GROUND_Y  # the floor is the ground, not the treetop
+    assert body.block(20, GROUND_Y, 20) == "air"
+    x0, y0, z0, x1, y1, z1 = body.started[-2][1]["keepOut"]  # the walk that got there, then the dig
+    assert (x0, z0, x1, z1) == (17, 17, 24, 24)  # the 5x5 footprint and its ring
+    assert y0 < GROUND_Y - 1 and y1 > GROUND_Y + 4  # from under its floor to over its roof
 
 
 class PitBody(FakeBody):
