@@ -111,6 +111,9 @@ class _Sim:
             # of any wood take any log held (a birch and an oak log make a chest's planks).
             rec = recipe_for(out) or rec
         crafts = math.ceil(short / rec.makes)
+        if generic == "planks" and rec.ingredients == (("log", 1),):
+            self._planks_of_each_log(crafts, rec)
+            return
         self.making.add(generic)
         try:
             for ing, n in rec.ingredients:
@@ -121,6 +124,29 @@ class _Sim:
         self.table = self.table or rec.needs_table
         self.steps.append(CraftStep(out, crafts, crafts * rec.makes, rec.needs_table, ingredients=rec.ingredients))
         self.have[out] += crafts * rec.makes
+
+    def _planks_of_each_log(self, crafts: int, rec: Recipe) -> None:
+        """Any planks from the logs held, a step per wood: a wood's planks are crafted of its
+        own logs only, so 3 oak and 2 birch logs make 12 oak and 4 birch planks for 2 chests
+        (one 'oak planks x4' step failed on its fourth craft). Logs still to gather (any
+        wood, unknown yet) go to the step of the wood held most, as a single step did."""
+        out = self.concrete("planks")
+        self.ensure("log", crafts)
+        made: Counter[str] = Counter()
+        left = crafts
+        for log in taking_order(self.have, "log", self.keep):
+            n = min(left, self.have[log])
+            wood = out if log == "log" else log.removesuffix("_log") + "_planks"
+            made[wood] += n
+            self.have[log] -= n
+            left -= n
+            if not left:
+                break
+        self.have += Counter()
+        first = [out] if out in made else []
+        for wood in first + [w for w in made if w != out]:
+            self.steps.append(CraftStep(wood, made[wood], made[wood] * rec.makes, False, ingredients=rec.ingredients))
+            self.have[wood] += made[wood] * rec.makes
 
 
 def _of_planks(rec: Recipe | None) -> bool:

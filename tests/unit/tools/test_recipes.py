@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import pytest
 
+from agency.game.recipes import recipe_for
 from agency.tools.craft_planner import _Sim, plan_craft
 
 
@@ -68,3 +69,23 @@ def test_any_wooden_slab_is_made_of_the_plans_planks_and_any_wool_is_never_made_
     painting = plan_craft("painting", 1, {})  # any wool: hunted for (a sheep), not crafted of string
     assert "string" not in painting.missing and any("white_wool" in k.split("|") for k in painting.missing)
     assert not any(s.item.endswith("_wool") for s in painting.steps)
+
+
+@pytest.mark.parametrize(
+    "logs",
+    [{"oak_log": 3, "birch_log": 2}, {"spruce_log": 1, "oak_log": 1, "birch_log": 2}, {"acacia_log": 4}],
+)
+def test_any_planks_are_crafted_of_each_woods_own_logs(logs: dict[str, int]) -> None:
+    """minecraft-data's recipe for a wood's planks takes that wood's logs only: a plan making
+    16 planks of 3 oak and 2 birch logs as 'oak planks x4' failed on its fourth craft."""
+    plan = plan_craft("chest", 2, logs, table_nearby=True)
+    assert plan.feasible, plan.missing
+    have = dict(logs)
+    for step in plan.steps:
+        if step.item == "chest":
+            continue
+        [(log, per_craft)] = recipe_for(step.item).ingredients  # the game's own recipe for that wood
+        assert have.get(log, 0) >= per_craft * step.crafts, f"{step.item} x{step.crafts} from {have}"
+        have[log] -= per_craft * step.crafts
+    assert sum(s.makes for s in plan.steps if s.item.endswith("_planks")) == 16
+    assert plan.after == {"chest": 2} | {log: n for log, n in have.items() if n}
