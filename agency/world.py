@@ -46,6 +46,14 @@ class EntityInfo(BaseModel):
     hostile: bool
     distance: float = Field(ge=0)
     position: Vec3
+    # a hostile near but outside the space the bot is in (behind the wall of its pocket: the
+    # body's snapshot, node/lib/open_space.js): it cannot get at the bot, nor the bot at it
+    sealedOff: bool = False
+
+    @property
+    def threat(self) -> bool:
+        """A hostile that can get at the bot: what the reflexes answer."""
+        return self.hostile and not self.sealedOff
 
 
 # The day cycle in game ticks (timeOfDay 0..23999), the one definition every room uses:

@@ -118,7 +118,7 @@ def choose_combat(
 ) -> CombatChoice | None:
     """`unreachable`: the kinds an attack (a close-in, a fight) could not reach a moment ago; `hurt`: the bot was
     hurt a moment ago; `cornered`: the bot cannot get away (module docstring)."""
-    hostiles = sorted((e for e in snap.entities if e.hostile), key=lambda e: e.distance)
+    hostiles = sorted((e for e in snap.entities if e.threat), key=lambda e: e.distance)
     close = [e for e in hostiles if e.distance <= cfg.fight_radius]
     if close and snap.health <= cfg.retreat_below_health:
         return CombatChoice(

@@ -2,6 +2,7 @@
 // One WorldSnapshot (agency/world.py) in one call: vitals, inventory, nearby entities.
 const { isHostile } = require('./names')
 const { headInWater } = require('./water')
+const { openSpace } = require('./open_space')
 
 const MAX_ENTITIES = 100
 const ENTITY_RADIUS = 48
@@ -31,16 +32,23 @@ function snapshot (bot, hostileRadius) {
   const cover = coverAbove(bot)
   const entities = []
   let hostiles = 0
+  let space // the bot's open space (lib/open_space), filled once a hostile is near; null: open
   for (const e of Object.values(bot.entities)) {
     if (e === bot.entity || !e.position || e.isValid === false) continue
     const distance = me.distanceTo(e.position)
     if (distance > ENTITY_RADIUS) continue
     const hostile = isHostile(bot, e)
-    if (hostile && distance <= radius && (cover === 0 || Math.abs(e.position.y - me.y) < SAME_LEVEL)) hostiles++
+    let sealedOff = false
+    if (hostile && distance <= radius) {
+      if (space === undefined) space = openSpace(bot, Math.ceil(radius), cover)
+      sealedOff = space !== null && !space.reaches(e.position)
+      if (!sealedOff && (cover === 0 || Math.abs(e.position.y - me.y) < SAME_LEVEL)) hostiles++
+    }
     entities.push({
       name: e.name || e.username || String(e.type),
       type: String(e.type),
       hostile,
+      ...(sealedOff ? { sealedOff } : {}),
       distance,
       position: { x: e.position.x, y: e.position.y, z: e.position.z }
     })

@@ -59,3 +59,38 @@ test('with ground over its head, a hostile counts only near the bot\'s level', {
     await s.stop()
   }
 })
+
+test('a hostile behind the wall of the bot\'s pocket is sealed off: seen, not near', { timeout: 120000 }, async () => {
+  const s = await startServer({ hostiles: false, animals: false })
+  const bot = await connectBot(s.port, 'miner')
+  try {
+    await waitFor(() => bot.entity.onGround, 10000, 'standing')
+    const p = bot.entity.position.floored()
+    const y = p.y - 9
+    // stone all round; the bot's pocket (1 wide, 2 high) and a cave 5 blocks east of it, apart
+    await command(bot, `/mcbot fill ${p.x - 6} ${p.y - 12} ${p.z - 6} ${p.x + 10} ${p.y - 1} ${p.z + 6} stone`)
+    await command(bot, `/mcbot fill ${p.x} ${y} ${p.z} ${p.x} ${y + 1} ${p.z} air`)
+    await command(bot, `/mcbot fill ${p.x + 4} ${y} ${p.z - 1} ${p.x + 7} ${y + 2} ${p.z + 1} air`)
+    await command(bot, '/mcbot tick freeze')
+    await command(bot, `/mcbot tp miner ${p.x + 0.5} ${y} ${p.z + 0.5}`, { match: /teleported miner/ })
+    await waitFor(() => Math.floor(bot.entity.position.y) === y, 5000, 'in the pocket')
+    await command(bot, `/mcbot summon zombie ${p.x + 5.5} ${y} ${p.z + 0.5}`)
+    await waitFor(() => Object.values(bot.entities).some((e) => e.name === 'zombie'), 5000, 'the zombie in the cave')
+    let snap = snapshot(bot)
+    let zombie = snap.entities.find((e) => e.name === 'zombie')
+    assert.ok(zombie.hostile && zombie.distance < 6, `seen, ${zombie.distance} blocks off`)
+    assert.strictEqual(zombie.sealedOff, true, 'behind four blocks of stone')
+    assert.strictEqual(snap.hostiles, 0, 'not near: it cannot get at the bot')
+
+    await command(bot, `/mcbot fill ${p.x + 1} ${y} ${p.z} ${p.x + 3} ${y + 1} ${p.z} air`) // a tunnel between them
+    await waitFor(() => bot.blockAt(p.offset(2, -9, 0))?.name === 'air', 5000, 'the tunnel')
+    snap = snapshot(bot)
+    zombie = snap.entities.find((e) => e.name === 'zombie')
+    assert.strictEqual(zombie.sealedOff, undefined, 'through the tunnel it can')
+    assert.strictEqual(snap.hostiles, 1)
+  } finally {
+    await command(bot, '/mcbot tick unfreeze').catch(() => {})
+    bot.quit()
+    await s.stop()
+  }
+})

@@ -124,7 +124,7 @@ class ReflexBase:
 
     def _hostile_near(self, snap: WorldSnapshot) -> bool:
         """A hostile within fight_radius: no walk away for food or dropped items."""
-        return any(e.hostile and e.distance <= self.config.fight_radius for e in snap.entities)
+        return any(e.threat and e.distance <= self.config.fight_radius for e in snap.entities)
 
     def _cooking(self) -> frozenset[str]:
         """The raw foods the running task cooks (agency.execution.hunger.cooked_by)."""

@@ -49,6 +49,18 @@ def test_the_reflex_answers_the_hostile_by_its_kind(mobs, inventory, expected, t
     assert (choice.reflex, choice.target.name) == (expected, target) if expected else choice is None
 
 
+def test_hostiles_sealed_off_behind_the_pockets_wall_call_for_no_reflex():
+    """A bench bot dug in at y 48 sat out a whole day: a creeper 6.9 blocks off in the cave
+    behind its pocket's wall called for an evade every second, each getting nowhere."""
+    snap = _snap(("creeper", 6.9), ("zombie", 2.0), ("zombie", 5.0), ("skeleton", 7.0))
+    sealed = snap.model_copy(update={"entities": [e.model_copy(update={"sealedOff": True}) for e in snap.entities]})
+    assert choose_combat(snap, CFG) is not None
+    assert choose_combat(sealed, CFG) is None
+    one_open = [e.model_copy(update={"sealedOff": e.name != "skeleton"}) for e in snap.entities]
+    choice = choose_combat(snap.model_copy(update={"entities": one_open}), CFG)
+    assert choice is not None and choice.target.name == "skeleton"
+
+
 def test_a_cornered_bot_fights_with_bare_hands():
     choice = choose_combat(_snap(("zombie", 3.0)), CFG, cornered=True)
     assert choice.reflex == FIGHT and choice.reason == "zombie at 3.0 blocks: fighting with bare hands"
