@@ -131,6 +131,7 @@ class Executor:
         self.before_tick = before_tick
         self.bridge = bridge  # None: no bridge to lose (a fake or replayed body): no task is poison
         self.current: _Running | None = None
+        self._finishing: _Running | None = None  # a run that ended, its goal being verified (_finish)
         self._replanned: set[str] = set()  # tasks given their fresh plan since their last hold
         self.stats = ExecutorStats()
 
@@ -138,6 +139,12 @@ class Executor:
         """The action and target of the task whose workflow is in flight, if any (no store
         read: the reflexes ask on every tick)."""
         return self.current.goal if self.current is not None else None
+
+    def finishing_goal(self) -> tuple[str, str] | None:
+        """The action and target of the task whose workflow ended and whose goal is being
+        verified (a second or so, the task not yet completed): a hut about to count as the
+        night's shelter."""
+        return self._finishing.goal if self._finishing is not None else None
 
     # ---- routing -----------------------------------------------------------------------
     def _has_workflow(self, task: Task) -> str | None:
@@ -170,7 +177,11 @@ class Executor:
                 return f"paused:{DISCONNECTED}"
             if self._replan(run, result) or self._replan_failed_step(run, result):
                 return "replanned"
-            await self._finish(run, result)
+            self._finishing = run
+            try:
+                await self._finish(run, result)
+            finally:
+                self._finishing = None
             return f"finished:{result.status}"
         if held:
             self.stats.last_busy_ms = self.stats.last_tick_ms

@@ -47,6 +47,11 @@ class ShelterReflex(SleepReflex):
             return None
         if not night_approaching(snap) or self._burrowed:
             return None
+        finishing = self.executor.finishing_goal()
+        if self.sheltered is None and finishing is not None and finishing[0] == "build":
+            # a hut being verified is the night's shelter in a second: a bench bot burrowed in
+            # the gap between its workflow's end and the task's completion, under its new hut
+            return None
         if self.sheltered is None and self._stays_down(snap) and not self._at_home(snap):
             self._night_underground(snap)
             return None

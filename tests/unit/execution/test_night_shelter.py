@@ -565,6 +565,20 @@ def test_at_night_with_no_shelter_the_bot_burrows_in_and_holds_its_tasks_until_m
     assert reflexes.choose(body.snapshot()) is None
 
 
+def test_no_burrow_while_a_finished_hut_is_being_verified(burrow_env):
+    """Between a build's workflow ending and its task completing (the verifier's two passes, a
+    second) no shelter is known yet: a bench bot burrowed in that gap, under its new hut."""
+    body, ex, reflexes = burrow_env["body"], burrow_env["ex"], burrow_env["reflexes"]
+    body.time_of_day = 13_500
+    verifying = {"goal": ("build", "basic_shelter")}
+    ex.finishing_goal = lambda: verifying["goal"]
+    assert reflexes.choose(body.snapshot()) is None
+    verifying["goal"] = ("craft", "torch")  # any other task finishing: no reason to wait
+    assert reflexes.choose(body.snapshot()) == "burrow"
+    verifying["goal"] = None
+    assert reflexes.choose(body.snapshot()) == "burrow"
+
+
 def test_a_burrow_that_cannot_be_dug_gives_the_tasks_back_and_waits(burrow_env):
     body, reflexes, ftime = burrow_env["body"], burrow_env["reflexes"], burrow_env["ftime"]
     body.fail["staircase"] = "staircase blocked at 40,64,40: water at 41,63,40"

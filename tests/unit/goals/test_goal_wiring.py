@@ -171,6 +171,23 @@ def test_the_executor_completes_a_goal_bound_build_only_after_two_verifier_passe
     assert env.goals.shelter_nearby(far) is False
 
 
+def test_while_a_built_hut_is_verified_the_executor_says_its_goal_is_finishing(env):
+    """The night reflex waits on it rather than burrow (no shelter is known until the task
+    completes; a bench bot dug its burrow under the hut in that second)."""
+    task_id = env.convert(env.shelter_thought()).task_id
+    seen = []
+    complete = env.goals.hooks.complete
+
+    async def watched(task, result):
+        seen.append((env.ex.finishing_goal(), env.ex.running_goal()))
+        return await complete(task, result)
+
+    env.goals.hooks.complete = watched
+    env.run(lambda: env.status(task_id) is TaskStatus.completed)
+    assert seen == [(("build", "basic_shelter"), None)]
+    assert env.ex.finishing_goal() is None
+
+
 def test_a_shelter_the_bot_could_not_walk_into_from_afar_is_left_out_for_the_night(env):
     task_id = env.convert(env.shelter_thought()).task_id
     env.run(lambda: env.status(task_id) is TaskStatus.completed)
