@@ -11,8 +11,12 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from loguru import logger
+from pydantic import Field
+
 from agency.blocks import is_solid, natural_ground
 from agency.shelter.backfill import FILLERS, fill_open
+from agency.shelter.blueprint import SIZE
 from agency.tools.actions import run_action
 from agency.tools.base import BODY_QUEUE, Tool, ToolContext, ToolFailure, ToolInput
 from agency.tools.results import EXECUTION_ERROR
@@ -23,14 +27,27 @@ DIG_OUT_STALL_MS = 20000  # a fill of stone dug by hand gets the walk no closer 
 
 
 class BurrowInput(ToolInput):
-    pass
+    # a hut's site being built here (its origin): the staircase heads away from its middle,
+    # not under the floor the build goes on with in the morning
+    awayFrom: tuple[int, int, int] | None = None
 
 
 class DigOutInput(ToolInput):
     start: tuple[int, int, int]  # where the burrow began (burrow's "from")
+    # the ground cells the burrow closed (burrow's "closed"), closed again once out: the way
+    # up is dug through them, and a site's floor or the bot's own path is left no open hole
+    refill: list[tuple[int, int, int]] = Field(default_factory=list, max_length=64)
 
 
-async def burrow(ctx: ToolContext, _p: BurrowInput) -> dict[str, Any]:
+def _away(start: tuple[int, int, int], site: tuple[int, int, int]) -> str:
+    """The heading from a hut site's middle towards the bot (any, from the very middle)."""
+    dx, dz = start[0] - (site[0] + SIZE // 2), start[2] - (site[2] + SIZE // 2)
+    if abs(dx) >= abs(dz):
+        return "east" if dx >= 0 else "west"
+    return "south" if dz > 0 else "north"
+
+
+async def burrow(ctx: ToolContext, p: BurrowInput) -> dict[str, Any]:
     start = block_pos((await ctx.snapshot()).position)
     ground_y = start[1] - 1  # the layer the bot stands on: what the staircase opens to the sky
     r = STEPS + 1  # the staircase may turn: its whole reach
@@ -41,15 +58,26 @@ async def burrow(ctx: ToolContext, _p: BurrowInput) -> dict[str, Any]:
         for z in range(start[2] - r, start[2] + r + 1)
         if is_solid(before.block_at(x, ground_y, z))
     ]
+    args: dict[str, Any] = {"targetY": start[1] - STEPS}
+    if p.awayFrom is not None:
+        args["direction"] = _away(start, p.awayFrom)
     try:
-        out = await run_action(ctx, "staircase", {"targetY": start[1] - STEPS})
+        out = await run_action(ctx, "staircase", args)
     except ToolFailure as e:
         raise ToolFailure(EXECUTION_ERROR, f"no staircase down from {list(start)}: {e.message}") from e
-    open_ = await fill_open(ctx, ground)  # only those the staircase dug are open now
+    after = await ctx.region((start[0] - r, ground_y, start[2] - r), (2 * r + 1, 1, 2 * r + 1))
+    opened = [c for c in ground if not is_solid(after.block_at(*c))]  # what the staircase dug
+    open_ = await fill_open(ctx, opened)
     if open_:
         raise ToolFailure(EXECUTION_ERROR, f"the way in is still open at {open_} (no block to fill it)")
     end = (await ctx.snapshot()).position
-    return {"from": list(start), "at": [end.x, end.y, end.z], "y": math.floor(end.y), "steps": out.get("steps")}
+    return {
+        "from": list(start),
+        "at": [end.x, end.y, end.z],
+        "y": math.floor(end.y),
+        "steps": out.get("steps"),
+        "closed": [list(c) for c in opened],
+    }
 
 
 async def dig_out(ctx: ToolContext, p: DigOutInput) -> dict[str, Any]:
@@ -66,8 +94,11 @@ async def dig_out(ctx: ToolContext, p: DigOutInput) -> dict[str, Any]:
             "stallMs": DIG_OUT_STALL_MS,
         },
     )
+    left = await fill_open(ctx, p.refill) if p.refill else []
+    if left:
+        logger.info("[Shelter] up out of the burrow; its way in left open at {} (nothing to fill it with)", left)
     end = (await ctx.snapshot()).position
-    return {"at": [end.x, end.y, end.z]}
+    return {"at": [end.x, end.y, end.z], "refilled": len(p.refill) - len(left)}
 
 
 TOOLS = [

@@ -20,7 +20,7 @@ from agency.shelter.earthwork import keep_box
 from agency.shelter.models import FACING_VECTORS, SiteSignature
 from agency.tools.actions import run_action
 from agency.tools.base import BODY_QUEUE, Tool, ToolContext, ToolFailure, ToolInput
-from agency.tools.movement import NO_PROGRESS, dig_walk
+from agency.tools.movement import NO_PROGRESS, dig_walk, time_to_dig
 from agency.tools.results import EXECUTION_ERROR
 from agency.tools.spatial import block_pos
 from agency.world import Vec3
@@ -97,7 +97,7 @@ async def _walk_to(ctx: ToolContext, cell: Cell, facing: str, door: Cell) -> Non
         await run_action(ctx, "move_to", {"x": cell[0], "y": cell[1], "z": cell[2], "range": 0})
         return
     except ToolFailure as e:
-        if NO_PROGRESS not in e.message:
+        if NO_PROGRESS not in e.message or not time_to_dig(ctx):
             raise
         logger.info(f"[Shelter] no way to the door at {list(door)} ({e.message}); again, digging through the ground")
     await dig_walk(ctx, cell[0], cell[1], cell[2], 0, keep_out=keep_box(hut_origin(door, facing)))

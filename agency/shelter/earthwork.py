@@ -169,6 +169,7 @@ def work_box(origin: Pos) -> tuple[Pos, tuple[int, int, int]]:
 
 def keep_box(origin: Pos) -> tuple[int, int, int, int, int, int]:
     """The box a walk that digs must leave alone near a site or a hut (move_to keepOut):
-    footprint + ring, from under the floor to over the roof."""
+    footprint + ring, from under the floor to two over the roof (pathfinder checks a bridging
+    block one cell over the one it places)."""
     x0, y0, z0 = origin
-    return (x0 - RING, y0 - 3, z0 - RING, x0 + SIZE + RING, y0 + WALL_HEIGHT + 2, z0 + SIZE + RING)
+    return (x0 - RING, y0 - 3, z0 - RING, x0 + SIZE + RING, y0 + WALL_HEIGHT + 3, z0 + SIZE + RING)

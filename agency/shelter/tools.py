@@ -37,7 +37,7 @@ from agency.shelter.site_finder import SCAN_RADIUS, choose_site, ring_cells, sca
 from agency.tools.actions import run_action
 from agency.tools.base import BODY_QUEUE, Tool, ToolContext, ToolFailure, ToolInput
 from agency.tools.crafting import CraftInput, craft
-from agency.tools.movement import dig_walk, walk
+from agency.tools.movement import NO_PROGRESS, dig_walk, time_to_dig, walk
 from agency.tools.results import EXECUTION_ERROR, PRECONDITION_FAILED
 from agency.tools.spatial import block_pos
 from agency.world import BlockRegion
@@ -183,6 +183,8 @@ async def walk_site(
             raise
         if await good_enough():
             return
+        if NO_PROGRESS not in e.message or not time_to_dig(ctx):
+            raise
         logger.info(
             f"[Builder] path to {x:.1f},{y:.1f},{z:.1f} still blocked ({e.message}); retrying, "
             "digging through natural ground outside the site"

@@ -128,25 +128,29 @@ class _Sim:
     def _planks_of_each_log(self, crafts: int, rec: Recipe) -> None:
         """Any planks from the logs held, a step per wood: a wood's planks are crafted of its
         own logs only, so 3 oak and 2 birch logs make 12 oak and 4 birch planks for 2 chests
-        (one 'oak planks x4' step failed on its fourth craft). Logs still to gather (any
-        wood, unknown yet) go to the step of the wood held most, as a single step did."""
-        out = self.concrete("planks")
+        (one 'oak planks x4' step failed on its fourth craft). Logs still to gather (any wood,
+        unknown yet) go to the step of the wood held most, as a single step did (the craft tool
+        plans again from the logs held when it runs)."""
+        main = self.concrete("planks")
         self.ensure("log", crafts)
         made: Counter[str] = Counter()
+        any_log = False  # the main step takes logs still to gather too
         left = crafts
         for log in taking_order(self.have, "log", self.keep):
             n = min(left, self.have[log])
-            wood = out if log == "log" else log.removesuffix("_log") + "_planks"
-            made[wood] += n
+            made[main if log == "log" else log.removesuffix("_log") + "_planks"] += n
+            any_log = any_log or log == "log"
             self.have[log] -= n
             left -= n
             if not left:
                 break
         self.have += Counter()
-        first = [out] if out in made else []
-        for wood in first + [w for w in made if w != out]:
-            self.steps.append(CraftStep(wood, made[wood], made[wood] * rec.makes, False, ingredients=rec.ingredients))
-            self.have[wood] += made[wood] * rec.makes
+        for wood, n in sorted(made.items(), key=lambda m: m[0] != main):  # the main one first, as before
+            # that wood's own logs, as the game takes them (any log for a step of gathered ones)
+            own = None if wood == main and any_log else recipe_for(wood)
+            ingredients = own.ingredients if own is not None else rec.ingredients
+            self.steps.append(CraftStep(wood, n, n * rec.makes, False, ingredients=ingredients))
+            self.have[wood] += n * rec.makes
 
 
 def _of_planks(rec: Recipe | None) -> bool:

@@ -49,6 +49,12 @@ class ExploreInput(ToolInput):
 Box = tuple[int, int, int, int, int, int]  # x0 y0 z0 x1 y1 z1: min corner inclusive, max exclusive
 
 
+def time_to_dig(ctx: ToolContext) -> bool:
+    """Is there time left for a walk that digs (it may get no closer for DIG_OUT_STALL_MS)?"""
+    remaining = ctx.remaining_ms()
+    return remaining is None or remaining >= DIG_OUT_STALL_MS
+
+
 async def dig_walk(
     ctx: ToolContext, x: float, y: float, z: float, rng: float = 1.0, keep_out: Box | None = None
 ) -> dict[str, Any]:
@@ -82,8 +88,7 @@ async def walk(
     try:
         return await run_action(ctx, "move_to", args)
     except ToolFailure as e:
-        remaining = ctx.remaining_ms()
-        if not dig_out or NO_PROGRESS not in e.message or (remaining is not None and remaining < DIG_OUT_STALL_MS):
+        if not dig_out or NO_PROGRESS not in e.message or not time_to_dig(ctx):
             raise  # (too little time left for a walk that may dig for 20 s)
         logger.info(
             "[Tools] move_to made no progress toward {:.0f} {:.0f} {:.0f}; trying again, "

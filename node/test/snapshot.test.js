@@ -82,7 +82,12 @@ test('a hostile behind the wall of the bot\'s pocket is sealed off: seen, not ne
     assert.strictEqual(zombie.sealedOff, true, 'behind four blocks of stone')
     assert.strictEqual(snap.hostiles, 0, 'not near: it cannot get at the bot')
 
-    await command(bot, `/mcbot fill ${p.x + 1} ${y} ${p.z} ${p.x + 3} ${y + 1} ${p.z} air`) // a tunnel between them
+    // a tunnel between them half filled with slabs: not whole blocks, so the way is open
+    await command(bot, `/mcbot fill ${p.x + 1} ${y} ${p.z} ${p.x + 3} ${y + 1} ${p.z} oak_slab`)
+    await waitFor(() => bot.blockAt(p.offset(2, -9, 0))?.name === 'oak_slab', 5000, 'the slabs')
+    snap = snapshot(bot)
+    assert.strictEqual(snap.entities.find((e) => e.name === 'zombie').sealedOff, undefined, 'slabs are no wall')
+    await command(bot, `/mcbot fill ${p.x + 1} ${y} ${p.z} ${p.x + 3} ${y + 1} ${p.z} air`) // the tunnel clear
     await waitFor(() => bot.blockAt(p.offset(2, -9, 0))?.name === 'air', 5000, 'the tunnel')
     snap = snapshot(bot)
     zombie = snap.entities.find((e) => e.name === 'zombie')

@@ -399,3 +399,8 @@ def test_at_night_with_no_shelter_in_reach_the_bot_burrows_in_and_digs_out_in_th
     assert not reflexes.holding_tasks and reflexes.stats.log[-1]["ok"], reflexes.stats.log[-1]
     pos = body.snapshot().position
     assert pos.y >= by - 0.5 and abs(pos.x - bx) <= 2 and abs(pos.z - bz) <= 2, pos  # dug up through the fill
+    # and the way in closed again behind it: no hole left in the ground it walks on by day
+    ground = body.region((bx - 4, by - 1, bz - 4), (9, 1, 9))
+    cells = [(x, z) for x in range(bx - 4, bx + 5) for z in range(bz - 4, bz + 5)]
+    holes = [(x, z) for x, z in cells if ground.block_at(x, by - 1, z) == "air"]
+    assert holes == [], (holes, reflexes.stats.log[-1])

@@ -20,6 +20,8 @@ burrow to where it began (agency.shelter.burrow.dig_out); then the tasks held ar
 
 from __future__ import annotations
 
+from typing import Any
+
 from loguru import logger
 
 from agency.execution.reflexes.base import SHELTERING, doorway
@@ -28,6 +30,7 @@ from agency.shelter.bed import is_bed
 from agency.shelter.dig_in import in_pocket
 from agency.shelter.door import DoorwayInput, in_hut
 from agency.shelter.models import SiteSignature
+from agency.shelter.tools import HOOKS_KEY as SHELTER_HOOKS
 from agency.tools import ToolExecutionResult
 from agency.world import DUSK_START, NIGHT_START, WorldSnapshot, night_approaching, underground
 
@@ -122,7 +125,8 @@ class ShelterReflex(SleepReflex):
             if result.success:
                 self.sheltered = site  # the tasks stay held until it leaves by the door
         elif start is not None:
-            result = await self.tools.execute("dig_out", {"start": list(start)}, self.ctx)
+            refill = [list(c) for c in self._burrow_closed]
+            result = await self.tools.execute("dig_out", {"start": list(start), "refill": refill}, self.ctx)
         else:
             self.executor.resume_paused(SHELTERING)
             return
@@ -212,11 +216,12 @@ class ShelterReflex(SleepReflex):
 
     async def _burrow(self) -> None:
         paused = await self.executor.preempt(SHELTERING)
-        result = await self.tools.execute("burrow", {}, self.ctx)
+        result = await self.tools.execute("burrow", self._burrow_args(paused), self.ctx)
         if result.success:
             self._burrowed = self._night_hold = True
             x, y, z = result.output["from"]
             self._burrow_start = (int(x), int(y), int(z))
+            self._burrow_closed = [tuple(c) for c in result.output.get("closed", [])]
             self.stats.nights_burrowed += 1
             logger.info(
                 "[Reflex] night: no shelter to go to; burrowed in -> {}; tasks held until morning (paused {})",
@@ -236,6 +241,13 @@ class ShelterReflex(SleepReflex):
             )
             self.executor.resume_paused(SHELTERING)
         self._log({"reflex": "burrow", "pausedTask": paused, "ok": result.success})
+
+    def _burrow_args(self, paused: str | None) -> dict[str, Any]:
+        """Away from the site of the hut the paused task builds: a bench bot's burrow went
+        under the floor of its half-built hut, and the build failed on the hole it left."""
+        hooks = self.ctx.hooks.get(SHELTER_HOOKS)
+        site = hooks.anchored_site(paused) if hooks is not None and paused else None
+        return {"awayFrom": list(site["origin"])} if site and "origin" in site else {}
 
     async def _shelter(self, reflex: str) -> None:
         if reflex == "dig_in":
@@ -292,13 +304,11 @@ def in_pocket_only(snap: WorldSnapshot) -> WorldSnapshot:
     """The snapshot with only the hostiles in the burrow's pocket with the bot: the ground over
     it keeps the others off (a zombie standing on the fill is 3 blocks up, and not fought)."""
     me = snap.position
-    near = [
-        e for e in snap.entities if not e.hostile or (e.distance <= POCKET_REACH and abs(e.position.y - me.y) < 1.5)
-    ]
-    return snap.model_copy(update={"entities": near, "hostiles": sum(e.hostile for e in near)})
+    near = [e for e in snap.entities if not e.threat or (e.distance <= POCKET_REACH and abs(e.position.y - me.y) < 1.5)]
+    return snap.model_copy(update={"entities": near, "hostiles": sum(e.threat for e in near)})
 
 
 def inside_only(snap: WorldSnapshot, site: SiteSignature | None) -> WorldSnapshot:
     """The snapshot with only the hostiles inside the hut: the ones a closed door does not stop."""
-    inside = [e for e in snap.entities if not e.hostile or (site is not None and in_hut(site, e.position))]
-    return snap.model_copy(update={"entities": inside, "hostiles": sum(e.hostile for e in inside)})
+    inside = [e for e in snap.entities if not e.threat or (site is not None and in_hut(site, e.position))]
+    return snap.model_copy(update={"entities": inside, "hostiles": sum(e.threat for e in inside)})

@@ -509,11 +509,15 @@ def test_no_dig_in_without_work_underground_and_a_failed_one_is_not_tried_again_
 class BurrowBody(NightBody):
     """The staircase digs the ground cells it passes (east, as the fake one walks)."""
 
+    way_in: tuple[tuple[int, int, int], ...] = ()
+
     def _do_staircase(self, a: dict[str, Any]) -> dict[str, Any]:
         x, z = int(self.position.x // 1), int(self.position.z // 1)
-        for k in (1, 2, 3):
-            self.blocks[(x + k, GROUND_Y - 1, z)] = "air"
-        self.position = Vec3(x=self.position.x + 3, y=a["targetY"], z=self.position.z)
+        dx, dz = {"east": (1, 0), "west": (-1, 0), "south": (0, 1), "north": (0, -1)}[a.get("direction", "east")]
+        self.way_in = tuple((x + k * dx, GROUND_Y - 1, z + k * dz) for k in (1, 2, 3))
+        for cell in self.way_in:
+            self.blocks[cell] = "air"
+        self.position = Vec3(x=self.position.x + 3 * dx, y=a["targetY"], z=self.position.z + 3 * dz)
         return {"steps": 3, "y": a["targetY"], "turned": 0, "reason": "reached"}
 
     dig_outs: list[dict[str, float]]
@@ -522,6 +526,10 @@ class BurrowBody(NightBody):
         if a.get("digOnly"):  # the way out of the burrow: dirt and the cobblestone of the fill may be dug
             assert {"dirt", "cobblestone"} <= set(a["digOnly"]) and "oak_planks" not in a["digOnly"]
             self.dig_outs = [*getattr(self, "dig_outs", []), {k: a[k] for k in ("x", "y", "z")}]
+            for cell in self.way_in:  # up through the fill, as the real walk digs it
+                if self.blocks.get(cell) in ("dirt", "cobblestone"):
+                    self.inventory[self.blocks[cell]] += 1
+                    self.blocks[cell] = "air"
         return super()._do_move_to(a)
 
 
@@ -561,8 +569,28 @@ def test_at_night_with_no_shelter_the_bot_burrows_in_and_holds_its_tasks_until_m
     body.mobs = []
     assert asyncio.run(reflexes.tick(body.snapshot())) == "come_up"
     assert body.dig_outs == [{"x": 40.5, "y": GROUND_Y, "z": 40.5}]  # up to where it began, digging
+    assert sorted(body.blocks[c] for c in body.way_in) == ["cobblestone", "dirt", "dirt"]  # and closed again
     assert not reflexes.holding_tasks and tasks.get_task(running).status is TaskStatus.pending
     assert reflexes.choose(body.snapshot()) is None
+
+
+def test_a_burrow_beside_the_hut_being_built_heads_away_from_its_site(burrow_env):
+    """A bench bot's burrow went under the floor of the hut it was building, and in the
+    morning the build failed on the hole ('a hole deeper than 1')."""
+    body, tasks, ex, reflexes = burrow_env["body"], burrow_env["tasks"], burrow_env["ex"], burrow_env["reflexes"]
+    building = _add(tasks, "build", "basic_shelter")
+    sites = {building: {"origin": (41, GROUND_Y, 38), "facing": "south"}}  # its middle east of the bot
+    reflexes.ctx.hooks["shelter"] = type("Hooks", (), {"anchored_site": lambda self, t: sites.get(t)})()
+
+    async def night():
+        assert await ex.tick() == "claimed"
+        body.time_of_day = 13_500
+        assert await reflexes.tick(body.snapshot()) == "burrow"
+
+    asyncio.run(night())
+    stairs = [a for k, a in body.started if k == "staircase"]
+    assert stairs[0]["direction"] == "west"
+    assert all(c[0] < 40 for c in body.way_in)  # none under the footprint (x 41..45)
 
 
 def test_no_burrow_while_a_finished_hut_is_being_verified(burrow_env):

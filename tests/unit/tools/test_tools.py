@@ -365,7 +365,9 @@ class DeepPitBody(FakeBody):
         return super()._do_move_to(a)
 
 
-def test_a_builder_in_a_pit_digs_out_of_it_but_never_under_the_site(ctx: ToolContext) -> None:
+def test_a_builder_in_a_pit_walks_digging_with_the_site_box_kept_out(ctx: ToolContext) -> None:
+    """(The fake body only records keepOut; node/test/dig_walk.test.js shows the pathfinder keeps
+    out of the box.)"""
     body = DeepPitBody(ctx.clock)
     ctx.body = body
     body.blocks[(20, GROUND_Y, 20)] = "dirt"  # a bump at the site to dig, out of reach from the pit
@@ -377,6 +379,18 @@ def test_a_builder_in_a_pit_digs_out_of_it_but_never_under_the_site(ctx: ToolCon
     x0, y0, z0, x1, y1, z1 = body.started[-2][1]["keepOut"]  # the walk that got there, then the dig
     assert (x0, z0, x1, z1) == (17, 17, 24, 24)  # the 5x5 footprint and its ring
     assert y0 < GROUND_Y - 1 and y1 > GROUND_Y + 4  # from under its floor to over its roof
+
+
+def test_shelter_site_searches_from_the_ground_under_a_bot_standing_in_the_canopy(
+    ctx: ToolContext, body: FakeBody
+) -> None:
+    for y in range(GROUND_Y, GROUND_Y + 4):
+        body.blocks[(0, y, 0)] = "oak_log"  # a trunk under the bot, whose top it just cut
+    body.blocks[(0, GROUND_Y + 4, 0)] = "oak_leaves"
+    body.position = Vec3(x=0.5, y=GROUND_Y + 5, z=0.5)
+    res = run(default_tool_registry().execute("shelter_site", {}, ctx))
+    assert res.success, res.error
+    assert res.output["origin"][1] == GROUND_Y  # the floor is the ground, not the treetop
 
 
 class PitBody(FakeBody):
