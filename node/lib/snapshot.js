@@ -55,7 +55,16 @@ function snapshot (bot, hostileRadius) {
   }
   entities.sort((a, b) => a.distance - b.distance)
   const counts = new Map()
-  for (const item of bot.inventory.items()) counts.set(item.name, (counts.get(item.name) || 0) + Number(item.count))
+  for (const item of bot.inventory.items()) {
+    // A stack of 0 or fewer is empty, as vanilla counts it: a 1.18.2 bench bot's inventory once
+    // held a stack of -2 after a smelt was stopped and every snapshot after it was refused.
+    if (!(Number(item.count) > 0)) {
+      if (!bot.mcbotBadStackSeen) console.error(`[snapshot] ${item.name} x${item.count} in slot ${item.slot} read as empty`)
+      bot.mcbotBadStackSeen = true
+      continue
+    }
+    counts.set(item.name, (counts.get(item.name) || 0) + Number(item.count))
+  }
   const time = bot.time || {}
   const timeOfDay = ((Number(time.timeOfDay) % 24000) + 24000) % 24000
   return {

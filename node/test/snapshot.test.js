@@ -99,3 +99,19 @@ test('a hostile behind the wall of the bot\'s pocket is sealed off: seen, not ne
     await s.stop()
   }
 })
+
+test('a stack of 0 or fewer in the inventory is read as empty', { timeout: 120000 }, async () => {
+  const s = await startServer({ hostiles: false, animals: false })
+  const bot = await connectBot(s.port, 'holder')
+  try {
+    await command(bot, '/give holder dirt 3', { match: /./ })
+    await command(bot, '/give holder cobblestone 5', { match: /./ })
+    await waitFor(() => bot.inventory.items().length === 2, 5000, 'two stacks')
+    bot.inventory.items().find((i) => i.name === 'dirt').count = -2 // as a 1.18.2 bench bot's once was
+    const inv = snapshot(bot).inventory
+    assert.deepStrictEqual(inv, [{ name: 'cobblestone', count: 5 }])
+  } finally {
+    bot.quit()
+    await s.stop()
+  }
+})
