@@ -64,6 +64,23 @@ class DriveJob:
         self.counters = counters
         self.clock = clock
         self.bot = bot  # whose tick (a fleet's bot), None = the one bot's
+        self._calm_logged = False
+
+    def _calm(self, snap: WorldSnapshot) -> WorldSnapshot:
+        """The snapshot as the safety gate judges it: hostiles the reflexes leave be (all of a
+        kind an attack could not reach a moment ago, none hurting the bot) are not near."""
+        if not self.holder.hostiles_left_be(snap):
+            self._calm_logged = False  # said again the next time it happens
+            return snap
+        if not self._calm_logged:
+            self._calm_logged = True
+            near = sorted({e.name for e in snap.entities if e.threat})
+            logger.info(
+                "[DriveTick] {} hostile(s) near ({}) out of reach and not hurting the bot: not a reason to stand idle",
+                snap.hostiles,
+                ", ".join(near),
+            )
+        return snap.model_copy(update={"hostiles": 0})
 
     async def run(self) -> DriveTickResult | None:
         """One tick; None when it did not get as far as choosing (away, held, gated)."""
@@ -73,9 +90,9 @@ class DriveJob:
         if self.holder.direct_holds:
             return None
         now = self.clock()
-        if drive_gate(snap, now, self.state, sheltering=self.holder.reflexes_hold, config=self.config):
+        if drive_gate(self._calm(snap), now, self.state, sheltering=self.holder.reflexes_hold, config=self.config):
             return None
-        snap = await self.reads.fresh_snapshot(snap)
+        snap = self._calm(await self.reads.fresh_snapshot(snap))
         shelter_nearby = self.shelter_nearby(snap)
         places = await self.reads.places_nearby(snap, now)
         sheltering = self.holder.reflexes_hold  # as it is after the reads

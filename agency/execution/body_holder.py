@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from typing import Any, Literal, Protocol
 
+from agency.world import WorldSnapshot
+
 Holder = Literal["reflex", "direct", "executor"]
 REFLEX: Holder = "reflex"
 DIRECT: Holder = "direct"
@@ -19,6 +21,8 @@ class ReflexHold(Protocol):
 
     @property
     def holding_tasks(self) -> bool: ...
+
+    def leaves_be(self, snap: WorldSnapshot) -> bool: ...
 
 
 class DirectHold(Protocol):
@@ -39,6 +43,10 @@ class BodyHolder:
     def reflexes_hold(self) -> bool:
         """A reflex acts, the bot shelters for the night, or it recovers a death's items."""
         return self._reflexes is not None and self._reflexes.holding_tasks
+
+    def hostiles_left_be(self, snap: WorldSnapshot) -> bool:
+        """The hostiles near are all ones the reflexes leave be (out of reach, not hurting)."""
+        return self._reflexes is not None and snap.hostiles > 0 and self._reflexes.leaves_be(snap)
 
     @property
     def direct_holds(self) -> bool:

@@ -19,13 +19,27 @@ from agency.execution.combat import (
 )
 from agency.execution.reflexes.base import ReflexBase
 from agency.tools.results import TIMEOUT
+from agency.world import WorldSnapshot
 
 UNREACHABLE_MS = 60_000  # a kind an attack could not reach is left be this long (agency.execution.combat)
 CORNERED_MS = 20_000  # after an evasion that got nowhere, a bare-handed bot fights for this long
 CHASED = (3, 60_000)  # this many evasions (that fled) within this long: it keeps coming, fight
 
 
+LEFT_BE_WITHIN = 16.0  # as far as a snapshot counts hostiles near (the bot's default hostile_radius)
+
+
 class CombatReflex(ReflexBase):
+    def leaves_be(self, snap: WorldSnapshot) -> bool:
+        """Every hostile near is of a kind an attack could not reach a moment ago, and none has
+        hurt the bot since: nothing the bot can or need answer (the drive tick's hostile gate
+        asks; a bench bot stood a whole morning under ground, the close-in on a skeleton across
+        a cave failing each minute and the gate shut all the while)."""
+        now = self.clock()
+        kinds = {k for k, t in self._out_of_reach.items() if now - t < UNREACHABLE_MS}
+        near = [e for e in snap.entities if e.threat and e.distance <= LEFT_BE_WITHIN]
+        return bool(near) and not self._under_attack() and all(e.name in kinds for e in near)
+
     async def _answer(self, combat: CombatChoice) -> Any:
         """Carry out a combat reflex with the tools: one tool call, or a strike then an evasion."""
         cfg, name = self.config, combat.target.name

@@ -21,7 +21,7 @@ from agency.perception.last_seen import LastSeen
 from agency.places.memory import PlaceMemory
 from agency.places.store import PlaceStore
 from agency.tools.base import ToolContext
-from agency.tools.testing import GROUND_Y, FakeBody
+from agency.tools.testing import GROUND_Y, FakeBody, Mob
 from agency.world import BodyLost
 
 INTERVAL_MS = 180_000
@@ -38,7 +38,7 @@ class Env:
         self.places = PlaceMemory(PlaceStore(tmp_path / "places.db", clock=clock), lambda: "world-a")
         self.state = DriveTickState()
         self.config = DriveTickConfig(interval_ms=INTERVAL_MS)
-        self.reflexes = SimpleNamespace(holding_tasks=False)
+        self.reflexes = SimpleNamespace(holding_tasks=False, leaves_be=lambda snap: False)
         self.direct = SimpleNamespace(body_busy=None)
         self.seen = LastSeen()
         self.published: list = []
@@ -174,3 +174,17 @@ def test_the_blocks_in_sight_remember_a_bed_and_a_failed_read_grounds_nothing(en
     assert ("WARNING", "[DriveTick] reading the blocks in sight failed: region read timed out") in logs
     env.body.connected = False
     assert asyncio.run(env.reads.in_sight(snap)) is None
+
+
+def test_hostiles_the_reflexes_leave_be_do_not_shut_the_safety_gate(env, logs):
+    """A bench bot stood a whole morning under ground: a skeleton across a cave, out of the
+    close-in's reach, shut the gate (hostiles > 0) while it never hurt the bot."""
+    env.body.add_tree(4, 4)
+    env.body.mobs = [Mob("skeleton", hostile=True, x=10.5, z=0.5)]
+    assert env.body.snapshot().hostiles == 1
+    assert env.run() is None and env.published == []  # the reflexes answer it: the gate stays shut
+    env.reflexes.leaves_be = lambda snap: [e.name for e in snap.entities if e.hostile] == ["skeleton"]
+    env.seen.saw(env.body.snapshot())
+    result = env.run()
+    assert isinstance(result, DriveTickFired) and result.thought.metadata.goalKey == "collect:log"
+    assert any("1 hostile(s) near (skeleton) out of reach and not hurting the bot" in m for _, m in logs)

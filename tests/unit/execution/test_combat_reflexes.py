@@ -179,10 +179,18 @@ def test_a_close_in_that_cannot_reach_leaves_the_archer_be_for_a_minute(env):
         raise RuntimeError("attack timed out after 24499 ms")
 
     body._do_attack = unreachable
+    assert not reflexes.leaves_be(body.snapshot())  # not tried yet
     assert asyncio.run(reflexes.tick(body.snapshot())) == CLOSE_IN  # tried once
     assert reflexes.choose(body.snapshot()) is None  # then left be: the task goes on
+    assert reflexes.leaves_be(body.snapshot())  # and no reason for the drive tick to wait on it
+    body.mobs.append(Mob("zombie", hostile=True, x=4.5, z=0.5))
+    assert not reflexes.leaves_be(body.snapshot())  # another kind near: answered, not left be
+    body.mobs.pop()
+    reflexes._hurt_at = ftime.clock()  # shot: it is in reach after all
+    assert not reflexes.leaves_be(body.snapshot())
     ftime.clock.advance(60_000)
     assert reflexes.choose(body.snapshot()) == CLOSE_IN  # a minute on, tried again
+    assert not reflexes.leaves_be(body.snapshot())
 
 
 def test_a_hostile_in_reach_the_last_fight_could_not_get_at_is_left_be_unless_it_hurts():
