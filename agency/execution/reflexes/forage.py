@@ -17,6 +17,8 @@ from agency.tools.hunting import game_in_sight
 from agency.world import WorldSnapshot, night_approaching
 
 MAX_LEGS = 5  # of 12 blocks: the walk of a fruitless forage grows to this (the shelter stays within reach by dusk)
+HERD_HUNT = 3  # animals hunted in one forage, when as many are in sight together
+HERD_WITHIN = 8.0  # blocks farther than the nearest animal that still count as its herd
 
 
 class ForageReflex(ReflexBase):
@@ -40,7 +42,11 @@ class ForageReflex(ReflexBase):
                 game[0].name,
                 game[0].distance,
             )
-            call, args = "hunt", {"target": "animal", "count": 1}
+            # the herd near the first one, up to HERD_HUNT: food held keeps the next forage off
+            # and the drive tick's food gate open (a bench bot that ate each animal at once
+            # foraged again within minutes and stood at food 12-15 with no tick for a morning)
+            herd = [e for e in game if e.distance <= game[0].distance + HERD_WITHIN]
+            call, args = "hunt", {"target": "animal", "count": min(HERD_HUNT, len(herd))}
         else:
             logger.info(
                 "[Reflex] forage: {}, nothing to eat held and no animal in sight -> exploring for one", vitals(snap)
