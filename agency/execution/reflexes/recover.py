@@ -12,6 +12,7 @@ from agency.execution.reflexes.base import DIED, Death, ReflexBase
 from agency.world import BodyEvent, EventType, Vec3, WorldSnapshot
 
 DROWNED = frozenset({"drowning", "drown"})  # the death cause as the world reports a drowning
+GUARDED_WITHIN = 10.0  # a hostile seen this near the items keeps the bot from walking back to them
 RECOVER_AT_NIGHT_M = 16.0  # by night, items farther than this from the respawned bot wait for the day
 # Items lying deeper than this under the respawned bot's feet are walked to, never dug down to
 # (a respawned bot holds nothing: its pickaxe lies with the items): a 26.1 bench bot killed at
@@ -62,9 +63,15 @@ class RecoverReflex(ReflexBase):
         next death dropped: 12 deaths in one night.)"""
         if snap.health <= 0 or self._hostile_near(snap) or self._burrowed or self._dug_in:
             return False
+        d = self.death
+        if (
+            d is not None
+            and d.position is not None
+            and any(e.threat and e.position.distance_to(d.position) <= GUARDED_WITHIN for e in snap.entities)
+        ):
+            return False  # what killed it may still be there: a 26.1 bench bot died 4 times in 90 s so
         if snap.isDay:
             return True
-        d = self.death
         near = d is not None and d.position is not None and d.position.distance_to(snap.position) <= RECOVER_AT_NIGHT_M
         return near and not self._under_attack()
 

@@ -188,6 +188,20 @@ def test_recovery_waits_for_safety_and_gives_up_on_a_far_or_old_death(env):
     assert reflexes.stats.deaths == 2 and reflexes.stats.death_causes == {"zombie": 1, "unknown": 1}
 
 
+def test_no_walk_back_to_items_a_hostile_is_seen_beside(env):
+    """A 26.1 bench bot walked back to its items four times in 90 s of an afternoon, into the
+    creepers and the skeleton that had killed it there."""
+    body, reflexes = env["body"], env["reflexes"]
+    died_at = {"x": 0.5, "y": GROUND_Y, "z": 0.5}
+    reflexes.record_events([_death(died_at, "creeper")])
+    body.position = SPAWN
+    body.mobs.append(Mob("creeper", True, 4.5, 0.5))  # 4 blocks from the items, far from the bot
+    assert body.position.distance_to(Vec3(x=4.5, y=GROUND_Y, z=0.5)) > 16
+    assert reflexes.choose(body.snapshot()) is None  # it may still be there: wait
+    body.mobs[0] = Mob("creeper", True, 14.5, 0.5)  # wandered off (14 blocks from the items)
+    assert reflexes.choose(body.snapshot()) == "recover"
+
+
 def test_items_deep_under_the_respawn_are_walked_to_never_dug_down_to(env):
     """Bare hands dug a shaft through dirt and gravel to the stone, and the bot was trapped."""
     body, reflexes, tools = env["body"], env["reflexes"], env["tools"]
