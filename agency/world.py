@@ -49,6 +49,7 @@ class EntityInfo(BaseModel):
     # a hostile near but outside the space the bot is in (behind the wall of its pocket: the
     # body's snapshot, node/lib/open_space.js): it cannot get at the bot, nor the bot at it
     sealedOff: bool = False
+    near: bool = False  # counted in the snapshot's `hostiles` (within the radius, at the bot's level, not sealed off)
 
     @property
     def threat(self) -> bool:

@@ -144,7 +144,11 @@ class Executor:
         """The action and target of the task whose workflow ended and whose goal is being
         verified (a second or so, the task not yet completed): a hut about to count as the
         night's shelter."""
-        return self._finishing.goal if self._finishing is not None else None
+        if self._finishing is not None:
+            return self._finishing.goal
+        if self.current is not None and self.current.handle.task.done():
+            return self.current.goal  # ended, not yet picked up by a tick (up to its interval)
+        return None
 
     # ---- routing -----------------------------------------------------------------------
     def _has_workflow(self, task: Task) -> str | None:

@@ -17,6 +17,7 @@ from pydantic import Field
 from agency.blocks import is_solid, natural_ground
 from agency.shelter.backfill import FILLERS, fill_open
 from agency.shelter.blueprint import SIZE
+from agency.shelter.earthwork import keep_box
 from agency.tools.actions import run_action
 from agency.tools.base import BODY_QUEUE, Tool, ToolContext, ToolFailure, ToolInput
 from agency.tools.results import EXECUTION_ERROR
@@ -39,12 +40,23 @@ class DigOutInput(ToolInput):
     refill: list[tuple[int, int, int]] = Field(default_factory=list, max_length=64)
 
 
+HEADINGS = {"north": (0, -1), "east": (1, 0), "south": (0, 1), "west": (-1, 0)}
+
+
 def _away(start: tuple[int, int, int], site: tuple[int, int, int]) -> str:
-    """The heading from a hut site's middle towards the bot (any, from the very middle)."""
-    dx, dz = start[0] - (site[0] + SIZE // 2), start[2] - (site[2] + SIZE // 2)
-    if abs(dx) >= abs(dz):
-        return "east" if dx >= 0 else "west"
-    return "south" if dz > 0 else "north"
+    """The heading whose steps pass under the fewest columns of a hut site and its ring
+    (earthwork.keep_box), the one ending farthest from the site's middle among those: from
+    beside the site, straight away from it; from on it, out by the nearest side."""
+    x0, _, z0, x1, _, z1 = keep_box(site)
+    mid = (site[0] + SIZE / 2, site[2] + SIZE / 2)
+
+    def cost(heading: str) -> tuple[int, float]:
+        dx, dz = HEADINGS[heading]
+        steps = [(start[0] + k * dx, start[2] + k * dz) for k in range(1, STEPS + 1)]
+        under = sum(1 for x, z in steps if x0 <= x < x1 and z0 <= z < z1)
+        return (under, -math.dist((steps[-1][0] + 0.5, steps[-1][1] + 0.5), mid))
+
+    return min(HEADINGS, key=cost)
 
 
 async def burrow(ctx: ToolContext, p: BurrowInput) -> dict[str, Any]:

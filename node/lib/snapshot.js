@@ -39,16 +39,19 @@ function snapshot (bot, hostileRadius) {
     if (distance > ENTITY_RADIUS) continue
     const hostile = isHostile(bot, e)
     let sealedOff = false
+    let near = false
     if (hostile && distance <= radius) {
       if (space === undefined) space = openSpace(bot, Math.ceil(radius), cover)
       sealedOff = space !== null && !space.reaches(e.position)
-      if (!sealedOff && (cover === 0 || Math.abs(e.position.y - me.y) < SAME_LEVEL)) hostiles++
+      near = !sealedOff && (cover === 0 || Math.abs(e.position.y - me.y) < SAME_LEVEL)
+      if (near) hostiles++
     }
     entities.push({
       name: e.name || e.username || String(e.type),
       type: String(e.type),
       hostile,
       ...(sealedOff ? { sealedOff } : {}),
+      ...(near ? { near } : {}),
       distance,
       position: { x: e.position.x, y: e.position.y, z: e.position.z }
     })

@@ -93,6 +93,7 @@ test('a hostile behind the wall of the bot\'s pocket is sealed off: seen, not ne
     zombie = snap.entities.find((e) => e.name === 'zombie')
     assert.strictEqual(zombie.sealedOff, undefined, 'through the tunnel it can')
     assert.strictEqual(snap.hostiles, 1)
+    assert.strictEqual(zombie.near, true, 'and it is the one counted')
   } finally {
     await command(bot, '/mcbot tick unfreeze').catch(() => {})
     bot.quit()

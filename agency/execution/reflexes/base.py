@@ -103,6 +103,7 @@ class ReflexBase:
         self._night_hold = False  # tasks held for a night dug in or burrowed: given back in the morning
         self._dug_in_under: SiteSignature | None = None  # the hut the bot dug in under (climbed back into)
         self._burrow_start: tuple[int, int, int] | None = None  # where the burrow began (dug out to)
+        self._guarded_since: int | None = None  # since when a hostile stands by the dropped items
         self._burrow_closed: list[tuple[int, ...]] = []  # the ground cells the burrow closed (closed again once out)
         self.reshaping_shelter = False  # digging in under the hut or climbing back into it: its floor is open
         self._burrow_retry_at = 0

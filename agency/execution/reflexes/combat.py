@@ -35,9 +35,12 @@ class CombatReflex(ReflexBase):
         hurt the bot since: nothing the bot can or need answer (the drive tick's hostile gate
         asks; a bench bot stood a whole morning under ground, the close-in on a skeleton across
         a cave failing each minute and the gate shut all the while)."""
-        now = self.clock()
-        kinds = {k for k, t in self._out_of_reach.items() if now - t < UNREACHABLE_MS}
-        near = [e for e in snap.entities if e.threat and e.distance <= LEFT_BE_WITHIN]
+        now, hurt = self.clock(), self._hurt_at
+        kinds = {k for k, t in self._out_of_reach.items() if now - t < UNREACHABLE_MS and (hurt is None or hurt < t)}
+        # those the snapshot counts as near (its `near` marks; a fake body's: the radius)
+        near = [e for e in snap.entities if e.near] or [
+            e for e in snap.entities if e.threat and e.distance <= LEFT_BE_WITHIN
+        ]
         return bool(near) and not self._under_attack() and all(e.name in kinds for e in near)
 
     async def _answer(self, combat: CombatChoice) -> Any:

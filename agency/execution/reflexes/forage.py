@@ -17,8 +17,8 @@ from agency.tools.hunting import game_in_sight
 from agency.world import WorldSnapshot, night_approaching
 
 MAX_LEGS = 5  # of 12 blocks: the walk of a fruitless forage grows to this (the shelter stays within reach by dusk)
-HERD_HUNT = 3  # animals hunted in one forage, when as many are in sight together
-HERD_WITHIN = 8.0  # blocks farther than the nearest animal that still count as its herd
+HERD_HUNT = 2  # animals hunted in one forage, when as many are in sight together (within the reflex job's time)
+HERD_WITHIN = 8.0  # blocks from the nearest animal that still count as its herd
 
 
 class ForageReflex(ReflexBase):
@@ -45,8 +45,9 @@ class ForageReflex(ReflexBase):
             # the herd near the first one, up to HERD_HUNT: food held keeps the next forage off
             # and the drive tick's food gate open (a bench bot that ate each animal at once
             # foraged again within minutes and stood at food 12-15 with no tick for a morning)
-            herd = [e for e in game if e.distance <= game[0].distance + HERD_WITHIN]
-            call, args = "hunt", {"target": "animal", "count": min(HERD_HUNT, len(herd))}
+            herd = [e for e in game if e.position.distance_to(game[0].position) <= HERD_WITHIN]
+            radius = game[0].distance + HERD_WITHIN  # the herd's, not the next one 30 blocks off
+            call, args = "hunt", {"target": "animal", "count": min(HERD_HUNT, len(herd)), "radius": radius}
         else:
             logger.info(
                 "[Reflex] forage: {}, nothing to eat held and no animal in sight -> exploring for one", vitals(snap)

@@ -13,6 +13,8 @@ from agency.world import BodyEvent, EventType, Vec3, WorldSnapshot
 
 DROWNED = frozenset({"drowning", "drown"})  # the death cause as the world reports a drowning
 GUARDED_WITHIN = 10.0  # a hostile seen this near the items keeps the bot from walking back to them
+GUARDED_LEVEL = 4  # ... near their level (not one in a cave under them)
+GUARDED_FOR_MS = 90_000  # ... for this long at most: then the items are given up and the tasks go on
 RECOVER_AT_NIGHT_M = 16.0  # by night, items farther than this from the respawned bot wait for the day
 # Items lying deeper than this under the respawned bot's feet are walked to, never dug down to
 # (a respawned bot holds nothing: its pickaxe lies with the items): a 26.1 bench bot killed at
@@ -64,16 +66,31 @@ class RecoverReflex(ReflexBase):
         if snap.health <= 0 or self._hostile_near(snap) or self._burrowed or self._dug_in:
             return False
         d = self.death
-        if (
-            d is not None
-            and d.position is not None
-            and any(e.threat and e.position.distance_to(d.position) <= GUARDED_WITHIN for e in snap.entities)
-        ):
+        if self._guarded(snap):
             return False  # what killed it may still be there: a 26.1 bench bot died 4 times in 90 s so
         if snap.isDay:
             return True
         near = d is not None and d.position is not None and d.position.distance_to(snap.position) <= RECOVER_AT_NIGHT_M
         return near and not self._under_attack()
+
+    def _guarded(self, snap: WorldSnapshot) -> bool:
+        """A hostile seen by the items, near their level; since when is noted (GUARDED_FOR_MS)."""
+        d = self.death
+        guarded = (
+            d is not None
+            and d.position is not None
+            and any(
+                e.threat
+                and e.position.distance_to(d.position) <= GUARDED_WITHIN
+                and abs(e.position.y - d.position.y) < GUARDED_LEVEL
+                for e in snap.entities
+            )
+        )
+        if not guarded:
+            self._guarded_since = None
+        elif self._guarded_since is None:
+            self._guarded_since = self.clock()
+        return guarded
 
     def _recovery_out_of_reach(self, snap: WorldSnapshot) -> str | None:
         """Why the last death's items cannot be recovered any more (None = they can)."""
@@ -87,6 +104,10 @@ class RecoverReflex(ReflexBase):
             return f"the items despawned ({(self.clock() - d.at_ms) // 1000} s since the death)"
         if d.dimension and d.dimension != snap.dimension:
             return f"died in {d.dimension}, now in {snap.dimension}"
+        since = self._guarded_since
+        if since is not None and self.clock() - since > GUARDED_FOR_MS:
+            self._guarded_since = None
+            return f"hostiles by the items for {GUARDED_FOR_MS // 1000} s (the tasks wait no longer)"
         far = snap.position.distance_to(d.position)
         if snap.health > 0 and far > self.config.recover_within:
             return f"the death spot is {far:.0f} blocks away (over {self.config.recover_within:g})"

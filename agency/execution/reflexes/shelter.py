@@ -125,7 +125,8 @@ class ShelterReflex(SleepReflex):
             if result.success:
                 self.sheltered = site  # the tasks stay held until it leaves by the door
         elif start is not None:
-            refill = [list(c) for c in self._burrow_closed]
+            refill = [list(c) for c in self._burrow_closed[:MAX_REFILL]]
+            self._burrow_closed = []
             result = await self.tools.execute("dig_out", {"start": list(start), "refill": refill}, self.ctx)
         else:
             self.executor.resume_paused(SHELTERING)
@@ -297,6 +298,7 @@ class ShelterReflex(SleepReflex):
 
 
 BURROW_RETRY_AFTER_STOP_MS = 5000
+MAX_REFILL = 64  # the dig_out tool's refill cells at most (a burrow closes 3 or so)
 POCKET_REACH = 2.5  # a burrow's pocket: two cells; a hostile further off is outside its ground
 
 

@@ -193,6 +193,21 @@ def test_a_close_in_that_cannot_reach_leaves_the_archer_be_for_a_minute(env):
     assert not reflexes.leaves_be(body.snapshot())
 
 
+def test_left_be_goes_by_the_hostiles_the_snapshot_counts_near_and_ends_once_one_hurts(env):
+    ftime = env["ftime"]
+    reflexes = Reflexes(env["tools"], env["ctx"], env["ex"], CFG, clock=ftime.clock)
+    reflexes._out_of_reach["skeleton"] = ftime.clock()  # a close-in could not reach it
+    snap = _snap(("skeleton", 9.0), ("zombie", 6.0))
+    marked = [e.model_copy(update={"near": e.name == "skeleton"}) for e in snap.entities]
+    # underground: the zombie on the surface over the rock is seen, not counted near
+    assert reflexes.leaves_be(snap.model_copy(update={"entities": marked, "hostiles": 1}))
+    assert not reflexes.leaves_be(snap)  # unmarked (a fake body): by distance, the zombie is near
+    ftime.clock.advance(1000)
+    reflexes._hurt_at = ftime.clock()  # shot after the close-in gave up
+    ftime.clock.advance(CFG.under_attack_ms + 1000)
+    assert not reflexes.leaves_be(snap.model_copy(update={"entities": marked, "hostiles": 1}))
+
+
 def test_a_hostile_in_reach_the_last_fight_could_not_get_at_is_left_be_unless_it_hurts():
     near = _snap(("skeleton", 3.5), inventory=("stone_sword",))
     assert choose_combat(near, CFG).reflex == CLOSE_IN

@@ -198,8 +198,24 @@ def test_no_walk_back_to_items_a_hostile_is_seen_beside(env):
     body.mobs.append(Mob("creeper", True, 4.5, 0.5))  # 4 blocks from the items, far from the bot
     assert body.position.distance_to(Vec3(x=4.5, y=GROUND_Y, z=0.5)) > 16
     assert reflexes.choose(body.snapshot()) is None  # it may still be there: wait
+    body.mobs[0] = Mob("creeper", True, 4.5, 0.5, y=GROUND_Y - 8)  # in a cave under them: no guard
+    assert reflexes.choose(body.snapshot()) == "recover"
     body.mobs[0] = Mob("creeper", True, 14.5, 0.5)  # wandered off (14 blocks from the items)
     assert reflexes.choose(body.snapshot()) == "recover"
+
+
+def test_items_guarded_for_90_s_are_given_up_and_the_tasks_go_on(env):
+    body, reflexes, ftime = env["body"], env["reflexes"], env["ftime"]
+    reflexes.record_events([_death({"x": 0.5, "y": GROUND_Y, "z": 0.5}, "skeleton")])
+    body.position = SPAWN
+    body.mobs.append(Mob("skeleton", True, 4.5, 0.5))
+    assert asyncio.run(reflexes.tick(body.snapshot())) is None and reflexes.death is not None  # waits
+    ftime.clock.advance(60_000)
+    asyncio.run(reflexes.tick(body.snapshot()))
+    assert reflexes.death is not None  # still waiting
+    ftime.clock.advance(31_000)
+    asyncio.run(reflexes.tick(body.snapshot()))
+    assert reflexes.death is None  # given up: "hostiles by the items for 90 s"
 
 
 def test_items_deep_under_the_respawn_are_walked_to_never_dug_down_to(env):

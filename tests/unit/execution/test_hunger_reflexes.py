@@ -110,22 +110,22 @@ def test_a_forage_hunts_the_animal_in_sight(env):
     reflexes = Reflexes(tools, env["ctx"], env["ex"], ReflexConfig(), clock=env["ftime"].clock)
     snap = _snap(env, health=9.7, food=17, mobs=(COW,))
     assert asyncio.run(reflexes.tick(snap)) == "forage"
-    assert tools.calls == [("hunt", {"target": "animal", "count": 1})]
+    assert tools.calls == [("hunt", {"target": "animal", "count": 1, "radius": 18.0})]
     assert reflexes.stats.forages == 1
     assert reflexes.choose(snap) == "forage"  # fed: no wait (with the beef held, the eat reflex takes it from here)
 
 
-def test_a_forage_hunts_the_herd_in_sight_up_to_three_but_not_one_far_off(env):
+def test_a_forage_hunts_the_herd_in_sight_up_to_two_but_not_one_far_off(env):
     tools = RecordingTools({"hunt": tool_success("hunt", {"kills": 3, "gained": {"beef": 6}})})
     reflexes = Reflexes(tools, env["ctx"], env["ex"], ReflexConfig(), clock=env["ftime"].clock)
     herd = [Mob("cow", hostile=False, x=10.5 + k, z=0.5) for k in range(4)] + [Mob("pig", hostile=False, x=30.5, z=0.5)]
     assert asyncio.run(reflexes.tick(_snap(env, health=9.7, food=17, mobs=tuple(herd)))) == "forage"
-    assert tools.calls == [("hunt", {"target": "animal", "count": 3})]
+    assert tools.calls == [("hunt", {"target": "animal", "count": 2, "radius": 18.0})]
     tools.calls.clear()
     reflexes._forage_retry_at = 0
-    pair = (COW, Mob("pig", hostile=False, x=30.5, z=0.5))  # the second 20 blocks past the first
+    pair = (COW, Mob("pig", hostile=False, x=-9.5, z=0.5))  # as near the bot, 20 blocks from the cow
     assert asyncio.run(reflexes.tick(_snap(env, health=9.7, food=17, mobs=pair))) == "forage"
-    assert tools.calls == [("hunt", {"target": "animal", "count": 1})]
+    assert tools.calls == [("hunt", {"target": "animal", "count": 1, "radius": 18.0})]
 
 
 def test_a_kill_that_dropped_no_food_is_a_fruitless_forage(env):

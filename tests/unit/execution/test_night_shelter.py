@@ -16,6 +16,7 @@ from agency.execution.reflexes.shelter import BURROW_RETRY_AFTER_STOP_MS
 from agency.planning.stalls import classify_stall
 from agency.planning.tasks.models import TaskStatus
 from agency.shelter.blueprint import basic_shelter
+from agency.shelter.burrow import _away
 from agency.shelter.door import in_hut
 from agency.shelter.earthwork import keep_box
 from agency.tools.testing import GROUND_Y, FakeBody, FakeTime, Mob
@@ -590,7 +591,21 @@ def test_a_burrow_beside_the_hut_being_built_heads_away_from_its_site(burrow_env
     asyncio.run(night())
     stairs = [a for k, a in body.started if k == "staircase"]
     assert stairs[0]["direction"] == "west"
-    assert all(c[0] < 40 for c in body.way_in)  # none under the footprint (x 41..45)
+    assert all(c[0] < 40 for c in body.way_in)  # none under the site and its ring (x 40..46)
+
+
+@pytest.mark.parametrize(
+    ("start", "heading"),
+    [((40, 40), "west"), ((47, 40), "east"), ((43, 44), "south"), ((44, 41), "east"), ((42, 38), "north")],
+)
+def test_a_burrow_leaves_a_sites_box_by_the_nearest_side(start, heading):
+    site = (41, GROUND_Y, 38)  # footprint x 41..45, z 38..42; with its ring x 40..46, z 37..43
+    assert _away((start[0], GROUND_Y, start[1]), site) == heading
+    x0, _, z0, x1, _, z1 = keep_box(site)
+    if not (x0 <= start[0] < x1 and z0 <= start[1] < z1):  # from beside it: no step under it
+        dx, dz = {"east": (1, 0), "west": (-1, 0), "south": (0, 1), "north": (0, -1)}[heading]
+        steps = [(start[0] + k * dx, start[1] + k * dz) for k in (1, 2, 3)]
+        assert not any(x0 <= x < x1 and z0 <= z < z1 for x, z in steps)
 
 
 def test_no_burrow_while_a_finished_hut_is_being_verified(burrow_env):
