@@ -33,11 +33,11 @@ from agency.shelter.door import doorway_cells
 from agency.shelter.earthwork import MAX_COST, PATH_DIGGABLE, Work, keep_box, site_columns, site_work, work_box
 from agency.shelter.models import Facing, Pos
 from agency.shelter.site_check import stands
-from agency.shelter.site_finder import SCAN_RADIUS, choose_site, ring_cells, scan_box
+from agency.shelter.site_finder import SCAN_RADIUS, SiteChoice, choose_site, ring_cells, scan_box
 from agency.tools.actions import run_action
 from agency.tools.base import BODY_QUEUE, Tool, ToolContext, ToolFailure, ToolInput
 from agency.tools.crafting import CraftInput, craft
-from agency.tools.movement import NO_PROGRESS, dig_walk, time_to_dig, walk
+from agency.tools.movement import NO_PROGRESS, ExploreInput, dig_walk, explore, time_to_dig, walk
 from agency.tools.results import EXECUTION_ERROR, PRECONDITION_FAILED
 from agency.tools.spatial import block_pos
 from agency.world import BlockRegion
@@ -102,21 +102,43 @@ async def _ground_feet(ctx: ToolContext, feet: tuple[int, int, int]) -> tuple[in
     return feet
 
 
-async def shelter_site(ctx: ToolContext, p: ShelterSiteInput) -> dict[str, Any]:
-    hooks = _hooks(ctx)
-    if hooks is not None and p.taskId:
-        known = hooks.anchored_site(p.taskId)
-        if known is not None:  # anchored once, for good: resume and repair build here
-            return {**known, "anchored": True, "reused": True}
+FARTHER_LEGS = 2  # walks away to look for a site when none is near the bot
+FARTHER_LEG = 24  # blocks: beyond what the scan around the bot saw
+
+
+async def _site_near_bot(ctx: ToolContext) -> SiteChoice | None:
     feet = await _ground_feet(ctx, block_pos((await ctx.snapshot()).position))
-    choice = None
     for dy in LEVEL_SHIFTS:
         level = (feet[0], feet[1] + dy, feet[2])
         choice = choose_site(await ctx.region(*scan_box(level)), level)
         if choice is not None:
             if dy:
                 logger.info("[Shelter] no site at the bot's level (y {}): one {} blocks up", feet[1], dy)
+            return choice
+    return None
+
+
+async def shelter_site(ctx: ToolContext, p: ShelterSiteInput) -> dict[str, Any]:
+    hooks = _hooks(ctx)
+    if hooks is not None and p.taskId:
+        known = hooks.anchored_site(p.taskId)
+        if known is not None:  # anchored once, for good: resume and repair build here
+            return {**known, "anchored": True, "reused": True}
+    choice = await _site_near_bot(ctx)
+    for leg in range(1, FARTHER_LEGS + 1):
+        if choice is not None:
             break
+        # steep or wooded ground: a walk of FARTHER_LEG blocks, where the scan has not looked,
+        # and a scan from there (a 26.1 bench bot failed its hut twice in 30 s on a slope)
+        logger.info("[Shelter] no site within {} blocks of the bot: looking {} blocks away", SCAN_RADIUS, FARTHER_LEG)
+        try:
+            await explore(ctx, ExploreInput(legs=1, leg_distance=FARTHER_LEG, max_distance=FARTHER_LEG * FARTHER_LEGS))
+        except ToolFailure as e:
+            logger.info("[Shelter] could not walk away to look: {}", e.message)
+            break
+        choice = await _site_near_bot(ctx)
+        if choice is not None:
+            logger.info("[Shelter] a site found after {} walk(s) away", leg)
     if choice is None:
         raise ToolFailure(
             PRECONDITION_FAILED,
@@ -442,7 +464,7 @@ TOOLS = [
         "Choose (or recall) a site for a basic shelter near the bot (least earthwork) and anchor the goal there.",
         ShelterSiteInput,
         shelter_site,
-        timeout_s=30,
+        timeout_s=90,  # two walks of 24 blocks to look farther
         queue=BODY_QUEUE,
     ),
     Tool(

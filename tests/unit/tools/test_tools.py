@@ -530,5 +530,17 @@ def test_with_no_site_at_the_bots_level_a_terrace_over_it_is_taken(ctx: ToolCont
     assert res.output["origin"][1] == 67 and res.output["earthwork"] == 0
     body.blocks.update({(x, 67, z): "oak_planks" for x in range(-30, 31) for z in range(-30, 31)})
     body.blocks.update({(x, y, z): "oak_planks" for x in range(-30, 31) for z in range(-30, 31) for y in range(68, 76)})
+    body.fail["move_to"] = "no progress toward it for 160 ticks"  # nowhere to walk to either
     res = run(default_tool_registry().execute("shelter_site", {}, ctx))
     assert not res.success and "up to 8 blocks over it" in res.error.message
+
+
+def test_with_no_site_near_the_bot_it_walks_away_to_look_farther(ctx: ToolContext, body: FakeBody) -> None:
+    # a player's blocks 12 high all round the bot, 20 blocks each way: no floor within the scan
+    body.blocks.update({(x, y, z): "oak_planks" for x in range(-20, 21) for z in range(-20, 21) for y in range(64, 76)})
+    res = run(default_tool_registry().execute("shelter_site", {}, ctx))
+    assert res.success, res.error
+    walks = [a for k, a in body.started if k == "move_to"]
+    assert 1 <= len(walks) <= 2  # one or two walks of 24 blocks away
+    x, _, z = res.output["origin"]
+    assert max(abs(x), abs(z)) > 16  # beyond what the scan from the bot's spot saw
