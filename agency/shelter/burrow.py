@@ -82,6 +82,7 @@ async def burrow(ctx: ToolContext, p: BurrowInput) -> dict[str, Any]:
     open_ = await fill_open(ctx, opened)
     if open_:
         raise ToolFailure(EXECUTION_ERROR, f"the way in is still open at {open_} (no block to fill it)")
+    sealed = await _seal(ctx)
     end = (await ctx.snapshot()).position
     return {
         "from": list(start),
@@ -89,7 +90,27 @@ async def burrow(ctx: ToolContext, p: BurrowInput) -> dict[str, Any]:
         "y": math.floor(end.y),
         "steps": out.get("steps"),
         "closed": [list(c) for c in opened],
+        "sealed": sealed,
     }
+
+
+SIDES = ((1, 0, 0), (-1, 0, 0), (0, 1, 0), (0, -1, 0), (0, 0, 1), (0, 0, -1))
+
+
+async def _seal(ctx: ToolContext) -> list[list[int]]:
+    """Every open cell beside the bot's feet and head filled (the staircase's last step behind
+    it, a cave the steps passed beside): a 1.18.2 bench bot's burrow let a zombie in, and the
+    bot fought its way out into the night and died 14 times. Best effort: what cannot be
+    filled is logged. Returns the cells filled."""
+    feet = block_pos((await ctx.snapshot()).position)
+    head = (feet[0], feet[1] + 1, feet[2])
+    around = {(c[0] + dx, c[1] + dy, c[2] + dz) for c in (feet, head) for dx, dy, dz in SIDES} - {feet, head}
+    region = await ctx.region((feet[0] - 1, feet[1] - 1, feet[2] - 1), (3, 4, 3))
+    opening = sorted(c for c in around if not is_solid(region.block_at(*c)))
+    left = await fill_open(ctx, opening)
+    if left:
+        logger.info("[Shelter] burrow: {} left open beside the bot (nothing to fill it with)", left)
+    return [list(c) for c in opening if list(c) not in left]
 
 
 async def dig_out(ctx: ToolContext, p: DigOutInput) -> dict[str, Any]:

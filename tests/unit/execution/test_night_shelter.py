@@ -575,6 +575,18 @@ def test_at_night_with_no_shelter_the_bot_burrows_in_and_holds_its_tasks_until_m
     assert reflexes.choose(body.snapshot()) is None
 
 
+def test_a_burrow_seals_the_cells_beside_the_bot_a_cave_left_open(burrow_env):
+    """A 1.18.2 bench bot's burrow let a zombie in: it fought its way out into the night."""
+    body, reflexes = burrow_env["body"], burrow_env["reflexes"]
+    cave = (43, GROUND_Y - 3, 41)  # beside where the third step ends (the fake staircase goes east)
+    body.blocks[cave] = "air"
+    body.inventory["dirt"] += 2
+    body.time_of_day = 13_500
+    assert asyncio.run(reflexes.tick(body.snapshot())) == "burrow"
+    assert (int(body.position.x // 1), int(body.position.z // 1)) == (43, 40)
+    assert body.blocks[cave] in ("dirt", "cobblestone")
+
+
 def test_a_burrow_beside_the_hut_being_built_heads_away_from_its_site(burrow_env):
     """A bench bot's burrow went under the floor of the hut it was building, and in the
     morning the build failed on the hole ('a hole deeper than 1')."""
