@@ -1,7 +1,7 @@
 """burrow: a night with no shelter to go to, spent in the ground. A staircase three steps down
 from where the bot stands (node/lib/actions/staircase.js checks every block before digging it:
 no liquid, no falling block overhead, no hole over a cave), then the ground cells it opened
-filled from below (agency.shelter.backfill), so the bot sits in a closed pocket two cells long.
+filled from below (agency.shelter.backfill), and the cells beside the bot sealed, so it sits in a closed pocket.
 No pickaxe is needed: the first steps are mostly soil, and the staircase refuses a block too
 hard for the tools held. In the morning, dig_out walks back up to where the burrow began,
 digging through the fill (cobblestone too: the fill is of what the staircase dug out)."""
