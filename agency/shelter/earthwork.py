@@ -122,7 +122,14 @@ def column_work(
     if not (is_solid(below) and not is_leaves(below)):
         if kind == "ring" and keep:  # a crater beside a hut being repaired (a creeper's): stand elsewhere
             return Work(tuple(digs), (), cost)
-        return f"{x},{y0 - 1},{z} is a hole deeper than 1"
+        sides = [region.block_at(x + dx, y0 - 1, z + dz) for dx, dz in ((1, 0), (-1, 0), (0, 1), (0, -1))]
+        if not (keep and any(is_solid(s) and not is_leaves(s) for s in sides)):
+            return f"{x},{y0 - 1},{z} is a hole deeper than 1"
+        # a hut being repaired: its floor cell over a shaft (a staircase dug from inside it) is
+        # filled against the floor beside it (a bench hut failed its repair on one for good)
+        if not is_replaceable(floor):
+            return f"{x},{y0 - 1},{z} is {floor}"
+        return Work(tuple(digs), ((x, y0 - 1, z),), cost + FILL_COST)
     if not is_replaceable(floor):
         c = dig_cost(floor)
         if c is None:

@@ -87,13 +87,20 @@ def test_earthwork_refuses_deep_holes_water_and_built_blocks_with_a_reason():
     assert site_work(_region({(2, 64, 2): "oak_planks"}), origin, keep={(2, 64, 2)}).empty
 
 
-def test_a_crater_beside_a_hut_being_repaired_is_stood_around_but_one_under_its_wall_is_refused():
+def test_a_crater_beside_a_hut_being_repaired_is_stood_around_and_a_shaft_in_its_floor_filled():
     origin, wall = (2, 64, 2), {(2, 64, 2): "oak_planks"}
     crater = {(1, 63, 4): "air", (1, 62, 4): "air"}  # on the ring, west of the footprint: a creeper's
     assert "deeper than 1" in site_work(_region(crater), origin)  # a new site: look for flatter ground
     assert site_work(_region({**wall, **crater}), origin, keep=set(wall)).empty
+    # a staircase dug from inside the hut holed its floor (a bench hut failed its repair on one
+    # for good): the floor cell is filled against the floor beside it
+    shaft = {(4, 63, 4): "air", (4, 62, 4): "air", (4, 61, 4): "air"}
+    assert "deeper than 1" in site_work(_region(shaft), origin)  # not for a new site
+    assert site_work(_region({**wall, **shaft}), origin, keep=set(wall)).fills == ((4, 63, 4),)
     under_wall = {(2, 63, 4): "air", (2, 62, 4): "air"}
-    assert "deeper than 1" in site_work(_region({**wall, **under_wall}), origin, keep=set(wall))
+    assert site_work(_region({**wall, **under_wall}), origin, keep=set(wall)).fills == ((2, 63, 4),)
+    pit = {(x, y, z): "air" for x in range(1, 8) for z in range(1, 8) for y in (62, 63)}  # no floor left at all
+    assert "deeper than 1" in site_work(_region({**wall, **pit}), origin, keep=set(wall))
 
 
 def test_build_plan_delegates_only_missing_materials_and_a_repair_brings_only_what_is_gone():
