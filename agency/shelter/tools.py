@@ -186,36 +186,25 @@ async def walk_site(
     never its floor). A walk that fails where the bot can already do its job (`good_enough`)
     is no failure."""
     x, y, z = spot
-    try:
-        await walk(ctx, x, y, z, rng, dig_out=False)  # never through soil: that holes the site's floor
-        return
-    except ToolFailure as e:
-        if e.code != EXECUTION_ERROR:
-            raise
-        if await good_enough():
+    trees = {"x": x, "y": y, "z": z, "range": rng, "digOnly": list(PATH_DIGGABLE)}
+    tries: tuple[tuple[str, Callable[[], Awaitable[Any]]], ...] = (
+        ("", lambda: walk(ctx, x, y, z, rng, dig_out=False)),  # never through soil: that holes the site's floor
+        ("digging through trees only", lambda: run_action(ctx, "move_to", trees)),
+        ("digging through natural ground outside the site", lambda: dig_walk(ctx, x, y, z, rng, keep_box(origin))),
+    )
+    for n, (_, go) in enumerate(tries):
+        try:
+            await go()
             return
-        logger.info(
-            f"[Builder] path to {x:.1f},{y:.1f},{z:.1f} blocked ({e.message}); retrying, digging through trees only"
-        )
-    try:
-        await run_action(ctx, "move_to", {"x": x, "y": y, "z": z, "range": rng, "digOnly": list(PATH_DIGGABLE)})
-        return
-    except ToolFailure as e:
-        if e.code != EXECUTION_ERROR:
-            raise
-        if await good_enough():
-            return
-        if NO_PROGRESS not in e.message or not time_to_dig(ctx):
-            raise
-        logger.info(
-            f"[Builder] path to {x:.1f},{y:.1f},{z:.1f} still blocked ({e.message}); retrying, "
-            "digging through natural ground outside the site"
-        )
-    try:
-        await dig_walk(ctx, x, y, z, rng, keep_out=keep_box(origin))
-    except ToolFailure as e:
-        if e.code != EXECUTION_ERROR or not await good_enough():
-            raise
+        except ToolFailure as e:
+            if e.code != EXECUTION_ERROR:
+                raise
+            if await good_enough():
+                return
+            last = n == len(tries) - 1
+            if last or (n > 0 and (NO_PROGRESS not in e.message or not time_to_dig(ctx))):
+                raise
+            logger.info(f"[Builder] path to {x:.1f},{y:.1f},{z:.1f} blocked ({e.message}); retrying, {tries[n + 1][0]}")
 
 
 async def _approach(
