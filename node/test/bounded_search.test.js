@@ -2,7 +2,8 @@
 // refused before any search (mineflayer-tool's harvest-tool lookup would otherwise loop until
 // node runs out of memory), and a walk or a collect toward a block sealed in bedrock ends with
 // the bound that stopped its search, the heap staying small meanwhile. A collect gives up after
-// MAX_FAILED such blocks in a row, and stops when its tool is gone.
+// MAX_FAILED such blocks in a row, stops when its tool is gone, and names the blocks it took
+// when none gave its item.
 'use strict'
 
 const test = require('node:test')
@@ -137,5 +138,16 @@ test('bounded searches', { timeout: 300000, ...oneVersion('search bounds and hea
     const { collected, gained, stopped } = out.result
     assert.deepStrictEqual({ collected, gained }, { collected: 1, gained: 1 }, 'the block dug with the pickaxe, and no other')
     assert.match(stopped, /^cannot harvest stone without one of: .*wooden_pickaxe/)
+  })
+
+  await t.test('a collect whose blocks give none of its item says which it took, with what, and where the bot stood', async () => {
+    // Glass drops nothing without silk touch: taken, and nothing after it.
+    const glass = b.offset(-3, 0, 0)
+    await command(bot, `/mcbot setblock ${glass.x} ${glass.y} ${glass.z} glass`)
+    await waitFor(() => bot.blockAt(glass)?.name === 'glass', 10000, 'the glass in view')
+    const out = await runAction(bot, 'collect', { block: 'glass', count: 1, maxDistance: 16 }, 90000)
+    assert.strictEqual(bot.blockAt(glass).name, 'air', 'the glass was taken')
+    assert.match(out.error, new RegExp(`^no glass came from 1 glass taken \\(first: glass at ${glass.x},${glass.y},${glass.z} ` +
+      'taken with [a-z_ ]+, bot at -?\\d+\\.\\d,-?\\d+\\.\\d,-?\\d+\\.\\d\\)$'))
   })
 })

@@ -55,6 +55,7 @@ async function run (bot, args, rec) {
   positions.sort((a, b) => up * (a.y - b.y) * 4 + (a.distanceTo(me) - b.distanceTo(me)))
   bound(bot, { dig: true })
   const errors = []
+  const noDrop = [] // blocks taken with no item after them: the reason a collect gains nothing
   let collected = 0
   let failed = 0
   let stopped = null
@@ -75,10 +76,12 @@ async function run (bot, args, rec) {
         // arrived, and it digs from where it stands): any failed search ends this block.
         search = watch(bot, `${name} at ${p.x},${p.y},${p.z}`, (why) => reject(new Error(why)))
       })
+      const had = countItems(bot, item)
       const take = uncollidable(def) ? pickPlant(bot, block) : bot.collectBlock.collect(block, { ignoreNoPath: true })
       await Promise.race([take, late])
       collected++
       failed = 0
+      if (countItems(bot, item) === had) noDrop.push(`${name} at ${p.x},${p.y},${p.z} taken with ${heldName(bot)}`)
     } catch (err) {
       const why = (search && search.reason) || String((err && err.message) || err)
       errors.push(why)
@@ -96,6 +99,9 @@ async function run (bot, args, rec) {
     const also = stopped && stopped !== errors[0] ? ` (${stopped})` : ''
     throw new Error(`could not collect any ${name}: ${errors[0]}${also}`)
   }
+  if (gained === 0 && noDrop.length) {
+    throw new Error(`no ${item} came from ${noDrop.length} ${name} taken (first: ${noDrop[0]}, bot at ${at(bot)})`)
+  }
   return { requested: count, found: positions.length, collected, gained, skipped: errors.length, stopped }
 }
 
@@ -112,6 +118,15 @@ async function abandon (bot) {
 
 function isTrunk (name) {
   return name.endsWith('_log') || name.endsWith('_stem')
+}
+
+function heldName (bot) {
+  return bot.heldItem ? bot.heldItem.name : 'an empty hand'
+}
+
+function at (bot) {
+  const p = bot.entity.position
+  return `${p.x.toFixed(1)},${p.y.toFixed(1)},${p.z.toFixed(1)}` + (bot.entity.isInWater ? ' in water' : '')
 }
 
 function countItems (bot, name) {
