@@ -84,7 +84,6 @@ function fill (bot, radius) {
   const inside = (x, y, z) => Math.abs(x - start.x) <= radius && Math.abs(y - start.y) <= radius &&
     Math.abs(z - start.z) <= radius && space.has(index(x, y, z))
   return {
-    cells: space.size,
     // the mob's feet or head cell in the space (its feet cell is the slab it stands on at y + 0.5)
     reaches: (position) => {
       const x = Math.floor(position.x)
@@ -95,7 +94,7 @@ function fill (bot, radius) {
   }
 }
 
-// { cells, reaches(position) } for the bot's space, or null when it is open. `cover`: the solid
+// { reaches(position) } for the bot's space, or null when it is open. `cover`: the solid
 // blocks over its head (lib/snapshot): with none the sky is part of its space.
 function openSpace (bot, radius, cover) {
   if (!cover) return null
@@ -110,4 +109,4 @@ function openSpace (bot, radius, cover) {
   return c.value
 }
 
-module.exports = { openSpace, MAX_CELLS }
+module.exports = { openSpace }
