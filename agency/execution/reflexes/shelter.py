@@ -30,7 +30,7 @@ from agency.shelter.bed import is_bed
 from agency.shelter.dig_in import in_pocket
 from agency.shelter.door import DoorwayInput, in_hut
 from agency.shelter.models import SiteSignature
-from agency.shelter.tools import HOOKS_KEY as SHELTER_HOOKS
+from agency.shelter.tool_inputs import HOOKS_KEY as SHELTER_HOOKS
 from agency.tools import ToolExecutionResult
 from agency.world import DUSK_START, NIGHT_START, WorldSnapshot, night_approaching, underground
 

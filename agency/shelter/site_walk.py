@@ -1,0 +1,95 @@
+"""The builder's walks at a site: to a spot (through trees, or natural ground outside the
+site, when the plain path is blocked) and to the ring cell that reaches the next placements."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from loguru import logger
+
+from agency.shelter.earthwork import PATH_DIGGABLE, keep_box
+from agency.shelter.models import Pos
+from agency.shelter.site_finder import ring_cells
+from agency.tools.actions import run_action
+from agency.tools.base import ToolContext, ToolFailure
+from agency.tools.movement import NO_PROGRESS, dig_walk, time_to_dig, walk
+from agency.tools.results import EXECUTION_ERROR
+from agency.tools.spatial import block_pos
+
+EYE_HEIGHT = 1.62
+PLACE_REACH = 4.5  # survival reach, measured from the eyes
+
+
+def in_reach(stand: tuple[float, float, float], target: tuple[int, int, int]) -> bool:
+    eye = (stand[0], stand[1] + EYE_HEIGHT, stand[2])
+    return math.dist(eye, (target[0] + 0.5, target[1] + 0.5, target[2] + 0.5)) <= PLACE_REACH
+
+
+async def _never() -> bool:
+    return False
+
+
+async def walk_site(
+    ctx: ToolContext,
+    origin: Pos,
+    spot: tuple[float, float, float],
+    rng: float,
+    good_enough: Callable[[], Awaitable[bool]] = _never,
+) -> None:
+    """Walk to a spot at the site at origin. If the path is blocked (a bot coming back out of
+    the canopy, a leaf wall round a clearing), try again digging through leaves and logs only;
+    if that fails too (a bot in the pit its collect of stone left, under a cliff the site is
+    on), once more digging through natural ground anywhere but the site (earthwork.keep_box:
+    never its floor). A walk that fails where the bot can already do its job (`good_enough`)
+    is no failure."""
+    x, y, z = spot
+    trees = {"x": x, "y": y, "z": z, "range": rng, "digOnly": list(PATH_DIGGABLE)}
+    tries: tuple[tuple[str, Callable[[], Awaitable[Any]]], ...] = (
+        ("", lambda: walk(ctx, x, y, z, rng, dig_out=False)),  # never through soil: that holes the site's floor
+        ("digging through trees only", lambda: run_action(ctx, "move_to", trees)),
+        ("digging through natural ground outside the site", lambda: dig_walk(ctx, x, y, z, rng, keep_box(origin))),
+    )
+    for n, (_, go) in enumerate(tries):
+        try:
+            await go()
+            return
+        except ToolFailure as e:
+            if e.code != EXECUTION_ERROR:
+                raise
+            if await good_enough():
+                return
+            last = n == len(tries) - 1
+            if last or (n > 0 and (NO_PROGRESS not in e.message or not time_to_dig(ctx))):
+                raise
+            logger.info(f"[Builder] path to {x:.1f},{y:.1f},{z:.1f} blocked ({e.message}); retrying, {tries[n + 1][0]}")
+
+
+async def approach(
+    ctx: ToolContext, origin: tuple[int, int, int], target: tuple[int, int, int], upcoming: list[tuple[int, int, int]]
+) -> None:
+    """Stay put if the target is within reach from outside the footprint; else walk to the
+    ring cell that reaches it and as many of the upcoming placements as possible (fewest
+    walks), the nearest such cell first."""
+    pos = (await ctx.snapshot()).position
+    feet = block_pos(pos)
+    x0, _, z0 = origin
+    inside = x0 <= feet[0] < x0 + 5 and z0 <= feet[2] < z0 + 5
+    if not inside and in_reach((pos.x, pos.y, pos.z), target):
+        return
+    cells = [c for c in ring_cells(origin) if in_reach((c[0] + 0.5, c[1], c[2] + 0.5), target)] or ring_cells(origin)
+
+    def score(c: tuple[int, int, int]) -> tuple[int, float]:
+        stand = (c[0] + 0.5, c[1], c[2] + 0.5)
+        covered = sum(1 for u in upcoming if in_reach(stand, u))
+        return (-covered, math.dist(c, feet))
+
+    spot = min(cells, key=score)
+
+    async def placeable_from_here() -> bool:
+        p = (await ctx.snapshot()).position
+        f = block_pos(p)
+        return not (x0 <= f[0] < x0 + 5 and z0 <= f[2] < z0 + 5) and in_reach((p.x, p.y, p.z), target)
+
+    await walk_site(ctx, origin, (spot[0] + 0.5, spot[1], spot[2] + 0.5), 0, placeable_from_here)
