@@ -38,6 +38,9 @@ class AttackInput(ToolInput):
     hits: int | None = Field(
         default=None, ge=1, le=100, description="stop after this many hits; none = until it is gone"
     )
+    stopAtHealth: float | None = Field(
+        default=None, ge=0, le=20, description="break off at or below this health (an error: 'broke off: ...')"
+    )
 
 
 class FleeInput(ToolInput):
@@ -76,6 +79,8 @@ async def attack(ctx: ToolContext, p: AttackInput) -> dict[str, Any]:
     args: dict[str, Any] = {"radius": p.radius}
     if p.hits is not None:
         args["maxHits"] = p.hits
+    if p.stopAtHealth is not None:
+        args["stopAtHealth"] = p.stopAtHealth
     if p.entityId is not None:
         args["entityId"] = p.entityId
     elif p.target is not None:

@@ -74,6 +74,7 @@ class FakeBody:
         self._actions: dict[str, dict[str, Any]] = {}
         self.running_now = 0
         self.peak_running = 0
+        self.health = 20.0
         self.food = 20
         self.eaten: list[str] = []
         self.mobs: list[Mob] = []
@@ -103,7 +104,7 @@ class FakeBody:
             for m in seen
         ]
         return WorldSnapshot(
-            health=20,
+            health=self.health,
             food=self.food,
             gameMode="survival",
             dimension="overworld",

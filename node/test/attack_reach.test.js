@@ -1,7 +1,7 @@
 // lib/actions/attack.js: a chase that lands no hit ends as out of reach, in the bot's own
 // physics ticks, long before the action's time limit (the reflexes chased skeletons on ledges
 // for 25 s at a time, the task held meanwhile); with no sword or axe a digging tool is the
-// weapon (lib/names.js WEAPONS).
+// weapon (lib/names.js WEAPONS). A chase breaks off at args.stopAtHealth.
 'use strict'
 
 const test = require('node:test')
@@ -31,6 +31,16 @@ test('an attack on a hostile it cannot reach ends as out of reach', { timeout: 2
   assert.strictEqual(st.state, 'failed', `ended ${st.state}: ${st.error}`)
   assert.match(st.error, /could not get at the zombie \(\d+\.\d blocks away, no hit in 200 ticks\)/)
   assert.ok(bot.entities[id], 'the zombie is still there: it was never reached')
+
+  // The same chase, the bot's health set to 5 once it is under way: it breaks off at
+  // stopAtHealth, not at the stall (the reflexes retreat there).
+  const chase = runAction(bot, 'attack', { entityId: id, stopAtHealth: 6 }, 120000)
+  await waitFor(() => bot.pathfinder.goal, 10000, 'the chase under way')
+  await command(bot, '/mcbot health chaser 5', { match: /chaser health 5/ })
+  const off = await chase
+  assert.strictEqual(off.state, 'failed', `ended ${off.state}: ${off.error}`)
+  const [, left] = off.error.match(/^broke off: health (\d+\.\d) at or below 6 \(zombie, 0 hits landed\)/) || []
+  assert.ok(Number(left) <= 6, off.error) // 5, and whatever regeneration gave back since
 })
 
 test('with no sword or axe the attack hits with the pickaxe, not a fist', { timeout: 240000, ...oneVersion('the weapon list is the bot\'s, not the protocol\'s') }, async (t) => {

@@ -143,7 +143,7 @@ class Reflexes(CombatReflex, EatReflex, ForageReflex, RecoverReflex, ShelterRefl
                 return
         async with self._task_held() as paused:
             if combat is not None:
-                result = await self._answer(combat)
+                result = await self._answer(combat, snap.health)
             else:
                 result = await self._eat(snap)
             logger.info(

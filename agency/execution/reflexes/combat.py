@@ -26,6 +26,11 @@ CORNERED_MS = 20_000  # after an evasion that got nowhere, a bare-handed bot fig
 CHASED = (3, 60_000)  # this many evasions (that fled) within this long: it keeps coming, fight
 
 
+# A close-in breaks off once it has cost this much health (the reflexes wait on it meanwhile:
+# a bench bot chasing a skeleton went from 20 to dead under zombies in 9 s); a fight, at the
+# retreat threshold. Broken off, the close-in counts as out of reach: hurt, the bot retreats.
+CLOSE_IN_HEALTH_BUDGET = 8.0  # an arrow or two on the way is the close-in's cost; more is something else too
+
 LEFT_BE_WITHIN = 16.0  # as far as a snapshot counts hostiles near (the bot's default hostile_radius)
 
 
@@ -43,8 +48,9 @@ class CombatReflex(ReflexBase):
         ]
         return bool(near) and not self._under_attack() and all(e.name in kinds for e in near)
 
-    async def _answer(self, combat: CombatChoice) -> Any:
-        """Carry out a combat reflex with the tools: one tool call, or a strike then an evasion."""
+    async def _answer(self, combat: CombatChoice, health: float) -> Any:
+        """Carry out a combat reflex with the tools: one tool call, or a strike then an evasion.
+        `health`: the bot's as the choice was made."""
         cfg, name = self.config, combat.target.name
         self.stats.by_kind[name] += 1
         evade = {
@@ -64,7 +70,12 @@ class CombatReflex(ReflexBase):
         if combat.reflex in (FIGHT, CLOSE_IN):
             self.stats.fought += 1
             radius = cfg.skeleton_engage_within if combat.reflex == CLOSE_IN else cfg.fight_radius
-            res = await self.tools.execute("attack", {"target": name, "radius": radius}, self.ctx)
+            stop = cfg.retreat_below_health
+            if combat.reflex == CLOSE_IN:
+                stop = max(stop, health - CLOSE_IN_HEALTH_BUDGET)
+            res = await self.tools.execute(
+                "attack", {"target": name, "radius": radius, "stopAtHealth": stop}, self.ctx
+            )
             # a close-in that failed, or a fight out of reach (a chase that got no hit in, or
             # the attack's time limit): not a target already gone
             out_of_reach = res.error is not None and ("could not get" in res.error.message or res.error.code == TIMEOUT)

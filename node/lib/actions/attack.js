@@ -2,6 +2,9 @@
 // Fight the nearest hostile (of one kind when args.name is given; or a given entity id)
 // within reach: equip the best weapon held, close in with pathfinder, hit on the attack
 // cooldown until it is gone (or args.maxHits hits landed: a strike before backing off).
+// It breaks off (an error starting BROKE_OFF) at args.stopAtHealth or less: the reflexes
+// retreat there, but wait on the fight meanwhile (a bench bot chasing a skeleton went from
+// health 20 to dead under zombies in 9 s).
 const { goals } = require('mineflayer-pathfinder')
 const { bound } = require('../path_search')
 const { entityName, isHostile, names } = require('../names')
@@ -14,6 +17,12 @@ const HIT_EVERY_MS = 650 // a sword's attack cooldown, roughly
 // limit (the reflexes chased such skeletons 25 s a time, shot all the while: two of a bench's
 // deaths). A reachable hostile 16 blocks off is hit within 5 s.
 const NO_HIT_TICKS = ticksFor(10000)
+const BROKE_OFF = 'broke off'
+
+function breakOff (bot, args) {
+  if (!Number.isFinite(args.stopAtHealth) || bot.health > args.stopAtHealth) return null
+  return `${BROKE_OFF}: health ${bot.health.toFixed(1)} at or below ${args.stopAtHealth}`
+}
 
 function pickTarget (bot, args) {
   if (args.entityId !== undefined) return bot.entities[args.entityId] || null
@@ -42,6 +51,8 @@ async function run (bot, args, rec) {
     while (!rec.cancelled) {
       const e = bot.entities[target.id]
       if (!e || e.isValid === false) break
+      const why = breakOff(bot, args)
+      if (why) throw new Error(`${why} (${target.name}, ${hits} hits landed)`)
       const d = e.position.distanceTo(bot.entity.position)
       if (d > REACH && clock.ticks - hitAt >= NO_HIT_TICKS) {
         throw new Error(`could not get at the ${target.name} (${d.toFixed(1)} blocks away, no hit in ${NO_HIT_TICKS} ticks)`)

@@ -11,6 +11,7 @@ from loguru import logger
 
 from agency.execution.combat import CLOSE_IN, EVADE, FIGHT, RETREAT, STRIKE_AND_BACK_OFF, choose_combat, threat_radii
 from agency.execution.reflexes import ReflexConfig, Reflexes
+from agency.execution.reflexes.combat import CLOSE_IN_HEALTH_BUDGET
 from agency.tools.testing import FakeBody, FakeTime, Mob
 from agency.world import WorldSnapshot
 
@@ -144,11 +145,31 @@ def test_a_skeleton_is_closed_in_on_and_a_spider_fought_by_their_kinds(env):
     reflexes = Reflexes(env["tools"], env["ctx"], env["ex"], CFG)
     body.mobs = [Mob("skeleton", hostile=True, x=12.5, z=0.5)]
     assert asyncio.run(reflexes.tick(body.snapshot())) == CLOSE_IN
-    assert body.started[-1] == ("attack", {"radius": CFG.skeleton_engage_within, "name": "skeleton"})
+    # a close-in breaks off once it has cost CLOSE_IN_HEALTH_BUDGET; a fight at the retreat threshold
+    close_in = {"radius": CFG.skeleton_engage_within, "stopAtHealth": 20 - CLOSE_IN_HEALTH_BUDGET, "name": "skeleton"}
+    assert body.started[-1] == ("attack", close_in)
     body.mobs = [Mob("spider", hostile=True, x=2.5, z=0.5)]
     assert asyncio.run(reflexes.tick(body.snapshot())) == FIGHT
-    assert body.started[-1] == ("attack", {"radius": CFG.fight_radius, "name": "spider"})
+    fight = {"radius": CFG.fight_radius, "stopAtHealth": CFG.retreat_below_health, "name": "spider"}
+    assert body.started[-1] == ("attack", fight)
     assert body.mobs == [] and reflexes.stats.fought == 2 and reflexes.stats.by_kind == {"skeleton": 1, "spider": 1}
+
+
+def test_a_close_in_that_broke_off_hurt_leaves_the_archer_be_and_the_bot_retreats_from_it(env):
+    body, ftime = env["body"], env["ftime"]
+    reflexes = Reflexes(env["tools"], env["ctx"], env["ex"], CFG, clock=ftime.clock)
+    body.mobs = [Mob("skeleton", hostile=True, x=12.5, z=0.5)]
+    body.inventory["stone_sword"] = 1
+
+    def broke_off(a):  # hurt on the way by what else is about
+        body.health = a["stopAtHealth"]
+        raise RuntimeError(f"broke off: health {body.health} at or below {a['stopAtHealth']} (skeleton, 0 hits landed)")
+
+    body._do_attack = broke_off
+    assert asyncio.run(reflexes.tick(body.snapshot())) == CLOSE_IN
+    assert body.health == 20 - CLOSE_IN_HEALTH_BUDGET  # not fought on down to the retreat threshold
+    reflexes._hurt_at = ftime.clock()
+    assert reflexes.choose(body.snapshot()) == RETREAT  # hurt, and the archer out of reach: away from it
 
 
 def test_outnumbered_by_day_the_bot_walks_away_from_them_all(env):
