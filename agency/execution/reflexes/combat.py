@@ -73,9 +73,7 @@ class CombatReflex(ReflexBase):
             stop = cfg.retreat_below_health
             if combat.reflex == CLOSE_IN:
                 stop = max(stop, health - CLOSE_IN_HEALTH_BUDGET)
-            res = await self.tools.execute(
-                "attack", {"target": name, "radius": radius, "stopAtHealth": stop}, self.ctx
-            )
+            res = await self.tools.execute("attack", {"target": name, "radius": radius, "stopAtHealth": stop}, self.ctx)
             # a close-in that failed, or a fight out of reach (a chase that got no hit in, or
             # the attack's time limit): not a target already gone
             out_of_reach = res.error is not None and ("could not get" in res.error.message or res.error.code == TIMEOUT)
