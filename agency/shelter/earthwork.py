@@ -49,6 +49,7 @@ class Work:
 
 
 NOTHING = Work()
+NOT_LOADED = "not loaded"  # why a column cannot be judged: the bot is too far for its chunk
 
 
 def dig_cost(name: str) -> float | None:
@@ -104,7 +105,7 @@ def column_work(
     for y in range(y0 + (1 if kind == "ring" else WALL_HEIGHT), y0 - 1, -1):  # top down: the dig order
         name = region.block_at(x, y, z)
         if name is None:
-            return f"{x},{y},{z} not loaded"
+            return f"{x},{y},{z} {NOT_LOADED}"
         if _clear(name, kind) or (x, y, z) in keep or (_shell(name, kind, y - y0) and (x, y, z) not in clear):
             continue
         c = dig_cost(name)
@@ -114,7 +115,7 @@ def column_work(
         cost += c
     floor = region.block_at(x, y0 - 1, z)
     if floor is None:
-        return f"{x},{y0 - 1},{z} not loaded"
+        return f"{x},{y0 - 1},{z} {NOT_LOADED}"
     if is_solid(floor) and not is_leaves(floor):
         return Work(tuple(digs), (), cost)
     # A hole (or a leaf/plant) in the floor: fill it, if there is ground right below to place on.

@@ -75,6 +75,7 @@ class FakeBody:
         self.running_now = 0
         self.peak_running = 0
         self.health = 20.0
+        self.view_distance: float | None = None  # blocks farther than this (horizontally) read as not loaded
         self.food = 20
         self.eaten: list[str] = []
         self.mobs: list[Mob] = []
@@ -119,18 +120,23 @@ class FakeBody:
 
     def region(self, origin: tuple[int, int, int], size: tuple[int, int, int]) -> BlockRegion:
         palette: list[str | None] = []
-        index: dict[str, int] = {}
+        index: dict[str | None, int] = {}
         data = []
         ox, oy, oz = origin
         for y in range(size[1]):
             for z in range(size[2]):
                 for x in range(size[0]):
-                    name = self.block(ox + x, oy + y, oz + z)
+                    name = None if self._unloaded(ox + x, oz + z) else self.block(ox + x, oy + y, oz + z)
                     if name not in index:
                         index[name] = len(palette)
                         palette.append(name)
                     data.append(index[name])
         return BlockRegion(origin=origin, size=size, palette=palette, data=data)
+
+    def _unloaded(self, x: int, z: int) -> bool:
+        if self.view_distance is None:
+            return False
+        return math.dist((x + 0.5, z + 0.5), (self.position.x, self.position.z)) > self.view_distance
 
     def events(self) -> list[BodyEvent]:
         return []

@@ -4,6 +4,7 @@ on a fake block world."""
 from __future__ import annotations
 
 import asyncio
+import math
 from dataclasses import replace
 from typing import Any
 
@@ -327,6 +328,20 @@ def test_prepare_shelter_site_digs_what_is_in_the_way_fills_holes_then_a_rerun_d
     before = len(body.started)
     again = run(reg.execute("prepare_shelter_site", args, ctx))
     assert again.success and again.output["dug"] == again.output["filled"] == 0 and len(body.started) == before
+
+
+def test_prepare_shelter_site_walks_back_to_a_site_out_of_sight_then_prepares_it(
+    ctx: ToolContext, body: FakeBody
+) -> None:
+    body.view_distance = 48  # the site, 95 blocks off, is in chunks the bot has not loaded
+    origin = (95, GROUND_Y, 3)
+    body.blocks[(97, GROUND_Y, 5)] = "dirt"  # a bump in the middle of the floor
+    res = run(default_tool_registry().execute("prepare_shelter_site", {"origin": list(origin), "facing": "north"}, ctx))
+    assert res.success, res.error
+    assert res.output["dug"] == 1 and body.block(97, GROUND_Y, 5) == "air"
+    walks = [a for k, a in body.started if k == "move_to"]
+    assert walks and math.dist((walks[0]["x"], walks[0]["z"]), (97.5, 5.5)) < 1  # to the site first
+    assert body.position.x > 80
 
 
 def test_prepare_shelter_site_refuses_a_site_someone_built_on(ctx: ToolContext, body: FakeBody) -> None:
