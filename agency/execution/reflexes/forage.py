@@ -14,11 +14,15 @@ from loguru import logger
 from agency.execution.hunger import fed_by, forage_wait_ms, needs_food_for_the_night, should_forage, vitals
 from agency.execution.reflexes.base import ReflexBase
 from agency.tools.hunting import game_in_sight
-from agency.world import WorldSnapshot, night_approaching
+from agency.world import EntityInfo, WorldSnapshot, night_approaching
 
 MAX_LEGS = 5  # of 12 blocks: the walk of a fruitless forage grows to this (the shelter stays within reach by dusk)
 HERD_HUNT = 2  # animals hunted in one forage, when as many are in sight together (within the reflex job's time)
 HERD_WITHIN = 8.0  # blocks from the nearest animal that still count as its herd
+
+
+def _close(a: EntityInfo, b: EntityInfo, within: float) -> bool:
+    return a.position.distance_to(b.position) <= within
 
 
 class ForageReflex(ReflexBase):
@@ -35,6 +39,23 @@ class ForageReflex(ReflexBase):
 
     async def _forage(self, snap: WorldSnapshot) -> None:
         game = sorted(game_in_sight(snap.entities), key=lambda e: e.distance)
+        guard = next(
+            (h for h in snap.entities if game and h.threat and _close(h, game[0], self.config.fight_radius)), None
+        )
+        if guard is not None:
+            # a 26.1 bench bot out of its hut in the morning hunted a chicken among 3 zombies
+            # and was dead 4 s later: the hunt waits for them to go (or burn)
+            self._forage_retry_at = self.clock() + self.config.forage_retry_ms
+            logger.info(
+                "[Reflex] forage: the {} at {:.1f} blocks has a {} {:.1f} blocks from it; not hunting it, "
+                "next forage in {} s at the earliest",
+                game[0].name,
+                game[0].distance,
+                guard.name,
+                guard.position.distance_to(game[0].position),
+                self.config.forage_retry_ms // 1000,
+            )
+            return
         if game:
             logger.info(
                 "[Reflex] forage: {}, nothing to eat held -> hunting the {} at {:.1f} blocks",

@@ -128,6 +128,20 @@ def test_a_forage_hunts_the_herd_in_sight_up_to_two_but_not_one_far_off(env):
     assert tools.calls == [("hunt", {"target": "animal", "count": 1, "radius": 18.0})]
 
 
+def test_game_with_a_hostile_near_it_is_not_hunted_and_the_forage_waits(env):
+    tools = RecordingTools({"hunt": tool_success("hunt", {"kills": 1, "gained": {"beef": 2}})})
+    ftime = env["ftime"]
+    reflexes = Reflexes(tools, env["ctx"], env["ex"], ReflexConfig(), clock=ftime.clock)
+    zombie = Mob("zombie", hostile=True, x=COW.x + 4, z=COW.z)  # 14 blocks from the bot, 4 from the cow
+    snap = _snap(env, health=9.7, food=17, mobs=(COW, zombie))
+    assert asyncio.run(reflexes.tick(snap)) == "forage"
+    assert tools.calls == []  # not hunted among the hostiles
+    assert reflexes.choose(snap) is None  # and not asked again at once
+    ftime.clock.advance(ReflexConfig().forage_retry_ms)
+    assert asyncio.run(reflexes.tick(_snap(env, health=9.7, food=17, mobs=(COW,)))) == "forage"  # gone: hunted
+    assert tools.calls == [("hunt", {"target": "animal", "count": 1, "radius": 18.0})]
+
+
 def test_a_kill_that_dropped_no_food_is_a_fruitless_forage(env):
     tools = RecordingTools({"hunt": tool_success("hunt", {"kills": 1, "gained": {"leather": 1}})})  # a calf
     reflexes = Reflexes(tools, env["ctx"], env["ex"], ReflexConfig(), clock=env["ftime"].clock)
