@@ -10,7 +10,7 @@ from loguru import logger
 
 from agency.execution.combat import RETREAT, choose_combat
 from agency.execution.reflexes.base import DIED, SAFE_MODES, SHELTERING
-from agency.execution.reflexes.combat import CORNERED_MS, UNREACHABLE_MS, CombatReflex
+from agency.execution.reflexes.combat import CORNERED_MS, CombatReflex
 from agency.execution.reflexes.eat import EatReflex
 from agency.execution.reflexes.forage import ForageReflex
 from agency.execution.reflexes.recover import RecoverReflex
@@ -51,7 +51,7 @@ class Reflexes(CombatReflex, EatReflex, ForageReflex, RecoverReflex, ShelterRefl
         indoors = self.sheltered is not None and in_hut(self.sheltered, snap.position)
         # a closed door keeps them out: indoors only a hostile inside the hut is answered
         now = self.clock()
-        self._out_of_reach = {k: t for k, t in self._out_of_reach.items() if now - t < UNREACHABLE_MS}
+        self._out_of_reach = self.left_be(now)
         unreachable = frozenset(self._out_of_reach)
         # in a burrow only a hostile in its pocket is answered, as one inside the hut is
         seen = inside_only(snap, self.sheltered) if indoors else in_pocket_only(snap) if self._burrowed else snap

@@ -22,6 +22,11 @@ from agency.tools.results import TIMEOUT
 from agency.world import WorldSnapshot
 
 UNREACHABLE_MS = 60_000  # a kind an attack could not reach is left be this long (agency.execution.combat)
+# Each further miss on that kind, within REACH_STRIKES_FORGET_MS of the last, doubles the time,
+# up to MAX_UNREACHABLE_MS: a 1.18.2 bench bot closed in on a skeleton out of reach on a ledge
+# every 75 s one evening, under fire each time, and its hut was held for each.
+MAX_UNREACHABLE_MS = 4 * UNREACHABLE_MS
+REACH_STRIKES_FORGET_MS = 5 * 60_000
 CORNERED_MS = 20_000  # after an evasion that got nowhere, a bare-handed bot fights for this long
 CHASED = (3, 60_000)  # this many evasions (that fled) within this long: it keeps coming, fight
 
@@ -41,12 +46,28 @@ class CombatReflex(ReflexBase):
         asks; a bench bot stood a whole morning under ground, the close-in on a skeleton across
         a cave failing each minute and the gate shut all the while)."""
         now, hurt = self.clock(), self._hurt_at
-        kinds = {k for k, t in self._out_of_reach.items() if now - t < UNREACHABLE_MS and (hurt is None or hurt < t)}
+        kinds = {k for k, t in self.left_be(now).items() if hurt is None or hurt < t}
         # those the snapshot counts as near (its `near` marks; a fake body's: the radius)
         near = [e for e in snap.entities if e.near] or [
             e for e in snap.entities if e.threat and e.distance <= LEFT_BE_WITHIN
         ]
         return bool(near) and not self._under_attack() and all(e.name in kinds for e in near)
+
+    def left_be_ms(self, kind: str) -> int:
+        """How long `kind` is left be after the last attack that could not reach it."""
+        strikes = self._reach_strikes.get(kind, (1, 0))[0]
+        return min(UNREACHABLE_MS << max(strikes - 1, 0), MAX_UNREACHABLE_MS)
+
+    def left_be(self, now: int) -> dict[str, int]:
+        """The kinds left be now, each with when it was last marked."""
+        return {k: t for k, t in self._out_of_reach.items() if now - t < self.left_be_ms(k)}
+
+    def _mark_out_of_reach(self, kind: str) -> None:
+        now = self.clock()
+        strikes, last = self._reach_strikes.get(kind, (0, 0))
+        strikes = strikes + 1 if strikes and now - last < REACH_STRIKES_FORGET_MS else 1
+        self._reach_strikes[kind] = (strikes, now)
+        self._out_of_reach[kind] = now
 
     async def _answer(self, combat: CombatChoice, health: float) -> Any:
         """Carry out a combat reflex with the tools: one tool call, or a strike then an evasion.
@@ -78,13 +99,15 @@ class CombatReflex(ReflexBase):
             # the attack's time limit): not a target already gone
             out_of_reach = res.error is not None and ("could not get" in res.error.message or res.error.code == TIMEOUT)
             if not res.success and (combat.reflex == CLOSE_IN or out_of_reach):
-                self._out_of_reach[name] = self.clock()
+                self._mark_out_of_reach(name)
                 logger.info(
                     "[Reflex] could not reach the {} ({}): left be for {} s unless it hurts the bot",
                     name,
                     res.error.message if res.error else "failed",
-                    UNREACHABLE_MS // 1000,
+                    self.left_be_ms(name) // 1000,
                 )
+            elif res.success:
+                self._reach_strikes.pop(name, None)  # reached after all: the next miss starts over
             return res
         if combat.reflex == STRIKE_AND_BACK_OFF:
             self.stats.fought += 1

@@ -265,6 +265,33 @@ def test_a_fight_out_of_reach_marks_it_but_one_whose_target_is_gone_does_not(env
     assert reflexes.choose(body.snapshot()) == FIGHT
 
 
+def test_each_further_miss_on_a_kind_leaves_it_be_twice_as_long_up_to_four_minutes_and_a_hit_starts_over(env):
+    body, ftime = env["body"], env["ftime"]
+    reflexes = Reflexes(env["tools"], env["ctx"], env["ex"], CFG, clock=ftime.clock)
+    body.inventory["stone_sword"] = 1
+    body.mobs = [Mob("skeleton", hostile=True, x=12.5, z=0.5)]
+
+    def on_a_ledge(a):
+        raise RuntimeError("could not get at the skeleton (12.0 blocks away, no hit in 200 ticks)")
+
+    body._do_attack = on_a_ledge
+    for left_be in (60_000, 120_000, 240_000, 240_000):
+        assert asyncio.run(reflexes.tick(body.snapshot())) == CLOSE_IN
+        ftime.clock.advance(left_be - 1)
+        assert reflexes.choose(body.snapshot()) is None, left_be  # still left be
+        ftime.clock.advance(1)
+        assert reflexes.choose(body.snapshot()) == CLOSE_IN, left_be  # tried again
+    ftime.clock.advance(5 * 60_000)  # a quiet spell: the next miss starts over
+    assert asyncio.run(reflexes.tick(body.snapshot())) == CLOSE_IN
+    assert reflexes.left_be_ms("skeleton") == 60_000
+    body._do_attack = lambda a: {"target": "skeleton", "hits": 3, "gone": False}  # reached
+    ftime.clock.advance(60_000)
+    assert asyncio.run(reflexes.tick(body.snapshot())) == CLOSE_IN
+    body._do_attack = on_a_ledge
+    assert asyncio.run(reflexes.tick(body.snapshot())) == CLOSE_IN
+    assert reflexes.left_be_ms("skeleton") == 60_000  # a hit in between: the miss is a first one
+
+
 def test_a_bare_handed_bot_gets_out_of_an_archers_range_and_closes_in_when_it_cannot(env):
     body, ftime = env["body"], env["ftime"]
     reflexes = Reflexes(env["tools"], env["ctx"], env["ex"], CFG, clock=ftime.clock)
