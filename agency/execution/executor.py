@@ -132,6 +132,7 @@ class Executor:
         self.bridge = bridge  # None: no bridge to lose (a fake or replayed body): no task is poison
         self.current: _Running | None = None
         self._finishing: _Running | None = None  # a run that ended, its goal being verified (_finish)
+        self._preempted: tuple[str, str] | None = None  # the goal of the run a reflex paused, until the next run
         self._replanned: set[str] = set()  # tasks given their fresh plan since their last hold
         self.stats = ExecutorStats()
 
@@ -139,6 +140,11 @@ class Executor:
         """The action and target of the task whose workflow is in flight, if any (no store
         read: the reflexes ask on every tick)."""
         return self.current.goal if self.current is not None else None
+
+    def goal_in_hand(self) -> tuple[str, str] | None:
+        """The running goal, else the one a reflex paused last (its task resumes after it): a
+        smelt of beef preempted by a retreat is still what the beef held is for."""
+        return self.running_goal() or self._preempted
 
     def finishing_goal(self) -> tuple[str, str] | None:
         """The action and target of the task whose workflow ended and whose goal is being
@@ -265,6 +271,7 @@ class Executor:
         handle = self.runtime.start_task(_spec(task), fresh=True) if fresh else self.runtime.start_task(_spec(task))
         mark = self.bridge.mark() if self.bridge is not None else 0
         self.current = _Running(task.id, handle, self.clock(), agent, mark, _goal(task))
+        self._preempted = None
         self._lifecycle("resumed" if resumed else "claimed", task.id)
         return "resumed" if resumed else "claimed"
 
@@ -393,6 +400,7 @@ class Executor:
         )
         if reason != DISCONNECTED or not self._poisoned(run):
             self._pause(run.task_id, reason, stop)
+            self._preempted = run.goal
         return run.task_id
 
     async def stop_run(self, reason: str) -> str | None:

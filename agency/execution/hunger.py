@@ -11,7 +11,8 @@ The reflexes close that gap:
   rotten flesh or raw chicken too, as their Hunger drains less than they give (a bot at 4
   health holding only raw chicken stayed hurt, the drive tick waiting on it, in the caves
   survival bench); never a poisonous one;
-- the raw food the running task is cooking (a smelt of cooked beef: the beef) is spared while
+- the raw food the task in hand is cooking (a smelt of cooked beef: the beef; running, or paused a
+  moment ago by a reflex) is spared while
   food is above URGENT_FOOD and health above URGENT_HEALTH, and no forage starts while it is held:
   eaten raw, the smelt fell short of its input, replanned a hunt, and the bot ate that meat
   too, again and again (a survival bench bot, judged wedged);

@@ -130,8 +130,10 @@ class ReflexBase:
         return any(e.threat and e.distance <= self.config.fight_radius for e in snap.entities)
 
     def _cooking(self) -> frozenset[str]:
-        """The raw foods the running task cooks (agency.execution.hunger.cooked_by)."""
-        goal = self.executor.running_goal()
+        """The raw foods the task in hand cooks (agency.execution.hunger.cooked_by), running or
+        paused a moment ago by a reflex (a retreat held a smelt of beef, and the bot at health
+        9.6 ate the beef meanwhile: the smelt fell short and went hunting cows for 6 minutes)."""
+        goal = self.executor.goal_in_hand()
         return cooked_by(*goal) if goal is not None else frozenset()
 
     def _under_attack(self) -> bool:

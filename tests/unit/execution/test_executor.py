@@ -205,6 +205,25 @@ def test_preempt_pauses_with_reason_and_resume_puts_the_task_back(env):
     assert tasks.get_task(tid).status is TaskStatus.completed
 
 
+def test_the_goal_in_hand_is_the_running_one_else_the_one_a_reflex_paused_until_the_next_run(env):
+    ex, tasks, ftime = env["ex"], env["tasks"], env["ftime"]
+    env["body"].polls_to_finish = 30
+    tid = _add(tasks, "craft", "wooden_pickaxe")
+
+    async def go():
+        assert ex.goal_in_hand() is None
+        assert await ex.tick() == "claimed"
+        assert ex.goal_in_hand() == ex.running_goal() == ("craft", "wooden_pickaxe")
+        await ftime.sleep(0.5)
+        assert await ex.preempt("preempted") == tid
+        assert ex.running_goal() is None and ex.goal_in_hand() == ("craft", "wooden_pickaxe")
+        ex.resume_paused("preempted")
+        assert await ex.tick() == "claimed"  # the next run: its own goal
+        assert ex.goal_in_hand() == ex.running_goal() == ("craft", "wooden_pickaxe")
+
+    asyncio.run(go())
+
+
 def test_reflex_preemption_pauses_the_task_fights_then_resumes_it(env):
     ex, tasks, ftime, body = env["ex"], env["tasks"], env["ftime"], env["body"]
     body.polls_to_finish = 30

@@ -158,6 +158,9 @@ class _Busy:
     def running_goal(self):
         return None
 
+    def goal_in_hand(self):
+        return None
+
     async def preempt(self, reason):
         return "task-running"
 
@@ -223,6 +226,9 @@ class _Cooking:
         self.goal: tuple[str, str] | None = ("smelt", "cooked_beef")
 
     def running_goal(self):
+        return self.goal
+
+    def goal_in_hand(self):
         return self.goal
 
     async def preempt(self, reason):
