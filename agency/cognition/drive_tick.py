@@ -6,8 +6,8 @@ for the same goalKey is already in flight (DRIVE-2), and emit a high-novelty, co
 thought whose goal came from build_goal_tag_v1 and was parsed back by the sanitizer, so
 drive ticks and LLM replies share one goal vocabulary.
 
-Night approaching (DRIVE-3's second rule) means, for building a shelter, timeOfDay from 6000
-(agency.world.SHELTER_BUILD_START: a tick interval and a build ahead of the dusk window
+Night approaching (DRIVE-3's second rule) means, for building a shelter, timeOfDay from 3000
+(agency.world.SHELTER_BUILD_START: a tick interval and a build well ahead of the dusk window
 [11000, 13000)) or the snapshot already reports night (not isDay): a bot without shelter at
 night still needs one, and mineflayer's isDay is false for 13000..22999.
 

@@ -18,6 +18,7 @@ import pytest
 from agency.execution.agents.runtime import TaskSpec
 from agency.planning.tasks.models import TaskStatus
 from agency.tools.movement import climb_out
+from agency.world import SHELTER_BUILD_START
 from tests.conftest import make_body, wait_until
 from tests.integration.world_setup import agency_on, block_at, fill, give, restore_vitals, run_executor_until, teleport
 
@@ -66,6 +67,9 @@ def test_no_iron_in_sight_the_iron_pickaxe_step_digs_down_for_it(bridge, embedde
         wait_until(lambda: body.snapshot().health == 20 and body.snapshot().position.y == Y, 10, "standing, healthy")
 
         async def tick(goal_key: str):
+            # in the morning: from time SHELTER_BUILD_START a shelter comes first
+            body.chat("/time set 1000")
+            wait_until(lambda: body.snapshot().timeOfDay < SHELTER_BUILD_START, 10, "the morning")
             await asyncio.sleep(1.1)  # the drive interval
             await agency.job_perception()
             await agency.job_drive_tick()

@@ -12,7 +12,8 @@ from __future__ import annotations
 import asyncio
 
 from agency.planning.tasks.models import TaskStatus
-from tests.conftest import make_body
+from agency.world import SHELTER_BUILD_START
+from tests.conftest import make_body, wait_until
 from tests.integration.world_setup import agency_on, give, restore_vitals, run_executor_until, stone_pad
 
 NAME = "tree_bot"
@@ -26,12 +27,14 @@ def test_drive_ticks_climb_from_a_wooden_pickaxe_to_an_iron_pickaxe(bridge, embe
     body = make_body(bridge, embedded_server.port, NAME)
     agency = agency_on(body, tmp_path / "agency.db")
     try:
-        body.chat("/time set 1000")
         stone_pad(body, NAME, X, Y, Z, r=6, headroom=5)
         give(body, NAME, GIVE)
         restore_vitals(body, NAME)
 
         async def step(goal_key: str, timeout_s: float) -> None:
+            # each tick in the morning: from time SHELTER_BUILD_START a shelter comes first
+            body.chat("/time set 1000")
+            wait_until(lambda: body.snapshot().timeOfDay < SHELTER_BUILD_START, 10, "the morning")
             await asyncio.sleep(1.1)  # the drive interval
             await agency.job_perception()
             await agency.job_drive_tick()

@@ -28,7 +28,7 @@ from agency.planning.tasks.retry_backoff import BACKOFF_MS
 from agency.tools.base import ToolContext
 from agency.tools.gathering import CollectBlockInput
 from agency.tools.queries import FindBlocksInput, find_blocks_now
-from agency.world import BlockRegion
+from agency.world import SHELTER_BUILD_START, BlockRegion
 
 # the progression done: the default drive
 READY = {"oak_log": 20, "crafting_table": 1, **{step.item: step.amount for step in PROGRESSION}}
@@ -194,7 +194,7 @@ def test_any_log_kind_counts_as_logs(make_snapshot):
 
 @pytest.mark.parametrize(
     ("tod", "is_day", "shelter"),
-    [(6_000, True, None), (11_000, True, None), (12_999, True, False), (18_000, False, None)],
+    [(SHELTER_BUILD_START, True, None), (11_000, True, None), (12_999, True, False), (18_000, False, None)],
 )
 def test_rule2_night_approaching_without_shelter_builds_basic_shelter(make_snapshot, tod, is_day, shelter):
     snap = make_snapshot(READY, timeOfDay=tod, isDay=is_day)
@@ -202,7 +202,7 @@ def test_rule2_night_approaching_without_shelter_builds_basic_shelter(make_snaps
 
 
 @pytest.mark.parametrize(
-    ("tod", "is_day", "shelter"), [(5_999, True, None), (11_500, True, True), (23_500, True, None)]
+    ("tod", "is_day", "shelter"), [(SHELTER_BUILD_START - 1, True, None), (11_500, True, True), (23_500, True, None)]
 )
 def test_rule2_not_applied_by_day_or_with_shelter(make_snapshot, tod, is_day, shelter):
     snap = make_snapshot(READY, timeOfDay=tod, isDay=is_day)
@@ -387,5 +387,5 @@ def test_a_shelter_that_just_failed_is_explored_around_by_day_and_waited_for_by_
     r = _tick(make_snapshot({"oak_log": 20}, timeOfDay=tod, isDay=is_day), clock(), tasks=store, shelter_nearby=False)
     if skips:  # no wandering off in the dark: the build is tried again soon
         assert isinstance(r, DriveTickSkipped) and r.reason is DriveSkipReason.retry_later
-    else:  # asked for ahead of the dusk (from 6000): by day a failed site is explored away from
+    else:  # asked for ahead of the dusk (from SHELTER_BUILD_START): by day a failed site is explored away from
         assert isinstance(r, DriveTickFired) and r.selection.rule == "retry_later", r
