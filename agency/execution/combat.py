@@ -3,7 +3,8 @@ snapshot; Reflexes acts on the choice and logs its reason.
 
 In order:
 - hurt or outnumbered with hostiles close: retreat (into a verified shelter by night when
-  one is known, else away from them all);
+  one is known, else away from them all); at the retreat threshold, from any hostile a fight
+  or a close-in would go for (a fight breaks off there: agency.execution.reflexes.combat);
 - a creeper close: out of its blast (vanilla power 3 hurts up to 6 blocks away). One already
   within reach of an armed bot is struck first (the knockback pushes it out of its fuse
   range) and then left behind;
@@ -120,13 +121,15 @@ def choose_combat(
     hurt a moment ago; `cornered`: the bot cannot get away (module docstring)."""
     hostiles = sorted((e for e in snap.entities if e.threat), key=lambda e: e.distance)
     close = [e for e in hostiles if e.distance <= cfg.fight_radius]
-    if close and snap.health <= cfg.retreat_below_health:
-        return CombatChoice(
-            RETREAT,
-            close[0],
-            f"health {snap.health:g} <= {cfg.retreat_below_health:g} with "
-            f"{len(close)} hostile(s) within {cfg.fight_radius:g} blocks",
-        )
+    # as far as any fight or close-in would go: one started this low would break off at once
+    reach = max(cfg.fight_radius, cfg.fight_within)
+    engaged = [e for e in hostiles if e.distance <= (cfg.skeleton_engage_within if _is(e, ARCHERS) else reach)]
+    if engaged and snap.health <= cfg.retreat_below_health:
+        if close:
+            why = f"{len(close)} hostile(s) within {cfg.fight_radius:g} blocks"
+        else:
+            why = f"a {engaged[0].name} at {engaged[0].distance:.1f} blocks"
+        return CombatChoice(RETREAT, engaged[0], f"health {snap.health:g} <= {cfg.retreat_below_health:g} with {why}")
     if len(close) >= cfg.outnumbered_at:
         return CombatChoice(RETREAT, close[0], f"outnumbered: {len(close)} hostiles within {cfg.fight_radius:g} blocks")
     creeper = next((e for e in hostiles if _is(e, CREEPERS) and e.distance <= cfg.creeper_flee_within), None)

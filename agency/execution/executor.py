@@ -132,7 +132,7 @@ class Executor:
         self.bridge = bridge  # None: no bridge to lose (a fake or replayed body): no task is poison
         self.current: _Running | None = None
         self._finishing: _Running | None = None  # a run that ended, its goal being verified (_finish)
-        self._preempted: tuple[str, str] | None = None  # the goal of the run a reflex paused, until the next run
+        self._preempted: tuple[str, tuple[str, str]] | None = None  # (task, goal) of the run last paused
         self._replanned: set[str] = set()  # tasks given their fresh plan since their last hold
         self.stats = ExecutorStats()
 
@@ -142,9 +142,20 @@ class Executor:
         return self.current.goal if self.current is not None else None
 
     def goal_in_hand(self) -> tuple[str, str] | None:
-        """The running goal, else the one a reflex paused last (its task resumes after it): a
-        smelt of beef preempted by a retreat is still what the beef held is for."""
-        return self.running_goal() or self._preempted
+        """The running goal, else that of the run paused last while its task waits to resume
+        (paused, or pending again): a smelt of beef preempted by a retreat is still what the
+        beef held is for. A task cancelled or failed meanwhile has none (a store read, only
+        while nothing runs after a preempt)."""
+        if self.current is not None:
+            return self.current.goal
+        if self._preempted is None:
+            return None
+        task_id, goal = self._preempted
+        task = self.tasks.get_task(task_id)
+        if task is None or task.status not in (TaskStatus.paused, TaskStatus.pending):
+            self._preempted = None
+            return None
+        return goal
 
     def finishing_goal(self) -> tuple[str, str] | None:
         """The action and target of the task whose workflow ended and whose goal is being
@@ -400,7 +411,7 @@ class Executor:
         )
         if reason != DISCONNECTED or not self._poisoned(run):
             self._pause(run.task_id, reason, stop)
-            self._preempted = run.goal
+            self._preempted = (run.task_id, run.goal)
         return run.task_id
 
     async def stop_run(self, reason: str) -> str | None:

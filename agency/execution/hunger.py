@@ -65,7 +65,7 @@ def _spared(snap: WorldSnapshot, cooking: frozenset[str]) -> frozenset[str]:
 
 
 def food_to_eat(snap: WorldSnapshot, cfg: ReflexConfig, cooking: frozenset[str] = NOTHING) -> str | None:
-    """What to eat now (module docstring), or None. cooking: the raw foods the running task
+    """What to eat now (module docstring), or None. cooking: the raw foods the task in hand
     cooks (cooked_by); while one of them is held and spared, only a food fit to eat anyway is
     eaten meanwhile (no golden apple, nothing harmful: the cooked meat is on its way)."""
     spared = _spared(snap, cooking)
@@ -81,7 +81,7 @@ def food_to_eat(snap: WorldSnapshot, cfg: ReflexConfig, cooking: frozenset[str] 
 
 def should_forage(snap: WorldSnapshot, cfg: ReflexConfig, cooking: frozenset[str] = NOTHING) -> bool:
     """Nothing fit to eat now, and hungry or unable to heal (the caller adds when and where);
-    never while food the running task cooks is held (it is on its way)."""
+    never while food the task in hand cooks is held (it is on its way)."""
     hungry = snap.food <= cfg.eat_below_food
     on_its_way = any(snap.count_of(f) for f in _spared(snap, cooking))
     return (

@@ -13,22 +13,20 @@ from agency.blocks import is_replaceable
 from agency.names import same
 from agency.shelter.backfill import FILLERS
 from agency.shelter.bed import interior_cells, is_bed
-from agency.shelter.blueprint import SIZE, ShelterBlueprint
+from agency.shelter.blueprint import ShelterBlueprint
 from agency.shelter.earthwork import NOT_LOADED, Work, site_columns, site_work, work_box
 from agency.shelter.site_check import stands
-from agency.shelter.site_walk import in_reach, walk_site
+from agency.shelter.site_walk import back_to_site, in_reach, walk_site
 from agency.shelter.tool_inputs import ShelterPrepareInput, blueprint_for
 from agency.tools.actions import run_action
 from agency.tools.base import ToolContext, ToolFailure
 from agency.tools.crafting import CraftInput, craft
-from agency.tools.movement import walk
 from agency.tools.results import PRECONDITION_FAILED
 from agency.tools.spatial import block_pos
 from agency.world import BlockRegion
 
 PLANKS_PER_LOG = 4
 PREPARE_PASSES = 3  # re-read and redo: sand or gravel may slide into a dug cell
-NEAR_SITE = 8  # blocks from the site's middle: its chunks loaded and its cells in reach soon
 
 
 def _built(region: BlockRegion, bp: ShelterBlueprint) -> set[tuple[int, int, int]]:
@@ -52,9 +50,7 @@ async def _site_work(ctx: ToolContext, p: ShelterPrepareInput) -> Work:
     had begun, and in the morning the resumed build failed on the unloaded site."""
     w = await _read_site_work(ctx, p)
     if isinstance(w, str) and w.endswith(NOT_LOADED):
-        x, y, z = p.origin
-        logger.info("[Shelter] the site at {} is out of the bot's sight ({}): walking back to it", list(p.origin), w)
-        await walk(ctx, x + SIZE / 2, y, z + SIZE / 2, NEAR_SITE)
+        await back_to_site(ctx, p.origin, w)
         w = await _read_site_work(ctx, p)
     if isinstance(w, str):
         raise ToolFailure(PRECONDITION_FAILED, f"the site at {p.origin} can no longer be built on: {w}")

@@ -9,6 +9,7 @@ from typing import Any
 
 from loguru import logger
 
+from agency.shelter.blueprint import SIZE
 from agency.shelter.earthwork import PATH_DIGGABLE, keep_box
 from agency.shelter.models import Pos
 from agency.shelter.site_finder import ring_cells
@@ -18,6 +19,7 @@ from agency.tools.movement import NO_PROGRESS, dig_walk, time_to_dig, walk
 from agency.tools.results import EXECUTION_ERROR
 from agency.tools.spatial import block_pos
 
+NEAR_SITE = 8  # blocks from a site's middle: its chunks loaded and its cells in reach soon
 EYE_HEIGHT = 1.62
 PLACE_REACH = 4.5  # survival reach, measured from the eyes
 
@@ -93,3 +95,11 @@ async def approach(
         return not (x0 <= f[0] < x0 + 5 and z0 <= f[2] < z0 + 5) and in_reach((p.x, p.y, p.z), target)
 
     await walk_site(ctx, origin, (spot[0] + 0.5, spot[1], spot[2] + 0.5), 0, placeable_from_here)
+
+
+async def back_to_site(ctx: ToolContext, origin: Pos, why: str) -> None:
+    """Walk back to a site out of the bot's loaded chunks (a build resumed after a night in a
+    hut 95 blocks away: a 26.1 bench bot's failed on the unloaded site)."""
+    x, y, z = origin
+    logger.info("[Shelter] the site at {} is out of the bot's sight ({}): walking back to it", list(origin), why)
+    await walk(ctx, x + SIZE / 2, y, z + SIZE / 2, NEAR_SITE)

@@ -19,7 +19,7 @@ from agency.shelter.door import doorway_cells
 from agency.shelter.site_check import stands
 from agency.shelter.site_pick import shelter_site
 from agency.shelter.site_prepare import prepare_shelter_site
-from agency.shelter.site_walk import approach, walk_site
+from agency.shelter.site_walk import approach, back_to_site, walk_site
 from agency.shelter.tool_inputs import (
     ShelterModuleInput,
     ShelterPrepareInput,
@@ -82,7 +82,11 @@ async def build_shelter_module(ctx: ToolContext, p: ShelterModuleInput) -> dict[
     module = bp.module(p.module)
     xs, ys, zs = zip(*[(x, y, z) for x, y, z, _ in module.placements], strict=True)
     lo = (min(xs), min(ys), min(zs))
-    standing = await ctx.region(lo, (max(xs) - lo[0] + 1, max(ys) - lo[1] + 1, max(zs) - lo[2] + 1))
+    size = (max(xs) - lo[0] + 1, max(ys) - lo[1] + 1, max(zs) - lo[2] + 1)
+    standing = await ctx.region(lo, size)
+    if None in standing.palette:  # resumed at this module far from the site: nothing known there
+        await back_to_site(ctx, p.origin, f"the {p.module} not loaded")
+        standing = await ctx.region(lo, size)
     placed, skipped = [], 0
     todo = []
     for x, y, z, block in _build_order(module.placements, p.origin, block_pos((await ctx.snapshot()).position)):

@@ -36,6 +36,8 @@ CHASED = (3, 60_000)  # this many evasions (that fled) within this long: it keep
 # retreat threshold. Broken off, the close-in counts as out of reach: hurt, the bot retreats.
 CLOSE_IN_HEALTH_BUDGET = 8.0  # an arrow or two on the way is the close-in's cost; more is something else too
 
+BROKE_OFF = "broke off"  # node/lib/actions/attack.js: a fight ended at stopAtHealth
+
 LEFT_BE_WITHIN = 16.0  # as far as a snapshot counts hostiles near (the bot's default hostile_radius)
 
 
@@ -62,12 +64,14 @@ class CombatReflex(ReflexBase):
         """The kinds left be now, each with when it was last marked."""
         return {k: t for k, t in self._out_of_reach.items() if now - t < self.left_be_ms(k)}
 
-    def _mark_out_of_reach(self, kind: str) -> None:
+    def _mark_out_of_reach(self, kind: str, *, strike: bool = True) -> None:
         now = self.clock()
+        self._out_of_reach[kind] = now
+        if not strike:
+            return
         strikes, last = self._reach_strikes.get(kind, (0, 0))
         strikes = strikes + 1 if strikes and now - last < REACH_STRIKES_FORGET_MS else 1
         self._reach_strikes[kind] = (strikes, now)
-        self._out_of_reach[kind] = now
 
     async def _answer(self, combat: CombatChoice, health: float) -> Any:
         """Carry out a combat reflex with the tools: one tool call, or a strike then an evasion.
@@ -98,8 +102,9 @@ class CombatReflex(ReflexBase):
             # a close-in that failed, or a fight out of reach (a chase that got no hit in, or
             # the attack's time limit): not a target already gone
             out_of_reach = res.error is not None and ("could not get" in res.error.message or res.error.code == TIMEOUT)
+            broke_off = res.error is not None and BROKE_OFF in res.error.message
             if not res.success and (combat.reflex == CLOSE_IN or out_of_reach):
-                self._mark_out_of_reach(name)
+                self._mark_out_of_reach(name, strike=not broke_off)  # broken off: no sign it is out of reach
                 logger.info(
                     "[Reflex] could not reach the {} ({}): left be for {} s unless it hurts the bot",
                     name,

@@ -15,7 +15,7 @@ NOT_TAKEN = "did not take"  # the consume action's word for an eat the food did 
 
 
 class EatReflex(ReflexBase):
-    _food_chosen: str | None = None  # by _eat_due, while the running task (what it cooks) was known
+    _food_chosen: str | None = None  # by _eat_due, while the task in hand (what it cooks) was known
 
     async def _eat(self, snap: WorldSnapshot) -> ToolExecutionResult:
         """Eat what food_to_eat picked when the eat was due (the task is held by now)."""

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from loguru import logger
 
-from agency.execution.hunger import fed_by, forage_wait_ms, needs_food_for_the_night, should_forage, vitals
+from agency.execution.hunger import URGENT_FOOD, fed_by, forage_wait_ms, needs_food_for_the_night, should_forage, vitals
 from agency.execution.reflexes.base import ReflexBase
 from agency.tools.hunting import game_in_sight
 from agency.world import EntityInfo, WorldSnapshot, night_approaching
@@ -42,9 +42,9 @@ class ForageReflex(ReflexBase):
         guard = next(
             (h for h in snap.entities if game and h.threat and _close(h, game[0], self.config.fight_radius)), None
         )
-        if guard is not None:
+        if guard is not None and snap.food > URGENT_FOOD:
             # a 26.1 bench bot out of its hut in the morning hunted a chicken among 3 zombies
-            # and was dead 4 s later: the hunt waits for them to go (or burn)
+            # and was dead 4 s later: the hunt waits for them to go (or burn), unless starving
             self._forage_retry_at = self.clock() + self.config.forage_retry_ms
             logger.info(
                 "[Reflex] forage: the {} at {:.1f} blocks has a {} {:.1f} blocks from it; not hunting it, "

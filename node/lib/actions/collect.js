@@ -77,11 +77,12 @@ async function run (bot, args, rec) {
         search = watch(bot, `${name} at ${p.x},${p.y},${p.z}`, (why) => reject(new Error(why)))
       })
       const had = countItems(bot, item)
+      const before = heldName(bot) // a tool that broke on the block is gone after the take
       const take = uncollidable(def) ? pickPlant(bot, block) : bot.collectBlock.collect(block, { ignoreNoPath: true })
       await Promise.race([take, late])
       collected++
       failed = 0
-      if (countItems(bot, item) === had) noDrop.push(`${name} at ${p.x},${p.y},${p.z} taken with ${heldName(bot)}`)
+      if (countItems(bot, item) === had) noDrop.push(`${name} at ${p.x},${p.y},${p.z} taken with ${bot.heldItem ? bot.heldItem.name : before}`)
     } catch (err) {
       const why = (search && search.reason) || String((err && err.message) || err)
       errors.push(why)
@@ -97,7 +98,8 @@ async function run (bot, args, rec) {
   const gained = countItems(bot, item) - before
   if (gained === 0 && errors.length) {
     const also = stopped && stopped !== errors[0] ? ` (${stopped})` : ''
-    throw new Error(`could not collect any ${name}: ${errors[0]}${also}`)
+    const none = noDrop.length ? `; no ${item} came from ${noDrop.length} taken (first: ${noDrop[0]})` : ''
+    throw new Error(`could not collect any ${name}: ${errors[0]}${also}${none}`)
   }
   if (gained === 0 && noDrop.length) {
     throw new Error(`no ${item} came from ${noDrop.length} ${name} taken (first: ${noDrop[0]}, bot at ${at(bot)})`)

@@ -87,6 +87,10 @@ def test_a_hurt_bot_retreats_from_a_hostile_it_would_fight_at_full_health():
     hurt = choose_combat(_snap(("zombie", 6.0), health=5), CFG)
     assert hurt.reflex == RETREAT and "health 5 <= 6" in hurt.reason
     assert choose_combat(_snap(("zombie", 9.0), health=5), CFG) is None  # beyond fight_radius: nothing to flee
+    # an archer a close-in would go for: not closed in on this low (it would break off at once)
+    far = choose_combat(_snap(("skeleton", 12.0), health=5, inventory=("stone_sword",)), CFG)
+    assert far.reflex == RETREAT and far.reason == "health 5 <= 6 with a skeleton at 12.0 blocks"
+    assert choose_combat(_snap(("skeleton", 12.0), inventory=("stone_sword",)), CFG).reflex == CLOSE_IN
 
 
 def test_the_reasons_name_the_kind_the_distance_and_the_weapon():
@@ -168,6 +172,7 @@ def test_a_close_in_that_broke_off_hurt_leaves_the_archer_be_and_the_bot_retreat
     body._do_attack = broke_off
     assert asyncio.run(reflexes.tick(body.snapshot())) == CLOSE_IN
     assert body.health == 20 - CLOSE_IN_HEALTH_BUDGET  # not fought on down to the retreat threshold
+    assert reflexes.left_be_ms("skeleton") == 60_000 and "skeleton" not in reflexes._reach_strikes  # no miss
     reflexes._hurt_at = ftime.clock()
     assert reflexes.choose(body.snapshot()) == RETREAT  # hurt, and the archer out of reach: away from it
 

@@ -218,8 +218,29 @@ def test_the_goal_in_hand_is_the_running_one_else_the_one_a_reflex_paused_until_
         assert await ex.preempt("preempted") == tid
         assert ex.running_goal() is None and ex.goal_in_hand() == ("craft", "wooden_pickaxe")
         ex.resume_paused("preempted")
+        assert tasks.get_task(tid).status is TaskStatus.pending
+        assert ex.goal_in_hand() == ("craft", "wooden_pickaxe")  # waiting to resume: still in hand
         assert await ex.tick() == "claimed"  # the next run: its own goal
         assert ex.goal_in_hand() == ex.running_goal() == ("craft", "wooden_pickaxe")
+        await _drive(ex, ftime, lambda o: o.startswith("finished"), max_ticks=5000)
+        assert tasks.get_task(tid).status is TaskStatus.completed
+        assert ex.goal_in_hand() is None  # done: nothing in hand
+
+    asyncio.run(go())
+
+
+def test_a_preempted_task_failed_meanwhile_is_no_goal_in_hand(env):
+    ex, tasks, ftime = env["ex"], env["tasks"], env["ftime"]
+    env["body"].polls_to_finish = 30
+    tid = _add(tasks, "smelt", "cooked_beef")
+
+    async def go():
+        assert await ex.tick() == "claimed"
+        await ftime.sleep(0.5)
+        assert await ex.preempt("preempted") == tid
+        assert ex.goal_in_hand() == ("smelt", "cooked_beef")
+        tasks.set_status(tid, TaskStatus.failed)  # cancelled by the user while it waits (a cancel fails it)
+        assert ex.goal_in_hand() is None  # its beef is no longer spared
 
     asyncio.run(go())
 

@@ -140,6 +140,11 @@ def test_game_with_a_hostile_near_it_is_not_hunted_and_the_forage_waits(env):
     ftime.clock.advance(ReflexConfig().forage_retry_ms)
     assert asyncio.run(reflexes.tick(_snap(env, health=9.7, food=17, mobs=(COW,)))) == "forage"  # gone: hunted
     assert tools.calls == [("hunt", {"target": "animal", "count": 1, "radius": 18.0})]
+    tools.calls.clear()
+    reflexes._forage_retry_at = 0
+    starving = _snap(env, health=20, food=6, mobs=(COW, zombie))
+    assert asyncio.run(reflexes.tick(starving)) == "forage"  # starving: hunted all the same
+    assert tools.calls == [("hunt", {"target": "animal", "count": 1, "radius": 18.0})]
 
 
 def test_a_kill_that_dropped_no_food_is_a_fruitless_forage(env):
@@ -220,23 +225,35 @@ def test_a_failed_hunt_waits_too(env):
 
 
 class _Cooking:
-    """An executor running a smelt of cooked beef; a preempt pauses it (nothing runs after)."""
+    """An executor running a smelt of cooked beef; a preempt pauses it, and it stays the goal in
+    hand while it waits to resume (agency.execution.executor.Executor.goal_in_hand)."""
 
     def __init__(self) -> None:
         self.goal: tuple[str, str] | None = ("smelt", "cooked_beef")
+        self.paused: tuple[str, str] | None = None
 
     def running_goal(self):
         return self.goal
 
     def goal_in_hand(self):
-        return self.goal
+        return self.goal or self.paused
 
     async def preempt(self, reason):
-        self.goal = None
+        self.goal, self.paused = None, self.goal
         return "task-cooking"
 
     def resume_paused(self, reason):
         return ["task-cooking"]
+
+
+def test_the_meat_of_a_smelt_a_reflex_paused_is_spared_too(env):
+    ex = _Cooking()
+    reflexes = Reflexes(env["tools"], env["ctx"], ex, ReflexConfig())
+    asyncio.run(ex.preempt("preempted"))  # a retreat held the smelt
+    assert ex.running_goal() is None
+    assert reflexes.choose(_snap(env, health=9.6, food=15, inventory={"beef": 3}, mobs=(COW,))) is None
+    ex.paused = None  # nothing in hand any more
+    assert reflexes.choose(_snap(env, health=9.6, food=15, inventory={"beef": 3}, mobs=(COW,))) == "eat"
 
 
 def test_what_a_task_cooks():

@@ -344,6 +344,17 @@ def test_prepare_shelter_site_walks_back_to_a_site_out_of_sight_then_prepares_it
     assert body.position.x > 80
 
 
+def test_a_module_resumed_far_from_its_site_walks_back_before_reading_it(ctx: ToolContext, body: FakeBody) -> None:
+    body.view_distance = 48  # the site, 95 blocks off, is in chunks the bot has not loaded
+    body.inventory["oak_planks"] = 64
+    args = {"origin": [95, GROUND_Y, 3], "facing": "north", "module": "walls_layer_1"}
+    res = run(default_tool_registry().execute("build_shelter_module", args, ctx))
+    assert res.success, res.error
+    walks = [a for k, a in body.started if k == "move_to"]
+    assert math.dist((walks[0]["x"], walks[0]["z"]), (97.5, 5.5)) < 1  # to the site first
+    assert body.block(95, GROUND_Y, 3) == "oak_planks" and res.output["skipped"] == 0
+
+
 def test_prepare_shelter_site_refuses_a_site_someone_built_on(ctx: ToolContext, body: FakeBody) -> None:
     body.blocks[(5, GROUND_Y, 5)] = "chest"
     res = run(
