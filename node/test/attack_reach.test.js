@@ -62,5 +62,7 @@ test('with no sword or axe the attack hits with the pickaxe, not a fist', { time
   const out = st.result
   assert.strictEqual(out.weapon, 'stone_pickaxe', JSON.stringify(out))
   assert.ok(out.gone, 'the skeleton is dead')
-  assert.ok(out.hits <= 7, `${out.hits} hits (a skeleton has 20 health, a stone pickaxe hits for 3, a fist for 1)`)
+  // hits the server took, not swings (on a loaded machine a swing can fall inside the
+  // skeleton's hurt cooldown and do nothing)
+  assert.ok(out.landed >= 1 && out.landed <= 7, `${out.landed} hits landed of ${out.hits} (a skeleton has 20 health, a stone pickaxe hits for 3, a fist for 1)`)
 })

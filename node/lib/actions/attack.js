@@ -45,6 +45,9 @@ async function run (bot, args, rec) {
   if (weapon) await bot.equip(weapon, 'hand')
   bound(bot, { dig: bot.pathfinder.movements.canDig }) // the chase replans as the target moves: each search bounded
   let hits = 0
+  let landed = 0 // hits the server took (a swing inside the target's hurt cooldown does nothing)
+  const onHurt = (e) => { if (e.id === target.id) landed++ }
+  bot.on('entityHurt', onHurt)
   const clock = tickCounter(bot)
   let hitAt = 0
   try {
@@ -63,9 +66,10 @@ async function run (bot, args, rec) {
     }
   } finally {
     clock.stop()
+    bot.removeListener('entityHurt', onHurt)
     bot.pathfinder.setGoal(null)
   }
-  return { target: target.name, targetId: target.id, hits, weapon: weapon ? weapon.name : null, gone: !bot.entities[target.id] }
+  return { target: target.name, targetId: target.id, hits, landed, weapon: weapon ? weapon.name : null, gone: !bot.entities[target.id] }
 }
 
 // One beat of the fight: out of reach, follow; in reach, stop, look and hit.
