@@ -25,19 +25,21 @@ const DEATH_TEXT = {
   wall: '%s suffocated in a wall',
   command: '%s died'
 }
+const HURT_TICKS = 10 // vanilla: a hit is ignored while invulnerableTime (20 after a hit) is above 10
 // vanilla death.attack.explosion: an explosion with no one behind it
 const DEATH_TEXT_ALONE = { explosion: '%s blew up' }
 
 module.exports.player = function (player, serv) {
-  let lastHurtAt = 0
+  let lastHurtAt = -Infinity // game tick of the last hit that started a window
   let lastHurtAmount = 0
 
   player.mcbotDamage = (amount, { cause = 'command', attacker = null, knockbackFrom = null, bypassInvulnerability = false } = {}) => {
     if (player.mcbotDead || player.health <= 0 || amount <= 0) return 0
     if (player.gameMode === 1 || player.gameMode === 3) return 0
-    const now = Date.now()
+    // counted in game ticks, as vanilla's invulnerableTime: a frozen or lagging world keeps it
+    const now = serv.tickCount
     let dealt = amount
-    if (!bypassInvulnerability && now - lastHurtAt < 500) {
+    if (!bypassInvulnerability && now - lastHurtAt < HURT_TICKS) {
       if (amount <= lastHurtAmount) return 0
       dealt = amount - lastHurtAmount
       lastHurtAmount = amount

@@ -25,6 +25,7 @@ const light = require('./light')
 const mobKinds = require('./mob_kinds')
 const { findPath } = require('../lib/mob_paths')
 
+const HURT_TICKS = 10 // a hit within 10 ticks of the last is ignored (vanilla invulnerableTime)
 const FIRST_LOOK = 10 // ticks between a hostile's looks for a target, the first on its 10th tick
 const ZOMBIE = { health: 20, damage: [2.5, 3, 4.5], speed: 0.115, follow: 35, eye: 1.74, loot: [['rotten_flesh', 0, 2]] }
 // Speeds in blocks/tick: about half the movement-speed attribute (zombie 0.23 -> 0.115).
@@ -121,7 +122,7 @@ module.exports.server = function (serv) {
     mob.health = kind.health
     mob.metadata = []
     if (kind.held && registry.itemsByName[kind.held]) mob.equipment[0] = new Item(registry.itemsByName[kind.held].id, 1) // main hand
-    mob.ai = { kind, body: bodyOf(name), vy: 0, kx: 0, kz: 0, onGround: false, cooldown: 0, target: null, provoked: false, stroll: null, unseen: 0, hurtAt: 0, dead: false, burning: false, fall: 0, tick: 0, stuck: 0, path: null, replanAt: 0 }
+    mob.ai = { kind, body: bodyOf(name), vy: 0, kx: 0, kz: 0, onGround: false, cooldown: 0, target: null, provoked: false, stroll: null, unseen: 0, hurtAt: -Infinity, dead: false, burning: false, fall: 0, tick: 0, stuck: 0, path: null, replanAt: 0 }
     mob.takeDamage = (opts) => hurt(mob, opts)
     mob.updateAndSpawn()
     mobs.add(mob)
@@ -131,8 +132,8 @@ module.exports.server = function (serv) {
   function hurt (mob, { damage = 1, attacker = null, knockbackFrom = null, bypassInvulnerability = false, cause = null } = {}) {
     const ai = mob.ai
     if (ai.dead) return
-    const now = Date.now()
-    if (!bypassInvulnerability && now - ai.hurtAt < 500) return
+    const now = serv.tickCount // game ticks, as vanilla's invulnerableTime (10 ticks)
+    if (!bypassInvulnerability && now - ai.hurtAt < HURT_TICKS) return
     ai.hurtAt = now
     mob.health -= damage
     serv.mcbotHurtEffect(mob, { cause: cause || (attacker ? 'player' : 'command'), attacker })

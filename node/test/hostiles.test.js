@@ -139,7 +139,7 @@ test('zombies at night: hunting over a step, a safe hut, killing, burning', { ti
       if (dead) break // set by the entityDead listener above
       open.attack(open.entities[zombie])
       hits++
-      // 12 ticks (600 ms at least) before the next hit: past the zombie's 500 ms hurt immunity,
+      // 12 ticks before the next hit: past the zombie's 10-tick hurt immunity,
       // knocked back and walking in again
       await stepTicks(open, 12)
     }
