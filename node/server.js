@@ -38,7 +38,8 @@ let ready = false
 let pipeGone = false // set by the EPIPE handler (never outlive the parent, below)
 function logErr (kind, err) {
   if (pipeGone) return // nobody reads our log any more (see the EPIPE handler below)
-  console.error(`[server] ${kind} (kept alive): ${err && err.stack ? err.stack : err}`)
+  // one line, so the daemon's log keeps it whole (bot/runtime/server.py logs it as a warning)
+  console.error(`[server] ${kind} (kept alive): ${String(err && err.stack ? err.stack : err).replace(/\n\s*/g, ' | ')}`)
 }
 function fatal (reason) {
   process.stderr.write(`MCBOT_SERVER_FAILED ${String(reason).replace(/\s+/g, ' ')}\n`)

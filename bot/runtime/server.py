@@ -12,7 +12,7 @@ import socket
 import subprocess
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -25,6 +25,10 @@ from bot.runtime.errors import InitError
 from bot.runtime.node_runtime import NodeRuntimeError, resolve_node_bin
 
 READY_PREFIX = "MCBOT_SERVER_READY"
+# node/server.js and its tick (node/plugins/ticks.js) keep the world up through an error and say
+# so on one line: a warning here, so a bench or a user's log shows what went wrong in the world
+SERVER_FAULT = "(kept alive"
+FAULT_WARNINGS_PER_MINUTE = 10  # the rest of a burst at debug
 SERVER_JS = NODE_DIR / "server.js"
 
 
@@ -72,12 +76,16 @@ class EmbeddedServerSettings:
 
 
 class EmbeddedServer:
-    def __init__(self, settings: EmbeddedServerSettings, node_bin: str = "auto") -> None:
+    def __init__(
+        self, settings: EmbeddedServerSettings, node_bin: str = "auto", clock: Callable[[], float] = time.monotonic
+    ) -> None:
         self.settings = settings
+        self._clock = clock
         self.node_bin = node_bin
         self.proc: subprocess.Popen[str] | None = None
         self._reader: threading.Thread | None = None
         self.lines: list[str] = []  # recent output, for error messages
+        self._fault_times: list[float] = []  # monotonic times of the last minute's warned faults
 
     @property
     def port(self) -> int:
@@ -131,8 +139,18 @@ class EmbeddedServer:
             self.lines = [*self.lines, line][-50:]
             if line.startswith(READY_PREFIX):
                 ready.set()
+            elif SERVER_FAULT in line and self._fault_warning_due():
+                logger.warning("server: {}", line)
             elif line:
                 logger.debug("server: {}", line)
+
+    def _fault_warning_due(self) -> bool:
+        now = self._clock()
+        self._fault_times = [t for t in self._fault_times if now - t < 60]
+        if len(self._fault_times) >= FAULT_WARNINGS_PER_MINUTE:
+            return False
+        self._fault_times.append(now)
+        return True
 
     @property
     def running(self) -> bool:

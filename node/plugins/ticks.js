@@ -14,10 +14,32 @@ module.exports.server = function (serv) {
 
   // One tick as flying-squid's own interval ran it, but always of 1/20 s: its interval passed
   // the wall-clock time since the last tick, which entity physics (a falling item) moves by.
+  // Each plugin's listener runs on its own: one that throws (or rejects) is logged and the
+  // others still run. With a plain emit, a listener that threw every tick stopped all those after
+  // it (hunger's eating, the mobs, spawning) while the clock went on: a bench bot's eats timed
+  // out for a day with no word of why.
   function tickOnce () {
     serv.tickCount++
-    serv.emit('tick', TICK_S, serv.tickCount)
+    for (const listener of serv.rawListeners('tick')) {
+      try {
+        const r = listener.call(serv, TICK_S, serv.tickCount)
+        if (r && typeof r.catch === 'function') r.catch((err) => tickFault(listener, err))
+      } catch (err) {
+        tickFault(listener, err)
+      }
+    }
     serv.lastTickTime = Date.now()
+  }
+
+  // Logged at its 1st, 10th, 100th... time, each distinct error, so one every tick cannot flood.
+  const faults = new Map()
+  function tickFault (listener, err) {
+    const what = String(err && err.stack ? err.stack : err)
+    const n = (faults.get(what) || 0) + 1
+    faults.set(what, n)
+    if (Number.isInteger(Math.log10(n))) {
+      console.error(`[server] tick listener ${listener.name || '(anonymous)'} failed (kept alive, ${n} time${n > 1 ? 's' : ''}): ${what.replace(/\n\s*/g, ' | ')}`)
+    }
   }
 
   // The running clock ticks the same way. flying-squid's interval passed the wall-clock time

@@ -23,7 +23,7 @@ const sleep = (ms) => new Promise(resolve => setTimeout(resolve, ms))
 // Protocol trouble that must fail a test even when its own assertions pass: a packet the
 // server could not encode or decode, a client kicked or erroring, a packet the client could
 // not parse (mineflayer drops those silently with hideErrors).
-const SERVER_TROUBLE = /MCBOT_PACKET_ERROR|Disconnecting client because error|Chunk size is \d+ but only|PartialReadError|uncaughtException|unhandledRejection/
+const SERVER_TROUBLE = /MCBOT_PACKET_ERROR|Disconnecting client because error|Chunk size is \d+ but only|PartialReadError|uncaughtException|unhandledRejection|tick listener \S+ failed/
 const botsByPort = new Map()
 // What a test left running when it failed before its own clean-up was set up (a bot that never
 // spawned, the server it was joining): ended when the file's tests are done, or the open

@@ -13,7 +13,7 @@ from agency.execution.agents import AgentRuntime, load_default_registry
 from agency.execution.builtin_tools import default_tool_registry
 from agency.execution.executor import Executor
 from agency.execution.reflexes import ReflexConfig, Reflexes
-from agency.execution.reflexes.eat import EAT_RETRY_MS
+from agency.execution.reflexes.eat import EAT_RETRY_MAX_MS, EAT_RETRY_MS
 from agency.execution.workflows import SqliteCheckpointStore
 from agency.planning.stalls import classify_stall
 from agency.planning.tasks.models import TaskStatus
@@ -295,6 +295,30 @@ def test_an_eat_that_did_not_take_is_not_tried_again_at_once(env):
     body.fail["consume"] = "no bread (food) in inventory"  # another failure: no wait either
     assert asyncio.run(reflexes.tick(body.snapshot())) == "eat"
     assert reflexes.choose(body.snapshot()) == "eat"
+
+
+def test_eats_the_server_never_finishes_wait_longer_each_time_and_a_good_eat_starts_over(env):
+    body, ftime = env["body"], env["ftime"]
+    body.inventory["bread"] = 2
+    body.food = 15
+    body.fail["consume"] = "consume failed: Promise timed out."
+    reflexes = Reflexes(env["tools"], env["ctx"], env["ex"], ReflexConfig(), clock=ftime.clock)
+    waits = []
+    for _ in range(6):
+        assert asyncio.run(reflexes.tick(body.snapshot())) == "eat"
+        waited = 0
+        while reflexes.choose(body.snapshot()) != "eat":  # the other reflexes and the task have the body
+            ftime.clock.advance(1000)
+            waited += 1000
+        waits.append(waited)
+    assert waits == [EAT_RETRY_MS * n for n in (1, 2, 4, 8)] + [EAT_RETRY_MAX_MS] * 2
+    del body.fail["consume"]
+    assert asyncio.run(reflexes.tick(body.snapshot())) == "eat" and body.food > 15
+    body.food = 15
+    body.fail["consume"] = "consume failed: Promise timed out."
+    assert asyncio.run(reflexes.tick(body.snapshot())) == "eat"
+    ftime.clock.advance(EAT_RETRY_MS)
+    assert reflexes.choose(body.snapshot()) == "eat"  # counted from one again
 
 
 @pytest.mark.parametrize("mode", ["creative", "spectator"])
