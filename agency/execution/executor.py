@@ -16,6 +16,11 @@ most MAX_STEP_REPLANS times per task (counted in its `replanned` events, so a re
 not reset them): what the first run got is not fetched again, and the new plan's steps look
 further from where the bot now is (a collect tunnels on, a hunt explores).
 
+A run that fails on surface work met under cover at night (WAITS_FOR_MORNING: no log at the
+bot's level, no animal down here) is held as `morning` instead of failed: the reflexes put it
+back in the queue once the day is back (agency.execution.reflexes.arbiter), and the drive tick
+meanwhile lets the next goal have its turn (agency.planning.tasks.retry_backoff).
+
 A run that ends because the body went away (BODY_LOST from a tool, or any failure seen
 while the body is not connected) did not fail on its merits: its task is held as
 `disconnected` like a preemption (an unverified witness: the goal side rescans on resume)
@@ -47,8 +52,9 @@ from agency.execution.workflows.models import StopReport, WorkflowRunResult
 from agency.execution.workflows.steps import DELEGATION_FAILED
 from agency.planning.tasks.events import REPLANNED
 from agency.planning.tasks.models import Task, TaskStatus
+from agency.planning.tasks.retry_backoff import WAITING_FOR_MORNING
 from agency.planning.tasks.store import TaskStore
-from agency.tools.results import BODY_LOST, EXECUTION_ERROR, PRECONDITION_FAILED, TIMEOUT
+from agency.tools.results import BODY_LOST, EXECUTION_ERROR, PRECONDITION_FAILED, TIMEOUT, WAITS_FOR_MORNING
 
 SAFE_STOP_BUDGET_S = 5.0  # a preemption waits this long for the workflow's safe stop
 MAX_STEP_REPLANS = 2  # a failed step's task is planned afresh at most this often (module docstring)
@@ -135,6 +141,7 @@ class Executor:
         self._preempted: tuple[str, tuple[str, str]] | None = None  # (task, goal) of the run last paused
         self._replanned: set[str] = set()  # tasks given their fresh plan since their last hold
         self.stats = ExecutorStats()
+        self.waiting_for_morning = False  # a task of this bot's is held for the morning (module docstring)
 
     def running_goal(self) -> tuple[str, str] | None:
         """The action and target of the task whose workflow is in flight, if any (no store
@@ -196,6 +203,14 @@ class Executor:
                     return "failed:poison"
                 self._pause(run.task_id, DISCONNECTED, SafeStop(None, steps_used=0, elapsed_ms=0, timed_out=False))
                 return f"paused:{DISCONNECTED}"
+            if _waits_for_morning(result):
+                why = next(e.message for e in result.errors if e.code == WAITS_FOR_MORNING)
+                logger.info("[Executor] task={} waits for the morning ({})", run.task_id, why)
+                self._pause(
+                    run.task_id, WAITING_FOR_MORNING, SafeStop(None, steps_used=0, elapsed_ms=0, timed_out=False)
+                )
+                self.waiting_for_morning = True
+                return f"paused:{WAITING_FOR_MORNING}"
             if self._replan(run, result) or self._replan_failed_step(run, result):
                 return "replanned"
             self._finishing = run
@@ -477,6 +492,8 @@ class Executor:
 
     def resume_paused(self, reason: str) -> list[str]:
         """Put this bot's tasks paused for `reason` back in the queue (paused -> pending)."""
+        if reason == WAITING_FOR_MORNING:
+            self.waiting_for_morning = False
         out = []
         for task in self._mine(TaskStatus.paused):
             if task.metadata.blockedReason != reason:
@@ -518,6 +535,10 @@ def _stop_report(run: _Running) -> StopReport | None:
     if not t.done() or t.cancelled() or t.exception() is not None:
         return None
     return t.result().stop
+
+
+def _waits_for_morning(result: WorkflowRunResult) -> bool:
+    return result.status == "failed" and any(e.code == WAITS_FOR_MORNING for e in result.errors)
 
 
 def _body_lost(result: WorkflowRunResult, body_ready: bool) -> bool:

@@ -26,7 +26,7 @@ from agency.tools.base import BODY_QUEUE, Tool, ToolContext, ToolFailure, ToolIn
 from agency.tools.mining import tunnel_for
 from agency.tools.movement import ExploreInput, explore, walk
 from agency.tools.queries import FindBlocksInput, find_blocks_now
-from agency.tools.results import PRECONDITION_FAILED
+from agency.tools.results import PRECONDITION_FAILED, WAITS_FOR_MORNING
 from agency.world import EntityInfo, Vec3, WorldSnapshot, under_cover_at_night
 
 # Blocks that need no tool and drop something else: the harvest data holds only the blocks
@@ -122,7 +122,7 @@ async def collect_block(ctx: ToolContext, p: CollectBlockInput) -> dict[str, Any
         if not hits:
             if below and ore_level(p.block) is None and p.block not in ROCK | DEEP_ROCK:
                 raise ToolFailure(
-                    PRECONDITION_FAILED,
+                    WAITS_FOR_MORNING,
                     f"no {p.block} at this level or below; up in the dark it waits for the morning",
                     details={"have": have, "goal": goal},
                 )

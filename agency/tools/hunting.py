@@ -35,7 +35,7 @@ from agency.tools.base import BODY_QUEUE, Tool, ToolContext, ToolFailure, ToolIn
 from agency.tools.crafting import held
 from agency.tools.gathering import PickUpItemsInput, items_near, pick_up_items
 from agency.tools.movement import ExploreInput, climb_out, explore
-from agency.tools.results import EXECUTION_ERROR, PRECONDITION_FAILED
+from agency.tools.results import EXECUTION_ERROR, PRECONDITION_FAILED, WAITS_FOR_MORNING
 from agency.world import EntityInfo, Vec3, night_approaching, underground
 
 GENERIC_ANIMAL = frozenset({"animal", "animals", "food", "meat", "game"})
@@ -144,7 +144,7 @@ async def hunt(ctx: ToolContext, p: HuntInput) -> dict[str, Any]:
     snap = await ctx.snapshot()
     if night_approaching(snap) and underground(snap) and not await enough():
         raise ToolFailure(
-            PRECONDITION_FAILED, f"no {p.target} down here: the animals graze on the surface, and at night they wait"
+            WAITS_FOR_MORNING, f"no {p.target} down here: the animals graze on the surface, and at night they wait"
         )
     # any ground over the head: the animals are up there (two blocks of it kept a bench bot from them)
     climbed = None if await enough() else await climb_out(ctx, min_roof=1)

@@ -23,6 +23,9 @@ EXECUTION_ERROR = "EXECUTION_ERROR"
 BODY_ERROR = "BODY_ERROR"
 BODY_LOST = "BODY_LOST"  # the body went away mid-call (agency.world.BodyLost): hold, never fail
 PRECONDITION_FAILED = "PRECONDITION_FAILED"  # e.g. missing materials, nothing found
+# surface work met under cover at night (logs above, animals on the surface): its task is held
+# until the morning (agency.execution.executor), not failed
+WAITS_FOR_MORNING = "WAITS_FOR_MORNING"
 
 
 class FrozenDict(dict[Any, Any]):

@@ -8,6 +8,9 @@ from its last failure; a task of it that completes, or one still in flight, ends
 A poison failure among them (agency.planning.tasks.poison: its runs took the bridge down
 twice) holds the goal back POISON_HOLD_MS from that failure. Only what the drive tick asks
 waits: a user may still submit the goal (their choice).
+A goal whose newest task waits for the morning (paused WAITING_FOR_MORNING: surface work met
+under cover at night, agency.execution.executor) is held back too until that task is given back,
+so the night asks for the next goal instead of the same one again.
 Asked for a bot, only the tasks open to it count (agency.planning.tasks.idempotency.open_to).
 """
 
@@ -28,6 +31,8 @@ BACKOFF_MS = (20_000, 60_000, 180_000)
 # needed (a search that wedged node there); a held goal's periodic review waits as long at most
 # (agency.goals.backoff).
 POISON_HOLD_MS = 30 * 60_000
+WAITING_FOR_MORNING = "morning"  # the hold reason of a task whose surface work waits for the day
+MORNING_RECHECK_MS = 60_000  # what a goal held for the morning reports as its wait (a tick asks again)
 
 
 @dataclass(frozen=True)
@@ -48,6 +53,8 @@ def held_back(
         assert isinstance(tasks, Iterable)  # not a store: the tasks themselves
         mine = [t for t in tasks if t.metadata.goalKey == goal_key and open_to(t, bot)]
         newest = sorted(mine, key=lambda t: t.metadata.updatedAt, reverse=True)[:depth]
+    if newest and newest[0].status is TaskStatus.paused and newest[0].metadata.blockedReason == WAITING_FOR_MORNING:
+        return HeldBack(failures=0, wait_ms=MORNING_RECHECK_MS, reason="it waits for the morning")
     failures, last, poison = 0, None, None
     for task in newest:
         if task.status is not TaskStatus.failed:

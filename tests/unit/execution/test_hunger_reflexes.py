@@ -159,6 +159,7 @@ class _Busy:
     """An executor with a task running: each forage holds it."""
 
     current = object()
+    waiting_for_morning = False
 
     def running_goal(self):
         return None
@@ -227,6 +228,8 @@ def test_a_failed_hunt_waits_too(env):
 class _Cooking:
     """An executor running a smelt of cooked beef; a preempt pauses it, and it stays the goal in
     hand while it waits to resume (agency.execution.executor.Executor.goal_in_hand)."""
+
+    waiting_for_morning = False
 
     def __init__(self) -> None:
         self.goal: tuple[str, str] | None = ("smelt", "cooked_beef")

@@ -16,7 +16,7 @@ from agency.execution.builtin_tools import default_tool_registry
 from agency.game.animals import ANIMAL_DROPS, ANIMALS
 from agency.tools.base import ToolContext
 from agency.tools.hunting import KILL_TIMEOUT_S, MAX_MISSES, animal_kind
-from agency.tools.results import CANCELLED, EXECUTION_ERROR, PRECONDITION_FAILED, VALIDATION_ERROR
+from agency.tools.results import CANCELLED, EXECUTION_ERROR, PRECONDITION_FAILED, VALIDATION_ERROR, WAITS_FOR_MORNING
 from agency.tools.testing import GROUND_Y, FakeBody, FakeTime, Mob
 from agency.world import BodyError
 from tests.unit.conftest import run
@@ -360,5 +360,5 @@ def test_underground_at_night_a_hunt_does_not_go_up_into_the_dark(hctx, hbody, m
     )
     hbody.mobs += [Mob("cow", hostile=False, x=6.5, y=64, z=0.5)]
     res = hunt(hctx, target="cow")
-    assert res.success is False and res.error.code == PRECONDITION_FAILED and "at night" in res.error.message
+    assert res.success is False and res.error.code == WAITS_FOR_MORNING and "at night" in res.error.message
     assert hbody.started == []  # not a step up

@@ -17,7 +17,7 @@ from agency.shelter.earthwork import PATH_DIGGABLE, keep_box, site_work, work_bo
 from agency.tools import TOOL_NOT_FOUND, VALIDATION_ERROR, FrozenDict, ToolExecutionResult, tool_success
 from agency.tools.base import ToolContext
 from agency.tools.registry import ToolRegistry
-from agency.tools.results import CANCELLED, PRECONDITION_FAILED, TIMEOUT
+from agency.tools.results import CANCELLED, PRECONDITION_FAILED, TIMEOUT, WAITS_FOR_MORNING
 from agency.tools.testing import GROUND_Y, FakeBody
 from agency.world import BodyError, Vec3
 from tests.unit.conftest import Probe, run
@@ -522,7 +522,8 @@ def test_under_cover_at_night_a_collect_takes_only_blocks_at_its_level_or_below(
     for y in range(GROUND_Y + 3, GROUND_Y + 7):  # a tree on the surface over the pocket
         body.blocks[(5, y, 0)] = "oak_log"
     logs = run(default_tool_registry().execute("collect_block", {"block": "oak_log", "count": 1}, ctx))
-    assert logs.success is False and "waits for the morning" in logs.error.message  # not walked up to
+    assert logs.success is False and logs.error.code == WAITS_FOR_MORNING  # not walked up to
+    assert "waits for the morning" in logs.error.message
     assert body.block(5, GROUND_Y + 3, 0) == "oak_log"
 
 
