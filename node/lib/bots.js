@@ -71,6 +71,7 @@ function createBot (opts) {
   const rec = { id, bot, state: 'connecting', queue: [], dropped: 0, error: null, endReason: null, spawnedAt: null }
   bots.set(id, rec)
   require('./client_fixes').install(bot)
+  require('./hands').install(bot)
   bot.loadPlugins(PLUGINS)
   bot.once('inject_allowed', () => { // after the plugins load (pathfinder sets its own 40 ms then)
     sharePathThinking()

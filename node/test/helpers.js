@@ -113,6 +113,7 @@ function watchClient (bot) {
 async function connectBot (port, username, { plugins = [], timeout = 60000 } = {}) {
   const bot = mineflayer.createBot({ host: '127.0.0.1', port, username, version: VERSION, auth: 'offline', hideErrors: true })
   require('../lib/client_fixes').install(bot) // as lib/bots.js does
+  require('../lib/hands').install(bot)
   watchClient(bot)
   if (!botsByPort.has(port)) botsByPort.set(port, [])
   botsByPort.get(port).push(bot)

@@ -126,12 +126,15 @@ def test_two_daemons_on_one_postgres_do_a_goal_once_and_take_over_a_dead_ones_ta
             return t if t["metadata"].get("heldBy") == other.bot else None
 
         wait_until(taken_over, LEASE_S + 30, f"{other.name} to take the task over after the {LEASE_S} s lease")
-        done = wait_until(
-            lambda: (t := other.task(task_id))["status"] in ("completed", "failed") and t,
-            240,
-            "the taken-over task to finish",
-            poll_s=1,
-        )
+        try:
+            done = wait_until(
+                lambda: (t := other.task(task_id))["status"] in ("completed", "failed") and t,
+                240,
+                "the taken-over task to finish",
+                poll_s=1,
+            )
+        except AssertionError as e:  # what the daemon that took it over was doing
+            raise AssertionError(f"{e}\n{other.output()}") from None
         assert done["status"] == "completed", done
         events = _events(pg_url, task_id)
         kinds = [e["event"] for e in events]

@@ -34,6 +34,10 @@ async function run (bot, args) {
   if (!item) throw new Error(`no ${args.item} (food) in inventory`)
   const before = { food: bot.food, saturation: bot.foodSaturation }
   await bot.equip(item, 'hand')
+  // the hand as the server last said: an eat of something else would only time out
+  if (bot.heldItem?.name !== item.name) {
+    throw new Error(`the eat of ${item.name} did not take: the hand holds ${bot.heldItem?.name ?? 'nothing'} after the equip`)
+  }
   try {
     await bot.consume()
   } catch (e) {

@@ -4,9 +4,7 @@
 // sneaks, as a player does, so the use places instead of opening it.
 const { Vec3 } = require('vec3')
 const { names, itemName } = require('../names')
-
-// Blocks a use opens or toggles instead of placing against (unless sneaking).
-const USABLE = /(^|_)(furnace|smoker|crafting_table|chest|barrel|anvil|bed|door|trapdoor|fence_gate|button|lever|table|loom|stonecutter|grindstone|shulker_box|hopper|dispenser|dropper|lectern|bell|beacon|brewing_stand|enchanting_table|note_block|repeater|comparator)$/
+const { placeAgainst, usable } = require('../hands')
 
 const FACES = [new Vec3(0, -1, 0), new Vec3(0, 1, 0), new Vec3(1, 0, 0), new Vec3(-1, 0, 0), new Vec3(0, 0, 1), new Vec3(0, 0, -1)]
 
@@ -20,17 +18,10 @@ async function run (bot, args) {
   if (!item) throw new Error(`no ${args.block} in inventory`)
   const solid = FACES.map((f) => ({ b: bot.blockAt(target.plus(f)), face: f.scaled(-1) }))
     .filter(({ b }) => b && b.boundingBox === 'block')
-  const ref = solid.find(({ b }) => !USABLE.test(b.name)) || solid[0]
+  const ref = solid.find(({ b }) => !usable(b)) || solid[0]
   if (!ref) throw new Error(`no solid block next to ${target} to place against`)
   await bot.equip(item, 'hand')
-  const sneak = USABLE.test(ref.b.name)
-  if (sneak) bot.setControlState('sneak', true)
-  try {
-    if (sneak) await bot.waitForTicks(2) // the server knows the bot crouches before the use
-    await bot.placeBlock(ref.b, ref.face)
-  } finally {
-    if (sneak) bot.setControlState('sneak', false)
-  }
+  await placeAgainst(bot, ref.b, ref.face)
   const placed = bot.blockAt(target)
   return { placed: placed ? placed.name : null, position: { x: target.x, y: target.y, z: target.z } }
 }

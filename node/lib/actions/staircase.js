@@ -18,6 +18,7 @@ const { Vec3 } = require('vec3')
 const { withTimeout } = require('../guard')
 const { names } = require('../names')
 const { tickCounter, ticksFor } = require('../ticks')
+const { placeAgainst, usable } = require('../hands')
 
 const DIRS = { north: new Vec3(0, 0, -1), east: new Vec3(1, 0, 0), south: new Vec3(0, 0, 1), west: new Vec3(-1, 0, 0) }
 const ORDER = ['north', 'east', 'south', 'west'] // clockwise: index + 1 is a right turn
@@ -109,18 +110,18 @@ async function digIfNeeded (bot, pos, rec) {
   await withTimeout(bot.dig(block, true), DIG_MS, `digging ${block.name} at ${at(pos)}`)
 }
 
-// Fill the step's floor cell from the inventory, against any solid neighbour of it.
+// Fill the step's floor cell from the inventory, against a solid neighbour of it: one a use
+// does not open first (a table or furnace the night's work placed on a step: against it the bot
+// sneaks, lib/hands.js).
 async function fillFloor (bot, pos) {
   const item = filler(bot)
-  for (const n of NEIGHBOURS) {
-    if (n.y > 0) continue // the cell above is the step being dug
-    const ref = bot.blockAt(pos.plus(n))
-    if (!ref || ref.boundingBox !== 'block') continue
-    await bot.equip(item, 'hand')
-    await withTimeout(bot.placeBlock(ref, n.scaled(-1)), 5000, `filling the hole at ${at(pos)}`)
-    return
-  }
-  throw new Error(`no solid block to fill the hole at ${at(pos)} against`)
+  const refs = NEIGHBOURS.filter((n) => n.y <= 0) // the cell above is the step being dug
+    .map((n) => ({ n, ref: bot.blockAt(pos.plus(n)) }))
+    .filter(({ ref }) => ref && ref.boundingBox === 'block')
+  const best = refs.find(({ ref }) => !usable(ref)) || refs[0]
+  if (!best) throw new Error(`no solid block to fill the hole at ${at(pos)} against`)
+  await bot.equip(item, 'hand')
+  await withTimeout(placeAgainst(bot, best.ref, best.n.scaled(-1)), 5000, `filling the hole at ${at(pos)}`)
 }
 
 // Walk onto the step ahead with the movement controls: forward to the middle of its cell.

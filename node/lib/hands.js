@@ -1,0 +1,49 @@
+'use strict'
+// The bot's hands never click into a window they did not open, and never open one by placing.
+// A placement against a crafting table or a furnace without sneaking opens it (vanilla and our
+// server alike), and nothing closed it: mineflayer's equip and toss then clicked the open
+// container with the player inventory's slot numbers (off by one in a table, by six in a
+// furnace), moving other items on the server while the bot's inventory believed nothing moved.
+// A bench bot's mutton then never reached its hand, and 127 eats in a row timed out.
+
+// Blocks a use opens or toggles instead of placing against (unless sneaking).
+const USABLE = /(^|_)(furnace|smoker|crafting_table|chest|barrel|anvil|bed|door|trapdoor|fence_gate|button|lever|table|loom|stonecutter|grindstone|shulker_box|hopper|dispenser|dropper|lectern|bell|beacon|brewing_stand|enchanting_table|note_block|repeater|comparator)$/
+
+const usable = (block) => Boolean(block && USABLE.test(block.name))
+
+// Place the held item against `ref`'s `face`, sneaking when `ref` is a block a use would open.
+async function placeAgainst (bot, ref, face) {
+  const sneak = usable(ref)
+  if (sneak) bot.setControlState('sneak', true)
+  try {
+    if (sneak) await bot.waitForTicks(2) // the server knows the bot crouches before the use
+    await bot.placeBlock(ref, face)
+  } finally {
+    if (sneak) bot.setControlState('sneak', false)
+  }
+}
+
+// Close a container window left open before an inventory click of the player's own slots.
+// bot.mcbotStrayWindows counts them (the snapshot's diagnostics and the tests read it).
+function closeStray (bot) {
+  const w = bot.currentWindow
+  if (!w || w === bot.inventory) return
+  bot.mcbotStrayWindows = (bot.mcbotStrayWindows || 0) + 1
+  bot.closeWindow(w)
+}
+
+function install (bot) {
+  bot.mcbotStrayWindows = 0
+  bot.once('inject_allowed', () => {
+    for (const name of ['equip', 'unequip', 'toss', 'tossStack']) {
+      const original = bot[name]
+      if (typeof original !== 'function') continue
+      bot[name] = function (...args) {
+        closeStray(bot)
+        return original.apply(this, args)
+      }
+    }
+  })
+}
+
+module.exports = { install, placeAgainst, usable, USABLE }
