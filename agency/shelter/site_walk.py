@@ -68,12 +68,17 @@ async def walk_site(
             logger.info(f"[Builder] path to {x:.1f},{y:.1f},{z:.1f} blocked ({e.message}); retrying, {tries[n + 1][0]}")
 
 
+APPROACH_CELLS = 3  # ring cells tried in turn before a placement's walk fails
+
+
 async def approach(
     ctx: ToolContext, origin: tuple[int, int, int], target: tuple[int, int, int], upcoming: list[tuple[int, int, int]]
 ) -> None:
     """Stay put if the target is within reach from outside the footprint; else walk to the
     ring cell that reaches it and as many of the upcoming placements as possible (fewest
-    walks), the nearest such cell first."""
+    walks), the nearest such cell first. A cell the walk cannot get to (a crater beside a hut
+    being repaired, a step too high) gives way to the next best, APPROACH_CELLS in all: a
+    1.18.2 bench bot's repair failed on the one cell it tried, 1 block from where it stood."""
     pos = (await ctx.snapshot()).position
     feet = block_pos(pos)
     x0, _, z0 = origin
@@ -87,14 +92,24 @@ async def approach(
         covered = sum(1 for u in upcoming if in_reach(stand, u))
         return (-covered, math.dist(c, feet))
 
-    spot = min(cells, key=score)
+    spots = sorted(cells, key=score)[:APPROACH_CELLS]
 
     async def placeable_from_here() -> bool:
         p = (await ctx.snapshot()).position
         f = block_pos(p)
         return not (x0 <= f[0] < x0 + 5 and z0 <= f[2] < z0 + 5) and in_reach((p.x, p.y, p.z), target)
 
-    await walk_site(ctx, origin, (spot[0] + 0.5, spot[1], spot[2] + 0.5), 0, placeable_from_here)
+    for n, spot in enumerate(spots):
+        try:
+            await walk_site(ctx, origin, (spot[0] + 0.5, spot[1], spot[2] + 0.5), 0, placeable_from_here)
+            return
+        except ToolFailure as e:
+            if e.code != EXECUTION_ERROR or n == len(spots) - 1:
+                raise
+            logger.info(
+                f"[Builder] no way to the ring cell {list(spot)} for {list(target)} ({e.message}); "
+                f"trying {list(spots[n + 1])}"
+            )
 
 
 async def back_to_site(ctx: ToolContext, origin: Pos, why: str) -> None:

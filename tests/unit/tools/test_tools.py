@@ -9,6 +9,7 @@ from dataclasses import replace
 from typing import Any
 
 import pytest
+from loguru import logger
 from pydantic import ValidationError
 
 from agency.execution.builtin_tools import default_tool_registry
@@ -353,6 +354,36 @@ def test_a_module_resumed_far_from_its_site_walks_back_before_reading_it(ctx: To
     walks = [a for k, a in body.started if k == "move_to"]
     assert math.dist((walks[0]["x"], walks[0]["z"]), (97.5, 5.5)) < 1  # to the site first
     assert body.block(95, GROUND_Y, 3) == "oak_planks" and res.output["skipped"] == 0
+
+
+class OneCellCutOffBody(FakeBody):
+    """The first ring cell a builder walks to cannot be got to (a crater beside the hut)."""
+
+    cut_off: tuple[float, float] | None = None
+
+    def _do_move_to(self, a):
+        if self.cut_off is None and a.get("range") == 0:
+            self.cut_off = (a["x"], a["z"])
+        if (a["x"], a["z"]) == self.cut_off:
+            raise BodyError(f"no progress toward {a['x']},{a['y']},{a['z']} (distance 1.0): no path")
+        return super()._do_move_to(a)
+
+
+def test_a_ring_cell_the_builder_cannot_get_to_gives_way_to_the_next(ctx: ToolContext) -> None:
+    body = OneCellCutOffBody(ctx.clock, inventory={"oak_planks": 64})
+    ctx.body = body
+    lines: list[str] = []
+    sink = logger.add(lambda m: lines.append(m.record["message"]), level="INFO")
+    try:
+        args = {"origin": [3, GROUND_Y, 3], "facing": "north", "module": "walls_layer_1"}
+        res = run(default_tool_registry().execute("build_shelter_module", args, ctx))
+    finally:
+        logger.remove(sink)
+    assert res.success, res.error
+    assert body.cut_off is not None and any("[Builder] no way to the ring cell" in line for line in lines)
+    walks = [(a["x"], a["z"]) for k, a in body.started if k == "move_to" and a.get("range") == 0]
+    assert any(w != body.cut_off for w in walks)  # another cell reached the placements
+    assert body.block(3, GROUND_Y, 3) == "oak_planks"
 
 
 def test_prepare_shelter_site_refuses_a_site_someone_built_on(ctx: ToolContext, body: FakeBody) -> None:
