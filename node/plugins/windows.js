@@ -385,9 +385,6 @@ module.exports.player = function (player, serv) {
     m.onClose?.()
     if (m === invMenu) for (const i of [0, 1, 2, 3, 4]) sendSlot(m, i)
     menu = invMenu
-    // the whole inventory again: mineflayer copies a container's view of it back only when the
-    // client closes it, so after a close of ours its inventory kept what it believed before
-    if (m !== invMenu) sendAll(invMenu)
     for (const it of back) {
       const left = player.giveItem(it.type, it.count)
       if (left > 0) throwItem(clone(it, left))
@@ -429,6 +426,10 @@ module.exports.player = function (player, serv) {
     if (menu === invMenu) return
     player._client.write('close_window', { windowId: menu.id })
     closeMenu(menu)
+    // the whole inventory again: mineflayer copies a container's view of it back only when the
+    // client closes it, so after a close of ours (a furnace walked away from) it kept what it
+    // believed before
+    sendAll(invMenu)
   }
 
   // Changes made outside clicks (pickup, /give, placing, eating) reach the client with a
