@@ -17,9 +17,11 @@ not reset them): what the first run got is not fetched again, and the new plan's
 further from where the bot now is (a collect tunnels on, a hunt explores).
 
 A run that fails on surface work met under cover at night (WAITS_FOR_MORNING: no log at the
-bot's level, no animal down here) is held as `morning` instead of failed: the reflexes put it
-back in the queue once the day is back (agency.execution.reflexes.arbiter), and the drive tick
-meanwhile lets the next goal have its turn (agency.planning.tasks.retry_backoff).
+bot's level, no animal down here) is held as `morning` instead of failed, unless goal-bound
+(the goals keep their own holds): the reflexes put it back in the queue once the day is back
+(agency.execution.reflexes.arbiter), or the executor after MORNING_MAX_HOLD_MS (a bot without
+reflexes); meanwhile it counts as in flight (agency.planning.tasks.idempotency) and the drive
+tick lets the next goal have its turn (agency.planning.tasks.retry_backoff).
 
 A run that ends because the body went away (BODY_LOST from a tool, or any failure seen
 while the body is not connected) did not fail on its merits: its task is held as
@@ -51,8 +53,8 @@ from agency.execution.bridge_watch import BridgeWatch
 from agency.execution.workflows.models import StopReport, WorkflowRunResult
 from agency.execution.workflows.steps import DELEGATION_FAILED
 from agency.planning.tasks.events import REPLANNED
+from agency.planning.tasks.idempotency import MORNING_MAX_HOLD_MS, WAITING_FOR_MORNING
 from agency.planning.tasks.models import Task, TaskStatus
-from agency.planning.tasks.retry_backoff import WAITING_FOR_MORNING
 from agency.planning.tasks.store import TaskStore
 from agency.tools.results import BODY_LOST, EXECUTION_ERROR, PRECONDITION_FAILED, TIMEOUT, WAITS_FOR_MORNING
 
@@ -142,6 +144,7 @@ class Executor:
         self._replanned: set[str] = set()  # tasks given their fresh plan since their last hold
         self.stats = ExecutorStats()
         self.waiting_for_morning = False  # a task of this bot's is held for the morning (module docstring)
+        self._morning_hold_since = 0  # when the last one was held (given back MORNING_MAX_HOLD_MS on at most)
 
     def running_goal(self) -> tuple[str, str] | None:
         """The action and target of the task whose workflow is in flight, if any (no store
@@ -203,13 +206,14 @@ class Executor:
                     return "failed:poison"
                 self._pause(run.task_id, DISCONNECTED, SafeStop(None, steps_used=0, elapsed_ms=0, timed_out=False))
                 return f"paused:{DISCONNECTED}"
-            if _waits_for_morning(result):
+            if _waits_for_morning(result) and not self._goal_bound(run.task_id):
                 why = next(e.message for e in result.errors if e.code == WAITS_FOR_MORNING)
                 logger.info("[Executor] task={} waits for the morning ({})", run.task_id, why)
                 self._pause(
                     run.task_id, WAITING_FOR_MORNING, SafeStop(None, steps_used=0, elapsed_ms=0, timed_out=False)
                 )
                 self.waiting_for_morning = True
+                self._morning_hold_since = self.clock()
                 return f"paused:{WAITING_FOR_MORNING}"
             if self._replan(run, result) or self._replan_failed_step(run, result):
                 return "replanned"
@@ -225,6 +229,12 @@ class Executor:
         if not can_work:
             return "waiting"
         self.resume_paused(DISCONNECTED)  # the body is back: work its loss interrupted goes first
+        if self.waiting_for_morning and self.clock() - self._morning_hold_since >= MORNING_MAX_HOLD_MS:
+            # no morning seen (a bot without reflexes): the night is long over by now
+            logger.info(
+                "[Executor] the tasks held for the morning are given back after {} min", MORNING_MAX_HOLD_MS // 60_000
+            )
+            self.resume_paused(WAITING_FOR_MORNING)
         interrupted = self._interrupted()
         if interrupted is not None:
             return self._start(interrupted, resumed=True)
@@ -508,6 +518,11 @@ class Executor:
             self._lifecycle("resumed", task.id)
             out.append(task.id)
         return out
+
+    def _goal_bound(self, task_id: str) -> bool:
+        """Goal-bound tasks keep their own holds and reviews (agency.goals): not held for the morning."""
+        task = self.tasks.get_task(task_id)
+        return task is not None and self.goals is not None and self.goals.owns(task)
 
     async def shutdown(self) -> None:
         """Safe-stop a running workflow; its task stays active and resumes on next start."""

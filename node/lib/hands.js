@@ -24,7 +24,7 @@ async function placeAgainst (bot, ref, face) {
 }
 
 // Close a container window left open before an inventory click of the player's own slots.
-// bot.mcbotStrayWindows counts them (the snapshot's diagnostics and the tests read it).
+// bot.mcbotStrayWindows counts them (node/test/hands.test.js reads it).
 function closeStray (bot) {
   const w = bot.currentWindow
   if (!w || w === bot.inventory) return

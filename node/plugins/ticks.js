@@ -31,14 +31,21 @@ module.exports.server = function (serv) {
     serv.lastTickTime = Date.now()
   }
 
-  // Logged at its 1st, 10th, 100th... time, each distinct error, so one every tick cannot flood.
+  // Logged at its 1st, 10th, 100th... time, per listener and kind of error (its type and the
+  // line it was thrown at, not its message, which may name a block or an entity), so one every
+  // tick cannot flood; at most MAX_FAULT_KINDS kinds are told apart.
+  const MAX_FAULT_KINDS = 100
   const faults = new Map()
   function tickFault (listener, err) {
+    const name = listener.listener?.name || listener.name || '(anonymous)' // a once() wrapper's own
     const what = String(err && err.stack ? err.stack : err)
-    const n = (faults.get(what) || 0) + 1
-    faults.set(what, n)
+    const lines = what.split('\n')
+    const key = `${name} ${err?.name} ${lines.find((l) => /^\s*at /.test(l)) ?? lines[0]}`
+    if (!faults.has(key) && faults.size >= MAX_FAULT_KINDS) faults.delete(faults.keys().next().value)
+    const n = (faults.get(key) || 0) + 1
+    faults.set(key, n)
     if (Number.isInteger(Math.log10(n))) {
-      console.error(`[server] tick listener ${listener.name || '(anonymous)'} failed (kept alive, ${n} time${n > 1 ? 's' : ''}): ${what.replace(/\n\s*/g, ' | ')}`)
+      console.error(`[server] tick listener ${name.replace(/\s+/g, '_')} failed (kept alive, ${n} time${n > 1 ? 's' : ''}): ${what.replace(/\n\s*/g, ' | ')}`)
     }
   }
 

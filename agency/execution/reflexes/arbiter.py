@@ -16,7 +16,7 @@ from agency.execution.reflexes.forage import ForageReflex
 from agency.execution.reflexes.recover import RecoverReflex
 from agency.execution.reflexes.shelter import ShelterReflex, in_pocket_only, inside_only
 from agency.execution.reflexes.sleep import SleepReflex
-from agency.planning.tasks.retry_backoff import WAITING_FOR_MORNING
+from agency.planning.tasks.idempotency import WAITING_FOR_MORNING
 from agency.shelter.door import in_hut
 from agency.world import BodyEvent, WorldSnapshot, night_approaching, underground
 
@@ -83,9 +83,9 @@ class Reflexes(CombatReflex, EatReflex, ForageReflex, RecoverReflex, ShelterRefl
                 self.executor.resume_paused(DIED)
         self._note_waking(snap)
         self._note_morning(snap)
-        if self.executor.waiting_for_morning and not night_approaching(snap):
+        waiting = self.executor.waiting_for_morning and not night_approaching(snap)
+        if waiting and self.executor.resume_paused(WAITING_FOR_MORNING):
             logger.info("[Reflex] morning: the surface work held for the day is given back")
-            self.executor.resume_paused(WAITING_FOR_MORNING)
         if self.death is not None:
             why = self._recovery_out_of_reach(snap)
             if why is not None:

@@ -20,6 +20,12 @@ from typing import Protocol
 from agency.planning.tasks.models import Task, TaskStatus
 
 STUCK_PENDING_TIMEOUT_MS = 300_000
+# A task paused for the morning (surface work met under cover at night, agency.execution.executor)
+# is in flight as well: given back by day, it must not find a twin made meanwhile. It counts so for
+# MORNING_MAX_HOLD_MS at most (a night and its dusk at the normal day length, with room), after
+# which the executor gives it back itself.
+WAITING_FOR_MORNING = "morning"
+MORNING_MAX_HOLD_MS = 12 * 60_000
 # pending_planning is pending while a planner works on it; it suppresses like pending.
 PENDING_STATUSES = frozenset({TaskStatus.pending, TaskStatus.pending_planning})
 
@@ -33,8 +39,17 @@ def open_to(task: Task, bot: str | None) -> bool:
     return bot is None or task.metadata.bot in (None, bot)
 
 
+def waits_for_morning(task: Task, now_ms: int) -> bool:
+    """Paused for the morning, and not for longer than MORNING_MAX_HOLD_MS."""
+    return (
+        task.status is TaskStatus.paused
+        and task.metadata.blockedReason == WAITING_FOR_MORNING
+        and now_ms - task.metadata.updatedAt < MORNING_MAX_HOLD_MS
+    )
+
+
 def suppresses(task: Task, now_ms: int, stuck_timeout_ms: int = STUCK_PENDING_TIMEOUT_MS) -> bool:
-    if task.status is TaskStatus.active:
+    if task.status is TaskStatus.active or waits_for_morning(task, now_ms):
         return True
     if task.status in PENDING_STATUSES:
         pending_for = now_ms - task.metadata.createdAt
@@ -56,7 +71,7 @@ def find_blocking_task(
         return None
     candidates: Iterable[Task]
     if hasattr(tasks, "find_by_goal_key"):  # a store: let its index do the filtering
-        candidates = tasks.find_by_goal_key(goal_key, PENDING_STATUSES | {TaskStatus.active})
+        candidates = tasks.find_by_goal_key(goal_key, PENDING_STATUSES | {TaskStatus.active, TaskStatus.paused})
     else:
         candidates = tasks
     for task in candidates:

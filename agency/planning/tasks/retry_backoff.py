@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from agency.planning.tasks.idempotency import TaskLookup, open_to
+from agency.planning.tasks.idempotency import TaskLookup, open_to, waits_for_morning
 from agency.planning.tasks.models import Task, TaskStatus
 from agency.planning.tasks.poison import is_poison
 
@@ -31,7 +31,6 @@ BACKOFF_MS = (20_000, 60_000, 180_000)
 # needed (a search that wedged node there); a held goal's periodic review waits as long at most
 # (agency.goals.backoff).
 POISON_HOLD_MS = 30 * 60_000
-WAITING_FOR_MORNING = "morning"  # the hold reason of a task whose surface work waits for the day
 MORNING_RECHECK_MS = 60_000  # what a goal held for the morning reports as its wait (a tick asks again)
 
 
@@ -53,7 +52,7 @@ def held_back(
         assert isinstance(tasks, Iterable)  # not a store: the tasks themselves
         mine = [t for t in tasks if t.metadata.goalKey == goal_key and open_to(t, bot)]
         newest = sorted(mine, key=lambda t: t.metadata.updatedAt, reverse=True)[:depth]
-    if newest and newest[0].status is TaskStatus.paused and newest[0].metadata.blockedReason == WAITING_FOR_MORNING:
+    if newest and waits_for_morning(newest[0], now_ms):
         return HeldBack(failures=0, wait_ms=MORNING_RECHECK_MS, reason="it waits for the morning")
     failures, last, poison = 0, None, None
     for task in newest:

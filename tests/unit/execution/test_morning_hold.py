@@ -10,8 +10,9 @@ import pytest
 from loguru import logger
 
 from agency.execution.reflexes import ReflexConfig, Reflexes
+from agency.planning.tasks.idempotency import MORNING_MAX_HOLD_MS, WAITING_FOR_MORNING, find_blocking_task
 from agency.planning.tasks.models import TaskStatus
-from agency.planning.tasks.retry_backoff import WAITING_FOR_MORNING, held_back
+from agency.planning.tasks.retry_backoff import held_back
 from agency.tools.testing import GROUND_Y, FakeBody, FakeTime
 from tests.unit.execution.world import add_task, executor_env
 
@@ -65,6 +66,7 @@ def test_a_collect_of_logs_under_cover_at_night_waits_for_the_morning_and_resume
         assert any(f"task={tid} waits for the morning (" in line for line in lines)
         held = held_back(tasks, "collect:oak_log", ftime.clock())
         assert held is not None and held.reason == "it waits for the morning"  # the night asks for another goal
+        assert find_blocking_task(tasks, "collect:oak_log", ftime.clock()).id == tid  # in flight: no twin
 
         reflexes = Reflexes(env["tools"], env["ctx"], ex, ReflexConfig(), clock=ftime.clock)
         asyncio.run(reflexes.tick(body.snapshot()))
@@ -78,3 +80,16 @@ def test_a_collect_of_logs_under_cover_at_night_waits_for_the_morning_and_resume
     finally:
         logger.remove(sink)
     assert body.inventory.get("oak_log") == 2
+
+
+def test_with_no_reflexes_to_see_the_morning_the_executor_gives_the_task_back_itself(env):
+    tasks, ex, ftime = env["tasks"], env["ex"], env["ftime"]
+    tid = add_task(tasks, "collect", "oak_log", 2)
+    assert _until(ex, ftime, lambda o: o.startswith(("paused", "finished"))) == f"paused:{WAITING_FOR_MORNING}"
+    asyncio.run(ex.tick())
+    assert tasks.get_task(tid).status is TaskStatus.paused
+    ftime.clock.advance(MORNING_MAX_HOLD_MS)
+    assert held_back(tasks, "collect:oak_log", ftime.clock()) is None  # no longer held back, nor in flight
+    assert find_blocking_task(tasks, "collect:oak_log", ftime.clock()) is None
+    asyncio.run(ex.tick())  # gives it back, and claims it
+    assert tasks.get_task(tid).status is not TaskStatus.paused and not ex.waiting_for_morning
