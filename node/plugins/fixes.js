@@ -262,13 +262,10 @@ module.exports.player = function (player, serv) {
     if (player.health > 0 && !player.mcbotDead) return
     player.behavior('requestRespawn', {}, async () => {
       player.mcbotDead = false
-      const bed = await player.mcbotCheckRespawnPoint?.() // a bed (beds.js) that is gone resets the point
-      // no bed: anywhere near the world spawn (terrain.js), so deaths at night do not all come
-      // back to one spot among the mobs that killed the last one
-      const at = bed || !serv.mcbotRespawnNear ? player.spawnPoint.clone() : await serv.mcbotRespawnNear(player.spawnPoint)
+      await player.mcbotCheckRespawnPoint?.() // a bed (beds.js) that is gone resets the point
       player._unloadAllChunks()
       player._sendRespawn()
-      player.position = at.clone()
+      player.position = player.spawnPoint.clone()
       player.sendSpawnPosition()
       player.food = 20
       player.foodSaturation = 5
@@ -277,7 +274,7 @@ module.exports.player = function (player, serv) {
       player.updateHealth(20)
       player.mcbotForgetAll()
       await player.worldSendInitialChunks()
-      player.sendSelfPosition(at.clone())
+      player.sendSelfPosition(player.spawnPoint.clone())
       player.updateAndSpawn()
       player.mcbotResyncInventory?.()
       player.worldSendRestOfChunks()

@@ -7,13 +7,12 @@
 'use strict'
 
 const { Vec3 } = require('vec3')
-const { stateId, randInt } = require('./_common')
+const { stateId } = require('./_common')
 const { hash, valueNoise, treesIn } = require('./_noise')
 const { makeSurface, makePainter } = require('./surface')
 const underground = () => require('./underground') // only the caves terrain loads it
 
 const BASE_Y = 64
-const SPAWN_RADIUS = 10 // vanilla's spawnRadius game rule, default 10
 const CELL = 5 // one tree candidate per 5x5 cell keeps trunks apart
 
 function makeTerrain (seed, treeDensity) {
@@ -226,17 +225,6 @@ module.exports.server = function (serv, cfg, genOptions) {
       }
     }
     return p
-  }
-  // Vanilla respawns a player without a bed anywhere within spawnRadius (10) of the world spawn,
-  // on the ground: a random column of the square, tried up to 10 times, else the spawn itself.
-  serv.mcbotRespawnNear = async (point, radius = SPAWN_RADIUS) => {
-    for (let i = 0; i < 10; i++) {
-      const x = Math.floor(point.x) + randInt(-radius, radius)
-      const z = Math.floor(point.z) + randInt(-radius, radius)
-      const y = await groundAt(x, z)
-      if (y !== null) return new Vec3(x + 0.5, y, z + 0.5)
-    }
-    return point.clone()
   }
   let placed = null
   serv.getSpawnPoint = async () => {
