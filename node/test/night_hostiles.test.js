@@ -163,8 +163,7 @@ test('skeletons, creepers and spiders', { timeout: 360000 }, async (t) => {
   // Counted in ticks on a frozen clock: about 35 ticks to the wall, 15 up it, 45 on to her.
   await t.test('a spider climbs a 3-high wall to bite a player', async () => {
     await pad()
-    // in place before the wall goes up: she respawned anywhere within 10 blocks of the spawn
-    // (the skeleton killed her), where the wall may go, and a player in a wall suffocates
+    // in place before the wall goes up: a player where the wall goes would suffocate in it
     await place(alice, 0, -2)
     await command(alice, `/mcbot fill ${p.x - 6} ${p.y} ${p.z + 3} ${p.x + 6} ${p.y + 2} ${p.z + 3} stone`)
     await command(alice, '/mcbot tick freeze')
