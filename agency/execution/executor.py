@@ -229,12 +229,10 @@ class Executor:
         if not can_work:
             return "waiting"
         self.resume_paused(DISCONNECTED)  # the body is back: work its loss interrupted goes first
-        if self.waiting_for_morning and self.clock() - self._morning_hold_since >= MORNING_MAX_HOLD_MS:
-            # no morning seen (a bot without reflexes): the night is long over by now
-            logger.info(
-                "[Executor] the tasks held for the morning are given back after {} min", MORNING_MAX_HOLD_MS // 60_000
-            )
-            self.resume_paused(WAITING_FOR_MORNING)
+        # no morning seen (a bot without reflexes): after MORNING_MAX_HOLD_MS the night is long over
+        overdue = self.waiting_for_morning and self.clock() - self._morning_hold_since >= MORNING_MAX_HOLD_MS
+        if overdue and (given := self.resume_paused(WAITING_FOR_MORNING)):
+            logger.info("[Executor] {} task(s) held for the morning given back after 12 min or more", len(given))
         interrupted = self._interrupted()
         if interrupted is not None:
             return self._start(interrupted, resumed=True)
