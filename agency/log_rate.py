@@ -61,15 +61,19 @@ class LogRate:
 
 
 class LogOnChange:
-    """A line whose values rarely change: INFO when it differs from the last one, else DEBUG."""
+    """A line whose values rarely change: INFO when it differs from the last one, else DEBUG.
+
+    `key` names what counts as a change when the line also carries figures that drift
+    (a queue's size): those go to INFO only with the next change of the key."""
 
     def __init__(self) -> None:
-        self._last: str | None = None
+        self._last: object = None
 
-    def log(self, message: str, *args: Any) -> None:
+    def log(self, message: str, *args: Any, key: object = None) -> None:
         text = message.format(*args)
-        if text != self._last:
-            self._last = text
+        changed = text if key is None else key
+        if changed != self._last:
+            self._last = changed
             logger.opt(depth=1).info("{}", text)
         else:
             logger.opt(depth=1).debug("{}", text)

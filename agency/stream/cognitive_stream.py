@@ -346,6 +346,7 @@ class CognitiveStream:
             feed.count,
             feed.queue_size,
             feed.filtered_out,
+            key=feed.count,  # a growing queue of unactionable thoughts is no news each poll
         )
         return feed
 

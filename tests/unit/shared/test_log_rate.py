@@ -100,3 +100,14 @@ def test_log_on_change_is_info_only_when_the_line_changes(logs):
         "[CognitiveStream] /actionable: returned=0 opt_in_only=true",
     ]
     assert len(logs) == 6
+
+
+def test_log_on_change_with_a_key_ignores_figures_that_drift(logs):
+    line = LogOnChange()
+    for returned, queue in ((0, 3), (0, 4), (0, 5), (1, 5), (1, 6)):
+        line.log("[CognitiveStream] /actionable: returned={} queue_size={}", returned, queue, key=returned)
+    assert info(logs) == [
+        "[CognitiveStream] /actionable: returned=0 queue_size=3",
+        "[CognitiveStream] /actionable: returned=1 queue_size=5",
+    ]
+    assert len(logs) == 5
