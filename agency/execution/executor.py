@@ -12,7 +12,7 @@ puts such tasks back in the queue; an `active` task found on a tick with no run 
 A run of a plan made from what the bot holds (a craft, smelt or gather plan) that fails on a
 step the world refused (nothing found, no progress, a timeout) is planned afresh from what
 the bot holds now, for what is still short of the goal (AgentRuntime.run_task, replan), at
-most MAX_STEP_REPLANS times per task (counted in its `replanned` events, so a restart does
+most MAX_STEP_REPLANS times per task (agency.execution.replans) (counted in its `replanned` events, so a restart does
 not reset them): what the first run got is not fetched again, and the new plan's steps look
 further from where the bot now is (a collect tunnels on, a hunt explores).
 
@@ -42,75 +42,34 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
-from typing import Any, Protocol
 
 from loguru import logger
 
 from agency.clock import Clock
-from agency.execution.agents.runtime import AgentRuntime, RunHandle, TaskSpec
+from agency.execution.agents.runtime import AgentRuntime
 from agency.execution.bridge_watch import BridgeWatch
-from agency.execution.workflows.models import StopReport, WorkflowRunResult
-from agency.execution.workflows.steps import DELEGATION_FAILED
-from agency.planning.tasks.events import REPLANNED
+from agency.execution.replans import Replanner
+from agency.execution.runs import (
+    DISCONNECTED,
+    ExecutorStats,
+    GoalHooks,
+    Running,
+    SafeStop,
+    body_lost,
+    run_waits_for_morning,
+    stop_report,
+    task_goal,
+    task_spec,
+)
+from agency.execution.workflows.models import WorkflowRunResult
 from agency.planning.tasks.idempotency import MORNING_MAX_HOLD_MS, WAITING_FOR_MORNING
 from agency.planning.tasks.models import Task, TaskStatus
 from agency.planning.tasks.store import TaskStore
-from agency.tools.results import BODY_LOST, EXECUTION_ERROR, PRECONDITION_FAILED, TIMEOUT, WAITS_FOR_MORNING
+from agency.tools.results import WAITS_FOR_MORNING
+
+__all__ = ["DISCONNECTED", "Executor", "SafeStop"]  # the hold reason and stop record callers name
 
 SAFE_STOP_BUDGET_S = 5.0  # a preemption waits this long for the workflow's safe stop
-MAX_STEP_REPLANS = 2  # a failed step's task is planned afresh at most this often (module docstring)
-REPLAN_CODES = frozenset({EXECUTION_ERROR, PRECONDITION_FAILED, TIMEOUT, DELEGATION_FAILED})  # the world refused
-DISCONNECTED = "disconnected"  # the hold reason of work the body's loss interrupted
-
-
-@dataclass(frozen=True)
-class SafeStop:
-    """How a preempted run came to rest, as measured here: the goal hold protocol (E)
-    judges it against its 3-step / 5 s budget."""
-
-    report: StopReport | None  # where the workflow stopped; None: it did not end within the wait
-    steps_used: int  # steps in flight when the stop came (each finished or was cut short)
-    elapsed_ms: int  # from the stop signal to the run's end, on the injected clock
-    timed_out: bool  # the run had not ended when the wait gave up
-
-
-class GoalHooks(Protocol):
-    """Goal-bound tasks (metadata.goalBinding) change status through the goal lifecycle,
-    never by a plain set_status: completion needs the verifier, a pause needs a hold."""
-
-    def owns(self, task: Task) -> bool: ...
-
-    async def complete(self, task: Task, result: WorkflowRunResult) -> str: ...
-
-    def hold(self, task: Task, reason: str, stop: SafeStop) -> Task: ...
-
-    def release(self, task: Task) -> Task: ...
-
-    def before_start(self, task: Task) -> bool: ...
-
-
-@dataclass
-class _Running:
-    task_id: str
-    handle: RunHandle
-    started_ms: int
-    agent_id: str
-    bridge_mark: int = 0  # where the bridge stood when the run started (BridgeWatch.mark)
-    goal: tuple[str, str] = ("", "")  # the task's action and target, read without the store
-
-
-@dataclass
-class ExecutorStats:
-    claimed: int = 0
-    completed: int = 0
-    failed: int = 0
-    unplannable: int = 0
-    paused: int = 0
-    resumed: int = 0
-    last_tick_ms: int | None = None
-    last_busy_ms: int | None = None  # last tick with a run in flight: pending tasks were queued until then
-    events: list[dict[str, Any]] = field(default_factory=list)  # recent lifecycle events
 
 
 class Executor:
@@ -138,10 +97,10 @@ class Executor:
         self.goals = goals
         self.before_tick = before_tick
         self.bridge = bridge  # None: no bridge to lose (a fake or replayed body): no task is poison
-        self.current: _Running | None = None
-        self._finishing: _Running | None = None  # a run that ended, its goal being verified (_finish)
+        self.current: Running | None = None
+        self._finishing: Running | None = None  # a run that ended, its goal being verified (_finish)
         self._preempted: tuple[str, tuple[str, str]] | None = None  # (task, goal) of the run last paused
-        self._replanned: set[str] = set()  # tasks given their fresh plan since their last hold
+        self.replanner = Replanner(tasks, runtime, clock, goals)
         self.stats = ExecutorStats()
         self.waiting_for_morning = False  # a task of this bot's is held for the morning (module docstring)
         self._morning_hold_since = 0  # when the last one was held (given back MORNING_MAX_HOLD_MS on at most)
@@ -180,7 +139,7 @@ class Executor:
     # ---- routing -----------------------------------------------------------------------
     def _has_workflow(self, task: Task) -> str | None:
         """None when some agent can carry the task out, else why not."""
-        spec = _spec(task)
+        spec = task_spec(task)
         profile = self.runtime.choose_agent(spec)
         if profile.owns(spec.action) and spec.action.lower() in profile.workflows:
             return None
@@ -201,12 +160,12 @@ class Executor:
                 return "running"
             run, self.current = self.current, None
             result = await run.handle.result()
-            if _body_lost(result, can_work):
+            if body_lost(result, can_work):
                 if self._poisoned(run):
                     return "failed:poison"
                 self._pause(run.task_id, DISCONNECTED, SafeStop(None, steps_used=0, elapsed_ms=0, timed_out=False))
                 return f"paused:{DISCONNECTED}"
-            if _waits_for_morning(result) and not self._goal_bound(run.task_id):
+            if run_waits_for_morning(result) and not self._goal_bound(run.task_id):
                 why = next(e.message for e in result.errors if e.code == WAITS_FOR_MORNING)
                 logger.info("[Executor] task={} waits for the morning ({})", run.task_id, why)
                 self._pause(
@@ -215,7 +174,8 @@ class Executor:
                 self.waiting_for_morning = True
                 self._morning_hold_since = self.clock()
                 return f"paused:{WAITING_FOR_MORNING}"
-            if self._replan(run, result) or self._replan_failed_step(run, result):
+            if (replaced := self.replanner.replan(run, result)) is not None:
+                self.current = replaced
                 return "replanned"
             self._finishing = run
             try:
@@ -293,7 +253,7 @@ class Executor:
             self.stats.claimed += 1
         # After an unverified hold the goal side rescans the site; True = start afresh.
         fresh = self.goals.before_start(task) if self.goals is not None and self.goals.owns(task) else False
-        agent = self.runtime.choose_agent(_spec(task)).id
+        agent = self.runtime.choose_agent(task_spec(task)).id
         logger.info(
             "[Executor] {} task={} goalKey={} agent={} ({} -> active)",
             "resumed" if resumed else "claimed",
@@ -302,71 +262,13 @@ class Executor:
             agent,
             "active" if resumed else TaskStatus.pending.value,
         )
-        handle = self.runtime.start_task(_spec(task), fresh=True) if fresh else self.runtime.start_task(_spec(task))
+        spec = task_spec(task)
+        handle = self.runtime.start_task(spec, fresh=True) if fresh else self.runtime.start_task(spec)
         mark = self.bridge.mark() if self.bridge is not None else 0
-        self.current = _Running(task.id, handle, self.clock(), agent, mark, _goal(task))
+        self.current = Running(task.id, handle, self.clock(), agent, mark, task_goal(task))
         self._preempted = None
         self._lifecycle("resumed" if resumed else "claimed", task.id)
         return "resumed" if resumed else "claimed"
-
-    def _replan(self, run: _Running, result: WorkflowRunResult) -> bool:
-        """A run resumed from a checkpoint can find the world no longer as the checkpoint
-        says (a crash lost the last item pickup, a block changed): when it fails on a
-        precondition, plan once more from the current state instead of failing the task.
-        Once per resume: a fresh plan that fails the same way fails the task, and every hold
-        (a second death) gives the next resume its own fresh plan."""
-        if result.status != "failed" or result.resumedFrom is None or run.task_id in self._replanned:
-            return False
-        if not any(e.code == "PRECONDITION_FAILED" for e in result.errors):
-            return False
-        task = self.tasks.get_task(run.task_id)
-        if task is None or task.status is not TaskStatus.active:
-            return False
-        self._replanned.add(run.task_id)
-        why = "; ".join(e.message for e in result.errors)
-        logger.warning("[Executor] resumed run of task={} no longer fits the world ({}); replanning", task.id, why)
-        handle = self.runtime.start_task(_spec(task), fresh=True)
-        self.current = _Running(task.id, handle, self.clock(), run.agent_id, run.bridge_mark, run.goal)
-        return True
-
-    def _replan_failed_step(self, run: _Running, result: WorkflowRunResult) -> bool:
-        """A plan's step failed on the world (module docstring): plan the task again from
-        what the bot holds, unless it was planned afresh MAX_STEP_REPLANS times already."""
-        if result.status != "failed" or not any(e.code in REPLAN_CODES for e in result.errors):
-            return False
-        task = self.tasks.get_task(run.task_id)
-        if task is None or task.status is not TaskStatus.active:
-            return False
-        if (self.goals is not None and self.goals.owns(task)) or not self.runtime.plans_afresh(_spec(task)):
-            return False
-        done = self._replans(task.id)
-        if done >= MAX_STEP_REPLANS:
-            return False
-        step = next((s.stepId for s in reversed(result.steps) if s.status == "failed"), "")
-        why = next(e.message for e in result.errors if e.code in REPLAN_CODES)
-        self.tasks.record_event(
-            task.id, REPLANNED, {"step": step, "reason": why, "replan": done + 1, "of": MAX_STEP_REPLANS}
-        )
-        logger.warning(
-            "[Executor] task={} goalKey={} step {} failed ({}); planning again from what the bot holds ({} of {})",
-            task.id,
-            task.metadata.goalKey,
-            step or "?",
-            why,
-            done + 1,
-            MAX_STEP_REPLANS,
-        )
-        handle = self.runtime.start_task(_spec(task), replan=True)
-        self.current = _Running(task.id, handle, self.clock(), run.agent_id, run.bridge_mark, run.goal)
-        return True
-
-    def _replans(self, task_id: str) -> int:
-        """How often the task was planned afresh after a failed step (its `replanned` events)."""
-        n, after = 0, 0
-        while page := self.tasks.events(task_id, after_seq=after):
-            n += sum(e.event == REPLANNED for e in page)
-            after = page[-1].seq
-        return n
 
     def _report_progress(self, task_id: str) -> None:
         store = self.runtime.checkpoints
@@ -382,7 +284,7 @@ class Executor:
         if task is not None and progress > task.progress:
             self.tasks.set_progress(task_id, progress)
 
-    async def _finish(self, run: _Running, result: WorkflowRunResult) -> None:
+    async def _finish(self, run: Running, result: WorkflowRunResult) -> None:
         task = self.tasks.get_task(run.task_id)
         if task is None or task.status is not TaskStatus.active:
             return  # paused or cancelled meanwhile: preempt/cancel already recorded it
@@ -425,7 +327,7 @@ class Executor:
             return None
         started = self.clock()
         await self.stop_run(reason)
-        report = _stop_report(run)
+        report = stop_report(run)
         stop = SafeStop(
             report,
             steps_used=report.stepsAfterStop if report is not None else 0,
@@ -453,7 +355,7 @@ class Executor:
         self.current = None
         return run.task_id
 
-    def _poisoned(self, run: _Running) -> bool:
+    def _poisoned(self, run: Running) -> bool:
         """A run held for a lost body: if the bridge itself went down since it started while
         this bot was doing something on it, the task records it, and the record that makes it
         poison fails it (no hold). True then."""
@@ -470,7 +372,7 @@ class Executor:
                 why,
             )
             return False
-        self._replanned.discard(task.id)
+        self.replanner.forget(task.id)
         self.stats.failed += 1
         logger.warning(
             "[Executor] failed task={} goalKey={} reason={} (not resumed)",
@@ -487,7 +389,7 @@ class Executor:
         task = self.tasks.get_task(task_id)
         if task is None or task.status is not TaskStatus.active:
             return  # cancelled or finished meanwhile: nothing to hold
-        self._replanned.discard(task_id)  # each hold (a second death, ...) earns its resume one fresh plan
+        self.replanner.forget(task_id)
         if self.goals is not None and self.goals.owns(task):
             self.goals.hold(task, reason, stop)  # hold protocol: holdWitness + Goal SUSPENDED
             logger.info("[Executor] held task={} reason={}", task.id, reason)
@@ -540,39 +442,3 @@ class Executor:
             task = self.tasks.get_task(task_id)
             if task is not None:
                 self.on_lifecycle(kind, task)
-
-
-def _stop_report(run: _Running) -> StopReport | None:
-    """Where the stopped workflow ended (None if it did not end within the budget)."""
-    t = run.handle.task
-    if not t.done() or t.cancelled() or t.exception() is not None:
-        return None
-    return t.result().stop
-
-
-def _waits_for_morning(result: WorkflowRunResult) -> bool:
-    return result.status == "failed" and any(e.code == WAITS_FOR_MORNING for e in result.errors)
-
-
-def _body_lost(result: WorkflowRunResult, body_ready: bool) -> bool:
-    """Did the run end because the body went away? A tool met a lost body (BODY_LOST), or
-    the run failed while the body is not connected (whatever error the loss surfaced as)."""
-    if result.status != "failed":
-        return False
-    return not body_ready or any(e.code == BODY_LOST for e in result.errors)
-
-
-def _goal(task: Task) -> tuple[str, str]:
-    spec = _spec(task)
-    return (spec.action, spec.target)
-
-
-def _spec(task: Task) -> TaskSpec:
-    params = task.parameters or {}
-    return TaskSpec(
-        action=task.type,
-        target=str(params.get("target", "")),
-        amount=int(params.get("amount") or 1),
-        id=task.id,
-        to=str(params.get("to") or ""),
-    )

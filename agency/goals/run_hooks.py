@@ -26,8 +26,8 @@ from agency.shelter.blueprint import ShelterBlueprint
 from agency.shelter.site_check import blueprint_from, missing_blocks, read_site, stands, verify_region
 from agency.world import BlockRegion, Body
 
-if TYPE_CHECKING:  # the executor imports the agents; only its SafeStop record is needed here
-    from agency.execution.executor import SafeStop
+if TYPE_CHECKING:  # the run records import the agents; only SafeStop is needed here
+    from agency.execution.runs import SafeStop
 
 SHELTER_TARGETS = frozenset({"basic_shelter", "shelter"})
 STABILITY_S = 1.0  # between the two verification passes: a transient pass must not count

@@ -10,7 +10,7 @@ import pytest
 from loguru import logger
 
 from agency.execution.agents.runtime import TaskSpec
-from agency.execution.executor import MAX_STEP_REPLANS
+from agency.execution.replans import MAX_STEP_REPLANS
 from agency.planning.tasks.events import REPLANNED
 from agency.planning.tasks.models import TaskStatus
 from agency.tools.testing import FakeBody, FakeTime

@@ -1,0 +1,100 @@
+"""When a failed run earns its task a new plan instead of a failure (agency.execution.executor's
+module docstring): a resumed run the world no longer fits is planned afresh once per hold,
+and a plan made from what the bot holds whose step the world refused is planned again from
+what it holds now, at most MAX_STEP_REPLANS times per task."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from loguru import logger
+
+from agency.clock import Clock
+from agency.execution.agents.runtime import AgentRuntime
+from agency.execution.runs import Running, task_spec
+from agency.execution.workflows.models import WorkflowRunResult
+from agency.execution.workflows.steps import DELEGATION_FAILED
+from agency.planning.tasks.events import REPLANNED
+from agency.planning.tasks.models import TaskStatus
+from agency.planning.tasks.store import TaskStore
+from agency.tools.results import EXECUTION_ERROR, PRECONDITION_FAILED, TIMEOUT
+
+if TYPE_CHECKING:
+    from agency.execution.runs import GoalHooks
+
+MAX_STEP_REPLANS = 2  # a failed step's task is planned afresh at most this often (module docstring)
+REPLAN_CODES = frozenset({EXECUTION_ERROR, PRECONDITION_FAILED, TIMEOUT, DELEGATION_FAILED})  # the world refused
+
+
+class Replanner:
+    def __init__(self, tasks: TaskStore, runtime: AgentRuntime, clock: Clock, goals: GoalHooks | None) -> None:
+        self.tasks = tasks
+        self.runtime = runtime
+        self.clock = clock
+        self.goals = goals
+        self._replanned: set[str] = set()  # tasks given their fresh plan since their last hold
+
+    def forget(self, task_id: str) -> None:
+        """The task was held (a second death, ...): its next resume earns one fresh plan."""
+        self._replanned.discard(task_id)
+
+    def replan(self, run: Running, result: WorkflowRunResult) -> Running | None:
+        """The run that replaces a failed one, or None when the task fails on its merits."""
+        return self._after_resume(run, result) or self._after_failed_step(run, result)
+
+    def _after_resume(self, run: Running, result: WorkflowRunResult) -> Running | None:
+        """A run resumed from a checkpoint can find the world no longer as the checkpoint
+        says (a crash lost the last item pickup, a block changed): when it fails on a
+        precondition, plan once more from the current state instead of failing the task.
+        Once per resume: a fresh plan that fails the same way fails the task, and every hold
+        (a second death) gives the next resume its own fresh plan."""
+        if result.status != "failed" or result.resumedFrom is None or run.task_id in self._replanned:
+            return None
+        if not any(e.code == "PRECONDITION_FAILED" for e in result.errors):
+            return None
+        task = self.tasks.get_task(run.task_id)
+        if task is None or task.status is not TaskStatus.active:
+            return None
+        self._replanned.add(run.task_id)
+        why = "; ".join(e.message for e in result.errors)
+        logger.warning("[Executor] resumed run of task={} no longer fits the world ({}); replanning", task.id, why)
+        handle = self.runtime.start_task(task_spec(task), fresh=True)
+        return Running(task.id, handle, self.clock(), run.agent_id, run.bridge_mark, run.goal)
+
+    def _after_failed_step(self, run: Running, result: WorkflowRunResult) -> Running | None:
+        """A plan's step failed on the world (module docstring): plan the task again from
+        what the bot holds, unless it was planned afresh MAX_STEP_REPLANS times already."""
+        if result.status != "failed" or not any(e.code in REPLAN_CODES for e in result.errors):
+            return None
+        task = self.tasks.get_task(run.task_id)
+        if task is None or task.status is not TaskStatus.active:
+            return None
+        if (self.goals is not None and self.goals.owns(task)) or not self.runtime.plans_afresh(task_spec(task)):
+            return None
+        done = self._replans(task.id)
+        if done >= MAX_STEP_REPLANS:
+            return None
+        step = next((s.stepId for s in reversed(result.steps) if s.status == "failed"), "")
+        why = next(e.message for e in result.errors if e.code in REPLAN_CODES)
+        self.tasks.record_event(
+            task.id, REPLANNED, {"step": step, "reason": why, "replan": done + 1, "of": MAX_STEP_REPLANS}
+        )
+        logger.warning(
+            "[Executor] task={} goalKey={} step {} failed ({}); planning again from what the bot holds ({} of {})",
+            task.id,
+            task.metadata.goalKey,
+            step or "?",
+            why,
+            done + 1,
+            MAX_STEP_REPLANS,
+        )
+        handle = self.runtime.start_task(task_spec(task), replan=True)
+        return Running(task.id, handle, self.clock(), run.agent_id, run.bridge_mark, run.goal)
+
+    def _replans(self, task_id: str) -> int:
+        """How often the task was planned afresh after a failed step (its `replanned` events)."""
+        n, after = 0, 0
+        while page := self.tasks.events(task_id, after_seq=after):
+            n += sum(e.event == REPLANNED for e in page)
+            after = page[-1].seq
+        return n
