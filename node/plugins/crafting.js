@@ -92,9 +92,9 @@ module.exports.server = function (serv) {
   }
 
   // Using a placed crafting table opens the 3x3 menu (sneaking players place blocks instead).
-  serv.onBlockInteraction('crafting_table', ({ player }) => {
+  serv.onBlockInteraction('crafting_table', ({ player, block }) => {
     if (player.crouching) return false
-    player.mcbotOpenCraftingTable()
+    player.mcbotOpenCraftingTable(block.position)
     return true
   })
 }

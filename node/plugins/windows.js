@@ -19,6 +19,11 @@ module.exports.server = function (serv) {
     const w = windows.createWindow(1, t, '', 46)
     if (w && /^minecraft:/.test(w.type) && typeIds[w.type] === undefined) typeIds[w.type] = t
   }
+  // vanilla checks every tick that an open menu is still valid (the furnace's own check is in
+  // its broadcast, furnace.js's tick)
+  serv.on('tick', function stillValidMenus () {
+    for (const player of serv.players) player.mcbotCheckMenu?.()
+  })
 }
 
 module.exports.player = function (player, serv) {
@@ -62,10 +67,15 @@ module.exports.player = function (player, serv) {
     }
   }
 
-  function tableMenu (id) {
+  // vanilla CraftingMenu over the table at `pos`: valid while the table stands and the player is
+  // within 8 blocks of it (a table left open by a walk away kept its window for good)
+  function tableMenu (id, pos) {
     const own = new Array(10).fill(null)
+    const table = registry.blocksByName.crafting_table.id
     return {
       id,
+      stillValid: () => !pos || (player.world?.sync?.getBlockType(pos) === table &&
+        player.position.distanceTo(pos.offset(0.5, 0.5, 0.5)) <= 8),
       size: 46,
       result: 0,
       grid: [1, 2, 3, 4, 5, 6, 7, 8, 9],
@@ -397,10 +407,11 @@ module.exports.player = function (player, serv) {
     player.windowPos = undefined
   })
 
-  player.mcbotOpenCraftingTable = () => {
+  player.mcbotCheckMenu = () => { if (menu.stillValid && !menu.stillValid()) player.mcbotCloseWindow() }
+  player.mcbotOpenCraftingTable = (pos) => {
     if (menu !== invMenu) closeMenu(menu)
     windowCounter = (windowCounter % 100) + 1
-    menu = tableMenu(windowCounter)
+    menu = tableMenu(windowCounter, pos)
     player._client.write('open_window', {
       windowId: menu.id,
       inventoryType: typeIds['minecraft:crafting'],

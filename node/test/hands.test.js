@@ -1,7 +1,8 @@
 // lib/hands.js against the embedded server: a placement against a crafting table without
 // sneaking opens the table (as vanilla does), and an equip then would click the table's slots
 // with the inventory's numbers; the hands close such a stray window first, so the eat of food
-// from the main inventory takes. The place action sneaks against a table and opens nothing.
+// from the main inventory takes. The place action sneaks against a table and opens nothing, and
+// the world closes a table window as vanilla does (the table broken, the player 8 blocks off).
 'use strict'
 
 const test = require('node:test')
@@ -47,5 +48,21 @@ test('no click into a stray window: an eat after a placement opened a table', { 
     assert.strictEqual(st.state, 'done', `ended ${st.state}: ${st.error}`)
     await waitFor(() => bot.blockAt(table.offset(0, 1, 0))?.name === 'cobblestone', 5000, 'the cobblestone on the table')
     assert.ok(!bot.currentWindow, 'no window opened')
+  })
+  await t.test('the world closes a table window once the table is gone or the player is 8 blocks off', async () => {
+    await command(bot, `/mcbot setblock ${table.x} ${table.y + 1} ${table.z} air`)
+    const use = () => bot.activateBlock(bot.blockAt(table))
+    await use()
+    await waitFor(() => bot.currentWindow?.type === 'minecraft:crafting', 5000, 'the table open')
+    await command(bot, `/mcbot setblock ${table.x} ${table.y} ${table.z} air`)
+    await waitFor(() => !bot.currentWindow, 5000, 'the window closed by the table broken')
+    await command(bot, `/mcbot setblock ${table.x} ${table.y} ${table.z} crafting_table`)
+    await waitFor(() => bot.blockAt(table)?.name === 'crafting_table', 5000, 'the table again')
+    await use()
+    await waitFor(() => bot.currentWindow?.type === 'minecraft:crafting', 5000, 'the table open again')
+    await command(bot, `/mcbot fill ${p.x + 12} ${p.y - 1} ${p.z} ${p.x + 12} ${p.y - 1} ${p.z} stone`)
+    await command(bot, `/mcbot tp hands ${p.x + 12.5} ${p.y} ${p.z + 0.5}`, { match: /teleported/ })
+    await waitFor(() => !bot.currentWindow, 5000, 'the window closed by the walk away')
+    assert.ok(bot.entity.position.distanceTo(table) > 8, `the bot at ${bot.entity.position}`)
   })
 })
