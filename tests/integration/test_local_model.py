@@ -21,7 +21,7 @@ import pytest
 from agency.planning.tasks.models import TaskStatus
 from agency.world import EventType
 from bot.cli.eval import add_eval_commands, cmd_eval
-from bot.cli.main import _ArgParser
+from bot.cli.parsers import ArgParser
 from bot.config.llm import LlmSection
 from bot.tooling.local_model import LocalModel
 from tests.conftest import make_body, wait_until
@@ -121,8 +121,8 @@ def test_a_short_eval_suite_through_the_real_model_keeps_the_contracts(model, tm
     ]
     suite = tmp_path / "suite.jsonl"
     suite.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
-    p = _ArgParser(prog="mcbot")
-    add_eval_commands(p.add_subparsers(dest="command", parser_class=_ArgParser))
+    p = ArgParser(prog="mcbot")
+    add_eval_commands(p.add_subparsers(dest="command", parser_class=ArgParser))
     args = p.parse_args(["eval", "--suite", str(suite), "--run-id", "r", "--out-dir", str(tmp_path / "out")])
     code = cmd_eval(args, SimpleNamespace(llm=LlmSection.model_validate(_llm(model))))
     assert code in (0, 1)  # PASS or a property the model's words failed: both are answers, never an error

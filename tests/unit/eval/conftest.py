@@ -18,7 +18,7 @@ from loguru import logger
 from agency.llm.settings import LlmSettings
 from agency.llm.testing import Received, Reply, ScriptedLLM, text
 from bot.cli.eval import add_eval_commands, cmd_eval
-from bot.cli.main import _ArgParser
+from bot.cli.parsers import ArgParser
 from bot.config.llm import LlmSection
 
 _LOOPBACK = {"127.0.0.1", "::1", "localhost"}
@@ -88,8 +88,8 @@ def write_suite(path: Path, rows: list[dict[str, Any] | str]) -> Path:
 
 
 def run_cli(llm: ScriptedLLM, argv: list[str]) -> int:
-    p = _ArgParser(prog="mcbot")
-    add_eval_commands(p.add_subparsers(dest="command", parser_class=_ArgParser))
+    p = ArgParser(prog="mcbot")
+    add_eval_commands(p.add_subparsers(dest="command", parser_class=ArgParser))
     try:
         args = p.parse_args(["eval", *argv])
     except SystemExit as e:

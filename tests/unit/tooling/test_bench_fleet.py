@@ -11,7 +11,8 @@ import tomllib
 
 import pytest
 
-from bot.cli.main import _bench_fleet, build_parser
+from bot.cli.bench import _bench_fleet
+from bot.cli.main import build_parser
 from bot.config.loader import McbotConfig
 from bot.tooling.bench_fleet import (
     SNAPSHOT_EVERY_S,
