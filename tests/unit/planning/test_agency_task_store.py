@@ -25,7 +25,8 @@ from agency.planning.tasks.models import (
     TaskStatus,
 )
 from agency.planning.tasks.projection import project_incoming_metadata
-from agency.planning.tasks.store import SQL_BY_GOAL_KEY_STATUS, SQL_BY_STATUS, SQL_CLAIM_NEXT, SqliteTaskStore
+from agency.planning.tasks.sqlite_store import SQL_BY_GOAL_KEY_STATUS, SQL_BY_STATUS, SQL_CLAIM_NEXT
+from agency.planning.tasks.store import SqliteTaskStore
 from tests.unit.pg.task_helpers import PATH_TO, add_pending, draft
 from tests.unit.planning import claim_worker
 

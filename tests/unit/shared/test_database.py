@@ -252,6 +252,11 @@ def test_the_stores_hold_no_locks():
     stores = [
         "db.py",
         "planning/tasks/store.py",
+        "planning/tasks/store_core.py",
+        "planning/tasks/store_reads.py",
+        "planning/tasks/store_writes.py",
+        "planning/tasks/store_base.py",
+        "planning/tasks/sqlite_store.py",
         "goals/sync.py",
         "goals/key_index.py",
         "goals/world_identity.py",
