@@ -36,18 +36,30 @@ Text claims are checked heuristically: a sentence that mentions a known creature
 from the frame fails missing_entity; a sentence of possession ('I have', 'my inventory',
 'holding', 'carrying') naming a known item absent from the inventory fails missing_item.
 Sentences with a negation ('no', 'not', "don't", 'without', ...) are not claims of presence.
+
+The frame and the result are agency.cognition.grounding_facts (FrameFacts, GroundingResult);
+the names the rules know (KNOWN_ITEMS, KNOWN_STRUCTURES, BLOCK_DROPS...) are
+agency.cognition.grounding_words.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
-from dataclasses import dataclass
-from typing import Any, Literal
 
 from loguru import logger
 
-from agency.blocks import is_air, is_log
+from agency.blocks import is_log
+from agency.cognition.grounding_facts import FrameFacts, GroundingReason, GroundingResult
+from agency.cognition.grounding_words import (
+    BLOCK_DROPS,
+    EDIBLE,
+    GENERIC_PLACES,
+    KNOWN_ENTITIES,
+    KNOWN_ITEMS,
+    KNOWN_STRUCTURES,
+    LOG_WORDS,
+    NAMED_PLACES,
+)
 from agency.game import recipes
 from agency.game.animals import ANIMALS
 from agency.game.furnace import output_of
@@ -55,179 +67,17 @@ from agency.goal_tag import ExtractedGoal
 from agency.names import GENERIC_THREATS, with_aliases
 from agency.tools.hunting import animal_kind
 from agency.tools.mining import SAFE_FLOOR_Y, parse_level
-from agency.world import BlockRegion, WorldSnapshot
 
-GroundingReason = Literal["missing_entity", "missing_item", "missing_location"]
-
-# Creatures a thought might name; plural 's' is stripped before lookup.
-KNOWN_ENTITIES: frozenset[str] = frozenset(
-    {
-        "cow",
-        "pig",
-        "sheep",
-        "chicken",
-        "horse",
-        "rabbit",
-        "wolf",
-        "cat",
-        "fox",
-        "llama",
-        "goat",
-        "bee",
-        "villager",
-        "zombie",
-        "skeleton",
-        "creeper",
-        "spider",
-        "cave_spider",
-        "enderman",
-        "witch",
-        "slime",
-        "drowned",
-        "husk",
-        "stray",
-        "phantom",
-        "pillager",
-        "zombie_villager",
-        "squid",
-        "bat",
-        "player",
-    }
-)
-# Items with a known recipe or smelting result: enough for craft/smelt grounding.
-KNOWN_ITEMS: frozenset[str] = frozenset(
-    {
-        "crafting_table",
-        "stick",
-        "furnace",
-        "chest",
-        "torch",
-        "bed",
-        "white_bed",
-        "door",
-        "oak_door",
-        "oak_planks",
-        "spruce_planks",
-        "birch_planks",
-        "planks",
-        "ladder",
-        "boat",
-        "bowl",
-        "bread",
-        "wooden_pickaxe",
-        "wooden_axe",
-        "wooden_shovel",
-        "wooden_sword",
-        "wooden_hoe",
-        "stone_pickaxe",
-        "stone_axe",
-        "stone_shovel",
-        "stone_sword",
-        "stone_hoe",
-        "iron_pickaxe",
-        "iron_axe",
-        "iron_shovel",
-        "iron_sword",
-        "iron_ingot",
-        "gold_ingot",
-        "shield",
-        "bucket",
-        "shears",
-        "charcoal",
-        "glass",
-        "smooth_stone",
-        "stone",
-        "cooked_beef",
-        "cooked_porkchop",
-        "cooked_chicken",
-        "cooked_mutton",
-        "baked_potato",
-    }
-)
-KNOWN_STRUCTURES: frozenset[str] = frozenset({"basic_shelter", "shelter", "house", "hut", "wall", "bridge", "pillar"})
-# Block -> what mining it yields, so 'mine cobblestone' grounds on visible stone.
-BLOCK_DROPS: dict[str, str] = {
-    "stone": "cobblestone",
-    "coal_ore": "coal",
-    "iron_ore": "raw_iron",
-    "gold_ore": "raw_gold",
-    "diamond_ore": "diamond",
-    "redstone_ore": "redstone",
-    "lapis_ore": "lapis_lazuli",
-    "deepslate_coal_ore": "coal",
-    "deepslate_iron_ore": "raw_iron",
-    "grass_block": "dirt",
-    "oak_leaves": "oak_sapling",
-    "gravel": "flint",  # by chance (agency.game.loot.CHANCE_DROPS)
-}
-EDIBLE: frozenset[str] = frozenset(
-    {
-        "apple",
-        "bread",
-        "carrot",
-        "potato",
-        "baked_potato",
-        "beef",
-        "cooked_beef",
-        "porkchop",
-        "cooked_porkchop",
-        "chicken",
-        "cooked_chicken",
-        "mutton",
-        "cooked_mutton",
-        "cod",
-        "cooked_cod",
-        "sweet_berries",
-        "melon_slice",
-    }
-)
-# Words naming 'any log': models say 'wood' or 'trees' as often as 'oak_log'.
-LOG_WORDS = frozenset({"wood", "log", "logs", "tree", "trees", "timber"})
-GENERIC_PLACES = frozenset(
-    {
-        "nearby",
-        "around",
-        "area",
-        "surroundings",
-        "north",
-        "south",
-        "east",
-        "west",
-        "up",
-        "down",
-        "forward",
-        "surface",
-        "random",
-        "somewhere",
-        "away",
-        "here",
-        "there",
-        "outside",
-    }
-)
-NAMED_PLACES = frozenset(
-    {
-        "home",
-        "base",
-        "spawn",
-        "village",
-        "shelter",
-        "camp",
-        "cave",
-        "mine",
-        "stronghold",
-        "nether_portal",
-        "portal",
-        "river",
-        "ocean",
-        "beach",
-        "mountain",
-        "desert",
-        "forest",
-        "farm",
-        "town",
-    }
-)
+# FrameFacts, GroundingResult: where callers have always imported them from
+__all__ = [
+    "FrameFacts",
+    "GroundingResult",
+    "check",
+    "check_doable_goal",
+    "check_goal",
+    "check_text",
+    "log_grounding_fail",
+]
 
 MAX_RECIPE_DEPTH = 6  # deeper than any recipe chain the crafter knows (pickaxe <- stick <- planks <- log)
 
@@ -235,54 +85,6 @@ _NEGATION = re.compile(r"\b(no|not|none|nothing|never|without|don't|dont|can't|c
 _POSSESSION = re.compile(r"\b(i have|i've got|i got|i'm holding|i am holding|holding|carrying|my inventory|in my)\b")
 _SENTENCE = re.compile(r"[^.!?\n]+[.!?]*")
 _WORD = re.compile(r"[a-z][a-z_]*")
-
-
-@dataclass(frozen=True)
-class GroundingResult:
-    passed: bool
-    reason: GroundingReason | None = None
-    detail: str = ""
-
-    def as_record(self) -> dict[str, Any]:
-        """The metadata.grounding record; the stream's gate reads its 'pass' key (KEEPALIVE-8)."""
-        return {"pass": self.passed, "reason": self.reason, "detail": self.detail}
-
-
-@dataclass(frozen=True)
-class FrameFacts:
-    """What the frame shows: the only state a goal or claim may refer to. Names are kept
-    with their other versions' names (agency.names), so 'grass' and 'short_grass' ground
-    each other whichever version the world runs."""
-
-    inventory: frozenset[str] = frozenset()
-    entities: frozenset[str] = frozenset()
-    blocks: frozenset[str] = frozenset()  # visible or known nearby
-    locations: frozenset[str] = frozenset()
-    hostiles: int = 0
-
-    def __post_init__(self) -> None:
-        for name in ("inventory", "entities", "blocks"):
-            object.__setattr__(self, name, with_aliases(getattr(self, name)))
-
-    @classmethod
-    def from_snapshot(
-        cls,
-        snapshot: WorldSnapshot,
-        *,
-        region: BlockRegion | None = None,
-        blocks: Iterable[str] = (),
-        locations: Iterable[str] = (),
-    ) -> FrameFacts:
-        seen = set(blocks)
-        if region is not None:
-            seen.update(n for n in region.palette if n and not is_air(n))
-        return cls(
-            inventory=frozenset(i.name for i in snapshot.inventory if i.count > 0),
-            entities=frozenset(e.name for e in snapshot.entities),
-            blocks=frozenset(seen),
-            locations=frozenset(locations),
-            hostiles=snapshot.hostiles,
-        )
 
 
 def _forms(word: str) -> frozenset[str]:

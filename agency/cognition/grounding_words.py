@@ -1,0 +1,175 @@
+"""The names grounding (agency.cognition.grounding) knows: the creatures a thought may name,
+the items with a recipe or smelting result, the structures, what mining a block yields, the
+foods, and the words for any log and for places, generic or named."""
+
+from __future__ import annotations
+
+# Creatures a thought might name; plural 's' is stripped before lookup.
+KNOWN_ENTITIES: frozenset[str] = frozenset(
+    {
+        "cow",
+        "pig",
+        "sheep",
+        "chicken",
+        "horse",
+        "rabbit",
+        "wolf",
+        "cat",
+        "fox",
+        "llama",
+        "goat",
+        "bee",
+        "villager",
+        "zombie",
+        "skeleton",
+        "creeper",
+        "spider",
+        "cave_spider",
+        "enderman",
+        "witch",
+        "slime",
+        "drowned",
+        "husk",
+        "stray",
+        "phantom",
+        "pillager",
+        "zombie_villager",
+        "squid",
+        "bat",
+        "player",
+    }
+)
+# Items with a known recipe or smelting result: enough for craft/smelt grounding.
+KNOWN_ITEMS: frozenset[str] = frozenset(
+    {
+        "crafting_table",
+        "stick",
+        "furnace",
+        "chest",
+        "torch",
+        "bed",
+        "white_bed",
+        "door",
+        "oak_door",
+        "oak_planks",
+        "spruce_planks",
+        "birch_planks",
+        "planks",
+        "ladder",
+        "boat",
+        "bowl",
+        "bread",
+        "wooden_pickaxe",
+        "wooden_axe",
+        "wooden_shovel",
+        "wooden_sword",
+        "wooden_hoe",
+        "stone_pickaxe",
+        "stone_axe",
+        "stone_shovel",
+        "stone_sword",
+        "stone_hoe",
+        "iron_pickaxe",
+        "iron_axe",
+        "iron_shovel",
+        "iron_sword",
+        "iron_ingot",
+        "gold_ingot",
+        "shield",
+        "bucket",
+        "shears",
+        "charcoal",
+        "glass",
+        "smooth_stone",
+        "stone",
+        "cooked_beef",
+        "cooked_porkchop",
+        "cooked_chicken",
+        "cooked_mutton",
+        "baked_potato",
+    }
+)
+KNOWN_STRUCTURES: frozenset[str] = frozenset({"basic_shelter", "shelter", "house", "hut", "wall", "bridge", "pillar"})
+# Block -> what mining it yields, so 'mine cobblestone' grounds on visible stone.
+BLOCK_DROPS: dict[str, str] = {
+    "stone": "cobblestone",
+    "coal_ore": "coal",
+    "iron_ore": "raw_iron",
+    "gold_ore": "raw_gold",
+    "diamond_ore": "diamond",
+    "redstone_ore": "redstone",
+    "lapis_ore": "lapis_lazuli",
+    "deepslate_coal_ore": "coal",
+    "deepslate_iron_ore": "raw_iron",
+    "grass_block": "dirt",
+    "oak_leaves": "oak_sapling",
+    "gravel": "flint",  # by chance (agency.game.loot.CHANCE_DROPS)
+}
+EDIBLE: frozenset[str] = frozenset(
+    {
+        "apple",
+        "bread",
+        "carrot",
+        "potato",
+        "baked_potato",
+        "beef",
+        "cooked_beef",
+        "porkchop",
+        "cooked_porkchop",
+        "chicken",
+        "cooked_chicken",
+        "mutton",
+        "cooked_mutton",
+        "cod",
+        "cooked_cod",
+        "sweet_berries",
+        "melon_slice",
+    }
+)
+# Words naming 'any log': models say 'wood' or 'trees' as often as 'oak_log'.
+LOG_WORDS = frozenset({"wood", "log", "logs", "tree", "trees", "timber"})
+GENERIC_PLACES = frozenset(
+    {
+        "nearby",
+        "around",
+        "area",
+        "surroundings",
+        "north",
+        "south",
+        "east",
+        "west",
+        "up",
+        "down",
+        "forward",
+        "surface",
+        "random",
+        "somewhere",
+        "away",
+        "here",
+        "there",
+        "outside",
+    }
+)
+NAMED_PLACES = frozenset(
+    {
+        "home",
+        "base",
+        "spawn",
+        "village",
+        "shelter",
+        "camp",
+        "cave",
+        "mine",
+        "stronghold",
+        "nether_portal",
+        "portal",
+        "river",
+        "ocean",
+        "beach",
+        "mountain",
+        "desert",
+        "forest",
+        "farm",
+        "town",
+    }
+)
