@@ -17,8 +17,9 @@ from pathlib import Path
 import pytest
 
 from bot.config.loader import ConfigError, load_config
-from bot.runtime import bridge as bridge_module
-from bot.runtime.bridge import Bridge, BridgeDead, BridgeError, _Worker
+from bot.runtime import bridge_calls as bridge_module
+from bot.runtime.bridge import Bridge, BridgeDead, BridgeError
+from bot.runtime.bridge_worker import BridgeWorker as _Worker
 from bot.runtime.heartbeat import HeartbeatFile
 from bot.runtime.node_spawn import _Subprocess
 from bot.runtime.node_watch import NodeWatch

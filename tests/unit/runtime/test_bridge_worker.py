@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import threading
 
-from bot.runtime.bridge import _Worker
+from bot.runtime.bridge_worker import BridgeWorker as _Worker
 
 
 def test_an_urgent_call_goes_before_queued_calls_and_each_lane_keeps_its_order() -> None:
