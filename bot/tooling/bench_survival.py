@@ -1,7 +1,7 @@
 """`mcbot bench survival`: how well does the bot survive, in game time? For each version and
 seed, the daemon runs with no LLM on a fresh embedded world at that seed, with the daemon's
 defaults as a user gets them (the 180 s drive tick included; fast days allowed: a day-length
-scale), sampled over its HTTP API (bot/tooling/soak.sample, plus the places view) until N
+scale), sampled over its HTTP API (bot/tooling/soak_sample.sample, plus the places view) until N
 game days pass, or a milestone (`--until`) is reached, or the wall-clock limit. Judged by
 bot/tooling/bench_survival_report.py; the timeline is drawn by bench_survival_chart.py.
 
@@ -46,7 +46,8 @@ from bot.tooling.bench_survival_report import (
 from bot.tooling.competence import GAME_S_PER_DAY, MILESTONES, game_seconds, milestones
 from bot.tooling.daemon_run import ROOT, LogTail, die_with_parent, server_version, stop_daemon, wait_up
 from bot.tooling.loopback_http import loopback
-from bot.tooling.soak import FAST, daemon_env, sample, wedge_s
+from bot.tooling.soak_sample import sample
+from bot.tooling.soak_settings import FAST, daemon_env, wedge_s
 
 STATUS_S = 30.0  # a status line this often (wall seconds)
 START_TIMEOUT_S = 90.0

@@ -1,7 +1,7 @@
 """`mcbot bench survival`, the judging half: pure functions over the samples one run took
-of the daemon's HTTP API (bot/tooling/soak.sample, plus the places view), no clock read.
+of the daemon's HTTP API (bot/tooling/soak_sample.sample, plus the places view), no clock read.
 
-Game time is bot/tooling/competence.py's (ticks the world clock moved, day wraps and nights
+Game time is bot/tooling/competence_milestones.py's (ticks the world clock moved, day wraps and nights
 slept through included, over 20). On top of competence's milestones (first seen in the
 inventory; the verified shelter from its goal), a crafting table, furnace or bed the bot
 PLACED counts too (the places view: one placed between two samples never shows in the

@@ -21,13 +21,15 @@ side keep apart), and copies the last two to soak-results/report.json and
 chart.png. The log and the report name the server's version (asked by a list ping). Only the
 newest KEEP_RUNS runs are kept in the output folder; older ones are removed (and said so).
 Exits 0 on PASS, 1 on FAIL, 3 when the daemon cannot start.
+
+Here: the run, the output folder's pruning and a chaos run's counters carried across restarts.
+The flags and the daemon's environment are in bot/tooling/soak_settings.py, one sample of the
+API in bot/tooling/soak_sample.py, the judging in bot/tooling/soak_report.py.
 """
 
 from __future__ import annotations
 
-import argparse
 import json
-import math
 import os
 import random
 import re
@@ -39,30 +41,16 @@ import time
 from pathlib import Path
 from typing import Any
 
-import httpx
-
-from agency.cognition.drive_tick import DRIVE_TICK_INTERVAL_MS
-from agency.cognition.settings import DriveTickConfig
-from bot.config.loader import EMBEDDED_VERSIONS
 from bot.runtime.server import free_port
-from bot.tooling.competence import CompetenceLimits, deaths_in
+from bot.tooling.competence import CompetenceLimits
 from bot.tooling.daemon_run import ROOT, LogTail, die_with_parent, server_version, stop_daemon, wait_up
-from bot.tooling.loopback_http import loopback
 from bot.tooling.soak_chaos import Chaos
 from bot.tooling.soak_report import add_competence, competence_lines, evaluate, evaluate_chaos, write_chart
-
-FAST = {  # --fast: CI-sized intervals; the report states the scale
-    "MCBOT_DRIVE_TICK__INTERVAL_MS": "20000",
-    "MCBOT_DRIVE_TICK__STUCK_TIMEOUT_MS": "60000",
-    "MCBOT_JOBS__DRIVE_TICK_S": "2",
-    "MCBOT_JOBS__COUNTERS_LOG_S": "15",
-    "MCBOT_SERVER__DAY_LENGTH_SCALE": "0.1",
-}
-
+from bot.tooling.soak_sample import add_late_deaths, sample
+from bot.tooling.soak_settings import FAST, cadence_ms, daemon_env, parse, wedge_s
 
 KEEP_RUNS = 20  # soak runs kept in the output folder
 RUN_FILE = re.compile(r"^soak-(\d{8}-\d{6}(?:-p\d+)?)")  # a run's stamp: its start, and its process
-PROCESSED_PAGE = 500  # the API's page limit for /api/cognitive-stream/recent
 
 
 def prune_results(out: Path, keep: int = KEEP_RUNS) -> list[str]:
@@ -81,238 +69,6 @@ def prune_results(out: Path, keep: int = KEEP_RUNS) -> list[str]:
             else:
                 f.unlink(missing_ok=True)
     return old
-
-
-def cadence_ms(fast: bool) -> int:
-    """The drive-tick cadence criterion 1 expects: DRIVE-1's 180 s, scaled in a fast soak
-    by the factor FAST scales the daemon's drive-tick interval."""
-    scale = int(FAST["MCBOT_DRIVE_TICK__INTERVAL_MS"]) / DRIVE_TICK_INTERVAL_MS if fast else 1.0
-    return round(DRIVE_TICK_INTERVAL_MS * scale)
-
-
-def stuck_timeout_ms(fast: bool) -> int:
-    """The stuck timeout the soaked daemon runs with (fast: 60 s, real: the default 300 s)."""
-    return int(FAST["MCBOT_DRIVE_TICK__STUCK_TIMEOUT_MS"]) if fast else DriveTickConfig().stuck_timeout_ms
-
-
-def wedge_s(fast: bool) -> float:
-    """The competence wedge window: twice the stuck timeout the daemon runs with (fast: 60 s,
-    real: the default 300 s), so a task the stuck-timeout recovery could have replaced has
-    had its chance."""
-    return 2 * stuck_timeout_ms(fast) / 1000
-
-
-def _fraction(text: str) -> float:
-    try:
-        x = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(
-            f"{text!r} is not a number: give a fraction from 0 to 1 (0.8 = 80 %)"
-        ) from None
-    if not 0.0 <= x <= 1.0:
-        raise argparse.ArgumentTypeError(f"{text} is not a fraction from 0 to 1 (0.8 = 80 %)")
-    return x
-
-
-def _game_days(text: str) -> float:
-    try:
-        x = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number of game days") from None
-    if not (math.isfinite(x) and x > 0):
-        raise argparse.ArgumentTypeError(f"{text} game days: the window must be above 0")
-    return x
-
-
-def parse(argv: list[str]) -> argparse.Namespace:
-    ap = argparse.ArgumentParser(prog="soak.sh")
-    ap.add_argument("minutes", type=float)
-    ap.add_argument("--server", default="embedded", help="embedded (default) or HOST:PORT")
-    ap.add_argument(
-        "--version",
-        choices=EMBEDDED_VERSIONS,
-        help="Minecraft version of the embedded world (default: server.embedded_version)",
-    )
-    ap.add_argument("--creative", action="store_true", help="play in creative mode (checks criterion 8)")
-    ap.add_argument("--fast", action="store_true", help="scaled intervals for CI")
-    ap.add_argument("--out", default="soak-results")
-    ap.add_argument(
-        "--chaos", action="store_true", help="kill the bridge, the embedded world and the daemon at random intervals"
-    )
-    ap.add_argument("--seed", type=int, help="the chaos schedule's seed (default: random, printed)")
-    ap.add_argument(
-        "--recovery-times",
-        choices=("bounds", "figures"),
-        default="bounds",
-        help="judge each fault's recovery against its bound (default), or only print the times "
-        "(make test: its soaks share the machine with other worlds)",
-    )
-    limits = CompetenceLimits()
-    ap.add_argument(
-        "--min-task-success",
-        type=_fraction,
-        default=limits.min_task_success,
-        metavar="FRACTION",
-        help="competence K1: FAIL when completed / finished tasks is below this "
-        f"(default {limits.min_task_success:g}; judged from "
-        f"{limits.min_finished_tasks} finished tasks)",
-    )
-    ap.add_argument(
-        "--milestone-game-days",
-        type=_game_days,
-        default=limits.milestone_game_days,
-        metavar="DAYS",
-        help="competence K2: FAIL after this many game days without a new tech-tree milestone "
-        f"(default {limits.milestone_game_days:g})",
-    )
-    args = ap.parse_args(argv)
-    if args.version and args.server != "embedded":
-        ap.error("--version chooses the embedded world's version; your server speaks its own")
-    if args.seed is not None and not args.chaos:
-        ap.error("--seed seeds the --chaos schedule")
-    return args
-
-
-def daemon_env(args: argparse.Namespace, db: Path, api_port: int) -> dict[str, str]:
-    env = {
-        **os.environ,
-        "MCBOT_STORAGE__DB_PATH": str(db),
-        "MCBOT_API__PORT": str(api_port),
-        "MCBOT_VIEWER__PORT": str(free_port()),  # daemons side by side: a 3D view each
-        "MCBOT_LOGGING__FILE": "",
-        "MCBOT_SERVER__WORLD_FOLDER": "",  # a new world each soak (--chaos keeps one, below)
-    }
-    if env.get("MCBOT_LOGGING__LEVEL", "").upper() not in ("TRACE", "DEBUG", "INFO", "SUCCESS", "WARNING"):
-        env["MCBOT_LOGGING__LEVEL"] = "INFO"  # competence K3 reads the deaths the daemon logs (WARNING)
-    if args.server == "embedded":
-        env["MCBOT_SERVER__PORT"] = str(free_port())
-        env["MCBOT_SERVER__HOST"] = ""
-        if args.version:
-            env["MCBOT_SERVER__EMBEDDED_VERSION"] = args.version
-    else:
-        host, _, port = args.server.rpartition(":")
-        env["MCBOT_SERVER__HOST"], env["MCBOT_SERVER__PORT"] = host, port
-    if args.creative:
-        env["MCBOT_SERVER__GAME_MODE"] = "creative"
-    if args.fast:
-        env.update(FAST)
-    return env
-
-
-def sample(
-    base: str, t0: float, seen_thoughts: set[str], chaos: bool = False, daemon_log: LogTail | None = None
-) -> dict[str, Any]:
-    """One reading of the daemon's API. Thoughts are recorded once each (compact), in the
-    first sample that sees them: criterion 7 reads the source thought of every task. A chaos
-    run also records the newest processed thoughts (id, timestamp), to find acked ones lost,
-    and whether the API answered at all (an unreachable daemon lost nothing by not answering).
-    For competence: the bot's position and inventory (name -> count), and the deaths the
-    daemon logged since the last sample (read from its log: the API has no death record)."""
-
-    def get(path: str) -> Any:
-        try:
-            r = loopback().get(base + path, timeout=5)
-            return r.json()
-        except (httpx.HTTPError, ValueError):
-            return None
-
-    health = get("/healthz") or {}
-    snap = get("/api/bot/snapshot") or {}
-    task_page = get("/api/tasks?limit=1000")
-    tasks = (task_page or {}).get("tasks", [])
-    stalled = (get("/api/tasks?stalled=true&limit=1000") or {}).get("tasks", [])
-    recent = (get("/api/cognitive-stream/recent?limit=500") or {}).get("thoughts", [])
-    thoughts = [_thought(th) for th in recent if th["id"] not in seen_thoughts]
-    seen_thoughts.update(th["id"] for th in thoughts)
-    out: dict[str, Any] = {
-        "t": round(time.monotonic() - t0, 1),
-        "ok": bool(health.get("ok")),
-        "counters": get("/api/agency/counters") or {},
-        "health": snap.get("health"),
-        "gameMode": snap.get("gameMode"),
-        # the world clock, so the report can tell shelters finished at night (absent when disconnected)
-        "timeOfDay": snap.get("timeOfDay"),
-        "isDay": snap.get("isDay"),
-        "tasks": [_task(t) for t in tasks],
-        "stalled": [{"id": s["id"], "stallClass": s["stallClass"]} for s in stalled],
-        "thoughts": thoughts,
-        "position": _position(snap.get("position")),
-        "inventory": _inventory(snap.get("inventory")),
-    }
-    if daemon_log is not None:
-        read = daemon_log.read()
-        out["deathsRead"] = read is not None
-        out["deaths"] = deaths_in(read or [])
-    if chaos:
-        page = get(f"/api/cognitive-stream/recent?processed=true&limit={PROCESSED_PAGE}")
-        done = (page or {}).get("thoughts")
-        out["reachable"] = task_page is not None and done is not None
-        out["processed"] = [[th["id"], th.get("timestamp")] for th in done or []]
-        out["processedFull"] = len(done or []) >= PROCESSED_PAGE
-    return out
-
-
-def _position(p: Any) -> dict[str, float] | None:
-    if not isinstance(p, dict) or not all(isinstance(p.get(k), (int, float)) for k in "xyz"):
-        return None
-    return {k: round(p[k], 1) for k in "xyz"}
-
-
-def _inventory(items: Any) -> dict[str, int] | None:
-    if not isinstance(items, list):
-        return None  # not read (the snapshot was unavailable)
-    out: dict[str, int] = {}
-    for i in items:
-        if isinstance(i, dict) and i.get("name"):
-            out[i["name"]] = out.get(i["name"], 0) + int(i.get("count") or 0)
-    return out
-
-
-def _thought(th: dict[str, Any]) -> dict[str, Any]:
-    return {
-        "id": th["id"],
-        "convertEligible": th.get("convertEligible"),
-        "timestamp": th.get("timestamp"),
-        "cognitiveSystem": th.get("cognitiveSystem"),
-    }
-
-
-def _task(t: dict[str, Any]) -> dict[str, Any]:
-    meta = t.get("metadata") or {}
-    solver = meta.get("solver") or {}
-    origin = meta.get("origin") or {}
-    out = {
-        "id": t["id"],
-        "status": t["status"],
-        "progress": t.get("progress", 0),
-        "source": t.get("source"),
-        "goalKey": meta.get("goalKey"),
-        "createdAt": meta.get("createdAt"),
-        "convertEligible": meta.get("convertEligible"),
-        "solver": meta.get("solver"),
-        "failureReason": solver.get("failureReason"),
-        "blockedReason": meta.get("blockedReason"),
-        # the thought it came from (a goal-bound task is stamped with it after creation)
-        "sourceThoughtId": meta.get("sourceThoughtId") or origin.get("sourceId"),
-    }
-    if meta.get("goalBinding"):
-        out["goal"] = _goal(meta["goalBinding"])
-    return out
-
-
-def _goal(b: dict[str, Any]) -> dict[str, Any]:
-    """A compact view of a goalBinding (agency.goals.models): the API dumps with
-    exclude_none, so any field may be missing."""
-    completion = b.get("completion") or {}
-    last = completion.get("lastResult") or {}
-    return {
-        "goalType": b.get("goalType"),
-        "consecutivePasses": completion.get("consecutivePasses") or 0,
-        "lastVerifiedAt": completion.get("lastVerifiedAt"),
-        "done": last.get("done"),
-        "blockers": last.get("blockers") or [],
-        "anchored": bool((b.get("anchors") or {}).get("siteSignature")),
-    }
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -404,9 +160,7 @@ def main(argv: list[str] | None = None) -> int:
         finally:
             stop_daemon(proc)
             daemon_log.close()
-        if samples:  # what the daemon logged after the last sample (a death in its last second)
-            late = deaths_log.read()
-            samples[-1]["deaths"] = samples[-1].get("deaths", []) + deaths_in(late or [])
+        add_late_deaths(samples, deaths_log)
         report = evaluate(
             samples,
             creative=args.creative,

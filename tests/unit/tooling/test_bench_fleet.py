@@ -14,23 +14,19 @@ import pytest
 from bot.cli.bench import _bench_fleet
 from bot.cli.main import build_parser
 from bot.config.loader import McbotConfig
-from bot.tooling.bench_fleet import (
+from bot.tooling.bench_fleet import parse_counts
+from bot.tooling.bench_fleet_report import RunResult, add_marginals, table_lines, verdict_lines, verdicts
+from bot.tooling.bench_fleet_run import (
     SNAPSHOT_EVERY_S,
     FleetRun,
-    RunResult,
-    add_marginals,
     bot_names,
     config_text,
     cpu_seconds,
     moved,
     needs_walk,
-    parse_counts,
     positions,
     snapshot_gap,
     start_timeout_s,
-    table_lines,
-    verdict_lines,
-    verdicts,
 )
 from bot.tooling.competence import FAIL, NOT_JUDGED, PASS
 

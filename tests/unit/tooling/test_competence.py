@@ -29,8 +29,8 @@ from bot.tooling.competence import (
     wedges,
 )
 from bot.tooling.daemon_run import LogTail
-from bot.tooling.soak import daemon_env, parse, wedge_s
 from bot.tooling.soak_report import add_competence, competence_lines
+from bot.tooling.soak_settings import daemon_env, parse, wedge_s
 
 TICKS_PER_SAMPLE = 1000  # a fast soak: 5 s samples, the clock 10x faster (200 ticks/s)
 LIMITS = CompetenceLimits(min_task_success=0.8, milestone_game_days=2.0, wedge_s=120.0)

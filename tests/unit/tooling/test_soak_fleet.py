@@ -1,4 +1,4 @@
-"""The fleet soak's judging (bot/tooling/soak_fleet.py) on made-up samples: duplicates caught
+"""The fleet soak's judging (bot/tooling/soak_fleet_verdict.py) on made-up samples: duplicates caught
 (same goal and binding, same goalBinding key, a paused twin), not caught where they are not
 duplicates (bound to different bots, open beside bound, finished or unplannable twins), a bot
 dead or mostly disconnected caught, a bot that held no completed task caught; the per-bot
@@ -11,17 +11,13 @@ import tomllib
 import pytest
 
 from bot.config.loader import McbotConfig
-from bot.tooling.soak_fleet import (
-    bot_names,
-    compact_bot,
-    compact_task,
-    config_text,
+from bot.tooling.soak_fleet import bot_names, compact_bot, compact_task, config_text, parse
+from bot.tooling.soak_fleet_verdict import (
     duplicates,
     evaluate,
     judge_alive,
     judge_duplicates,
     judge_worked,
-    parse,
     per_bot,
     verdict_lines,
 )

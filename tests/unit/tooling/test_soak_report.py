@@ -13,8 +13,9 @@ from typing import ClassVar
 import pytest
 
 from bot.tooling.daemon_run import LogTail
-from bot.tooling.soak import FAST, cadence_ms, sample
 from bot.tooling.soak_report import evaluate
+from bot.tooling.soak_sample import sample
+from bot.tooling.soak_settings import FAST, cadence_ms
 
 T0 = 1_700_000_000_000  # epoch ms of the soak's start
 INTERVAL = 20_000  # the fast soak's drive-tick interval
