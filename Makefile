@@ -11,7 +11,7 @@ PY_STAMP   := $(VENV)/.mcbot-installed
 NODE_RUNTIME := .toolchain/.installed
 NODE_STAMP := node/node_modules/.mcbot-installed
 # The Minecraft versions make test runs (the default embedded one first), and every version
-# we claim, which make test-matrix runs (bot/config/loader.py EmbeddedVersion).
+# we claim, which make test-matrix runs (bot/config/schema.py EmbeddedVersion).
 MC_VERSIONS := 26.1 1.18.2
 ALL_MC_VERSIONS := 26.1 1.21.11 1.21.4 1.18.2
 

@@ -3,7 +3,7 @@
 uses them as the types of the TOML sections, so a key, its default and its bounds are
 declared here only (the defaults are those of config/mcbot.toml).
 
-Pure pydantic, no other agency import: bot.config.loader imports this to validate the
+Pure pydantic, no other agency import: bot.config.schema imports this to validate the
 config before anything heavy starts.
 """
 

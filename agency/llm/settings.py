@@ -1,7 +1,7 @@
 """Runtime settings of the LLM session loop: snake_case versions of the names used in
 docs/contracts.md LLM-1..15.
 
-The one schema of the `[llm]` TOML section: bot.config.loader's McbotConfig uses LlmSettings
+The one schema of the `[llm]` TOML section: bot.config.schema's McbotConfig uses LlmSettings
 as the section's type (nothing mirrors it), so this module stays light (pydantic and the
 llm room's errors and messages). Resolution order for sampling and context settings:
 session defaults < provider_overrides[provider] < target.overrides.

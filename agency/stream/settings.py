@@ -1,7 +1,7 @@
 """Settings of the stream room: the cognitive stream (`[stream]`). The one schema: bot/config
 uses it as the type of the TOML section and hands `max_thoughts` to CognitiveStream.
 
-Pure pydantic, no other agency import: bot.config.loader imports this to validate the
+Pure pydantic, no other agency import: bot.config.schema imports this to validate the
 config before anything heavy starts.
 """
 

@@ -167,7 +167,7 @@ def _add_bench_fleet(bench_sub: Any) -> None:
     bf.add_argument(
         "--version",
         type=val.embedded_version,
-        help="Minecraft version of the embedded world (default: the newest served, bot/config/loader.py)",
+        help="Minecraft version of the embedded world (default: the newest served, bot/config/schema.py)",
     )
     bf.add_argument("--out", default="bench-results", metavar="DIR", help="output folder (default bench-results)")
 
@@ -197,7 +197,7 @@ def _add_bench_goals(bench_sub: Any) -> None:
     bg.add_argument(
         "--version",
         type=val.embedded_version,
-        help="Minecraft version of the embedded world (default: the newest served, bot/config/loader.py)",
+        help="Minecraft version of the embedded world (default: the newest served, bot/config/schema.py)",
     )
     bg.add_argument(
         "--goal-s",

@@ -1,6 +1,6 @@
 """Config sections only bot/ reads: the HTTP API, the 3D view, the scheduled jobs and
 `mcbot mcp`.
-(The connection sections live in bot/config/loader.py; the sections an agency room reads
+(The connection sections live in bot/config/schema.py; the sections an agency room reads
 are that room's own settings models, agency/<room>/settings.py; McbotConfig gathers all.)"""
 
 from __future__ import annotations

@@ -3,7 +3,7 @@
 // drop: plugins/_common.js). flying-squid
 // counted wall-clock milliseconds from the item's birth while its physics moved by ticks, so on
 // a loaded machine, whose ticks fall behind, an item could be picked up before it had moved: a
-// stack the bot threw came back to it where it stood (node/test/server.test.js, the toss test).
+// stack the bot threw came back to it where it stood (node/test/server_contract.test.js, the toss test).
 'use strict'
 
 const MS_PER_TICK = 50

@@ -40,7 +40,7 @@ EARLIER_IN_TEXT = [
 
 OUTSIDE = [
     (re.compile("\u00a7"), "a section sign"),
-    # node/test/server.test.js's player is named "contract" (/mcbot food contract 7 2)
+    # node/test/server_contract.test.js's player is named "contract" (/mcbot food contract 7 2)
     (
         re.compile(r"(?<!food )(?<!damage )(?<!health )(?<!\d )\b[Cc]ontract (?:sections? )?\d"),
         "a numbered contract section",
