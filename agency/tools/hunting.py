@@ -46,6 +46,9 @@ GIVE_UP_S = 25.0  # the JS side gives up on an animal it cannot reach first, nam
 DROP_RADIUS = 4.0  # loot pops out of the body with a little speed
 DROP_WAIT_S = 2.0  # for the loot's item entities to reach the client
 MAX_MISSES = 2  # targets lost (out of reach, wandered off) before the hunt gives up
+# One look elsewhere when no animal is in sight: the herds near a base get eaten, and the next
+# are further off (bench hunts failed after 2 looks of 2 x 24 blocks), so 2 legs of 32.
+HUNT_LOOK = ExploreInput(legs=2, leg_distance=32)
 
 
 def animal_kind(word: str) -> str | None:
@@ -154,7 +157,7 @@ async def hunt(ctx: ToolContext, p: HuntInput) -> dict[str, Any]:
         if not game_in_sight((await ctx.snapshot()).entities, p.target, p.radius):
             if explored < p.explore_attempts:
                 explored += 1
-                await explore(ctx, ExploreInput(legs=2, leg_distance=24))
+                await explore(ctx, HUNT_LOOK)
                 continue
             if not kills:
                 raise ToolFailure(
@@ -183,7 +186,7 @@ async def hunt(ctx: ToolContext, p: HuntInput) -> dict[str, Any]:
             # elsewhere as when none is in sight, else the hunt ends as if none were.
             if explored < p.explore_attempts:
                 explored += 1
-                await explore(ctx, ExploreInput(legs=2, leg_distance=24))
+                await explore(ctx, HUNT_LOOK)
                 continue
             if not kills:
                 raise ToolFailure(

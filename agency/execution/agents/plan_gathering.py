@@ -19,7 +19,7 @@ from agency.game.ores import ore_level
 from agency.tools.hunting import MAX_HUNT
 
 FUEL_LOG = "log"  # what to gather as fuel when none is held: any log burns 300 ticks
-HUNT_EXPLORES = 2  # explores a plan's hunt makes when no animal is in sight
+HUNT_EXPLORES = 4  # looks elsewhere a plan's hunt makes when no animal is in sight (agency.tools.hunting.HUNT_LOOK)
 GATHER_BATCH = 6  # per collect step: a big order (a shelter's 18 logs) is several checkpointed steps,
 # each well inside collect_block's time limit, so a stop loses at most one batch
 

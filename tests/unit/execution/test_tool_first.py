@@ -309,7 +309,7 @@ def test_from_empty_hands_the_targets_the_bot_can_reach_are_all_planned() -> Non
     # an animal's drop is hunted for (until held: drops are random), exploring when none is in sight
     book = craft_plan("crafter", {"target": "book", "amount": 1}, {}).steps
     hunt = next(s for s in book if s.tool == "hunt")
-    assert hunt.args == {"target": "cow", "count": 10, "until_item": "leather", "until_count": 1, "explore_attempts": 2}
+    assert hunt.args == {"target": "cow", "count": 10, "until_item": "leather", "until_count": 1, "explore_attempts": 4}
     assert simulate(book, {}).inv["book"] == 1
     # what only a hostile drops has no source in a plan yet: refused, naming it
     with pytest.raises(WorkflowPlanError) as e:

@@ -15,7 +15,7 @@ from agency.execution.agents import load_default_registry
 from agency.execution.builtin_tools import default_tool_registry
 from agency.game.animals import ANIMAL_DROPS, ANIMALS
 from agency.tools.base import ToolContext
-from agency.tools.hunting import KILL_TIMEOUT_S, MAX_MISSES, animal_kind
+from agency.tools.hunting import HUNT_LOOK, KILL_TIMEOUT_S, MAX_MISSES, animal_kind
 from agency.tools.results import CANCELLED, EXECUTION_ERROR, PRECONDITION_FAILED, VALIDATION_ERROR, WAITS_FOR_MORNING
 from agency.tools.testing import GROUND_Y, FakeBody, FakeTime, Mob
 from agency.world import BodyError
@@ -258,7 +258,7 @@ def test_the_survivor_carries_out_hunt_goals():
     survivor = agents.require("survivor")
     wf = survivor.workflows["hunt"].static("survivor-hunt")
     assert [(s.tool, dict(s.args)) for s in wf.steps] == [
-        ("hunt", {"target": "${task.target}", "count": "${task.amount}", "explore_attempts": 2})
+        ("hunt", {"target": "${task.target}", "count": "${task.amount}", "explore_attempts": 4})
     ]
 
 
@@ -362,3 +362,14 @@ def test_underground_at_night_a_hunt_does_not_go_up_into_the_dark(hctx, hbody, m
     res = hunt(hctx, target="cow")
     assert res.success is False and res.error.code == WAITS_FOR_MORNING and "at night" in res.error.message
     assert hbody.started == []  # not a step up
+
+
+def test_with_no_animal_anywhere_a_hunt_looks_four_times_two_legs_of_32_blocks_then_fails(hctx, hbody):
+    start = (hbody.position.x, hbody.position.z)
+    res = hunt(hctx, target="cow", explore_attempts=4)
+    assert not res.success and res.error.code == PRECONDITION_FAILED
+    assert res.error.message == "no cow within 32 blocks to hunt"
+    legs = [a for k, a in hbody.started if k == "move_to"]
+    assert len(legs) == 4 * HUNT_LOOK.legs == 8
+    first = math.dist(start, (legs[0]["x"] - 0.5, legs[0]["z"] - 0.5))
+    assert first == pytest.approx(32, abs=1.5), first  # the herds near a base get eaten: look further
