@@ -184,12 +184,16 @@ IDLE_GAME_S = GAME_S_PER_DAY / 4  # daytime with nothing done, then the bot is s
 def idle_wedges(
     samples: list[dict[str, Any]], game_s: list[float | None], reached: dict[str, float | None]
 ) -> list[dict[str, Any]]:
-    """Stretches with a quarter of a game day of daylight (IDLE_GAME_S) and no task completed
-    and no milestone reached: a bot failing in a loop (explore and shelter failing again and
-    again underground) still moves, so the frozen judgement of `wedges` never sees it. Night
-    does not count: the bot keeps to its shelter then."""
+    """Stretches with a quarter of a game day of daylight (IDLE_GAME_S) and no task completed,
+    no task's checkpointed progress past its best, and no milestone reached: a bot failing in a
+    loop (explore and shelter failing again and again underground) still moves, so the frozen
+    judgement of `wedges` never sees it. A long task whose steps go on one after another (a
+    first hut gathering its logs, then its walls) is work, not a loop: its progress only rises
+    (the executor reports the steps done), and a replanned or resumed run does not raise it
+    again. Night does not count: the bot keeps to its shelter then."""
     progress = sorted(g for g in reached.values() if g is not None)
     done: set[str] = set()
+    best: dict[str, float] = {}  # each task's highest progress seen
     out: list[dict[str, Any]] = []
     start: float | None = None  # game s of the last progress (or the first clock reading)
     light = 0.0  # daytime game s since then
@@ -212,7 +216,12 @@ def idle_wedges(
             continue
         finished = {t["id"] for t in s.get("tasks", []) if t.get("status") == "completed"} - done
         done |= finished
-        moved = bool(finished) or any(prev is not None and prev < at <= g for at in progress)
+        advanced = False
+        for t in s.get("tasks", []):
+            p = float(t.get("progress") or 0)
+            advanced |= p > best.get(t["id"], 0.0)
+            best[t["id"]] = max(p, best.get(t["id"], 0.0))
+        moved = bool(finished) or advanced or any(prev is not None and prev < at <= g for at in progress)
         if start is None or moved:
             if start is not None:
                 close(g)
@@ -325,7 +334,7 @@ def _wedge(w: dict[str, Any]) -> str:
     if w["kind"] == "idle":
         return (
             f"idle from {_fmt_s(w['from'])} to {_fmt_s(w['to'])}: {w['daylight_s']:g} game s of daylight"
-            " with no task completed and no milestone"
+            " with no task completed or advanced and no milestone"
         )
     return f"{w['kind']} {w['s']:g} s from t={w['from']:g}s"
 

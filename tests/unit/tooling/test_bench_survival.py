@@ -240,6 +240,23 @@ def test_a_quarter_day_of_daylight_with_nothing_done_is_an_idle_wedge_though_the
     assert [w for w in run_result(night, 120.0)["wedges"] if w["kind"] == "idle"] == []
 
 
+def test_a_long_task_whose_steps_go_on_is_no_idle_wedge_and_one_stuck_at_a_step_is():
+    # one task for all 60 samples (30 game s each), a step done every 8 samples (240 game s):
+    # a first hut gathering its logs, then its walls, is work
+    steps = samples(60, tasks=[task("hut", "active")])
+    for k, x in enumerate(steps):
+        x["tasks"] = [{**task("hut", "active"), "progress": min(0.99, (k // 8) / 8)}]
+    assert [w for w in run_result(steps, 120.0)["wedges"] if w["kind"] == "idle"] == []
+    # the same task replanned or resumed: its progress falls back and climbs to its best again,
+    # which is no step past it (the executor keeps the best; a sample may read it lower)
+    stuck = samples(60, tasks=[task("hut", "active")])
+    for k, x in enumerate(stuck):
+        x["tasks"] = [{**task("hut", "active"), "progress": 0.5 if k % 2 else 0.25}]
+    idle = [w for w in run_result(stuck, 120.0)["wedges"] if w["kind"] == "idle"]
+    assert idle and idle[0]["daylight_s"] >= GAME_S_PER_DAY / 4
+    assert "no task completed or advanced" in by_id(judge([run(wedges=idle)]))["wedges"]["detail"]
+
+
 def test_the_idle_share_is_the_daylight_with_no_task_active():
     # 40 samples (a game day) 3 s apart: daylight to tick 12000 (the first 20 samples, t 0..57)
     s = samples(40, tasks=[task("a", "active")])
