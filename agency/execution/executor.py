@@ -12,8 +12,8 @@ puts such tasks back in the queue; an `active` task found on a tick with no run 
 A run of a plan made from what the bot holds (a craft, smelt or gather plan) that fails on a
 step the world refused (nothing found, no progress, a timeout) is planned afresh from what
 the bot holds now, for what is still short of the goal (AgentRuntime.run_task, replan), at
-most MAX_STEP_REPLANS times per task (agency.execution.replans) (counted in its `replanned` events, so a restart does
-not reset them): what the first run got is not fetched again, and the new plan's steps look
+most MAX_STEP_REPLANS times per task (agency.execution.replans; counted in its `replanned`
+events, so a restart does not reset them): what the first run got is not fetched again, and the new plan's steps look
 further from where the bot now is (a collect tunnels on, a hunt explores).
 
 A run that fails on surface work met under cover at night (WAITS_FOR_MORNING: no log at the

@@ -190,10 +190,13 @@ def idle_wedges(
     judgement of `wedges` never sees it. A long task whose steps go on one after another (a
     first hut gathering its logs, then its walls) is work, not a loop: its progress only rises
     (the executor reports the steps done), and a replanned or resumed run does not raise it
-    again. Night does not count: the bot keeps to its shelter then."""
+    again. The best is kept per goal, not per task: a goal that fails part way is retried as a
+    new task, and a retry climbing back to where the last one failed is the loop, not work; a
+    goal's best starts over once a task of it completes. Night does not count: the bot keeps
+    to its shelter then."""
     progress = sorted(g for g in reached.values() if g is not None)
     done: set[str] = set()
-    best: dict[str, float] = {}  # each task's highest progress seen
+    best: dict[str, float] = {}  # each goal's highest progress seen since its last completion
     out: list[dict[str, Any]] = []
     start: float | None = None  # game s of the last progress (or the first clock reading)
     light = 0.0  # daytime game s since then
@@ -218,9 +221,14 @@ def idle_wedges(
         done |= finished
         advanced = False
         for t in s.get("tasks", []):
+            key = t.get("goalKey") or t["id"]
+            if t["id"] in done:  # completed (counted in finished): the goal's next task starts over
+                if t["id"] in finished:
+                    best.pop(key, None)
+                continue
             p = float(t.get("progress") or 0)
-            advanced |= p > best.get(t["id"], 0.0)
-            best[t["id"]] = max(p, best.get(t["id"], 0.0))
+            advanced |= p > best.get(key, 0.0)
+            best[key] = max(p, best.get(key, 0.0))
         moved = bool(finished) or advanced or any(prev is not None and prev < at <= g for at in progress)
         if start is None or moved:
             if start is not None:

@@ -2,7 +2,7 @@
 // 3x3 crafting-table menu opened by using a placed crafting_table. A shaped recipe's cell takes
 // any item that cell holds in another variant of the same recipe (minecraft-data lists a
 // bookshelf once per wood; vanilla's tag takes any planks in each cell, mixed). The click engine that
-// moves items and takes results lives in windows.js; this file answers "what does this grid
+// moves items and takes results lives in _clicks.js (used by windows.js); this file answers "what does this grid
 // make" and "what is left in the grid after taking it".
 'use strict'
 

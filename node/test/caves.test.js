@@ -80,7 +80,7 @@ test('in a caves world monsters spawn under the ground by day, in the dark with 
   }
 })
 
-// --- the carvers (plugins/underground.js makeCarvers), on chunks made by the generator ---------
+// --- the carvers (plugins/_carvers.js makeCarvers, exported by underground.js), on chunks made by the generator ---------
 
 const CAVES = { terrain: 'caves', treeDensity: 0.015 }
 const generator = (seed) => generation({ registry: require('prismarine-registry')(VERSION), seed, mcbot: CAVES })

@@ -264,7 +264,7 @@ class AgentRuntime:
                 return resumed  # done, stopped, failed otherwise, or already planned afresh once
             # The child's world is not its checkpoint's (a table placed as a pause cut the
             # step, before its checkpoint): plan it once more from today's inventory, as
-            # the executor replans a resumed task (agency/execution/executor.py).
+            # the executor replans a resumed task (agency/execution/replans.py).
             why = "; ".join(e.message for e in resumed.errors)
             logger.warning("[Delegation] resumed child run={} no longer fits the world ({}); replanning", run_id, why)
             run_id = replan_id

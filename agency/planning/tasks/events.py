@@ -30,7 +30,7 @@ BRIDGE_DOWN = "bridge_down"  # the bridge went down during the task's run (poiso
 STEP_STARTED = "step_started"
 STEP_FINISHED = "step_finished"
 STEP_FAILED = "step_failed"
-REPLANNED = "replanned"  # a failed step's task planned afresh from what the bot holds (agency/execution/executor.py)
+REPLANNED = "replanned"  # a failed step's task planned afresh from what the bot holds (agency/execution/replans.py)
 
 STATUS_EVENTS = frozenset(
     {CREATED, CLAIMED, HELD, RESUMED, REQUEUED, PLANNING, COMPLETED, FAILED, UNPLANNABLE, REOPENED}

@@ -257,6 +257,26 @@ def test_a_long_task_whose_steps_go_on_is_no_idle_wedge_and_one_stuck_at_a_step_
     assert "no task completed or advanced" in by_id(judge([run(wedges=idle)]))["wedges"]["detail"]
 
 
+def test_a_goal_retried_as_new_tasks_that_fail_at_the_same_step_is_an_idle_wedge():
+    # a task of the goal every 4 samples, each climbing to 0.5 and failing there: every new
+    # task id climbs past its own 0, but the goal never gets past where the last one failed
+    retried = samples(60)
+    goal = "smelt:cooked_porkchop"
+    for k, x in enumerate(retried):
+        tries = [{**task(f"try{j}", "failed"), "goalKey": goal, "progress": 0.5} for j in range(k // 4)]
+        now = {**task(f"try{k // 4}", "active"), "goalKey": goal, "progress": 0.5 if k % 4 else 0.0}
+        x["tasks"] = [*tries, now]
+    idle = [w for w in run_result(retried, 120.0)["wedges"] if w["kind"] == "idle"]
+    assert idle and idle[0]["daylight_s"] >= GAME_S_PER_DAY / 4
+    # the same goal done each time instead: its next task climbing from 0 again is work
+    redone = samples(60)
+    for k, x in enumerate(redone):
+        done = [{**task(f"log{j}", "completed"), "goalKey": "collect:log"} for j in range(k // 9)]
+        now = {**task(f"log{k // 9}", "active"), "goalKey": "collect:log", "progress": (k % 9) / 9}
+        x["tasks"] = [*done, now]
+    assert [w for w in run_result(redone, 120.0)["wedges"] if w["kind"] == "idle"] == []
+
+
 def test_the_idle_share_is_the_daylight_with_no_task_active():
     # 40 samples (a game day) 3 s apart: daylight to tick 12000 (the first 20 samples, t 0..57)
     s = samples(40, tasks=[task("a", "active")])
