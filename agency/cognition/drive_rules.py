@@ -73,7 +73,7 @@ def select_drive(
     if rule in STONE_AGE_RULES:
         order = (progression, survival)
     elif rule in IRON_AGE_RULES:
-        order = (food_stock_step(snapshot), progression, survival)
+        order = (food_stock_step(snapshot, furnace_nearby), progression, survival)
     else:
         order = (survival, progression)
     for step in order:

@@ -3,7 +3,8 @@ hunted by a `hunt cow 2` task (the survivor's workflow: each killed with the swo
 drops picked up, the first body never taken for the second cow), raw beef is cooked by a
 `smelt cooked_beef` task (a furnace placed from the inventory, coal as fuel), and the eat
 reflex then eats the cooked beef, not the raw. A sheep hunted gives its wool, and three wool
-make a bed through the crafter."""
+make a bed through the crafter. The drive tick's food stock, with a furnace at hand, is a
+smelt goal whose plan hunts the pig in sight first."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ import asyncio
 
 import pytest
 
+from agency.cognition.survival_steps import FOOD_STOCK, next_survival_step
 from agency.execution.agents import AgentRuntime, TaskSpec, load_default_registry
 from agency.execution.builtin_tools import default_tool_registry
 from agency.execution.executor import Executor
@@ -108,6 +110,34 @@ def test_a_sheep_hunted_gives_the_wool_that_with_two_more_makes_a_bed(hunter):
     assert res.status == "completed", res.errors
     snap = body.snapshot()
     assert snap.count_of("white_bed") == 1 and snap.count_of("white_wool") == 0
+
+
+def test_the_food_stock_goal_with_a_furnace_at_hand_hunts_the_pig_in_sight_and_cooks_its_meat(hunter):
+    """The drive tick's food stock where a furnace can be had is one goal (agency.cognition.
+    survival_steps): `smelt cooked_porkchop`, asked with no porkchop held, whose plan hunts the
+    pig in sight and then cooks what it brought."""
+    body = hunter
+    x, y, z = 940, 70, 700
+    stone_pad(body, NAME, x, y, z, r=8, headroom=3)
+    body.chat("/mcbot time 1000")
+    body.chat(f"/clear {NAME}")
+    wait_until(lambda: not body.snapshot().inventory, 10, "an empty inventory")
+    give(body, NAME, {"stone_sword": 1, "furnace": 1, "coal": 1, "bread": FOOD_STOCK - 1})
+    body.chat(f"/mcbot summon pig {x + 3} {y} {z}")
+    wait_until(lambda: any(e.name == "pig" and e.distance < 8 for e in body.snapshot().entities), 10, "a pig in sight")
+    sel = next_survival_step(body.snapshot())
+    assert sel is not None and (sel.rule, sel.action, sel.target, sel.amount) == (
+        "low_food_stock",
+        "smelt",
+        "cooked_porkchop",
+        1,
+    )
+    rt = AgentRuntime(load_default_registry(), default_tool_registry(), ToolContext(body=body, poll_interval_s=0.1))
+    res = asyncio.run(rt.run_task(TaskSpec(action=sel.action, target=sel.target, amount=sel.amount, id="task-stock")))
+    assert res.status == "completed", res.errors
+    hunt = next(o.output for o in res.steps if o.stepId.startswith("hunt"))
+    assert "pig" in hunt["killed"], repr(dict(hunt))
+    assert body.snapshot().count_of("cooked_porkchop") >= 1
 
 
 def test_a_hurt_bot_with_nothing_to_eat_forages_eats_the_meat_raw_and_heals(bridge, embedded_server, tmp_path):

@@ -49,15 +49,24 @@ CASES = [
     ({"rotten_flesh": 9}, [mob("cow")], {}, ("low_food_stock", "hunt", "animal", 2)),  # no stock to keep
     ({}, [mob("cow", 40)], {}, None),  # out of the hunt's reach
     ({}, [mob("zombie", hostile=True), mob("villager")], {}, None),  # no game
-    ({"beef": 2, "furnace": 1}, [mob("cow")], {}, ("low_food_stock", "hunt", "animal", 1)),  # raw meat counts
+    # a furnace to be had: the hunt and its cooking are one goal, the meat held cooked with it
+    ({"beef": 2, "furnace": 1}, [mob("cow")], {}, ("low_food_stock", "smelt", "cooked_beef", 4)),
+    ({"furnace": 1}, [mob("pig")], {}, ("low_food_stock", "smelt", "cooked_porkchop", 4)),
+    ({"cobblestone": 8}, [mob("chicken", 10), mob("cow", 5)], {}, ("low_food_stock", "smelt", "cooked_beef", 4)),
+    ({"cobblestone": 7}, [mob("cow")], {}, ("low_food_stock", "hunt", "animal", 2)),  # no furnace to be had
+    ({"bread": 1}, [mob("sheep")], {"furnace_nearby": True}, ("low_food_stock", "smelt", "cooked_mutton", 3)),
+    # a mooshroom's beef is planned on cows: the pig behind it is the one hunted
+    ({"furnace": 1}, [mob("mooshroom", 3), mob("pig", 9)], {}, ("low_food_stock", "smelt", "cooked_porkchop", 4)),
+    ({"furnace": 1}, [mob("mooshroom")], {}, ("low_food_stock", "hunt", "animal", 2)),
     ({"beef": 5, "furnace": 1}, [mob("cow")], {}, ("raw_meat", "smelt", "cooked_beef", 5)),
     ({"beef": 5}, [], {}, None),  # no furnace, no cobblestone for one
     ({"beef": 5, "cobblestone": 7}, [], {}, None),
     ({"beef": 5, "cobblestone": 8}, [], {}, ("raw_meat", "smelt", "cooked_beef", 5)),
     ({"beef": 5}, [], {"furnace_nearby": True}, ("raw_meat", "smelt", "cooked_beef", 5)),
     ({"beef": 1, "mutton": 4, "furnace": 1}, [], {}, ("raw_meat", "smelt", "cooked_mutton", 4)),  # most held first
-    ({"cooked_beef": 4}, [mob("sheep")], {}, ("no_wool", "hunt", "sheep", 3)),
-    ({"cooked_beef": 4, "white_wool": 2}, [mob("sheep"), mob("cow")], {}, ("no_wool", "hunt", "sheep", 1)),
+    # the wool's hunt is the bed's craft: its plan hunts the sheep
+    ({"cooked_beef": 4}, [mob("sheep")], {}, ("no_wool", "craft", "white_bed", 1)),
+    ({"cooked_beef": 4, "white_wool": 2}, [mob("sheep"), mob("cow")], {}, ("no_wool", "craft", "white_bed", 1)),
     ({"cooked_beef": 4}, [mob("cow")], {}, None),  # wool only from sheep
     ({"cooked_beef": 4, "white_wool": 3}, [], {}, ("no_bed", "craft", "white_bed", 1)),
     ({"cooked_beef": 4, "white_bed": 1}, [mob("sheep")], {}, None),  # a bed held
@@ -126,11 +135,19 @@ def _sight(*names):
 
 
 def test_a_hunt_with_animals_in_sight_fires_as_it_is_not_explore(make_snapshot):
-    snap = make_snapshot(STONE_AGE, entities=[mob("sheep", 12), mob("cow", 20)])
+    herd = [mob("sheep", 12), mob("cow", 20)]
+    no_stone = {k: n for k, n in STONE_AGE.items() if k != "cobblestone"}
+    snap = make_snapshot(no_stone, entities=herd)
     r = evaluate_drive_tick(snap, 1_000, DriveTickState(), (), shelter_nearby=True, region=_sight("grass_block"))
     assert isinstance(r, DriveTickFired) and r.ungrounded is None
     assert r.selection.rule == "low_food_stock" and r.thought.metadata.goalKey == "hunt:animal"
     assert r.thought.metadata.grounding == {"pass": True, "reason": None, "detail": "animal nearby"}
+    # with the stone for a furnace: the nearest one's meat, hunted and cooked in one goal
+    snap = make_snapshot(STONE_AGE, entities=herd)
+    r = evaluate_drive_tick(snap, 1_000, DriveTickState(), (), shelter_nearby=True, region=_sight("grass_block"))
+    assert isinstance(r, DriveTickFired) and r.ungrounded is None
+    assert r.selection.rule == "low_food_stock" and r.thought.metadata.goalKey == "smelt:cooked_mutton"
+    assert r.thought.metadata.grounding["pass"]
     r = evaluate_drive_tick(
         make_snapshot({**IRON_AGE, "cooked_beef": 4}, entities=[mob("sheep")]),
         1_000,
@@ -138,19 +155,21 @@ def test_a_hunt_with_animals_in_sight_fires_as_it_is_not_explore(make_snapshot):
         (),
         shelter_nearby=True,
     )
-    assert r.selection.rule == "no_wool" and r.thought.metadata.goalKey == "hunt:sheep"
+    assert r.selection.rule == "no_wool" and r.thought.metadata.goalKey == "craft:white_bed"
 
 
 # Every goal the survival steps emit: it round-trips, grounds on its own frame (goal and
 # reason), names a workflow, and that workflow plans from the inventory it fired on.
-EMITTED = [c for c in CASES if c[3] is not None] + [
-    ({"cooked_beef": 4, "white_wool": 3, "oak_planks": 3}, [], {}, ("no_bed", "craft", "white_bed", 1))
+# Past the iron pickaxe, where every survival step comes first; without the stone for a
+# furnace the food stock is a plain hunt.
+IRON_NO_STONE = {k: n for k, n in IRON_AGE.items() if k != "cobblestone"}
+EMITTED = [({**(IRON_NO_STONE if g[1] == "hunt" else IRON_AGE), **x}, e, kw, g) for x, e, kw, g in CASES if g] + [
+    ({**IRON_AGE, "cooked_beef": 4, "white_wool": 3, "oak_planks": 3}, [], {}, ("no_bed", "craft", "white_bed", 1))
 ]
 
 
-@pytest.mark.parametrize(("extra", "entities", "kw", "goal"), EMITTED, ids=[str(i) for i in range(len(EMITTED))])
-def test_every_emitted_goal_round_trips_grounds_and_plans(make_snapshot, extra, entities, kw, goal):
-    inventory = {**IRON_AGE, **extra}  # past the iron pickaxe, where every survival step comes first
+@pytest.mark.parametrize(("inventory", "entities", "kw", "goal"), EMITTED, ids=[str(i) for i in range(len(EMITTED))])
+def test_every_emitted_goal_round_trips_grounds_and_plans(make_snapshot, inventory, entities, kw, goal):
     snap = make_snapshot(inventory, entities=entities)
     sel = next_survival_step(snap, **kw)
     parsed = sanitize(f"{sel.reason}\n{build_goal_tag_v1(sel.action, sel.target, sel.amount)}").goal
@@ -168,7 +187,10 @@ def test_every_emitted_goal_round_trips_grounds_and_plans(make_snapshot, extra, 
     if sel.action == "smelt":
         assert smelt_plan("crafter", task, inventory).steps[-1].tool == "smelt"
     elif sel.action == "craft":
-        assert craft_plan("crafter", task, inventory).steps
+        steps = craft_plan("crafter", task, inventory).steps
+        assert steps
+        if sel.rule == "no_wool":  # the plan hunts the wool the goal was asked without
+            assert any(s.tool == "hunt" and s.args["until_item"] == "white_wool" for s in steps)
     else:
         steps = agents.require("survivor").workflows["hunt"].static("survivor-hunt").steps
         assert [s.tool for s in steps] == ["hunt"]
