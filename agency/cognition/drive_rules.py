@@ -64,16 +64,17 @@ def select_drive(
     if logs < LOW_LOG_STOCK and not logs_wait_for_morning(snapshot, logs):
         return DriveSelection("collect", "log", 8, "low_logs", "My log stock is low; I should gather more wood.")
     progression = next_progression_step(snapshot, furnace_nearby, bed_known)
-    survival = next_survival_step(snapshot, furnace_nearby=furnace_nearby, bed_known=bed_known)
+    survival = next_survival_step(snapshot, furnace_nearby=furnace_nearby, bed_known=bed_known, held=held)
     # Stone first: a stone pickaxe is a couple of minutes' work and the furnace that cooks the
     # hunt's meat is made of the same stone, so hunting and the bed wait for it. The iron pickaxe
-    # comes after a stock of food and before the cooking and the bed (progression.IRON_AGE_RULES).
+    # comes after a stock of food (cooked in the same goal where a furnace can be had) and before
+    # the cooking of other meat held and the bed (progression.IRON_AGE_RULES).
     rule = progression.rule if progression is not None else None
     order: tuple[DriveSelection | None, ...]
     if rule in STONE_AGE_RULES:
         order = (progression, survival)
     elif rule in IRON_AGE_RULES:
-        order = (food_stock_step(snapshot, furnace_nearby), progression, survival)
+        order = (food_stock_step(snapshot, furnace_nearby, held), progression, survival)
     else:
         order = (survival, progression)
     for step in order:

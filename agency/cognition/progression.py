@@ -33,12 +33,13 @@ step would skip the one it builds on.
 
 The first step (STONE_AGE_RULES) comes before the survival steps (hunting, cooking, a bed
 when sheep are in sight: agency.cognition.survival_steps); the iron pickaxe (IRON_AGE_RULES)
-after the food stock's hunt and before the cooking and the bed; the others after them all.
+after the food stock (hunted, and cooked in the same goal where a furnace can be had) and
+before the cooking of other meat held and the bed; the others after them all.
 The sword is first because bare hands take 12 hits for a zombie and cannot push a creeper back
 out of its fuse range (agency.execution.combat). The iron pickaxe comes before the cooking and
 the bed because a daylight holds three drive ticks (docs/contracts.md DRIVE-1): a tick for the
-meat and two for the wool and the bed put the iron step off by a whole game day, and raw meat
-is food too.
+meat held and one for the bed put the iron step off by most of a game day, and raw meat is
+food too.
 """
 
 from __future__ import annotations
@@ -111,7 +112,7 @@ PROGRESSION: tuple[Step, ...] = (
     Step("diamond_sword", "I will make a diamond sword.", at_least("diamond", "sword")),
 )
 STONE_AGE_RULES = frozenset({"have_stone_sword"})  # asked before the survival steps
-IRON_AGE_RULES = frozenset({"have_iron_pickaxe"})  # asked after a food stock, before cooking and the bed
+IRON_AGE_RULES = frozenset({"have_iron_pickaxe"})  # asked after a food stock, before other cooking and the bed
 BEDS = "_bed"
 
 

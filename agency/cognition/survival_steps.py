@@ -14,12 +14,15 @@ Where a furnace can be had, the food stock is one goal: the meat of the nearest 
 sight, cooked (its plan hunts it, then cooks what it brings and that meat held); the wool's
 hunt is the bed's craft, whose plan hunts the sheep. Each was two goals, a drive tick apart
 (docs/contracts.md DRIVE-1: 180 s), and the hunt took a few seconds: in the bench at 7e8bbcd
-the bot stood idle for the interval 25 to 42 % of the daylight.
+the bot stood idle for the interval 25 to 42 % of the daylight. An animal whose kill gives more meat goes first (a cow
+before a chicken: a stock of 4 is 4 chickens but 2 cows); a smelt goal held back after its
+tasks failed (its animal out of reach) gives way to the next animal's, and then to the plain
+hunt of any animal.
 
 The drive tick fires only while food is at 16 or more (docs/contracts.md DRIVE-1), so the
 food rule keeps a stock before hunger rather than reacting to it; the eat reflex eats cooked
-food first. A hunt asks for half as many kills as items short: a cow, pig or sheep drops 1-3
-meat. Rules needing an animal wait until one is in sight (HUNT_RADIUS, the radius the hunt searches),
+food first. A plain hunt asks for half as many kills as items short: a cow, pig or sheep drops
+1-3 meat. Rules needing an animal wait until one is in sight (HUNT_RADIUS, the radius the hunt searches),
 and for the day (from dusk the animals' surface is the hostiles'): exploring for animals is the
 progression's business, which runs when no step fires.
 """
@@ -27,10 +30,11 @@ progression's business, which runs when no step fires.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 
 from agency.blocks import is_log
 from agency.cognition.drive_selection import DriveSelection
-from agency.game.animals import ANIMAL_DROPS, animal_for
+from agency.game.animals import ANIMAL_DROPS, MEAT_PER_KILL, animal_for
 from agency.game.foods import FOODS, HARMFUL, RAW_MEATS
 from agency.game.furnace import output_of
 from agency.game.recipes import CRAFTABLE
@@ -50,13 +54,18 @@ MAX_SMELT = 64
 
 
 def next_survival_step(
-    snapshot: WorldSnapshot, *, furnace_nearby: bool | None = None, bed_known: bool | None = None
+    snapshot: WorldSnapshot,
+    *,
+    furnace_nearby: bool | None = None,
+    bed_known: bool | None = None,
+    held: Callable[[DriveSelection], bool] = lambda _sel: False,
 ) -> DriveSelection | None:
     """The first missing survival step (table in the module docstring), or None.
     furnace_nearby: a furnace in sight or remembered near; bed_known: a bed placed and
-    remembered (None = unknown: only a bed held counts)."""
-    for step in (_food(snapshot, furnace_nearby), _bed(snapshot, bed_known)):
-        if step is not None:
+    remembered (None = unknown: only a bed held counts); held: a goal held back after its
+    tasks failed (drive_rules.select_drive), which the food stock steps around."""
+    for step in (_food(snapshot, furnace_nearby, held), _bed(snapshot, bed_known)):
+        if step is not None and not held(step):  # a food goal held back does not hide the bed's
             return step
     return None
 
@@ -72,10 +81,15 @@ def can_furnace(snapshot: WorldSnapshot, furnace_nearby: bool | None) -> bool:
     )
 
 
-def food_stock_step(snapshot: WorldSnapshot, furnace_nearby: bool | None = None) -> DriveSelection | None:
+def food_stock_step(
+    snapshot: WorldSnapshot,
+    furnace_nearby: bool | None = None,
+    held: Callable[[DriveSelection], bool] = lambda _sel: False,
+) -> DriveSelection | None:
     """The low_food_stock rule alone: a hunt while the stock is short and game is in sight, by
     day (the animals graze on the surface, where the night's hostiles are); with its cooking
-    where a furnace can be had."""
+    where a furnace can be had, unless every such goal is `held` back (its animal out of reach:
+    then any animal, as the plain hunt takes)."""
     stock = food_stock(snapshot)
     if stock >= FOOD_STOCK or night_approaching(snapshot) or not game_in_sight(snapshot.entities):
         return None
@@ -87,13 +101,17 @@ def food_stock_step(snapshot: WorldSnapshot, furnace_nearby: bool | None = None)
         "low_food_stock",
         f"My food stock is low ({stock} to eat); I will hunt an animal nearby.",
     )
-    return _cooked_stock(snapshot, hunt) if can_furnace(snapshot, furnace_nearby) else hunt
+    return _cooked_stock(snapshot, hunt, held) if can_furnace(snapshot, furnace_nearby) else hunt
 
 
-def _cooked_stock(snapshot: WorldSnapshot, hunt: DriveSelection) -> DriveSelection:
-    """The food stock's hunt as one goal with its cooking: the meat of the nearest animal in
-    sight that a plan hunts for it, short of the stock plus that meat already held, cooked."""
-    for animal in sorted(game_in_sight(snapshot.entities), key=lambda e: e.distance):
+def _cooked_stock(
+    snapshot: WorldSnapshot, hunt: DriveSelection, held: Callable[[DriveSelection], bool]
+) -> DriveSelection:
+    """The food stock's hunt as one goal with its cooking: the meat of an animal in sight that a
+    plan hunts for it (the most meat a kill first, then the nearest), short of the stock plus
+    that meat already held, cooked; the plain hunt when no such goal is left to ask."""
+    game = game_in_sight(snapshot.entities)
+    for animal in sorted(game, key=lambda e: (-MEAT_PER_KILL.get(e.name, 1), e.distance)):
         meat = next((m for m in ANIMAL_DROPS.get(animal.name, ()) if m in RAW_MEATS), None)
         if meat is None or animal_for(meat) != animal.name:  # a mooshroom's beef is planned on cows
             continue
@@ -101,7 +119,7 @@ def _cooked_stock(snapshot: WorldSnapshot, hunt: DriveSelection) -> DriveSelecti
         assert cooked is not None  # every raw meat smelts (agency.game.furnace)
         stock = food_stock(snapshot)
         amount = min(FOOD_STOCK - stock + snapshot.count_of(meat), MAX_SMELT)
-        return DriveSelection(
+        sel = DriveSelection(
             "smelt",
             cooked,
             amount,
@@ -109,11 +127,15 @@ def _cooked_stock(snapshot: WorldSnapshot, hunt: DriveSelection) -> DriveSelecti
             f"My food stock is low ({stock} to eat); I will hunt the {animal.name} nearby and cook its {meat}.",
             planned=True,  # the plan hunts the meat: it is not held yet
         )
+        if not held(sel):
+            return sel
     return hunt
 
 
-def _food(snapshot: WorldSnapshot, furnace_nearby: bool | None) -> DriveSelection | None:
-    stock = food_stock_step(snapshot, furnace_nearby)
+def _food(
+    snapshot: WorldSnapshot, furnace_nearby: bool | None, held: Callable[[DriveSelection], bool]
+) -> DriveSelection | None:
+    stock = food_stock_step(snapshot, furnace_nearby, held)
     if stock is not None:
         return stock
     raw = sorted(((snapshot.count_of(m), m) for m in RAW_MEATS if snapshot.count_of(m)), reverse=True)

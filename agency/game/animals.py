@@ -30,6 +30,11 @@ def animal_drops(version: str = mcdata.DEFAULT_VERSION) -> dict[str, tuple[str, 
     return out
 
 
+# The most meat one kill drops, from vanilla's loot tables (minecraft-data lists a stack of 1
+# for each; the embedded world's node/plugins/mobs.js drops as vanilla): which animal a food
+# stock hunts first.
+MEAT_PER_KILL: dict[str, int] = {"cow": 3, "mooshroom": 3, "pig": 3, "sheep": 2, "chicken": 1, "rabbit": 1}
+
 # The keys are the kinds the bot hunts (agency.tools.hunting).
 ANIMAL_DROPS: dict[str, tuple[str, ...]] = animal_drops()
 ANIMALS: tuple[str, ...] = tuple(ANIMAL_DROPS)

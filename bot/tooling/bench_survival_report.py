@@ -179,6 +179,7 @@ def failure_reasons(samples: list[dict[str, Any]], top: int = 5) -> list[dict[st
 
 
 IDLE_GAME_S = GAME_S_PER_DAY / 4  # daytime with nothing done, then the bot is stuck in a loop
+ENDED = ("completed", "failed", "unplannable")
 
 
 def idle_wedges(
@@ -196,6 +197,7 @@ def idle_wedges(
     to its shelter then."""
     progress = sorted(g for g in reached.values() if g is not None)
     done: set[str] = set()
+    ended: set[str] = set()  # tasks seen completed, failed or unplannable: read once, then left out
     best: dict[str, float] = {}  # each goal's highest progress seen since its last completion
     out: list[dict[str, Any]] = []
     start: float | None = None  # game s of the last progress (or the first clock reading)
@@ -222,9 +224,12 @@ def idle_wedges(
         advanced = False
         for t in s.get("tasks", []):
             key = t.get("goalKey") or t["id"]
+            if t["id"] in ended:  # every sample lists the old tasks: an old failure is not the goal's best again
+                continue
+            if t.get("status") in ENDED:
+                ended.add(t["id"])
             if t["id"] in done:  # completed (counted in finished): the goal's next task starts over
-                if t["id"] in finished:
-                    best.pop(key, None)
+                best.pop(key, None)
                 continue
             p = float(t.get("progress") or 0)
             advanced |= p > best.get(key, 0.0)

@@ -53,6 +53,9 @@ CASES = [
     ({"beef": 2, "furnace": 1}, [mob("cow")], {}, ("low_food_stock", "smelt", "cooked_beef", 4)),
     ({"furnace": 1}, [mob("pig")], {}, ("low_food_stock", "smelt", "cooked_porkchop", 4)),
     ({"cobblestone": 8}, [mob("chicken", 10), mob("cow", 5)], {}, ("low_food_stock", "smelt", "cooked_beef", 4)),
+    # more meat a kill first: the cow further off before the chicken (4 chickens, 2 cows)
+    ({"cobblestone": 8}, [mob("chicken", 4), mob("cow", 20)], {}, ("low_food_stock", "smelt", "cooked_beef", 4)),
+    ({"cobblestone": 8}, [mob("rabbit", 4), mob("chicken", 9)], {}, ("low_food_stock", "smelt", "cooked_rabbit", 4)),
     ({"cobblestone": 7}, [mob("cow")], {}, ("low_food_stock", "hunt", "animal", 2)),  # no furnace to be had
     ({"bread": 1}, [mob("sheep")], {"furnace_nearby": True}, ("low_food_stock", "smelt", "cooked_mutton", 3)),
     # a mooshroom's beef is planned on cows: the pig behind it is the one hunted
@@ -81,6 +84,28 @@ CASES = [
 def test_each_rule_fires_exactly_when_it_should(make_snapshot, extra, entities, kw, goal):
     snap = make_snapshot({**BASE, **extra}, entities=entities)
     assert _goal(next_survival_step(snap, **kw)) == goal
+
+
+def test_a_cooking_goal_held_back_gives_way_to_the_next_animal_then_to_the_plain_hunt(make_snapshot):
+    snap = make_snapshot({**BASE, "furnace": 1}, entities=[mob("pig", 5), mob("sheep", 9)])
+    held: set[str] = set()
+
+    def holds(sel):
+        return f"{sel.action}:{sel.target}" in held
+
+    assert _goal(next_survival_step(snap, held=holds)) == ("low_food_stock", "smelt", "cooked_porkchop", 4)
+    held.add("smelt:cooked_porkchop")  # the pig out of reach: its tasks failed
+    assert _goal(next_survival_step(snap, held=holds)) == ("low_food_stock", "smelt", "cooked_mutton", 4)
+    held.add("smelt:cooked_mutton")
+    assert _goal(next_survival_step(snap, held=holds)) == ("low_food_stock", "hunt", "animal", 2)
+    # the plain hunt held back too: the bed's goal is not hidden behind it
+    held.add("hunt:animal")
+    assert _goal(next_survival_step(snap, held=holds)) == ("no_wool", "craft", "white_bed", 1)
+    # and select_drive asks the food stock with the same holds before the iron pickaxe
+    stone = make_snapshot({**STONE_AGE, "furnace": 1}, entities=[mob("pig", 5), mob("sheep", 9)])
+    assert select_drive(stone, True, held=holds).rule == "have_iron_pickaxe"
+    held.clear()
+    assert _goal(select_drive(stone, True, held=holds)) == ("low_food_stock", "smelt", "cooked_porkchop", 4)
 
 
 def test_hunts_wait_for_the_day(make_snapshot):
@@ -142,11 +167,12 @@ def test_a_hunt_with_animals_in_sight_fires_as_it_is_not_explore(make_snapshot):
     assert isinstance(r, DriveTickFired) and r.ungrounded is None
     assert r.selection.rule == "low_food_stock" and r.thought.metadata.goalKey == "hunt:animal"
     assert r.thought.metadata.grounding == {"pass": True, "reason": None, "detail": "animal nearby"}
-    # with the stone for a furnace: the nearest one's meat, hunted and cooked in one goal
+    # with the stone for a furnace: the cow's meat (more a kill than the nearer sheep's), hunted
+    # and cooked in one goal
     snap = make_snapshot(STONE_AGE, entities=herd)
     r = evaluate_drive_tick(snap, 1_000, DriveTickState(), (), shelter_nearby=True, region=_sight("grass_block"))
     assert isinstance(r, DriveTickFired) and r.ungrounded is None
-    assert r.selection.rule == "low_food_stock" and r.thought.metadata.goalKey == "smelt:cooked_mutton"
+    assert r.selection.rule == "low_food_stock" and r.thought.metadata.goalKey == "smelt:cooked_beef"
     assert r.thought.metadata.grounding["pass"]
     r = evaluate_drive_tick(
         make_snapshot({**IRON_AGE, "cooked_beef": 4}, entities=[mob("sheep")]),

@@ -268,6 +268,16 @@ def test_a_goal_retried_as_new_tasks_that_fail_at_the_same_step_is_an_idle_wedge
         x["tasks"] = [*tries, now]
     idle = [w for w in run_result(retried, 120.0)["wedges"] if w["kind"] == "idle"]
     assert idle and idle[0]["daylight_s"] >= GAME_S_PER_DAY / 4
+    # a try of the goal that failed at 0.5 long ago, listed in every sample after: once a task
+    # of the goal completed, the next one climbing from 0 is work again
+    failed_then_done = samples(60)
+    for k, x in enumerate(failed_then_done):
+        old = [
+            {**task("a", "failed"), "goalKey": "collect:log", "progress": 0.5},
+            {**task("b", "completed"), "goalKey": "collect:log"},
+        ]
+        x["tasks"] = [*old, {**task("c", "active"), "goalKey": "collect:log", "progress": k / 60}]
+    assert [w for w in run_result(failed_then_done, 120.0)["wedges"] if w["kind"] == "idle"] == []
     # the same goal done each time instead: its next task climbing from 0 again is work
     redone = samples(60)
     for k, x in enumerate(redone):
