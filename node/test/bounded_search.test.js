@@ -2,8 +2,8 @@
 // refused before any search (mineflayer-tool's harvest-tool lookup would otherwise loop until
 // node runs out of memory), and a walk or a collect toward a block sealed in bedrock ends with
 // the bound that stopped its search, the heap staying small meanwhile. A collect gives up after
-// MAX_FAILED such blocks in a row, stops when its tool is gone, and names the blocks it took
-// when none gave its item.
+// MAX_FAILED such blocks in a row (and the next collect goes for those last), stops when its
+// tool is gone, and names the blocks it took when none gave its item.
 'use strict'
 
 const test = require('node:test')
@@ -120,6 +120,23 @@ test('bounded searches', { timeout: 300000, ...oneVersion('search bounds and hea
     assert.deepStrictEqual([...tried], sponges.slice(0, 3).map(String), 'the three nearest tried, the farthest not')
     assert.ok(peak - start < HEAP_GROWTH_MB * 1e6, `heap grew ${((peak - start) / 1e6).toFixed(0)} MB`)
     for (const s of sponges) assert.strictEqual(bot.blockAt(s).name, 'sponge')
+  })
+
+  await t.test('the next collect goes for the sponges it just failed on last: an open one farther off is taken first', async () => {
+    // 9.9 blocks off: nearer than the third sealed one, farther than the first two
+    const open = b.offset(-7, 0, -7)
+    await command(bot, `/mcbot setblock ${open.x} ${open.y} ${open.z} sponge`)
+    await command(bot, `/mcbot tp seeker ${b.x + 0.5} ${b.y} ${b.z + 0.5}`)
+    await waitFor(() => bot.entity.onGround && bot.entity.position.floored().equals(b) && bot.blockAt(open)?.name === 'sponge',
+      10000, 'back at the start, the open sponge in view')
+    const tried = []
+    const onGoal = (goal) => { if (goal && goal.pos && !tried.includes(String(goal.pos))) tried.push(String(goal.pos)) }
+    bot.on('goal_updated', onGoal)
+    const out = await runAction(bot, 'collect', { block: 'sponge', count: 1, maxDistance: 32 }, 150000)
+    bot.removeListener('goal_updated', onGoal)
+    assert.strictEqual(out.state, 'done', JSON.stringify(out))
+    assert.deepStrictEqual({ gained: out.result.gained, skipped: out.result.skipped }, { gained: 1, skipped: 0 })
+    assert.deepStrictEqual(tried, [String(open)], 'the open sponge first, none of the sealed ones again')
   })
 
   await t.test('a collect stops when its pickaxe is gone after a block', async () => {

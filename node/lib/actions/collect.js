@@ -4,7 +4,9 @@
 // other blocks nearest and highest first (an exposed face of stone, not a pit dug down to the
 // deepest one, which the bot cannot walk out of); one block that fails (unreachable, or not
 // collected within PER_BLOCK_MS) is skipped rather than failing the whole action, MAX_FAILED
-// in a row end it. A block the bot holds no tool to
+// in a row end it. A block that failed is tried after the others by the collects of the next
+// FORGET_MS (a bench bot's hut stood 5 minutes at one log out of reach: each collect the gather
+// step started went for the same nearest log first and ran out of time on it). A block the bot holds no tool to
 // harvest (stone without a pickaxe) is refused before anything is searched, and the action stops
 // when the tool is gone (it broke on the block before). `stopped` in the result says why it
 // ended short of `count`.
@@ -28,6 +30,16 @@ const CANCEL_WAIT_MS = 3000 // for collectblock to end a cancelled task
 // Blocks in a row that failed (the path search, or their time): the rest are likely no better.
 // Timed-out blocks count too: nine treetops out of reach at 45 s each outlasted the action.
 const MAX_FAILED = 3
+// Blocks a collect of this bot failed on (key -> until when, ms): later collects go for them last.
+const FAILED = new Map()
+const FORGET_MS = 5 * 60000
+const failedKey = (bot, p) => `${bot.username}|${p.x},${p.y},${p.z}`
+const failedLately = (bot, p) => (FAILED.get(failedKey(bot, p)) || 0) > Date.now()
+function remember (bot, p) {
+  const now = Date.now()
+  for (const [key, until] of FAILED) if (until <= now) FAILED.delete(key) // a long soak's old ones
+  FAILED.set(failedKey(bot, p), now + FORGET_MS)
+}
 
 async function run (bot, args, rec) {
   const name = blockName(bot.registry, args.block)
@@ -52,7 +64,8 @@ async function run (bot, args, rec) {
   }
   const me = bot.entity.position
   const up = isTrunk(name) ? 1 : -1
-  positions.sort((a, b) => up * (a.y - b.y) * 4 + (a.distanceTo(me) - b.distanceTo(me)))
+  positions.sort((a, b) => (failedLately(bot, a) - failedLately(bot, b)) * 1e9 +
+    up * (a.y - b.y) * 4 + (a.distanceTo(me) - b.distanceTo(me)))
   bound(bot, { dig: true })
   const errors = []
   const noDrop = [] // blocks taken with no item after them: the reason a collect gains nothing
@@ -87,6 +100,7 @@ async function run (bot, args, rec) {
       const why = (search && search.reason) || String((err && err.message) || err)
       errors.push(why)
       failed++
+      if (!rec.cancelled || rec.timedOut) remember(bot, p) // not a reflex's preemption
       await abandon(bot)
     } finally {
       clearTimeout(timer)

@@ -52,6 +52,7 @@ function start (bot, kind, args, timeoutMs) {
         // Past its time the action is over for good: its loops check rec.cancelled (an attack
         // that timed out kept chasing and swinging, and failed every action after it).
         rec.cancelled = true
+        rec.timedOut = true // (a collect remembers the block it was on: lib/actions/collect.js)
         stopQuietly(rec)
       }
       finish(rec, state, null, message)
