@@ -11,8 +11,9 @@ from typing import Any
 
 import pytest
 
-from agency.execution.hunger import cooked_by
+from agency.execution.hunger import URGENT_FOOD, cooked_by
 from agency.execution.reflexes import Death, ReflexConfig, Reflexes
+from agency.tools.hunting import HUNT_LOOK
 from agency.tools.results import tool_failure, tool_success
 from agency.tools.testing import Mob
 from agency.world import WorldSnapshot
@@ -203,6 +204,16 @@ def test_with_no_task_to_hold_a_fruitless_forage_walks_further_without_waiting_l
         assert reflexes.choose(snap) is None
         ftime.clock.advance(1)
         assert reflexes.choose(snap) == "forage"  # the same 30 s each time
+
+
+def test_a_starving_bot_forages_as_far_as_a_hunt_looks(env):
+    tools = RecordingTools({"explore": tool_success("explore", {"legs": 2})})
+    reflexes = Reflexes(tools, env["ctx"], env["ex"], ReflexConfig(), clock=env["ftime"].clock)
+    assert asyncio.run(reflexes.tick(_snap(env, health=11, food=URGENT_FOOD))) == "forage"
+    assert tools.calls[-1] == ("explore", {"legs": 2, "leg_distance": HUNT_LOOK.leg_distance})
+    fed = Reflexes(tools, env["ctx"], env["ex"], ReflexConfig(), clock=env["ftime"].clock)
+    assert asyncio.run(fed.tick(_snap(env, health=11, food=URGENT_FOOD + 1))) == "forage"
+    assert tools.calls[-1] == ("explore", {"legs": 2, "leg_distance": 12})
 
 
 def test_no_forage_in_the_shelter_or_while_the_items_of_a_death_wait(env):
