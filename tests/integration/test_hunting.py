@@ -112,32 +112,37 @@ def test_a_sheep_hunted_gives_the_wool_that_with_two_more_makes_a_bed(hunter):
     assert snap.count_of("white_bed") == 1 and snap.count_of("white_wool") == 0
 
 
-def test_the_food_stock_goal_with_a_furnace_at_hand_hunts_the_pig_in_sight_and_cooks_its_meat(hunter):
+def test_the_food_stock_goal_with_a_furnace_at_hand_hunts_the_pig_in_sight_and_cooks_its_meat(bridge, embedded_server):
     """The drive tick's food stock where a furnace can be had is one goal (agency.cognition.
     survival_steps): `smelt cooked_porkchop`, asked with no porkchop held, whose plan hunts the
     pig in sight and then cooks what it brought."""
-    body = hunter
-    x, y, z = 940, 70, 700
-    stone_pad(body, NAME, x, y, z, r=8, headroom=3)
-    body.chat("/mcbot time 1000")
-    body.chat(f"/clear {NAME}")
-    wait_until(lambda: not body.snapshot().inventory, 10, "an empty inventory")
-    give(body, NAME, {"stone_sword": 1, "furnace": 1, "coal": 1, "bread": FOOD_STOCK - 1})
-    body.chat(f"/mcbot summon pig {x + 3} {y} {z}")
-    wait_until(lambda: any(e.name == "pig" and e.distance < 8 for e in body.snapshot().entities), 10, "a pig in sight")
-    sel = next_survival_step(body.snapshot())
-    assert sel is not None and (sel.rule, sel.action, sel.target, sel.amount) == (
-        "low_food_stock",
-        "smelt",
-        "cooked_porkchop",
-        1,
-    )
-    rt = AgentRuntime(load_default_registry(), default_tool_registry(), ToolContext(body=body, poll_interval_s=0.1))
-    res = asyncio.run(rt.run_task(TaskSpec(action=sel.action, target=sel.target, amount=sel.amount, id="task-stock")))
-    assert res.status == "completed", res.errors
-    hunt = next(o.output for o in res.steps if o.stepId.startswith("hunt"))
-    assert "pig" in hunt["killed"], repr(dict(hunt))
-    assert body.snapshot().count_of("cooked_porkchop") >= 1
+    name = "stocker_bot"  # a fresh login: only what is given below in its inventory
+    body = make_body(bridge, embedded_server.port, name)
+    try:
+        x, y, z = 940, 70, 700
+        stone_pad(body, name, x, y, z, r=8, headroom=3)
+        body.chat("/mcbot time 1000")
+        give(body, name, {"stone_sword": 1, "furnace": 1, "coal": 1, "bread": FOOD_STOCK - 1})
+        body.chat(f"/mcbot summon pig {x + 3} {y} {z}")
+        wait_until(
+            lambda: any(e.name == "pig" and e.distance < 8 for e in body.snapshot().entities), 10, "a pig in sight"
+        )
+        sel = next_survival_step(body.snapshot())
+        assert sel is not None and (sel.rule, sel.action, sel.target, sel.amount) == (
+            "low_food_stock",
+            "smelt",
+            "cooked_porkchop",
+            1,
+        )
+        rt = AgentRuntime(load_default_registry(), default_tool_registry(), ToolContext(body=body, poll_interval_s=0.1))
+        task = TaskSpec(action=sel.action, target=sel.target, amount=sel.amount, id="task-stock")
+        res = asyncio.run(rt.run_task(task))
+        assert res.status == "completed", res.errors
+        hunt = next(o.output for o in res.steps if o.stepId.startswith("hunt"))
+        assert "pig" in hunt["killed"], repr(dict(hunt))
+        assert body.snapshot().count_of("cooked_porkchop") >= 1
+    finally:
+        body.close()
 
 
 def test_a_hurt_bot_with_nothing_to_eat_forages_eats_the_meat_raw_and_heals(bridge, embedded_server, tmp_path):
