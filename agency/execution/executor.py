@@ -9,19 +9,21 @@ running workflow is a handle;
 puts such tasks back in the queue; an `active` task found on a tick with no run in flight
 (the daemon was killed mid-task) is resumed from its last checkpoint.
 
-A run of a plan made from what the bot holds (a craft, smelt or gather plan) that fails on a
-step the world refused (nothing found, no progress, a timeout) is planned afresh from what
-the bot holds now, for what is still short of the goal (AgentRuntime.run_task, replan), at
-most MAX_STEP_REPLANS times per task (agency.execution.replans; counted in its `replanned`
-events, so a restart does not reset them): what the first run got is not fetched again, and the new plan's steps look
+A run of a plan made from what the bot holds (a craft, smelt or gather plan, or a goal-bound
+build's: it brings what is missing and skips what stands) that fails on a step the world
+refused (nothing found, no progress, a timeout) is planned afresh from what the bot holds now,
+for what is still short of the goal (AgentRuntime.run_task, replan), at most MAX_STEP_REPLANS
+times per task (agency.execution.replans; counted in its `replanned` events, so a restart does
+not reset them): what the first run got is not fetched again, and the new plan's steps look
 further from where the bot now is (a collect tunnels on, a hunt explores).
 
 A run that fails on surface work met under cover at night (WAITS_FOR_MORNING: no log at the
-bot's level, no animal down here) is held as `morning` instead of failed, unless goal-bound
-(the goals keep their own holds): the reflexes put it back in the queue once the day is back
-(agency.execution.reflexes.arbiter), or the executor after MORNING_MAX_HOLD_MS (a bot without
-reflexes); meanwhile it counts as in flight (agency.planning.tasks.idempotency) and the drive
-tick lets the next goal have its turn (agency.planning.tasks.retry_backoff).
+bot's level, no animal down here) is held as `morning` instead of failed, a goal-bound one
+through its goal's hold (whose review waits for the day: agency.goals.runtime): the reflexes
+put it back in the queue once the day is back (agency.execution.reflexes.arbiter), or the
+executor after MORNING_MAX_HOLD_MS (a bot without reflexes); meanwhile it counts as in flight
+(agency.planning.tasks.idempotency) and the drive tick lets the next goal have its turn
+(agency.planning.tasks.retry_backoff).
 
 A run that ends because the body went away (BODY_LOST from a tool, or any failure seen
 while the body is not connected) did not fail on its merits: its task is held as
@@ -165,7 +167,7 @@ class Executor:
                     return "failed:poison"
                 self._pause(run.task_id, DISCONNECTED, SafeStop(None, steps_used=0, elapsed_ms=0, timed_out=False))
                 return f"paused:{DISCONNECTED}"
-            if run_waits_for_morning(result) and not self._goal_bound(run.task_id):
+            if run_waits_for_morning(result):
                 why = next(e.message for e in result.errors if e.code == WAITS_FOR_MORNING)
                 logger.info("[Executor] task={} waits for the morning ({})", run.task_id, why)
                 self._pause(
@@ -418,11 +420,6 @@ class Executor:
             self._lifecycle("resumed", task.id)
             out.append(task.id)
         return out
-
-    def _goal_bound(self, task_id: str) -> bool:
-        """Goal-bound tasks keep their own holds and reviews (agency.goals): not held for the morning."""
-        task = self.tasks.get_task(task_id)
-        return task is not None and self.goals is not None and self.goals.owns(task)
 
     async def shutdown(self) -> None:
         """Safe-stop a running workflow; its task stays active and resumes on next start."""

@@ -1,7 +1,8 @@
 """When a failed run earns its task a new plan instead of a failure (agency.execution.executor's
 module docstring): a resumed run the world no longer fits is planned afresh once per hold,
-and a plan made from what the bot holds whose step the world refused is planned again from
-what it holds now, at most MAX_STEP_REPLANS times per task."""
+and a plan made from what the bot holds (a craft, smelt or gather plan, or a goal-bound
+build's) whose step the world refused is planned again from what it holds now, at most
+MAX_STEP_REPLANS times per task."""
 
 from __future__ import annotations
 
@@ -69,7 +70,8 @@ class Replanner:
         task = self.tasks.get_task(run.task_id)
         if task is None or task.status is not TaskStatus.active:
             return None
-        if (self.goals is not None and self.goals.owns(task)) or not self.runtime.plans_afresh(task_spec(task)):
+        goal_bound = self.goals is not None and self.goals.owns(task)
+        if not goal_bound and not self.runtime.plans_afresh(task_spec(task)):
             return None
         done = self._replans(task.id)
         if done >= MAX_STEP_REPLANS:
@@ -88,7 +90,9 @@ class Replanner:
             done + 1,
             MAX_STEP_REPLANS,
         )
-        handle = self.runtime.start_task(task_spec(task), replan=True)
+        # a goal-bound build's plan is made afresh: it brings what is missing now and its
+        # modules skip what stands (a bench's first huts failed on one stalled walk or collect)
+        handle = self.runtime.start_task(task_spec(task), **({"fresh": True} if goal_bound else {"replan": True}))
         return Running(task.id, handle, self.clock(), run.agent_id, run.bridge_mark, run.goal)
 
     def _replans(self, task_id: str) -> int:

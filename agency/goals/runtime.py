@@ -27,10 +27,11 @@ from agency.goals.priority import PriorityScorer
 from agency.goals.router import ShelterGoalRouter
 from agency.goals.run_hooks import GoalRunHooks
 from agency.planning.tasks.events import cancelled_patch
+from agency.planning.tasks.idempotency import WAITING_FOR_MORNING
 from agency.planning.tasks.models import Task, TaskStatus
 from agency.planning.tasks.store import TaskStore, existing_task
 from agency.shelter.site_check import read_site, region_digest, verify_region
-from agency.world import DUSK_START, NIGHT_END, BlockRegion, WorldSnapshot
+from agency.world import DUSK_START, NIGHT_END, BlockRegion, WorldSnapshot, night_approaching
 
 REVIEW_RANGE_M = 96.0  # finished sites re-read only this close (their chunks are loaded)
 # A verified shelter this near is walked back to for the night rather than a new one built
@@ -64,7 +65,10 @@ class GoalRuntime:
         self.hooks = GoalRunHooks(self.lifecycle, body, on_verified=self._remember_site, sleep=sleep)
         self.reactor = ActivationReactor(  # ticked once per executor tick (on_executor_tick)
             self.lifecycle,
-            feasibility={HOLD_UNSAFE: lambda _t, _b: self._hostiles() == 0},
+            feasibility={
+                HOLD_UNSAFE: lambda _t, _b: self._hostiles() == 0,
+                WAITING_FOR_MORNING: lambda _t, _b: self._daylight(),  # surface work met in the dark
+            },
             verify=self._verify_for_reactor,
         )
         self.scorer = PriorityScorer(tasks, clock, foods=FOODS)  # Task.urgency's one writer
@@ -97,6 +101,10 @@ class GoalRuntime:
     def _hostiles(self) -> int:
         snap = self._snapshot()
         return 0 if snap is None else snap.hostiles
+
+    def _daylight(self) -> bool:
+        snap = self._snapshot()
+        return snap is not None and not night_approaching(snap)
 
     def _remember_site(self, task: Task, region: BlockRegion | None) -> None:
         if region is not None:

@@ -9,7 +9,7 @@ from collections.abc import Iterable
 
 from loguru import logger
 
-from agency.blocks import is_solid
+from agency.blocks import DEEP_ROCK, ROCK, SOIL, is_log, is_solid
 from agency.tools.actions import run_action
 from agency.tools.base import ToolContext, ToolFailure
 from agency.tools.spatial import block_pos
@@ -27,12 +27,17 @@ FILLERS = (
     "andesite",
     "tuff",
 )
+# Ground a burrow may close itself in with besides: what does not fall (sand and gravel do).
+BURROW_GROUND = (SOIL | ROCK | DEEP_ROCK) - {"sand", "red_sand", "gravel"}
 
 
-async def fill_open(ctx: ToolContext, cells: Iterable[Cell], *, planks: bool = False) -> list[list[int]]:
+async def fill_open(
+    ctx: ToolContext, cells: Iterable[Cell], *, planks: bool = False, wood: bool = False
+) -> list[list[int]]:
     """Fill those of `cells` that are not solid; returns the ones still open (no filler held, or
     the place failed). `planks`: planks held fill when nothing dug out is (a hut's floor, of
-    the hut's own material; a burrow's way out digs natural ground and its fill only)."""
+    the hut's own material). `wood`: any other ground held that does not fall, then planks,
+    then logs (a burrow: its way out digs all of them)."""
     cells = list(cells)
     if not cells:
         return []
@@ -43,7 +48,7 @@ async def fill_open(ctx: ToolContext, cells: Iterable[Cell], *, planks: bool = F
     holes = sorted((c for c in cells if not is_solid(region.block_at(*c))), key=lambda c: -math.dist(c, here))
     still: list[list[int]] = []
     for cell in holes:
-        filler = await _filler(ctx, planks)
+        filler = await _filler(ctx, planks, wood)
         if filler is None:
             still.append(list(cell))
             continue
@@ -55,9 +60,15 @@ async def fill_open(ctx: ToolContext, cells: Iterable[Cell], *, planks: bool = F
     return still
 
 
-async def _filler(ctx: ToolContext, planks: bool) -> str | None:
+async def _filler(ctx: ToolContext, planks: bool, wood: bool) -> str | None:
     """A block dug out, else (when allowed) planks: a staircase under a hut dug out nothing to
-    fill its floor with, and the floor stayed open all night in a bench run."""
-    held = {i.name: i.count for i in (await ctx.snapshot()).inventory if i.count > 0}
-    dug = next((name for name in FILLERS if held.get(name, 0) > 0), None)
-    return dug or (next((name for name in sorted(held) if name.endswith("_planks")), None) if planks else None)
+    fill its floor with, and the floor stayed open all night in a bench run. A burrow (`wood`)
+    takes any ground, planks or log held: a 26.1 bench bot on a mountain ran out of what its
+    staircase dug out with two cells beside it open, and a zombie came in."""
+    held = sorted(i.name for i in (await ctx.snapshot()).inventory if i.count > 0)
+    dug = next((name for name in FILLERS if name in held), None)
+    if dug or not (planks or wood):
+        return dug
+    ground = next((n for n in held if n in BURROW_GROUND), None) if wood else None
+    made = next((n for n in held if n.endswith("_planks")), None)
+    return ground or made or (next((n for n in held if is_log(n)), None) if wood else None)

@@ -4,7 +4,8 @@ no liquid, no falling block overhead, no hole over a cave), then the ground cell
 filled from below (agency.shelter.backfill), and the cells beside the bot sealed, so it sits in a closed pocket.
 No pickaxe is needed: the first steps are mostly soil, and the staircase refuses a block too
 hard for the tools held. In the morning, dig_out walks back up to where the burrow began,
-digging through the fill (cobblestone too: the fill is of what the staircase dug out)."""
+digging through the fill (cobblestone too: the fill is of what the staircase dug out, else of
+any ground, log or planks held: agency.shelter.backfill)."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ from typing import Any
 from loguru import logger
 from pydantic import Field
 
-from agency.blocks import is_solid, natural_ground
+from agency.blocks import WOODS, is_solid, natural_ground
 from agency.shelter.backfill import FILLERS, fill_open
 from agency.shelter.blueprint import SIZE
 from agency.shelter.earthwork import keep_box
@@ -23,6 +24,7 @@ from agency.tools.base import BODY_QUEUE, Tool, ToolContext, ToolFailure, ToolIn
 from agency.tools.results import EXECUTION_ERROR
 from agency.tools.spatial import block_pos
 
+BURROW_PLANKS = tuple(f"{wood}_planks" for wood in WOODS)  # a fill of last resort: dug through in the morning
 STEPS = 3  # the third step puts a block of ground over the bot's head
 DIG_OUT_STALL_MS = 20000  # a fill of stone dug by hand gets the walk no closer for a while
 
@@ -79,7 +81,7 @@ async def burrow(ctx: ToolContext, p: BurrowInput) -> dict[str, Any]:
         raise ToolFailure(EXECUTION_ERROR, f"no staircase down from {list(start)}: {e.message}") from e
     after = await ctx.region((start[0] - r, ground_y, start[2] - r), (2 * r + 1, 1, 2 * r + 1))
     opened = [c for c in ground if not is_solid(after.block_at(*c))]  # what the staircase dug
-    open_ = await fill_open(ctx, opened)
+    open_ = await fill_open(ctx, opened, wood=True)
     if open_:
         raise ToolFailure(EXECUTION_ERROR, f"the way in is still open at {open_} (no block to fill it)")
     sealed = await _seal(ctx)
@@ -107,7 +109,7 @@ async def _seal(ctx: ToolContext) -> list[list[int]]:
     around = {(c[0] + dx, c[1] + dy, c[2] + dz) for c in (feet, head) for dx, dy, dz in SIDES} - {feet, head}
     region = await ctx.region((feet[0] - 1, feet[1] - 1, feet[2] - 1), (3, 4, 3))
     opening = sorted(c for c in around if not is_solid(region.block_at(*c)))
-    left = await fill_open(ctx, opening)
+    left = await fill_open(ctx, opening, wood=True)
     if left:
         logger.info("[Shelter] burrow: {} left open beside the bot (nothing to fill it with)", left)
     return [list(c) for c in opening if list(c) not in left]
@@ -123,11 +125,11 @@ async def dig_out(ctx: ToolContext, p: DigOutInput) -> dict[str, Any]:
             "y": y,
             "z": z + 0.5,
             "range": 1,
-            "digOnly": sorted(set(natural_ground()) | set(FILLERS)),
+            "digOnly": sorted(set(natural_ground()) | set(FILLERS) | set(BURROW_PLANKS)),
             "stallMs": DIG_OUT_STALL_MS,
         },
     )
-    left = await fill_open(ctx, p.refill) if p.refill else []
+    left = await fill_open(ctx, p.refill, wood=True) if p.refill else []
     if left:
         logger.info("[Shelter] up out of the burrow; its way in left open at {} (nothing to fill it with)", left)
     end = (await ctx.snapshot()).position

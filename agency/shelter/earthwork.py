@@ -32,6 +32,10 @@ PATH_DIGGABLE = tree_blocks()
 LEAF_COST, SOIL_COST, LOG_COST, ROCK_COST, PLANT_COST, FILL_COST = 1.0, 1.0, 2.0, 4.0, 0.5, 3.0
 MAX_COST = 48.0  # more than this and the site is not worth it (a couple of minutes' work)
 MAX_FILLS = 4  # fills need material: dirt dug on site, else the planks the builder brings spare
+# A hut being repaired keeps its place: a hole in its floor is filled from this deep up (the
+# bot's own shafts and tunnels under it), up to REPAIR_MAX_FILLS blocks in all.
+REPAIR_FILL_DEPTH = 3
+REPAIR_MAX_FILLS = 16
 
 
 @dataclass(frozen=True)
@@ -123,14 +127,17 @@ def column_work(
     if not (is_solid(below) and not is_leaves(below)):
         if kind == "ring" and keep:  # a crater beside a hut being repaired (a creeper's): stand elsewhere
             return Work(tuple(digs), (), cost)
-        sides = [region.block_at(x + dx, y0 - 1, z + dz) for dx, dz in ((1, 0), (-1, 0), (0, 1), (0, -1))]
-        if not (keep and any(is_solid(s) and not is_leaves(s) for s in sides)):
+        if not keep:
             return f"{x},{y0 - 1},{z} is a hole deeper than 1"
         # a hut being repaired: its floor cell over a shaft (a staircase dug from inside it) is
-        # filled against the floor beside it (a bench hut failed its repair on one for good)
+        # filled against the floor beside it (a bench hut failed its repair on one for good),
+        # or, nothing beside it, from the shaft's bottom up
         if not is_replaceable(floor):
             return f"{x},{y0 - 1},{z} is {floor}"
-        return Work(tuple(digs), ((x, y0 - 1, z),), cost + FILL_COST)
+        fills = _shaft_fill(region, x, z, y0)
+        if fills is None:
+            return f"{x},{y0 - 1},{z} is a hole deeper than {REPAIR_FILL_DEPTH} with nothing beside it"
+        return Work(tuple(digs), fills, cost + FILL_COST * len(fills))
     if not is_replaceable(floor):
         c = dig_cost(floor)
         if c is None:
@@ -138,6 +145,25 @@ def column_work(
         digs.append((x, y0 - 1, z))
         cost += c
     return Work(tuple(digs), ((x, y0 - 1, z),), cost + FILL_COST)
+
+
+def _ground(name: str | None) -> bool:
+    return is_solid(name) and not is_leaves(name)
+
+
+def _shaft_fill(region: BlockRegion, x: int, z: int, y0: int) -> tuple[Pos, ...] | None:
+    """The cells that fill the hole under floor cell x,y0-1,z, bottom first: down to the first
+    that has ground beside it or under it (a place goes against a solid face), at most
+    REPAIR_FILL_DEPTH deep. A 26.1 bench bot working under its hut at night left a wall's
+    ground cell with no floor beside it, and the hut's repair failed on it."""
+    for depth in range(1, REPAIR_FILL_DEPTH + 1):
+        y = y0 - depth
+        if not is_replaceable(region.block_at(x, y, z)):
+            return None
+        beside = [region.block_at(x + dx, y, z + dz) for dx, dz in ((1, 0), (-1, 0), (0, 1), (0, -1))]
+        if _ground(region.block_at(x, y - 1, z)) or any(_ground(b) for b in beside):
+            return tuple((x, y0 - d, z) for d in range(depth, 0, -1))
+    return None
 
 
 def column_kind(origin: Pos, x: int, z: int) -> ColumnKind:
@@ -165,6 +191,8 @@ def site_work(region: BlockRegion, origin: Pos, keep: Collection[Pos] = (), clea
         if isinstance(w, str):
             return w
         total = total + w
+    if keep and len(total.fills) > REPAIR_MAX_FILLS:
+        return f"{len(total.fills)} cells to fill under the hut, more than a repair fills ({REPAIR_MAX_FILLS})"
     return Work(tuple(sorted(total.digs, key=lambda p: (-p[1], p[0], p[2]))), total.fills, total.cost)
 
 
@@ -172,7 +200,8 @@ def work_box(origin: Pos) -> tuple[Pos, tuple[int, int, int]]:
     """(origin, size) of the region read site_work needs: footprint + ring, floor - 1 .. roof."""
     x0, y0, z0 = origin
     side = SIZE + 2 * RING
-    return (x0 - RING, y0 - 2, z0 - RING), (side, WALL_HEIGHT + 3, side)
+    down = REPAIR_FILL_DEPTH + 1  # a repair's shaft fills and the ground under them
+    return (x0 - RING, y0 - down, z0 - RING), (side, WALL_HEIGHT + down + 1, side)
 
 
 def keep_box(origin: Pos) -> tuple[int, int, int, int, int, int]:

@@ -15,7 +15,7 @@ from agency.shelter.models import Pos
 from agency.shelter.site_finder import ring_cells
 from agency.tools.actions import run_action
 from agency.tools.base import ToolContext, ToolFailure
-from agency.tools.movement import NO_PROGRESS, dig_walk, time_to_dig, walk
+from agency.tools.movement import NO_PROGRESS, climb_out, dig_walk, time_to_dig, walk
 from agency.tools.results import EXECUTION_ERROR
 from agency.tools.spatial import block_pos
 
@@ -44,8 +44,9 @@ async def walk_site(
     the canopy, a leaf wall round a clearing), try again digging through leaves and logs only;
     if that fails too (a bot in the pit its collect of stone left, under a cliff the site is
     on), once more digging through natural ground anywhere but the site (earthwork.keep_box:
-    never its floor). A walk that fails where the bot can already do its job (`good_enough`)
-    is no failure."""
+    never its floor); underground with none of these getting there, up to the surface first
+    and the last once more (`_climbed_out`). A walk that fails where the bot can already do
+    its job (`good_enough`) is no failure."""
     x, y, z = spot
     trees = {"x": x, "y": y, "z": z, "range": rng, "digOnly": list(PATH_DIGGABLE)}
     tries: tuple[tuple[str, Callable[[], Awaitable[Any]]], ...] = (
@@ -63,9 +64,31 @@ async def walk_site(
             if await good_enough():
                 return
             last = n == len(tries) - 1
+            if last and NO_PROGRESS in e.message and time_to_dig(ctx) and await _climbed_out(ctx, spot, e):
+                await tries[-1][1]()
+                return
             if last or (n > 0 and (NO_PROGRESS not in e.message or not time_to_dig(ctx))):
                 raise
             logger.info(f"[Builder] path to {x:.1f},{y:.1f},{z:.1f} blocked ({e.message}); retrying, {tries[n + 1][0]}")
+
+
+async def _climbed_out(ctx: ToolContext, spot: tuple[float, float, float], failed: ToolFailure) -> bool:
+    """Underground (a bot that worked the night on from its pocket under the hut, out in its
+    own tunnels in the morning), no walk reaches the site: every way up goes through the
+    site's keep-out box or rock a path does not dig through. A 1.18.2 bench hut failed so at
+    its door. Up to the surface first (agency.tools.movement.climb_out, straight up through
+    natural ground: under the hut, its floor, which the hut's repair fills again); False when
+    the bot is not underground or the climb failed."""
+    climbed = await climb_out(ctx)
+    if climbed is None:
+        return False
+    logger.info(
+        "[Builder] path to {:.1f},{:.1f},{:.1f} blocked from underground ({}); climbed out: {}",
+        *spot,
+        failed.message,
+        climbed["failed"] or "ok",
+    )
+    return climbed["failed"] is None
 
 
 APPROACH_CELLS = 3  # ring cells tried in turn before a placement's walk fails

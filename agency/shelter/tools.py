@@ -13,7 +13,7 @@ from collections import Counter
 from dataclasses import replace
 from typing import Any
 
-from agency.blocks import is_replaceable
+from agency.blocks import is_replaceable, is_solid
 from agency.shelter.blueprint import ShelterBlueprint
 from agency.shelter.door import doorway_cells
 from agency.shelter.site_check import stands
@@ -31,6 +31,7 @@ from agency.tools.actions import run_action
 from agency.tools.base import BODY_QUEUE, Tool, ToolContext, ToolFailure
 from agency.tools.results import PRECONDITION_FAILED
 from agency.tools.spatial import block_pos
+from agency.world import BlockRegion
 
 PLACE_POLL_S = 0.05
 
@@ -50,6 +51,30 @@ def _build_order(
     return sorted(placements, key=key)
 
 
+FACES = ((0, -1, 0), (0, 1, 0), (1, 0, 0), (-1, 0, 0), (0, 0, 1), (0, 0, -1))
+
+
+def supported_order(
+    todo: list[tuple[int, int, int, str]], solid: set[tuple[int, int, int]]
+) -> list[tuple[int, int, int, str]]:
+    """`todo` in its order, except that a block with nothing solid beside it yet (`solid`: what
+    stands now, then each block placed) waits until a neighbour is placed: a place goes
+    against a solid face. Started from in front of the door, the ring order put the lintel
+    over the doorway first, with both its neighbours still to come: a 1.18.2 bench hut failed
+    there twice ("no solid block next to"). What never gets a neighbour keeps its place at the
+    end, and its place says so."""
+    have, left, out = set(solid), list(todo), []
+    while left:
+        i = next(
+            (i for i, (x, y, z, _) in enumerate(left) if any((x + a, y + b, z + c) in have for a, b, c in FACES)),
+            0,
+        )
+        x, y, z, block = left.pop(i)
+        out.append((x, y, z, block))
+        have.add((x, y, z))
+    return out
+
+
 async def _face_the_doorway(ctx: ToolContext, bp: ShelterBlueprint) -> None:
     """A door faces the way its placer looks. Placed from the cell in front of the doorway,
     looking in, it closes across the doorway; placed from a diagonal ring cell it could
@@ -58,6 +83,15 @@ async def _face_the_doorway(ctx: ToolContext, bp: ShelterBlueprint) -> None:
     outside, _inside = doorway_cells(bp.site.entrance, bp.site.facing)
     await walk_site(ctx, bp.site.refCorner, (outside[0] + 0.5, outside[1], outside[2] + 0.5), 0)
     await run_action(ctx, "step", {"x": outside[0], "y": outside[1], "z": outside[2]})  # the middle: look straight in
+
+
+Cell = tuple[int, int, int]
+
+
+def _solid_cells(region: BlockRegion, box: tuple[Cell, Cell]) -> set[Cell]:
+    (x0, y0, z0), (sx, sy, sz) = box
+    cells = ((x, y, z) for x in range(x0, x0 + sx) for y in range(y0, y0 + sy) for z in range(z0, z0 + sz))
+    return {c for c in cells if is_solid(region.block_at(*c))}
 
 
 async def _check_materials(ctx: ToolContext, module: str, todo: list[tuple[int, int, int, str]]) -> None:
@@ -83,10 +117,12 @@ async def build_shelter_module(ctx: ToolContext, p: ShelterModuleInput) -> dict[
     xs, ys, zs = zip(*[(x, y, z) for x, y, z, _ in module.placements], strict=True)
     lo = (min(xs), min(ys), min(zs))
     size = (max(xs) - lo[0] + 1, max(ys) - lo[1] + 1, max(zs) - lo[2] + 1)
-    standing = await ctx.region(lo, size)
+    # a margin of one: the blocks a placement may go against
+    box = ((lo[0] - 1, lo[1] - 1, lo[2] - 1), (size[0] + 2, size[1] + 2, size[2] + 2))
+    standing = await ctx.region(*box)
     if None in standing.palette:  # resumed at this module far from the site: nothing known there
         await back_to_site(ctx, p.origin, f"the {p.module} not loaded")
-        standing = await ctx.region(lo, size)
+        standing = await ctx.region(*box)
     placed, skipped = [], 0
     todo = []
     for x, y, z, block in _build_order(module.placements, p.origin, block_pos((await ctx.snapshot()).position)):
@@ -100,6 +136,7 @@ async def build_shelter_module(ctx: ToolContext, p: ShelterModuleInput) -> dict[
         else:
             todo.append((x, y, z, block))
     await _check_materials(ctx, p.module, todo)
+    todo = supported_order(todo, _solid_cells(standing, box))
     if p.module == "door" and todo:
         await _face_the_doorway(ctx, bp)
     # A placement takes ~0.1-0.3 s: poll it finely, or each one waits out a whole interval.

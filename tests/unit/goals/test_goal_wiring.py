@@ -24,7 +24,7 @@ from agency.planning.tasks.models import TaskStatus
 from agency.planning.tasks.store import SqliteTaskStore
 from agency.tools import ToolContext
 from agency.tools.testing import FakeBody, FakeTime
-from agency.world import Vec3
+from agency.world import BodyError, Vec3
 from bot.config.loader import McbotConfig
 from bot.runtime.wiring import GoalWiring
 
@@ -42,9 +42,9 @@ class HutBody(FakeBody):
 
 
 class Env:
-    def __init__(self, tmp_path, inventory=MATERIALS):
+    def __init__(self, tmp_path, inventory=MATERIALS, body=None):
         self.ftime = FakeTime()
-        self.body = HutBody(self.ftime.clock, inventory=dict(inventory))
+        self.body = (body or HutBody)(self.ftime.clock, inventory=dict(inventory))
         db = tmp_path / "g.db"
         self.tasks = SqliteTaskStore(
             db, clock=self.ftime.clock, dev_mode=True, strict_finalize=False, invariant_check=assert_task_state
@@ -277,3 +277,69 @@ def test_a_hold_at_a_checkpoint_boundary_is_verified(env):
     overran = SafeStop(None, steps_used=1, elapsed_ms=5000, timed_out=True)
     again = env.goals.hooks.hold(env.tasks.set_status(task_id, "active"), "disconnected", overran)
     assert read_binding(again).hold.holdWitness.verified is False  # the stop overran its budget
+
+
+class DugInBody(HutBody):
+    """Under cover (a block over the head) at night until `day` is set; the only tree stands on
+    the surface, above the bot's level."""
+
+    day = False
+
+    def snapshot(self):
+        snap = super().snapshot()
+        if self.day:
+            return snap.model_copy(update={"timeOfDay": 2_000, "isDay": True, "cover": None})
+        return snap.model_copy(update={"timeOfDay": 15_000, "isDay": False, "cover": 4})
+
+
+def test_a_first_hut_that_meets_no_log_in_the_dark_is_held_for_the_morning_through_its_goal(tmp_path):
+    """Not failed (a 26.1 bench bot's first hut failed so): held `morning` through the goal's
+    hold, its review finding it feasible only by day, then built."""
+    e = Env(tmp_path, inventory={"oak_log": 1}, body=DugInBody)
+    for y in range(64 + 3, 64 + 9):
+        e.body.blocks[(6, y, 0)] = "oak_log"
+    try:
+        e.body.day = True  # asked at dusk, out in the open
+        task_id = e.convert(e.shelter_thought()).task_id
+        e.body.day = False
+        e.snap = e.body.snapshot()
+        e.run(lambda: e.status(task_id) in (TaskStatus.paused, TaskStatus.failed))
+        task = e.tasks.get_task(task_id)
+        assert task.status is TaskStatus.paused and task.metadata.blockedReason == "morning"
+        assert read_binding(task).hold.reason == "morning" and e.ex.waiting_for_morning
+        e.ftime.clock.advance(10 * 60_000)  # the goal's review is due, but it is still night
+        asyncio.run(_ticks(e, 2 * 60))  # past a periodic review (every 60 ticks)
+        assert e.status(task_id) is TaskStatus.paused
+        assert "goal_reactivated" not in [ev["event"] for ev in e.goals.events]
+        e.body.day = True
+        e.snap = e.body.snapshot()
+        e.run(lambda: e.status(task_id) is not TaskStatus.paused)
+        assert e.status(task_id) is not TaskStatus.failed
+    finally:
+        e.close()
+
+
+async def _ticks(e, n):
+    for _ in range(n):
+        await e.ex.tick()
+        await e.ftime.sleep(0.1)
+
+
+def test_a_build_whose_step_fails_on_the_world_is_planned_afresh_not_failed(env):
+    """A stalled walk or collect (a bench's first huts failed on one) gets a fresh build plan,
+    at most MAX_STEP_REPLANS times; the hut is then built."""
+    place = env.body._do_place
+    fails = {"left": 1}
+
+    def place_once_refused(a):
+        if fails["left"] and a["block"] == "oak_planks":
+            fails["left"] -= 1
+            raise BodyError("place failed: no solid block next to (0, 66, 0) to place against")
+        return place(a)
+
+    env.body._do_place = place_once_refused
+    task_id = env.convert(env.shelter_thought()).task_id
+    env.run(lambda: env.status(task_id) in (TaskStatus.completed, TaskStatus.failed))
+    assert env.status(task_id) is TaskStatus.completed
+    replans = [e for e in env.tasks.events(task_id) if e.event == "replanned"]
+    assert len(replans) == 1 and "no solid block next to" in replans[0].data["reason"]

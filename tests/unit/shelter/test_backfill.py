@@ -13,13 +13,13 @@ from agency.tools.testing import FakeBody, FakeTime
 HOLES = [(0, 63, 0), (1, 63, 0)]  # under the feet level: dirt unless opened
 
 
-def _fill(inventory: dict[str, int], *, planks: bool = True) -> tuple[FakeBody, list[list[int]]]:
+def _fill(inventory: dict[str, int], *, planks: bool = True, wood: bool = False) -> tuple[FakeBody, list[list[int]]]:
     ftime = FakeTime()
     body = FakeBody(ftime.clock, inventory=inventory)
     for cell in HOLES:
         body.blocks[cell] = "air"
     ctx = ToolContext(body=body, clock=ftime.clock, sleep=ftime.sleep, poll_interval_s=0.1)
-    return body, asyncio.run(fill_open(ctx, HOLES, planks=planks))
+    return body, asyncio.run(fill_open(ctx, HOLES, planks=planks, wood=wood))
 
 
 def test_a_block_dug_out_fills_first():
@@ -40,6 +40,16 @@ def test_with_nothing_to_fill_the_cells_left_open_are_said():
 
 
 def test_planks_fill_only_where_allowed():
-    """A burrow's way out in the morning digs natural ground and its fill, never planks."""
     _, still = _fill({"acacia_planks": 18}, planks=False)
     assert sorted(still) == sorted([list(c) for c in HOLES])
+
+
+def test_a_burrow_closes_itself_in_with_any_ground_then_planks_then_logs_never_what_falls():
+    """A 26.1 bench bot on a mountain ran out of what its staircase dug out with two cells
+    beside it open, and a zombie came in: its way out in the morning digs ground, planks and
+    logs alike (agency.shelter.burrow.dig_out)."""
+    body, still = _fill({"sand": 5, "gravel": 2, "snow_block": 1, "oak_log": 3, "oak_planks": 0}, wood=True)
+    assert still == [] and sorted(body.blocks[c] for c in HOLES) == ["oak_log", "snow_block"]
+    assert body.inventory["sand"] == 5 and body.inventory["gravel"] == 2
+    body, still = _fill({"birch_planks": 1, "oak_log": 3}, wood=True)
+    assert still == [] and sorted(body.blocks[c] for c in HOLES) == ["birch_planks", "oak_log"]

@@ -99,8 +99,17 @@ def test_a_crater_beside_a_hut_being_repaired_is_stood_around_and_a_shaft_in_its
     assert site_work(_region({**wall, **shaft}), origin, keep=set(wall)).fills == ((4, 63, 4),)
     under_wall = {(2, 63, 4): "air", (2, 62, 4): "air"}
     assert site_work(_region({**wall, **under_wall}), origin, keep=set(wall)).fills == ((2, 63, 4),)
+    # the bot's own tunnel under the hut, two high: a wall's ground cell with no floor beside it
+    # is filled from the tunnel's floor up (a 26.1 bench hut's repair failed on one)
+    tunnel = {(x, y, z): "air" for x in range(1, 5) for z in range(3, 6) for y in (62, 63)}
+    assert "deeper than 1" in site_work(_region(tunnel), origin)  # not for a new site
+    work = site_work(_region({**wall, **tunnel}), origin, keep=set(wall))
+    assert work.fills.index((2, 62, 4)) + 1 == work.fills.index((2, 63, 4))  # bottom first
+    assert site_work(_region(_apply({**wall, **tunnel}, work)), origin, keep=set(wall)).empty
+    deep = {(x, y, z): "air" for x in range(1, 4) for z in range(3, 6) for y in range(59, 64)}
+    assert "deeper than 3 with nothing beside it" in site_work(_region({**wall, **deep}), origin, keep=set(wall))
     pit = {(x, y, z): "air" for x in range(1, 8) for z in range(1, 8) for y in (62, 63)}  # no floor left at all
-    assert "deeper than 1" in site_work(_region({**wall, **pit}), origin, keep=set(wall))
+    assert "more than a repair fills (16)" in site_work(_region({**wall, **pit}), origin, keep=set(wall))
 
 
 def test_build_plan_delegates_only_missing_materials_and_a_repair_brings_only_what_is_gone():
