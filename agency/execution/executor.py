@@ -9,10 +9,11 @@ running workflow is a handle;
 puts such tasks back in the queue; an `active` task found on a tick with no run in flight
 (the daemon was killed mid-task) is resumed from its last checkpoint.
 
-A run of a plan made from what the bot holds (a craft, smelt or gather plan, or a goal-bound
-build's: it brings what is missing and skips what stands) that fails on a step the world
-refused (nothing found, no progress, a timeout) is planned afresh from what the bot holds now,
-for what is still short of the goal (AgentRuntime.run_task, replan), at most MAX_STEP_REPLANS
+A run of a plan made from what the bot holds (a craft, smelt or gather plan) that fails on a
+step the world refused (nothing found, no progress, a timeout) is planned afresh from what the
+bot holds now, for what is still short of the goal (AgentRuntime.run_task, replan); a
+goal-bound build's gets a fresh build plan (it brings what is missing now and skips what
+stands), unless the same step failed the same way after the last one; at most MAX_STEP_REPLANS
 times per task (agency.execution.replans; counted in its `replanned` events, so a restart does
 not reset them): what the first run got is not fetched again, and the new plan's steps look
 further from where the bot now is (a collect tunnels on, a hunt explores).
@@ -232,6 +233,11 @@ class Executor:
                     task.id,
                     task.metadata.goalKey,
                 )
+
+    def held_for_morning(self) -> list[str]:
+        """This bot's tasks paused until the morning (WAITING_FOR_MORNING), newest first."""
+        held = [t for t in self._mine(TaskStatus.paused) if t.metadata.blockedReason == WAITING_FOR_MORNING]
+        return [t.id for t in sorted(held, key=lambda t: -t.metadata.updatedAt)]
 
     def _mine(self, status: TaskStatus) -> list[Task]:
         """This bot's tasks in `status` (the ones it holds); with no bot, every one."""

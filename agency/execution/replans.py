@@ -6,7 +6,7 @@ MAX_STEP_REPLANS times per task."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from loguru import logger
 
@@ -73,11 +73,13 @@ class Replanner:
         goal_bound = self.goals is not None and self.goals.owns(task)
         if not goal_bound and not self.runtime.plans_afresh(task_spec(task)):
             return None
-        done = self._replans(task.id)
+        done, last = self._replans(task.id)
         if done >= MAX_STEP_REPLANS:
             return None
         step = next((s.stepId for s in reversed(result.steps) if s.status == "failed"), "")
         why = next(e.message for e in result.errors if e.code in REPLAN_CODES)
+        if goal_bound and last is not None and (last.get("step"), last.get("reason")) == (step, why):
+            return None  # a build's anchored site fails its fresh plan the same way: no third run
         self.tasks.record_event(
             task.id, REPLANNED, {"step": step, "reason": why, "replan": done + 1, "of": MAX_STEP_REPLANS}
         )
@@ -95,10 +97,13 @@ class Replanner:
         handle = self.runtime.start_task(task_spec(task), **({"fresh": True} if goal_bound else {"replan": True}))
         return Running(task.id, handle, self.clock(), run.agent_id, run.bridge_mark, run.goal)
 
-    def _replans(self, task_id: str) -> int:
-        """How often the task was planned afresh after a failed step (its `replanned` events)."""
-        n, after = 0, 0
+    def _replans(self, task_id: str) -> tuple[int, dict[str, Any] | None]:
+        """How often the task was planned afresh after a failed step (its `replanned` events),
+        and the newest such event's data."""
+        n, after, last = 0, 0, None
         while page := self.tasks.events(task_id, after_seq=after):
-            n += sum(e.event == REPLANNED for e in page)
+            for e in page:
+                if e.event == REPLANNED:
+                    n, last = n + 1, e.data
             after = page[-1].seq
-        return n
+        return n, last

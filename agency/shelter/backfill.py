@@ -36,8 +36,8 @@ async def fill_open(
 ) -> list[list[int]]:
     """Fill those of `cells` that are not solid; returns the ones still open (no filler held, or
     the place failed). `planks`: planks held fill when nothing dug out is (a hut's floor, of
-    the hut's own material). `wood`: any other ground held that does not fall, then planks,
-    then logs (a burrow: its way out digs all of them)."""
+    the hut's own material). `wood`: any other ground held that does not fall, then a log (a
+    burrow: its way out digs both)."""
     cells = list(cells)
     if not cells:
         return []
@@ -63,12 +63,12 @@ async def fill_open(
 async def _filler(ctx: ToolContext, planks: bool, wood: bool) -> str | None:
     """A block dug out, else (when allowed) planks: a staircase under a hut dug out nothing to
     fill its floor with, and the floor stayed open all night in a bench run. A burrow (`wood`)
-    takes any ground, planks or log held: a 26.1 bench bot on a mountain ran out of what its
+    takes any other ground or log held: a 26.1 bench bot on a mountain ran out of what its
     staircase dug out with two cells beside it open, and a zombie came in."""
     held = sorted(i.name for i in (await ctx.snapshot()).inventory if i.count > 0)
     dug = next((name for name in FILLERS if name in held), None)
     if dug or not (planks or wood):
         return dug
-    ground = next((n for n in held if n in BURROW_GROUND), None) if wood else None
-    made = next((n for n in held if n.endswith("_planks")), None)
-    return ground or made or (next((n for n in held if is_log(n)), None) if wood else None)
+    if wood:  # what a burrow's way out digs (agency.blocks.natural_ground): never planks
+        return next((n for n in held if n in BURROW_GROUND), None) or next((n for n in held if is_log(n)), None)
+    return next((n for n in held if n.endswith("_planks")), None)

@@ -5,7 +5,7 @@ filled from below (agency.shelter.backfill), and the cells beside the bot sealed
 No pickaxe is needed: the first steps are mostly soil, and the staircase refuses a block too
 hard for the tools held. In the morning, dig_out walks back up to where the burrow began,
 digging through the fill (cobblestone too: the fill is of what the staircase dug out, else of
-any ground, log or planks held: agency.shelter.backfill)."""
+any other ground or a log held: agency.shelter.backfill)."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from typing import Any
 from loguru import logger
 from pydantic import Field
 
-from agency.blocks import WOODS, is_solid, natural_ground
+from agency.blocks import is_solid, natural_ground
 from agency.shelter.backfill import FILLERS, fill_open
 from agency.shelter.blueprint import SIZE
 from agency.shelter.earthwork import keep_box
@@ -24,7 +24,6 @@ from agency.tools.base import BODY_QUEUE, Tool, ToolContext, ToolFailure, ToolIn
 from agency.tools.results import EXECUTION_ERROR
 from agency.tools.spatial import block_pos
 
-BURROW_PLANKS = tuple(f"{wood}_planks" for wood in WOODS)  # a fill of last resort: dug through in the morning
 STEPS = 3  # the third step puts a block of ground over the bot's head
 DIG_OUT_STALL_MS = 20000  # a fill of stone dug by hand gets the walk no closer for a while
 
@@ -125,11 +124,11 @@ async def dig_out(ctx: ToolContext, p: DigOutInput) -> dict[str, Any]:
             "y": y,
             "z": z + 0.5,
             "range": 1,
-            "digOnly": sorted(set(natural_ground()) | set(FILLERS) | set(BURROW_PLANKS)),
+            "digOnly": sorted(set(natural_ground()) | set(FILLERS)),
             "stallMs": DIG_OUT_STALL_MS,
         },
     )
-    left = await fill_open(ctx, p.refill, wood=True) if p.refill else []
+    left = await fill_open(ctx, p.refill) if p.refill else []
     if left:
         logger.info("[Shelter] up out of the burrow; its way in left open at {} (nothing to fill it with)", left)
     end = (await ctx.snapshot()).position

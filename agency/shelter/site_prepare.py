@@ -9,7 +9,7 @@ from typing import Any
 
 from loguru import logger
 
-from agency.blocks import is_replaceable
+from agency.blocks import is_replaceable, is_solid, is_walkable
 from agency.names import same
 from agency.shelter.backfill import FILLERS
 from agency.shelter.bed import interior_cells, is_bed
@@ -21,12 +21,13 @@ from agency.shelter.tool_inputs import ShelterPrepareInput, blueprint_for
 from agency.tools.actions import run_action
 from agency.tools.base import ToolContext, ToolFailure
 from agency.tools.crafting import CraftInput, craft
-from agency.tools.results import PRECONDITION_FAILED
+from agency.tools.results import EXECUTION_ERROR, PRECONDITION_FAILED
 from agency.tools.spatial import block_pos
 from agency.world import BlockRegion
 
 PLANKS_PER_LOG = 4
 PREPARE_PASSES = 3  # re-read and redo: sand or gravel may slide into a dug cell
+FILL_SPOTS = 3  # cells tried in turn to fill a hole from
 
 
 def _built(region: BlockRegion, bp: ShelterBlueprint) -> set[tuple[int, int, int]]:
@@ -66,16 +67,23 @@ async def _read_site_work(ctx: ToolContext, p: ShelterPrepareInput) -> Work | st
     return site_work(region, p.origin, keep=_built(region, bp), clear=doorway)
 
 
-async def _filler(ctx: ToolContext, p: ShelterPrepareInput) -> str | None:
+def _wall_blocks_to_place(region: BlockRegion, p: ShelterPrepareInput) -> int:
+    """The wall blocks the blueprint still places: a repair needs only those it lacks."""
+    bp = blueprint_for(p, p.origin, p.facing)
+    built = _built(region, bp)
+    return sum(1 for m in bp.modules for x, y, z, b in m.placements if b == p.wallBlock and (x, y, z) not in built)
+
+
+async def _filler(ctx: ToolContext, p: ShelterPrepareInput, need: int) -> str | None:
     """Dirt or stone if held (digging the site yields dirt), else wall blocks the blueprint
-    will not need (the builder brings a few spare planks for this), else planks of the walls'
-    wood made from a log held (the spare went into an earlier pass, and a site on rock yields
-    no dirt: a bench build failed on two holes with logs in its pack)."""
+    will not need (`need`: those it still places; the builder brings a few spare planks for
+    this), else planks of the walls' wood made from a log held (the spare went into an earlier
+    pass, and a site on rock yields no dirt: a bench build failed on two holes with logs in its
+    pack)."""
     snap = await ctx.snapshot()
     for item in FILLERS:
         if snap.count_of(item) > 0:
             return item
-    need = blueprint_for(p, p.origin, p.facing).materials()[p.wallBlock]
     if snap.count_of(p.wallBlock) > need:
         return p.wallBlock
     if not p.wallBlock.endswith("_planks"):
@@ -125,13 +133,27 @@ async def _fill_spot_ok(ctx: ToolContext, holes: set[tuple[int, int]], target: t
     return (feet[0], feet[2]) not in holes and in_reach(stand, target)
 
 
+def _standable(region: BlockRegion, cell: tuple[int, int, int]) -> bool:
+    x, y, z = cell
+    below, feet, head = (region.block_at(x, y + dy, z) for dy in (-1, 0, 1))
+    return is_solid(below) and is_walkable(feet) and is_walkable(head)
+
+
 async def _fill_all(ctx: ToolContext, p: ShelterPrepareInput, fills: list[tuple[int, int, int]]) -> int:
-    """Fill each hole from a site cell that is not a hole (never the bot's own cell)."""
+    """Fill each hole from a site cell the bot can stand in that is not a hole (never the bot's
+    own cell). Not a wall cell whose natural block stays as part of the wall: a bench hut's
+    levelling walked to one for a minute, three times, and failed."""
     holes = {(x, z) for x, _, z in fills}
-    cells = [(x, p.origin[1], z) for x, z, _ in site_columns(p.origin) if (x, z) not in holes]
+    region = await ctx.region(*work_box(p.origin))
+    need = _wall_blocks_to_place(region, p)
+    cells = [
+        (x, p.origin[1], z)
+        for x, z, _ in site_columns(p.origin)
+        if (x, z) not in holes and _standable(region, (x, p.origin[1], z))
+    ]
     for target in fills:
         ctx.check()
-        block = await _filler(ctx, p)
+        block = await _filler(ctx, p, need)
         if block is None:
             raise ToolFailure(
                 PRECONDITION_FAILED,
@@ -139,13 +161,39 @@ async def _fill_all(ctx: ToolContext, p: ShelterPrepareInput, fills: list[tuple[
                 f"(no dirt, no stone, no spare {p.wallBlock})",
             )
         if not await _fill_spot_ok(ctx, holes, target):
-            feet = (await _eye(ctx))[1]
-            spot = min(cells, key=lambda c: (not in_reach((c[0] + 0.5, c[1], c[2] + 0.5), target), math.dist(c, feet)))
-            await walk_site(
-                ctx, p.origin, (spot[0] + 0.5, spot[1], spot[2] + 0.5), 0, partial(_fill_spot_ok, ctx, holes, target)
-            )
+            await _to_a_fill_spot(ctx, p.origin, cells, holes, target)
         await run_action(ctx, "place", {"block": block, "x": target[0], "y": target[1], "z": target[2]})
     return len(fills)
+
+
+async def _to_a_fill_spot(
+    ctx: ToolContext,
+    origin: tuple[int, int, int],
+    cells: list[tuple[int, int, int]],
+    holes: set[tuple[int, int]],
+    target: tuple[int, int, int],
+) -> None:
+    """To the nearest cell that reaches the target; one the walk cannot get to gives way to the
+    next, FILL_SPOTS in all."""
+    feet = (await _eye(ctx))[1]
+    ranked = sorted(cells, key=lambda c: (not in_reach((c[0] + 0.5, c[1], c[2] + 0.5), target), math.dist(c, feet)))
+    spots = ranked[:FILL_SPOTS]
+    for n, spot in enumerate(spots):
+        try:
+            await walk_site(
+                ctx, origin, (spot[0] + 0.5, spot[1], spot[2] + 0.5), 0, partial(_fill_spot_ok, ctx, holes, target)
+            )
+            return
+        except ToolFailure as e:
+            if e.code != EXECUTION_ERROR or n == len(spots) - 1:
+                raise
+            logger.info(
+                "[Builder] no way to {} to fill {} ({}); trying {}",
+                list(spot),
+                list(target),
+                e.message,
+                list(spots[n + 1]),
+            )
 
 
 async def prepare_shelter_site(ctx: ToolContext, p: ShelterPrepareInput) -> dict[str, Any]:

@@ -64,22 +64,32 @@ async def walk_site(
             if await good_enough():
                 return
             last = n == len(tries) - 1
-            if last and NO_PROGRESS in e.message and time_to_dig(ctx) and await _climbed_out(ctx, spot, e):
-                await tries[-1][1]()
+            if last and NO_PROGRESS in e.message and time_to_dig(ctx) and await _climbed_out(ctx, origin, spot, e):
+                try:
+                    await tries[-1][1]()
+                except ToolFailure:
+                    if not await good_enough():
+                        raise
                 return
             if last or (n > 0 and (NO_PROGRESS not in e.message or not time_to_dig(ctx))):
                 raise
             logger.info(f"[Builder] path to {x:.1f},{y:.1f},{z:.1f} blocked ({e.message}); retrying, {tries[n + 1][0]}")
 
 
-async def _climbed_out(ctx: ToolContext, spot: tuple[float, float, float], failed: ToolFailure) -> bool:
+async def _climbed_out(ctx: ToolContext, origin: Pos, spot: tuple[float, float, float], failed: ToolFailure) -> bool:
     """Underground (a bot that worked the night on from its pocket under the hut, out in its
     own tunnels in the morning), no walk reaches the site: every way up goes through the
     site's keep-out box or rock a path does not dig through. A 1.18.2 bench hut failed so at
-    its door. Up to the surface first (agency.tools.movement.climb_out, straight up through
-    natural ground: under the hut, its floor, which the hut's repair fills again); False when
-    the bot is not underground or the climb failed."""
-    climbed = await climb_out(ctx)
+    its door. Up to the surface first (agency.tools.movement.climb_out: up the staircase it
+    came down by day, else straight up its column through natural ground), but never from
+    under the site and its ring: that column's climb would dig through the hut's floor, or its
+    roof if that is of earth. False when the bot is not underground, is under the site, or the
+    climb failed."""
+    x0, _, z0, x1, _, z1 = keep_box(origin)
+    feet = block_pos((await ctx.snapshot()).position)
+    if x0 <= feet[0] < x1 and z0 <= feet[2] < z1:
+        return False
+    climbed = await climb_out(ctx, for_what="builder")
     if climbed is None:
         return False
     logger.info(

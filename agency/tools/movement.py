@@ -166,18 +166,19 @@ async def _ground_over(ctx: ToolContext, here: tuple[int, int, int]) -> list[int
     return [y for y in range(here[1] + 2, here[1] + SKY_CHECK) if column.block_at(here[0], y, here[2]) in GROUND_ROOF]
 
 
-async def climb_out(ctx: ToolContext, min_roof: int = MIN_ROOF) -> dict[str, Any] | None:
+async def climb_out(ctx: ToolContext, min_roof: int = MIN_ROOF, *, for_what: str = "explore") -> dict[str, Any] | None:
     """Underground (min_roof, by default MIN_ROOF, or more blocks of soil or rock over the bot's
     head: after digging down for ore), get back to the surface: up the staircase it dug (the newest descent start
     within CLIMB_BACK_WITHIN, walked without digging), else straight up to the top of its
-    column, digging through natural ground. Best effort: a failed climb is logged and the
-    explore goes on. None when the bot is not underground."""
+    column, digging through natural ground. Best effort: a failed climb is logged (as
+    `for_what`'s) and the explore goes on. None when the bot is not underground."""
     here = block_pos((await ctx.snapshot()).position)
     ground = await _ground_over(ctx, here)
     if len(ground) < min_roof:
         return None
     logger.info(
-        "[Tools] explore: underground at {} {} {} (ground over the head up to y {}); climbing out first",
+        "[Tools] {}: underground at {} {} {} (ground over the head up to y {}); climbing out first",
+        for_what,
         here[0],
         here[1],
         here[2],
@@ -207,7 +208,7 @@ async def climb_out(ctx: ToolContext, min_roof: int = MIN_ROOF) -> dict[str, Any
     except (ToolFailure, ToolTimeout) as e:
         why = str(e.message if isinstance(e, ToolFailure) else e)
     if why is not None:
-        logger.info("[Tools] explore: could not climb out ({}); exploring from here", why)
+        logger.info("[Tools] {}: could not climb out ({}); going on from here", for_what, why)
     end = (await ctx.snapshot()).position
     return {"from": list(here), "to": [end.x, end.y, end.z], "how": how, "failed": why}
 

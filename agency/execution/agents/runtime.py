@@ -43,8 +43,9 @@ from agency.tools.results import BODY_LOST, PRECONDITION_FAILED
 from agency.world import BodyLost
 
 NO_WORKFLOW = "NO_WORKFLOW"
-# Plans a failed step's task is planned again with (the executor's replan): shelters are the
-# goal side's (verified, repaired), deliveries are the fleet's.
+# Plans a failed step's task is planned again with (the executor's replan, for what is still
+# short); a goal-bound build gets a fresh build plan instead (agency.execution.replans), and
+# deliveries are the fleet's.
 REPLANNED_GENERATORS = frozenset({"craft_plan", "smelt_plan", "gather_plan"})
 AGENT_UNAVAILABLE = "AGENT_UNAVAILABLE"
 

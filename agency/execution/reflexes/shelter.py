@@ -244,11 +244,17 @@ class ShelterReflex(SleepReflex):
         self._log({"reflex": "burrow", "pausedTask": paused, "ok": result.success})
 
     def _burrow_args(self, paused: str | None) -> dict[str, Any]:
-        """Away from the site of the hut the paused task builds: a bench bot's burrow went
-        under the floor of its half-built hut, and the build failed on the hole it left."""
+        """Away from the site of the hut the paused task builds, or else of one held for the
+        morning (it met surface work in the dark): a bench bot's burrow went under the floor of
+        its half-built hut, and the build failed on the hole it left."""
         hooks = self.ctx.hooks.get(SHELTER_HOOKS)
-        site = hooks.anchored_site(paused) if hooks is not None and paused else None
-        return {"awayFrom": list(site["origin"])} if site and "origin" in site else {}
+        if hooks is None:
+            return {}
+        for task_id in [paused] if paused else self.executor.held_for_morning():
+            site = hooks.anchored_site(task_id)
+            if site and "origin" in site:
+                return {"awayFrom": list(site["origin"])}
+        return {}
 
     async def _shelter(self, reflex: str) -> None:
         if reflex == "dig_in":

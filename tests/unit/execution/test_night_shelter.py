@@ -14,6 +14,7 @@ from agency.cognition.drive_tick import DriveSkipReason, DriveTickSkipped, Drive
 from agency.execution.reflexes import SHELTERING, ReflexConfig, Reflexes
 from agency.execution.reflexes.shelter import BURROW_RETRY_AFTER_STOP_MS
 from agency.planning.stalls import classify_stall
+from agency.planning.tasks.idempotency import WAITING_FOR_MORNING
 from agency.planning.tasks.models import TaskStatus
 from agency.shelter.blueprint import basic_shelter
 from agency.shelter.burrow import _away
@@ -604,6 +605,21 @@ def test_a_burrow_beside_the_hut_being_built_heads_away_from_its_site(burrow_env
     stairs = [a for k, a in body.started if k == "staircase"]
     assert stairs[0]["direction"] == "west"
     assert all(c[0] < 40 for c in body.way_in)  # none under the site and its ring (x 40..46)
+
+
+def test_a_burrow_heads_away_from_the_site_of_a_hut_held_for_the_morning(burrow_env):
+    """A first hut that met no log in the dark is held (paused `morning`), not running: the
+    night's burrow still keeps off its floor."""
+    body, tasks, reflexes = burrow_env["body"], burrow_env["tasks"], burrow_env["reflexes"]
+    held = _add(tasks, "build", "basic_shelter")
+    tasks.update_task_metadata(held, {"blockedReason": WAITING_FOR_MORNING})
+    tasks.set_status(held, TaskStatus.paused)
+    sites = {held: {"origin": (41, GROUND_Y, 38), "facing": "south"}}
+    reflexes.ctx.hooks["shelter"] = type("Hooks", (), {"anchored_site": lambda self, t: sites.get(t)})()
+    body.time_of_day = 13_500
+    assert asyncio.run(reflexes.tick(body.snapshot())) == "burrow"
+    stairs = [a for k, a in body.started if k == "staircase"]
+    assert stairs[0]["direction"] == "west" and all(c[0] < 40 for c in body.way_in)
 
 
 @pytest.mark.parametrize(

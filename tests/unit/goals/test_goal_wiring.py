@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 
 import pytest
+from loguru import logger
 
 from agency.cognition.drive_tick import DriveTickState, evaluate_drive_tick
 from agency.execution.agents import AgentRuntime, load_default_registry
@@ -292,30 +293,53 @@ class DugInBody(HutBody):
         return snap.model_copy(update={"timeOfDay": 15_000, "isDay": False, "cover": 4})
 
 
-def test_a_first_hut_that_meets_no_log_in_the_dark_is_held_for_the_morning_through_its_goal(tmp_path):
-    """Not failed (a 26.1 bench bot's first hut failed so): held `morning` through the goal's
-    hold, its review finding it feasible only by day, then built."""
+def _hut_held_for_the_morning(tmp_path):
+    """A first hut asked at dusk whose logs are all up on the surface (above the dug-in bot's
+    level): held `morning` through its goal's hold, not failed (a 26.1 bench bot's first hut
+    failed so)."""
     e = Env(tmp_path, inventory={"oak_log": 1}, body=DugInBody)
-    for y in range(64 + 3, 64 + 9):
-        e.body.blocks[(6, y, 0)] = "oak_log"
+    for x in range(5, 11):
+        for y in range(64 + 3, 64 + 8):
+            e.body.blocks[(x, y, 0)] = "oak_log"
+    e.body.day = True  # asked at dusk, out in the open
+    task_id = e.convert(e.shelter_thought()).task_id
+    e.body.day = False
+    e.snap = e.body.snapshot()
+    e.run(lambda: e.status(task_id) in (TaskStatus.paused, TaskStatus.failed))
+    task = e.tasks.get_task(task_id)
+    assert task.status is TaskStatus.paused and task.metadata.blockedReason == "morning"
+    assert read_binding(task).hold.reason == "morning" and e.ex.waiting_for_morning
+    return e, task_id
+
+
+def test_a_first_hut_held_for_the_morning_is_not_reactivated_by_its_goals_review_at_night(tmp_path):
+    e, task_id = _hut_held_for_the_morning(tmp_path)
     try:
-        e.body.day = True  # asked at dusk, out in the open
-        task_id = e.convert(e.shelter_thought()).task_id
-        e.body.day = False
-        e.snap = e.body.snapshot()
-        e.run(lambda: e.status(task_id) in (TaskStatus.paused, TaskStatus.failed))
-        task = e.tasks.get_task(task_id)
-        assert task.status is TaskStatus.paused and task.metadata.blockedReason == "morning"
-        assert read_binding(task).hold.reason == "morning" and e.ex.waiting_for_morning
         e.ftime.clock.advance(10 * 60_000)  # the goal's review is due, but it is still night
         asyncio.run(_ticks(e, 2 * 60))  # past a periodic review (every 60 ticks)
         assert e.status(task_id) is TaskStatus.paused
-        assert "goal_reactivated" not in [ev["event"] for ev in e.goals.events]
+        events = [ev["event"] for ev in e.goals.events]
+        assert "goal_reactivated" not in events
+    finally:
+        e.close()
+
+
+def test_by_day_the_goals_review_gives_a_hut_held_for_the_morning_back_and_it_is_built(tmp_path):
+    """No reflexes here to see the morning, and before the executor's own give-back (12 min):
+    the review, feasible by day, reactivates it."""
+    e, task_id = _hut_held_for_the_morning(tmp_path)
+    lines: list[str] = []
+    sink = logger.add(lambda m: lines.append(m.record["message"]), level="INFO")
+    try:
         e.body.day = True
         e.snap = e.body.snapshot()
-        e.run(lambda: e.status(task_id) is not TaskStatus.paused)
-        assert e.status(task_id) is not TaskStatus.failed
+        e.ftime.clock.advance(6 * 60_000)  # the first hold's review is due (5 min)
+        e.run(lambda: e.status(task_id) in (TaskStatus.completed, TaskStatus.failed), ticks=6000)
+        assert "goal_reactivated" in [ev["event"] for ev in e.goals.events]
+        assert not any("given back after 12 min" in line for line in lines)
+        assert e.status(task_id) is TaskStatus.completed
     finally:
+        logger.remove(sink)
         e.close()
 
 
@@ -343,3 +367,17 @@ def test_a_build_whose_step_fails_on_the_world_is_planned_afresh_not_failed(env)
     assert env.status(task_id) is TaskStatus.completed
     replans = [e for e in env.tasks.events(task_id) if e.event == "replanned"]
     assert len(replans) == 1 and "no solid block next to" in replans[0].data["reason"]
+
+
+def test_a_build_whose_fresh_plan_fails_the_same_way_is_not_planned_a_third_time(env):
+    """Its anchored site is the same on every plan: the same step failing for the same reason
+    would only fail so again."""
+
+    def place_refused(a):
+        raise BodyError("place failed: no solid block next to (0, 66, 0) to place against")
+
+    env.body._do_place = place_refused
+    task_id = env.convert(env.shelter_thought()).task_id
+    env.run(lambda: env.status(task_id) in (TaskStatus.completed, TaskStatus.failed))
+    assert env.status(task_id) is TaskStatus.failed
+    assert len([e for e in env.tasks.events(task_id) if e.event == "replanned"]) == 1

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+from agency.execution.builtin_tools import default_tool_registry
 from agency.goals import basic_shelter
 from agency.shelter.tools import FACES, _build_order, supported_order
+from agency.world import Vec3
+from tests.unit.conftest import run
 
 ORIGIN = (0, 64, 0)
 
@@ -44,3 +47,17 @@ def test_the_lintel_waits_for_a_neighbour_when_the_bot_stands_in_front_of_the_do
 def test_a_block_that_never_gets_a_neighbour_keeps_its_place_at_the_end():
     floating = [(10, 80, 10, "oak_planks"), (0, 65, 0, "oak_planks")]
     assert supported_order(floating, {(0, 64, 0)}) == [(0, 65, 0, "oak_planks"), (10, 80, 10, "oak_planks")]
+
+
+def test_the_third_wall_layer_is_built_from_in_front_of_the_door(ctx, body):
+    """Over the fake world, whose place wants a solid face beside the cell as place.js does."""
+    bp = basic_shelter(ORIGIN, "south")
+    for name in ("walls_layer_1", "walls_layer_2"):
+        for x, y, z, block in bp.module(name).placements:
+            body.blocks[(x, y, z)] = block
+    body.inventory["oak_planks"] = 16
+    body.position = Vec3(x=2.5, y=64, z=6.5)  # in front of the doorway, looking in
+    args = {"origin": list(ORIGIN), "facing": "south", "module": "walls_layer_3"}
+    res = run(default_tool_registry().execute("build_shelter_module", args, ctx))
+    assert res.success, res.error
+    assert body.blocks[(2, 66, 4)] == "oak_planks" and len(res.output["placed"]) == 16

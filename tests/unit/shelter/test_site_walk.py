@@ -1,10 +1,13 @@
-"""The builder's walk to a spot at its site from underground: up to the surface first when no
-walk from down there gets to the site (over the fake block world)."""
+"""The builder's walks at its site (over the fake block world): from underground, up to the
+surface first when no walk from down there gets to the site; to fill a hole, only to a cell the
+bot can stand in."""
 
 from __future__ import annotations
 
 import pytest
 
+from agency.execution.builtin_tools import default_tool_registry
+from agency.shelter.blueprint import basic_shelter
 from agency.shelter.site_walk import walk_site
 from agency.tools.base import ToolFailure
 from agency.tools.testing import GROUND_Y, FakeBody
@@ -46,3 +49,55 @@ def test_on_the_surface_a_blocked_walk_fails_as_before_without_a_climb(ctx, body
     with pytest.raises(ToolFailure, match="no progress toward"):
         run(walk_site(ctx, ORIGIN, SPOT, 0))
     assert [(a["x"], a["z"]) for k, a in body.started if k == "move_to"] == [(SPOT[0], SPOT[2])] * 3
+
+
+def test_under_the_site_itself_no_climb_digs_up_through_the_hut(ctx, body):
+    body.position = Vec3(x=10.5, y=GROUND_Y - 10, z=0.5)  # under the footprint (x 8..12, z -2..2)
+    for y in (GROUND_Y - 10, GROUND_Y - 9):
+        body.blocks[(10, y, 0)] = "air"
+    _blocked_below(body, surface_only=True)
+    with pytest.raises(ToolFailure, match="no progress toward"):
+        run(walk_site(ctx, ORIGIN, SPOT, 0))
+    assert [(a["x"], a["z"]) for k, a in body.started if k == "move_to"] == [(SPOT[0], SPOT[2])] * 3
+
+
+def _hut_over_a_tunnel(body):
+    """A hut standing (no door yet) over the bot's own tunnel, two high, under its west wall."""
+    origin = (2, GROUND_Y, 2)
+    bp = basic_shelter(origin, "south")
+    for m in bp.modules:
+        if m.name not in ("door", "light"):
+            for x, y, z, block in m.placements:
+                body.blocks[(x, y, z)] = block
+    tunnel = {(x, y, z) for x in range(1, 5) for z in range(3, 6) for y in (GROUND_Y - 2, GROUND_Y - 1)}
+    for cell in tunnel:
+        body.blocks[cell] = "air"
+    body.position = Vec3(x=0.5, y=GROUND_Y, z=4.5)  # west of the ring, beside the tunnel's mouth
+    return origin, bp, tunnel
+
+
+def _prepare(ctx, origin):
+    args = {"origin": list(origin), "facing": "south"}
+    return run(default_tool_registry().execute("prepare_shelter_site", args, ctx))
+
+
+def test_a_repair_fills_the_tunnel_under_its_hut_standing_only_where_the_bot_can_stand(ctx, body):
+    """Never in a wall cell of the hut, nor on a ring cell over the tunnel: the walk there
+    gets nowhere (a bench hut's levelling walked to one for a minute, three times, and failed)."""
+    origin, bp, tunnel = _hut_over_a_tunnel(body)
+    body.inventory["dirt"] = 20
+    res = _prepare(ctx, origin)
+    assert res.success, res.error
+    assert res.output["filled"] >= 6
+    walls = {(x, z) for x, y, z, _ in bp.module("walls_layer_1").placements}
+    spots = [(int(a["x"] // 1), int(a["z"] // 1)) for k, a in body.started if k == "move_to"]
+    assert spots and not [s for s in spots if s in walls or s in {(x, z) for x, _, z in tunnel}]
+
+
+def test_a_repair_with_no_dirt_fills_with_the_planks_its_standing_hut_does_not_need(ctx, body):
+    """Spare planks are counted against the blocks still to place, not the whole hut's."""
+    origin, _, _ = _hut_over_a_tunnel(body)
+    body.inventory["oak_planks"] = 20
+    res = _prepare(ctx, origin)
+    assert res.success, res.error
+    assert body.inventory["oak_planks"] == 20 - res.output["filled"]
