@@ -1,11 +1,13 @@
 """When a failed run earns its task a new plan instead of a failure (agency.execution.executor's
 module docstring): a resumed run the world no longer fits is planned afresh once per hold,
-and a plan made from what the bot holds (a craft, smelt or gather plan, or a goal-bound
-build's) whose step the world refused is planned again from what it holds now, at most
-MAX_STEP_REPLANS times per task."""
+and a plan made from what the bot holds (a craft, smelt or gather plan) whose step the world
+refused is planned again from what it holds now, at most MAX_STEP_REPLANS times per task; a
+goal-bound build's gets a fresh build plan instead, unless a step at its site failed the same
+way after the last one."""
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING, Any
 
 from loguru import logger
@@ -25,6 +27,21 @@ if TYPE_CHECKING:
 
 MAX_STEP_REPLANS = 2  # a failed step's task is planned afresh at most this often (module docstring)
 REPLAN_CODES = frozenset({EXECUTION_ERROR, PRECONDITION_FAILED, TIMEOUT, DELEGATION_FAILED})  # the world refused
+
+
+# The steps of a build at its anchored site, the same on every fresh plan (its gathering
+# steps are not: a collect looks further each time).
+SITE_STEPS = ("site", "prepare", "module-")
+
+
+def _same(last: dict[str, Any], step: str, why: str) -> bool:
+    """The newest replan was for this step failing this way (numbers aside: a walk's distance,
+    a search's node count)."""
+    return last.get("step") == step and _shape(str(last.get("reason", ""))) == _shape(why)
+
+
+def _shape(message: str) -> str:
+    return re.sub(r"-?\d[\d,.]*", "#", message)
 
 
 class Replanner:
@@ -78,7 +95,7 @@ class Replanner:
             return None
         step = next((s.stepId for s in reversed(result.steps) if s.status == "failed"), "")
         why = next(e.message for e in result.errors if e.code in REPLAN_CODES)
-        if goal_bound and last is not None and (last.get("step"), last.get("reason")) == (step, why):
+        if goal_bound and step.startswith(SITE_STEPS) and last is not None and _same(last, step, why):
             return None  # a build's anchored site fails its fresh plan the same way: no third run
         self.tasks.record_event(
             task.id, REPLANNED, {"step": step, "reason": why, "replan": done + 1, "of": MAX_STEP_REPLANS}

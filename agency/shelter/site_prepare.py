@@ -9,7 +9,7 @@ from typing import Any
 
 from loguru import logger
 
-from agency.blocks import is_replaceable, is_solid, is_walkable
+from agency.blocks import is_leaves, is_replaceable, is_solid, is_walkable
 from agency.names import same
 from agency.shelter.backfill import FILLERS
 from agency.shelter.bed import interior_cells, is_bed
@@ -68,9 +68,10 @@ async def _read_site_work(ctx: ToolContext, p: ShelterPrepareInput) -> Work | st
 
 
 def _wall_blocks_to_place(region: BlockRegion, p: ShelterPrepareInput) -> int:
-    """The wall blocks the blueprint still places: a repair needs only those it lacks."""
+    """The wall blocks the blueprint still places: a repair needs only those it lacks. Leaves
+    kept where a wall or the roof goes count as to place: they decay once the trunk is dug."""
     bp = blueprint_for(p, p.origin, p.facing)
-    built = _built(region, bp)
+    built = {c for c in _built(region, bp) if not is_leaves(region.block_at(*c))}
     return sum(1 for m in bp.modules for x, y, z, b in m.placements if b == p.wallBlock and (x, y, z) not in built)
 
 
@@ -175,6 +176,8 @@ async def _to_a_fill_spot(
 ) -> None:
     """To the nearest cell that reaches the target; one the walk cannot get to gives way to the
     next, FILL_SPOTS in all."""
+    if not cells:
+        raise ToolFailure(PRECONDITION_FAILED, f"no cell of the site to stand in to fill {list(target)} from")
     feet = (await _eye(ctx))[1]
     ranked = sorted(cells, key=lambda c: (not in_reach((c[0] + 0.5, c[1], c[2] + 0.5), target), math.dist(c, feet)))
     spots = ranked[:FILL_SPOTS]

@@ -81,15 +81,14 @@ async def _climbed_out(ctx: ToolContext, origin: Pos, spot: tuple[float, float, 
     own tunnels in the morning), no walk reaches the site: every way up goes through the
     site's keep-out box or rock a path does not dig through. A 1.18.2 bench hut failed so at
     its door. Up to the surface first (agency.tools.movement.climb_out: up the staircase it
-    came down by day, else straight up its column through natural ground), but never from
-    under the site and its ring: that column's climb would dig through the hut's floor, or its
-    roof if that is of earth. False when the bot is not underground, is under the site, or the
-    climb failed."""
+    came down by day, else straight up its column through natural ground); from under the site
+    and its ring only up such a staircase: that column's climb would dig through the hut's
+    floor, or its roof if that is of earth. False when the bot is not underground or the climb
+    failed."""
     x0, _, z0, x1, _, z1 = keep_box(origin)
     feet = block_pos((await ctx.snapshot()).position)
-    if x0 <= feet[0] < x1 and z0 <= feet[2] < z1:
-        return False
-    climbed = await climb_out(ctx, for_what="builder")
+    under_the_site = x0 <= feet[0] < x1 and z0 <= feet[2] < z1
+    climbed = await climb_out(ctx, for_what="builder", dig=not under_the_site)
     if climbed is None:
         return False
     logger.info(

@@ -150,7 +150,7 @@ async def hunt(ctx: ToolContext, p: HuntInput) -> dict[str, Any]:
             WAITS_FOR_MORNING, f"no {p.target} down here: the animals graze on the surface, and at night they wait"
         )
     # any ground over the head: the animals are up there (two blocks of it kept a bench bot from them)
-    climbed = None if await enough() else await climb_out(ctx, min_roof=1)
+    climbed = None if await enough() else await climb_out(ctx, min_roof=1, for_what="hunt")
 
     while len(kills) < p.count and not await enough():
         ctx.check()

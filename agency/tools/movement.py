@@ -166,12 +166,15 @@ async def _ground_over(ctx: ToolContext, here: tuple[int, int, int]) -> list[int
     return [y for y in range(here[1] + 2, here[1] + SKY_CHECK) if column.block_at(here[0], y, here[2]) in GROUND_ROOF]
 
 
-async def climb_out(ctx: ToolContext, min_roof: int = MIN_ROOF, *, for_what: str = "explore") -> dict[str, Any] | None:
+async def climb_out(
+    ctx: ToolContext, min_roof: int = MIN_ROOF, *, for_what: str = "explore", dig: bool = True
+) -> dict[str, Any] | None:
     """Underground (min_roof, by default MIN_ROOF, or more blocks of soil or rock over the bot's
     head: after digging down for ore), get back to the surface: up the staircase it dug (the newest descent start
-    within CLIMB_BACK_WITHIN, walked without digging), else straight up to the top of its
+    within CLIMB_BACK_WITHIN, walked without digging), else (`dig`) straight up to the top of its
     column, digging through natural ground. Best effort: a failed climb is logged (as
-    `for_what`'s) and the explore goes on. None when the bot is not underground."""
+    `for_what`'s: an explore, a hunt, the builder) and its caller goes on from where the bot is.
+    None when the bot is not underground."""
     here = block_pos((await ctx.snapshot()).position)
     ground = await _ground_over(ctx, here)
     if len(ground) < min_roof:
@@ -196,7 +199,7 @@ async def climb_out(ctx: ToolContext, min_roof: int = MIN_ROOF, *, for_what: str
             await walk(ctx, sx, sy, sz, 1, dig_out=False)
         now = block_pos((await ctx.snapshot()).position)
         ground = await _ground_over(ctx, now)
-        if len(ground) >= min_roof:  # no staircase known, or its top is underground too
+        if len(ground) >= min_roof and dig:  # no staircase known, or its top is underground too
             how = "dug"
             # within 1 of the top: a walk within 3 of it ended in the shaft, under its last block
             # (a 26.1 bench bot sat sealed in one for half a game day, every hunt failing)

@@ -14,7 +14,7 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Any
 
-from agency.blocks import is_replaceable, is_solid
+from agency.blocks import is_door, is_replaceable, is_solid
 from agency.clock import FrozenClock
 from agency.game.recipes import recipe_for
 from agency.tools.craft_planner import taking_order
@@ -228,7 +228,7 @@ class FakeBody:
             raise BodyError(f"{pos} is occupied by {self.block(*pos)}")
         x, y, z = pos
         sides = ((x + 1, y, z), (x - 1, y, z), (x, y + 1, z), (x, y - 1, z), (x, y, z + 1), (x, y, z - 1))
-        if not any(is_solid(self.block(*c)) for c in sides):  # and against a solid face, as place.js
+        if not any(is_solid(self.block(*c)) or is_door(self.block(*c)) for c in sides):  # a full face, as place.js
             raise BodyError(f"no solid block next to {pos} to place against")
         self.inventory[a["block"]] -= 1
         self.blocks[pos] = a["block"]

@@ -245,12 +245,13 @@ class ShelterReflex(SleepReflex):
 
     def _burrow_args(self, paused: str | None) -> dict[str, Any]:
         """Away from the site of the hut the paused task builds, or else of one held for the
-        morning (it met surface work in the dark): a bench bot's burrow went under the floor of
-        its half-built hut, and the build failed on the hole it left."""
+        morning (it met surface work in the dark; another goal has the body meanwhile): a bench
+        bot's burrow went under the floor of its half-built hut, and the build failed on the
+        hole it left."""
         hooks = self.ctx.hooks.get(SHELTER_HOOKS)
         if hooks is None:
             return {}
-        for task_id in [paused] if paused else self.executor.held_for_morning():
+        for task_id in ([paused] if paused else []) + self.executor.held_for_morning():
             site = hooks.anchored_site(task_id)
             if site and "origin" in site:
                 return {"awayFrom": list(site["origin"])}

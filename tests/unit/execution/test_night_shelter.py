@@ -608,16 +608,22 @@ def test_a_burrow_beside_the_hut_being_built_heads_away_from_its_site(burrow_env
 
 
 def test_a_burrow_heads_away_from_the_site_of_a_hut_held_for_the_morning(burrow_env):
-    """A first hut that met no log in the dark is held (paused `morning`), not running: the
-    night's burrow still keeps off its floor."""
+    """A first hut that met no log in the dark is held (paused `morning`), not running, and
+    another goal has the body: the night's burrow still keeps off the hut's floor."""
     body, tasks, reflexes = burrow_env["body"], burrow_env["tasks"], burrow_env["reflexes"]
     held = _add(tasks, "build", "basic_shelter")
     tasks.update_task_metadata(held, {"blockedReason": WAITING_FOR_MORNING})
     tasks.set_status(held, TaskStatus.paused)
     sites = {held: {"origin": (41, GROUND_Y, 38), "facing": "south"}}
     reflexes.ctx.hooks["shelter"] = type("Hooks", (), {"anchored_site": lambda self, t: sites.get(t)})()
-    body.time_of_day = 13_500
-    assert asyncio.run(reflexes.tick(body.snapshot())) == "burrow"
+    _add(tasks, "craft", "wooden_pickaxe")  # the next goal has the body meanwhile
+
+    async def night():
+        assert await burrow_env["ex"].tick() == "claimed"
+        body.time_of_day = 13_500
+        assert await reflexes.tick(body.snapshot()) == "burrow"
+
+    asyncio.run(night())
     stairs = [a for k, a in body.started if k == "staircase"]
     assert stairs[0]["direction"] == "west" and all(c[0] < 40 for c in body.way_in)
 

@@ -15,6 +15,7 @@ from agency.cognition.drive_tick import DriveTickState, evaluate_drive_tick
 from agency.execution.agents import AgentRuntime, load_default_registry
 from agency.execution.builtin_tools import default_tool_registry
 from agency.execution.executor import Executor, SafeStop
+from agency.execution.replans import _same
 from agency.execution.workflows import SqliteCheckpointStore
 from agency.execution.workflows.models import StopReport, WorkflowRunResult
 from agency.goals import assert_task_state, read_binding
@@ -381,3 +382,11 @@ def test_a_build_whose_fresh_plan_fails_the_same_way_is_not_planned_a_third_time
     env.run(lambda: env.status(task_id) in (TaskStatus.completed, TaskStatus.failed))
     assert env.status(task_id) is TaskStatus.failed
     assert len([e for e in env.tasks.events(task_id) if e.event == "replanned"]) == 1
+
+
+def test_the_same_failure_is_told_apart_from_another_by_its_words_not_its_numbers():
+    walk = "move_to failed: no progress toward 16.5,87,-28.5 (distance 1.0): no path after 20,077 nodes"
+    last = {"step": "prepare", "reason": walk}
+    assert _same(last, "prepare", walk.replace("1.0", "2.5").replace("20,077", "19,800"))
+    assert not _same(last, "prepare", "materials missing for the roof: 3 oak_planks")
+    assert not _same(last, "module-roof", walk)

@@ -4,6 +4,8 @@ bot can stand in."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from agency.execution.builtin_tools import default_tool_registry
@@ -59,6 +61,12 @@ def test_under_the_site_itself_no_climb_digs_up_through_the_hut(ctx, body):
     with pytest.raises(ToolFailure, match="no progress toward"):
         run(walk_site(ctx, ORIGIN, SPOT, 0))
     assert [(a["x"], a["z"]) for k, a in body.started if k == "move_to"] == [(SPOT[0], SPOT[2])] * 3
+    # up the staircase it came down by day, though: that digs nothing
+    body.started.clear()
+    body.position = Vec3(x=10.5, y=GROUND_Y - 10, z=0.5)
+    run(walk_site(replace(ctx, hooks={"staircases": [(20.5, GROUND_Y, 0.5)]}), ORIGIN, SPOT, 0))
+    walks = [(a["x"], a["z"], "digOnly" in a) for k, a in body.started if k == "move_to"]
+    assert walks[3] == (20.5, 0.5, False) and walks[-1][:2] == (SPOT[0], SPOT[2])
 
 
 def _hut_over_a_tunnel(body):
