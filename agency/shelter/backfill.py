@@ -4,6 +4,7 @@ between the bot and the next. Used by agency.shelter.dig_in and agency.shelter.b
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Iterable
 
@@ -37,34 +38,74 @@ async def fill_open(
     """Fill those of `cells` that are not solid; returns the ones still open (no filler held, or
     the place failed). `planks`: planks held fill when nothing dug out is (a hut's floor, of
     the hut's own material). `wood`: any other ground held that does not fall, then a log (a
-    burrow: its way out digs both)."""
+    burrow: its way out digs both). A cell with nothing solid beside it waits for a filled
+    neighbour, or gets a block under it first (`_in_placeable_order`)."""
     cells = list(cells)
     if not cells:
         return []
     xs, ys, zs = zip(*cells, strict=True)
-    lo = (min(xs), min(ys), min(zs))
-    region = await ctx.region(lo, (max(xs) - lo[0] + 1, max(ys) - lo[1] + 1, max(zs) - lo[2] + 1))
+    lo = (min(xs) - 1, min(ys) - 2, min(zs) - 1)  # their neighbours, and the cells under them
+    size = (max(xs) - lo[0] + 2, max(ys) - lo[1] + 2, max(zs) - lo[2] + 2)
+    region = await ctx.region(lo, size)
     here = block_pos((await ctx.snapshot()).position)
     holes = sorted((c for c in cells if not is_solid(region.block_at(*c))), key=lambda c: -math.dist(c, here))
+    box = itertools.product(range(lo[0], lo[0] + size[0]), range(lo[1], lo[1] + size[1]), range(lo[2], lo[2] + size[2]))
+    solid = {c for c in box if is_solid(region.block_at(*c))}
+    body = {here, (here[0], here[1] + 1, here[2])}
     still: list[list[int]] = []
-    for cell in holes:
+    for cell, support in _in_placeable_order(holes, solid, body):
         filler = await _filler(ctx, planks, wood)
         if filler is None:
-            still.append(list(cell))
+            still += [] if support else [list(cell)]
             continue
         try:
             await run_action(ctx, "place", {"block": filler, "x": cell[0], "y": cell[1], "z": cell[2]})
         except ToolFailure as e:
             logger.info("[Shelter] could not fill {} behind the staircase: {}", list(cell), e.message)
-            still.append(list(cell))
+            still += [] if support else [list(cell)]
     return still
+
+
+FACES = ((1, 0, 0), (-1, 0, 0), (0, 1, 0), (0, -1, 0), (0, 0, 1), (0, 0, -1))
+
+
+def _touches(cell: Cell, solid: set[Cell]) -> bool:
+    return any((cell[0] + dx, cell[1] + dy, cell[2] + dz) in solid for dx, dy, dz in FACES)
+
+
+def _in_placeable_order(holes: list[Cell], solid: set[Cell], body: set[Cell]) -> list[tuple[Cell, bool]]:
+    """(cell, is a support) in `holes`' order, except that a hole with nothing solid beside it
+    waits for a filled neighbour, and one that never gets one is placed over a support: a block
+    in the open cell under it, when that touches something solid and is not where the bot
+    stands. A 26.1 bench burrow's two cells beside the bot opened onto a cave, nothing to place
+    against, and a zombie came in by them."""
+    have, left, out = set(solid), list(holes), []
+
+    def support(cell: Cell) -> Cell | None:
+        under = (cell[0], cell[1] - 1, cell[2])
+        return under if under not in have and under not in body and _touches(under, have) else None
+
+    while left:
+        i = next((i for i, c in enumerate(left) if _touches(c, have)), None)
+        if i is None:
+            under = next((u for c in left if (u := support(c)) is not None), None)
+            if under is not None:
+                out.append((under, True))
+                have.add(under)
+                continue
+            out += [(c, False) for c in left]  # nothing to place against: their places say so
+            break
+        cell = left.pop(i)
+        out.append((cell, False))
+        have.add(cell)
+    return out
 
 
 async def _filler(ctx: ToolContext, planks: bool, wood: bool) -> str | None:
     """A block dug out, else (when allowed) planks: a staircase under a hut dug out nothing to
     fill its floor with, and the floor stayed open all night in a bench run. A burrow (`wood`)
-    takes any other ground or log held: a 26.1 bench bot on a mountain ran out of what its
-    staircase dug out with two cells beside it open, and a zombie came in."""
+    takes any other ground or log held: three bench burrows failed for want of fill ("the way in
+    is still open"), the bot left out in the night."""
     held = sorted(i.name for i in (await ctx.snapshot()).inventory if i.count > 0)
     dug = next((name for name in FILLERS if name in held), None)
     if dug or not (planks or wood):

@@ -82,7 +82,9 @@ async def burrow(ctx: ToolContext, p: BurrowInput) -> dict[str, Any]:
     opened = [c for c in ground if not is_solid(after.block_at(*c))]  # what the staircase dug
     open_ = await fill_open(ctx, opened, wood=True)
     if open_:
-        raise ToolFailure(EXECUTION_ERROR, f"the way in is still open at {open_} (no block to fill it)")
+        raise ToolFailure(
+            EXECUTION_ERROR, f"the way in is still open at {open_} (no block held to fill it, or to place it against)"
+        )
     sealed = await _seal(ctx)
     end = (await ctx.snapshot()).position
     return {
@@ -110,7 +112,9 @@ async def _seal(ctx: ToolContext) -> list[list[int]]:
     opening = sorted(c for c in around if not is_solid(region.block_at(*c)))
     left = await fill_open(ctx, opening, wood=True)
     if left:
-        logger.info("[Shelter] burrow: {} left open beside the bot (nothing to fill it with)", left)
+        logger.info(
+            "[Shelter] burrow: {} left open beside the bot (no block held to fill it, or to place it against)", left
+        )
     return [list(c) for c in opening if list(c) not in left]
 
 
@@ -130,7 +134,7 @@ async def dig_out(ctx: ToolContext, p: DigOutInput) -> dict[str, Any]:
     )
     left = await fill_open(ctx, p.refill) if p.refill else []
     if left:
-        logger.info("[Shelter] up out of the burrow; its way in left open at {} (nothing to fill it with)", left)
+        logger.info("[Shelter] up out of the burrow; its way in left open at {} (no block held to fill it)", left)
     end = (await ctx.snapshot()).position
     return {"at": [end.x, end.y, end.z], "refilled": len(p.refill) - len(left)}
 

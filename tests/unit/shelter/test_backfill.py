@@ -45,11 +45,25 @@ def test_planks_fill_only_where_allowed():
 
 
 def test_a_burrow_closes_itself_in_with_any_ground_then_logs_never_what_falls_nor_planks():
-    """A 26.1 bench bot on a mountain ran out of what its staircase dug out with two cells
-    beside it open, and a zombie came in: its way out in the morning digs ground and logs
-    (agency.shelter.burrow.dig_out), never planks (a hut's)."""
+    """Three bench burrows failed for want of fill ("the way in is still open"): its way out in
+    the morning digs ground and logs (agency.shelter.burrow.dig_out), never planks (a hut's)."""
     body, still = _fill({"sand": 5, "gravel": 2, "snow_block": 1, "oak_log": 3, "oak_planks": 9}, wood=True)
     assert still == [] and sorted(body.blocks[c] for c in HOLES) == ["oak_log", "snow_block"]
     assert body.inventory["sand"] == 5 and body.inventory["gravel"] == 2 and body.inventory["oak_planks"] == 9
     _, still = _fill({"birch_planks": 4}, wood=True)
     assert sorted(still) == sorted([list(c) for c in HOLES])
+
+
+def test_cells_opening_onto_a_cave_are_filled_over_a_block_placed_under_them():
+    """Nothing solid beside them to place against (a 26.1 bench burrow's two cells beside the
+    bot, onto a cave: a zombie came in by them): a block goes in the open cell under the lower
+    one first, where it touches the ground, then each goes against the one under it."""
+    ftime = FakeTime()
+    body = FakeBody(ftime.clock, inventory={"dirt": 3})
+    body.blocks[(5, 63, 0)] = "air"  # the cave's floor is lower: nothing beside the cells at 64 and 65
+    ctx = ToolContext(body=body, clock=ftime.clock, sleep=ftime.sleep, poll_interval_s=0.1)
+    still = asyncio.run(fill_open(ctx, [(5, 65, 0), (5, 64, 0)], wood=True))
+    assert still == []
+    placed = [(a["x"], a["y"], a["z"]) for k, a in body.started if k == "place"]
+    assert placed == [(5, 63, 0), (5, 64, 0), (5, 65, 0)]
+    assert body.inventory["dirt"] == 0
