@@ -10,8 +10,8 @@ a stone sword), before the rest of the progression. First match wins:
 | no_wool | no bed held or known, fewer than 3 white wool, a sheep in sight | craft white_bed 1 |
 | no_bed | no bed held or known, 3 white wool, planks or logs for them | craft white_bed 1 |
 
-Where a furnace can be had, the food stock is one goal: the meat of the nearest animal in
-sight, cooked (its plan hunts it, then cooks what it brings and that meat held); the wool's
+Where a furnace can be had, the food stock is one goal: the meat of an animal in sight,
+cooked (its plan hunts it, then cooks what it brings and that meat held); the wool's
 hunt is the bed's craft, whose plan hunts the sheep. Each was two goals, a drive tick apart
 (docs/contracts.md DRIVE-1: 180 s), and the hunt took a few seconds: in the bench at 7e8bbcd
 the bot stood idle for the interval 25 to 42 % of the daylight. An animal whose kill gives more meat goes first (a cow
@@ -111,13 +111,13 @@ def _cooked_stock(
     plan hunts for it (the most meat a kill first, then the nearest), short of the stock plus
     that meat already held, cooked; the plain hunt when no such goal is left to ask."""
     game = game_in_sight(snapshot.entities)
+    stock = food_stock(snapshot)
     for animal in sorted(game, key=lambda e: (-MEAT_PER_KILL.get(e.name, 1), e.distance)):
         meat = next((m for m in ANIMAL_DROPS.get(animal.name, ()) if m in RAW_MEATS), None)
         if meat is None or animal_for(meat) != animal.name:  # a mooshroom's beef is planned on cows
             continue
         cooked = output_of(meat)
         assert cooked is not None  # every raw meat smelts (agency.game.furnace)
-        stock = food_stock(snapshot)
         amount = min(FOOD_STOCK - stock + snapshot.count_of(meat), MAX_SMELT)
         sel = DriveSelection(
             "smelt",
