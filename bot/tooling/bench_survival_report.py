@@ -182,6 +182,21 @@ IDLE_GAME_S = GAME_S_PER_DAY / 4  # daytime with nothing done, then the bot is s
 ENDED = ("completed", "failed", "unplannable")
 
 
+NIGHT_TICKS = (13_000, 23_000)  # of each day's 24000: the night a bed skips
+
+
+def day_part(tod: int, ticks: float) -> float:
+    """Of `ticks` game ticks from time of day `tod`, those outside the night: a night slept
+    through between two samples is no daylight (the bench at dc34bf1 counted one as 577 s of
+    idle daylight, and judged a bot that had worked all evening wedged)."""
+    start, end = float(tod % 24_000), tod % 24_000 + ticks
+    night = sum(
+        max(0.0, min(end, base + NIGHT_TICKS[1]) - max(start, base + NIGHT_TICKS[0]))
+        for base in range(-24_000, int(end) + 24_000, 24_000)
+    )
+    return ticks - night
+
+
 def idle_wedges(
     samples: list[dict[str, Any]], game_s: list[float | None], reached: dict[str, float | None]
 ) -> list[dict[str, Any]]:
@@ -203,6 +218,7 @@ def idle_wedges(
     start: float | None = None  # game s of the last progress (or the first clock reading)
     light = 0.0  # daytime game s since then
     prev: float | None = None
+    prev_tod: int | None = None
 
     def close(until: float) -> None:
         if start is not None and light >= IDLE_GAME_S:
@@ -239,9 +255,9 @@ def idle_wedges(
             if start is not None:
                 close(g)
             start, light = g, 0.0
-        elif prev is not None and daytime(s):
-            light += g - prev
-        prev = g
+        elif prev is not None and prev_tod is not None and daytime(s):
+            light += day_part(prev_tod, (g - prev) * TICKS_PER_S) / TICKS_PER_S
+        prev, prev_tod = g, s.get("timeOfDay")
     if prev is not None:
         close(prev)
     return out

@@ -17,6 +17,7 @@ from bot.tooling import bench_survival as bench
 from bot.tooling.bench_survival import SurvivalSettings, places_seen
 from bot.tooling.bench_survival_report import (
     all_milestones,
+    day_part,
     failed,
     failure_lines,
     judge,
@@ -520,3 +521,13 @@ def test_a_run_that_does_not_start_stops_no_other(monkeypatch, tmp_path):
     report = json.loads(next(tmp_path.glob("survival-*/report.json")).read_text())
     assert code == bench.EXIT_START
     assert sorted((r["seed"], r["ended"]) for r in report["runs"]) == [(2, "done"), (3, "done")]
+
+
+def test_a_night_slept_through_between_two_samples_is_no_idle_daylight():
+    # 180 s of evening, the bed skips the night (12600 -> 0), then 60 s of morning: 260 s of
+    # daylight, under a quarter day; the skip itself counted as 570 s of daylight before
+    clock = [9_000 + 600 * k for k in range(7)] + [0, 600, 1_200]
+    s = samples(len(clock), clock=lambda k: clock[k], tasks=[task("a", "active")])
+    assert [w for w in run_result(s, 120.0)["wedges"] if w["kind"] == "idle"] == []
+    assert day_part(12_600, 11_400) == 400 + 1_000  # the evening's last and the morning's first ticks
+    assert day_part(1_000, 600) == 600
