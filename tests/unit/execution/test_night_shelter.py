@@ -12,7 +12,7 @@ from loguru import logger
 
 from agency.cognition.drive_tick import DriveSkipReason, DriveTickSkipped, DriveTickState, evaluate_drive_tick
 from agency.execution.reflexes import SHELTERING, ReflexConfig, Reflexes
-from agency.execution.reflexes.shelter import BURROW_RETRY_AFTER_STOP_MS
+from agency.execution.reflexes.shelter import BURROW_RETRY_AFTER_STOP_MS, CREEPER_WAIT_UNTIL
 from agency.planning.stalls import classify_stall
 from agency.planning.tasks.idempotency import WAITING_FOR_MORNING
 from agency.planning.tasks.models import TaskStatus
@@ -36,6 +36,7 @@ class NightBody(FakeBody):
         self.time_of_day = 1000
         self.door_open = False
         self.zombie_at: float | None = None
+        self.hostile_kind = "zombie"
         self.blocks[DOOR] = "oak_door"
         self.blocked_crossings = 0  # the next n walks through the doorway are blocked
         self.cover = 0  # solid blocks over the head: 0 in the open
@@ -52,7 +53,7 @@ class NightBody(FakeBody):
         if self.zombie_at is not None:
             update["entities"] = [
                 EntityInfo(
-                    name="zombie",
+                    name=self.hostile_kind,
                     type="hostile",
                     hostile=True,
                     distance=self.zombie_at,
@@ -356,9 +357,16 @@ def test_in_the_morning_the_bot_stays_in_while_hostiles_are_near_until_they_go_o
     assert reflexes.choose(body.snapshot()) is None  # burning still
     body.zombie_at = None  # burnt
     assert reflexes.choose(body.snapshot()) == "leave_shelter"
-    body.zombie_at = 6.0  # one that does not burn (a creeper) holds the bot no later than time 1000
+    body.zombie_at = 6.0  # one the sun does not get to holds the bot no later than time 1000
     body.time_of_day = 1000
     assert reflexes.choose(body.snapshot()) == "leave_shelter"
+    # a creeper, which never burns, by the hut: waited out until CREEPER_WAIT_UNTIL (a 1.18.2
+    # bench bot left at time 1000 with one 11 blocks off and was dead half a second later)
+    body.hostile_kind, body.zombie_at = "creeper", 11.0
+    assert reflexes.choose(body.snapshot()) is None
+    body.time_of_day = CREEPER_WAIT_UNTIL
+    assert reflexes.choose(body.snapshot()) == "leave_shelter"
+    body.hostile_kind, body.time_of_day = "zombie", 1000
     body.time_of_day = 23_100
     body.zombie_at = 20.0  # beyond morning_clear_within
     assert reflexes.choose(body.snapshot()) == "leave_shelter"
