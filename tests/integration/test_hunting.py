@@ -20,7 +20,7 @@ from agency.execution.reflexes import ReflexConfig, Reflexes
 from agency.planning.tasks.store import SqliteTaskStore
 from agency.tools import ToolContext
 from tests.conftest import make_body, wait_until
-from tests.integration.world_setup import give, stone_pad
+from tests.integration.world_setup import block_at, give, stone_pad
 
 NAME = "hunter_bot"
 
@@ -155,6 +155,11 @@ def test_a_hurt_bot_with_nothing_to_eat_forages_eats_the_meat_raw_and_heals(brid
     try:
         x, y, z = 900, 70, 700
         stone_pad(body, name, x, y, z, r=8, headroom=3)
+        # a wall round the pad: ten hits knocked a cow off its edge once, and its beef fell
+        # where no one picked it up (CI at 5ca518a, 1.18.2)
+        for x0, z0, x1, z1 in ((-8, -8, 8, -8), (-8, 8, 8, 8), (-8, -8, -8, 8), (8, -8, 8, 8)):
+            body.chat(f"/mcbot fill {x + x0} {y} {z + z0} {x + x1} {y + 1} {z + z1} stone")
+        wait_until(lambda: block_at(body, x + 8, y + 1, z + 8) == "stone", 10, "the wall round the pad")
         body.chat("/mcbot time 1000")
         body.chat(f"/mcbot health {name} 10")
         body.chat(f"/mcbot food {name} 17 0")
