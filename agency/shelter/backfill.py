@@ -13,7 +13,7 @@ from loguru import logger
 from agency.blocks import DEEP_ROCK, ROCK, SOIL, is_log, is_solid
 from agency.tools.actions import run_action
 from agency.tools.base import ToolContext, ToolFailure
-from agency.tools.spatial import block_pos
+from agency.tools.spatial import block_pos, touches
 
 Cell = tuple[int, int, int]
 # what a staircase or a site's levelling digs out of the ground, placed back (dirt first)
@@ -66,13 +66,6 @@ async def fill_open(
     return still
 
 
-FACES = ((1, 0, 0), (-1, 0, 0), (0, 1, 0), (0, -1, 0), (0, 0, 1), (0, 0, -1))
-
-
-def _touches(cell: Cell, solid: set[Cell]) -> bool:
-    return any((cell[0] + dx, cell[1] + dy, cell[2] + dz) in solid for dx, dy, dz in FACES)
-
-
 def _in_placeable_order(holes: list[Cell], solid: set[Cell], body: set[Cell]) -> list[tuple[Cell, bool]]:
     """(cell, is a support) in `holes`' order, except that a hole with nothing solid beside it
     waits for a filled neighbour, and one that never gets one is placed over a support: a block
@@ -83,10 +76,10 @@ def _in_placeable_order(holes: list[Cell], solid: set[Cell], body: set[Cell]) ->
 
     def support(cell: Cell) -> Cell | None:
         under = (cell[0], cell[1] - 1, cell[2])
-        return under if under not in have and under not in body and _touches(under, have) else None
+        return under if under not in have and under not in body and touches(under, have) else None
 
     while left:
-        i = next((i for i, c in enumerate(left) if _touches(c, have)), None)
+        i = next((i for i, c in enumerate(left) if touches(c, have)), None)
         if i is None:
             under = next((u for c in left if (u := support(c)) is not None), None)
             if under is not None:

@@ -22,7 +22,7 @@ from agency.shelter.earthwork import keep_box
 from agency.tools.actions import run_action
 from agency.tools.base import BODY_QUEUE, Tool, ToolContext, ToolFailure, ToolInput
 from agency.tools.results import EXECUTION_ERROR
-from agency.tools.spatial import block_pos
+from agency.tools.spatial import block_pos, neighbours
 
 STEPS = 3  # the third step puts a block of ground over the bot's head
 DIG_OUT_STALL_MS = 20000  # a fill of stone dug by hand gets the walk no closer for a while
@@ -97,9 +97,6 @@ async def burrow(ctx: ToolContext, p: BurrowInput) -> dict[str, Any]:
     }
 
 
-SIDES = ((1, 0, 0), (-1, 0, 0), (0, 1, 0), (0, -1, 0), (0, 0, 1), (0, 0, -1))
-
-
 async def _seal(ctx: ToolContext) -> list[list[int]]:
     """Every open cell beside the bot's feet and head filled (the staircase's last step behind
     it, a cave the steps passed beside): a 1.18.2 bench bot's burrow let a zombie in, and the
@@ -107,7 +104,7 @@ async def _seal(ctx: ToolContext) -> list[list[int]]:
     filled is logged. Returns the cells filled."""
     feet = block_pos((await ctx.snapshot()).position)
     head = (feet[0], feet[1] + 1, feet[2])
-    around = {(c[0] + dx, c[1] + dy, c[2] + dz) for c in (feet, head) for dx, dy, dz in SIDES} - {feet, head}
+    around = {n for c in (feet, head) for n in neighbours(c)} - {feet, head}
     region = await ctx.region((feet[0] - 1, feet[1] - 1, feet[2] - 1), (3, 4, 3))
     opening = sorted(c for c in around if not is_solid(region.block_at(*c)))
     left = await fill_open(ctx, opening, wood=True)

@@ -19,6 +19,7 @@ from collections.abc import Callable, Iterable
 from agency.blocks import is_solid
 from agency.names import canonical
 from agency.shelter.models import Bounds, Pos
+from agency.tools.spatial import neighbours
 
 EMITS = {
     "torch": 14,
@@ -41,7 +42,6 @@ EMITS = {
     "pearlescent_froglight": 15,
 }
 SAFE_LEVEL = 8
-_STEPS = ((1, 0, 0), (-1, 0, 0), (0, 1, 0), (0, -1, 0), (0, 0, 1), (0, 0, -1))
 
 BlockAt = Callable[[Pos], "str | None"]
 
@@ -69,8 +69,7 @@ def block_light(block_at: BlockAt, box: Bounds) -> dict[Pos, int]:
         nxt = level[p] - 1
         if nxt <= 0:
             continue
-        for d in _STEPS:
-            n = (p[0] + d[0], p[1] + d[1], p[2] + d[2])
+        for n in neighbours(p):
             if not box.contains(n) or level.get(n, 0) >= nxt:
                 continue
             name = block_at(n)

@@ -30,7 +30,7 @@ from agency.shelter.tool_inputs import (
 from agency.tools.actions import run_action
 from agency.tools.base import BODY_QUEUE, Tool, ToolContext, ToolFailure
 from agency.tools.results import PRECONDITION_FAILED
-from agency.tools.spatial import block_pos
+from agency.tools.spatial import block_pos, touches
 from agency.world import BlockRegion
 
 PLACE_POLL_S = 0.05
@@ -51,9 +51,6 @@ def _build_order(
     return sorted(placements, key=key)
 
 
-FACES = ((0, -1, 0), (0, 1, 0), (1, 0, 0), (-1, 0, 0), (0, 0, 1), (0, 0, -1))
-
-
 def supported_order(
     todo: list[tuple[int, int, int, str]], solid: set[tuple[int, int, int]]
 ) -> list[tuple[int, int, int, str]]:
@@ -65,10 +62,7 @@ def supported_order(
     end, and its place says so."""
     have, left, out = set(solid), list(todo), []
     while left:
-        i = next(
-            (i for i, (x, y, z, _) in enumerate(left) if any((x + a, y + b, z + c) in have for a, b, c in FACES)),
-            0,
-        )
+        i = next((i for i, (x, y, z, _) in enumerate(left) if touches((x, y, z), have)), 0)
         x, y, z, block = left.pop(i)
         out.append((x, y, z, block))
         have.add((x, y, z))

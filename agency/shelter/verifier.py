@@ -23,6 +23,7 @@ from agency.blocks import is_door, is_open_for_enclosure, is_passable, is_solid
 from agency.names import canonical
 from agency.shelter.lighting import SAFE_LEVEL, block_light, floor_cells
 from agency.shelter.models import FACING_VECTORS, SITE_MARGIN, Bounds, Pos, SiteSignature, VerificationResult
+from agency.tools.spatial import neighbours
 
 MARGIN = SITE_MARGIN
 ROOF_SCAN = 8  # blocks above each probe
@@ -31,7 +32,6 @@ MIN_SAFE_LIGHT = 8
 WORKSTATION_REACH = 4.0
 HARD_WEIGHT = 0.5  # score: half from the hard checks, half from the soft ones
 SOFT_BED, SOFT_STORAGE, SOFT_WORKSTATIONS, SOFT_FIDELITY = 0.15, 0.1, 0.1, 0.15
-_NEIGHBORS = ((1, 0, 0), (-1, 0, 0), (0, 1, 0), (0, -1, 0), (0, 0, 1), (0, 0, -1))
 
 LightSource = Callable[[Pos], "int | None"] | Mapping[Pos, int]
 
@@ -63,10 +63,6 @@ class _BoundedView:
         return name
 
 
-def _add(p: Pos, d: tuple[int, int, int]) -> Pos:
-    return (p[0] + d[0], p[1] + d[1], p[2] + d[2])
-
-
 def _fmt(p: Pos) -> str:
     return f"{p[0]},{p[1]},{p[2]}"
 
@@ -84,8 +80,7 @@ def _enclosure(view: _BoundedView, footprint: Bounds, probe: Pos) -> tuple[str, 
     visited, queue, capped = {probe}, deque([(probe, 0)]), False
     while queue:
         cell, depth = queue.popleft()
-        for d in _NEIGHBORS:
-            n = _add(cell, d)
+        for n in neighbours(cell):
             if n in visited:
                 continue
             if not footprint.contains(n):

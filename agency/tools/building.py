@@ -18,10 +18,8 @@ from agency.tools.base import BODY_QUEUE, Tool, ToolContext, ToolFailure, ToolIn
 from agency.tools.gathering import REACH
 from agency.tools.movement import walk
 from agency.tools.results import PRECONDITION_FAILED
-from agency.tools.spatial import block_pos, free_spot_near, in_body, read_around
+from agency.tools.spatial import block_pos, free_spot_near, in_body, neighbours, read_around
 from agency.world import BlockRegion, Vec3
-
-NEIGHBOURS = ((1, 0, 0), (-1, 0, 0), (0, 1, 0), (0, -1, 0), (0, 0, 1), (0, 0, -1))
 
 
 class PlaceBlockInput(ToolInput):
@@ -82,7 +80,7 @@ def room_to_dig(around: BlockRegion, feet: tuple[int, int, int], standing: Vec3)
         x, z = fx + dx, fz + dz
         if in_body(standing, x, fy, z):
             continue
-        near = [around.block_at(x + ax, fy + ay, z + az) for ax, ay, az in NEIGHBOURS]
+        near = [around.block_at(*n) for n in neighbours((x, fy, z))]
         rock = around.block_at(x, fy, z) in diggable and is_solid(around.block_at(x, fy - 1, z))
         if rock and not any(is_liquid(n) for n in near):
             return (x, fy, z)

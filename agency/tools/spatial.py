@@ -19,6 +19,19 @@ def block_pos(p: Vec3) -> tuple[int, int, int]:
     return (math.floor(p.x), math.floor(p.y), math.floor(p.z))
 
 
+FACES = ((1, 0, 0), (-1, 0, 0), (0, 1, 0), (0, -1, 0), (0, 0, 1), (0, 0, -1))
+
+
+def neighbours(cell: tuple[int, int, int]) -> list[tuple[int, int, int]]:
+    """The six cells sharing a face with `cell`."""
+    return [(cell[0] + dx, cell[1] + dy, cell[2] + dz) for dx, dy, dz in FACES]
+
+
+def touches(cell: tuple[int, int, int], solid: set[tuple[int, int, int]]) -> bool:
+    """A face of `cell` against one of `solid`: a block placed there has something to go against."""
+    return any(n in solid for n in neighbours(cell))
+
+
 def chunk_of(x: float, z: float) -> str:
     return f"{math.floor(x) >> 4},{math.floor(z) >> 4}"
 

@@ -21,6 +21,7 @@ import re
 from collections import Counter
 from typing import Any
 
+from bot.tooling.bench_idle import idle_wedges
 from bot.tooling.competence import (
     FAIL,
     GAME_S_PER_DAY,
@@ -32,7 +33,6 @@ from bot.tooling.competence import (
     TICKS_PER_S,
     VERDICT_WORDS,
     CompetenceLimits,
-    daytime,
     deaths_explained,
     game_seconds,
     idle_share,
@@ -40,9 +40,9 @@ from bot.tooling.competence import (
     task_success,
     wedges,
 )
+from bot.tooling.competence_milestones import NIGHT_END, NIGHT_START
 
 PLACED_KINDS = ("crafting_table", "furnace", "bed")  # milestones a placed block also reaches
-NIGHT_START, NIGHT_END = 13_000, 23_000  # mineflayer's isDay is false in between
 IRON_DAYS = 3.0  # target: an iron pickaxe within this many game days...
 IRON_SHARE = 2 / 3  # ...on at least this share of the seeds (2 of 3)
 MIN_TASK_SUCCESS = 0.9
@@ -176,91 +176,6 @@ def failure_reasons(samples: list[dict[str, Any]], top: int = 5) -> list[dict[st
             counts[key] += 1
             first.setdefault(key, reason)
     return [{"goalKey": k[0], "reason": first[k], "n": n} for k, n in counts.most_common(top)]
-
-
-IDLE_GAME_S = GAME_S_PER_DAY / 4  # daytime with nothing done, then the bot is stuck in a loop
-ENDED = ("completed", "failed", "unplannable")
-
-
-NIGHT_TICKS = (13_000, 23_000)  # of each day's 24000: the night a bed skips
-
-
-def day_part(tod: int, ticks: float) -> float:
-    """Of `ticks` game ticks from time of day `tod`, those outside the night: a night slept
-    through between two samples is no daylight (the bench at dc34bf1 counted one as 577 s of
-    idle daylight, and judged a bot that had worked all evening wedged)."""
-    start, end = float(tod % 24_000), tod % 24_000 + ticks
-    night = sum(
-        max(0.0, min(end, base + NIGHT_TICKS[1]) - max(start, base + NIGHT_TICKS[0]))
-        for base in range(-24_000, int(end) + 24_000, 24_000)
-    )
-    return ticks - night
-
-
-def idle_wedges(
-    samples: list[dict[str, Any]], game_s: list[float | None], reached: dict[str, float | None]
-) -> list[dict[str, Any]]:
-    """Stretches with a quarter of a game day of daylight (IDLE_GAME_S) and no task completed,
-    no task's checkpointed progress past its best, and no milestone reached: a bot failing in a
-    loop (explore and shelter failing again and again underground) still moves, so the frozen
-    judgement of `wedges` never sees it. A long task whose steps go on one after another (a
-    first hut gathering its logs, then its walls) is work, not a loop: its progress only rises
-    (the executor reports the steps done), and a replanned or resumed run does not raise it
-    again. The best is kept per goal, not per task: a goal that fails part way is retried as a
-    new task, and a retry climbing back to where the last one failed is the loop, not work; a
-    goal's best starts over once a task of it completes. Night does not count: the bot keeps
-    to its shelter then."""
-    progress = sorted(g for g in reached.values() if g is not None)
-    done: set[str] = set()
-    ended: set[str] = set()  # tasks seen completed, failed or unplannable: read once, then left out
-    best: dict[str, float] = {}  # each goal's highest progress seen since its last completion
-    out: list[dict[str, Any]] = []
-    start: float | None = None  # game s of the last progress (or the first clock reading)
-    light = 0.0  # daytime game s since then
-    prev: float | None = None
-    prev_tod: int | None = None
-
-    def close(until: float) -> None:
-        if start is not None and light >= IDLE_GAME_S:
-            out.append(
-                {
-                    "kind": "idle",
-                    "from": start,
-                    "to": until,
-                    "s": round(until - start, 1),
-                    "daylight_s": round(light, 1),
-                }
-            )
-
-    for s, g in zip(samples, game_s, strict=True):
-        if g is None:
-            continue
-        finished = {t["id"] for t in s.get("tasks", []) if t.get("status") == "completed"} - done
-        done |= finished
-        advanced = False
-        for t in s.get("tasks", []):
-            key = t.get("goalKey") or t["id"]
-            if t["id"] in ended:  # every sample lists the old tasks: an old failure is not the goal's best again
-                continue
-            if t.get("status") in ENDED:
-                ended.add(t["id"])
-            if t["id"] in done:  # completed (counted in finished): the goal's next task starts over
-                best.pop(key, None)
-                continue
-            p = float(t.get("progress") or 0)
-            advanced |= p > best.get(key, 0.0)
-            best[key] = max(p, best.get(key, 0.0))
-        moved = bool(finished) or advanced or any(prev is not None and prev < at <= g for at in progress)
-        if start is None or moved:
-            if start is not None:
-                close(g)
-            start, light = g, 0.0
-        elif prev is not None and prev_tod is not None and daytime(s):
-            light += day_part(prev_tod, (g - prev) * TICKS_PER_S) / TICKS_PER_S
-        prev, prev_tod = g, s.get("timeOfDay")
-    if prev is not None:
-        close(prev)
-    return out
 
 
 def run_result(samples: list[dict[str, Any]], wedge_s: float) -> dict[str, Any]:

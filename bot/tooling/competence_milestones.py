@@ -58,6 +58,7 @@ MILESTONES: tuple[str, ...] = (*_ITEMS[:_SHELTER_AT], *EVENT_MILESTONES, *_ITEMS
 
 # -- game time --------------------------------------------------------------------------------
 
+NIGHT_START, NIGHT_END = 13_000, 23_000  # mineflayer's isDay is false in between
 NIGHT_FROM = 12_542  # vanilla: a bed can be slept in from this time of day (and through the night)
 JITTER_TICKS = 200  # a sample's t and its snapshot's clock are read a moment apart
 

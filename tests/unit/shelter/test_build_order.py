@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from agency.execution.builtin_tools import default_tool_registry
 from agency.goals import basic_shelter
-from agency.shelter.tools import FACES, _build_order, supported_order
+from agency.shelter.tools import _build_order, supported_order
+from agency.tools.spatial import touches
 from agency.world import Vec3
 from tests.unit.conftest import run
 
@@ -25,7 +26,7 @@ Cell = tuple[int, int, int]
 def _unsupported(order: list[tuple[int, int, int, str]], solid: set[Cell]) -> list[Cell]:
     have, out = set(solid), []
     for x, y, z, _ in order:
-        if not any((x + a, y + b, z + c) in have for a, b, c in FACES):
+        if not touches((x, y, z), have):
             out.append((x, y, z))
         have.add((x, y, z))
     return out

@@ -14,10 +14,10 @@ import pytest
 
 from bot.cli.main import build_parser
 from bot.tooling import bench_survival as bench
+from bot.tooling.bench_idle import day_part
 from bot.tooling.bench_survival import SurvivalSettings, places_seen
 from bot.tooling.bench_survival_report import (
     all_milestones,
-    day_part,
     failed,
     failure_lines,
     judge,
