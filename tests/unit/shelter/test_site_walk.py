@@ -1,6 +1,6 @@
 """The builder's walks at its site (over the fake block world): from underground, up to the
 surface first when no walk from down there gets to the site; to fill a hole, only to a cell the
-bot can stand in."""
+bot can stand in, the next when no walk gets to one; a walk that fails where the bot can do its job is none."""
 
 from __future__ import annotations
 
@@ -109,3 +109,42 @@ def test_a_repair_with_no_dirt_fills_with_the_planks_its_standing_hut_does_not_n
     res = _prepare(ctx, origin)
     assert res.success, res.error
     assert body.inventory["oak_planks"] == 20 - res.output["filled"]
+
+
+def test_a_climb_out_whose_last_walk_fails_is_no_failure_where_the_bot_can_do_its_job(ctx, body):
+    body.position = Vec3(x=0.5, y=GROUND_Y - 10, z=0.5)
+    for y in (GROUND_Y - 10, GROUND_Y - 9):
+        body.blocks[(0, y, 0)] = "air"
+    _blocked_below(body, surface_only=False)  # the walk after the climb fails too
+
+    async def on_the_surface() -> bool:
+        return body.position.y >= GROUND_Y
+
+    run(walk_site(ctx, ORIGIN, SPOT, 0, on_the_surface))
+    walks = [(a["x"], a["y"], a["z"]) for k, a in body.started if k == "move_to"]
+    assert walks[-2] == (0.5, GROUND_Y, 0.5) and walks[-1] == SPOT  # climbed, tried once more, failed
+    with pytest.raises(ToolFailure, match="no progress toward"):  # not good enough there: it fails
+        body.position = Vec3(x=0.5, y=GROUND_Y - 10, z=0.5)
+        run(walk_site(ctx, ORIGIN, SPOT, 0))
+
+
+def test_a_fill_spot_no_walk_gets_to_gives_way_to_the_next(ctx, body):
+    """FILL_SPOTS cells are tried in turn: the first one's walk fails, the hole is filled from
+    another."""
+    origin, _, _ = _hut_over_a_tunnel(body)
+    body.inventory["dirt"] = 20
+    walk = body._do_move_to
+    refused: list[tuple[float, float]] = []
+
+    def move_to(a):
+        if not refused:
+            refused.append((a["x"], a["z"]))
+        if (a["x"], a["z"]) == refused[0]:
+            raise BodyError(f"no progress toward {a['x']},{a['y']},{a['z']} for 160 ticks (distance 3.0)")
+        return walk(a)
+
+    body._do_move_to = move_to  # type: ignore[method-assign]
+    res = _prepare(ctx, origin)
+    assert res.success, res.error
+    spots = {(a["x"], a["z"]) for k, a in body.started if k == "move_to"}
+    assert spots - set(refused)  # filled from somewhere else
