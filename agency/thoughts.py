@@ -42,6 +42,8 @@ class ThoughtMetadata(BaseModel):
     goalFailReason: str | None = None
     grounding: dict[str, Any] | None = None
     bot: str | None = None  # the bot whose body or inventory the goal is about; its task is bound to it
+    # a drive tick's: goals done in the same task after this one (agency.cognition.follow_ups)
+    followUps: list[dict[str, Any]] | None = None
 
     @field_validator("goalKey", mode="before")
     @classmethod

@@ -124,9 +124,10 @@ class DriveJob:
         if isinstance(result, DriveTickFired):
             stored = self.publish(result.thought)
             logger.info(
-                "[DriveTick] fired goal={} rule={} thought={}",
+                "[DriveTick] fired goal={} rule={} thought={}{}",
                 stored.metadata.goalKey,
                 result.selection.rule,
                 stored.id,
+                f" then={','.join(f'{f.action}:{f.target}' for f in result.follow_ups)}" if result.follow_ups else "",
             )
         return result

@@ -47,6 +47,7 @@ from enum import Enum
 from agency.cognition.counters import AgencyCounters
 from agency.cognition.drive_rules import select_drive
 from agency.cognition.drive_selection import DriveSelection
+from agency.cognition.follow_ups import FollowUp, Places, follow_ups, following
 from agency.cognition.grounding import FrameFacts, GroundingResult, check_doable_goal, log_grounding_fail
 from agency.cognition.night_work import is_night_work
 from agency.cognition.sanitizer import sanitize
@@ -153,6 +154,7 @@ class DriveTickFired:
     thought: Thought
     selection: DriveSelection
     ungrounded: DriveSelection | None = None  # the DRIVE-3 choice the frame did not ground, replaced by explore
+    follow_ups: tuple[FollowUp, ...] = ()  # done in the same task after it (agency.cognition.follow_ups)
 
 
 @dataclass(frozen=True)
@@ -199,7 +201,12 @@ def _safety_gate(snapshot: WorldSnapshot) -> DriveTickSkipped | None:
 
 
 def _build_thought(
-    sel: DriveSelection, now_ms: int, thought_id: str, grounding: GroundingResult, bot: str | None
+    sel: DriveSelection,
+    now_ms: int,
+    thought_id: str,
+    grounding: GroundingResult,
+    bot: str | None,
+    then: tuple[FollowUp, ...] = (),
 ) -> Thought:
     # Round-trip through the sanitizer: the goal on the thought is exactly what an LLM
     # reply carrying the same tag would yield.
@@ -223,6 +230,7 @@ def _build_thought(
             # The stream requires a passing record on every convertEligible thought (KEEPALIVE-8).
             grounding=grounding.as_record(),
             bot=bot,
+            followUps=[f.as_dict() for f in then] or None,
         ),
     )
 
@@ -284,13 +292,24 @@ def evaluate_drive_tick(
             return DriveTickSkipped(DriveSkipReason.retry_later, f"{sel.action}:{sel.target} failed a moment ago")
         log_grounding_fail(grounding, thought_id)
         grounding = check_doable_goal(_goal(sel), facts, scenario_id=thought_id)
-    thought = _build_thought(sel, now_ms, thought_id, grounding, bot)
+    then = (
+        ()
+        if ungrounded is not None
+        else follow_ups(
+            sel,
+            snapshot,
+            Places(shelter_nearby, table_nearby, furnace_nearby, bed_known),
+            config.follow_ups,
+            held=lambda step: _held_back(existing_tasks, step, now_ms, bot) is not None,
+        )
+    )
+    thought = _build_thought(sel, now_ms, thought_id, grounding, bot, then)
     state.fired(now_ms)
     if counters is not None:
         counters.increment("driveTicks")
         # Its goal came out of a [GOAL: ...] tag through the sanitizer, like an LLM's.
         counters.increment("goalTags")
-    return DriveTickFired(thought=thought, selection=sel, ungrounded=ungrounded)
+    return DriveTickFired(thought=thought, selection=sel, ungrounded=ungrounded, follow_ups=then)
 
 
 def drive_candidate(
@@ -406,7 +425,14 @@ def _blocked(
     goal_key = canonical_goal_key(sel.action, sel.target)
     blocking = find_blocking_task(tasks, goal_key, now_ms, config.stuck_timeout_ms, bot=bot)
     if blocking is None:
-        return None
+        follower = following(tasks, goal_key, bot)
+        if follower is None:
+            return None
+        return DriveTickSkipped(
+            DriveSkipReason.duplicate_goal,
+            f"{goal_key} is a follow-up of {follower.metadata.goalKey} ({follower.status.value})",
+            blocking_task_id=follower.id,
+        )
     return DriveTickSkipped(
         DriveSkipReason.duplicate_goal, f"{goal_key} already {blocking.status.value}", blocking_task_id=blocking.id
     )

@@ -20,10 +20,10 @@ def is_night_work(sel: DriveSelection, inventory: Mapping[str, int] | None = Non
     meat to cook: a bench bot's bed failed three times in one night, no sheep down there)."""
     if not (sel.planned or sel.action in NIGHT_WORK_ACTIONS):
         return False
-    return not _hunts(sel, inventory or {})
+    return not hunts(sel, inventory or {})
 
 
-def _hunts(sel: DriveSelection, inventory: Mapping[str, int]) -> bool:
+def hunts(sel: DriveSelection, inventory: Mapping[str, int]) -> bool:
     """Does the plan the step becomes (from this inventory) have a hunt in it?"""
     make = {"craft": craft_plan, "smelt": smelt_plan}.get(sel.action)
     if make is None:

@@ -30,6 +30,9 @@ class DriveTickConfig(_Settings):
     # A pending task with zero progress for this long no longer blocks a new drive tick
     # (= agency.planning.tasks.idempotency.STUCK_PENDING_TIMEOUT_MS).
     stuck_timeout_ms: int = Field(300_000, ge=1000)
+    # Goals the next ticks would choose, done in the same task after the tick's own
+    # (agency.cognition.follow_ups); 0 = each tick's goal alone.
+    follow_ups: int = Field(3, ge=0, le=8)
 
 
 class KeepAliveConfig(_Settings):

@@ -59,13 +59,14 @@ from agency.execution.runs import (
     Running,
     SafeStop,
     body_lost,
+    completed_run,
     run_waits_for_morning,
     stop_report,
     task_goal,
     task_spec,
 )
 from agency.execution.workflows.models import WorkflowRunResult
-from agency.planning.tasks.idempotency import MORNING_MAX_HOLD_MS, WAITING_FOR_MORNING
+from agency.planning.tasks.idempotency import MORNING_MAX_HOLD_MS, WAITING_FOR_MORNING, open_to
 from agency.planning.tasks.models import Task, TaskStatus
 from agency.planning.tasks.store import TaskStore
 from agency.tools.results import WAITS_FOR_MORNING
@@ -271,7 +272,7 @@ class Executor:
             "active" if resumed else TaskStatus.pending.value,
         )
         spec = task_spec(task)
-        handle = self.runtime.start_task(spec, fresh=True) if fresh else self.runtime.start_task(spec)
+        handle = self.runtime.start_task(spec, fresh=fresh, waiting=self._work_waiting)
         mark = self.bridge.mark() if self.bridge is not None else 0
         self.current = Running(task.id, handle, self.clock(), agent, mark, task_goal(task))
         self._preempted = None
@@ -335,6 +336,11 @@ class Executor:
             return None
         started = self.clock()
         await self.stop_run(reason)
+        done = completed_run(run)
+        if done is not None and not self._goal_bound(run.task_id):
+            # its goal was done (stopped in a drive tick's follow-ups): finished, not paused
+            await self._finish(run, done)
+            return None
         report = stop_report(run)
         stop = SafeStop(
             report,
@@ -346,6 +352,18 @@ class Executor:
             self._pause(run.task_id, reason, stop)
             self._preempted = (run.task_id, run.goal)
         return run.task_id
+
+    def _work_waiting(self) -> bool:
+        """Is a task pending that this executor would claim next (claim_next's filter)?"""
+        actions = {a.lower() for a in self.actions} if self.bot and self.actions else None
+        return any(
+            open_to(t, self.bot) and (actions is None or t.type.lower() in actions)
+            for t in self.tasks.list_by_status(TaskStatus.pending)
+        )
+
+    def _goal_bound(self, task_id: str) -> bool:
+        task = self.tasks.get_task(task_id)
+        return task is not None and self.goals is not None and self.goals.owns(task)
 
     async def stop_run(self, reason: str) -> str | None:
         """Bring the running workflow to a safe stop and let go of it, task untouched (a

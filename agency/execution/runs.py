@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from agency.execution.agents.follow_up_runs import parse_then
 from agency.execution.agents.runtime import RunHandle, TaskSpec
 from agency.execution.workflows.models import StopReport, WorkflowRunResult
 from agency.planning.tasks.models import Task
@@ -71,6 +72,16 @@ def stop_report(run: Running) -> StopReport | None:
     return t.result().stop
 
 
+def completed_run(run: Running) -> WorkflowRunResult | None:
+    """The run's result if it ended completed (a stop that came during a drive tick's
+    follow-ups, or just as the goal's last step ended), else None."""
+    t = run.handle.task
+    if not t.done() or t.cancelled() or t.exception() is not None:
+        return None
+    result = t.result()
+    return result if result.status == "completed" else None
+
+
 def run_waits_for_morning(result: WorkflowRunResult) -> bool:
     return result.status == "failed" and any(e.code == WAITS_FOR_MORNING for e in result.errors)
 
@@ -96,4 +107,5 @@ def task_spec(task: Task) -> TaskSpec:
         amount=int(params.get("amount") or 1),
         id=task.id,
         to=str(params.get("to") or ""),
+        then=parse_then(params.get("then")),
     )

@@ -140,7 +140,7 @@ def convert_thought(
                 description=thought.content,
                 priority=priority,
                 source=kind,
-                parameters={"target": goal.target, "amount": goal.amount},
+                parameters=_parameters(thought),
                 metadata={
                     "goalKey": goal_key,
                     # A user's request is not a stored thought: its id is the origin's sourceId only.
@@ -161,6 +161,17 @@ def convert_thought(
     except Exception as exc:  # noqa: BLE001 - a bad thought must not stop the batch
         logger.warning("[Thought-to-task] error thought={} {}: {}", thought_id, type(exc).__name__, exc)
         return ConversionOutcome(thought_id, "error", error=f"{type(exc).__name__}: {exc}")
+
+
+def _parameters(thought: Thought) -> dict[str, Any]:
+    """The goal's target and amount; a drive tick's follow-ups ride along as `then` (the
+    runtime does them after the goal: agency.execution.agents.runtime)."""
+    goal = thought.metadata.extractedGoal
+    assert goal is not None
+    out: dict[str, Any] = {"target": goal.target, "amount": goal.amount}
+    if thought.metadata.followUps and thought.metadata.extractedGoalSource == "drive-tick":
+        out["then"] = [dict(f) for f in thought.metadata.followUps]
+    return out
 
 
 def _supersede(store: TaskStore, old: Task, new_id: str, now_ms: int) -> None:

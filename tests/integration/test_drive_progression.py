@@ -1,7 +1,9 @@
 """The drive tick's progression against the real world: with logs, a table and a wooden
 pickaxe held and stone in sight, successive drive ticks ask for a stone sword (its plan
 mines the stone), then (ingots given) an iron pickaxe, then a furnace, and each task the
-planner makes of them completes through the real bridge.
+planner makes of them completes through the real bridge. With follow-ups (the default) one
+tick's task does the stone sword, then the iron pickaxe and the furnace, and a tick during it
+does not ask for them again.
 
 The daemon's Agency runs in-process on the session's server and bridge; its jobs are
 called directly so the test decides the order (drive tick, planning, executor ticks).
@@ -25,7 +27,7 @@ GIVE = {"oak_log": 20, "crafting_table": 1, "wooden_pickaxe": 1, "cooked_beef": 
 
 def test_drive_ticks_climb_from_a_wooden_pickaxe_to_an_iron_pickaxe(bridge, embedded_server, tmp_path):
     body = make_body(bridge, embedded_server.port, NAME)
-    agency = agency_on(body, tmp_path / "agency.db")
+    agency = agency_on(body, tmp_path / "agency.db", drive_tick={"interval_ms": 1000, "follow_ups": 0})
     try:
         stone_pad(body, NAME, X, Y, Z, r=6, headroom=5)
         give(body, NAME, GIVE)
@@ -59,6 +61,53 @@ def test_drive_ticks_climb_from_a_wooden_pickaxe_to_an_iron_pickaxe(bridge, embe
             assert body.snapshot().count_of("iron_pickaxe") == 1 and body.snapshot().count_of("iron_ingot") == 0
             await step("craft:furnace", 180)  # the plan mines its 8 stone
             assert body.snapshot().count_of("furnace") == 1
+
+        asyncio.run(go())
+    finally:
+        agency.close()
+        body.close()
+
+
+FOLLOW_X = X + 40  # a pad of its own
+DONE = (TaskStatus.completed, TaskStatus.failed)
+
+
+def test_one_ticks_task_does_the_goals_the_next_ticks_would_choose(bridge, embedded_server, tmp_path):
+    body = make_body(bridge, embedded_server.port, NAME)
+    agency = agency_on(body, tmp_path / "agency.db", drive_tick={"interval_ms": 1000, "follow_ups": 2})
+    try:
+        stone_pad(body, NAME, FOLLOW_X, Y, Z, r=6, headroom=5)
+        give(body, NAME, {**GIVE, "iron_ingot": 3})  # the iron pickaxe's plan only crafts
+        restore_vitals(body, NAME)
+        body.chat("/time set 1000")
+        wait_until(lambda: body.snapshot().timeOfDay < SHELTER_BUILD_START, 10, "the morning")
+
+        async def tick() -> int:
+            await asyncio.sleep(1.1)  # the drive interval
+            await agency.job_perception()
+            await agency.job_drive_tick()
+            return agency.planning.poll_once().converted
+
+        async def go():
+            assert await tick() == 1
+            (task,) = agency.tasks.list_by_status(TaskStatus.pending)
+            assert task.metadata.goalKey == "craft:stone_sword"
+            assert [f["target"] for f in task.parameters["then"]] == ["iron_pickaxe", "furnace"]
+
+            def held(item: str) -> int:
+                return body.snapshot().count_of(item)
+
+            await run_executor_until(
+                agency,
+                lambda: held("iron_pickaxe") == 1 or agency.tasks.get_task(task.id).status in DONE,
+                240,
+                "the first follow-up",
+            )
+            assert held("stone_sword") == 1 and agency.tasks.get_task(task.id).status is TaskStatus.active
+            assert await tick() == 0  # the furnace is the running task's: no tick asks for it
+            await run_executor_until(agency, lambda: agency.tasks.get_task(task.id).status in DONE, 240, "the furnace")
+            assert agency.tasks.get_task(task.id).status is TaskStatus.completed
+            assert held("furnace") == 1 and held("iron_ingot") == 0
 
         asyncio.run(go())
     finally:

@@ -26,6 +26,7 @@ from loguru import logger
 from pydantic import BaseModel, ConfigDict, Field
 
 from agency.execution.agents.abilities import InjectionResult, inject_abilities
+from agency.execution.agents.follow_up_runs import FollowUpSpec, held_of
 from agency.execution.agents.generators import GENERATORS, WORLD_FACTS
 from agency.execution.agents.planning import WorkflowPlanError
 from agency.execution.agents.profile import AgentProfile
@@ -59,6 +60,7 @@ class TaskSpec(BaseModel):
     id: str | None = None
     to: str = ""  # deliver: the bot the items are for
     ensure: bool = False  # craft: amount is the total to hold, not how many more to make
+    then: tuple[FollowUpSpec, ...] = ()  # a drive tick's follow-ups, done after the goal (run_task)
 
     def text(self) -> str:
         return " ".join(p for p in (self.action, self.target, str(self.amount)) if p)
@@ -161,12 +163,22 @@ class AgentRuntime:
         agent_id: str | None = None,
         fresh: bool = False,
         replan: bool = False,
+        waiting: Callable[[], bool] | None = None,
     ) -> WorkflowRunResult:
         """fresh=True never resumes the task's stored run (e.g. a rescan found its
         checkpointed work gone from the world): a new run of a newly planned workflow.
         replan=True (fresh too) plans the task again after a failed step, for what is still
-        short of the goal its stored run was planned for (`_still_short`)."""
+        short of the goal its stored run was planned for (`_still_short`). `waiting`: is other
+        work queued for the bot? Then a drive tick's follow-ups give way to it."""
         stop = stop or StopFlag()
+        result = await self._run_goal(task, stop, agent_id=agent_id, fresh=fresh, replan=replan)
+        if result.status == "completed" and task.then:
+            await self._run_follow_ups(task, stop, waiting or (lambda: False))
+        return result
+
+    async def _run_goal(
+        self, task: TaskSpec, stop: StopFlag, *, agent_id: str | None, fresh: bool, replan: bool
+    ) -> WorkflowRunResult:
         earlier = None
         if replan and task.id and self.checkpoints is not None:
             rec = self.checkpoints.latest_run_for_task(task.id)
@@ -174,6 +186,11 @@ class AgentRuntime:
             fresh = True
         if task.id and self.checkpoints is not None and not fresh:
             rec = self.checkpoints.latest_run_for_task(task.id)
+            if rec is not None and rec.status == "completed" and task.then:
+                # stopped in its follow-ups (a restart): the goal is done, they go on
+                return WorkflowRunResult(
+                    runId=rec.runId, workflowId=rec.workflow.id, agentId=rec.agentId, status="completed"
+                )
             if rec is not None and rec.status != "completed":  # resume, same steps, same agent
                 chain = DelegationChain((rec.agentId,), self.agents.require(rec.agentId).maxDelegationDepth)
                 return await self.engine.run(
@@ -208,6 +225,43 @@ class AgentRuntime:
             chain=DelegationChain((profile.id,), profile.maxDelegationDepth),
             stop=stop,
         )
+
+    async def _run_follow_ups(self, task: TaskSpec, stop: StopFlag, waiting: Callable[[], bool]) -> None:
+        """The drive tick's follow-ups (agency.cognition.follow_ups), each for what is still
+        short of its total, in order, until one does not complete, the run is asked to stop or
+        other work waits in the queue (a shelter the next tick asked for, a player's goal: they
+        fill the gap before the next tick, never delay one): the rest wait for their own ticks.
+        Best effort: the task's own goal is done."""
+        for n, (action, target, total) in enumerate(task.then, 1):
+            step = f"{n}/{len(task.then)} {action} {target}"
+            if stop.is_set() or waiting():
+                why = stop.reason if stop.is_set() else "other work waits in the queue"
+                logger.info("[Executor] task={} follow-up {} not started: {}", task.id, step, why)
+                return
+            held = held_of(action, target, (await self.tool_context.snapshot()).held())
+            if held >= total:
+                logger.info("[Executor] task={} follow-up {}: {} held, nothing to do", task.id, step, held)
+                continue
+            logger.info(
+                "[Executor] task={} follow-up {} {} (a later tick's goal, done now)", task.id, step, total - held
+            )
+            done = await self._run_goal(
+                TaskSpec(action=action, target=target, amount=total - held),
+                stop,
+                agent_id=None,
+                fresh=False,
+                replan=False,
+            )
+            if done.status != "completed":
+                why = "; ".join(e.message for e in done.errors) or done.status
+                logger.info(
+                    "[Executor] task={} follow-up {} ended {} ({}); the rest wait for their ticks",
+                    task.id,
+                    step,
+                    done.status,
+                    why,
+                )
+                return
 
     async def _still_short(
         self, profile: AgentProfile, task: TaskSpec, workflow: WorkflowDef, earlier: WorkflowDef

@@ -366,3 +366,45 @@ def test_a_resumed_run_that_no_longer_fits_the_world_is_replanned_once(env, tmp_
     assert outcomes[0] == "resumed" and "replanned" in outcomes
     assert tasks.get_task(tid).status is TaskStatus.completed
     assert tools.call_counts["collect_block"] >= 1  # the fresh plan gathered again
+
+
+def test_a_stop_in_a_drive_ticks_follow_ups_finishes_the_task_instead_of_pausing_it(env):
+    """Its goal was done: paused, it would be resumed and its goal made again."""
+    ex, tasks, ftime, body = env["ex"], env["tasks"], env["ftime"], env["body"]
+    body.polls_to_finish = 30
+    body.inventory.update({"oak_planks": 12, "crafting_table": 1, "stick": 4})
+    tid = _add(tasks, "craft", "wooden_pickaxe", then=[{"action": "craft", "target": "wooden_sword", "total": 1}])
+    lines, sink = _captured()
+
+    async def go():
+        assert await ex.tick() == "claimed"
+        for _ in range(5000):
+            if any("follow-up 1/1" in line for line in lines):
+                break
+            await ex.tick()
+            await ftime.sleep(0.1)
+        assert await ex.preempt("preempted") is None  # nothing paused
+
+    try:
+        asyncio.run(go())
+    finally:
+        logger.remove(sink)
+    task = tasks.get_task(tid)
+    assert task.status is TaskStatus.completed and task.progress == 1.0
+    assert body.inventory["wooden_pickaxe"] == 1 and not body.inventory.get("wooden_sword")
+
+
+def test_a_drive_ticks_follow_ups_give_way_to_a_task_waiting_in_the_queue(env):
+    ex, tasks, ftime, body = env["ex"], env["tasks"], env["ftime"], env["body"]
+    body.inventory.update({"oak_planks": 12, "crafting_table": 1, "stick": 4})
+    tid = _add(tasks, "craft", "wooden_pickaxe", then=[{"action": "craft", "target": "wooden_sword", "total": 1}])
+
+    async def go():
+        assert await ex.tick() == "claimed"
+        queued = _add(tasks, "collect", "oak_log", 1)  # the next tick's goal, queued while the pickaxe is made
+        await _drive(ex, ftime, lambda o: o.startswith("finished"))
+        assert tasks.get_task(tid).status is TaskStatus.completed
+        assert await ex.tick() == "claimed" and ex.current.task_id == queued
+
+    asyncio.run(go())
+    assert body.inventory["wooden_pickaxe"] == 1 and not body.inventory.get("wooden_sword")

@@ -26,14 +26,21 @@ def executor_env(tmp_path: Path, ftime: FakeTime, body: FakeBody) -> dict[str, A
     return {"ftime": ftime, "body": body, "tasks": tasks, "tools": tools, "ctx": ctx, "ex": ex}
 
 
-def add_task(tasks: SqliteTaskStore, action: str, target: str, amount: int = 1, goal_key: bool = True) -> str:
+def add_task(
+    tasks: SqliteTaskStore,
+    action: str,
+    target: str,
+    amount: int = 1,
+    goal_key: bool = True,
+    then: list[dict[str, Any]] | None = None,
+) -> str:
     meta = {"goalKey": f"{action}:{target}"} if goal_key else {}
     t = tasks.add_task(
         NewTask(
             title=f"{action} {target} {amount}",
             type=action,
             source="drive-tick",
-            parameters={"target": target, "amount": amount},
+            parameters={"target": target, "amount": amount} | ({"then": then} if then else {}),
             metadata=meta,
         ),
         allow_unfinalized=True,

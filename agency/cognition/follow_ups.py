@@ -1,0 +1,149 @@
+"""A drive tick's follow-ups: the goals the next ticks would choose once this one's work is
+done, carried out in the same task after it (agency.execution.agents.runtime.run_follow_ups).
+
+The tick fires every 180 s (docs/contracts.md DRIVE-1) and most of its goals take less: a
+stone sword from held cobblestone, torches from held coal, eight logs. In the bench at dc34bf1
+the bot stood idle for 45-62 % of the daylight, most of it after such a goal, waiting for the
+next tick (docs/benchmarks.md). So a tick asks what select_drive would choose after its goal,
+on the inventory its plan ends with (PlanBuilder's simulation), and again after that, up to
+`drive_tick.follow_ups` goals: a whole step of work per tick. The chain stops at the first
+goal that is not a craft, a smelt or the low-log rule's logs (a hunt, a shelter, exploring
+wait for a tick of their own, in the order select_drive gives them), whose plan hunts (no
+sheep for a bed's wool where the bot stands), or that repeats. A follow-up is a total to hold
+(what the simulated inventory held of it, plus the goal's amount), so one run again after a
+pause or a restart makes only what is still missing. None at dusk or at night, and none
+while a night's shelter is due and none is near; the runtime starts none while other work
+waits in the queue: they fill the gap before the next tick, never delay its goal.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from agency.cognition.drive_rules import select_drive
+from agency.cognition.drive_selection import DriveSelection
+from agency.cognition.night_work import hunts
+from agency.execution.agents.follow_up_runs import held_of, parse_then
+from agency.execution.agents.plan_builder import PlanBuilder, WorkflowPlanError
+from agency.game.furnace import output_of
+from agency.goal_tag import canonical_goal_key
+from agency.planning.tasks.idempotency import open_to
+from agency.planning.tasks.models import Task, TaskStatus
+from agency.world import InventoryItem, WorldSnapshot, night_approaching, shelter_due
+
+FOLLOW_UP_ACTIONS = frozenset({"craft", "smelt"})
+LOG_RULE = "low_logs"  # DRIVE-3's fifth rule: its logs are a follow-up too
+LOGS = "log"
+
+
+@dataclass(frozen=True)
+class FollowUp:
+    action: str
+    target: str
+    total: int  # to hold in all once it is done (the runner asks for what is missing)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"action": self.action, "target": self.target, "total": self.total}
+
+
+@dataclass(frozen=True)
+class Places:
+    """What select_drive is told of the places (drive_reads), carried through the chain."""
+
+    shelter_nearby: bool | None = None
+    table_nearby: bool | None = None
+    furnace_nearby: bool | None = None
+    bed_known: bool | None = None
+
+
+def follow_ups(
+    sel: DriveSelection,
+    snapshot: WorldSnapshot,
+    places: Places,
+    limit: int,
+    held: Callable[[DriveSelection], bool] = lambda _sel: False,
+) -> tuple[FollowUp, ...]:
+    """Up to `limit` goals after `sel` (module docstring); () when none may follow."""
+    if limit <= 0 or night_approaching(snapshot) or (shelter_due(snapshot) and places.shelter_nearby is not True):
+        return ()
+    out: list[FollowUp] = []
+    seen = {(sel.action, sel.target)}
+    inventory, table, furnace = _after(sel, snapshot.held(), places)
+    while len(out) < limit and inventory is not None:
+        nxt = select_drive(
+            _with(snapshot, inventory),
+            places.shelter_nearby,
+            table,
+            furnace,
+            places.bed_known,
+            held=held,
+        )
+        if (nxt.action, nxt.target) in seen or not _may_follow(nxt, inventory):
+            break
+        seen.add((nxt.action, nxt.target))
+        out.append(FollowUp(nxt.action, nxt.target, _held_of(nxt, inventory) + nxt.amount))
+        inventory, table, furnace = _after(nxt, inventory, Places(places.shelter_nearby, table, furnace))
+    return tuple(out)
+
+
+OPEN = (TaskStatus.pending, TaskStatus.active, TaskStatus.paused)
+
+
+def following(tasks: Iterable[Task] | object, goal_key: str | None, bot: str | None) -> Task | None:
+    """An open task of `bot`'s whose follow-ups include goal_key: a tick choosing that goal
+    now would make it twice (a tick fires as soon as its goal's task ends, and one that ends
+    its own goal first goes on to its follow-ups)."""
+    if not goal_key:
+        return None
+    lister = getattr(tasks, "list_by_status", None)
+    candidates: Iterable[Task] = lister(*OPEN) if callable(lister) else tasks  # type: ignore[assignment]
+    for task in candidates:
+        if task.status not in OPEN:
+            continue
+        if not open_to(task, bot):
+            continue
+        then = parse_then((task.parameters or {}).get("then"))
+        if any(canonical_goal_key(action, target) == goal_key for action, target, _ in then):
+            return task
+    return None
+
+
+def _may_follow(sel: DriveSelection, inventory: Mapping[str, int]) -> bool:
+    if sel.action == "collect":
+        return sel.rule == LOG_RULE
+    return sel.action in FOLLOW_UP_ACTIONS and not hunts(sel, inventory)
+
+
+def _held_of(sel: DriveSelection, inventory: Mapping[str, int]) -> int:
+    return held_of(sel.action, sel.target, inventory)
+
+
+def _after(
+    sel: DriveSelection, inventory: Mapping[str, int], places: Places
+) -> tuple[dict[str, int] | None, bool | None, bool | None]:
+    """The inventory `sel`'s plan ends with, and whether a table and a furnace then stand
+    (one the plan placed); (None, ...) when there is no plan to simulate."""
+    if sel.action == "collect" and sel.target == LOGS:
+        logs = {**inventory, "oak_log": inventory.get("oak_log", 0) + sel.amount}  # any wood counts alike
+        return logs, places.table_nearby, places.furnace_nearby
+    if sel.action not in FOLLOW_UP_ACTIONS:
+        return None, None, None
+    plan = PlanBuilder(inventory, table_known=places.table_nearby is True, furnace_known=places.furnace_nearby is True)
+    try:
+        if sel.action == "craft":
+            plan.craft(sel.target, sel.amount)
+        else:
+            plan.smelt(output_of(sel.target) or sel.target, sel.amount)
+    except WorkflowPlanError:
+        return None, None, None
+    return (
+        {k: v for k, v in plan.sim.items() if v > 0},
+        plan.table or places.table_nearby,
+        plan.furnace or places.furnace_nearby,
+    )
+
+
+def _with(snapshot: WorldSnapshot, inventory: Mapping[str, int]) -> WorldSnapshot:
+    return snapshot.model_copy(update={"inventory": [InventoryItem(name=k, count=v) for k, v in inventory.items()]})

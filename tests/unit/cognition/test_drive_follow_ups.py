@@ -1,0 +1,122 @@
+"""A drive tick's follow-ups (agency.cognition.follow_ups): what the next ticks would choose
+once this goal's plan is done, in select_drive's order, carried on the thought and the task;
+a tick never chooses a goal an open task still means to do as a follow-up."""
+
+from __future__ import annotations
+
+from agency.cognition.drive_rules import select_drive
+from agency.cognition.drive_tick import (
+    DriveSkipReason,
+    DriveTickFired,
+    DriveTickSkipped,
+    DriveTickState,
+    evaluate_drive_tick,
+)
+from agency.cognition.follow_ups import FollowUp, Places, follow_ups
+from agency.cognition.settings import DriveTickConfig
+from agency.planning.converter import convert_thought
+from agency.planning.tasks.models import TaskOrigin, TaskStatus
+from agency.world import SHELTER_BUILD_START
+
+STONE_AGE = {"oak_log": 20, "crafting_table": 1, "wooden_pickaxe": 1}  # the first five rules pass
+IRON_AGE = {**STONE_AGE, "stone_sword": 1, "iron_pickaxe": 1, "furnace": 1, "cooked_beef": 10}
+SHELTERED = Places(shelter_nearby=True, table_nearby=True, furnace_nearby=True)
+
+
+def _chain(snapshot, places=SHELTERED, limit=3):
+    sel = select_drive(snapshot, places.shelter_nearby, places.table_nearby, places.furnace_nearby, places.bed_known)
+    return sel, follow_ups(sel, snapshot, places, limit)
+
+
+def test_the_ticks_after_a_stone_sword_are_the_progressions_next_steps_each_a_total(make_snapshot):
+    sel, then = _chain(make_snapshot(STONE_AGE))
+    assert (sel.action, sel.target) == ("craft", "stone_sword")
+    assert then == (
+        FollowUp("craft", "iron_pickaxe", 1),
+        FollowUp("craft", "iron_sword", 1),
+        FollowUp("craft", "torch", 16),
+    )
+    assert _chain(make_snapshot(STONE_AGE), limit=1)[1] == then[:1]
+    assert _chain(make_snapshot(STONE_AGE), limit=0)[1] == ()
+    _, with_torches = _chain(make_snapshot({**STONE_AGE, "torch": 5}))
+    assert with_torches[-1] == FollowUp("craft", "torch", 16)  # 5 held + the 11 short: the total to hold
+
+
+def test_the_chain_stops_at_a_goal_whose_plan_hunts(make_snapshot):
+    sel, then = _chain(make_snapshot(IRON_AGE))
+    assert (sel.action, sel.target) == ("craft", "iron_sword")
+    assert then == (FollowUp("craft", "torch", 16),)  # then the bed: its wool is hunted, on a tick of its own
+    first, with_wool = _chain(make_snapshot({**IRON_AGE, "white_wool": 3}))
+    assert "white_bed" in [first.target, *(f.target for f in with_wool)]  # wool held: the bed hunts nothing
+
+
+def test_a_low_log_collect_follows_a_craft_and_repeats_of_it_do_not(make_snapshot):
+    sel, then = _chain(make_snapshot({"oak_log": 6}))
+    assert (sel.action, sel.target) == ("craft", "wooden_pickaxe")
+    assert then == (
+        FollowUp("collect", "log", 12),
+    )  # 4 logs left after the pickaxe, 8 more; then logs again: its own tick
+
+
+def test_none_at_dusk_nor_while_the_nights_shelter_is_due_and_none_is_near(make_snapshot):
+    assert _chain(make_snapshot(STONE_AGE, timeOfDay=12_000))[1] == ()
+    due = make_snapshot(STONE_AGE, timeOfDay=SHELTER_BUILD_START + 100)
+    sel = select_drive(due, True, True, True)
+    assert follow_ups(sel, due, Places(shelter_nearby=None, table_nearby=True), 3) == ()
+    assert follow_ups(sel, due, SHELTERED, 3) != ()
+
+
+def test_the_tick_carries_them_on_its_thought_and_the_converter_on_the_task(make_snapshot, clock, store):
+    fired = evaluate_drive_tick(
+        make_snapshot(STONE_AGE), clock(), DriveTickState(), store, shelter_nearby=True, table_nearby=True
+    )
+    assert isinstance(fired, DriveTickFired) and fired.follow_ups
+    assert fired.thought.metadata.followUps == [f.as_dict() for f in fired.follow_ups]
+    out = convert_thought(fired.thought, store, clock())
+    task = store.get_task(out.task_id)
+    assert task.parameters["then"] == fired.thought.metadata.followUps
+    off = evaluate_drive_tick(
+        make_snapshot(STONE_AGE),
+        clock(),
+        DriveTickState(),
+        (),
+        shelter_nearby=True,
+        table_nearby=True,
+        config=DriveTickConfig(follow_ups=0),
+    )
+    assert isinstance(off, DriveTickFired) and off.thought.metadata.followUps is None
+
+
+def test_an_llm_thought_carrying_follow_ups_gets_none_on_its_task(make_snapshot, clock, store):
+    fired = evaluate_drive_tick(
+        make_snapshot(STONE_AGE), clock(), DriveTickState(), store, shelter_nearby=True, table_nearby=True
+    )
+    meta = fired.thought.metadata.model_copy(update={"extractedGoalSource": "llm"})
+    out = convert_thought(fired.thought.model_copy(update={"metadata": meta}), store, clock())
+    assert "then" not in store.get_task(out.task_id).parameters
+
+
+def test_a_tick_never_chooses_a_goal_an_open_task_means_to_do_after_its_own(make_snapshot, clock, store):
+    owner = store.add_task(
+        {
+            "title": "craft stone_sword",
+            "type": "craft",
+            "parameters": {
+                "target": "stone_sword",
+                "amount": 1,
+                "then": [{"action": "craft", "target": "iron_pickaxe", "total": 1}],
+            },
+            "metadata": {"goalKey": "craft:stone_sword"},
+        },
+        origin=TaskOrigin(kind="drive-tick"),
+    )
+    store.set_status(owner.id, TaskStatus.active)
+    ready = make_snapshot(
+        {**STONE_AGE, "stone_sword": 1, "cooked_beef": 10}
+    )  # the sword made: the iron pickaxe is next
+    r = evaluate_drive_tick(ready, clock(), DriveTickState(), store, shelter_nearby=True, table_nearby=True)
+    assert isinstance(r, DriveTickSkipped) and r.reason is DriveSkipReason.duplicate_goal
+    assert r.blocking_task_id == owner.id and "follow-up" in r.detail
+    store.set_status(owner.id, TaskStatus.completed)
+    after = evaluate_drive_tick(ready, clock(), DriveTickState(), store, shelter_nearby=True, table_nearby=True)
+    assert isinstance(after, DriveTickFired) and after.thought.metadata.goalKey == "craft:iron_pickaxe"
