@@ -301,6 +301,7 @@ def evaluate_drive_tick(
             Places(shelter_nearby, table_nearby, furnace_nearby, bed_known),
             config.follow_ups,
             held=lambda step: _held_back(existing_tasks, step, now_ms, bot) is not None,
+            in_flight=lambda step: _blocked(existing_tasks, step, now_ms, config, bot) is not None,
         )
     )
     thought = _build_thought(sel, now_ms, thought_id, grounding, bot, then)
@@ -425,7 +426,7 @@ def _blocked(
     goal_key = canonical_goal_key(sel.action, sel.target)
     blocking = find_blocking_task(tasks, goal_key, now_ms, config.stuck_timeout_ms, bot=bot)
     if blocking is None:
-        follower = following(tasks, goal_key, bot)
+        follower = following(tasks, goal_key, now_ms, config.stuck_timeout_ms, bot)
         if follower is None:
             return None
         return DriveTickSkipped(

@@ -1,5 +1,5 @@
 """A drive tick's follow-ups: the goals the next ticks would choose once this one's work is
-done, carried out in the same task after it (agency.execution.agents.runtime.run_follow_ups).
+done, carried out in the same task after it (agency.execution.agents.follow_up_runs).
 
 The tick fires every 180 s (docs/contracts.md DRIVE-1) and most of its goals take less: a
 stone sword from held cobblestone, torches from held coal, eight logs. In the bench at dc34bf1
@@ -9,11 +9,11 @@ on the inventory its plan ends with (PlanBuilder's simulation), and again after 
 `drive_tick.follow_ups` goals: a whole step of work per tick. The chain stops at the first
 goal that is not a craft, a smelt or the low-log rule's logs (a hunt, a shelter, exploring
 wait for a tick of their own, in the order select_drive gives them), whose plan hunts (no
-sheep for a bed's wool where the bot stands), or that repeats. A follow-up is a total to hold
-(what the simulated inventory held of it, plus the goal's amount), so one run again after a
-pause or a restart makes only what is still missing. None at dusk or at night, and none
-while a night's shelter is due and none is near; the runtime starts none while other work
-waits in the queue: they fill the gap before the next tick, never delay its goal.
+sheep for a bed's wool where the bot stands), that an open task already has (DRIVE-2), or
+that repeats. A follow-up is a total to hold (what the simulated inventory held of it, plus
+the goal's amount, and never more than that amount at once). None at dusk or at night, and
+none while a night's shelter is due and none is near; the runtime starts none while other
+work waits in the queue: they fill the gap before the next tick.
 """
 
 from __future__ import annotations
@@ -22,6 +22,8 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from loguru import logger
+
 from agency.cognition.drive_rules import select_drive
 from agency.cognition.drive_selection import DriveSelection
 from agency.cognition.night_work import hunts
@@ -29,7 +31,7 @@ from agency.execution.agents.follow_up_runs import held_of, parse_then
 from agency.execution.agents.plan_builder import PlanBuilder, WorkflowPlanError
 from agency.game.furnace import output_of
 from agency.goal_tag import canonical_goal_key
-from agency.planning.tasks.idempotency import open_to
+from agency.planning.tasks.idempotency import open_to, suppresses
 from agency.planning.tasks.models import Task, TaskStatus
 from agency.world import InventoryItem, WorldSnapshot, night_approaching, shelter_due
 
@@ -43,9 +45,10 @@ class FollowUp:
     action: str
     target: str
     total: int  # to hold in all once it is done (the runner asks for what is missing)
+    amount: int  # the goal's own: never more is asked for (what was used up meanwhile stays used)
 
     def as_dict(self) -> dict[str, Any]:
-        return {"action": self.action, "target": self.target, "total": self.total}
+        return {"action": self.action, "target": self.target, "total": self.total, "amount": self.amount}
 
 
 @dataclass(frozen=True)
@@ -64,10 +67,29 @@ def follow_ups(
     places: Places,
     limit: int,
     held: Callable[[DriveSelection], bool] = lambda _sel: False,
+    in_flight: Callable[[DriveSelection], bool] = lambda _sel: False,
 ) -> tuple[FollowUp, ...]:
-    """Up to `limit` goals after `sel` (module docstring); () when none may follow."""
+    """Up to `limit` goals after `sel` (module docstring); () when none may follow. `held`:
+    a goal held back (its last tasks failed), which select_drive passes over; `in_flight`: a
+    goal an open task already has (DRIVE-2), where the chain ends. A simulation that fails
+    ends the chain there: the tick's own goal never waits on it."""
     if limit <= 0 or night_approaching(snapshot) or (shelter_due(snapshot) and places.shelter_nearby is not True):
         return ()
+    try:
+        return _chain(sel, snapshot, places, limit, held, in_flight)
+    except Exception as e:  # noqa: BLE001 - a planner fault must not stop the tick: its goal goes alone
+        logger.opt(exception=e).warning("[DriveTick] follow-ups of {}:{} not worked out: {}", sel.action, sel.target, e)
+        return ()
+
+
+def _chain(
+    sel: DriveSelection,
+    snapshot: WorldSnapshot,
+    places: Places,
+    limit: int,
+    held: Callable[[DriveSelection], bool],
+    in_flight: Callable[[DriveSelection], bool],
+) -> tuple[FollowUp, ...]:
     out: list[FollowUp] = []
     seen = {(sel.action, sel.target)}
     inventory, table, furnace = _after(sel, snapshot.held(), places)
@@ -80,10 +102,10 @@ def follow_ups(
             places.bed_known,
             held=held,
         )
-        if (nxt.action, nxt.target) in seen or not _may_follow(nxt, inventory):
+        if (nxt.action, nxt.target) in seen or not _may_follow(nxt, inventory) or in_flight(nxt):
             break
         seen.add((nxt.action, nxt.target))
-        out.append(FollowUp(nxt.action, nxt.target, _held_of(nxt, inventory) + nxt.amount))
+        out.append(FollowUp(nxt.action, nxt.target, _held_of(nxt, inventory) + nxt.amount, nxt.amount))
         inventory, table, furnace = _after(nxt, inventory, Places(places.shelter_nearby, table, furnace))
     return tuple(out)
 
@@ -91,21 +113,22 @@ def follow_ups(
 OPEN = (TaskStatus.pending, TaskStatus.active, TaskStatus.paused)
 
 
-def following(tasks: Iterable[Task] | object, goal_key: str | None, bot: str | None) -> Task | None:
-    """An open task of `bot`'s whose follow-ups include goal_key: a tick choosing that goal
-    now would make it twice (a tick fires as soon as its goal's task ends, and one that ends
-    its own goal first goes on to its follow-ups)."""
+def following(
+    tasks: Iterable[Task] | object, goal_key: str | None, now_ms: int, stuck_timeout_ms: int, bot: str | None
+) -> Task | None:
+    """A task of `bot`'s that blocks a new one by DRIVE-2's rule (active, pending and not
+    stuck, paused for the morning) and whose follow-ups include goal_key: a tick choosing that
+    goal now would make it twice (a tick fires as soon as the goal it chose last is had, and
+    that goal's task goes on to its follow-ups)."""
     if not goal_key:
         return None
     lister = getattr(tasks, "list_by_status", None)
     candidates: Iterable[Task] = lister(*OPEN) if callable(lister) else tasks  # type: ignore[assignment]
     for task in candidates:
-        if task.status not in OPEN:
-            continue
-        if not open_to(task, bot):
+        if task.status not in OPEN or not open_to(task, bot) or not suppresses(task, now_ms, stuck_timeout_ms):
             continue
         then = parse_then((task.parameters or {}).get("then"))
-        if any(canonical_goal_key(action, target) == goal_key for action, target, _ in then):
+        if any(canonical_goal_key(action, target) == goal_key for action, target, _, _ in then):
             return task
     return None
 

@@ -104,15 +104,18 @@ class Executor:
         self.current: Running | None = None
         self._finishing: Running | None = None  # a run that ended, its goal being verified (_finish)
         self._preempted: tuple[str, tuple[str, str]] | None = None  # (task, goal) of the run last paused
-        self.replanner = Replanner(tasks, runtime, clock, goals)
+        self.replanner = Replanner(tasks, runtime, clock, goals, self._work_waiting)
         self.stats = ExecutorStats()
         self.waiting_for_morning = False  # a task of this bot's is held for the morning (module docstring)
         self._morning_hold_since = 0  # when the last one was held (given back MORNING_MAX_HOLD_MS on at most)
 
     def running_goal(self) -> tuple[str, str] | None:
         """The action and target of the task whose workflow is in flight, if any (no store
-        read: the reflexes ask on every tick)."""
-        return self.current.goal if self.current is not None else None
+        read: the reflexes ask on every tick): a drive tick's follow-up while one runs."""
+        return self._goal_of(self.current) if self.current is not None else None
+
+    def _goal_of(self, run: Running) -> tuple[str, str]:
+        return self.runtime.follow_up_goals.get(run.task_id, run.goal)
 
     def goal_in_hand(self) -> tuple[str, str] | None:
         """The running goal, else that of the run paused last while its task waits to resume
@@ -120,7 +123,7 @@ class Executor:
         beef held is for. A task cancelled or failed meanwhile has none (a store read, only
         while nothing runs after a preempt)."""
         if self.current is not None:
-            return self.current.goal
+            return self._goal_of(self.current)
         if self._preempted is None:
             return None
         task_id, goal = self._preempted
@@ -330,15 +333,17 @@ class Executor:
     # ---- preemption --------------------------------------------------------------------
     async def preempt(self, reason: str) -> str | None:
         """Bring the running workflow to a safe stop and pause its task with `reason`.
-        Returns the paused task id (None when nothing was running)."""
+        Returns the paused task id (None when nothing was running or the task ended: its run
+        completed as the stop came)."""
         run = self.current
         if run is None:
             return None
         started = self.clock()
+        goal = self._goal_of(run)
         await self.stop_run(reason)
         done = completed_run(run)
-        if done is not None and not self._goal_bound(run.task_id):
-            # its goal was done (stopped in a drive tick's follow-ups): finished, not paused
+        if done is not None and not self._goal_bound(run.task_id) and not self._follows_up(run.task_id):
+            # done as the stop came: paused, its resume would make the goal again
             await self._finish(run, done)
             return None
         report = stop_report(run)
@@ -350,8 +355,14 @@ class Executor:
         )
         if reason != DISCONNECTED or not self._poisoned(run):
             self._pause(run.task_id, reason, stop)
-            self._preempted = (run.task_id, run.goal)
+            self._preempted = (run.task_id, goal)
         return run.task_id
+
+    def _follows_up(self, task_id: str) -> bool:
+        """Does the task carry a drive tick's follow-ups? Paused in them, it goes on with them
+        when resumed (agency.execution.agents.follow_up_runs), its goal not made again."""
+        task = self.tasks.get_task(task_id)
+        return task is not None and bool(task_spec(task).then)
 
     def _work_waiting(self) -> bool:
         """Is a task pending that this executor would claim next (claim_next's filter)?"""

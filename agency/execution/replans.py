@@ -8,6 +8,7 @@ way after the last one."""
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from loguru import logger
@@ -45,11 +46,19 @@ def _shape(message: str) -> str:
 
 
 class Replanner:
-    def __init__(self, tasks: TaskStore, runtime: AgentRuntime, clock: Clock, goals: GoalHooks | None) -> None:
+    def __init__(
+        self,
+        tasks: TaskStore,
+        runtime: AgentRuntime,
+        clock: Clock,
+        goals: GoalHooks | None,
+        waiting: Callable[[], bool] = lambda: False,
+    ) -> None:
         self.tasks = tasks
         self.runtime = runtime
         self.clock = clock
         self.goals = goals
+        self.waiting = waiting  # work queued for the bot: a drive tick's follow-ups give way to it
         self._replanned: set[str] = set()  # tasks given their fresh plan since their last hold
 
     def forget(self, task_id: str) -> None:
@@ -76,7 +85,7 @@ class Replanner:
         self._replanned.add(run.task_id)
         why = "; ".join(e.message for e in result.errors)
         logger.warning("[Executor] resumed run of task={} no longer fits the world ({}); replanning", task.id, why)
-        handle = self.runtime.start_task(task_spec(task), fresh=True)
+        handle = self.runtime.start_task(task_spec(task), fresh=True, waiting=self.waiting)
         return Running(task.id, handle, self.clock(), run.agent_id, run.bridge_mark, run.goal)
 
     def _after_failed_step(self, run: Running, result: WorkflowRunResult) -> Running | None:
@@ -111,7 +120,9 @@ class Replanner:
         )
         # a goal-bound build's plan is made afresh: it brings what is missing now and its
         # modules skip what stands (a bench's first huts failed on one stalled walk or collect)
-        handle = self.runtime.start_task(task_spec(task), **({"fresh": True} if goal_bound else {"replan": True}))
+        handle = self.runtime.start_task(
+            task_spec(task), waiting=self.waiting, **({"fresh": True} if goal_bound else {"replan": True})
+        )
         return Running(task.id, handle, self.clock(), run.agent_id, run.bridge_mark, run.goal)
 
     def _replans(self, task_id: str) -> tuple[int, dict[str, Any] | None]:

@@ -58,7 +58,9 @@ def _prepare(body) -> None:
 )
 def test_no_iron_in_sight_the_iron_pickaxe_step_digs_down_for_it(bridge, embedded_server, tmp_path):
     body = make_body(bridge, embedded_server.port, NAME)
-    agency = agency_on(body, tmp_path / "agency.db")
+    agency = agency_on(
+        body, tmp_path / "agency.db", drive_tick={"interval_ms": 1000, "follow_ups": 0}
+    )  # the step alone
     try:
         body.chat("/time set 1000")
         _prepare(body)

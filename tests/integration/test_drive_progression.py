@@ -12,7 +12,9 @@ called directly so the test decides the order (drive tick, planning, executor ti
 from __future__ import annotations
 
 import asyncio
+from typing import Any
 
+from agency.cognition.drive_tick import DriveSkipReason, DriveTickSkipped
 from agency.planning.tasks.models import TaskStatus
 from agency.world import SHELTER_BUILD_START
 from tests.conftest import make_body, wait_until
@@ -82,17 +84,18 @@ def test_one_ticks_task_does_the_goals_the_next_ticks_would_choose(bridge, embed
         body.chat("/time set 1000")
         wait_until(lambda: body.snapshot().timeOfDay < SHELTER_BUILD_START, 10, "the morning")
 
-        async def tick() -> int:
+        async def tick() -> tuple[Any, int]:
             await asyncio.sleep(1.1)  # the drive interval
             await agency.job_perception()
-            await agency.job_drive_tick()
-            return agency.planning.poll_once().converted
+            result = await agency.drive.run()
+            return result, agency.planning.poll_once().converted
 
         async def go():
-            assert await tick() == 1
+            assert (await tick())[1] == 1
             (task,) = agency.tasks.list_by_status(TaskStatus.pending)
             assert task.metadata.goalKey == "craft:stone_sword"
             assert [f["target"] for f in task.parameters["then"]] == ["iron_pickaxe", "furnace"]
+            assert [f["total"] for f in task.parameters["then"]] == [1, 1]
 
             def held(item: str) -> int:
                 return body.snapshot().count_of(item)
@@ -104,7 +107,9 @@ def test_one_ticks_task_does_the_goals_the_next_ticks_would_choose(bridge, embed
                 "the first follow-up",
             )
             assert held("stone_sword") == 1 and agency.tasks.get_task(task.id).status is TaskStatus.active
-            assert await tick() == 0  # the furnace is the running task's: no tick asks for it
+            skipped, converted = await tick()  # the furnace is the running task's: no tick asks for it
+            assert converted == 0 and isinstance(skipped, DriveTickSkipped), skipped
+            assert skipped.reason is DriveSkipReason.duplicate_goal and "follow-up" in skipped.detail, skipped
             await run_executor_until(agency, lambda: agency.tasks.get_task(task.id).status in DONE, 240, "the furnace")
             assert agency.tasks.get_task(task.id).status is TaskStatus.completed
             assert held("furnace") == 1 and held("iron_ingot") == 0

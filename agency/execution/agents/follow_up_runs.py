@@ -1,17 +1,56 @@
-"""What the runtime needs of a drive tick's follow-ups (agency.cognition.follow_ups chooses
-them; AgentRuntime.run_task does them after the task's own goal): each is a total to hold,
-read back from a task's parameters, and how much of it the bot holds now."""
+"""A drive tick's follow-ups in the runtime (agency.cognition.follow_ups chooses them): after
+the task's own goal, each goal it carries in `then`, for what is still short of its total.
+
+Each follow-up runs as a run of the task's own (`<task id>~then-<n>`: its steps are the
+task's events and its progress, and `${task.id}` in its plan is the task's), planned when it
+starts. It is passed over when its total is held, or when its run completed before (a task
+paused or restarted in its follow-ups goes on from where they were: the runtime does not make
+its goal again, AgentRuntime._run_goal). The chain ends, the rest left to their own ticks,
+when a follow-up fails, the run is asked to stop, other work waits in the queue (they fill the
+gap before the next tick), or its plan now hunts (the meat it was to cook was eaten
+meanwhile). It never asks for more than the goal's own amount: what was used up meanwhile
+(a table placed, ingots crafted) is not made again."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
+import uuid
+from collections.abc import Callable, Mapping
+from typing import Any, Protocol
 
+from loguru import logger
+
+from agency.execution.agents.planning import WorkflowPlanError
+from agency.execution.agents.profile import AgentProfile
+from agency.execution.agents.task_spec import FollowUpSpec, TaskSpec
+from agency.execution.workflows.checkpoints import CheckpointStore, RunRecord
+from agency.execution.workflows.models import StepError, WorkflowDef, WorkflowRunResult
 from agency.game.furnace import output_of
 from agency.game.recipes import available
+from agency.tools.base import StopFlag, ToolContext
+from agency.world import BodyLost
 
-FollowUpSpec = tuple[str, str, int]  # action, target, total to hold once it is done
+
+class FollowUpRuntime(Protocol):
+    """What of AgentRuntime the follow-ups use (it calls run_follow_ups with itself)."""
+
+    checkpoints: CheckpointStore | None
+    tool_context: ToolContext
+    follow_up_goals: dict[str, tuple[str, str]]
+
+    def choose_agent(self, task: TaskSpec) -> AgentProfile: ...
+
+    async def workflow_for(self, profile: AgentProfile, task: TaskSpec) -> WorkflowDef: ...
+
+    async def run_workflow(
+        self, profile: AgentProfile, workflow: WorkflowDef, task: TaskSpec, run_id: str, stop: StopFlag
+    ) -> WorkflowRunResult: ...
+
+    async def resume_run(self, rec: RunRecord, task_id: str | None, stop: StopFlag) -> WorkflowRunResult: ...
+
+
 FOLLOW_UP_RUN_ACTIONS = frozenset({"craft", "smelt", "collect"})
+RUN_MARK = "~then-"
+HUNT_TOOL = "hunt"
 
 
 def held_of(action: str, target: str, inventory: Mapping[str, int]) -> int:
@@ -27,13 +66,81 @@ def parse_then(raw: Any) -> tuple[FollowUpSpec, ...]:
     for f in raw if isinstance(raw, list) else []:
         if not isinstance(f, Mapping):
             continue
-        action, target, total = f.get("action"), f.get("target"), f.get("total")
-        if (
-            action in FOLLOW_UP_RUN_ACTIONS
-            and isinstance(target, str)
-            and target
-            and isinstance(total, int)
-            and total > 0
-        ):
-            out.append((action, target, total))
+        action, target, total, amount = f.get("action"), f.get("target"), f.get("total"), f.get("amount")
+        if action not in FOLLOW_UP_RUN_ACTIONS or not isinstance(target, str) or not target:
+            continue
+        if isinstance(total, int) and total > 0 and isinstance(amount, int) and amount > 0:
+            out.append((action, target, total, amount))
     return tuple(out)
+
+
+def follow_up_run_id(task_id: str | None, n: int) -> str | None:
+    return f"{task_id}{RUN_MARK}{n}" if task_id else None
+
+
+def is_follow_up_run(run_id: str) -> bool:
+    return RUN_MARK in run_id
+
+
+async def run_follow_ups(rt: FollowUpRuntime, task: TaskSpec, stop: StopFlag, waiting: Callable[[], bool]) -> None:
+    """The task's follow-ups in order (module docstring). Best effort: its goal is done."""
+    for n, (action, target, total, amount) in enumerate(task.then, 1):
+        step = f"{n}/{len(task.then)} {action} {target}"
+        if stop.is_set() or waiting():
+            why = stop.reason if stop.is_set() else "other work waits in the queue"
+            logger.info("[Executor] task={} follow-up {} not started: {}", task.id, step, why)
+            return
+        run_id = follow_up_run_id(task.id, n)
+        earlier = rt.checkpoints.get_run(run_id) if run_id and rt.checkpoints is not None else None
+        if earlier is not None and earlier.status == "completed":
+            continue  # done before a pause or a restart
+        held = held_of(action, target, (await rt.tool_context.snapshot()).held())
+        if held >= total:
+            logger.info("[Executor] task={} follow-up {}: {} held, nothing to do", task.id, step, held)
+            continue
+        spec = TaskSpec(action=action, target=target, amount=min(total - held, amount), id=task.id)
+        rt.follow_up_goals[task.id or ""] = (action, target)
+        try:
+            if earlier is not None:  # stopped part way (a pause): on from its last checkpoint
+                logger.info("[Executor] task={} follow-up {} resumed", task.id, step)
+                done = await rt.resume_run(earlier, task.id, stop)
+            else:
+                logger.info(
+                    "[Executor] task={} follow-up {} {} (a later tick's goal, done now)", task.id, step, spec.amount
+                )
+                done = await _run(rt, spec, run_id, stop)
+        finally:
+            rt.follow_up_goals.pop(task.id or "", None)
+        if done.status != "completed":
+            why = "; ".join(e.message for e in done.errors) or done.status
+            logger.info(
+                "[Executor] task={} follow-up {} ended {} ({}); the rest wait for their ticks",
+                task.id,
+                step,
+                done.status,
+                why,
+            )
+            return
+
+
+async def _run(rt: FollowUpRuntime, spec: TaskSpec, run_id: str | None, stop: StopFlag) -> WorkflowRunResult:
+    """One follow-up, planned now, as a run of the task's (its steps are the task's events)."""
+    profile = rt.choose_agent(spec)
+    rid = run_id or f"follow-up-{uuid.uuid4().hex[:12]}"
+    try:
+        workflow = await rt.workflow_for(profile, spec)
+    except (WorkflowPlanError, BodyLost) as e:
+        return _ended(rid, profile.id, f"not planned: {e}")
+    if any(s.tool == HUNT_TOOL for s in workflow.steps):
+        return _ended(rid, profile.id, "its plan now hunts (what it was to use is gone)")
+    return await rt.run_workflow(profile, workflow, spec, rid, stop)
+
+
+def _ended(run_id: str, agent_id: str, why: str) -> WorkflowRunResult:
+    return WorkflowRunResult(
+        runId=run_id,
+        workflowId="none",
+        agentId=agent_id,
+        status="failed",
+        errors=[StepError(code="FOLLOW_UP", message=why)],
+    )

@@ -23,16 +23,16 @@ from dataclasses import dataclass
 from typing import Any
 
 from loguru import logger
-from pydantic import BaseModel, ConfigDict, Field
 
 from agency.execution.agents.abilities import InjectionResult, inject_abilities
-from agency.execution.agents.follow_up_runs import FollowUpSpec, held_of
+from agency.execution.agents.follow_up_runs import is_follow_up_run, run_follow_ups
 from agency.execution.agents.generators import GENERATORS, WORLD_FACTS
 from agency.execution.agents.planning import WorkflowPlanError
 from agency.execution.agents.profile import AgentProfile
 from agency.execution.agents.registry import STANDARD_AGENT, AgentRegistry
 from agency.execution.agents.selection import AgentSelection, select_agents
-from agency.execution.workflows.checkpoints import CheckpointStore
+from agency.execution.agents.task_spec import TaskSpec as TaskSpec
+from agency.execution.workflows.checkpoints import CheckpointStore, RunRecord
 from agency.execution.workflows.delegation import DelegationChain
 from agency.execution.workflows.engine import StepEvent, WorkflowEngine
 from agency.execution.workflows.models import StepError, WorkflowDef, WorkflowRunResult
@@ -49,29 +49,6 @@ NO_WORKFLOW = "NO_WORKFLOW"
 # deliveries are the fleet's.
 REPLANNED_GENERATORS = frozenset({"craft_plan", "smelt_plan", "gather_plan"})
 AGENT_UNAVAILABLE = "AGENT_UNAVAILABLE"
-
-
-class TaskSpec(BaseModel):
-    model_config = ConfigDict(frozen=True)
-
-    action: str = Field(min_length=1)
-    target: str = ""
-    amount: int = Field(default=1, ge=1)
-    id: str | None = None
-    to: str = ""  # deliver: the bot the items are for
-    ensure: bool = False  # craft: amount is the total to hold, not how many more to make
-    then: tuple[FollowUpSpec, ...] = ()  # a drive tick's follow-ups, done after the goal (run_task)
-
-    def text(self) -> str:
-        return " ".join(p for p in (self.action, self.target, str(self.amount)) if p)
-
-    def as_context(self) -> dict[str, Any]:
-        ctx = {"action": self.action.lower(), "target": self.target, "amount": self.amount, "id": self.id}
-        if self.to:
-            ctx["to"] = self.to
-        if self.ensure:
-            ctx["ensure"] = True
-        return ctx
 
 
 @dataclass
@@ -113,6 +90,7 @@ class AgentRuntime:
         # on_step hears the steps of task runs (delegated child runs have no task id).
         self.engine = WorkflowEngine(executor, checkpoints, stop_grace_s=stop_grace_s, on_step=on_step)
         self.tool_context = tool_context
+        self.follow_up_goals: dict[str, tuple[str, str]] = {}  # task id -> the follow-up in flight (run_follow_ups)
 
     # ---- choosing ----------------------------------------------------------------------
     def select(self, task: TaskSpec) -> list[AgentSelection]:
@@ -173,7 +151,7 @@ class AgentRuntime:
         stop = stop or StopFlag()
         result = await self._run_goal(task, stop, agent_id=agent_id, fresh=fresh, replan=replan)
         if result.status == "completed" and task.then:
-            await self._run_follow_ups(task, stop, waiting or (lambda: False))
+            await run_follow_ups(self, task, stop, waiting or (lambda: False))
         return result
 
     async def _run_goal(
@@ -186,22 +164,13 @@ class AgentRuntime:
             fresh = True
         if task.id and self.checkpoints is not None and not fresh:
             rec = self.checkpoints.latest_run_for_task(task.id)
-            if rec is not None and rec.status == "completed" and task.then:
-                # stopped in its follow-ups (a restart): the goal is done, they go on
+            if rec is not None and task.then and (rec.status == "completed" or is_follow_up_run(rec.runId)):
+                # paused or restarted in its follow-ups: the goal is done, they go on (run_follow_ups)
                 return WorkflowRunResult(
                     runId=rec.runId, workflowId=rec.workflow.id, agentId=rec.agentId, status="completed"
                 )
             if rec is not None and rec.status != "completed":  # resume, same steps, same agent
-                chain = DelegationChain((rec.agentId,), self.agents.require(rec.agentId).maxDelegationDepth)
-                return await self.engine.run(
-                    rec.workflow,
-                    run_id=rec.runId,
-                    agent_id=rec.agentId,
-                    task=rec.context.get("task"),
-                    task_id=task.id,
-                    chain=chain,
-                    stop=stop,
-                )
+                return await self.resume_run(rec, task.id, stop)
         profile = self.agents.require(agent_id) if agent_id else self.choose_agent(task)
         run_id = task.id or f"run-{uuid.uuid4().hex[:12]}"
         if task.id and self.checkpoints is not None and self.checkpoints.latest_run_for_task(task.id) is not None:
@@ -216,6 +185,12 @@ class AgentRuntime:
             return _refused(run_id, profile.id, e.code, str(e))
         except BodyLost as e:  # planning reads the inventory: no body, no plan, no fault of the task
             return _refused(run_id, profile.id, BODY_LOST, str(e))
+        return await self.run_workflow(profile, workflow, task, run_id, stop)
+
+    async def run_workflow(
+        self, profile: AgentProfile, workflow: WorkflowDef, task: TaskSpec, run_id: str, stop: StopFlag
+    ) -> WorkflowRunResult:
+        """A new run of `workflow` by `profile` for `task` (its steps are the task's events)."""
         return await self.engine.run(
             workflow,
             run_id=run_id,
@@ -226,42 +201,17 @@ class AgentRuntime:
             stop=stop,
         )
 
-    async def _run_follow_ups(self, task: TaskSpec, stop: StopFlag, waiting: Callable[[], bool]) -> None:
-        """The drive tick's follow-ups (agency.cognition.follow_ups), each for what is still
-        short of its total, in order, until one does not complete, the run is asked to stop or
-        other work waits in the queue (a shelter the next tick asked for, a player's goal: they
-        fill the gap before the next tick, never delay one): the rest wait for their own ticks.
-        Best effort: the task's own goal is done."""
-        for n, (action, target, total) in enumerate(task.then, 1):
-            step = f"{n}/{len(task.then)} {action} {target}"
-            if stop.is_set() or waiting():
-                why = stop.reason if stop.is_set() else "other work waits in the queue"
-                logger.info("[Executor] task={} follow-up {} not started: {}", task.id, step, why)
-                return
-            held = held_of(action, target, (await self.tool_context.snapshot()).held())
-            if held >= total:
-                logger.info("[Executor] task={} follow-up {}: {} held, nothing to do", task.id, step, held)
-                continue
-            logger.info(
-                "[Executor] task={} follow-up {} {} (a later tick's goal, done now)", task.id, step, total - held
-            )
-            done = await self._run_goal(
-                TaskSpec(action=action, target=target, amount=total - held),
-                stop,
-                agent_id=None,
-                fresh=False,
-                replan=False,
-            )
-            if done.status != "completed":
-                why = "; ".join(e.message for e in done.errors) or done.status
-                logger.info(
-                    "[Executor] task={} follow-up {} ended {} ({}); the rest wait for their ticks",
-                    task.id,
-                    step,
-                    done.status,
-                    why,
-                )
-                return
+    async def resume_run(self, rec: RunRecord, task_id: str | None, stop: StopFlag) -> WorkflowRunResult:
+        """A stored run on from its last checkpoint: same steps, same agent."""
+        return await self.engine.run(
+            rec.workflow,
+            run_id=rec.runId,
+            agent_id=rec.agentId,
+            task=rec.context.get("task"),
+            task_id=task_id,
+            chain=DelegationChain((rec.agentId,), self.agents.require(rec.agentId).maxDelegationDepth),
+            stop=stop,
+        )
 
     async def _still_short(
         self, profile: AgentProfile, task: TaskSpec, workflow: WorkflowDef, earlier: WorkflowDef

@@ -32,20 +32,20 @@ def test_the_ticks_after_a_stone_sword_are_the_progressions_next_steps_each_a_to
     sel, then = _chain(make_snapshot(STONE_AGE))
     assert (sel.action, sel.target) == ("craft", "stone_sword")
     assert then == (
-        FollowUp("craft", "iron_pickaxe", 1),
-        FollowUp("craft", "iron_sword", 1),
-        FollowUp("craft", "torch", 16),
+        FollowUp("craft", "iron_pickaxe", 1, 1),
+        FollowUp("craft", "iron_sword", 1, 1),
+        FollowUp("craft", "torch", 16, 16),
     )
     assert _chain(make_snapshot(STONE_AGE), limit=1)[1] == then[:1]
     assert _chain(make_snapshot(STONE_AGE), limit=0)[1] == ()
     _, with_torches = _chain(make_snapshot({**STONE_AGE, "torch": 5}))
-    assert with_torches[-1] == FollowUp("craft", "torch", 16)  # 5 held + the 11 short: the total to hold
+    assert with_torches[-1] == FollowUp("craft", "torch", 16, 11)  # 5 held + the 11 short: the total to hold
 
 
 def test_the_chain_stops_at_a_goal_whose_plan_hunts(make_snapshot):
     sel, then = _chain(make_snapshot(IRON_AGE))
     assert (sel.action, sel.target) == ("craft", "iron_sword")
-    assert then == (FollowUp("craft", "torch", 16),)  # then the bed: its wool is hunted, on a tick of its own
+    assert then == (FollowUp("craft", "torch", 16, 16),)  # then the bed: its wool is hunted, on a tick of its own
     first, with_wool = _chain(make_snapshot({**IRON_AGE, "white_wool": 3}))
     assert "white_bed" in [first.target, *(f.target for f in with_wool)]  # wool held: the bed hunts nothing
 
@@ -54,7 +54,7 @@ def test_a_low_log_collect_follows_a_craft_and_repeats_of_it_do_not(make_snapsho
     sel, then = _chain(make_snapshot({"oak_log": 6}))
     assert (sel.action, sel.target) == ("craft", "wooden_pickaxe")
     assert then == (
-        FollowUp("collect", "log", 12),
+        FollowUp("collect", "log", 12, 8),
     )  # 4 logs left after the pickaxe, 8 more; then logs again: its own tick
 
 
@@ -96,27 +96,59 @@ def test_an_llm_thought_carrying_follow_ups_gets_none_on_its_task(make_snapshot,
     assert "then" not in store.get_task(out.task_id).parameters
 
 
-def test_a_tick_never_chooses_a_goal_an_open_task_means_to_do_after_its_own(make_snapshot, clock, store):
-    owner = store.add_task(
+def _sword_then_iron_pickaxe(store, status, **meta):
+    """A drive tick's stone sword task whose follow-up is the iron pickaxe."""
+    then = [{"action": "craft", "target": "iron_pickaxe", "total": 1, "amount": 1}]
+    task = store.add_task(
         {
             "title": "craft stone_sword",
             "type": "craft",
-            "parameters": {
-                "target": "stone_sword",
-                "amount": 1,
-                "then": [{"action": "craft", "target": "iron_pickaxe", "total": 1}],
-            },
-            "metadata": {"goalKey": "craft:stone_sword"},
+            "parameters": {"target": "stone_sword", "amount": 1, "then": then},
+            "metadata": {"goalKey": "craft:stone_sword", **meta},
         },
         origin=TaskOrigin(kind="drive-tick"),
     )
-    store.set_status(owner.id, TaskStatus.active)
-    ready = make_snapshot(
-        {**STONE_AGE, "stone_sword": 1, "cooked_beef": 10}
-    )  # the sword made: the iron pickaxe is next
+    store.set_status(task.id, status)
+    return task
+
+
+def test_a_tick_never_chooses_a_goal_an_open_task_means_to_do_after_its_own(make_snapshot, clock, store):
+    owner = _sword_then_iron_pickaxe(store, TaskStatus.active)
+    ready = make_snapshot({**STONE_AGE, "stone_sword": 1, "cooked_beef": 10})  # the sword made: the pickaxe is next
     r = evaluate_drive_tick(ready, clock(), DriveTickState(), store, shelter_nearby=True, table_nearby=True)
     assert isinstance(r, DriveTickSkipped) and r.reason is DriveSkipReason.duplicate_goal
     assert r.blocking_task_id == owner.id and "follow-up" in r.detail
     store.set_status(owner.id, TaskStatus.completed)
     after = evaluate_drive_tick(ready, clock(), DriveTickState(), store, shelter_nearby=True, table_nearby=True)
     assert isinstance(after, DriveTickFired) and after.thought.metadata.goalKey == "craft:iron_pickaxe"
+
+
+def test_the_chain_ends_at_a_goal_an_open_task_already_has(make_snapshot, clock, store):
+    pick = store.add_task(
+        {"title": "craft iron_pickaxe", "type": "craft", "metadata": {"goalKey": "craft:iron_pickaxe"}},
+        origin=TaskOrigin(kind="user"),
+    )
+    store.set_status(pick.id, TaskStatus.active)
+    fired = evaluate_drive_tick(
+        make_snapshot(STONE_AGE), clock(), DriveTickState(), store, shelter_nearby=True, table_nearby=True
+    )
+    assert isinstance(fired, DriveTickFired) and fired.selection.target == "stone_sword"
+    assert fired.follow_ups == ()  # the iron pickaxe is the player's task's: nothing after it either
+
+
+def test_a_task_paused_by_hand_does_not_hold_its_follow_ups_from_the_ticks(make_snapshot, clock, store):
+    _sword_then_iron_pickaxe(store, TaskStatus.paused, blockedReason="manual_pause")
+    ready = make_snapshot({**STONE_AGE, "stone_sword": 1, "cooked_beef": 10})
+    r = evaluate_drive_tick(ready, clock(), DriveTickState(), store, shelter_nearby=True, table_nearby=True)
+    assert isinstance(r, DriveTickFired) and r.thought.metadata.goalKey == "craft:iron_pickaxe"
+
+
+def test_a_planner_fault_in_the_chain_leaves_the_tick_its_goal(make_snapshot, clock, monkeypatch):
+    def broken(*_a, **_k):
+        raise AssertionError("a plan the simulation cannot make")
+
+    monkeypatch.setattr("agency.cognition.follow_ups._after", broken)
+    fired = evaluate_drive_tick(
+        make_snapshot(STONE_AGE), clock(), DriveTickState(), (), shelter_nearby=True, table_nearby=True
+    )
+    assert isinstance(fired, DriveTickFired) and fired.selection.target == "stone_sword" and fired.follow_ups == ()

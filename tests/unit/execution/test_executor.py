@@ -368,36 +368,64 @@ def test_a_resumed_run_that_no_longer_fits_the_world_is_replanned_once(env, tmp_
     assert tools.call_counts["collect_block"] >= 1  # the fresh plan gathered again
 
 
-def test_a_stop_in_a_drive_ticks_follow_ups_finishes_the_task_instead_of_pausing_it(env):
-    """Its goal was done: paused, it would be resumed and its goal made again."""
+def _sword_after(tasks, sword_total=1):
+    then = [{"action": "craft", "target": "wooden_sword", "total": sword_total, "amount": 1}]
+    return _add(tasks, "craft", "wooden_pickaxe", then=then)
+
+
+def test_paused_in_its_follow_ups_a_task_goes_on_with_them_when_resumed_its_goal_not_made_again(env):
     ex, tasks, ftime, body = env["ex"], env["tasks"], env["ftime"], env["body"]
     body.polls_to_finish = 30
     body.inventory.update({"oak_planks": 12, "crafting_table": 1, "stick": 4})
-    tid = _add(tasks, "craft", "wooden_pickaxe", then=[{"action": "craft", "target": "wooden_sword", "total": 1}])
+    tid = _sword_after(tasks)
     lines, sink = _captured()
 
     async def go():
         assert await ex.tick() == "claimed"
         for _ in range(5000):
-            if any("follow-up 1/1" in line for line in lines):
+            if any("follow-up 1/1 craft wooden_sword 1" in line for line in lines):
                 break
             await ex.tick()
             await ftime.sleep(0.1)
-        assert await ex.preempt("preempted") is None  # nothing paused
+        else:
+            raise AssertionError("no follow-up started")
+        assert ex.running_goal() == ("craft", "wooden_sword")  # what the reflexes spare is the follow-up's
+        assert await ex.preempt("preempted") == tid
+        assert tasks.get_task(tid).status is TaskStatus.paused
+        ex.resume_paused("preempted")
+        await _drive(ex, ftime, lambda o: o.startswith("finished"), max_ticks=5000)
 
     try:
         asyncio.run(go())
     finally:
         logger.remove(sink)
-    task = tasks.get_task(tid)
-    assert task.status is TaskStatus.completed and task.progress == 1.0
-    assert body.inventory["wooden_pickaxe"] == 1 and not body.inventory.get("wooden_sword")
+    assert tasks.get_task(tid).status is TaskStatus.completed
+    assert body.inventory["wooden_pickaxe"] == 1 and body.inventory["wooden_sword"] == 1
+
+
+def test_a_run_done_as_the_stop_comes_finishes_its_task_instead_of_pausing_it(env):
+    """Paused, its resume would make its goal again (a task with no follow-ups)."""
+    ex, tasks, ftime, body = env["ex"], env["tasks"], env["ftime"], env["body"]
+    body.inventory.update({"oak_planks": 12, "crafting_table": 1, "stick": 4})
+    tid = _add(tasks, "craft", "wooden_pickaxe")
+
+    async def go():
+        assert await ex.tick() == "claimed"
+        for _ in range(5000):
+            if ex.current is not None and ex.current.handle.task.done():
+                break
+            await ftime.sleep(0.1)
+        assert await ex.preempt("preempted") is None  # nothing paused
+
+    asyncio.run(go())
+    assert tasks.get_task(tid).status is TaskStatus.completed and body.inventory["wooden_pickaxe"] == 1
 
 
 def test_a_drive_ticks_follow_ups_give_way_to_a_task_waiting_in_the_queue(env):
     ex, tasks, ftime, body = env["ex"], env["tasks"], env["ftime"], env["body"]
     body.inventory.update({"oak_planks": 12, "crafting_table": 1, "stick": 4})
-    tid = _add(tasks, "craft", "wooden_pickaxe", then=[{"action": "craft", "target": "wooden_sword", "total": 1}])
+    tid = _sword_after(tasks)
+    lines, sink = _captured()
 
     async def go():
         assert await ex.tick() == "claimed"
@@ -406,5 +434,9 @@ def test_a_drive_ticks_follow_ups_give_way_to_a_task_waiting_in_the_queue(env):
         assert tasks.get_task(tid).status is TaskStatus.completed
         assert await ex.tick() == "claimed" and ex.current.task_id == queued
 
-    asyncio.run(go())
+    try:
+        asyncio.run(go())
+    finally:
+        logger.remove(sink)
     assert body.inventory["wooden_pickaxe"] == 1 and not body.inventory.get("wooden_sword")
+    assert any("follow-up 1/1 craft wooden_sword not started: other work waits in the queue" in line for line in lines)

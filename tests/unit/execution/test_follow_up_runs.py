@@ -1,12 +1,13 @@
 """A drive tick's follow-ups in the runtime (AgentRuntime.run_task over the fake block world):
-done after the task's own goal, each for what is still short of its total; one that fails,
-or a stop, ends them and the task's goal stands done; a task resumed after its goal's run
-completed goes on with them without making its goal again."""
+done after the task's own goal, each for what is still short of its total and never more
+than its own amount; one already held is passed over, one that fails or a stop ends them and
+the task's goal stands done; one whose plan now hunts is not started; a task resumed after
+its goal's run completed goes on with the follow-ups not done yet, its goal not made again."""
 
 from __future__ import annotations
 
 from agency.execution.agents import AgentRuntime, TaskSpec, load_default_registry
-from agency.execution.agents.follow_up_runs import parse_then
+from agency.execution.agents.follow_up_runs import follow_up_run_id, parse_then
 from agency.execution.builtin_tools import default_tool_registry
 from agency.execution.workflows import SqliteCheckpointStore
 from agency.tools import ToolContext
@@ -14,56 +15,73 @@ from agency.tools.base import StopFlag
 from agency.tools.testing import FakeBody
 from tests.unit.conftest import run
 
+PLANKS_PER_CRAFT, STICKS_PER_CRAFT = 4, 4
+
 
 def _runtime(ctx: ToolContext, store: SqliteCheckpointStore) -> AgentRuntime:
     return AgentRuntime(load_default_registry(), default_tool_registry(), ctx, checkpoints=store)
 
 
+def _pickaxe_then(task_id: str, *then: tuple[str, str, int, int]) -> TaskSpec:
+    return TaskSpec(action="craft", target="wooden_pickaxe", id=task_id, then=then)
+
+
 def test_the_follow_ups_are_made_after_the_goal_each_up_to_its_total(
     ctx: ToolContext, body: FakeBody, store: SqliteCheckpointStore
 ) -> None:
-    body.inventory.update({"oak_planks": 12, "crafting_table": 1, "stick": 2})
-    task = TaskSpec(
-        action="craft", target="wooden_pickaxe", id="t1", then=(("craft", "stick", 6), ("craft", "wooden_sword", 1))
-    )
-    res = run(_runtime(ctx, store).run_task(task))
-    assert res.ok, res.errors
+    body.inventory.update({"oak_planks": 12, "crafting_table": 1, "stick": 4})
+    task = _pickaxe_then("t1", ("craft", "stick", 6, 4), ("craft", "wooden_sword", 1, 1))
+    assert run(_runtime(ctx, store).run_task(task)).ok
     assert body.inventory["wooden_pickaxe"] == 1 and body.inventory["wooden_sword"] == 1
-    assert body.inventory["stick"] >= 6 - 1  # the sticks' total held, then the sword took one
+    # 2 sticks left by the pickaxe, 4 more (one craft) to hold 6, one into the sword
+    assert body.inventory["stick"] == 6 - 1
+    assert store.get_run(follow_up_run_id("t1", 2)).status == "completed"  # a run of the task's own
 
 
 def test_a_follow_up_already_held_is_passed_over_and_one_that_fails_ends_them(
     ctx: ToolContext, body: FakeBody, store: SqliteCheckpointStore
 ) -> None:
-    body.inventory.update({"oak_planks": 6, "crafting_table": 1, "stick": 2, "torch": 16})
-    task = TaskSpec(
-        action="craft",
-        target="wooden_pickaxe",
-        id="t2",
-        then=(("craft", "torch", 16), ("craft", "iron_sword", 1), ("craft", "wooden_sword", 1)),
-    )
+    body.inventory.update({"oak_planks": 12, "crafting_table": 1, "stick": 4})
+    task = _pickaxe_then("t2", ("craft", "stick", 2, 2), ("craft", "iron_sword", 1, 1), ("craft", "stick", 8, 6))
     res = run(_runtime(ctx, store).run_task(task))
     assert res.ok and res.status == "completed"  # the task's goal is done, whatever its follow-ups did
-    assert body.inventory["wooden_pickaxe"] == 1 and body.inventory["torch"] == 16
-    assert not body.inventory.get("iron_sword") and not body.inventory.get("wooden_sword")  # no iron: the rest wait
+    assert body.inventory["wooden_pickaxe"] == 1
+    assert body.inventory["stick"] == 2  # the 2 held: none made; no iron for the sword: the sticks after it wait
+    assert store.get_run(follow_up_run_id("t2", 1)) is None
+
+
+def test_a_follow_up_never_asks_for_more_than_its_own_amount(
+    ctx: ToolContext, body: FakeBody, store: SqliteCheckpointStore
+) -> None:
+    """A table placed meanwhile, ingots crafted, food eaten: what was used up stays used up."""
+    body.inventory.update({"oak_planks": 12, "crafting_table": 1, "stick": 2, "oak_log": 2})
+    task = _pickaxe_then("t3", ("craft", "oak_planks", 30, 4))
+    assert run(_runtime(ctx, store).run_task(task)).ok
+    assert body.inventory["oak_planks"] == 12 - 3 + PLANKS_PER_CRAFT  # one craft, not six
+    assert body.inventory["oak_log"] == 1
+
+
+def test_a_follow_up_whose_plan_now_hunts_is_not_started(
+    ctx: ToolContext, body: FakeBody, store: SqliteCheckpointStore
+) -> None:
+    body.inventory.update({"oak_planks": 12, "crafting_table": 1, "stick": 2, "furnace": 1, "coal": 4})
+    task = _pickaxe_then("t4", ("smelt", "cooked_beef", 2, 2), ("craft", "wooden_sword", 1, 1))
+    assert run(_runtime(ctx, store).run_task(task)).ok
+    assert body.inventory["wooden_pickaxe"] == 1 and not body.inventory.get("wooden_sword")
+    assert store.get_run(follow_up_run_id("t4", 1)) is None  # no beef held: its plan would hunt, never run
 
 
 def test_a_stop_before_the_follow_ups_leaves_them_and_the_goal_done(
     ctx: ToolContext, body: FakeBody, store: SqliteCheckpointStore
 ) -> None:
     body.inventory.update({"oak_planks": 12, "crafting_table": 1, "stick": 4})
-    rt = _runtime(ctx, store)
     stop = StopFlag()
-    first = run(rt.run_task(TaskSpec(action="craft", target="wooden_pickaxe", id="t3"), stop=stop))
-    assert first.ok
     stop.set("a hostile near")
-    res = run(
-        rt.run_task(
-            TaskSpec(action="craft", target="wooden_pickaxe", id="t3", then=(("craft", "wooden_sword", 1),)), stop=stop
-        )
-    )
-    assert res.ok  # resumed after its goal's run completed: not made again, the stop ends the follow-ups
-    assert body.inventory["wooden_pickaxe"] == 1 and not body.inventory.get("wooden_sword")
+    res = run(_runtime(ctx, store).run_task(_pickaxe_then("t5", ("craft", "wooden_sword", 1, 1)), stop=stop))
+    assert res.status == "stopped" and not body.inventory.get("wooden_pickaxe")  # stopped in its goal: not done
+    go_on = StopFlag()
+    assert run(_runtime(ctx, store).run_task(_pickaxe_then("t6", ("craft", "wooden_sword", 1, 1)), stop=go_on)).ok
+    assert body.inventory["wooden_sword"] == 1
 
 
 def test_resumed_after_its_goal_ran_a_task_goes_on_with_its_follow_ups_without_making_its_goal_again(
@@ -71,39 +89,40 @@ def test_resumed_after_its_goal_ran_a_task_goes_on_with_its_follow_ups_without_m
 ) -> None:
     body.inventory.update({"oak_planks": 12, "crafting_table": 1, "stick": 4})
     rt = _runtime(ctx, store)
-    assert run(rt.run_task(TaskSpec(action="craft", target="wooden_pickaxe", id="t4"))).ok
-    res = run(
-        rt.run_task(TaskSpec(action="craft", target="wooden_pickaxe", id="t4", then=(("craft", "wooden_sword", 1),)))
-    )
-    assert res.ok
+    task = _pickaxe_then("t7", ("craft", "stick", 10, 8), ("craft", "wooden_sword", 1, 1))
+    waiting = iter([False, True])  # the first follow-up, then other work queued: the sword waits
+    assert run(rt.run_task(task, waiting=lambda: next(waiting))).ok
+    assert body.inventory["stick"] == 10 and not body.inventory.get("wooden_sword")
+    body.inventory["stick"] = 0  # used up meanwhile: the done follow-up is not made again
+    assert run(rt.run_task(task)).ok  # resumed (a pause, a restart)
     assert body.inventory["wooden_pickaxe"] == 1 and body.inventory["wooden_sword"] == 1
-
-
-def test_a_then_parameter_that_is_no_follow_up_is_left_out():
-    raw = [
-        {"action": "craft", "target": "torch", "total": 16},
-        {"action": "hunt", "target": "sheep", "total": 1},
-        {"action": "craft", "target": "", "total": 1},
-        {"action": "craft", "target": "stick", "total": "4"},
-        "craft torch",
-    ]
-    assert parse_then(raw) == (("craft", "torch", 16),)
-    assert parse_then(None) == () and parse_then({"action": "craft"}) == ()
+    assert body.inventory["stick"] == STICKS_PER_CRAFT - 1  # the sword's sticks only
 
 
 def test_follow_ups_give_way_to_work_waiting_in_the_queue(
     ctx: ToolContext, body: FakeBody, store: SqliteCheckpointStore
 ) -> None:
     body.inventory.update({"oak_planks": 12, "crafting_table": 1, "stick": 4})
-    queue: list[str] = []
-    task = TaskSpec(
-        action="craft", target="wooden_pickaxe", id="t5", then=(("craft", "stick", 6), ("craft", "wooden_sword", 1))
-    )
+    task = _pickaxe_then("t8", ("craft", "stick", 6, 4), ("craft", "wooden_sword", 1, 1))
+    queued = []
 
     def waiting() -> bool:
         if body.inventory.get("stick", 0) >= 6:
-            queue.append("build basic_shelter")  # the next tick's shelter, queued while the sticks were made
-        return bool(queue)
+            queued.append("build basic_shelter")  # the next tick's shelter, queued while the sticks were made
+        return bool(queued)
 
     assert run(_runtime(ctx, store).run_task(task, waiting=waiting)).ok
-    assert body.inventory["stick"] >= 6 and not body.inventory.get("wooden_sword")
+    assert body.inventory["stick"] == 6 and not body.inventory.get("wooden_sword")
+
+
+def test_a_then_parameter_that_is_no_follow_up_is_left_out():
+    raw = [
+        {"action": "craft", "target": "torch", "total": 16, "amount": 16},
+        {"action": "hunt", "target": "sheep", "total": 1, "amount": 1},
+        {"action": "craft", "target": "", "total": 1, "amount": 1},
+        {"action": "craft", "target": "stick", "total": "4", "amount": 4},
+        {"action": "craft", "target": "stick", "total": 4},
+        "craft torch",
+    ]
+    assert parse_then(raw) == (("craft", "torch", 16, 16),)
+    assert parse_then(None) == () and parse_then({"action": "craft"}) == ()
