@@ -49,6 +49,7 @@ from collections.abc import Awaitable, Callable
 from loguru import logger
 
 from agency.clock import Clock
+from agency.execution.agents.follow_up_runs import follow_up_index
 from agency.execution.agents.runtime import AgentRuntime
 from agency.execution.bridge_watch import BridgeWatch
 from agency.execution.replans import Replanner
@@ -291,9 +292,13 @@ class Executor:
             return
         latest = store.latest(rec.runId)
         done = 0 if latest is None else latest.stepIndex + 1
-        progress = min(0.99, done / len(rec.workflow.steps))  # 1.0 only when completed
         task = self.tasks.get_task(task_id)
-        if task is not None and progress > task.progress:
+        if task is None:
+            return
+        # a drive tick's follow-ups are part of the task's work: its goal's run is the first share
+        runs = 1 + len(task_spec(task).then)
+        progress = min(0.99, (follow_up_index(rec.runId) + done / len(rec.workflow.steps)) / runs)
+        if progress > task.progress:  # 1.0 only when completed
             self.tasks.set_progress(task_id, progress)
 
     async def _finish(self, run: Running, result: WorkflowRunResult) -> None:

@@ -82,6 +82,12 @@ def is_follow_up_run(run_id: str) -> bool:
     return RUN_MARK in run_id
 
 
+def follow_up_index(run_id: str) -> int:
+    """n of a task's follow-up run `<task id>~then-<n>`; 0 for any other run (its goal's)."""
+    tail = run_id.rpartition(RUN_MARK)[2] if is_follow_up_run(run_id) else ""
+    return int(tail) if tail.isdigit() else 0
+
+
 async def run_follow_ups(rt: FollowUpRuntime, task: TaskSpec, stop: StopFlag, waiting: Callable[[], bool]) -> None:
     """The task's follow-ups in order (module docstring). Best effort: its goal is done."""
     for n, (action, target, total, amount) in enumerate(task.then, 1):

@@ -440,3 +440,28 @@ def test_a_drive_ticks_follow_ups_give_way_to_a_task_waiting_in_the_queue(env):
         logger.remove(sink)
     assert body.inventory["wooden_pickaxe"] == 1 and not body.inventory.get("wooden_sword")
     assert any("follow-up 1/1 craft wooden_sword not started: other work waits in the queue" in line for line in lines)
+
+
+def test_a_task_with_follow_ups_reports_its_progress_through_them(env):
+    """Its goal's run is its first share: the follow-ups' steps go on raising it (the bench's
+    idle judge and the dashboard read it)."""
+    ex, tasks, ftime, body = env["ex"], env["tasks"], env["ftime"], env["body"]
+    body.polls_to_finish = 30
+    body.inventory.update({"oak_planks": 3, "crafting_table": 1, "stick": 2})  # the pickaxe's, no more
+    tid = _sword_after(tasks)  # its plan: logs, planks, sticks, the sword
+    seen: list[float] = []
+
+    async def go():
+        for _ in range(5000):
+            out = await ex.tick()
+            seen.append(tasks.get_task(tid).progress)
+            if out.startswith("finished"):
+                return
+            await ftime.sleep(0.1)
+
+    asyncio.run(go())
+    mid = [p for p in seen if 0 < p < 1]
+    assert mid == sorted(mid)  # only rises
+    # the goal's run is the first half; each of the sword's steps (logs, planks, sticks) raises it on
+    assert min(mid) <= 0.5 < max(mid) and len(set(mid)) >= 4, sorted(set(mid))
+    assert tasks.get_task(tid).status is TaskStatus.completed and body.inventory["wooden_sword"] == 1
