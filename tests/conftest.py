@@ -20,6 +20,7 @@ from typing import Any
 
 import httpx
 import pytest
+from hypothesis import settings
 
 from bot.config.loader import EMBEDDED_VERSIONS as MC_VERSIONS  # every version we claim, the default first
 from bot.runtime.body import ConnectionSettings, MineflayerBody
@@ -30,6 +31,13 @@ from bot.tooling.loopback_http import loopback
 
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = ROOT / "tests" / "fixtures"
+
+# The property tests draw the same examples on every run: a test that passes or fails by the
+# draw is no test (one found a fault of the build plan in one run of three). To look for new
+# faults, HYPOTHESIS_PROFILE=explore draws fresh ones (docs/testing.md).
+settings.register_profile("deterministic", derandomize=True, database=None)
+settings.register_profile("explore", derandomize=False)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "deterministic"))
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:

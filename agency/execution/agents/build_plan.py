@@ -18,6 +18,7 @@ In a fleet, facts["helpers"] names the bots that deliver: the walls are asked of
 
 from __future__ import annotations
 
+import math
 from collections import Counter
 from collections.abc import Mapping
 from typing import Any
@@ -41,6 +42,7 @@ FILL_PLANKS = 4  # spare, to fill holes when levelling (earthwork.MAX_FILLS) if 
 # The night kit (_night_kit): what a hut built of the trees around it leaves the bot with.
 NIGHT_KIT_TOOL = "wooden_pickaxe"
 NIGHT_KIT_PLANKS = 5  # the pickaxe's 3 planks and 2 for its sticks
+PLANKS_PER_LOG = 4
 NIGHT_KIT_LOGS = 4  # a table, sticks and a furnace's fuel down there (agency.cognition.drive_rules)
 
 
@@ -168,7 +170,8 @@ def shelter_plan(agent_id: str, task: Mapping[str, Any], inventory: Mapping[str,
         if not wall.endswith("_planks"):
             raise WorkflowPlanError("NO_MATERIALS", f"the shelter needs {short} more {wall}")
         steps.append(_craft("get-walls", wall, short, f"have {short} more {wall} for the walls and roof"))
-    if kit:
+    if kit and available(inventory, "log") - math.ceil(max(short, 0) / PLANKS_PER_LOG) < NIGHT_KIT_LOGS:
+        # (the logs the walls' planks are made of come off those held; enough left: no step)
         steps.append(
             StepDef(
                 id="keep-logs",

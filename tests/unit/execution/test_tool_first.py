@@ -284,6 +284,17 @@ def test_any_starting_inventory_gets_its_tools_first(inventory, facts) -> None:
     check_all(inventory, facts)
 
 
+def test_a_first_hut_whose_logs_leave_the_nights_four_has_no_step_to_keep_them() -> None:
+    # Found by the property above: with 20 logs held the walls' planks left plenty, and the
+    # plan's keep-logs step did nothing.
+    inventory = {"oak_log": 20, "oak_planks": 20, "oak_door": 1}
+    check_all(inventory, {})
+    steps = [s.id for s in build_plan("builder", {"action": "build", "target": "basic_shelter"}, inventory).steps]
+    assert "get-pickaxe" in steps and "keep-logs" not in steps
+    few = [s.id for s in build_plan("builder", {"action": "build", "target": "basic_shelter"}, {"oak_log": 12}).steps]
+    assert "keep-logs" in few  # the walls take most of 12: the night's four are gathered
+
+
 def test_planks_of_one_wood_made_of_logs_gathered_as_any_wood_are_counted_off_those_logs() -> None:
     # Found by the property above: the craft plan made oak planks of the logs gathered for the
     # descent ('log', any wood) while the plan builder counted them off the one oak log held, so
