@@ -50,12 +50,18 @@ def test_the_chain_stops_at_a_goal_whose_plan_hunts(make_snapshot):
     assert "white_bed" in [first.target, *(f.target for f in with_wool)]  # wool held: the bed hunts nothing
 
 
-def test_a_low_log_collect_follows_a_craft_and_repeats_of_it_do_not(make_snapshot):
+def test_the_low_log_rules_logs_follow_a_craft_and_follow_themselves_until_sixteen_are_held(make_snapshot):
     sel, then = _chain(make_snapshot({"oak_log": 6}))
     assert (sel.action, sel.target) == ("craft", "wooden_pickaxe")
+    # 4 logs left after the pickaxe: 8 more, then 8 more (16 held), then the stone sword
     assert then == (
         FollowUp("collect", "log", 12, 8),
-    )  # 4 logs left after the pickaxe, 8 more; then logs again: its own tick
+        FollowUp("collect", "log", 20, 8),
+        FollowUp("craft", "stone_sword", 1, 1),
+    )
+    sel, then = _chain(make_snapshot({"oak_log": 4, "crafting_table": 1, "wooden_pickaxe": 1}))
+    assert (sel.action, sel.target, sel.amount) == ("collect", "log", 8)
+    assert then[0] == FollowUp("collect", "log", 20, 8) and then[1].target == "stone_sword"
 
 
 def test_none_at_dusk_nor_while_the_nights_shelter_is_due_and_none_is_near(make_snapshot):
