@@ -165,6 +165,7 @@ class Executor:
             self.stats.last_busy_ms = self.stats.last_tick_ms
             if not self.current.handle.task.done():
                 self._report_progress(self.current.task_id)
+                self._yield_follow_up(self.current)
                 return "running"
             run, self.current = self.current, None
             result = await run.handle.result()
@@ -368,6 +369,14 @@ class Executor:
         when resumed (agency.execution.agents.follow_up_runs), its goal not made again."""
         task = self.tasks.get_task(task_id)
         return task is not None and bool(task_spec(task).then)
+
+    def _yield_follow_up(self, run: Running) -> None:
+        """A drive tick's follow-up in flight gives way to work queued meanwhile (the night's
+        shelter the next tick asked for): a follow-up collect of logs that took its 300 s kept
+        two first huts of a bench waiting 2.7 minutes. Its task completes (its goal is done)."""
+        if run.task_id in self.runtime.follow_up_goals and not run.handle.stop_flag.is_set() and self._work_waiting():
+            logger.info("[Executor] task={} follow-up stopped: other work waits in the queue", run.task_id)
+            run.handle.stop("other work waits in the queue")
 
     def _work_waiting(self) -> bool:
         """Is a task pending that this executor would claim next (claim_next's filter)?"""

@@ -465,3 +465,32 @@ def test_a_task_with_follow_ups_reports_its_progress_through_them(env):
     # the goal's run is the first half; each of the sword's steps (logs, planks, sticks) raises it on
     assert min(mid) <= 0.5 < max(mid) and len(set(mid)) >= 4, sorted(set(mid))
     assert tasks.get_task(tid).status is TaskStatus.completed and body.inventory["wooden_sword"] == 1
+
+
+def test_a_follow_up_in_flight_gives_way_to_a_task_queued_meanwhile(env):
+    ex, tasks, ftime, body = env["ex"], env["tasks"], env["ftime"], env["body"]
+    body.polls_to_finish = 30
+    body.inventory.update({"oak_planks": 3, "crafting_table": 1, "stick": 2})  # the pickaxe's, no more
+    tid = _sword_after(tasks)  # its plan: logs, planks, sticks, the sword
+    lines, sink = _captured()
+
+    async def go():
+        assert await ex.tick() == "claimed"
+        for _ in range(5000):
+            if any("follow-up 1/1 craft wooden_sword 1" in line for line in lines):
+                break
+            await ex.tick()
+            await ftime.sleep(0.1)
+        else:
+            raise AssertionError("no follow-up started")
+        queued = _add(tasks, "collect", "oak_log", 1)  # the night's shelter, say, asked for meanwhile
+        await _drive(ex, ftime, lambda o: o.startswith("finished"))
+        assert tasks.get_task(tid).status is TaskStatus.completed
+        assert await ex.tick() == "claimed" and ex.current.task_id == queued
+
+    try:
+        asyncio.run(go())
+    finally:
+        logger.remove(sink)
+    assert body.inventory["wooden_pickaxe"] == 1 and not body.inventory.get("wooden_sword")
+    assert any("follow-up stopped: other work waits in the queue" in line for line in lines)
