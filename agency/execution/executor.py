@@ -35,6 +35,10 @@ this bot had actions running on it, the task records it, and the second time it 
 as poison instead of held: resumed, it would take the bridge down again
 (agency/planning/tasks/poison.py). A bot that was idle then is only held.
 
+A task a drive tick gave follow-ups (parameters.then) runs them after its goal, as runs of
+its own; what the executor knows of them (the goal in hand, giving way to queued work) is
+agency.execution.follow_up_watch.
+
 An executor works for one bot (`bot`) when several share the task store: it claims tasks
 bound to that bot or to none, and resumes and puts back in the queue only the tasks that
 bot holds (metadata.heldBy), never another bot's. With no bot (one bot's daemon) every
@@ -52,6 +56,7 @@ from agency.clock import Clock
 from agency.execution.agents.follow_up_runs import follow_up_index
 from agency.execution.agents.runtime import AgentRuntime
 from agency.execution.bridge_watch import BridgeWatch
+from agency.execution.follow_up_watch import FollowUpWatch
 from agency.execution.replans import Replanner
 from agency.execution.runs import (
     DISCONNECTED,
@@ -67,7 +72,7 @@ from agency.execution.runs import (
     task_spec,
 )
 from agency.execution.workflows.models import WorkflowRunResult
-from agency.planning.tasks.idempotency import MORNING_MAX_HOLD_MS, WAITING_FOR_MORNING, open_to
+from agency.planning.tasks.idempotency import MORNING_MAX_HOLD_MS, WAITING_FOR_MORNING
 from agency.planning.tasks.models import Task, TaskStatus
 from agency.planning.tasks.store import TaskStore
 from agency.tools.results import WAITS_FOR_MORNING
@@ -105,7 +110,8 @@ class Executor:
         self.current: Running | None = None
         self._finishing: Running | None = None  # a run that ended, its goal being verified (_finish)
         self._preempted: tuple[str, tuple[str, str]] | None = None  # (task, goal) of the run last paused
-        self.replanner = Replanner(tasks, runtime, clock, goals, self._work_waiting)
+        self.follow_ups = FollowUpWatch(tasks, runtime, clock, bot=bot, actions=actions)
+        self.replanner = Replanner(tasks, runtime, clock, goals, self.follow_ups.work_waiting)
         self.stats = ExecutorStats()
         self.waiting_for_morning = False  # a task of this bot's is held for the morning (module docstring)
         self._morning_hold_since = 0  # when the last one was held (given back MORNING_MAX_HOLD_MS on at most)
@@ -113,10 +119,7 @@ class Executor:
     def running_goal(self) -> tuple[str, str] | None:
         """The action and target of the task whose workflow is in flight, if any (no store
         read: the reflexes ask on every tick): a drive tick's follow-up while one runs."""
-        return self._goal_of(self.current) if self.current is not None else None
-
-    def _goal_of(self, run: Running) -> tuple[str, str]:
-        return self.runtime.follow_up_goals.get(run.task_id, run.goal)
+        return self.follow_ups.goal_of(self.current) if self.current is not None else None
 
     def goal_in_hand(self) -> tuple[str, str] | None:
         """The running goal, else that of the run paused last while its task waits to resume
@@ -124,7 +127,7 @@ class Executor:
         beef held is for. A task cancelled or failed meanwhile has none (a store read, only
         while nothing runs after a preempt)."""
         if self.current is not None:
-            return self._goal_of(self.current)
+            return self.follow_ups.goal_of(self.current)
         if self._preempted is None:
             return None
         task_id, goal = self._preempted
@@ -165,7 +168,7 @@ class Executor:
             self.stats.last_busy_ms = self.stats.last_tick_ms
             if not self.current.handle.task.done():
                 self._report_progress(self.current.task_id)
-                self._yield_follow_up(self.current)
+                self.follow_ups.give_way(self.current)
                 return "running"
             run, self.current = self.current, None
             result = await run.handle.result()
@@ -277,7 +280,7 @@ class Executor:
             "active" if resumed else TaskStatus.pending.value,
         )
         spec = task_spec(task)
-        handle = self.runtime.start_task(spec, fresh=fresh, waiting=self._work_waiting)
+        handle = self.runtime.start_task(spec, fresh=fresh, waiting=self.follow_ups.work_waiting)
         mark = self.bridge.mark() if self.bridge is not None else 0
         self.current = Running(task.id, handle, self.clock(), agent, mark, task_goal(task))
         self._preempted = None
@@ -345,10 +348,10 @@ class Executor:
         if run is None:
             return None
         started = self.clock()
-        goal = self._goal_of(run)
+        goal = self.follow_ups.goal_of(run)
         await self.stop_run(reason)
         done = completed_run(run)
-        if done is not None and not self._goal_bound(run.task_id) and not self._follows_up(run.task_id):
+        if done is not None and not self._goal_bound(run.task_id) and not self.follow_ups.carries(run.task_id):
             # done as the stop came: paused, its resume would make the goal again
             await self._finish(run, done)
             return None
@@ -363,28 +366,6 @@ class Executor:
             self._pause(run.task_id, reason, stop)
             self._preempted = (run.task_id, goal)
         return run.task_id
-
-    def _follows_up(self, task_id: str) -> bool:
-        """Does the task carry a drive tick's follow-ups? Paused in them, it goes on with them
-        when resumed (agency.execution.agents.follow_up_runs), its goal not made again."""
-        task = self.tasks.get_task(task_id)
-        return task is not None and bool(task_spec(task).then)
-
-    def _yield_follow_up(self, run: Running) -> None:
-        """A drive tick's follow-up in flight gives way to work queued meanwhile (the night's
-        shelter the next tick asked for): a follow-up collect of logs that took its 300 s kept
-        two first huts of a bench waiting 2.7 minutes. Its task completes (its goal is done)."""
-        if run.task_id in self.runtime.follow_up_goals and not run.handle.stop_flag.is_set() and self._work_waiting():
-            logger.info("[Executor] task={} follow-up stopped: other work waits in the queue", run.task_id)
-            run.handle.stop("other work waits in the queue")
-
-    def _work_waiting(self) -> bool:
-        """Is a task pending that this executor would claim next (claim_next's filter)?"""
-        actions = {a.lower() for a in self.actions} if self.bot and self.actions else None
-        return any(
-            open_to(t, self.bot) and (actions is None or t.type.lower() in actions)
-            for t in self.tasks.list_by_status(TaskStatus.pending)
-        )
 
     def _goal_bound(self, task_id: str) -> bool:
         task = self.tasks.get_task(task_id)

@@ -4,6 +4,7 @@ fake block world (no node). Time is a FrozenClock advanced by a fake async sleep
 from __future__ import annotations
 
 import asyncio
+import itertools
 from typing import Any
 
 import pytest
@@ -12,6 +13,7 @@ from loguru import logger
 from agency.execution.agents import AgentRuntime, load_default_registry
 from agency.execution.builtin_tools import default_tool_registry
 from agency.execution.executor import Executor
+from agency.execution.follow_up_watch import QUEUE_CHECK_MS
 from agency.execution.reflexes import ReflexConfig, Reflexes
 from agency.execution.reflexes.eat import EAT_RETRY_MAX_MS, EAT_RETRY_MS
 from agency.execution.workflows import SqliteCheckpointStore
@@ -373,6 +375,16 @@ def _sword_after(tasks, sword_total=1):
     return _add(tasks, "craft", "wooden_pickaxe", then=then)
 
 
+async def _until_the_sword_follows_up(ex, ftime, lines):
+    """Tick until _sword_after's task has started its follow-up (its log line)."""
+    for _ in range(5000):
+        if any("follow-up 1/1 craft wooden_sword 1" in line for line in lines):
+            return
+        await ex.tick()
+        await ftime.sleep(0.1)
+    raise AssertionError("no follow-up started")
+
+
 def test_paused_in_its_follow_ups_a_task_goes_on_with_them_when_resumed_its_goal_not_made_again(env):
     ex, tasks, ftime, body = env["ex"], env["tasks"], env["ftime"], env["body"]
     body.polls_to_finish = 30
@@ -382,13 +394,7 @@ def test_paused_in_its_follow_ups_a_task_goes_on_with_them_when_resumed_its_goal
 
     async def go():
         assert await ex.tick() == "claimed"
-        for _ in range(5000):
-            if any("follow-up 1/1 craft wooden_sword 1" in line for line in lines):
-                break
-            await ex.tick()
-            await ftime.sleep(0.1)
-        else:
-            raise AssertionError("no follow-up started")
+        await _until_the_sword_follows_up(ex, ftime, lines)
         assert ex.running_goal() == ("craft", "wooden_sword")  # what the reflexes spare is the follow-up's
         assert await ex.preempt("preempted") == tid
         assert tasks.get_task(tid).status is TaskStatus.paused
@@ -476,13 +482,7 @@ def test_a_follow_up_in_flight_gives_way_to_a_task_queued_meanwhile(env):
 
     async def go():
         assert await ex.tick() == "claimed"
-        for _ in range(5000):
-            if any("follow-up 1/1 craft wooden_sword 1" in line for line in lines):
-                break
-            await ex.tick()
-            await ftime.sleep(0.1)
-        else:
-            raise AssertionError("no follow-up started")
+        await _until_the_sword_follows_up(ex, ftime, lines)
         queued = _add(tasks, "collect", "oak_log", 1)  # the night's shelter, say, asked for meanwhile
         await _drive(ex, ftime, lambda o: o.startswith("finished"))
         assert tasks.get_task(tid).status is TaskStatus.completed
@@ -494,3 +494,35 @@ def test_a_follow_up_in_flight_gives_way_to_a_task_queued_meanwhile(env):
         logger.remove(sink)
     assert body.inventory["wooden_pickaxe"] == 1 and not body.inventory.get("wooden_sword")
     assert any("follow-up stopped: other work waits in the queue" in line for line in lines)
+
+
+def test_a_follow_up_in_flight_reads_the_queue_once_a_second_not_every_tick(env):
+    ex, tasks, ftime, body = env["ex"], env["tasks"], env["ftime"], env["body"]
+    body.polls_to_finish = 30
+    body.inventory.update({"oak_planks": 3, "crafting_table": 1, "stick": 2})
+    _sword_after(tasks)
+    lines, sink = _captured()
+    reads: list[int] = []
+    ticks: list[int] = []
+    list_by_status = tasks.list_by_status
+
+    def counted(status):
+        if status is TaskStatus.pending:
+            reads.append(ftime.clock())
+        return list_by_status(status)
+
+    async def go():
+        assert await ex.tick() == "claimed"
+        await _until_the_sword_follows_up(ex, ftime, lines)
+        tasks.list_by_status = counted
+        for _ in range(30):
+            await ex.tick()
+            await ftime.sleep(0.1)
+            ticks.append(ftime.clock())
+
+    try:
+        asyncio.run(go())
+    finally:
+        logger.remove(sink)
+    assert 2 <= len(reads) <= (ticks[-1] - ticks[0]) // QUEUE_CHECK_MS + 1 < len(ticks), (reads, ticks)
+    assert all(b - a >= QUEUE_CHECK_MS for a, b in itertools.pairwise(reads))

@@ -1,0 +1,70 @@
+"""What the executor knows of a drive tick's follow-ups (agency.execution.agents.follow_up_runs):
+which goal a run is on, whether a task carries follow-ups, and whether work waits in the
+queue that they must give way to.
+
+A follow-up is best effort: none starts while the bot has other work queued, and one in
+flight stops when a task is queued meanwhile (a follow-up collect of logs that took its 300 s
+kept two first huts of a bench waiting 2.7 minutes); its task completes, its goal being done.
+"""
+
+from __future__ import annotations
+
+from loguru import logger
+
+from agency.clock import Clock
+from agency.execution.agents.runtime import AgentRuntime
+from agency.execution.runs import Running, task_spec
+from agency.planning.tasks.idempotency import open_to
+from agency.planning.tasks.models import TaskStatus
+from agency.planning.tasks.store import TaskStore
+
+QUEUE_CHECK_MS = 1_000  # a follow-up in flight looks at the queue at most this often (a store read)
+
+
+class FollowUpWatch:
+    def __init__(
+        self,
+        tasks: TaskStore,
+        runtime: AgentRuntime,
+        clock: Clock,
+        *,
+        bot: str | None = None,
+        actions: frozenset[str] | None = None,
+    ) -> None:
+        self.tasks = tasks
+        self.runtime = runtime
+        self.clock = clock
+        self.bot = bot
+        self.actions = actions
+        self._checked_ms: int | None = None  # when a follow-up in flight last looked at the queue
+
+    def goal_of(self, run: Running) -> tuple[str, str]:
+        """The action and target the run is on: its running follow-up's, else its task's."""
+        return self.runtime.follow_up_goals.get(run.task_id, run.goal)
+
+    def carries(self, task_id: str) -> bool:
+        """Does the task carry follow-ups? Paused in them, it goes on with them when resumed,
+        its goal not made again."""
+        task = self.tasks.get_task(task_id)
+        return task is not None and bool(task_spec(task).then)
+
+    def work_waiting(self) -> bool:
+        """Is a task pending that this executor would claim next (claim_next's filter)?"""
+        actions = {a.lower() for a in self.actions} if self.bot and self.actions else None
+        return any(
+            open_to(t, self.bot) and (actions is None or t.type.lower() in actions)
+            for t in self.tasks.list_by_status(TaskStatus.pending)
+        )
+
+    def give_way(self, run: Running) -> None:
+        """Stop the run's follow-up in flight if work waits in the queue (checked once a
+        QUEUE_CHECK_MS at most: the executor ticks far more often)."""
+        if run.task_id not in self.runtime.follow_up_goals or run.handle.stop_flag.is_set():
+            return
+        now = self.clock()
+        if self._checked_ms is not None and now - self._checked_ms < QUEUE_CHECK_MS:
+            return
+        self._checked_ms = now
+        if self.work_waiting():
+            logger.info("[Executor] task={} follow-up stopped: other work waits in the queue", run.task_id)
+            run.handle.stop("other work waits in the queue")
