@@ -7,6 +7,7 @@ placed and its head one block further the way the placer looks (vanilla BedBlock
 placed from a cell in line with the bed: the ring outside the wall for the builder, an
 interior cell for a bot already inside.
 
+`shelter_bed` only looks for one (the reflexes ask at dusk, to dig in early when there is none).
 `sleep_in_shelter` finds a whole bed inside the hut (one region read of the interior), or
 puts a held one there first, remembers it in places memory and lies down in it with the JS
 `sleep` action; `wake` gets up. Vanilla lets a player sleep only between 12542 and 23459 ticks (or in a thunderstorm,
@@ -203,6 +204,12 @@ async def sleep_in_shelter(ctx: ToolContext, p: DoorwayInput) -> dict[str, Any]:
     return {**out, "bed": list(bed), "placedBed": placed}
 
 
+async def shelter_bed(ctx: ToolContext, p: DoorwayInput) -> dict[str, Any]:
+    """The whole bed inside the shelter, if any: one read of its interior, no move."""
+    bed = bed_in_hut(await _interior_region(ctx, p.door, p.facing), p.door, p.facing)
+    return {"bed": list(bed) if bed is not None else None}
+
+
 async def wake(ctx: ToolContext, _p: WakeInput) -> dict[str, Any]:
     return await run_action(ctx, "sleep", {"wake": True})
 
@@ -231,6 +238,13 @@ TOOLS = [
         sleep_in_shelter,
         timeout_s=45,
         queue=BODY_QUEUE,
+    ),
+    Tool(
+        "shelter_bed",
+        "Is there a whole bed inside the shelter whose door is given? (a read of its interior, no move)",
+        DoorwayInput,
+        shelter_bed,
+        timeout_s=10,
     ),
     Tool("wake", "Get out of bed.", WakeInput, wake, timeout_s=10, queue=BODY_QUEUE),
 ]

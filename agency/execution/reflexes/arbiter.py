@@ -113,7 +113,7 @@ class Reflexes(CombatReflex, EatReflex, ForageReflex, RecoverReflex, ShelterRefl
         if reflex == "sleep":
             await self._sleep(snap)
             return
-        if reflex in ("shelter", "leave_shelter", "dig_in", "burrow"):
+        if reflex in ("shelter", "leave_shelter", "look_for_bed", "dig_in", "burrow"):
             await self._shelter(reflex)
             return
         if reflex == "come_up":

@@ -113,6 +113,7 @@ class ReflexBase:
         self._fruitless_forages = 0  # in a row: the wait between them doubles
         self._sleep_retry_at = 0
         self._bedless: SiteSignature | None = None  # a shelter found with no bed tonight (and none held)
+        self._bed_looked: SiteSignature | None = None  # a shelter looked in for a bed at dusk tonight
         self._asleep = False  # in bed at the last tick (to log the waking and why)
         self._site: SiteSignature | None = None  # the shelter choose() picked
         self._started = False

@@ -7,7 +7,8 @@ the night changes nothing down there, so its task goes on. Once it comes up into
 at night, the shelter is where it goes, as from anywhere else.
 
 In the hut with no bed to sleep in and underground work to do (`night_work`: the drive tick's
-next goal digs or crafts), the bot digs in: a staircase under the hut, its floor closed behind
+next goal digs or crafts), the bot digs in (at dusk already when a look finds no bed in the hut
+and none is held, not when the sleep reflex would find none): a staircase under the hut, its floor closed behind
 (agency.shelter.dig_in), once a night. From there it is underground and works on; the tasks
 held at dusk (surface work) wait for the morning.
 
@@ -27,7 +28,7 @@ from loguru import logger
 from agency.execution.combat import CREEPERS
 from agency.execution.reflexes.base import SHELTERING, doorway
 from agency.execution.reflexes.sleep import SleepReflex
-from agency.shelter.bed import is_bed
+from agency.shelter.bed import is_bed, sleep_time
 from agency.shelter.dig_in import in_pocket
 from agency.shelter.door import DoorwayInput, in_hut
 from agency.shelter.models import SiteSignature
@@ -48,6 +49,8 @@ class ShelterReflex(SleepReflex):
         if indoors:
             if self._sleep_due(snap):
                 return "sleep"
+            if self._bed_look_due(snap):
+                return "look_for_bed"
             return "dig_in" if self._dig_in_due(snap) else None
         if not self.config.shelter_at_night or self.shelter_lookup is None:
             return None
@@ -93,6 +96,42 @@ class ShelterReflex(SleepReflex):
         )
         return bedless and not self._hostile_near(snap) and self.night_work(snap)
 
+    def _bed_look_due(self, snap: WorldSnapshot) -> bool:
+        """In the hut before the night lets the bot sleep, no bed held, a dig-in to follow if
+        there is none: is there a bed in the hut? Asked once a night. With none, the night's
+        work starts now rather than when the sleep reflex finds none at 12542 (a bench bot
+        waited 75 s of daylight on its hut's floor)."""
+        cfg = self.config
+        if not (cfg.sleep_in_shelter and cfg.dig_in_at_night) or self.night_work is None or self._dig_in_tried:
+            return False
+        site = self.sheltered
+        if site is None or self._bed_looked == site or self._bedless == site:
+            return False
+        if snap.isSleeping or sleep_time(snap.timeOfDay) or any(is_bed(i.name) for i in snap.inventory):
+            return False
+        return not self._hostile_near(snap) and self.night_work(snap)
+
+    async def _look_for_bed(self) -> None:
+        site = self._bed_looked = self.sheltered
+        assert site is not None
+        result = await self.tools.execute("shelter_bed", doorway(site), self.ctx)
+        if not result.success:
+            where = list(site.refCorner)
+            logger.info("[Reflex] dusk: could not look for a bed in the shelter at {}: {}", where, result.error)
+        elif result.output.get("bed") is None:
+            self._bedless = site  # what the sleep reflex would find at 12542
+            logger.info(
+                "[Reflex] dusk: no bed in the shelter at {} and none held; the night's work starts now",
+                list(site.refCorner),
+            )
+        else:
+            logger.info(
+                "[Reflex] dusk: a bed at {} in the shelter at {}; sleeping once the night allows it",
+                result.output["bed"],
+                list(site.refCorner),
+            )
+        self._log({"reflex": "look_for_bed", "ok": result.success})
+
     def _burrow_due(self, snap: WorldSnapshot) -> bool:
         """Night proper (hostiles spawn from 13000) with no shelter to go to, not just tried."""
         if not self.config.burrow_at_night or self.clock() < self._burrow_retry_at:
@@ -106,6 +145,7 @@ class ShelterReflex(SleepReflex):
         if night_approaching(snap):
             return
         self._underground_tonight = self._dig_in_tried = False
+        self._bed_looked = None
         if self._night_hold and not (self._dug_in or self._burrowed):
             self._night_hold = False
             self.executor.resume_paused(SHELTERING)
@@ -265,6 +305,9 @@ class ShelterReflex(SleepReflex):
         return {}
 
     async def _shelter(self, reflex: str) -> None:
+        if reflex == "look_for_bed":
+            await self._look_for_bed()
+            return
         if reflex == "dig_in":
             await self._dig_in()
             return

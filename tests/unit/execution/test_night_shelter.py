@@ -16,6 +16,7 @@ from agency.execution.reflexes.shelter import BURROW_RETRY_AFTER_STOP_MS, CREEPE
 from agency.planning.stalls import classify_stall
 from agency.planning.tasks.idempotency import WAITING_FOR_MORNING
 from agency.planning.tasks.models import TaskStatus
+from agency.shelter.bed import SLEEP_FROM, shelter_bed_spot
 from agency.shelter.blueprint import basic_shelter
 from agency.shelter.burrow import _away
 from agency.shelter.door import in_hut
@@ -685,12 +686,31 @@ def test_a_burrow_whose_dig_was_stopped_half_way_is_tried_again_soon(burrow_env)
     assert reflexes.choose(body.snapshot()) == "burrow"  # not two minutes later
 
 
+def test_at_dusk_a_hut_with_no_bed_and_none_held_is_dug_under_at_once_not_at_the_sleep_window(dig_env):
+    body, reflexes = dig_env["body"], dig_env["reflexes"]
+    reflexes.config = ReflexConfig()  # sleeping in the shelter on
+    body.time_of_day = 11_200
+    lines: list[str] = []
+    sink = logger.add(lambda m: lines.append(m.record["message"]), level="INFO")
+    try:
+        assert asyncio.run(reflexes.tick(body.snapshot())) == "shelter"
+        assert asyncio.run(reflexes.tick(body.snapshot())) == "look_for_bed"
+        assert asyncio.run(reflexes.tick(body.snapshot())) == "dig_in"
+    finally:
+        logger.remove(sink)
+    assert reflexes.stats.nights_dug_in == 1 and body.time_of_day < SLEEP_FROM
+    assert any("no bed in the shelter at [10, 64, 10] and none held; the night's work starts now" in m for m in lines)
+
+
 def test_a_bed_comes_before_digging_in_and_a_bot_in_bed_is_not_woken_for_it(dig_env):
     body, reflexes = dig_env["body"], dig_env["reflexes"]
     reflexes.config = ReflexConfig()  # sleeping in the shelter on
+    spot = shelter_bed_spot(SITE.refCorner, SITE.facing)
+    body.blocks[spot.foot] = body.blocks[spot.head] = "white_bed"
     body.time_of_day = 12_000
     assert asyncio.run(reflexes.tick(body.snapshot())) == "shelter"
-    assert reflexes.choose(body.snapshot()) is None  # too early to sleep, and a bed may be there
+    assert asyncio.run(reflexes.tick(body.snapshot())) == "look_for_bed"
+    assert reflexes.choose(body.snapshot()) is None  # a bed there: too early to sleep, not dug under
     reflexes._bedless = reflexes.sheltered  # what the sleep reflex marks: no bed in it, none held
     assert reflexes.choose(body.snapshot().model_copy(update={"isSleeping": True})) is None
     assert reflexes.choose(body.snapshot()) == "dig_in"
