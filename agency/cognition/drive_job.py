@@ -6,7 +6,10 @@ bot's own goals wait for it), or while a gate on the last snapshot is shut (the 
 the shelter, low vitals, the interval). The job runs every second or two, so nothing more
 is read until those pass. Then it reads the world (agency.cognition.drive_reads), reading
 the blocks in sight only for a candidate goal that grounds on them, and publishes the
-thought a fired tick makes on the cognitive stream."""
+thought a fired tick makes on the cognitive stream.
+
+A tick due by the interval that does not fire says why, once each time the reason changes
+(`[DriveTick] due but not firing: low_food (food=15)`): the bot stands idle until it fires."""
 
 from __future__ import annotations
 
@@ -18,8 +21,10 @@ from agency.clock import Clock
 from agency.cognition.counters import AgencyCounters
 from agency.cognition.drive_reads import DriveReads
 from agency.cognition.drive_tick import (
+    DriveSkipReason,
     DriveTickFired,
     DriveTickResult,
+    DriveTickSkipped,
     DriveTickState,
     drive_candidate,
     drive_gate,
@@ -65,6 +70,7 @@ class DriveJob:
         self.clock = clock
         self.bot = bot  # whose tick (a fleet's bot), None = the one bot's
         self._calm_logged = False
+        self._skip_said: DriveSkipReason | None = None  # the last reason a due tick was said not to fire
 
     def _calm(self, snap: WorldSnapshot) -> WorldSnapshot:
         """The snapshot as the safety gate judges it: hostiles the reflexes leave be (all of a
@@ -90,7 +96,9 @@ class DriveJob:
         if self.holder.direct_holds:
             return None
         now = self.clock()
-        if drive_gate(self._calm(snap), now, self.state, sheltering=self.holder.reflexes_hold, config=self.config):
+        gated = drive_gate(self._calm(snap), now, self.state, sheltering=self.holder.reflexes_hold, config=self.config)
+        if gated is not None:
+            self._say_why_not(gated, now)
             return None
         snap = self._calm(await self.reads.fresh_snapshot(snap))
         shelter_nearby = self.shelter_nearby(snap)
@@ -121,7 +129,10 @@ class DriveJob:
             config=self.config,
             **places,
         )
+        if isinstance(result, DriveTickSkipped):
+            self._say_why_not(result, now)
         if isinstance(result, DriveTickFired):
+            self._skip_said = None
             stored = self.publish(result.thought)
             logger.info(
                 "[DriveTick] fired goal={} rule={} thought={}{}",
@@ -131,3 +142,12 @@ class DriveJob:
                 f" then={','.join(f'{f.action}:{f.target}' for f in result.follow_ups)}" if result.follow_ups else "",
             )
         return result
+
+    def _say_why_not(self, skipped: DriveTickSkipped, now_ms: int) -> None:
+        quiet = (DriveSkipReason.interval_not_elapsed, DriveSkipReason.disabled)
+        if skipped.reason in quiet or not self.state.due(now_ms, self.config.interval_ms):
+            return
+        if skipped.reason == self._skip_said:
+            return
+        self._skip_said = skipped.reason
+        logger.info("[DriveTick] due but not firing: {} ({})", skipped.reason.value, skipped.detail or "-")

@@ -188,3 +188,27 @@ def test_hostiles_the_reflexes_leave_be_do_not_shut_the_safety_gate(env, logs):
     result = env.run()
     assert isinstance(result, DriveTickFired) and result.thought.metadata.goalKey == "collect:log"
     assert any("1 hostile(s) near (skeleton) out of reach and not hurting the bot" in m for _, m in logs)
+
+
+def test_a_due_tick_that_does_not_fire_says_why_once_per_reason(env, logs):
+    env.body.add_tree(4, 4)
+    env.body.food = 15
+    env.seen.saw(env.body.snapshot())
+    for _ in range(3):
+        assert env.run() is None
+    env.body.food = 20
+    env.body.mobs = [Mob("zombie", hostile=True, x=6.5, z=0.5)]
+    env.seen.saw(env.body.snapshot())
+    assert env.run() is None
+    said = [m for _, m in logs if "due but not firing" in m]
+    assert said == [
+        "[DriveTick] due but not firing: low_food (food=15)",
+        "[DriveTick] due but not firing: hostiles_present (hostiles=1)",
+    ]
+    env.body.mobs = []
+    env.seen.saw(env.body.snapshot())
+    assert isinstance(env.run(), DriveTickFired)
+    env.clock.advance(1000)  # within the interval: nothing said
+    env.body.food = 15
+    env.seen.saw(env.body.snapshot())
+    assert env.run() is None and len([m for _, m in logs if "due but not firing" in m]) == 2
