@@ -36,7 +36,8 @@ as poison instead of held: resumed, it would take the bridge down again
 (agency/planning/tasks/poison.py). A bot that was idle then is only held.
 
 A task a drive tick gave follow-ups (parameters.then) runs them after its goal, as runs of
-its own; what the executor knows of them (the goal in hand, giving way to queued work) is
+its own; what the executor knows of them (the goal in hand, giving way to queued work: the
+task paused as GAVE_WAY, back in the queue once nothing else waits) is
 agency.execution.follow_up_watch.
 
 An executor works for one bot (`bot`) when several share the task store: it claims tasks
@@ -56,7 +57,7 @@ from agency.clock import Clock
 from agency.execution.agents.follow_up_runs import follow_up_index
 from agency.execution.agents.runtime import AgentRuntime
 from agency.execution.bridge_watch import BridgeWatch
-from agency.execution.follow_up_watch import FollowUpWatch
+from agency.execution.follow_up_watch import GAVE_WAY, FollowUpWatch
 from agency.execution.replans import Replanner
 from agency.execution.runs import (
     DISCONNECTED,
@@ -168,7 +169,9 @@ class Executor:
             self.stats.last_busy_ms = self.stats.last_tick_ms
             if not self.current.handle.task.done():
                 self._report_progress(self.current.task_id)
-                self.follow_ups.give_way(self.current)
+                if self.follow_ups.must_give_way(self.current):
+                    await self.preempt(GAVE_WAY)
+                    return f"paused:{GAVE_WAY}"
                 return "running"
             run, self.current = self.current, None
             result = await run.handle.result()
@@ -189,6 +192,9 @@ class Executor:
             if (replaced := self.replanner.replan(run, result)) is not None:
                 self.current = replaced
                 return "replanned"
+            if self.follow_ups.gave_way(run):
+                self._pause(run.task_id, GAVE_WAY, SafeStop(None, steps_used=0, elapsed_ms=0, timed_out=False))
+                return f"paused:{GAVE_WAY}"
             self._finishing = run
             try:
                 await self._finish(run, result)
@@ -210,6 +216,8 @@ class Executor:
             return self._start(interrupted, resumed=True)
         # most urgent pending task, oldest first among equals
         claimed = self.tasks.claim_next(bot=self.bot, actions=self.actions if self.bot else None)
+        if claimed is None and self.resume_paused(GAVE_WAY):  # the queue is clear: on with their follow-ups
+            claimed = self.tasks.claim_next(bot=self.bot, actions=self.actions if self.bot else None)
         if claimed is None:
             return "idle"
         return self._start(claimed, resumed=False)

@@ -6,9 +6,10 @@ task's events and its progress, and `${task.id}` in its plan is the task's), pla
 starts. It is passed over when its total is held, or when its run completed before (a task
 paused or restarted in its follow-ups goes on from where they were: the runtime does not make
 its goal again, AgentRuntime._run_goal). The chain ends, the rest left to their own ticks,
-when a follow-up fails, the run is asked to stop, other work waits in the queue (they fill the
-gap before the next tick), or its plan now hunts (the meat it was to cook was eaten
-meanwhile). It never asks for more than the goal's own amount: what was used up meanwhile
+when a follow-up fails, the run is asked to stop, or its plan now hunts (the meat it was to cook was eaten
+meanwhile). Other work waiting in the queue (they fill the gap before the next tick) pauses
+them instead: the executor gives the task back to the queue once nothing else waits
+(agency.execution.follow_up_watch). It never asks for more than the goal's own amount: what was used up meanwhile
 (a table placed, ingots crafted) is not made again."""
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ class FollowUpRuntime(Protocol):
     checkpoints: CheckpointStore | None
     tool_context: ToolContext
     follow_up_goals: dict[str, tuple[str, str]]
+    gave_way: set[str]
 
     def choose_agent(self, task: TaskSpec) -> AgentProfile: ...
 
@@ -94,6 +96,8 @@ async def run_follow_ups(rt: FollowUpRuntime, task: TaskSpec, stop: StopFlag, wa
         step = f"{n}/{len(task.then)} {action} {target}"
         if stop.is_set() or waiting():
             why = stop.reason if stop.is_set() else "other work waits in the queue"
+            if not stop.is_set() and task.id:
+                rt.gave_way.add(task.id)  # the executor pauses the task until the queue is clear
             logger.info("[Executor] task={} follow-up {} not started: {}", task.id, step, why)
             return
         run_id = follow_up_run_id(task.id, n)

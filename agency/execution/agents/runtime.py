@@ -91,6 +91,7 @@ class AgentRuntime:
         self.engine = WorkflowEngine(executor, checkpoints, stop_grace_s=stop_grace_s, on_step=on_step)
         self.tool_context = tool_context
         self.follow_up_goals: dict[str, tuple[str, str]] = {}  # task id -> the follow-up in flight (run_follow_ups)
+        self.gave_way: set[str] = set()  # tasks whose follow-ups stopped for queued work, some left (run_follow_ups)
 
     # ---- choosing ----------------------------------------------------------------------
     def select(self, task: TaskSpec) -> list[AgentSelection]:

@@ -13,7 +13,7 @@ from loguru import logger
 from agency.execution.agents import AgentRuntime, load_default_registry
 from agency.execution.builtin_tools import default_tool_registry
 from agency.execution.executor import Executor
-from agency.execution.follow_up_watch import QUEUE_CHECK_MS
+from agency.execution.follow_up_watch import GAVE_WAY, QUEUE_CHECK_MS
 from agency.execution.reflexes import ReflexConfig, Reflexes
 from agency.execution.reflexes.eat import EAT_RETRY_MAX_MS, EAT_RETRY_MS
 from agency.execution.workflows import SqliteCheckpointStore
@@ -436,15 +436,22 @@ def test_a_drive_ticks_follow_ups_give_way_to_a_task_waiting_in_the_queue(env):
     async def go():
         assert await ex.tick() == "claimed"
         queued = _add(tasks, "collect", "oak_log", 1)  # the next tick's goal, queued while the pickaxe is made
-        await _drive(ex, ftime, lambda o: o.startswith("finished"))
-        assert tasks.get_task(tid).status is TaskStatus.completed
+        await _drive(ex, ftime, lambda o: o == f"paused:{GAVE_WAY}")
+        assert body.inventory["wooden_pickaxe"] == 1 and not body.inventory.get("wooden_sword")
+        assert tasks.get_task(tid).status is TaskStatus.paused
         assert await ex.tick() == "claimed" and ex.current.task_id == queued
+        await _drive(ex, ftime, lambda o: o.startswith("finished"))
+        assert tasks.get_task(queued).status is TaskStatus.completed
+        # the queue clear, the task goes on with its follow-up, its goal not made again
+        assert await ex.tick() == "claimed" and ex.current.task_id == tid
+        await _drive(ex, ftime, lambda o: o.startswith("finished"), max_ticks=5000)
 
     try:
         asyncio.run(go())
     finally:
         logger.remove(sink)
-    assert body.inventory["wooden_pickaxe"] == 1 and not body.inventory.get("wooden_sword")
+    assert tasks.get_task(tid).status is TaskStatus.completed
+    assert body.inventory["wooden_pickaxe"] == 1 and body.inventory["wooden_sword"] == 1
     assert any("follow-up 1/1 craft wooden_sword not started: other work waits in the queue" in line for line in lines)
 
 
@@ -484,16 +491,22 @@ def test_a_follow_up_in_flight_gives_way_to_a_task_queued_meanwhile(env):
         assert await ex.tick() == "claimed"
         await _until_the_sword_follows_up(ex, ftime, lines)
         queued = _add(tasks, "collect", "oak_log", 1)  # the night's shelter, say, asked for meanwhile
-        await _drive(ex, ftime, lambda o: o.startswith("finished"))
-        assert tasks.get_task(tid).status is TaskStatus.completed
+        await _drive(ex, ftime, lambda o: o == f"paused:{GAVE_WAY}")
+        assert tasks.get_task(tid).status is TaskStatus.paused and not body.inventory.get("wooden_sword")
+        assert ex.goal_in_hand() == ("craft", "wooden_sword")  # what the reflexes spare meanwhile
         assert await ex.tick() == "claimed" and ex.current.task_id == queued
+        await _drive(ex, ftime, lambda o: o.startswith("finished"))
+        assert await ex.tick() == "claimed" and ex.current.task_id == tid  # on from where it stopped
+        await _drive(ex, ftime, lambda o: o.startswith("finished"), max_ticks=5000)
 
     try:
         asyncio.run(go())
     finally:
         logger.remove(sink)
-    assert body.inventory["wooden_pickaxe"] == 1 and not body.inventory.get("wooden_sword")
+    assert tasks.get_task(tid).status is TaskStatus.completed
+    assert body.inventory["wooden_pickaxe"] == 1 and body.inventory["wooden_sword"] == 1
     assert any("follow-up stopped: other work waits in the queue" in line for line in lines)
+    assert any("follow-up 1/1 craft wooden_sword resumed" in line for line in lines)
 
 
 def test_a_follow_up_in_flight_reads_the_queue_once_a_second_not_every_tick(env):

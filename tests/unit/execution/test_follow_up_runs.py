@@ -111,8 +111,10 @@ def test_follow_ups_give_way_to_work_waiting_in_the_queue(
             queued.append("build basic_shelter")  # the next tick's shelter, queued while the sticks were made
         return bool(queued)
 
-    assert run(_runtime(ctx, store).run_task(task, waiting=waiting)).ok
+    rt = _runtime(ctx, store)
+    assert run(rt.run_task(task, waiting=waiting)).ok
     assert body.inventory["stick"] == 6 and not body.inventory.get("wooden_sword")
+    assert rt.gave_way == {"t8"}  # the executor pauses it until the queue is clear
 
 
 def test_a_then_parameter_that_is_no_follow_up_is_left_out():
