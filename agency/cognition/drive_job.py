@@ -8,7 +8,7 @@ is read until those pass. Then it reads the world (agency.cognition.drive_reads)
 the blocks in sight only for a candidate goal that grounds on them, and publishes the
 thought a fired tick makes on the cognitive stream.
 
-A tick due by the interval that does not fire says why, once each time the reason changes
+A tick due by the interval that does not fire says why, once for each reason until one fires
 (`[DriveTick] due but not firing: low_food (food=15)`): the bot stands idle until it fires."""
 
 from __future__ import annotations
@@ -70,7 +70,7 @@ class DriveJob:
         self.clock = clock
         self.bot = bot  # whose tick (a fleet's bot), None = the one bot's
         self._calm_logged = False
-        self._skip_said: DriveSkipReason | None = None  # the last reason a due tick was said not to fire
+        self._skip_said: set[DriveSkipReason] = set()  # why a due tick did not fire, said since the last one fired
 
     def _calm(self, snap: WorldSnapshot) -> WorldSnapshot:
         """The snapshot as the safety gate judges it: hostiles the reflexes leave be (all of a
@@ -132,7 +132,7 @@ class DriveJob:
         if isinstance(result, DriveTickSkipped):
             self._say_why_not(result, now)
         if isinstance(result, DriveTickFired):
-            self._skip_said = None
+            self._skip_said.clear()
             stored = self.publish(result.thought)
             logger.info(
                 "[DriveTick] fired goal={} rule={} thought={}{}",
@@ -147,7 +147,7 @@ class DriveJob:
         quiet = (DriveSkipReason.interval_not_elapsed, DriveSkipReason.disabled)
         if skipped.reason in quiet or not self.state.due(now_ms, self.config.interval_ms):
             return
-        if skipped.reason == self._skip_said:
+        if skipped.reason in self._skip_said:
             return
-        self._skip_said = skipped.reason
+        self._skip_said.add(skipped.reason)
         logger.info("[DriveTick] due but not firing: {} ({})", skipped.reason.value, skipped.detail or "-")

@@ -183,18 +183,12 @@ class Executor:
             if run_waits_for_morning(result):
                 why = next(e.message for e in result.errors if e.code == WAITS_FOR_MORNING)
                 logger.info("[Executor] task={} waits for the morning ({})", run.task_id, why)
-                self._pause(
-                    run.task_id, WAITING_FOR_MORNING, SafeStop(None, steps_used=0, elapsed_ms=0, timed_out=False)
-                )
-                self.waiting_for_morning = True
-                self._morning_hold_since = self.clock()
-                return f"paused:{WAITING_FOR_MORNING}"
+                return self._hold(run.task_id, WAITING_FOR_MORNING)
             if (replaced := self.replanner.replan(run, result)) is not None:
                 self.current = replaced
                 return "replanned"
-            if self.follow_ups.gave_way(run):
-                self._pause(run.task_id, GAVE_WAY, SafeStop(None, steps_used=0, elapsed_ms=0, timed_out=False))
-                return f"paused:{GAVE_WAY}"
+            if (hold := self.follow_ups.hold_of(run)) is not None:  # follow-ups left: held, not finished
+                return self._hold(run.task_id, hold)
             self._finishing = run
             try:
                 await self._finish(run, result)
@@ -216,7 +210,7 @@ class Executor:
             return self._start(interrupted, resumed=True)
         # most urgent pending task, oldest first among equals
         claimed = self.tasks.claim_next(bot=self.bot, actions=self.actions if self.bot else None)
-        if claimed is None and self.resume_paused(GAVE_WAY):  # the queue is clear: on with their follow-ups
+        if claimed is None and self.resume_paused(GAVE_WAY, at_most=1):  # the queue is clear: on with its follow-ups
             claimed = self.tasks.claim_next(bot=self.bot, actions=self.actions if self.bot else None)
         if claimed is None:
             return "idle"
@@ -392,6 +386,7 @@ class Executor:
             logger.warning("[Executor] safe stop of task={} exceeded {} s", run.task_id, SAFE_STOP_BUDGET_S)
         except Exception as e:  # noqa: BLE001 - the run's own failure; stopping goes on
             logger.warning("[Executor] run of task={} ended with {} while stopping", run.task_id, e)
+        self.follow_ups.forget(run.task_id)  # let go of here: the caller records the task's end
         self.current = None
         return run.task_id
 
@@ -440,13 +435,22 @@ class Executor:
         self.stats.paused += 1
         self._lifecycle("paused", task.id)
 
-    def resume_paused(self, reason: str) -> list[str]:
-        """Put this bot's tasks paused for `reason` back in the queue (paused -> pending)."""
+    def _hold(self, task_id: str, reason: str) -> str:
+        """Pause a task whose run came to rest by itself (nothing to stop) with `reason`."""
+        self._pause(task_id, reason, SafeStop(None, steps_used=0, elapsed_ms=0, timed_out=False))
+        if reason == WAITING_FOR_MORNING:
+            self.waiting_for_morning = True
+            self._morning_hold_since = self.clock()
+        return f"paused:{reason}"
+
+    def resume_paused(self, reason: str, *, at_most: int | None = None) -> list[str]:
+        """Put this bot's tasks paused for `reason` back in the queue (paused -> pending), the
+        longest paused first, `at_most` of them (None: all)."""
         if reason == WAITING_FOR_MORNING:
             self.waiting_for_morning = False
-        out = []
-        for task in self._mine(TaskStatus.paused):
-            if task.metadata.blockedReason != reason:
+        out: list[str] = []
+        for task in sorted(self._mine(TaskStatus.paused), key=lambda t: t.metadata.updatedAt):
+            if task.metadata.blockedReason != reason or (at_most is not None and len(out) >= at_most):
                 continue
             if self.goals is not None and self.goals.owns(task):
                 self.goals.release(task)  # hold cleared with its mirrors, witness kept for the resume
@@ -469,6 +473,7 @@ class Executor:
             await asyncio.wait_for(asyncio.shield(run.handle.task), timeout=SAFE_STOP_BUDGET_S)
         except Exception:  # noqa: BLE001 - shutting down regardless
             run.handle.task.cancel()
+        self.follow_ups.forget(run.task_id)
         self.current = None
 
     def _lifecycle(self, kind: str, task_id: str) -> None:

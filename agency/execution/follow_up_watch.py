@@ -76,9 +76,11 @@ class FollowUpWatch:
         logger.info("[Executor] task={} follow-up stopped: other work waits in the queue", run.task_id)
         return True
 
-    def gave_way(self, run: Running) -> bool:
-        """Did the run end with follow-ups left, not started for work waiting in the queue?"""
-        if run.task_id not in self.runtime.gave_way:
-            return False
-        self.runtime.gave_way.discard(run.task_id)
-        return True
+    def hold_of(self, run: Running) -> str | None:
+        """Why the run ended with follow-ups left (GAVE_WAY: work waits in the queue;
+        WAITING_FOR_MORNING: one met surface work at night), if so."""
+        return self.runtime.follow_up_holds.pop(run.task_id, None)
+
+    def forget(self, task_id: str) -> None:
+        """The run was let go of another way (stopped, shut down): no hold of it is left over."""
+        self.runtime.follow_up_holds.pop(task_id, None)

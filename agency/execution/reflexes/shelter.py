@@ -145,7 +145,7 @@ class ShelterReflex(SleepReflex):
         if night_approaching(snap):
             return
         self._underground_tonight = self._dig_in_tried = False
-        self._bed_looked = None
+        self._bed_looked = self._bedless = None  # a bed may be there by the next night
         if self._night_hold and not (self._dug_in or self._burrowed):
             self._night_hold = False
             self.executor.resume_paused(SHELTERING)

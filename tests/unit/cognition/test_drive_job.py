@@ -190,7 +190,7 @@ def test_hostiles_the_reflexes_leave_be_do_not_shut_the_safety_gate(env, logs):
     assert any("1 hostile(s) near (skeleton) out of reach and not hurting the bot" in m for _, m in logs)
 
 
-def test_a_due_tick_that_does_not_fire_says_why_once_per_reason(env, logs):
+def test_a_due_tick_that_does_not_fire_says_why_once_per_reason_until_one_fires(env, logs):
     env.body.add_tree(4, 4)
     env.body.food = 15
     env.seen.saw(env.body.snapshot())
@@ -198,8 +198,10 @@ def test_a_due_tick_that_does_not_fire_says_why_once_per_reason(env, logs):
         assert env.run() is None
     env.body.food = 20
     env.body.mobs = [Mob("zombie", hostile=True, x=6.5, z=0.5)]
-    env.seen.saw(env.body.snapshot())
-    assert env.run() is None
+    for food in (20, 15, 20):  # two reasons taking turns: each said once
+        env.body.food = food
+        env.seen.saw(env.body.snapshot())
+        assert env.run() is None
     said = [m for _, m in logs if "due but not firing" in m]
     assert said == [
         "[DriveTick] due but not firing: low_food (food=15)",
@@ -212,3 +214,5 @@ def test_a_due_tick_that_does_not_fire_says_why_once_per_reason(env, logs):
     env.body.food = 15
     env.seen.saw(env.body.snapshot())
     assert env.run() is None and len([m for _, m in logs if "due but not firing" in m]) == 2
+    env.clock.advance(INTERVAL_MS)  # due again after a tick fired: said again
+    assert env.run() is None and len([m for _, m in logs if "due but not firing" in m]) == 3

@@ -539,3 +539,38 @@ def test_a_follow_up_in_flight_reads_the_queue_once_a_second_not_every_tick(env)
         logger.remove(sink)
     assert 2 <= len(reads) <= (ticks[-1] - ticks[0]) // QUEUE_CHECK_MS + 1 < len(ticks), (reads, ticks)
     assert all(b - a >= QUEUE_CHECK_MS for a, b in itertools.pairwise(reads))
+
+
+def test_a_hold_no_tick_picked_up_before_a_preempt_is_not_left_for_the_resumed_run(env):
+    """Its follow-up gave way at the boundary (work queued), then a reflex's preempt came
+    before the executor's tick: the resumed run, the queue clear, ends completed, not held."""
+    ex, tasks, ftime, body = env["ex"], env["tasks"], env["ftime"], env["body"]
+    body.inventory.update({"oak_planks": 12, "crafting_table": 1, "stick": 4})
+    tid = _sword_after(tasks)
+
+    async def go():
+        assert await ex.tick() == "claimed"
+        queued = _add(tasks, "collect", "oak_log", 1)
+        for _ in range(5000):
+            if ex.current.handle.task.done():
+                break
+            await ftime.sleep(0.1)
+        assert ex.runtime.follow_up_holds == {tid: GAVE_WAY}
+        assert await ex.preempt("preempted") == tid
+        tasks.set_status(queued, TaskStatus.failed)  # gone from the queue (a player cancelled it, say)
+        ex.resume_paused("preempted")
+        return await _drive(ex, ftime, lambda o: o.startswith(("finished", "paused")), max_ticks=5000)
+
+    assert asyncio.run(go()) == "finished:completed"
+    assert tasks.get_task(tid).status is TaskStatus.completed and body.inventory["wooden_sword"] == 1
+
+
+def test_with_the_queue_clear_one_task_that_gave_way_goes_back_at_a_time_the_longest_paused_first(env):
+    ex, tasks, ftime = env["ex"], env["tasks"], env["ftime"]
+    first, second = _sword_after(tasks), _sword_after(tasks)
+    for tid in (first, second):
+        tasks.update_task_metadata(tid, {"blockedReason": GAVE_WAY})
+        tasks.set_status(tid, TaskStatus.paused)
+        asyncio.run(ftime.sleep(1))
+    assert asyncio.run(ex.tick()) == "claimed" and ex.current.task_id == first
+    assert tasks.get_task(second).status is TaskStatus.paused  # not claimed only to give way at once

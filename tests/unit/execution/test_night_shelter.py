@@ -762,3 +762,15 @@ def test_in_its_hut_under_a_cliff_the_bot_shelters_however_much_rock_is_over_the
     assert reflexes.choose(body.snapshot()) == "shelter"
     body.position = Vec3(x=12.5, y=GROUND_Y - 6, z=30.5)  # down a mine: works on
     assert reflexes.choose(body.snapshot()) is None
+
+
+def test_the_morning_forgets_that_the_hut_had_no_bed(dig_env):
+    body, reflexes = dig_env["body"], dig_env["reflexes"]
+    reflexes.config = ReflexConfig()
+    body.time_of_day = 11_200
+    assert asyncio.run(reflexes.tick(body.snapshot())) == "shelter"
+    assert asyncio.run(reflexes.tick(body.snapshot())) == "look_for_bed"
+    assert reflexes._bedless == SITE
+    body.time_of_day = 1_000
+    reflexes._note_morning(body.snapshot())
+    assert reflexes._bedless is None and reflexes._bed_looked is None  # a bed may be there tonight
