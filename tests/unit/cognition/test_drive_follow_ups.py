@@ -17,7 +17,7 @@ from agency.cognition.settings import DriveTickConfig
 from agency.planning.converter import convert_thought
 from agency.planning.tasks.idempotency import GAVE_WAY
 from agency.planning.tasks.models import TaskOrigin, TaskStatus
-from agency.world import SHELTER_BUILD_START
+from agency.world import SHELTER_BUILD_START, EntityInfo, Vec3
 
 STONE_AGE = {"oak_log": 20, "crafting_table": 1, "wooden_pickaxe": 1}  # the first five rules pass
 IRON_AGE = {**STONE_AGE, "stone_sword": 1, "iron_pickaxe": 1, "furnace": 1, "cooked_beef": 10}
@@ -63,6 +63,13 @@ def test_the_low_log_rules_logs_follow_a_craft_and_follow_themselves_until_sixte
     sel, then = _chain(make_snapshot({"oak_log": 4, "crafting_table": 1, "wooden_pickaxe": 1}))
     assert (sel.action, sel.target, sel.amount) == ("collect", "log", 8)
     assert then[0] == FollowUp("collect", "log", 20, 8) and then[1].target == "stone_sword"
+
+
+def test_a_hunt_for_the_food_stock_is_followed_by_what_comes_once_the_stock_is_held(make_snapshot):
+    cow = EntityInfo(name="cow", type="passive", hostile=False, distance=10, position=Vec3(x=10, y=64, z=0))
+    sel, then = _chain(make_snapshot({**STONE_AGE, "stone_sword": 1}, entities=[cow]), places=Places(True, True))
+    assert (sel.action, sel.target, sel.rule) == ("hunt", "animal", "low_food_stock")  # no furnace to cook it
+    assert then[0] == FollowUp("craft", "iron_pickaxe", 1, 1)  # not another hunt: the stock is held by then
 
 
 def test_none_at_dusk_nor_while_the_nights_shelter_is_due_and_none_is_near(make_snapshot):
