@@ -64,6 +64,10 @@ DUSK_START = 11_000
 NIGHT_START = 13_000
 NIGHT_END = 23_000
 DayPhase = Literal["day", "dusk", "night"]
+# The vitals under which a drive tick does not fire (docs/contracts.md DRIVE-1), nor a
+# drive tick's follow-up start with nothing to eat held (agency.execution.agents.follow_up_runs).
+SAFE_HEALTH = 16
+SAFE_FOOD = 16
 
 
 def day_phase(time_of_day: int) -> DayPhase:

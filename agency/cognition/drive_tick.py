@@ -58,11 +58,9 @@ from agency.planning.tasks.idempotency import TaskLookup, find_blocking_task
 from agency.planning.tasks.models import Task
 from agency.planning.tasks.retry_backoff import HeldBack, held_back
 from agency.thoughts import Thought, ThoughtMetadata
-from agency.world import BlockRegion, WorldSnapshot, night_approaching, under_cover_at_night
+from agency.world import SAFE_FOOD, SAFE_HEALTH, BlockRegion, WorldSnapshot, night_approaching, under_cover_at_night
 
 DRIVE_TICK_INTERVAL_MS = 180_000  # fixed, no jitter in v1
-SAFE_HEALTH = 16
-SAFE_FOOD = 16
 # The blocks "in sight": the box collect_block searches (radius 32, 8 blocks up and down),
 # so a collect goal grounds exactly when the collector would find its block from here.
 SIGHT_RADIUS = 32

@@ -21,11 +21,10 @@ from collections.abc import Iterable
 from loguru import logger
 
 from agency.clock import Clock
-from agency.cognition.drive_tick import SAFE_FOOD, SAFE_HEALTH
 from agency.goals.models import BUILD_SHELTER, GoalBinding, read_binding
 from agency.planning.tasks.models import Task, TaskStatus
 from agency.planning.tasks.store import TaskStore
-from agency.world import WorldSnapshot, night_approaching
+from agency.world import SAFE_FOOD, SAFE_HEALTH, WorldSnapshot, night_approaching
 
 BASE = 0.25  # + PRIORITY_WEIGHT * priority: 0.5 for the default priority
 PRIORITY_WEIGHT = 0.5

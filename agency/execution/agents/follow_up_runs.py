@@ -6,7 +6,8 @@ task's events and its progress, and `${task.id}` in its plan is the task's), pla
 starts. It is passed over when its total is held, or when its run completed before (a task
 paused or restarted in its follow-ups goes on from where they were: the runtime does not make
 its goal again, AgentRuntime._run_goal). The chain ends, the rest left to their own ticks,
-when a follow-up fails, the run is asked to stop, or its plan now hunts (the meat it was to cook was eaten
+when a follow-up fails, the run is asked to stop, its plan now hunts, or the bot is hurt or
+hungry (under DRIVE-1's 16) with nothing to eat held (the meat it was to cook was eaten
 meanwhile). Other work waiting in the queue (they fill the gap before the next tick) pauses
 them instead: the executor gives the task back to the queue once nothing else waits
 (agency.execution.follow_up_watch); one that meets surface work under cover at night holds
@@ -26,12 +27,13 @@ from agency.execution.agents.profile import AgentProfile
 from agency.execution.agents.task_spec import FollowUpSpec, TaskSpec
 from agency.execution.workflows.checkpoints import CheckpointStore, RunRecord
 from agency.execution.workflows.models import StepError, WorkflowDef, WorkflowRunResult
+from agency.game.foods import FOODS
 from agency.game.furnace import output_of
 from agency.game.recipes import available
 from agency.planning.tasks.idempotency import GAVE_WAY, WAITING_FOR_MORNING
 from agency.tools.base import StopFlag, ToolContext
 from agency.tools.results import WAITS_FOR_MORNING
-from agency.world import BodyLost
+from agency.world import SAFE_FOOD, SAFE_HEALTH, BodyLost
 
 
 class FollowUpRuntime(Protocol):
@@ -107,7 +109,16 @@ async def run_follow_ups(rt: FollowUpRuntime, task: TaskSpec, stop: StopFlag, wa
         earlier = rt.checkpoints.get_run(run_id) if run_id and rt.checkpoints is not None else None
         if earlier is not None and earlier.status == "completed":
             continue  # done before a pause or a restart
-        held = held_of(action, target, (await rt.tool_context.snapshot()).held())
+        snap = await rt.tool_context.snapshot()
+        if (snap.health < SAFE_HEALTH or snap.food < SAFE_FOOD) and not any(snap.count_of(f) for f in FOODS):
+            # a later tick's goal, and no tick fires so: the reflexes forage first (a bench bot's
+            # follow-up took it down for iron at food 15 with nothing to eat; it starved there)
+            why = f"health {snap.health:.0f}, food {snap.food}, nothing to eat held"
+            logger.info(
+                "[Executor] task={} follow-up {} not started: {}; the rest wait for their ticks", task.id, step, why
+            )
+            return
+        held = held_of(action, target, snap.held())
         if held >= total:
             logger.info("[Executor] task={} follow-up {}: {} held, nothing to do", task.id, step, held)
             continue
