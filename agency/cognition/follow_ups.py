@@ -36,7 +36,7 @@ from agency.execution.agents.follow_up_runs import held_of, parse_then
 from agency.execution.agents.plan_builder import PlanBuilder, WorkflowPlanError
 from agency.game.furnace import output_of
 from agency.goal_tag import canonical_goal_key
-from agency.planning.tasks.idempotency import GAVE_WAY, open_to, suppresses
+from agency.planning.tasks.idempotency import open_to, suppresses
 from agency.planning.tasks.models import Task, TaskStatus
 from agency.world import InventoryItem, WorldSnapshot, night_approaching, shelter_due
 
@@ -124,19 +124,15 @@ def following(
     tasks: Iterable[Task] | object, goal_key: str | None, now_ms: int, stuck_timeout_ms: int, bot: str | None
 ) -> Task | None:
     """A task of `bot`'s that blocks a new one by DRIVE-2's rule (active, pending and not
-    stuck, paused for the morning), or paused in its follow-ups for queued work (back in the
-    queue once that is done), and whose follow-ups include goal_key: a tick choosing that goal
-    now would make it twice (a tick fires as soon as the goal it chose last is had, and that
-    goal's task goes on to its follow-ups)."""
+    stuck, paused for the morning) and whose follow-ups include goal_key: a tick choosing that
+    goal now would make it twice (a tick fires as soon as the goal it chose last is had, and
+    that goal's task goes on to its follow-ups)."""
     if not goal_key:
         return None
     lister = getattr(tasks, "list_by_status", None)
     candidates: Iterable[Task] = lister(*OPEN) if callable(lister) else tasks  # type: ignore[assignment]
     for task in candidates:
-        if task.status not in OPEN or not open_to(task, bot):
-            continue
-        gave_way = task.status is TaskStatus.paused and task.metadata.blockedReason == GAVE_WAY
-        if not gave_way and not suppresses(task, now_ms, stuck_timeout_ms):
+        if task.status not in OPEN or not open_to(task, bot) or not suppresses(task, now_ms, stuck_timeout_ms):
             continue
         then = parse_then((task.parameters or {}).get("then"))
         if any(canonical_goal_key(action, target) == goal_key for action, target, _, _ in then):

@@ -32,7 +32,7 @@ class DriveTickConfig(_Settings):
     stuck_timeout_ms: int = Field(300_000, ge=1000)
     # Goals the next ticks would choose, done in the same task after the tick's own
     # (agency.cognition.follow_ups); 0 = each tick's goal alone.
-    follow_ups: int = Field(6, ge=0, le=8)
+    follow_ups: int = Field(3, ge=0, le=8)
 
 
 class KeepAliveConfig(_Settings):

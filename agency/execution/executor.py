@@ -36,8 +36,7 @@ as poison instead of held: resumed, it would take the bridge down again
 (agency/planning/tasks/poison.py). A bot that was idle then is only held.
 
 A task a drive tick gave follow-ups (parameters.then) runs them after its goal, as runs of
-its own; what the executor knows of them (the goal in hand, giving way to queued work: the
-task paused as GAVE_WAY, back in the queue once nothing else waits) is
+its own; what the executor knows of them (the goal in hand, giving way to queued work) is
 agency.execution.follow_up_watch.
 
 An executor works for one bot (`bot`) when several share the task store: it claims tasks
@@ -57,7 +56,7 @@ from agency.clock import Clock
 from agency.execution.agents.follow_up_runs import follow_up_index
 from agency.execution.agents.runtime import AgentRuntime
 from agency.execution.bridge_watch import BridgeWatch
-from agency.execution.follow_up_watch import GAVE_WAY, FollowUpWatch
+from agency.execution.follow_up_watch import FollowUpWatch
 from agency.execution.replans import Replanner
 from agency.execution.runs import (
     DISCONNECTED,
@@ -169,9 +168,7 @@ class Executor:
             self.stats.last_busy_ms = self.stats.last_tick_ms
             if not self.current.handle.task.done():
                 self._report_progress(self.current.task_id)
-                if self.follow_ups.must_give_way(self.current):
-                    await self.preempt(GAVE_WAY)
-                    return f"paused:{GAVE_WAY}"
+                self.follow_ups.give_way(self.current)
                 return "running"
             run, self.current = self.current, None
             result = await run.handle.result()
@@ -183,12 +180,15 @@ class Executor:
             if run_waits_for_morning(result):
                 why = next(e.message for e in result.errors if e.code == WAITS_FOR_MORNING)
                 logger.info("[Executor] task={} waits for the morning ({})", run.task_id, why)
-                return self._hold(run.task_id, WAITING_FOR_MORNING)
+                self._pause(
+                    run.task_id, WAITING_FOR_MORNING, SafeStop(None, steps_used=0, elapsed_ms=0, timed_out=False)
+                )
+                self.waiting_for_morning = True
+                self._morning_hold_since = self.clock()
+                return f"paused:{WAITING_FOR_MORNING}"
             if (replaced := self.replanner.replan(run, result)) is not None:
                 self.current = replaced
                 return "replanned"
-            if (hold := self.follow_ups.hold_of(run)) is not None:  # follow-ups left: held, not finished
-                return self._hold(run.task_id, hold)
             self._finishing = run
             try:
                 await self._finish(run, result)
@@ -210,8 +210,6 @@ class Executor:
             return self._start(interrupted, resumed=True)
         # most urgent pending task, oldest first among equals
         claimed = self.tasks.claim_next(bot=self.bot, actions=self.actions if self.bot else None)
-        if claimed is None and self.resume_paused(GAVE_WAY, at_most=1):  # the queue is clear: on with its follow-ups
-            claimed = self.tasks.claim_next(bot=self.bot, actions=self.actions if self.bot else None)
         if claimed is None:
             return "idle"
         return self._start(claimed, resumed=False)
@@ -386,7 +384,6 @@ class Executor:
             logger.warning("[Executor] safe stop of task={} exceeded {} s", run.task_id, SAFE_STOP_BUDGET_S)
         except Exception as e:  # noqa: BLE001 - the run's own failure; stopping goes on
             logger.warning("[Executor] run of task={} ended with {} while stopping", run.task_id, e)
-        self.follow_ups.forget(run.task_id)  # let go of here: the caller records the task's end
         self.current = None
         return run.task_id
 
@@ -435,22 +432,13 @@ class Executor:
         self.stats.paused += 1
         self._lifecycle("paused", task.id)
 
-    def _hold(self, task_id: str, reason: str) -> str:
-        """Pause a task whose run came to rest by itself (nothing to stop) with `reason`."""
-        self._pause(task_id, reason, SafeStop(None, steps_used=0, elapsed_ms=0, timed_out=False))
-        if reason == WAITING_FOR_MORNING:
-            self.waiting_for_morning = True
-            self._morning_hold_since = self.clock()
-        return f"paused:{reason}"
-
-    def resume_paused(self, reason: str, *, at_most: int | None = None) -> list[str]:
-        """Put this bot's tasks paused for `reason` back in the queue (paused -> pending), the
-        longest paused first, `at_most` of them (None: all)."""
+    def resume_paused(self, reason: str) -> list[str]:
+        """Put this bot's tasks paused for `reason` back in the queue (paused -> pending)."""
         if reason == WAITING_FOR_MORNING:
             self.waiting_for_morning = False
-        out: list[str] = []
-        for task in sorted(self._mine(TaskStatus.paused), key=lambda t: t.metadata.updatedAt):
-            if task.metadata.blockedReason != reason or (at_most is not None and len(out) >= at_most):
+        out = []
+        for task in self._mine(TaskStatus.paused):
+            if task.metadata.blockedReason != reason:
                 continue
             if self.goals is not None and self.goals.owns(task):
                 self.goals.release(task)  # hold cleared with its mirrors, witness kept for the resume
@@ -473,7 +461,6 @@ class Executor:
             await asyncio.wait_for(asyncio.shield(run.handle.task), timeout=SAFE_STOP_BUDGET_S)
         except Exception:  # noqa: BLE001 - shutting down regardless
             run.handle.task.cancel()
-        self.follow_ups.forget(run.task_id)
         self.current = None
 
     def _lifecycle(self, kind: str, task_id: str) -> None:

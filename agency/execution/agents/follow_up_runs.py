@@ -6,13 +6,11 @@ task's events and its progress, and `${task.id}` in its plan is the task's), pla
 starts. It is passed over when its total is held, or when its run completed before (a task
 paused or restarted in its follow-ups goes on from where they were: the runtime does not make
 its goal again, AgentRuntime._run_goal). The chain ends, the rest left to their own ticks,
-when a follow-up fails, the run is asked to stop, its plan now hunts, or the bot is hurt or
-hungry (under DRIVE-1's 16) with nothing to eat held (the meat it was to cook was eaten
-meanwhile). Other work waiting in the queue (they fill the gap before the next tick) pauses
-them instead: the executor gives the task back to the queue once nothing else waits
-(agency.execution.follow_up_watch); one that meets surface work under cover at night holds
-the task, the rest with it, for the morning. It never asks for more than the goal's own
-amount: what was used up meanwhile (a table placed, ingots crafted) is not made again."""
+when a follow-up fails, the run is asked to stop, other work waits in the queue (they fill the
+gap before the next tick), its plan now hunts (the meat it was to cook was eaten meanwhile),
+or the bot is hurt or hungry (under DRIVE-1's 16) with nothing to eat held. It never asks for
+more than the goal's own amount: what was used up meanwhile (a table placed, ingots crafted)
+is not made again."""
 
 from __future__ import annotations
 
@@ -30,9 +28,7 @@ from agency.execution.workflows.models import StepError, WorkflowDef, WorkflowRu
 from agency.game.foods import FOODS
 from agency.game.furnace import output_of
 from agency.game.recipes import available
-from agency.planning.tasks.idempotency import GAVE_WAY, WAITING_FOR_MORNING
 from agency.tools.base import StopFlag, ToolContext
-from agency.tools.results import WAITS_FOR_MORNING
 from agency.world import SAFE_FOOD, SAFE_HEALTH, BodyLost
 
 
@@ -42,7 +38,6 @@ class FollowUpRuntime(Protocol):
     checkpoints: CheckpointStore | None
     tool_context: ToolContext
     follow_up_goals: dict[str, tuple[str, str]]
-    follow_up_holds: dict[str, str]
 
     def choose_agent(self, task: TaskSpec) -> AgentProfile: ...
 
@@ -101,8 +96,6 @@ async def run_follow_ups(rt: FollowUpRuntime, task: TaskSpec, stop: StopFlag, wa
         step = f"{n}/{len(task.then)} {action} {target}"
         if stop.is_set() or waiting():
             why = stop.reason if stop.is_set() else "other work waits in the queue"
-            if not stop.is_set() and task.id:
-                rt.follow_up_holds[task.id] = GAVE_WAY  # the executor pauses the task until the queue is clear
             logger.info("[Executor] task={} follow-up {} not started: {}", task.id, step, why)
             return
         run_id = follow_up_run_id(task.id, n)
@@ -135,11 +128,6 @@ async def run_follow_ups(rt: FollowUpRuntime, task: TaskSpec, stop: StopFlag, wa
                 done = await _run(rt, spec, run_id, stop)
         finally:
             rt.follow_up_goals.pop(task.id or "", None)
-        if done.status == "failed" and any(e.code == WAITS_FOR_MORNING for e in done.errors) and task.id:
-            # surface work met under cover at night: held for the morning with the rest of them
-            rt.follow_up_holds[task.id] = WAITING_FOR_MORNING
-            logger.info("[Executor] task={} follow-up {} waits for the morning, the rest with it", task.id, step)
-            return
         if done.status != "completed":
             why = "; ".join(e.message for e in done.errors) or done.status
             logger.info(

@@ -91,8 +91,6 @@ class AgentRuntime:
         self.engine = WorkflowEngine(executor, checkpoints, stop_grace_s=stop_grace_s, on_step=on_step)
         self.tool_context = tool_context
         self.follow_up_goals: dict[str, tuple[str, str]] = {}  # task id -> the follow-up in flight (run_follow_ups)
-        # task id -> why its follow-ups stopped with some left (run_follow_ups): the executor holds it so
-        self.follow_up_holds: dict[str, str] = {}
 
     # ---- choosing ----------------------------------------------------------------------
     def select(self, task: TaskSpec) -> list[AgentSelection]:
@@ -151,7 +149,6 @@ class AgentRuntime:
         short of the goal its stored run was planned for (`_still_short`). `waiting`: is other
         work queued for the bot? Then a drive tick's follow-ups give way to it."""
         stop = stop or StopFlag()
-        self.follow_up_holds.pop(task.id or "", None)  # a hold of an earlier run that no one picked up
         result = await self._run_goal(task, stop, agent_id=agent_id, fresh=fresh, replan=replan)
         if result.status == "completed" and task.then:
             await run_follow_ups(self, task, stop, waiting or (lambda: False))

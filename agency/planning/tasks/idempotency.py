@@ -25,9 +25,6 @@ STUCK_PENDING_TIMEOUT_MS = 300_000
 # MORNING_MAX_HOLD_MS at most (a night and its dusk at the normal day length, with room), after
 # which the executor gives it back itself.
 WAITING_FOR_MORNING = "morning"
-# a task paused in its drive-tick follow-ups for work queued meanwhile: back in the queue once
-# nothing else waits (agency.execution.follow_up_watch)
-GAVE_WAY = "gave way to queued work"
 MORNING_MAX_HOLD_MS = 12 * 60_000
 # pending_planning is pending while a planner works on it; it suppresses like pending.
 PENDING_STATUSES = frozenset({TaskStatus.pending, TaskStatus.pending_planning})

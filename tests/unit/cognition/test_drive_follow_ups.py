@@ -15,7 +15,6 @@ from agency.cognition.drive_tick import (
 from agency.cognition.follow_ups import FollowUp, Places, follow_ups
 from agency.cognition.settings import DriveTickConfig
 from agency.planning.converter import convert_thought
-from agency.planning.tasks.idempotency import GAVE_WAY
 from agency.planning.tasks.models import TaskOrigin, TaskStatus
 from agency.world import SHELTER_BUILD_START, EntityInfo, Vec3
 
@@ -148,13 +147,6 @@ def test_the_chain_ends_at_a_goal_an_open_task_already_has(make_snapshot, clock,
     )
     assert isinstance(fired, DriveTickFired) and fired.selection.target == "stone_sword"
     assert fired.follow_ups == ()  # the iron pickaxe is the player's task's: nothing after it either
-
-
-def test_a_task_that_gave_way_to_queued_work_holds_its_follow_ups_from_the_ticks(make_snapshot, clock, store):
-    owner = _sword_then_iron_pickaxe(store, TaskStatus.paused, blockedReason=GAVE_WAY)
-    ready = make_snapshot({**STONE_AGE, "stone_sword": 1, "cooked_beef": 10})
-    r = evaluate_drive_tick(ready, clock(), DriveTickState(), store, shelter_nearby=True, table_nearby=True)
-    assert isinstance(r, DriveTickSkipped) and r.blocking_task_id == owner.id  # back in the queue soon
 
 
 def test_a_task_paused_by_hand_does_not_hold_its_follow_ups_from_the_ticks(make_snapshot, clock, store):

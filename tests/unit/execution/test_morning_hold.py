@@ -93,20 +93,3 @@ def test_with_no_reflexes_to_see_the_morning_the_executor_gives_the_task_back_it
     assert find_blocking_task(tasks, "collect:oak_log", ftime.clock()) is None
     asyncio.run(ex.tick())  # gives it back, and claims it
     assert tasks.get_task(tid).status is not TaskStatus.paused and not ex.waiting_for_morning
-
-
-def test_a_follow_up_that_meets_surface_work_at_night_holds_its_task_for_the_morning_with_the_rest(env):
-    tasks, ex, ftime, body = env["tasks"], env["ex"], env["ftime"], env["body"]
-    body.inventory.update({"oak_planks": 12, "crafting_table": 1, "stick": 4})
-    then = [
-        {"action": "collect", "target": "log", "total": 2, "amount": 2},  # on the surface: not tonight
-        {"action": "craft", "target": "wooden_sword", "total": 1, "amount": 1},
-    ]
-    tid = add_task(tasks, "craft", "wooden_pickaxe", then=then)
-    assert _until(ex, ftime, lambda o: o.startswith("paused")) == f"paused:{WAITING_FOR_MORNING}"
-    assert tasks.get_task(tid).status is TaskStatus.paused and not body.inventory.get("wooden_sword")
-    body.day = True
-    assert ex.resume_paused(WAITING_FOR_MORNING) == [tid]
-    assert _until(ex, ftime, lambda o: o.startswith("finished")) == "finished:completed"
-    assert body.inventory["wooden_pickaxe"] == 1 and body.inventory["wooden_sword"] == 1
-    assert body.inventory.get("oak_log", 0) >= 2
