@@ -31,7 +31,7 @@ from loguru import logger
 from agency.cognition.drive_rules import select_drive
 from agency.cognition.drive_selection import DriveSelection
 from agency.cognition.night_work import hunts
-from agency.cognition.survival_steps import FOOD_STOCK, STOCK_FOODS
+from agency.cognition.survival_steps import FOOD_STOCK, food_stock
 from agency.execution.agents.follow_up_runs import held_of, parse_then
 from agency.execution.agents.plan_builder import PlanBuilder, WorkflowPlanError
 from agency.game.furnace import output_of
@@ -98,7 +98,7 @@ def _chain(
 ) -> tuple[FollowUp, ...]:
     out: list[FollowUp] = []
     seen = {(sel.action, sel.target)}
-    inventory, table, furnace = _after(sel, snapshot.held(), places)
+    inventory, table, furnace = _after(sel, snapshot, snapshot.held(), places)
     while len(out) < limit and inventory is not None:
         nxt = select_drive(
             _with(snapshot, inventory),
@@ -113,7 +113,7 @@ def _chain(
             break
         seen.add((nxt.action, nxt.target))
         out.append(FollowUp(nxt.action, nxt.target, _held_of(nxt, inventory) + nxt.amount, nxt.amount))
-        inventory, table, furnace = _after(nxt, inventory, Places(places.shelter_nearby, table, furnace))
+        inventory, table, furnace = _after(nxt, snapshot, inventory, Places(places.shelter_nearby, table, furnace))
     return tuple(out)
 
 
@@ -151,17 +151,18 @@ def _held_of(sel: DriveSelection, inventory: Mapping[str, int]) -> int:
 
 
 def _after(
-    sel: DriveSelection, inventory: Mapping[str, int], places: Places
+    sel: DriveSelection, snapshot: WorldSnapshot, inventory: Mapping[str, int], places: Places
 ) -> tuple[dict[str, int] | None, bool | None, bool | None]:
-    """The inventory `sel`'s plan ends with, and whether a table and a furnace then stand
-    (one the plan placed); (None, ...) when there is no plan to simulate."""
+    """The inventory `sel`'s plan ends with, starting from `inventory` (the snapshot's world
+    holding it), and whether a table and a furnace then stand (one the plan placed); (None,
+    ...) when there is no plan to simulate."""
     if sel.action == "collect" and sel.target == LOGS:
         logs = {**inventory, "oak_log": inventory.get("oak_log", 0) + sel.amount}  # any wood counts alike
         return logs, places.table_nearby, places.furnace_nearby
     if sel.action == "hunt":
         # the food stock it hunts for, as cooked food held: what comes next does not hang on which
         # meat it brings (a bench bot stood idle 170-186 s after each quick hunt at 3b01a11)
-        short = max(0, FOOD_STOCK - sum(inventory.get(f, 0) for f in STOCK_FOODS))
+        short = max(0, FOOD_STOCK - food_stock(_with(snapshot, inventory)))
         fed = {**inventory, STOCK_STAND_IN: inventory.get(STOCK_STAND_IN, 0) + short}
         return fed, places.table_nearby, places.furnace_nearby
     if sel.action not in FOLLOW_UP_ACTIONS:

@@ -104,13 +104,22 @@ def should_forage(snap: WorldSnapshot, cfg: ReflexConfig, cooking: frozenset[str
     )
 
 
+# What feeds the bot when it needs food: anything but the harmful foods, and raw chicken (cooked,
+# or eaten in need, it feeds; counted as nothing, a 26.1 bench bot hunted eight chickens in a
+# minute before dusk, eating each raw at food 15). Rotten flesh or a spider eye do not.
+FEEDING = tuple(f for f in FOODS if f not in HARMFUL or f in COOKED_LATER)
+
+
+def holds_food(snap: WorldSnapshot) -> bool:
+    """Something held that feeds the bot when it gets hungry (FEEDING)."""
+    return any(snap.count_of(f) for f in FEEDING)
+
+
 def needs_food_for_the_night(snap: WorldSnapshot, cfg: ReflexConfig) -> bool:
-    """The last STOCK_UP_BEFORE_DUSK ticks of the day, not full, nothing safe to eat held (raw
-    chicken counts: cooked, or eaten in need, it feeds the night; counted as nothing, a 26.1
-    bench bot hunted eight chickens in a minute before dusk, eating each raw at food 15)."""
+    """The last STOCK_UP_BEFORE_DUSK ticks of the day, not full, nothing that feeds held (FEEDING)."""
     if not cfg.forage or not snap.isDay or not DUSK_START - STOCK_UP_BEFORE_DUSK <= snap.timeOfDay < DUSK_START:
         return False
-    return snap.food < FULL_FOOD and not any(snap.count_of(f) for f in FOODS if f not in HARMFUL or f in COOKED_LATER)
+    return snap.food < FULL_FOOD and not holds_food(snap)
 
 
 def fed_by(gained: dict[str, int] | None) -> bool:

@@ -8,7 +8,7 @@ paused or restarted in its follow-ups goes on from where they were: the runtime 
 its goal again, AgentRuntime._run_goal). The chain ends, the rest left to their own ticks,
 when a follow-up fails, the run is asked to stop, other work waits in the queue (they fill the
 gap before the next tick), its plan now hunts (the meat it was to cook was eaten meanwhile),
-or the bot is hurt or hungry (under DRIVE-1's 16) with nothing to eat held. It never asks for
+or the bot is hurt or hungry (under DRIVE-1's 16) with nothing that feeds held. It never asks for
 more than the goal's own amount: what was used up meanwhile (a table placed, ingots crafted)
 is not made again."""
 
@@ -23,9 +23,9 @@ from loguru import logger
 from agency.execution.agents.planning import WorkflowPlanError
 from agency.execution.agents.profile import AgentProfile
 from agency.execution.agents.task_spec import FollowUpSpec, TaskSpec
+from agency.execution.hunger import holds_food
 from agency.execution.workflows.checkpoints import CheckpointStore, RunRecord
 from agency.execution.workflows.models import StepError, WorkflowDef, WorkflowRunResult
-from agency.game.foods import FOODS
 from agency.game.furnace import output_of
 from agency.game.recipes import available
 from agency.tools.base import StopFlag, ToolContext
@@ -103,10 +103,11 @@ async def run_follow_ups(rt: FollowUpRuntime, task: TaskSpec, stop: StopFlag, wa
         if earlier is not None and earlier.status == "completed":
             continue  # done before a pause or a restart
         snap = await rt.tool_context.snapshot()
-        if (snap.health < SAFE_HEALTH or snap.food < SAFE_FOOD) and not any(snap.count_of(f) for f in FOODS):
+        if (snap.health < SAFE_HEALTH or snap.food < SAFE_FOOD) and not holds_food(snap):
             # a later tick's goal, and no tick fires so: the reflexes forage first (a bench bot's
-            # follow-up took it down for iron at food 15 with nothing to eat; it starved there)
-            why = f"health {snap.health:.0f}, food {snap.food}, nothing to eat held"
+            # follow-up took it down for iron at food 15 with nothing to eat; it starved there).
+            # Rotten flesh is no food for the way down: eaten, it drains more than it gives.
+            why = f"health {snap.health:.0f}, food {snap.food}, nothing that feeds held"
             logger.info(
                 "[Executor] task={} follow-up {} not started: {}; the rest wait for their ticks", task.id, step, why
             )

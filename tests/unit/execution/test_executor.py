@@ -427,6 +427,13 @@ def test_a_run_done_as_the_stop_comes_finishes_its_task_instead_of_pausing_it(en
     assert tasks.get_task(tid).status is TaskStatus.completed and body.inventory["wooden_pickaxe"] == 1
 
 
+async def _completes_then_the_queued_task_runs(ex, tasks, ftime, tid: str, queued: str) -> None:
+    """The task that gave way completes (its goal is done) and the queued one is claimed next."""
+    await _drive(ex, ftime, lambda o: o.startswith("finished"))
+    assert tasks.get_task(tid).status is TaskStatus.completed
+    assert await ex.tick() == "claimed" and ex.current.task_id == queued
+
+
 def test_a_drive_ticks_follow_ups_give_way_to_a_task_waiting_in_the_queue(env):
     ex, tasks, ftime, body = env["ex"], env["tasks"], env["ftime"], env["body"]
     body.inventory.update({"oak_planks": 12, "crafting_table": 1, "stick": 4})
@@ -436,9 +443,7 @@ def test_a_drive_ticks_follow_ups_give_way_to_a_task_waiting_in_the_queue(env):
     async def go():
         assert await ex.tick() == "claimed"
         queued = _add(tasks, "collect", "oak_log", 1)  # the next tick's goal, queued while the pickaxe is made
-        await _drive(ex, ftime, lambda o: o.startswith("finished"))
-        assert tasks.get_task(tid).status is TaskStatus.completed
-        assert await ex.tick() == "claimed" and ex.current.task_id == queued
+        await _completes_then_the_queued_task_runs(ex, tasks, ftime, tid, queued)
 
     try:
         asyncio.run(go())
@@ -484,9 +489,7 @@ def test_a_follow_up_in_flight_gives_way_to_a_task_queued_meanwhile(env):
         assert await ex.tick() == "claimed"
         await _until_the_sword_follows_up(ex, ftime, lines)
         queued = _add(tasks, "collect", "oak_log", 1)  # the night's shelter, say, asked for meanwhile
-        await _drive(ex, ftime, lambda o: o.startswith("finished"))
-        assert tasks.get_task(tid).status is TaskStatus.completed
-        assert await ex.tick() == "claimed" and ex.current.task_id == queued
+        await _completes_then_the_queued_task_runs(ex, tasks, ftime, tid, queued)
 
     try:
         asyncio.run(go())

@@ -131,10 +131,13 @@ def test_a_then_parameter_that_is_no_follow_up_is_left_out():
 def test_no_follow_up_starts_hungry_with_nothing_to_eat_held_as_no_tick_would_fire(
     ctx: ToolContext, body: FakeBody, store: SqliteCheckpointStore
 ) -> None:
-    body.inventory.update({"oak_planks": 12, "crafting_table": 1, "stick": 4})
+    body.inventory.update({"oak_planks": 20, "crafting_table": 1, "stick": 8})
     body.food = 15  # under DRIVE-1's 16
     assert run(_runtime(ctx, store).run_task(_pickaxe_then("t9", ("craft", "wooden_sword", 1, 1)))).ok
     assert body.inventory["wooden_pickaxe"] == 1 and not body.inventory.get("wooden_sword")  # the goal only
-    body.inventory["bread"] = 1  # something to eat held: the eat reflex answers the hunger
+    body.inventory["rotten_flesh"] = 3  # no food for the way down
+    assert run(_runtime(ctx, store).run_task(_pickaxe_then("t11", ("craft", "wooden_sword", 1, 1)))).ok
+    assert not body.inventory.get("wooden_sword")
+    body.inventory["bread"] = 1  # something that feeds held: the eat reflex answers the hunger
     assert run(_runtime(ctx, store).run_task(_pickaxe_then("t10", ("craft", "wooden_sword", 1, 1)))).ok
     assert body.inventory["wooden_sword"] == 1
