@@ -18,6 +18,11 @@ the goal after them, as one task; the bench at dc34bf1 idled 17 % of its dayligh
 amount at once). None at dusk or at night, and none while a night's shelter is due and none
 is near; the runtime starts none while other work waits in the queue: they fill the gap
 before the next tick.
+
+The night's hut has follow-ups too, worked out as if it stood (what it uses up is not
+simulated), but they are not run in its task: a goal-bound build completes only once the hut
+is verified, so they are queued as a task of their own then (agency.execution.after_goal). A
+bench bot stood idle 49-150 s after each first hut, the goals before it done.
 """
 
 from __future__ import annotations
@@ -32,6 +37,7 @@ from agency.cognition.drive_rules import select_drive
 from agency.cognition.drive_selection import DriveSelection
 from agency.cognition.night_work import hunts
 from agency.cognition.survival_steps import FOOD_STOCK, food_stock
+from agency.execution.after_goal import AFTER
 from agency.execution.agents.follow_up_runs import held_of, parse_then
 from agency.execution.agents.plan_builder import PlanBuilder, WorkflowPlanError
 from agency.game.furnace import output_of
@@ -44,6 +50,7 @@ FOLLOW_UP_ACTIONS = frozenset({"craft", "smelt"})
 LOG_RULE = "low_logs"  # DRIVE-3's fifth rule: its logs are a follow-up too
 LOGS = "log"
 STOCK_STAND_IN = "cooked_beef"  # a hunt's food stock, in the simulated inventory
+SHELTER_BUILD = ("build", "basic_shelter")
 
 
 @dataclass(frozen=True)
@@ -79,6 +86,8 @@ def follow_ups(
     a goal held back (its last tasks failed), which select_drive passes over; `in_flight`: a
     goal an open task already has (DRIVE-2), where the chain ends. A simulation that fails
     ends the chain there: the tick's own goal never waits on it."""
+    if builds_shelter(sel):
+        places = Places(True, places.table_nearby, places.furnace_nearby, places.bed_known)  # the hut stands then
     if limit <= 0 or night_approaching(snapshot) or (shelter_due(snapshot) and places.shelter_nearby is not True):
         return ()
     try:
@@ -117,6 +126,12 @@ def _chain(
     return tuple(out)
 
 
+def builds_shelter(sel: DriveSelection) -> bool:
+    """The night's hut (DRIVE-3's second rule): a goal-bound build, whose follow-ups are queued
+    as a task of their own once the hut is verified (agency.execution.after_goal)."""
+    return (sel.action, sel.target) == SHELTER_BUILD
+
+
 OPEN = (TaskStatus.pending, TaskStatus.active, TaskStatus.paused)
 
 
@@ -134,7 +149,8 @@ def following(
     for task in candidates:
         if task.status not in OPEN or not open_to(task, bot) or not suppresses(task, now_ms, stuck_timeout_ms):
             continue
-        then = parse_then((task.parameters or {}).get("then"))
+        params = task.parameters or {}
+        then = parse_then(params.get("then")) + parse_then(params.get(AFTER))
         if any(canonical_goal_key(action, target) == goal_key for action, target, _, _ in then):
             return task
     return None
@@ -165,6 +181,10 @@ def _after(
         short = max(0, FOOD_STOCK - food_stock(_with(snapshot, inventory)))
         fed = {**inventory, STOCK_STAND_IN: inventory.get(STOCK_STAND_IN, 0) + short}
         return fed, places.table_nearby, places.furnace_nearby
+    if builds_shelter(sel):
+        # what the hut uses up is not simulated: each follow-up plans from what is held when it
+        # starts, and one held by then is passed over
+        return dict(inventory), places.table_nearby, places.furnace_nearby
     if sel.action not in FOLLOW_UP_ACTIONS:
         return None, None, None
     plan = PlanBuilder(inventory, table_known=places.table_nearby is True, furnace_known=places.furnace_nearby is True)

@@ -36,8 +36,9 @@ as poison instead of held: resumed, it would take the bridge down again
 (agency/planning/tasks/poison.py). A bot that was idle then is only held.
 
 A task a drive tick gave follow-ups (parameters.then) runs them after its goal, as runs of
-its own; what the executor knows of them (the goal in hand, giving way to queued work) is
-agency.execution.follow_up_watch.
+its own; a goal-bound one's (parameters.after: the night's hut) are queued as a task once its
+goal is verified (agency.execution.after_goal). What the executor knows of them (the goal in
+hand, giving way to queued work, queueing) is agency.execution.follow_up_watch.
 
 An executor works for one bot (`bot`) when several share the task store: it claims tasks
 bound to that bot or to none, and resumes and puts back in the queue only the tasks that
@@ -316,6 +317,7 @@ class Executor:
             if outcome == "completed":
                 self.tasks.set_progress(task.id, 1.0)
                 self.stats.completed += 1
+                await self.follow_ups.queue_after(task)
             elif outcome == "failed":
                 self.stats.failed += 1
             logger.info("[Executor] goal-bound task={} workflow done -> {}", task.id, outcome)

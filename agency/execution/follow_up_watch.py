@@ -1,6 +1,7 @@
 """What the executor knows of a drive tick's follow-ups (agency.execution.agents.follow_up_runs):
-which goal a run is on, whether a task carries follow-ups, and whether work waits in the
-queue that they must give way to.
+which goal a run is on, whether a task carries follow-ups, whether work waits in the queue
+that they must give way to, and a goal-bound task's, queued as a task once it is verified
+(agency.execution.after_goal).
 
 A follow-up is best effort: none starts while the bot has other work queued, and one in
 flight stops when a task is queued meanwhile (a follow-up collect of logs that took its 300 s
@@ -12,11 +13,13 @@ from __future__ import annotations
 from loguru import logger
 
 from agency.clock import Clock
+from agency.execution.after_goal import AFTER, follow_up_task, origin_of, why_not_now
 from agency.execution.agents.runtime import AgentRuntime
 from agency.execution.runs import Running, task_spec
-from agency.planning.tasks.idempotency import open_to
-from agency.planning.tasks.models import TaskStatus
+from agency.planning.tasks.idempotency import find_blocking_task, open_to
+from agency.planning.tasks.models import Task, TaskStatus
 from agency.planning.tasks.store import TaskStore
+from agency.world import BodyLost
 
 QUEUE_CHECK_MS = 1_000  # a follow-up in flight looks at the queue at most this often (a store read)
 
@@ -68,3 +71,38 @@ class FollowUpWatch:
         if self.work_waiting():
             logger.info("[Executor] task={} follow-up stopped: other work waits in the queue", run.task_id)
             run.handle.stop("other work waits in the queue")
+
+    async def queue_after(self, done: Task) -> str | None:
+        """A goal-bound task just verified done: queue its follow-ups as a task of their own
+        (agency.execution.after_goal); its id, or None when none is queued (said why)."""
+        if not (done.parameters or {}).get(AFTER):
+            return None
+        try:
+            snap = await self.runtime.tool_context.snapshot()
+        except BodyLost as e:
+            logger.info("[Executor] task={} follow-ups not queued: {}", done.id, e)
+            return None
+        if why := why_not_now(snap):
+            logger.info("[Executor] task={} follow-ups not queued: {}; they wait for their ticks", done.id, why)
+            return None
+        draft = follow_up_task(done, snap.held())
+        if draft is None:
+            logger.info("[Executor] task={} follow-ups not queued: every one is held", done.id)
+            return None
+        key = draft.metadata["goalKey"]
+        blocking = find_blocking_task(self.tasks, key, self.clock(), bot=self.bot)
+        if blocking is not None:
+            logger.info("[Executor] task={} follow-ups not queued: task={} has {} (DRIVE-2)", done.id, blocking.id, key)
+            return None
+        task = self.tasks.add_task(draft, origin=origin_of(done))
+        then = ", ".join(f"{f['action']} {f['target']}" for f in draft.parameters["then"])
+        logger.info(
+            "[Executor] task={} verified: its follow-ups queued as task={} ({} {} {}{})",
+            done.id,
+            task.id,
+            draft.type,
+            draft.parameters["target"],
+            draft.parameters["amount"],
+            f", then {then}" if then else "",
+        )
+        return task.id

@@ -17,6 +17,7 @@ from typing import Any
 
 from agency.clock import Clock, system_clock_ms
 from agency.db import integrity_errors
+from agency.execution.after_goal import AFTER
 from agency.goals.identity import PROVISIONAL_SCOPE_M, anchored_goal_key, new_binding, provisional_goal_key
 from agency.goals.key_index import GoalKeyConflictError, GoalKeyIndex, is_goal_key_conflict
 from agency.goals.lifecycle import GoalLifecycle
@@ -63,6 +64,7 @@ class BuildIntent:
     template_digest: str | None = None
     priority: float = 0.5  # strategic input; urgency is the priority scorer's, not the intent's
     source: str = "goal"
+    after: tuple[Mapping[str, Any], ...] = ()  # a drive tick's follow-ups: the task's, not the goal's identity
 
 
 @dataclass
@@ -234,7 +236,7 @@ def _create(store: TaskStore, intent: BuildIntent, origin: TaskOrigin | None) ->
         type="build",
         priority=intent.priority,
         source=intent.source,
-        parameters=dict(intent.params),
+        parameters={**intent.params, **({AFTER: [dict(f) for f in intent.after]} if intent.after else {})},
         metadata={"goalBinding": dump_binding(binding)},
     )
     return store.add_task(draft, origin=origin or TaskOrigin(kind="goal"))

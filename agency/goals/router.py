@@ -15,6 +15,7 @@ from collections.abc import Callable
 from loguru import logger
 
 from agency.clock import Clock, system_clock_ms
+from agency.execution.after_goal import DRIVE_TICK
 from agency.goals.key_index import GoalKeyIndex
 from agency.goals.lifecycle import GoalLifecycle
 from agency.goals.models import BUILD_SHELTER
@@ -61,6 +62,8 @@ class ShelterGoalRouter:
             source=kind,
             goal_id=f"goal-{thought.id}",  # the Goal row the sync reducer keeps in step with the task
             priority=priority,
+            # the drive tick's follow-ups, queued as a task once the hut is verified (after_goal)
+            after=tuple(thought.metadata.followUps or ()) if source == DRIVE_TICK else (),
         )
         res = resolve_or_create_build_goal(
             self.store,

@@ -94,7 +94,7 @@ def origin_kind(source: str | None) -> str:
     return source if source in ("drive-tick", "user") else "thought"
 
 
-def _title(action: str, target: str, amount: int) -> str:
+def task_title(action: str, target: str, amount: int) -> str:
     label = f"{action.capitalize()} {target.replace('_', ' ')}"
     return f"{label} x{amount}" if amount > 1 else label
 
@@ -135,7 +135,7 @@ def convert_thought(
         kind = origin_kind(source)
         task = store.add_task(
             NewTask(
-                title=_title(goal.action, goal.target, goal.amount),
+                title=task_title(goal.action, goal.target, goal.amount),
                 type=goal.action,
                 description=thought.content,
                 priority=priority,

@@ -29,7 +29,7 @@ from agency.execution.workflows.models import StepError, WorkflowDef, WorkflowRu
 from agency.game.furnace import output_of
 from agency.game.recipes import available
 from agency.tools.base import StopFlag, ToolContext
-from agency.world import SAFE_FOOD, SAFE_HEALTH, BodyLost
+from agency.world import SAFE_FOOD, SAFE_HEALTH, BodyLost, WorldSnapshot
 
 
 class FollowUpRuntime(Protocol):
@@ -90,6 +90,16 @@ def follow_up_index(run_id: str) -> int:
     return int(tail) if tail.isdigit() else 0
 
 
+def unfit_to_go_on(snap: WorldSnapshot) -> str | None:
+    """Why no follow-up (a later tick's goal) starts now, or None: hurt or hungry under DRIVE-1's
+    16 with nothing that feeds held, when no tick would fire and the reflexes forage first (a
+    bench bot's follow-up took it down for iron at food 15 with nothing to eat; it starved
+    there). Rotten flesh is no food for the way down: eaten, it drains more than it gives."""
+    if (snap.health < SAFE_HEALTH or snap.food < SAFE_FOOD) and not holds_food(snap):
+        return f"health {snap.health:.0f}, food {snap.food}, nothing that feeds held"
+    return None
+
+
 async def run_follow_ups(rt: FollowUpRuntime, task: TaskSpec, stop: StopFlag, waiting: Callable[[], bool]) -> None:
     """The task's follow-ups in order (module docstring). Best effort: its goal is done."""
     for n, (action, target, total, amount) in enumerate(task.then, 1):
@@ -103,11 +113,7 @@ async def run_follow_ups(rt: FollowUpRuntime, task: TaskSpec, stop: StopFlag, wa
         if earlier is not None and earlier.status == "completed":
             continue  # done before a pause or a restart
         snap = await rt.tool_context.snapshot()
-        if (snap.health < SAFE_HEALTH or snap.food < SAFE_FOOD) and not holds_food(snap):
-            # a later tick's goal, and no tick fires so: the reflexes forage first (a bench bot's
-            # follow-up took it down for iron at food 15 with nothing to eat; it starved there).
-            # Rotten flesh is no food for the way down: eaten, it drains more than it gives.
-            why = f"health {snap.health:.0f}, food {snap.food}, nothing that feeds held"
+        if why := unfit_to_go_on(snap):
             logger.info(
                 "[Executor] task={} follow-up {} not started: {}; the rest wait for their ticks", task.id, step, why
             )

@@ -12,6 +12,7 @@ import pytest
 from loguru import logger
 
 from agency.cognition.drive_tick import DriveTickState, evaluate_drive_tick
+from agency.execution.after_goal import follow_up_task
 from agency.execution.agents import AgentRuntime, load_default_registry
 from agency.execution.builtin_tools import default_tool_registry
 from agency.execution.executor import Executor, SafeStop
@@ -22,7 +23,7 @@ from agency.goals import assert_task_state, read_binding
 from agency.goals.runtime import SHELTER_RETURN_M, UNREACHABLE_FOR_MS
 from agency.goals.sync import GoalStatus
 from agency.planning.converter import convert_thought
-from agency.planning.tasks.models import TaskStatus
+from agency.planning.tasks.models import Task, TaskStatus
 from agency.planning.tasks.store import SqliteTaskStore
 from agency.tools import ToolContext
 from agency.tools.testing import FakeBody, FakeTime
@@ -171,6 +172,83 @@ def test_the_executor_completes_a_goal_bound_build_only_after_two_verifier_passe
     assert env.goals.shelter_nearby(walk) is True
     far = env.look().model_copy(update={"position": Vec3(x=x + SHELTER_RETURN_M + 16, y=y, z=z)})
     assert env.goals.shelter_nearby(far) is False
+
+
+def _day_hut(env):
+    """A drive tick's hut asked for by day (DRIVE-3's second rule) and the follow-ups it carries."""
+    fired = evaluate_drive_tick(env.look(4_000), env.ftime.clock(), DriveTickState(), [], shelter_nearby=False)
+    assert fired.selection.rule == "night_no_shelter"
+    task_id = env.convert(fired.thought).task_id
+    return task_id, [f.as_dict() for f in fired.follow_ups]
+
+
+def _children(env, parent_id):
+    return [t for t in env.tasks.list_by_status(*TaskStatus) if t.metadata.parentTaskId == parent_id]
+
+
+def test_a_day_huts_follow_ups_are_queued_as_a_task_of_their_own_once_it_is_verified(env):
+    """Not run in its task: the hut completes only when verified (the bench's bots stood idle
+    49-150 s after their first hut, waiting for the next tick)."""
+    lines = []
+    sink = logger.add(lambda m: lines.append(m.record["message"]), level="INFO")
+    task_id, after = _day_hut(env)
+    try:
+        assert [f["target"] for f in after] == ["crafting_table", "wooden_pickaxe", "log"]
+        assert env.tasks.get_task(task_id).parameters["after"] == after  # the goal's identity leaves it out
+        assert read_binding(env.tasks.get_task(task_id)).goalKey.startswith("build_shelter:A:")
+        # while the hut is open, a tick choosing its first follow-up would make it twice (DRIVE-2)
+        tick = evaluate_drive_tick(env.look(4_000), env.ftime.clock(), DriveTickState(), env.tasks, shelter_nearby=True)
+        assert tick.reason.value == "duplicate_goal" and tick.blocking_task_id == task_id, tick
+        assert tick.detail == "craft:crafting_table is a follow-up of build:basic_shelter (pending)"
+        env.run(lambda: env.status(task_id) is TaskStatus.completed)
+    finally:
+        logger.remove(sink)
+    [queued] = _children(env, task_id)
+    assert (queued.type, queued.parameters["target"], queued.parameters["amount"]) == ("craft", "crafting_table", 1)
+    assert queued.parameters["then"] == after[1:] and queued.status is TaskStatus.pending
+    assert queued.metadata.goalKey == "craft:crafting_table" and queued.metadata.origin.kind == "drive-tick"
+    assert queued.metadata.origin.parentTaskId == task_id and queued.metadata.goalBinding is None
+    assert any(f"task={task_id} verified: its follow-ups queued as task={queued.id}" in line for line in lines)
+    env.run(lambda: env.status(queued.id) is TaskStatus.completed)  # claimed at once, no tick needed
+    assert env.body.inventory["wooden_pickaxe"] == 1  # its `then`, as a tick's task runs it
+
+
+def test_a_follow_up_held_when_the_hut_is_verified_is_passed_over():
+    hut = Task.model_validate(
+        {
+            "title": "Build basic shelter",
+            "type": "build",
+            "parameters": {
+                "target": "basic_shelter",
+                "amount": 1,
+                "after": [
+                    {"action": "craft", "target": "crafting_table", "total": 1, "amount": 1},
+                    {"action": "collect", "target": "log", "total": 9, "amount": 8},
+                ],
+            },
+            "metadata": {"createdAt": 0, "updatedAt": 0, "bot": "b1"},
+        }
+    )
+    draft = follow_up_task(hut, {"crafting_table": 1, "birch_log": 3})
+    assert (draft.type, draft.parameters, draft.metadata["bot"]) == (
+        "collect",
+        {"target": "log", "amount": 6, "then": []},
+        "b1",
+    )  # what is missing of its total (any log counts), never more than its amount
+    assert follow_up_task(hut, {"crafting_table": 1, "oak_log": 9}) is None
+
+
+def test_no_follow_up_task_is_queued_after_a_hut_while_hungry_with_nothing_that_feeds(env):
+    lines = []
+    sink = logger.add(lambda m: lines.append(m.record["message"]), level="INFO")
+    task_id, after = _day_hut(env)
+    env.body.food = 15
+    try:
+        env.run(lambda: env.status(task_id) is TaskStatus.completed)
+    finally:
+        logger.remove(sink)
+    assert after and not _children(env, task_id)
+    assert any(f"task={task_id} follow-ups not queued: health 20, food 15, nothing that feeds held" in x for x in lines)
 
 
 def test_while_a_built_hut_is_verified_the_executor_says_its_goal_is_finishing(env):

@@ -1,0 +1,73 @@
+"""A goal-bound task's follow-ups, queued as a task of their own once its goal is verified.
+
+A drive tick's night hut carries the goals the next ticks would choose after it (parameters
+`after`, agency.cognition.follow_ups). They are not run in its task as a craft's are
+(agency.execution.agents.follow_up_runs): the executor completes a goal-bound build only when
+the verifier passes, and repairs it as the goal it is. So once the hut is verified, the first
+follow-up not yet held becomes a task, the rest riding along as its `then`, and the bot goes
+on at once instead of waiting up to 180 s for the next tick (a bench bot stood idle 49-150 s
+after each first hut, the goals before it done).
+
+None is queued at dusk or at night (the night's ticks choose its work), while the bot is hurt
+or hungry with nothing that feeds held (as no follow-up starts then), or when an open task
+already has the first goal (DRIVE-2).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from agency.execution.agents.follow_up_runs import held_of, parse_then, unfit_to_go_on
+from agency.goal_tag import canonical_goal_key
+from agency.planning.converter import task_title
+from agency.planning.tasks.models import NewTask, Task, TaskOrigin
+from agency.world import WorldSnapshot, night_approaching
+
+AFTER = "after"  # a goal-bound task's parameter: its follow-ups, as the drive tick's `then` entries
+DRIVE_TICK = "drive-tick"
+
+
+def why_not_now(snap: WorldSnapshot) -> str | None:
+    """Why no follow-up task is queued now (module docstring), or None."""
+    if night_approaching(snap):
+        return "night is coming: the night's ticks choose its work"
+    return unfit_to_go_on(snap)
+
+
+def follow_up_task(parent: Task, held: Mapping[str, int]) -> NewTask | None:
+    """The task the parent's follow-ups become, from what is held now: the first one short of
+    its total as its goal (for what is missing, never more than its amount), the rest its
+    `then`; None when every one is held."""
+    then = list(parse_then((parent.parameters or {}).get(AFTER)))
+    while then and held_of(then[0][0], then[0][1], held) >= then[0][2]:
+        then.pop(0)
+    if not then:
+        return None
+    (action, target, total, amount), rest = then[0], then[1:]
+    amount = min(total - held_of(action, target, held), amount)
+    return NewTask(
+        title=task_title(action, target, amount),
+        type=action,
+        description=f"After {parent.title.lower()}: a later tick's goal, done now.",
+        priority=parent.priority,
+        source=DRIVE_TICK,
+        parameters={
+            "target": target,
+            "amount": amount,
+            "then": [{"action": a, "target": t, "total": tt, "amount": n} for a, t, tt, n in rest],
+        },
+        metadata={
+            "goalKey": canonical_goal_key(action, target),
+            "sourceThoughtId": parent.metadata.sourceThoughtId,
+            "extractedGoal": {"action": action, "target": target, "amount": amount},
+            "extractedGoalSource": DRIVE_TICK,
+            "convertEligible": True,
+            "tags": [DRIVE_TICK, "autonomous", "follow-up"],
+            "bot": parent.metadata.bot,
+            "parentTaskId": parent.id,
+        },
+    )
+
+
+def origin_of(parent: Task) -> TaskOrigin:
+    return TaskOrigin(kind=DRIVE_TICK, sourceId=parent.metadata.sourceThoughtId, parentTaskId=parent.id)
