@@ -37,7 +37,7 @@ from agency.cognition.drive_rules import select_drive
 from agency.cognition.drive_selection import DriveSelection
 from agency.cognition.night_work import hunts
 from agency.cognition.survival_steps import FOOD_STOCK, food_stock
-from agency.execution.after_goal import AFTER
+from agency.execution.after_goal import AFTER, carries_after
 from agency.execution.agents.follow_up_runs import held_of, parse_then
 from agency.execution.agents.plan_builder import PlanBuilder, WorkflowPlanError
 from agency.game.furnace import output_of
@@ -51,6 +51,7 @@ LOG_RULE = "low_logs"  # DRIVE-3's fifth rule: its logs are a follow-up too
 LOGS = "log"
 STOCK_STAND_IN = "cooked_beef"  # a hunt's food stock, in the simulated inventory
 SHELTER_BUILD = ("build", "basic_shelter")
+DOOR = "_door"  # any wooden door (a trapdoor is no door)
 
 
 @dataclass(frozen=True)
@@ -150,7 +151,8 @@ def following(
         if task.status not in OPEN or not open_to(task, bot) or not suppresses(task, now_ms, stuck_timeout_ms):
             continue
         params = task.parameters or {}
-        then = parse_then(params.get("then")) + parse_then(params.get(AFTER))
+        after = parse_then(params.get(AFTER)) if carries_after(task, bot) else ()
+        then = parse_then(params.get("then")) + after
         if any(canonical_goal_key(action, target) == goal_key for action, target, _, _ in then):
             return task
     return None
@@ -183,8 +185,10 @@ def _after(
         return fed, places.table_nearby, places.furnace_nearby
     if builds_shelter(sel):
         # what the hut uses up is not simulated: each follow-up plans from what is held when it
-        # starts, and one held by then is passed over
-        return dict(inventory), places.table_nearby, places.furnace_nearby
+        # starts, and one held by then is passed over. A door it has to make needs a table: the
+        # builder's crafter places one there (or uses one it finds), so a table stands by then.
+        door_held = any(name.endswith(DOOR) for name, n in inventory.items() if n > 0)
+        return dict(inventory), places.table_nearby or not door_held, places.furnace_nearby
     if sel.action not in FOLLOW_UP_ACTIONS:
         return None, None, None
     plan = PlanBuilder(inventory, table_known=places.table_nearby is True, furnace_known=places.furnace_nearby is True)

@@ -1,30 +1,46 @@
 """A goal-bound task's follow-ups, queued as a task of their own once its goal is verified.
 
 A drive tick's night hut carries the goals the next ticks would choose after it (parameters
-`after`, agency.cognition.follow_ups). They are not run in its task as a craft's are
-(agency.execution.agents.follow_up_runs): the executor completes a goal-bound build only when
-the verifier passes, and repairs it as the goal it is. So once the hut is verified, the first
-follow-up not yet held becomes a task, the rest riding along as its `then`, and the bot goes
-on at once instead of waiting up to 180 s for the next tick (a bench bot stood idle 49-150 s
-after each first hut, the goals before it done).
+`after`, and `afterBot`, whose tick it was: agency.cognition.follow_ups). They are not run in
+its task as a craft's are (agency.execution.agents.follow_up_runs): the executor completes a
+goal-bound build only when the verifier passes, and repairs it as the goal it is. So once the
+hut is verified, the first follow-up not yet held becomes a task bound to that bot, the rest
+riding along as its `then`, and the bot goes on at once instead of waiting up to 180 s for
+the next tick (a bench bot stood idle 49-150 s after each first hut, the goals before it
+done). The new task is the hut's child (childTaskIds; its origin names the hut): it is queued
+once, never again when the hut is repaired and verified anew (its follow-ups are old by then).
 
 None is queued at dusk or at night (the night's ticks choose its work), while the bot is hurt
-or hungry with nothing that feeds held (as no follow-up starts then), or when an open task
-already has the first goal (DRIVE-2).
+or hungry with nothing that feeds held (as no follow-up starts then), by another bot than the
+one whose tick it was (a fleet's hut is any bot's to build), or when an open task already has
+the first goal (DRIVE-2).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import Any
 
-from agency.execution.agents.follow_up_runs import held_of, parse_then, unfit_to_go_on
+from agency.execution.agents.follow_up_runs import held_of, parse_then, short_of, unfit_to_go_on
 from agency.goal_tag import canonical_goal_key
 from agency.planning.converter import task_title
 from agency.planning.tasks.models import NewTask, Task, TaskOrigin
 from agency.world import WorldSnapshot, night_approaching
 
 AFTER = "after"  # a goal-bound task's parameter: its follow-ups, as the drive tick's `then` entries
+AFTER_BOT = "afterBot"  # whose tick they are (None: the one bot's daemon)
 DRIVE_TICK = "drive-tick"
+
+
+def after_parameters(follow_ups: list[Mapping[str, Any]] | None, bot: str | None) -> dict[str, Any]:
+    """A goal-bound task's parameters for a tick's follow-ups (none: nothing to add)."""
+    return {AFTER: [dict(f) for f in follow_ups], AFTER_BOT: bot} if follow_ups else {}
+
+
+def carries_after(task: Task, bot: str | None) -> bool:
+    """Does the task carry follow-ups of `bot`'s tick not queued yet?"""
+    params = task.parameters or {}
+    return bool(params.get(AFTER)) and params.get(AFTER_BOT) == bot and not task.metadata.childTaskIds
 
 
 def why_not_now(snap: WorldSnapshot) -> str | None:
@@ -36,15 +52,14 @@ def why_not_now(snap: WorldSnapshot) -> str | None:
 
 def follow_up_task(parent: Task, held: Mapping[str, int]) -> NewTask | None:
     """The task the parent's follow-ups become, from what is held now: the first one short of
-    its total as its goal (for what is missing, never more than its amount), the rest its
-    `then`; None when every one is held."""
+    its total as its goal (short_of), the rest its `then`; None when every one is held."""
     then = list(parse_then((parent.parameters or {}).get(AFTER)))
-    while then and held_of(then[0][0], then[0][1], held) >= then[0][2]:
+    while then and not short_of(then[0][2], then[0][3], held_of(then[0][0], then[0][1], held)):
         then.pop(0)
     if not then:
         return None
     (action, target, total, amount), rest = then[0], then[1:]
-    amount = min(total - held_of(action, target, held), amount)
+    amount = short_of(total, amount, held_of(action, target, held))
     return NewTask(
         title=task_title(action, target, amount),
         type=action,
@@ -63,8 +78,7 @@ def follow_up_task(parent: Task, held: Mapping[str, int]) -> NewTask | None:
             "extractedGoalSource": DRIVE_TICK,
             "convertEligible": True,
             "tags": [DRIVE_TICK, "autonomous", "follow-up"],
-            "bot": parent.metadata.bot,
-            "parentTaskId": parent.id,
+            "bot": (parent.parameters or {}).get(AFTER_BOT),
         },
     )
 

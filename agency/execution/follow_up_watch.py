@@ -13,7 +13,7 @@ from __future__ import annotations
 from loguru import logger
 
 from agency.clock import Clock
-from agency.execution.after_goal import AFTER, follow_up_task, origin_of, why_not_now
+from agency.execution.after_goal import AFTER, AFTER_BOT, follow_up_task, origin_of, why_not_now
 from agency.execution.agents.runtime import AgentRuntime
 from agency.execution.runs import Running, task_spec
 from agency.planning.tasks.idempotency import find_blocking_task, open_to
@@ -75,7 +75,14 @@ class FollowUpWatch:
     async def queue_after(self, done: Task) -> str | None:
         """A goal-bound task just verified done: queue its follow-ups as a task of their own
         (agency.execution.after_goal); its id, or None when none is queued (said why)."""
-        if not (done.parameters or {}).get(AFTER):
+        params = done.parameters or {}
+        if not params.get(AFTER):
+            return None
+        if done.metadata.childTaskIds:
+            logger.info("[Executor] task={} follow-ups not queued: queued once already (a repair)", done.id)
+            return None
+        if (asker := params.get(AFTER_BOT)) != self.bot:
+            logger.info("[Executor] task={} follow-ups not queued: they are {}'s", done.id, asker or "the daemon's bot")
             return None
         try:
             snap = await self.runtime.tool_context.snapshot()
@@ -95,6 +102,7 @@ class FollowUpWatch:
             logger.info("[Executor] task={} follow-ups not queued: task={} has {} (DRIVE-2)", done.id, blocking.id, key)
             return None
         task = self.tasks.add_task(draft, origin=origin_of(done))
+        self.tasks.update_task_metadata(done.id, {"childTaskIds": [*done.metadata.childTaskIds, task.id]})
         then = ", ".join(f"{f['action']} {f['target']}" for f in draft.parameters["then"])
         logger.info(
             "[Executor] task={} verified: its follow-ups queued as task={} ({} {} {}{})",

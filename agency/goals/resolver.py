@@ -17,7 +17,7 @@ from typing import Any
 
 from agency.clock import Clock, system_clock_ms
 from agency.db import integrity_errors
-from agency.execution.after_goal import AFTER
+from agency.execution.after_goal import after_parameters
 from agency.goals.identity import PROVISIONAL_SCOPE_M, anchored_goal_key, new_binding, provisional_goal_key
 from agency.goals.key_index import GoalKeyConflictError, GoalKeyIndex, is_goal_key_conflict
 from agency.goals.lifecycle import GoalLifecycle
@@ -64,7 +64,9 @@ class BuildIntent:
     template_digest: str | None = None
     priority: float = 0.5  # strategic input; urgency is the priority scorer's, not the intent's
     source: str = "goal"
-    after: tuple[Mapping[str, Any], ...] = ()  # a drive tick's follow-ups: the task's, not the goal's identity
+    # a drive tick's follow-ups and its bot: the task's (agency.execution.after_goal), not the goal's identity
+    after: tuple[Mapping[str, Any], ...] = ()
+    after_bot: str | None = None
 
 
 @dataclass
@@ -236,7 +238,7 @@ def _create(store: TaskStore, intent: BuildIntent, origin: TaskOrigin | None) ->
         type="build",
         priority=intent.priority,
         source=intent.source,
-        parameters={**intent.params, **({AFTER: [dict(f) for f in intent.after]} if intent.after else {})},
+        parameters={**intent.params, **after_parameters(list(intent.after), intent.after_bot)},
         metadata={"goalBinding": dump_binding(binding)},
     )
     return store.add_task(draft, origin=origin or TaskOrigin(kind="goal"))

@@ -64,6 +64,7 @@ class ShelterGoalRouter:
             priority=priority,
             # the drive tick's follow-ups, queued as a task once the hut is verified (after_goal)
             after=tuple(thought.metadata.followUps or ()) if source == DRIVE_TICK else (),
+            after_bot=thought.metadata.bot,
         )
         res = resolve_or_create_build_goal(
             self.store,

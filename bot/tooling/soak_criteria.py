@@ -101,11 +101,19 @@ def shelters(samples: list[dict[str, Any]]) -> dict[str, Any]:
 
 
 def _tick_times(drive_tasks: list[dict[str, Any]], thoughts: dict[str, dict[str, Any]]) -> list[int]:
-    """When each drive-tick task's tick fired: its source thought's timestamp (exact), else
-    the task's creation (up to one planning poll later)."""
+    """When each drive tick that made tasks fired: its source thought's timestamp (exact), else
+    the task's creation (up to one planning poll later). One time per tick: the follow-ups a
+    night's hut queues once verified are a second task of its tick's thought
+    (agency/execution/after_goal.py), not a second tick."""
     times = []
+    seen: set[str] = set()
     for t in drive_tasks:
-        thought = thoughts.get(t.get("sourceThoughtId") or "")
+        source = t.get("sourceThoughtId") or ""
+        if source in seen:
+            continue
+        if source:
+            seen.add(source)
+        thought = thoughts.get(source)
         at = thought["timestamp"] if thought and thought.get("timestamp") is not None else t.get("createdAt")
         if at is not None:
             times.append(at)

@@ -61,6 +61,12 @@ def held_of(action: str, target: str, inventory: Mapping[str, int]) -> int:
     return available(inventory, item)
 
 
+def short_of(total: int, amount: int, held: int) -> int:
+    """What a follow-up asks for with `held` of its item: what is missing of its total, never
+    more than its own amount (what was used up meanwhile stays used); 0 when the total is held."""
+    return 0 if held >= total else min(total - held, amount)
+
+
 def parse_then(raw: Any) -> tuple[FollowUpSpec, ...]:
     """A task's `then` parameter as follow-ups; an entry that is not one is left out (a task
     stored by hand or by an older daemon must still run its own goal)."""
@@ -119,10 +125,10 @@ async def run_follow_ups(rt: FollowUpRuntime, task: TaskSpec, stop: StopFlag, wa
             )
             return
         held = held_of(action, target, snap.held())
-        if held >= total:
+        if not (short := short_of(total, amount, held)):
             logger.info("[Executor] task={} follow-up {}: {} held, nothing to do", task.id, step, held)
             continue
-        spec = TaskSpec(action=action, target=target, amount=min(total - held, amount), id=task.id)
+        spec = TaskSpec(action=action, target=target, amount=short, id=task.id)
         rt.follow_up_goals[task.id or ""] = (action, target)
         try:
             if earlier is not None:  # stopped part way (a pause): on from its last checkpoint

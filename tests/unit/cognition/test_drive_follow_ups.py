@@ -79,6 +79,22 @@ def test_none_at_dusk_nor_while_the_nights_shelter_is_due_and_none_is_near(make_
     assert follow_ups(sel, due, SHELTERED, 3) != ()
 
 
+def test_the_nights_hut_by_day_is_followed_as_if_it_stood_a_table_with_it_unless_a_door_is_held(make_snapshot):
+    """Its follow-ups are queued once it is verified (agency.execution.after_goal); a door it
+    has to make is made at a table the builder's crafter places."""
+    due = make_snapshot({"oak_log": 20}, timeOfDay=SHELTER_BUILD_START + 100)
+    sel, then = _chain(due, places=Places(shelter_nearby=False))
+    assert (sel.action, sel.target) == ("build", "basic_shelter")
+    assert then == (
+        FollowUp("craft", "wooden_pickaxe", 1, 1),
+        FollowUp("craft", "stone_sword", 1, 1),
+        FollowUp("craft", "iron_pickaxe", 1, 1),
+    )
+    with_door = make_snapshot({"oak_log": 20, "spruce_door": 1}, timeOfDay=SHELTER_BUILD_START + 100)
+    assert _chain(with_door, places=Places(shelter_nearby=False))[1][0] == FollowUp("craft", "crafting_table", 1, 1)
+    assert _chain(make_snapshot({"oak_log": 20}, timeOfDay=12_000), places=Places(shelter_nearby=False))[1] == ()
+
+
 def test_the_tick_carries_them_on_its_thought_and_the_converter_on_the_task(make_snapshot, clock, store):
     fired = evaluate_drive_tick(
         make_snapshot(STONE_AGE), clock(), DriveTickState(), store, shelter_nearby=True, table_nearby=True

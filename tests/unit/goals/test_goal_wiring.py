@@ -12,7 +12,6 @@ import pytest
 from loguru import logger
 
 from agency.cognition.drive_tick import DriveTickState, evaluate_drive_tick
-from agency.execution.after_goal import follow_up_task
 from agency.execution.agents import AgentRuntime, load_default_registry
 from agency.execution.builtin_tools import default_tool_registry
 from agency.execution.executor import Executor, SafeStop
@@ -23,7 +22,7 @@ from agency.goals import assert_task_state, read_binding
 from agency.goals.runtime import SHELTER_RETURN_M, UNREACHABLE_FOR_MS
 from agency.goals.sync import GoalStatus
 from agency.planning.converter import convert_thought
-from agency.planning.tasks.models import Task, TaskStatus
+from agency.planning.tasks.models import TaskStatus
 from agency.planning.tasks.store import SqliteTaskStore
 from agency.tools import ToolContext
 from agency.tools.testing import FakeBody, FakeTime
@@ -183,7 +182,7 @@ def _day_hut(env):
 
 
 def _children(env, parent_id):
-    return [t for t in env.tasks.list_by_status(*TaskStatus) if t.metadata.parentTaskId == parent_id]
+    return [t for t in env.tasks.list_by_status(*TaskStatus) if t.metadata.origin.parentTaskId == parent_id]
 
 
 def test_a_day_huts_follow_ups_are_queued_as_a_task_of_their_own_once_it_is_verified(env):
@@ -207,35 +206,18 @@ def test_a_day_huts_follow_ups_are_queued_as_a_task_of_their_own_once_it_is_veri
     assert (queued.type, queued.parameters["target"], queued.parameters["amount"]) == ("craft", "crafting_table", 1)
     assert queued.parameters["then"] == after[1:] and queued.status is TaskStatus.pending
     assert queued.metadata.goalKey == "craft:crafting_table" and queued.metadata.origin.kind == "drive-tick"
-    assert queued.metadata.origin.parentTaskId == task_id and queued.metadata.goalBinding is None
+    assert env.tasks.get_task(task_id).metadata.childTaskIds == [queued.id] and queued.metadata.goalBinding is None
+    assert queued.metadata.parentTaskId is None  # no subtask: the hut's goal does not wait on it
     assert any(f"task={task_id} verified: its follow-ups queued as task={queued.id}" in line for line in lines)
     env.run(lambda: env.status(queued.id) is TaskStatus.completed)  # claimed at once, no tick needed
     assert env.body.inventory["wooden_pickaxe"] == 1  # its `then`, as a tick's task runs it
 
 
-def test_a_follow_up_held_when_the_hut_is_verified_is_passed_over():
-    hut = Task.model_validate(
-        {
-            "title": "Build basic shelter",
-            "type": "build",
-            "parameters": {
-                "target": "basic_shelter",
-                "amount": 1,
-                "after": [
-                    {"action": "craft", "target": "crafting_table", "total": 1, "amount": 1},
-                    {"action": "collect", "target": "log", "total": 9, "amount": 8},
-                ],
-            },
-            "metadata": {"createdAt": 0, "updatedAt": 0, "bot": "b1"},
-        }
-    )
-    draft = follow_up_task(hut, {"crafting_table": 1, "birch_log": 3})
-    assert (draft.type, draft.parameters, draft.metadata["bot"]) == (
-        "collect",
-        {"target": "log", "amount": 6, "then": []},
-        "b1",
-    )  # what is missing of its total (any log counts), never more than its amount
-    assert follow_up_task(hut, {"crafting_table": 1, "oak_log": 9}) is None
+def test_a_hut_asked_for_by_a_model_carries_no_follow_ups(env):
+    fired = evaluate_drive_tick(env.look(4_000), env.ftime.clock(), DriveTickState(), [], shelter_nearby=False)
+    meta = fired.thought.metadata.model_copy(update={"extractedGoalSource": "llm"})
+    task_id = env.convert(fired.thought.model_copy(update={"metadata": meta})).task_id
+    assert fired.follow_ups and "after" not in env.tasks.get_task(task_id).parameters
 
 
 def test_no_follow_up_task_is_queued_after_a_hut_while_hungry_with_nothing_that_feeds(env):

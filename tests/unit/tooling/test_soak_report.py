@@ -300,6 +300,16 @@ def test_no_stall_says_recovery_was_not_exercised():
     assert judge(clean_run())[1]["5"]["detail"] == "no task stalled (recovery not exercised)"
 
 
+def test_a_huts_follow_ups_queued_as_a_second_task_of_its_tick_are_not_a_second_tick():
+    """agency/execution/after_goal.py: the task shares the hut's source thought."""
+    samples = clean_run()
+    for s in samples[1:]:
+        s["tasks"].append(_task("b2", "active", "craft:wooden_pickaxe", 30, thought="th-b"))
+    r, by_id = judge(samples)
+    assert r["pass"], by_id["1"]
+    assert "3 drive-tick tasks, gaps [20.5, 20.5]" in by_id["1"]["detail"]
+
+
 # -- the cadence scale follows the fast soak's drive-tick interval ---------------------------
 
 

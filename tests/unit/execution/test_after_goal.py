@@ -1,0 +1,139 @@
+"""A goal-bound hut's follow-ups queued as a task once it is verified
+(agency.execution.after_goal, FollowUpWatch.queue_after) on the real task store and the fake
+body: what is queued and for whom, each reason none is, once only, and what DRIVE-2 sees of
+them meanwhile (agency.cognition.follow_ups.following). The whole way from a drive tick
+through the goal-bound build is tests/unit/goals/test_goal_wiring.py."""
+
+from __future__ import annotations
+
+import asyncio
+from types import SimpleNamespace
+
+import pytest
+
+from agency.cognition.follow_ups import following
+from agency.execution.after_goal import after_parameters, follow_up_task
+from agency.execution.follow_up_watch import FollowUpWatch
+from agency.planning.tasks.idempotency import STUCK_PENDING_TIMEOUT_MS
+from agency.planning.tasks.models import NewTask, Task, TaskOrigin, TaskStatus
+from agency.planning.tasks.store import SqliteTaskStore
+from agency.tools import ToolContext
+from agency.tools.testing import FakeBody, FakeTime
+from agency.world import BodyLost, WorldSnapshot
+
+TABLE = {"action": "craft", "target": "crafting_table", "total": 1, "amount": 1}
+LOGS = {"action": "collect", "target": "log", "total": 9, "amount": 8}
+
+
+class DuskBody(FakeBody):
+    def snapshot(self) -> WorldSnapshot:
+        return super().snapshot().model_copy(update={"timeOfDay": 11_500})
+
+
+class GoneBody(FakeBody):
+    def snapshot(self) -> WorldSnapshot:
+        raise BodyLost("the bot was kicked")
+
+
+@pytest.fixture
+def ftime():
+    return FakeTime()
+
+
+@pytest.fixture
+def tasks(tmp_path, ftime):
+    store = SqliteTaskStore(tmp_path / "t.db", clock=ftime.clock, dev_mode=True, strict_finalize=False)
+    yield store
+    store.close()
+
+
+def _hut(tasks, bot=None, status=TaskStatus.completed) -> Task:
+    hut = tasks.add_task(
+        NewTask(
+            title="Build basic shelter",
+            type="build",
+            source="drive-tick",
+            parameters={"target": "basic_shelter", "amount": 1, **after_parameters([TABLE, LOGS], bot)},
+            metadata={"goalKey": "build:basic_shelter", "sourceThoughtId": "thought-1"},
+        ),
+        origin=TaskOrigin(kind="drive-tick", sourceId="thought-1"),
+    )
+    if status is not TaskStatus.pending:
+        tasks.set_status(hut.id, TaskStatus.active)
+    if status not in (TaskStatus.pending, TaskStatus.active):
+        tasks.set_status(hut.id, status)
+    return tasks.get_task(hut.id)
+
+
+def _queue(tasks, ftime, hut, body=None, bot=None) -> str | None:
+    ctx = ToolContext(body=body or FakeBody(ftime.clock), clock=ftime.clock, sleep=ftime.sleep)
+    runtime = SimpleNamespace(tool_context=ctx, follow_up_goals={})
+    watch = FollowUpWatch(tasks, runtime, ftime.clock, bot=bot)  # type: ignore[arg-type]
+    return asyncio.run(watch.queue_after(hut))
+
+
+def _pending(tasks) -> list[Task]:
+    return tasks.list_by_status(TaskStatus.pending)
+
+
+def test_the_first_follow_up_not_held_is_the_goal_for_what_is_missing_the_rest_its_then():
+    hut = Task.model_validate(
+        {
+            "title": "Build basic shelter",
+            "type": "build",
+            "parameters": {"target": "basic_shelter", "amount": 1, **after_parameters([TABLE, LOGS], "b1")},
+            "metadata": {"createdAt": 0, "updatedAt": 0},
+        }
+    )
+    draft = follow_up_task(hut, {"crafting_table": 1, "birch_log": 3})
+    assert draft is not None
+    # what is missing of its total (any log counts), never more than its amount; bound to the tick's bot
+    assert (draft.type, draft.parameters, draft.metadata["bot"]) == (
+        "collect",
+        {"target": "log", "amount": 6, "then": []},
+        "b1",
+    )
+    assert follow_up_task(hut, {"crafting_table": 1, "oak_log": 9}) is None
+
+
+def test_a_fleet_bots_hut_queues_its_follow_ups_bound_to_it_and_once_only(tasks, ftime):
+    hut = _hut(tasks, bot="b1")
+    assert _queue(tasks, ftime, hut, bot="b2") is None  # b2 verified the hut b1's tick asked for
+    queued_id = _queue(tasks, ftime, hut, bot="b1")
+    queued = tasks.get_task(queued_id)
+    assert queued.metadata.bot == "b1" and queued.metadata.origin.parentTaskId == hut.id
+    assert queued.metadata.sourceThoughtId == "thought-1" and queued.source == "drive-tick"
+    tasks.set_status(queued_id, TaskStatus.active)
+    tasks.set_status(queued_id, TaskStatus.completed)
+    repaired = tasks.get_task(hut.id)  # re-opened by drift and verified again: its follow-ups are old
+    assert repaired.metadata.childTaskIds == [queued_id]
+    assert _queue(tasks, ftime, repaired, bot="b1") is None and not _pending(tasks)
+
+
+@pytest.mark.parametrize(
+    ("body", "held"),
+    [(DuskBody, {}), (GoneBody, {}), (FakeBody, {"crafting_table": 1, "oak_log": 9})],
+    ids=["dusk", "no body", "all held"],
+)
+def test_no_follow_up_task_is_queued_at_dusk_without_a_body_or_with_every_one_held(tasks, ftime, body, held):
+    hut = _hut(tasks)
+    assert _queue(tasks, ftime, hut, body=body(ftime.clock, inventory=dict(held))) is None
+    assert not _pending(tasks) and not tasks.get_task(hut.id).metadata.childTaskIds
+
+
+def test_no_follow_up_task_is_queued_when_an_open_task_has_its_goal(tasks, ftime):
+    table = tasks.add_task(
+        NewTask(title="Craft crafting table", type="craft", metadata={"goalKey": "craft:crafting_table"}),
+        origin=TaskOrigin(kind="drive-tick"),
+    )
+    assert _queue(tasks, ftime, _hut(tasks)) is None and [t.id for t in _pending(tasks)] == [table.id]
+
+
+def test_while_a_hut_is_open_its_follow_ups_are_in_flight_for_its_bot_only_and_until_queued(tasks, ftime):
+    hut = _hut(tasks, bot="b1", status=TaskStatus.active)
+    now = ftime.clock()
+    key = "craft:crafting_table"
+    assert following(tasks, key, now, STUCK_PENDING_TIMEOUT_MS, "b1").id == hut.id
+    assert following(tasks, key, now, STUCK_PENDING_TIMEOUT_MS, "b2") is None  # b2's own tick may ask
+    tasks.update_task_metadata(hut.id, {"childTaskIds": ["task-queued"]})  # queued; the hut re-opened
+    assert following(tasks, key, now, STUCK_PENDING_TIMEOUT_MS, "b1") is None
