@@ -17,7 +17,18 @@ from collections.abc import Collection
 from dataclasses import dataclass
 from typing import Literal
 
-from agency.blocks import ROCK, SOIL, is_door, is_leaves, is_liquid, is_passable, is_replaceable, is_solid, tree_blocks
+from agency.blocks import (
+    ROCK,
+    SOIL,
+    is_door,
+    is_leaves,
+    is_liquid,
+    is_log,
+    is_passable,
+    is_replaceable,
+    is_solid,
+    tree_blocks,
+)
 from agency.names import canonical
 from agency.shelter.blueprint import SIZE, WALL_HEIGHT
 from agency.shelter.models import Pos
@@ -85,9 +96,12 @@ def _shell(name: str, kind: ColumnKind, dy: int) -> bool:
     """A natural solid block where the hut's shell goes (a wall cell, or the roof layer) can
     stay: the verifier asks for a closed wall and roof, not planks, and the module tool
     skips any solid block there. (The door cell is judged again, with the blueprint, by
-    the prepare tool.)"""
+    the prepare tool.) Never a log: the bot's own collects take the nearest logs, and a bench
+    hut built around a trunk lost it to the first `collect log` after it (a hole in the wall,
+    the hut re-opened for repair half a minute after it was verified)."""
     shell = kind == "wall" or (kind == "inside" and dy == WALL_HEIGHT)
-    return shell and is_solid(name) and dig_cost(name) is not None  # leaves too: mobs neither pass nor spawn on them
+    # leaves stay: mobs neither pass nor spawn on them
+    return shell and is_solid(name) and dig_cost(name) is not None and not is_log(name)
 
 
 def column_work(

@@ -59,6 +59,16 @@ def test_in_a_wood_the_site_is_cleared_by_digging_trunks_and_leaves_only():
     assert site_work(_region(_apply(wood, choice.work)), choice.origin).empty
 
 
+def test_a_trunk_where_a_wall_goes_is_dug_not_kept_as_wall_stone_and_leaves_stay():
+    """The bot's own collects take the nearest logs: a wall of a trunk was holed by the first
+    `collect log` after the hut (agency.shelter.earthwork._shell)."""
+    origin = (2, 64, 2)  # footprint x 2..6, z 2..6: (2, y, 4) is on its west wall
+    trunk = {(2, y, 4): "spruce_log" for y in (64, 65, 66)}
+    assert site_work(_region(trunk), origin).digs == ((2, 66, 4), (2, 65, 4), (2, 64, 4))
+    assert site_work(_region({(2, y, 4): "stone" for y in (64, 65, 66)}), origin).empty
+    assert site_work(_region({(4, 67, 4): "oak_leaves"}), origin).empty  # in the roof layer
+
+
 def test_on_uneven_ground_bumps_are_dug_and_one_deep_holes_filled_then_the_site_is_level():
     ground = {}
     for x in range(-16, 17):
