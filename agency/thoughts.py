@@ -44,6 +44,9 @@ class ThoughtMetadata(BaseModel):
     bot: str | None = None  # the bot whose body or inventory the goal is about; its task is bound to it
     # a drive tick's: goals done in the same task after this one (agency.cognition.follow_ups)
     followUps: list[dict[str, Any]] | None = None
+    # a drive tick's: goals after those, queued as a task of their own once its task completes
+    # (agency.execution.after_goal; all of a goal-bound build's)
+    followUpsAfter: list[dict[str, Any]] | None = None
 
     @field_validator("goalKey", mode="before")
     @classmethod

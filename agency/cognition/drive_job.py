@@ -31,6 +31,7 @@ from agency.cognition.drive_tick import (
     evaluate_drive_tick,
     needs_sight,
 )
+from agency.cognition.follow_ups import FollowUp
 from agency.cognition.settings import DriveTickConfig
 from agency.execution.body_holder import BodyHolder
 from agency.perception.body_gate import BodyGate
@@ -139,7 +140,7 @@ class DriveJob:
                 stored.metadata.goalKey,
                 result.selection.rule,
                 stored.id,
-                f" then={','.join(f'{f.action}:{f.target}' for f in result.follow_ups)}" if result.follow_ups else "",
+                _listed(" then=", result.follow_ups) + _listed(" queued=", result.queued),
             )
         return result
 
@@ -151,3 +152,7 @@ class DriveJob:
             return
         self._skip_said.add(skipped.reason)
         logger.info("[DriveTick] due but not firing: {} ({})", skipped.reason.value, skipped.detail or "-")
+
+
+def _listed(label: str, goals: tuple[FollowUp, ...]) -> str:
+    return f"{label}{','.join(f'{f.action}:{f.target}' for f in goals)}" if goals else ""

@@ -47,7 +47,7 @@ from enum import Enum
 from agency.cognition.counters import AgencyCounters
 from agency.cognition.drive_rules import select_drive
 from agency.cognition.drive_selection import DriveSelection
-from agency.cognition.follow_ups import FollowUp, Places, follow_ups, following
+from agency.cognition.follow_ups import FollowUp, Places, builds_shelter, follow_ups, following
 from agency.cognition.grounding import FrameFacts, GroundingResult, check_doable_goal, log_grounding_fail
 from agency.cognition.night_work import is_night_work
 from agency.cognition.sanitizer import sanitize
@@ -153,6 +153,7 @@ class DriveTickFired:
     selection: DriveSelection
     ungrounded: DriveSelection | None = None  # the DRIVE-3 choice the frame did not ground, replaced by explore
     follow_ups: tuple[FollowUp, ...] = ()  # done in the same task after it (agency.cognition.follow_ups)
+    queued: tuple[FollowUp, ...] = ()  # after those, queued as a task once it completes (agency.execution.after_goal)
 
 
 @dataclass(frozen=True)
@@ -205,6 +206,7 @@ def _build_thought(
     grounding: GroundingResult,
     bot: str | None,
     then: tuple[FollowUp, ...] = (),
+    queued: tuple[FollowUp, ...] = (),
 ) -> Thought:
     # Round-trip through the sanitizer: the goal on the thought is exactly what an LLM
     # reply carrying the same tag would yield.
@@ -229,6 +231,7 @@ def _build_thought(
             grounding=grounding.as_record(),
             bot=bot,
             followUps=[f.as_dict() for f in then] or None,
+            followUpsAfter=[f.as_dict() for f in queued] or None,
         ),
     )
 
@@ -290,25 +293,27 @@ def evaluate_drive_tick(
             return DriveTickSkipped(DriveSkipReason.retry_later, f"{sel.action}:{sel.target} failed a moment ago")
         log_grounding_fail(grounding, thought_id)
         grounding = check_doable_goal(_goal(sel), facts, scenario_id=thought_id)
-    then = (
+    chain = (
         ()
         if ungrounded is not None
         else follow_ups(
             sel,
             snapshot,
             Places(shelter_nearby, table_nearby, furnace_nearby, bed_known),
-            config.follow_ups,
+            config.follow_ups + config.queued_follow_ups,
             held=lambda step: _held_back(existing_tasks, step, now_ms, bot) is not None,
             in_flight=lambda step: _blocked(existing_tasks, step, now_ms, config, bot) is not None,
         )
     )
-    thought = _build_thought(sel, now_ms, thought_id, grounding, bot, then)
+    in_task = 0 if builds_shelter(sel) else config.follow_ups  # a goal-bound build runs none in its task
+    then, queued = chain[:in_task], chain[in_task:]
+    thought = _build_thought(sel, now_ms, thought_id, grounding, bot, then, queued)
     state.fired(now_ms)
     if counters is not None:
         counters.increment("driveTicks")
         # Its goal came out of a [GOAL: ...] tag through the sanitizer, like an LLM's.
         counters.increment("goalTags")
-    return DriveTickFired(thought=thought, selection=sel, ungrounded=ungrounded, follow_ups=then)
+    return DriveTickFired(thought=thought, selection=sel, ungrounded=ungrounded, follow_ups=then, queued=queued)
 
 
 def drive_candidate(

@@ -19,9 +19,10 @@ amount at once). None at dusk or at night, and none while a night's shelter is d
 is near; the runtime starts none while other work waits in the queue: they fill the gap
 before the next tick.
 
-The night's hut has follow-ups too, worked out as if it stood (what it uses up is not
-simulated), but they are not run in its task: a goal-bound build completes only once the hut
-is verified, so they are queued as a task of their own then (agency.execution.after_goal). A
+The chain goes on for `drive_tick.queued_follow_ups` more goals, queued as a task of their
+own once the tick's task completes (agency.execution.after_goal): the task stays short. The
+night's hut has follow-ups too, worked out as if it stood (what it uses up is not
+simulated), all of them queued: a goal-bound build completes only once the hut is verified. A
 bench bot stood idle 49-150 s after each first hut, the goals before it done.
 """
 
@@ -37,11 +38,12 @@ from agency.cognition.drive_rules import select_drive
 from agency.cognition.drive_selection import DriveSelection
 from agency.cognition.night_work import hunts
 from agency.cognition.survival_steps import FOOD_STOCK, food_stock
-from agency.execution.after_goal import AFTER, carries_after
+from agency.execution.after_goal import carries_after
 from agency.execution.agents.follow_up_runs import held_of, parse_then
 from agency.execution.agents.plan_builder import PlanBuilder, WorkflowPlanError
 from agency.game.furnace import output_of
 from agency.goal_tag import canonical_goal_key
+from agency.planning.follow_up_params import AFTER
 from agency.planning.tasks.idempotency import open_to, suppresses
 from agency.planning.tasks.models import Task, TaskStatus
 from agency.world import InventoryItem, WorldSnapshot, night_approaching, shelter_due

@@ -33,6 +33,9 @@ class DriveTickConfig(_Settings):
     # Goals the next ticks would choose, done in the same task after the tick's own
     # (agency.cognition.follow_ups); 0 = each tick's goal alone.
     follow_ups: int = Field(3, ge=0, le=8)
+    # Goals after those, queued as a task of their own once the tick's task completes
+    # (agency.execution.after_goal): the task stays short; 0 = none.
+    queued_follow_ups: int = Field(3, ge=0, le=8)
 
 
 class KeepAliveConfig(_Settings):

@@ -1,40 +1,38 @@
-"""A goal-bound task's follow-ups, queued as a task of their own once its goal is verified.
+"""A drive tick's follow-ups queued as a task of their own once the tick's task completes.
 
-A drive tick's night hut carries the goals the next ticks would choose after it (parameters
-`after`, and `afterBot`, whose tick it was: agency.cognition.follow_ups). They are not run in
-its task as a craft's are (agency.execution.agents.follow_up_runs): the executor completes a
-goal-bound build only when the verifier passes, and repairs it as the goal it is. So once the
-hut is verified, the first follow-up not yet held becomes a task bound to that bot, the rest
-riding along as its `then`, and the bot goes on at once instead of waiting up to 180 s for
-the next tick (a bench bot stood idle 49-150 s after each first hut, the goals before it
-done). The new task is the hut's child (childTaskIds; its origin names the hut): it is queued
-once, never again when the hut is repaired and verified anew (its follow-ups are old by then).
+A tick's task carries the goals the next ticks would choose after it: the first
+`drive_tick.follow_ups` run in the task itself (`then`: agency.execution.agents.follow_up_runs),
+the next `drive_tick.queued_follow_ups` ride along as parameters `after` (and `afterBot`, whose
+tick it was: agency.planning.follow_up_params). Once the task completes, the first of those
+not yet held becomes a task bound to that bot, the rest riding along as its `then`, and the
+bot goes on at once instead of waiting up to 180 s for the next tick; a task stays short
+enough that the 3-minute soaks of `make test` see one complete (with six follow-ups in the
+task they saw none: docs/goals.md). The night's hut runs none in its task: a goal-bound build
+completes only when the verifier passes, and is repaired as the goal it is, so all of its
+follow-ups are queued once it is verified (a bench bot stood idle 49-150 s after each first
+hut, the goals before it done). The new task is the first one's child (childTaskIds; its
+origin names it): it is queued once, never again when a hut is repaired and verified anew
+(its follow-ups are old by then).
 
 None is queued at dusk or at night (the night's ticks choose its work), while the bot is hurt
-or hungry with nothing that feeds held (as no follow-up starts then), by another bot than the
-one whose tick it was (a fleet's hut is any bot's to build), or when an open task already has
+or hungry with nothing that feeds held (as no follow-up starts then), while other work waits
+in the queue (follow-ups fill the gap before the next tick), by another bot than the one
+whose tick it was (a fleet's hut is any bot's to build), or when an open task already has
 the first goal (DRIVE-2).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
 
 from agency.execution.agents.follow_up_runs import held_of, parse_then, short_of, unfit_to_go_on
 from agency.goal_tag import canonical_goal_key
 from agency.planning.converter import task_title
+from agency.planning.follow_up_params import AFTER, AFTER_BOT
 from agency.planning.tasks.models import NewTask, Task, TaskOrigin
 from agency.world import WorldSnapshot, night_approaching
 
-AFTER = "after"  # a goal-bound task's parameter: its follow-ups, as the drive tick's `then` entries
-AFTER_BOT = "afterBot"  # whose tick they are (None: the one bot's daemon)
 DRIVE_TICK = "drive-tick"
-
-
-def after_parameters(follow_ups: list[Mapping[str, Any]] | None, bot: str | None) -> dict[str, Any]:
-    """A goal-bound task's parameters for a tick's follow-ups (none: nothing to add)."""
-    return {AFTER: [dict(f) for f in follow_ups], AFTER_BOT: bot} if follow_ups else {}
 
 
 def carries_after(task: Task, bot: str | None) -> bool:

@@ -36,9 +36,10 @@ as poison instead of held: resumed, it would take the bridge down again
 (agency/planning/tasks/poison.py). A bot that was idle then is only held.
 
 A task a drive tick gave follow-ups (parameters.then) runs them after its goal, as runs of
-its own; a goal-bound one's (parameters.after: the night's hut) are queued as a task once its
-goal is verified (agency.execution.after_goal). What the executor knows of them (the goal in
-hand, giving way to queued work, queueing) is agency.execution.follow_up_watch.
+its own; those after them (parameters.after; all of a goal-bound one's, the night's hut) are
+queued as a task once it completes, a goal-bound one verified (agency.execution.after_goal).
+What the executor knows of them (the goal in hand, giving way to queued work, queueing) is
+agency.execution.follow_up_watch.
 
 An executor works for one bot (`bot`) when several share the task store: it claims tasks
 bound to that bot or to none, and resumes and puts back in the queue only the tasks that
@@ -329,6 +330,7 @@ class Executor:
             self.stats.completed += 1
             logger.info("[Executor] completed task={} goalKey={}", task.id, task.metadata.goalKey)
             self._lifecycle("completed", task.id)
+            await self.follow_ups.queue_after(self.tasks.get_task(task.id) or task)
         elif result.status == "stopped":
             # stopped without a preemption record (e.g. shutdown): leave it active to resume
             logger.info("[Executor] run stopped task={} (will resume from checkpoint)", task.id)

@@ -1,6 +1,6 @@
 """What the executor knows of a drive tick's follow-ups (agency.execution.agents.follow_up_runs):
 which goal a run is on, whether a task carries follow-ups, whether work waits in the queue
-that they must give way to, and a goal-bound task's, queued as a task once it is verified
+that they must give way to, and those queued as a task once it completes
 (agency.execution.after_goal).
 
 A follow-up is best effort: none starts while the bot has other work queued, and one in
@@ -13,9 +13,10 @@ from __future__ import annotations
 from loguru import logger
 
 from agency.clock import Clock
-from agency.execution.after_goal import AFTER, AFTER_BOT, follow_up_task, origin_of, why_not_now
+from agency.execution.after_goal import follow_up_task, origin_of, why_not_now
 from agency.execution.agents.runtime import AgentRuntime
 from agency.execution.runs import Running, task_spec
+from agency.planning.follow_up_params import AFTER, AFTER_BOT
 from agency.planning.tasks.idempotency import find_blocking_task, open_to
 from agency.planning.tasks.models import Task, TaskStatus
 from agency.planning.tasks.store import TaskStore
@@ -73,8 +74,8 @@ class FollowUpWatch:
             run.handle.stop("other work waits in the queue")
 
     async def queue_after(self, done: Task) -> str | None:
-        """A goal-bound task just verified done: queue its follow-ups as a task of their own
-        (agency.execution.after_goal); its id, or None when none is queued (said why)."""
+        """A task just completed (a goal-bound one verified): queue its follow-ups as a task
+        of their own (agency.execution.after_goal); its id, or None when none is queued (said why)."""
         params = done.parameters or {}
         if not params.get(AFTER):
             return None
@@ -88,6 +89,9 @@ class FollowUpWatch:
             snap = await self.runtime.tool_context.snapshot()
         except BodyLost as e:
             logger.info("[Executor] task={} follow-ups not queued: {}", done.id, e)
+            return None
+        if self.work_waiting():
+            logger.info("[Executor] task={} follow-ups not queued: other work waits in the queue", done.id)
             return None
         if why := why_not_now(snap):
             logger.info("[Executor] task={} follow-ups not queued: {}; they wait for their ticks", done.id, why)

@@ -17,7 +17,6 @@ from typing import Any
 
 from agency.clock import Clock, system_clock_ms
 from agency.db import integrity_errors
-from agency.execution.after_goal import after_parameters
 from agency.goals.identity import PROVISIONAL_SCOPE_M, anchored_goal_key, new_binding, provisional_goal_key
 from agency.goals.key_index import GoalKeyConflictError, GoalKeyIndex, is_goal_key_conflict
 from agency.goals.lifecycle import GoalLifecycle
@@ -30,6 +29,7 @@ from agency.goals.models import (
     read_binding,
     task_position,
 )
+from agency.planning.follow_up_params import after_parameters
 from agency.planning.tasks.models import NewTask, Task, TaskOrigin, TaskStatus
 from agency.planning.tasks.store import TaskStore
 

@@ -63,7 +63,7 @@ class ShelterGoalRouter:
             goal_id=f"goal-{thought.id}",  # the Goal row the sync reducer keeps in step with the task
             priority=priority,
             # the drive tick's follow-ups, queued as a task once the hut is verified (after_goal)
-            after=tuple(thought.metadata.followUps or ()) if source == DRIVE_TICK else (),
+            after=tuple(thought.metadata.followUpsAfter or ()) if source == DRIVE_TICK else (),
             after_bot=thought.metadata.bot,
         )
         res = resolve_or_create_build_goal(

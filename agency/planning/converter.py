@@ -16,6 +16,7 @@ from typing import Any, Literal, Protocol
 from loguru import logger
 
 from agency.goal_tag import canonical_goal_key
+from agency.planning.follow_up_params import after_parameters
 from agency.planning.tasks.idempotency import STUCK_PENDING_TIMEOUT_MS, find_blocking_task, stale_twins
 from agency.planning.tasks.models import (
     IllegalTransitionError,
@@ -165,12 +166,15 @@ def convert_thought(
 
 def _parameters(thought: Thought) -> dict[str, Any]:
     """The goal's target and amount; a drive tick's follow-ups ride along as `then` (the
-    runtime does them after the goal: agency.execution.agents.runtime)."""
+    runtime does them after the goal: agency.execution.agents.runtime) and `after` (queued as
+    a task once it completes: agency.planning.follow_up_params)."""
     goal = thought.metadata.extractedGoal
     assert goal is not None
     out: dict[str, Any] = {"target": goal.target, "amount": goal.amount}
-    if thought.metadata.followUps and thought.metadata.extractedGoalSource == "drive-tick":
-        out["then"] = [dict(f) for f in thought.metadata.followUps]
+    if thought.metadata.extractedGoalSource == "drive-tick":
+        if thought.metadata.followUps:
+            out["then"] = [dict(f) for f in thought.metadata.followUps]
+        out |= after_parameters(thought.metadata.followUpsAfter, thought.metadata.bot)
     return out
 
 

@@ -97,13 +97,17 @@ def test_the_nights_hut_by_day_is_followed_as_if_it_stood_a_table_with_it_unless
 
 def test_the_tick_carries_them_on_its_thought_and_the_converter_on_the_task(make_snapshot, clock, store):
     fired = evaluate_drive_tick(
-        make_snapshot(STONE_AGE), clock(), DriveTickState(), store, shelter_nearby=True, table_nearby=True
+        make_snapshot({"oak_log": 6}), clock(), DriveTickState(), store, shelter_nearby=True, table_nearby=True
     )
     assert isinstance(fired, DriveTickFired) and fired.follow_ups
     assert fired.thought.metadata.followUps == [f.as_dict() for f in fired.follow_ups]
     out = convert_thought(fired.thought, store, clock())
     task = store.get_task(out.task_id)
     assert task.parameters["then"] == fired.thought.metadata.followUps
+    # the goals after those: queued as a task once it completes (agency.execution.after_goal)
+    assert fired.queued and fired.thought.metadata.followUpsAfter == [f.as_dict() for f in fired.queued]
+    assert task.parameters["after"] == fired.thought.metadata.followUpsAfter and task.parameters["afterBot"] is None
+    assert len(fired.follow_ups) == DriveTickConfig().follow_ups
     off = evaluate_drive_tick(
         make_snapshot(STONE_AGE),
         clock(),
@@ -111,9 +115,10 @@ def test_the_tick_carries_them_on_its_thought_and_the_converter_on_the_task(make
         (),
         shelter_nearby=True,
         table_nearby=True,
-        config=DriveTickConfig(follow_ups=0),
+        config=DriveTickConfig(follow_ups=0, queued_follow_ups=0),
     )
     assert isinstance(off, DriveTickFired) and off.thought.metadata.followUps is None
+    assert off.thought.metadata.followUpsAfter is None
 
 
 def test_an_llm_thought_carrying_follow_ups_gets_none_on_its_task(make_snapshot, clock, store):

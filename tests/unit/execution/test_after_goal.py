@@ -12,8 +12,9 @@ from types import SimpleNamespace
 import pytest
 
 from agency.cognition.follow_ups import following
-from agency.execution.after_goal import after_parameters, follow_up_task
+from agency.execution.after_goal import follow_up_task
 from agency.execution.follow_up_watch import FollowUpWatch
+from agency.planning.follow_up_params import after_parameters
 from agency.planning.tasks.idempotency import STUCK_PENDING_TIMEOUT_MS
 from agency.planning.tasks.models import NewTask, Task, TaskOrigin, TaskStatus
 from agency.planning.tasks.store import SqliteTaskStore
@@ -121,12 +122,23 @@ def test_no_follow_up_task_is_queued_at_dusk_without_a_body_or_with_every_one_he
     assert not _pending(tasks) and not tasks.get_task(hut.id).metadata.childTaskIds
 
 
-def test_no_follow_up_task_is_queued_when_an_open_task_has_its_goal(tasks, ftime):
-    table = tasks.add_task(
-        NewTask(title="Craft crafting table", type="craft", metadata={"goalKey": "craft:crafting_table"}),
+def _craft(tasks, target: str) -> Task:
+    return tasks.add_task(
+        NewTask(title=f"Craft {target}", type="craft", metadata={"goalKey": f"craft:{target}"}),
         origin=TaskOrigin(kind="drive-tick"),
     )
-    assert _queue(tasks, ftime, _hut(tasks)) is None and [t.id for t in _pending(tasks)] == [table.id]
+
+
+def test_no_follow_up_task_is_queued_when_an_open_task_has_its_goal(tasks, ftime):
+    table = _craft(tasks, "crafting_table")
+    tasks.set_status(table.id, TaskStatus.active)  # claimed by a daemon's other executor, say
+    assert _queue(tasks, ftime, _hut(tasks)) is None and not _pending(tasks)
+
+
+def test_no_follow_up_task_is_queued_while_other_work_waits_in_the_queue(tasks, ftime):
+    """Follow-ups fill the gap before the next tick; a queued task is work already."""
+    sword = _craft(tasks, "stone_sword")
+    assert _queue(tasks, ftime, _hut(tasks)) is None and [t.id for t in _pending(tasks)] == [sword.id]
 
 
 def test_while_a_hut_is_open_its_follow_ups_are_in_flight_for_its_bot_only_and_until_queued(tasks, ftime):

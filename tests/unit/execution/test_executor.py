@@ -453,6 +453,28 @@ def test_a_drive_ticks_follow_ups_give_way_to_a_task_waiting_in_the_queue(env):
     assert any("follow-up 1/1 craft wooden_sword not started: other work waits in the queue" in line for line in lines)
 
 
+def test_the_follow_ups_after_a_tasks_own_are_queued_as_a_task_once_it_completes(env):
+    """agency.execution.after_goal: its run stays short (the soaks of make test see it
+    complete), and the bot goes on at once."""
+    ex, tasks, ftime, body = env["ex"], env["tasks"], env["ftime"], env["body"]
+    body.inventory.update({"oak_planks": 20, "crafting_table": 1, "stick": 8})
+    sword = {"action": "craft", "target": "wooden_sword", "total": 1, "amount": 1}
+    hoe = {"action": "craft", "target": "wooden_hoe", "total": 1, "amount": 1}
+    tid = _add(tasks, "craft", "wooden_pickaxe", after=[sword, hoe])
+
+    async def go():
+        assert await ex.tick() == "claimed"
+        await _drive(ex, ftime, lambda o: o.startswith("finished"))
+        assert tasks.get_task(tid).status is TaskStatus.completed and not body.inventory.get("wooden_sword")
+        [queued] = tasks.list_by_status(TaskStatus.pending)
+        assert (queued.type, queued.parameters["target"], queued.parameters["then"]) == ("craft", "wooden_sword", [hoe])
+        assert await ex.tick() == "claimed" and ex.current.task_id == queued.id
+        await _drive(ex, ftime, lambda o: o.startswith("finished"))
+
+    asyncio.run(go())
+    assert body.inventory["wooden_sword"] == 1 and body.inventory["wooden_hoe"] == 1
+
+
 def test_a_task_with_follow_ups_reports_its_progress_through_them(env):
     """Its goal's run is its first share: the follow-ups' steps go on raising it (the bench's
     idle judge and the dashboard read it)."""

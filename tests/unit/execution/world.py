@@ -10,6 +10,7 @@ from agency.execution.agents import AgentRuntime, load_default_registry
 from agency.execution.builtin_tools import default_tool_registry
 from agency.execution.executor import Executor
 from agency.execution.workflows import SqliteCheckpointStore
+from agency.planning.follow_up_params import after_parameters
 from agency.planning.tasks.models import NewTask
 from agency.planning.tasks.store import SqliteTaskStore
 from agency.tools import ToolContext
@@ -33,6 +34,7 @@ def add_task(
     amount: int = 1,
     goal_key: bool = True,
     then: list[dict[str, Any]] | None = None,
+    after: list[dict[str, Any]] | None = None,
 ) -> str:
     meta = {"goalKey": f"{action}:{target}"} if goal_key else {}
     t = tasks.add_task(
@@ -40,7 +42,9 @@ def add_task(
             title=f"{action} {target} {amount}",
             type=action,
             source="drive-tick",
-            parameters={"target": target, "amount": amount} | ({"then": then} if then else {}),
+            parameters={"target": target, "amount": amount}
+            | ({"then": then} if then else {})
+            | after_parameters(after, None),
             metadata=meta,
         ),
         allow_unfinalized=True,
