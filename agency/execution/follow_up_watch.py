@@ -20,7 +20,6 @@ from agency.planning.follow_up_params import AFTER, AFTER_BOT
 from agency.planning.tasks.idempotency import find_blocking_task, open_to
 from agency.planning.tasks.models import Task, TaskStatus
 from agency.planning.tasks.store import TaskStore
-from agency.world import BodyLost
 
 QUEUE_CHECK_MS = 1_000  # a follow-up in flight looks at the queue at most this often (a store read)
 
@@ -87,8 +86,8 @@ class FollowUpWatch:
             return None
         try:
             snap = await self.runtime.tool_context.snapshot()
-        except BodyLost as e:
-            logger.info("[Executor] task={} follow-ups not queued: {}", done.id, e)
+        except Exception as e:  # noqa: BLE001 - best effort: the task is done whatever this read does
+            logger.info("[Executor] task={} follow-ups not queued: no snapshot ({})", done.id, e)
             return None
         if self.work_waiting():
             logger.info("[Executor] task={} follow-ups not queued: other work waits in the queue", done.id)
