@@ -293,6 +293,11 @@ def evaluate_drive_tick(
             return DriveTickSkipped(DriveSkipReason.retry_later, f"{sel.action}:{sel.target} failed a moment ago")
         log_grounding_fail(grounding, thought_id)
         grounding = check_doable_goal(_goal(sel), facts, scenario_id=thought_id)
+    # A goal-bound build runs none in its task: all are queued once it is verified, as a task
+    # shaped like a tick's (one goal and drive_tick.follow_ups after it).
+    hut = builds_shelter(sel)
+    in_task = 0 if hut else config.follow_ups
+    limit = (1 + config.follow_ups if config.queued_follow_ups else 0) if hut else in_task + config.queued_follow_ups
     chain = (
         ()
         if ungrounded is not None
@@ -300,12 +305,11 @@ def evaluate_drive_tick(
             sel,
             snapshot,
             Places(shelter_nearby, table_nearby, furnace_nearby, bed_known),
-            config.follow_ups + config.queued_follow_ups,
+            limit,
             held=lambda step: _held_back(existing_tasks, step, now_ms, bot) is not None,
             in_flight=lambda step: _blocked(existing_tasks, step, now_ms, config, bot) is not None,
         )
     )
-    in_task = 0 if builds_shelter(sel) else config.follow_ups  # a goal-bound build runs none in its task
     then, queued = chain[:in_task], chain[in_task:]
     thought = _build_thought(sel, now_ms, thought_id, grounding, bot, then, queued)
     state.fired(now_ms)

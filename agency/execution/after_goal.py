@@ -11,8 +11,8 @@ task they saw none: docs/goals.md). The night's hut runs none in its task: a goa
 completes only when the verifier passes, and is repaired as the goal it is, so all of its
 follow-ups are queued once it is verified (a bench bot stood idle 49-150 s after each first
 hut, the goals before it done). The new task is the first one's child (childTaskIds; its
-origin names it): it is queued once, never again when a hut is repaired and verified anew
-(its follow-ups are old by then).
+origin names it). The follow-ups are handled once (the tag HANDLED), queued or not: never
+again when a hut is repaired and verified anew (its follow-ups are old by then).
 
 None is queued at dusk or at night (the night's ticks choose its work), while the bot is hurt
 or hungry with nothing that feeds held (as no follow-up starts then), while other work waits
@@ -33,12 +33,13 @@ from agency.planning.tasks.models import NewTask, Task, TaskOrigin
 from agency.world import WorldSnapshot, night_approaching
 
 DRIVE_TICK = "drive-tick"
+HANDLED = "follow-ups-handled"  # a tag: the task's follow-ups were queued, or not, once for all
 
 
 def carries_after(task: Task, bot: str | None) -> bool:
     """Does the task carry follow-ups of `bot`'s tick not queued yet?"""
     params = task.parameters or {}
-    return bool(params.get(AFTER)) and params.get(AFTER_BOT) == bot and not task.metadata.childTaskIds
+    return bool(params.get(AFTER)) and params.get(AFTER_BOT) == bot and HANDLED not in task.metadata.tags
 
 
 def why_not_now(snap: WorldSnapshot) -> str | None:

@@ -13,12 +13,12 @@ from __future__ import annotations
 from loguru import logger
 
 from agency.clock import Clock
-from agency.execution.after_goal import follow_up_task, origin_of, why_not_now
+from agency.execution.after_goal import HANDLED, follow_up_task, origin_of, why_not_now
 from agency.execution.agents.runtime import AgentRuntime
 from agency.execution.runs import Running, task_spec
 from agency.planning.follow_up_params import AFTER, AFTER_BOT
 from agency.planning.tasks.idempotency import find_blocking_task, open_to
-from agency.planning.tasks.models import Task, TaskStatus
+from agency.planning.tasks.models import NewTask, Task, TaskStatus
 from agency.planning.tasks.store import TaskStore
 
 QUEUE_CHECK_MS = 1_000  # a follow-up in flight looks at the queue at most this often (a store read)
@@ -74,42 +74,23 @@ class FollowUpWatch:
 
     async def queue_after(self, done: Task) -> str | None:
         """A task just completed (a goal-bound one verified): queue its follow-ups as a task
-        of their own (agency.execution.after_goal); its id, or None when none is queued (said why)."""
+        of their own (agency.execution.after_goal), once whatever comes of it (a hut repaired
+        later has old ones); the new task's id, or None when none is queued (said why)."""
         params = done.parameters or {}
-        if not params.get(AFTER):
+        if not params.get(AFTER) or HANDLED in done.metadata.tags:
             return None
-        if done.metadata.childTaskIds:
-            logger.info("[Executor] task={} follow-ups not queued: queued once already (a repair)", done.id)
-            return None
-        if (asker := params.get(AFTER_BOT)) != self.bot:
-            logger.info("[Executor] task={} follow-ups not queued: they are {}'s", done.id, asker or "the daemon's bot")
-            return None
-        try:
-            snap = await self.runtime.tool_context.snapshot()
-        except Exception as e:  # noqa: BLE001 - best effort: the task is done whatever this read does
-            logger.info("[Executor] task={} follow-ups not queued: no snapshot ({})", done.id, e)
-            return None
-        if self.work_waiting():
-            logger.info("[Executor] task={} follow-ups not queued: other work waits in the queue", done.id)
-            return None
-        if why := why_not_now(snap):
-            logger.info("[Executor] task={} follow-ups not queued: {}; they wait for their ticks", done.id, why)
-            return None
-        draft = follow_up_task(done, snap.held())
+        self.tasks.update_task_metadata(done.id, {"tags": [*done.metadata.tags, HANDLED]})
+        draft, why = await self._follow_up_task(done, params.get(AFTER_BOT))
         if draft is None:
-            logger.info("[Executor] task={} follow-ups not queued: every one is held", done.id)
-            return None
-        key = draft.metadata["goalKey"]
-        blocking = find_blocking_task(self.tasks, key, self.clock(), bot=self.bot)
-        if blocking is not None:
-            logger.info("[Executor] task={} follow-ups not queued: task={} has {} (DRIVE-2)", done.id, blocking.id, key)
+            logger.info("[Executor] task={} follow-ups not queued: {}", done.id, why)
             return None
         task = self.tasks.add_task(draft, origin=origin_of(done))
         self.tasks.update_task_metadata(done.id, {"childTaskIds": [*done.metadata.childTaskIds, task.id]})
         then = ", ".join(f"{f['action']} {f['target']}" for f in draft.parameters["then"])
         logger.info(
-            "[Executor] task={} verified: its follow-ups queued as task={} ({} {} {}{})",
+            "[Executor] task={} {}: its follow-ups queued as task={} ({} {} {}{})",
             done.id,
+            "verified" if done.metadata.goalBinding is not None else "completed",
             task.id,
             draft.type,
             draft.parameters["target"],
@@ -117,3 +98,24 @@ class FollowUpWatch:
             f", then {then}" if then else "",
         )
         return task.id
+
+    async def _follow_up_task(self, done: Task, asker: str | None) -> tuple[NewTask | None, str]:
+        """The task to queue, or None and why not (agency.execution.after_goal)."""
+        if asker != self.bot:
+            return None, f"they are {asker or 'the daemon bot'}'s"
+        if self.work_waiting():
+            return None, "other work waits in the queue"
+        try:
+            snap = await self.runtime.tool_context.snapshot()
+        except Exception as e:  # noqa: BLE001 - best effort: the task is done whatever this read does
+            return None, f"no snapshot ({e})"
+        if why := why_not_now(snap):
+            return None, f"{why}; they wait for their ticks"
+        draft = follow_up_task(done, snap.held())
+        if draft is None:
+            return None, "every one is held"
+        key = draft.metadata["goalKey"]
+        blocking = find_blocking_task(self.tasks, key, self.clock(), bot=self.bot)
+        if blocking is not None:
+            return None, f"task={blocking.id} has {key} (DRIVE-2)"
+        return draft, ""

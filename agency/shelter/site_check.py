@@ -13,7 +13,7 @@ from collections import Counter
 from collections.abc import Mapping
 from typing import Any
 
-from agency.blocks import is_door, is_solid
+from agency.blocks import is_door, is_log, is_solid
 from agency.names import same
 from agency.shelter.blueprint import ShelterBlueprint, basic_shelter
 from agency.shelter.models import SITE_MARGIN, Bounds, SiteSignature, VerificationResult
@@ -25,10 +25,11 @@ STRUCTURAL_MODULES = ("walls_layer_", "roof", "floor")
 
 def stands(module: str, wanted: str, name: str | None) -> bool:
     """Is this placement already built? The same block, a wall torch for a torch, or (walls
-    and roof) any solid block: the verifier asks for a closed wall, not a particular wood."""
+    and roof) any solid block but a log: the verifier asks for a closed wall, not a particular
+    wood, but the bot's own collects take the nearest logs (agency.shelter.earthwork._shell)."""
     if same(name, wanted) or (same(wanted, "torch") and same(name, "wall_torch")):
         return True
-    return module.startswith(STRUCTURAL_MODULES) and is_solid(name) and not is_door(name)
+    return module.startswith(STRUCTURAL_MODULES) and is_solid(name) and not is_door(name) and not is_log(name)
 
 
 def read_bounds(site: SiteSignature) -> Bounds:

@@ -12,7 +12,7 @@ from types import SimpleNamespace
 import pytest
 
 from agency.cognition.follow_ups import following
-from agency.execution.after_goal import follow_up_task
+from agency.execution.after_goal import HANDLED, follow_up_task
 from agency.execution.follow_up_watch import FollowUpWatch
 from agency.planning.follow_up_params import after_parameters
 from agency.planning.tasks.idempotency import STUCK_PENDING_TIMEOUT_MS
@@ -129,6 +129,14 @@ def _craft(tasks, target: str) -> Task:
     )
 
 
+def test_follow_ups_not_queued_when_the_hut_was_verified_are_not_queued_at_a_later_repair(tasks, ftime):
+    hut = _hut(tasks)
+    assert _queue(tasks, ftime, hut, body=DuskBody(ftime.clock)) is None  # dusk: they wait for their ticks
+    repaired = tasks.get_task(hut.id)  # re-opened by drift, verified again the next morning
+    assert HANDLED in repaired.metadata.tags
+    assert _queue(tasks, ftime, repaired) is None and not _pending(tasks)
+
+
 def test_no_follow_up_task_is_queued_when_an_open_task_has_its_goal(tasks, ftime):
     table = _craft(tasks, "crafting_table")
     tasks.set_status(table.id, TaskStatus.active)  # claimed by a daemon's other executor, say
@@ -147,5 +155,5 @@ def test_while_a_hut_is_open_its_follow_ups_are_in_flight_for_its_bot_only_and_u
     key = "craft:crafting_table"
     assert following(tasks, key, now, STUCK_PENDING_TIMEOUT_MS, "b1").id == hut.id
     assert following(tasks, key, now, STUCK_PENDING_TIMEOUT_MS, "b2") is None  # b2's own tick may ask
-    tasks.update_task_metadata(hut.id, {"childTaskIds": ["task-queued"]})  # queued; the hut re-opened
+    tasks.update_task_metadata(hut.id, {"tags": [HANDLED]})  # queued (or not) once; the hut re-opened
     assert following(tasks, key, now, STUCK_PENDING_TIMEOUT_MS, "b1") is None

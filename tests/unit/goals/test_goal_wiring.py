@@ -193,7 +193,8 @@ def test_a_day_huts_follow_ups_are_queued_as_a_task_of_their_own_once_it_is_veri
     sink = logger.add(lambda m: lines.append(m.record["message"]), level="INFO")
     task_id, after = _day_hut(env)
     try:
-        assert [f["target"] for f in after][:3] == ["crafting_table", "wooden_pickaxe", "log"]
+        # shaped like a tick's task: one goal and drive_tick.follow_ups (3) after it
+        assert [f["target"] for f in after] == ["crafting_table", "wooden_pickaxe", "log", "log"]
         assert env.tasks.get_task(task_id).parameters["after"] == after  # the goal's identity leaves it out
         assert read_binding(env.tasks.get_task(task_id)).goalKey.startswith("build_shelter:A:")
         # while the hut is open, a tick choosing its first follow-up would make it twice (DRIVE-2)
@@ -206,8 +207,11 @@ def test_a_day_huts_follow_ups_are_queued_as_a_task_of_their_own_once_it_is_veri
     [queued] = _children(env, task_id)
     assert (queued.type, queued.parameters["target"], queued.parameters["amount"]) == ("craft", "crafting_table", 1)
     assert queued.parameters["then"] == after[1:] and queued.status is TaskStatus.pending
+    assert "after" not in queued.parameters  # the chain ends there: the next ticks go on
     assert queued.metadata.goalKey == "craft:crafting_table" and queued.metadata.origin.kind == "drive-tick"
-    assert env.tasks.get_task(task_id).metadata.childTaskIds == [queued.id] and queued.metadata.goalBinding is None
+    hut = env.tasks.get_task(task_id)
+    assert hut.metadata.childTaskIds == [queued.id] and "follow-ups-handled" in hut.metadata.tags
+    assert queued.metadata.goalBinding is None
     assert queued.metadata.parentTaskId is None  # no subtask: the hut's goal does not wait on it
     assert any(f"task={task_id} verified: its follow-ups queued as task={queued.id}" in line for line in lines)
     env.run(lambda: env.status(queued.id) is TaskStatus.completed)  # claimed at once, no tick needed

@@ -5,6 +5,7 @@ from __future__ import annotations
 from agency.execution.agents.build_plan import build_plan
 from agency.goals.models import Bounds
 from agency.shelter.earthwork import MAX_COST, MAX_FILLS, site_work
+from agency.shelter.site_check import stands
 from agency.shelter.site_finder import choose_site, scan_box
 from agency.shelter.testing import region_from_blocks
 
@@ -67,6 +68,9 @@ def test_a_trunk_where_a_wall_goes_is_dug_not_kept_as_wall_stone_and_leaves_stay
     assert site_work(_region(trunk), origin).digs == ((2, 66, 4), (2, 65, 4), (2, 64, 4))
     assert site_work(_region({(2, y, 4): "stone" for y in (64, 65, 66)}), origin).empty
     assert site_work(_region({(4, 67, 4): "oak_leaves"}), origin).empty  # in the roof layer
+    # nor is it taken for a wall already built when the site is prepared or a module placed
+    assert not stands("walls_layer_1", "oak_planks", "spruce_log")
+    assert stands("walls_layer_1", "oak_planks", "stone") and stands("roof", "oak_planks", "oak_leaves")
 
 
 def test_on_uneven_ground_bumps_are_dug_and_one_deep_holes_filled_then_the_site_is_level():
