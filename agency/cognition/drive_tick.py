@@ -295,9 +295,11 @@ def evaluate_drive_tick(
         grounding = check_doable_goal(_goal(sel), facts, scenario_id=thought_id)
     # A goal-bound build runs none in its task: all are queued once it is verified, as a task
     # shaped like a tick's (one goal and drive_tick.follow_ups after it).
+    # drive_tick.follow_ups 0: each tick's goal alone, none queued either.
     hut = builds_shelter(sel)
-    in_task = 0 if hut else config.follow_ups
-    limit = (1 + config.follow_ups if config.queued_follow_ups else 0) if hut else in_task + config.queued_follow_ups
+    n, queued_n = config.follow_ups, config.queued_follow_ups
+    in_task = 0 if hut else n
+    limit = 0 if n == 0 else (1 + n if queued_n else 0) if hut else n + queued_n
     chain = (
         ()
         if ungrounded is not None

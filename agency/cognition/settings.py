@@ -31,7 +31,7 @@ class DriveTickConfig(_Settings):
     # (= agency.planning.tasks.idempotency.STUCK_PENDING_TIMEOUT_MS).
     stuck_timeout_ms: int = Field(300_000, ge=1000)
     # Goals the next ticks would choose, done in the same task after the tick's own
-    # (agency.cognition.follow_ups); 0 = each tick's goal alone.
+    # (agency.cognition.follow_ups); 0 = each tick's goal alone (none queued either).
     follow_ups: int = Field(3, ge=0, le=8)
     # Goals after those, queued as a task of their own once the tick's task completes
     # (agency.execution.after_goal): the task stays short; 0 = none.

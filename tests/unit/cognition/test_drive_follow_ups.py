@@ -115,7 +115,7 @@ def test_the_tick_carries_them_on_its_thought_and_the_converter_on_the_task(make
         (),
         shelter_nearby=True,
         table_nearby=True,
-        config=DriveTickConfig(follow_ups=0, queued_follow_ups=0),
+        config=DriveTickConfig(follow_ups=0),  # each tick's goal alone: none queued either
     )
     assert isinstance(off, DriveTickFired) and off.thought.metadata.followUps is None
     assert off.thought.metadata.followUpsAfter is None
