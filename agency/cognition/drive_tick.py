@@ -299,7 +299,7 @@ def evaluate_drive_tick(
     hut = builds_shelter(sel)
     n, queued_n = config.follow_ups, config.queued_follow_ups
     in_task = 0 if hut else n
-    limit = 0 if n == 0 else (1 + n if queued_n else 0) if hut else n + queued_n
+    limit = 0 if n == 0 else (1 + n) if hut else n + queued_n
     chain = (
         ()
         if ungrounded is not None

@@ -97,7 +97,13 @@ def test_the_nights_hut_by_day_is_followed_as_if_it_stood_a_table_with_it_unless
 
 def test_the_tick_carries_them_on_its_thought_and_the_converter_on_the_task(make_snapshot, clock, store):
     fired = evaluate_drive_tick(
-        make_snapshot({"oak_log": 6}), clock(), DriveTickState(), store, shelter_nearby=True, table_nearby=True
+        make_snapshot({"oak_log": 6}),
+        clock(),
+        DriveTickState(),
+        store,
+        shelter_nearby=True,
+        table_nearby=True,
+        config=DriveTickConfig(queued_follow_ups=3),
     )
     assert isinstance(fired, DriveTickFired) and fired.follow_ups
     assert fired.thought.metadata.followUps == [f.as_dict() for f in fired.follow_ups]
