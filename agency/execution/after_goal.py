@@ -24,15 +24,16 @@ the first goal (DRIVE-2).
 from __future__ import annotations
 
 from collections.abc import Mapping
+from itertools import dropwhile
 
 from agency.execution.agents.follow_up_runs import held_of, parse_then, short_of, unfit_to_go_on
+from agency.execution.agents.task_spec import FollowUpSpec
 from agency.goal_tag import canonical_goal_key
-from agency.planning.converter import task_title
+from agency.planning.converter import DRIVE_TICK, task_title
 from agency.planning.follow_up_params import AFTER, AFTER_BOT
 from agency.planning.tasks.models import NewTask, Task, TaskOrigin
 from agency.world import WorldSnapshot, night_approaching
 
-DRIVE_TICK = "drive-tick"
 HANDLED = "follow-ups-handled"  # a tag: the task's follow-ups were queued, or not, once for all
 
 
@@ -52,13 +53,16 @@ def why_not_now(snap: WorldSnapshot) -> str | None:
 def follow_up_task(parent: Task, held: Mapping[str, int]) -> NewTask | None:
     """The task the parent's follow-ups become, from what is held now: the first one short of
     its total as its goal (short_of), the rest its `then`; None when every one is held."""
-    then = list(parse_then((parent.parameters or {}).get(AFTER)))
-    while then and not short_of(then[0][2], then[0][3], held_of(then[0][0], then[0][1], held)):
-        then.pop(0)
-    if not then:
+
+    def short(f: FollowUpSpec) -> int:
+        action, target, total, amount = f
+        return short_of(total, amount, held_of(action, target, held))
+
+    left = list(dropwhile(lambda f: not short(f), parse_then((parent.parameters or {}).get(AFTER))))
+    if not left:
         return None
-    (action, target, total, amount), rest = then[0], then[1:]
-    amount = short_of(total, amount, held_of(action, target, held))
+    (action, target, _, _), rest = left[0], left[1:]
+    amount = short(left[0])
     return NewTask(
         title=task_title(action, target, amount),
         type=action,

@@ -18,13 +18,8 @@ times per task (agency.execution.replans; counted in its `replanned` events, so 
 not reset them): what the first run got is not fetched again, and the new plan's steps look
 further from where the bot now is (a collect tunnels on, a hunt explores).
 
-A run that fails on surface work met under cover at night (WAITS_FOR_MORNING: no log at the
-bot's level, no animal down here) is held as `morning` instead of failed, a goal-bound one
-through its goal's hold (whose review waits for the day: agency.goals.runtime): the reflexes
-put it back in the queue once the day is back (agency.execution.reflexes.arbiter), or the
-executor after MORNING_MAX_HOLD_MS (a bot without reflexes); meanwhile it counts as in flight
-(agency.planning.tasks.idempotency) and the drive tick lets the next goal have its turn
-(agency.planning.tasks.retry_backoff).
+A run that fails on surface work met under cover at night is held for the morning instead
+of failed (agency.execution.morning_hold).
 
 A run that ends because the body went away (BODY_LOST from a tool, or any failure seen
 while the body is not connected) did not fail on its merits: its task is held as
@@ -55,11 +50,12 @@ from collections.abc import Awaitable, Callable
 from loguru import logger
 
 from agency.clock import Clock
-from agency.execution.agents.follow_up_runs import follow_up_index
 from agency.execution.agents.runtime import AgentRuntime
 from agency.execution.bridge_watch import BridgeWatch
 from agency.execution.follow_up_watch import FollowUpWatch
+from agency.execution.morning_hold import MorningHold
 from agency.execution.replans import Replanner
+from agency.execution.run_progress import report_progress
 from agency.execution.runs import (
     DISCONNECTED,
     ExecutorStats,
@@ -74,7 +70,7 @@ from agency.execution.runs import (
     task_spec,
 )
 from agency.execution.workflows.models import WorkflowRunResult
-from agency.planning.tasks.idempotency import MORNING_MAX_HOLD_MS, WAITING_FOR_MORNING
+from agency.planning.tasks.idempotency import WAITING_FOR_MORNING
 from agency.planning.tasks.models import Task, TaskStatus
 from agency.planning.tasks.store import TaskStore
 from agency.tools.results import WAITS_FOR_MORNING
@@ -115,8 +111,16 @@ class Executor:
         self.follow_ups = FollowUpWatch(tasks, runtime, clock, bot=bot, actions=actions)
         self.replanner = Replanner(tasks, runtime, clock, goals, self.follow_ups.work_waiting)
         self.stats = ExecutorStats()
-        self.waiting_for_morning = False  # a task of this bot's is held for the morning (module docstring)
-        self._morning_hold_since = 0  # when the last one was held (given back MORNING_MAX_HOLD_MS on at most)
+        self.morning = MorningHold(clock)
+
+    @property
+    def waiting_for_morning(self) -> bool:
+        """A task of this bot's is held for the morning (the reflexes give it back by day)."""
+        return self.morning.waiting
+
+    @waiting_for_morning.setter
+    def waiting_for_morning(self, value: bool) -> None:
+        self.morning.waiting = value
 
     def running_goal(self) -> tuple[str, str] | None:
         """The action and target of the task whose workflow is in flight, if any (no store
@@ -169,7 +173,7 @@ class Executor:
         if self.current is not None:
             self.stats.last_busy_ms = self.stats.last_tick_ms
             if not self.current.handle.task.done():
-                self._report_progress(self.current.task_id)
+                report_progress(self.tasks, self.runtime.checkpoints, self.current.task_id)
                 self.follow_ups.give_way(self.current)
                 return "running"
             run, self.current = self.current, None
@@ -185,8 +189,7 @@ class Executor:
                 self._pause(
                     run.task_id, WAITING_FOR_MORNING, SafeStop(None, steps_used=0, elapsed_ms=0, timed_out=False)
                 )
-                self.waiting_for_morning = True
-                self._morning_hold_since = self.clock()
+                self.morning.held()
                 return f"paused:{WAITING_FOR_MORNING}"
             if (replaced := self.replanner.replan(run, result)) is not None:
                 self.current = replaced
@@ -203,9 +206,8 @@ class Executor:
         if not can_work:
             return "waiting"
         self.resume_paused(DISCONNECTED)  # the body is back: work its loss interrupted goes first
-        # no morning seen (a bot without reflexes): after MORNING_MAX_HOLD_MS the night is long over
-        overdue = self.waiting_for_morning and self.clock() - self._morning_hold_since >= MORNING_MAX_HOLD_MS
-        if overdue and (given := self.resume_paused(WAITING_FOR_MORNING)):
+        # no morning seen (a bot without reflexes): the night is long over
+        if self.morning.overdue() and (given := self.resume_paused(WAITING_FOR_MORNING)):
             logger.info("[Executor] {} task(s) held for the morning given back after 12 min or more", len(given))
         interrupted = self._interrupted()
         if interrupted is not None:
@@ -289,24 +291,6 @@ class Executor:
         self._lifecycle("resumed" if resumed else "claimed", task.id)
         return "resumed" if resumed else "claimed"
 
-    def _report_progress(self, task_id: str) -> None:
-        store = self.runtime.checkpoints
-        if store is None:
-            return
-        rec = store.latest_run_for_task(task_id)
-        if rec is None or not rec.workflow.steps:
-            return
-        latest = store.latest(rec.runId)
-        done = 0 if latest is None else latest.stepIndex + 1
-        task = self.tasks.get_task(task_id)
-        if task is None:
-            return
-        # a drive tick's follow-ups are part of the task's work: its goal's run is the first share
-        runs = 1 + len(task_spec(task).then)
-        progress = min(0.99, (follow_up_index(rec.runId) + done / len(rec.workflow.steps)) / runs)
-        if progress > task.progress:  # 1.0 only when completed
-            self.tasks.set_progress(task_id, progress)
-
     async def _finish(self, run: Running, result: WorkflowRunResult) -> None:
         task = self.tasks.get_task(run.task_id)
         if task is None or task.status is not TaskStatus.active:
@@ -330,7 +314,7 @@ class Executor:
             self.stats.completed += 1
             logger.info("[Executor] completed task={} goalKey={}", task.id, task.metadata.goalKey)
             self._lifecycle("completed", task.id)
-            await self.follow_ups.queue_after(self.tasks.get_task(task.id) or task)
+            await self.follow_ups.queue_after(task)
         elif result.status == "stopped":
             # stopped without a preemption record (e.g. shutdown): leave it active to resume
             logger.info("[Executor] run stopped task={} (will resume from checkpoint)", task.id)
@@ -439,7 +423,7 @@ class Executor:
     def resume_paused(self, reason: str) -> list[str]:
         """Put this bot's tasks paused for `reason` back in the queue (paused -> pending)."""
         if reason == WAITING_FOR_MORNING:
-            self.waiting_for_morning = False
+            self.morning.waiting = False
         out = []
         for task in self._mine(TaskStatus.paused):
             if task.metadata.blockedReason != reason:

@@ -15,13 +15,12 @@ from collections.abc import Callable
 from loguru import logger
 
 from agency.clock import Clock, system_clock_ms
-from agency.execution.after_goal import DRIVE_TICK
 from agency.goals.key_index import GoalKeyIndex
 from agency.goals.lifecycle import GoalLifecycle
 from agency.goals.models import BUILD_SHELTER
 from agency.goals.resolver import BuildIntent, Outcome, Verifier, resolve_or_create_build_goal
 from agency.goals.run_hooks import SHELTER_TARGETS
-from agency.planning.converter import ConversionOutcome, asked_by, origin_kind
+from agency.planning.converter import DRIVE_TICK, ConversionOutcome, asked_by, origin_kind
 from agency.planning.tasks.models import TaskOrigin
 from agency.thoughts import Thought
 

@@ -89,10 +89,13 @@ def asked_by(tags: list[str]) -> str | None:
     return next((t[3:] for t in tags if t.startswith("by:")), None)
 
 
+DRIVE_TICK = "drive-tick"  # the source of a drive tick's goals, and the origin of their tasks
+
+
 def origin_kind(source: str | None) -> str:
     """The task origin of a goal's source: a drive tick's, a user's (POST /api/goals), else
     a thought's (an LLM's tag)."""
-    return source if source in ("drive-tick", "user") else "thought"
+    return source if source in (DRIVE_TICK, "user") else "thought"
 
 
 def task_title(action: str, target: str, amount: int) -> str:
@@ -171,7 +174,7 @@ def _parameters(thought: Thought) -> dict[str, Any]:
     goal = thought.metadata.extractedGoal
     assert goal is not None
     out: dict[str, Any] = {"target": goal.target, "amount": goal.amount}
-    if thought.metadata.extractedGoalSource == "drive-tick":
+    if thought.metadata.extractedGoalSource == DRIVE_TICK:
         if thought.metadata.followUps:
             out["then"] = [dict(f) for f in thought.metadata.followUps]
         out |= after_parameters(thought.metadata.followUpsAfter, thought.metadata.bot)
