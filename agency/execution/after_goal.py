@@ -35,6 +35,7 @@ from agency.planning.tasks.models import NewTask, Task, TaskOrigin
 from agency.world import WorldSnapshot, night_approaching
 
 HANDLED = "follow-ups-handled"  # a tag: the task's follow-ups were queued, or not, once for all
+FOLLOW_UP_TAG = "follow-up"  # a tag: the task is follow-ups queued (follow_up_task)
 
 
 def carries_after(task: Task, bot: str | None) -> bool:
@@ -80,7 +81,7 @@ def follow_up_task(parent: Task, held: Mapping[str, int]) -> NewTask | None:
             "extractedGoal": {"action": action, "target": target, "amount": amount},
             "extractedGoalSource": DRIVE_TICK,
             "convertEligible": True,
-            "tags": [DRIVE_TICK, "autonomous", "follow-up"],
+            "tags": [DRIVE_TICK, "autonomous", FOLLOW_UP_TAG],
             "bot": (parent.parameters or {}).get(AFTER_BOT),
         },
     )

@@ -34,7 +34,8 @@ A task a drive tick gave follow-ups (parameters.then) runs them after its goal, 
 its own; those after them (parameters.after; all of a goal-bound one's, the night's hut) are
 queued as a task once it completes, a goal-bound one verified (agency.execution.after_goal).
 What the executor knows of them (the goal in hand, giving way to queued work, queueing) is
-agency.execution.follow_up_watch.
+agency.execution.follow_up_watch; a task of queued follow-ups that gives way is paused
+(GAVE_WAY) and put back in the queue when nothing else is.
 
 An executor works for one bot (`bot`) when several share the task store: it claims tasks
 bound to that bot or to none, and resumes and puts back in the queue only the tasks that
@@ -52,7 +53,7 @@ from loguru import logger
 from agency.clock import Clock
 from agency.execution.agents.runtime import AgentRuntime
 from agency.execution.bridge_watch import BridgeWatch
-from agency.execution.follow_up_watch import FollowUpWatch
+from agency.execution.follow_up_watch import GAVE_WAY, FollowUpWatch
 from agency.execution.morning_hold import MorningHold
 from agency.execution.replans import Replanner
 from agency.execution.run_progress import report_progress
@@ -174,7 +175,9 @@ class Executor:
             self.stats.last_busy_ms = self.stats.last_tick_ms
             if not self.current.handle.task.done():
                 report_progress(self.tasks, self.runtime.checkpoints, self.current.task_id)
-                self.follow_ups.give_way(self.current)
+                if self.follow_ups.give_way(self.current):
+                    await self.preempt(GAVE_WAY)
+                    return f"paused:{GAVE_WAY}"
                 return "running"
             run, self.current = self.current, None
             result = await run.handle.result()
@@ -214,6 +217,8 @@ class Executor:
             return self._start(interrupted, resumed=True)
         # most urgent pending task, oldest first among equals
         claimed = self.tasks.claim_next(bot=self.bot, actions=self.actions if self.bot else None)
+        if claimed is None and self.resume_paused(GAVE_WAY):  # nothing else to do: its turn again
+            claimed = self.tasks.claim_next(bot=self.bot, actions=self.actions if self.bot else None)
         if claimed is None:
             return "idle"
         return self._start(claimed, resumed=False)

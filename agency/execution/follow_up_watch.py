@@ -6,6 +6,10 @@ that they must give way to, and those queued as a task once it completes
 A follow-up is best effort: none starts while the bot has other work queued, and one in
 flight stops when a task is queued meanwhile (a follow-up collect of logs that took its 300 s
 kept two first huts of a bench waiting 2.7 minutes); its task completes, its goal being done.
+A task of queued follow-ups gives way the same in its own goal, which is not done: it is
+paused (GAVE_WAY) and goes back to the queue when the bot has nothing else to do (a queued
+collect of logs whose collects timed out twice kept a first-day bench's night's hut pending
+11 minutes).
 """
 
 from __future__ import annotations
@@ -13,7 +17,7 @@ from __future__ import annotations
 from loguru import logger
 
 from agency.clock import Clock
-from agency.execution.after_goal import HANDLED, follow_up_task, origin_of, why_not_now
+from agency.execution.after_goal import FOLLOW_UP_TAG, HANDLED, follow_up_task, origin_of, why_not_now
 from agency.execution.agents.runtime import AgentRuntime
 from agency.execution.runs import Running, task_spec
 from agency.planning.follow_up_params import AFTER, AFTER_BOT
@@ -22,6 +26,7 @@ from agency.planning.tasks.models import NewTask, Task, TaskStatus
 from agency.planning.tasks.store import TaskStore
 
 QUEUE_CHECK_MS = 1_000  # a follow-up in flight looks at the queue at most this often (a store read)
+GAVE_WAY = "gave way to queued work"  # the hold reason of a task of queued follow-ups that gave way
 
 
 class FollowUpWatch:
@@ -40,6 +45,7 @@ class FollowUpWatch:
         self.bot = bot
         self.actions = actions
         self._checked_ms: int | None = None  # when a follow-up in flight last looked at the queue
+        self._queued: dict[str, bool] = {}  # the run's task: is it queued follow-ups? (one entry)
 
     def goal_of(self, run: Running) -> tuple[str, str]:
         """The action and target the run is on: its running follow-up's, else its task's."""
@@ -59,18 +65,35 @@ class FollowUpWatch:
             for t in self.tasks.list_by_status(TaskStatus.pending)
         )
 
-    def give_way(self, run: Running) -> None:
-        """Stop the run's follow-up in flight if work waits in the queue (checked once a
-        QUEUE_CHECK_MS at most: the executor ticks far more often)."""
-        if run.task_id not in self.runtime.follow_up_goals or run.handle.stop_flag.is_set():
-            return
+    def give_way(self, run: Running) -> bool:
+        """Give way if work waits in the queue (checked once a QUEUE_CHECK_MS at most: the
+        executor ticks far more often): a follow-up in flight is stopped here; True when the
+        run's task is itself queued follow-ups still on its own goal, for the executor to
+        pause it (GAVE_WAY)."""
+        if run.handle.stop_flag.is_set():
+            return False
+        in_follow_up = run.task_id in self.runtime.follow_up_goals
+        if not in_follow_up and not self._queued_follow_ups(run.task_id):
+            return False
         now = self.clock()
         if self._checked_ms is not None and now - self._checked_ms < QUEUE_CHECK_MS:
-            return
+            return False
         self._checked_ms = now
-        if self.work_waiting():
-            logger.info("[Executor] task={} follow-up stopped: other work waits in the queue", run.task_id)
-            run.handle.stop("other work waits in the queue")
+        if not self.work_waiting():
+            return False
+        if not in_follow_up:
+            logger.info("[Executor] task={} (queued follow-ups) gives way: other work waits in the queue", run.task_id)
+            return True
+        logger.info("[Executor] task={} follow-up stopped: other work waits in the queue", run.task_id)
+        run.handle.stop("other work waits in the queue")
+        return False
+
+    def _queued_follow_ups(self, task_id: str) -> bool:
+        """Is the task follow-ups queued as a task (after_goal)? Read once per task."""
+        if task_id not in self._queued:
+            task = self.tasks.get_task(task_id)
+            self._queued = {task_id: task is not None and FOLLOW_UP_TAG in task.metadata.tags}
+        return self._queued[task_id]
 
     async def queue_after(self, done: Task) -> str | None:
         """A task just completed (a goal-bound one verified): queue its follow-ups as a task

@@ -13,7 +13,7 @@ from loguru import logger
 from agency.execution.agents import AgentRuntime, load_default_registry
 from agency.execution.builtin_tools import default_tool_registry
 from agency.execution.executor import Executor
-from agency.execution.follow_up_watch import QUEUE_CHECK_MS
+from agency.execution.follow_up_watch import GAVE_WAY, QUEUE_CHECK_MS
 from agency.execution.reflexes import ReflexConfig, Reflexes
 from agency.execution.reflexes.eat import EAT_RETRY_MAX_MS, EAT_RETRY_MS
 from agency.execution.workflows import SqliteCheckpointStore
@@ -519,6 +519,42 @@ def test_a_follow_up_in_flight_gives_way_to_a_task_queued_meanwhile(env):
         logger.remove(sink)
     assert body.inventory["wooden_pickaxe"] == 1 and not body.inventory.get("wooden_sword")
     assert any("follow-up stopped: other work waits in the queue" in line for line in lines)
+
+
+def test_a_task_of_queued_follow_ups_gives_way_in_its_own_goal_and_runs_when_the_queue_is_empty(env):
+    """agency.execution.follow_up_watch: its goal is not done, so it is paused (GAVE_WAY), not
+    completed, and claimed again once the work queued meanwhile is done."""
+    ex, tasks, ftime, body = env["ex"], env["tasks"], env["ftime"], env["body"]
+    body.inventory.update({"oak_planks": 12, "crafting_table": 1, "stick": 4})
+    logs = {"action": "collect", "target": "oak_log", "total": 3, "amount": 3}
+    tid = _add(tasks, "craft", "wooden_pickaxe", after=[logs])
+    lines, sink = _captured()
+
+    async def go():
+        assert await ex.tick() == "claimed"
+        await _drive(ex, ftime, lambda o: o.startswith("finished"))
+        [follow_up] = tasks.list_by_status(TaskStatus.pending)
+        body.polls_to_finish = 30  # its collect spans many ticks
+        assert await ex.tick() == "claimed" and ex.current.task_id == follow_up.id
+        queued = _add(tasks, "craft", "wooden_sword")  # the night's shelter, say, asked for meanwhile
+        assert await _drive(ex, ftime, lambda o: o.startswith("paused")) == f"paused:{GAVE_WAY}"
+        paused = tasks.get_task(follow_up.id)
+        assert paused.status is TaskStatus.paused and paused.metadata.blockedReason == GAVE_WAY
+        assert await ex.tick() == "claimed" and ex.current.task_id == queued
+        await _drive(ex, ftime, lambda o: o.startswith("finished"))
+        assert tasks.get_task(queued).status is TaskStatus.completed
+        assert await ex.tick() == "claimed" and ex.current.task_id == follow_up.id  # its turn again
+        await _drive(ex, ftime, lambda o: o.startswith("finished"), max_ticks=5000)
+        return follow_up.id
+
+    try:
+        fid = asyncio.run(go())
+    finally:
+        logger.remove(sink)
+    assert tasks.get_task(tid).status is TaskStatus.completed
+    assert tasks.get_task(fid).status is TaskStatus.completed and body.inventory["oak_log"] >= 3
+    assert any(f"task={fid} (queued follow-ups) gives way: other work waits in the queue" in line for line in lines)
+    assert any(f"resumed task={fid} after {GAVE_WAY}" in line for line in lines)
 
 
 def test_a_follow_up_in_flight_reads_the_queue_once_a_second_not_every_tick(env):
