@@ -1,7 +1,8 @@
 """The forage reflex: hungry or unable to heal with nothing to eat held, by day and out of
 the shelter, or nothing to eat held at all in the last 100 s before dusk (for the night's
-work, agency.execution.hunger): hunt an animal in sight, else explore for one; a fruitless forage waits longer
-before the next (agency.execution.hunger) while a task is running, which each forage holds.
+work, agency.execution.hunger; not while a hut is being built): hunt an animal in sight,
+else explore for one; a fruitless forage waits longer before the next (agency.execution.hunger)
+while a task is running, which each forage holds.
 With no task running there is nothing to hold up (and a bot too hurt for the drive tick has
 nothing else to do): the wait stays forage_retry_ms and each fruitless walk goes a leg
 further, up to MAX_LEGS (in the caves survival bench a bot at 10 health with the chickens
@@ -37,9 +38,17 @@ class ForageReflex(ReflexBase):
             return False
         if self.clock() < self._forage_retry_at:
             return False
-        if not should_forage(snap, self.config, self._cooking()) and not needs_food_for_the_night(snap, self.config):
-            return False
-        return not self._hostile_near(snap)
+        hungry = should_forage(snap, self.config, self._cooking())
+        stock_up = needs_food_for_the_night(snap, self.config) and not self._building_the_nights_shelter()
+        return (hungry or stock_up) and not self._hostile_near(snap)
+
+    def _building_the_nights_shelter(self) -> bool:
+        """Is the running task a build (the night's hut)? The stock-up before dusk does not hold it up: fed enough
+        not to forage, the bot needs the hut more tonight (a 1.18.2 bench bot, underground with
+        its hut a door from done, was dragged off it twice in the last 100 s before dusk to
+        hunt pigs it could not climb out to; the hut was left unbuilt)."""
+        goal = self.executor.running_goal()
+        return goal is not None and goal[0] == "build"
 
     async def _forage(self, snap: WorldSnapshot) -> None:
         game = sorted(game_in_sight(snap.entities), key=lambda e: e.distance)

@@ -284,6 +284,16 @@ def test_the_meat_of_a_smelt_a_reflex_paused_is_spared_too(env):
     assert reflexes.choose(_snap(env, health=9.6, food=15, inventory={"beef": 3}, mobs=(COW,))) == "eat"
 
 
+def test_the_stock_up_before_dusk_does_not_hold_up_a_hut_being_built_but_hunger_does(env):
+    building = _Cooking()
+    building.goal = ("build", "basic_shelter")
+    reflexes = Reflexes(env["tools"], env["ctx"], building, ReflexConfig())
+    assert reflexes.choose(_snap(env, health=20, food=17, mobs=(COW,), time=9500)) is None  # the hut first
+    assert reflexes.choose(_snap(env, health=20, food=15, mobs=(COW,), time=9500)) == "forage"  # hungry
+    building.goal = ("craft", "stone_sword")
+    assert reflexes.choose(_snap(env, health=20, food=17, mobs=(COW,), time=9500)) == "forage"
+
+
 def test_what_a_task_cooks():
     assert cooked_by("smelt", "cooked_beef") == {"beef"}
     assert cooked_by("smelt", "mutton") == {"mutton"}  # named by the raw food
