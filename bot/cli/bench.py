@@ -257,6 +257,7 @@ def _bench_survival(args: Any, cfg: McbotConfig) -> int:
         out=args.out,
         jobs=args.jobs,
         terrain=args.terrain,
+        config_path=args.config,
     )
     return bench_survival(settings, as_json=args.json)
 

@@ -71,6 +71,7 @@ class SurvivalSettings:
     jobs: int = 1  # runs at once (each its own daemon and world)
     terrain: str = "caves"  # the embedded world's ground (server.terrain): competence is claimed on the vanilla one
     extra_env: dict[str, str] = field(default_factory=dict)
+    config_path: str | None = None  # the user's config file (--config), the daemon's too; the pins above beat it
 
     @property
     def wall_limit_s(self) -> float:
@@ -141,8 +142,9 @@ class Run:
         ns = argparse.Namespace(server="embedded", version=self.version, creative=False, fast=False)
         env = {**daemon_env(ns, self.db, api_port), **self.settings.env(), "MCBOT_SERVER__SEED": str(self.seed)}
         with self.log_path.open("a") as log, self.samples_path.open("w") as out:
+            config = ["--config", self.settings.config_path] if self.settings.config_path else []
             proc = subprocess.Popen(
-                [sys.executable, "-m", "bot", "run"],
+                [sys.executable, "-m", "bot", *config, "run"],
                 cwd=ROOT,
                 env=env,
                 stdout=log,

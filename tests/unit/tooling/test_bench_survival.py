@@ -12,7 +12,7 @@ import time
 
 import pytest
 
-from bot.cli.main import build_parser
+from bot.cli.main import build_parser, main
 from bot.tooling import bench_survival as bench
 from bot.tooling.bench_idle import day_part
 from bot.tooling.bench_survival import SurvivalSettings, places_seen
@@ -411,6 +411,31 @@ def test_settings_give_the_daemon_no_llm_the_day_scale_and_the_tick():
     assert SurvivalSettings(terrain="plains").env()["MCBOT_SERVER__TERRAIN"] == "plains"
     assert build_parser().parse_args(["bench", "survival"]).terrain == "caves"
     assert build_parser().parse_args(["bench", "survival", "--terrain", "plains"]).terrain == "plains"
+
+
+def test_the_users_config_file_is_the_daemons_too(monkeypatch, tmp_path):
+    """`--config` reached the bench alone: a bench of a setting in it ran the daemon's default."""
+    argvs: list[list[str]] = []
+
+    class Ended:
+        pid, returncode = 1, 3
+
+        def poll(self):
+            return 3
+
+    monkeypatch.setattr(bench.subprocess, "Popen", lambda argv, **kw: argvs.append(argv) or Ended())
+    monkeypatch.setattr(bench, "wait_up", lambda proc, base, timeout: False)
+    monkeypatch.setattr(bench, "stop_daemon", lambda proc: None)
+    for path in ("mine.toml", None):
+        run = bench.Run("26.1", 1, SurvivalSettings(config_path=path), tmp_path, lambda _line: None)
+        assert run.run() is False
+    assert argvs[0][-4:] == ["bot", "--config", "mine.toml", "run"] and argvs[1][-2:] == ["bot", "run"]
+    called: list[SurvivalSettings] = []
+    monkeypatch.setattr(bench, "bench_survival", lambda settings, as_json: called.append(settings) or 0)
+    mine = tmp_path / "mine.toml"
+    mine.write_text("[drive_tick]\nqueued_follow_ups = 1\n")
+    assert main(["bench", "survival", "--config", str(mine)]) == 0
+    assert [s.config_path for s in called] == [str(mine)]
 
 
 def test_places_seen_is_none_when_the_api_does_not_answer():
