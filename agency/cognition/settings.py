@@ -34,9 +34,8 @@ class DriveTickConfig(_Settings):
     # (agency.cognition.follow_ups); 0 = each tick's goal alone (none queued either).
     follow_ups: int = Field(3, ge=0, le=8)
     # Goals after those, queued as a task of their own once the tick's task completes
-    # (agency.execution.after_goal); 0 = none (the default: such a task's own goal does not give
-    # way to work queued after it, and a first-day bench saw a hut wait 11 minutes behind one).
-    queued_follow_ups: int = Field(0, ge=0, le=8)
+    # (agency.execution.after_goal; it gives way to work queued meanwhile); 0 = none.
+    queued_follow_ups: int = Field(3, ge=0, le=8)
 
 
 class KeepAliveConfig(_Settings):
