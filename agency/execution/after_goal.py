@@ -15,10 +15,11 @@ origin names it). The follow-ups are handled once (the tag HANDLED), queued or n
 again when a hut is repaired and verified anew (its follow-ups are old by then).
 
 None is queued at dusk or at night (the night's ticks choose its work), while the bot is hurt
-or hungry with nothing that feeds held (as no follow-up starts then), while other work waits
-in the queue (follow-ups fill the gap before the next tick), by another bot than the one
-whose tick it was (a fleet's hut is any bot's to build), or when an open task already has
-the first goal (DRIVE-2).
+or hungry with nothing that feeds held (as no follow-up starts then), by another bot than the
+one whose tick it was (a fleet's hut is any bot's to build), or when an open task already has
+the first goal (DRIVE-2). With other work waiting in the queue the task is queued paused
+behind it (agency.execution.follow_up_watch, GAVE_WAY): dropped, they were lost, the next
+tick's chain having stopped at them (DRIVE-2) while the task that carried them was open.
 """
 
 from __future__ import annotations

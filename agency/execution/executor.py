@@ -53,7 +53,7 @@ from loguru import logger
 from agency.clock import Clock
 from agency.execution.agents.runtime import AgentRuntime
 from agency.execution.bridge_watch import BridgeWatch
-from agency.execution.follow_up_watch import GAVE_WAY, FollowUpWatch
+from agency.execution.follow_up_watch import FollowUpWatch
 from agency.execution.morning_hold import MorningHold
 from agency.execution.replans import Replanner
 from agency.execution.run_progress import report_progress
@@ -71,7 +71,7 @@ from agency.execution.runs import (
     task_spec,
 )
 from agency.execution.workflows.models import WorkflowRunResult
-from agency.planning.tasks.idempotency import WAITING_FOR_MORNING
+from agency.planning.tasks.idempotency import GAVE_WAY, WAITING_FOR_MORNING
 from agency.planning.tasks.models import Task, TaskStatus
 from agency.planning.tasks.store import TaskStore
 from agency.tools.results import WAITS_FOR_MORNING

@@ -9,7 +9,8 @@ kept two first huts of a bench waiting 2.7 minutes); its task completes, its goa
 A task of queued follow-ups gives way the same in its own goal, which is not done: it is
 paused (GAVE_WAY) and goes back to the queue when the bot has nothing else to do (a queued
 collect of logs whose collects timed out twice kept a first-day bench's night's hut pending
-11 minutes).
+11 minutes); one queued while work waits is paused behind it from the start. While paused so it
+counts as in flight (DRIVE-2: agency.planning.tasks.idempotency.waits_its_turn).
 """
 
 from __future__ import annotations
@@ -21,12 +22,11 @@ from agency.execution.after_goal import FOLLOW_UP_TAG, HANDLED, follow_up_task, 
 from agency.execution.agents.runtime import AgentRuntime
 from agency.execution.runs import Running, task_spec
 from agency.planning.follow_up_params import AFTER, AFTER_BOT
-from agency.planning.tasks.idempotency import find_blocking_task, open_to
+from agency.planning.tasks.idempotency import GAVE_WAY, find_blocking_task, open_to
 from agency.planning.tasks.models import NewTask, Task, TaskStatus
 from agency.planning.tasks.store import TaskStore
 
 QUEUE_CHECK_MS = 1_000  # a follow-up in flight looks at the queue at most this often (a store read)
-GAVE_WAY = "gave way to queued work"  # the hold reason of a task of queued follow-ups that gave way
 
 
 class FollowUpWatch:
@@ -107,11 +107,15 @@ class FollowUpWatch:
         if draft is None:
             logger.info("[Executor] task={} follow-ups not queued: {}", done.id, why)
             return None
+        behind = self.work_waiting()  # before it is queued itself
         task = self.tasks.add_task(draft, origin=origin_of(done))
         self.tasks.update_task_metadata(done.id, {"childTaskIds": [*done.metadata.childTaskIds, task.id]})
+        if behind:  # their turn comes once that work is done (Executor.tick gives it back)
+            self.tasks.update_task_metadata(task.id, {"blockedReason": GAVE_WAY})
+            self.tasks.set_status(task.id, TaskStatus.paused)
         then = ", ".join(f"{f['action']} {f['target']}" for f in draft.parameters["then"])
         logger.info(
-            "[Executor] task={} {}: its follow-ups queued as task={} ({} {} {}{})",
+            "[Executor] task={} {}: its follow-ups queued as task={} ({} {} {}{}){}",
             done.id,
             "verified" if done.metadata.goalBinding is not None else "completed",
             task.id,
@@ -119,6 +123,7 @@ class FollowUpWatch:
             draft.parameters["target"],
             draft.parameters["amount"],
             f", then {then}" if then else "",
+            ", paused behind the work waiting in the queue" if behind else "",
         )
         return task.id
 
@@ -126,8 +131,6 @@ class FollowUpWatch:
         """The task to queue, or None and why not (agency.execution.after_goal)."""
         if asker != self.bot:
             return None, f"they are {asker or 'the daemon bot'}'s"
-        if self.work_waiting():
-            return None, "other work waits in the queue"
         try:
             snap = await self.runtime.tool_context.snapshot()
         except Exception as e:  # noqa: BLE001 - best effort: the task is done whatever this read does

@@ -26,6 +26,9 @@ STUCK_PENDING_TIMEOUT_MS = 300_000
 # which the executor gives it back itself.
 WAITING_FOR_MORNING = "morning"
 MORNING_MAX_HOLD_MS = 12 * 60_000
+# A task of queued follow-ups paused behind work queued for its bot (agency.execution.follow_up_watch)
+# waits its turn, in flight as well: it goes back to the queue once its bot has nothing else to do.
+GAVE_WAY = "gave way to queued work"
 # pending_planning is pending while a planner works on it; it suppresses like pending.
 PENDING_STATUSES = frozenset({TaskStatus.pending, TaskStatus.pending_planning})
 
@@ -48,8 +51,13 @@ def waits_for_morning(task: Task, now_ms: int) -> bool:
     )
 
 
+def waits_its_turn(task: Task) -> bool:
+    """Paused behind work queued after it (GAVE_WAY)."""
+    return task.status is TaskStatus.paused and task.metadata.blockedReason == GAVE_WAY
+
+
 def suppresses(task: Task, now_ms: int, stuck_timeout_ms: int = STUCK_PENDING_TIMEOUT_MS) -> bool:
-    if task.status is TaskStatus.active or waits_for_morning(task, now_ms):
+    if task.status is TaskStatus.active or waits_for_morning(task, now_ms) or waits_its_turn(task):
         return True
     if task.status in PENDING_STATUSES:
         pending_for = now_ms - task.metadata.createdAt

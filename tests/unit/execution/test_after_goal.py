@@ -15,7 +15,7 @@ from agency.cognition.follow_ups import following
 from agency.execution.after_goal import HANDLED, follow_up_task
 from agency.execution.follow_up_watch import FollowUpWatch
 from agency.planning.follow_up_params import after_parameters
-from agency.planning.tasks.idempotency import STUCK_PENDING_TIMEOUT_MS
+from agency.planning.tasks.idempotency import GAVE_WAY, STUCK_PENDING_TIMEOUT_MS, find_blocking_task
 from agency.planning.tasks.models import NewTask, Task, TaskOrigin, TaskStatus
 from agency.planning.tasks.store import SqliteTaskStore
 from agency.tools import ToolContext
@@ -143,10 +143,16 @@ def test_no_follow_up_task_is_queued_when_an_open_task_has_its_goal(tasks, ftime
     assert _queue(tasks, ftime, _hut(tasks)) is None and not _pending(tasks)
 
 
-def test_no_follow_up_task_is_queued_while_other_work_waits_in_the_queue(tasks, ftime):
-    """Follow-ups fill the gap before the next tick; a queued task is work already."""
+def test_with_other_work_waiting_the_follow_up_task_is_queued_paused_behind_it_and_counts_in_flight(tasks, ftime):
+    """Dropped, they were lost: the next tick's chain had stopped at them (DRIVE-2) while the
+    task that carried them was open, and the bot stood idle after the work that waited."""
     sword = _craft(tasks, "stone_sword")
-    assert _queue(tasks, ftime, _hut(tasks)) is None and [t.id for t in _pending(tasks)] == [sword.id]
+    queued = tasks.get_task(_queue(tasks, ftime, _hut(tasks)))
+    assert [t.id for t in _pending(tasks)] == [sword.id]
+    assert queued.status is TaskStatus.paused and queued.metadata.blockedReason == GAVE_WAY
+    # a tick's goal of the same kind is a duplicate while it waits its turn, long after too
+    ftime.clock.advance(2 * STUCK_PENDING_TIMEOUT_MS)
+    assert find_blocking_task(tasks, queued.metadata.goalKey, ftime.clock()).id == queued.id
 
 
 def test_while_a_hut_is_open_its_follow_ups_are_in_flight_for_its_bot_only_and_until_queued(tasks, ftime):

@@ -13,11 +13,12 @@ from loguru import logger
 from agency.execution.agents import AgentRuntime, load_default_registry
 from agency.execution.builtin_tools import default_tool_registry
 from agency.execution.executor import Executor
-from agency.execution.follow_up_watch import GAVE_WAY, QUEUE_CHECK_MS
+from agency.execution.follow_up_watch import QUEUE_CHECK_MS
 from agency.execution.reflexes import ReflexConfig, Reflexes
 from agency.execution.reflexes.eat import EAT_RETRY_MAX_MS, EAT_RETRY_MS
 from agency.execution.workflows import SqliteCheckpointStore
 from agency.planning.stalls import classify_stall
+from agency.planning.tasks.idempotency import GAVE_WAY
 from agency.planning.tasks.models import TaskStatus
 from agency.tools.testing import FakeBody, FakeTime
 from agency.world import EntityInfo, Vec3
