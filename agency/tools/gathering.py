@@ -13,6 +13,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from loguru import logger
 from pydantic import Field, model_validator
 
 from agency.blocks import DEEP_ROCK, ROCK
@@ -145,7 +146,7 @@ async def collect_block(ctx: ToolContext, p: CollectBlockInput) -> dict[str, Any
         # within 32 blocks" to the collect three times over, and the diamond pickaxe failed).
         reach = max(p.radius, math.ceil(hits[0]["distance"]) + 1)
         try:
-            await run_action(
+            out = await run_action(
                 ctx,
                 "collect",
                 {
@@ -157,6 +158,8 @@ async def collect_block(ctx: ToolContext, p: CollectBlockInput) -> dict[str, Any
                 },
             )
             why = None
+            if out.get("staleTasks"):  # node/lib/actions/collect.js forgetStaleTask
+                logger.info("[Tools] collect {}: a collectblock task that never ended was let go of first", name)
         except ToolFailure as e:  # e.g. an unreachable treetop: what counts is what we now hold
             why = e.message
         now = await _held(ctx, item)

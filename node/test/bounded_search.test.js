@@ -167,4 +167,23 @@ test('bounded searches', { timeout: 300000, ...oneVersion('search bounds and hea
     assert.match(out.error, new RegExp(`^no glass came from 1 glass taken \\(first: glass at ${glass.x},${glass.y},${glass.z} ` +
       'taken with [a-z_ ]+, bot at -?\\d+\\.\\d,-?\\d+\\.\\d,-?\\d+\\.\\d\\)$'))
   })
+
+  await t.test('a collectblock task that never ends does not hold up the next collect', async () => {
+    // collectblock waits for a target entity to go before its task ends, and cancels (waits for)
+    // its last task before each collect. Given the bot itself, which never goes, its task never
+    // ends: the state a bench bot's hut walls met, its collects standing still for minutes.
+    await waitFor(() => bot.entity.onGround, 10000, 'the bot on the ground')
+    let ended = false
+    bot.collectBlock.collect(bot.entity).then(() => { ended = true }, () => { ended = true })
+    await waitFor(() => !bot.collectBlock.targets.empty, 3000, 'a collectblock task of its own')
+    const dirt = bot.entity.position.floored().offset(-2, 0, 1)
+    await command(bot, `/mcbot setblock ${dirt.x} ${dirt.y} ${dirt.z} dirt`)
+    await waitFor(() => bot.blockAt(dirt)?.name === 'dirt', 10000, 'the dirt in view')
+    // its own limit, under one block's PER_BLOCK_MS (45 s): waiting on the old task, it fails
+    const out = await runAction(bot, 'collect', { block: 'dirt', count: 1, maxDistance: 16 }, 30000)
+    assert.strictEqual(out.state, 'done', JSON.stringify(out))
+    assert.deepStrictEqual([out.result.gained, out.result.staleTasks], [1, 1], JSON.stringify(out.result))
+    assert.strictEqual(bot.blockAt(dirt).name, 'air', 'the dirt was taken')
+    assert.ok(!ended, 'the old task was let go of, not ended')
+  })
 })

@@ -9,7 +9,8 @@
 // step started went for the same nearest log first and ran out of time on it). A block the bot holds no tool to
 // harvest (stone without a pickaxe) is refused before anything is searched, and the action stops
 // when the tool is gone (it broke on the block before). `stopped` in the result says why it
-// ended short of `count`.
+// ended short of `count`. A collectblock task of the bot's that never ended is let go of first
+// (forgetStaleTask).
 
 const { blockName, itemName } = require('../names')
 const { bound, watch } = require('../path_search')
@@ -17,6 +18,7 @@ const { cannotHarvest } = require('../harvest')
 const { SCAN_MAX_DISTANCE, SCAN_MAX_COUNT } = require('../limits')
 const { pickPlant, uncollidable } = require('./pick_plant')
 const { findWithin } = require('../find_blocks')
+const { Targets } = require('mineflayer-collectblock/lib/Targets')
 
 const SPARE_TARGETS = 6 // candidates beyond `count`, for the ones that cannot be reached
 // What each bot on this bridge is collecting: a fleet's bots go for different trees (a trunk's
@@ -71,6 +73,7 @@ async function run (bot, args, rec) {
   const noDrop = [] // blocks taken with no item after them: the reason a collect gains nothing
   let collected = 0
   let failed = 0
+  let staleTasks = 0
   let stopped = null
   for (const p of positions) {
     if (rec.cancelled || countItems(bot, item) - before >= count) break
@@ -91,6 +94,7 @@ async function run (bot, args, rec) {
       })
       const had = countItems(bot, item)
       const before = heldName(bot) // a tool that broke on the block is gone after the take
+      if (!uncollidable(def) && forgetStaleTask(bot)) staleTasks++
       const take = uncollidable(def) ? pickPlant(bot, block) : bot.collectBlock.collect(block, { ignoreNoPath: true })
       await Promise.race([take, late])
       collected++
@@ -118,7 +122,22 @@ async function run (bot, args, rec) {
   if (gained === 0 && noDrop.length) {
     throw new Error(`no ${item} came from ${noDrop.length} ${name} taken (first: ${noDrop[0]}, bot at ${at(bot)})`)
   }
-  return { requested: count, found: positions.length, collected, gained, skipped: errors.length, stopped }
+  return { requested: count, found: positions.length, collected, gained, skipped: errors.length, stopped, staleTasks }
+}
+
+// collectblock cancels its last task before each collect and waits for it to end, and its task
+// waits without a limit on what it does (an item drop to be picked up that does not go): one
+// such task left every later collect of the bot waiting on it, the bot standing still for
+// minutes while its hut's walls were to be gathered (two bench runs, both versions). One
+// still listed when a collect starts is that one (an action runs one collect at a time, and
+// abandon ended the last): its list is emptied, so it ends if it ever wakes, and the plugin
+// gets a new one. True when there was such a task.
+function forgetStaleTask (bot) {
+  const plugin = bot.collectBlock
+  if (plugin.targets.empty) return false
+  plugin.targets.clear()
+  plugin.targets = new Targets(bot)
+  return true
 }
 
 // A failed block: the dig and pathfinder's goal are dropped (collectblock's task then fails

@@ -297,6 +297,23 @@ def test_collect_block_counts_what_it_holds_after_a_failed_collect(ctx: ToolCont
     assert res.output["have"] == 3 and body.inventory["oak_log"] == 3
 
 
+def test_collect_block_says_when_the_collect_let_go_of_a_collectblock_task_that_never_ended(
+    ctx: ToolContext, body: FakeBody
+) -> None:
+    reg = default_tool_registry()
+    body.add_tree(3, 3, height=4)
+    original = body._do_collect
+    body._do_collect = lambda a: {**original(a), "staleTasks": 1}  # type: ignore[method-assign]
+    lines: list[str] = []
+    sink = logger.add(lambda m: lines.append(m.record["message"]), level="INFO")
+    try:
+        res = run(reg.execute("collect_block", {"block": "log", "count": 2, "ensure": True}, ctx))
+    finally:
+        logger.remove(sink)
+    assert res.success, res.error
+    assert "[Tools] collect oak_log: a collectblock task that never ended was let go of first" in lines
+
+
 def test_collect_block_reaches_as_far_as_the_block_it_saw_in_a_corner_of_the_sight_box(
     ctx: ToolContext, body: FakeBody
 ) -> None:
