@@ -217,7 +217,7 @@ class Executor:
             return self._start(interrupted, resumed=True)
         # most urgent pending task, oldest first among equals
         claimed = self.tasks.claim_next(bot=self.bot, actions=self.actions if self.bot else None)
-        if claimed is None and self.resume_paused(GAVE_WAY):  # nothing else to do: its turn again
+        if claimed is None and self._give_back_a_turn():
             claimed = self.tasks.claim_next(bot=self.bot, actions=self.actions if self.bot else None)
         if claimed is None:
             return "idle"
@@ -443,6 +443,20 @@ class Executor:
             self._lifecycle("resumed", task.id)
             out.append(task.id)
         return out
+
+    def _give_back_a_turn(self) -> bool:
+        """Nothing else to claim: the oldest task that gave way to queued work goes back in the
+        queue, one at a time (given back together, the first claimed would give way again to
+        the others at once). True when one did."""
+        task = self.follow_ups.next_turn()
+        if task is None:
+            return False
+        self.tasks.update_task_metadata(task.id, {"blockedReason": None})
+        self.tasks.set_status(task.id, TaskStatus.pending)
+        self.stats.resumed += 1
+        logger.info("[Executor] resumed task={} after {}", task.id, GAVE_WAY)
+        self._lifecycle("resumed", task.id)
+        return True
 
     async def shutdown(self) -> None:
         """Safe-stop a running workflow; its task stays active and resumes on next start."""

@@ -22,7 +22,7 @@ from agency.execution.after_goal import FOLLOW_UP_TAG, HANDLED, follow_up_task, 
 from agency.execution.agents.runtime import AgentRuntime
 from agency.execution.runs import Running, task_spec
 from agency.planning.follow_up_params import AFTER, AFTER_BOT
-from agency.planning.tasks.idempotency import GAVE_WAY, find_blocking_task, open_to
+from agency.planning.tasks.idempotency import GAVE_WAY, find_blocking_task, open_to, waits_its_turn
 from agency.planning.tasks.models import NewTask, Task, TaskStatus
 from agency.planning.tasks.store import TaskStore
 
@@ -64,6 +64,11 @@ class FollowUpWatch:
             open_to(t, self.bot) and (actions is None or t.type.lower() in actions)
             for t in self.tasks.list_by_status(TaskStatus.pending)
         )
+
+    def next_turn(self) -> Task | None:
+        """The oldest of this bot's tasks waiting their turn (GAVE_WAY), bound to it or held by
+        it: one queued paused behind work waiting was never claimed, so no bot holds it."""
+        return next((t for t in self.tasks.list_by_status(TaskStatus.paused, bot=self.bot) if waits_its_turn(t)), None)
 
     def give_way(self, run: Running) -> bool:
         """Give way if work waits in the queue (checked once a QUEUE_CHECK_MS at most: the

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from agency.planning.tasks.idempotency import STUCK_PENDING_TIMEOUT_MS
+from agency.planning.tasks.idempotency import STUCK_PENDING_TIMEOUT_MS, waits_its_turn
 from agency.planning.tasks.models import Task, TaskStatus
 
 EXECUTOR_STALE_MS = 60_000  # an executor that has not ticked for this long is unavailable
@@ -31,8 +31,9 @@ def classify_stall(
     `stuck_pending` is "the executor sees the task but does not claim it": a task queued
     while the executor carries out another one (the bot has one body) is waiting its turn,
     so its clock starts when the executor was last busy (`executor_busy_ms`), not at
-    creation. A long shelter build does not make the tasks behind it stalls."""
-    if task.status.terminal:
+    creation. A long shelter build does not make the tasks behind it stalls, nor a task that
+    gave way to work queued after it (GAVE_WAY: given back once that is done)."""
+    if task.status.terminal or waits_its_turn(task):
         return None
     if task.status is TaskStatus.unplannable:
         return "unplannable"

@@ -257,7 +257,7 @@ def _bench_survival(args: Any, cfg: McbotConfig) -> int:
         out=args.out,
         jobs=args.jobs,
         terrain=args.terrain,
-        config_path=args.config,
+        config_path=str(Path(args.config).resolve()) if args.config else None,  # the daemons run from the root
     )
     return bench_survival(settings, as_json=args.json)
 

@@ -81,7 +81,7 @@ class SurvivalSettings:
 
     def env(self) -> dict[str, str]:
         """The daemon's settings beyond its defaults: this bench's day scale, the drive-tick
-        interval when one was asked for, the ground, no LLM. The jobs' cadences, the stuck
+        interval when one was asked for, the ground, no LLM, a store of its own. The jobs' cadences, the stuck
         timeout and the drive tick are the daemon's own: the bench measures what users get."""
         return {
             "MCBOT_SERVER__DAY_LENGTH_SCALE": f"{self.day_length_scale:g}",
@@ -89,6 +89,7 @@ class SurvivalSettings:
             "MCBOT_JOBS__COUNTERS_LOG_S": FAST["MCBOT_JOBS__COUNTERS_LOG_S"],  # the log's counter lines, more often
             "MCBOT_LLM__TARGETS": "[]",  # no model, whatever the user's config says
             "MCBOT_SERVER__TERRAIN": self.terrain,
+            "MCBOT_STORAGE__URL": "",  # each run its own SQLite file, whatever a --config says
             **self.extra_env,
         }
 

@@ -39,14 +39,15 @@ class ForageReflex(ReflexBase):
         if self.clock() < self._forage_retry_at:
             return False
         hungry = should_forage(snap, self.config, self._cooking())
-        stock_up = needs_food_for_the_night(snap, self.config) and not self._building_the_nights_shelter()
+        stock_up = needs_food_for_the_night(snap, self.config) and not self._build_in_flight()
         return (hungry or stock_up) and not self._hostile_near(snap)
 
-    def _building_the_nights_shelter(self) -> bool:
-        """Is the running task a build (the night's hut)? The stock-up before dusk does not hold it up: fed enough
-        not to forage, the bot needs the hut more tonight (a 1.18.2 bench bot, underground with
-        its hut a door from done, was dragged off it twice in the last 100 s before dusk to
-        hunt pigs it could not climb out to; the hut was left unbuilt)."""
+    def _build_in_flight(self) -> bool:
+        """Is the running task a build (the night's hut, or any other)? The stock-up before dusk
+        does not hold it up: fed enough not to forage, the bot needs the hut more tonight (a
+        1.18.2 bench bot, underground with its hut a door from done, was dragged off it twice in
+        the last 100 s before dusk to hunt pigs it could not climb out to; the hut was left
+        unbuilt)."""
         goal = self.executor.running_goal()
         return goal is not None and goal[0] == "build"
 

@@ -94,7 +94,7 @@ async function run (bot, args, rec) {
       })
       const had = countItems(bot, item)
       const before = heldName(bot) // a tool that broke on the block is gone after the take
-      if (!uncollidable(def) && forgetStaleTask(bot)) staleTasks++
+      if (forgetStaleTask(bot)) staleTasks++ // a plant's pick collects its drops with collectblock too
       const take = uncollidable(def) ? pickPlant(bot, block) : bot.collectBlock.collect(block, { ignoreNoPath: true })
       await Promise.race([take, late])
       collected++

@@ -155,6 +155,17 @@ def test_with_other_work_waiting_the_follow_up_task_is_queued_paused_behind_it_a
     assert find_blocking_task(tasks, queued.metadata.goalKey, ftime.clock()).id == queued.id
 
 
+def test_a_fleet_bots_follow_ups_queued_paused_are_its_turn_once_its_queue_is_empty(tasks, ftime):
+    """Never claimed, no bot holds them: bound to the bot, they are its to give back."""
+    _craft(tasks, "stone_sword")
+    queued_id = _queue(tasks, ftime, _hut(tasks, bot="b1"), bot="b1")
+    assert tasks.get_task(queued_id).metadata.heldBy is None
+    ctx = ToolContext(body=FakeBody(ftime.clock), clock=ftime.clock, sleep=ftime.sleep)
+    runtime = SimpleNamespace(tool_context=ctx, follow_up_goals={})
+    turn = {bot: FollowUpWatch(tasks, runtime, ftime.clock, bot=bot).next_turn() for bot in ("b1", "b2")}  # type: ignore[arg-type]
+    assert turn["b1"].id == queued_id and turn["b2"] is None
+
+
 def test_while_a_hut_is_open_its_follow_ups_are_in_flight_for_its_bot_only_and_until_queued(tasks, ftime):
     hut = _hut(tasks, bot="b1", status=TaskStatus.active)
     now = ftime.clock()

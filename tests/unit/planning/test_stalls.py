@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from agency.clock import FrozenClock
 from agency.planning.stalls import STALL_CLASSES, classify_stall, stalled_tasks
+from agency.planning.tasks.idempotency import GAVE_WAY
 from agency.planning.tasks.models import NewTask, TaskStatus
 from agency.planning.tasks.store import SqliteTaskStore
 
@@ -66,6 +67,16 @@ def test_terminal_and_moving_tasks_are_not_stalled(tmp_path):
     assert classify_stall(store.get_task(t.id), clock(), clock()) is None
     store.set_status(t.id, TaskStatus.completed)
     assert classify_stall(store.get_task(t.id), clock() + 10**9, None) is None
+    store.close()
+
+
+def test_a_task_that_gave_way_to_queued_work_waits_its_turn_and_is_no_stall(tmp_path):
+    store, clock = _store(tmp_path)
+    t = _add(store, goalKey="collect:oak_log", blockedReason=GAVE_WAY)
+    store.set_status(t.id, TaskStatus.paused)
+    assert classify_stall(store.get_task(t.id), clock() + 10**9, clock()) is None
+    store.update_task_metadata(t.id, {"blockedReason": "preempted"})  # any other hold is one
+    assert classify_stall(store.get_task(t.id), clock(), clock()) == "blocked_reason"
     store.close()
 
 

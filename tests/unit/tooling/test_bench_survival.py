@@ -434,8 +434,10 @@ def test_the_users_config_file_is_the_daemons_too(monkeypatch, tmp_path):
     monkeypatch.setattr(bench, "bench_survival", lambda settings, as_json: called.append(settings) or 0)
     mine = tmp_path / "mine.toml"
     mine.write_text("[drive_tick]\nqueued_follow_ups = 1\n")
-    assert main(["bench", "survival", "--config", str(mine)]) == 0
+    monkeypatch.chdir(tmp_path)  # a path relative to where the user stands: the daemons run from the root
+    assert main(["bench", "survival", "--config", "mine.toml"]) == 0
     assert [s.config_path for s in called] == [str(mine)]
+    assert SurvivalSettings().env()["MCBOT_STORAGE__URL"] == ""  # not one shared PostgreSQL store
 
 
 def test_places_seen_is_none_when_the_api_does_not_answer():
