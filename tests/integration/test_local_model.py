@@ -123,7 +123,11 @@ def test_a_short_eval_suite_through_the_real_model_keeps_the_contracts(model, tm
     suite.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
     p = ArgParser(prog="mcbot")
     add_eval_commands(p.add_subparsers(dest="command", parser_class=ArgParser))
-    args = p.parse_args(["eval", "--suite", str(suite), "--run-id", "r", "--out-dir", str(tmp_path / "out")])
+    # one scenario in flight: node/llm/serve.mjs answers one request at a time, and a request
+    # queued behind others spends its 120 s timeout waiting (a CI run: the third of three sent at
+    # once timed out after the first two took 57 s and 92 s)
+    argv = ["eval", "--suite", str(suite), "--run-id", "r", "--out-dir", str(tmp_path / "out"), "--concurrency", "1"]
+    args = p.parse_args(argv)
     code = cmd_eval(args, SimpleNamespace(llm=LlmSection.model_validate(_llm(model))))
     assert code in (0, 1)  # PASS or a property the model's words failed: both are answers, never an error
     out = tmp_path / "out" / "suite" / "balanced" / "r"
