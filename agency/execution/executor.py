@@ -431,17 +431,9 @@ class Executor:
             self.morning.waiting = False
         out = []
         for task in self._mine(TaskStatus.paused):
-            if task.metadata.blockedReason != reason:
-                continue
-            if self.goals is not None and self.goals.owns(task):
-                self.goals.release(task)  # hold cleared with its mirrors, witness kept for the resume
-            else:
-                self.tasks.update_task_metadata(task.id, {"blockedReason": None})
-                self.tasks.set_status(task.id, TaskStatus.pending)
-            self.stats.resumed += 1
-            logger.info("[Executor] resumed task={} after {}", task.id, reason)
-            self._lifecycle("resumed", task.id)
-            out.append(task.id)
+            if task.metadata.blockedReason == reason:
+                self._give_back(task, reason)
+                out.append(task.id)
         return out
 
     def _give_back_a_turn(self) -> bool:
@@ -449,14 +441,20 @@ class Executor:
         queue, one at a time (given back together, the first claimed would give way again to
         the others at once). True when one did."""
         task = self.follow_ups.next_turn()
-        if task is None:
-            return False
-        self.tasks.update_task_metadata(task.id, {"blockedReason": None})
-        self.tasks.set_status(task.id, TaskStatus.pending)
+        if task is not None:
+            self._give_back(task, GAVE_WAY)
+        return task is not None
+
+    def _give_back(self, task: Task, reason: str) -> None:
+        """A task paused for `reason` goes back in the queue (paused -> pending)."""
+        if self.goals is not None and self.goals.owns(task):
+            self.goals.release(task)  # hold cleared with its mirrors, witness kept for the resume
+        else:
+            self.tasks.update_task_metadata(task.id, {"blockedReason": None})
+            self.tasks.set_status(task.id, TaskStatus.pending)
         self.stats.resumed += 1
-        logger.info("[Executor] resumed task={} after {}", task.id, GAVE_WAY)
+        logger.info("[Executor] resumed task={} after {}", task.id, reason)
         self._lifecycle("resumed", task.id)
-        return True
 
     async def shutdown(self) -> None:
         """Safe-stop a running workflow; its task stays active and resumes on next start."""

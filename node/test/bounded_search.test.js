@@ -186,4 +186,17 @@ test('bounded searches', { timeout: 300000, ...oneVersion('search bounds and hea
     assert.strictEqual(bot.blockAt(dirt).name, 'air', 'the dirt was taken')
     assert.ok(!ended, 'the old task was let go of, not ended')
   })
+
+  await t.test('nor the pick of a plant, whose drops collectblock picks up', async () => {
+    await waitFor(() => bot.entity.onGround, 10000, 'the bot on the ground')
+    bot.collectBlock.collect(bot.entity).catch(() => {})
+    await waitFor(() => !bot.collectBlock.targets.empty, 3000, 'a collectblock task of its own')
+    const flower = bot.entity.position.floored().offset(2, 0, -1)
+    await command(bot, `/mcbot setblock ${flower.x} ${flower.y - 1} ${flower.z} dirt`)
+    await command(bot, `/mcbot setblock ${flower.x} ${flower.y} ${flower.z} dandelion`)
+    await waitFor(() => bot.blockAt(flower)?.name === 'dandelion', 10000, 'the dandelion in view')
+    const out = await runAction(bot, 'collect', { block: 'dandelion', count: 1, maxDistance: 16 }, 30000)
+    assert.strictEqual(out.state, 'done', JSON.stringify(out))
+    assert.deepStrictEqual([out.result.gained, out.result.staleTasks], [1, 1], JSON.stringify(out.result))
+  })
 })

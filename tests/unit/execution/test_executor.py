@@ -588,3 +588,24 @@ def test_a_follow_up_in_flight_reads_the_queue_once_a_second_not_every_tick(env)
         logger.remove(sink)
     assert 2 <= len(reads) <= (ticks[-1] - ticks[0]) // QUEUE_CHECK_MS + 1 < len(ticks), (reads, ticks)
     assert all(b - a >= QUEUE_CHECK_MS for a, b in itertools.pairwise(reads))
+
+
+def test_of_the_tasks_waiting_their_turn_only_the_oldest_is_given_back_on_an_idle_tick(env):
+    """Given back together, the first claimed would give way again to the others at once."""
+    ex, tasks, ftime = env["ex"], env["tasks"], env["ftime"]
+    waiting = []
+    for target in ("wooden_pickaxe", "wooden_sword"):
+        tid = _add(tasks, "craft", target)
+        tasks.update_task_metadata(tid, {"blockedReason": GAVE_WAY})
+        tasks.set_status(tid, TaskStatus.paused)
+        waiting.append(tid)
+        ftime.clock.advance(1_000)  # the sword's turn comes after the pickaxe's
+    lines, sink = _captured()
+    try:
+        out = asyncio.run(ex.tick())
+    finally:
+        logger.remove(sink)
+    assert out == "claimed" and ex.current.task_id == waiting[0]
+    assert tasks.get_task(waiting[1]).status is TaskStatus.paused  # still waits its turn
+    resumed = [line for line in lines if "resumed task=" in line]
+    assert resumed == [f"[Executor] resumed task={waiting[0]} after {GAVE_WAY}"]
