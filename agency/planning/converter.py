@@ -17,7 +17,7 @@ from loguru import logger
 
 from agency.goal_tag import canonical_goal_key
 from agency.planning.follow_up_params import after_parameters
-from agency.planning.tasks.idempotency import STUCK_PENDING_TIMEOUT_MS, find_blocking_task, stale_twins
+from agency.planning.tasks.idempotency import STUCK_PENDING_TIMEOUT_MS, find_blocking_task, held_twin, stale_twins
 from agency.planning.tasks.models import (
     IllegalTransitionError,
     NewTask,
@@ -39,6 +39,7 @@ SkipReason = Literal[
     "no_goal_key",
     "duplicate_goal",
     "already_satisfied",
+    "held_task_given_back",
 ]
 
 
@@ -134,6 +135,9 @@ def convert_thought(
         blocking = find_blocking_task(store, goal_key, now_ms, stuck_timeout_ms, bot=bot)
         if blocking is not None:
             return ConversionOutcome(thought.id, "skipped", "duplicate_goal", task_id=blocking.id)
+        held = held_twin(store, goal_key, bot=bot)
+        if held is not None:
+            return _give_back_held(store, held, thought.id)
         stale = stale_twins(store, goal_key, now_ms, stuck_timeout_ms, bot=bot)
         source = thought.metadata.extractedGoalSource or "llm"
         kind = origin_kind(source)
@@ -179,6 +183,25 @@ def _parameters(thought: Thought) -> dict[str, Any]:
             out["then"] = [dict(f) for f in thought.metadata.followUps]
         out |= after_parameters(thought.metadata.followUpsAfter, thought.metadata.bot)
     return out
+
+
+def _give_back_held(store: TaskStore, held: Task, thought_id: str) -> ConversionOutcome:
+    """The task held for the night goes back to the queue for its goal (idempotency.held_twin)."""
+    try:
+        store.set_status(
+            held.id, TaskStatus.pending, metadata_patch={"blockedReason": None}, only_from=TaskStatus.paused
+        )
+    except (IllegalTransitionError, TaskNotFoundError):
+        pass  # given back or ended in between: its goal is in hand either way
+    else:
+        logger.info(
+            "[Thought-to-task] thought={} asks for goalKey={} at night: its task={} held for the night is given "
+            "back instead of a twin",
+            thought_id,
+            held.metadata.goalKey,
+            held.id,
+        )
+    return ConversionOutcome(thought_id, "skipped", "held_task_given_back", task_id=held.id)
 
 
 def _supersede(store: TaskStore, old: Task, new_id: str, now_ms: int) -> None:

@@ -24,13 +24,13 @@ from agency.execution.reflexes.base import (
     DIED,
     PREEMPTED,
     SAFE_MODES,
-    SHELTERING,
     Death,
     ReflexStats,
     ShelterLookup,
     YieldsBody,
 )
 from agency.execution.settings import ReflexConfig  # the one schema, also the [reflexes] section
+from agency.planning.tasks.idempotency import SHELTERING  # the tasks held for the night
 
 __all__ = [
     "DIED",

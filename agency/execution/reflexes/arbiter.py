@@ -9,14 +9,14 @@ from collections.abc import Iterable
 from loguru import logger
 
 from agency.execution.combat import RETREAT, choose_combat
-from agency.execution.reflexes.base import DIED, SAFE_MODES, SHELTERING
+from agency.execution.reflexes.base import DIED, SAFE_MODES
 from agency.execution.reflexes.combat import CORNERED_MS, CombatReflex
 from agency.execution.reflexes.eat import EatReflex
 from agency.execution.reflexes.forage import ForageReflex
 from agency.execution.reflexes.recover import RecoverReflex
 from agency.execution.reflexes.shelter import ShelterReflex, in_pocket_only, inside_only
 from agency.execution.reflexes.sleep import SleepReflex
-from agency.planning.tasks.idempotency import WAITING_FOR_MORNING
+from agency.planning.tasks.idempotency import SHELTERING, WAITING_FOR_MORNING
 from agency.shelter.door import in_hut
 from agency.world import BodyEvent, WorldSnapshot, night_approaching, underground
 

@@ -22,7 +22,6 @@ from agency.world import Vec3, WorldSnapshot
 
 PREEMPTED = "preempted"
 DIED = "died"  # tasks held from a death until the dropped items are back (or given up)
-SHELTERING = "sheltering"  # tasks held while the bot spends the night in a shelter
 SAFE_MODES = ("creative", "spectator")
 
 
@@ -97,6 +96,7 @@ class ReflexBase:
         self._shelter_retry_at = 0
         self._morning_wait_logged = False
         self._underground_tonight = False  # this dusk was met underground (logged and counted once)
+        self._head_in_said = False  # this dusk's "working on until" (agency.shelter.head_in) logged
         self._dig_in_tried = False  # tonight (once a night: a failed one is not tried again)
         self._dug_in = False  # the night is spent under the hut: the tasks held at dusk wait for the morning
         self._burrowed = False  # the night is spent in a burrow (no shelter to go to), tasks held

@@ -1,4 +1,5 @@
-"""The night's shelter: in at dusk (or when a retreat at night calls for it), the door
+"""The night's shelter: in at dusk once the walk in no longer fits before the night
+(agency.shelter.head_in), or when a retreat at night calls for it, the door
 closed and every task held until morning, then out once no hostile is near. Sleeping in its
 bed is the sleep reflex, asked for once the bot is inside.
 
@@ -26,11 +27,13 @@ from typing import Any
 from loguru import logger
 
 from agency.execution.combat import CREEPERS
-from agency.execution.reflexes.base import SHELTERING, doorway
+from agency.execution.reflexes.base import doorway
 from agency.execution.reflexes.sleep import SleepReflex
+from agency.planning.tasks.idempotency import SHELTERING
 from agency.shelter.bed import is_bed, sleep_time
 from agency.shelter.dig_in import in_pocket
 from agency.shelter.door import DoorwayInput, in_hut
+from agency.shelter.head_in import distance_to, head_in_due, head_in_time
 from agency.shelter.models import SiteSignature
 from agency.shelter.tool_inputs import HOOKS_KEY as SHELTER_HOOKS
 from agency.tools import ToolExecutionResult
@@ -69,8 +72,26 @@ class ShelterReflex(SleepReflex):
         site = self.sheltered or self.shelter_lookup(snap)  # pushed out (or respawned): back in
         if site is None or site.entrance is None:
             return "burrow" if self._burrow_due(snap) else None
+        if self.sheltered is None and not head_in_due(snap, site.entrance):
+            self._say_working_on(snap, site)
+            return None
         self._site = site
         return "shelter"
+
+    def _say_working_on(self, snap: WorldSnapshot, site: SiteSignature) -> None:
+        """Once a dusk: the bot works on, and until when (agency.shelter.head_in)."""
+        if self._head_in_said:
+            return
+        self._head_in_said = True
+        assert site.entrance is not None
+        distance = distance_to(snap, site.entrance)
+        logger.info(
+            "[Reflex] dusk: the shelter at {} is {:.0f} blocks away; working on until time {} (its walk in, "
+            "with room, before the night)",
+            list(site.refCorner),
+            distance,
+            head_in_time(distance),
+        )
 
     def _at_home(self, snap: WorldSnapshot) -> bool:
         """In the hut of the shelter it would go to (a hut under a cliff has rock over its roof)."""
@@ -144,7 +165,7 @@ class ShelterReflex(SleepReflex):
         ends it."""
         if night_approaching(snap):
             return
-        self._underground_tonight = self._dig_in_tried = False
+        self._underground_tonight = self._dig_in_tried = self._head_in_said = False
         self._bed_looked = self._bedless = None  # a bed may be there by the next night
         if self._night_hold and not (self._dug_in or self._burrowed):
             self._night_hold = False

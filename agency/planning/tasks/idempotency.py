@@ -29,6 +29,10 @@ MORNING_MAX_HOLD_MS = 12 * 60_000
 # A task of queued follow-ups paused behind work queued for its bot (agency.execution.follow_up_watch)
 # waits its turn, in flight as well: it goes back to the queue once its bot has nothing else to do.
 GAVE_WAY = "gave way to queued work"
+# Tasks held while the bot spends the night in its shelter (agency.execution.reflexes), given back
+# in the morning; one whose goal a tick asks for again at night, the bot dug in to work, is given
+# back then instead of a twin (`held_twin`, agency.planning.converter).
+SHELTERING = "sheltering"
 # pending_planning is pending while a planner works on it; it suppresses like pending.
 PENDING_STATUSES = frozenset({TaskStatus.pending, TaskStatus.pending_planning})
 
@@ -105,3 +109,17 @@ def stale_twins(
         for t in tasks.find_by_goal_key(goal_key, PENDING_STATUSES)
         if t.metadata.goalKey == goal_key and open_to(t, bot) and not suppresses(t, now_ms, stuck_timeout_ms)
     ]
+
+
+def held_twin(tasks: TaskLookup, goal_key: str | None, *, bot: str | None = None) -> Task | None:
+    """A plain task open to `bot` for goal_key held for the night (SHELTERING): a tick at night
+    (the bot dug in under its hut to work) asking for its goal again means it can go on now. A
+    twin made instead ran after it in the morning, an iron pickaxe held: a bench bot went down
+    the mine for a second one and died there. Goal-bound tasks are held through their goal."""
+    if not goal_key:
+        return None
+    for task in tasks.find_by_goal_key(goal_key, {TaskStatus.paused}):
+        held = task.metadata.blockedReason == SHELTERING and task.metadata.goalBinding is None
+        if held and task.metadata.goalKey == goal_key and open_to(task, bot):
+            return task
+    return None

@@ -21,8 +21,9 @@ from agency.shelter.blueprint import basic_shelter
 from agency.shelter.burrow import _away
 from agency.shelter.door import in_hut
 from agency.shelter.earthwork import keep_box
+from agency.shelter.head_in import HEAD_IN_MARGIN, distance_to, head_in_time
 from agency.tools.testing import GROUND_Y, FakeBody, FakeTime, Mob
-from agency.world import BodyError, BodyEvent, EntityInfo, EventType, Vec3
+from agency.world import DUSK_START, NIGHT_START, BodyError, BodyEvent, EntityInfo, EventType, Vec3
 from tests.unit.execution.world import add_task, executor_env
 
 SITE = basic_shelter((10, GROUND_Y, 10), "south").site  # door at (12, 64, 14), outside (12, 64, 15)
@@ -120,7 +121,7 @@ _add = add_task
 def test_no_shelter_reflex_by_day_without_a_shelter_or_in_creative(env):
     body, reflexes, shelters = env["body"], env["reflexes"], env["shelters"]
     assert reflexes.choose(body.snapshot()) is None  # day
-    body.time_of_day = 11_500  # dusk
+    body.time_of_day = 12_000  # dusk, and time to head in from 6 blocks away (agency.shelter.head_in)
     assert reflexes.choose(body.snapshot()) == "shelter"
     assert reflexes.choose(body.snapshot().model_copy(update={"gameMode": "creative"})) is None
     shelters["site"] = None
@@ -689,7 +690,7 @@ def test_a_burrow_whose_dig_was_stopped_half_way_is_tried_again_soon(burrow_env)
 def test_at_dusk_a_hut_with_no_bed_and_none_held_is_dug_under_at_once_not_at_the_sleep_window(dig_env):
     body, reflexes = dig_env["body"], dig_env["reflexes"]
     reflexes.config = ReflexConfig()  # sleeping in the shelter on
-    body.time_of_day = 11_200
+    body.time_of_day = head_in_time(distance_to(body.snapshot(), SITE.entrance))
     lines: list[str] = []
     sink = logger.add(lambda m: lines.append(m.record["message"]), level="INFO")
     try:
@@ -767,10 +768,43 @@ def test_in_its_hut_under_a_cliff_the_bot_shelters_however_much_rock_is_over_the
 def test_the_morning_forgets_that_the_hut_had_no_bed(dig_env):
     body, reflexes = dig_env["body"], dig_env["reflexes"]
     reflexes.config = ReflexConfig()
-    body.time_of_day = 11_200
+    body.time_of_day = 12_000
     assert asyncio.run(reflexes.tick(body.snapshot())) == "shelter"
     assert asyncio.run(reflexes.tick(body.snapshot())) == "look_for_bed"
     assert reflexes._bedless == SITE
     body.time_of_day = 1_000
     reflexes._note_morning(body.snapshot())
     assert reflexes._bedless is None and reflexes._bed_looked is None  # a bed may be there tonight
+
+
+def test_at_dusk_the_bot_works_on_until_its_walk_in_no_longer_fits_before_the_night(env):
+    """In at 11000 whatever the distance, bench bots waited out 7-14 % of the daylight in
+    their huts; one far from its hut still heads in at once."""
+    body, reflexes = env["body"], env["reflexes"]
+    door = SITE.entrance
+    assert door is not None
+    near = distance_to(body.snapshot(), door)
+    lines: list[str] = []
+    sink = logger.add(lambda m: lines.append(m.record["message"]), level="INFO")
+    try:
+        body.time_of_day = DUSK_START
+        assert reflexes.choose(body.snapshot()) is None  # 6 blocks from the door: it works on
+        body.time_of_day = head_in_time(near) - 1
+        assert reflexes.choose(body.snapshot()) is None
+        body.time_of_day = head_in_time(near)
+        assert reflexes.choose(body.snapshot()) == "shelter"
+    finally:
+        logger.remove(sink)
+    said = [m for m in lines if m.startswith("[Reflex] dusk: the shelter at")]
+    assert said == [
+        f"[Reflex] dusk: the shelter at [10, 64, 10] is {near:.0f} blocks away; working on until time "
+        f"{head_in_time(near)} (its walk in, with room, before the night)"
+    ]  # once a dusk
+    assert DUSK_START < head_in_time(near) <= NIGHT_START - HEAD_IN_MARGIN
+    body.position = Vec3(x=door[0] + 0.5, y=GROUND_Y, z=door[2] + 200.5)  # far out: in at the dusk's start
+    body.time_of_day = DUSK_START
+    assert head_in_time(distance_to(body.snapshot(), door)) == DUSK_START
+    assert reflexes.choose(body.snapshot()) == "shelter"
+    body.position = Vec3(x=12.5, y=GROUND_Y, z=20.5)
+    body.time_of_day = NIGHT_START  # night proper: in at once from anywhere
+    assert reflexes.choose(body.snapshot()) == "shelter"

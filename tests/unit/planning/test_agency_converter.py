@@ -3,11 +3,14 @@ layers (TASK-3), idempotency (DRIVE-2), per-thought outcomes."""
 
 from __future__ import annotations
 
+from loguru import logger
+
 from agency.cognition.drive_tick import DriveTickState, evaluate_drive_tick
 from agency.cognition.sanitizer import build_llm_thought
 from agency.cognition.thought_recorder import ThoughtRecorder
 from agency.goal_tag import ExtractedGoal
 from agency.planning.converter import convert_thought, convert_thoughts
+from agency.planning.tasks.idempotency import SHELTERING
 from agency.planning.tasks.models import TaskStatus
 from agency.thoughts import Thought, ThoughtMetadata
 
@@ -143,3 +146,45 @@ def test_no_task_in_store_has_convertEligible_false(store, clock):
     tasks = store.list_by_status()
     assert len(tasks) == 3
     assert all(t.metadata.convertEligible is True for t in tasks)
+
+
+def test_a_goal_asked_for_again_at_night_gives_back_its_task_held_for_the_night_instead_of_a_twin(store, clock):
+    """A twin made instead ran after it in the morning, the item held by then: a bench bot went
+    down the mine for a second iron pickaxe and died there."""
+    held = store.get_task(convert_thought(_eligible(clock()), store, clock()).task_id)
+    store.set_status(held.id, TaskStatus.active)
+    store.set_status(held.id, TaskStatus.paused, metadata_patch={"blockedReason": SHELTERING})
+    lines: list[str] = []
+    sink = logger.add(lambda m: lines.append(m.record["message"]), level="INFO")
+    try:
+        again = _eligible(clock())
+        out = convert_thought(again, store, clock())
+    finally:
+        logger.remove(sink)
+    assert (out.status, out.reason, out.task_id) == ("skipped", "held_task_given_back", held.id)
+    back = store.get_task(held.id)
+    assert back.status is TaskStatus.pending and back.metadata.blockedReason is None
+    assert [t.id for t in store.list_by_status()] == [held.id]  # no twin
+    assert (
+        f"[Thought-to-task] thought={again.id} asks for goalKey=collect:oak_log at night: its task={held.id} "
+        "held for the night is given back instead of a twin"
+    ) in lines
+
+
+def test_a_task_paused_for_another_reason_or_bound_to_another_bot_is_not_given_back(store, clock):
+    mine = store.get_task(convert_thought(_eligible(clock(), bot="b2"), store, clock()).task_id)
+    store.set_status(mine.id, TaskStatus.active)
+    store.set_status(mine.id, TaskStatus.paused, metadata_patch={"blockedReason": SHELTERING})
+    out = convert_thought(_eligible(clock(), bot="b1"), store, clock())
+    assert out.status == "converted" and store.get_task(mine.id).status is TaskStatus.paused
+    other = store.get_task(
+        convert_thought(
+            _eligible(clock(), goal=ExtractedGoal(action="craft", target="stick", amount=4)), store, clock()
+        ).task_id
+    )
+    store.set_status(other.id, TaskStatus.active)
+    store.set_status(other.id, TaskStatus.paused, metadata_patch={"blockedReason": "preempted"})
+    again = convert_thought(
+        _eligible(clock(), goal=ExtractedGoal(action="craft", target="stick", amount=4)), store, clock()
+    )
+    assert again.reason != "held_task_given_back" and store.get_task(other.id).status is TaskStatus.paused
