@@ -193,6 +193,21 @@ def extract_goal_tag(text: str) -> GoalTagResult:
     return GoalTagResult(text=stripped, goal=None, fail_reason=parsed, raw=raw)
 
 
+def without_goal_tags(text: str) -> str:
+    """The text with every goal tag cut out, closed or left open at the end: for words said to
+    a player (a model's reply may carry a second tag, which TAG-2 leaves in a thought's text).
+    Linear, like extraction: each opener is looked at once."""
+    out: list[str] = []
+    start = 0
+    while (opener := find_goal_opener(text, start)) != -1:
+        close = _closing_bracket(text, opener)
+        out.append(text[start:opener])
+        if close == -1:
+            return "".join(out)  # an open tag runs to the end of what is said
+        start = close + 1
+    return "".join(out) + text[start:]
+
+
 def canonical_goal_key(action: str | None, target: str | None) -> str | None:
     """'action:target', lowercase, spaces and hyphens as underscores, a 'minecraft:'
     namespace dropped. None when either part is empty (an empty key must read as absent,

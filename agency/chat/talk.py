@@ -27,7 +27,7 @@ from agency.cognition.grounding import FrameFacts
 from agency.cognition.llm_thoughts import LlmThoughtGenerator, build_thought_generator
 from agency.cognition.sanitizer import build_llm_thought
 from agency.cognition.situation_frame import SituationFrame, build_frame
-from agency.goal_tag import ExtractedGoal
+from agency.goal_tag import ExtractedGoal, without_goal_tags
 from agency.llm.budgets import AutonomyBudget
 from agency.world import BlockRegion, WorldSnapshot
 
@@ -84,7 +84,7 @@ class ChatTalk:
         thought = build_llm_thought(
             gen.text, now_ms=self.clock(), counters=self.counters, thought_type="chat", cognitive_system="chat"
         )
-        said = clean(thought.content)[:ANSWER_CHARS].strip()
+        said = clean(without_goal_tags(thought.content))[:ANSWER_CHARS].strip()
         if not said or _echoes(said, sentence):
             said = "I heard you."
         goal = thought.metadata.extractedGoal

@@ -47,8 +47,12 @@ def _llm(model: LocalModel) -> dict:
     return {"targets": [model.target()], "request_timeout_s": 120, "max_output_tokens": 256}
 
 
-def _clean(text: str) -> bool:
-    return not any(t in text for t in TAGS) and "\u00a7" not in text
+def _clean(text: str, *, thought: bool = False) -> bool:
+    """No tag, intent line or formatting code. A thought's text keeps a second goal tag as the
+    model wrote it (docs/contracts.md TAG-2: only the matched tag leaves it; the model did write
+    two), which is never a second goal (TAG-3); what is said to a player has none."""
+    tags = TAGS[1:] if thought else TAGS
+    return not any(t in text for t in tags) and "\u00a7" not in text
 
 
 def test_keepalive_and_a_chat_sentence_through_the_real_model(model, bridge, embedded_server, tmp_path):
@@ -74,7 +78,7 @@ def test_keepalive_and_a_chat_sentence_through_the_real_model(model, bridge, emb
                 t = o.thought
                 if t is None:
                     continue
-                assert _clean(t.content), t.content  # sanitized before it is published
+                assert _clean(t.content, thought=True), t.content  # sanitized before it is published
                 if t.convertEligible:  # actionable only through extraction, grounding and routing
                     assert t.metadata.extractedGoal is not None and t.metadata.grounding["pass"], t
             boss.events()  # drained: what came before is not the answer
@@ -138,7 +142,7 @@ def test_a_short_eval_suite_through_the_real_model_keeps_the_contracts(model, tm
         rec = json.loads((out / "scenarios" / f"{row['id']}.json").read_text())
         assert rec["model"]["status"] in ("ok", "silent"), rec["model"]
         assert rec["model"]["actual_model"] == model.model
-        assert rec["output"]["text"] is None or _clean(rec["output"]["text"]), rec["output"]
+        assert rec["output"]["text"] is None or _clean(rec["output"]["text"], thought=True), rec["output"]
         props = rec["properties"]
         assert props["goal_correctness"]["pass"] and props["non_goal_not_actionable"]["pass"], props
         if rec["convertEligible"]["value"]:

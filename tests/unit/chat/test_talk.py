@@ -118,6 +118,18 @@ def test_a_goal_the_frame_does_not_ground_is_said_but_never_submitted(llm, clock
     assert t.submitted == []  # no task from the model's claim
 
 
+def test_no_goal_tag_is_said_a_second_one_or_one_cut_off_included(llm, clock):
+    """The thought keeps a second tag as written (TAG-2); a player is never shown one (the
+    real model of test_local_model wrote `[GOAL: 1 player nearby]` after a first tag)."""
+    llm.default = lambda req: text(
+        "I can help. [GOAL: collect oak_log 4] Add a tag: [GOAL: 1 player nearby] Done. [GOAL: coll"
+    )
+    t = Talk(llm, clock)
+    said = t.hear("mcbot how are you?")
+    assert said[0] == "Alice, I can help. Add a tag: Done.", said
+    assert t.submitted == ["collect oak_log 4"]  # the first tag's goal, once
+
+
 def test_a_goal_in_the_grammar_still_goes_straight_to_the_intake(llm, clock):
     t = Talk(llm, clock)
     assert t.hear("mcbot collect oak_log 8") == ["Alice, OK: collect oak_log 8 (task abcd1234)."]
