@@ -194,9 +194,10 @@ def extract_goal_tag(text: str) -> GoalTagResult:
 
 
 def without_goal_tags(text: str) -> str:
-    """The text with every goal tag cut out, closed or left open at the end: for words said to
-    a player (a model's reply may carry a second tag, which TAG-2 leaves in a thought's text).
-    Linear, like extraction: each opener is looked at once."""
+    """The text with every goal tag cut out: for words said to a player (a model's reply may
+    carry a second tag, which TAG-2 leaves in a thought's text). A tag not closed within
+    MAX_GOAL_INNER (cut off at the end, or runaway) takes the rest of the text with it. Linear,
+    like extraction: each opener is looked at once."""
     out: list[str] = []
     start = 0
     while (opener := find_goal_opener(text, start)) != -1:

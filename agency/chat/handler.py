@@ -28,7 +28,7 @@ from loguru import logger
 
 from agency.chat.commands import Command, parse, spoken
 from agency.chat.gate import ReplyGate, Strangers
-from agency.chat.lines import MAX_LINE, addressed, clean
+from agency.chat.lines import MAX_LINE, addressed, clean, in_one_message
 from agency.chat.talk import ChatTalk
 from agency.clock import Clock
 from agency.errors import InvalidInputError
@@ -59,12 +59,9 @@ def _by(player: str) -> str:
 
 
 def said_line(player: str, text: str) -> str:
-    """The line said in chat: `Player, text`, one chat message whatever the text holds.
-    Characters outside the Basic Multilingual Plane are dropped: the client counts a line's
-    256 in UTF-16 units and sends the rest as a second message, which would start with the
-    text's own words (and one starting with `/` is sent as a server command)."""
-    line = "".join(c for c in f"{player}, {text}" if ord(c) <= 0xFFFF)
-    return line[:MAX_LINE]
+    """The line said in chat: `Player, text`, one chat message whatever the text holds
+    (lines.in_one_message)."""
+    return in_one_message(f"{player}, {text}")[:MAX_LINE]
 
 
 class ChatHandler:

@@ -19,6 +19,13 @@ def clean(text: object) -> str:
     return _SPACES.sub(" ", line).strip()[:MAX_LINE]
 
 
+def in_one_message(text: str) -> str:
+    """The text without characters outside the Basic Multilingual Plane: the client counts a
+    line's 256 in UTF-16 units and sends the rest as a second message, which would start with
+    the text's own words (and one starting with `/` is sent as a server command)."""
+    return "".join(c for c in text if ord(c) <= 0xFFFF)
+
+
 def addressed(line: str, bot_name: str, *, whisper: bool = False) -> str | None:
     """The command text of a line addressed to the bot, None when it is not addressed."""
     words = line.split(" ", 1)

@@ -19,7 +19,7 @@ from typing import Any
 
 from loguru import logger
 
-from agency.chat.lines import clean
+from agency.chat.lines import clean, in_one_message
 from agency.clock import Clock
 from agency.cognition.counters import AgencyCounters
 from agency.cognition.eligibility import Routable, decide
@@ -84,7 +84,9 @@ class ChatTalk:
         thought = build_llm_thought(
             gen.text, now_ms=self.clock(), counters=self.counters, thought_type="chat", cognitive_system="chat"
         )
-        said = clean(without_goal_tags(thought.content))[:ANSWER_CHARS].strip()
+        # tags cut from the text as it will be said (a code or a character dropped after the cut
+        # could join a tag split by a formatting code), then its spaces closed up again
+        said = clean(without_goal_tags(in_one_message(clean(thought.content))))[:ANSWER_CHARS].strip()
         if not said or _echoes(said, sentence):
             said = "I heard you."
         goal = thought.metadata.extractedGoal

@@ -135,11 +135,12 @@ def convert_thought(
         blocking = find_blocking_task(store, goal_key, now_ms, stuck_timeout_ms, bot=bot)
         if blocking is not None:
             return ConversionOutcome(thought.id, "skipped", "duplicate_goal", task_id=blocking.id)
-        held = held_twin(store, goal_key, bot=bot)
+        source = thought.metadata.extractedGoalSource or "llm"
+        # only a drive tick's: a user's or a model's goal is a task of its own, as ever
+        held = held_twin(store, goal_key, bot=bot) if source == DRIVE_TICK else None
         if held is not None:
             return _give_back_held(store, held, thought.id)
         stale = stale_twins(store, goal_key, now_ms, stuck_timeout_ms, bot=bot)
-        source = thought.metadata.extractedGoalSource or "llm"
         kind = origin_kind(source)
         task = store.add_task(
             NewTask(
@@ -195,7 +196,7 @@ def _give_back_held(store: TaskStore, held: Task, thought_id: str) -> Conversion
         pass  # given back or ended in between: its goal is in hand either way
     else:
         logger.info(
-            "[Thought-to-task] thought={} asks for goalKey={} at night: its task={} held for the night is given "
+            "[Thought-to-task] drive tick thought={} asks for goalKey={}: its task={} held for the night is given "
             "back instead of a twin",
             thought_id,
             held.metadata.goalKey,

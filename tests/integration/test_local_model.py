@@ -18,6 +18,7 @@ from types import SimpleNamespace
 import httpx
 import pytest
 
+from agency.goal_tag import find_goal_opener
 from agency.planning.tasks.models import TaskStatus
 from agency.world import EventType
 from bot.cli.eval import add_eval_commands, cmd_eval
@@ -31,7 +32,7 @@ pytestmark = [pytest.mark.integration, pytest.mark.one_version(reason="the model
 
 BOT, BOSS = "model_bot", "model_boss"
 X, Y, Z = -620, 70, 410  # a pad of its own
-TAGS = ("[GOAL", "INTENT:", "<think>")
+MARKS = ("INTENT:", "<think>", "\u00a7")  # an intent line, a reasoning block, a formatting code
 
 
 @pytest.fixture(scope="module")
@@ -47,12 +48,19 @@ def _llm(model: LocalModel) -> dict:
     return {"targets": [model.target()], "request_timeout_s": 120, "max_output_tokens": 256}
 
 
-def _clean(text: str, *, thought: bool = False) -> bool:
-    """No tag, intent line or formatting code. A thought's text keeps a second goal tag as the
-    model wrote it (docs/contracts.md TAG-2: only the matched tag leaves it; the model did write
-    two), which is never a second goal (TAG-3); what is said to a player has none."""
-    tags = TAGS[1:] if thought else TAGS
-    return not any(t in text for t in tags) and "\u00a7" not in text
+def _clean(text: str) -> bool:
+    """No goal tag (its opener, any case), intent line or formatting code: what is said."""
+    return find_goal_opener(text, 0) == -1 and not any(m in text for m in MARKS)
+
+
+def _sanitized(text: str | None, goal: object, fail_reason: str | None) -> bool:
+    """A published thought: no intent line or code, and a goal tag left only after a first one
+    was matched (docs/contracts.md TAG-2: only the matched tag leaves the text; the model did
+    write two), which never becomes a second goal (TAG-3)."""
+    if text is None:
+        return True
+    first_matched = goal is not None or fail_reason not in (None, "no_tag")
+    return not any(m in text for m in MARKS) and (find_goal_opener(text, 0) == -1 or first_matched)
 
 
 def test_keepalive_and_a_chat_sentence_through_the_real_model(model, bridge, embedded_server, tmp_path):
@@ -78,7 +86,10 @@ def test_keepalive_and_a_chat_sentence_through_the_real_model(model, bridge, emb
                 t = o.thought
                 if t is None:
                     continue
-                assert _clean(t.content, thought=True), t.content  # sanitized before it is published
+                meta = t.metadata
+                assert _sanitized(t.content, meta.extractedGoal, meta.goalFailReason), (
+                    t.content
+                )  # before it is published
                 if t.convertEligible:  # actionable only through extraction, grounding and routing
                     assert t.metadata.extractedGoal is not None and t.metadata.grounding["pass"], t
             boss.events()  # drained: what came before is not the answer
@@ -142,7 +153,7 @@ def test_a_short_eval_suite_through_the_real_model_keeps_the_contracts(model, tm
         rec = json.loads((out / "scenarios" / f"{row['id']}.json").read_text())
         assert rec["model"]["status"] in ("ok", "silent"), rec["model"]
         assert rec["model"]["actual_model"] == model.model
-        assert rec["output"]["text"] is None or _clean(rec["output"]["text"], thought=True), rec["output"]
+        assert _sanitized(rec["output"]["text"], rec["extractedGoal"], rec["output"]["goalFailReason"]), rec["output"]
         props = rec["properties"]
         assert props["goal_correctness"]["pass"] and props["non_goal_not_actionable"]["pass"], props
         if rec["convertEligible"]["value"]:

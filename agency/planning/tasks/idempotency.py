@@ -30,8 +30,8 @@ MORNING_MAX_HOLD_MS = 12 * 60_000
 # waits its turn, in flight as well: it goes back to the queue once its bot has nothing else to do.
 GAVE_WAY = "gave way to queued work"
 # Tasks held while the bot spends the night in its shelter (agency.execution.reflexes), given back
-# in the morning; one whose goal a tick asks for again at night, the bot dug in to work, is given
-# back then instead of a twin (`held_twin`, agency.planning.converter).
+# in the morning; one whose goal the bot's drive tick asks for again (at night it fires only once
+# the bot is dug in to work) is given back then instead of a twin (`held_twin`, agency.planning.converter).
 SHELTERING = "sheltering"
 # pending_planning is pending while a planner works on it; it suppresses like pending.
 PENDING_STATUSES = frozenset({TaskStatus.pending, TaskStatus.pending_planning})
@@ -112,14 +112,16 @@ def stale_twins(
 
 
 def held_twin(tasks: TaskLookup, goal_key: str | None, *, bot: str | None = None) -> Task | None:
-    """A plain task open to `bot` for goal_key held for the night (SHELTERING): a tick at night
-    (the bot dug in under its hut to work) asking for its goal again means it can go on now. A
-    twin made instead ran after it in the morning, an iron pickaxe held: a bench bot went down
-    the mine for a second one and died there. Goal-bound tasks are held through their goal."""
+    """A plain task for goal_key that `bot` (None: the one bot) held for the night (SHELTERING,
+    and claimed by that bot: heldBy). A drive tick fires at night only once the bot is out of its
+    hut's hold (dug in under it to work): its tick asking for that goal again means the task can go
+    on now (agency.planning.converter). A twin made instead ran after it in the morning, an iron
+    pickaxe held: a bench bot went down the mine for a second one and died there. Goal-bound
+    tasks are held through their goal."""
     if not goal_key:
         return None
     for task in tasks.find_by_goal_key(goal_key, {TaskStatus.paused}):
         held = task.metadata.blockedReason == SHELTERING and task.metadata.goalBinding is None
-        if held and task.metadata.goalKey == goal_key and open_to(task, bot):
+        if held and task.metadata.goalKey == goal_key and task.metadata.heldBy == bot:
             return task
     return None

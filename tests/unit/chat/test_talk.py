@@ -122,11 +122,12 @@ def test_no_goal_tag_is_said_a_second_one_or_one_cut_off_included(llm, clock):
     """The thought keeps a second tag as written (TAG-2); a player is never shown one (the
     real model of test_local_model wrote `[GOAL: 1 player nearby]` after a first tag)."""
     llm.default = lambda req: text(
-        "I can help. [GOAL: collect oak_log 4] Add a tag: [GOAL: 1 player nearby] Done. [GOAL: coll"
+        "I can help. [GOAL: collect oak_log 4] Add a tag: [GOAL: 1 player nearby] Or [GO\u00a7rAL: x] "
+        "[GO\U0001f600AL: y] Done. [GOAL: coll"
     )
     t = Talk(llm, clock)
     said = t.hear("mcbot how are you?")
-    assert said[0] == "Alice, I can help. Add a tag: Done.", said
+    assert said[0] == "Alice, I can help. Add a tag: Or Done.", said
     assert t.submitted == ["collect oak_log 4"]  # the first tag's goal, once
 
 

@@ -17,13 +17,13 @@ from agency.thoughts import Thought, ThoughtMetadata
 GOAL = ExtractedGoal(action="collect", target="oak_log", amount=8)
 
 
-def _eligible(now, goal=GOAL, **meta):
+def _eligible(now, goal=GOAL, source="llm", **meta):
     return Thought(
         content="I need wood.",
         timestamp=now,
         novelty="high",
         convertEligible=True,
-        metadata=ThoughtMetadata(extractedGoal=goal, extractedGoalSource="llm", **meta),
+        metadata=ThoughtMetadata(extractedGoal=goal, extractedGoalSource=source, **meta),
     )
 
 
@@ -148,16 +148,22 @@ def test_no_task_in_store_has_convertEligible_false(store, clock):
     assert all(t.metadata.convertEligible is True for t in tasks)
 
 
-def test_a_goal_asked_for_again_at_night_gives_back_its_task_held_for_the_night_instead_of_a_twin(store, clock):
-    """A twin made instead ran after it in the morning, the item held by then: a bench bot went
-    down the mine for a second iron pickaxe and died there."""
-    held = store.get_task(convert_thought(_eligible(clock()), store, clock()).task_id)
-    store.set_status(held.id, TaskStatus.active)
-    store.set_status(held.id, TaskStatus.paused, metadata_patch={"blockedReason": SHELTERING})
+def _held_for_the_night(store, clock, bot=None, goal=GOAL):
+    task = store.get_task(convert_thought(_eligible(clock(), goal=goal, bot=bot), store, clock()).task_id)
+    claimed = store.claim_next(bot=bot)
+    assert claimed is not None and claimed.id == task.id and claimed.metadata.heldBy == bot
+    return store.set_status(task.id, TaskStatus.paused, metadata_patch={"blockedReason": SHELTERING})
+
+
+def test_a_drive_ticks_goal_at_night_gives_back_its_task_held_for_the_night_instead_of_a_twin(store, clock):
+    """At night a tick fires only once the bot is dug in under its hut to work. A twin made
+    instead ran after it in the morning, the item held by then: a bench bot went down the mine
+    for a second iron pickaxe and died there."""
+    held = _held_for_the_night(store, clock)
     lines: list[str] = []
     sink = logger.add(lambda m: lines.append(m.record["message"]), level="INFO")
     try:
-        again = _eligible(clock())
+        again = _eligible(clock(), source="drive-tick")
         out = convert_thought(again, store, clock())
     finally:
         logger.remove(sink)
@@ -166,25 +172,20 @@ def test_a_goal_asked_for_again_at_night_gives_back_its_task_held_for_the_night_
     assert back.status is TaskStatus.pending and back.metadata.blockedReason is None
     assert [t.id for t in store.list_by_status()] == [held.id]  # no twin
     assert (
-        f"[Thought-to-task] thought={again.id} asks for goalKey=collect:oak_log at night: its task={held.id} "
+        f"[Thought-to-task] drive tick thought={again.id} asks for goalKey=collect:oak_log: its task={held.id} "
         "held for the night is given back instead of a twin"
     ) in lines
 
 
-def test_a_task_paused_for_another_reason_or_bound_to_another_bot_is_not_given_back(store, clock):
-    mine = store.get_task(convert_thought(_eligible(clock(), bot="b2"), store, clock()).task_id)
-    store.set_status(mine.id, TaskStatus.active)
-    store.set_status(mine.id, TaskStatus.paused, metadata_patch={"blockedReason": SHELTERING})
-    out = convert_thought(_eligible(clock(), bot="b1"), store, clock())
-    assert out.status == "converted" and store.get_task(mine.id).status is TaskStatus.paused
-    other = store.get_task(
-        convert_thought(
-            _eligible(clock(), goal=ExtractedGoal(action="craft", target="stick", amount=4)), store, clock()
-        ).task_id
-    )
-    store.set_status(other.id, TaskStatus.active)
-    store.set_status(other.id, TaskStatus.paused, metadata_patch={"blockedReason": "preempted"})
-    again = convert_thought(
-        _eligible(clock(), goal=ExtractedGoal(action="craft", target="stick", amount=4)), store, clock()
-    )
-    assert again.reason != "held_task_given_back" and store.get_task(other.id).status is TaskStatus.paused
+def test_a_users_or_a_models_goal_or_another_bots_tick_gives_back_no_task_held_for_the_night(store, clock):
+    held = _held_for_the_night(store, clock, bot="b2")
+    for source, bot in (("user", "b2"), ("llm", "b2"), ("drive-tick", "b1")):
+        out = convert_thought(_eligible(clock(), source=source, bot=bot), store, clock())
+        assert out.reason != "held_task_given_back", (source, bot, out)  # its own task, as ever (or its duplicate)
+        assert store.get_task(held.id).status is TaskStatus.paused
+    stick = ExtractedGoal(action="craft", target="stick", amount=4)
+    preempted = store.get_task(convert_thought(_eligible(clock(), goal=stick), store, clock()).task_id)
+    store.set_status(preempted.id, TaskStatus.active)
+    store.set_status(preempted.id, TaskStatus.paused, metadata_patch={"blockedReason": "preempted"})
+    again = convert_thought(_eligible(clock(), goal=stick, source="drive-tick"), store, clock())
+    assert again.reason != "held_task_given_back" and store.get_task(preempted.id).status is TaskStatus.paused
