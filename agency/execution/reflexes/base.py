@@ -131,6 +131,10 @@ class ReflexBase:
         """A hostile within fight_radius: no walk away for food or dropped items."""
         return any(e.threat and e.distance <= self.config.fight_radius for e in snap.entities)
 
+    def leaves_be(self, snap: WorldSnapshot) -> bool:
+        """Every hostile near is one the reflexes leave be (the combat reflex says which)."""
+        return False
+
     def _cooking(self) -> frozenset[str]:
         """The raw foods the task in hand cooks (agency.execution.hunger.cooked_by), running or
         paused a moment ago by a reflex (a retreat held a smelt of beef, and the bot at health

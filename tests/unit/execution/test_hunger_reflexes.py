@@ -106,6 +106,20 @@ def test_no_forage_by_night_near_a_hostile_or_when_turned_off(env):
     assert off.choose(_snap(env, **hungry)) is None
 
 
+def test_a_hostile_the_reflexes_leave_be_does_not_hold_up_a_forage(env):
+    """A 1.18.2 bench bot at health 12 with no food stood underground for 30 minutes by a
+    skeleton in the rock that it could not get at: the drive tick waits for health 16, and only
+    a forage feeds it back."""
+    reflexes = Reflexes(env["tools"], env["ctx"], env["ex"], ReflexConfig(), clock=env["ftime"].clock)
+    zombie = Mob("zombie", hostile=True, x=6.5, z=0.5)  # beyond fight_within, within fight_radius
+    hungry = _snap(env, health=12, food=16, mobs=(COW, zombie))
+    assert reflexes.choose(hungry) is None  # near and maybe in reach: no walk away for food
+    reflexes._out_of_reach["zombie"] = env["ftime"].clock()  # an attack could not get at it
+    assert reflexes.leaves_be(hungry) and reflexes.choose(hungry) == "forage"
+    reflexes._hurt_at = env["ftime"].clock()  # it hurts the bot after all: not left be
+    assert reflexes.choose(hungry) != "forage"
+
+
 def test_in_the_last_100_s_before_dusk_a_bot_with_nothing_to_eat_forages_for_the_night(env):
     # the night's work waits on the drive tick, which waits for food 16: something to eat is held by then
     reflexes = Reflexes(env["tools"], env["ctx"], env["ex"], ReflexConfig())
