@@ -192,7 +192,7 @@ def _add_bench_goals(bench_sub: Any) -> None:
         "--sample",
         action="store_true",
         help="make test's short sample: the first reported wedge (craft stone_pickaxe from empty hands), "
-        "then one drawn round, fixed seed",
+        "one round, fixed seed",
     )
     bg.add_argument(
         "--version",

@@ -119,8 +119,9 @@ def test_keepalive_and_a_chat_sentence_through_the_real_model(model, bridge, emb
 
 
 def test_a_short_eval_suite_through_the_real_model_keeps_the_contracts(model, tmp_path: Path):
+    # two scenarios, an elevated and a high stimulus (a low one adds a third answer, 30 to 40 s
+    # on the CI's cores, to the one_version lane, make test's longest)
     rows = [
-        {"id": "calm", "version": 1, "stimulus": "low", "world": {"position": [0, 64, 0]}},
         {
             "id": "logs",
             "version": 1,
@@ -147,7 +148,7 @@ def test_a_short_eval_suite_through_the_real_model_keeps_the_contracts(model, tm
     assert code in (0, 1)  # PASS or a property the model's words failed: both are answers, never an error
     out = tmp_path / "out" / "suite" / "balanced" / "r"
     summary = json.loads((out / "summary.json").read_text())
-    assert summary["counters"]["llmCalls"] == 3 and summary["metrics"]["scenarios"] == 3
+    assert summary["counters"]["llmCalls"] == 2 and summary["metrics"]["scenarios"] == 2
     print(f"[LLM] eval: {summary['verdict']}, metrics {json.dumps(summary['metrics'])}")
     for row in rows:
         rec = json.loads((out / "scenarios" / f"{row['id']}.json").read_text())
