@@ -13,9 +13,11 @@ The reflexes close that gap:
   drive tick waiting on it, in the caves survival bench); never a poisonous one;
 - the raw food the task in hand is cooking (a smelt of cooked beef: the beef; running, or paused a
   moment ago by a reflex) is spared while
-  food is above URGENT_FOOD and health above URGENT_HEALTH, and no forage starts while it is held:
-  eaten raw, the smelt fell short of its input, replanned a hunt, and the bot ate that meat
-  too, again and again (a survival bench bot, judged wedged);
+  food is above URGENT_FOOD and health above URGENT_HEALTH, and no forage starts meanwhile,
+  held or not (the task is getting the food): eaten raw, the smelt fell short of its input,
+  replanned a hunt, and the bot ate that meat too, again and again (a survival bench bot,
+  judged wedged); a 1.18.2 bench bot's `smelt cooked_beef`, hunting cows for its beef, was
+  held 12 times in 10 minutes by forages hunting cows and pigs, each eaten raw at once;
 - forage: nothing fit to eat now, and hungry or unable to heal: hunt a food animal in
   sight, else explore nearby for one. A forage that brings no food waits forage_retry_ms
   before the next, doubling after each fruitless one up to MAX_BACKOFF times (a bot only
@@ -96,9 +98,9 @@ def better_game_in_sight(snap: WorldSnapshot) -> bool:
 
 def should_forage(snap: WorldSnapshot, cfg: ReflexConfig, cooking: frozenset[str] = NOTHING) -> bool:
     """Nothing fit to eat now, and hungry or unable to heal (the caller adds when and where);
-    never while food the task in hand cooks is held (it is on its way)."""
+    never while the task in hand is getting food to cook, unless urgent (it is on its way)."""
     hungry = snap.food <= cfg.eat_below_food
-    on_its_way = any(snap.count_of(f) for f in _spared(snap, cooking))
+    on_its_way = bool(_spared(snap, cooking))
     return (
         cfg.forage and not on_its_way and food_to_eat(snap, cfg, cooking) is None and (hungry or cannot_heal(snap, cfg))
     )

@@ -131,7 +131,7 @@ async def _leg(ctx: ToolContext, snap: WorldSnapshot, threats: list[EntityInfo],
             continue
         try:
             # no time to dig or to wait on a blocked path (a creeper's fuse is 1.5 s): another heading
-            await walk(ctx, tx + 0.5, ty, tz + 0.5, 2, dig_out=False, stall_ms=FLEE_STALL_MS)
+            await walk(ctx, tx + 0.5, ty, tz + 0.5, 2, dig_out=False, stall_ms=FLEE_STALL_MS, sprint=True)
         except ToolFailure as e:  # blocked that way: try the next heading
             skipped.append({"heading": off, "why": e.message})
             continue

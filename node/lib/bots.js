@@ -76,6 +76,7 @@ function createBot (opts) {
   bot.once('inject_allowed', () => { // after the plugins load (pathfinder sets its own 40 ms then)
     sharePathThinking()
     installBlockCache(bot)
+    require('./walking').install(bot)
   })
   attach(rec, opts.hostileRadius || 16)
   threats.install(bot)

@@ -2,7 +2,8 @@
 // Follow a player (or any entity by username / name) for a while: pathfinder's dynamic
 // GoalFollow, re-aimed as the target moves. Ends after durationMs with where it got to;
 // fails when the target is not (or no longer) in view, so a caller never follows a ghost.
-const { goals, Movements } = require('mineflayer-pathfinder')
+const { goals } = require('mineflayer-pathfinder')
+const { walkingMovements } = require('../walking')
 const { bound } = require('../path_search')
 
 const LOST_MS = 5000 // the target out of view this long: give up
@@ -32,7 +33,7 @@ function run (bot, args, rec) {
   if (typeof name !== 'string' || !name) throw new Error('follow needs a username')
   const first = findTarget(bot, name)
   if (!first) throw new Error(`no entity '${name}' in view to follow`)
-  const movements = new Movements(bot)
+  const movements = walkingMovements(bot)
   movements.canDig = false // a player's house is followed through its door, never its wall
   movements.allow1by1towers = false // and nothing is placed to keep up
   movements.scafoldingBlocks = []

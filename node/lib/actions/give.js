@@ -4,7 +4,8 @@
 // within reach once its pickup delay is over. A toss that comes back (this bot picked its
 // own items up) or that lies on the ground (taken back first) is tried again; the action is done
 // when the items have left this bot and no dropped stack of them lies between the two.
-const { goals, Movements } = require('mineflayer-pathfinder')
+const { goals } = require('mineflayer-pathfinder')
+const { walkingMovements } = require('../walking')
 const { itemName } = require('../names')
 const { findTarget } = require('./follow')
 const { bound } = require('../path_search')
@@ -72,7 +73,7 @@ function backOff (bot, target) {
 }
 
 async function approach (bot, name, distance, rec) {
-  const movements = new Movements(bot)
+  const movements = walkingMovements(bot)
   movements.canDig = false // walk to a player, never through what they built
   movements.allow1by1towers = false
   movements.scafoldingBlocks = []

@@ -5,7 +5,8 @@
 // searched all it could reach without a path leaves the bot walking its best part and the
 // progress check says why. Failures start with 'no progress toward' (the caller may retry,
 // digging).
-const { goals, Movements } = require('mineflayer-pathfinder')
+const { goals } = require('mineflayer-pathfinder')
+const { walkingMovements } = require('../walking')
 const { blockName } = require('../names')
 const { bound, watch } = require('../path_search')
 const { tickCounter, ticksFor } = require('../ticks')
@@ -19,7 +20,7 @@ function run (bot, args, rec) {
   const range = args.range ?? 1
   const stallMs = args.stallMs ?? STALL_MS
   if (![x, y, z].every(Number.isFinite)) throw new Error('move_to needs numeric x, y, z')
-  const movements = new Movements(bot)
+  const movements = walkingMovements(bot, args.sprint === true) // a flight sprints (lib/walking)
   movements.canDig = args.canDig ?? false
   if (Array.isArray(args.digOnly) && args.digOnly.length) {
     // Dig through these block names only (natural ground, logs, leaves): a path may cut
