@@ -8,6 +8,10 @@ const MAX_ENTITIES = 100
 const ENTITY_RADIUS = 48
 const COVER_SCAN = 16 // blocks above the head read for `cover`
 
+function solid (block) {
+  return block && block.boundingBox === 'block' && !block.name.endsWith('leaves')
+}
+
 // Solid blocks over the bot's head (leaves left out: a tree's crown is no roof against the
 // night), counted up to COVER_SCAN: a hut's roof is 1 or 2, rock over a mine is more
 // (agency/world.py `underground`).
@@ -16,7 +20,7 @@ function coverAbove (bot) {
   let cover = 0
   for (let dy = 0; dy < COVER_SCAN; dy++) {
     const block = bot.blockAt(head.offset(0, dy, 0), false)
-    if (block && block.boundingBox === 'block' && !block.name.endsWith('leaves')) cover++
+    if (solid(block)) cover++
   }
   return cover
 }
@@ -24,6 +28,19 @@ function coverAbove (bot) {
 // With ground over its head the bot shares its space only with what is near its level: a zombie
 // on the surface over a mine or a burrow is not a hostile near (the drive tick's gate, the frames).
 const SAME_LEVEL = 3
+
+// Under the open sky, the other way round: a hostile SAME_LEVEL or more below the bot with
+// ground between its head and the bot's level is in a cave under it, not near until it comes
+// up (a 26.1 bench bot stood 6 minutes of daylight by its hut, the drive tick's gate shut by a
+// hostile, with zombies and skeletons around it that by day could only be in caves).
+function inCaveBelow (bot, me, pos) {
+  if (me.y - pos.y < SAME_LEVEL) return false
+  const head = pos.floored().offset(0, 2, 0)
+  for (let y = head.y; y < Math.floor(me.y); y++) {
+    if (solid(bot.blockAt(head.offset(0, y - head.y, 0), false))) return true
+  }
+  return false
+}
 
 function snapshot (bot, hostileRadius) {
   if (bot.health === undefined || !bot.entity) throw new Error('bot not ready: no health or entity yet')
@@ -43,7 +60,7 @@ function snapshot (bot, hostileRadius) {
     if (hostile && distance <= radius) {
       if (space === undefined) space = openSpace(bot, Math.ceil(radius), cover)
       sealedOff = space !== null && !space.reaches(e.position)
-      near = !sealedOff && (cover === 0 || Math.abs(e.position.y - me.y) < SAME_LEVEL)
+      near = !sealedOff && (cover === 0 ? !inCaveBelow(bot, me, e.position) : Math.abs(e.position.y - me.y) < SAME_LEVEL)
       if (near) hostiles++
     }
     entities.push({

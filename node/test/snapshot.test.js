@@ -1,4 +1,5 @@
-// lib/snapshot.js: what the snapshot says of the rock over the bot's head (`cover`).
+// lib/snapshot.js: what the snapshot says of the rock over the bot's head (`cover`) and of the
+// hostiles near it.
 'use strict'
 
 const test = require('node:test')
@@ -53,6 +54,38 @@ test('with ground over its head, a hostile counts only near the bot\'s level', {
     await waitFor(() => Object.values(bot.entities).filter((e) => e.name === 'zombie').length === 2, 5000, 'one beside it')
     snap = snapshot(bot)
     assert.strictEqual(snap.hostiles, 1, 'the one in the pocket counts')
+  } finally {
+    await command(bot, '/mcbot tick unfreeze').catch(() => {})
+    bot.quit()
+    await s.stop()
+  }
+})
+
+test('under the open sky, a hostile in a cave under the bot is not near; in an open pit it is', { timeout: 120000 }, async () => {
+  const s = await startServer({ hostiles: false, animals: false })
+  const bot = await connectBot(s.port, 'walker')
+  try {
+    await waitFor(() => bot.entity.onGround, 10000, 'standing')
+    const p = bot.entity.position.floored()
+    const y = p.y - 8
+    // stone under the bot, the sky open over it, a cave 8 blocks down 3 blocks east
+    await command(bot, `/mcbot fill ${p.x - 6} ${p.y - 12} ${p.z - 6} ${p.x + 6} ${p.y - 1} ${p.z + 6} stone`)
+    await command(bot, `/mcbot fill ${p.x - 6} ${p.y} ${p.z - 6} ${p.x + 6} ${p.y + 20} ${p.z + 6} air`)
+    await command(bot, `/mcbot fill ${p.x + 2} ${y} ${p.z - 1} ${p.x + 4} ${y + 2} ${p.z + 1} air`)
+    await command(bot, '/mcbot tick freeze')
+    await command(bot, `/mcbot tp walker ${p.x + 0.5} ${p.y} ${p.z + 0.5}`, { match: /teleported walker/ })
+    await waitFor(() => Math.floor(bot.entity.position.y) === p.y, 5000, 'on the stone')
+    await command(bot, `/mcbot summon zombie ${p.x + 3.5} ${y} ${p.z + 0.5}`)
+    await waitFor(() => Object.values(bot.entities).some((e) => e.name === 'zombie'), 5000, 'the zombie in the cave')
+    let snap = snapshot(bot)
+    assert.strictEqual(snap.cover, 0, 'under the open sky')
+    assert.strictEqual(snap.entities.filter((e) => e.hostile).length, 1, 'seen')
+    assert.strictEqual(snap.hostiles, 0, 'eight blocks down, under five of stone: not near')
+    // the cave's roof dug away over it: an open pit, from which it is near
+    await command(bot, `/mcbot fill ${p.x + 3} ${y + 3} ${p.z} ${p.x + 3} ${p.y - 1} ${p.z} air`)
+    await waitFor(() => bot.blockAt(p.offset(3, -1, 0))?.name === 'air', 5000, 'the shaft')
+    snap = snapshot(bot)
+    assert.strictEqual(snap.hostiles, 1, 'nothing over its head: it counts')
   } finally {
     await command(bot, '/mcbot tick unfreeze').catch(() => {})
     bot.quit()
