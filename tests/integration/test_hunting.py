@@ -4,7 +4,8 @@ drops picked up, the first body never taken for the second cow), raw beef is coo
 `smelt cooked_beef` task (a furnace placed from the inventory, coal as fuel), and the eat
 reflex then eats the cooked beef, not the raw. A sheep hunted gives its wool, and three wool
 make a bed through the crafter. The drive tick's food stock, with a furnace at hand, is a
-smelt goal whose plan hunts the pig in sight first."""
+smelt goal whose plan hunts the pig in sight first. Hurt and unable to heal with only raw meat,
+the bot forages, cooks it when it can (a furnace held or near) and eats it."""
 
 from __future__ import annotations
 
@@ -179,9 +180,49 @@ def test_a_hurt_bot_with_nothing_to_eat_forages_eats_the_meat_raw_and_heals(brid
         assert asyncio.run(reflexes.tick(body.snapshot())) == "forage"
         assert reflexes.stats.forages == 1
         wait_until(lambda: body.snapshot().count_of("beef") >= 1, 5, "the cow's beef picked up")
-        assert asyncio.run(reflexes.tick(body.snapshot())) == "eat"  # raw: nothing better held
+        # no furnace near or held: the cook fails, and the raw beef is eaten meanwhile
+        assert asyncio.run(reflexes.tick(body.snapshot())) == "cook"
+        assert body.snapshot().count_of("beef") >= 1
+        assert asyncio.run(reflexes.tick(body.snapshot())) == "eat"
         wait_until(lambda: body.snapshot().food >= 18, 10, "fed to 18")
         wait_until(lambda: body.snapshot().health > 10, 15, "healing again")  # vanilla: 1 hp every 80 ticks
+    finally:
+        tasks.close()
+        body.close()
+
+
+def test_a_hurt_bot_holding_raw_beef_and_a_furnace_cooks_the_beef_eats_it_and_heals_past_the_gate(
+    bridge, embedded_server, tmp_path
+):
+    """Health 6 and food 14, raw beef, a furnace and coal held, no task: the cook reflex places
+    the furnace and cooks the beef, the eat reflex eats it cooked (8 food, 12.8 saturation), and
+    vanilla's quick regeneration at full food heals the bot past the drive tick's gate of 16; raw,
+    the same beef gives 3 food and 1.8 saturation (agency.execution.hunger.food_to_cook)."""
+    name = "cook_bot"
+    body = make_body(bridge, embedded_server.port, name)
+    tasks = SqliteTaskStore(tmp_path / "t.db", dev_mode=False, strict_finalize=False)
+    try:
+        x, y, z = 940, 70, 700
+        stone_pad(body, name, x, y, z, r=5, headroom=3)
+        body.chat("/mcbot time 1000")
+        give(body, name, {"beef": 2, "furnace": 1, "coal": 1})
+        body.chat(f"/mcbot health {name} 6")
+        body.chat(f"/mcbot food {name} 14 0")
+        wait_until(lambda: body.snapshot().health == 6 and body.snapshot().food == 14, 10, "hurt and hungry")
+        tools = default_tool_registry()
+        ctx = ToolContext(body=body, poll_interval_s=0.1)
+        reflexes = Reflexes(
+            tools,
+            ctx,
+            Executor(tasks, AgentRuntime(load_default_registry(), tools, ctx), ctx.clock),
+            ReflexConfig(shelter_at_night=False),
+        )
+        assert asyncio.run(reflexes.tick(body.snapshot())) == "cook"
+        snap = body.snapshot()
+        assert snap.count_of("cooked_beef") == 2 and snap.count_of("beef") == 0, snap.inventory
+        assert asyncio.run(reflexes.tick(body.snapshot())) == "eat"
+        wait_until(lambda: body.snapshot().count_of("cooked_beef") == 1, 10, "one cooked beef eaten")
+        wait_until(lambda: body.snapshot().health >= 16, 30, "healed past the drive tick's gate")
     finally:
         tasks.close()
         body.close()

@@ -1,6 +1,6 @@
-"""The arbiter: which reflex a snapshot calls for, in order (air under water, a hostile, food,
-the items after a death, the night's shelter and sleep, forage), and the tick that takes the body from a
-direct action and acts on it."""
+"""The arbiter: which reflex a snapshot calls for, in order (air under water, a hostile, food
+cooked or eaten, the items after a death, the night's shelter and sleep, forage), and the tick
+that takes the body from a direct action and acts on it."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ from loguru import logger
 from agency.execution.combat import RETREAT, choose_combat
 from agency.execution.reflexes.base import DIED, SAFE_MODES
 from agency.execution.reflexes.combat import CORNERED_MS, CombatReflex
+from agency.execution.reflexes.cook import CookReflex
 from agency.execution.reflexes.eat import EatReflex
 from agency.execution.reflexes.forage import ForageReflex
 from agency.execution.reflexes.recover import RecoverReflex
@@ -21,7 +22,7 @@ from agency.shelter.door import in_hut
 from agency.world import BodyEvent, WorldSnapshot, night_approaching, underground
 
 
-class Reflexes(CombatReflex, EatReflex, ForageReflex, RecoverReflex, ShelterReflex, SleepReflex):
+class Reflexes(CombatReflex, CookReflex, EatReflex, ForageReflex, RecoverReflex, ShelterReflex, SleepReflex):
     @property
     def holding_tasks(self) -> bool:
         """True while a reflex has the body or the bot spends the night in a shelter: the
@@ -67,6 +68,8 @@ class Reflexes(CombatReflex, EatReflex, ForageReflex, RecoverReflex, ShelterRefl
         )
         if self._combat is not None:
             return self._combat.reflex
+        if self._cook_due(snap):
+            return "cook"
         if self._eat_due(snap):
             return "eat"
         if self.death is not None and not indoors and self._safe_to_recover(snap):
@@ -121,6 +124,9 @@ class Reflexes(CombatReflex, EatReflex, ForageReflex, RecoverReflex, ShelterRefl
             return
         if reflex == "recover":
             await self._recover()
+            return
+        if reflex == "cook":
+            await self._cook(snap)
             return
         if reflex == "forage":
             await self._forage(snap)

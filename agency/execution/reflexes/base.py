@@ -109,6 +109,7 @@ class ReflexBase:
         self._burrow_retry_at = 0
         self._forage_retry_at = 0
         self._eat_retry_at = 0  # after an eat that did not take (agency.execution.reflexes.eat)
+        self._cook_retry_at = 0  # after a cook that failed (agency.execution.reflexes.cook)
         self._eats_not_taken = 0  # in a row: the wait before the next doubles
         self._fruitless_forages = 0  # in a row: the wait between them doubles
         self._sleep_retry_at = 0

@@ -21,6 +21,10 @@ RECOVER_AT_NIGHT_M = 16.0  # by night, items farther than this from the respawne
 # y 47 dug a shaft toward its items with bare hands from the spawn at y 72, through dirt and
 # gravel to the stone, and stayed trapped in it for the last day and a half.
 RECOVER_BELOW_M = 4.0
+# The walk back and the pick-up together, well within the reflex job's 120 s: a 64-block walk
+# takes 15 s; one that cannot get there has failed long before (two bench bots at 25182a6 spent
+# the job's whole 120 s on items they never reached, 0 of 20 picked up, and the job timed out).
+RECOVER_BUDGET_S = 60.0
 
 
 class RecoverReflex(ReflexBase):
@@ -129,7 +133,7 @@ class RecoverReflex(ReflexBase):
         async with self._task_held() as paused:
             down = (await self.ctx.snapshot()).position.y - p.y
             args = {"x": p.x, "y": p.y, "z": p.z} | ({"dig": False} if down > RECOVER_BELOW_M else {})
-            result = await self.tools.execute("pick_up_items", args, self.ctx)
+            result = await self.tools.execute("pick_up_items", args, self.ctx, timeout_s=RECOVER_BUDGET_S)
         if result.success:
             got = int(result.output["pickedUp"])  # the inventory's change: less when it died again meanwhile
             self.stats.items_recovered += max(0, got)

@@ -14,6 +14,7 @@ import pytest
 
 from agency.execution.agents.build_plan import DOOR, FILL_PLANKS, LIGHT, _full_need
 from agency.execution.reflexes import DIED, ReflexConfig, Reflexes
+from agency.execution.reflexes.recover import RECOVER_BUDGET_S
 from agency.planning.tasks.models import TaskStatus
 from agency.tools.testing import GROUND_Y, FakeBody, FakeTime, Mob
 from agency.world import BodyEvent, EntityInfo, EventType, Vec3
@@ -224,9 +225,9 @@ def test_items_deep_under_the_respawn_are_walked_to_never_dug_down_to(env):
     calls = []
     execute = tools.execute
 
-    async def recording(name, args, ctx):
+    async def recording(name, args, ctx, **kw):
         calls.append((name, dict(args)))
-        return await execute(name, args, ctx)
+        return await execute(name, args, ctx, **kw)
 
     tools.execute = recording
     for depth, dig in ((25, False), (3, True)):  # a step or two down: a walk that may dig its way
@@ -237,6 +238,20 @@ def test_items_deep_under_the_respawn_are_walked_to_never_dug_down_to(env):
         asyncio.run(reflexes._recover())
         pick = next(a for n, a in calls if n == "pick_up_items")
         assert pick.get("dig", True) is dig, pick
+
+
+def test_a_walk_back_that_gets_nowhere_gives_up_within_the_recovery_budget(env):
+    """A walk that never arrives ends at RECOVER_BUDGET_S with the items given up and the
+    tasks let go, not at the reflex job's 120 s."""
+    body, reflexes, ftime = env["body"], env["reflexes"], env["ftime"]
+    reflexes.record_events([_death({"x": SPAWN.x + 30, "y": GROUND_Y, "z": SPAWN.z}, "zombie")])
+    body.position = SPAWN
+    body.hang.add("move_to")
+    started = ftime.clock()
+    asyncio.run(reflexes._recover())
+    took_s = (ftime.clock() - started) / 1000
+    assert RECOVER_BUDGET_S <= took_s < RECOVER_BUDGET_S + 5, took_s
+    assert reflexes.death is None and not reflexes.holding_tasks
 
 
 def _pickaxe_from_nothing(env: dict[str, Any]) -> str:

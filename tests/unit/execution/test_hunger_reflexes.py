@@ -11,8 +11,9 @@ from typing import Any
 
 import pytest
 
-from agency.execution.hunger import URGENT_FOOD, cooked_by
+from agency.execution.hunger import COOK_AT_ONCE, URGENT_FOOD, cooked_by
 from agency.execution.reflexes import Death, ReflexConfig, Reflexes
+from agency.execution.reflexes.cook import COOK_RETRY_MS
 from agency.tools.hunting import HUNT_LOOK
 from agency.tools.results import tool_failure, tool_success
 from agency.tools.testing import Mob
@@ -26,7 +27,7 @@ class RecordingTools:
         self.results = results
         self.calls: list[tuple[str, dict[str, Any]]] = []
 
-    async def execute(self, name: str, args: dict[str, Any], ctx: Any) -> Any:
+    async def execute(self, name: str, args: dict[str, Any], ctx: Any, **kw: Any) -> Any:
         self.calls.append((name, args))
         return self.results[name]
 
@@ -53,7 +54,7 @@ COW = Mob("cow", hostile=False, x=10.5, z=0.5)
 @pytest.mark.parametrize(
     "health, food, held, expected",
     [
-        (9.7, 17, {"beef": 2}, "eat"),  # hurt, no regeneration under 18: eating is the way back
+        (9.7, 17, {"beef": 2}, "cook"),  # hurt, no regeneration under 18: the beef cooked, then eaten
         (9.7, 18, {"beef": 2}, None),  # 18 food heals by itself
         (20, 17, {"beef": 2}, None),  # whole and fed enough to work
         (20, 15, {"beef": 2}, "eat"),  # under the drive tick's food gate
@@ -74,7 +75,7 @@ def test_eat_or_forage_by_the_vitals(env, health, food, held, expected):
 @pytest.mark.parametrize(
     "held, expected",
     [
-        ({"chicken": 1}, "eat"),  # its Hunger drains less than it gives: the way back to healing
+        ({"chicken": 1}, "cook"),  # cooked first (a furnace near, held or remembered): no Hunger then
         ({"rotten_flesh": 2}, "eat"),
         ({"spider_eye": 2}, "forage"),  # poison hurts: never eaten to heal
         ({"pufferfish": 1}, "forage"),
@@ -90,7 +91,7 @@ def test_with_only_chickens_in_sight_a_raw_chicken_held_is_eaten_to_heal(env):
     chicken, sparing each to heal, and never healed. A cow in sight is worth the hunt."""
     reflexes = Reflexes(env["tools"], env["ctx"], env["ex"], ReflexConfig())
     chickens = (Mob("chicken", hostile=False, x=8.5, z=0.5), Mob("chicken", hostile=False, x=9.5, z=2.5))
-    assert reflexes.choose(_snap(env, health=9.7, food=17, inventory={"chicken": 1}, mobs=chickens)) == "eat"
+    assert reflexes.choose(_snap(env, health=9.7, food=17, inventory={"chicken": 1}, mobs=chickens)) == "cook"
     assert reflexes.choose(_snap(env, health=9.7, food=17, inventory={"chicken": 1}, mobs=(*chickens, COW))) == (
         "forage"
     )
@@ -294,8 +295,8 @@ def test_the_meat_of_a_smelt_a_reflex_paused_is_spared_too(env):
     asyncio.run(ex.preempt("preempted"))  # a retreat held the smelt
     assert ex.running_goal() is None
     assert reflexes.choose(_snap(env, health=9.6, food=15, inventory={"beef": 3}, mobs=(COW,))) is None
-    ex.paused = None  # nothing in hand any more
-    assert reflexes.choose(_snap(env, health=9.6, food=15, inventory={"beef": 3}, mobs=(COW,))) == "eat"
+    ex.paused = None  # nothing in hand any more: the beef is the bot's to cook and eat
+    assert reflexes.choose(_snap(env, health=9.6, food=15, inventory={"beef": 3}, mobs=(COW,))) == "cook"
 
 
 def test_the_stock_up_before_dusk_does_not_hold_up_a_hut_being_built_but_hunger_does(env):
@@ -343,3 +344,32 @@ def test_the_food_chosen_while_the_task_ran_is_the_one_eaten(env):
     reflexes = Reflexes(tools, env["ctx"], _Cooking(), ReflexConfig())
     assert asyncio.run(reflexes.tick(_snap(env, food=15, inventory={"beef": 3, "mutton": 1}))) == "eat"
     assert tools.calls == [("eat", {"item": "mutton"})]
+
+
+def test_hurt_with_only_raw_food_the_bot_cooks_it_and_a_failed_cook_waits_while_the_raw_food_is_eaten(env):
+    """The drive tick waits for health 16: healing 12 takes 18 food and saturation, raw beef
+    gives 4.8, cooked 20.8 (a 26.1 bench bot at health 4 ate each forage's animal raw and stood
+    8 minutes under the gate)."""
+    tools = RecordingTools({"smelt": tool_success("smelt", {"item": "cooked_beef", "smelted": 3})})
+    reflexes = Reflexes(tools, env["ctx"], env["ex"], ReflexConfig(), clock=env["ftime"].clock)
+    hurt = _snap(env, health=4, food=14, inventory={"beef": 5, "coal": 2})
+    assert asyncio.run(reflexes.tick(hurt)) == "cook"
+    assert tools.calls == [("smelt", {"item": "cooked_beef", "count": COOK_AT_ONCE})]
+    cooked = _snap(env, health=4, food=14, inventory={"beef": 2, "cooked_beef": 3, "coal": 1})
+    assert reflexes.choose(cooked) == "eat" and reflexes._food_chosen == "cooked_beef"
+    assert reflexes.choose(_snap(env, health=4, food=URGENT_FOOD, inventory={"beef": 5})) == "eat"  # starving: now
+    assert reflexes.choose(_snap(env, health=20, food=14, inventory={"beef": 5})) == "eat"  # whole: raw will do
+
+    failing = RecordingTools({"smelt": tool_failure("smelt", "PRECONDITION_FAILED", "no furnace within 16 blocks")})
+    reflexes = Reflexes(failing, env["ctx"], env["ex"], ReflexConfig(), clock=env["ftime"].clock)
+    assert asyncio.run(reflexes.tick(hurt)) == "cook"
+    assert reflexes.choose(hurt) == "eat"  # meanwhile the raw beef
+    env["ftime"].clock.advance(COOK_RETRY_MS)
+    assert reflexes.choose(hurt) == "cook"
+
+
+def test_no_cook_with_a_task_in_hand(env):
+    running = _Cooking()
+    running.goal = ("craft", "stone_sword")
+    reflexes = Reflexes(env["tools"], env["ctx"], running, ReflexConfig())
+    assert reflexes.choose(_snap(env, health=9.7, food=17, inventory={"beef": 2})) == "eat"

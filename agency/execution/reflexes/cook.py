@@ -1,0 +1,51 @@
+"""The cook reflex: hurt and unable to heal, with only raw food to eat held and no task in
+hand, cook it in a furnace (one near or remembered, else one held placed) before eating it
+(what and how many: agency.execution.hunger.food_to_cook). The drive tick waits for health
+16 (docs/contracts.md DRIVE-1), so a bot that heals on raw food stands idle the longer. A cook
+that fails (no furnace, no fuel) waits COOK_RETRY_MS, the raw food eaten meanwhile."""
+
+from __future__ import annotations
+
+from loguru import logger
+
+from agency.execution.hunger import food_to_cook, vitals
+from agency.execution.reflexes.base import ReflexBase
+from agency.world import WorldSnapshot
+
+COOK_BUDGET_S = 90.0  # the walk to a furnace and three items' 10 s each, within the reflex job's 120 s
+COOK_RETRY_MS = 120_000
+
+
+class CookReflex(ReflexBase):
+    _cook_chosen: tuple[str, int] | None = None  # by _cook_due
+
+    def _cook_due(self, snap: WorldSnapshot) -> bool:
+        """No task in hand (a running one is work, not idling under the health gate), not in the
+        night's shelter or burrow, no death's items waiting, no hostile near, not just tried."""
+        if self.sheltered is not None or self._burrowed or self._dug_in or self.death is not None:
+            return False
+        if self.clock() < self._cook_retry_at:
+            return False
+        if self.executor.goal_in_hand() is not None or self._hostile_near(snap):
+            return False
+        self._cook_chosen = food_to_cook(snap, self.config)
+        return self._cook_chosen is not None
+
+    async def _cook(self, snap: WorldSnapshot) -> None:
+        assert self._cook_chosen is not None
+        item, count = self._cook_chosen
+        logger.info("[Reflex] cook: {}, only raw food held -> cooking {} {} before eating", vitals(snap), count, item)
+        async with self._task_held() as paused:
+            result = await self.tools.execute(
+                "smelt", {"item": item, "count": count}, self.ctx, timeout_s=COOK_BUDGET_S
+            )
+        if not result.success:
+            self._cook_retry_at = self.clock() + COOK_RETRY_MS
+        logger.info(
+            "[Reflex] cook -> {} {}",
+            "ok" if result.success else "failed",
+            result.output
+            if result.success
+            else f"{result.error}; next cook in {COOK_RETRY_MS // 1000} s at the earliest",
+        )
+        self._log({"reflex": "cook", "pausedTask": paused, "ok": result.success})
