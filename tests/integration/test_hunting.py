@@ -194,7 +194,7 @@ def test_a_hurt_bot_with_nothing_to_eat_forages_eats_the_meat_raw_and_heals(brid
 def test_a_hurt_bot_holding_raw_beef_and_a_furnace_cooks_the_beef_eats_it_and_heals_past_the_gate(
     bridge, embedded_server, tmp_path
 ):
-    """Health 6 and food 14, raw beef, a furnace and coal held, no task: the cook reflex places
+    """Health 8 and food 14, a raw beef, a furnace and coal held, no task: the cook reflex places
     the furnace and cooks the beef, the eat reflex eats it cooked (8 food, 12.8 saturation), and
     vanilla's quick regeneration at full food heals the bot past the drive tick's gate of 16; raw,
     the same beef gives 3 food and 1.8 saturation (agency.execution.hunger.food_to_cook)."""
@@ -205,10 +205,10 @@ def test_a_hurt_bot_holding_raw_beef_and_a_furnace_cooks_the_beef_eats_it_and_he
         x, y, z = 940, 70, 700
         stone_pad(body, name, x, y, z, r=5, headroom=3)
         body.chat("/mcbot time 1000")
-        give(body, name, {"beef": 2, "furnace": 1, "coal": 1})
-        body.chat(f"/mcbot health {name} 6")
+        give(body, name, {"beef": 1, "furnace": 1, "coal": 1})  # one: a furnace's 10 s an item
+        body.chat(f"/mcbot health {name} 8")
         body.chat(f"/mcbot food {name} 14 0")
-        wait_until(lambda: body.snapshot().health == 6 and body.snapshot().food == 14, 10, "hurt and hungry")
+        wait_until(lambda: body.snapshot().health == 8 and body.snapshot().food == 14, 10, "hurt and hungry")
         tools = default_tool_registry()
         ctx = ToolContext(body=body, poll_interval_s=0.1)
         reflexes = Reflexes(
@@ -219,9 +219,9 @@ def test_a_hurt_bot_holding_raw_beef_and_a_furnace_cooks_the_beef_eats_it_and_he
         )
         assert asyncio.run(reflexes.tick(body.snapshot())) == "cook"
         snap = body.snapshot()
-        assert snap.count_of("cooked_beef") == 2 and snap.count_of("beef") == 0, snap.inventory
+        assert snap.count_of("cooked_beef") == 1 and snap.count_of("beef") == 0, snap.inventory
         assert asyncio.run(reflexes.tick(body.snapshot())) == "eat"
-        wait_until(lambda: body.snapshot().count_of("cooked_beef") == 1, 10, "one cooked beef eaten")
+        wait_until(lambda: body.snapshot().count_of("cooked_beef") == 0, 10, "the cooked beef eaten")
         wait_until(lambda: body.snapshot().health >= 16, 30, "healed past the drive tick's gate")
     finally:
         tasks.close()
