@@ -33,6 +33,14 @@ def hunter(bridge, embedded_server):  # one login for the module: quick relogs g
     body.close()
 
 
+def _reflexes_on(body, tasks: SqliteTaskStore) -> Reflexes:
+    """The reflexes with their executor on the real bridge, no night's shelter."""
+    tools = default_tool_registry()
+    ctx = ToolContext(body=body, poll_interval_s=0.1)
+    executor = Executor(tasks, AgentRuntime(load_default_registry(), tools, ctx), ctx.clock)
+    return Reflexes(tools, ctx, executor, ReflexConfig(shelter_at_night=False))
+
+
 def test_cows_are_hunted_their_beef_cooked_and_the_cooked_beef_eaten_first(hunter, tmp_path):
     body = hunter
     x, y, z = 820, 70, 700
@@ -75,13 +83,7 @@ def test_cows_are_hunted_their_beef_cooked_and_the_cooked_beef_eaten_first(hunte
     wait_until(lambda: body.snapshot().food == 10, 10, "food 10")
     tasks = SqliteTaskStore(tmp_path / "t.db", dev_mode=False, strict_finalize=False)
     try:
-        ctx = ToolContext(body=body, poll_interval_s=0.1)
-        reflexes = Reflexes(
-            tools,
-            ctx,
-            Executor(tasks, AgentRuntime(load_default_registry(), tools, ctx), ctx.clock),
-            ReflexConfig(shelter_at_night=False),
-        )
+        reflexes = _reflexes_on(body, tasks)
         assert asyncio.run(reflexes.tick(body.snapshot())) == "eat"
     finally:
         tasks.close()
@@ -169,14 +171,7 @@ def test_a_hurt_bot_with_nothing_to_eat_forages_eats_the_meat_raw_and_heals(brid
         wait_until(
             lambda: any(e.name == "cow" and e.distance < 8 for e in body.snapshot().entities), 10, "a cow in sight"
         )
-        tools = default_tool_registry()
-        ctx = ToolContext(body=body, poll_interval_s=0.1)
-        reflexes = Reflexes(
-            tools,
-            ctx,
-            Executor(tasks, AgentRuntime(load_default_registry(), tools, ctx), ctx.clock),
-            ReflexConfig(shelter_at_night=False),
-        )
+        reflexes = _reflexes_on(body, tasks)
         assert asyncio.run(reflexes.tick(body.snapshot())) == "forage"
         assert reflexes.stats.forages == 1
         wait_until(lambda: body.snapshot().count_of("beef") >= 1, 5, "the cow's beef picked up")
@@ -209,14 +204,7 @@ def test_a_hurt_bot_holding_raw_beef_and_a_furnace_cooks_the_beef_eats_it_and_he
         body.chat(f"/mcbot health {name} 8")
         body.chat(f"/mcbot food {name} 14 0")
         wait_until(lambda: body.snapshot().health == 8 and body.snapshot().food == 14, 10, "hurt and hungry")
-        tools = default_tool_registry()
-        ctx = ToolContext(body=body, poll_interval_s=0.1)
-        reflexes = Reflexes(
-            tools,
-            ctx,
-            Executor(tasks, AgentRuntime(load_default_registry(), tools, ctx), ctx.clock),
-            ReflexConfig(shelter_at_night=False),
-        )
+        reflexes = _reflexes_on(body, tasks)
         assert asyncio.run(reflexes.tick(body.snapshot())) == "cook"
         snap = body.snapshot()
         assert snap.count_of("cooked_beef") == 1 and snap.count_of("beef") == 0, snap.inventory
