@@ -9,11 +9,8 @@ on the inventory its plan ends with (PlanBuilder's simulation), and again after 
 `drive_tick.follow_ups` goals: a whole step of work per tick (after a hunt, on the inventory
 with its food stock). The chain stops at the first
 goal that is not a craft, a smelt or the low-log rule's logs (a hunt, a shelter, exploring
-wait for a tick of their own, in the order select_drive gives them), whose plan hunts once a
-goal before it went down a staircase (no sheep for a bed's wool where the bot stands then; on
-the surface the rules choose a bed or a cooked food stock only with the animal in sight; the
-bench at 9a719ea stood idle 717 s of daylight after ticks that carried no follow-up, a bed
-after an 18 s smelt among them), that an open task already has (DRIVE-2), or
+wait for a tick of their own, in the order select_drive gives them), whose plan hunts (no
+sheep for a bed's wool where the bot stands), that an open task already has (DRIVE-2), or
 that repeats (but for the low-log rule's logs: eight more when sixteen are not held yet, and
 the goal after them, as one task; the bench at dc34bf1 idled 17 % of its daylight after a
 `collect log 8`, the rule asking again three minutes later). A follow-up is a total to hold
@@ -39,7 +36,7 @@ from loguru import logger
 
 from agency.cognition.drive_rules import select_drive
 from agency.cognition.drive_selection import DriveSelection
-from agency.cognition.night_work import descends, hunts
+from agency.cognition.night_work import hunts
 from agency.cognition.survival_steps import FOOD_STOCK, food_stock
 from agency.execution.after_goal import carries_after
 from agency.execution.agents.follow_up_runs import held_of, parse_then
@@ -113,7 +110,6 @@ def _chain(
 ) -> tuple[FollowUp, ...]:
     out: list[FollowUp] = []
     seen = {(sel.action, sel.target)}
-    below = descends(sel, snapshot.held())  # the chain so far takes the bot down a staircase
     inventory, table, furnace = _after(sel, snapshot, snapshot.held(), places)
     while len(out) < limit and inventory is not None:
         nxt = select_drive(
@@ -125,9 +121,8 @@ def _chain(
             held=held,
         )
         again = (nxt.action, nxt.target) in seen and (nxt.action, nxt.target) != ("collect", LOGS)
-        if again or not _may_follow(nxt, inventory, on_the_surface=not below) or in_flight(nxt):
+        if again or not _may_follow(nxt, inventory) or in_flight(nxt):
             break
-        below = below or descends(nxt, inventory)
         seen.add((nxt.action, nxt.target))
         out.append(FollowUp(nxt.action, nxt.target, _held_of(nxt, inventory) + nxt.amount, nxt.amount))
         inventory, table, furnace = _after(nxt, snapshot, inventory, Places(places.shelter_nearby, table, furnace))
@@ -165,12 +160,10 @@ def following(
     return None
 
 
-def _may_follow(sel: DriveSelection, inventory: Mapping[str, int], *, on_the_surface: bool) -> bool:
-    """A craft or smelt (or the low-log rule's logs); one whose plan hunts only while the chain
-    keeps to the surface, where the rule chose it with its animal in sight (a bed's sheep)."""
+def _may_follow(sel: DriveSelection, inventory: Mapping[str, int]) -> bool:
     if sel.action == "collect":
         return sel.rule == LOG_RULE
-    return sel.action in FOLLOW_UP_ACTIONS and (on_the_surface or not hunts(sel, inventory))
+    return sel.action in FOLLOW_UP_ACTIONS and not hunts(sel, inventory)
 
 
 def _held_of(sel: DriveSelection, inventory: Mapping[str, int]) -> int:

@@ -23,27 +23,16 @@ def is_night_work(sel: DriveSelection, inventory: Mapping[str, int] | None = Non
     return not hunts(sel, inventory or {})
 
 
-def _plan_tools(sel: DriveSelection, inventory: Mapping[str, int]) -> frozenset[str]:
-    """The tools of the plan a craft or smelt step becomes from this inventory (none: another
-    action, or a plan refused, which the tick's own planning reports)."""
+def hunts(sel: DriveSelection, inventory: Mapping[str, int]) -> bool:
+    """Does the plan the step becomes (from this inventory) have a hunt in it?"""
     make = {"craft": craft_plan, "smelt": smelt_plan}.get(sel.action)
     if make is None:
-        return frozenset()
+        return False
     try:
         steps = make("planner", {"action": sel.action, "target": sel.target, "amount": sel.amount}, inventory).steps
     except WorkflowPlanError:
-        return frozenset()
-    return frozenset(s.tool for s in steps if s.tool is not None)
-
-
-def hunts(sel: DriveSelection, inventory: Mapping[str, int]) -> bool:
-    """Does the plan the step becomes (from this inventory) have a hunt in it?"""
-    return "hunt" in _plan_tools(sel, inventory)
-
-
-def descends(sel: DriveSelection, inventory: Mapping[str, int]) -> bool:
-    """Does the plan the step becomes dig down for an ore it lacks (agency.tools.mining's seek_ore)?"""
-    return "seek_ore" in _plan_tools(sel, inventory)
+        return False  # refused: the tick's own planning says so
+    return any(s.tool == "hunt" for s in steps)
 
 
 def night_work_due(snapshot: WorldSnapshot) -> bool:
