@@ -128,6 +128,10 @@ class Executor:
         read: the reflexes ask on every tick): a drive tick's follow-up while one runs."""
         return self.follow_ups.goal_of(self.current) if self.current is not None else None
 
+    def work_waiting(self) -> bool:
+        """Is a task pending that this executor would claim next?"""
+        return self.follow_ups.work_waiting()
+
     def goal_in_hand(self) -> tuple[str, str] | None:
         """The running goal, else that of the run paused last while its task waits to resume
         (paused, or pending again): a smelt of beef preempted by a retreat is still what the

@@ -19,7 +19,7 @@ The reflexes close that gap:
   judged wedged); a 1.18.2 bench bot's `smelt cooked_beef`, hunting cows for its beef, was
   held 12 times in 10 minutes by forages hunting cows and pigs, each eaten raw at once;
 - cook: hurt and unable to heal with only raw food to eat (COOKS_TO), food above URGENT_FOOD
-  and no task in hand: up to COOK_AT_ONCE cooked in a furnace near, remembered or held, then
+  and no task in hand, by day on the surface: up to COOK_AT_ONCE cooked in a furnace in sight or held, then
   eaten (a failed cook waits, and the raw food is eaten meanwhile);
 - forage: nothing fit to eat now, and hungry or unable to heal: hunt a food animal in
   sight, else explore nearby for one. A forage that brings no food waits forage_retry_ms
@@ -132,7 +132,7 @@ def needs_food_for_the_night(snap: WorldSnapshot, cfg: ReflexConfig) -> bool:
 COOKS_TO: dict[str, str] = {
     raw: cooked for raw in FOODS if (cooked := output_of(raw)) not in (None, raw) and cooked in FOODS
 }
-COOK_AT_ONCE = 3  # a furnace's 10 s an item: within the reflex job's time with the walk to it
+COOK_AT_ONCE = 2  # a furnace's 10 s an item: within the cook's budget with the walk to it
 
 
 def food_to_cook(snap: WorldSnapshot, cfg: ReflexConfig, cooking: frozenset[str] = NOTHING) -> tuple[str, int] | None:

@@ -30,16 +30,21 @@ function coverAbove (bot) {
 const SAME_LEVEL = 3
 
 // Under the open sky, the other way round: a hostile SAME_LEVEL or more below the bot with
-// ground between its head and the bot's level is in a cave under it, not near until it comes
-// up (a 26.1 bench bot stood 6 minutes of daylight by its hut, the drive tick's gate shut by a
-// hostile, with zombies and skeletons around it that by day could only be in caves).
+// ground between its head and the bot's level (CAVE_ROOF blocks at least: one is an overhang or
+// the block the bot stands on, which a skeleton steps out from under) is in a cave under it, not
+// near until it comes up (a 26.1 bench bot stood 6 minutes of daylight by its hut, the drive
+// tick's gate shut by a hostile, with zombies and skeletons around it that by day could only be
+// in caves). The combat reflex still answers it (it chooses among all hostiles, not the near).
+const CAVE_ROOF = 2
+
 function inCaveBelow (bot, me, pos) {
   if (me.y - pos.y < SAME_LEVEL) return false
   const head = pos.floored().offset(0, 2, 0)
-  for (let y = head.y; y < Math.floor(me.y); y++) {
-    if (solid(bot.blockAt(head.offset(0, y - head.y, 0), false))) return true
+  let roof = 0
+  for (let y = head.y; y < Math.floor(me.y) && roof < CAVE_ROOF; y++) {
+    if (solid(bot.blockAt(head.offset(0, y - head.y, 0), false))) roof++
   }
-  return false
+  return roof >= CAVE_ROOF
 }
 
 function snapshot (bot, hostileRadius) {

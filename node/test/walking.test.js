@@ -28,4 +28,5 @@ test('a walk of 80 blocks leaves the food as it was; the same run sprinted costs
   assert.strictEqual(await run(x + 80, false), 5, 'walked: no exhaustion')
   const sprinted = await run(x, true) // back, sprinting: 8 exhaustion, two saturation points
   assert.ok(sprinted < 5, `sprinted: saturation ${sprinted}`)
+  assert.strictEqual(bot.pathfinder.movements.allowSprinting, false, 'the chase after a flight walks')
 })

@@ -39,7 +39,8 @@ class ForageReflex(ReflexBase):
         if self.clock() < self._forage_retry_at:
             return False
         hungry = should_forage(snap, self.config, self._cooking())
-        stock_up = needs_food_for_the_night(snap, self.config) and not self._build_in_flight()
+        # nor beside a task's own hunt for the food it cooks (agency.execution.hunger.should_forage)
+        stock_up = needs_food_for_the_night(snap, self.config) and not self._build_in_flight() and not self._cooking()
         # hostiles the reflexes leave be (out of reach, not hurting) do not hold it up: a 1.18.2
         # bench bot at health 12 with no food stood underground for 30 minutes by a skeleton in
         # the rock it could not get at, the drive tick waiting for health 16 all the while

@@ -52,7 +52,8 @@ function run (bot, args, rec) {
     const clock = tickCounter(bot)
     const stallTicks = ticksFor(stallMs)
     let lastProgress = 0
-    const end = () => { clearInterval(timer); search.stop(); clock.stop() }
+    // a flight's sprint ends with it: a chase after it (hunt, attack) runs on these movements
+    const end = () => { clearInterval(timer); search.stop(); clock.stop(); movements.allowSprinting = false }
     const timer = setInterval(() => {
       if (rec.cancelled) { end(); return resolve(null) }
       const p = bot.entity.position

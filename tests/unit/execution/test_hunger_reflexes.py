@@ -197,6 +197,9 @@ class _Busy:
     def goal_in_hand(self):
         return None
 
+    def work_waiting(self):
+        return False
+
     async def preempt(self, reason):
         return "task-running"
 
@@ -281,6 +284,9 @@ class _Cooking:
     def goal_in_hand(self):
         return self.goal or self.paused
 
+    def work_waiting(self):
+        return False
+
     async def preempt(self, reason):
         self.goal, self.paused = None, self.goal
         return "task-cooking"
@@ -352,13 +358,15 @@ def test_hurt_with_only_raw_food_the_bot_cooks_it_and_a_failed_cook_waits_while_
     8 minutes under the gate)."""
     tools = RecordingTools({"smelt": tool_success("smelt", {"item": "cooked_beef", "smelted": 3})})
     reflexes = Reflexes(tools, env["ctx"], env["ex"], ReflexConfig(), clock=env["ftime"].clock)
-    hurt = _snap(env, health=4, food=14, inventory={"beef": 5, "coal": 2})
+    hurt = _snap(env, health=4, food=14, inventory={"beef": 5, "coal": 2, "furnace": 1})
     assert asyncio.run(reflexes.tick(hurt)) == "cook"
     assert tools.calls == [("smelt", {"item": "cooked_beef", "count": COOK_AT_ONCE})]
     cooked = _snap(env, health=4, food=14, inventory={"beef": 2, "cooked_beef": 3, "coal": 1})
     assert reflexes.choose(cooked) == "eat" and reflexes._food_chosen == "cooked_beef"
     assert reflexes.choose(_snap(env, health=4, food=URGENT_FOOD, inventory={"beef": 5})) == "eat"  # starving: now
     assert reflexes.choose(_snap(env, health=20, food=14, inventory={"beef": 5})) == "eat"  # whole: raw will do
+    dusk = _snap(env, health=4, food=14, inventory={"beef": 5, "coal": 2, "furnace": 1}, time=12000)
+    assert reflexes.choose(dusk) == "eat"  # no cooking at dusk: the night's shelter comes first
 
     failing = RecordingTools({"smelt": tool_failure("smelt", "PRECONDITION_FAILED", "no furnace within 16 blocks")})
     reflexes = Reflexes(failing, env["ctx"], env["ex"], ReflexConfig(), clock=env["ftime"].clock)
@@ -373,3 +381,13 @@ def test_no_cook_with_a_task_in_hand(env):
     running.goal = ("craft", "stone_sword")
     reflexes = Reflexes(env["tools"], env["ctx"], running, ReflexConfig())
     assert reflexes.choose(_snap(env, health=9.7, food=17, inventory={"beef": 2})) == "eat"
+
+
+def test_no_cook_without_a_furnace_in_sight_or_held(env):
+    """A remembered one farther off is not walked to: the threats go unanswered meanwhile."""
+    tools = RecordingTools({"find_blocks": tool_success("find_blocks", {"blocks": []})})
+    reflexes = Reflexes(env["tools"], env["ctx"], env["ex"], ReflexConfig(), clock=env["ftime"].clock)
+    hurt = _snap(env, health=4, food=14, inventory={"beef": 5, "coal": 2})
+    assert asyncio.run(reflexes.tick(hurt)) == "cook"
+    assert reflexes.choose(hurt) == "eat"  # looked, none: the raw beef meanwhile
+    assert tools.calls == []
