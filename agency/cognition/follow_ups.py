@@ -36,7 +36,7 @@ from loguru import logger
 
 from agency.cognition.drive_rules import select_drive
 from agency.cognition.drive_selection import DriveSelection
-from agency.cognition.night_work import hunts
+from agency.cognition.plan_hunts import hunts
 from agency.cognition.survival_steps import FOOD_STOCK, food_stock
 from agency.execution.after_goal import carries_after
 from agency.execution.agents.follow_up_runs import held_of, parse_then

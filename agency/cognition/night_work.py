@@ -7,8 +7,7 @@ from collections.abc import Mapping
 
 from agency.cognition.drive_rules import select_drive
 from agency.cognition.drive_selection import DriveSelection
-from agency.execution.agents.planning import WorkflowPlanError, craft_plan
-from agency.execution.agents.smelt_plan import smelt_plan
+from agency.cognition.plan_hunts import hunts
 from agency.world import WorldSnapshot
 
 NIGHT_WORK_ACTIONS = frozenset({"craft", "smelt"})  # done wherever the bot is: a table or furnace placed there
@@ -21,18 +20,6 @@ def is_night_work(sel: DriveSelection, inventory: Mapping[str, int] | None = Non
     if not (sel.planned or sel.action in NIGHT_WORK_ACTIONS):
         return False
     return not hunts(sel, inventory or {})
-
-
-def hunts(sel: DriveSelection, inventory: Mapping[str, int]) -> bool:
-    """Does the plan the step becomes (from this inventory) have a hunt in it?"""
-    make = {"craft": craft_plan, "smelt": smelt_plan}.get(sel.action)
-    if make is None:
-        return False
-    try:
-        steps = make("planner", {"action": sel.action, "target": sel.target, "amount": sel.amount}, inventory).steps
-    except WorkflowPlanError:
-        return False  # refused: the tick's own planning says so
-    return any(s.tool == "hunt" for s in steps)
 
 
 def night_work_due(snapshot: WorldSnapshot) -> bool:

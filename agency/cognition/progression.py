@@ -29,7 +29,10 @@ the interval after it). A step is as big as it can be without putting off what k
 bot alive: the sword comes first, on its own.
 The goal is planned (`DriveSelection.planned`): the plan gets its materials itself, so what
 is in sight does not decide it. A step the bot cannot obtain ends the progression: a later
-step would skip the one it builds on.
+step would skip the one it builds on. Underground, a step whose plan hunts (a bed's wool) is
+passed over for the next: no animal grazes in a mine, and a 1.18.2 bench bot asked for its bed
+at y 35 hunted down there until the dusk (the hunt's climb out failed). No later step builds
+on a bed; it is asked again once the bot is on the surface.
 
 The first step (STONE_AGE_RULES) comes before the survival steps (hunting, cooking, a bed
 when sheep are in sight: agency.cognition.survival_steps); the iron pickaxe (IRON_AGE_RULES)
@@ -47,12 +50,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from agency.cognition.drive_selection import DriveSelection
+from agency.cognition.plan_hunts import hunts
 from agency.cognition.survival_steps import SURVIVAL_ACTIONS
 from agency.execution.agents.obtain import Unobtainable, resolve_obtain
 from agency.game.furnace import output_of
 from agency.game.recipes import CRAFTABLE
 from agency.goal_tag import ExtractedGoal
-from agency.world import WorldSnapshot
+from agency.world import WorldSnapshot, underground
 
 TIERS = ("wooden", "golden", "stone", "iron", "diamond", "netherite")  # weakest first (golden: wood's tier)
 
@@ -130,8 +134,10 @@ def next_progression_step(
     snapshot: WorldSnapshot, furnace_nearby: bool | None = None, bed_known: bool | None = None
 ) -> DriveSelection | None:
     """The goal of the first step not had (table in the module docstring), or None when every
-    step is had or the first one missing cannot be obtained from here."""
+    step is had or the first one missing cannot be obtained from here. Underground, a step
+    whose plan hunts is passed over (module docstring)."""
     nearby = {"furnace": furnace_nearby is True, "white_bed": bed_known is True}
+    below = underground(snapshot)
     for step in PROGRESSION:
         if _had(step, snapshot, nearby.get(step.item, False)):
             continue
@@ -139,7 +145,10 @@ def next_progression_step(
         goal = resolve_obtain(ExtractedGoal(action="obtain", target=step.item, amount=short), snapshot.held())
         if isinstance(goal, Unobtainable) or not routable(goal.action, goal.target):
             return None
-        return DriveSelection(goal.action, goal.target, goal.amount, step.rule, step.why, planned=True)
+        sel = DriveSelection(goal.action, goal.target, goal.amount, step.rule, step.why, planned=True)
+        if below and hunts(sel, snapshot.held()):
+            continue
+        return sel
     return None
 
 

@@ -167,6 +167,17 @@ def test_under_ground_at_night_surface_work_waits_for_the_morning(make_snapshot)
     assert not isinstance(day, DriveTickSkipped) and day.rule == "low_logs"
 
 
+def test_underground_a_step_whose_plan_hunts_waits_for_the_surface(make_snapshot):
+    """A bed's wool comes from sheep, which graze on the surface: in a mine the next step is
+    asked; with the wool held, or on the surface, the bed is."""
+    to_bed = WALK[IDS.index("have_white_bed")][0]
+    assert select_drive(make_snapshot(to_bed, cover=8), True).rule == "have_shield"
+    assert select_drive(make_snapshot(to_bed, cover=2), True).rule == "have_white_bed"  # a hut's roof
+    assert select_drive(make_snapshot(to_bed), True).rule == "have_white_bed"  # cover not read
+    with_wool = select_drive(make_snapshot({**to_bed, "white_wool": 3}, cover=8), True)
+    assert _goal(with_wool) == ("craft", "white_bed", 1)  # (the survival step's no_bed: wool held)
+
+
 def test_a_step_that_cannot_be_obtained_ends_the_progression(make_snapshot, monkeypatch):
     """A later step would skip the one it builds on: none is asked for past it."""
     monkeypatch.setattr(progression, "CRAFTABLE", progression.CRAFTABLE - {"shield"})
