@@ -9,8 +9,12 @@ on the inventory its plan ends with (PlanBuilder's simulation), and again after 
 `drive_tick.follow_ups` goals: a whole step of work per tick (after a hunt, on the inventory
 with its food stock). The chain stops at the first
 goal that is not a craft, a smelt or the low-log rule's logs (a hunt, a shelter, exploring
-wait for a tick of their own, in the order select_drive gives them), whose plan hunts (no
-sheep for a bed's wool where the bot stands), that an open task already has (DRIVE-2), or
+wait for a tick of their own, in the order select_drive gives them), whose plan hunts once a
+goal before it in the chain went down a staircase (no sheep for a bed's wool down there; on
+the surface the rules choose a bed or a cooked food stock only with its animal in sight, and
+such a follow-up is marked `hunts`, which the runner lets hunt: the bench at 9a719ea stood
+idle 717 s of daylight after ticks with no follow-up, 159 s after an 18 s smelt of mutton with
+the bed waiting for its tick), that an open task already has (DRIVE-2), or
 that repeats (but for the low-log rule's logs: eight more when sixteen are not held yet, and
 the goal after them, as one task; the bench at dc34bf1 idled 17 % of its daylight after a
 `collect log 8`, the rule asking again three minutes later). A follow-up is a total to hold
@@ -36,7 +40,7 @@ from loguru import logger
 
 from agency.cognition.drive_rules import select_drive
 from agency.cognition.drive_selection import DriveSelection
-from agency.cognition.plan_hunts import hunts
+from agency.cognition.plan_hunts import descends, hunts
 from agency.cognition.survival_steps import FOOD_STOCK, food_stock
 from agency.execution.after_goal import carries_after
 from agency.execution.agents.follow_up_runs import held_of, parse_then
@@ -46,7 +50,7 @@ from agency.goal_tag import canonical_goal_key
 from agency.planning.follow_up_params import AFTER
 from agency.planning.tasks.idempotency import open_to, suppresses
 from agency.planning.tasks.models import Task, TaskStatus
-from agency.world import InventoryItem, WorldSnapshot, night_approaching, shelter_due
+from agency.world import InventoryItem, WorldSnapshot, night_approaching, shelter_due, underground
 
 FOLLOW_UP_ACTIONS = frozenset({"craft", "smelt"})
 LOG_RULE = "low_logs"  # DRIVE-3's fifth rule: its logs are a follow-up too
@@ -62,9 +66,11 @@ class FollowUp:
     target: str
     total: int  # to hold in all once it is done (the runner asks for what is missing)
     amount: int  # the goal's own: never more is asked for (what was used up meanwhile stays used)
+    hunts: bool = False  # its plan hunts (on the surface, its animal in sight): the runner lets it
 
     def as_dict(self) -> dict[str, Any]:
-        return {"action": self.action, "target": self.target, "total": self.total, "amount": self.amount}
+        out: dict[str, Any] = {"action": self.action, "target": self.target, "total": self.total, "amount": self.amount}
+        return out | ({"hunts": True} if self.hunts else {})
 
 
 @dataclass(frozen=True)
@@ -110,6 +116,8 @@ def _chain(
 ) -> tuple[FollowUp, ...]:
     out: list[FollowUp] = []
     seen = {(sel.action, sel.target)}
+    # underground, or the chain so far takes the bot down a staircase: no animal in sight there
+    below = underground(snapshot) or descends(sel, snapshot.held())
     inventory, table, furnace = _after(sel, snapshot, snapshot.held(), places)
     while len(out) < limit and inventory is not None:
         nxt = select_drive(
@@ -121,10 +129,14 @@ def _chain(
             held=held,
         )
         again = (nxt.action, nxt.target) in seen and (nxt.action, nxt.target) != ("collect", LOGS)
-        if again or not _may_follow(nxt, inventory) or in_flight(nxt):
+        if again or in_flight(nxt):
             break
+        hunting = nxt.action in FOLLOW_UP_ACTIONS and hunts(nxt, inventory)
+        if not _may_follow(nxt) or (hunting and below):
+            break
+        below = below or descends(nxt, inventory)
         seen.add((nxt.action, nxt.target))
-        out.append(FollowUp(nxt.action, nxt.target, _held_of(nxt, inventory) + nxt.amount, nxt.amount))
+        out.append(FollowUp(nxt.action, nxt.target, _held_of(nxt, inventory) + nxt.amount, nxt.amount, hunting))
         inventory, table, furnace = _after(nxt, snapshot, inventory, Places(places.shelter_nearby, table, furnace))
     return tuple(out)
 
@@ -155,15 +167,16 @@ def following(
         params = task.parameters or {}
         after = parse_then(params.get(AFTER)) if carries_after(task, bot) else ()
         then = parse_then(params.get("then")) + after
-        if any(canonical_goal_key(action, target) == goal_key for action, target, _, _ in then):
+        if any(canonical_goal_key(f.action, f.target) == goal_key for f in then):
             return task
     return None
 
 
-def _may_follow(sel: DriveSelection, inventory: Mapping[str, int]) -> bool:
+def _may_follow(sel: DriveSelection) -> bool:
+    """A craft or smelt, or the low-log rule's logs."""
     if sel.action == "collect":
         return sel.rule == LOG_RULE
-    return sel.action in FOLLOW_UP_ACTIONS and not hunts(sel, inventory)
+    return sel.action in FOLLOW_UP_ACTIONS
 
 
 def _held_of(sel: DriveSelection, inventory: Mapping[str, int]) -> int:

@@ -57,13 +57,13 @@ def follow_up_task(parent: Task, held: Mapping[str, int]) -> NewTask | None:
     its total as its goal (short_of), the rest its `then`; None when every one is held."""
 
     def short(f: FollowUpSpec) -> int:
-        action, target, total, amount = f
-        return short_of(total, amount, held_of(action, target, held))
+        return short_of(f.total, f.amount, held_of(f.action, f.target, held))
 
     left = list(dropwhile(lambda f: not short(f), parse_then((parent.parameters or {}).get(AFTER))))
     if not left:
         return None
-    (action, target, _, _), rest = left[0], left[1:]
+    first, rest = left[0], left[1:]
+    action, target = first.action, first.target
     amount = short(left[0])
     return NewTask(
         title=task_title(action, target, amount),
@@ -74,7 +74,7 @@ def follow_up_task(parent: Task, held: Mapping[str, int]) -> NewTask | None:
         parameters={
             "target": target,
             "amount": amount,
-            "then": [{"action": a, "target": t, "total": tt, "amount": n} for a, t, tt, n in rest],
+            "then": [f.as_dict() for f in rest],
         },
         metadata={
             "goalKey": canonical_goal_key(action, target),

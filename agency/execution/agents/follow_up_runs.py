@@ -7,8 +7,11 @@ starts. It is passed over when its total is held, or when its run completed befo
 paused or restarted in its follow-ups goes on from where they were: the runtime does not make
 its goal again, AgentRuntime._run_goal). The chain ends, the rest left to their own ticks,
 when a follow-up fails, the run is asked to stop, other work waits in the queue (they fill the
-gap before the next tick), its plan now hunts (the meat it was to cook was eaten meanwhile),
-or the bot is hurt or hungry (under DRIVE-1's 16) with nothing that feeds held. It never asks for
+gap before the next tick), its plan now hunts (the meat it was to cook was eaten meanwhile)
+though the chain did not choose it as a hunt, or it is one (marked `hunts`: a bed's sheep, a
+food stock's animal, chosen on the surface with the animal in sight) and the bot is now
+underground or the dusk has come, or the bot is hurt or hungry (under DRIVE-1's 16) with
+nothing that feeds held. It never asks for
 more than the goal's own amount: what was used up meanwhile (a table placed, ingots crafted)
 is not made again."""
 
@@ -29,7 +32,7 @@ from agency.execution.workflows.models import StepError, WorkflowDef, WorkflowRu
 from agency.game.furnace import output_of
 from agency.game.recipes import available
 from agency.tools.base import StopFlag, ToolContext
-from agency.world import SAFE_FOOD, SAFE_HEALTH, BodyLost, WorldSnapshot
+from agency.world import SAFE_FOOD, SAFE_HEALTH, BodyLost, WorldSnapshot, night_approaching, underground
 
 
 class FollowUpRuntime(Protocol):
@@ -78,7 +81,7 @@ def parse_then(raw: Any) -> tuple[FollowUpSpec, ...]:
         if action not in FOLLOW_UP_RUN_ACTIONS or not isinstance(target, str) or not target:
             continue
         if isinstance(total, int) and total > 0 and isinstance(amount, int) and amount > 0:
-            out.append((action, target, total, amount))
+            out.append(FollowUpSpec(action, target, total, amount, f.get("hunts") is True))
     return tuple(out)
 
 
@@ -108,7 +111,7 @@ def unfit_to_go_on(snap: WorldSnapshot) -> str | None:
 
 async def run_follow_ups(rt: FollowUpRuntime, task: TaskSpec, stop: StopFlag, waiting: Callable[[], bool]) -> None:
     """The task's follow-ups in order (module docstring). Best effort: its goal is done."""
-    for n, (action, target, total, amount) in enumerate(task.then, 1):
+    for n, (action, target, total, amount, hunting) in enumerate(task.then, 1):
         step = f"{n}/{len(task.then)} {action} {target}"
         if stop.is_set() or waiting():
             why = stop.reason if stop.is_set() else "other work waits in the queue"
@@ -119,7 +122,7 @@ async def run_follow_ups(rt: FollowUpRuntime, task: TaskSpec, stop: StopFlag, wa
         if earlier is not None and earlier.status == "completed":
             continue  # done before a pause or a restart
         snap = await rt.tool_context.snapshot()
-        if why := unfit_to_go_on(snap):
+        if why := (unfit_to_go_on(snap) or (no_hunt_here(snap) if hunting else None)):
             logger.info(
                 "[Executor] task={} follow-up {} not started: {}; the rest wait for their ticks", task.id, step, why
             )
@@ -138,7 +141,7 @@ async def run_follow_ups(rt: FollowUpRuntime, task: TaskSpec, stop: StopFlag, wa
                 logger.info(
                     "[Executor] task={} follow-up {} {} (a later tick's goal, done now)", task.id, step, spec.amount
                 )
-                done = await _run(rt, spec, run_id, stop)
+                done = await _run(rt, spec, run_id, stop, hunting=hunting)
         finally:
             rt.follow_up_goals.pop(task.id or "", None)
         if done.status != "completed":
@@ -153,15 +156,28 @@ async def run_follow_ups(rt: FollowUpRuntime, task: TaskSpec, stop: StopFlag, wa
             return
 
 
-async def _run(rt: FollowUpRuntime, spec: TaskSpec, run_id: str | None, stop: StopFlag) -> WorkflowRunResult:
-    """One follow-up, planned now, as a run of the task's (its steps are the task's events)."""
+def no_hunt_here(snap: WorldSnapshot) -> str | None:
+    """Why a follow-up that hunts does not start now, or None: the animals graze on the surface
+    by day (from the dusk it is the hostiles')."""
+    if night_approaching(snap):
+        return "its plan hunts, and the dusk has come"
+    if underground(snap):
+        return "its plan hunts, and the bot is underground"
+    return None
+
+
+async def _run(
+    rt: FollowUpRuntime, spec: TaskSpec, run_id: str | None, stop: StopFlag, *, hunting: bool = False
+) -> WorkflowRunResult:
+    """One follow-up, planned now, as a run of the task's (its steps are the task's events);
+    `hunting`: the chain chose it as one whose plan hunts."""
     profile = rt.choose_agent(spec)
     rid = run_id or f"follow-up-{uuid.uuid4().hex[:12]}"
     try:
         workflow = await rt.workflow_for(profile, spec)
     except (WorkflowPlanError, BodyLost) as e:
         return _ended(rid, profile.id, f"not planned: {e}")
-    if any(s.tool == HUNT_TOOL for s in workflow.steps):
+    if not hunting and any(s.tool == HUNT_TOOL for s in workflow.steps):
         return _ended(rid, profile.id, "its plan now hunts (what it was to use is gone)")
     return await rt.run_workflow(profile, workflow, spec, rid, stop)
 

@@ -2,11 +2,21 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, NamedTuple
 
 from pydantic import BaseModel, ConfigDict, Field
 
-FollowUpSpec = tuple[str, str, int, int]  # action, target, total to hold once done, the goal's own amount
+
+class FollowUpSpec(NamedTuple):
+    action: str
+    target: str
+    total: int  # to hold once done
+    amount: int  # the goal's own
+    hunts: bool = False  # its plan hunts (chosen on the surface with its animal in sight)
+
+    def as_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"action": self.action, "target": self.target, "total": self.total, "amount": self.amount}
+        return out | ({"hunts": True} if self.hunts else {})
 
 
 class TaskSpec(BaseModel):

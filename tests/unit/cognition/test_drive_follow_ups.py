@@ -45,9 +45,25 @@ def test_the_ticks_after_a_stone_sword_are_the_progressions_next_steps_each_a_to
 def test_the_chain_stops_at_a_goal_whose_plan_hunts(make_snapshot):
     sel, then = _chain(make_snapshot(IRON_AGE))
     assert (sel.action, sel.target) == ("craft", "iron_sword")
-    assert then == (FollowUp("craft", "torch", 16, 16),)  # then the bed: its wool is hunted, on a tick of its own
+    # then the bed, whose wool is hunted: on a tick of its own, the iron sword's plan having
+    # gone down a staircase for its iron
+    assert then == (FollowUp("craft", "torch", 16, 16),)
     first, with_wool = _chain(make_snapshot({**IRON_AGE, "white_wool": 3}))
     assert "white_bed" in [first.target, *(f.target for f in with_wool)]  # wool held: the bed hunts nothing
+
+
+def test_on_the_surface_a_bed_whose_sheep_are_in_sight_follows_a_short_smelt_marked_as_a_hunt(make_snapshot):
+    """The bench at 9a719ea stood 159 s idle after an 18 s smelt of mutton, the bed waiting
+    for the next tick. Underground the chain ends there: no sheep down there."""
+    sheep = EntityInfo(name="sheep", type="animal", hostile=False, position=Vec3(x=6, y=64, z=0), distance=6)
+    held = {**IRON_AGE, "iron_sword": 1, "mutton": 3, "coal": 4}
+    sel, then = _chain(make_snapshot(held, entities=[sheep]))
+    assert (sel.action, sel.target) == ("smelt", "cooked_mutton")
+    assert then[0] == FollowUp("craft", "white_bed", 1, 1, hunts=True)
+    assert then[0].as_dict()["hunts"] is True and "hunts" not in FollowUp("craft", "torch", 16, 16).as_dict()
+    sel, below = _chain(make_snapshot(held, entities=[sheep], cover=8))
+    assert (sel.action, sel.target) == ("smelt", "cooked_mutton")
+    assert "white_bed" not in [f.target for f in below]
 
 
 def test_the_low_log_rules_logs_follow_a_craft_and_follow_themselves_until_sixteen_are_held(make_snapshot):

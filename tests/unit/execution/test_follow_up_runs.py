@@ -7,13 +7,15 @@ its goal's run completed goes on with the follow-ups not done yet, its goal not 
 from __future__ import annotations
 
 from agency.execution.agents import AgentRuntime, TaskSpec, load_default_registry
-from agency.execution.agents.follow_up_runs import follow_up_run_id, parse_then
+from agency.execution.agents.follow_up_runs import follow_up_run_id, no_hunt_here, parse_then
+from agency.execution.agents.task_spec import FollowUpSpec
 from agency.execution.builtin_tools import default_tool_registry
 from agency.execution.workflows import SqliteCheckpointStore
 from agency.tools import ToolContext
 from agency.tools.base import StopFlag
-from agency.tools.testing import FakeBody
+from agency.tools.testing import FakeBody, FakeTime, Mob
 from tests.unit.conftest import run
+from tests.unit.tools.test_hunting import HuntBody
 
 PLANKS_PER_CRAFT, STICKS_PER_CRAFT = 4, 4
 
@@ -71,6 +73,29 @@ def test_a_follow_up_whose_plan_now_hunts_is_not_started(
     assert store.get_run(follow_up_run_id("t4", 1)) is None  # no beef held: its plan would hunt, never run
 
 
+def test_a_follow_up_the_chain_chose_as_a_hunt_hunts_for_what_it_needs(
+    ftime: FakeTime, store: SqliteCheckpointStore
+) -> None:
+    """On the surface, with its animal in sight, the chain marks a follow-up whose plan hunts
+    (agency.cognition.follow_ups): the runner lets that one hunt (unmarked, it is not started:
+    test_a_follow_up_whose_plan_now_hunts_is_not_started)."""
+    body = HuntBody(ftime.clock, {"oak_planks": 12, "crafting_table": 1, "stick": 2})
+    body.mobs += [Mob("sheep", hostile=False, x=4.5 + i, z=0.5) for i in range(3)]
+    hctx = ToolContext(body=body, clock=ftime.clock, sleep=ftime.sleep, poll_interval_s=0.1)
+    task = _pickaxe_then("t4h", FollowUpSpec("craft", "white_bed", 1, 1, hunts=True))
+    assert run(_runtime(hctx, store).run_task(task)).ok
+    assert body.inventory["wooden_pickaxe"] == 1 and body.inventory["white_bed"] == 1
+    assert not [m for m in body.mobs if m.name == "sheep"]  # three sheep for three wool
+    assert store.get_run(follow_up_run_id("t4h", 1)).status == "completed"
+
+
+def test_a_follow_up_that_hunts_waits_for_the_surface_and_the_day(make_snapshot) -> None:
+    assert no_hunt_here(make_snapshot()) is None
+    assert "underground" in no_hunt_here(make_snapshot(cover=6))
+    assert "dusk" in no_hunt_here(make_snapshot(timeOfDay=12_500))
+    assert no_hunt_here(make_snapshot(cover=2)) is None  # a tree's or a hut's roof
+
+
 def test_a_stop_before_the_follow_ups_leaves_them_and_the_goal_done(
     ctx: ToolContext, body: FakeBody, store: SqliteCheckpointStore
 ) -> None:
@@ -124,7 +149,7 @@ def test_a_then_parameter_that_is_no_follow_up_is_left_out():
         {"action": "craft", "target": "stick", "total": 4},
         "craft torch",
     ]
-    assert parse_then(raw) == (("craft", "torch", 16, 16),)
+    assert parse_then(raw) == (("craft", "torch", 16, 16, False),)
     assert parse_then(None) == () and parse_then({"action": "craft"}) == ()
 
 
