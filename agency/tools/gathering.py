@@ -1,5 +1,7 @@
-"""Getting blocks and items: collect_block (find + collectblock, exploring when nothing is
-near; for an ore, digging on down to its level or tunnelling there: agency.tools.mining),
+"""Getting blocks and items: collect_block (find + collectblock; when nothing is in the sight
+box, a block of the surface is looked for farther off in the chunks the bot has loaded and
+walked to before it explores; for an ore, digging on down to its level or tunnelling there:
+agency.tools.mining),
 mine_block (walk within reach, dig one or more positions) and pick_up_items (walk onto the
 item entities lying around a spot, e.g. what the bot dropped when it died).
 
@@ -19,8 +21,9 @@ from pydantic import Field, model_validator
 from agency.blocks import DEEP_ROCK, ROCK
 from agency.game.harvest import can_harvest, drop, needs_tool, ranked_tools, unless_dug_with
 from agency.game.loot import sure_drop
+from agency.game.mcdata import data
 from agency.game.ores import ore_level
-from agency.game.recipes import available
+from agency.game.recipes import available, matches
 from agency.names import canonical
 from agency.tools.actions import run_action
 from agency.tools.base import BODY_QUEUE, Tool, ToolContext, ToolFailure, ToolInput
@@ -28,7 +31,7 @@ from agency.tools.mining import tunnel_for
 from agency.tools.movement import ExploreInput, explore, walk
 from agency.tools.queries import FindBlocksInput, find_blocks_now
 from agency.tools.results import PRECONDITION_FAILED, WAITS_FOR_MORNING
-from agency.world import EntityInfo, Vec3, WorldSnapshot, under_cover_at_night
+from agency.world import BodyError, EntityInfo, Vec3, WorldSnapshot, under_cover_at_night
 
 # Blocks that need no tool and drop something else: the harvest data holds only the blocks
 # that need one (and what they drop), by canonical name.
@@ -37,6 +40,10 @@ MAX_PER_CALL = 64  # what one collect gathers at most (a total ensured may be mo
 REACH = 4.0
 MAX_FUTILE = 3
 NIGHT_REACH_UP = 1  # under cover at night: blocks up to head height (the pocket's walls), none higher
+# Looked for farther than the sight box (32 around, 8 up and down) before exploring: the chunks
+# the bot has loaded reach 96 blocks (server.view_distance 6); node/lib/limits.js caps a scan at 64.
+FAR_LOOK = 64
+FAR_WALK_RANGE = 6  # walked to within this of what the far look saw: the sight box holds it then
 
 
 def drop_of(block: str) -> str:
@@ -111,7 +118,7 @@ async def collect_block(ctx: ToolContext, p: CollectBlockInput) -> dict[str, Any
     futile_limit = math.ceil(MAX_FUTILE / p.chance)  # a chance drop: many blocks dug for nothing
     start = await _held(ctx, item)
     goal = p.count if p.ensure else start + p.count
-    have, futile, explored, kinds = start, 0, 0, []
+    have, futile, explored, looked, kinds = start, 0, 0, 0, []
     while have < goal:
         ctx.check()
         snap = await ctx.snapshot()
@@ -127,10 +134,16 @@ async def collect_block(ctx: ToolContext, p: CollectBlockInput) -> dict[str, Any
                     f"no {p.block} at this level or below; up in the dark it waits for the morning",
                     details={"have": have, "goal": goal},
                 )
+            underground_kind = ore_level(p.block) is not None or below or p.block in ROCK | DEEP_ROCK
+            if not underground_kind and looked <= explored:  # once from each place the bot explored to
+                looked += 1
+                if await walk_to_far(ctx, p.block):
+                    continue
             if explored >= p.explore_attempts:
+                farther = "" if underground_kind else f" nor in sight within {FAR_LOOK}"
                 raise ToolFailure(
                     PRECONDITION_FAILED,
-                    f"no {p.block} within {p.radius} blocks (explored {explored} times)",
+                    f"no {p.block} within {p.radius} blocks{farther} (explored {explored} times)",
                     details={"have": have, "goal": goal},
                 )
             explored += 1
@@ -172,6 +185,36 @@ async def collect_block(ctx: ToolContext, p: CollectBlockInput) -> dict[str, Any
                 details={"have": have, "goal": goal},
             )
     return {"block": p.block, "item": item, "gained": have - start, "have": have, "kinds": sorted(set(kinds))}
+
+
+async def walk_to_far(ctx: ToolContext, block: str) -> bool:
+    """Look for `block` up to FAR_LOOK blocks off in the loaded chunks (node/lib/actions/find.js)
+    and walk toward the nearest one seen; False when none is seen or the walk failed (best
+    effort: the caller explores instead). A bench bot spawned on a strip of plains by a desert
+    found its one tree, then 'no log within 32 blocks' twice over, with a wood 60 blocks off
+    and 12 blocks up a hill, out of the sight box."""
+    names = sorted(n for n in data().blocks if matches(block, n))
+    if not names:
+        return False
+    try:
+        seen = (await run_action(ctx, "find", {"names": names, "maxDistance": FAR_LOOK, "count": 1}))["blocks"]
+    except (ToolFailure, BodyError) as e:  # an older bridge, a recording without it: explore as before
+        logger.info("[Tools] collect {}: no look farther ({})", block, e)
+        return False
+    if not seen:
+        return False
+    b = seen[0]
+    logger.info(
+        "[Tools] collect {}: none in sight; {} seen {:.0f} blocks off, walking there", block, b["name"], b["distance"]
+    )
+    try:
+        await walk(ctx, b["x"] + 0.5, b["y"], b["z"] + 0.5, FAR_WALK_RANGE)
+    except ToolFailure as e:
+        logger.info(
+            "[Tools] collect {}: the walk to {} {} {} failed ({}); exploring", block, b["x"], b["y"], b["z"], e.message
+        )
+        return False
+    return True
 
 
 async def dig_at(ctx: ToolContext, x: int, y: int, z: int) -> dict[str, Any]:

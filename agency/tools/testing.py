@@ -202,6 +202,17 @@ class FakeBody:
             self.inventory[a.get("item", a["block"])] += 1
         return {"collected": len(spots)}
 
+    def _do_find(self, a: dict[str, Any]) -> dict[str, Any]:  # like node/lib/actions/find.js, in loaded chunks
+        reach = min(a.get("maxDistance", 64), 64)
+        me = (self.position.x, self.position.y, self.position.z)
+        near = sorted(
+            (round(math.dist(me, (p[0] + 0.5, p[1] + 0.5, p[2] + 0.5)), 2), p, n)
+            for p, n in self.blocks.items()
+            if n in a["names"] and not self._unloaded(p[0], p[2])
+        )
+        found = [(d, p, n) for d, p, n in near if d <= reach][: a.get("count", 1)]
+        return {"blocks": [{"name": n, "x": p[0], "y": p[1], "z": p[2], "distance": d} for d, p, n in found]}
+
     def _do_staircase(self, a: dict[str, Any]) -> dict[str, Any]:  # east, one block down a step
         steps = max(0, math.floor(self.position.y) - a["targetY"])
         self.position = Vec3(x=self.position.x + steps, y=a["targetY"], z=self.position.z)

@@ -4,7 +4,7 @@
 
 const test = require('node:test')
 const assert = require('node:assert')
-const { startServer, connectBot, waitFor, command, oneVersion } = require('./helpers')
+const { startServer, connectBot, waitFor, command, oneVersion, runAction } = require('./helpers')
 const { findWithin } = require('../lib/find_blocks')
 
 const RADIUS = 32
@@ -48,4 +48,17 @@ test('a block search covers its whole sphere', { timeout: 120000, ...oneVersion(
   await waitFor(() => bot.blockAt(near)?.name === 'sponge', 10000, 'the near sponge in view')
   assert.deepStrictEqual(findWithin(bot, { matching: sponge, maxDistance: RADIUS, count: 1 }).map(String), [near.toString()])
   assert.deepStrictEqual(findWithin(bot, { matching: sponge, maxDistance: RADIUS }).map(String), [near, spot].map(String), 'nearest first')
+
+  // The `find` action looks as far as the loaded chunks go (up to 64): what a gatherer walks to
+  // before it explores (agency/tools/gathering.py walk_to_far)
+  const far = me.offset(44, 3, -30)
+  await command(bot, `/mcbot setblock ${far.x} ${far.y} ${far.z} sponge`)
+  await waitFor(() => bot.blockAt(far)?.name === 'sponge', 10000, 'the far sponge in view')
+  const looked = (await runAction(bot, 'find', { names: ['sponge', 'no_such_block'], maxDistance: 64, count: 8 }, 10000)).result
+  assert.deepStrictEqual(looked.blocks.map((b) => `${b.name} ${b.x},${b.y},${b.z}`),
+    [near, spot, far].map((p) => `sponge ${p.x},${p.y},${p.z}`), 'every sponge within 64, nearest first; an unknown name passed over')
+  assert.ok(looked.blocks[2].distance > 50, 'the far one is past the sight box')
+  const unknown = await runAction(bot, 'find', { names: ['no_such_block'] }, 10000)
+  assert.strictEqual(unknown.state, 'failed')
+  assert.match(unknown.error, /no such block in .*: no_such_block/)
 })

@@ -9,6 +9,7 @@ const KINDS = {
   dig: require('./dig'),
   place: require('./place'),
   collect: require('./collect'),
+  find: require('./find'),
   activate: require('./activate'),
   attack: require('./attack'),
   craft: require('./craft'),

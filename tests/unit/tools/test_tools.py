@@ -325,6 +325,33 @@ def test_collect_block_reaches_as_far_as_the_block_it_saw_in_a_corner_of_the_sig
     assert collect["maxDistance"] >= 43  # the JS search is a sphere: 32 would not reach it
 
 
+def test_collect_block_looks_farther_than_the_sight_box_before_it_explores(ctx: ToolContext, body: FakeBody) -> None:
+    """A tree 50 blocks off, or 12 blocks up a hill, is out of the sight box (32 around, 8 up
+    and down) but in the loaded chunks: walked to, then collected, no explore."""
+    body.add_tree(50, 0, height=4)
+    res = run(default_tool_registry().execute("collect_block", {"block": "log", "count": 2}, ctx))
+    assert res.success, res.error
+    assert body.inventory["oak_log"] == 2
+    kinds = [k for k, _ in body.started]
+    assert kinds[:3] == ["find", "move_to", "collect"], kinds
+    assert "birch_log" in body.started[0][1]["names"] and "stripped_oak_log" not in body.started[0][1]["names"]
+    hill = FakeBody(body.clock)
+    for dy in range(4):
+        hill.blocks[(10, GROUND_Y + 12 + dy, 0)] = "birch_log"
+    hill_ctx = ToolContext(body=hill, clock=ctx.clock, sleep=ctx.sleep, poll_interval_s=0.1)
+    assert run(default_tool_registry().execute("collect_block", {"block": "log", "count": 1}, hill_ctx)).success
+
+
+def test_collect_block_with_nothing_in_the_loaded_chunks_explores_and_says_how_far_it_looked(
+    ctx: ToolContext, body: FakeBody
+) -> None:
+    res = run(default_tool_registry().execute("collect_block", {"block": "log", "count": 1}, ctx))
+    assert not res.success and res.error.code == PRECONDITION_FAILED
+    assert res.error.message == "no log within 32 blocks nor in sight within 64 (explored 2 times)"
+    kinds = [k for k, _ in body.started]
+    assert kinds.count("find") == 3  # from where it stood, and after each explore
+
+
 def test_prepare_shelter_site_digs_what_is_in_the_way_fills_holes_then_a_rerun_does_nothing(
     ctx: ToolContext, body: FakeBody
 ) -> None:
