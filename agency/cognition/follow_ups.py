@@ -9,12 +9,12 @@ on the inventory its plan ends with (PlanBuilder's simulation), and again after 
 `drive_tick.follow_ups` goals: a whole step of work per tick (after a hunt, on the inventory
 with its food stock). The chain stops at the first
 goal that is not a craft, a smelt or the low-log rule's logs (a hunt, a shelter, exploring
-wait for a tick of their own, in the order select_drive gives them), whose plan hunts once a
-goal before it in the chain went down a staircase (no sheep for a bed's wool down there; on
-the surface the rules choose a bed or a cooked food stock only with its animal in sight, and
-such a follow-up is marked `hunts`, which the runner lets hunt: the bench at 9a719ea stood
-idle 717 s of daylight after ticks with no follow-up, 159 s after an 18 s smelt of mutton with
-the bed waiting for its tick), that an open task already has (DRIVE-2), or
+wait for a tick of their own, in the order select_drive gives them), whose plan hunts an
+animal not in sight, or once the bot is underground or a goal before it in the chain went
+down a staircase (no sheep for a bed's wool down there; on the surface with its animals in
+sight such a follow-up is marked `hunts`, which the runner lets hunt: the bench at 9a719ea
+stood idle 717 s of daylight after ticks with no follow-up, 159 s after an 18 s smelt of
+mutton with the bed waiting for its tick), that an open task already has (DRIVE-2), or
 that repeats (but for the low-log rule's logs: eight more when sixteen are not held yet, and
 the goal after them, as one task; the bench at dc34bf1 idled 17 % of its daylight after a
 `collect log 8`, the rule asking again three minutes later). A follow-up is a total to hold
@@ -40,7 +40,7 @@ from loguru import logger
 
 from agency.cognition.drive_rules import select_drive
 from agency.cognition.drive_selection import DriveSelection
-from agency.cognition.plan_hunts import descends, hunts
+from agency.cognition.plan_hunts import plan_reach
 from agency.cognition.survival_steps import FOOD_STOCK, food_stock
 from agency.execution.after_goal import carries_after
 from agency.execution.agents.follow_up_runs import held_of, parse_then
@@ -50,6 +50,7 @@ from agency.goal_tag import canonical_goal_key
 from agency.planning.follow_up_params import AFTER
 from agency.planning.tasks.idempotency import open_to, suppresses
 from agency.planning.tasks.models import Task, TaskStatus
+from agency.tools.hunting import game_in_sight
 from agency.world import InventoryItem, WorldSnapshot, night_approaching, shelter_due, underground
 
 FOLLOW_UP_ACTIONS = frozenset({"craft", "smelt"})
@@ -66,7 +67,7 @@ class FollowUp:
     target: str
     total: int  # to hold in all once it is done (the runner asks for what is missing)
     amount: int  # the goal's own: never more is asked for (what was used up meanwhile stays used)
-    hunts: bool = False  # its plan hunts (on the surface, its animal in sight): the runner lets it
+    hunts: bool = False  # its plan hunts (on the surface, its animals in sight): the runner lets it
 
     def as_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"action": self.action, "target": self.target, "total": self.total, "amount": self.amount}
@@ -117,7 +118,7 @@ def _chain(
     out: list[FollowUp] = []
     seen = {(sel.action, sel.target)}
     # underground, or the chain so far takes the bot down a staircase: no animal in sight there
-    below = underground(snapshot) or descends(sel, snapshot.held())
+    below = underground(snapshot) or plan_reach(sel, snapshot.held()).descends
     inventory, table, furnace = _after(sel, snapshot, snapshot.held(), places)
     while len(out) < limit and inventory is not None:
         nxt = select_drive(
@@ -131,12 +132,14 @@ def _chain(
         again = (nxt.action, nxt.target) in seen and (nxt.action, nxt.target) != ("collect", LOGS)
         if again or in_flight(nxt):
             break
-        hunting = nxt.action in FOLLOW_UP_ACTIONS and hunts(nxt, inventory)
-        if not _may_follow(nxt) or (hunting and below):
+        if not _may_follow(nxt):
             break
-        below = below or descends(nxt, inventory)
+        reach = plan_reach(nxt, inventory)
+        if reach.hunts and (below or not all(game_in_sight(snapshot.entities, a) for a in reach.hunted)):
+            break
+        below = below or reach.descends
         seen.add((nxt.action, nxt.target))
-        out.append(FollowUp(nxt.action, nxt.target, _held_of(nxt, inventory) + nxt.amount, nxt.amount, hunting))
+        out.append(FollowUp(nxt.action, nxt.target, _held_of(nxt, inventory) + nxt.amount, nxt.amount, reach.hunts))
         inventory, table, furnace = _after(nxt, snapshot, inventory, Places(places.shelter_nearby, table, furnace))
     return tuple(out)
 

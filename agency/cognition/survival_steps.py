@@ -23,7 +23,8 @@ The drive tick fires only while food is at 16 or more (docs/contracts.md DRIVE-1
 food rule keeps a stock before hunger rather than reacting to it; the eat reflex eats cooked
 food first. A plain hunt asks for half as many kills as items short: a cow, pig or sheep drops
 1-3 meat. Rules needing an animal wait until one is in sight (HUNT_RADIUS, the radius the hunt searches),
-and for the day (from dusk the animals' surface is the hostiles'): exploring for animals is the
+for the day (from dusk the animals' surface is the hostiles') and for the surface (an animal
+32 blocks off through the rock of a mine is no hunt from there): exploring for animals is the
 progression's business, which runs when no step fires.
 """
 
@@ -39,7 +40,7 @@ from agency.game.foods import FOODS, HARMFUL, RAW_MEATS
 from agency.game.furnace import output_of
 from agency.game.recipes import CRAFTABLE
 from agency.tools.hunting import game_in_sight
-from agency.world import WorldSnapshot, night_approaching
+from agency.world import WorldSnapshot, night_approaching, underground
 
 SURVIVAL_ACTIONS: frozenset[str] = frozenset({"hunt"})  # actions beyond collect/craft/smelt a workflow carries out
 
@@ -91,7 +92,9 @@ def food_stock_step(
     where a furnace can be had, unless every such goal is `held` back (its animal out of reach:
     then any animal, as the plain hunt takes)."""
     stock = food_stock(snapshot)
-    if stock >= FOOD_STOCK or night_approaching(snapshot) or not game_in_sight(snapshot.entities):
+    if stock >= FOOD_STOCK or night_approaching(snapshot) or underground(snapshot):
+        return None
+    if not game_in_sight(snapshot.entities):
         return None
     kills = math.ceil((FOOD_STOCK - stock) / 2)
     hunt = DriveSelection(
@@ -158,7 +161,7 @@ def _bed(snapshot: WorldSnapshot, bed_known: bool | None) -> DriveSelection | No
         return None
     wool = snapshot.count_of("white_wool")
     if wool < WOOL_FOR_BED:
-        if night_approaching(snapshot) or not game_in_sight(snapshot.entities, "sheep"):
+        if night_approaching(snapshot) or underground(snapshot) or not game_in_sight(snapshot.entities, "sheep"):
             return None
         return DriveSelection(
             "craft",

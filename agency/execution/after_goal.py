@@ -52,14 +52,19 @@ def why_not_now(snap: WorldSnapshot) -> str | None:
     return unfit_to_go_on(snap)
 
 
-def follow_up_task(parent: Task, held: Mapping[str, int]) -> NewTask | None:
+def follow_up_task(parent: Task, held: Mapping[str, int], *, may_hunt: bool = True) -> NewTask | None:
     """The task the parent's follow-ups become, from what is held now: the first one short of
-    its total as its goal (short_of), the rest its `then`; None when every one is held."""
+    its total as its goal (short_of), the rest its `then`; None when every one is held. Not
+    `may_hunt` (underground, at dusk: follow_up_runs.no_hunt_here), one the chain marked as
+    a hunt is passed over as the goal: as a task's goal its plan would hunt wherever the bot is."""
 
     def short(f: FollowUpSpec) -> int:
         return short_of(f.total, f.amount, held_of(f.action, f.target, held))
 
-    left = list(dropwhile(lambda f: not short(f), parse_then((parent.parameters or {}).get(AFTER))))
+    def passed_over(f: FollowUpSpec) -> bool:
+        return not short(f) or (f.hunts and not may_hunt)
+
+    left = list(dropwhile(passed_over, parse_then((parent.parameters or {}).get(AFTER))))
     if not left:
         return None
     first, rest = left[0], left[1:]

@@ -19,6 +19,7 @@ from loguru import logger
 
 from agency.clock import Clock
 from agency.execution.after_goal import FOLLOW_UP_TAG, HANDLED, follow_up_task, origin_of, why_not_now
+from agency.execution.agents.follow_up_runs import no_hunt_here
 from agency.execution.agents.runtime import AgentRuntime
 from agency.execution.runs import Running, task_spec
 from agency.planning.follow_up_params import AFTER, AFTER_BOT
@@ -142,7 +143,7 @@ class FollowUpWatch:
             return None, f"no snapshot ({e})"
         if why := why_not_now(snap):
             return None, f"{why}; they wait for their ticks"
-        draft = follow_up_task(done, snap.held())
+        draft = follow_up_task(done, snap.held(), may_hunt=no_hunt_here(snap) is None)
         if draft is None:
             return None, "every one is held"
         key = draft.metadata["goalKey"]

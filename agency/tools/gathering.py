@@ -31,7 +31,7 @@ from agency.tools.mining import tunnel_for
 from agency.tools.movement import ExploreInput, explore, walk
 from agency.tools.queries import FindBlocksInput, find_blocks_now
 from agency.tools.results import PRECONDITION_FAILED, WAITS_FOR_MORNING
-from agency.world import BodyError, EntityInfo, Vec3, WorldSnapshot, under_cover_at_night
+from agency.world import BodyError, BodyLost, EntityInfo, Vec3, WorldSnapshot, under_cover_at_night, underground
 
 # Blocks that need no tool and drop something else: the harvest data holds only the blocks
 # that need one (and what they drop), by canonical name.
@@ -44,6 +44,8 @@ NIGHT_REACH_UP = 1  # under cover at night: blocks up to head height (the pocket
 # the bot has loaded reach 96 blocks (server.view_distance 6); node/lib/limits.js caps a scan at 64.
 FAR_LOOK = 64
 FAR_WALK_RANGE = 6  # walked to within this of what the far look saw: the sight box holds it then
+FAR_DOWN = 8  # no deeper below the feet than the sight box reaches: a surface collect digs no shaft
+WALKED, UNSEEN, UNREACHED = "walked", "unseen", "unreached"
 
 
 def drop_of(block: str) -> str:
@@ -118,7 +120,7 @@ async def collect_block(ctx: ToolContext, p: CollectBlockInput) -> dict[str, Any
     futile_limit = math.ceil(MAX_FUTILE / p.chance)  # a chance drop: many blocks dug for nothing
     start = await _held(ctx, item)
     goal = p.count if p.ensure else start + p.count
-    have, futile, explored, looked, kinds = start, 0, 0, 0, []
+    have, futile, explored, looked, missed, kinds = start, 0, 0, 0, False, []
     while have < goal:
         ctx.check()
         snap = await ctx.snapshot()
@@ -135,12 +137,19 @@ async def collect_block(ctx: ToolContext, p: CollectBlockInput) -> dict[str, Any
                     details={"have": have, "goal": goal},
                 )
             underground_kind = ore_level(p.block) is not None or below or p.block in ROCK | DEEP_ROCK
-            if not underground_kind and looked <= explored:  # once from each place the bot explored to
+            # once from where it stood and once from each place it explored to; not from a mine
+            # (the explore climbs out first)
+            if not underground_kind and not underground(snap) and looked <= explored:
                 looked += 1
-                if await walk_to_far(ctx, p.block):
+                far = await walk_to_far(ctx, p.block, snap.position)
+                if far == WALKED:
                     continue
+                missed = missed or far == UNREACHED
             if explored >= p.explore_attempts:
-                farther = "" if underground_kind else f" nor in sight within {FAR_LOOK}"
+                farther = ""
+                if looked:
+                    farther = " (one seen farther off could not be walked to)"
+                    farther = farther if missed else f" nor in sight within {FAR_LOOK}"
                 raise ToolFailure(
                     PRECONDITION_FAILED,
                     f"no {p.block} within {p.radius} blocks{farther} (explored {explored} times)",
@@ -187,34 +196,38 @@ async def collect_block(ctx: ToolContext, p: CollectBlockInput) -> dict[str, Any
     return {"block": p.block, "item": item, "gained": have - start, "have": have, "kinds": sorted(set(kinds))}
 
 
-async def walk_to_far(ctx: ToolContext, block: str) -> bool:
-    """Look for `block` up to FAR_LOOK blocks off in the loaded chunks (node/lib/actions/find.js)
-    and walk toward the nearest one seen; False when none is seen or the walk failed (best
-    effort: the caller explores instead). A bench bot spawned on a strip of plains by a desert
-    found its one tree, then 'no log within 32 blocks' twice over, with a wood 60 blocks off
-    and 12 blocks up a hill, out of the sight box."""
+async def walk_to_far(ctx: ToolContext, block: str, feet: Vec3) -> str:
+    """Look for `block` up to FAR_LOOK blocks off in the loaded chunks (node/lib/actions/find.js),
+    no deeper than FAR_DOWN under the feet, and walk toward the nearest one seen, digging
+    nothing: WALKED, UNSEEN, or UNREACHED (the walk failed). Best effort: the caller explores
+    instead. A bench bot spawned on a strip of plains by a desert found its one tree, then 'no
+    log within 32 blocks' twice over, with a wood 60 blocks off and 12 blocks up a hill, out
+    of the sight box."""
     names = sorted(n for n in data().blocks if matches(block, n))
     if not names:
-        return False
+        return UNSEEN
+    look = {"names": names, "maxDistance": FAR_LOOK, "count": 1, "minY": math.floor(feet.y) - FAR_DOWN}
     try:
-        seen = (await run_action(ctx, "find", {"names": names, "maxDistance": FAR_LOOK, "count": 1}))["blocks"]
+        seen = (await run_action(ctx, "find", look))["blocks"]
+    except BodyLost:
+        raise
     except (ToolFailure, BodyError) as e:  # an older bridge, a recording without it: explore as before
         logger.info("[Tools] collect {}: no look farther ({})", block, e)
-        return False
+        return UNSEEN
     if not seen:
-        return False
+        return UNSEEN
     b = seen[0]
     logger.info(
         "[Tools] collect {}: none in sight; {} seen {:.0f} blocks off, walking there", block, b["name"], b["distance"]
     )
     try:
-        await walk(ctx, b["x"] + 0.5, b["y"], b["z"] + 0.5, FAR_WALK_RANGE)
+        await walk(ctx, b["x"] + 0.5, b["y"], b["z"] + 0.5, FAR_WALK_RANGE, dig_out=False)
     except ToolFailure as e:
         logger.info(
             "[Tools] collect {}: the walk to {} {} {} failed ({}); exploring", block, b["x"], b["y"], b["z"], e.message
         )
-        return False
-    return True
+        return UNREACHED
+    return WALKED
 
 
 async def dig_at(ctx: ToolContext, x: int, y: int, z: int) -> dict[str, Any]:

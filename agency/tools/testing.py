@@ -208,7 +208,7 @@ class FakeBody:
         near = sorted(
             (round(math.dist(me, (p[0] + 0.5, p[1] + 0.5, p[2] + 0.5)), 2), p, n)
             for p, n in self.blocks.items()
-            if n in a["names"] and not self._unloaded(p[0], p[2])
+            if n in a["names"] and not self._unloaded(p[0], p[2]) and p[1] >= a.get("minY", -math.inf)
         )
         found = [(d, p, n) for d, p, n in near if d <= reach][: a.get("count", 1)]
         return {"blocks": [{"name": n, "x": p[0], "y": p[1], "z": p[2], "distance": d} for d, p, n in found]}

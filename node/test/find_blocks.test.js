@@ -51,13 +51,15 @@ test('a block search covers its whole sphere', { timeout: 120000, ...oneVersion(
 
   // The `find` action looks as far as the loaded chunks go (up to 64): what a gatherer walks to
   // before it explores (agency/tools/gathering.py walk_to_far)
-  const far = me.offset(44, 3, -30)
+  const far = me.offset(44, -2, -30) // in the ground: the look reads blocks, not sight lines
   await command(bot, `/mcbot setblock ${far.x} ${far.y} ${far.z} sponge`)
   await waitFor(() => bot.blockAt(far)?.name === 'sponge', 10000, 'the far sponge in view')
   const looked = (await runAction(bot, 'find', { names: ['sponge', 'no_such_block'], maxDistance: 64, count: 8 }, 10000)).result
   assert.deepStrictEqual(looked.blocks.map((b) => `${b.name} ${b.x},${b.y},${b.z}`),
     [near, spot, far].map((p) => `sponge ${p.x},${p.y},${p.z}`), 'every sponge within 64, nearest first; an unknown name passed over')
   assert.ok(looked.blocks[2].distance > 50, 'the far one is past the sight box')
+  const above = (await runAction(bot, 'find', { names: ['sponge'], maxDistance: 64, count: 8, minY: me.y }, 10000)).result
+  assert.deepStrictEqual(above.blocks.map((b) => `${b.x},${b.y},${b.z}`), [near, spot].map((p) => `${p.x},${p.y},${p.z}`), 'none deeper than minY')
   const unknown = await runAction(bot, 'find', { names: ['no_such_block'] }, 10000)
   assert.strictEqual(unknown.state, 'failed')
   assert.match(unknown.error, /no such block in .*: no_such_block/)

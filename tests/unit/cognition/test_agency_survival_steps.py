@@ -119,6 +119,16 @@ def test_hunts_wait_for_the_day(make_snapshot):
     assert _goal(next_survival_step(cook)) == ("raw_meat", "smelt", "cooked_beef", 5)  # cooking is not a hunt
 
 
+def test_hunts_wait_for_the_surface(make_snapshot):
+    """An animal 32 blocks off through the rock of a mine is no hunt from there."""
+    herd = [mob("cow"), mob("sheep")]
+    assert next_survival_step(make_snapshot({**BASE, "cooked_beef": 1}, entities=herd, cover=8)) is None
+    assert next_survival_step(make_snapshot({**BASE, "cooked_beef": 4}, entities=herd, cover=8)) is None  # no wool
+    assert next_survival_step(make_snapshot({**BASE, "cooked_beef": 1}, entities=herd, cover=2)) is not None  # a hut
+    cook = make_snapshot({**BASE, "beef": 5, "furnace": 1}, entities=herd, cover=8)
+    assert _goal(next_survival_step(cook)) == ("raw_meat", "smelt", "cooked_beef", 5)  # cooking is not a hunt
+
+
 def test_no_bed_is_crafted_without_planks_or_logs_for_it(make_snapshot):
     snap = make_snapshot({"white_wool": 3, "cooked_beef": 4})
     assert next_survival_step(snap) is None

@@ -64,6 +64,9 @@ def test_on_the_surface_a_bed_whose_sheep_are_in_sight_follows_a_short_smelt_mar
     sel, below = _chain(make_snapshot(held, entities=[sheep], cover=8))
     assert (sel.action, sel.target) == ("smelt", "cooked_mutton")
     assert "white_bed" not in [f.target for f in below]
+    # no sheep in sight: the progression's bed comes after the torches, its hunt on a tick of its own
+    sel, unseen = _chain(make_snapshot({**held, "torch": 16}))
+    assert (sel.action, sel.target) == ("smelt", "cooked_mutton") and unseen == ()
 
 
 def test_the_low_log_rules_logs_follow_a_craft_and_follow_themselves_until_sixteen_are_held(make_snapshot):

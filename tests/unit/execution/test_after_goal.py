@@ -97,6 +97,24 @@ def test_the_first_follow_up_not_held_is_the_goal_for_what_is_missing_the_rest_i
     assert follow_up_task(hut, {"crafting_table": 1, "oak_log": 9}) is None
 
 
+def test_a_follow_up_marked_as_a_hunt_is_no_queued_goal_where_it_may_not_hunt_and_keeps_its_mark():
+    bed = {"action": "craft", "target": "white_bed", "total": 1, "amount": 1, "hunts": True}
+    hut = Task.model_validate(
+        {
+            "title": "Build basic shelter",
+            "type": "build",
+            "parameters": {"target": "basic_shelter", "amount": 1, **after_parameters([bed, TABLE, bed], "b1")},
+            "metadata": {"createdAt": 0, "updatedAt": 0},
+        }
+    )
+    here = follow_up_task(hut, {})
+    assert here is not None and (here.type, here.parameters["target"]) == ("craft", "white_bed")
+    assert here.parameters["then"] == [TABLE, bed]  # the mark rides along for the runner
+    down = follow_up_task(hut, {}, may_hunt=False)  # underground or at dusk: the table first
+    assert down is not None and (down.type, down.parameters["target"]) == ("craft", "crafting_table")
+    assert down.parameters["then"] == [bed]
+
+
 def test_a_fleet_bots_hut_queues_its_follow_ups_bound_to_it_and_once_only(tasks, ftime):
     hut = _hut(tasks, bot="b1")
     assert _queue(tasks, ftime, hut, bot="b2") is None  # b2 verified the hut b1's tick asked for

@@ -89,6 +89,19 @@ def test_a_follow_up_the_chain_chose_as_a_hunt_hunts_for_what_it_needs(
     assert store.get_run(follow_up_run_id("t4h", 1)).status == "completed"
 
 
+def test_a_follow_up_marked_as_a_hunt_is_not_started_underground(ftime: FakeTime, store: SqliteCheckpointStore) -> None:
+    body = HuntBody(ftime.clock, {"oak_planks": 12, "crafting_table": 1, "stick": 2})
+    body.mobs += [Mob("sheep", hostile=False, x=4.5 + i, z=0.5) for i in range(3)]
+    seen = body.snapshot
+    body.snapshot = lambda: seen().model_copy(update={"cover": 6})  # type: ignore[method-assign]
+    hctx = ToolContext(body=body, clock=ftime.clock, sleep=ftime.sleep, poll_interval_s=0.1)
+    task = _pickaxe_then("t4u", FollowUpSpec("craft", "white_bed", 1, 1, hunts=True))
+    assert run(_runtime(hctx, store).run_task(task)).ok
+    assert body.inventory["wooden_pickaxe"] == 1 and not body.inventory.get("white_bed")
+    assert len([m for m in body.mobs if m.name == "sheep"]) == 3
+    assert store.get_run(follow_up_run_id("t4u", 1)) is None
+
+
 def test_a_follow_up_that_hunts_waits_for_the_surface_and_the_day(make_snapshot) -> None:
     assert no_hunt_here(make_snapshot()) is None
     assert "underground" in no_hunt_here(make_snapshot(cover=6))

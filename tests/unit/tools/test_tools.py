@@ -352,6 +352,24 @@ def test_collect_block_with_nothing_in_the_loaded_chunks_explores_and_says_how_f
     assert kinds.count("find") == 3  # from where it stood, and after each explore
 
 
+def test_collect_block_walks_to_no_block_seen_deep_under_it_nor_looks_farther_from_a_mine(
+    ctx: ToolContext, body: FakeBody
+) -> None:
+    """Gravel 20 blocks down is a shaft, not a walk: the far look stops 8 under the feet (the
+    sight box's depth); in a mine by day it looks no farther (the explore climbs out first)."""
+    body.blocks[(20, GROUND_Y - 20, 0)] = "gravel"
+    res = run(default_tool_registry().execute("collect_block", {"block": "gravel", "count": 1}, ctx))
+    assert not res.success and "nor in sight within 64" in res.error.message
+    assert body.started[0] == ("find", {"names": ["gravel"], "maxDistance": 64, "count": 1, "minY": GROUND_Y - 8})
+    assert "collect" not in [k for k, _ in body.started]
+    mine = FakeBody(body.clock)
+    seen = mine.snapshot
+    mine.snapshot = lambda: seen().model_copy(update={"cover": 6})  # type: ignore[method-assign]
+    mine_ctx = ToolContext(body=mine, clock=ctx.clock, sleep=ctx.sleep, poll_interval_s=0.1)
+    run(default_tool_registry().execute("collect_block", {"block": "log", "count": 1, "explore_attempts": 0}, mine_ctx))
+    assert "find" not in [k for k, _ in mine.started]
+
+
 def test_prepare_shelter_site_digs_what_is_in_the_way_fills_holes_then_a_rerun_does_nothing(
     ctx: ToolContext, body: FakeBody
 ) -> None:
