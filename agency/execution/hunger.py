@@ -22,16 +22,20 @@ The reflexes close that gap:
   and no task in hand, by day on the surface: up to COOK_AT_ONCE cooked in a furnace in sight or held, then
   eaten (a failed cook waits, and the raw food is eaten meanwhile);
 - forage: nothing fit to eat now, and hungry or unable to heal: hunt a food animal in
-  sight, else explore nearby for one. A forage that brings no food waits forage_retry_ms
+  sight (as many as the healing needs, up to MAX_FORAGE_KILLS: forage_kills), else explore
+  nearby for one. A forage that brings no food waits forage_retry_ms
   before the next, doubling after each fruitless one up to MAX_BACKOFF times (a bot only
   unable to heal, with no animal around, does not drag the running task off every 30 s).
 """
 
 from __future__ import annotations
 
+import math
+
 from agency.execution.settings import ReflexConfig
+from agency.game import mcdata
 from agency.game.animals import ANIMAL_DROPS
-from agency.game.foods import FOODS, HARMFUL, POISONOUS, REGEN_FOOD, RESERVED
+from agency.game.foods import FOODS, HARMFUL, POISONOUS, RAW_MEATS, REGEN_FOOD, RESERVED
 from agency.game.furnace import inputs_for, output_of
 from agency.tools.hunting import game_in_sight
 from agency.world import DUSK_START, WorldSnapshot
@@ -147,6 +151,31 @@ def food_to_cook(snap: WorldSnapshot, cfg: ReflexConfig, cooking: frozenset[str]
     if raw is None or raw not in COOKS_TO:
         return None
     return COOKS_TO[raw], min(COOK_AT_ONCE, snap.count_of(raw))
+
+
+HERD_HUNT = 2  # animals one forage hunts when no healing needs more (a herd's, within the reflex job's time)
+MAX_FORAGE_KILLS = 4
+FULL_HEALTH = 20.0
+UNITS_PER_HEALTH = 1.5  # food and saturation a health point healed costs (vanilla: 6 exhaustion, 4 a unit)
+
+
+def _least_raw_meat() -> float:
+    foods = mcdata.load(mcdata.DEFAULT_VERSION).foods
+    return min(float(str(foods[m]["foodPoints"])) + float(str(foods[m]["saturation"])) for m in RAW_MEATS)
+
+
+RAW_KILL_UNITS = _least_raw_meat()  # food and saturation one kill's raw meat gives at least (mutton, chicken: 3.2)
+
+
+def forage_kills(snap: WorldSnapshot, cfg: ReflexConfig) -> int:
+    """How many animals a forage hunts: HERD_HUNT, or as many raw kills as take a bot that
+    cannot heal back to food 18 and whole health, up to MAX_FORAGE_KILLS. A 1.18.2 bench bot at
+    health 3 foraged one sheep, ate it, foraged a chicken 20 blocks off, ate it, and went on so
+    every few seconds, its task held each time."""
+    if not cannot_heal(snap, cfg):
+        return HERD_HUNT
+    need = max(0, REGEN_FOOD - snap.food) + UNITS_PER_HEALTH * (FULL_HEALTH - snap.health)
+    return max(HERD_HUNT, min(MAX_FORAGE_KILLS, math.ceil(need / RAW_KILL_UNITS)))
 
 
 def fed_by(gained: dict[str, int] | None) -> bool:

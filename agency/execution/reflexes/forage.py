@@ -13,7 +13,16 @@ from __future__ import annotations
 
 from loguru import logger
 
-from agency.execution.hunger import URGENT_FOOD, fed_by, forage_wait_ms, needs_food_for_the_night, should_forage, vitals
+from agency.execution.hunger import (
+    HERD_HUNT,
+    URGENT_FOOD,
+    fed_by,
+    forage_kills,
+    forage_wait_ms,
+    needs_food_for_the_night,
+    should_forage,
+    vitals,
+)
 from agency.execution.reflexes.base import ReflexBase
 from agency.tools.hunting import HUNT_LOOK, game_in_sight
 from agency.world import EntityInfo, WorldSnapshot, night_approaching
@@ -22,8 +31,8 @@ MAX_LEGS = 5  # of 12 blocks: the walk of a fruitless forage grows to this (the 
 SHORT_LEG = 12
 # Starving (food URGENT_FOOD or less) the legs are a hunt's (32 blocks): a 26.1 bench bot in the
 # mountains, no animal within its 12-block legs, went from food 16 to 0 and health 11 to 1.
-HERD_HUNT = 2  # animals hunted in one forage, when as many are in sight together (within the reflex job's time)
 HERD_WITHIN = 8.0  # blocks from the nearest animal that still count as its herd
+HEAL_WITHIN = 16.0  # its herd too short of the animals a heal needs (forage_kills): this far from it
 
 
 def _close(a: EntityInfo, b: EntityInfo, within: float) -> bool:
@@ -81,12 +90,17 @@ class ForageReflex(ReflexBase):
                 game[0].name,
                 game[0].distance,
             )
-            # the herd near the first one, up to HERD_HUNT: food held keeps the next forage off
+            # the herd near the first one, up to forage_kills: food held keeps the next forage off
             # and the drive tick's food gate open (a bench bot that ate each animal at once
             # foraged again within minutes and stood at food 12-15 with no tick for a morning)
-            herd = [e for e in game if e.position.distance_to(game[0].position) <= HERD_WITHIN]
-            radius = game[0].distance + HERD_WITHIN  # the herd's, not the next one 30 blocks off
-            call, args = "hunt", {"target": "animal", "count": min(HERD_HUNT, len(herd)), "radius": radius}
+            kills = forage_kills(snap, self.config)
+            within = HERD_WITHIN
+            herd = [e for e in game if e.position.distance_to(game[0].position) <= within]
+            if len(herd) < kills > HERD_HUNT:  # a heal needing more: the animals a little farther from it too
+                within = HEAL_WITHIN
+                herd = [e for e in game if e.position.distance_to(game[0].position) <= within]
+            radius = game[0].distance + within  # the herd's, not the next one 30 blocks off
+            call, args = "hunt", {"target": "animal", "count": min(kills, len(herd)), "radius": radius}
         else:
             logger.info(
                 "[Reflex] forage: {}, nothing to eat held and no animal in sight -> exploring for one", vitals(snap)

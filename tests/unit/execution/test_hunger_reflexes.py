@@ -140,7 +140,8 @@ def test_a_forage_hunts_the_animal_in_sight(env):
     reflexes = Reflexes(tools, env["ctx"], env["ex"], ReflexConfig(), clock=env["ftime"].clock)
     snap = _snap(env, health=9.7, food=17, mobs=(COW,))
     assert asyncio.run(reflexes.tick(snap)) == "forage"
-    assert tools.calls == [("hunt", {"target": "animal", "count": 1, "radius": 18.0})]
+    # healing needs more than one: the animals within 16 blocks of it would count too
+    assert tools.calls == [("hunt", {"target": "animal", "count": 1, "radius": 26.0})]
     assert reflexes.stats.forages == 1
     assert reflexes.choose(snap) == "forage"  # fed: no wait (with the beef held, the eat reflex takes it from here)
 
@@ -149,13 +150,33 @@ def test_a_forage_hunts_the_herd_in_sight_up_to_two_but_not_one_far_off(env):
     tools = RecordingTools({"hunt": tool_success("hunt", {"kills": 3, "gained": {"beef": 6}})})
     reflexes = Reflexes(tools, env["ctx"], env["ex"], ReflexConfig(), clock=env["ftime"].clock)
     herd = [Mob("cow", hostile=False, x=10.5 + k, z=0.5) for k in range(4)] + [Mob("pig", hostile=False, x=30.5, z=0.5)]
-    assert asyncio.run(reflexes.tick(_snap(env, health=9.7, food=17, mobs=tuple(herd)))) == "forage"
+    assert asyncio.run(reflexes.tick(_snap(env, health=20, food=15, mobs=tuple(herd)))) == "forage"  # hungry
     assert tools.calls == [("hunt", {"target": "animal", "count": 2, "radius": 18.0})]
     tools.calls.clear()
     reflexes._forage_retry_at = 0
     pair = (COW, Mob("pig", hostile=False, x=-9.5, z=0.5))  # as near the bot, 20 blocks from the cow
-    assert asyncio.run(reflexes.tick(_snap(env, health=9.7, food=17, mobs=pair))) == "forage"
+    assert asyncio.run(reflexes.tick(_snap(env, health=20, food=15, mobs=pair))) == "forage"
     assert tools.calls == [("hunt", {"target": "animal", "count": 1, "radius": 18.0})]
+
+
+def test_a_forage_to_heal_hunts_as_many_as_the_heal_needs_up_to_four(env):
+    """A 1.18.2 bench bot at health 3 foraged one sheep, ate it, foraged a chicken, ate it, and
+    went on so every few seconds, its task held each time."""
+    tools = RecordingTools({"hunt": tool_success("hunt", {"kills": 4, "gained": {"beef": 8}})})
+    reflexes = Reflexes(tools, env["ctx"], env["ex"], ReflexConfig(), clock=env["ftime"].clock)
+    herd = [Mob("cow", hostile=False, x=10.5 + k, z=0.5) for k in range(5)]
+    assert asyncio.run(reflexes.tick(_snap(env, health=3.3, food=16, mobs=tuple(herd)))) == "forage"
+    assert tools.calls == [("hunt", {"target": "animal", "count": 4, "radius": 18.0})]
+    tools.calls.clear()
+    reflexes._forage_retry_at = 0
+    spread = (COW, Mob("sheep", hostile=False, x=22.5, z=0.5), Mob("pig", hostile=False, x=40.5, z=0.5))
+    assert asyncio.run(reflexes.tick(_snap(env, health=3.3, food=16, mobs=spread))) == "forage"
+    # the sheep 12 blocks from the cow counts for a heal; the pig 30 from it does not
+    assert tools.calls == [("hunt", {"target": "animal", "count": 2, "radius": 26.0})]
+    tools.calls.clear()
+    reflexes._forage_retry_at = 0
+    assert asyncio.run(reflexes.tick(_snap(env, health=15, food=17, mobs=tuple(herd)))) == "forage"
+    assert tools.calls == [("hunt", {"target": "animal", "count": 3, "radius": 18.0})]  # (1 + 7.5) / 3.2
 
 
 def test_game_with_a_hostile_near_it_is_not_hunted_and_the_forage_waits(env):
@@ -169,7 +190,7 @@ def test_game_with_a_hostile_near_it_is_not_hunted_and_the_forage_waits(env):
     assert reflexes.choose(snap) is None  # and not asked again at once
     ftime.clock.advance(ReflexConfig().forage_retry_ms)
     assert asyncio.run(reflexes.tick(_snap(env, health=9.7, food=17, mobs=(COW,)))) == "forage"  # gone: hunted
-    assert tools.calls == [("hunt", {"target": "animal", "count": 1, "radius": 18.0})]
+    assert tools.calls == [("hunt", {"target": "animal", "count": 1, "radius": 26.0})]
     tools.calls.clear()
     reflexes._forage_retry_at = 0
     starving = _snap(env, health=20, food=6, mobs=(COW, zombie))
