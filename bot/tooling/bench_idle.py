@@ -5,6 +5,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from agency.game.furnace import output_of
+from agency.game.recipes import matches
+from agency.tools.gathering import drop_of
 from bot.tooling.competence_milestones import GAME_S_PER_DAY, NIGHT_END, NIGHT_START, TICKS_PER_S, daytime
 
 IDLE_GAME_S = GAME_S_PER_DAY / 4  # daytime with nothing done, then the bot is stuck in a loop
@@ -23,6 +26,25 @@ def day_part(tod: int, ticks: float) -> float:
     return ticks - night
 
 
+GATHERS = ("collect", "gather", "mine")
+
+
+def goal_held(goal_key: str, inventory: dict[str, int]) -> int | None:
+    """How much of what an active task's goal gets the inventory holds (any log for `collect:log`,
+    raw iron for `collect:iron_ore`, ingots for `smelt:raw_iron`); None for a goal that gets no
+    item (a build, a hunt of any animal, exploring)."""
+    action, _, target = goal_key.partition(":")
+    if not target:
+        return None
+    if action in GATHERS:
+        item = drop_of(target)
+        return sum(n for name, n in inventory.items() if name == item or matches(target, name))
+    if action in ("craft", "smelt"):
+        item = (output_of(target) or target) if action == "smelt" else target
+        return sum(n for name, n in inventory.items() if matches(item, name))
+    return None
+
+
 def idle_wedges(
     samples: list[dict[str, Any]], game_s: list[float | None], reached: dict[str, float | None]
 ) -> list[dict[str, Any]]:
@@ -34,12 +56,16 @@ def idle_wedges(
     (the executor reports the steps done), and a replanned or resumed run does not raise it
     again. The best is kept per goal, not per task: a goal that fails part way is retried as a
     new task, and a retry climbing back to where the last one failed is the loop, not work; a
-    goal's best starts over once a task of it completes. Night does not count: the bot keeps
-    to its shelter then."""
+    goal's best starts over once a task of it completes. A step that goes on getting its goal's
+    item is work too (a collect of 8 logs in a sparse wood gained one every 20-40 s for five
+    minutes in one step, its progress at 0 throughout): the held count of an active task's goal
+    item above the last sample's (goal_held; the hut had used the logs of an earlier sample,
+    so not above its best). Night does not count: the bot keeps to its shelter then."""
     progress = sorted(g for g in reached.values() if g is not None)
     done: set[str] = set()
     ended: set[str] = set()  # tasks seen completed, failed or unplannable: read once, then left out
     best: dict[str, float] = {}  # each goal's highest progress seen since its last completion
+    last: dict[str, int] = {}  # each active goal's held count of its item at the last sample
     out: list[dict[str, Any]] = []
     start: float | None = None  # game s of the last progress (or the first clock reading)
     light = 0.0  # daytime game s since then
@@ -76,6 +102,10 @@ def idle_wedges(
             p = float(t.get("progress") or 0)
             advanced |= p > best.get(key, 0.0)
             best[key] = max(p, best.get(key, 0.0))
+            held = goal_held(key, s.get("inventory") or {}) if t.get("status") == "active" else None
+            if held is not None:
+                advanced |= held > last.get(key, held)
+                last[key] = held
         moved = bool(finished) or advanced or any(prev is not None and prev < at <= g for at in progress)
         if start is None or moved:
             if start is not None:

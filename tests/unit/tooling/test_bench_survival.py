@@ -258,6 +258,26 @@ def test_a_long_task_whose_steps_go_on_is_no_idle_wedge_and_one_stuck_at_a_step_
     assert "no task completed or advanced" in by_id(judge([run(wedges=idle)]))["wedges"]["detail"]
 
 
+def test_a_step_that_goes_on_getting_its_goals_item_is_no_idle_wedge_and_one_that_gets_none_is():
+    """A collect of 8 logs in a sparse wood gained one every 20-40 s for five minutes in one
+    step, its progress at 0 throughout (26.1 and 1.18.2 seed 3608 at 592ef65)."""
+    gathering = samples(60, tasks=[{**task("logs", "active"), "goalKey": "collect:log"}])
+    for k, x in enumerate(gathering):
+        x["inventory"] = {"birch_log": 1 + k // 8, "dirt": 3}
+    assert [w for w in run_result(gathering, 120.0)["wedges"] if w["kind"] == "idle"] == []
+    # used meanwhile (the hut took 20 of them), then gathered again from 0: work all the same
+    used = samples(60, tasks=[{**task("logs", "active"), "goalKey": "collect:log"}])
+    for k, x in enumerate(used):
+        x["inventory"] = {"birch_log": 20 if k < 4 else 1 + (k - 4) // 6}
+    assert [w for w in run_result(used, 120.0)["wedges"] if w["kind"] == "idle"] == []
+    # a collect that gets none (other things gathered on the way are not its item)
+    stuck = samples(60, tasks=[{**task("logs", "active"), "goalKey": "collect:log"}])
+    for k, x in enumerate(stuck):
+        x["inventory"] = {"birch_log": 3, "dirt": 3 + k}
+    idle = [w for w in run_result(stuck, 120.0)["wedges"] if w["kind"] == "idle"]
+    assert idle and idle[0]["daylight_s"] >= GAME_S_PER_DAY / 4
+
+
 def test_a_goal_retried_as_new_tasks_that_fail_at_the_same_step_is_an_idle_wedge():
     # a task of the goal every 4 samples, each climbing to 0.5 and failing there: every new
     # task id climbs past its own 0, but the goal never gets past where the last one failed
