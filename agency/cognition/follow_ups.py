@@ -34,7 +34,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any
 
 from loguru import logger
 
@@ -45,6 +44,7 @@ from agency.cognition.survival_steps import FOOD_STOCK, food_stock
 from agency.execution.after_goal import carries_after
 from agency.execution.agents.follow_up_runs import held_of, parse_then
 from agency.execution.agents.plan_builder import PlanBuilder, WorkflowPlanError
+from agency.execution.agents.task_spec import FollowUpSpec
 from agency.game.furnace import output_of
 from agency.goal_tag import canonical_goal_key
 from agency.planning.follow_up_params import AFTER
@@ -54,24 +54,12 @@ from agency.tools.hunting import game_in_sight
 from agency.world import InventoryItem, WorldSnapshot, night_approaching, shelter_due, underground
 
 FOLLOW_UP_ACTIONS = frozenset({"craft", "smelt"})
+FollowUp = FollowUpSpec  # one shape: the runner parses what the chain writes (parse_then)
 LOG_RULE = "low_logs"  # DRIVE-3's fifth rule: its logs are a follow-up too
 LOGS = "log"
 STOCK_STAND_IN = "cooked_beef"  # a hunt's food stock, in the simulated inventory
 SHELTER_BUILD = ("build", "basic_shelter")
 DOOR = "_door"  # any wooden door (a trapdoor is no door)
-
-
-@dataclass(frozen=True)
-class FollowUp:
-    action: str
-    target: str
-    total: int  # to hold in all once it is done (the runner asks for what is missing)
-    amount: int  # the goal's own: never more is asked for (what was used up meanwhile stays used)
-    hunts: bool = False  # its plan hunts (on the surface, its animals in sight): the runner lets it
-
-    def as_dict(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"action": self.action, "target": self.target, "total": self.total, "amount": self.amount}
-        return out | ({"hunts": True} if self.hunts else {})
 
 
 @dataclass(frozen=True)
@@ -130,9 +118,7 @@ def _chain(
             held=held,
         )
         again = (nxt.action, nxt.target) in seen and (nxt.action, nxt.target) != ("collect", LOGS)
-        if again or in_flight(nxt):
-            break
-        if not _may_follow(nxt):
+        if again or in_flight(nxt) or not _may_follow(nxt):
             break
         reach = plan_reach(nxt, inventory)
         if reach.hunts and (below or not all(game_in_sight(snapshot.entities, a) for a in reach.hunted)):
