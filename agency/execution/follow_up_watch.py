@@ -5,7 +5,10 @@ that they must give way to, and those queued as a task once it completes
 
 A follow-up is best effort: none starts while the bot has other work queued, and one in
 flight stops when a task is queued meanwhile (a follow-up collect of logs that took its 300 s
-kept two first huts of a bench waiting 2.7 minutes); its task completes, its goal being done.
+kept two first huts of a bench waiting 2.7 minutes); its task completes, its goal being done,
+and those left (the one stopped first) are queued as a task behind that work with the tick's
+queued ones (a bench bot's stone sword, stopped for the night's hut, was dropped, and the bot
+stood idle 110 s after the hut until the next tick).
 A task of queued follow-ups gives way the same in its own goal, which is not done: it is
 paused (GAVE_WAY) and goes back to the queue when the bot has nothing else to do (a queued
 collect of logs whose collects timed out twice kept a first-day bench's night's hut pending
@@ -19,7 +22,7 @@ from loguru import logger
 
 from agency.clock import Clock
 from agency.execution.after_goal import FOLLOW_UP_TAG, HANDLED, follow_up_task, origin_of, why_not_now
-from agency.execution.agents.follow_up_runs import no_hunt_here
+from agency.execution.agents.follow_up_runs import GIVE_WAY, no_hunt_here
 from agency.execution.agents.runtime import AgentRuntime
 from agency.execution.runs import Running, task_spec
 from agency.planning.follow_up_params import AFTER, AFTER_BOT
@@ -91,7 +94,7 @@ class FollowUpWatch:
             logger.info("[Executor] task={} (queued follow-ups) gives way: other work waits in the queue", run.task_id)
             return True
         logger.info("[Executor] task={} follow-up stopped: other work waits in the queue", run.task_id)
-        run.handle.stop("other work waits in the queue")
+        run.handle.stop(GIVE_WAY)
         return False
 
     def _queued_follow_ups(self, task_id: str) -> bool:
@@ -104,12 +107,18 @@ class FollowUpWatch:
     async def queue_after(self, done: Task) -> str | None:
         """A task just completed (a goal-bound one verified): queue its follow-ups as a task
         of their own (agency.execution.after_goal), once whatever comes of it (a hut repaired
-        later has old ones); the new task's id, or None when none is queued (said why)."""
+        later has old ones): those of its `then` that gave way to queued work first, then the
+        tick's queued ones; the new task's id, or None when none is queued (said why)."""
         params = done.parameters or {}
-        if not params.get(AFTER) or HANDLED in done.metadata.tags:
+        left = [f.as_dict() for f in self.runtime.given_way.pop(done.id, ())]
+        if not (left or params.get(AFTER)) or HANDLED in done.metadata.tags:
             return None
         self.tasks.update_task_metadata(done.id, {"tags": [*done.metadata.tags, HANDLED]})
-        draft, why = await self._follow_up_task(done, params.get(AFTER_BOT))
+        asker, goals = params.get(AFTER_BOT), list(params.get(AFTER) or [])
+        if left:  # this bot's own, whoever's tick queued the rest (another's are not added)
+            goals, asker = [*left, *(goals if asker == self.bot else [])], self.bot
+        parent = done.model_copy(update={"parameters": {**params, AFTER: goals, AFTER_BOT: asker}})
+        draft, why = await self._follow_up_task(parent, asker)
         if draft is None:
             logger.info("[Executor] task={} follow-ups not queued: {}", done.id, why)
             return None

@@ -7,13 +7,13 @@ starts. It is passed over when its total is held, or when its run completed befo
 paused or restarted in its follow-ups goes on from where they were: the runtime does not make
 its goal again, AgentRuntime._run_goal). The chain ends, the rest left to their own ticks,
 when a follow-up fails, the run is asked to stop, other work waits in the queue (they fill the
-gap before the next tick), its plan now hunts (the meat it was to cook was eaten meanwhile)
-though the chain did not choose it as a hunt, or it is one (marked `hunts`: a bed's sheep, a
-food stock's animal, chosen on the surface with the animal in sight) and the bot is now
-underground or the dusk has come, or the bot is hurt or hungry (under DRIVE-1's 16) with
-nothing that feeds held. It never asks for
-more than the goal's own amount: what was used up meanwhile (a table placed, ingots crafted)
-is not made again."""
+gap before the next tick: those left, the one stopped first, are handed back to be queued as a
+task behind that work, agency.execution.follow_up_watch), its plan now hunts (the meat it was
+to cook was eaten meanwhile) though the chain did not choose it as a hunt, or it is one
+(marked `hunts`: a bed's sheep, a food stock's animal, chosen on the surface with the animal
+in sight) and the bot is now underground or the dusk has come, or the bot is hurt or hungry
+(under DRIVE-1's 16) with nothing that feeds held. It never asks for more than the goal's own
+amount: what was used up meanwhile (a table placed, ingots crafted) is not made again."""
 
 from __future__ import annotations
 
@@ -41,6 +41,7 @@ class FollowUpRuntime(Protocol):
     checkpoints: CheckpointStore | None
     tool_context: ToolContext
     follow_up_goals: dict[str, tuple[str, str]]
+    given_way: dict[str, tuple[FollowUpSpec, ...]]
 
     def choose_agent(self, task: TaskSpec) -> AgentProfile: ...
 
@@ -56,6 +57,7 @@ class FollowUpRuntime(Protocol):
 FOLLOW_UP_RUN_ACTIONS = frozenset({"craft", "smelt", "collect"})
 RUN_MARK = "~then-"
 HUNT_TOOL = "hunt"
+GIVE_WAY = "other work waits in the queue"  # the reason a follow-up in flight is stopped for queued work
 
 
 def held_of(action: str, target: str, inventory: Mapping[str, int]) -> int:
@@ -109,14 +111,18 @@ def unfit_to_go_on(snap: WorldSnapshot) -> str | None:
     return None
 
 
-async def run_follow_ups(rt: FollowUpRuntime, task: TaskSpec, stop: StopFlag, waiting: Callable[[], bool]) -> None:
-    """The task's follow-ups in order (module docstring). Best effort: its goal is done."""
+async def run_follow_ups(
+    rt: FollowUpRuntime, task: TaskSpec, stop: StopFlag, waiting: Callable[[], bool]
+) -> tuple[FollowUpSpec, ...]:
+    """The task's follow-ups in order (module docstring). Best effort: its goal is done.
+    Returns those left when they gave way to work waiting in the queue (the one not started
+    or stopped first), to be queued behind it; () when they ended otherwise."""
     for n, (action, target, total, amount, hunting) in enumerate(task.then, 1):
         step = f"{n}/{len(task.then)} {action} {target}"
         if stop.is_set() or waiting():
-            why = stop.reason if stop.is_set() else "other work waits in the queue"
+            why = stop.reason if stop.is_set() else GIVE_WAY
             logger.info("[Executor] task={} follow-up {} not started: {}", task.id, step, why)
-            return
+            return task.then[n - 1 :] if why == GIVE_WAY else ()
         run_id = follow_up_run_id(task.id, n)
         earlier = rt.checkpoints.get_run(run_id) if run_id and rt.checkpoints is not None else None
         if earlier is not None and earlier.status == "completed":
@@ -126,7 +132,7 @@ async def run_follow_ups(rt: FollowUpRuntime, task: TaskSpec, stop: StopFlag, wa
             logger.info(
                 "[Executor] task={} follow-up {} not started: {}; the rest wait for their ticks", task.id, step, why
             )
-            return
+            return ()
         held = held_of(action, target, snap.held())
         if not (short := short_of(total, amount, held)):
             logger.info("[Executor] task={} follow-up {}: {} held, nothing to do", task.id, step, held)
@@ -145,15 +151,19 @@ async def run_follow_ups(rt: FollowUpRuntime, task: TaskSpec, stop: StopFlag, wa
         finally:
             rt.follow_up_goals.pop(task.id or "", None)
         if done.status != "completed":
-            why = "; ".join(e.message for e in done.errors) or done.status
+            stopped = done.status == "stopped" and stop.is_set()
+            why = stop.reason if stopped else "; ".join(e.message for e in done.errors) or done.status
+            gave_way = stopped and why == GIVE_WAY
             logger.info(
-                "[Executor] task={} follow-up {} ended {} ({}); the rest wait for their ticks",
+                "[Executor] task={} follow-up {} ended {} ({}); {}",
                 task.id,
                 step,
                 done.status,
                 why,
+                "the rest are queued behind that work" if gave_way else "the rest wait for their ticks",
             )
-            return
+            return task.then[n - 1 :] if gave_way else ()
+    return ()
 
 
 def no_hunt_here(snap: WorldSnapshot) -> str | None:

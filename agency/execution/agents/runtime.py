@@ -31,7 +31,7 @@ from agency.execution.agents.planning import WorkflowPlanError
 from agency.execution.agents.profile import AgentProfile
 from agency.execution.agents.registry import STANDARD_AGENT, AgentRegistry
 from agency.execution.agents.selection import AgentSelection, select_agents
-from agency.execution.agents.task_spec import TaskSpec as TaskSpec
+from agency.execution.agents.task_spec import FollowUpSpec, TaskSpec as TaskSpec
 from agency.execution.workflows.checkpoints import CheckpointStore, RunRecord
 from agency.execution.workflows.delegation import DelegationChain
 from agency.execution.workflows.engine import StepEvent, WorkflowEngine
@@ -91,6 +91,9 @@ class AgentRuntime:
         self.engine = WorkflowEngine(executor, checkpoints, stop_grace_s=stop_grace_s, on_step=on_step)
         self.tool_context = tool_context
         self.follow_up_goals: dict[str, tuple[str, str]] = {}  # task id -> the follow-up in flight (run_follow_ups)
+        # task id -> its follow-ups left when they gave way to queued work (run_follow_ups), for
+        # the executor to queue behind that work once the task completes (FollowUpWatch.queue_after)
+        self.given_way: dict[str, tuple[FollowUpSpec, ...]] = {}
 
     # ---- choosing ----------------------------------------------------------------------
     def select(self, task: TaskSpec) -> list[AgentSelection]:
@@ -149,9 +152,12 @@ class AgentRuntime:
         short of the goal its stored run was planned for (`_still_short`). `waiting`: is other
         work queued for the bot? Then a drive tick's follow-ups give way to it."""
         stop = stop or StopFlag()
+        self.given_way.pop(task.id or "", None)
         result = await self._run_goal(task, stop, agent_id=agent_id, fresh=fresh, replan=replan)
-        if result.status == "completed" and task.then:
-            await run_follow_ups(self, task, stop, waiting or (lambda: False))
+        if result.status != "completed" or not task.then:
+            return result
+        if left := await run_follow_ups(self, task, stop, waiting or (lambda: False)):
+            self.given_way[task.id or ""] = left
         return result
 
     async def _run_goal(

@@ -13,6 +13,7 @@ import pytest
 
 from agency.cognition.follow_ups import following
 from agency.execution.after_goal import HANDLED, follow_up_task
+from agency.execution.agents.task_spec import FollowUpSpec
 from agency.execution.follow_up_watch import FollowUpWatch
 from agency.planning.follow_up_params import after_parameters
 from agency.planning.tasks.idempotency import GAVE_WAY, STUCK_PENDING_TIMEOUT_MS, find_blocking_task
@@ -66,9 +67,9 @@ def _hut(tasks, bot=None, status=TaskStatus.completed) -> Task:
     return tasks.get_task(hut.id)
 
 
-def _queue(tasks, ftime, hut, body=None, bot=None) -> str | None:
+def _queue(tasks, ftime, hut, body=None, bot=None, given_way=None) -> str | None:
     ctx = ToolContext(body=body or FakeBody(ftime.clock), clock=ftime.clock, sleep=ftime.sleep)
-    runtime = SimpleNamespace(tool_context=ctx, follow_up_goals={})
+    runtime = SimpleNamespace(tool_context=ctx, follow_up_goals={}, given_way=dict(given_way or {}))
     watch = FollowUpWatch(tasks, runtime, ftime.clock, bot=bot)  # type: ignore[arg-type]
     return asyncio.run(watch.queue_after(hut))
 
@@ -113,6 +114,24 @@ def test_a_follow_up_marked_as_a_hunt_is_no_queued_goal_where_it_may_not_hunt_an
     down = follow_up_task(hut, {}, may_hunt=False)  # underground or at dusk: the table first
     assert down is not None and (down.type, down.parameters["target"]) == ("craft", "crafting_table")
     assert down.parameters["then"] == [bed]
+
+
+def test_follow_ups_that_gave_way_to_queued_work_are_queued_first_with_the_ticks_queued_ones(tasks, ftime):
+    hut = _hut(tasks, bot="b1")
+    sword = FollowUpSpec("craft", "wooden_sword", 1, 1)
+    queued = tasks.get_task(_queue(tasks, ftime, hut, bot="b1", given_way={hut.id: (sword,)}))
+    assert (queued.type, queued.parameters["target"], queued.metadata.bot) == ("craft", "wooden_sword", "b1")
+    assert queued.parameters["then"] == [TABLE, LOGS]
+    # another bot's tick's queued ones stay with it; what gave way in this bot's run is its own
+    other, hoe = _hut(tasks, bot="b2"), FollowUpSpec("craft", "wooden_hoe", 1, 1)
+    mine = tasks.get_task(_queue(tasks, ftime, other, bot="b1", given_way={other.id: (hoe,)}))
+    assert (mine.parameters["target"], mine.parameters["then"], mine.metadata.bot) == ("wooden_hoe", [], "b1")
+
+
+def test_a_task_with_nothing_left_and_none_queued_queues_nothing(tasks, ftime):
+    hut = _hut(tasks)
+    plain = tasks.get_task(hut.id).model_copy(update={"parameters": {"target": "basic_shelter", "amount": 1}})
+    assert _queue(tasks, ftime, plain, given_way={}) is None and not _pending(tasks)
 
 
 def test_a_fleet_bots_hut_queues_its_follow_ups_bound_to_it_and_once_only(tasks, ftime):
@@ -179,7 +198,7 @@ def test_a_fleet_bots_follow_ups_queued_paused_are_its_turn_once_its_queue_is_em
     queued_id = _queue(tasks, ftime, _hut(tasks, bot="b1"), bot="b1")
     assert tasks.get_task(queued_id).metadata.heldBy is None
     ctx = ToolContext(body=FakeBody(ftime.clock), clock=ftime.clock, sleep=ftime.sleep)
-    runtime = SimpleNamespace(tool_context=ctx, follow_up_goals={})
+    runtime = SimpleNamespace(tool_context=ctx, follow_up_goals={}, given_way={})
     turn = {bot: FollowUpWatch(tasks, runtime, ftime.clock, bot=bot).next_turn() for bot in ("b1", "b2")}  # type: ignore[arg-type]
     assert turn["b1"].id == queued_id and turn["b2"] is None
 

@@ -445,13 +445,28 @@ def test_a_drive_ticks_follow_ups_give_way_to_a_task_waiting_in_the_queue(env):
         assert await ex.tick() == "claimed"
         queued = _add(tasks, "collect", "oak_log", 1)  # the next tick's goal, queued while the pickaxe is made
         await _completes_then_the_queued_task_runs(ex, tasks, ftime, tid, queued)
+        assert not body.inventory.get("wooden_sword")
+        await _the_sword_follows_behind(ex, tasks, ftime)
 
     try:
         asyncio.run(go())
     finally:
         logger.remove(sink)
-    assert body.inventory["wooden_pickaxe"] == 1 and not body.inventory.get("wooden_sword")
+    assert body.inventory["wooden_pickaxe"] == 1 and body.inventory["wooden_sword"] == 1
     assert any("follow-up 1/1 craft wooden_sword not started: other work waits in the queue" in line for line in lines)
+    assert any("paused behind the work waiting in the queue" in line for line in lines)
+
+
+async def _the_sword_follows_behind(ex, tasks, ftime) -> None:
+    """The sword that gave way was queued paused behind the queued work (GAVE_WAY); that work
+    done, it is claimed and made (a bench bot's sword, stopped for a hut, was dropped)."""
+    [later] = tasks.list_by_status(TaskStatus.paused)
+    assert later.metadata.blockedReason == GAVE_WAY
+    assert (later.type, later.parameters["target"], later.parameters["amount"]) == ("craft", "wooden_sword", 1)
+    await _drive(ex, ftime, lambda o: o.startswith("finished"))  # the queued work
+    assert await ex.tick() == "claimed" and ex.current.task_id == later.id
+    await _drive(ex, ftime, lambda o: o.startswith("finished"), max_ticks=5000)
+    assert tasks.get_task(later.id).status is TaskStatus.completed
 
 
 def test_the_follow_ups_after_a_tasks_own_are_queued_as_a_task_once_it_completes(env):
@@ -513,13 +528,17 @@ def test_a_follow_up_in_flight_gives_way_to_a_task_queued_meanwhile(env):
         await _until_the_sword_follows_up(ex, ftime, lines)
         queued = _add(tasks, "collect", "oak_log", 1)  # the night's shelter, say, asked for meanwhile
         await _completes_then_the_queued_task_runs(ex, tasks, ftime, tid, queued)
+        assert not body.inventory.get("wooden_sword")
+        await _the_sword_follows_behind(ex, tasks, ftime)
 
     try:
         asyncio.run(go())
     finally:
         logger.remove(sink)
-    assert body.inventory["wooden_pickaxe"] == 1 and not body.inventory.get("wooden_sword")
+    assert body.inventory["wooden_pickaxe"] == 1 and body.inventory["wooden_sword"] == 1
     assert any("follow-up stopped: other work waits in the queue" in line for line in lines)
+    gave_way = "ended stopped (other work waits in the queue); the rest are queued behind that work"
+    assert any(gave_way in line for line in lines)
 
 
 def test_a_task_of_queued_follow_ups_gives_way_in_its_own_goal_and_runs_when_the_queue_is_empty(env):

@@ -149,8 +149,11 @@ def test_follow_ups_give_way_to_work_waiting_in_the_queue(
             queued.append("build basic_shelter")  # the next tick's shelter, queued while the sticks were made
         return bool(queued)
 
-    assert run(_runtime(ctx, store).run_task(task, waiting=waiting)).ok
+    rt = _runtime(ctx, store)
+    assert run(rt.run_task(task, waiting=waiting)).ok
     assert body.inventory["stick"] == 6 and not body.inventory.get("wooden_sword")
+    # the sword is handed back to be queued behind the shelter (FollowUpWatch.queue_after)
+    assert rt.given_way == {"t8": (FollowUpSpec("craft", "wooden_sword", 1, 1),)}
 
 
 def test_a_then_parameter_that_is_no_follow_up_is_left_out():
