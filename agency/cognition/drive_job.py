@@ -75,7 +75,8 @@ class DriveJob:
 
     def _calm(self, snap: WorldSnapshot) -> WorldSnapshot:
         """The snapshot as the safety gate judges it: hostiles the reflexes leave be (all of a
-        kind an attack could not reach a moment ago, none hurting the bot) are not near."""
+        kind an attack could not reach a moment ago or creepers not yet close, none hurting the
+        bot: CombatReflex.leaves_be) are not near."""
         if not self.holder.hostiles_left_be(snap):
             self._calm_logged = False  # said again the next time it happens
             return snap
@@ -83,7 +84,8 @@ class DriveJob:
             self._calm_logged = True
             near = sorted({e.name for e in snap.entities if e.threat})
             logger.info(
-                "[DriveTick] {} hostile(s) near ({}) out of reach and not hurting the bot: not a reason to stand idle",
+                "[DriveTick] {} hostile(s) near ({}) left be by the reflexes, not hurting the bot: "
+                "not a reason to stand idle",
                 snap.hostiles,
                 ", ".join(near),
             )

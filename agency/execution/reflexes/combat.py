@@ -19,7 +19,7 @@ from agency.execution.combat import (
 )
 from agency.execution.reflexes.base import ReflexBase
 from agency.tools.results import TIMEOUT
-from agency.world import WorldSnapshot
+from agency.world import EntityInfo, WorldSnapshot
 
 UNREACHABLE_MS = 60_000  # a kind an attack could not reach is left be this long (agency.execution.combat)
 # Each further miss on that kind, within REACH_STRIKES_FORGET_MS of the last, doubles the time,
@@ -43,17 +43,23 @@ LEFT_BE_WITHIN = 16.0  # as far as a snapshot counts hostiles near (the bot's de
 
 class CombatReflex(ReflexBase):
     def leaves_be(self, snap: WorldSnapshot) -> bool:
-        """Every hostile near is of a kind an attack could not reach a moment ago, and none has
-        hurt the bot since: nothing the bot can or need answer (the drive tick's hostile gate
-        asks; a bench bot stood a whole morning under ground, the close-in on a skeleton across
-        a cave failing each minute and the gate shut all the while)."""
+        """Every hostile near is of a kind an attack could not reach a moment ago, or a creeper
+        not yet within creeper_flee_within (answered only there, a task running or not), and
+        none has hurt the bot since: nothing the bot can or need answer (the drive tick's
+        hostile gate asks; a bench bot stood a whole morning under ground, the close-in on a
+        skeleton across a cave failing each minute and the gate shut all the while; another
+        stood 110 s by its hut in the morning, a creeper 14 blocks off never coming closer)."""
         now, hurt = self.clock(), self._hurt_at
         kinds = {k for k, t in self.left_be(now).items() if hurt is None or hurt < t}
         # those the snapshot counts as near (its `near` marks; a fake body's: the radius)
         near = [e for e in snap.entities if e.near] or [
             e for e in snap.entities if e.threat and e.distance <= LEFT_BE_WITHIN
         ]
-        return bool(near) and not self._under_attack() and all(e.name in kinds for e in near)
+
+        def left_be(e: EntityInfo) -> bool:
+            return e.name in kinds or (e.name in CREEPERS and e.distance > self.config.creeper_flee_within)
+
+        return bool(near) and not self._under_attack() and all(left_be(e) for e in near)
 
     def left_be_ms(self, kind: str) -> int:
         """How long `kind` is left be after the last attack that could not reach it."""

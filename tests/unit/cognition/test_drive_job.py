@@ -187,7 +187,7 @@ def test_hostiles_the_reflexes_leave_be_do_not_shut_the_safety_gate(env, logs):
     env.seen.saw(env.body.snapshot())
     result = env.run()
     assert isinstance(result, DriveTickFired) and result.thought.metadata.goalKey == "collect:log"
-    assert any("1 hostile(s) near (skeleton) out of reach and not hurting the bot" in m for _, m in logs)
+    assert any("1 hostile(s) near (skeleton) left be by the reflexes, not hurting the bot" in m for _, m in logs)
 
 
 def test_a_due_tick_that_does_not_fire_says_why_once_per_reason_until_one_fires(env, logs):

@@ -219,6 +219,21 @@ def test_a_close_in_that_cannot_reach_leaves_the_archer_be_for_a_minute(env):
     assert not reflexes.leaves_be(body.snapshot())
 
 
+def test_a_creeper_not_yet_within_its_flee_distance_is_left_be_until_it_comes_or_hurts(env):
+    """The reflexes answer a creeper only within creeper_flee_within, a task running or not:
+    farther off it is no reason for the drive tick to wait (a bench bot stood 110 s by its hut
+    one morning, a creeper 14 blocks off never coming closer)."""
+    ftime = env["ftime"]
+    reflexes = Reflexes(env["tools"], env["ctx"], env["ex"], CFG, clock=ftime.clock)
+    far = CFG.creeper_flee_within + 5
+    assert reflexes.choose(_snap(("creeper", far))) is None
+    assert reflexes.leaves_be(_snap(("creeper", far)))
+    assert not reflexes.leaves_be(_snap(("creeper", CFG.creeper_flee_within - 1)))  # evaded, not left be
+    assert not reflexes.leaves_be(_snap(("creeper", far), ("zombie", far)))  # the zombie is answered
+    reflexes._hurt_at = ftime.clock()
+    assert not reflexes.leaves_be(_snap(("creeper", far)))  # hurt: something is after the bot
+
+
 def test_left_be_goes_by_the_hostiles_the_snapshot_counts_near_and_ends_once_one_hurts(env):
     ftime = env["ftime"]
     reflexes = Reflexes(env["tools"], env["ctx"], env["ex"], CFG, clock=ftime.clock)
