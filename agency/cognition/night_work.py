@@ -8,6 +8,7 @@ from collections.abc import Mapping
 from agency.cognition.drive_rules import select_drive
 from agency.cognition.drive_selection import DriveSelection
 from agency.cognition.plan_hunts import hunts
+from agency.execution.agents.task_spec import TaskSpec
 from agency.world import WorldSnapshot
 
 NIGHT_WORK_ACTIONS = frozenset({"craft", "smelt"})  # done wherever the bot is: a table or furnace placed there
@@ -20,6 +21,16 @@ def is_night_work(sel: DriveSelection, inventory: Mapping[str, int] | None = Non
     if not (sel.planned or sel.action in NIGHT_WORK_ACTIONS):
         return False
     return not hunts(sel, inventory or {})
+
+
+def held_task_works_underground(task: TaskSpec, inventory: Mapping[str, int]) -> bool:
+    """Is a task held at dusk work for a night dug in (its goal a craft or smelt whose plan does
+    not hunt from this inventory, every follow-up it carries a craft or smelt the chain did not
+    mark as a hunt)? Then it goes on down there at once instead of in the morning."""
+    goal = DriveSelection(task.action, task.target, task.amount, rule="held", reason="")
+    if not is_night_work(goal, inventory):
+        return False
+    return all(f.action in NIGHT_WORK_ACTIONS and not f.hunts for f in task.then)
 
 
 def night_work_due(snapshot: WorldSnapshot) -> bool:

@@ -429,13 +429,14 @@ class Executor:
         self.stats.paused += 1
         self._lifecycle("paused", task.id)
 
-    def resume_paused(self, reason: str) -> list[str]:
-        """Put this bot's tasks paused for `reason` back in the queue (paused -> pending)."""
-        if reason == WAITING_FOR_MORNING:
+    def resume_paused(self, reason: str, only: Callable[[Task], bool] | None = None) -> list[str]:
+        """Put this bot's tasks paused for `reason` back in the queue (paused -> pending); with
+        `only`, those of them it takes."""
+        if reason == WAITING_FOR_MORNING and only is None:
             self.morning.waiting = False
         out = []
         for task in self._mine(TaskStatus.paused):
-            if task.metadata.blockedReason == reason:
+            if task.metadata.blockedReason == reason and (only is None or only(task)):
                 self._give_back(task, reason)
                 out.append(task.id)
         return out

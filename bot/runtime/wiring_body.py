@@ -19,7 +19,7 @@ from agency.cognition.drive_job import DriveJob
 from agency.cognition.drive_reads import DriveReads
 from agency.cognition.drive_tick import sight_box
 from agency.cognition.eligibility import routable_by
-from agency.cognition.night_work import night_work_due
+from agency.cognition.night_work import held_task_works_underground, night_work_due
 from agency.execution.agents import AgentRuntime
 from agency.execution.body_holder import BodyHolder
 from agency.execution.direct import DirectActions
@@ -99,6 +99,7 @@ class AgencyBody(AgencyCore):
             shelter_failed=self.goals.shelter_unreachable,
             # a night dug in under the hut is for the drive tick's work: none without its ticks
             night_work=night_work_due if self.cfg.drive_tick.enabled else None,
+            night_task=held_task_works_underground,
             clock=self.clock,
         )
         self.goals.review_held = lambda: reflexes.reshaping_shelter

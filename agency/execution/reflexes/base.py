@@ -5,12 +5,13 @@ reflex's tool calls, the hostiles near, hits taken)."""
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Mapping
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from agency.clock import Clock, system_clock_ms
+from agency.execution.agents.task_spec import TaskSpec
 from agency.execution.combat import CombatChoice
 from agency.execution.executor import Executor
 from agency.execution.hunger import cooked_by
@@ -28,6 +29,8 @@ SAFE_MODES = ("creative", "spectator")
 ShelterLookup = Callable[[WorldSnapshot], SiteSignature | None]  # a verified shelter near the bot
 ShelterFailed = Callable[[SiteSignature], None]  # told when the bot could not get into that shelter
 NightWork = Callable[[WorldSnapshot], bool]  # is there underground work to do (the drive tick's next goal)?
+# is a task held at dusk, from this inventory, work for a night dug in (it goes on down there)?
+NightTask = Callable[[TaskSpec, Mapping[str, int]], bool]
 
 
 class YieldsBody(Protocol):
@@ -80,6 +83,7 @@ class ReflexBase:
         shelter_lookup: ShelterLookup | None = None,
         shelter_failed: ShelterFailed | None = None,
         night_work: NightWork | None = None,
+        night_task: NightTask | None = None,
         direct: YieldsBody | None = None,
         clock: Clock = system_clock_ms,
     ):
@@ -90,6 +94,7 @@ class ReflexBase:
         self.shelter_lookup = shelter_lookup
         self.shelter_failed = shelter_failed
         self.night_work = night_work
+        self.night_task = night_task
         self.clock = clock
         self.stats = ReflexStats()
         self.sheltered: SiteSignature | None = None  # the shelter the bot spends this night in

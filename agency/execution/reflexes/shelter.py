@@ -11,7 +11,8 @@ In the hut with no bed to sleep in and underground work to do (`night_work`: the
 next goal digs or crafts), the bot digs in (at dusk already when a look finds no bed in the hut
 and none is held, not when the sleep reflex would find none): a staircase under the hut, its floor closed behind
 (agency.shelter.dig_in), once a night. From there it is underground and works on; the tasks
-held at dusk (surface work) wait for the morning.
+held at dusk wait for the morning, but those that are work for down there (`night_task`: a craft
+or smelt whose plan does not hunt), given back at once.
 
 With no shelter to go to at night proper (none verified within reach, or the way in failed), the
 bot burrows in where it stands (agency.shelter.burrow) and holds its tasks until morning.
@@ -29,6 +30,7 @@ from loguru import logger
 from agency.execution.combat import CREEPERS
 from agency.execution.reflexes.base import doorway
 from agency.execution.reflexes.sleep import SleepReflex
+from agency.execution.runs import task_spec
 from agency.planning.tasks.idempotency import SHELTERING
 from agency.shelter.bed import is_bed, sleep_time
 from agency.shelter.dig_in import in_pocket
@@ -37,7 +39,7 @@ from agency.shelter.head_in import distance_to, head_in_due, head_in_time
 from agency.shelter.models import SiteSignature
 from agency.shelter.tool_inputs import HOOKS_KEY as SHELTER_HOOKS
 from agency.tools import ToolExecutionResult
-from agency.world import DUSK_START, NIGHT_START, WorldSnapshot, night_approaching, underground
+from agency.world import DUSK_START, NIGHT_START, BodyLost, WorldSnapshot, night_approaching, underground
 
 CREEPER_WAIT_UNTIL = 3_000  # time of day: a creeper by the hut is waited out this long at most
 
@@ -269,11 +271,14 @@ class ShelterReflex(SleepReflex):
         if result.success:
             self.sheltered, self._dug_in, self._night_hold, self._dug_in_under = None, True, True, site
             self.stats.nights_dug_in += 1
+            going_on = await self._night_work_held()
             logger.info(
-                "[Reflex] night: dug in under the shelter at {} -> {}; working underground until morning "
-                "(the tasks held at dusk wait for it)",
+                "[Reflex] night: dug in under the shelter at {} -> {}; working underground until morning ({})",
                 list(site.refCorner),
                 result.output,
+                f"given back, work for down here: {', '.join(going_on)}; the other tasks held at dusk wait for it"
+                if going_on
+                else "the tasks held at dusk wait for it",
             )
         else:
             logger.warning(
@@ -282,6 +287,20 @@ class ShelterReflex(SleepReflex):
                 result.error,
             )
         self._log({"reflex": "dig_in", "ok": result.success})
+
+    async def _night_work_held(self) -> list[str]:
+        """The tasks held at dusk that are work for down here (`night_task`: a craft or smelt
+        whose plan does not hunt) go back in the queue now, the rest wait for the morning (a
+        1.18.2 bench bot dug in at dusk with its iron pickaxe's task held, and stood idle in
+        its pocket until the next tick asked for it). Their ids."""
+        if self.night_task is None:
+            return []
+        judge = self.night_task
+        try:
+            held = (await self.ctx.snapshot()).held()
+        except BodyLost:
+            return []  # no inventory to judge by: they wait for the morning as before
+        return self.executor.resume_paused(SHELTERING, only=lambda t: judge(task_spec(t), held))
 
     async def _burrow(self) -> None:
         paused = await self.executor.preempt(SHELTERING)

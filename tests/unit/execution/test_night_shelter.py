@@ -11,6 +11,7 @@ import pytest
 from loguru import logger
 
 from agency.cognition.drive_tick import DriveSkipReason, DriveTickSkipped, DriveTickState, evaluate_drive_tick
+from agency.cognition.night_work import held_task_works_underground
 from agency.execution.reflexes import SHELTERING, ReflexConfig, Reflexes
 from agency.execution.reflexes.shelter import BURROW_RETRY_AFTER_STOP_MS, CREEPER_WAIT_UNTIL
 from agency.planning.stalls import classify_stall
@@ -419,6 +420,7 @@ def dig_env(tmp_path):
         ReflexConfig(sleep_in_shelter=False),
         shelter_lookup=lambda snap: SITE,
         night_work=lambda snap: work["due"],
+        night_task=held_task_works_underground,
     )
     e["work"] = work
     e["body"].reflexes = e["reflexes"]  # to see whether the goal review is held while it digs
@@ -470,6 +472,29 @@ def _dig_in_tonight(env: dict[str, Any], held: tuple[str, str, int] | None = Non
 
     asyncio.run(night())
     return task_id
+
+
+@pytest.mark.parametrize(
+    ("held", "goes_on"),
+    [
+        (("craft", "stick", 4), True),  # from the planks held: work for down there
+        (("craft", "white_bed", 1), False),  # its plan hunts sheep: not underground
+        (("collect", "oak_log", 8), False),  # surface work
+    ],
+)
+def test_dug_in_a_task_held_at_dusk_that_is_work_for_down_there_goes_on_at_once(dig_env, held, goes_on):
+    """Not in the morning: a 1.18.2 bench bot dug in with its iron pickaxe's task held and stood
+    idle in its pocket until the next tick asked for it."""
+    dig_env["body"].inventory.update({"oak_planks": 4})
+    lines, sink = [], logger.add(lambda m: lines.append(str(m)), level="INFO")
+    try:
+        task_id = _dig_in_tonight(dig_env, held)
+    finally:
+        logger.remove(sink)
+    task = dig_env["tasks"].get_task(task_id)
+    assert task.status is (TaskStatus.pending if goes_on else TaskStatus.paused)
+    said = f"given back, work for down here: {task_id}; the other tasks held at dusk wait for it"
+    assert any(said in line for line in lines) is goes_on
 
 
 def test_in_the_morning_the_nights_work_is_stopped_and_a_table_it_placed_on_a_step_is_dug(dig_env):
