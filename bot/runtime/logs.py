@@ -57,3 +57,6 @@ def setup_logging(
         std.propagate = False
     # APScheduler logs every job run at INFO: only its warnings (missed runs) matter.
     logging.getLogger("apscheduler").setLevel(logging.WARNING)
+    # httpcore traces each request in six DEBUG lines: a survival bench's sampling wrote 10 MB of
+    # them to the file in 12 minutes, and two benches in one checkout then rotated it under each other.
+    logging.getLogger("httpcore").setLevel(logging.INFO)
