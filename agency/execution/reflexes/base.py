@@ -117,6 +117,7 @@ class ReflexBase:
         self._cook_retry_at = 0  # after a cook that failed (agency.execution.reflexes.cook)
         self._eats_not_taken = 0  # in a row: the wait before the next doubles
         self._fruitless_forages = 0  # in a row: the wait between them doubles
+        self._forage_wait_said = False  # a forage waiting for the task underground said (reflexes.forage)
         self._sleep_retry_at = 0
         self._bedless: SiteSignature | None = None  # a shelter found with no bed tonight (and none held)
         self._bed_looked: SiteSignature | None = None  # a shelter looked in for a bed at dusk tonight

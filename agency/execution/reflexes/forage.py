@@ -1,6 +1,8 @@
 """The forage reflex: hungry or unable to heal with nothing to eat held, by day and out of
 the shelter, or nothing to eat held at all in the last 100 s before dusk (for the night's
-work, agency.execution.hunger; not while a hut is being built): hunt an animal in sight,
+work, agency.execution.hunger; not while a hut is being built), but underground with a task
+running only when hungry or hurt to URGENT_HEALTH (the rest waits for the task or the
+surface): hunt an animal in sight,
 else explore for one; a fruitless forage waits longer before the next (agency.execution.hunger)
 while a task is running, which each forage holds.
 With no task running there is nothing to hold up (and a bot too hurt for the drive tick has
@@ -16,6 +18,7 @@ from loguru import logger
 from agency.execution.hunger import (
     HERD_HUNT,
     URGENT_FOOD,
+    URGENT_HEALTH,
     fed_by,
     forage_kills,
     forage_wait_ms,
@@ -25,7 +28,7 @@ from agency.execution.hunger import (
 )
 from agency.execution.reflexes.base import ReflexBase
 from agency.tools.hunting import HUNT_LOOK, game_in_sight
-from agency.world import EntityInfo, WorldSnapshot, night_approaching
+from agency.world import EntityInfo, WorldSnapshot, night_approaching, underground
 
 MAX_LEGS = 5  # of 12 blocks: the walk of a fruitless forage grows to this (the shelter stays within reach by dusk)
 SHORT_LEG = 12
@@ -50,10 +53,32 @@ class ForageReflex(ReflexBase):
         hungry = should_forage(snap, self.config, self._cooking())
         # nor beside a task's own hunt for the food it cooks (agency.execution.hunger.should_forage)
         stock_up = needs_food_for_the_night(snap, self.config) and not self._build_in_flight() and not self._cooking()
+        if (hungry or stock_up) and self._waits_for_the_task(snap):
+            return False
         # hostiles the reflexes leave be (out of reach, not hurting) do not hold it up: a 1.18.2
         # bench bot at health 12 with no food stood underground for 30 minutes by a skeleton in
         # the rock it could not get at, the drive tick waiting for health 16 all the while
         return (hungry or stock_up) and not (self._hostile_near(snap) and not self.leaves_be(snap))
+
+    def _waits_for_the_task(self, snap: WorldSnapshot) -> bool:
+        """Underground with a task running, fed (food over eat_below_food) and not hurt to
+        URGENT_HEALTH: a forage to heal or to stock up waits for the task to end or to come up
+        (said once a wait). The animals graze on the surface: a 1.18.2 bench bot at health 14
+        and food 17 was taken off its iron pickaxe 19 blocks down to climb out for a cow, 118 s
+        of its task held; another, at health 18, to stock up before dusk, 42 s."""
+        if not underground(snap) or self.executor.current is None:
+            self._forage_wait_said = False
+            return False
+        if snap.food <= self.config.eat_below_food or snap.health <= URGENT_HEALTH:
+            return False
+        if not self._forage_wait_said:
+            self._forage_wait_said = True
+            logger.info(
+                "[Reflex] forage: {}, nothing to eat held; underground at work: it waits for the task "
+                "to end or for the surface",
+                vitals(snap),
+            )
+        return True
 
     def _build_in_flight(self) -> bool:
         """Is the running task a build (the night's hut, or any other)? The stock-up before dusk

@@ -10,14 +10,15 @@ import asyncio
 from typing import Any
 
 import pytest
+from loguru import logger
 
-from agency.execution.hunger import COOK_AT_ONCE, URGENT_FOOD, cooked_by
+from agency.execution.hunger import COOK_AT_ONCE, URGENT_FOOD, URGENT_HEALTH, cooked_by
 from agency.execution.reflexes import Death, ReflexConfig, Reflexes
 from agency.execution.reflexes.cook import COOK_RETRY_MS
 from agency.tools.hunting import HUNT_LOOK
 from agency.tools.results import tool_failure, tool_success
 from agency.tools.testing import Mob
-from agency.world import WorldSnapshot
+from agency.world import DUSK_START, UNDERGROUND_COVER, WorldSnapshot
 
 
 class RecordingTools:
@@ -279,6 +280,29 @@ def test_no_forage_in_the_shelter_or_while_the_items_of_a_death_wait(env):
     assert not reflexes._forage_due(snap)
     reflexes.death = None
     assert reflexes._forage_due(snap)
+
+
+def test_underground_at_work_a_forage_to_heal_or_stock_up_waits_unless_hungry_or_badly_hurt(env):
+    """The animals graze on the surface: a 1.18.2 bench bot at health 14 and food 17 was taken
+    off its iron pickaxe 19 blocks down to climb out for a cow (118 s of its task held)."""
+    busy = Reflexes(env["tools"], env["ctx"], _Busy(), ReflexConfig())
+    lines, sink = [], logger.add(lambda m: lines.append(str(m)), level="INFO")
+
+    def down(cover=UNDERGROUND_COVER, **vitals):
+        return _snap(env, mobs=(COW,), **vitals).model_copy(update={"cover": cover})
+
+    try:
+        assert busy.choose(down(health=14.3, food=17)) is None  # to heal: after the task
+        assert busy.choose(down(health=18, food=17, time=DUSK_START - 50)) is None  # to stock up: likewise
+    finally:
+        logger.remove(sink)
+    assert sum("underground at work: it waits for the task" in line for line in lines) == 1  # said once
+    assert busy.choose(down(health=14.3, food=15)) == "forage"  # hungry
+    assert busy.choose(down(health=URGENT_HEALTH, food=17)) == "forage"  # badly hurt
+    assert busy.choose(down(cover=0, health=14.3, food=17)) == "forage"  # on the surface
+    assert busy.choose(down(cover=0, health=18, food=17, time=DUSK_START - 50)) == "forage"
+    idle = Reflexes(env["tools"], env["ctx"], env["ex"], ReflexConfig())  # no task: nothing to wait for
+    assert idle.choose(down(health=14.3, food=17)) == "forage"
 
 
 def test_a_failed_hunt_waits_too(env):
