@@ -20,6 +20,7 @@ from loguru import logger
 from agency.clock import Clock
 from agency.cognition.counters import AgencyCounters
 from agency.cognition.drive_reads import DriveReads
+from agency.cognition.drive_selection import DriveSelection
 from agency.cognition.drive_tick import (
     DriveSkipReason,
     DriveTickFired,
@@ -30,8 +31,10 @@ from agency.cognition.drive_tick import (
     drive_gate,
     evaluate_drive_tick,
     needs_sight,
+    step_held_back,
+    step_in_flight,
 )
-from agency.cognition.follow_ups import FollowUp
+from agency.cognition.follow_ups import FollowUp, Places, as_first, follow_ups
 from agency.cognition.settings import DriveTickConfig
 from agency.execution.body_holder import BodyHolder
 from agency.perception.body_gate import BodyGate
@@ -145,6 +148,46 @@ class DriveJob:
                 _listed(" then=", result.follow_ups) + _listed(" queued=", result.queued),
             )
         return result
+
+    async def goals_now(self) -> tuple[FollowUp, ...]:
+        """What the next tick would choose now and the chain after it, for the executor to do at
+        once when a tick's work is done and nothing follows it (FollowUpWatch.queue_after):
+        every gate but the interval asked, nothing fired, published or counted; () when a gate
+        is shut or the goal is none a chain may take (agency.cognition.follow_ups.as_first)."""
+        snap = self.seen.get()
+        if snap is None or not self.gate.open("DriveTick", self.reads.connected) or self.holder.direct_holds:
+            return ()
+        now, unfired = self.clock(), DriveTickState()  # as if due: the interval is the tick's alone
+        sheltering = self.holder.reflexes_hold
+        if drive_gate(self._calm(snap), now, unfired, sheltering=sheltering, config=self.config) is not None:
+            return ()
+        snap = self._calm(await self.reads.fresh_snapshot(snap))
+        shelter_nearby = self.shelter_nearby(snap)
+        places = await self.reads.places_nearby(snap, None)
+        sel = drive_candidate(
+            snap,
+            now,
+            unfired,
+            self.tasks,
+            bot=self.bot,
+            shelter_nearby=shelter_nearby,
+            sheltering=self.holder.reflexes_hold,
+            config=self.config,
+            **places,
+        )
+        first = as_first(sel, snap) if isinstance(sel, DriveSelection) else None
+        if first is None or self.config.follow_ups == 0:
+            return ()
+        assert isinstance(sel, DriveSelection)
+        chain = follow_ups(
+            sel,
+            snap,
+            Places(shelter_nearby, places.get("table_nearby"), places.get("furnace_nearby"), places.get("bed_known")),
+            self.config.follow_ups,  # a task as long as a tick's: its completion asks again
+            held=lambda step: step_held_back(self.tasks, step, now, self.bot),
+            in_flight=lambda step: step_in_flight(self.tasks, step, now, self.config, self.bot),
+        )
+        return (first, *chain)
 
     def _say_why_not(self, skipped: DriveTickSkipped, now_ms: int) -> None:
         quiet = (DriveSkipReason.interval_not_elapsed, DriveSkipReason.disabled)

@@ -52,15 +52,16 @@ class DriveReads:
             self._read_failed("fresh snapshot", e)
             return last
 
-    async def places_nearby(self, snap: WorldSnapshot, now_ms: int) -> dict[str, bool | None]:
-        """The drive rules' table_nearby, furnace_nearby and bed_known."""
+    async def places_nearby(self, snap: WorldSnapshot, now_ms: int | None) -> dict[str, bool | None]:
+        """The drive rules' table_nearby, furnace_nearby and bed_known; read for a tick that is
+        due, or whenever with now_ms None (DriveJob.goals_now)."""
         return {
             "table_nearby": await self.table_nearby(snap, now_ms),
             "furnace_nearby": await self.furnace_nearby(snap, now_ms),
             "bed_known": await self.bed_known(snap, now_ms),
         }
 
-    async def table_nearby(self, snap: WorldSnapshot, now_ms: int) -> bool | None:
+    async def table_nearby(self, snap: WorldSnapshot, now_ms: int | None) -> bool | None:
         """Is a placed crafting table in the crafter's reach, or remembered and still standing
         within TABLE_HAD_M? (One small region read, and one block per remembered table.) A
         table that far is the bot's own: the next craft places a new one where it is if it is
@@ -79,12 +80,12 @@ class DriveReads:
             self._read_failed("crafting table search", e)
             return None
 
-    async def furnace_nearby(self, snap: WorldSnapshot, now_ms: int) -> bool | None:
+    async def furnace_nearby(self, snap: WorldSnapshot, now_ms: int | None) -> bool | None:
         """Is a furnace remembered and still standing within the reuse distance? (One in
         sight is found in the blocks the tick reads.)"""
         return await self._remembered_standing(snap, now_ms, "furnace", held=snap.count_of("furnace"))
 
-    async def bed_known(self, snap: WorldSnapshot, now_ms: int) -> bool | None:
+    async def bed_known(self, snap: WorldSnapshot, now_ms: int | None) -> bool | None:
         """Is a bed the bot placed or saw remembered and still standing within the reuse
         distance? Then no second one is crafted."""
         return await self._remembered_standing(snap, now_ms, "bed", held=snap.count_matching("_bed"))
@@ -102,10 +103,10 @@ class DriveReads:
         self.places.observe(region)  # tables, furnaces, beds in sight remembered; gone ones forgotten
         return region
 
-    def _due(self, now_ms: int) -> bool:
-        return self.state.due(now_ms, self.config.interval_ms)
+    def _due(self, now_ms: int | None) -> bool:
+        return now_ms is None or self.state.due(now_ms, self.config.interval_ms)
 
-    async def _remembered_standing(self, snap: WorldSnapshot, now_ms: int, kind: str, held: int) -> bool | None:
+    async def _remembered_standing(self, snap: WorldSnapshot, now_ms: int | None, kind: str, held: int) -> bool | None:
         if not self._due(now_ms) or held or not self.body.connected:
             return None
         try:

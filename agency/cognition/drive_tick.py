@@ -308,8 +308,8 @@ def evaluate_drive_tick(
             snapshot,
             Places(shelter_nearby, table_nearby, furnace_nearby, bed_known),
             limit,
-            held=lambda step: _held_back(existing_tasks, step, now_ms, bot) is not None,
-            in_flight=lambda step: _blocked(existing_tasks, step, now_ms, config, bot) is not None,
+            held=lambda step: step_held_back(existing_tasks, step, now_ms, bot),
+            in_flight=lambda step: step_in_flight(existing_tasks, step, now_ms, config, bot),
         )
     )
     then, queued = chain[:in_task], chain[in_task:]
@@ -423,6 +423,18 @@ def _held_back(
 ) -> HeldBack | None:
     key = canonical_goal_key(sel.action, sel.target)
     return held_back(tasks, key, now_ms, bot=bot) if key is not None else None
+
+
+def step_held_back(tasks: TaskLookup | Iterable[Task], sel: DriveSelection, now_ms: int, bot: str | None) -> bool:
+    """Is a chain's step held back (its last tasks failed a moment ago: retry_backoff)?"""
+    return _held_back(tasks, sel, now_ms, bot) is not None
+
+
+def step_in_flight(
+    tasks: TaskLookup | Iterable[Task], sel: DriveSelection, now_ms: int, config: DriveTickConfig, bot: str | None
+) -> bool:
+    """Does an open task already have a chain's step, or mean to do it as a follow-up (DRIVE-2)?"""
+    return _blocked(tasks, sel, now_ms, config, bot) is not None
 
 
 def _goal(sel: DriveSelection) -> ExtractedGoal:

@@ -130,6 +130,19 @@ def _chain(
     return tuple(out)
 
 
+def as_first(sel: DriveSelection, snapshot: WorldSnapshot) -> FollowUp | None:
+    """The goal a tick would choose now as the first of a chain done at once (DriveJob.goals_now):
+    one a chain may take, or one whose plan hunts with every animal it hunts in sight on the
+    surface (marked `hunts`); None for any other (a hunt, a shelter, exploring wait for a tick)."""
+    inventory = snapshot.held()
+    reach = plan_reach(sel, inventory)
+    if not _may_follow(sel) or (
+        reach.hunts and (underground(snapshot) or not all(game_in_sight(snapshot.entities, a) for a in reach.hunted))
+    ):
+        return None
+    return FollowUp(sel.action, sel.target, _held_of(sel, inventory) + sel.amount, sel.amount, reach.hunts)
+
+
 def builds_shelter(sel: DriveSelection) -> bool:
     """The night's hut (DRIVE-3's second rule): a goal-bound build, whose follow-ups are queued
     as a task of their own once the hut is verified (agency.execution.after_goal)."""

@@ -18,19 +18,28 @@ counts as in flight (DRIVE-2: agency.planning.tasks.idempotency.waits_its_turn).
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
+
 from loguru import logger
 
 from agency.clock import Clock
 from agency.execution.after_goal import FOLLOW_UP_TAG, HANDLED, follow_up_task, origin_of, why_not_now
 from agency.execution.agents.follow_up_runs import GIVE_WAY, no_hunt_here
 from agency.execution.agents.runtime import AgentRuntime
+from agency.execution.agents.task_spec import FollowUpSpec
 from agency.execution.runs import Running, task_spec
+from agency.planning.converter import DRIVE_TICK
 from agency.planning.follow_up_params import AFTER, AFTER_BOT
 from agency.planning.tasks.idempotency import GAVE_WAY, find_blocking_task, open_to, waits_its_turn
 from agency.planning.tasks.models import NewTask, Task, TaskStatus
 from agency.planning.tasks.store import TaskStore
 
 QUEUE_CHECK_MS = 1_000  # a follow-up in flight looks at the queue at most this often (a store read)
+ASK_AGAIN_MS = 10_000  # the next tick's goals asked at a completion at most this often (NextGoals)
+
+# What the next drive tick would choose now and the chain after it (DriveJob.goals_now, wired
+# by the daemon): () when none may be done now.
+NextGoals = Callable[[], Awaitable[tuple[FollowUpSpec, ...]]]
 
 
 class FollowUpWatch:
@@ -49,6 +58,8 @@ class FollowUpWatch:
         self.bot = bot
         self.actions = actions
         self._checked_ms: int | None = None  # when a follow-up in flight last looked at the queue
+        self.next_goals: NextGoals | None = None  # the daemon's, with its drive tick on
+        self._asked_ms: int | None = None  # when next_goals was last asked
         self._queued: dict[str, bool] = {}  # the run's task: is it queued follow-ups? (one entry)
 
     def goal_of(self, run: Running) -> tuple[str, str]:
@@ -111,12 +122,16 @@ class FollowUpWatch:
         tick's queued ones; the new task's id, or None when none is queued (said why)."""
         params = done.parameters or {}
         left = [f.as_dict() for f in self.runtime.given_way.pop(done.id, ())]
-        if not (left or params.get(AFTER)) or HANDLED in done.metadata.tags:
+        if HANDLED in done.metadata.tags:
             return None
-        self.tasks.update_task_metadata(done.id, {"tags": [*done.metadata.tags, HANDLED]})
         asker, goals = params.get(AFTER_BOT), list(params.get(AFTER) or [])
         if left:  # this bot's own, whoever's tick queued the rest (another's are not added)
             goals, asker = [*left, *(goals if asker == self.bot else [])], self.bot
+        elif not goals:
+            goals, asker = [f.as_dict() for f in await self._asked_now(done)], self.bot
+        if not goals:
+            return None
+        self.tasks.update_task_metadata(done.id, {"tags": [*done.metadata.tags, HANDLED]})
         parent = done.model_copy(update={"parameters": {**params, AFTER: goals, AFTER_BOT: asker}})
         draft, why = await self._follow_up_task(parent, asker)
         if draft is None:
@@ -141,6 +156,29 @@ class FollowUpWatch:
             ", paused behind the work waiting in the queue" if behind else "",
         )
         return task.id
+
+    async def _asked_now(self, done: Task) -> tuple[FollowUpSpec, ...]:
+        """A drive tick's task of this bot's done with nothing after it and nothing else queued:
+        what the next tick would choose now, and the chain after it (a bench bot at 592ef65
+        stood 50-110 s after such a task, waiting for the tick). Asked once in ASK_AGAIN_MS at most."""
+        if self.next_goals is None or done.source != DRIVE_TICK or done.metadata.bot != self.bot:
+            return ()
+        now = self.clock()
+        if (self._asked_ms is not None and now - self._asked_ms < ASK_AGAIN_MS) or self.work_waiting():
+            return ()
+        self._asked_ms = now
+        try:
+            chain = await self.next_goals()
+        except Exception as e:  # noqa: BLE001 - best effort: the task is done whatever this read does
+            logger.warning("[Executor] task={} done: the next tick's goals not asked ({})", done.id, e)
+            return ()
+        if chain:
+            logger.info(
+                "[Executor] task={} done with nothing after it: the next tick's goals, asked now: {}",
+                done.id,
+                ", ".join(f"{f.action}:{f.target}" for f in chain),
+            )
+        return chain
 
     async def _follow_up_task(self, done: Task, asker: str | None) -> tuple[NewTask | None, str]:
         """The task to queue, or None and why not (agency.execution.after_goal)."""

@@ -143,6 +143,8 @@ class AgencyBody(AgencyCore):
             clock=self.clock,
             bot=self.claim_as,
         )
+        if self.cfg.drive_tick.enabled:  # a tick's work done with nothing after it: the next tick's goals at once
+            executor.follow_ups.next_goals = self.drive.goals_now
         if isinstance(body, WatchesThreats):  # a live bot: threats wake the reflexes
             self.reflex_watch = ReflexWatch(body, reflexes, poll_s=self.cfg.jobs.reflex_watch_s)
 

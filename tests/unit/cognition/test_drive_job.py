@@ -216,3 +216,24 @@ def test_a_due_tick_that_does_not_fire_says_why_once_per_reason_until_one_fires(
     assert env.run() is None and len([m for _, m in logs if "due but not firing" in m]) == 2
     env.clock.advance(INTERVAL_MS)  # due again after a tick fired: said again
     assert env.run() is None and len([m for _, m in logs if "due but not firing" in m]) == 3
+
+
+def test_the_next_ticks_goals_asked_now_pass_every_gate_but_the_interval_and_fire_nothing(env, make_snapshot):
+    """DriveJob.goals_now, for the executor when a tick's work is done with nothing after it
+    (FollowUpWatch.queue_after): what the tick would choose now, and the chain after it."""
+    env.body.inventory.update({"oak_log": 4, "crafting_table": 1})
+    env.run()  # a tick fired: the next is 180 s off
+    fired, ticks = env.state.last_fired_ms, env.job.counters.get("driveTicks")
+    env.body.inventory.update({"oak_planks": 8, "stick": 4})
+    env.seen.saw(env.body.snapshot())
+    chain = asyncio.run(env.job.goals_now())
+    assert chain and (chain[0].action, chain[0].target, chain[0].amount) == ("craft", "wooden_pickaxe", 1)
+    assert 1 < len(chain) <= 1 + env.config.follow_ups  # a task as long as a tick's
+    assert ("craft", "wooden_pickaxe") not in {(f.action, f.target) for f in chain[1:]}
+    assert env.state.last_fired_ms == fired and env.job.counters.get("driveTicks") == ticks  # nothing fired
+    assert len(env.published) == 1
+    env.seen.saw(env.body.snapshot().model_copy(update={"food": 15}))
+    assert asyncio.run(env.job.goals_now()) == ()  # a gate shut: the same as for a tick
+    env.body.inventory.clear()
+    env.seen.saw(env.body.snapshot())
+    assert asyncio.run(env.job.goals_now()) == ()  # no logs: a collect of its own tick, not a chain's

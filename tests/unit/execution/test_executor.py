@@ -11,6 +11,7 @@ import pytest
 from loguru import logger
 
 from agency.execution.agents import AgentRuntime, load_default_registry
+from agency.execution.agents.task_spec import FollowUpSpec
 from agency.execution.builtin_tools import default_tool_registry
 from agency.execution.executor import Executor
 from agency.execution.follow_up_watch import QUEUE_CHECK_MS
@@ -19,7 +20,7 @@ from agency.execution.reflexes.eat import EAT_RETRY_MAX_MS, EAT_RETRY_MS
 from agency.execution.workflows import SqliteCheckpointStore
 from agency.planning.stalls import classify_stall
 from agency.planning.tasks.idempotency import GAVE_WAY
-from agency.planning.tasks.models import TaskStatus
+from agency.planning.tasks.models import NewTask, TaskStatus
 from agency.tools.testing import FakeBody, FakeTime
 from agency.world import EntityInfo, Vec3
 from tests.unit.execution.world import add_task, executor_env
@@ -489,6 +490,70 @@ def test_the_follow_ups_after_a_tasks_own_are_queued_as_a_task_once_it_completes
 
     asyncio.run(go())
     assert body.inventory["wooden_sword"] == 1 and body.inventory["wooden_hoe"] == 1
+
+
+def _asking(ftime, *chain) -> tuple[list[int], Any]:
+    """A stand-in for DriveJob.goals_now answering `chain`, and when it was asked."""
+    asked: list[int] = []
+
+    async def next_goals():
+        asked.append(ftime.clock())
+        return chain
+
+    return asked, next_goals
+
+
+def test_a_ticks_task_done_with_nothing_after_it_asks_the_next_ticks_goals_and_does_them(env):
+    """A bench bot at 592ef65 stood 50-110 s after such a task, waiting for the tick."""
+    ex, tasks, ftime, body = env["ex"], env["tasks"], env["ftime"], env["body"]
+    body.inventory.update({"oak_planks": 20, "crafting_table": 1, "stick": 8})
+    sword, hoe = FollowUpSpec("craft", "wooden_sword", 1, 1), FollowUpSpec("craft", "wooden_hoe", 1, 1)
+    asked, ex.follow_ups.next_goals = _asking(ftime, sword, hoe)
+    tid = _add(tasks, "craft", "wooden_pickaxe")
+    lines, sink = _captured()
+
+    async def go():
+        assert await ex.tick() == "claimed"
+        await _drive(ex, ftime, lambda o: o.startswith("finished"))
+        [queued] = tasks.list_by_status(TaskStatus.pending)
+        assert (queued.type, queued.parameters["target"], queued.parameters["then"]) == (
+            "craft",
+            "wooden_sword",
+            [hoe.as_dict()],
+        )
+        assert queued.metadata.origin.parentTaskId == tid and queued.source == "drive-tick"
+        assert await ex.tick() == "claimed" and ex.current.task_id == queued.id
+        await _drive(ex, ftime, lambda o: o.startswith("finished"), max_ticks=5000)
+
+    try:
+        asyncio.run(go())
+    finally:
+        logger.remove(sink)
+    assert body.inventory["wooden_sword"] == 1 and body.inventory["wooden_hoe"] == 1
+    assert asked and any("done with nothing after it: the next tick's goals, asked now" in line for line in lines)
+    assert not tasks.list_by_status(TaskStatus.pending)  # both held when asked again: nothing queued
+
+
+def test_the_next_ticks_goals_are_not_asked_after_a_users_task_nor_with_work_waiting(env):
+    ex, tasks, ftime, body = env["ex"], env["tasks"], env["ftime"], env["body"]
+    body.inventory.update({"oak_planks": 20, "crafting_table": 1, "stick": 8})
+    asked, ex.follow_ups.next_goals = _asking(ftime, FollowUpSpec("craft", "wooden_sword", 1, 1))
+    mine = tasks.add_task(
+        NewTask(title="craft wooden_pickaxe 1", type="craft", source="user", parameters={"target": "wooden_pickaxe"}),
+        allow_unfinalized=True,
+    )
+
+    async def go():
+        assert await ex.tick() == "claimed" and ex.current.task_id == mine.id
+        await _drive(ex, ftime, lambda o: o.startswith("finished"))
+        assert asked == []  # a player's goal: the ticks go on as ever
+        _add(tasks, "craft", "wooden_hoe")
+        assert await ex.tick() == "claimed"
+        _add(tasks, "craft", "stick", 4)  # queued meanwhile: its turn comes first
+        await _drive(ex, ftime, lambda o: o.startswith("finished"))
+        assert asked == []
+
+    asyncio.run(go())
 
 
 def test_a_task_with_follow_ups_reports_its_progress_through_them(env):
