@@ -182,6 +182,12 @@ async def collect_block(ctx: ToolContext, p: CollectBlockInput) -> dict[str, Any
             why = None
             if out.get("staleTasks"):  # node/lib/actions/collect.js forgetStaleTask
                 logger.info("[Tools] collect {}: a collectblock task that never ended was let go of first", name)
+            if tossed := out.get("tossed"):  # node/lib/room.js: no slot was free
+                logger.info(
+                    "[Tools] collect {}: the inventory was full; tossed {}",
+                    name,
+                    ", ".join(f"{t['count']} {t['name']}" for t in tossed),
+                )
         except ToolFailure as e:  # e.g. an unreachable treetop: what counts is what we now hold
             why = e.message
         now = await _held(ctx, item)

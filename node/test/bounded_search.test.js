@@ -139,6 +139,26 @@ test('bounded searches', { timeout: 300000, ...oneVersion('search bounds and hea
     assert.deepStrictEqual(tried, [String(open)], 'the open sponge first, none of the sealed ones again')
   })
 
+  await t.test('with no slot free a collect tosses a stack of filler first (collectblock wants a chest)', async () => {
+    await waitFor(() => bot.entity.onGround, 10000, 'the bot on the ground')
+    const dirt = () => bot.inventory.items().filter((i) => i.name === 'dirt').reduce((n, i) => n + i.count, 0)
+    let given = 0
+    while (bot.inventory.emptySlotCount() > 0 && given++ < 40) {
+      const had = dirt()
+      await command(bot, '/give seeker dirt 64', { match: /gave 64/ })
+      await waitFor(() => dirt() > had, 5000, `the dirt given (${had} held, ${bot.inventory.emptySlotCount()} slots free)`)
+    }
+    assert.strictEqual(bot.inventory.emptySlotCount(), 0, 'every slot full')
+    const slab = bot.entity.position.floored().offset(-2, 0, -2)
+    await command(bot, `/mcbot setblock ${slab.x} ${slab.y} ${slab.z} sponge`)
+    await waitFor(() => bot.blockAt(slab)?.name === 'sponge', 10000, 'the sponge in view')
+    const out = await runAction(bot, 'collect', { block: 'sponge', count: 1, maxDistance: 16 }, 60000)
+    assert.strictEqual(out.state, 'done', JSON.stringify(out))
+    assert.deepStrictEqual([out.result.gained, out.result.tossed], [1, [{ name: 'dirt', count: 64 }]], JSON.stringify(out.result))
+    for (const stack of bot.inventory.items().filter((i) => i.name === 'dirt')) await bot.tossStack(stack) // room for the rest
+    assert.ok(bot.inventory.emptySlotCount() > 30, 'the dirt gone again')
+  })
+
   await t.test('a collect stops when its pickaxe is gone after a block', async () => {
     // The embedded world wears no tool out (and /give takes no NBT), so the break is staged as the
     // client sees one: the server empties the tool's slot. Here that slot is emptied the moment

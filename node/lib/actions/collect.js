@@ -10,7 +10,8 @@
 // harvest (stone without a pickaxe) is refused before anything is searched, and the action stops
 // when the tool is gone (it broke on the block before). `stopped` in the result says why it
 // ended short of `count`. A collectblock task of the bot's that never ended is let go of first
-// (forgetStaleTask).
+// (forgetStaleTask). With no slot free, a stack of filler is tossed before each block (../room.js:
+// collectblock fails every block on a full inventory); `tossed` in the result lists them.
 
 const { blockName, itemName } = require('../names')
 const { bound, watch } = require('../path_search')
@@ -18,6 +19,7 @@ const { cannotHarvest } = require('../harvest')
 const { SCAN_MAX_DISTANCE, SCAN_MAX_COUNT } = require('../limits')
 const { pickPlant, uncollidable } = require('./pick_plant')
 const { findWithin } = require('../find_blocks')
+const { makeRoom } = require('../room')
 const { Targets } = require('mineflayer-collectblock/lib/Targets')
 
 const SPARE_TARGETS = 6 // candidates beyond `count`, for the ones that cannot be reached
@@ -75,6 +77,7 @@ async function run (bot, args, rec) {
   let failed = 0
   let staleTasks = 0
   let stopped = null
+  const tossed = [] // stacks of filler tossed to make room (../room.js)
   for (const p of positions) {
     if (rec.cancelled || countItems(bot, item) - before >= count) break
     stopped = cannotHarvest(bot, def) // the tool broke on the previous block
@@ -92,6 +95,8 @@ async function run (bot, args, rec) {
         // arrived, and it digs from where it stands): any failed search ends this block.
         search = watch(bot, `${name} at ${p.x},${p.y},${p.z}`, (why) => reject(new Error(why)))
       })
+      const room = await makeRoom(bot, item, p) // collectblock fails every block with no slot free
+      if (room) tossed.push(room)
       const had = countItems(bot, item)
       const before = heldName(bot) // a tool that broke on the block is gone after the take
       if (forgetStaleTask(bot)) staleTasks++ // a plant's pick collects its drops with collectblock too
@@ -122,7 +127,7 @@ async function run (bot, args, rec) {
   if (gained === 0 && noDrop.length) {
     throw new Error(`no ${item} came from ${noDrop.length} ${name} taken (first: ${noDrop[0]}, bot at ${at(bot)})`)
   }
-  return { requested: count, found: positions.length, collected, gained, skipped: errors.length, stopped, staleTasks }
+  return { requested: count, found: positions.length, collected, gained, skipped: errors.length, stopped, staleTasks, tossed }
 }
 
 // collectblock cancels its last task before each collect and waits for it to end, and its task
