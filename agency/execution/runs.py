@@ -9,6 +9,7 @@ from typing import Any, Protocol
 from agency.execution.agents.follow_up_runs import parse_then
 from agency.execution.agents.runtime import RunHandle, TaskSpec
 from agency.execution.workflows.models import StopReport, WorkflowRunResult
+from agency.planning.converter import DRIVE_TICK
 from agency.planning.tasks.models import Task
 from agency.tools.results import BODY_LOST, WAITS_FOR_MORNING
 
@@ -108,4 +109,5 @@ def task_spec(task: Task) -> TaskSpec:
         id=task.id,
         to=str(params.get("to") or ""),
         then=parse_then(params.get("then")),
+        drive=task.source == DRIVE_TICK,
     )

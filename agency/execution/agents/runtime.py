@@ -25,7 +25,7 @@ from typing import Any
 from loguru import logger
 
 from agency.execution.agents.abilities import InjectionResult, inject_abilities
-from agency.execution.agents.follow_up_runs import is_follow_up_run, run_follow_ups
+from agency.execution.agents.follow_up_runs import HUNT_TOOL, is_follow_up_run, run_follow_ups
 from agency.execution.agents.generators import GENERATORS, WORLD_FACTS
 from agency.execution.agents.planning import WorkflowPlanError
 from agency.execution.agents.profile import AgentProfile
@@ -41,9 +41,10 @@ from agency.execution.workflows.steps import DelegationRequest, StepExecutor
 from agency.tools.base import StopFlag, ToolContext
 from agency.tools.registry import ToolRegistry
 from agency.tools.results import BODY_LOST, PRECONDITION_FAILED
-from agency.world import BodyLost
+from agency.world import BodyLost, underground
 
 NO_WORKFLOW = "NO_WORKFLOW"
+HUNTING_PLANS = frozenset({"craft", "smelt"})  # goals whose plan may hunt for what it lacks
 # Plans a failed step's task is planned again with (the executor's replan, for what is still
 # short); a goal-bound build gets a fresh build plan instead (agency.execution.replans), and
 # deliveries are the fleet's.
@@ -163,6 +164,8 @@ class AgentRuntime:
     async def _run_goal(
         self, task: TaskSpec, stop: StopFlag, *, agent_id: str | None, fresh: bool, replan: bool
     ) -> WorkflowRunResult:
+        if why := await self._hunts_underground(task):
+            return _refused(task.id or "run", agent_id or "", PRECONDITION_FAILED, why)
         earlier = None
         if replan and task.id and self.checkpoints is not None:
             rec = self.checkpoints.latest_run_for_task(task.id)
@@ -192,6 +195,26 @@ class AgentRuntime:
         except BodyLost as e:  # planning reads the inventory: no body, no plan, no fault of the task
             return _refused(run_id, profile.id, BODY_LOST, str(e))
         return await self.run_workflow(profile, workflow, task, run_id, stop)
+
+    async def _hunts_underground(self, task: TaskSpec) -> str | None:
+        """Why a drive tick's craft or smelt is refused now, or None: underground, its plan from
+        what is held hunts (the raw meat it was to cook eaten meanwhile). The animals graze on
+        the surface: bench bots' smelts of pork and chicken, claimed 18-34 blocks down in their
+        mines, spent 90-190 s climbing out and five minutes hunting, and failed (three wedges)."""
+        if not task.drive or task.action not in HUNTING_PLANS:
+            return None
+        try:
+            if not underground(await self.tool_context.snapshot()):
+                return None
+            workflow = await self.workflow_for(self.choose_agent(task), task)
+        except (WorkflowPlanError, BodyLost):
+            return None  # planned again as ever, which reports it
+        hunted = sorted({str(s.args.get("target")) for s in workflow.steps if s.tool == HUNT_TOOL})
+        if not hunted:
+            return None
+        return (
+            f"its plan hunts ({', '.join(hunted)}) and the bot is underground: a drive tick's hunt is for the surface"
+        )
 
     async def run_workflow(
         self, profile: AgentProfile, workflow: WorkflowDef, task: TaskSpec, run_id: str, stop: StopFlag

@@ -29,6 +29,7 @@ class TaskSpec(BaseModel):
     to: str = ""  # deliver: the bot the items are for
     ensure: bool = False  # craft: amount is the total to hold, not how many more to make
     then: tuple[FollowUpSpec, ...] = ()  # a drive tick's follow-ups, done after the goal (follow_up_runs)
+    drive: bool = False  # a drive tick's goal: a plan of it that hunts is for the surface (AgentRuntime)
 
     def text(self) -> str:
         return " ".join(p for p in (self.action, self.target, str(self.amount)) if p)

@@ -102,6 +102,30 @@ def test_a_follow_up_marked_as_a_hunt_is_not_started_underground(ftime: FakeTime
     assert store.get_run(follow_up_run_id("t4u", 1)) is None
 
 
+def test_a_drive_ticks_smelt_whose_plan_now_hunts_is_refused_underground_not_climbed_out_for(
+    ftime: FakeTime, store: SqliteCheckpointStore
+) -> None:
+    """Bench bots' smelts of pork, claimed 18-34 blocks down with the meat eaten, climbed out
+    for 90-190 s and hunted five minutes for nothing (three wedges)."""
+    held = {"furnace": 1, "coal": 4, "crafting_table": 1}
+    body = HuntBody(ftime.clock, dict(held))
+    body.mobs += [Mob("pig", hostile=False, x=4.5, z=0.5)]
+    seen = body.snapshot
+    body.snapshot = lambda: seen().model_copy(update={"cover": 6})  # type: ignore[method-assign]
+    hctx = ToolContext(body=body, clock=ftime.clock, sleep=ftime.sleep, poll_interval_s=0.1)
+    rt = _runtime(hctx, store)
+    smelt = TaskSpec(action="smelt", target="cooked_porkchop", id="s1", drive=True)
+    res = run(rt.run_task(smelt))
+    assert res.status == "failed" and res.errors[0].message == (
+        "its plan hunts (pig) and the bot is underground: a drive tick's hunt is for the surface"
+    )
+    assert [m.name for m in body.mobs] == ["pig"]  # nothing hunted
+    players = TaskSpec(action="smelt", target="cooked_porkchop", id="s3")
+    assert run(rt._hunts_underground(players)) is None  # a player's goal: done as asked, climb and all
+    body.inventory["porkchop"] = 1  # the meat held: nothing to hunt, smelted where it is
+    assert run(rt._hunts_underground(smelt)) is None
+
+
 def test_a_follow_up_that_hunts_waits_for_the_surface_and_the_day(make_snapshot) -> None:
     assert no_hunt_here(make_snapshot()) is None
     assert "underground" in no_hunt_here(make_snapshot(cover=6))
