@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import random
 import socket
 import subprocess
 import threading
@@ -197,10 +198,33 @@ class EmbeddedServer:
         self.stop()
 
 
+EPHEMERAL_RANGE = Path("/proc/sys/net/ipv4/ip_local_port_range")
+SPARE_PORTS = (20000, 32768)  # from here up to where the kernel's ephemeral range starts
+
+
 def free_port() -> int:
+    """A port free to listen on now, chosen below the kernel's ephemeral range where that can be
+    read: a port from bind(0) is one the kernel also hands to outgoing connections, and one was
+    taken by a connection between this check and the embedded server's listen (EADDRINUSE,
+    a CI run's resume test). Else, bind(0)'s."""
+    low, high = spare_ports()
+    for _ in range(64 if low < high else 0):
+        port = random.randrange(low, high)
+        with socket.socket() as s, contextlib.suppress(OSError):
+            s.bind(("127.0.0.1", port))
+            return port
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return int(s.getsockname()[1])
+
+
+def spare_ports(ranges: Path = EPHEMERAL_RANGE) -> tuple[int, int]:
+    """SPARE_PORTS, ending where the ephemeral range starts; (0, 0) when that is not known."""
+    try:
+        ephemeral_low = int(ranges.read_text().split()[0])
+    except (OSError, ValueError, IndexError):
+        return (0, 0)
+    return (SPARE_PORTS[0], min(SPARE_PORTS[1], ephemeral_low))
 
 
 def settings_from_config(
