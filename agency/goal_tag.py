@@ -44,6 +44,11 @@ CANONICAL_ACTIONS: frozenset[str] = frozenset(
     }
 )
 
+# Actions that make an item: their plan, from what the bot holds, gets every material itself
+# (crafted, smelted, mined or hunted first) and needs nothing in sight but a table or furnace
+# it can place where it stands.
+MAKE_ACTIONS: frozenset[str] = frozenset({"craft", "smelt"})
+
 # Synonyms models actually emit, mapped onto the allowlist. Canonical actions map to
 # themselves so one lookup answers both questions.
 ACTION_NORMALIZE_MAP: dict[str, str] = {

@@ -14,6 +14,7 @@ A tick due by the interval that does not fire says why, once for each reason unt
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 
 from loguru import logger
 
@@ -42,6 +43,17 @@ from agency.perception.last_seen import LastSeen
 from agency.planning.tasks.idempotency import TaskLookup
 from agency.thoughts import Thought
 from agency.world import WorldSnapshot
+
+
+@dataclass(frozen=True)
+class _Choice:
+    """What a tick read and chose before judging its candidate goal."""
+
+    snap: WorldSnapshot
+    shelter_nearby: bool | None
+    places: dict[str, bool | None]
+    sheltering: bool
+    candidate: DriveSelection | DriveTickSkipped
 
 
 class DriveJob:
@@ -94,26 +106,24 @@ class DriveJob:
             )
         return snap.model_copy(update={"hostiles": 0})
 
-    async def run(self) -> DriveTickResult | None:
-        """One tick; None when it did not get as far as choosing (away, held, gated)."""
+    async def _choose(self, state: DriveTickState, now: int, *, every_place: bool) -> _Choice | DriveTickSkipped | None:
+        """The tick's sequence up to its candidate goal: None while away or held, the gate's
+        skip while one is shut, else the fresh snapshot read, the places near it (those due
+        to be read now, or every_place whatever their interval) and the candidate chosen."""
         snap = self.seen.get()
-        if snap is None or not self.gate.open("DriveTick", self.reads.connected):
+        if snap is None or not self.gate.open("DriveTick", self.reads.connected) or self.holder.direct_holds:
             return None
-        if self.holder.direct_holds:
-            return None
-        now = self.clock()
-        gated = drive_gate(self._calm(snap), now, self.state, sheltering=self.holder.reflexes_hold, config=self.config)
+        gated = drive_gate(self._calm(snap), now, state, sheltering=self.holder.reflexes_hold, config=self.config)
         if gated is not None:
-            self._say_why_not(gated, now)
-            return None
+            return gated
         snap = self._calm(await self.reads.fresh_snapshot(snap))
         shelter_nearby = self.shelter_nearby(snap)
-        places = await self.reads.places_nearby(snap, now)
+        places = await self.reads.places_nearby(snap, None if every_place else now)
         sheltering = self.holder.reflexes_hold  # as it is after the reads
         candidate = drive_candidate(
             snap,
             now,
-            self.state,
+            state,
             self.tasks,
             bot=self.bot,
             shelter_nearby=shelter_nearby,
@@ -121,7 +131,18 @@ class DriveJob:
             config=self.config,
             **places,
         )
-        region = await self.reads.in_sight(snap) if needs_sight(candidate) else None
+        return _Choice(snap, shelter_nearby, places, sheltering, candidate)
+
+    async def run(self) -> DriveTickResult | None:
+        """One tick; None when it did not get as far as choosing (away, held, gated)."""
+        now = self.clock()
+        choice = await self._choose(self.state, now, every_place=False)
+        if isinstance(choice, DriveTickSkipped):
+            self._say_why_not(choice, now)
+        if not isinstance(choice, _Choice):
+            return None
+        snap = choice.snap
+        region = await self.reads.in_sight(snap) if needs_sight(choice.candidate) else None
         result = evaluate_drive_tick(
             snap,
             now,
@@ -130,10 +151,10 @@ class DriveJob:
             region=region,
             counters=self.counters,
             bot=self.bot,
-            shelter_nearby=shelter_nearby,
-            sheltering=sheltering,
+            shelter_nearby=choice.shelter_nearby,
+            sheltering=choice.sheltering,
             config=self.config,
-            **places,
+            **choice.places,
         )
         if isinstance(result, DriveTickSkipped):
             self._say_why_not(result, now)
@@ -154,35 +175,24 @@ class DriveJob:
         once when a tick's work is done and nothing follows it (FollowUpWatch.queue_after):
         every gate but the interval asked, nothing fired, published or counted; () when a gate
         is shut or the goal is none a chain may take (agency.cognition.follow_ups.as_first)."""
-        snap = self.seen.get()
-        if snap is None or not self.gate.open("DriveTick", self.reads.connected) or self.holder.direct_holds:
+        now = self.clock()
+        unfired = DriveTickState()  # as if due: the interval is the tick's alone
+        choice = await self._choose(unfired, now, every_place=True)
+        if not isinstance(choice, _Choice) or not isinstance(sel := choice.candidate, DriveSelection):
             return ()
-        now, unfired = self.clock(), DriveTickState()  # as if due: the interval is the tick's alone
-        sheltering = self.holder.reflexes_hold
-        if drive_gate(self._calm(snap), now, unfired, sheltering=sheltering, config=self.config) is not None:
-            return ()
-        snap = self._calm(await self.reads.fresh_snapshot(snap))
-        shelter_nearby = self.shelter_nearby(snap)
-        places = await self.reads.places_nearby(snap, None)
-        sel = drive_candidate(
-            snap,
-            now,
-            unfired,
-            self.tasks,
-            bot=self.bot,
-            shelter_nearby=shelter_nearby,
-            sheltering=self.holder.reflexes_hold,
-            config=self.config,
-            **places,
-        )
-        first = as_first(sel, snap) if isinstance(sel, DriveSelection) else None
+        first = as_first(sel, choice.snap)
         if first is None or self.config.follow_ups == 0:
             return ()
-        assert isinstance(sel, DriveSelection)
+        places = choice.places
         chain = follow_ups(
             sel,
-            snap,
-            Places(shelter_nearby, places.get("table_nearby"), places.get("furnace_nearby"), places.get("bed_known")),
+            choice.snap,
+            Places(
+                choice.shelter_nearby,
+                places.get("table_nearby"),
+                places.get("furnace_nearby"),
+                places.get("bed_known"),
+            ),
             self.config.follow_ups,  # a task as long as a tick's: its completion asks again
             held=lambda step: step_held_back(self.tasks, step, now, self.bot),
             in_flight=lambda step: step_in_flight(self.tasks, step, now, self.config, self.bot),

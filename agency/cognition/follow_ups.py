@@ -39,21 +39,21 @@ from loguru import logger
 
 from agency.cognition.drive_rules import select_drive
 from agency.cognition.drive_selection import DriveSelection
-from agency.cognition.plan_hunts import plan_reach
+from agency.cognition.plan_hunts import PlanReach, plan_reach
 from agency.cognition.survival_steps import FOOD_STOCK, food_stock
 from agency.execution.after_goal import carries_after
 from agency.execution.agents.follow_up_runs import held_of, parse_then
 from agency.execution.agents.plan_builder import PlanBuilder, WorkflowPlanError
 from agency.execution.agents.task_spec import FollowUpSpec
 from agency.game.furnace import output_of
-from agency.goal_tag import canonical_goal_key
+from agency.goal_tag import MAKE_ACTIONS, canonical_goal_key
 from agency.planning.follow_up_params import AFTER
 from agency.planning.tasks.idempotency import open_to, suppresses
 from agency.planning.tasks.models import Task, TaskStatus
 from agency.tools.hunting import game_in_sight
 from agency.world import InventoryItem, WorldSnapshot, night_approaching, shelter_due, underground
 
-FOLLOW_UP_ACTIONS = frozenset({"craft", "smelt"})
+FOLLOW_UP_ACTIONS = MAKE_ACTIONS
 FollowUp = FollowUpSpec  # one shape: the runner parses what the chain writes (parse_then)
 LOG_RULE = "low_logs"  # DRIVE-3's fifth rule: its logs are a follow-up too
 LOGS = "log"
@@ -121,7 +121,7 @@ def _chain(
         if again or in_flight(nxt) or not _may_follow(nxt):
             break
         reach = plan_reach(nxt, inventory)
-        if reach.hunts and (below or not all(game_in_sight(snapshot.entities, a) for a in reach.hunted)):
+        if _hunts_out_of_sight(reach, snapshot, below):
             break
         below = below or reach.descends
         seen.add((nxt.action, nxt.target))
@@ -136,9 +136,7 @@ def as_first(sel: DriveSelection, snapshot: WorldSnapshot) -> FollowUp | None:
     surface (marked `hunts`); None for any other (a hunt, a shelter, exploring wait for a tick)."""
     inventory = snapshot.held()
     reach = plan_reach(sel, inventory)
-    if not _may_follow(sel) or (
-        reach.hunts and (underground(snapshot) or not all(game_in_sight(snapshot.entities, a) for a in reach.hunted))
-    ):
+    if not _may_follow(sel) or _hunts_out_of_sight(reach, snapshot, underground(snapshot)):
         return None
     return FollowUp(sel.action, sel.target, _held_of(sel, inventory) + sel.amount, sel.amount, reach.hunts)
 
@@ -179,6 +177,12 @@ def _may_follow(sel: DriveSelection) -> bool:
     if sel.action == "collect":
         return sel.rule == LOG_RULE
     return sel.action in FOLLOW_UP_ACTIONS
+
+
+def _hunts_out_of_sight(reach: PlanReach, snapshot: WorldSnapshot, below: bool) -> bool:
+    """A plan that hunts an animal not in sight, or hunts at all where none graze (`below`:
+    underground, or down the staircase of an earlier goal): not for a chain done at once."""
+    return reach.hunts and (below or not all(game_in_sight(snapshot.entities, a) for a in reach.hunted))
 
 
 def _held_of(sel: DriveSelection, inventory: Mapping[str, int]) -> int:

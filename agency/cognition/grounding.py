@@ -63,7 +63,7 @@ from agency.cognition.grounding_words import (
 from agency.game import recipes
 from agency.game.animals import ANIMALS
 from agency.game.furnace import output_of
-from agency.goal_tag import ExtractedGoal
+from agency.goal_tag import MAKE_ACTIONS, ExtractedGoal
 from agency.names import GENERIC_THREATS, with_aliases
 from agency.tools.hunting import animal_kind
 from agency.tools.mining import SAFE_FLOOR_Y, parse_level
@@ -151,7 +151,7 @@ def check_goal(goal: ExtractedGoal, facts: FrameFacts, *, scenario_id: str | Non
         if forms & facts.inventory or (target == "food" and facts.inventory & EDIBLE):
             return GroundingResult(True, detail=f"{target} in inventory")
         return _fail("missing_item", f"{action} {target}: not in inventory", scenario_id)
-    if action in ("craft", "smelt"):
+    if action in MAKE_ACTIONS:
         if (
             forms & KNOWN_ITEMS
             or any(f in recipes.CRAFTABLE for f in forms)

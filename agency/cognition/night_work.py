@@ -9,9 +9,10 @@ from agency.cognition.drive_rules import select_drive
 from agency.cognition.drive_selection import DriveSelection
 from agency.cognition.plan_hunts import hunts
 from agency.execution.agents.task_spec import TaskSpec
+from agency.goal_tag import MAKE_ACTIONS
 from agency.world import WorldSnapshot
 
-NIGHT_WORK_ACTIONS = frozenset({"craft", "smelt"})  # done wherever the bot is: a table or furnace placed there
+NIGHT_WORK_ACTIONS = MAKE_ACTIONS  # done wherever the bot is: a table or furnace placed there
 
 
 def is_night_work(sel: DriveSelection, inventory: Mapping[str, int] | None = None) -> bool:

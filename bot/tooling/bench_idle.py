@@ -7,6 +7,7 @@ from typing import Any
 
 from agency.game.furnace import output_of
 from agency.game.recipes import matches
+from agency.goal_tag import MAKE_ACTIONS
 from agency.tools.gathering import drop_of
 from bot.tooling.competence_milestones import GAME_S_PER_DAY, NIGHT_END, NIGHT_START, TICKS_PER_S, daytime
 
@@ -39,7 +40,7 @@ def goal_held(goal_key: str, inventory: dict[str, int]) -> int | None:
     if action in GATHERS:
         item = drop_of(target)
         return sum(n for name, n in inventory.items() if name == item or matches(target, name))
-    if action in ("craft", "smelt"):
+    if action in MAKE_ACTIONS:
         item = (output_of(target) or target) if action == "smelt" else target
         return sum(n for name, n in inventory.items() if matches(item, name))
     return None

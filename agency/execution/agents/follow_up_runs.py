@@ -31,6 +31,7 @@ from agency.execution.workflows.checkpoints import CheckpointStore, RunRecord
 from agency.execution.workflows.models import StepError, WorkflowDef, WorkflowRunResult
 from agency.game.furnace import output_of
 from agency.game.recipes import available
+from agency.goal_tag import MAKE_ACTIONS
 from agency.tools.base import StopFlag, ToolContext
 from agency.world import SAFE_FOOD, SAFE_HEALTH, BodyLost, WorldSnapshot, night_approaching, underground
 
@@ -54,7 +55,7 @@ class FollowUpRuntime(Protocol):
     async def resume_run(self, rec: RunRecord, task_id: str | None, stop: StopFlag) -> WorkflowRunResult: ...
 
 
-FOLLOW_UP_RUN_ACTIONS = frozenset({"craft", "smelt", "collect"})
+FOLLOW_UP_RUN_ACTIONS = MAKE_ACTIONS | {"collect"}
 RUN_MARK = "~then-"
 HUNT_TOOL = "hunt"
 GIVE_WAY = "other work waits in the queue"  # the reason a follow-up in flight is stopped for queued work

@@ -25,11 +25,11 @@ from agency.game.elsewhere import found_only_in
 from agency.game.fills import EMPTY, fill_source
 from agency.game.loot import chance_drop
 from agency.game.recipes import CRAFTABLE, GENERIC_WORDS, spoken
-from agency.goal_tag import ExtractedGoal
+from agency.goal_tag import MAKE_ACTIONS, ExtractedGoal
 from agency.tools.craft_planner import plan_craft
 
 OBTAIN_WORDS = frozenset({"obtain", "get", "acquire"})
-PLANNED = frozenset({"craft", "smelt"})  # goals whose plan gets every material itself: no frame check
+PLANNED = MAKE_ACTIONS  # goals whose plan gets every material itself: no frame check
 
 
 @dataclass(frozen=True)

@@ -35,16 +35,17 @@ from agency.execution.agents.task_spec import FollowUpSpec, TaskSpec as TaskSpec
 from agency.execution.workflows.checkpoints import CheckpointStore, RunRecord
 from agency.execution.workflows.delegation import DelegationChain
 from agency.execution.workflows.engine import StepEvent, WorkflowEngine
-from agency.execution.workflows.models import StepError, WorkflowDef, WorkflowRunResult
+from agency.execution.workflows.models import StepDef, StepError, WorkflowDef, WorkflowRunResult
 from agency.execution.workflows.prompts import PromptRunner
 from agency.execution.workflows.steps import DelegationRequest, StepExecutor
+from agency.goal_tag import MAKE_ACTIONS
 from agency.tools.base import StopFlag, ToolContext
 from agency.tools.registry import ToolRegistry
 from agency.tools.results import BODY_LOST, PRECONDITION_FAILED
 from agency.world import BodyLost, underground
 
 NO_WORKFLOW = "NO_WORKFLOW"
-HUNTING_PLANS = frozenset({"craft", "smelt"})  # goals whose plan may hunt for what it lacks
+HUNTING_PLANS = MAKE_ACTIONS  # goals whose plan may hunt for what it lacks
 # Plans a failed step's task is planned again with (the executor's replan, for what is still
 # short); a goal-bound build gets a fresh build plan instead (agency.execution.replans), and
 # deliveries are the fleet's.
@@ -164,8 +165,6 @@ class AgentRuntime:
     async def _run_goal(
         self, task: TaskSpec, stop: StopFlag, *, agent_id: str | None, fresh: bool, replan: bool
     ) -> WorkflowRunResult:
-        if why := await self._hunts_underground(task):
-            return _refused(task.id or "run", agent_id or "", PRECONDITION_FAILED, why)
         earlier = None
         if replan and task.id and self.checkpoints is not None:
             rec = self.checkpoints.latest_run_for_task(task.id)
@@ -179,6 +178,8 @@ class AgentRuntime:
                     runId=rec.runId, workflowId=rec.workflow.id, agentId=rec.agentId, status="completed"
                 )
             if rec is not None and rec.status != "completed":  # resume, same steps, same agent
+                if why := await self._hunts_underground(task, self._steps_left(rec)):
+                    return _refused(rec.runId, rec.agentId, PRECONDITION_FAILED, why)
                 return await self.resume_run(rec, task.id, stop)
         profile = self.agents.require(agent_id) if agent_id else self.choose_agent(task)
         run_id = task.id or f"run-{uuid.uuid4().hex[:12]}"
@@ -194,27 +195,31 @@ class AgentRuntime:
             return _refused(run_id, profile.id, e.code, str(e))
         except BodyLost as e:  # planning reads the inventory: no body, no plan, no fault of the task
             return _refused(run_id, profile.id, BODY_LOST, str(e))
+        if why := await self._hunts_underground(task, workflow.steps):
+            return _refused(run_id, profile.id, PRECONDITION_FAILED, why)
         return await self.run_workflow(profile, workflow, task, run_id, stop)
 
-    async def _hunts_underground(self, task: TaskSpec) -> str | None:
-        """Why a drive tick's craft or smelt is refused now, or None: underground, its plan from
-        what is held hunts (the raw meat it was to cook eaten meanwhile). The animals graze on
+    async def _hunts_underground(self, task: TaskSpec, steps: list[StepDef]) -> str | None:
+        """Why a drive tick's craft or smelt is refused now, or None: underground, the steps it
+        is about to run hunt (the raw meat it was to cook eaten meanwhile). The animals graze on
         the surface: bench bots' smelts of pork and chicken, claimed 18-34 blocks down in their
         mines, spent 90-190 s climbing out and five minutes hunting, and failed (three wedges)."""
         if not task.drive or task.action not in HUNTING_PLANS:
             return None
+        hunted = sorted({str(s.args.get("target")) for s in steps if s.tool == HUNT_TOOL})
         try:
-            if not underground(await self.tool_context.snapshot()):
+            if not hunted or not underground(await self.tool_context.snapshot()):
                 return None
-            workflow = await self.workflow_for(self.choose_agent(task), task)
-        except (WorkflowPlanError, BodyLost):
-            return None  # planned again as ever, which reports it
-        hunted = sorted({str(s.args.get("target")) for s in workflow.steps if s.tool == HUNT_TOOL})
-        if not hunted:
-            return None
+        except BodyLost:
+            return None  # the run reads the body again and reports it
         return (
             f"its plan hunts ({', '.join(hunted)}) and the bot is underground: a drive tick's hunt is for the surface"
         )
+
+    def _steps_left(self, rec: RunRecord) -> list[StepDef]:
+        """The steps a resumed run has still to run (those its checkpoints have no output for)."""
+        done = self.checkpoints.latest(rec.runId) if self.checkpoints is not None else None
+        return [s for s in rec.workflow.steps if done is None or s.id not in done.stepOutputs]
 
     async def run_workflow(
         self, profile: AgentProfile, workflow: WorkflowDef, task: TaskSpec, run_id: str, stop: StopFlag

@@ -11,6 +11,7 @@ from agency.execution.agents.follow_up_runs import follow_up_run_id, no_hunt_her
 from agency.execution.agents.task_spec import FollowUpSpec
 from agency.execution.builtin_tools import default_tool_registry
 from agency.execution.workflows import SqliteCheckpointStore
+from agency.execution.workflows.checkpoints import Checkpoint
 from agency.tools import ToolContext
 from agency.tools.base import StopFlag
 from agency.tools.testing import FakeBody, FakeTime, Mob
@@ -120,10 +121,31 @@ def test_a_drive_ticks_smelt_whose_plan_now_hunts_is_refused_underground_not_cli
         "its plan hunts (pig) and the bot is underground: a drive tick's hunt is for the surface"
     )
     assert [m.name for m in body.mobs] == ["pig"]  # nothing hunted
+    steps = run(rt.workflow_for(rt.choose_agent(smelt), smelt)).steps
+    assert run(rt._hunts_underground(smelt, steps)).startswith("its plan hunts (pig)")
     players = TaskSpec(action="smelt", target="cooked_porkchop", id="s3")
-    assert run(rt._hunts_underground(players)) is None  # a player's goal: done as asked, climb and all
+    assert run(rt._hunts_underground(players, steps)) is None  # a player's goal: done as asked, climb and all
+    wf = run(rt.workflow_for(rt.choose_agent(smelt), smelt))
+    store.start_run("s1r", wf, "standard", "s1r", {})
+    assert "pig" in run(rt._hunts_underground(smelt, rt._steps_left(store.get_run("s1r"))))  # not begun
+    hunt = next(s for s in wf.steps if s.tool == "hunt")
+    store.save(
+        Checkpoint(
+            runId="s1r",
+            workflowId=wf.id,
+            stepIndex=wf.steps.index(hunt),
+            completedStepId=hunt.id,
+            stepOutputs={hunt.id: {}},
+            context={},
+            memorySnapshot={},
+            createdAt=0,
+        ),
+        wf,
+    )
+    left = rt._steps_left(store.get_run("s1r"))  # resumed past its hunt: the rest is done down here
+    assert hunt not in left and run(rt._hunts_underground(smelt, left)) is None
     body.inventory["porkchop"] = 1  # the meat held: nothing to hunt, smelted where it is
-    assert run(rt._hunts_underground(smelt)) is None
+    assert run(rt._hunts_underground(smelt, run(rt.workflow_for(rt.choose_agent(smelt), smelt)).steps)) is None
 
 
 def test_a_follow_up_that_hunts_waits_for_the_surface_and_the_day(make_snapshot) -> None:

@@ -124,6 +124,10 @@ def test_the_drive_tick_counts_a_remembered_furnace_and_asks_for_no_second_one(t
         asyncio.run(agency.job_drive_tick())
         [thought] = agency.stream.recent(5)
         assert thought.metadata.goalKey == "craft:iron_pickaxe"  # the step after the furnace: not craft:furnace
+        # the tick just fired: a tick's reads wait for its interval, DriveJob.goals_now's (now_ms None) do not
+        unread = {"table_nearby": None, "furnace_nearby": None, "bed_known": None}  # table and bed held: never read
+        assert asyncio.run(agency.drive.reads.places_nearby(snap, ftime.clock())) == unread
+        assert asyncio.run(agency.drive.reads.places_nearby(snap, None)) == {**unread, "furnace_nearby": True}
         del body.blocks[FURNACE]  # broken: memory does not outlive the block
         ftime.clock.advance(agency.drive_config.interval_ms)
         assert asyncio.run(agency.drive.reads.furnace_nearby(body.snapshot(), ftime.clock())) is False
