@@ -20,6 +20,7 @@ from loguru import logger
 
 from agency.clock import Clock
 from agency.cognition.counters import AgencyCounters
+from agency.cognition.drive_memory import DriveTickState
 from agency.cognition.drive_reads import DriveReads
 from agency.cognition.drive_selection import DriveSelection
 from agency.cognition.drive_tick import (
@@ -27,7 +28,6 @@ from agency.cognition.drive_tick import (
     DriveTickFired,
     DriveTickResult,
     DriveTickSkipped,
-    DriveTickState,
     drive_candidate,
     drive_gate,
     evaluate_drive_tick,

@@ -19,7 +19,8 @@ import asyncio
 
 from loguru import logger
 
-from agency.cognition.drive_tick import DriveTickState, sight_box
+from agency.cognition.drive_memory import DriveTickState
+from agency.cognition.drive_tick import sight_box
 from agency.cognition.settings import DriveTickConfig
 from agency.perception.reads import snapshot_or_none
 from agency.places.memory import PlaceMemory

@@ -40,11 +40,12 @@ from __future__ import annotations
 
 import math
 import uuid
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from collections.abc import Iterable
+from dataclasses import dataclass
 from enum import Enum
 
 from agency.cognition.counters import AgencyCounters
+from agency.cognition.drive_memory import DriveTickState
 from agency.cognition.drive_rules import select_drive
 from agency.cognition.drive_selection import DriveSelection
 from agency.cognition.follow_ups import FollowUp, Places, builds_shelter, follow_ups, following
@@ -52,7 +53,6 @@ from agency.cognition.grounding import FrameFacts, GroundingResult, check_doable
 from agency.cognition.night_work import is_night_work
 from agency.cognition.sanitizer import sanitize
 from agency.cognition.settings import DriveTickConfig  # the one schema, also the [drive_tick] section
-from agency.db import StoreSource, database_of
 from agency.goal_tag import ExtractedGoal, build_goal_tag_v1, canonical_goal_key
 from agency.planning.tasks.idempotency import TaskLookup, find_blocking_task
 from agency.planning.tasks.models import Task
@@ -75,59 +75,6 @@ _CATEGORY = {
     "craft": "crafting",
     "explore": "exploration",
 }
-
-
-@dataclass
-class DriveTickState:
-    """The one piece of drive-tick memory: when it last fired (None = never)."""
-
-    last_fired_ms: int | None = None
-    on_fire: Callable[[int], None] | None = field(default=None, repr=False, compare=False)  # e.g. persist it
-
-    def due(self, now_ms: int, interval_ms: int) -> bool:
-        return self.last_fired_ms is None or now_ms - self.last_fired_ms >= interval_ms
-
-    def fired(self, now_ms: int) -> None:
-        self.last_fired_ms = now_ms
-        if self.on_fire is not None:
-            self.on_fire(now_ms)
-
-
-_SAVE_SET = "ON CONFLICT (bot) DO UPDATE SET last_fired_ms = excluded.last_fired_ms"
-_MEMORY_SQL = {  # (read, save) in each dialect
-    "sqlite": (
-        "SELECT last_fired_ms FROM drive_ticks WHERE bot = ?",
-        f"INSERT INTO drive_ticks (bot, last_fired_ms) VALUES (?, ?) {_SAVE_SET}",
-    ),
-    "postgresql": (
-        "SELECT last_fired_ms FROM drive_ticks WHERE bot = %s",
-        f"INSERT INTO drive_ticks (bot, last_fired_ms) VALUES (%s, %s) {_SAVE_SET}",
-    ),
-}
-
-
-class DriveTickMemory:
-    """When a bot's last drive tick fired, kept in the agency database (table drive_ticks,
-    one row per bot name), so the interval survives a restart: a daemon started again a
-    minute after a tick does not fire at once. A daemon driving several bots keeps one
-    memory per bot; the default bot '' holds what the one-bot daemon remembered before
-    (agency/db.py migration 9)."""
-
-    def __init__(self, db_path: StoreSource, *, bot: str = "") -> None:
-        self._db = database_of(db_path)  # a path: a connection of its own; a database: the shared one
-        self._read, self._save_sql = _MEMORY_SQL[self._db.dialect]
-        self.bot = bot
-
-    def state(self) -> DriveTickState:
-        """The stored state; firing through it writes the new time back."""
-        row = self._db.execute(self._read, (self.bot,)).fetchone()
-        return DriveTickState(last_fired_ms=None if row is None else int(row["last_fired_ms"]), on_fire=self._save)
-
-    def _save(self, now_ms: int) -> None:
-        self._db.execute(self._save_sql, (self.bot, now_ms))
-
-    def close(self) -> None:
-        self._db.release()
 
 
 class DriveSkipReason(str, Enum):

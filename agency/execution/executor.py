@@ -1,5 +1,6 @@
 """The executor: claims one pending task at a time, runs it as an agent's workflow, reports
-progress into the task, and ends it completed / failed / unplannable with a reason.
+progress into the task, and ends it completed / failed / unplannable with a reason (how a
+task's status changes when its run ends or rests: agency.execution.task_endings).
 
 It is ticked by the daemon (one owner, the event loop). Each tick first runs the per-tick
 evaluation it was given (`before_tick`: the goals' activation reactor and urgency scoring),
@@ -70,7 +71,7 @@ from agency.execution.runs import (
     task_goal,
     task_spec,
 )
-from agency.execution.workflows.models import WorkflowRunResult
+from agency.execution.task_endings import TaskEndings
 from agency.planning.tasks.idempotency import GAVE_WAY, WAITING_FOR_MORNING
 from agency.planning.tasks.models import Task, TaskStatus
 from agency.planning.tasks.store import TaskStore
@@ -79,6 +80,7 @@ from agency.tools.results import WAITS_FOR_MORNING
 __all__ = ["DISCONNECTED", "Executor", "SafeStop"]  # the hold reason and stop record callers name
 
 SAFE_STOP_BUDGET_S = 5.0  # a preemption waits this long for the workflow's safe stop
+ENDED_UNSTOPPED = SafeStop(None, steps_used=0, elapsed_ms=0, timed_out=False)  # a run held that ended with no stop
 
 
 class Executor:
@@ -102,7 +104,6 @@ class Executor:
         self.runtime = runtime
         self.clock = clock
         self.plannable = plannable or self._has_workflow
-        self.on_lifecycle = on_lifecycle
         self.goals = goals
         self.before_tick = before_tick
         self.bridge = bridge  # None: no bridge to lose (a fake or replayed body): no task is poison
@@ -113,6 +114,15 @@ class Executor:
         self.replanner = Replanner(tasks, runtime, clock, goals, self.follow_ups.work_waiting)
         self.stats = ExecutorStats()
         self.morning = MorningHold(clock)
+        self.endings = TaskEndings(
+            tasks,
+            clock,
+            self.stats,
+            goals=goals,
+            replanner=self.replanner,
+            follow_ups=self.follow_ups,
+            on_lifecycle=on_lifecycle,
+        )
 
     @property
     def waiting_for_morning(self) -> bool:
@@ -188,14 +198,12 @@ class Executor:
             if body_lost(result, can_work):
                 if self._poisoned(run):
                     return "failed:poison"
-                self._pause(run.task_id, DISCONNECTED, SafeStop(None, steps_used=0, elapsed_ms=0, timed_out=False))
+                self.endings.pause(run.task_id, DISCONNECTED, ENDED_UNSTOPPED)
                 return f"paused:{DISCONNECTED}"
             if run_waits_for_morning(result):
                 why = next(e.message for e in result.errors if e.code == WAITS_FOR_MORNING)
                 logger.info("[Executor] task={} waits for the morning ({})", run.task_id, why)
-                self._pause(
-                    run.task_id, WAITING_FOR_MORNING, SafeStop(None, steps_used=0, elapsed_ms=0, timed_out=False)
-                )
+                self.endings.pause(run.task_id, WAITING_FOR_MORNING, ENDED_UNSTOPPED)
                 self.morning.held()
                 return f"paused:{WAITING_FOR_MORNING}"
             if (replaced := self.replanner.replan(run, result)) is not None:
@@ -203,7 +211,7 @@ class Executor:
                 return "replanned"
             self._finishing = run
             try:
-                await self._finish(run, result)
+                await self.endings.finish(run, result)
             finally:
                 self._finishing = None
             return f"finished:{result.status}"
@@ -277,7 +285,7 @@ class Executor:
             logger.warning(
                 "[Executor] unplannable task={} goalKey={} reason={}", task.id, task.metadata.goalKey, why_not
             )
-            self._lifecycle("unplannable", task.id)
+            self.endings.lifecycle("unplannable", task.id)
             return "unplannable"
         if not resumed:
             self.stats.claimed += 1
@@ -297,44 +305,8 @@ class Executor:
         mark = self.bridge.mark() if self.bridge is not None else 0
         self.current = Running(task.id, handle, self.clock(), agent, mark, task_goal(task))
         self._preempted = None
-        self._lifecycle("resumed" if resumed else "claimed", task.id)
+        self.endings.lifecycle("resumed" if resumed else "claimed", task.id)
         return "resumed" if resumed else "claimed"
-
-    async def _finish(self, run: Running, result: WorkflowRunResult) -> None:
-        task = self.tasks.get_task(run.task_id)
-        if task is None or task.status is not TaskStatus.active:
-            return  # paused or cancelled meanwhile: preempt/cancel already recorded it
-        solver = {"agentId": result.agentId, "runId": result.runId, "status": result.status}
-        if result.status == "completed" and self.goals is not None and self.goals.owns(task):
-            self.tasks.update_task_metadata(task.id, {"solver": solver})
-            outcome = await self.goals.complete(task, result)  # verifier passes twice, or not done
-            if outcome == "completed":
-                self.tasks.set_progress(task.id, 1.0)
-                self.stats.completed += 1
-                await self.follow_ups.queue_after(task)
-            elif outcome == "failed":
-                self.stats.failed += 1
-            logger.info("[Executor] goal-bound task={} workflow done -> {}", task.id, outcome)
-            self._lifecycle(outcome, task.id)
-        elif result.status == "completed":
-            self.tasks.update_task_metadata(task.id, {"solver": solver})
-            self.tasks.set_progress(task.id, 1.0)
-            self.tasks.set_status(task.id, TaskStatus.completed)
-            self.stats.completed += 1
-            logger.info("[Executor] completed task={} goalKey={}", task.id, task.metadata.goalKey)
-            self._lifecycle("completed", task.id)
-            await self.follow_ups.queue_after(task)
-        elif result.status == "stopped":
-            # stopped without a preemption record (e.g. shutdown): leave it active to resume
-            logger.info("[Executor] run stopped task={} (will resume from checkpoint)", task.id)
-        else:
-            reason = "; ".join(f"{e.code}: {e.message}" for e in result.errors) or "workflow failed"
-            solver["failureReason"] = reason
-            self.tasks.update_task_metadata(task.id, {"solver": solver})
-            self.tasks.set_status(task.id, TaskStatus.failed)
-            self.stats.failed += 1
-            logger.warning("[Executor] failed task={} goalKey={} reason={}", task.id, task.metadata.goalKey, reason)
-            self._lifecycle("failed", task.id)
 
     # ---- preemption --------------------------------------------------------------------
     async def preempt(self, reason: str) -> str | None:
@@ -350,7 +322,7 @@ class Executor:
         done = completed_run(run)
         if done is not None and not self._goal_bound(run.task_id) and not self.follow_ups.carries(run.task_id):
             # done as the stop came: paused, its resume would make the goal again
-            await self._finish(run, done)
+            await self.endings.finish(run, done)
             return None
         report = stop_report(run)
         stop = SafeStop(
@@ -360,13 +332,13 @@ class Executor:
             timed_out=not run.handle.task.done(),
         )
         if reason != DISCONNECTED or not self._poisoned(run):
-            self._pause(run.task_id, reason, stop)
+            self.endings.pause(run.task_id, reason, stop)
             self._preempted = (run.task_id, goal)
         return run.task_id
 
     def _goal_bound(self, task_id: str) -> bool:
         task = self.tasks.get_task(task_id)
-        return task is not None and self.goals is not None and self.goals.owns(task)
+        return task is not None and self.endings.goal_bound(task)
 
     async def stop_run(self, reason: str) -> str | None:
         """Bring the running workflow to a safe stop and let go of it, task untouched (a
@@ -401,33 +373,8 @@ class Executor:
                 why,
             )
             return False
-        self.replanner.forget(task.id)
-        self.stats.failed += 1
-        logger.warning(
-            "[Executor] failed task={} goalKey={} reason={} (not resumed)",
-            task.id,
-            task.metadata.goalKey,
-            task.metadata.solver.get("failureReason"),
-        )
-        self._lifecycle("failed", task.id)
+        self.endings.failed_as_poison(task)
         return True
-
-    def _pause(self, task_id: str, reason: str, stop: SafeStop) -> None:
-        """An active task whose run came to rest is paused with `reason`: goal-bound tasks
-        through the hold protocol (a stop with no report leaves an unverified witness)."""
-        task = self.tasks.get_task(task_id)
-        if task is None or task.status is not TaskStatus.active:
-            return  # cancelled or finished meanwhile: nothing to hold
-        self.replanner.forget(task_id)
-        if self.goals is not None and self.goals.owns(task):
-            self.goals.hold(task, reason, stop)  # hold protocol: holdWitness + Goal SUSPENDED
-            logger.info("[Executor] held task={} reason={}", task.id, reason)
-        else:
-            self.tasks.update_task_metadata(task.id, {"blockedReason": reason, "nextEligibleAt": None})
-            self.tasks.set_status(task.id, TaskStatus.paused)
-            logger.info("[Executor] paused task={} reason={}", task.id, reason)
-        self.stats.paused += 1
-        self._lifecycle("paused", task.id)
 
     def resume_paused(self, reason: str, only: Callable[[Task], bool] | None = None) -> list[str]:
         """Put this bot's tasks paused for `reason` back in the queue (paused -> pending); with
@@ -437,7 +384,7 @@ class Executor:
         out = []
         for task in self._mine(TaskStatus.paused):
             if task.metadata.blockedReason == reason and (only is None or only(task)):
-                self._give_back(task, reason)
+                self.endings.give_back(task, reason)
                 out.append(task.id)
         return out
 
@@ -447,19 +394,8 @@ class Executor:
         the others at once). True when one did."""
         task = self.follow_ups.next_turn()
         if task is not None:
-            self._give_back(task, GAVE_WAY)
+            self.endings.give_back(task, GAVE_WAY)
         return task is not None
-
-    def _give_back(self, task: Task, reason: str) -> None:
-        """A task paused for `reason` goes back in the queue (paused -> pending)."""
-        if self.goals is not None and self.goals.owns(task):
-            self.goals.release(task)  # hold cleared with its mirrors, witness kept for the resume
-        else:
-            self.tasks.update_task_metadata(task.id, {"blockedReason": None})
-            self.tasks.set_status(task.id, TaskStatus.pending)
-        self.stats.resumed += 1
-        logger.info("[Executor] resumed task={} after {}", task.id, reason)
-        self._lifecycle("resumed", task.id)
 
     async def shutdown(self) -> None:
         """Safe-stop a running workflow; its task stays active and resumes on next start."""
@@ -472,10 +408,3 @@ class Executor:
         except Exception:  # noqa: BLE001 - shutting down regardless
             run.handle.task.cancel()
         self.current = None
-
-    def _lifecycle(self, kind: str, task_id: str) -> None:
-        self.stats.events = [*self.stats.events, {"event": kind, "taskId": task_id, "ts": self.clock()}][-100:]
-        if self.on_lifecycle is not None:
-            task = self.tasks.get_task(task_id)
-            if task is not None:
-                self.on_lifecycle(kind, task)

@@ -12,7 +12,7 @@ from agency.chat.handler import ChatHandler
 from agency.clock import Clock, system_clock_ms
 from agency.cognition.counters import AgencyCounters
 from agency.cognition.drive_job import DriveJob
-from agency.cognition.drive_tick import DriveTickMemory
+from agency.cognition.drive_memory import DriveTickMemory
 from agency.cognition.eligibility import routable_by
 from agency.cognition.keepalive import build_keepalive
 from agency.cognition.llm_thoughts import build_thought_generator

@@ -9,13 +9,13 @@ from __future__ import annotations
 import pytest
 
 from agency.cognition import drive_tick, progression
+from agency.cognition.drive_memory import DriveTickState
 from agency.cognition.drive_rules import NIGHT_LOG_FLOOR, select_drive
 from agency.cognition.drive_selection import DriveSelection
 from agency.cognition.drive_tick import (
     DriveSkipReason,
     DriveTickFired,
     DriveTickSkipped,
-    DriveTickState,
     drive_candidate,
     evaluate_drive_tick,
 )

@@ -7,6 +7,7 @@ import asyncio
 
 import pytest
 
+from agency.cognition.drive_memory import DriveTickState
 from agency.cognition.drive_rules import select_drive
 from agency.cognition.drive_tick import (
     DRIVE_TICK_INTERVAL_MS,
@@ -15,7 +16,6 @@ from agency.cognition.drive_tick import (
     DriveTickConfig,
     DriveTickFired,
     DriveTickSkipped,
-    DriveTickState,
     drive_gate,
     evaluate_drive_tick,
     sight_box,

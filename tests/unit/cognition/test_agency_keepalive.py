@@ -14,7 +14,8 @@ import pytest
 
 import agency.cognition.keepalive as keepalive_mod
 import agency.cognition.situation_frame as frame_mod
-from agency.cognition.drive_tick import DriveTickState, evaluate_drive_tick
+from agency.cognition.drive_memory import DriveTickState
+from agency.cognition.drive_tick import evaluate_drive_tick
 from agency.cognition.keepalive import KeepAlive, KeepAliveConfig, memory_slice
 from agency.cognition.sanitizer import build_llm_thought
 from agency.cognition.situation_frame import PROFILES, build_frame, snapshot_facts

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
+from agency.cognition.drive_memory import DriveTickState
 from agency.cognition.drive_tick import (
     DriveSkipReason,
     DriveTickConfig,
     DriveTickFired,
     DriveTickSkipped,
-    DriveTickState,
     evaluate_drive_tick,
 )
 from agency.perception.replay import Recording, ReplayBody

@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import pytest
 
+from agency.cognition.drive_memory import DriveTickState
 from agency.cognition.drive_rules import select_drive
-from agency.cognition.drive_tick import DriveTickFired, DriveTickState, evaluate_drive_tick
+from agency.cognition.drive_tick import DriveTickFired, evaluate_drive_tick
 from agency.cognition.grounding import FrameFacts, check_goal, check_text
 from agency.cognition.progression import routable
 from agency.cognition.sanitizer import sanitize

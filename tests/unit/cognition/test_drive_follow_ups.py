@@ -4,12 +4,12 @@ a tick never chooses a goal an open task still means to do as a follow-up."""
 
 from __future__ import annotations
 
+from agency.cognition.drive_memory import DriveTickState
 from agency.cognition.drive_rules import select_drive
 from agency.cognition.drive_tick import (
     DriveSkipReason,
     DriveTickFired,
     DriveTickSkipped,
-    DriveTickState,
     evaluate_drive_tick,
 )
 from agency.cognition.follow_ups import FollowUp, Places, follow_ups

@@ -12,8 +12,9 @@ import pytest
 from agency.clock import FrozenClock
 from agency.cognition.counters import AgencyCounters
 from agency.cognition.drive_job import DriveJob
+from agency.cognition.drive_memory import DriveTickState
 from agency.cognition.drive_reads import DriveReads
-from agency.cognition.drive_tick import DriveTickFired, DriveTickState, sight_box
+from agency.cognition.drive_tick import DriveTickFired, sight_box
 from agency.cognition.settings import DriveTickConfig
 from agency.execution.body_holder import BodyHolder
 from agency.perception.body_gate import BodyGate

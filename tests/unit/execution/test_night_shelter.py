@@ -10,7 +10,8 @@ from typing import Any
 import pytest
 from loguru import logger
 
-from agency.cognition.drive_tick import DriveSkipReason, DriveTickSkipped, DriveTickState, evaluate_drive_tick
+from agency.cognition.drive_memory import DriveTickState
+from agency.cognition.drive_tick import DriveSkipReason, DriveTickSkipped, evaluate_drive_tick
 from agency.cognition.night_work import held_task_works_underground
 from agency.execution.reflexes import SHELTERING, ReflexConfig, Reflexes
 from agency.execution.reflexes.shelter import BURROW_RETRY_AFTER_STOP_MS, CREEPER_WAIT_UNTIL

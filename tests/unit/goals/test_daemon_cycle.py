@@ -10,7 +10,8 @@ import asyncio
 import pytest
 
 from agency.clock import FrozenClock
-from agency.cognition.drive_tick import DriveTickState, evaluate_drive_tick
+from agency.cognition.drive_memory import DriveTickState
+from agency.cognition.drive_tick import evaluate_drive_tick
 from agency.goals.backoff import MINUTE_MS
 from agency.planning.converter import convert_thought
 from agency.planning.tasks.models import NewTask, TaskStatus

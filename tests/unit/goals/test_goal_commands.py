@@ -8,7 +8,8 @@ from __future__ import annotations
 import pytest
 from fastapi.testclient import TestClient
 
-from agency.cognition.drive_tick import DriveTickState, evaluate_drive_tick
+from agency.cognition.drive_memory import DriveTickState
+from agency.cognition.drive_tick import evaluate_drive_tick
 from agency.goals import read_binding
 from agency.planning.converter import convert_thought
 from agency.planning.tasks.models import NewTask, TaskStatus

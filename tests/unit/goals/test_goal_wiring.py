@@ -11,7 +11,8 @@ import asyncio
 import pytest
 from loguru import logger
 
-from agency.cognition.drive_tick import DriveTickState, evaluate_drive_tick
+from agency.cognition.drive_memory import DriveTickState
+from agency.cognition.drive_tick import evaluate_drive_tick
 from agency.execution.agents import AgentRuntime, load_default_registry
 from agency.execution.builtin_tools import default_tool_registry
 from agency.execution.executor import Executor, SafeStop

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from agency.cognition.drive_tick import DriveTickMemory
+from agency.cognition.drive_memory import DriveTickMemory
 from agency.db import MIGRATIONS, Database
 from tests.unit.pg.dialects import DIALECTS, Databases
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from loguru import logger
 
-from agency.cognition.drive_tick import DriveTickState, evaluate_drive_tick
+from agency.cognition.drive_memory import DriveTickState
+from agency.cognition.drive_tick import evaluate_drive_tick
 from agency.cognition.sanitizer import build_llm_thought
 from agency.cognition.thought_recorder import ThoughtRecorder
 from agency.goal_tag import ExtractedGoal

@@ -5,11 +5,11 @@ row; the tick explores meanwhile, and skips when exploring just failed too. A po
 
 from __future__ import annotations
 
+from agency.cognition.drive_memory import DriveTickState
 from agency.cognition.drive_tick import (
     DriveSkipReason,
     DriveTickFired,
     DriveTickSkipped,
-    DriveTickState,
     evaluate_drive_tick,
 )
 from agency.planning.tasks.models import TaskOrigin

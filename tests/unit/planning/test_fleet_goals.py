@@ -7,11 +7,11 @@ from __future__ import annotations
 import pytest
 from pydantic import ValidationError
 
+from agency.cognition.drive_memory import DriveTickState
 from agency.cognition.drive_tick import (
     DriveSkipReason,
     DriveTickFired,
     DriveTickSkipped,
-    DriveTickState,
     evaluate_drive_tick,
 )
 from agency.cognition.grounding import FrameFacts

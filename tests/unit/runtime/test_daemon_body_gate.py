@@ -10,7 +10,8 @@ import pytest
 from loguru import logger
 
 from agency.clock import FrozenClock
-from agency.cognition.drive_tick import DRIVE_TICK_INTERVAL_MS, DriveTickState, evaluate_drive_tick
+from agency.cognition.drive_memory import DriveTickState
+from agency.cognition.drive_tick import DRIVE_TICK_INTERVAL_MS, evaluate_drive_tick
 from agency.execution.executor import DISCONNECTED
 from agency.goals.models import read_binding
 from agency.planning.converter import convert_thought

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from agency.clock import FrozenClock
-from agency.cognition.drive_tick import DriveTickMemory
+from agency.cognition.drive_memory import DriveTickMemory
 from agency.cognition.keepalive import KeepAlive
 from agency.cognition.llm_thoughts import LlmThoughtGenerator
 from agency.db import Database

@@ -7,7 +7,8 @@ import sqlite3
 
 import pytest
 
-from agency.cognition.drive_tick import DriveTickState, evaluate_drive_tick
+from agency.cognition.drive_memory import DriveTickState
+from agency.cognition.drive_tick import evaluate_drive_tick
 from agency.db import MIGRATIONS, open_database, schema_version
 from agency.goal_tag import ExtractedGoal
 from agency.stream.cognitive_stream import CognitiveStream
