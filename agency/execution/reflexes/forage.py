@@ -9,7 +9,8 @@ With no task running there is nothing to hold up (and a bot too hurt for the dri
 nothing else to do): the wait stays forage_retry_ms and each fruitless walk goes a leg
 further, up to MAX_LEGS (in the caves survival bench a bot at 10 health with the chickens
 near its spawn eaten walked two short legs every few minutes for half a game day). Starving,
-each leg goes as far as a hunt looks (32 blocks, not 12)."""
+or hurt to URGENT_HEALTH with no task running, each leg goes as far as a hunt looks (32
+blocks, not 12); hurt so with no task, a fruitless forage goes on at once (`_heal_first`)."""
 
 from __future__ import annotations
 
@@ -80,6 +81,14 @@ class ForageReflex(ReflexBase):
             )
         return True
 
+    def _heal_first(self, snap: WorldSnapshot) -> bool:
+        """Hurt to URGENT_HEALTH with no task running: the drive tick waits for health 16, so
+        finding food is the bot's only work: it searches as far as a hunt looks and goes on at
+        once after a fruitless walk (a 1.18.2 bench bot at health 4 and food 16, blown up by a
+        creeper in a desert, walked 12-block legs 30 s apart for six minutes before it met a
+        chicken, and stood at health 4-5 for half a game day)."""
+        return snap.health <= URGENT_HEALTH and self.executor.current is None
+
     def _build_in_flight(self) -> bool:
         """Is the running task a build (the night's hut, or any other)? The stock-up before dusk
         does not hold it up: fed enough not to forage, the bot needs the hut more tonight (a
@@ -132,8 +141,9 @@ class ForageReflex(ReflexBase):
             )
             idle = self.executor.current is None
             legs = min(MAX_LEGS, 2 + self._fruitless_forages) if idle else 2
-            # a short walk, the shelter staying near; starving, as far as a hunt looks
-            leg = HUNT_LOOK.leg_distance if snap.food <= URGENT_FOOD else SHORT_LEG
+            # a short walk, the shelter staying near; starving, or hurt with nothing else to do,
+            # as far as a hunt looks
+            leg = HUNT_LOOK.leg_distance if snap.food <= URGENT_FOOD or self._heal_first(snap) else SHORT_LEG
             call, args = "explore", {"legs": legs, "leg_distance": leg}
         async with self._task_held() as paused:
             self.stats.forages += 1
@@ -141,7 +151,8 @@ class ForageReflex(ReflexBase):
         fed = result.success and fed_by(result.output.get("gained"))
         self._fruitless_forages = 0 if fed else self._fruitless_forages + 1
         holding = paused is not None  # a task was held for it: do not drag it off again soon
-        wait = 0 if fed else forage_wait_ms(self.config, self._fruitless_forages if holding else 1)
+        tries = self._fruitless_forages if holding else 1
+        wait = 0 if fed or self._heal_first(snap) else forage_wait_ms(self.config, tries)
         self._forage_retry_at = self.clock() + wait
         logger.info(
             "[Reflex] forage -> {} {}{}",

@@ -270,6 +270,20 @@ def test_a_starving_bot_forages_as_far_as_a_hunt_looks(env):
     assert tools.calls[-1] == ("explore", {"legs": 2, "leg_distance": 12})
 
 
+def test_badly_hurt_with_no_task_a_forage_looks_as_far_as_a_hunt_and_goes_on_at_once(env):
+    tools = RecordingTools({"explore": tool_success("explore", {"legs": 2})})
+    reflexes = Reflexes(tools, env["ctx"], env["ex"], ReflexConfig(forage_retry_ms=30_000), clock=env["ftime"].clock)
+    hurt = _snap(env, health=URGENT_HEALTH, food=16)  # no regeneration under food 18, nothing to eat
+    for legs in (2, 3):
+        assert asyncio.run(reflexes.tick(hurt)) == "forage"
+        assert tools.calls[-1] == ("explore", {"legs": legs, "leg_distance": HUNT_LOOK.leg_distance})
+        assert reflexes.choose(hurt) == "forage"  # no wait: finding food is all there is to do
+    less_hurt = _snap(env, health=URGENT_HEALTH + 1, food=16)
+    assert asyncio.run(reflexes.tick(less_hurt)) == "forage"
+    assert tools.calls[-1] == ("explore", {"legs": 4, "leg_distance": 12})
+    assert reflexes.choose(less_hurt) is None  # waits forage_retry_ms as before
+
+
 def test_no_forage_in_the_shelter_or_while_the_items_of_a_death_wait(env):
     reflexes = Reflexes(env["tools"], env["ctx"], env["ex"], ReflexConfig())
     snap = _snap(env, health=9.7, food=17, mobs=(COW,))
