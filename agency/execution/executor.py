@@ -20,7 +20,9 @@ not reset them): what the first run got is not fetched again, and the new plan's
 further from where the bot now is (a collect tunnels on, a hunt explores).
 
 A run that fails on surface work met under cover at night is held for the morning instead
-of failed (agency.execution.morning_hold).
+of failed (agency.execution.morning_hold). A drive tick's craft or smelt whose plan hunts,
+claimed underground, is held for the surface (WAITING_FOR_SURFACE) and given back on the
+first tick the bot is up there again (`_back_on_the_surface`).
 
 A run that ends because the body went away (BODY_LOST from a tool, or any failure seen
 while the body is not connected) did not fail on its merits: its task is held as
@@ -67,15 +69,17 @@ from agency.execution.runs import (
     body_lost,
     completed_run,
     run_waits_for_morning,
+    run_waits_for_surface,
     stop_report,
     task_goal,
     task_spec,
 )
 from agency.execution.task_endings import TaskEndings
-from agency.planning.tasks.idempotency import GAVE_WAY, WAITING_FOR_MORNING
+from agency.planning.tasks.idempotency import GAVE_WAY, WAITING_FOR_MORNING, WAITING_FOR_SURFACE
 from agency.planning.tasks.models import Task, TaskStatus
 from agency.planning.tasks.store import TaskStore
 from agency.tools.results import WAITS_FOR_MORNING
+from agency.world import BodyLost, underground
 
 __all__ = ["DISCONNECTED", "Executor", "SafeStop"]  # the hold reason and stop record callers name
 
@@ -114,6 +118,7 @@ class Executor:
         self.replanner = Replanner(tasks, runtime, clock, goals, self.follow_ups.work_waiting)
         self.stats = ExecutorStats()
         self.morning = MorningHold(clock)
+        self._surface_held = True  # tasks held for the surface may be in the store (a restart): looked for
         self.endings = TaskEndings(
             tasks,
             clock,
@@ -206,6 +211,11 @@ class Executor:
                 self.endings.pause(run.task_id, WAITING_FOR_MORNING, ENDED_UNSTOPPED)
                 self.morning.held()
                 return f"paused:{WAITING_FOR_MORNING}"
+            if (up := run_waits_for_surface(result)) is not None:
+                logger.info("[Executor] task={} waits for the surface ({})", run.task_id, up)
+                self.endings.pause(run.task_id, WAITING_FOR_SURFACE, ENDED_UNSTOPPED)
+                self._surface_held = True
+                return f"paused:{WAITING_FOR_SURFACE}"
             if (replaced := self.replanner.replan(run, result)) is not None:
                 self.current = replaced
                 return "replanned"
@@ -224,6 +234,7 @@ class Executor:
         # no morning seen (a bot without reflexes): the night is long over
         if self.morning.overdue() and (given := self.resume_paused(WAITING_FOR_MORNING)):
             logger.info("[Executor] {} task(s) held for the morning given back after 12 min or more", len(given))
+        await self._back_on_the_surface()
         interrupted = self._interrupted()
         if interrupted is not None:
             return self._start(interrupted, resumed=True)
@@ -242,6 +253,23 @@ class Executor:
             await self.before_tick()
         except Exception as e:  # noqa: BLE001 - a failed evaluation must not stop the executor
             logger.opt(exception=e).warning("[Executor] per-tick evaluation failed: {}", e)
+
+    async def _back_on_the_surface(self) -> None:
+        """Tasks held for the surface go back in the queue once the bot is up (its snapshot not
+        underground); looked for after a restart too, then only while some are held."""
+        if not self._surface_held:
+            return
+        if not any(t.metadata.blockedReason == WAITING_FOR_SURFACE for t in self._mine(TaskStatus.paused)):
+            self._surface_held = False
+            return
+        try:
+            if underground(await self.runtime.tool_context.snapshot()):
+                return
+        except BodyLost:
+            return
+        given = self.resume_paused(WAITING_FOR_SURFACE)
+        self._surface_held = False
+        logger.info("[Executor] up on the surface: {} task(s) held for it given back", len(given))
 
     def _interrupted(self) -> Task | None:
         """An active task of this bot's with no run in flight was interrupted (crash,

@@ -11,7 +11,7 @@ from agency.execution.agents.runtime import RunHandle, TaskSpec
 from agency.execution.workflows.models import StopReport, WorkflowRunResult
 from agency.planning.converter import DRIVE_TICK
 from agency.planning.tasks.models import Task
-from agency.tools.results import BODY_LOST, WAITS_FOR_MORNING
+from agency.tools.results import BODY_LOST, WAITS_FOR_MORNING, WAITS_FOR_SURFACE
 
 DISCONNECTED = "disconnected"  # the hold reason of work the body's loss interrupted
 
@@ -85,6 +85,13 @@ def completed_run(run: Running) -> WorkflowRunResult | None:
 
 def run_waits_for_morning(result: WorkflowRunResult) -> bool:
     return result.status == "failed" and any(e.code == WAITS_FOR_MORNING for e in result.errors)
+
+
+def run_waits_for_surface(result: WorkflowRunResult) -> str | None:
+    """Why the run waits for the bot to be up on the surface (WAITS_FOR_SURFACE), or None."""
+    if result.status != "failed":
+        return None
+    return next((e.message for e in result.errors if e.code == WAITS_FOR_SURFACE), None)
 
 
 def body_lost(result: WorkflowRunResult, body_ready: bool) -> bool:

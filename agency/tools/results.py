@@ -26,6 +26,9 @@ PRECONDITION_FAILED = "PRECONDITION_FAILED"  # e.g. missing materials, nothing f
 # surface work met under cover at night (logs above, animals on the surface): its task is held
 # until the morning (agency.execution.executor), not failed
 WAITS_FOR_MORNING = "WAITS_FOR_MORNING"
+# a drive tick's craft or smelt whose plan hunts, claimed underground: held until the bot is up
+# on the surface again (agency.execution.executor), not failed
+WAITS_FOR_SURFACE = "WAITS_FOR_SURFACE"
 
 
 class FrozenDict(dict[Any, Any]):

@@ -41,7 +41,7 @@ from agency.execution.workflows.steps import DelegationRequest, StepExecutor
 from agency.goal_tag import MAKE_ACTIONS
 from agency.tools.base import StopFlag, ToolContext
 from agency.tools.registry import ToolRegistry
-from agency.tools.results import BODY_LOST, PRECONDITION_FAILED
+from agency.tools.results import BODY_LOST, PRECONDITION_FAILED, WAITS_FOR_SURFACE
 from agency.world import BodyLost, underground
 
 NO_WORKFLOW = "NO_WORKFLOW"
@@ -179,7 +179,7 @@ class AgentRuntime:
                 )
             if rec is not None and rec.status != "completed":  # resume, same steps, same agent
                 if why := await self._hunts_underground(task, self._steps_left(rec)):
-                    return _refused(rec.runId, rec.agentId, PRECONDITION_FAILED, why)
+                    return _refused(rec.runId, rec.agentId, WAITS_FOR_SURFACE, why)
                 return await self.resume_run(rec, task.id, stop)
         profile = self.agents.require(agent_id) if agent_id else self.choose_agent(task)
         run_id = task.id or f"run-{uuid.uuid4().hex[:12]}"
@@ -196,13 +196,14 @@ class AgentRuntime:
         except BodyLost as e:  # planning reads the inventory: no body, no plan, no fault of the task
             return _refused(run_id, profile.id, BODY_LOST, str(e))
         if why := await self._hunts_underground(task, workflow.steps):
-            return _refused(run_id, profile.id, PRECONDITION_FAILED, why)
+            return _refused(run_id, profile.id, WAITS_FOR_SURFACE, why)
         return await self.run_workflow(profile, workflow, task, run_id, stop)
 
     async def _hunts_underground(self, task: TaskSpec, steps: list[StepDef]) -> str | None:
-        """Why a drive tick's craft or smelt is refused now, or None: underground, the steps it
-        is about to run hunt (the raw meat it was to cook eaten meanwhile). The animals graze on
-        the surface: bench bots' smelts of pork and chicken, claimed 18-34 blocks down in their
+        """Why a drive tick's craft or smelt waits for the surface now (its task held until the
+        bot is up: WAITS_FOR_SURFACE), or None: underground, the steps it is about to run hunt
+        (the raw meat it was to cook eaten meanwhile, a bed's wool). The animals graze on the
+        surface: bench bots' smelts of pork and chicken, claimed 18-34 blocks down in their
         mines, spent 90-190 s climbing out and five minutes hunting, and failed (three wedges)."""
         if not task.drive or task.action not in HUNTING_PLANS:
             return None

@@ -33,6 +33,10 @@ GAVE_WAY = "gave way to queued work"
 # in the morning; one whose goal the bot's drive tick asks for again (at night it fires only once
 # the bot is dug in to work) is given back then instead of a twin (`held_twin`, agency.planning.converter).
 SHELTERING = "sheltering"
+# A drive tick's craft or smelt whose plan hunts, claimed underground, waits for the bot to be up on
+# the surface again (the animals graze there; agency.execution.executor gives it back then): in
+# flight as well, so no twin is made meanwhile.
+WAITING_FOR_SURFACE = "surface"
 # pending_planning is pending while a planner works on it; it suppresses like pending.
 PENDING_STATUSES = frozenset({TaskStatus.pending, TaskStatus.pending_planning})
 
@@ -55,6 +59,11 @@ def waits_for_morning(task: Task, now_ms: int) -> bool:
     )
 
 
+def waits_for_surface(task: Task) -> bool:
+    """Paused until the bot is up on the surface (WAITING_FOR_SURFACE)."""
+    return task.status is TaskStatus.paused and task.metadata.blockedReason == WAITING_FOR_SURFACE
+
+
 def waits_its_turn(task: Task) -> bool:
     """Paused behind work queued after it (GAVE_WAY)."""
     return task.status is TaskStatus.paused and task.metadata.blockedReason == GAVE_WAY
@@ -62,6 +71,8 @@ def waits_its_turn(task: Task) -> bool:
 
 def suppresses(task: Task, now_ms: int, stuck_timeout_ms: int = STUCK_PENDING_TIMEOUT_MS) -> bool:
     if task.status is TaskStatus.active or waits_for_morning(task, now_ms) or waits_its_turn(task):
+        return True
+    if waits_for_surface(task):
         return True
     if task.status in PENDING_STATUSES:
         pending_for = now_ms - task.metadata.createdAt

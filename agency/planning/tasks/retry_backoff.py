@@ -10,7 +10,8 @@ twice) holds the goal back POISON_HOLD_MS from that failure. Only what the drive
 waits: a user may still submit the goal (their choice).
 A goal whose newest task waits for the morning (paused WAITING_FOR_MORNING: surface work met
 under cover at night, agency.execution.executor) is held back too until that task is given back,
-so the night asks for the next goal instead of the same one again.
+so the night asks for the next goal instead of the same one again; so is one whose newest task
+waits for the surface (WAITING_FOR_SURFACE: a plan that hunts, claimed underground).
 Asked for a bot, only the tasks open to it count (agency.planning.tasks.idempotency.open_to).
 """
 
@@ -19,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from agency.planning.tasks.idempotency import TaskLookup, open_to, waits_for_morning
+from agency.planning.tasks.idempotency import TaskLookup, open_to, waits_for_morning, waits_for_surface
 from agency.planning.tasks.models import Task, TaskStatus
 from agency.planning.tasks.poison import is_poison
 
@@ -54,6 +55,8 @@ def held_back(
         newest = sorted(mine, key=lambda t: t.metadata.updatedAt, reverse=True)[:depth]
     if newest and waits_for_morning(newest[0], now_ms):
         return HeldBack(failures=0, wait_ms=MORNING_RECHECK_MS, reason="it waits for the morning")
+    if newest and waits_for_surface(newest[0]):  # the tick asks for another goal meanwhile
+        return HeldBack(failures=0, wait_ms=MORNING_RECHECK_MS, reason="it waits for the surface")
     failures, last, poison = 0, None, None
     for task in newest:
         if task.status is not TaskStatus.failed:

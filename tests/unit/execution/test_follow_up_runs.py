@@ -14,6 +14,7 @@ from agency.execution.workflows import SqliteCheckpointStore
 from agency.execution.workflows.checkpoints import Checkpoint
 from agency.tools import ToolContext
 from agency.tools.base import StopFlag
+from agency.tools.results import WAITS_FOR_SURFACE
 from agency.tools.testing import FakeBody, FakeTime, Mob
 from tests.unit.conftest import run
 from tests.unit.tools.test_hunting import HuntBody
@@ -117,7 +118,8 @@ def test_a_drive_ticks_smelt_whose_plan_now_hunts_is_refused_underground_not_cli
     rt = _runtime(hctx, store)
     smelt = TaskSpec(action="smelt", target="cooked_porkchop", id="s1", drive=True)
     res = run(rt.run_task(smelt))
-    assert res.status == "failed" and res.errors[0].message == (
+    assert res.status == "failed" and res.errors[0].code == WAITS_FOR_SURFACE
+    assert res.errors[0].message == (
         "its plan hunts (pig) and the bot is underground: a drive tick's hunt is for the surface"
     )
     assert [m.name for m in body.mobs] == ["pig"]  # nothing hunted

@@ -1,0 +1,76 @@
+"""A drive tick's craft or smelt whose plan hunts, claimed underground, is held for the surface
+instead of failed: paused `surface`, its goal held back from the drive tick and no twin made
+meanwhile, and given back by the executor on its first tick with the bot up on the surface.
+Over the fake block world (no node)."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+from loguru import logger
+
+from agency.planning.tasks.idempotency import WAITING_FOR_SURFACE, find_blocking_task
+from agency.planning.tasks.models import TaskStatus
+from agency.planning.tasks.retry_backoff import held_back
+from agency.tools.testing import FakeTime, Mob
+from tests.unit.execution.world import add_task, executor_env
+from tests.unit.tools.test_hunting import HuntBody
+
+
+class MineBody(HuntBody):
+    """Deep in a mine (six blocks over the head) until `up` is set."""
+
+    up = False
+
+    def snapshot(self):
+        snap = super().snapshot()
+        return snap if self.up else snap.model_copy(update={"cover": 6})
+
+
+@pytest.fixture
+def env(tmp_path):
+    ftime = FakeTime()
+    body = MineBody(ftime.clock, {"furnace": 1, "coal": 4, "crafting_table": 1})
+    body.mobs.append(Mob("pig", hostile=False, x=4.5, z=0.5))
+    e = executor_env(tmp_path, ftime, body)
+    yield e
+    e["tasks"].close()
+
+
+def _ticks(ex, ftime, n):
+    async def go():
+        outs = []
+        for _ in range(n):
+            outs.append(await ex.tick())
+            await ftime.sleep(0.1)
+        return outs
+
+    return asyncio.run(go())
+
+
+def test_a_smelt_whose_plan_hunts_claimed_underground_waits_for_the_surface_then_goes_on(env):
+    tasks, ex, ftime, body = env["tasks"], env["ex"], env["ftime"], env["body"]
+    tid = add_task(tasks, "smelt", "cooked_porkchop")  # a drive tick's: the raw meat eaten meanwhile
+    lines: list[str] = []
+    sink = logger.add(lambda m: lines.append(m.record["message"]), level="INFO")
+    try:
+        outs = _ticks(ex, ftime, 20)
+        assert f"paused:{WAITING_FOR_SURFACE}" in outs and "replanned" not in outs  # neither failed nor replanned
+        task = tasks.get_task(tid)
+        assert task.status is TaskStatus.paused and task.metadata.blockedReason == WAITING_FOR_SURFACE
+        assert any(f"task={tid} waits for the surface (its plan hunts (pig)" in line for line in lines)
+        assert find_blocking_task(tasks, "smelt:cooked_porkchop", ftime.clock()).id == tid  # in flight: no twin
+        held = held_back(tasks, "smelt:cooked_porkchop", ftime.clock())
+        assert held is not None and held.reason == "it waits for the surface"  # the tick asks for another goal
+        assert set(_ticks(ex, ftime, 10)) == {"idle"}  # still down there: still held
+        assert tasks.get_task(tid).status is TaskStatus.paused
+        assert [m.name for m in body.mobs] == ["pig"]  # nothing hunted from down there
+
+        body.up = True
+        _ticks(ex, ftime, 1)
+        assert tasks.get_task(tid).status is not TaskStatus.paused  # given back, and claimed
+        assert "[Executor] up on the surface: 1 task(s) held for it given back" in lines
+        assert held_back(tasks, "smelt:cooked_porkchop", ftime.clock()) is None
+    finally:
+        logger.remove(sink)
