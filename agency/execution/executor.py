@@ -416,6 +416,18 @@ class Executor:
                 out.append(task.id)
         return out
 
+    def hold_turns(self, reason: str) -> list[str]:
+        """This bot's tasks waiting their turn (GAVE_WAY, no goal's) held for `reason` instead:
+        the night's hold, so that what is given back to the bot dug in under its hut is the
+        night's work alone (a 26.1 bench bot dug in, claimed its collect of logs waiting its
+        turn, walked up for a tree and spent the night in the hut). Their ids."""
+        held = []
+        for task in self._mine(TaskStatus.paused):
+            if task.metadata.blockedReason == GAVE_WAY and not self.endings.goal_bound(task):
+                self.tasks.update_task_metadata(task.id, {"blockedReason": reason})
+                held.append(task.id)
+        return held
+
     def _give_back_a_turn(self) -> bool:
         """Nothing else to claim: the oldest task that gave way to queued work goes back in the
         queue, one at a time (given back together, the first claimed would give way again to

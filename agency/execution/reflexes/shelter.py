@@ -271,6 +271,7 @@ class ShelterReflex(SleepReflex):
         if result.success:
             self.sheltered, self._dug_in, self._night_hold, self._dug_in_under = None, True, True, site
             self.stats.nights_dug_in += 1
+            self.executor.hold_turns(SHELTERING)  # judged with the tasks held at dusk
             going_on = await self._night_work_held()
             logger.info(
                 "[Reflex] night: dug in under the shelter at {} -> {}; working underground until morning ({})",
@@ -289,8 +290,9 @@ class ShelterReflex(SleepReflex):
         self._log({"reflex": "dig_in", "ok": result.success})
 
     async def _night_work_held(self) -> list[str]:
-        """The tasks held at dusk that are work for down here (`night_task`: a craft or smelt
-        whose plan does not hunt) go back in the queue now, the rest wait for the morning (a
+        """The tasks held at dusk (and those that were waiting their turn: Executor.hold_turns)
+        that are work for down here (`night_task`: a craft or smelt whose plan does not hunt) go
+        back in the queue now, the rest wait for the morning (a
         1.18.2 bench bot dug in at dusk with its iron pickaxe's task held, and stood idle in
         its pocket until the next tick asked for it). Their ids."""
         if self.night_task is None:

@@ -16,7 +16,7 @@ from agency.cognition.night_work import held_task_works_underground
 from agency.execution.reflexes import SHELTERING, ReflexConfig, Reflexes
 from agency.execution.reflexes.shelter import BURROW_RETRY_AFTER_STOP_MS, CREEPER_WAIT_UNTIL
 from agency.planning.stalls import classify_stall
-from agency.planning.tasks.idempotency import WAITING_FOR_MORNING
+from agency.planning.tasks.idempotency import GAVE_WAY, WAITING_FOR_MORNING
 from agency.planning.tasks.models import TaskStatus
 from agency.shelter.bed import SLEEP_FROM, shelter_bed_spot
 from agency.shelter.blueprint import basic_shelter
@@ -496,6 +496,26 @@ def test_dug_in_a_task_held_at_dusk_that_is_work_for_down_there_goes_on_at_once(
     assert task.status is (TaskStatus.pending if goes_on else TaskStatus.paused)
     said = f"given back, work for down here: {task_id}; the other tasks held at dusk wait for it"
     assert any(said in line for line in lines) is goes_on
+
+
+@pytest.mark.parametrize(("waiting", "goes_on"), [(("collect", "oak_log", 8), False), (("craft", "stick", 4), True)])
+def test_dug_in_a_task_waiting_its_turn_goes_on_only_if_it_is_work_for_down_there(dig_env, waiting, goes_on):
+    """A 26.1 bench bot dug in, claimed its collect of logs that had given way to queued work,
+    walked up for a tree and spent the night in the hut."""
+    tasks, ex = dig_env["tasks"], dig_env["ex"]
+    dig_env["body"].inventory.update({"oak_planks": 4})
+    turn = _add(tasks, *waiting)
+    tasks.set_status(turn, TaskStatus.active)
+    tasks.update_task_metadata(turn, {"blockedReason": GAVE_WAY})
+    tasks.set_status(turn, TaskStatus.paused)
+    _dig_in_tonight(dig_env)
+    task = tasks.get_task(turn)
+    if goes_on:
+        assert task.status is TaskStatus.pending
+    else:
+        assert task.status is TaskStatus.paused and task.metadata.blockedReason == SHELTERING
+        assert asyncio.run(ex.tick()) == "idle"  # not given back as its turn: it waits for the morning
+        assert tasks.get_task(turn).status is TaskStatus.paused
 
 
 def test_in_the_morning_the_nights_work_is_stopped_and_a_table_it_placed_on_a_step_is_dug(dig_env):
