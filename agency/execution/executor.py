@@ -75,11 +75,11 @@ from agency.execution.runs import (
     task_spec,
 )
 from agency.execution.task_endings import TaskEndings
-from agency.planning.tasks.idempotency import GAVE_WAY, WAITING_FOR_MORNING, WAITING_FOR_SURFACE
+from agency.planning.tasks.idempotency import GAVE_WAY, WAITING_FOR_MORNING, WAITING_FOR_SURFACE, waits_for_surface
 from agency.planning.tasks.models import Task, TaskStatus
 from agency.planning.tasks.store import TaskStore
 from agency.tools.results import WAITS_FOR_MORNING
-from agency.world import BodyLost, underground
+from agency.world import BodyError, night_approaching, underground
 
 __all__ = ["DISCONNECTED", "Executor", "SafeStop"]  # the hold reason and stop record callers name
 
@@ -255,17 +255,26 @@ class Executor:
             logger.opt(exception=e).warning("[Executor] per-tick evaluation failed: {}", e)
 
     async def _back_on_the_surface(self) -> None:
-        """Tasks held for the surface go back in the queue once the bot is up (its snapshot not
-        underground); looked for after a restart too, then only while some are held."""
+        """Tasks held for the surface go back in the queue once the bot is up by day (its
+        snapshot not underground, no dusk: a hunt then waits for the morning anyway), or after
+        SURFACE_MAX_HOLD_MS held whatever (claimed underground again, held again); looked for
+        after a restart too, then only while some are held."""
         if not self._surface_held:
             return
-        if not any(t.metadata.blockedReason == WAITING_FOR_SURFACE for t in self._mine(TaskStatus.paused)):
+        held = [t for t in self._mine(TaskStatus.paused) if t.metadata.blockedReason == WAITING_FOR_SURFACE]
+        if not held:
             self._surface_held = False
             return
+        now = self.clock()
+        if stale := [t for t in held if not waits_for_surface(t, now)]:
+            given = self.resume_paused(WAITING_FOR_SURFACE, only=lambda t: t in stale)
+            logger.info("[Executor] {} task(s) held for the surface given back after their longest hold", len(given))
+            return
         try:
-            if underground(await self.runtime.tool_context.snapshot()):
-                return
-        except BodyLost:
+            snap = await self.runtime.tool_context.snapshot()
+        except BodyError:  # lost, or a bridge error: asked again on the next tick
+            return
+        if underground(snap) or night_approaching(snap):
             return
         given = self.resume_paused(WAITING_FOR_SURFACE)
         self._surface_held = False

@@ -38,6 +38,7 @@ from agency.execution.workflows.engine import StepEvent, WorkflowEngine
 from agency.execution.workflows.models import StepDef, StepError, WorkflowDef, WorkflowRunResult
 from agency.execution.workflows.prompts import PromptRunner
 from agency.execution.workflows.steps import DelegationRequest, StepExecutor
+from agency.game.recipes import available
 from agency.goal_tag import MAKE_ACTIONS
 from agency.tools.base import StopFlag, ToolContext
 from agency.tools.registry import ToolRegistry
@@ -207,12 +208,18 @@ class AgentRuntime:
         mines, spent 90-190 s climbing out and five minutes hunting, and failed (three wedges)."""
         if not task.drive or task.action not in HUNTING_PLANS:
             return None
-        hunted = sorted({str(s.args.get("target")) for s in steps if s.tool == HUNT_TOOL})
+        hunts = [s for s in steps if s.tool == HUNT_TOOL]
+        if not hunts:
+            return None
         try:
-            if not hunted or not underground(await self.tool_context.snapshot()):
-                return None
+            snap = await self.tool_context.snapshot()
         except BodyLost:
             return None  # the run reads the body again and reports it
+        held = snap.held()
+        # a hunt whose drop is held by now does nothing (agency.tools.hunting: `enough`)
+        hunted = sorted({str(s.args.get("target")) for s in hunts if not _hunt_done(s, held)})
+        if not hunted or not underground(snap):
+            return None
         return (
             f"its plan hunts ({', '.join(hunted)}) and the bot is underground: a drive tick's hunt is for the surface"
         )
@@ -342,6 +349,11 @@ def _goal_total(workflow: WorkflowDef) -> tuple[str, int] | None:
         if step.args.get("ensure") and isinstance(step.args.get("count"), int) and isinstance(item, str):
             return item, step.args["count"]
     return None
+
+
+def _hunt_done(step: StepDef, held: dict[str, int]) -> bool:
+    item, count = step.args.get("until_item"), step.args.get("until_count")
+    return isinstance(item, str) and isinstance(count, int) and available(held, item) >= count
 
 
 def _refused(run_id: str, agent_id: str, code: str, message: str) -> WorkflowRunResult:

@@ -10,7 +10,8 @@ nothing else to do): the wait stays forage_retry_ms and each fruitless walk goes
 further, up to MAX_LEGS (in the caves survival bench a bot at 10 health with the chickens
 near its spawn eaten walked two short legs every few minutes for half a game day). Starving,
 or hurt to URGENT_HEALTH with no task running, each leg goes as far as a hunt looks (32
-blocks, not 12); hurt so with no task, a fruitless forage goes on at once (`_heal_first`)."""
+blocks, not 12); hurt so with no task, a fruitless walk of 2 such legs is followed by the next
+at once (`_heal_first`), one that could not walk waits as ever."""
 
 from __future__ import annotations
 
@@ -83,8 +84,8 @@ class ForageReflex(ReflexBase):
 
     def _heal_first(self, snap: WorldSnapshot) -> bool:
         """Hurt to URGENT_HEALTH with no task running: the drive tick waits for health 16, so
-        finding food is the bot's only work: it searches as far as a hunt looks and goes on at
-        once after a fruitless walk (a 1.18.2 bench bot at health 4 and food 16, blown up by a
+        finding food is the bot's only work: it walks legs as far as a hunt looks, two at a
+        time, and goes on at once after a fruitless walk (a 1.18.2 bench bot at health 4 and food 16, blown up by a
         creeper in a desert, walked 12-block legs 30 s apart for six minutes before it met a
         chicken, and stood at health 4-5 for half a game day)."""
         return snap.health <= URGENT_HEALTH and self.executor.current is None
@@ -140,7 +141,10 @@ class ForageReflex(ReflexBase):
                 "[Reflex] forage: {}, nothing to eat held and no animal in sight -> exploring for one", vitals(snap)
             )
             idle = self.executor.current is None
-            legs = min(MAX_LEGS, 2 + self._fruitless_forages) if idle else 2
+            # healing first, the walks stay 2 legs (of a hunt's length) and follow each other at
+            # once: the threats and the night get a look between them
+            grow = idle and not self._heal_first(snap)
+            legs = min(MAX_LEGS, 2 + self._fruitless_forages) if grow else 2
             # a short walk, the shelter staying near; starving, or hurt with nothing else to do,
             # as far as a hunt looks
             leg = HUNT_LOOK.leg_distance if snap.food <= URGENT_FOOD or self._heal_first(snap) else SHORT_LEG
@@ -152,7 +156,9 @@ class ForageReflex(ReflexBase):
         self._fruitless_forages = 0 if fed else self._fruitless_forages + 1
         holding = paused is not None  # a task was held for it: do not drag it off again soon
         tries = self._fruitless_forages if holding else 1
-        wait = 0 if fed or self._heal_first(snap) else forage_wait_ms(self.config, tries)
+        # a walk that failed (nowhere to go from here) waits as ever, healing first or not
+        on_at_once = fed or (result.success and self._heal_first(snap))
+        wait = 0 if on_at_once else forage_wait_ms(self.config, tries)
         self._forage_retry_at = self.clock() + wait
         logger.info(
             "[Reflex] forage -> {} {}{}",

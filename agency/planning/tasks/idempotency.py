@@ -34,9 +34,10 @@ GAVE_WAY = "gave way to queued work"
 # the bot is dug in to work) is given back then instead of a twin (`held_twin`, agency.planning.converter).
 SHELTERING = "sheltering"
 # A drive tick's craft or smelt whose plan hunts, claimed underground, waits for the bot to be up on
-# the surface again (the animals graze there; agency.execution.executor gives it back then): in
-# flight as well, so no twin is made meanwhile.
-WAITING_FOR_SURFACE = "surface"
+# the surface again by day (the animals graze there; agency.execution.executor gives it back then,
+# or after SURFACE_MAX_HOLD_MS at the latest): in flight as well meanwhile, so no twin is made.
+WAITING_FOR_SURFACE = "waiting for the surface"
+SURFACE_MAX_HOLD_MS = MORNING_MAX_HOLD_MS
 # pending_planning is pending while a planner works on it; it suppresses like pending.
 PENDING_STATUSES = frozenset({TaskStatus.pending, TaskStatus.pending_planning})
 
@@ -59,9 +60,14 @@ def waits_for_morning(task: Task, now_ms: int) -> bool:
     )
 
 
-def waits_for_surface(task: Task) -> bool:
-    """Paused until the bot is up on the surface (WAITING_FOR_SURFACE)."""
-    return task.status is TaskStatus.paused and task.metadata.blockedReason == WAITING_FOR_SURFACE
+def waits_for_surface(task: Task, now_ms: int) -> bool:
+    """Paused until the bot is up on the surface (WAITING_FOR_SURFACE), not longer than
+    SURFACE_MAX_HOLD_MS."""
+    return (
+        task.status is TaskStatus.paused
+        and task.metadata.blockedReason == WAITING_FOR_SURFACE
+        and now_ms - task.metadata.updatedAt < SURFACE_MAX_HOLD_MS
+    )
 
 
 def waits_its_turn(task: Task) -> bool:
@@ -72,7 +78,7 @@ def waits_its_turn(task: Task) -> bool:
 def suppresses(task: Task, now_ms: int, stuck_timeout_ms: int = STUCK_PENDING_TIMEOUT_MS) -> bool:
     if task.status is TaskStatus.active or waits_for_morning(task, now_ms) or waits_its_turn(task):
         return True
-    if waits_for_surface(task):
+    if waits_for_surface(task, now_ms):
         return True
     if task.status in PENDING_STATUSES:
         pending_for = now_ms - task.metadata.createdAt

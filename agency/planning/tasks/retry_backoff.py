@@ -55,7 +55,7 @@ def held_back(
         newest = sorted(mine, key=lambda t: t.metadata.updatedAt, reverse=True)[:depth]
     if newest and waits_for_morning(newest[0], now_ms):
         return HeldBack(failures=0, wait_ms=MORNING_RECHECK_MS, reason="it waits for the morning")
-    if newest and waits_for_surface(newest[0]):  # the tick asks for another goal meanwhile
+    if newest and waits_for_surface(newest[0], now_ms):  # the tick asks for another goal meanwhile
         return HeldBack(failures=0, wait_ms=MORNING_RECHECK_MS, reason="it waits for the surface")
     failures, last, poison = 0, None, None
     for task in newest:

@@ -147,6 +147,7 @@ def test_a_drive_ticks_smelt_whose_plan_now_hunts_is_refused_underground_not_cli
     left = rt._steps_left(store.get_run("s1r"))  # resumed past its hunt: the rest is done down here
     assert hunt not in left and run(rt._hunts_underground(smelt, left)) is None
     body.inventory["porkchop"] = 1  # the meat held: nothing to hunt, smelted where it is
+    assert run(rt._hunts_underground(smelt, steps)) is None  # a hunt step of a run resumed: done already
     assert run(rt._hunts_underground(smelt, run(rt.workflow_for(rt.choose_agent(smelt), smelt)).steps)) is None
 
 

@@ -274,14 +274,25 @@ def test_badly_hurt_with_no_task_a_forage_looks_as_far_as_a_hunt_and_goes_on_at_
     tools = RecordingTools({"explore": tool_success("explore", {"legs": 2})})
     reflexes = Reflexes(tools, env["ctx"], env["ex"], ReflexConfig(forage_retry_ms=30_000), clock=env["ftime"].clock)
     hurt = _snap(env, health=URGENT_HEALTH, food=16)  # no regeneration under food 18, nothing to eat
-    for legs in (2, 3):
+    for _ in range(3):  # two legs a walk: the threats and the night get a look between walks
         assert asyncio.run(reflexes.tick(hurt)) == "forage"
-        assert tools.calls[-1] == ("explore", {"legs": legs, "leg_distance": HUNT_LOOK.leg_distance})
+        assert tools.calls[-1] == ("explore", {"legs": 2, "leg_distance": HUNT_LOOK.leg_distance})
         assert reflexes.choose(hurt) == "forage"  # no wait: finding food is all there is to do
     less_hurt = _snap(env, health=URGENT_HEALTH + 1, food=16)
     assert asyncio.run(reflexes.tick(less_hurt)) == "forage"
-    assert tools.calls[-1] == ("explore", {"legs": 4, "leg_distance": 12})
+    assert tools.calls[-1] == ("explore", {"legs": 5, "leg_distance": 12})
     assert reflexes.choose(less_hurt) is None  # waits forage_retry_ms as before
+
+
+def test_badly_hurt_a_forage_that_could_not_walk_waits_as_ever(env):
+    failed = tool_failure("explore", "PRECONDITION_FAILED", "explore: no leg could be walked")
+    tools = RecordingTools({"explore": failed})
+    reflexes = Reflexes(tools, env["ctx"], env["ex"], ReflexConfig(forage_retry_ms=30_000), clock=env["ftime"].clock)
+    hurt = _snap(env, health=URGENT_HEALTH, food=16)
+    assert asyncio.run(reflexes.tick(hurt)) == "forage"
+    assert reflexes.choose(hurt) is None  # not every second from a shaft it cannot leave
+    env["ftime"].clock.advance(30_000)
+    assert reflexes.choose(hurt) == "forage"
 
 
 def test_no_forage_in_the_shelter_or_while_the_items_of_a_death_wait(env):

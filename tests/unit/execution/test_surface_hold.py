@@ -10,7 +10,7 @@ import asyncio
 import pytest
 from loguru import logger
 
-from agency.planning.tasks.idempotency import WAITING_FOR_SURFACE, find_blocking_task
+from agency.planning.tasks.idempotency import SURFACE_MAX_HOLD_MS, WAITING_FOR_SURFACE, find_blocking_task
 from agency.planning.tasks.models import TaskStatus
 from agency.planning.tasks.retry_backoff import held_back
 from agency.tools.testing import FakeTime, Mob
@@ -19,12 +19,15 @@ from tests.unit.tools.test_hunting import HuntBody
 
 
 class MineBody(HuntBody):
-    """Deep in a mine (six blocks over the head) until `up` is set."""
+    """Deep in a mine (six blocks over the head) until `up` is set; by day unless `dusk`."""
 
     up = False
+    dusk = False
 
     def snapshot(self):
         snap = super().snapshot()
+        if self.dusk:
+            snap = snap.model_copy(update={"timeOfDay": 12_000})
         return snap if self.up else snap.model_copy(update={"cover": 6})
 
 
@@ -67,10 +70,25 @@ def test_a_smelt_whose_plan_hunts_claimed_underground_waits_for_the_surface_then
         assert tasks.get_task(tid).status is TaskStatus.paused
         assert [m.name for m in body.mobs] == ["pig"]  # nothing hunted from down there
 
-        body.up = True
+        body.up = body.dusk = True
+        _ticks(ex, ftime, 3)
+        assert tasks.get_task(tid).status is TaskStatus.paused  # up at dusk: the hunt would wait for the morning
+        body.dusk = False
         _ticks(ex, ftime, 1)
         assert tasks.get_task(tid).status is not TaskStatus.paused  # given back, and claimed
         assert "[Executor] up on the surface: 1 task(s) held for it given back" in lines
         assert held_back(tasks, "smelt:cooked_porkchop", ftime.clock()) is None
     finally:
         logger.remove(sink)
+
+
+def test_a_task_held_for_the_surface_longer_than_its_longest_hold_is_given_back_anyway(env):
+    tasks, ex, ftime = env["tasks"], env["ex"], env["ftime"]
+    tid = add_task(tasks, "smelt", "cooked_porkchop")
+    assert f"paused:{WAITING_FOR_SURFACE}" in _ticks(ex, ftime, 20)
+    ftime.clock.advance(SURFACE_MAX_HOLD_MS)  # a bot that stays down in its mines
+    assert find_blocking_task(tasks, "smelt:cooked_porkchop", ftime.clock()) is None  # no longer in flight
+    assert held_back(tasks, "smelt:cooked_porkchop", ftime.clock()) is None
+    outs = _ticks(ex, ftime, 20)
+    assert tasks.get_task(tid).status is TaskStatus.paused  # claimed again down there, held again
+    assert outs.count(f"paused:{WAITING_FOR_SURFACE}") == 1 and "claimed" in outs
