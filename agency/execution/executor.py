@@ -242,6 +242,8 @@ class Executor:
         claimed = self.tasks.claim_next(bot=self.bot, actions=self.actions if self.bot else None)
         if claimed is None and self._give_back_a_turn():
             claimed = self.tasks.claim_next(bot=self.bot, actions=self.actions if self.bot else None)
+        if claimed is None and await self.follow_ups.ask_at_daylight() is not None:
+            claimed = self.tasks.claim_next(bot=self.bot, actions=self.actions if self.bot else None)
         if claimed is None:
             return "idle"
         return self._start(claimed, resumed=False)
@@ -338,6 +340,7 @@ class Executor:
             "active" if resumed else TaskStatus.pending.value,
         )
         spec = task_spec(task)
+        self.follow_ups.work_started()
         handle = self.runtime.start_task(spec, fresh=fresh, waiting=self.follow_ups.work_waiting)
         mark = self.bridge.mark() if self.bridge is not None else 0
         self.current = Running(task.id, handle, self.clock(), agent, mark, task_goal(task))

@@ -33,6 +33,7 @@ from agency.planning.follow_up_params import AFTER, AFTER_BOT
 from agency.planning.tasks.idempotency import GAVE_WAY, find_blocking_task, open_to, waits_its_turn
 from agency.planning.tasks.models import NewTask, Task, TaskStatus
 from agency.planning.tasks.store import TaskStore
+from agency.world import night_approaching
 
 QUEUE_CHECK_MS = 1_000  # a follow-up in flight looks at the queue at most this often (a store read)
 ASK_AGAIN_MS = 10_000  # the next tick's goals asked at a completion at most this often (NextGoals)
@@ -60,6 +61,7 @@ class FollowUpWatch:
         self._checked_ms: int | None = None  # when a follow-up in flight last looked at the queue
         self.next_goals: NextGoals | None = None  # the daemon's, with its drive tick on
         self._asked_ms: int | None = None  # when next_goals was last asked
+        self._at_daylight: str | None = None  # a task done at night whose next goals are asked by day
         self._queued: dict[str, bool] = {}  # the run's task: is it queued follow-ups? (one entry)
 
     def goal_of(self, run: Running) -> tuple[str, str]:
@@ -128,6 +130,14 @@ class FollowUpWatch:
         if left:  # this bot's own, whoever's tick queued the rest (another's are not added)
             goals, asker = [*left, *(goals if asker == self.bot else [])], self.bot
         elif not goals:
+            if self._may_ask(done) and await self._at_night():
+                self._at_daylight = done.id
+                logger.info(
+                    "[Executor] task={} done at night with nothing after it: the next tick's goals are asked at "
+                    "daylight if the bot has nothing to do then",
+                    done.id,
+                )
+                return None
             goals, asker = [f.as_dict() for f in await self._asked_now(done)], self.bot
         if not goals:
             return None
@@ -157,11 +167,40 @@ class FollowUpWatch:
         )
         return task.id
 
+    async def ask_at_daylight(self) -> str | None:
+        """The executor has nothing to claim: a tick's task done at night with nothing after it
+        (queue_after) has the next tick's goals asked now if the day is back (a 26.1 bench bot
+        finished its iron sword dug in at 23800 and stood 150 s of the morning until the tick).
+        The id of the task queued, or None."""
+        if self._at_daylight is None or await self._at_night():
+            return None
+        task = self.tasks.get_task(self._at_daylight)
+        self._at_daylight = None
+        if task is None or task.status is not TaskStatus.completed:
+            return None
+        return await self.queue_after(task)
+
+    def work_started(self) -> None:
+        """A task was claimed or resumed: the daylight ask is for a bot with nothing to do at
+        dawn, not for one idle again later (the ticks ask then)."""
+        self._at_daylight = None
+
+    async def _at_night(self) -> bool:
+        """Dusk or night by the body's snapshot (none read: taken as day, as ever)."""
+        try:
+            return night_approaching(await self.runtime.tool_context.snapshot())
+        except Exception:  # noqa: BLE001 - best effort: the follow-ups are asked for as ever
+            return False
+
+    def _may_ask(self, done: Task) -> bool:
+        """Is `done` a task whose completion asks the next tick's goals (this bot's tick's)?"""
+        return self.next_goals is not None and done.source == DRIVE_TICK and done.metadata.bot == self.bot
+
     async def _asked_now(self, done: Task) -> tuple[FollowUpSpec, ...]:
         """A drive tick's task of this bot's done with nothing after it and nothing else queued:
         what the next tick would choose now, and the chain after it (a bench bot at 592ef65
         stood 50-110 s after such a task, waiting for the tick). Asked once in ASK_AGAIN_MS at most."""
-        if self.next_goals is None or done.source != DRIVE_TICK or done.metadata.bot != self.bot:
+        if not self._may_ask(done) or self.next_goals is None:
             return ()
         now = self.clock()
         if (self._asked_ms is not None and now - self._asked_ms < ASK_AGAIN_MS) or self.work_waiting():

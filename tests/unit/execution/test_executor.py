@@ -693,3 +693,46 @@ def test_of_the_tasks_waiting_their_turn_only_the_oldest_is_given_back_on_an_idl
     assert tasks.get_task(waiting[1]).status is TaskStatus.paused  # still waits its turn
     resumed = [line for line in lines if "resumed task=" in line]
     assert resumed == [f"[Executor] resumed task={waiting[0]} after {GAVE_WAY}"]
+
+
+class _NightFall(ArenaBody):
+    """The fake world with a clock of day: `time_of_day`, night from 13000 to 23000."""
+
+    time_of_day = 20_000
+
+    def snapshot(self):
+        t = self.time_of_day
+        return super().snapshot().model_copy(update={"timeOfDay": t, "isDay": not 13_000 <= t < 23_000})
+
+
+def test_a_ticks_task_done_at_night_asks_the_next_ticks_goals_at_daylight_if_idle_then(tmp_path):
+    """A 26.1 bench bot finished its iron sword dug in at 23800 and stood 150 s of the morning
+    until the tick: asked at night, the goals could not be queued (the night's ticks choose)."""
+    ftime = FakeTime()
+    body = _NightFall(ftime.clock, polls_to_finish=2)
+    e = executor_env(tmp_path, ftime, body)
+    ex, tasks = e["ex"], e["tasks"]
+    body.inventory.update({"oak_planks": 20, "crafting_table": 1, "stick": 8})
+    asked, ex.follow_ups.next_goals = _asking(ftime, FollowUpSpec("craft", "wooden_sword", 1, 1))
+    _add(tasks, "craft", "wooden_pickaxe")
+    lines, sink = _captured()
+
+    async def go():
+        assert await ex.tick() == "claimed"
+        await _drive(ex, ftime, lambda o: o.startswith("finished"))
+        for _ in range(5):
+            assert await ex.tick() == "idle"  # still night: nothing asked, nothing queued
+        assert asked == [] and not tasks.list_by_status(TaskStatus.pending)
+        body.time_of_day = 0  # the morning
+        assert await ex.tick() == "claimed" and ex.current is not None
+        assert tasks.get_task(ex.current.task_id).parameters["target"] == "wooden_sword"
+        await _drive(ex, ftime, lambda o: o.startswith("finished"))
+        assert len(asked) == 1
+
+    try:
+        asyncio.run(go())
+    finally:
+        logger.remove(sink)
+        tasks.close()
+    assert body.inventory["wooden_sword"] == 1
+    assert any("done at night with nothing after it: the next tick's goals are asked at daylight" in x for x in lines)
