@@ -27,7 +27,7 @@ from agency.game.recipes import available, matches
 from agency.names import canonical
 from agency.tools.actions import run_action
 from agency.tools.base import BODY_QUEUE, Tool, ToolContext, ToolFailure, ToolInput
-from agency.tools.mining import tunnel_for
+from agency.tools.mining import NIGHT_REACH_UP, tunnel_for
 from agency.tools.movement import ExploreInput, explore, walk
 from agency.tools.queries import FindBlocksInput, find_blocks_now
 from agency.tools.results import PRECONDITION_FAILED, WAITS_FOR_MORNING
@@ -39,7 +39,6 @@ BARE_HAND_DROPS = {"grass_block": "dirt"}
 MAX_PER_CALL = 64  # what one collect gathers at most (a total ensured may be more: a plan's batches)
 REACH = 4.0
 MAX_FUTILE = 3
-NIGHT_REACH_UP = 1  # under cover at night: blocks up to head height (the pocket's walls), none higher
 # Looked for farther than the sight box (32 around, 8 up and down) before exploring: the chunks
 # the bot has loaded reach 96 blocks (server.view_distance 6); node/lib/limits.js caps a scan at 64.
 FAR_LOOK = 64

@@ -294,3 +294,10 @@ class FakeBody:
         target = min(near, key=self.distance_to)
         self.mobs.remove(target)
         return {"target": target.name, "hits": 3, "gone": True}
+
+
+class CoveredNightBody(FakeBody):
+    """Under cover at night (dug in under the hut): a block over the head."""
+
+    def snapshot(self) -> WorldSnapshot:
+        return super().snapshot().model_copy(update={"timeOfDay": 15_000, "isDay": False, "cover": 4})

@@ -71,6 +71,7 @@ async function run (bot, args, rec) {
   positions.sort((a, b) => (failedLately(bot, a) - failedLately(bot, b)) * 1e9 +
     up * (a.y - b.y) * 4 + (a.distanceTo(me) - b.distanceTo(me)))
   bound(bot, { dig: true })
+  const ceiling = underCeiling && keepUnder(bot, maxY)
   const errors = []
   const noDrop = [] // blocks taken with no item after them: the reason a collect gains nothing
   let collected = 0
@@ -78,45 +79,49 @@ async function run (bot, args, rec) {
   let staleTasks = 0
   let stopped = null
   const tossed = [] // stacks of filler tossed to make room (../room.js)
-  for (const p of positions) {
-    if (rec.cancelled || countItems(bot, item) - before >= count) break
-    stopped = cannotHarvest(bot, def) // the tool broke on the previous block
-    if (stopped) { errors.push(stopped); break }
-    const block = bot.blockAt(p)
-    const key = spot(name, p)
-    if (!block || block.type !== def.id || takenByOther(bot, key)) continue
-    TAKEN.set(key, bot.username)
-    let timer = null
-    let search = null
-    try {
-      const late = new Promise((resolve, reject) => {
-        timer = setTimeout(() => reject(new Error(`gave up on ${name} at ${p} after ${PER_BLOCK_MS} ms`)), PER_BLOCK_MS)
-        // collectblock goes on after some failed searches (an empty best path counts as
-        // arrived, and it digs from where it stands): any failed search ends this block.
-        search = watch(bot, `${name} at ${p.x},${p.y},${p.z}`, (why) => reject(new Error(why)))
-      })
-      const room = await makeRoom(bot, item, p) // collectblock fails every block with no slot free
-      if (room) tossed.push(room)
-      const had = countItems(bot, item)
-      const before = heldName(bot) // a tool that broke on the block is gone after the take
-      if (forgetStaleTask(bot)) staleTasks++ // a plant's pick collects its drops with collectblock too
-      const take = uncollidable(def) ? pickPlant(bot, block) : bot.collectBlock.collect(block, { ignoreNoPath: true })
-      await Promise.race([take, late])
-      collected++
-      failed = 0
-      if (countItems(bot, item) === had) noDrop.push(`${name} at ${p.x},${p.y},${p.z} taken with ${bot.heldItem ? bot.heldItem.name : before}`)
-    } catch (err) {
-      const why = (search && search.reason) || String((err && err.message) || err)
-      errors.push(why)
-      failed++
-      if (!rec.cancelled || rec.timedOut) remember(bot, p) // not a reflex's preemption
-      await abandon(bot)
-    } finally {
-      clearTimeout(timer)
-      if (search) search.stop()
-      if (TAKEN.get(key) === bot.username) TAKEN.delete(key)
+  try {
+    for (const p of positions) {
+      if (rec.cancelled || countItems(bot, item) - before >= count) break
+      stopped = cannotHarvest(bot, def) // the tool broke on the previous block
+      if (stopped) { errors.push(stopped); break }
+      const block = bot.blockAt(p)
+      const key = spot(name, p)
+      if (!block || block.type !== def.id || takenByOther(bot, key)) continue
+      TAKEN.set(key, bot.username)
+      let timer = null
+      let search = null
+      try {
+        const late = new Promise((resolve, reject) => {
+          timer = setTimeout(() => reject(new Error(`gave up on ${name} at ${p} after ${PER_BLOCK_MS} ms`)), PER_BLOCK_MS)
+          // collectblock goes on after some failed searches (an empty best path counts as
+          // arrived, and it digs from where it stands): any failed search ends this block.
+          search = watch(bot, `${name} at ${p.x},${p.y},${p.z}`, (why) => reject(new Error(why)))
+        })
+        const room = await makeRoom(bot, item, p) // collectblock fails every block with no slot free
+        if (room) tossed.push(room)
+        const had = countItems(bot, item)
+        const before = heldName(bot) // a tool that broke on the block is gone after the take
+        if (forgetStaleTask(bot)) staleTasks++ // a plant's pick collects its drops with collectblock too
+        const take = uncollidable(def) ? pickPlant(bot, block) : bot.collectBlock.collect(block, { ignoreNoPath: true })
+        await Promise.race([take, late])
+        collected++
+        failed = 0
+        if (countItems(bot, item) === had) noDrop.push(`${name} at ${p.x},${p.y},${p.z} taken with ${bot.heldItem ? bot.heldItem.name : before}`)
+      } catch (err) {
+        const why = (search && search.reason) || String((err && err.message) || err)
+        errors.push(why)
+        failed++
+        if (!rec.cancelled || rec.timedOut) remember(bot, p) // not a reflex's preemption
+        await abandon(bot)
+      } finally {
+        clearTimeout(timer)
+        if (search) search.stop()
+        if (TAKEN.get(key) === bot.username) TAKEN.delete(key)
+      }
+      if (failed >= MAX_FAILED) { stopped = `gave up after ${MAX_FAILED} ${name} in a row could not be collected`; break }
     }
-    if (failed >= MAX_FAILED) { stopped = `gave up after ${MAX_FAILED} ${name} in a row could not be collected`; break }
+  } finally {
+    if (ceiling) ceiling.lift()
   }
   const gained = countItems(bot, item) - before
   if (gained === 0 && errors.length) {
@@ -154,6 +159,16 @@ async function abandon (bot) {
   const cancelled = bot.collectBlock.cancelTask().catch(() => {})
   await Promise.race([cancelled, new Promise((resolve) => { timer = setTimeout(resolve, CANCEL_WAIT_MS) })])
   clearTimeout(timer)
+}
+
+// The paths to the blocks keep under the ceiling too (no block passed through above maxY: a
+// move costing over 100 is none to pathfinder): a dug-in bench bot's collect of an iron ore at
+// its own level walked up through its hut and out of the door to it, into the night.
+function keepUnder (bot, maxY) {
+  const areas = bot.collectBlock.movements.exclusionAreasStep
+  const above = (b) => (b.position.y > maxY ? 101 : 0)
+  areas.push(above)
+  return { lift: () => { const i = areas.indexOf(above); if (i >= 0) areas.splice(i, 1) } }
 }
 
 function isTrunk (name) {

@@ -7,7 +7,7 @@ from agency.execution.builtin_tools import default_tool_registry
 from agency.tools.base import ToolContext
 from agency.tools.mining import MAX_DESCENT, TUNNEL_BLOCKS
 from agency.tools.results import VALIDATION_ERROR
-from agency.tools.testing import GROUND_Y, FakeBody
+from agency.tools.testing import GROUND_Y, CoveredNightBody, FakeBody
 from tests.unit.conftest import run
 
 
@@ -21,6 +21,23 @@ def test_an_ore_in_sight_needs_no_staircase(ctx: ToolContext, body: FakeBody) ->
     res = run(default_tool_registry().execute("seek_ore", {"block": "iron_ore"}, ctx))
     assert res.success and res.output["inSight"] and not res.output["descents"]
     assert _kinds(body) == []
+
+
+def test_under_cover_at_night_an_ore_above_head_height_is_not_in_sight(ftime) -> None:
+    """A dug-in bench bot's seek stopped at an iron ore up in a hillside by its hut; its collect
+    (which takes nothing above head height then) walked out of the hut into the night for it."""
+    body = CoveredNightBody(ftime.clock, inventory={"stone_pickaxe": 1})
+    ctx = ToolContext(body=body, clock=ftime.clock, sleep=ftime.sleep, poll_interval_s=0.1)
+    start = body.position
+    body.blocks[(5, GROUND_Y + 3, 2)] = "iron_ore"  # up in the hillside
+    res = run(default_tool_registry().execute("seek_ore", {"block": "iron_ore"}, ctx))
+    assert res.success, res.error
+    assert [a["targetY"] for k, a in body.started if k == "staircase"] == [16]  # dug down for one below
+    body.started.clear()
+    body.position = start  # back in the pocket
+    body.blocks[(5, GROUND_Y + 1, 2)] = "iron_ore"  # at head height: the pocket's wall
+    res = run(default_tool_registry().execute("seek_ore", {"block": "iron_ore"}, ctx))
+    assert res.success and res.output["inSight"] and _kinds(body) == []
 
 
 def test_out_of_sight_it_digs_down_in_legs_to_the_ores_level(ctx: ToolContext, body: FakeBody) -> None:

@@ -19,7 +19,7 @@ from agency.tools import TOOL_NOT_FOUND, VALIDATION_ERROR, FrozenDict, ToolExecu
 from agency.tools.base import ToolContext
 from agency.tools.registry import ToolRegistry
 from agency.tools.results import CANCELLED, PRECONDITION_FAILED, TIMEOUT, WAITS_FOR_MORNING
-from agency.tools.testing import GROUND_Y, FakeBody
+from agency.tools.testing import GROUND_Y, CoveredNightBody, FakeBody
 from agency.world import BodyError, Vec3
 from tests.unit.conftest import Probe, run
 
@@ -594,13 +594,6 @@ def test_a_craft_keeps_the_planks_a_later_step_takes_by_name(ctx: ToolContext, b
         ("birch_fence", ["birch_planks"]),
     ]
     assert body.inventory["birch_fence"] == 3 and body.inventory["oak_planks"] == 0
-
-
-class CoveredNightBody(FakeBody):
-    """Under cover at night (dug in under the hut): a block over the head."""
-
-    def snapshot(self):
-        return super().snapshot().model_copy(update={"timeOfDay": 15_000, "isDay": False, "cover": 4})
 
 
 def test_under_cover_at_night_a_collect_takes_only_blocks_at_its_level_or_below(ftime) -> None:
