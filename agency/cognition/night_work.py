@@ -26,12 +26,13 @@ def is_night_work(sel: DriveSelection, inventory: Mapping[str, int] | None = Non
 
 def held_task_works_underground(task: TaskSpec, inventory: Mapping[str, int]) -> bool:
     """Is a task held at dusk work for a night dug in (its goal a craft or smelt whose plan does
-    not hunt from this inventory, every follow-up it carries a craft or smelt the chain did not
-    mark as a hunt)? Then it goes on down there at once instead of in the morning."""
+    not hunt from this inventory)? Then it goes on down there at once instead of in the morning.
+    Its follow-ups that are not such work end its chain down there (a hunt does not start at
+    night, a collect of logs waits for the morning: agency.execution.agents.follow_up_runs), left
+    to their ticks: a 26.1 bench bot's shield, its iron held raw, carried a collect of logs and
+    waited the dusk out on the hut's floor."""
     goal = DriveSelection(task.action, task.target, task.amount, rule="held", reason="")
-    if not is_night_work(goal, inventory):
-        return False
-    return all(f.action in NIGHT_WORK_ACTIONS and not f.hunts for f in task.then)
+    return is_night_work(goal, inventory)
 
 
 def night_work_due(snapshot: WorldSnapshot) -> bool:

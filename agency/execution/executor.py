@@ -308,6 +308,10 @@ class Executor:
         held = [t for t in self._mine(TaskStatus.paused) if t.metadata.blockedReason == WAITING_FOR_MORNING]
         return [t.id for t in sorted(held, key=lambda t: -t.metadata.updatedAt)]
 
+    def held(self, *reasons: str) -> list[Task]:
+        """This bot's tasks paused for any of `reasons`."""
+        return [t for t in self._mine(TaskStatus.paused) if t.metadata.blockedReason in reasons]
+
     def _mine(self, status: TaskStatus) -> list[Task]:
         """This bot's tasks in `status` (the ones it holds); with no bot, every one."""
         if self.bot is None:

@@ -564,6 +564,34 @@ def test_no_dig_in_without_work_underground_and_a_failed_one_is_not_tried_again_
     assert reflexes.choose(body.snapshot()) is None and reflexes.stats.nights_dug_in == 0
 
 
+@pytest.mark.parametrize(
+    ("held", "then", "digs_in"),
+    [
+        (("craft", "stick", 4), [{"action": "collect", "target": "log", "total": 6, "amount": 6}], True),
+        (("collect", "oak_log", 8), [], False),  # surface work: the night in the hut
+    ],
+)
+def test_with_no_next_goal_for_down_there_a_task_held_at_dusk_that_is_such_work_digs_the_bot_in(
+    dig_env, held, then, digs_in
+):
+    """A 26.1 bench bot with its shield's iron held raw (the shield carrying a collect of logs)
+    stood the last 70 s of the dusk on its hut's floor: its next goal was a bed, whose wool the
+    sheep had. The follow-up that is no work for down there is left to the morning's ticks."""
+    body, tasks, ex, reflexes = dig_env["body"], dig_env["tasks"], dig_env["ex"], dig_env["reflexes"]
+    dig_env["work"]["due"] = False  # the drive tick's next goal hunts
+    body.inventory.update({"oak_planks": 4})
+    task_id = _add(tasks, *held, then=then)
+
+    async def dusk():
+        assert await ex.tick() == "claimed"
+        body.time_of_day = 12_000
+        assert await reflexes.tick(body.snapshot()) == "shelter"
+        return await reflexes.tick(body.snapshot())
+
+    assert asyncio.run(dusk()) == ("dig_in" if digs_in else None)
+    assert tasks.get_task(task_id).status is (TaskStatus.pending if digs_in else TaskStatus.paused)
+
+
 class BurrowBody(NightBody):
     """The staircase digs the ground cells it passes (east, as the fake one walks)."""
 
