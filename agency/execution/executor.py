@@ -22,7 +22,7 @@ further from where the bot now is (a collect tunnels on, a hunt explores).
 A run that fails on surface work met under cover at night is held for the morning instead
 of failed (agency.execution.morning_hold). A drive tick's craft or smelt whose plan hunts,
 claimed underground, is held for the surface (WAITING_FOR_SURFACE) and given back on the
-first tick the bot is up there again (`_back_on_the_surface`).
+first tick the bot is up there again (agency.execution.surface_hold).
 
 A run that ends because the body went away (BODY_LOST from a tool, or any failure seen
 while the body is not connected) did not fail on its merits: its task is held as
@@ -74,12 +74,12 @@ from agency.execution.runs import (
     task_goal,
     task_spec,
 )
+from agency.execution.surface_hold import SurfaceHold
 from agency.execution.task_endings import TaskEndings
-from agency.planning.tasks.idempotency import GAVE_WAY, WAITING_FOR_MORNING, WAITING_FOR_SURFACE, waits_for_surface
+from agency.planning.tasks.idempotency import GAVE_WAY, WAITING_FOR_MORNING, WAITING_FOR_SURFACE
 from agency.planning.tasks.models import Task, TaskStatus
 from agency.planning.tasks.store import TaskStore
 from agency.tools.results import WAITS_FOR_MORNING
-from agency.world import BodyError, night_approaching, underground
 
 __all__ = ["DISCONNECTED", "Executor", "SafeStop"]  # the hold reason and stop record callers name
 
@@ -118,7 +118,12 @@ class Executor:
         self.replanner = Replanner(tasks, runtime, clock, goals, self.follow_ups.work_waiting)
         self.stats = ExecutorStats()
         self.morning = MorningHold(clock)
-        self._surface_held = True  # tasks held for the surface may be in the store (a restart): looked for
+        self.surface = SurfaceHold(
+            clock,
+            held=lambda: self.held(WAITING_FOR_SURFACE),
+            give_back=lambda only: self.resume_paused(WAITING_FOR_SURFACE, only=only),
+            snapshot=lambda: self.runtime.tool_context.snapshot(),
+        )
         self.endings = TaskEndings(
             tasks,
             clock,
@@ -214,7 +219,7 @@ class Executor:
             if (up := run_waits_for_surface(result)) is not None:
                 logger.info("[Executor] task={} waits for the surface ({})", run.task_id, up)
                 self.endings.pause(run.task_id, WAITING_FOR_SURFACE, ENDED_UNSTOPPED)
-                self._surface_held = True
+                self.surface.held()
                 return f"paused:{WAITING_FOR_SURFACE}"
             if (replaced := self.replanner.replan(run, result)) is not None:
                 self.current = replaced
@@ -234,7 +239,7 @@ class Executor:
         # no morning seen (a bot without reflexes): the night is long over
         if self.morning.overdue() and (given := self.resume_paused(WAITING_FOR_MORNING)):
             logger.info("[Executor] {} task(s) held for the morning given back after 12 min or more", len(given))
-        await self._back_on_the_surface()
+        await self.surface.give_back_on_the_surface()
         interrupted = self._interrupted()
         if interrupted is not None:
             return self._start(interrupted, resumed=True)
@@ -255,32 +260,6 @@ class Executor:
             await self.before_tick()
         except Exception as e:  # noqa: BLE001 - a failed evaluation must not stop the executor
             logger.opt(exception=e).warning("[Executor] per-tick evaluation failed: {}", e)
-
-    async def _back_on_the_surface(self) -> None:
-        """Tasks held for the surface go back in the queue once the bot is up by day (its
-        snapshot not underground, no dusk: a hunt then waits for the morning anyway), or after
-        SURFACE_MAX_HOLD_MS held whatever (claimed underground again, held again); looked for
-        after a restart too, then only while some are held."""
-        if not self._surface_held:
-            return
-        held = [t for t in self._mine(TaskStatus.paused) if t.metadata.blockedReason == WAITING_FOR_SURFACE]
-        if not held:
-            self._surface_held = False
-            return
-        now = self.clock()
-        if stale := [t for t in held if not waits_for_surface(t, now)]:
-            given = self.resume_paused(WAITING_FOR_SURFACE, only=lambda t: t in stale)
-            logger.info("[Executor] {} task(s) held for the surface given back after their longest hold", len(given))
-            return
-        try:
-            snap = await self.runtime.tool_context.snapshot()
-        except BodyError:  # lost, or a bridge error: asked again on the next tick
-            return
-        if underground(snap) or night_approaching(snap):
-            return
-        given = self.resume_paused(WAITING_FOR_SURFACE)
-        self._surface_held = False
-        logger.info("[Executor] up on the surface: {} task(s) held for it given back", len(given))
 
     def _interrupted(self) -> Task | None:
         """An active task of this bot's with no run in flight was interrupted (crash,
