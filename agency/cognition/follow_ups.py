@@ -55,7 +55,9 @@ from agency.world import InventoryItem, WorldSnapshot, night_approaching, shelte
 
 FOLLOW_UP_ACTIONS = MAKE_ACTIONS
 FollowUp = FollowUpSpec  # one shape: the runner parses what the chain writes (parse_then)
-LOG_RULE = "low_logs"  # DRIVE-3's fifth rule: its logs are a follow-up too
+# DRIVE-3's first and fifth rules: their logs are a follow-up too (with none left after a hut
+# or a sword, a bench bot stood 70-115 s for the tick that asked for them)
+LOG_RULES = ("no_logs", "low_logs")
 LOGS = "log"
 STOCK_STAND_IN = "cooked_beef"  # a hunt's food stock, in the simulated inventory
 SHELTER_BUILD = ("build", "basic_shelter")
@@ -173,9 +175,9 @@ def following(
 
 
 def _may_follow(sel: DriveSelection) -> bool:
-    """A craft or smelt, or the low-log rule's logs."""
+    """A craft or smelt, or the log rules' logs."""
     if sel.action == "collect":
-        return sel.rule == LOG_RULE
+        return sel.rule in LOG_RULES
     return sel.action in FOLLOW_UP_ACTIONS
 
 
