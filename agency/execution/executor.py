@@ -220,6 +220,8 @@ class Executor:
                 logger.info("[Executor] task={} waits for the surface ({})", run.task_id, up)
                 self.endings.pause(run.task_id, WAITING_FOR_SURFACE, ENDED_UNSTOPPED)
                 self.surface.held()
+                if (task := self.tasks.get_task(run.task_id)) is not None:
+                    await self.follow_ups.ask_while_held(task)
                 return f"paused:{WAITING_FOR_SURFACE}"
             if (replaced := self.replanner.replan(run, result)) is not None:
                 self.current = replaced

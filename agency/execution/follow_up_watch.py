@@ -142,6 +142,23 @@ class FollowUpWatch:
         if not goals:
             return None
         self.tasks.update_task_metadata(done.id, {"tags": [*done.metadata.tags, HANDLED]})
+        ended = "verified" if done.metadata.goalBinding is not None else "completed"
+        return await self._queue(done, goals, asker, ended)
+
+    async def ask_while_held(self, held: Task) -> str | None:
+        """A drive tick's task just held for the surface (its plan hunts, the bot underground)
+        leaves the bot nothing to do until the tick: the next tick's goals are asked now, as at a
+        completion with nothing after it (a 1.18.2 bench bot at ba1afe9 stood 60 s underground
+        after its smelt of pork was held). By day only, as a completion's; its own follow-ups are
+        queued when it completes. The id of the task queued, or None."""
+        if not self._may_ask(held) or await self._at_night():
+            return None
+        goals = [f.as_dict() for f in await self._asked_now(held, "held for the surface")]
+        return await self._queue(held, goals, self.bot, "held") if goals else None
+
+    async def _queue(self, done: Task, goals: list[dict[str, object]], asker: str | None, ended: str) -> str | None:
+        """`goals` queued as a task of their own after `done` (agency.execution.after_goal)."""
+        params = done.parameters or {}
         parent = done.model_copy(update={"parameters": {**params, AFTER: goals, AFTER_BOT: asker}})
         draft, why = await self._follow_up_task(parent, asker)
         if draft is None:
@@ -157,7 +174,7 @@ class FollowUpWatch:
         logger.info(
             "[Executor] task={} {}: its follow-ups queued as task={} ({} {} {}{}){}",
             done.id,
-            "verified" if done.metadata.goalBinding is not None else "completed",
+            ended,
             task.id,
             draft.type,
             draft.parameters["target"],
@@ -196,7 +213,7 @@ class FollowUpWatch:
         """Is `done` a task whose completion asks the next tick's goals (this bot's tick's)?"""
         return self.next_goals is not None and done.source == DRIVE_TICK and done.metadata.bot == self.bot
 
-    async def _asked_now(self, done: Task) -> tuple[FollowUpSpec, ...]:
+    async def _asked_now(self, done: Task, state: str = "done with nothing after it") -> tuple[FollowUpSpec, ...]:
         """A drive tick's task of this bot's done with nothing after it and nothing else queued:
         what the next tick would choose now, and the chain after it (a bench bot at 592ef65
         stood 50-110 s after such a task, waiting for the tick). Asked once in ASK_AGAIN_MS at most."""
@@ -213,8 +230,9 @@ class FollowUpWatch:
             return ()
         if chain:
             logger.info(
-                "[Executor] task={} done with nothing after it: the next tick's goals, asked now: {}",
+                "[Executor] task={} {}: the next tick's goals, asked now: {}",
                 done.id,
+                state,
                 ", ".join(f"{f.action}:{f.target}" for f in chain),
             )
         return chain

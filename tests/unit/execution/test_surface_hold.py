@@ -10,6 +10,7 @@ import asyncio
 import pytest
 from loguru import logger
 
+from agency.execution.agents.task_spec import FollowUpSpec
 from agency.planning.tasks.idempotency import SURFACE_MAX_HOLD_MS, WAITING_FOR_SURFACE, find_blocking_task
 from agency.planning.tasks.models import TaskStatus
 from agency.planning.tasks.retry_backoff import held_back
@@ -92,3 +93,34 @@ def test_a_task_held_for_the_surface_longer_than_its_longest_hold_is_given_back_
     outs = _ticks(ex, ftime, 20)
     assert tasks.get_task(tid).status is TaskStatus.paused  # claimed again down there, held again
     assert outs.count(f"paused:{WAITING_FOR_SURFACE}") == 1 and "claimed" in outs
+
+
+def test_a_task_held_for_the_surface_asks_the_next_ticks_goals_now_and_its_own_wait(env):
+    """A 1.18.2 bench bot at ba1afe9 stood 60 s underground after its smelt of pork was held,
+    until the tick asked for its next goal."""
+    tasks, ex, ftime, body = env["tasks"], env["ex"], env["ftime"], env["body"]
+    body.inventory.update({"oak_planks": 8})
+    asked: list[int] = []
+
+    async def next_goals():
+        asked.append(ftime.clock())
+        return (FollowUpSpec("craft", "stick", 4, 4),)
+
+    ex.follow_ups.next_goals = next_goals
+    tid = add_task(tasks, "smelt", "cooked_porkchop")
+    lines: list[str] = []
+    sink = logger.add(lambda m: lines.append(m.record["message"]), level="INFO")
+    try:
+        outs = _ticks(ex, ftime, 20)
+    finally:
+        logger.remove(sink)
+    assert f"paused:{WAITING_FOR_SURFACE}" in outs and len(asked) == 1
+    assert any(f"task={tid} held: its follow-ups queued as task=" in line for line in lines)
+    assert body.inventory["stick"] >= 4  # the next goal done down there meanwhile
+    assert tasks.get_task(tid).status is TaskStatus.paused  # its own hunt still waits for the surface
+    body.dusk = True
+    ex.follow_ups._asked_ms = None
+    beef = add_task(tasks, "smelt", "cooked_beef")
+    _ticks(ex, ftime, 20)
+    assert tasks.get_task(beef).metadata.blockedReason == WAITING_FOR_SURFACE
+    assert len(asked) == 1  # at dusk the ask waits for the daylight, as a completion's
