@@ -40,9 +40,16 @@ from agency.shelter.head_in import distance_to, head_in_due, head_in_time
 from agency.shelter.models import SiteSignature
 from agency.shelter.tool_inputs import HOOKS_KEY as SHELTER_HOOKS
 from agency.tools import ToolExecutionResult
-from agency.world import DUSK_START, NIGHT_START, BodyLost, WorldSnapshot, night_approaching, underground
+from agency.world import DUSK_START, NIGHT_START, BodyLost, EntityInfo, WorldSnapshot, night_approaching, underground
 
 CREEPER_WAIT_UNTIL = 3_000  # time of day: a creeper by the hut is waited out this long at most
+# Spiders pick no target in daylight and drop one they have (vanilla's; node/plugins/mobs.js
+# `shy`): under the morning sun (from 23460, when it burns zombies) one holds the bot in its hut
+# only this close (a 26.1 bench bot at ba1afe9 stood 55 s of its morning in the hut for one 13
+# blocks off, the only hostile near).
+SHY_IN_DAYLIGHT = ("spider", "cave_spider")
+SUN_UP_FROM = 23_460
+SHY_NEAR = 4.0
 
 
 class ShelterReflex(SleepReflex):
@@ -239,9 +246,10 @@ class ShelterReflex(SleepReflex):
         """Out of the shelter once no hostile is near (the morning sun burns zombies and
         skeletons for a while yet), or at the latest at morning_leave_by; a creeper near, which
         the sun does not burn, is waited out until CREEPER_WAIT_UNTIL (a 1.18.2 bench bot left
-        at time 1000 with one 11 blocks off, by the door, and was dead half a second later)."""
+        at time 1000 with one 11 blocks off, by the door, and was dead half a second later); a
+        spider under the sun only close by (SHY_IN_DAYLIGHT)."""
         cfg = self.config
-        near = [e for e in snap.entities if e.hostile and e.distance <= cfg.morning_clear_within]
+        near = [e for e in snap.entities if e.hostile and e.distance <= cfg.morning_clear_within and _holds(e, snap)]
         late = cfg.morning_leave_by <= snap.timeOfDay < DUSK_START
         creeper = next((e for e in sorted(near, key=lambda e: e.distance) if e.name in CREEPERS), None)
         if not near or (late and (creeper is None or snap.timeOfDay >= CREEPER_WAIT_UNTIL)):
@@ -427,3 +435,10 @@ def inside_only(snap: WorldSnapshot, site: SiteSignature | None) -> WorldSnapsho
     """The snapshot with only the hostiles inside the hut: the ones a closed door does not stop."""
     inside = [e for e in snap.entities if not e.threat or (site is not None and in_hut(site, e.position))]
     return snap.model_copy(update={"entities": inside, "hostiles": sum(e.threat for e in inside)})
+
+
+def _holds(hostile: EntityInfo, snap: WorldSnapshot) -> bool:
+    """Does this hostile near hold the bot in its hut in the morning? A spider under the sun
+    only within SHY_NEAR."""
+    sun_up = snap.timeOfDay >= SUN_UP_FROM or snap.timeOfDay < DUSK_START
+    return not (hostile.name in SHY_IN_DAYLIGHT and sun_up and hostile.distance > SHY_NEAR)

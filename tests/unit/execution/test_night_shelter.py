@@ -14,7 +14,7 @@ from agency.cognition.drive_memory import DriveTickState
 from agency.cognition.drive_tick import DriveSkipReason, DriveTickSkipped, evaluate_drive_tick
 from agency.cognition.night_work import held_task_works_underground
 from agency.execution.reflexes import SHELTERING, ReflexConfig, Reflexes
-from agency.execution.reflexes.shelter import BURROW_RETRY_AFTER_STOP_MS, CREEPER_WAIT_UNTIL
+from agency.execution.reflexes.shelter import BURROW_RETRY_AFTER_STOP_MS, CREEPER_WAIT_UNTIL, SHY_NEAR, SUN_UP_FROM
 from agency.planning.stalls import classify_stall
 from agency.planning.tasks.idempotency import GAVE_WAY, WAITING_FOR_MORNING
 from agency.planning.tasks.models import TaskStatus
@@ -374,6 +374,24 @@ def test_in_the_morning_the_bot_stays_in_while_hostiles_are_near_until_they_go_o
     body.time_of_day = 23_100
     body.zombie_at = 20.0  # beyond morning_clear_within
     assert reflexes.choose(body.snapshot()) == "leave_shelter"
+
+
+def test_in_the_morning_a_spider_under_the_sun_holds_the_bot_in_only_close_by(env):
+    """Spiders pick no target in daylight (node/plugins/mobs.js `shy`): a 26.1 bench bot at
+    ba1afe9 stood 55 s of its morning in the hut for one 13 blocks off."""
+    body, reflexes = env["body"], env["reflexes"]
+    body.time_of_day = 14_000
+    asyncio.run(reflexes.tick(body.snapshot()))
+    body.hostile_kind, body.zombie_at = "spider", 13.0
+    body.time_of_day = 23_100  # before the sun is up: a spider still hunts
+    assert reflexes.choose(body.snapshot()) is None
+    body.time_of_day = SUN_UP_FROM
+    assert reflexes.choose(body.snapshot()) == "leave_shelter"
+    body.zombie_at = SHY_NEAR  # at the door: waited for
+    assert reflexes.choose(body.snapshot()) is None
+    body.hostile_kind = "creeper"  # the sun changes nothing for a creeper
+    body.zombie_at = 13.0
+    assert reflexes.choose(body.snapshot()) is None
 
 
 class DiggingBody(NightBody):
