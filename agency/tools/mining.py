@@ -43,7 +43,9 @@ CAVE_TRIES = 3  # floors walked to at most
 SIDESTEP_BLOCKS = 3  # with no cave floor to walk to: a level tunnel this long, then down again
 SIDESTEP_TRIES = 2
 DIRECTIONS = ("north", "east", "south", "west")
-NIGHT_REACH_UP = 1  # under cover at night: blocks up to head height (the pocket's walls), none higher
+# Under cover at night: blocks at the feet's level or below (the pocket's walls, its floor),
+# none higher: the drop of one at head height lies a step up, where the collect's path may not go.
+NIGHT_REACH_UP = 0
 _LEVEL = re.compile(r"^y(-?\d+)$")
 
 
@@ -212,7 +214,7 @@ class SeekOreInput(ToolInput):
 
 async def in_sight(ctx: ToolContext, block: str) -> bool:
     """Is a `block` in the sight box a collect searches (agency.tools.gathering)? Under cover at
-    night that box stops at head height, as the collect's does: an iron ore up in a hillside by
+    night that box stops at the feet's level, as the collect's does: an iron ore up in a hillside by
     the hut stopped a dug-in bench bot's descent, and its collect walked out of the hut for it."""
     up = NIGHT_REACH_UP if under_cover_at_night(await ctx.snapshot()) else None
     return bool((await find_blocks_now(ctx, FindBlocksInput(block=block, radius=32, count=1, up=up)))["blocks"])

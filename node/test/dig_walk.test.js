@@ -62,7 +62,7 @@ test('a collect under a ceiling digs to its ore below it rather than walking up 
   bot.on('move', track)
   t.after(() => bot.removeListener('move', track))
 
-  const out = await runAction(bot, 'collect', { block: 'iron_ore', count: 1, maxDistance: 16, item: 'raw_iron', maxY: y + 1 }, 120000)
+  const out = await runAction(bot, 'collect', { block: 'iron_ore', count: 1, maxDistance: 16, item: 'raw_iron', maxY: y }, 120000)
   assert.strictEqual(out.state, 'done', out.error)
   assert.ok(out.result.gained >= 1, `raw iron gained: ${JSON.stringify(out.result)}`)
   assert.strictEqual(highest, y, `the bot's feet stayed at its level (highest y ${highest - y} above it)`)

@@ -55,7 +55,8 @@ async function run (bot, args, rec) {
   const item = (args.item && itemName(bot.registry, args.item)) || args.item || name
   const before = countItems(bot, item)
   const maxDistance = Math.min(args.maxDistance || 32, SCAN_MAX_DISTANCE)
-  // maxY: none higher (under cover at night the caller keeps the bot out of the open)
+  // maxY: none higher, and no path's cell above the head of a bot standing at maxY (under cover
+  // at night the caller keeps the bot out of the open: keepUnder)
   const maxY = Number.isFinite(args.maxY) ? args.maxY : Infinity
   // The ceiling is part of the search, not a filter after it: the nearest logs were all up in
   // the canopies, and a trunk's foot at the bot's level was never in the list.
@@ -161,12 +162,16 @@ async function abandon (bot) {
   clearTimeout(timer)
 }
 
-// The paths to the blocks keep under the ceiling too (no block passed through above maxY: a
-// move costing over 100 is none to pathfinder): a dug-in bench bot's collect of an iron ore at
-// its own level walked up through its hut and out of the door to it, into the night.
+// The paths to the blocks and their drops keep under the ceiling too: no cell passed through
+// above maxY + 1, the head of a bot whose feet are at maxY (a dug-in bench bot's collect of an
+// iron ore at its own level walked up through its hut and out of the door to it, into the
+// night). The blocks themselves are at maxY or below, so each drop lies where the bot's feet
+// can go. The cost is past any search's budget: most moves end at a cost over 100, a parkour
+// jump adds it unchecked.
+const EXCLUDED = 1e6
 function keepUnder (bot, maxY) {
   const areas = bot.collectBlock.movements.exclusionAreasStep
-  const above = (b) => (b.position.y > maxY ? 101 : 0)
+  const above = (b) => (b.position.y > maxY + 1 ? EXCLUDED : 0)
   areas.push(above)
   return { lift: () => { const i = areas.indexOf(above); if (i >= 0) areas.splice(i, 1) } }
 }

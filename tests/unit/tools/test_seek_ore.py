@@ -23,9 +23,9 @@ def test_an_ore_in_sight_needs_no_staircase(ctx: ToolContext, body: FakeBody) ->
     assert _kinds(body) == []
 
 
-def test_under_cover_at_night_an_ore_above_head_height_is_not_in_sight(ftime) -> None:
+def test_under_cover_at_night_an_ore_above_the_feet_is_not_in_sight(ftime) -> None:
     """A dug-in bench bot's seek stopped at an iron ore up in a hillside by its hut; its collect
-    (which takes nothing above head height then) walked out of the hut into the night for it."""
+    walked out of the hut into the night for it."""
     body = CoveredNightBody(ftime.clock, inventory={"stone_pickaxe": 1})
     ctx = ToolContext(body=body, clock=ftime.clock, sleep=ftime.sleep, poll_interval_s=0.1)
     start = body.position
@@ -35,7 +35,12 @@ def test_under_cover_at_night_an_ore_above_head_height_is_not_in_sight(ftime) ->
     assert [a["targetY"] for k, a in body.started if k == "staircase"] == [16]  # dug down for one below
     body.started.clear()
     body.position = start  # back in the pocket
-    body.blocks[(5, GROUND_Y + 1, 2)] = "iron_ore"  # at head height: the pocket's wall
+    body.blocks[(5, GROUND_Y + 1, 2)] = "iron_ore"  # at head height: its drop would lie a step up
+    res = run(default_tool_registry().execute("seek_ore", {"block": "iron_ore"}, ctx))
+    assert res.success and [a["targetY"] for k, a in body.started if k == "staircase"] == [16]
+    body.started.clear()
+    body.position = start
+    body.blocks[(5, GROUND_Y, 2)] = "iron_ore"  # at the feet's level: the pocket's wall
     res = run(default_tool_registry().execute("seek_ore", {"block": "iron_ore"}, ctx))
     assert res.success and res.output["inSight"] and _kinds(body) == []
 
