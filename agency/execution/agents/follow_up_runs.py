@@ -11,7 +11,8 @@ gap before the next tick: those left, the one stopped first, are handed back to 
 task behind that work, agency.execution.follow_up_watch), its plan now hunts (the meat it was
 to cook was eaten meanwhile) though the chain did not choose it as a hunt, or it is one
 (marked `hunts`: a bed's sheep, a food stock's animal, chosen on the surface with the animal
-in sight) and the bot is now underground or the dusk has come, or the bot is hurt or hungry
+in sight) and the bot is now underground or the dusk has come, or it is a collect and the bot
+is under cover at night (dug in under its hut: logs wait for the morning), or the bot is hurt or hungry
 (under DRIVE-1's 16) with nothing that feeds held. It never asks for more than the goal's own
 amount: what was used up meanwhile (a table placed, ingots crafted) is not made again."""
 
@@ -33,7 +34,15 @@ from agency.game.furnace import output_of
 from agency.game.recipes import available
 from agency.goal_tag import MAKE_ACTIONS
 from agency.tools.base import StopFlag, ToolContext
-from agency.world import SAFE_FOOD, SAFE_HEALTH, BodyLost, WorldSnapshot, night_approaching, underground
+from agency.world import (
+    SAFE_FOOD,
+    SAFE_HEALTH,
+    BodyLost,
+    WorldSnapshot,
+    night_approaching,
+    under_cover_at_night,
+    underground,
+)
 
 
 class FollowUpRuntime(Protocol):
@@ -112,6 +121,15 @@ def unfit_to_go_on(snap: WorldSnapshot) -> str | None:
     return None
 
 
+def night_collect(action: str, snap: WorldSnapshot) -> str | None:
+    """Why a follow-up collect does not start now, or None: under cover at night (dug in under
+    the hut) its logs wait for the morning, and those at the bot's level may lie through the side
+    of a hill, out in the dark."""
+    if action == "collect" and under_cover_at_night(snap):
+        return "a collect under cover at night waits for the morning"
+    return None
+
+
 async def run_follow_ups(
     rt: FollowUpRuntime, task: TaskSpec, stop: StopFlag, waiting: Callable[[], bool]
 ) -> tuple[FollowUpSpec, ...]:
@@ -129,7 +147,7 @@ async def run_follow_ups(
         if earlier is not None and earlier.status == "completed":
             continue  # done before a pause or a restart
         snap = await rt.tool_context.snapshot()
-        if why := (unfit_to_go_on(snap) or (no_hunt_here(snap) if hunting else None)):
+        if why := (unfit_to_go_on(snap) or (no_hunt_here(snap) if hunting else None) or night_collect(action, snap)):
             logger.info(
                 "[Executor] task={} follow-up {} not started: {}; the rest wait for their ticks", task.id, step, why
             )

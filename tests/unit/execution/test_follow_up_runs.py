@@ -15,7 +15,7 @@ from agency.execution.workflows.checkpoints import Checkpoint
 from agency.tools import ToolContext
 from agency.tools.base import StopFlag
 from agency.tools.results import WAITS_FOR_SURFACE
-from agency.tools.testing import FakeBody, FakeTime, Mob
+from agency.tools.testing import GROUND_Y, CoveredNightBody, FakeBody, FakeTime, Mob
 from tests.unit.conftest import run
 from tests.unit.tools.test_hunting import HuntBody
 
@@ -102,6 +102,21 @@ def test_a_follow_up_marked_as_a_hunt_is_not_started_underground(ftime: FakeTime
     assert body.inventory["wooden_pickaxe"] == 1 and not body.inventory.get("white_bed")
     assert len([m for m in body.mobs if m.name == "sheep"]) == 3
     assert store.get_run(follow_up_run_id("t4u", 1)) is None
+
+
+def test_under_cover_at_night_a_follow_up_collect_waits_for_the_morning(
+    ftime: FakeTime, store: SqliteCheckpointStore
+) -> None:
+    """Dug in under the hut, a task given back for its craft carries a collect of logs: one at
+    the bot's level may lie through the side of a hill, out in the dark."""
+    body = CoveredNightBody(ftime.clock, inventory={"oak_planks": 12, "crafting_table": 1, "stick": 2})
+    body.blocks[(3, GROUND_Y, 0)] = "oak_log"  # at the bot's level
+    nctx = ToolContext(body=body, clock=ftime.clock, sleep=ftime.sleep, poll_interval_s=0.1)
+    task = _pickaxe_then("t4n", ("collect", "log", 8, 8), ("craft", "stick", 6, 4))
+    assert run(_runtime(nctx, store).run_task(task)).ok
+    assert body.inventory["wooden_pickaxe"] == 1 and body.block(3, GROUND_Y, 0) == "oak_log"
+    assert store.get_run(follow_up_run_id("t4n", 1)) is None
+    assert not body.inventory.get("stick")  # the chain ended at the collect: no sticks after it
 
 
 def test_a_drive_ticks_smelt_whose_plan_now_hunts_is_refused_underground_not_climbed_out_for(
