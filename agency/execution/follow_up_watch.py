@@ -30,7 +30,7 @@ from agency.execution.agents.task_spec import FollowUpSpec
 from agency.execution.runs import Running, task_spec
 from agency.planning.converter import DRIVE_TICK
 from agency.planning.follow_up_params import AFTER, AFTER_BOT
-from agency.planning.tasks.idempotency import GAVE_WAY, find_blocking_task, open_to, waits_its_turn
+from agency.planning.tasks.idempotency import GAVE_WAY, WAITING_FOR_SURFACE, find_blocking_task, open_to, waits_its_turn
 from agency.planning.tasks.models import NewTask, Task, TaskStatus
 from agency.planning.tasks.store import TaskStore
 from agency.world import night_approaching
@@ -149,9 +149,13 @@ class FollowUpWatch:
         """A drive tick's task just held for the surface (its plan hunts, the bot underground)
         leaves the bot nothing to do until the tick: the next tick's goals are asked now, as at a
         completion with nothing after it (a 1.18.2 bench bot at ba1afe9 stood 60 s underground
-        after its smelt of pork was held). By day only, as a completion's; its own follow-ups are
-        queued when it completes. The id of the task queued, or None."""
-        if not self._may_ask(held) or await self._at_night():
+        after its smelt of pork was held). At dusk or night the ask waits for the daylight, as a
+        completion's (ask_at_daylight); its own follow-ups are queued when it completes. The id of
+        the task queued, or None."""
+        if not self._may_ask(held):
+            return None
+        if await self._at_night():
+            self._at_daylight = held.id
             return None
         goals = [f.as_dict() for f in await self._asked_now(held, "held for the surface")]
         return await self._queue(held, goals, self.bot, "held") if goals else None
@@ -186,16 +190,20 @@ class FollowUpWatch:
 
     async def ask_at_daylight(self) -> str | None:
         """The executor has nothing to claim: a tick's task done at night with nothing after it
-        (queue_after) has the next tick's goals asked now if the day is back (a 26.1 bench bot
-        finished its iron sword dug in at 23800 and stood 150 s of the morning until the tick).
-        The id of the task queued, or None."""
+        (queue_after), or held for the surface at night (ask_while_held), has the next tick's
+        goals asked now if the day is back (a 26.1 bench bot finished its iron sword dug in at
+        23800 and stood 150 s of the morning until the tick). The id of the task queued, or None."""
         if self._at_daylight is None or await self._at_night():
             return None
         task = self.tasks.get_task(self._at_daylight)
         self._at_daylight = None
-        if task is None or task.status is not TaskStatus.completed:
+        if task is None:
             return None
-        return await self.queue_after(task)
+        if task.status is TaskStatus.completed:
+            return await self.queue_after(task)
+        if task.status is TaskStatus.paused and task.metadata.blockedReason == WAITING_FOR_SURFACE:
+            return await self.ask_while_held(task)
+        return None
 
     def work_started(self) -> None:
         """A task was claimed or resumed: the daylight ask is for a bot with nothing to do at

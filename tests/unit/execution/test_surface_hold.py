@@ -124,3 +124,7 @@ def test_a_task_held_for_the_surface_asks_the_next_ticks_goals_now_and_its_own_w
     _ticks(ex, ftime, 20)
     assert tasks.get_task(beef).metadata.blockedReason == WAITING_FOR_SURFACE
     assert len(asked) == 1  # at dusk the ask waits for the daylight, as a completion's
+    body.dusk = False  # the morning, still down there
+    ex.follow_ups._asked_ms = None
+    _ticks(ex, ftime, 3)
+    assert len(asked) == 2 and tasks.get_task(beef).status is TaskStatus.paused  # asked by day
