@@ -8,14 +8,14 @@ next tick (docs/benchmarks.md). So a tick asks what select_drive would choose af
 on the inventory its plan ends with (PlanBuilder's simulation), and again after that, up to
 `drive_tick.follow_ups` goals: a whole step of work per tick (after a hunt, on the inventory
 with its food stock). The chain stops at the first
-goal that is not a craft, a smelt or the low-log rule's logs (a hunt, a shelter, exploring
+goal that is not a craft, a smelt or the log rules' logs (a hunt, a shelter, exploring
 wait for a tick of their own, in the order select_drive gives them), whose plan hunts an
 animal not in sight, or once the bot is underground or a goal before it in the chain went
 down a staircase (no sheep for a bed's wool down there; on the surface with its animals in
 sight such a follow-up is marked `hunts`, which the runner lets hunt: the bench at 9a719ea
 stood idle 717 s of daylight after ticks with no follow-up, 159 s after an 18 s smelt of
 mutton with the bed waiting for its tick), that an open task already has (DRIVE-2), or
-that repeats (but for the low-log rule's logs: eight more when sixteen are not held yet, and
+that repeats (but for the log rules' logs: eight more when sixteen are not held yet, and
 the goal after them, as one task; the bench at dc34bf1 idled 17 % of its daylight after a
 `collect log 8`, the rule asking again three minutes later). A follow-up is a total to hold
 (what the simulated inventory held of it, plus the goal's amount, and never more than that

@@ -137,8 +137,14 @@ class ShelterReflex(SleepReflex):
             return True
         if self.night_task is None or snap.count_matching("_pickaxe") == 0:
             return False
-        judge, held = self.night_task, snap.held()
-        return any(judge(task_spec(t), held) for t in self.executor.held(SHELTERING, GAVE_WAY))
+        judge, held, ex = self.night_task, snap.held(), self.executor
+        # those the dig-in gives back: held at dusk, or waiting their turn and no goal's (hold_turns)
+        down = [
+            t
+            for t in ex.held(SHELTERING, GAVE_WAY)
+            if t.metadata.blockedReason == SHELTERING or not ex.endings.goal_bound(t)
+        ]
+        return any(judge(task_spec(t), held) for t in down)
 
     def _bed_look_due(self, snap: WorldSnapshot) -> bool:
         """In the hut before the night lets the bot sleep, no bed held, a dig-in to follow if
