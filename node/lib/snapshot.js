@@ -16,7 +16,12 @@ function solid (block) {
 // night), counted up to COVER_SCAN: a hut's roof is 1 or 2, rock over a mine is more
 // (agency/world.py `underground`).
 function coverAbove (bot) {
-  const head = bot.entity.position.floored().offset(0, 2, 0)
+  return coverOver(bot, bot.entity.position.floored())
+}
+
+// The same count over a bot whose feet are at `feet` (a block position).
+function coverOver (bot, feet) {
+  const head = feet.offset(0, 2, 0)
   let cover = 0
   for (let dy = 0; dy < COVER_SCAN; dy++) {
     const block = bot.blockAt(head.offset(0, dy, 0), false)
@@ -113,4 +118,4 @@ function snapshot (bot, hostileRadius) {
   }
 }
 
-module.exports = { snapshot }
+module.exports = { snapshot, coverOver }

@@ -7,6 +7,7 @@ const test = require('node:test')
 const assert = require('node:assert')
 const { startServer, connectBot, waitFor, command, oneVersion, runAction, roundTrip } = require('./helpers')
 const { PLUGINS } = require('../lib/bots')
+const { Vec3 } = require('vec3')
 
 test('a digging walk climbs out of a pit around a box it must keep out of', { timeout: 240000, ...oneVersion('pathfinder digging, not the protocol') }, async (t) => {
   const server = await startServer({ seed: 5, hostiles: false, animals: false })
@@ -39,32 +40,61 @@ test('a digging walk climbs out of a pit around a box it must keep out of', { ti
 })
 
 // A collect given a ceiling (maxY: under cover at night, agency/tools/gathering.py) reaches its
-// block under it, digging if it must, though a walk up over the top is the cheaper path: a
-// dug-in bench bot's collect of an ore at its level walked up through its hut and out of the door.
-test('a collect under a ceiling digs to its ore below it rather than walking up over the top', { timeout: 240000, ...oneVersion('pathfinder costs, not the protocol') }, async (t) => {
+// block under it and under cover, digging if it must, though a walk over the top or along a
+// trench open to the sky is the cheaper path: dug-in bench bots' collects of an ore at their
+// level walked up through the hut and out of the door, or down into a hollow open to the sky.
+test('a collect under a ceiling digs to its ore under cover rather than walking over the top or in the open', { timeout: 240000, ...oneVersion('pathfinder costs, not the protocol') }, async (t) => {
   const server = await startServer({ seed: 5, hostiles: false, animals: false })
   const bot = await connectBot(server.port, 'burrower', { plugins: PLUGINS })
   t.after(async () => { bot.quit(); await server.stop() })
-  const p = bot.entity.position.floored()
-  const [x, y, z] = [p.x, p.y + 12, p.z] // rock of our own in the air, away from the terrain
-  await command(bot, `/mcbot fill ${x - 4} ${y - 2} ${z - 3} ${x + 8} ${y + 1} ${z + 3} stone`)
-  await command(bot, `/mcbot fill ${x - 4} ${y + 2} ${z - 3} ${x + 8} ${y + 5} ${z + 3} air`)
-  await command(bot, `/mcbot fill ${x} ${y} ${z} ${x} ${y + 1} ${z} air`) // the bot's pocket, open above
-  await command(bot, `/mcbot setblock ${x - 1} ${y + 1} ${z} air`) // a step up out of it: the way over the top
-  await command(bot, `/mcbot setblock ${x + 4} ${y} ${z} iron_ore`)
-  await command(bot, `/mcbot setblock ${x + 4} ${y + 1} ${z} air`) // the ore open to the top
   await command(bot, '/give burrower stone_pickaxe 1', { match: /gave/ })
-  await command(bot, `/mcbot tp burrower ${x + 0.5} ${y} ${z + 0.5}`)
-  await waitFor(() => bot.entity.onGround && bot.entity.position.floored().equals(p.offset(0, 12, 0)), 10000, 'the bot in its pocket')
-  await waitFor(() => bot.blockAt(p.offset(4, 12, 0))?.name === 'iron_ore', 5000, 'the ore')
-  let highest = -Infinity
-  const track = () => { highest = Math.max(highest, Math.floor(bot.entity.position.y)) }
+  const p = bot.entity.position.floored()
+  let cells = []
+  const track = () => cells.push(bot.entity.position.floored())
   bot.on('move', track)
   t.after(() => bot.removeListener('move', track))
 
-  const out = await runAction(bot, 'collect', { block: 'iron_ore', count: 1, maxDistance: 16, item: 'raw_iron', maxY: y }, 120000)
-  assert.strictEqual(out.state, 'done', out.error)
-  assert.ok(out.result.gained >= 1, `raw iron gained: ${JSON.stringify(out.result)}`)
-  assert.strictEqual(highest, y, `the bot's feet stayed at its level (highest y ${highest - y} above it)`)
-  assert.deepStrictEqual(bot.collectBlock.movements.exclusionAreasStep, [], 'the ceiling lifted after the collect')
+  // rock of our own in the air, away from the terrain, roofed over at y + 6 (covered, as in a
+  // mine) but for what a test opens to the sky; the bot in a pocket in it open to the space
+  // over the rock, an ore 4 blocks east
+  async function pocket (x, y, z) {
+    await command(bot, `/mcbot fill ${x - 4} ${y - 2} ${z - 3} ${x + 8} ${y + 1} ${z + 3} stone`)
+    await command(bot, `/mcbot fill ${x - 4} ${y + 2} ${z - 3} ${x + 8} ${y + 5} ${z + 3} air`)
+    await command(bot, `/mcbot fill ${x - 4} ${y + 6} ${z - 3} ${x + 8} ${y + 6} ${z + 3} stone`)
+    await command(bot, `/mcbot fill ${x} ${y} ${z} ${x} ${y + 1} ${z} air`)
+    await command(bot, `/mcbot setblock ${x + 4} ${y} ${z} iron_ore`)
+    // open over it (a collect digs a block it sees a face of: a tunnel dug to it shows none)
+    await command(bot, `/mcbot setblock ${x + 4} ${y + 1} ${z} air`)
+    await command(bot, `/mcbot tp burrower ${x + 0.5} ${y} ${z + 0.5}`)
+    const at = new Vec3(x, y, z)
+    await waitFor(() => bot.entity.onGround && bot.entity.position.floored().equals(at), 10000, 'the bot in its pocket')
+    await waitFor(() => bot.blockAt(at.offset(4, 0, 0))?.name === 'iron_ore', 5000, 'the ore')
+    cells = []
+  }
+  async function collect (maxY) {
+    const had = bot.inventory.items().filter((i) => i.name === 'raw_iron').reduce((n, i) => n + i.count, 0)
+    const out = await runAction(bot, 'collect', { block: 'iron_ore', count: had + 1, maxDistance: 16, item: 'raw_iron', maxY }, 120000)
+    assert.strictEqual(out.state, 'done', out.error)
+    assert.ok(out.result.gained >= 1, `raw iron gained: ${JSON.stringify(out.result)}`)
+    assert.deepStrictEqual(bot.collectBlock.movements.exclusionAreasStep, [], 'the ceiling lifted after the collect')
+  }
+
+  await t.test('not up over the top', async () => {
+    const [x, y, z] = [p.x, p.y + 12, p.z]
+    await pocket(x, y, z)
+    await command(bot, `/mcbot setblock ${x - 1} ${y + 1} ${z} air`) // a step up out of the pocket
+    await collect(y)
+    const highest = Math.max(...cells.map((c) => c.y))
+    assert.strictEqual(highest, y, `the bot's feet stayed at its level (highest y ${highest - y} above it)`)
+  })
+
+  await t.test('not along a trench open to the sky', async () => {
+    const [x, y, z] = [p.x + 20, p.y + 12, p.z]
+    await pocket(x, y, z)
+    // a trench beside the pocket and the ore, its roof taken away: the open sky over it
+    await command(bot, `/mcbot fill ${x - 1} ${y} ${z - 1} ${x + 5} ${y + 6} ${z - 1} air`)
+    await collect(y)
+    const open = cells.filter((c) => c.z === z - 1)
+    assert.deepStrictEqual(open.map((c) => [c.x - x, c.y - y]), [], 'never a step into the trench')
+  })
 })

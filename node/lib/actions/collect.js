@@ -19,6 +19,7 @@ const { cannotHarvest } = require('../harvest')
 const { SCAN_MAX_DISTANCE, SCAN_MAX_COUNT } = require('../limits')
 const { pickPlant, uncollidable } = require('./pick_plant')
 const { findWithin } = require('../find_blocks')
+const { coverOver } = require('../snapshot')
 const { makeRoom } = require('../room')
 const { Targets } = require('mineflayer-collectblock/lib/Targets')
 
@@ -162,18 +163,26 @@ async function abandon (bot) {
   clearTimeout(timer)
 }
 
-// The paths to the blocks and their drops keep under the ceiling too: no cell passed through
-// above maxY + 1, the head of a bot whose feet are at maxY (a dug-in bench bot's collect of an
-// iron ore at its own level walked up through its hut and out of the door to it, into the
-// night). The blocks themselves are at maxY or below, so each drop lies where the bot's feet
-// can go. The cost is past any search's budget: most moves end at a cost over 100, a parkour
-// jump adds it unchecked.
+// The paths to the blocks and their drops keep under the ceiling and under cover too: no cell
+// passed through above maxY + 1, the head of a bot whose feet are at maxY (a dug-in bench bot's
+// collect of an iron ore at its own level walked up through its hut and out of the door to it,
+// into the night), nor one with no solid block over it, the open sky a snapshot calls cover 0
+// (another's went down into a hollow open to the sky beside its hut, and the night's shelter
+// called it back in). The blocks themselves are at maxY or below, so each drop lies where the
+// bot's feet can go. The cost is past any search's budget: most moves end at a cost over 100,
+// a parkour jump adds it unchecked.
 const EXCLUDED = 1e6
 function keepUnder (bot, maxY) {
   const areas = bot.collectBlock.movements.exclusionAreasStep
-  const above = (b) => (b.position.y > maxY + 1 ? EXCLUDED : 0)
-  areas.push(above)
-  return { lift: () => { const i = areas.indexOf(above); if (i >= 0) areas.splice(i, 1) } }
+  const open = new Map() // block position -> under the open sky, read once per collect
+  const inTheOpen = (p) => {
+    const key = `${p.x},${p.y},${p.z}`
+    if (!open.has(key)) open.set(key, coverOver(bot, p.offset(0, -1, 0)) === 0)
+    return open.get(key)
+  }
+  const outside = (b) => (b.position.y > maxY + 1 || inTheOpen(b.position) ? EXCLUDED : 0)
+  areas.push(outside)
+  return { lift: () => { const i = areas.indexOf(outside); if (i >= 0) areas.splice(i, 1) } }
 }
 
 function isTrunk (name) {
