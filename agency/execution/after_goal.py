@@ -24,7 +24,7 @@ tick's chain having stopped at them (DRIVE-2) while the task that carried them w
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from itertools import dropwhile
 
 from agency.execution.agents.follow_up_runs import held_of, parse_then, short_of, unfit_to_go_on
@@ -53,10 +53,33 @@ def why_not_now(snap: WorldSnapshot) -> str | None:
 
 
 def follow_up_task(parent: Task, held: Mapping[str, int], *, may_hunt: bool = True) -> NewTask | None:
-    """The task the parent's follow-ups become, from what is held now: the first one short of
-    its total as its goal (short_of), the rest its `then`; None when every one is held. Not
-    `may_hunt` (underground, at dusk: follow_up_runs.no_hunt_here), one the chain marked as
-    a hunt is passed over as the goal: as a task's goal its plan would hunt wherever the bot is."""
+    """The task the parent's follow-ups become, from what is held now (chain_task)."""
+    params = parent.parameters or {}
+    return chain_task(
+        parse_then(params.get(AFTER)),
+        held,
+        after=parent.title.lower(),
+        may_hunt=may_hunt,
+        priority=parent.priority,
+        thought=parent.metadata.sourceThoughtId,
+        bot=params.get(AFTER_BOT),
+    )
+
+
+def chain_task(
+    goals: Sequence[FollowUpSpec],
+    held: Mapping[str, int],
+    *,
+    after: str,
+    may_hunt: bool = True,
+    priority: float = 0.5,
+    thought: str | None = None,
+    bot: str | None = None,
+) -> NewTask | None:
+    """The task a chain of a later tick's goals becomes: the first one short of its total as its
+    goal (short_of), the rest its `then`; None when every one is held. Not `may_hunt`
+    (underground, at dusk: follow_up_runs.no_hunt_here), one the chain marked as a hunt is
+    passed over as the goal: as a task's goal its plan would hunt wherever the bot is."""
 
     def short(f: FollowUpSpec) -> int:
         return short_of(f.total, f.amount, held_of(f.action, f.target, held))
@@ -64,7 +87,7 @@ def follow_up_task(parent: Task, held: Mapping[str, int], *, may_hunt: bool = Tr
     def passed_over(f: FollowUpSpec) -> bool:
         return not short(f) or (f.hunts and not may_hunt)
 
-    left = list(dropwhile(passed_over, parse_then((parent.parameters or {}).get(AFTER))))
+    left = list(dropwhile(passed_over, goals))
     if not left:
         return None
     first, rest = left[0], left[1:]
@@ -73,8 +96,8 @@ def follow_up_task(parent: Task, held: Mapping[str, int], *, may_hunt: bool = Tr
     return NewTask(
         title=task_title(action, target, amount),
         type=action,
-        description=f"After {parent.title.lower()}: a later tick's goal, done now.",
-        priority=parent.priority,
+        description=f"After {after}: a later tick's goal, done now.",
+        priority=priority,
         source=DRIVE_TICK,
         parameters={
             "target": target,
@@ -83,12 +106,12 @@ def follow_up_task(parent: Task, held: Mapping[str, int], *, may_hunt: bool = Tr
         },
         metadata={
             "goalKey": canonical_goal_key(action, target),
-            "sourceThoughtId": parent.metadata.sourceThoughtId,
+            "sourceThoughtId": thought,
             "extractedGoal": {"action": action, "target": target, "amount": amount},
             "extractedGoalSource": DRIVE_TICK,
             "convertEligible": True,
             "tags": [DRIVE_TICK, "autonomous", FOLLOW_UP_TAG],
-            "bot": (parent.parameters or {}).get(AFTER_BOT),
+            "bot": bot,
         },
     )
 

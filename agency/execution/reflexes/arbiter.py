@@ -102,6 +102,9 @@ class Reflexes(CombatReflex, CookReflex, EatReflex, ForageReflex, RecoverReflex,
             await self._act(reflex, snap)
         finally:
             self._acting = False
+        if self._ask_night_work:  # the drive tick's gates are open again: the reflex let go
+            self._ask_night_work = False
+            await self.executor.follow_ups.ask_for_the_night()
         return reflex
 
     async def _act(self, reflex: str, snap: WorldSnapshot) -> None:

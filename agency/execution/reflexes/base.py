@@ -125,6 +125,7 @@ class ReflexBase:
         self._site: SiteSignature | None = None  # the shelter choose() picked
         self._started = False
         self._acting = False
+        self._ask_night_work = False  # dug in with nothing given back: the night's work to ask for
         self.death: Death | None = None  # the last death, until its items are recovered or given up
         self._hurt_at: int | None = None
         self._combat: CombatChoice | None = None  # what choose() answered, for _act

@@ -301,6 +301,7 @@ class ShelterReflex(SleepReflex):
             self.stats.nights_dug_in += 1
             self.executor.hold_turns(SHELTERING)  # judged with the tasks held at dusk
             going_on = await self._night_work_held()
+            self._ask_night_work = not going_on  # asked once the reflex lets go (Reflexes.tick)
             logger.info(
                 "[Reflex] night: dug in under the shelter at {} -> {}; working underground until morning ({})",
                 list(site.refCorner),

@@ -13,6 +13,7 @@ from loguru import logger
 from agency.cognition.drive_memory import DriveTickState
 from agency.cognition.drive_tick import DriveSkipReason, DriveTickSkipped, evaluate_drive_tick
 from agency.cognition.night_work import held_task_works_underground
+from agency.execution.agents.task_spec import FollowUpSpec
 from agency.execution.reflexes import SHELTERING, ReflexConfig, Reflexes
 from agency.execution.reflexes.shelter import BURROW_RETRY_AFTER_STOP_MS, CREEPER_WAIT_UNTIL, SHY_NEAR, SUN_UP_FROM
 from agency.planning.stalls import classify_stall
@@ -608,6 +609,44 @@ def test_with_no_next_goal_for_down_there_a_task_held_at_dusk_that_is_such_work_
 
     assert asyncio.run(dusk()) == ("dig_in" if digs_in else None)
     assert tasks.get_task(task_id).status is (TaskStatus.pending if digs_in else TaskStatus.paused)
+
+
+def test_dug_in_with_nothing_given_back_the_nights_work_is_asked_at_once_not_at_the_tick(dig_env):
+    """A 1.18.2 bench bot at 30e16b4 dug in at dusk and stood 110 s in its pocket until the tick
+    asked for its iron pickaxe."""
+    body, tasks, ex = dig_env["body"], dig_env["tasks"], dig_env["ex"]
+    body.inventory.update({"oak_planks": 4})
+    asked: list[int] = []
+
+    async def next_goals():
+        asked.append(1)
+        return (FollowUpSpec("craft", "stick", 4, 4),)
+
+    ex.follow_ups.next_goals = next_goals
+    lines, sink = [], logger.add(lambda m: lines.append(str(m)), level="INFO")
+    try:
+        _dig_in_tonight(dig_env)
+    finally:
+        logger.remove(sink)
+    [queued] = tasks.list_by_status(TaskStatus.pending)
+    assert (queued.type, queued.parameters["target"], queued.source) == ("craft", "stick", "drive-tick")
+    assert asked == [1] and any(
+        "dug in for the night: the next tick's goals, asked now: craft:stick" in m for m in lines
+    )
+
+
+def test_dug_in_with_a_task_given_back_nothing_more_is_asked(dig_env):
+    ex = dig_env["ex"]
+    dig_env["body"].inventory.update({"oak_planks": 4})
+    asked: list[int] = []
+
+    async def next_goals():
+        asked.append(1)
+        return (FollowUpSpec("craft", "wooden_sword", 1, 1),)
+
+    ex.follow_ups.next_goals = next_goals
+    _dig_in_tonight(dig_env, ("craft", "stick", 4))  # given back: the night's work
+    assert asked == []
 
 
 class BurrowBody(NightBody):
