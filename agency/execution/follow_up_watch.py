@@ -30,8 +30,15 @@ from agency.execution.agents.task_spec import FollowUpSpec
 from agency.execution.runs import Running, task_spec
 from agency.planning.converter import DRIVE_TICK
 from agency.planning.follow_up_params import AFTER, AFTER_BOT
-from agency.planning.tasks.idempotency import GAVE_WAY, WAITING_FOR_SURFACE, find_blocking_task, open_to, waits_its_turn
-from agency.planning.tasks.models import NewTask, Task, TaskOrigin, TaskStatus
+from agency.planning.tasks.idempotency import (
+    GAVE_WAY,
+    WAITING_FOR_SURFACE,
+    find_blocking_task,
+    held_twin,
+    open_to,
+    waits_its_turn,
+)
+from agency.planning.tasks.models import NewTask, Task, TaskStatus
 from agency.planning.tasks.store import TaskStore
 from agency.world import night_approaching
 
@@ -210,29 +217,57 @@ class FollowUpWatch:
         goals the next tick would choose now (DriveJob.goals_now: under cover at night the night's
         work alone) are queued as a task at once, as after a completion, rather than waiting for
         the tick (a 1.18.2 bench bot at 30e16b4 dug in at dusk and stood 110 s in its pocket
-        until the tick asked for its iron pickaxe). The id of the task queued, or None."""
+        until the tick asked for its iron pickaxe). Of the thought of this bot's last drive-tick
+        task, as a completion's are; not when a task held at dusk has the goal (the tick gives
+        that one back: agency.planning.converter). Best effort: the id of the task queued, or None."""
         if self.next_goals is None or self.work_waiting():
             return None
         try:
-            chain = await self.next_goals()
-            snap = await self.runtime.tool_context.snapshot()
+            return await self._ask_for_the_night(self.next_goals)
         except Exception as e:  # noqa: BLE001 - best effort: the tick asks as ever
             logger.warning("[Executor] dug in: the next tick's goals not asked ({})", e)
             return None
-        draft = chain_task(chain, snap.held(), after="the dig-in under the hut", may_hunt=False, bot=self.bot)
+
+    async def _ask_for_the_night(self, next_goals: NextGoals) -> str | None:
+        parent = self._last_tick_task()
+        if parent is None:
+            return None
+        chain = await next_goals()
+        snap = await self.runtime.tool_context.snapshot()
+        draft = chain_task(
+            chain,
+            snap.held(),
+            after="the dig-in under the hut",
+            may_hunt=False,
+            priority=parent.priority,
+            thought=parent.metadata.sourceThoughtId,
+            bot=self.bot,
+        )
         if draft is None:
             return None
         key = draft.metadata["goalKey"]
-        if (blocking := find_blocking_task(self.tasks, key, self.clock(), bot=self.bot)) is not None:
-            logger.info("[Executor] dug in: the next tick's goals not queued: task={} has {}", blocking.id, key)
+        now = self.clock()
+        if (
+            other := find_blocking_task(self.tasks, key, now, bot=self.bot) or held_twin(self.tasks, key, bot=self.bot)
+        ) is not None:
+            logger.info("[Executor] dug in: the next tick's goals not queued: task={} has {}", other.id, key)
             return None
-        task = self.tasks.add_task(draft, origin=TaskOrigin(kind=DRIVE_TICK))
+        task = self.tasks.add_task(draft, origin=origin_of(parent))
         logger.info(
             "[Executor] dug in for the night: the next tick's goals, asked now: {}; queued as task={}",
             ", ".join(f"{f.action}:{f.target}" for f in chain),
             task.id,
         )
         return task.id
+
+    def _last_tick_task(self) -> Task | None:
+        """This bot's latest drive-tick task with a thought (held for the night, or done)."""
+        mine = [
+            t
+            for t in self.tasks.list_by_status(TaskStatus.paused, TaskStatus.completed)
+            if t.source == DRIVE_TICK and t.metadata.bot == self.bot and t.metadata.sourceThoughtId
+        ]
+        return max(mine, key=lambda t: t.metadata.updatedAt, default=None)
 
     def work_started(self) -> None:
         """A task was claimed or resumed: the daylight ask is for a bot with nothing to do at

@@ -97,6 +97,7 @@ class Reflexes(CombatReflex, CookReflex, EatReflex, ForageReflex, RecoverReflex,
         if reflex is None:
             return None
         self._acting = True
+        self._ask_night_work = False
         try:
             await self._take_body(f"reflex {reflex}")
             await self._act(reflex, snap)

@@ -18,7 +18,7 @@ from agency.execution.reflexes import SHELTERING, ReflexConfig, Reflexes
 from agency.execution.reflexes.shelter import BURROW_RETRY_AFTER_STOP_MS, CREEPER_WAIT_UNTIL, SHY_NEAR, SUN_UP_FROM
 from agency.planning.stalls import classify_stall
 from agency.planning.tasks.idempotency import GAVE_WAY, WAITING_FOR_MORNING
-from agency.planning.tasks.models import TaskStatus
+from agency.planning.tasks.models import NewTask, TaskStatus
 from agency.shelter.bed import SLEEP_FROM, shelter_bed_spot
 from agency.shelter.blueprint import basic_shelter
 from agency.shelter.burrow import _away
@@ -623,6 +623,7 @@ def test_dug_in_with_nothing_given_back_the_nights_work_is_asked_at_once_not_at_
         return (FollowUpSpec("craft", "stick", 4, 4),)
 
     ex.follow_ups.next_goals = next_goals
+    tick = _tick_task_done(tasks)
     lines, sink = [], logger.add(lambda m: lines.append(str(m)), level="INFO")
     try:
         _dig_in_tonight(dig_env)
@@ -630,9 +631,44 @@ def test_dug_in_with_nothing_given_back_the_nights_work_is_asked_at_once_not_at_
         logger.remove(sink)
     [queued] = tasks.list_by_status(TaskStatus.pending)
     assert (queued.type, queued.parameters["target"], queued.source) == ("craft", "stick", "drive-tick")
+    assert queued.metadata.sourceThoughtId == "thought-dusk" and queued.metadata.origin.parentTaskId == tick
     assert asked == [1] and any(
         "dug in for the night: the next tick's goals, asked now: craft:stick" in m for m in lines
     )
+
+
+def _tick_task_done(tasks) -> str:
+    """A drive tick's task done before the night, of thought-dusk: the asked task's thought."""
+    t = tasks.add_task(
+        NewTask(
+            title="collect log 8",
+            type="collect",
+            source="drive-tick",
+            parameters={"target": "log", "amount": 8},
+            metadata={"goalKey": "collect:log", "sourceThoughtId": "thought-dusk"},
+        ),
+        allow_unfinalized=True,
+    )
+    tasks.set_status(t.id, TaskStatus.active)
+    tasks.set_status(t.id, TaskStatus.completed)
+    return t.id
+
+
+def test_dug_in_the_nights_work_asked_is_not_a_twin_of_a_task_held_at_dusk(dig_env):
+    """A smelt held at dusk whose plan hunts for its amount (not given back at the dig-in), the
+    tick's smaller one night work: the tick gives the held one back (agency.planning.converter),
+    the ask makes no twin."""
+    body, tasks, ex = dig_env["body"], dig_env["tasks"], dig_env["ex"]
+    body.inventory.update({"porkchop": 3, "furnace": 1, "coal": 4})
+
+    async def next_goals():
+        return (FollowUpSpec("smelt", "cooked_porkchop", 3, 3),)
+
+    ex.follow_ups.next_goals = next_goals
+    _tick_task_done(tasks)
+    held = _dig_in_tonight(dig_env, ("smelt", "cooked_porkchop", 8))
+    assert tasks.get_task(held).status is TaskStatus.paused  # hunts for the rest: not given back
+    assert not tasks.list_by_status(TaskStatus.pending)  # no twin asked for
 
 
 def test_dug_in_with_a_task_given_back_nothing_more_is_asked(dig_env):
