@@ -60,8 +60,9 @@ async function run (bot, args, rec) {
   // at night the caller keeps the bot out of the open: keepUnder)
   const maxY = Number.isFinite(args.maxY) ? args.maxY : Infinity
   // The ceiling is part of the search, not a filter after it: the nearest logs were all up in
-  // the canopies, and a trunk's foot at the bot's level was never in the list.
-  const underCeiling = Number.isFinite(maxY) ? (b) => b.position.y <= maxY : null
+  // the canopies, and a trunk's foot at the bot's level was never in the list. Under it, a
+  // block whose drop would lie in the open is none either (keepUnder's paths do not go there).
+  const underCeiling = Number.isFinite(maxY) ? (b) => b.position.y <= maxY && coverOver(bot, b.position) > 0 : null
   const positions = findWithin(bot, { matching: def.id, maxDistance, count: Math.min(count + SPARE_TARGETS + TAKEN.size, SCAN_MAX_COUNT), filter: underCeiling })
     .filter((p) => !takenByOther(bot, spot(name, p)))
   if (positions.length === 0) {
@@ -84,6 +85,7 @@ async function run (bot, args, rec) {
   try {
     for (const p of positions) {
       if (rec.cancelled || countItems(bot, item) - before >= count) break
+      if (ceiling) ceiling.forget() // the blocks dug for the last may have been the only cover
       stopped = cannotHarvest(bot, def) // the tool broke on the previous block
       if (stopped) { errors.push(stopped); break }
       const block = bot.blockAt(p)
@@ -168,21 +170,24 @@ async function abandon (bot) {
 // collect of an iron ore at its own level walked up through its hut and out of the door to it,
 // into the night), nor one with no solid block over it, the open sky a snapshot calls cover 0
 // (another's went down into a hollow open to the sky beside its hut, and the night's shelter
-// called it back in). The blocks themselves are at maxY or below, so each drop lies where the
-// bot's feet can go. The cost is past any search's budget: most moves end at a cost over 100,
-// a parkour jump adds it unchecked.
+// called it back in). The blocks themselves are at maxY or below and under cover, so each drop
+// lies where the bot's feet can go. The cost is past any search's budget: most moves end at a
+// cost over 100, a parkour jump adds it unchecked. A block not loaded (no position) is out too.
 const EXCLUDED = 1e6
 function keepUnder (bot, maxY) {
   const areas = bot.collectBlock.movements.exclusionAreasStep
-  const open = new Map() // block position -> under the open sky, read once per collect
+  const open = new Map() // block position -> under the open sky, read once per block collected
   const inTheOpen = (p) => {
     const key = `${p.x},${p.y},${p.z}`
     if (!open.has(key)) open.set(key, coverOver(bot, p.offset(0, -1, 0)) === 0)
     return open.get(key)
   }
-  const outside = (b) => (b.position.y > maxY + 1 || inTheOpen(b.position) ? EXCLUDED : 0)
+  const outside = (b) => (!b.position || b.position.y > maxY + 1 || inTheOpen(b.position) ? EXCLUDED : 0)
   areas.push(outside)
-  return { lift: () => { const i = areas.indexOf(outside); if (i >= 0) areas.splice(i, 1) } }
+  return {
+    forget: () => open.clear(),
+    lift: () => { const i = areas.indexOf(outside); if (i >= 0) areas.splice(i, 1) }
+  }
 }
 
 function isTrunk (name) {
