@@ -175,7 +175,7 @@ async def collect_block(ctx: ToolContext, p: CollectBlockInput) -> dict[str, Any
                     "count": goal - have,
                     "maxDistance": reach,
                     "item": p.item or drop_of(name),
-                    **({"maxY": math.floor(snap.position.y) + NIGHT_REACH_UP} if below else {}),
+                    **({"maxY": math.floor(snap.position.y) + NIGHT_REACH_UP, "covered": True} if below else {}),
                 },
             )
             why = None

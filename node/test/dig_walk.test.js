@@ -73,7 +73,7 @@ test('a collect under a ceiling digs to its ore under cover rather than walking 
   }
   async function collect (maxY) {
     const had = bot.inventory.items().filter((i) => i.name === 'raw_iron').reduce((n, i) => n + i.count, 0)
-    const out = await runAction(bot, 'collect', { block: 'iron_ore', count: had + 1, maxDistance: 16, item: 'raw_iron', maxY }, 120000)
+    const out = await runAction(bot, 'collect', { block: 'iron_ore', count: had + 1, maxDistance: 16, item: 'raw_iron', maxY, covered: true }, 120000)
     assert.strictEqual(out.state, 'done', out.error)
     assert.ok(out.result.gained >= 1, `raw iron gained: ${JSON.stringify(out.result)}`)
     assert.deepStrictEqual(bot.collectBlock.movements.exclusionAreasStep, [], 'the ceiling lifted after the collect')

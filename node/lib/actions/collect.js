@@ -59,10 +59,13 @@ async function run (bot, args, rec) {
   // maxY: none higher, and no path's cell above the head of a bot standing at maxY (under cover
   // at night the caller keeps the bot out of the open: keepUnder)
   const maxY = Number.isFinite(args.maxY) ? args.maxY : Infinity
+  // covered: under a ceiling, nothing in the open either (no target whose drop would lie there,
+  // no path's cell with nothing solid over it: keepUnder)
+  const covered = Number.isFinite(maxY) && args.covered === true
   // The ceiling is part of the search, not a filter after it: the nearest logs were all up in
   // the canopies, and a trunk's foot at the bot's level was never in the list. Under it, a
   // block whose drop would lie in the open is none either (keepUnder's paths do not go there).
-  const underCeiling = Number.isFinite(maxY) ? (b) => b.position.y <= maxY && coverOver(bot, b.position) > 0 : null
+  const underCeiling = Number.isFinite(maxY) ? (b) => b.position.y <= maxY && (!covered || coverOver(bot, b.position) > 0) : null
   const positions = findWithin(bot, { matching: def.id, maxDistance, count: Math.min(count + SPARE_TARGETS + TAKEN.size, SCAN_MAX_COUNT), filter: underCeiling })
     .filter((p) => !takenByOther(bot, spot(name, p)))
   if (positions.length === 0) {
@@ -74,7 +77,7 @@ async function run (bot, args, rec) {
   positions.sort((a, b) => (failedLately(bot, a) - failedLately(bot, b)) * 1e9 +
     up * (a.y - b.y) * 4 + (a.distanceTo(me) - b.distanceTo(me)))
   bound(bot, { dig: true })
-  const ceiling = underCeiling && keepUnder(bot, maxY)
+  const ceiling = underCeiling && keepUnder(bot, maxY, covered)
   const errors = []
   const noDrop = [] // blocks taken with no item after them: the reason a collect gains nothing
   let collected = 0
@@ -165,7 +168,7 @@ async function abandon (bot) {
   clearTimeout(timer)
 }
 
-// The paths to the blocks and their drops keep under the ceiling and under cover too: no cell
+// The paths to the blocks and their drops keep under the ceiling and (covered) under cover too: no cell
 // passed through above maxY + 1, the head of a bot whose feet are at maxY (a dug-in bench bot's
 // collect of an iron ore at its own level walked up through its hut and out of the door to it,
 // into the night), nor one with no solid block over it, the open sky a snapshot calls cover 0
@@ -174,7 +177,7 @@ async function abandon (bot) {
 // lies where the bot's feet can go. The cost is past any search's budget: most moves end at a
 // cost over 100, a parkour jump adds it unchecked. A block not loaded (no position) is out too.
 const EXCLUDED = 1e6
-function keepUnder (bot, maxY) {
+function keepUnder (bot, maxY, covered) {
   const areas = bot.collectBlock.movements.exclusionAreasStep
   const open = new Map() // block position -> under the open sky, read once per block collected
   const inTheOpen = (p) => {
@@ -182,7 +185,7 @@ function keepUnder (bot, maxY) {
     if (!open.has(key)) open.set(key, coverOver(bot, p.offset(0, -1, 0)) === 0)
     return open.get(key)
   }
-  const outside = (b) => (!b.position || b.position.y > maxY + 1 || inTheOpen(b.position) ? EXCLUDED : 0)
+  const outside = (b) => (!b.position || b.position.y > maxY + 1 || (covered && inTheOpen(b.position)) ? EXCLUDED : 0)
   areas.push(outside)
   return {
     forget: () => open.clear(),

@@ -605,7 +605,9 @@ def test_under_cover_at_night_a_collect_takes_only_blocks_at_its_level_or_below(
     res = run(default_tool_registry().execute("collect_block", {"block": "stone", "count": 1}, ctx))
     assert res.success, res.error
     collect = next(a for kind, a in body.started if kind == "collect")
-    assert collect["maxY"] == GROUND_Y and body.block(3, GROUND_Y + 4, 0) == "stone"  # the hillside left be
+    assert (
+        collect["maxY"] == GROUND_Y and collect["covered"] is True and body.block(3, GROUND_Y + 4, 0) == "stone"
+    )  # the hillside left be
     for y in range(GROUND_Y + 3, GROUND_Y + 7):  # a tree on the surface over the pocket
         body.blocks[(5, y, 0)] = "oak_log"
     logs = run(default_tool_registry().execute("collect_block", {"block": "oak_log", "count": 1}, ctx))
