@@ -18,7 +18,7 @@ from agency.tools.base import BODY_QUEUE, Tool, ToolContext, ToolFailure, ToolIn
 from agency.tools.gathering import REACH
 from agency.tools.movement import walk
 from agency.tools.results import PRECONDITION_FAILED
-from agency.tools.spatial import block_pos, free_spot_near, in_body, neighbours, read_around
+from agency.tools.spatial import block_pos, free_spot_near, in_body, neighbours, read_around, spot_against_near
 from agency.world import BlockRegion, Vec3
 
 
@@ -112,6 +112,8 @@ async def _place_near_bot_once(ctx: ToolContext, block: str) -> dict[str, Any]:
         await run_action(ctx, "dig", {"x": room[0], "y": room[1], "z": room[2]})
         logger.info("[Tools] no room to place {} at {}: dug {} {} {} beside the bot", block, list(feet), *room)
         return await place_at(ctx, block, *room)
+    if spot is None and (spot := spot_against_near(around, feet, snap.position)) is not None:
+        logger.info("[Tools] no free spot on solid ground for {}: placing it at {} {} {}", block, *spot)
     if spot is None:
         seen = sorted({n for n in around.palette if n is not None})
         details = {"feet": list(feet), "health": snap.health, "blocksAround": seen}

@@ -7,7 +7,7 @@ import math
 from collections.abc import Iterable
 from typing import Any
 
-from agency.blocks import is_replaceable, is_solid, is_walkable
+from agency.blocks import is_liquid, is_replaceable, is_solid, is_walkable
 from agency.game.recipes import matches
 from agency.world import BlockRegion, Body, Vec3
 
@@ -85,6 +85,31 @@ def free_spot_near(
                     if standing is not None and in_body(standing, x, y, z):
                         continue
                     if is_replaceable(region.block_at(x, y, z)) and is_solid(region.block_at(x, y - 1, z)):
+                        return (x, y, z)
+    return None
+
+
+def spot_against_near(
+    region: BlockRegion, feet: tuple[int, int, int], standing: Vec3 | None = None
+) -> tuple[int, int, int] | None:
+    """When no cell on solid ground is free: one of air, a plant or a liquid (a placement
+    replaces water or lava, as the game lets a player) with a solid block on any face to
+    place against, next to the bot, nearest first. A 1.18.2 bench bot in a flooded tunnel had
+    only water and rock beside it and could not put its crafting table down all night."""
+    fx, fy, fz = feet
+    for r in (1, 2):
+        for dy in (0, -1, 1):
+            for dx in range(-r, r + 1):
+                for dz in range(-r, r + 1):
+                    if max(abs(dx), abs(dz)) != r:
+                        continue
+                    x, y, z = fx + dx, fy + dy, fz + dz
+                    if standing is not None and in_body(standing, x, y, z):
+                        continue
+                    here = region.block_at(x, y, z)
+                    if not (is_replaceable(here) or is_liquid(here)):
+                        continue
+                    if any(is_solid(region.block_at(*n)) for n in neighbours((x, y, z))):
                         return (x, y, z)
     return None
 

@@ -14,7 +14,7 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Any
 
-from agency.blocks import is_door, is_replaceable, is_solid
+from agency.blocks import is_door, is_liquid, is_replaceable, is_solid
 from agency.clock import FrozenClock
 from agency.game.recipes import recipe_for
 from agency.tools.craft_planner import taking_order
@@ -235,7 +235,8 @@ class FakeBody:
         pos = (a["x"], a["y"], a["z"])
         if self.inventory[a["block"]] < 1:
             raise BodyError(f"no {a['block']} in inventory")
-        if not is_replaceable(self.block(*pos)):  # like node/lib/actions/place.js: air or a plant it replaces
+        here = self.block(*pos)
+        if not (is_replaceable(here) or is_liquid(here)):  # like node/lib/actions/place.js (names.js replaceable)
             raise BodyError(f"{pos} is occupied by {self.block(*pos)}")
         x, y, z = pos
         sides = ((x + 1, y, z), (x - 1, y, z), (x, y + 1, z), (x, y - 1, z), (x, y, z + 1), (x, y, z - 1))

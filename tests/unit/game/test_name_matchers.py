@@ -213,6 +213,24 @@ def test_in_a_tunnel_of_rock_a_cell_beside_the_feet_is_dug_to_place_in(fake: tup
     assert digs == [(-1, GROUND_Y, 0)] and body.block(-1, GROUND_Y, 0) == "furnace"
 
 
+def test_in_a_flooded_tunnel_the_table_goes_into_the_water_beside_the_bot(fake: tuple[FakeBody, ToolContext]) -> None:
+    body, ctx = fake
+    for dx in range(-3, 4):
+        for dz in range(-3, 4):
+            for dy in (-1, 0, 1, 2):
+                if (dx, dz) != (0, 0):
+                    body.blocks[(dx, GROUND_Y + dy, dz)] = "stone"
+    for z in range(-3, 4):  # a tunnel along z, flooded to the head, over water: no dry floor
+        for dy in (-1, 0, 1):
+            body.blocks[(0, GROUND_Y + dy, z)] = "water"
+    body.blocks[(0, GROUND_Y - 1, 0)] = "stone"  # the bot stands on the one rock
+    res = asyncio.run(default_tool_registry().execute("place_block", {"block": "crafting_table"}, ctx))
+    assert res.success, res.error
+    spot = (res.output["x"], res.output["y"], res.output["z"])
+    assert spot[0] == 0 and abs(spot[2]) == 1 and body.block(*spot) == "crafting_table"
+    assert [k for k, _ in body.started if k == "dig"] == []  # rock by water is never dug
+
+
 def test_the_drive_tick_counts_logs_as_the_crafter_does() -> None:
     def snap(*items: tuple[str, int]) -> WorldSnapshot:
         return WorldSnapshot(
