@@ -145,4 +145,6 @@ class CombatReflex(ReflexBase):
             return res
         assert combat.reflex == RETREAT
         self.stats.retreats += 1
-        return await self.tools.execute("flee", {"radius": cfg.fight_radius * 2, "distance": 16.0, "legs": 3}, self.ctx)
+        res = await self.tools.execute("flee", {"radius": cfg.fight_radius * 2, "distance": 16.0, "legs": 3}, self.ctx)
+        self._retreat_failed_at = None if res.success else self.clock()  # eaten meanwhile (the arbiter)
+        return res

@@ -11,7 +11,7 @@ from loguru import logger
 
 from agency.execution.combat import CLOSE_IN, EVADE, FIGHT, RETREAT, STRIKE_AND_BACK_OFF, choose_combat, threat_radii
 from agency.execution.reflexes import ReflexConfig, Reflexes
-from agency.execution.reflexes.combat import CLOSE_IN_HEALTH_BUDGET
+from agency.execution.reflexes.combat import CLOSE_IN_HEALTH_BUDGET, CORNERED_MS
 from agency.tools.testing import FakeBody, FakeTime, Mob
 from agency.world import WorldSnapshot
 
@@ -368,3 +368,25 @@ def test_a_hostile_that_keeps_coming_after_three_evasions_is_fought(env):
     body.position = start
     body.mobs = [Mob("zombie", hostile=True, x=3.5, z=0.5)]
     assert reflexes.choose(body.snapshot()) == FIGHT  # it keeps coming: bare hands it is
+
+
+def test_a_retreat_that_got_nowhere_with_nothing_hurting_the_bot_eats_before_retreating_again(env):
+    """A 1.18.2 bench bot at health 5, food 17 and a cooked beef held retreated from a zombie 3
+    blocks off that could not reach it every 4-8 s for minutes, never eating."""
+    body, ftime = env["body"], env["ftime"]
+    reflexes = Reflexes(env["tools"], env["ctx"], env["ex"], CFG, clock=ftime.clock)
+    body.health, body.food = 5, 17
+    body.inventory["cooked_beef"] = 1
+    body.mobs = [Mob("zombie", hostile=True, x=3.5, z=0.5)]
+    body.fail["move_to"] = "no path"  # walled off: the retreat goes nowhere
+    assert reflexes.choose(body.snapshot()) == RETREAT  # no retreat tried yet: away first
+    assert asyncio.run(reflexes.tick(body.snapshot())) == RETREAT
+    assert reflexes._retreat_failed_at == ftime.clock()
+    reflexes._hurt_at = ftime.clock()  # hit after all: it reaches the bot, away again
+    assert reflexes.choose(body.snapshot()) == RETREAT
+    reflexes._hurt_at = ftime.clock() - 1  # hurt before the retreat failed, not since: it eats
+    assert asyncio.run(reflexes.tick(body.snapshot())) == "eat"
+    assert body.inventory["cooked_beef"] == 0 and body.food > 17
+    ftime.clock.advance(CORNERED_MS)  # long after the retreat that got nowhere: away first again
+    body.inventory["cooked_beef"], body.food = 1, 17
+    assert reflexes.choose(body.snapshot()) == RETREAT
