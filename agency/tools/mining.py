@@ -21,6 +21,7 @@ from loguru import logger
 from pydantic import Field, field_validator
 
 from agency.blocks import is_solid, is_walkable
+from agency.game.harvest import needs_tool
 from agency.game.ores import FLUID_LEVELS, ORE_LEVELS, ROCK_LEVELS, ore_level
 from agency.tools.actions import run_action
 from agency.tools.base import BODY_QUEUE, Tool, ToolContext, ToolFailure, ToolInput
@@ -217,7 +218,9 @@ async def in_sight(ctx: ToolContext, block: str) -> bool:
     night that box stops at the feet's level, as the collect's does: an iron ore up in a hillside by
     the hut stopped a dug-in bench bot's descent, and its collect walked out of the hut for it."""
     up = NIGHT_REACH_UP if under_cover_at_night(await ctx.snapshot()) else None
-    return bool((await find_blocks_now(ctx, FindBlocksInput(block=block, radius=32, count=1, up=up)))["blocks"])
+    find = FindBlocksInput(block=block, radius=32, count=1, up=up)
+    # one beside water or lava does not count: the collect leaves it alone (agency.tools.gathering)
+    return bool((await find_blocks_now(ctx, find, dry=needs_tool(block)))["blocks"])
 
 
 async def seek_ore(ctx: ToolContext, p: SeekOreInput) -> dict[str, Any]:

@@ -38,11 +38,13 @@ async def snapshot(ctx: ToolContext, _p: NoInput) -> dict[str, Any]:
     return (await ctx.snapshot()).model_dump(mode="json")
 
 
-async def find_blocks_now(ctx: ToolContext, p: FindBlocksInput) -> dict[str, Any]:
+async def find_blocks_now(ctx: ToolContext, p: FindBlocksInput, *, dry: bool = False) -> dict[str, Any]:
+    """`dry`: none with water or lava on a face, as a collect of a block dug with a tool takes
+    (node/lib/actions/collect.js `dryOnly`)."""
     pos = (await ctx.snapshot()).position
     up = p.vertical if p.up is None else p.up
     region = await ctx.io(read_around, ctx.body, block_pos(pos), p.radius, up, p.vertical)
-    blocks = find_in_region(region, p.block, pos, p.count)
+    blocks = find_in_region(region, p.block, pos, p.count, dry=dry)
     return {"block": p.block, "found": len(blocks), "blocks": blocks}
 
 

@@ -54,13 +54,21 @@ def iter_blocks(region: BlockRegion) -> Iterable[tuple[int, int, int, str]]:
         yield ox + x, oy + y, oz + z, name
 
 
-def find_in_region(region: BlockRegion, block: str, origin: Vec3, count: int) -> list[dict[str, Any]]:
+def wet(region: BlockRegion, cell: tuple[int, int, int]) -> bool:
+    """Water or lava on a face of `cell`: dug, the hole floods as it opens."""
+    return any(is_liquid(region.block_at(*n)) for n in neighbours(cell))
+
+
+def find_in_region(
+    region: BlockRegion, block: str, origin: Vec3, count: int, *, dry: bool = False
+) -> list[dict[str, Any]]:
+    """The nearest `count` blocks of a kind; `dry`: none with water or lava on a face (wet)."""
     wanted = {n for n in region.palette if n is not None and matches(block, n)}
     if not wanted:
         return []
     hits = []
     for x, y, z, name in iter_blocks(region):
-        if name in wanted:
+        if name in wanted and not (dry and wet(region, (x, y, z))):
             d = math.dist((x + 0.5, y + 0.5, z + 0.5), (origin.x, origin.y, origin.z))
             hits.append((round(d, 2), x, y, z, name))
     hits.sort()

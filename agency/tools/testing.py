@@ -195,8 +195,16 @@ class FakeBody:
         return {"position": {"x": self.position.x, "y": a["y"], "z": self.position.z}}
 
     def _do_collect(self, a: dict[str, Any]) -> dict[str, Any]:
-        top = a.get("maxY", math.inf)  # like node/lib/actions/collect.js
-        spots = sorted(p for p, n in self.blocks.items() if n == a["block"] and p[1] <= top)[: a.get("count", 1)]
+        top = a.get("maxY", math.inf)  # like node/lib/actions/collect.js (maxY, dryOnly)
+
+        def wet(p: tuple[int, int, int]) -> bool:
+            x, y, z = p
+            sides = ((x + 1, y, z), (x - 1, y, z), (x, y + 1, z), (x, y - 1, z), (x, y, z + 1), (x, y, z - 1))
+            return any(is_liquid(self.block(*c)) for c in sides)
+
+        spots = sorted(
+            p for p, n in self.blocks.items() if n == a["block"] and p[1] <= top and not (a.get("dryOnly") and wet(p))
+        )[: a.get("count", 1)]
         for p in spots:
             del self.blocks[p]
             self.inventory[a.get("item", a["block"])] += 1

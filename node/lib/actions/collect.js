@@ -13,7 +13,7 @@
 // (forgetStaleTask). With no slot free, a stack of filler is tossed before each block (../room.js:
 // collectblock fails every block on a full inventory); `tossed` in the result lists them.
 
-const { blockName, itemName } = require('../names')
+const { blockName, itemName, names } = require('../names')
 const { bound, watch } = require('../path_search')
 const { cannotHarvest } = require('../harvest')
 const { SCAN_MAX_DISTANCE, SCAN_MAX_COUNT } = require('../limits')
@@ -46,6 +46,17 @@ function remember (bot, p) {
   FAILED.set(failedKey(bot, p), now + FORGET_MS)
 }
 
+const FACES = [[1, 0, 0], [-1, 0, 0], [0, 1, 0], [0, -1, 0], [0, 0, 1], [0, 0, -1]]
+
+// Water or lava on a face of the block at p.
+function wet (bot, p) {
+  const liquids = names(bot).liquids
+  return FACES.some(([x, y, z]) => {
+    const b = bot.blockAt(p.offset(x, y, z))
+    return b !== null && liquids.has(b.name)
+  })
+}
+
 async function run (bot, args, rec) {
   const name = blockName(bot.registry, args.block)
   if (!name) throw new Error(`unknown block '${args.block}' in ${bot.version}`)
@@ -66,7 +77,11 @@ async function run (bot, args, rec) {
   // the canopies, and a trunk's foot at the bot's level was never in the list. Under it, a
   // block whose drop would lie in the open is none either (keepUnder's paths do not go there).
   const underCeiling = Number.isFinite(maxY) ? (b) => b.position.y <= maxY && (!covered || coverOver(bot, b.position) > 0) : null
-  const positions = findWithin(bot, { matching: def.id, maxDistance, count: Math.min(count + SPARE_TARGETS + TAKEN.size, SCAN_MAX_COUNT), filter: underCeiling })
+  // dryOnly: none with water or lava on a face (the caller's rule for a block dug with a tool:
+  // its hole floods as it opens, and under water the bot digs five times slower)
+  const dry = args.dryOnly === true ? (b) => !wet(bot, b.position) : null
+  const filter = underCeiling && dry ? (b) => underCeiling(b) && dry(b) : underCeiling || dry
+  const positions = findWithin(bot, { matching: def.id, maxDistance, count: Math.min(count + SPARE_TARGETS + TAKEN.size, SCAN_MAX_COUNT), filter })
     .filter((p) => !takenByOther(bot, spot(name, p)))
   if (positions.length === 0) {
     const others = [...TAKEN.values()].filter((u) => u !== bot.username)
@@ -94,6 +109,7 @@ async function run (bot, args, rec) {
       const block = bot.blockAt(p)
       const key = spot(name, p)
       if (!block || block.type !== def.id || takenByOther(bot, key)) continue
+      if (dry && !dry(block)) continue // flooded since the search (the last block's hole)
       TAKEN.set(key, bot.username)
       let timer = null
       let search = null

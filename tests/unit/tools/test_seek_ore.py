@@ -91,3 +91,31 @@ def test_a_collect_that_tunnels_in_vain_says_so(ctx: ToolContext, body: FakeBody
     res = run(default_tool_registry().execute("collect_block", {"block": "gold_ore", "count": 1}, ctx))
     assert not res.success and "no gold_ore within 32 blocks" in res.error.message
     assert _kinds(body) == ["staircase", "staircase"]  # y 16 -> -8 -> -16 (gold's level), then out of tries
+
+
+def test_an_ore_beside_water_or_lava_is_left_alone_by_seek_and_collect(ctx: ToolContext, body: FakeBody) -> None:
+    """A 1.18.2 bench bot spent 8 minutes on iron ore in its flooded tunnel, 45 s a block
+    (under water the bot digs five times slower), and took none."""
+    body.inventory["stone_pickaxe"] = 1
+    body.blocks[(3, GROUND_Y - 3, 2)] = "iron_ore"
+    body.blocks[(3, GROUND_Y - 2, 2)] = "water"  # flooded over it
+    body.blocks[(9, GROUND_Y - 3, 0)] = "iron_ore"
+    body.blocks[(10, GROUND_Y - 3, 0)] = "lava"
+    res = run(default_tool_registry().execute("seek_ore", {"block": "iron_ore"}, ctx))
+    assert res.success and not res.output["inSight"] and _kinds(body) == ["staircase"]  # dug on down instead
+    body.started.clear()
+    body.blocks[(int(body.position.x) + 4, int(body.position.y) - 2, 0)] = "iron_ore"  # a dry one
+    res = run(default_tool_registry().execute("collect_block", {"block": "iron_ore", "count": 1}, ctx))
+    assert res.success, res.error
+    assert [a.get("dryOnly") for k, a in body.started if k == "collect"] == [True]
+    assert body.block(3, GROUND_Y - 3, 2) == body.block(9, GROUND_Y - 3, 0) == "iron_ore"  # both left
+
+
+def test_a_collect_with_only_wet_ore_in_sight_says_why_it_found_none(ctx: ToolContext, body: FakeBody) -> None:
+    body.inventory["iron_pickaxe"] = 1
+    body.position = body.position.model_copy(update={"y": 16.0})
+    body.blocks[(2, 15, 0)] = "gold_ore"
+    body.blocks[(2, 14, 0)] = "water"
+    res = run(default_tool_registry().execute("collect_block", {"block": "gold_ore", "count": 1}, ctx))
+    assert not res.success and "those seen lie beside water or lava, left alone" in res.error.message
+    assert "collect" not in _kinds(body)
