@@ -14,7 +14,7 @@ A run of a plan made from what the bot holds (a craft, smelt or gather plan) tha
 step the world refused (nothing found, no progress, a timeout) is planned afresh from what the
 bot holds now, for what is still short of the goal (AgentRuntime.run_task, replan); a
 goal-bound build's gets a fresh build plan (it brings what is missing now and skips what
-stands), unless the same step failed the same way after the last one; at most MAX_STEP_REPLANS
+stands); unless the same step failed the same way after the last one, at most MAX_STEP_REPLANS
 times per task (agency.execution.replans; counted in its `replanned` events, so a restart does
 not reset them): what the first run got is not fetched again, and the new plan's steps look
 further from where the bot now is (a collect tunnels on, a hunt explores).

@@ -2,8 +2,8 @@
 module docstring): a resumed run the world no longer fits is planned afresh once per hold,
 and a plan made from what the bot holds (a craft, smelt or gather plan) whose step the world
 refused is planned again from what it holds now, at most MAX_STEP_REPLANS times per task; a
-goal-bound build's gets a fresh build plan instead, unless a step at its site failed the same
-way after the last one."""
+goal-bound build's gets a fresh build plan instead. A fresh plan whose step fails the same
+way as the one before it (numbers aside) ends there: a third run would too."""
 
 from __future__ import annotations
 
@@ -28,11 +28,6 @@ if TYPE_CHECKING:
 
 MAX_STEP_REPLANS = 2  # a failed step's task is planned afresh at most this often (module docstring)
 REPLAN_CODES = frozenset({EXECUTION_ERROR, PRECONDITION_FAILED, TIMEOUT, DELEGATION_FAILED})  # the world refused
-
-
-# The steps of a build at its anchored site, the same on every fresh plan (its gathering
-# steps are not: a collect looks further each time).
-SITE_STEPS = ("site", "prepare", "module-")
 
 
 def _same(last: dict[str, Any], step: str, why: str) -> bool:
@@ -104,8 +99,18 @@ class Replanner:
             return None
         step = next((s.stepId for s in reversed(result.steps) if s.status == "failed"), "")
         why = next(e.message for e in result.errors if e.code in REPLAN_CODES)
-        if goal_bound and step.startswith(SITE_STEPS) and last is not None and _same(last, step, why):
-            return None  # a build's anchored site fails its fresh plan the same way: no third run
+        if last is not None and _same(last, step, why):
+            # the fresh plan failed the same step the same way: a third run would too (a 1.18.2
+            # bench bot's hunt of a cow that had strolled off explored 80 s in each of three
+            # runs; a build's anchored site fails so)
+            logger.warning(
+                "[Executor] task={} goalKey={} step {} failed as before its last fresh plan ({}): no further plan",
+                task.id,
+                task.metadata.goalKey,
+                step or "?",
+                why,
+            )
+            return None
         self.tasks.record_event(
             task.id, REPLANNED, {"step": step, "reason": why, "replan": done + 1, "of": MAX_STEP_REPLANS}
         )
