@@ -1,6 +1,7 @@
 """The night's shelter: in at dusk once the walk in no longer fits before the night
 (agency.shelter.head_in), or when a retreat at night calls for it, the door
-closed and every task held until morning, then out once no hostile is near. Sleeping in its
+closed and every task held until morning, then out once no hostile near holds it in
+(agency.execution.reflexes.morning_wait). Sleeping in its
 bed is the sleep reflex, asked for once the bot is inside.
 
 A bot underground at dusk (agency.world.underground: rock over its head) is not called up:
@@ -28,8 +29,8 @@ from typing import Any
 
 from loguru import logger
 
-from agency.execution.combat import CREEPERS
 from agency.execution.reflexes.base import doorway
+from agency.execution.reflexes.morning_wait import morning_wait
 from agency.execution.reflexes.sleep import SleepReflex
 from agency.execution.runs import task_spec
 from agency.planning.tasks.idempotency import GAVE_WAY, SHELTERING
@@ -40,16 +41,7 @@ from agency.shelter.head_in import distance_to, head_in_due, head_in_time
 from agency.shelter.models import SiteSignature
 from agency.shelter.tool_inputs import HOOKS_KEY as SHELTER_HOOKS
 from agency.tools import ToolExecutionResult
-from agency.world import DUSK_START, NIGHT_START, BodyLost, EntityInfo, WorldSnapshot, night_approaching, underground
-
-CREEPER_WAIT_UNTIL = 3_000  # time of day: a creeper by the hut is waited out this long at most
-# Spiders pick no target in daylight and drop one they have (vanilla's; node/plugins/mobs.js
-# `shy`): under the morning sun (from 23460, when it burns zombies) one holds the bot in its hut
-# only this close (a 26.1 bench bot at ba1afe9 stood 55 s of its morning in the hut for one 13
-# blocks off, the only hostile near).
-SHY_IN_DAYLIGHT = ("spider", "cave_spider")
-SUN_UP_FROM = 23_460
-SHY_NEAR = 4.0
+from agency.world import NIGHT_START, BodyLost, WorldSnapshot, night_approaching, underground
 
 
 class ShelterReflex(SleepReflex):
@@ -249,29 +241,22 @@ class ShelterReflex(SleepReflex):
         )
 
     def _morning_clear(self, snap: WorldSnapshot) -> bool:
-        """Out of the shelter once no hostile is near (the morning sun burns zombies and
-        skeletons for a while yet), or at the latest at morning_leave_by; a creeper near, which
-        the sun does not burn, is waited out until CREEPER_WAIT_UNTIL (a 1.18.2 bench bot left
-        at time 1000 with one 11 blocks off, by the door, and was dead half a second later); a
-        spider under the sun only close by (SHY_IN_DAYLIGHT)."""
-        cfg = self.config
-        near = [e for e in snap.entities if e.hostile and e.distance <= cfg.morning_clear_within and _holds(e, snap)]
-        late = cfg.morning_leave_by <= snap.timeOfDay < DUSK_START
-        creeper = next((e for e in sorted(near, key=lambda e: e.distance) if e.name in CREEPERS), None)
-        if not near or (late and (creeper is None or snap.timeOfDay >= CREEPER_WAIT_UNTIL)):
+        """Out of the shelter once no hostile near holds the bot in (morning_wait), saying once
+        what it waits for."""
+        wait = morning_wait(snap, self.config)
+        if wait is None:
             self._morning_wait_logged = False
             return True
         if not self._morning_wait_logged:
             self._morning_wait_logged = True
-            first = creeper if late and creeper is not None else min(near, key=lambda e: e.distance)
             logger.info(
                 "[Reflex] morning: staying in the shelter while {} hostile(s) are within {:g} blocks "
                 "({} at {:.1f}); out when they are gone or at time {}",
-                len(near),
-                cfg.morning_clear_within,
-                first.name,
-                first.distance,
-                CREEPER_WAIT_UNTIL if late else cfg.morning_leave_by,
+                wait.near,
+                self.config.morning_clear_within,
+                wait.first.name,
+                wait.first.distance,
+                wait.until,
             )
         return False
 
@@ -442,10 +427,3 @@ def inside_only(snap: WorldSnapshot, site: SiteSignature | None) -> WorldSnapsho
     """The snapshot with only the hostiles inside the hut: the ones a closed door does not stop."""
     inside = [e for e in snap.entities if not e.threat or (site is not None and in_hut(site, e.position))]
     return snap.model_copy(update={"entities": inside, "hostiles": sum(e.threat for e in inside)})
-
-
-def _holds(hostile: EntityInfo, snap: WorldSnapshot) -> bool:
-    """Does this hostile near hold the bot in its hut in the morning? A spider under the sun
-    only within SHY_NEAR."""
-    sun_up = snap.timeOfDay >= SUN_UP_FROM or snap.timeOfDay < DUSK_START
-    return not (hostile.name in SHY_IN_DAYLIGHT and sun_up and hostile.distance > SHY_NEAR)
