@@ -44,6 +44,7 @@ from agency.world import night_approaching
 
 QUEUE_CHECK_MS = 1_000  # a follow-up in flight looks at the queue at most this often (a store read)
 ASK_AGAIN_MS = 10_000  # the next tick's goals asked at a completion at most this often (NextGoals)
+LAST_TASKS = 64  # the newest tasks the dig-in's ask looks through for the last tick's (ticks are minutes apart)
 
 # What the next drive tick would choose now and the chain after it (DriveJob.goals_now, wired
 # by the daemon): () when none may be done now.
@@ -261,11 +262,15 @@ class FollowUpWatch:
         return task.id
 
     def _last_tick_task(self) -> Task | None:
-        """This bot's latest drive-tick task with a thought (held for the night, or done)."""
+        """This bot's latest drive-tick task with a thought (held for the night, or done), among
+        its newest LAST_TASKS (one indexed read: a soak's store holds thousands done)."""
         mine = [
             t
-            for t in self.tasks.list_by_status(TaskStatus.paused, TaskStatus.completed)
-            if t.source == DRIVE_TICK and t.metadata.bot == self.bot and t.metadata.sourceThoughtId
+            for t in self.tasks.newest(LAST_TASKS, bot=self.bot)
+            if t.status in (TaskStatus.paused, TaskStatus.completed)
+            and t.source == DRIVE_TICK
+            and t.metadata.bot == self.bot
+            and t.metadata.sourceThoughtId
         ]
         return max(mine, key=lambda t: t.metadata.updatedAt, default=None)
 
