@@ -70,6 +70,18 @@ def test_a_cornered_bot_fights_with_bare_hands():
     )
 
 
+def test_a_cornered_bot_waits_for_a_creeper_beyond_reach_and_strikes_it_in_reach():
+    """A 26.1 bench bot tried to get away from a creeper 4 blocks off that came no closer every
+    second for 30 s, each evasion failing at once."""
+    assert choose_combat(_snap(("creeper", 4.0), inventory=("iron_sword",)), CFG).reflex == EVADE
+    assert choose_combat(_snap(("creeper", 4.0), inventory=("iron_sword",)), CFG, cornered=True) is None
+    near = choose_combat(_snap(("creeper", 2.5), inventory=("iron_sword",)), CFG, cornered=True)
+    assert near.reflex == STRIKE_AND_BACK_OFF
+    # the creeper waited for, the zombie beside it is answered as ever
+    both = choose_combat(_snap(("creeper", 4.0), ("zombie", 2.0), inventory=("iron_sword",)), CFG, cornered=True)
+    assert (both.reflex, both.target.name) == (FIGHT, "zombie")
+
+
 def test_with_no_weapon_a_digging_tool_is_what_a_fight_hits_with_but_no_reason_to_fight():
     # the attack action equips it (node/lib/names.js): a stone pickaxe hits for 3, a fist for 1
     held = ("stone_pickaxe", "wooden_pickaxe", "wooden_shovel")
