@@ -20,6 +20,7 @@ const { SCAN_MAX_DISTANCE, SCAN_MAX_COUNT } = require('../limits')
 const { pickPlant, uncollidable } = require('./pick_plant')
 const { findWithin } = require('../find_blocks')
 const { coverOver } = require('../snapshot')
+const { tickCounter, ticksFor } = require('../ticks')
 const { makeRoom } = require('../room')
 const { Targets } = require('mineflayer-collectblock/lib/Targets')
 
@@ -31,6 +32,12 @@ const TAKEN = new Map() // key -> username
 const spot = (name, p) => (isTrunk(name) ? `${p.x},${p.z}` : `${p.x},${p.y},${p.z}`)
 const takenByOther = (bot, key) => TAKEN.has(key) && TAKEN.get(key) !== bot.username
 const PER_BLOCK_MS = 45000 // collectblock has no time limit of its own: one stuck treetop must not eat the action
+// Getting no closer to its block for this much game time (lib/ticks), neither digging nor at
+// it, the bot is stuck and the block is given up (args.stallMs overrides): its path no longer
+// fits the world (a 26.1 bench bot at 0b9814e jumped into the ceiling of its mine for four
+// minutes, 45 s a block), or the server keeps setting it back.
+const STALL_MS = 20000
+const AT_BLOCK = 2 // blocks from the block's centre: at it, taking its drop
 const CANCEL_WAIT_MS = 3000 // for collectblock to end a cancelled task
 // Blocks in a row that failed (the path search, or their time): the rest are likely no better.
 // Timed-out blocks count too: nine treetops out of reach at 45 s each outlasted the action.
@@ -113,9 +120,11 @@ async function run (bot, args, rec) {
       TAKEN.set(key, bot.username)
       let timer = null
       let search = null
+      let stall = null
       try {
         const late = new Promise((resolve, reject) => {
           timer = setTimeout(() => reject(new Error(`gave up on ${name} at ${p} after ${PER_BLOCK_MS} ms`)), PER_BLOCK_MS)
+          stall = stallWatch(bot, p, args.stallMs ?? STALL_MS, (why) => reject(new Error(`${why} from ${name} at ${p}`)))
           // collectblock goes on after some failed searches (an empty best path counts as
           // arrived, and it digs from where it stands): any failed search ends this block.
           search = watch(bot, `${name} at ${p.x},${p.y},${p.z}`, (why) => reject(new Error(why)))
@@ -138,6 +147,7 @@ async function run (bot, args, rec) {
         await abandon(bot)
       } finally {
         clearTimeout(timer)
+        if (stall) stall.stop()
         if (search) search.stop()
         if (TAKEN.get(key) === bot.username) TAKEN.delete(key)
       }
@@ -207,6 +217,28 @@ function keepUnder (bot, maxY, covered) {
     forget: () => open.clear(),
     lift: () => { const i = areas.indexOf(outside); if (i >= 0) areas.splice(i, 1) }
   }
+}
+
+// Calls onStall(why) once the bot has got no 0.5 closer to the block at p for stallMs of game
+// time, neither digging (a path dug through, the block itself) nor within AT_BLOCK of it.
+function stallWatch (bot, p, stallMs, onStall) {
+  const clock = tickCounter(bot)
+  const limit = ticksFor(stallMs)
+  const centre = p.offset(0.5, 0.5, 0.5)
+  let best = Infinity
+  let last = 0
+  const timer = setInterval(() => {
+    const d = bot.entity.position.distanceTo(centre)
+    if (d < best - 0.5 || d <= AT_BLOCK || bot.targetDigBlock) {
+      best = Math.min(best, d)
+      last = clock.ticks
+    } else if (clock.ticks - last > limit) {
+      stop()
+      onStall(`stuck: no closer than ${best.toFixed(1)} blocks in ${limit} ticks`)
+    }
+  }, 250)
+  function stop () { clearInterval(timer); clock.stop() }
+  return { stop }
 }
 
 function isTrunk (name) {
