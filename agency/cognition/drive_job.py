@@ -179,9 +179,15 @@ class DriveJob:
         unfired = DriveTickState()  # as if due: the interval is the tick's alone
         choice = await self._choose(unfired, now, every_place=True)
         if not isinstance(choice, _Choice) or not isinstance(sel := choice.candidate, DriveSelection):
+            skipped = choice.candidate if isinstance(choice, _Choice) else choice
+            why = "not connected or held"
+            if isinstance(skipped, DriveTickSkipped):
+                why = f"{skipped.reason.value}: {skipped.detail or '-'}"
+            logger.info("[DriveTick] asked between ticks: no goal now ({})", why)
             return ()
         first = as_first(sel, choice.snap)
         if first is None or self.config.follow_ups == 0:
+            logger.info("[DriveTick] asked between ticks: {}:{} waits for its tick", sel.action, sel.target)
             return ()
         places = choice.places
         chain = follow_ups(

@@ -219,7 +219,7 @@ def test_a_due_tick_that_does_not_fire_says_why_once_per_reason_until_one_fires(
     assert env.run() is None and len([m for _, m in logs if "due but not firing" in m]) == 3
 
 
-def test_the_next_ticks_goals_asked_now_pass_every_gate_but_the_interval_and_fire_nothing(env, make_snapshot):
+def test_the_next_ticks_goals_asked_now_pass_every_gate_but_the_interval_and_fire_nothing(env, make_snapshot, logs):
     """DriveJob.goals_now, for the executor when a tick's work is done with nothing after it
     (FollowUpWatch.queue_after): what the tick would choose now, and the chain after it."""
     env.body.inventory.update({"oak_log": 4, "crafting_table": 1})
@@ -235,6 +235,7 @@ def test_the_next_ticks_goals_asked_now_pass_every_gate_but_the_interval_and_fir
     assert len(env.published) == 1
     env.seen.saw(env.body.snapshot().model_copy(update={"food": 15}))
     assert asyncio.run(env.job.goals_now()) == ()  # a gate shut: the same as for a tick
+    assert any(m.startswith("[DriveTick] asked between ticks: no goal now (low_food: food=15") for _, m in logs), logs
     env.body.inventory.clear()
     env.seen.saw(env.body.snapshot())
     chain = asyncio.run(env.job.goals_now())  # none left after a hut or a sword: gathered at once
