@@ -87,6 +87,7 @@ class DriveJob:
         self.bot = bot  # whose tick (a fleet's bot), None = the one bot's
         self._calm_logged = False
         self._skip_said: set[DriveSkipReason] = set()  # why a due tick did not fire, said since the last one fired
+        self._between_said: str | None = None  # why the last ask between ticks gave no goal (said once)
 
     def _calm(self, snap: WorldSnapshot) -> WorldSnapshot:
         """The snapshot as the safety gate judges it: hostiles the reflexes leave be (all of a
@@ -183,12 +184,18 @@ class DriveJob:
             why = "not connected or held"
             if isinstance(skipped, DriveTickSkipped):
                 why = f"{skipped.reason.value}: {skipped.detail or '-'}"
-            logger.info("[DriveTick] asked between ticks: no goal now ({})", why)
+            if why != self._between_said:  # asked again while idle: said once until it changes
+                self._between_said = why
+                logger.info("[DriveTick] asked between ticks: no goal now ({})", why)
             return ()
         first = as_first(sel, choice.snap)
         if first is None or self.config.follow_ups == 0:
-            logger.info("[DriveTick] asked between ticks: {}:{} waits for its tick", sel.action, sel.target)
+            why = f"{sel.action}:{sel.target} waits for its tick"
+            if why != self._between_said:
+                self._between_said = why
+                logger.info("[DriveTick] asked between ticks: {}", why)
             return ()
+        self._between_said = None
         places = choice.places
         chain = follow_ups(
             sel,

@@ -249,7 +249,7 @@ class Executor:
         claimed = self.tasks.claim_next(bot=self.bot, actions=self.actions if self.bot else None)
         if claimed is None and self._give_back_a_turn():
             claimed = self.tasks.claim_next(bot=self.bot, actions=self.actions if self.bot else None)
-        if claimed is None and await self.follow_ups.ask_at_daylight() is not None:
+        if claimed is None and await self.follow_ups.ask_later() is not None:
             claimed = self.tasks.claim_next(bot=self.bot, actions=self.actions if self.bot else None)
         if claimed is None:
             return "idle"

@@ -69,7 +69,9 @@ class FollowUpWatch:
         self._checked_ms: int | None = None  # when a follow-up in flight last looked at the queue
         self.next_goals: NextGoals | None = None  # the daemon's, with its drive tick on
         self._asked_ms: int | None = None  # when next_goals was last asked
-        self._at_daylight: str | None = None  # a task done at night whose next goals are asked by day
+        # a tick's task done with no next goals given (at night, or a gate shut): asked again
+        # while the bot has nothing to do (ask_later)
+        self._ask_later: str | None = None
         self._queued: dict[str, bool] = {}  # the run's task: is it queued follow-ups? (one entry)
 
     def goal_of(self, run: Running) -> tuple[str, str]:
@@ -139,7 +141,7 @@ class FollowUpWatch:
             goals, asker = [*left, *(goals if asker == self.bot else [])], self.bot
         elif not goals:
             if self._may_ask(done) and await self._at_night():
-                self._at_daylight = done.id
+                self._ask_later = done.id
                 logger.info(
                     "[Executor] task={} done at night with nothing after it: the next tick's goals are asked at "
                     "daylight if the bot has nothing to do then",
@@ -147,6 +149,8 @@ class FollowUpWatch:
                 )
                 return None
             goals, asker = [f.as_dict() for f in await self._asked_now(done)], self.bot
+            if not goals and self._may_ask(done):
+                self._ask_later = done.id  # a gate shut (hurt, hungry): asked again while idle
         if not goals:
             return None
         self.tasks.update_task_metadata(done.id, {"tags": [*done.metadata.tags, HANDLED]})
@@ -158,15 +162,18 @@ class FollowUpWatch:
         leaves the bot nothing to do until the tick: the next tick's goals are asked now, as at a
         completion with nothing after it (a 1.18.2 bench bot at ba1afe9 stood 60 s underground
         after its smelt of pork was held). At dusk or night the ask waits for the daylight, as a
-        completion's (ask_at_daylight); its own follow-ups are queued when it completes. The id of
+        completion's (ask_later); its own follow-ups are queued when it completes. The id of
         the task queued, or None."""
         if not self._may_ask(held):
             return None
         if await self._at_night():
-            self._at_daylight = held.id
+            self._ask_later = held.id
             return None
         goals = [f.as_dict() for f in await self._asked_now(held, "held for the surface")]
-        return await self._queue(held, goals, self.bot, "held") if goals else None
+        if not goals:
+            self._ask_later = held.id  # a gate shut: asked again while idle (ask_later)
+            return None
+        return await self._queue(held, goals, self.bot, "held")
 
     async def _queue(self, done: Task, goals: list[dict[str, object]], asker: str | None, ended: str) -> str | None:
         """`goals` queued as a task of their own after `done` (agency.execution.after_goal)."""
@@ -196,15 +203,21 @@ class FollowUpWatch:
         )
         return task.id
 
-    async def ask_at_daylight(self) -> str | None:
-        """The executor has nothing to claim: a tick's task done at night with nothing after it
-        (queue_after), or held for the surface at night (ask_while_held), has the next tick's
-        goals asked now if the day is back (a 26.1 bench bot finished its iron sword dug in at
-        23800 and stood 150 s of the morning until the tick). The id of the task queued, or None."""
-        if self._at_daylight is None or await self._at_night():
+    async def ask_later(self) -> str | None:
+        """The executor has nothing to claim: a tick's task done with nothing after it and no
+        next goals given (queue_after: at night, or a drive gate shut, say the bot hurt), or held
+        for the surface at night (ask_while_held), has the next tick's goals asked again, by day,
+        once in ASK_AGAIN_MS at most (a 26.1 bench bot finished its iron sword dug in at 23800
+        and stood 150 s of the morning until the tick; a hurt bot stood until the tick once it
+        had healed). The id of the task queued, or None."""
+        if self._ask_later is None:
             return None
-        task = self.tasks.get_task(self._at_daylight)
-        self._at_daylight = None
+        if self._asked_ms is not None and self.clock() - self._asked_ms < ASK_AGAIN_MS:
+            return None
+        if await self._at_night():
+            return None
+        task = self.tasks.get_task(self._ask_later)
+        self._ask_later = None
         if task is None:
             return None
         if task.status is TaskStatus.completed:
@@ -277,7 +290,7 @@ class FollowUpWatch:
     def work_started(self) -> None:
         """A task was claimed or resumed: the daylight ask is for a bot with nothing to do at
         dawn, not for one idle again later (the ticks ask then)."""
-        self._at_daylight = None
+        self._ask_later = None
 
     async def _at_night(self) -> bool:
         """Dusk or night by the body's snapshot (none read: taken as day, as ever)."""

@@ -14,7 +14,7 @@ from agency.execution.agents import AgentRuntime, load_default_registry
 from agency.execution.agents.task_spec import FollowUpSpec
 from agency.execution.builtin_tools import default_tool_registry
 from agency.execution.executor import Executor
-from agency.execution.follow_up_watch import QUEUE_CHECK_MS
+from agency.execution.follow_up_watch import ASK_AGAIN_MS, QUEUE_CHECK_MS
 from agency.execution.reflexes import ReflexConfig, Reflexes
 from agency.execution.reflexes.eat import EAT_RETRY_MAX_MS, EAT_RETRY_MS
 from agency.execution.workflows import SqliteCheckpointStore
@@ -703,6 +703,40 @@ class _NightFall(ArenaBody):
     def snapshot(self):
         t = self.time_of_day
         return super().snapshot().model_copy(update={"timeOfDay": t, "isDay": not 13_000 <= t < 23_000})
+
+
+def test_a_ticks_task_done_with_a_gate_shut_asks_the_next_ticks_goals_again_while_idle(env):
+    """A hurt bot's task done with the drive gate shut (health under 16) left it idle until
+    the tick once it had healed: the ask is made again while the bot has nothing to do."""
+    ex, tasks, ftime, body = env["ex"], env["tasks"], env["ftime"], env["body"]
+    body.inventory.update({"oak_planks": 20, "crafting_table": 1, "stick": 8})
+    answers = [(), (), (FollowUpSpec("craft", "wooden_sword", 1, 1),)]
+    asked: list[int] = []
+
+    async def next_goals():
+        asked.append(ftime.clock())
+        return answers[min(len(asked), len(answers)) - 1]
+
+    ex.follow_ups.next_goals = next_goals
+    _add(tasks, "craft", "wooden_pickaxe")
+
+    async def go():
+        assert await ex.tick() == "claimed"
+        await _drive(ex, ftime, lambda o: o.startswith("finished"))
+        assert len(asked) == 1  # asked at the completion: the gate shut
+        for _ in range(3):
+            assert await ex.tick() == "idle"  # within ASK_AGAIN_MS: not asked again yet
+        assert len(asked) == 1
+        outcome = "idle"
+        for _ in range(3 * ASK_AGAIN_MS // 1_000):  # idle ticks a second apart
+            ftime.clock.advance(1_000)
+            if (outcome := await ex.tick()) != "idle":
+                break
+        assert outcome == "claimed" and len(asked) == 3  # asked each ASK_AGAIN_MS until a goal came
+        assert asked[1] - asked[0] >= ASK_AGAIN_MS and asked[2] - asked[1] >= ASK_AGAIN_MS
+        assert tasks.get_task(ex.current.task_id).parameters["target"] == "wooden_sword"
+
+    asyncio.run(go())
 
 
 def test_a_ticks_task_done_at_night_asks_the_next_ticks_goals_at_daylight_if_idle_then(tmp_path):
