@@ -7,8 +7,9 @@ In order:
   or a close-in would go for (a fight breaks off there: agency.execution.reflexes.combat);
 - a creeper close: out of its blast (vanilla power 3 hurts up to 6 blocks away). One already
   within reach of an armed bot is struck first (the knockback pushes it out of its fuse
-  range) and then left behind. `cornered` (the last evasion got nowhere), one beyond reach is
-  waited for rather than evaded again: a 26.1 bench bot at 0b9814e tried to get away from a
+  range) and then left behind. `creeper_stuck` (an evasion from a creeper got nowhere a moment
+  ago), one beyond reach is waited for rather than evaded again, and one in reach struck with
+  whatever the bot holds, a fist too: a 26.1 bench bot at 0b9814e tried to get away from a
   creeper 4 blocks off that came no closer every second for 30 s, each evasion failing;
 - a skeleton within its bow's range: close in and fight it (in the open a bot that keeps its
   distance is shot at every second or two); but one the last close-in could not reach
@@ -118,9 +119,11 @@ def choose_combat(
     unreachable: Collection[str] = (),
     hurt: bool = False,
     cornered: bool = False,
+    creeper_stuck: bool = False,
 ) -> CombatChoice | None:
     """`unreachable`: the kinds an attack (a close-in, a fight) could not reach a moment ago; `hurt`: the bot was
-    hurt a moment ago; `cornered`: the bot cannot get away (module docstring)."""
+    hurt a moment ago; `cornered`: the bot cannot get away (module docstring); `creeper_stuck`: an
+    evasion from a creeper got nowhere a moment ago."""
     hostiles = sorted((e for e in snap.entities if e.threat), key=lambda e: e.distance)
     close = [e for e in hostiles if e.distance <= cfg.fight_radius]
     # as far as any fight or close-in would go: one started this low would break off at once
@@ -135,10 +138,10 @@ def choose_combat(
     if len(close) >= cfg.outnumbered_at:
         return CombatChoice(RETREAT, close[0], f"outnumbered: {len(close)} hostiles within {cfg.fight_radius:g} blocks")
     creeper = next((e for e in hostiles if _is(e, CREEPERS) and e.distance <= cfg.creeper_flee_within), None)
-    if creeper is not None and cornered and creeper.distance > MELEE_REACH:
-        creeper = None  # no way away: waited for where a strike reaches it (module docstring)
+    if creeper is not None and creeper_stuck and creeper.distance > MELEE_REACH:
+        creeper = None  # no way away from it: waited for where a strike reaches it (module docstring)
     if creeper is not None:
-        weapon = best_weapon(snap)
+        weapon = best_weapon(snap) or (held_to_hit_with(snap) if creeper_stuck else None)
         if weapon is not None and creeper.distance <= MELEE_REACH:
             return CombatChoice(
                 STRIKE_AND_BACK_OFF,

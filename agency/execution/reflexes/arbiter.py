@@ -65,6 +65,7 @@ class Reflexes(CombatReflex, CookReflex, EatReflex, ForageReflex, RecoverReflex,
             cornered=indoors
             or self._burrowed
             or (self._evade_failed_at is not None and self.clock() - self._evade_failed_at < CORNERED_MS),
+            creeper_stuck=self._creeper_stuck_at is not None and self.clock() - self._creeper_stuck_at < CORNERED_MS,
         )
         if self._combat is not None and self._combat.reflex == RETREAT and self._eat_cornered(snap):
             self._combat = None  # _act answers no hostile: it eats
@@ -80,14 +81,16 @@ class Reflexes(CombatReflex, CookReflex, EatReflex, ForageReflex, RecoverReflex,
         return self._choose_shelter(snap, indoors) or ("forage" if self._forage_due(snap) else None)
 
     def _eat_cornered(self, snap: WorldSnapshot) -> bool:
-        """A retreat got nowhere a moment ago and nothing has hurt the bot since: the hostile
-        cannot reach it either, and eating is what heals it. A 1.18.2 bench bot at health 5,
-        food 17 and a cooked beef held retreated from a zombie 3 blocks off that could not reach
-        it every 4-8 s for minutes, never getting away and never eating."""
-        stuck = self._retreat_failed_at
-        if stuck is None or self.clock() - stuck >= CORNERED_MS:
+        """A retreat got nowhere a moment ago and nothing has hurt the bot since it began, nor
+        within under_attack_ms: the hostile cannot reach it either, and eating is what heals it.
+        A 1.18.2 bench bot at health 5, food 17 and a cooked beef held retreated from a zombie 3
+        blocks off that could not reach it every 4-8 s for minutes, never getting away and never
+        eating."""
+        stuck, started = self._retreat_failed_at, self._retreat_started_at
+        if stuck is None or started is None or self.clock() - stuck >= CORNERED_MS:
             return False
-        if self._hurt_at is not None and self._hurt_at >= stuck:
+        # a hit during the retreat is stamped when its event is read, after it began
+        if self._under_attack() or (self._hurt_at is not None and self._hurt_at >= started):
             return False
         return self._eat_due(snap)
 

@@ -132,6 +132,8 @@ class CombatReflex(ReflexBase):
             now = self.clock()
             if not res.success:
                 self._evade_failed_at = now
+                if name in CREEPERS:
+                    self._creeper_stuck_at = now  # waited for, struck in reach (agency.execution.combat)
                 logger.info("[Reflex] could not get away from the {}: fighting it if it comes", name)
             elif name not in CREEPERS and res.output and res.output.get("fled"):
                 # a zombie in a cave never burns and follows a bot that only walks off
@@ -145,6 +147,7 @@ class CombatReflex(ReflexBase):
             return res
         assert combat.reflex == RETREAT
         self.stats.retreats += 1
+        self._retreat_started_at = self.clock()
         res = await self.tools.execute("flee", {"radius": cfg.fight_radius * 2, "distance": 16.0, "legs": 3}, self.ctx)
         self._retreat_failed_at = None if res.success else self.clock()  # eaten meanwhile (the arbiter)
         return res

@@ -74,11 +74,16 @@ def test_a_cornered_bot_waits_for_a_creeper_beyond_reach_and_strikes_it_in_reach
     """A 26.1 bench bot tried to get away from a creeper 4 blocks off that came no closer every
     second for 30 s, each evasion failing at once."""
     assert choose_combat(_snap(("creeper", 4.0), inventory=("iron_sword",)), CFG).reflex == EVADE
-    assert choose_combat(_snap(("creeper", 4.0), inventory=("iron_sword",)), CFG, cornered=True) is None
-    near = choose_combat(_snap(("creeper", 2.5), inventory=("iron_sword",)), CFG, cornered=True)
+    # cornered some other way (indoors, a zombie that kept coming): a creeper is still evaded
+    assert choose_combat(_snap(("creeper", 4.0), inventory=("iron_sword",)), CFG, cornered=True).reflex == EVADE
+    assert choose_combat(_snap(("creeper", 4.0), inventory=("iron_sword",)), CFG, creeper_stuck=True) is None
+    near = choose_combat(_snap(("creeper", 2.5), inventory=("iron_sword",)), CFG, creeper_stuck=True)
     assert near.reflex == STRIKE_AND_BACK_OFF
+    fist = choose_combat(_snap(("creeper", 2.5)), CFG, creeper_stuck=True)  # bare hands: struck all the same
+    assert fist.reflex == STRIKE_AND_BACK_OFF and "one hit with bare hands" in fist.reason
+    assert choose_combat(_snap(("creeper", 2.5)), CFG).reflex == EVADE  # not stuck: away, no fist
     # the creeper waited for, the zombie beside it is answered as ever
-    both = choose_combat(_snap(("creeper", 4.0), ("zombie", 2.0), inventory=("iron_sword",)), CFG, cornered=True)
+    both = choose_combat(_snap(("creeper", 4.0), ("zombie", 2.0), inventory=("iron_sword",)), CFG, creeper_stuck=True)
     assert (both.reflex, both.target.name) == (FIGHT, "zombie")
 
 
@@ -391,12 +396,15 @@ def test_a_retreat_that_got_nowhere_with_nothing_hurting_the_bot_eats_before_ret
     body.inventory["cooked_beef"] = 1
     body.mobs = [Mob("zombie", hostile=True, x=3.5, z=0.5)]
     body.fail["move_to"] = "no path"  # walled off: the retreat goes nowhere
+    reflexes._hurt_at = ftime.clock() - 10_000  # hurt a while ago
     assert reflexes.choose(body.snapshot()) == RETREAT  # no retreat tried yet: away first
     assert asyncio.run(reflexes.tick(body.snapshot())) == RETREAT
     assert reflexes._retreat_failed_at == ftime.clock()
-    reflexes._hurt_at = ftime.clock()  # hit after all: it reaches the bot, away again
+    reflexes._hurt_at = ftime.clock()  # a hit read as the retreat ended: it reaches the bot, away again
     assert reflexes.choose(body.snapshot()) == RETREAT
-    reflexes._hurt_at = ftime.clock() - 1  # hurt before the retreat failed, not since: it eats
+    ftime.clock.advance(CFG.under_attack_ms)  # no longer under attack, but hit since the retreat began
+    assert reflexes.choose(body.snapshot()) == RETREAT
+    assert asyncio.run(reflexes.tick(body.snapshot())) == RETREAT  # failed again, nothing hurting since
     assert asyncio.run(reflexes.tick(body.snapshot())) == "eat"
     assert body.inventory["cooked_beef"] == 0 and body.food > 17
     ftime.clock.advance(CORNERED_MS)  # long after the retreat that got nowhere: away first again
