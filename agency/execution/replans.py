@@ -2,8 +2,9 @@
 module docstring): a resumed run the world no longer fits is planned afresh once per hold,
 and a plan made from what the bot holds (a craft, smelt or gather plan) whose step the world
 refused is planned again from what it holds now, at most MAX_STEP_REPLANS times per task; a
-goal-bound build's gets a fresh build plan instead. A fresh plan whose step fails the same
-way as the one before it (numbers aside) ends there: a third run would too."""
+goal-bound build's gets a fresh build plan instead. A fresh plan that fails the same step the
+same way as the one before it (numbers aside), with no step of it done and no hold between,
+ends there: a third run would too."""
 
 from __future__ import annotations
 
@@ -18,7 +19,7 @@ from agency.execution.agents.runtime import AgentRuntime
 from agency.execution.runs import Running, task_spec
 from agency.execution.workflows.models import WorkflowRunResult
 from agency.execution.workflows.steps import DELEGATION_FAILED
-from agency.planning.tasks.events import REPLANNED
+from agency.planning.tasks.events import HELD, REPLANNED
 from agency.planning.tasks.models import TaskStatus
 from agency.planning.tasks.store import TaskStore
 from agency.tools.results import EXECUTION_ERROR, PRECONDITION_FAILED, TIMEOUT
@@ -28,6 +29,10 @@ if TYPE_CHECKING:
 
 MAX_STEP_REPLANS = 2  # a failed step's task is planned afresh at most this often (module docstring)
 REPLAN_CODES = frozenset({EXECUTION_ERROR, PRECONDITION_FAILED, TIMEOUT, DELEGATION_FAILED})  # the world refused
+
+# The steps of a build at its anchored site, the same on every fresh plan (its gathering
+# steps are not: a collect looks further each time).
+SITE_STEPS = ("site", "prepare", "module-")
 
 
 def _same(last: dict[str, Any], step: str, why: str) -> bool:
@@ -99,10 +104,13 @@ class Replanner:
             return None
         step = next((s.stepId for s in reversed(result.steps) if s.status == "failed"), "")
         why = next(e.message for e in result.errors if e.code in REPLAN_CODES)
-        if last is not None and _same(last, step, why):
-            # the fresh plan failed the same step the same way: a third run would too (a 1.18.2
-            # bench bot's hunt of a cow that had strolled off explored 80 s in each of three
-            # runs; a build's anchored site fails so)
+        # the fresh plan failed the same step the same way, no step of it done (a build's site
+        # steps, the same on every fresh plan, whatever it gathered first): a third run would
+        # too (a 1.18.2 bench bot's hunt of a cow that had strolled off explored 80 s in each of
+        # three runs)
+        progressed = any(o.status == "completed" for o in result.steps)
+        site = goal_bound and step.startswith(SITE_STEPS)
+        if last is not None and (site or not progressed) and _same(last, step, why):
             logger.warning(
                 "[Executor] task={} goalKey={} step {} failed as before its last fresh plan ({}): no further plan",
                 task.id,
@@ -138,5 +146,7 @@ class Replanner:
             for e in page:
                 if e.event == REPLANNED:
                     n, last = n + 1, e.data
+                elif e.event == HELD:
+                    last = None  # held since (a night, a death): the world it failed in is gone
             after = page[-1].seq
         return n, last

@@ -10,9 +10,12 @@ import pytest
 from loguru import logger
 
 from agency.execution.agents.runtime import TaskSpec
-from agency.execution.replans import MAX_STEP_REPLANS
+from agency.execution.replans import MAX_STEP_REPLANS, Replanner
+from agency.execution.runs import Running
+from agency.execution.workflows.models import StepError, StepOutcome, WorkflowRunResult
 from agency.planning.tasks.events import REPLANNED
 from agency.planning.tasks.models import TaskStatus
+from agency.tools.results import PRECONDITION_FAILED
 from agency.tools.testing import FakeBody, FakeTime
 from bot.cli.goal import format_event
 from tests.unit.execution.world import add_task, executor_env
@@ -124,3 +127,54 @@ def test_a_task_that_completes_is_never_replanned(env):
 )
 def test_only_plans_made_from_the_inventory_are_planned_again(env, action, afresh):
     assert env["ex"].runtime.plans_afresh(TaskSpec(action=action, target="x")) is afresh
+
+
+class _Runtime:
+    """What the Replanner asks of AgentRuntime: a plan made afresh, and a run started."""
+
+    def __init__(self) -> None:
+        self.started: list[dict] = []
+
+    def plans_afresh(self, spec) -> bool:
+        return True
+
+    def start_task(self, spec, **kw):
+        self.started.append(kw)
+        return object()
+
+
+def _failed(step: str, why: str, *done: str) -> WorkflowRunResult:
+    steps = [StepOutcome(stepId=s, status="completed") for s in done]
+    steps.append(StepOutcome(stepId=step, status="failed", error=StepError(code=PRECONDITION_FAILED, message=why)))
+    return WorkflowRunResult(
+        runId="r",
+        workflowId="w",
+        agentId="a",
+        status="failed",
+        steps=steps,
+        errors=[StepError(code=PRECONDITION_FAILED, message=why)],
+    )
+
+
+def test_the_same_failure_after_steps_done_or_a_hold_is_planned_again(env):
+    """A fresh plan that got somewhere before failing as the last did (a collect that gathered
+    more, then ran out again), or one after a hold (a night, a death), is no loop."""
+    tasks, ftime = env["tasks"], env["ftime"]
+    tid = add_task(tasks, "collect", "oak_log", 8)
+    tasks.set_status(tid, TaskStatus.active)
+    runtime = _Runtime()
+    replanner = Replanner(tasks, runtime, ftime.clock, None)  # type: ignore[arg-type]
+    run = Running(tid, object(), ftime.clock(), "gatherer")  # type: ignore[arg-type]
+    why = "no oak_log within 32 blocks (explored 2 times)"
+    assert replanner.replan(run, _failed("collect", why)) is not None  # the first replan
+    assert replanner.replan(run, _failed("collect", why, "craft-planks")) is not None  # got somewhere first
+    assert len(_replans(tasks, tid)) == 2
+    other = add_task(tasks, "collect", "birch_log", 8)
+    tasks.set_status(other, TaskStatus.active)
+    run = Running(other, object(), ftime.clock(), "gatherer")  # type: ignore[arg-type]
+    assert replanner.replan(run, _failed("collect", why)) is not None
+    tasks.set_status(other, TaskStatus.paused)  # held for the night, given back in the morning
+    tasks.set_status(other, TaskStatus.pending)
+    tasks.set_status(other, TaskStatus.active)
+    assert replanner.replan(run, _failed("collect", why)) is not None
+    assert replanner.replan(run, _failed("collect", why)) is None  # MAX_STEP_REPLANS
