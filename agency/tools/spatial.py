@@ -103,10 +103,11 @@ def spot_against_near(
     """When no cell on solid ground is free: one of air, a plant or a liquid (a placement
     replaces water or lava, as the game lets a player) with a solid block on any face to
     place against, next to the bot, nearest first. A 1.18.2 bench bot in a flooded tunnel had
-    only water and rock beside it and could not put its crafting table down all night."""
+    only water and rock beside it and could not put its crafting table down all night. A cell
+    below the feet's level first: one at their level may be the tunnel's way on or out."""
     fx, fy, fz = feet
     for r in (1, 2):
-        for dy in (0, -1, 1):
+        for dy in (-1, 0, 1):
             for dx in range(-r, r + 1):
                 for dz in range(-r, r + 1):
                     if max(abs(dx), abs(dz)) != r:

@@ -124,7 +124,7 @@ async function run (bot, args, rec) {
       try {
         const late = new Promise((resolve, reject) => {
           timer = setTimeout(() => reject(new Error(`gave up on ${name} at ${p} after ${PER_BLOCK_MS} ms`)), PER_BLOCK_MS)
-          stall = stallWatch(bot, p, args.stallMs ?? STALL_MS, (why) => reject(new Error(`${why} from ${name} at ${p}`)))
+          stall = stallWatch(bot, p, def.id, args.stallMs ?? STALL_MS, (why) => reject(new Error(`${why} from ${name} at ${p}`)))
           // collectblock goes on after some failed searches (an empty best path counts as
           // arrived, and it digs from where it stands): any failed search ends this block.
           search = watch(bot, `${name} at ${p.x},${p.y},${p.z}`, (why) => reject(new Error(why)))
@@ -220,14 +220,17 @@ function keepUnder (bot, maxY, covered) {
 }
 
 // Calls onStall(why) once the bot has got no 0.5 closer to the block at p for stallMs of game
-// time, neither digging (a path dug through, the block itself) nor within AT_BLOCK of it.
-function stallWatch (bot, p, stallMs, onStall) {
+// time, neither digging (a path dug through, the block itself) nor within AT_BLOCK of it. Once
+// the block is taken the watch ends: its drop may have rolled off (the block's time bounds that).
+function stallWatch (bot, p, id, stallMs, onStall) {
   const clock = tickCounter(bot)
   const limit = ticksFor(stallMs)
   const centre = p.offset(0.5, 0.5, 0.5)
   let best = Infinity
   let last = 0
   const timer = setInterval(() => {
+    const here = bot.blockAt(p)
+    if (here && here.type !== id) { stop(); return }
     const d = bot.entity.position.distanceTo(centre)
     if (d < best - 0.5 || d <= AT_BLOCK || bot.targetDigBlock) {
       best = Math.min(best, d)

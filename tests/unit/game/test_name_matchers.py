@@ -227,7 +227,9 @@ def test_in_a_flooded_tunnel_the_table_goes_into_the_water_beside_the_bot(fake: 
     res = asyncio.run(default_tool_registry().execute("place_block", {"block": "crafting_table"}, ctx))
     assert res.success, res.error
     spot = (res.output["x"], res.output["y"], res.output["z"])
-    assert spot[0] == 0 and abs(spot[2]) == 1 and body.block(*spot) == "crafting_table"
+    # below the feet's level: the tunnel's way on at their level is left open
+    assert spot == (0, GROUND_Y - 1, spot[2]) and abs(spot[2]) == 1 and body.block(*spot) == "crafting_table"
+    assert body.block(0, GROUND_Y, spot[2]) == "water"
     assert [k for k, _ in body.started if k == "dig"] == []  # rock by water is never dug
 
 
