@@ -75,25 +75,32 @@ def find_in_region(
     return [{"x": x, "y": y, "z": z, "name": n, "distance": d} for d, x, y, z, n in hits[:count]]
 
 
-def free_spot_near(
-    region: BlockRegion, feet: tuple[int, int, int], standing: Vec3 | None = None
-) -> tuple[int, int, int] | None:
-    """A cell a block can be placed into (air, or a plant a placement replaces: grass,
-    fern...) on solid ground, next to (not inside) the bot's column, nearest first. Given where
-    the bot stands, a cell its body reaches into is skipped too: the game refuses to place a
-    block into a player."""
+def cells_around(
+    feet: tuple[int, int, int], levels: tuple[int, ...], standing: Vec3 | None = None
+) -> Iterable[tuple[int, int, int]]:
+    """The cells next to (not inside) the bot's column, 1 then 2 out, at each of `levels`
+    (relative to the feet) in that order. Given where the bot stands, a cell its body reaches
+    into is left out: the game refuses to place a block into a player."""
     fx, fy, fz = feet
     for r in (1, 2):
-        for dy in (0, -1, 1):
+        for dy in levels:
             for dx in range(-r, r + 1):
                 for dz in range(-r, r + 1):
                     if max(abs(dx), abs(dz)) != r:
                         continue
                     x, y, z = fx + dx, fy + dy, fz + dz
-                    if standing is not None and in_body(standing, x, y, z):
-                        continue
-                    if is_replaceable(region.block_at(x, y, z)) and is_solid(region.block_at(x, y - 1, z)):
-                        return (x, y, z)
+                    if standing is None or not in_body(standing, x, y, z):
+                        yield (x, y, z)
+
+
+def free_spot_near(
+    region: BlockRegion, feet: tuple[int, int, int], standing: Vec3 | None = None
+) -> tuple[int, int, int] | None:
+    """A cell a block can be placed into (air, or a plant a placement replaces: grass,
+    fern...) on solid ground, next to the bot, nearest first (cells_around)."""
+    for x, y, z in cells_around(feet, (0, -1, 1), standing):
+        if is_replaceable(region.block_at(x, y, z)) and is_solid(region.block_at(x, y - 1, z)):
+            return (x, y, z)
     return None
 
 
@@ -105,21 +112,10 @@ def spot_against_near(
     place against, next to the bot, nearest first. A 1.18.2 bench bot in a flooded tunnel had
     only water and rock beside it and could not put its crafting table down all night. A cell
     below the feet's level first: one at their level may be the tunnel's way on or out."""
-    fx, fy, fz = feet
-    for r in (1, 2):
-        for dy in (-1, 0, 1):
-            for dx in range(-r, r + 1):
-                for dz in range(-r, r + 1):
-                    if max(abs(dx), abs(dz)) != r:
-                        continue
-                    x, y, z = fx + dx, fy + dy, fz + dz
-                    if standing is not None and in_body(standing, x, y, z):
-                        continue
-                    here = region.block_at(x, y, z)
-                    if not (is_replaceable(here) or is_liquid(here)):
-                        continue
-                    if any(is_solid(region.block_at(*n)) for n in neighbours((x, y, z))):
-                        return (x, y, z)
+    for cell in cells_around(feet, (-1, 0, 1), standing):
+        here = region.block_at(*cell)
+        if (is_replaceable(here) or is_liquid(here)) and any(is_solid(region.block_at(*n)) for n in neighbours(cell)):
+            return cell
     return None
 
 
