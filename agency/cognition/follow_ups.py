@@ -134,9 +134,15 @@ def _chain(
 
 def as_first(sel: DriveSelection, snapshot: WorldSnapshot) -> FollowUp | None:
     """The goal a tick would choose now as the first of a chain done at once (DriveJob.goals_now):
-    one a chain may take, or one whose plan hunts with every animal it hunts in sight on the
-    surface (marked `hunts`); None for any other (a hunt, a shelter, exploring wait for a tick)."""
+    one a chain may take, one whose plan hunts with every animal it hunts in sight on the
+    surface, or the food stock's plain hunt with game in sight there (both marked `hunts`: at
+    dusk or below they are passed over); None for any other (a shelter, exploring wait for a
+    tick). A hunt waiting for its tick left two bench bots at 855429f idle in their first minutes."""
     inventory = snapshot.held()
+    if sel.action == "hunt":
+        if underground(snapshot) or not game_in_sight(snapshot.entities):
+            return None
+        return FollowUp(sel.action, sel.target, sel.amount, sel.amount, True)
     reach = plan_reach(sel, inventory)
     if not _may_follow(sel) or _hunts_out_of_sight(reach, snapshot, underground(snapshot)):
         return None

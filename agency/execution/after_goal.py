@@ -56,7 +56,7 @@ def follow_up_task(parent: Task, held: Mapping[str, int], *, may_hunt: bool = Tr
     """The task the parent's follow-ups become, from what is held now (chain_task)."""
     params = parent.parameters or {}
     return chain_task(
-        parse_then(params.get(AFTER)),
+        parse_then(params.get(AFTER), lead=True),
         held,
         after=parent.title.lower(),
         may_hunt=may_hunt,

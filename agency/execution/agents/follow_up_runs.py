@@ -65,6 +65,7 @@ class FollowUpRuntime(Protocol):
 
 
 FOLLOW_UP_RUN_ACTIONS = MAKE_ACTIONS | {"collect"}
+LEAD_ACTIONS = FOLLOW_UP_RUN_ACTIONS | {"hunt"}  # a chain's first, queued as its task's own goal
 RUN_MARK = "~then-"
 HUNT_TOOL = "hunt"
 GIVE_WAY = "other work waits in the queue"  # the reason a follow-up in flight is stopped for queued work
@@ -82,15 +83,18 @@ def short_of(total: int, amount: int, held: int) -> int:
     return 0 if held >= total else min(total - held, amount)
 
 
-def parse_then(raw: Any) -> tuple[FollowUpSpec, ...]:
+def parse_then(raw: Any, *, lead: bool = False) -> tuple[FollowUpSpec, ...]:
     """A task's `then` parameter as follow-ups; an entry that is not one is left out (a task
-    stored by hand or by an older daemon must still run its own goal)."""
+    stored by hand or by an older daemon must still run its own goal). `lead`: a chain to be
+    queued as a task (agency.execution.after_goal), whose first may be the food stock's hunt
+    (agency.cognition.follow_ups.as_first): it becomes the task's own goal, never a follow-up."""
     out: list[FollowUpSpec] = []
-    for f in raw if isinstance(raw, list) else []:
+    for i, f in enumerate(raw if isinstance(raw, list) else []):
         if not isinstance(f, Mapping):
             continue
         action, target, total, amount = f.get("action"), f.get("target"), f.get("total"), f.get("amount")
-        if action not in FOLLOW_UP_RUN_ACTIONS or not isinstance(target, str) or not target:
+        allowed = LEAD_ACTIONS if lead and i == 0 else FOLLOW_UP_RUN_ACTIONS
+        if action not in allowed or not isinstance(target, str) or not target:
             continue
         if isinstance(total, int) and total > 0 and isinstance(amount, int) and amount > 0:
             out.append(FollowUpSpec(action, target, total, amount, f.get("hunts") is True))

@@ -11,6 +11,7 @@ import pytest
 from agency.cognition.drive_memory import DriveTickState
 from agency.cognition.drive_rules import select_drive
 from agency.cognition.drive_tick import DriveTickFired, evaluate_drive_tick
+from agency.cognition.follow_ups import as_first
 from agency.cognition.grounding import FrameFacts, check_goal, check_text
 from agency.cognition.progression import routable
 from agency.cognition.sanitizer import sanitize
@@ -249,3 +250,17 @@ def test_a_hunt_goal_grounds_only_with_its_game_nearby(target, entities, passed)
         ExtractedGoal(action="hunt", target=target), FrameFacts(entities=frozenset(entities)), scenario_id=None
     )
     assert r.passed is passed and (passed or r.reason == "missing_entity")
+
+
+def test_the_food_stocks_plain_hunt_is_done_at_once_with_its_game_in_sight_on_the_surface(make_snapshot):
+    """Asked between ticks (DriveJob.goals_now), the hunt no longer waits for its tick: two
+    bench bots at 855429f stood idle in their first minutes, `hunt:animal waits for its tick`."""
+    herd = [mob("cow")]
+    held = {**BASE, "stone_pickaxe": 1, "stone_sword": 1}  # no furnace to be had: a plain hunt
+    snap = make_snapshot(held, entities=herd)
+    sel = next_survival_step(snap)
+    assert _goal(sel) == ("low_food_stock", "hunt", "animal", 2)
+    first = as_first(sel, snap)
+    assert first is not None and (first.action, first.target, first.amount, first.hunts) == ("hunt", "animal", 2, True)
+    assert as_first(sel, make_snapshot(held, entities=herd, cover=8)) is None  # underground: for its tick
+    assert as_first(sel, make_snapshot(held)) is None  # the game strolled off

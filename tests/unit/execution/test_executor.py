@@ -705,6 +705,25 @@ class _NightFall(ArenaBody):
         return super().snapshot().model_copy(update={"timeOfDay": t, "isDay": not 13_000 <= t < 23_000})
 
 
+def test_a_hunt_asked_between_ticks_is_queued_and_claimed_as_a_ticks_would_be(env):
+    """The food stock's plain hunt, asked at a completion (agency.cognition.follow_ups.as_first),
+    no longer waits for its tick."""
+    ex, tasks, ftime, body = env["ex"], env["tasks"], env["ftime"], env["body"]
+    body.inventory.update({"oak_planks": 20, "crafting_table": 1, "stick": 8})
+    asked, ex.follow_ups.next_goals = _asking(ftime, FollowUpSpec("hunt", "animal", 2, 2, True))
+    _add(tasks, "craft", "wooden_pickaxe")
+
+    async def go():
+        assert await ex.tick() == "claimed"
+        await _drive(ex, ftime, lambda o: o.startswith("finished"))
+        assert await ex.tick() == "claimed" and ex.current is not None
+
+    asyncio.run(go())
+    hunt = tasks.get_task(ex.current.task_id)
+    assert (hunt.type, hunt.parameters["target"], hunt.parameters["amount"]) == ("hunt", "animal", 2)
+    assert len(asked) == 1
+
+
 def test_a_ticks_task_done_with_a_gate_shut_asks_the_next_ticks_goals_again_while_idle(env):
     """A hurt bot's task done with the drive gate shut (health under 16) left it idle until
     the tick once it had healed: the ask is made again while the bot has nothing to do."""

@@ -231,6 +231,10 @@ def test_a_then_parameter_that_is_no_follow_up_is_left_out():
     ]
     assert parse_then(raw) == (("craft", "torch", 16, 16, False),)
     assert parse_then(None) == () and parse_then({"action": "craft"}) == ()
+    # a chain to queue as a task may lead with the food stock's hunt (its own goal), no later one
+    hunt = {"action": "hunt", "target": "animal", "total": 2, "amount": 2, "hunts": True}
+    assert parse_then([hunt, *raw], lead=True) == (("hunt", "animal", 2, 2, True), ("craft", "torch", 16, 16, False))
+    assert parse_then([hunt, *raw]) == (("craft", "torch", 16, 16, False),)
 
 
 def test_no_follow_up_starts_hungry_with_nothing_to_eat_held_as_no_tick_would_fire(
