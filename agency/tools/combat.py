@@ -41,6 +41,9 @@ class AttackInput(ToolInput):
     stopAtHealth: float | None = Field(
         default=None, ge=0, le=20, description="break off at or below this health (an error: 'broke off: ...')"
     )
+    creeperWithin: float | None = Field(
+        default=None, gt=0, le=16, description="break off when a creeper (not the target) comes this close"
+    )
 
 
 class FleeInput(ToolInput):
@@ -81,6 +84,8 @@ async def attack(ctx: ToolContext, p: AttackInput) -> dict[str, Any]:
         args["maxHits"] = p.hits
     if p.stopAtHealth is not None:
         args["stopAtHealth"] = p.stopAtHealth
+    if p.creeperWithin is not None:
+        args["creeperWithin"] = p.creeperWithin
     if p.entityId is not None:
         args["entityId"] = p.entityId
     elif p.target is not None:

@@ -1,7 +1,8 @@
 // lib/actions/attack.js: a chase that lands no hit ends as out of reach, in the bot's own
 // physics ticks, long before the action's time limit (the reflexes chased skeletons on ledges
 // for 25 s at a time, the task held meanwhile); with no sword or axe a digging tool is the
-// weapon (lib/names.js WEAPONS). A chase breaks off at args.stopAtHealth.
+// weapon (lib/names.js WEAPONS). A chase breaks off at args.stopAtHealth, and with a creeper
+// within args.creeperWithin.
 'use strict'
 
 const test = require('node:test')
@@ -41,6 +42,19 @@ test('an attack on a hostile it cannot reach ends as out of reach', { timeout: 2
   assert.strictEqual(off.state, 'failed', `ended ${off.state}: ${off.error}`)
   const [, left] = off.error.match(/^broke off: health (\d+\.\d) at or below 6 \(zombie, 0 hits landed\)/) || []
   assert.ok(Number(left) <= 6, off.error) // 5, and whatever regeneration gave back since
+
+  // The same chase with a creeper 4 blocks off (sealed in bedrock: it cannot come nearer): it
+  // breaks off at creeperWithin 7, for the reflexes to keep out of its blast.
+  const c = bot.entity.position.floored().offset(0, 0, 4)
+  await command(bot, `/mcbot fill ${c.x - 1} ${c.y - 1} ${c.z - 1} ${c.x + 1} ${c.y + 2} ${c.z + 1} bedrock`)
+  await command(bot, `/mcbot fill ${c.x} ${c.y} ${c.z} ${c.x} ${c.y + 1} ${c.z} air`)
+  await waitFor(() => bot.blockAt(c)?.name === 'air' && bot.blockAt(c.offset(0, 0, -1))?.name === 'bedrock', 10000, 'the creeper box')
+  const cr = await command(bot, `/mcbot summon creeper ${c.x + 0.5} ${c.y} ${c.z + 0.5}`, { match: /summoned creeper/ })
+  const creeper = parseInt(cr.split(': ').pop(), 10)
+  await waitFor(() => bot.entities[creeper], 5000, 'creeper in view')
+  const away = await runAction(bot, 'attack', { entityId: id, creeperWithin: 7 }, 120000)
+  assert.strictEqual(away.state, 'failed', `ended ${away.state}: ${away.error}`)
+  assert.match(away.error, /^broke off: a creeper at \d+\.\d blocks \(zombie, 0 hits landed\)/)
 })
 
 test('with no sword or axe the attack hits with the pickaxe, not a fist', { timeout: 240000, ...oneVersion('the weapon list is the bot\'s, not the protocol\'s') }, async (t) => {

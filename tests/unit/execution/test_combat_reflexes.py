@@ -167,11 +167,21 @@ def test_a_skeleton_is_closed_in_on_and_a_spider_fought_by_their_kinds(env):
     body.mobs = [Mob("skeleton", hostile=True, x=12.5, z=0.5)]
     assert asyncio.run(reflexes.tick(body.snapshot())) == CLOSE_IN
     # a close-in breaks off once it has cost CLOSE_IN_HEALTH_BUDGET; a fight at the retreat threshold
-    close_in = {"radius": CFG.skeleton_engage_within, "stopAtHealth": 20 - CLOSE_IN_HEALTH_BUDGET, "name": "skeleton"}
+    close_in = {
+        "radius": CFG.skeleton_engage_within,
+        "stopAtHealth": 20 - CLOSE_IN_HEALTH_BUDGET,
+        "creeperWithin": CFG.creeper_flee_within,  # a creeper coming up breaks it off (node/lib/actions/attack.js)
+        "name": "skeleton",
+    }
     assert body.started[-1] == ("attack", close_in)
     body.mobs = [Mob("spider", hostile=True, x=2.5, z=0.5)]
     assert asyncio.run(reflexes.tick(body.snapshot())) == FIGHT
-    fight = {"radius": CFG.fight_radius, "stopAtHealth": CFG.retreat_below_health, "name": "spider"}
+    fight = {
+        "radius": CFG.fight_radius,
+        "stopAtHealth": CFG.retreat_below_health,
+        "creeperWithin": CFG.creeper_flee_within,
+        "name": "spider",
+    }
     assert body.started[-1] == ("attack", fight)
     assert body.mobs == [] and reflexes.stats.fought == 2 and reflexes.stats.by_kind == {"skeleton": 1, "spider": 1}
 
