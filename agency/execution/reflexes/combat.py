@@ -105,8 +105,12 @@ class CombatReflex(ReflexBase):
             if combat.reflex == CLOSE_IN:
                 stop = max(stop, health - CLOSE_IN_HEALTH_BUDGET)
             # a creeper coming up breaks the fight off: the next tick keeps out of its blast (a 26.1
-            # bench bot at 855429f closing in on a skeleton for 10 s had one come to 2 blocks, and died)
-            args = {"target": name, "radius": radius, "stopAtHealth": stop, "creeperWithin": cfg.creeper_flee_within}
+            # bench bot at 855429f closing in on a skeleton for 10 s had one come to 2 blocks, and
+            # died); not while one is waited for, no way away from it (agency.execution.combat)
+            args: dict[str, Any] = {"target": name, "radius": radius, "stopAtHealth": stop}
+            stuck = self._creeper_stuck_at is not None and self.clock() - self._creeper_stuck_at < CORNERED_MS
+            if not stuck:
+                args["creeperWithin"] = cfg.creeper_flee_within
             res = await self.tools.execute("attack", args, self.ctx)
             # a close-in that failed, or a fight out of reach (a chase that got no hit in, or
             # the attack's time limit): not a target already gone

@@ -420,3 +420,16 @@ def test_a_retreat_that_got_nowhere_with_nothing_hurting_the_bot_eats_before_ret
     ftime.clock.advance(CORNERED_MS)  # long after the retreat that got nowhere: away first again
     body.inventory["cooked_beef"], body.food = 1, 17
     assert reflexes.choose(body.snapshot()) == RETREAT
+
+
+def test_a_fight_breaks_off_for_a_creeper_unless_one_is_waited_for(env):
+    body, ftime = env["body"], env["ftime"]
+    reflexes = Reflexes(env["tools"], env["ctx"], env["ex"], CFG, clock=ftime.clock)
+    body.inventory["stone_sword"] = 1
+    body.mobs = [Mob("spider", hostile=True, x=2.5, z=0.5)]
+    assert asyncio.run(reflexes.tick(body.snapshot())) == FIGHT
+    assert body.started[-1][1]["creeperWithin"] == CFG.creeper_flee_within
+    reflexes._creeper_stuck_at = ftime.clock()  # no way away from one: a fight beside it is not broken off for it
+    body.mobs = [Mob("spider", hostile=True, x=2.5, z=0.5)]
+    assert asyncio.run(reflexes.tick(body.snapshot())) == FIGHT
+    assert "creeperWithin" not in body.started[-1][1]
