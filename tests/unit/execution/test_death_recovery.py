@@ -254,6 +254,29 @@ def test_a_walk_back_that_gets_nowhere_gives_up_within_the_recovery_budget(env):
     assert reflexes.death is None and not reflexes.holding_tasks
 
 
+def test_a_hostile_coming_up_on_the_walk_back_stops_it_and_the_items_wait(env):
+    """A respawned 26.1 bench bot at 855429f, bare-handed, was killed by a zombie 23 s into its
+    walk back to its items, nothing answering it: the arbiter waits on the walk."""
+    body, reflexes, ftime = env["body"], env["reflexes"], env["ftime"]
+    reflexes.record_events([_death({"x": SPAWN.x + 30, "y": GROUND_Y, "z": SPAWN.z}, "creeper")])
+    body.position = SPAWN
+    body.hang.add("move_to")  # a long walk
+
+    async def go():
+        async def zombie_comes():
+            await ftime.sleep(5)
+            body.mobs.append(Mob("zombie", hostile=True, x=body.position.x + 2, z=body.position.z))
+
+        started = ftime.clock()
+        await asyncio.gather(reflexes._recover(), zombie_comes())
+        return (ftime.clock() - started) / 1000
+
+    took_s = asyncio.run(go())
+    assert took_s < RECOVER_BUDGET_S / 2, took_s  # stopped, not run out
+    assert reflexes.death is not None  # the items wait: tried again once it is safe
+    assert reflexes.choose(body.snapshot()) not in (None, "recover")  # the zombie is answered first
+
+
 def _pickaxe_from_nothing(env: dict[str, Any]) -> str:
     """A wooden pickaxe to craft with nothing held: a tree here, three by the respawn point."""
     body = env["body"]
