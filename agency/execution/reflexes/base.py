@@ -133,6 +133,7 @@ class ReflexBase:
         self._reach_strikes: dict[str, tuple[int, int]] = {}  # kind -> (misses in a row, when the last was)
         self._evade_failed_at: int | None = None  # the last evasion that got nowhere
         self._creeper_stuck_at: int | None = None  # the last evasion from a creeper that got nowhere
+        self._quiet_since: int | None = None  # since when hostiles near are none the reflexes answer
         self._retreat_started_at: int | None = None  # when the last retreat began
         self._retreat_failed_at: int | None = None  # the last retreat that got nowhere (None: it got away)
         self._evasions: list[int] = []  # when the recent evasions of melee hostiles were

@@ -11,7 +11,7 @@ from loguru import logger
 
 from agency.execution.combat import CLOSE_IN, EVADE, FIGHT, RETREAT, STRIKE_AND_BACK_OFF, choose_combat, threat_radii
 from agency.execution.reflexes import ReflexConfig, Reflexes
-from agency.execution.reflexes.combat import CLOSE_IN_HEALTH_BUDGET, CORNERED_MS
+from agency.execution.reflexes.combat import CLOSE_IN_HEALTH_BUDGET, CORNERED_MS, QUIET_MS
 from agency.tools.testing import FakeBody, FakeTime, Mob
 from agency.world import WorldSnapshot
 
@@ -433,3 +433,24 @@ def test_a_fight_breaks_off_for_a_creeper_unless_one_is_waited_for(env):
     body.mobs = [Mob("spider", hostile=True, x=2.5, z=0.5)]
     assert asyncio.run(reflexes.tick(body.snapshot())) == FIGHT
     assert "creeperWithin" not in body.started[-1][1]
+
+
+def test_hostiles_near_that_the_reflexes_would_not_answer_are_left_be_after_a_minute(env):
+    """A 26.1 bench bot at 855429f stood 30 minutes underground, its drive tick shut by a
+    hostile near that never came within a distance the reflexes answer."""
+    ftime = env["ftime"]
+    reflexes = Reflexes(env["tools"], env["ctx"], env["ex"], CFG, clock=ftime.clock)
+    far = _snap(("zombie", CFG.fight_within + 5))
+    assert reflexes.choose(far) is None  # not answered: beyond fight_within
+    assert not reflexes.leaves_be(far)  # a moment ago it may be coming
+    ftime.clock.advance(QUIET_MS - 1)
+    assert not reflexes.leaves_be(far)
+    ftime.clock.advance(1)
+    assert reflexes.leaves_be(far)  # it does not come: no reason to stand idle
+    near = _snap(("zombie", CFG.fight_within - 1))
+    assert not reflexes.leaves_be(near)  # it came: answered, and the minute starts over
+    assert not reflexes.leaves_be(far)
+    ftime.clock.advance(QUIET_MS)
+    assert reflexes.leaves_be(far)
+    reflexes._hurt_at = ftime.clock()  # something hurts the bot: not left be
+    assert not reflexes.leaves_be(far)
