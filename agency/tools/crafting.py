@@ -160,6 +160,12 @@ async def craft(ctx: ToolContext, p: CraftInput) -> dict[str, Any]:
                 await walk(ctx, table["x"] + 0.5, table["y"], table["z"] + 0.5, 2.5)
             args["table"] = {"x": table["x"], "y": table["y"], "z": table["z"]}
         out = await run_action(ctx, "craft", args)
+        if tossed := out.get("tossed"):  # node/lib/room.js: no slot was free for what is made
+            logger.info(
+                "[Tools] craft {}: the inventory was full; tossed {}",
+                step.item,
+                ", ".join(f"{t['count']} {t['name']}" for t in tossed),
+            )
         done.append({"item": step.item, "times": step.crafts, "result": out})
     have = available(await held(ctx), p.item)
     if have < start + need:

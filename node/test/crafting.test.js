@@ -192,4 +192,19 @@ test('crafting', { timeout: 270000 }, async (t) => {
     assert.strictEqual(out.gained, 4)
     assert.deepStrictEqual([count('oak_planks'), count('spruce_planks'), count('birch_planks')], [0, 0, birch])
   })
+
+  await t.test('with no slot free the craft action tosses a stack of filler first (a full inventory makes nothing)', async () => {
+    const craftAction = require('../lib/actions/craft')
+    await give('acacia_log', 2) // one stays in its slot: the planks made have no slot of their own
+    // the rest of the slots filled with dirt, a stack each
+    for (let free = bot.inventory.emptySlotCount(); free > 0; free = bot.inventory.emptySlotCount()) {
+      await command(bot, '/give smith dirt 64', { match: /gave 64 dirt/ })
+      await waitFor(() => bot.inventory.emptySlotCount() < free, 3000, 'a slot filled')
+    }
+    const dirt = count('dirt')
+    const out = await withTimeout(craftAction.run(bot, { item: 'acacia_planks', times: 1 }, {}), 20000, 'craft action')
+    assert.strictEqual(out.gained, 4, JSON.stringify(out))
+    assert.deepStrictEqual(out.tossed, [{ name: 'dirt', count: 64 }])
+    await waitFor(() => count('dirt') === dirt - 64, 3000, 'one stack of dirt gone')
+  })
 })
