@@ -151,7 +151,11 @@ class ForageReflex(ReflexBase):
             call, args = "explore", {"legs": legs, "leg_distance": leg}
         async with self._task_held() as paused:
             self.stats.forages += 1
-            result = await self.tools.execute(call, args, self.ctx)
+            result, stopped = await self._watched(call, args, snap)  # a threat on the way stops it
+        if stopped is not None:  # answered first; the forage comes again once it is safe
+            logger.info("[Reflex] forage stopped: {}", stopped)
+            self._log({"reflex": "forage", "pausedTask": paused, "ok": False})
+            return
         fed = result.success and fed_by(result.output.get("gained"))
         self._fruitless_forages = 0 if fed else self._fruitless_forages + 1
         holding = paused is not None  # a task was held for it: do not drag it off again soon

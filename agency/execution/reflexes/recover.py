@@ -4,15 +4,11 @@ there; then the task resumes."""
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Iterable
-from dataclasses import replace
 
 from loguru import logger
 
-from agency.execution.combat import choose_combat
 from agency.execution.reflexes.base import DIED, Death, ReflexBase
-from agency.tools.base import StopFlag
 from agency.world import BodyEvent, EventType, Vec3, WorldSnapshot
 
 DROWNED = frozenset({"drowning", "drown"})  # the death cause as the world reports a drowning
@@ -29,12 +25,6 @@ RECOVER_BELOW_M = 4.0
 # takes 15 s; one that cannot get there has failed long before (two bench bots at 25182a6 spent
 # the job's whole 120 s on items they never reached, 0 of 20 picked up, and the job timed out).
 RECOVER_BUDGET_S = 60.0
-# The walk back looks around this often (game time, the context's clock): the arbiter waits on
-# it meanwhile, so a hostile it would answer, or a hit, stops it (THREAT_STOP), and the walk is
-# tried again once it is safe. A respawned 26.1 bench bot at 855429f, bare-handed, was killed by
-# a zombie 23 s into its walk back, nothing answering it.
-THREAT_LOOK_S = 1.0
-THREAT_STOP = "a threat came up on the way"
 
 
 class RecoverReflex(ReflexBase):
@@ -136,20 +126,6 @@ class RecoverReflex(ReflexBase):
         self.death = None
         self.executor.resume_paused(DIED)
 
-    async def _watch_threats(self, start: WorldSnapshot, stop: StopFlag) -> None:
-        """Sets `stop` once a hostile the combat reflexes would answer is near or the bot has
-        lost health since `start` (THREAT_LOOK_S)."""
-        while True:
-            await self.ctx.sleep(THREAT_LOOK_S)
-            snap = await self.ctx.snapshot()
-            combat = choose_combat(snap, self.config, unreachable=frozenset(self._out_of_reach))  # as last chosen
-            if combat is not None:
-                stop.set(f"{THREAT_STOP} ({combat.target.name} at {combat.target.distance:.1f} blocks)")
-                return
-            if snap.health < start.health:
-                stop.set(f"{THREAT_STOP} (hurt: health {start.health:g} -> {snap.health:g})")
-                return
-
     async def _recover(self) -> None:
         d = self.death
         assert d is not None and d.position is not None
@@ -158,18 +134,12 @@ class RecoverReflex(ReflexBase):
             start = await self.ctx.snapshot()
             down = start.position.y - p.y
             args = {"x": p.x, "y": p.y, "z": p.z} | ({"dig": False} if down > RECOVER_BELOW_M else {})
-            stop = StopFlag()
-            watch = asyncio.ensure_future(self._watch_threats(start, stop))
-            try:
-                ctx = replace(self.ctx, stop=stop)
-                result = await self.tools.execute("pick_up_items", args, ctx, timeout_s=RECOVER_BUDGET_S)
-            finally:
-                watch.cancel()
-        if not result.success and stop.reason is not None and stop.reason.startswith(THREAT_STOP):
+            result, stop = await self._watched("pick_up_items", args, start, timeout_s=RECOVER_BUDGET_S)
+        if stop is not None:
             logger.info(
                 "[Reflex] after the death (cause={}): the walk back stopped: {}; tried again once safe",
                 d.cause,
-                stop.reason,
+                stop,
             )
             self._log({"reflex": "recover", "pausedTask": paused, "ok": False})
             return

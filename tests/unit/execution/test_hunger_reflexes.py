@@ -461,3 +461,42 @@ def test_no_cook_without_a_furnace_in_sight_or_held(env):
     assert asyncio.run(reflexes.tick(hurt)) == "cook"
     assert reflexes.choose(hurt) == "eat"  # looked, none: the raw beef meanwhile
     assert tools.calls == []
+
+
+def test_a_forage_stops_when_a_hostile_the_reflexes_answer_comes_up(env):
+    """The arbiter waits on a forage's hunt or walk: a hostile coming up meanwhile stops it, and
+    the next tick answers the hostile (ReflexBase._watched; a respawned 26.1 bench bot at
+    855429f was killed 23 s into such a walk, nothing answering it)."""
+    ftime, body = env["ftime"], env["body"]
+
+    class LongHunt(RecordingTools):
+        async def execute(self, name: str, args: dict[str, Any], ctx: Any, **kw: Any) -> Any:
+            self.calls.append((name, args))
+            for _ in range(60):  # the hunt goes on for a minute unless it is stopped
+                if ctx.stop.is_set():
+                    return tool_failure(name, "CANCELLED", f"'{name}' cancelled: {ctx.stop.reason}")
+                await ftime.sleep(1)
+            return tool_failure(name, "TIMEOUT", f"'{name}' timed out")
+
+    tools = LongHunt({})
+    reflexes = Reflexes(tools, env["ctx"], env["ex"], ReflexConfig(), clock=ftime.clock)
+    snap = _snap(env, health=20, food=15, mobs=(COW,))
+
+    async def go():
+        async def zombie_comes():
+            await ftime.sleep(3)
+            body.mobs.append(Mob("zombie", hostile=True, x=2.5, z=0.5))
+
+        lines: list[str] = []
+        sink = logger.add(lambda m: lines.append(m.record["message"]), level="INFO")
+        try:
+            reflex, _ = await asyncio.gather(reflexes.tick(snap), zombie_comes())
+        finally:
+            logger.remove(sink)
+        return reflex, lines
+
+    reflex, lines = asyncio.run(go())
+    assert reflex == "forage" and [c[0] for c in tools.calls] == ["hunt"]
+    assert any(x.startswith("[Reflex] forage stopped: a threat came up on the way (zombie at 2.0") for x in lines), lines
+    assert reflexes._forage_retry_at <= ftime.clock()  # no wait added: it forages again once safe
+    assert reflexes.choose(body.snapshot()) not in (None, "forage")  # the zombie first
