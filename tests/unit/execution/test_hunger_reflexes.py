@@ -497,6 +497,7 @@ def test_a_forage_stops_when_a_hostile_the_reflexes_answer_comes_up(env):
 
     reflex, lines = asyncio.run(go())
     assert reflex == "forage" and [c[0] for c in tools.calls] == ["hunt"]
-    assert any(x.startswith("[Reflex] forage stopped: a threat came up on the way (zombie at 2.0") for x in lines), lines
+    stopped = "[Reflex] forage stopped: a threat came up on the way (zombie at 2.0"
+    assert any(x.startswith(stopped) for x in lines), lines
     assert reflexes._forage_retry_at <= ftime.clock()  # no wait added: it forages again once safe
     assert reflexes.choose(body.snapshot()) not in (None, "forage")  # the zombie first
