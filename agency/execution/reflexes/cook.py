@@ -50,9 +50,12 @@ class CookReflex(ReflexBase):
             return
         logger.info("[Reflex] cook: {}, only raw food held -> cooking {} {} before eating", vitals(snap), count, item)
         async with self._task_held() as paused:
-            result = await self.tools.execute(
-                "smelt", {"item": item, "count": count}, self.ctx, timeout_s=COOK_BUDGET_S
-            )
+            args = {"item": item, "count": count}
+            result, stopped = await self._watched("smelt", args, snap, timeout_s=COOK_BUDGET_S)
+        if stopped is not None:  # a threat on the way: answered first, cooked again once safe
+            logger.info("[Reflex] cook stopped: {}", stopped)
+            self._log({"reflex": "cook", "pausedTask": paused, "ok": False})
+            return
         if not result.success:
             self._cook_retry_at = self.clock() + COOK_RETRY_MS
         logger.info(

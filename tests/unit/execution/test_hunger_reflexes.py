@@ -501,3 +501,31 @@ def test_a_forage_stops_when_a_hostile_the_reflexes_answer_comes_up(env):
     assert any(x.startswith(stopped) for x in lines), lines
     assert reflexes._forage_retry_at <= ftime.clock()  # no wait added: it forages again once safe
     assert reflexes.choose(body.snapshot()) not in (None, "forage")  # the zombie first
+
+
+def test_a_cook_stops_when_a_hostile_the_reflexes_answer_comes_up(env):
+    ftime, body = env["ftime"], env["body"]
+
+    class LongSmelt(RecordingTools):
+        async def execute(self, name: str, args: dict[str, Any], ctx: Any, **kw: Any) -> Any:
+            self.calls.append((name, args))
+            for _ in range(60):  # the walk to the furnace and the smelt: a minute unless stopped
+                if ctx.stop.is_set():
+                    return tool_failure(name, "CANCELLED", f"'{name}' cancelled: {ctx.stop.reason}")
+                await ftime.sleep(1)
+            return tool_failure(name, "TIMEOUT", f"'{name}' timed out")
+
+    tools = LongSmelt({})
+    reflexes = Reflexes(tools, env["ctx"], env["ex"], ReflexConfig(), clock=ftime.clock)
+    hurt = _snap(env, health=4, food=14, inventory={"beef": 5, "coal": 2, "furnace": 1})
+
+    async def go():
+        async def zombie_comes():
+            await ftime.sleep(3)
+            body.mobs.append(Mob("zombie", hostile=True, x=2.5, z=0.5))
+
+        reflex, _ = await asyncio.gather(reflexes.tick(hurt), zombie_comes())
+        return reflex
+
+    assert asyncio.run(go()) == "cook" and [c[0] for c in tools.calls] == ["smelt"]
+    assert reflexes._cook_retry_at <= ftime.clock()  # no wait added: cooked again once safe
