@@ -33,6 +33,22 @@ class RecordingTools:
         return self.results[name]
 
 
+class LongTools(RecordingTools):
+    """Every call goes on for a minute of the fake clock unless its context's stop is set."""
+
+    def __init__(self, ftime: Any) -> None:
+        super().__init__({})
+        self.ftime = ftime
+
+    async def execute(self, name: str, args: dict[str, Any], ctx: Any, **kw: Any) -> Any:
+        self.calls.append((name, args))
+        for _ in range(60):
+            if ctx.stop.is_set():
+                return tool_failure(name, "CANCELLED", f"'{name}' cancelled: {ctx.stop.reason}")
+            await self.ftime.sleep(1)
+        return tool_failure(name, "TIMEOUT", f"'{name}' timed out")
+
+
 def _snap(
     env,
     *,
@@ -469,16 +485,7 @@ def test_a_forage_stops_when_a_hostile_the_reflexes_answer_comes_up(env):
     855429f was killed 23 s into such a walk, nothing answering it)."""
     ftime, body = env["ftime"], env["body"]
 
-    class LongHunt(RecordingTools):
-        async def execute(self, name: str, args: dict[str, Any], ctx: Any, **kw: Any) -> Any:
-            self.calls.append((name, args))
-            for _ in range(60):  # the hunt goes on for a minute unless it is stopped
-                if ctx.stop.is_set():
-                    return tool_failure(name, "CANCELLED", f"'{name}' cancelled: {ctx.stop.reason}")
-                await ftime.sleep(1)
-            return tool_failure(name, "TIMEOUT", f"'{name}' timed out")
-
-    tools = LongHunt({})
+    tools = LongTools(ftime)
     reflexes = Reflexes(tools, env["ctx"], env["ex"], ReflexConfig(), clock=ftime.clock)
     snap = _snap(env, health=20, food=15, mobs=(COW,))
 
@@ -506,16 +513,7 @@ def test_a_forage_stops_when_a_hostile_the_reflexes_answer_comes_up(env):
 def test_a_cook_stops_when_a_hostile_the_reflexes_answer_comes_up(env):
     ftime, body = env["ftime"], env["body"]
 
-    class LongSmelt(RecordingTools):
-        async def execute(self, name: str, args: dict[str, Any], ctx: Any, **kw: Any) -> Any:
-            self.calls.append((name, args))
-            for _ in range(60):  # the walk to the furnace and the smelt: a minute unless stopped
-                if ctx.stop.is_set():
-                    return tool_failure(name, "CANCELLED", f"'{name}' cancelled: {ctx.stop.reason}")
-                await ftime.sleep(1)
-            return tool_failure(name, "TIMEOUT", f"'{name}' timed out")
-
-    tools = LongSmelt({})
+    tools = LongTools(ftime)
     reflexes = Reflexes(tools, env["ctx"], env["ex"], ReflexConfig(), clock=ftime.clock)
     hurt = _snap(env, health=4, food=14, inventory={"beef": 5, "coal": 2, "furnace": 1})
 
