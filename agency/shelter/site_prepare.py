@@ -17,6 +17,7 @@ from agency.shelter.blueprint import ShelterBlueprint
 from agency.shelter.earthwork import NOT_LOADED, Work, site_columns, site_work, work_box
 from agency.shelter.site_check import stands
 from agency.shelter.site_walk import back_to_site, in_reach, walk_site
+from agency.shelter.stand_ins import is_planks, spare_planks
 from agency.shelter.tool_inputs import ShelterPrepareInput, blueprint_for
 from agency.tools.actions import run_action
 from agency.tools.base import ToolContext, ToolFailure
@@ -78,23 +79,23 @@ def _wall_blocks_to_place(region: BlockRegion, p: ShelterPrepareInput) -> int:
 async def _filler(ctx: ToolContext, p: ShelterPrepareInput, need: int) -> str | None:
     """Dirt or stone if held (digging the site yields dirt), else wall blocks the blueprint
     will not need (`need`: those it still places; the builder brings a few spare planks for
-    this), else planks of the walls' wood made from a log held (the spare went into an earlier
-    pass, and a site on rock yields no dirt: a bench build failed on two holes with logs in its
-    pack)."""
+    this; planks of any wood, agency.shelter.stand_ins), else planks of the walls' wood made
+    from a log held (the spare went into an earlier pass, and a site on rock yields no dirt: a
+    bench build failed on two holes with logs in its pack)."""
     snap = await ctx.snapshot()
     for item in FILLERS:
         if snap.count_of(item) > 0:
             return item
-    if snap.count_of(p.wallBlock) > need:
-        return p.wallBlock
-    if not p.wallBlock.endswith("_planks"):
-        return None
+    if not is_planks(p.wallBlock):
+        return p.wallBlock if snap.count_of(p.wallBlock) > need else None
+    if spare := spare_planks(snap.held(), p.wallBlock, need):  # other planks stand in (agency.shelter.stand_ins)
+        return spare
     try:
         await craft(ctx, CraftInput(item=p.wallBlock, count=PLANKS_PER_LOG))
     except ToolFailure as e:
         logger.info("[Shelter] no filler for the site's holes: no {} to spare and {}", p.wallBlock, e.message)
         return None
-    return p.wallBlock if (await ctx.snapshot()).count_of(p.wallBlock) > need else None
+    return spare_planks((await ctx.snapshot()).held(), p.wallBlock, need)
 
 
 async def _eye(ctx: ToolContext) -> tuple[tuple[float, float, float], tuple[int, int, int]]:

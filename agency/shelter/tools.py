@@ -20,6 +20,7 @@ from agency.shelter.site_check import stands
 from agency.shelter.site_pick import shelter_site
 from agency.shelter.site_prepare import prepare_shelter_site
 from agency.shelter.site_walk import approach, back_to_site, walk_site
+from agency.shelter.stand_ins import with_stand_ins
 from agency.shelter.tool_inputs import (
     ShelterModuleInput,
     ShelterPrepareInput,
@@ -129,6 +130,7 @@ async def build_shelter_module(ctx: ToolContext, p: ShelterModuleInput) -> dict[
             )
         else:
             todo.append((x, y, z, block))
+    todo = with_stand_ins(p.module, todo, (await ctx.snapshot()).held())  # other planks, once the wall's run out
     await _check_materials(ctx, p.module, todo)
     todo = supported_order(todo, _solid_cells(standing, box))
     if p.module == "door" and todo:

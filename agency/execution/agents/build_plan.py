@@ -29,6 +29,7 @@ from agency.execution.workflows.models import ParallelConfig, StepDef, WorkflowD
 from agency.game.recipes import CRAFTABLE, available
 from agency.shelter.bed import is_bed
 from agency.shelter.blueprint import basic_shelter
+from agency.shelter.stand_ins import is_planks
 
 SHELTER_TARGETS = frozenset({"basic_shelter", "shelter"})
 WALL_CHOICES = ("oak_planks", "spruce_planks", "birch_planks", "cobblestone", "stone", "dirt")
@@ -103,6 +104,39 @@ def _craft(step_id: str, target: str, amount: int, why: str) -> StepDef:
     )
 
 
+def _walls_steps(wall: str, total: int, used: int, inventory: Mapping[str, int]) -> list[StepDef]:
+    """Steps to hold `total` planks for the walls and roof at the site, after the door, table,
+    torch and pickaxe have taken `used` planks of the walls' wood. Other woods' planks held
+    stand in for the walls' (agency.shelter.stand_ins), and when the walls' own planks and logs
+    fall short, the planks of other logs held are made first: only what none of them covers
+    is gathered, as the walls' wood. The last step ensures a total, so a re-run makes nothing
+    twice."""
+    wood = wall.removesuffix("_planks")
+    others = sum(n for name, n in inventory.items() if is_planks(name) and name != wall and n > 0)
+    own = inventory.get(wall, 0) + PLANKS_PER_LOG * inventory.get(f"{wood}_log", 0) - used
+    left = total - others - max(own, 0)
+    steps: list[StepDef] = []
+    for other in sorted(WOODS, key=lambda w: (-inventory.get(f"{w}_log", 0), w)):
+        logs = inventory.get(f"{other}_log", 0)
+        if other == wood or logs <= 0 or left <= 0:
+            continue
+        n = min(left, PLANKS_PER_LOG * logs)
+        why = f"make {n} {other}_planks of the logs held, to stand in for {wall}"
+        steps.append(_craft(f"get-{other.replace('_', '-')}-planks", f"{other}_planks", n, why))
+        others, left = others + n, left - n
+    if total - others > inventory.get(wall, 0) - used:  # what the planks held leave short
+        steps.append(
+            StepDef(
+                id="get-walls",
+                kind="delegate",
+                agent="crafter",
+                description=f"hold {total - others} {wall} for the walls and roof",
+                task={"action": "craft", "target": wall, "amount": total - others, "ensure": True},
+            )
+        )
+    return steps
+
+
 def shelter_plan(agent_id: str, task: Mapping[str, Any], inventory: Mapping[str, int]) -> WorkflowDef:
     facts = task.get("facts") or {}
     wall = str(facts.get("wallBlock") or choose_wall(inventory))
@@ -169,7 +203,7 @@ def shelter_plan(agent_id: str, task: Mapping[str, Any], inventory: Mapping[str,
     elif short > 0:
         if not wall.endswith("_planks"):
             raise WorkflowPlanError("NO_MATERIALS", f"the shelter needs {short} more {wall}")
-        steps.append(_craft("get-walls", wall, short, f"have {short} more {wall} for the walls and roof"))
+        steps.extend(_walls_steps(wall, held, planks_used, inventory))
     if kit and available(inventory, "log") - math.ceil(max(short, 0) / PLANKS_PER_LOG) < NIGHT_KIT_LOGS:
         # (the logs the walls' planks are made of come off those held; enough left: no step)
         steps.append(

@@ -65,7 +65,7 @@ def test_a_fleet_builder_asks_for_its_walls_first_makes_the_door_meanwhile_then_
     # (not the door's 6 and the table's 4: the crafter makes those from logs meanwhile; nor the
     # wooden pickaxe's 5 of a bot building alone: a fleet's build gets no night kit)
     assert "get-pickaxe" in alone_ids and "get-pickaxe" not in fleet_ids
-    assert wait.args["total"] == alone_get.task["amount"] - 10 - 5
+    assert wait.args["total"] == alone_get.task["amount"] and alone_get.task["ensure"]
     # holding 20 planks: the door takes 10 of them, so it asks for what the site needs beyond the other 10
     some = shelter_plan(
         "builder", {"target": "basic_shelter", "id": "t1", "facts": {"helpers": ["g1"]}}, {"oak_planks": 20}

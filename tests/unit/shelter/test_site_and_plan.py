@@ -149,9 +149,10 @@ def test_build_plan_delegates_only_missing_materials_and_a_repair_brings_only_wh
     assert ids(empty)[:6] == ["get-door", "get-pickaxe", "get-walls", "keep-logs", "site", "prepare"]
     assert "module-light" not in ids(empty)
     walls = next(s for s in empty.steps if s.id == "get-walls")
-    # + spare planks to fill holes, + the pickaxe's
+    # + spare planks to fill holes; the door's, table's and pickaxe's made before it: a total
+    # held, what the site takes
     assert walls.agent == "crafter"
-    assert walls.task == {"action": "craft", "target": "oak_planks", "amount": 71 + 10 + 4 + 5}
+    assert walls.task == {"action": "craft", "target": "oak_planks", "amount": 71 + 4, "ensure": True}
     coal = build_plan("builder", task, {"coal": 1})
     assert "get-torch" in ids(coal) and "module-light" in ids(coal)
     repair = build_plan("builder", {**task, "facts": {"needed": {"oak_planks": 1}, "wallBlock": "oak_planks"}}, {})
@@ -178,11 +179,33 @@ def test_a_first_hut_of_the_trees_around_leaves_a_wooden_pickaxe_and_logs_for_th
         steps = {s.id for s in build_plan("builder", {**task, "facts": facts} if facts else task, inventory).steps}
         return {"get-pickaxe", "keep-logs"} & steps
 
-    # a door held and no table: the pickaxe's table is counted in the planks
-    walls = next(s for s in build_plan("builder", task, {"oak_door": 1, "oak_log": 3}).steps if s.id == "get-walls")
-    assert walls.task["amount"] == 71 + 4 + 5 + 4
+    # a door held: the pickaxe and its table come first, the walls' step holds what the site takes
+    plan = build_plan("builder", task, {"oak_door": 1, "oak_log": 3})
+    ids = [s.id for s in plan.steps]
+    assert ids.index("get-pickaxe") < ids.index("get-walls")
+    assert next(s for s in plan.steps if s.id == "get-walls").task["amount"] == 71 + 4
     assert kit({"oak_log": 7, "stone_pickaxe": 1}) == set()  # a pickaxe held
     assert kit({"oak_planks": 80, "oak_door": 1}) == set()  # a hut of the planks held: no trees felled for it
     assert kit({"cobblestone": 80}) == set()  # not of wood
     assert kit({}, needed={"oak_planks": 3}, wallBlock="oak_planks") == set()  # a repair
     assert kit({}, helpers=["g1"]) == set()  # a fleet's build: the walls are brought
+
+
+def test_a_hut_short_of_its_woods_logs_makes_the_other_logs_held_into_planks_and_gathers_none():
+    # 15 acacia logs make 60 planks, the door and table take 10: 25 of the 75 the site takes
+    # come from the oak logs held, which stand in for acacia planks (agency.shelter.stand_ins)
+    task = {"action": "build", "target": "basic_shelter", "amount": 1, "id": "t"}
+    plan = build_plan("builder", task, {"acacia_log": 15, "oak_log": 8, "wooden_pickaxe": 1})
+    crafts = [(s.id, s.task) for s in plan.steps if s.task]
+    assert crafts == [
+        ("get-door", {"action": "craft", "target": "acacia_door", "amount": 1}),
+        ("get-oak-planks", {"action": "craft", "target": "oak_planks", "amount": 25}),
+        ("get-walls", {"action": "craft", "target": "acacia_planks", "amount": 50, "ensure": True}),
+    ]
+    # other planks held stand in as they are; enough of them, and the walls' step goes
+    held = build_plan("builder", task, {"acacia_planks": 50, "birch_planks": 40, "acacia_door": 1, "stone_pickaxe": 1})
+    assert not any(s.id.startswith("get-") for s in held.steps)
+    # only the walls' own wood is gathered, for what nothing held covers
+    short = build_plan("builder", task, {"acacia_log": 2, "oak_log": 1, "wooden_pickaxe": 1, "acacia_door": 1})
+    walls = next(s for s in short.steps if s.id == "get-walls")
+    assert walls.task == {"action": "craft", "target": "acacia_planks", "amount": 75 - 4, "ensure": True}
