@@ -1,6 +1,7 @@
 """shelter_site: pick and anchor a site for a hut. One region read around the bot picks the
 site needing the least earthwork (agency.shelter.site_finder), reading again over the bot when
-its level has none, and walking away to look when nothing near will do. A goal already anchored
+its level has none, and walking away to look when nothing near will do; a bot underground
+climbs out first. A goal already anchored
 gets its site back, so a resumed or repair run builds in the same place."""
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from agency.shelter.earthwork import MAX_COST
 from agency.shelter.site_finder import SCAN_RADIUS, SiteChoice, choose_site, scan_box
 from agency.shelter.tool_inputs import ShelterSiteInput, blueprint_for, shelter_hooks
 from agency.tools.base import ToolContext, ToolFailure
-from agency.tools.movement import ExploreInput, explore
+from agency.tools.movement import ExploreInput, climb_out, explore
 from agency.tools.results import PRECONDITION_FAILED
 from agency.tools.spatial import block_pos
 
@@ -60,6 +61,9 @@ async def shelter_site(ctx: ToolContext, p: ShelterSiteInput) -> dict[str, Any]:
         known = hooks.anchored_site(p.taskId)
         if known is not None:  # anchored once, for good: resume and repair build here
             return {**known, "anchored": True, "reused": True}
+    # from the surface: a 26.1 bench bot in a pit (ground over its head up to 5 blocks up)
+    # anchored its hut on the ground over it, then failed every walk to the site for a night
+    await climb_out(ctx, for_what="builder")
     choice = await _site_near_bot(ctx)
     for leg in range(1, FARTHER_LEGS + 1):
         if choice is not None:

@@ -158,7 +158,7 @@ TOOLS = [
         "Choose (or recall) a site for a basic shelter near the bot (least earthwork) and anchor the goal there.",
         ShelterSiteInput,
         shelter_site,
-        timeout_s=90,  # two walks of 24 blocks to look farther
+        timeout_s=150,  # a climb out of the ground, two walks of 24 blocks to look farther
         queue=BODY_QUEUE,
     ),
     Tool(

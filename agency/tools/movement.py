@@ -174,11 +174,11 @@ async def climb_out(
     ctx: ToolContext, min_roof: int = MIN_ROOF, *, for_what: str = "explore", dig: bool = True
 ) -> dict[str, Any] | None:
     """Underground (min_roof, by default MIN_ROOF, or more blocks of soil or rock over the bot's
-    head: after digging down for ore), get back to the surface: up the staircase it dug (the newest descent start
-    within CLIMB_BACK_WITHIN, walked without digging), else (`dig`) straight up to the top of its
-    column, digging through natural ground. Best effort: a failed climb is logged (as
-    `for_what`'s: an explore, a hunt, the builder) and its caller goes on from where the bot is.
-    None when the bot is not underground."""
+    head: after digging down for ore), get back to the surface: up the staircase it dug (the
+    newest descent start within CLIMB_BACK_WITHIN, walked without digging), else, or when that
+    walk fails, (`dig`) straight up to the top of its column, digging through natural ground.
+    Best effort: a failed climb is logged (as `for_what`'s: an explore, a hunt, the builder) and
+    its caller goes on from where the bot is. None when the bot is not underground."""
     here = block_pos((await ctx.snapshot()).position)
     ground = await _ground_over(ctx, here)
     if len(ground) < min_roof:
@@ -200,7 +200,14 @@ async def climb_out(
     try:
         if starts:
             sx, sy, sz = starts[-1]
-            await walk(ctx, sx, sy, sz, 1, dig_out=False)
+            try:
+                await walk(ctx, sx, sy, sz, 1, dig_out=False)
+            except (ToolFailure, ToolTimeout) as e:
+                if not dig:
+                    raise
+                # dug straight up instead: a 26.1 bench bot in a pit failed the walk to a
+                # staircase 86 blocks off, and with it every climb for a night
+                logger.info("[Tools] {}: no way to the staircase at {} {} {} ({}); digging up", for_what, sx, sy, sz, e)
         now = block_pos((await ctx.snapshot()).position)
         ground = await _ground_over(ctx, now)
         if len(ground) >= min_roof and dig:  # no staircase known, or its top is underground too

@@ -198,6 +198,41 @@ def test_explore_underground_walks_back_up_the_staircase_it_dug_first(ctx: ToolC
     assert res.output["climbedOut"]["how"] == "staircase" and res.output["climbedOut"]["failed"] is None
 
 
+def test_a_staircase_no_walk_gets_to_gives_way_to_digging_straight_up(ctx: ToolContext, body: FakeBody) -> None:
+    """A 26.1 bench bot in a pit failed the walk to a staircase 86 blocks off, and with it every
+    climb for a night."""
+    body.position = Vec3(x=0.5, y=GROUND_Y - 20, z=0.5)
+    for y in range(GROUND_Y - 20, GROUND_Y - 18):
+        body.blocks[(0, y, 0)] = "air"
+    ctx = replace(ctx, hooks={"staircases": [(80.5, GROUND_Y, 0.5)]})
+    walk = body._do_move_to
+
+    def no_way_to_the_staircase(a):
+        if a["x"] == 80.5:
+            raise BodyError("no progress toward 80.5,64,0.5 for 160 ticks (distance 80.0)")
+        return walk(a)
+
+    body._do_move_to = no_way_to_the_staircase  # type: ignore[method-assign]
+    res = run(default_tool_registry().execute("explore", {"legs": 1}, ctx))
+    assert res.success, res.error
+    walks = [(a["x"], a["y"], a["z"]) for k, a in body.started if k == "move_to"]
+    assert walks[0][0] == 80.5 and (0.5, GROUND_Y, 0.5) in walks[1:3]  # the staircase, then up its column
+    assert res.output["climbedOut"]["how"] == "dug" and res.output["climbedOut"]["failed"] is None
+
+
+def test_a_bot_underground_climbs_out_before_it_picks_a_hut_site(ctx: ToolContext, body: FakeBody) -> None:
+    """A 26.1 bench bot in a pit anchored its hut on the ground over it, then failed every walk
+    to the site for a night."""
+    body.position = Vec3(x=0.5, y=GROUND_Y - 6, z=0.5)
+    for y in range(GROUND_Y - 6, GROUND_Y - 4):
+        body.blocks[(0, y, 0)] = "air"
+    res = run(default_tool_registry().execute("shelter_site", {}, ctx))
+    assert res.success, res.error
+    walks = [(a["x"], a["y"], a["z"]) for k, a in body.started if k == "move_to"]
+    assert walks[0] == (0.5, GROUND_Y, 0.5) and body.position.y == GROUND_Y  # up first
+    assert res.output["origin"][1] == GROUND_Y
+
+
 def test_a_staircase_started_under_cover_at_night_is_not_the_way_back_up(ctx: ToolContext, ftime) -> None:
     """One started in the pocket dug under the hut led a bench bot back into the closed pocket
     in the morning, out of reach of the animals it saw. (By day one started in a cave is:
