@@ -114,6 +114,7 @@ class Executor:
         self.current: Running | None = None
         self._finishing: Running | None = None  # a run that ended, its goal being verified (_finish)
         self._preempted: tuple[str, tuple[str, str]] | None = None  # (task, goal) of the run last paused
+        self._came_back: set[str] = set()  # tasks given back after a hold, not yet started again (_start)
         self.follow_ups = FollowUpWatch(tasks, runtime, clock, bot=bot, actions=actions)
         self.replanner = Replanner(tasks, runtime, clock, goals, self.follow_ups.work_waiting)
         self.stats = ExecutorStats()
@@ -315,6 +316,15 @@ class Executor:
             self.stats.claimed += 1
         # After an unverified hold the goal side rescans the site; True = start afresh.
         fresh = self.goals.before_start(task) if self.goals is not None and self.goals.owns(task) else False
+        if task.id in self._came_back:
+            self._came_back.discard(task.id)
+            # held (its turn, the night) before it did anything: the work done meanwhile may have
+            # used what its plan counted on (a 1.18.2 bench bot's `collect log 8`, planned as
+            # "have 21" with 13 held, came back after the hut had taken all 21 and gathered 19
+            # until dusk); planned again from what the bot holds now, it loses nothing
+            if not fresh and self.runtime.untouched(task_spec(task)):
+                logger.info("[Executor] task={} comes back with nothing of its run done: planned afresh", task.id)
+                fresh = True
         agent = self.runtime.choose_agent(task_spec(task)).id
         logger.info(
             "[Executor] {} task={} goalKey={} agent={} ({} -> active)",
@@ -411,6 +421,8 @@ class Executor:
             if task.metadata.blockedReason == reason and (only is None or only(task)):
                 self.endings.give_back(task, reason)
                 out.append(task.id)
+        if reason != DISCONNECTED:  # a bridge that went down: the world is as the run left it
+            self._came_back.update(out)
         return out
 
     def hold_turns(self, reason: str) -> list[str]:
@@ -432,6 +444,7 @@ class Executor:
         task = self.follow_ups.next_turn()
         if task is not None:
             self.endings.give_back(task, GAVE_WAY)
+            self._came_back.add(task.id)
         return task is not None
 
     async def shutdown(self) -> None:

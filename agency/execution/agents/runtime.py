@@ -108,6 +108,16 @@ class AgentRuntime:
         spec = self.choose_agent(task).workflows.get(task.action.lower())
         return spec is not None and spec.generator in REPLANNED_GENERATORS
 
+    def untouched(self, task: TaskSpec) -> bool:
+        """The task's stored run, a plan made from what the bot holds, has done none of its
+        steps yet (none has a checkpointed output): planned again, it loses nothing."""
+        if not task.id or self.checkpoints is None or not self.plans_afresh(task):
+            return False
+        rec = self.checkpoints.latest_run_for_task(task.id)
+        if rec is None or rec.status == "completed" or is_follow_up_run(rec.runId):
+            return False
+        return len(self._steps_left(rec)) == len(rec.workflow.steps)
+
     def choose_agent(self, task: TaskSpec) -> AgentProfile:
         """The best-ranked agent owning a workflow for the action; else any owner (one a
         notForTasks phrase scored down to 0 is still the one that can do it), so an action

@@ -642,6 +642,39 @@ def test_a_task_of_queued_follow_ups_gives_way_in_its_own_goal_and_runs_when_the
     assert any(f"resumed task={fid} after {GAVE_WAY}" in line for line in lines)
 
 
+def test_a_task_that_gave_way_before_doing_anything_is_planned_afresh_when_its_turn_comes_back(env):
+    """The work that went first used the logs its plan counted on: planned as "have 5" with 2
+    held, resumed as planned it would gather 5; planned afresh it gathers the 3 asked for."""
+    ex, tasks, ftime, body = env["ex"], env["tasks"], env["ftime"], env["body"]
+    body.inventory.update({"oak_planks": 12, "crafting_table": 1, "stick": 4, "oak_log": 2})
+    logs = {"action": "collect", "target": "oak_log", "total": 5, "amount": 5}
+    _add(tasks, "craft", "wooden_pickaxe", after=[logs])
+    lines, sink = _captured()
+
+    async def go():
+        assert await ex.tick() == "claimed"
+        await _drive(ex, ftime, lambda o: o.startswith("finished"))
+        [follow_up] = tasks.list_by_status(TaskStatus.pending)
+        body.polls_to_finish = 30
+        assert await ex.tick() == "claimed" and ex.current.task_id == follow_up.id
+        queued = _add(tasks, "craft", "oak_planks", amount=8)  # takes the 2 logs held
+        assert await _drive(ex, ftime, lambda o: o.startswith("paused")) == f"paused:{GAVE_WAY}"
+        assert body.inventory["oak_log"] == 2  # nothing of it done
+        assert await ex.tick() == "claimed" and ex.current.task_id == queued
+        await _drive(ex, ftime, lambda o: o.startswith("finished"))
+        assert body.inventory.get("oak_log", 0) == 0
+        assert await ex.tick() == "claimed" and ex.current.task_id == follow_up.id
+        await _drive(ex, ftime, lambda o: o.startswith("finished"), max_ticks=5000)
+        return follow_up.id
+
+    try:
+        fid = asyncio.run(go())
+    finally:
+        logger.remove(sink)
+    assert tasks.get_task(fid).status is TaskStatus.completed and body.inventory["oak_log"] == 3
+    assert any(f"task={fid} comes back with nothing of its run done: planned afresh" in line for line in lines)
+
+
 def test_a_follow_up_in_flight_reads_the_queue_once_a_second_not_every_tick(env):
     ex, tasks, ftime, body = env["ex"], env["tasks"], env["ftime"], env["body"]
     body.polls_to_finish = 30
