@@ -116,6 +116,7 @@ class ReflexBase:
         self._burrow_closed: list[tuple[int, ...]] = []  # the ground cells the burrow closed (closed again once out)
         self.reshaping_shelter = False  # digging in under the hut or climbing back into it: its floor is open
         self._burrow_retry_at = 0
+        self._burrow_why = "no shelter to go to"  # said when burrowed: or no work underground (shelter.py)
         self._forage_retry_at = 0
         self._eat_retry_at = 0  # after an eat that did not take (agency.execution.reflexes.eat)
         self._cook_retry_at = 0  # after a cook that failed (agency.execution.reflexes.cook)

@@ -68,7 +68,9 @@ class ShelterReflex(SleepReflex):
             return None
         if self.sheltered is None and self._stays_down(snap) and not self._at_home(snap):
             self._night_underground(snap)
-            return None
+            self._burrow_why = "no work underground"
+            return "burrow" if self._idle_down_there(snap) else None
+        self._burrow_why = "no shelter to go to"
         if self.clock() < self._shelter_retry_at:
             return "burrow" if self._burrow_due(snap) else None
         site = self.sheltered or self.shelter_lookup(snap)  # pushed out (or respawned): back in
@@ -179,6 +181,15 @@ class ShelterReflex(SleepReflex):
         if not self.config.burrow_at_night or self.clock() < self._burrow_retry_at:
             return False
         return not snap.isDay or snap.timeOfDay >= NIGHT_START
+
+    def _idle_down_there(self, snap: WorldSnapshot) -> bool:
+        """Underground in the night proper with no run in flight for IDLE_UNDERGROUND_MS: sealed
+        in a burrow rather than standing in the open mine, where hostiles spawn in the dark (a
+        26.1 bench bot stood at health 10 for 3 minutes in its mine after its iron pickaxe, no
+        work left for the night, until a zombie killed it)."""
+        if self.executor.current is not None or not self._burrow_due(snap):
+            return False
+        return self.clock() - (self.executor.stats.last_busy_ms or 0) >= IDLE_UNDERGROUND_MS
 
     def _note_morning(self, snap: WorldSnapshot) -> None:
         """The night's marks cleared in the morning; a night held out of a pocket (a death took
@@ -328,7 +339,8 @@ class ShelterReflex(SleepReflex):
             self._burrow_closed = [tuple(c) for c in result.output.get("closed", [])]
             self.stats.nights_burrowed += 1
             logger.info(
-                "[Reflex] night: no shelter to go to; burrowed in -> {}; tasks held until morning (paused {})",
+                "[Reflex] night: {}; burrowed in -> {}; tasks held until morning (paused {})",
+                self._burrow_why,
                 result.output,
                 paused,
             )
@@ -411,6 +423,7 @@ class ShelterReflex(SleepReflex):
 
 
 BURROW_RETRY_AFTER_STOP_MS = 5000
+IDLE_UNDERGROUND_MS = 60_000  # no work underground at night this long: burrowed in (_idle_down_there)
 MAX_REFILL = 64  # the dig_out tool's refill cells at most (a burrow closes 3 or so)
 POCKET_REACH = 2.5  # a burrow's pocket: two cells; a hostile further off is outside its ground
 

@@ -754,6 +754,48 @@ def test_at_night_with_no_shelter_the_bot_burrows_in_and_holds_its_tasks_until_m
     assert reflexes.choose(body.snapshot()) is None
 
 
+def test_underground_at_night_with_no_work_for_a_minute_the_bot_burrows_in(tmp_path):
+    """A 26.1 bench bot stood at health 10 for 3 minutes in its mine after its iron pickaxe, no
+    work left for the night, until a zombie killed it."""
+    e = _night_env(
+        tmp_path,
+        BurrowBody,
+        40.5,
+        40.5,
+        {"dirt": 2, "cobblestone": 2, "oak_planks": 2},
+        ReflexConfig(),
+        shelter_lookup=lambda s: SITE,  # a hut up there: the bot works on down here
+    )
+    body, tasks, ex, reflexes, ftime = e["body"], e["tasks"], e["ex"], e["reflexes"], e["ftime"]
+    body.cover, body.time_of_day = 5, 13_500
+    lines: list[str] = []
+    sink = logger.add(lambda m: lines.append(m.record["message"]), level="INFO")
+
+    async def night():
+        _add(tasks, "craft", "stick", 4)
+        assert await ex.tick() == "claimed"
+        assert await reflexes.tick(body.snapshot()) is None  # at work down here
+        await ftime.sleep(61)
+        assert await ex.tick() == "running" and await reflexes.tick(body.snapshot()) is None
+        for _ in range(400):
+            if (await ex.tick()).startswith("finished"):
+                break
+            await ftime.sleep(0.1)
+        await ftime.sleep(30)
+        assert await reflexes.tick(body.snapshot()) is None  # idle for half a minute: not yet
+        await ftime.sleep(31)
+        assert await reflexes.tick(body.snapshot()) == "burrow"
+
+    try:
+        asyncio.run(night())
+    finally:
+        logger.remove(sink)
+    assert reflexes.holding_tasks and reflexes.stats.nights_burrowed == 1
+    assert body.position.y == GROUND_Y - 3
+    assert any(line.startswith("[Reflex] night: no work underground; burrowed in -> ") for line in lines)
+    e["tasks"].close()
+
+
 def test_a_burrow_seals_the_cells_beside_the_bot_a_cave_left_open(burrow_env):
     """A 1.18.2 bench bot's burrow let a zombie in: it fought its way out into the night."""
     body, reflexes = burrow_env["body"], burrow_env["reflexes"]
