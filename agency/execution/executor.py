@@ -316,15 +316,17 @@ class Executor:
             self.stats.claimed += 1
         # After an unverified hold the goal side rescans the site; True = start afresh.
         fresh = self.goals.before_start(task) if self.goals is not None and self.goals.owns(task) else False
+        replan = False
         if task.id in self._came_back:
             self._came_back.discard(task.id)
-            # held (its turn, the night) before it did anything: the work done meanwhile may have
-            # used what its plan counted on (a 1.18.2 bench bot's `collect log 8`, planned as
+            # held (its turn, the night) before a step of it was done: the work done meanwhile may
+            # have used what its plan counted on (a 1.18.2 bench bot's `collect log 8`, planned as
             # "have 21" with 13 held, came back after the hut had taken all 21 and gathered 19
-            # until dusk); planned again from what the bot holds now, it loses nothing
+            # until dusk); planned again from what the bot holds now, what its step got before
+            # the hold still counts (AgentRuntime._still_short)
             if not fresh and self.runtime.untouched(task_spec(task)):
-                logger.info("[Executor] task={} comes back with nothing of its run done: planned afresh", task.id)
-                fresh = True
+                logger.info("[Executor] task={} comes back with no step of its run done: planned afresh", task.id)
+                replan = True
         agent = self.runtime.choose_agent(task_spec(task)).id
         logger.info(
             "[Executor] {} task={} goalKey={} agent={} ({} -> active)",
@@ -336,7 +338,7 @@ class Executor:
         )
         spec = task_spec(task)
         self.follow_ups.work_started()
-        handle = self.runtime.start_task(spec, fresh=fresh, waiting=self.follow_ups.work_waiting)
+        handle = self.runtime.start_task(spec, fresh=fresh, replan=replan, waiting=self.follow_ups.work_waiting)
         mark = self.bridge.mark() if self.bridge is not None else 0
         self.current = Running(task.id, handle, self.clock(), agent, mark, task_goal(task))
         self._preempted = None
@@ -423,6 +425,7 @@ class Executor:
                 out.append(task.id)
         if reason != DISCONNECTED:  # a bridge that went down: the world is as the run left it
             self._came_back.update(out)
+        self._came_back &= {t.id for t in self._mine(TaskStatus.pending)} | set(out)  # none left behind
         return out
 
     def hold_turns(self, reason: str) -> list[str]:

@@ -86,9 +86,11 @@ async def _climbed_out(ctx: ToolContext, origin: Pos, spot: tuple[float, float, 
     floor, or its roof if that is of earth. False when the bot is not underground or the climb
     failed."""
     x0, _, z0, x1, _, z1 = keep_box(origin)
-    feet = block_pos((await ctx.snapshot()).position)
-    under_the_site = x0 <= feet[0] < x1 and z0 <= feet[2] < z1
-    climbed = await climb_out(ctx, for_what="builder", dig=not under_the_site)
+
+    def beside_the_site(feet: tuple[int, int, int]) -> bool:  # where the bot digs up from, too
+        return not (x0 <= feet[0] < x1 and z0 <= feet[2] < z1)
+
+    climbed = await climb_out(ctx, for_what="builder", dig_from=beside_the_site)
     if climbed is None:
         return False
     logger.info(

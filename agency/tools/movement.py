@@ -5,6 +5,7 @@ preferring new ground) and surface (up out of the water for air, then onto dry g
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from typing import Any
 
 from loguru import logger
@@ -171,14 +172,20 @@ async def _ground_over(ctx: ToolContext, here: tuple[int, int, int]) -> list[int
 
 
 async def climb_out(
-    ctx: ToolContext, min_roof: int = MIN_ROOF, *, for_what: str = "explore", dig: bool = True
+    ctx: ToolContext,
+    min_roof: int = MIN_ROOF,
+    *,
+    for_what: str = "explore",
+    dig: bool = True,
+    dig_from: Callable[[tuple[int, int, int]], bool] = lambda feet: True,
 ) -> dict[str, Any] | None:
     """Underground (min_roof, by default MIN_ROOF, or more blocks of soil or rock over the bot's
     head: after digging down for ore), get back to the surface: up the staircase it dug (the
     newest descent start within CLIMB_BACK_WITHIN, walked without digging), else, or when that
     walk fails, (`dig`) straight up to the top of its column, digging through natural ground.
     Best effort: a failed climb is logged (as `for_what`'s: an explore, a hunt, the builder) and
-    its caller goes on from where the bot is. None when the bot is not underground."""
+    its caller goes on from where the bot is. `dig_from`: may the bot dig up from where it
+    stands (not under a hut's floor)? None when the bot is not underground."""
     here = block_pos((await ctx.snapshot()).position)
     ground = await _ground_over(ctx, here)
     if len(ground) < min_roof:
@@ -210,7 +217,7 @@ async def climb_out(
                 logger.info("[Tools] {}: no way to the staircase at {} {} {} ({}); digging up", for_what, sx, sy, sz, e)
         now = block_pos((await ctx.snapshot()).position)
         ground = await _ground_over(ctx, now)
-        if len(ground) >= min_roof and dig:  # no staircase known, or its top is underground too
+        if len(ground) >= min_roof and dig and dig_from(now):  # no staircase known, its top underground or not got to
             how = "dug"
             # within 1 of the top: a walk within 3 of it ended in the shaft, under its last block
             # (a 26.1 bench bot sat sealed in one for half a game day, every hunt failing)

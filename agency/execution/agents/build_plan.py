@@ -104,15 +104,17 @@ def _craft(step_id: str, target: str, amount: int, why: str) -> StepDef:
     )
 
 
-def _walls_steps(wall: str, total: int, used: int, inventory: Mapping[str, int]) -> list[StepDef]:
-    """Steps to hold `total` planks for the walls and roof at the site, after the door, table,
-    torch and pickaxe have taken `used` planks of the walls' wood. Other woods' planks held
-    stand in for the walls' (agency.shelter.stand_ins), and when the walls' own planks and logs
-    fall short, the planks of other logs held are made first: only what none of them covers
-    is gathered, as the walls' wood. The last step ensures a total, so a re-run makes nothing
-    twice."""
+def _walls_steps(wall: str, total: int, door: int, used: int, inventory: Mapping[str, int]) -> list[StepDef]:
+    """Steps to hold `total` planks for the walls and roof at the site, after the door has taken
+    `door` planks of the walls' wood and the table, torch and pickaxe `used` planks of any wood
+    (the crafter takes other woods' first). Other woods' planks held stand in for the walls'
+    (agency.shelter.stand_ins), and when the walls' own planks and logs fall short, the planks
+    of other logs held are made first: only what none of them covers is gathered, as the walls'
+    wood. The last step ensures a total, so a re-run makes nothing twice."""
     wood = wall.removesuffix("_planks")
-    others = sum(n for name, n in inventory.items() if is_planks(name) and name != wall and n > 0)
+    spare = sum(n for name, n in inventory.items() if is_planks(name) and name != wall and n > 0) - used
+    others = max(spare, 0)
+    used = door + max(-spare, 0)  # what the walls' own wood gives before its walls
     own = inventory.get(wall, 0) + PLANKS_PER_LOG * inventory.get(f"{wood}_log", 0) - used
     left = total - others - max(own, 0)
     steps: list[StepDef] = []
@@ -149,10 +151,12 @@ def shelter_plan(agent_id: str, task: Mapping[str, Any], inventory: Mapping[str,
     planks_used = 0
     planks = wall if wall.endswith("_planks") else DEFAULT_WALL  # what the door, table and torch take
     table_counted = bool(have["crafting_table"])  # the planks of a table the crafter places are counted once
+    door_planks = 0  # of the walls' wood: a door is of one wood (door_of)
     if need[door] > have[door]:
         if door not in CRAFTABLE:
             raise WorkflowPlanError("NO_MATERIALS", f"the shelter needs a {door} and the bot cannot craft one")
         steps.append(_craft("get-door", door, 1, "craft a door"))
+        door_planks = DOOR_PLANKS if door.removesuffix("_door") == planks.removesuffix("_planks") else 0
         planks_used += DOOR_PLANKS + (0 if table_counted else TABLE_PLANKS)
         table_counted = True
     light = need[LIGHT] <= have[LIGHT] or available(have, "coal") > 0
@@ -203,7 +207,7 @@ def shelter_plan(agent_id: str, task: Mapping[str, Any], inventory: Mapping[str,
     elif short > 0:
         if not wall.endswith("_planks"):
             raise WorkflowPlanError("NO_MATERIALS", f"the shelter needs {short} more {wall}")
-        steps.extend(_walls_steps(wall, held, planks_used, inventory))
+        steps.extend(_walls_steps(wall, held, door_planks, planks_used - door_planks, inventory))
     if kit and available(inventory, "log") - math.ceil(max(short, 0) / PLANKS_PER_LOG) < NIGHT_KIT_LOGS:
         # (the logs the walls' planks are made of come off those held; enough left: no step)
         steps.append(

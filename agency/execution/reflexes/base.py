@@ -117,6 +117,7 @@ class ReflexBase:
         self.reshaping_shelter = False  # digging in under the hut or climbing back into it: its floor is open
         self._burrow_retry_at = 0
         self._burrow_why = "no shelter to go to"  # said when burrowed: or no work underground (shelter.py)
+        self._idle_seen: int | None = None  # underground at night, no run yet since the daemon started: since when
         self._forage_retry_at = 0
         self._eat_retry_at = 0  # after an eat that did not take (agency.execution.reflexes.eat)
         self._cook_retry_at = 0  # after a cook that failed (agency.execution.reflexes.cook)

@@ -41,7 +41,7 @@ from agency.shelter.head_in import distance_to, head_in_due, head_in_time
 from agency.shelter.models import SiteSignature
 from agency.shelter.tool_inputs import HOOKS_KEY as SHELTER_HOOKS
 from agency.tools import ToolExecutionResult
-from agency.world import NIGHT_START, BodyLost, WorldSnapshot, night_approaching, underground
+from agency.world import NIGHT_START, SAFE_HEALTH, BodyLost, WorldSnapshot, night_approaching, underground
 
 
 class ShelterReflex(SleepReflex):
@@ -183,13 +183,23 @@ class ShelterReflex(SleepReflex):
         return not snap.isDay or snap.timeOfDay >= NIGHT_START
 
     def _idle_down_there(self, snap: WorldSnapshot) -> bool:
-        """Underground in the night proper with no run in flight for IDLE_UNDERGROUND_MS: sealed
-        in a burrow rather than standing in the open mine, where hostiles spawn in the dark (a
-        26.1 bench bot stood at health 10 for 3 minutes in its mine after its iron pickaxe, no
-        work left for the night, until a zombie killed it)."""
-        if self.executor.current is not None or not self._burrow_due(snap):
+        """Underground in the night proper (not dug in under the hut: that pocket is closed) with
+        no run in flight for IDLE_UNDERGROUND_MS and no night's work to come (none due, or the
+        drive gate shut by the bot's health), or none for IDLE_UNDERGROUND_LONG_MS whatever is
+        due: sealed in a burrow rather than standing in the open mine, where hostiles spawn in
+        the dark (a 26.1 bench bot stood at health 10 for 3 minutes in its mine after its iron
+        pickaxe, no tick firing under 16, until a zombie killed it)."""
+        if self._dug_in or self.executor.current is not None or not self._burrow_due(snap):
+            self._idle_seen = None
             return False
-        return self.clock() - (self.executor.stats.last_busy_ms or 0) >= IDLE_UNDERGROUND_MS
+        busy = self.executor.stats.last_busy_ms
+        if busy is None:  # no run since the daemon started: idle from when first seen so
+            busy = self._idle_seen = self._idle_seen or self.clock()
+        idle = self.clock() - busy
+        if idle < IDLE_UNDERGROUND_MS:
+            return False
+        work = self.night_work is not None and self.night_work(snap)
+        return not work or snap.health < SAFE_HEALTH or idle >= IDLE_UNDERGROUND_LONG_MS
 
     def _note_morning(self, snap: WorldSnapshot) -> None:
         """The night's marks cleared in the morning; a night held out of a pocket (a death took
@@ -423,7 +433,8 @@ class ShelterReflex(SleepReflex):
 
 
 BURROW_RETRY_AFTER_STOP_MS = 5000
-IDLE_UNDERGROUND_MS = 60_000  # no work underground at night this long: burrowed in (_idle_down_there)
+IDLE_UNDERGROUND_MS = 60_000  # no work underground at night this long, none to come: burrowed in (_idle_down_there)
+IDLE_UNDERGROUND_LONG_MS = 240_000  # none this long, whatever is due: the drive tick (180 s) had its chance
 MAX_REFILL = 64  # the dig_out tool's refill cells at most (a burrow closes 3 or so)
 POCKET_REACH = 2.5  # a burrow's pocket: two cells; a hostile further off is outside its ground
 

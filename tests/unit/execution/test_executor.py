@@ -672,7 +672,7 @@ def test_a_task_that_gave_way_before_doing_anything_is_planned_afresh_when_its_t
     finally:
         logger.remove(sink)
     assert tasks.get_task(fid).status is TaskStatus.completed and body.inventory["oak_log"] == 3
-    assert any(f"task={fid} comes back with nothing of its run done: planned afresh" in line for line in lines)
+    assert any(f"task={fid} comes back with no step of its run done: planned afresh" in line for line in lines)
 
 
 def test_a_follow_up_in_flight_reads_the_queue_once_a_second_not_every_tick(env):

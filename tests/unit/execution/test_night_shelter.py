@@ -796,6 +796,39 @@ def test_underground_at_night_with_no_work_for_a_minute_the_bot_burrows_in(tmp_p
     e["tasks"].close()
 
 
+def test_underground_at_night_idle_with_work_due_waits_for_the_tick_unless_hurt_and_never_from_its_pocket(tmp_path):
+    work = {"due": True}
+    e = _night_env(
+        tmp_path,
+        BurrowBody,
+        40.5,
+        40.5,
+        {"wooden_pickaxe": 1},
+        ReflexConfig(),
+        shelter_lookup=lambda s: SITE,
+        night_work=lambda snap: work["due"],
+    )
+    body, ex, reflexes, ftime = e["body"], e["ex"], e["reflexes"], e["ftime"]
+    body.cover, body.time_of_day = 5, 13_500
+
+    def after(seconds: float) -> str | None:
+        asyncio.run(ftime.sleep(seconds))
+        return reflexes.choose(body.snapshot())
+
+    assert ex.stats.last_busy_ms is None  # no run since the daemon started: idle from now on
+    assert after(0) is None and after(61) is None  # the night's work is due: the tick gives it
+    body.health = 12.0  # no tick under 16: nothing comes
+    assert after(0) == "burrow"
+    body.health = 20.0
+    assert after(180) == "burrow"  # four minutes: the tick had its chance
+    work["due"] = False
+    ex.stats.last_busy_ms = ftime.clock()
+    assert after(59) is None and after(2) == "burrow"
+    reflexes._dug_in = True  # in its pocket under the hut: closed already
+    assert after(300) is None
+    e["tasks"].close()
+
+
 def test_a_burrow_seals_the_cells_beside_the_bot_a_cave_left_open(burrow_env):
     """A 1.18.2 bench bot's burrow let a zombie in: it fought its way out into the night."""
     body, reflexes = burrow_env["body"], burrow_env["reflexes"]

@@ -202,6 +202,10 @@ def test_a_hut_short_of_its_woods_logs_makes_the_other_logs_held_into_planks_and
         ("get-oak-planks", {"action": "craft", "target": "oak_planks", "amount": 25}),
         ("get-walls", {"action": "craft", "target": "acacia_planks", "amount": 50, "ensure": True}),
     ]
+    # the table and the pickaxe take other woods' planks first: those left stand in
+    oak = build_plan("builder", task, {"oak_planks": 30, "acacia_log": 20})
+    walls = next(s for s in oak.steps if s.id == "get-walls")
+    assert walls.task == {"action": "craft", "target": "acacia_planks", "amount": 75 - (30 - 4 - 5), "ensure": True}
     # other planks held stand in as they are; enough of them, and the walls' step goes
     held = build_plan("builder", task, {"acacia_planks": 50, "birch_planks": 40, "acacia_door": 1, "stone_pickaxe": 1})
     assert not any(s.id.startswith("get-") for s in held.steps)

@@ -30,9 +30,11 @@ def test_too_few_planks_of_any_wood_is_a_precondition_naming_the_walls_wood(ctx,
     assert not any(kind == "place" for kind, _ in body.started)
 
 
-def test_a_door_or_torch_is_never_stood_in_for_and_a_hole_takes_planks_beyond_the_walls_need():
+def test_only_walls_and_roof_take_stand_ins_and_a_hole_takes_planks_beyond_the_walls_need():
     door = [(0, 0, 0, "acacia_door")]
     assert with_stand_ins("door", door, {"oak_door": 1}) == door
+    light = [(0, 0, 0, "acacia_planks")]  # a module that is neither wall nor roof keeps its block
+    assert with_stand_ins("light", light, {"oak_planks": 3}) == light
     cells = [(i, 0, 0, "acacia_planks") for i in range(3)]
     assert [b for *_, b in with_stand_ins("roof", cells, {"acacia_planks": 1, "oak_planks": 1, "birch_planks": 2})] == [
         "acacia_planks",
