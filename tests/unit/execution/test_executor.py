@@ -606,31 +606,47 @@ def test_a_follow_up_in_flight_gives_way_to_a_task_queued_meanwhile(env):
     assert any(gave_way in line for line in lines)
 
 
+async def _follow_up_gives_way(env, action: str, target: str, amount: int = 1) -> tuple[str, str]:
+    """The task run first completes; the task of its queued follow-ups (a collect spanning many
+    ticks) is claimed and gives way to `action target amount`, queued meanwhile. Their ids."""
+    ex, tasks, ftime, body = env["ex"], env["tasks"], env["ftime"], env["body"]
+    assert await ex.tick() == "claimed"
+    await _drive(ex, ftime, lambda o: o.startswith("finished"))
+    [follow_up] = tasks.list_by_status(TaskStatus.pending)
+    body.polls_to_finish = 30
+    assert await ex.tick() == "claimed" and ex.current.task_id == follow_up.id
+    queued = _add(tasks, action, target, amount=amount)
+    assert await _drive(ex, ftime, lambda o: o.startswith("paused")) == f"paused:{GAVE_WAY}"
+    return follow_up.id, queued
+
+
+async def _queued_then_its_turn(env, queued: str, follow_up: str, between=lambda: True) -> None:
+    """The queued task runs to its end (`between` holds then), then the follow-up's turn comes."""
+    ex, ftime = env["ex"], env["ftime"]
+    assert await ex.tick() == "claimed" and ex.current.task_id == queued
+    await _drive(ex, ftime, lambda o: o.startswith("finished"))
+    assert between()
+    assert await ex.tick() == "claimed" and ex.current.task_id == follow_up  # its turn again
+    await _drive(ex, ftime, lambda o: o.startswith("finished"), max_ticks=5000)
+
+
 def test_a_task_of_queued_follow_ups_gives_way_in_its_own_goal_and_runs_when_the_queue_is_empty(env):
     """agency.execution.follow_up_watch: its goal is not done, so it is paused (GAVE_WAY), not
     completed, and claimed again once the work queued meanwhile is done."""
-    ex, tasks, ftime, body = env["ex"], env["tasks"], env["ftime"], env["body"]
+    tasks, body = env["tasks"], env["body"]
     body.inventory.update({"oak_planks": 12, "crafting_table": 1, "stick": 4})
     logs = {"action": "collect", "target": "oak_log", "total": 3, "amount": 3}
     tid = _add(tasks, "craft", "wooden_pickaxe", after=[logs])
     lines, sink = _captured()
 
     async def go():
-        assert await ex.tick() == "claimed"
-        await _drive(ex, ftime, lambda o: o.startswith("finished"))
-        [follow_up] = tasks.list_by_status(TaskStatus.pending)
-        body.polls_to_finish = 30  # its collect spans many ticks
-        assert await ex.tick() == "claimed" and ex.current.task_id == follow_up.id
-        queued = _add(tasks, "craft", "wooden_sword")  # the night's shelter, say, asked for meanwhile
-        assert await _drive(ex, ftime, lambda o: o.startswith("paused")) == f"paused:{GAVE_WAY}"
-        paused = tasks.get_task(follow_up.id)
+        # the night's shelter, say, asked for meanwhile
+        follow_up, queued = await _follow_up_gives_way(env, "craft", "wooden_sword")
+        paused = tasks.get_task(follow_up)
         assert paused.status is TaskStatus.paused and paused.metadata.blockedReason == GAVE_WAY
-        assert await ex.tick() == "claimed" and ex.current.task_id == queued
-        await _drive(ex, ftime, lambda o: o.startswith("finished"))
+        await _queued_then_its_turn(env, queued, follow_up)
         assert tasks.get_task(queued).status is TaskStatus.completed
-        assert await ex.tick() == "claimed" and ex.current.task_id == follow_up.id  # its turn again
-        await _drive(ex, ftime, lambda o: o.startswith("finished"), max_ticks=5000)
-        return follow_up.id
+        return follow_up
 
     try:
         fid = asyncio.run(go())
@@ -645,27 +661,17 @@ def test_a_task_of_queued_follow_ups_gives_way_in_its_own_goal_and_runs_when_the
 def test_a_task_that_gave_way_before_doing_anything_is_planned_afresh_when_its_turn_comes_back(env):
     """The work that went first used the logs its plan counted on: planned as "have 5" with 2
     held, resumed as planned it would gather 5; planned afresh it gathers the 3 asked for."""
-    ex, tasks, ftime, body = env["ex"], env["tasks"], env["ftime"], env["body"]
+    tasks, body = env["tasks"], env["body"]
     body.inventory.update({"oak_planks": 12, "crafting_table": 1, "stick": 4, "oak_log": 2})
     logs = {"action": "collect", "target": "oak_log", "total": 5, "amount": 5}
     _add(tasks, "craft", "wooden_pickaxe", after=[logs])
     lines, sink = _captured()
 
     async def go():
-        assert await ex.tick() == "claimed"
-        await _drive(ex, ftime, lambda o: o.startswith("finished"))
-        [follow_up] = tasks.list_by_status(TaskStatus.pending)
-        body.polls_to_finish = 30
-        assert await ex.tick() == "claimed" and ex.current.task_id == follow_up.id
-        queued = _add(tasks, "craft", "oak_planks", amount=8)  # takes the 2 logs held
-        assert await _drive(ex, ftime, lambda o: o.startswith("paused")) == f"paused:{GAVE_WAY}"
+        follow_up, queued = await _follow_up_gives_way(env, "craft", "oak_planks", 8)  # takes the 2 logs held
         assert body.inventory["oak_log"] == 2  # nothing of it done
-        assert await ex.tick() == "claimed" and ex.current.task_id == queued
-        await _drive(ex, ftime, lambda o: o.startswith("finished"))
-        assert body.inventory.get("oak_log", 0) == 0
-        assert await ex.tick() == "claimed" and ex.current.task_id == follow_up.id
-        await _drive(ex, ftime, lambda o: o.startswith("finished"), max_ticks=5000)
-        return follow_up.id
+        await _queued_then_its_turn(env, queued, follow_up, lambda: body.inventory.get("oak_log", 0) == 0)
+        return follow_up
 
     try:
         fid = asyncio.run(go())
