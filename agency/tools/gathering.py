@@ -44,6 +44,8 @@ MAX_FUTILE = 3
 FAR_LOOK = 64
 FAR_WALK_RANGE = 6  # walked to within this of what the far look saw: the sight box holds it then
 FAR_DOWN = 8  # no deeper below the feet than the sight box reaches: a surface collect digs no shaft
+# node/lib/actions/collect.js, under cover at night: those in sight all stand in the open
+NONE_UNDER_COVER = "under cover within"
 WALKED, UNSEEN, UNREACHED = "walked", "unseen", "unreached"
 
 
@@ -133,8 +135,9 @@ async def collect_block(ctx: ToolContext, p: CollectBlockInput) -> dict[str, Any
         dry = needs_tool(p.block)
         hits = (await find_blocks_now(ctx, find, dry=dry))["blocks"]
         wet_seen = wet_seen or (dry and not hits and bool((await find_blocks_now(ctx, find))["blocks"]))
+        surface_kind = ore_level(p.block) is None and p.block not in ROCK | DEEP_ROCK
         if not hits:
-            if below and ore_level(p.block) is None and p.block not in ROCK | DEEP_ROCK:
+            if below and surface_kind:
                 raise ToolFailure(
                     WAITS_FOR_MORNING,
                     f"no {p.block} at this level or below; up in the dark it waits for the morning",
@@ -196,6 +199,13 @@ async def collect_block(ctx: ToolContext, p: CollectBlockInput) -> dict[str, Any
                 )
         except ToolFailure as e:  # e.g. an unreachable treetop: what counts is what we now hold
             why = e.message
+            if below and surface_kind and NONE_UNDER_COVER in why:  # a tree in a valley below the pocket
+                raise ToolFailure(
+                    WAITS_FOR_MORNING,
+                    f"no {p.block} under cover at this level or below (those seen stand in the open); "
+                    "up in the dark it waits for the morning",
+                    details={"have": have, "goal": goal},
+                ) from e
         now = await _held(ctx, item)
         futile = futile + 1 if now <= have else 0
         have = now

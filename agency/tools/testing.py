@@ -202,9 +202,23 @@ class FakeBody:
             sides = ((x + 1, y, z), (x - 1, y, z), (x, y + 1, z), (x, y - 1, z), (x, y, z + 1), (x, y, z - 1))
             return any(is_liquid(self.block(*c)) for c in sides)
 
+        def covered(p: tuple[int, int, int]) -> bool:  # a solid block of another kind over it (coverOver)
+            x, y, z = p
+            return any(
+                is_solid(n) and n != a["block"] and not n.endswith("leaves")
+                for n in (self.block(x, y + dy, z) for dy in range(2, 18))
+            )
+
         spots = sorted(
-            p for p, n in self.blocks.items() if n == a["block"] and p[1] <= top and not (a.get("dryOnly") and wet(p))
+            p
+            for p, n in self.blocks.items()
+            if n == a["block"]
+            and p[1] <= top
+            and not (a.get("dryOnly") and wet(p))
+            and not (a.get("covered") and not covered(p))
         )[: a.get("count", 1)]
+        if a.get("covered") and not spots:
+            raise BodyError(f"no {a['block']} under cover within {a.get('maxDistance', 32)} blocks")
         for p in spots:
             del self.blocks[p]
             self.inventory[a.get("item", a["block"])] += 1

@@ -19,13 +19,15 @@ function coverAbove (bot) {
   return coverOver(bot, bot.entity.position.floored())
 }
 
-// The same count over a bot whose feet are at `feet` (a block position).
-function coverOver (bot, feet) {
+// The same count over a bot whose feet are at `feet` (a block position). `own`: a block id that
+// is no cover (a trunk's own logs over its foot: a dug-in bench bot's collect took a tree in a
+// valley 50 blocks off for a log under cover, and walked there through a cave at night).
+function coverOver (bot, feet, own = null) {
   const head = feet.offset(0, 2, 0)
   let cover = 0
   for (let dy = 0; dy < COVER_SCAN; dy++) {
     const block = bot.blockAt(head.offset(0, dy, 0), false)
-    if (solid(block)) cover++
+    if (solid(block) && block.type !== own) cover++
   }
   return cover
 }

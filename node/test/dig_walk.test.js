@@ -97,4 +97,21 @@ test('a collect under a ceiling digs to its ore under cover rather than walking 
     const open = cells.filter((c) => c.z === z - 1)
     assert.deepStrictEqual(open.map((c) => [c.x - x, c.y - y]), [], 'never a step into the trench')
   })
+
+  // a dug-in 26.1 bench bot's collect took a tree in a valley for a log under cover (its trunk
+  // over its foot) and walked 50 blocks through a cave at night to it
+  await t.test('not to a tree in the open, its own logs over its foot', async () => {
+    const [x, y, z] = [p.x + 40, p.y + 12, p.z]
+    await pocket(x, y, z)
+    // a trunk where the ore was, up through the roof: nothing but its own logs over its foot (a
+    // wood the terrain has none of: a tree under the rock is under cover, as under an overhang)
+    await command(bot, `/mcbot fill ${x + 4} ${y} ${z} ${x + 4} ${y + 6} ${z} jungle_log`)
+    await waitFor(() => bot.blockAt(new Vec3(x + 4, y + 6, z))?.name === 'jungle_log', 5000, 'the trunk')
+    const out = await runAction(bot, 'collect', { block: 'jungle_log', count: 1, maxDistance: 16, maxY: y, covered: true }, 120000)
+    assert.strictEqual(out.state, 'failed', JSON.stringify(out.result))
+    assert.match(String(out.error), /no jungle_log under cover within 16 blocks/)
+    const left = cells.filter((c) => !c.equals(new Vec3(x, y, z)))
+    assert.deepStrictEqual(left.map((c) => [c.x - x, c.y - y, c.z - z]), [], 'the bot stayed in its pocket')
+    assert.strictEqual(bot.blockAt(new Vec3(x + 4, y, z))?.name, 'jungle_log', 'the trunk left standing')
+  })
 })

@@ -83,7 +83,7 @@ async function run (bot, args, rec) {
   // The ceiling is part of the search, not a filter after it: the nearest logs were all up in
   // the canopies, and a trunk's foot at the bot's level was never in the list. Under it, a
   // block whose drop would lie in the open is none either (keepUnder's paths do not go there).
-  const underCeiling = Number.isFinite(maxY) ? (b) => b.position.y <= maxY && (!covered || coverOver(bot, b.position) > 0) : null
+  const underCeiling = Number.isFinite(maxY) ? (b) => b.position.y <= maxY && (!covered || coverOver(bot, b.position, def.id) > 0) : null
   // dryOnly: none with water or lava on a face (the caller's rule for a block dug with a tool:
   // its hole floods as it opens, and under water the bot digs five times slower)
   const dry = args.dryOnly === true ? (b) => !wet(bot, b.position) : null
@@ -92,7 +92,8 @@ async function run (bot, args, rec) {
     .filter((p) => !takenByOther(bot, spot(name, p)))
   if (positions.length === 0) {
     const others = [...TAKEN.values()].filter((u) => u !== bot.username)
-    throw new Error(`no ${name} within ${maxDistance} blocks` + (others.length ? ` that ${others.join(', ')} are not collecting` : ''))
+    const where = covered ? ' under cover' : '' // agency/tools/gathering.py NONE_UNDER_COVER
+    throw new Error(`no ${name}${where} within ${maxDistance} blocks` + (others.length ? ` that ${others.join(', ')} are not collecting` : ''))
   }
   const me = bot.entity.position
   const up = isTrunk(name) ? 1 : -1

@@ -637,6 +637,7 @@ def test_under_cover_at_night_a_collect_takes_only_blocks_at_its_level_or_below(
     ctx = ToolContext(body=body, clock=ftime.clock, sleep=ftime.sleep, poll_interval_s=0.1)
     body.blocks[(3, GROUND_Y + 4, 0)] = "stone"  # up on the hillside
     body.blocks[(2, GROUND_Y - 1, 0)] = "stone"  # in the pocket's wall
+    body.blocks[(2, GROUND_Y + 2, 0)] = "oak_planks"  # the hut's floor over the pocket
     res = run(default_tool_registry().execute("collect_block", {"block": "stone", "count": 1}, ctx))
     assert res.success, res.error
     collect = next(a for kind, a in body.started if kind == "collect")
@@ -649,6 +650,23 @@ def test_under_cover_at_night_a_collect_takes_only_blocks_at_its_level_or_below(
     assert logs.success is False and logs.error.code == WAITS_FOR_MORNING  # not walked up to
     assert "waits for the morning" in logs.error.message
     assert body.block(5, GROUND_Y + 3, 0) == "oak_log"
+
+
+def test_under_cover_at_night_a_tree_below_in_the_open_waits_for_the_morning(ftime) -> None:
+    """A tree in a valley below the pocket is at the bot's level or below, but in the open: a
+    dug-in 26.1 bench bot's collect took its trunk for logs under cover (its own logs over its
+    foot) and walked 50 blocks through a cave at night to it, into skeletons."""
+    body = CoveredNightBody(ftime.clock, inventory={"wooden_pickaxe": 1})
+    ctx = ToolContext(body=body, clock=ftime.clock, sleep=ftime.sleep, poll_interval_s=0.1)
+    for y in range(GROUND_Y - 5, GROUND_Y - 1):  # the trunk, open to the sky over it
+        body.blocks[(6, y, 0)] = "oak_log"
+    for y in range(GROUND_Y - 1, GROUND_Y + 1):
+        body.blocks[(6, y, 0)] = "air"
+    res = run(default_tool_registry().execute("collect_block", {"block": "oak_log", "count": 1}, ctx))
+    assert res.success is False and res.error.code == WAITS_FOR_MORNING, res.error
+    assert "under cover" in res.error.message and "stand in the open" in res.error.message
+    assert [a["covered"] for kind, a in body.started if kind == "collect"] == [True]  # asked once, not again
+    assert body.block(6, GROUND_Y - 5, 0) == "oak_log"
 
 
 def test_a_spot_filled_before_the_place_lands_gravel_falling_in_is_given_up_for_another(
