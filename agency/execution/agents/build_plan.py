@@ -73,10 +73,16 @@ def held_wood(inventory: Mapping[str, int]) -> str | None:
     return max(sorted(held), key=lambda w: held[w]) if held else None
 
 
-def door_of(wall: str) -> str:
-    """The door of the walls' wood (a door needs six planks of one wood), else oak's."""
-    wood = wall.removesuffix("_planks")
-    return f"{wood}_door" if wall.endswith("_planks") and f"{wood}_door" in CRAFTABLE else DOOR
+def door_of(wall: str, inventory: Mapping[str, int]) -> str:
+    """The door of the walls' wood (a door needs six planks of one wood); for walls of stone or
+    dirt a wooden door held, else the door of the wood held most, else oak's: a 26.1 bench bot
+    with 102 cobblestone, 22 spruce logs and 2 spruce doors failed its second hut on "no
+    oak_log within 32 blocks", gathering logs for an oak door."""
+    wood = wall.removesuffix("_planks") if wall.endswith("_planks") else None
+    if wood is None:
+        held = [f"{w}_door" for w in sorted(WOODS) if inventory.get(f"{w}_door", 0) > 0]
+        wood = held[0].removesuffix("_door") if held else held_wood(inventory)
+    return f"{wood}_door" if wood is not None and f"{wood}_door" in CRAFTABLE else DOOR
 
 
 def _night_kit(facts: Mapping[str, Any], inventory: Mapping[str, int], wall: str, short: int) -> bool:
@@ -142,7 +148,7 @@ def _walls_steps(wall: str, total: int, door: int, used: int, inventory: Mapping
 def shelter_plan(agent_id: str, task: Mapping[str, Any], inventory: Mapping[str, int]) -> WorkflowDef:
     facts = task.get("facts") or {}
     wall = str(facts.get("wallBlock") or choose_wall(inventory))
-    door = str(facts.get("doorBlock") or door_of(wall))
+    door = str(facts.get("doorBlock") or door_of(wall, inventory))
     need = Counter(facts["needed"]) if "needed" in facts else _full_need(wall, door)
     have = Counter(inventory)
     materials = {"taskId": "${task.id}", "wallBlock": wall, "doorBlock": door, "lightBlock": LIGHT}

@@ -213,3 +213,20 @@ def test_a_hut_short_of_its_woods_logs_makes_the_other_logs_held_into_planks_and
     short = build_plan("builder", task, {"acacia_log": 2, "oak_log": 1, "wooden_pickaxe": 1, "acacia_door": 1})
     walls = next(s for s in short.steps if s.id == "get-walls")
     assert walls.task == {"action": "craft", "target": "acacia_planks", "amount": 75 - 4, "ensure": True}
+
+
+def test_a_hut_of_stone_takes_the_wooden_door_held_or_one_of_the_wood_held():
+    """A 26.1 bench bot with 102 cobblestone, 22 spruce logs and 2 spruce doors failed its
+    second hut on "no oak_log within 32 blocks", gathering logs for an oak door."""
+    task = {"action": "build", "target": "basic_shelter", "amount": 1, "id": "t"}
+    held = build_plan("builder", task, {"cobblestone": 102, "spruce_log": 22, "spruce_door": 2, "torch": 4})
+    assert not any(s.id.startswith("get-") for s in held.steps)
+    site = next(s for s in held.steps if s.id == "site")
+    assert site.args["wallBlock"] == "cobblestone" and site.args["doorBlock"] == "spruce_door"
+    made = build_plan("builder", task, {"cobblestone": 102, "spruce_log": 22, "torch": 4})
+    crafts = [(s.id, s.task) for s in made.steps if s.task]
+    assert crafts == [("get-door", {"action": "craft", "target": "spruce_door", "amount": 1})]
+    assert next(s for s in made.steps if s.id == "site").args["doorBlock"] == "spruce_door"
+    # no wood held: oak's, as ever
+    bare = build_plan("builder", task, {"cobblestone": 102, "torch": 4})
+    assert [s.task for s in bare.steps if s.task] == [{"action": "craft", "target": "oak_door", "amount": 1}]
