@@ -5,10 +5,13 @@ running only when hungry or hurt to URGENT_HEALTH (the rest waits for the task o
 surface): hunt an animal in sight,
 else explore for one; a fruitless forage waits longer before the next (agency.execution.hunger)
 while a task is running, which each forage holds.
-With no task running there is nothing to hold up (and a bot too hurt for the drive tick has
-nothing else to do): the wait stays forage_retry_ms and each fruitless walk goes a leg
-further, up to MAX_LEGS (in the caves survival bench a bot at 10 health with the chickens
-near its spawn eaten walked two short legs every few minutes for half a game day). Starving,
+With no task running there is nothing to hold up: the wait stays forage_retry_ms and each
+fruitless walk goes a leg further, up to MAX_LEGS (in the caves survival bench a bot at 10
+health with the chickens near its spawn eaten walked two short legs every few minutes for
+half a game day). A bot unable to heal so has nothing else to do (the drive tick waits for
+health 16, DRIVE-1): a fruitless walk is followed by the next at once (`_nothing_else`: a
+1.18.2 bench bot at f5a0757, at health 8.2 and food 17 after a night's fight, stood 30 s
+after each walk and spent a whole daylight getting back to 16). Starving,
 or hurt to URGENT_HEALTH with no task running, each leg goes as far as a hunt looks (32
 blocks, not 12); hurt so with no task, a fruitless walk of 2 such legs is followed by the next
 at once (`_heal_first`), one that could not walk waits as ever."""
@@ -21,6 +24,7 @@ from agency.execution.hunger import (
     HERD_HUNT,
     URGENT_FOOD,
     URGENT_HEALTH,
+    cannot_heal,
     fed_by,
     forage_kills,
     forage_wait_ms,
@@ -89,6 +93,11 @@ class ForageReflex(ReflexBase):
         creeper in a desert, walked 12-block legs 30 s apart for six minutes before it met a
         chicken, and stood at health 4-5 for half a game day)."""
         return snap.health <= URGENT_HEALTH and self.executor.current is None
+
+    def _nothing_else(self, snap: WorldSnapshot) -> bool:
+        """No task running and unable to heal: the drive tick gives no work under 16 health
+        (DRIVE-1), so a fruitless walk waits for nothing."""
+        return self.executor.current is None and cannot_heal(snap, self.config)
 
     def _build_in_flight(self) -> bool:
         """Is the running task a build (the night's hut, or any other)? The stock-up before dusk
@@ -161,7 +170,9 @@ class ForageReflex(ReflexBase):
         holding = paused is not None  # a task was held for it: do not drag it off again soon
         tries = self._fruitless_forages if holding else 1
         # a walk that failed (nowhere to go from here) waits as ever, healing first or not
-        on_at_once = fed or (result.success and self._heal_first(snap))
+        # (a hunt that brought no food, a calf's, waits: the next would find the same herd)
+        walked = call == "explore" and self._nothing_else(snap)
+        on_at_once = fed or (result.success and (self._heal_first(snap) or walked))
         wait = 0 if on_at_once else forage_wait_ms(self.config, tries)
         self._forage_retry_at = self.clock() + wait
         logger.info(

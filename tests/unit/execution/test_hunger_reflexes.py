@@ -266,7 +266,7 @@ def test_with_no_task_to_hold_a_fruitless_forage_walks_further_without_waiting_l
     ftime = env["ftime"]
     tools = RecordingTools({"explore": tool_success("explore", {"legs": 2})})
     reflexes = Reflexes(tools, env["ctx"], env["ex"], ReflexConfig(forage_retry_ms=30_000), clock=ftime.clock)
-    snap = _snap(env, health=10, food=17)  # too hurt for the drive tick, nothing to eat
+    snap = _snap(env, health=20, food=12)  # hungry, healing not the point
     for legs in (2, 3, 4, 5, 5):
         assert asyncio.run(reflexes.tick(snap)) == "forage"
         assert tools.calls[-1] == ("explore", {"legs": legs, "leg_distance": 12})
@@ -274,6 +274,24 @@ def test_with_no_task_to_hold_a_fruitless_forage_walks_further_without_waiting_l
         assert reflexes.choose(snap) is None
         ftime.clock.advance(1)
         assert reflexes.choose(snap) == "forage"  # the same 30 s each time
+
+
+def test_with_no_task_and_unable_to_heal_a_fruitless_forage_walks_on_at_once(env):
+    """A 1.18.2 bench bot at f5a0757, at health 8.2 and food 17 with nothing to eat, stood 30 s
+    after each fruitless walk and spent a whole daylight getting back to health 16."""
+    tools = RecordingTools({"explore": tool_success("explore", {"legs": 2})})
+    reflexes = Reflexes(tools, env["ctx"], env["ex"], ReflexConfig(forage_retry_ms=30_000), clock=env["ftime"].clock)
+    snap = _snap(env, health=10, food=17)  # too hurt for the drive tick, nothing to eat
+    for legs in (2, 3, 4, 5, 5):
+        assert asyncio.run(reflexes.tick(snap)) == "forage"
+        assert tools.calls[-1] == ("explore", {"legs": legs, "leg_distance": 12})
+        assert reflexes.choose(snap) == "forage"  # nothing else to do: no wait
+    failed = tool_failure("explore", "PRECONDITION_FAILED", "explore: no leg could be walked")
+    stuck = Reflexes(
+        RecordingTools({"explore": failed}), env["ctx"], env["ex"], ReflexConfig(), clock=env["ftime"].clock
+    )
+    assert asyncio.run(stuck.tick(snap)) == "forage"
+    assert stuck.choose(snap) is None  # a walk that could not go waits as ever
 
 
 def test_a_starving_bot_forages_as_far_as_a_hunt_looks(env):
@@ -296,8 +314,7 @@ def test_badly_hurt_with_no_task_a_forage_looks_as_far_as_a_hunt_and_goes_on_at_
         assert reflexes.choose(hurt) == "forage"  # no wait: finding food is all there is to do
     less_hurt = _snap(env, health=URGENT_HEALTH + 1, food=16)
     assert asyncio.run(reflexes.tick(less_hurt)) == "forage"
-    assert tools.calls[-1] == ("explore", {"legs": 5, "leg_distance": 12})
-    assert reflexes.choose(less_hurt) is None  # waits forage_retry_ms as before
+    assert tools.calls[-1] == ("explore", {"legs": 5, "leg_distance": 12})  # legs of 12, growing
 
 
 def test_badly_hurt_a_forage_that_could_not_walk_waits_as_ever(env):
