@@ -202,10 +202,12 @@ class FakeBody:
             sides = ((x + 1, y, z), (x - 1, y, z), (x, y + 1, z), (x, y - 1, z), (x, y, z + 1), (x, y, z - 1))
             return any(is_liquid(self.block(*c)) for c in sides)
 
-        def covered(p: tuple[int, int, int]) -> bool:  # a solid block of another kind over it (coverOver)
+        trunk = a["block"].endswith(("_log", "_stem"))  # its own logs over its foot are no cover
+
+        def covered(p: tuple[int, int, int]) -> bool:  # a solid block over it (coverOver)
             x, y, z = p
             return any(
-                is_solid(n) and n != a["block"] and not n.endswith("leaves")
+                is_solid(n) and not (trunk and n == a["block"]) and not n.endswith("leaves")
                 for n in (self.block(x, y + dy, z) for dy in range(2, 18))
             )
 

@@ -113,5 +113,9 @@ test('a collect under a ceiling digs to its ore under cover rather than walking 
     const left = cells.filter((c) => !c.equals(new Vec3(x, y, z)))
     assert.deepStrictEqual(left.map((c) => [c.x - x, c.y - y, c.z - z]), [], 'the bot stayed in its pocket')
     assert.strictEqual(bot.blockAt(new Vec3(x + 4, y, z))?.name, 'jungle_log', 'the trunk left standing')
+    // rock over rock is cover: the pocket's own stone is taken
+    const rock = await runAction(bot, 'collect', { block: 'stone', count: 1, maxDistance: 16, item: 'cobblestone', maxY: y, covered: true }, 120000)
+    assert.strictEqual(rock.state, 'done', rock.error)
+    assert.ok(rock.result.gained >= 1, `cobblestone gained: ${JSON.stringify(rock.result)}`)
   })
 })

@@ -83,7 +83,9 @@ async function run (bot, args, rec) {
   // The ceiling is part of the search, not a filter after it: the nearest logs were all up in
   // the canopies, and a trunk's foot at the bot's level was never in the list. Under it, a
   // block whose drop would lie in the open is none either (keepUnder's paths do not go there).
-  const underCeiling = Number.isFinite(maxY) ? (b) => b.position.y <= maxY && (!covered || coverOver(bot, b.position, def.id) > 0) : null
+  // (a trunk's own logs over its foot are no cover; rock over rock is)
+  const own = isTrunk(name) ? def.id : null
+  const underCeiling = Number.isFinite(maxY) ? (b) => b.position.y <= maxY && (!covered || coverOver(bot, b.position, own) > 0) : null
   // dryOnly: none with water or lava on a face (the caller's rule for a block dug with a tool:
   // its hole floods as it opens, and under water the bot digs five times slower)
   const dry = args.dryOnly === true ? (b) => !wet(bot, b.position) : null

@@ -637,7 +637,7 @@ def test_under_cover_at_night_a_collect_takes_only_blocks_at_its_level_or_below(
     ctx = ToolContext(body=body, clock=ftime.clock, sleep=ftime.sleep, poll_interval_s=0.1)
     body.blocks[(3, GROUND_Y + 4, 0)] = "stone"  # up on the hillside
     body.blocks[(2, GROUND_Y - 1, 0)] = "stone"  # in the pocket's wall
-    body.blocks[(2, GROUND_Y + 2, 0)] = "oak_planks"  # the hut's floor over the pocket
+    body.blocks[(2, GROUND_Y + 2, 0)] = "stone"  # rock over rock is cover (a trunk's own logs are not)
     res = run(default_tool_registry().execute("collect_block", {"block": "stone", "count": 1}, ctx))
     assert res.success, res.error
     collect = next(a for kind, a in body.started if kind == "collect")
