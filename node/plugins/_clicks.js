@@ -66,7 +66,11 @@ function makeClicks (serv, player, { maxStack, clone, sameKind }, { invMenu, may
     // turns after the packet, so a click read in the same burst found the look before it
     const yaw = player.mcbotLook ? player.mcbotLook.yaw * Math.PI / 180 : (player.yaw || 0) * Math.PI / 128
     const v = new Vec3(-Math.sin(yaw) * 6, 2, Math.cos(yaw) * 6)
-    dropItem(serv, player.world, player.position.offset(0, 1.3, 0), it.type, it.count, v)
+    // 40 ticks before anyone may take it, as vanilla's player throws: with the 10 of a block's
+    // drop, a stack thrown against a wall fell back within reach and its thrower took it again
+    // before its next click (a craft after a full inventory's toss came to nothing:
+    // node/test/crafting.test.js)
+    dropItem(serv, player.world, player.position.offset(0, 1.3, 0), it.type, it.count, v, 40)
   }
 
   // --- the click engine ---------------------------------------------------------------------

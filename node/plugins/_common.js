@@ -82,14 +82,14 @@ function chatReply (serv, ctx, text) {
   else serv.info('mcbot: ' + text)
 }
 
-// Spawn a dropped item entity: pickup delay 10 ticks, despawn after 6000 (plugins/items.js
-// counts them in game ticks).
-function dropItem (serv, world, position, itemId, count = 1, velocity) {
+// Spawn a dropped item entity: pickup delay 10 ticks unless told (a player's throw: 40, as
+// vanilla's), despawn after 6000 (plugins/items.js counts them in game ticks).
+function dropItem (serv, world, position, itemId, count = 1, velocity, pickupTicks = 10) {
   return serv.spawnObject(serv.registry.entitiesByName.item.id, world, position, {
     velocity: velocity || new Vec3(Math.random() * 2 - 1, 3, Math.random() * 2 - 1),
     itemId,
     itemCount: count,
-    pickupTime: 500,
+    pickupTime: pickupTicks * 50,
     deathTime: 5 * 60 * 1000
   })
 }

@@ -1,6 +1,6 @@
 // Dropped items count their age in game ticks, as vanilla's item entities do: a pickup delay
-// (10 ticks for what the embedded world drops) and a despawn (6000 ticks for what our plugins
-// drop: plugins/_common.js). flying-squid
+// (10 ticks for what the embedded world drops, 40 for a player's throw) and a despawn (6000
+// ticks for what our plugins drop: plugins/_common.js). flying-squid
 // counted wall-clock milliseconds from the item's birth while its physics moved by ticks, so on
 // a loaded machine, whose ticks fall behind, an item could be picked up before it had moved: a
 // stack the bot threw came back to it where it stood (node/test/server_contract.test.js, the toss test).

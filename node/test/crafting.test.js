@@ -202,7 +202,16 @@ test('crafting', { timeout: 270000 }, async (t) => {
       await waitFor(() => bot.inventory.emptySlotCount() < free, 3000, 'a slot filled')
     }
     const dirt = count('dirt')
-    const out = await withTimeout(craftAction.run(bot, { item: 'acacia_planks', times: 1 }, {}), 20000, 'craft action')
+    // No game tick runs during the craft: the stack thrown at the blocks the bot faces falls back
+    // within its reach, and a tick past the throw's pickup delay would give it back (the craft
+    // clicks need none)
+    await command(bot, '/mcbot tick freeze')
+    let out
+    try {
+      out = await withTimeout(craftAction.run(bot, { item: 'acacia_planks', times: 1 }, {}), 20000, 'craft action')
+    } finally {
+      await command(bot, '/mcbot tick unfreeze')
+    }
     assert.strictEqual(out.gained, 4, JSON.stringify(out))
     assert.deepStrictEqual(out.tossed, [{ name: 'dirt', count: 64 }])
     await waitFor(() => count('dirt') === dirt - 64, 3000, 'one stack of dirt gone')

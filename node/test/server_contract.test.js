@@ -184,15 +184,46 @@ test('server contract', { timeout: 270000 }, async (t) => {
         await bot.toss(bot.registry.itemsByName.stick.id, null, 1)
         const item = await withTimeout(spawned, 5000, 'the tossed stick')
         // A loaded machine's ticks fall behind the wall clock: here none run for longer than the
-        // pickup delay's 0.5 s. The item used to be taken back by its thrower at the first tick.
-        await new Promise((resolve) => setTimeout(resolve, 700))
-        await stepTicks(bot, 10)
-        assert.ok(item.isValid, 'the stick still lies in the world after its 10 ticks of pickup delay')
+        // pickup delay's 2 s (a throw's 40 ticks). The item used to be taken back by its thrower at
+        // the first tick.
+        await new Promise((resolve) => setTimeout(resolve, 2200))
+        await stepTicks(bot, 40)
+        assert.ok(item.isValid, 'the stick still lies in the world after its 40 ticks of pickup delay')
         assert.ok(Math.abs(item.position.x - from.x) > 1.75, `the stick flew out of reach (${(item.position.x - from.x).toFixed(2)} blocks)`)
         assert.strictEqual(Math.sign(item.position.x - from.x), Math.sign(dx), `a toss looking ${dx < 0 ? 'west' : 'east'}`)
       }
     } finally {
       await command(bot, '/mcbot tick unfreeze')
+    }
+  })
+
+  await t.test("a stack thrown against a wall falls back within reach and is its thrower's again only after 40 ticks, as vanilla's", async () => {
+    const { lookAndSend } = require('../lib/ticks')
+    const stick = bot.registry.itemsByName.stick.id
+    await command(bot, '/give contract stick 1', { match: /gave 1 stick/ })
+    await waitFor(() => bot.inventory.count(stick) >= 1, 3000, 'a stick')
+    const feet = bot.entity.position.floored()
+    await command(bot, `/mcbot fill ${feet.x - 1} ${feet.y} ${feet.z - 1} ${feet.x - 1} ${feet.y + 2} ${feet.z + 1} stone`)
+    await waitFor(() => bot.blockAt(feet.offset(-1, 1, 0))?.name === 'stone', 3000, 'the wall')
+    await command(bot, '/mcbot tick freeze')
+    try {
+      const spawned = new Promise((resolve) => {
+        const onSpawn = (e) => { if (e.name === 'item') { bot.removeListener('entitySpawn', onSpawn); resolve(e) } }
+        bot.on('entitySpawn', onSpawn)
+      })
+      const held = bot.inventory.count(stick)
+      await lookAndSend(bot, bot.entity.position.offset(-1, 1.6, 0))
+      await bot.toss(stick, null, 1)
+      const item = await withTimeout(spawned, 5000, 'the thrown stick')
+      await stepTicks(bot, 39)
+      await roundTrip(bot)
+      assert.ok(item.isValid, 'the stick still lies in the world after 39 ticks')
+      assert.strictEqual(bot.inventory.count(stick), held - 1)
+      await stepTicks(bot, 2)
+      await waitFor(() => bot.inventory.count(stick) === held, 3000, 'the stick taken back')
+    } finally {
+      await command(bot, '/mcbot tick unfreeze')
+      await command(bot, `/mcbot fill ${feet.x - 1} ${feet.y} ${feet.z - 1} ${feet.x - 1} ${feet.y + 2} ${feet.z + 1} air`)
     }
   })
 

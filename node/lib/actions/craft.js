@@ -39,8 +39,9 @@ async function run (bot, args, rec) {
   await tidyInventoryWindow(bot)
   // A full inventory has no slot for what is made: the craft comes to nothing (a 1.18.2 bench bot
   // at 855429f, its armour and 391 cobblestone held, failed three iron boots on 'crafted 1x
-  // oak_planks but gained none'). A stack of filler is tossed first, as a collect does (../room.js).
-  const tossed = await makeRoom(bot, name)
+  // oak_planks but gained none'). A stack of filler is tossed first, as a collect does (../room.js),
+  // away from the table (thrown at it, the stack falls back within the bot's reach).
+  const tossed = await makeRoom(bot, name, table ? table.position : null)
   const before = count(bot, name)
   const perCraft = Math.max(1, Number(recipes[0].result && recipes[0].result.count) || 1)
   const wanted = times * perCraft
