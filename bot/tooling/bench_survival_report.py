@@ -21,7 +21,7 @@ import re
 from collections import Counter
 from typing import Any
 
-from bot.tooling.bench_idle import idle_wedges
+from bot.tooling.bench_idle import IDLE_GAME_S, idle_wedges
 from bot.tooling.competence import (
     FAIL,
     GAME_S_PER_DAY,
@@ -48,6 +48,7 @@ IRON_SHARE = 2 / 3  # ...on at least this share of the seeds (2 of 3)
 MIN_TASK_SUCCESS = 0.9
 MAX_IDLE = 0.2  # target: no task active under this share of the daylight, each run
 IDLE_MIN_DAYLIGHT_S = 600.0  # less daylight seen than this: the idle share is not judged
+NIGHTS_DAYS = 5.0  # target: every night of this many game days survived, or the bot back at work
 NUMBER = re.compile(r"-?\d+(\.\d+)?")
 TARGET_NAMES = {
     "iron_pickaxe": f"iron pickaxe within {IRON_DAYS:g} game days on at least 2 of 3 seeds, at each version",
@@ -55,6 +56,8 @@ TARGET_NAMES = {
     "deaths": "every death explained (a recorded cause, none unrecorded)",
     "wedges": "0 wedges",
     "idle": f"idle (no task active) under {MAX_IDLE:.0%} of the daylight, each run",
+    "nights": f"every night of {NIGHTS_DAYS:g} game days survived, or its death explained and the bot back at work"
+    " (a task completed after it), each run",
 }
 
 
@@ -139,17 +142,68 @@ def nights(samples: list[dict[str, Any]], game_s: list[float | None], deaths: li
     clocked = [g for g in game_s if g is not None]
     if start is None or not clocked:
         return {"nights": 0, "nights_survived": 0}
-    end = start + clocked[-1] * TICKS_PER_S
     seen = survived = 0
-    k = math.floor((start - NIGHT_END) / TICKS_PER_DAY) + 1  # the first night whose morning is after the start
+    for k in _nights_of(start, start + clocked[-1] * TICKS_PER_S):
+        dusk, morning = max(start, k * TICKS_PER_DAY + NIGHT_START), k * TICKS_PER_DAY + NIGHT_END
+        died = any(d["game_s"] is not None and dusk <= start + d["game_s"] * TICKS_PER_S <= morning for d in deaths)
+        seen += 1
+        survived += not died
+    return {"nights": seen, "nights_survived": survived}
+
+
+def completions(samples: list[dict[str, Any]], game_s: list[float | None]) -> list[float]:
+    """The game seconds at which each task was first seen completed (every sample lists the old
+    tasks too)."""
+    seen: set[str] = set()
+    out: list[float] = []
+    for s, g in zip(samples, game_s, strict=True):
+        for t in s.get("tasks", []):
+            if t.get("status") == "completed" and t["id"] not in seen:
+                seen.add(t["id"])
+                if g is not None:
+                    out.append(g)
+    return out
+
+
+def night_deaths(
+    samples: list[dict[str, Any]], game_s: list[float | None], deaths: list[dict[str, Any]]
+) -> list[dict[str, Any]]:
+    """Each night (counted as `nights` counts them) with a death in it: the last death's game
+    second, whether every death in it had a cause, and the first task completed after it
+    (`back_s`, None: not back at work before the run ended)."""
+    start = absolute_ticks(samples, game_s)
+    clocked = [g for g in game_s if g is not None]
+    if start is None or not clocked:
+        return []
+    done = completions(samples, game_s)
+    out = []
+    for k in _nights_of(start, start + clocked[-1] * TICKS_PER_S):
+        dusk, morning = max(start, k * TICKS_PER_DAY + NIGHT_START), k * TICKS_PER_DAY + NIGHT_END
+        died = [d for d in deaths if d["game_s"] is not None and dusk <= start + d["game_s"] * TICKS_PER_S <= morning]
+        if not died:
+            continue
+        last = max(d["game_s"] for d in died)
+        out.append(
+            {
+                "death_s": last,
+                "causes": [d["cause"] for d in died],
+                "explained": all(d["cause"].lower() not in NO_CAUSE for d in died),
+                "back_s": next((g for g in done if g > last), None),
+            }
+        )
+    return out
+
+
+def _nights_of(start: float, end: float) -> list[int]:
+    """The day numbers k of the nights whose morning (k days + NIGHT_END) is after `start` and
+    no later than `end`, in world ticks."""
+    k = math.floor((start - NIGHT_END) / TICKS_PER_DAY) + 1
+    out = []
     while (morning := k * TICKS_PER_DAY + NIGHT_END) <= end:
         if morning > start:
-            dusk = max(start, k * TICKS_PER_DAY + NIGHT_START)
-            died = any(d["game_s"] is not None and dusk <= start + d["game_s"] * TICKS_PER_S <= morning for d in deaths)
-            seen += 1
-            survived += not died
+            out.append(k)
         k += 1
-    return {"nights": seen, "nights_survived": survived}
+    return out
 
 
 def deaths_at(samples: list[dict[str, Any]], game_s: list[float | None]) -> list[dict[str, Any]]:
@@ -195,6 +249,7 @@ def run_result(samples: list[dict[str, Any]], wedge_s: float) -> dict[str, Any]:
         "tasks": {st: sum(v == st for v in tasks.values()) for st in ("completed", "failed", "unplannable")}
         | {"total": len(tasks)},
         **nights(samples, game_s, deaths),
+        "night_deaths": night_deaths(samples, game_s, deaths),
         "deaths": deaths,
         "deaths_explained": k3["verdict"],
         "deaths_detail": k3["detail"],
@@ -303,9 +358,37 @@ def _idle(runs: list[dict[str, Any]]) -> dict[str, Any]:
     return _target("idle", PASS, detail)
 
 
+def _nights(runs: list[dict[str, Any]]) -> dict[str, Any]:
+    detail = ", ".join(f"{_label(r)} {r['nights_survived']}/{r['nights']}" for r in runs)
+    lost = [(r, n) for r in runs for n in r.get("night_deaths") or []]
+    unexplained = [(r, n) for r, n in lost if not n["explained"]]
+    away = [(r, n) for r, n in lost if n["back_s"] is None]
+    # a death too near the run's end to show the bot back at work is not judged either way
+    pending = [(r, n) for r, n in away if (r["game_days"] or 0) * GAME_S_PER_DAY - n["death_s"] < IDLE_GAME_S]
+    if unexplained or len(away) > len(pending):
+        why = [f"{_label(r)}: a death at {_fmt_s(n['death_s'])} without a cause" for r, n in unexplained] + [
+            f"{_label(r)}: no task completed after the death at {_fmt_s(n['death_s'])}"
+            for r, n in away
+            if (r, n) not in pending
+        ]
+        return _target("nights", FAIL, detail + "; " + "; ".join(why))
+    back = [
+        f"{_label(r)}: back at work by {_fmt_s(n['back_s'])} after a death at {_fmt_s(n['death_s'])}"
+        for r, n in lost
+        if n["back_s"] is not None
+    ]
+    detail += "".join("; " + b for b in back)
+    short = [r for r in runs if (r["game_days"] or 0) < NIGHTS_DAYS]
+    if short or pending:
+        unjudged = f" (judged over {NIGHTS_DAYS:g} game days: {len(short)} runs shorter)" if short else ""
+        unjudged += f" ({len(pending)} deaths too near the end to judge)" if pending else ""
+        return _target("nights", NOT_JUDGED, detail + unjudged)
+    return _target("nights", PASS, detail)
+
+
 def judge(runs: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """The issue's targets over every run (each run carries `version` and `seed`)."""
-    return [_iron(runs), _tasks(runs), _deaths(runs), _wedges(runs), _idle(runs)]
+    return [_iron(runs), _tasks(runs), _deaths(runs), _wedges(runs), _idle(runs), _nights(runs)]
 
 
 def failed(targets: list[dict[str, Any]]) -> bool:

@@ -70,15 +70,16 @@ def run(version="1.21.4", seed=1, **over):
         "milestones": ms,
         "task_success_rate": 1.0,
         "tasks": {"completed": 10, "failed": 0, "unplannable": 0, "total": 10},
-        "nights": 2,
-        "nights_survived": 2,
+        "nights": 5,
+        "nights_survived": 5,
+        "night_deaths": [],
         "deaths": [],
         "deaths_explained": PASS,
         "deaths_detail": "no death",
         "wedges": [],
         "idle": {"daylight_s": 1800.0, "idle_s": 180.0, "share": 0.1},
-        "game_days": 3.0,
-        "ended": "3 game days",
+        "game_days": 5.0,
+        "ended": "5 game days",
         **over,
     }
 
@@ -165,6 +166,31 @@ def test_a_night_not_yet_ended_is_not_counted_and_a_day_death_spares_the_night()
     assert nights(s, game_seconds(s), run_result(s, 120.0)["deaths"]) == {"nights": 0, "nights_survived": 0}
     s = samples(45, deaths_at={5: ["skeleton"]})  # 3000 ticks in: day
     assert run_result(s, 120.0)["nights_survived"] == 1
+
+
+def test_a_nights_death_is_judged_by_its_cause_and_the_bot_back_at_work():
+    done = {"id": "a", "status": "completed", "progress": 1.0, "goalKey": "k:a"}
+    s = samples(100, deaths_at={75: ["zombie"]})  # the second night: day 1.875
+    for x in s[78:]:
+        x["tasks"] = [done]  # completed 3 samples after the death
+    r = run_result(s, 120.0)
+    assert r["night_deaths"] == [
+        {"death_s": 75 * STEP / 20, "causes": ["zombie"], "explained": True, "back_s": 78 * STEP / 20}
+    ]
+    t = by_id(judge([run(game_days=5.0, nights=5, nights_survived=4, night_deaths=r["night_deaths"])]))["nights"]
+    assert t["verdict"] == PASS and "4/5" in t["detail"] and "back at work by day 1.95" in t["detail"], t
+    never = [{"death_s": 1.0 * GAME_S_PER_DAY, "causes": ["zombie"], "explained": True, "back_s": None}]
+    t = by_id(judge([run(nights_survived=4, night_deaths=never)]))["nights"]
+    assert t["verdict"] == FAIL and "no task completed after the death at day 1.00" in t["detail"], t
+    nameless = [{"death_s": 900.0, "causes": [""], "explained": False, "back_s": 1000.0}]
+    assert by_id(judge([run(nights_survived=4, night_deaths=nameless)]))["nights"]["verdict"] == FAIL
+    at_the_end = [{"death_s": 4.9 * GAME_S_PER_DAY, "causes": ["zombie"], "explained": True, "back_s": None}]
+    assert by_id(judge([run(nights_survived=4, night_deaths=at_the_end)]))["nights"]["verdict"] == NOT_JUDGED
+
+
+def test_nights_are_judged_over_five_game_days_only():
+    t = by_id(judge([run(game_days=3.0, nights=3, nights_survived=3)]))["nights"]
+    assert t["verdict"] == NOT_JUDGED and "judged over 5 game days: 1 runs shorter" in t["detail"]
 
 
 def test_a_run_starting_at_night_counts_that_night_from_its_start():
@@ -339,7 +365,7 @@ def test_the_idle_target_is_under_a_fifth_of_the_daylight_each_run(idle, verdict
 def test_every_target_met_passes():
     runs = [run(seed=1), run(seed=2), run(seed=3, milestones=dict.fromkeys(MILESTONES))]  # 2 of 3 seeds
     t = by_id(judge(runs))
-    assert [x["verdict"] for x in t.values()] == [PASS] * 5
+    assert [x["verdict"] for x in t.values()] == [PASS] * 6
     assert not failed(judge(runs))
 
 
@@ -414,7 +440,7 @@ def test_table_and_target_lines_show_each_run_side_by_side():
     assert iron.split()[-4:] == ["day", "2.00", "day", "2.00"]
     assert next(x for x in lines if x.startswith("deaths")).split()[-2:] == ["0", "1"]
     words = [x.split()[0] for x in target_lines(judge(runs))]
-    assert words == ["PASS", "FAIL", "PASS", "PASS", "PASS"]
+    assert words == ["PASS", "FAIL", "PASS", "PASS", "PASS", "PASS"]
     assert next(x for x in lines if x.startswith("idle in daylight")).split()[-4:] == ["10", "%", "10", "%"]
 
 
