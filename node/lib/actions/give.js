@@ -11,9 +11,19 @@ const { findTarget } = require('./follow')
 const { bound } = require('../path_search')
 const { tickCounter, ticksFor, lookAndSend } = require('../ticks')
 
-const DISTANCES = [2.5, 2.2, 2.8] // blocks from the receiver, one per attempt: a toss flies about 2-3 blocks
-const TOO_CLOSE = 1.8 // a toss from closer flies past the receiver's reach
-const SETTLE_MS = 2500 // vanilla's pickup delay is 2 s; the embedded world's 0.5 s
+// A thrown stack may be taken only after 40 game ticks, when it lies still: about 3 blocks out
+// in vanilla, 4 in the embedded world (it slides farther: 2.8 blocks in the air, 1.2 on the
+// ground). Thrown from 2.4 to 3.4 blocks, it comes to rest within the receiver's reach in both;
+// from closer it rests beyond it (from 1.8, the old closest, a delivery's planks came back).
+const DISTANCES = [3.0, 2.7, 3.3] // blocks from the receiver, one per attempt
+const TOO_CLOSE = 2.4
+const SLACK = 0.4 // how much farther than the attempt's distance still throws
+// A toss is over when the stacks it threw were seen and are gone (taken), or at SETTLE_CAP_MS
+// (they lie out of reach). A thrown stack waits 40 game ticks before anyone may take it, as
+// vanilla's: a fixed 2.5 s wait ran out first on a loaded machine, whose ticks fall behind the
+// wall clock, and the bot walked over its stacks and took them back (tests/integration/test_give.py).
+const SETTLE_CAP_MS = 10000
+const SPAWN_MS = 3000 // no stack of the item seen within this: nothing was thrown
 // Walking up to the receiver: no 0.5 blocks closer for this many of the bot's physics ticks
 // is stuck (lib/ticks).
 const STALL_TICKS = ticksFor(10000)
@@ -37,6 +47,16 @@ function dropsNear (bot, itemId, where) {
 
 const lyingNear = (bot, itemId, where) => dropsNear(bot, itemId, where).reduce((n, d) => n + d.count, 0)
 
+async function settle (bot, itemId, where, rec) {
+  const started = Date.now()
+  let seen = false
+  while (!rec.cancelled && Date.now() - started < SETTLE_CAP_MS) {
+    if (lyingNear(bot, itemId, where) > 0) seen = true
+    else if (seen || Date.now() - started > SPAWN_MS) return
+    await sleep(100)
+  }
+}
+
 // Items that fell out of the receiver's reach: walk over them to take them back.
 async function pickBackUp (bot, itemId, where, rec) {
   for (const { entity } of dropsNear(bot, itemId, where)) {
@@ -47,7 +67,7 @@ async function pickBackUp (bot, itemId, where, rec) {
     while (!rec.cancelled && entity.isValid && Date.now() - started < 8000) await sleep(200)
     bot.pathfinder.setGoal(null)
   }
-  await sleep(SETTLE_MS)
+  await settle(bot, itemId, where, rec)
 }
 
 // Backing off a receiver too close: a standing cell BACK_OFF blocks from it, away from it (or,
@@ -95,7 +115,7 @@ async function approach (bot, name, distance, rec) {
       target = findTarget(bot, name)
       if (!target) throw new Error(`lost sight of '${name}'`)
       const d = bot.entity.position.distanceTo(target.position)
-      if (d <= distance + 0.6 && d >= TOO_CLOSE) return target
+      if (d <= distance + SLACK && d >= TOO_CLOSE) return target
       const want = d < TOO_CLOSE ? 'away' : 'to'
       if (want !== heading) {
         heading = want
@@ -138,7 +158,7 @@ async function run (bot, args, rec) {
       await lookAndSend(bot, target.position.offset(0, 1, 0)) // the toss flies the way the server has the bot look
       await bot.toss(item.id, null, left)
     }
-    await sleep(SETTLE_MS)
+    await settle(bot, item.id, target.position, rec)
     const given = start - held(bot, name)
     if (given >= count && lyingNear(bot, item.id, target.position) === 0) {
       return { given: count, to, item: name, attempts: DISTANCES.indexOf(distance) + 1 }
