@@ -169,8 +169,9 @@ def night_deaths(
     samples: list[dict[str, Any]], game_s: list[float | None], deaths: list[dict[str, Any]]
 ) -> list[dict[str, Any]]:
     """Each night (counted as `nights` counts them) with a death in it: the last death's game
-    second, whether every death in it had a cause, and the first task completed after it
-    (`back_s`, None: not back at work before the run ended)."""
+    second, that night's morning (`morning_s`: the bot keeps to a shelter until then), whether
+    every death in it had a cause, and the first task completed after it (`back_s`, None: not
+    back at work before the run ended)."""
     start = absolute_ticks(samples, game_s)
     clocked = [g for g in game_s if g is not None]
     if start is None or not clocked:
@@ -186,6 +187,7 @@ def night_deaths(
         out.append(
             {
                 "death_s": last,
+                "morning_s": round((morning - start) / TICKS_PER_S, 1),
                 "causes": [d["cause"] for d in died],
                 "explained": all(d["cause"].lower() not in NO_CAUSE for d in died),
                 "back_s": next((g for g in done if g > last), None),
@@ -358,13 +360,20 @@ def _idle(runs: list[dict[str, Any]]) -> dict[str, Any]:
     return _target("idle", PASS, detail)
 
 
+def _back_from(n: dict[str, Any]) -> float:
+    """When a night's dead bot may be expected back at work: its morning, or the death if later."""
+    return max(n["death_s"], n.get("morning_s") or 0.0)
+
+
 def _nights(runs: list[dict[str, Any]]) -> dict[str, Any]:
     detail = ", ".join(f"{_label(r)} {r['nights_survived']}/{r['nights']}" for r in runs)
     lost = [(r, n) for r in runs for n in r.get("night_deaths") or []]
     unexplained = [(r, n) for r, n in lost if not n["explained"]]
     away = [(r, n) for r, n in lost if n["back_s"] is None]
-    # a death too near the run's end to show the bot back at work is not judged either way
-    pending = [(r, n) for r, n in away if (r["game_days"] or 0) * GAME_S_PER_DAY - n["death_s"] < IDLE_GAME_S]
+    # a death too near the run's end to show the bot back at work is not judged either way:
+    # the daylight after it counts, not the rest of the night (a 1.18.2 bench bot died at day
+    # 4.62, waited for the morning at day 4.96 as it should, and was judged not back at work)
+    pending = [(r, n) for r, n in away if (r["game_days"] or 0) * GAME_S_PER_DAY - _back_from(n) < IDLE_GAME_S]
     if unexplained or len(away) > len(pending):
         why = [f"{_label(r)}: a death at {_fmt_s(n['death_s'])} without a cause" for r, n in unexplained] + [
             f"{_label(r)}: no task completed after the death at {_fmt_s(n['death_s'])}"

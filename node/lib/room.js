@@ -11,6 +11,7 @@ const FILLER = new Set([
   'dripstone_block', 'pointed_dripstone', 'netherrack', 'cobblestone', 'cobbled_deepslate'
 ])
 const KEEP = { cobblestone: 64, cobbled_deepslate: 64 } // held back whatever is tossed
+const { lookAndSend } = require('./ticks')
 
 // Toss one stack of filler when no slot is empty, away from `target` (the block the bot is about
 // to walk to: a stack tossed its way is picked up again on the way); what was tossed
@@ -25,7 +26,8 @@ async function makeRoom (bot, keepName, target = null) {
   const stack = spare[0]
   if (target) {
     const eye = bot.entity.position.offset(0, bot.entity.height, 0)
-    await bot.lookAt(eye.plus(eye.minus(target.offset(0.5, 0.5, 0.5))), true)
+    // sent before the toss: a forced look goes out with the next physics tick, after it (lib/ticks)
+    await lookAndSend(bot, eye.plus(eye.minus(target.offset(0.5, 0.5, 0.5))))
   }
   await bot.tossStack(stack)
   return { name: stack.name, count: stack.count }

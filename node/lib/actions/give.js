@@ -12,12 +12,16 @@ const { bound } = require('../path_search')
 const { tickCounter, ticksFor, lookAndSend } = require('../ticks')
 
 // A thrown stack may be taken only after 40 game ticks, when it lies still: about 3 blocks out
-// in vanilla, 4 in the embedded world (it slides farther: 2.8 blocks in the air, 1.2 on the
-// ground). Thrown from 2.4 to 3.4 blocks, it comes to rest within the receiver's reach in both;
-// from closer it rests beyond it (from 1.8, the old closest, a delivery's planks came back).
+// in vanilla, 3.4 in the embedded world (plugins/items.js). Thrown from 2.4 to 3.7 blocks (an
+// attempt's distance and SLACK), it comes to rest within the receiver's reach in both; from
+// closer it rests beyond it (from 1.8, the old closest, a delivery's planks came back).
 const DISTANCES = [3.0, 2.7, 3.3] // blocks from the receiver, one per attempt
 const TOO_CLOSE = 2.4
 const SLACK = 0.4 // how much farther than the attempt's distance still throws
+// GoalFollow ends on a block within its range of the receiver's block: the bot's own position in
+// it may be up to ~0.8 farther. Following to 0.5 inside the distance ends within distance + SLACK.
+const FOLLOW_INSIDE = 0.5
+const STALLED = 'could not get within'
 // A toss is over when the stacks it threw were seen and are gone (taken), or at SETTLE_CAP_MS
 // (they lie out of reach). A thrown stack waits 40 game ticks before anyone may take it, as
 // vanilla's: a fixed 2.5 s wait ran out first on a loaded machine, whose ticks fall behind the
@@ -35,31 +39,35 @@ function held (bot, name) {
   return bot.inventory.items().filter((i) => i.name === name).reduce((n, i) => n + i.count, 0)
 }
 
-function dropsNear (bot, itemId, where) {
+// The dropped stacks of the item within 8 blocks of `where`, but those in `before` (ids of
+// stacks that lay there before the toss: someone else's, not this toss's to wait for or take back).
+function dropsNear (bot, itemId, where, before = new Set()) {
   const out = []
   for (const e of Object.values(bot.entities)) {
-    if (e.name !== 'item' || !e.position || e.position.distanceTo(where) > 6) continue
+    if (e.name !== 'item' || !e.position || before.has(e.id) || e.position.distanceTo(where) > 8) continue
     const dropped = typeof e.getDroppedItem === 'function' ? e.getDroppedItem() : null
     if (dropped && dropped.type === itemId) out.push({ entity: e, count: dropped.count })
   }
   return out
 }
 
-const lyingNear = (bot, itemId, where) => dropsNear(bot, itemId, where).reduce((n, d) => n + d.count, 0)
+const lyingNear = (bot, itemId, where, before) => dropsNear(bot, itemId, where, before).reduce((n, d) => n + d.count, 0)
 
-async function settle (bot, itemId, where, rec) {
+const itemIds = (bot) => new Set(Object.values(bot.entities).filter((e) => e.name === 'item').map((e) => e.id))
+
+async function settle (bot, itemId, where, rec, before) {
   const started = Date.now()
   let seen = false
   while (!rec.cancelled && Date.now() - started < SETTLE_CAP_MS) {
-    if (lyingNear(bot, itemId, where) > 0) seen = true
+    if (lyingNear(bot, itemId, where, before) > 0) seen = true
     else if (seen || Date.now() - started > SPAWN_MS) return
     await sleep(100)
   }
 }
 
 // Items that fell out of the receiver's reach: walk over them to take them back.
-async function pickBackUp (bot, itemId, where, rec) {
-  for (const { entity } of dropsNear(bot, itemId, where)) {
+async function pickBackUp (bot, itemId, where, rec, before) {
+  for (const { entity } of dropsNear(bot, itemId, where, before)) {
     if (rec.cancelled || !entity.isValid) continue
     const p = entity.position
     bot.pathfinder.setGoal(new goals.GoalNear(p.x, p.y, p.z, 0))
@@ -67,7 +75,7 @@ async function pickBackUp (bot, itemId, where, rec) {
     while (!rec.cancelled && entity.isValid && Date.now() - started < 8000) await sleep(200)
     bot.pathfinder.setGoal(null)
   }
-  await settle(bot, itemId, where, rec)
+  await settle(bot, itemId, where, rec, before)
 }
 
 // Backing off a receiver too close: a standing cell BACK_OFF blocks from it, away from it (or,
@@ -121,14 +129,14 @@ async function approach (bot, name, distance, rec) {
         heading = want
         best = want === 'away' ? -Infinity : Infinity
         progressAt = clock.ticks
-        bot.pathfinder.setGoal(want === 'away' ? backOff(bot, target) : new goals.GoalFollow(target, distance), true)
+        bot.pathfinder.setGoal(want === 'away' ? backOff(bot, target) : new goals.GoalFollow(target, distance - FOLLOW_INSIDE), true)
       }
       // progress is getting closer, or, backing off a receiver too close, getting further
       const better = want === 'away' ? d > best + 0.5 : d < best - 0.5
       if (better) { best = d; progressAt = clock.ticks }
       if (clock.ticks - progressAt > STALL_TICKS) {
         const how = want === 'away' ? `no further for ${STALL_TICKS} ticks (still only` : `no closer for ${STALL_TICKS} ticks (still`
-        throw new Error(`could not get within ${distance} blocks of '${name}': ${how} ${d.toFixed(1)} away)`)
+        throw new Error(`${STALLED} ${distance} blocks of '${name}': ${how} ${d.toFixed(1)} away)`)
       }
       await sleep(200)
     }
@@ -150,25 +158,33 @@ async function run (bot, args, rec) {
   if (to === bot.username) return { given: 0, to, item: name, self: true }
   const start = held(bot, name)
   if (start < count) throw new Error(`holds ${start} ${name}, cannot give ${count}`)
-  for (const distance of DISTANCES) {
-    const target = await approach(bot, to, distance, rec)
+  const before = itemIds(bot) // stacks lying about already are not this delivery's
+  for (const [i, distance] of DISTANCES.entries()) {
+    let target
+    try {
+      target = await approach(bot, to, distance, rec)
+    } catch (e) {
+      // a walk that stalls (a wall, a ledge) may get to another distance from where it is
+      if (e.message.startsWith(STALLED) && i < DISTANCES.length - 1) continue
+      throw e
+    }
     if (!target) return null // cancelled
     const left = count - (start - held(bot, name))
     if (left > 0) {
       await lookAndSend(bot, target.position.offset(0, 1, 0)) // the toss flies the way the server has the bot look
       await bot.toss(item.id, null, left)
     }
-    await settle(bot, item.id, target.position, rec)
+    await settle(bot, item.id, target.position, rec, before)
     const given = start - held(bot, name)
-    if (given >= count && lyingNear(bot, item.id, target.position) === 0) {
-      return { given: count, to, item: name, attempts: DISTANCES.indexOf(distance) + 1 }
+    if (given >= count && lyingNear(bot, item.id, target.position, before) === 0) {
+      return { given: count, to, item: name, attempts: i + 1 }
     }
-    await pickBackUp(bot, item.id, target.position, rec)
+    await pickBackUp(bot, item.id, target.position, rec, before)
   }
   const at = (p) => p ? `${p.x.toFixed(1)},${p.y.toFixed(1)},${p.z.toFixed(1)}` : '?'
   const receiver = findTarget(bot, to)
   throw new Error(`the ${name} did not reach '${to}' (${start - held(bot, name)} of ${count} left this bot, ` +
-    `${lyingNear(bot, item.id, bot.entity.position)} lie on the ground; this bot at ${at(bot.entity.position)}, ` +
+    `${lyingNear(bot, item.id, bot.entity.position, before)} lie on the ground; this bot at ${at(bot.entity.position)}, ` +
     `'${to}' at ${at(receiver && receiver.position)})`)
 }
 

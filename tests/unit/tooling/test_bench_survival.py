@@ -175,7 +175,13 @@ def test_a_nights_death_is_judged_by_its_cause_and_the_bot_back_at_work():
         x["tasks"] = [done]  # completed 3 samples after the death
     r = run_result(s, 120.0)
     assert r["night_deaths"] == [
-        {"death_s": 75 * STEP / 20, "causes": ["zombie"], "explained": True, "back_s": 78 * STEP / 20}
+        {
+            "death_s": 75 * STEP / 20,
+            "morning_s": 2 * GAME_S_PER_DAY - 1000 / 20,  # the second night's: 47000 ticks
+            "causes": ["zombie"],
+            "explained": True,
+            "back_s": 78 * STEP / 20,
+        }
     ]
     t = by_id(judge([run(game_days=5.0, nights=5, nights_survived=4, night_deaths=r["night_deaths"])]))["nights"]
     assert t["verdict"] == PASS and "4/5" in t["detail"] and "back at work by day 1.95" in t["detail"], t
@@ -186,6 +192,17 @@ def test_a_nights_death_is_judged_by_its_cause_and_the_bot_back_at_work():
     assert by_id(judge([run(nights_survived=4, night_deaths=nameless)]))["nights"]["verdict"] == FAIL
     at_the_end = [{"death_s": 4.9 * GAME_S_PER_DAY, "causes": ["zombie"], "explained": True, "back_s": None}]
     assert by_id(judge([run(nights_survived=4, night_deaths=at_the_end)]))["nights"]["verdict"] == NOT_JUDGED
+
+
+def test_the_daylight_after_a_nights_death_is_what_is_too_near_the_end():
+    """A death early in the last night (day 4.62) leaves 0.38 game days, more than IDLE_GAME_S,
+    but the bot keeps to its shelter until the morning at day 4.96: not judged. A death as
+    early in an earlier night has its whole next day to be back at work: judged."""
+    last = {"death_s": 4.62 * GAME_S_PER_DAY, "causes": ["skeleton"], "explained": True, "back_s": None}
+    t = by_id(judge([run(nights_survived=4, night_deaths=[last | {"morning_s": 4.958 * GAME_S_PER_DAY}])]))
+    assert t["nights"]["verdict"] == NOT_JUDGED and "1 deaths too near the end" in t["nights"]["detail"], t
+    earlier = last | {"death_s": 3.62 * GAME_S_PER_DAY, "morning_s": 3.958 * GAME_S_PER_DAY}
+    assert by_id(judge([run(nights_survived=4, night_deaths=[earlier])]))["nights"]["verdict"] == FAIL
 
 
 def test_nights_are_judged_over_five_game_days_only():
