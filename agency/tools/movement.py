@@ -14,6 +14,7 @@ from pydantic import Field
 from agency.blocks import DEEP_ROCK, ROCK, SOIL, natural_ground
 from agency.tools.actions import run_action
 from agency.tools.base import BODY_QUEUE, Tool, ToolContext, ToolFailure, ToolInput, ToolTimeout
+from agency.tools.climbing import CLIMB_RADIUS, Column, climb_columns
 from agency.tools.mining import STAIRCASES_HOOK
 from agency.tools.results import PRECONDITION_FAILED
 from agency.tools.spatial import block_pos, chunk_of, surface_y
@@ -171,6 +172,37 @@ async def _ground_over(ctx: ToolContext, here: tuple[int, int, int]) -> list[int
     return [y for y in range(here[1] + 2, here[1] + SKY_CHECK) if column.block_at(here[0], y, here[2]) in GROUND_ROOF]
 
 
+async def _dig_up(
+    ctx: ToolContext, now: tuple[int, int, int], top: int, dig_from: Callable[[tuple[int, int, int]], bool]
+) -> None:
+    """Dig up to the surface through the nearest column safe to dig (climbing.climb_columns) and
+    allowed (`dig_from`: not under a hut's floor), the next when a walk fails; the bot's own
+    column (to its top `top`) when none is."""
+    r = CLIMB_RADIUS
+    region = await ctx.region((now[0] - r, now[1], now[2] - r), (2 * r + 1, SKY_CHECK + 3, 2 * r + 1))
+    near = climb_columns(region, now, GROUND_ROOF, limit=9)
+    columns = [c for c in near if dig_from((c.x, now[1], c.z))][:3] or [Column(now[0], now[2], top)]
+    for i, c in enumerate(columns):
+        if (c.x, c.z) != (now[0], now[2]):
+            logger.info(
+                "[Tools] digging up at {} {} (top y {}), {:.1f} blocks off: the column overhead has water, lava, "
+                "sand or gravel in the way",
+                c.x,
+                c.z,
+                c.top,
+                math.dist((c.x, c.z), (now[0], now[2])),
+            )
+        try:
+            # within 1 of the top: a walk within 3 of it ended in the shaft, under its last block
+            # (a 26.1 bench bot sat sealed in one for half a game day, every hunt failing)
+            await walk(ctx, c.x + 0.5, c.top + 1, c.z + 0.5, 1)
+            return
+        except (ToolFailure, ToolTimeout) as e:
+            if i == len(columns) - 1:
+                raise
+            logger.info("[Tools] no way up at {} {} ({}); trying the next column", c.x, c.z, e)
+
+
 async def climb_out(
     ctx: ToolContext,
     min_roof: int = MIN_ROOF,
@@ -182,7 +214,8 @@ async def climb_out(
     """Underground (min_roof, by default MIN_ROOF, or more blocks of soil or rock over the bot's
     head: after digging down for ore), get back to the surface: up the staircase it dug (the
     newest descent start within CLIMB_BACK_WITHIN, walked without digging), else, or when that
-    walk fails, (`dig`) straight up to the top of its column, digging through natural ground.
+    walk fails, (`dig`) up to the top of its column, digging through natural ground (of a column
+    near when its own has water, lava, sand or gravel in the way: _dig_up).
     Best effort: a failed climb is logged (as `for_what`'s: an explore, a hunt, the builder) and
     its caller goes on from where the bot is. `dig_from`: may the bot dig up from where it
     stands (not under a hut's floor)? None when the bot is not underground."""
@@ -219,9 +252,7 @@ async def climb_out(
         ground = await _ground_over(ctx, now)
         if len(ground) >= min_roof and dig and dig_from(now):  # no staircase known, its top underground or not got to
             how = "dug"
-            # within 1 of the top: a walk within 3 of it ended in the shaft, under its last block
-            # (a 26.1 bench bot sat sealed in one for half a game day, every hunt failing)
-            await walk(ctx, now[0] + 0.5, max(ground) + 1, now[2] + 0.5, 1)
+            await _dig_up(ctx, now, max(ground), dig_from)
         now = block_pos((await ctx.snapshot()).position)
         left = await _ground_over(ctx, now)
         if len(left) >= min_roof:

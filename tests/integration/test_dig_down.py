@@ -135,6 +135,47 @@ def test_a_descent_digs_a_staircase_and_the_climb_walks_back_up_it(bridge, embed
         body.close()
 
 
+LAKE_X, LAKE_Z = -1020, -900  # a fourth pad, out of the others' sight
+LAKE_FEET = Y + 4  # 3 blocks of stone over the head (MIN_ROOF: underground), the lake on them
+
+
+def test_a_climb_from_under_a_lake_digs_up_beside_it(bridge, embedded_server, tmp_path):
+    """Under a lake's floor the pathfinder digs nothing (no block next to water): an explore's
+    climb from a chamber under it digs up a dry column beside the lake instead (before
+    agency.tools.climbing, the climb aimed at the top of its own column, under the water: it
+    came up into the lake here, and found no path at all under a wider one in the bench)."""
+    body = make_body(bridge, embedded_server.port, "lake_bot")
+    agency = agency_on(body, tmp_path / "agency.db")
+    x, z = LAKE_X, LAKE_Z
+    try:
+        body.chat("/time set 1000")
+        body.chat(f"/mcbot fill {x - 10} {Y - 2} {z - 10} {x + 10} {Y + 8} {z + 10} stone")
+        body.chat(f"/mcbot fill {x} {LAKE_FEET} {z} {x} {LAKE_FEET + 1} {z} air")
+        teleport(body, "lake_bot", x, LAKE_FEET, z)
+        wait_until(lambda: block_at(body, x + 10, Y + 8, z + 10) == "stone", 15, "stone around")
+        wait_until(lambda: block_at(body, x, LAKE_FEET + 1, z) == "air", 15, "the chamber")
+        fill(body, (x - 10, Y + 9, z - 10), (x + 10, Y + 9, z + 10), "stone")  # the lake's rim
+        fill(body, (x - 8, Y + 9, z - 8), (x + 2, Y + 9, z + 8), "water")  # 2 blocks east of the bot
+        fill(body, (x - 10, Y + 10, z - 10), (x + 10, Y + 20, z + 10), "air")
+        give(body, "lake_bot", {"stone_pickaxe": 1, "cobblestone": 16, "cooked_beef": 4})
+        restore_vitals(body, "lake_bot")
+        wait_until(
+            lambda: body.snapshot().health == 20 and body.snapshot().position.y == LAKE_FEET, 10, "standing, healthy"
+        )
+        assert agency.tool_ctx is not None
+        climb = asyncio.run(climb_out(agency.tool_ctx))
+        assert climb is not None and climb["how"] == "dug" and climb["failed"] is None, climb
+        snap = body.snapshot()
+        # up by the rim, not under the lake: on it, or (a pillar's last jump cut short as the walk's
+        # goal is met) with its head out at its level, nothing over it (the climb's check)
+        assert snap.position.y >= Y + 8, snap.position
+        assert math.floor(snap.position.x) > x + 2, snap.position  # east of the lake: a dry column
+        assert block_at(body, x + 2, Y + 9, z) == "water", "the lake is where it was (nothing dug under it)"
+    finally:
+        agency.close()
+        body.close()
+
+
 STAIR_X, STAIR_Z = -780, -900  # a third pad, out of the others' sight
 COPPER_X, COPPER_Z = -900, -780  # a second pad, out of the first one's sight
 COPPER_Y = 60  # 12 above copper's level (y 48: agency.game.ores)

@@ -283,15 +283,17 @@ def test_a_climb_that_fails_leaves_the_explore_to_its_legs_and_says_so(ctx: Tool
     calls = {"n": 0}
     walk = body._do_move_to
 
-    def first_fails(a):
-        calls["n"] += 1
-        if calls["n"] <= 2:  # the climb and its dig-out retry
+    def climbs_fail(a):
+        if a["y"] == GROUND_Y:  # up to the surface
+            calls["n"] += 1
             raise BodyError("no progress toward the surface for 8000 ms (distance 20.0)")
         return walk(a)
 
-    body._do_move_to = first_fails
+    body._do_move_to = climbs_fail
     res = run(default_tool_registry().execute("explore", {"legs": 1}, ctx))
-    assert calls["n"] == 2  # the climb was tried, then the legs (no standable ground down here)
+    # the climb was tried (up the 3 nearest columns, each walk with its dig-out retry), then the
+    # legs (no standable ground down here)
+    assert calls["n"] == 6
     assert res.success is False and "underground; climbing out failed: " in res.error.message
     assert "no progress" in res.error.details["climbedOut"]["failed"]
     # each leg's why, in the message the log shows

@@ -1,0 +1,105 @@
+"""Digging up out of the ground (over the fake block world, dirt under y 64): through the bot's
+own column when nothing in it is in the way; through the nearest column that has no water,
+lava, sand or gravel in the way when its own has (the pathfinder digs under none of them, next
+to no liquid); the next column when a walk up one fails; its own column when none is safe."""
+
+from __future__ import annotations
+
+import pytest
+
+from agency.tools.base import ToolContext
+from agency.tools.climbing import climb_columns, safe_to_dig_up
+from agency.tools.movement import GROUND_ROOF, climb_out
+from agency.tools.testing import GROUND_Y, FakeBody
+from agency.world import BodyError, Vec3
+from tests.unit.conftest import run
+
+FEET = GROUND_Y - 10
+TOP = GROUND_Y - 1  # the fake world's highest dirt
+
+
+@pytest.fixture
+def body(ftime) -> FakeBody:
+    b = FakeBody(ftime.clock)
+    b.position = Vec3(x=0.5, y=FEET, z=0.5)
+    for y in (FEET, FEET + 1):
+        b.blocks[(0, y, 0)] = "air"
+    return b
+
+
+@pytest.fixture
+def ctx(ftime, body) -> ToolContext:
+    return ToolContext(body=body, clock=ftime.clock, sleep=ftime.sleep, poll_interval_s=0.1)
+
+
+def _climbs(body: FakeBody) -> list[tuple[float, float, float]]:
+    return [(a["x"], a["y"], a["z"]) for kind, a in body.started if kind == "move_to"]
+
+
+def _region(body: FakeBody):
+    return body.region((-6, FEET, -6), (13, 43, 13))
+
+
+def test_a_column_of_plain_ground_is_climbed_where_the_bot_stands(ctx, body):
+    climb = run(climb_out(ctx))
+    assert climb is not None and climb["failed"] is None, climb
+    assert _climbs(body) == [(0.5, TOP + 1, 0.5)]
+
+
+@pytest.mark.parametrize(
+    ("block", "y"),
+    [("gravel", TOP - 3), ("sand", TOP), ("water", TOP + 1), ("lava", FEET + 5)],
+    ids=["gravel-overhead", "a-sandy-top", "a-lake-over-it", "lava-in-it"],
+)
+def test_a_column_with_something_in_the_way_is_left_for_the_nearest_clear_one(ctx, body, block, y):
+    body.blocks[(0, y, 0)] = block
+    assert not safe_to_dig_up(_region(body), 0, 0, FEET, TOP)
+    climb = run(climb_out(ctx))
+    assert climb is not None and climb["failed"] is None, climb
+    (x, cy, z), *_ = _climbs(body)
+    assert cy == TOP + 1 and (x, z) != (0.5, 0.5)
+    assert abs(x - 0.5) + abs(z - 0.5) in (1, 2)  # a neighbour (beside the liquid: one farther)
+
+
+def test_water_beside_a_column_rules_it_out_too(body):
+    body.blocks[(1, TOP, 0)] = "water"  # a dug block next to a liquid lets it flow
+    region = _region(body)
+    assert not safe_to_dig_up(region, 0, 0, FEET, TOP)
+    columns = climb_columns(region, (0, FEET, 0), GROUND_ROOF)
+    assert columns and all((c.x, c.z) not in ((0, 0), (1, 0), (2, 0), (1, 1), (1, -1)) for c in columns)
+
+
+def test_a_failed_walk_up_one_column_goes_on_to_the_next(ctx, body):
+    body.blocks[(0, TOP, 0)] = "gravel"
+    walk = body._do_move_to
+    refused: list[tuple[float, float]] = []
+
+    def move_to(a):
+        if not refused:
+            refused.append((a["x"], a["z"]))
+        if (a["x"], a["z"]) == refused[0]:
+            raise BodyError(f"no progress toward {a['x']},{a['y']},{a['z']} for 400 ticks (distance 9.0)")
+        return walk(a)
+
+    body._do_move_to = move_to  # type: ignore[method-assign]
+    climb = run(climb_out(ctx))
+    assert climb is not None and climb["failed"] is None, climb
+    tried = {(x, z) for x, _, z in _climbs(body)}
+    assert len(tried) == 2 and refused[0] in tried  # the first refused (tried twice: then digging), the next taken
+
+
+def test_with_no_clear_column_near_the_bot_digs_up_its_own_as_before(ctx, body):
+    for x in range(-7, 8):
+        for z in range(-7, 8):
+            body.blocks[(x, TOP + 1, z)] = "water"  # under a lake's floor everywhere
+    assert climb_columns(_region(body), (0, FEET, 0), GROUND_ROOF) == []
+    run(climb_out(ctx))
+    assert _climbs(body)[0] == (0.5, TOP + 1, 0.5)
+
+
+def test_a_column_the_caller_keeps_out_is_not_dug_up(ctx, body):
+    """A builder's climb digs up nowhere under its hut's floor (dig_from), here all of x > 0."""
+    body.blocks[(0, TOP - 3, 0)] = "gravel"
+    run(climb_out(ctx, dig_from=lambda feet: feet[0] <= 0))
+    (x, _, z), *_ = _climbs(body)
+    assert x < 0 and (x, z) == (-0.5, 0.5), _climbs(body)  # the nearest allowed: west of the bot
