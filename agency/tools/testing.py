@@ -190,6 +190,22 @@ class FakeBody:
         self.position = Vec3(x=a["x"], y=a["y"], z=a["z"])
         return {"position": {"x": a["x"], "y": a["y"], "z": a["z"]}}
 
+    def refuse_first_walk_target(self) -> list[tuple[float, float]]:
+        """Every walk to the x, z of the first walk asked for from now on stalls (move_to.js's
+        error); the returned list holds that x, z once it is asked."""
+        walk = self._do_move_to
+        refused: list[tuple[float, float]] = []
+
+        def move_to(a: dict[str, Any]) -> dict[str, Any]:
+            if not refused:
+                refused.append((a["x"], a["z"]))
+            if (a["x"], a["z"]) == refused[0]:
+                raise BodyError(f"no progress toward {a['x']},{a['y']},{a['z']} for 160 ticks (distance 3.0)")
+            return walk(a)
+
+        self._do_move_to = move_to  # type: ignore[method-assign]
+        return refused
+
     def _do_step(self, a: dict[str, Any]) -> dict[str, Any]:  # a straight walk to a cell's middle
         self.position = Vec3(x=int(a["x"]) + 0.5, y=a["y"], z=int(a["z"]) + 0.5)
         return {"position": {"x": self.position.x, "y": a["y"], "z": self.position.z}}

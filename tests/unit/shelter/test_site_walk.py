@@ -133,17 +133,7 @@ def test_a_fill_spot_no_walk_gets_to_gives_way_to_the_next(ctx, body):
     another."""
     origin, _, _ = _hut_over_a_tunnel(body)
     body.inventory["dirt"] = 20
-    walk = body._do_move_to
-    refused: list[tuple[float, float]] = []
-
-    def move_to(a):
-        if not refused:
-            refused.append((a["x"], a["z"]))
-        if (a["x"], a["z"]) == refused[0]:
-            raise BodyError(f"no progress toward {a['x']},{a['y']},{a['z']} for 160 ticks (distance 3.0)")
-        return walk(a)
-
-    body._do_move_to = move_to  # type: ignore[method-assign]
+    refused = body.refuse_first_walk_target()
     res = _prepare(ctx, origin)
     assert res.success, res.error
     spots = {(a["x"], a["z"]) for k, a in body.started if k == "move_to"}

@@ -11,7 +11,7 @@ from agency.tools.base import ToolContext
 from agency.tools.climbing import climb_columns, safe_to_dig_up
 from agency.tools.movement import GROUND_ROOF, climb_out
 from agency.tools.testing import GROUND_Y, FakeBody
-from agency.world import BodyError, Vec3
+from agency.world import Vec3
 from tests.unit.conftest import run
 
 FEET = GROUND_Y - 10
@@ -71,17 +71,7 @@ def test_water_beside_a_column_rules_it_out_too(body):
 
 def test_a_failed_walk_up_one_column_goes_on_to_the_next(ctx, body):
     body.blocks[(0, TOP, 0)] = "gravel"
-    walk = body._do_move_to
-    refused: list[tuple[float, float]] = []
-
-    def move_to(a):
-        if not refused:
-            refused.append((a["x"], a["z"]))
-        if (a["x"], a["z"]) == refused[0]:
-            raise BodyError(f"no progress toward {a['x']},{a['y']},{a['z']} for 400 ticks (distance 9.0)")
-        return walk(a)
-
-    body._do_move_to = move_to  # type: ignore[method-assign]
+    refused = body.refuse_first_walk_target()
     climb = run(climb_out(ctx))
     assert climb is not None and climb["failed"] is None, climb
     tried = {(x, z) for x, _, z in _climbs(body)}
