@@ -90,6 +90,9 @@ def _events(pg_url: str, task_id: str) -> list[dict]:
         ).fetchall()
 
 
+# its own waits (two starts, a step, the lease, the finish) add up past the suite's 300 s: a
+# slow run must end in the wait that names what it waited for, with the daemon's log
+@pytest.mark.timeout(2 * 120 + 120 + LEASE_S + 30 + 240 + 60)
 def test_two_daemons_on_one_postgres_do_a_goal_once_and_take_over_a_dead_ones_task(
     tmp_path, mc_version, embedded_server, pg_url
 ):
