@@ -26,6 +26,7 @@ GROUND_ROOF = SOIL | ROCK | DEEP_ROCK  # over the head: underground (leaves, log
 MIN_ROOF = 3  # blocks of it: a hut's dirt roof or an overhang is thinner
 CLIMB_BACK_WITHIN = 96  # a staircase top farther than this is not walked back to
 LEG_MIN = 4  # the shortest leg tried when no heading has ground at the full distance
+DIG_UP_ROUNDS = 10  # climbs of up to SKY_CHECK blocks each: from the bottom of the world to y 320
 DIG_OUT_STALL_MS = 20000  # digging up out of a pit gets no closer for a while: stone by hand is slow
 
 
@@ -172,35 +173,49 @@ async def _ground_over(ctx: ToolContext, here: tuple[int, int, int]) -> list[int
     return [y for y in range(here[1] + 2, here[1] + SKY_CHECK) if column.block_at(here[0], y, here[2]) in GROUND_ROOF]
 
 
+async def pillar_up(ctx: ToolContext, y: int) -> dict[str, Any]:
+    """Straight up to feet height y where the bot stands, digging natural ground over the head
+    and placing a block under the feet at each jump (node/lib/actions/pillar.js); it stops at a
+    liquid, something that falls or a block it may not dig, naming it."""
+    return await run_action(ctx, "pillar", {"targetY": y, "digOnly": list(natural_ground())})
+
+
 async def _dig_up(
     ctx: ToolContext, now: tuple[int, int, int], top: int, dig_from: Callable[[tuple[int, int, int]], bool]
 ) -> None:
-    """Dig up to the surface through the nearest column safe to dig (climbing.climb_columns) and
-    allowed (`dig_from`: not under a hut's floor), the next when a walk fails; the bot's own
-    column (to its top `top`) when none is."""
+    """Pillar up to the surface through the nearest column safe to dig (climbing.climb_columns)
+    and allowed (`dig_from`: not under a hut's floor), the next when one fails; the bot's own
+    column (to its top `top`) when none is. A column beside the bot's is reached by a digging
+    walk at the bot's level first."""
     r = CLIMB_RADIUS
     region = await ctx.region((now[0] - r, now[1], now[2] - r), (2 * r + 1, SKY_CHECK + 3, 2 * r + 1))
     near = climb_columns(region, now, GROUND_ROOF, limit=9)
     columns = [c for c in near if dig_from((c.x, now[1], c.z))][:3] or [Column(now[0], now[2], top)]
     for i, c in enumerate(columns):
-        if (c.x, c.z) != (now[0], now[2]):
-            logger.info(
-                "[Tools] digging up at {} {} (top y {}), {:.1f} blocks off: the column overhead has water, lava, "
-                "sand or gravel in the way",
-                c.x,
-                c.z,
-                c.top,
-                math.dist((c.x, c.z), (now[0], now[2])),
-            )
+        here = block_pos((await ctx.snapshot()).position)
         try:
-            # within 1 of the top: a walk within 3 of it ended in the shaft, under its last block
-            # (a 26.1 bench bot sat sealed in one for half a game day, every hunt failing)
-            await walk(ctx, c.x + 0.5, c.top + 1, c.z + 0.5, 1)
+            if (c.x, c.z) != (here[0], here[2]):
+                logger.info(
+                    "[Tools] digging up at {} {} (top y {}), {:.1f} blocks off: the column overhead has water, "
+                    "lava, sand or gravel in the way",
+                    c.x,
+                    c.z,
+                    c.top,
+                    math.dist((c.x, c.z), (now[0], now[2])),
+                )
+                await dig_walk(ctx, c.x + 0.5, here[1], c.z + 0.5, 0)
+            await pillar_up(ctx, c.top + 1)
             return
         except (ToolFailure, ToolTimeout) as e:
-            if i == len(columns) - 1:
+            if i < len(columns) - 1:
+                logger.info("[Tools] no way up at {} {} ({}); trying the next column", c.x, c.z, e)
+                continue
+            if near:
                 raise
-            logger.info("[Tools] no way up at {} {} ({}); trying the next column", c.x, c.z, e)
+            # no column here is clear as far up as can be seen: the pathfinder may find a way
+            # around what stopped the pillar (a pocket of gravel, a flow)
+            logger.info("[Tools] no way straight up at {} {} ({}); walking up, digging", c.x, c.z, e)
+            await walk(ctx, c.x + 0.5, c.top + 1, c.z + 0.5, 1)
 
 
 async def climb_out(
@@ -231,7 +246,7 @@ async def climb_out(
         here[2],
         max(ground),
     )
-    how, why = "staircase", None
+    how, why, last_y = "staircase", None, here[1]
     starts = [
         s
         for s in ctx.hooks.get(STAIRCASES_HOOK, ())
@@ -248,10 +263,14 @@ async def climb_out(
                 # dug straight up instead: a 26.1 bench bot in a pit failed the walk to a
                 # staircase 86 blocks off, and with it every climb for a night
                 logger.info("[Tools] {}: no way to the staircase at {} {} {} ({}); digging up", for_what, sx, sy, sz, e)
-        now = block_pos((await ctx.snapshot()).position)
-        ground = await _ground_over(ctx, now)
-        if len(ground) >= min_roof and dig and dig_from(now):  # no staircase known, its top underground or not got to
-            how = "dug"
+        # no staircase known, its top underground or not got to: up through the ground, a sight
+        # of it (SKY_CHECK) at a time, while each round gets higher
+        for _ in range(DIG_UP_ROUNDS):
+            now = block_pos((await ctx.snapshot()).position)
+            ground = await _ground_over(ctx, now)
+            if len(ground) < min_roof or not dig or not dig_from(now) or (how == "dug" and now[1] <= last_y):
+                break
+            how, last_y = "dug", now[1]
             await _dig_up(ctx, now, max(ground), dig_from)
         now = block_pos((await ctx.snapshot()).position)
         left = await _ground_over(ctx, now)

@@ -17,6 +17,8 @@ from typing import Any
 from agency.blocks import is_door, is_liquid, is_replaceable, is_solid
 from agency.clock import FrozenClock
 from agency.game.recipes import recipe_for
+from agency.names import canonical
+from agency.tools.climbing import FALLING
 from agency.tools.craft_planner import taking_order
 from agency.world import (
     ActionState,
@@ -79,6 +81,7 @@ class FakeBody:
         self.food = 20
         self.eaten: list[str] = []
         self.mobs: list[Mob] = []
+        self.pillars: list[tuple[float, int, float]] = []  # where each pillar started: x, its targetY, z
 
     # ---- world ---------------------------------------------------------------------
     def block(self, x: int, y: int, z: int) -> str:
@@ -261,6 +264,29 @@ class FakeBody:
     def _do_tunnel(self, a: dict[str, Any]) -> dict[str, Any]:  # east, level
         self.position = Vec3(x=self.position.x + a["blocks"], y=self.position.y, z=self.position.z)
         return {"steps": a["blocks"], "y": math.floor(self.position.y), "turned": 0, "reason": "reached"}
+
+    def _do_pillar(self, a: dict[str, Any]) -> dict[str, Any]:
+        """Like node/lib/actions/pillar.js: up to targetY where the bot stands, each block over
+        the head dug (digOnly's kinds only) unless a liquid is in or beside it or what is over it
+        falls; a placed block under the feet at each step."""
+        x, z = math.floor(self.position.x), math.floor(self.position.z)
+        y, steps = math.floor(self.position.y), 0
+        self.pillars.append((self.position.x, a["targetY"], self.position.z))
+        while y < a["targetY"]:
+            head = (x, y + 2, z)
+            near = [head, (x, y + 3, z), *((x + dx, y + 2, z + dz) for dx, dz in ((1, 0), (-1, 0), (0, 1), (0, -1)))]
+            wet = next((c for c in near if is_liquid(self.block(*c))), None)
+            name = self.block(*head)
+            if wet is not None or canonical(self.block(x, y + 3, z)) in FALLING:
+                where = wet or (x, y + 3, z)
+                raise BodyError(f"pillar blocked at {x},{y},{z} after {steps} steps: {self.block(*where)} at {where}")
+            if name != "air" and "digOnly" in a and name not in a["digOnly"]:
+                raise BodyError(f"pillar blocked at {x},{y},{z} after {steps} steps: {name}, not natural ground")
+            self.blocks[head] = "air"
+            self.blocks[(x, y, z)] = "cobblestone"
+            y, steps = y + 1, steps + 1
+        self.position = Vec3(x=self.position.x, y=y, z=self.position.z)
+        return {"steps": steps, "y": y, "reason": "reached"}
 
     def _do_dig(self, a: dict[str, Any]) -> dict[str, Any]:
         pos = (a["x"], a["y"], a["z"])

@@ -19,6 +19,7 @@ const KINDS = {
   hunt: require('./hunt'),
   sleep: require('./sleep'),
   staircase: require('./staircase'),
+  pillar: require('./pillar'),
   tunnel: require('./tunnel'),
   fill_bucket: require('./fill_bucket'),
   follow: require('./follow'),

@@ -1,7 +1,8 @@
-"""Digging up out of the ground (over the fake block world, dirt under y 64): through the bot's
-own column when nothing in it is in the way; through the nearest column that has no water,
-lava, sand or gravel in the way when its own has (the pathfinder digs under none of them, next
-to no liquid); the next column when a walk up one fails; its own column when none is safe."""
+"""Digging up out of the ground (over the fake block world, dirt under y 64): a pillar up the
+bot's own column when nothing in it is in the way; up the nearest column that has no water,
+lava, sand or gravel in the way when its own has; the next column when a pillar up one fails;
+its own column when none is safe, walking up when its pillar fails; a deep climb in rounds of
+what the bot can see over its head."""
 
 from __future__ import annotations
 
@@ -33,7 +34,7 @@ def ctx(ftime, body) -> ToolContext:
 
 
 def _climbs(body: FakeBody) -> list[tuple[float, float, float]]:
-    return [(a["x"], a["y"], a["z"]) for kind, a in body.started if kind == "move_to"]
+    return body.pillars
 
 
 def _region(body: FakeBody):
@@ -69,13 +70,44 @@ def test_water_beside_a_column_rules_it_out_too(body):
     assert columns and all((c.x, c.z) not in ((0, 0), (1, 0), (2, 0), (1, 1), (1, -1)) for c in columns)
 
 
-def test_a_failed_walk_up_one_column_goes_on_to_the_next(ctx, body):
-    body.blocks[(0, TOP, 0)] = "gravel"
-    refused = body.refuse_first_walk_target()
+def test_a_failed_pillar_up_one_column_goes_on_to_the_next(ctx, body):
+    body.blocks[(0, FEET + 5, 0)] = "cobblestone"  # built, not natural ground: the pillar may not dig it
     climb = run(climb_out(ctx))
     assert climb is not None and climb["failed"] is None, climb
-    tried = {(x, z) for x, _, z in _climbs(body)}
-    assert len(tried) == 2 and refused[0] in tried  # the first refused (tried twice: then digging), the next taken
+    assert _climbs(body)[0][0::2] == (0.5, 0.5)
+    assert len(_climbs(body)) == 2 and _climbs(body)[1][0::2] != (0.5, 0.5)  # the next column taken
+    assert body.position.y == TOP + 1
+
+
+def test_a_column_beside_the_bot_is_walked_to_at_its_level_first(ctx, body):
+    body.blocks[(0, TOP - 3, 0)] = "gravel"
+    run(climb_out(ctx))
+    walks = [(a["x"], a["y"], a["z"], a["range"]) for kind, a in body.started if kind == "move_to"]
+    (x, _, z), *_ = _climbs(body)
+    assert walks[0] == (x, FEET, z, 0)  # digging its way (natural ground only), to the column's foot
+    assert [k for k, _ in body.started] == ["move_to", "pillar"] and "digOnly" in body.started[0][1]
+
+
+def test_a_deep_climb_goes_up_in_rounds_of_what_is_seen_over_the_head(ctx, body):
+    """40 blocks over the head are read at a time (SKY_CHECK): from 70 under the top the climb
+    digs up to the highest ground it sees, looks again, and goes on."""
+    body.position = Vec3(x=0.5, y=TOP - 70, z=0.5)
+    for y in (TOP - 70, TOP - 69):
+        body.blocks[(0, y, 0)] = "air"
+    climb = run(climb_out(ctx))
+    assert climb is not None and climb["failed"] is None and climb["how"] == "dug", climb
+    assert body.position.y == TOP + 1
+    assert len(_climbs(body)) >= 2
+
+
+def test_a_pillar_stopped_in_the_bots_own_column_walks_up_instead(ctx, body):
+    for x in range(-7, 8):
+        for z in range(-7, 8):
+            body.blocks[(x, TOP + 1, z)] = "water"  # under a lake's floor everywhere: no column is clear
+    body.blocks[(0, FEET + 4, 0)] = "cobblestone"
+    run(climb_out(ctx))
+    assert _climbs(body)[0][0::2] == (0.5, 0.5)
+    assert ("move_to", {"x": 0.5, "y": TOP + 1, "z": 0.5, "range": 1}) in body.started  # the pathfinder's way round
 
 
 def test_with_no_clear_column_near_the_bot_digs_up_its_own_as_before(ctx, body):

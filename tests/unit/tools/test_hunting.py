@@ -299,7 +299,7 @@ def test_underground_the_bot_climbs_out_before_it_hunts(hctx, hbody):
     hbody.mobs += [Mob("cow", hostile=False, x=6.5, y=64, z=0.5)]
     res = hunt(hctx, target="cow")
     assert res.success, res.error
-    assert hbody.started[0][0] == "move_to" and hbody.started[0][1]["y"] == 64  # up through it first
+    assert hbody.started[0][0] == "pillar" and hbody.started[0][1]["targetY"] == 64  # up through it first
     assert res.output["climbedOut"]["how"] == "dug" and res.output["kills"] == 1
 
 
@@ -310,37 +310,14 @@ def test_two_blocks_of_ground_over_the_bot_are_climbed_through_for_the_animals(h
     hbody.mobs += [Mob("cow", hostile=False, x=6.5, y=GROUND_Y, z=0.5)]
     res = hunt(hctx, target="cow")
     assert res.success, res.error
-    assert res.output["climbedOut"]["how"] == "dug" and hbody.started[0][0] == "move_to"
-
-
-def test_a_climb_up_a_shaft_ends_out_of_it_not_within_reach_of_its_last_block(hctx, hbody):
-    """The pathfinder stops within the walk's range of its goal: a range of 3 left a bench bot
-    in its shaft, under the last block of ground (sealed in, every hunt failed)."""
-    hbody.position = hbody.position.model_copy(update={"y": GROUND_Y - 5.0})
-    for y in range(GROUND_Y - 5, GROUND_Y - 1):
-        hbody.blocks[(0, y, 0)] = "air"
-    hbody.blocks[(0, GROUND_Y - 1, 0)] = "grass_block"  # the shaft's cap
-
-    def near_enough(a):  # GoalNear: straight up until within range, digging on the way
-        y = max(hbody.position.y, a["y"] - a["range"])
-        for cell in range(math.floor(hbody.position.y), math.floor(y) + 2):
-            hbody.blocks[(0, cell, 0)] = "air"
-        hbody.position = hbody.position.model_copy(update={"y": y})
-        return {"position": {"x": a["x"], "y": y, "z": a["z"]}}
-
-    hbody._do_move_to = near_enough
-    hbody.mobs += [Mob("cow", hostile=False, x=6.5, y=GROUND_Y, z=0.5)]
-    res = hunt(hctx, target="cow")
-    assert res.success, res.error
-    climbed = res.output["climbedOut"]
-    assert climbed["how"] == "dug" and climbed["failed"] is None and climbed["to"][1] >= GROUND_Y - 1, climbed
+    assert res.output["climbedOut"]["how"] == "dug" and hbody.started[0][0] == "pillar"
 
 
 def test_a_climb_that_leaves_the_bot_under_ground_says_so(hctx, hbody):
     hbody.position = hbody.position.model_copy(update={"y": GROUND_Y - 3.0})
     hbody.blocks[(0, GROUND_Y - 3, 0)] = hbody.blocks[(0, GROUND_Y - 2, 0)] = "air"
     hbody.blocks[(0, GROUND_Y - 1, 0)] = "dirt"
-    hbody._do_move_to = lambda a: {"position": {"x": a["x"], "y": a["y"], "z": a["z"]}}  # "there", not moved
+    hbody._do_pillar = lambda a: {"steps": 2, "y": a["targetY"], "reason": "reached"}  # "there", not moved
     hbody.mobs += [Mob("cow", hostile=False, x=6.5, y=GROUND_Y, z=0.5)]
     res = hunt(hctx, target="cow")
     climbed = (res.output if res.success else res.error.details)["climbedOut"]

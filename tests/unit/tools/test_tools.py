@@ -169,14 +169,13 @@ def test_explore_on_a_shore_takes_the_heading_with_ground_and_a_shorter_leg(ctx:
 
 def test_explore_underground_climbs_out_to_the_surface_first(ctx: ToolContext, body: FakeBody) -> None:
     """At the foot of a staircase dug for ore (ground over the head), the surface's legs are
-    out of reach: the explore walks up to the top of its column first."""
+    out of reach: the explore pillars up to the top of its column first."""
     body.position = Vec3(x=0.5, y=GROUND_Y - 20, z=0.5)
     for y in range(GROUND_Y - 20, GROUND_Y - 18):
         body.blocks[(0, y, 0)] = "air"  # the cell the bot stands in
     res = run(default_tool_registry().execute("explore", {"legs": 2}, ctx))
     assert res.success, res.error
-    walks = [a for k, a in body.started if k == "move_to"]
-    assert (walks[0]["x"], walks[0]["y"], walks[0]["z"]) == (0.5, GROUND_Y, 0.5)  # onto the ground over it
+    assert body.pillars[0] == (0.5, GROUND_Y, 0.5)  # onto the ground over it
     assert tuple(res.output["climbedOut"]["from"]) == (0, GROUND_Y - 20, 0)
     assert all(leg["ok"] for leg in res.output["legs"])
 
@@ -216,7 +215,7 @@ def test_a_staircase_no_walk_gets_to_gives_way_to_digging_straight_up(ctx: ToolC
     res = run(default_tool_registry().execute("explore", {"legs": 1}, ctx))
     assert res.success, res.error
     walks = [(a["x"], a["y"], a["z"]) for k, a in body.started if k == "move_to"]
-    assert walks[0][0] == 80.5 and (0.5, GROUND_Y, 0.5) in walks[1:3]  # the staircase, then up its column
+    assert walks[0][0] == 80.5 and body.pillars == [(0.5, GROUND_Y, 0.5)]  # the staircase, then up its column
     assert res.output["climbedOut"]["how"] == "dug" and res.output["climbedOut"]["failed"] is None
 
 
@@ -228,8 +227,7 @@ def test_a_bot_underground_climbs_out_before_it_picks_a_hut_site(ctx: ToolContex
         body.blocks[(0, y, 0)] = "air"
     res = run(default_tool_registry().execute("shelter_site", {}, ctx))
     assert res.success, res.error
-    walks = [(a["x"], a["y"], a["z"]) for k, a in body.started if k == "move_to"]
-    assert walks[0] == (0.5, GROUND_Y, 0.5) and body.position.y == GROUND_Y  # up first
+    assert body.pillars[0] == (0.5, GROUND_Y, 0.5) and body.position.y == GROUND_Y  # up first
     assert res.output["origin"][1] == GROUND_Y
 
 
@@ -280,22 +278,13 @@ def test_a_staircase_blocked_all_round_at_a_caves_edge_goes_down_the_cave(ctx: T
 
 def test_a_climb_that_fails_leaves_the_explore_to_its_legs_and_says_so(ctx: ToolContext, body: FakeBody) -> None:
     body.position = Vec3(x=0.5, y=GROUND_Y - 20, z=0.5)
-    calls = {"n": 0}
-    walk = body._do_move_to
-
-    def climbs_fail(a):
-        if a["y"] == GROUND_Y:  # up to the surface
-            calls["n"] += 1
-            raise BodyError("no progress toward the surface for 8000 ms (distance 20.0)")
-        return walk(a)
-
-    body._do_move_to = climbs_fail
+    body.fail["pillar"] = "pillar blocked at 0,44,0 after 3 steps: water at 0,49,0"
     res = run(default_tool_registry().execute("explore", {"legs": 1}, ctx))
-    # the climb was tried (up the 3 nearest columns, each walk with its dig-out retry), then the
-    # legs (no standable ground down here)
-    assert calls["n"] == 6
+    # the climb was tried (up the 3 nearest columns, each walked to first), then the legs (no
+    # standable ground down here)
+    assert [k for k, _ in body.started].count("pillar") == 3
     assert res.success is False and "underground; climbing out failed: " in res.error.message
-    assert "no progress" in res.error.details["climbedOut"]["failed"]
+    assert "water at 0,49,0" in res.error.details["climbedOut"]["failed"]
     # each leg's why, in the message the log shows
     assert res.error.message.endswith(": no standable ground in any direction")
 

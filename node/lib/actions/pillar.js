@@ -1,0 +1,115 @@
+'use strict'
+// Climb straight up to targetY as a player pillars out of a mine: dig the block over the head,
+// jump, and place a block where the feet were. pathfinder has the same moves, but each dig and
+// each placement is a block update on its path, which throws the path away and searches again
+// from nothing: a 1.18.2 bench bot digging up from y 20 to the surface at y 60 rose a block in
+// about 5 s, its placements cut short mid-jump and the bot falling back, and stalled at y 40
+// (its walk's progress check gave up). The same climb by this action took 30 s.
+// args: { targetY, digOnly? } (digOnly: the only block names it may dig, in any version's form)
+//
+// Before each dig, like the staircase (lib/actions/staircase.js): no liquid in or beside the
+// block to dig, nothing that falls over it (sand, gravel would come down on the head), and the
+// block diggable, allowed and not too hard for the tools held; else it stops with an error naming
+// the hazard and where it is. Returns { steps, y, reason } (reason: 'reached' or 'cancelled').
+const { Vec3 } = require('vec3')
+const { withTimeout } = require('../guard')
+const { names, blockName } = require('../names')
+const { placeAgainst } = require('../hands')
+const { isLiquid, isEmpty, fastestDigMs, filler } = require('./staircase')
+
+const SIDES = [new Vec3(1, 0, 0), new Vec3(-1, 0, 0), new Vec3(0, 0, 1), new Vec3(0, 0, -1)]
+const MAX_STEPS = 384 // the overworld's whole height
+const STEP_MS = 15000 // a dig with a poor tool, a jump, a placement and the landing
+const DIG_MS = 10000
+const LANDING_TICKS = 20 // physics ticks for the bot to touch the ground (before a step, after one)
+const JUMP_TICKS = 12 // a jump is over the block it leaves within about 6
+
+const at = (p) => `${p.x},${p.y},${p.z}`
+
+// What stops digging `pos` (the block over the head) and standing in it, or null.
+function hazardOf (bot, pos, allowed) {
+  const b = bot.blockAt(pos)
+  if (!b) return { what: 'an unloaded block', pos }
+  for (const q of [pos, pos.offset(0, 1, 0), ...SIDES.map((s) => pos.plus(s))]) {
+    const nb = bot.blockAt(q)
+    if (isLiquid(bot, nb)) return { what: nb.name, pos: q }
+  }
+  const over = bot.blockAt(pos.offset(0, 1, 0))
+  if (over && names(bot).falling.has(over.name)) return { what: `falling ${over.name} overhead`, pos: over.position }
+  if (isEmpty(bot, b)) return null
+  if (!b.diggable || b.hardness === null || b.hardness < 0) return { what: `undiggable ${b.name}`, pos }
+  if (allowed && !allowed.has(b.name)) return { what: `${b.name}, not natural ground`, pos }
+  if (fastestDigMs(bot, b) > DIG_MS * 0.8) return { what: `${b.name} too hard to dig with the tools held`, pos }
+  return null
+}
+
+async function land (bot) {
+  for (let t = 0; t < LANDING_TICKS && !bot.entity.onGround; t++) await bot.waitForTicks(1)
+  return bot.entity.onGround
+}
+
+// One block up; false when cancelled.
+async function step (bot, rec, allowed, climb) {
+  const feet = bot.entity.position.floored()
+  const head = feet.offset(0, 2, 0)
+  const h = hazardOf(bot, head, allowed)
+  if (h) throw new Error(`pillar blocked at ${at(feet)} after ${climb.steps} steps: ${h.what} at ${at(h.pos)}`)
+  const block = bot.blockAt(head)
+  if (!isEmpty(bot, block)) {
+    await bot.tool.equipForBlock(block, {})
+    await withTimeout(bot.dig(block, true), DIG_MS, `digging ${block.name} at ${at(head)}`)
+    if (rec.cancelled) return false
+    const after = hazardOf(bot, head, allowed) // what the dig showed: a flow behind it, a block fallen in
+    if (after || !isEmpty(bot, bot.blockAt(head))) {
+      const what = after ? `${after.what} at ${at(after.pos)}` : `${bot.blockAt(head).name} at ${at(head)}`
+      throw new Error(`pillar stopped at ${at(feet)} after ${climb.steps} steps: ${what} came to light`)
+    }
+  }
+  const item = filler(bot)
+  if (!item) throw new Error(`pillar stopped at ${at(feet)} after ${climb.steps} steps: nothing to place under the feet`)
+  const ref = bot.blockAt(feet.offset(0, -1, 0))
+  if (!ref || ref.boundingBox !== 'block') throw new Error(`pillar stopped at ${at(feet)}: no solid block under the feet to place on`)
+  await bot.equip(item, 'hand')
+  if (rec.cancelled) return false
+  bot.setControlState('jump', true)
+  try {
+    for (let t = 0; t < JUMP_TICKS && bot.entity.position.y < feet.y + 1; t++) await bot.waitForTicks(1)
+  } finally {
+    bot.setControlState('jump', false)
+  }
+  if (bot.entity.position.y < feet.y + 1) throw new Error(`pillar stopped at ${at(feet)}: the jump did not clear the block (something over the head?)`)
+  await withTimeout(placeAgainst(bot, ref, new Vec3(0, 1, 0)), 5000, `placing ${item.name} at ${at(feet)}`)
+  if (!(await land(bot)) || bot.entity.position.floored().y !== feet.y + 1) {
+    throw new Error(`pillar stopped at ${at(feet)}: the bot did not land on the block it placed (at ${bot.entity.position.floored()})`)
+  }
+  climb.steps++
+  return true
+}
+
+async function run (bot, args, rec) {
+  const targetY = args.targetY
+  if (!Number.isInteger(targetY)) throw new Error(`pillar needs an integer targetY (got ${JSON.stringify(targetY)})`)
+  const start = bot.entity.position.floored()
+  if (targetY - start.y > MAX_STEPS) throw new Error(`targetY ${targetY} is ${targetY - start.y} blocks up; at most ${MAX_STEPS}`)
+  const allowed = Array.isArray(args.digOnly) ? new Set(args.digOnly.map((n) => blockName(bot.registry, n)).filter(Boolean)) : null
+  if (!(await land(bot))) throw new Error('the bot is not standing on the ground')
+  const climb = { steps: 0 }
+  const deadline = Date.now() + Math.max(1, targetY - start.y) * STEP_MS
+  while (bot.entity.position.floored().y < targetY) {
+    if (rec.cancelled) return result(bot, climb, 'cancelled')
+    if (Date.now() > deadline) throw new Error(`pillar timed out (${climb.steps} of ${targetY - start.y} blocks)`)
+    if (!(await step(bot, rec, allowed, climb))) return result(bot, climb, 'cancelled')
+  }
+  return result(bot, climb, 'reached')
+}
+
+function result (bot, climb, reason) {
+  return { steps: climb.steps, y: Math.floor(bot.entity.position.y), reason }
+}
+
+function stop (bot) {
+  bot.stopDigging()
+  bot.clearControlStates()
+}
+
+module.exports = { run, stop, defaultTimeoutMs: 64 * STEP_MS, MAX_STEPS }
