@@ -266,23 +266,26 @@ class FakeBody:
         return {"steps": a["blocks"], "y": math.floor(self.position.y), "turned": 0, "reason": "reached"}
 
     def _do_pillar(self, a: dict[str, Any]) -> dict[str, Any]:
-        """Like node/lib/actions/pillar.js: up to targetY where the bot stands, each block over
-        the head dug (digOnly's kinds only) unless a liquid is in or beside it or what is over it
-        falls; a placed block under the feet at each step."""
+        """Like node/lib/actions/pillar.js: up to targetY where the bot stands, the two blocks
+        over the head dug (digOnly's kinds only) unless a liquid is in or beside one or what is
+        over it falls; a placed block under the feet at each step."""
         x, z = math.floor(self.position.x), math.floor(self.position.z)
         y, steps = math.floor(self.position.y), 0
         self.pillars.append((self.position.x, a["targetY"], self.position.z))
         while y < a["targetY"]:
-            head = (x, y + 2, z)
-            near = [head, (x, y + 3, z), *((x + dx, y + 2, z + dz) for dx, dz in ((1, 0), (-1, 0), (0, 1), (0, -1)))]
-            wet = next((c for c in near if is_liquid(self.block(*c))), None)
-            name = self.block(*head)
-            if wet is not None or canonical(self.block(x, y + 3, z)) in FALLING:
-                where = wet or (x, y + 3, z)
-                raise BodyError(f"pillar blocked at {x},{y},{z} after {steps} steps: {self.block(*where)} at {where}")
-            if name != "air" and "digOnly" in a and name not in a["digOnly"]:
-                raise BodyError(f"pillar blocked at {x},{y},{z} after {steps} steps: {name}, not natural ground")
-            self.blocks[head] = "air"
+            for over in ((x, y + 2, z), (x, y + 3, z)):  # two blocks over the head
+                ox, oy, oz = over
+                sides = ((ox + dx, oy, oz + dz) for dx, dz in ((1, 0), (-1, 0), (0, 1), (0, -1)))
+                near = [over, (ox, oy + 1, oz), *sides]
+                wet = next((c for c in near if is_liquid(self.block(*c))), None)
+                name = self.block(*over)
+                if wet is not None or canonical(self.block(ox, oy + 1, oz)) in FALLING:
+                    where = wet or (ox, oy + 1, oz)
+                    what = self.block(*where)
+                    raise BodyError(f"pillar blocked at {x},{y},{z} after {steps} steps: {what} at {where}")
+                if name != "air" and "digOnly" in a and name not in a["digOnly"]:
+                    raise BodyError(f"pillar blocked at {x},{y},{z} after {steps} steps: {name}, not natural ground")
+                self.blocks[over] = "air"
             self.blocks[(x, y, z)] = "cobblestone"
             y, steps = y + 1, steps + 1
         self.position = Vec3(x=self.position.x, y=y, z=self.position.z)

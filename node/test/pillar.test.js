@@ -1,8 +1,8 @@
 // The pillar action (lib/actions/pillar.js) in a stone block 33 high built with /mcbot fill: a
 // plain bot with an iron pickaxe and cobblestone, in a chamber at its foot, digs straight up
-// and stands on the block's top, every block under it one it placed; it stops short of water
-// beside the shaft, of gravel that would fall on it and of a block it was not allowed to dig,
-// naming each and leaving it as it was.
+// (two blocks over its head) and stands on the block's top, every block under it one it
+// placed; it stops short of water beside the shaft, of gravel that would fall on it and of a
+// block it was not allowed to dig, naming each and leaving it as it was.
 'use strict'
 
 const test = require('node:test')
@@ -55,7 +55,7 @@ test('pillar', { timeout: 450000 }, async (t) => {
     const water = { pos: new Vec3(x + 1, bottom + 10, z), name: 'water' }
     await chamber(x, z, water)
     await assert.rejects(run({ targetY: top + 1 }), new RegExp(`water at ${x + 1},${bottom + 10},${z}`))
-    assert.strictEqual(bot.entity.position.floored().y, bottom + 8, 'its head under the block beside the water')
+    assert.strictEqual(bot.entity.position.floored().y, bottom + 7, 'two blocks under the one beside the water')
     assert.strictEqual(bot.blockAt(water.pos).name, 'water')
     assert.strictEqual(bot.blockAt(new Vec3(x, bottom + 10, z)).name, 'stone', 'nothing dug beside the water')
   })
@@ -65,7 +65,7 @@ test('pillar', { timeout: 450000 }, async (t) => {
     const gravel = { pos: new Vec3(x, bottom + 5, z), name: 'gravel' }
     await chamber(x, z, gravel)
     await assert.rejects(run({ targetY: top + 1 }), new RegExp(`falling gravel overhead at ${x},${bottom + 5},${z}`))
-    assert.strictEqual(bot.entity.position.floored().y, bottom + 2)
+    assert.strictEqual(bot.entity.position.floored().y, bottom + 1, 'two blocks under the one under the gravel')
     assert.strictEqual(bot.blockAt(gravel.pos).name, 'gravel')
   })
 
@@ -74,7 +74,7 @@ test('pillar', { timeout: 450000 }, async (t) => {
     const planks = { pos: new Vec3(x, bottom + 4, z), name: 'oak_planks' }
     await chamber(x, z, planks)
     await assert.rejects(run({ targetY: top + 1, digOnly: ['stone'] }), /oak_planks, not natural ground/)
-    assert.strictEqual(bot.entity.position.floored().y, bottom + 2)
+    assert.strictEqual(bot.entity.position.floored().y, bottom + 1)
     assert.strictEqual(bot.blockAt(planks.pos).name, 'oak_planks')
   })
 })

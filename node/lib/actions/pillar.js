@@ -1,5 +1,5 @@
 'use strict'
-// Climb straight up to targetY as a player pillars out of a mine: dig the block over the head,
+// Climb straight up to targetY as a player pillars out of a mine: dig the blocks over the head,
 // jump, and place a block where the feet were. pathfinder has the same moves, but each dig and
 // each placement is a block update on its path, which throws the path away and searches again
 // from nothing: a 1.18.2 bench bot digging up from y 20 to the surface at y 60 rose a block in
@@ -15,6 +15,7 @@ const { Vec3 } = require('vec3')
 const { withTimeout } = require('../guard')
 const { names, blockName } = require('../names')
 const { placeAgainst } = require('../hands')
+const { lookAndSend } = require('../ticks')
 const { isLiquid, isEmpty, fastestDigMs, filler } = require('./staircase')
 
 const SIDES = [new Vec3(1, 0, 0), new Vec3(-1, 0, 0), new Vec3(0, 0, 1), new Vec3(0, 0, -1)]
@@ -22,11 +23,13 @@ const MAX_STEPS = 384 // the overworld's whole height
 const STEP_MS = 15000 // a dig with a poor tool, a jump, a placement and the landing
 const DIG_MS = 10000
 const LANDING_TICKS = 20 // physics ticks for the bot to touch the ground (before a step, after one)
-const JUMP_TICKS = 12 // a jump is over the block it leaves within about 6
+const JUMP_TICKS = 12 // a jump is at its highest within about 6
+const PLACE_AT = 1.2 // over the feet' block: the jump's 5th tick
+const PLACE_TRIES = 4
 
 const at = (p) => `${p.x},${p.y},${p.z}`
 
-// What stops digging `pos` (the block over the head) and standing in it, or null.
+// What stops digging `pos` (a block over the head) and rising into it, or null.
 function hazardOf (bot, pos, allowed) {
   const b = bot.blockAt(pos)
   if (!b) return { what: 'an unloaded block', pos }
@@ -48,42 +51,84 @@ async function land (bot) {
   return bot.entity.onGround
 }
 
-// One block up; false when cancelled.
-async function step (bot, rec, allowed, climb) {
-  const feet = bot.entity.position.floored()
-  const head = feet.offset(0, 2, 0)
-  const h = hazardOf(bot, head, allowed)
-  if (h) throw new Error(`pillar blocked at ${at(feet)} after ${climb.steps} steps: ${h.what} at ${at(h.pos)}`)
-  const block = bot.blockAt(head)
-  if (!isEmpty(bot, block)) {
+// Dig the two blocks over the head: a jump's full height, its top over the block it leaves for
+// a while. False when cancelled.
+async function clearOverhead (bot, feet, rec, allowed, climb) {
+  for (const over of [feet.offset(0, 2, 0), feet.offset(0, 3, 0)]) {
+    const h = hazardOf(bot, over, allowed)
+    if (h) throw new Error(`pillar blocked at ${at(feet)} after ${climb.steps} steps: ${h.what} at ${at(h.pos)}`)
+    const block = bot.blockAt(over)
+    if (isEmpty(bot, block)) continue
     await bot.tool.equipForBlock(block, {})
-    await withTimeout(bot.dig(block, true), DIG_MS, `digging ${block.name} at ${at(head)}`)
+    await withTimeout(bot.dig(block, true), DIG_MS, `digging ${block.name} at ${at(over)}`)
     if (rec.cancelled) return false
-    const after = hazardOf(bot, head, allowed) // what the dig showed: a flow behind it, a block fallen in
-    if (after || !isEmpty(bot, bot.blockAt(head))) {
-      const what = after ? `${after.what} at ${at(after.pos)}` : `${bot.blockAt(head).name} at ${at(head)}`
+    const after = hazardOf(bot, over, allowed) // what the dig showed: a flow behind it, a block fallen in
+    if (after || !isEmpty(bot, bot.blockAt(over))) {
+      const what = after ? `${after.what} at ${at(after.pos)}` : `${bot.blockAt(over).name} at ${at(over)}`
       throw new Error(`pillar stopped at ${at(feet)} after ${climb.steps} steps: ${what} came to light`)
     }
   }
-  const item = filler(bot)
-  if (!item) throw new Error(`pillar stopped at ${at(feet)} after ${climb.steps} steps: nothing to place under the feet`)
+  return true
+}
+
+// One block up; false when cancelled.
+async function step (bot, rec, allowed, climb) {
+  const feet = bot.entity.position.floored()
+  if (!(await clearOverhead(bot, feet, rec, allowed, climb))) return false
   const ref = bot.blockAt(feet.offset(0, -1, 0))
   if (!ref || ref.boundingBox !== 'block') throw new Error(`pillar stopped at ${at(feet)}: no solid block under the feet to place on`)
-  await bot.equip(item, 'hand')
-  if (rec.cancelled) return false
-  bot.setControlState('jump', true)
-  try {
-    for (let t = 0; t < JUMP_TICKS && bot.entity.position.y < feet.y + 1; t++) await bot.waitForTicks(1)
-  } finally {
-    bot.setControlState('jump', false)
-  }
-  if (bot.entity.position.y < feet.y + 1) throw new Error(`pillar stopped at ${at(feet)}: the jump did not clear the block (something over the head?)`)
-  await withTimeout(placeAgainst(bot, ref, new Vec3(0, 1, 0)), 5000, `placing ${item.name} at ${at(feet)}`)
-  if (!(await land(bot)) || bot.entity.position.floored().y !== feet.y + 1) {
-    throw new Error(`pillar stopped at ${at(feet)}: the bot did not land on the block it placed (at ${bot.entity.position.floored()})`)
+  for (let attempt = 1; !(await jumpAndPlace(bot, ref, feet, climb)); attempt++) {
+    if (rec.cancelled) return false
+    if (attempt >= PLACE_TRIES) throw new Error(`pillar stopped at ${at(feet)}: ${climb.missed}, ${attempt} times`)
+    // placed after the bot fell back into the cell: dug out again, and jumped once more (a
+    // dig the server did not take, on a loaded 1.18.2 world, came back over the head: again)
+    const inside = bot.blockAt(feet)
+    if (inside && !isEmpty(bot, inside)) {
+      await bot.tool.equipForBlock(inside, {})
+      await withTimeout(bot.dig(inside, true), DIG_MS, `digging ${inside.name} out of ${at(feet)}`)
+    }
+    if (!(await land(bot))) throw new Error(`pillar stopped at ${at(feet)}: the bot did not come down again`)
+    if (!(await clearOverhead(bot, feet, rec, allowed, climb))) return false
   }
   climb.steps++
   return true
+}
+
+// Jump and place a block where the feet were, near the top of the jump: the server takes the
+// block only once it has the bot's feet out of the cell, and the bot lands on it only if it
+// comes before the bot is down in the cell again (vanilla's jump, with two free blocks over
+// the head, is over the block from its 3rd tick to its 8th, highest at its 5th and 6th; with
+// one, the head stops it at 1.2 in its 5th). On a loaded machine a placement sent as the bot
+// cleared the block was refused ("the player's feet are there") or came too late and left the
+// bot inside it. True when the bot stands on the block; else climb.missed says why.
+async function jumpAndPlace (bot, ref, feet, climb) {
+  const item = filler(bot)
+  if (!item) throw new Error(`pillar stopped at ${at(feet)} after ${climb.steps} steps: nothing to place under the feet`)
+  await bot.equip(item, 'hand')
+  await lookAndSend(bot, ref.position.offset(0.5, 1, 0.5)) // the placement's own look then turns nothing
+  bot.setControlState('jump', true)
+  try {
+    for (let t = 0; t < JUMP_TICKS && bot.entity.position.y < feet.y + PLACE_AT; t++) await bot.waitForTicks(1)
+  } finally {
+    bot.setControlState('jump', false)
+  }
+  if (bot.entity.position.y < feet.y + 1) {
+    const over = [2, 3].map((dy) => bot.blockAt(feet.offset(0, dy, 0))?.name).join(', ')
+    climb.missed = `the jump did not clear the block (at y ${bot.entity.position.y.toFixed(2)}, over the head ${over})`
+    await land(bot)
+    return false
+  }
+  try {
+    await withTimeout(placeAgainst(bot, ref, new Vec3(0, 1, 0)), 5000, `placing ${item.name} at ${at(feet)}`)
+  } catch (e) {
+    if (!/refused to place|did not answer|timed out/.test(e.message)) throw e
+    climb.missed = e.message
+    await land(bot)
+    return false
+  }
+  if ((await land(bot)) && bot.entity.position.floored().y === feet.y + 1) return true
+  climb.missed = `the bot did not land on the block it placed (at ${bot.entity.position.floored()})`
+  return false
 }
 
 async function run (bot, args, rec) {
@@ -93,7 +138,7 @@ async function run (bot, args, rec) {
   if (targetY - start.y > MAX_STEPS) throw new Error(`targetY ${targetY} is ${targetY - start.y} blocks up; at most ${MAX_STEPS}`)
   const allowed = Array.isArray(args.digOnly) ? new Set(args.digOnly.map((n) => blockName(bot.registry, n)).filter(Boolean)) : null
   if (!(await land(bot))) throw new Error('the bot is not standing on the ground')
-  const climb = { steps: 0 }
+  const climb = { steps: 0, missed: null }
   const deadline = Date.now() + Math.max(1, targetY - start.y) * STEP_MS
   while (bot.entity.position.floored().y < targetY) {
     if (rec.cancelled) return result(bot, climb, 'cancelled')
