@@ -44,6 +44,7 @@ from agency.world import night_approaching
 
 QUEUE_CHECK_MS = 1_000  # a follow-up in flight looks at the queue at most this often (a store read)
 ASK_AGAIN_MS = 10_000  # the next tick's goals asked at a completion at most this often (NextGoals)
+IDLE_ASK_MS = 30_000  # asked by a bot idle by day at most this often (ask_later)
 LAST_TASKS = 64  # the newest tasks the dig-in's ask looks through for the last tick's (ticks are minutes apart)
 
 # What the next drive tick would choose now and the chain after it (DriveJob.goals_now, wired
@@ -69,6 +70,7 @@ class FollowUpWatch:
         self._checked_ms: int | None = None  # when a follow-up in flight last looked at the queue
         self.next_goals: NextGoals | None = None  # the daemon's, with its drive tick on
         self._asked_ms: int | None = None  # when next_goals was last asked
+        self._idle_asked_ms: int | None = None  # when a bot idle by day last asked (_ask_when_idle)
         # a tick's task done with no next goals given (at night, or a gate shut): asked again
         # while the bot has nothing to do (ask_later)
         self._ask_later: str | None = None
@@ -209,9 +211,10 @@ class FollowUpWatch:
         for the surface at night (ask_while_held), has the next tick's goals asked again, by day,
         once in ASK_AGAIN_MS at most (a 26.1 bench bot finished its iron sword dug in at 23800
         and stood 150 s of the morning until the tick; a hurt bot stood until the tick once it
-        had healed). The id of the task queued, or None."""
+        had healed). With none of those, a bot idle by day asks too (_ask_when_idle). The id of
+        the task queued, or None."""
         if self._ask_later is None:
-            return None
+            return await self._ask_when_idle()
         if self._asked_ms is not None and self.clock() - self._asked_ms < ASK_AGAIN_MS:
             return None
         if await self._at_night():
@@ -225,6 +228,34 @@ class FollowUpWatch:
         if task.status is TaskStatus.paused and task.metadata.blockedReason == WAITING_FOR_SURFACE:
             return await self.ask_while_held(task)
         return None
+
+    async def _ask_when_idle(self) -> str | None:
+        """Nothing to claim by day and no task of this bot's open: the next tick's goals are
+        asked now, as at a completion, of its last tick's task, once in IDLE_ASK_MS at most. The
+        tick's interval counts from its last fire: a 26.1 bench bot at c64bde5 fired its dusk's
+        hut, slept the night through in 35 s and stood 83 s of the morning outside its hut
+        until the interval was up (the idle share of its daylight, 22 %, missed the target)."""
+        if self.next_goals is None:
+            return None
+        now = self.clock()
+        if self._idle_asked_ms is not None and now - self._idle_asked_ms < IDLE_ASK_MS:
+            return None
+        self._idle_asked_ms = now
+        if self._own_open() or await self._at_night():
+            return None
+        parent = self._last_tick_task()
+        if parent is None or parent.status is not TaskStatus.completed:
+            return None
+        goals = [f.as_dict() for f in await self._asked_now(parent, "done, the bot idle by day")]
+        return await self._queue(parent, goals, self.bot, "done, the bot idle by day") if goals else None
+
+    def _own_open(self) -> bool:
+        """Is a task open (pending, active, paused) that this executor would work on?"""
+        actions = {a.lower() for a in self.actions} if self.bot and self.actions else None
+        return any(
+            open_to(t, self.bot) and (actions is None or t.type.lower() in actions)
+            for t in self.tasks.list_by_status(TaskStatus.pending, TaskStatus.active, TaskStatus.paused)
+        )
 
     async def ask_for_the_night(self) -> str | None:
         """The bot just dug in under its hut for the night's work with no task given back: the

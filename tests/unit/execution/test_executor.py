@@ -14,7 +14,7 @@ from agency.execution.agents import AgentRuntime, load_default_registry
 from agency.execution.agents.task_spec import FollowUpSpec
 from agency.execution.builtin_tools import default_tool_registry
 from agency.execution.executor import Executor
-from agency.execution.follow_up_watch import ASK_AGAIN_MS, QUEUE_CHECK_MS
+from agency.execution.follow_up_watch import ASK_AGAIN_MS, IDLE_ASK_MS, QUEUE_CHECK_MS
 from agency.execution.reflexes import ReflexConfig, Reflexes
 from agency.execution.reflexes.eat import EAT_RETRY_MAX_MS, EAT_RETRY_MS
 from agency.execution.workflows import SqliteCheckpointStore
@@ -532,6 +532,47 @@ def test_a_ticks_task_done_with_nothing_after_it_asks_the_next_ticks_goals_and_d
     assert body.inventory["wooden_sword"] == 1 and body.inventory["wooden_hoe"] == 1
     assert asked and any("done with nothing after it: the next tick's goals, asked now" in line for line in lines)
     assert not tasks.list_by_status(TaskStatus.pending)  # both held when asked again: nothing queued
+
+
+def test_a_bot_idle_by_day_asks_the_next_ticks_goals_rather_than_wait_for_the_interval(env):
+    """A 26.1 bench bot at c64bde5 fired its hut at dusk, slept the night through in 35 s and
+    stood 83 s of the morning until the tick's interval (counted from that fire) was up. Its
+    last tick's task long done and nothing open, an idle executor asks once in IDLE_ASK_MS,
+    and not at night."""
+    ex, tasks, ftime, body = env["ex"], env["tasks"], env["ftime"], env["body"]
+    body.inventory.update({"oak_planks": 20, "crafting_table": 1, "stick": 8})
+    sword = FollowUpSpec("craft", "wooden_sword", 1, 1)
+    asked, ex.follow_ups.next_goals = _asking(ftime)  # the gates shut at first: nothing to do
+    hut = tasks.add_task(
+        NewTask(
+            title="build basic_shelter 1",
+            type="build",
+            source="drive-tick",
+            parameters={"target": "basic_shelter", "amount": 1},
+            metadata={"goalKey": "build:basic_shelter", "sourceThoughtId": "thought-dusk"},
+        ),
+        allow_unfinalized=True,
+    )
+    tasks.set_status(hut.id, TaskStatus.completed)
+    night = body.snapshot
+
+    async def go():
+        body.snapshot = lambda: night().model_copy(update={"timeOfDay": 13_000, "isDay": False})
+        assert await ex.tick() == "idle" and asked == []  # at night the morning's reflexes decide
+        await ftime.sleep(IDLE_ASK_MS / 1000)
+        body.snapshot = night  # the morning
+        assert await ex.tick() == "idle" and len(asked) == 1  # asked: nothing now
+        assert await ex.tick() == "idle" and len(asked) == 1  # not again within IDLE_ASK_MS
+        ex.follow_ups.next_goals = _asking(ftime, sword)[1]
+        await ftime.sleep(IDLE_ASK_MS / 1000)
+        assert await ex.tick() == "claimed"
+        queued = tasks.get_task(ex.current.task_id)
+        assert (queued.type, queued.parameters["target"], queued.source) == ("craft", "wooden_sword", "drive-tick")
+        assert queued.metadata.origin.parentTaskId == hut.id and queued.metadata.sourceThoughtId == "thought-dusk"
+        await _drive(ex, ftime, lambda o: o.startswith("finished"), max_ticks=5000)
+
+    asyncio.run(go())
+    assert body.inventory["wooden_sword"] == 1
 
 
 def test_the_next_ticks_goals_are_not_asked_after_a_users_task_nor_with_work_waiting(env):
