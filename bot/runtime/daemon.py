@@ -25,6 +25,7 @@ from bot.config.loader import ConfigError, McbotConfig
 from bot.runtime.api.daemon_context import api_context
 from bot.runtime.body import MineflayerBody
 from bot.runtime.bridge import Bridge
+from bot.runtime.bridge_errors import BridgeDead
 from bot.runtime.errors import BotRuntimeError
 from bot.runtime.leases import lease_job
 from bot.runtime.log_tail import LogTail
@@ -37,6 +38,7 @@ from bot.runtime.world_folder import embedded_settings
 from bot.runtime.world_supervisor import RestartPolicy, WorldGaveUp, WorldSupervisor
 
 SHUTDOWN_BUDGET_S = 10.0
+JOIN_TRIES = 3  # a bot's first join, with the bridge rebuilt between tries when it went down
 EXIT_INIT = 3  # the world could not be kept alive (bot/cli/main.py's exit code for init failures)
 
 
@@ -133,7 +135,7 @@ class Daemon:
             # The 3D view follows the first bot.
             body = self.bodies[name] = MineflayerBody(self.bridge, settings, viewer=cfg.viewer if i == 0 else None)
             self.bridge.node_watch.watch_actions(body.actions_running)
-            await asyncio.to_thread(body.connect)
+            await asyncio.to_thread(self._join, body, name)
             agency.attach_body(body, embedded=embedded)
         if self.fleet:
             logger.info("fleet of {} bots connected: {}", len(self.bodies), ", ".join(self.bodies))
@@ -142,6 +144,29 @@ class Daemon:
             policy = RestartPolicy(s.world_max_restarts, s.world_restart_window_s, s.world_restart_backoff_s)
             self.world = WorldSupervisor(self.server, policy, on_restarted=self._world_restarted)
         self.state = DaemonState.initialized
+
+    def _join(self, body: MineflayerBody, name: str) -> None:
+        """The bot's first join; a bridge that goes down meanwhile is rebuilt and the join tried
+        again, JOIN_TRIES in all, as the running daemon rebuilds one. A CI run sharing its 2
+        cores with a benchmark saw node's event loop lag 2.2-4.9 s while a bot was created
+        (loading the version's game data): the watchdog killed it as wedged, and the daemon
+        exited 3 before it ran."""
+        assert self.bridge is not None
+        for attempt in range(1, JOIN_TRIES + 1):
+            try:
+                body.connect()
+                return
+            except BridgeDead as e:
+                if attempt == JOIN_TRIES:
+                    raise
+                logger.warning(
+                    "the bridge went down while {} joined ({}); rebuilding it and joining again ({} of {})",
+                    name,
+                    e,
+                    attempt + 1,
+                    JOIN_TRIES,
+                )
+                self.bridge.rebuild_if_dead()
 
     async def start(self) -> None:
         self._require(DaemonState.initialized)
