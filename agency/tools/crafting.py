@@ -16,7 +16,7 @@ from agency.tools.base import BODY_QUEUE, Tool, ToolContext, ToolFailure, ToolIn
 from agency.tools.building import place_near_bot
 from agency.tools.craft_planner import plan_craft
 from agency.tools.gathering import REACH
-from agency.tools.movement import walk
+from agency.tools.movement import NO_PROGRESS, walk
 from agency.tools.queries import FindBlocksInput, find_blocks_now
 from agency.tools.results import EXECUTION_ERROR, PRECONDITION_FAILED
 from agency.world import under_cover_at_night
@@ -116,6 +116,38 @@ async def table_facts(ctx: ToolContext) -> dict[str, Any]:
     return {} if table is None else {"craftingTable": {k: table[k] for k in ("x", "y", "z")}}
 
 
+async def reach(ctx: ToolContext, station: dict[str, Any]) -> None:
+    """Walk within reach of a block to use (a table, a furnace) unless the bot is."""
+    pos = (await ctx.snapshot()).position
+    if pos.distance_to(type(pos)(x=station["x"] + 0.5, y=station["y"] + 0.5, z=station["z"] + 0.5)) > REACH:
+        await walk(ctx, station["x"] + 0.5, station["y"], station["z"] + 0.5, 2.5)
+
+
+async def reach_or_replace(ctx: ToolContext, station: dict[str, Any], kind: str) -> dict[str, Any] | None:
+    """Walk within reach of a table or furnace (`kind`) in sight or remembered. When no walk
+    gets there (behind rock it may not dig, across water), one is put down by the bot instead,
+    from the inventory or crafted, and returned; None when it was reached. A 1.18.2 bench bot at
+    8fd0a28 failed eight armour crafts in a row on the walk to a furnace 8-12 blocks off."""
+    try:
+        await reach(ctx, station)
+        return None
+    except ToolFailure as e:
+        if NO_PROGRESS not in e.message:
+            raise
+        logger.info(
+            "[Places] no way to the {} at {} {} {} ({}); putting one down here instead",
+            kind,
+            station["x"],
+            station["y"],
+            station["z"],
+            e.message,
+        )
+    if (await held(ctx)).get(kind, 0) < 1:
+        await craft(ctx, CraftInput(item=kind, count=1, ensure=True))
+    placed = await place_near_bot(ctx, kind)
+    return {"x": placed["x"], "y": placed["y"], "z": placed["z"], "name": kind}
+
+
 async def craft(ctx: ToolContext, p: CraftInput) -> dict[str, Any]:
     if p.item not in CRAFTABLE:
         raise ToolFailure(PRECONDITION_FAILED, f"no recipe known for '{p.item}' (minecraft-data has none)")
@@ -155,9 +187,9 @@ async def craft(ctx: ToolContext, p: CraftInput) -> dict[str, Any]:
             args["keep"] = plan.keep
         if step.needs_table:
             assert table is not None  # the plan placed one when none was near
-            pos = (await ctx.snapshot()).position
-            if pos.distance_to(type(pos)(x=table["x"] + 0.5, y=table["y"] + 0.5, z=table["z"] + 0.5)) > REACH:
-                await walk(ctx, table["x"] + 0.5, table["y"], table["z"] + 0.5, 2.5)
+            if (instead := await reach_or_replace(ctx, table, "crafting_table")) is not None:
+                table = placed_table = instead
+                done.append({"placed": "crafting_table", "at": [table["x"], table["y"], table["z"]]})
             args["table"] = {"x": table["x"], "y": table["y"], "z": table["z"]}
         out = await run_action(ctx, "craft", args)
         if tossed := out.get("tossed"):  # node/lib/room.js: no slot was free for what is made

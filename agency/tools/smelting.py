@@ -22,9 +22,7 @@ from agency.game.furnace import COOK_TICKS, SMELTING, held_inputs, inputs_for, o
 from agency.tools.actions import run_action
 from agency.tools.base import BODY_QUEUE, Tool, ToolContext, ToolFailure, ToolInput
 from agency.tools.building import place_near_bot
-from agency.tools.crafting import CraftInput, craft, found_or_remembered, held, table_facts
-from agency.tools.gathering import REACH
-from agency.tools.movement import walk
+from agency.tools.crafting import CraftInput, craft, found_or_remembered, held, reach, reach_or_replace, table_facts
 from agency.tools.queries import FindBlocksInput, find_blocks_now
 from agency.tools.results import EXECUTION_ERROR, PRECONDITION_FAILED
 from agency.tools.smelt_planner import choose_fuel, cook_timeout_s, fuel_reserve, input_choice
@@ -147,9 +145,12 @@ async def smelt(ctx: ToolContext, p: SmeltInput) -> dict[str, Any]:
         )
     ctx.check()
     furnace, how = await _get_furnace(ctx, p)
-    pos = (await ctx.snapshot()).position
-    if pos.distance_to(type(pos)(x=furnace["x"] + 0.5, y=furnace["y"] + 0.5, z=furnace["z"] + 0.5)) > REACH:
-        await walk(ctx, furnace["x"] + 0.5, furnace["y"], furnace["z"] + 0.5, 2.5)
+    # one put down in its stead holds nothing: only with all of the input and fuel held
+    if kind is not None and have_input >= need and fuel.enough and (p.craft_furnace or "furnace" in await held(ctx)):
+        if (instead := await reach_or_replace(ctx, furnace, "furnace")) is not None:
+            furnace, how = instead, "placed"
+    else:
+        await reach(ctx, furnace)
     # The wait is bounded by the count, inside whatever the call itself has left.
     wait_ms = int(cook_timeout_s(need) * 1000) + 1000
     deadline = ctx.clock() + wait_ms if ctx.deadline_ms is None else min(ctx.deadline_ms, ctx.clock() + wait_ms)

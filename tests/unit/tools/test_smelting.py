@@ -252,6 +252,29 @@ def test_uses_a_furnace_in_sight_instead_of_placing_one(sctx, sbody):
     assert sbody.inventory["stone"] == 3
 
 
+def test_a_furnace_in_sight_no_walk_gets_to_gives_way_to_one_put_down_by_the_bot(sctx, sbody):
+    """A 1.18.2 bench bot at 8fd0a28 failed eight armour crafts in a row, each on the walk to a
+    furnace 8-12 blocks off that no walk reached."""
+    sbody.blocks[(9, GROUND_Y, 2)] = "furnace"
+    sbody.inventory.update({"raw_iron": 2, "coal": 1, "furnace": 1})
+    refused = sbody.refuse_first_walk_target()
+    res = smelt(sctx, item="iron_ingot", count=2)
+    assert res.success, res.error
+    assert refused == [(9.5, 2.5)] and res.output["furnaceFrom"] == "placed"
+    placed = next(a for k, a in sbody.started if k == "place")
+    assert res.output["furnace"] == {"x": placed["x"], "y": placed["y"], "z": placed["z"]}
+    assert sbody.inventory["iron_ingot"] == 2 and sbody.inventory["furnace"] == 0
+
+
+def test_a_furnace_out_of_reach_that_may_hold_the_input_is_not_replaced(sctx, sbody):
+    sbody.blocks[(9, GROUND_Y, 2)] = "furnace"  # the raw iron held is short: the rest may be in there
+    sbody.inventory.update({"raw_iron": 1, "coal": 1, "furnace": 1})
+    sbody.refuse_first_walk_target()
+    res = smelt(sctx, item="iron_ingot", count=2)
+    assert res.success is False and "no progress toward 9.5" in res.error.message
+    assert "place" not in [k for k, _ in sbody.started] and sbody.inventory["furnace"] == 1
+
+
 def test_charcoal_burns_no_log_it_smelts(sctx, sbody):
     sbody.blocks[(2, GROUND_Y, 0)] = "furnace"
     sbody.inventory.update({"oak_log": 3, "stick": 2})

@@ -622,6 +622,22 @@ def test_a_craft_keeps_the_planks_a_later_step_takes_by_name(ctx: ToolContext, b
     assert body.inventory["birch_fence"] == 3 and body.inventory["oak_planks"] == 0
 
 
+def test_a_table_in_sight_no_walk_gets_to_gives_way_to_one_put_down_by_the_bot(
+    ctx: ToolContext, body: FakeBody
+) -> None:
+    """As a furnace's (test_smelting.py): the craft puts a table down by the bot, made of its
+    planks, and crafts there."""
+    body.blocks[(6, GROUND_Y, 3)] = "crafting_table"
+    body.inventory.update({"oak_planks": 7, "stick": 2})
+    refused = body.refuse_first_walk_target()
+    res = run(default_tool_registry().execute("craft", {"item": "wooden_pickaxe"}, ctx))
+    assert res.success, res.error
+    assert refused == [(6.5, 3.5)] and body.inventory["wooden_pickaxe"] == 1
+    placed = res.output["placedTable"]
+    assert placed is not None and body.block(placed["x"], placed["y"], placed["z"]) == "crafting_table"
+    assert (placed["x"], placed["z"]) != (6, 3) and body.inventory["oak_planks"] == 0  # 4 for the table, 3 for the head
+
+
 def test_under_cover_at_night_a_collect_takes_only_blocks_at_its_level_or_below(ftime) -> None:
     """A dug-in bench bot walked up to stone on a hillside, into the dark, and back to its hut."""
     body = CoveredNightBody(ftime.clock, inventory={"wooden_pickaxe": 1})
