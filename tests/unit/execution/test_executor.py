@@ -23,7 +23,7 @@ from agency.planning.tasks.idempotency import GAVE_WAY
 from agency.planning.tasks.models import NewTask, TaskStatus
 from agency.tools.testing import FakeBody, FakeTime
 from agency.world import EntityInfo, Vec3
-from tests.unit.execution.world import add_task, executor_env
+from tests.unit.execution.world import add_task, executor_env, tick_task_done
 
 
 class ArenaBody(FakeBody):
@@ -543,17 +543,7 @@ def test_a_bot_idle_by_day_asks_the_next_ticks_goals_rather_than_wait_for_the_in
     body.inventory.update({"oak_planks": 20, "crafting_table": 1, "stick": 8})
     sword = FollowUpSpec("craft", "wooden_sword", 1, 1)
     asked, ex.follow_ups.next_goals = _asking(ftime)  # the gates shut at first: nothing to do
-    hut = tasks.add_task(
-        NewTask(
-            title="build basic_shelter 1",
-            type="build",
-            source="drive-tick",
-            parameters={"target": "basic_shelter", "amount": 1},
-            metadata={"goalKey": "build:basic_shelter", "sourceThoughtId": "thought-dusk"},
-        ),
-        allow_unfinalized=True,
-    )
-    tasks.set_status(hut.id, TaskStatus.completed)
+    hut = tick_task_done(tasks, "build", "basic_shelter", 1)
     night = body.snapshot
 
     async def go():
@@ -568,7 +558,7 @@ def test_a_bot_idle_by_day_asks_the_next_ticks_goals_rather_than_wait_for_the_in
         assert await ex.tick() == "claimed"
         queued = tasks.get_task(ex.current.task_id)
         assert (queued.type, queued.parameters["target"], queued.source) == ("craft", "wooden_sword", "drive-tick")
-        assert queued.metadata.origin.parentTaskId == hut.id and queued.metadata.sourceThoughtId == "thought-dusk"
+        assert queued.metadata.origin.parentTaskId == hut and queued.metadata.sourceThoughtId == "thought-dusk"
         await _drive(ex, ftime, lambda o: o.startswith("finished"), max_ticks=5000)
 
     asyncio.run(go())

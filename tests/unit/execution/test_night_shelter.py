@@ -19,7 +19,7 @@ from agency.execution.reflexes.morning_wait import CREEPER_WAIT_UNTIL, SHY_NEAR,
 from agency.execution.reflexes.shelter import BURROW_RETRY_AFTER_STOP_MS
 from agency.planning.stalls import classify_stall
 from agency.planning.tasks.idempotency import GAVE_WAY, WAITING_FOR_MORNING
-from agency.planning.tasks.models import NewTask, TaskStatus
+from agency.planning.tasks.models import TaskStatus
 from agency.shelter.bed import SLEEP_FROM, shelter_bed_spot
 from agency.shelter.blueprint import basic_shelter
 from agency.shelter.burrow import _away
@@ -28,7 +28,7 @@ from agency.shelter.earthwork import keep_box
 from agency.shelter.head_in import HEAD_IN_MARGIN, distance_to, head_in_time
 from agency.tools.testing import GROUND_Y, FakeBody, FakeTime, Mob
 from agency.world import DUSK_START, NIGHT_START, BodyError, BodyEvent, EntityInfo, EventType, Vec3
-from tests.unit.execution.world import add_task, executor_env
+from tests.unit.execution.world import add_task, executor_env, tick_task_done
 
 SITE = basic_shelter((10, GROUND_Y, 10), "south").site  # door at (12, 64, 14), outside (12, 64, 15)
 DOOR = SITE.entrance
@@ -624,7 +624,7 @@ def test_dug_in_with_nothing_given_back_the_nights_work_is_asked_at_once_not_at_
         return (FollowUpSpec("craft", "stick", 4, 4),)
 
     ex.follow_ups.next_goals = next_goals
-    tick = _tick_task_done(tasks)
+    tick = tick_task_done(tasks)
     lines, sink = [], logger.add(lambda m: lines.append(str(m)), level="INFO")
     try:
         _dig_in_tonight(dig_env)
@@ -638,23 +638,6 @@ def test_dug_in_with_nothing_given_back_the_nights_work_is_asked_at_once_not_at_
     )
 
 
-def _tick_task_done(tasks) -> str:
-    """A drive tick's task done before the night, of thought-dusk: the asked task's thought."""
-    t = tasks.add_task(
-        NewTask(
-            title="collect log 8",
-            type="collect",
-            source="drive-tick",
-            parameters={"target": "log", "amount": 8},
-            metadata={"goalKey": "collect:log", "sourceThoughtId": "thought-dusk"},
-        ),
-        allow_unfinalized=True,
-    )
-    tasks.set_status(t.id, TaskStatus.active)
-    tasks.set_status(t.id, TaskStatus.completed)
-    return t.id
-
-
 def test_dug_in_the_nights_work_asked_is_not_a_twin_of_a_task_held_at_dusk(dig_env):
     """A smelt held at dusk whose plan hunts for its amount (not given back at the dig-in), the
     tick's smaller one night work: the tick gives the held one back (agency.planning.converter),
@@ -666,7 +649,7 @@ def test_dug_in_the_nights_work_asked_is_not_a_twin_of_a_task_held_at_dusk(dig_e
         return (FollowUpSpec("smelt", "cooked_porkchop", 3, 3),)
 
     ex.follow_ups.next_goals = next_goals
-    _tick_task_done(tasks)
+    tick_task_done(tasks)
     held = _dig_in_tonight(dig_env, ("smelt", "cooked_porkchop", 8))
     assert tasks.get_task(held).status is TaskStatus.paused  # hunts for the rest: not given back
     assert not tasks.list_by_status(TaskStatus.pending)  # no twin asked for

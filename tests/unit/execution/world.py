@@ -11,7 +11,7 @@ from agency.execution.builtin_tools import default_tool_registry
 from agency.execution.executor import Executor
 from agency.execution.workflows import SqliteCheckpointStore
 from agency.planning.follow_up_params import after_parameters
-from agency.planning.tasks.models import NewTask
+from agency.planning.tasks.models import NewTask, TaskStatus
 from agency.planning.tasks.store import SqliteTaskStore
 from agency.tools import ToolContext
 from agency.tools.testing import FakeBody, FakeTime
@@ -49,4 +49,21 @@ def add_task(
         ),
         allow_unfinalized=True,
     )
+    return t.id
+
+
+def tick_task_done(tasks: SqliteTaskStore, action: str = "collect", target: str = "log", amount: int = 8) -> str:
+    """A drive tick's task done, of thought-dusk (the thought a task asked after it is of)."""
+    t = tasks.add_task(
+        NewTask(
+            title=f"{action} {target} {amount}",
+            type=action,
+            source="drive-tick",
+            parameters={"target": target, "amount": amount},
+            metadata={"goalKey": f"{action}:{target}", "sourceThoughtId": "thought-dusk"},
+        ),
+        allow_unfinalized=True,
+    )
+    tasks.set_status(t.id, TaskStatus.active)
+    tasks.set_status(t.id, TaskStatus.completed)
     return t.id
