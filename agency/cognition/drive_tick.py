@@ -23,7 +23,8 @@ pick the next missing step. A progression step is a whole obtain whose plan gets
 itself (digging down for ores out of sight included), so it is not held to the frame.
 
 A goal whose newest tasks failed waits before it is asked again (20 s after one failure, 60 s
-after two, 180 s after three or more in a row: agency.planning.tasks.retry_backoff); meanwhile
+after two, 180 s after three, up to 15 minutes after five or more in a row:
+agency.planning.tasks.retry_backoff); meanwhile
 the tick explores nearby (rule `retry_later`), and skips (`retry_later`) when exploring just
 failed too, or when the goal is the night's shelter at dusk or night (no wandering off in the
 dark; by day it is explored away from like any goal). A held

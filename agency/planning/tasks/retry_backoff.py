@@ -24,7 +24,9 @@ from agency.planning.tasks.idempotency import TaskLookup, open_to, waits_for_mor
 from agency.planning.tasks.models import Task, TaskStatus
 from agency.planning.tasks.poison import is_poison
 
-BACKOFF_MS = (20_000, 60_000, 180_000)
+# growing past the tick's 180 s: a goal failing the same way every tick (an armour craft whose
+# furnace no walk reached, five times in 15 minutes at 8fd0a28) gives the others its turns
+BACKOFF_MS = (20_000, 60_000, 180_000, 540_000, 900_000)
 # A poison goal asked again every few minutes takes node down (every bot of the fleet with
 # it) twice each time. Held until the daemon restarts would be lost at the restart, which is
 # no sign the goal got safe; a time from the failure, kept in the store, holds across it. In

@@ -1,6 +1,6 @@
 """A goal whose tasks keep failing waits before the drive tick asks it again
-(agency.planning.tasks.retry_backoff): 20 s, 60 s, then 180 s after 1, 2, 3+ failures in a
-row; the tick explores meanwhile, and skips when exploring just failed too. A poison failure
+(agency.planning.tasks.retry_backoff): 20 s, 60 s, 180 s, 9 and 15 minutes after 1, 2, 3, 4,
+5+ failures in a row; the tick explores meanwhile, and skips when exploring just failed too. A poison failure
 (its runs took the bridge down twice) holds its goal back half an hour."""
 
 from __future__ import annotations
