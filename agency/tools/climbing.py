@@ -61,8 +61,9 @@ def climb_columns(
             tops = [y for y in range(hy + 2, oy + sy) if region.block_at(x, y, z) in ground]
             if not tops:
                 continue
-            top = max(tops)
-            if top + 3 > oy + sy or not safe_to_dig_up(region, x, z, hy, top):
+            # ground up to the region's top: as far as is seen (the climb goes on from there)
+            top = min(max(tops), oy + sy - 3)
+            if not safe_to_dig_up(region, x, z, hy, top):
                 continue
             found.append((math.dist((x, z), (hx, hz)), top, Column(x, z, top)))
     found.sort(key=lambda f: (f[0], f[1]))

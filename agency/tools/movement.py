@@ -210,10 +210,8 @@ async def _dig_up(
             if i < len(columns) - 1:
                 logger.info("[Tools] no way up at {} {} ({}); trying the next column", c.x, c.z, e)
                 continue
-            if near:
-                raise
-            # no column here is clear as far up as can be seen: the pathfinder may find a way
-            # around what stopped the pillar (a pocket of gravel, a flow)
+            # the pathfinder may find a way around what stopped the pillars (a pocket of gravel,
+            # a flow, an ore the pillar may not dig)
             logger.info("[Tools] no way straight up at {} {} ({}); walking up, digging", c.x, c.z, e)
             await walk(ctx, c.x + 0.5, c.top + 1, c.z + 0.5, 1)
 

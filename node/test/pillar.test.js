@@ -50,6 +50,16 @@ test('pillar', { timeout: 450000 }, async (t) => {
     assert.strictEqual(bot.health, 20, 'unharmed')
   })
 
+  await t.test('off the middle of its cell: the column beside, where its head reaches, is dug too', async () => {
+    const [x, z] = [b.x + 7, b.z + 7]
+    await command(bot, `/mcbot fill ${x} ${bottom} ${z} ${x + 1} ${bottom + 1} ${z} air`)
+    await command(bot, `/mcbot tp pillarer ${x + 0.8} ${bottom} ${z + 0.5}`)
+    await waitFor(() => bot.entity.onGround && bot.entity.position.floored().equals(new Vec3(x, bottom, z)), 10000, 'standing off the middle')
+    const out = await run({ targetY: bottom + 6, digOnly: ['stone'] })
+    assert.deepStrictEqual(out, { steps: 6, y: bottom + 6, reason: 'reached' })
+    assert.strictEqual(bot.blockAt(new Vec3(x + 1, bottom + 7, z)).name, 'air', 'the head room beside dug')
+  })
+
   await t.test('water beside the shaft: it stops under it, the water where it was', async () => {
     const [x, z] = [b.x + 9, b.z + 5]
     const water = { pos: new Vec3(x + 1, bottom + 10, z), name: 'water' }

@@ -51,10 +51,25 @@ async function land (bot) {
   return bot.entity.onGround
 }
 
+// The cells two and three over the feet that the bot's box (0.6 wide) reaches into: its own
+// column's, and a neighbour's when a walk left the bot off the middle of its cell (its head
+// would meet that column's rock in the jump).
+function overhead (bot, feet) {
+  const p = bot.entity.position
+  const xs = new Set([Math.floor(p.x - 0.3), Math.floor(p.x + 0.3)])
+  const zs = new Set([Math.floor(p.z - 0.3), Math.floor(p.z + 0.3)])
+  const cells = []
+  for (const dy of [2, 3]) {
+    cells.push(feet.offset(0, dy, 0))
+    for (const x of xs) for (const z of zs) if (x !== feet.x || z !== feet.z) cells.push(new Vec3(x, feet.y + dy, z))
+  }
+  return cells
+}
+
 // Dig the two blocks over the head: a jump's full height, its top over the block it leaves for
 // a while. False when cancelled.
 async function clearOverhead (bot, feet, rec, allowed, climb) {
-  for (const over of [feet.offset(0, 2, 0), feet.offset(0, 3, 0)]) {
+  for (const over of overhead(bot, feet)) {
     const h = hazardOf(bot, over, allowed)
     if (h) throw new Error(`pillar blocked at ${at(feet)} after ${climb.steps} steps: ${h.what} at ${at(h.pos)}`)
     const block = bot.blockAt(over)

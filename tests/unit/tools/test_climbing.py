@@ -100,6 +100,21 @@ def test_a_deep_climb_goes_up_in_rounds_of_what_is_seen_over_the_head(ctx, body)
     assert len(_climbs(body)) >= 2
 
 
+def test_deep_down_a_column_beside_is_climbed_as_far_as_is_seen(ctx, body):
+    """Ground over the whole window (SKY_CHECK): a clear column beside is taken up to the top of
+    what is seen, not passed over for the bot's own column with gravel in it."""
+    body.position = Vec3(x=0.5, y=TOP - 70, z=0.5)
+    for y in (TOP - 70, TOP - 69):
+        body.blocks[(0, y, 0)] = "air"
+    body.blocks[(0, TOP - 60, 0)] = "gravel"
+    region = body.region((-6, TOP - 70, -6), (13, 43, 13))
+    (first, *_) = climb_columns(region, (0, TOP - 70, 0), GROUND_ROOF)
+    assert (first.x, first.z) != (0, 0) and first.top == TOP - 70 + 43 - 3
+    climb = run(climb_out(ctx))
+    assert climb is not None and climb["failed"] is None, climb
+    assert _climbs(body)[0][0::2] != (0.5, 0.5) and body.position.y == TOP + 1
+
+
 def test_a_pillar_stopped_in_the_bots_own_column_walks_up_instead(ctx, body):
     for x in range(-7, 8):
         for z in range(-7, 8):

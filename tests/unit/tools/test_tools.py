@@ -279,12 +279,21 @@ def test_a_staircase_blocked_all_round_at_a_caves_edge_goes_down_the_cave(ctx: T
 def test_a_climb_that_fails_leaves_the_explore_to_its_legs_and_says_so(ctx: ToolContext, body: FakeBody) -> None:
     body.position = Vec3(x=0.5, y=GROUND_Y - 20, z=0.5)
     body.fail["pillar"] = "pillar blocked at 0,44,0 after 3 steps: water at 0,49,0"
+    walk = body._do_move_to
+
+    def walks_up_fail(a):
+        if a["y"] == GROUND_Y:  # up to the surface
+            raise BodyError("no progress toward the surface for 8000 ms (distance 20.0)")
+        return walk(a)
+
+    body._do_move_to = walks_up_fail  # type: ignore[method-assign]
     res = run(default_tool_registry().execute("explore", {"legs": 1}, ctx))
-    # the climb was tried (up the 3 nearest columns, each walked to first), then the legs (no
-    # standable ground down here)
+    # the climb was tried (up the 3 nearest columns, each walked to first, then a walk up the
+    # last one, digging), then the legs (no standable ground down here)
     assert [k for k, _ in body.started].count("pillar") == 3
+    assert [a["y"] for k, a in body.started if k == "move_to"].count(GROUND_Y) == 2  # walked, then digging
     assert res.success is False and "underground; climbing out failed: " in res.error.message
-    assert "water at 0,49,0" in res.error.details["climbedOut"]["failed"]
+    assert "no progress" in res.error.details["climbedOut"]["failed"]
     # each leg's why, in the message the log shows
     assert res.error.message.endswith(": no standable ground in any direction")
 
