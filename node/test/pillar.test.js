@@ -2,7 +2,8 @@
 // plain bot with an iron pickaxe and cobblestone, in a chamber at its foot, digs straight up
 // (two blocks over its head) and stands on the block's top, every block under it one it
 // placed; it stops short of water beside the shaft, of gravel that would fall on it and of a
-// block it was not allowed to dig, naming each and leaving it as it was.
+// block it was not allowed to dig, naming each and leaving it as it was. A bot on the edge of a
+// hole fills the cell under its feet first.
 'use strict'
 
 const test = require('node:test')
@@ -58,6 +59,18 @@ test('pillar', { timeout: 450000 }, async (t) => {
     const out = await run({ targetY: bottom + 6, digOnly: ['stone'] })
     assert.deepStrictEqual(out, { steps: 6, y: bottom + 6, reason: 'reached' })
     assert.strictEqual(bot.blockAt(new Vec3(x + 1, bottom + 7, z)).name, 'air', 'the head room beside dug')
+  })
+
+  await t.test('at the edge of a hole: the cell under the feet filled first', async () => {
+    const [x, z] = [b.x + 5, b.z + 7]
+    await command(bot, `/mcbot fill ${x - 1} ${bottom} ${z} ${x} ${bottom + 1} ${z} air`)
+    await command(bot, `/mcbot setblock ${x} ${bottom - 1} ${z} air`)
+    await command(bot, `/mcbot tp pillarer ${x + 0.2} ${bottom} ${z + 0.5}`)
+    await waitFor(() => bot.entity.onGround && bot.entity.position.floored().equals(new Vec3(x, bottom, z)) &&
+      bot.blockAt(new Vec3(x, bottom - 1, z))?.name === 'air', 10000, 'standing on the edge, over the hole')
+    const out = await run({ targetY: bottom + 4, digOnly: ['stone'] })
+    assert.deepStrictEqual(out, { steps: 4, y: bottom + 4, reason: 'reached' })
+    assert.strictEqual(bot.blockAt(new Vec3(x, bottom - 1, z)).name, 'cobblestone', 'the hole under the feet filled')
   })
 
   await t.test('water beside the shaft: it stops under it, the water where it was', async () => {

@@ -16,7 +16,7 @@ const { withTimeout } = require('../guard')
 const { names, blockName } = require('../names')
 const { placeAgainst } = require('../hands')
 const { lookAndSend } = require('../ticks')
-const { isLiquid, isEmpty, fastestDigMs, filler } = require('./staircase')
+const { isLiquid, isEmpty, fastestDigMs, filler, fillFloor } = require('./staircase')
 
 const SIDES = [new Vec3(1, 0, 0), new Vec3(-1, 0, 0), new Vec3(0, 0, 1), new Vec3(0, 0, -1)]
 const MAX_STEPS = 384 // the overworld's whole height
@@ -90,8 +90,7 @@ async function clearOverhead (bot, feet, rec, allowed, climb) {
 async function step (bot, rec, allowed, climb) {
   const feet = bot.entity.position.floored()
   if (!(await clearOverhead(bot, feet, rec, allowed, climb))) return false
-  const ref = bot.blockAt(feet.offset(0, -1, 0))
-  if (!ref || ref.boundingBox !== 'block') throw new Error(`pillar stopped at ${at(feet)}: no solid block under the feet to place on`)
+  const ref = await floorUnder(bot, feet, climb)
   for (let attempt = 1; !(await jumpAndPlace(bot, ref, feet, climb)); attempt++) {
     if (rec.cancelled) return false
     if (attempt >= PLACE_TRIES) throw new Error(`pillar stopped at ${at(feet)}: ${climb.missed}, ${attempt} times`)
@@ -107,6 +106,24 @@ async function step (bot, rec, allowed, climb) {
   }
   climb.steps++
   return true
+}
+
+// The block under the feet, to place the next one on. A bot at the edge of a hole (a cave's,
+// a shaft's) stands on the block beside with the cell under its feet empty: that cell is
+// filled first, against a block beside or under it, as the staircase fills a hole in its floor.
+async function floorUnder (bot, feet, climb) {
+  const under = feet.offset(0, -1, 0)
+  if (bot.blockAt(under)?.boundingBox !== 'block') {
+    if (!filler(bot)) throw new Error(`pillar stopped at ${at(feet)} after ${climb.steps} steps: nothing to place under the feet`)
+    try {
+      await fillFloor(bot, under)
+    } catch (e) {
+      throw new Error(`pillar stopped at ${at(feet)}: no solid block under the feet to place on (${e.message})`)
+    }
+  }
+  const ref = bot.blockAt(under)
+  if (!ref || ref.boundingBox !== 'block') throw new Error(`pillar stopped at ${at(feet)}: no solid block under the feet to place on`)
+  return ref
 }
 
 // Jump and place a block where the feet were, near the top of the jump: the server takes the

@@ -221,4 +221,4 @@ function stop (bot, rec) {
   bot.clearControlStates()
 }
 
-module.exports = { run, stop, step, result, facing, isLiquid, isEmpty, fastestDigMs, filler, DIRS, ORDER, defaultTimeoutMs: MAX_STEPS * STEP_MS, MAX_STEPS, STEP_MS }
+module.exports = { run, stop, step, result, facing, isLiquid, isEmpty, fastestDigMs, filler, fillFloor, DIRS, ORDER, defaultTimeoutMs: MAX_STEPS * STEP_MS, MAX_STEPS, STEP_MS }
