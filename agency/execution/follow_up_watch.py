@@ -88,10 +88,14 @@ class FollowUpWatch:
 
     def work_waiting(self) -> bool:
         """Is a task pending that this executor would claim next (claim_next's filter)?"""
+        return self._mine(TaskStatus.pending)
+
+    def _mine(self, *statuses: TaskStatus) -> bool:
+        """Is a task in one of these statuses that this executor would work on (claim_next's filter)?"""
         actions = {a.lower() for a in self.actions} if self.bot and self.actions else None
         return any(
             open_to(t, self.bot) and (actions is None or t.type.lower() in actions)
-            for t in self.tasks.list_by_status(TaskStatus.pending)
+            for t in self.tasks.list_by_status(*statuses)
         )
 
     def next_turn(self) -> Task | None:
@@ -241,21 +245,13 @@ class FollowUpWatch:
         if self._idle_asked_ms is not None and now - self._idle_asked_ms < IDLE_ASK_MS:
             return None
         self._idle_asked_ms = now
-        if self._own_open() or await self._at_night():
+        if self._mine(TaskStatus.pending, TaskStatus.active, TaskStatus.paused) or await self._at_night():
             return None
         parent = self._last_tick_task()
         if parent is None or parent.status is not TaskStatus.completed:
             return None
         goals = [f.as_dict() for f in await self._asked_now(parent, "done, the bot idle by day")]
         return await self._queue(parent, goals, self.bot, "done, the bot idle by day") if goals else None
-
-    def _own_open(self) -> bool:
-        """Is a task open (pending, active, paused) that this executor would work on?"""
-        actions = {a.lower() for a in self.actions} if self.bot and self.actions else None
-        return any(
-            open_to(t, self.bot) and (actions is None or t.type.lower() in actions)
-            for t in self.tasks.list_by_status(TaskStatus.pending, TaskStatus.active, TaskStatus.paused)
-        )
 
     async def ask_for_the_night(self) -> str | None:
         """The bot just dug in under its hut for the night's work with no task given back: the
