@@ -132,6 +132,18 @@ async def _sweep(ctx: ToolContext, drops: list[dict[str, Any]]) -> None:
             d.update(gained=d["gained"] + await _total(ctx) - held_before, itemsLeft=out["itemsLeft"])
 
 
+def _at(p: dict[str, float]) -> str:
+    return " ".join(f"{p[k]:g}" for k in "xyz")
+
+
+def _loot_line(drops: list[dict[str, Any]], gained: dict[str, int]) -> str:
+    """What the kills gave, for a hunt that fell short: a bench bot's sheep hunt "hunted 2
+    sheep" and held no wool, and nothing said whether loot dropped, was left lying or never came."""
+    got = ", ".join(f"{n} {k}" for k, n in gained.items()) or "nothing"
+    left = [f"{d['itemsLeft']} at {_at(d['at'])}" for d in drops if d.get("itemsLeft")]
+    return f"; picked up {got}" + (f", loot left lying: {'; '.join(left)}" if left else "")
+
+
 async def hunt(ctx: ToolContext, p: HuntInput) -> dict[str, Any]:
     kinds = list(ANIMALS) if p.target == "animal" else [p.target]
     before = await held(ctx)
@@ -216,8 +228,9 @@ async def hunt(ctx: ToolContext, p: HuntInput) -> dict[str, Any]:
         have = available(await held(ctx), p.until_item)
         raise ToolFailure(
             PRECONDITION_FAILED,
-            f"{len(kills)} {p.target} hunted (explored {explored} times): {have} of {p.until_count} {p.until_item}",
-            details={"kills": kills, "gained": gained},
+            f"{len(kills)} {p.target} hunted (explored {explored} times): {have} of {p.until_count} {p.until_item}"
+            f"{_loot_line(drops, gained)}",
+            details={"kills": kills, "gained": gained, "drops": drops},
         )
     return {
         "target": p.target,

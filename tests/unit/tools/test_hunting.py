@@ -287,7 +287,7 @@ def test_a_plans_hunt_short_of_its_drop_fails_saying_how_short(hctx, hbody):
     hbody.mobs += [Mob("cow", hostile=False, x=4.5, z=0.5)]
     res = hunt(hctx, target="cow", count=10, until_item="leather", until_count=3)
     assert not res.success and res.error.code == "PRECONDITION_FAILED"
-    assert res.error.message == "1 cow hunted (explored 0 times): 1 of 3 leather"
+    assert res.error.message == "1 cow hunted (explored 0 times): 1 of 3 leather; picked up 1 beef, 1 leather"
 
 
 def test_underground_the_bot_climbs_out_before_it_hunts(hctx, hbody):
