@@ -126,7 +126,13 @@ async def descend(ctx: ToolContext, p: DescendInput) -> dict[str, Any]:
         raise ToolFailure(
             EXECUTION_ERROR, f"the staircase ended at y {y}, above y {p.target_y}", details={"action": out}
         )
-    return {"steps": out.get("steps"), "y": y, "turned": out.get("turned"), "targetY": p.target_y}
+    return {
+        "steps": out.get("steps"),
+        "y": y,
+        "turned": out.get("turned"),
+        "torches": out.get("torches", 0),
+        "targetY": p.target_y,
+    }
 
 
 async def _down_through_the_cave(ctx: ToolContext, args: dict[str, Any], blocked: ToolFailure) -> dict[str, Any]:
@@ -255,7 +261,13 @@ async def tunnel_for(ctx: ToolContext, block: str) -> dict[str, Any]:
     wait_ms = int(descend_timeout_s(TUNNEL_BLOCKS) * 1000)
     deadline = ctx.clock() + wait_ms if ctx.deadline_ms is None else min(ctx.deadline_ms, ctx.clock() + wait_ms)
     out = await run_action(replace(ctx, deadline_ms=deadline), "tunnel", {"blocks": TUNNEL_BLOCKS})
-    return {"steps": out.get("steps"), "y": out.get("y"), "turned": out.get("turned"), "tunnel": True}
+    return {
+        "steps": out.get("steps"),
+        "y": out.get("y"),
+        "turned": out.get("turned"),
+        "torches": out.get("torches", 0),
+        "tunnel": True,
+    }
 
 
 TOOLS = [

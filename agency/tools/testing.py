@@ -259,11 +259,11 @@ class FakeBody:
     def _do_staircase(self, a: dict[str, Any]) -> dict[str, Any]:  # east, one block down a step
         steps = max(0, math.floor(self.position.y) - a["targetY"])
         self.position = Vec3(x=self.position.x + steps, y=a["targetY"], z=self.position.z)
-        return {"steps": steps, "y": a["targetY"], "turned": 0, "reason": "reached"}
+        return {"steps": steps, "y": a["targetY"], "turned": 0, "torches": 0, "reason": "reached"}
 
     def _do_tunnel(self, a: dict[str, Any]) -> dict[str, Any]:  # east, level
         self.position = Vec3(x=self.position.x + a["blocks"], y=self.position.y, z=self.position.z)
-        return {"steps": a["blocks"], "y": math.floor(self.position.y), "turned": 0, "reason": "reached"}
+        return {"steps": a["blocks"], "y": math.floor(self.position.y), "turned": 0, "torches": 0, "reason": "reached"}
 
     def _do_pillar(self, a: dict[str, Any]) -> dict[str, Any]:
         """Like node/lib/actions/pillar.js: up to targetY where the bot stands, the two blocks

@@ -3,7 +3,7 @@
 // step's floor from its inventory, turns away from a lava pocket ahead without touching it and
 // from gravel overhead (or, told to go straight, stops there), from obsidian it cannot dig and
 // from a hole over a cave, and stops at once when cancelled; a tunnel (lib/actions/tunnel.js)
-// digs on at the level the stairs reached.
+// digs on at the level the stairs reached. With torches to spare the stairs are lit.
 'use strict'
 
 const test = require('node:test')
@@ -72,7 +72,7 @@ test('staircase', { timeout: 450000 }, async (t) => {
     const watch = watchDrops(bot)
     const out = await withTimeout(staircase.run(bot, { targetY: b.y - 10, direction: 'east' }, { cancelled: false }), 120000, 'staircase')
     watch.stop()
-    assert.deepStrictEqual(out, { steps: 10, y: b.y - 10, turned: 0, reason: 'reached' })
+    assert.deepStrictEqual(out, { steps: 10, y: b.y - 10, turned: 0, torches: 0, reason: 'reached' })
     assert.deepStrictEqual(bot.entity.position.floored(), new Vec3(b.x + 10, b.y - 10, z))
     assert.deepStrictEqual(watch.drops, [], 'never dropped more than one block')
     assert.ok(['cobblestone', 'dirt'].includes(bot.blockAt(hole).name), `the hole was filled (${bot.blockAt(hole).name})`)
@@ -90,7 +90,7 @@ test('staircase', { timeout: 450000 }, async (t) => {
     const watch = watchDrops(bot)
     const out = await withTimeout(tunnel.run(bot, { blocks: 8, direction: 'south' }, { cancelled: false }), 120000, 'tunnel')
     watch.stop()
-    assert.deepStrictEqual(out, { steps: 8, y: start.y, turned: 0, reason: 'reached' })
+    assert.deepStrictEqual(out, { steps: 8, y: start.y, turned: 0, torches: 0, reason: 'reached' })
     assert.deepStrictEqual(bot.entity.position.floored(), start.offset(0, 0, 8))
     assert.deepStrictEqual(watch.drops, [], 'never dropped')
     for (let k = 1; k <= 8; k++) {
@@ -130,7 +130,7 @@ test('staircase', { timeout: 450000 }, async (t) => {
     await command(bot, `/mcbot setblock ${gravel.x} ${gravel.y} ${gravel.z} gravel`)
     await waitFor(() => bot.blockAt(gravel)?.name === 'gravel', 3000, 'gravel placed')
     const out = await withTimeout(staircase.run(bot, { targetY: b.y - 3, direction: 'east' }, { cancelled: false }), 60000, 'staircase')
-    assert.deepStrictEqual(out, { steps: 3, y: b.y - 3, turned: 1, reason: 'reached' })
+    assert.deepStrictEqual(out, { steps: 3, y: b.y - 3, turned: 1, torches: 0, reason: 'reached' })
     assert.strictEqual(bot.blockAt(gravel).name, 'gravel')
     assert.strictEqual(bot.blockAt(new Vec3(x + 1, b.y - 1, z)).name, 'stone', 'the east step was never dug')
   })
@@ -205,5 +205,20 @@ test('staircase', { timeout: 450000 }, async (t) => {
     await assert.rejects(staircase.run(bot, { targetY: b.y - 4 }, { cancelled: false }),
       /staircase blocked at .* after 0 steps: .*lava at -?\d+,-?\d+,-?\d+/)
     assert.deepStrictEqual(bot.entity.position.floored(), s, 'did not move')
+  })
+
+  await t.test('torches to spare: it lights its way, no cell of the stairs farther than 7 blocks from one', async () => {
+    const z = b.z - 2
+    await place(b.x, z)
+    await command(bot, '/give digger torch 6', { match: /gave 6 torch/ })
+    await waitFor(() => bot.inventory.items().some((i) => i.name === 'torch'), 3000, 'torches held')
+    const out = await withTimeout(staircase.run(bot, { targetY: b.y - 10, direction: 'east' }, { cancelled: false }), 120000, 'staircase')
+    assert.strictEqual(out.reason, 'reached')
+    const cells = Array.from({ length: 11 }, (_, k) => new Vec3(b.x + k, b.y - k, z))
+    const torches = cells.filter((p) => bot.blockAt(p).name === 'torch')
+    assert.ok(out.torches >= 1 && torches.length === out.torches, `${torches.length} torches on the steps, ${out.torches} said`)
+    for (const p of cells) assert.ok(torches.some((q) => q.distanceTo(p) <= 7), `a torch within 7 blocks of ${p}`)
+    const held = bot.inventory.items().filter((i) => i.name === 'torch').reduce((n, i) => n + i.count, 0)
+    assert.strictEqual(held, 6 - out.torches)
   })
 })

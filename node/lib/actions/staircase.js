@@ -10,7 +10,8 @@
 // there, or a falling block (sand, gravel) above the column, makes the staircase turn to another
 // direction; a hole in the floor is filled from the inventory (cobblestone, dirt), else it turns.
 // With no direction left it stops with an error naming the hazard and where it is.
-// Returns { steps, y, turned, reason } (reason: 'reached' or 'cancelled').
+// Returns { steps, y, turned, torches, reason } (reason: 'reached' or 'cancelled'). A bot with
+// torches to spare lights the way it digs (lib/light_way.js): `torches` placed.
 //
 // The same steps with no drop make a tunnel (lib/actions/tunnel.js): two blocks cleared ahead
 // at the bot's level, the floor under them checked and filled alike.
@@ -19,6 +20,7 @@ const { withTimeout } = require('../guard')
 const { names } = require('../names')
 const { tickCounter, ticksFor } = require('../ticks')
 const { placeAgainst, usable } = require('../hands')
+const { lightTheWay } = require('../light_way')
 
 const DIRS = { north: new Vec3(0, 0, -1), east: new Vec3(1, 0, 0), south: new Vec3(0, 0, 1), west: new Vec3(-1, 0, 0) }
 const ORDER = ['north', 'east', 'south', 'west'] // clockwise: index + 1 is a right turn
@@ -182,6 +184,7 @@ async function step (bot, walk, drop, rec, what) {
   await walkDown(bot, stand, rec)
   if (rec.cancelled) return false
   walk.steps++
+  if (await lightTheWay(bot, feet)) walk.torches++
   await sleep(50) // let the drops of the step be picked up before the next look
   return true
 }
@@ -202,7 +205,7 @@ async function run (bot, args, rec) {
   for (let t = 0; t < LANDING_TICKS && !bot.entity.onGround; t++) await bot.waitForTicks(1)
   if (!bot.entity.onGround) throw new Error('the bot is not standing on the ground')
   const deadline = Date.now() + Math.max(1, wanted) * STEP_MS
-  const walk = { dir: args.direction || facing(bot), steps: 0, turned: 0, straight: args.straight === true }
+  const walk = { dir: args.direction || facing(bot), steps: 0, turned: 0, torches: 0, straight: args.straight === true }
   while (bot.entity.position.floored().y > targetY) {
     if (rec.cancelled) return result(bot, walk, 'cancelled')
     if (Date.now() > deadline) throw new Error(`staircase timed out after ${wanted * STEP_MS} ms (${walk.steps} of ${wanted} steps)`)
@@ -212,7 +215,7 @@ async function run (bot, args, rec) {
 }
 
 function result (bot, walk, reason) {
-  return { steps: walk.steps, y: Math.floor(bot.entity.position.y), turned: walk.turned, reason }
+  return { steps: walk.steps, y: Math.floor(bot.entity.position.y), turned: walk.turned, torches: walk.torches, reason }
 }
 
 function stop (bot, rec) {

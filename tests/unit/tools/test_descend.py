@@ -66,7 +66,7 @@ def test_anything_else_is_not_a_level(bad):
 def test_descending_digs_down_to_the_level_in_one_staircase(sctx, sbody):
     res = descend(sctx, target_y="y40")
     assert res.success, res.error
-    assert res.output == {"steps": GROUND_Y - 40, "y": 40, "turned": 0, "targetY": 40}
+    assert res.output == {"steps": GROUND_Y - 40, "y": 40, "turned": 0, "torches": 0, "targetY": 40}
     assert sbody.started == [("staircase", {"targetY": 40})]
     assert sbody.position.y == 40
 
