@@ -55,11 +55,19 @@ from agency.cognition.night_work import is_night_work
 from agency.cognition.sanitizer import sanitize
 from agency.cognition.settings import DriveTickConfig  # the one schema, also the [drive_tick] section
 from agency.goal_tag import ExtractedGoal, build_goal_tag_v1, canonical_goal_key
-from agency.planning.tasks.idempotency import TaskLookup, find_blocking_task
-from agency.planning.tasks.models import Task
+from agency.planning.tasks.idempotency import TaskLookup, find_blocking_task, waits_for_surface
+from agency.planning.tasks.models import Task, TaskStatus
 from agency.planning.tasks.retry_backoff import HeldBack, held_back
 from agency.thoughts import Thought, ThoughtMetadata
-from agency.world import SAFE_FOOD, SAFE_HEALTH, BlockRegion, WorldSnapshot, night_approaching, under_cover_at_night
+from agency.world import (
+    SAFE_FOOD,
+    SAFE_HEALTH,
+    BlockRegion,
+    WorldSnapshot,
+    night_approaching,
+    under_cover_at_night,
+    underground,
+)
 
 DRIVE_TICK_INTERVAL_MS = 180_000  # fixed, no jitter in v1
 # The blocks "in sight": the box collect_block searches (radius 32, 8 blocks up and down),
@@ -306,7 +314,7 @@ def drive_candidate(
     # A goal already in flight is its task's business: it is not grounded again.
     blocked = _blocked(existing_tasks, sel, now_ms, config, bot)
     if blocked is not None:
-        return blocked
+        return _up_first(existing_tasks, blocked, snapshot, now_ms, config, bot) or blocked
     # A goal that just failed waits (retry_backoff); meanwhile new ground may change what it needs.
     held = _held_back(existing_tasks, sel, now_ms, bot)
     if held is None:
@@ -328,6 +336,39 @@ def drive_candidate(
             DriveSkipReason.retry_later, f"{sel.action}:{sel.target} and explore:nearby just failed"
         )
     return _blocked(existing_tasks, retry, now_ms, config, bot) or retry
+
+
+def _up_first(
+    tasks: TaskLookup | Iterable[Task],
+    blocked: DriveTickSkipped,
+    snapshot: WorldSnapshot,
+    now_ms: int,
+    config: DriveTickConfig,
+    bot: str | None,
+) -> DriveSelection | None:
+    """The goal is in flight in a task held for the surface (its plan hunts, claimed
+    underground: agency.execution.surface_hold), itself or as a follow-up, and the bot is under
+    ground by day: exploring, which climbs out first, brings the bot up and the task back. Else
+    nothing would: a 26.1 bench bot at d20bcc9 stood a whole day under an overhang 4 blocks
+    thick at y 70, its bed held for the surface and every tick skipped as a duplicate of the
+    bucket that the bed's task carried."""
+    if blocked.blocking_task_id is None or not underground(snapshot) or night_approaching(snapshot):
+        return None
+    lister = getattr(tasks, "list_by_status", None)
+    candidates: Iterable[Task] = lister(TaskStatus.paused) if callable(lister) else tasks  # type: ignore[assignment]
+    held = next((t for t in candidates if t.id == blocked.blocking_task_id and waits_for_surface(t, now_ms)), None)
+    if held is None:
+        return None
+    up = DriveSelection(
+        "explore",
+        "nearby",
+        EXPLORE_FIRST_LEGS,
+        "surface_first",
+        f"My {held.metadata.goalKey} waits for the surface; I will climb out and explore.",
+    )
+    if _held_back(tasks, up, now_ms, bot) is not None or _blocked(tasks, up, now_ms, config, bot) is not None:
+        return None
+    return up
 
 
 def drive_gate(

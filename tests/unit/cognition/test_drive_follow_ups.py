@@ -15,6 +15,7 @@ from agency.cognition.drive_tick import (
 from agency.cognition.follow_ups import FollowUp, Places, follow_ups
 from agency.cognition.settings import DriveTickConfig
 from agency.planning.converter import convert_thought
+from agency.planning.tasks.idempotency import WAITING_FOR_SURFACE
 from agency.planning.tasks.models import TaskOrigin, TaskStatus
 from agency.world import SHELTER_BUILD_START, EntityInfo, Vec3
 
@@ -200,6 +201,26 @@ def test_a_task_paused_by_hand_does_not_hold_its_follow_ups_from_the_ticks(make_
     ready = make_snapshot({**STONE_AGE, "stone_sword": 1, "cooked_beef": 10})
     r = evaluate_drive_tick(ready, clock(), DriveTickState(), store, shelter_nearby=True, table_nearby=True)
     assert isinstance(r, DriveTickFired) and r.thought.metadata.goalKey == "craft:iron_pickaxe"
+
+
+def test_underground_by_day_a_goal_held_with_a_task_for_the_surface_climbs_out_to_explore(make_snapshot, clock, store):
+    """The sword's task is held for the surface and carries the iron pickaxe: down a mine by day
+    the tick explores (which climbs out first) rather than skip as a duplicate every time; on
+    the surface, where the task is given back, or at night it skips as ever."""
+    owner = _sword_then_iron_pickaxe(store, TaskStatus.paused, blockedReason=WAITING_FOR_SURFACE)
+    sword_had = {**STONE_AGE, "stone_sword": 1, "cooked_beef": 10}
+    r = evaluate_drive_tick(
+        make_snapshot(sword_had, cover=8), clock(), DriveTickState(), store, shelter_nearby=True, table_nearby=True
+    )
+    assert isinstance(r, DriveTickFired), r
+    assert (r.selection.rule, r.thought.metadata.goalKey) == ("surface_first", "explore:nearby")
+    assert "craft:stone_sword waits for the surface" in r.selection.reason
+    for where in ({"cover": 0}, {"cover": 8, "timeOfDay": 15_000, "isDay": False}):
+        r = evaluate_drive_tick(
+            make_snapshot(sword_had, **where), clock(), DriveTickState(), store, shelter_nearby=True, table_nearby=True
+        )
+        assert isinstance(r, DriveTickSkipped) and r.reason is DriveSkipReason.duplicate_goal, (where, r)
+        assert r.blocking_task_id == owner.id
 
 
 def test_a_planner_fault_in_the_chain_leaves_the_tick_its_goal(make_snapshot, clock, monkeypatch):
