@@ -71,7 +71,8 @@ async def burrow(ctx: ToolContext, p: BurrowInput) -> dict[str, Any]:
         for z in range(start[2] - r, start[2] + r + 1)
         if is_solid(before.block_at(x, ground_y, z))
     ]
-    args: dict[str, Any] = {"targetY": start[1] - STEPS}
+    # no torches on the way down: the cells it opens are filled again (a torch in one refuses that)
+    args: dict[str, Any] = {"targetY": start[1] - STEPS, "light": False}
     if p.awayFrom is not None:
         args["direction"] = _away(start, p.awayFrom)
     try:

@@ -51,7 +51,10 @@ async def dig_in(ctx: ToolContext, p: DoorwayInput) -> dict[str, Any]:
     floor_y = inside[1]
     try:  # straight: a turn under the hut would dig the bottom of a side wall
         down = await run_action(
-            ctx, "staircase", {"targetY": floor_y - STEPS, "direction": AWAY[p.facing], "straight": True}
+            ctx,
+            "staircase",
+            # no torches: the hut's floor over the steps is filled again (a torch in a cell refuses that)
+            {"targetY": floor_y - STEPS, "direction": AWAY[p.facing], "straight": True, "light": False},
         )
     except ToolFailure as e:
         await _back_on_the_floor(ctx, p, inside)

@@ -77,7 +77,7 @@ function forRegistry (registry) {
     craftingTable: blockName(registry, 'crafting_table'),
     torch: registry.itemsByName.torch ? 'torch' : null,
     // blocks that light their surroundings well (a torch 14, lava and glowstone 15)
-    bright: registry.blocksArray.filter((b) => b.emitLight >= 10).map((b) => b.id),
+    bright: new Set(registry.blocksArray.filter((b) => b.emitLight >= 10).map((b) => b.id)),
     hostiles: namesIn(registry.entitiesByName, HOSTILES),
     weapons: [...namesIn(registry.itemsByName, WEAPONS)]
   }

@@ -218,7 +218,16 @@ test('staircase', { timeout: 450000 }, async (t) => {
     const torches = cells.filter((p) => bot.blockAt(p).name === 'torch')
     assert.ok(out.torches >= 1 && torches.length === out.torches, `${torches.length} torches on the steps, ${out.torches} said`)
     for (const p of cells) assert.ok(torches.some((q) => q.distanceTo(p) <= 7), `a torch within 7 blocks of ${p}`)
+    assert.ok(out.torches <= 3, `no more than the cells 0, 4 and 8 need (${out.torches})`)
     const held = bot.inventory.items().filter((i) => i.name === 'torch').reduce((n, i) => n + i.count, 0)
     assert.strictEqual(held, 6 - out.torches)
+  })
+
+  await t.test('told not to light (a burrow fills its way in again): no torch, torches held', async () => {
+    const z = b.z + 9
+    await place(b.x, z)
+    const out = await withTimeout(staircase.run(bot, { targetY: b.y - 5, direction: 'east', light: false }, { cancelled: false }), 120000, 'staircase')
+    assert.deepStrictEqual(out, { steps: 5, y: b.y - 5, turned: 0, torches: 0, reason: 'reached' })
+    for (let k = 0; k <= 5; k++) assert.notStrictEqual(bot.blockAt(new Vec3(b.x + k, b.y - k, z)).name, 'torch')
   })
 })

@@ -1,8 +1,9 @@
 'use strict'
 // Dig a descending staircase down to a target y: each step one block forward and one down,
 // the bot walking down onto it, so it never digs the block it stands on and never drops more
-// than one block. args: { targetY, direction? ('north' | 'east' | 'south' | 'west'), straight? }
-// (straight: a hazard stops it rather than turning it: under a hut a turn opens a wall)
+// than one block. args: { targetY, direction? ('north' | 'east' | 'south' | 'west'), straight?,
+// light? } (straight: a hazard stops it rather than turning it: under a hut a turn opens a wall;
+// light false: no torches, for a burrow or a dig-in that fills the cells it dug again)
 //
 // A step clears three blocks of the column ahead (head room at the step edge, then the two the
 // bot stands in below it) and needs a solid floor under them. Before digging, the blocks to dig,
@@ -184,7 +185,7 @@ async function step (bot, walk, drop, rec, what) {
   await walkDown(bot, stand, rec)
   if (rec.cancelled) return false
   walk.steps++
-  if (await lightTheWay(bot, feet)) walk.torches++
+  if (walk.light && (await lightTheWay(bot, feet, rec))) walk.torches++
   await sleep(50) // let the drops of the step be picked up before the next look
   return true
 }
@@ -205,7 +206,7 @@ async function run (bot, args, rec) {
   for (let t = 0; t < LANDING_TICKS && !bot.entity.onGround; t++) await bot.waitForTicks(1)
   if (!bot.entity.onGround) throw new Error('the bot is not standing on the ground')
   const deadline = Date.now() + Math.max(1, wanted) * STEP_MS
-  const walk = { dir: args.direction || facing(bot), steps: 0, turned: 0, torches: 0, straight: args.straight === true }
+  const walk = { dir: args.direction || facing(bot), steps: 0, turned: 0, torches: 0, straight: args.straight === true, light: args.light !== false }
   while (bot.entity.position.floored().y > targetY) {
     if (rec.cancelled) return result(bot, walk, 'cancelled')
     if (Date.now() > deadline) throw new Error(`staircase timed out after ${wanted * STEP_MS} ms (${walk.steps} of ${wanted} steps)`)

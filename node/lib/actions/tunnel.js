@@ -17,7 +17,7 @@ async function run (bot, args, rec) {
   }
   if (!bot.entity.onGround) throw new Error('the bot is not standing on the ground')
   const deadline = Date.now() + blocks * staircase.STEP_MS
-  const walk = { dir: args.direction || staircase.facing(bot), steps: 0, turned: 0, torches: 0 }
+  const walk = { dir: args.direction || staircase.facing(bot), steps: 0, turned: 0, torches: 0, light: true }
   while (walk.steps < blocks) {
     if (rec.cancelled) return staircase.result(bot, walk, 'cancelled')
     if (Date.now() > deadline) throw new Error(`tunnel timed out after ${blocks * staircase.STEP_MS} ms (${walk.steps} of ${blocks} steps)`)

@@ -541,6 +541,8 @@ def test_dug_in_a_task_waiting_its_turn_goes_on_only_if_it_is_work_for_down_ther
 def test_in_the_morning_the_nights_work_is_stopped_and_a_table_it_placed_on_a_step_is_dug(dig_env):
     body, tasks, ex, reflexes = dig_env["body"], dig_env["tasks"], dig_env["ex"], dig_env["reflexes"]
     _dig_in_tonight(dig_env)
+    # no torches down the steps: the hut's floor over them is filled again
+    assert [a.get("light") for k, a in body.started if k == "staircase"] == [False]
     work = _add(tasks, "craft", "stone_sword", 1)
     assert asyncio.run(ex.tick()) == "claimed"  # the night's work, running in the pocket
     body.blocks[(12, GROUND_Y - 2, 11)] = "crafting_table"  # placed on the second step
@@ -723,6 +725,7 @@ def test_at_night_with_no_shelter_the_bot_burrows_in_and_holds_its_tasks_until_m
     assert reflexes.holding_tasks and reflexes.stats.nights_burrowed == 1
     assert "burrowed in" in (reflexes.hold_reason or "")
     assert body.position.y == GROUND_Y - 3
+    assert [a.get("light") for k, a in body.started if k == "staircase"] == [False]  # its way in is filled again
     closed = [body.blocks[(40 + k, GROUND_Y - 1, 40)] for k in (1, 2, 3)]
     assert closed == ["dirt", "dirt", "cobblestone"]  # the way in filled, dirt first
     assert tasks.get_task(running).status is TaskStatus.paused
