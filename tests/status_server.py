@@ -28,8 +28,9 @@ def _packet(payload: bytes) -> bytes:
 
 
 @contextmanager
-def status_server(status: dict[str, Any]) -> Iterator[int]:
-    """Yields the port; answers every connection's status request with `status`."""
+def status_server(status: dict[str, Any], delay_s: float = 0.0) -> Iterator[int]:
+    """Yields the port; answers every connection's status request with `status`, `delay_s`
+    after it came (a loaded server)."""
     srv = socket.socket()
     srv.bind(("127.0.0.1", 0))
     srv.listen(8)
@@ -47,6 +48,7 @@ def status_server(status: dict[str, Any]) -> Iterator[int]:
                 conn.settimeout(2)
                 try:
                     conn.recv(4096)  # handshake + status request (small; usually one read)
+                    stop.wait(delay_s)
                     conn.sendall(_packet(b"\x00" + _varint(len(body)) + body))
                 except OSError:
                     pass

@@ -55,9 +55,16 @@ def _recv_exact(sock: socket.socket, n: int) -> bytes:
     return bytes(buf)
 
 
-def ping(host: str, port: int, timeout_s: float = 5.0) -> PingResult:
+# The status reply of a server that took the connection is waited for longer than the
+# connection itself: the embedded world, just ready and generating its spawn area beside a
+# loaded CI's other lanes, answered after more than 5 s and the daemon exited 3.
+REPLY_TIMEOUT_S = 30.0
+
+
+def ping(host: str, port: int, timeout_s: float = 5.0, reply_timeout_s: float = REPLY_TIMEOUT_S) -> PingResult:
     try:
         with socket.create_connection((host, port), timeout=timeout_s) as sock:
+            sock.settimeout(reply_timeout_s)
             host_b = host.encode()
             handshake = _varint(0) + _varint(0xFFFFFFFF) + _varint(len(host_b)) + host_b
             handshake += struct.pack(">H", port) + _varint(1)

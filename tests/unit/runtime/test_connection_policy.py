@@ -7,6 +7,7 @@ import pytest
 from bot.runtime.body import Backoff
 from bot.runtime.ping import ServerUnreachable, ping
 from bot.runtime.server import free_port
+from tests.status_server import status_server
 
 
 def test_backoff_doubles_from_5s_to_a_60s_cap_with_jitter():
@@ -49,3 +50,13 @@ def test_ping_garbage_reply_is_server_unreachable():
     with pytest.raises(ServerUnreachable, match=r"malformed|closed"):
         ping("127.0.0.1", port, timeout_s=2)
     srv.close()
+
+
+def test_a_slow_status_reply_is_waited_for_longer_than_the_connection():
+    """The embedded world, just ready beside a loaded CI's other lanes, answered its first
+    ping after more than the 5 s a connection gets, and the daemon exited 3."""
+    status = {"version": {"name": "26.1", "protocol": 775}, "players": {"online": 0}, "description": ""}
+    with status_server(status, delay_s=0.5) as port:
+        assert ping("127.0.0.1", port, timeout_s=0.2).version_name == "26.1"
+        with pytest.raises(ServerUnreachable, match="timed out"):
+            ping("127.0.0.1", port, timeout_s=0.2, reply_timeout_s=0.2)
