@@ -56,7 +56,7 @@ from agency.cognition.sanitizer import sanitize
 from agency.cognition.settings import DriveTickConfig  # the one schema, also the [drive_tick] section
 from agency.goal_tag import ExtractedGoal, build_goal_tag_v1, canonical_goal_key
 from agency.planning.tasks.idempotency import TaskLookup, find_blocking_task, waits_for_surface
-from agency.planning.tasks.models import Task, TaskStatus
+from agency.planning.tasks.models import Task
 from agency.planning.tasks.retry_backoff import HeldBack, held_back
 from agency.thoughts import Thought, ThoughtMetadata
 from agency.world import (
@@ -312,9 +312,9 @@ def drive_candidate(
             f"{sel.action}:{sel.target} is surface work; under ground at night it waits for the morning",
         )
     # A goal already in flight is its task's business: it is not grounded again.
-    blocked = _blocked(existing_tasks, sel, now_ms, config, bot)
-    if blocked is not None:
-        return _up_first(existing_tasks, blocked, snapshot, now_ms, config, bot) or blocked
+    blocker = _blocker(existing_tasks, sel, now_ms, config, bot)
+    if blocker is not None:
+        return _up_first(existing_tasks, blocker[0], snapshot, now_ms, config, bot) or _duplicate(blocker)
     # A goal that just failed waits (retry_backoff); meanwhile new ground may change what it needs.
     held = _held_back(existing_tasks, sel, now_ms, bot)
     if held is None:
@@ -340,7 +340,7 @@ def drive_candidate(
 
 def _up_first(
     tasks: TaskLookup | Iterable[Task],
-    blocked: DriveTickSkipped,
+    blocking: Task,
     snapshot: WorldSnapshot,
     now_ms: int,
     config: DriveTickConfig,
@@ -352,19 +352,14 @@ def _up_first(
     nothing would: a 26.1 bench bot at d20bcc9 stood a whole day under an overhang 4 blocks
     thick at y 70, its bed held for the surface and every tick skipped as a duplicate of the
     bucket that the bed's task carried."""
-    if blocked.blocking_task_id is None or not underground(snapshot) or night_approaching(snapshot):
-        return None
-    lister = getattr(tasks, "list_by_status", None)
-    candidates: Iterable[Task] = lister(TaskStatus.paused) if callable(lister) else tasks  # type: ignore[assignment]
-    held = next((t for t in candidates if t.id == blocked.blocking_task_id and waits_for_surface(t, now_ms)), None)
-    if held is None:
+    if not waits_for_surface(blocking, now_ms) or not underground(snapshot) or night_approaching(snapshot):
         return None
     up = DriveSelection(
         "explore",
         "nearby",
         EXPLORE_FIRST_LEGS,
         "surface_first",
-        f"My {held.metadata.goalKey} waits for the surface; I will climb out and explore.",
+        f"My {blocking.metadata.goalKey} waits for the surface; I will climb out and explore.",
     )
     if _held_back(tasks, up, now_ms, bot) is not None or _blocked(tasks, up, now_ms, config, bot) is not None:
         return None
@@ -430,20 +425,28 @@ def _goal(sel: DriveSelection) -> ExtractedGoal:
     return ExtractedGoal(action=sel.action, target=sel.target, amount=sel.amount)
 
 
+def _blocker(
+    tasks: TaskLookup | Iterable[Task], sel: DriveSelection, now_ms: int, config: DriveTickConfig, bot: str | None
+) -> tuple[Task, str] | None:
+    """The open task that makes the goal a duplicate (DRIVE-2: its own, or one of its
+    follow-ups), and why; None when there is none."""
+    goal_key = canonical_goal_key(sel.action, sel.target)
+    blocking = find_blocking_task(tasks, goal_key, now_ms, config.stuck_timeout_ms, bot=bot)
+    if blocking is not None:
+        return blocking, f"{goal_key} already {blocking.status.value}"
+    follower = following(tasks, goal_key, now_ms, config.stuck_timeout_ms, bot)
+    if follower is None:
+        return None
+    return follower, f"{goal_key} is a follow-up of {follower.metadata.goalKey} ({follower.status.value})"
+
+
+def _duplicate(blocker: tuple[Task, str]) -> DriveTickSkipped:
+    task, detail = blocker
+    return DriveTickSkipped(DriveSkipReason.duplicate_goal, detail, blocking_task_id=task.id)
+
+
 def _blocked(
     tasks: TaskLookup | Iterable[Task], sel: DriveSelection, now_ms: int, config: DriveTickConfig, bot: str | None
 ) -> DriveTickSkipped | None:
-    goal_key = canonical_goal_key(sel.action, sel.target)
-    blocking = find_blocking_task(tasks, goal_key, now_ms, config.stuck_timeout_ms, bot=bot)
-    if blocking is None:
-        follower = following(tasks, goal_key, now_ms, config.stuck_timeout_ms, bot)
-        if follower is None:
-            return None
-        return DriveTickSkipped(
-            DriveSkipReason.duplicate_goal,
-            f"{goal_key} is a follow-up of {follower.metadata.goalKey} ({follower.status.value})",
-            blocking_task_id=follower.id,
-        )
-    return DriveTickSkipped(
-        DriveSkipReason.duplicate_goal, f"{goal_key} already {blocking.status.value}", blocking_task_id=blocking.id
-    )
+    blocker = _blocker(tasks, sel, now_ms, config, bot)
+    return None if blocker is None else _duplicate(blocker)

@@ -75,7 +75,7 @@ function forRegistry (registry) {
     // bot whose hut found no site on a mountain held 85 planks and could not burrow in)
     fillers: [...namesIn(registry.itemsByName, FILLERS), ...Object.keys(registry.itemsByName).filter((k) => k.endsWith('_planks')).sort()],
     craftingTable: blockName(registry, 'crafting_table'),
-    torch: registry.itemsByName.torch ? 'torch' : null,
+    torch: itemName(registry, 'torch'),
     // blocks that light their surroundings well (a torch 14, lava and glowstone 15)
     bright: new Set(registry.blocksArray.filter((b) => b.emitLight >= 10).map((b) => b.id)),
     hostiles: namesIn(registry.entitiesByName, HOSTILES),
