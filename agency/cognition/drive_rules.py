@@ -15,6 +15,8 @@ from agency.cognition.survival_steps import food_stock_step, next_survival_step
 from agency.execution.agents.build_plan import NIGHT_KIT_LOGS
 from agency.world import WorldSnapshot, night_approaching, shelter_due, under_cover_at_night, underground
 
+DEFAULT_RULE = "default"  # the last rule: nothing else to do, explore nearby
+
 LOW_LOG_STOCK = 16
 # Under a roof at night with this many logs, the fifth rule (16 logs) waits for the morning: a
 # table, sticks and a furnace's fuel for the work down there (agency.cognition.night_work).
@@ -80,4 +82,4 @@ def select_drive(
     for step in order:
         if step is not None and not held(step):
             return step
-    return DriveSelection("explore", "nearby", 1, "default", "Things are calm; I will explore nearby.")
+    return DriveSelection("explore", "nearby", 1, DEFAULT_RULE, "Things are calm; I will explore nearby.")

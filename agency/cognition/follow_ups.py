@@ -37,7 +37,7 @@ from dataclasses import dataclass
 
 from loguru import logger
 
-from agency.cognition.drive_rules import select_drive
+from agency.cognition.drive_rules import DEFAULT_RULE, select_drive
 from agency.cognition.drive_selection import DriveSelection
 from agency.cognition.plan_hunts import PlanReach, plan_reach
 from agency.cognition.survival_steps import FOOD_STOCK, food_stock
@@ -135,10 +135,16 @@ def _chain(
 def as_first(sel: DriveSelection, snapshot: WorldSnapshot) -> FollowUp | None:
     """The goal a tick would choose now as the first of a chain done at once (DriveJob.goals_now):
     one a chain may take, one whose plan hunts with every animal it hunts in sight on the
-    surface, or the food stock's plain hunt with game in sight there (both marked `hunts`: at
-    dusk or below they are passed over); None for any other (a shelter, exploring wait for a
-    tick). A hunt waiting for its tick left two bench bots at 855429f idle in their first minutes."""
+    surface, the food stock's plain hunt with game in sight there (both marked `hunts`: at
+    dusk or below they are passed over), or the last rule's explore; None for any other (a
+    shelter, a stand-in explore wait for a tick). A hunt waiting for its tick left two bench bots
+    at 855429f idle in their first minutes."""
     inventory = snapshot.held()
+    if sel.action == "explore":
+        # the last rule's, with every step had: between ticks too (a 1.18.2 bench bot at d20bcc9
+        # with every milestone stood 120-180 s after each explore's one leg, idle 34 % of the day);
+        # its legs stay near the hut (agency.places.home), so the bot keeps its bed
+        return FollowUp(sel.action, sel.target, sel.amount, sel.amount, False) if sel.rule == DEFAULT_RULE else None
     if sel.action == "hunt":
         if underground(snapshot) or not game_in_sight(snapshot.entities):
             return None

@@ -26,6 +26,7 @@ from agency.goals.models import BUILD_SHELTER, HOLD_UNSAFE, GoalBinding, SiteSig
 from agency.goals.priority import PriorityScorer
 from agency.goals.router import ShelterGoalRouter
 from agency.goals.run_hooks import GoalRunHooks
+from agency.places.home import RANGE_M as HOME_RANGE_M
 from agency.planning.tasks.events import cancelled_patch
 from agency.planning.tasks.idempotency import WAITING_FOR_MORNING
 from agency.planning.tasks.models import Task, TaskStatus
@@ -37,7 +38,7 @@ REVIEW_RANGE_M = 96.0  # finished sites re-read only this close (their chunks ar
 # A verified shelter this near is walked back to for the night rather than a new one built
 # (its planks are a morning's logs and a drive tick: at 64 m a bench bot a forage had taken 66 m
 # off built a second one); within REVIEW_RANGE_M, so its verification is fresh.
-SHELTER_RETURN_M = REVIEW_RANGE_M
+SHELTER_RETURN_M = HOME_RANGE_M
 UNREACHABLE_FOR_MS = 15 * 60_000  # a shelter the bot could not walk into: at most this, ended by the morning
 MATERIAL_ACTIONS = frozenset({"collect", "gather", "craft", "mine"})
 EVENT_LOG = 200
@@ -208,6 +209,12 @@ class GoalRuntime:
             if d <= SHELTER_RETURN_M and (best is None or d < best[0]):
                 best = (d, site)
         return best[1] if best else None
+
+    def home(self, snap: WorldSnapshot) -> tuple[float, float] | None:
+        """The (x, z) of the bot's home now: the middle of nearest_verified_shelter, or None
+        (the explore tool's ctx.hooks["home"]: agency.places.home)."""
+        site = self.nearest_verified_shelter(snap)
+        return None if site is None else (site.position[0], site.position[2])
 
     def shelter_unreachable(self, site: SiteSignature) -> None:
         """The night reflex could not get into `site`. One beyond the provisional scope (32 m)

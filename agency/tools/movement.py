@@ -1,6 +1,7 @@
 """Walking: move_to (one pathfinder action), explore (a bounded random walk that
 prefers chunks not seen before, remembered in the workflow memory so a resumed run keeps
-preferring new ground) and surface (up out of the water for air, then onto dry ground)."""
+preferring new ground; with `near_home`, legs stay near the bot's home, its hut:
+agency.places.home) and surface (up out of the water for air, then onto dry ground)."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from loguru import logger
 from pydantic import Field
 
 from agency.blocks import DEEP_ROCK, ROCK, SOIL, natural_ground
+from agency.places.home import EXPLORE_M as HOME_EXPLORE_M, HOOK as HOME_HOOK
 from agency.tools.actions import run_action
 from agency.tools.base import BODY_QUEUE, Tool, ToolContext, ToolFailure, ToolInput, ToolTimeout
 from agency.tools.climbing import CLIMB_RADIUS, Column, climb_columns
@@ -47,6 +49,9 @@ class ExploreInput(ToolInput):
     legs: int = Field(default=3, ge=1, le=10, description="how many walks")
     leg_distance: int = Field(default=16, ge=4, le=32)
     max_distance: int = Field(default=64, ge=8, le=256, description="never farther than this from the start")
+    near_home: bool = Field(
+        default=False, description=f"legs stay within {HOME_EXPLORE_M} blocks of the bot's home (its hut) if it has one"
+    )
 
 
 Box = tuple[int, int, int, int, int, int]  # x0 y0 z0 x1 y1 z1: min corner inclusive, max exclusive
@@ -129,12 +134,35 @@ def _remember(ctx: ToolContext, x: float, z: float) -> None:
     ctx.memory[SEEN_KEY] = sorted(seen)
 
 
+Home = tuple[float, float]  # x, z
+
+
+async def home_of(ctx: ToolContext, p: ExploreInput) -> Home | None:
+    """The home an explore stays near: asked of ctx.hooks["home"] when the input bounds it."""
+    find = ctx.hooks.get(HOME_HOOK) if p.near_home else None
+    return None if find is None else find(await ctx.snapshot())
+
+
+def toward_home(target: tuple[int, int], here: tuple[int, int, int], home: Home | None) -> bool:
+    """A leg may end within HOME_EXPLORE_M of home, or anywhere nearer to it than the bot is
+    now (one that a forage or a hunt took farther off heads back)."""
+    if home is None:
+        return True
+    d = math.dist(target, home)
+    return d <= HOME_EXPLORE_M or d < math.dist((here[0], here[2]), home)
+
+
 def leg_targets(
-    ctx: ToolContext, here: tuple[int, int, int], start: tuple[int, int, int], p: ExploreInput, distance: int
+    ctx: ToolContext,
+    here: tuple[int, int, int],
+    start: tuple[int, int, int],
+    p: ExploreInput,
+    distance: int,
+    home: Home | None = None,
 ) -> list[tuple[int, int]]:
     """The eight headings' targets `distance` away, in a seeded random order, those landing in
-    an unseen chunk first; none farther than max_distance from the start (the start itself
-    when every heading is)."""
+    an unseen chunk first; none farther than max_distance from the start nor away from home
+    (toward_home; the start itself when every heading is)."""
     seen = _seen(ctx)
     headings = list(range(8))
     ctx.rng.shuffle(headings)
@@ -143,21 +171,21 @@ def leg_targets(
         a = h * math.pi / 4
         tx = here[0] + round(math.cos(a) * distance)
         tz = here[2] + round(math.sin(a) * distance)
-        if math.dist((tx, tz), (start[0], start[2])) <= p.max_distance:
+        if math.dist((tx, tz), (start[0], start[2])) <= p.max_distance and toward_home((tx, tz), here, home):
             targets.append((tx, tz))
     targets.sort(key=lambda t: chunk_of(*t) in seen)  # stable: the seeded order within each kind
     return targets or [(start[0], start[2])]
 
 
 async def pick_leg(
-    ctx: ToolContext, here: tuple[int, int, int], start: tuple[int, int, int], p: ExploreInput
+    ctx: ToolContext, here: tuple[int, int, int], start: tuple[int, int, int], p: ExploreInput, home: Home | None = None
 ) -> tuple[int, int, int | None]:
     """The next leg's target: the first of leg_targets with ground to stand on (over a sea, a
     ravine or a cliff there is none), at leg_distance, else at half of it; (x, z, None) when
     no heading has any (the first target, for the log)."""
     first: tuple[int, int] | None = None
     for distance in (p.leg_distance, max(LEG_MIN, p.leg_distance // 2)):
-        for tx, tz in leg_targets(ctx, here, start, p, distance):
+        for tx, tz in leg_targets(ctx, here, start, p, distance, home):
             first = first or (tx, tz)
             column = await ctx.region((tx, here[1] - 16, tz), (1, 33, 1))
             ty = surface_y(column, tx, tz, here[1])
@@ -286,11 +314,12 @@ async def explore(ctx: ToolContext, p: ExploreInput) -> dict[str, Any]:
     climbed = await climb_out(ctx)
     start = block_pos((await ctx.snapshot()).position)
     _remember(ctx, start[0], start[2])
+    home = await home_of(ctx, p)
     legs: list[dict[str, Any]] = []
     for _ in range(p.legs):
         ctx.check()
         here = block_pos((await ctx.snapshot()).position)
-        tx, tz, ty = await pick_leg(ctx, here, start, p)
+        tx, tz, ty = await pick_leg(ctx, here, start, p, home)
         if ty is None:
             legs.append({"x": tx, "z": tz, "ok": False, "why": "no standable ground in any direction"})
             continue
@@ -316,6 +345,7 @@ async def explore(ctx: ToolContext, p: ExploreInput) -> dict[str, Any]:
         "end": {"x": end.x, "y": end.y, "z": end.z},
         "seenChunks": len(_seen(ctx)),
         "climbedOut": climbed,
+        "home": None if home is None else {"x": home[0], "z": home[1], "within": HOME_EXPLORE_M},
     }
 
 

@@ -28,6 +28,7 @@ from agency.execution.reflexes import Reflexes
 from agency.goals.plan_facts import PlanFacts
 from agency.goals.world_identity import enter_world
 from agency.perception.reads import snapshot_or_none
+from agency.places.home import HOOK as HOME_HOOK
 from agency.places.memory import HOOK as PLACES_HOOK
 from agency.planning.delivery import DELIVERY_HOOK
 from agency.planning.tasks.events import record_step
@@ -58,6 +59,7 @@ class AgencyBody(AgencyCore):
             offload=is_remote(body),
             hooks={
                 "shelter": self.goals.hooks,
+                HOME_HOOK: self.goals.home,
                 PLACES_HOOK: self.places,
                 STAIRCASES_HOOK: self.staircases,
                 DELIVERY_HOOK: self.delivery,

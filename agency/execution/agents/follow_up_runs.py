@@ -65,7 +65,7 @@ class FollowUpRuntime(Protocol):
 
 
 FOLLOW_UP_RUN_ACTIONS = MAKE_ACTIONS | {"collect"}
-LEAD_ACTIONS = FOLLOW_UP_RUN_ACTIONS | {"hunt"}  # a chain's first, queued as its task's own goal
+LEAD_ACTIONS = FOLLOW_UP_RUN_ACTIONS | {"hunt", "explore"}  # a chain's first, queued as its task's own goal
 RUN_MARK = "~then-"
 HUNT_TOOL = "hunt"
 GIVE_WAY = "other work waits in the queue"  # the reason a follow-up in flight is stopped for queued work

@@ -5,14 +5,15 @@ a tick never chooses a goal an open task still means to do as a follow-up."""
 from __future__ import annotations
 
 from agency.cognition.drive_memory import DriveTickState
-from agency.cognition.drive_rules import select_drive
+from agency.cognition.drive_rules import DEFAULT_RULE, select_drive
+from agency.cognition.drive_selection import DriveSelection
 from agency.cognition.drive_tick import (
     DriveSkipReason,
     DriveTickFired,
     DriveTickSkipped,
     evaluate_drive_tick,
 )
-from agency.cognition.follow_ups import FollowUp, Places, follow_ups
+from agency.cognition.follow_ups import FollowUp, Places, as_first, follow_ups
 from agency.cognition.settings import DriveTickConfig
 from agency.planning.converter import convert_thought
 from agency.planning.tasks.idempotency import WAITING_FOR_SURFACE
@@ -232,3 +233,14 @@ def test_a_planner_fault_in_the_chain_leaves_the_tick_its_goal(make_snapshot, cl
         make_snapshot(STONE_AGE), clock(), DriveTickState(), (), shelter_nearby=True, table_nearby=True
     )
     assert isinstance(fired, DriveTickFired) and fired.selection.target == "stone_sword" and fired.follow_ups == ()
+
+
+def test_the_last_rules_explore_may_be_done_between_ticks_a_stand_in_explore_not(make_snapshot):
+    """With every step had the tick's goal is the last rule's explore: asked between ticks it is
+    done at once (a bot with every milestone stood 120-180 s after each one-leg explore); the
+    explore standing in for a goal held back or out of sight waits for its tick."""
+    snap = make_snapshot(STONE_AGE)
+    calm = DriveSelection("explore", "nearby", 1, DEFAULT_RULE, "Things are calm; I will explore nearby.")
+    assert as_first(calm, snap) == FollowUp("explore", "nearby", 1, 1, False)
+    for rule in ("retry_later", "explore_first", "surface_first"):
+        assert as_first(DriveSelection("explore", "nearby", 2, rule, ""), snap) is None, rule
