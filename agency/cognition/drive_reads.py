@@ -88,12 +88,13 @@ class DriveReads:
         return await self._remembered_standing(snap, now_ms, "furnace", held=snap.count_of("furnace"))
 
     async def bed_known(self, snap: WorldSnapshot, now_ms: int | None) -> bool | None:
-        """Is a bed the bot placed or saw remembered and still standing as far as its hut is
-        walked back to for the night (agency.places.home)? Then no second one is crafted: at the
-        reuse distance (48 m) a 1.18.2 bench bot at d20bcc9 made one again 100 blocks from its
-        first, and its sheep hunt there failed."""
+        """Is a bed the bot placed remembered and still standing as far as its hut is walked back
+        to for the night (agency.places.home)? Then no second one is crafted. The bot places a
+        bed in its hut only (the sleep reflex), so that is the bed it sleeps in; one it saw (a
+        village's) is not. At the reuse distance (48 m) a 1.18.2 bench bot at d20bcc9, exploring
+        from its hut, made a second bed, its sheep hunt failing 100 blocks off."""
         held = snap.count_matching("_bed")
-        return await self._remembered_standing(snap, now_ms, "bed", held=held, within=HOME_RANGE_M)
+        return await self._remembered_standing(snap, now_ms, "bed", held=held, within=HOME_RANGE_M, placed=True)
 
     async def in_sight(self, snap: WorldSnapshot) -> BlockRegion | None:
         """The blocks around the bot a tick grounds its goal on; None = not read, which
@@ -112,12 +113,19 @@ class DriveReads:
         return now_ms is None or self.state.due(now_ms, self.config.interval_ms)
 
     async def _remembered_standing(
-        self, snap: WorldSnapshot, now_ms: int | None, kind: str, held: int, within: float | None = None
+        self,
+        snap: WorldSnapshot,
+        now_ms: int | None,
+        kind: str,
+        held: int,
+        within: float | None = None,
+        placed: bool = False,
     ) -> bool | None:
         if not self._due(now_ms) or held or not self.body.connected:
             return None
         try:
-            return await self.places.standing_read(self._block_at, kind, _here(snap), within) is not None
+            place = await self.places.standing_read(self._block_at, kind, _here(snap), within, placed=placed)
+            return place is not None
         except Exception as e:  # noqa: BLE001 - a failed read must not stop the drive tick: judge by the inventory
             self._read_failed(f"{kind} search", e)
             return None

@@ -14,8 +14,10 @@ night still needs one, and mineflayer's isDay is false for 13000..22999.
 Grounding is a check, not a stamp: the chosen goal is held to the frame the tick fired on
 (the snapshot plus the blocks in sight, agency.cognition.grounding.check_doable_goal). A goal the
 frame does not ground (logs to collect but none in sight, a craft with no ingredients or
-sources at hand) becomes `explore nearby` first: exploring claims nothing and is how the
-bot finds what is missing; the next tick chooses again from the new frame.
+sources at hand) becomes `explore farther` first: exploring claims nothing and is how the
+bot finds what is missing; the next tick chooses again from the new frame. Its legs go where
+new ground is, not only near the hut as the last rule's `explore nearby` does
+(agency.tools.movement: what is missing may lie farther).
 
 Where the last rule's plain `explore nearby` was (DRIVE-3), the progression (what to have, in
 order: agency.cognition.progression) and the survival steps (agency.cognition.survival_steps)
@@ -25,7 +27,7 @@ itself (digging down for ores out of sight included), so it is not held to the f
 A goal whose newest tasks failed waits before it is asked again (20 s after one failure, 60 s
 after two, 180 s after three, up to 15 minutes after five or more in a row:
 agency.planning.tasks.retry_backoff); meanwhile
-the tick explores nearby (rule `retry_later`), and skips (`retry_later`) when exploring just
+the tick explores farther (rule `retry_later`), and skips (`retry_later`) when exploring just
 failed too, or when the goal is the night's shelter at dusk or night (no wandering off in the
 dark; by day it is explored away from like any goal). A held
 survival or progression step lets the next one have its turn (a stone pickaxe that cannot be
@@ -59,6 +61,7 @@ from agency.planning.tasks.idempotency import TaskLookup, find_blocking_task, wa
 from agency.planning.tasks.models import Task
 from agency.planning.tasks.retry_backoff import HeldBack, held_back
 from agency.thoughts import Thought, ThoughtMetadata
+from agency.tools.movement import NEAR_HOME
 from agency.world import (
     SAFE_FOOD,
     SAFE_HEALTH,
@@ -75,6 +78,10 @@ DRIVE_TICK_INTERVAL_MS = 180_000  # fixed, no jitter in v1
 SIGHT_RADIUS = 32
 SIGHT_VERTICAL = 8
 EXPLORE_FIRST_LEGS = 2  # legs of the explore workflow (16 blocks each): new ground comes into sight
+# A stand-in explore's target: looking for what is missing, not bound near the hut as the last
+# rule's `explore nearby` is (agency.tools.movement)
+EXPLORE_FARTHER = "farther"
+EXPLORE_AREAS = (NEAR_HOME, EXPLORE_FARTHER)  # the drive tick's explores: the last rule's, a stand-in's
 FURNACE_BLOCKS = ("furnace", "lit_furnace")  # lit_furnace: the block's name before 1.13
 
 _CATEGORY = {
@@ -136,7 +143,7 @@ def explore_first(ungrounded: DriveSelection, grounding: GroundingResult) -> Dri
     why = grounding.detail.split(": ", 1)[-1]
     return DriveSelection(
         "explore",
-        "nearby",
+        EXPLORE_FARTHER,
         EXPLORE_FIRST_LEGS,
         "explore_first",
         f"I cannot {ungrounded.action} {ungrounded.target} from here ({why}); I will explore first.",
@@ -319,13 +326,14 @@ def drive_candidate(
     held = _held_back(existing_tasks, sel, now_ms, bot)
     if held is None:
         return sel
-    if sel.rule == "night_no_shelter" and night_approaching(snapshot):  # no wandering off in the dark
-        # (by day, before the dusk, the tick explores like any held goal: new ground, a new site)
+    # an explore is not explored around; nor is the night's shelter in the dark (no wandering
+    # off: by day, before the dusk, the tick explores like any held goal: new ground, a new site)
+    if sel.action == "explore" or (sel.rule == "night_no_shelter" and night_approaching(snapshot)):
         return DriveTickSkipped(DriveSkipReason.retry_later, f"{sel.action}:{sel.target} failed a moment ago")
     tries = "try" if held.failures == 1 else f"{held.failures} tries"
     retry = DriveSelection(
         "explore",
-        "nearby",
+        EXPLORE_FARTHER,
         EXPLORE_FIRST_LEGS,
         "retry_later",
         f"My last {tries} to {sel.action} {sel.target} failed; "
@@ -333,7 +341,7 @@ def drive_candidate(
     )
     if _held_back(existing_tasks, retry, now_ms, bot) is not None:
         return DriveTickSkipped(
-            DriveSkipReason.retry_later, f"{sel.action}:{sel.target} and explore:nearby just failed"
+            DriveSkipReason.retry_later, f"{sel.action}:{sel.target} and explore:{EXPLORE_FARTHER} just failed"
         )
     return _blocked(existing_tasks, retry, now_ms, config, bot) or retry
 
@@ -356,7 +364,7 @@ def _up_first(
         return None
     up = DriveSelection(
         "explore",
-        "nearby",
+        EXPLORE_FARTHER,
         EXPLORE_FIRST_LEGS,
         "surface_first",
         f"My {blocking.metadata.goalKey} waits for the surface; I will climb out and explore.",
@@ -429,15 +437,23 @@ def _blocker(
     tasks: TaskLookup | Iterable[Task], sel: DriveSelection, now_ms: int, config: DriveTickConfig, bot: str | None
 ) -> tuple[Task, str] | None:
     """The open task that makes the goal a duplicate (DRIVE-2: its own, or one of its
-    follow-ups), and why; None when there is none."""
-    goal_key = canonical_goal_key(sel.action, sel.target)
-    blocking = find_blocking_task(tasks, goal_key, now_ms, config.stuck_timeout_ms, bot=bot)
-    if blocking is not None:
-        return blocking, f"{goal_key} already {blocking.status.value}"
-    follower = following(tasks, goal_key, now_ms, config.stuck_timeout_ms, bot)
-    if follower is None:
-        return None
-    return follower, f"{goal_key} is a follow-up of {follower.metadata.goalKey} ({follower.status.value})"
+    follow-ups), and why; None when there is none. An explore in flight, nearby or farther,
+    makes any other one a duplicate: one walk at a time."""
+    for goal_key in _same_goal_keys(sel):
+        blocking = find_blocking_task(tasks, goal_key, now_ms, config.stuck_timeout_ms, bot=bot)
+        if blocking is not None:
+            return blocking, f"{goal_key} already {blocking.status.value}"
+        follower = following(tasks, goal_key, now_ms, config.stuck_timeout_ms, bot)
+        if follower is not None:
+            return follower, f"{goal_key} is a follow-up of {follower.metadata.goalKey} ({follower.status.value})"
+    return None
+
+
+def _same_goal_keys(sel: DriveSelection) -> tuple[str | None, ...]:
+    own = canonical_goal_key(sel.action, sel.target)
+    if sel.action != "explore":
+        return (own,)
+    return (own, *(k for k in (canonical_goal_key("explore", a) for a in EXPLORE_AREAS) if k != own))
 
 
 def _duplicate(blocker: tuple[Task, str]) -> DriveTickSkipped:

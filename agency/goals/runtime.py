@@ -199,10 +199,7 @@ class GoalRuntime:
         pos = (snap.position.x, snap.position.y, snap.position.z)
         now = self.clock()
         best: tuple[float, SiteSignature] | None = None
-        for _task, b in self.finished_shelters():
-            site, last = b.anchors.siteSignature, b.completion.lastResult
-            if site is None or last is None or not last.done:
-                continue
+        for site in self._verified_sites():
             d = site.footprintBounds.distance_to(pos)
             if d > PROVISIONAL_SCOPE_M and self._unreachable.get(site.refCorner, 0) > now:
                 continue  # left out tonight; one the bot stands near again counts (the resolver's scope)
@@ -211,10 +208,21 @@ class GoalRuntime:
         return best[1] if best else None
 
     def home(self, snap: WorldSnapshot) -> tuple[float, float] | None:
-        """The (x, z) of the bot's home now: the middle of nearest_verified_shelter, or None
-        (the explore tool's ctx.hooks["home"]: agency.places.home)."""
-        site = self.nearest_verified_shelter(snap)
+        """The (x, z) of the bot's home: the middle of the nearest verified shelter, however far
+        (the explore tool's ctx.hooks["home"]: agency.places.home), so an explore `nearby` that
+        starts beyond the walk back heads back; None before the first."""
+        pos = (snap.position.x, snap.position.y, snap.position.z)
+        site = min(self._verified_sites(), key=lambda s: s.footprintBounds.distance_to(pos), default=None)
         return None if site is None else (site.position[0], site.position[2])
+
+    def _verified_sites(self) -> list[SiteSignature]:
+        """The sites of the finished shelters whose last verification passed."""
+        out = []
+        for _task, b in self.finished_shelters():
+            site, last = b.anchors.siteSignature, b.completion.lastResult
+            if site is not None and last is not None and last.done:
+                out.append(site)
+        return out
 
     def shelter_unreachable(self, site: SiteSignature) -> None:
         """The night reflex could not get into `site`. One beyond the provisional scope (32 m)

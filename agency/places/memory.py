@@ -105,14 +105,18 @@ class PlaceMemory:
         logger.info("[Places] {} at {} {} {} forgotten: block gone (now {})", place.kind, *place.pos, now)
 
     # ---- recalling ---------------------------------------------------------------------
-    def candidates(self, kind: str, near: tuple[float, float, float], max_distance: float | None = None) -> list[Place]:
+    def candidates(
+        self, kind: str, near: tuple[float, float, float], max_distance: float | None = None, *, placed: bool = False
+    ) -> list[Place]:
         """The remembered places of `kind` a lookup reads, nearest first (at most
-        MAX_CHECKS) within max_distance (default: the reuse distance) of `near`."""
+        MAX_CHECKS) within max_distance (default: the reuse distance) of `near`; `placed`:
+        only those the bot placed itself."""
         world = self.world()
         if world is None:
             return []
         limit = self.reuse_distance if max_distance is None else max_distance
-        return self.store.near(world, kind, near, limit)[:MAX_CHECKS]
+        places = self.store.near(world, kind, near, limit)
+        return [p for p in places if p.source == "placed" or not placed][:MAX_CHECKS]
 
     def confirm(self, place: Place, now: str | None) -> bool:
         """The real block at a remembered place was read as `now`: True when the place
@@ -136,12 +140,14 @@ class PlaceMemory:
         kind: str,
         near: tuple[float, float, float],
         max_distance: float | None = None,
+        *,
+        placed: bool = False,
     ) -> Place | None:
-        """The nearest remembered place of `kind` whose real block is still there, or
-        None: each candidate's block is read now (one block each, awaited: the daemon reads
-        on a worker thread and keeps the database on its event loop, the connection's one
-        owner), gone ones forgotten on the way."""
-        for place in self.candidates(kind, near, max_distance):
+        """The nearest remembered place of `kind` (`placed`: by the bot) whose real block is
+        still there, or None: each candidate's block is read now (one block each, awaited: the
+        daemon reads on a worker thread and keeps the database on its event loop, the
+        connection's one owner), gone ones forgotten on the way."""
+        for place in self.candidates(kind, near, max_distance, placed=placed):
             if self.confirm(place, await read(place.pos)):
                 return place
         return None

@@ -1,6 +1,6 @@
 """Walking: move_to (one pathfinder action), explore (a bounded random walk that
 prefers chunks not seen before, remembered in the workflow memory so a resumed run keeps
-preferring new ground; with `near_home`, legs stay near the bot's home, its hut:
+preferring new ground; in the area `nearby`, legs stay near the bot's home, its hut:
 agency.places.home) and surface (up out of the water for air, then onto dry ground)."""
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ from agency.tools.results import PRECONDITION_FAILED
 from agency.tools.spatial import block_pos, chunk_of, surface_y
 
 SEEN_KEY = "seenChunks"
+NEAR_HOME = "nearby"  # the area whose explore stays near home: the drive tick's last rule, `explore nearby`
 NO_PROGRESS = "no progress toward"  # move_to.js's stall error
 SKY_CHECK = 40  # blocks read over the bot's head to tell underground from the surface
 GROUND_ROOF = SOIL | ROCK | DEEP_ROCK  # over the head: underground (leaves, logs or planks are not)
@@ -49,8 +50,11 @@ class ExploreInput(ToolInput):
     legs: int = Field(default=3, ge=1, le=10, description="how many walks")
     leg_distance: int = Field(default=16, ge=4, le=32)
     max_distance: int = Field(default=64, ge=8, le=256, description="never farther than this from the start")
-    near_home: bool = Field(
-        default=False, description=f"legs stay within {HOME_EXPLORE_M} blocks of the bot's home (its hut) if it has one"
+    area: str = Field(
+        default="",
+        max_length=64,
+        description=f"the goal's area: {NEAR_HOME!r} keeps the legs within {HOME_EXPLORE_M} blocks of the bot's home "
+        "(its hut) if it has one; any other, anywhere (a drive tick looking for what is missing explores `farther`)",
     )
 
 
@@ -138,8 +142,8 @@ Home = tuple[float, float]  # x, z
 
 
 async def home_of(ctx: ToolContext, p: ExploreInput) -> Home | None:
-    """The home an explore stays near: asked of ctx.hooks["home"] when the input bounds it."""
-    find = ctx.hooks.get(HOME_HOOK) if p.near_home else None
+    """The home an explore `nearby` stays near: asked of ctx.hooks["home"]."""
+    find = ctx.hooks.get(HOME_HOOK) if p.area.strip().lower() == NEAR_HOME else None
     return None if find is None else find(await ctx.snapshot())
 
 

@@ -287,8 +287,8 @@ def test_collect_logs_with_none_in_sight_explores_first(make_snapshot, clock, lo
     assert isinstance(r, DriveTickFired)
     assert r.selection.rule == "explore_first" and r.ungrounded is not None and r.ungrounded.rule == rule
     t = r.thought
-    assert t.metadata.goalKey == "explore:nearby"
-    assert t.metadata.extractedGoal == ExtractedGoal(action="explore", target="nearby", amount=EXPLORE_FIRST_LEGS)
+    assert t.metadata.goalKey == "explore:farther"
+    assert t.metadata.extractedGoal == ExtractedGoal(action="explore", target="farther", amount=EXPLORE_FIRST_LEGS)
     assert t.metadata.grounding == {"pass": True, "reason": None, "detail": "explore: no world claim"}
     assert t.tags == ["drive-tick", "autonomous", "exploration"] and "collect log" in t.content
     # the failed check is logged like any grounding failure, under the published thought's id
@@ -297,7 +297,7 @@ def test_collect_logs_with_none_in_sight_explores_first(make_snapshot, clock, lo
 
 def test_no_region_read_means_nothing_in_sight(make_snapshot, clock):
     r = _tick(make_snapshot({}), clock())
-    assert r.thought.metadata.goalKey == "explore:nearby" and r.ungrounded.rule == "no_logs"
+    assert r.thought.metadata.goalKey == "explore:farther" and r.ungrounded.rule == "no_logs"
 
 
 def test_grounding_follows_the_frame_not_a_constant(make_snapshot, clock):

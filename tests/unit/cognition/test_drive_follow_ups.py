@@ -214,7 +214,7 @@ def test_underground_by_day_a_goal_held_with_a_task_for_the_surface_climbs_out_t
         make_snapshot(sword_had, cover=8), clock(), DriveTickState(), store, shelter_nearby=True, table_nearby=True
     )
     assert isinstance(r, DriveTickFired), r
-    assert (r.selection.rule, r.thought.metadata.goalKey) == ("surface_first", "explore:nearby")
+    assert (r.selection.rule, r.thought.metadata.goalKey) == ("surface_first", "explore:farther")
     assert "craft:stone_sword waits for the surface" in r.selection.reason
     for where in ({"cover": 0}, {"cover": 8, "timeOfDay": 15_000, "isDay": False}):
         r = evaluate_drive_tick(
@@ -243,4 +243,4 @@ def test_the_last_rules_explore_may_be_done_between_ticks_a_stand_in_explore_not
     calm = DriveSelection("explore", "nearby", 1, DEFAULT_RULE, "Things are calm; I will explore nearby.")
     assert as_first(calm, snap) == FollowUp("explore", "nearby", 1, 1, False)
     for rule in ("retry_later", "explore_first", "surface_first"):
-        assert as_first(DriveSelection("explore", "nearby", 2, rule, ""), snap) is None, rule
+        assert as_first(DriveSelection("explore", "farther", 2, rule, ""), snap) is None, rule

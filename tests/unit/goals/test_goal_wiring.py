@@ -279,7 +279,7 @@ def test_a_shelter_the_bot_could_not_walk_into_from_afar_is_left_out_for_the_nig
     assert env.goals.nearest_verified_shelter(far) == site
 
 
-def test_the_bot_s_home_is_the_middle_of_the_verified_shelter_it_would_walk_back_to(env):
+def test_the_bot_s_home_is_the_middle_of_its_nearest_verified_shelter_however_far(env):
     assert env.goals.home(env.look()) is None  # no shelter yet: an explore goes anywhere
     task_id = env.convert(env.shelter_thought()).task_id
     env.run(lambda: env.status(task_id) is TaskStatus.completed)
@@ -287,7 +287,8 @@ def test_the_bot_s_home_is_the_middle_of_the_verified_shelter_it_would_walk_back
     assert env.goals.home(env.look()) == (site.position[0], site.position[2])
     x, y, z = (env.look().position.x, env.look().position.y, env.look().position.z)
     far = env.look().model_copy(update={"position": Vec3(x=x + 120, y=y, z=z)})
-    assert env.goals.home(far) is None  # beyond the walk back (96 m): the next dusk builds where it is
+    assert env.goals.nearest_verified_shelter(far) is None  # beyond the walk back (96 m)
+    assert env.goals.home(far) == (site.position[0], site.position[2])  # an explore nearby heads back
 
 
 def test_world_drift_at_a_finished_shelter_reopens_it_as_a_repair_that_places_only_what_is_missing(env):

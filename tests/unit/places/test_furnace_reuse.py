@@ -140,6 +140,7 @@ def test_the_drive_tick_counts_a_remembered_bed_and_crafts_no_second_one(tmp_pat
     # beyond the places' reuse distance (48 m), as far as the hut is walked back to (96 m)
     bed = ((80, GROUND_Y, 5), (81, GROUND_Y, 5))
     far = ((110, GROUND_Y, 5), (111, GROUND_Y, 5))  # beyond it: another bed is made where the bot is
+    village = ((20, GROUND_Y, 5), (21, GROUND_Y, 5))  # seen, not placed: not the bed of the bot's hut
     body.inventory.clear()
     body.inventory.update(
         {"oak_log": 20, "crafting_table": 1, "iron_pickaxe": 1, "stone_sword": 1, "cooked_beef": 4, "white_wool": 3}
@@ -151,9 +152,10 @@ def test_the_drive_tick_counts_a_remembered_bed_and_crafts_no_second_one(tmp_pat
         agency.last_snapshot = snap
         asyncio.run(agency.job_drive_tick())
         assert agency.stream.recent(5)[0].metadata.goalKey == "craft:white_bed"  # 3 wool, no bed known
-        for cell in far:
+        for cell in far + village:
             body.blocks[cell] = "white_bed"
         agency.places.placed("white_bed", *far[0])
+        agency.places.saw("white_bed", *village[0])
         ftime.clock.advance(agency.drive_config.interval_ms)
         assert asyncio.run(agency.drive.reads.bed_known(body.snapshot(), ftime.clock())) is False
         for cell in bed:

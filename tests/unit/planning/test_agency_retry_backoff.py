@@ -5,6 +5,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from agency.cognition.drive_memory import DriveTickState
 from agency.cognition.drive_tick import (
     DriveSkipReason,
@@ -72,7 +74,7 @@ def test_a_failed_goal_is_explored_around_then_asked_again(make_snapshot, clock,
     _task(store, KEY, "failed")
     r = _tick(make_snapshot, clock, store)
     assert isinstance(r, DriveTickFired) and r.selection.rule == "retry_later"
-    assert r.thought.metadata.goalKey == "explore:nearby"
+    assert r.thought.metadata.goalKey == "explore:farther"
     assert "My last try to craft crafting_table failed" in r.thought.content and "20 s" in r.thought.content
     clock.advance(BACKOFF_MS[0])
     r = _tick(make_snapshot, clock, store)
@@ -81,14 +83,15 @@ def test_a_failed_goal_is_explored_around_then_asked_again(make_snapshot, clock,
 
 def test_when_exploring_failed_too_the_tick_skips(make_snapshot, clock, store):
     _task(store, KEY, "failed")
-    _task(store, "explore:nearby", "failed")
+    _task(store, "explore:farther", "failed")
     r = _tick(make_snapshot, clock, store)
     assert isinstance(r, DriveTickSkipped) and r.reason is DriveSkipReason.retry_later
 
 
-def test_an_explore_in_flight_blocks_the_retry_explore(make_snapshot, clock, store):
+@pytest.mark.parametrize("area", ["farther", "nearby"])  # one walk at a time, whichever
+def test_an_explore_in_flight_blocks_the_retry_explore(make_snapshot, clock, store, area):
     _task(store, KEY, "failed")
-    _task(store, "explore:nearby", "active")
+    _task(store, f"explore:{area}", "active")
     r = _tick(make_snapshot, clock, store)
     assert isinstance(r, DriveTickSkipped) and r.reason is DriveSkipReason.duplicate_goal
 
@@ -105,12 +108,13 @@ def test_a_failed_night_shelter_is_waited_for_in_place_not_explored_around(make_
 
 def test_a_stand_in_that_just_failed_makes_the_tick_skip(make_snapshot, clock, store):
     # logs wanted, none in sight: explore first stands in; it failed a moment ago
-    _task(store, "explore:nearby", "failed")
+    _task(store, "explore:farther", "failed")
     r = evaluate_drive_tick(make_snapshot({}), clock(), DriveTickState(), store, shelter_nearby=True)
     assert isinstance(r, DriveTickSkipped) and r.reason is DriveSkipReason.retry_later
     clock.advance(BACKOFF_MS[0])
     r = evaluate_drive_tick(make_snapshot({}), clock(), DriveTickState(), store, shelter_nearby=True)
-    assert isinstance(r, DriveTickFired) and r.ungrounded is not None and r.thought.metadata.goalKey == "explore:nearby"
+    assert isinstance(r, DriveTickFired) and r.ungrounded is not None
+    assert r.thought.metadata.goalKey == "explore:farther"
 
 
 def test_a_held_stone_age_step_lets_the_hunt_have_its_turn(make_snapshot, clock, store):
@@ -132,7 +136,7 @@ def test_a_poison_failure_holds_its_goal_back_half_an_hour_not_three_minutes(mak
     clock.advance(BACKOFF_MS[-1] + 1)  # an ordinary failure's longest wait is over
     r = _tick(make_snapshot, clock, store)
     assert isinstance(r, DriveTickFired) and r.selection.rule == "retry_later"  # explored around, not asked
-    assert r.thought.metadata.goalKey == "explore:nearby"
+    assert r.thought.metadata.goalKey == "explore:farther"
     clock.advance(POISON_HOLD_MS - BACKOFF_MS[-1] - 2)
     assert held_back(store, KEY, clock()).wait_ms == 1
     clock.advance(1)

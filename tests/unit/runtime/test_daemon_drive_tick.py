@@ -49,5 +49,5 @@ def test_no_logs_in_sight_make_the_drive_tick_explore_first(daemon, tree_at):
     if tree_at is not None:
         body.add_tree(tree_at, 0)  # out of sight: the collector would not find it either
     thought, _ = _fire(agency, body)
-    assert thought.metadata.goalKey == "explore:nearby" and thought.convertEligible is True
+    assert thought.metadata.goalKey == "explore:farther" and thought.convertEligible is True
     assert thought.metadata.grounding["pass"] is True and "collect log" in thought.content

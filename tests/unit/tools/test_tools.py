@@ -147,23 +147,24 @@ def test_explore_prefers_unseen_chunks(ctx: ToolContext, body: FakeBody) -> None
     assert all(abs(leg["x"]) <= 64 and abs(leg["z"]) <= 64 for leg in res.output["legs"])
 
 
-def test_explore_near_home_keeps_its_legs_within_64_blocks_of_the_hut_and_heads_back_from_farther(
+def test_explore_nearby_keeps_its_legs_within_64_blocks_of_the_hut_and_heads_back_from_farther(
     ctx: ToolContext, body: FakeBody
 ) -> None:
-    """Unseen ground first leads an explore ever farther off; near_home keeps each leg within
-    64 m of the home the hook names (the hut), and one that starts farther heads back."""
+    """Unseen ground first leads an explore ever farther off; `nearby` keeps each leg within
+    64 m of the home the hook names (the hut), and one that starts farther heads back. The
+    drive tick's stand-in explores (`farther`: looking for what is missing) go anywhere."""
     home = replace(ctx, hooks={HOME_HOOK: lambda snap: (0.5, 0.5)})
     legs = {"legs": 8, "leg_distance": 32, "max_distance": 256}
-    free = run(default_tool_registry().execute("explore", legs, replace(home, memory={})))
-    assert free.success and free.output["home"] is None  # not asked to stay near: anywhere
+    free = run(default_tool_registry().execute("explore", {**legs, "area": "farther"}, replace(home, memory={})))
+    assert free.success and free.output["home"] is None
     assert max(math.dist((leg["x"], leg["z"]), (0.5, 0.5)) for leg in free.output["legs"]) > 64
     body.position = Vec3(x=0.5, y=GROUND_Y, z=0.5)
-    near = run(default_tool_registry().execute("explore", {**legs, "near_home": True}, replace(home, memory={})))
+    near = run(default_tool_registry().execute("explore", {**legs, "area": "nearby"}, replace(home, memory={})))
     assert near.success, near.error
     assert near.output["home"] == {"x": 0.5, "z": 0.5, "within": 64}
     assert all(math.dist((leg["x"], leg["z"]), (0.5, 0.5)) <= 64 for leg in near.output["legs"])
     body.position = Vec3(x=150.5, y=GROUND_Y, z=0.5)  # a hunt took it 150 m off
-    back = run(default_tool_registry().execute("explore", {**legs, "legs": 3, "near_home": True}, home))
+    back = run(default_tool_registry().execute("explore", {**legs, "legs": 3, "area": "Nearby"}, home))
     steps = [150.0] + [math.dist((leg["x"], leg["z"]), (0.5, 0.5)) for leg in back.output["legs"]]
     assert all(b < a for a, b in itertools.pairwise(steps)), steps
 
