@@ -11,6 +11,7 @@ import pytest
 from loguru import logger
 
 from agency.execution.builtin_tools import default_tool_registry
+from agency.places.home import HOOK as HOME_HOOK
 from agency.places.memory import HOOK, PlaceMemory
 from agency.places.store import PlaceStore
 from agency.tools import ToolContext
@@ -147,6 +148,7 @@ def test_the_drive_tick_counts_a_remembered_bed_and_crafts_no_second_one(tmp_pat
     )
     agency = _agency(tmp_path, ftime, body)
     try:
+        assert agency.tool_ctx.hooks[HOME_HOOK] == agency.goals.home  # the explore's home: the goals' hut
         snap = body.snapshot()
         assert asyncio.run(agency.drive.reads.bed_known(snap, ftime.clock())) is False  # none remembered yet
         agency.last_snapshot = snap
