@@ -13,6 +13,7 @@ from agency.cognition.drive_selection import DriveSelection
 from agency.cognition.progression import IRON_AGE_RULES, STONE_AGE_RULES, next_progression_step
 from agency.cognition.survival_steps import food_stock_step, next_survival_step
 from agency.execution.agents.build_plan import NIGHT_KIT_LOGS
+from agency.tools.movement import NEAR_HOME
 from agency.world import WorldSnapshot, night_approaching, shelter_due, under_cover_at_night, underground
 
 DEFAULT_RULE = "default"  # the last rule: nothing else to do, explore nearby
@@ -82,4 +83,4 @@ def select_drive(
     for step in order:
         if step is not None and not held(step):
             return step
-    return DriveSelection("explore", "nearby", 1, DEFAULT_RULE, "Things are calm; I will explore nearby.")
+    return DriveSelection("explore", NEAR_HOME, 1, DEFAULT_RULE, "Things are calm; I will explore nearby.")

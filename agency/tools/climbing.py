@@ -3,7 +3,8 @@ mineflayer-pathfinder, movements.js safeToBreak) digs no block under sand or gra
 next to water or lava, so a climb straight up under a lake's sandy floor or a gravel pocket
 finds no path at all (a 26.1 bench bot under a lake: "all 1 nodes in reach searched", and its
 log collect failed through a morning). A column that has neither, near the bot, is climbed
-instead."""
+instead; under a lake or a sea bed every column near has water over it, and one farther along
+a level tunnel is looked for (clear_column_along)."""
 
 from __future__ import annotations
 
@@ -19,6 +20,11 @@ from agency.world import BlockRegion
 FALLING = frozenset({"sand", "red_sand", "gravel", "suspicious_sand", "suspicious_gravel"})
 CLIMB_RADIUS = 6  # columns this far around the bot (each way) are weighed for the climb
 SIDES = ((1, 0), (-1, 0), (0, 1), (0, -1))
+# A level tunnel (node/lib/actions/tunnel.js) goes at most 64 blocks; the columns along one of
+# the four ways, this far, are weighed when none near is clear (a 1.18.2 bench bot under a lake
+# bed spent two game days trying the columns within CLIMB_RADIUS, all under the same water).
+TUNNEL_REACH = 48
+WAYS = {"north": (0, -1), "east": (1, 0), "south": (0, 1), "west": (-1, 0)}
 
 
 class Column(NamedTuple):
@@ -68,3 +74,34 @@ def climb_columns(
             found.append((math.dist((x, z), (hx, hz)), top, Column(x, z, top)))
     found.sort(key=lambda f: (f[0], f[1]))
     return [c for _, _, c in found[:limit]]
+
+
+def along(here: tuple[int, int, int], way: str, height: int) -> tuple[tuple[int, int, int], tuple[int, int, int]]:
+    """The region (origin, size) a look along `way` reads: the line of columns from one beside
+    the bot's to TUNNEL_REACH off with the line on either side of it (the sides of a column
+    are checked for liquid), from the bot's feet `height` blocks up."""
+    dx, dz = WAYS[way]
+    x0, z0 = here[0] + dx, here[2] + dz
+    x1, z1 = here[0] + dx * TUNNEL_REACH, here[2] + dz * TUNNEL_REACH
+    if dx:
+        return (min(x0, x1), here[1], here[2] - 1), (TUNNEL_REACH, height, 3)
+    return (here[0] - 1, here[1], min(z0, z1)), (3, height, TUNNEL_REACH)
+
+
+def clear_column_along(
+    region: BlockRegion, here: tuple[int, int, int], way: str, ground: frozenset[str]
+) -> tuple[int, Column] | None:
+    """The nearest column along `way` (in the region `along` names) with ground over the bot's
+    head level and safe_to_dig_up, with how many blocks off it is; None when none is."""
+    dx, dz = WAYS[way]
+    hx, hy, hz = here
+    top_of_read = region.origin[1] + region.size[1]
+    for d in range(1, TUNNEL_REACH + 1):
+        x, z = hx + dx * d, hz + dz * d
+        tops = [y for y in range(hy + 2, top_of_read) if region.block_at(x, y, z) in ground]
+        if not tops:
+            continue
+        top = min(max(tops), top_of_read - 3)
+        if safe_to_dig_up(region, x, z, hy, top):
+            return d, Column(x, z, top)
+    return None

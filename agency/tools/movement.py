@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
 from loguru import logger
@@ -16,15 +17,22 @@ from agency.blocks import DEEP_ROCK, ROCK, SOIL, natural_ground
 from agency.places.home import EXPLORE_M as HOME_EXPLORE_M, HOOK as HOME_HOOK
 from agency.tools.actions import run_action
 from agency.tools.base import BODY_QUEUE, Tool, ToolContext, ToolFailure, ToolInput, ToolTimeout
-from agency.tools.climbing import CLIMB_RADIUS, Column, climb_columns
-from agency.tools.mining import STAIRCASES_HOOK
+from agency.tools.climbing import CLIMB_RADIUS, WAYS, Column, along, clear_column_along, climb_columns
+from agency.tools.mining import STAIRCASES_HOOK, descend_timeout_s
 from agency.tools.results import PRECONDITION_FAILED
 from agency.tools.spatial import block_pos, chunk_of, surface_y
+from agency.world import WorldSnapshot
 
 SEEN_KEY = "seenChunks"
 NEAR_HOME = "nearby"  # the area whose explore stays near home: the drive tick's last rule, `explore nearby`
 NO_PROGRESS = "no progress toward"  # move_to.js's stall error
 SKY_CHECK = 40  # blocks read over the bot's head to tell underground from the surface
+# Blocks read over the head for a column to climb: a lake's or a sea's water lies well over
+# SKY_CHECK from a bot deep down (a 1.18.2 bench bot at y -4 dug up 41 blocks of a column
+# that looked clear, to a lake bed's gravel at y 50 under water to y 62).
+SKY_READ = 128
+WORLD_TOP = 320  # the overworld's build limit (1.18+): nothing is read over it
+MAX_TUNNELS = 2  # level tunnels to a clear column in one climb out (one may turn at a hazard)
 GROUND_ROOF = SOIL | ROCK | DEEP_ROCK  # over the head: underground (leaves, logs or planks are not)
 MIN_ROOF = 3  # blocks of it: a hut's dirt roof or an overhang is thinner
 CLIMB_BACK_WITHIN = 96  # a staircase top farther than this is not walked back to
@@ -141,10 +149,11 @@ def _remember(ctx: ToolContext, x: float, z: float) -> None:
 Home = tuple[float, float]  # x, z
 
 
-async def home_of(ctx: ToolContext, p: ExploreInput) -> Home | None:
-    """The home an explore `nearby` stays near: asked of ctx.hooks["home"]."""
+def home_of(ctx: ToolContext, p: ExploreInput, snap: WorldSnapshot) -> Home | None:
+    """The home an explore `nearby` stays near: asked of ctx.hooks["home"] with the snapshot
+    the explore started from."""
     find = ctx.hooks.get(HOME_HOOK) if p.area.strip().lower() == NEAR_HOME else None
-    return None if find is None else find(await ctx.snapshot())
+    return None if find is None else find(snap)
 
 
 def toward_home(target: tuple[int, int], here: tuple[int, int, int], home: Home | None) -> bool:
@@ -212,17 +221,59 @@ async def pillar_up(ctx: ToolContext, y: int) -> dict[str, Any]:
     return await run_action(ctx, "pillar", {"targetY": y, "digOnly": list(natural_ground())})
 
 
+async def _tunnel_to_clear_column(
+    ctx: ToolContext, now: tuple[int, int, int], dig_from: Callable[[tuple[int, int, int]], bool]
+) -> bool:
+    """No column near is clear to dig up (water, lava, sand or gravel over them all: a lake's
+    or a sea's bed): a level tunnel to the nearest clear one along the four ways, up to
+    TUNNEL_REACH off. False when there is none (or the caller keeps it out)."""
+    height = min(SKY_READ, WORLD_TOP - now[1])
+    found: list[tuple[int, str, Column]] = []
+    for way in WAYS:
+        origin, size = along(now, way, height)
+        hit = clear_column_along(await ctx.region(origin, size), now, way, GROUND_ROOF)
+        if hit is not None and dig_from((hit[1].x, now[1], hit[1].z)):
+            found.append((hit[0], way, hit[1]))
+    if not found:
+        return False
+    blocks, way, c = min(found)
+    logger.info(
+        "[Tools] no column within {} blocks of {} {} {} is clear to dig up (water, lava, sand or gravel over "
+        "them); tunnelling {} {} blocks to one at {} {} (top y {})",
+        CLIMB_RADIUS,
+        *now,
+        way,
+        blocks,
+        c.x,
+        c.z,
+        c.top,
+    )
+    wait_ms = int(descend_timeout_s(blocks) * 1000)
+    deadline = ctx.clock() + wait_ms if ctx.deadline_ms is None else min(ctx.deadline_ms, ctx.clock() + wait_ms)
+    await run_action(replace(ctx, deadline_ms=deadline), "tunnel", {"blocks": blocks, "direction": way})
+    return True
+
+
 async def _dig_up(
-    ctx: ToolContext, now: tuple[int, int, int], top: int, dig_from: Callable[[tuple[int, int, int]], bool]
-) -> None:
-    """Pillar up to the surface through the nearest column safe to dig (climbing.climb_columns)
-    and allowed (`dig_from`: not under a hut's floor), the next when one fails; the bot's own
-    column (to its top `top`) when none is. A column beside the bot's is reached by a digging
-    walk at the bot's level first."""
+    ctx: ToolContext,
+    now: tuple[int, int, int],
+    top: int,
+    dig_from: Callable[[tuple[int, int, int]], bool],
+    *,
+    may_tunnel: bool = True,
+) -> bool:
+    """Pillar up to the surface through the nearest column safe to dig (climbing.climb_columns,
+    SKY_READ blocks of it read) and allowed (`dig_from`: not under a hut's floor), the next
+    when one fails; with none near, a level tunnel to one farther (`may_tunnel`; True when the
+    bot tunnelled: the caller looks again from there); else the bot's own column (to its top
+    `top`). A column beside the bot's is reached by a digging walk at the bot's level first."""
     r = CLIMB_RADIUS
-    region = await ctx.region((now[0] - r, now[1], now[2] - r), (2 * r + 1, SKY_CHECK + 3, 2 * r + 1))
-    near = climb_columns(region, now, GROUND_ROOF, limit=9)
-    columns = [c for c in near if dig_from((c.x, now[1], c.z))][:3] or [Column(now[0], now[2], top)]
+    height = min(SKY_READ, WORLD_TOP - now[1])
+    region = await ctx.region((now[0] - r, now[1], now[2] - r), (2 * r + 1, height, 2 * r + 1))
+    near = [c for c in climb_columns(region, now, GROUND_ROOF, limit=9) if dig_from((c.x, now[1], c.z))][:3]
+    if not near and may_tunnel and await _tunnel_to_clear_column(ctx, now, dig_from):
+        return True
+    columns = near or [Column(now[0], now[2], top)]
     for i, c in enumerate(columns):
         here = block_pos((await ctx.snapshot()).position)
         try:
@@ -237,7 +288,7 @@ async def _dig_up(
                 )
                 await dig_walk(ctx, c.x + 0.5, here[1], c.z + 0.5, 0)
             await pillar_up(ctx, c.top + 1)
-            return
+            return False
         except (ToolFailure, ToolTimeout) as e:
             if i < len(columns) - 1:
                 logger.info("[Tools] no way up at {} {} ({}); trying the next column", c.x, c.z, e)
@@ -246,6 +297,7 @@ async def _dig_up(
             # a flow, an ore the pillar may not dig)
             logger.info("[Tools] no way straight up at {} {} ({}); walking up, digging", c.x, c.z, e)
             await walk(ctx, c.x + 0.5, c.top + 1, c.z + 0.5, 1)
+    return False
 
 
 async def climb_out(
@@ -260,7 +312,8 @@ async def climb_out(
     head: after digging down for ore), get back to the surface: up the staircase it dug (the
     newest descent start within CLIMB_BACK_WITHIN, walked without digging), else, or when that
     walk fails, (`dig`) up to the top of its column, digging through natural ground (of a column
-    near when its own has water, lava, sand or gravel in the way: _dig_up).
+    near when its own has water, lava, sand or gravel in the way, or of one farther along a
+    level tunnel when none near is clear: _dig_up).
     Best effort: a failed climb is logged (as `for_what`'s: an explore, a hunt, the builder) and
     its caller goes on from where the bot is. `dig_from`: may the bot dig up from where it
     stands (not under a hut's floor)? None when the bot is not underground."""
@@ -276,7 +329,7 @@ async def climb_out(
         here[2],
         max(ground),
     )
-    how, why, last_y = "staircase", None, here[1]
+    how, why, last_y, tunnelled = "staircase", None, here[1], False
     starts = [
         s
         for s in ctx.hooks.get(STAIRCASES_HOOK, ())
@@ -295,13 +348,16 @@ async def climb_out(
                 logger.info("[Tools] {}: no way to the staircase at {} {} {} ({}); digging up", for_what, sx, sy, sz, e)
         # no staircase known, its top underground or not got to: up through the ground, a sight
         # of it (SKY_CHECK) at a time, while each round gets higher
+        tunnels = 0
         for _ in range(DIG_UP_ROUNDS):
             now = block_pos((await ctx.snapshot()).position)
             ground = await _ground_over(ctx, now)
-            if len(ground) < min_roof or not dig or not dig_from(now) or (how == "dug" and now[1] <= last_y):
+            stalled = how == "dug" and now[1] <= last_y and not tunnelled
+            if len(ground) < min_roof or not dig or not dig_from(now) or stalled:
                 break
             how, last_y = "dug", now[1]
-            await _dig_up(ctx, now, max(ground), dig_from)
+            tunnelled = await _dig_up(ctx, now, max(ground), dig_from, may_tunnel=tunnels < MAX_TUNNELS)
+            tunnels += tunnelled
         now = block_pos((await ctx.snapshot()).position)
         left = await _ground_over(ctx, now)
         if len(left) >= min_roof:
@@ -316,9 +372,10 @@ async def climb_out(
 
 async def explore(ctx: ToolContext, p: ExploreInput) -> dict[str, Any]:
     climbed = await climb_out(ctx)
-    start = block_pos((await ctx.snapshot()).position)
+    snap = await ctx.snapshot()
+    start = block_pos(snap.position)
     _remember(ctx, start[0], start[2])
-    home = await home_of(ctx, p)
+    home = home_of(ctx, p, snap)
     legs: list[dict[str, Any]] = []
     for _ in range(p.legs):
         ctx.check()

@@ -261,8 +261,10 @@ class FakeBody:
         self.position = Vec3(x=self.position.x + steps, y=a["targetY"], z=self.position.z)
         return {"steps": steps, "y": a["targetY"], "turned": 0, "torches": 0, "reason": "reached"}
 
-    def _do_tunnel(self, a: dict[str, Any]) -> dict[str, Any]:  # east, level
-        self.position = Vec3(x=self.position.x + a["blocks"], y=self.position.y, z=self.position.z)
+    def _do_tunnel(self, a: dict[str, Any]) -> dict[str, Any]:  # level, the way asked (else east)
+        dx, dz = {"north": (0, -1), "south": (0, 1), "west": (-1, 0)}.get(a.get("direction", "east"), (1, 0))
+        n = a["blocks"]
+        self.position = Vec3(x=self.position.x + dx * n, y=self.position.y, z=self.position.z + dz * n)
         return {"steps": a["blocks"], "y": math.floor(self.position.y), "turned": 0, "torches": 0, "reason": "reached"}
 
     def _do_pillar(self, a: dict[str, Any]) -> dict[str, Any]:

@@ -176,6 +176,53 @@ def test_a_climb_from_under_a_lake_digs_up_beside_it(bridge, embedded_server, tm
         body.close()
 
 
+WIDE_X, WIDE_Z = -1020, -1020  # a fifth pad, out of the others' sight
+
+
+@pytest.mark.one_version(
+    reason="the tunnel and the pillar it chains are each tested at every version (node/test/); this is the climb "
+    "that picks where they go"
+)
+def test_under_a_lake_wider_than_the_columns_near_the_climb_tunnels_out_from_under_it(
+    bridge, embedded_server, tmp_path
+):
+    """Water over every column within CLIMB_RADIUS (as under a lake's or a sea's bed): the
+    climb tunnels at its level to the nearest column with no water over or beside it (9 blocks
+    east, the lake's shore) and digs up there; the lake is left whole (before, it pillared up
+    the columns near until the lake's bed stopped each one, and tried again, for two game days
+    in a 1.18.2 bench run)."""
+    body = make_body(bridge, embedded_server.port, "sea_bot")
+    agency = agency_on(body, tmp_path / "agency.db")
+    x, z = WIDE_X, WIDE_Z
+    try:
+        body.chat("/time set 1000")
+        body.chat(f"/mcbot fill {x - 10} {Y - 2} {z - 10} {x + 14} {Y + 8} {z + 10} stone")
+        body.chat(f"/mcbot fill {x} {LAKE_FEET} {z} {x} {LAKE_FEET + 1} {z} air")
+        teleport(body, "sea_bot", x, LAKE_FEET, z)
+        wait_until(lambda: block_at(body, x + 14, Y + 8, z + 10) == "stone", 15, "stone around")
+        wait_until(lambda: block_at(body, x, LAKE_FEET + 1, z) == "air", 15, "the chamber")
+        fill(body, (x - 10, Y + 9, z - 10), (x + 14, Y + 9, z + 10), "stone")  # the lake's rim
+        fill(body, (x - 8, Y + 9, z - 8), (x + 7, Y + 9, z + 8), "water")  # over every column within 6
+        fill(body, (x - 10, Y + 10, z - 10), (x + 14, Y + 20, z + 10), "air")
+        give(body, "sea_bot", {"stone_pickaxe": 1, "cobblestone": 16, "cooked_beef": 4})
+        restore_vitals(body, "sea_bot")
+        wait_until(
+            lambda: body.snapshot().health == 20 and body.snapshot().position.y == LAKE_FEET, 10, "standing, healthy"
+        )
+        assert agency.tool_ctx is not None
+        climb = asyncio.run(climb_out(agency.tool_ctx))
+        assert climb is not None and climb["how"] == "dug" and climb["failed"] is None, climb
+        snap = body.snapshot()
+        assert snap.position.y >= Y + 8, snap.position  # up by the shore (as the test above: on it or its head out)
+        assert math.floor(snap.position.x) >= x + 9, snap.position  # past the shore: tunnelled east, not up
+        assert block_at(body, x + 7, LAKE_FEET + 1, z) == "air", "the tunnel at the bot's level"
+        assert block_at(body, x + 7, Y + 9, z) == "water", "the lake is where it was (nothing dug under it)"
+        assert snap.health == 20, "no water came down on the bot"
+    finally:
+        agency.close()
+        body.close()
+
+
 STAIR_X, STAIR_Z = -780, -900  # a third pad, out of the others' sight
 COPPER_X, COPPER_Z = -900, -780  # a second pad, out of the first one's sight
 COPPER_Y = 60  # 12 above copper's level (y 48: agency.game.ores)

@@ -1,16 +1,17 @@
 """Digging up out of the ground (over the fake block world, dirt under y 64): a pillar up the
 bot's own column when nothing in it is in the way; up the nearest column that has no water,
 lava, sand or gravel in the way when its own has; the next column when a pillar up one fails;
-its own column when none is safe, walking up when its pillar fails; a deep climb in rounds of
-what the bot can see over its head."""
+under a lake's bed, a level tunnel to the nearest clear column farther off; its own column when
+none is, walking up when its pillar fails; a deep climb in rounds of what the bot can see over
+its head."""
 
 from __future__ import annotations
 
 import pytest
 
 from agency.tools.base import ToolContext
-from agency.tools.climbing import climb_columns, safe_to_dig_up
-from agency.tools.movement import GROUND_ROOF, climb_out
+from agency.tools.climbing import TUNNEL_REACH, climb_columns, safe_to_dig_up
+from agency.tools.movement import GROUND_ROOF, MAX_TUNNELS, climb_out
 from agency.tools.testing import GROUND_Y, FakeBody
 from agency.world import Vec3
 from tests.unit.conftest import run
@@ -39,6 +40,16 @@ def _climbs(body: FakeBody) -> list[tuple[float, float, float]]:
 
 def _region(body: FakeBody):
     return body.region((-6, FEET, -6), (13, 43, 13))
+
+
+def _lake(body: FakeBody, west: int, east: int, north: int, south: int) -> None:
+    """Water over the fake world's top from x -west to east and z -north to south."""
+    for x in range(-west, east + 1):
+        for z in range(-north, south + 1):
+            body.blocks[(x, TOP + 1, z)] = "water"
+
+
+WIDE = TUNNEL_REACH + 2  # a lake no level tunnel gets out from under
 
 
 def test_a_column_of_plain_ground_is_climbed_where_the_bot_stands(ctx, body):
@@ -88,16 +99,17 @@ def test_a_column_beside_the_bot_is_walked_to_at_its_level_first(ctx, body):
     assert [k for k, _ in body.started] == ["move_to", "pillar"] and "digOnly" in body.started[0][1]
 
 
-def test_a_deep_climb_goes_up_in_rounds_of_what_is_seen_over_the_head(ctx, body):
-    """40 blocks over the head are read at a time (SKY_CHECK): from 70 under the top the climb
-    digs up to the highest ground it sees, looks again, and goes on."""
-    body.position = Vec3(x=0.5, y=TOP - 70, z=0.5)
-    for y in (TOP - 70, TOP - 69):
+@pytest.mark.parametrize(("depth", "pillars"), [(70, 1), (200, 2)])
+def test_a_deep_climb_goes_up_in_rounds_of_what_is_read_over_the_head(ctx, body, depth, pillars):
+    """SKY_READ blocks over the head are read at a time: from 70 under the top the climb digs
+    straight up; from 200, up to the highest ground it read, looks again, and goes on."""
+    body.position = Vec3(x=0.5, y=TOP - depth, z=0.5)
+    for y in (TOP - depth, TOP - depth + 1):
         body.blocks[(0, y, 0)] = "air"
     climb = run(climb_out(ctx))
     assert climb is not None and climb["failed"] is None and climb["how"] == "dug", climb
     assert body.position.y == TOP + 1
-    assert len(_climbs(body)) >= 2
+    assert len(_climbs(body)) == pillars
 
 
 def test_deep_down_a_column_beside_is_climbed_as_far_as_is_seen(ctx, body):
@@ -116,9 +128,7 @@ def test_deep_down_a_column_beside_is_climbed_as_far_as_is_seen(ctx, body):
 
 
 def test_a_pillar_stopped_in_the_bots_own_column_walks_up_instead(ctx, body):
-    for x in range(-7, 8):
-        for z in range(-7, 8):
-            body.blocks[(x, TOP + 1, z)] = "water"  # under a lake's floor everywhere: no column is clear
+    _lake(body, WIDE, WIDE, WIDE, WIDE)  # under a lake's floor everywhere: no column is clear
     body.blocks[(0, FEET + 4, 0)] = "cobblestone"
     run(climb_out(ctx))
     assert _climbs(body)[0][0::2] == (0.5, 0.5)
@@ -126,12 +136,45 @@ def test_a_pillar_stopped_in_the_bots_own_column_walks_up_instead(ctx, body):
 
 
 def test_with_no_clear_column_near_the_bot_digs_up_its_own_as_before(ctx, body):
-    for x in range(-7, 8):
-        for z in range(-7, 8):
-            body.blocks[(x, TOP + 1, z)] = "water"  # under a lake's floor everywhere
+    _lake(body, WIDE, WIDE, WIDE, WIDE)  # under a lake's floor everywhere
     assert climb_columns(_region(body), (0, FEET, 0), GROUND_ROOF) == []
     run(climb_out(ctx))
     assert _climbs(body)[0] == (0.5, TOP + 1, 0.5)
+    assert not [a for kind, a in body.started if kind == "tunnel"]
+
+
+def test_under_a_lake_the_bot_tunnels_to_the_nearest_clear_column_and_climbs_there(ctx, body):
+    """The lake's shore is 12 blocks north and farther every other way: a level tunnel north to
+    the first column with no water over or beside it (13 off: 12 has the lake beside it), then
+    a pillar up there."""
+    _lake(body, WIDE, WIDE, 11, WIDE)
+    climb = run(climb_out(ctx))
+    assert climb is not None and climb["failed"] is None, climb
+    assert [a for kind, a in body.started if kind == "tunnel"] == [{"blocks": 13, "direction": "north"}]
+    assert _climbs(body) == [(0.5, TOP + 1, -12.5)]
+    assert body.position.y == TOP + 1
+
+
+def test_water_out_of_the_old_sight_over_a_deep_bot_is_seen_before_digging_up_into_it(ctx, body):
+    """70 blocks down, a lake's bed over every column near: not dug up 40 blocks toward it (what
+    SKY_CHECK sees) but tunnelled out from under it first."""
+    body.position = Vec3(x=0.5, y=TOP - 70, z=0.5)
+    for y in (TOP - 70, TOP - 69):
+        body.blocks[(0, y, 0)] = "air"
+    _lake(body, WIDE, 20, WIDE, WIDE)  # its shore 21 blocks east
+    climb = run(climb_out(ctx))
+    assert climb is not None and climb["failed"] is None, climb
+    assert [a for kind, a in body.started if kind == "tunnel"] == [{"blocks": 22, "direction": "east"}]
+    assert all(x == 22.5 for x, _, _ in _climbs(body)) and body.position.y == TOP + 1
+
+
+def test_tunnels_in_one_climb_are_bounded(ctx, body):
+    """A tunnel that ends where every column is still under water (it turned at a hazard): one
+    more look, and at most MAX_TUNNELS in all before the bot's own column is dug as before."""
+    _lake(body, WIDE, WIDE, 11, WIDE)
+    body._do_tunnel = lambda a: {"steps": 0, "y": FEET, "turned": 2, "torches": 0, "reason": "reached"}  # type: ignore[method-assign]
+    run(climb_out(ctx))
+    assert len([a for kind, a in body.started if kind == "tunnel"]) == MAX_TUNNELS
 
 
 def test_a_column_the_caller_keeps_out_is_not_dug_up(ctx, body):
