@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from agency.game.furnace import output_of
-from agency.game.recipes import matches
+from agency.game.recipes import matches, recipe_for
 from agency.goal_tag import MAKE_ACTIONS
 from agency.tools.gathering import drop_of
 from bot.tooling.competence_milestones import GAME_S_PER_DAY, NIGHT_END, NIGHT_START, TICKS_PER_S, daytime
@@ -30,19 +30,35 @@ def day_part(tod: int, ticks: float) -> float:
 GATHERS = ("collect", "gather", "mine")
 
 
+def parts_of(item: str, depth: int = 3) -> set[str]:
+    """`item` and what its recipe takes, and what those take, `depth` recipes down (a bed: its
+    wool and planks, and the logs for the planks; a stone pickaxe: down to the logs for its
+    sticks' planks), as generic names (agency.game.recipes)."""
+    parts = {item}
+    rec = recipe_for(item) if depth > 0 else None
+    for ingredient, _ in rec.ingredients if rec is not None else ():
+        parts |= parts_of(ingredient, depth - 1)
+    return parts
+
+
 def goal_held(goal_key: str, inventory: dict[str, int]) -> int | None:
     """How much of what an active task's goal gets the inventory holds (any log for `collect:log`,
-    raw iron for `collect:iron_ore`, ingots for `smelt:raw_iron`); None for a goal that gets no
-    item (a build, a hunt of any animal, exploring)."""
+    raw iron for `collect:iron_ore`, ingots for `smelt:raw_iron`; for a craft, the item and what
+    its plan gathers for it, parts_of: a bed's sheep hunt got one wool in 5 minutes, its
+    progress at 0 throughout, at 26.1 seed 6391 at 5f5a076); None for a goal that gets no item
+    (a build, a hunt of any animal, exploring)."""
     action, _, target = goal_key.partition(":")
     if not target:
         return None
     if action in GATHERS:
         item = drop_of(target)
         return sum(n for name, n in inventory.items() if name == item or matches(target, name))
-    if action in MAKE_ACTIONS:
-        item = (output_of(target) or target) if action == "smelt" else target
+    if action == "smelt":
+        item = output_of(target) or target
         return sum(n for name, n in inventory.items() if matches(item, name))
+    if action in MAKE_ACTIONS:
+        parts = parts_of(target)
+        return sum(n for name, n in inventory.items() if any(matches(p, name) for p in parts))
     return None
 
 

@@ -14,7 +14,7 @@ import pytest
 
 from bot.cli.main import build_parser, main
 from bot.tooling import bench_survival as bench
-from bot.tooling.bench_idle import day_part
+from bot.tooling.bench_idle import day_part, goal_held
 from bot.tooling.bench_survival import SurvivalSettings, places_seen
 from bot.tooling.bench_survival_report import (
     all_milestones,
@@ -317,6 +317,23 @@ def test_a_step_that_goes_on_getting_its_goals_item_is_no_idle_wedge_and_one_tha
     stuck = samples(60, tasks=[{**task("logs", "active"), "goalKey": "collect:log"}])
     for k, x in enumerate(stuck):
         x["inventory"] = {"birch_log": 3, "dirt": 3 + k}
+    idle = [w for w in run_result(stuck, 120.0)["wedges"] if w["kind"] == "idle"]
+    assert idle and idle[0]["daylight_s"] >= GAME_S_PER_DAY / 4
+
+
+def test_a_craft_whose_plan_goes_on_gathering_what_it_takes_is_no_idle_wedge():
+    """A bed's sheep hunt got one wool in 5 minutes, its progress at 0 throughout (26.1 seed
+    6391 at 5f5a076, judged an idle wedge): what the craft takes, and what that takes, counts
+    as its item; other things gathered on the way do not."""
+    assert goal_held("craft:white_bed", {"white_wool": 2, "oak_log": 3, "dirt": 5}) == 5
+    assert goal_held("craft:stone_pickaxe", {"birch_log": 1, "stick": 2, "cobblestone": 3, "dirt": 4}) == 6
+    wool = samples(60, tasks=[{**task("bed", "active"), "goalKey": "craft:white_bed"}])
+    for k, x in enumerate(wool):
+        x["inventory"] = {"white_wool": k // 8, "oak_planks": 3}
+    assert [w for w in run_result(wool, 120.0)["wedges"] if w["kind"] == "idle"] == []
+    stuck = samples(60, tasks=[{**task("bed", "active"), "goalKey": "craft:white_bed"}])
+    for k, x in enumerate(stuck):
+        x["inventory"] = {"white_wool": 1, "oak_planks": 3, "dirt": k}
     idle = [w for w in run_result(stuck, 120.0)["wedges"] if w["kind"] == "idle"]
     assert idle and idle[0]["daylight_s"] >= GAME_S_PER_DAY / 4
 
