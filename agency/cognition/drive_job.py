@@ -20,6 +20,7 @@ from loguru import logger
 
 from agency.clock import Clock
 from agency.cognition.counters import AgencyCounters
+from agency.cognition.drive_duplicates import step_held_back, step_in_flight
 from agency.cognition.drive_memory import DriveTickState
 from agency.cognition.drive_reads import DriveReads
 from agency.cognition.drive_selection import DriveSelection
@@ -32,8 +33,6 @@ from agency.cognition.drive_tick import (
     drive_gate,
     evaluate_drive_tick,
     needs_sight,
-    step_held_back,
-    step_in_flight,
 )
 from agency.cognition.follow_ups import FollowUp, Places, as_first, follow_ups
 from agency.cognition.settings import DriveTickConfig

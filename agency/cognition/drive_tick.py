@@ -48,20 +48,25 @@ from dataclasses import dataclass
 from enum import Enum
 
 from agency.cognition.counters import AgencyCounters
+from agency.cognition.drive_duplicates import (
+    EXPLORE_FARTHER,
+    blocker,
+    held_back_step,
+    step_held_back,
+    step_in_flight,
+)
 from agency.cognition.drive_memory import DriveTickState
 from agency.cognition.drive_rules import select_drive
 from agency.cognition.drive_selection import DriveSelection
-from agency.cognition.follow_ups import FollowUp, Places, builds_shelter, follow_ups, following
+from agency.cognition.follow_ups import FollowUp, Places, builds_shelter, follow_ups
 from agency.cognition.grounding import FrameFacts, GroundingResult, check_doable_goal, log_grounding_fail
 from agency.cognition.night_work import is_night_work
 from agency.cognition.sanitizer import sanitize
 from agency.cognition.settings import DriveTickConfig  # the one schema, also the [drive_tick] section
 from agency.goal_tag import ExtractedGoal, build_goal_tag_v1, canonical_goal_key
-from agency.planning.tasks.idempotency import TaskLookup, find_blocking_task, waits_for_surface
+from agency.planning.tasks.idempotency import TaskLookup, waits_for_surface
 from agency.planning.tasks.models import Task
-from agency.planning.tasks.retry_backoff import HeldBack, held_back
 from agency.thoughts import Thought, ThoughtMetadata
-from agency.tools.movement import NEAR_HOME
 from agency.world import (
     SAFE_FOOD,
     SAFE_HEALTH,
@@ -78,10 +83,6 @@ DRIVE_TICK_INTERVAL_MS = 180_000  # fixed, no jitter in v1
 SIGHT_RADIUS = 32
 SIGHT_VERTICAL = 8
 EXPLORE_FIRST_LEGS = 2  # legs of the explore workflow (16 blocks each): new ground comes into sight
-# A stand-in explore's target: looking for what is missing, not bound near the hut as the last
-# rule's `explore nearby` is (agency.tools.movement)
-EXPLORE_FARTHER = "farther"
-EXPLORE_AREAS = (NEAR_HOME, EXPLORE_FARTHER)  # the drive tick's explores: the last rule's, a stand-in's
 FURNACE_BLOCKS = ("furnace", "lit_furnace")  # lit_furnace: the block's name before 1.13
 
 _CATEGORY = {
@@ -252,7 +253,7 @@ def evaluate_drive_tick(
         blocked = _blocked(existing_tasks, sel, now_ms, config, bot)
         if blocked is not None:
             return blocked
-        if _held_back(existing_tasks, sel, now_ms, bot) is not None:  # the stand-in failed a moment ago too
+        if held_back_step(existing_tasks, sel, now_ms, bot) is not None:  # the stand-in failed a moment ago too
             return DriveTickSkipped(DriveSkipReason.retry_later, f"{sel.action}:{sel.target} failed a moment ago")
         log_grounding_fail(grounding, thought_id)
         grounding = check_doable_goal(_goal(sel), facts, scenario_id=thought_id)
@@ -311,7 +312,7 @@ def drive_candidate(
         table_nearby,
         furnace_nearby,
         bed_known,
-        held=lambda step: _held_back(existing_tasks, step, now_ms, bot) is not None,
+        held=lambda step: held_back_step(existing_tasks, step, now_ms, bot) is not None,
     )
     if under_cover_at_night(snapshot) and sel.rule != "night_no_shelter" and not is_night_work(sel, snapshot.held()):
         return DriveTickSkipped(
@@ -319,11 +320,11 @@ def drive_candidate(
             f"{sel.action}:{sel.target} is surface work; under ground at night it waits for the morning",
         )
     # A goal already in flight is its task's business: it is not grounded again.
-    blocker = _blocker(existing_tasks, sel, now_ms, config, bot)
-    if blocker is not None:
-        return _up_first(existing_tasks, blocker[0], snapshot, now_ms, config, bot) or _duplicate(blocker)
+    found = blocker(existing_tasks, sel, now_ms, config, bot)
+    if found is not None:
+        return _up_first(existing_tasks, found[0], snapshot, now_ms, config, bot) or _duplicate(found)
     # A goal that just failed waits (retry_backoff); meanwhile new ground may change what it needs.
-    held = _held_back(existing_tasks, sel, now_ms, bot)
+    held = held_back_step(existing_tasks, sel, now_ms, bot)
     if held is None:
         return sel
     # an explore is not explored around; nor is the night's shelter in the dark (no wandering
@@ -339,7 +340,7 @@ def drive_candidate(
         f"My last {tries} to {sel.action} {sel.target} failed; "
         f"I will explore and try again in {math.ceil(held.wait_ms / 1000)} s.",
     )
-    if _held_back(existing_tasks, retry, now_ms, bot) is not None:
+    if held_back_step(existing_tasks, retry, now_ms, bot) is not None:
         return DriveTickSkipped(
             DriveSkipReason.retry_later, f"{sel.action}:{sel.target} and explore:{EXPLORE_FARTHER} just failed"
         )
@@ -369,7 +370,7 @@ def _up_first(
         "surface_first",
         f"My {blocking.metadata.goalKey} waits for the surface; I will climb out and explore.",
     )
-    if _held_back(tasks, up, now_ms, bot) is not None or _blocked(tasks, up, now_ms, config, bot) is not None:
+    if held_back_step(tasks, up, now_ms, bot) is not None or _blocked(tasks, up, now_ms, config, bot) is not None:
         return None
     return up
 
@@ -410,50 +411,8 @@ def needs_sight(candidate: DriveSelection | DriveTickSkipped) -> bool:
     return isinstance(candidate, DriveSelection) and candidate.action in SIGHT_ACTIONS and not candidate.planned
 
 
-def _held_back(
-    tasks: TaskLookup | Iterable[Task], sel: DriveSelection, now_ms: int, bot: str | None
-) -> HeldBack | None:
-    key = canonical_goal_key(sel.action, sel.target)
-    return held_back(tasks, key, now_ms, bot=bot) if key is not None else None
-
-
-def step_held_back(tasks: TaskLookup | Iterable[Task], sel: DriveSelection, now_ms: int, bot: str | None) -> bool:
-    """Is a chain's step held back (its last tasks failed a moment ago: retry_backoff)?"""
-    return _held_back(tasks, sel, now_ms, bot) is not None
-
-
-def step_in_flight(
-    tasks: TaskLookup | Iterable[Task], sel: DriveSelection, now_ms: int, config: DriveTickConfig, bot: str | None
-) -> bool:
-    """Does an open task already have a chain's step, or mean to do it as a follow-up (DRIVE-2)?"""
-    return _blocked(tasks, sel, now_ms, config, bot) is not None
-
-
 def _goal(sel: DriveSelection) -> ExtractedGoal:
     return ExtractedGoal(action=sel.action, target=sel.target, amount=sel.amount)
-
-
-def _blocker(
-    tasks: TaskLookup | Iterable[Task], sel: DriveSelection, now_ms: int, config: DriveTickConfig, bot: str | None
-) -> tuple[Task, str] | None:
-    """The open task that makes the goal a duplicate (DRIVE-2: its own, or one of its
-    follow-ups), and why; None when there is none. An explore in flight, nearby or farther,
-    makes any other one a duplicate: one walk at a time."""
-    for goal_key in _same_goal_keys(sel):
-        blocking = find_blocking_task(tasks, goal_key, now_ms, config.stuck_timeout_ms, bot=bot)
-        if blocking is not None:
-            return blocking, f"{goal_key} already {blocking.status.value}"
-        follower = following(tasks, goal_key, now_ms, config.stuck_timeout_ms, bot)
-        if follower is not None:
-            return follower, f"{goal_key} is a follow-up of {follower.metadata.goalKey} ({follower.status.value})"
-    return None
-
-
-def _same_goal_keys(sel: DriveSelection) -> tuple[str | None, ...]:
-    own = canonical_goal_key(sel.action, sel.target)
-    if sel.action != "explore":
-        return (own,)
-    return (own, *(k for k in (canonical_goal_key("explore", a) for a in EXPLORE_AREAS) if k != own))
 
 
 def _duplicate(blocker: tuple[Task, str]) -> DriveTickSkipped:
@@ -464,5 +423,5 @@ def _duplicate(blocker: tuple[Task, str]) -> DriveTickSkipped:
 def _blocked(
     tasks: TaskLookup | Iterable[Task], sel: DriveSelection, now_ms: int, config: DriveTickConfig, bot: str | None
 ) -> DriveTickSkipped | None:
-    blocker = _blocker(tasks, sel, now_ms, config, bot)
-    return None if blocker is None else _duplicate(blocker)
+    found = blocker(tasks, sel, now_ms, config, bot)
+    return None if found is None else _duplicate(found)
