@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import math
+from typing import Any
 
 import pytest
 
@@ -139,6 +140,28 @@ LAKE_X, LAKE_Z = -1020, -900  # a fourth pad, out of the others' sight
 LAKE_FEET = Y + 4  # 3 blocks of stone over the head (MIN_ROOF: underground), the lake on them
 
 
+def _under_a_lake(body: Any, name: str, at: tuple[int, int], *, east: int, lake_east: int) -> None:
+    """A chamber at LAKE_FEET under stone to Y + 8, a lake on it at Y + 9 from 8 blocks west,
+    north and south of the bot to `lake_east` blocks east, its rim of stone out to 10 blocks
+    (`east` blocks east), open sky over it all; the bot in the chamber, healthy, with a stone
+    pickaxe and blocks to pillar with."""
+    x, z = at
+    body.chat("/time set 1000")
+    body.chat(f"/mcbot fill {x - 10} {Y - 2} {z - 10} {x + east} {Y + 8} {z + 10} stone")
+    body.chat(f"/mcbot fill {x} {LAKE_FEET} {z} {x} {LAKE_FEET + 1} {z} air")
+    teleport(body, name, x, LAKE_FEET, z)
+    wait_until(lambda: block_at(body, x + east, Y + 8, z + 10) == "stone", 15, "stone around")
+    wait_until(lambda: block_at(body, x, LAKE_FEET + 1, z) == "air", 15, "the chamber")
+    fill(body, (x - 10, Y + 9, z - 10), (x + east, Y + 9, z + 10), "stone")  # the lake's rim
+    fill(body, (x - 8, Y + 9, z - 8), (x + lake_east, Y + 9, z + 8), "water")
+    fill(body, (x - 10, Y + 10, z - 10), (x + east, Y + 20, z + 10), "air")
+    give(body, name, {"stone_pickaxe": 1, "cobblestone": 16, "cooked_beef": 4})
+    restore_vitals(body, name)
+    wait_until(
+        lambda: body.snapshot().health == 20 and body.snapshot().position.y == LAKE_FEET, 10, "standing, healthy"
+    )
+
+
 def test_a_climb_from_under_a_lake_digs_up_beside_it(bridge, embedded_server, tmp_path):
     """Under a lake's floor the pathfinder digs nothing (no block next to water): an explore's
     climb from a chamber under it digs up a dry column beside the lake instead (before
@@ -148,20 +171,7 @@ def test_a_climb_from_under_a_lake_digs_up_beside_it(bridge, embedded_server, tm
     agency = agency_on(body, tmp_path / "agency.db")
     x, z = LAKE_X, LAKE_Z
     try:
-        body.chat("/time set 1000")
-        body.chat(f"/mcbot fill {x - 10} {Y - 2} {z - 10} {x + 10} {Y + 8} {z + 10} stone")
-        body.chat(f"/mcbot fill {x} {LAKE_FEET} {z} {x} {LAKE_FEET + 1} {z} air")
-        teleport(body, "lake_bot", x, LAKE_FEET, z)
-        wait_until(lambda: block_at(body, x + 10, Y + 8, z + 10) == "stone", 15, "stone around")
-        wait_until(lambda: block_at(body, x, LAKE_FEET + 1, z) == "air", 15, "the chamber")
-        fill(body, (x - 10, Y + 9, z - 10), (x + 10, Y + 9, z + 10), "stone")  # the lake's rim
-        fill(body, (x - 8, Y + 9, z - 8), (x + 2, Y + 9, z + 8), "water")  # 2 blocks east of the bot
-        fill(body, (x - 10, Y + 10, z - 10), (x + 10, Y + 20, z + 10), "air")
-        give(body, "lake_bot", {"stone_pickaxe": 1, "cobblestone": 16, "cooked_beef": 4})
-        restore_vitals(body, "lake_bot")
-        wait_until(
-            lambda: body.snapshot().health == 20 and body.snapshot().position.y == LAKE_FEET, 10, "standing, healthy"
-        )
+        _under_a_lake(body, "lake_bot", (x, z), east=10, lake_east=2)  # 2 blocks east of the bot
         assert agency.tool_ctx is not None
         climb = asyncio.run(climb_out(agency.tool_ctx))
         assert climb is not None and climb["how"] == "dug" and climb["failed"] is None, climb
@@ -195,20 +205,7 @@ def test_under_a_lake_wider_than_the_columns_near_the_climb_tunnels_out_from_und
     agency = agency_on(body, tmp_path / "agency.db")
     x, z = WIDE_X, WIDE_Z
     try:
-        body.chat("/time set 1000")
-        body.chat(f"/mcbot fill {x - 10} {Y - 2} {z - 10} {x + 14} {Y + 8} {z + 10} stone")
-        body.chat(f"/mcbot fill {x} {LAKE_FEET} {z} {x} {LAKE_FEET + 1} {z} air")
-        teleport(body, "sea_bot", x, LAKE_FEET, z)
-        wait_until(lambda: block_at(body, x + 14, Y + 8, z + 10) == "stone", 15, "stone around")
-        wait_until(lambda: block_at(body, x, LAKE_FEET + 1, z) == "air", 15, "the chamber")
-        fill(body, (x - 10, Y + 9, z - 10), (x + 14, Y + 9, z + 10), "stone")  # the lake's rim
-        fill(body, (x - 8, Y + 9, z - 8), (x + 7, Y + 9, z + 8), "water")  # over every column within 6
-        fill(body, (x - 10, Y + 10, z - 10), (x + 14, Y + 20, z + 10), "air")
-        give(body, "sea_bot", {"stone_pickaxe": 1, "cobblestone": 16, "cooked_beef": 4})
-        restore_vitals(body, "sea_bot")
-        wait_until(
-            lambda: body.snapshot().health == 20 and body.snapshot().position.y == LAKE_FEET, 10, "standing, healthy"
-        )
+        _under_a_lake(body, "sea_bot", (x, z), east=14, lake_east=7)  # over every column within 6
         assert agency.tool_ctx is not None
         climb = asyncio.run(climb_out(agency.tool_ctx))
         assert climb is not None and climb["how"] == "dug" and climb["failed"] is None, climb
