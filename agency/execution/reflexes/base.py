@@ -143,6 +143,8 @@ class ReflexBase:
         self._retreat_started_at: int | None = None  # when the last retreat began
         self._retreat_failed_at: int | None = None  # the last retreat that got nowhere (None: it got away)
         self._evasions: list[int] = []  # when the recent evasions of melee hostiles were
+        self._creeper_evasions: list[int] = []  # when the recent evasions of creepers (that fled) were
+        self._creeper_led_at: int | None = None  # a creeper that kept coming back: led away from then
         self.direct = direct  # stopped when a reflex needs the body
 
     async def _watched(

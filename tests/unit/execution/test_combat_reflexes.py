@@ -11,7 +11,14 @@ from loguru import logger
 
 from agency.execution.combat import CLOSE_IN, EVADE, FIGHT, RETREAT, STRIKE_AND_BACK_OFF, choose_combat, threat_radii
 from agency.execution.reflexes import ReflexConfig, Reflexes
-from agency.execution.reflexes.combat import CLOSE_IN_HEALTH_BUDGET, CORNERED_MS, QUIET_MS
+from agency.execution.reflexes.combat import (
+    CLOSE_IN_HEALTH_BUDGET,
+    CORNERED_MS,
+    CREEPER_LEAD_MS,
+    CREEPER_RETURNS,
+    LEAD_AWAY,
+    QUIET_MS,
+)
 from agency.tools.testing import FakeBody, FakeTime, Mob
 from agency.world import WorldSnapshot
 
@@ -395,6 +402,44 @@ def test_a_hostile_that_keeps_coming_after_three_evasions_is_fought(env):
     body.position = start
     body.mobs = [Mob("zombie", hostile=True, x=3.5, z=0.5)]
     assert reflexes.choose(body.snapshot()) == FIGHT  # it keeps coming: bare hands it is
+
+
+def test_a_creeper_that_keeps_coming_back_is_led_away_beyond_where_it_follows_and_may_despawn(env):
+    """A creeper that does not burn by day followed a 1.18.2 bench bot back to its hut's site 46
+    times in a game day, each evasion (17 blocks off) working, the build held for each."""
+    body, ftime = env["body"], env["ftime"]
+    reflexes = Reflexes(env["tools"], env["ctx"], env["ex"], CFG, clock=ftime.clock)
+    start = body.position
+    times, within = CREEPER_RETURNS
+
+    def evasion() -> dict:
+        body.position, body.started = start, []
+        body.mobs = [Mob("creeper", hostile=True, x=5.5, z=0.5)]  # back again after each evasion
+        assert asyncio.run(reflexes.tick(body.snapshot())) == EVADE
+        return body.snapshot().entities[0].distance
+
+    for _ in range(times):
+        assert CFG.creeper_safe_distance <= evasion() < LEAD_AWAY
+        led = ftime.clock()  # the last of them: led away from then
+        ftime.clock.advance(within // times - 1)
+    assert evasion() >= LEAD_AWAY  # beyond 16 (it follows) and 32 (it may despawn)
+    ftime.clock.advance(led + CREEPER_LEAD_MS - 1 - ftime.clock())
+    assert evasion() >= LEAD_AWAY
+    ftime.clock.advance(1)
+    assert evasion() < LEAD_AWAY  # led away for CREEPER_LEAD_MS, then evaded as before
+
+
+def test_creeper_evasions_spread_wider_than_their_window_lead_nothing_away(env):
+    body, ftime = env["body"], env["ftime"]
+    reflexes = Reflexes(env["tools"], env["ctx"], env["ex"], CFG, clock=ftime.clock)
+    start = body.position
+    times, within = CREEPER_RETURNS
+    for _ in range(times + 2):
+        body.position = start
+        body.mobs = [Mob("creeper", hostile=True, x=5.5, z=0.5)]
+        assert asyncio.run(reflexes.tick(body.snapshot())) == EVADE
+        assert body.snapshot().entities[0].distance < LEAD_AWAY
+        ftime.clock.advance(within // (times - 1))
 
 
 def test_a_retreat_that_got_nowhere_with_nothing_hurting_the_bot_eats_before_retreating_again(env):
