@@ -9,6 +9,7 @@ a level tunnel is looked for (clear_column_along)."""
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from typing import NamedTuple
 
 from agency.blocks import is_liquid
@@ -77,27 +78,33 @@ def climb_columns(
 
 
 def along(here: tuple[int, int, int], way: str, height: int) -> tuple[tuple[int, int, int], tuple[int, int, int]]:
-    """The region (origin, size) a look along `way` reads: the line of columns from one beside
-    the bot's to TUNNEL_REACH off with the line on either side of it (the sides of a column
-    are checked for liquid), from the bot's feet `height` blocks up."""
+    """The region (origin, size) a look along `way` reads: the line of columns from the bot's
+    own to one past TUNNEL_REACH off, with the line on either side of it (every side of a
+    column weighed is checked for liquid, its ends' too), from the bot's feet `height` up."""
     dx, dz = WAYS[way]
-    x0, z0 = here[0] + dx, here[2] + dz
-    x1, z1 = here[0] + dx * TUNNEL_REACH, here[2] + dz * TUNNEL_REACH
+    far_x, far_z = here[0] + dx * (TUNNEL_REACH + 1), here[2] + dz * (TUNNEL_REACH + 1)
     if dx:
-        return (min(x0, x1), here[1], here[2] - 1), (TUNNEL_REACH, height, 3)
-    return (here[0] - 1, here[1], min(z0, z1)), (3, height, TUNNEL_REACH)
+        return (min(here[0], far_x), here[1], here[2] - 1), (TUNNEL_REACH + 2, height, 3)
+    return (here[0] - 1, here[1], min(here[2], far_z)), (3, height, TUNNEL_REACH + 2)
 
 
 def clear_column_along(
-    region: BlockRegion, here: tuple[int, int, int], way: str, ground: frozenset[str]
+    region: BlockRegion,
+    here: tuple[int, int, int],
+    way: str,
+    ground: frozenset[str],
+    allowed: Callable[[tuple[int, int, int]], bool] = lambda feet: True,
 ) -> tuple[int, Column] | None:
     """The nearest column along `way` (in the region `along` names) with ground over the bot's
-    head level and safe_to_dig_up, with how many blocks off it is; None when none is."""
+    head level, safe_to_dig_up and `allowed` (its foot at the bot's level: not under a hut's
+    floor), with how many blocks off it is; None when none is."""
     dx, dz = WAYS[way]
     hx, hy, hz = here
     top_of_read = region.origin[1] + region.size[1]
     for d in range(1, TUNNEL_REACH + 1):
         x, z = hx + dx * d, hz + dz * d
+        if not allowed((x, hy, z)):
+            continue
         tops = [y for y in range(hy + 2, top_of_read) if region.block_at(x, y, z) in ground]
         if not tops:
             continue

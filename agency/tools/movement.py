@@ -231,8 +231,8 @@ async def _tunnel_to_clear_column(
     found: list[tuple[int, str, Column]] = []
     for way in WAYS:
         origin, size = along(now, way, height)
-        hit = clear_column_along(await ctx.region(origin, size), now, way, GROUND_ROOF)
-        if hit is not None and dig_from((hit[1].x, now[1], hit[1].z)):
+        hit = clear_column_along(await ctx.region(origin, size), now, way, GROUND_ROOF, dig_from)
+        if hit is not None:
             found.append((hit[0], way, hit[1]))
     if not found:
         return False
@@ -250,7 +250,14 @@ async def _tunnel_to_clear_column(
     )
     wait_ms = int(descend_timeout_s(blocks) * 1000)
     deadline = ctx.clock() + wait_ms if ctx.deadline_ms is None else min(ctx.deadline_ms, ctx.clock() + wait_ms)
-    await run_action(replace(ctx, deadline_ms=deadline), "tunnel", {"blocks": blocks, "direction": way})
+    try:
+        await run_action(replace(ctx, deadline_ms=deadline), "tunnel", {"blocks": blocks, "direction": way})
+    except (ToolFailure, ToolTimeout) as e:
+        ctx.check()  # the climb's own time is up: no more of it
+        moved = block_pos((await ctx.snapshot()).position) != now
+        then = "looking again from where it got to" if moved else "digging up from here"
+        logger.info("[Tools] the tunnel {} stopped ({}); {}", way, e, then)
+        return moved
     return True
 
 

@@ -3,6 +3,7 @@ stretches of daylight in which a run made no progress at all, over the samples' 
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from agency.game.furnace import output_of
@@ -30,21 +31,25 @@ def day_part(tod: int, ticks: float) -> float:
 GATHERS = ("collect", "gather", "mine")
 
 
-def parts_of(item: str, depth: int = 3) -> set[str]:
-    """`item` and what its recipe takes, and what those take, `depth` recipes down (a bed: its
-    wool and planks, and the logs for the planks; a stone pickaxe: down to the logs for its
-    sticks' planks), as generic names (agency.game.recipes)."""
-    parts = {item}
+def parts_of(item: str, n: int = 1, depth: int = 3) -> dict[str, int]:
+    """How much of `item` and of what its recipe takes, and what those take, `depth` recipes
+    down, `n` of it needs (a bed: 3 wool, 3 planks, 1 log for the planks; a stone pickaxe: 3
+    cobblestone, 2 sticks, 1 planks, 1 log), by generic name (agency.game.recipes)."""
+    parts = {item: n}
     rec = recipe_for(item) if depth > 0 else None
-    for ingredient, _ in rec.ingredients if rec is not None else ():
-        parts |= parts_of(ingredient, depth - 1)
+    if rec is None:
+        return parts
+    crafts = math.ceil(n / rec.makes)
+    for ingredient, k in rec.ingredients:
+        for part, m in parts_of(ingredient, k * crafts, depth - 1).items():
+            parts[part] = parts.get(part, 0) + m
     return parts
 
 
 def goal_held(goal_key: str, inventory: dict[str, int]) -> int | None:
     """How much of what an active task's goal gets the inventory holds (any log for `collect:log`,
     raw iron for `collect:iron_ore`, ingots for `smelt:raw_iron`; for a craft, the item and what
-    its plan gathers for it, parts_of: a bed's sheep hunt got one wool in 5 minutes, its
+    its plan gathers for it, as much as it takes, parts_of: a bed's sheep hunt got one wool in 5 minutes, its
     progress at 0 throughout, at 26.1 seed 6391 at 5f5a076); None for a goal that gets no item
     (a build, a hunt of any animal, exploring)."""
     action, _, target = goal_key.partition(":")
@@ -57,8 +62,11 @@ def goal_held(goal_key: str, inventory: dict[str, int]) -> int | None:
         item = output_of(target) or target
         return sum(n for name, n in inventory.items() if matches(item, name))
     if action in MAKE_ACTIONS:
-        parts = parts_of(target)
-        return sum(n for name, n in inventory.items() if any(matches(p, name) for p in parts))
+        # each part counted up to what the craft takes: stone dug on the way is no progress past 3
+        return sum(
+            min(need, sum(n for name, n in inventory.items() if matches(part, name)))
+            for part, need in parts_of(target).items()
+        )
     return None
 
 

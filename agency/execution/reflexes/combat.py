@@ -124,7 +124,7 @@ class CombatReflex(ReflexBase):
             "legs": 3,
         }
         if name in CREEPERS and self._leading_creeper(self.clock()):
-            evade |= {"distance": LEAD_AWAY, "legs": LEAD_AWAY_LEGS}
+            evade |= {"distance": max(cfg.creeper_safe_distance, LEAD_AWAY), "legs": LEAD_AWAY_LEGS}
         if is_archer(combat.target):
             # away from every hostile as far as the bow is answered (a zombie beside the bot
             # is not run past), and out of that radius

@@ -325,12 +325,19 @@ def test_a_craft_whose_plan_goes_on_gathering_what_it_takes_is_no_idle_wedge():
     """A bed's sheep hunt got one wool in 5 minutes, its progress at 0 throughout (26.1 seed
     6391 at 5f5a076, judged an idle wedge): what the craft takes, and what that takes, counts
     as its item; other things gathered on the way do not."""
-    assert goal_held("craft:white_bed", {"white_wool": 2, "oak_log": 3, "dirt": 5}) == 5
+    assert goal_held("craft:white_bed", {"white_wool": 2, "oak_log": 3, "dirt": 5}) == 3  # 2 wool, 1 log
     assert goal_held("craft:stone_pickaxe", {"birch_log": 1, "stick": 2, "cobblestone": 3, "dirt": 4}) == 6
-    wool = samples(60, tasks=[{**task("bed", "active"), "goalKey": "craft:white_bed"}])
+    # as much as the craft takes: stone dug on the way past its 3 is no progress
+    assert goal_held("craft:stone_pickaxe", {"cobblestone": 30}) == 3
+    wool = samples(32, tasks=[{**task("bed", "active"), "goalKey": "craft:white_bed"}])
     for k, x in enumerate(wool):
         x["inventory"] = {"white_wool": k // 8, "oak_planks": 3}
+    wool[-1]["tasks"] = [{**task("bed", "completed"), "goalKey": "craft:white_bed"}]
     assert [w for w in run_result(wool, 120.0)["wedges"] if w["kind"] == "idle"] == []
+    digging = samples(60, tasks=[{**task("pick", "active"), "goalKey": "craft:stone_pickaxe"}])
+    for k, x in enumerate(digging):
+        x["inventory"] = {"cobblestone": 3 + k, "stick": 2}
+    assert [w for w in run_result(digging, 120.0)["wedges"] if w["kind"] == "idle"]
     stuck = samples(60, tasks=[{**task("bed", "active"), "goalKey": "craft:white_bed"}])
     for k, x in enumerate(stuck):
         x["inventory"] = {"white_wool": 1, "oak_planks": 3, "dirt": k}

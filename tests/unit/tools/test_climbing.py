@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 
 from agency.tools.base import ToolContext
-from agency.tools.climbing import TUNNEL_REACH, climb_columns, safe_to_dig_up
+from agency.tools.climbing import TUNNEL_REACH, along, clear_column_along, climb_columns, safe_to_dig_up
 from agency.tools.movement import GROUND_ROOF, MAX_TUNNELS, climb_out
 from agency.tools.testing import GROUND_Y, FakeBody
 from agency.world import Vec3
@@ -175,6 +175,28 @@ def test_tunnels_in_one_climb_are_bounded(ctx, body):
     body._do_tunnel = lambda a: {"steps": 0, "y": FEET, "turned": 2, "torches": 0, "reason": "reached"}  # type: ignore[method-assign]
     run(climb_out(ctx))
     assert len([a for kind, a in body.started if kind == "tunnel"]) == MAX_TUNNELS
+    assert _climbs(body)[0] == (0.5, TOP + 1, 0.5)  # then its own column, as with no tunnel
+
+
+def test_a_failed_tunnel_falls_back_to_digging_up_the_bots_own_column(ctx, body):
+    _lake(body, WIDE, WIDE, 11, WIDE)
+    body.fail["tunnel"] = "no way on: every direction has a liquid or a falling block"
+    climb = run(climb_out(ctx))
+    assert [k for k, _ in body.started][:2] == ["tunnel", "pillar"], body.started
+    assert climb is not None and _climbs(body)[0] == (0.5, TOP + 1, 0.5)
+
+
+def test_water_over_the_bots_own_column_rules_out_the_first_column_along_a_way(body):
+    """The look along a way reads the bot's own column too: the first column east, beside the
+    bot's, is not clear while water lies over the bot's (1 block east would let it in)."""
+    body.blocks[(0, TOP + 1, 0)] = "water"
+    origin, size = along((0, FEET, 0), "east", 60)
+    hit = clear_column_along(body.region(origin, size), (0, FEET, 0), "east", GROUND_ROOF)
+    assert hit is not None and hit[0] == 2, hit
+    west = clear_column_along(
+        body.region(*along((0, FEET, 0), "west", 60)), (0, FEET, 0), "west", GROUND_ROOF, lambda feet: feet[0] < -3
+    )
+    assert west is not None and west[0] == 4, west  # the ones the caller keeps out skipped, the next taken
 
 
 def test_a_column_the_caller_keeps_out_is_not_dug_up(ctx, body):
