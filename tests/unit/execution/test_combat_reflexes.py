@@ -11,6 +11,7 @@ from loguru import logger
 
 from agency.execution.combat import CLOSE_IN, EVADE, FIGHT, RETREAT, STRIKE_AND_BACK_OFF, choose_combat, threat_radii
 from agency.execution.reflexes import ReflexConfig, Reflexes
+from agency.execution.reflexes.base import Death
 from agency.execution.reflexes.combat import (
     CLOSE_IN_HEALTH_BUDGET,
     CORNERED_MS,
@@ -20,7 +21,7 @@ from agency.execution.reflexes.combat import (
     QUIET_MS,
 )
 from agency.tools.testing import FakeBody, FakeTime, Mob
-from agency.world import WorldSnapshot
+from agency.world import Vec3, WorldSnapshot
 
 CFG = ReflexConfig()
 
@@ -440,6 +441,21 @@ def test_creeper_evasions_spread_wider_than_their_window_lead_nothing_away(env):
         assert asyncio.run(reflexes.tick(body.snapshot())) == EVADE
         assert body.snapshot().entities[0].distance < LEAD_AWAY
         ftime.clock.advance(within // (times - 1) + 1_000)  # a third within the window never
+
+
+def test_evasions_on_the_walk_back_to_a_deaths_items_do_not_make_a_hostile_one_that_keeps_coming(env):
+    """The bot walking back to its items goes toward what is there, not it toward the bot."""
+    body, ftime = env["body"], env["ftime"]
+    reflexes = Reflexes(env["tools"], env["ctx"], env["ex"], CFG, clock=ftime.clock)
+    reflexes.death = Death(cause="skeleton", position=Vec3(x=30.0, y=64.0, z=0.5), at_ms=ftime.clock())
+    start = body.position
+    for _ in range(3):
+        body.position = start
+        body.mobs = [Mob("zombie", hostile=True, x=3.5, z=0.5)]
+        assert asyncio.run(reflexes.tick(body.snapshot())) == EVADE
+        ftime.clock.advance(10_000)
+    body.position, body.mobs = start, [Mob("zombie", hostile=True, x=3.5, z=0.5)]
+    assert reflexes.choose(body.snapshot()) == EVADE  # bare hands: still kept out of its reach
 
 
 def test_a_retreat_that_got_nowhere_with_nothing_hurting_the_bot_eats_before_retreating_again(env):
