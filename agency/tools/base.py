@@ -100,6 +100,12 @@ class ToolContext:
     def for_call(self, timeout_s: float) -> ToolContext:
         return replace(self, deadline_ms=self.clock() + int(timeout_s * 1000))
 
+    def within_ms(self, ms: int) -> ToolContext:
+        """This context with its deadline at most `ms` from now (a step bounded inside what
+        the call itself has left)."""
+        deadline = self.clock() + ms
+        return replace(self, deadline_ms=deadline if self.deadline_ms is None else min(self.deadline_ms, deadline))
+
     def remaining_ms(self) -> int | None:
         return None if self.deadline_ms is None else self.deadline_ms - self.clock()
 

@@ -22,7 +22,6 @@ strolled off before the task ran (two of a bench's hunt tasks failed so).
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Any
 
 from pydantic import Field, field_validator
@@ -180,8 +179,7 @@ async def hunt(ctx: ToolContext, p: HuntInput) -> dict[str, Any]:
             break
         # One kill, bounded inside what the call itself has left.
         held_before = await _total(ctx)
-        deadline = ctx.clock() + int(KILL_TIMEOUT_S * 1000)
-        kill_ctx = replace(ctx, deadline_ms=deadline if ctx.deadline_ms is None else min(ctx.deadline_ms, deadline))
+        kill_ctx = ctx.within_ms(int(KILL_TIMEOUT_S * 1000))
         try:
             out = await run_action(
                 kill_ctx,

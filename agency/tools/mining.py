@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import replace
 from typing import Any, Literal
 
 from loguru import logger
@@ -109,12 +108,10 @@ async def descend(ctx: ToolContext, p: DescendInput) -> dict[str, Any]:
     if starts is not None and not under_cover_at_night(snap):
         starts.append((snap.position.x, snap.position.y, snap.position.z))
         del starts[:-MAX_STAIRCASES]
-    wait_ms = int(descend_timeout_s(blocks) * 1000)
-    deadline = ctx.clock() + wait_ms if ctx.deadline_ms is None else min(ctx.deadline_ms, ctx.clock() + wait_ms)
     args: dict[str, Any] = {"targetY": p.target_y}
     if p.direction is not None:
         args["direction"] = p.direction
-    timed = replace(ctx, deadline_ms=deadline)
+    timed = ctx.within_ms(int(descend_timeout_s(blocks) * 1000))
     try:
         out = await run_action(timed, "staircase", args)
     except ToolFailure as e:
@@ -258,9 +255,8 @@ async def tunnel_for(ctx: ToolContext, block: str) -> dict[str, Any]:
         return await descend(ctx, DescendInput(target_y=max(level, here - TUNNEL_BLOCKS)))
     if not await _has_pickaxe(ctx):
         raise ToolFailure(PRECONDITION_FAILED, "no pickaxe to dig a tunnel with")
-    wait_ms = int(descend_timeout_s(TUNNEL_BLOCKS) * 1000)
-    deadline = ctx.clock() + wait_ms if ctx.deadline_ms is None else min(ctx.deadline_ms, ctx.clock() + wait_ms)
-    out = await run_action(replace(ctx, deadline_ms=deadline), "tunnel", {"blocks": TUNNEL_BLOCKS})
+    timed = ctx.within_ms(int(descend_timeout_s(TUNNEL_BLOCKS) * 1000))
+    out = await run_action(timed, "tunnel", {"blocks": TUNNEL_BLOCKS})
     return {
         "steps": out.get("steps"),
         "y": out.get("y"),

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from dataclasses import replace
 from typing import Any
 
 from loguru import logger
@@ -248,10 +247,9 @@ async def _tunnel_to_clear_column(
         c.z,
         c.top,
     )
-    wait_ms = int(descend_timeout_s(blocks) * 1000)
-    deadline = ctx.clock() + wait_ms if ctx.deadline_ms is None else min(ctx.deadline_ms, ctx.clock() + wait_ms)
+    timed = ctx.within_ms(int(descend_timeout_s(blocks) * 1000))
     try:
-        await run_action(replace(ctx, deadline_ms=deadline), "tunnel", {"blocks": blocks, "direction": way})
+        await run_action(timed, "tunnel", {"blocks": blocks, "direction": way})
     except (ToolFailure, ToolTimeout) as e:
         ctx.check()  # the climb's own time is up: no more of it
         moved = block_pos((await ctx.snapshot()).position) != now

@@ -12,7 +12,6 @@ goes on smelting, and the next call (a resumed task) takes it out and counts it.
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Any
 
 from loguru import logger
@@ -152,8 +151,7 @@ async def smelt(ctx: ToolContext, p: SmeltInput) -> dict[str, Any]:
     else:
         await reach(ctx, furnace)
     # The wait is bounded by the count, inside whatever the call itself has left.
-    wait_ms = int(cook_timeout_s(need) * 1000) + 1000
-    deadline = ctx.clock() + wait_ms if ctx.deadline_ms is None else min(ctx.deadline_ms, ctx.clock() + wait_ms)
+    timed = ctx.within_ms(int(cook_timeout_s(need) * 1000) + 1000)
     args = {
         "x": furnace["x"],
         "y": furnace["y"],
@@ -166,7 +164,7 @@ async def smelt(ctx: ToolContext, p: SmeltInput) -> dict[str, Any]:
         "cookTicks": COOK_TICKS,
         "stallMs": STALL_MS,
     }
-    out = await run_action(replace(ctx, deadline_ms=deadline), "smelt", args)
+    out = await run_action(timed, "smelt", args)
     status = out.get("status")
     if status == "nothing_to_smelt":
         raise ToolFailure(
