@@ -18,6 +18,7 @@ from typing import Any
 
 from pydantic import Field
 
+from agency.blocks import natural_ground
 from agency.names import GENERIC_THREATS, same
 from agency.tools.actions import run_action
 from agency.tools.base import BODY_QUEUE, Tool, ToolContext, ToolFailure, ToolInput
@@ -43,6 +44,9 @@ class AttackInput(ToolInput):
     )
     creeperWithin: float | None = Field(
         default=None, gt=0, le=16, description="break off when a creeper (not the target) comes this close"
+    )
+    digThrough: bool = Field(
+        default=False, description="the chase digs through natural ground (soil, rock, trees) where its path needs it"
     )
 
 
@@ -86,6 +90,8 @@ async def attack(ctx: ToolContext, p: AttackInput) -> dict[str, Any]:
         args["stopAtHealth"] = p.stopAtHealth
     if p.creeperWithin is not None:
         args["creeperWithin"] = p.creeperWithin
+    if p.digThrough:
+        args["digOnly"] = list(natural_ground())
     if p.entityId is not None:
         args["entityId"] = p.entityId
     elif p.target is not None:

@@ -3,12 +3,33 @@
 // charges 0.1 exhaustion a metre sprinted (and 0.2 a sprint-jump) and none a metre walked
 // (plugins/hunger.js does the same): a bench bot at full health sprinting every path, as pathfinder
 // does by default, went from food 17 to 7 in 100 s of errands.
-const { Movements } = require('mineflayer-pathfinder')
+const { Movements, goals } = require('mineflayer-pathfinder')
+const { blockName } = require('./names')
 
 function walkingMovements (bot, sprint = false) {
   const movements = new Movements(bot)
   movements.allowSprinting = sprint
   return movements
+}
+
+// Let `movements` dig through these block names only (natural ground, logs, leaves): a path may
+// cut through a bush or a hillside, never through what somebody built. Names in any version's
+// form; ones this version does not have are left out.
+function digOnly (bot, movements, names) {
+  const allowed = new Set(names.map((n) => blockName(bot.registry, n)).filter(Boolean))
+  movements.canDig = true
+  for (const b of bot.registry.blocksArray) if (!allowed.has(b.name)) movements.blocksCantBreak.add(b.id)
+  return movements
+}
+
+// Follow a moving entity to within `range` (a chase: hunt, attack), called on each beat of it.
+// A goal already following it is left to run while it walks or digs: a new goal every beat made
+// pathfinder drop its path and any block half dug (a chase digging through a wall got nowhere).
+function chase (bot, entity, range) {
+  const pf = bot.pathfinder
+  const following = pf.goal instanceof goals.GoalFollow && pf.goal.entity === entity
+  if (following && (pf.isMoving() || pf.isMining())) return
+  pf.setGoal(new goals.GoalFollow(entity, range), true)
 }
 
 // The movements the plugins made for themselves on inject (pathfinder's own, used by a chase;
@@ -18,4 +39,4 @@ function install (bot) {
   if (bot.collectBlock?.movements) bot.collectBlock.movements.allowSprinting = false
 }
 
-module.exports = { walkingMovements, install }
+module.exports = { walkingMovements, digOnly, chase, install }

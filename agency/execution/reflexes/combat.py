@@ -143,6 +143,13 @@ class CombatReflex(ReflexBase):
             # bench bot at 855429f closing in on a skeleton for 10 s had one come to 2 blocks, and
             # died); not while one is waited for, no way away from it (agency.execution.combat)
             args: dict[str, Any] = {"target": name, "radius": radius, "stopAtHealth": stop}
+            if combat.reflex == CLOSE_IN and not self._burrowed and self.sheltered is None:
+                # a skeleton in a hillside's cave mouth or up on a ledge is dug up to, as a player
+                # does: a 26.1 bench bot on a mountain (seed 7258 at a00cb39) could not walk to the
+                # ones shooting it, retreated from them again and again, and stood wedged through
+                # two of its game days. Never from a night's shelter (a burrow's walls are natural
+                # ground), nor in a melee fight (the hostile comes to the bot).
+                args["digThrough"] = True
             stuck = self._creeper_stuck_at is not None and self.clock() - self._creeper_stuck_at < CORNERED_MS
             if not stuck:
                 args["creeperWithin"] = cfg.creeper_flee_within

@@ -5,8 +5,12 @@
 // It breaks off (an error starting BROKE_OFF) at args.stopAtHealth or less, or with a creeper
 // near (creeperNear): the reflexes retreat or evade there, but wait on the fight meanwhile (a
 // bench bot chasing a skeleton went from health 20 to dead under zombies in 9 s).
-const { goals } = require('mineflayer-pathfinder')
+// With args.digOnly (block names) the chase digs through those where its path needs it: a
+// skeleton in a hillside's cave mouth or on a ledge is dug up to, as a player does (a 26.1
+// bench bot on a mountain retreated from skeletons it could not walk to, shooting from 3-16
+// blocks, again and again through two of its game days, its work by the furnace held each time).
 const { bound } = require('../path_search')
+const { walkingMovements, digOnly, chase } = require('../walking')
 const { entityName, isHostile, names } = require('../names')
 const { tickCounter, ticksFor } = require('../ticks')
 
@@ -56,6 +60,12 @@ async function run (bot, args, rec) {
   if (!target) throw new Error(`no ${args.name || 'hostile'} within reach to attack`)
   const weapon = names(bot).weapons.map((n) => bot.inventory.items().find((i) => i.name === n)).find(Boolean)
   if (weapon) await bot.equip(weapon, 'hand')
+  // the chase's own movements, not whatever the last walk left (pathfinder's first ones dig anything)
+  const before = bot.pathfinder.movements
+  const chase = walkingMovements(bot)
+  chase.canDig = false
+  if (Array.isArray(args.digOnly) && args.digOnly.length) digOnly(bot, chase, args.digOnly)
+  bot.pathfinder.setMovements(chase)
   bound(bot, { dig: bot.pathfinder.movements.canDig }) // the chase replans as the target moves: each search bounded
   let hits = 0
   let landed = 0 // hits the server took (a swing inside the target's hurt cooldown does nothing)
@@ -73,7 +83,7 @@ async function run (bot, args, rec) {
       if (d > REACH && clock.ticks - hitAt >= NO_HIT_TICKS) {
         throw new Error(`could not get at the ${target.name} (${d.toFixed(1)} blocks away, no hit in ${NO_HIT_TICKS} ticks)`)
       }
-      await chaseOrHit(bot, e, d, () => { hits++; hitAt = clock.ticks })
+      await chaseOrHit(bot, e, d, weapon, () => { hits++; hitAt = clock.ticks })
       if (args.maxHits && hits >= args.maxHits) break
       await new Promise((resolve) => setTimeout(resolve, HIT_EVERY_MS))
     }
@@ -81,16 +91,22 @@ async function run (bot, args, rec) {
     clock.stop()
     bot.removeListener('entityHurt', onHurt)
     bot.pathfinder.setGoal(null)
+    bot.pathfinder.setMovements(before)
   }
   return { target: target.name, targetId: target.id, hits, landed, weapon: weapon ? weapon.name : null, gone: !bot.entities[target.id] }
 }
 
-// One beat of the fight: out of reach, follow; in reach, stop, look and hit.
-async function chaseOrHit (bot, e, d, hit) {
+// One beat of the fight: out of reach, follow; in reach, stop, look and hit (with the weapon:
+// a chase that dug took up the digging tool).
+async function chaseOrHit (bot, e, d, weapon, hit) {
   if (d > REACH) {
-    bot.pathfinder.setGoal(new goals.GoalFollow(e, 1.5), true)
+    chase(bot, e, 1.5)
   } else {
     bot.pathfinder.setGoal(null)
+    if (weapon && bot.heldItem?.name !== weapon.name) {
+      const held = bot.inventory.items().find((i) => i.name === weapon.name)
+      if (held) await bot.equip(held, 'hand')
+    }
     await bot.lookAt(e.position.offset(0, e.height ? e.height * 0.8 : 1.4, 0), true)
     bot.attack(e)
     hit()

@@ -5,8 +5,8 @@
 // is gone, or args.giveUpMs passed (out of reach: killed false). Returns where it died, so
 // the caller can walk over the drops. The kinds (names in any version's form) come from
 // agency, which owns what counts as game.
-const { goals } = require('mineflayer-pathfinder')
 const { bound } = require('../path_search')
+const { chase } = require('../walking')
 const { entityName, names } = require('../names')
 
 const REACH = 3.0
@@ -56,7 +56,7 @@ async function run (bot, args, rec) {
     if (!e || e.isValid === false || dead.has(target.id)) break
     last = e.position.clone()
     if (e.position.distanceTo(bot.entity.position) > REACH) {
-      bot.pathfinder.setGoal(new goals.GoalFollow(e, 1.5), true)
+      chase(bot, e, 1.5)
     } else {
       bot.pathfinder.setGoal(null)
       await bot.lookAt(e.position.offset(0, e.height ? e.height * 0.6 : 0.6, 0), true)

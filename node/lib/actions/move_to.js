@@ -6,8 +6,7 @@
 // progress check says why. Failures start with 'no progress toward' (the caller may retry,
 // digging).
 const { goals } = require('mineflayer-pathfinder')
-const { walkingMovements } = require('../walking')
-const { blockName } = require('../names')
+const { walkingMovements, digOnly } = require('../walking')
 const { bound, watch } = require('../path_search')
 const { tickCounter, ticksFor } = require('../ticks')
 
@@ -22,14 +21,8 @@ function run (bot, args, rec) {
   if (![x, y, z].every(Number.isFinite)) throw new Error('move_to needs numeric x, y, z')
   const movements = walkingMovements(bot, args.sprint === true) // a flight sprints (lib/walking)
   movements.canDig = args.canDig ?? false
-  if (Array.isArray(args.digOnly) && args.digOnly.length) {
-    // Dig through these block names only (natural ground, logs, leaves): a path may cut
-    // through a bush, never through what somebody built.
-    // (names in any version's form; ones this version does not have are left out)
-    const allowed = new Set(args.digOnly.map((n) => blockName(bot.registry, n)).filter(Boolean))
-    movements.canDig = true
-    for (const b of bot.registry.blocksArray) if (!allowed.has(b.name)) movements.blocksCantBreak.add(b.id)
-  }
+  // dig through these only (natural ground, logs, leaves), never what somebody built
+  if (Array.isArray(args.digOnly) && args.digOnly.length) digOnly(bot, movements, args.digOnly)
   if (Array.isArray(args.keepOut) && args.keepOut.length === 6) {
     // A box (min corner inclusive, max exclusive) nothing is dug in or placed in: a walk that
     // digs out of a pit near a hut's site must not hole its floor or pillar up on it.

@@ -9,6 +9,7 @@ import asyncio
 import pytest
 from loguru import logger
 
+from agency.blocks import natural_ground
 from agency.execution.combat import CLOSE_IN, EVADE, FIGHT, RETREAT, STRIKE_AND_BACK_OFF, choose_combat, threat_radii
 from agency.execution.reflexes import ReflexConfig, Reflexes
 from agency.execution.reflexes.base import Death
@@ -174,11 +175,14 @@ def test_a_skeleton_is_closed_in_on_and_a_spider_fought_by_their_kinds(env):
     reflexes = Reflexes(env["tools"], env["ctx"], env["ex"], CFG)
     body.mobs = [Mob("skeleton", hostile=True, x=12.5, z=0.5)]
     assert asyncio.run(reflexes.tick(body.snapshot())) == CLOSE_IN
-    # a close-in breaks off once it has cost CLOSE_IN_HEALTH_BUDGET; a fight at the retreat threshold
+    # a close-in breaks off once it has cost CLOSE_IN_HEALTH_BUDGET; a fight at the retreat
+    # threshold. A close-in digs through natural ground to a skeleton in a cave mouth or on a
+    # ledge; a fight does not (the hostile comes to the bot)
     close_in = {
         "radius": CFG.skeleton_engage_within,
         "stopAtHealth": 20 - CLOSE_IN_HEALTH_BUDGET,
         "creeperWithin": CFG.creeper_flee_within,  # a creeper coming up breaks it off (node/lib/actions/attack.js)
+        "digOnly": list(natural_ground()),
         "name": "skeleton",
     }
     assert body.started[-1] == ("attack", close_in)
@@ -192,6 +196,16 @@ def test_a_skeleton_is_closed_in_on_and_a_spider_fought_by_their_kinds(env):
     }
     assert body.started[-1] == ("attack", fight)
     assert body.mobs == [] and reflexes.stats.fought == 2 and reflexes.stats.by_kind == {"skeleton": 1, "spider": 1}
+
+
+def test_a_close_in_from_a_nights_burrow_digs_nothing(env):
+    body = env["body"]
+    body.inventory["stone_sword"] = 1
+    reflexes = Reflexes(env["tools"], env["ctx"], env["ex"], CFG)
+    reflexes._burrowed = True  # its walls are natural ground: the skeleton is one in its pocket
+    body.mobs = [Mob("skeleton", hostile=True, x=1.5, z=0.5)]
+    assert asyncio.run(reflexes.tick(body.snapshot())) == CLOSE_IN
+    assert body.started[-1][0] == "attack" and "digOnly" not in body.started[-1][1]
 
 
 def test_a_close_in_that_broke_off_hurt_leaves_the_archer_be_and_the_bot_retreats_from_it(env):
