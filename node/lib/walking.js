@@ -6,9 +6,16 @@
 const { Movements, goals } = require('mineflayer-pathfinder')
 const { blockName } = require('./names')
 
+// pathfinder keeps from digging under sand and gravel only: red sand falls too
+const FALLING = ['red_sand', 'suspicious_sand', 'suspicious_gravel']
+
 function walkingMovements (bot, sprint = false) {
   const movements = new Movements(bot)
   movements.allowSprinting = sprint
+  for (const name of FALLING) {
+    const block = bot.registry.blocksByName[name]
+    if (block) movements.gravityBlocks.add(block.id)
+  }
   return movements
 }
 

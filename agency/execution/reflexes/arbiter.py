@@ -176,7 +176,7 @@ class Reflexes(CombatReflex, CookReflex, EatReflex, ForageReflex, RecoverReflex,
                 return
         async with self._task_held() as paused:
             if combat is not None:
-                result = await self._answer(combat, snap.health)
+                result = await self._answer(combat, snap)
             else:
                 result = await self._eat(snap)
             logger.info(

@@ -45,6 +45,8 @@ LEAD_AWAY = 36.0
 LEAD_AWAY_LEGS = 6
 
 
+DIG_BELOW_FEET = 1.0  # a close-in digs toward a skeleton no lower than this below the bot's feet (_digs_to)
+
 # A close-in breaks off once it has cost this much health (the reflexes wait on it meanwhile:
 # a bench bot chasing a skeleton went from 20 to dead under zombies in 9 s); a fight, at the
 # retreat threshold. Broken off, the close-in counts as out of reach: hurt, the bot retreats.
@@ -112,10 +114,18 @@ class CombatReflex(ReflexBase):
         strikes = strikes + 1 if strikes and now - last < REACH_STRIKES_FORGET_MS else 1
         self._reach_strikes[kind] = (strikes, now)
 
-    async def _answer(self, combat: CombatChoice, health: float) -> Any:
+    def _digs_to(self, target: EntityInfo, snap: WorldSnapshot) -> bool:
+        """Does a close-in on `target` dig where its path needs it? Toward one level with the bot
+        or above it (a hillside's cave mouth, a ledge), by day's work only: never from a night's
+        hut, burrow or the pocket under the hut (their walls are natural ground), and never down
+        toward one in a cave below (a shaft sunk into a cave in the 10 s a chase has)."""
+        night_shelter = self._burrowed or self._dug_in or self.sheltered is not None
+        return not night_shelter and target.position.y >= snap.position.y - DIG_BELOW_FEET
+
+    async def _answer(self, combat: CombatChoice, snap: WorldSnapshot) -> Any:
         """Carry out a combat reflex with the tools: one tool call, or a strike then an evasion.
-        `health`: the bot's as the choice was made."""
-        cfg, name = self.config, combat.target.name
+        `snap`: the snapshot the choice was made on."""
+        cfg, name, health = self.config, combat.target.name, snap.health
         self.stats.by_kind[name] += 1
         evade = {
             "threat": name,
@@ -143,12 +153,11 @@ class CombatReflex(ReflexBase):
             # bench bot at 855429f closing in on a skeleton for 10 s had one come to 2 blocks, and
             # died); not while one is waited for, no way away from it (agency.execution.combat)
             args: dict[str, Any] = {"target": name, "radius": radius, "stopAtHealth": stop}
-            if combat.reflex == CLOSE_IN and not self._burrowed and self.sheltered is None:
+            if combat.reflex == CLOSE_IN and self._digs_to(combat.target, snap):
                 # a skeleton in a hillside's cave mouth or up on a ledge is dug up to, as a player
                 # does: a 26.1 bench bot on a mountain (seed 7258 at a00cb39) could not walk to the
                 # ones shooting it, retreated from them again and again, and stood wedged through
-                # two of its game days. Never from a night's shelter (a burrow's walls are natural
-                # ground), nor in a melee fight (the hostile comes to the bot).
+                # two of its game days. Not in a melee fight: the hostile comes to the bot.
                 args["digThrough"] = True
             stuck = self._creeper_stuck_at is not None and self.clock() - self._creeper_stuck_at < CORNERED_MS
             if not stuck:

@@ -6,7 +6,7 @@
 // the caller can walk over the drops. The kinds (names in any version's form) come from
 // agency, which owns what counts as game.
 const { bound } = require('../path_search')
-const { chase } = require('../walking')
+const { chase, walkingMovements } = require('../walking')
 const { entityName, names } = require('../names')
 
 const REACH = 3.0
@@ -47,25 +47,35 @@ async function run (bot, args, rec) {
   if (!target) throw new Error(`no ${[...kinds].join(' or ')} within ${radius} blocks to hunt`)
   const weapon = names(bot).weapons.map((n) => bot.inventory.items().find((i) => i.name === n)).find(Boolean)
   if (weapon) await bot.equip(weapon, 'hand')
-  bound(bot, { dig: bot.pathfinder.movements.canDig }) // the chase replans as the animal moves: each search bounded
+  // the chase walks, on its own movements: not whatever the last action left (pathfinder's
+  // first ones and collectblock's dig anything, a hut's wall too)
+  const before = bot.pathfinder.movements
+  const chasing = walkingMovements(bot)
+  chasing.canDig = false
+  bot.pathfinder.setMovements(chasing)
+  bound(bot) // the chase replans as the animal moves: each search bounded
   let hits = 0
   let last = target.position.clone()
   const giveUpAt = Date.now() + (args.giveUpMs || 25000)
-  while (!rec.cancelled && Date.now() < giveUpAt) {
-    const e = bot.entities[target.id]
-    if (!e || e.isValid === false || dead.has(target.id)) break
-    last = e.position.clone()
-    if (e.position.distanceTo(bot.entity.position) > REACH) {
-      chase(bot, e, 1.5)
-    } else {
-      bot.pathfinder.setGoal(null)
-      await bot.lookAt(e.position.offset(0, e.height ? e.height * 0.6 : 0.6, 0), true)
-      bot.attack(e)
-      hits++
+  try {
+    while (!rec.cancelled && Date.now() < giveUpAt) {
+      const e = bot.entities[target.id]
+      if (!e || e.isValid === false || dead.has(target.id)) break
+      last = e.position.clone()
+      if (e.position.distanceTo(bot.entity.position) > REACH) {
+        chase(bot, e, 1.5)
+      } else {
+        bot.pathfinder.setGoal(null)
+        await bot.lookAt(e.position.offset(0, e.height ? e.height * 0.6 : 0.6, 0), true)
+        bot.attack(e)
+        hits++
+      }
+      await new Promise((resolve) => setTimeout(resolve, HIT_EVERY_MS))
     }
-    await new Promise((resolve) => setTimeout(resolve, HIT_EVERY_MS))
+  } finally {
+    bot.pathfinder.setGoal(null)
+    bot.pathfinder.setMovements(before)
   }
-  bot.pathfinder.setGoal(null)
   const killed = dead.has(target.id)
   if (killed) last = dead.get(target.id)
   return {

@@ -198,14 +198,26 @@ def test_a_skeleton_is_closed_in_on_and_a_spider_fought_by_their_kinds(env):
     assert body.mobs == [] and reflexes.stats.fought == 2 and reflexes.stats.by_kind == {"skeleton": 1, "spider": 1}
 
 
-def test_a_close_in_from_a_nights_burrow_digs_nothing(env):
+@pytest.mark.parametrize(
+    "night, dy, digs",
+    [
+        (None, 0.0, True),  # level with the bot: dug to
+        (None, 3.0, True),  # up on a ledge
+        (None, -1.0, True),  # a step down
+        (None, -2.0, False),  # in a cave below: no shaft sunk toward it
+        ("_burrowed", 0.0, False),  # a burrow's walls are natural ground
+        ("_dug_in", 0.0, False),  # so are the pocket's under the hut
+    ],
+)
+def test_a_close_in_digs_toward_a_skeleton_level_or_above_by_day_only(env, night, dy, digs):
     body = env["body"]
     body.inventory["stone_sword"] = 1
     reflexes = Reflexes(env["tools"], env["ctx"], env["ex"], CFG)
-    reflexes._burrowed = True  # its walls are natural ground: the skeleton is one in its pocket
-    body.mobs = [Mob("skeleton", hostile=True, x=1.5, z=0.5)]
+    if night:
+        setattr(reflexes, night, True)
+    body.mobs = [Mob("skeleton", hostile=True, x=1.5, z=0.5, y=body.snapshot().position.y + dy)]
     assert asyncio.run(reflexes.tick(body.snapshot())) == CLOSE_IN
-    assert body.started[-1][0] == "attack" and "digOnly" not in body.started[-1][1]
+    assert body.started[-1][0] == "attack" and ("digOnly" in body.started[-1][1]) is digs
 
 
 def test_a_close_in_that_broke_off_hurt_leaves_the_archer_be_and_the_bot_retreats_from_it(env):
