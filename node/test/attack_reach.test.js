@@ -10,13 +10,20 @@ const assert = require('node:assert')
 const { oneVersion, startServer, connectBot, waitFor, command, runAction } = require('./helpers')
 const { PLUGINS } = require('../lib/bots')
 
-test('an attack on a hostile it cannot reach ends as out of reach', { timeout: 240000, ...oneVersion('the chase is the pathfinder\'s, not the protocol\'s') }, async (t) => {
-  const server = await startServer({ seed: 5, hostiles: false, animals: false })
-  const bot = await connectBot(server.port, 'chaser', { plugins: PLUGINS })
+// A world with no mobs of its own and the bot on a stone floor reaching 12 blocks east and
+// `half` blocks to each side, cleared `high` blocks up.
+async function arena (t, seed, name, half, high) {
+  const server = await startServer({ seed, hostiles: false, animals: false })
+  const bot = await connectBot(server.port, name, { plugins: PLUGINS })
   t.after(async () => { bot.quit(); await server.stop() })
   const b = bot.entity.position.floored()
-  await command(bot, `/mcbot fill ${b.x - 2} ${b.y - 1} ${b.z - 2} ${b.x + 12} ${b.y - 1} ${b.z + 2} stone`, { timeout: 60000 })
-  await command(bot, `/mcbot fill ${b.x - 2} ${b.y} ${b.z - 2} ${b.x + 12} ${b.y + 4} ${b.z + 2} air`, { timeout: 60000 })
+  await command(bot, `/mcbot fill ${b.x - 2} ${b.y - 1} ${b.z - half} ${b.x + 12} ${b.y - 1} ${b.z + half} stone`, { timeout: 60000 })
+  await command(bot, `/mcbot fill ${b.x - 2} ${b.y} ${b.z - half} ${b.x + 12} ${b.y + high} ${b.z + half} air`, { timeout: 60000 })
+  return { bot, b }
+}
+
+test('an attack on a hostile it cannot reach ends as out of reach', { timeout: 240000, ...oneVersion('the chase is the pathfinder\'s, not the protocol\'s') }, async (t) => {
+  const { bot, b } = await arena(t, 5, 'chaser', 2, 4)
   // a zombie sealed in bedrock 5 blocks up, 9 east: it stays there, no path leads within a
   // hit of it (the bot holds no blocks to pillar with), and the sun is down (it burns zombies)
   await command(bot, '/mcbot time 14000')
@@ -82,12 +89,7 @@ test('with no sword or axe the attack hits with the pickaxe, not a fist', { time
 })
 
 test('a chase that may dig natural ground digs to a skeleton walled in deepslate; one that may not gives up', { timeout: 240000, ...oneVersion('the chase is the pathfinder\'s, not the protocol\'s') }, async (t) => {
-  const server = await startServer({ seed: 7, hostiles: false, animals: false })
-  const bot = await connectBot(server.port, 'tunneller', { plugins: PLUGINS })
-  t.after(async () => { bot.quit(); await server.stop() })
-  const b = bot.entity.position.floored()
-  await command(bot, `/mcbot fill ${b.x - 2} ${b.y - 1} ${b.z - 4} ${b.x + 12} ${b.y - 1} ${b.z + 4} stone`, { timeout: 60000 })
-  await command(bot, `/mcbot fill ${b.x - 2} ${b.y} ${b.z - 4} ${b.x + 12} ${b.y + 5} ${b.z + 4} air`, { timeout: 60000 })
+  const { bot, b } = await arena(t, 7, 'tunneller', 4, 5)
   // a skeleton in a pocket of deepslate 7 blocks east, its walls three blocks thick (a hit
   // reaches 3 blocks, through a wall too): a cave mouth's skeleton, walled in so that it stays
   // (and out of the sun). Deepslate takes a stone pickaxe over 1 s a block, longer than a
