@@ -10,6 +10,7 @@ const { guardToolRecursion } = require('./harvest')
 const { PATH_TICK_MS } = require('./limits')
 const { isHostile } = require('./names')
 const deathCause = require('./death_cause')
+const { trackRespawn } = require('./snapshot')
 const threats = require('./threats')
 const { installBlockCache, memoizeMinecraftData } = require('./simulation_cache')
 const { installQuietSplitter } = require('./framing')
@@ -108,6 +109,7 @@ function attach (rec, hostileRadius) {
     }
   })
   bot.on('health', () => push(rec, 'health', { health: bot.health, food: bot.food, saturation: bot.foodSaturation ?? null }))
+  trackRespawn(bot)
   const onDeath = deathCause.install(bot)
   bot.on('death', () => {
     const position = pos(bot.entity && bot.entity.position) // where the items dropped, before the respawn moves it

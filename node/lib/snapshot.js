@@ -54,6 +54,17 @@ function inCaveBelow (bot, me, pos) {
   return roof >= CAVE_ROOF
 }
 
+// From a death until the bot stands where the server respawned it, it counts as dead (health
+// 0): mineflayer takes the respawn's new health before the position packet that moves the bot
+// (and holds its physics and the reply 1.5 s past it), so a reader in between saw a live bot at
+// its death spot with the items it dropped out of view (a walk back to them ended at once, none
+// picked up). forcedMove is that position taken.
+function trackRespawn (bot) {
+  bot.mcbotRespawning = false
+  bot.on('death', () => { bot.mcbotRespawning = true })
+  bot.on('forcedMove', () => { bot.mcbotRespawning = false })
+}
+
 function snapshot (bot, hostileRadius) {
   if (bot.health === undefined || !bot.entity) throw new Error('bot not ready: no health or entity yet')
   const me = bot.entity.position
@@ -100,7 +111,7 @@ function snapshot (bot, hostileRadius) {
   const time = bot.time || {}
   const timeOfDay = ((Number(time.timeOfDay) % 24000) + 24000) % 24000
   return {
-    health: bot.health,
+    health: bot.mcbotRespawning ? 0 : bot.health,
     food: bot.food,
     saturation: bot.foodSaturation ?? null,
     gameMode: bot.game.gameMode,
@@ -120,4 +131,4 @@ function snapshot (bot, hostileRadius) {
   }
 }
 
-module.exports = { snapshot, coverOver }
+module.exports = { snapshot, coverOver, trackRespawn }

@@ -4,8 +4,8 @@
 
 const test = require('node:test')
 const assert = require('node:assert')
-const { startServer, connectBot, waitFor, command } = require('./helpers')
-const { snapshot } = require('../lib/snapshot')
+const { startServer, connectBot, waitFor, command, withTimeout } = require('./helpers')
+const { snapshot, trackRespawn } = require('../lib/snapshot')
 
 test('cover counts the solid blocks over the head, leaves left out', { timeout: 120000 }, async () => {
   const s = await startServer({ hostiles: false, animals: false })
@@ -140,6 +140,33 @@ test('a hostile behind the wall of the bot\'s pocket is sealed off: seen, not ne
     assert.deepStrictEqual(snapshot(bot).inventory, [{ name: 'cobblestone', count: 5 }])
   } finally {
     await command(bot, '/mcbot tick unfreeze').catch(() => {})
+    bot.quit()
+    await s.stop()
+  }
+})
+
+test('from a death until the bot stands where it respawned, the snapshot says it is dead', { timeout: 120000 }, async () => {
+  const s = await startServer({ hostiles: false, animals: false })
+  const bot = await connectBot(s.port, 'fallen')
+  trackRespawn(bot)
+  try {
+    await waitFor(() => bot.entity.onGround, 10000, 'standing')
+    const spawn = bot.entity.position.clone()
+    await command(bot, `/mcbot tp fallen ${spawn.x + 20} ${spawn.y} ${spawn.z}`)
+    await waitFor(() => bot.entity.position.distanceTo(spawn) > 15, 10000, 'away from the spawn')
+    const deathSpot = bot.entity.position.clone()
+    // read at the moment mineflayer takes the respawn's health, and at the position that follows
+    const alive = new Promise((resolve) => bot.once('death', () => bot.once('spawn', () => resolve(snapshot(bot)))))
+    const moved = new Promise((resolve) => bot.once('death', () => bot.once('forcedMove', () => resolve(snapshot(bot)))))
+    await command(bot, '/mcbot damage fallen 100')
+    const early = await withTimeout(alive, 30000, 'the respawn\'s health')
+    assert.ok(bot.health > 0, 'mineflayer has the new health')
+    assert.strictEqual(early.health, 0, `health ${early.health} read at ${JSON.stringify(early.position)} before the respawn's position`)
+    const back = await withTimeout(moved, 30000, 'the respawn\'s position')
+    assert.ok(back.health > 0, 'alive once it stands where it respawned')
+    const at = bot.entity.position
+    assert.ok(at.distanceTo(deathSpot) > 15, `respawned at ${at}, away from where it died (${deathSpot})`)
+  } finally {
     bot.quit()
     await s.stop()
   }
