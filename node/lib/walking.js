@@ -39,6 +39,18 @@ function chase (bot, entity, range) {
   pf.setGoal(new goals.GoalFollow(entity, range), true)
 }
 
+// Put a chase (hunt, attack) on movements of its own: walking, digging only the `dig` block
+// names when given; not whatever the last action left (pathfinder's first movements and
+// collectblock's dig anything, a hut's wall too). Returns the undo, for the chase's end.
+function chaseMovements (bot, dig = null) {
+  const before = bot.pathfinder.movements
+  const movements = walkingMovements(bot)
+  movements.canDig = false
+  if (Array.isArray(dig) && dig.length) digOnly(bot, movements, dig)
+  bot.pathfinder.setMovements(movements)
+  return () => bot.pathfinder.setMovements(before)
+}
+
 // The movements the plugins made for themselves on inject (pathfinder's own, used by a chase;
 // collectblock's) walk too.
 function install (bot) {
@@ -46,4 +58,4 @@ function install (bot) {
   if (bot.collectBlock?.movements) bot.collectBlock.movements.allowSprinting = false
 }
 
-module.exports = { walkingMovements, digOnly, chase, install }
+module.exports = { walkingMovements, digOnly, chase, chaseMovements, install }

@@ -10,7 +10,7 @@
 // bench bot on a mountain retreated from skeletons it could not walk to, shooting from 3-16
 // blocks, again and again through two of its game days, its work by the furnace held each time).
 const { bound } = require('../path_search')
-const { walkingMovements, digOnly, chase } = require('../walking')
+const { chase, chaseMovements } = require('../walking')
 const { entityName, isHostile, names } = require('../names')
 const { tickCounter, ticksFor } = require('../ticks')
 
@@ -60,12 +60,7 @@ async function run (bot, args, rec) {
   if (!target) throw new Error(`no ${args.name || 'hostile'} within reach to attack`)
   const weapon = names(bot).weapons.map((n) => bot.inventory.items().find((i) => i.name === n)).find(Boolean)
   if (weapon) await bot.equip(weapon, 'hand')
-  // the chase's own movements, not whatever the last walk left (pathfinder's first ones dig anything)
-  const before = bot.pathfinder.movements
-  const chase = walkingMovements(bot)
-  chase.canDig = false
-  if (Array.isArray(args.digOnly) && args.digOnly.length) digOnly(bot, chase, args.digOnly)
-  bot.pathfinder.setMovements(chase)
+  const restoreMovements = chaseMovements(bot, args.digOnly)
   bound(bot, { dig: bot.pathfinder.movements.canDig }) // the chase replans as the target moves: each search bounded
   let hits = 0
   let landed = 0 // hits the server took (a swing inside the target's hurt cooldown does nothing)
@@ -91,7 +86,7 @@ async function run (bot, args, rec) {
     clock.stop()
     bot.removeListener('entityHurt', onHurt)
     bot.pathfinder.setGoal(null)
-    bot.pathfinder.setMovements(before)
+    restoreMovements()
   }
   return { target: target.name, targetId: target.id, hits, landed, weapon: weapon ? weapon.name : null, gone: !bot.entities[target.id] }
 }

@@ -6,7 +6,7 @@
 // the caller can walk over the drops. The kinds (names in any version's form) come from
 // agency, which owns what counts as game.
 const { bound } = require('../path_search')
-const { chase, walkingMovements } = require('../walking')
+const { chase, chaseMovements } = require('../walking')
 const { entityName, names } = require('../names')
 
 const REACH = 3.0
@@ -47,12 +47,7 @@ async function run (bot, args, rec) {
   if (!target) throw new Error(`no ${[...kinds].join(' or ')} within ${radius} blocks to hunt`)
   const weapon = names(bot).weapons.map((n) => bot.inventory.items().find((i) => i.name === n)).find(Boolean)
   if (weapon) await bot.equip(weapon, 'hand')
-  // the chase walks, on its own movements: not whatever the last action left (pathfinder's
-  // first ones and collectblock's dig anything, a hut's wall too)
-  const before = bot.pathfinder.movements
-  const chasing = walkingMovements(bot)
-  chasing.canDig = false
-  bot.pathfinder.setMovements(chasing)
+  const restoreMovements = chaseMovements(bot) // the chase walks, never digs
   bound(bot) // the chase replans as the animal moves: each search bounded
   let hits = 0
   let last = target.position.clone()
@@ -74,7 +69,7 @@ async function run (bot, args, rec) {
     }
   } finally {
     bot.pathfinder.setGoal(null)
-    bot.pathfinder.setMovements(before)
+    restoreMovements()
   }
   const killed = dead.has(target.id)
   if (killed) last = dead.get(target.id)
