@@ -6,7 +6,6 @@ from __future__ import annotations
 import signal
 import subprocess
 import sys
-import time
 
 import httpx
 import psutil
@@ -61,15 +60,15 @@ def test_killed_world_is_restarted_on_the_same_port_and_the_daemon_is_healthy_ag
         assert world is not None and str(mc_port) in world.cmdline()
         old_pid = world.pid
         world.send_signal(signal.SIGKILL)
-        killed_at = time.monotonic()
 
         wait_until(
             lambda: (h := health()) and "world" in h["down"], 10, "/healthz to name the world as down", poll_s=0.05
         )
         down = next(h for h in seen if "world" in h["down"])
         assert down["ok"] is False and down["world"].startswith("restarting (1/")
-        wait_until(lambda: (h := health()) and h["ok"], 30, "the daemon healthy again after the world restart")
-        assert time.monotonic() - killed_at < 30
+        # As long as a first start may take: a loaded machine stretches a world's start, and how
+        # soon the restart began is read from the log below (its first backoff), not a clock.
+        wait_until(lambda: (h := health()) and h["ok"], 90, "the daemon healthy again after the world restart")
         h = health()
         assert h["world"] == "up" and h["botConnected"] and h["down"] == []
 
@@ -83,6 +82,7 @@ def test_killed_world_is_restarted_on_the_same_port_and_the_daemon_is_healthy_ag
         p.send_signal(signal.SIGTERM)
         out, _ = p.communicate(timeout=20)
         assert p.returncode == 0, out[-2000:]
+        assert "embedded world exited with code" in out and "restarting in 1.0 s (1/5)" in out, out[-3000:]
         assert "embedded world restarted (1/5)" in out
         # Nothing runs blind: while the world was down the reflexes (1 s job) waited and said
         # so once, not once a tick.
