@@ -3,10 +3,12 @@
 # servers: one lane per version runs that version's protocol-facing integration tests and then,
 # when NODE_TESTS names node test files, those files at that version; one more lane runs the
 # one_version tests (a daemon property the protocol cannot change: its API, store, processes
-# and faults) at the first version. The tests mostly wait on the game, so several worlds at once
-# take little more wall time than one, and a version's node tests start while the one_version
-# lane is still busy. PYTEST_WORKERS=2 gives each pytest process two pytest-xdist workers (whole
-# files to a worker; on 2 cores that starved the worlds into watchdog wedges). The long game
+# and faults) at the first version, then the node test files whose every test is oneVersion
+# (helpers.js; the 1.18.2 lane, which ran them, was the longest by 1.5 minutes at 6f32cea).
+# The tests mostly wait on the game, so several worlds at once take little more wall time than
+# one, and a version's node tests start while the one_version lane is still busy.
+# PYTEST_WORKERS=2 gives each pytest process two pytest-xdist workers (whole files to a worker;
+# on 2 cores that starved the worlds into watchdog wedges). The long game
 # runs (long_run) are left to make test-matrix and make bench. Each lane's output is printed
 # whole once it is done; the exit code is non-zero when any failed.
 # Usage: [NODE_TESTS="test/a.test.js ..."] scripts/pytest_matrix.sh PYTEST "VERSIONS" [PYTEST ARGS...]
@@ -22,16 +24,40 @@ trap 'rm -rf "$logs"' EXIT
 first=${versions%% *}
 last=${versions##* }
 
+# A file whose every top-level test( passes oneVersion(...) is one version's whole: it runs in
+# the one_version lane. A file with some of them runs in the version lanes, its oneVersion tests
+# at the last version.
+whole_one_version() { # node test file
+  local n
+  n=$(grep -c "^test(" "node/$1")
+  [ "$n" -gt 0 ] && [ "$n" = "$(grep -c "oneVersion(" "node/$1")" ]
+}
+version_node_tests=""
+one_version_node_tests=""
+for f in $node_tests; do
+  if whole_one_version "$f"; then one_version_node_tests="$one_version_node_tests $f"
+  else version_node_tests="$version_node_tests $f"; fi
+done
+
 version_lane() { # version, pytest args...
   local v=$1; shift
   local rc=0
   "$pytest" -m "integration and not long_run and not one_version" --mc-version "$v" "${xdist[@]}" "$@" || rc=1
-  if [ -n "$node_tests" ]; then
+  if [ -n "$version_node_tests" ]; then
     echo "node tests at $v"
     # shellcheck disable=SC2086 # the file names are words
-    # node tests marked oneVersion (helpers.js) run at the last version only: its lane is the
-    # shorter (the first version's also waits on the one_version lane's worlds)
-    (cd node && MCBOT_MC_VERSION=$v MCBOT_ONE_VERSION=$last node --test --test-concurrency=2 $node_tests) || rc=1
+    (cd node && MCBOT_MC_VERSION=$v MCBOT_ONE_VERSION=$last node --test --test-concurrency=2 $version_node_tests) || rc=1
+  fi
+  return $rc
+}
+
+one_version_lane() { # pytest args...
+  local rc=0
+  "$pytest" -m "integration and not long_run and one_version" --mc-version "$first" "${xdist[@]}" "$@" || rc=1
+  if [ -n "$one_version_node_tests" ]; then
+    echo "node tests at $first, every test of each file oneVersion:$one_version_node_tests"
+    # shellcheck disable=SC2086 # the file names are words
+    (cd node && MCBOT_MC_VERSION=$first MCBOT_ONE_VERSION=$first node --test --test-concurrency=2 $one_version_node_tests) || rc=1
   fi
   return $rc
 }
@@ -39,8 +65,7 @@ version_lane() { # version, pytest args...
 for v in $versions; do
   (version_lane "$v" "$@" > "$logs/$v.log" 2>&1; echo $? > "$logs/$v.rc") &
 done
-("$pytest" -m "integration and not long_run and one_version" --mc-version "$first" "${xdist[@]}" "$@" \
-   > "$logs/one_version.log" 2>&1; echo $? > "$logs/one_version.rc") &
+(one_version_lane "$@" > "$logs/one_version.log" 2>&1; echo $? > "$logs/one_version.rc") &
 wait
 failed=""
 for lane in $versions one_version; do

@@ -135,9 +135,9 @@ async function connectBot (port, username, { plugins = [], timeout = 60000 } = {
 }
 
 // A test of what no protocol version changes (the server process's own life, its clock, the
-// pathfinder's search bounds): when MCBOT_ONE_VERSION names a version (make test sets the first
-// it runs), the test runs at that version only and says so at the others; unset (make
-// test-matrix, make test-node), it runs at every version.
+// pathfinder's search bounds): when MCBOT_ONE_VERSION names a version (make test does,
+// scripts/pytest_matrix.sh), the test runs at that version only and says so at the others;
+// unset (make test-matrix, make test-node), it runs at every version.
 function oneVersion (reason) {
   const only = process.env.MCBOT_ONE_VERSION
   return only && only !== VERSION ? { skip: `one version only (${only}): ${reason}` } : {}
