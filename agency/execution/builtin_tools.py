@@ -8,6 +8,7 @@ from collections.abc import Mapping
 from agency.shelter import (
     bed as shelter_bed,
     burrow as shelter_burrow,
+    cover as shelter_cover,
     dig_in as shelter_dig_in,
     door as shelter_door,
     tools as shelter,
@@ -46,6 +47,7 @@ def default_tool_registry(queue_limits: Mapping[str, int] | None = None) -> Tool
         shelter_door,
         shelter_dig_in,
         shelter_burrow,
+        shelter_cover,
         shelter_bed,
     ):
         for tool in module.TOOLS:

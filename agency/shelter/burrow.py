@@ -18,11 +18,12 @@ from pydantic import Field
 from agency.blocks import is_solid, natural_ground
 from agency.shelter.backfill import FILLERS, fill_open
 from agency.shelter.blueprint import SIZE
+from agency.shelter.cover import seal
 from agency.shelter.earthwork import keep_box
 from agency.tools.actions import run_action
 from agency.tools.base import BODY_QUEUE, Tool, ToolContext, ToolFailure, ToolInput
 from agency.tools.results import EXECUTION_ERROR
-from agency.tools.spatial import block_pos, neighbours
+from agency.tools.spatial import block_pos
 
 STEPS = 3  # the third step puts a block of ground over the bot's head
 DIG_OUT_STALL_MS = 20000  # a fill of stone dug by hand gets the walk no closer for a while
@@ -103,17 +104,12 @@ async def _seal(ctx: ToolContext) -> list[list[int]]:
     it, a cave the steps passed beside): a 1.18.2 bench bot's burrow let a zombie in, and the
     bot fought its way out into the night and died 14 times. Best effort: what cannot be
     filled is logged. Returns the cells filled."""
-    feet = block_pos((await ctx.snapshot()).position)
-    head = (feet[0], feet[1] + 1, feet[2])
-    around = {n for c in (feet, head) for n in neighbours(c)} - {feet, head}
-    region = await ctx.region((feet[0] - 1, feet[1] - 1, feet[2] - 1), (3, 4, 3))
-    opening = sorted(c for c in around if not is_solid(region.block_at(*c)))
-    left = await fill_open(ctx, opening, wood=True)
+    filled, left = await seal(ctx)
     if left:
         logger.info(
             "[Shelter] burrow: {} left open beside the bot (no block held to fill it, or to place it against)", left
         )
-    return [list(c) for c in opening if list(c) not in left]
+    return filled
 
 
 async def dig_out(ctx: ToolContext, p: DigOutInput) -> dict[str, Any]:

@@ -12,24 +12,34 @@ from agency.execution.combat import RETREAT, choose_combat
 from agency.execution.reflexes.base import DIED, SAFE_MODES
 from agency.execution.reflexes.combat import CORNERED_MS, CombatReflex
 from agency.execution.reflexes.cook import CookReflex
+from agency.execution.reflexes.cover import IN_COVER, CoverReflex, got_away
 from agency.execution.reflexes.eat import EatReflex
 from agency.execution.reflexes.forage import ForageReflex
 from agency.execution.reflexes.recover import RecoverReflex
-from agency.execution.reflexes.shelter import ShelterReflex, in_pocket_only, inside_only
+from agency.execution.reflexes.shelter import POCKET_REACH, ShelterReflex, in_pocket_only, inside_only
 from agency.execution.reflexes.sleep import SleepReflex
 from agency.planning.tasks.idempotency import SHELTERING, WAITING_FOR_MORNING
 from agency.shelter.door import in_hut
 from agency.world import BodyEvent, WorldSnapshot, night_approaching, underground
 
 
-class Reflexes(CombatReflex, CookReflex, EatReflex, ForageReflex, RecoverReflex, ShelterReflex, SleepReflex):
+class Reflexes(
+    CombatReflex, CookReflex, CoverReflex, EatReflex, ForageReflex, RecoverReflex, ShelterReflex, SleepReflex
+):
     @property
     def holding_tasks(self) -> bool:
         """True while a reflex has the body or the bot spends the night in a shelter: the
         executor claims nothing (else it claimed the next task while the bot walked to its
         shelter, and the two fought over the body) and drive ticks skip. Also from a death
-        until its items are recovered or given up (at most the items' despawn time)."""
-        return self.sheltered is not None or self._burrowed or self._acting or self.death is not None
+        until its items are recovered or given up (at most the items' despawn time), and while
+        it is in cover (agency.execution.reflexes.cover)."""
+        return (
+            self.sheltered is not None
+            or self._burrowed
+            or self._acting
+            or self.death is not None
+            or self._cover is not None
+        )
 
     @property
     def hold_reason(self) -> str | None:
@@ -40,6 +50,8 @@ class Reflexes(CombatReflex, CookReflex, EatReflex, ForageReflex, RecoverReflex,
             return "the bot is burrowed in for the night (until morning)"
         if self.death is not None:
             return "the bot is recovering the items it dropped when it died"
+        if self._cover is not None:
+            return f"the bot has taken cover from a {self._cover.threat} (out once its health is back)"
         if self._acting:
             return "a reflex is acting (a threat, hunger or the night)"
         return None
@@ -55,15 +67,17 @@ class Reflexes(CombatReflex, CookReflex, EatReflex, ForageReflex, RecoverReflex,
         now = self.clock()
         self._out_of_reach = self.left_be(now)
         unreachable = frozenset(self._out_of_reach)
-        # in a burrow only a hostile in its pocket is answered, as one inside the hut is
-        seen = inside_only(snap, self.sheltered) if indoors else in_pocket_only(snap) if self._burrowed else snap
+        # in a burrow or in cover only a hostile in its pocket is answered, as one inside the hut is
+        pocket = self._burrowed or self._cover is not None
+        reach = IN_COVER if self._cover is not None else POCKET_REACH
+        seen = inside_only(snap, self.sheltered) if indoors else in_pocket_only(snap, reach) if pocket else snap
         self._combat = choose_combat(
             seen,
             self.config,
             unreachable=unreachable,
             hurt=self._hurt_at is not None and self.clock() - self._hurt_at < self.config.under_attack_ms,
             cornered=indoors
-            or self._burrowed
+            or pocket
             or (self._evade_failed_at is not None and self.clock() - self._evade_failed_at < CORNERED_MS),
             creeper_stuck=self._creeper_stuck_at is not None and self.clock() - self._creeper_stuck_at < CORNERED_MS,
         )
@@ -72,6 +86,8 @@ class Reflexes(CombatReflex, CookReflex, EatReflex, ForageReflex, RecoverReflex,
             return "eat"
         if self._combat is not None:
             return self._combat.reflex
+        if self._cover is not None:  # nothing else until out of it
+            return "eat" if self._eat_due(snap) else "leave_cover" if self._leave_cover_due(snap) else None
         if self._cook_due(snap):
             return "cook"
         if self._eat_due(snap):
@@ -153,6 +169,9 @@ class Reflexes(CombatReflex, CookReflex, EatReflex, ForageReflex, RecoverReflex,
         if reflex == "forage":
             await self._forage(snap)
             return
+        if reflex == "leave_cover":
+            await self._leave_cover(snap)
+            return
         if reflex == "surface":
             await self._surface(snap)
             return
@@ -176,7 +195,9 @@ class Reflexes(CombatReflex, CookReflex, EatReflex, ForageReflex, RecoverReflex,
                 return
         async with self._task_held() as paused:
             if combat is not None:
-                result = await self._answer(combat, snap)
+                result = await self._cover_first(combat) or await self._answer(combat, snap)
+                if combat.reflex == RETREAT and not got_away(result) and self._cover_due(combat.target):
+                    await self._take_cover(combat.target)  # no way off: closed in where it stands
             else:
                 result = await self._eat(snap)
             logger.info(

@@ -52,6 +52,15 @@ class Death:
     dimension: str | None = None
 
 
+@dataclass(frozen=True)
+class Cover:
+    """The bot closed in where it stood, cornered (agency.execution.reflexes.cover)."""
+
+    cells: tuple[tuple[int, int, int], ...]  # the blocks placed: dug again on the way out
+    since: int  # on the reflexes' clock
+    threat: str  # the kind it took cover from
+
+
 @dataclass
 class ReflexStats:
     ate: int = 0
@@ -59,6 +68,7 @@ class ReflexStats:
     fought: int = 0  # fights, close-ins and strikes
     evaded: int = 0  # creepers kept out of blast range
     retreats: int = 0
+    covers: int = 0  # times the bot closed itself in, cornered (agency.execution.reflexes.cover)
     surfaced: int = 0  # swims up for air
     by_kind: Counter[str] = field(default_factory=Counter)  # combat reflexes by the hostile's kind
     deaths: int = 0
@@ -142,6 +152,8 @@ class ReflexBase:
         self._quiet_since: int | None = None  # since when hostiles near are none the reflexes answer
         self._retreat_started_at: int | None = None  # when the last retreat began
         self._retreat_failed_at: int | None = None  # the last retreat that got nowhere (None: it got away)
+        self._cover: Cover | None = None  # closed in where it stood, cornered: tasks held
+        self._cover_failed_at: int | None = None  # the last cover that could not close every cell
         self._evasions: list[int] = []  # when the recent evasions of melee hostiles were
         self._creeper_evasions: list[int] = []  # when the recent evasions of creepers (that fled) were
         self._creeper_led_at: int | None = None  # a creeper that kept coming back: led away from then

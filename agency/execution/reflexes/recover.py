@@ -54,8 +54,9 @@ class RecoverReflex(ReflexBase):
         """The body's events as they are drained: a death holds the running task at once
         (before it fails on an empty inventory), until the items are back."""
         if self.record_events(events):
-            # respawned elsewhere: no burrow or pocket around it (its tasks still wait for the morning)
+            # respawned elsewhere: no burrow, pocket or cover around it (its tasks still wait for the morning)
             self._burrowed = self._dug_in = False
+            self._cover = None  # nor the blocks of a cover: they stand where it died
             self._burrow_retry_at = 0  # nor the ground a burrow failed in: one may be dug at once where it stands
             await self._take_body("the bot died")
             held = await self.executor.preempt(DIED)

@@ -439,11 +439,12 @@ MAX_REFILL = 64  # the dig_out tool's refill cells at most (a burrow closes 3 or
 POCKET_REACH = 2.5  # a burrow's pocket: two cells; a hostile further off is outside its ground
 
 
-def in_pocket_only(snap: WorldSnapshot) -> WorldSnapshot:
-    """The snapshot with only the hostiles in the burrow's pocket with the bot: the ground over
-    it keeps the others off (a zombie standing on the fill is 3 blocks up, and not fought)."""
+def in_pocket_only(snap: WorldSnapshot, reach: float = POCKET_REACH) -> WorldSnapshot:
+    """The snapshot with only the hostiles in the burrow's pocket with the bot (`reach`: a
+    cover's is the bot's own cell): the ground over it keeps the others off (a zombie standing
+    on the fill is 3 blocks up, and not fought)."""
     me = snap.position
-    near = [e for e in snap.entities if not e.threat or (e.distance <= POCKET_REACH and abs(e.position.y - me.y) < 1.5)]
+    near = [e for e in snap.entities if not e.threat or (e.distance <= reach and abs(e.position.y - me.y) < 1.5)]
     return snap.model_copy(update={"entities": near, "hostiles": sum(e.threat for e in near)})
 
 

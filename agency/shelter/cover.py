@@ -1,0 +1,116 @@
+"""cover: out of a hostile's sight where the bot stands, when it cannot get away from it (a
+retreat in a tunnel or a dead end that found no way off): the open cells beside its feet and
+head, and the ones over its head and under its feet, filled with ground it holds, so neither
+an arrow nor a hit gets in (a mob draws and strikes only with the bot in sight: node/plugins/mobs.js); later those
+blocks are dug again and the bot goes on where it was. Used by the combat reflex
+(agency.execution.reflexes.combat); `seal` also closes a night's burrow (agency.shelter.burrow)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from loguru import logger
+from pydantic import Field
+
+from agency.blocks import is_log, is_solid
+from agency.shelter.backfill import BURROW_GROUND, FILLERS, fill_open
+from agency.tools.actions import run_action
+from agency.tools.base import BODY_QUEUE, Tool, ToolContext, ToolFailure, ToolInput
+from agency.tools.spatial import block_pos, neighbours
+from agency.world import WorldSnapshot
+
+Cell = tuple[int, int, int]
+
+
+async def open_around(ctx: ToolContext) -> list[Cell]:
+    """The open cells beside the bot's feet and head, over its head and under its feet: the
+    ones a seal fills."""
+    feet = block_pos((await ctx.snapshot()).position)
+    head = (feet[0], feet[1] + 1, feet[2])
+    around = {n for c in (feet, head) for n in neighbours(c)} - {feet, head}
+    over = (feet[0], feet[1] + 2, feet[2])
+    region = await ctx.region((feet[0] - 1, feet[1] - 1, feet[2] - 1), (3, 4, 3))
+    opening = sorted(c for c in around if not is_solid(region.block_at(*c)))
+    if over in opening and not any(is_solid(region.block_at(x, over[1], z)) for x, _, z in neighbours(over)):
+        # in the open nothing is beside the cell over the head to place it against: one block
+        # beside it first, on the one closed beside the head
+        opening.append((over[0] + 1, over[1], over[2]))
+    return opening
+
+
+async def seal(ctx: ToolContext, cells: list[Cell] | None = None) -> tuple[list[list[int]], list[list[int]]]:
+    """`cells` (by default every one open_around finds) filled with what a burrow may close
+    itself in with (agency.shelter.backfill, `wood`). Returns the cells filled and those left
+    open (no block held, nothing to place it against, a mob standing in it)."""
+    opening = await open_around(ctx) if cells is None else cells
+    left = await fill_open(ctx, opening, wood=True)
+    return [list(c) for c in opening if list(c) not in left], left
+
+
+def _fillers_held(snap: WorldSnapshot) -> int:
+    """How many blocks fill_open(wood=True) could take from the inventory."""
+    return sum(i.count for i in snap.inventory if i.name in FILLERS or i.name in BURROW_GROUND or is_log(i.name))
+
+
+class TakeCoverInput(ToolInput):
+    # more open cells than this and nothing is placed (a cover in the open takes 10 blocks, and
+    # seconds under fire: a retreat tried first may do better)
+    maxOpen: int = Field(default=10, ge=0, le=10)
+
+
+class LeaveCoverInput(ToolInput):
+    # the cells take_cover filled ("filled"): dug again, so the bot's way on is as it was
+    cells: list[tuple[int, int, int]] = Field(default_factory=list, max_length=16)
+
+
+async def take_cover(ctx: ToolContext, p: TakeCoverInput) -> dict[str, Any]:
+    cells = await open_around(ctx)
+    held = _fillers_held(await ctx.snapshot())
+    if len(cells) > p.maxOpen or held < len(cells):
+        why = f"{len(cells)} open cells" + (f", more than {p.maxOpen}" if len(cells) > p.maxOpen else "")
+        return {"filled": [], "open": [list(c) for c in cells], "why": f"{why}; {held} blocks held to fill them"}
+    filled, left = await seal(ctx, cells)
+    return {"filled": filled, "open": left}
+
+
+async def leave_cover(ctx: ToolContext, p: LeaveCoverInput) -> dict[str, Any]:
+    cells = [tuple(c) for c in p.cells]
+    if not cells:
+        return {"dug": []}
+    xs, ys, zs = zip(*cells, strict=True)
+    region = await ctx.region(
+        (min(xs), min(ys), min(zs)), (max(xs) - min(xs) + 1, max(ys) - min(ys) + 1, max(zs) - min(zs) + 1)
+    )
+    dug: list[list[int]] = []
+    # the head's level first: with the cell over the head open again a falling block above it
+    # comes down there, not beside the bot
+    for x, y, z in sorted(cells, key=lambda c: -c[1]):
+        if not is_solid(region.block_at(x, y, z)):
+            continue  # gone meanwhile (a creeper's blast)
+        try:
+            await run_action(ctx, "dig", {"x": x, "y": y, "z": z})
+        except ToolFailure as e:
+            logger.info("[Reflex] out of cover: could not dig {}: {}", [x, y, z], e.message)
+            continue
+        dug.append([x, y, z])
+    return {"dug": dug}
+
+
+TOOLS = [
+    Tool(
+        "take_cover",
+        "Cornered by a hostile: close the open cells around the bot's feet and head.",
+        TakeCoverInput,
+        take_cover,
+        timeout_s=30,  # five blocks placed at most
+        queue=BODY_QUEUE,
+    ),
+    Tool(
+        "leave_cover",
+        "Out of cover: dig the blocks take_cover placed.",
+        LeaveCoverInput,
+        leave_cover,
+        timeout_s=60,  # five blocks of cobblestone by hand at worst
+        queue=BODY_QUEUE,
+    ),
+]

@@ -1,0 +1,88 @@
+"""The cover reflex in the embedded world through the real bridge: a hurt bot in a cell at the
+end of a deep trench, a skeleton shooting down it, retreats, finds no way off, closes the cell
+with the blocks it holds (agency.shelter.cover), and takes no arrow while the skeleton
+stands outside; healed and with the skeleton gone it digs the blocks again."""
+
+from __future__ import annotations
+
+import asyncio
+import math
+
+import pytest
+
+from agency.execution.reflexes import ReflexConfig
+from agency.world import EventType
+from tests.conftest import make_body, wait_until
+from tests.integration.world_setup import block_at, fill, give, reflexes_on, teleport
+
+NAME = "coverer"
+TUNNEL = 9  # blocks of trench in front of the bot; the skeleton stands 7 down it
+
+
+@pytest.fixture
+def coverer(bridge, embedded_server):
+    body = make_body(bridge, embedded_server.port, NAME)
+    yield body
+    body.chat("/mcbot killall skeleton")
+    body.close()
+
+
+def _tick(reflexes, body) -> str | None:
+    return asyncio.run(reflexes.tick(body.snapshot()))
+
+
+def test_a_hurt_bot_cornered_by_a_skeleton_takes_cover_and_comes_out_healed(coverer, tmp_path):
+    body = coverer
+    spawn = body.snapshot().position
+    x, y, z = math.floor(spawn.x) - 60, math.floor(spawn.y), math.floor(spawn.z) - 60  # away from the others
+    # Bedrock: no way off by digging either (a flee digs through stone), and no sky (no skeleton
+    # burns). In front of the bot's cell a trench 1 wide, 5 long and 11 deep, too deep to drop
+    # into; beyond it the skeleton's ledge behind a wall to its waist, 7 blocks off, in sight and
+    # out of reach.
+    fill(body, (x - 2, y - 12, z - 2), (x + TUNNEL + 2, y + 3, z + 2), "bedrock")
+    fill(body, (x, y, z), (x, y + 1, z), "air")
+    fill(body, (x + 1, y - 10, z), (x + TUNNEL, y + 1, z), "air")
+    fill(body, (x + 7, y - 10, z), (x + TUNNEL, y - 1, z), "bedrock")  # its ledge
+    fill(body, (x + 6, y, z), (x + 6, y, z), "bedrock")  # and a wall to its waist: it stays, in sight
+    body.chat("/time set 1000")
+    teleport(body, NAME, x, y, z)
+    give(body, NAME, {"cobblestone": 16})
+    body.chat(f"/mcbot food {NAME} 17 0")  # below 18: no natural healing until the test heals it
+    body.chat(f"/mcbot health {NAME} 5")
+    wait_until(lambda: body.snapshot().health == 5, 10, "the bot hurt")
+    body.chat(f"/mcbot summon skeleton {x + 7} {y} {z}")
+    wait_until(lambda: any(e.name == "skeleton" for e in body.snapshot().entities), 15, "the skeleton in sight")
+    body.events()
+    reflexes = reflexes_on(body, tmp_path / "t.db", ReflexConfig(shelter_at_night=False, forage=False))
+    said: list[str | None] = []
+
+    def in_cover() -> bool:
+        said.append(_tick(reflexes, body))
+        return reflexes.stats.covers == 1
+
+    wait_until(in_cover, 30, "the bot in cover", poll_s=0.25)
+    assert "retreat" in said, said
+    front = [(x + 1, y, z), (x + 1, y + 1, z)]  # the cell's two open faces, over the trench
+    assert [block_at(body, *c) for c in front] == ["cobblestone", "cobblestone"]
+    assert reflexes.holding_tasks
+    health = body.snapshot().health
+    assert health > 0
+
+    # 100 game ticks (5 s) in cover with the skeleton outside: it never sees the bot, so it shoots no arrow
+    start = body.snapshot().timeOfDay
+
+    def waited() -> bool:
+        _tick(reflexes, body)
+        return body.snapshot().timeOfDay - start >= 100
+
+    wait_until(waited, 60, "100 game ticks", poll_s=0.25)
+    seen = body.snapshot().entities
+    assert any(e.name == "skeleton" and e.distance <= 10 for e in seen), seen  # still there, on its ledge
+    assert not [e for e in body.events() if e.type is EventType.death]
+    assert body.snapshot().health >= health and reflexes.holding_tasks
+
+    body.chat("/mcbot killall skeleton")
+    body.chat(f"/mcbot health {NAME} 20")
+    wait_until(lambda: _tick(reflexes, body) == "leave_cover", 30, "out of cover", poll_s=0.25)
+    assert [block_at(body, *c) for c in front] == ["air", "air"]  # the way on as it was
+    assert not reflexes.holding_tasks and reflexes.stats.log[-1] == {"reflex": "leave_cover", "ok": True}

@@ -1,0 +1,110 @@
+"""The cover reflex on the fake world: a retreat that gets nowhere from a hostile not beside the
+bot closes the bot in where it stands, holds its tasks, and digs the blocks again once its
+health is back (agency.execution.reflexes.cover, agency.shelter.cover)."""
+
+from __future__ import annotations
+
+import asyncio
+
+from agency.execution.combat import RETREAT
+from agency.execution.reflexes import ReflexConfig, Reflexes
+from agency.execution.reflexes.cover import COVER_HEALTH, COVER_MAX_MS, COVER_MIN_MS
+from agency.tools.testing import GROUND_Y, FakeBody, Mob
+
+CFG = ReflexConfig()
+
+
+def _cornered(env, mob: str = "skeleton", distance: float = 7.0, blocks: int = 10) -> tuple[Reflexes, FakeBody]:
+    body, ftime = env["body"], env["ftime"]
+    body.inventory["cobblestone"] = blocks
+    body.health = CFG.retreat_below_health - 1  # hurt: a hostile within 8 blocks is retreated from
+    body.mobs = [Mob(mob, hostile=True, x=0.5 + distance, z=0.5)]
+
+    def walled_in(a):
+        raise RuntimeError("no path")
+
+    body._do_move_to = walled_in
+    return Reflexes(env["tools"], env["ctx"], env["ex"], CFG, clock=ftime.clock), body
+
+
+def _around_the_bot() -> list[tuple[int, int, int]]:
+    # the bot stands at (0, GROUND_Y, 0): its feet and head cells, each side, over its head, and
+    # beside that the block it is placed against in the open
+    sides = [(1, 0), (-1, 0), (0, 1), (0, -1)]
+    over = [(0, GROUND_Y + 2, 0), (1, GROUND_Y + 2, 0)]
+    return [(x, GROUND_Y + dy, z) for x, z in sides for dy in (0, 1)] + over
+
+
+def test_a_retreat_that_gets_nowhere_closes_the_bot_in_and_holds_its_tasks(env):
+    reflexes, body = _cornered(env)
+    assert asyncio.run(reflexes.tick(body.snapshot())) == RETREAT
+    assert {body.block(*c) for c in _around_the_bot()} == {"cobblestone"}
+    assert reflexes.stats.covers == 1 and reflexes.holding_tasks
+    assert reflexes.hold_reason == "the bot has taken cover from a skeleton (out once its health is back)"
+    # the archer outside is no reflex's business in there; nor does the bot leave hurt
+    assert reflexes.choose(body.snapshot()) is None
+
+
+def test_out_of_cover_once_health_is_back_and_none_near_or_a_while_passed(env):
+    reflexes, body = _cornered(env)
+    asyncio.run(reflexes.tick(body.snapshot()))
+    body.health = COVER_HEALTH
+    assert reflexes.choose(body.snapshot()) is None  # the skeleton still near
+    env["ftime"].clock.advance(COVER_MIN_MS)
+    assert asyncio.run(reflexes.tick(body.snapshot())) == "leave_cover"
+    assert {body.block(*c) for c in _around_the_bot()} == {"air"}  # the way on as it was
+    assert not reflexes.holding_tasks and reflexes.stats.log[-1] == {"reflex": "leave_cover", "ok": True}
+
+
+def test_out_at_once_when_healed_and_the_hostile_gone_and_at_the_latest_after_the_maximum(env):
+    reflexes, body = _cornered(env)
+    asyncio.run(reflexes.tick(body.snapshot()))
+    body.mobs, body.health = [], 20
+    assert reflexes.choose(body.snapshot()) == "leave_cover"
+    reflexes, body = _cornered(env)
+    body.blocks.clear()
+    asyncio.run(reflexes.tick(body.snapshot()))
+    env["ftime"].clock.advance(COVER_MAX_MS)
+    assert reflexes.choose(body.snapshot()) == "leave_cover"  # not healing: out all the same
+
+
+def test_no_cover_from_a_hostile_beside_the_bot_it_stands_in_a_cell_to_fill(env):
+    reflexes, body = _cornered(env, mob="zombie", distance=1.0)
+    assert asyncio.run(reflexes.tick(body.snapshot())) == RETREAT
+    assert reflexes.stats.covers == 0 and body.block(1, GROUND_Y, 0) == "air"
+
+
+def test_a_cover_that_cannot_close_every_cell_is_dug_again_and_not_tried_for_a_while(env):
+    reflexes, body = _cornered(env, blocks=4)  # 10 blocks to place
+    assert asyncio.run(reflexes.tick(body.snapshot())) == RETREAT
+    assert reflexes.stats.covers == 0 and not reflexes.holding_tasks
+    assert {body.block(*c) for c in _around_the_bot()} == {"air"}  # no half-closed box left in the way
+    assert body.inventory["cobblestone"] == 4
+    assert asyncio.run(reflexes.tick(body.snapshot())) == RETREAT
+    assert reflexes.stats.covers == 0 and body.inventory["cobblestone"] == 4  # not tried again at once
+
+
+def _tunnel(body: FakeBody) -> None:
+    """Stone around the bot's cell but for its two cells on the east (+x) side."""
+    for x in range(-1, 2):
+        for z in range(-1, 2):
+            for y in range(GROUND_Y, GROUND_Y + 3):
+                if (x, z) != (0, 0) and not (x == 1 and z == 0 and y < GROUND_Y + 2):
+                    body.blocks[(x, y, z)] = "stone"
+    body.blocks[(0, GROUND_Y + 2, 0)] = "stone"
+
+
+def test_in_a_tunnel_an_archer_is_taken_cover_from_at_once_not_run_from_first(env):
+    reflexes, body = _cornered(env)
+    _tunnel(body)
+    assert asyncio.run(reflexes.tick(body.snapshot())) == RETREAT
+    assert reflexes.stats.covers == 1 and [k for k, _ in body.started] == ["place", "place"]  # no walk
+    assert body.block(1, GROUND_Y, 0) == body.block(1, GROUND_Y + 1, 0) == "cobblestone"
+
+
+def test_in_a_tunnel_a_zombie_is_run_from_first(env):
+    reflexes, body = _cornered(env, mob="zombie", distance=4.0)
+    _tunnel(body)
+    assert asyncio.run(reflexes.tick(body.snapshot())) == RETREAT
+    assert [k for k, _ in body.started][0] == "move_to"  # the flee first, then cover: it got nowhere
+    assert reflexes.stats.covers == 1
