@@ -22,6 +22,12 @@ from agency.world import WorldSnapshot
 Cell = tuple[int, int, int]
 
 
+def _box(feet: Cell) -> tuple[Cell, tuple[int, int, int]]:
+    """The region around the bot's two cells that a seal reads and may place in (a support
+    under a cell beside the feet too: agency.shelter.backfill)."""
+    return (feet[0] - 2, feet[1] - 2, feet[2] - 2), (5, 6, 5)
+
+
 async def open_around(ctx: ToolContext) -> list[Cell]:
     """The open cells beside the bot's feet and head, over its head and under its feet: the
     ones a seal fills."""
@@ -29,9 +35,9 @@ async def open_around(ctx: ToolContext) -> list[Cell]:
     head = (feet[0], feet[1] + 1, feet[2])
     around = {n for c in (feet, head) for n in neighbours(c)} - {feet, head}
     over = (feet[0], feet[1] + 2, feet[2])
-    region = await ctx.region((feet[0] - 1, feet[1] - 1, feet[2] - 1), (3, 4, 3))
+    region = await ctx.region(*_box(feet))
     opening = sorted(c for c in around if not is_solid(region.block_at(*c)))
-    if over in opening and not any(is_solid(region.block_at(x, over[1], z)) for x, _, z in neighbours(over)):
+    if over in opening and not any(is_solid(region.block_at(*n)) for n in neighbours(over)):
         # in the open nothing is beside the cell over the head to place it against: one block
         # beside it first, on the one closed beside the head
         opening.append((over[0] + 1, over[1], over[2]))
@@ -40,11 +46,24 @@ async def open_around(ctx: ToolContext) -> list[Cell]:
 
 async def seal(ctx: ToolContext, cells: list[Cell] | None = None) -> tuple[list[list[int]], list[list[int]]]:
     """`cells` (by default every one open_around finds) filled with what a burrow may close
-    itself in with (agency.shelter.backfill, `wood`). Returns the cells filled and those left
-    open (no block held, nothing to place it against, a mob standing in it)."""
+    itself in with (agency.shelter.backfill, `wood`). Returns the cells that are solid now and
+    were not (with any support fill_open put under one) and those of `cells` left open (no
+    block held, nothing to place it against, a mob standing in it)."""
+    feet = block_pos((await ctx.snapshot()).position)
+    box = _box(feet)
+    before = await ctx.region(*box)
     opening = await open_around(ctx) if cells is None else cells
     left = await fill_open(ctx, opening, wood=True)
-    return [list(c) for c in opening if list(c) not in left], left
+    after = await ctx.region(*box)
+    (x0, y0, z0), (dx, dy, dz) = box
+    placed = [
+        [x, y, z]
+        for x in range(x0, x0 + dx)
+        for y in range(y0, y0 + dy)
+        for z in range(z0, z0 + dz)
+        if is_solid(after.block_at(x, y, z)) and not is_solid(before.block_at(x, y, z))
+    ]
+    return placed, left
 
 
 def _fillers_held(snap: WorldSnapshot) -> int:
@@ -60,7 +79,7 @@ class TakeCoverInput(ToolInput):
 
 class LeaveCoverInput(ToolInput):
     # the cells take_cover filled ("filled"): dug again, so the bot's way on is as it was
-    cells: list[tuple[int, int, int]] = Field(default_factory=list, max_length=16)
+    cells: list[tuple[int, int, int]] = Field(default_factory=list, max_length=24)
 
 
 async def take_cover(ctx: ToolContext, p: TakeCoverInput) -> dict[str, Any]:
@@ -82,8 +101,7 @@ async def leave_cover(ctx: ToolContext, p: LeaveCoverInput) -> dict[str, Any]:
         (min(xs), min(ys), min(zs)), (max(xs) - min(xs) + 1, max(ys) - min(ys) + 1, max(zs) - min(zs) + 1)
     )
     dug: list[list[int]] = []
-    # the head's level first: with the cell over the head open again a falling block above it
-    # comes down there, not beside the bot
+    left: list[list[int]] = []  # still standing: dug on the next try
     for x, y, z in sorted(cells, key=lambda c: -c[1]):
         if not is_solid(region.block_at(x, y, z)):
             continue  # gone meanwhile (a creeper's blast)
@@ -91,9 +109,10 @@ async def leave_cover(ctx: ToolContext, p: LeaveCoverInput) -> dict[str, Any]:
             await run_action(ctx, "dig", {"x": x, "y": y, "z": z})
         except ToolFailure as e:
             logger.info("[Reflex] out of cover: could not dig {}: {}", [x, y, z], e.message)
+            left.append([x, y, z])
             continue
         dug.append([x, y, z])
-    return {"dug": dug}
+    return {"dug": dug, "left": left}
 
 
 TOOLS = [
@@ -102,7 +121,7 @@ TOOLS = [
         "Cornered by a hostile: close the open cells around the bot's feet and head.",
         TakeCoverInput,
         take_cover,
-        timeout_s=30,  # five blocks placed at most
+        timeout_s=45,  # ten blocks placed at most, and a support or two
         queue=BODY_QUEUE,
     ),
     Tool(
@@ -110,7 +129,7 @@ TOOLS = [
         "Out of cover: dig the blocks take_cover placed.",
         LeaveCoverInput,
         leave_cover,
-        timeout_s=60,  # five blocks of cobblestone by hand at worst
+        timeout_s=100,  # a dozen blocks of cobblestone by hand, under the reflex job's 120 s
         queue=BODY_QUEUE,
     ),
 ]

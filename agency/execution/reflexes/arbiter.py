@@ -12,7 +12,7 @@ from agency.execution.combat import RETREAT, choose_combat
 from agency.execution.reflexes.base import DIED, SAFE_MODES
 from agency.execution.reflexes.combat import CORNERED_MS, CombatReflex
 from agency.execution.reflexes.cook import CookReflex
-from agency.execution.reflexes.cover import IN_COVER, CoverReflex, got_away
+from agency.execution.reflexes.cover import IN_COVER, CoverReflex
 from agency.execution.reflexes.eat import EatReflex
 from agency.execution.reflexes.forage import ForageReflex
 from agency.execution.reflexes.recover import RecoverReflex
@@ -68,8 +68,9 @@ class Reflexes(
         self._out_of_reach = self.left_be(now)
         unreachable = frozenset(self._out_of_reach)
         # in a burrow or in cover only a hostile in its pocket is answered, as one inside the hut is
-        pocket = self._burrowed or self._cover is not None
-        reach = IN_COVER if self._cover is not None else POCKET_REACH
+        covered = self._still_in_cover(snap)
+        pocket = self._burrowed or covered
+        reach = IN_COVER if covered else POCKET_REACH
         seen = inside_only(snap, self.sheltered) if indoors else in_pocket_only(snap, reach) if pocket else snap
         self._combat = choose_combat(
             seen,
@@ -86,7 +87,7 @@ class Reflexes(
             return "eat"
         if self._combat is not None:
             return self._combat.reflex
-        if self._cover is not None:  # nothing else until out of it
+        if covered:  # nothing else until out of it
             return "eat" if self._eat_due(snap) else "leave_cover" if self._leave_cover_due(snap) else None
         if self._cook_due(snap):
             return "cook"
@@ -195,9 +196,8 @@ class Reflexes(
                 return
         async with self._task_held() as paused:
             if combat is not None:
-                result = await self._cover_first(combat) or await self._answer(combat, snap)
-                if combat.reflex == RETREAT and not got_away(result) and self._cover_due(combat.target):
-                    await self._take_cover(combat.target)  # no way off: closed in where it stands
+                result = await self._cover_first(combat, snap) or await self._answer(combat, snap)
+                await self._cover_if_cornered(combat, result)  # no way off: closed in where it stands
             else:
                 result = await self._eat(snap)
             logger.info(

@@ -59,6 +59,8 @@ class Cover:
     cells: tuple[tuple[int, int, int], ...]  # the blocks placed: dug again on the way out
     since: int  # on the reflexes' clock
     threat: str  # the kind it took cover from
+    feet: tuple[int, int, int]  # the cell the bot stands in: moved out of it, no cover is left
+    tries: int = 0  # ways out that left a block standing
 
 
 @dataclass
@@ -153,7 +155,7 @@ class ReflexBase:
         self._retreat_started_at: int | None = None  # when the last retreat began
         self._retreat_failed_at: int | None = None  # the last retreat that got nowhere (None: it got away)
         self._cover: Cover | None = None  # closed in where it stood, cornered: tasks held
-        self._cover_failed_at: int | None = None  # the last cover that could not close every cell
+        self._no_cover_until = 0  # after a cover that could not close every cell, or one just left
         self._evasions: list[int] = []  # when the recent evasions of melee hostiles were
         self._creeper_evasions: list[int] = []  # when the recent evasions of creepers (that fled) were
         self._creeper_led_at: int | None = None  # a creeper that kept coming back: led away from then

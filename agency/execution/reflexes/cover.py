@@ -1,62 +1,86 @@
-"""The cover reflex: a retreat that got nowhere (a tunnel, a dead end, a cave's ledge) from a
-hostile not yet beside the bot, and the bot closes itself in where it stands
+"""The cover reflex: hurt, retreating, and the retreat got nowhere (a tunnel, a dead end, a
+cave's ledge) from a hostile not yet beside the bot, the bot closes itself in where it stands
 (agency.shelter.cover): its tasks held, it eats if it needs to, and it digs its way out again
-once its health is back and the hostile gone or a while passed, or at the latest after
-COVER_MAX_MS. Of the deaths in the bench runs at 7a85f44 and 5f5a076, three came after
+once its health is back and the hostile gone or a while passed, at the latest after
+COVER_MAX_MS, and at once when something hurts it in there (a cell opened) or it is no longer
+where it took cover. Of the deaths in the bench runs at 7a85f44 and 5f5a076, three came after
 retreats from a skeleton found no way off: a 1.18.2 bot at health 4 in a cave at y 51 (seed
 4275) tried three times in three seconds and was shot dead."""
 
 from __future__ import annotations
+
+from dataclasses import replace
 
 from loguru import logger
 
 from agency.execution.combat import RETREAT, CombatChoice, is_archer
 from agency.execution.reflexes.base import Cover, ReflexBase
 from agency.tools.results import ToolExecutionResult
+from agency.tools.spatial import block_pos
 from agency.world import EntityInfo, WorldSnapshot
 
 COVER_FROM = 1.5  # a hostile nearer stands in a cell the cover would fill: fought or eaten past instead
 COVER_HEALTH = 14.0  # out of cover once health is back to this (a retreat begins at 6)...
 COVER_MIN_MS = 20_000  # ...and no hostile is near, or this long has passed (one waiting outside)
 COVER_MAX_MS = 120_000  # out at the latest (not healing: hungry with nothing to eat)
-COVER_RETRY_MS = 20_000  # after a cover that could not close every cell
+COVER_RETRY_MS = 20_000  # no cover again this soon after one left or one that could not close every cell
+COVER_GRACE_MS = 2_000  # hurt later than this in cover: a cell is open (an arrow in flight is not that)
+LEAVE_TRIES = 3  # ways out that leave a block standing before the cover is given up (logged)
 COVER_FIRST_OPEN = 4  # retreating from an archer with at most this many cells open around: cover first
 IN_COVER = 0.9  # a hostile this near is in the bot's own cells with it, the only one answered there
 NEAR = 16.0  # as far as a snapshot counts hostiles near (the bot's default hostile_radius)
 
 
 def got_away(res: ToolExecutionResult) -> bool:
-    """A flee that left the hostile farther off by at least one leg."""
-    return res.success and bool((res.output or {}).get("legs"))
+    """A flee that left the hostile farther off by at least one leg, or found none to flee."""
+    out = res.output or {}
+    return res.success and (bool(out.get("legs")) or not out.get("fled"))
 
 
 class CoverReflex(ReflexBase):
-    def _cover_due(self, target: EntityInfo) -> bool:
-        """Cornered by `target` (the retreat from it got nowhere), not yet in reach of the bot,
-        and no walls of the night's around it already."""
+    def _cover_due(self, target: EntityInfo, health: float) -> bool:
+        """Hurt to the retreat's threshold, cornered by `target`, not yet in reach of the bot,
+        no walls of the night's around it already, and no cover just left or failed: a cover
+        is for healing (one taken at full health from an archer out of reach, or from three
+        zombies, was left after 20 s and taken again, over and over)."""
         night_walls = self._burrowed or self._dug_in or self.sheltered is not None
-        recent = self._cover_failed_at is not None and self.clock() - self._cover_failed_at < COVER_RETRY_MS
-        return self._cover is None and not night_walls and not recent and target.distance >= COVER_FROM
+        return (
+            self._cover is None
+            and not night_walls
+            and self.clock() >= self._no_cover_until
+            and health <= self.config.retreat_below_health
+            and target.distance >= COVER_FROM
+        )
 
-    async def _cover_first(self, combat: CombatChoice) -> ToolExecutionResult | None:
+    async def _cover_first(self, combat: CombatChoice, snap: WorldSnapshot) -> ToolExecutionResult | None:
         """A retreat from an archer where few cells are open around the bot (a tunnel, a cave's
         ledge): cover at once, not a flee first (a flee that finds no way tries its legs for 10
         s under fire: a bot at health 5 in a test's dead end was shot dead meanwhile). The
         cover's result, or None (not taken: the retreat goes on as before)."""
         target = combat.target
-        if combat.reflex != RETREAT or not is_archer(target) or not self._cover_due(target):
+        if combat.reflex != RETREAT or not is_archer(target) or not self._cover_due(target, snap.health):
             return None
         res = await self._take_cover(target, max_open=COVER_FIRST_OPEN, quiet=True)
         return res if self._cover is not None else None
 
+    async def _cover_if_cornered(self, combat: CombatChoice, result: ToolExecutionResult) -> None:
+        """After a retreat that got nowhere: cover from the nearest hostile as the bot stands now."""
+        if combat.reflex != RETREAT or got_away(result) or self._cover is not None:
+            return
+        snap = await self.ctx.snapshot()
+        near = sorted((e for e in snap.entities if e.threat and e.distance <= NEAR), key=lambda e: e.distance)
+        if near and self._cover_due(near[0], snap.health):
+            await self._take_cover(near[0])
+
     async def _take_cover(self, target: EntityInfo, *, max_open: int = 10, quiet: bool = False) -> ToolExecutionResult:
         """Close the bot in (agency.shelter.cover); `quiet`: a cover found too open or short of
         blocks is not logged (a first look, before a retreat)."""
+        feet = block_pos((await self.ctx.snapshot()).position)
         res = await self.tools.execute("take_cover", {"maxOpen": max_open}, self.ctx)
         out = res.output or {}
         filled = [tuple(c) for c in out.get("filled", [])]
         if res.success and not out.get("open"):
-            self._cover = Cover(cells=tuple(filled), since=self.clock(), threat=target.name)
+            self._cover = Cover(cells=tuple(filled), since=self.clock(), threat=target.name, feet=feet)
             self.stats.covers += 1
             logger.info(
                 "[Reflex] cornered by the {} at {:.1f} blocks: in cover where the bot stands ({} block(s) placed); "
@@ -70,7 +94,7 @@ class CoverReflex(ReflexBase):
             return res
         if quiet and not filled:
             return res
-        self._cover_failed_at = self.clock()
+        self._no_cover_until = self.clock() + COVER_RETRY_MS
         if res.success:
             why = out.get("why") or f"{out['open']} left open"
         else:
@@ -80,24 +104,57 @@ class CoverReflex(ReflexBase):
             await self.tools.execute("leave_cover", {"cells": [list(c) for c in filled]}, self.ctx)
         return res
 
+    def _still_in_cover(self, snap: WorldSnapshot) -> bool:
+        """In cover, and still where it was taken; moved out of it (pushed, a flee from one
+        inside, respawned), the cover is over, its blocks left where they stand (logged)."""
+        if self._cover is None:
+            return False
+        if block_pos(snap.position) == self._cover.feet:
+            return True
+        logger.info(
+            "[Reflex] no longer in the cover from the {} (at {}, it was at {}): its blocks left at {}",
+            self._cover.threat,
+            list(block_pos(snap.position)),
+            list(self._cover.feet),
+            [list(c) for c in self._cover.cells],
+        )
+        self._cover = None
+        return False
+
     def _leave_cover_due(self, snap: WorldSnapshot) -> bool:
         assert self._cover is not None
         held = self.clock() - self._cover.since
-        if held >= COVER_MAX_MS:
+        breached = self._hurt_at is not None and self._hurt_at > self._cover.since + COVER_GRACE_MS
+        if held >= COVER_MAX_MS or breached:
             return True
         near = any(e.threat and e.distance <= NEAR for e in snap.entities)
         return snap.health >= COVER_HEALTH and (held >= COVER_MIN_MS or not near)
 
     async def _leave_cover(self, snap: WorldSnapshot) -> None:
-        assert self._cover is not None
-        cover, self._cover = self._cover, None
+        cover = self._cover
+        assert cover is not None
         res = await self.tools.execute("leave_cover", {"cells": [list(c) for c in cover.cells]}, self.ctx)
+        left = [tuple(c) for c in (res.output or {}).get("left", [])] if res.success else list(cover.cells)
+        held_s = (self.clock() - cover.since) // 1000
+        if left and cover.tries + 1 < LEAVE_TRIES:
+            self._cover = replace(cover, cells=tuple(left), tries=cover.tries + 1)
+            logger.info("[Reflex] out of cover from the {}: {} still standing, tried again next", cover.threat, left)
+            return
+        self._cover = None
+        self._no_cover_until = self.clock() + COVER_RETRY_MS
+        if left:
+            logger.warning(
+                "[Reflex] out of cover from the {}: {} still standing after {} tries, given up",
+                cover.threat,
+                left,
+                LEAVE_TRIES,
+            )
         logger.info(
             "[Reflex] out of cover from the {} after {} s at health {:g} -> {} {}",
             cover.threat,
-            (self.clock() - cover.since) // 1000,
+            held_s,
             snap.health,
             "ok" if res.success else "failed",
             res.output if res.success else res.error,
         )
-        self._log({"reflex": "leave_cover", "ok": res.success})
+        self._log({"reflex": "leave_cover", "ok": res.success and not left})

@@ -8,8 +8,10 @@ import asyncio
 
 from agency.execution.combat import RETREAT
 from agency.execution.reflexes import ReflexConfig, Reflexes
-from agency.execution.reflexes.cover import COVER_HEALTH, COVER_MAX_MS, COVER_MIN_MS
+from agency.execution.reflexes.cover import COVER_GRACE_MS, COVER_HEALTH, COVER_MAX_MS, COVER_MIN_MS, got_away
+from agency.tools.results import tool_success
 from agency.tools.testing import GROUND_Y, FakeBody, Mob
+from agency.world import BodyError
 
 CFG = ReflexConfig()
 
@@ -106,5 +108,59 @@ def test_in_a_tunnel_a_zombie_is_run_from_first(env):
     reflexes, body = _cornered(env, mob="zombie", distance=4.0)
     _tunnel(body)
     assert asyncio.run(reflexes.tick(body.snapshot())) == RETREAT
-    assert [k for k, _ in body.started][0] == "move_to"  # the flee first, then cover: it got nowhere
+    assert next(k for k, _ in body.started) == "move_to"  # the flee first, then cover: it got nowhere
     assert reflexes.stats.covers == 1
+
+
+def test_no_cover_for_a_bot_not_hurt_to_the_retreat_threshold(env):
+    reflexes, body = _cornered(env, mob="zombie", distance=3.0)
+    body.mobs += [Mob("zombie", hostile=True, x=x, z=0.5) for x in (5.5, 7.5)]  # outnumbered: a retreat
+    body.health = 20
+    assert asyncio.run(reflexes.tick(body.snapshot())) == RETREAT
+    assert reflexes.stats.covers == 0 and not reflexes.holding_tasks  # a cover is for healing
+
+
+def test_hurt_in_cover_it_is_left_at_once_and_not_taken_again_for_a_while(env):
+    reflexes, body = _cornered(env)
+    asyncio.run(reflexes.tick(body.snapshot()))
+    env["ftime"].clock.advance(COVER_GRACE_MS + 1)
+    reflexes._hurt_at = env["ftime"].clock()  # a cell opened: hit in there
+    assert reflexes.choose(body.snapshot()) == "leave_cover"
+    asyncio.run(reflexes.tick(body.snapshot()))
+    assert reflexes._cover is None
+    assert asyncio.run(reflexes.tick(body.snapshot())) == RETREAT
+    assert reflexes.stats.covers == 1  # the flee, not cover again at once
+
+
+def test_moved_out_of_its_cell_the_bot_is_no_longer_in_cover(env):
+    reflexes, body = _cornered(env)
+    asyncio.run(reflexes.tick(body.snapshot()))
+    body.position = body.position.model_copy(update={"x": 30.5})
+    body.mobs = []
+    assert reflexes.choose(body.snapshot()) is None and not reflexes.holding_tasks
+
+
+def test_a_block_the_way_out_could_not_dig_is_dug_on_the_next_try(env):
+    reflexes, body = _cornered(env)
+    asyncio.run(reflexes.tick(body.snapshot()))
+    body.mobs, body.health = [], 20
+    dig = body._do_dig
+
+    def stuck_east(a):
+        if a["x"] == 1:
+            raise BodyError("dig aborted")
+        return dig(a)
+
+    body._do_dig = stuck_east
+    assert asyncio.run(reflexes.tick(body.snapshot())) == "leave_cover"
+    east = {(1, GROUND_Y, 0), (1, GROUND_Y + 1, 0), (1, GROUND_Y + 2, 0)}
+    assert reflexes.holding_tasks and set(reflexes._cover.cells) == east
+    body._do_dig = dig
+    assert asyncio.run(reflexes.tick(body.snapshot())) == "leave_cover"
+    assert reflexes._cover is None and {body.block(*c) for c in _around_the_bot()} == {"air"}
+
+
+def test_a_flee_with_nothing_left_to_flee_is_no_reason_for_cover():
+    none_there = tool_success("flee", {"threat": "skeleton", "fled": False, "from": None, "to": None, "legs": []})
+    nowhere = tool_success("flee", {"threat": "skeleton", "fled": True, "from": 6.8, "to": 6.84, "legs": []})
+    assert got_away(none_there) and not got_away(nowhere)
