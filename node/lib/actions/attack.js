@@ -83,7 +83,7 @@ async function run (bot, args, rec) {
       if (d > REACH && clock.ticks - hitAt >= NO_HIT_TICKS) {
         throw new Error(`could not get at the ${target.name} (${d.toFixed(1)} blocks away, no hit in ${NO_HIT_TICKS} ticks)`)
       }
-      await chaseOrHit(bot, e, d, weapon, () => { hits++; hitAt = clock.ticks })
+      await chaseOrHit(bot, e, d, weapon, Boolean(args.digOnly), () => { hits++; hitAt = clock.ticks })
       if (args.maxHits && hits >= args.maxHits) break
       await new Promise((resolve) => setTimeout(resolve, HIT_EVERY_MS))
     }
@@ -99,14 +99,14 @@ async function run (bot, args, rec) {
 
 // One beat of the fight: out of reach, follow; in reach, stop, look and hit (with the weapon:
 // a chase that dug took up the digging tool).
-async function chaseOrHit (bot, e, d, weapon, hit) {
+async function chaseOrHit (bot, e, d, weapon, digs, hit) {
   if (d > REACH) {
     chase(bot, e, 1.5)
   } else {
     bot.pathfinder.setGoal(null)
     // the chase's last dig may still be taking up its tool (pathfinder equips, then digs): once
     // that is in hand the weapon goes back (a 1.18.2 test's last hits were the pickaxe's, 1 run of 3)
-    if (weapon) await bot.waitForTicks(2)
+    if (weapon && digs) await bot.waitForTicks(2)
     if (weapon && bot.heldItem?.name !== weapon.name) {
       const held = bot.inventory.items().find((i) => i.name === weapon.name)
       if (held) await bot.equip(held, 'hand')
