@@ -48,7 +48,7 @@ class CoverReflex(ReflexBase):
             self._cover is None
             and not night_walls
             and self.clock() >= self._no_cover_until
-            and health <= self.config.retreat_below_health
+            and 0 < health <= self.config.retreat_below_health  # 0: dead, the respawn not yet read
             and target.distance >= COVER_FROM
         )
 
