@@ -29,6 +29,11 @@ def _cornered(env, mob: str = "skeleton", distance: float = 7.0, blocks: int = 1
     return Reflexes(env["tools"], env["ctx"], env["ex"], CFG, clock=ftime.clock), body
 
 
+def _sealed_off(snap):
+    """As node/lib/snapshot.js reads hostiles outside the space the bot is closed in."""
+    return snap.model_copy(update={"entities": [e.model_copy(update={"sealedOff": True}) for e in snap.entities]})
+
+
 def _around_the_bot() -> list[tuple[int, int, int]]:
     # the bot stands at (0, GROUND_Y, 0): its feet and head cells, each side, over its head, and
     # beside that the block it is placed against in the open
@@ -51,7 +56,8 @@ def test_out_of_cover_once_health_is_back_and_none_near_or_a_while_passed(env):
     reflexes, body = _cornered(env)
     asyncio.run(reflexes.tick(body.snapshot()))
     body.health = COVER_HEALTH
-    assert reflexes.choose(body.snapshot()) is None  # the skeleton still near
+    # the skeleton still near, outside the closed space the snapshot reads the bot in
+    assert reflexes.choose(_sealed_off(body.snapshot())) is None
     env["ftime"].clock.advance(COVER_MIN_MS)
     assert asyncio.run(reflexes.tick(body.snapshot())) == "leave_cover"
     assert {body.block(*c) for c in _around_the_bot()} == {"air"}  # the way on as it was
