@@ -56,12 +56,15 @@ async def seal(ctx: ToolContext, cells: list[Cell] | None = None) -> tuple[list[
     left = await fill_open(ctx, opening, wood=True)
     after = await ctx.region(*box)
     (x0, y0, z0), (dx, dy, dz) = box
+    # the cells and the supports under them (agency.shelter.backfill): not what fell or another
+    # placed meanwhile
+    ours = set(opening) | {(x, y - 1, z) for x, y, z in opening}
     placed = [
         [x, y, z]
         for x in range(x0, x0 + dx)
         for y in range(y0, y0 + dy)
         for z in range(z0, z0 + dz)
-        if is_solid(after.block_at(x, y, z)) and not is_solid(before.block_at(x, y, z))
+        if (x, y, z) in ours and is_solid(after.block_at(x, y, z)) and not is_solid(before.block_at(x, y, z))
     ]
     return placed, left
 

@@ -42,33 +42,3 @@ test('a timed-out action sees rec.cancelled and its loop ends', async () => {
   assert.ok(final.loops > 0 && final.loops < MAX_LOOPS, 'it looped before the timeout')
   assert.strictEqual(actions.poll(started.id).state, 'timeout', 'the record still says why it ended')
 })
-
-test('an action running when its bot dies ends failed, "the bot died", and its loop ends', async () => {
-  let ended
-  const loopEnded = new Promise((resolve) => { ended = resolve })
-  let stopped = 0
-  actions.register('test_walk', {
-    async run (bot, args, rec) {
-      let loops = 0
-      while (!rec.cancelled && loops < MAX_LOOPS) {
-        loops++
-        await new Promise((resolve) => setImmediate(resolve))
-      }
-      ended(rec.cancelled)
-      return {}
-    },
-    stop () { stopped++ }
-  })
-  const bot = new EventEmitter()
-  const other = new EventEmitter() // another bot's action goes on
-  const done = new Promise((resolve) => bot.on('mcbot_action_done', resolve))
-  const started = actions.start(bot, 'test_walk', {}, 60000)
-  const elsewhere = actions.start(other, 'test_walk', {}, 60000)
-  bot.emit('death')
-  const status = await withTimeout(done, 10000, 'the action to end')
-  assert.deepStrictEqual([status.id, status.state, status.error], [started.id, 'failed', actions.DIED])
-  assert.strictEqual(stopped, 1, 'its stop() ran once')
-  assert.strictEqual(await withTimeout(loopEnded, 60000, 'the loop to end'), true, 'the loop saw the cancel')
-  assert.strictEqual(actions.poll(elsewhere.id).state, 'running')
-  actions.cancel(elsewhere.id)
-})

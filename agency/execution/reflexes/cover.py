@@ -119,12 +119,16 @@ class CoverReflex(ReflexBase):
             [list(c) for c in self._cover.cells],
         )
         self._cover = None
+        self._no_cover_until = self.clock() + COVER_RETRY_MS
         return False
 
     def _leave_cover_due(self, snap: WorldSnapshot) -> bool:
         assert self._cover is not None
         held = self.clock() - self._cover.since
-        breached = self._hurt_at is not None and self._hurt_at > self._cover.since + COVER_GRACE_MS
+        # hurt with a hostile the snapshot reads not sealed off: a cell is open (hunger, poison or
+        # fire hurt too, and are no reason to open the cover beside the hostile)
+        hurt = self._hurt_at is not None and self._hurt_at > self._cover.since + COVER_GRACE_MS
+        breached = hurt and any(e.threat and e.distance <= NEAR for e in snap.entities)
         if held >= COVER_MAX_MS or breached:
             return True
         # any hostile, those sealed off too: from in cover every one is (a bench bot at 231dfcb

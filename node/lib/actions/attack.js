@@ -19,10 +19,10 @@ const HIT_EVERY_MS = 650 // a sword's attack cooldown, roughly
 // A fight with no hit swung in reach in this long is out of reach (a skeleton on a ledge, or one that
 // backs off through a cave as fast as the bot follows): it ends then, not at the action's time
 // limit (the reflexes chased such skeletons 25 s a time, shot all the while: two of a bench's
-// deaths). A reachable hostile 16 blocks off is hit within 5 s. A block a digging chase dug is
-// progress too: a wall of deepslate three blocks thick is six blocks of 1.2 s with a stone
-// pickaxe, and the chase through it ran out of its 10 s on a loaded machine (a make test run
-// beside six bench bots).
+// deaths). A reachable hostile 16 blocks off is hit within 5 s. Digging is progress too (the
+// action's own time limit bounds a chase that digs on): a wall of deepslate three blocks thick
+// is six blocks of 1.2 s with a stone pickaxe, and the chase through it ran out of its 10 s on
+// a loaded machine (a make test run beside six bench bots).
 const NO_HIT_TICKS = ticksFor(10000)
 const BROKE_OFF = 'broke off'
 
@@ -70,9 +70,7 @@ async function run (bot, args, rec) {
   const onHurt = (e) => { if (e.id === target.id) landed++ }
   bot.on('entityHurt', onHurt)
   const clock = tickCounter(bot)
-  let hitAt = 0 // the tick of the last hit, or of the last block the chase dug
-  const onDug = () => { hitAt = clock.ticks }
-  bot.on('diggingCompleted', onDug)
+  let hitAt = 0 // the tick of the last hit, or of the last beat the chase was digging
   try {
     while (!rec.cancelled) {
       const e = bot.entities[target.id]
@@ -80,6 +78,9 @@ async function run (bot, args, rec) {
       const why = breakOff(bot, args) || creeperNear(bot, args, e)
       if (why) throw new Error(`${why} (${target.name}, ${hits} hits landed)`)
       const d = e.position.distanceTo(bot.entity.position)
+      // (read each beat: pathfinder's removeAllListeners('diggingCompleted', fn) drops every
+      // listener of that event, so one of ours saw only the first block)
+      if (bot.pathfinder.isMining()) hitAt = clock.ticks
       if (d > REACH && clock.ticks - hitAt >= NO_HIT_TICKS) {
         throw new Error(`could not get at the ${target.name} (${d.toFixed(1)} blocks away, no hit in ${NO_HIT_TICKS} ticks)`)
       }
@@ -90,7 +91,6 @@ async function run (bot, args, rec) {
   } finally {
     clock.stop()
     bot.removeListener('entityHurt', onHurt)
-    bot.removeListener('diggingCompleted', onDug)
     bot.pathfinder.setGoal(null)
     restoreMovements()
   }

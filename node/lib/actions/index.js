@@ -28,11 +28,6 @@ const KINDS = {
 }
 
 const MAX_KEPT = 500
-// What an action still running when its bot dies ends with: what it was doing is over (the bot
-// stands at its respawn point, its items dropped), and a walk went on from there (a flee's leg
-// ended 70 blocks from the spawn, walked after the respawn, in a test whose bot died in it).
-const DIED = 'the bot died'
-
 const actions = new Map() // id -> { status, bot, kind }
 let nextId = 1
 
@@ -43,7 +38,6 @@ function kinds () { return Object.keys(KINDS) }
 function start (bot, kind, args, timeoutMs) {
   const impl = KINDS[kind]
   if (!impl) throw new Error(`unknown action kind '${kind}' (known: ${kinds().join(', ')})`)
-  endOnDeath(bot)
   const id = `a${nextId++}`
   const status = { id, kind, state: 'running', startedAt: Date.now(), endedAt: null, result: null, error: null }
   const rec = { status, bot, impl, cancelled: false }
@@ -91,19 +85,6 @@ function cancel (id) {
   return { ...rec.status }
 }
 
-function endOnDeath (bot) {
-  if (bot.mcbotActionsEndOnDeath) return
-  bot.mcbotActionsEndOnDeath = true
-  bot.on('death', () => {
-    for (const rec of actions.values()) {
-      if (rec.bot !== bot || rec.status.state !== 'running') continue
-      rec.cancelled = true
-      stopQuietly(rec)
-      finish(rec, 'failed', null, DIED)
-    }
-  })
-}
-
 function stopQuietly (rec) {
   try { if (rec.impl.stop) rec.impl.stop(rec.bot, rec) } catch (e) { /* best effort */ }
 }
@@ -116,4 +97,4 @@ function prune () {
   }
 }
 
-module.exports = { start, poll, cancel, kinds, register, DIED }
+module.exports = { start, poll, cancel, kinds, register }

@@ -126,12 +126,13 @@ def test_no_cover_for_a_bot_not_hurt_to_the_retreat_threshold(env):
     assert reflexes.stats.covers == 0 and not reflexes.holding_tasks  # a cover is for healing
 
 
-def test_hurt_in_cover_it_is_left_at_once_and_not_taken_again_for_a_while(env):
+def test_hurt_in_cover_with_a_hostile_in_reach_of_it_it_is_left_and_not_taken_again_for_a_while(env):
     reflexes, body = _cornered(env)
     asyncio.run(reflexes.tick(body.snapshot()))
     env["ftime"].clock.advance(COVER_GRACE_MS + 1)
-    reflexes._hurt_at = env["ftime"].clock()  # a cell opened: hit in there
-    assert reflexes.choose(body.snapshot()) == "leave_cover"
+    reflexes._hurt_at = env["ftime"].clock()
+    assert reflexes.choose(_sealed_off(body.snapshot())) is None  # hunger or poison: the cover holds
+    assert reflexes.choose(body.snapshot()) == "leave_cover"  # the skeleton not sealed off: a cell opened
     asyncio.run(reflexes.tick(body.snapshot()))
     assert reflexes._cover is None
     assert asyncio.run(reflexes.tick(body.snapshot())) == RETREAT
