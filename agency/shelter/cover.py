@@ -12,7 +12,7 @@ from typing import Any
 from loguru import logger
 from pydantic import Field
 
-from agency.blocks import is_log, is_solid
+from agency.blocks import is_log, is_solid, natural_ground
 from agency.shelter.backfill import BURROW_GROUND, FILLERS, fill_open
 from agency.tools.actions import run_action
 from agency.tools.base import BODY_QUEUE, Tool, ToolContext, ToolFailure, ToolInput
@@ -72,6 +72,20 @@ async def seal(ctx: ToolContext, cells: list[Cell] | None = None) -> tuple[list[
 def _fillers_held(snap: WorldSnapshot) -> int:
     """How many blocks fill_open(wood=True) could take from the inventory."""
     return sum(i.count for i in snap.inventory if i.name in FILLERS or i.name in BURROW_GROUND or is_log(i.name))
+
+
+async def placed_walls(ctx: ToolContext) -> list[Cell]:
+    """The cells beside the bot's feet and head holding a block no walk digs through (agency.blocks
+    natural_ground: cobblestone, planks...), when every cell around it is closed: what a cover
+    left standing over a restart boxes it in with (its state was the daemon's only). [] when
+    some cell around is open, or every wall is ground a walk digs."""
+    if await open_around(ctx):
+        return []
+    feet = block_pos((await ctx.snapshot()).position)
+    region = await ctx.region(*_box(feet))
+    natural = set(natural_ground())
+    sides = [n for c in (feet, (feet[0], feet[1] + 1, feet[2])) for n in neighbours(c) if n[1] == c[1]]
+    return [c for c in sides if region.block_at(*c) not in natural and region.block_at(*c) in FILLERS]
 
 
 class TakeCoverInput(ToolInput):

@@ -15,9 +15,10 @@ from loguru import logger
 
 from agency.execution.combat import RETREAT, CombatChoice, is_archer
 from agency.execution.reflexes.base import Cover, ReflexBase
+from agency.shelter.cover import placed_walls
 from agency.tools.results import ToolExecutionResult
 from agency.tools.spatial import block_pos
-from agency.world import EntityInfo, WorldSnapshot
+from agency.world import BodyLost, EntityInfo, WorldSnapshot, night_approaching
 
 COVER_FROM = 1.5  # a hostile nearer stands in a cell the cover would fill: fought or eaten past instead
 COVER_HEALTH = 14.0  # out of cover once health is back to this (a retreat begins at 6)...
@@ -164,3 +165,17 @@ class CoverReflex(ReflexBase):
             res.output if res.success else res.error,
         )
         self._log({"reflex": "leave_cover", "ok": res.success and not left})
+
+    async def _unbox_at_start(self, snap: WorldSnapshot) -> None:
+        """Started by day closed in by blocks no walk digs through (a cover left standing over a
+        restart: the blocks stay, the daemon's state of them does not): those dug, once."""
+        if night_approaching(snap) or snap.health <= 0:
+            return
+        try:
+            walls = await placed_walls(self.ctx)
+        except BodyLost:
+            return
+        if not walls:
+            return
+        logger.info("[Reflex] started closed in by {}: dug out (a cover left standing over a restart)", walls)
+        await self.tools.execute("leave_cover", {"cells": [list(c) for c in walls]}, self.ctx)

@@ -171,3 +171,31 @@ def test_a_flee_with_nothing_left_to_flee_is_no_reason_for_cover():
     none_there = tool_success("flee", {"threat": "skeleton", "fled": False, "from": None, "to": None, "legs": []})
     nowhere = tool_success("flee", {"threat": "skeleton", "fled": True, "from": 6.8, "to": 6.84, "legs": []})
     assert got_away(none_there) and not got_away(nowhere)
+
+
+def _boxed(body: FakeBody, block: str) -> None:
+    for x, y, z in _around_the_bot()[:-1]:  # every side and over the head
+        body.blocks[(x, y, z)] = block
+
+
+def test_started_by_day_boxed_in_by_cobblestone_the_bot_digs_out_once(env):
+    body = env["body"]
+    _boxed(body, "cobblestone")
+    reflexes = Reflexes(env["tools"], env["ctx"], env["ex"], CFG, clock=env["ftime"].clock)
+    asyncio.run(reflexes.tick(body.snapshot()))
+    sides = [c for c in _around_the_bot() if c[1] < GROUND_Y + 2]
+    assert {body.block(*c) for c in sides} == {"air"} and body.block(0, GROUND_Y + 2, 0) == "cobblestone"
+    _boxed(body, "cobblestone")
+    asyncio.run(reflexes.tick(body.snapshot()))  # once, at the start only
+    assert {body.block(*c) for c in sides} == {"cobblestone"}
+
+
+def test_started_boxed_in_by_ground_or_at_night_nothing_is_dug(env):
+    body = env["body"]
+    _boxed(body, "stone")  # a walk digs through stone by itself
+    asyncio.run(Reflexes(env["tools"], env["ctx"], env["ex"], CFG).tick(body.snapshot()))
+    assert body.block(1, GROUND_Y, 0) == "stone"
+    _boxed(body, "cobblestone")
+    night = body.snapshot().model_copy(update={"timeOfDay": 18000, "isDay": False})
+    asyncio.run(Reflexes(env["tools"], env["ctx"], env["ex"], CFG).tick(night))  # a burrow's night
+    assert body.block(1, GROUND_Y, 0) == "cobblestone"
