@@ -12,7 +12,7 @@ from typing import Any
 from loguru import logger
 from pydantic import Field
 
-from agency.blocks import is_log, is_solid, natural_ground
+from agency.blocks import is_liquid, is_log, is_solid, natural_ground
 from agency.shelter.backfill import BURROW_GROUND, FILLERS, fill_open
 from agency.tools.actions import run_action
 from agency.tools.base import BODY_QUEUE, Tool, ToolContext, ToolFailure, ToolInput
@@ -75,17 +75,30 @@ def _fillers_held(snap: WorldSnapshot) -> int:
 
 
 async def placed_walls(ctx: ToolContext) -> list[Cell]:
-    """The cells beside the bot's feet and head holding a block no walk digs through (agency.blocks
-    natural_ground: cobblestone, planks...), when every cell around it is closed: what a cover
-    left standing over a restart boxes it in with (its state was the daemon's only). [] when
-    some cell around is open, or every wall is ground a walk digs."""
+    """When every cell around the bot is closed and a walk could not get out through ground
+    (agency.blocks natural_ground) alone: the blocks of one side, beside its feet and head,
+    to dig to let it out (cobblestone: what a cover left standing over a restart boxes the
+    bot in with, its state being the daemon's only). The side with the most open cells beyond
+    it, never one with a liquid beyond (a burrow's seal closes water and lava out too). []
+    when some cell around is open or no side will do."""
     if await open_around(ctx):
         return []
     feet = block_pos((await ctx.snapshot()).position)
     region = await ctx.region(*_box(feet))
     natural = set(natural_ground())
-    sides = [n for c in (feet, (feet[0], feet[1] + 1, feet[2])) for n in neighbours(c) if n[1] == c[1]]
-    return [c for c in sides if region.block_at(*c) not in natural and region.block_at(*c) in FILLERS]
+    best: tuple[int, list[Cell]] | None = None
+    for dx, dz in ((1, 0), (-1, 0), (0, 1), (0, -1)):
+        pair = [(feet[0] + dx, feet[1] + dy, feet[2] + dz) for dy in (0, 1)]
+        beyond = [region.block_at(feet[0] + 2 * dx, feet[1] + dy, feet[2] + 2 * dz) for dy in (0, 1)]
+        walls = [c for c in pair if region.block_at(*c) in FILLERS and region.block_at(*c) not in natural]
+        if not walls or any(region.block_at(*c) not in natural and c not in walls for c in pair):
+            continue  # ground a walk digs by itself, or a block that is not a cover's
+        if any(is_liquid(b) for b in beyond):
+            continue
+        open_beyond = sum(not is_solid(b) for b in beyond)
+        if best is None or open_beyond > best[0]:
+            best = (open_beyond, walls)
+    return best[1] if best else []
 
 
 class TakeCoverInput(ToolInput):
@@ -105,8 +118,9 @@ async def take_cover(ctx: ToolContext, p: TakeCoverInput) -> dict[str, Any]:
     if len(cells) > p.maxOpen or held < len(cells):
         why = f"{len(cells)} open cells" + (f", more than {p.maxOpen}" if len(cells) > p.maxOpen else "")
         return {"filled": [], "open": [list(c) for c in cells], "why": f"{why}; {held} blocks held to fill them"}
+    feet = block_pos((await ctx.snapshot()).position)
     filled, left = await seal(ctx, cells)
-    return {"filled": filled, "open": left}
+    return {"filled": filled, "open": left, "feet": list(feet)}
 
 
 async def leave_cover(ctx: ToolContext, p: LeaveCoverInput) -> dict[str, Any]:

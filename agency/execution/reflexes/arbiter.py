@@ -115,11 +115,11 @@ class Reflexes(
         await self.on_events(events)
         if not self._started:  # a restart during a night in the shelter: give those tasks back
             self._started = True
-            await self._unbox_at_start(snap)
             self.executor.resume_paused(SHELTERING)
             self.executor.waiting_for_morning = True  # any held before the restart: given back by day
             if self.death is None:  # a death before the restart: its items are not tracked
                 self.executor.resume_paused(DIED)
+            await self._unbox_at_start(snap)
         self._note_waking(snap)
         self._note_morning(snap)
         waiting = self.executor.waiting_for_morning and not night_approaching(snap)

@@ -18,7 +18,7 @@ from agency.execution.reflexes.base import Cover, ReflexBase
 from agency.shelter.cover import placed_walls
 from agency.tools.results import ToolExecutionResult
 from agency.tools.spatial import block_pos
-from agency.world import BodyLost, EntityInfo, WorldSnapshot, night_approaching
+from agency.world import BodyError, EntityInfo, WorldSnapshot, night_approaching
 
 COVER_FROM = 1.5  # a hostile nearer stands in a cell the cover would fill: fought or eaten past instead
 COVER_HEALTH = 14.0  # out of cover once health is back to this (a retreat begins at 6)...
@@ -76,12 +76,12 @@ class CoverReflex(ReflexBase):
     async def _take_cover(self, target: EntityInfo, *, max_open: int = 10, quiet: bool = False) -> ToolExecutionResult:
         """Close the bot in (agency.shelter.cover); `quiet`: a cover found too open or short of
         blocks is not logged (a first look, before a retreat)."""
-        feet = block_pos((await self.ctx.snapshot()).position)
         res = await self.tools.execute("take_cover", {"maxOpen": max_open}, self.ctx)
         out = res.output or {}
         filled = [tuple(c) for c in out.get("filled", [])]
         if res.success and not out.get("open"):
-            self._cover = Cover(cells=tuple(filled), since=self.clock(), threat=target.name, feet=feet)
+            x, y, z = out["feet"]  # where it sealed around (a flee's drift may have moved the bot since)
+            self._cover = Cover(cells=tuple(filled), since=self.clock(), threat=target.name, feet=(x, y, z))
             self.stats.covers += 1
             logger.info(
                 "[Reflex] cornered by the {} at {:.1f} blocks: in cover where the bot stands ({} block(s) placed); "
@@ -173,7 +173,7 @@ class CoverReflex(ReflexBase):
             return
         try:
             walls = await placed_walls(self.ctx)
-        except BodyLost:
+        except BodyError:  # BodyLost too: nothing read, nothing dug
             return
         if not walls:
             return
