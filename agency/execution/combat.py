@@ -70,6 +70,9 @@ TOOLS_TO_HIT_WITH = (
     "wooden_pickaxe",
 )
 MELEE_REACH = 3.0  # a player's attack reach in survival
+# A melee hostile this near hits the bot (a zombie's reach is 1.4 blocks: node/plugins/mobs.js):
+# hurt after a retreat from it got nowhere, the bot fights it to the end (choose_combat)
+LAST_STAND_WITHIN = 2.0
 BARE_HANDS = "bare hands"
 
 RETREAT = "retreat"
@@ -85,6 +88,7 @@ class CombatChoice:
     reflex: str  # one of COMBAT_REFLEXES
     target: EntityInfo  # the hostile it answers (the nearest one for a retreat)
     reason: str  # for the log line
+    to_the_end: bool = False  # a fight not broken off at the retreat threshold (a last stand)
 
 
 def _is(entity: EntityInfo, kinds: tuple[str, ...]) -> bool:
@@ -120,16 +124,29 @@ def choose_combat(
     hurt: bool = False,
     cornered: bool = False,
     creeper_stuck: bool = False,
+    retreat_stuck: bool = False,
 ) -> CombatChoice | None:
     """`unreachable`: the kinds an attack (a close-in, a fight) could not reach a moment ago; `hurt`: the bot was
     hurt a moment ago; `cornered`: the bot cannot get away (module docstring); `creeper_stuck`: an
-    evasion from a creeper got nowhere a moment ago."""
+    evasion from a creeper got nowhere a moment ago; `retreat_stuck`: a retreat got nowhere a
+    moment ago, and the bot has been hurt since (a melee hostile in reach is then fought to the
+    end: a 26.1 bench bot at 10bf15c, at health 5 with a zombie 1.2 blocks off, retreated and
+    got nowhere, and died retreating again)."""
     hostiles = sorted((e for e in snap.entities if e.threat), key=lambda e: e.distance)
     close = [e for e in hostiles if e.distance <= cfg.fight_radius]
     # as far as any fight or close-in would go: one started this low would break off at once
     reach = max(cfg.fight_radius, cfg.fight_within)
     engaged = [e for e in hostiles if e.distance <= (cfg.skeleton_engage_within if _is(e, ARCHERS) else reach)]
     if engaged and snap.health <= cfg.retreat_below_health:
+        melee = next((e for e in close if e.distance <= LAST_STAND_WITHIN and not _is(e, CREEPERS + ARCHERS)), None)
+        if retreat_stuck and melee is not None:
+            return CombatChoice(
+                FIGHT,
+                melee,
+                f"health {snap.health:g}, the retreat got nowhere: fighting the {melee.name} at "
+                f"{melee.distance:.1f} blocks to the end with {held_to_hit_with(snap)}",
+                to_the_end=True,
+            )
         if close:
             why = f"{len(close)} hostile(s) within {cfg.fight_radius:g} blocks"
         else:

@@ -81,6 +81,7 @@ class Reflexes(
             or pocket
             or (self._evade_failed_at is not None and self.clock() - self._evade_failed_at < CORNERED_MS),
             creeper_stuck=self._creeper_stuck_at is not None and self.clock() - self._creeper_stuck_at < CORNERED_MS,
+            retreat_stuck=self._retreat_stuck(),
         )
         if self._combat is not None and self._combat.reflex == RETREAT and self._eat_cornered(snap):
             self._combat = None  # _act answers no hostile: it eats
@@ -96,6 +97,13 @@ class Reflexes(
         if self.death is not None and not indoors and self._safe_to_recover(snap):
             return "recover"
         return self._choose_shelter(snap, indoors) or ("forage" if self._forage_due(snap) else None)
+
+    def _retreat_stuck(self) -> bool:
+        """A retreat got nowhere within CORNERED_MS, and something hurt the bot after it began."""
+        stuck, started, hurt = self._retreat_failed_at, self._retreat_started_at, self._hurt_at
+        if stuck is None or started is None or hurt is None or self.clock() - stuck >= CORNERED_MS:
+            return False
+        return hurt >= started
 
     def _eat_cornered(self, snap: WorldSnapshot) -> bool:
         """A retreat got nowhere a moment ago and nothing has hurt the bot since it began, nor

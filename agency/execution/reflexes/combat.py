@@ -146,7 +146,7 @@ class CombatReflex(ReflexBase):
         if combat.reflex in (FIGHT, CLOSE_IN):
             self.stats.fought += 1
             radius = cfg.skeleton_engage_within if combat.reflex == CLOSE_IN else cfg.fight_radius
-            stop = cfg.retreat_below_health
+            stop = 0.0 if combat.to_the_end else cfg.retreat_below_health
             if combat.reflex == CLOSE_IN:
                 stop = max(stop, health - CLOSE_IN_HEALTH_BUDGET)
             # a creeper coming up breaks the fight off: the next tick keeps out of its blast (a 26.1

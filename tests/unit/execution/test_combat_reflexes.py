@@ -541,3 +541,35 @@ def test_hostiles_near_that_the_reflexes_would_not_answer_are_left_be_after_a_mi
     assert reflexes.leaves_be(far)
     reflexes._hurt_at = ftime.clock()  # something hurts the bot: not left be
     assert not reflexes.leaves_be(far)
+
+
+def test_hurt_after_a_retreat_that_got_nowhere_a_melee_hostile_in_reach_is_fought_to_the_end(env):
+    body, ftime = env["body"], env["ftime"]
+    reflexes = Reflexes(env["tools"], env["ctx"], env["ex"], CFG, clock=ftime.clock)
+    body.inventory["stone_sword"] = 1
+    body.health = 5
+    body.mobs = [Mob("zombie", hostile=True, x=1.7, z=0.5)]
+
+    def walled_in(a):
+        raise RuntimeError("no path")
+
+    body._do_move_to = walled_in
+    assert asyncio.run(reflexes.tick(body.snapshot())) == RETREAT  # got nowhere
+    assert reflexes.choose(body.snapshot()) == RETREAT  # not hurt since: nothing says it must fight
+    ftime.clock.advance(500)
+    reflexes._hurt_at = ftime.clock()  # the zombie hits
+    choice_reflex = reflexes.choose(body.snapshot())
+    assert choice_reflex == FIGHT and reflexes._combat.to_the_end, reflexes._combat
+    assert reflexes._combat.reason.startswith("health 5, the retreat got nowhere: fighting the zombie at 1.2 blocks")
+    asyncio.run(reflexes.tick(body.snapshot()))
+    assert body.started[-1][0] == "attack" and body.started[-1][1]["stopAtHealth"] == 0  # not broken off at 6
+    ftime.clock.advance(CORNERED_MS)
+    body.mobs = [Mob("zombie", hostile=True, x=1.7, z=0.5)]
+    assert reflexes.choose(body.snapshot()) == RETREAT  # a while later: away again first
+
+
+def test_a_last_stand_is_against_a_melee_hostile_in_reach_only():
+    snap = _snap(("skeleton", 1.2), health=5, inventory=("stone_sword",))
+    assert choose_combat(snap, CFG, retreat_stuck=True).reflex == RETREAT  # an archer: cover, not a duel
+    far = _snap(("zombie", 5.0), health=5, inventory=("stone_sword",))
+    assert choose_combat(far, CFG, retreat_stuck=True).reflex == RETREAT
