@@ -80,7 +80,9 @@ class Api:
             "GET",
             f"/api/tasks/{task_id}/events",
             params={"after": after},
-            timeout=httpx.Timeout(30.0, read=READ_TIMEOUT_S),
+            # (connect, read, write, pool) as a tuple: the tests' client is starlette's TestClient,
+            # whose httpx2 (2.17 on) refuses an httpx.Timeout object
+            timeout=(30.0, READ_TIMEOUT_S, 30.0, 30.0),
         ) as r:
             if r.status_code == 204:
                 return
