@@ -31,20 +31,41 @@ function ground (block) {
   return Boolean(block) && block.boundingBox === 'block' && !wet(block) && block.name !== 'lily_pad' && !block.name.endsWith('_leaves')
 }
 
+// The top of the water the bot is in: its column read up from the feet while wet.
+function waterTop (bot) {
+  const p = bot.entity.position.floored()
+  let y = p.y
+  while (y - p.y < 64 && wet(bot.blockAt(new Vec3(p.x, y + 1, p.z)))) y++
+  return y
+}
+
+// A shore a swimmer can get onto: its top at most one block over the water's (pressed against
+// it, a swimmer is lifted that far, as in vanilla), with water beside it at its level or the
+// one under (ground behind a wall is no shore). A bench bot headed for a bank two blocks over
+// a lake's water, came up against it, sank and was pulled back into the lake for minutes.
+const SIDES = [[1, 0], [-1, 0], [0, 1], [0, -1]]
+function climbable (bot) {
+  const top = waterTop(bot)
+  return (x, y, z) => y <= top + 1 && SIDES.some(([dx, dz]) =>
+    [y, y - 1].some((wy) => wet(bot.blockAt(new Vec3(x + dx, wy, z + dz)))) &&
+    open(bot.blockAt(new Vec3(x + dx, y + 1, z + dz))))
+}
+
 // The nearest dry ground to stand on, not below the bot's feet (a dry cave under a lake's
-// floor is no way out).
-function nearestLand (bot) {
+// floor is no way out); `reach` says which of it will do.
+function nearestLand (bot, reach) {
   const feet = Math.floor(bot.entity.position.y)
   const found = bot.findBlock({
     maxDistance: LAND_RADIUS,
     useExtraInfo: true,
     matching: (b) => b.position.y >= feet && ground(b) &&
-      open(bot.blockAt(b.position.offset(0, 1, 0))) && open(bot.blockAt(b.position.offset(0, 2, 0)))
+      open(bot.blockAt(b.position.offset(0, 1, 0))) && open(bot.blockAt(b.position.offset(0, 2, 0))) &&
+      reach(b.position.x, b.position.y, b.position.z)
   })
   return found ? { x: found.position.x, y: found.position.y, z: found.position.z } : null
 }
 
-function shoreAlongHeadings (bot) {
+function shoreAlongHeadings (bot, reach) {
   const p = bot.entity.position
   const feet = Math.floor(p.y)
   const cell = (x, y, z) => bot.blockAt(new Vec3(x, y, z))
@@ -55,7 +76,7 @@ function shoreAlongHeadings (bot) {
       const z = Math.floor(p.z + Math.sin(a) * d)
       for (let y = feet; y <= feet + SHORE_RISE; y++) {
         const b = cell(x, y, z)
-        if (ground(b) && open(cell(x, y + 1, z)) && open(cell(x, y + 2, z))) return { x, y, z }
+        if (ground(b) && open(cell(x, y + 1, z)) && open(cell(x, y + 2, z)) && reach(x, y, z)) return { x, y, z }
       }
     }
   }
@@ -67,11 +88,20 @@ function feetDry (bot) {
   return bot.entity.onGround && !wet(bot.blockAt(p.floored())) && !headInWater(bot)
 }
 
-const landNear = (bot) => nearestLand(bot) || shoreAlongHeadings(bot)
+// Ground a swimmer can climb onto, near or along the headings (climbable: true); else any
+// (a bank too high is still nearer air than the middle of a lake).
+function landNear (bot) {
+  const reach = climbable(bot)
+  const low = nearestLand(bot, reach) || shoreAlongHeadings(bot, reach)
+  if (low) return { ...low, climbable: true }
+  const any = () => true
+  const high = nearestLand(bot, any) || shoreAlongHeadings(bot, any)
+  return high ? { ...high, climbable: false } : null
+}
 
 function run (bot, args, rec) {
   // looked for from the floor of deep water, the banks are more than SHORE_RISE above the
-  // feet: looked for again once the head is out
+  // feet: looked for again once the head is out, unless ground to climb onto was found
   let land = landNear(bot)
   let lookedUp = false
   const from = bot.entity.position.clone()
@@ -81,9 +111,9 @@ function run (bot, args, rec) {
   let good = 0 // ticks in a row the phase's aim held
   return controlLoop(bot, rec, (clock) => {
     const p = bot.entity.position
-    if (!land && !lookedUp && phase === 'up' && !headInWater(bot)) {
+    if (!land?.climbable && !lookedUp && phase === 'up' && !headInWater(bot)) {
       lookedUp = true
-      land = landNear(bot)
+      land = landNear(bot) || land
     }
     // with no ground in reach, up means up until the air is full: treading water, not sinking again
     const aim = phase === 'ashore' ? feetDry(bot) : !headInWater(bot) && (land || bot.oxygenLevel >= FULL_AIR)
