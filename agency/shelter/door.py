@@ -20,9 +20,9 @@ from agency.shelter.earthwork import keep_box
 from agency.shelter.models import FACING_VECTORS, SiteSignature
 from agency.tools.actions import run_action
 from agency.tools.base import BODY_QUEUE, Tool, ToolContext, ToolFailure, ToolInput
-from agency.tools.movement import NO_PROGRESS, dig_walk, time_to_dig
 from agency.tools.results import EXECUTION_ERROR
 from agency.tools.spatial import block_pos
+from agency.tools.walking import NO_PROGRESS, dig_walk, time_to_dig
 from agency.world import Vec3
 
 Cell = tuple[int, int, int]

@@ -15,7 +15,8 @@ from agency.shelter.earthwork import MAX_COST
 from agency.shelter.site_finder import SCAN_RADIUS, SiteChoice, choose_site, scan_box
 from agency.shelter.tool_inputs import ShelterSiteInput, blueprint_for, shelter_hooks
 from agency.tools.base import ToolContext, ToolFailure
-from agency.tools.movement import ExploreInput, climb_out, explore
+from agency.tools.climb_out import climb_out
+from agency.tools.movement import ExploreInput, explore
 from agency.tools.results import PRECONDITION_FAILED
 from agency.tools.spatial import block_pos
 

@@ -15,9 +15,10 @@ from agency.shelter.models import Pos
 from agency.shelter.site_finder import ring_cells
 from agency.tools.actions import run_action
 from agency.tools.base import ToolContext, ToolFailure
-from agency.tools.movement import NO_PROGRESS, climb_out, dig_walk, time_to_dig, walk
+from agency.tools.climb_out import climb_out
 from agency.tools.results import EXECUTION_ERROR
 from agency.tools.spatial import block_pos
+from agency.tools.walking import NO_PROGRESS, dig_walk, time_to_dig, walk
 
 NEAR_SITE = 8  # blocks from a site's middle: its chunks loaded and its cells in reach soon
 EYE_HEIGHT = 1.62
@@ -80,7 +81,7 @@ async def _climbed_out(ctx: ToolContext, origin: Pos, spot: tuple[float, float, 
     """Underground (a bot that worked the night on from its pocket under the hut, out in its
     own tunnels in the morning), no walk reaches the site: every way up goes through the
     site's keep-out box or rock a path does not dig through. A 1.18.2 bench hut failed so at
-    its door. Up to the surface first (agency.tools.movement.climb_out: up the staircase it
+    its door. Up to the surface first (agency.tools.climb_out: up the staircase it
     came down by day, else straight up its column through natural ground); from under the site
     and its ring only up such a staircase: that column's climb would dig through the hut's
     floor, or its roof if that is of earth. False when the bot is not underground or the climb

@@ -19,9 +19,10 @@ from agency.tools.actions import run_action
 from agency.tools.base import BODY_QUEUE, Tool, ToolContext, ToolFailure, ToolInput
 from agency.tools.crafting import held
 from agency.tools.mining import SAFE_FLOOR_Y, SeekOreInput, seek_ore, tunnel_for
-from agency.tools.movement import ExploreInput, explore, walk
+from agency.tools.movement import ExploreInput, explore
 from agency.tools.queries import FindBlocksInput, find_blocks_now
 from agency.tools.results import PRECONDITION_FAILED
+from agency.tools.walking import walk
 
 REACH = 3.0  # the walk's range: the action reaches 4.5 blocks from the eyes
 MAX_TRIES = 6  # fluid cells (or cows) tried in all

@@ -16,9 +16,9 @@ from agency.places.memory import HOOK as PLACES_HOOK
 from agency.tools.actions import run_action
 from agency.tools.base import BODY_QUEUE, Tool, ToolContext, ToolFailure, ToolInput
 from agency.tools.gathering import REACH
-from agency.tools.movement import walk
 from agency.tools.results import PRECONDITION_FAILED
 from agency.tools.spatial import block_pos, free_spot_near, in_body, neighbours, read_around, spot_against_near
+from agency.tools.walking import walk
 from agency.world import BlockRegion, Vec3
 
 

@@ -22,9 +22,9 @@ from agency.blocks import natural_ground
 from agency.names import GENERIC_THREATS, same
 from agency.tools.actions import run_action
 from agency.tools.base import BODY_QUEUE, Tool, ToolContext, ToolFailure, ToolInput
-from agency.tools.movement import walk
 from agency.tools.results import EXECUTION_ERROR, PRECONDITION_FAILED
 from agency.tools.spatial import block_pos, surface_y
+from agency.tools.walking import walk
 from agency.world import EntityInfo, Vec3, WorldSnapshot
 
 # Degrees off straight away from the threats, in the order tried.

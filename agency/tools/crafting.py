@@ -16,9 +16,9 @@ from agency.tools.base import BODY_QUEUE, Tool, ToolContext, ToolFailure, ToolIn
 from agency.tools.building import place_near_bot
 from agency.tools.craft_planner import plan_craft
 from agency.tools.gathering import REACH
-from agency.tools.movement import NO_PROGRESS, walk
 from agency.tools.queries import FindBlocksInput, find_blocks_now
 from agency.tools.results import EXECUTION_ERROR, PRECONDITION_FAILED
+from agency.tools.walking import NO_PROGRESS, walk
 from agency.world import under_cover_at_night
 
 TABLE_SEARCH_RADIUS = 8

@@ -28,9 +28,10 @@ from agency.names import canonical
 from agency.tools.actions import run_action
 from agency.tools.base import BODY_QUEUE, Tool, ToolContext, ToolFailure, ToolInput
 from agency.tools.mining import NIGHT_REACH_UP, tunnel_for
-from agency.tools.movement import ExploreInput, explore, walk
+from agency.tools.movement import ExploreInput, explore
 from agency.tools.queries import FindBlocksInput, find_blocks_now
 from agency.tools.results import PRECONDITION_FAILED, WAITS_FOR_MORNING
+from agency.tools.walking import walk
 from agency.world import BodyError, BodyLost, EntityInfo, Vec3, WorldSnapshot, under_cover_at_night, underground
 
 # Blocks that need no tool and drop something else: the harvest data holds only the blocks

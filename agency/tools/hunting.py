@@ -7,7 +7,7 @@ the action at once: hunting never holds the body against a reflex.
 
 The target is an animal kind ('cow', 'sheep', plural or not) or a generic word ('animal'):
 any food animal. Underground (after a night dug in, or digging for ore), the bot climbs out
-first (movement.climb_out): the animals it sees are on the surface over the rock, and the hunt's
+first (agency.tools.climb_out): the animals it sees are on the surface over the rock, and the hunt's
 walk does not dig; at night it does not go up into the dark (a plan's hunt waits for the day).
 No animal within the radius is a precondition failure naming it; when some
 kills were made and no more animals are left, the result says how many fell short.
@@ -31,9 +31,10 @@ from agency.game.recipes import available
 from agency.names import same
 from agency.tools.actions import run_action
 from agency.tools.base import BODY_QUEUE, Tool, ToolContext, ToolFailure, ToolInput, ToolTimeout
+from agency.tools.climb_out import climb_out
 from agency.tools.crafting import held
 from agency.tools.gathering import PickUpItemsInput, items_near, pick_up_items
-from agency.tools.movement import ExploreInput, climb_out, explore
+from agency.tools.movement import ExploreInput, explore
 from agency.tools.results import EXECUTION_ERROR, PRECONDITION_FAILED, WAITS_FOR_MORNING
 from agency.world import EntityInfo, Vec3, night_approaching, underground
 

@@ -102,7 +102,7 @@ async def descend(ctx: ToolContext, p: DescendInput) -> dict[str, Any]:
     ctx.check()
     starts = ctx.hooks.get(STAIRCASES_HOOK)
     snap = await ctx.snapshot()
-    # where the staircase starts: the way back up (movement.climb_out), but not one started under
+    # where the staircase starts: the way back up (agency.tools.climb_out), but not one started under
     # cover at night (from the pocket dug under the hut, or on from there): that led a bench bot
     # back into its closed pocket in the morning, out of reach of the animals it saw
     if starts is not None and not under_cover_at_night(snap):

@@ -18,7 +18,7 @@ import pytest
 
 from agency.execution.agents.runtime import TaskSpec
 from agency.planning.tasks.models import TaskStatus
-from agency.tools.movement import climb_out
+from agency.tools.climb_out import climb_out
 from agency.world import SHELTER_BUILD_START
 from tests.conftest import make_body, wait_until
 from tests.integration.world_setup import agency_on, block_at, fill, give, restore_vitals, run_executor_until, teleport

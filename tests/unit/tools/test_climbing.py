@@ -10,8 +10,8 @@ from __future__ import annotations
 import pytest
 
 from agency.tools.base import ToolContext
+from agency.tools.climb_out import GROUND_ROOF, MAX_TUNNELS, climb_out
 from agency.tools.climbing import TUNNEL_REACH, along, clear_column_along, climb_columns, safe_to_dig_up
-from agency.tools.movement import GROUND_ROOF, MAX_TUNNELS, climb_out
 from agency.tools.testing import GROUND_Y, FakeBody
 from agency.world import Vec3
 from tests.unit.conftest import run
