@@ -16,7 +16,7 @@ from agency.cognition.night_work import held_task_works_underground
 from agency.execution.agents.task_spec import FollowUpSpec
 from agency.execution.reflexes import SHELTERING, ReflexConfig, Reflexes
 from agency.execution.reflexes.morning_wait import CREEPER_WAIT_UNTIL, SHY_NEAR, SUN_UP_FROM
-from agency.execution.reflexes.shelter import BURROW_RETRY_AFTER_STOP_MS
+from agency.execution.reflexes.underground import BURROW_RETRY_AFTER_STOP_MS
 from agency.planning.stalls import classify_stall
 from agency.planning.tasks.idempotency import GAVE_WAY, WAITING_FOR_MORNING
 from agency.planning.tasks.models import TaskStatus
