@@ -3,7 +3,7 @@ seed, the daemon runs with no LLM on a fresh embedded world at that seed, with t
 defaults as a user gets them (the 180 s drive tick included; fast days allowed: a day-length
 scale), sampled over its HTTP API (bot/tooling/soak_sample.sample, plus the places view) until N
 game days pass, or a milestone (`--until`) is reached, or the wall-clock limit. Judged by
-bot/tooling/bench_survival_report.py; the timeline is drawn by bench_survival_chart.py.
+bot/tooling/bench_survival_report.py (each run) and bench_survival_targets.py (the targets over all); the timeline is drawn by bench_survival_chart.py.
 
 Writes DIR/survival-<stamp>-p<pid>/report.json (settings, one entry per run, the targets),
 timeline.png, and per run its daemon log and its samples (JSON lines). Prints a line per
@@ -33,16 +33,8 @@ import httpx
 from agency.cognition.settings import DriveTickConfig
 from bot.runtime.server import free_port
 from bot.tooling.bench_survival_chart import write_timeline
-from bot.tooling.bench_survival_report import (
-    failed,
-    failure_lines,
-    judge,
-    milestone_detail,
-    places_reached,
-    run_result,
-    table_lines,
-    target_lines,
-)
+from bot.tooling.bench_survival_report import failure_lines, milestone_detail, places_reached, run_result, table_lines
+from bot.tooling.bench_survival_targets import failed, judge, target_lines
 from bot.tooling.competence import GAME_S_PER_DAY, MILESTONES, game_seconds, milestones
 from bot.tooling.daemon_run import ROOT, LogTail, die_with_parent, server_version, stop_daemon, wait_up
 from bot.tooling.loopback_http import loopback

@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from bot.tooling.bench_survival_report import IRON_DAYS
+from bot.tooling.bench_survival_targets import IRON_DAYS
 from bot.tooling.competence import GAME_S_PER_DAY, MILESTONES
 
 

@@ -9,8 +9,8 @@ inventory), and a verified shelter in the places view counts like its task.
 
 A run's result: milestones in game seconds (None: not reached), the same in run seconds,
 task success rate, nights seen through to morning and those survived, deaths with their
-cause and game time, wedges (as the soak judges them). The targets (TARGET_NAMES) are judged
-over all runs: PASS, FAIL or NOT JUDGED (a run too short to show it is never passed).
+cause and game time, wedges (as the soak judges them). The targets over all runs are
+bot/tooling/bench_survival_targets.py.
 """
 
 from __future__ import annotations
@@ -21,17 +21,14 @@ import re
 from collections import Counter
 from typing import Any
 
-from bot.tooling.bench_idle import IDLE_GAME_S, idle_wedges
+from bot.tooling.bench_idle import idle_wedges
+from bot.tooling.bench_survival_targets import as_day, percent
 from bot.tooling.competence import (
-    FAIL,
     GAME_S_PER_DAY,
     MILESTONES,
     NO_CAUSE,
-    NOT_JUDGED,
-    PASS,
     TICKS_PER_DAY,
     TICKS_PER_S,
-    VERDICT_WORDS,
     CompetenceLimits,
     deaths_explained,
     game_seconds,
@@ -43,22 +40,7 @@ from bot.tooling.competence import (
 from bot.tooling.competence_milestones import NIGHT_END, NIGHT_START
 
 PLACED_KINDS = ("crafting_table", "furnace", "bed")  # milestones a placed block also reaches
-IRON_DAYS = 3.0  # target: an iron pickaxe within this many game days...
-IRON_SHARE = 2 / 3  # ...on at least this share of the seeds (2 of 3)
-MIN_TASK_SUCCESS = 0.9
-MAX_IDLE = 0.2  # target: no task active under this share of the daylight, each run
-IDLE_MIN_DAYLIGHT_S = 600.0  # less daylight seen than this: the idle share is not judged
-NIGHTS_DAYS = 5.0  # target: every night of this many game days survived, or the bot back at work
 NUMBER = re.compile(r"-?\d+(\.\d+)?")
-TARGET_NAMES = {
-    "iron_pickaxe": f"iron pickaxe within {IRON_DAYS:g} game days on at least 2 of 3 seeds, at each version",
-    "tasks": f"at least {MIN_TASK_SUCCESS:.0%} of tasks completed, each run",
-    "deaths": "every death explained (a recorded cause, none unrecorded)",
-    "wedges": "0 wedges",
-    "idle": f"idle (no task active) under {MAX_IDLE:.0%} of the daylight, each run",
-    "nights": f"every night of {NIGHTS_DAYS:g} game days survived, or its death explained and the bot back at work"
-    " (a task completed after it), each run",
-}
 
 
 # -- one run ------------------------------------------------------------------------------------
@@ -270,171 +252,28 @@ def reached_in_order(result: dict[str, Any], names: list[str]) -> bool:
     return len(reached) == len(at) and all(a <= b for a, b in itertools.pairwise(reached))
 
 
-# -- the targets --------------------------------------------------------------------------------
-
-
-def _target(tid: str, verdict: str, detail: str) -> dict[str, Any]:
-    return {"id": tid, "name": TARGET_NAMES[tid], "verdict": verdict, "detail": detail}
-
-
-def _label(r: dict[str, Any]) -> str:
-    return f"{r['version']} seed {r['seed']}"
-
-
-def _iron(runs: list[dict[str, Any]]) -> dict[str, Any]:
-    window = IRON_DAYS * GAME_S_PER_DAY
-    verdicts, parts = [], []
-    for v in dict.fromkeys(r["version"] for r in runs):
-        mine = [r for r in runs if r["version"] == v]
-        need = math.ceil(IRON_SHARE * len(mine) - 1e-9)
-        hit = sum((r["milestones"].get("iron_pickaxe") or math.inf) <= window for r in mine)
-        open_ = sum(
-            (r["milestones"].get("iron_pickaxe") is None) and (r["game_days"] or 0) < IRON_DAYS for r in mine
-        )  # stopped before the window closed, no pickaxe yet
-        if hit >= need:
-            verdicts.append(PASS)
-        elif hit + open_ >= need:
-            verdicts.append(NOT_JUDGED)
-        else:
-            verdicts.append(FAIL)
-        parts.append(f"{v}: {hit}/{len(mine)} seeds (need {need})" + (f", {open_} ended early" if open_ else ""))
-    verdict = FAIL if FAIL in verdicts else NOT_JUDGED if NOT_JUDGED in verdicts else PASS
-    return _target("iron_pickaxe", verdict, "; ".join(parts))
-
-
-def _tasks(runs: list[dict[str, Any]]) -> dict[str, Any]:
-    rated = [r for r in runs if r["task_success_rate"] is not None]
-    low = [r for r in rated if r["task_success_rate"] < MIN_TASK_SUCCESS]
-    detail = ", ".join(f"{_label(r)} {_pct(r['task_success_rate'])}" for r in runs)
-    if low:
-        return _target("tasks", FAIL, detail)
-    return _target(
-        "tasks",
-        PASS if rated and len(rated) == len(runs) else NOT_JUDGED,
-        detail + ("" if len(rated) == len(runs) else " (a run without a finished task)"),
-    )
-
-
-def _deaths(runs: list[dict[str, Any]]) -> dict[str, Any]:
-    deaths = [(r, d) for r in runs for d in r["deaths"]]
-    bad = [(r, d) for r, d in deaths if d["cause"].lower() in NO_CAUSE]
-    failed = [r for r in runs if r["deaths_explained"] == FAIL]
-    unread = [r for r in runs if r["deaths_explained"] == NOT_JUDGED]
-    causes = ", ".join(f"{_label(r)}: {d['cause'] or '?'} at {_fmt_s(d['game_s'])}" for r, d in deaths[:8])
-    detail = f"{len(deaths)} deaths" + (f" ({causes})" if deaths else "")
-    if bad or failed:
-        return _target("deaths", FAIL, detail + "; " + "; ".join(f"{_label(r)}: {r['deaths_detail']}" for r in failed))
-    if unread:
-        return _target(
-            "deaths", NOT_JUDGED, detail + "; death records never read in " + ", ".join(_label(r) for r in unread)
-        )
-    return _target("deaths", PASS, detail)
-
-
-def _wedge(w: dict[str, Any]) -> str:
-    if w["kind"] == "idle":
-        return (
-            f"idle from {_fmt_s(w['from'])} to {_fmt_s(w['to'])}: {w['daylight_s']:g} game s of daylight"
-            " with no task completed or advanced and no milestone"
-        )
-    return f"{w['kind']} {w['s']:g} s from t={w['from']:g}s"
-
-
-def _wedges(runs: list[dict[str, Any]]) -> dict[str, Any]:
-    stuck = [(r, w) for r in runs for w in r["wedges"]]
-    if stuck:
-        return _target("wedges", FAIL, "; ".join(f"{_label(r)}: {_wedge(w)}" for r, w in stuck))
-    return _target("wedges", PASS, f"none in {len(runs)} runs")
-
-
-def _idle(runs: list[dict[str, Any]]) -> dict[str, Any]:
-    shares = [(r, r.get("idle") or {}) for r in runs]
-    detail = ", ".join(f"{_label(r)} {_pct(i.get('share'))}" for r, i in shares)
-    if any(i.get("share") is not None and i["share"] >= MAX_IDLE for _r, i in shares):
-        return _target("idle", FAIL, detail)
-    short = [r for r, i in shares if (i.get("daylight_s") or 0) < IDLE_MIN_DAYLIGHT_S]
-    if short:
-        return _target(
-            "idle", NOT_JUDGED, detail + f" (under {IDLE_MIN_DAYLIGHT_S:g} s of daylight in {len(short)} runs)"
-        )
-    return _target("idle", PASS, detail)
-
-
-def _back_from(n: dict[str, Any]) -> float:
-    """When a night's dead bot may be expected back at work: its morning, or the death if later."""
-    return max(n["death_s"], n.get("morning_s") or 0.0)
-
-
-def _nights(runs: list[dict[str, Any]]) -> dict[str, Any]:
-    detail = ", ".join(f"{_label(r)} {r['nights_survived']}/{r['nights']}" for r in runs)
-    lost = [(r, n) for r in runs for n in r.get("night_deaths") or []]
-    unexplained = [(r, n) for r, n in lost if not n["explained"]]
-    away = [(r, n) for r, n in lost if n["back_s"] is None]
-    # a death too near the run's end to show the bot back at work is not judged either way:
-    # the daylight after it counts, not the rest of the night (a 1.18.2 bench bot died at day
-    # 4.62, waited for the morning at day 4.96 as it should, and was judged not back at work)
-    pending = [(r, n) for r, n in away if (r["game_days"] or 0) * GAME_S_PER_DAY - _back_from(n) < IDLE_GAME_S]
-    if unexplained or len(away) > len(pending):
-        why = [f"{_label(r)}: a death at {_fmt_s(n['death_s'])} without a cause" for r, n in unexplained] + [
-            f"{_label(r)}: no task completed after the death at {_fmt_s(n['death_s'])}"
-            for r, n in away
-            if (r, n) not in pending
-        ]
-        return _target("nights", FAIL, detail + "; " + "; ".join(why))
-    back = [
-        f"{_label(r)}: back at work by {_fmt_s(n['back_s'])} after a death at {_fmt_s(n['death_s'])}"
-        for r, n in lost
-        if n["back_s"] is not None
-    ]
-    detail += "".join("; " + b for b in back)
-    short = [r for r in runs if (r["game_days"] or 0) < NIGHTS_DAYS]
-    if short or pending:
-        unjudged = f" (judged over {NIGHTS_DAYS:g} game days: {len(short)} runs shorter)" if short else ""
-        unjudged += f" ({len(pending)} deaths too near the end to judge)" if pending else ""
-        return _target("nights", NOT_JUDGED, detail + unjudged)
-    return _target("nights", PASS, detail)
-
-
-def judge(runs: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """The issue's targets over every run (each run carries `version` and `seed`)."""
-    return [_iron(runs), _tasks(runs), _deaths(runs), _wedges(runs), _idle(runs), _nights(runs)]
-
-
-def failed(targets: list[dict[str, Any]]) -> bool:
-    return any(t["verdict"] == FAIL for t in targets)
-
-
 # -- printing -----------------------------------------------------------------------------------
-
-
-def _pct(x: float | None) -> str:
-    return "-" if x is None else f"{100 * x:.0f} %"
-
-
-def _fmt_s(g: float | None) -> str:
-    """Game seconds as game days, e.g. `day 1.25`; `-` when not reached."""
-    return "-" if g is None else f"day {g / GAME_S_PER_DAY:.2f}"
 
 
 def table_lines(runs: list[dict[str, Any]]) -> list[str]:
     """Seed x version, side by side: a row per figure, a column per run."""
     cols = [f"{r['version']} s{r['seed']}" for r in runs]
     rows = [
-        ("iron pickaxe at", [_fmt_s(r["milestones"].get("iron_pickaxe")) for r in runs]),
-        ("stone pickaxe at", [_fmt_s(r["milestones"].get("stone_pickaxe")) for r in runs]),
-        ("diamond pickaxe at", [_fmt_s(r["milestones"].get("diamond_pickaxe")) for r in runs]),
+        ("iron pickaxe at", [as_day(r["milestones"].get("iron_pickaxe")) for r in runs]),
+        ("stone pickaxe at", [as_day(r["milestones"].get("stone_pickaxe")) for r in runs]),
+        ("diamond pickaxe at", [as_day(r["milestones"].get("diamond_pickaxe")) for r in runs]),
         (
             "milestones reached",
             [f"{sum(r['milestones'][m] is not None for m in MILESTONES)}/{len(MILESTONES)}" for r in runs],
         ),
         (
             "tasks completed",
-            [f"{_pct(r['task_success_rate'])} of {r['tasks']['completed'] + r['tasks']['failed']}" for r in runs],
+            [f"{percent(r['task_success_rate'])} of {r['tasks']['completed'] + r['tasks']['failed']}" for r in runs],
         ),
         ("nights survived", [f"{r['nights_survived']}/{r['nights']}" for r in runs]),
         ("deaths", [str(len(r["deaths"])) for r in runs]),
         ("wedges", [str(len(r["wedges"])) for r in runs]),
-        ("idle in daylight", [_pct((r.get("idle") or {}).get("share")) for r in runs]),
+        ("idle in daylight", [percent((r.get("idle") or {}).get("share")) for r in runs]),
         ("game days run", ["-" if r["game_days"] is None else f"{r['game_days']:.2f}" for r in runs]),
         ("ended by", [r.get("ended", "-") for r in runs]),
     ]
@@ -444,13 +283,9 @@ def table_lines(runs: list[dict[str, Any]]) -> list[str]:
     return out
 
 
-def target_lines(targets: list[dict[str, Any]]) -> list[str]:
-    return [f"{VERDICT_WORDS[t['verdict']]} {t['name']}: {t['detail']}" for t in targets]
-
-
 def milestone_detail(run: dict[str, Any]) -> str:
     """`log=day 0.01 planks=...; not reached: ...` for one run."""
-    got = [f"{m}={_fmt_s(g)}" for m, g in run["milestones"].items() if g is not None]
+    got = [f"{m}={as_day(g)}" for m, g in run["milestones"].items() if g is not None]
     missing = [m for m in MILESTONES if run["milestones"][m] is None]
     return (" ".join(got) or "none reached") + (f"; not reached: {', '.join(missing)}" if missing else "")
 

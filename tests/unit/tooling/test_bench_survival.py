@@ -18,15 +18,13 @@ from bot.tooling.bench_idle import day_part, goal_held
 from bot.tooling.bench_survival import SurvivalSettings, places_seen
 from bot.tooling.bench_survival_report import (
     all_milestones,
-    failed,
     failure_lines,
-    judge,
     nights,
     reached_in_order,
     run_result,
     table_lines,
-    target_lines,
 )
+from bot.tooling.bench_survival_targets import failed, judge, target_lines
 from bot.tooling.competence import FAIL, GAME_S_PER_DAY, MILESTONES, NOT_JUDGED, PASS, game_seconds
 
 STEP = 600  # ticks per sample: 30 game seconds, 40 samples a day
