@@ -3,7 +3,8 @@ seed, the daemon runs with no LLM on a fresh embedded world at that seed, with t
 defaults as a user gets them (the 180 s drive tick included; fast days allowed: a day-length
 scale), sampled over its HTTP API (bot/tooling/soak_sample.sample, plus the places view) until N
 game days pass, or a milestone (`--until`) is reached, or the wall-clock limit. Judged by
-bot/tooling/bench_survival_report.py (each run) and bench_survival_targets.py (the targets over all); the timeline is drawn by bench_survival_chart.py.
+bot/tooling/bench_survival_report.py (each run) and bench_survival_targets.py (the targets over
+all runs); the timeline is drawn by bench_survival_chart.py.
 
 Writes DIR/survival-<stamp>-p<pid>/report.json (settings, one entry per run, the targets),
 timeline.png, and per run its daemon log and its samples (JSON lines). Prints a line per
