@@ -5,9 +5,10 @@ needs), wait for the outputs and take them (one JS
 `smelt` action through mineflayer's bot.openFurnace), then check the inventory gained them.
 
 The wait is bounded by the count (10 s an item plus a margin, smelt_planner.cook_timeout_s);
-the JS side also fails early when the furnace stops making progress. A stop (the reflex
-arbiter preempting, a deadline) closes the furnace window: what is in the furnace stays and
-goes on smelting, and the next call (a resumed task) takes it out and counts it.
+the JS side also fails early when the furnace stops making progress. A stop while it cooks (the
+reflex arbiter preempting, a deadline) takes back what is not smelted yet, the fuel in its slot
+and the outputs before the window closes; what a furnace still holds from before (a crash) the
+next call takes out and counts.
 """
 
 from __future__ import annotations

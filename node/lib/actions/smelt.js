@@ -9,13 +9,17 @@
 //           only as many as the furnace still needs (its burn time left and fuel slot counted)
 // Everything is checked before anything is put in: a short input or fuel is a result
 // ({ status: 'nothing_to_smelt' | 'short_input' | 'short_fuel' }), not an error.
-// Stopped (cancel, timeout): the window closes, what is in the furnace stays there and goes on
-// smelting; the next call takes it out and counts it.
+// Stopped while it cooks (cancel, timeout): what is not smelted yet, the fuel in its slot and
+// the outputs come back to the inventory before the window closes (takeBack). Left in the
+// furnace they were lost to the bot: a bench bot stopped at dusk came back in the morning to a
+// plan with no raw iron held, put down a new furnace and mined its iron again. What a furnace
+// still holds from before (an output, our input) the next call takes out and counts.
 const { Vec3 } = require('vec3')
 const { withTimeout } = require('../guard')
 const { itemName } = require('../names')
 
 const POLL_MS = 200
+const TAKE_BACK_MS = 1000
 const PROPS_WAIT_MS = 1500
 
 // Burn ticks of a fuel already in the slot (the same small table as agency.game.furnace).
@@ -152,11 +156,24 @@ async function run (bot, args, rec) {
     await feed()
     mirrorInventory(bot, furnace)
 
+    // Best effort, each take bounded: what stays in the furnace smelts on for the next call.
+    const takeBack = async () => {
+      const takes = [
+        [() => furnace.outputItem(), () => furnace.takeOutput()],
+        [() => { const i = furnace.inputItem(); return i && isOurs(i.name) }, () => furnace.takeInput()],
+        [() => furnace.fuelItem(), () => furnace.takeFuel()]
+      ]
+      for (const [has, take] of takes) {
+        try { if (has()) await withTimeout(take(), TAKE_BACK_MS, 'taking back from the furnace') } catch (e) { /* stays in */ }
+      }
+      mirrorInventory(bot, furnace)
+    }
     let lastMove = Date.now()
     let lastProgress = props[2]
+    rec.cooking = true // a stop now leaves the window to this loop: it takes back, then closes
     while (gained < want) {
       await sleep(POLL_MS)
-      if (rec.cancelled) return null
+      if (rec.cancelled) { await takeBack(); return null }
       const before = gained
       gained += await takeOutput()
       if (queue.length) { await feed(); mirrorInventory(bot, furnace) }
@@ -184,8 +201,10 @@ function finish (bot, furnace, result) {
   return result
 }
 
-// Closing the window ends the wait; the furnace keeps its contents and smelts on.
+// Before the cooking, closing the window ends the wait; while it cooks, the loop sees the stop
+// within POLL_MS, takes back and closes (run's finally).
 function stop (bot, rec) {
+  if (rec && rec.cooking) return
   if (rec && rec.furnace && bot.currentWindow === rec.furnace) bot.closeWindow(rec.furnace)
 }
 
