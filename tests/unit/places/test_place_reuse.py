@@ -108,6 +108,23 @@ def test_under_cover_at_night_a_table_is_placed_where_the_bot_is_not_walked_to(f
     assert not [a for kind, a in body.started if kind == "move_to"]  # no walk to the remembered one
 
 
+@pytest.mark.parametrize(("table", "walked_to"), [((1, GROUND_Y + 4, 5), False), ((1, GROUND_Y, 6), True)])
+def test_under_cover_at_night_a_table_in_sight_over_the_head_is_not_walked_to(ftime, memory, logs, table, walked_to):
+    """A 26.1 bench bot dug in under its hut walked from its pocket toward a table 4 blocks up,
+    digging, and spent the rest of the night in its hut: one over the head and out of reach is
+    not used; one at the bot's level (its mine) still is."""
+    body = CoveredNight(ftime.clock, inventory={"oak_planks": 8, "stick": 2})
+    body.blocks[table] = "crafting_table"
+    res = _craft(_ctx(body, ftime, memory))
+    assert res.success, res.error
+    walks = [(a["x"], a["z"]) for kind, a in body.started if kind == "move_to"]
+    if walked_to:
+        assert _placed(body) == [] and walks == [(table[0] + 0.5, table[2] + 0.5)]
+    else:
+        assert [a["block"] for a in _placed(body)] == ["crafting_table"] and walks == []
+        assert any("out of the night's cover; not walking to it" in line for line in logs)
+
+
 def test_without_the_memory_the_same_craft_places_a_second_table(body, ftime):
     res = _craft(_ctx(body, ftime))  # what a restart cost before places were remembered
     assert res.success, res.error
