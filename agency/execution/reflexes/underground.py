@@ -86,13 +86,16 @@ class NightUndergroundReflex(ReflexBase):
         return not snap.isDay or snap.timeOfDay >= NIGHT_START
 
     def _idle_down_there(self, snap: WorldSnapshot) -> bool:
-        """Underground in the night proper (not dug in under the hut: that pocket is closed) with
-        no run in flight for IDLE_UNDERGROUND_MS and no night's work to come (none due, or the
-        drive gate shut by the bot's health), or none for IDLE_UNDERGROUND_LONG_MS whatever is
-        due: sealed in a burrow rather than standing in the open mine, where hostiles spawn in
-        the dark (a 26.1 bench bot stood at health 10 for 3 minutes in its mine after its iron
-        pickaxe, no tick firing under 16, until a zombie killed it)."""
-        if self._dug_in or self.executor.current is not None or not self._burrow_due(snap):
+        """Underground in the night proper (not in the pocket dug under the hut: that one is
+        closed) with no run in flight for IDLE_UNDERGROUND_MS and no night's work to come (none
+        due, or the drive gate shut by the bot's health), or none for IDLE_UNDERGROUND_LONG_MS
+        whatever is due: sealed in a burrow rather than standing in the open mine, where hostiles
+        spawn in the dark (a 26.1 bench bot stood at health 10 for 3 minutes in its mine after its
+        iron pickaxe, no tick firing under 16, until a zombie killed it). Dug in, the night's work
+        may have taken the bot out of the pocket, along its staircase into a cave: a 1.18.2 bench
+        bot (seed 3052 at c13238d) stood there at health 7 for the rest of the night."""
+        in_the_pocket = self._dug_in and not self._left_the_pocket(snap)
+        if in_the_pocket or self.executor.current is not None or not self._burrow_due(snap):
             self._idle_seen = None
             return False
         busy = self.executor.stats.last_busy_ms
@@ -103,6 +106,13 @@ class NightUndergroundReflex(ReflexBase):
             return False
         work = self.night_work is not None and self.night_work(snap)
         return not work or snap.health < SAFE_HEALTH or idle >= IDLE_UNDERGROUND_LONG_MS
+
+    def _left_the_pocket(self, snap: WorldSnapshot) -> bool:
+        """Dug in, and no longer in the pocket under the hut (its night's work went on from there)."""
+        site = self._dug_in_under
+        if site is None or site.entrance is None:
+            return False
+        return not in_pocket(DoorwayInput(**doorway(site)), (snap.position.x, snap.position.y, snap.position.z))
 
     async def _come_up(self, snap: WorldSnapshot) -> None:
         """Out of the night's pocket: into the hut (left by the door next, as after a night on
@@ -207,6 +217,7 @@ class NightUndergroundReflex(ReflexBase):
         result = await self.tools.execute("burrow", self._burrow_args(paused), self.ctx)
         if result.success:
             self._burrowed = self._night_hold = True
+            self._dug_in = False  # out of the pocket under the hut: the morning digs out of the burrow
             x, y, z = result.output["from"]
             self._burrow_start = (int(x), int(y), int(z))
             self._burrow_closed = [tuple(c) for c in result.output.get("closed", [])]

@@ -15,6 +15,7 @@ from agency.cognition.drive_tick import DriveSkipReason, DriveTickSkipped, evalu
 from agency.cognition.night_work import held_task_works_underground
 from agency.execution.agents.task_spec import FollowUpSpec
 from agency.execution.reflexes import SHELTERING, ReflexConfig, Reflexes
+from agency.execution.reflexes.base import doorway
 from agency.execution.reflexes.morning_wait import CREEPER_WAIT_UNTIL, SHY_NEAR, SUN_UP_FROM
 from agency.execution.reflexes.underground import BURROW_RETRY_AFTER_STOP_MS
 from agency.planning.stalls import classify_stall
@@ -23,7 +24,8 @@ from agency.planning.tasks.models import TaskStatus
 from agency.shelter.bed import SLEEP_FROM, shelter_bed_spot
 from agency.shelter.blueprint import basic_shelter
 from agency.shelter.burrow import _away
-from agency.shelter.door import in_hut
+from agency.shelter.dig_in import pocket_bottom
+from agency.shelter.door import DoorwayInput, in_hut
 from agency.shelter.earthwork import keep_box
 from agency.shelter.head_in import HEAD_IN_MARGIN, distance_to, head_in_time
 from agency.tools.testing import GROUND_Y, FakeBody, FakeTime, Mob
@@ -812,6 +814,42 @@ def test_underground_at_night_idle_with_work_due_waits_for_the_tick_unless_hurt_
     assert after(59) is None and after(2) == "burrow"
     reflexes._dug_in = True  # in its pocket under the hut: closed already
     assert after(300) is None
+    e["tasks"].close()
+
+
+def test_dug_in_and_idle_out_of_its_pocket_the_bot_burrows_in_and_digs_out_of_that_in_the_morning(tmp_path):
+    """A 1.18.2 bench bot dug in under its hut, whose night's work took it 20 blocks along its
+    staircase into a cave, stood there idle at health 7 for the rest of the night."""
+    e = _night_env(
+        tmp_path,
+        BurrowBody,
+        40.5,
+        40.5,
+        {"dirt": 2, "cobblestone": 2},
+        ReflexConfig(),
+        shelter_lookup=lambda s: SITE,
+    )
+    body, ex, reflexes, ftime = e["body"], e["ex"], e["reflexes"], e["ftime"]
+    body.cover, body.time_of_day = 5, 13_500
+    reflexes._dug_in, reflexes._dug_in_under = True, SITE
+    ex.stats.last_busy_ms = ftime.clock()
+    bottom = pocket_bottom(DoorwayInput(**doorway(SITE)))
+    body.position = Vec3(x=bottom[0] + 0.5, y=bottom[1], z=bottom[2] + 0.5)
+    asyncio.run(ftime.sleep(300))
+    assert reflexes.choose(body.snapshot()) is None  # in its pocket: closed already
+    body.position = Vec3(x=40.5, y=GROUND_Y - 6, z=40.5)
+    assert reflexes.choose(body.snapshot()) == "burrow"
+    assert asyncio.run(reflexes.tick(body.snapshot())) == "burrow"
+    assert reflexes._burrowed and not reflexes._dug_in and reflexes.stats.nights_burrowed == 1
+    body.time_of_day = 1_000  # morning: out of the burrow it is in, not up a staircase it is not on
+    lines: list[str] = []
+    sink = logger.add(lambda m: lines.append(m.record["message"]), level="INFO")
+    try:
+        assert asyncio.run(reflexes.tick(body.snapshot())) == "come_up"
+    finally:
+        logger.remove(sink)
+    assert any(line.startswith("[Reflex] morning: up out of the burrow -> ok") for line in lines), lines
+    assert not reflexes.holding_tasks
     e["tasks"].close()
 
 
