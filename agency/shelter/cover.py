@@ -16,6 +16,9 @@ from agency.blocks import is_liquid, is_log, is_solid, natural_ground
 from agency.shelter.backfill import BURROW_GROUND, FILLERS, fill_open
 from agency.tools.actions import run_action
 from agency.tools.base import BODY_QUEUE, Tool, ToolContext, ToolFailure, ToolInput
+from agency.tools.climb_out import GROUND_ROOF, MIN_ROOF, SKY_READ, WORLD_TOP, pillar_up
+from agency.tools.climbing import safe_to_dig_up
+from agency.tools.results import PRECONDITION_FAILED
 from agency.tools.spatial import block_pos, neighbours
 from agency.world import WorldSnapshot
 
@@ -146,6 +149,32 @@ async def leave_cover(ctx: ToolContext, p: LeaveCoverInput) -> dict[str, Any]:
     return {"dug": dug, "left": left}
 
 
+async def leave_cover_up(ctx: ToolContext, p: LeaveCoverInput) -> dict[str, Any]:
+    """Out of cover upward, through the ground over the head to the surface, the cover's walls left
+    standing: a bot not healed in its time (nothing to eat), the hostile still outside, came out
+    of its cell in a cave at health 6 and was shot dead (26.1 seed 5249 at c13238d). Only a column
+    safe to dig (no liquid in it or beside it, nothing over the head that falls); else it fails
+    and the cover is left as usual."""
+    feet = block_pos((await ctx.snapshot()).position)
+    height = min(SKY_READ, WORLD_TOP - feet[1])
+    region = await ctx.region((feet[0] - 1, feet[1], feet[2] - 1), (3, height, 3))
+    tops = [y for y in range(feet[1] + 2, feet[1] + height) if region.block_at(feet[0], y, feet[2]) in GROUND_ROOF]
+    if len(tops) < MIN_ROOF:
+        raise ToolFailure(PRECONDITION_FAILED, f"no ground over the head at {list(feet)} to climb up through")
+    top = min(max(tops), feet[1] + height - 3)
+    if not safe_to_dig_up(region, feet[0], feet[2], feet[1], top):
+        raise ToolFailure(
+            PRECONDITION_FAILED, f"the column over {list(feet)} has water, lava, sand or gravel in or beside it"
+        )
+    roof = sorted(
+        (c for c in p.cells if c[1] >= feet[1] + 2 and (c[0], c[2]) == (feet[0], feet[2])), key=lambda c: c[1]
+    )
+    for x, y, z in roof:  # a placed block, not natural ground: the pillar digs only that
+        await run_action(ctx, "dig", {"x": x, "y": y, "z": z})
+    out = await pillar_up(ctx, top + 1)
+    return {"from": list(feet), "top": top, **out}
+
+
 TOOLS = [
     Tool(
         "take_cover",
@@ -161,6 +190,14 @@ TOOLS = [
         LeaveCoverInput,
         leave_cover,
         timeout_s=100,  # a dozen blocks of cobblestone by hand, under the reflex job's 120 s
+        queue=BODY_QUEUE,
+    ),
+    Tool(
+        "leave_cover_up",
+        "Out of cover upward: dig up through the ground over the head to the surface, the walls left.",
+        LeaveCoverInput,
+        leave_cover_up,
+        timeout_s=110,  # up to the surface from a cave, a block a second or two, under the reflex job's 120 s
         queue=BODY_QUEUE,
     ),
 ]

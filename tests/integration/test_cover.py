@@ -1,7 +1,8 @@
 """The cover reflex in the embedded world through the real bridge: a hurt bot in a cell at the
 end of a deep trench, a skeleton shooting down it, retreats, finds no way off, closes the cell
 with the blocks it holds (agency.shelter.cover), and takes no arrow while the skeleton
-stands outside; healed and with the skeleton gone it digs the blocks again."""
+stands outside; healed and with the skeleton gone it digs the blocks again. Not healed in time
+with a hostile still near, it digs up through the rock instead (leave_cover_up)."""
 
 from __future__ import annotations
 
@@ -10,7 +11,9 @@ import math
 
 import pytest
 
+from agency.execution.builtin_tools import default_tool_registry
 from agency.execution.reflexes import ReflexConfig
+from agency.tools import ToolContext
 from agency.world import EventType
 from tests.conftest import make_body, wait_until
 from tests.integration.world_setup import block_at, fill, give, reflexes_on, teleport
@@ -86,3 +89,28 @@ def test_a_hurt_bot_cornered_by_a_skeleton_takes_cover_and_comes_out_healed(cove
     wait_until(lambda: _tick(reflexes, body) == "leave_cover", 30, "out of cover", poll_s=0.25)
     assert [block_at(body, *c) for c in front] == ["air", "air"]  # the way on as it was
     assert not reflexes.holding_tasks and reflexes.stats.log[-1] == {"reflex": "leave_cover", "ok": True}
+
+
+def test_out_of_cover_upward_the_bot_digs_up_through_the_rock_to_the_surface(coverer):
+    """leave_cover_up (the cover reflex's way out when not healed with a hostile still near):
+    the placed roof dug, then up through six blocks of stone to the open sky; the cell's walls
+    stay between the bot and what waits outside."""
+    body = coverer
+    spawn = body.snapshot().position
+    x, y, z = math.floor(spawn.x) + 24, math.floor(spawn.y), math.floor(spawn.z) + 24  # away from the others
+    fill(body, (x - 2, y - 1, z - 2), (x + 2, y + 8, z + 2), "stone")
+    fill(body, (x - 2, y + 9, z - 2), (x + 2, y + 12, z + 2), "air")
+    fill(body, (x, y, z), (x, y + 1, z), "air")
+    fill(body, (x, y + 2, z), (x, y + 2, z), "cobblestone")  # the roof take_cover placed
+    body.chat("/time set 1000")
+    teleport(body, NAME, x, y, z)
+    give(body, NAME, {"stone_pickaxe": 1, "cobblestone": 16})
+    wait_until(lambda: body.snapshot().count_of("cobblestone") >= 16, 10, "the blocks held")
+    tools = default_tool_registry()
+    res = asyncio.run(
+        tools.execute("leave_cover_up", {"cells": [[x, y + 2, z]]}, ToolContext(body=body, poll_interval_s=0.1))
+    )
+    assert res.success, res.error
+    assert res.output["top"] == y + 8
+    wait_until(lambda: body.snapshot().position.y >= y + 9, 10, "the bot on the surface over the rock")
+    assert [block_at(body, x + 1, y, z), block_at(body, x - 1, y + 1, z)] == ["stone", "stone"]  # walls left

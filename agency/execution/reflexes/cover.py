@@ -2,10 +2,12 @@
 cave's ledge) from a hostile not yet beside the bot, the bot closes itself in where it stands
 (agency.shelter.cover): its tasks held, it eats if it needs to, and it digs its way out again
 once its health is back and the hostile gone or a while passed, at the latest after
-COVER_MAX_MS, and at once when something hurts it in there (a cell opened) or it is no longer
-where it took cover. Of the deaths in the bench runs at 7a85f44 and 5f5a076, three came after
-retreats from a skeleton found no way off: a 1.18.2 bot at health 4 in a cave at y 51 (seed
-4275) tried three times in three seconds and was shot dead."""
+COVER_MAX_MS (up through the ground to the surface then, when it has not healed and a hostile
+is still near, and the column over it is safe to dig), and at once when something hurts it in
+there (a cell opened) or it is no longer where it took cover. Of the deaths in the bench runs
+at 7a85f44 and 5f5a076, three came after retreats from a skeleton found no way off: a 1.18.2
+bot at health 4 in a cave at y 51 (seed 4275) tried three times in three seconds and was shot
+dead."""
 
 from __future__ import annotations
 
@@ -137,9 +139,41 @@ class CoverReflex(ReflexBase):
         near = any(e.hostile and e.distance <= NEAR for e in snap.entities)
         return snap.health >= COVER_HEALTH and (held >= COVER_MIN_MS or not near)
 
+    def _up_and_away(self, snap: WorldSnapshot) -> bool:
+        """Out at the latest and not healed, a hostile still near, not breached, the first try:
+        up through the ground rather than out beside it (leave_cover_up)."""
+        assert self._cover is not None
+        if self._cover.tries or self.clock() - self._cover.since < COVER_MAX_MS or snap.health >= COVER_HEALTH:
+            return False
+        hurt = self._hurt_at is not None and self._hurt_at > self._cover.since + COVER_GRACE_MS
+        return not hurt and any(e.hostile and e.distance <= NEAR for e in snap.entities)
+
+    async def _leave_cover_up(self, snap: WorldSnapshot) -> bool:
+        """True when the bot got up and away (its cover is over), else the cover is left as usual."""
+        cover = self._cover
+        assert cover is not None
+        res = await self.tools.execute("leave_cover_up", {"cells": [list(c) for c in cover.cells]}, self.ctx)
+        logger.info(
+            "[Reflex] out of cover from the {} after {} s at health {:g}, hostiles still near: up through the "
+            "ground -> {} {}",
+            cover.threat,
+            (self.clock() - cover.since) // 1000,
+            snap.health,
+            "ok" if res.success else "failed",
+            res.output if res.success else res.error,
+        )
+        if not res.success:
+            return False
+        self._cover = None
+        self._no_cover_until = self.clock() + COVER_RETRY_MS
+        self._log({"reflex": "leave_cover", "ok": True, "up": True})
+        return True
+
     async def _leave_cover(self, snap: WorldSnapshot) -> None:
         cover = self._cover
         assert cover is not None
+        if self._up_and_away(snap) and await self._leave_cover_up(snap):
+            return
         res = await self.tools.execute("leave_cover", {"cells": [list(c) for c in cover.cells]}, self.ctx)
         left = [tuple(c) for c in (res.output or {}).get("left", [])] if res.success else list(cover.cells)
         held_s = (self.clock() - cover.since) // 1000

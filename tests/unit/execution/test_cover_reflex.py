@@ -76,6 +76,41 @@ def test_out_at_once_when_healed_and_the_hostile_gone_and_at_the_latest_after_th
     assert reflexes.choose(body.snapshot()) == "leave_cover"  # not healing: out all the same
 
 
+def _in_a_cave(body, wet_at: int | None = None) -> None:
+    """Rock from two blocks over the cover's roof up to the surface (a cave's ceiling), water in
+    the column at `wet_at` blocks over the feet if given."""
+    for dy in range(3, 13):
+        body.blocks[(0, GROUND_Y + dy, 0)] = "stone"
+    if wet_at is not None:
+        body.blocks[(0, GROUND_Y + wet_at, 0)] = "water"
+
+
+def test_not_healed_in_time_with_the_hostile_still_near_the_bot_digs_up_and_away(env):
+    """A 26.1 bench bot with nothing to eat came out of its cover in a cave after 123 s at health
+    6, the skeleton still there, and was shot dead (seed 5249 at c13238d)."""
+    reflexes, body = _cornered(env)
+    _in_a_cave(body)
+    asyncio.run(reflexes.tick(body.snapshot()))
+    walls = [c for c in _around_the_bot() if c[1] < GROUND_Y + 2]
+    assert {body.block(*c) for c in walls} == {"cobblestone"}
+    env["ftime"].clock.advance(COVER_MAX_MS)
+    assert asyncio.run(reflexes.tick(body.snapshot())) == "leave_cover"
+    assert body.pillars and body.position.y == GROUND_Y + 13  # on the surface over the cave
+    assert {body.block(*c) for c in walls} == {"cobblestone"}  # the walls left between it and the skeleton
+    assert not reflexes.holding_tasks and reflexes.stats.log[-1] == {"reflex": "leave_cover", "ok": True, "up": True}
+
+
+def test_up_and_away_only_through_a_column_safe_to_dig_else_out_as_usual(env):
+    reflexes, body = _cornered(env)
+    _in_a_cave(body, wet_at=8)
+    asyncio.run(reflexes.tick(body.snapshot()))
+    env["ftime"].clock.advance(COVER_MAX_MS)
+    assert asyncio.run(reflexes.tick(body.snapshot())) == "leave_cover"
+    assert not body.pillars and body.position.y == GROUND_Y
+    assert {body.block(*c) for c in _around_the_bot() if c[1] < GROUND_Y + 2} == {"air"}
+    assert reflexes.stats.log[-1] == {"reflex": "leave_cover", "ok": True}
+
+
 def test_no_cover_from_a_hostile_beside_the_bot_it_stands_in_a_cell_to_fill(env):
     reflexes, body = _cornered(env, mob="zombie", distance=1.0)
     assert asyncio.run(reflexes.tick(body.snapshot())) == RETREAT
