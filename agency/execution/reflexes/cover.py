@@ -125,19 +125,25 @@ class CoverReflex(ReflexBase):
         self._no_cover_until = self.clock() + COVER_RETRY_MS
         return False
 
+    def _breached(self, snap: WorldSnapshot) -> bool:
+        """Hurt in cover with a hostile the snapshot reads not sealed off: a cell is open (hunger,
+        poison or fire hurt too, and are no reason to open the cover beside the hostile)."""
+        assert self._cover is not None
+        hurt = self._hurt_at is not None and self._hurt_at > self._cover.since + COVER_GRACE_MS
+        return hurt and any(e.threat and e.distance <= NEAR for e in snap.entities)
+
+    @staticmethod
+    def _hostile_by_cover(snap: WorldSnapshot) -> bool:
+        """Any hostile near, those sealed off too: from in cover every one is (a bench bot at
+        231dfcb came out at health 14 after 6 s, a skeleton 5 blocks off, five times in two minutes)."""
+        return any(e.hostile and e.distance <= NEAR for e in snap.entities)
+
     def _leave_cover_due(self, snap: WorldSnapshot) -> bool:
         assert self._cover is not None
         held = self.clock() - self._cover.since
-        # hurt with a hostile the snapshot reads not sealed off: a cell is open (hunger, poison or
-        # fire hurt too, and are no reason to open the cover beside the hostile)
-        hurt = self._hurt_at is not None and self._hurt_at > self._cover.since + COVER_GRACE_MS
-        breached = hurt and any(e.threat and e.distance <= NEAR for e in snap.entities)
-        if held >= COVER_MAX_MS or breached:
+        if held >= COVER_MAX_MS or self._breached(snap):
             return True
-        # any hostile, those sealed off too: from in cover every one is (a bench bot at 231dfcb
-        # came out at health 14 after 6 s, a skeleton 5 blocks off, five times in two minutes)
-        near = any(e.hostile and e.distance <= NEAR for e in snap.entities)
-        return snap.health >= COVER_HEALTH and (held >= COVER_MIN_MS or not near)
+        return snap.health >= COVER_HEALTH and (held >= COVER_MIN_MS or not self._hostile_by_cover(snap))
 
     def _up_and_away(self, snap: WorldSnapshot) -> bool:
         """Out at the latest and not healed, a hostile still near, not breached, the first try:
@@ -145,8 +151,7 @@ class CoverReflex(ReflexBase):
         assert self._cover is not None
         if self._cover.tries or self.clock() - self._cover.since < COVER_MAX_MS or snap.health >= COVER_HEALTH:
             return False
-        hurt = self._hurt_at is not None and self._hurt_at > self._cover.since + COVER_GRACE_MS
-        return not hurt and any(e.hostile and e.distance <= NEAR for e in snap.entities)
+        return not self._breached(snap) and self._hostile_by_cover(snap)
 
     async def _leave_cover_up(self, snap: WorldSnapshot) -> bool:
         """True when the bot got up and away (its cover is over), else the cover is left as usual."""

@@ -100,6 +100,16 @@ def test_not_healed_in_time_with_the_hostile_still_near_the_bot_digs_up_and_away
     assert not reflexes.holding_tasks and reflexes.stats.log[-1] == {"reflex": "leave_cover", "ok": True, "up": True}
 
 
+def test_hurt_by_hunger_alone_the_bot_still_digs_up_and_away(env):
+    reflexes, body = _cornered(env)
+    _in_a_cave(body)
+    asyncio.run(reflexes.tick(body.snapshot()))
+    env["ftime"].clock.advance(COVER_MAX_MS)
+    reflexes._hurt_at = env["ftime"].clock()  # starving: hurt with the skeleton sealed off outside
+    assert asyncio.run(reflexes.tick(_sealed_off(body.snapshot()))) == "leave_cover"
+    assert body.pillars and reflexes.stats.log[-1]["up"]
+
+
 def test_up_and_away_only_through_a_column_safe_to_dig_else_out_as_usual(env):
     reflexes, body = _cornered(env)
     _in_a_cave(body, wet_at=8)
