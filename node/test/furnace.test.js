@@ -225,7 +225,11 @@ test('a saved world keeps furnace contents across a restart', { timeout: 180000 
       // written with the chunks: a restart finds this, whatever the pace of the periodic save
       assert.match(await command(bot, '/mcbot save'), /saved the world/)
     } finally {
+      // gone before the server goes: a SIGTERM that came first kicked it ("Server closed"),
+      // which the server's stop counts as protocol trouble (a fresh-clone make test at 0110c61)
+      const gone = new Promise((resolve) => bot.once('end', resolve))
       bot.quit()
+      await withTimeout(gone, 10000, 'the bot gone')
     }
     server.proc.kill('SIGTERM')
     assert.strictEqual(await new Promise(resolve => server.proc.on('exit', resolve)), 0)
