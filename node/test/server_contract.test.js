@@ -229,9 +229,12 @@ test('server contract', { timeout: 270000 }, async (t) => {
 
   await t.test('a killed bot respawns at spawn with full vitals', async () => {
     const died = new Promise(resolve => bot.once('death', resolve))
+    // listened for before the damage: the respawn can come in the same read as the death, before
+    // a listener added once the death's promise resolved (a fresh-clone make test at b541995)
+    const respawned = new Promise(resolve => bot.once('respawn', resolve))
     await command(bot, '/mcbot damage contract 30')
     await withTimeout(died, 5000, 'death')
-    await withTimeout(new Promise(resolve => bot.once('respawn', resolve)), 30000, 'respawn')
+    await withTimeout(respawned, 30000, 'respawn')
     await waitFor(() => bot.health === 20 && bot.food === 20, 30000, 'full vitals')
     await waitFor(() => bot.blockAt(bot.entity.position.offset(0, -1, 0)), 30000, 'chunks after respawn')
     assert.strictEqual(bot.inventory.items().length, 0, 'inventory dropped on death')
