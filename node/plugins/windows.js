@@ -101,14 +101,18 @@ module.exports.player = function (player, serv) {
   })
 
   // Closing returns the crafting grid and the carried item to the inventory (vanilla 1.17+).
+  // Only the slots that held something are sent, as vanilla's broadcast of changes does: every
+  // packet sent moves the state id on, and each click the client stamped before it arrived is
+  // then answered with the whole window (mineflayer closes its inventory after every toss).
   function closeMenu (m) {
     const back = m.grid.map(i => m.get(i)).filter(Boolean)
     if (clicks.cursor) back.push(clicks.cursor)
     clicks.cursor = null
+    const emptied = [...m.grid, m.result].filter((i) => i !== null && m.get(i))
     for (const i of m.grid) m.set(i, null)
     if (m.result !== null) m.set(m.result, null)
     m.onClose?.()
-    if (m === invMenu) for (const i of [0, 1, 2, 3, 4]) sendSlot(m, i)
+    if (m === invMenu) for (const i of emptied) sendSlot(m, i)
     menu = invMenu
     for (const it of back) {
       const left = player.giveItem(it.type, it.count)

@@ -193,6 +193,23 @@ test('crafting', { timeout: 270000 }, async (t) => {
     assert.deepStrictEqual([count('oak_planks'), count('spruce_planks'), count('birch_planks')], [0, 0, birch])
   })
 
+  await t.test('closing the inventory with nothing in its grid sends no slot: the next clicks are not answered with the whole window', async () => {
+    // mineflayer closes its inventory after every toss; five slots sent for an empty grid moved
+    // the state id on, and the craft clicks that followed got whole windows back, one of which
+    // answered the craft action's sync before its own (a second craft of the same planks)
+    const sent = []
+    const onPacket = (data, meta) => { if (meta.name === 'set_slot' || meta.name === 'window_items') sent.push(meta.name) }
+    await bot._syncWindow(bot.inventory)
+    bot._client.on('packet', onPacket)
+    try {
+      bot.closeWindow(bot.inventory)
+      await bot._syncWindow(bot.inventory) // answered after the close: the server keeps the order
+    } finally {
+      bot._client.removeListener('packet', onPacket)
+    }
+    assert.deepStrictEqual(sent, ['window_items'], 'only the sync answered')
+  })
+
   await t.test('with no slot free the craft action tosses a stack of filler first (a full inventory makes nothing)', async () => {
     const craftAction = require('../lib/actions/craft')
     await give('acacia_log', 2) // one stays in its slot: the planks made have no slot of their own
