@@ -120,9 +120,8 @@ class NightUndergroundReflex(ReflexBase):
         (it worked on from there) goes on from where it is."""
         site, start, dug_in = self._dug_in_under, self._burrow_start, self._dug_in
         self._dug_in = self._burrowed = self._night_hold = False
-        here = (snap.position.x, snap.position.y, snap.position.z)
         if dug_in and site is not None and site.entrance is not None:
-            if not in_pocket(DoorwayInput(**doorway(site)), here):
+            if self._left_the_pocket(snap):
                 logger.info("[Reflex] morning: the night underground is over; the tasks held are given back")
                 self.executor.resume_paused(SHELTERING)
                 return

@@ -835,7 +835,7 @@ def test_dug_in_and_idle_out_of_its_pocket_the_bot_burrows_in_and_digs_out_of_th
     ex.stats.last_busy_ms = ftime.clock()
     bottom = pocket_bottom(DoorwayInput(**doorway(SITE)))
     body.position = Vec3(x=bottom[0] + 0.5, y=bottom[1], z=bottom[2] + 0.5)
-    asyncio.run(ftime.sleep(300))
+    ftime.clock.advance(300_000)  # five idle minutes of injected time
     assert reflexes.choose(body.snapshot()) is None  # in its pocket: closed already
     body.position = Vec3(x=40.5, y=GROUND_Y - 6, z=40.5)
     assert reflexes.choose(body.snapshot()) == "burrow"
