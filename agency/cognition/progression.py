@@ -32,7 +32,12 @@ is in sight does not decide it. A step the bot cannot obtain ends the progressio
 step would skip the one it builds on. Underground, a step whose plan hunts (a bed's wool) is
 passed over for the next: no animal grazes in a mine, and a 1.18.2 bench bot asked for its bed
 at y 35 hunted down there until the dusk (the hunt's climb out failed). No later step builds
-on a bed; it is asked again once the bot is on the surface.
+on a bed; it is asked again once the bot is on the surface. On the surface with none of the
+animals it hunts in sight, it waits behind the later steps and is asked when none of them is
+left: in the bench at c13238d, a bed's hunt for sheep that were nowhere near explored for two
+minutes, failed, and was asked again 20 s later, five of the eight wedges of six runs. The
+bot's other work walks it about, and a sheep in sight asks for the bed again (the survival
+steps' no_wool).
 
 The first step (STONE_AGE_RULES) comes before the survival steps (hunting, cooking, a bed
 when sheep are in sight: agency.cognition.survival_steps); the iron pickaxe (IRON_AGE_RULES)
@@ -50,12 +55,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from agency.cognition.drive_selection import DriveSelection
-from agency.cognition.plan_hunts import hunts
+from agency.cognition.plan_hunts import plan_reach
 from agency.cognition.survival_steps import SURVIVAL_ACTIONS
 from agency.execution.agents.obtain import Unobtainable, resolve_obtain
 from agency.game.furnace import output_of
 from agency.game.recipes import CRAFTABLE
 from agency.goal_tag import ExtractedGoal
+from agency.tools.hunting import game_in_sight
 from agency.world import WorldSnapshot, underground
 
 TIERS = ("wooden", "golden", "stone", "iron", "diamond", "netherite")  # weakest first (golden: wood's tier)
@@ -135,21 +141,27 @@ def next_progression_step(
 ) -> DriveSelection | None:
     """The goal of the first step not had (table in the module docstring), or None when every
     step is had or the first one missing cannot be obtained from here. Underground, a step
-    whose plan hunts is passed over (module docstring)."""
+    whose plan hunts is passed over, and on the surface one with none of its animals in sight
+    waits behind the later steps (module docstring)."""
     nearby = {"furnace": furnace_nearby is True, "white_bed": bed_known is True}
     below = underground(snapshot)
+    waiting: DriveSelection | None = None  # the first hunting step with none of its animals in sight
     for step in PROGRESSION:
         if _had(step, snapshot, nearby.get(step.item, False)):
             continue
         short = step.amount - step.held(snapshot)
         goal = resolve_obtain(ExtractedGoal(action="obtain", target=step.item, amount=short), snapshot.held())
         if isinstance(goal, Unobtainable) or not routable(goal.action, goal.target):
-            return None
+            return waiting
         sel = DriveSelection(goal.action, goal.target, goal.amount, step.rule, step.why, planned=True)
-        if below and hunts(sel, snapshot.held()):
+        hunted = plan_reach(sel, snapshot.held()).hunted
+        if hunted and below:
+            continue
+        if hunted and not any(game_in_sight(snapshot.entities, animal) for animal in hunted):
+            waiting = waiting or sel
             continue
         return sel
-    return None
+    return waiting
 
 
 def _had(step: Step, snapshot: WorldSnapshot, standing: bool) -> bool:

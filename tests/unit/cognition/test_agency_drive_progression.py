@@ -44,6 +44,19 @@ def _walk() -> list[tuple[dict[str, int], str, tuple[str, str, int]]]:
 WALK = _walk()
 DONE = {**WALK[-1][0], "diamond_sword": 1}
 IDS = [w[1] for w in WALK]
+SHEEP = EntityInfo(name="sheep", type="animal", hostile=False, distance=6, position=Vec3(x=6, y=64, z=0))
+# What a step's plan hunts, in sight: with none of it there the step waits behind the later ones
+# (test_on_the_surface_a_hunting_step_with_nothing_to_hunt_in_sight_waits_behind_the_later_ones).
+# Such a step is read from the progression itself: with a sheep in sight, the survival steps'
+# food stock (its mutton) comes first.
+SIGHT = {"have_white_bed": [SHEEP]}
+
+
+def _step(make_snapshot, inventory, rule):
+    """The drive's selection from `inventory` on the surface by day, what `rule`'s plan hunts in sight."""
+    if rule in SIGHT:
+        return next_progression_step(make_snapshot(inventory, entities=SIGHT[rule]), True)
+    return select_drive(make_snapshot(inventory), True)
 
 
 def _goal(sel):
@@ -52,7 +65,7 @@ def _goal(sel):
 
 @pytest.mark.parametrize(("inventory", "rule", "goal"), WALK, ids=IDS)
 def test_each_step_fires_when_it_is_the_first_not_had(make_snapshot, inventory, rule, goal):
-    sel = select_drive(make_snapshot(inventory), True)
+    sel = _step(make_snapshot, inventory, rule)
     assert (sel.rule, _goal(sel)) == (rule, goal)
     assert sel.planned
     assert " I " in f" {sel.reason}" and sel.reason.endswith(".")  # a first-person sentence
@@ -84,9 +97,10 @@ def test_a_furnace_or_a_bed_standing_nearby_counts_as_had(make_snapshot):
     assert select_drive(make_snapshot(tools), True).rule == "have_furnace"
     assert select_drive(make_snapshot(tools), True, None, True).rule == "have_iron_sword"
     to_bed = WALK[[s.rule for s in PROGRESSION].index("have_white_bed")][0]
-    assert select_drive(make_snapshot(to_bed), True).rule == "have_white_bed"
-    assert select_drive(make_snapshot(to_bed), True, bed_known=True).rule == "have_shield"
-    assert select_drive(make_snapshot({**to_bed, "red_bed": 1}), True).rule == "have_shield"  # any bed
+    in_sight = {"entities": [SHEEP]}
+    assert next_progression_step(make_snapshot(to_bed, **in_sight), True).rule == "have_white_bed"
+    assert next_progression_step(make_snapshot(to_bed, **in_sight), True, bed_known=True).rule == "have_shield"
+    assert next_progression_step(make_snapshot({**to_bed, "red_bed": 1}, **in_sight), True).rule == "have_shield"
 
 
 def test_a_step_asks_for_what_is_short_of_it(make_snapshot):
@@ -169,13 +183,29 @@ def test_under_ground_at_night_surface_work_waits_for_the_morning(make_snapshot)
 
 def test_underground_a_step_whose_plan_hunts_waits_for_the_surface(make_snapshot):
     """A bed's wool comes from sheep, which graze on the surface: in a mine the next step is
-    asked; with the wool held, or on the surface, the bed is."""
+    asked, even with the last step had; with the wool held, or on the surface, the bed is."""
     to_bed = WALK[IDS.index("have_white_bed")][0]
     assert select_drive(make_snapshot(to_bed, cover=8), True).rule == "have_shield"
-    assert select_drive(make_snapshot(to_bed, cover=2), True).rule == "have_white_bed"  # a hut's roof
-    assert select_drive(make_snapshot(to_bed), True).rule == "have_white_bed"  # cover not read
+    assert next_progression_step(make_snapshot(to_bed, cover=8, entities=[SHEEP]), True).rule == "have_shield"
+    assert next_progression_step(make_snapshot({**DONE, "white_bed": 0}, cover=8), True) is None
+    assert next_progression_step(make_snapshot(to_bed, cover=2, entities=[SHEEP]), True).rule == "have_white_bed"
+    assert next_progression_step(make_snapshot(to_bed, entities=[SHEEP]), True).rule == "have_white_bed"
     with_wool = select_drive(make_snapshot({**to_bed, "white_wool": 3}, cover=8), True)
     assert _goal(with_wool) == ("craft", "white_bed", 1)  # (the survival step's no_bed: wool held)
+
+
+def test_on_the_surface_a_hunting_step_with_nothing_to_hunt_in_sight_waits_behind_the_later_ones(make_snapshot):
+    """A bed's hunt for sheep nowhere near explored, failed and was asked again 20 s later (the
+    bench at c13238d, five wedges of eight): the later steps go first, the bed when none is left
+    or a sheep is in sight."""
+    to_bed = WALK[IDS.index("have_white_bed")][0]
+    assert select_drive(make_snapshot(to_bed), True).rule == "have_shield"
+    cow = EntityInfo(name="cow", type="animal", hostile=False, distance=5, position=Vec3(x=5, y=64, z=0))
+    assert next_progression_step(make_snapshot(to_bed, entities=[cow]), True).rule == "have_shield"  # not its animal
+    assert next_progression_step(make_snapshot(to_bed, entities=[SHEEP]), True).rule == "have_white_bed"
+    no_bed = {**DONE, "white_bed": 0}
+    assert select_drive(make_snapshot(no_bed), True).rule == "have_white_bed"  # nothing after it left
+    assert next_progression_step(make_snapshot({**DONE, "white_bed": 1})) is None
 
 
 def test_a_step_that_cannot_be_obtained_ends_the_progression(make_snapshot, monkeypatch):
@@ -197,7 +227,7 @@ def test_routable_follows_the_workflows():
 def test_every_emitted_goal_round_trips_and_plans_everything_it_needs(make_snapshot, inventory, rule, goal):
     """From the inventory it fired on (logs, a table, a wooden pickaxe and the earlier steps'
     items, nothing else): the plan gathers, mines, smelts and crafts the rest itself."""
-    sel = select_drive(make_snapshot(inventory), True)
+    sel = _step(make_snapshot, inventory, rule)
     parsed = sanitize(f"{sel.reason}\n{build_goal_tag_v1(sel.action, sel.target, sel.amount)}").goal
     assert parsed is not None and (parsed.action, parsed.target, parsed.amount) == goal
     plan = craft_plan("crafter", {"target": sel.target, "amount": sel.amount}, inventory)

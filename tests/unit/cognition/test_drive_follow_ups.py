@@ -44,12 +44,15 @@ def test_the_ticks_after_a_stone_sword_are_the_progressions_next_steps_each_a_to
     assert with_torches[-1] == FollowUp("craft", "torch", 16, 11)  # 5 held + the 11 short: the total to hold
 
 
-def test_the_chain_stops_at_a_goal_whose_plan_hunts(make_snapshot):
+def test_the_chain_passes_a_bed_whose_sheep_are_out_of_sight(make_snapshot):
     sel, then = _chain(make_snapshot(IRON_AGE))
     assert (sel.action, sel.target) == ("craft", "iron_sword")
-    # then the bed, whose wool is hunted: on a tick of its own, the iron sword's plan having
-    # gone down a staircase for its iron
-    assert then == (FollowUp("craft", "torch", 16, 16),)
+    # no sheep in sight: the bed waits behind the later steps (agency.cognition.progression)
+    assert then == (
+        FollowUp("craft", "torch", 16, 16),
+        FollowUp("craft", "shield", 1, 1),
+        FollowUp("collect", "log", 21, 8),
+    )
     first, with_wool = _chain(make_snapshot({**IRON_AGE, "white_wool": 3}))
     assert "white_bed" in [first.target, *(f.target for f in with_wool)]  # wool held: the bed hunts nothing
 
@@ -66,9 +69,10 @@ def test_on_the_surface_a_bed_whose_sheep_are_in_sight_follows_a_short_smelt_mar
     sel, below = _chain(make_snapshot(held, entities=[sheep], cover=8))
     assert (sel.action, sel.target) == ("smelt", "cooked_mutton")
     assert "white_bed" not in [f.target for f in below]
-    # no sheep in sight: the progression's bed comes after the torches, its hunt on a tick of its own
+    # no sheep in sight: the progression's bed waits behind the later steps, which follow
     sel, unseen = _chain(make_snapshot({**held, "torch": 16}))
-    assert (sel.action, sel.target) == ("smelt", "cooked_mutton") and unseen == ()
+    assert (sel.action, sel.target) == ("smelt", "cooked_mutton")
+    assert "white_bed" not in [f.target for f in unseen] and unseen[0] == FollowUp("craft", "shield", 1, 1)
 
 
 def test_the_low_log_rules_logs_follow_a_craft_and_follow_themselves_until_sixteen_are_held(make_snapshot):
