@@ -64,10 +64,9 @@ async def seal(ctx: ToolContext, cells: list[Cell] | None = None) -> tuple[list[
     ours = set(opening) | {(x, y - 1, z) for x, y, z in opening}
     placed = [
         [x, y, z]
-        for x in range(x0, x0 + dx)
-        for y in range(y0, y0 + dy)
-        for z in range(z0, z0 + dz)
-        if (x, y, z) in ours and is_solid(after.block_at(x, y, z)) and not is_solid(before.block_at(x, y, z))
+        for x, y, z in sorted(ours)
+        if x0 <= x < x0 + dx and y0 <= y < y0 + dy and z0 <= z < z0 + dz
+        if is_solid(after.block_at(x, y, z)) and not is_solid(before.block_at(x, y, z))
     ]
     return placed, left
 
@@ -117,11 +116,12 @@ class LeaveCoverInput(ToolInput):
 
 async def take_cover(ctx: ToolContext, p: TakeCoverInput) -> dict[str, Any]:
     cells = await open_around(ctx)
-    held = _fillers_held(await ctx.snapshot())
+    snap = await ctx.snapshot()
+    held = _fillers_held(snap)
     if len(cells) > p.maxOpen or held < len(cells):
         why = f"{len(cells)} open cells" + (f", more than {p.maxOpen}" if len(cells) > p.maxOpen else "")
         return {"filled": [], "open": [list(c) for c in cells], "why": f"{why}; {held} blocks held to fill them"}
-    feet = block_pos((await ctx.snapshot()).position)
+    feet = block_pos(snap.position)
     filled, left = await seal(ctx, cells)
     return {"filled": filled, "open": left, "feet": list(feet)}
 

@@ -71,7 +71,7 @@ class CoverReflex(ReflexBase):
         if combat.reflex != RETREAT or got_away(result) or self._cover is not None:
             return
         snap = await self.ctx.snapshot()
-        near = sorted((e for e in snap.entities if e.threat and e.distance <= NEAR), key=lambda e: e.distance)
+        near = _threats_near(snap)
         if near and self._cover_due(near[0], snap.health):
             await self._take_cover(near[0])
 
@@ -130,7 +130,7 @@ class CoverReflex(ReflexBase):
         poison or fire hurt too, and are no reason to open the cover beside the hostile)."""
         assert self._cover is not None
         hurt = self._hurt_at is not None and self._hurt_at > self._cover.since + COVER_GRACE_MS
-        return hurt and any(e.threat and e.distance <= NEAR for e in snap.entities)
+        return hurt and bool(_threats_near(snap))
 
     @staticmethod
     def _hostile_by_cover(snap: WorldSnapshot) -> bool:
@@ -218,3 +218,8 @@ class CoverReflex(ReflexBase):
             return
         logger.info("[Reflex] started closed in by {}: dug out (a cover left standing over a restart)", walls)
         await self.tools.execute("leave_cover", {"cells": [list(c) for c in walls]}, self.ctx)
+
+
+def _threats_near(snap: WorldSnapshot) -> list[EntityInfo]:
+    """The threats within NEAR, nearest first."""
+    return sorted((e for e in snap.entities if e.threat and e.distance <= NEAR), key=lambda e: e.distance)
