@@ -139,10 +139,10 @@ def routable(action: str, target: str) -> bool:
 def next_progression_step(
     snapshot: WorldSnapshot, furnace_nearby: bool | None = None, bed_known: bool | None = None
 ) -> DriveSelection | None:
-    """The goal of the first step not had (table in the module docstring), or None when every
-    step is had or the first one missing cannot be obtained from here. Underground, a step
+    """The goal of the first step not had (table in the module docstring). Underground, a step
     whose plan hunts is passed over, and on the surface one with none of its animals in sight
-    waits behind the later steps (module docstring)."""
+    waits behind the later steps (module docstring): it is the goal when every later step is had
+    or the first one missing cannot be obtained from here. None when no step is left to ask."""
     nearby = {"furnace": furnace_nearby is True, "white_bed": bed_known is True}
     below = underground(snapshot)
     waiting: DriveSelection | None = None  # the first hunting step with none of its animals in sight
