@@ -10,6 +10,7 @@ const os = require('os')
 const path = require('path')
 const { Vec3 } = require('vec3')
 const { startServer, connectBot, waitFor, command, withTimeout, stepTicks, roundTrip } = require('./helpers')
+const smelt = require('../lib/actions/smelt')
 
 function helpersFor (bot) {
   const reg = bot.registry
@@ -191,6 +192,32 @@ test('furnaces', { timeout: 360000 }, async (t) => {
     } finally {
       other.quit()
     }
+  })
+
+  await t.test('a smelt stopped while it cooks leaves the bot\'s inventory alone once another closed its window', async () => {
+    // A stop is reported at once; the reflex that takes the body equips its sword, which closes
+    // the furnace window (lib/hands.js) while the smelt loop still takes back.
+    const at = base.offset(0, 0, -1)
+    await command(bot, `/mcbot setblock ${at.x} ${at.y} ${at.z} furnace[facing=south]`)
+    await waitFor(() => bot.blockAt(at)?.name === 'furnace', 3000, 'fourth furnace')
+    await give('iron_sword', 1)
+    await give('cobblestone', 3)
+    await give('coal', 1)
+    const off = bot.inventory.firstEmptySlotRange(bot.inventory.inventoryStart, bot.inventory.hotbarStart)
+    await bot.moveSlotItem(bot.inventory.findInventoryItem(id('iron_sword')).slot, off) // the equip moves it
+    const rec = { cancelled: false }
+    const run = smelt.run(bot, { x: at.x, y: at.y, z: at.z, output: 'stone', inputs: ['cobblestone'], want: 3, fuels: [{ name: 'coal', count: 1, ticks: 1600 }] }, rec)
+    await waitFor(() => rec.cooking, 5000, 'the smelt loaded and cooking')
+    rec.cancelled = true
+    smelt.stop(bot, rec)
+    await bot.equip(id('iron_sword'), 'hand')
+    assert.strictEqual(await run, null, 'the stopped smelt returns nothing')
+    assert.strictEqual(bot.currentWindow, null)
+    assert.strictEqual(bot.heldItem?.name, 'iron_sword', 'the sword stays in the hand the equip put it in')
+    assert.strictEqual(count('iron_sword'), 1)
+    const furnace = await withTimeout(bot.openFurnace(bot.blockAt(at)), 5000, 'open the fourth furnace')
+    assert.strictEqual(furnace.inputItem()?.name, 'cobblestone', 'the input stayed in for the next call')
+    bot.closeWindow(furnace)
   })
 
   await t.test('breaking a furnace with a pickaxe drops the furnace and its contents', async () => {

@@ -157,6 +157,10 @@ async function run (bot, args, rec) {
     mirrorInventory(bot, furnace)
 
     // Best effort, each take bounded: what stays in the furnace smelts on for the next call.
+    // The stop is reported at once, so whoever took the body may close the window meanwhile (a
+    // reflex's equip does): then the slot numbers are the inventory's and nothing is taken or
+    // mirrored, or the clicks would move the bot's own items and the stale view overwrite them.
+    const open = () => bot.currentWindow === furnace
     const takeBack = async () => {
       const takes = [
         [() => furnace.outputItem(), () => furnace.takeOutput()],
@@ -164,9 +168,10 @@ async function run (bot, args, rec) {
         [() => furnace.fuelItem(), () => furnace.takeFuel()]
       ]
       for (const [has, take] of takes) {
+        if (!open()) return
         try { if (has()) await withTimeout(take(), TAKE_BACK_MS, 'taking back from the furnace') } catch (e) { /* stays in */ }
       }
-      mirrorInventory(bot, furnace)
+      if (open()) mirrorInventory(bot, furnace)
     }
     let lastMove = Date.now()
     let lastProgress = props[2]
@@ -174,6 +179,7 @@ async function run (bot, args, rec) {
     while (gained < want) {
       await sleep(POLL_MS)
       if (rec.cancelled) { await takeBack(); return null }
+      if (!open()) throw new Error(`the furnace window closed while it cooked: ${gained} of ${want} ${output} taken`)
       const before = gained
       gained += await takeOutput()
       if (queue.length) { await feed(); mirrorInventory(bot, furnace) }
