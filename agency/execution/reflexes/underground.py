@@ -238,7 +238,10 @@ class NightUndergroundReflex(ReflexBase):
                 result.error,
                 wait // 1000,
             )
-            self.executor.resume_paused(SHELTERING)
+            if self._night_hold:  # dug in: the surface work held at dusk still waits for the morning
+                self.executor.resume_paused(SHELTERING, only=lambda t: t.id == paused)
+            else:
+                self.executor.resume_paused(SHELTERING)
         self._log({"reflex": "burrow", "pausedTask": paused, "ok": result.success})
 
     def _burrow_args(self, paused: str | None) -> dict[str, Any]:

@@ -853,6 +853,44 @@ def test_dug_in_and_idle_out_of_its_pocket_the_bot_burrows_in_and_digs_out_of_th
     e["tasks"].close()
 
 
+def test_dug_in_a_burrow_that_fails_gives_back_only_the_nights_work_it_stopped(tmp_path):
+    """Out of its pocket under the hut, a bot whose burrow cannot be dug goes on with the
+    night's work it stopped; the surface work held at dusk still waits for the morning (given
+    back too, a bot in a cave at night walked up to it)."""
+    e = _night_env(
+        tmp_path,
+        BurrowBody,
+        40.5,
+        40.5,
+        {"dirt": 2, "cobblestone": 2},
+        ReflexConfig(),
+        shelter_lookup=lambda s: SITE,
+    )
+    body, tasks, ex, reflexes, ftime = e["body"], e["tasks"], e["ex"], e["reflexes"], e["ftime"]
+    surface = _add(tasks, "collect", "oak_log")
+    tasks.set_status(surface, TaskStatus.active)
+    tasks.update_task_metadata(surface, {"blockedReason": SHELTERING})
+    tasks.set_status(surface, TaskStatus.paused)
+    work = _add(tasks, "craft", "iron_pickaxe")
+    body.cover, body.time_of_day = 5, 13_500
+    reflexes._started = True  # not a restart: those held at dusk stay held
+    reflexes._dug_in, reflexes._night_hold, reflexes._dug_in_under = True, True, SITE
+    body.position = Vec3(x=40.5, y=GROUND_Y - 6, z=40.5)  # along its staircase, out of the pocket
+    body.fail["staircase"] = "staircase blocked at 40,58,40: water at 41,57,40"
+    reflexes.choose = lambda snap: "burrow"  # the idle rule's minute past: the burrow itself is judged here
+
+    async def night():
+        assert await ex.tick() == "claimed"
+        assert await reflexes.tick(body.snapshot()) == "burrow"
+
+    asyncio.run(night())
+    assert reflexes.stats.nights_burrowed == 0
+    assert tasks.get_task(work).status is TaskStatus.pending  # the night's work goes on
+    held = tasks.get_task(surface)
+    assert held.status is TaskStatus.paused and held.metadata.blockedReason == SHELTERING
+    e["tasks"].close()
+
+
 def test_a_burrow_seals_the_cells_beside_the_bot_a_cave_left_open(burrow_env):
     """A 1.18.2 bench bot's burrow let a zombie in: it fought its way out into the night."""
     body, reflexes = burrow_env["body"], burrow_env["reflexes"]
