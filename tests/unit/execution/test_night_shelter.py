@@ -866,7 +866,7 @@ def test_dug_in_a_burrow_that_fails_gives_back_only_the_nights_work_it_stopped(t
         ReflexConfig(),
         shelter_lookup=lambda s: SITE,
     )
-    body, tasks, ex, reflexes, ftime = e["body"], e["tasks"], e["ex"], e["reflexes"], e["ftime"]
+    body, tasks, ex, reflexes = e["body"], e["tasks"], e["ex"], e["reflexes"]
     surface = _add(tasks, "collect", "oak_log")
     tasks.set_status(surface, TaskStatus.active)
     tasks.update_task_metadata(surface, {"blockedReason": SHELTERING})
