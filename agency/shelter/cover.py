@@ -7,12 +7,14 @@ blocks are dug again and the bot goes on where it was. Used by the combat reflex
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from loguru import logger
 from pydantic import Field
 
 from agency.blocks import is_liquid, is_log, is_solid, natural_ground
+from agency.game.harvest import needs_tool, ranked_tools, tool_held
 from agency.shelter.backfill import BURROW_GROUND, FILLERS, fill_open
 from agency.tools.actions import run_action
 from agency.tools.base import BODY_QUEUE, Tool, ToolContext, ToolFailure, ToolInput
@@ -20,7 +22,7 @@ from agency.tools.climb_out import GROUND_ROOF, MIN_ROOF, SKY_READ, WORLD_TOP, p
 from agency.tools.climbing import safe_to_dig_up
 from agency.tools.results import PRECONDITION_FAILED
 from agency.tools.spatial import block_pos, neighbours
-from agency.world import WorldSnapshot
+from agency.world import BlockRegion, WorldSnapshot
 
 Cell = tuple[int, int, int]
 
@@ -149,13 +151,44 @@ async def leave_cover(ctx: ToolContext, p: LeaveCoverInput) -> dict[str, Any]:
     return {"dug": dug, "left": left}
 
 
+EXIT_CLEAR = 4.0  # no hostile this near the column's top: the climb would come up beside it
+
+
+def _column_refusal(snap: WorldSnapshot, region: BlockRegion, feet: Cell, top: int, placed: set[Cell]) -> str | None:
+    """Why the pillar (node/lib/actions/pillar.js) would stop part-way up this column, or None:
+    a block over the head that is not natural ground (an ore, calcite, mineshaft planks; the
+    cover's own roof is dug first) or that needs a tool not held, nothing to place under the
+    feet, a hostile at the top."""
+    held = {i.name: i.count for i in snap.inventory}
+    x, z = feet[0], feet[2]
+    natural = set(natural_ground())
+    for y in range(feet[1] + 2, top + 1):
+        name = region.block_at(x, y, z)
+        if not is_solid(name) or (x, y, z) in placed:
+            continue
+        if name not in natural:
+            return f"{name} at {[x, y, z]} is not ground the climb digs"
+        if needs_tool(name) and tool_held(held, name) is None:
+            return f"{name} at {[x, y, z]} needs a {ranked_tools(name)[0]} or better"
+    if _fillers_held(snap) == 0:
+        return "nothing held to place under the feet"
+    out = (x + 0.5, top + 1, z + 0.5)  # where the climb comes up
+    for e in snap.entities:
+        p = e.position
+        if e.hostile and p.y > feet[1] + 2 and math.dist((p.x, p.y, p.z), out) <= EXIT_CLEAR:
+            return f"a {e.name} by the top of the column"
+    return None
+
+
 async def leave_cover_up(ctx: ToolContext, p: LeaveCoverInput) -> dict[str, Any]:
     """Out of cover upward, through the ground over the head to the surface, the cover's walls left
     standing: a bot not healed in its time (nothing to eat), the hostile still outside, came out
     of its cell in a cave at health 6 and was shot dead (26.1 seed 5249 at c13238d). Only a column
-    safe to dig (no liquid in it or beside it, nothing over the head that falls); else it fails
-    and the cover is left as usual."""
-    feet = block_pos((await ctx.snapshot()).position)
+    the climb can finish (no liquid in it or beside it, nothing over the head that falls, every
+    block one it digs: _column_refusal); else it fails before a block is touched and the cover
+    is left as usual."""
+    snap = await ctx.snapshot()
+    feet = block_pos(snap.position)
     height = min(SKY_READ, WORLD_TOP - feet[1])
     region = await ctx.region((feet[0] - 1, feet[1], feet[2] - 1), (3, height, 3))
     tops = [y for y in range(feet[1] + 2, feet[1] + height) if region.block_at(feet[0], y, feet[2]) in GROUND_ROOF]
@@ -166,6 +199,9 @@ async def leave_cover_up(ctx: ToolContext, p: LeaveCoverInput) -> dict[str, Any]
         raise ToolFailure(
             PRECONDITION_FAILED, f"the column over {list(feet)} has water, lava, sand or gravel in or beside it"
         )
+    refusal = _column_refusal(snap, region, feet, top, set(p.cells))
+    if refusal is not None:
+        raise ToolFailure(PRECONDITION_FAILED, f"the column over {list(feet)} cannot be climbed: {refusal}")
     roof = sorted(
         (c for c in p.cells if c[1] >= feet[1] + 2 and (c[0], c[2]) == (feet[0], feet[2])), key=lambda c: c[1]
     )

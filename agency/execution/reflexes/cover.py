@@ -154,7 +154,8 @@ class CoverReflex(ReflexBase):
         return not self._breached(snap) and self._hostile_by_cover(snap)
 
     async def _leave_cover_up(self, snap: WorldSnapshot) -> bool:
-        """True when the bot got up and away (its cover is over), else the cover is left as usual."""
+        """True when the bot got up and away or part of the way (its cover is over), else the cover
+        is left as usual."""
         cover = self._cover
         assert cover is not None
         res = await self.tools.execute("leave_cover_up", {"cells": [list(c) for c in cover.cells]}, self.ctx)
@@ -167,11 +168,13 @@ class CoverReflex(ReflexBase):
             "ok" if res.success else "failed",
             res.output if res.success else res.error,
         )
-        if not res.success:
+        if not res.success and block_pos((await self.ctx.snapshot()).position) == cover.feet:
             return False
+        # up and away, or stopped part-way up: then the walls are below, and digging them would
+        # not let it out (the two tools together outlast the reflex job): the cover is over
         self._cover = None
         self._no_cover_until = self.clock() + COVER_RETRY_MS
-        self._log({"reflex": "leave_cover", "ok": True, "up": True})
+        self._log({"reflex": "leave_cover", "ok": res.success, "up": True})
         return True
 
     async def _leave_cover(self, snap: WorldSnapshot) -> None:

@@ -6,6 +6,9 @@ from __future__ import annotations
 
 import asyncio
 
+import pytest
+from loguru import logger
+
 from agency.execution.combat import RETREAT
 from agency.execution.reflexes import ReflexConfig, Reflexes
 from agency.execution.reflexes.cover import COVER_GRACE_MS, COVER_HEALTH, COVER_MAX_MS, COVER_MIN_MS, got_away
@@ -78,7 +81,8 @@ def test_out_at_once_when_healed_and_the_hostile_gone_and_at_the_latest_after_th
 
 def _in_a_cave(body, wet_at: int | None = None) -> None:
     """Rock from two blocks over the cover's roof up to the surface (a cave's ceiling), water in
-    the column at `wet_at` blocks over the feet if given."""
+    the column at `wet_at` blocks over the feet if given; a pickaxe held to dig it."""
+    body.inventory["wooden_pickaxe"] = 1
     for dy in range(3, 13):
         body.blocks[(0, GROUND_Y + dy, 0)] = "stone"
     if wet_at is not None:
@@ -119,6 +123,54 @@ def test_up_and_away_only_through_a_column_safe_to_dig_else_out_as_usual(env):
     assert not body.pillars and body.position.y == GROUND_Y
     assert {body.block(*c) for c in _around_the_bot() if c[1] < GROUND_Y + 2} == {"air"}
     assert reflexes.stats.log[-1] == {"reflex": "leave_cover", "ok": True}
+
+
+@pytest.mark.parametrize(
+    "change",
+    ["ore", "no_pickaxe", "no_filler", "hostile_on_top"],
+)
+def test_up_and_away_only_through_a_column_the_climb_can_finish_else_out_as_usual(env, change):
+    """The pillar stops at a block that is not natural ground, at one too hard for the tools
+    held and with nothing to place under the feet; a hostile by the column's top waits there."""
+    reflexes, body = _cornered(env)
+    _in_a_cave(body)
+    asyncio.run(reflexes.tick(body.snapshot()))
+    if change == "ore":
+        body.blocks[(0, GROUND_Y + 7, 0)] = "redstone_ore"
+    elif change == "no_pickaxe":
+        del body.inventory["wooden_pickaxe"]
+    elif change == "no_filler":
+        body.inventory["cobblestone"] = 0
+    else:
+        body.mobs.append(Mob("zombie", hostile=True, x=1.5, y=GROUND_Y + 13, z=0.5))
+    env["ftime"].clock.advance(COVER_MAX_MS)
+    lines: list[str] = []
+    sink = logger.add(lambda m: lines.append(m.record["message"]), level="INFO")
+    try:
+        assert asyncio.run(reflexes.tick(body.snapshot())) == "leave_cover"
+    finally:
+        logger.remove(sink)
+    assert not body.pillars and body.position.y == GROUND_Y
+    assert any("cannot be climbed" in line for line in lines), lines
+    assert reflexes.stats.log[-1]["reflex"] == "leave_cover" and "up" not in reflexes.stats.log[-1]
+
+
+def test_a_climb_stopped_part_way_up_ends_the_cover_where_the_bot_stands(env):
+    """Its walls below, digging them would not let it out."""
+    reflexes, body = _cornered(env)
+    _in_a_cave(body)
+    asyncio.run(reflexes.tick(body.snapshot()))
+    walls = [c for c in _around_the_bot() if c[1] < GROUND_Y + 2]
+
+    def stopped_part_way(a):
+        body.position = body.position.model_copy(update={"y": GROUND_Y + 4})
+        raise RuntimeError("pillar stopped: nothing to place under the feet")
+
+    body._do_pillar = stopped_part_way
+    env["ftime"].clock.advance(COVER_MAX_MS)
+    assert asyncio.run(reflexes.tick(body.snapshot())) == "leave_cover"
+    assert {body.block(*c) for c in walls} == {"cobblestone"}  # not dug from up there
+    assert not reflexes.holding_tasks and reflexes.stats.log[-1] == {"reflex": "leave_cover", "ok": False, "up": True}
 
 
 def test_no_cover_from_a_hostile_beside_the_bot_it_stands_in_a_cell_to_fill(env):
