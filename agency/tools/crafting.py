@@ -60,12 +60,21 @@ async def held(ctx: ToolContext) -> dict[str, int]:
     return inv
 
 
+STATIONS_JUDGED = 4  # in sight, the nearest few: one over the head under the night's cover is passed over
+
+
+async def tables_near(ctx: ToolContext, count: int = STATIONS_JUDGED) -> list[dict[str, Any]]:
+    """Placed crafting tables within TABLE_SEARCH_RADIUS, nearest first, at most `count`."""
+    hits = await find_blocks_now(
+        ctx, FindBlocksInput(block="crafting_table", radius=TABLE_SEARCH_RADIUS, count=count, vertical=4)
+    )
+    return list(hits["blocks"])
+
+
 async def nearby_table(ctx: ToolContext) -> dict[str, Any] | None:
     """A placed crafting table the crafter would use (within TABLE_SEARCH_RADIUS), or None."""
-    hits = await find_blocks_now(
-        ctx, FindBlocksInput(block="crafting_table", radius=TABLE_SEARCH_RADIUS, count=1, vertical=4)
-    )
-    return hits["blocks"][0] if hits["blocks"] else None
+    tables = await tables_near(ctx, 1)
+    return tables[0] if tables else None
 
 
 async def usable_table(ctx: ToolContext) -> dict[str, Any] | None:
@@ -73,42 +82,47 @@ async def usable_table(ctx: ToolContext) -> dict[str, Any] | None:
     nearest remembered one within the places' reuse distance whose block is still there
     (ctx.hooks["places"]; read now, never taken on trust), else None. A remembered table
     is marked `remembered` (the crafter walks to it)."""
-    return await found_or_remembered(ctx, await nearby_table(ctx), "crafting_table")
+    return await found_or_remembered(ctx, await tables_near(ctx), "crafting_table")
 
 
-async def _over_the_night_cover(ctx: ToolContext, found: dict[str, Any], kind: str) -> bool:
-    """Under cover at night, one in sight out of reach and over the bot's head is not walked to:
-    a 26.1 bench bot dug in under its hut for the night's work (seed 3052 at c13238d) walked
-    from its pocket toward a table 4 blocks up, digging when the walk made no progress, and
-    spent the rest of the night in its hut, its work held. One is put down where it is instead."""
-    if found.get("distance", 0.0) <= REACH:
-        return False
-    snap = await ctx.snapshot()
-    if not under_cover_at_night(snap) or found["y"] <= snap.position.y + 1:
-        return False
-    logger.info(
-        "[Places] the {} at {} {} {} is {:.1f} m off and over the bot's head, out of the night's cover; "
-        "not walking to it",
-        kind,
-        found["x"],
-        found["y"],
-        found["z"],
-        found["distance"],
-    )
-    return True
-
-
-async def found_or_remembered(ctx: ToolContext, found: dict[str, Any] | None, kind: str) -> dict[str, Any] | None:
-    """A block of `kind` found near the bot (then remembered in places), else the nearest
-    remembered one still standing within the reuse distance, marked `remembered` (not under
-    cover at night), else None."""
-    places = ctx.hooks.get(PLACES_HOOK)
-    if found is not None and await _over_the_night_cover(ctx, found, kind):
-        return None
-    if found is not None or places is None:
-        if found is not None and places is not None:
-            places.saw(found.get("name", kind), found["x"], found["y"], found["z"])
+async def _within_the_night_cover(ctx: ToolContext, found: list[dict[str, Any]], kind: str) -> list[dict[str, Any]]:
+    """Those of `found` the bot may walk to. Under cover at night, one in sight out of reach
+    and over the bot's head is not walked to: a 26.1 bench bot dug in under its hut for the
+    night's work (seed 3052 at c13238d) walked from its pocket toward a table 4 blocks up,
+    digging when the walk made no progress, and spent the rest of the night in its hut, its
+    work held. Another in sight down there is used; with none, one is put down where it is."""
+    if all(f.get("distance", 0.0) <= REACH for f in found):
         return found
+    snap = await ctx.snapshot()
+    if not under_cover_at_night(snap):
+        return found
+    over = [f for f in found if f.get("distance", 0.0) > REACH and f["y"] > snap.position.y + 1]
+    if over:
+        logger.info(
+            "[Places] the {} at {} {} {} is {:.1f} m off and over the bot's head, out of the night's cover; "
+            "not walking to it{}",
+            kind,
+            over[0]["x"],
+            over[0]["y"],
+            over[0]["z"],
+            over[0]["distance"],
+            f" ({len(over)} such in sight)" if len(over) > 1 else "",
+        )
+    return [f for f in found if f not in over]
+
+
+async def found_or_remembered(ctx: ToolContext, found: list[dict[str, Any]], kind: str) -> dict[str, Any] | None:
+    """The nearest block of `kind` found near the bot that it may walk to (then remembered in
+    places), else, none found, the nearest remembered one still standing within the reuse
+    distance, marked `remembered` (not under cover at night), else None."""
+    places = ctx.hooks.get(PLACES_HOOK)
+    usable = await _within_the_night_cover(ctx, found, kind)
+    if found and not usable:
+        return None
+    if usable or places is None:
+        if usable and places is not None:
+            places.saw(usable[0].get("name", kind), usable[0]["x"], usable[0]["y"], usable[0]["z"])
+        return usable[0] if usable else None
     snap = await ctx.snapshot()
     if under_cover_at_night(snap):
         # Under cover at night (dug in, underground) one is placed where the bot is: the walk to

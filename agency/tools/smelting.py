@@ -22,7 +22,16 @@ from agency.game.furnace import COOK_TICKS, SMELTING, held_inputs, inputs_for, o
 from agency.tools.actions import run_action
 from agency.tools.base import BODY_QUEUE, Tool, ToolContext, ToolFailure, ToolInput
 from agency.tools.building import place_near_bot
-from agency.tools.crafting import CraftInput, craft, found_or_remembered, held, reach, reach_or_replace, table_facts
+from agency.tools.crafting import (
+    STATIONS_JUDGED,
+    CraftInput,
+    craft,
+    found_or_remembered,
+    held,
+    reach,
+    reach_or_replace,
+    table_facts,
+)
 from agency.tools.queries import FindBlocksInput, find_blocks_now
 from agency.tools.results import EXECUTION_ERROR, PRECONDITION_FAILED
 from agency.tools.smelt_planner import choose_fuel, cook_timeout_s, fuel_reserve, input_choice
@@ -55,18 +64,24 @@ class SmeltInput(ToolInput):
         return name
 
 
-async def nearby_furnace(ctx: ToolContext) -> dict[str, Any] | None:
+async def furnaces_near(ctx: ToolContext, count: int = STATIONS_JUDGED) -> list[dict[str, Any]]:
+    """Furnaces within FURNACE_SEARCH_RADIUS, nearest first, at most `count`."""
     hits = await find_blocks_now(
-        ctx, FindBlocksInput(block="furnace", radius=FURNACE_SEARCH_RADIUS, count=1, vertical=4)
+        ctx, FindBlocksInput(block="furnace", radius=FURNACE_SEARCH_RADIUS, count=count, vertical=4)
     )
-    return hits["blocks"][0] if hits["blocks"] else None
+    return list(hits["blocks"])
+
+
+async def nearby_furnace(ctx: ToolContext) -> dict[str, Any] | None:
+    furnaces = await furnaces_near(ctx, 1)
+    return furnaces[0] if furnaces else None
 
 
 async def usable_furnace(ctx: ToolContext) -> dict[str, Any] | None:
     """The furnace a smelt would use: one within FURNACE_SEARCH_RADIUS, else the nearest
     remembered one within the places' reuse distance whose block is still there (read now,
     never taken on trust; marked `remembered`: the smelter walks to it), else None."""
-    return await found_or_remembered(ctx, await nearby_furnace(ctx), "furnace")
+    return await found_or_remembered(ctx, await furnaces_near(ctx), "furnace")
 
 
 async def smelt_facts(ctx: ToolContext) -> dict[str, Any]:

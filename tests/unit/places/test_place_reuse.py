@@ -125,6 +125,21 @@ def test_under_cover_at_night_a_table_in_sight_over_the_head_is_not_walked_to(ft
         assert any("out of the night's cover; not walking to it" in line for line in logs)
 
 
+def test_under_cover_at_night_a_farther_table_at_the_bots_level_is_used_not_the_one_over_the_head(
+    ftime, memory, logs
+):
+    """Only the nearest was judged: over the head, it was passed over and a new table placed
+    with one in the bot's own mine a few blocks farther."""
+    body = CoveredNight(ftime.clock, inventory={"oak_planks": 8, "stick": 2})
+    body.blocks[(1, GROUND_Y + 4, 4)] = "crafting_table"
+    body.blocks[(1, GROUND_Y, 7)] = "crafting_table"
+    res = _craft(_ctx(body, ftime, memory))
+    assert res.success, res.error
+    assert _placed(body) == []
+    assert [(a["x"], a["z"]) for kind, a in body.started if kind == "move_to"] == [(1.5, 7.5)]
+    assert any("out of the night's cover; not walking to it" in line for line in logs)
+
+
 def test_without_the_memory_the_same_craft_places_a_second_table(body, ftime):
     res = _craft(_ctx(body, ftime))  # what a restart cost before places were remembered
     assert res.success, res.error
