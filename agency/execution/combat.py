@@ -99,6 +99,10 @@ def is_archer(entity: EntityInfo) -> bool:
     return _is(entity, ARCHERS)
 
 
+def is_creeper(entity: EntityInfo) -> bool:
+    return _is(entity, CREEPERS)
+
+
 def best_weapon(snap: WorldSnapshot) -> str | None:
     return next((w for w in WEAPONS if snap.count_of(w)), None)
 

@@ -15,7 +15,7 @@ from dataclasses import replace
 
 from loguru import logger
 
-from agency.execution.combat import RETREAT, CombatChoice, is_archer
+from agency.execution.combat import RETREAT, CombatChoice, is_archer, is_creeper
 from agency.execution.reflexes.base import Cover, ReflexBase
 from agency.shelter.cover import placed_walls
 from agency.tools.results import ToolExecutionResult
@@ -41,18 +41,22 @@ def got_away(res: ToolExecutionResult) -> bool:
 
 
 class CoverReflex(ReflexBase):
-    def _cover_due(self, target: EntityInfo, health: float) -> bool:
+    def _cover_due(self, target: EntityInfo, snap: WorldSnapshot) -> bool:
         """Hurt to the retreat's threshold, cornered by `target`, not yet in reach of the bot,
-        no walls of the night's around it already, and no cover just left or failed: a cover
-        is for healing (one taken at full health from an archer out of reach, or from three
-        zombies, was left after 20 s and taken again, over and over)."""
+        no walls of the night's around it already, no cover just left or failed, and no
+        creeper within its fuse's range: a cover is for healing (one taken at full health from
+        an archer out of reach, or from three zombies, was left after 20 s and taken again,
+        over and over), and its blocks take seconds to place, a creeper's fuse 1.5 s (a 1.18.2
+        bench bot at a2b08ad, at health 4, spent 7 s closing itself in from a creeper, left
+        every cell open, and was blown up)."""
         night_walls = self._burrowed or self._dug_in or self.sheltered is not None
         return (
             self._cover is None
             and not night_walls
             and self.clock() >= self._no_cover_until
-            and 0 < health <= self.config.retreat_below_health  # 0: dead, the respawn not yet read
+            and 0 < snap.health <= self.config.retreat_below_health  # 0: dead, the respawn not yet read
             and target.distance >= COVER_FROM
+            and not any(is_creeper(e) and e.distance <= self.config.creeper_flee_within for e in snap.entities)
         )
 
     async def _cover_first(self, combat: CombatChoice, snap: WorldSnapshot) -> ToolExecutionResult | None:
@@ -61,7 +65,7 @@ class CoverReflex(ReflexBase):
         s under fire: a bot at health 5 in a test's dead end was shot dead meanwhile). The
         cover's result, or None (not taken: the retreat goes on as before)."""
         target = combat.target
-        if combat.reflex != RETREAT or not is_archer(target) or not self._cover_due(target, snap.health):
+        if combat.reflex != RETREAT or not is_archer(target) or not self._cover_due(target, snap):
             return None
         res = await self._take_cover(target, max_open=COVER_FIRST_OPEN, quiet=True)
         return res if self._cover is not None else None
@@ -72,7 +76,7 @@ class CoverReflex(ReflexBase):
             return
         snap = await self.ctx.snapshot()
         near = _threats_near(snap)
-        if near and self._cover_due(near[0], snap.health):
+        if near and self._cover_due(near[0], snap):
             await self._take_cover(near[0])
 
     async def _take_cover(self, target: EntityInfo, *, max_open: int = 10, quiet: bool = False) -> ToolExecutionResult:

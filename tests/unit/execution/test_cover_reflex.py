@@ -173,6 +173,17 @@ def test_a_climb_stopped_part_way_up_ends_the_cover_where_the_bot_stands(env):
     assert not reflexes.holding_tasks and reflexes.stats.log[-1] == {"reflex": "leave_cover", "ok": False, "up": True}
 
 
+@pytest.mark.parametrize(("creeper_at", "covered"), [(5.0, False), (CFG.creeper_flee_within + 1, True)])
+def test_no_cover_with_a_creeper_within_its_fuses_range(env, creeper_at, covered):
+    """Placing the blocks takes seconds, a creeper's fuse 1.5 s: a 1.18.2 bench bot at health 4
+    spent 7 s closing itself in from a creeper, left every cell open, and was blown up."""
+    reflexes, body = _cornered(env, mob="zombie", distance=4.0)
+    body.mobs.append(Mob("creeper", hostile=True, x=0.5, z=0.5 + creeper_at))
+    assert asyncio.run(reflexes.tick(body.snapshot())) == RETREAT
+    assert reflexes.stats.covers == (1 if covered else 0)
+    assert body.inventory["cobblestone"] < 10 if covered else body.inventory["cobblestone"] == 10
+
+
 def test_no_cover_from_a_hostile_beside_the_bot_it_stands_in_a_cell_to_fill(env):
     reflexes, body = _cornered(env, mob="zombie", distance=1.0)
     assert asyncio.run(reflexes.tick(body.snapshot())) == RETREAT

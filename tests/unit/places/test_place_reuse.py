@@ -125,9 +125,7 @@ def test_under_cover_at_night_a_table_in_sight_over_the_head_is_not_walked_to(ft
         assert any("out of the night's cover; not walking to it" in line for line in logs)
 
 
-def test_under_cover_at_night_a_farther_table_at_the_bots_level_is_used_not_the_one_over_the_head(
-    ftime, memory, logs
-):
+def test_under_cover_at_night_a_farther_table_at_the_bots_level_is_used_not_the_one_over_the_head(ftime, memory, logs):
     """Only the nearest was judged: over the head, it was passed over and a new table placed
     with one in the bot's own mine a few blocks farther."""
     body = CoveredNight(ftime.clock, inventory={"oak_planks": 8, "stick": 2})
