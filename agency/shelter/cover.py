@@ -162,15 +162,16 @@ def _column_refusal(snap: WorldSnapshot, region: BlockRegion, feet: Cell, top: i
     held = {i.name: i.count for i in snap.inventory}
     x, z = feet[0], feet[2]
     natural = set(natural_ground())
-    for y in range(feet[1] + 2, top + 1):
+    for y in range(feet[1] + 2, min(top + 4, feet[1] + region.size[1])):  # the last step digs top+2, top+3
         name = region.block_at(x, y, z)
         if not is_solid(name) or (x, y, z) in placed:
             continue
         if name not in natural:
             return f"{name} at {[x, y, z]} is not ground the climb digs"
         if needs_tool(name) and tool_held(held, name) is None:
-            return f"{name} at {[x, y, z]} needs a {ranked_tools(name)[0]} or better"
-    if _fillers_held(snap) == 0:
+            return f"{name} at {[x, y, z]} needs one of {', '.join(ranked_tools(name)) or 'no tool held'}"
+    # what pillar.js places under the feet (node/lib/names.js fillers: these and planks)
+    if not any(i.name in FILLERS or i.name.endswith("_planks") for i in snap.inventory):
         return "nothing held to place under the feet"
     out = (x + 0.5, top + 1, z + 0.5)  # where the climb comes up
     for e in snap.entities:

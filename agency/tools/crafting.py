@@ -97,7 +97,7 @@ async def _within_the_night_cover(ctx: ToolContext, found: list[dict[str, Any]],
     if not under_cover_at_night(snap):
         return found
     over = [f for f in found if f.get("distance", 0.0) > REACH and f["y"] > snap.position.y + 1]
-    if over:
+    if over and over[0] is found[0]:  # the nearest passed over (another may still be used)
         logger.info(
             "[Places] the {} at {} {} {} is {:.1f} m off and over the bot's head, out of the night's cover; "
             "not walking to it{}",

@@ -41,6 +41,7 @@ function count (win, name) {
 // the window's lower part after each take, so outputs show up as they come. Copies, because
 // the window's own items keep their window slot numbers.
 function mirrorInventory (bot, win) {
+  if (bot.currentWindow !== win) return // closed meanwhile (a take in flight): its view is stale
   const off = win.inventoryStart - bot.inventory.inventoryStart
   for (let i = win.inventoryStart; i < win.inventoryEnd; i++) {
     const it = win.slots[i]
@@ -171,7 +172,7 @@ async function run (bot, args, rec) {
         if (!open()) return
         try { if (has()) await withTimeout(take(), TAKE_BACK_MS, 'taking back from the furnace') } catch (e) { /* stays in */ }
       }
-      if (open()) mirrorInventory(bot, furnace)
+      mirrorInventory(bot, furnace)
     }
     let lastMove = Date.now()
     let lastProgress = props[2]

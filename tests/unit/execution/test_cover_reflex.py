@@ -155,6 +155,16 @@ def test_up_and_away_only_through_a_column_the_climb_can_finish_else_out_as_usua
     assert reflexes.stats.log[-1]["reflex"] == "leave_cover" and "up" not in reflexes.stats.log[-1]
 
 
+def test_planks_held_are_what_the_climb_stands_on_too(env):
+    reflexes, body = _cornered(env)
+    _in_a_cave(body)
+    asyncio.run(reflexes.tick(body.snapshot()))
+    body.inventory["cobblestone"], body.inventory["oak_planks"] = 0, 4
+    env["ftime"].clock.advance(COVER_MAX_MS)
+    assert asyncio.run(reflexes.tick(body.snapshot())) == "leave_cover"
+    assert body.pillars and reflexes.stats.log[-1] == {"reflex": "leave_cover", "ok": True, "up": True}
+
+
 def test_a_climb_stopped_part_way_up_ends_the_cover_where_the_bot_stands(env):
     """Its walls below, digging them would not let it out."""
     reflexes, body = _cornered(env)
