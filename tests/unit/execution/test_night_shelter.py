@@ -817,18 +817,17 @@ def test_underground_at_night_idle_with_work_due_waits_for_the_tick_unless_hurt_
     e["tasks"].close()
 
 
+def _under_the_hut_env(tmp_path):
+    """A hut known (SITE), the fake world's staircase digging the ground it passes."""
+    return _night_env(
+        tmp_path, BurrowBody, 40.5, 40.5, {"dirt": 2, "cobblestone": 2}, ReflexConfig(), shelter_lookup=lambda s: SITE
+    )
+
+
 def test_dug_in_and_idle_out_of_its_pocket_the_bot_burrows_in_and_digs_out_of_that_in_the_morning(tmp_path):
     """A 1.18.2 bench bot dug in under its hut, whose night's work took it 20 blocks along its
     staircase into a cave, stood there idle at health 7 for the rest of the night."""
-    e = _night_env(
-        tmp_path,
-        BurrowBody,
-        40.5,
-        40.5,
-        {"dirt": 2, "cobblestone": 2},
-        ReflexConfig(),
-        shelter_lookup=lambda s: SITE,
-    )
+    e = _under_the_hut_env(tmp_path)
     body, ex, reflexes, ftime = e["body"], e["ex"], e["reflexes"], e["ftime"]
     body.cover, body.time_of_day = 5, 13_500
     reflexes._dug_in, reflexes._dug_in_under = True, SITE
@@ -857,15 +856,7 @@ def test_dug_in_a_burrow_that_fails_gives_back_only_the_nights_work_it_stopped(t
     """Out of its pocket under the hut, a bot whose burrow cannot be dug goes on with the
     night's work it stopped; the surface work held at dusk still waits for the morning (given
     back too, a bot in a cave at night walked up to it)."""
-    e = _night_env(
-        tmp_path,
-        BurrowBody,
-        40.5,
-        40.5,
-        {"dirt": 2, "cobblestone": 2},
-        ReflexConfig(),
-        shelter_lookup=lambda s: SITE,
-    )
+    e = _under_the_hut_env(tmp_path)
     body, tasks, ex, reflexes = e["body"], e["tasks"], e["ex"], e["reflexes"]
     surface = _add(tasks, "collect", "oak_log")
     tasks.set_status(surface, TaskStatus.active)
