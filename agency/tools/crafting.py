@@ -63,12 +63,17 @@ async def held(ctx: ToolContext) -> dict[str, int]:
 STATIONS_JUDGED = 4  # in sight, the nearest few: one over the head under the night's cover is passed over
 
 
+async def stations_near(
+    ctx: ToolContext, block: str, radius: int, count: int = STATIONS_JUDGED
+) -> list[dict[str, Any]]:
+    """Placed `block`s (a crafting table, a furnace) within `radius`, nearest first, at most `count`."""
+    hits = await find_blocks_now(ctx, FindBlocksInput(block=block, radius=radius, count=count, vertical=4))
+    return list(hits["blocks"])
+
+
 async def tables_near(ctx: ToolContext, count: int = STATIONS_JUDGED) -> list[dict[str, Any]]:
     """Placed crafting tables within TABLE_SEARCH_RADIUS, nearest first, at most `count`."""
-    hits = await find_blocks_now(
-        ctx, FindBlocksInput(block="crafting_table", radius=TABLE_SEARCH_RADIUS, count=count, vertical=4)
-    )
-    return list(hits["blocks"])
+    return await stations_near(ctx, "crafting_table", TABLE_SEARCH_RADIUS, count)
 
 
 async def nearby_table(ctx: ToolContext) -> dict[str, Any] | None:

@@ -30,9 +30,9 @@ from agency.tools.crafting import (
     held,
     reach,
     reach_or_replace,
+    stations_near,
     table_facts,
 )
-from agency.tools.queries import FindBlocksInput, find_blocks_now
 from agency.tools.results import EXECUTION_ERROR, PRECONDITION_FAILED
 from agency.tools.smelt_planner import choose_fuel, cook_timeout_s, fuel_reserve, input_choice
 
@@ -66,10 +66,7 @@ class SmeltInput(ToolInput):
 
 async def furnaces_near(ctx: ToolContext, count: int = STATIONS_JUDGED) -> list[dict[str, Any]]:
     """Furnaces within FURNACE_SEARCH_RADIUS, nearest first, at most `count`."""
-    hits = await find_blocks_now(
-        ctx, FindBlocksInput(block="furnace", radius=FURNACE_SEARCH_RADIUS, count=count, vertical=4)
-    )
-    return list(hits["blocks"])
+    return await stations_near(ctx, "furnace", FURNACE_SEARCH_RADIUS, count)
 
 
 async def nearby_furnace(ctx: ToolContext) -> dict[str, Any] | None:

@@ -238,10 +238,8 @@ class NightUndergroundReflex(ReflexBase):
                 result.error,
                 wait // 1000,
             )
-            if self._night_hold:  # dug in: the surface work held at dusk still waits for the morning
-                self.executor.resume_paused(SHELTERING, only=lambda t: t.id == paused)
-            else:
-                self.executor.resume_paused(SHELTERING)
+            # dug in: the surface work held at dusk still waits for the morning
+            self.executor.resume_paused(SHELTERING, only=(lambda t: t.id == paused) if self._night_hold else None)
         self._log({"reflex": "burrow", "pausedTask": paused, "ok": result.success})
 
     def _burrow_args(self, paused: str | None) -> dict[str, Any]:
