@@ -29,6 +29,12 @@ ORE_LEVELS = {
 }
 
 
+# The lowest level the world places an ore at, where that is above the deep (the others lie down
+# to the bottom): coal and copper are not found in the deepslate. A bot deeper than this rises
+# into the band (agency.tools.climb_out.rise_into_band): a 26.1 bench bot at y -31 tunnelled for
+# a torch's coal three times in five minutes and found none.
+ORE_FLOORS = {"coal_ore": 0, "copper_ore": -16}
+
 FLUID_LEVELS = {"lava": -48}
 # The rock of the deep: deepslate below y 0 (stone above y 8, mixed between), tuff in blobs there.
 ROCK_LEVELS = {"deepslate": -8, "tuff": -8}
@@ -40,3 +46,9 @@ def ore_level(block: str) -> int | None:
     name = canonical(block)
     name = name if name in ROCK_LEVELS else name.removeprefix("deepslate_")
     return ORE_LEVELS.get(name, FLUID_LEVELS.get(name, ROCK_LEVELS.get(name)))
+
+
+def ore_floor(block: str) -> int | None:
+    """The lowest level the world places `block` (an ore or its deepslate kind) at, None when
+    it lies down to the bottom of the world (or is no ore)."""
+    return ORE_FLOORS.get(canonical(block).removeprefix("deepslate_"))

@@ -1,6 +1,7 @@
 """Climbing out: a bot underground (after digging down for ore, in a pit, under a lake's bed)
 gets back to the surface, up the staircase it dug or up through the ground (a column near
-that is clear to dig, or one farther along a level tunnel)."""
+that is clear to dig, or one farther along a level tunnel); a bot below the band an ore lies
+in rises into it (rise_into_band)."""
 
 from __future__ import annotations
 
@@ -11,10 +12,12 @@ from typing import Any
 from loguru import logger
 
 from agency.blocks import DEEP_ROCK, ROCK, SOIL, natural_ground
+from agency.game.ores import ore_floor, ore_level
 from agency.tools.actions import run_action
 from agency.tools.base import ToolContext, ToolFailure, ToolTimeout
 from agency.tools.climbing import CLIMB_RADIUS, WAYS, Column, along, clear_column_along, climb_columns
-from agency.tools.mining import STAIRCASES_HOOK, descend_timeout_s
+from agency.tools.mining import STAIRCASES_HOOK, TUNNEL_BLOCKS, descend_timeout_s, has_pickaxe
+from agency.tools.results import PRECONDITION_FAILED
 from agency.tools.spatial import block_pos
 from agency.tools.walking import dig_walk, walk
 
@@ -197,3 +200,39 @@ async def climb_out(
         logger.info("[Tools] {}: could not climb out ({}); going on from here", for_what, why)
     end = (await ctx.snapshot()).position
     return {"from": list(here), "to": [end.x, end.y, end.z], "how": how, "failed": why}
+
+
+def band_to_rise_to(block: str, y: int) -> int | None:
+    """For a bot at level `y` below the lowest level the world places `block` at
+    (agency.game.ores.ore_floor: coal and copper): the level to rise to, TUNNEL_BLOCKS into the
+    band (at most the ore's own level), where the sight box takes in the band's foot; else None."""
+    floor, level = ore_floor(block), ore_level(block)
+    if floor is None or level is None or y >= floor:
+        return None
+    return min(level, floor + TUNNEL_BLOCKS)
+
+
+async def rise_into_band(ctx: ToolContext, block: str) -> dict[str, Any] | None:
+    """Below `block`'s band (band_to_rise_to), up into it: straight up where the bot stands
+    (pillar_up, digging natural ground), else, that stopped, out to the surface (climb_out),
+    whence a look further digs down to the ore's level. None when the bot is in the band."""
+    here = block_pos((await ctx.snapshot()).position)
+    target = band_to_rise_to(block, here[1])
+    if target is None:
+        return None
+    if not await has_pickaxe(ctx):
+        raise ToolFailure(PRECONDITION_FAILED, f"no pickaxe to dig up out of the deep, where no {block} lies")
+    logger.info(
+        "[Tools] {}: none lies as deep as y {} (none below y {}); rising to y {}",
+        block,
+        here[1],
+        ore_floor(block),
+        target,
+    )
+    try:
+        out = await pillar_up(ctx.within_ms(int(descend_timeout_s(target - here[1]) * 1000)), target)
+        return {"how": "pillar", "from": list(here), "y": out.get("y"), "steps": out.get("steps")}
+    except (ToolFailure, ToolTimeout) as e:
+        logger.info("[Tools] {}: no way straight up ({}); climbing out", block, e)
+    climbed = await climb_out(ctx, min_roof=1, for_what=f"a look for {block}")
+    return {"how": "climbed out", "from": list(here), **(climbed or {})}

@@ -1,7 +1,7 @@
 """Getting blocks and items: collect_block (find + collectblock; when nothing is in the sight
 box, a block of the surface is looked for farther off in the chunks the bot has loaded and
 walked to before it explores; for an ore, digging on down to its level or tunnelling there:
-agency.tools.mining),
+agency.tools.mining, or up into its band from below it: agency.tools.climb_out),
 mine_block (walk within reach, dig one or more positions) and pick_up_items (walk onto the
 item entities lying around a spot, e.g. what the bot dropped when it died).
 
@@ -27,6 +27,7 @@ from agency.game.recipes import available, matches
 from agency.names import canonical
 from agency.tools.actions import run_action
 from agency.tools.base import BODY_QUEUE, Tool, ToolContext, ToolFailure, ToolInput
+from agency.tools.climb_out import rise_into_band
 from agency.tools.mining import NIGHT_REACH_UP, tunnel_for
 from agency.tools.movement import ExploreInput, explore
 from agency.tools.queries import FindBlocksInput, find_blocks_now
@@ -166,7 +167,9 @@ async def collect_block(ctx: ToolContext, p: CollectBlockInput) -> dict[str, Any
                 )
             explored += 1
             if ore_level(p.block) is not None or below:  # it lies underground: dig on down or along, not back up
-                await tunnel_for(ctx, p.block)
+                # (up only from below the ore's band, as coal's in the deepslate; never out of the night's cover)
+                if below or await rise_into_band(ctx, p.block) is None:
+                    await tunnel_for(ctx, p.block)
             else:
                 await explore(ctx, ExploreInput(legs=2, leg_distance=24))
             continue

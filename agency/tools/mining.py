@@ -82,7 +82,7 @@ class DescendInput(ToolInput):
         return parse_level(v)
 
 
-async def _has_pickaxe(ctx: ToolContext) -> bool:
+async def has_pickaxe(ctx: ToolContext) -> bool:
     return any(i.name.endswith("_pickaxe") and i.count > 0 for i in (await ctx.snapshot()).inventory)
 
 
@@ -97,7 +97,7 @@ async def descend(ctx: ToolContext, p: DescendInput) -> dict[str, Any]:
             f"y {p.target_y} is {blocks} blocks down from y {here}; at most {MAX_DESCENT} in one descent",
             details={"y": here, "targetY": p.target_y},
         )
-    if not await _has_pickaxe(ctx):  # stone by hand: 7.5 s a block, and it drops nothing
+    if not await has_pickaxe(ctx):  # stone by hand: 7.5 s a block, and it drops nothing
         raise ToolFailure(PRECONDITION_FAILED, "no pickaxe to dig a staircase with")
     ctx.check()
     starts = ctx.hooks.get(STAIRCASES_HOOK)
@@ -253,7 +253,7 @@ async def tunnel_for(ctx: ToolContext, block: str) -> dict[str, Any]:
     here = math.floor((await ctx.snapshot()).position.y)
     if here > level:
         return await descend(ctx, DescendInput(target_y=max(level, here - TUNNEL_BLOCKS)))
-    if not await _has_pickaxe(ctx):
+    if not await has_pickaxe(ctx):
         raise ToolFailure(PRECONDITION_FAILED, "no pickaxe to dig a tunnel with")
     timed = ctx.within_ms(int(descend_timeout_s(TUNNEL_BLOCKS) * 1000))
     out = await run_action(timed, "tunnel", {"blocks": TUNNEL_BLOCKS})

@@ -9,11 +9,12 @@ from pathlib import Path
 
 import pytest
 
-from agency.game.ores import ORE_LEVELS, ore_level
+from agency.game.ores import ORE_FLOORS, ORE_LEVELS, ore_floor, ore_level
 from agency.game.recipes import matches
 from agency.tools.mining import SAFE_FLOOR_Y
 
 UNDERGROUND_JS = Path(__file__).resolve().parents[3] / "node" / "plugins" / "underground.js"
+WORLD_BOTTOM = -64  # 1.18+
 FEATURE = re.compile(r"\{ ore: '(\w+)', count: [\d./ ]+, dist: '(\w+)', lo: (-?\d+), hi: (-?\d+)")
 
 
@@ -48,3 +49,15 @@ def test_an_ore_is_known_by_its_deepslate_kind_and_emeralds_are_not_dug_down_for
 def test_the_deep_rock_is_dug_down_for_by_its_own_name():
     assert ore_level("deepslate") == ore_level("tuff") == -8
     assert ore_level("lava") == -48 and ore_level("water") is None
+
+
+@pytest.mark.parametrize("ore", sorted(ORE_LEVELS))
+def test_a_floor_is_the_lowest_level_the_world_places_its_ore_at_and_none_lies_to_the_bottom(ore):
+    lowest = max(min(lo for lo, _hi in _ranges()[ore]), WORLD_BOTTOM)
+    assert ore_floor(ore) == (None if lowest == WORLD_BOTTOM else lowest), (ore, lowest)
+    assert ore_floor(f"deepslate_{ore}") == ore_floor(ore)
+
+
+def test_the_floors_are_under_their_levels():
+    assert ORE_FLOORS == {"coal_ore": 0, "copper_ore": -16}
+    assert all(floor < ORE_LEVELS[ore] for ore, floor in ORE_FLOORS.items())

@@ -119,3 +119,47 @@ def test_a_collect_with_only_wet_ore_in_sight_says_why_it_found_none(ctx: ToolCo
     res = run(default_tool_registry().execute("collect_block", {"block": "gold_ore", "count": 1}, ctx))
     assert not res.success and "those seen lie beside water or lava, left alone" in res.error.message
     assert "collect" not in _kinds(body)
+
+
+def test_a_collect_below_the_ores_band_rises_into_it_instead_of_tunnelling_where_none_lies(
+    ctx: ToolContext, body: FakeBody
+) -> None:
+    """A 26.1 bench bot at y -31 in the deepslate tunnelled for a torch's coal three times in
+    five minutes ("no coal_ore within 32 blocks (explored 2 times)"): none lies below y 0."""
+    body.inventory["iron_pickaxe"] = 1
+    body.position = body.position.model_copy(update={"y": -31.0})
+    body.blocks[(2, 20, 0)] = "coal_ore"  # in sight from y 24 (8 down), not from y -31
+    res = run(default_tool_registry().execute("collect_block", {"block": "coal_ore", "count": 1}, ctx))
+    assert res.success, res.error
+    assert _kinds(body) == ["pillar", "collect"]  # up into coal's band (y 0 + 24), then the collect
+    assert [a["targetY"] for k, a in body.started if k == "pillar"] == [TUNNEL_BLOCKS]
+    assert body.inventory["coal"] == 1
+
+
+def test_in_the_band_or_for_an_ore_of_the_deep_there_is_no_rise(ctx: ToolContext, body: FakeBody) -> None:
+    body.inventory["iron_pickaxe"] = 1
+    body.position = body.position.model_copy(update={"y": -31.0})
+    res = run(default_tool_registry().execute("collect_block", {"block": "iron_ore", "count": 1}, ctx))
+    assert not res.success and "pillar" not in _kinds(body)  # iron lies down to the bottom: tunnels
+    body.started.clear()
+    body.position = body.position.model_copy(update={"y": 2.0})
+    res = run(default_tool_registry().execute("collect_block", {"block": "coal_ore", "count": 1}, ctx))
+    assert not res.success and _kinds(body) == ["tunnel", "tunnel"]  # y 2 is coal's band
+
+
+def test_under_cover_at_night_a_bot_below_the_band_does_not_rise(ftime) -> None:
+    body = CoveredNightBody(ftime.clock, inventory={"iron_pickaxe": 1})
+    ctx = ToolContext(body=body, clock=ftime.clock, sleep=ftime.sleep, poll_interval_s=0.1)
+    body.position = body.position.model_copy(update={"y": -31.0})
+    res = run(default_tool_registry().execute("collect_block", {"block": "coal_ore", "count": 1}, ctx))
+    assert not res.success and "pillar" not in _kinds(body)
+
+
+def test_a_rise_stopped_by_water_overhead_climbs_out_instead(ctx: ToolContext, body: FakeBody) -> None:
+    body.inventory["iron_pickaxe"] = 1
+    body.position = body.position.model_copy(update={"y": -31.0})
+    x, z = int(body.position.x), int(body.position.z)
+    body.blocks[(x, -20, z)] = "water"  # a flooded cave over the column
+    run(default_tool_registry().execute("collect_block", {"block": "coal_ore", "count": 1}, ctx))
+    assert _kinds(body)[0] == "pillar" and body.pillars[0][1] == TUNNEL_BLOCKS
+    assert len(body.pillars) > 1 and body.position.y > -20  # climbed out up another column
