@@ -172,10 +172,17 @@ async function run (bot, args, rec) {
   if (!(await land(bot))) throw new Error('the bot is not standing on the ground')
   const climb = { steps: 0, missed: null }
   const deadline = Date.now() + Math.max(1, targetY - start.y) * STEP_MS
-  while (bot.entity.position.floored().y < targetY) {
-    if (rec.cancelled) return result(bot, climb, 'cancelled')
-    if (Date.now() > deadline) throw new Error(`pillar timed out (${climb.steps} of ${targetY - start.y} blocks)`)
-    if (!(await step(bot, rec, allowed, climb))) return result(bot, climb, 'cancelled')
+  try {
+    while (bot.entity.position.floored().y < targetY) {
+      if (rec.cancelled) return result(bot, climb, 'cancelled')
+      if (Date.now() > deadline) throw new Error(`pillar timed out (${climb.steps} of ${targetY - start.y} blocks)`)
+      if (!(await step(bot, rec, allowed, climb))) return result(bot, climb, 'cancelled')
+    }
+  } catch (e) {
+    // a placement failed mid-jump: the caller reads where the bot is (agency/execution/reflexes/
+    // cover.py: up the column or back in its cell), so it fails standing, not in the air
+    await land(bot)
+    throw e
   }
   return result(bot, climb, 'reached')
 }
