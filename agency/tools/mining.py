@@ -34,7 +34,11 @@ MAX_DESCENT = 48  # blocks in one call (the JS action allows 64)
 STEP_S = 8.0  # one step: three blocks dug with a stone pickaxe, maybe a hole filled, a walk down
 STAIRCASES_HOOK = "staircases"  # ToolContext.hooks: a list of the tops of the staircases dug, newest last
 MAX_STAIRCASES = 8
-MAX_SEEK_LEGS = 3  # descents in one seek: from y 96 to the floor
+# One leg of a seek: the sight box (8 up and down) at its foot takes in new rock from where the
+# last look's stopped, so a seek stops as the ore comes in sight (with legs of 48 an integration
+# test's bot dug 36 blocks on past the vein it was to find, 12 blocks down).
+SEEK_LEG = 16
+MAX_SEEK_LEGS = 9  # from y 96 to the floor
 TUNNEL_BLOCKS = 24  # one look further at an ore's level: new rock for the sight box
 BLOCKED = "staircase blocked at"  # staircase.js: every way on was a hazard (holes over a cave, a liquid)
 CAVE_LOOK = 8  # a blocked staircase looks this far around for a cave floor below it
@@ -86,7 +90,9 @@ async def has_pickaxe(ctx: ToolContext) -> bool:
     return any(i.name.endswith("_pickaxe") and i.count > 0 for i in (await ctx.snapshot()).inventory)
 
 
-async def descend(ctx: ToolContext, p: DescendInput) -> dict[str, Any]:
+async def descend(ctx: ToolContext, p: DescendInput, *, new_staircase: bool = True) -> dict[str, Any]:
+    """A staircase down to p.target_y; `new_staircase` False for a leg going on from the foot of
+    the last (seek_ore): the way back up is the first one's top."""
     here = math.floor((await ctx.snapshot()).position.y)
     if here <= p.target_y:
         return {"steps": 0, "y": here, "turned": 0, "targetY": p.target_y}
@@ -105,7 +111,7 @@ async def descend(ctx: ToolContext, p: DescendInput) -> dict[str, Any]:
     # where the staircase starts: the way back up (agency.tools.climb_out), but not one started under
     # cover at night (from the pocket dug under the hut, or on from there): that led a bench bot
     # back into its closed pocket in the morning, out of reach of the animals it saw
-    if starts is not None and not under_cover_at_night(snap):
+    if starts is not None and new_staircase and not under_cover_at_night(snap):
         starts.append((snap.position.x, snap.position.y, snap.position.z))
         del starts[:-MAX_STAIRCASES]
     args: dict[str, Any] = {"targetY": p.target_y}
@@ -227,20 +233,20 @@ async def in_sight(ctx: ToolContext, block: str) -> bool:
 
 
 async def seek_ore(ctx: ToolContext, p: SeekOreInput) -> dict[str, Any]:
-    """Staircases down toward the ore's level until one is in sight; nothing when one is in
-    sight already or the bot is that deep. Reaching the level with none in sight is no
+    """Staircases down toward the ore's level, SEEK_LEG blocks at a time, until one is in sight;
+    nothing when one is in sight already or the bot is that deep. Reaching the level with none in sight is no
     failure: the collect after it looks further (tunnel_for)."""
     level = ore_level(p.block)
     assert level is not None  # the input's validator
     level = max(level, SAFE_FLOOR_Y)
-    legs = []
+    legs: list[dict[str, Any]] = []
     for _ in range(MAX_SEEK_LEGS):
         if await in_sight(ctx, p.block):
             break
         here = math.floor((await ctx.snapshot()).position.y)
         if here <= level:
             break
-        legs.append(await descend(ctx, DescendInput(target_y=max(level, here - MAX_DESCENT))))
+        legs.append(await descend(ctx, DescendInput(target_y=max(level, here - SEEK_LEG)), new_staircase=not legs))
     y = math.floor((await ctx.snapshot()).position.y)
     return {"block": p.block, "level": level, "y": y, "inSight": await in_sight(ctx, p.block), "descents": legs}
 
@@ -272,7 +278,7 @@ TOOLS = [
         "Dig staircases down to where an ore lies until one is in sight (nothing if one is); needs a pickaxe.",
         SeekOreInput,
         seek_ore,
-        timeout_s=MAX_SEEK_LEGS * descend_timeout_s(MAX_DESCENT) + 30,
+        timeout_s=MAX_SEEK_LEGS * descend_timeout_s(SEEK_LEG) + 30,
         queue=BODY_QUEUE,
     ),
     Tool(

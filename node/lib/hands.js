@@ -32,13 +32,28 @@ function closeStray (bot) {
   bot.closeWindow(w)
 }
 
+// A stopped action still handing back what it put in a window (lib/actions/smelt.js: a smelt's
+// take-back) sets bot.mcbotHandBack: the hands wait for it, at most HAND_BACK_MS, before
+// closing the window. The stop is reported at once and a reflex equips its sword at once: the
+// close cut the take-back short, and the raw iron stayed in a furnace the bot left behind.
+const HAND_BACK_MS = 4000 // the smelt's poll and its three takes of a second each
+
+async function handedBack (bot) {
+  const pending = bot.mcbotHandBack
+  if (!pending) return
+  let timer
+  await Promise.race([pending, new Promise((resolve) => { timer = setTimeout(resolve, HAND_BACK_MS) })])
+  clearTimeout(timer)
+}
+
 function install (bot) {
   bot.mcbotStrayWindows = 0
   bot.once('inject_allowed', () => {
     for (const name of ['equip', 'unequip', 'toss', 'tossStack']) {
       const original = bot[name]
       if (typeof original !== 'function') continue
-      bot[name] = function (...args) {
+      bot[name] = async function (...args) {
+        await handedBack(bot)
         closeStray(bot)
         return original.apply(this, args)
       }

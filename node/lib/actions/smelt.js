@@ -13,7 +13,9 @@
 // the outputs come back to the inventory before the window closes (takeBack). Left in the
 // furnace they were lost to the bot: a bench bot stopped at dusk came back in the morning to a
 // plan with no raw iron held, put down a new furnace and mined its iron again. What a furnace
-// still holds from before (an output, our input) the next call takes out and counts.
+// still holds from before (an output, our input) the next call takes out and counts. The stop
+// is reported at once and whoever takes the body equips at once, which would close the window
+// mid-take: the hands wait for the take-back first (lib/hands.js handedBack).
 const { Vec3 } = require('vec3')
 const { withTimeout } = require('../guard')
 const { itemName } = require('../names')
@@ -177,6 +179,8 @@ async function run (bot, args, rec) {
     let lastMove = Date.now()
     let lastProgress = props[2]
     rec.cooking = true // a stop now leaves the window to this loop: it takes back, then closes
+    // until then another's equip or toss waits for it (lib/hands.js handedBack)
+    rec.handedBack = new Promise((resolve) => { rec.handBack = resolve })
     while (gained < want) {
       await sleep(POLL_MS)
       if (rec.cancelled) { await takeBack(); return null }
@@ -200,6 +204,9 @@ async function run (bot, args, rec) {
   } finally {
     bot._client.removeListener('craft_progress_bar', onProp)
     if (rec.cancelled && furnace && bot.currentWindow === furnace) bot.closeWindow(furnace)
+    rec.cooking = false
+    if (rec.handBack) rec.handBack()
+    if (bot.mcbotHandBack === rec.handedBack) bot.mcbotHandBack = null
   }
 }
 
@@ -209,9 +216,12 @@ function finish (bot, furnace, result) {
 }
 
 // Before the cooking, closing the window ends the wait; while it cooks, the loop sees the stop
-// within POLL_MS, takes back and closes (run's finally).
+// within POLL_MS, takes back and closes (run's finally), and the hands wait for that.
 function stop (bot, rec) {
-  if (rec && rec.cooking) return
+  if (rec && rec.cooking) {
+    bot.mcbotHandBack = rec.handedBack
+    return
+  }
   if (rec && rec.furnace && bot.currentWindow === rec.furnace) bot.closeWindow(rec.furnace)
 }
 

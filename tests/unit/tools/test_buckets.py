@@ -89,24 +89,24 @@ def test_no_bucket_or_no_fluid_is_a_clear_failure(bctx, bbody):
 
 def test_lava_out_of_sight_is_dug_down_for(bctx, bbody):
     bbody.inventory["stone_pickaxe"] = 1
-    bbody.blocks[(48, 15, 0)] = "lava"  # in sight once the staircase (east, 48 down) ends at y 16
+    bbody.blocks[(48, 15, 0)] = "lava"  # in sight once the staircases (east, 16 down each) end at y 16
     bbody.sources.add((48, 15, 0))
     res = fill(bctx, fluid="lava")
     assert res.success, res.error
-    assert [a["targetY"] for k, a in bbody.started if k == "staircase"] == [16]
+    assert [a["targetY"] for k, a in bbody.started if k == "staircase"] == [48, 32, 16]
     assert bbody.inventory["lava_bucket"] == 1
 
 
 def test_lava_not_in_sight_at_its_level_is_tunnelled_for_along_it(bctx, bbody):
     bbody.inventory["stone_pickaxe"] = 1
-    # the staircases (east, 48 down each) end at lava's level, y -48, at x 112; the lava lies 38
+    # the staircases (east, 16 down each) end at lava's level, y -48, at x 112; the lava lies 38
     # blocks on, out of sight until a tunnel along the level comes within 32
     bbody.blocks[(150, -49, 0)] = "lava"
     bbody.sources.add((150, -49, 0))
     res = fill(bctx, fluid="lava")
     assert res.success, res.error
     started = [(k, a.get("targetY", a.get("blocks"))) for k, a in bbody.started if k in ("staircase", "tunnel")]
-    assert started == [("staircase", 16), ("staircase", -32), ("staircase", -48), ("tunnel", 24)]
+    assert started == [("staircase", y) for y in range(48, -49, -16)] + [("tunnel", 24)]
     assert bbody.inventory["lava_bucket"] == 1
 
 

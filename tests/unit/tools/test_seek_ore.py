@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from agency.execution.builtin_tools import default_tool_registry
 from agency.tools.base import ToolContext
-from agency.tools.mining import MAX_DESCENT, TUNNEL_BLOCKS
+from agency.tools.mining import SEEK_LEG, STAIRCASES_HOOK, TUNNEL_BLOCKS
 from agency.tools.results import VALIDATION_ERROR
 from agency.tools.testing import GROUND_Y, CoveredNightBody, FakeBody
 from tests.unit.conftest import run
@@ -32,12 +32,12 @@ def test_under_cover_at_night_an_ore_above_the_feet_is_not_in_sight(ftime) -> No
     body.blocks[(5, GROUND_Y + 3, 2)] = "iron_ore"  # up in the hillside
     res = run(default_tool_registry().execute("seek_ore", {"block": "iron_ore"}, ctx))
     assert res.success, res.error
-    assert [a["targetY"] for k, a in body.started if k == "staircase"] == [16]  # dug down for one below
+    assert [a["targetY"] for k, a in body.started if k == "staircase"] == [48, 32, 16]  # dug down for one below
     body.started.clear()
     body.position = start  # back in the pocket
     body.blocks[(5, GROUND_Y + 1, 2)] = "iron_ore"  # at head height: its drop would lie a step up
     res = run(default_tool_registry().execute("seek_ore", {"block": "iron_ore"}, ctx))
-    assert res.success and [a["targetY"] for k, a in body.started if k == "staircase"] == [16]
+    assert res.success and [a["targetY"] for k, a in body.started if k == "staircase"] == [48, 32, 16]
     body.started.clear()
     body.position = start
     body.blocks[(5, GROUND_Y, 2)] = "iron_ore"  # at the feet's level: the pocket's wall
@@ -47,22 +47,27 @@ def test_under_cover_at_night_an_ore_above_the_feet_is_not_in_sight(ftime) -> No
 
 def test_out_of_sight_it_digs_down_in_legs_to_the_ores_level(ctx: ToolContext, body: FakeBody) -> None:
     body.inventory["stone_pickaxe"] = 1
+    ctx.hooks[STAIRCASES_HOOK] = []
     res = run(default_tool_registry().execute("seek_ore", {"block": "iron_ore"}, ctx))
     assert res.success, res.error
     targets = [a["targetY"] for k, a in body.started if k == "staircase"]
-    assert targets == [16]  # y 64 to 16: one staircase of 48
+    assert targets == [48, 32, 16]  # y 64 to 16 in legs of SEEK_LEG, a look after each
     assert res.output == {**res.output, "level": 16, "y": 16, "inSight": False}
-    body.position = body.position.model_copy(update={"y": 96.0})  # a mountain: three legs to the floor
+    assert [s[1] for s in ctx.hooks[STAIRCASES_HOOK]] == [GROUND_Y]  # one staircase: the way up is its top
+    body.position = body.position.model_copy(update={"y": 96.0})  # a mountain: nine legs to the floor
     res = run(default_tool_registry().execute("seek_ore", {"block": "deepslate_diamond_ore"}, ctx))
-    assert [a["targetY"] for a in res.output["descents"]] == [96 - MAX_DESCENT, 96 - 2 * MAX_DESCENT, -48]
+    assert [a["targetY"] for a in res.output["descents"]] == list(range(96 - SEEK_LEG, -48 - 1, -SEEK_LEG))
 
 
 def test_it_stops_where_the_ore_comes_in_sight(ctx: ToolContext, body: FakeBody) -> None:
+    """An integration test's bot, with legs of 48 blocks, dug 36 blocks down past the vein it
+    was to find 12 blocks under it."""
     body.inventory["iron_pickaxe"] = 1
     body.position = body.position.model_copy(update={"y": 100.0})
-    body.blocks[(48, 50, 0)] = "deepslate_diamond_ore"  # in sight after the first leg (x 48, y 52)
+    body.blocks[(48, 50, 0)] = "deepslate_diamond_ore"  # in sight after the third leg (x 48, y 52)
     res = run(default_tool_registry().execute("seek_ore", {"block": "diamond_ore"}, ctx))
-    assert res.success and res.output["inSight"] and len(res.output["descents"]) == 1
+    assert res.success and res.output["inSight"] and len(res.output["descents"]) == 3
+    assert body.position.y == 52
 
 
 def test_what_is_no_ore_to_dig_for_is_refused_and_no_pickaxe_fails_naming_it(ctx: ToolContext, body: FakeBody) -> None:
@@ -102,7 +107,7 @@ def test_an_ore_beside_water_or_lava_is_left_alone_by_seek_and_collect(ctx: Tool
     body.blocks[(9, GROUND_Y - 3, 0)] = "iron_ore"
     body.blocks[(10, GROUND_Y - 3, 0)] = "lava"
     res = run(default_tool_registry().execute("seek_ore", {"block": "iron_ore"}, ctx))
-    assert res.success and not res.output["inSight"] and _kinds(body) == ["staircase"]  # dug on down instead
+    assert res.success and not res.output["inSight"] and set(_kinds(body)) == {"staircase"}  # dug on down instead
     body.started.clear()
     body.blocks[(int(body.position.x) + 4, int(body.position.y) - 2, 0)] = "iron_ore"  # a dry one
     res = run(default_tool_registry().execute("collect_block", {"block": "iron_ore", "count": 1}, ctx))
