@@ -1,4 +1,4 @@
-// lib/actions/attack.js: a chase that lands no hit ends as out of reach, in the bot's own
+// lib/actions/attack.js and hunt.js: a chase that lands no hit ends as out of reach, in the bot's own
 // physics ticks, long before the action's time limit (the reflexes chased skeletons on ledges
 // for 25 s at a time, the task held meanwhile); with no sword or axe a digging tool is the
 // weapon (lib/names.js WEAPONS). A chase breaks off at args.stopAtHealth, and with a creeper
@@ -122,4 +122,22 @@ test('a chase that may dig natural ground digs to a skeleton walled in deepslate
   assert.ok(wall.some((p) => bot.blockAt(p)?.name === 'air'), 'the chase dug into the pocket')
   assert.strictEqual(bot.heldItem?.name, 'stone_sword', `the hits were the sword's, not the pickaxe it dug with: ${JSON.stringify(dug.result)}`)
   assert.strictEqual(bot.pathfinder.movements, before, 'the digging movements were the chase\'s only')
+})
+
+test('a hunt ends an animal it cannot reach after no hit in 200 ticks, not at its time limit', { timeout: 240000, ...oneVersion('the chase is the pathfinder\'s, not the protocol\'s') }, async (t) => {
+  const { bot, b } = await arena(t, 8, 'hunter', 2, 4)
+  // a cow sealed in bedrock 5 blocks up, 9 east: in sight, no path within a hit of it
+  const c = b.offset(9, 5, 0)
+  await command(bot, `/mcbot fill ${c.x - 1} ${c.y - 1} ${c.z - 1} ${c.x + 1} ${c.y + 2} ${c.z + 1} bedrock`)
+  await command(bot, `/mcbot fill ${c.x} ${c.y} ${c.z} ${c.x} ${c.y + 1} ${c.z} air`)
+  await waitFor(() => bot.blockAt(c)?.name === 'air' && bot.blockAt(c.offset(-1, 0, 0))?.name === 'bedrock', 10000, 'the box')
+  const r = await command(bot, `/mcbot summon cow ${c.x + 0.5} ${c.y} ${c.z + 0.5}`, { match: /summoned cow/ })
+  const id = parseInt(r.split(': ').pop(), 10)
+  await waitFor(() => bot.entities[id], 5000, 'cow in view')
+
+  const st = await runAction(bot, 'hunt', { kinds: ['cow'], radius: 32, giveUpMs: 120000 }, 180000)
+  assert.strictEqual(st.state, 'done', `ended ${st.state}: ${st.error}`)
+  assert.strictEqual(st.result.killed, false)
+  assert.strictEqual(st.result.targetId, id)
+  assert.match(st.result.why, /^could not get at the cow \(\d+\.\d blocks away, no hit in 200 ticks\)$/)
 })

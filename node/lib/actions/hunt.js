@@ -2,15 +2,22 @@
 // Kill one animal: the nearest living one of the given kinds within args.radius (ids in
 // args.skip left alone: ones already given up on). Equip the best weapon held, close in with
 // pathfinder, hit on the attack cooldown until the server reports it dead (entityDead), it
-// is gone, or args.giveUpMs passed (out of reach: killed false). Returns where it died, so
-// the caller can walk over the drops. The kinds (names in any version's form) come from
-// agency, which owns what counts as game.
+// is gone, no hit was swung for NO_HIT_TICKS, or args.giveUpMs passed (out of reach: killed
+// false, `why` says which). Returns where it died, so the caller can walk over the drops. The
+// kinds (names in any version's form) come from agency, which owns what counts as game.
 const { bound } = require('../path_search')
 const { chase, chaseMovements } = require('../walking')
 const { entityName, names } = require('../names')
+const { tickCounter, ticksFor } = require('../ticks')
 
 const REACH = 3.0
 const HIT_EVERY_MS = 650 // a sword's attack cooldown, roughly (as attack.js)
+// As attack.js: a chase with no hit in this long is out of reach (an animal behind a fence, up
+// a cliff, across water). A bench bot's hunt spent 25 s on each of three it could not reach,
+// and a hurt bot's forage a minute on a herd walled off from it. Coming nearer than ever
+// before (by a block) starts the count again, as each hit does (a hit animal runs): a far
+// animal is walked to however long the walk.
+const NO_HIT_TICKS = ticksFor(10000)
 
 // The entities the server reported dead (id -> where they died), per bot: a body lingers in
 // bot.entities for a moment after its death animation and must not be picked as the next
@@ -51,23 +58,42 @@ async function run (bot, args, rec) {
   bound(bot) // the chase replans as the animal moves: each search bounded
   let hits = 0
   let last = target.position.clone()
+  let why = null
   const giveUpAt = Date.now() + (args.giveUpMs || 25000)
+  const clock = tickCounter(bot)
+  let hitAt = 0 // the tick of the last hit, or of coming nearer than ever before
+  let nearest = Infinity
   try {
-    while (!rec.cancelled && Date.now() < giveUpAt) {
+    while (!rec.cancelled) {
       const e = bot.entities[target.id]
       if (!e || e.isValid === false || dead.has(target.id)) break
       last = e.position.clone()
-      if (e.position.distanceTo(bot.entity.position) > REACH) {
+      const d = e.position.distanceTo(bot.entity.position)
+      if (d <= nearest - 1) {
+        nearest = d
+        hitAt = clock.ticks
+      }
+      if (d > REACH && clock.ticks - hitAt >= NO_HIT_TICKS) {
+        why = `could not get at the ${target.name} (${d.toFixed(1)} blocks away, no hit in ${NO_HIT_TICKS} ticks)`
+        break
+      }
+      if (Date.now() >= giveUpAt) {
+        why = `not killed in ${(args.giveUpMs || 25000) / 1000} s (${hits} hits)`
+        break
+      }
+      if (d > REACH) {
         chase(bot, e, 1.5)
       } else {
         bot.pathfinder.setGoal(null)
         await bot.lookAt(e.position.offset(0, e.height ? e.height * 0.6 : 0.6, 0), true)
         bot.attack(e)
         hits++
+        hitAt = clock.ticks
       }
       await new Promise((resolve) => setTimeout(resolve, HIT_EVERY_MS))
     }
   } finally {
+    clock.stop()
     bot.pathfinder.setGoal(null)
     restoreMovements()
   }
@@ -79,7 +105,8 @@ async function run (bot, args, rec) {
     killed,
     hits,
     weapon: weapon ? weapon.name : null,
-    at: { x: last.x, y: last.y, z: last.z }
+    at: { x: last.x, y: last.y, z: last.z },
+    ...(killed || !why ? {} : { why })
   }
 }
 
