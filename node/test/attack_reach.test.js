@@ -22,18 +22,24 @@ async function arena (t, seed, name, half, high) {
   return { bot, b }
 }
 
+// A mob of `kind` summoned into a one-block cell walled in bedrock at `at` (two blocks high):
+// in sight, going nowhere, no path within a hit of it. Its entity id.
+async function sealed (bot, at, kind) {
+  await command(bot, `/mcbot fill ${at.x - 1} ${at.y - 1} ${at.z - 1} ${at.x + 1} ${at.y + 2} ${at.z + 1} bedrock`)
+  await command(bot, `/mcbot fill ${at.x} ${at.y} ${at.z} ${at.x} ${at.y + 1} ${at.z} air`)
+  await waitFor(() => bot.blockAt(at)?.name === 'air' && bot.blockAt(at.offset(-1, 0, 0))?.name === 'bedrock', 10000, `the ${kind}'s box`)
+  const r = await command(bot, `/mcbot summon ${kind} ${at.x + 0.5} ${at.y} ${at.z + 0.5}`, { match: new RegExp(`summoned ${kind}`) })
+  const id = parseInt(r.split(': ').pop(), 10)
+  await waitFor(() => bot.entities[id], 5000, `${kind} in view`)
+  return id
+}
+
 test('an attack on a hostile it cannot reach ends as out of reach', { timeout: 240000, ...oneVersion('the chase is the pathfinder\'s, not the protocol\'s') }, async (t) => {
   const { bot, b } = await arena(t, 5, 'chaser', 2, 4)
   // a zombie sealed in bedrock 5 blocks up, 9 east: it stays there, no path leads within a
   // hit of it (the bot holds no blocks to pillar with), and the sun is down (it burns zombies)
   await command(bot, '/mcbot time 14000')
-  const z = b.offset(9, 5, 0)
-  await command(bot, `/mcbot fill ${z.x - 1} ${z.y - 1} ${z.z - 1} ${z.x + 1} ${z.y + 2} ${z.z + 1} bedrock`)
-  await command(bot, `/mcbot fill ${z.x} ${z.y} ${z.z} ${z.x} ${z.y + 1} ${z.z} air`)
-  await waitFor(() => bot.blockAt(z)?.name === 'air' && bot.blockAt(z.offset(-1, 0, 0))?.name === 'bedrock', 10000, 'the box')
-  const r = await command(bot, `/mcbot summon zombie ${z.x + 0.5} ${z.y} ${z.z + 0.5}`, { match: /summoned zombie/ })
-  const id = parseInt(r.split(': ').pop(), 10)
-  await waitFor(() => bot.entities[id], 5000, 'zombie in view')
+  const id = await sealed(bot, b.offset(9, 5, 0), 'zombie')
 
   const st = await runAction(bot, 'attack', { entityId: id }, 120000) // far above the stall
   assert.strictEqual(st.state, 'failed', `ended ${st.state}: ${st.error}`)
@@ -52,13 +58,7 @@ test('an attack on a hostile it cannot reach ends as out of reach', { timeout: 2
 
   // The same chase with a creeper 4 blocks off (sealed in bedrock: it cannot come nearer): it
   // breaks off at creeperWithin 7, for the reflexes to keep out of its blast.
-  const c = bot.entity.position.floored().offset(0, 0, 4)
-  await command(bot, `/mcbot fill ${c.x - 1} ${c.y - 1} ${c.z - 1} ${c.x + 1} ${c.y + 2} ${c.z + 1} bedrock`)
-  await command(bot, `/mcbot fill ${c.x} ${c.y} ${c.z} ${c.x} ${c.y + 1} ${c.z} air`)
-  await waitFor(() => bot.blockAt(c)?.name === 'air' && bot.blockAt(c.offset(0, 0, -1))?.name === 'bedrock', 10000, 'the creeper box')
-  const cr = await command(bot, `/mcbot summon creeper ${c.x + 0.5} ${c.y} ${c.z + 0.5}`, { match: /summoned creeper/ })
-  const creeper = parseInt(cr.split(': ').pop(), 10)
-  await waitFor(() => bot.entities[creeper], 5000, 'creeper in view')
+  await sealed(bot, bot.entity.position.floored().offset(0, 0, 4), 'creeper')
   const away = await runAction(bot, 'attack', { entityId: id, creeperWithin: 7 }, 120000)
   assert.strictEqual(away.state, 'failed', `ended ${away.state}: ${away.error}`)
   assert.match(away.error, /^broke off: a creeper at \d+\.\d blocks \(zombie, 0 hits landed\)/)
@@ -126,14 +126,7 @@ test('a chase that may dig natural ground digs to a skeleton walled in deepslate
 
 test('a hunt ends an animal it cannot reach after no hit in 200 ticks, not at its time limit', { timeout: 240000, ...oneVersion('the chase is the pathfinder\'s, not the protocol\'s') }, async (t) => {
   const { bot, b } = await arena(t, 8, 'hunter', 2, 4)
-  // a cow sealed in bedrock 5 blocks up, 9 east: in sight, no path within a hit of it
-  const c = b.offset(9, 5, 0)
-  await command(bot, `/mcbot fill ${c.x - 1} ${c.y - 1} ${c.z - 1} ${c.x + 1} ${c.y + 2} ${c.z + 1} bedrock`)
-  await command(bot, `/mcbot fill ${c.x} ${c.y} ${c.z} ${c.x} ${c.y + 1} ${c.z} air`)
-  await waitFor(() => bot.blockAt(c)?.name === 'air' && bot.blockAt(c.offset(-1, 0, 0))?.name === 'bedrock', 10000, 'the box')
-  const r = await command(bot, `/mcbot summon cow ${c.x + 0.5} ${c.y} ${c.z + 0.5}`, { match: /summoned cow/ })
-  const id = parseInt(r.split(': ').pop(), 10)
-  await waitFor(() => bot.entities[id], 5000, 'cow in view')
+  const id = await sealed(bot, b.offset(9, 5, 0), 'cow') // 5 blocks up, 9 east
 
   const st = await runAction(bot, 'hunt', { kinds: ['cow'], radius: 32, giveUpMs: 120000 }, 180000)
   assert.strictEqual(st.state, 'done', `ended ${st.state}: ${st.error}`)
