@@ -10,12 +10,42 @@ const { blockName } = require('./names')
 const FALLING = ['red_sand', 'suspicious_sand', 'suspicious_gravel']
 
 function walkingMovements (bot, sprint = false) {
-  const movements = new Movements(bot)
+  const movements = safeJumps(new Movements(bot))
   movements.allowSprinting = sprint
   for (const name of FALLING) {
     const block = bot.registry.blocksByName[name]
     if (block) movements.gravityBlocks.add(block.id)
   }
+  return movements
+}
+
+// A jump over a gap (pathfinder's parkour, 1 block walking, up to 3 sprinting) only where a
+// missed one lands no more than SAFE_FALL blocks down: with a ravine under it a jump missed on a
+// loaded machine is a fall to the bottom (two 26.1 and 1.18.2 bench bots fell into the same
+// ravine by their hut, one 22 blocks, and died). The way round, or down and up, is taken instead.
+const SAFE_FALL = 3 // vanilla's fall damage starts past 3 blocks
+
+function groundUnderGap (movements, node, dx, dz) {
+  // the gap's own floor (dy -1) is air; a landing on dy is a fall of -(dy + 1) blocks
+  for (let dy = -2; dy >= -SAFE_FALL - 1; dy--) if (movements.getBlock(node, dx, dy, dz).physical) return true
+  return false
+}
+
+function safeJumps (movements) {
+  if (movements.mcbotSafeJumps) return movements
+  const jump = movements.getMoveParkourForward.bind(movements)
+  movements.getMoveParkourForward = (node, dir, neighbors) => {
+    const from = neighbors.length
+    jump(node, dir, neighbors)
+    for (let i = neighbors.length - 1; i >= from; i--) {
+      const to = neighbors[i]
+      const d = Math.max(Math.abs(to.x - node.x), Math.abs(to.z - node.z))
+      for (let k = 1; k < d; k++) {
+        if (!groundUnderGap(movements, node, dir.x * k, dir.z * k)) { neighbors.splice(i, 1); break }
+      }
+    }
+  }
+  movements.mcbotSafeJumps = true
   return movements
 }
 
@@ -52,10 +82,10 @@ function chaseMovements (bot, dig = null) {
 }
 
 // The movements the plugins made for themselves on inject (pathfinder's own, used by a chase;
-// collectblock's) walk too.
+// collectblock's) walk too, and jump only over gaps with ground near under them.
 function install (bot) {
-  if (bot.pathfinder?.movements) bot.pathfinder.movements.allowSprinting = false
-  if (bot.collectBlock?.movements) bot.collectBlock.movements.allowSprinting = false
+  if (bot.pathfinder?.movements) safeJumps(bot.pathfinder.movements).allowSprinting = false
+  if (bot.collectBlock?.movements) safeJumps(bot.collectBlock.movements).allowSprinting = false
 }
 
-module.exports = { walkingMovements, digOnly, chase, chaseMovements, install }
+module.exports = { walkingMovements, safeJumps, digOnly, chase, chaseMovements, install }

@@ -4,7 +4,7 @@
 
 const test = require('node:test')
 const assert = require('node:assert')
-const { startServer, connectBot, waitFor, command, runAction } = require('./helpers')
+const { oneVersion, startServer, connectBot, waitFor, command, runAction } = require('./helpers')
 const { PLUGINS } = require('../lib/bots')
 
 test('a walk of 80 blocks leaves the food as it was; the same run sprinted costs saturation', { timeout: 240000 }, async (t) => {
@@ -29,4 +29,38 @@ test('a walk of 80 blocks leaves the food as it was; the same run sprinted costs
   const sprinted = await run(x, true) // back, sprinting: 8 exhaustion, two saturation points
   assert.ok(sprinted < 5, `sprinted: saturation ${sprinted}`)
   assert.strictEqual(bot.pathfinder.movements.allowSprinting, false, 'the chase after a flight walks')
+})
+
+test('a path jumps no gap with a deep drop under it: it goes round, walking or sprinting', { timeout: 240000, ...oneVersion('the path is the pathfinder\'s, not the protocol\'s') }, async (t) => {
+  const server = await startServer({ seed: 4, hostiles: false, animals: false })
+  const bot = await connectBot(server.port, 'jumper', { plugins: PLUGINS })
+  t.after(async () => { bot.quit(); await server.stop() })
+  const p = bot.entity.position.floored()
+  // a runway in the air 12 blocks over the ground, cut across by a gap (1 block wide, then 2)
+  // with nothing under it; 3 blocks to the side the runway goes on whole: the way round
+  const [x, y, z] = [p.x, p.y + 12, p.z]
+  await command(bot, `/mcbot fill ${x - 2} ${y - 1} ${z - 2} ${x + 14} ${y - 1} ${z + 5} stone`)
+  await command(bot, `/mcbot fill ${x - 2} ${y} ${z - 2} ${x + 14} ${y + 3} ${z + 5} air`)
+  await command(bot, `/mcbot fill ${x + 6} ${y - 1} ${z - 2} ${x + 6} ${y - 1} ${z + 2} air`)
+  await command(bot, `/mcbot tp jumper ${x + 0.5} ${y} ${z + 0.5}`)
+  await waitFor(() => bot.entity.onGround && Math.abs(bot.entity.position.y - y) < 0.01, 15000, 'on the runway')
+  const across = async (to, sprint, gap) => {
+    let over = null // where the bot was over the gap, if it ever was
+    const watch = () => {
+      const q = bot.entity.position
+      if (gap.includes(Math.floor(q.x)) && Math.floor(q.z) <= z + 1) over = over || q.clone() // (its edge, z + 2, is brushed going round)
+    }
+    bot.on('physicsTick', watch)
+    try {
+      const out = await runAction(bot, 'move_to', { x: to + 0.5, y, z: z + 0.5, range: 0.5, sprint }, 60000)
+      assert.strictEqual(out.state, 'done', out.error)
+    } finally {
+      bot.removeListener('physicsTick', watch)
+    }
+    assert.strictEqual(over, null, `jumped the gap at ${over}`)
+    assert.ok(Math.abs(bot.entity.position.y - y) < 0.01, `on the runway at ${bot.entity.position}`)
+  }
+  await across(x + 12, false, [x + 6]) // walking: pathfinder would jump the 1-block gap
+  await command(bot, `/mcbot fill ${x + 7} ${y - 1} ${z - 2} ${x + 7} ${y - 1} ${z + 2} air`)
+  await across(x, true, [x + 6, x + 7]) // sprinting (a flight): it would jump the 2-block gap
 })
