@@ -11,6 +11,7 @@ import math
 from agency.execution.agents.plan_steps import WorkflowPlanError
 from agency.execution.agents.plan_tools import ToolSteps
 from agency.execution.agents.sources import gatherable, source_block
+from agency.execution.workflows.models import WorkflowDef
 from agency.game.animals import animal_for
 from agency.game.fills import EMPTY, fill_source
 from agency.game.harvest import needs_tool
@@ -20,6 +21,10 @@ from agency.tools.hunting import MAX_HUNT
 
 FUEL_LOG = "log"  # what to gather as fuel when none is held: any log burns 300 ticks
 HUNT_EXPLORES = 4  # looks elsewhere a plan's hunt makes when no animal is in sight (agency.tools.hunting.HUNT_LOOK)
+# A drive tick's goal that hunts was asked for an animal in sight (agency.cognition.survival_steps):
+# gone by then, one look elsewhere, and the tick's next goal takes over; a bench bed's sheep hunt
+# explored four times for its third wool and did nothing else for six minutes (26.1 seed 5062 at 3f04955).
+DRIVE_HUNT_EXPLORES = 1
 GATHER_BATCH = 6  # per collect step: a big order (a shelter's 18 logs) is several checkpointed steps,
 # each well inside collect_block's time limit, so a stop loses at most one batch
 
@@ -130,3 +135,15 @@ class GatherSteps(ToolSteps):
         )
         self.sim[EMPTY] -= short
         self.sim[filled] = total
+
+
+def drive_hunts(workflow: WorkflowDef) -> WorkflowDef:
+    """`workflow` with its hunts looking elsewhere at most DRIVE_HUNT_EXPLORES times: the
+    plan of a drive tick's goal (agency.execution.agents.runtime)."""
+    steps = [
+        s.model_copy(update={"args": s.args | {"explore_attempts": DRIVE_HUNT_EXPLORES}})
+        if s.tool == "hunt" and int(s.args.get("explore_attempts") or 0) > DRIVE_HUNT_EXPLORES
+        else s
+        for s in workflow.steps
+    ]
+    return workflow.model_copy(update={"steps": steps})

@@ -27,6 +27,7 @@ from loguru import logger
 from agency.execution.agents.abilities import InjectionResult, inject_abilities
 from agency.execution.agents.follow_up_runs import HUNT_TOOL, is_follow_up_run, run_follow_ups
 from agency.execution.agents.generators import GENERATORS, WORLD_FACTS
+from agency.execution.agents.plan_gathering import drive_hunts
 from agency.execution.agents.planning import WorkflowPlanError
 from agency.execution.agents.profile import AgentProfile
 from agency.execution.agents.registry import STANDARD_AGENT, AgentRegistry
@@ -145,7 +146,8 @@ class AgentRuntime:
                 told = self.plan_facts(task)
                 facts.update((await told if inspect.isawaitable(told) else told) or {})
             context["facts"] = facts
-            return GENERATORS[spec.generator](profile.id, context, inventory)
+            workflow = GENERATORS[spec.generator](profile.id, context, inventory)
+            return drive_hunts(workflow) if task.drive else workflow
         return spec.static(f"{profile.id}-{task.action.lower()}")
 
     # ---- running -----------------------------------------------------------------------

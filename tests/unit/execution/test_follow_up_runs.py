@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from agency.execution.agents import AgentRuntime, TaskSpec, load_default_registry
 from agency.execution.agents.follow_up_runs import follow_up_run_id, no_hunt_here, parse_then
+from agency.execution.agents.plan_gathering import DRIVE_HUNT_EXPLORES, HUNT_EXPLORES
 from agency.execution.agents.task_spec import FollowUpSpec
 from agency.execution.builtin_tools import default_tool_registry
 from agency.execution.workflows import SqliteCheckpointStore
@@ -250,3 +251,20 @@ def test_no_follow_up_starts_hungry_with_nothing_to_eat_held_as_no_tick_would_fi
     body.inventory["bread"] = 1  # something that feeds held: the eat reflex answers the hunger
     assert run(_runtime(ctx, store).run_task(_pickaxe_then("t10", ("craft", "wooden_sword", 1, 1)))).ok
     assert body.inventory["wooden_sword"] == 1
+
+
+def test_a_drive_ticks_goal_hunts_with_one_look_elsewhere_and_a_players_with_all(
+    ftime: FakeTime, store: SqliteCheckpointStore
+) -> None:
+    """A bench bed asked for a sheep in sight explored four times for its third wool and did
+    nothing else for six minutes: the drive tick's next goal takes over after one look."""
+    body = HuntBody(ftime.clock, {"white_wool": 2, "oak_planks": 3})
+    rt = _runtime(ToolContext(body=body, clock=ftime.clock, sleep=ftime.sleep, poll_interval_s=0.1), store)
+
+    def explores(task: TaskSpec) -> list[int]:
+        steps = run(rt.workflow_for(rt.choose_agent(task), task)).steps
+        return [s.args["explore_attempts"] for s in steps if s.tool == "hunt"]
+
+    assert explores(TaskSpec(action="craft", target="white_bed", id="b1", drive=True)) == [DRIVE_HUNT_EXPLORES]
+    assert explores(TaskSpec(action="craft", target="white_bed", id="b2")) == [HUNT_EXPLORES]
+    assert DRIVE_HUNT_EXPLORES < HUNT_EXPLORES
