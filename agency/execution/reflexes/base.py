@@ -104,7 +104,8 @@ class ReflexBase:
         clock: Clock = system_clock_ms,
     ):
         self.tools = tools
-        self.ctx = ctx
+        # the reflexes' own stop (the context is the executor's too): a death stops their call in flight
+        self.ctx = replace(ctx, stop=StopFlag())
         self.executor = executor
         self.config = config
         self.shelter_lookup = shelter_lookup
@@ -169,11 +170,14 @@ class ReflexBase:
         `start`, looked at every THREAT_LOOK_S: the arbiter waits on the walk meanwhile (a
         respawned 26.1 bench bot at 855429f was killed by a zombie 23 s into its walk back,
         nothing answering it). The result, and why it was stopped (None: it was not)."""
-        stop = StopFlag()
+        stop, acting = StopFlag(), self.ctx.stop
 
         async def watch() -> None:
             while True:
                 await self.ctx.sleep(THREAT_LOOK_S)
+                if acting.is_set():  # the bot died (_stop_acting)
+                    stop.set(acting.reason or "the bot died")
+                    return
                 snap = await self.ctx.snapshot()
                 combat = choose_combat(snap, self.config, unreachable=frozenset(self._out_of_reach))
                 if combat is not None:
@@ -208,6 +212,14 @@ class ReflexBase:
 
     def _under_attack(self) -> bool:
         return self._hurt_at is not None and self.clock() - self._hurt_at < self.config.under_attack_ms
+
+    def _stop_acting(self, why: str) -> None:
+        """Stop the tool call a reflex has in flight, and give the next calls a fresh stop. On a
+        death: a 1.18.2 bench bot's retreat begun at health 1 went on after it died, its legs'
+        walk taking the respawned bot back toward where it died, through the night, for 34 s,
+        nothing else answering while it ran; a spider killed it again (seed 2571 at 69f906a)."""
+        self.ctx.stop.set(why)
+        self.ctx = replace(self.ctx, stop=StopFlag())
 
     async def _take_body(self, why: str) -> None:
         """A direct action (a user's or MCP client's) holding the body stops first."""

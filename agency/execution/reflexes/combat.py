@@ -19,7 +19,7 @@ from agency.execution.combat import (
     is_archer,
 )
 from agency.execution.reflexes.base import ReflexBase
-from agency.tools.results import TIMEOUT
+from agency.tools.results import CANCELLED, TIMEOUT
 from agency.world import EntityInfo, WorldSnapshot
 
 UNREACHABLE_MS = 60_000  # a kind an attack could not reach is left be this long (agency.execution.combat)
@@ -223,5 +223,7 @@ class CombatReflex(ReflexBase):
         self.stats.retreats += 1
         self._retreat_started_at = self.clock()
         res = await self.tools.execute("flee", {"radius": cfg.fight_radius * 2, "distance": 16.0, "legs": 3}, self.ctx)
-        self._retreat_failed_at = None if res.success else self.clock()  # eaten meanwhile (the arbiter)
+        # eaten meanwhile (the arbiter); a retreat stopped by a death got nowhere for no fault of the way
+        stopped = res.error is not None and res.error.code == CANCELLED
+        self._retreat_failed_at = None if res.success or stopped else self.clock()
         return res

@@ -58,6 +58,7 @@ class RecoverReflex(ReflexBase):
             self._burrowed = self._dug_in = False
             self._cover = None  # nor the blocks of a cover: they stand where it died
             self._burrow_retry_at = 0  # nor the ground a burrow failed in: one may be dug at once where it stands
+            self._stop_acting("the bot died")
             await self._take_body("the bot died")
             held = await self.executor.preempt(DIED)
             if held is not None:

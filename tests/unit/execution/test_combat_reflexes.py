@@ -22,7 +22,7 @@ from agency.execution.reflexes.combat import (
     QUIET_MS,
 )
 from agency.tools.testing import FakeBody, FakeTime, Mob
-from agency.world import Vec3, WorldSnapshot
+from agency.world import BodyEvent, EventType, Vec3, WorldSnapshot
 
 CFG = ReflexConfig()
 
@@ -573,3 +573,30 @@ def test_a_last_stand_is_against_a_melee_hostile_in_reach_only():
     assert choose_combat(snap, CFG, retreat_stuck=True).reflex == RETREAT  # an archer: cover, not a duel
     far = _snap(("zombie", 5.0), health=5, inventory=("stone_sword",))
     assert choose_combat(far, CFG, retreat_stuck=True).reflex == RETREAT
+
+
+def test_a_death_stops_the_retreat_in_flight_and_the_next_reflex_call_runs(env):
+    """A bench bot's retreat begun at health 1 outlived its death: its walk took the respawned
+    bot back toward where it died, through the night, and nothing else answered meanwhile."""
+    body, ftime = env["body"], env["ftime"]
+    reflexes = Reflexes(env["tools"], env["ctx"], env["ex"], CFG, clock=ftime.clock)
+    body.health = 5.0
+    body.mobs = [Mob("zombie", hostile=True, x=3.5, z=0.5)]
+    body.hang = {"move_to"}  # the retreat's walk goes on until something stops it
+    died = BodyEvent(type=EventType.death, ts=0, data={"position": {"x": 0.5, "y": 64.0, "z": 0.5}, "cause": "zombie"})
+
+    async def scenario() -> str | None:
+        tick = asyncio.ensure_future(reflexes.tick(body.snapshot()))
+        while not body.started:
+            await ftime.sleep(0.1)
+        await reflexes.on_events([died])
+        at_death = ftime.clock()
+        chosen = await asyncio.wait_for(tick, timeout=5)
+        assert ftime.clock() - at_death <= 1000  # at its next poll, not the flee's 90 s later
+        return chosen
+
+    assert asyncio.run(scenario()) == RETREAT
+    assert [k for k, _ in body.started] == ["move_to"]  # no other heading walked after the death
+    assert len(body.cancelled) == 1 and reflexes.stats.deaths == 1
+    assert reflexes._retreat_failed_at is None  # stopped by the death, not a way that got nowhere
+    assert not reflexes.ctx.stop.is_set()  # the reflexes' next calls run

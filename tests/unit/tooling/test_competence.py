@@ -13,6 +13,8 @@ import pytest
 from loguru import logger
 
 from agency.execution.reflexes import Reflexes
+from agency.tools import ToolContext
+from agency.tools.testing import FakeBody, FakeTime
 from agency.world import BodyEvent, EventType
 from bot.tooling.competence import (
     FAIL,
@@ -292,7 +294,7 @@ def test_the_daemon_s_death_record_is_the_line_the_soak_parses():
     lines = []
     sink = logger.add(lambda m: lines.append(m.record["message"]), level="WARNING")
     try:
-        reflexes = Reflexes(None, None, None, clock=lambda: 0)  # record_events needs none of them
+        reflexes = Reflexes(None, ToolContext(body=FakeBody(FakeTime().clock)), None, clock=lambda: 0)
         reflexes.record_events(
             [
                 BodyEvent(type=EventType.death, ts=0, data={"cause": "zombie"}),
