@@ -38,6 +38,10 @@ from agency.world import NIGHT_START, SAFE_HEALTH, BodyLost, WorldSnapshot, unde
 BURROW_RETRY_AFTER_STOP_MS = 5000
 IDLE_UNDERGROUND_MS = 60_000  # no work underground at night this long, none to come: burrowed in (_idle_down_there)
 IDLE_UNDERGROUND_LONG_MS = 240_000  # none this long, whatever is due: the drive tick (180 s) had its chance
+# Hurt (under SAFE_HEALTH no drive tick fires: no night's work comes), a pause between two runs
+# this long: a 26.1 bench bot at health 8 in a cave at y 40 stood there after its last task for
+# the minute, fighting a skeleton, a creeper and a zombie, which killed it 33 s in (seed 6193 at 69f906a)
+IDLE_HURT_UNDERGROUND_MS = 10_000
 MAX_REFILL = 64  # the dig_out tool's refill cells at most (a burrow closes 3 or so)
 
 
@@ -87,8 +91,9 @@ class NightUndergroundReflex(ReflexBase):
 
     def _idle_down_there(self, snap: WorldSnapshot) -> bool:
         """Underground in the night proper (not in the pocket dug under the hut: that one is
-        closed) with no run in flight for IDLE_UNDERGROUND_MS and no night's work to come (none
-        due, or the drive gate shut by the bot's health), or none for IDLE_UNDERGROUND_LONG_MS
+        closed) with no run in flight for IDLE_UNDERGROUND_MS (IDLE_HURT_UNDERGROUND_MS hurt) and
+        no night's work to come (none due, or the drive gate shut by the bot's health), or none
+        for IDLE_UNDERGROUND_LONG_MS
         whatever is due: sealed in a burrow rather than standing in the open mine, where hostiles
         spawn in the dark (a 26.1 bench bot stood at health 10 for 3 minutes in its mine after its
         iron pickaxe, no tick firing under 16, until a zombie killed it). Dug in, the night's work
@@ -101,11 +106,11 @@ class NightUndergroundReflex(ReflexBase):
         busy = self.executor.stats.last_busy_ms
         if busy is None:  # no run since the daemon started: idle from when first seen so
             busy = self._idle_seen = self._idle_seen or self.clock()
-        idle = self.clock() - busy
-        if idle < IDLE_UNDERGROUND_MS:
+        idle, hurt = self.clock() - busy, snap.health < SAFE_HEALTH
+        if idle < (IDLE_HURT_UNDERGROUND_MS if hurt else IDLE_UNDERGROUND_MS):
             return False
         work = self.night_work is not None and self.night_work(snap)
-        return not work or snap.health < SAFE_HEALTH or idle >= IDLE_UNDERGROUND_LONG_MS
+        return not work or hurt or idle >= IDLE_UNDERGROUND_LONG_MS
 
     def _left_the_pocket(self, snap: WorldSnapshot) -> bool:
         """Dug in, and no longer in the pocket under the hut (its night's work went on from there)."""

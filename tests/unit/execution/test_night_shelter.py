@@ -17,7 +17,7 @@ from agency.execution.agents.task_spec import FollowUpSpec
 from agency.execution.reflexes import SHELTERING, ReflexConfig, Reflexes
 from agency.execution.reflexes.base import doorway
 from agency.execution.reflexes.morning_wait import CREEPER_WAIT_UNTIL, SHY_NEAR, SUN_UP_FROM
-from agency.execution.reflexes.underground import BURROW_RETRY_AFTER_STOP_MS
+from agency.execution.reflexes.underground import BURROW_RETRY_AFTER_STOP_MS, IDLE_HURT_UNDERGROUND_MS
 from agency.planning.stalls import classify_stall
 from agency.planning.tasks.idempotency import GAVE_WAY, WAITING_FOR_MORNING
 from agency.planning.tasks.models import TaskStatus
@@ -804,8 +804,12 @@ def test_underground_at_night_idle_with_work_due_waits_for_the_tick_unless_hurt_
         return reflexes.choose(body.snapshot())
 
     assert ex.stats.last_busy_ms is None  # no run since the daemon started: idle from now on
+    body.health = 12.0  # no tick under 16: nothing comes, after a pause between two runs
+    assert after(0) is None and after(IDLE_HURT_UNDERGROUND_MS / 1000 - 1) is None and after(2) == "burrow"
+    body.health = 20.0
+    ex.stats.last_busy_ms = ftime.clock()
     assert after(0) is None and after(61) is None  # the night's work is due: the tick gives it
-    body.health = 12.0  # no tick under 16: nothing comes
+    body.health = 12.0
     assert after(0) == "burrow"
     body.health = 20.0
     assert after(180) == "burrow"  # four minutes: the tick had its chance
