@@ -121,6 +121,7 @@ class Reflexes(
 
     async def tick(self, snap: WorldSnapshot, events: Iterable[BodyEvent] = ()) -> str | None:
         await self.on_events(events)
+        self._act_again()  # nothing of this tick's is in flight yet: a death just read stops nothing
         if not self._started:  # a restart during a night in the shelter: give those tasks back
             self._started = True
             self.executor.resume_paused(SHELTERING)

@@ -214,12 +214,17 @@ class ReflexBase:
         return self._hurt_at is not None and self.clock() - self._hurt_at < self.config.under_attack_ms
 
     def _stop_acting(self, why: str) -> None:
-        """Stop the tool call a reflex has in flight, and give the next calls a fresh stop. On a
-        death: a 1.18.2 bench bot's retreat begun at health 1 went on after it died, its legs'
-        walk taking the respawned bot back toward where it died, through the night, for 34 s,
-        nothing else answering while it ran; a spider killed it again (seed 2571 at 69f906a)."""
+        """Stop the tool call a reflex has in flight and the rest of its tick's calls (a strike's
+        evasion after it); the next tick acts again (_act_again). On a death: a 1.18.2 bench
+        bot's retreat begun at health 1 went on after it died, its legs' walk taking the respawned
+        bot back toward where it died, through the night, for 34 s, nothing else answering while
+        it ran; a spider killed it again (seed 2571 at 69f906a)."""
         self.ctx.stop.set(why)
-        self.ctx = replace(self.ctx, stop=StopFlag())
+
+    def _act_again(self) -> None:
+        """A tick begins: the calls a death stopped (_stop_acting) are over; this tick's run."""
+        if self.ctx.stop.is_set():
+            self.ctx = replace(self.ctx, stop=StopFlag())
 
     async def _take_body(self, why: str) -> None:
         """A direct action (a user's or MCP client's) holding the body stops first."""

@@ -599,4 +599,7 @@ def test_a_death_stops_the_retreat_in_flight_and_the_next_reflex_call_runs(env):
     assert [k for k, _ in body.started] == ["move_to"]  # no other heading walked after the death
     assert len(body.cancelled) == 1 and reflexes.stats.deaths == 1
     assert reflexes._retreat_failed_at is None  # stopped by the death, not a way that got nowhere
-    assert not reflexes.ctx.stop.is_set()  # the reflexes' next calls run
+    assert reflexes.ctx.stop.is_set()  # the rest of that tick's calls too
+    body.hang, body.health = set(), 20.0
+    assert asyncio.run(reflexes.tick(body.snapshot())) == EVADE  # the next tick acts again (bare hands)
+    assert not reflexes.ctx.stop.is_set() and [k for k, _ in body.started] == ["move_to", "move_to"]
