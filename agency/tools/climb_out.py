@@ -20,6 +20,7 @@ from agency.tools.mining import STAIRCASES_HOOK, TUNNEL_BLOCKS, descend_timeout_
 from agency.tools.results import PRECONDITION_FAILED
 from agency.tools.spatial import block_pos
 from agency.tools.walking import dig_walk, walk
+from agency.world import night_approaching
 
 SKY_CHECK = 40  # blocks read over the bot's head to tell underground from the surface
 # Blocks read over the head for a column to climb: a lake's or a sea's water lies well over
@@ -233,6 +234,12 @@ async def rise_into_band(ctx: ToolContext, block: str) -> dict[str, Any] | None:
         out = await pillar_up(ctx.within_ms(int(descend_timeout_s(target - here[1]) * 1000)), target)
         return {"how": "pillar", "from": list(here), "y": out.get("y"), "steps": out.get("steps")}
     except (ToolFailure, ToolTimeout) as e:
+        ctx.check()  # the call's own time up or a stop: no climb with none left
+        if night_approaching(await ctx.snapshot()):
+            # never out to the surface in the dark: a cave's roof 16 blocks up reads as no cover,
+            # and the pillar stopped in the deep (water, lava, gravel) is no reason to go up
+            logger.info("[Tools] {}: no way straight up ({}); not climbing out at night", block, e)
+            return {"how": "stayed", "from": list(here), "failed": str(e)}
         logger.info("[Tools] {}: no way straight up ({}); climbing out", block, e)
     climbed = await climb_out(ctx, min_roof=1, for_what=f"a look for {block}")
     return {"how": "climbed out", "from": list(here), **(climbed or {})}

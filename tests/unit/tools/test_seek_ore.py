@@ -168,3 +168,17 @@ def test_a_rise_stopped_by_water_overhead_climbs_out_instead(ctx: ToolContext, b
     run(default_tool_registry().execute("collect_block", {"block": "coal_ore", "count": 1}, ctx))
     assert _kinds(body)[0] == "pillar" and body.pillars[0][1] == TUNNEL_BLOCKS
     assert len(body.pillars) > 1 and body.position.y > -20  # climbed out up another column
+
+
+def test_at_night_in_a_cave_with_no_roof_in_reach_a_stopped_rise_does_not_climb_out(ftime) -> None:
+    """A cave's roof more than 16 blocks up reads as no cover: the rise runs, and a pillar
+    stopped in the deep is no reason to go up to the surface in the dark."""
+    body = CoveredNightBody(ftime.clock, inventory={"iron_pickaxe": 1})
+    body.snapshot = lambda: CoveredNightBody.snapshot(body).model_copy(update={"cover": 0})  # type: ignore[method-assign]
+    ctx = ToolContext(body=body, clock=ftime.clock, sleep=ftime.sleep, poll_interval_s=0.1)
+    body.position = body.position.model_copy(update={"y": -31.0})
+    x, z = int(body.position.x), int(body.position.z)
+    body.blocks[(x, -20, z)] = "water"  # the pillar stops under it
+    run(default_tool_registry().execute("collect_block", {"block": "coal_ore", "count": 1}, ctx))
+    assert _kinds(body)[0] == "pillar" and {(px, pz) for px, _, pz in body.pillars} == {(x + 0.5, z + 0.5)}
+    assert body.position.y < -20  # no other column up: still down here
