@@ -42,8 +42,13 @@ async function handedBack (bot) {
   const pending = bot.mcbotHandBack
   if (!pending) return
   let timer
-  await Promise.race([pending, new Promise((resolve) => { timer = setTimeout(resolve, HAND_BACK_MS) })])
+  const late = await Promise.race([
+    pending.then(() => false, () => false),
+    new Promise((resolve) => { timer = setTimeout(() => resolve(true), HAND_BACK_MS) })
+  ])
   clearTimeout(timer)
+  // never settled (a take stuck in a window gone): waited for once, not by every equip after it
+  if (late && bot.mcbotHandBack === pending) bot.mcbotHandBack = null
 }
 
 function install (bot) {

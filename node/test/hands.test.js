@@ -43,6 +43,14 @@ test('no click into a stray window: an eat after a placement opened a table', { 
     assert.strictEqual(bot.mcbotStrayWindows, 1, 'the table closed before the equip clicked')
   })
 
+  await t.test('a hand-back that never settles is waited for once, not by every equip after it', async () => {
+    bot.mcbotHandBack = new Promise(() => {}) // a stopped smelt's take-back stuck
+    await bot.equip(bot.inventory.items().find((i) => i.name === 'iron_sword'), 'hand')
+    assert.strictEqual(bot.mcbotHandBack, null, 'the stuck hand-back is let go')
+    await bot.equip(bot.inventory.items().find((i) => i.name === 'stick'), 'hand')
+    assert.strictEqual(bot.heldItem?.name, 'stick')
+  })
+
   await t.test('the place action sneaks against the table: a block on it, no window', async () => {
     const st = await runAction(bot, 'place', { x: table.x, y: table.y + 1, z: table.z, block: 'cobblestone' }, 15000)
     assert.strictEqual(st.state, 'done', `ended ${st.state}: ${st.error}`)
