@@ -180,8 +180,9 @@ async function run (bot, args, rec) {
     }
   } catch (e) {
     // a placement failed mid-jump: the caller reads where the bot is (agency/execution/reflexes/
-    // cover.py: up the column or back in its cell), so it fails standing, not in the air
-    await land(bot)
+    // cover.py: up the column or back in its cell), so it fails standing, not in the air; a
+    // landing that cannot be waited for (the physics stopped at a respawn) keeps the first error
+    await land(bot).catch(() => {})
     throw e
   }
   return result(bot, climb, 'reached')
