@@ -160,7 +160,7 @@ async def run_follow_ups(
         if not (short := short_of(total, amount, held)):
             logger.info("[Executor] task={} follow-up {}: {} held, nothing to do", task.id, step, held)
             continue
-        spec = TaskSpec(action=action, target=target, amount=short, id=task.id)
+        spec = TaskSpec(action=action, target=target, amount=short, id=task.id, drive=task.drive)
         rt.follow_up_goals[task.id or ""] = (action, target)
         try:
             if earlier is not None:  # stopped part way (a pause): on from its last checkpoint

@@ -147,8 +147,9 @@ class AgentRuntime:
                 facts.update((await told if inspect.isawaitable(told) else told) or {})
             context["facts"] = facts
             workflow = GENERATORS[spec.generator](profile.id, context, inventory)
-            return drive_hunts(workflow) if task.drive else workflow
-        return spec.static(f"{profile.id}-{task.action.lower()}")
+        else:
+            workflow = spec.static(f"{profile.id}-{task.action.lower()}")
+        return drive_hunts(workflow) if task.drive else workflow
 
     # ---- running -----------------------------------------------------------------------
     async def run_task(

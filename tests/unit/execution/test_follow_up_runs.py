@@ -268,3 +268,18 @@ def test_a_drive_ticks_goal_hunts_with_one_look_elsewhere_and_a_players_with_all
     assert explores(TaskSpec(action="craft", target="white_bed", id="b1", drive=True)) == [DRIVE_HUNT_EXPLORES]
     assert explores(TaskSpec(action="craft", target="white_bed", id="b2")) == [HUNT_EXPLORES]
     assert DRIVE_HUNT_EXPLORES < HUNT_EXPLORES
+    # the food stock's plain hunt (a static workflow) too
+    assert explores(TaskSpec(action="hunt", target="animal", amount=2, id="h1", drive=True)) == [DRIVE_HUNT_EXPLORES]
+    assert explores(TaskSpec(action="hunt", target="animal", amount=2, id="h2"))[0] > DRIVE_HUNT_EXPLORES
+
+
+def test_a_drive_ticks_follow_up_hunts_with_one_look_elsewhere_too(
+    ftime: FakeTime, store: SqliteCheckpointStore
+) -> None:
+    body = HuntBody(ftime.clock, {"oak_planks": 12, "crafting_table": 1, "stick": 2})
+    body.mobs += [Mob("sheep", hostile=False, x=4.5 + i, z=0.5) for i in range(3)]
+    hctx = ToolContext(body=body, clock=ftime.clock, sleep=ftime.sleep, poll_interval_s=0.1)
+    task = _pickaxe_then("t5h", FollowUpSpec("craft", "white_bed", 1, 1, hunts=True)).model_copy(update={"drive": True})
+    assert run(_runtime(hctx, store).run_task(task)).ok
+    hunts = [s for s in store.get_run(follow_up_run_id("t5h", 1)).workflow.steps if s.tool == "hunt"]
+    assert [s.args["explore_attempts"] for s in hunts] == [DRIVE_HUNT_EXPLORES]
