@@ -21,6 +21,7 @@ from agency.shelter.models import SiteSignature
 from agency.tools import ToolExecutionResult
 from agency.tools.base import StopFlag, ToolContext
 from agency.tools.registry import ToolRegistry
+from agency.tools.results import CANCELLED
 from agency.world import Vec3, WorldSnapshot
 
 PREEMPTED = "preempted"
@@ -220,6 +221,11 @@ class ReflexBase:
         bot back toward where it died, through the night, for 34 s, nothing else answering while
         it ran; a spider killed it again (seed 2571 at 69f906a)."""
         self.ctx.stop.set(why)
+
+    def _died_meanwhile(self, result: ToolExecutionResult) -> bool:
+        """Did a death stop `result`'s call (_stop_acting)? Then it says nothing of the way, the
+        ground, the hostile or the shelter: no retry delay and no mark comes of it."""
+        return result.error is not None and result.error.code == CANCELLED and self.ctx.stop.is_set()
 
     def _act_again(self) -> None:
         """A tick begins: the calls a death stopped (_stop_acting) are over; this tick's run."""

@@ -19,7 +19,7 @@ from agency.execution.combat import (
     is_archer,
 )
 from agency.execution.reflexes.base import ReflexBase
-from agency.tools.results import CANCELLED, TIMEOUT
+from agency.tools.results import TIMEOUT
 from agency.world import EntityInfo, WorldSnapshot
 
 UNREACHABLE_MS = 60_000  # a kind an attack could not reach is left be this long (agency.execution.combat)
@@ -167,7 +167,7 @@ class CombatReflex(ReflexBase):
             # the attack's time limit): not a target already gone
             out_of_reach = res.error is not None and ("could not get" in res.error.message or res.error.code == TIMEOUT)
             broke_off = res.error is not None and BROKE_OFF in res.error.message
-            if not res.success and (combat.reflex == CLOSE_IN or out_of_reach):
+            if not res.success and not self._died_meanwhile(res) and (combat.reflex == CLOSE_IN or out_of_reach):
                 self._mark_out_of_reach(name, strike=not broke_off)  # broken off: no sign it is out of reach
                 logger.info(
                     "[Reflex] could not reach the {} ({}): left be for {} s unless it hurts the bot",
@@ -188,7 +188,7 @@ class CombatReflex(ReflexBase):
             self.stats.evaded += 1
             res = await self.tools.execute("flee", evade, self.ctx)
             now = self.clock()
-            if not res.success:
+            if not res.success and not self._died_meanwhile(res):
                 self._evade_failed_at = now
                 if name in CREEPERS:
                     self._creeper_stuck_at = now  # waited for, struck in reach (agency.execution.combat)
@@ -224,6 +224,5 @@ class CombatReflex(ReflexBase):
         self._retreat_started_at = self.clock()
         res = await self.tools.execute("flee", {"radius": cfg.fight_radius * 2, "distance": 16.0, "legs": 3}, self.ctx)
         # eaten meanwhile (the arbiter); a retreat stopped by a death got nowhere for no fault of the way
-        stopped = res.error is not None and res.error.code == CANCELLED
-        self._retreat_failed_at = None if res.success or stopped else self.clock()
+        self._retreat_failed_at = None if res.success or self._died_meanwhile(res) else self.clock()
         return res

@@ -193,6 +193,9 @@ class ShelterReflex(NightUndergroundReflex, SleepReflex):
                 list(site.refCorner),
                 paused,
             )
+        elif self._died_meanwhile(result):  # no fault of the way in: the respawned bot may go at once
+            if self.sheltered is None:
+                self.executor.resume_paused(SHELTERING)
         else:
             self._shelter_retry_at = self.clock() + self.config.shelter_retry_ms
             logger.warning(

@@ -38,10 +38,12 @@ from agency.world import NIGHT_START, SAFE_HEALTH, BodyLost, WorldSnapshot, unde
 BURROW_RETRY_AFTER_STOP_MS = 5000
 IDLE_UNDERGROUND_MS = 60_000  # no work underground at night this long, none to come: burrowed in (_idle_down_there)
 IDLE_UNDERGROUND_LONG_MS = 240_000  # none this long, whatever is due: the drive tick (180 s) had its chance
-# Hurt (under SAFE_HEALTH no drive tick fires: no night's work comes), a pause between two runs
-# this long: a 26.1 bench bot at health 8 in a cave at y 40 stood there after its last task for
-# the minute, fighting a skeleton, a creeper and a zombie, which killed it 33 s in (seed 6193 at 69f906a)
+# Badly hurt (HURT_BADLY or under; under SAFE_HEALTH no drive tick fires: no night's work comes), a
+# pause between two runs this long: a 26.1 bench bot at health 8 in a cave at y 40 stood there after
+# its last task for the minute, fighting a skeleton, a creeper and a zombie, which killed it 33 s in
+# (seed 6193 at 69f906a). Lightly hurt, it heals in that minute and works on.
 IDLE_HURT_UNDERGROUND_MS = 10_000
+HURT_BADLY = 10.0
 MAX_REFILL = 64  # the dig_out tool's refill cells at most (a burrow closes 3 or so)
 
 
@@ -100,14 +102,14 @@ class NightUndergroundReflex(ReflexBase):
         may have taken the bot out of the pocket, along its staircase into a cave: a 1.18.2 bench
         bot (seed 3052 at c13238d) stood there at health 7 for the rest of the night."""
         in_the_pocket = self._dug_in and not self._left_the_pocket(snap)
-        if in_the_pocket or self.executor.current is not None or not self._burrow_due(snap):
+        if snap.health <= 0 or in_the_pocket or self.executor.current is not None or not self._burrow_due(snap):
             self._idle_seen = None
             return False
         busy = self.executor.stats.last_busy_ms
         if busy is None:  # no run since the daemon started: idle from when first seen so
             busy = self._idle_seen = self._idle_seen or self.clock()
         idle, hurt = self.clock() - busy, snap.health < SAFE_HEALTH
-        if idle < (IDLE_HURT_UNDERGROUND_MS if hurt else IDLE_UNDERGROUND_MS):
+        if idle < (IDLE_HURT_UNDERGROUND_MS if snap.health <= HURT_BADLY else IDLE_UNDERGROUND_MS):
             return False
         work = self.night_work is not None and self.night_work(snap)
         return not work or hurt or idle >= IDLE_UNDERGROUND_LONG_MS
@@ -237,6 +239,7 @@ class NightUndergroundReflex(ReflexBase):
             # nothing against the ground here: tried again soon, not after shelter_retry_ms
             stopped = result.error is not None and "aborted" in result.error.message
             wait = BURROW_RETRY_AFTER_STOP_MS if stopped else self.config.shelter_retry_ms
+            wait = 0 if self._died_meanwhile(result) else wait  # the respawned bot may burrow at once
             self._burrow_retry_at = self.clock() + wait
             logger.warning(
                 "[Reflex] night: no shelter to go to and could not burrow in: {}; retry in {} s",

@@ -603,3 +603,33 @@ def test_a_death_stops_the_retreat_in_flight_and_the_next_reflex_call_runs(env):
     body.hang, body.health = set(), 20.0
     assert asyncio.run(reflexes.tick(body.snapshot())) == EVADE  # the next tick acts again (bare hands)
     assert not reflexes.ctx.stop.is_set() and [k for k, _ in body.started] == ["move_to", "move_to"]
+
+
+@pytest.mark.parametrize(
+    "mob, distance, armed, hangs, expected",
+    [
+        ("zombie", 3.0, False, "move_to", EVADE),  # no _evade_failed_at: not cornered after the respawn
+        ("skeleton", 12.0, True, "attack", CLOSE_IN),  # not left be as out of reach
+    ],
+)
+def test_an_answer_a_death_stopped_leaves_no_mark(env, mob, distance, armed, hangs, expected):
+    """A death stops the call in flight; what it was doing says nothing of the way or the hostile
+    (a respawned bare-handed bot taken for cornered fought the zombies it met for 20 s)."""
+    body, ftime = env["body"], env["ftime"]
+    reflexes = Reflexes(env["tools"], env["ctx"], env["ex"], CFG, clock=ftime.clock)
+    if armed:
+        body.inventory["stone_sword"] = 1
+    body.mobs = [Mob(mob, hostile=True, x=0.5 + distance, z=0.5)]
+    body.hang = {hangs}
+    died = BodyEvent(type=EventType.death, ts=0, data={"position": {"x": 0.5, "y": 64.0, "z": 0.5}, "cause": mob})
+
+    async def scenario() -> str | None:
+        tick = asyncio.ensure_future(reflexes.tick(body.snapshot()))
+        while not body.started:
+            await ftime.sleep(0.1)
+        await reflexes.on_events([died])
+        return await asyncio.wait_for(tick, timeout=5)
+
+    assert asyncio.run(scenario()) == expected
+    assert reflexes._evade_failed_at is None and reflexes._creeper_stuck_at is None
+    assert reflexes.left_be(ftime.clock()) == {} and reflexes._reach_strikes == {}

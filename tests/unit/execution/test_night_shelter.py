@@ -17,7 +17,7 @@ from agency.execution.agents.task_spec import FollowUpSpec
 from agency.execution.reflexes import SHELTERING, ReflexConfig, Reflexes
 from agency.execution.reflexes.base import doorway
 from agency.execution.reflexes.morning_wait import CREEPER_WAIT_UNTIL, SHY_NEAR, SUN_UP_FROM
-from agency.execution.reflexes.underground import BURROW_RETRY_AFTER_STOP_MS, IDLE_HURT_UNDERGROUND_MS
+from agency.execution.reflexes.underground import BURROW_RETRY_AFTER_STOP_MS, HURT_BADLY, IDLE_HURT_UNDERGROUND_MS
 from agency.planning.stalls import classify_stall
 from agency.planning.tasks.idempotency import GAVE_WAY, WAITING_FOR_MORNING
 from agency.planning.tasks.models import TaskStatus
@@ -804,11 +804,16 @@ def test_underground_at_night_idle_with_work_due_waits_for_the_tick_unless_hurt_
         return reflexes.choose(body.snapshot())
 
     assert ex.stats.last_busy_ms is None  # no run since the daemon started: idle from now on
-    body.health = 12.0  # no tick under 16: nothing comes, after a pause between two runs
+    body.health = HURT_BADLY  # no tick under 16: nothing comes, after a pause between two runs
     assert after(0) is None and after(IDLE_HURT_UNDERGROUND_MS / 1000 - 1) is None and after(2) == "burrow"
+    body.health = 0.0  # dead: no burrow on the body where it fell
+    assert after(0) is None
     body.health = 20.0
     ex.stats.last_busy_ms = ftime.clock()
-    assert after(0) is None and after(61) is None  # the night's work is due: the tick gives it
+    body.health = 12.0  # lightly hurt: it heals within the minute
+    assert after(0) is None and after(IDLE_HURT_UNDERGROUND_MS / 1000 + 1) is None
+    body.health = 20.0
+    assert after(50) is None  # the night's work is due: the tick gives it
     body.health = 12.0
     assert after(0) == "burrow"
     body.health = 20.0
@@ -1108,3 +1113,32 @@ def test_at_dusk_the_bot_works_on_until_its_walk_in_no_longer_fits_before_the_ni
     body.position = Vec3(x=12.5, y=GROUND_Y, z=20.5)
     body.time_of_day = NIGHT_START  # night proper: in at once from anywhere
     assert reflexes.choose(body.snapshot()) == "shelter"
+
+
+def _died() -> BodyEvent:
+    return BodyEvent(type=EventType.death, ts=0, data={"position": {"x": 0.5, "y": 64.0, "z": 0.5}, "cause": "zombie"})
+
+
+async def _dies_during(reflexes: Reflexes, body: FakeBody, ftime: FakeTime) -> str | None:
+    tick = asyncio.ensure_future(reflexes.tick(body.snapshot()))
+    while not body.started:
+        await ftime.sleep(0.1)
+    await reflexes.on_events([_died()])
+    return await asyncio.wait_for(tick, timeout=5)
+
+
+def test_a_walk_into_the_shelter_a_death_stopped_is_no_unreachable_shelter(env):
+    """Stopped by the death, it says nothing of the way in: the respawned bot may go at once."""
+    body, reflexes, ftime = env["body"], env["reflexes"], env["ftime"]
+    body.time_of_day = 14_000
+    body.hang = {"move_to"}
+    assert asyncio.run(_dies_during(reflexes, body, ftime)) == "shelter"
+    assert env["failed"] == [] and reflexes._shelter_retry_at <= ftime.clock()
+
+
+def test_a_burrow_a_death_stopped_leaves_no_retry_delay(burrow_env):
+    body, reflexes, ftime = burrow_env["body"], burrow_env["reflexes"], burrow_env["ftime"]
+    body.time_of_day = 13_500
+    body.hang = {"staircase"}
+    assert asyncio.run(_dies_during(reflexes, body, ftime)) == "burrow"
+    assert reflexes._burrow_retry_at <= ftime.clock() and reflexes.stats.nights_burrowed == 0
