@@ -18,8 +18,9 @@ def test_no_symlink_is_committed() -> None:
     `make install` then ran npm ci into that other copy's folder."""
     if shutil.which("git") is None or not (ROOT / ".git").exists():
         pytest.skip("not a git checkout: no index to read")
-    listed = subprocess.run(
-        ["git", "ls-files", "-s"], cwd=ROOT, capture_output=True, text=True, check=True
-    ).stdout.splitlines()
+    done = subprocess.run(["git", "ls-files", "-s"], cwd=ROOT, capture_output=True, text=True)
+    if done.returncode != 0:  # e.g. git refusing a checkout owned by another user
+        pytest.skip(f"git could not list the index: {done.stderr.strip()}")
+    listed = done.stdout.splitlines()
     links = [line.split("\t", 1)[1] for line in listed if line.startswith(SYMLINK_MODE)]
     assert links == []
