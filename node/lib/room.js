@@ -13,9 +13,30 @@ const FILLER = new Set([
 const KEEP = { cobblestone: 64, cobbled_deepslate: 64 } // held back whatever is tossed
 const { lookAndSend } = require('./ticks')
 
-// Toss one stack of filler when no slot is empty, away from `target` (the block the bot is about
-// to walk to: a stack tossed its way is picked up again on the way); what was tossed
-// ({ name, count }), or null (a slot was free, or nothing held may go).
+// The way a tossed stack flies out of the bot's reach: of the eight ways round, the one most
+// like `away` (a unit vector, or null: the way the bot faces) whose two cells ahead are open at
+// its feet and head. A stack thrown at a wall falls at the bot's feet and is picked up again once
+// its pickup delay (2 s) is over: a 26.1 bench bot at y -20 tossed and took back a stack of
+// cobblestone over and over, and a craft's stack came back before its furnace was made, which
+// fell to the ground for want of a slot: six furnaces made and lost, 48 stones (seed 8173 at
+// a8c0d4b). Null when every way is shut.
+function openWay (bot, away) {
+  const feet = bot.entity.position.floored()
+  const open = (dx, dz) => [1, 2].every((k) => [0, 1].every((dy) => {
+    const b = bot.blockAt(feet.offset(dx * k, dy, dz * k))
+    return b !== null && b.boundingBox === 'empty'
+  }))
+  const yaw = bot.entity.yaw
+  const want = away || { x: -Math.sin(yaw), z: -Math.cos(yaw) }
+  const ways = []
+  for (const dx of [-1, 0, 1]) for (const dz of [-1, 0, 1]) if (dx || dz) ways.push({ dx, dz })
+  ways.sort((a, b) => (b.dx * want.x + b.dz * want.z) / Math.hypot(b.dx, b.dz) - (a.dx * want.x + a.dz * want.z) / Math.hypot(a.dx, a.dz))
+  return ways.find((w) => open(w.dx, w.dz)) || null
+}
+
+// Toss one stack of filler when no slot is empty, out of reach (openWay) and away from `target`
+// (the block the bot is about to walk to: a stack tossed its way is picked up again on the way);
+// what was tossed ({ name, count }), or null (a slot was free, or nothing held may go).
 async function makeRoom (bot, keepName, target = null) {
   if (bot.inventory.emptySlotCount() > 0) return null
   const items = bot.inventory.items()
@@ -24,11 +45,17 @@ async function makeRoom (bot, keepName, target = null) {
   if (spare.length === 0) return null
   spare.sort((a, b) => total(b.name) - total(a.name) || b.count - a.count)
   const stack = spare[0]
+  const eye = bot.entity.position.offset(0, bot.entity.height, 0)
+  let away = null
   if (target) {
-    const eye = bot.entity.position.offset(0, bot.entity.height, 0)
-    // sent before the toss: a forced look goes out with the next physics tick, after it (lib/ticks)
-    await lookAndSend(bot, eye.plus(eye.minus(target.offset(0.5, 0.5, 0.5))))
+    const off = eye.minus(target.offset(0.5, 0.5, 0.5))
+    const flat = Math.hypot(off.x, off.z)
+    away = flat > 0 ? { x: off.x / flat, z: off.z / flat } : null
   }
+  const way = openWay(bot, away)
+  // sent before the toss: a forced look goes out with the next physics tick, after it (lib/ticks)
+  if (way) await lookAndSend(bot, eye.offset(way.dx * 4, 0, way.dz * 4))
+  else if (away) await lookAndSend(bot, eye.offset(away.x * 4, 0, away.z * 4))
   await bot.tossStack(stack)
   return { name: stack.name, count: stack.count }
 }

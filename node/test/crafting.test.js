@@ -4,7 +4,7 @@
 
 const test = require('node:test')
 const assert = require('node:assert')
-const { startServer, connectBot, waitFor, command, withTimeout } = require('./helpers')
+const { startServer, connectBot, waitFor, command, withTimeout, stepTicks, roundTrip } = require('./helpers')
 
 test('crafting', { timeout: 270000 }, async (t) => {
   const server = await startServer({ seed: 3, hostiles: false })
@@ -210,6 +210,26 @@ test('crafting', { timeout: 270000 }, async (t) => {
     assert.deepStrictEqual(sent, ['window_items'], 'only the sync answered')
   })
 
+  await t.test('a craft with no room and no filler to toss is refused before it takes an ingredient (mineflayer drops what has no slot)', async () => {
+    const craftAction = require('../lib/actions/craft')
+    const other = await connectBot(server.port, 'tinker')
+    try {
+      const has = (n) => other.inventory.count(id(n))
+      await command(other, '/give tinker acacia_log 2', { match: /gave 2 acacia_log/ })
+      await waitFor(() => has('acacia_log') === 2, 3000, 'the logs')
+      for (let free = other.inventory.emptySlotCount(); free > 0; free = other.inventory.emptySlotCount()) {
+        await command(other, '/give tinker bone 64', { match: /gave 64 bone/ })
+        await waitFor(() => other.inventory.emptySlotCount() < free, 3000, 'a slot filled with bones')
+      }
+      await assert.rejects(withTimeout(craftAction.run(other, { item: 'acacia_planks', times: 1 }, {}), 20000, 'craft action'), /no room for acacia_planks in a full inventory/)
+      await roundTrip(other)
+      assert.strictEqual(has('acacia_log'), 2, 'no log taken')
+      assert.strictEqual(has('acacia_planks'), 0)
+    } finally {
+      other.quit()
+    }
+  })
+
   await t.test('with no slot free the craft action tosses a stack of filler first (a full inventory makes nothing)', async () => {
     const craftAction = require('../lib/actions/craft')
     await give('acacia_log', 2) // one stays in its slot: the planks made have no slot of their own
@@ -232,5 +252,33 @@ test('crafting', { timeout: 270000 }, async (t) => {
     assert.strictEqual(out.gained, 4, JSON.stringify(out))
     assert.deepStrictEqual(out.tossed, [{ name: 'dirt', count: 64 }])
     await waitFor(() => count('dirt') === dirt - 64, 3000, 'one stack of dirt gone')
+  })
+
+  await t.test('a stack tossed for room flies the open way, out of reach: one thrown at a wall fell back and came back after its pickup delay', async () => {
+    const { makeRoom } = require('../lib/room')
+    const { lookAndSend } = require('../lib/ticks')
+    const feet = bot.entity.position.floored()
+    const wall = `${feet.x - 1} ${feet.y} ${feet.z - 1} ${feet.x - 1} ${feet.y + 2} ${feet.z + 1}`
+    await command(bot, `/mcbot fill ${wall} stone`)
+    await waitFor(() => bot.blockAt(feet.offset(-1, 1, 0))?.name === 'stone', 3000, 'the wall')
+    for (let free = bot.inventory.emptySlotCount(); free > 0; free = bot.inventory.emptySlotCount()) {
+      await command(bot, '/give smith dirt 64', { match: /gave 64 dirt/ })
+      await waitFor(() => bot.inventory.emptySlotCount() < free, 3000, 'a slot filled')
+    }
+    await command(bot, '/mcbot tick freeze')
+    try {
+      await lookAndSend(bot, bot.entity.position.offset(-4, 1.6, 0)) // facing the wall
+      const dirt = count('dirt')
+      const tossed = await makeRoom(bot, null, null)
+      assert.deepStrictEqual(tossed, { name: 'dirt', count: 64 })
+      await waitFor(() => count('dirt') === dirt - 64, 3000, 'the stack thrown')
+      await stepTicks(bot, 60) // past the throw's 40 ticks of pickup delay
+      await roundTrip(bot)
+      assert.strictEqual(count('dirt'), dirt - 64, 'the stack lies out of reach, not taken back')
+      assert.strictEqual(bot.inventory.emptySlotCount(), 1, 'the slot stays free')
+    } finally {
+      await command(bot, '/mcbot tick unfreeze')
+      await command(bot, `/mcbot fill ${wall} air`)
+    }
   })
 })

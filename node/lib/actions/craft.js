@@ -37,11 +37,18 @@ async function run (bot, args, rec) {
   // update that never comes: close it first.
   if (bot.currentWindow) bot.closeWindow(bot.currentWindow)
   await tidyInventoryWindow(bot)
-  // A full inventory has no slot for what is made: the craft comes to nothing (a 1.18.2 bench bot
-  // at 855429f, its armour and 391 cobblestone held, failed three iron boots on 'crafted 1x
-  // oak_planks but gained none'). A stack of filler is tossed first, as a collect does (../room.js),
-  // away from the table (thrown at it, the stack falls back within the bot's reach).
-  const tossed = await makeRoom(bot, name, table ? table.position : null)
+  // A full inventory has no slot for what is made: mineflayer drops it on the ground (a 1.18.2
+  // bench bot at 855429f, its armour and 391 cobblestone held, failed three iron boots on
+  // 'crafted 1x oak_planks but gained none'). A stack of filler is tossed first, as a collect does
+  // (../room.js), away from the table (thrown at it, the stack falls back within the bot's reach),
+  // before each round: a stack lying near may have filled the slot again meanwhile.
+  const tossed = []
+  const roomMade = async (recipe) => {
+    if (hasRoomFor(bot, recipe)) return
+    const t = await makeRoom(bot, name, table ? table.position : null)
+    if (t) tossed.push(t)
+    if (!hasRoomFor(bot, recipe)) throw new Error(`no room for ${args.item} in a full inventory (no filler held to toss)`)
+  }
   const before = count(bot, name)
   const perCraft = Math.max(1, Number(recipes[0].result && recipes[0].result.count) || 1)
   const wanted = times * perCraft
@@ -53,6 +60,7 @@ async function run (bot, args, rec) {
     if (round > 1) await tidyInventoryWindow(bot)
     const recipe = round === 1 ? recipes[0] : choose()[0]
     if (!recipe) break // the ingredients are gone: the caller counts what was made
+    await roomMade(recipe)
     try {
       await bot.craft(recipe, Math.ceil((wanted - gained) / perCraft), table)
     } catch (err) {
@@ -69,7 +77,18 @@ async function run (bot, args, rec) {
     }
   }
   if (gained <= 0) throw new Error(`crafted ${times}x ${args.item} but gained none`)
-  return { item: name, times, gained, ...(tossed ? { tossed: [tossed] } : {}) }
+  return { item: name, times, gained, ...(tossed.length ? { tossed } : {}) }
+}
+
+// Has what one craft of `recipe` makes a place to go: a free slot, a stack of it with room, or
+// an ingredient all used up (its slot is emptied into the grid first).
+function hasRoomFor (bot, recipe) {
+  const inv = bot.inventory
+  if (inv.emptySlotCount() > 0) return true
+  const made = recipe.result
+  const stackSize = bot.registry.items[made.id].stackSize
+  if (inv.items().some((i) => i.type === made.id && i.count + made.count <= stackSize)) return true
+  return recipe.delta.some((d) => d.count < 0 && inv.count(d.id, null) <= -d.count)
 }
 
 function keptIds (bot, keep) {
