@@ -88,7 +88,7 @@ function hasRoomFor (bot, recipe) {
   const made = recipe.result
   const stackSize = bot.registry.items[made.id].stackSize
   if (inv.items().some((i) => i.type === made.id && i.count + made.count <= stackSize)) return true
-  return recipe.delta.some((d) => d.count < 0 && inv.count(d.id, null) <= -d.count)
+  return (recipe.delta || []).some((d) => d.count < 0 && inv.count(d.id, null) <= -d.count)
 }
 
 function keptIds (bot, keep) {
@@ -101,7 +101,7 @@ function keptIds (bot, keep) {
 }
 
 function takes (recipe, keep) {
-  return recipe.delta.some((d) => d.count < 0 && keep.has(d.id))
+  return (recipe.delta || []).some((d) => d.count < 0 && keep.has(d.id))
 }
 
 // The variants in order of preference: those that leave the kept items alone and can run every
