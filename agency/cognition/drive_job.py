@@ -34,7 +34,7 @@ from agency.cognition.drive_tick import (
     evaluate_drive_tick,
     needs_sight,
 )
-from agency.cognition.follow_ups import FollowUp, Places, as_first, follow_ups
+from agency.cognition.follow_ups import FollowUp, Places, as_first, follow_ups, looks_for_game
 from agency.cognition.settings import DriveTickConfig
 from agency.execution.body_holder import BodyHolder
 from agency.perception.body_gate import BodyGate
@@ -188,6 +188,13 @@ class DriveJob:
                 logger.info("[DriveTick] asked between ticks: no goal now ({})", why)
             return ()
         first = as_first(sel, choice.snap)
+        look = looks_for_game(sel, choice.snap) if first is None else None
+        if look is not None and self.config.follow_ups:
+            why = f"{sel.action}:{sel.target} waits for its tick (its game out of sight): exploring nearby meanwhile"
+            if why != self._between_said:
+                self._between_said = why
+                logger.info("[DriveTick] asked between ticks: {}", why)
+            return (look,)
         if first is None or self.config.follow_ups == 0:
             why = f"{sel.action}:{sel.target} waits for its tick"
             if why != self._between_said:

@@ -51,6 +51,7 @@ from agency.planning.follow_up_params import AFTER
 from agency.planning.tasks.idempotency import open_to, suppresses
 from agency.planning.tasks.models import Task, TaskStatus
 from agency.tools.hunting import game_in_sight
+from agency.tools.movement import NEAR_HOME
 from agency.world import InventoryItem, WorldSnapshot, night_approaching, shelter_due, underground
 
 FOLLOW_UP_ACTIONS = MAKE_ACTIONS
@@ -153,6 +154,23 @@ def as_first(sel: DriveSelection, snapshot: WorldSnapshot) -> FollowUp | None:
     if not _may_follow(sel) or _hunts_out_of_sight(reach, snapshot, underground(snapshot)):
         return None
     return FollowUp(sel.action, sel.target, _held_of(sel, inventory) + sel.amount, sel.amount, reach.hunts)
+
+
+def looks_for_game(sel: DriveSelection, snapshot: WorldSnapshot) -> FollowUp | None:
+    """Between ticks, for a goal as_first passes over because its plan hunts game not in sight
+    on the surface: the last rule's explore near home meanwhile, as a player looks about for
+    sheep, whence the game may come into sight (as_first then takes the goal); None for any
+    other goal, and underground (no game grazes there). A 1.18.2 bench bot at a8c0d4b with every
+    step but the bed, no sheep in sight, stood six minutes of a morning waiting for the bed's
+    tick (seed 8173, judged an idle wedge)."""
+    if underground(snapshot):
+        return None
+    if sel.action == "hunt":
+        unseen = not game_in_sight(snapshot.entities)
+    else:
+        reach = plan_reach(sel, snapshot.held())
+        unseen = reach.hunts and not all(game_in_sight(snapshot.entities, a) for a in reach.hunted)
+    return FollowUp("explore", NEAR_HOME, 1, 1, False) if unseen else None
 
 
 def builds_shelter(sel: DriveSelection) -> bool:

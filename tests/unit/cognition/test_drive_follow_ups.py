@@ -13,7 +13,7 @@ from agency.cognition.drive_tick import (
     DriveTickSkipped,
     evaluate_drive_tick,
 )
-from agency.cognition.follow_ups import FollowUp, Places, as_first, follow_ups
+from agency.cognition.follow_ups import FollowUp, Places, as_first, follow_ups, looks_for_game
 from agency.cognition.settings import DriveTickConfig
 from agency.planning.converter import convert_thought
 from agency.planning.tasks.idempotency import WAITING_FOR_SURFACE
@@ -248,3 +248,31 @@ def test_the_last_rules_explore_may_be_done_between_ticks_a_stand_in_explore_not
     assert as_first(calm, snap) == FollowUp("explore", "nearby", 1, 1, False)
     for rule in ("retry_later", "explore_first", "surface_first"):
         assert as_first(DriveSelection("explore", "farther", 2, rule, ""), snap) is None, rule
+
+
+def test_between_ticks_a_bed_whose_sheep_are_out_of_sight_is_looked_for_nearby(make_snapshot):
+    """Every step had but the bed and no sheep in sight: the bed waits for its tick (as_first)
+    and the bot explores near home meanwhile, not standing (a 1.18.2 bench bot at a8c0d4b stood
+    six minutes of a morning); with a sheep in sight the bed itself is taken, underground nothing."""
+    every_step = {
+        **IRON_AGE,
+        "iron_sword": 1,
+        "torch": 16,
+        "shield": 1,
+        "bucket": 1,
+        **{f"iron_{p}": 1 for p in ("chestplate", "helmet", "leggings", "boots")},
+        "diamond_pickaxe": 1,
+        "diamond_sword": 1,
+    }
+    snap = make_snapshot(every_step)
+    sel = select_drive(snap, True, True, True, False)
+    assert (sel.action, sel.target) == ("craft", "white_bed")
+    assert as_first(sel, snap) is None
+    assert looks_for_game(sel, snap) == FollowUp("explore", "nearby", 1, 1, False)
+    sheep = EntityInfo(name="sheep", type="animal", hostile=False, position=Vec3(x=6, y=64, z=0), distance=6)
+    in_sight = make_snapshot(every_step, entities=[sheep])
+    assert looks_for_game(sel, in_sight) is None and as_first(sel, in_sight) is not None
+    assert looks_for_game(sel, make_snapshot(every_step, cover=8)) is None  # underground
+    assert looks_for_game(sel, make_snapshot({**every_step, "white_wool": 3})) is None  # nothing to hunt
+    torches = select_drive(make_snapshot(STONE_AGE), True, True, True, False)
+    assert looks_for_game(torches, make_snapshot(STONE_AGE)) is None  # a plan that hunts nothing

@@ -15,6 +15,7 @@ from agency.cognition.drive_job import DriveJob
 from agency.cognition.drive_memory import DriveTickState
 from agency.cognition.drive_reads import DriveReads
 from agency.cognition.drive_tick import DriveTickFired, sight_box
+from agency.cognition.follow_ups import FollowUp
 from agency.cognition.settings import DriveTickConfig
 from agency.execution.body_holder import BodyHolder
 from agency.perception.body_gate import BodyGate
@@ -240,3 +241,29 @@ def test_the_next_ticks_goals_asked_now_pass_every_gate_but_the_interval_and_fir
     env.seen.saw(env.body.snapshot())
     chain = asyncio.run(env.job.goals_now())  # none left after a hut or a sword: gathered at once
     assert chain and (chain[0].action, chain[0].target, chain[0].amount) == ("collect", "log", 8)
+
+
+def test_between_ticks_a_goal_hunting_game_out_of_sight_explores_nearby_meanwhile(env, logs):
+    """goals_now: every step had but the bed, no sheep in sight: an explore near home, said
+    once, not an empty answer the bot stands on until the bed's tick (agency.cognition.follow_ups.looks_for_game)."""
+    env.body.inventory.update(
+        {
+            "oak_log": 20,
+            "crafting_table": 1,
+            "furnace": 1,
+            "cooked_beef": 10,
+            "iron_pickaxe": 1,
+            "iron_sword": 1,
+            "torch": 16,
+            "shield": 1,
+            "bucket": 1,
+            **{f"iron_{p}": 1 for p in ("chestplate", "helmet", "leggings", "boots")},
+            "diamond_pickaxe": 1,
+            "diamond_sword": 1,
+        }
+    )
+    env.seen.saw(env.body.snapshot())
+    assert asyncio.run(env.job.goals_now()) == (FollowUp("explore", "nearby", 1, 1, False),)
+    said = [m for _, m in logs if m.startswith("[DriveTick] asked between ticks:")]
+    why = "craft:white_bed waits for its tick (its game out of sight): exploring nearby meanwhile"
+    assert said == [f"[DriveTick] asked between ticks: {why}"]
