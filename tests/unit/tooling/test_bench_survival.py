@@ -234,6 +234,21 @@ def test_task_success_is_completed_over_finished_unplannable_apart():
     assert run_result(samples(5), 120.0)["task_success_rate"] is None
 
 
+def test_the_tasks_but_explores_are_counted_beside_every_task():
+    """An explore near home completes in seconds: a bot with nothing else to do makes many, and
+    every task's rate reads higher for them (printed beside the target's, not judged)."""
+    explores = [{**task(f"x{i}", "completed"), "goalKey": "explore:nearby"} for i in range(6)]
+    s = samples(5, tasks=[task("a", "completed"), task("b", "failed"), *explores])
+    r = run_result(s, 120.0)
+    assert r["task_success_rate"] == 0.875
+    assert r["work_tasks"] == {"completed": 1, "failed": 1, "rate": 0.5}
+    row = next(line for line in table_lines([{**run(), **r}]) if line.startswith("  but explores"))
+    assert row.rstrip().endswith("50 % of 2"), row
+    assert run_result(samples(5), 120.0)["work_tasks"] == {"completed": 0, "failed": 0, "rate": None}
+    old = next(line for line in table_lines([run()]) if line.startswith("  but explores"))
+    assert old.rstrip().endswith("-")  # a run stored before the figure
+
+
 def test_the_commonest_failure_reasons_are_reported():
     stuck = {**task("a", "failed"), "goalKey": "craft:stone_pickaxe", "failureReason": "move_to failed: no progress"}
     elsewhere = {**stuck, "id": "b", "failureReason": "move_to failed: no progress"}
