@@ -281,4 +281,25 @@ test('crafting', { timeout: 270000 }, async (t) => {
       await command(bot, `/mcbot fill ${wall} air`)
     }
   })
+
+  await t.test('a craft of several makes room for all of them: a stack of its item with room for one craft is not enough', async () => {
+    const craftAction = require('../lib/actions/craft')
+    await give('acacia_log', 2)
+    await give('acacia_planks', 60 - count('acacia_planks')) // one stack of 60: room for one craft's 4
+    for (let free = bot.inventory.emptySlotCount(); free > 0; free = bot.inventory.emptySlotCount()) {
+      await command(bot, '/give smith dirt 64', { match: /gave 64 dirt/ })
+      await waitFor(() => bot.inventory.emptySlotCount() < free, 3000, 'a slot filled')
+    }
+    const planks = count('acacia_planks')
+    await command(bot, '/mcbot tick freeze')
+    let out
+    try {
+      out = await withTimeout(craftAction.run(bot, { item: 'acacia_planks', times: 2 }, {}), 20000, 'craft action')
+    } finally {
+      await command(bot, '/mcbot tick unfreeze')
+    }
+    assert.strictEqual(out.gained, 8, JSON.stringify(out))
+    assert.deepStrictEqual(out.tossed, [{ name: 'dirt', count: 64 }])
+    assert.strictEqual(count('acacia_planks'), planks + 8)
+  })
 })

@@ -40,14 +40,17 @@ async function run (bot, args, rec) {
   // A full inventory has no slot for what is made: mineflayer drops it on the ground (a 1.18.2
   // bench bot at 855429f, its armour and 391 cobblestone held, failed three iron boots on
   // 'crafted 1x oak_planks but gained none'). A stack of filler is tossed first, as a collect does
-  // (../room.js), away from the table (thrown at it, the stack falls back within the bot's reach),
-  // before each round: a stack lying near may have filled the slot again meanwhile.
+  // (../room.js), the open way nearest to away from the table, before each round: a stack lying
+  // near may have filled the slot again meanwhile. With no room for a round's crafts, none is
+  // begun (a round after one that made some ends the craft with what was made).
   const tossed = []
-  const roomMade = async (recipe) => {
-    if (hasRoomFor(bot, recipe)) return
+  const roomMade = async (recipe, crafts) => {
+    if (hasRoomFor(bot, recipe, crafts)) return true
     const t = await makeRoom(bot, name, table ? table.position : null)
     if (t) tossed.push(t)
-    if (!hasRoomFor(bot, recipe)) throw new Error(`no room for ${args.item} in a full inventory (no filler held to toss)`)
+    if (hasRoomFor(bot, recipe, crafts)) return true
+    if (gained > 0) return false
+    throw new Error(`no room for ${args.item} in a full inventory (no filler held to toss)`)
   }
   const before = count(bot, name)
   const perCraft = Math.max(1, Number(recipes[0].result && recipes[0].result.count) || 1)
@@ -60,9 +63,10 @@ async function run (bot, args, rec) {
     if (round > 1) await tidyInventoryWindow(bot)
     const recipe = round === 1 ? recipes[0] : choose()[0]
     if (!recipe) break // the ingredients are gone: the caller counts what was made
-    await roomMade(recipe)
+    const crafts = Math.ceil((wanted - gained) / perCraft)
+    if (!(await roomMade(recipe, crafts))) break
     try {
-      await bot.craft(recipe, Math.ceil((wanted - gained) / perCraft), table)
+      await bot.craft(recipe, crafts, table)
     } catch (err) {
       // mineflayer looks for each ingredient in the client's model of the inventory; a stale
       // model (a fresh bot just after a bridge rebuild) ends a craft half-way with 'missing
@@ -80,15 +84,15 @@ async function run (bot, args, rec) {
   return { item: name, times, gained, ...(tossed.length ? { tossed } : {}) }
 }
 
-// Has what one craft of `recipe` makes a place to go: a free slot, a stack of it with room, or
-// an ingredient all used up (its slot is emptied into the grid first).
-function hasRoomFor (bot, recipe) {
+// Has what `crafts` crafts of `recipe` make a place to go: the free slots, the room left in its
+// stacks held, and a slot of an ingredient one craft uses all of (emptied into the grid first).
+function hasRoomFor (bot, recipe, crafts) {
   const inv = bot.inventory
-  if (inv.emptySlotCount() > 0) return true
   const made = recipe.result
   const stackSize = bot.registry.items[made.id].stackSize
-  if (inv.items().some((i) => i.type === made.id && i.count + made.count <= stackSize)) return true
-  return (recipe.delta || []).some((d) => d.count < 0 && inv.count(d.id, null) <= -d.count)
+  const partial = inv.items().filter((i) => i.type === made.id).reduce((n, i) => n + Math.max(0, stackSize - i.count), 0)
+  const usedUp = (recipe.delta || []).some((d) => d.count < 0 && inv.count(d.id, null) <= -d.count)
+  return (inv.emptySlotCount() + (usedUp ? 1 : 0)) * stackSize + partial >= made.count * crafts
 }
 
 function keptIds (bot, keep) {
@@ -111,7 +115,7 @@ function keeping (bot, recipes, keep, times) {
   const held = new Map()
   for (const it of bot.inventory.items()) held.set(it.type, (held.get(it.type) || 0) + it.count)
   const rank = (r) => {
-    const uses = r.delta.filter((d) => d.count < 0)
+    const uses = (r.delta || []).filter((d) => d.count < 0)
     const runs = Math.min(...uses.map((d) => Math.floor((held.get(d.id) || 0) / -d.count)))
     return (takes(r, keep) ? 2 : 0) + (runs >= times ? 0 : 1)
   }
