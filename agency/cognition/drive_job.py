@@ -23,6 +23,7 @@ from agency.cognition.counters import AgencyCounters
 from agency.cognition.drive_duplicates import step_held_back, step_in_flight
 from agency.cognition.drive_memory import DriveTickState
 from agency.cognition.drive_reads import DriveReads
+from agency.cognition.drive_rules import DEFAULT_RULE
 from agency.cognition.drive_selection import DriveSelection
 from agency.cognition.drive_tick import (
     DriveSkipReason,
@@ -188,7 +189,11 @@ class DriveJob:
                 logger.info("[DriveTick] asked between ticks: no goal now ({})", why)
             return ()
         first = as_first(sel, choice.snap)
-        look = looks_for_game(sel, choice.snap) if first is None else None
+        # near a verified shelter only: the explore's legs keep near home (agency.places.home)
+        look = looks_for_game(sel, choice.snap) if first is None and choice.shelter_nearby else None
+        as_goal = None if look is None else DriveSelection(look.action, look.target, look.amount, DEFAULT_RULE, "")
+        if as_goal is not None and step_held_back(self.tasks, as_goal, now, self.bot):
+            look = None  # an explore that failed a moment ago waits for its backoff, as the tick's would
         if look is not None and self.config.follow_ups:
             why = f"{sel.action}:{sel.target} waits for its tick (its game out of sight): exploring nearby meanwhile"
             if why != self._between_said:

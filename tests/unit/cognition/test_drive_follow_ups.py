@@ -274,5 +274,5 @@ def test_between_ticks_a_bed_whose_sheep_are_out_of_sight_is_looked_for_nearby(m
     assert looks_for_game(sel, in_sight) is None and as_first(sel, in_sight) is not None
     assert looks_for_game(sel, make_snapshot(every_step, cover=8)) is None  # underground
     assert looks_for_game(sel, make_snapshot({**every_step, "white_wool": 3})) is None  # nothing to hunt
-    torches = select_drive(make_snapshot(STONE_AGE), True, True, True, False)
-    assert looks_for_game(torches, make_snapshot(STONE_AGE)) is None  # a plan that hunts nothing
+    sword = select_drive(make_snapshot(STONE_AGE), True, True, True, False)
+    assert looks_for_game(sword, make_snapshot(STONE_AGE)) is None  # a plan that hunts nothing

@@ -22,6 +22,7 @@ from agency.perception.body_gate import BodyGate
 from agency.perception.last_seen import LastSeen
 from agency.places.memory import PlaceMemory
 from agency.places.store import PlaceStore
+from agency.planning.tasks.models import TaskOrigin
 from agency.tools.base import ToolContext
 from agency.tools.testing import GROUND_Y, FakeBody, Mob
 from agency.world import BodyLost
@@ -243,9 +244,10 @@ def test_the_next_ticks_goals_asked_now_pass_every_gate_but_the_interval_and_fir
     assert chain and (chain[0].action, chain[0].target, chain[0].amount) == ("collect", "log", 8)
 
 
-def test_between_ticks_a_goal_hunting_game_out_of_sight_explores_nearby_meanwhile(env, logs):
-    """goals_now: every step had but the bed, no sheep in sight: an explore near home, said
-    once, not an empty answer the bot stands on until the bed's tick (agency.cognition.follow_ups.looks_for_game)."""
+def test_between_ticks_a_goal_hunting_game_out_of_sight_explores_nearby_meanwhile(env, logs, store):
+    """goals_now: every step had but the bed, no sheep in sight: an explore near home, not an
+    empty answer the bot stands on until the bed's tick (agency.cognition.follow_ups.looks_for_game);
+    none with no shelter near (no home to keep near) or an explore that just failed."""
     env.body.inventory.update(
         {
             "oak_log": 20,
@@ -267,3 +269,14 @@ def test_between_ticks_a_goal_hunting_game_out_of_sight_explores_nearby_meanwhil
     said = [m for _, m in logs if m.startswith("[DriveTick] asked between ticks:")]
     why = "craft:white_bed waits for its tick (its game out of sight): exploring nearby meanwhile"
     assert said == [f"[DriveTick] asked between ticks: {why}"]
+    env.job.shelter_nearby = lambda snap: False  # no home for the explore's legs to keep near
+    assert asyncio.run(env.job.goals_now()) == ()
+    env.job.shelter_nearby = lambda snap: True
+    explore = store.add_task(
+        {"title": "Explore", "type": "explore", "metadata": {"goalKey": "explore:nearby"}},
+        origin=TaskOrigin(kind="drive-tick"),
+    )
+    store.set_status(explore.id, "active")
+    store.set_status(explore.id, "failed")
+    env.job.tasks = store
+    assert asyncio.run(env.job.goals_now()) == ()  # an explore that just failed waits its backoff
