@@ -21,6 +21,7 @@ import re
 from collections import Counter
 from typing import Any
 
+from agency.planning.converter import SUPERSEDED
 from bot.tooling.bench_idle import idle_wedges
 from bot.tooling.bench_survival_targets import as_day, percent
 from bot.tooling.competence import (
@@ -224,7 +225,8 @@ def work_tasks(samples: list[dict[str, Any]]) -> dict[str, Any]:
     last = {t["id"]: t for s in samples for t in s.get("tasks", [])}
     work = [t for t in last.values() if not str(t.get("goalKey") or "").startswith("explore:")]
     done = sum(t["status"] == "completed" for t in work)
-    failed = sum(t["status"] == "failed" for t in work)
+    # as K1 reads them: a failure its goal's retry superseded did not fail at anything
+    failed = sum(t["status"] == "failed" and not str(t.get("blockedReason") or "").startswith(SUPERSEDED) for t in work)
     rate = done / (done + failed) if done + failed else None
     return {"completed": done, "failed": failed, "rate": None if rate is None else round(rate, 4)}
 

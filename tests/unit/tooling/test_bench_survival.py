@@ -238,7 +238,8 @@ def test_the_tasks_but_explores_are_counted_beside_every_task():
     """An explore near home completes in seconds: a bot with nothing else to do makes many, and
     every task's rate reads higher for them (printed beside the target's, not judged)."""
     explores = [{**task(f"x{i}", "completed"), "goalKey": "explore:nearby"} for i in range(6)]
-    s = samples(5, tasks=[task("a", "completed"), task("b", "failed"), *explores])
+    retried = {**task("c", "failed"), "blockedReason": "superseded by task d"}  # not counted, as in K1
+    s = samples(5, tasks=[task("a", "completed"), task("b", "failed"), retried, *explores])
     r = run_result(s, 120.0)
     assert r["task_success_rate"] == 0.875
     assert r["work_tasks"] == {"completed": 1, "failed": 1, "rate": 0.5}
