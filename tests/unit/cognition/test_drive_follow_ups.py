@@ -19,6 +19,7 @@ from agency.planning.converter import convert_thought
 from agency.planning.tasks.idempotency import WAITING_FOR_SURFACE
 from agency.planning.tasks.models import TaskOrigin, TaskStatus
 from agency.world import SHELTER_BUILD_START, EntityInfo, Vec3
+from tests.unit.cognition.inventories import EVERY_STEP_BUT_THE_BED
 
 STONE_AGE = {"oak_log": 20, "crafting_table": 1, "wooden_pickaxe": 1}  # the first five rules pass
 IRON_AGE = {**STONE_AGE, "stone_sword": 1, "iron_pickaxe": 1, "furnace": 1, "cooked_beef": 10}
@@ -254,16 +255,7 @@ def test_between_ticks_a_bed_whose_sheep_are_out_of_sight_is_looked_for_nearby(m
     """Every step had but the bed and no sheep in sight: the bed waits for its tick (as_first)
     and the bot explores near home meanwhile, not standing (a 1.18.2 bench bot at a8c0d4b stood
     six minutes of a morning); with a sheep in sight the bed itself is taken, underground nothing."""
-    every_step = {
-        **IRON_AGE,
-        "iron_sword": 1,
-        "torch": 16,
-        "shield": 1,
-        "bucket": 1,
-        **{f"iron_{p}": 1 for p in ("chestplate", "helmet", "leggings", "boots")},
-        "diamond_pickaxe": 1,
-        "diamond_sword": 1,
-    }
+    every_step = EVERY_STEP_BUT_THE_BED
     snap = make_snapshot(every_step)
     sel = select_drive(snap, True, True, True, False)
     assert (sel.action, sel.target) == ("craft", "white_bed")

@@ -26,6 +26,7 @@ from agency.planning.tasks.models import TaskOrigin
 from agency.tools.base import ToolContext
 from agency.tools.testing import GROUND_Y, FakeBody, Mob
 from agency.world import BodyLost
+from tests.unit.cognition.inventories import EVERY_STEP_BUT_THE_BED
 
 INTERVAL_MS = 180_000
 
@@ -248,22 +249,7 @@ def test_between_ticks_a_goal_hunting_game_out_of_sight_explores_nearby_meanwhil
     """goals_now: every step had but the bed, no sheep in sight: an explore near home, not an
     empty answer the bot stands on until the bed's tick (agency.cognition.follow_ups.looks_for_game);
     none with no shelter near (no home to keep near) or an explore that just failed."""
-    env.body.inventory.update(
-        {
-            "oak_log": 20,
-            "crafting_table": 1,
-            "furnace": 1,
-            "cooked_beef": 10,
-            "iron_pickaxe": 1,
-            "iron_sword": 1,
-            "torch": 16,
-            "shield": 1,
-            "bucket": 1,
-            **{f"iron_{p}": 1 for p in ("chestplate", "helmet", "leggings", "boots")},
-            "diamond_pickaxe": 1,
-            "diamond_sword": 1,
-        }
-    )
+    env.body.inventory.update(EVERY_STEP_BUT_THE_BED)
     env.seen.saw(env.body.snapshot())
     assert asyncio.run(env.job.goals_now()) == (FollowUp("explore", "nearby", 1, 1, False),)
     said = [m for _, m in logs if m.startswith("[DriveTick] asked between ticks:")]
