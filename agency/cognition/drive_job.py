@@ -23,7 +23,6 @@ from agency.cognition.counters import AgencyCounters
 from agency.cognition.drive_duplicates import step_held_back, step_in_flight
 from agency.cognition.drive_memory import DriveTickState
 from agency.cognition.drive_reads import DriveReads
-from agency.cognition.drive_rules import DEFAULT_RULE
 from agency.cognition.drive_selection import DriveSelection
 from agency.cognition.drive_tick import (
     DriveSkipReason,
@@ -38,9 +37,11 @@ from agency.cognition.drive_tick import (
 from agency.cognition.follow_ups import FollowUp, Places, as_first, follow_ups, looks_for_game
 from agency.cognition.settings import DriveTickConfig
 from agency.execution.body_holder import BodyHolder
+from agency.goal_tag import canonical_goal_key
 from agency.perception.body_gate import BodyGate
 from agency.perception.last_seen import LastSeen
 from agency.planning.tasks.idempotency import TaskLookup
+from agency.planning.tasks.retry_backoff import held_back
 from agency.thoughts import Thought
 from agency.world import WorldSnapshot
 
@@ -191,8 +192,8 @@ class DriveJob:
         first = as_first(sel, choice.snap)
         # near a verified shelter only: the explore's legs keep near home (agency.places.home)
         look = looks_for_game(sel, choice.snap) if first is None and choice.shelter_nearby else None
-        as_goal = None if look is None else DriveSelection(look.action, look.target, look.amount, DEFAULT_RULE, "")
-        if as_goal is not None and step_held_back(self.tasks, as_goal, now, self.bot):
+        look_key = None if look is None else canonical_goal_key(look.action, look.target)
+        if look_key is not None and held_back(self.tasks, look_key, now, bot=self.bot):
             look = None  # an explore that failed a moment ago waits for its backoff, as the tick's would
         if look is not None and self.config.follow_ups:
             why = f"{sel.action}:{sel.target} waits for its tick (its game out of sight): exploring nearby meanwhile"

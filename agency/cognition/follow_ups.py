@@ -168,8 +168,7 @@ def looks_for_game(sel: DriveSelection, snapshot: WorldSnapshot) -> FollowUp | N
     if sel.action == "hunt":
         unseen = not game_in_sight(snapshot.entities)
     else:
-        reach = plan_reach(sel, snapshot.held())
-        unseen = reach.hunts and not all(game_in_sight(snapshot.entities, a) for a in reach.hunted)
+        unseen = _hunts_out_of_sight(plan_reach(sel, snapshot.held()), snapshot, below=False)
     return FollowUp("explore", NEAR_HOME, 1, 1, False) if unseen else None
 
 

@@ -302,4 +302,26 @@ test('crafting', { timeout: 270000 }, async (t) => {
     assert.deepStrictEqual(out.tossed, [{ name: 'dirt', count: 64 }])
     assert.strictEqual(count('acacia_planks'), planks + 8)
   })
+
+  await t.test('walled in on every side, a stack is still tossed for room: the way the bot faces', async () => {
+    const { makeRoom } = require('../lib/room')
+    const feet = bot.entity.position.floored()
+    const box = `${feet.x - 1} ${feet.y} ${feet.z - 1} ${feet.x + 1} ${feet.y + 1} ${feet.z + 1}`
+    await command(bot, `/mcbot fill ${box} stone`)
+    await command(bot, `/mcbot fill ${feet.x} ${feet.y} ${feet.z} ${feet.x} ${feet.y + 1} ${feet.z} air`)
+    await waitFor(() => bot.blockAt(feet.offset(1, 1, 1))?.name === 'stone' && bot.blockAt(feet)?.name === 'air', 3000, 'the box')
+    for (let free = bot.inventory.emptySlotCount(); free > 0; free = bot.inventory.emptySlotCount()) {
+      await command(bot, '/give smith dirt 64', { match: /gave 64 dirt/ })
+      await waitFor(() => bot.inventory.emptySlotCount() < free, 3000, 'a slot filled')
+    }
+    await command(bot, '/mcbot tick freeze')
+    try {
+      const dirt = count('dirt')
+      assert.deepStrictEqual(await makeRoom(bot, null, table.position), { name: 'dirt', count: 64 })
+      await waitFor(() => count('dirt') === dirt - 64 && bot.inventory.emptySlotCount() === 1, 3000, 'a slot freed')
+    } finally {
+      await command(bot, '/mcbot tick unfreeze')
+      await command(bot, `/mcbot fill ${box} air`)
+    }
+  })
 })

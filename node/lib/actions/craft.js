@@ -91,7 +91,7 @@ function hasRoomFor (bot, recipe, crafts) {
   const made = recipe.result
   const stackSize = bot.registry.items[made.id].stackSize
   const partial = inv.items().filter((i) => i.type === made.id).reduce((n, i) => n + Math.max(0, stackSize - i.count), 0)
-  const usedUp = (recipe.delta || []).some((d) => d.count < 0 && inv.count(d.id, null) <= -d.count)
+  const usedUp = recipe.delta.some((d) => d.count < 0 && inv.count(d.id, null) <= -d.count)
   return (inv.emptySlotCount() + (usedUp ? 1 : 0)) * stackSize + partial >= made.count * crafts
 }
 
@@ -105,7 +105,7 @@ function keptIds (bot, keep) {
 }
 
 function takes (recipe, keep) {
-  return (recipe.delta || []).some((d) => d.count < 0 && keep.has(d.id))
+  return recipe.delta.some((d) => d.count < 0 && keep.has(d.id))
 }
 
 // The variants in order of preference: those that leave the kept items alone and can run every
@@ -115,7 +115,7 @@ function keeping (bot, recipes, keep, times) {
   const held = new Map()
   for (const it of bot.inventory.items()) held.set(it.type, (held.get(it.type) || 0) + it.count)
   const rank = (r) => {
-    const uses = (r.delta || []).filter((d) => d.count < 0)
+    const uses = r.delta.filter((d) => d.count < 0)
     const runs = Math.min(...uses.map((d) => Math.floor((held.get(d.id) || 0) / -d.count)))
     return (takes(r, keep) ? 2 : 0) + (runs >= times ? 0 : 1)
   }
