@@ -14,8 +14,11 @@ Where a furnace can be had, the food stock is one goal: the meat of an animal in
 cooked (its plan hunts it, then cooks what it brings and that meat held); the wool's
 hunt is the bed's craft, whose plan hunts the sheep. Each was two goals, a drive tick apart
 (docs/contracts.md DRIVE-1: 180 s), and the hunt took a few seconds: in the bench at 7e8bbcd
-the bot stood idle for the interval 25 to 42 % of the daylight. An animal whose kill gives more meat goes first (a cow
-before a chicken: a stock of 4 is 4 chickens but 2 cows); a smelt goal held back after its
+the bot stood idle for the interval 25 to 42 % of the daylight. The kind with the most meat in
+sight goes first, counted up to what the stock is short (three sheep before a lone pig: the
+pig's 1-3 porkchops leave a stock of 4 short, and "no pig within 32 blocks to hunt" after the
+one pig was the commonest failed task of the 5-day benches of 2026-12-05), then the kind whose
+kill gives more meat (a cow before a chicken: a stock of 4 is 4 chickens but 2 cows); a smelt goal held back after its
 tasks failed (its animal out of reach) gives way to the next animal's, and then to the plain
 hunt of any animal.
 
@@ -31,6 +34,7 @@ progression's business, which runs when no step fires.
 from __future__ import annotations
 
 import math
+from collections import Counter
 from collections.abc import Callable
 
 from agency.blocks import is_log
@@ -111,11 +115,18 @@ def _cooked_stock(
     snapshot: WorldSnapshot, hunt: DriveSelection, held: Callable[[DriveSelection], bool]
 ) -> DriveSelection:
     """The food stock's hunt as one goal with its cooking: the meat of an animal in sight that a
-    plan hunts for it (the most meat a kill first, then the nearest), short of the stock plus
-    that meat already held, cooked; the plain hunt when no such goal is left to ask."""
+    plan hunts for it (the kind with the most meat in sight up to the stock's need first, then
+    the most meat a kill, then the nearest), short of the stock plus that meat already held,
+    cooked; the plain hunt when no such goal is left to ask."""
     game = game_in_sight(snapshot.entities)
     stock = food_stock(snapshot)
-    for animal in sorted(game, key=lambda e: (-MEAT_PER_KILL.get(e.name, 1), e.distance)):
+    herds = Counter(e.name for e in game)
+
+    def meat_in_sight(name: str) -> float:  # a kill drops 1 to MEAT_PER_KILL: its mean
+        return min(FOOD_STOCK - stock, herds[name] * (1 + MEAT_PER_KILL.get(name, 1)) / 2)
+
+    order = sorted(game, key=lambda e: (-meat_in_sight(e.name), -MEAT_PER_KILL.get(e.name, 1), e.distance))
+    for animal in order:
         meat = next((m for m in ANIMAL_DROPS.get(animal.name, ()) if m in RAW_MEATS), None)
         if meat is None or animal_for(meat) != animal.name:  # a mooshroom's beef is planned on cows
             continue

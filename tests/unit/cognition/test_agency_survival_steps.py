@@ -37,6 +37,13 @@ def mob(name: str, distance: float = 6.0, hostile: bool = False) -> EntityInfo:
     )
 
 
+FOOD = "low_food_stock"
+
+
+def herd(name: str, *distances: float) -> list[EntityInfo]:
+    return [mob(name, d) for d in distances]
+
+
 def _goal(sel):
     return None if sel is None else (sel.rule, sel.action, sel.target, sel.amount)
 
@@ -58,6 +65,14 @@ CASES = [
     # more meat a kill first: the cow further off before the chicken (4 chickens, 2 cows)
     ({"cobblestone": 8}, [mob("chicken", 4), mob("cow", 20)], {}, ("low_food_stock", "smelt", "cooked_beef", 4)),
     ({"cobblestone": 8}, [mob("rabbit", 4), mob("chicken", 9)], {}, ("low_food_stock", "smelt", "cooked_rabbit", 4)),
+    # the most meat in sight, up to the stock's need, before the most a kill: three sheep (4.5
+    # mutton on the mean) before a lone pig (2 porkchops), two sheep (3) before it too
+    ({"furnace": 1}, [mob("pig", 4), *herd("sheep", 12, 14, 16)], {}, ("low_food_stock", "smelt", "cooked_mutton", 4)),
+    ({"furnace": 1}, [mob("pig", 4), *herd("sheep", 12, 14)], {}, ("low_food_stock", "smelt", "cooked_mutton", 4)),
+    # short by two: one pig covers it as well as two sheep nearer, and gives more a kill
+    ({"furnace": 1, "bread": 2}, [mob("pig", 9), *herd("sheep", 4, 5)], {}, (FOOD, "smelt", "cooked_porkchop", 2)),
+    # two cows and two pigs both cover it: the nearer kind
+    ({"furnace": 1}, [*herd("pig", 9, 10), *herd("cow", 5, 6)], {}, ("low_food_stock", "smelt", "cooked_beef", 4)),
     ({"cobblestone": 7}, [mob("cow")], {}, ("low_food_stock", "hunt", "animal", 2)),  # no furnace to be had
     ({"bread": 1}, [mob("sheep")], {"furnace_nearby": True}, ("low_food_stock", "smelt", "cooked_mutton", 3)),
     # a mooshroom's beef is planned on cows: the pig behind it is the one hunted
