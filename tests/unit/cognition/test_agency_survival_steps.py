@@ -85,8 +85,12 @@ CASES = [
     ({"beef": 5}, [], {"furnace_nearby": True}, ("raw_meat", "smelt", "cooked_beef", 5)),
     ({"beef": 1, "mutton": 4, "furnace": 1}, [], {}, ("raw_meat", "smelt", "cooked_mutton", 4)),  # most held first
     # the wool's hunt is the bed's craft: its plan hunts the sheep
-    ({"cooked_beef": 4}, [mob("sheep")], {}, ("no_wool", "craft", "white_bed", 1)),
+    ({"cooked_beef": 4}, herd("sheep", 5, 7, 9), {}, ("no_wool", "craft", "white_bed", 1)),
     ({"cooked_beef": 4, "white_wool": 2}, [mob("sheep"), mob("cow")], {}, ("no_wool", "craft", "white_bed", 1)),
+    # fewer sheep in sight than wool short: those hunted for their wool, a goal that can be done
+    ({"cooked_beef": 4}, [mob("sheep")], {}, ("no_wool", "hunt", "sheep", 1)),
+    ({"cooked_beef": 4, "white_wool": 1}, [mob("sheep"), mob("cow")], {}, ("no_wool", "hunt", "sheep", 1)),
+    ({"cooked_beef": 4}, herd("sheep", 5, 30), {}, ("no_wool", "hunt", "sheep", 2)),
     ({"cooked_beef": 4}, [mob("cow")], {}, None),  # wool only from sheep
     ({"cooked_beef": 4, "white_wool": 3}, [], {}, ("no_bed", "craft", "white_bed", 1)),
     ({"cooked_beef": 4, "white_bed": 1}, [mob("sheep")], {}, None),  # a bed held
@@ -117,7 +121,7 @@ def test_a_cooking_goal_held_back_gives_way_to_the_next_animal_then_to_the_plain
     assert _goal(next_survival_step(snap, held=holds)) == ("low_food_stock", "hunt", "animal", 2)
     # the plain hunt held back too: the bed's goal is not hidden behind it
     held.add("hunt:animal")
-    assert _goal(next_survival_step(snap, held=holds)) == ("no_wool", "craft", "white_bed", 1)
+    assert _goal(next_survival_step(snap, held=holds)) == ("no_wool", "hunt", "sheep", 1)
     # and select_drive asks the food stock with the same holds before the iron pickaxe
     stone = make_snapshot({**STONE_AGE, "furnace": 1}, entities=[mob("pig", 5), mob("sheep", 9)])
     assert select_drive(stone, True, held=holds).rule == "have_iron_pickaxe"
@@ -187,22 +191,22 @@ def _sight(*names):
 
 
 def test_a_hunt_with_animals_in_sight_fires_as_it_is_not_explore(make_snapshot):
-    herd = [mob("sheep", 12), mob("cow", 20)]
+    game = [mob("sheep", 12), mob("cow", 20)]
     no_stone = {k: n for k, n in STONE_AGE.items() if k != "cobblestone"}
-    snap = make_snapshot(no_stone, entities=herd)
+    snap = make_snapshot(no_stone, entities=game)
     r = evaluate_drive_tick(snap, 1_000, DriveTickState(), (), shelter_nearby=True, region=_sight("grass_block"))
     assert isinstance(r, DriveTickFired) and r.ungrounded is None
     assert r.selection.rule == "low_food_stock" and r.thought.metadata.goalKey == "hunt:animal"
     assert r.thought.metadata.grounding == {"pass": True, "reason": None, "detail": "animal nearby"}
     # with the stone for a furnace: the cow's meat (more a kill than the nearer sheep's), hunted
     # and cooked in one goal
-    snap = make_snapshot(STONE_AGE, entities=herd)
+    snap = make_snapshot(STONE_AGE, entities=game)
     r = evaluate_drive_tick(snap, 1_000, DriveTickState(), (), shelter_nearby=True, region=_sight("grass_block"))
     assert isinstance(r, DriveTickFired) and r.ungrounded is None
     assert r.selection.rule == "low_food_stock" and r.thought.metadata.goalKey == "smelt:cooked_beef"
     assert r.thought.metadata.grounding["pass"]
     r = evaluate_drive_tick(
-        make_snapshot({**IRON_AGE, "cooked_beef": 4}, entities=[mob("sheep")]),
+        make_snapshot({**IRON_AGE, "cooked_beef": 4}, entities=herd("sheep", 6, 8, 10)),
         1_000,
         DriveTickState(),
         (),
