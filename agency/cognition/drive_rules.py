@@ -11,7 +11,7 @@ from collections.abc import Callable
 from agency.blocks import is_log
 from agency.cognition.drive_selection import DriveSelection
 from agency.cognition.progression import IRON_AGE_RULES, STONE_AGE_RULES, next_progression_step
-from agency.cognition.survival_steps import food_stock_step, next_survival_step
+from agency.cognition.survival_steps import food_stock_step, next_survival_step, waits_for_wool_hunt
 from agency.execution.agents.build_plan import NIGHT_KIT_LOGS
 from agency.tools.movement import NEAR_HOME
 from agency.world import WorldSnapshot, night_approaching, shelter_due, under_cover_at_night, underground
@@ -81,6 +81,6 @@ def select_drive(
     else:
         order = (survival, progression)
     for step in order:
-        if step is not None and not held(step):
+        if step is not None and not held(step) and not waits_for_wool_hunt(step, snapshot, held):
             return step
     return DriveSelection("explore", NEAR_HOME, 1, DEFAULT_RULE, "Things are calm; I will explore nearby.")

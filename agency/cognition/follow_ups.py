@@ -234,8 +234,6 @@ def _after(
         # meat it brings (a bench bot stood idle 170-186 s after each quick hunt at 3b01a11)
         short = max(0, FOOD_STOCK - food_stock(_with(snapshot, inventory)))
         fed = {**inventory, STOCK_STAND_IN: inventory.get(STOCK_STAND_IN, 0) + short}
-        if sel.target == "sheep":  # the bed's wool (agency.cognition.survival_steps), one a sheep
-            fed["white_wool"] = fed.get("white_wool", 0) + sel.amount
         return fed, places.table_nearby, places.furnace_nearby
     if builds_shelter(sel):
         # what the hut uses up is not simulated: each follow-up plans from what is held when it

@@ -36,8 +36,9 @@ on a bed; it is asked again once the bot is on the surface. On the surface with 
 animals it hunts in sight, it waits behind the later steps and is asked when none of them is
 left: in the bench at c13238d, a bed's hunt for sheep that were nowhere near explored for two
 minutes, failed, and was asked again 20 s later, five of the eight wedges of six runs. The
-bot's other work walks it about, and a sheep in sight asks for the bed again (the survival
-steps' no_wool).
+bot's other work walks it about, and a sheep in sight asks for the bed again, or for those
+sheep's wool when fewer are in sight than wool short (the survival steps' no_wool; while that
+hunt is held back, the bed waits too: survival_steps.waits_for_wool_hunt).
 
 The first step (STONE_AGE_RULES) comes before the survival steps (hunting, cooking, a bed
 when sheep are in sight: agency.cognition.survival_steps); the iron pickaxe (IRON_AGE_RULES)

@@ -40,7 +40,7 @@ from collections.abc import Callable
 
 from agency.blocks import is_log
 from agency.cognition.drive_selection import DriveSelection
-from agency.game.animals import ANIMAL_DROPS, MEAT_PER_KILL, animal_for
+from agency.game.animals import ANIMAL_DROPS, MEAT_PER_KILL, animal_for, mean_meat
 from agency.game.foods import FOODS, HARMFUL, RAW_MEATS
 from agency.game.furnace import output_of
 from agency.game.recipes import CRAFTABLE
@@ -123,8 +123,8 @@ def _cooked_stock(
     stock = food_stock(snapshot)
     herds = Counter(e.name for e in game)
 
-    def meat_in_sight(name: str) -> float:  # a kill drops 1 to MEAT_PER_KILL: its mean
-        return min(FOOD_STOCK - stock, herds[name] * (1 + MEAT_PER_KILL.get(name, 1)) / 2)
+    def meat_in_sight(name: str) -> float:
+        return min(FOOD_STOCK - stock, herds[name] * mean_meat(name))
 
     order = sorted(game, key=lambda e: (-meat_in_sight(e.name), -MEAT_PER_KILL.get(e.name, 1), e.distance))
     for animal in order:
@@ -166,6 +166,15 @@ def _food(
             f"Raw {meat} is worth more cooked; I will cook {min(count, MAX_SMELT)} in a furnace.",
         )
     return None
+
+
+def waits_for_wool_hunt(step: DriveSelection, snapshot: WorldSnapshot, held: Callable[[DriveSelection], bool]) -> bool:
+    """Is `step` a bed whose plan hunts sheep for wool while no_wool's hunt of sheep is held back
+    (its tasks failed a moment ago: the sheep in sight out of reach)? The bed's plan would go
+    for the same sheep, so it waits out that hold too."""
+    if (step.action, step.target) != ("craft", BED) or snapshot.count_of("white_wool") >= WOOL_FOR_BED:
+        return False
+    return held(DriveSelection("hunt", "sheep", 1, "no_wool", ""))
 
 
 def _bed(snapshot: WorldSnapshot, bed_known: bool | None) -> DriveSelection | None:

@@ -34,6 +34,14 @@ def animal_drops(version: str = mcdata.DEFAULT_VERSION) -> dict[str, tuple[str, 
 # for each; the embedded world's node/plugins/mobs.js drops as vanilla): which animal a food
 # stock hunts first.
 MEAT_PER_KILL: dict[str, int] = {"cow": 3, "mooshroom": 3, "pig": 3, "sheep": 2, "chicken": 1, "rabbit": 1}
+# The least: a rabbit drops 0 or 1 raw rabbit, every other animal at least 1. With the most, the
+# mean a kill, which animal's herd in sight feeds a stock (agency.cognition.survival_steps).
+MEAT_LEAST: dict[str, int] = {"rabbit": 0}
+
+
+def mean_meat(animal: str) -> float:
+    return (MEAT_LEAST.get(animal, 1) + MEAT_PER_KILL.get(animal, 1)) / 2
+
 
 # The keys are the kinds the bot hunts (agency.tools.hunting).
 ANIMAL_DROPS: dict[str, tuple[str, ...]] = animal_drops()

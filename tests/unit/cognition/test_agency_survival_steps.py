@@ -21,6 +21,7 @@ from agency.execution.agents.planning import craft_plan
 from agency.execution.agents.smelt_plan import smelt_plan
 from agency.goal_tag import ExtractedGoal, build_goal_tag_v1
 from agency.world import BlockRegion, EntityInfo, Vec3
+from tests.unit.cognition.inventories import EVERY_STEP_BUT_THE_BED
 
 BASE = {"oak_log": 20, "crafting_table": 1, "wooden_pickaxe": 1}  # the first five DRIVE-3 rules all pass
 STONE_AGE = {**BASE, "stone_pickaxe": 1, "stone_sword": 1, "cobblestone": 8}  # stone tools and a furnace's stone held
@@ -64,7 +65,10 @@ CASES = [
     ({"cobblestone": 8}, [mob("chicken", 10), mob("cow", 5)], {}, ("low_food_stock", "smelt", "cooked_beef", 4)),
     # more meat a kill first: the cow further off before the chicken (4 chickens, 2 cows)
     ({"cobblestone": 8}, [mob("chicken", 4), mob("cow", 20)], {}, ("low_food_stock", "smelt", "cooked_beef", 4)),
-    ({"cobblestone": 8}, [mob("rabbit", 4), mob("chicken", 9)], {}, ("low_food_stock", "smelt", "cooked_rabbit", 4)),
+    # a rabbit drops 0 or 1, a chicken 1: the chicken further off first
+    ({"cobblestone": 8}, [mob("rabbit", 4), mob("chicken", 9)], {}, ("low_food_stock", "smelt", "cooked_chicken", 4)),
+    # three rabbits (1.5 on the mean) after two chickens (2)
+    ({"cobblestone": 8}, [*herd("rabbit", 3, 4, 5), *herd("chicken", 9, 10)], {}, (FOOD, "smelt", "cooked_chicken", 4)),
     # the most meat in sight, up to the stock's need, before the most a kill: three sheep (4.5
     # mutton on the mean) before a lone pig (2 porkchops), two sheep (3) before it too
     ({"furnace": 1}, [mob("pig", 4), *herd("sheep", 12, 14, 16)], {}, ("low_food_stock", "smelt", "cooked_mutton", 4)),
@@ -283,3 +287,24 @@ def test_the_food_stocks_plain_hunt_is_done_at_once_with_its_game_in_sight_on_th
     assert first is not None and (first.action, first.target, first.amount, first.hunts) == ("hunt", "animal", 2, True)
     assert as_first(sel, make_snapshot(held, entities=herd, cover=8)) is None  # underground: for its tick
     assert as_first(sel, make_snapshot(held)) is None  # the game strolled off
+
+
+def test_while_the_hunt_of_sheep_for_wool_is_held_back_the_bed_waits_too(make_snapshot):
+    """The progression's bed would hunt the same sheep: with one sheep in sight and no wool it
+    is no_wool's hunt, and that held back (the sheep out of reach), neither the hunt nor the
+    bed is asked."""
+    snap = make_snapshot(EVERY_STEP_BUT_THE_BED, entities=[mob("sheep", 12)])
+    held: set[str] = set()
+
+    def holds(sel):
+        return f"{sel.action}:{sel.target}" in held
+
+    assert _goal(select_drive(snap, True, held=holds)) == ("no_wool", "hunt", "sheep", 1)
+    held.add("hunt:sheep")
+    assert (select_drive(snap, True, held=holds).action, select_drive(snap, True, held=holds).target) == (
+        "explore",
+        "nearby",
+    )
+    # three wool held: the bed's plan hunts nothing, and the hold does not keep it
+    wool = make_snapshot({**EVERY_STEP_BUT_THE_BED, "white_wool": 3}, entities=[mob("sheep", 12)])
+    assert _goal(select_drive(wool, True, held=holds)) == ("no_bed", "craft", "white_bed", 1)

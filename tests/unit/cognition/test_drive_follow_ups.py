@@ -271,3 +271,12 @@ def test_between_ticks_a_bed_whose_sheep_are_out_of_sight_is_looked_for_nearby(m
     assert looks_for_game(sel, make_snapshot({**every_step, "white_wool": 3})) is None  # nothing to hunt
     sword = select_drive(make_snapshot(STONE_AGE), True, True, True, False)
     assert looks_for_game(sword, make_snapshot(STONE_AGE)) is None  # a plan that hunts nothing
+
+
+def test_a_hunt_of_sheep_for_wool_ends_its_chain_the_bed_needs_more_sheep_than_were_in_sight(make_snapshot):
+    """no_wool's hunt is asked with fewer sheep in sight than wool short: a bed after it would
+    go for sheep it has already killed (the snapshot still shows them)."""
+    sheep = EntityInfo(name="sheep", type="animal", hostile=False, position=Vec3(x=6, y=64, z=0), distance=6)
+    sel, then = _chain(make_snapshot({**EVERY_STEP_BUT_THE_BED, "white_wool": 1}, entities=[sheep]))
+    assert (sel.rule, sel.action, sel.target, sel.amount) == ("no_wool", "hunt", "sheep", 1)
+    assert "white_bed" not in [f.target for f in then]
