@@ -29,10 +29,11 @@ the interval after it). A step is as big as it can be without putting off what k
 bot alive: the sword comes first, on its own.
 The goal is planned (`DriveSelection.planned`): the plan gets its materials itself, so what
 is in sight does not decide it. A step the bot cannot obtain ends the progression: a later
-step would skip the one it builds on. Underground, a step whose plan hunts (a bed's wool) is
-passed over for the next: no animal grazes in a mine, and a 1.18.2 bench bot asked for its bed
-at y 35 hunted down there until the dusk (the hunt's climb out failed). No later step builds
-on a bed; it is asked again once the bot is on the surface. On the surface with none of the
+step would skip the one it builds on. Underground (and from dusk to morning, as the survival
+steps' hunts wait), a step whose plan hunts (a bed's wool) is passed over for the next: no
+animal grazes in a mine, and a 1.18.2 bench bot asked for its bed at y 35 hunted down there
+until the dusk (the hunt's climb out failed). No later step builds on a bed; it is asked
+again once the bot is on the surface by day. On the surface with none of the
 animals it hunts in sight, it waits behind the later steps and is asked when none of them is
 left: in the bench at c13238d, a bed's hunt for sheep that were nowhere near explored for two
 minutes, failed, and was asked again 20 s later, five of the eight wedges of six runs. The
@@ -63,7 +64,7 @@ from agency.game.furnace import output_of
 from agency.game.recipes import CRAFTABLE
 from agency.goal_tag import ExtractedGoal
 from agency.tools.hunting import game_in_sight
-from agency.world import WorldSnapshot, underground
+from agency.world import WorldSnapshot, night_approaching, underground
 
 TIERS = ("wooden", "golden", "stone", "iron", "diamond", "netherite")  # weakest first (golden: wood's tier)
 
@@ -140,12 +141,15 @@ def routable(action: str, target: str) -> bool:
 def next_progression_step(
     snapshot: WorldSnapshot, furnace_nearby: bool | None = None, bed_known: bool | None = None
 ) -> DriveSelection | None:
-    """The goal of the first step not had (table in the module docstring). Underground, a step
-    whose plan hunts is passed over, and on the surface one with none of its animals in sight
+    """The goal of the first step not had (table in the module docstring). Underground or from
+    dusk, a step whose plan hunts is passed over, and on the surface one with none of its animals in sight
     waits behind the later steps (module docstring): it is the goal when every later step is had
     or the first one missing cannot be obtained from here. None when no step is left to ask."""
     nearby = {"furnace": furnace_nearby is True, "white_bed": bed_known is True}
-    below = underground(snapshot)
+    # underground, or from dusk (the animals' surface is the hostiles', as the survival steps'
+    # hunts wait: a bed asked at dusk was held over the night and its one sheep was gone by
+    # morning, 1.18.2 seed 6841 at a6804fe)
+    below = underground(snapshot) or night_approaching(snapshot)
     waiting: DriveSelection | None = None  # the first hunting step with none of its animals in sight
     for step in PROGRESSION:
         if _had(step, snapshot, nearby.get(step.item, False)):

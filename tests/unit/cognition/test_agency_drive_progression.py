@@ -194,6 +194,20 @@ def test_underground_a_step_whose_plan_hunts_waits_for_the_surface(make_snapshot
     assert _goal(with_wool) == ("craft", "white_bed", 1)  # (the survival step's no_bed: wool held)
 
 
+def test_from_dusk_a_step_whose_plan_hunts_is_passed_over_as_underground(make_snapshot):
+    """A bed asked at dusk with a sheep in sight was held over the night, and by morning its one
+    sheep was gone (1.18.2 seed 6841 at a6804fe): the animals' surface is the hostiles' then."""
+    to_bed = WALK[IDS.index("have_white_bed")][0]
+    for time in (11_500, 15_000):
+        snap = make_snapshot(to_bed, entities=[SHEEP], timeOfDay=time, isDay=time < 13_000)
+        assert next_progression_step(snap, True).rule == "have_shield", time
+        last = make_snapshot({**DONE, "white_bed": 0}, entities=[SHEEP], timeOfDay=time, isDay=time < 13_000)
+        assert next_progression_step(last, True) is None, time
+    assert next_progression_step(make_snapshot(to_bed, entities=[SHEEP], timeOfDay=6_000), True).rule == (
+        "have_white_bed"
+    )
+
+
 def test_on_the_surface_a_hunting_step_with_nothing_to_hunt_in_sight_waits_behind_the_later_ones(make_snapshot):
     """A bed's hunt for sheep nowhere near explored, failed and was asked again 20 s later (the
     bench at c13238d, five wedges of eight): the later steps go first, the bed when none is left
