@@ -124,6 +124,11 @@ def test_a_crater_beside_a_hut_being_repaired_is_stood_around_and_a_shaft_in_its
     assert "deeper than 3 with nothing beside it" in site_work(_region({**wall, **deep}), origin, keep=set(wall))
     pit = {(x, y, z): "air" for x in range(1, 8) for z in range(1, 8) for y in (62, 63)}  # no floor left at all
     assert "more than a repair fills (16)" in site_work(_region({**wall, **pit}), origin, keep=set(wall))
+    # a block not to dig on the ring (the bot's own cobblestone): a new site looks elsewhere, a
+    # repair stands round it (a 1.18.2 bench hut's repair failed for good on one)
+    cobble = {(1, 65, 4): "cobblestone"}
+    assert site_work(_region(cobble), origin) == "1,65,4 is cobblestone"
+    assert site_work(_region({**wall, **cobble}), origin, keep=set(wall)).empty
 
 
 def test_build_plan_delegates_only_missing_materials_and_a_repair_brings_only_what_is_gone():
