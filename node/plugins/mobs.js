@@ -16,11 +16,14 @@
 // ticks, damage by difficulty (zombie 2.5/3/4.5, spider 2/2/3). Skeletons and creepers: mob_kinds.js.
 // Player hits deal the held weapon's vanilla damage with 0.4 knockback; death plays status 3,
 // drops loot (a player's kill adds killLoot: the spider's eye) and removes the body after 20 ticks.
+// Loot is drawn from the world's seed, the kind and how many of that kind died before, as a
+// dug block's chance drops are (drops.js): a world replays the same loot, whatever the machine.
 'use strict'
 
 const { Vec3 } = require('vec3')
 const crypto = require('crypto')
-const { isSolidState, dropItem, randInt, itemName } = require('./_common')
+const { isSolidState, dropItem, itemName } = require('./_common')
+const { rng } = require('./_noise')
 const light = require('./light')
 const mobKinds = require('./mob_kinds')
 const { findPath } = require('../lib/mob_paths')
@@ -54,7 +57,7 @@ const WEAPON = Object.fromEntries([
 
 module.exports.KINDS = KINDS
 
-module.exports.server = function (serv) {
+module.exports.server = function (serv, cfg = {}) {
   const { registry } = serv
   const Item = require('prismarine-item')(registry)
   const mobs = new Set()
@@ -151,12 +154,23 @@ module.exports.server = function (serv) {
     if (mob.health <= 0) die(mob, attacker)
   }
 
+  const deaths = new Map() // kind -> how many of it died before, for its loot draws
+  function lootDraws (name) {
+    const before = deaths.get(name) || 0
+    deaths.set(name, before + 1)
+    let salt = 0
+    for (const c of name) salt = Math.imul(salt, 31) + c.charCodeAt(0) | 0
+    // cfg.seed is read here: a saved world's seed is set once the world is up (server.js)
+    return rng((cfg.seed | 0) ^ Math.imul(salt, 0x9e3779b9) ^ Math.imul(before, 0x85ebca6b))
+  }
+
   function die (mob, attacker) {
     mob.ai.dead = true
     mob._writeOthersNearby('entity_status', { entityId: mob.id, entityStatus: 3 })
     const byPlayer = attacker && attacker.type === 'player'
-    const drops = mob.ai.kind.loot.map(([item, lo, hi]) => [item, randInt(lo, hi)])
-    for (const [item, p] of (byPlayer && mob.ai.kind.killLoot) || []) drops.push([item, Math.random() < p ? 1 : 0])
+    const r = lootDraws(mob.name)
+    const drops = mob.ai.kind.loot.map(([item, lo, hi]) => [item, lo + Math.floor(r() * (hi - lo + 1))])
+    for (const [item, p] of (byPlayer && mob.ai.kind.killLoot) || []) drops.push([item, r() < p ? 1 : 0])
     for (const [item, n] of drops) {
       const name = itemName(registry, item)
       if (n > 0 && name) dropItem(serv, mob.world, mob.position.offset(0, 0.5, 0), registry.itemsByName[name].id, n)
