@@ -231,6 +231,14 @@ def work_tasks(samples: list[dict[str, Any]]) -> dict[str, Any]:
     return {"completed": done, "failed": failed, "rate": None if rate is None else round(rate, 4)}
 
 
+def _no_task(idle: dict[str, Any]) -> str:
+    """The daylight share with no task active, a reflex at work or not (the idle share of the
+    benches up to s52, which counted a fight or a forage with the task paused as idle)."""
+    if not idle.get("daylight_s"):
+        return "-"
+    return percent((idle["idle_s"] + idle.get("reflex_s", 0.0)) / idle["daylight_s"])
+
+
 def run_result(samples: list[dict[str, Any]], wedge_s: float) -> dict[str, Any]:
     """One run's figures, JSON-ready."""
     game_s = game_seconds(samples)
@@ -291,6 +299,7 @@ def table_lines(runs: list[dict[str, Any]]) -> list[str]:
         ("deaths", [str(len(r["deaths"])) for r in runs]),
         ("wedges", [str(len(r["wedges"])) for r in runs]),
         ("idle in daylight", [percent((r.get("idle") or {}).get("share")) for r in runs]),
+        ("  no task active", [_no_task(r.get("idle") or {}) for r in runs]),
         ("game days run", ["-" if r["game_days"] is None else f"{r['game_days']:.2f}" for r in runs]),
         ("ended by", [r.get("ended", "-") for r in runs]),
     ]

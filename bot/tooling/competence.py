@@ -6,7 +6,8 @@ no clock is read, a sample's `t` (seconds since the run began) and the world clo
 - The tech tree's MILESTONES, stamped in game seconds since the run began
   (bot/tooling/competence_milestones.py, which says how game time is counted).
 - The idle share: of the daylight run time (the daemon up), the share in which the bot had no
-  task active (`idle_share`): what the drive tick's interval costs when its goals are short.
+  task active and no reflex at work (`idle_share`): what the drive tick's interval costs when
+  its goals are short.
 - Four criteria, each PASS, FAIL or NOT JUDGED (a run too short, or data never read, is
   never passed on trust):
   K1 task success rate: completed / (completed + failed) at least `min_task_success`
@@ -94,28 +95,39 @@ def deaths_in(lines: Iterable[str]) -> list[dict[str, Any]]:
 
 def idle_share(samples: list[dict[str, Any]]) -> dict[str, Any]:
     """Of the daylight between samples (each gap counted by the sample that opens it, when
-    the daemon answered and the world said day), the seconds with no task active. share is
+    the daemon answered and the world said day), the seconds with no task active and no reflex
+    holding the body (`reflexHold`: a fight, a forage, cover, the walk to the night's shelter):
+    a bot fleeing a creeper with its task paused is not idle (benches up to s52 counted it so).
+    reflex_s: the daylight with no task active but a reflex at work, said beside it. share is
     None with no daylight seen."""
-    daylight = idle = 0.0
+    daylight = idle = reflex = 0.0
     for a, b in itertools.pairwise(samples):
         if not a.get("ok") or not daytime(a):
             continue
         dt = max(0.0, b["t"] - a["t"])
         daylight += dt
         if not any(t.get("status") == "active" for t in a.get("tasks", [])):
-            idle += dt
+            if a.get("reflexHold"):
+                reflex += dt
+            else:
+                idle += dt
     return {
         "daylight_s": round(daylight, 1),
         "idle_s": round(idle, 1),
+        "reflex_s": round(reflex, 1),
         "share": round(idle / daylight, 4) if daylight else None,
     }
 
 
 def idle_line(idle: dict[str, Any]) -> str:
-    """`idle 23 % of 412 s of daylight (no task active)` for the reports."""
+    """`idle 23 % of 412 s of daylight (no task active, no reflex at work; 40 s more a reflex
+    at work)` for the reports."""
     if idle["share"] is None:
         return "idle share: no daylight seen"
-    return f"idle {100 * idle['share']:.0f} % of {idle['daylight_s']:g} s of daylight (no task active)"
+    return (
+        f"idle {100 * idle['share']:.0f} % of {idle['daylight_s']:g} s of daylight (no task active, no reflex at work;"
+        f" {idle.get('reflex_s', 0.0):g} s more a reflex at work)"
+    )
 
 
 # -- the criteria -----------------------------------------------------------------------------

@@ -43,8 +43,9 @@ def sample(
     first sample that sees them: criterion 7 reads the source thought of every task. A chaos
     run also records the newest processed thoughts (id, timestamp), to find acked ones lost,
     and whether the API answered at all (an unreachable daemon lost nothing by not answering).
-    For competence: the bot's position and inventory (name -> count), and the deaths the
-    daemon logged since the last sample (read from its log: the API has no death record)."""
+    For competence: the bot's position and inventory (name -> count), why the reflexes hold
+    its body if they do, and the deaths the daemon logged since the last sample (read from
+    its log: the API has no death record)."""
 
     def get(path: str) -> Any:
         return get_json(base, path, timeout=5)
@@ -71,6 +72,9 @@ def sample(
         "thoughts": thoughts,
         "position": _position(snap.get("position")),
         "inventory": _inventory(snap.get("inventory")),
+        # why the reflexes hold the body (a fight, a forage, cover, the night's shelter), None
+        # when they do not: a bot at work with no task active is not idle (competence.idle_share)
+        "reflexHold": _reflex_hold(get("/api/bots")),
     }
     if daemon_log is not None:
         read = daemon_log.read()
@@ -83,6 +87,14 @@ def sample(
         out["processed"] = [[th["id"], th.get("timestamp")] for th in done or []]
         out["processedFull"] = len(done or []) >= PROCESSED_PAGE
     return out
+
+
+def _reflex_hold(bots: Any) -> str | None:
+    """The one bot's `reflexHold` in GET /api/bots (None: unread, or no reflex holding)."""
+    items = bots.get("bots") if isinstance(bots, dict) else None
+    first = items[0] if isinstance(items, list) and items else None
+    hold = first.get("reflexHold") if isinstance(first, dict) else None
+    return hold if isinstance(hold, str) else None
 
 
 def _position(p: Any) -> dict[str, float] | None:

@@ -424,7 +424,10 @@ def test_not_judged_never_fails_nor_passes_the_run():
         "[Soak] NOT JUDGED K1 task success rate at least 80 %: 0 completed, 0 failed: fewer than 5 finished tasks"
     )
     assert lines[4] == "[Soak] milestones: none reached; not reached: " + ", ".join(MILESTONES)
-    assert lines[5] == "[Soak] idle 0 % of 175 s of daylight (no task active)"  # a task active in every sample
+    # a task active in every sample
+    assert lines[5] == (
+        "[Soak] idle 0 % of 175 s of daylight (no task active, no reflex at work; 0 s more a reflex at work)"
+    )
 
 
 def test_the_idle_share_counts_daylight_with_no_task_active_and_leaves_the_night_out():
@@ -434,7 +437,7 @@ def test_the_idle_share_counts_daylight_with_no_task_active_and_leaves_the_night
     for s in samples[20:]:
         s["tasks"], s["isDay"] = [], False  # night: not counted
     idle = evaluate_competence(samples, LIMITS)["idle"]
-    assert idle == {"daylight_s": 100.0, "idle_s": 50.0, "share": 0.5}
+    assert idle == {"daylight_s": 100.0, "idle_s": 50.0, "reflex_s": 0.0, "share": 0.5}
     samples[5]["ok"] = False  # the daemon down: not the bot's idling
     assert evaluate_competence(samples, LIMITS)["idle"]["daylight_s"] == 95.0
 

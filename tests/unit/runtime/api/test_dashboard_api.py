@@ -208,3 +208,15 @@ def test_the_plan_an_obtain_would_become_is_shown_as_steps_and_a_tree_and_nothin
     assert c.get("/api/bot/plan?item=Bad Name").status_code == 400
     assert c.get("/api/bot/plan?item=stick&amount=0").status_code == 400
     assert agency.tasks.list_by_status(*TaskStatus) == []
+
+
+def test_the_bot_list_says_why_the_reflexes_hold_the_body_which_the_bench_reads(world):  # noqa: F811
+    # bot/tooling/soak_sample.py reads it: a bot at work in a reflex with no task active is not idle
+    agency, _body, c = world
+    assert c.get("/api/bots").json()["bots"][0]["reflexHold"] is None
+    agency.reflexes._acting = True  # what the arbiter's tick sets while a reflex acts
+    try:
+        hold = c.get("/api/bots").json()["bots"][0]["reflexHold"]
+    finally:
+        agency.reflexes._acting = False
+    assert hold == "a reflex is acting (a threat, hunger or the night)"
