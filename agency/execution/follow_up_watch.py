@@ -40,7 +40,7 @@ from agency.planning.tasks.idempotency import (
 )
 from agency.planning.tasks.models import NewTask, Task, TaskStatus
 from agency.planning.tasks.store import TaskStore
-from agency.world import night_approaching
+from agency.world import night_approaching, under_cover_at_night
 
 QUEUE_CHECK_MS = 1_000  # a follow-up in flight looks at the queue at most this often (a store read)
 ASK_AGAIN_MS = 10_000  # the next tick's goals asked at a completion at most this often (NextGoals)
@@ -147,6 +147,8 @@ class FollowUpWatch:
             goals, asker = [*left, *(goals if asker == self.bot else [])], self.bot
         elif not goals:
             if self._may_ask(done) and await self._at_night():
+                if (queued := await self._night_work_now(done)) is not None:
+                    return queued
                 self._ask_later = done.id
                 logger.info(
                     "[Executor] task={} done at night with nothing after it: the next tick's goals are asked at "
@@ -173,6 +175,8 @@ class FollowUpWatch:
         if not self._may_ask(held):
             return None
         if await self._at_night():
+            if (queued := await self._night_work_now(held, "held")) is not None:
+                return queued
             self._ask_later = held.id
             return None
         goals = [f.as_dict() for f in await self._asked_now(held, "held for the surface")]
@@ -269,8 +273,37 @@ class FollowUpWatch:
             logger.warning("[Executor] dug in: the next tick's goals not asked ({})", e)
             return None
 
-    async def _ask_for_the_night(self, next_goals: NextGoals) -> str | None:
-        parent = self._last_tick_task()
+    async def _night_work_now(self, done: Task, state: str = "done") -> str | None:
+        """A tick's task done (or held for the surface) at dusk or night with the bot under
+        cover (a pocket, a burrow, a cave it works the night in): the night's work is asked now
+        (ask_for_the_night), not at daylight; a 1.18.2 bench bot working the night underground
+        at a6804fe stood 90 s of its dusk and most of the night between 180 s ticks that each
+        asked a 2-second craft (seed 7186). Once in ASK_AGAIN_MS at most; the id of the task
+        queued, or None (on the surface: the shelter comes first, the ticks choose)."""
+        if self.next_goals is None or self.work_waiting():
+            return None
+        now = self.clock()
+        if self._asked_ms is not None and now - self._asked_ms < ASK_AGAIN_MS:
+            return None
+        try:
+            if not under_cover_at_night(await self.runtime.tool_context.snapshot()):
+                return None
+            self._asked_ms = now
+            why = f"{state} under cover at night"
+            return await self._ask_for_the_night(self.next_goals, done, why=why, after=f"its task {why}")
+        except Exception as e:  # noqa: BLE001 - best effort: the ticks ask as ever
+            logger.warning("[Executor] task={} done at night: the night's work not asked ({})", done.id, e)
+            return None
+
+    async def _ask_for_the_night(
+        self,
+        next_goals: NextGoals,
+        parent: Task | None = None,
+        *,
+        why: str = "dug in for the night",
+        after: str = "the dig-in under the hut",
+    ) -> str | None:
+        parent = parent or self._last_tick_task()
         if parent is None:
             return None
         chain = await next_goals()
@@ -278,7 +311,7 @@ class FollowUpWatch:
         draft = chain_task(
             chain,
             snap.held(),
-            after="the dig-in under the hut",
+            after=after,
             may_hunt=False,
             priority=parent.priority,
             thought=parent.metadata.sourceThoughtId,
@@ -291,11 +324,12 @@ class FollowUpWatch:
         if (
             other := find_blocking_task(self.tasks, key, now, bot=self.bot) or held_twin(self.tasks, key, bot=self.bot)
         ) is not None:
-            logger.info("[Executor] dug in: the next tick's goals not queued: task={} has {}", other.id, key)
+            logger.info("[Executor] {}: the next tick's goals not queued: task={} has {}", why, other.id, key)
             return None
         task = self.tasks.add_task(draft, origin=origin_of(parent))
         logger.info(
-            "[Executor] dug in for the night: the next tick's goals, asked now: {}; queued as task={}",
+            "[Executor] {}: the next tick's goals, asked now: {}; queued as task={}",
+            why,
             ", ".join(f"{f.action}:{f.target}" for f in chain),
             task.id,
         )

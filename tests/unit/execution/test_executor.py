@@ -845,6 +845,42 @@ def test_a_ticks_task_done_with_a_gate_shut_asks_the_next_ticks_goals_again_whil
     asyncio.run(go())
 
 
+class _NightUnderCover(_NightFall):
+    """The same night, the bot with rock over its head (a pocket, a burrow, a cave)."""
+
+    def snapshot(self):
+        return super().snapshot().model_copy(update={"cover": 5})
+
+
+def test_a_ticks_task_done_under_cover_at_night_asks_the_nights_work_at_once(tmp_path):
+    """A 1.18.2 bench bot working the night underground at a6804fe stood between 180 s ticks
+    that each asked a 2-second craft (seed 7186): under cover the night's work is asked now."""
+    ftime = FakeTime()
+    body = _NightUnderCover(ftime.clock, polls_to_finish=2)
+    e = executor_env(tmp_path, ftime, body)
+    ex, tasks = e["ex"], e["tasks"]
+    body.inventory.update({"oak_planks": 20, "crafting_table": 1, "stick": 8})
+    asked, ex.follow_ups.next_goals = _asking(ftime, FollowUpSpec("craft", "wooden_sword", 1, 1))
+    _add(tasks, "craft", "wooden_pickaxe")
+    lines, sink = _captured()
+
+    async def go():
+        assert await ex.tick() == "claimed"
+        await _drive(ex, ftime, lambda o: o.startswith("finished"))
+        assert len(asked) == 1  # asked at the completion, in the night
+        assert await ex.tick() == "claimed" and ex.current is not None
+        assert tasks.get_task(ex.current.task_id).parameters["target"] == "wooden_sword"
+        await _drive(ex, ftime, lambda o: o.startswith("finished"))
+
+    try:
+        asyncio.run(go())
+    finally:
+        logger.remove(sink)
+        tasks.close()
+    assert body.inventory["wooden_sword"] == 1
+    assert any("done under cover at night: the next tick's goals, asked now: craft:wooden_sword" in x for x in lines)
+
+
 def test_a_ticks_task_done_at_night_asks_the_next_ticks_goals_at_daylight_if_idle_then(tmp_path):
     """A 26.1 bench bot finished its iron sword dug in at 23800 and stood 150 s of the morning
     until the tick: asked at night, the goals could not be queued (the night's ticks choose)."""

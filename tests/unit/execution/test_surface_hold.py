@@ -104,7 +104,8 @@ def test_a_task_held_for_the_surface_asks_the_next_ticks_goals_now_and_its_own_w
 
     async def next_goals():
         asked.append(ftime.clock())
-        return (FollowUpSpec("craft", "stick", 4, 4),)
+        first = len(asked) == 1
+        return (FollowUpSpec("craft", "stick", 4, 4) if first else FollowUpSpec("craft", "wooden_sword", 1, 1),)
 
     ex.follow_ups.next_goals = next_goals
     tid = add_task(tasks, "smelt", "cooked_porkchop")
@@ -121,10 +122,14 @@ def test_a_task_held_for_the_surface_asks_the_next_ticks_goals_now_and_its_own_w
     body.dusk = True
     ex.follow_ups._asked_ms = None
     beef = add_task(tasks, "smelt", "cooked_beef")
-    _ticks(ex, ftime, 20)
+    lines.clear()
+    sink = logger.add(lambda m: lines.append(m.record["message"]), level="INFO")
+    try:
+        _ticks(ex, ftime, 20)
+    finally:
+        logger.remove(sink)
     assert tasks.get_task(beef).metadata.blockedReason == WAITING_FOR_SURFACE
-    assert len(asked) == 1  # at dusk the ask waits for the daylight, as a completion's
-    body.dusk = False  # the morning, still down there
-    ex.follow_ups._asked_ms = None
-    _ticks(ex, ftime, 3)
-    assert len(asked) == 2 and tasks.get_task(beef).status is TaskStatus.paused  # asked by day
+    # deep in the mine at dusk the night's work is asked at once (a completion's too), not at daylight
+    assert len(asked) == 2 and tasks.get_task(beef).status is TaskStatus.paused
+    assert any("held under cover at night: the next tick's goals, asked now: craft:wooden_sword" in x for x in lines)
+    assert body.inventory["wooden_sword"] == 1  # done down there in the night
