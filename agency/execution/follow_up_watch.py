@@ -71,6 +71,7 @@ class FollowUpWatch:
         self.next_goals: NextGoals | None = None  # the daemon's, with its drive tick on
         self._asked_ms: int | None = None  # when next_goals was last asked
         self._idle_asked_ms: int | None = None  # when a bot idle by day last asked (_ask_when_idle)
+        self._night_looked_ms: int | None = None  # when ask_later last looked for cover at night
         # a tick's task done with no next goals given (at night, or a gate shut): asked again
         # while the bot has nothing to do (ask_later)
         self._ask_later: str | None = None
@@ -152,7 +153,7 @@ class FollowUpWatch:
                 self._ask_later = done.id
                 logger.info(
                     "[Executor] task={} done at night with nothing after it: the next tick's goals are asked at "
-                    "daylight if the bot has nothing to do then",
+                    "daylight, or under cover once 10 s are up, if the bot has nothing to do then",
                     done.id,
                 )
                 return None
@@ -170,8 +171,8 @@ class FollowUpWatch:
         leaves the bot nothing to do until the tick: the next tick's goals are asked now, as at a
         completion with nothing after it (a 1.18.2 bench bot at ba1afe9 stood 60 s underground
         after its smelt of pork was held). At dusk or night the ask waits for the daylight, as a
-        completion's (ask_later); its own follow-ups are queued when it completes. The id of
-        the task queued, or None."""
+        completion's (ask_later), unless the bot is under cover (_night_work_now); its own
+        follow-ups are queued when it completes. The id of the task queued, or None."""
         if not self._may_ask(held):
             return None
         if await self._at_night():
@@ -219,14 +220,16 @@ class FollowUpWatch:
         for the surface at night (ask_while_held), has the next tick's goals asked again, by day,
         once in ASK_AGAIN_MS at most (a 26.1 bench bot finished its iron sword dug in at 23800
         and stood 150 s of the morning until the tick; a hurt bot stood until the tick once it
-        had healed). With none of those, a bot idle by day asks too (_ask_when_idle). The id of
+        had healed). At night under cover the night's work is asked (_night_work_now): a night
+        task done within ASK_AGAIN_MS of the last ask was turned away, and the bot stood until
+        the tick. With none of those, a bot idle by day asks too (_ask_when_idle). The id of
         the task queued, or None."""
         if self._ask_later is None:
             return await self._ask_when_idle()
         if self._asked_ms is not None and self.clock() - self._asked_ms < ASK_AGAIN_MS:
             return None
         if await self._at_night():
-            return None
+            return await self._night_ask_later(self._ask_later)
         task = self.tasks.get_task(self._ask_later)
         self._ask_later = None
         if task is None:
@@ -236,6 +239,26 @@ class FollowUpWatch:
         if task.status is TaskStatus.paused and task.metadata.blockedReason == WAITING_FOR_SURFACE:
             return await self.ask_while_held(task)
         return None
+
+    async def _night_ask_later(self, task_id: str) -> str | None:
+        """ask_later at night: the night's work asked for the task left to it if the bot is
+        under cover (the ask is then done with); else the task waits for the daylight. Looked at
+        once in ASK_AGAIN_MS at most (the executor asks at every idle tick)."""
+        now = self.clock()
+        if self._night_looked_ms is not None and now - self._night_looked_ms < ASK_AGAIN_MS:
+            return None
+        self._night_looked_ms = now
+        task = self.tasks.get_task(task_id)
+        if task is None:
+            self._ask_later = None
+            return None
+        held = task.status is TaskStatus.paused and task.metadata.blockedReason == WAITING_FOR_SURFACE
+        if task.status is not TaskStatus.completed and not held:
+            return None
+        queued = await self._night_work_now(task, "held" if held else "done")
+        if queued is not None:
+            self._ask_later = None
+        return queued
 
     async def _ask_when_idle(self) -> str | None:
         """Nothing to claim by day and no task of this bot's open: the next tick's goals are
@@ -292,7 +315,7 @@ class FollowUpWatch:
             why = f"{state} under cover at night"
             return await self._ask_for_the_night(self.next_goals, done, why=why, after=f"its task {why}")
         except Exception as e:  # noqa: BLE001 - best effort: the ticks ask as ever
-            logger.warning("[Executor] task={} done at night: the night's work not asked ({})", done.id, e)
+            logger.warning("[Executor] task={} {} at night: the night's work not asked ({})", done.id, state, e)
             return None
 
     async def _ask_for_the_night(

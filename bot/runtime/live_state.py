@@ -86,6 +86,7 @@ def bot_summary(agency: Any) -> dict[str, Any]:
         "position": snap.position.model_dump() if snap is not None else None,
         "runningTaskId": ex.current.task_id if ex is not None and ex.current is not None else None,
         "reflexHold": reflexes.hold_reason if reflexes is not None else None,
+        "reflexActing": bool(reflexes is not None and reflexes.acting),
     }
 
 

@@ -232,7 +232,7 @@ def work_tasks(samples: list[dict[str, Any]]) -> dict[str, Any]:
 
 
 def _no_task(idle: dict[str, Any]) -> str:
-    """The daylight share with no task active, a reflex at work or not (the idle share of the
+    """The daylight share with no task active, a reflex acting or not (the idle share of the
     benches up to s52, which counted a fight or a forage with the task paused as idle)."""
     if not idle.get("daylight_s"):
         return "-"

@@ -13,7 +13,7 @@ from bot.tooling.competence import FAIL, GAME_S_PER_DAY, NO_CAUSE, NOT_JUDGED, P
 IRON_DAYS = 3.0  # target: an iron pickaxe within this many game days...
 IRON_SHARE = 2 / 3  # ...on at least this share of the seeds (2 of 3)
 MIN_TASK_SUCCESS = 0.9
-MAX_IDLE = 0.2  # target: no task active and no reflex at work under this share of the daylight, each run
+MAX_IDLE = 0.2  # target: no task active and no reflex acting under this share of the daylight, each run
 IDLE_MIN_DAYLIGHT_S = 600.0  # less daylight seen than this: the idle share is not judged
 NIGHTS_DAYS = 5.0  # target: every night of this many game days survived, or the bot back at work
 TARGET_NAMES = {
@@ -21,7 +21,7 @@ TARGET_NAMES = {
     "tasks": f"at least {MIN_TASK_SUCCESS:.0%} of tasks completed, each run",
     "deaths": "every death explained (a recorded cause, none unrecorded)",
     "wedges": "0 wedges",
-    "idle": f"idle (no task active, no reflex at work) under {MAX_IDLE:.0%} of the daylight, each run",
+    "idle": f"idle (no task active, no reflex acting) under {MAX_IDLE:.0%} of the daylight, each run",
     "nights": f"every night of {NIGHTS_DAYS:g} game days survived, or its death explained and the bot back at work"
     " (a task completed after it), each run",
 }

@@ -6,7 +6,7 @@ no clock is read, a sample's `t` (seconds since the run began) and the world clo
 - The tech tree's MILESTONES, stamped in game seconds since the run began
   (bot/tooling/competence_milestones.py, which says how game time is counted).
 - The idle share: of the daylight run time (the daemon up), the share in which the bot had no
-  task active and no reflex at work (`idle_share`): what the drive tick's interval costs when
+  task active and no reflex acting (`idle_share`): what the drive tick's interval costs when
   its goals are short.
 - Four criteria, each PASS, FAIL or NOT JUDGED (a run too short, or data never read, is
   never passed on trust):
@@ -96,10 +96,11 @@ def deaths_in(lines: Iterable[str]) -> list[dict[str, Any]]:
 def idle_share(samples: list[dict[str, Any]]) -> dict[str, Any]:
     """Of the daylight between samples (each gap counted by the sample that opens it, when
     the daemon answered and the world said day), the seconds with no task active and no reflex
-    holding the body (`reflexHold`: a fight, a forage, cover, the walk to the night's shelter):
-    a bot fleeing a creeper with its task paused is not idle (benches up to s52 counted it so).
-    reflex_s: the daylight with no task active but a reflex at work, said beside it. share is
-    None with no daylight seen."""
+    acting (`reflexActing`: a fight or a flight, an eat, a forage, the walk to the night's
+    shelter): a bot fleeing a creeper with its task paused is not idle (benches up to s52
+    counted it so); one that only stays in its shelter, burrow or cover is. reflex_s: the
+    daylight with no task active but a reflex acting, said beside it. share is None with no
+    daylight seen."""
     daylight = idle = reflex = 0.0
     for a, b in itertools.pairwise(samples):
         if not a.get("ok") or not daytime(a):
@@ -107,7 +108,7 @@ def idle_share(samples: list[dict[str, Any]]) -> dict[str, Any]:
         dt = max(0.0, b["t"] - a["t"])
         daylight += dt
         if not any(t.get("status") == "active" for t in a.get("tasks", [])):
-            if a.get("reflexHold"):
+            if a.get("reflexActing"):
                 reflex += dt
             else:
                 idle += dt
@@ -120,13 +121,13 @@ def idle_share(samples: list[dict[str, Any]]) -> dict[str, Any]:
 
 
 def idle_line(idle: dict[str, Any]) -> str:
-    """`idle 23 % of 412 s of daylight (no task active, no reflex at work; 40 s more a reflex
-    at work)` for the reports."""
+    """`idle 23 % of 412 s of daylight (no task active, no reflex acting; 40 s more a reflex
+    acting)` for the reports."""
     if idle["share"] is None:
         return "idle share: no daylight seen"
     return (
-        f"idle {100 * idle['share']:.0f} % of {idle['daylight_s']:g} s of daylight (no task active, no reflex at work;"
-        f" {idle.get('reflex_s', 0.0):g} s more a reflex at work)"
+        f"idle {100 * idle['share']:.0f} % of {idle['daylight_s']:g} s of daylight (no task active, no reflex acting;"
+        f" {idle.get('reflex_s', 0.0):g} s more a reflex acting)"
     )
 
 

@@ -44,7 +44,7 @@ def sample(
     run also records the newest processed thoughts (id, timestamp), to find acked ones lost,
     and whether the API answered at all (an unreachable daemon lost nothing by not answering).
     For competence: the bot's position and inventory (name -> count), why the reflexes hold
-    its body if they do, and the deaths the daemon logged since the last sample (read from
+    its body and whether one acts, and the deaths the daemon logged since the last sample (read from
     its log: the API has no death record)."""
 
     def get(path: str) -> Any:
@@ -72,9 +72,7 @@ def sample(
         "thoughts": thoughts,
         "position": _position(snap.get("position")),
         "inventory": _inventory(snap.get("inventory")),
-        # why the reflexes hold the body (a fight, a forage, cover, the night's shelter), None
-        # when they do not: a bot at work with no task active is not idle (competence.idle_share)
-        "reflexHold": _reflex_hold(get("/api/bots")),
+        **_reflexes(get("/api/bots")),
     }
     if daemon_log is not None:
         read = daemon_log.read()
@@ -89,12 +87,15 @@ def sample(
     return out
 
 
-def _reflex_hold(bots: Any) -> str | None:
-    """The one bot's `reflexHold` in GET /api/bots (None: unread, or no reflex holding)."""
+def _reflexes(bots: Any) -> dict[str, Any]:
+    """The one bot's reflexes in GET /api/bots: why they hold its body (`reflexHold`: a fight,
+    a forage, cover, the night's shelter; None when they do not or it was not read) and
+    whether one acts this moment (`reflexActing`: a bot fleeing a creeper with its task paused
+    is at work, one sitting in its shelter is not; competence.idle_share)."""
     items = bots.get("bots") if isinstance(bots, dict) else None
-    first = items[0] if isinstance(items, list) and items else None
-    hold = first.get("reflexHold") if isinstance(first, dict) else None
-    return hold if isinstance(hold, str) else None
+    first = items[0] if isinstance(items, list) and items and isinstance(items[0], dict) else {}
+    hold = first.get("reflexHold")
+    return {"reflexHold": hold if isinstance(hold, str) else None, "reflexActing": first.get("reflexActing") is True}
 
 
 def _position(p: Any) -> dict[str, float] | None:

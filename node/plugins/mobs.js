@@ -16,8 +16,9 @@
 // ticks, damage by difficulty (zombie 2.5/3/4.5, spider 2/2/3). Skeletons and creepers: mob_kinds.js.
 // Player hits deal the held weapon's vanilla damage with 0.4 knockback; death plays status 3,
 // drops loot (a player's kill adds killLoot: the spider's eye) and removes the body after 20 ticks.
-// Loot is drawn from the world's seed, the kind and how many of that kind died before, as a
-// dug block's chance drops are (drops.js): a world replays the same loot, whatever the machine.
+// Loot is drawn from the world's seed, the kind and how many of that kind died before since the
+// server started, as a dug block's chance drops are (drops.js): the same kills in the same order
+// give the same loot, whatever the machine (a test's summoned and killed mobs, every run).
 'use strict'
 
 const { Vec3 } = require('vec3')

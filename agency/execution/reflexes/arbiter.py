@@ -42,6 +42,13 @@ class Reflexes(
         )
 
     @property
+    def acting(self) -> bool:
+        """A reflex has the body this moment (a fight, a flight, an eat, a forage, the walk to
+        the shelter or to a death's items): not while the bot only stays in its shelter,
+        burrow or cover. The bench counts it as work (bot/tooling/competence.py idle_share)."""
+        return self._acting
+
+    @property
     def hold_reason(self) -> str | None:
         """Why the reflexes hold the body, in words (None: they do not)."""
         if self.sheltered is not None:

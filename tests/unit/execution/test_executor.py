@@ -860,7 +860,14 @@ def test_a_ticks_task_done_under_cover_at_night_asks_the_nights_work_at_once(tmp
     e = executor_env(tmp_path, ftime, body)
     ex, tasks = e["ex"], e["tasks"]
     body.inventory.update({"oak_planks": 20, "crafting_table": 1, "stick": 8})
-    asked, ex.follow_ups.next_goals = _asking(ftime, FollowUpSpec("craft", "wooden_sword", 1, 1))
+    answers = (FollowUpSpec("craft", "wooden_sword", 1, 1), FollowUpSpec("craft", "wooden_shovel", 1, 1))
+    asked: list[int] = []
+
+    async def next_goals():
+        asked.append(ftime.clock())
+        return (answers[min(len(asked), len(answers)) - 1],)
+
+    ex.follow_ups.next_goals = next_goals
     _add(tasks, "craft", "wooden_pickaxe")
     lines, sink = _captured()
 
@@ -871,6 +878,14 @@ def test_a_ticks_task_done_under_cover_at_night_asks_the_nights_work_at_once(tmp
         assert await ex.tick() == "claimed" and ex.current is not None
         assert tasks.get_task(ex.current.task_id).parameters["target"] == "wooden_sword"
         await _drive(ex, ftime, lambda o: o.startswith("finished"))
+        # the sword took under ASK_AGAIN_MS: not asked at its completion, but once that is up
+        outcome = "idle"
+        for _ in range(3 * ASK_AGAIN_MS // 1_000):  # idle ticks a second apart
+            ftime.clock.advance(1_000)
+            if (outcome := await ex.tick()) != "idle":
+                break
+        assert outcome == "claimed" and len(asked) == 2 and asked[1] - asked[0] >= ASK_AGAIN_MS
+        assert tasks.get_task(ex.current.task_id).parameters["target"] == "wooden_shovel"
 
     try:
         asyncio.run(go())

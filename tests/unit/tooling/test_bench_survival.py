@@ -419,12 +419,14 @@ def test_the_idle_share_is_the_daylight_with_no_task_active():
     assert run_result(s, 120.0)["idle"] == idle
 
 
-def test_a_reflex_at_work_with_the_task_paused_is_not_idle_but_is_said_beside_it():
+def test_a_reflex_acting_with_the_task_paused_is_not_idle_but_is_said_beside_it():
     s = samples(40, tasks=[task("a", "active")])
     for x in s[10:20]:  # 30 s with no task active: 15 of them a creeper fled, the task paused
         x["tasks"] = [task("a", "paused")]
     for x in s[10:15]:
-        x["reflexHold"] = "a reflex is acting (a threat, hunger or the night)"
+        x["reflexHold"], x["reflexActing"] = "a reflex is acting (a threat, hunger or the night)", True
+    for x in s[15:20]:  # then in cover: held, but no reflex acting, which is idle
+        x["reflexHold"] = "the bot has taken cover from a zombie (out once its health is back)"
     result = run_result(s, 120.0)
     assert result["idle"] == {"daylight_s": 60.0, "idle_s": 15.0, "reflex_s": 15.0, "share": 0.25}
     row = next(line for line in table_lines([{**run(), **result}]) if line.startswith("  no task active"))

@@ -426,7 +426,7 @@ def test_not_judged_never_fails_nor_passes_the_run():
     assert lines[4] == "[Soak] milestones: none reached; not reached: " + ", ".join(MILESTONES)
     # a task active in every sample
     assert lines[5] == (
-        "[Soak] idle 0 % of 175 s of daylight (no task active, no reflex at work; 0 s more a reflex at work)"
+        "[Soak] idle 0 % of 175 s of daylight (no task active, no reflex acting; 0 s more a reflex acting)"
     )
 
 

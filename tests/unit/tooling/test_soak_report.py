@@ -487,9 +487,10 @@ def test_a_sample_reads_position_inventory_and_the_deaths_logged_since_the_last(
     log = tmp_path / "daemon.log"
     log.write_text("12:00:21.522 | WARNING | [Reflex] death recorded (total 1) cause=zombie at {'x': 1}\n")
     tail = LogTail(log)
-    routes["/api/bots"] = {"count": 1, "bots": [{"name": "bot", "reflexHold": "the bot is sheltering for the night"}]}
+    hold = "a reflex is acting (a threat, hunger or the night)"
+    routes["/api/bots"] = {"count": 1, "bots": [{"name": "bot", "reflexHold": hold, "reflexActing": True}]}
     s = sample(base, 0.0, set(), daemon_log=tail)
-    assert s["reflexHold"] == "the bot is sheltering for the night"
+    assert (s["reflexHold"], s["reflexActing"]) == (hold, True)
     assert s["position"] == {"x": 1.2, "y": 64.0, "z": -7.7}
     assert s["inventory"] == {"oak_log": 5, "wooden_pickaxe": 1}
     assert (s["deathsRead"], s["deaths"]) == (True, [{"cause": "zombie"}])
@@ -498,4 +499,5 @@ def test_a_sample_reads_position_inventory_and_the_deaths_logged_since_the_last(
     del routes["/api/bot/snapshot"]  # the bot is away: nothing read, not an empty inventory
     del routes["/api/bots"]  # unread: no reflex said to hold the body
     away = sample(base, 0.0, set())
-    assert (away["position"], away["inventory"], away["reflexHold"]) == (None, None, None) and "deathsRead" not in away
+    assert (away["position"], away["inventory"], away["reflexHold"], away["reflexActing"]) == (None, None, None, False)
+    assert "deathsRead" not in away

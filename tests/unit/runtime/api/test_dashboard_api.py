@@ -213,10 +213,11 @@ def test_the_plan_an_obtain_would_become_is_shown_as_steps_and_a_tree_and_nothin
 def test_the_bot_list_says_why_the_reflexes_hold_the_body_which_the_bench_reads(world):  # noqa: F811
     # bot/tooling/soak_sample.py reads it: a bot at work in a reflex with no task active is not idle
     agency, _body, c = world
-    assert c.get("/api/bots").json()["bots"][0]["reflexHold"] is None
+    first = c.get("/api/bots").json()["bots"][0]
+    assert (first["reflexHold"], first["reflexActing"]) == (None, False)
     agency.reflexes._acting = True  # what the arbiter's tick sets while a reflex acts
     try:
-        hold = c.get("/api/bots").json()["bots"][0]["reflexHold"]
+        first = c.get("/api/bots").json()["bots"][0]
     finally:
         agency.reflexes._acting = False
-    assert hold == "a reflex is acting (a threat, hunger or the night)"
+    assert (first["reflexHold"], first["reflexActing"]) == ("a reflex is acting (a threat, hunger or the night)", True)
