@@ -845,6 +845,15 @@ def test_a_ticks_task_done_with_a_gate_shut_asks_the_next_ticks_goals_again_whil
     asyncio.run(go())
 
 
+def _run_night(go, sink, tasks) -> None:
+    """Run a night test's coroutine, then drop its log sink and close its store."""
+    try:
+        asyncio.run(go())
+    finally:
+        logger.remove(sink)
+        tasks.close()
+
+
 class _NightUnderCover(_NightFall):
     """The same night, the bot with rock over its head (a pocket, a burrow, a cave)."""
 
@@ -887,11 +896,7 @@ def test_a_ticks_task_done_under_cover_at_night_asks_the_nights_work_at_once(tmp
         assert outcome == "claimed" and len(asked) == 2 and asked[1] - asked[0] >= ASK_AGAIN_MS
         assert tasks.get_task(ex.current.task_id).parameters["target"] == "wooden_shovel"
 
-    try:
-        asyncio.run(go())
-    finally:
-        logger.remove(sink)
-        tasks.close()
+    _run_night(go, sink, tasks)
     assert body.inventory["wooden_sword"] == 1
     assert any("done under cover at night: the next tick's goals, asked now: craft:wooden_sword" in x for x in lines)
 
@@ -920,10 +925,6 @@ def test_a_ticks_task_done_at_night_asks_the_next_ticks_goals_at_daylight_if_idl
         await _drive(ex, ftime, lambda o: o.startswith("finished"))
         assert len(asked) == 1
 
-    try:
-        asyncio.run(go())
-    finally:
-        logger.remove(sink)
-        tasks.close()
+    _run_night(go, sink, tasks)
     assert body.inventory["wooden_sword"] == 1
     assert any("done at night with nothing after it: the next tick's goals are asked at daylight" in x for x in lines)
