@@ -82,6 +82,7 @@ class FakeBody:
         self.eaten: list[str] = []
         self.mobs: list[Mob] = []
         self.pillars: list[tuple[float, int, float]] = []  # where each pillar started: x, its targetY, z
+        self.cover: int | None = None  # solid blocks over the head, as the snapshot reads them (None: not read)
 
     # ---- world ---------------------------------------------------------------------
     def block(self, x: int, y: int, z: int) -> str:
@@ -118,6 +119,7 @@ class FakeBody:
             inventory=[InventoryItem(name=n, count=c) for n, c in sorted(self.inventory.items()) if c > 0],
             entities=entities,
             hostiles=sum(1 for m in seen if m.hostile and self.distance_to(m) <= 16),
+            cover=self.cover,
             ts=self.clock(),
         )
 

@@ -11,6 +11,7 @@ import math
 
 import pytest
 
+from agency.clock import FrozenClock
 from agency.execution.builtin_tools import default_tool_registry
 from agency.execution.reflexes import ReflexConfig
 from agency.tools import ToolContext
@@ -56,7 +57,10 @@ def test_a_hurt_bot_cornered_by_a_skeleton_takes_cover_and_comes_out_healed(cove
     body.chat(f"/mcbot summon skeleton {x + 7} {y} {z}")
     wait_until(lambda: any(e.name == "skeleton" for e in body.snapshot().entities), 15, "the skeleton in sight")
     body.events()
-    reflexes = reflexes_on(body, tmp_path / "t.db", ReflexConfig(shelter_at_night=False, forage=False))
+    # the reflexes' time is the test's: the cover's waits (20 s at the least; out then when
+    # not healing, as at food 17) do not run out while the test watches on a loaded machine
+    config = ReflexConfig(shelter_at_night=False, forage=False)
+    reflexes = reflexes_on(body, tmp_path / "t.db", config, FrozenClock())
     said: list[str | None] = []
 
     def in_cover() -> bool:

@@ -12,6 +12,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from agency.clock import Clock, system_clock_ms
 from agency.execution.agents import AgentRuntime, load_default_registry
 from agency.execution.builtin_tools import default_tool_registry
 from agency.execution.executor import Executor
@@ -123,10 +124,11 @@ async def run_executor_until(agency: Any, pred: Callable[[], bool], timeout_s: f
         await asyncio.sleep(0.2)
 
 
-def reflexes_on(body: Any, db_path: Path, config: ReflexConfig) -> Reflexes:
-    """The reflexes over a real body, with a task store and an executor of their own (no daemon)."""
+def reflexes_on(body: Any, db_path: Path, config: ReflexConfig, clock: Clock = system_clock_ms) -> Reflexes:
+    """The reflexes over a real body, with a task store and an executor of their own (no daemon);
+    `clock`: the reflexes' own time (their holds and waits)."""
     tasks = SqliteTaskStore(db_path, dev_mode=False, strict_finalize=False)
     tools = default_tool_registry()
     ctx = ToolContext(body=body, poll_interval_s=0.2)
     executor = Executor(tasks, AgentRuntime(load_default_registry(), tools, ctx), ctx.clock)
-    return Reflexes(tools, ctx, executor, config)
+    return Reflexes(tools, ctx, executor, config, clock=clock)

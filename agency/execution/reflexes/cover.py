@@ -17,10 +17,11 @@ from loguru import logger
 
 from agency.execution.combat import RETREAT, CombatChoice, is_archer, is_creeper
 from agency.execution.reflexes.base import Cover, ReflexBase
+from agency.game.foods import REGEN_FOOD
 from agency.shelter.cover import placed_walls
 from agency.tools.results import ToolExecutionResult
 from agency.tools.spatial import block_pos
-from agency.world import BodyError, EntityInfo, WorldSnapshot, night_approaching
+from agency.world import BodyError, EntityInfo, WorldSnapshot, night_approaching, underground
 
 COVER_FROM = 1.5  # a hostile nearer stands in a cell the cover would fill: fought or eaten past instead
 COVER_HEALTH = 14.0  # out of cover once health is back to this (a retreat begins at 6)...
@@ -46,17 +47,31 @@ class CoverReflex(ReflexBase):
         no walls of the night's around it already, no cover just left or failed, and no
         creeper within its fuse's range: a cover is for healing (one taken at full health from
         an archer out of reach, or from three zombies, was left after 20 s and taken again,
-        over and over), and its blocks take seconds to place, a creeper's fuse 1.5 s (a 1.18.2
-        bench bot at a2b08ad, at health 4, spent 7 s closing itself in from a creeper, left
-        every cell open, and was blown up)."""
+        over and over; but see _shot_at_down_here), and its blocks take seconds to place, a
+        creeper's fuse 1.5 s (a 1.18.2 bench bot at a2b08ad, at health 4, spent 7 s closing itself
+        in from a creeper, left every cell open, and was blown up)."""
         night_walls = self._burrowed or self._dug_in or self.sheltered is not None
         return (
             self._cover is None
             and not night_walls
             and self.clock() >= self._no_cover_until
-            and 0 < snap.health <= self.config.retreat_below_health  # 0: dead, the respawn not yet read
+            and snap.health > 0  # 0: dead, the respawn not yet read
+            and (snap.health <= self.config.retreat_below_health or self._shot_at_down_here(snap))
             and target.distance >= COVER_FROM
             and not any(is_creeper(e) and e.distance <= self.config.creeper_flee_within for e in snap.entities)
+        )
+
+    def _shot_at_down_here(self, snap: WorldSnapshot) -> bool:
+        """Underground, hurt a moment ago, an archer near: cover at any health, from a retreat
+        (an archer out of reach that shoots, or outnumbered) in a tunnel or one that got nowhere.
+        A 1.18.2 bench bot at 5832c56 (seed 3619), at health 20 in a cave at y 20 by a skeleton it
+        could not get at, retreated five times in 14 s, each finding no way (2.8 -> 2.8 blocks),
+        and was down to 5 when its cover came at the threshold; the cover's way out up through the
+        ground (_up_and_away) is what gets it away from one down there."""
+        return (
+            underground(snap)
+            and self._under_attack()
+            and any(is_archer(e) and e.distance <= NEAR for e in snap.entities)
         )
 
     async def _cover_first(self, combat: CombatChoice, snap: WorldSnapshot) -> ToolExecutionResult | None:
@@ -143,19 +158,27 @@ class CoverReflex(ReflexBase):
         return any(e.hostile and e.distance <= NEAR for e in snap.entities)
 
     def _leave_cover_due(self, snap: WorldSnapshot) -> bool:
+        """Healed and none near, or healed and COVER_MIN_MS passed; not healing (food under
+        REGEN_FOOD and nothing to eat, or it would have eaten: choose) once COVER_MIN_MS passed,
+        as waiting heals nothing (the 1.18.2 bench bot of _shot_at_down_here, at food 16 with no
+        food, sat 120 s in its cover at health 5); breached; at the latest after COVER_MAX_MS."""
         assert self._cover is not None
         held = self.clock() - self._cover.since
         if held >= COVER_MAX_MS or self._breached(snap):
             return True
-        return snap.health >= COVER_HEALTH and (held >= COVER_MIN_MS or not self._hostile_by_cover(snap))
+        if snap.health >= COVER_HEALTH:
+            return held >= COVER_MIN_MS or not self._hostile_by_cover(snap)
+        return held >= COVER_MIN_MS and snap.food < REGEN_FOOD
 
     def _up_and_away(self, snap: WorldSnapshot) -> bool:
-        """Out at the latest and not healed, a hostile still near, not breached, the first try:
+        """Out, the first try, not breached, a hostile still near, and the bot not healed, or an
+        archer near under ground (out beside it, the bot is shot at again and cannot reach it):
         up through the ground rather than out beside it (leave_cover_up)."""
         assert self._cover is not None
-        if self._cover.tries or self.clock() - self._cover.since < COVER_MAX_MS or snap.health >= COVER_HEALTH:
+        if self._cover.tries or self._breached(snap) or not self._hostile_by_cover(snap):
             return False
-        return not self._breached(snap) and self._hostile_by_cover(snap)
+        archer = any(is_archer(e) and e.distance <= NEAR for e in snap.entities)
+        return snap.health < COVER_HEALTH or (archer and underground(snap))
 
     async def _leave_cover_up(self, snap: WorldSnapshot) -> bool:
         """True when the bot got up and away or part of the way (its cover is over), else the cover

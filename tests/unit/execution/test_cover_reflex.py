@@ -125,6 +125,72 @@ def test_up_and_away_only_through_a_column_safe_to_dig_else_out_as_usual(env):
     assert reflexes.stats.log[-1] == {"reflex": "leave_cover", "ok": True}
 
 
+def _shot_at_in_a_cave(env, health: float = 20.0) -> tuple[Reflexes, FakeBody]:
+    """Under ground, a skeleton the last close-in could not reach shooting the bot, no way off."""
+    reflexes, body = _cornered(env)
+    _in_a_cave(body)
+    body.cover, body.health = 10, health
+    reflexes._out_of_reach["skeleton"] = reflexes._hurt_at = env["ftime"].clock()
+    return reflexes, body
+
+
+def test_under_ground_an_archer_that_cannot_be_reached_nor_fled_is_taken_cover_from_at_any_health(env):
+    """A 1.18.2 bench bot at 5832c56 (seed 3619), at health 20 in a cave, retreated five times in
+    14 s from a skeleton it could not get at, each finding no way, and was down to 5 when its
+    cover came at the retreat's threshold."""
+    reflexes, body = _shot_at_in_a_cave(env)
+    assert asyncio.run(reflexes.tick(body.snapshot())) == RETREAT
+    assert reflexes.stats.covers == 1 and reflexes.holding_tasks
+    assert {body.block(*c) for c in _around_the_bot() if c[1] < GROUND_Y + 2} == {"cobblestone"}
+
+
+@pytest.mark.parametrize("where", ["on the surface", "not hurt since"])
+def test_at_full_health_no_cover_from_an_archer_on_the_surface_or_one_not_shooting(env, where):
+    reflexes, body = _shot_at_in_a_cave(env)
+    if where == "on the surface":
+        body.cover = None
+    else:
+        env["ftime"].clock.advance(CFG.under_attack_ms)
+        body.mobs.append(Mob("zombie", hostile=True, x=3.5, z=0.5))  # outnumbered: a retreat all the same
+        body.mobs.append(Mob("zombie", hostile=True, x=4.5, z=0.5))
+    assert asyncio.run(reflexes.tick(body.snapshot())) == RETREAT
+    assert reflexes.stats.covers == 0 and not reflexes.holding_tasks
+
+
+def test_healed_with_the_archer_still_by_the_cover_under_ground_the_bot_digs_up_and_away(env):
+    reflexes, body = _shot_at_in_a_cave(env)
+    asyncio.run(reflexes.tick(body.snapshot()))
+    env["ftime"].clock.advance(COVER_MIN_MS)
+    assert asyncio.run(reflexes.tick(_sealed_off(body.snapshot()))) == "leave_cover"
+    assert body.pillars and body.position.y == GROUND_Y + 13  # not out beside it to be shot at again
+    assert reflexes.stats.log[-1] == {"reflex": "leave_cover", "ok": True, "up": True}
+
+
+def test_healed_with_a_zombie_by_the_cover_the_bot_comes_out_beside_it_to_fight(env):
+    reflexes, body = _shot_at_in_a_cave(env)
+    asyncio.run(reflexes.tick(body.snapshot()))
+    body.mobs = [Mob("zombie", hostile=True, x=3.5, z=0.5)]
+    env["ftime"].clock.advance(COVER_MIN_MS)
+    assert asyncio.run(reflexes.tick(_sealed_off(body.snapshot()))) == "leave_cover"
+    assert not body.pillars and reflexes.stats.log[-1] == {"reflex": "leave_cover", "ok": True}
+
+
+@pytest.mark.parametrize(("food", "leaves"), [(16, True), (18, False)])
+def test_not_healing_in_cover_the_bot_does_not_wait_out_the_maximum(env, food, leaves):
+    """At food under 18 with nothing to eat health does not come back: the 1.18.2 bench bot of
+    seed 3619 sat 120 s in its cover at health 5 and food 16."""
+    reflexes, body = _cornered(env)
+    _in_a_cave(body)
+    asyncio.run(reflexes.tick(body.snapshot()))
+    body.food = food
+    assert reflexes.choose(_sealed_off(body.snapshot())) is None  # not before COVER_MIN_MS
+    env["ftime"].clock.advance(COVER_MIN_MS)
+    assert reflexes.choose(_sealed_off(body.snapshot())) == ("leave_cover" if leaves else None)
+    if leaves:  # the skeleton still near: up and away
+        asyncio.run(reflexes.tick(_sealed_off(body.snapshot())))
+        assert body.pillars and reflexes.stats.log[-1]["up"]
+
+
 @pytest.mark.parametrize(
     "change",
     ["ore", "no_pickaxe", "no_filler", "hostile_on_top"],
