@@ -33,13 +33,19 @@ BURROW_GROUND = (SOIL | ROCK | DEEP_ROCK) - {"sand", "red_sand", "gravel"}
 
 
 async def fill_open(
-    ctx: ToolContext, cells: Iterable[Cell], *, planks: bool = False, wood: bool = False
+    ctx: ToolContext,
+    cells: Iterable[Cell],
+    *,
+    planks: bool = False,
+    wood: bool = False,
+    toward: tuple[float, float, float] | None = None,
 ) -> list[list[int]]:
     """Fill those of `cells` that are not solid; returns the ones still open (no filler held, or
     the place failed). `planks`: planks held fill when nothing dug out is (a hut's floor, of
     the hut's own material). `wood`: any other ground held that does not fall, then a log (a
-    burrow: its way out digs both). A cell with nothing solid beside it waits for a filled
-    neighbour, or gets a block under it first (`_in_placeable_order`)."""
+    burrow: its way out digs both). `toward`: the cells nearest this point first (a hostile's
+    side), else the farthest from the bot first. A cell with nothing solid beside it waits for a
+    filled neighbour, or gets a block under it first (`_in_placeable_order`)."""
     cells = list(cells)
     if not cells:
         return []
@@ -48,7 +54,13 @@ async def fill_open(
     size = (max(xs) - lo[0] + 2, max(ys) - lo[1] + 2, max(zs) - lo[2] + 2)
     region = await ctx.region(lo, size)
     here = block_pos((await ctx.snapshot()).position)
-    holes = sorted((c for c in cells if not is_solid(region.block_at(*c))), key=lambda c: -math.dist(c, here))
+
+    def first(c: Cell) -> float:
+        if toward is None:
+            return -math.dist(c, here)
+        return math.dist((c[0] + 0.5, c[1] + 0.5, c[2] + 0.5), toward)
+
+    holes = sorted((c for c in cells if not is_solid(region.block_at(*c))), key=first)
     box = itertools.product(range(lo[0], lo[0] + size[0]), range(lo[1], lo[1] + size[1]), range(lo[2], lo[2] + size[2]))
     solid = {c for c in box if is_solid(region.block_at(*c))}
     body = {here, (here[0], here[1] + 1, here[2])}

@@ -49,16 +49,18 @@ async def open_around(ctx: ToolContext) -> list[Cell]:
     return opening
 
 
-async def seal(ctx: ToolContext, cells: list[Cell] | None = None) -> tuple[list[list[int]], list[list[int]]]:
+async def seal(
+    ctx: ToolContext, cells: list[Cell] | None = None, toward: tuple[float, float, float] | None = None
+) -> tuple[list[list[int]], list[list[int]]]:
     """`cells` (by default every one open_around finds) filled with what a burrow may close
-    itself in with (agency.shelter.backfill, `wood`). Returns the cells that are solid now and
-    were not (with any support fill_open put under one) and those of `cells` left open (no
-    block held, nothing to place it against, a mob standing in it)."""
+    itself in with (agency.shelter.backfill, `wood`), those nearest `toward` first. Returns the
+    cells that are solid now and were not (with any support fill_open put under one) and those
+    of `cells` left open (no block held, nothing to place it against, a mob standing in it)."""
     feet = block_pos((await ctx.snapshot()).position)
     box = _box(feet)
     before = await ctx.region(*box)
     opening = await open_around(ctx) if cells is None else cells
-    left = await fill_open(ctx, opening, wood=True)
+    left = await fill_open(ctx, opening, wood=True, toward=toward)
     after = await ctx.region(*box)
     (x0, y0, z0), (dx, dy, dz) = box
     # the cells and the supports under them (agency.shelter.backfill): not what fell or another
@@ -109,6 +111,8 @@ class TakeCoverInput(ToolInput):
     # more open cells than this and nothing is placed (a cover in the open takes 10 blocks, and
     # seconds under fire: a retreat tried first may do better)
     maxOpen: int = Field(default=10, ge=0, le=10)
+    # the cells on this side (a creeper's: out of its sight, its swell falls back) filled first
+    toward: tuple[float, float, float] | None = None
 
 
 class LeaveCoverInput(ToolInput):
@@ -124,7 +128,7 @@ async def take_cover(ctx: ToolContext, p: TakeCoverInput) -> dict[str, Any]:
         why = f"{len(cells)} open cells" + (f", more than {p.maxOpen}" if len(cells) > p.maxOpen else "")
         return {"filled": [], "open": [list(c) for c in cells], "why": f"{why}; {held} blocks held to fill them"}
     feet = block_pos(snap.position)
-    filled, left = await seal(ctx, cells)
+    filled, left = await seal(ctx, cells, p.toward)
     return {"filled": filled, "open": left, "feet": list(feet)}
 
 

@@ -2,7 +2,8 @@
 end of a deep trench, a skeleton shooting down it, retreats, finds no way off, closes the cell
 with the blocks it holds (agency.shelter.cover), and takes no arrow while the skeleton
 stands outside; healed and with the skeleton gone it digs the blocks again. Not healed in time
-with a hostile still near, it digs up through the rock instead (leave_cover_up)."""
+with a hostile still near, it digs up through the rock instead (leave_cover_up). Under ground,
+no way away from a creeper, the bot walls off its side and the creeper never swells."""
 
 from __future__ import annotations
 
@@ -118,3 +119,60 @@ def test_out_of_cover_upward_the_bot_digs_up_through_the_rock_to_the_surface(cov
     assert res.output["top"] == y + 8
     wait_until(lambda: body.snapshot().position.y >= y + 9, 10, "the bot on the surface over the rock")
     assert [block_at(body, x + 1, y, z), block_at(body, x - 1, y + 1, z)] == ["stone", "stone"]  # walls left
+
+
+def _command(bridge, body, text: str) -> str:
+    """An op command's reply (node/plugins/commands.js: each begins "mcbot: "), read from the
+    server's messages as the bridge keeps them (node/lib/chat_guard.js)."""
+    since = bridge.call_json("chatFacts", body.bot_id, 0)["seq"]
+    body.chat(text)
+
+    def replied() -> str | None:
+        system = bridge.call_json("chatFacts", body.bot_id, since)["system"]
+        return next((m["text"] for m in system if "mcbot:" in m["text"]), None)
+
+    return str(wait_until(replied, 15, f"the reply to {text}"))
+
+
+def test_under_ground_a_creeper_the_bot_cannot_get_away_from_is_walled_off_and_never_swells(bridge, coverer, tmp_path):
+    body = coverer
+    spawn = body.snapshot().position
+    x, y, z = math.floor(spawn.x) - 60, math.floor(spawn.y), math.floor(spawn.z) + 60  # away from the others
+    # Bedrock all round and six blocks of it over the head (under ground); east of the bot's
+    # cell a tunnel 1 wide, 2 high and 8 long, a dead end at both ends: nowhere to get away to.
+    fill(body, (x - 2, y - 2, z - 2), (x + 10, y + 7, z + 2), "bedrock")
+    fill(body, (x, y, z), (x + 8, y + 1, z), "air")
+    body.chat("/time set 1000")
+    teleport(body, NAME, x, y, z)
+    give(body, NAME, {"cobblestone": 16, "stone_sword": 1})
+    body.chat(f"/mcbot food {NAME} 20 5")
+    body.chat(f"/mcbot health {NAME} 20")
+    wait_until(lambda: body.snapshot().health == 20, 10, "the bot at full health")
+    body.chat(f"/mcbot summon creeper {x + 6} {y} {z}")
+    wait_until(lambda: any(e.name == "creeper" for e in body.snapshot().entities), 15, "the creeper in sight")
+    # the game's ticks are the test's from here: the creeper comes on only when they are stepped
+    _command(bridge, body, "/mcbot tick freeze")
+    try:
+        body.events()
+        config = ReflexConfig(shelter_at_night=False, forage=False)
+        reflexes = reflexes_on(body, tmp_path / "t.db", config, FrozenClock())
+        said: list[str | None] = []
+
+        def in_cover() -> bool:
+            said.append(_tick(reflexes, body))
+            return reflexes.stats.covers == 1
+
+        wait_until(in_cover, 60, "the bot in cover", poll_s=0.25)
+        assert "evade" in said, said
+        front = [(x + 1, y, z), (x + 1, y + 1, z)]  # the cell's two open faces, toward the creeper
+        assert [block_at(body, *c) for c in front] == ["cobblestone", "cobblestone"]
+        assert reflexes.holding_tasks
+        # 200 game ticks (10 s): in sight it would walk to within 3 blocks and blow up within 2 s
+        _command(bridge, body, "/mcbot tick step 200")
+        seen = body.snapshot()
+        assert any(e.name == "creeper" for e in seen.entities), seen.entities  # never blew up
+        assert seen.health == 20 and not [e for e in body.events() if e.type is EventType.death]
+        assert [block_at(body, *c) for c in front] == ["cobblestone", "cobblestone"]
+    finally:
+        body.chat("/mcbot tick unfreeze")
+        body.chat("/mcbot killall creeper")

@@ -15,8 +15,9 @@ from dataclasses import replace
 
 from loguru import logger
 
-from agency.execution.combat import RETREAT, CombatChoice, is_archer, is_creeper
+from agency.execution.combat import EVADE, RETREAT, STRIKE_AND_BACK_OFF, CombatChoice, is_archer, is_creeper
 from agency.execution.reflexes.base import Cover, ReflexBase
+from agency.execution.reflexes.combat import CORNERED_MS
 from agency.game.foods import REGEN_FOOD
 from agency.shelter.cover import placed_walls
 from agency.tools.results import ToolExecutionResult
@@ -50,16 +51,18 @@ class CoverReflex(ReflexBase):
         over and over; but see _shot_at_down_here), and its blocks take seconds to place, a
         creeper's fuse 1.5 s (a 1.18.2 bench bot at a2b08ad, at health 4, spent 7 s closing itself
         in from a creeper, left every cell open, and was blown up)."""
-        night_walls = self._burrowed or self._dug_in or self.sheltered is not None
         return (
-            self._cover is None
-            and not night_walls
-            and self.clock() >= self._no_cover_until
-            and snap.health > 0  # 0: dead, the respawn not yet read
+            self._cover_free(snap)
             and (snap.health <= self.config.retreat_below_health or self._shot_at_down_here(snap))
             and target.distance >= COVER_FROM
             and not any(is_creeper(e) and e.distance <= self.config.creeper_flee_within for e in snap.entities)
         )
+
+    def _cover_free(self, snap: WorldSnapshot) -> bool:
+        """Not in cover, no walls of the night's around the bot already, no cover just left or
+        failed, the bot alive (health 0: dead, the respawn not yet read)."""
+        night_walls = self._burrowed or self._dug_in or self.sheltered is not None
+        return self._cover is None and not night_walls and self.clock() >= self._no_cover_until and snap.health > 0
 
     def _shot_at_down_here(self, snap: WorldSnapshot) -> bool:
         """Underground, hurt a moment ago, an archer near: cover at any health, from a retreat
@@ -80,24 +83,60 @@ class CoverReflex(ReflexBase):
         s under fire: a bot at health 5 in a test's dead end was shot dead meanwhile). The
         cover's result, or None (not taken: the retreat goes on as before)."""
         target = combat.target
+        stuck = self._creeper_stuck_at is not None and self.clock() - self._creeper_stuck_at < CORNERED_MS
+        if combat.reflex == STRIKE_AND_BACK_OFF and is_creeper(target) and stuck:
+            return await self._cover_from_creeper(target, snap)  # its back-off would find no way either
         if combat.reflex != RETREAT or not is_archer(target) or not self._cover_due(target, snap):
             return None
         res = await self._take_cover(target, max_open=COVER_FIRST_OPEN, quiet=True)
         return res if self._cover is not None else None
 
+    async def _cover_from_creeper(self, creeper: EntityInfo, snap: WorldSnapshot) -> ToolExecutionResult | None:
+        """Under ground, no way away from a creeper (an evasion got nowhere): the cells toward it
+        closed first, out of its sight, where its swell falls back (node/plugins/mob_kinds.js)
+        and its blast's rays are stopped (explosions.js). Both creeper deaths of the 26.1 s2491
+        bench run at b21a4b1 came in a cave at y 48-50, an evasion failing (5.8 -> 5.7 blocks),
+        then the strike's back-off finding no way either (2.6 -> 3.0 blocks in 20 s). The
+        cover's result, or None (not taken)."""
+        if not (self._cover_free(snap) and underground(snap) and creeper.distance >= COVER_FROM):
+            return None
+        p = creeper.position
+        res = await self._take_cover(creeper, toward=(p.x, p.y + 1, p.z))  # its head's height
+        return res if self._cover is not None else None
+
     async def _cover_if_cornered(self, combat: CombatChoice, result: ToolExecutionResult) -> None:
-        """After a retreat that got nowhere: cover from the nearest hostile as the bot stands now."""
-        if combat.reflex != RETREAT or got_away(result) or self._cover is not None:
+        """After a retreat that got nowhere: cover from the nearest hostile as the bot stands now;
+        after an evasion from a creeper that got nowhere: cover from it (_cover_from_creeper)."""
+        if got_away(result) or self._cover is not None or self._died_meanwhile(result):
+            return
+        if combat.reflex in (EVADE, STRIKE_AND_BACK_OFF) and is_creeper(combat.target):
+            snap = await self.ctx.snapshot()
+            creeper = min((e for e in snap.entities if is_creeper(e)), key=lambda e: e.distance, default=None)
+            if creeper is not None and creeper.distance <= NEAR:
+                await self._cover_from_creeper(creeper, snap)
+            return
+        if combat.reflex != RETREAT:
             return
         snap = await self.ctx.snapshot()
         near = _threats_near(snap)
         if near and self._cover_due(near[0], snap):
             await self._take_cover(near[0])
 
-    async def _take_cover(self, target: EntityInfo, *, max_open: int = 10, quiet: bool = False) -> ToolExecutionResult:
-        """Close the bot in (agency.shelter.cover); `quiet`: a cover found too open or short of
-        blocks is not logged (a first look, before a retreat)."""
-        res = await self.tools.execute("take_cover", {"maxOpen": max_open}, self.ctx)
+    async def _take_cover(
+        self,
+        target: EntityInfo,
+        *,
+        max_open: int = 10,
+        quiet: bool = False,
+        toward: tuple[float, float, float] | None = None,
+    ) -> ToolExecutionResult:
+        """Close the bot in (agency.shelter.cover), the cells nearest `toward` first if given;
+        `quiet`: a cover found too open or short of blocks is not logged (a first look, before a
+        retreat)."""
+        args: dict[str, object] = {"maxOpen": max_open}
+        if toward is not None:
+            args["toward"] = list(toward)
+        res = await self.tools.execute("take_cover", args, self.ctx)
         out = res.output or {}
         filled = [tuple(c) for c in out.get("filled", [])]
         if res.success and not out.get("open"):
@@ -172,13 +211,14 @@ class CoverReflex(ReflexBase):
 
     def _up_and_away(self, snap: WorldSnapshot) -> bool:
         """Out, the first try, not breached, a hostile still near, and the bot not healed, or an
-        archer near under ground (out beside it, the bot is shot at again and cannot reach it):
-        up through the ground rather than out beside it (leave_cover_up)."""
+        archer or a creeper near under ground (out beside one, the bot is shot at again and
+        cannot reach it, or has no way away from the other's blast): up through the ground rather
+        than out beside it (leave_cover_up)."""
         assert self._cover is not None
         if self._cover.tries or self._breached(snap) or not self._hostile_by_cover(snap):
             return False
-        archer = any(is_archer(e) and e.distance <= NEAR for e in snap.entities)
-        return snap.health < COVER_HEALTH or (archer and underground(snap))
+        not_beside = any((is_archer(e) or is_creeper(e)) and e.distance <= NEAR for e in snap.entities)
+        return snap.health < COVER_HEALTH or (not_beside and underground(snap))
 
     async def _leave_cover_up(self, snap: WorldSnapshot) -> bool:
         """True when the bot got up and away or part of the way (its cover is over), else the cover

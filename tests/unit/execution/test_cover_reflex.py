@@ -191,6 +191,52 @@ def test_not_healing_in_cover_the_bot_does_not_wait_out_the_maximum(env, food, l
         assert body.pillars and reflexes.stats.log[-1]["up"]
 
 
+def _creeper_in_a_cave(env, distance: float) -> tuple[Reflexes, FakeBody]:
+    """Under ground at full health, a sword held, no way off, a creeper `distance` blocks east."""
+    reflexes, body = _cornered(env, mob="creeper", distance=distance)
+    _in_a_cave(body)
+    body.cover, body.health = 10, 20
+    body.inventory["stone_sword"] = 1
+    return reflexes, body
+
+
+def _places(body: FakeBody) -> list[tuple[int, int, int]]:
+    return [(a["x"], a["y"], a["z"]) for k, a in body.started if k == "place"]
+
+
+def test_under_ground_an_evasion_from_a_creeper_that_gets_nowhere_closes_its_side_first(env):
+    """Both creeper deaths of a 26.1 bench run at b21a4b1 (seed 2491) came in a cave: an evasion
+    that got nowhere, then the strike's back-off that found no way either."""
+    reflexes, body = _creeper_in_a_cave(env, 5.0)
+    assert asyncio.run(reflexes.tick(body.snapshot())) == "evade"
+    assert reflexes.stats.covers == 1 and reflexes.holding_tasks
+    assert _places(body)[:2] in ([(1, GROUND_Y, 0), (1, GROUND_Y + 1, 0)], [(1, GROUND_Y + 1, 0), (1, GROUND_Y, 0)])
+    assert {body.block(*c) for c in _around_the_bot() if c[1] < GROUND_Y + 2} == {"cobblestone"}
+
+
+def test_a_creeper_in_reach_after_an_evasion_got_nowhere_is_walled_off_not_struck(env):
+    reflexes, body = _creeper_in_a_cave(env, 2.5)
+    reflexes._creeper_stuck_at = env["ftime"].clock()
+    assert asyncio.run(reflexes.tick(body.snapshot())) == "strike_and_back_off"
+    assert reflexes.stats.covers == 1 and "attack" not in [k for k, _ in body.started]
+    assert _places(body)[0][0] == 1  # its side first
+
+
+def test_on_the_surface_no_cover_from_a_creeper(env):
+    reflexes, body = _creeper_in_a_cave(env, 5.0)
+    body.cover = None
+    assert asyncio.run(reflexes.tick(body.snapshot())) == "evade"
+    assert reflexes.stats.covers == 0 and not _places(body)
+
+
+def test_the_creeper_still_by_the_cover_the_bot_digs_up_and_away(env):
+    reflexes, body = _creeper_in_a_cave(env, 5.0)
+    asyncio.run(reflexes.tick(body.snapshot()))
+    env["ftime"].clock.advance(COVER_MIN_MS)
+    assert asyncio.run(reflexes.tick(_sealed_off(body.snapshot()))) == "leave_cover"
+    assert body.pillars and reflexes.stats.log[-1] == {"reflex": "leave_cover", "ok": True, "up": True}
+
+
 @pytest.mark.parametrize(
     "change",
     ["ore", "no_pickaxe", "no_filler", "hostile_on_top"],
