@@ -62,6 +62,7 @@ class Cover:
     threat: str  # the kind it took cover from
     feet: tuple[int, int, int]  # the cell the bot stands in: moved out of it, no cover is left
     tries: int = 0  # ways out that left a block standing
+    up_refused: bool = False  # the way up through the ground was refused (leave_cover_up): not tried again
 
 
 @dataclass

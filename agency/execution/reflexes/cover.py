@@ -7,7 +7,9 @@ is still near, and the column over it is safe to dig), and at once when somethin
 there (a cell opened) or it is no longer where it took cover. Of the deaths in the bench runs
 at 7a85f44 and 5f5a076, three came after retreats from a skeleton found no way off: a 1.18.2
 bot at health 4 in a cave at y 51 (seed 4275) tried three times in three seconds and was shot
-dead."""
+dead. Under ground it also closes itself in at any health from an archer shooting it that it
+can neither reach nor flee, and from a creeper it has no way away from (the cells toward it
+first), and leaves such a cover up through the ground, not out beside them before COVER_MAX_MS."""
 
 from __future__ import annotations
 
@@ -15,10 +17,20 @@ from dataclasses import replace
 
 from loguru import logger
 
-from agency.execution.combat import EVADE, RETREAT, STRIKE_AND_BACK_OFF, CombatChoice, is_archer, is_creeper
+from agency.execution.combat import (
+    ARCHERS,
+    CREEPERS,
+    EVADE,
+    RETREAT,
+    STRIKE_AND_BACK_OFF,
+    CombatChoice,
+    is_archer,
+    is_creeper,
+)
 from agency.execution.reflexes.base import Cover, ReflexBase
 from agency.execution.reflexes.combat import CORNERED_MS
 from agency.game.foods import REGEN_FOOD
+from agency.names import same
 from agency.shelter.cover import placed_walls
 from agency.tools.results import ToolExecutionResult
 from agency.tools.spatial import block_pos
@@ -32,6 +44,9 @@ COVER_RETRY_MS = 20_000  # no cover again this soon after one left or one that c
 COVER_GRACE_MS = 2_000  # hurt later than this in cover: a cell is open (an arrow in flight is not that)
 LEAVE_TRIES = 3  # ways out that leave a block standing before the cover is given up (logged)
 COVER_FIRST_OPEN = 4  # retreating from an archer with at most this many cells open around: cover first
+CREEPER_COVER_OPEN = 4  # a creeper walled off only where this few cells are open (a tunnel, a pocket)
+DEAD_END_OPEN = 2  # one side open: no way away from a creeper but past it, so walled off before a flee
+CREEPER_COVER_FROM = 2.5  # a creeper nearer may stand in a cell the wall fills (its box is 0.6 wide)
 IN_COVER = 0.9  # a hostile this near is in the bot's own cells with it, the only one answered there
 NEAR = 16.0  # as far as a snapshot counts hostiles near (the bot's default hostile_radius)
 
@@ -65,7 +80,8 @@ class CoverReflex(ReflexBase):
         return self._cover is None and not night_walls and self.clock() >= self._no_cover_until and snap.health > 0
 
     def _shot_at_down_here(self, snap: WorldSnapshot) -> bool:
-        """Underground, hurt a moment ago, an archer near: cover at any health, from a retreat
+        """Underground, hurt a moment ago (an arrow, most likely), an archer near: cover at any
+        health, from a retreat
         (an archer out of reach that shoots, or outnumbered) in a tunnel or one that got nowhere.
         A 1.18.2 bench bot at 5832c56 (seed 3619), at health 20 in a cave at y 20 by a skeleton it
         could not get at, retreated five times in 14 s, each finding no way (2.8 -> 2.8 blocks),
@@ -86,22 +102,28 @@ class CoverReflex(ReflexBase):
         stuck = self._creeper_stuck_at is not None and self.clock() - self._creeper_stuck_at < CORNERED_MS
         if combat.reflex == STRIKE_AND_BACK_OFF and is_creeper(target) and stuck:
             return await self._cover_from_creeper(target, snap)  # its back-off would find no way either
+        if combat.reflex == EVADE and is_creeper(target):  # in a dead end: walled off, not fled past
+            return await self._cover_from_creeper(target, snap, max_open=DEAD_END_OPEN, quiet=True)
         if combat.reflex != RETREAT or not is_archer(target) or not self._cover_due(target, snap):
             return None
         res = await self._take_cover(target, max_open=COVER_FIRST_OPEN, quiet=True)
         return res if self._cover is not None else None
 
-    async def _cover_from_creeper(self, creeper: EntityInfo, snap: WorldSnapshot) -> ToolExecutionResult | None:
-        """Under ground, no way away from a creeper (an evasion got nowhere): the cells toward it
-        closed first, out of its sight, where its swell falls back (node/plugins/mob_kinds.js)
-        and its blast's rays are stopped (explosions.js). Both creeper deaths of the 26.1 s2491
-        bench run at b21a4b1 came in a cave at y 48-50, an evasion failing (5.8 -> 5.7 blocks),
-        then the strike's back-off finding no way either (2.6 -> 3.0 blocks in 20 s). The
-        cover's result, or None (not taken)."""
-        if not (self._cover_free(snap) and underground(snap) and creeper.distance >= COVER_FROM):
+    async def _cover_from_creeper(
+        self, creeper: EntityInfo, snap: WorldSnapshot, *, max_open: int = CREEPER_COVER_OPEN, quiet: bool = False
+    ) -> ToolExecutionResult | None:
+        """Under ground, no way away from a creeper (an evasion got nowhere, or a dead end), few
+        cells open around the bot: the cells toward it closed first, out of its sight, where its
+        swell falls back (node/plugins/mob_kinds.js) and its blast's rays are stopped
+        (explosions.js). Both creeper deaths of the 26.1 s2491 bench run at b21a4b1 came in a cave
+        at y 48-50, an evasion failing (5.8 -> 5.7 blocks), then the strike's back-off finding no
+        way either (2.6 -> 3.0 blocks in 20 s). Not where many cells are open (seconds to close
+        them: the creeper deaths of _cover_due). The cover's result, or None (not taken)."""
+        if not (self._cover_free(snap) and underground(snap) and creeper.distance >= CREEPER_COVER_FROM):
             return None
         p = creeper.position
-        res = await self._take_cover(creeper, toward=(p.x, p.y + 1, p.z))  # its head's height
+        # at its eyes' height, the bot's head cell first: sight runs eyes to eyes (mobs.js canSee)
+        res = await self._take_cover(creeper, max_open=max_open, quiet=quiet, toward=(p.x, p.y + 1.5, p.z))
         return res if self._cover is not None else None
 
     async def _cover_if_cornered(self, combat: CombatChoice, result: ToolExecutionResult) -> None:
@@ -111,8 +133,10 @@ class CoverReflex(ReflexBase):
             return
         if combat.reflex in (EVADE, STRIKE_AND_BACK_OFF) and is_creeper(combat.target):
             snap = await self.ctx.snapshot()
-            creeper = min((e for e in snap.entities if is_creeper(e)), key=lambda e: e.distance, default=None)
-            if creeper is not None and creeper.distance <= NEAR:
+            within = self.config.creeper_flee_within  # one the reflexes keep out of the way of
+            fuses = (e for e in snap.entities if is_creeper(e) and e.threat and e.distance <= within)
+            creeper = min(fuses, key=lambda e: e.distance, default=None)
+            if creeper is not None:
                 await self._cover_from_creeper(creeper, snap)
             return
         if combat.reflex != RETREAT:
@@ -145,11 +169,13 @@ class CoverReflex(ReflexBase):
             self.stats.covers += 1
             logger.info(
                 "[Reflex] cornered by the {} at {:.1f} blocks: in cover where the bot stands ({} block(s) placed); "
-                "tasks held until health {:g} and none near, or {} s",
+                "tasks held until health {:g} and none near (out after {} s with one near, or not healing), "
+                "{} s at the latest",
                 target.name,
                 target.distance,
                 len(filled),
                 COVER_HEALTH,
+                COVER_MIN_MS // 1000,
                 COVER_MAX_MS // 1000,
             )
             return res
@@ -196,29 +222,46 @@ class CoverReflex(ReflexBase):
         231dfcb came out at health 14 after 6 s, a skeleton 5 blocks off, five times in two minutes)."""
         return any(e.hostile and e.distance <= NEAR for e in snap.entities)
 
+    def _them_by_cover(self, snap: WorldSnapshot) -> bool:
+        """The cover was taken from an archer or a creeper and one is near: out beside it, the bot
+        is shot at again and cannot reach it, or has no way away from its blast."""
+        assert self._cover is not None
+        if not any(same(self._cover.threat, k) for k in ARCHERS + CREEPERS):
+            return False
+        return any((is_archer(e) or is_creeper(e)) and e.distance <= NEAR for e in snap.entities)
+
     def _leave_cover_due(self, snap: WorldSnapshot) -> bool:
         """Healed and none near, or healed and COVER_MIN_MS passed; not healing (food under
-        REGEN_FOOD and nothing to eat, or it would have eaten: choose) once COVER_MIN_MS passed,
-        as waiting heals nothing (the 1.18.2 bench bot of _shot_at_down_here, at food 16 with no
-        food, sat 120 s in its cover at health 5); breached; at the latest after COVER_MAX_MS."""
+        REGEN_FOOD: choose eats first whatever it can) once COVER_MIN_MS passed, as waiting heals
+        nothing (the 1.18.2 bench bot of _shot_at_down_here, at food 16 with no food, sat 120 s in
+        its cover at health 5); breached; at the latest after COVER_MAX_MS. Before that, never out
+        beside a hostile when the way up is refused and the bot is not healed, nor beside the
+        archer or creeper it took cover from when the way up is refused or it is night (not up
+        to the surface then)."""
         assert self._cover is not None
         held = self.clock() - self._cover.since
         if held >= COVER_MAX_MS or self._breached(snap):
             return True
+        if self._hostile_by_cover(snap):
+            them = self._them_by_cover(snap)
+            if self._cover.up_refused and (snap.health < COVER_HEALTH or them):
+                return False
+            if them and night_approaching(snap):
+                return False
         if snap.health >= COVER_HEALTH:
             return held >= COVER_MIN_MS or not self._hostile_by_cover(snap)
         return held >= COVER_MIN_MS and snap.food < REGEN_FOOD
 
     def _up_and_away(self, snap: WorldSnapshot) -> bool:
-        """Out, the first try, not breached, a hostile still near, and the bot not healed, or an
-        archer or a creeper near under ground (out beside one, the bot is shot at again and
-        cannot reach it, or has no way away from the other's blast): up through the ground rather
-        than out beside it (leave_cover_up)."""
+        """Out, the first try, the way up not refused yet, not breached, a hostile still near,
+        and the bot not healed, or by day under ground the archer or creeper it took cover from
+        near (_them_by_cover): up through the ground rather than out beside it (leave_cover_up)."""
         assert self._cover is not None
-        if self._cover.tries or self._breached(snap) or not self._hostile_by_cover(snap):
+        cover = self._cover
+        if cover.tries or cover.up_refused or self._breached(snap) or not self._hostile_by_cover(snap):
             return False
-        not_beside = any((is_archer(e) or is_creeper(e)) and e.distance <= NEAR for e in snap.entities)
-        return snap.health < COVER_HEALTH or (not_beside and underground(snap))
+        by_day = not night_approaching(snap)
+        return snap.health < COVER_HEALTH or (by_day and underground(snap) and self._them_by_cover(snap))
 
     async def _leave_cover_up(self, snap: WorldSnapshot) -> bool:
         """True when the bot got up and away or part of the way (its cover is over), else the cover
@@ -236,6 +279,7 @@ class CoverReflex(ReflexBase):
             res.output if res.success else res.error,
         )
         if not res.success and block_pos((await self.ctx.snapshot()).position) == cover.feet:
+            self._cover = replace(cover, up_refused=True)  # refused before a block was touched
             return False
         # up and away, or stopped part-way up: then the walls are below, and digging them would
         # not let it out (the two tools together outlast the reflex job): the cover is over
@@ -247,8 +291,11 @@ class CoverReflex(ReflexBase):
     async def _leave_cover(self, snap: WorldSnapshot) -> None:
         cover = self._cover
         assert cover is not None
-        if self._up_and_away(snap) and await self._leave_cover_up(snap):
-            return
+        if self._up_and_away(snap):
+            if await self._leave_cover_up(snap):
+                return
+            if not self._leave_cover_due(snap):  # the way up refused: not out beside them yet
+                return
         res = await self.tools.execute("leave_cover", {"cells": [list(c) for c in cover.cells]}, self.ctx)
         left = [tuple(c) for c in (res.output or {}).get("left", [])] if res.success else list(cover.cells)
         held_s = (self.clock() - cover.since) // 1000

@@ -125,6 +125,21 @@ def test_up_and_away_only_through_a_column_safe_to_dig_else_out_as_usual(env):
     assert reflexes.stats.log[-1] == {"reflex": "leave_cover", "ok": True}
 
 
+def test_not_healing_with_the_way_up_refused_the_bot_waits_out_the_maximum_not_out_beside_it(env):
+    reflexes, body = _cornered(env)
+    _in_a_cave(body)
+    body.blocks[(0, GROUND_Y + 7, 0)] = "redstone_ore"  # not ground the climb digs
+    asyncio.run(reflexes.tick(body.snapshot()))
+    body.food = 16
+    env["ftime"].clock.advance(COVER_MIN_MS)
+    asyncio.run(reflexes.tick(_sealed_off(body.snapshot())))  # the way up tried, and refused
+    assert reflexes.holding_tasks and reflexes._cover is not None and reflexes._cover.up_refused
+    assert reflexes.choose(_sealed_off(body.snapshot())) is None  # not tried again, not out beside it
+    env["ftime"].clock.advance(COVER_MAX_MS)
+    assert asyncio.run(reflexes.tick(_sealed_off(body.snapshot()))) == "leave_cover"
+    assert not reflexes.holding_tasks and not body.pillars
+
+
 def _shot_at_in_a_cave(env, health: float = 20.0) -> tuple[Reflexes, FakeBody]:
     """Under ground, a skeleton the last close-in could not reach shooting the bot, no way off."""
     reflexes, body = _cornered(env)
@@ -191,10 +206,13 @@ def test_not_healing_in_cover_the_bot_does_not_wait_out_the_maximum(env, food, l
         assert body.pillars and reflexes.stats.log[-1]["up"]
 
 
-def _creeper_in_a_cave(env, distance: float) -> tuple[Reflexes, FakeBody]:
-    """Under ground at full health, a sword held, no way off, a creeper `distance` blocks east."""
+def _creeper_in_a_cave(env, distance: float, open_sides=((1, 0), (-1, 0))) -> tuple[Reflexes, FakeBody]:
+    """Under ground at full health, a sword held, no way off, a creeper `distance` blocks east;
+    rock around the bot's cells but on `open_sides` (None: all open)."""
     reflexes, body = _cornered(env, mob="creeper", distance=distance)
     _in_a_cave(body)
+    if open_sides is not None:
+        _pocket(body, open_sides)
     body.cover, body.health = 10, 20
     body.inventory["stone_sword"] = 1
     return reflexes, body
@@ -204,37 +222,71 @@ def _places(body: FakeBody) -> list[tuple[int, int, int]]:
     return [(a["x"], a["y"], a["z"]) for k, a in body.started if k == "place"]
 
 
-def test_under_ground_an_evasion_from_a_creeper_that_gets_nowhere_closes_its_side_first(env):
+def test_under_ground_an_evasion_from_a_creeper_that_gets_nowhere_walls_off_its_side_first(env):
     """Both creeper deaths of a 26.1 bench run at b21a4b1 (seed 2491) came in a cave: an evasion
-    that got nowhere, then the strike's back-off that found no way either."""
+    that got nowhere, then the strike's back-off that found no way either. Sight runs eyes to
+    eyes: the head's cell on its side first."""
     reflexes, body = _creeper_in_a_cave(env, 5.0)
     assert asyncio.run(reflexes.tick(body.snapshot())) == "evade"
+    assert next(k for k, _ in body.started) == "move_to"  # a way on the other side: the flee first
     assert reflexes.stats.covers == 1 and reflexes.holding_tasks
-    assert _places(body)[:2] in ([(1, GROUND_Y, 0), (1, GROUND_Y + 1, 0)], [(1, GROUND_Y + 1, 0), (1, GROUND_Y, 0)])
-    assert {body.block(*c) for c in _around_the_bot() if c[1] < GROUND_Y + 2} == {"cobblestone"}
+    assert _places(body)[:2] == [(1, GROUND_Y + 1, 0), (1, GROUND_Y, 0)]
+    assert {body.block(*c) for c in [(1, GROUND_Y, 0), (-1, GROUND_Y, 0), (-1, GROUND_Y + 1, 0)]} == {"cobblestone"}
+
+
+def test_in_a_dead_end_a_creeper_is_walled_off_at_once_not_fled_past(env):
+    reflexes, body = _creeper_in_a_cave(env, 5.0, open_sides=((1, 0),))
+    assert asyncio.run(reflexes.tick(body.snapshot())) == "evade"
+    assert reflexes.stats.covers == 1 and [k for k, _ in body.started] == ["place", "place"]  # no walk
 
 
 def test_a_creeper_in_reach_after_an_evasion_got_nowhere_is_walled_off_not_struck(env):
-    reflexes, body = _creeper_in_a_cave(env, 2.5)
+    reflexes, body = _creeper_in_a_cave(env, 2.8)
     reflexes._creeper_stuck_at = env["ftime"].clock()
     assert asyncio.run(reflexes.tick(body.snapshot())) == "strike_and_back_off"
     assert reflexes.stats.covers == 1 and "attack" not in [k for k, _ in body.started]
-    assert _places(body)[0][0] == 1  # its side first
+    assert _places(body)[0] == (1, GROUND_Y + 1, 0)  # its side first
 
 
-def test_on_the_surface_no_cover_from_a_creeper(env):
-    reflexes, body = _creeper_in_a_cave(env, 5.0)
-    body.cover = None
-    assert asyncio.run(reflexes.tick(body.snapshot())) == "evade"
+@pytest.mark.parametrize("where", ["on the surface", "in the open of a cave", "at 2 blocks"])
+def test_no_wall_from_a_creeper_on_the_surface_where_many_cells_are_open_or_one_too_near(env, where):
+    """Many cells take seconds to close, a creeper's fuse 1.5 s; one nearer than 2.5 blocks may
+    stand in a cell the wall fills."""
+    reflexes, body = _creeper_in_a_cave(env, 2.0 if where == "at 2 blocks" else 5.0)
+    if where == "on the surface":
+        body.cover = None
+    elif where == "in the open of a cave":
+        body.blocks = {c: b for c, b in body.blocks.items() if c[1] > GROUND_Y + 2}  # the cave's roof only
+    else:
+        reflexes._creeper_stuck_at = env["ftime"].clock()
+    asyncio.run(reflexes.tick(body.snapshot()))
     assert reflexes.stats.covers == 0 and not _places(body)
 
 
-def test_the_creeper_still_by_the_cover_the_bot_digs_up_and_away(env):
+def test_the_creeper_still_by_the_cover_by_day_the_bot_digs_up_and_away(env):
     reflexes, body = _creeper_in_a_cave(env, 5.0)
     asyncio.run(reflexes.tick(body.snapshot()))
     env["ftime"].clock.advance(COVER_MIN_MS)
     assert asyncio.run(reflexes.tick(_sealed_off(body.snapshot()))) == "leave_cover"
     assert body.pillars and reflexes.stats.log[-1] == {"reflex": "leave_cover", "ok": True, "up": True}
+
+
+@pytest.mark.parametrize("why", ["the way up refused", "night"])
+def test_never_out_beside_the_creeper_before_the_latest_when_it_cannot_go_up(env, why):
+    reflexes, body = _creeper_in_a_cave(env, 5.0)
+    asyncio.run(reflexes.tick(body.snapshot()))
+    snap = lambda: _sealed_off(body.snapshot())  # noqa: E731
+    if why == "night":
+        snap = lambda: _sealed_off(body.snapshot()).model_copy(update={"timeOfDay": 18000, "isDay": False})  # noqa: E731
+    else:
+        body.blocks[(0, GROUND_Y + 7, 0)] = "redstone_ore"  # not ground the climb digs
+    env["ftime"].clock.advance(COVER_MIN_MS)
+    asyncio.run(reflexes.tick(snap()))
+    assert not body.pillars and reflexes.holding_tasks  # still in cover
+    assert body.block(1, GROUND_Y + 1, 0) == "cobblestone"
+    env["ftime"].clock.advance(COVER_MAX_MS)
+    assert asyncio.run(reflexes.tick(snap())) == "leave_cover"
+    assert not reflexes.holding_tasks
 
 
 @pytest.mark.parametrize(
@@ -320,6 +372,16 @@ def test_a_cover_that_cannot_close_every_cell_is_dug_again_and_not_tried_for_a_w
     assert body.inventory["cobblestone"] == 4
     assert asyncio.run(reflexes.tick(body.snapshot())) == RETREAT
     assert reflexes.stats.covers == 0 and body.inventory["cobblestone"] == 4  # not tried again at once
+
+
+def _pocket(body: FakeBody, open_sides) -> None:
+    """Stone around the bot's two cells but for the two of each side in `open_sides`, and over its head."""
+    for x in range(-1, 2):
+        for z in range(-1, 2):
+            for y in range(GROUND_Y, GROUND_Y + 2):
+                if (x, z) != (0, 0) and (x, z) not in open_sides:
+                    body.blocks[(x, y, z)] = "stone"
+    body.blocks[(0, GROUND_Y + 2, 0)] = "stone"
 
 
 def _tunnel(body: FakeBody) -> None:
