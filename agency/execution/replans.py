@@ -4,7 +4,8 @@ and a plan made from what the bot holds (a craft, smelt or gather plan) whose st
 refused is planned again from what it holds now, at most MAX_STEP_REPLANS times per task; a
 goal-bound build's gets a fresh build plan instead. A fresh plan that fails the same step the
 same way as the one before it (numbers aside), with no step of it done and no hold between,
-ends there: a third run would too."""
+ends there: a third run would too. A drive tick's smelt whose hunt found no more animals
+settles for what the meat held makes (TaskSpec.settle): it is a food stock, not a count."""
 
 from __future__ import annotations
 
@@ -131,10 +132,20 @@ class Replanner:
             done + 1,
             MAX_STEP_REPLANS,
         )
+        spec = task_spec(task)
+        if spec.drive and spec.action == "smelt" and step.startswith("hunt-"):
+            # the stock of 4 beef of a cow that gave 3, no other cow near: cook the 3 (the commonest
+            # failed task of the 5-day benches: "no cow within 32 blocks to hunt" on the replan)
+            spec = spec.model_copy(update={"settle": True})
+            logger.info(
+                "[Executor] task={} {}: the hunt found no more; cooking what the meat held makes, if any",
+                task.id,
+                spec.text(),
+            )
         # a goal-bound build's plan is made afresh: it brings what is missing now and its
         # modules skip what stands (a bench's first huts failed on one stalled walk or collect)
         handle = self.runtime.start_task(
-            task_spec(task), waiting=self.waiting, **({"fresh": True} if goal_bound else {"replan": True})
+            spec, waiting=self.waiting, **({"fresh": True} if goal_bound else {"replan": True})
         )
         return Running(task.id, handle, self.clock(), run.agent_id, run.bridge_mark, run.goal)
 

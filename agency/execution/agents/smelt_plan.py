@@ -11,6 +11,8 @@ ore, logs for charcoal), logs as fuel when it holds none that covers the count, 
 `smelt` step that ensures the total wanted in the inventory. That step uses a furnace in
 sight, or places the one held, or (a furnace gone since) crafts one. An input the bot cannot
 gather yet (raw_gold, beef) must be held: the plan refuses with NO_SOURCE otherwise.
+`settle` (a drive tick's food stock whose hunt found no more animals: agency.execution.replans):
+as many as the input held makes, when some is held.
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from typing import Any
 
 from agency.execution.agents.plan_builder import WorkflowPlanError, planned
 from agency.execution.workflows.models import WorkflowDef
-from agency.game.furnace import SMELTING, output_of
+from agency.game.furnace import SMELTING, inputs_for, output_of
 
 
 def smelt_plan(agent_id: str, task: Mapping[str, Any], inventory: Mapping[str, int]) -> WorkflowDef:
@@ -32,6 +34,9 @@ def smelt_plan(agent_id: str, task: Mapping[str, Any], inventory: Mapping[str, i
             "NO_RECIPE", f"nothing smelts into or from '{target}' (products: {', '.join(sorted(SMELTING))})"
         )
     facts = task.get("facts") or {}
+    held_input = sum(inventory.get(i, 0) for i in inputs_for(output))
+    if task.get("settle") and 0 < held_input < amount:
+        amount = held_input
     steps = planned(
         inventory,
         lambda plan: plan.smelt(output, amount),

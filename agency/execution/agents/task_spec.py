@@ -30,6 +30,8 @@ class TaskSpec(BaseModel):
     ensure: bool = False  # craft: amount is the total to hold, not how many more to make
     then: tuple[FollowUpSpec, ...] = ()  # a drive tick's follow-ups, done after the goal (follow_up_runs)
     drive: bool = False  # a drive tick's goal: a plan of it that hunts is for the surface (AgentRuntime)
+    # smelt: a stock, not a count: as many as the input held makes (a hunt found no more of it)
+    settle: bool = False
 
     def text(self) -> str:
         return " ".join(p for p in (self.action, self.target, str(self.amount)) if p)
@@ -40,4 +42,6 @@ class TaskSpec(BaseModel):
             ctx["to"] = self.to
         if self.ensure:
             ctx["ensure"] = True
+        if self.settle:
+            ctx["settle"] = True
         return ctx

@@ -10,11 +10,12 @@ import pytest
 from loguru import logger
 
 from agency.execution.agents.runtime import TaskSpec
+from agency.execution.agents.smelt_plan import smelt_plan
 from agency.execution.replans import MAX_STEP_REPLANS, Replanner
 from agency.execution.runs import Running
 from agency.execution.workflows.models import StepError, StepOutcome, WorkflowRunResult
 from agency.planning.tasks.events import REPLANNED
-from agency.planning.tasks.models import TaskStatus
+from agency.planning.tasks.models import NewTask, TaskStatus
 from agency.tools.results import PRECONDITION_FAILED
 from agency.tools.testing import FakeBody, FakeTime
 from bot.cli.goal import format_event
@@ -134,12 +135,14 @@ class _Runtime:
 
     def __init__(self) -> None:
         self.started: list[dict] = []
+        self.specs: list[TaskSpec] = []
 
     def plans_afresh(self, spec) -> bool:
         return True
 
     def start_task(self, spec, **kw):
         self.started.append(kw)
+        self.specs.append(spec)
         return object()
 
 
@@ -178,3 +181,42 @@ def test_the_same_failure_after_steps_done_or_a_hold_is_planned_again(env):
     tasks.set_status(other, TaskStatus.active)
     assert replanner.replan(run, _failed("collect", why)) is not None
     assert replanner.replan(run, _failed("collect", why)) is None  # MAX_STEP_REPLANS
+
+
+@pytest.mark.parametrize(
+    ("source", "action", "target", "step", "settles"),
+    [
+        ("drive-tick", "smelt", "cooked_beef", "hunt-cow", True),
+        ("drive-tick", "smelt", "iron_ingot", "gather-raw_iron-input", False),
+        ("drive-tick", "collect", "oak_log", "collect", False),
+        ("user", "smelt", "cooked_beef", "hunt-cow", False),  # a user's count is the count
+    ],
+)
+def test_a_drive_ticks_food_stock_whose_hunt_found_no_more_settles_for_the_meat_held(
+    env, source, action, target, step, settles
+):
+    """The stock of 4 beef of a cow that gave 3, no other cow near: the commonest failed task of
+    the 5-day benches ("no cow within 32 blocks to hunt" on the replan)."""
+    tasks, ftime = env["tasks"], env["ftime"]
+    tid = tasks.add_task(
+        NewTask(title=f"{action} {target} 4", type=action, source=source, parameters={"target": target, "amount": 4}),
+        allow_unfinalized=True,
+    ).id
+    tasks.set_status(tid, TaskStatus.active)
+    runtime = _Runtime()
+    replanner = Replanner(tasks, runtime, ftime.clock, None)  # type: ignore[arg-type]
+    run = Running(tid, object(), ftime.clock(), "crafter")  # type: ignore[arg-type]
+    why = "1 cow hunted (explored 1 times): 3 of 4 beef; picked up 3 beef, 2 leather"
+    assert replanner.replan(run, _failed(step, why, "craft-furnace")) is not None
+    assert runtime.specs[-1].settle is settles and runtime.specs[-1].amount == 4
+
+
+@pytest.mark.parametrize(
+    ("settle", "held", "smelts", "hunts"), [(True, 3, 3, False), (False, 3, 4, True), (True, 0, 4, True)]
+)
+def test_a_settled_smelt_plans_what_the_input_held_makes(settle, held, smelts, hunts):
+    task = {"target": "cooked_beef", "amount": 4} | ({"settle": True} if settle else {})
+    wf = smelt_plan("crafter", task, {"beef": held, "furnace": 1, "coal": 4})
+    assert any(s.tool == "hunt" for s in wf.steps) is hunts
+    last = wf.steps[-1]
+    assert last.tool == "smelt" and last.args["count"] == smelts, last
