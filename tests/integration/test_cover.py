@@ -14,7 +14,7 @@ import pytest
 
 from agency.clock import FrozenClock
 from agency.execution.builtin_tools import default_tool_registry
-from agency.execution.reflexes import ReflexConfig
+from agency.execution.reflexes import ReflexConfig, Reflexes
 from agency.tools import ToolContext
 from agency.world import EventType
 from tests.conftest import make_body, wait_until
@@ -34,6 +34,26 @@ def coverer(bridge, embedded_server):
 
 def _tick(reflexes, body) -> str | None:
     return asyncio.run(reflexes.tick(body.snapshot()))
+
+
+def _into_cover(body, tmp_path, reflex: str, front: list[tuple[int, int, int]]) -> Reflexes:
+    """Reflexes ticked until the bot is in cover after `reflex`, its `front` cells filled. Their
+    time is the test's: the cover's waits (20 s at the least; out then when not healing) do
+    not run out while the test watches on a loaded machine."""
+    body.events()
+    config = ReflexConfig(shelter_at_night=False, forage=False)
+    reflexes = reflexes_on(body, tmp_path / "t.db", config, FrozenClock())
+    said: list[str | None] = []
+
+    def in_cover() -> bool:
+        said.append(_tick(reflexes, body))
+        return reflexes.stats.covers == 1
+
+    wait_until(in_cover, 60, "the bot in cover", poll_s=0.25)
+    assert reflex in said, said
+    assert [block_at(body, *c) for c in front] == ["cobblestone", "cobblestone"]
+    assert reflexes.holding_tasks
+    return reflexes
 
 
 def test_a_hurt_bot_cornered_by_a_skeleton_takes_cover_and_comes_out_healed(coverer, tmp_path):
@@ -57,22 +77,8 @@ def test_a_hurt_bot_cornered_by_a_skeleton_takes_cover_and_comes_out_healed(cove
     wait_until(lambda: body.snapshot().health == 5, 10, "the bot hurt")
     body.chat(f"/mcbot summon skeleton {x + 7} {y} {z}")
     wait_until(lambda: any(e.name == "skeleton" for e in body.snapshot().entities), 15, "the skeleton in sight")
-    body.events()
-    # the reflexes' time is the test's: the cover's waits (20 s at the least; out then when
-    # not healing, as at food 17) do not run out while the test watches on a loaded machine
-    config = ReflexConfig(shelter_at_night=False, forage=False)
-    reflexes = reflexes_on(body, tmp_path / "t.db", config, FrozenClock())
-    said: list[str | None] = []
-
-    def in_cover() -> bool:
-        said.append(_tick(reflexes, body))
-        return reflexes.stats.covers == 1
-
-    wait_until(in_cover, 30, "the bot in cover", poll_s=0.25)
-    assert "retreat" in said, said
     front = [(x + 1, y, z), (x + 1, y + 1, z)]  # the cell's two open faces, over the trench
-    assert [block_at(body, *c) for c in front] == ["cobblestone", "cobblestone"]
-    assert reflexes.holding_tasks
+    reflexes = _into_cover(body, tmp_path, "retreat", front)
     health = body.snapshot().health
     assert health > 0
 
@@ -153,20 +159,8 @@ def test_under_ground_a_creeper_the_bot_cannot_get_away_from_is_walled_off_and_n
     # the game's ticks are the test's from here: the creeper comes on only when they are stepped
     _command(bridge, body, "/mcbot tick freeze")
     try:
-        body.events()
-        config = ReflexConfig(shelter_at_night=False, forage=False)
-        reflexes = reflexes_on(body, tmp_path / "t.db", config, FrozenClock())
-        said: list[str | None] = []
-
-        def in_cover() -> bool:
-            said.append(_tick(reflexes, body))
-            return reflexes.stats.covers == 1
-
-        wait_until(in_cover, 60, "the bot in cover", poll_s=0.25)
-        assert "evade" in said, said
         front = [(x + 1, y, z), (x + 1, y + 1, z)]  # the cell's two open faces, toward the creeper
-        assert [block_at(body, *c) for c in front] == ["cobblestone", "cobblestone"]
-        assert reflexes.holding_tasks
+        _into_cover(body, tmp_path, "evade", front)
         # 200 game ticks (10 s): in sight it would walk to within 3 blocks and blow up within 2 s
         _command(bridge, body, "/mcbot tick step 200")
         seen = body.snapshot()
