@@ -5,6 +5,7 @@ what they do."""
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -32,6 +33,19 @@ def _game_version_restored():
     yield
     if mcdata.current_version() != before:
         mcdata.use_version(before)
+
+
+@pytest.fixture(autouse=True)
+def _stdlib_logging_restored():
+    """The standard library's root logger as it was: a test running the CLI in-process
+    (bot.runtime.logs.setup_logging) routes it into loguru for the rest of the process, and
+    the dashboard's log tail then read httpx's request lines (test_dashboard_api after the
+    tooling tests)."""
+    root = logging.getLogger()
+    handlers, level = root.handlers[:], root.level
+    yield
+    root.handlers[:] = handlers
+    root.setLevel(level)
 
 
 @pytest.fixture
