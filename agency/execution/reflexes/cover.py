@@ -223,12 +223,17 @@ class CoverReflex(ReflexBase):
         return any(e.hostile and e.distance <= NEAR for e in snap.entities)
 
     def _them_by_cover(self, snap: WorldSnapshot) -> bool:
-        """The cover was taken from an archer or a creeper and one is near: out beside it, the bot
-        is shot at again and cannot reach it, or has no way away from its blast."""
+        """The cover was taken from an archer and one is within NEAR (a bow's reach), or from a
+        creeper and one is within creeper_flee_within: out beside the one, the bot is shot at
+        again and cannot reach it; beside the other, it has no way away from its blast."""
         assert self._cover is not None
-        if not any(same(self._cover.threat, k) for k in ARCHERS + CREEPERS):
-            return False
-        return any((is_archer(e) or is_creeper(e)) and e.distance <= NEAR for e in snap.entities)
+        kind = self._cover.threat
+        if any(same(kind, k) for k in ARCHERS):
+            return any(is_archer(e) and e.distance <= NEAR for e in snap.entities)
+        if any(same(kind, k) for k in CREEPERS):
+            within = self.config.creeper_flee_within
+            return any(is_creeper(e) and e.distance <= within for e in snap.entities)
+        return False
 
     def _leave_cover_due(self, snap: WorldSnapshot) -> bool:
         """Healed and none near, or healed and COVER_MIN_MS passed; not healing (food under
@@ -237,7 +242,8 @@ class CoverReflex(ReflexBase):
         its cover at health 5); breached; at the latest after COVER_MAX_MS. Before that, never out
         beside a hostile when the way up is refused and the bot is not healed, nor beside the
         archer or creeper it took cover from when the way up is refused or it is night (not up
-        to the surface then)."""
+        to the surface then); and a creeper is waited out (unseen, it gives its target up after
+        5 s and strolls off: node/plugins/mobs.js), not climbed away from before the latest."""
         assert self._cover is not None
         held = self.clock() - self._cover.since
         if held >= COVER_MAX_MS or self._breached(snap):
@@ -246,7 +252,8 @@ class CoverReflex(ReflexBase):
             them = self._them_by_cover(snap)
             if self._cover.up_refused and (snap.health < COVER_HEALTH or them):
                 return False
-            if them and night_approaching(snap):
+            from_creeper = any(same(self._cover.threat, k) for k in CREEPERS)
+            if them and (night_approaching(snap) or from_creeper):
                 return False
         if snap.health >= COVER_HEALTH:
             return held >= COVER_MIN_MS or not self._hostile_by_cover(snap)

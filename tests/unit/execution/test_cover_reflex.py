@@ -263,12 +263,25 @@ def test_no_wall_from_a_creeper_on_the_surface_where_many_cells_are_open_or_one_
     assert reflexes.stats.covers == 0 and not _places(body)
 
 
-def test_the_creeper_still_by_the_cover_by_day_the_bot_digs_up_and_away(env):
+def test_a_creeper_by_the_cover_is_waited_out_then_climbed_away_from_at_the_latest(env):
+    """Unseen, it gives its target up and strolls off (node/plugins/mobs.js): a creeper that
+    could not get at a bot in a dead end would otherwise send it up out of its mine every time."""
     reflexes, body = _creeper_in_a_cave(env, 5.0)
     asyncio.run(reflexes.tick(body.snapshot()))
     env["ftime"].clock.advance(COVER_MIN_MS)
+    assert reflexes.choose(_sealed_off(body.snapshot())) is None and reflexes.holding_tasks
+    env["ftime"].clock.advance(COVER_MAX_MS)
     assert asyncio.run(reflexes.tick(_sealed_off(body.snapshot()))) == "leave_cover"
     assert body.pillars and reflexes.stats.log[-1] == {"reflex": "leave_cover", "ok": True, "up": True}
+
+
+def test_a_creeper_strolled_off_beyond_its_fuses_range_the_bot_comes_out_and_goes_on(env):
+    reflexes, body = _creeper_in_a_cave(env, 5.0)
+    asyncio.run(reflexes.tick(body.snapshot()))
+    body.mobs = [Mob("creeper", hostile=True, x=10.5, z=0.5)]
+    env["ftime"].clock.advance(COVER_MIN_MS)
+    assert asyncio.run(reflexes.tick(_sealed_off(body.snapshot()))) == "leave_cover"
+    assert not body.pillars and reflexes.stats.log[-1] == {"reflex": "leave_cover", "ok": True}
 
 
 @pytest.mark.parametrize("why", ["the way up refused", "night"])
