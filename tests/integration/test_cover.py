@@ -140,6 +140,10 @@ def _command(bridge, body, text: str) -> str:
     return str(wait_until(replied, 15, f"the reply to {text}"))
 
 
+@pytest.mark.one_version(
+    reason="the creeper's swell is the embedded world's (node/plugins/mob_kinds.js), the choice the daemon's; "
+    "placing and digging the cover's blocks run at every version in the tests above"
+)
 def test_under_ground_a_creeper_the_bot_cannot_get_away_from_is_walled_off_and_never_swells(bridge, coverer, tmp_path):
     body = coverer
     spawn = body.snapshot().position
