@@ -22,7 +22,7 @@ from typing import Any
 
 from agency.execution.agents.plan_builder import WorkflowPlanError, planned
 from agency.execution.workflows.models import WorkflowDef
-from agency.game.furnace import SMELTING, inputs_for, output_of
+from agency.game.furnace import SMELTING, held_inputs, output_of
 
 
 def smelt_plan(agent_id: str, task: Mapping[str, Any], inventory: Mapping[str, int]) -> WorkflowDef:
@@ -34,7 +34,7 @@ def smelt_plan(agent_id: str, task: Mapping[str, Any], inventory: Mapping[str, i
             "NO_RECIPE", f"nothing smelts into or from '{target}' (products: {', '.join(sorted(SMELTING))})"
         )
     facts = task.get("facts") or {}
-    held_input = sum(inventory.get(i, 0) for i in inputs_for(output))
+    held_input = sum(held_inputs(inventory, output).values())
     if task.get("settle") and 0 < held_input < amount:
         amount = held_input
     steps = planned(

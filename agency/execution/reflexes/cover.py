@@ -239,29 +239,33 @@ class CoverReflex(ReflexBase):
         """Healed and none near, or healed and COVER_MIN_MS passed; not healing (food under
         REGEN_FOOD: choose eats first whatever it can) once COVER_MIN_MS passed, as waiting heals
         nothing (the 1.18.2 bench bot of _shot_at_down_here, at food 16 with no food, sat 120 s in
-        its cover at health 5); breached; at the latest after COVER_MAX_MS, but by night not while
-        the archer or creeper it took cover from is by it: the cover is the night's shelter then,
-        given up by day (a 1.18.2 bench bot at 5832c56 working its night in a mine was shot dead
-        by a skeleton in a cave, seed 9603). Before the latest, never out beside a hostile when
-        the way up is refused and the bot is not healed, nor beside the archer or creeper it took
-        cover from when the way up is refused; and a creeper is waited out (unseen, it gives its
-        target up after 5 s and strolls off: node/plugins/mobs.js), not climbed away from."""
+        its cover at health 5); breached; at the latest after COVER_MAX_MS, but by night not
+        while the archer or creeper it took cover from is by it, or any hostile with the bot not
+        healed (food left: a starving one goes by the day's rules): the cover is the night's
+        shelter then, given up by day (a 1.18.2 bench bot at 5832c56 working its night in a mine
+        was shot dead by a skeleton in a cave, seed 9603). Before the latest, never out beside a
+        hostile when the way up is refused and the bot is not healed, nor beside the archer or
+        creeper it took cover from when the way up is refused; and a creeper within NEAR is
+        waited out (unseen, it gives its target up after 5 s and strolls off:
+        node/plugins/mobs.js), not come out to or climbed away from."""
         assert self._cover is not None
         held = self.clock() - self._cover.since
         if self._breached(snap):
             return True
-        them = self._hostile_by_cover(snap) and self._them_by_cover(snap)
-        if them and night_approaching(snap):
+        near = self._hostile_by_cover(snap)
+        them = near and self._them_by_cover(snap)
+        if night_approaching(snap) and (them or (near and snap.health < COVER_HEALTH and snap.food > 0)):
             return False
         if held >= COVER_MAX_MS:
             return True
-        if self._hostile_by_cover(snap):
+        if near:
             if self._cover.up_refused and (snap.health < COVER_HEALTH or them):
                 return False
-            if them and any(same(self._cover.threat, k) for k in CREEPERS):
+            creepers_near = any(is_creeper(e) and e.distance <= NEAR for e in snap.entities)
+            if creepers_near and any(same(self._cover.threat, k) for k in CREEPERS):
                 return False
         if snap.health >= COVER_HEALTH:
-            return held >= COVER_MIN_MS or not self._hostile_by_cover(snap)
+            return held >= COVER_MIN_MS or not near
         return held >= COVER_MIN_MS and snap.food < REGEN_FOOD
 
     def _up_and_away(self, snap: WorldSnapshot) -> bool:

@@ -275,13 +275,32 @@ def test_a_creeper_by_the_cover_is_waited_out_then_climbed_away_from_at_the_late
     assert body.pillars and reflexes.stats.log[-1] == {"reflex": "leave_cover", "ok": True, "up": True}
 
 
-def test_a_creeper_strolled_off_beyond_its_fuses_range_the_bot_comes_out_and_goes_on(env):
+@pytest.mark.parametrize(("x", "waits"), [(10.5, True), (20.5, False)])
+def test_a_creeper_strolled_off_is_waited_out_while_near_then_the_bot_comes_out_and_goes_on(env, x, waits):
+    """Within 16 blocks it may come back to the dead end the bot had no way out of: waited out
+    to the latest, then out as usual (not up: it is beyond its fuse's range)."""
     reflexes, body = _creeper_in_a_cave(env, 5.0)
     asyncio.run(reflexes.tick(body.snapshot()))
-    body.mobs = [Mob("creeper", hostile=True, x=10.5, z=0.5)]
+    body.mobs = [Mob("creeper", hostile=True, x=x, z=0.5)]
     env["ftime"].clock.advance(COVER_MIN_MS)
+    assert reflexes.choose(_sealed_off(body.snapshot())) == (None if waits else "leave_cover")
+    env["ftime"].clock.advance(COVER_MAX_MS)
     assert asyncio.run(reflexes.tick(_sealed_off(body.snapshot()))) == "leave_cover"
     assert not body.pillars and reflexes.stats.log[-1] == {"reflex": "leave_cover", "ok": True}
+
+
+def test_by_night_a_bot_not_healed_stays_in_cover_while_any_hostile_is_by_it(env):
+    """Up to the surface by night, or out beside it, is worse than the night in cover; a
+    starving bot goes by the day's rules."""
+    reflexes, body = _cornered(env, mob="zombie", distance=4.0)
+    _in_a_cave(body)
+    asyncio.run(reflexes.tick(body.snapshot()))
+    assert reflexes.stats.covers == 1
+    night = {"timeOfDay": 18_000, "isDay": False}
+    env["ftime"].clock.advance(COVER_MAX_MS)
+    assert reflexes.choose(_sealed_off(body.snapshot()).model_copy(update=night)) is None
+    body.food = 0
+    assert reflexes.choose(_sealed_off(body.snapshot()).model_copy(update=night)) == "leave_cover"
 
 
 def test_with_the_way_up_refused_never_out_beside_the_creeper_before_the_latest(env):
