@@ -129,20 +129,25 @@ def choose_combat(
     cornered: bool = False,
     creeper_stuck: bool = False,
     retreat_stuck: bool = False,
+    no_cover: bool = False,
 ) -> CombatChoice | None:
     """`unreachable`: the kinds an attack (a close-in, a fight) could not reach a moment ago; `hurt`: the bot was
     hurt a moment ago; `cornered`: the bot cannot get away (module docstring); `creeper_stuck`: an
     evasion from a creeper got nowhere a moment ago; `retreat_stuck`: a retreat got nowhere a
     moment ago, and the bot has been hurt since (a melee hostile in reach is then fought to the
     end: a 26.1 bench bot at 10bf15c, at health 5 with a zombie 1.2 blocks off, retreated and
-    got nowhere, and died retreating again)."""
+    got nowhere, and died retreating again); `no_cover`: no cover is to be had now (one just
+    left or failed), so an archer in reach is fought to the end too (a 1.18.2 bench bot at
+    5832c56, out of its cover at health 4 with the skeleton 1.8 blocks off, retreated three
+    times in three seconds, getting nowhere, and was shot dead)."""
     hostiles = sorted((e for e in snap.entities if e.threat), key=lambda e: e.distance)
     close = [e for e in hostiles if e.distance <= cfg.fight_radius]
     # as far as any fight or close-in would go: one started this low would break off at once
     reach = max(cfg.fight_radius, cfg.fight_within)
     engaged = [e for e in hostiles if e.distance <= (cfg.skeleton_engage_within if _is(e, ARCHERS) else reach)]
     if engaged and snap.health <= cfg.retreat_below_health:
-        melee = next((e for e in close if e.distance <= LAST_STAND_WITHIN and not _is(e, CREEPERS + ARCHERS)), None)
+        never = CREEPERS if no_cover else CREEPERS + ARCHERS  # an archer: cover first
+        melee = next((e for e in close if e.distance <= LAST_STAND_WITHIN and not _is(e, never)), None)
         if retreat_stuck and melee is not None:
             return CombatChoice(
                 FIGHT,

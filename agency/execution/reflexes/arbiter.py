@@ -89,6 +89,7 @@ class Reflexes(
             or (self._evade_failed_at is not None and self.clock() - self._evade_failed_at < CORNERED_MS),
             creeper_stuck=self._creeper_stuck_at is not None and self.clock() - self._creeper_stuck_at < CORNERED_MS,
             retreat_stuck=self._retreat_stuck(),
+            no_cover=self.clock() < self._no_cover_until,
         )
         if self._combat is not None and self._combat.reflex == RETREAT and self._eat_cornered(snap):
             self._combat = None  # _act answers no hostile: it eats

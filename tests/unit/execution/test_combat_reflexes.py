@@ -568,9 +568,33 @@ def test_hurt_after_a_retreat_that_got_nowhere_a_melee_hostile_in_reach_is_fough
     assert reflexes.choose(body.snapshot()) == RETREAT  # a while later: away again first
 
 
+def test_just_out_of_cover_beside_the_skeleton_a_retreat_that_got_nowhere_makes_a_last_stand(env):
+    """A 1.18.2 bench bot at 5832c56 came out of its cover at health 4 (not healed, the way up
+    refused: no pickaxe after a death) with the skeleton 1.8 blocks off, retreated three times
+    in three seconds, getting nowhere, and was shot dead."""
+    body, ftime = env["body"], env["ftime"]
+    reflexes = Reflexes(env["tools"], env["ctx"], env["ex"], CFG, clock=ftime.clock)
+    body.inventory["stone_sword"] = 1
+    body.health = 4
+    body.mobs = [Mob("skeleton", hostile=True, x=2.3, z=0.5)]
+    body._do_move_to = lambda a: (_ for _ in ()).throw(RuntimeError("no path"))
+    reflexes._no_cover_until = ftime.clock() + 20_000  # a cover just left: none again for a while
+    assert asyncio.run(reflexes.tick(body.snapshot())) == RETREAT  # got nowhere
+    ftime.clock.advance(500)
+    reflexes._hurt_at = ftime.clock()  # an arrow
+    assert reflexes.choose(body.snapshot()) == FIGHT and reflexes._combat.to_the_end, reflexes._combat
+    reflexes._no_cover_until = 0  # cover to be had: that first, not a duel
+    assert reflexes.choose(body.snapshot()) == RETREAT
+
+
 def test_a_last_stand_is_against_a_melee_hostile_in_reach_only():
     snap = _snap(("skeleton", 1.2), health=5, inventory=("stone_sword",))
     assert choose_combat(snap, CFG, retreat_stuck=True).reflex == RETREAT  # an archer: cover, not a duel
+    # no cover to be had (one just left): out of it beside a skeleton, a retreat gets nowhere
+    duel = choose_combat(snap, CFG, retreat_stuck=True, no_cover=True)
+    assert duel.reflex == FIGHT and duel.to_the_end and duel.target.name == "skeleton"
+    creeper = _snap(("creeper", 1.2), health=5, inventory=("stone_sword",))
+    assert choose_combat(creeper, CFG, retreat_stuck=True, no_cover=True).reflex != FIGHT
     far = _snap(("zombie", 5.0), health=5, inventory=("stone_sword",))
     assert choose_combat(far, CFG, retreat_stuck=True).reflex == RETREAT
 
