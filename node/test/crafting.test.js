@@ -230,6 +230,37 @@ test('crafting', { timeout: 270000 }, async (t) => {
     }
   })
 
+  await t.test('with no filler to spare, a craft makes room by tossing a wooden tool of a kind an iron one is held of', async () => {
+    const craftAction = require('../lib/actions/craft')
+    const other = await connectBot(server.port, 'whittler')
+    try {
+      const has = (n) => other.inventory.count(id(n))
+      for (const item of ['acacia_log 2', 'iron_pickaxe 1', 'wooden_pickaxe 1', 'stone_sword 1']) {
+        const [name, n] = item.split(' ')
+        await command(other, `/give whittler ${item}`, { match: new RegExp(`gave ${n} ${name}`) })
+        await waitFor(() => has(name) === Number(n), 3000, item)
+      }
+      for (let free = other.inventory.emptySlotCount(); free > 0; free = other.inventory.emptySlotCount()) {
+        await command(other, '/give whittler bone 64', { match: /gave 64 bone/ })
+        await waitFor(() => other.inventory.emptySlotCount() < free, 3000, 'a slot filled with bones')
+      }
+      // no tick runs meanwhile: the tool tossed is not picked up again after its pickup delay
+      await command(other, '/mcbot tick freeze')
+      let out
+      try {
+        out = await withTimeout(craftAction.run(other, { item: 'acacia_planks', times: 1 }, {}), 20000, 'craft action')
+      } finally {
+        await command(other, '/mcbot tick unfreeze')
+      }
+      assert.strictEqual(out.gained, 4, JSON.stringify(out))
+      assert.deepStrictEqual(out.tossed, [{ name: 'wooden_pickaxe', count: 1 }])
+      assert.strictEqual(has('iron_pickaxe'), 1)
+      assert.strictEqual(has('stone_sword'), 1, 'no better sword held: kept')
+    } finally {
+      other.quit()
+    }
+  })
+
   await t.test('with no slot free the craft action tosses a stack of filler first (a full inventory makes nothing)', async () => {
     const craftAction = require('../lib/actions/craft')
     await give('acacia_log', 2) // one stays in its slot: the planks made have no slot of their own
