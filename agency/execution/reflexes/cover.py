@@ -83,7 +83,7 @@ class CoverReflex(ReflexBase):
         """Underground, hurt a moment ago (an arrow, most likely), an archer near: cover at any
         health, from a retreat
         (an archer out of reach that shoots, or outnumbered) in a tunnel or one that got nowhere.
-        A 1.18.2 bench bot at 5832c56 (seed 3619), at health 20 in a cave at y 20 by a skeleton it
+        A 1.18.2 bench bot at b21a4b1 (seed 3619), at health 20 in a cave at y 20 by a skeleton it
         could not get at, retreated five times in 14 s, each finding no way (2.8 -> 2.8 blocks),
         and was down to 5 when its cover came at the threshold; the cover's way out up through the
         ground (_up_and_away) is what gets it away from one down there."""

@@ -150,7 +150,7 @@ def _shot_at_in_a_cave(env, health: float = 20.0) -> tuple[Reflexes, FakeBody]:
 
 
 def test_under_ground_an_archer_that_cannot_be_reached_nor_fled_is_taken_cover_from_at_any_health(env):
-    """A 1.18.2 bench bot at 5832c56 (seed 3619), at health 20 in a cave, retreated five times in
+    """A 1.18.2 bench bot at b21a4b1 (seed 3619), at health 20 in a cave, retreated five times in
     14 s from a skeleton it could not get at, each finding no way, and was down to 5 when its
     cover came at the retreat's threshold."""
     reflexes, body = _shot_at_in_a_cave(env)
