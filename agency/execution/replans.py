@@ -17,11 +17,12 @@ from loguru import logger
 
 from agency.clock import Clock
 from agency.execution.agents.runtime import AgentRuntime
+from agency.execution.agents.task_spec import TaskSpec
 from agency.execution.runs import Running, task_spec
 from agency.execution.workflows.models import WorkflowRunResult
 from agency.execution.workflows.steps import DELEGATION_FAILED
 from agency.planning.tasks.events import HELD, REPLANNED
-from agency.planning.tasks.models import TaskStatus
+from agency.planning.tasks.models import Task, TaskStatus
 from agency.planning.tasks.store import TaskStore
 from agency.tools.results import EXECUTION_ERROR, PRECONDITION_FAILED, TIMEOUT
 
@@ -40,6 +41,21 @@ def _same(last: dict[str, Any], step: str, why: str) -> bool:
     """The newest replan was for this step failing this way (numbers aside: a walk's distance,
     a search's node count)."""
     return last.get("step") == step and _shape(str(last.get("reason", ""))) == _shape(why)
+
+
+def _settled(task: Task, failed_step: str) -> TaskSpec:
+    """The task's spec, settled (TaskSpec.settle) when it is a drive tick's smelt whose hunt
+    failed: the stock of 4 beef of a cow that gave 3, no other cow near, cooks the 3 (the
+    commonest failed task of the 5-day benches: "no cow within 32 blocks to hunt" on the replan)."""
+    spec = task_spec(task)
+    if not (spec.drive and spec.action == "smelt" and failed_step.startswith("hunt-")):
+        return spec
+    logger.info(
+        "[Executor] task={} {}: the hunt found no more; cooking what the meat held makes, if any",
+        task.id,
+        spec.text(),
+    )
+    return spec.model_copy(update={"settle": True})
 
 
 def _shape(message: str) -> str:
@@ -86,7 +102,8 @@ class Replanner:
         self._replanned.add(run.task_id)
         why = "; ".join(e.message for e in result.errors)
         logger.warning("[Executor] resumed run of task={} no longer fits the world ({}); replanning", task.id, why)
-        handle = self.runtime.start_task(task_spec(task), fresh=True, waiting=self.waiting)
+        step = next((s.stepId for s in reversed(result.steps) if s.status == "failed"), "")
+        handle = self.runtime.start_task(_settled(task, step), fresh=True, waiting=self.waiting)
         return Running(task.id, handle, self.clock(), run.agent_id, run.bridge_mark, run.goal)
 
     def _after_failed_step(self, run: Running, result: WorkflowRunResult) -> Running | None:
@@ -132,16 +149,7 @@ class Replanner:
             done + 1,
             MAX_STEP_REPLANS,
         )
-        spec = task_spec(task)
-        if spec.drive and spec.action == "smelt" and step.startswith("hunt-"):
-            # the stock of 4 beef of a cow that gave 3, no other cow near: cook the 3 (the commonest
-            # failed task of the 5-day benches: "no cow within 32 blocks to hunt" on the replan)
-            spec = spec.model_copy(update={"settle": True})
-            logger.info(
-                "[Executor] task={} {}: the hunt found no more; cooking what the meat held makes, if any",
-                task.id,
-                spec.text(),
-            )
+        spec = _settled(task, step)
         # a goal-bound build's plan is made afresh: it brings what is missing now and its
         # modules skip what stands (a bench's first huts failed on one stalled walk or collect)
         handle = self.runtime.start_task(

@@ -220,3 +220,18 @@ def test_a_settled_smelt_plans_what_the_input_held_makes(settle, held, smelts, h
     assert any(s.tool == "hunt" for s in wf.steps) is hunts
     last = wf.steps[-1]
     assert last.tool == "smelt" and last.args["count"] == smelts, last
+
+
+def test_a_resumed_food_stock_whose_hunt_fails_settles_too(env):
+    """Held for the night and resumed from its checkpoint, the stock's hunt finds the herd gone:
+    its fresh plan cooks the meat held as a failed step's replan does."""
+    tasks, ftime = env["tasks"], env["ftime"]
+    tid = add_task(tasks, "smelt", "cooked_beef", 4)  # a drive tick's
+    tasks.set_status(tid, TaskStatus.active)
+    runtime = _Runtime()
+    replanner = Replanner(tasks, runtime, ftime.clock, None)  # type: ignore[arg-type]
+    run = Running(tid, object(), ftime.clock(), "crafter")  # type: ignore[arg-type]
+    resumed = _failed("hunt-cow", "no cow within 32 blocks to hunt").model_copy(update={"resumedFrom": "ckpt-1"})
+    assert replanner.replan(run, resumed) is not None
+    assert runtime.started[-1] == {"fresh": True, "waiting": replanner.waiting}
+    assert runtime.specs[-1].settle
