@@ -81,8 +81,8 @@ class CoverReflex(ReflexBase):
 
     def _shot_at_down_here(self, snap: WorldSnapshot) -> bool:
         """Underground, hurt a moment ago (an arrow, most likely), an archer near: cover at any
-        health, from a retreat
-        (an archer out of reach that shoots, or outnumbered) in a tunnel or one that got nowhere.
+        health, from a retreat (an archer out of reach that shoots, or outnumbered) in a tunnel
+        or one that got nowhere.
         A 1.18.2 bench bot at b21a4b1 (seed 3619), at health 20 in a cave at y 20 by a skeleton it
         could not get at, retreated five times in 14 s, each finding no way (2.8 -> 2.8 blocks),
         and was down to 5 when its cover came at the threshold; the cover's way out up through the
@@ -96,8 +96,10 @@ class CoverReflex(ReflexBase):
     async def _cover_first(self, combat: CombatChoice, snap: WorldSnapshot) -> ToolExecutionResult | None:
         """A retreat from an archer where few cells are open around the bot (a tunnel, a cave's
         ledge): cover at once, not a flee first (a flee that finds no way tries its legs for 10
-        s under fire: a bot at health 5 in a test's dead end was shot dead meanwhile). The
-        cover's result, or None (not taken: the retreat goes on as before)."""
+        s under fire: a bot at health 5 in a test's dead end was shot dead meanwhile). A creeper
+        evaded in a dead end, or struck in reach after an evasion got nowhere: walled off
+        (_cover_from_creeper), not fled past. The cover's result, or None (not taken: the
+        reflex goes on as before)."""
         target = combat.target
         stuck = self._creeper_stuck_at is not None and self.clock() - self._creeper_stuck_at < CORNERED_MS
         if combat.reflex == STRIKE_AND_BACK_OFF and is_creeper(target) and stuck:
