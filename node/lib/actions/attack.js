@@ -67,6 +67,7 @@ async function run (bot, args, rec) {
   bound(bot, { dig: bot.pathfinder.movements.canDig }) // the chase replans as the target moves: each search bounded
   let hits = 0
   let landed = 0 // hits the server took (a swing inside the target's hurt cooldown does nothing)
+  const hitWith = new Set() // what was in hand at each hit ('hand': nothing)
   const onHurt = (e) => { if (e.id === target.id) landed++ }
   bot.on('entityHurt', onHurt)
   const clock = tickCounter(bot)
@@ -84,7 +85,7 @@ async function run (bot, args, rec) {
       if (d > REACH && clock.ticks - hitAt >= NO_HIT_TICKS) {
         throw new Error(`could not get at the ${target.name} (${d.toFixed(1)} blocks away, no hit in ${NO_HIT_TICKS} ticks)`)
       }
-      await chaseOrHit(bot, e, d, weapon, Boolean(args.digOnly), () => { hits++; hitAt = clock.ticks })
+      await chaseOrHit(bot, e, d, weapon, Boolean(args.digOnly), (item) => { hits++; hitAt = clock.ticks; hitWith.add(item) })
       if (args.maxHits && hits >= args.maxHits) break
       await new Promise((resolve) => setTimeout(resolve, HIT_EVERY_MS))
     }
@@ -94,7 +95,7 @@ async function run (bot, args, rec) {
     bot.pathfinder.setGoal(null)
     restoreMovements()
   }
-  return { target: target.name, targetId: target.id, hits, landed, weapon: weapon ? weapon.name : null, gone: !bot.entities[target.id] }
+  return { target: target.name, targetId: target.id, hits, landed, weapon: weapon ? weapon.name : null, hitWith: [...hitWith], gone: !bot.entities[target.id] }
 }
 
 // One beat of the fight: out of reach, follow; in reach, stop, look and hit (with the weapon:
@@ -113,7 +114,7 @@ async function chaseOrHit (bot, e, d, weapon, digs, hit) {
     }
     await bot.lookAt(e.position.offset(0, e.height ? e.height * 0.8 : 1.4, 0), true)
     bot.attack(e)
-    hit()
+    hit(bot.heldItem?.name || 'hand')
   }
 }
 
