@@ -1,6 +1,7 @@
 """burrow: a night with no shelter to go to, spent in the ground. A staircase three steps down
 from where the bot stands (node/lib/actions/staircase.js checks every block before digging it:
-no liquid, no falling block overhead, no hole over a cave), then the ground cells it opened
+no liquid, no falling block overhead, no hole over a cave; with a liquid on every way, it walls
+the liquid off with blocks held: `dam`), then the ground cells it opened
 filled from below (agency.shelter.backfill), and the cells beside the bot sealed, so it sits in a closed pocket.
 No pickaxe is needed: the first steps are mostly soil, and the staircase refuses a block too
 hard for the tools held. In the morning, dig_out walks back up to where the burrow began,
@@ -72,8 +73,10 @@ async def burrow(ctx: ToolContext, p: BurrowInput) -> dict[str, Any]:
         for z in range(start[2] - r, start[2] + r + 1)
         if is_solid(before.block_at(x, ground_y, z))
     ]
-    # no torches on the way down: the cells it opens are filled again (a torch in one refuses that)
-    args: dict[str, Any] = {"targetY": start[1] - STEPS, "light": False}
+    # no torches on the way down: the cells it opens are filled again (a torch in one refuses that);
+    # water or lava on every way walled off with blocks held (a 26.1 bench bot at the foot of a
+    # flooded ravine, water beside its head on three sides, burrowed nowhere for three nights)
+    args: dict[str, Any] = {"targetY": start[1] - STEPS, "light": False, "dam": True}
     if p.awayFrom is not None:
         args["direction"] = _away(start, p.awayFrom)
     try:

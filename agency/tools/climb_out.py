@@ -41,11 +41,13 @@ async def _ground_over(ctx: ToolContext, here: tuple[int, int, int]) -> list[int
     return [y for y in range(here[1] + 2, here[1] + SKY_CHECK) if column.block_at(here[0], y, here[2]) in GROUND_ROOF]
 
 
-async def pillar_up(ctx: ToolContext, y: int) -> dict[str, Any]:
+async def pillar_up(ctx: ToolContext, y: int, *, dam: bool = False) -> dict[str, Any]:
     """Straight up to feet height y where the bot stands, digging natural ground over the head
     and placing a block under the feet at each jump (node/lib/actions/pillar.js); it stops at a
-    liquid, something that falls or a block it may not dig, naming it."""
-    return await run_action(ctx, "pillar", {"targetY": y, "digOnly": list(natural_ground())})
+    liquid (unless `dam`: walled off with blocks held first), something that falls or a block
+    it may not dig, naming it."""
+    args: dict[str, Any] = {"targetY": y, "digOnly": list(natural_ground())}
+    return await run_action(ctx, "pillar", {**args, "dam": True} if dam else args)
 
 
 async def _tunnel_to_clear_column(
@@ -98,19 +100,32 @@ async def _dig_up(
     """Pillar up to the surface through the nearest column safe to dig (climbing.climb_columns,
     SKY_READ blocks of it read) and allowed (`dig_from`: not under a hut's floor), the next
     when one fails; with none near, a level tunnel to one farther (`may_tunnel`; True when the
-    bot tunnelled: the caller looks again from there); else the bot's own column (to its top
-    `top`). A column beside the bot's is reached by a digging walk at the bot's level first."""
+    bot tunnelled: the caller looks again from there). Then the bot's own column (to its top
+    `top`), water and lava in the way walled off with blocks held: a 26.1 bench bot at the foot
+    of a flooded ravine, every walk to a column near refused, never tried its own and stayed
+    there three and a half game days. A column beside the bot's is reached by a digging walk at
+    the bot's level first."""
     r = CLIMB_RADIUS
     height = min(SKY_READ, WORLD_TOP - now[1])
     region = await ctx.region((now[0] - r, now[1], now[2] - r), (2 * r + 1, height, 2 * r + 1))
     near = [c for c in climb_columns(region, now, GROUND_ROOF, limit=9) if dig_from((c.x, now[1], c.z))][:3]
     if not near and may_tunnel and await _tunnel_to_clear_column(ctx, now, dig_from):
         return True
-    columns = near or [Column(now[0], now[2], top)]
+    own_clear = any((c.x, c.z) == (now[0], now[2]) for c in near)
+    columns = near if own_clear else [*near, Column(now[0], now[2], top)]
     for i, c in enumerate(columns):
         here = block_pos((await ctx.snapshot()).position)
+        dam = not own_clear and i == len(columns) - 1
         try:
-            if (c.x, c.z) != (here[0], here[2]):
+            if dam:
+                logger.info(
+                    "[Tools] digging up its own column at {} {} (top y {}), walling off water or lava in the way "
+                    "with blocks held",
+                    c.x,
+                    c.z,
+                    c.top,
+                )
+            elif (c.x, c.z) != (here[0], here[2]):
                 logger.info(
                     "[Tools] digging up at {} {} (top y {}), {:.1f} blocks off: the column overhead has water, "
                     "lava, sand or gravel in the way",
@@ -119,8 +134,9 @@ async def _dig_up(
                     c.top,
                     math.dist((c.x, c.z), (now[0], now[2])),
                 )
+            if (c.x, c.z) != (here[0], here[2]):
                 await dig_walk(ctx, c.x + 0.5, here[1], c.z + 0.5, 0)
-            await pillar_up(ctx, c.top + 1)
+            await pillar_up(ctx, c.top + 1, dam=dam)
             return False
         except (ToolFailure, ToolTimeout) as e:
             if i < len(columns) - 1:

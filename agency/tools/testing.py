@@ -271,29 +271,39 @@ class FakeBody:
 
     def _do_pillar(self, a: dict[str, Any]) -> dict[str, Any]:
         """Like node/lib/actions/pillar.js: up to targetY where the bot stands, the two blocks
-        over the head dug (digOnly's kinds only) unless a liquid is in or beside one or what is
-        over it falls; a placed block under the feet at each step."""
+        over the head dug (digOnly's kinds only) unless a liquid is in or beside one (with
+        `dam`: filled with cobblestone held first, and dug when in the way) or what is over it
+        falls; a placed block under the feet at each step."""
         x, z = math.floor(self.position.x), math.floor(self.position.z)
-        y, steps = math.floor(self.position.y), 0
+        y, steps, placed = math.floor(self.position.y), 0, set()
         self.pillars.append((self.position.x, a["targetY"], self.position.z))
         while y < a["targetY"]:
             for over in ((x, y + 2, z), (x, y + 3, z)):  # two blocks over the head
                 ox, oy, oz = over
                 sides = ((ox + dx, oy, oz + dz) for dx, dz in ((1, 0), (-1, 0), (0, 1), (0, -1)))
                 near = [over, (ox, oy + 1, oz), *sides]
+                for cell in (c for c in near if a.get("dam") and is_liquid(self.block(*c))):
+                    if self.inventory["cobblestone"] < 1:
+                        raise BodyError(
+                            f"pillar blocked at {x},{y},{z} after {steps} steps: nothing held to wall it off"
+                        )
+                    self.inventory["cobblestone"] -= 1
+                    self.blocks[cell] = "cobblestone"
+                    placed.add(cell)
                 wet = next((c for c in near if is_liquid(self.block(*c))), None)
                 name = self.block(*over)
                 if wet is not None or canonical(self.block(ox, oy + 1, oz)) in FALLING:
                     where = wet or (ox, oy + 1, oz)
                     what = self.block(*where)
                     raise BodyError(f"pillar blocked at {x},{y},{z} after {steps} steps: {what} at {where}")
-                if name != "air" and "digOnly" in a and name not in a["digOnly"]:
+                if name != "air" and "digOnly" in a and name not in a["digOnly"] and over not in placed:
                     raise BodyError(f"pillar blocked at {x},{y},{z} after {steps} steps: {name}, not natural ground")
                 self.blocks[over] = "air"
             self.blocks[(x, y, z)] = "cobblestone"
             y, steps = y + 1, steps + 1
         self.position = Vec3(x=self.position.x, y=y, z=self.position.z)
-        return {"steps": steps, "y": y, "reason": "reached"}
+        dammed = {"dammed": len(placed)} if a.get("dam") else {}
+        return {"steps": steps, "y": y, **dammed, "reason": "reached"}
 
     def _do_dig(self, a: dict[str, Any]) -> dict[str, Any]:
         pos = (a["x"], a["y"], a["z"])

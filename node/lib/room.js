@@ -9,6 +9,8 @@
 // (a 1.18.2 bench bot at 5832c56 with every slot taken, a diamond, an iron, a stone and a
 // wooden pickaxe among them and 37 sand, failed its hut twice on 'no room for oak_planks').
 
+const { lookAndSend } = require('./ticks')
+
 const FILLER = new Set([
   'dirt', 'coarse_dirt', 'rooted_dirt', 'gravel', 'sand', 'red_sand', 'granite', 'diorite', 'andesite', 'tuff',
   'calcite', 'dripstone_block', 'pointed_dripstone', 'netherrack', 'cobblestone', 'cobbled_deepslate'
@@ -25,7 +27,6 @@ function outworn (items) {
   const better = (i) => tools.some((o) => kind(o.name) === kind(i.name) && tier(o.name) >= 2 && tier(o.name) !== 3)
   return tools.filter((i) => tier(i.name) <= 1 && better(i)).sort((a, b) => tier(a.name) - tier(b.name))[0] || null
 }
-const { lookAndSend } = require('./ticks')
 
 // The way a tossed stack flies out of the bot's reach: of the eight ways round, the one most
 // like `away` (a unit vector, or null: the way the bot faces) whose two cells ahead are open at

@@ -1,9 +1,9 @@
-// The pillar action (lib/actions/pillar.js) in a stone block 33 high built with /mcbot fill: a
+// The pillar action (lib/actions/pillar.js) in a stone block 19 high built with /mcbot fill: a
 // plain bot with an iron pickaxe and cobblestone, in a chamber at its foot, digs straight up
 // (two blocks over its head) and stands on the block's top, every block under it one it
 // placed; it stops short of water beside the shaft, of gravel that would fall on it and of a
-// block it was not allowed to dig, naming each and leaving it as it was. A bot on the edge of a
-// hole fills the cell under its feet first.
+// block it was not allowed to dig, naming each and leaving it as it was; told to dam, it walls
+// the water off and climbs on. A bot on the edge of a hole fills the cell under its feet first.
 'use strict'
 
 const test = require('node:test')
@@ -13,7 +13,7 @@ const { Vec3 } = require('vec3')
 const { startServer, connectBot, waitFor, command, withTimeout } = require('./helpers')
 const pillar = require('../lib/actions/pillar')
 
-const DEPTH = 30 // the chamber's floor this far under the spawn's feet; the block's top 2 over them
+const DEPTH = 16 // the chamber's floor this far under the spawn's feet; the block's top 2 over them
 
 test('pillar', { timeout: 450000 }, async (t) => {
   const server = await startServer({ seed: 11, hostiles: false, animals: false })
@@ -41,7 +41,7 @@ test('pillar', { timeout: 450000 }, async (t) => {
     await assert.rejects(pillar.run(bot, { targetY: b.y + 1000 }, { cancelled: false }), /at most 384/)
   })
 
-  await t.test('up through 32 blocks of stone onto the top, on blocks of its own', async () => {
+  await t.test('up through 18 blocks of stone onto the top, on blocks of its own', async () => {
     const [x, z] = [b.x + 5, b.z + 5]
     await chamber(x, z)
     const out = await run({ targetY: top + 1, digOnly: ['stone'] })
@@ -81,6 +81,19 @@ test('pillar', { timeout: 450000 }, async (t) => {
     assert.strictEqual(bot.entity.position.floored().y, bottom + 7, 'two blocks under the one beside the water')
     assert.strictEqual(bot.blockAt(water.pos).name, 'water')
     assert.strictEqual(bot.blockAt(new Vec3(x, bottom + 10, z)).name, 'stone', 'nothing dug beside the water')
+  })
+
+  await t.test('water beside the shaft and in it, told to dam: walled off, and on up through it', async () => {
+    const [x, z] = [b.x + 7, b.z + 5]
+    const waters = [new Vec3(x + 1, bottom + 10, z), new Vec3(x, bottom + 14, z), new Vec3(x - 1, bottom + 14, z)]
+    await chamber(x, z)
+    for (const w of waters) await command(bot, `/mcbot setblock ${w.x} ${w.y} ${w.z} water`)
+    await waitFor(() => waters.every((w) => bot.blockAt(w)?.name === 'water'), 3000, 'water placed')
+    const out = await run({ targetY: bottom + 13, digOnly: ['stone'], dam: true })
+    assert.deepStrictEqual(out, { steps: 13, y: bottom + 13, dammed: 3, reason: 'reached' })
+    for (const w of [waters[0], waters[2]]) assert.strictEqual(bot.blockAt(w).name, 'cobblestone', `the water at ${w} walled off`)
+    for (const y of [bottom + 14, bottom + 15]) assert.strictEqual(bot.blockAt(new Vec3(x, y, z)).name, 'air', `the shaft at y ${y} dug`)
+    assert.strictEqual(bot.health, 20, 'unharmed')
   })
 
   await t.test('gravel in the shaft: not dug out from under', async () => {

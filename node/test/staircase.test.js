@@ -2,7 +2,8 @@
 // plain bot with a stone pickaxe digs down 10 steps one block at a time, fills a hole in a
 // step's floor from its inventory, turns away from a lava pocket ahead without touching it and
 // from gravel overhead (or, told to go straight, stops there), from obsidian it cannot dig and
-// from a hole over a cave, and stops at once when cancelled; a tunnel (lib/actions/tunnel.js)
+// from a hole over a cave, and stops at once when cancelled; told to dam, it walls off water
+// in its way rather than stopping there; a tunnel (lib/actions/tunnel.js)
 // digs on at the level the stairs reached. With torches to spare the stairs are lit.
 'use strict'
 
@@ -205,6 +206,23 @@ test('staircase', { timeout: 450000 }, async (t) => {
     await assert.rejects(staircase.run(bot, { targetY: b.y - 4 }, { cancelled: false }),
       /staircase blocked at .* after 0 steps: .*lava at -?\d+,-?\d+,-?\d+/)
     assert.deepStrictEqual(bot.entity.position.floored(), s, 'did not move')
+  })
+
+  await t.test('water on every side, told to dam: the water ahead walled off, and down it goes', async () => {
+    const z = b.z + 16
+    await place(b.x + 8, z)
+    const s = new Vec3(b.x + 8, b.y, z)
+    const waters = [[2, 0], [-2, 0], [0, 2], [0, -2]].map(([dx, dz]) => s.offset(dx, -1, dz))
+    for (const w of waters) await command(bot, `/mcbot setblock ${w.x} ${w.y} ${w.z} water`)
+    await waitFor(() => waters.every((w) => bot.blockAt(w)?.name === 'water'), 3000, 'water placed')
+    await assert.rejects(staircase.run(bot, { targetY: b.y - 4, direction: 'east' }, { cancelled: false }),
+      /staircase blocked at .* after 0 steps: .*water at/)
+    const out = await withTimeout(staircase.run(bot, { targetY: b.y - 4, direction: 'east', light: false, dam: true }, { cancelled: false }), 120000, 'staircase')
+    assert.deepStrictEqual(out, { steps: 4, y: b.y - 4, turned: 0, torches: 0, dammed: 1, reason: 'reached' })
+    assert.notStrictEqual(bot.blockAt(waters[0]).name, 'water', 'the water ahead walled off')
+    for (const w of waters.slice(1)) assert.strictEqual(bot.blockAt(w).name, 'water', `the water at ${w} left as it was`)
+    for (let k = 1; k <= 4; k++) assert.strictEqual(bot.blockAt(new Vec3(s.x + k, s.y - k, z)).name, 'air', `step ${k} dug`)
+    assert.strictEqual(bot.health, 20, 'unharmed')
   })
 
   await t.test('torches to spare: it lights its way, no cell of the stairs farther than 7 blocks from one', async () => {

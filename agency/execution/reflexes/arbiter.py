@@ -83,11 +83,9 @@ class Reflexes(
             seen,
             self.config,
             unreachable=unreachable,
-            hurt=self._hurt_at is not None and self.clock() - self._hurt_at < self.config.under_attack_ms,
-            cornered=indoors
-            or pocket
-            or (self._evade_failed_at is not None and self.clock() - self._evade_failed_at < CORNERED_MS),
-            creeper_stuck=self._creeper_stuck_at is not None and self.clock() - self._creeper_stuck_at < CORNERED_MS,
+            hurt=self._lately(self._hurt_at, self.config.under_attack_ms),
+            cornered=indoors or pocket or self._lately(self._evade_failed_at, CORNERED_MS),
+            creeper_stuck=self._lately(self._creeper_stuck_at, CORNERED_MS),
             retreat_stuck=self._retreat_stuck(),
             no_cover=self.clock() < self._no_cover_until,
         )

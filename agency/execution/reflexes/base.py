@@ -212,8 +212,12 @@ class ReflexBase:
         goal = self.executor.goal_in_hand()
         return cooked_by(*goal) if goal is not None else frozenset()
 
+    def _lately(self, at: int | None, ms: int) -> bool:
+        """Did what happened at clock reading `at` (None: never) happen within the last `ms`?"""
+        return at is not None and self.clock() - at < ms
+
     def _under_attack(self) -> bool:
-        return self._hurt_at is not None and self.clock() - self._hurt_at < self.config.under_attack_ms
+        return self._lately(self._hurt_at, self.config.under_attack_ms)
 
     def _stop_acting(self, why: str) -> None:
         """Stop the tool call a reflex has in flight and the rest of its tick's calls (a strike's

@@ -159,7 +159,7 @@ class CombatReflex(ReflexBase):
                 # ones shooting it, retreated from them again and again, and stood wedged through
                 # two of its game days. Not in a melee fight: the hostile comes to the bot.
                 args["digThrough"] = True
-            stuck = self._creeper_stuck_at is not None and self.clock() - self._creeper_stuck_at < CORNERED_MS
+            stuck = self._lately(self._creeper_stuck_at, CORNERED_MS)
             if not stuck:
                 args["creeperWithin"] = cfg.creeper_flee_within
             res = await self.tools.execute("attack", args, self.ctx)

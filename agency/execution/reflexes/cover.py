@@ -13,6 +13,7 @@ first), and leaves such a cover up through the ground, not out beside them befor
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
 
 from loguru import logger
@@ -87,11 +88,7 @@ class CoverReflex(ReflexBase):
         could not get at, retreated five times in 14 s, each finding no way (2.8 -> 2.8 blocks),
         and was down to 5 when its cover came at the threshold; the cover's way out up through the
         ground (_up_and_away) is what gets it away from one down there."""
-        return (
-            underground(snap)
-            and self._under_attack()
-            and any(is_archer(e) and e.distance <= NEAR for e in snap.entities)
-        )
+        return underground(snap) and self._under_attack() and _near(snap, is_archer)
 
     async def _cover_first(self, combat: CombatChoice, snap: WorldSnapshot) -> ToolExecutionResult | None:
         """A retreat from an archer where few cells are open around the bot (a tunnel, a cave's
@@ -101,7 +98,7 @@ class CoverReflex(ReflexBase):
         (_cover_from_creeper), not fled past. The cover's result, or None (not taken: the
         reflex goes on as before)."""
         target = combat.target
-        stuck = self._creeper_stuck_at is not None and self.clock() - self._creeper_stuck_at < CORNERED_MS
+        stuck = self._lately(self._creeper_stuck_at, CORNERED_MS)
         if combat.reflex == STRIKE_AND_BACK_OFF and is_creeper(target) and stuck:
             return await self._cover_from_creeper(target, snap)  # its back-off would find no way either
         if combat.reflex == EVADE and is_creeper(target):  # in a dead end: walled off, not fled past
@@ -231,7 +228,7 @@ class CoverReflex(ReflexBase):
         assert self._cover is not None
         kind = self._cover.threat
         if any(same(kind, k) for k in ARCHERS):
-            return any(is_archer(e) and e.distance <= NEAR for e in snap.entities)
+            return _near(snap, is_archer)
         if any(same(kind, k) for k in CREEPERS):
             within = self.config.creeper_flee_within
             return any(is_creeper(e) and e.distance <= within for e in snap.entities)
@@ -263,7 +260,7 @@ class CoverReflex(ReflexBase):
         if near:
             if self._cover.up_refused and (snap.health < COVER_HEALTH or them):
                 return False
-            creepers_near = any(is_creeper(e) and e.distance <= NEAR for e in snap.entities)
+            creepers_near = _near(snap, is_creeper)
             if creepers_near and any(same(self._cover.threat, k) for k in CREEPERS):
                 return False
         if snap.health >= COVER_HEALTH:
@@ -353,6 +350,11 @@ class CoverReflex(ReflexBase):
             return
         logger.info("[Reflex] started closed in by {}: dug out (a cover left standing over a restart)", walls)
         await self.tools.execute("leave_cover", {"cells": [list(c) for c in walls]}, self.ctx)
+
+
+def _near(snap: WorldSnapshot, kind: Callable[[EntityInfo], bool]) -> bool:
+    """Is an entity of `kind` (is_archer, is_creeper) within NEAR?"""
+    return any(kind(e) and e.distance <= NEAR for e in snap.entities)
 
 
 def _threats_near(snap: WorldSnapshot) -> list[EntityInfo]:

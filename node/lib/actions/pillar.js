@@ -5,18 +5,22 @@
 // from nothing: a 1.18.2 bench bot digging up from y 20 to the surface at y 60 rose a block in
 // about 5 s, its placements cut short mid-jump and the bot falling back, and stalled at y 40
 // (its walk's progress check gave up). The same climb by this action took 30 s.
-// args: { targetY, digOnly? } (digOnly: the only block names it may dig, in any version's form)
+// args: { targetY, digOnly?, dam? } (digOnly: the only block names it may dig, in any version's
+// form; dam: water or lava beside the head and in or beside the blocks to dig is walled off with
+// blocks held first, lib/fill.js, those placed in the way dug whatever digOnly says)
 //
 // Before each dig, like the staircase (lib/actions/staircase.js): no liquid in or beside the
 // block to dig, nothing that falls over it (sand, gravel would come down on the head), and the
 // block diggable, allowed and not too hard for the tools held; else it stops with an error naming
-// the hazard and where it is. Returns { steps, y, reason } (reason: 'reached' or 'cancelled').
+// the hazard and where it is. Returns { steps, y, dammed (with dam: blocks placed), reason }
+// (reason: 'reached' or 'cancelled').
 const { Vec3 } = require('vec3')
 const { withTimeout } = require('../guard')
 const { names, blockName } = require('../names')
 const { placeAgainst } = require('../hands')
 const { lookAndSend } = require('../ticks')
-const { isLiquid, isEmpty, fastestDigMs, filler, fillFloor } = require('./staircase')
+const { fastestDigMs } = require('./staircase')
+const { isLiquid, isEmpty, filler, fillFloor, dam } = require('../fill')
 
 const SIDES = [new Vec3(1, 0, 0), new Vec3(-1, 0, 0), new Vec3(0, 0, 1), new Vec3(0, 0, -1)]
 const MAX_STEPS = 384 // the overworld's whole height
@@ -29,8 +33,9 @@ const PLACE_TRIES = 4
 
 const at = (p) => `${p.x},${p.y},${p.z}`
 
-// What stops digging `pos` (a block over the head) and rising into it, or null.
-function hazardOf (bot, pos, allowed) {
+// What stops digging `pos` (a block over the head) and rising into it, or null. A block the
+// climb's dam placed (`mine`) is dug whatever `allowed` says.
+function hazardOf (bot, pos, allowed, mine = new Set()) {
   const b = bot.blockAt(pos)
   if (!b) return { what: 'an unloaded block', pos }
   for (const q of [pos, pos.offset(0, 1, 0), ...SIDES.map((s) => pos.plus(s))]) {
@@ -41,7 +46,7 @@ function hazardOf (bot, pos, allowed) {
   if (over && names(bot).falling.has(over.name)) return { what: `falling ${over.name} overhead`, pos: over.position }
   if (isEmpty(bot, b)) return null
   if (!b.diggable || b.hardness === null || b.hardness < 0) return { what: `undiggable ${b.name}`, pos }
-  if (allowed && !allowed.has(b.name)) return { what: `${b.name}, not natural ground`, pos }
+  if (allowed && !allowed.has(b.name) && !mine.has(at(pos))) return { what: `${b.name}, not natural ground`, pos }
   if (fastestDigMs(bot, b) > DIG_MS * 0.8) return { what: `${b.name} too hard to dig with the tools held`, pos }
   return null
 }
@@ -70,14 +75,14 @@ function overhead (bot, feet) {
 // a while. False when cancelled.
 async function clearOverhead (bot, feet, rec, allowed, climb) {
   for (const over of overhead(bot, feet)) {
-    const h = hazardOf(bot, over, allowed)
+    const h = hazardOf(bot, over, allowed, climb.placed)
     if (h) throw new Error(`pillar blocked at ${at(feet)} after ${climb.steps} steps: ${h.what} at ${at(h.pos)}`)
     const block = bot.blockAt(over)
     if (isEmpty(bot, block)) continue
     await bot.tool.equipForBlock(block, {})
     await withTimeout(bot.dig(block, true), DIG_MS, `digging ${block.name} at ${at(over)}`)
     if (rec.cancelled) return false
-    const after = hazardOf(bot, over, allowed) // what the dig showed: a flow behind it, a block fallen in
+    const after = hazardOf(bot, over, allowed, climb.placed) // what the dig showed: a flow behind it, a block fallen in
     if (after || !isEmpty(bot, bot.blockAt(over))) {
       const what = after ? `${after.what} at ${at(after.pos)}` : `${bot.blockAt(over).name} at ${at(over)}`
       throw new Error(`pillar stopped at ${at(feet)} after ${climb.steps} steps: ${what} came to light`)
@@ -86,9 +91,29 @@ async function clearOverhead (bot, feet, rec, allowed, climb) {
   return true
 }
 
+// The cells a dam fills before a step (climb.dam): beside the head, and the cells over it to dig
+// with those beside and over them, lowest first (each placed on the one under it); not the bot's.
+function shaftCells (bot, feet) {
+  const head = feet.offset(0, 1, 0)
+  const cells = SIDES.map((s) => head.plus(s))
+  for (const over of overhead(bot, feet)) cells.push(over, over.offset(0, 1, 0), ...SIDES.map((s) => over.plus(s)))
+  const unique = cells.filter((c, i) => !c.equals(feet) && !c.equals(head) && cells.findIndex((d) => d.equals(c)) === i)
+  return unique.sort((a, b) => a.y - b.y)
+}
+
 // One block up; false when cancelled.
 async function step (bot, rec, allowed, climb) {
   const feet = bot.entity.position.floored()
+  if (climb.dam) {
+    try {
+      for (const c of await dam(bot, shaftCells(bot, feet))) {
+        climb.dammed++
+        climb.placed.add(at(c))
+      }
+    } catch (e) {
+      throw new Error(`pillar blocked at ${at(feet)} after ${climb.steps} steps: ${e.message}`)
+    }
+  }
   if (!(await clearOverhead(bot, feet, rec, allowed, climb))) return false
   const ref = await floorUnder(bot, feet, climb)
   for (let attempt = 1; !(await jumpAndPlace(bot, ref, feet, climb)); attempt++) {
@@ -170,7 +195,7 @@ async function run (bot, args, rec) {
   if (targetY - start.y > MAX_STEPS) throw new Error(`targetY ${targetY} is ${targetY - start.y} blocks up; at most ${MAX_STEPS}`)
   const allowed = Array.isArray(args.digOnly) ? new Set(args.digOnly.map((n) => blockName(bot.registry, n)).filter(Boolean)) : null
   if (!(await land(bot))) throw new Error('the bot is not standing on the ground')
-  const climb = { steps: 0, missed: null }
+  const climb = { steps: 0, missed: null, dam: args.dam === true, dammed: 0, placed: new Set() }
   const deadline = Date.now() + Math.max(1, targetY - start.y) * STEP_MS
   try {
     while (bot.entity.position.floored().y < targetY) {
@@ -189,7 +214,8 @@ async function run (bot, args, rec) {
 }
 
 function result (bot, climb, reason) {
-  return { steps: climb.steps, y: Math.floor(bot.entity.position.y), reason }
+  const dammed = climb.dam ? { dammed: climb.dammed } : {}
+  return { steps: climb.steps, y: Math.floor(bot.entity.position.y), ...dammed, reason }
 }
 
 function stop (bot) {

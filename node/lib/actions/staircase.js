@@ -2,8 +2,10 @@
 // Dig a descending staircase down to a target y: each step one block forward and one down,
 // the bot walking down onto it, so it never digs the block it stands on and never drops more
 // than one block. args: { targetY, direction? ('north' | 'east' | 'south' | 'west'), straight?,
-// light? } (straight: a hazard stops it rather than turning it: under a hut a turn opens a wall;
-// light false: no torches, for a burrow or a dig-in that fills the cells it dug again)
+// light?, dam? } (straight: a hazard stops it rather than turning it: under a hut a turn opens a
+// wall; light false: no torches, for a burrow or a dig-in that fills the cells it dug again; dam:
+// water or lava in the way on every side is walled off with blocks held, lib/fill.js, rather than
+// stopping it: `dammed` counts the blocks)
 //
 // A step clears three blocks of the column ahead (head room at the step edge, then the two the
 // bot stands in below it) and needs a solid floor under them. Before digging, the blocks to dig,
@@ -20,7 +22,7 @@ const { Vec3 } = require('vec3')
 const { withTimeout } = require('../guard')
 const { names } = require('../names')
 const { tickCounter, ticksFor } = require('../ticks')
-const { placeAgainst, usable } = require('../hands')
+const { isLiquid, isEmpty, filler, fillFloor, dam } = require('../fill')
 const { lightTheWay } = require('../light_way')
 
 const DIRS = { north: new Vec3(0, 0, -1), east: new Vec3(1, 0, 0), south: new Vec3(0, 0, 1), west: new Vec3(-1, 0, 0) }
@@ -41,15 +43,6 @@ function facing (bot) {
   return ORDER[((-quarter % 4) + 4) % 4]
 }
 
-function isLiquid (bot, block) {
-  if (!block) return false
-  if (names(bot).liquids.has(block.name)) return true
-  const props = block.getProperties ? block.getProperties() : {}
-  return props.waterlogged === true || props.waterlogged === 'true'
-}
-
-const isEmpty = (bot, block) => !!block && block.boundingBox === 'empty' && !isLiquid(bot, block)
-
 // The cells a step in `dir` from the feet cell `feet` clears: head room at feet.y + 1, then down
 // to where the bot will stand (feet.y - drop); its floor is the cell under that.
 function stepCells (feet, dir, drop) {
@@ -59,19 +52,34 @@ function stepCells (feet, dir, drop) {
   return { col, dig, stand: col.offset(0, -drop, 0), floor: col.offset(0, -drop - 1, 0) }
 }
 
+// The cells a dam fills for a step in `dir` (walk.dam): those to clear and every one beside
+// them, but the bot's own two, lowest first (each placed on the one under it).
+function wetCells (feet, dir, drop) {
+  const body = [feet, feet.offset(0, 1, 0)]
+  const cells = []
+  for (const p of stepCells(feet, dir, drop).dig) {
+    for (const q of [p, ...NEIGHBOURS.map((n) => p.plus(n))]) {
+      if (!body.some((c) => c.equals(q)) && !cells.some((c) => c.equals(q))) cells.push(q)
+    }
+  }
+  return cells.sort((a, b) => a.y - b.y)
+}
+
 // What stops a step in `dir` from the feet cell `feet`, or null: a liquid in or next to a cell
 // to clear, an undiggable one or one too hard for the tools held (ore a stone pickaxe cannot
 // harvest, obsidian), a falling block overhead, a hole in the floor with no filler or nothing
 // solid to fill it against (a cave below).
-function hazardOf (bot, feet, dir, drop = 1) {
+// `liquids` false: those are left out (a dam is to wall them off).
+function hazardOf (bot, feet, dir, drop = 1, liquids = true) {
   const { dig, floor: under } = stepCells(feet, dir, drop)
   for (const p of dig) {
     const b = bot.blockAt(p)
     if (!b) return { what: 'an unloaded block', pos: p }
-    for (const q of [p, ...NEIGHBOURS.map((n) => p.plus(n))]) {
+    for (const q of liquids ? [p, ...NEIGHBOURS.map((n) => p.plus(n))] : []) {
       const nb = bot.blockAt(q)
       if (isLiquid(bot, nb)) return { what: nb.name, pos: q }
     }
+    if (isLiquid(bot, b)) continue // a cell of the dam's, dug once it is filled
     if (!isEmpty(bot, b) && (!b.diggable || b.hardness === null || b.hardness < 0)) return { what: `undiggable ${b.name}`, pos: p }
     if (!isEmpty(bot, b) && fastestDigMs(bot, b) > DIG_MS * 0.8) return { what: `${b.name} too hard to dig with the tools held`, pos: p }
   }
@@ -96,14 +104,6 @@ function fastestDigMs (bot, block) {
   return best
 }
 
-function filler (bot) {
-  for (const name of names(bot).fillers) {
-    const item = bot.inventory.items().find((i) => i.name === name)
-    if (item) return item
-  }
-  return null
-}
-
 async function digIfNeeded (bot, pos, rec) {
   const block = bot.blockAt(pos)
   if (!block || isEmpty(bot, block) || rec.cancelled) return
@@ -111,20 +111,6 @@ async function digIfNeeded (bot, pos, rec) {
   if (pos.equals(bot.entity.position.offset(0, -1, 0).floored())) throw new Error(`refusing to dig the block the bot stands on (${at(pos)})`)
   await bot.tool.equipForBlock(block, {})
   await withTimeout(bot.dig(block, true), DIG_MS, `digging ${block.name} at ${at(pos)}`)
-}
-
-// Fill the step's floor cell from the inventory, against a solid neighbour of it: one a use
-// does not open first (a table or furnace the night's work placed on a step: against it the bot
-// sneaks, lib/hands.js).
-async function fillFloor (bot, pos) {
-  const item = filler(bot)
-  const refs = NEIGHBOURS.filter((n) => n.y <= 0) // the cell above is the step being dug
-    .map((n) => ({ n, ref: bot.blockAt(pos.plus(n)) }))
-    .filter(({ ref }) => ref && ref.boundingBox === 'block')
-  const best = refs.find(({ ref }) => !usable(ref)) || refs[0]
-  if (!best) throw new Error(`no solid block to fill the hole at ${at(pos)} against`)
-  await bot.equip(item, 'hand')
-  await withTimeout(placeAgainst(bot, best.ref, best.n.scaled(-1)), 5000, `filling the hole at ${at(pos)}`)
 }
 
 // Walk onto the step ahead with the movement controls: forward to the middle of its cell.
@@ -171,13 +157,28 @@ async function step (bot, walk, drop, rec, what) {
     if (!h) { chosen = d; break }
     refused.push(`${d}: ${h.what} at ${at(h.pos)}`)
   }
+  for (const d of walk.dam && !chosen ? options : []) {
+    if (hazardOf(bot, feet, d, drop, false)) continue // a liquid is not all that is in the way
+    try {
+      walk.dammed += (await dam(bot, wetCells(feet, d, drop))).length
+    } catch (e) {
+      refused.push(`${d}: ${e.message}`)
+      continue
+    }
+    if (!hazardOf(bot, feet, d, drop)) { chosen = d; break }
+  }
   if (!chosen) throw new Error(`${what} blocked at ${at(feet)} after ${walk.steps} steps: ${refused.join('; ')}`)
   if (chosen !== walk.dir) { walk.turned++; walk.dir = chosen }
   const { dig, stand, floor } = stepCells(feet, walk.dir, drop)
   for (const p of dig) {
     await digIfNeeded(bot, p, rec)
-    // What the digging showed (a liquid behind a dug block, a flow that came in) stops the step.
-    const h = hazardOf(bot, feet, walk.dir, drop)
+    // What the digging showed (a liquid behind a dug block, a flow that came in) stops the step,
+    // or is walled off too (walk.dam).
+    let h = hazardOf(bot, feet, walk.dir, drop)
+    if (h && walk.dam && !hazardOf(bot, feet, walk.dir, drop, false)) {
+      walk.dammed += (await dam(bot, wetCells(feet, walk.dir, drop))).length
+      h = hazardOf(bot, feet, walk.dir, drop)
+    }
     if (h && !/^a hole/.test(h.what)) throw new Error(`${what} stopped at ${at(feet)}: ${h.what} at ${at(h.pos)} came to light`)
   }
   if (rec.cancelled) return false
@@ -206,7 +207,7 @@ async function run (bot, args, rec) {
   for (let t = 0; t < LANDING_TICKS && !bot.entity.onGround; t++) await bot.waitForTicks(1)
   if (!bot.entity.onGround) throw new Error('the bot is not standing on the ground')
   const deadline = Date.now() + Math.max(1, wanted) * STEP_MS
-  const walk = { dir: args.direction || facing(bot), steps: 0, turned: 0, torches: 0, straight: args.straight === true, light: args.light !== false }
+  const walk = { dir: args.direction || facing(bot), steps: 0, turned: 0, torches: 0, straight: args.straight === true, light: args.light !== false, dam: args.dam === true, dammed: 0 }
   while (bot.entity.position.floored().y > targetY) {
     if (rec.cancelled) return result(bot, walk, 'cancelled')
     if (Date.now() > deadline) throw new Error(`staircase timed out after ${wanted * STEP_MS} ms (${walk.steps} of ${wanted} steps)`)
@@ -216,7 +217,8 @@ async function run (bot, args, rec) {
 }
 
 function result (bot, walk, reason) {
-  return { steps: walk.steps, y: Math.floor(bot.entity.position.y), turned: walk.turned, torches: walk.torches, reason }
+  const dammed = walk.dam ? { dammed: walk.dammed } : {}
+  return { steps: walk.steps, y: Math.floor(bot.entity.position.y), turned: walk.turned, torches: walk.torches, ...dammed, reason }
 }
 
 function stop (bot, rec) {
@@ -225,4 +227,4 @@ function stop (bot, rec) {
   bot.clearControlStates()
 }
 
-module.exports = { run, stop, step, result, facing, isLiquid, isEmpty, fastestDigMs, filler, fillFloor, DIRS, ORDER, defaultTimeoutMs: MAX_STEPS * STEP_MS, MAX_STEPS, STEP_MS }
+module.exports = { run, stop, step, result, facing, fastestDigMs, DIRS, ORDER, defaultTimeoutMs: MAX_STEPS * STEP_MS, MAX_STEPS, STEP_MS }

@@ -4,7 +4,8 @@
 // to a cell to clear, or a falling block overhead, turns it right or left, never back; a hole
 // in the floor is filled from the inventory. Underground it brings new rock into sight without
 // climbing back to the surface (an ore looked for further: agency/tools/gathering.py).
-// args: { blocks (1..64), direction? }. Returns { steps, y, turned, torches, reason }.
+// args: { blocks (1..64), direction?, dam? (as the staircase's) }. Returns { steps, y, turned,
+// torches, dammed (with dam), reason }.
 const staircase = require('./staircase')
 
 async function run (bot, args, rec) {
@@ -17,7 +18,7 @@ async function run (bot, args, rec) {
   }
   if (!bot.entity.onGround) throw new Error('the bot is not standing on the ground')
   const deadline = Date.now() + blocks * staircase.STEP_MS
-  const walk = { dir: args.direction || staircase.facing(bot), steps: 0, turned: 0, torches: 0, light: true }
+  const walk = { dir: args.direction || staircase.facing(bot), steps: 0, turned: 0, torches: 0, light: true, dam: args.dam === true, dammed: 0 }
   while (walk.steps < blocks) {
     if (rec.cancelled) return staircase.result(bot, walk, 'cancelled')
     if (Date.now() > deadline) throw new Error(`tunnel timed out after ${blocks * staircase.STEP_MS} ms (${walk.steps} of ${blocks} steps)`)

@@ -205,3 +205,30 @@ def test_a_column_the_caller_keeps_out_is_not_dug_up(ctx, body):
     run(climb_out(ctx, dig_from=lambda feet: feet[0] <= 0))
     (x, _, z), *_ = _climbs(body)
     assert x < 0 and (x, z) == (-0.5, 0.5), _climbs(body)  # the nearest allowed: west of the bot
+
+
+def test_boxed_in_by_water_with_every_walk_refused_the_bot_digs_up_its_own_column_walling_the_water_off(ctx, body):
+    """A 26.1 bench bot at the foot of a flooded ravine: water beside its head and in its column,
+    every walk to a column near refused. Its own column is dug last, the water in the way walled
+    off with the cobblestone it holds; with none held the pillar stops at the water as before."""
+    wet = [(1, FEET + 1, 0), (-1, FEET + 1, 0), (0, FEET + 1, 1), (0, FEET + 6, 0)]
+    for c in wet:
+        body.blocks[c] = "water"
+    assert climb_columns(_region(body), (0, FEET, 0), GROUND_ROOF)  # columns near, none of them its own
+    body.fail["move_to"] = "no progress toward the column for 400 ticks (distance 2.0)"
+    body.inventory["cobblestone"] = 16
+    climb = run(climb_out(ctx))
+    assert climb is not None and climb["failed"] is None, climb
+    pillars = [a for kind, a in body.started if kind == "pillar"]
+    assert pillars == [{"targetY": TOP + 1, "digOnly": pillars[0]["digOnly"], "dam": True}]
+    assert _climbs(body) == [(0.5, TOP + 1, 0.5)] and body.position.y == TOP + 1
+    assert body.inventory["cobblestone"] == 15  # the water in the column walled off, then dug (and stood on)
+
+
+def test_boxed_in_by_water_with_nothing_to_wall_it_off_with_the_climb_fails_saying_so(ctx, body):
+    body.blocks[(0, FEET + 6, 0)] = "water"
+    body.fail["move_to"] = "no progress toward the column for 400 ticks (distance 2.0)"
+    climb = run(climb_out(ctx))
+    assert climb is not None and climb["failed"] is not None, climb
+    assert [a.get("dam") for kind, a in body.started if kind == "pillar"] == [True]
+    assert body.blocks[(0, FEET + 6, 0)] == "water" and body.position.y == FEET
