@@ -2,7 +2,8 @@
 
 Each kill is one JS `hunt` action (the nearest living animal of the kinds asked, best weapon
 held, hits until the server reports it dead), bounded by KILL_TIMEOUT_S; then the bot walks
-over the drops (pick_up_items). A stop (the reflex arbiter preempting, a deadline) cancels
+over the drops (pick_up_items; with every slot taken the JS side tosses filler first, as a
+collect does, so a drop held no stack of still has a slot). A stop (the reflex arbiter preempting, a deadline) cancels
 the action at once: hunting never holds the body against a reflex.
 
 The target is an animal kind ('cow', 'sheep', plural or not) or a generic word ('animal'):
@@ -24,6 +25,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from loguru import logger
 from pydantic import Field, field_validator
 
 from agency.game.animals import ANIMALS
@@ -206,6 +208,9 @@ async def hunt(ctx: ToolContext, p: HuntInput) -> dict[str, Any]:
                     details={"target": p.target, "lost": len(lost)},
                 ) from e
             break
+        if out.get("tossed"):  # node/lib/actions/hunt.js: a full inventory, room made for the loot
+            made = ", ".join(f"{t['count']} {t['name']}" for t in out["tossed"])
+            logger.info("[Tools] hunt: every slot taken; tossed {} for room for the {}'s loot", made, p.target)
         hits += int(out.get("hits") or 0)
         weapon = out.get("weapon") or weapon
         if not out.get("killed"):

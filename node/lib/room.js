@@ -49,11 +49,12 @@ function openWay (bot, away) {
   return ways.find((w) => open(w.dx, w.dz)) || null
 }
 
-// Toss one stack of filler when no slot is empty, out of reach (openWay) and away from `target`
-// (the block the bot is about to walk to: a stack tossed its way is picked up again on the way);
-// what was tossed ({ name, count }), or null (a slot was free, or nothing held may go).
-async function makeRoom (bot, keepName, target = null) {
-  if (bot.inventory.emptySlotCount() > 0) return null
+// Toss one stack of filler when fewer than `slots` slots are empty, out of reach (openWay) and
+// away from `target` (the block the bot is about to walk to: a stack tossed its way is picked up
+// again on the way); what was tossed ({ name, count }), or null (room enough, or nothing held
+// may go).
+async function makeRoom (bot, keepName, target = null, slots = 1) {
+  if (bot.inventory.emptySlotCount() >= slots) return null
   const items = bot.inventory.items()
   const total = (name) => items.filter((i) => i.name === name).reduce((n, i) => n + i.count, 0)
   const spare = items.filter((i) => FILLER.has(i.name) && i.name !== keepName && total(i.name) - i.count >= (KEEP[i.name] || 0))

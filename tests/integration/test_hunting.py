@@ -5,7 +5,8 @@ drops picked up, the first body never taken for the second cow), raw beef is coo
 reflex then eats the cooked beef, not the raw. A sheep hunted gives its wool, and three wool
 make a bed through the crafter. The drive tick's food stock, with a furnace at hand, is a
 smelt goal whose plan hunts the pig in sight first. Hurt and unable to heal with only raw meat,
-the bot forages, cooks it when it can (a furnace held or near) and eats it."""
+the bot forages, cooks it when it can (a furnace held or near) and eats it. With every slot
+taken, a hunt makes room for the loot before the kill."""
 
 from __future__ import annotations
 
@@ -215,4 +216,30 @@ def test_a_hurt_bot_holding_raw_beef_and_a_furnace_cooks_the_beef_eats_it_and_he
         wait_until(lambda: body.snapshot().health >= 16, 30, "healed past the drive tick's gate")
     finally:
         tasks.close()
+        body.close()
+
+
+@pytest.mark.one_version(reason="the inventory's room, not the protocol: the hunts at every version are above")
+def test_with_every_slot_taken_a_hunt_tosses_filler_first_and_picks_up_the_mutton(bridge, embedded_server):
+    """A 26.1 bench bot with every slot taken picked up the wool it had a stack of and left the
+    mutton lying, four food stocks in a row: two stacks of cobblestone now go before the kill
+    (out of the way, node/lib/room.js), so the mutton and the wool each have a slot."""
+    name = "full_hunter"
+    body = make_body(bridge, embedded_server.port, name)
+    try:
+        x, y, z = 900, 70, 700
+        stone_pad(body, name, x, y, z, r=8, headroom=3)
+        give(body, name, {"stone_sword": 1, "cobblestone": 35 * 64})  # all 36 slots
+        body.chat(f"/mcbot summon sheep {x + 3} {y} {z}")
+        wait_until(
+            lambda: any(e.name == "sheep" and e.distance < 8 for e in body.snapshot().entities), 10, "a sheep in sight"
+        )
+        tools = default_tool_registry()
+        rt = AgentRuntime(load_default_registry(), tools, ToolContext(body=body, poll_interval_s=0.1))
+        res = asyncio.run(rt.run_task(TaskSpec(action="hunt", target="sheep", amount=1, id="task-hunt-full")))
+        assert res.status == "completed", res.errors
+        snap = body.snapshot()
+        assert snap.count_of("mutton") >= 1 and snap.count_of("white_wool") == 1, snap.inventory
+        assert snap.count_of("cobblestone") == 33 * 64  # two stacks tossed, the rest kept
+    finally:
         body.close()
