@@ -11,7 +11,7 @@ from typing import Any
 
 from loguru import logger
 
-from agency.blocks import DEEP_ROCK, ROCK, SOIL, natural_ground
+from agency.blocks import DEEP_ROCK, ROCK, SOIL, is_liquid, natural_ground
 from agency.game.ores import ore_floor, ore_level
 from agency.tools.actions import run_action
 from agency.tools.base import ToolContext, ToolFailure, ToolTimeout
@@ -113,9 +113,12 @@ async def _dig_up(
         return True
     own_clear = any((c.x, c.z) == (now[0], now[2]) for c in near)
     columns = near if own_clear else [*near, Column(now[0], now[2], top)]
+    # no dam up into a lake or a sea over the column's top: the pillar would wall the bot in a
+    # tube under it (the tunnel out from under it is _tunnel_to_clear_column's)
+    under_water = any(is_liquid(region.block_at(now[0], y, now[2])) for y in range(top + 1, top + 4))
     for i, c in enumerate(columns):
         here = block_pos((await ctx.snapshot()).position)
-        dam = not own_clear and i == len(columns) - 1
+        dam = not own_clear and not under_water and i == len(columns) - 1
         try:
             if dam:
                 logger.info(

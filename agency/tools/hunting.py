@@ -2,9 +2,10 @@
 
 Each kill is one JS `hunt` action (the nearest living animal of the kinds asked, best weapon
 held, hits until the server reports it dead), bounded by KILL_TIMEOUT_S; then the bot walks
-over the drops (pick_up_items; with every slot taken the JS side tosses filler first, as a
-collect does, so a drop held no stack of still has a slot). A stop (the reflex arbiter preempting, a deadline) cancels
-the action at once: hunting never holds the body against a reflex.
+over the drops (pick_up_items; with fewer than two slots free the JS side tosses filler
+first, as a collect does, so a drop held no stack of still has a slot). A stop (the reflex
+arbiter preempting, a deadline) cancels the action at once: hunting never holds the body
+against a reflex.
 
 The target is an animal kind ('cow', 'sheep', plural or not) or a generic word ('animal'):
 any food animal. Underground (after a night dug in, or digging for ore), the bot climbs out
@@ -208,9 +209,11 @@ async def hunt(ctx: ToolContext, p: HuntInput) -> dict[str, Any]:
                     details={"target": p.target, "lost": len(lost)},
                 ) from e
             break
-        if out.get("tossed"):  # node/lib/actions/hunt.js: a full inventory, room made for the loot
-            made = ", ".join(f"{t['count']} {t['name']}" for t in out["tossed"])
-            logger.info("[Tools] hunt: every slot taken; tossed {} for room for the {}'s loot", made, p.target)
+        if out.get("tossed"):  # node/lib/actions/hunt.js: fewer than 2 slots free, room made for the loot
+            made = ", ".join(
+                f"nothing ({t['failed']})" if "failed" in t else f"{t['count']} {t['name']}" for t in out["tossed"]
+            )
+            logger.info("[Tools] hunt: the inventory nearly full; tossed {} for room for the {}'s loot", made, p.target)
         hits += int(out.get("hits") or 0)
         weapon = out.get("weapon") or weapon
         if not out.get("killed"):

@@ -272,24 +272,33 @@ class FakeBody:
     def _do_pillar(self, a: dict[str, Any]) -> dict[str, Any]:
         """Like node/lib/actions/pillar.js: up to targetY where the bot stands, the two blocks
         over the head dug (digOnly's kinds only) unless a liquid is in or beside one (with
-        `dam`: filled with cobblestone held first, and dug when in the way) or what is over it
-        falls; a placed block under the feet at each step."""
+        `dam`: those and the ones beside the head filled with cobblestone held first, as many
+        kept as steps are left, and dug when in the way) or what is over it falls; a placed
+        block under the feet at each step."""
         x, z = math.floor(self.position.x), math.floor(self.position.z)
         y, steps, placed = math.floor(self.position.y), 0, set()
         self.pillars.append((self.position.x, a["targetY"], self.position.z))
+
+        def sides(cx: int, cy: int, cz: int) -> list[tuple[int, int, int]]:
+            return [(cx + dx, cy, cz + dz) for dx, dz in ((1, 0), (-1, 0), (0, 1), (0, -1))]
+
         while y < a["targetY"]:
-            for over in ((x, y + 2, z), (x, y + 3, z)):  # two blocks over the head
-                ox, oy, oz = over
-                sides = ((ox + dx, oy, oz + dz) for dx, dz in ((1, 0), (-1, 0), (0, 1), (0, -1)))
-                near = [over, (ox, oy + 1, oz), *sides]
-                for cell in (c for c in near if a.get("dam") and is_liquid(self.block(*c))):
-                    if self.inventory["cobblestone"] < 1:
-                        raise BodyError(
-                            f"pillar blocked at {x},{y},{z} after {steps} steps: nothing held to wall it off"
-                        )
+            if a.get("dam"):  # beside the head, in and beside and over the two blocks over it
+                shaft = [
+                    *sides(x, y + 1, z),
+                    *((x, y + k, z) for k in (2, 3, 4)),
+                    *sides(x, y + 2, z),
+                    *sides(x, y + 3, z),
+                ]
+                for cell in (c for c in shaft if is_liquid(self.block(*c))):
+                    if self.inventory["cobblestone"] <= a["targetY"] - y:  # kept for the steps left
+                        raise BodyError(f"pillar blocked at {x},{y},{z} after {steps} steps: no block to spare")
                     self.inventory["cobblestone"] -= 1
                     self.blocks[cell] = "cobblestone"
                     placed.add(cell)
+            for over in ((x, y + 2, z), (x, y + 3, z)):  # two blocks over the head
+                ox, oy, oz = over
+                near = [over, (ox, oy + 1, oz), *sides(*over)]
                 wet = next((c for c in near if is_liquid(self.block(*c))), None)
                 name = self.block(*over)
                 if wet is not None or canonical(self.block(ox, oy + 1, oz)) in FALLING:

@@ -54,10 +54,26 @@ async function fillFloor (bot, pos) {
   await withTimeout(placeAgainst(bot, best.ref, best.face), PLACE_MS, `filling the hole at ${at(pos)}`)
 }
 
-// Fill the liquid cells among `cells` (Vec3s, in the order wanted: the lowest first lets each
-// rest on the one under it). Returns the cells filled; throws naming a liquid left when nothing
-// is held to fill it with or nothing solid is beside it.
-async function dam (bot, cells) {
+// What a dam places: a filler that does not burn (planks by lava would), and in a cell to be
+// dug after (`dug`) one that digs by hand first (dirt: a burrow needs no pickaxe).
+function damBlock (bot, dug) {
+  const held = (name) => bot.inventory.items().find((i) => i.name === name)
+  const kinds = names(bot).fillers.filter((n) => !n.endsWith('_planks'))
+  return (dug && held('dirt')) || kinds.map(held).find(Boolean) || null
+}
+
+// How many blocks a dam may place from: those held of the kinds it places.
+function damBlocksHeld (bot) {
+  const kinds = new Set(names(bot).fillers.filter((n) => !n.endsWith('_planks')))
+  return bot.inventory.items().filter((i) => kinds.has(i.name)).reduce((n, i) => n + i.count, 0)
+}
+
+// Fill the liquid cells among `cells` (Vec3s, lowest first: a cell filled is a solid neighbour
+// for the next). `dug`: the cells that will be dug after (a filler that digs by hand first);
+// `keep`: blocks left held for what comes after (a pillar's steps, a burrow's seal). Returns the
+// cells filled; throws naming a liquid left when no block is held to spare, nothing solid is
+// beside it, the placement failed or the flow kept coming back.
+async function dam (bot, cells, { dug = [], keep = 0 } = {}) {
   const filled = []
   const what = (c) => `${bot.blockAt(c).name} at ${at(c)}`
   for (let round = 0; round < cells.length * ROUNDS_PER_CELL; round++) {
@@ -65,8 +81,8 @@ async function dam (bot, cells) {
     if (!wet.length) return filled
     const next = wet.map((cell) => ({ cell, ref: refFor(bot, cell) })).find(({ ref }) => ref)
     if (!next) throw new Error(`${what(wet[0])}, nothing solid beside it to wall it off against`)
-    const item = filler(bot)
-    if (!item) throw new Error(`${what(next.cell)}, nothing held to wall it off with`)
+    const item = damBlock(bot, dug.some((c) => c.equals(next.cell)))
+    if (!item || damBlocksHeld(bot) <= keep) throw new Error(`${what(next.cell)}, no block to spare to wall it off with`)
     await bot.equip(item, 'hand')
     await withTimeout(placeAgainst(bot, next.ref.ref, next.ref.face), PLACE_MS, `walling off the ${what(next.cell)}`)
     filled.push(next.cell)

@@ -91,14 +91,25 @@ async function clearOverhead (bot, feet, rec, allowed, climb) {
   return true
 }
 
-// The cells a dam fills before a step (climb.dam): beside the head, and the cells over it to dig
-// with those beside and over them, lowest first (each placed on the one under it); not the bot's.
+// The cells a dam fills before a step (climb.dam), lowest first: beside the head, and the cells
+// over it to dig with those beside and over them; none the bot's box is in (off the middle of
+// its cell, its feet and head reach into a neighbour's: the server refuses a block there).
 function shaftCells (bot, feet) {
-  const head = feet.offset(0, 1, 0)
-  const cells = SIDES.map((s) => head.plus(s))
+  const body = bodyCells(bot, feet)
+  const cells = SIDES.map((s) => feet.offset(0, 1, 0).plus(s))
   for (const over of overhead(bot, feet)) cells.push(over, over.offset(0, 1, 0), ...SIDES.map((s) => over.plus(s)))
-  const unique = cells.filter((c, i) => !c.equals(feet) && !c.equals(head) && cells.findIndex((d) => d.equals(c)) === i)
+  const unique = cells.filter((c, i) => !body.some((b) => b.equals(c)) && cells.findIndex((d) => d.equals(c)) === i)
   return unique.sort((a, b) => a.y - b.y)
+}
+
+// The cells at the feet's and the head's height the bot's box (0.6 wide) is in.
+function bodyCells (bot, feet) {
+  const p = bot.entity.position
+  const cells = []
+  for (const x of new Set([Math.floor(p.x - 0.3), Math.floor(p.x + 0.3)])) {
+    for (const z of new Set([Math.floor(p.z - 0.3), Math.floor(p.z + 0.3)])) cells.push(new Vec3(x, feet.y, z), new Vec3(x, feet.y + 1, z))
+  }
+  return cells
 }
 
 // One block up; false when cancelled.
@@ -106,7 +117,9 @@ async function step (bot, rec, allowed, climb) {
   const feet = bot.entity.position.floored()
   if (climb.dam) {
     try {
-      for (const c of await dam(bot, shaftCells(bot, feet))) {
+      // blocks kept for the steps left to climb on
+      const keep = climb.targetY - feet.y
+      for (const c of await dam(bot, shaftCells(bot, feet), { dug: overhead(bot, feet), keep })) {
         climb.dammed++
         climb.placed.add(at(c))
       }
@@ -195,7 +208,7 @@ async function run (bot, args, rec) {
   if (targetY - start.y > MAX_STEPS) throw new Error(`targetY ${targetY} is ${targetY - start.y} blocks up; at most ${MAX_STEPS}`)
   const allowed = Array.isArray(args.digOnly) ? new Set(args.digOnly.map((n) => blockName(bot.registry, n)).filter(Boolean)) : null
   if (!(await land(bot))) throw new Error('the bot is not standing on the ground')
-  const climb = { steps: 0, missed: null, dam: args.dam === true, dammed: 0, placed: new Set() }
+  const climb = { steps: 0, missed: null, targetY, dam: args.dam === true, dammed: 0, placed: new Set() }
   const deadline = Date.now() + Math.max(1, targetY - start.y) * STEP_MS
   try {
     while (bot.entity.position.floored().y < targetY) {

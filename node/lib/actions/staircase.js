@@ -13,7 +13,8 @@
 // there, or a falling block (sand, gravel) above the column, makes the staircase turn to another
 // direction; a hole in the floor is filled from the inventory (cobblestone, dirt), else it turns.
 // With no direction left it stops with an error naming the hazard and where it is.
-// Returns { steps, y, turned, torches, reason } (reason: 'reached' or 'cancelled'). A bot with
+// Returns { steps, y, turned, torches, dammed (with dam), reason } (reason: 'reached' or
+// 'cancelled'). A bot with
 // torches to spare lights the way it digs (lib/light_way.js): `torches` placed.
 //
 // The same steps with no drop make a tunnel (lib/actions/tunnel.js): two blocks cleared ahead
@@ -29,6 +30,7 @@ const DIRS = { north: new Vec3(0, 0, -1), east: new Vec3(1, 0, 0), south: new Ve
 const ORDER = ['north', 'east', 'south', 'west'] // clockwise: index + 1 is a right turn
 const NEIGHBOURS = [new Vec3(1, 0, 0), new Vec3(-1, 0, 0), new Vec3(0, 1, 0), new Vec3(0, -1, 0), new Vec3(0, 0, 1), new Vec3(0, 0, -1)]
 const MAX_STEPS = 64
+const DAM_KEEP = 8 // blocks a dam leaves held: a burrow fills its way in and seals its pocket after
 const LANDING_TICKS = 20 // physics ticks waited for the bot to touch the ground before the first step
 const STEP_MS = 15000 // digging three blocks with a poor tool, filling a hole and walking down
 const DIG_MS = 10000
@@ -52,17 +54,18 @@ function stepCells (feet, dir, drop) {
   return { col, dig, stand: col.offset(0, -drop, 0), floor: col.offset(0, -drop - 1, 0) }
 }
 
-// The cells a dam fills for a step in `dir` (walk.dam): those to clear and every one beside
-// them, but the bot's own two, lowest first (each placed on the one under it).
-function wetCells (feet, dir, drop) {
+// A step's dam (walk.dam): the liquid in the cells to clear and in every one beside them (not
+// the bot's own two) walled off, lowest first, DAM_KEEP blocks kept; the cells filled.
+function damStep (bot, feet, dir, drop) {
   const body = [feet, feet.offset(0, 1, 0)]
+  const { dig } = stepCells(feet, dir, drop)
   const cells = []
-  for (const p of stepCells(feet, dir, drop).dig) {
+  for (const p of dig) {
     for (const q of [p, ...NEIGHBOURS.map((n) => p.plus(n))]) {
       if (!body.some((c) => c.equals(q)) && !cells.some((c) => c.equals(q))) cells.push(q)
     }
   }
-  return cells.sort((a, b) => a.y - b.y)
+  return dam(bot, cells.sort((a, b) => a.y - b.y), { dug: dig, keep: DAM_KEEP })
 }
 
 // What stops a step in `dir` from the feet cell `feet`, or null: a liquid in or next to a cell
@@ -157,15 +160,20 @@ async function step (bot, walk, drop, rec, what) {
     if (!h) { chosen = d; break }
     refused.push(`${d}: ${h.what} at ${at(h.pos)}`)
   }
-  for (const d of walk.dam && !chosen ? options : []) {
+  // a dam walls off a way's liquid (walk.dam), not the bot's own cells': standing in water, every
+  // way has it beside, and no dam helps
+  const dry = ![feet, feet.offset(0, 1, 0)].some((c) => isLiquid(bot, bot.blockAt(c)))
+  for (const d of walk.dam && dry && !chosen ? options : []) {
     if (hazardOf(bot, feet, d, drop, false)) continue // a liquid is not all that is in the way
     try {
-      walk.dammed += (await dam(bot, wetCells(feet, d, drop))).length
+      walk.dammed += (await damStep(bot, feet, d, drop)).length
     } catch (e) {
       refused.push(`${d}: ${e.message}`)
       continue
     }
-    if (!hazardOf(bot, feet, d, drop)) { chosen = d; break }
+    const h = hazardOf(bot, feet, d, drop)
+    if (!h) { chosen = d; break }
+    refused.push(`${d}: dammed, still ${h.what} at ${at(h.pos)}`)
   }
   if (!chosen) throw new Error(`${what} blocked at ${at(feet)} after ${walk.steps} steps: ${refused.join('; ')}`)
   if (chosen !== walk.dir) { walk.turned++; walk.dir = chosen }
@@ -176,7 +184,11 @@ async function step (bot, walk, drop, rec, what) {
     // or is walled off too (walk.dam).
     let h = hazardOf(bot, feet, walk.dir, drop)
     if (h && walk.dam && !hazardOf(bot, feet, walk.dir, drop, false)) {
-      walk.dammed += (await dam(bot, wetCells(feet, walk.dir, drop))).length
+      try {
+        walk.dammed += (await damStep(bot, feet, walk.dir, drop)).length
+      } catch (e) {
+        throw new Error(`${what} stopped at ${at(feet)}: ${e.message}`)
+      }
       h = hazardOf(bot, feet, walk.dir, drop)
     }
     if (h && !/^a hole/.test(h.what)) throw new Error(`${what} stopped at ${at(feet)}: ${h.what} at ${at(h.pos)} came to light`)

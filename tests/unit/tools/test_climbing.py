@@ -141,6 +141,8 @@ def test_with_no_clear_column_near_the_bot_digs_up_its_own_as_before(ctx, body):
     run(climb_out(ctx))
     assert _climbs(body)[0] == (0.5, TOP + 1, 0.5)
     assert not [a for kind, a in body.started if kind == "tunnel"]
+    # no dam up into the lake over its top: walled in a tube under it is no way out
+    assert [a.get("dam") for kind, a in body.started if kind == "pillar"] == [None]
 
 
 def test_under_a_lake_the_bot_tunnels_to_the_nearest_clear_column_and_climbs_there(ctx, body):
@@ -222,7 +224,8 @@ def test_boxed_in_by_water_with_every_walk_refused_the_bot_digs_up_its_own_colum
     pillars = [a for kind, a in body.started if kind == "pillar"]
     assert pillars == [{"targetY": TOP + 1, "digOnly": pillars[0]["digOnly"], "dam": True}]
     assert _climbs(body) == [(0.5, TOP + 1, 0.5)] and body.position.y == TOP + 1
-    assert body.inventory["cobblestone"] == 15  # the water in the column walled off, then dug (and stood on)
+    assert body.inventory["cobblestone"] == 12  # the water beside the head and in the column walled off
+    assert all(body.blocks[c] == "cobblestone" for c in wet)  # the column's: dug, and stood on
 
 
 def test_boxed_in_by_water_with_nothing_to_wall_it_off_with_the_climb_fails_saying_so(ctx, body):
