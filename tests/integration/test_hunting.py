@@ -94,18 +94,23 @@ def test_cows_are_hunted_their_beef_cooked_and_the_cooked_beef_eaten_first(hunte
     assert snap.count_of("cooked_beef") == 0 and snap.count_of("beef") == beef - 1
 
 
+def _hunt_a_sheep(body, at: tuple[int, int, int], task_id: str) -> AgentRuntime:
+    """A sheep summoned at `at` and a `hunt sheep 1` task run to completion; the runtime."""
+    body.chat(f"/mcbot summon sheep {at[0]} {at[1]} {at[2]}")
+    wait_until(
+        lambda: any(e.name == "sheep" and e.distance < 8 for e in body.snapshot().entities), 10, "a sheep in sight"
+    )
+    rt = AgentRuntime(load_default_registry(), default_tool_registry(), ToolContext(body=body, poll_interval_s=0.1))
+    res = asyncio.run(rt.run_task(TaskSpec(action="hunt", target="sheep", amount=1, id=task_id)))
+    assert res.status == "completed", res.errors
+    return rt
+
+
 def test_a_sheep_hunted_gives_the_wool_that_with_two_more_makes_a_bed(hunter):
     body = hunter
     x, y, z = 860, 70, 700
     stone_pad(body, NAME, x, y, z, r=8, headroom=3)
-    body.chat(f"/mcbot summon sheep {x + 3} {y} {z}")
-    wait_until(
-        lambda: any(e.name == "sheep" and e.distance < 8 for e in body.snapshot().entities), 10, "a sheep in sight"
-    )
-    tools = default_tool_registry()
-    rt = AgentRuntime(load_default_registry(), tools, ToolContext(body=body, poll_interval_s=0.1))
-    res = asyncio.run(rt.run_task(TaskSpec(action="hunt", target="sheep", amount=1, id="task-hunt-sheep")))
-    assert res.status == "completed", res.errors
+    rt = _hunt_a_sheep(body, (x + 3, y, z), "task-hunt-sheep")
     assert body.snapshot().count_of("white_wool") == 1  # vanilla: one wool a sheep
     give(body, NAME, {"white_wool": 2, "oak_log": 2, "crafting_table": 1})
     bed = TaskSpec(action="craft", target="white_bed", amount=1, id="task-bed")
@@ -230,14 +235,7 @@ def test_with_every_slot_taken_a_hunt_tosses_filler_first_and_picks_up_the_mutto
         x, y, z = 900, 70, 700
         stone_pad(body, name, x, y, z, r=8, headroom=3)
         give(body, name, {"stone_sword": 1, "cobblestone": 35 * 64})  # all 36 slots
-        body.chat(f"/mcbot summon sheep {x + 3} {y} {z}")
-        wait_until(
-            lambda: any(e.name == "sheep" and e.distance < 8 for e in body.snapshot().entities), 10, "a sheep in sight"
-        )
-        tools = default_tool_registry()
-        rt = AgentRuntime(load_default_registry(), tools, ToolContext(body=body, poll_interval_s=0.1))
-        res = asyncio.run(rt.run_task(TaskSpec(action="hunt", target="sheep", amount=1, id="task-hunt-full")))
-        assert res.status == "completed", res.errors
+        _hunt_a_sheep(body, (x + 3, y, z), "task-hunt-full")
         snap = body.snapshot()
         assert snap.count_of("mutton") >= 1 and snap.count_of("white_wool") == 1, snap.inventory
         assert snap.count_of("cobblestone") == 33 * 64  # two stacks tossed, the rest kept
