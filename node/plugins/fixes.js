@@ -262,7 +262,8 @@ module.exports.player = function (player, serv) {
     if (player.health > 0 && !player.mcbotDead) return
     player.behavior('requestRespawn', {}, async () => {
       player.mcbotDead = false
-      await player.mcbotCheckRespawnPoint?.() // a bed (beds.js) that is gone resets the point
+      // a bed (beds.js) that is gone resets the point; with none, the world spawn as it is now
+      if (!(await player.mcbotCheckRespawnPoint?.())) player.spawnPoint = await serv.getSpawnPoint(serv.overworld)
       player._unloadAllChunks()
       player._sendRespawn()
       player.position = player.spawnPoint.clone()

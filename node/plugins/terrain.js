@@ -226,12 +226,24 @@ module.exports.server = function (serv, cfg, genOptions) {
     }
     return p
   }
+  // Free for a player: the cells of its feet and head not solid.
+  async function free (p) {
+    for (const dy of [0, 1]) {
+      const b = await serv.overworld.getBlock(p.offset(0, dy, 0).floored())
+      if (b && b.boundingBox === 'block') return false
+    }
+    return true
+  }
   let placed = null
+  // The world spawn, where a player joins and respawns with no bed; built over since (a bot's
+  // hut there), the top of the column instead, as vanilla respawns a player on the ground at
+  // the spawn: a 1.18.2 bench bot respawned inside its hut's wall and suffocated (seed 9274).
   serv.getSpawnPoint = async () => {
     if (!placed) {
       placed = onTheGround(spawn || findSpawn()).then((p) => { spawn = p; return p })
       placed.catch(() => { placed = null }) // a failed look is tried again at the next join
     }
-    return (await placed).clone()
+    const p = (await placed).clone()
+    return (await free(p)) ? p : onTheGround(p)
   }
 }

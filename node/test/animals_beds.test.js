@@ -1,5 +1,5 @@
-// Animals near spawn, beds (crafting, placing, sleeping through the night, the respawn point)
-// and torch placement, seen from plain mineflayer bots.
+// Animals near spawn, beds (crafting, placing, sleeping through the night, the respawn point),
+// a respawn at a world spawn built over, and torch placement, seen from plain mineflayer bots.
 'use strict'
 
 const test = require('node:test')
@@ -225,5 +225,21 @@ test('animals, beds and torches', { timeout: 360000 }, async (t) => {
     await command(bot, '/mcbot damage sleeper 100')
     await withTimeout(died, 3000, 'death')
     await waitFor(() => bot.health === 20 && bot.entity.position.distanceTo(head.offset(0.5, 0, 0.5)) < 3, 30000, 'respawned by the bed')
+  })
+
+  await t.test('the bed gone and the world spawn built over: the respawn is on top, not in the blocks', async () => {
+    await command(bot, `/mcbot tp sleeper ${base.x + 5.5} ${base.y} ${base.z + 5.5}`)
+    await command(bot, `/mcbot fill ${foot.x} ${foot.y} ${foot.z} ${head.x} ${head.y} ${head.z} air`)
+    const s = spawn.floored()
+    await command(bot, `/mcbot fill ${s.x - 1} ${s.y} ${s.z - 1} ${s.x + 1} ${s.y + 2} ${s.z + 1} stone`)
+    await waitFor(() => bot.blockAt(s.offset(0, 1, 0))?.name === 'stone' && bot.blockAt(head)?.name === 'air', 3000, 'the spawn built over, the bed gone')
+    const died = new Promise(resolve => bot.once('death', resolve))
+    await command(bot, '/mcbot damage sleeper 100')
+    await withTimeout(died, 3000, 'death')
+    const atSpawn = () => Math.hypot(bot.entity.position.x - spawn.x, bot.entity.position.z - spawn.z) < 2
+    await waitFor(() => bot.health === 20 && bot.entity.onGround && atSpawn(), 30000, 'respawned at the world spawn')
+    assert.ok(bot.entity.position.y >= s.y + 3, `on top of the blocks, not in them (at ${bot.entity.position})`)
+    await bot.waitForTicks(40)
+    assert.strictEqual(bot.health, 20, 'not suffocating')
   })
 })
