@@ -5,7 +5,7 @@ hits (one JS action): a given entity, the nearest hostile of a named kind, or th
 hostile.
 flee: walk out of the threats' reach in legs directly away from them (another heading
 when there is no ground that way, never one that comes closer), until every threat is
-`distance` away or the legs run out.
+`distance` away or the legs run out; broken off when the bot is hurt `hurtBy` on the way.
 
 A target names an entity in any version's form, plural or not ('zombies'), or is one of
 the generic words goal grounding accepts for 'any hostile' ('hostiles', 'danger', ...).
@@ -57,6 +57,12 @@ class FleeInput(ToolInput):
     radius: float = Field(default=16.0, gt=0, le=48, description="threats this close are fled from")
     distance: float = Field(default=16.0, ge=4, le=40, description="end at least this far from every threat")
     legs: int = Field(default=3, ge=1, le=6, description="walks at most")
+    hurtBy: float | None = Field(
+        default=None,
+        gt=0,
+        le=20,
+        description="break off when health falls this much under its start (an error: 'broke off the flight ...')",
+    )
 
 
 def is_generic(target: str | None) -> bool:
@@ -122,8 +128,12 @@ def _away(ctx: ToolContext, pos: Vec3, threats: list[EntityInfo]) -> float:
     return math.atan2(vz, vx)
 
 
-async def _leg(ctx: ToolContext, snap: WorldSnapshot, threats: list[EntityInfo], p: FleeInput) -> dict[str, Any] | None:
-    """One walk away from the threats; None when no heading had ground or a path."""
+async def _leg(
+    ctx: ToolContext, snap: WorldSnapshot, threats: list[EntityInfo], p: FleeInput, floor: float | None
+) -> dict[str, Any] | None:
+    """One walk away from the threats; None when no heading had ground or a path. `floor`: the
+    health the flight breaks off at (FleeInput.hurtBy), in a walk (move_to.js stopAtHealth) or
+    between headings (_broke_off)."""
     pos, here = snap.position, block_pos(snap.position)
     length = min(32.0, max(8.0, p.distance - threats[0].distance + 4))
     base = _away(ctx, pos, threats)
@@ -131,6 +141,7 @@ async def _leg(ctx: ToolContext, snap: WorldSnapshot, threats: list[EntityInfo],
     skipped: list[dict[str, Any]] = []
     for off in FLEE_HEADINGS:
         ctx.check()
+        await _broke_off(ctx, floor, threats[0].name)
         a = base + math.radians(off)
         tx, tz = math.floor(pos.x + math.cos(a) * length), math.floor(pos.z + math.sin(a) * length)
         if min(math.dist((tx + 0.5, tz + 0.5), (t.position.x, t.position.z)) for t in threats) <= nearest_now:
@@ -142,12 +153,24 @@ async def _leg(ctx: ToolContext, snap: WorldSnapshot, threats: list[EntityInfo],
             continue
         try:
             # no time to dig or to wait on a blocked path (a creeper's fuse is 1.5 s): another heading
-            await walk(ctx, tx + 0.5, ty, tz + 0.5, 2, dig_out=False, stall_ms=FLEE_STALL_MS, sprint=True)
+            await walk(
+                ctx, tx + 0.5, ty, tz + 0.5, 2, dig_out=False, stall_ms=FLEE_STALL_MS, sprint=True, stop_at_health=floor
+            )
         except ToolFailure as e:  # blocked that way: try the next heading
             skipped.append({"heading": off, "why": e.message})
             continue
         return {"x": tx, "y": ty, "z": tz, "heading": off, "skipped": skipped}
     return None
+
+
+async def _broke_off(ctx: ToolContext, floor: float | None, name: str) -> None:
+    """Raise when the bot's health has fallen to `floor` (None: never): hurt on the way, the
+    flight is no way out, and its caller has better (a cover from an archer's arrows)."""
+    if floor is None:
+        return
+    health = (await ctx.snapshot()).health
+    if health <= floor:
+        raise ToolFailure(EXECUTION_ERROR, f"broke off the flight from {name}: health {health:g}, hurt on the way")
 
 
 async def flee(ctx: ToolContext, p: FleeInput) -> dict[str, Any]:
@@ -156,16 +179,18 @@ async def flee(ctx: ToolContext, p: FleeInput) -> dict[str, Any]:
     if not threats:
         return {"threat": _what(p.threat), "fled": False, "from": None, "to": None, "legs": []}
     name, start = threats[0].name, threats[0].distance
+    floor = None if p.hurtBy is None else snap.health - p.hurtBy
     legs: list[dict[str, Any]] = []
     for _ in range(p.legs):
         snap = await ctx.snapshot()
         near = [e for e in snap.entities if e.distance < p.distance and matches(e, p.threat)]
         if not near:
             break
-        leg = await _leg(ctx, snap, near, p)
+        leg = await _leg(ctx, snap, near, p, floor)
         if leg is None:
             break
         legs.append(leg)
+    await _broke_off(ctx, floor, name)
     seen = [e for e in (await ctx.snapshot()).entities if matches(e, p.threat)]
     end = seen[0].distance if seen else None  # None: out of sight
     if end is not None and end <= start:

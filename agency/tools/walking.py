@@ -46,18 +46,22 @@ async def walk(
     dig_out: bool = True,
     stall_ms: int | None = None,
     sprint: bool = False,
+    stop_at_health: float | None = None,
 ) -> dict[str, Any]:
     """Walk without digging; a walk that makes no progress (in a pit the bot dug collecting
     stone, behind a tree) is tried once more through natural ground (dig_out). A caller
     whose path must not be dug anywhere says dig_out=False (one near a hut uses dig_walk with
     the hut kept out); one with no time to wait on a blocked path (a flight) gives up sooner
     (stall_ms; move_to.js: 8 s). Only a flight sprints (sprint; node/lib/walking.js: a metre
-    sprinted costs food, one walked does not)."""
+    sprinted costs food, one walked does not), and only a flight stops when hurt down to a
+    health (stop_at_health; move_to.js's error starts 'broke off')."""
     args: dict[str, Any] = {"x": x, "y": y, "z": z, "range": rng}
     if stall_ms is not None:
         args["stallMs"] = stall_ms
     if sprint:
         args["sprint"] = True
+    if stop_at_health is not None:
+        args["stopAtHealth"] = stop_at_health
     try:
         return await run_action(ctx, "move_to", args)
     except ToolFailure as e:

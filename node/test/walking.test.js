@@ -1,5 +1,6 @@
 // A walk costs no food and a flight's sprint does (lib/walking.js): move_to walks unless asked
-// to sprint, and the server charges vanilla's exhaustion for a sprinted metre (plugins/hunger.js).
+// to sprint, and the server charges vanilla's exhaustion for a sprinted metre (plugins/hunger.js);
+// a flight told to stop hurt (stopAtHealth) breaks off when hurt.
 'use strict'
 
 const test = require('node:test')
@@ -29,6 +30,16 @@ test('a walk of 80 blocks leaves the food as it was; the same run sprinted costs
   const sprinted = await run(x, true) // back, sprinting: 8 exhaustion, two saturation points
   assert.ok(sprinted < 5, `sprinted: saturation ${sprinted}`)
   assert.strictEqual(bot.pathfinder.movements.allowSprinting, false, 'the chase after a flight walks')
+  // a flight told to stop hurt (stopAtHealth: one from an archer under ground) breaks off where it is
+  await command(bot, '/mcbot health walker 20')
+  await waitFor(() => bot.health === 20 && bot.entity.onGround, 15000, 'healed, standing')
+  const flight = runAction(bot, 'move_to', { x: x + 80.5, y, z: z + 0.5, range: 0.5, sprint: true, stopAtHealth: 15 }, 60000)
+  await waitFor(() => bot.entity.position.x > x + 5, 15000, 'under way')
+  await command(bot, '/mcbot damage walker 6')
+  const out = await flight
+  assert.strictEqual(out.state, 'failed')
+  assert.match(out.error, /^broke off: health 14 at or below 15/)
+  assert.ok(bot.entity.position.x < x + 60, `stopped short (at x ${bot.entity.position.x.toFixed(1)})`)
 })
 
 test('a path jumps no gap with a deep drop under it: it goes round, walking or sprinting', { timeout: 240000, ...oneVersion('the path is the pathfinder\'s, not the protocol\'s') }, async (t) => {

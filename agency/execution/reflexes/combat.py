@@ -20,7 +20,7 @@ from agency.execution.combat import (
 )
 from agency.execution.reflexes.base import ReflexBase
 from agency.tools.results import TIMEOUT
-from agency.world import EntityInfo, WorldSnapshot
+from agency.world import EntityInfo, WorldSnapshot, underground
 
 UNREACHABLE_MS = 60_000  # a kind an attack could not reach is left be this long (agency.execution.combat)
 # Each further miss on that kind, within REACH_STRIKES_FORGET_MS of the last, doubles the time,
@@ -45,6 +45,7 @@ LEAD_AWAY = 36.0
 LEAD_AWAY_LEGS = 6
 
 
+FLIGHT_HURT_BY = 4.0  # a retreat from an archer under ground breaks off hurt this much (two arrows)
 DIG_BELOW_FEET = 1.0  # a close-in digs toward a skeleton no lower than this below the bot's feet (_digs_to)
 
 # A close-in breaks off once it has cost this much health (the reflexes wait on it meanwhile:
@@ -222,7 +223,13 @@ class CombatReflex(ReflexBase):
         assert combat.reflex == RETREAT
         self.stats.retreats += 1
         self._retreat_started_at = self.clock()
-        res = await self.tools.execute("flee", {"radius": cfg.fight_radius * 2, "distance": 16.0, "legs": 3}, self.ctx)
+        flight: dict[str, Any] = {"radius": cfg.fight_radius * 2, "distance": 16.0, "legs": 3}
+        if is_archer(combat.target) and underground(snap):
+            # shot at on the way, the flight breaks off and the bot takes cover (agency.execution.
+            # reflexes.cover): a 1.18.2 bench bot at cbab503 (seed 3185) fled a skeleton in a cave
+            # at health 11.8 and was shot dead 18 s into its flight
+            flight["hurtBy"] = FLIGHT_HURT_BY
+        res = await self.tools.execute("flee", flight, self.ctx)
         # eaten meanwhile (the arbiter); a retreat stopped by a death got nowhere for no fault of the way
         self._retreat_failed_at = None if res.success or self._died_meanwhile(res) else self.clock()
         return res

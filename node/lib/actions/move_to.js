@@ -4,7 +4,8 @@
 // bounded (lib/path_search): one stopped on its time or node limit ends the walk at once, one that
 // searched all it could reach without a path leaves the bot walking its best part and the
 // progress check says why. Failures start with 'no progress toward' (the caller may retry,
-// digging).
+// digging), or, for a walk told to stop hurt (args.stopAtHealth: a flight under fire), 'broke
+// off'.
 const { goals } = require('mineflayer-pathfinder')
 const { walkingMovements, digOnly } = require('../walking')
 const { bound, watch } = require('../path_search')
@@ -60,6 +61,11 @@ function run (bot, args, rec) {
         end()
         bot.pathfinder.setGoal(null)
         return reject(new Error(`no progress toward ${x},${y},${z} (distance ${d.toFixed(1)}): ${stopped}`))
+      }
+      if (Number.isFinite(args.stopAtHealth) && bot.health <= args.stopAtHealth) {
+        end()
+        bot.pathfinder.setGoal(null)
+        return reject(new Error(`broke off: health ${bot.health} at or below ${args.stopAtHealth} (distance ${d.toFixed(1)})`))
       }
       if (d < best - 0.5) { best = d; lastProgress = clock.ticks }
       if (clock.ticks - lastProgress > stallTicks) {

@@ -159,6 +159,21 @@ def test_under_ground_an_archer_that_cannot_be_reached_nor_fled_is_taken_cover_f
     assert {body.block(*c) for c in _around_the_bot() if c[1] < GROUND_Y + 2} == {"cobblestone"}
 
 
+def test_under_ground_a_flight_from_an_archer_shot_at_on_the_way_breaks_off_for_cover(env):
+    """A 1.18.2 bench bot at cbab503 (seed 3185) fled a skeleton in a cave at health 11.8 and was
+    shot dead 18 s into its flight: now, hurt FLIGHT_HURT_BY on the way, it stops and covers."""
+    reflexes, body = _shot_at_in_a_cave(env)
+
+    def shot_on_the_way(a):
+        body.health -= 3  # an arrow while the walk goes nowhere
+        raise BodyError(f"no progress toward {a['x']},{a['y']},{a['z']} for 60 ticks (distance 8.0)")
+
+    body._do_move_to = shot_on_the_way
+    assert asyncio.run(reflexes.tick(body.snapshot())) == RETREAT
+    assert body.health == 14  # two walks, not one for every heading (5: health 5)
+    assert reflexes.stats.covers == 1 and reflexes.holding_tasks
+
+
 @pytest.mark.parametrize("where", ["on the surface", "not hurt since"])
 def test_at_full_health_no_cover_from_an_archer_on_the_surface_or_one_not_shooting(env, where):
     reflexes, body = _shot_at_in_a_cave(env)
