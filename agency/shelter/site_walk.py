@@ -86,12 +86,7 @@ async def _climbed_out(ctx: ToolContext, origin: Pos, spot: tuple[float, float, 
     and its ring only up such a staircase: that column's climb would dig through the hut's
     floor, or its roof if that is of earth. False when the bot is not underground or the climb
     failed."""
-    x0, _, z0, x1, _, z1 = keep_box(origin)
-
-    def beside_the_site(feet: tuple[int, int, int]) -> bool:  # where the bot digs up from, too
-        return not (x0 <= feet[0] < x1 and z0 <= feet[2] < z1)
-
-    climbed = await climb_out(ctx, for_what="builder", dig_from=beside_the_site)
+    climbed = await climb_out(ctx, for_what="builder", dig_from=_beside(origin))
     if climbed is None:
         return False
     logger.info(
@@ -101,6 +96,13 @@ async def _climbed_out(ctx: ToolContext, origin: Pos, spot: tuple[float, float, 
         climbed["failed"] or "ok",
     )
     return climbed["failed"] is None
+
+
+def _beside(origin: Pos) -> Callable[[tuple[int, int, int]], bool]:
+    """Is a bot's feet cell outside the site's keep-out box (earthwork.keep_box)? Where a climb
+    out may dig up from: one under the site would dig through its floor, or its earth roof."""
+    x0, _, z0, x1, _, z1 = keep_box(origin)
+    return lambda feet: not (x0 <= feet[0] < x1 and z0 <= feet[2] < z1)
 
 
 APPROACH_CELLS = 3  # ring cells tried in turn before a placement's walk fails
@@ -149,7 +151,11 @@ async def approach(
 
 async def back_to_site(ctx: ToolContext, origin: Pos, why: str) -> None:
     """Walk back to a site out of the bot's loaded chunks (a build resumed after a night in a
-    hut 95 blocks away: a 26.1 bench bot's failed on the unloaded site)."""
+    hut 95 blocks away: a 26.1 bench bot's failed on the unloaded site); from under ground, up
+    to the surface first (agency.tools.climb_out, never up through the site): a walk that digs
+    its way up throws its path away at every block (a 26.1 bench bot at cbab503, seed 3185,
+    took six minutes from its mine at y 4 up to its hut's repair at y 87, judged a wedge)."""
     x, y, z = origin
     logger.info("[Shelter] the site at {} is out of the bot's sight ({}): walking back to it", list(origin), why)
+    await climb_out(ctx, for_what="builder", dig_from=_beside(origin))
     await walk(ctx, x + SIZE / 2, y, z + SIZE / 2, NEAR_SITE)

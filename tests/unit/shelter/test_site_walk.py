@@ -10,7 +10,7 @@ import pytest
 
 from agency.execution.builtin_tools import default_tool_registry
 from agency.shelter.blueprint import basic_shelter
-from agency.shelter.site_walk import walk_site
+from agency.shelter.site_walk import back_to_site, walk_site
 from agency.tools.base import ToolFailure
 from agency.tools.testing import GROUND_Y, FakeBody
 from agency.world import BodyError, Vec3
@@ -138,3 +138,22 @@ def test_a_fill_spot_no_walk_gets_to_gives_way_to_the_next(ctx, body):
     assert res.success, res.error
     spots = {(a["x"], a["z"]) for k, a in body.started if k == "move_to"}
     assert spots - set(refused)  # filled from somewhere else
+
+
+def test_back_to_a_far_site_from_under_ground_the_bot_climbs_out_before_the_walk(ctx, body):
+    """A 26.1 bench bot took six minutes from its mine at y 4 up to its hut's repair, the walk
+    digging its way up; the climb's pillar goes a block a second."""
+    body.position = Vec3(x=40.5, y=GROUND_Y - 30, z=0.5)
+    for y in (GROUND_Y - 30, GROUND_Y - 29):
+        body.blocks[(40, y, 0)] = "air"
+    run(back_to_site(ctx, ORIGIN, "the site not loaded"))
+    assert [k for k, _ in body.started][:2] == ["pillar", "move_to"]
+    assert body.pillars == [(40.5, GROUND_Y, 0.5)]
+    near = next(a for k, a in body.started if k == "move_to")
+    assert (near["x"], near["z"]) == (ORIGIN[0] + 2.5, ORIGIN[2] + 2.5)
+
+
+def test_back_to_a_far_site_on_the_surface_the_bot_just_walks(ctx, body):
+    body.position = Vec3(x=40.5, y=GROUND_Y, z=0.5)
+    run(back_to_site(ctx, ORIGIN, "the site not loaded"))
+    assert [k for k, _ in body.started] == ["move_to"] and not body.pillars
