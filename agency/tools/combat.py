@@ -5,7 +5,8 @@ hits (one JS action): a given entity, the nearest hostile of a named kind, or th
 hostile.
 flee: walk out of the threats' reach in legs directly away from them (another heading
 when there is no ground that way, never one that comes closer), until every threat is
-`distance` away or the legs run out; broken off when the bot is hurt `hurtBy` on the way.
+`distance` away or the legs run out; broken off when the bot is hurt `hurtBy` on the way, or
+the threat comes within `breakWithin`.
 
 A target names an entity in any version's form, plural or not ('zombies'), or is one of
 the generic words goal grounding accepts for 'any hostile' ('hostiles', 'danger', ...).
@@ -62,6 +63,9 @@ class FleeInput(ToolInput):
         gt=0,
         le=20,
         description="break off when health falls this much under its start (an error: 'broke off the flight ...')",
+    )
+    breakWithin: float | None = Field(
+        default=None, gt=0, le=16, description="break off when the threat fled from comes this close"
     )
 
 
@@ -133,7 +137,7 @@ async def _leg(
 ) -> dict[str, Any] | None:
     """One walk away from the threats; None when no heading had ground or a path. `floor`: the
     health the flight breaks off at (FleeInput.hurtBy), in a walk (move_to.js stopAtHealth) or
-    between headings (_broke_off)."""
+    between headings (_broke_off); so does the threat within p.breakWithin (breakOffNear)."""
     pos, here = snap.position, block_pos(snap.position)
     length = min(32.0, max(8.0, p.distance - threats[0].distance + 4))
     base = _away(ctx, pos, threats)
@@ -141,7 +145,7 @@ async def _leg(
     skipped: list[dict[str, Any]] = []
     for off in FLEE_HEADINGS:
         ctx.check()
-        await _broke_off(ctx, floor, threats[0].name)
+        await _broke_off(ctx, floor, threats[0].name, p)
         a = base + math.radians(off)
         tx, tz = math.floor(pos.x + math.cos(a) * length), math.floor(pos.z + math.sin(a) * length)
         if min(math.dist((tx + 0.5, tz + 0.5), (t.position.x, t.position.z)) for t in threats) <= nearest_now:
@@ -153,8 +157,18 @@ async def _leg(
             continue
         try:
             # no time to dig or to wait on a blocked path (a creeper's fuse is 1.5 s): another heading
+            near = None if p.breakWithin is None else (threats[0].name, p.breakWithin)
             await walk(
-                ctx, tx + 0.5, ty, tz + 0.5, 2, dig_out=False, stall_ms=FLEE_STALL_MS, sprint=True, stop_at_health=floor
+                ctx,
+                tx + 0.5,
+                ty,
+                tz + 0.5,
+                2,
+                dig_out=False,
+                stall_ms=FLEE_STALL_MS,
+                sprint=True,
+                stop_at_health=floor,
+                break_off_near=near,
             )
         except ToolFailure as e:  # blocked that way: try the next heading
             skipped.append({"heading": off, "why": e.message})
@@ -163,14 +177,19 @@ async def _leg(
     return None
 
 
-async def _broke_off(ctx: ToolContext, floor: float | None, name: str) -> None:
-    """Raise when the bot's health has fallen to `floor` (None: never): hurt on the way, the
-    flight is no way out, and its caller has better (a cover from an archer's arrows)."""
-    if floor is None:
+async def _broke_off(ctx: ToolContext, floor: float | None, name: str, p: FleeInput) -> None:
+    """Raise when the bot's health has fallen to `floor` (None: never), or a threat fled from is
+    within p.breakWithin: the flight is no way out, and its caller has better (a cover from an
+    archer's arrows, a strike that pushes a creeper back)."""
+    if floor is None and p.breakWithin is None:
         return
-    health = (await ctx.snapshot()).health
-    if health <= floor:
-        raise ToolFailure(EXECUTION_ERROR, f"broke off the flight from {name}: health {health:g}, hurt on the way")
+    snap = await ctx.snapshot()
+    if floor is not None and snap.health <= floor:
+        raise ToolFailure(EXECUTION_ERROR, f"broke off the flight from {name}: health {snap.health:g}, hurt on the way")
+    if p.breakWithin is not None:
+        near = [e.distance for e in snap.entities if matches(e, p.threat) and e.distance <= p.breakWithin]
+        if near:
+            raise ToolFailure(EXECUTION_ERROR, f"broke off the flight from {name}: it came to {min(near):.1f} blocks")
 
 
 async def flee(ctx: ToolContext, p: FleeInput) -> dict[str, Any]:
@@ -190,7 +209,7 @@ async def flee(ctx: ToolContext, p: FleeInput) -> dict[str, Any]:
         if leg is None:
             break
         legs.append(leg)
-    await _broke_off(ctx, floor, name)
+    await _broke_off(ctx, floor, name, p)
     seen = [e for e in (await ctx.snapshot()).entities if matches(e, p.threat)]
     end = seen[0].distance if seen else None  # None: out of sight
     if end is not None and end <= start:

@@ -47,6 +47,7 @@ async def walk(
     stall_ms: int | None = None,
     sprint: bool = False,
     stop_at_health: float | None = None,
+    break_off_near: tuple[str, float] | None = None,
 ) -> dict[str, Any]:
     """Walk without digging; a walk that makes no progress (in a pit the bot dug collecting
     stone, behind a tree) is tried once more through natural ground (dig_out). A caller
@@ -54,7 +55,8 @@ async def walk(
     the hut kept out); one with no time to wait on a blocked path (a flight) gives up sooner
     (stall_ms; move_to.js: 8 s). Only a flight sprints (sprint; node/lib/walking.js: a metre
     sprinted costs food, one walked does not), and only a flight stops when hurt down to a
-    health (stop_at_health; move_to.js's error starts 'broke off')."""
+    health (stop_at_health) or when a mob of a kind comes within a distance (break_off_near:
+    name, blocks); move_to.js's error then starts 'broke off'."""
     args: dict[str, Any] = {"x": x, "y": y, "z": z, "range": rng}
     if stall_ms is not None:
         args["stallMs"] = stall_ms
@@ -62,6 +64,8 @@ async def walk(
         args["sprint"] = True
     if stop_at_health is not None:
         args["stopAtHealth"] = stop_at_health
+    if break_off_near is not None:
+        args["breakOffNear"] = {"name": break_off_near[0], "within": break_off_near[1]}
     try:
         return await run_action(ctx, "move_to", args)
     except ToolFailure as e:

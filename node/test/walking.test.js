@@ -1,6 +1,7 @@
 // A walk costs no food and a flight's sprint does (lib/walking.js): move_to walks unless asked
 // to sprint, and the server charges vanilla's exhaustion for a sprinted metre (plugins/hunger.js);
-// a flight told to stop hurt (stopAtHealth) breaks off when hurt.
+// a flight told to stop hurt (stopAtHealth) breaks off when hurt, and one told to break off near
+// a kind of mob (breakOffNear) when one comes near.
 'use strict'
 
 const test = require('node:test')
@@ -40,6 +41,18 @@ test('a walk of 80 blocks leaves the food as it was; the same run sprinted costs
   assert.strictEqual(out.state, 'failed')
   assert.match(out.error, /^broke off: health 14 at or below 15/)
   assert.ok(bot.entity.position.x < x + 60, `stopped short (at x ${bot.entity.position.x.toFixed(1)})`)
+  // ... or when a mob of a kind comes near (breakOffNear: a creeper, for an evasion): a cow penned
+  // beside the runway 2 blocks off the bot's line
+  const [cx, cz] = [x + 40, z + 2]
+  await command(bot, `/mcbot fill ${cx - 1} ${y} ${cz - 1} ${cx + 1} ${y + 1} ${cz + 1} stone`)
+  await command(bot, `/mcbot fill ${cx} ${y} ${cz} ${cx} ${y + 1} ${cz} air`)
+  await command(bot, `/mcbot summon cow ${cx + 0.5} ${y} ${cz + 0.5}`)
+  await waitFor(() => Object.values(bot.entities).some((e) => e.name === 'cow'), 10000, 'the cow in its pen')
+  const start = bot.entity.position.x
+  const passing = await runAction(bot, 'move_to', { x: x + 80.5, y, z: z + 0.5, range: 0.5, breakOffNear: { name: 'cow', within: 3 } }, 60000)
+  assert.strictEqual(passing.state, 'failed', `walked ${start.toFixed(1)} -> ${bot.entity.position.x.toFixed(1)}`)
+  assert.match(passing.error, /^broke off: a cow at [0-3]\.\d blocks/)
+  assert.ok(Math.abs(bot.entity.position.x - cx) < 4, `stopped by the pen (at x ${bot.entity.position.x.toFixed(1)})`)
 })
 
 test('a path jumps no gap with a deep drop under it: it goes round, walking or sprinting', { timeout: 240000, ...oneVersion('the path is the pathfinder\'s, not the protocol\'s') }, async (t) => {

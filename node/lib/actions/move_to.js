@@ -4,12 +4,13 @@
 // bounded (lib/path_search): one stopped on its time or node limit ends the walk at once, one that
 // searched all it could reach without a path leaves the bot walking its best part and the
 // progress check says why. Failures start with 'no progress toward' (the caller may retry,
-// digging), or, for a walk told to stop hurt (args.stopAtHealth: a flight under fire), 'broke
-// off'.
+// digging), or, for a walk told to stop hurt (args.stopAtHealth: a flight under fire) or when a
+// mob of a kind comes near (args.breakOffNear), 'broke off'.
 const { goals } = require('mineflayer-pathfinder')
 const { walkingMovements, digOnly } = require('../walking')
 const { bound, watch } = require('../path_search')
 const { tickCounter, ticksFor } = require('../ticks')
+const { entityName } = require('../names')
 
 // Without getting 0.5 closer for this much game time (in the bot's physics ticks, lib/ticks) the
 // walk is stuck; a walk that digs its way asks for longer (stallMs).
@@ -37,6 +38,10 @@ function run (bot, args, rec) {
   }
   bound(bot, { dig: movements.canDig })
   bot.pathfinder.setMovements(movements)
+  // breakOffNear { name, within }: a flight that one of those comes this close to is no way out
+  // (a creeper's: a strike pushes it back, a wall stops its blast: agency's reflexes)
+  const b = args.breakOffNear
+  const nearby = b && Number.isFinite(b.within) ? { name: entityName(bot.registry, b.name), within: b.within } : null
   const goal = new goals.GoalNear(x, y, z, range)
   let stopped = null
   const search = watch(bot, null, (why, r) => { if (r.status === 'timeout') stopped = stopped || why })
@@ -66,6 +71,13 @@ function run (bot, args, rec) {
         end()
         bot.pathfinder.setGoal(null)
         return reject(new Error(`broke off: health ${bot.health} at or below ${args.stopAtHealth} (distance ${d.toFixed(1)})`))
+      }
+      const near = nearby && Object.values(bot.entities).find((e) => e !== bot.entity && e.name === nearby.name &&
+        e.isValid !== false && e.position.distanceTo(p) <= nearby.within)
+      if (near) {
+        end()
+        bot.pathfinder.setGoal(null)
+        return reject(new Error(`broke off: a ${near.name} at ${near.position.distanceTo(p).toFixed(1)} blocks (distance ${d.toFixed(1)})`))
       }
       if (d < best - 0.5) { best = d; lastProgress = clock.ticks }
       if (clock.ticks - lastProgress > stallTicks) {

@@ -22,7 +22,7 @@ from agency.execution.reflexes.combat import (
     QUIET_MS,
 )
 from agency.tools.testing import FakeBody, FakeTime, Mob
-from agency.world import BodyEvent, EventType, Vec3, WorldSnapshot
+from agency.world import BodyError, BodyEvent, EventType, Vec3, WorldSnapshot
 
 CFG = ReflexConfig()
 
@@ -155,6 +155,30 @@ def test_a_creeper_is_evaded_beyond_its_blast_and_the_decision_is_logged(env):
         line.startswith("[Reflex] creeper at 4.0 blocks -> evade: creeper at 4.0 blocks: out of its blast")
         for line in lines
     ), lines
+
+
+def test_an_evasion_breaks_off_when_the_creeper_comes_into_a_strikes_reach_on_the_way(env):
+    """A 1.18.2 bench bot at cbab503 (seed 9274) was blown up 9 s into an evasion from a creeper
+    at 6.7 blocks: now the walk is told to break off with the creeper in reach (move_to.js
+    breakOffNear), the flight ends there, and the creeper is one waited for and struck."""
+    body = env["body"]
+    body.inventory["stone_sword"] = 1
+    creeper = Mob("creeper", hostile=True, x=5.5, z=0.5)
+    body.mobs = [creeper]
+    walk = body._do_move_to
+
+    def caught_up(a):
+        walk(a)  # the walk goes, and the creeper with it, 2.5 blocks behind
+        creeper.x, creeper.z = body.position.x + 2.5, body.position.z
+        raise BodyError("broke off: a creeper at 2.5 blocks (distance 9.0)")
+
+    body._do_move_to = caught_up
+    reflexes = Reflexes(env["tools"], env["ctx"], env["ex"], CFG)
+    assert asyncio.run(reflexes.tick(body.snapshot())) == EVADE
+    walks = [a for k, a in body.started if k == "move_to"]
+    assert len(walks) == 1 and walks[0]["breakOffNear"] == {"name": "creeper", "within": 3.0}
+    assert reflexes._creeper_stuck_at is not None  # an evasion that got nowhere: struck in reach
+    assert reflexes.choose(body.snapshot()) == STRIKE_AND_BACK_OFF
 
 
 def test_an_armed_bot_strikes_a_creeper_in_reach_once_then_backs_off(env):
