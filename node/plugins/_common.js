@@ -97,9 +97,9 @@ function dropItem (serv, world, position, itemId, count = 1, velocity, pickupTic
 const randInt = (lo, hi) => lo + Math.floor(Math.random() * (hi - lo + 1))
 
 // A random block column at a random angle, min..min+span blocks from pos (natural spawning).
-function columnAround (pos, min, span) {
-  const a = Math.random() * Math.PI * 2
-  const r = min + Math.random() * span
+function columnAround (pos, min, span, random = Math.random) {
+  const a = random() * Math.PI * 2
+  const r = min + random() * span
   return { x: Math.floor(pos.x + Math.cos(a) * r), z: Math.floor(pos.z + Math.sin(a) * r) }
 }
 

@@ -311,4 +311,6 @@ test('torch light keeps natural spawns away; the dark gets the vanilla mix', { t
   assert.deepStrictEqual(spawned.filter(s => !onPlatform(s) && !onRoof(s) && s.y >= Y), [], `on the platform (y ${Y + 1}) or its roof (y ${Y + 4}), or under it`)
   const kinds = new Set(spawned.filter(onPlatform).map(s => s.name))
   assert.ok(kinds.size >= 2, `several kinds: ${[...kinds].join(', ')}`)
+  // the spawns' draws are the world seed's (plugins/spawning.js): the same every run
+  t.diagnostic(`${dark().length} in the dark in ${ticks} ticks: ${spawned.filter(onPlatform).map(s => `${s.name} ${s.dx.toFixed(1)},${s.dz.toFixed(1)}`).join('; ')}`)
 })
