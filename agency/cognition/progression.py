@@ -20,6 +20,9 @@ pickaxe's step), or, for a furnace or a bed, when one stands nearby.
 | iron_chestplate, iron_helmet, iron_leggings, iron_boots | that piece in iron, diamond or netherite |
 | diamond_pickaxe | a diamond or netherite pickaxe |
 | diamond_sword | a diamond or netherite sword |
+| diamond_chestplate, diamond_helmet, diamond_leggings, diamond_boots | that piece in diamond or netherite |
+
+Armour is put on when it is made (node/lib/wear.js), and what is worn counts as held.
 
 A step's goal is what `obtain ITEM N` resolves to from what is held (`craft iron_pickaxe 1`:
 its plan gathers the logs, mines the stone, makes a stone pickaxe and a furnace, digs down
@@ -122,6 +125,10 @@ PROGRESSION: tuple[Step, ...] = (
         at_least("diamond", "pickaxe"),
     ),
     Step("diamond_sword", "I will make a diamond sword.", at_least("diamond", "sword")),
+    *(
+        Step(f"diamond_{piece}", f"Diamond armour is stronger; I will make a {piece}.", at_least("diamond", piece))
+        for piece in ("chestplate", "helmet", "leggings", "boots")
+    ),
 )
 STONE_AGE_RULES = frozenset({"have_stone_sword"})  # asked before the survival steps
 IRON_AGE_RULES = frozenset({"have_iron_pickaxe"})  # asked after a food stock, before other cooking and the bed

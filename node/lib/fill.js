@@ -58,13 +58,14 @@ async function fillFloor (bot, pos) {
 // dug after (`dug`) one that digs by hand first (dirt: a burrow needs no pickaxe).
 function damBlock (bot, dug) {
   const held = (name) => bot.inventory.items().find((i) => i.name === name)
-  const kinds = names(bot).fillers.filter((n) => !n.endsWith('_planks'))
-  return (dug && held('dirt')) || kinds.map(held).find(Boolean) || null
+  return (dug && held('dirt')) || damKinds(bot).map(held).find(Boolean) || null
 }
+
+const damKinds = (bot) => names(bot).fillers.filter((n) => !n.endsWith('_planks'))
 
 // How many blocks a dam may place from: those held of the kinds it places.
 function damBlocksHeld (bot) {
-  const kinds = new Set(names(bot).fillers.filter((n) => !n.endsWith('_planks')))
+  const kinds = new Set(damKinds(bot))
   return bot.inventory.items().filter((i) => kinds.has(i.name)).reduce((n, i) => n + i.count, 0)
 }
 

@@ -3,6 +3,7 @@
 const { isHostile } = require('./names')
 const { headInWater } = require('./water')
 const { openSpace } = require('./open_space')
+const { wornItems } = require('./wear')
 
 const MAX_ENTITIES = 100
 const ENTITY_RADIUS = 48
@@ -98,7 +99,7 @@ function snapshot (bot, hostileRadius) {
   }
   entities.sort((a, b) => a.distance - b.distance)
   const counts = new Map()
-  for (const item of bot.inventory.items()) {
+  for (const item of [...bot.inventory.items(), ...wornItems(bot)]) { // armour worn is held too
     // A stack of 0 or fewer is empty, as vanilla counts it: a 1.18.2 bench bot's inventory once
     // held a stack of -2 after a smelt was stopped and every snapshot after it was refused.
     if (!(Number(item.count) > 0)) {

@@ -1,6 +1,7 @@
 // Op commands for tests and soaks (everybody is op in the embedded world). One base command,
 // `/mcbot <sub> ...`; every reply starts with "mcbot: " (errors: "mcbot: error: ...").
-//   /mcbot damage <player> <amount>              deal damage (invulnerability ignored)
+//   /mcbot damage <player> <amount> [cause]      deal damage (invulnerability ignored; cause mob,
+//                                                arrow, explosion, lava...: worn armour absorbs part)
 //   /mcbot damage <mob id> <amount> [player]     hurt a mob (as if by that player: a kill drops its loot)
 //   /mcbot health <player> <hp>                  set health (1-20)
 //   /mcbot food <player> <food> [saturation]     set food (0-20) and saturation
@@ -27,6 +28,7 @@ const { Vec3 } = require('vec3')
 const { parseBlockSpec, chatReply } = require('./_common')
 const light = require('./light')
 
+const HURT_CAUSES = ['command', 'mob', 'arrow', 'explosion', 'lava', 'fall', 'drown', 'wall', 'starve']
 const USAGE = 'damage|health|food|time|spawn|summon|fill|setblock|tp|killall|info|light|tick|save'
 
 module.exports.server = function (serv, cfg = {}) {
@@ -101,7 +103,9 @@ module.exports.server = function (serv, cfg = {}) {
         return `damaged ${mob.name} ${mob.id} by ${amount}, health ${Math.max(0, mob.health)}`
       }
       const p = playerArg(who, ctx)
-      const dealt = p.mcbotDamage(num(amount, 'amount'), { cause: 'command', bypassInvulnerability: true })
+      const cause = by || 'command' // a player's hurt as if by a mob, an arrow... (armour counts)
+      if (!HURT_CAUSES.includes(cause)) throw new Error(`cause must be one of ${HURT_CAUSES.join(', ')}, not ${cause}`)
+      const dealt = p.mcbotDamage(num(amount, 'amount'), { cause, bypassInvulnerability: true })
       return `damaged ${p.username} by ${dealt}, health ${p.health}`
     },
     health ([who, hp], ctx) {

@@ -1,6 +1,7 @@
 // Player damage, death and fall damage, per vanilla:
 // - creative and spectator players take no damage; 10 ticks of invulnerability after a hit
-//   (a stronger hit in that window deals only the difference);
+//   (a stronger hit in that window deals only the difference); worn armour absorbs part of a
+//   hit by a mob, a player, an arrow, an explosion or lava (_armour.js);
 // - a hit costs 0.1 exhaustion, shows the hurt effect (protocol.js: damage_event or entity
 //   status 2, by version) to the player and those around, and knocks back;
 // - at 0 hp the player dies: update_health 0 (mineflayer's 'death'), status 3 to others, the
@@ -12,6 +13,7 @@
 
 const { Vec3 } = require('vec3')
 const { dropItem } = require('./_common')
+const { afterArmour } = require('./_armour')
 
 const DEATH_TEXT = {
   fall: '%s fell from a high place',
@@ -36,6 +38,7 @@ module.exports.player = function (player, serv) {
   player.mcbotDamage = (amount, { cause = 'command', attacker = null, knockbackFrom = null, bypassInvulnerability = false } = {}) => {
     if (player.mcbotDead || player.health <= 0 || amount <= 0) return 0
     if (player.gameMode === 1 || player.gameMode === 3) return 0
+    amount = afterArmour(amount, cause, player.inventory.slots)
     // counted in game ticks, as vanilla's invulnerableTime: a frozen or lagging world keeps it
     const now = serv.tickCount
     let dealt = amount

@@ -60,6 +60,23 @@ test('crafting', { timeout: 270000 }, async (t) => {
     assert.strictEqual(count('oak_planks') + count('birch_planks') + count('book'), 0, 'every ingredient used')
   })
 
+  await t.test('armour the craft action makes is put on: the snapshot holds it, and it absorbs part of a mob\'s hit, none of a fall', async () => {
+    const craftAction = require('../lib/actions/craft')
+    const { snapshot } = require('../lib/snapshot')
+    await give('iron_ingot', 8)
+    const out = await withTimeout(craftAction.run(bot, { item: 'iron_chestplate', times: 1, table: table.position }, {}), 20000, 'craft action')
+    assert.deepStrictEqual([out.gained, out.worn], [1, ['iron_chestplate']])
+    await waitFor(() => bot.inventory.slots[6]?.name === 'iron_chestplate', 3000, 'the chestplate on')
+    assert.strictEqual(count('iron_chestplate'), 0, 'worn, not in the inventory\'s slots')
+    assert.deepStrictEqual(snapshot(bot).inventory.filter((i) => i.name === 'iron_chestplate'), [{ name: 'iron_chestplate', count: 1 }])
+    // the chestplate's 6 points keep clamp(6 - 10 / 2, 6 / 5, 20) = 1.2 of 25 parts of a 10 hit
+    assert.match(await command(bot, '/mcbot damage smith 10 mob', { match: /damaged smith/ }), /by 9\.52/)
+    await command(bot, '/mcbot health smith 20')
+    assert.match(await command(bot, '/mcbot damage smith 5 fall', { match: /damaged smith/ }), /by 5,/)
+    await command(bot, '/mcbot health smith 20')
+    assert.match(await command(bot, '/mcbot damage smith 5 thorns'), /cause must be one of/)
+  })
+
   await t.test('a barrel of oak slabs made first (any wooden slab, as the planner makes them)', async () => {
     const craftAction = require('../lib/actions/craft')
     await give('oak_planks', 9)

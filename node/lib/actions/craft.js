@@ -7,6 +7,7 @@
 const { Vec3 } = require('vec3')
 const { names, itemName } = require('../names')
 const { makeRoom } = require('../room')
+const { wearBest } = require('../wear')
 
 async function run (bot, args, rec) {
   const name = itemName(bot.registry, args.item)
@@ -81,7 +82,9 @@ async function run (bot, args, rec) {
     }
   }
   if (gained <= 0) throw new Error(`crafted ${times}x ${args.item} but gained none`)
-  return { item: name, times, gained, ...(tossed.length ? { tossed } : {}) }
+  let worn = [] // armour made is put on (the snapshot counts it as held); the craft stands if not
+  try { worn = await wearBest(bot) } catch (e) { console.error(`[craft] ${name} made, not put on: ${e.message}`) }
+  return { item: name, times, gained, ...(tossed.length ? { tossed } : {}), ...(worn.length ? { worn } : {}) }
 }
 
 // Has what `crafts` crafts of `recipe` make a place to go: the free slots, the room left in its

@@ -60,15 +60,22 @@ async function land (bot) {
 // column's, and a neighbour's when a walk left the bot off the middle of its cell (its head
 // would meet that column's rock in the jump).
 function overhead (bot, feet) {
-  const p = bot.entity.position
-  const xs = new Set([Math.floor(p.x - 0.3), Math.floor(p.x + 0.3)])
-  const zs = new Set([Math.floor(p.z - 0.3), Math.floor(p.z + 0.3)])
   const cells = []
   for (const dy of [2, 3]) {
     cells.push(feet.offset(0, dy, 0))
-    for (const x of xs) for (const z of zs) if (x !== feet.x || z !== feet.z) cells.push(new Vec3(x, feet.y + dy, z))
+    for (const c of boxColumns(bot)) if (c.x !== feet.x || c.z !== feet.z) cells.push(new Vec3(c.x, feet.y + dy, c.z))
   }
   return cells
+}
+
+// The x/z columns the bot's box (0.6 wide) stands in: one to four.
+function boxColumns (bot) {
+  const p = bot.entity.position
+  const columns = []
+  for (const x of new Set([Math.floor(p.x - 0.3), Math.floor(p.x + 0.3)])) {
+    for (const z of new Set([Math.floor(p.z - 0.3), Math.floor(p.z + 0.3)])) columns.push({ x, z })
+  }
+  return columns
 }
 
 // Dig the two blocks over the head: a jump's full height, its top over the block it leaves for
@@ -104,12 +111,7 @@ function shaftCells (bot, feet) {
 
 // The cells at the feet's and the head's height the bot's box (0.6 wide) is in.
 function bodyCells (bot, feet) {
-  const p = bot.entity.position
-  const cells = []
-  for (const x of new Set([Math.floor(p.x - 0.3), Math.floor(p.x + 0.3)])) {
-    for (const z of new Set([Math.floor(p.z - 0.3), Math.floor(p.z + 0.3)])) cells.push(new Vec3(x, feet.y, z), new Vec3(x, feet.y + 1, z))
-  }
-  return cells
+  return boxColumns(bot).flatMap((c) => [new Vec3(c.x, feet.y, c.z), new Vec3(c.x, feet.y + 1, c.z)])
 }
 
 // One block up; false when cancelled.

@@ -42,7 +42,7 @@ def _walk() -> list[tuple[dict[str, int], str, tuple[str, str, int]]]:
 
 
 WALK = _walk()
-DONE = {**WALK[-1][0], "diamond_sword": 1}
+DONE = {**WALK[-1][0], PROGRESSION[-1].item: 1}
 IDS = [w[1] for w in WALK]
 SHEEP = EntityInfo(name="sheep", type="animal", hostile=False, distance=6, position=Vec3(x=6, y=64, z=0))
 # What a step's plan hunts, in sight: with none of it there the step waits behind the later ones
@@ -75,6 +75,8 @@ def test_the_progression_reaches_diamond_tools_and_then_explores(make_snapshot):
     rules = [s.rule for s in PROGRESSION]
     assert rules.index("have_iron_pickaxe") < rules.index("have_diamond_pickaxe")
     assert {"have_shield", "have_bucket", "have_torch", "have_white_bed", "have_iron_chestplate"} <= set(rules)
+    diamond_armour = (rules.index("have_diamond_chestplate"), rules.index("have_diamond_boots"))
+    assert rules.index("have_diamond_sword") < diamond_armour[0] < diamond_armour[1]
     assert select_drive(make_snapshot(DONE), True).rule == "default"
     assert next_progression_step(make_snapshot(DONE)) is None
 
