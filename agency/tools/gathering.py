@@ -19,6 +19,7 @@ from loguru import logger
 from pydantic import Field, model_validator
 
 from agency.blocks import DEEP_ROCK, ROCK
+from agency.game.armour import is_armour
 from agency.game.harvest import can_harvest, drop, needs_tool, ranked_tools, unless_dug_with
 from agency.game.loot import sure_drop
 from agency.game.mcdata import data
@@ -339,7 +340,21 @@ async def pick_up_items(ctx: ToolContext, p: PickUpItemsInput) -> dict[str, Any]
             await ctx.pause()
             waited += ctx.poll_interval_s
     remaining = len(items_near(await ctx.snapshot(), spot, p.radius))
-    return {"pickedUp": await _inventory_total(ctx) - before, "walks": walks, "itemsLeft": remaining}
+    picked = await _inventory_total(ctx) - before
+    return {"pickedUp": picked, "walks": walks, "itemsLeft": remaining, **(await _wear_armour(ctx) if picked > 0 else {})}
+
+
+async def _wear_armour(ctx: ToolContext) -> dict[str, Any]:
+    """A death's items hold the armour it wore: put it back on (node/lib/wear.js). A failure
+    leaves it held; the pick-up stands."""
+    if not any(is_armour(i.name) for i in (await ctx.snapshot()).inventory):
+        return {}
+    try:
+        out = await run_action(ctx, "wear", {})
+    except ToolFailure as e:
+        logger.warning("[Tools] pick_up_items: the armour picked up was not put on: {}", e)
+        return {}
+    return {"worn": out.get("worn", [])}
 
 
 def _cell(e: EntityInfo) -> tuple[int, int, int]:

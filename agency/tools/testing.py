@@ -364,6 +364,9 @@ class FakeBody:
     def _do_equip(self, a: dict[str, Any]) -> dict[str, Any]:
         return {"equipped": a["item"]}
 
+    def _do_wear(self, a: dict[str, Any]) -> dict[str, Any]:  # armour worn counts as held, as in the snapshot
+        return {"worn": []}
+
     def _do_consume(self, a: dict[str, Any]) -> dict[str, Any]:  # like node/lib/actions/consume.js
         held = [n for n in FOOD_POINTS if self.inventory[n] > 0]
         if not held:

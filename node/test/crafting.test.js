@@ -75,6 +75,9 @@ test('crafting', { timeout: 270000 }, async (t) => {
     assert.match(await command(bot, '/mcbot damage smith 5 fall', { match: /damaged smith/ }), /by 5,/)
     await command(bot, '/mcbot health smith 20')
     assert.match(await command(bot, '/mcbot damage smith 5 thorns'), /cause must be one of/)
+    await give('golden_chestplate', 1) // 5 points: worse than the iron one worn, left held
+    assert.deepStrictEqual(await require('../lib/actions/wear').run(bot), { worn: [] })
+    assert.strictEqual(count('golden_chestplate'), 1)
   })
 
   await t.test('a barrel of oak slabs made first (any wooden slab, as the planner makes them)', async () => {

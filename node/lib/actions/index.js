@@ -14,6 +14,7 @@ const KINDS = {
   attack: require('./attack'),
   craft: require('./craft'),
   equip: require('./equip'),
+  wear: require('./wear'),
   consume: require('./consume'),
   smelt: require('./smelt'),
   hunt: require('./hunt'),

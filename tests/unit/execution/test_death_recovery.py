@@ -134,6 +134,21 @@ def test_a_death_holds_the_build_the_bot_walks_back_for_its_items_and_the_build_
     assert not [k for k, _ in body.started if k == "collect"]
 
 
+def test_armour_among_the_items_picked_up_is_put_back_on(env):
+    body, reflexes = env["body"], env["reflexes"]
+
+    async def die_and_recover(armour: dict[str, int]) -> list[str]:
+        body.inventory.update(armour)
+        where = body.die()
+        await reflexes.on_events([_death(where, "zombie")])
+        assert await reflexes.tick(body.snapshot()) == "recover"
+        return [k for k, _ in body.started]
+
+    assert "wear" not in asyncio.run(die_and_recover({"cobblestone": 5}))
+    assert "wear" in asyncio.run(die_and_recover({"iron_chestplate": 1}))
+    assert body.inventory["iron_chestplate"] == 1 and body.ground == []
+
+
 def test_items_lost_for_good_make_the_resumed_build_gather_again_instead_of_failing(env):
     body, tasks, reflexes, ftime = env["body"], env["tasks"], env["reflexes"], env["ftime"]
     task_id = add_task(tasks, "build", "basic_shelter")
