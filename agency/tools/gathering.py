@@ -341,7 +341,8 @@ async def pick_up_items(ctx: ToolContext, p: PickUpItemsInput) -> dict[str, Any]
             waited += ctx.poll_interval_s
     remaining = len(items_near(await ctx.snapshot(), spot, p.radius))
     picked = await _inventory_total(ctx) - before
-    return {"pickedUp": picked, "walks": walks, "itemsLeft": remaining, **(await _wear_armour(ctx) if picked > 0 else {})}
+    worn = await _wear_armour(ctx) if picked > 0 else {}
+    return {"pickedUp": picked, "walks": walks, "itemsLeft": remaining, **worn}
 
 
 async def _wear_armour(ctx: ToolContext) -> dict[str, Any]:
