@@ -311,6 +311,7 @@ async def pick_up_items(ctx: ToolContext, p: PickUpItemsInput) -> dict[str, Any]
     up: no JS of our own). An item that stays after TRIES_PER_ITEM visits is left."""
     spot = Vec3(x=p.x, y=p.y, z=p.z)
     before = await _inventory_total(ctx)
+    armour_before = await _armour_held(ctx)
     try:
         await walk(ctx, p.x, p.y, p.z, 1.0, dig_out=p.dig)
     except ToolFailure as e:  # the spot itself (a ledge, water) may not be reachable; its items may
@@ -341,15 +342,18 @@ async def pick_up_items(ctx: ToolContext, p: PickUpItemsInput) -> dict[str, Any]
             waited += ctx.poll_interval_s
     remaining = len(items_near(await ctx.snapshot(), spot, p.radius))
     picked = await _inventory_total(ctx) - before
-    worn = await _wear_armour(ctx) if picked > 0 else {}
+    worn = await _wear_armour(ctx) if await _armour_held(ctx) > armour_before else {}
     return {"pickedUp": picked, "walks": walks, "itemsLeft": remaining, **worn}
+
+
+async def _armour_held(ctx: ToolContext) -> int:
+    """Pieces of armour held or worn (the snapshot counts both)."""
+    return sum(i.count for i in (await ctx.snapshot()).inventory if is_armour(i.name))
 
 
 async def _wear_armour(ctx: ToolContext) -> dict[str, Any]:
     """A death's items hold the armour it wore: put it back on (node/lib/wear.js). A failure
     leaves it held; the pick-up stands."""
-    if not any(is_armour(i.name) for i in (await ctx.snapshot()).inventory):
-        return {}
     try:
         out = await run_action(ctx, "wear", {})
     except ToolFailure as e:

@@ -8,8 +8,10 @@
 // With no filler to spare, a wooden or stone tool of a kind the bot holds a better one of goes
 // (a 1.18.2 bench bot at 5832c56 with every slot taken, a diamond, an iron, a stone and a
 // wooden pickaxe among them and 37 sand, failed its hut twice on 'no room for oak_planks').
+// Last, a piece of armour no better than the one worn in its slot (iron taken off for diamond).
 
 const { lookAndSend } = require('./ticks')
+const { outclassed } = require('./wear')
 
 const FILLER = new Set([
   'dirt', 'coarse_dirt', 'rooted_dirt', 'gravel', 'sand', 'red_sand', 'granite', 'diorite', 'andesite', 'tuff',
@@ -59,7 +61,8 @@ async function makeRoom (bot, keepName, target = null, slots = 1) {
   const total = (name) => items.filter((i) => i.name === name).reduce((n, i) => n + i.count, 0)
   const spare = items.filter((i) => FILLER.has(i.name) && i.name !== keepName && total(i.name) - i.count >= (KEEP[i.name] || 0))
   spare.sort((a, b) => total(b.name) - total(a.name) || b.count - a.count)
-  const stack = spare[0] || outworn(items.filter((i) => i.name !== keepName))
+  const others = items.filter((i) => i.name !== keepName)
+  const stack = spare[0] || outworn(others) || outclassed(bot, others)
   if (!stack) return null
   const eye = bot.entity.position.offset(0, bot.entity.height, 0)
   let away = null

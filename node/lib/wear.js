@@ -3,6 +3,7 @@
 // is put on. Returns the names put on.
 const { SLOTS, pieceOf } = require('../plugins/_armour')
 
+const OFF_HAND = 45 // the player window's off-hand slot
 const DESTINATION = { helmet: 'head', chestplate: 'torso', leggings: 'legs', boots: 'feet' }
 
 const better = (a, b) => !b || a.defense > b.defense || (a.defense === b.defense && a.toughness > b.toughness)
@@ -21,9 +22,18 @@ async function wearBest (bot) {
   return put
 }
 
-// What is worn, as { name, count } stacks (a snapshot counts it as held).
+// What is worn or held in the off-hand (a shield), as stacks: a snapshot counts them as held.
 function wornItems (bot) {
-  return Object.values(SLOTS).map((s) => bot.inventory.slots[s]).filter(Boolean)
+  return [...Object.values(SLOTS), OFF_HAND].map((s) => bot.inventory.slots[s]).filter(Boolean)
 }
 
-module.exports = { wearBest, wornItems }
+// A piece of armour among `items` no better than the one worn in its slot, or null.
+function outclassed (bot, items) {
+  return items.find((i) => {
+    const armour = pieceOf(i.name)
+    const on = armour && pieceOf(bot.inventory.slots[SLOTS[armour.piece]]?.name)
+    return on && !better(armour, on)
+  }) || null
+}
+
+module.exports = { wearBest, wornItems, outclassed }

@@ -8,6 +8,7 @@
 const SLOTS = { helmet: 5, chestplate: 6, leggings: 7, boots: 8 } // the player window's armour slots
 const DEFENSE = { // helmet, chestplate, leggings, boots
   leather: [1, 3, 2, 1],
+  copper: [2, 4, 3, 1], // 1.21.9 on
   golden: [2, 5, 3, 1],
   chainmail: [2, 5, 4, 1],
   iron: [2, 6, 5, 2],

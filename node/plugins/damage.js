@@ -38,8 +38,8 @@ module.exports.player = function (player, serv) {
   player.mcbotDamage = (amount, { cause = 'command', attacker = null, knockbackFrom = null, bypassInvulnerability = false } = {}) => {
     if (player.mcbotDead || player.health <= 0 || amount <= 0) return 0
     if (player.gameMode === 1 || player.gameMode === 3) return 0
-    amount = afterArmour(amount, cause, player.inventory.slots)
-    // counted in game ticks, as vanilla's invulnerableTime: a frozen or lagging world keeps it
+    // counted in game ticks, as vanilla's invulnerableTime: a frozen or lagging world keeps it;
+    // the window compares the hits as they came, armour takes its part of what is dealt
     const now = serv.tickCount
     let dealt = amount
     if (!bypassInvulnerability && now - lastHurtAt < HURT_TICKS) {
@@ -50,6 +50,7 @@ module.exports.player = function (player, serv) {
       lastHurtAt = now
       lastHurtAmount = amount
     }
+    dealt = afterArmour(dealt, cause, player.inventory.slots)
     player.health = Math.max(0, player.health - dealt)
     player.mcbotExhaust?.(0.1)
     serv.mcbotHurtEffect(player, { cause, attacker })

@@ -4,9 +4,11 @@ const { itemName } = require('../names')
 
 async function run (bot, args) {
   const wanted = itemName(bot.registry, args.item) || args.item
-  const item = bot.inventory.items().find((i) => i.name === wanted)
-  if (!item) throw new Error(`no ${args.item} in inventory`)
   const destination = args.destination || 'hand'
+  const item = bot.inventory.items().find((i) => i.name === wanted)
+  // worn already there (a snapshot counts what is worn as held): nothing to do
+  if (!item && bot.inventory.slots[bot.getEquipmentDestSlot(destination)]?.name === wanted) return { equipped: wanted, destination }
+  if (!item) throw new Error(`no ${args.item} in inventory`)
   await bot.equip(item, destination)
   return { equipped: item.name, destination }
 }
