@@ -32,6 +32,15 @@ whole_one_version() { # node test file
   n=$(grep -c "^test(" "node/$1")
   [ "$n" -gt 0 ] && [ "$n" = "$(grep -c "oneVersion(" "node/$1")" ]
 }
+# The longest files first: node --test starts files in the order given, so a long one started
+# last is a lane's tail while the other slot idles (staircase, 108 s of the 26.1 lane's 330 s,
+# started near the end by name at 528fa18). Durations at 528fa18, 26.1, longest first.
+LONGEST_FIRST="test/staircase.test.js test/pillar.test.js test/walking.test.js test/bounded_search.test.js \
+test/animals_beds.test.js test/furnace.test.js test/mechanics.test.js test/night_hostiles.test.js"
+ordered=""
+for f in $LONGEST_FIRST; do case " $node_tests " in *" $f "*) ordered="$ordered $f" ;; esac; done
+for f in $node_tests; do case " $LONGEST_FIRST " in *" $f "*) ;; *) ordered="$ordered $f" ;; esac; done
+node_tests=$ordered
 version_node_tests=""
 one_version_node_tests=""
 for f in $node_tests; do

@@ -33,6 +33,7 @@ def _lines(path):
     return out
 
 
+@pytest.mark.long_run  # 100 s of a steady daemon: make test-matrix runs it (make test's 25 minutes)
 @pytest.mark.one_version(reason="log volume is the daemon's; a 100 s measure per version buys nothing")
 def test_a_steady_daemon_logs_fewer_than_20_info_lines_a_minute(tmp_path, embedded_server):
     api_port = free_port()
