@@ -99,6 +99,11 @@ def is_archer(entity: EntityInfo) -> bool:
     return _is(entity, ARCHERS)
 
 
+def fights_in_melee(entity: EntityInfo) -> bool:
+    """Hurts hand to hand (a zombie, a spider): not an archer's arrows, nor a creeper's blast."""
+    return not _is(entity, ARCHERS + CREEPERS)
+
+
 def is_creeper(entity: EntityInfo) -> bool:
     return _is(entity, CREEPERS)
 
@@ -136,7 +141,7 @@ def choose_combat(
     evasion from a creeper got nowhere a moment ago; `retreat_stuck`: a retreat got nowhere a
     moment ago, and the bot has been hurt since (a melee hostile in reach is then fought to the
     end: a 26.1 bench bot at 10bf15c, at health 5 with a zombie 1.2 blocks off, retreated and
-    got nowhere, and died retreating again); `no_cover`: no cover is to be had now (one just
+    got nowhere, and died retreating again; outnumbered, likewise); `no_cover`: no cover is to be had now (one just
     left or failed), so an archer in reach is fought to the end too (a 1.18.2 bench bot at
     5832c56, out of its cover at health 4 with the skeleton 1.8 blocks off, retreated three
     times in three seconds, getting nowhere, and was shot dead)."""
@@ -162,6 +167,17 @@ def choose_combat(
             why = f"a {engaged[0].name} at {engaged[0].distance:.1f} blocks"
         return CombatChoice(RETREAT, engaged[0], f"health {snap.health:g} <= {cfg.retreat_below_health:g} with {why}")
     if len(close) >= cfg.outnumbered_at:
+        melee = next((e for e in close if e.distance <= LAST_STAND_WITHIN and fights_in_melee(e)), None)
+        if retreat_stuck and melee is not None:
+            # they keep up and hit: walking off is no way out (a 1.18.2 bench bot at cbab503,
+            # seed 9274, outnumbered by three zombies in a cave, died retreating)
+            return CombatChoice(
+                FIGHT,
+                melee,
+                f"outnumbered: {len(close)} hostiles within {cfg.fight_radius:g} blocks, the retreat got nowhere: "
+                f"fighting the {melee.name} at {melee.distance:.1f} blocks to the end with {held_to_hit_with(snap)}",
+                to_the_end=True,
+            )
         return CombatChoice(RETREAT, close[0], f"outnumbered: {len(close)} hostiles within {cfg.fight_radius:g} blocks")
     creeper = next((e for e in hostiles if _is(e, CREEPERS) and e.distance <= cfg.creeper_flee_within), None)
     if creeper is not None and creeper_stuck and creeper.distance > MELEE_REACH:

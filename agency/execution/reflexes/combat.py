@@ -17,6 +17,7 @@ from agency.execution.combat import (
     STRIKE_AND_BACK_OFF,
     CombatChoice,
     choose_combat,
+    fights_in_melee,
     is_archer,
 )
 from agency.execution.reflexes.base import ReflexBase
@@ -231,10 +232,12 @@ class CombatReflex(ReflexBase):
         self.stats.retreats += 1
         self._retreat_started_at = self.clock()
         flight: dict[str, Any] = {"radius": cfg.fight_radius * 2, "distance": 16.0, "legs": 3}
-        if is_archer(combat.target) and underground(snap):
+        if (is_archer(combat.target) and underground(snap)) or fights_in_melee(combat.target):
             # shot at on the way, the flight breaks off and the bot takes cover (agency.execution.
             # reflexes.cover): a 1.18.2 bench bot at cbab503 (seed 3185) fled a skeleton in a cave
-            # at health 11.8 and was shot dead 18 s into its flight
+            # at health 11.8 and was shot dead 18 s into its flight. Hit on the way by what fights
+            # hand to hand, the flight is no way out either: the next tick fights to the end
+            # (agency.execution.combat, retreat_stuck)
             flight["hurtBy"] = FLIGHT_HURT_BY
         res = await self.tools.execute("flee", flight, self.ctx)
         # eaten meanwhile (the arbiter); a retreat stopped by a death got nowhere for no fault of the way

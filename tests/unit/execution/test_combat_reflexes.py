@@ -18,6 +18,7 @@ from agency.execution.reflexes.combat import (
     CORNERED_MS,
     CREEPER_LEAD_MS,
     CREEPER_RETURNS,
+    FLIGHT_HURT_BY,
     LEAD_AWAY,
     QUIET_MS,
 )
@@ -681,3 +682,38 @@ def test_an_answer_a_death_stopped_leaves_no_mark(env, mob, distance, armed, han
     assert asyncio.run(scenario()) == expected
     assert reflexes._evade_failed_at is None and reflexes._creeper_stuck_at is None
     assert reflexes.left_be(ftime.clock()) == {} and reflexes._reach_strikes == {}
+
+
+def test_outnumbered_after_a_retreat_that_got_nowhere_the_melee_hostile_in_reach_is_fought_to_the_end():
+    """A 1.18.2 bench bot at cbab503 (seed 9274), outnumbered by three zombies in a cave, died
+    retreating: they kept up and hit it on the way."""
+    three = _snap(("zombie", 1.5), ("zombie", 2.5), ("zombie", 3.0), inventory=("iron_sword",))
+    assert choose_combat(three, CFG).reflex == RETREAT  # first, away from them
+    stand = choose_combat(three, CFG, retreat_stuck=True)
+    assert stand.reflex == FIGHT and stand.to_the_end and stand.target.name == "zombie"
+    assert stand.reason.startswith("outnumbered: 3 hostiles within 8 blocks, the retreat got nowhere: fighting the")
+    beyond = _snap(("zombie", 2.5), ("zombie", 3.0), ("zombie", 3.5), inventory=("iron_sword",))
+    assert choose_combat(beyond, CFG, retreat_stuck=True).reflex == RETREAT  # none in reach: away again
+    archers = _snap(("skeleton", 1.5), ("skeleton", 2.5), ("skeleton", 3.0), inventory=("iron_sword",))
+    assert choose_combat(archers, CFG, retreat_stuck=True).reflex == RETREAT  # arrows: cover, not a duel
+
+
+@pytest.mark.parametrize(("mob", "hurt_by"), [("zombie", FLIGHT_HURT_BY), ("creeper", None)])
+def test_a_retreat_from_what_fights_hand_to_hand_breaks_off_when_hurt_on_the_way(env, mob, hurt_by):
+    """Hit FLIGHT_HURT_BY on the way, the flight from a zombie is no way out (the next tick fights
+    it to the end); from a creeper's blast a flight goes on."""
+    body, ftime = env["body"], env["ftime"]
+    reflexes = Reflexes(env["tools"], env["ctx"], env["ex"], CFG, clock=ftime.clock)
+    body.inventory["stone_sword"] = 1
+    body.health = CFG.retreat_below_health
+    body.mobs = [Mob(mob, hostile=True, x=3.5, z=0.5)]
+    calls = []
+    execute = reflexes.tools.execute
+
+    async def spy(name, args, ctx):
+        calls.append((name, args))
+        return await execute(name, args, ctx)
+
+    reflexes.tools.execute = spy
+    assert asyncio.run(reflexes.tick(body.snapshot())) == RETREAT
+    assert [args.get("hurtBy") for name, args in calls if name == "flee"] == [hurt_by]
