@@ -34,6 +34,19 @@ def _snap(*mobs: tuple[str, float], health: float = 20, inventory: tuple[str, ..
     return body.snapshot().model_copy(update={"health": health})
 
 
+def _spied(reflexes: Reflexes) -> list[tuple[str, dict]]:
+    """The (tool, args) the reflexes execute from now on, in order."""
+    calls: list[tuple[str, dict]] = []
+    execute = reflexes.tools.execute
+
+    async def spy(name, args, ctx):
+        calls.append((name, args))
+        return await execute(name, args, ctx)
+
+    reflexes.tools.execute = spy
+    return calls
+
+
 @pytest.mark.parametrize(
     "mobs, inventory, expected, target",
     [
@@ -411,14 +424,7 @@ def test_a_bare_handed_bot_gets_out_of_an_archers_range_and_closes_in_when_it_ca
     def walled_in(a):
         raise RuntimeError("no path")
 
-    calls = []
-    execute = reflexes.tools.execute
-
-    async def spy(name, args, ctx):
-        calls.append((name, args))
-        return await execute(name, args, ctx)
-
-    reflexes.tools.execute = spy
+    calls = _spied(reflexes)
     body._do_move_to = walled_in
     assert asyncio.run(reflexes.tick(body.snapshot())) == EVADE  # tried, got nowhere
     # away from every hostile (not only the archer), out of the radius the bow is answered in
@@ -707,13 +713,6 @@ def test_a_retreat_from_what_fights_hand_to_hand_breaks_off_when_hurt_on_the_way
     body.inventory["stone_sword"] = 1
     body.health = CFG.retreat_below_health
     body.mobs = [Mob(mob, hostile=True, x=3.5, z=0.5)]
-    calls = []
-    execute = reflexes.tools.execute
-
-    async def spy(name, args, ctx):
-        calls.append((name, args))
-        return await execute(name, args, ctx)
-
-    reflexes.tools.execute = spy
+    calls = _spied(reflexes)
     assert asyncio.run(reflexes.tick(body.snapshot())) == RETREAT
     assert [args.get("hurtBy") for name, args in calls if name == "flee"] == [hurt_by]
