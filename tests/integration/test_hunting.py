@@ -225,10 +225,10 @@ def test_a_hurt_bot_holding_raw_beef_and_a_furnace_cooks_the_beef_eats_it_and_he
 
 
 @pytest.mark.one_version(reason="the inventory's room, not the protocol: the hunts at every version are above")
-def test_with_every_slot_taken_a_hunt_tosses_filler_after_the_kill_and_picks_up_the_mutton(bridge, embedded_server):
+def test_with_every_slot_taken_a_hunt_tosses_filler_first_and_picks_up_the_mutton(bridge, embedded_server):
     """A 26.1 bench bot with every slot taken picked up the wool it had a stack of and left the
-    mutton lying, four food stocks in a row: two stacks of cobblestone now go once the sheep is
-    killed (out of the way, node/lib/room.js), so the mutton and the wool each have a slot."""
+    mutton lying, four food stocks in a row: two stacks of cobblestone now go before the kill
+    (out of the way, node/lib/room.js), so the mutton and the wool each have a slot."""
     name = "full_hunter"
     body = make_body(bridge, embedded_server.port, name)
     try:

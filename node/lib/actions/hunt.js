@@ -14,7 +14,7 @@ const { makeRoom } = require('../room')
 
 const REACH = 3.0
 // Slots kept empty for a kill's loot (a cow's beef and leather, a sheep's mutton and wool): with
-// fewer free, up to this many stacks of filler (or outworn tools) are tossed after the kill; a
+// fewer free, up to this many stacks of filler (or outworn tools) are tossed before the chase; a
 // drop that stacks with nothing held lies where it fell in a full inventory. A 26.1 bench bot
 // (s9603 at 5832c56) with every slot taken, eight of them cobblestone, picked up the wool and
 // feathers it had stacks of and none of the meat, and failed four food stocks so.
@@ -62,6 +62,12 @@ async function run (bot, args, rec) {
   if (!target) throw new Error(`no ${[...kinds].join(' or ')} within ${radius} blocks to hunt`)
   const weapon = names(bot).weapons.map((n) => bot.inventory.items().find((i) => i.name === n)).find(Boolean)
   if (weapon) await bot.equip(weapon, 'hand')
+  const tossed = []
+  try {
+    for (let t; tossed.length < LOOT_SLOTS && (t = await makeRoom(bot, null, target.position.floored(), LOOT_SLOTS));) tossed.push(t)
+  } catch (e) {
+    tossed.push({ failed: e.message }) // the hunt goes on: its loot may still find a slot
+  }
   const restoreMovements = chaseMovements(bot) // the chase walks, never digs
   bound(bot) // the chase replans as the animal moves: each search bounded
   let hits = 0
@@ -107,16 +113,6 @@ async function run (bot, args, rec) {
   }
   const killed = dead.has(target.id)
   if (killed) last = dead.get(target.id)
-  // Room for the loot once there is loot: a chase given up tosses nothing (tossed before the
-  // chase, the stacks went for chases that got nowhere too).
-  const tossed = []
-  if (killed && !rec.cancelled) {
-    try {
-      for (let t; tossed.length < LOOT_SLOTS && (t = await makeRoom(bot, null, last.floored(), LOOT_SLOTS));) tossed.push(t)
-    } catch (e) {
-      tossed.push({ failed: e.message }) // the loot may still find a slot
-    }
-  }
   return {
     target: target.name,
     targetId: target.id,
