@@ -38,6 +38,7 @@ from agency.world import EntityInfo, WorldSnapshot
 
 CREEPERS = ("creeper",)
 ARCHERS = ("skeleton", "stray", "bogged")
+SHOOTERS = ("witch", "pillager", "blaze", "ghast")  # hurt from range too, not archers' bows
 # Best first, as node/lib/names.js equips them (a weapon held makes a strike worth it).
 WEAPONS = (
     "netherite_sword",
@@ -89,6 +90,7 @@ class CombatChoice:
     target: EntityInfo  # the hostile it answers (the nearest one for a retreat)
     reason: str  # for the log line
     to_the_end: bool = False  # a fight not broken off at the retreat threshold (a last stand)
+    outnumbered: bool = False  # a retreat from several: broken off when they keep up and hurt the bot
 
 
 def _is(entity: EntityInfo, kinds: tuple[str, ...]) -> bool:
@@ -100,8 +102,9 @@ def is_archer(entity: EntityInfo) -> bool:
 
 
 def fights_in_melee(entity: EntityInfo) -> bool:
-    """Hurts hand to hand (a zombie, a spider): not an archer's arrows, nor a creeper's blast."""
-    return not _is(entity, ARCHERS + CREEPERS)
+    """Hurts hand to hand (a zombie, a spider): not an archer's arrows, a creeper's blast, or a
+    witch's or pillager's shots."""
+    return not _is(entity, ARCHERS + CREEPERS + SHOOTERS)
 
 
 def is_creeper(entity: EntityInfo) -> bool:
@@ -168,7 +171,9 @@ def choose_combat(
         return CombatChoice(RETREAT, engaged[0], f"health {snap.health:g} <= {cfg.retreat_below_health:g} with {why}")
     if len(close) >= cfg.outnumbered_at:
         melee = next((e for e in close if e.distance <= LAST_STAND_WITHIN and fights_in_melee(e)), None)
-        if retreat_stuck and melee is not None:
+        # not with a creeper near: a fight breaks off for it at once (agency.execution.reflexes.combat)
+        creeper_near = any(_is(e, CREEPERS) and e.distance <= cfg.creeper_flee_within for e in hostiles)
+        if retreat_stuck and melee is not None and not creeper_near:
             # they keep up and hit: walking off is no way out (a 1.18.2 bench bot at cbab503,
             # seed 9274, outnumbered by three zombies in a cave, died retreating)
             return CombatChoice(
@@ -178,7 +183,8 @@ def choose_combat(
                 f"fighting the {melee.name} at {melee.distance:.1f} blocks to the end with {held_to_hit_with(snap)}",
                 to_the_end=True,
             )
-        return CombatChoice(RETREAT, close[0], f"outnumbered: {len(close)} hostiles within {cfg.fight_radius:g} blocks")
+        why = f"outnumbered: {len(close)} hostiles within {cfg.fight_radius:g} blocks"
+        return CombatChoice(RETREAT, close[0], why, outnumbered=True)
     creeper = next((e for e in hostiles if _is(e, CREEPERS) and e.distance <= cfg.creeper_flee_within), None)
     if creeper is not None and creeper_stuck and creeper.distance > MELEE_REACH:
         creeper = None  # no way away from it: waited for where a strike reaches it (module docstring)

@@ -17,7 +17,6 @@ from agency.execution.combat import (
     STRIKE_AND_BACK_OFF,
     CombatChoice,
     choose_combat,
-    fights_in_melee,
     is_archer,
 )
 from agency.execution.reflexes.base import ReflexBase
@@ -232,11 +231,11 @@ class CombatReflex(ReflexBase):
         self.stats.retreats += 1
         self._retreat_started_at = self.clock()
         flight: dict[str, Any] = {"radius": cfg.fight_radius * 2, "distance": 16.0, "legs": 3}
-        if (is_archer(combat.target) and underground(snap)) or fights_in_melee(combat.target):
+        if (is_archer(combat.target) and underground(snap)) or combat.outnumbered:
             # shot at on the way, the flight breaks off and the bot takes cover (agency.execution.
             # reflexes.cover): a 1.18.2 bench bot at cbab503 (seed 3185) fled a skeleton in a cave
-            # at health 11.8 and was shot dead 18 s into its flight. Hit on the way by what fights
-            # hand to hand, the flight is no way out either: the next tick fights to the end
+            # at health 11.8 and was shot dead 18 s into its flight. Outnumbered and hurt on the
+            # way, the flight is no way out either: the next tick stands and fights the nearest
             # (agency.execution.combat, retreat_stuck)
             flight["hurtBy"] = FLIGHT_HURT_BY
         res = await self.tools.execute("flee", flight, self.ctx)

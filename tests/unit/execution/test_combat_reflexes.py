@@ -704,15 +704,29 @@ def test_outnumbered_after_a_retreat_that_got_nowhere_the_melee_hostile_in_reach
     assert choose_combat(archers, CFG, retreat_stuck=True).reflex == RETREAT  # arrows: cover, not a duel
 
 
-@pytest.mark.parametrize(("mob", "hurt_by"), [("zombie", FLIGHT_HURT_BY), ("creeper", None)])
-def test_a_retreat_from_what_fights_hand_to_hand_breaks_off_when_hurt_on_the_way(env, mob, hurt_by):
-    """Hit FLIGHT_HURT_BY on the way, the flight from a zombie is no way out (the next tick fights
-    it to the end); from a creeper's blast a flight goes on."""
+@pytest.mark.parametrize(
+    ("mobs", "hurt_by"),
+    [
+        ((("zombie", 3.0), ("zombie", 4.0), ("zombie", 5.0)), FLIGHT_HURT_BY),
+        ((("creeper", 2.5), ("zombie", 4.0), ("zombie", 5.0)), FLIGHT_HURT_BY),  # the zombies behind it hit
+        ((("zombie", 3.0),), None),  # one, at the health threshold: away from it, however hurt
+    ],
+)
+def test_an_outnumbered_retreat_breaks_off_when_hurt_on_the_way(env, mobs, hurt_by):
+    """Outnumbered and hit FLIGHT_HURT_BY on the way, the flight is no way out (the next tick
+    stands and fights); a retreat from one at the health threshold goes on."""
     body, ftime = env["body"], env["ftime"]
     reflexes = Reflexes(env["tools"], env["ctx"], env["ex"], CFG, clock=ftime.clock)
     body.inventory["stone_sword"] = 1
-    body.health = CFG.retreat_below_health
-    body.mobs = [Mob(mob, hostile=True, x=3.5, z=0.5)]
+    body.health = CFG.retreat_below_health if len(mobs) == 1 else 20
+    body.mobs = [Mob(name, hostile=True, x=0.5 + d, z=0.5) for name, d in mobs]
     calls = _spied(reflexes)
     assert asyncio.run(reflexes.tick(body.snapshot())) == RETREAT
     assert [args.get("hurtBy") for name, args in calls if name == "flee"] == [hurt_by]
+
+
+def test_outnumbered_with_a_creeper_near_the_retreat_goes_on_rather_than_a_stand():
+    """A fight breaks off at once for a creeper within creeper_flee_within: a stand would be an
+    empty fight every tick."""
+    snap = _snap(("zombie", 1.5), ("zombie", 2.5), ("creeper", 5.0), inventory=("iron_sword",))
+    assert choose_combat(snap, CFG, retreat_stuck=True).reflex == RETREAT
