@@ -241,6 +241,8 @@ async def craft(ctx: ToolContext, p: CraftInput) -> dict[str, Any]:
                 step.item,
                 ", ".join(f"{t['count']} {t['name']}" for t in tossed),
             )
+        if worn := out.get("worn"):  # node/lib/wear.js: armour made is put on
+            logger.info("[Tools] craft {}: put on {}", step.item, ", ".join(worn))
         done.append({"item": step.item, "times": step.crafts, "result": out})
     have = available(await held(ctx), p.item)
     if have < start + need:

@@ -359,7 +359,10 @@ async def _wear_armour(ctx: ToolContext) -> dict[str, Any]:
     except ToolFailure as e:
         logger.warning("[Tools] pick_up_items: the armour picked up was not put on: {}", e)
         return {}
-    return {"worn": out.get("worn", [])}
+    worn = out.get("worn", [])
+    if worn:
+        logger.info("[Tools] pick_up_items: put on {}", ", ".join(worn))
+    return {"worn": worn}
 
 
 def _cell(e: EntityInfo) -> tuple[int, int, int]:

@@ -655,6 +655,21 @@ def test_a_craft_keeps_the_planks_a_later_step_takes_by_name(ctx: ToolContext, b
     assert body.inventory["birch_fence"] == 3 and body.inventory["oak_planks"] == 0
 
 
+def test_armour_a_craft_makes_and_the_body_puts_on_is_said_in_the_log(ctx: ToolContext, body: FakeBody) -> None:
+    body.blocks[(1, GROUND_Y, 0)] = "crafting_table"
+    body.inventory.update({"iron_ingot": 8})
+    original = body._do_craft
+    body._do_craft = lambda a: {**original(a), "worn": [a["item"]]}  # type: ignore[method-assign]
+    lines: list[str] = []
+    sink = logger.add(lambda m: lines.append(m.record["message"]), level="INFO")
+    try:
+        res = run(default_tool_registry().execute("craft", {"item": "iron_chestplate"}, ctx))
+    finally:
+        logger.remove(sink)
+    assert res.success, res.error
+    assert "[Tools] craft iron_chestplate: put on iron_chestplate" in lines
+
+
 def test_a_table_in_sight_no_walk_gets_to_gives_way_to_one_put_down_by_the_bot(
     ctx: ToolContext, body: FakeBody
 ) -> None:
