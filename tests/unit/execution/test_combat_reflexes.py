@@ -730,3 +730,27 @@ def test_outnumbered_with_a_creeper_near_the_retreat_goes_on_rather_than_a_stand
     empty fight every tick."""
     snap = _snap(("zombie", 1.5), ("zombie", 2.5), ("creeper", 5.0), inventory=("iron_sword",))
     assert choose_combat(snap, CFG, retreat_stuck=True).reflex == RETREAT
+
+
+@pytest.mark.parametrize("zombie", [True, False])
+def test_an_evasion_from_a_creeper_with_a_zombie_beside_breaks_off_hurt_and_the_zombie_is_fought(env, zombie):
+    """A 26.1 bench bot at 2f98652 (seed 8127) evading a creeper in a cave was killed by a zombie
+    16 s into the flight, from health 12.6."""
+    body, ftime = env["body"], env["ftime"]
+    reflexes = Reflexes(env["tools"], env["ctx"], env["ex"], CFG, clock=ftime.clock)
+    body.inventory["iron_sword"] = 1
+    body.mobs = [Mob("creeper", hostile=True, x=5.5, z=0.5)]
+    if zombie:
+        body.mobs.append(Mob("zombie", hostile=True, x=-2.5, z=0.5))
+
+    def hit_on_the_way(a):
+        body.health -= 3 if zombie else 0  # the zombie keeps up
+        raise BodyError(f"no progress toward {a['x']},{a['y']},{a['z']} for 60 ticks (distance 8.0)")
+
+    body._do_move_to = hit_on_the_way
+    calls = _spied(reflexes)
+    assert asyncio.run(reflexes.tick(body.snapshot())) == EVADE
+    assert [args.get("hurtBy") for name, args in calls if name == "flee"] == [FLIGHT_HURT_BY if zombie else None]
+    if zombie:
+        assert body.health == 14  # broken off after two walks, not one for every heading
+        assert reflexes.choose(body.snapshot()) == FIGHT and reflexes._combat.target.name == "zombie"
