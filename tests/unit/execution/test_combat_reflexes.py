@@ -63,7 +63,8 @@ def _spied(reflexes: Reflexes) -> list[tuple[str, dict]]:
         ([("creeper", 2.5)], (), EVADE, "creeper"),  # bare hands: a strike is not worth the blast
         ([("creeper", 7.5)], (), None, None),
         ([("zombie", 2.0), ("creeper", 5.0)], (), EVADE, "creeper"),  # the blast first
-        ([("zombie", 2.0), ("skeleton", 10.0)], ("stone_sword",), CLOSE_IN, "skeleton"),
+        ([("zombie", 2.0), ("skeleton", 10.0)], ("stone_sword",), FIGHT, "zombie"),  # the one hitting first
+        ([("zombie", 4.0), ("skeleton", 10.0)], ("stone_sword",), CLOSE_IN, "skeleton"),  # not in reach yet
         ([("zombie", 2.0), ("skeleton", 10.0)], (), EVADE, "skeleton"),  # away from both (the flee's threat: all)
         ([("zombie", 2.0), ("zombie", 5.0), ("spider", 7.0)], (), RETREAT, "zombie"),  # outnumbered
     ],
@@ -754,3 +755,15 @@ def test_an_evasion_from_a_creeper_with_a_zombie_beside_breaks_off_hurt_and_the_
     if zombie:
         assert body.health == 14  # broken off after two walks, not one for every heading
         assert reflexes.choose(body.snapshot()) == FIGHT and reflexes._combat.target.name == "zombie"
+
+
+def test_a_zombie_hitting_in_reach_is_fought_before_a_skeleton_out_of_reach_is_fled():
+    """A 1.18.2 bench bot at 2f98652 (seed 8127) fled a skeleton out of reach every second, a
+    zombie villager 0.9 blocks off hitting it all the while and no flight getting anywhere, down
+    to health 3.8."""
+    snap = _snap(("zombie_villager", 0.9), ("skeleton", 14.2), health=12, inventory=("iron_sword",))
+    choice = choose_combat(snap, CFG, unreachable=("skeleton",), hurt=True)
+    assert (choice.reflex, choice.target.name) == (FIGHT, "zombie_villager")
+    assert choice.reason == "zombie_villager at 0.9 blocks, in reach: fighting it before the skeleton with iron_sword"
+    bare = _snap(("zombie_villager", 0.9), ("skeleton", 14.2), health=12)
+    assert choose_combat(bare, CFG, unreachable=("skeleton",), hurt=True).reflex == RETREAT  # nothing to fight with
