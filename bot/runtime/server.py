@@ -24,6 +24,7 @@ from bot.config.loader import EMBEDDED_VERSIONS, ServerConfig
 from bot.runtime.bridge import NODE_DIR
 from bot.runtime.errors import InitError
 from bot.runtime.node_runtime import NodeRuntimeError, resolve_node_bin
+from bot.runtime.port_claims import CLAIMS, claims_held
 
 READY_PREFIX = "MCBOT_SERVER_READY"
 # node/server.js and its tick (node/plugins/ticks.js) keep the world up through an error and say
@@ -202,20 +203,27 @@ EPHEMERAL_RANGE = Path("/proc/sys/net/ipv4/ip_local_port_range")
 SPARE_PORTS = (20000, 32768)  # from here up to where the kernel's ephemeral range starts
 
 
-def free_port() -> int:
-    """A port free to listen on now, chosen below the kernel's ephemeral range where that can be
-    read: a port from bind(0) is one the kernel also hands to outgoing connections, and one was
-    taken by a connection between this check and the embedded server's listen (EADDRINUSE,
-    a CI run's resume test). Else, bind(0)'s."""
+def free_port(claims: Path = CLAIMS, clock: Callable[[], float] = time.time) -> int:
+    """A port free to listen on now and claimed for this process (bot/runtime/port_claims.py),
+    chosen below the kernel's ephemeral range where that can be read: a port from bind(0) is one
+    the kernel also hands to outgoing connections, and one was taken by a connection between
+    this check and the embedded server's listen (EADDRINUSE, a CI run's resume test). Else,
+    bind(0)'s."""
     low, high = spare_ports()
-    for _ in range(64 if low < high else 0):
-        port = random.randrange(low, high)
-        with socket.socket() as s, contextlib.suppress(OSError):
-            s.bind(("127.0.0.1", port))
-            return port
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
+    with claims_held(claims, clock) as held:
+        for _ in range(64 if low < high else 0):
+            port = random.randrange(low, high)
+            if port in held:
+                continue
+            with socket.socket() as s, contextlib.suppress(OSError):
+                s.bind(("127.0.0.1", port))
+                held[port] = clock()
+                return port
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            port = int(s.getsockname()[1])
+        held[port] = clock()
+        return port
 
 
 def spare_ports(ranges: Path = EPHEMERAL_RANGE) -> tuple[int, int]:
