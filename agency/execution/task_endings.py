@@ -93,6 +93,21 @@ class TaskEndings:
         )
         self.lifecycle("failed", task.id)
 
+    def give_up(self, task_id: str, reason: str) -> bool:
+        """A paused or just claimed task that keeps going nowhere fails with `reason` (a goal's
+        task is the goal's to end: left alone). True when it failed."""
+        task = self.tasks.get_task(task_id)
+        if task is None or task.status not in (TaskStatus.paused, TaskStatus.active) or self.goal_bound(task):
+            return False
+        self.replanner.forget(task_id)
+        solver = {**task.metadata.solver, "failureReason": reason}
+        self.tasks.update_task_metadata(task.id, {"solver": solver, "blockedReason": None})
+        self.tasks.set_status(task.id, TaskStatus.failed)
+        self.stats.failed += 1
+        logger.warning("[Executor] failed task={} goalKey={} reason={}", task.id, task.metadata.goalKey, reason)
+        self.lifecycle("failed", task.id)
+        return True
+
     def pause(self, task_id: str, reason: str, stop: SafeStop) -> None:
         """An active task whose run came to rest is paused with `reason`: goal-bound tasks
         through the hold protocol (a stop with no report leaves an unverified witness)."""

@@ -121,7 +121,7 @@ def unfit_to_go_on(snap: WorldSnapshot) -> str | None:
     bench bot's follow-up took it down for iron at food 15 with nothing to eat; it starved
     there). Rotten flesh is no food for the way down: eaten, it drains more than it gives."""
     if (snap.health < SAFE_HEALTH or snap.food < SAFE_FOOD) and not holds_food(snap):
-        return f"health {snap.health:.0f}, food {snap.food}, nothing that feeds held"
+        return f"health {snap.health:.4g}, food {snap.food}, nothing that feeds held"
     return None
 
 

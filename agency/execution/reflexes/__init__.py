@@ -22,7 +22,6 @@ from __future__ import annotations
 from agency.execution.reflexes.arbiter import Reflexes
 from agency.execution.reflexes.base import (
     DIED,
-    PREEMPTED,
     SAFE_MODES,
     Death,
     ReflexStats,
@@ -30,7 +29,10 @@ from agency.execution.reflexes.base import (
     YieldsBody,
 )
 from agency.execution.settings import ReflexConfig  # the one schema, also the [reflexes] section
-from agency.planning.tasks.idempotency import SHELTERING  # the tasks held for the night
+from agency.planning.tasks.idempotency import (
+    PREEMPTED,
+    SHELTERING,  # the tasks held for the night
+)
 
 __all__ = [
     "DIED",

@@ -13,6 +13,7 @@ from agency.execution.reflexes.base import DIED, SAFE_MODES
 from agency.execution.reflexes.combat import CORNERED_MS, CombatReflex
 from agency.execution.reflexes.cook import CookReflex
 from agency.execution.reflexes.cover import IN_COVER, CoverReflex
+from agency.execution.reflexes.drowned_ways import Spot, from_spot, given_up_reason
 from agency.execution.reflexes.eat import EatReflex
 from agency.execution.reflexes.forage import ForageReflex
 from agency.execution.reflexes.recover import RecoverReflex
@@ -228,6 +229,8 @@ class Reflexes(
         logger.info("[Reflex] under water with {} of 20 air -> surface", snap.oxygen)
         async with self._task_held() as paused:
             result = await self.tools.execute("surface", {}, self.ctx)
+            if paused is not None and result.success:
+                self._give_up_if_drowned(paused, from_spot(result.output))
         self.stats.surfaced += 1
         logger.info(
             "[Reflex] surface -> {} {}",
@@ -235,3 +238,11 @@ class Reflexes(
             result.output if result.success else result.error,
         )
         self._log({"reflex": "surface", "pausedTask": paused, "ok": result.success})
+
+    def _give_up_if_drowned(self, task_id: str, spot: Spot | None) -> None:
+        """The task taken up for air from the same water once too often fails (drowned_ways.py);
+        the hold's end gives back only what is still paused, so it is not walked back in."""
+        if spot is None or not self.drowned.surfaced(task_id, spot):
+            return
+        if self.executor.give_up(task_id, given_up_reason(spot)):
+            self.drowned.forget()

@@ -16,7 +16,9 @@ from agency.execution.agents.task_spec import TaskSpec
 from agency.execution.combat import CombatChoice, choose_combat
 from agency.execution.executor import Executor
 from agency.execution.hunger import cooked_by
+from agency.execution.reflexes.drowned_ways import DrownedWays
 from agency.execution.settings import ReflexConfig
+from agency.planning.tasks.idempotency import PREEMPTED
 from agency.shelter.models import SiteSignature
 from agency.tools import ToolExecutionResult
 from agency.tools.base import StopFlag, ToolContext
@@ -24,7 +26,6 @@ from agency.tools.registry import ToolRegistry
 from agency.tools.results import CANCELLED
 from agency.world import Vec3, WorldSnapshot
 
-PREEMPTED = "preempted"
 DIED = "died"  # tasks held from a death until the dropped items are back (or given up)
 SAFE_MODES = ("creative", "spectator")
 THREAT_LOOK_S = 1.0  # a reflex's long walk looks around this often (ReflexBase._watched)
@@ -116,6 +117,7 @@ class ReflexBase:
         self.night_task = night_task
         self.clock = clock
         self.stats = ReflexStats()
+        self.drowned = DrownedWays()  # the surfacings of the task taken up for air (drowned_ways.py)
         self.sheltered: SiteSignature | None = None  # the shelter the bot spends this night in
         self._shelter_retry_at = 0
         self._morning_wait_logged = False

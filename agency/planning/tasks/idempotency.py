@@ -37,6 +37,9 @@ SHELTERING = "sheltering"
 # the surface again by day (the animals graze there; agency.execution.executor gives it back then,
 # or after SURFACE_MAX_HOLD_MS at the latest): in flight as well meanwhile, so no twin is made.
 WAITING_FOR_SURFACE = "waiting for the surface"
+# A task paused for a reflex's moment (agency.execution.reflexes) and given back after it; one held
+# so again and again before a step of it is done is given up (agency.execution.executor).
+PREEMPTED = "preempted"
 SURFACE_MAX_HOLD_MS = MORNING_MAX_HOLD_MS
 # pending_planning is pending while a planner works on it; it suppresses like pending.
 PENDING_STATUSES = frozenset({TaskStatus.pending, TaskStatus.pending_planning})

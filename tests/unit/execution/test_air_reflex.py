@@ -11,9 +11,12 @@ from typing import Any
 import pytest
 
 from agency.execution.reflexes import Death, ReflexConfig, Reflexes
+from agency.execution.reflexes.drowned_ways import SURFACINGS
+from agency.planning.tasks.models import TaskStatus
 from agency.tools.results import tool_success
 from agency.tools.testing import Mob
 from agency.world import WorldSnapshot
+from tests.unit.execution.world import add_task
 
 
 class RecordingTools:
@@ -81,3 +84,51 @@ def test_a_drowned_bots_items_are_not_walked_back_to(env):
 def test_a_dead_bot_does_not_swim(env):
     reflexes = Reflexes(RecordingTools(), env["ctx"], env["ex"], ReflexConfig())
     assert reflexes.choose(_snap(env, 3).model_copy(update={"health": 0})) != "surface"
+
+
+class SurfacingTools(RecordingTools):
+    """The surface action taken from `spots`, one a call (its output's `from`)."""
+
+    def __init__(self, spots: list[tuple[float, float, float]]) -> None:
+        super().__init__()
+        self.spots = iter(spots)
+
+    async def execute(self, name: str, args: dict[str, Any], ctx: Any) -> Any:
+        self.calls.append((name, args))
+        x, y, z = next(self.spots)
+        return tool_success(name, {"surfaced": True, "from": {"x": x, "y": y, "z": z}, "onLand": True})
+
+
+def _surfacings(env, spots: list[tuple[float, float, float]]) -> tuple[str, list[TaskStatus]]:
+    """A slow task taken up for air from each spot in turn; its status after each."""
+    ex, tasks, ftime = env["ex"], env["tasks"], env["ftime"]
+    env["body"].polls_to_finish = 400
+    tid = add_task(tasks, "craft", "wooden_pickaxe")
+    reflexes = Reflexes(SurfacingTools(spots), env["ctx"], ex, ReflexConfig())
+
+    async def go() -> list[TaskStatus]:
+        after = []
+        for _ in spots:
+            assert await ex.tick() == "claimed"
+            await ftime.sleep(0.5)
+            assert await reflexes.tick(_snap(env, 6)) == "surface"
+            after.append(tasks.get_task(tid).status)
+        return after
+
+    return tid, asyncio.run(go())
+
+
+def test_a_task_whose_way_leads_under_the_same_water_a_third_time_is_given_up(env):
+    """A 1.18.2 bench bot's craft torch walked back under the same pond 23 times, taken up
+    for air each time, nothing else done for six minutes."""
+    pond = [(29.3, 61.0, 5.5), (30.4, 61.0, 3.5), (28.7, 61.0, 5.4)]
+    tid, after = _surfacings(env, pond)
+    assert after == [TaskStatus.pending, TaskStatus.pending, TaskStatus.failed]
+    reason = env["tasks"].get_task(tid).metadata.solver["failureReason"]
+    assert reason == f"its way led under water at 28 61 5 {SURFACINGS} times; the bot was taken up for air each time"
+
+
+def test_dives_far_apart_are_a_long_swim_not_one_drowned_way(env):
+    lake = [(0.0, 60.0, 0.0), (20.0, 60.0, 0.0), (40.0, 60.0, 0.0), (60.0, 60.0, 0.0)]
+    _, after = _surfacings(env, lake)
+    assert after == [TaskStatus.pending] * 4

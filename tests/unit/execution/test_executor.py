@@ -13,13 +13,13 @@ from loguru import logger
 from agency.execution.agents import AgentRuntime, load_default_registry
 from agency.execution.agents.task_spec import FollowUpSpec
 from agency.execution.builtin_tools import default_tool_registry
-from agency.execution.executor import Executor
+from agency.execution.executor import UNTOUCHED_COMEBACKS, Executor
 from agency.execution.follow_up_watch import ASK_AGAIN_MS, IDLE_ASK_MS, QUEUE_CHECK_MS
 from agency.execution.reflexes import ReflexConfig, Reflexes
 from agency.execution.reflexes.eat import EAT_RETRY_MAX_MS, EAT_RETRY_MS
 from agency.execution.workflows import SqliteCheckpointStore
 from agency.planning.stalls import classify_stall
-from agency.planning.tasks.idempotency import GAVE_WAY
+from agency.planning.tasks.idempotency import GAVE_WAY, PREEMPTED
 from agency.planning.tasks.models import NewTask, TaskStatus
 from agency.tools.testing import FakeBody, FakeTime
 from agency.world import EntityInfo, Vec3
@@ -928,3 +928,54 @@ def test_a_ticks_task_done_at_night_asks_the_next_ticks_goals_at_daylight_if_idl
     _run_night(go, sink, tasks)
     assert body.inventory["wooden_sword"] == 1
     assert any("done at night with nothing after it: the next tick's goals are asked at daylight" in x for x in lines)
+
+
+def test_a_task_a_reflex_takes_the_bot_off_again_and_again_before_a_step_is_done_is_given_up(env):
+    """A 26.1 bench bot's diamond pickaxe, deep among caves, was preempted nine times by cave
+    mobs and planned afresh each time, no step done, over 8 minutes of daylight."""
+    ex, tasks, ftime, body = env["ex"], env["tasks"], env["ftime"], env["body"]
+    body.polls_to_finish = 400  # the first step (logs) is never done meanwhile
+    tid = _add(tasks, "craft", "wooden_pickaxe")
+    lines, sink = _captured()
+
+    async def go():
+        outs = []
+        for _ in range(UNTOUCHED_COMEBACKS):
+            outs.append(await ex.tick())
+            await ftime.sleep(0.5)
+            assert await ex.preempt(PREEMPTED) == tid  # a fight, say
+            ex.resume_paused(PREEMPTED)
+        outs.append(await ex.tick())
+        return outs
+
+    try:
+        outs = asyncio.run(go())
+    finally:
+        logger.remove(sink)
+    assert outs == ["claimed"] * UNTOUCHED_COMEBACKS + ["failed"]  # 5 comebacks planned afresh, the 6th given up
+    task = tasks.get_task(tid)
+    assert task.status is TaskStatus.failed
+    why = f"taken off it by a reflex {UNTOUCHED_COMEBACKS} times in a row before a step of it was done"
+    assert task.metadata.solver["failureReason"] == why
+    assert sum("comes back with no step of its run done" in line for line in lines) == UNTOUCHED_COMEBACKS - 1
+    assert any(f"failed task={tid} goalKey=craft:wooden_pickaxe reason={why}" in line for line in lines)
+
+
+def test_a_task_waiting_its_turn_again_and_again_is_not_given_up(env):
+    """Only a reflex's holds count: giving way to queued work is the queue's order, not a way
+    that goes nowhere."""
+    ex, tasks, ftime, body = env["ex"], env["tasks"], env["ftime"], env["body"]
+    body.polls_to_finish = 400
+    tid = _add(tasks, "craft", "wooden_pickaxe")
+
+    async def go():
+        outs = []
+        for _ in range(UNTOUCHED_COMEBACKS + 1):
+            outs.append(await ex.tick())
+            await ftime.sleep(0.5)
+            assert await ex.preempt(GAVE_WAY) == tid
+            ex.resume_paused(GAVE_WAY)
+        return outs
+
+    assert asyncio.run(go()) == ["claimed"] * (UNTOUCHED_COMEBACKS + 1)
+    assert tasks.get_task(tid).status is TaskStatus.pending
