@@ -84,8 +84,11 @@ __all__ = ["DISCONNECTED", "Executor", "SafeStop"]  # the hold reason and stop r
 # A task a reflex takes the bot off (a fight, a retreat) this many times in a row before a step of
 # its run is done is given up: a 26.1 bench bot's diamond pickaxe, deep among caves, was preempted
 # nine times by a creeper, a skeleton and a spider over 8 minutes of daylight and planned afresh each
-# time, no step done; failed, the drive tick's retry backoff explores new ground first.
+# time, no step done; failed, the drive tick's retry backoff explores new ground first. Counted over
+# UNTOUCHED_SPAN_MS at least: a fight with meals between holds a task six times in a minute.
 UNTOUCHED_COMEBACKS = 6
+UNTOUCHED_SPAN_MS = 180_000
+GIVEN_UP_KINDS = frozenset({"drive-tick", "thought"})  # a user's task or goal is the user's to end
 ENDED_UNSTOPPED = SafeStop(None, steps_used=0, elapsed_ms=0, timed_out=False)  # a run held that ended with no stop
 
 
@@ -118,7 +121,8 @@ class Executor(RunStops):
         self._preempted: tuple[str, tuple[str, str]] | None = None  # (task, goal) of the run last paused
         self._came_back: set[str] = set()  # tasks given back after a hold, not yet started again (_start)
         self._preempted_back: set[str] = set()  # those of them held by a reflex's moment (PREEMPTED)
-        self._untouched: tuple[str, int] = ("", 0)  # the task last come back with no step done, how often in a row
+        # the task last come back with no step done: how often in a row, since when
+        self._untouched: tuple[str, int, int] = ("", 0, 0)
         self.follow_ups = FollowUpWatch(tasks, runtime, clock, bot=bot, actions=actions)
         self.replanner = Replanner(tasks, runtime, clock, goals, self.follow_ups.work_waiting)
         self.stats = ExecutorStats()
@@ -330,15 +334,13 @@ class Executor(RunStops):
             # the hold still counts (AgentRuntime._still_short)
             preempted, self._preempted_back = task.id in self._preempted_back, self._preempted_back - {task.id}
             if not fresh and self.runtime.untouched(task_spec(task)):
-                if preempted and self._came_back_untouched(task.id) >= UNTOUCHED_COMEBACKS:
-                    why = f"taken off it by a reflex {UNTOUCHED_COMEBACKS} times in a row before a step of it was done"
-                    if self.endings.give_up(task.id, why):
-                        self._untouched = ("", 0)
-                        return "failed"
+                if preempted and self._given_up_untouched(task.id):
+                    self._untouched = ("", 0, 0)
+                    return "failed"
                 logger.info("[Executor] task={} comes back with no step of its run done: planned afresh", task.id)
                 replan = True
             else:
-                self._untouched = ("", 0)  # a step done since: the count starts again
+                self._untouched = ("", 0, 0)  # a step done since: the count starts again
         agent = self.runtime.choose_agent(task_spec(task)).id
         logger.info(
             "[Executor] {} task={} goalKey={} agent={} ({} -> active)",
@@ -357,15 +359,27 @@ class Executor(RunStops):
         self.endings.lifecycle("resumed" if resumed else "claimed", task.id)
         return "resumed" if resumed else "claimed"
 
-    def _came_back_untouched(self, task_id: str) -> int:
-        """One more comeback of `task_id` with no step done; how many in a row (another task's,
-        or one with a step done, starts the count again)."""
-        last, count = self._untouched
-        self._untouched = (task_id, count + 1 if last == task_id else 1)
-        return self._untouched[1]
+    def _given_up_untouched(self, task_id: str) -> bool:
+        """One more comeback of `task_id` with no step done (another task's, or one with a step
+        done, starts the count again); given up at UNTOUCHED_COMEBACKS in a row spread over
+        UNTOUCHED_SPAN_MS at least (a fight with meals between holds a task often in a minute)."""
+        last, count, since = self._untouched
+        now = self.clock()
+        self._untouched = (task_id, count + 1, since) if last == task_id else (task_id, 1, now)
+        if self._untouched[1] < UNTOUCHED_COMEBACKS or now - self._untouched[2] < UNTOUCHED_SPAN_MS:
+            return False
+        why = f"taken off it by a reflex {self._untouched[1]} times in a row before a step of it was done"
+        return self.give_up(task_id, why)
 
     def give_up(self, task_id: str, reason: str) -> bool:
-        """A paused task that keeps going nowhere fails with `reason` (TaskEndings.give_up)."""
+        """A drive tick's (or a thought's) task that keeps going nowhere fails with `reason`.
+        A user's task is the user's to end, one whose goal is done, in its follow-ups, is not
+        failed for them, and a running one is stopped first: False, nothing done."""
+        task = self.tasks.get_task(task_id)
+        if task is None or task.metadata.origin is None or task.metadata.origin.kind not in GIVEN_UP_KINDS:
+            return False
+        if self.runtime.in_follow_ups(task_id) or (self.current is not None and self.current.task_id == task_id):
+            return False  # its goal made; or running (a run is stopped first, preempt)
         return self.endings.give_up(task_id, reason)
 
     def resume_paused(self, reason: str, only: Callable[[Task], bool] | None = None) -> list[str]:

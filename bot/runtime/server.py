@@ -24,7 +24,7 @@ from bot.config.loader import EMBEDDED_VERSIONS, ServerConfig
 from bot.runtime.bridge import NODE_DIR
 from bot.runtime.errors import InitError
 from bot.runtime.node_runtime import NodeRuntimeError, resolve_node_bin
-from bot.runtime.port_claims import CLAIMS, claims_held
+from bot.runtime.port_claims import claims_held
 
 READY_PREFIX = "MCBOT_SERVER_READY"
 # node/server.js and its tick (node/plugins/ticks.js) keep the world up through an error and say
@@ -203,7 +203,7 @@ EPHEMERAL_RANGE = Path("/proc/sys/net/ipv4/ip_local_port_range")
 SPARE_PORTS = (20000, 32768)  # from here up to where the kernel's ephemeral range starts
 
 
-def free_port(claims: Path = CLAIMS, clock: Callable[[], float] = time.time) -> int:
+def free_port(claims: Path | None = None, clock: Callable[[], float] = time.time) -> int:
     """A port free to listen on now and claimed for this process (bot/runtime/port_claims.py),
     chosen below the kernel's ephemeral range where that can be read: a port from bind(0) is one
     the kernel also hands to outgoing connections, and one was taken by a connection between

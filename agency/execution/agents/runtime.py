@@ -119,6 +119,11 @@ class AgentRuntime:
             return False
         return len(self._steps_left(rec)) == len(rec.workflow.steps)
 
+    def in_follow_ups(self, task_id: str) -> bool:
+        """Is the task's goal done and its latest run one of its follow-ups (or done)?"""
+        rec = self.checkpoints.latest_run_for_task(task_id) if self.checkpoints is not None else None
+        return rec is not None and (rec.status == "completed" or is_follow_up_run(rec.runId))
+
     def choose_agent(self, task: TaskSpec) -> AgentProfile:
         """The best-ranked agent owning a workflow for the action; else any owner (one a
         notForTasks phrase scored down to 0 is still the one that can do it), so an action

@@ -242,7 +242,7 @@ class Reflexes(
     def _give_up_if_drowned(self, task_id: str, spot: Spot | None) -> None:
         """The task taken up for air from the same water once too often fails (drowned_ways.py);
         the hold's end gives back only what is still paused, so it is not walked back in."""
-        if spot is None or not self.drowned.surfaced(task_id, spot):
+        if spot is None or not self.drowned.surfaced(task_id, spot, self.clock()):
             return
         if self.executor.give_up(task_id, given_up_reason(spot)):
             self.drowned.forget()

@@ -12,7 +12,7 @@ import pytest
 
 from agency.execution.reflexes import Death, ReflexConfig, Reflexes
 from agency.execution.reflexes.drowned_ways import SURFACINGS
-from agency.planning.tasks.models import TaskStatus
+from agency.planning.tasks.models import TaskOrigin, TaskStatus
 from agency.tools.results import tool_success
 from agency.tools.testing import Mob
 from agency.world import WorldSnapshot
@@ -99,18 +99,22 @@ class SurfacingTools(RecordingTools):
         return tool_success(name, {"surfaced": True, "from": {"x": x, "y": y, "z": z}, "onLand": True})
 
 
-def _surfacings(env, spots: list[tuple[float, float, float]]) -> tuple[str, list[TaskStatus]]:
-    """A slow task taken up for air from each spot in turn; its status after each."""
+def _surfacings(
+    env, spots: list[tuple[float, float, float]], every_s: float = 20, kind: str = "drive-tick"
+) -> tuple[str, list[TaskStatus]]:
+    """A slow task (of `kind`) taken up for air from each spot in turn, one every `every_s`; its
+    status after each."""
     ex, tasks, ftime = env["ex"], env["tasks"], env["ftime"]
     env["body"].polls_to_finish = 400
     tid = add_task(tasks, "craft", "wooden_pickaxe")
-    reflexes = Reflexes(SurfacingTools(spots), env["ctx"], ex, ReflexConfig())
+    tasks.finalize_new_task(tid, TaskOrigin(kind=kind))
+    reflexes = Reflexes(SurfacingTools(spots), env["ctx"], ex, ReflexConfig(), clock=ftime.clock)
 
     async def go() -> list[TaskStatus]:
         after = []
         for _ in spots:
             assert await ex.tick() == "claimed"
-            await ftime.sleep(0.5)
+            await ftime.sleep(every_s)
             assert await reflexes.tick(_snap(env, 6)) == "surface"
             after.append(tasks.get_task(tid).status)
         return after
@@ -132,3 +136,15 @@ def test_dives_far_apart_are_a_long_swim_not_one_drowned_way(env):
     lake = [(0.0, 60.0, 0.0), (20.0, 60.0, 0.0), (40.0, 60.0, 0.0), (60.0, 60.0, 0.0)]
     _, after = _surfacings(env, lake)
     assert after == [TaskStatus.pending] * 4
+
+
+def test_dives_minutes_apart_are_work_going_on_not_one_drowned_way(env):
+    pond = [(29.3, 61.0, 5.5), (30.4, 61.0, 3.5), (28.7, 61.0, 5.4)]
+    _, after = _surfacings(env, pond, every_s=100)  # the first is out of the window by the third
+    assert after == [TaskStatus.pending] * 3
+
+
+def test_a_users_task_under_the_same_water_is_not_given_up(env):
+    pond = [(29.3, 61.0, 5.5), (30.4, 61.0, 3.5), (28.7, 61.0, 5.4)]
+    _, after = _surfacings(env, pond, kind="user")
+    assert after == [TaskStatus.pending] * 3

@@ -20,7 +20,7 @@ from agency.execution.reflexes.eat import EAT_RETRY_MAX_MS, EAT_RETRY_MS
 from agency.execution.workflows import SqliteCheckpointStore
 from agency.planning.stalls import classify_stall
 from agency.planning.tasks.idempotency import GAVE_WAY, PREEMPTED
-from agency.planning.tasks.models import NewTask, TaskStatus
+from agency.planning.tasks.models import NewTask, TaskOrigin, TaskStatus
 from agency.tools.testing import FakeBody, FakeTime
 from agency.world import EntityInfo, Vec3
 from tests.unit.execution.world import add_task, executor_env, tick_task_done
@@ -930,30 +930,42 @@ def test_a_ticks_task_done_at_night_asks_the_next_ticks_goals_at_daylight_if_idl
     assert any("done at night with nothing after it: the next tick's goals are asked at daylight" in x for x in lines)
 
 
-def test_a_task_a_reflex_takes_the_bot_off_again_and_again_before_a_step_is_done_is_given_up(env):
-    """A 26.1 bench bot's diamond pickaxe, deep among caves, was preempted nine times by cave
-    mobs and planned afresh each time, no step done, over 8 minutes of daylight."""
-    ex, tasks, ftime, body = env["ex"], env["tasks"], env["ftime"], env["body"]
-    body.polls_to_finish = 400  # the first step (logs) is never done meanwhile
-    tid = _add(tasks, "craft", "wooden_pickaxe")
-    lines, sink = _captured()
+def _held_by_reflexes(env, tid: str, times: int, every_s: float, reason: str = PREEMPTED) -> list[str]:
+    """The task claimed, then held by a reflex's moment and given back, `times` times, one every
+    `every_s`; the executor's tick outcomes (one more at the end)."""
+    ex, ftime = env["ex"], env["ftime"]
 
     async def go():
         outs = []
-        for _ in range(UNTOUCHED_COMEBACKS):
+        for _ in range(times):
             outs.append(await ex.tick())
-            await ftime.sleep(0.5)
-            assert await ex.preempt(PREEMPTED) == tid  # a fight, say
-            ex.resume_paused(PREEMPTED)
+            await ftime.sleep(every_s)
+            assert await ex.preempt(reason) == tid  # a fight, say
+            ex.resume_paused(reason)
         outs.append(await ex.tick())
         return outs
 
+    return asyncio.run(go())
+
+
+def _slow_task(env, kind: str = "drive-tick") -> str:
+    env["body"].polls_to_finish = 400  # the first step (logs) is never done meanwhile
+    tid = _add(env["tasks"], "craft", "wooden_pickaxe")
+    env["tasks"].finalize_new_task(tid, TaskOrigin(kind=kind))
+    return tid
+
+
+def test_a_task_a_reflex_takes_the_bot_off_again_and_again_before_a_step_is_done_is_given_up(env):
+    """A 26.1 bench bot's diamond pickaxe, deep among caves, was preempted nine times by cave
+    mobs over 8 minutes of daylight and planned afresh each time, no step done."""
+    tid = _slow_task(env)
+    lines, sink = _captured()
     try:
-        outs = asyncio.run(go())
+        outs = _held_by_reflexes(env, tid, UNTOUCHED_COMEBACKS, every_s=40)
     finally:
         logger.remove(sink)
     assert outs == ["claimed"] * UNTOUCHED_COMEBACKS + ["failed"]  # 5 comebacks planned afresh, the 6th given up
-    task = tasks.get_task(tid)
+    task = env["tasks"].get_task(tid)
     assert task.status is TaskStatus.failed
     why = f"taken off it by a reflex {UNTOUCHED_COMEBACKS} times in a row before a step of it was done"
     assert task.metadata.solver["failureReason"] == why
@@ -961,21 +973,47 @@ def test_a_task_a_reflex_takes_the_bot_off_again_and_again_before_a_step_is_done
     assert any(f"failed task={tid} goalKey=craft:wooden_pickaxe reason={why}" in line for line in lines)
 
 
+def test_holds_close_together_a_fight_with_meals_between_do_not_give_a_task_up(env):
+    tid = _slow_task(env)
+    outs = _held_by_reflexes(env, tid, UNTOUCHED_COMEBACKS, every_s=5)  # all within a minute
+    assert "failed" not in outs and env["tasks"].get_task(tid).status is TaskStatus.active
+
+
+def test_a_users_task_held_again_and_again_is_not_given_up(env):
+    tid = _slow_task(env, kind="user")
+    outs = _held_by_reflexes(env, tid, UNTOUCHED_COMEBACKS + 1, every_s=40)
+    assert "failed" not in outs and env["tasks"].get_task(tid).status is TaskStatus.active
+
+
 def test_a_task_waiting_its_turn_again_and_again_is_not_given_up(env):
     """Only a reflex's holds count: giving way to queued work is the queue's order, not a way
     that goes nowhere."""
+    tid = _slow_task(env)
+    outs = _held_by_reflexes(env, tid, UNTOUCHED_COMEBACKS + 1, every_s=40, reason=GAVE_WAY)
+    assert outs == ["claimed"] * (UNTOUCHED_COMEBACKS + 2)
+    assert env["tasks"].get_task(tid).status is TaskStatus.active
+
+
+def test_paused_in_its_follow_ups_a_task_is_not_given_up_its_goal_is_done(env):
+    """A way under water met in a follow-up ends no task as failed: its goal was made."""
     ex, tasks, ftime, body = env["ex"], env["tasks"], env["ftime"], env["body"]
-    body.polls_to_finish = 400
-    tid = _add(tasks, "craft", "wooden_pickaxe")
+    body.polls_to_finish = 30
+    body.inventory.update({"oak_planks": 12, "crafting_table": 1, "stick": 4})
+    tid = _sword_after(tasks)
+    tasks.finalize_new_task(tid, TaskOrigin(kind="drive-tick"))
+    lines, sink = _captured()
 
     async def go():
-        outs = []
-        for _ in range(UNTOUCHED_COMEBACKS + 1):
-            outs.append(await ex.tick())
-            await ftime.sleep(0.5)
-            assert await ex.preempt(GAVE_WAY) == tid
-            ex.resume_paused(GAVE_WAY)
-        return outs
+        assert await ex.tick() == "claimed"
+        assert ex.give_up(tid, "a test") is False  # running its own goal: not paused, nothing done
+        await _until_the_sword_follows_up(ex, ftime, lines)
+        assert await ex.preempt(PREEMPTED) == tid
+        assert ex.give_up(tid, "its way led under water") is False
+        ex.resume_paused(PREEMPTED)
+        await _drive(ex, ftime, lambda o: o.startswith("finished"), max_ticks=5000)
 
-    assert asyncio.run(go()) == ["claimed"] * (UNTOUCHED_COMEBACKS + 1)
-    assert tasks.get_task(tid).status is TaskStatus.pending
+    try:
+        asyncio.run(go())
+    finally:
+        logger.remove(sink)
+    assert tasks.get_task(tid).status is TaskStatus.completed

@@ -4,6 +4,7 @@ CLAIM_S (bot/runtime/port_claims.py)."""
 
 from __future__ import annotations
 
+import contextlib
 import random
 import socket
 from collections.abc import Iterator
@@ -44,7 +45,7 @@ def test_a_port_handed_out_is_not_drawn_again_until_its_claim_runs_out(
     low, high = spare_ports()
     if not low < high:
         pytest.skip("no spare range below the ephemeral ports on this machine: bind(0)'s port is used")
-    first, second = low + 7, low + 8
+    first, second = _bindable(low, high, 2)
     draws: Iterator[int] = iter([first, first, first, second, first])
     monkeypatch.setattr(random, "randrange", lambda *_: next(draws))
     claims = tmp_path / "claims.json"
@@ -62,8 +63,27 @@ def test_a_port_handed_out_is_not_drawn_again_until_its_claim_runs_out(
     assert set(read_claims(claims)) == {first}
 
 
-def test_an_unreadable_claims_file_is_no_claims(tmp_path: Path) -> None:
+def _bindable(low: int, high: int, n: int) -> list[int]:
+    """n ports of the spare range free to listen on now (a bench may hold some)."""
+    found = []
+    for port in range(low, high):
+        with socket.socket() as s, contextlib.suppress(OSError):
+            s.bind(("127.0.0.1", port))
+            found.append(port)
+        if len(found) == n:
+            return found
+    raise AssertionError(f"fewer than {n} free ports in {low}..{high}")
+
+
+@pytest.mark.parametrize("text", ["not json", '{"20001": null}', "[1, 2]"])
+def test_an_unreadable_claims_file_is_no_claims(tmp_path: Path, text: str) -> None:
     claims = tmp_path / "claims.json"
-    claims.write_text("not json")
+    claims.write_text(text)
     port = free_port(claims)
     assert set(read_claims(claims)) == {port}
+
+
+def test_where_claims_cannot_be_kept_a_port_is_still_handed_out(tmp_path: Path) -> None:
+    port = free_port(tmp_path / "missing" / "claims.json")  # no folder: no lock file can be made
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", port))
