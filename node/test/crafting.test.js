@@ -380,4 +380,30 @@ test('crafting', { timeout: 270000 }, async (t) => {
       await command(bot, `/mcbot setblock ${t0.x} ${t0.y} ${t0.z} crafting_table`) // a wall may have stood in its place
     }
   })
+
+  await t.test('a craft whose planks need more slots than one stack makes tosses as many stacks of filler as it needs', async () => {
+    const other = await connectBot(server.port, 'joiner')
+    try {
+      const has = (n) => other.inventory.count(id(n))
+      await command(other, '/give joiner acacia_log 48', { match: /gave 48 acacia_log/ })
+      await waitFor(() => has('acacia_log') === 48, 3000, 'the logs')
+      for (let free = other.inventory.emptySlotCount(); free > 0; free = other.inventory.emptySlotCount()) {
+        await command(other, '/give joiner dirt 64', { match: /gave 64 dirt/ })
+        await waitFor(() => other.inventory.emptySlotCount() < free, 3000, 'a slot filled')
+      }
+      const craftAction = require('../lib/actions/craft')
+      await command(other, '/mcbot tick freeze')
+      let out
+      try {
+        out = await withTimeout(craftAction.run(other, { item: 'acacia_planks', times: 48 }, {}), 30000, 'craft action')
+      } finally {
+        await command(other, '/mcbot tick unfreeze')
+      }
+      // 192 planks: three stacks; the first round alone needs more room than one stack tossed
+      assert.strictEqual(out.gained, 192, JSON.stringify(out))
+      assert.ok(out.tossed.length >= 2 && out.tossed.every((x) => x.name === 'dirt' && x.count === 64), JSON.stringify(out.tossed))
+    } finally {
+      other.quit()
+    }
+  })
 })
