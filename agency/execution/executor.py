@@ -395,9 +395,9 @@ class Executor(RunStops):
         if reason != DISCONNECTED:  # a bridge that went down: the world is as the run left it
             self._came_back.update(out)
         self._came_back &= {t.id for t in self._mine(TaskStatus.pending)} | set(out)  # none left behind
-        self._preempted_back = (self._preempted_back | set(out) if reason == PREEMPTED else self._preempted_back) & (
-            self._came_back
-        )
+        if reason == PREEMPTED:
+            self._preempted_back.update(out)
+        self._preempted_back &= self._came_back
         return out
 
     def hold_turns(self, reason: str) -> list[str]:
