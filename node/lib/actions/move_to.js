@@ -51,9 +51,21 @@ function run (bot, args, rec) {
     const clock = tickCounter(bot)
     const stallTicks = ticksFor(stallMs)
     let lastProgress = 0
+    let settled = false
     // a flight's sprint ends with it: a chase after it (hunt, attack) runs on these movements
-    const end = () => { clearInterval(timer); search.stop(); clock.stop(); movements.allowSprinting = false }
-    const timer = setInterval(() => {
+    const end = () => {
+      settled = true
+      clearInterval(timer)
+      bot.removeListener('physicsTick', check)
+      search.stop()
+      clock.stop()
+      movements.allowSprinting = false
+    }
+    // Checked on every physics tick, where the pathfinder moves the bot, so that no position of
+    // the walk goes unseen however late a loaded machine runs the timers (a mob passed in a
+    // few ticks is still seen); the interval keeps a cancel answered if physics stops.
+    const check = () => {
+      if (settled) return
       if (rec.cancelled) { end(); return resolve(null) }
       const p = bot.entity.position
       const d = p.distanceTo({ x, y, z })
@@ -86,7 +98,9 @@ function run (bot, args, rec) {
         const why = search.reason ? `; ${search.reason}` : ''
         reject(new Error(`no progress toward ${x},${y},${z} for ${stallTicks} ticks (distance ${d.toFixed(1)})${why}`))
       }
-    }, 250)
+    }
+    const timer = setInterval(check, 250)
+    bot.on('physicsTick', check)
     rec.cleanup = end
   })
 }
