@@ -35,16 +35,14 @@ progression's business, which runs when no step fires.
 from __future__ import annotations
 
 import math
-from collections import Counter
 from collections.abc import Callable
 
 from agency.blocks import is_log
 from agency.cognition.drive_selection import DriveSelection
-from agency.game.animals import ANIMAL_DROPS, MEAT_PER_KILL, animal_for, mean_meat
 from agency.game.foods import FOODS, HARMFUL, RAW_MEATS
 from agency.game.furnace import output_of
 from agency.game.recipes import CRAFTABLE
-from agency.tools.hunting import game_in_sight
+from agency.tools.hunting import game_in_sight, meats_in_sight
 from agency.world import WorldSnapshot, night_approaching, underground
 
 SURVIVAL_ACTIONS: frozenset[str] = frozenset({"hunt"})  # actions beyond collect/craft/smelt a workflow carries out
@@ -119,18 +117,8 @@ def _cooked_stock(
     plan hunts for it (the kind with the most meat in sight up to the stock's need first, then
     the most meat a kill, then the nearest), short of the stock plus that meat already held,
     cooked; the plain hunt when no such goal is left to ask."""
-    game = game_in_sight(snapshot.entities)
     stock = food_stock(snapshot)
-    herds = Counter(e.name for e in game)
-
-    def meat_in_sight(name: str) -> float:
-        return min(FOOD_STOCK - stock, herds[name] * mean_meat(name))
-
-    order = sorted(game, key=lambda e: (-meat_in_sight(e.name), -MEAT_PER_KILL.get(e.name, 1), e.distance))
-    for animal in order:
-        meat = next((m for m in ANIMAL_DROPS.get(animal.name, ()) if m in RAW_MEATS), None)
-        if meat is None or animal_for(meat) != animal.name:  # a mooshroom's beef is planned on cows
-            continue
+    for animal, meat in meats_in_sight(snapshot.entities, FOOD_STOCK - stock):
         cooked = output_of(meat)
         assert cooked is not None  # every raw meat smelts (agency.game.furnace)
         amount = min(FOOD_STOCK - stock + snapshot.count_of(meat), MAX_SMELT)

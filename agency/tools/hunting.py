@@ -24,12 +24,14 @@ strolled off before the task ran (two of a bench's hunt tasks failed so).
 
 from __future__ import annotations
 
+from collections import Counter
 from typing import Any
 
 from loguru import logger
 from pydantic import Field, field_validator
 
-from agency.game.animals import ANIMALS
+from agency.game.animals import ANIMAL_DROPS, ANIMALS, MEAT_PER_KILL, animal_for, mean_meat
+from agency.game.foods import RAW_MEATS
 from agency.game.recipes import available
 from agency.names import same
 from agency.tools.actions import run_action
@@ -72,6 +74,25 @@ def is_game(entity: EntityInfo, kind: str) -> bool:
 
 def game_in_sight(entities: list[EntityInfo], kind: str = "animal", radius: float = HUNT_RADIUS) -> list[EntityInfo]:
     return [e for e in entities if e.distance <= radius and is_game(e, kind)]
+
+
+def meats_in_sight(entities: list[EntityInfo], short: int) -> list[tuple[EntityInfo, str]]:
+    """The animals in sight whose raw meat a food stock `short` items of it would be cooked
+    from, best first, one of each kind, with that meat: the kind with the most meat in sight up
+    to what is short (three sheep before a lone pig), then the most meat a kill (a cow before a
+    chicken), then the nearest. Kinds whose meat a plan hunts on another animal (a mooshroom's
+    beef: cows) are left out."""
+    game = game_in_sight(entities)
+    herds = Counter(e.name for e in game)
+    order = sorted(
+        game, key=lambda e: (-min(short, herds[e.name] * mean_meat(e.name)), -MEAT_PER_KILL.get(e.name, 1), e.distance)
+    )
+    out: dict[str, tuple[EntityInfo, str]] = {}
+    for animal in order:
+        meat = next((m for m in ANIMAL_DROPS.get(animal.name, ()) if m in RAW_MEATS), None)
+        if meat is not None and animal_for(meat) == animal.name and animal.name not in out:
+            out[animal.name] = (animal, meat)
+    return list(out.values())
 
 
 class HuntInput(ToolInput):

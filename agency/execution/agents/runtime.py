@@ -32,6 +32,7 @@ from agency.execution.agents.planning import WorkflowPlanError
 from agency.execution.agents.profile import AgentProfile
 from agency.execution.agents.registry import STANDARD_AGENT, AgentRegistry
 from agency.execution.agents.selection import AgentSelection, select_agents
+from agency.execution.agents.stock_meat import stock_in_sight
 from agency.execution.agents.task_spec import FollowUpSpec, TaskSpec as TaskSpec
 from agency.execution.workflows.checkpoints import CheckpointStore, RunRecord
 from agency.execution.workflows.delegation import DelegationChain
@@ -200,6 +201,7 @@ class AgentRuntime:
                 if why := await self._hunts_underground(task, self._steps_left(rec)):
                     return _refused(rec.runId, rec.agentId, WAITS_FOR_SURFACE, why)
                 return await self.resume_run(rec, task.id, stop)
+        task = await stock_in_sight(self.tool_context, task)
         profile = self.agents.require(agent_id) if agent_id else self.choose_agent(task)
         run_id = task.id or f"run-{uuid.uuid4().hex[:12]}"
         if task.id and self.checkpoints is not None and self.checkpoints.latest_run_for_task(task.id) is not None:
