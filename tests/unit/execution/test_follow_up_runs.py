@@ -7,7 +7,7 @@ its goal's run completed goes on with the follow-ups not done yet, its goal not 
 from __future__ import annotations
 
 from agency.execution.agents import AgentRuntime, TaskSpec, load_default_registry
-from agency.execution.agents.follow_up_runs import follow_up_run_id, no_hunt_here, parse_then
+from agency.execution.agents.follow_up_runs import follow_up_run_id, no_hunt_here, parse_then, unfit_to_go_on
 from agency.execution.agents.plan_gathering import DRIVE_HUNT_EXPLORES, HUNT_EXPLORES
 from agency.execution.agents.task_spec import FollowUpSpec
 from agency.execution.builtin_tools import default_tool_registry
@@ -283,3 +283,11 @@ def test_a_drive_ticks_follow_up_hunts_with_one_look_elsewhere_too(
     assert run(_runtime(hctx, store).run_task(task)).ok
     hunts = [s for s in store.get_run(follow_up_run_id("t5h", 1)).workflow.steps if s.tool == "hunt"]
     assert [s.args["explore_attempts"] for s in hunts] == [DRIVE_HUNT_EXPLORES]
+
+
+def test_a_follow_up_not_started_says_the_health_as_it_is(ftime: FakeTime) -> None:
+    """Armour's fractions leave a health just under DRIVE-1's 16: said as 15.73, never rounded up
+    to the gate it is under."""
+    snap = FakeBody(ftime.clock).snapshot().model_copy(update={"health": 15.733333587646484, "food": 17})
+    assert unfit_to_go_on(snap) == "health 15.73, food 17, nothing that feeds held"
+    assert unfit_to_go_on(snap.model_copy(update={"health": 16.0})) is None
