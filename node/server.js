@@ -149,7 +149,7 @@ const GAME_MODES = { survival: 0, creative: 1, adventure: 2, spectator: 3 }
 
 require('./lib/squid_versions').liftVersionGate() // before flying-squid is required
 require('./lib/chunk_fluids').installFluidMemo() // before any chunk class is made
-const PLUGINS = ['ticks', 'protocol', 'teleports', 'clipping', 'fixes', 'visibility', 'drops', 'items', 'windows', 'furnace', 'crafting', 'hunger', 'damage', 'doors', 'beds',
+const PLUGINS = ['ticks', 'protocol', 'teleports', 'clipping', 'fixes', 'visibility', 'drops', 'items', 'windows', 'furnace', 'crafting', 'hunger', 'damage', 'shields', 'doors', 'beds',
   'buckets', 'hazards', 'block_physics', 'mobs', 'spawning', 'animals', 'daylight', 'autosave', 'commands']
   .map((name) => ({ name, ...require(path.join(__dirname, 'plugins', name + '.js')) }))
 const terrain = require('./plugins/terrain.js')

@@ -1,6 +1,6 @@
 'use strict'
 // Armour is for wearing: a piece held that beats what its slot has (by defense, then toughness)
-// is put on. Returns the names put on.
+// is put on, and a shield taken up in an empty off-hand. Returns the names put on.
 const { SLOTS, pieceOf } = require('../plugins/_armour')
 
 const OFF_HAND = 45 // the player window's off-hand slot
@@ -18,6 +18,12 @@ async function wearBest (bot) {
     if (!best || !better(best.armour, pieceOf(bot.inventory.slots[slot]?.name))) continue
     await bot.equip(best.item, DESTINATION[piece])
     put.push(best.item.name)
+  }
+  // a shield goes to an empty off-hand, where a fight raises it (lib/shield.js)
+  const shield = bot.inventory.items().find((i) => i.name === 'shield')
+  if (shield && !bot.inventory.slots[OFF_HAND]) {
+    await bot.equip(shield, 'off-hand')
+    put.push(shield.name)
   }
   return put
 }

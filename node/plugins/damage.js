@@ -1,7 +1,8 @@
 // Player damage, death and fall damage, per vanilla:
 // - creative and spectator players take no damage; 10 ticks of invulnerability after a hit
 //   (a stronger hit in that window deals only the difference); worn armour absorbs part of a
-//   hit by a mob, a player, an arrow, an explosion or lava (_armour.js);
+//   hit by a mob, a player, an arrow, an explosion or lava (_armour.js), and a shield up
+//   facing where a hit comes from takes all of it (shields.js);
 // - a hit costs 0.1 exhaustion, shows the hurt effect (protocol.js: damage_event or entity
 //   status 2, by version) to the player and those around, and knocks back;
 // - at 0 hp the player dies: update_health 0 (mineflayer's 'death'), status 3 to others, the
@@ -35,9 +36,12 @@ module.exports.player = function (player, serv) {
   let lastHurtAt = -Infinity // game tick of the last hit that started a window
   let lastHurtAmount = 0
 
-  player.mcbotDamage = (amount, { cause = 'command', attacker = null, knockbackFrom = null, bypassInvulnerability = false } = {}) => {
+  // from: where the hit comes from (a shield up facing it takes it whole: shields.js); a
+  // blow's or a shot's knockbackFrom by default
+  player.mcbotDamage = (amount, { cause = 'command', attacker = null, knockbackFrom = null, from = knockbackFrom, bypassInvulnerability = false } = {}) => {
     if (player.mcbotDead || player.health <= 0 || amount <= 0) return 0
     if (player.gameMode === 1 || player.gameMode === 3) return 0
+    if (from && player.mcbotShieldBlocks?.(amount, from)) return 0
     // counted in game ticks, as vanilla's invulnerableTime: a frozen or lagging world keeps it;
     // the window compares the hits as they came, armour takes its part of what is dealt
     const now = serv.tickCount

@@ -106,7 +106,7 @@ module.exports = function explosions (serv, api) {
       const hit = impactOn(p, 0.6, 1.8, 1.62)
       if (!hit) continue
       knockbacks.set(p, hit.push)
-      p.mcbotDamage(forPlayer(hit.damage), { cause: 'explosion', attacker: source })
+      p.mcbotDamage(forPlayer(hit.damage), { cause: 'explosion', attacker: source, from: center })
     }
     for (const m of serv.mcbotMobs) {
       if (m === source || m.world !== world || m.ai.dead) continue

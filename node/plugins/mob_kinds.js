@@ -4,7 +4,7 @@
 // Bow: once the attack interval has run out (40 ticks on easy/normal, 20 on hard: vanilla
 // AbstractSkeleton.reassessWeaponGoal) it draws for 20 ticks and shoots if the target is in
 // sight (an arrow entity, projectiles.js): one arrow per ~3 s on normal. A draw is given up
-// after 3 s without sight.
+// after 3 s without sight. The draw shows to the players around, as vanilla's.
 // Creeper (vanilla SwellGoal): chases like a zombie; with its target within 3 blocks and in
 // sight it stops and swells (metadata swell_dir 1: clients see it swell; the hiss); the swell
 // falls back 1 per tick while the target is beyond 7 blocks or out of sight. At 30 ticks (1.5 s)
@@ -24,21 +24,29 @@ module.exports = function mobKinds (serv, api) {
   const shoot = projectiles(serv, api)
   const explode = explosions(serv, api)
 
+  // The bow drawn shows (living entity flags: hand active), as vanilla's startUsingItem: what
+  // a player sees coming and raises a shield to (plugins/shields.js).
+  const draw = (mob) => { mob.ai.drawing = 0; serv.mcbotUpdateMetadata(mob, { living_entity_flags: 1 }) }
+  const lower = (mob) => {
+    if (mob.ai.drawing >= 0) serv.mcbotUpdateMetadata(mob, { living_entity_flags: 0 })
+    mob.ai.drawing = -1
+  }
+
   function archer (mob, t) {
     const ai = mob.ai
     if (ai.attackTime === undefined) Object.assign(ai, { attackTime: 0, drawing: -1, seeTime: 0 })
-    if (!t) { ai.drawing = -1; ai.seeTime = 0; return stroll(mob) }
+    if (!t) { lower(mob); ai.seeTime = 0; return stroll(mob) }
     const seen = canSee(mob, t)
     ai.seeTime = seen ? Math.max(0, ai.seeTime) + 1 : Math.min(0, ai.seeTime) - 1
     if (ai.drawing >= 0) {
       ai.drawing++
-      if (!seen && ai.seeTime < -60) ai.drawing = -1
+      if (!seen && ai.seeTime < -60) lower(mob)
       else if (seen && ai.drawing >= 20) {
         shoot(mob, t)
-        ai.drawing = -1
+        lower(mob)
         ai.attackTime = serv.difficulty >= 3 ? 20 : 40
       }
-    } else if (--ai.attackTime <= 0 && ai.seeTime >= -60) ai.drawing = 0
+    } else if (--ai.attackTime <= 0 && ai.seeTime >= -60) draw(mob)
     const dx = t.position.x - mob.position.x
     const dz = t.position.z - mob.position.z
     const d = Math.hypot(dx, dz)

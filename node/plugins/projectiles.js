@@ -99,7 +99,7 @@ module.exports = function projectiles (serv, api) {
     const hit = victimOn(arrow, a, f.v.scaled(blockT))
     if (hit) {
       const damage = Math.ceil(len * f.base)
-      if (hit.player) hit.player.mcbotDamage(forPlayer(damage), { cause: 'arrow', attacker: f.shooter, knockbackFrom: f.shooter.position })
+      if (hit.player) hit.player.mcbotDamage(forPlayer(damage), { cause: 'arrow', attacker: f.shooter, knockbackFrom: f.shooter.position, from: a })
       else hurt(hit.mob, { damage, attacker: f.shooter, knockbackFrom: f.shooter.position, cause: 'arrow' })
       serv.playSound('entity.arrow.hit', arrow.world, a, { pitch: 1.2 / (Math.random() * 0.2 + 0.9) })
       remove(arrow)

@@ -63,12 +63,13 @@ module.exports.server = function (serv, cfg) {
   // --- entity metadata -----------------------------------------------------------------------
   const metaTypes = metadataTypes(registry)
   // minecraft-data 1.18.2 has no metadataKeys: the 1.17-1.20 base layout, items add their stack,
-  // creepers the living and mob keys then their swell (the client swells from swell_dir).
+  // creepers the living and mob keys then their swell (the client swells from swell_dir),
+  // skeletons the living and mob keys (a drawn bow: living_entity_flags).
   const BASE_KEYS = ['shared_flags', 'air_supply', 'custom_name', 'custom_name_visible', 'silent', 'no_gravity', 'pose', 'ticks_frozen']
   const MOB_KEYS = [...BASE_KEYS, 'living_entity_flags', 'health', 'effect_particles', 'effect_ambience', 'arrow_count', 'stinger_count', 'sleeping_pos', 'mob_flags']
-  const LEGACY_KEYS = { item: [...BASE_KEYS, 'item'], creeper: [...MOB_KEYS, 'swell_dir', 'is_powered', 'is_ignited'] }
+  const LEGACY_KEYS = { item: [...BASE_KEYS, 'item'], creeper: [...MOB_KEYS, 'swell_dir', 'is_powered', 'is_ignited'], skeleton: MOB_KEYS }
   const keysOf = (name) => registry.entitiesByName[name]?.metadataKeys || LEGACY_KEYS[name] || BASE_KEYS
-  const META = { shared_flags: 'byte', item: 'item_stack', swell_dir: 'int', is_ignited: 'boolean', air_supply: 'int' }
+  const META = { shared_flags: 'byte', item: 'item_stack', swell_dir: 'int', is_ignited: 'boolean', air_supply: 'int', living_entity_flags: 'byte' }
   P.encodeMetadata = (entity, values) => {
     // by type id: flying-squid names every spawnObject 'unknown' (its objects table is empty)
     const keys = keysOf(registry.entities[entity.entityType]?.name || entity.name)

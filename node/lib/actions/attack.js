@@ -9,10 +9,13 @@
 // skeleton in a hillside's cave mouth or on a ledge is dug up to, as a player does (a 26.1
 // bench bot on a mountain retreated from skeletons it could not walk to, shooting from 3-16
 // blocks, again and again through two of its game days, its work by the furnace held each time).
+// A shield in the off-hand is up while an archer draws at the bot, down for each swing
+// (lib/shield.js); the result says how often it went up and how many hits it took.
 const { bound } = require('../path_search')
 const { chase, chaseMovements } = require('../walking')
 const { entityName, isHostile, names } = require('../names')
 const { tickCounter, ticksFor } = require('../ticks')
+const { shieldGuard } = require('../shield')
 
 const REACH = 3.0
 const HIT_EVERY_MS = 650 // a sword's attack cooldown, roughly
@@ -71,6 +74,7 @@ async function run (bot, args, rec) {
   const onHurt = (e) => { if (e.id === target.id) landed++ }
   bot.on('entityHurt', onHurt)
   const clock = tickCounter(bot)
+  const guard = shieldGuard(bot)
   let hitAt = 0 // the tick of the last hit, or of the last beat the chase was digging
   try {
     while (!rec.cancelled) {
@@ -85,22 +89,24 @@ async function run (bot, args, rec) {
       if (d > REACH && clock.ticks - hitAt >= NO_HIT_TICKS) {
         throw new Error(`could not get at the ${target.name} (${d.toFixed(1)} blocks away, no hit in ${NO_HIT_TICKS} ticks)`)
       }
-      await chaseOrHit(bot, e, d, weapon, Boolean(args.digOnly), (item) => { hits++; hitAt = clock.ticks; hitWith.add(item) })
+      await chaseOrHit(bot, e, d, weapon, Boolean(args.digOnly), guard, (item) => { hits++; hitAt = clock.ticks; hitWith.add(item) })
       if (args.maxHits && hits >= args.maxHits) break
       await new Promise((resolve) => setTimeout(resolve, HIT_EVERY_MS))
     }
   } finally {
     clock.stop()
+    guard.stop()
     bot.removeListener('entityHurt', onHurt)
     bot.pathfinder.setGoal(null)
     restoreMovements()
   }
-  return { target: target.name, targetId: target.id, hits, landed, weapon: weapon ? weapon.name : null, hitWith: [...hitWith], gone: !bot.entities[target.id] }
+  const shield = guard.raised ? { shield: { raised: guard.raised, blocked: guard.blocked } } : {}
+  return { target: target.name, targetId: target.id, hits, landed, weapon: weapon ? weapon.name : null, hitWith: [...hitWith], gone: !bot.entities[target.id], ...shield }
 }
 
 // One beat of the fight: out of reach, follow; in reach, stop, look and hit (with the weapon:
 // a chase that dug took up the digging tool).
-async function chaseOrHit (bot, e, d, weapon, digs, hit) {
+async function chaseOrHit (bot, e, d, weapon, digs, guard, hit) {
   if (d > REACH) {
     chase(bot, e, 1.5)
   } else {
@@ -113,6 +119,7 @@ async function chaseOrHit (bot, e, d, weapon, digs, hit) {
       if (held) await bot.equip(held, 'hand')
     }
     await bot.lookAt(e.position.offset(0, e.height ? e.height * 0.8 : 1.4, 0), true)
+    guard.lower() // up again on the next tick while the archer draws
     bot.attack(e)
     hit(bot.heldItem?.name || 'hand')
   }
