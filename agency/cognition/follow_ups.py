@@ -40,11 +40,12 @@ from loguru import logger
 from agency.cognition.drive_rules import DEFAULT_RULE, select_drive
 from agency.cognition.drive_selection import DriveSelection
 from agency.cognition.plan_hunts import PlanReach, plan_reach
-from agency.cognition.survival_steps import FOOD_STOCK, food_stock
+from agency.cognition.survival_steps import food_stock
 from agency.execution.after_goal import carries_after
 from agency.execution.agents.follow_up_runs import held_of, parse_then
 from agency.execution.agents.plan_builder import PlanBuilder, WorkflowPlanError
 from agency.execution.agents.task_spec import FollowUpSpec
+from agency.execution.hunger import FOOD_STOCK
 from agency.game.furnace import output_of
 from agency.goal_tag import MAKE_ACTIONS, canonical_goal_key
 from agency.planning.follow_up_params import AFTER

@@ -39,6 +39,7 @@ from collections.abc import Callable
 
 from agency.blocks import is_log
 from agency.cognition.drive_selection import DriveSelection
+from agency.execution.hunger import FOOD_STOCK
 from agency.game.foods import FOODS, HARMFUL, RAW_MEATS
 from agency.game.furnace import output_of
 from agency.game.recipes import CRAFTABLE
@@ -47,7 +48,6 @@ from agency.world import WorldSnapshot, night_approaching, underground
 
 SURVIVAL_ACTIONS: frozenset[str] = frozenset({"hunt"})  # actions beyond collect/craft/smelt a workflow carries out
 
-FOOD_STOCK = 4  # edible items the bot keeps in hand before it is hungry
 # harmful food is eaten in need, never a stock; raw chicken is one, as it will be cooked
 STOCK_FOODS = tuple(f for f in FOODS if f not in HARMFUL or f in RAW_MEATS)
 FURNACE_COBBLE = 8

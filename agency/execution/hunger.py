@@ -41,6 +41,7 @@ from agency.tools.hunting import game_in_sight
 from agency.world import DUSK_START, WorldSnapshot
 
 MAX_BACKOFF = 8  # the longest wait between fruitless forages: 8 x forage_retry_ms
+FOOD_STOCK = 4  # edible items the bot keeps in hand before it is hungry (agency.cognition.survival_steps)
 URGENT_FOOD = 6  # at 6 or less vanilla stops the sprint: the meat being cooked is eaten raw
 URGENT_HEALTH = 8.0  # hurt this much, whatever is held is eaten now
 # Before dusk a bot holding nothing to eat forages for something: the night's work underground

@@ -2,8 +2,9 @@
 // A shield in the off-hand (where a craft's wear puts it) is raised while an archer near draws its
 // bow (its living entity flags' hand-active bit, metadata 8 from 1.17 on: vanilla servers show a
 // drawn bow so, plugins/mob_kinds.js too) and kept up until its arrow is past, then lowered; and
-// lowered for a swing (a vanilla client cannot attack with it up). It blocks only what comes from in front, and a bot closing
-// in on an archer faces it: the guard is for a fight (actions/attack.js), not for a flight.
+// lowered for a swing (a vanilla client cannot attack with it up). It blocks only what comes
+// from in front, and a bot closing in on an archer faces it: the guard is for a fight
+// (actions/attack.js), not for a flight.
 const OFF_HAND = 45
 const LIVING_FLAGS = 8 // entity metadata index of the living entity flags (1.17+)
 const HAND_ACTIVE = 0x01
@@ -36,12 +37,18 @@ function shieldGuard (bot) {
     else if (!want) lower()
   }
   const onStatus = (p) => { if (p.entityStatus === 29 && p.entityId === bot.entity?.id) stats.blocked++ }
+  const onDeath = () => { up = false } // the server lowered it (plugins/shields.js)
   bot.on('physicsTick', onTick)
+  bot.on('death', onDeath)
   bot._client.on('entity_status', onStatus)
+  let stopped = false
   return {
     lower,
-    stop () {
+    stop () { // once, at the fight's end or its cancel, whichever comes first
+      if (stopped) return
+      stopped = true
       bot.removeListener('physicsTick', onTick)
+      bot.removeListener('death', onDeath)
       bot._client.removeListener('entity_status', onStatus)
       lower()
     },

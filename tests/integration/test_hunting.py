@@ -14,10 +14,11 @@ import asyncio
 
 import pytest
 
-from agency.cognition.survival_steps import FOOD_STOCK, next_survival_step
+from agency.cognition.survival_steps import next_survival_step
 from agency.execution.agents import AgentRuntime, TaskSpec, load_default_registry
 from agency.execution.builtin_tools import default_tool_registry
 from agency.execution.executor import Executor
+from agency.execution.hunger import FOOD_STOCK
 from agency.execution.reflexes import ReflexConfig, Reflexes
 from agency.planning.tasks.store import SqliteTaskStore
 from agency.tools import ToolContext

@@ -74,7 +74,7 @@ async function run (bot, args, rec) {
   const onHurt = (e) => { if (e.id === target.id) landed++ }
   bot.on('entityHurt', onHurt)
   const clock = tickCounter(bot)
-  const guard = shieldGuard(bot)
+  const guard = rec.guard = shieldGuard(bot) // stopped by a cancel too, not only at the loop's end
   let hitAt = 0 // the tick of the last hit, or of the last beat the chase was digging
   try {
     while (!rec.cancelled) {
@@ -125,6 +125,9 @@ async function chaseOrHit (bot, e, d, weapon, digs, guard, hit) {
   }
 }
 
-function stop (bot) { bot.pathfinder.setGoal(null) }
+function stop (bot, rec) {
+  bot.pathfinder.setGoal(null)
+  rec?.guard?.stop() // the shield down at once: the loop may run a beat more after a cancel
+}
 
 module.exports = { run, stop, defaultTimeoutMs: 20000 }

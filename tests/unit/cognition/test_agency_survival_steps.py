@@ -15,10 +15,11 @@ from agency.cognition.follow_ups import as_first
 from agency.cognition.grounding import FrameFacts, check_goal, check_text
 from agency.cognition.progression import routable
 from agency.cognition.sanitizer import sanitize
-from agency.cognition.survival_steps import FOOD_STOCK, SURVIVAL_ACTIONS, next_survival_step
+from agency.cognition.survival_steps import SURVIVAL_ACTIONS, next_survival_step
 from agency.execution.agents import load_default_registry
 from agency.execution.agents.planning import craft_plan
 from agency.execution.agents.smelt_plan import smelt_plan
+from agency.execution.hunger import FOOD_STOCK
 from agency.goal_tag import ExtractedGoal, build_goal_tag_v1
 from agency.world import BlockRegion, EntityInfo, Vec3
 from tests.unit.cognition.inventories import EVERY_STEP_BUT_THE_BED
