@@ -87,7 +87,7 @@ def test_the_progression_reaches_diamond_tools_and_then_explores(make_snapshot):
         ({"iron_pickaxe": 1}, "have_stone_sword"),
         ({"diamond_pickaxe": 1, "wooden_sword": 1, "furnace": 1}, "have_iron_sword"),  # a diamond one has iron's step
         ({"stone_pickaxe": 1, "golden_sword": 1, "furnace": 1}, "have_iron_pickaxe"),
-        ({"netherite_pickaxe": 1, "diamond_sword": 1, "furnace": 1}, "have_torch"),
+        ({"netherite_pickaxe": 1, "diamond_sword": 1, "furnace": 1}, "have_shield"),
     ],
 )
 def test_what_is_at_least_as_good_counts(make_snapshot, held, rule):
@@ -101,8 +101,8 @@ def test_a_furnace_or_a_bed_standing_nearby_counts_as_had(make_snapshot):
     to_bed = WALK[[s.rule for s in PROGRESSION].index("have_white_bed")][0]
     in_sight = {"entities": [SHEEP]}
     assert next_progression_step(make_snapshot(to_bed, **in_sight), True).rule == "have_white_bed"
-    assert next_progression_step(make_snapshot(to_bed, **in_sight), True, bed_known=True).rule == "have_shield"
-    assert next_progression_step(make_snapshot({**to_bed, "red_bed": 1}, **in_sight), True).rule == "have_shield"
+    assert next_progression_step(make_snapshot(to_bed, **in_sight), True, bed_known=True).rule == "have_bucket"
+    assert next_progression_step(make_snapshot({**to_bed, "red_bed": 1}, **in_sight), True).rule == "have_bucket"
 
 
 def test_a_step_asks_for_what_is_short_of_it(make_snapshot):
@@ -187,8 +187,8 @@ def test_underground_a_step_whose_plan_hunts_waits_for_the_surface(make_snapshot
     """A bed's wool comes from sheep, which graze on the surface: in a mine the next step is
     asked, even with the last step had; with the wool held, or on the surface, the bed is."""
     to_bed = WALK[IDS.index("have_white_bed")][0]
-    assert select_drive(make_snapshot(to_bed, cover=8), True).rule == "have_shield"
-    assert next_progression_step(make_snapshot(to_bed, cover=8, entities=[SHEEP]), True).rule == "have_shield"
+    assert select_drive(make_snapshot(to_bed, cover=8), True).rule == "have_bucket"
+    assert next_progression_step(make_snapshot(to_bed, cover=8, entities=[SHEEP]), True).rule == "have_bucket"
     assert next_progression_step(make_snapshot({**DONE, "white_bed": 0}, cover=8), True) is None
     assert next_progression_step(make_snapshot(to_bed, cover=2, entities=[SHEEP]), True).rule == "have_white_bed"
     assert next_progression_step(make_snapshot(to_bed, entities=[SHEEP]), True).rule == "have_white_bed"
@@ -202,7 +202,7 @@ def test_from_dusk_a_step_whose_plan_hunts_is_passed_over_as_underground(make_sn
     to_bed = WALK[IDS.index("have_white_bed")][0]
     for time in (11_500, 15_000):
         snap = make_snapshot(to_bed, entities=[SHEEP], timeOfDay=time, isDay=time < 13_000)
-        assert next_progression_step(snap, True).rule == "have_shield", time
+        assert next_progression_step(snap, True).rule == "have_bucket", time
         last = make_snapshot({**DONE, "white_bed": 0}, entities=[SHEEP], timeOfDay=time, isDay=time < 13_000)
         assert next_progression_step(last, True) is None, time
     assert next_progression_step(make_snapshot(to_bed, entities=[SHEEP], timeOfDay=6_000), True).rule == (
@@ -215,9 +215,9 @@ def test_on_the_surface_a_hunting_step_with_nothing_to_hunt_in_sight_waits_behin
     bench at c13238d, five wedges of eight): the later steps go first, the bed when none is left
     or a sheep is in sight."""
     to_bed = WALK[IDS.index("have_white_bed")][0]
-    assert select_drive(make_snapshot(to_bed), True).rule == "have_shield"
+    assert select_drive(make_snapshot(to_bed), True).rule == "have_bucket"
     cow = EntityInfo(name="cow", type="animal", hostile=False, distance=5, position=Vec3(x=5, y=64, z=0))
-    assert next_progression_step(make_snapshot(to_bed, entities=[cow]), True).rule == "have_shield"  # not its animal
+    assert next_progression_step(make_snapshot(to_bed, entities=[cow]), True).rule == "have_bucket"  # not its animal
     assert next_progression_step(make_snapshot(to_bed, entities=[SHEEP]), True).rule == "have_white_bed"
     no_bed = {**DONE, "white_bed": 0}
     assert select_drive(make_snapshot(no_bed), True).rule == "have_white_bed"  # nothing after it left

@@ -37,11 +37,11 @@ def test_the_ticks_after_a_stone_sword_are_the_progressions_next_steps_each_a_to
     assert then == (
         FollowUp("craft", "iron_pickaxe", 1, 1),
         FollowUp("craft", "iron_sword", 1, 1),
-        FollowUp("craft", "torch", 16, 16),
+        FollowUp("craft", "shield", 1, 1),
     )
     assert _chain(make_snapshot(STONE_AGE), limit=1)[1] == then[:1]
     assert _chain(make_snapshot(STONE_AGE), limit=0)[1] == ()
-    _, with_torches = _chain(make_snapshot({**STONE_AGE, "torch": 5}))
+    _, with_torches = _chain(make_snapshot({**STONE_AGE, "torch": 5, "shield": 1}))
     assert with_torches[-1] == FollowUp("craft", "torch", 16, 11)  # 5 held + the 11 short: the total to hold
 
 
@@ -50,9 +50,9 @@ def test_the_chain_passes_a_bed_whose_sheep_are_out_of_sight(make_snapshot):
     assert (sel.action, sel.target) == ("craft", "iron_sword")
     # no sheep in sight: the bed waits behind the later steps (agency.cognition.progression)
     assert then == (
-        FollowUp("craft", "torch", 16, 16),
         FollowUp("craft", "shield", 1, 1),
-        FollowUp("collect", "log", 21, 8),
+        FollowUp("collect", "log", 22, 8),
+        FollowUp("craft", "torch", 16, 16),
     )
     first, with_wool = _chain(make_snapshot({**IRON_AGE, "white_wool": 3}))
     assert "white_bed" in [first.target, *(f.target for f in with_wool)]  # wool held: the bed hunts nothing
