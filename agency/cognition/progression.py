@@ -23,7 +23,7 @@ pickaxe's step), or, for a furnace or a bed, when one stands nearby.
 | diamond_chestplate, diamond_helmet, diamond_leggings, diamond_boots | that piece in diamond or netherite |
 
 Armour is put on when it is made (node/lib/wear.js), and what is worn counts as held. The
-shield, taken up in the off-hand and raised in a fight while an archer draws (node/lib/shield.js),
+shield, taken up in the off-hand and raised in a fight while an archer is near (node/lib/shield.js),
 comes right after the iron sword, for an ingot: skeletons shot the bench bots dead more than
 anything else (4 of 5 deaths at 4a15ade), most of them in their first nights' mines.
 

@@ -1,18 +1,19 @@
 'use strict'
-// A shield in the off-hand (where a craft's wear puts it) is raised while an archer near draws its
-// bow (its living entity flags' hand-active bit, metadata 8 from 1.17 on: vanilla servers show a
-// drawn bow so, plugins/mob_kinds.js too) and kept up until its arrow is past, then lowered; and
-// lowered for a swing (a vanilla client cannot attack with it up). It blocks only what comes
-// from in front, and a bot closing in on an archer faces it: the guard is for a fight
-// (actions/attack.js), not for a flight.
+// A shield in the off-hand (where a craft's wear puts it) is up while an archer is near, and
+// lowered for each swing (a vanilla client cannot attack with it up). Up the whole time, not only
+// while a bow is drawn: a drawn bow shows (the living entity flags' hand-active bit, metadata 8
+// from 1.17 on; plugins/mob_kinds.js too), but its arrow flies on after the draw ends, and when
+// it is past can be told only from the server's clock, which the bot's does not keep (a loaded
+// machine runs them at different paces); mineflayer's physics does not slow a bot using an item.
+// It blocks only what comes from in front, and a bot closing in on an archer faces it: the guard
+// is for a fight (actions/attack.js), not for a flight.
 const OFF_HAND = 45
 const LIVING_FLAGS = 8 // entity metadata index of the living entity flags (1.17+)
 const HAND_ACTIVE = 0x01
 const ARCHERS = new Set(['skeleton', 'stray', 'bogged', 'pillager'])
 const GUARD_WITHIN = 24 // blocks: a skeleton shoots from up to 15, a pillager from 8
-// The draw ends as the arrow leaves, which flies 1.6 blocks a tick: kept up this long after
-const HOLD_TICKS = 15
 
+// Is this mob drawing its bow (as the server shows it)?
 const drawing = (e) => {
   const flags = e.metadata?.[LIVING_FLAGS]
   return typeof flags === 'number' && (flags & HAND_ACTIVE) === HAND_ACTIVE
@@ -23,16 +24,12 @@ function shieldGuard (bot) {
   let up = false
   const stats = { raised: 0, blocked: 0 }
   const held = () => bot.inventory.slots[OFF_HAND]?.name === 'shield'
-  const archerDrawing = () => Object.values(bot.entities).some((e) => e !== bot.entity && ARCHERS.has(e.name) &&
-    e.isValid !== false && e.position && drawing(e) && e.position.distanceTo(bot.entity.position) <= GUARD_WITHIN)
+  const archerNear = () => Object.values(bot.entities).some((e) => e !== bot.entity && ARCHERS.has(e.name) &&
+    e.isValid !== false && e.position && e.position.distanceTo(bot.entity.position) <= GUARD_WITHIN)
   const raise = () => { bot.activateItem(true); up = true; stats.raised++ }
   const lower = () => { if (up) { bot.deactivateItem(); up = false } }
-  let lastDraw = -Infinity // physics tick the last draw was seen on
-  let ticks = 0
   const onTick = () => {
-    ticks++
-    if (archerDrawing()) lastDraw = ticks
-    const want = held() && ticks - lastDraw <= HOLD_TICKS
+    const want = held() && archerNear()
     if (want && !up) raise()
     else if (!want) lower()
   }

@@ -154,6 +154,24 @@ async function waitFor (predicate, ms, what = 'condition', every = 50) {
   }
 }
 
+// Resolve once `predicate` holds, checked on each of the bot's physics ticks; fail after
+// `maxTicks` of them, saying where the bot is: a move of the bot's own counted in its ticks, not
+// in wall-clock time a loaded machine stretches.
+function untilTicks (bot, predicate, maxTicks, what) {
+  return new Promise((resolve, reject) => {
+    let ticks = 0
+    const onTick = () => {
+      let met = false
+      try { met = predicate() } catch (e) { met = false }
+      if (!met && ++ticks < maxTicks) return
+      bot.removeListener('physicsTick', onTick)
+      if (met) resolve(ticks)
+      else reject(new Error(`${what} not met within ${maxTicks} physics ticks (at ${bot.entity.position})`))
+    }
+    bot.on('physicsTick', onTick)
+  })
+}
+
 // Send an op command and resolve with the "mcbot: ..." (or other) reply line. One command at a
 // time per bot: replies carry no id, so two in flight could each take the other's reply. The
 // timeout only guards against a hung server: a big fill on a loaded machine takes seconds.
@@ -219,4 +237,4 @@ function runAction (bot, kind, args, timeoutMs) {
   return withTimeout(actionDone(bot, started), timeoutMs + 30000, `${kind} action`)
 }
 
-module.exports = { VERSION, actionDone, runAction, oneVersion, startServer, connectBot, waitFor, command, withTimeout, sleep, stepTicks, sprintTicks, roundTrip }
+module.exports = { VERSION, actionDone, runAction, oneVersion, startServer, connectBot, waitFor, untilTicks, command, withTimeout, sleep, stepTicks, sprintTicks, roundTrip }

@@ -8,7 +8,7 @@ const test = require('node:test')
 const assert = require('node:assert')
 const { Physics, PlayerState } = require('prismarine-physics')
 const { Vec3 } = require('vec3')
-const { startServer, connectBot, waitFor, command, VERSION } = require('./helpers')
+const { startServer, connectBot, waitFor, untilTicks, command, VERSION } = require('./helpers')
 const { installWallGap, removeWallGap, WALL_GAP } = require('../lib/client_fixes')
 
 test('prismarine-physics stops a bot flush on a wall, which a float box overlaps; with the gap it stays off, in water too', () => {
@@ -66,7 +66,7 @@ test('a bot steps up a ledge, walks along a wall and climbs out of water onto a 
   bot.setControlState('forward', true)
   bot.setControlState('jump', true)
   try {
-    await waitFor(() => bot.entity.onGround && bot.entity.position.y > y + 0.99 && bot.entity.position.x > x + 4.3, 20000, 'up the ledge')
+    await untilTicks(bot, () => bot.entity.onGround && bot.entity.position.y > y + 0.99 && bot.entity.position.x > x + 4.3, 400, 'up the ledge')
   } finally {
     bot.clearControlStates()
   }
@@ -77,7 +77,7 @@ test('a bot steps up a ledge, walks along a wall and climbs out of water onto a 
   bot.setControlState('forward', true)
   const from = bot.entity.position.x
   try {
-    await waitFor(() => bot.entity.position.x > from + 6, 20000, 'walked 6 blocks along the wall')
+    await untilTicks(bot, () => bot.entity.position.x > from + 6, 400, 'walked 6 blocks along the wall')
   } finally {
     bot.clearControlStates()
   }
@@ -92,7 +92,7 @@ test('a bot steps up a ledge, walks along a wall and climbs out of water onto a 
   bot.setControlState('forward', true)
   bot.setControlState('jump', true)
   try {
-    await waitFor(() => bot.entity.onGround && !bot.entity.isInWater && bot.entity.position.z > z + 3, 20000, 'on the bank')
+    await untilTicks(bot, () => bot.entity.onGround && !bot.entity.isInWater && bot.entity.position.z > z + 3, 400, 'on the bank')
   } finally {
     bot.clearControlStates()
   }
