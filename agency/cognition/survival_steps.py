@@ -39,7 +39,7 @@ from collections.abc import Callable
 
 from agency.blocks import is_log
 from agency.cognition.drive_selection import DriveSelection
-from agency.execution.hunger import FOOD_STOCK
+from agency.execution.hunger import FOOD_STOCK, raw_meats_held
 from agency.game.foods import FOODS, HARMFUL, RAW_MEATS
 from agency.game.furnace import output_of
 from agency.game.recipes import CRAFTABLE
@@ -141,7 +141,7 @@ def _food(
     stock = food_stock_step(snapshot, furnace_nearby, held)
     if stock is not None:
         return stock
-    raw = sorted(((snapshot.count_of(m), m) for m in RAW_MEATS if snapshot.count_of(m)), reverse=True)
+    raw = raw_meats_held(snapshot)
     if raw and can_furnace(snapshot, furnace_nearby):
         count, meat = raw[0]
         cooked = output_of(meat)

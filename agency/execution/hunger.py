@@ -57,6 +57,11 @@ def _first(snap: WorldSnapshot, foods: tuple[str, ...]) -> str | None:
     return next((f for f in foods if snap.count_of(f)), None)
 
 
+def raw_meats_held(snap: WorldSnapshot) -> list[tuple[int, str]]:
+    """(count, name) of each raw meat held, the most first: what a smelt of food cooks."""
+    return sorted(((snap.count_of(m), m) for m in RAW_MEATS if snap.count_of(m)), reverse=True)
+
+
 def cannot_heal(snap: WorldSnapshot, cfg: ReflexConfig) -> bool:
     return snap.health < cfg.heal_below_health and snap.food < REGEN_FOOD
 

@@ -1,23 +1,16 @@
 'use strict'
 // A shield in the off-hand (where a craft's wear puts it) is up while an archer is near, and
 // lowered for each swing (a vanilla client cannot attack with it up). Up the whole time, not only
-// while a bow is drawn: a drawn bow shows (the living entity flags' hand-active bit, metadata 8
-// from 1.17 on; plugins/mob_kinds.js too), but its arrow flies on after the draw ends, and when
-// it is past can be told only from the server's clock, which the bot's does not keep (a loaded
-// machine runs them at different paces); mineflayer's physics does not slow a bot using an item.
-// It blocks only what comes from in front, and a bot closing in on an archer faces it: the guard
-// is for a fight (actions/attack.js), not for a flight.
-const OFF_HAND = 45
-const LIVING_FLAGS = 8 // entity metadata index of the living entity flags (1.17+)
-const HAND_ACTIVE = 0x01
+// while a bow is drawn (a drawn bow shows in the archer's metadata, plugins/mob_kinds.js): its
+// arrow flies on after the draw ends, and when it is past can be told only from the server's
+// clock, which the bot's does not keep (a loaded machine runs them at different paces);
+// mineflayer's physics does not slow a bot using an item. It blocks only what comes from in
+// front, and a bot closing in on an archer faces it: the guard is for a fight
+// (actions/attack.js), not for a flight.
+const { OFF_HAND } = require('./wear')
+
 const ARCHERS = new Set(['skeleton', 'stray', 'bogged', 'pillager'])
 const GUARD_WITHIN = 24 // blocks: a skeleton shoots from up to 15, a pillager from 8
-
-// Is this mob drawing its bow (as the server shows it)?
-const drawing = (e) => {
-  const flags = e.metadata?.[LIVING_FLAGS]
-  return typeof flags === 'number' && (flags & HAND_ACTIVE) === HAND_ACTIVE
-}
 
 // Start guarding; returns { lower() before a swing, stop(), raised, blocked }.
 function shieldGuard (bot) {
@@ -54,4 +47,4 @@ function shieldGuard (bot) {
   }
 }
 
-module.exports = { shieldGuard, drawing }
+module.exports = { shieldGuard }

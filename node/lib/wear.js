@@ -42,4 +42,4 @@ function outclassed (bot, items) {
   }) || null
 }
 
-module.exports = { wearBest, wornItems, outclassed }
+module.exports = { wearBest, wornItems, outclassed, OFF_HAND }

@@ -2,11 +2,12 @@
 // player using a shield (use_item with it in that hand) blocks, from 5 ticks after raising it,
 // the whole of a hit whose source lies in front of it, the half of the world its view faces
 // horizontally: a mob's blow, an arrow, an explosion. The shield is lowered by block_dig
-// status 5 (mineflayer's deactivateItem), a use of the other hand, a change of held slot while it
-// is in the main hand, its slot emptied, or a death. A blocked hit wears the shield 1 + floor(damage) when the damage is 3 or
-// more (it breaks at its maximum) and shows the block (entity status 29) to the player and those
-// around; unlike vanilla the mob that struck is not knocked back. Falls, fire, lava, drowning and suffocation have no
-// source and are never blocked (damage.js asks only with one).
+// status 5 (mineflayer's deactivateItem), a use of the other hand, a change of held slot while
+// it is in the main hand, its slot emptied, or a death. A blocked hit wears the shield
+// 1 + floor(damage) when the damage is 3 or more (it breaks at its maximum) and shows the block
+// (entity status 29) to the player and those around; unlike vanilla the mob that struck is not
+// knocked back. Falls, fire, lava, drowning and suffocation have no source and are never
+// blocked (damage.js asks only with one).
 // mineflayer's physics does not slow a player using an item as a vanilla client does: its bots
 // walk with a shield up at full speed, here as on any server.
 'use strict'

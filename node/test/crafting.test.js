@@ -18,6 +18,13 @@ test('crafting', { timeout: 270000 }, async (t) => {
     await command(bot, `/give smith ${item} ${n}`, { match: new RegExp(`gave ${n} ${item}`) })
     await waitFor(() => count(item) === before + n, 3000, `${n} ${item}`)
   }
+  // every free slot of another player's inventory filled with stacks of `filler`
+  const fillUp = async (other, filler) => {
+    for (let free = other.inventory.emptySlotCount(); free > 0; free = other.inventory.emptySlotCount()) {
+      await command(other, `/give ${other.username} ${filler} 64`, { match: new RegExp(`gave 64 ${filler}`) })
+      await waitFor(() => other.inventory.emptySlotCount() < free, 3000, `a slot filled with ${filler}`)
+    }
+  }
   const p = bot.entity.position.floored()
   await command(bot, `/mcbot setblock ${p.x + 1} ${p.y} ${p.z} crafting_table`)
   await waitFor(() => bot.blockAt(p.offset(1, 0, 0))?.name === 'crafting_table', 3000, 'table')
@@ -244,10 +251,7 @@ test('crafting', { timeout: 270000 }, async (t) => {
       const has = (n) => other.inventory.count(id(n))
       await command(other, '/give tinker acacia_log 2', { match: /gave 2 acacia_log/ })
       await waitFor(() => has('acacia_log') === 2, 3000, 'the logs')
-      for (let free = other.inventory.emptySlotCount(); free > 0; free = other.inventory.emptySlotCount()) {
-        await command(other, '/give tinker bone 64', { match: /gave 64 bone/ })
-        await waitFor(() => other.inventory.emptySlotCount() < free, 3000, 'a slot filled with bones')
-      }
+      await fillUp(other, 'bone')
       await assert.rejects(withTimeout(craftAction.run(other, { item: 'acacia_planks', times: 1 }, {}), 20000, 'craft action'), /no room for acacia_planks in a full inventory/)
       await roundTrip(other)
       assert.strictEqual(has('acacia_log'), 2, 'no log taken')
@@ -260,11 +264,11 @@ test('crafting', { timeout: 270000 }, async (t) => {
   // The craft action's acacia planks with no game tick running: a stack tossed for room that
   // falls back within the bot's reach is not given back after its pickup delay (the craft's
   // clicks need no tick)
-  const planksWithTicksFrozen = async (b) => {
+  const planksWithTicksFrozen = async (b, times = 1) => {
     const craftAction = require('../lib/actions/craft')
     await command(b, '/mcbot tick freeze')
     try {
-      return await withTimeout(craftAction.run(b, { item: 'acacia_planks', times: 1 }, {}), 20000, 'craft action')
+      return await withTimeout(craftAction.run(b, { item: 'acacia_planks', times }, {}), 30000, 'craft action')
     } finally {
       await command(b, '/mcbot tick unfreeze')
     }
@@ -279,10 +283,7 @@ test('crafting', { timeout: 270000 }, async (t) => {
         await command(other, `/give whittler ${item}`, { match: new RegExp(`gave ${n} ${name}`) })
         await waitFor(() => has(name) === Number(n), 3000, item)
       }
-      for (let free = other.inventory.emptySlotCount(); free > 0; free = other.inventory.emptySlotCount()) {
-        await command(other, '/give whittler bone 64', { match: /gave 64 bone/ })
-        await waitFor(() => other.inventory.emptySlotCount() < free, 3000, 'a slot filled with bones')
-      }
+      await fillUp(other, 'bone')
       const out = await planksWithTicksFrozen(other)
       assert.strictEqual(out.gained, 4, JSON.stringify(out))
       assert.deepStrictEqual(out.tossed, [{ name: 'wooden_pickaxe', count: 1 }])
@@ -387,18 +388,8 @@ test('crafting', { timeout: 270000 }, async (t) => {
       const has = (n) => other.inventory.count(id(n))
       await command(other, '/give joiner acacia_log 48', { match: /gave 48 acacia_log/ })
       await waitFor(() => has('acacia_log') === 48, 3000, 'the logs')
-      for (let free = other.inventory.emptySlotCount(); free > 0; free = other.inventory.emptySlotCount()) {
-        await command(other, '/give joiner dirt 64', { match: /gave 64 dirt/ })
-        await waitFor(() => other.inventory.emptySlotCount() < free, 3000, 'a slot filled')
-      }
-      const craftAction = require('../lib/actions/craft')
-      await command(other, '/mcbot tick freeze')
-      let out
-      try {
-        out = await withTimeout(craftAction.run(other, { item: 'acacia_planks', times: 48 }, {}), 30000, 'craft action')
-      } finally {
-        await command(other, '/mcbot tick unfreeze')
-      }
+      await fillUp(other, 'dirt')
+      const out = await planksWithTicksFrozen(other, 48)
       // 192 planks: three stacks; the first round alone needs more room than one stack tossed
       assert.strictEqual(out.gained, 192, JSON.stringify(out))
       assert.ok(out.tossed.length >= 2 && out.tossed.every((x) => x.name === 'dirt' && x.count === 64), JSON.stringify(out.tossed))

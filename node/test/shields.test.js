@@ -7,10 +7,12 @@
 const test = require('node:test')
 const assert = require('node:assert')
 const { startServer, connectBot, waitFor, command, stepTicks, withTimeout } = require('./helpers')
-const { shieldGuard, drawing } = require('../lib/shield')
+const { shieldGuard } = require('../lib/shield')
 const equip = require('../lib/actions/equip')
 
 const idOf = (reply) => parseInt(reply.split(': ').pop(), 10)
+// a drawn bow: the hand-active bit of the living entity flags (entity metadata 8 from 1.17 on)
+const drawing = (e) => ((e.metadata?.[8] ?? 0) & 0x01) === 0x01
 
 test('a shield up facing a skeleton takes its arrows; turned away it takes none', { timeout: 300000 }, async (t) => {
   const server = await startServer({ seed: 6, hostiles: false, animals: false })

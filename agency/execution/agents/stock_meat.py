@@ -17,7 +17,7 @@ from __future__ import annotations
 from loguru import logger
 
 from agency.execution.agents.task_spec import TaskSpec
-from agency.execution.hunger import FOOD_STOCK
+from agency.execution.hunger import FOOD_STOCK, raw_meats_held
 from agency.game.animals import animal_for
 from agency.game.foods import RAW_MEATS
 from agency.game.furnace import inputs_for, output_of
@@ -39,7 +39,7 @@ async def stock_in_sight(ctx: ToolContext, task: TaskSpec) -> TaskSpec:
         return task  # the run reads the body again and reports it
     if snap.count_of(meat) > 0 or game_in_sight(snap.entities, animal):
         return task
-    held = sorted(((snap.count_of(m), m) for m in RAW_MEATS if snap.count_of(m)), reverse=True)
+    held = raw_meats_held(snap)
     seen = meats_in_sight(snap.entities, task.amount)
     if held and (task.settle or not seen):
         other, why = held[0][1], f"{held[0][0]} {held[0][1]} held"

@@ -9,8 +9,8 @@
 // skeleton in a hillside's cave mouth or on a ledge is dug up to, as a player does (a 26.1
 // bench bot on a mountain retreated from skeletons it could not walk to, shooting from 3-16
 // blocks, again and again through two of its game days, its work by the furnace held each time).
-// A shield in the off-hand is up while an archer draws at the bot, down for each swing
-// (lib/shield.js); the result says how often it went up and how many hits it took.
+// A shield in the off-hand is up while an archer is near, down for each swing (lib/shield.js);
+// the result says how often it went up and how many hits it took.
 const { bound } = require('../path_search')
 const { chase, chaseMovements } = require('../walking')
 const { entityName, isHostile, names } = require('../names')
@@ -119,7 +119,7 @@ async function chaseOrHit (bot, e, d, weapon, digs, guard, hit) {
       if (held) await bot.equip(held, 'hand')
     }
     await bot.lookAt(e.position.offset(0, e.height ? e.height * 0.8 : 1.4, 0), true)
-    guard.lower() // up again on the next tick while the archer draws
+    guard.lower() // up again on the next tick while an archer is near
     bot.attack(e)
     hit(bot.heldItem?.name || 'hand')
   }

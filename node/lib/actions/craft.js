@@ -9,6 +9,8 @@ const { names, itemName } = require('../names')
 const { makeRoom } = require('../room')
 const { wearBest } = require('../wear')
 
+const MAX_TOSSES = 4 // stacks tossed for one round's room at most
+
 async function run (bot, args, rec) {
   const name = itemName(bot.registry, args.item)
   if (!name) throw new Error(`unknown item '${args.item}' in ${bot.version}`)
@@ -95,8 +97,6 @@ async function run (bot, args, rec) {
 
 // Has what `crafts` crafts of `recipe` make a place to go: the free slots, the room left in its
 // stacks held, and a slot of an ingredient one craft uses all of (emptied into the grid first).
-const MAX_TOSSES = 4 // stacks tossed for one round's room at most
-
 function hasRoomFor (bot, recipe, crafts) {
   const inv = bot.inventory
   const made = recipe.result
