@@ -4,8 +4,11 @@ and a plan made from what the bot holds (a craft, smelt or gather plan) whose st
 refused is planned again from what it holds now, at most MAX_STEP_REPLANS times per task; a
 goal-bound build's gets a fresh build plan instead. A fresh plan that fails the same step the
 same way as the one before it (numbers aside), with no step of it done and no hold between,
-ends there: a third run would too. A drive tick's smelt whose hunt found no more animals
-settles for what the meat held makes (TaskSpec.settle): it is a food stock, not a count."""
+ends there: a third run would too. A step that explored for a block and found none (no coal ore
+within 32 blocks) has every fresh plan of its task make what that block gives another way where
+the game has one (charcoal of logs for a torch's coal: TaskSpec.absent). A drive tick's smelt
+whose hunt found no more animals settles for what the meat held makes (TaskSpec.settle): it is
+a food stock, not a count."""
 
 from __future__ import annotations
 
@@ -24,6 +27,7 @@ from agency.execution.workflows.steps import DELEGATION_FAILED
 from agency.planning.tasks.events import HELD, REPLANNED
 from agency.planning.tasks.models import Task, TaskStatus
 from agency.planning.tasks.store import TaskStore
+from agency.tools.gathering import none_near
 from agency.tools.results import EXECUTION_ERROR, PRECONDITION_FAILED, TIMEOUT
 
 if TYPE_CHECKING:
@@ -117,7 +121,7 @@ class Replanner:
         goal_bound = self.goals is not None and self.goals.owns(task)
         if not goal_bound and not self.runtime.plans_afresh(task_spec(task)):
             return None
-        done, last = self._replans(task.id)
+        done, last, reasons = self._replans(task.id)
         if done >= MAX_STEP_REPLANS:
             return None
         step = next((s.stepId for s in reversed(result.steps) if s.status == "failed"), "")
@@ -150,6 +154,16 @@ class Replanner:
             MAX_STEP_REPLANS,
         )
         spec = _settled(task, step)
+        absent = tuple(sorted({b for r in (*reasons, why) if (b := none_near(r)) is not None}))
+        if absent:  # every fresh plan of it makes what those give another way (charcoal for coal)
+            spec = spec.model_copy(update={"absent": absent})
+            logger.info(
+                "[Executor] task={} {}: none of {} found near; planned to make what it gives another way where "
+                "the game has one (charcoal for coal)",
+                task.id,
+                spec.text(),
+                " or ".join(absent),
+            )
         # a goal-bound build's plan is made afresh: it brings what is missing now and its
         # modules skip what stands (a bench's first huts failed on one stalled walk or collect)
         handle = self.runtime.start_task(
@@ -157,15 +171,16 @@ class Replanner:
         )
         return Running(task.id, handle, self.clock(), run.agent_id, run.bridge_mark, run.goal)
 
-    def _replans(self, task_id: str) -> tuple[int, dict[str, Any] | None]:
+    def _replans(self, task_id: str) -> tuple[int, dict[str, Any] | None, list[str]]:
         """How often the task was planned afresh after a failed step (its `replanned` events),
-        and the newest such event's data."""
-        n, after, last = 0, 0, None
+        the newest such event's data, and every one's reason."""
+        n, after, last, reasons = 0, 0, None, []
         while page := self.tasks.events(task_id, after_seq=after):
             for e in page:
                 if e.event == REPLANNED:
                     n, last = n + 1, e.data
+                    reasons.append(str(e.data.get("reason", "")))
                 elif e.event == HELD:
                     last = None  # held since (a night, a death): the world it failed in is gone
             after = page[-1].seq
-        return n, last
+        return n, last, reasons

@@ -182,7 +182,7 @@ def _alternatives(version: str) -> dict[str, tuple[Recipe, ...]]:
             if r is not rec
             and not _recolours(item, r)
             and not any(
-                item in _expand(i) for ing, _n in r.ingredients for m in _expand(ing) for i, _k in _ings(chosen.get(m))
+                item in kinds(i) for ing, _n in r.ingredients for m in kinds(ing) for i, _k in _ings(chosen.get(m))
             )
         ]
         out[item] = (rec, *others)
@@ -203,7 +203,7 @@ def _resolved(version: str) -> tuple[dict[str, Recipe], dict[str, list[Recipe]]]
     book = {item: [_white_to_dye(item, r, game.items) for r in rs] for item, rs in game.recipes.items()}
 
     def made(rec: Recipe) -> int:  # ingredients that are themselves crafted: the rawer recipe wins a tie
-        return sum(1 for ing, _ in rec.ingredients if any(m in book for m in _expand(ing)))
+        return sum(1 for ing, _ in rec.ingredients if any(m in book for m in kinds(ing)))
 
     candidates = {
         item: sorted(_merged(item, rs), key=lambda r: (_recolours(item, r), -r.variants, made(r)))
@@ -217,7 +217,7 @@ def _resolved(version: str) -> tuple[dict[str, Recipe], dict[str, list[Recipe]]]
         return None if i is None else candidates[item][i]
 
     def uses(rec: Recipe, item: str) -> bool:
-        return any(item in _expand(ing) for ing, _ in rec.ingredients)
+        return any(item in kinds(ing) for ing, _ in rec.ingredients)
 
     def ratio(rec: Recipe) -> float:
         return rec.makes / sum(n for _, n in rec.ingredients)
@@ -229,7 +229,7 @@ def _resolved(version: str) -> tuple[dict[str, Recipe], dict[str, list[Recipe]]]
             if rec is None:
                 continue
             for ing, _n in rec.ingredients:
-                for other in _expand(ing):
+                for other in kinds(ing):
                     theirs = chosen(other)
                     if other == item or theirs is None or not uses(theirs, item):
                         continue
@@ -276,7 +276,7 @@ def _without(rec: Recipe, member: str) -> Recipe | None:
     ingredient of its own or of a generic word (planks, log)."""
     out = []
     for ing, n in rec.ingredients:
-        ms = _expand(ing)
+        ms = kinds(ing)
         if member in ms:
             rest = frozenset(m for m in ms if m != member)
             if "|" not in ing or not rest:
@@ -286,7 +286,8 @@ def _without(rec: Recipe, member: str) -> Recipe | None:
     return Recipe(rec.makes, tuple(out), rec.needs_table, rec.variants)
 
 
-def _expand(group: str) -> tuple[str, ...]:
+def kinds(group: str) -> tuple[str, ...]:
+    """The items a recipe's group or word stands for ('coal': coal and charcoal)."""
     if "|" in group:
         return members(group)
     if group == "planks":

@@ -13,6 +13,7 @@ placed block, a path dug through): it digs with whatever is held."""
 from __future__ import annotations
 
 import math
+import re
 from typing import Any
 
 from loguru import logger
@@ -50,6 +51,13 @@ FAR_DOWN = 8  # no deeper below the feet than the sight box reaches: a surface c
 # node/lib/actions/collect.js, under cover at night: those in sight all stand in the open
 NONE_UNDER_COVER = "under cover within"
 WALKED, UNSEEN, UNREACHED = "walked", "unseen", "unreached"
+NONE_NEAR = re.compile(r"no (\w+) within \d+ blocks[^;]*\(explored \d+ times\)")  # collect_block's, below
+
+
+def none_near(message: str) -> str | None:
+    """The block a collect_block failure found none of after exploring (its message, below)."""
+    found = NONE_NEAR.match(message)
+    return found[1] if found else None
 
 
 def drop_of(block: str) -> str:

@@ -29,7 +29,14 @@ from agency.execution.agents.plan_gathering import FUEL_LOG
 from agency.execution.agents.plan_smelting import SmeltSteps
 from agency.execution.agents.plan_steps import WorkflowPlanError
 from agency.execution.agents.plan_tools import tool_to_make
-from agency.execution.agents.sources import SOURCE_BLOCK, gatherable, huntable, smeltable, source_block
+from agency.execution.agents.sources import (
+    SOURCE_BLOCK,
+    gatherable,
+    huntable,
+    made_instead,
+    smeltable,
+    source_block,
+)
 from agency.execution.workflows.models import StepDef
 from agency.game.fills import fill_source
 from agency.game.harvest import can_harvest
@@ -72,7 +79,10 @@ class PlanBuilder(SmeltSteps):
             fills = []
             for raw, short in raws:
                 got = gatherable(raw)
-                if got is not None:
+                instead = made_instead(raw, self.absent)
+                if instead is not None:  # charcoal for coal none of which was found
+                    smelts.append((instead, short))
+                elif got is not None:
                     sources[raw] = str(source_block(got))
                 elif smeltable(raw):
                     smelts.append((raw, short))
@@ -143,6 +153,7 @@ def planned(
     *,
     table_known: bool = False,
     furnace_known: bool = False,
+    absent: AbstractSet[str] = frozenset(),
 ) -> list[StepDef]:
     """The steps `make` adds to a PlanBuilder over `inventory`; built again with more logs
     taken down at the first descent while a build still gathers some below (module
@@ -150,7 +161,9 @@ def planned(
     counted for (a held oak log burnt where a kept one was meant): a few rounds settle it."""
     kept = fuel = 0
     for _ in range(STOCK_ROUNDS):
-        plan = PlanBuilder(inventory, table_known=table_known, furnace_known=furnace_known, stock=(kept, fuel))
+        plan = PlanBuilder(
+            inventory, table_known=table_known, furnace_known=furnace_known, stock=(kept, fuel), absent=absent
+        )
         make(plan)
         if not plan.logs_below:
             break

@@ -5,7 +5,7 @@ be made raises with a code (NO_TOOL, NO_SOURCE...)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Set as AbstractSet
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
@@ -31,6 +31,7 @@ class PlanSteps:
         table_known: bool = False,
         furnace_known: bool = False,
         stock: tuple[int, int] = (0, 0),
+        absent: AbstractSet[str] = frozenset(),
     ) -> None:
         self.sim: dict[str, int] = dict(inventory)
         self.table = table_known  # a crafting table the craft steps can use (told of, or placed by this plan)
@@ -43,6 +44,7 @@ class PlanSteps:
         self.stock = stock  # logs to take down at the first descent: (for crafts, as fuel) (planned)
         self.unburnt = 0  # logs held that the smelts must not burn: a later craft needs them
         self.logs_below: list[tuple[int, bool]] = []  # log batches gathered after a descent: (count, as fuel)
+        self.absent = absent  # blocks a failed step found none of: what they give is made otherwise (made_instead)
 
     def add(self, step_id: str, **fields: Any) -> StepDef:
         """Append a step; an id already taken gets -2, -3... (batches, a second round of planks)."""

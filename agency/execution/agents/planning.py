@@ -60,6 +60,7 @@ def craft_plan(agent_id: str, task: Mapping[str, Any], inventory: Mapping[str, i
         lambda plan: plan.craft(item, amount),
         table_known=table_known,
         furnace_known=bool(facts.get("furnace")),
+        absent=frozenset(task.get("absent") or ()),
     )
     return WorkflowDef(
         id=f"{agent_id}-craft-{item.replace('_', '-')}", description=f"craft {amount} {item}", steps=steps

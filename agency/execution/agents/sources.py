@@ -5,6 +5,7 @@ builds the steps; obtain resolves a goal with it)."""
 
 from __future__ import annotations
 
+from collections.abc import Set
 from functools import cache
 
 from agency.blocks import FLOWERS
@@ -15,7 +16,7 @@ from agency.game.fills import fill_source
 from agency.game.furnace import inputs_for, output_of
 from agency.game.harvest import ore_for
 from agency.game.loot import block_dropping, chance_drop
-from agency.game.recipes import CRAFTABLE, members
+from agency.game.recipes import CRAFTABLE, kinds, members
 from agency.tools.craft_planner import plan_craft
 
 # Raw material -> the block that yields it (agency.game.harvest says which tool that block needs).
@@ -117,6 +118,15 @@ def made_input(output: str) -> str | None:
     (stone for smooth stone, clay for terracotta), None when there is none."""
     version = mcdata.current_version()
     return next((i for i in inputs_for(output) if _input_at_hand(i, version, MAKE_DEPTH)), None)
+
+
+def made_instead(raw: str, absent: Set[str]) -> str | None:
+    """Another kind of `raw` a furnace makes, for a raw whose block a step explored for and
+    found none of (`absent`): charcoal of logs for a torch's coal. None: the game has no other."""
+    got = gatherable(raw)
+    if got is None or source_block(got) not in absent:
+        return None
+    return next((k for k in kinds(raw) if k != got and smeltable(k)), None)
 
 
 def huntable(raw: str) -> str | None:

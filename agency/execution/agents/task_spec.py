@@ -32,6 +32,9 @@ class TaskSpec(BaseModel):
     drive: bool = False  # a drive tick's goal: a plan of it that hunts is for the surface (AgentRuntime)
     # smelt: a stock, not a count: as many as the input held makes (a hunt found no more of it)
     settle: bool = False
+    # blocks a failed step explored for and found none of (agency.execution.replans): the fresh
+    # plan makes the thing another way where the game has one (charcoal for a torch's coal)
+    absent: tuple[str, ...] = ()
 
     def text(self) -> str:
         return " ".join(p for p in (self.action, self.target, str(self.amount)) if p)
@@ -44,4 +47,6 @@ class TaskSpec(BaseModel):
             ctx["ensure"] = True
         if self.settle:
             ctx["settle"] = True
+        if self.absent:
+            ctx["absent"] = list(self.absent)
         return ctx

@@ -211,6 +211,29 @@ def test_a_drive_ticks_food_stock_whose_hunt_found_no_more_settles_for_the_meat_
     assert runtime.specs[-1].settle is settles and runtime.specs[-1].amount == 4
 
 
+def test_a_block_a_step_found_none_of_is_absent_from_every_fresh_plan_of_the_task(env):
+    """A torch's "no coal_ore within 32 blocks" makes its fresh plans burn charcoal
+    (test_smelting.py), the second one too after it failed elsewhere; a hunt's or another
+    failure's message names no absent block."""
+    tasks, ftime = env["tasks"], env["ftime"]
+    tid = add_task(tasks, "craft", "torch", 8)
+    tasks.set_status(tid, TaskStatus.active)
+    runtime = _Runtime()
+    replanner = Replanner(tasks, runtime, ftime.clock, None)  # type: ignore[arg-type]
+    run = Running(tid, object(), ftime.clock(), "crafter")  # type: ignore[arg-type]
+    none = "no coal_ore within 32 blocks nor in sight within 64 (explored 2 times)"
+    assert replanner.replan(run, _failed("gather-coal", none, "seek-coal-ore")) is not None
+    assert runtime.specs[-1].absent == ("coal_ore",)
+    assert runtime.specs[-1].as_context()["absent"] == ["coal_ore"]
+    assert replanner.replan(run, _failed("gather-log-input", "collect stalled", "craft-furnace")) is not None
+    assert runtime.specs[-1].absent == ("coal_ore",)
+    other = add_task(tasks, "smelt", "cooked_beef", 4)
+    tasks.set_status(other, TaskStatus.active)
+    run = Running(other, object(), ftime.clock(), "crafter")  # type: ignore[arg-type]
+    assert replanner.replan(run, _failed("hunt-cow", "no cow within 32 blocks to hunt")) is not None
+    assert runtime.specs[-1].absent == ()
+
+
 @pytest.mark.parametrize(
     ("settle", "held", "smelts", "hunts"), [(True, 3, 3, False), (False, 3, 4, True), (True, 0, 4, True)]
 )

@@ -459,6 +459,22 @@ def test_the_logs_a_plan_needs_after_its_descent_are_taken_down_and_kept_out_of_
     assert ids.index("place-crafting-table-2") > ids.index("smelt-iron-ingot")
 
 
+def test_a_torchs_coal_that_a_step_found_none_of_is_charcoal_smelted_of_logs():
+    """A 1.18.2 bench bot's torches failed three tasks in a row on "no coal_ore within 32 blocks
+    (explored 2 times)" with logs and a furnace at hand: the replan (TaskSpec.absent) burns logs."""
+    held = {"stick": 4, "oak_log": 6, "cobblestone": 10, "stone_pickaxe": 1}
+    task = {"target": "torch", "amount": 8, "facts": {"craftingTable": {"x": 2, "y": 64, "z": 0}}}
+    first = [(s.id, s.args.get("block")) for s in craft_plan("crafter", task, held).steps]
+    assert first == [("seek-coal-ore", "coal_ore"), ("gather-coal", "coal_ore"), ("craft-torch", None)]
+    again = craft_plan("crafter", task | {"absent": ["coal_ore"]}, held).steps
+    assert [s.id for s in again] == ["craft-furnace", "smelt-charcoal", "craft-torch"]
+    assert again[1].args == {"item": "charcoal", "count": 2, "ensure": True, "craft_furnace": True}
+    # a block with no other source changes nothing: iron is dug for again
+    iron = {"target": "iron_sword", "amount": 1}
+    inv = {"stick": 1, "stone_pickaxe": 1, "coal": 2, **FURNACE}
+    assert craft_plan("crafter", iron | {"absent": ["iron_ore"]}, inv) == craft_plan("crafter", iron, inv)
+
+
 def test_an_input_the_bot_cannot_gather_or_an_unknown_item_refuses_the_plan():
     with pytest.raises(WorkflowPlanError) as e:
         smelt_plan("crafter", {"target": "cooked_cod", "amount": 2}, {"cod": 1, "coal": 1})
