@@ -50,11 +50,17 @@ class EntityInfo(BaseModel):
     # body's snapshot, node/lib/open_space.js): it cannot get at the bot, nor the bot at it
     sealedOff: bool = False
     near: bool = False  # counted in the snapshot's `hostiles` (within the radius, at the bot's level, not sealed off)
+    # under the open sky, a hostile in a cave under the bot, ground between them (node/lib/snapshot.js)
+    caveBelow: bool = False
 
     @property
     def threat(self) -> bool:
-        """A hostile that can get at the bot: what the reflexes answer."""
-        return self.hostile and not self.sealedOff
+        """A hostile that can get at the bot: what the reflexes answer. Not one in a cave under
+        it until it hurts the bot (the combat reflex takes those back then: choose_combat): a
+        1.18.2 bench bot by its hut answered a skeleton in the cave under it with 37 evasions,
+        4 retreats and 3 close-ins in one morning, held from its work, its health unchanged,
+        and died of the close-ins down into that cave."""
+        return self.hostile and not self.sealedOff and not self.caveBelow
 
 
 # The day cycle in game ticks (timeOfDay 0..23999), the one definition every room uses:

@@ -150,7 +150,10 @@ def choose_combat(
     left or failed), so an archer in reach is fought to the end too (a 1.18.2 bench bot at
     5832c56, out of its cover at health 4 with the skeleton 1.8 blocks off, retreated three
     times in three seconds, getting nowhere, and was shot dead)."""
-    hostiles = sorted((e for e in snap.entities if e.threat), key=lambda e: e.distance)
+    # hurt, one in a cave under the bot counts too: it has a way to shoot up (an open mouth)
+    hostiles = sorted(
+        (e for e in snap.entities if e.threat or (hurt and e.caveBelow and not e.sealedOff)), key=lambda e: e.distance
+    )
     close = [e for e in hostiles if e.distance <= cfg.fight_radius]
     # as far as any fight or close-in would go: one started this low would break off at once
     reach = max(cfg.fight_radius, cfg.fight_within)

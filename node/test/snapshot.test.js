@@ -81,11 +81,13 @@ test('under the open sky, a hostile in a cave under the bot is not near; in an o
     assert.strictEqual(snap.cover, 0, 'under the open sky')
     assert.strictEqual(snap.entities.filter((e) => e.hostile).length, 1, 'seen')
     assert.strictEqual(snap.hostiles, 0, 'eight blocks down, under five of stone: not near')
+    assert.strictEqual(snap.entities.find((e) => e.hostile).caveBelow, true, 'marked in a cave under the bot')
     // the cave's roof dug away over it but for one block (an overhang): it counts
     await command(bot, `/mcbot fill ${p.x + 3} ${y + 3} ${p.z} ${p.x + 3} ${p.y - 2} ${p.z} air`)
     await waitFor(() => bot.blockAt(p.offset(3, -2, 0))?.name === 'air', 5000, 'the shaft')
     snap = snapshot(bot)
     assert.strictEqual(snap.hostiles, 1, 'one block over its head: it counts')
+    assert.strictEqual(snap.entities.find((e) => e.hostile).caveBelow, undefined, 'and is no longer in a cave')
     // and the last block gone: an open pit, from which it is near too
     await command(bot, `/mcbot setblock ${p.x + 3} ${p.y - 1} ${p.z} air`)
     await waitFor(() => bot.blockAt(p.offset(3, -1, 0))?.name === 'air', 5000, 'the pit open')

@@ -110,12 +110,20 @@ class ForageReflex(ReflexBase):
 
     async def _forage(self, snap: WorldSnapshot) -> None:
         game = sorted(game_in_sight(snap.entities), key=lambda e: e.distance)
-        guard = next(
-            (h for h in snap.entities if game and h.threat and _close(h, game[0], self.config.fight_radius)), None
-        )
+        guards = [
+            next((h for h in snap.entities if h.threat and _close(h, a, self.config.fight_radius)), None) for a in game
+        ]
+        guarded = {a.name for a, g in zip(game, guards, strict=True) if g is not None}
+        free = [a for a in game if a.name not in guarded]  # the hunt takes any of its kind: none guarded
+        # a 26.1 bench bot out of its hut in the morning hunted a chicken among 3 zombies and was
+        # dead 4 s later: a guarded animal waits for them to go (or burn), unless starving; a kind
+        # with none guarded is hunted instead (a 1.18.2 bench bot at health 2.3 and food 17, a
+        # sheep in sight, refused a pig a skeleton stood by and waited)
+        kind = "animal"
+        if free and len(free) < len(game) and snap.food > URGENT_FOOD:
+            game, kind = free, free[0].name
+        guard = guards[0] if game and kind == "animal" else None
         if guard is not None and snap.food > URGENT_FOOD:
-            # a 26.1 bench bot out of its hut in the morning hunted a chicken among 3 zombies
-            # and was dead 4 s later: the hunt waits for them to go (or burn), unless starving
             self._forage_retry_at = self.clock() + self.config.forage_retry_ms
             logger.info(
                 "[Reflex] forage: the {} at {:.1f} blocks has a {} {:.1f} blocks from it; not hunting it, "
@@ -139,12 +147,14 @@ class ForageReflex(ReflexBase):
             # foraged again within minutes and stood at food 12-15 with no tick for a morning)
             kills = forage_kills(snap, self.config)
             within = HERD_WITHIN
+            if kind != "animal":  # the guarded ones left out: the hunt takes only the unguarded kind
+                game = [e for e in game if e.name == kind]
             herd = [e for e in game if e.position.distance_to(game[0].position) <= within]
             if len(herd) < kills > HERD_HUNT:  # a heal needing more: the animals a little farther from it too
                 within = HEAL_WITHIN
                 herd = [e for e in game if e.position.distance_to(game[0].position) <= within]
             radius = game[0].distance + within  # the herd's, not the next one 30 blocks off
-            call, args = "hunt", {"target": "animal", "count": min(kills, len(herd)), "radius": radius}
+            call, args = "hunt", {"target": kind, "count": min(kills, len(herd)), "radius": radius}
         else:
             logger.info(
                 "[Reflex] forage: {}, nothing to eat held and no animal in sight -> exploring for one", vitals(snap)

@@ -86,6 +86,22 @@ def test_hostiles_sealed_off_behind_the_pockets_wall_call_for_no_reflex():
     assert choice is not None and choice.target.name == "skeleton"
 
 
+@pytest.mark.parametrize("health", [20.0, 5.0])
+def test_a_hostile_in_a_cave_under_the_bot_is_no_threat_until_it_hurts_the_bot(health):
+    """A 1.18.2 bench bot by its hut answered a skeleton in the cave under it with 37 evasions,
+    4 retreats (health 2.33, nothing shooting) and 3 close-ins in one morning, and died of the
+    close-ins down into that cave (node/lib/snapshot.js marks it caveBelow)."""
+    snap = _snap(("skeleton", 12.0), ("zombie", 2.5), health=health, inventory=("stone_sword",))
+    below = snap.model_copy(update={"entities": [e.model_copy(update={"caveBelow": True}) for e in snap.entities]})
+    assert choose_combat(snap, CFG) is not None
+    assert not any(e.threat for e in below.entities)
+    assert choose_combat(below, CFG) is None
+    hurt = choose_combat(below, CFG, hurt=True)  # shot at through the cave's mouth: answered as before
+    before = choose_combat(snap, CFG, hurt=True)
+    assert hurt is not None and before is not None
+    assert (hurt.reflex, hurt.target.name, hurt.reason) == (before.reflex, before.target.name, before.reason)
+
+
 def test_a_cornered_bot_fights_with_bare_hands():
     choice = choose_combat(_snap(("zombie", 3.0)), CFG, cornered=True)
     assert choice.reflex == FIGHT and choice.reason == "zombie at 3.0 blocks: fighting with bare hands"

@@ -11,6 +11,7 @@ import math
 from typing import Any
 
 import pytest
+from loguru import logger
 
 from agency.execution.agents.build_plan import DOOR, FILL_PLANKS, LIGHT, _full_need
 from agency.execution.reflexes import DIED, ReflexConfig, Reflexes
@@ -290,6 +291,40 @@ def test_a_hostile_coming_up_on_the_walk_back_stops_it_and_the_items_wait(env):
     assert took_s < RECOVER_BUDGET_S / 2, took_s  # stopped, not run out
     assert reflexes.death is not None  # the items wait: tried again once it is safe
     assert reflexes.choose(body.snapshot()) not in (None, "recover")  # the zombie is answered first
+
+
+def test_a_walk_back_stopped_by_threats_for_90_s_is_given_up_and_the_tasks_go_on(env):
+    """A 1.18.2 bench bot's walk back was stopped 31 times in 5 minutes by a skeleton on the
+    way, its tasks held until the items despawned."""
+    body, reflexes, ftime = env["body"], env["reflexes"], env["ftime"]
+    reflexes.record_events([_death({"x": SPAWN.x + 30, "y": GROUND_Y, "z": SPAWN.z}, "skeleton")])
+    body.position = SPAWN
+    body.hang.add("move_to")  # a long walk
+    lines: list[str] = []
+    sink = logger.add(lambda m: lines.append(m.record["message"]), level="INFO")
+
+    async def stopped_walk_back():
+        async def zombie_comes():
+            await ftime.sleep(5)
+            body.mobs.append(Mob("zombie", hostile=True, x=body.position.x + 2, z=body.position.z))
+
+        await asyncio.gather(reflexes._recover(), zombie_comes())
+        body.mobs.clear()  # gone again: the next walk back is safe to start
+
+    try:
+        asyncio.run(stopped_walk_back())
+        ftime.clock.advance(60_000)
+        assert reflexes._recovery_out_of_reach(body.snapshot()) is None  # a minute: tried again
+        asyncio.run(stopped_walk_back())
+        ftime.clock.advance(31_000)
+        asyncio.run(reflexes.tick(body.snapshot()))
+    finally:
+        logger.remove(sink)
+    assert reflexes.death is None and not reflexes.holding_tasks
+    assert any("the walk back stopped by threats on the way for 90 s" in line for line in lines), lines
+    # the next death's walk back starts its own count
+    reflexes.record_events([_death({"x": SPAWN.x + 30, "y": GROUND_Y, "z": SPAWN.z}, "skeleton")])
+    assert reflexes._recovery_out_of_reach(body.snapshot()) is None
 
 
 def _pickaxe_from_nothing(env: dict[str, Any]) -> str:

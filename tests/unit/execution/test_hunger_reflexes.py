@@ -215,6 +215,22 @@ def test_game_with_a_hostile_near_it_is_not_hunted_and_the_forage_waits(env):
     assert tools.calls == [("hunt", {"target": "animal", "count": 1, "radius": 18.0})]
 
 
+def test_a_kind_with_none_guarded_is_hunted_instead_of_the_guarded_one(env):
+    """A 1.18.2 bench bot at health 2.3 and food 17 refused a pig a skeleton stood by, a sheep in
+    sight, and waited; a cow guarded beside another cow is no other kind: the forage waits."""
+    tools = RecordingTools({"hunt": tool_success("hunt", {"kills": 1, "gained": {"mutton": 2}})})
+    reflexes = Reflexes(tools, env["ctx"], env["ex"], ReflexConfig(), clock=env["ftime"].clock)
+    zombie = Mob("zombie", hostile=True, x=COW.x + 4, z=COW.z)  # 14 blocks from the bot, 4 from the cow
+    sheep = Mob("sheep", hostile=False, x=-20.5, z=0.5)
+    assert asyncio.run(reflexes.tick(_snap(env, health=9.7, food=17, mobs=(COW, zombie, sheep)))) == "forage"
+    assert tools.calls == [("hunt", {"target": "sheep", "count": 1, "radius": 37.0})]
+    tools.calls.clear()
+    reflexes._forage_retry_at = 0
+    cows = (COW, zombie, Mob("cow", hostile=False, x=-20.5, z=0.5))
+    assert asyncio.run(reflexes.tick(_snap(env, health=9.7, food=17, mobs=cows))) == "forage"
+    assert tools.calls == []  # the hunt takes any cow: the guarded one may be the one it goes for
+
+
 def test_a_kill_that_dropped_no_food_is_a_fruitless_forage(env):
     tools = RecordingTools({"hunt": tool_success("hunt", {"kills": 1, "gained": {"leather": 1}})})  # a calf
     reflexes = Reflexes(tools, env["ctx"], env["ex"], ReflexConfig(), clock=env["ftime"].clock)
