@@ -56,10 +56,8 @@ class EntityInfo(BaseModel):
     @property
     def threat(self) -> bool:
         """A hostile that can get at the bot: what the reflexes answer. Not one in a cave under
-        it until it hurts the bot (the combat reflex takes those back then: choose_combat): a
-        1.18.2 bench bot by its hut answered a skeleton in the cave under it with 37 evasions,
-        4 retreats and 3 close-ins in one morning, held from its work, its health unchanged,
-        and died of the close-ins down into that cave."""
+        it, out of its sight (docs/api.md, A snapshot), until it hurts the bot: the combat
+        reflex takes an archer back then (choose_combat)."""
         return self.hostile and not self.sealedOff and not self.caveBelow
 
 

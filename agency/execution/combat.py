@@ -150,10 +150,10 @@ def choose_combat(
     left or failed), so an archer in reach is fought to the end too (a 1.18.2 bench bot at
     5832c56, out of its cover at health 4 with the skeleton 1.8 blocks off, retreated three
     times in three seconds, getting nowhere, and was shot dead)."""
-    # hurt, one in a cave under the bot counts too: it has a way to shoot up (an open mouth)
-    hostiles = sorted(
-        (e for e in snap.entities if e.threat or (hurt and e.caveBelow and not e.sealedOff)), key=lambda e: e.distance
-    )
+    # hurt, an archer in a cave under the bot counts too (it shoots up through a mouth), out of
+    # reach: no close-in down into its cave; no other kind hits through the ground
+    shooting_up = [e for e in snap.entities if hurt and e.caveBelow and not e.sealedOff and _is(e, ARCHERS)]
+    hostiles = sorted((e for e in snap.entities if e.threat or e in shooting_up), key=lambda e: e.distance)
     close = [e for e in hostiles if e.distance <= cfg.fight_radius]
     # as far as any fight or close-in would go: one started this low would break off at once
     reach = max(cfg.fight_radius, cfg.fight_within)
@@ -222,7 +222,7 @@ def choose_combat(
             f"{beside.name} at {beside.distance:.1f} blocks, in reach: fighting it before the {archer.name} "
             f"with {held_to_hit_with(snap)}",
         )
-    out_of_reach = archer is not None and any(same(archer.name, k) for k in unreachable)
+    out_of_reach = archer is not None and (archer in shooting_up or any(same(archer.name, k) for k in unreachable))
     if archer is not None and out_of_reach and hurt:
         return CombatChoice(RETREAT, archer, f"{archer.name} at {archer.distance:.1f} blocks, out of reach, shoots")
     if archer is not None and not out_of_reach and held_to_hit_with(snap) == BARE_HANDS and not cornered:

@@ -350,7 +350,7 @@ class Executor(RunStops):
             agent,
             "active" if resumed else TaskStatus.pending.value,
         )
-        spec = task_spec(task)
+        spec = self.replanner.fresh_spec(task) if replan else task_spec(task)
         self.follow_ups.work_started()
         handle = self.runtime.start_task(spec, fresh=fresh, replan=replan, waiting=self.follow_ups.work_waiting)
         mark = self.bridge.mark() if self.bridge is not None else 0

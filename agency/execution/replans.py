@@ -13,13 +13,14 @@ a food stock, not a count."""
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
 from loguru import logger
 
 from agency.clock import Clock
 from agency.execution.agents.runtime import AgentRuntime
+from agency.execution.agents.sources import made_instead
 from agency.execution.agents.task_spec import TaskSpec
 from agency.execution.runs import Running, task_spec
 from agency.execution.workflows.models import WorkflowRunResult
@@ -27,7 +28,7 @@ from agency.execution.workflows.steps import DELEGATION_FAILED
 from agency.planning.tasks.events import HELD, REPLANNED
 from agency.planning.tasks.models import Task, TaskStatus
 from agency.planning.tasks.store import TaskStore
-from agency.tools.gathering import none_near
+from agency.tools.gathering import drop_of, none_near
 from agency.tools.results import EXECUTION_ERROR, PRECONDITION_FAILED, TIMEOUT
 
 if TYPE_CHECKING:
@@ -60,6 +61,13 @@ def _settled(task: Task, failed_step: str) -> TaskSpec:
         spec.text(),
     )
     return spec.model_copy(update={"settle": True})
+
+
+def made_otherwise(reasons: Iterable[str]) -> tuple[str, ...]:
+    """The blocks failures (`reasons`) explored for and found none of (collect_block's message)
+    whose drop the game makes another way (charcoal for coal ore's coal: made_instead)."""
+    found = {b for r in reasons if (b := none_near(r)) is not None}
+    return tuple(sorted(b for b in found if made_instead(drop_of(b), {b}) is not None))
 
 
 def _shape(message: str) -> str:
@@ -107,8 +115,17 @@ class Replanner:
         why = "; ".join(e.message for e in result.errors)
         logger.warning("[Executor] resumed run of task={} no longer fits the world ({}); replanning", task.id, why)
         step = next((s.stepId for s in reversed(result.steps) if s.status == "failed"), "")
-        handle = self.runtime.start_task(_settled(task, step), fresh=True, waiting=self.waiting)
+        handle = self.runtime.start_task(self.fresh_spec(task, step), fresh=True, waiting=self.waiting)
         return Running(task.id, handle, self.clock(), run.agent_id, run.bridge_mark, run.goal)
+
+    def fresh_spec(self, task: Task, failed_step: str = "") -> TaskSpec:
+        """The spec a fresh plan of the task is made from: settled (_settled), and with the
+        blocks its failed steps explored for and found none of, where the game makes what they
+        give another way (TaskSpec.absent; the module docstring). Every fresh plan of it: after a
+        failed step, a resume, or a comeback with no step done (the executor's)."""
+        spec = _settled(task, failed_step)
+        absent = made_otherwise(self._replans(task.id)[2])
+        return spec.model_copy(update={"absent": absent}) if absent else spec
 
     def _after_failed_step(self, run: Running, result: WorkflowRunResult) -> Running | None:
         """A plan's step failed on the world (module docstring): plan the task again from
@@ -121,7 +138,7 @@ class Replanner:
         goal_bound = self.goals is not None and self.goals.owns(task)
         if not goal_bound and not self.runtime.plans_afresh(task_spec(task)):
             return None
-        done, last, reasons = self._replans(task.id)
+        done, last, _ = self._replans(task.id)
         if done >= MAX_STEP_REPLANS:
             return None
         step = next((s.stepId for s in reversed(result.steps) if s.status == "failed"), "")
@@ -153,16 +170,16 @@ class Replanner:
             done + 1,
             MAX_STEP_REPLANS,
         )
-        spec = _settled(task, step)
-        absent = tuple(sorted({b for r in (*reasons, why) if (b := none_near(r)) is not None}))
-        if absent:  # every fresh plan of it makes what those give another way (charcoal for coal)
-            spec = spec.model_copy(update={"absent": absent})
+        spec = self.fresh_spec(task, step)
+        for block in made_otherwise([why]):
+            drop = drop_of(block)
             logger.info(
-                "[Executor] task={} {}: none of {} found near; planned to make what it gives another way where "
-                "the game has one (charcoal for coal)",
+                "[Executor] task={} {}: none of {} found near; its fresh plans make {} for its {} instead",
                 task.id,
                 spec.text(),
-                " or ".join(absent),
+                block,
+                made_instead(drop, {block}),
+                drop,
             )
         # a goal-bound build's plan is made afresh: it brings what is missing now and its
         # modules skip what stands (a bench's first huts failed on one stalled walk or collect)

@@ -42,10 +42,12 @@ const SAME_LEVEL = 3
 // the block the bot stands on, which a skeleton steps out from under) is in a cave under it, not
 // near until it comes up (a 26.1 bench bot stood 6 minutes of daylight by its hut, the drive
 // tick's gate shut by a hostile, with zombies and skeletons around it that by day could only be
-// in caves). It is marked caveBelow: no threat to the reflexes either until it hurts the bot
-// (agency/world.py EntityInfo.threat; a 1.18.2 bench bot by its hut answered a skeleton in the
-// cave under it with 37 evasions, 4 retreats and 3 close-ins in one morning, its health unchanged).
+// in caves). One that cannot see the bot either (the line from its eyes to the bot's is through
+// ground: not a skeleton under an overhang by the cave's mouth) is marked caveBelow: no threat to
+// the reflexes until it hurts the bot (agency/world.py EntityInfo.threat).
 const CAVE_ROOF = 2
+const EYES = 1.62 // a player's; a mob's are taken at its height less a tenth
+const SIGHT_STEP = 0.25 // blocks between the points of a line of sight read (plugins/mobs.js's)
 
 function inCaveBelow (bot, me, pos) {
   if (me.y - pos.y < SAME_LEVEL) return false
@@ -55,6 +57,16 @@ function inCaveBelow (bot, me, pos) {
     if (solid(bot.blockAt(head.offset(0, y - head.y, 0), false))) roof++
   }
   return roof >= CAVE_ROOF
+}
+
+function seesBot (bot, me, e) {
+  const from = e.position.offset(0, Math.max(0.5, (e.height || 1.8) * 0.9), 0)
+  const d = me.offset(0, EYES, 0).minus(from)
+  const n = Math.ceil(d.norm() / SIGHT_STEP)
+  for (let i = 1; i < n; i++) {
+    if (solid(bot.blockAt(from.plus(d.scaled(i / n)).floored(), false))) return false
+  }
+  return true
 }
 
 // From a death until the bot stands where the server respawned it, it counts as dead (health
@@ -83,11 +95,12 @@ function snapshot (bot, hostileRadius) {
     const hostile = isHostile(bot, e)
     let sealedOff = false
     let near = false
-    const caveBelow = hostile && cover === 0 && inCaveBelow(bot, me, e.position)
+    const below = hostile && cover === 0 && inCaveBelow(bot, me, e.position)
+    const caveBelow = below && !seesBot(bot, me, e)
     if (hostile && distance <= radius) {
       if (space === undefined) space = openSpace(bot, Math.ceil(radius), cover)
       sealedOff = space !== null && !space.reaches(e.position)
-      near = !sealedOff && (cover === 0 ? !caveBelow : Math.abs(e.position.y - me.y) < SAME_LEVEL)
+      near = !sealedOff && (cover === 0 ? !below : Math.abs(e.position.y - me.y) < SAME_LEVEL)
       if (near) hostiles++
     }
     entities.push({

@@ -99,6 +99,40 @@ test('under the open sky, a hostile in a cave under the bot is not near; in an o
   }
 })
 
+test('a skeleton under an overhang that sees the bot is not near, nor marked in a cave under it', { timeout: 120000 }, async () => {
+  const s = await startServer({ hostiles: false, animals: false })
+  const bot = await connectBot(s.port, 'walker')
+  try {
+    await waitFor(() => bot.entity.onGround, 10000, 'standing')
+    const p = bot.entity.position.floored()
+    // the bot on the rim of a pit 4 deep and 16 long; at its far end two blocks of stone over a
+    // skeleton's head, nothing between its eyes and the bot's
+    await command(bot, `/mcbot fill ${p.x - 2} ${p.y - 8} ${p.z - 3} ${p.x + 18} ${p.y - 1} ${p.z + 3} stone`)
+    await command(bot, `/mcbot fill ${p.x - 2} ${p.y} ${p.z - 3} ${p.x + 18} ${p.y + 12} ${p.z + 3} air`)
+    await command(bot, `/mcbot fill ${p.x + 1} ${p.y - 4} ${p.z - 2} ${p.x + 17} ${p.y - 1} ${p.z + 2} air`)
+    await command(bot, `/mcbot fill ${p.x + 15} ${p.y - 2} ${p.z} ${p.x + 15} ${p.y - 1} ${p.z} stone`)
+    await command(bot, '/mcbot tick freeze')
+    await command(bot, `/mcbot tp walker ${p.x + 0.5} ${p.y} ${p.z + 0.5}`, { match: /teleported walker/ })
+    await waitFor(() => Math.floor(bot.entity.position.y) === p.y, 5000, 'on the rim')
+    await command(bot, `/mcbot summon skeleton ${p.x + 15.5} ${p.y - 4} ${p.z + 0.5}`)
+    await waitFor(() => Object.values(bot.entities).some((e) => e.name === 'skeleton'), 5000, 'the skeleton')
+    await waitFor(() => bot.blockAt(p.offset(15, -1, 0))?.name === 'stone', 5000, 'the overhang')
+    let snap = snapshot(bot)
+    const skeleton = () => snap.entities.find((e) => e.name === 'skeleton')
+    assert.strictEqual(snap.hostiles, 0, 'under two blocks of stone, four down: not near')
+    assert.strictEqual(skeleton().caveBelow, undefined, 'it sees the bot: a threat all the same')
+    // the pit roofed over between them: out of its sight, in a cave under the bot
+    await command(bot, `/mcbot fill ${p.x + 1} ${p.y - 1} ${p.z - 2} ${p.x + 14} ${p.y - 1} ${p.z + 2} stone`)
+    await waitFor(() => bot.blockAt(p.offset(8, -1, 0))?.name === 'stone', 5000, 'the roof')
+    snap = snapshot(bot)
+    assert.strictEqual(skeleton().caveBelow, true, 'out of sight')
+  } finally {
+    await command(bot, '/mcbot tick unfreeze').catch(() => {})
+    bot.quit()
+    await s.stop()
+  }
+})
+
 test('a hostile behind the wall of the bot\'s pocket is sealed off: seen, not near; a stack under 1 is empty', { timeout: 120000 }, async () => {
   const s = await startServer({ hostiles: false, animals: false })
   const bot = await connectBot(s.port, 'miner')

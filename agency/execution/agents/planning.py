@@ -49,10 +49,13 @@ def craft_plan(agent_id: str, task: Mapping[str, Any], inventory: Mapping[str, i
                 description=f"{item}: enough held",
                 steps=[StepDef(id="held", tool="inventory", description=f"already hold {task.get('amount')} {item}")],
             )
+    absent = frozenset(task.get("absent") or ())  # blocks none of which was found: TaskSpec.absent
     helpers = list(facts.get("helpers") or [])
     if helpers and not task.get("ensure"):
         hold = facts.get("helpersHold") or {}
-        asked = fleet_craft(agent_id, item, amount, inventory, helpers, hold, table_known, bool(facts.get("furnace")))
+        asked = fleet_craft(
+            agent_id, item, amount, inventory, helpers, hold, table_known, bool(facts.get("furnace")), absent
+        )
         if asked is not None:
             return asked
     steps = planned(
@@ -60,7 +63,7 @@ def craft_plan(agent_id: str, task: Mapping[str, Any], inventory: Mapping[str, i
         lambda plan: plan.craft(item, amount),
         table_known=table_known,
         furnace_known=bool(facts.get("furnace")),
-        absent=frozenset(task.get("absent") or ()),
+        absent=absent,
     )
     return WorkflowDef(
         id=f"{agent_id}-craft-{item.replace('_', '-')}", description=f"craft {amount} {item}", steps=steps
@@ -76,6 +79,7 @@ def fleet_craft(
     helpers_hold: Mapping[str, int],
     table_known: bool = False,
     furnace_known: bool = False,
+    absent: frozenset[str] = frozenset(),
 ) -> WorkflowDef | None:
     """Ask the helpers for the recipe's ingredients and raw materials the bot is short of and
     they hold, wait for them, then make the item (module docstring); None when none is asked for."""
@@ -128,7 +132,11 @@ def fleet_craft(
     for ing, n in short:
         assumed[ing] = assumed.get(ing, 0) + n
     steps += planned(
-        assumed, lambda plan: plan.craft(item, amount), table_known=table_known, furnace_known=furnace_known
+        assumed,
+        lambda plan: plan.craft(item, amount),
+        table_known=table_known,
+        furnace_known=furnace_known,
+        absent=absent,
     )
     return WorkflowDef(
         id=f"{agent_id}-craft-{item.replace('_', '-')}",

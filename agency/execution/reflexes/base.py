@@ -130,7 +130,7 @@ class ReflexBase:
         self._dug_in_under: SiteSignature | None = None  # the hut the bot dug in under (climbed back into)
         self._burrow_start: tuple[int, int, int] | None = None  # where the burrow began (dug out to)
         self._guarded_since: int | None = None  # since when a hostile stands by the dropped items
-        self._walk_back_stopped_since: int | None = None  # since when threats on the way stop the walk back to them
+        self._walk_back_stops = (0, 0)  # threats on the way stopped the walk back to them: (times, first at)
         self._burrow_closed: list[tuple[int, ...]] = []  # the ground cells the burrow closed (closed again once out)
         self.reshaping_shelter = False  # digging in under the hut or climbing back into it: its floor is open
         self._burrow_retry_at = 0

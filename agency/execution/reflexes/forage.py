@@ -116,11 +116,11 @@ class ForageReflex(ReflexBase):
         guarded = {a.name for a, g in zip(game, guards, strict=True) if g is not None}
         free = [a for a in game if a.name not in guarded]  # the hunt takes any of its kind: none guarded
         # a 26.1 bench bot out of its hut in the morning hunted a chicken among 3 zombies and was
-        # dead 4 s later: a guarded animal waits for them to go (or burn), unless starving; a kind
-        # with none guarded is hunted instead (a 1.18.2 bench bot at health 2.3 and food 17, a
-        # sheep in sight, refused a pig a skeleton stood by and waited)
+        # dead 4 s later: the nearest animal guarded, a kind with none guarded is hunted instead (a
+        # 1.18.2 bench bot at health 2.3 and food 17, a sheep in sight, refused a pig a skeleton
+        # stood by and waited), else the forage waits for them to go (or burn), unless starving
         kind = "animal"
-        if free and len(free) < len(game) and snap.food > URGENT_FOOD:
+        if game and guards[0] is not None and free:
             game, kind = free, free[0].name
         guard = guards[0] if game and kind == "animal" else None
         if guard is not None and snap.food > URGENT_FOOD:

@@ -15,8 +15,10 @@ DROWNED = frozenset({"drowning", "drown"})  # the death cause as the world repor
 GUARDED_WITHIN = 10.0  # a hostile seen this near the items keeps the bot from walking back to them
 GUARDED_LEVEL = 4  # ... near their level (not one in a cave under them)
 GUARDED_FOR_MS = 90_000  # ... for this long at most: then the items are given up and the tasks go on
-# A walk back stopped by threats on the way, again and again, for as long: given up the same
-# (a 1.18.2 bench bot's was stopped 31 times in 5 minutes, its tasks held until the items despawned)
+# A walk back stopped by threats on the way this often, the first this long ago: given up the
+# same (a 1.18.2 bench bot's was stopped 31 times in 5 minutes, its tasks held until the items despawned)
+WALK_BACK_STOPS = 3
+WALK_BACK_STOPPED_MS = GUARDED_FOR_MS
 RECOVER_AT_NIGHT_M = 16.0  # by night, items farther than this from the respawned bot wait for the day
 # Items lying deeper than this under the respawned bot's feet are walked to, never dug down to
 # (a respawned bot holds nothing: its pickaxe lies with the items): a 26.1 bench bot killed at
@@ -39,7 +41,7 @@ class RecoverReflex(ReflexBase):
             if ev.type is not EventType.death:
                 continue
             died = True
-            self._walk_back_stopped_since = None  # this death's walk back is a new one
+            self._walk_back_stops = (0, 0)  # this death's walk back is a new one
             cause = str(ev.data.get("cause") or "unknown")
             self.stats.deaths += 1
             self.stats.death_causes[cause] += 1
@@ -117,10 +119,11 @@ class RecoverReflex(ReflexBase):
         if since is not None and self.clock() - since > GUARDED_FOR_MS:
             self._guarded_since = None
             return f"hostiles by the items for {GUARDED_FOR_MS // 1000} s (the tasks wait no longer)"
-        stopped = self._walk_back_stopped_since
-        if stopped is not None and self.clock() - stopped > GUARDED_FOR_MS:
+        stops, first = self._walk_back_stops
+        if stops >= WALK_BACK_STOPS and self.clock() - first > WALK_BACK_STOPPED_MS:
             return (
-                f"the walk back stopped by threats on the way for {GUARDED_FOR_MS // 1000} s (the tasks wait no longer)"
+                f"the walk back stopped by threats on the way {stops} times in {(self.clock() - first) // 1000} s "
+                "(the tasks wait no longer)"
             )
         far = snap.position.distance_to(d.position)
         if snap.health > 0 and far > self.config.recover_within:
@@ -134,7 +137,7 @@ class RecoverReflex(ReflexBase):
         if self.death is not d:
             return  # died again on the way: that death's recovery holds the tasks now
         self.death = None
-        self._walk_back_stopped_since = None
+        self._walk_back_stops = (0, 0)
         self.executor.resume_paused(DIED)
 
     async def _recover(self) -> None:
@@ -147,8 +150,8 @@ class RecoverReflex(ReflexBase):
             args = {"x": p.x, "y": p.y, "z": p.z} | ({"dig": False} if down > RECOVER_BELOW_M else {})
             result, stop = await self._watched("pick_up_items", args, start, timeout_s=RECOVER_BUDGET_S)
         if stop is not None:
-            if self._walk_back_stopped_since is None:
-                self._walk_back_stopped_since = self.clock()
+            stops, first = self._walk_back_stops
+            self._walk_back_stops = (stops + 1, first if stops else self.clock())
             logger.info(
                 "[Reflex] after the death (cause={}): the walk back stopped: {}; tried again once safe",
                 d.cause,

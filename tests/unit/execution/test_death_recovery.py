@@ -313,15 +313,16 @@ def test_a_walk_back_stopped_by_threats_for_90_s_is_given_up_and_the_tasks_go_on
 
     try:
         asyncio.run(stopped_walk_back())
-        ftime.clock.advance(60_000)
-        assert reflexes._recovery_out_of_reach(body.snapshot()) is None  # a minute: tried again
+        ftime.clock.advance(95_000)  # one stop, then long unsafe (a fight, the night): tried again
+        assert reflexes._recovery_out_of_reach(body.snapshot()) is None
         asyncio.run(stopped_walk_back())
-        ftime.clock.advance(31_000)
+        assert reflexes._recovery_out_of_reach(body.snapshot()) is None  # twice: tried again
+        asyncio.run(stopped_walk_back())
         asyncio.run(reflexes.tick(body.snapshot()))
     finally:
         logger.remove(sink)
     assert reflexes.death is None and not reflexes.holding_tasks
-    assert any("the walk back stopped by threats on the way for 90 s" in line for line in lines), lines
+    assert any("the walk back stopped by threats on the way 3 times in 1" in line for line in lines), lines
     # the next death's walk back starts its own count
     reflexes.record_events([_death({"x": SPAWN.x + 30, "y": GROUND_Y, "z": SPAWN.z}, "skeleton")])
     assert reflexes._recovery_out_of_reach(body.snapshot()) is None

@@ -229,6 +229,10 @@ def test_a_kind_with_none_guarded_is_hunted_instead_of_the_guarded_one(env):
     cows = (COW, zombie, Mob("cow", hostile=False, x=-20.5, z=0.5))
     assert asyncio.run(reflexes.tick(_snap(env, health=9.7, food=17, mobs=cows))) == "forage"
     assert tools.calls == []  # the hunt takes any cow: the guarded one may be the one it goes for
+    reflexes._forage_retry_at = 0
+    near_cow = Mob("cow", hostile=False, x=5.5, z=0.5)  # the nearest, unguarded: hunted as ever
+    assert asyncio.run(reflexes.tick(_snap(env, health=9.7, food=17, mobs=(near_cow, *cows)))) == "forage"
+    assert tools.calls[0][1]["target"] == "animal"
 
 
 def test_a_kill_that_dropped_no_food_is_a_fruitless_forage(env):

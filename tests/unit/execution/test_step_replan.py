@@ -222,11 +222,25 @@ def test_a_block_a_step_found_none_of_is_absent_from_every_fresh_plan_of_the_tas
     replanner = Replanner(tasks, runtime, ftime.clock, None)  # type: ignore[arg-type]
     run = Running(tid, object(), ftime.clock(), "crafter")  # type: ignore[arg-type]
     none = "no coal_ore within 32 blocks nor in sight within 64 (explored 2 times)"
-    assert replanner.replan(run, _failed("gather-coal", none, "seek-coal-ore")) is not None
+    lines: list[str] = []
+    sink = logger.add(lambda m: lines.append(m.record["message"]), level="INFO")
+    try:
+        assert replanner.replan(run, _failed("gather-coal", none, "seek-coal-ore")) is not None
+    finally:
+        logger.remove(sink)
+    said = "craft torch 8: none of coal_ore found near; its fresh plans make charcoal for its coal instead"
+    assert any(said in line for line in lines), lines
     assert runtime.specs[-1].absent == ("coal_ore",)
     assert runtime.specs[-1].as_context()["absent"] == ["coal_ore"]
     assert replanner.replan(run, _failed("gather-log-input", "collect stalled", "craft-furnace")) is not None
     assert runtime.specs[-1].absent == ("coal_ore",)
+    # held, it comes back with no step done: the executor's fresh plan of it too
+    assert replanner.fresh_spec(tasks.get_task(tid)).absent == ("coal_ore",)
+    logs = add_task(tasks, "craft", "oak_planks", 8)  # no other way to logs: nothing absent
+    tasks.set_status(logs, TaskStatus.active)
+    run = Running(logs, object(), ftime.clock(), "crafter")  # type: ignore[arg-type]
+    assert replanner.replan(run, _failed("gather-oak_log", "no oak_log within 32 blocks (explored 2 times)"))
+    assert runtime.specs[-1].absent == ()
     other = add_task(tasks, "smelt", "cooked_beef", 4)
     tasks.set_status(other, TaskStatus.active)
     run = Running(other, object(), ftime.clock(), "crafter")  # type: ignore[arg-type]

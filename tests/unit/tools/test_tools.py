@@ -19,6 +19,7 @@ from agency.shelter.blueprint import basic_shelter
 from agency.shelter.earthwork import PATH_DIGGABLE, keep_box, site_work, work_box
 from agency.tools import TOOL_NOT_FOUND, VALIDATION_ERROR, FrozenDict, ToolExecutionResult, tool_success
 from agency.tools.base import ToolContext
+from agency.tools.gathering import none_near
 from agency.tools.registry import ToolRegistry
 from agency.tools.results import CANCELLED, PRECONDITION_FAILED, TIMEOUT, WAITS_FOR_MORNING
 from agency.tools.testing import GROUND_Y, CoveredNightBody, FakeBody
@@ -407,6 +408,7 @@ def test_collect_block_with_nothing_in_the_loaded_chunks_explores_and_says_how_f
     res = run(default_tool_registry().execute("collect_block", {"block": "log", "count": 1}, ctx))
     assert not res.success and res.error.code == PRECONDITION_FAILED
     assert res.error.message == "no log within 32 blocks nor in sight within 64 (explored 2 times)"
+    assert none_near(res.error.message) == "log"  # what a replan reads of it (agency.execution.replans)
     kinds = [k for k, _ in body.started]
     assert kinds.count("find") == 3  # from where it stood, and after each explore
 
