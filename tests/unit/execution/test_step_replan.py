@@ -146,6 +146,14 @@ class _Runtime:
         return object()
 
 
+def _running(env, action: str, target: str, agent: str = "crafter") -> tuple[str, Running]:
+    """An active task of 8 `target` and its run, as the executor hands a failed one to the Replanner."""
+    tasks, ftime = env["tasks"], env["ftime"]
+    tid = add_task(tasks, action, target, 8)
+    tasks.set_status(tid, TaskStatus.active)
+    return tid, Running(tid, object(), ftime.clock(), agent)  # type: ignore[arg-type]
+
+
 def _failed(step: str, why: str, *done: str) -> WorkflowRunResult:
     steps = [StepOutcome(stepId=s, status="completed") for s in done]
     steps.append(StepOutcome(stepId=step, status="failed", error=StepError(code=PRECONDITION_FAILED, message=why)))
@@ -163,11 +171,9 @@ def test_the_same_failure_after_steps_done_or_a_hold_is_planned_again(env):
     """A fresh plan that got somewhere before failing as the last did (a collect that gathered
     more, then ran out again), or one after a hold (a night, a death), is no loop."""
     tasks, ftime = env["tasks"], env["ftime"]
-    tid = add_task(tasks, "collect", "oak_log", 8)
-    tasks.set_status(tid, TaskStatus.active)
+    tid, run = _running(env, "collect", "oak_log", "gatherer")
     runtime = _Runtime()
     replanner = Replanner(tasks, runtime, ftime.clock, None)  # type: ignore[arg-type]
-    run = Running(tid, object(), ftime.clock(), "gatherer")  # type: ignore[arg-type]
     why = "no oak_log within 32 blocks (explored 2 times)"
     assert replanner.replan(run, _failed("collect", why)) is not None  # the first replan
     assert replanner.replan(run, _failed("collect", why, "craft-planks")) is not None  # got somewhere first
@@ -216,11 +222,9 @@ def test_a_block_a_step_found_none_of_is_absent_from_every_fresh_plan_of_the_tas
     (test_smelting.py), the second one too after it failed elsewhere; a hunt's or another
     failure's message names no absent block."""
     tasks, ftime = env["tasks"], env["ftime"]
-    tid = add_task(tasks, "craft", "torch", 8)
-    tasks.set_status(tid, TaskStatus.active)
+    tid, run = _running(env, "craft", "torch")
     runtime = _Runtime()
     replanner = Replanner(tasks, runtime, ftime.clock, None)  # type: ignore[arg-type]
-    run = Running(tid, object(), ftime.clock(), "crafter")  # type: ignore[arg-type]
     none = "no coal_ore within 32 blocks nor in sight within 64 (explored 2 times)"
     lines: list[str] = []
     sink = logger.add(lambda m: lines.append(m.record["message"]), level="INFO")
@@ -236,14 +240,10 @@ def test_a_block_a_step_found_none_of_is_absent_from_every_fresh_plan_of_the_tas
     assert runtime.specs[-1].absent == ("coal_ore",)
     # held, it comes back with no step done: the executor's fresh plan of it too
     assert replanner.fresh_spec(tasks.get_task(tid)).absent == ("coal_ore",)
-    logs = add_task(tasks, "craft", "oak_planks", 8)  # no other way to logs: nothing absent
-    tasks.set_status(logs, TaskStatus.active)
-    run = Running(logs, object(), ftime.clock(), "crafter")  # type: ignore[arg-type]
+    _, run = _running(env, "craft", "oak_planks")  # no other way to logs: nothing absent
     assert replanner.replan(run, _failed("gather-oak_log", "no oak_log within 32 blocks (explored 2 times)"))
     assert runtime.specs[-1].absent == ()
-    other = add_task(tasks, "smelt", "cooked_beef", 4)
-    tasks.set_status(other, TaskStatus.active)
-    run = Running(other, object(), ftime.clock(), "crafter")  # type: ignore[arg-type]
+    _, run = _running(env, "smelt", "cooked_beef")
     assert replanner.replan(run, _failed("hunt-cow", "no cow within 32 blocks to hunt")) is not None
     assert runtime.specs[-1].absent == ()
 
