@@ -230,10 +230,27 @@ class CombatReflex(ReflexBase):
                 times, within = CHASED
                 self._evasions = [t for t in self._evasions if now - t < within] + [now]
                 if len(self._evasions) >= times:
-                    self._evade_failed_at, self._evasions = now, []
-                    logger.info(
-                        "[Reflex] the {} keeps coming ({} evasions in {} s): fighting it", name, times, within // 1000
-                    )
+                    first, self._evasions = self._evasions[0], []
+                    if is_archer(combat.target) and (self._hurt_at is None or self._hurt_at < first):
+                        # it comes, never shooting: left be, not fought bare-handed (a 1.18.2 bench
+                        # bot closed in on such a skeleton with its fists and was dead in 18 s)
+                        self._mark_out_of_reach(name, strike=False)
+                        logger.info(
+                            "[Reflex] the {} keeps coming ({} evasions in {} s) and has not hurt the bot: "
+                            "left be for {} s unless it does",
+                            name,
+                            times,
+                            within // 1000,
+                            self.left_be_ms(name) // 1000,
+                        )
+                    else:
+                        self._evade_failed_at = now
+                        logger.info(
+                            "[Reflex] the {} keeps coming ({} evasions in {} s): fighting it",
+                            name,
+                            times,
+                            within // 1000,
+                        )
             return res
         assert combat.reflex == RETREAT
         self.stats.retreats += 1

@@ -481,6 +481,25 @@ def test_a_hostile_that_keeps_coming_after_three_evasions_is_fought(env):
     assert reflexes.choose(body.snapshot()) == FIGHT  # it keeps coming: bare hands it is
 
 
+@pytest.mark.parametrize("shot", [False, True])
+def test_a_skeleton_that_keeps_coming_without_hurting_the_bot_is_left_be_not_fought_bare_handed(env, shot):
+    """A 1.18.2 bench bot evaded a skeleton three times in a minute, unhurt, took it for chased,
+    closed in on it with its fists and was dead in 18 s; one that shot it is fought as ever."""
+    body, ftime = env["body"], env["ftime"]
+    reflexes = Reflexes(env["tools"], env["ctx"], env["ex"], CFG, clock=ftime.clock)
+    start = body.position
+    for i in range(3):
+        body.position = start
+        body.mobs = [Mob("skeleton", hostile=True, x=10.5, z=0.5)]  # back again after each evasion
+        assert asyncio.run(reflexes.tick(body.snapshot())) == EVADE
+        if shot and i == 1:
+            reflexes._hurt_at = ftime.clock()
+        ftime.clock.advance(10_000)
+    body.position = start
+    body.mobs = [Mob("skeleton", hostile=True, x=10.5, z=0.5)]
+    assert reflexes.choose(body.snapshot()) == (CLOSE_IN if shot else None)  # cornered: at it bare-handed
+
+
 def test_a_creeper_that_keeps_coming_back_is_led_away_beyond_where_it_follows_and_may_despawn(env):
     """A creeper that does not burn by day followed a 1.18.2 bench bot back to its hut's site 46
     times in a game day, each evasion (17 blocks off) working, the build held for each."""
