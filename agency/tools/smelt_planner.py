@@ -75,13 +75,20 @@ def kept_names(inventory: Mapping[str, int], keep: Mapping[str, int]) -> dict[st
     return out
 
 
-def fuel_reserve(inventory: Mapping[str, int], smelted: Mapping[str, int], keep: Mapping[str, int]) -> dict[str, int]:
-    """What a smelt must not burn: its input (`smelted`, by held name) and what `keep` spares
-    of the rest (kept_names), added up: logs smelted into charcoal and logs kept for a later
-    craft are not the same logs. The smelt tool and the planner's smelt step both ask this."""
+def fuel_reserve(
+    inventory: Mapping[str, int], smelted: Mapping[str, int], keep: Mapping[str, int], making: str = ""
+) -> dict[str, int]:
+    """What a smelt must not burn: its input (`smelted`, by held name), what `keep` spares of
+    the rest (kept_names), added up (logs smelted into charcoal and logs kept for a later craft
+    are not the same logs), and the product it is `making` held: charcoal burnt to make
+    charcoal is none gained (a 1.18.2 bench bot's smelt of 2 charcoal, 1 held, ended with 1, and
+    its plan looped). The smelt tool and the planner's smelt step both ask this."""
     spare = {n: c - smelted.get(n, 0) for n, c in inventory.items()}
     kept = kept_names(spare, keep)
-    return {n: smelted.get(n, 0) + kept.get(n, 0) for n in {*smelted, *kept}}
+    out = {n: smelted.get(n, 0) + kept.get(n, 0) for n in {*smelted, *kept}}
+    if inventory.get(making, 0) > 0:
+        out[making] = out.get(making, 0) + inventory[making]
+    return out
 
 
 def cook_timeout_s(items: int, margin_s: float = 20.0) -> float:

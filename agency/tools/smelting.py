@@ -144,10 +144,10 @@ async def smelt(ctx: ToolContext, p: SmeltInput) -> dict[str, Any]:
                 details={"have": have_input, "need": need, "input": kind},
             )
     smelted = {kind: need} if kind else {}
-    fuel = choose_fuel(inv, need, reserve=fuel_reserve(inv, smelted, p.keep))
+    fuel = choose_fuel(inv, need, reserve=fuel_reserve(inv, smelted, p.keep, making=output))
     if not fuel.enough and p.keep:  # better the later step gathers again than no smelt at all
         logger.info("[Smelt] burning what was kept for later ({}): no other fuel covers {} {}", p.keep, need, output)
-        fuel = choose_fuel(inv, need, reserve={kind: need} if kind else None)
+        fuel = choose_fuel(inv, need, reserve=fuel_reserve(inv, smelted, {}, making=output))
     if not fuel.enough and not furnace_near:
         raise ToolFailure(
             PRECONDITION_FAILED,

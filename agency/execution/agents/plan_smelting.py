@@ -67,13 +67,17 @@ class SmeltSteps(GatherSteps):
         # The fuel: what the inventory holds besides the input and the logs kept, else logs gathered for it.
         keep = {FUEL_LOG: self.unburnt} if self.unburnt else {}
         fuel = choose_fuel(
-            self.sim, amount, reserve=fuel_reserve(self.sim, _reserve(held_inputs(self.sim, output), amount), keep)
+            self.sim,
+            amount,
+            reserve=fuel_reserve(self.sim, _reserve(held_inputs(self.sim, output), amount), keep, making=output),
         )
         if not fuel.enough:
             logs = math.ceil(fuel.short_ticks / FUEL_TICKS["log"])
             self.gather(FUEL_LOG, logs, step_id=f"gather-{FUEL_LOG}-fuel", note="fuel")
             fuel = choose_fuel(
-                self.sim, amount, reserve=fuel_reserve(self.sim, _reserve(held_inputs(self.sim, output), amount), keep)
+                self.sim,
+                amount,
+                reserve=fuel_reserve(self.sim, _reserve(held_inputs(self.sim, output), amount), keep, making=output),
             )
         total = self.sim.get(output, 0) + amount
         if not self.furnace and self.sim.get(FURNACE, 0) > 0:

@@ -54,6 +54,10 @@ HUNTING_PLANS = MAKE_ACTIONS  # goals whose plan may hunt for what it lacks
 # deliveries are the fleet's.
 REPLANNED_GENERATORS = frozenset({"craft_plan", "smelt_plan", "gather_plan"})
 AGENT_UNAVAILABLE = "AGENT_UNAVAILABLE"
+# The planner itself failed (a bug: a plan that never gets its materials): the task fails with
+# the reason, logged with its trace, and the executor's job goes on (a bench bot's job failed on
+# such a torch plan twice in a row).
+PLAN_FAILED = "PLAN_FAILED"
 
 
 @dataclass
@@ -216,6 +220,9 @@ class AgentRuntime:
             return _refused(run_id, profile.id, e.code, str(e))
         except BodyLost as e:  # planning reads the inventory: no body, no plan, no fault of the task
             return _refused(run_id, profile.id, BODY_LOST, str(e))
+        except Exception as e:  # noqa: BLE001 - PLAN_FAILED: the task fails, not the executor's job
+            logger.exception("[Executor] task={} {}: planning failed: {!r}", task.id, task.text(), e)
+            return _refused(run_id, profile.id, PLAN_FAILED, f"planning {task.text()} failed: {e!r}")
         if why := await self._hunts_underground(task, workflow.steps):
             return _refused(run_id, profile.id, WAITS_FOR_SURFACE, why)
         return await self.run_workflow(profile, workflow, task, run_id, stop)
@@ -341,6 +348,9 @@ class AgentRuntime:
             return _refused(run_id, profile.id, e.code, str(e))
         except BodyLost as e:  # planning reads the inventory: no body, no plan, no fault of the task
             return _refused(run_id, profile.id, BODY_LOST, str(e))
+        except Exception as e:  # noqa: BLE001 - PLAN_FAILED: the task fails, not the executor's job
+            logger.exception("[Executor] task={} {}: planning failed: {!r}", task.id, task.text(), e)
+            return _refused(run_id, profile.id, PLAN_FAILED, f"planning {task.text()} failed: {e!r}")
         return await self.engine.run(
             workflow, run_id=run_id, agent_id=profile.id, task=task.as_context(), chain=req.chain, stop=req.stop
         )

@@ -11,6 +11,7 @@ import pytest
 from loguru import logger
 
 from agency.execution.agents import AgentRuntime, load_default_registry
+from agency.execution.agents.generators import GENERATORS
 from agency.execution.agents.task_spec import FollowUpSpec
 from agency.execution.builtin_tools import default_tool_registry
 from agency.execution.executor import UNTOUCHED_COMEBACKS, Executor
@@ -138,6 +139,27 @@ def test_a_task_type_with_no_workflow_becomes_unplannable_never_stuck_pending(en
     task = tasks.get_task(tid)
     assert task.status is TaskStatus.unplannable and "dance" in task.metadata.blockedReason
     assert classify_stall(task, env["ftime"].clock(), ex.stats.last_tick_ms) == "unplannable"
+
+
+def test_a_planner_that_fails_fails_its_task_and_the_executor_goes_on(env, monkeypatch):
+    """A bench bot's executor job failed twice in a row on a torch plan whose smelt burnt the
+    charcoal it made (fixed in the planner): a planner's bug fails the task, logged, not the job."""
+    ex, tasks, ftime = env["ex"], env["tasks"], env["ftime"]
+
+    def broken(agent_id, task, inventory):
+        raise AssertionError("no plan for torch gets its materials")
+
+    monkeypatch.setitem(GENERATORS, "craft_plan", broken)
+    tid = _add(tasks, "craft", "torch")
+    lines, sink = _captured()
+    try:
+        assert asyncio.run(_drive(ex, ftime, lambda out: out.startswith("finished"))).startswith("finished")
+    finally:
+        logger.remove(sink)
+    task = tasks.get_task(tid)
+    assert task.status is TaskStatus.failed
+    assert "planning craft torch 1 failed: AssertionError" in task.metadata.solver["failureReason"]
+    assert any("craft torch 1: planning failed" in line for line in lines)
 
 
 def test_the_executor_claims_the_most_urgent_pending_task_then_the_oldest(env):

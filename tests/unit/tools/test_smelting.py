@@ -288,6 +288,20 @@ def test_charcoal_burns_no_log_it_smelts(sctx, sbody):
     assert sbody.inventory["charcoal"] == 2
 
 
+def test_charcoal_held_is_not_burnt_to_make_charcoal(sctx, sbody):
+    """A 1.18.2 bench bot's smelt of 2 charcoal, 1 held, burnt it and ended with 1."""
+    sbody.blocks[(2, GROUND_Y, 0)] = "furnace"
+    sbody.inventory.update({"oak_log": 4, "charcoal": 1})
+    res = smelt(sctx, item="charcoal", count=2, ensure=True)
+    assert res.success, res.error
+    assert sbody.started[0][1]["fuels"] == [{"name": "oak_log", "count": 1, "ticks": 300}]
+    assert sbody.inventory["charcoal"] == 2
+    assert fuel_reserve({"charcoal": 1, "oak_log": 4}, {"oak_log": 1}, {}, making="charcoal") == {
+        "oak_log": 1,
+        "charcoal": 1,
+    }
+
+
 def test_what_a_later_step_needs_is_kept_out_of_the_fire_unless_nothing_else_burns(sctx, sbody):
     sbody.blocks[(2, GROUND_Y, 0)] = "furnace"
     sbody.inventory.update({"raw_iron": 2, "birch_log": 3, "oak_planks": 1})
@@ -469,6 +483,10 @@ def test_a_torchs_coal_that_a_step_found_none_of_is_charcoal_smelted_of_logs():
     again = craft_plan("crafter", task | {"absent": ["coal_ore"]}, held).steps
     assert [s.id for s in again] == ["craft-furnace", "smelt-charcoal", "craft-torch"]
     assert again[1].args == {"item": "charcoal", "count": 2, "ensure": True, "craft_furnace": True}
+    # one charcoal held of the two wanted: the plan smelts one more, burning no charcoal (it looped)
+    wf = craft_plan("crafter", {"target": "torch", "amount": 5, "absent": ["coal_ore"]}, {"charcoal": 1, **held})
+    smelt_step = next(s for s in wf.steps if s.id == "smelt-charcoal")
+    assert smelt_step.args["count"] == 2
     # a block with no other source changes nothing: iron is dug for again
     iron = {"target": "iron_sword", "amount": 1}
     inv = {"stick": 1, "stone_pickaxe": 1, "coal": 2, **FURNACE}
