@@ -467,37 +467,34 @@ def test_a_bare_handed_bot_that_cannot_get_away_fights_for_a_while(env):
     assert reflexes.choose(body.snapshot()) == EVADE
 
 
-def test_a_hostile_that_keeps_coming_after_three_evasions_is_fought(env):
+def _after_three_evasions(env, kind: str, x: float, shot_after: int | None = None) -> str | None:
+    """The reflex chosen once `kind`, back at `x` after each of three evasions 10 s apart, is
+    there again; `shot_after`: the evasion after which it hurt the bot."""
     body, ftime = env["body"], env["ftime"]
     reflexes = Reflexes(env["tools"], env["ctx"], env["ex"], CFG, clock=ftime.clock)
     start = body.position
-    for _ in range(3):
+    for i in range(3):
         body.position = start
-        body.mobs = [Mob("zombie", hostile=True, x=3.5, z=0.5)]  # back again after each evasion
+        body.mobs = [Mob(kind, hostile=True, x=x, z=0.5)]  # back again after each evasion
         assert asyncio.run(reflexes.tick(body.snapshot())) == EVADE
+        if i == shot_after:
+            reflexes._hurt_at = ftime.clock()
         ftime.clock.advance(10_000)
     body.position = start
-    body.mobs = [Mob("zombie", hostile=True, x=3.5, z=0.5)]
-    assert reflexes.choose(body.snapshot()) == FIGHT  # it keeps coming: bare hands it is
+    body.mobs = [Mob(kind, hostile=True, x=x, z=0.5)]
+    return reflexes.choose(body.snapshot())
+
+
+def test_a_hostile_that_keeps_coming_after_three_evasions_is_fought(env):
+    assert _after_three_evasions(env, "zombie", 3.5) == FIGHT  # it keeps coming: bare hands it is
 
 
 @pytest.mark.parametrize("shot", [False, True])
 def test_a_skeleton_that_keeps_coming_without_hurting_the_bot_is_left_be_not_fought_bare_handed(env, shot):
     """A 1.18.2 bench bot evaded a skeleton three times in a minute, unhurt, took it for chased,
     closed in on it with its fists and was dead in 18 s; one that shot it is fought as ever."""
-    body, ftime = env["body"], env["ftime"]
-    reflexes = Reflexes(env["tools"], env["ctx"], env["ex"], CFG, clock=ftime.clock)
-    start = body.position
-    for i in range(3):
-        body.position = start
-        body.mobs = [Mob("skeleton", hostile=True, x=10.5, z=0.5)]  # back again after each evasion
-        assert asyncio.run(reflexes.tick(body.snapshot())) == EVADE
-        if shot and i == 1:
-            reflexes._hurt_at = ftime.clock()
-        ftime.clock.advance(10_000)
-    body.position = start
-    body.mobs = [Mob("skeleton", hostile=True, x=10.5, z=0.5)]
-    assert reflexes.choose(body.snapshot()) == (CLOSE_IN if shot else None)  # cornered: at it bare-handed
+    chosen = _after_three_evasions(env, "skeleton", 10.5, shot_after=1 if shot else None)
+    assert chosen == (CLOSE_IN if shot else None)  # cornered: at it bare-handed
 
 
 def test_a_creeper_that_keeps_coming_back_is_led_away_beyond_where_it_follows_and_may_despawn(env):
