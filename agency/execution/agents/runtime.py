@@ -212,10 +212,23 @@ class AgentRuntime:
             # The task ran to completion before and is back (a re-opened goal's repair): a
             # fresh run, since the old one would resume at its end and do nothing.
             run_id = f"{task.id}~{uuid.uuid4().hex[:8]}"
+        workflow = await self._planned(profile, task, run_id, earlier)
+        if isinstance(workflow, WorkflowRunResult):
+            return workflow
+        if why := await self._hunts_underground(task, workflow.steps):
+            return _refused(run_id, profile.id, WAITS_FOR_SURFACE, why)
+        return await self.run_workflow(profile, workflow, task, run_id, stop)
+
+    async def _planned(
+        self, profile: AgentProfile, task: TaskSpec, run_id: str, earlier: WorkflowDef | None = None
+    ) -> WorkflowDef | WorkflowRunResult:
+        """The task's workflow (cut to what is still short of `earlier`'s goal: _still_short), or
+        the run refused when it cannot be planned."""
         try:
             workflow = await self.workflow_for(profile, task)
             if earlier is not None:
                 workflow = await self._still_short(profile, task, workflow, earlier)
+            return workflow
         except WorkflowPlanError as e:
             return _refused(run_id, profile.id, e.code, str(e))
         except BodyLost as e:  # planning reads the inventory: no body, no plan, no fault of the task
@@ -223,9 +236,6 @@ class AgentRuntime:
         except Exception as e:  # noqa: BLE001 - PLAN_FAILED: the task fails, not the executor's job
             logger.exception("[Executor] task={} {}: planning failed: {!r}", task.id, task.text(), e)
             return _refused(run_id, profile.id, PLAN_FAILED, f"planning {task.text()} failed: {e!r}")
-        if why := await self._hunts_underground(task, workflow.steps):
-            return _refused(run_id, profile.id, WAITS_FOR_SURFACE, why)
-        return await self.run_workflow(profile, workflow, task, run_id, stop)
 
     async def _hunts_underground(self, task: TaskSpec, steps: list[StepDef]) -> str | None:
         """Why a drive tick's craft or smelt waits for the surface now (its task held until the
@@ -342,15 +352,9 @@ class AgentRuntime:
             why = "; ".join(e.message for e in resumed.errors)
             logger.warning("[Delegation] resumed child run={} no longer fits the world ({}); replanning", run_id, why)
             run_id = replan_id
-        try:
-            workflow = await self.workflow_for(profile, task)
-        except WorkflowPlanError as e:
-            return _refused(run_id, profile.id, e.code, str(e))
-        except BodyLost as e:  # planning reads the inventory: no body, no plan, no fault of the task
-            return _refused(run_id, profile.id, BODY_LOST, str(e))
-        except Exception as e:  # noqa: BLE001 - PLAN_FAILED: the task fails, not the executor's job
-            logger.exception("[Executor] task={} {}: planning failed: {!r}", task.id, task.text(), e)
-            return _refused(run_id, profile.id, PLAN_FAILED, f"planning {task.text()} failed: {e!r}")
+        workflow = await self._planned(profile, task, run_id)
+        if isinstance(workflow, WorkflowRunResult):
+            return workflow
         return await self.engine.run(
             workflow, run_id=run_id, agent_id=profile.id, task=task.as_context(), chain=req.chain, stop=req.stop
         )

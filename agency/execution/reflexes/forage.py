@@ -121,7 +121,8 @@ class ForageReflex(ReflexBase):
         # stood by and waited), else the forage waits for them to go (or burn), unless starving
         kind = "animal"
         if game and guards[0] is not None and free:
-            game, kind = free, free[0].name
+            kind = free[0].name  # the hunt takes only that kind
+            game = [a for a in free if a.name == kind]
         guard = guards[0] if game and kind == "animal" else None
         if guard is not None and snap.food > URGENT_FOOD:
             self._forage_retry_at = self.clock() + self.config.forage_retry_ms
@@ -147,8 +148,6 @@ class ForageReflex(ReflexBase):
             # foraged again within minutes and stood at food 12-15 with no tick for a morning)
             kills = forage_kills(snap, self.config)
             within = HERD_WITHIN
-            if kind != "animal":  # the guarded ones left out: the hunt takes only the unguarded kind
-                game = [e for e in game if e.name == kind]
             herd = [e for e in game if e.position.distance_to(game[0].position) <= within]
             if len(herd) < kills > HERD_HUNT:  # a heal needing more: the animals a little farther from it too
                 within = HEAL_WITHIN
