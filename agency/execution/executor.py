@@ -412,6 +412,20 @@ class Executor(RunStops):
                 held.append(task.id)
         return held
 
+    def hold_unrun(self, reason: str) -> list[str]:
+        """This bot's active tasks with no run in flight held for `reason`: a goal the goal
+        side reopened (goal_reopened sets its task active) while the reflexes hold the body for
+        the night would stand active and untouched until the morning (a 1.18.2 bench bot's
+        reopened hut, 11 minutes, judged a wedge); held with the night's tasks, it is given back
+        with them. Their ids."""
+        running = self.current.task_id if self.current is not None else None
+        held = []
+        for task in self._mine(TaskStatus.active):
+            if task.id != running:
+                self.endings.pause(task.id, reason, ENDED_UNSTOPPED)
+                held.append(task.id)
+        return held
+
     def _give_back_a_turn(self) -> bool:
         """Nothing else to claim: the oldest task that gave way to queued work goes back in the
         queue, one at a time (given back together, the first claimed would give way again to

@@ -31,8 +31,8 @@ DIG_OUT_STALL_MS = 20000  # a fill of stone dug by hand gets the walk no closer 
 
 
 class BurrowInput(ToolInput):
-    # a hut's site being built here (its origin): the staircase heads away from its middle,
-    # not under the floor the build goes on with in the morning
+    # a hut's site here (its origin: one being built, or the finished hut the bot could not get
+    # into): the staircase heads away from its middle, not under its floor
     awayFrom: tuple[int, int, int] | None = None
 
 
@@ -46,10 +46,11 @@ class DigOutInput(ToolInput):
 HEADINGS = {"north": (0, -1), "east": (1, 0), "south": (0, 1), "west": (-1, 0)}
 
 
-def _away(start: tuple[int, int, int], site: tuple[int, int, int]) -> str:
+def _away(start: tuple[int, int, int], site: tuple[int, int, int]) -> str | None:
     """The heading whose steps pass under the fewest columns of a hut site and its ring
     (earthwork.keep_box), the one ending farthest from the site's middle among those: from
-    beside the site, straight away from it; from on it, out by the nearest side."""
+    beside the site, straight away from it; from on it, out by the nearest side. None when no
+    heading's steps reach the site: the staircase picks its own way."""
     x0, _, z0, x1, _, z1 = keep_box(site)
     mid = (site[0] + SIZE / 2, site[2] + SIZE / 2)
 
@@ -59,7 +60,10 @@ def _away(start: tuple[int, int, int], site: tuple[int, int, int]) -> str:
         under = sum(1 for x, z in steps if x0 <= x < x1 and z0 <= z < z1)
         return (under, -math.dist((steps[-1][0] + 0.5, steps[-1][1] + 0.5), mid))
 
-    return min(HEADINGS, key=cost)
+    costs = {heading: cost(heading) for heading in HEADINGS}
+    if not any(under for under, _ in costs.values()):
+        return None
+    return min(HEADINGS, key=costs.__getitem__)
 
 
 async def burrow(ctx: ToolContext, p: BurrowInput) -> dict[str, Any]:
@@ -77,8 +81,8 @@ async def burrow(ctx: ToolContext, p: BurrowInput) -> dict[str, Any]:
     # water or lava on every way walled off with blocks held (a 26.1 bench bot at the foot of a
     # flooded ravine, water beside its head on three sides, burrowed nowhere for three nights)
     args: dict[str, Any] = {"targetY": start[1] - STEPS, "light": False, "dam": True}
-    if p.awayFrom is not None:
-        args["direction"] = _away(start, p.awayFrom)
+    if p.awayFrom is not None and (heading := _away(start, p.awayFrom)) is not None:
+        args["direction"] = heading
     try:
         out = await run_action(ctx, "staircase", args)
     except ToolFailure as e:

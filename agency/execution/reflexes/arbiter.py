@@ -105,6 +105,19 @@ class Reflexes(
             return "recover"
         return self._choose_shelter(snap, indoors) or ("forage" if self._forage_due(snap) else None)
 
+    def _hold_for_the_night(self) -> None:
+        """In the shelter or a burrow for the night, a task that came active meanwhile (its goal
+        reopened: the hut found not enclosed) waits for the morning with the tasks held at dusk,
+        paused, not active with no one working it."""
+        if self.sheltered is None and not self._burrowed:
+            return
+        held = self.executor.hold_unrun(SHELTERING)
+        if held:
+            logger.info(
+                "[Reflex] night: task(s) {} came active while the bot is held for the night; held until morning",
+                ", ".join(held),
+            )
+
     def _retreat_stuck(self) -> bool:
         """A retreat got nowhere within CORNERED_MS, and something hurt the bot after it began."""
         stuck, started, hurt = self._retreat_failed_at, self._retreat_started_at, self._hurt_at
@@ -138,6 +151,7 @@ class Reflexes(
             await self._unbox_at_start(snap)
         self._note_waking(snap)
         self._note_morning(snap)
+        self._hold_for_the_night()
         waiting = self.executor.waiting_for_morning and not night_approaching(snap)
         if waiting and self.executor.resume_paused(WAITING_FOR_MORNING):
             logger.info("[Reflex] morning: the surface work held for the day is given back")

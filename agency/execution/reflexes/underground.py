@@ -254,12 +254,16 @@ class NightUndergroundReflex(ReflexBase):
         """Away from the site of the hut the paused task builds, or else of one held for the
         morning (it met surface work in the dark; another goal has the body meanwhile): a bench
         bot's burrow went under the floor of its half-built hut, and the build failed on the
-        hole it left."""
+        hole it left. Else away from the hut it sought tonight (agency.shelter.burrow._away
+        leaves a site out of the burrow's reach alone)."""
         hooks = self.ctx.hooks.get(SHELTER_HOOKS)
-        if hooks is None:
-            return {}
-        for task_id in ([paused] if paused else []) + self.executor.held_for_morning():
-            site = hooks.anchored_site(task_id)
+        building = ([paused] if paused else []) + self.executor.held_for_morning()
+        for site in (hooks.anchored_site(task_id) for task_id in building) if hooks is not None else ():
             if site and "origin" in site:
                 return {"awayFrom": list(site["origin"])}
+        # else the hut it sought tonight and could not get into (no way to its door): a 1.18.2
+        # bench bot burrowed from beside its hut straight under the floor, and the goal review
+        # found the hut not enclosed and reopened it for the night
+        if self._site is not None:
+            return {"awayFrom": list(self._site.refCorner)}
         return {}

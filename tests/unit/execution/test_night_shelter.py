@@ -1142,3 +1142,67 @@ def test_a_burrow_a_death_stopped_leaves_no_retry_delay(burrow_env):
     body.hang = {"staircase"}
     assert asyncio.run(_dies_during(reflexes, body, ftime)) == "burrow"
     assert reflexes._burrow_retry_at <= ftime.clock() and reflexes.stats.nights_burrowed == 0
+
+
+def test_a_task_that_comes_active_during_a_burrowed_night_is_held_with_the_rest_until_morning(burrow_env):
+    """A goal reopened at night (goal_reopened sets its task active: the hut found not enclosed)
+    stood active and untouched for the whole night of a 1.18.2 bench bot, judged a wedge."""
+    body, tasks, ex, reflexes = burrow_env["body"], burrow_env["tasks"], burrow_env["ex"], burrow_env["reflexes"]
+    running = _add(tasks, "craft", "wooden_pickaxe")
+    reopened = _add(tasks, "build", "basic_shelter")
+    lines: list[str] = []
+    sink = logger.add(lambda m: lines.append(m.record["message"]), level="INFO")
+
+    async def night():
+        assert await ex.tick() == "claimed"
+        body.time_of_day = 13_500
+        assert await reflexes.tick(body.snapshot()) == "burrow"
+        tasks.set_status(reopened, TaskStatus.active)  # as the goal side's reopen leaves it
+        assert await reflexes.tick(body.snapshot()) is None
+        assert await ex.tick(held=reflexes.holding_tasks) == "held"
+
+    try:
+        asyncio.run(night())
+    finally:
+        logger.remove(sink)
+    held = tasks.get_task(reopened)
+    assert held.status is TaskStatus.paused and held.metadata.blockedReason == SHELTERING
+    assert tasks.get_task(running).status is TaskStatus.paused
+    assert any(line.startswith(f"[Reflex] night: task(s) {reopened} came active") for line in lines)
+    body.time_of_day = 500
+    assert asyncio.run(reflexes.tick(body.snapshot())) == "come_up"
+    assert {tasks.get_task(t).status for t in (running, reopened)} == {TaskStatus.pending}
+
+
+def test_by_day_a_task_that_comes_active_is_not_held(burrow_env):
+    tasks, ex, reflexes = burrow_env["tasks"], burrow_env["ex"], burrow_env["reflexes"]
+    reopened = _add(tasks, "build", "basic_shelter")
+    tasks.set_status(reopened, TaskStatus.active)
+    assert asyncio.run(reflexes.tick(burrow_env["body"].snapshot())) is None
+    assert tasks.get_task(reopened).status is TaskStatus.active
+    assert asyncio.run(ex.tick()) == "resumed"  # the executor takes it up as an interrupted one
+
+
+def test_a_burrow_beside_the_hut_it_could_not_get_into_heads_away_from_it(tmp_path):
+    """A 1.18.2 bench bot found no way to its hut's door, burrowed from beside it straight under
+    its floor, and the hut was found not enclosed and reopened for the night."""
+    e = _night_env(
+        tmp_path, BurrowBody, 8.5, 12.5, {"dirt": 2, "cobblestone": 2}, ReflexConfig(), shelter_lookup=lambda s: SITE
+    )
+    body, reflexes = e["body"], e["reflexes"]
+    body.time_of_day = 14_000
+    try:
+        assert asyncio.run(reflexes.tick(body.snapshot())) == "shelter"
+        assert reflexes.sheltered is None  # no way to its door
+        assert asyncio.run(reflexes.tick(body.snapshot())) == "burrow"
+    finally:
+        e["tasks"].close()
+    stairs = [a for k, a in body.started if k == "staircase"]
+    assert stairs[0]["direction"] == "west"
+    x0, _, _, x1, _, _ = keep_box(SITE.refCorner)
+    assert all(not x0 <= c[0] < x1 for c in body.way_in)  # none under the hut and its ring
+
+
+def test_a_burrow_far_from_any_site_leaves_the_heading_to_the_staircase():
+    assert _away((30, GROUND_Y, 30), (41, GROUND_Y, 38)) is None  # no heading's steps reach it
+    assert _away((37, GROUND_Y, 40), (41, GROUND_Y, 38)) == "west"  # three steps east would

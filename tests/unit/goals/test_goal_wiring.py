@@ -311,6 +311,24 @@ def test_world_drift_at_a_finished_shelter_reopens_it_as_a_repair_that_places_on
     assert read_binding(env.tasks.get_task(task_id)).completion.consecutivePasses == 2
 
 
+def test_a_shelter_reopened_while_the_night_holds_the_bot_waits_held_and_is_repaired_in_the_morning(env):
+    """The night's hold (agency.execution.reflexes.arbiter._hold_for_the_night) pauses a goal
+    reopened meanwhile through the hold protocol; the morning gives it back and it is repaired."""
+    task_id = env.convert(env.shelter_thought()).task_id
+    env.run(lambda: env.status(task_id) is TaskStatus.completed)
+    asyncio.run(env.goals.job_review())
+    x0, y0, z0 = read_binding(env.tasks.get_task(task_id)).anchors.siteSignature.refCorner
+    env.body.blocks[(x0, y0 + 1, z0 + 1)] = "air"
+    assert asyncio.run(env.goals.job_review()) == [task_id]  # reopened: active, no run
+    assert env.ex.hold_unrun("sheltering") == [task_id]
+    held = env.tasks.get_task(task_id)
+    assert held.status is TaskStatus.paused and read_binding(held).hold.reason == "sheltering"
+    assert asyncio.run(env.ex.tick(held=True)) == "held"
+    assert env.ex.resume_paused("sheltering") == [task_id]  # the morning
+    env.run(lambda: env.status(task_id) is TaskStatus.completed)
+    assert env.body.blocks[(x0, y0 + 1, z0 + 1)] == "oak_planks"
+
+
 def test_a_workflow_that_ends_without_a_shelter_is_rerun_then_failed_not_completed(env):
     task_id = env.convert(env.shelter_thought()).task_id
     env.body.fail["place"] = "never mind"  # nothing gets built, but suppose the run "completed"
