@@ -19,6 +19,8 @@ from agency.execution.hunger import cooked_by
 from agency.execution.reflexes.drowned_ways import DrownedWays
 from agency.execution.settings import ReflexConfig
 from agency.planning.tasks.idempotency import PREEMPTED
+from agency.shelter.dig_in import in_pocket
+from agency.shelter.door import DoorwayInput
 from agency.shelter.models import SiteSignature
 from agency.tools import ToolExecutionResult
 from agency.tools.base import StopFlag, ToolContext
@@ -199,6 +201,20 @@ class ReflexBase:
         finally:
             watcher.cancel()
         return result, (stop.reason if not result.success and stop.is_set() else None)
+
+    def _left_the_pocket(self, snap: WorldSnapshot) -> bool:
+        """Dug in, and no longer in the pocket under the hut (its night's work went on from there)."""
+        site = self._dug_in_under
+        if site is None or site.entrance is None:
+            return False
+        return not in_pocket(DoorwayInput(**doorway(site)), (snap.position.x, snap.position.y, snap.position.z))
+
+    def _in_night_walls(self, snap: WorldSnapshot) -> bool:
+        """In the night's hut, burrow or the pocket dug under the hut: not once the night's work
+        has taken the bot out of that pocket (a 26.1 bench bot 20 blocks off it, in its mine at
+        y 37, was refused a cover as if still in the pocket, and shot dead by a skeleton it had
+        no way away from)."""
+        return self._burrowed or self.sheltered is not None or (self._dug_in and not self._left_the_pocket(snap))
 
     def _hostile_near(self, snap: WorldSnapshot) -> bool:
         """A hostile within fight_radius: no walk away for food or dropped items."""

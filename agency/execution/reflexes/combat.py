@@ -122,8 +122,7 @@ class CombatReflex(ReflexBase):
         or above it (a hillside's cave mouth, a ledge), by day's work only: never from a night's
         hut, burrow or the pocket under the hut (their walls are natural ground), and never down
         toward one in a cave below (a shaft sunk into a cave in the 10 s a chase has)."""
-        night_shelter = self._burrowed or self._dug_in or self.sheltered is not None
-        return not night_shelter and target.position.y >= snap.position.y - DIG_BELOW_FEET
+        return not self._in_night_walls(snap) and target.position.y >= snap.position.y - DIG_BELOW_FEET
 
     async def _answer(self, combat: CombatChoice, snap: WorldSnapshot) -> Any:
         """Carry out a combat reflex with the tools: one tool call, or a strike then an evasion.

@@ -77,8 +77,8 @@ class CoverReflex(ReflexBase):
     def _cover_free(self, snap: WorldSnapshot) -> bool:
         """Not in cover, no walls of the night's around the bot already, no cover just left or
         failed, the bot alive (health 0: dead, the respawn not yet read)."""
-        night_walls = self._burrowed or self._dug_in or self.sheltered is not None
-        return self._cover is None and not night_walls and self.clock() >= self._no_cover_until and snap.health > 0
+        free = self._cover is None and not self._in_night_walls(snap)
+        return free and self.clock() >= self._no_cover_until and snap.health > 0
 
     def _shot_at_down_here(self, snap: WorldSnapshot) -> bool:
         """Underground, hurt a moment ago (an arrow, most likely), an archer near: cover at any

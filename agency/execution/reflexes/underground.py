@@ -28,8 +28,6 @@ from agency.execution.reflexes.base import ReflexBase, doorway
 from agency.execution.runs import task_spec
 from agency.planning.tasks.idempotency import GAVE_WAY, SHELTERING
 from agency.shelter.bed import is_bed
-from agency.shelter.dig_in import in_pocket
-from agency.shelter.door import DoorwayInput
 from agency.shelter.models import SiteSignature
 from agency.shelter.tool_inputs import HOOKS_KEY as SHELTER_HOOKS
 from agency.tools import ToolExecutionResult
@@ -113,13 +111,6 @@ class NightUndergroundReflex(ReflexBase):
             return False
         work = self.night_work is not None and self.night_work(snap)
         return not work or hurt or idle >= IDLE_UNDERGROUND_LONG_MS
-
-    def _left_the_pocket(self, snap: WorldSnapshot) -> bool:
-        """Dug in, and no longer in the pocket under the hut (its night's work went on from there)."""
-        site = self._dug_in_under
-        if site is None or site.entrance is None:
-            return False
-        return not in_pocket(DoorwayInput(**doorway(site)), (snap.position.x, snap.position.y, snap.position.z))
 
     async def _come_up(self, snap: WorldSnapshot) -> None:
         """Out of the night's pocket: into the hut (left by the door next, as after a night on

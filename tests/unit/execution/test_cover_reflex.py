@@ -11,7 +11,11 @@ from loguru import logger
 
 from agency.execution.combat import RETREAT
 from agency.execution.reflexes import ReflexConfig, Reflexes
+from agency.execution.reflexes.base import doorway
 from agency.execution.reflexes.cover import COVER_GRACE_MS, COVER_HEALTH, COVER_MAX_MS, COVER_MIN_MS, got_away
+from agency.shelter.blueprint import basic_shelter
+from agency.shelter.dig_in import pocket_bottom
+from agency.shelter.door import DoorwayInput
 from agency.tools.results import tool_success
 from agency.tools.testing import GROUND_Y, FakeBody, Mob
 from agency.world import BodyError
@@ -554,3 +558,19 @@ def test_started_boxed_in_by_ground_or_at_night_nothing_is_dug(env):
     night = body.snapshot().model_copy(update={"timeOfDay": 18000, "isDay": False})
     asyncio.run(Reflexes(env["tools"], env["ctx"], env["ex"], CFG).tick(night))  # a burrow's night
     assert body.block(1, GROUND_Y, 0) == "cobblestone"
+
+
+@pytest.mark.parametrize(("pocket_here", "covered"), [(False, True), (True, False)])
+def test_dug_in_for_the_night_a_bot_its_work_took_out_of_the_pocket_may_take_cover(env, pocket_here, covered):
+    """A 26.1 bench bot at 9b80dc7 (seed 6259), dug in under its hut, worked on 20 blocks off in
+    its mine at y 37: a skeleton it could not reach nor flee (15 retreats finding no way) shot it
+    dead, every cover refused as if it were still in the pocket under the hut."""
+    reflexes, body = _shot_at_in_a_cave(env)
+    # the hut the bot dug in under: the bot in its pocket, or the pocket 20 blocks off
+    x, y, z = pocket_bottom(DoorwayInput(**doorway(basic_shelter((0, 0, 0), "south").site)))
+    shift = 0 if pocket_here else 20
+    hut = basic_shelter((-x + shift, GROUND_Y - y, -z), "south").site
+    reflexes._dug_in, reflexes._dug_in_under = True, hut
+    assert reflexes._left_the_pocket(body.snapshot()) is not pocket_here
+    asyncio.run(reflexes.tick(body.snapshot()))
+    assert (reflexes.stats.covers == 1) is covered
