@@ -135,6 +135,7 @@ class WorldSnapshot(BaseModel):
     isDay: bool
     isSleeping: bool = False  # in a bed (mineflayer bot.isSleeping); older recordings lack it
     oxygen: int | None = Field(default=None, ge=0, le=20)  # air bubbles, 20 full (bot.oxygenLevel); None: not read
+    inWall: bool = False  # the eyes in a block the bot suffocates in (node/lib/in_wall.js); older recordings lack it
     position: Vec3
     # solid blocks over the head, leaves left out, counted up to 16 (node/lib/snapshot.js); None: not read
     cover: int | None = Field(default=None, ge=0)

@@ -20,6 +20,7 @@ from agency.tools import (
     crafting,
     delivery,
     gathering,
+    head_free,
     hunting,
     mining,
     movement,
@@ -34,6 +35,7 @@ def default_tool_registry(queue_limits: Mapping[str, int] | None = None) -> Tool
     for module in (
         queries,
         movement,
+        head_free,
         gathering,
         mining,
         crafting,

@@ -2,6 +2,7 @@
 // One WorldSnapshot (agency/world.py) in one call: vitals, inventory, nearby entities.
 const { isHostile } = require('./names')
 const { headInWater } = require('./water')
+const { headInWall } = require('./in_wall')
 const { openSpace } = require('./open_space')
 const { wornItems } = require('./wear')
 
@@ -140,6 +141,7 @@ function snapshot (bot, hostileRadius) {
     // air bubbles (20 full), read only with the head under water: out of it the air refills, and
     // mineflayer keeps a drowned bot's last reading until the server next sends one
     oxygen: Number.isFinite(bot.oxygenLevel) && headInWater(bot) ? Math.max(0, Math.min(20, bot.oxygenLevel)) : null,
+    inWall: headInWall(bot), // the eyes in a block it suffocates in (lib/in_wall.js)
     position: { x: me.x, y: me.y, z: me.z },
     cover,
     inventory: [...counts].map(([name, count]) => ({ name, count })),

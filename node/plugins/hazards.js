@@ -9,6 +9,7 @@
 'use strict'
 
 const { Vec3 } = require('vec3')
+const { suffocates } = require('../lib/in_wall')
 
 const MAX_AIR = 300
 const EYES = 1.62
@@ -57,18 +58,6 @@ module.exports.player = function (player, serv) {
     } else if (air < MAX_AIR) setAir(Math.min(MAX_AIR, air + 4))
   }
   player.on?.('mcbotDeath', () => { air = MAX_AIR; resend = true; lavaCooldown = 0; wallCooldown = 0 })
-}
-
-// A full cube of collision that vanilla suffocates in: not a door, a ladder or a slab (their
-// shape is smaller), and not glass or leaves, which vanilla spares.
-function suffocates (registry, stateId) {
-  const block = registry.blocksByStateId[stateId]
-  if (!block || block.boundingBox !== 'block' || /glass|leaves/.test(block.name)) return false
-  const { blocks, shapes } = registry.blockCollisionShapes
-  const entry = blocks[block.name]
-  const index = Array.isArray(entry) ? entry[stateId - block.minStateId] : entry
-  const boxes = shapes[index]
-  return boxes?.length === 1 && boxes[0].join(',') === '0,0,0,1,1,1'
 }
 
 module.exports.server = function (serv) {

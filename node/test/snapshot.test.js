@@ -31,6 +31,26 @@ test('cover counts the solid blocks over the head, leaves left out', { timeout: 
   }
 })
 
+test('inWall: the eyes in a full block (stone, gravel) say so; in glass or air they do not', { timeout: 120000 }, async () => {
+  const s = await startServer({ hostiles: false, animals: false })
+  const bot = await connectBot(s.port, 'miner')
+  try {
+    await waitFor(() => bot.entity.onGround, 10000, 'standing')
+    const p = bot.entity.position.floored()
+    const eyes = p.offset(0, 1, 0)
+    assert.strictEqual(snapshot(bot).inWall, false, 'standing in the open')
+    for (const [block, inWall] of [['stone', true], ['glass', false], ['gravel', true], ['air', false]]) {
+      // read in the same turn as the block is seen there (gravel may fall into the feet cell later)
+      await command(bot, `/mcbot fill ${eyes.x} ${eyes.y} ${eyes.z} ${eyes.x} ${eyes.y} ${eyes.z} ${block}`)
+      await waitFor(() => bot.blockAt(eyes)?.name === block, 5000, `${block} at the eyes`)
+      assert.strictEqual(snapshot(bot).inWall, inWall, `the eyes in ${block}`)
+    }
+  } finally {
+    bot.quit()
+    await s.stop()
+  }
+})
+
 test('with ground over its head, a hostile counts only near the bot\'s level', { timeout: 120000 }, async () => {
   const s = await startServer({ hostiles: false, animals: false })
   const bot = await connectBot(s.port, 'miner')

@@ -70,6 +70,8 @@ class Reflexes(
             return None
         if snap.oxygen is not None and snap.health > 0 and snap.oxygen <= self.config.surface_below_air:
             return "surface"  # before a fight: drowning wins every fight under water
+        if snap.inWall and snap.health > 0:
+            return "free_head"  # before a fight too: a block at the head takes 1 health every half second
         indoors = self.sheltered is not None and in_hut(self.sheltered, snap.position)
         # a closed door keeps them out: indoors only a hostile inside the hut is answered
         now = self.clock()
@@ -207,6 +209,9 @@ class Reflexes(
         if reflex == "surface":
             await self._surface(snap)
             return
+        if reflex == "free_head":
+            await self._free_head()
+            return
         combat = self._combat
         if combat is not None:
             logger.info(
@@ -252,6 +257,18 @@ class Reflexes(
             result.output if result.success else result.error,
         )
         self._log({"reflex": "surface", "pausedTask": paused, "ok": result.success})
+
+    async def _free_head(self) -> None:
+        async with self._task_held() as paused:
+            result = await self.tools.execute("free_head", {}, self.ctx)
+        self.stats.heads_freed += 1
+        logger.log(
+            "INFO" if result.success else "WARNING",
+            "[Reflex] the head in a block (suffocating) -> dug free: {} {}",
+            "ok" if result.success else "failed",
+            result.output if result.success else result.error,
+        )
+        self._log({"reflex": "free_head", "pausedTask": paused, "ok": result.success})
 
     def _give_up_if_drowned(self, task_id: str, spot: Spot | None) -> None:
         """The task taken up for air from the same water once too often fails (drowned_ways.py);

@@ -77,6 +77,7 @@ class ReflexStats:
     retreats: int = 0
     covers: int = 0  # times the bot closed itself in, cornered (agency.execution.reflexes.cover)
     surfaced: int = 0  # swims up for air
+    heads_freed: int = 0  # blocks dug from around the head (suffocating: agency.tools.head_free)
     by_kind: Counter[str] = field(default_factory=Counter)  # combat reflexes by the hostile's kind
     deaths: int = 0
     death_causes: Counter[str] = field(default_factory=Counter)

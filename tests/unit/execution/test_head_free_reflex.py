@@ -1,0 +1,102 @@
+"""The head-free reflex: the bot's eyes inside a block it suffocates in (the snapshot's
+`inWall`) are answered before anything else by digging that block, again while gravel falls
+into the cell dug (agency.tools.head_free). A 1.18.2 bench bot digging for coal suffocated with
+no reflex answering."""
+
+from __future__ import annotations
+
+import asyncio
+import math
+
+from loguru import logger
+
+from agency.execution.reflexes import ReflexConfig, Reflexes
+from agency.tools.testing import GROUND_Y, FakeBody, FakeTime, Mob
+from agency.world import WorldSnapshot
+from tests.unit.execution.world import add_task, executor_env
+
+EYES = (0, GROUND_Y + 1, 0)  # the bot stands at (0.5, GROUND_Y, 0.5)
+SOLID = ("stone", "gravel", "sand", "dirt", "cobblestone")
+
+
+class WallBody(FakeBody):
+    """The fake world whose snapshot says `inWall` when the eye cell holds a solid block, and
+    where `falling` gravel drops into the eye cell each time it is dug."""
+
+    falling = 0
+
+    def snapshot(self) -> WorldSnapshot:
+        p = self.position
+        eyes = (math.floor(p.x), math.floor(p.y + 1.62), math.floor(p.z))
+        return super().snapshot().model_copy(update={"inWall": self.block(*eyes) in SOLID})
+
+    def _do_dig(self, a):
+        out = super()._do_dig(a)
+        if self.falling and (a["x"], a["y"], a["z"]) == EYES:
+            self.falling -= 1
+            self.blocks[EYES] = "gravel"
+        return out
+
+
+def _env(tmp_path):
+    ftime = FakeTime()
+    e = executor_env(tmp_path, ftime, WallBody(ftime.clock))
+    e["reflexes"] = Reflexes(e["tools"], e["ctx"], e["ex"], ReflexConfig(), clock=ftime.clock)
+    return e
+
+
+def test_a_head_in_gravel_is_dug_free_before_a_zombie_is_answered_and_the_task_goes_on(tmp_path):
+    e = _env(tmp_path)
+    body, tasks, ex, reflexes = e["body"], e["tasks"], e["ex"], e["reflexes"]
+    body.position = body.position.model_copy(update={"x": 0.5, "y": GROUND_Y, "z": 0.5})
+    body.polls_to_finish = 30
+    running = add_task(tasks, "craft", "wooden_pickaxe")
+    body.blocks[EYES] = "gravel"
+    body.falling = 2  # two more over it
+    body.mobs = [Mob("zombie", hostile=True, x=2.5, z=0.5)]
+    lines: list[str] = []
+    sink = logger.add(lambda m: lines.append(m.record["message"]), level="INFO")
+
+    async def go():
+        assert await ex.tick() == "claimed"
+        return await reflexes.tick(body.snapshot())
+
+    try:
+        assert asyncio.run(go()) == "free_head"
+        status = tasks.get_task(running).status.value
+    finally:
+        logger.remove(sink)
+        e["tasks"].close()
+    digs = [a for k, a in body.started if k == "dig"]
+    assert [(a["x"], a["y"], a["z"]) for a in digs] == [EYES] * 3
+    assert body.block(*EYES) == "air" and not body.snapshot().inWall
+    assert reflexes.stats.heads_freed == 1
+    assert any(line.startswith("[Reflex] the head in a block (suffocating) -> dug free: ok") for line in lines)
+    assert status == "pending"  # held for the dig, given back
+
+
+def test_no_reflex_with_the_head_in_the_open_or_when_dead(tmp_path):
+    e = _env(tmp_path)
+    body, reflexes = e["body"], e["reflexes"]
+    try:
+        assert reflexes.choose(body.snapshot()) is None
+        body.blocks[(0, GROUND_Y + 1, 0)] = "stone"
+        body.position = body.position.model_copy(update={"x": 0.5, "y": GROUND_Y, "z": 0.5})
+        assert reflexes.choose(body.snapshot()) == "free_head"
+        assert reflexes.choose(body.snapshot().model_copy(update={"health": 0})) is None  # dead: the respawn next
+    finally:
+        e["tasks"].close()
+
+
+def test_a_block_that_will_not_dig_fails_the_reflex_with_the_reason(tmp_path):
+    e = _env(tmp_path)
+    body, reflexes = e["body"], e["reflexes"]
+    body.position = body.position.model_copy(update={"x": 0.5, "y": GROUND_Y, "z": 0.5})
+    body.blocks[EYES] = "stone"
+    body.fail["dig"] = "cannot dig bedrock (out of reach or undiggable)"
+    try:
+        assert asyncio.run(reflexes.tick(body.snapshot())) == "free_head"
+        result = asyncio.run(e["tools"].execute("free_head", {}, e["ctx"]))
+    finally:
+        e["tasks"].close()
+    assert not result.success and f"could not dig the block at the head {EYES}" in result.error.message
