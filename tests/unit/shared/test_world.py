@@ -15,6 +15,7 @@ SNAP = {
     "isDay": True,
     "isSleeping": False,
     "oxygen": 20,
+    "inWall": False,
     "cover": 0,
     "position": {"x": 1.5, "y": 64, "z": -3},
     "inventory": [{"name": "oak_log", "count": 3}, {"name": "birch_log", "count": 2}, {"name": "dirt", "count": 9}],
