@@ -90,7 +90,7 @@ class Reflexes(
             cornered=indoors or pocket or self._lately(self._evade_failed_at, CORNERED_MS),
             creeper_stuck=self._lately(self._creeper_stuck_at, CORNERED_MS),
             retreat_stuck=self._retreat_stuck(),
-            no_cover=self.clock() < self._no_cover_until,
+            no_cover=self._no_cover_now(snap),
         )
         if self._combat is not None and self._combat.reflex == RETREAT and self._eat_cornered(snap):
             self._combat = None  # _act answers no hostile: it eats

@@ -165,6 +165,7 @@ class ReflexBase:
         self._retreat_failed_at: int | None = None  # the last retreat that got nowhere (None: it got away)
         self._cover: Cover | None = None  # closed in where it stood, cornered: tasks held
         self._no_cover_until = 0  # after a cover that could not close every cell, or one just left
+        self._cover_left_at: int | None = None  # when the last cover was left (None: the last try failed)
         self._evasions: list[int] = []  # when the recent evasions of melee hostiles were
         self._creeper_evasions: list[int] = []  # when the recent evasions of creepers (that fled) were
         self._creeper_led_at: int | None = None  # a creeper that kept coming back: led away from then

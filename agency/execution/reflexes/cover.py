@@ -78,7 +78,23 @@ class CoverReflex(ReflexBase):
         """Not in cover, no walls of the night's around the bot already, no cover just left or
         failed, the bot alive (health 0: dead, the respawn not yet read)."""
         free = self._cover is None and not self._in_night_walls(snap)
-        return free and self.clock() >= self._no_cover_until and snap.health > 0
+        return free and not self._no_cover_now(snap) and snap.health > 0
+
+    def _no_cover_now(self, snap: WorldSnapshot) -> bool:
+        """Within COVER_RETRY_MS of a cover left or one that could not close every cell, unless
+        the bot was hurt to the retreat's threshold since it left its last cover: a 1.18.2 bench
+        bot at 9b80dc7 (seed 6259) came out at health 20, closed in on a skeleton, was shot down
+        to 5 in 7 s, and died retreating with no way off 13 s after leaving, no cover allowed."""
+        if self.clock() >= self._no_cover_until:
+            return False
+        left, hurt = self._cover_left_at, self._hurt_at
+        hurt_since = left is not None and hurt is not None and hurt > left
+        return not (hurt_since and snap.health <= self.config.retreat_below_health)
+
+    def _cover_over(self, *, left: bool) -> None:
+        """No cover again for COVER_RETRY_MS: one was left (`left`), or could not close every cell."""
+        self._no_cover_until = self.clock() + COVER_RETRY_MS
+        self._cover_left_at = self.clock() if left else None
 
     def _shot_at_down_here(self, snap: WorldSnapshot) -> bool:
         """Underground, hurt a moment ago (an arrow, most likely), an archer near: cover at any
@@ -180,7 +196,7 @@ class CoverReflex(ReflexBase):
             return res
         if quiet and not filled:
             return res
-        self._no_cover_until = self.clock() + COVER_RETRY_MS
+        self._cover_over(left=False)
         if res.success:
             why = out.get("why") or f"{out['open']} left open"
         else:
@@ -205,7 +221,7 @@ class CoverReflex(ReflexBase):
             [list(c) for c in self._cover.cells],
         )
         self._cover = None
-        self._no_cover_until = self.clock() + COVER_RETRY_MS
+        self._cover_over(left=True)
         return False
 
     def _breached(self, snap: WorldSnapshot) -> bool:
@@ -299,7 +315,7 @@ class CoverReflex(ReflexBase):
         # up and away, or stopped part-way up: then the walls are below, and digging them would
         # not let it out (the two tools together outlast the reflex job): the cover is over
         self._cover = None
-        self._no_cover_until = self.clock() + COVER_RETRY_MS
+        self._cover_over(left=True)
         self._log({"reflex": "leave_cover", "ok": res.success, "up": True})
         return True
 
@@ -319,7 +335,7 @@ class CoverReflex(ReflexBase):
             logger.info("[Reflex] out of cover from the {}: {} still standing, tried again next", cover.threat, left)
             return
         self._cover = None
-        self._no_cover_until = self.clock() + COVER_RETRY_MS
+        self._cover_over(left=True)
         if left:
             logger.warning(
                 "[Reflex] out of cover from the {}: {} still standing after {} tries, given up",

@@ -574,3 +574,20 @@ def test_dug_in_for_the_night_a_bot_its_work_took_out_of_the_pocket_may_take_cov
     assert reflexes._left_the_pocket(body.snapshot()) is not pocket_here
     asyncio.run(reflexes.tick(body.snapshot()))
     assert (reflexes.stats.covers == 1) is covered
+
+
+@pytest.mark.parametrize(("left", "covered"), [(True, True), (False, False)])
+def test_hurt_to_the_threshold_after_a_cover_was_left_the_bot_may_take_cover_again_at_once(env, left, covered):
+    """A 1.18.2 bench bot at 9b80dc7 (seed 6259) came out of cover at health 20, closed in on a
+    skeleton, was shot down to 5 in 7 s and died retreating with no way off 13 s after leaving:
+    no cover within 20 s of one. After one that could not close every cell, still none."""
+    reflexes, body = _cornered(env)
+    clock = env["ftime"].clock
+    reflexes._cover_over(left=left)
+    assert asyncio.run(reflexes.tick(body.snapshot())) == RETREAT
+    assert reflexes.stats.covers == 0  # not hurt since: the window holds
+    clock.advance(1000)
+    reflexes._hurt_at = clock()  # shot since
+    assert reflexes._no_cover_now(body.snapshot()) is not covered
+    asyncio.run(reflexes.tick(body.snapshot()))
+    assert (reflexes.stats.covers == 1) is covered
