@@ -418,10 +418,11 @@ class Executor(RunStops):
         the night would stand active and untouched until the morning (a 1.18.2 bench bot's
         reopened hut, 11 minutes, judged a wedge); held with the night's tasks, it is given back
         with them. Their ids."""
-        running = self.current.task_id if self.current is not None else None
+        # the run in flight, and one whose goal is being verified (its task completes in a second)
+        busy = {run.task_id for run in (self.current, self._finishing) if run is not None}
         held = []
         for task in self._mine(TaskStatus.active):
-            if task.id != running:
+            if task.id not in busy:
                 self.endings.pause(task.id, reason, ENDED_UNSTOPPED)
                 held.append(task.id)
         return held

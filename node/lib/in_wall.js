@@ -4,6 +4,7 @@
 // shape is smaller), nor in glass or leaves, which vanilla spares. The embedded world's damage
 // (plugins/hazards.js) and the bot's snapshot (`inWall`, the reflexes' cue to dig its head
 // free) ask the same question.
+const { Vec3 } = require('vec3')
 const { EYE } = require('./water')
 
 const FULL_CUBE = '0,0,0,1,1,1'
@@ -18,10 +19,25 @@ function suffocates (registry, stateId) {
   return boxes?.length === 1 && boxes[0].join(',') === FULL_CUBE
 }
 
-// Is the bot's eye cell such a block?
-function headInWall (bot) {
-  const block = bot.blockAt(bot.entity.position.offset(0, EYE, 0).floored(), false)
-  return Boolean(block) && suffocates(bot.registry, block.stateId)
+// The cells vanilla checks (Entity.isInWall): a box 0.8 of a player's width (0.6) across,
+// around the eyes, flat at their height; up to four cells when the player stands near a corner.
+const HALF_BOX = 0.24
+
+function eyeCells (position) {
+  const y = Math.floor(position.y + EYE)
+  const cells = []
+  for (let x = Math.floor(position.x - HALF_BOX); x <= Math.floor(position.x + HALF_BOX); x++) {
+    for (let z = Math.floor(position.z - HALF_BOX); z <= Math.floor(position.z + HALF_BOX); z++) cells.push({ x, y, z })
+  }
+  return cells
 }
 
-module.exports = { suffocates, headInWall }
+// Is any of the bot's eye cells such a block?
+function headInWall (bot) {
+  return eyeCells(bot.entity.position).some((c) => {
+    const block = bot.blockAt(new Vec3(c.x, c.y, c.z), false)
+    return Boolean(block) && suffocates(bot.registry, block.stateId)
+  })
+}
+
+module.exports = { suffocates, eyeCells, headInWall }

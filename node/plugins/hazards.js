@@ -3,13 +3,13 @@
 // - the head under water: the air supply (300 ticks) falls by 1 a tick and, once it is at -20,
 //   2 damage and it is 0 again ("drowned"); out of the water it comes back 4 a tick. The player
 //   sees it as its air bubbles (entity metadata air_supply: mineflayer's bot.oxygenLevel).
-// - the head inside a full block (a gravel fall, a block placed there): 1 damage every 10 ticks
-//   ("suffocated in a wall").
+// - the head inside a full block (a gravel fall, a block placed there; any of the cells around
+//   the eyes vanilla checks: lib/in_wall.js): 1 damage every 10 ticks ("suffocated in a wall").
 // Creative and spectator players are spared, as by every damage (damage.js).
 'use strict'
 
 const { Vec3 } = require('vec3')
-const { suffocates } = require('../lib/in_wall')
+const { suffocates, eyeCells } = require('../lib/in_wall')
 
 const MAX_AIR = 300
 const EYES = 1.62
@@ -46,7 +46,7 @@ module.exports.player = function (player, serv) {
       player.mcbotDamage(4, { cause: 'lava', bypassInvulnerability: true })
     }
     if (wallCooldown > 0) wallCooldown--
-    if (fullBlockAt(player.position.offset(0, EYES, 0)) && wallCooldown === 0) {
+    if (eyeCells(player.position).some((c) => fullBlockAt(c)) && wallCooldown === 0) {
       wallCooldown = 10
       player.mcbotDamage(1, { cause: 'wall', bypassInvulnerability: true })
     }

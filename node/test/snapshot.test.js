@@ -6,6 +6,7 @@ const test = require('node:test')
 const assert = require('node:assert')
 const { startServer, connectBot, waitFor, command, withTimeout } = require('./helpers')
 const { snapshot, trackRespawn } = require('../lib/snapshot')
+const { eyeCells } = require('../lib/in_wall')
 
 test('cover counts the solid blocks over the head, leaves left out', { timeout: 120000 }, async () => {
   const s = await startServer({ hostiles: false, animals: false })
@@ -39,8 +40,8 @@ test('inWall: the eyes in a full block (stone, gravel) say so; in glass or air t
     const p = bot.entity.position.floored()
     const eyes = p.offset(0, 1, 0)
     assert.strictEqual(snapshot(bot).inWall, false, 'standing in the open')
+    await command(bot, '/mcbot tick freeze') // gravel with air under it falls 2 ticks after it is put
     for (const [block, inWall] of [['stone', true], ['glass', false], ['gravel', true], ['air', false]]) {
-      // read in the same turn as the block is seen there (gravel may fall into the feet cell later)
       await command(bot, `/mcbot fill ${eyes.x} ${eyes.y} ${eyes.z} ${eyes.x} ${eyes.y} ${eyes.z} ${block}`)
       await waitFor(() => bot.blockAt(eyes)?.name === block, 5000, `${block} at the eyes`)
       assert.strictEqual(snapshot(bot).inWall, inWall, `the eyes in ${block}`)
@@ -49,6 +50,13 @@ test('inWall: the eyes in a full block (stone, gravel) say so; in glass or air t
     bot.quit()
     await s.stop()
   }
+})
+
+test('the eye cells are those of a box 0.48 wide around the eyes: one in a cell\'s middle, four by its corner', () => {
+  const key = (cells) => cells.map((c) => `${c.x},${c.y},${c.z}`).sort()
+  assert.deepStrictEqual(key(eyeCells({ x: 10.5, y: 64, z: -3.5 })), ['10,65,-4'])
+  assert.deepStrictEqual(key(eyeCells({ x: 10.8, y: 64.5, z: -3.5 })), ['10,66,-4', '11,66,-4'])
+  assert.deepStrictEqual(key(eyeCells({ x: 10.9, y: 64, z: -3.9 })), ['10,65,-4', '10,65,-5', '11,65,-4', '11,65,-5'])
 })
 
 test('with ground over its head, a hostile counts only near the bot\'s level', { timeout: 120000 }, async () => {

@@ -16,6 +16,7 @@ from agency.execution.reflexes.cover import IN_COVER, CoverReflex
 from agency.execution.reflexes.drowned_ways import Spot, from_spot, given_up_reason
 from agency.execution.reflexes.eat import EatReflex
 from agency.execution.reflexes.forage import ForageReflex
+from agency.execution.reflexes.head_free import HeadFreeReflex
 from agency.execution.reflexes.recover import RecoverReflex
 from agency.execution.reflexes.shelter import POCKET_REACH, ShelterReflex, in_pocket_only, inside_only
 from agency.execution.reflexes.sleep import SleepReflex
@@ -25,7 +26,15 @@ from agency.world import BodyEvent, WorldSnapshot, night_approaching, undergroun
 
 
 class Reflexes(
-    CombatReflex, CookReflex, CoverReflex, EatReflex, ForageReflex, RecoverReflex, ShelterReflex, SleepReflex
+    CombatReflex,
+    CookReflex,
+    CoverReflex,
+    EatReflex,
+    ForageReflex,
+    HeadFreeReflex,
+    RecoverReflex,
+    ShelterReflex,
+    SleepReflex,
 ):
     @property
     def holding_tasks(self) -> bool:
@@ -70,7 +79,7 @@ class Reflexes(
             return None
         if snap.oxygen is not None and snap.health > 0 and snap.oxygen <= self.config.surface_below_air:
             return "surface"  # before a fight: drowning wins every fight under water
-        if snap.inWall and snap.health > 0:
+        if self._head_free_due(snap):
             return "free_head"  # before a fight too: a block at the head takes 1 health every half second
         indoors = self.sheltered is not None and in_hut(self.sheltered, snap.position)
         # a closed door keeps them out: indoors only a hostile inside the hut is answered
@@ -106,19 +115,6 @@ class Reflexes(
         if self.death is not None and not indoors and self._safe_to_recover(snap):
             return "recover"
         return self._choose_shelter(snap, indoors) or ("forage" if self._forage_due(snap) else None)
-
-    def _hold_for_the_night(self) -> None:
-        """In the shelter or a burrow for the night, a task that came active meanwhile (its goal
-        reopened: the hut found not enclosed) waits for the morning with the tasks held at dusk,
-        paused, not active with no one working it."""
-        if self.sheltered is None and not self._burrowed:
-            return
-        held = self.executor.hold_unrun(SHELTERING)
-        if held:
-            logger.info(
-                "[Reflex] night: task(s) {} came active while the bot is held for the night; held until morning",
-                ", ".join(held),
-            )
 
     def _retreat_stuck(self) -> bool:
         """A retreat got nowhere within CORNERED_MS, and something hurt the bot after it began."""
@@ -257,18 +253,6 @@ class Reflexes(
             result.output if result.success else result.error,
         )
         self._log({"reflex": "surface", "pausedTask": paused, "ok": result.success})
-
-    async def _free_head(self) -> None:
-        async with self._task_held() as paused:
-            result = await self.tools.execute("free_head", {}, self.ctx)
-        self.stats.heads_freed += 1
-        logger.log(
-            "INFO" if result.success else "WARNING",
-            "[Reflex] the head in a block (suffocating) -> dug free: {} {}",
-            "ok" if result.success else "failed",
-            result.output if result.success else result.error,
-        )
-        self._log({"reflex": "free_head", "pausedTask": paused, "ok": result.success})
 
     def _give_up_if_drowned(self, task_id: str, spot: Spot | None) -> None:
         """The task taken up for air from the same water once too often fails (drowned_ways.py);

@@ -118,6 +118,19 @@ class ShelterReflex(NightUndergroundReflex, SleepReflex):
             )
         self._log({"reflex": "look_for_bed", "ok": result.success})
 
+    def _hold_for_the_night(self) -> None:
+        """In the shelter or a burrow for the night, a task that came active meanwhile (its goal
+        reopened: the hut found not enclosed) waits for the morning with the tasks held at dusk,
+        paused, not active with no one working it."""
+        if self.sheltered is None and not self._burrowed:
+            return
+        held = self.executor.hold_unrun(SHELTERING)
+        if held:
+            logger.info(
+                "[Reflex] night: task(s) {} came active while the bot is held for the night; held until morning",
+                ", ".join(held),
+            )
+
     def _note_morning(self, snap: WorldSnapshot) -> None:
         """The night's marks cleared in the morning; a night held out of a pocket (a death took
         the bot out of its burrow) ends with the tasks held given back. From a pocket, come_up
@@ -126,6 +139,7 @@ class ShelterReflex(NightUndergroundReflex, SleepReflex):
             return
         self._underground_tonight = self._dig_in_tried = self._head_in_said = False
         self._bed_looked = self._bedless = None  # a bed may be there by the next night
+        self._site = None  # the hut sought tonight (a burrow's awayFrom)
         if self._night_hold and not (self._dug_in or self._burrowed):
             self._night_hold = False
             self.executor.resume_paused(SHELTERING)

@@ -11,8 +11,10 @@ import math
 from loguru import logger
 
 from agency.execution.reflexes import ReflexConfig, Reflexes
+from agency.execution.reflexes.head_free import RETRY_MS
+from agency.tools.head_free import eye_cells
 from agency.tools.testing import GROUND_Y, FakeBody, FakeTime, Mob
-from agency.world import WorldSnapshot
+from agency.world import Vec3, WorldSnapshot
 from tests.unit.execution.world import add_task, executor_env
 
 EYES = (0, GROUND_Y + 1, 0)  # the bot stands at (0.5, GROUND_Y, 0.5)
@@ -88,15 +90,52 @@ def test_no_reflex_with_the_head_in_the_open_or_when_dead(tmp_path):
         e["tasks"].close()
 
 
-def test_a_block_that_will_not_dig_fails_the_reflex_with_the_reason(tmp_path):
+def test_a_block_that_will_not_dig_fails_the_reflex_with_the_reason_and_is_not_tried_again_at_once(tmp_path):
+    e = _env(tmp_path)
+    body, tasks, ex, reflexes, ftime = e["body"], e["tasks"], e["ex"], e["reflexes"], e["ftime"]
+    body.position = body.position.model_copy(update={"x": 0.5, "y": GROUND_Y, "z": 0.5})
+    body.polls_to_finish = 30
+    running = add_task(tasks, "craft", "wooden_pickaxe")
+    body.blocks[EYES] = "stone"
+    body.fail["dig"] = "cannot dig bedrock (out of reach or undiggable)"
+    lines: list[str] = []
+    sink = logger.add(lambda m: lines.append(m.record["message"]), level="INFO")
+
+    async def go():
+        assert await ex.tick() == "claimed"
+        return await reflexes.tick(body.snapshot())
+
+    try:
+        assert asyncio.run(go()) == "free_head"
+        status = tasks.get_task(running).status.value
+        assert reflexes.choose(body.snapshot()) != "free_head"  # the task gets the body back meanwhile
+        ftime.clock.advance(RETRY_MS)
+        assert reflexes.choose(body.snapshot()) == "free_head"
+    finally:
+        logger.remove(sink)
+        e["tasks"].close()
+    failed = [
+        line for line in lines if line.startswith("[Reflex] the head in a block (suffocating) -> dug free: failed")
+    ]
+    assert len(failed) == 1 and f"could not dig the block at the head {EYES}" in failed[0]
+    assert "not tried again for 5 s" in failed[0]
+    assert status == "pending" and reflexes.stats.heads_freed == 0
+
+
+def test_a_stale_reading_of_a_head_in_a_block_holds_no_task(tmp_path):
+    """The tick's snapshot may be half a second old: the gravel has fallen on since."""
     e = _env(tmp_path)
     body, reflexes = e["body"], e["reflexes"]
     body.position = body.position.model_copy(update={"x": 0.5, "y": GROUND_Y, "z": 0.5})
-    body.blocks[EYES] = "stone"
-    body.fail["dig"] = "cannot dig bedrock (out of reach or undiggable)"
+    stale = body.snapshot().model_copy(update={"inWall": True})
     try:
-        assert asyncio.run(reflexes.tick(body.snapshot())) == "free_head"
-        result = asyncio.run(e["tools"].execute("free_head", {}, e["ctx"]))
+        assert asyncio.run(reflexes.tick(stale)) == "free_head"
     finally:
         e["tasks"].close()
-    assert not result.success and f"could not dig the block at the head {EYES}" in result.error.message
+    assert not [k for k, _ in body.started if k == "dig"] and reflexes.stats.heads_freed == 0
+
+
+def test_by_a_corner_every_cell_around_the_eyes_is_dug():
+    """The cells vanilla checks (node/lib/in_wall.js eyeCells, the same figures in its test)."""
+    assert eye_cells(Vec3(x=10.5, y=64, z=-3.5)) == [(10, 65, -4)]
+    assert sorted(eye_cells(Vec3(x=10.9, y=64, z=-3.9))) == [(10, 65, -5), (10, 65, -4), (11, 65, -5), (11, 65, -4)]
