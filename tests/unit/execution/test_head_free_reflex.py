@@ -47,33 +47,40 @@ def _env(tmp_path):
     return e
 
 
-def test_a_head_in_gravel_is_dug_free_before_a_zombie_is_answered_and_the_task_goes_on(tmp_path):
+SAID = "[Reflex] the head in a block (suffocating) -> dug free: "
+
+
+def _in_a_block_at_work(tmp_path, block: str) -> tuple[dict, str, list[str]]:
+    """The fake world with `block` at the bot's eyes while a task runs: its env (close
+    env["tasks"]), the task and the log lines kept (read once the env is closed)."""
     e = _env(tmp_path)
-    body, tasks, ex, reflexes = e["body"], e["tasks"], e["ex"], e["reflexes"]
+    body = e["body"]
     body.position = body.position.model_copy(update={"x": 0.5, "y": GROUND_Y, "z": 0.5})
     body.polls_to_finish = 30
-    running = add_task(tasks, "craft", "wooden_pickaxe")
-    body.blocks[EYES] = "gravel"
+    running = add_task(e["tasks"], "craft", "wooden_pickaxe")
+    body.blocks[EYES] = block
+    lines: list[str] = []
+    e["sink"] = logger.add(lambda m: lines.append(m.record["message"]), level="INFO")
+    assert asyncio.run(e["ex"].tick()) == "claimed"
+    return e, running, lines
+
+
+def test_a_head_in_gravel_is_dug_free_before_a_zombie_is_answered_and_the_task_goes_on(tmp_path):
+    e, running, lines = _in_a_block_at_work(tmp_path, "gravel")
+    body, reflexes = e["body"], e["reflexes"]
     body.falling = 2  # two more over it
     body.mobs = [Mob("zombie", hostile=True, x=2.5, z=0.5)]
-    lines: list[str] = []
-    sink = logger.add(lambda m: lines.append(m.record["message"]), level="INFO")
-
-    async def go():
-        assert await ex.tick() == "claimed"
-        return await reflexes.tick(body.snapshot())
-
     try:
-        assert asyncio.run(go()) == "free_head"
-        status = tasks.get_task(running).status.value
+        assert asyncio.run(reflexes.tick(body.snapshot())) == "free_head"
+        status = e["tasks"].get_task(running).status.value
     finally:
-        logger.remove(sink)
+        logger.remove(e["sink"])
         e["tasks"].close()
     digs = [a for k, a in body.started if k == "dig"]
     assert [(a["x"], a["y"], a["z"]) for a in digs] == [EYES] * 3
     assert body.block(*EYES) == "air" and not body.snapshot().inWall
     assert reflexes.stats.heads_freed == 1
-    assert any(line.startswith("[Reflex] the head in a block (suffocating) -> dug free: ok") for line in lines)
+    assert any(line.startswith(SAID + "ok") for line in lines)
     assert status == "pending"  # held for the dig, given back
 
 
@@ -91,32 +98,19 @@ def test_no_reflex_with_the_head_in_the_open_or_when_dead(tmp_path):
 
 
 def test_a_block_that_will_not_dig_fails_the_reflex_with_the_reason_and_is_not_tried_again_at_once(tmp_path):
-    e = _env(tmp_path)
-    body, tasks, ex, reflexes, ftime = e["body"], e["tasks"], e["ex"], e["reflexes"], e["ftime"]
-    body.position = body.position.model_copy(update={"x": 0.5, "y": GROUND_Y, "z": 0.5})
-    body.polls_to_finish = 30
-    running = add_task(tasks, "craft", "wooden_pickaxe")
-    body.blocks[EYES] = "stone"
+    e, running, lines = _in_a_block_at_work(tmp_path, "stone")
+    body, reflexes = e["body"], e["reflexes"]
     body.fail["dig"] = "cannot dig bedrock (out of reach or undiggable)"
-    lines: list[str] = []
-    sink = logger.add(lambda m: lines.append(m.record["message"]), level="INFO")
-
-    async def go():
-        assert await ex.tick() == "claimed"
-        return await reflexes.tick(body.snapshot())
-
     try:
-        assert asyncio.run(go()) == "free_head"
-        status = tasks.get_task(running).status.value
+        assert asyncio.run(reflexes.tick(body.snapshot())) == "free_head"
+        status = e["tasks"].get_task(running).status.value
         assert reflexes.choose(body.snapshot()) != "free_head"  # the task gets the body back meanwhile
-        ftime.clock.advance(RETRY_MS)
+        e["ftime"].clock.advance(RETRY_MS)
         assert reflexes.choose(body.snapshot()) == "free_head"
     finally:
-        logger.remove(sink)
+        logger.remove(e["sink"])
         e["tasks"].close()
-    failed = [
-        line for line in lines if line.startswith("[Reflex] the head in a block (suffocating) -> dug free: failed")
-    ]
+    failed = [line for line in lines if line.startswith(SAID + "failed")]
     assert len(failed) == 1 and f"could not dig the block at the head {EYES}" in failed[0]
     assert "not tried again for 5 s" in failed[0]
     assert status == "pending" and reflexes.stats.heads_freed == 0
