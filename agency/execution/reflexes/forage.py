@@ -42,6 +42,10 @@ SHORT_LEG = 12
 # mountains, no animal within its 12-block legs, went from food 16 to 0 and health 11 to 1.
 HERD_WITHIN = 8.0  # blocks from the nearest animal that still count as its herd
 HEAL_WITHIN = 16.0  # its herd too short of the animals a heal needs (forage_kills): this far from it
+# food for the night is hunted near, not walked off for at dusk: a 1.18.2 bench bot at health 18
+# and food 19 went for a cow 31 blocks off in the last 100 s of the day and died to a skeleton
+# and a zombie in the dusk on the way
+STOCK_UP_WITHIN = 16.0
 
 
 def _close(a: EntityInfo, b: EntityInfo, within: float) -> bool:
@@ -58,7 +62,12 @@ class ForageReflex(ReflexBase):
             return False
         hungry = should_forage(snap, self.config, self._cooking())
         # nor beside a task's own hunt for the food it cooks (agency.execution.hunger.should_forage)
-        stock_up = needs_food_for_the_night(snap, self.config) and not self._build_in_flight() and not self._cooking()
+        stock_up = (
+            needs_food_for_the_night(snap, self.config)
+            and not self._build_in_flight()
+            and not self._cooking()
+            and not _game_far_only(snap)
+        )
         if (hungry or stock_up) and self._waits_for_the_task(snap):
             return False
         # hostiles the reflexes leave be (out of reach, not hurting) do not hold it up: a 1.18.2
@@ -191,3 +200,9 @@ class ForageReflex(ReflexBase):
             "" if fed else f"; no food: next forage in {wait // 1000} s at the earliest",
         )
         self._log({"reflex": "forage", "pausedTask": paused, "ok": result.success})
+
+
+def _game_far_only(snap: WorldSnapshot) -> bool:
+    """Animals in sight, none within STOCK_UP_WITHIN (none in sight: a short walk looks for one)."""
+    game = game_in_sight(snap.entities)
+    return bool(game) and min(a.distance for a in game) > STOCK_UP_WITHIN

@@ -438,6 +438,16 @@ def test_the_stock_up_before_dusk_does_not_hold_up_a_hut_being_built_but_hunger_
     assert reflexes.choose(_snap(env, health=20, food=17, mobs=(COW,), time=9500)) == "forage"
 
 
+@pytest.mark.parametrize(("cow_x", "expected"), [(10.5, "forage"), (16.4, "forage"), (31.5, None)])
+def test_food_for_the_night_is_hunted_near_not_walked_off_for_at_dusk(env, cow_x, expected):
+    """A 1.18.2 bench bot at health 18 and food 19 went for a cow 31 blocks off before dusk and
+    died in the dusk on the way; hungry, a cow that far is still hunted."""
+    reflexes = Reflexes(env["tools"], env["ctx"], env["ex"], ReflexConfig())
+    cow = Mob("cow", hostile=False, x=cow_x, z=0.5)
+    assert reflexes.choose(_snap(env, health=18, food=19, mobs=(cow,), time=9_500)) == expected
+    assert reflexes.choose(_snap(env, health=20, food=5, mobs=(cow,), time=9_500)) == "forage"
+
+
 def test_what_a_task_cooks():
     assert cooked_by("smelt", "cooked_beef") == {"beef"}
     assert cooked_by("smelt", "mutton") == {"mutton"}  # named by the raw food
