@@ -88,7 +88,7 @@ class Reflexes(
         unreachable = frozenset(self._out_of_reach)
         # in a burrow or in cover only a hostile in its pocket is answered, as one inside the hut is
         covered = self._still_in_cover(snap)
-        pocket = self._burrowed or covered
+        pocket = self._still_in_burrow(snap) or covered
         reach = IN_COVER if covered else POCKET_REACH
         seen = inside_only(snap, self.sheltered) if indoors else in_pocket_only(snap, reach) if pocket else snap
         self._combat = choose_combat(

@@ -132,6 +132,7 @@ class ReflexBase:
         self._night_hold = False  # tasks held for a night dug in or burrowed: given back in the morning
         self._dug_in_under: SiteSignature | None = None  # the hut the bot dug in under (climbed back into)
         self._burrow_start: tuple[int, int, int] | None = None  # where the burrow began (dug out to)
+        self._burrow_at: Vec3 | None = None  # where the bot sits in its burrow (left it: the burrow is over)
         self._guarded_since: int | None = None  # since when a hostile stands by the dropped items
         self._walk_back_stops = (0, 0)  # threats on the way stopped the walk back to them: (times, first at)
         self._burrow_closed: list[tuple[int, ...]] = []  # the ground cells the burrow closed (closed again once out)

@@ -31,7 +31,7 @@ from agency.shelter.bed import is_bed
 from agency.shelter.models import SiteSignature
 from agency.shelter.tool_inputs import HOOKS_KEY as SHELTER_HOOKS
 from agency.tools import ToolExecutionResult
-from agency.world import NIGHT_START, SAFE_HEALTH, BodyLost, WorldSnapshot, underground
+from agency.world import NIGHT_START, SAFE_HEALTH, BodyLost, Vec3, WorldSnapshot, underground
 
 BURROW_RETRY_AFTER_STOP_MS = 5000
 IDLE_UNDERGROUND_MS = 60_000  # no work underground at night this long, none to come: burrowed in (_idle_down_there)
@@ -43,6 +43,7 @@ IDLE_UNDERGROUND_LONG_MS = 240_000  # none this long, whatever is due: the drive
 IDLE_HURT_UNDERGROUND_MS = 10_000
 HURT_BADLY = 10.0
 MAX_REFILL = 64  # the dig_out tool's refill cells at most (a burrow closes 3 or so)
+LEFT_BURROW_AT = 1.5  # blocks from where the bot sat in its burrow: out of its pocket
 
 
 class NightUndergroundReflex(ReflexBase):
@@ -111,6 +112,28 @@ class NightUndergroundReflex(ReflexBase):
             return False
         work = self.night_work is not None and self.night_work(snap)
         return not work or hurt or idle >= IDLE_UNDERGROUND_LONG_MS
+
+    def _still_in_burrow(self, snap: WorldSnapshot) -> bool:
+        """Burrowed, and still in the pocket; out of it (a fight's chase, knocked back), the
+        burrow is over, logged, its tasks still held for the night (`_night_hold`: the morning
+        gives them back) and every hostile answered again; another burrow or shelter may follow.
+        A 26.1 bench bot at 9b80dc7 (seed 6927) fought a spider and a zombie out of its burrow's
+        pocket, stood 8 blocks off it counted as burrowed, a skeleton seen only in a pocket's
+        reach, and was shot from 12.7 to 0 in 29 s with no reflex answering."""
+        if not self._burrowed:
+            return False
+        at = self._burrow_at
+        if at is None or snap.position.distance_to(at) <= LEFT_BURROW_AT:
+            return True
+        logger.info(
+            "[Reflex] no longer in the burrow (at {}, it was at {}): the burrow is over, the tasks stay held "
+            "for the night",
+            [round(v, 1) for v in (snap.position.x, snap.position.y, snap.position.z)],
+            [round(v, 1) for v in (at.x, at.y, at.z)],
+        )
+        self._burrowed = False
+        self._burrow_at = None
+        return False
 
     async def _come_up(self, snap: WorldSnapshot) -> None:
         """Out of the night's pocket: into the hut (left by the door next, as after a night on
@@ -217,6 +240,8 @@ class NightUndergroundReflex(ReflexBase):
             self._dug_in = False  # out of the pocket under the hut: the morning digs out of the burrow
             x, y, z = result.output["from"]
             self._burrow_start = (int(x), int(y), int(z))
+            at = result.output.get("at")
+            self._burrow_at = Vec3(x=at[0], y=at[1], z=at[2]) if at else None
             self._burrow_closed = [tuple(c) for c in result.output.get("closed", [])]
             self.stats.nights_burrowed += 1
             logger.info(

@@ -1206,3 +1206,35 @@ def test_a_burrow_beside_the_hut_it_could_not_get_into_heads_away_from_it(tmp_pa
 def test_a_burrow_far_from_any_site_leaves_the_heading_to_the_staircase():
     assert _away((30, GROUND_Y, 30), (41, GROUND_Y, 38)) is None  # no heading's steps reach it
     assert _away((37, GROUND_Y, 40), (41, GROUND_Y, 38)) == "west"  # three steps east would
+
+
+def test_a_bot_out_of_its_burrows_pocket_answers_every_hostile_again_and_its_tasks_wait_for_morning(burrow_env):
+    """A 26.1 bench bot at dd630ba (seed 6927) fought a spider and a zombie out of its burrow's
+    pocket, stood 8 blocks off it still counted as burrowed (only a hostile in a pocket's reach
+    seen), and a skeleton shot it from 12.7 to 0 in 29 s with no reflex answering."""
+    body, tasks, ex, reflexes = burrow_env["body"], burrow_env["tasks"], burrow_env["ex"], burrow_env["reflexes"]
+    running = _add(tasks, "craft", "wooden_pickaxe")
+    lines: list[str] = []
+    sink = logger.add(lambda m: lines.append(m.record["message"]), level="INFO")
+
+    async def night():
+        assert await ex.tick() == "claimed"
+        body.time_of_day = 13_500
+        assert await reflexes.tick(body.snapshot()) == "burrow"
+
+    try:
+        asyncio.run(night())
+        skeleton = Mob("skeleton", hostile=True, x=body.position.x + 10, y=body.position.y, z=body.position.z)
+        body.mobs = [skeleton]
+        assert reflexes.choose(body.snapshot()) is None  # in the pocket: the ground keeps it off
+        body.position = Vec3(x=body.position.x - 8, y=GROUND_Y, z=body.position.z)  # a fight's chase took it out
+        body.mobs = [Mob("skeleton", hostile=True, x=body.position.x + 10, y=GROUND_Y, z=body.position.z)]
+        assert reflexes.choose(body.snapshot()) is not None
+    finally:
+        logger.remove(sink)
+    assert not reflexes._burrowed and any(line.startswith("[Reflex] no longer in the burrow") for line in lines)
+    assert tasks.get_task(running).status is TaskStatus.paused  # the night's hold goes on
+    body.mobs = []
+    body.time_of_day = 500
+    asyncio.run(reflexes.tick(body.snapshot()))
+    assert tasks.get_task(running).status is TaskStatus.pending  # the morning gives it back
