@@ -37,6 +37,7 @@ class FreeHeadInput(ToolInput):
 
 async def free_head(ctx: ToolContext, _p: FreeHeadInput) -> dict[str, Any]:
     dug: list[str] = []
+    missed: list[str] = []  # digs that failed: the next round reads the cells again
     for _ in range(MAX_ROUNDS):
         snap = await ctx.snapshot()
         if not snap.inWall or snap.health <= 0:
@@ -51,12 +52,19 @@ async def free_head(ctx: ToolContext, _p: FreeHeadInput) -> dict[str, Any]:
             try:
                 out = await run_action(ctx, "dig", {"x": x, "y": y, "z": z})
             except ToolFailure as e:
-                why = f"could not dig the block at the head ({x}, {y}, {z}): {e.message}"
-                raise ToolFailure(EXECUTION_ERROR, why) from e
+                # gravel with air under it starts to fall while it is dug, and the next falls into
+                # its cell ("Digging aborted"): the next round reads the cells again
+                missed.append(f"could not dig the block at the head ({x}, {y}, {z}): {e.message}")
+                continue
             dug.append(str(out.get("dug", "?")))
         await ctx.pause(FALL_WAIT_S)
     else:
-        raise ToolFailure(EXECUTION_ERROR, f"still in a block after {MAX_ROUNDS} rounds of digging ({', '.join(dug)})")
+        last = f"; {missed[-1]}" if missed else ""
+        raise ToolFailure(
+            EXECUTION_ERROR, f"still in a block after {MAX_ROUNDS} rounds of digging ({', '.join(dug)}){last}"
+        )
+    if not dug and missed:
+        raise ToolFailure(EXECUTION_ERROR, missed[-1])
     if not dug:
         raise ToolFailure(PRECONDITION_FAILED, "the head is in no block")
     return {"dug": dug, "free": True}
